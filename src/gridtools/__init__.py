@@ -1,0 +1,18 @@
+"""gridtools: Grid Engine and HTCondor commands over one spooled queue.
+
+Packages (dependencies point downward only):
+
+- ``cli``        the commands of both dialects; the only layer that prints
+- ``daemon``     the dispatcher loop: intake, snapshot, schedule, apply, reap
+- ``exec``       the shepherd that runs one job task, job environment, limits
+- ``sched``      the pure scheduler: snapshot in, decisions with reasons out
+- ``accounting`` accounting records, qacct summaries, usage decay
+- ``spool``      the only package that touches a cell's files
+- ``formats``    every text format as a parse/render pair
+- ``classad``    the ClassAd language
+- ``model``      plain records and the job state machine
+
+This module imports nothing: every command's start-up pays for it.
+"""
+
+__version__ = "0.1.0"

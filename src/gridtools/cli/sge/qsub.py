@@ -1,0 +1,2 @@
+def main(argv, prog="qsub"):
+    print("hello", argv)
