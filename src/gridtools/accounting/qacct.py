@@ -1,0 +1,314 @@
+"""What qacct computes: which records an invocation selects, and their sums.
+
+Pure functions over accounting records (the dicts of
+``gridtools.formats.accounting``): ``Selection`` holds every filter of the
+command line and ``Selection.matches`` applies them; ``time_window``,
+``parse_date_time``, ``parse_task_ranges`` and ``queue_pattern`` turn option
+values into filters; ``summarize`` adds up usage per group for the summary
+tables. The text layout of the output lives in ``report``. Nothing here
+reads the clock or the file system: callers pass ``now``.
+"""
+
+import time
+
+from gridtools.errors import InputError
+
+DAY = 24 * 3600
+
+# Grouping keys of the summary tables, in the order of their columns and of
+# their sort; each maps to the record field it groups by.
+GROUP_FIELDS = {
+    "host": "hostname", "queue": "qname", "group": "group", "owner": "owner",
+    "project": "project", "department": "department", "pe": "granted_pe",
+    "slots": "slots", "ar": "arid", "account": "account",
+}
+GROUP_KEYS = tuple(GROUP_FIELDS)
+
+# The usage columns of a summary, as record fields.
+USAGE_FIELDS = ("ru_wallclock", "ru_utime", "ru_stime", "cpu", "mem", "io", "iow")
+
+
+class Selection:
+    """The filters of one qacct invocation; None / 0 / empty means "any".
+
+    owner, group, host, project, department, pe, account: exact values
+    (host compared without regard to case); queues: fnmatch patterns on
+    ``queue@host``; slots, ar: exact numbers; job_id and job_name: the job
+    (a name may be an fnmatch pattern); tasks: [(first, last, step), ...];
+    begin, end: inclusive epoch seconds of the start time, or of the end time
+    when by_end_time; resources: -l requests, name -> value or None;
+    master_only: skip the records of PE slave tasks.
+    """
+
+    __slots__ = ("owner", "group", "host", "queues", "project", "department",
+                 "pe", "account", "slots", "ar", "job_id", "job_name", "tasks",
+                 "begin", "end", "by_end_time", "resources", "master_only")
+
+    def __init__(self, **filters):
+        for name in self.__slots__:
+            setattr(self, name, None)
+        self.queues = []
+        self.slots = self.ar = 0
+        self.by_end_time = self.master_only = False
+        for name, value in filters.items():
+            setattr(self, name, value)
+
+    def matches(self, r):
+        """True when record ``r`` passes every filter."""
+        return (self._matches_who(r) and self._matches_where(r)
+                and self._matches_job(r) and self._matches_time(r)
+                and self._matches_requests(r))
+
+    def _matches_who(self, r):
+        return ((self.owner is None or r["owner"] == self.owner)
+                and (self.group is None or r["group"] == self.group)
+                and (self.project is None or r["project"] == self.project)
+                and (self.department is None or r["department"] == self.department)
+                and (self.account is None or r["account"] == self.account))
+
+    def _matches_where(self, r):
+        if self.host is not None and r["hostname"].lower() != self.host.lower():
+            return False
+        if self.queues and not _any_queue(self.queues, f"{r['qname']}@{r['hostname']}"):
+            return False
+        if self.pe is not None and r["granted_pe"] != self.pe:
+            return False
+        if self.slots and r["slots"] != self.slots:
+            return False
+        if self.master_only and r["pe_taskid"] != "NONE":
+            return False
+        return not self.ar or r["arid"] == self.ar
+
+    def _matches_job(self, r):
+        if self.job_id is not None or self.job_name is not None:
+            if r["job_number"] != self.job_id and not _name_matches(self.job_name, r["job_name"]):
+                return False
+        return not self.tasks or task_in_ranges(r["task_number"], self.tasks)
+
+    def _matches_time(self, r):
+        when = r["end_time"] if self.by_end_time else r["start_time"]
+        if self.begin is not None and when < self.begin:
+            return False
+        return self.end is None or when <= self.end
+
+    def _matches_requests(self, r):
+        if self.resources is None:
+            return True
+        if not r["start_time"]:
+            return False
+        return requests_match(self.resources, requested_resources(r["category"]))
+
+    def prefilter(self):
+        """A cheap test on a line's raw fields, or None; see formats.accounting.read."""
+        if self.job_id is not None and self.job_name is None:
+            wanted = str(self.job_id)
+            return lambda parts: len(parts) > 5 and parts[5] == wanted
+        if self.owner is not None:
+            owner = self.owner
+            return lambda parts: len(parts) > 3 and parts[3] == owner
+        return None
+
+
+def _any_queue(patterns, name):
+    from fnmatch import fnmatchcase
+    return any(fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def _name_matches(pattern, name):
+    if pattern is None:
+        return False
+    if pattern == name:
+        return True
+    if not any(c in pattern for c in "*?["):
+        return False
+    from fnmatch import fnmatchcase
+    return fnmatchcase(name, pattern)
+
+
+def queue_pattern(text):
+    """The ``queue@host`` pattern for a -q argument (``all.q`` -> ``all.q@*``)."""
+    if "@" not in text:
+        return text + "@*"
+    if text.endswith("@"):
+        return text + "*"
+    return text
+
+
+# -- task ranges ---------------------------------------------------------
+
+def parse_task_ranges(text):
+    """``1-10:2,15`` -> [(1, 10, 2), (15, 15, 1)]; raises InputError."""
+    ranges = []
+    for item in text.split(","):
+        span, _, step = item.partition(":")
+        first, dash, last = span.partition("-")
+        try:
+            low = int(first)
+            high = int(last) if dash else low
+            inc = int(step) if step else 1
+        except ValueError:
+            raise InputError(f"invalid list of task id ranges: {text}") from None
+        if low < 1 or high < low or inc < 1:
+            raise InputError(f"invalid list of task id ranges: {text}")
+        ranges.append((low, high, inc))
+    return ranges
+
+
+def task_in_ranges(task, ranges):
+    """True when task number ``task`` lies in one of ``ranges``."""
+    return any(low <= task <= high and (task - low) % inc == 0
+               for low, high, inc in ranges)
+
+
+# -- times ---------------------------------------------------------------
+
+def parse_date_time(text, now):
+    """Epoch seconds for Grid Engine's ``[[CC]YY]MMDDhhmm[.SS]`` in local time.
+
+    Without CC, YY below 70 means 20YY; without YY the year of ``now``.
+    Raises InputError for anything else.
+    """
+    stamp, dot, seconds = text.partition(".")
+    if not stamp.isdigit() or len(stamp) not in (8, 10, 12) or (
+            dot and (len(seconds) != 2 or not seconds.isdigit())):
+        raise InputError(f'invalid date/time "{text}"')
+    year = time.localtime(now).tm_year
+    if len(stamp) == 12:
+        year, stamp = int(stamp[:4]), stamp[4:]
+    elif len(stamp) == 10:
+        yy, stamp = int(stamp[:2]), stamp[2:]
+        year = 2000 + yy if yy < 70 else 1900 + yy
+    month, day, hour, minute = (int(stamp[i:i + 2]) for i in range(0, 8, 2))
+    sec = int(seconds) if dot else 0
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour <= 23
+            and minute <= 59 and sec <= 60):
+        raise InputError(f'invalid date/time "{text}"')
+    return int(time.mktime((year, month, day, hour, minute, sec, 0, 0, -1)))
+
+
+def time_window(begin, end, days, now):
+    """The (begin, end) pair that -b, -e and -d select; None is unbounded.
+
+    -d alone counts back from ``now``; with -b it counts forward from the
+    begin time, with -e back from the end time; with both it is ignored.
+    """
+    if days is not None:
+        span = days * DAY
+        if begin is not None and end is None:
+            end = begin + span
+        elif end is not None and begin is None:
+            begin = end - span
+        elif begin is None:
+            begin = now - span
+    return begin, end
+
+
+# -- resource requests (-l) --------------------------------------------------
+
+def parse_resource_list(text):
+    """``h_rt=600,arch`` -> {"h_rt": "600", "arch": None}; raises InputError."""
+    wanted = {}
+    for item in text.split(","):
+        name, sep, value = item.partition("=")
+        if not name.strip() or (sep and not value.strip()):
+            raise InputError(f'invalid resource request "{text}"')
+        wanted[name.strip()] = value.strip() if sep else None
+    return wanted
+
+
+def requested_resources(category):
+    """The hard ``-l`` requests recorded in a category string, as a dict."""
+    tokens = category.split()
+    found = {}
+    for i, token in enumerate(tokens[:-1]):
+        if token == "-l" and (i == 0 or tokens[i - 1] != "-soft"):
+            for item in tokens[i + 1].split(","):
+                name, _, value = item.partition("=")
+                found[name] = value
+    return found
+
+
+def _same_value(wanted, have):
+    if wanted.lower() == have.lower():
+        return True
+    if any(c in wanted for c in "*?["):
+        from fnmatch import fnmatchcase
+        return fnmatchcase(have, wanted)
+    from gridtools.formats.values import parse_memory, parse_time
+    for parse in (parse_memory, parse_time):
+        try:
+            return parse(wanted) == parse(have)
+        except InputError:
+            continue
+    return False
+
+
+def requests_match(wanted, have):
+    """True when every wanted resource was requested (with an equal value)."""
+    for name, value in wanted.items():
+        if name not in have:
+            return False
+        if value is not None and not _same_value(value, have[name]):
+            return False
+    return True
+
+
+# -- sums ----------------------------------------------------------------------
+
+class Usage:
+    """Summed usage of a set of records (the columns of a summary row)."""
+
+    __slots__ = USAGE_FIELDS
+
+    def __init__(self):
+        for name in USAGE_FIELDS:
+            setattr(self, name, 0.0)
+
+    def add(self, r):
+        self.ru_wallclock += r["ru_wallclock"]
+        self.ru_utime += r["ru_utime"]
+        self.ru_stime += r["ru_stime"]
+        self.cpu += r["cpu"]
+        self.mem += r["mem"]
+        self.io += r["io"]
+        self.iow += r["iow"]
+
+    def values(self):
+        return tuple(getattr(self, name) for name in USAGE_FIELDS)
+
+
+class Summary:
+    """Totals of the selected records and, per group, their sums."""
+
+    def __init__(self, group_by=()):
+        unknown = set(group_by) - set(GROUP_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown grouping {sorted(unknown)}")
+        self.group_by = tuple(k for k in GROUP_KEYS if k in group_by)
+        self.total = Usage()
+        self.groups = {}
+
+    def add(self, r):
+        self.total.add(r)
+        if self.group_by:
+            key = tuple(r[GROUP_FIELDS[k]] for k in self.group_by)
+            usage = self.groups.get(key)
+            if usage is None:
+                usage = self.groups[key] = Usage()
+            usage.add(r)
+
+    def rows(self):
+        """[(dict key -> value, Usage)] sorted as Grid Engine sorts them."""
+        def order(item):
+            return tuple(v.lower() if k == "host" else v
+                         for k, v in zip(self.group_by, item[0]))
+        return [(dict(zip(self.group_by, key)), usage)
+                for key, usage in sorted(self.groups.items(), key=order)]
+
+
+def summarize(records, group_by=()):
+    """A Summary of ``records`` grouped by the keys in ``group_by``."""
+    summary = Summary(group_by)
+    for r in records:
+        summary.add(r)
+    return summary

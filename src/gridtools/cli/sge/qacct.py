@@ -1,0 +1,298 @@
+"""qacct: report usage from the accounting file, as Grid Engine's qacct does.
+
+Options are read by hand, left to right, the way Grid Engine reads them: an
+option with an optional value (-o, -g, -h, -j, -P, -D, -pe, -slots, -ar, -A,
+-q) takes the next word unless it starts with ``-``; without a value it
+groups the summary by that field. -help prints the usage at once.
+"""
+
+import os
+import sys
+import time
+
+from gridtools.errors import InputError, UsageError
+
+USAGE = """\
+SGE 8.1.9
+usage: qacct [options]
+ [-ar [ar_id]]                     list [matching] advance reservations
+ [-A [account_string]]             list [matching] account
+ [-b begin_time]                   jobs started after
+ [-d days]                         jobs started during the last d days
+ [-D [department]]                 list [matching] department
+ [-e end_time]                     jobs started before
+ [-E]                              select job end time, not start
+ [[-f] acctfile]                   use alternate accounting file
+ [-g [groupid|groupname]]          list [matching] group
+ [-h [host]]                       list [matching] host
+ [-help]                           display this message
+ [-j [job_id|job_name|pattern]]    list all [matching] jobs
+ [-l attr=val,...]                 request given complex attributes
+ [-m]                              list only master tasks
+ [-o [owner]]                      list [matching] owner
+ [-u [owner]]                      list [matching] owner
+ [-pe [pe_name]]                   list [matching] parallel environment
+ [-P [project]]                    list [matching] project
+ [-q [queue]]                      list [matching] queue
+ [-slots [slots]]                  list [matching] job slots
+ [-t taskid[-taskid[:step]]]       list all [matching] tasks (requires -j option)
+
+ begin_time, end_time              [[CC]YYMMDDhhmm[.SS]
+ queue                             [cluster_queue|queue_instance|queue_domain|pattern]
+"""
+
+NO_JOBS = "no jobs running since startup"
+
+# option -> (grouping key, Selection attribute) for options whose value
+# selects records and whose absence of a value groups the summary.
+_GROUPING = {
+    "-o": ("owner", "owner"), "-u": ("owner", "owner"),
+    "-g": ("group", "group"), "-h": ("host", "host"),
+    "-P": ("project", "project"), "-D": ("department", "department"),
+    "-pe": ("pe", "pe"), "-A": ("account", "account"),
+    "-slots": ("slots", "slots"), "-ar": ("ar", "ar"),
+}
+_NUMBER_KEYS = ("slots", "ar")
+
+
+class _Help(Exception):
+    """-help was given."""
+
+
+class _BadOption(UsageError):
+    """An option qacct does not know (the usage is followed by this line)."""
+
+
+class Options:
+    """What the command line asked for."""
+
+    def __init__(self):
+        from gridtools.accounting.qacct import Selection
+        self.sel = Selection()
+        self.flags = set()      # grouping keys given without a value
+        self.fixed = {}         # grouping key -> the value an option fixed
+        self.jobs = None        # None, "all" (bare -j) or "one" (id or name)
+        self.days = self.begin = self.end = None
+        self.file = None
+
+
+class _Words:
+    """The argument list with a cursor."""
+
+    def __init__(self, argv):
+        self.argv = list(argv)
+        self.i = 0
+
+    def next(self):
+        word = self.argv[self.i]
+        self.i += 1
+        return word
+
+    def optional(self):
+        """The next word if it is a value (does not start with -), else None."""
+        if self.i < len(self.argv) and not self.argv[self.i].startswith("-"):
+            return self.next()
+        return None
+
+    def required(self):
+        if self.i < len(self.argv):
+            return self.next()
+        raise UsageError("", exit_code=1)
+
+
+def _unsigned(text, what):
+    if not text.isdigit():
+        raise UsageError(f"ERROR! invalid {what}: {text}", exit_code=1)
+    return int(text)
+
+
+def _group_name(text):
+    if not text.isdigit():
+        return text
+    import grp
+    try:
+        return grp.getgrgid(int(text)).gr_name
+    except (KeyError, OverflowError):
+        return text
+
+
+def _grouping_option(opts, option, value):
+    key, attr = _GROUPING[option]
+    if value is None:
+        opts.flags.add(key)
+        return
+    if key in _NUMBER_KEYS:
+        what = "advance reservation id" if key == "ar" else "number of slots"
+        value = _unsigned(value, what)
+        if not value:
+            return
+    elif key == "group":
+        value = _group_name(value)
+    setattr(opts.sel, attr, value)
+    opts.fixed[key] = value
+
+
+def _queue_option(opts, value):
+    from gridtools.accounting.qacct import queue_pattern
+    opts.flags.add("queue")
+    if value is not None:
+        opts.flags.add("host")
+        opts.sel.queues.append(queue_pattern(value))
+
+
+def _job_option(opts, value):
+    if value is None:
+        opts.jobs = "all"
+    elif value.isdigit():
+        opts.jobs, opts.sel.job_id = "one", int(value)
+    else:
+        opts.jobs, opts.sel.job_name = "one", value
+
+
+def _task_option(opts, words):
+    from gridtools.accounting.qacct import parse_task_ranges
+    value = words.optional()
+    if value is None:
+        raise UsageError("ERROR! -t option must have a list of task id ranges", exit_code=1)
+    try:
+        opts.sel.tasks = parse_task_ranges(value)
+    except InputError:
+        raise UsageError(f"ERROR! invalid list of task id ranges: {value}", exit_code=1) from None
+
+
+def _time_option(opts, option, value, now):
+    from gridtools.accounting.qacct import parse_date_time
+    if option == "-d":
+        opts.days = _unsigned(value, "number of days")
+        return
+    try:
+        stamp = parse_date_time(value, now)
+    except InputError as err:
+        raise UsageError(f"ERROR! {err}", exit_code=1) from None
+    if option == "-b":
+        opts.begin = stamp
+    else:
+        opts.end = stamp
+
+
+def _resource_option(opts, value):
+    from gridtools.accounting.qacct import parse_resource_list
+    try:
+        opts.sel.resources = parse_resource_list(value)
+    except InputError as err:
+        raise UsageError(f"ERROR! {err}", exit_code=1) from None
+
+
+def _one_option(opts, word, words, now):
+    if word in _GROUPING:
+        _grouping_option(opts, word, words.optional())
+    elif word == "-q":
+        _queue_option(opts, words.optional())
+    elif word == "-j":
+        _job_option(opts, words.optional())
+    elif word == "-t":
+        _task_option(opts, words)
+    elif word in ("-b", "-e", "-d"):
+        _time_option(opts, word, words.required(), now)
+    elif word == "-l":
+        _resource_option(opts, words.required())
+    elif word == "-f":
+        opts.file = words.required()
+    elif word == "-E":
+        opts.sel.by_end_time = True
+    elif word == "-m":
+        opts.sel.master_only = True
+    elif word == "-help":
+        raise _Help()
+    elif not word.startswith("-") or word == "-":
+        opts.file = word
+    else:
+        raise _BadOption(f'invalid option argument "{word}"', exit_code=1)
+
+
+def parse_args(argv, now):
+    """Options for ``argv``; raises _Help or UsageError (exit code 1)."""
+    opts = Options()
+    words = _Words(argv)
+    while words.i < len(words.argv):
+        _one_option(opts, words.next(), words, now)
+    if opts.sel.tasks and opts.jobs != "one":
+        raise UsageError("error: -t option requires -j option", exit_code=1)
+    from gridtools.accounting.qacct import time_window
+    opts.sel.begin, opts.sel.end = time_window(opts.begin, opts.end, opts.days, now)
+    return opts
+
+
+def _not_found(sel):
+    """Grid Engine's message for a -j that matched nothing."""
+    job = sel.job_id if sel.job_name is None else f'"{sel.job_name}"'
+    if sel.tasks:
+        low, high, step = sel.tasks[0]
+        return f"error: Job-array tasks {job}.{low}-{high}:{step} not found"
+    if sel.job_name is None:
+        return f"error: job id {sel.job_id} not found"
+    return f"error: job name {sel.job_name} not found"
+
+
+def _invalid_line(number, err):
+    sys.stderr.write(f"error: ignoring invalid entry in line {number}\n")
+
+
+def _scan(opts, source):
+    """Print the -j entries, and return (anything selected, Summary)."""
+    from gridtools.accounting.qacct import Summary
+    from gridtools.formats.accounting import read
+    report = None
+    if opts.jobs:
+        from gridtools.accounting import report
+    sel, out = opts.sel, sys.stdout
+    summary = Summary(opts.flags)
+    found = False
+    for record in read(source, sel.prefilter(), _invalid_line):
+        if not sel.matches(record):
+            continue
+        found = True
+        if report is not None:
+            out.write(report.job_block(record))
+        summary.add(record)
+    return found, summary
+
+
+def _run(opts):
+    from gridtools import cell
+    path = opts.file or cell.spool("accounting")
+    if path != "-" and not os.path.exists(path):
+        sys.stderr.write(f"{path}: {os.strerror(2)}\n")
+        sys.stdout.write(NO_JOBS + "\n")
+        return 1
+    try:
+        found, summary = _scan(opts, sys.stdin if path == "-" else path)
+    except OSError as err:
+        sys.stderr.write(f"error: unable to read {path}: {err.strerror}\n")
+        return 1
+    if opts.jobs == "one":
+        if not found:
+            sys.stderr.write(_not_found(opts.sel) + "\n")
+            return 1
+        return 0
+    from gridtools.accounting.report import summary_table
+    columns = opts.flags | set(opts.fixed)
+    sys.stdout.write(summary_table(columns, opts.fixed, summary))
+    return 0
+
+
+def main(argv, prog="qacct"):
+    """Run qacct with ``argv``; return its exit code."""
+    try:
+        opts = parse_args(argv, int(time.time()))
+    except _Help:
+        sys.stdout.write(USAGE)
+        return 0
+    except _BadOption as err:
+        sys.stderr.write(USAGE + str(err) + "\n")
+        return err.exit_code
+    except UsageError as err:
+        text = str(err)
+        sys.stderr.write((text + "\n" if text else "") + USAGE)
+        return err.exit_code
+    return _run(opts)

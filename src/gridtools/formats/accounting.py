@@ -1,0 +1,286 @@
+"""The accounting file: one line per finished job task, as Grid Engine writes it.
+
+The layout is accounting(5) of Son of Grid Engine 8.1.9: 45 fields separated
+by colons, in the order of ``FIELDS``. A new file starts with ``HEADER``
+(comment lines begin with ``#``). ``render`` turns a record dict into one
+line; ``parse`` turns a line back into a typed dict (int, float or str per
+field, see ``KINDS``); ``read`` iterates over the records of a file.
+
+Grid Engine writes colons inside values unchanged, which shifts every later
+field for a reader that splits on colons. ``render`` never does that: a colon
+or line break inside a string value becomes ``_`` or a blank, so every line
+written here has exactly 45 fields. ``parse`` still accepts lines from Grid
+Engine with surplus colons and gives the surplus to the category field, the
+only free-text field that can hold them.
+
+``category(owner, requests)`` builds the category field, Grid Engine's
+summary of a job's requests (``-U arusers -u alice -l h_rt=600 -pe smp 2``).
+
+Only the standard library is used: qacct imports this module.
+"""
+
+from gridtools.errors import SyntaxProblem
+
+VERSION = "8.1.9"
+
+# The text a new accounting file starts with (as sge_qmaster writes it).
+HEADER = (
+    f"# Version: {VERSION}\n"
+    "# \n"
+    "# DO NOT MODIFY THIS FILE MANUALLY!\n"
+    "# \n"
+)
+
+_S, _I, _F = "str", "int", "float"
+
+# (name, kind) in file order; kind selects the type parse returns and the
+# way render prints the value (int: %d, float: %f, str: as is).
+_LAYOUT = (
+    ("qname", _S), ("hostname", _S), ("group", _S), ("owner", _S),
+    ("job_name", _S), ("job_number", _I), ("account", _S), ("priority", _I),
+    ("submission_time", _I), ("start_time", _I), ("end_time", _I),
+    ("failed", _I), ("exit_status", _I), ("ru_wallclock", _I),
+    ("ru_utime", _F), ("ru_stime", _F), ("ru_maxrss", _F), ("ru_ixrss", _I),
+    ("ru_ismrss", _I), ("ru_idrss", _I), ("ru_isrss", _I), ("ru_minflt", _I),
+    ("ru_majflt", _I), ("ru_nswap", _I), ("ru_inblock", _F),
+    ("ru_oublock", _I), ("ru_msgsnd", _I), ("ru_msgrcv", _I),
+    ("ru_nsignals", _I), ("ru_nvcsw", _I), ("ru_nivcsw", _I),
+    ("project", _S), ("department", _S), ("granted_pe", _S), ("slots", _I),
+    ("task_number", _I), ("cpu", _F), ("mem", _F), ("io", _F),
+    ("category", _S), ("iow", _F), ("pe_taskid", _S), ("maxvmem", _F),
+    ("arid", _I), ("ar_submission_time", _I),
+)
+
+FIELDS = tuple(name for name, _ in _LAYOUT)
+KINDS = dict(_LAYOUT)
+
+# Value written for a string field that is missing or empty: Grid Engine
+# writes UNKNOWN for an unknown queue, host, job name or account, NONE else.
+STRING_DEFAULTS = {"qname": "UNKNOWN", "hostname": "UNKNOWN",
+                   "job_name": "UNKNOWN", "account": "UNKNOWN"}
+NONE = "NONE"
+
+# Fewest fields a line may have: Grid Engine's reader requires everything up
+# to the department; later fields take their defaults when absent.
+MIN_FIELDS = FIELDS.index("department") + 1
+
+_CATEGORY = FIELDS.index("category")
+_INT_FIELDS = tuple(n for n, k in _LAYOUT if k == _I)
+_FLOAT_FIELDS = tuple(n for n, k in _LAYOUT if k == _F)
+
+
+def default(name):
+    """The value a missing field ``name`` takes (typed as parse returns it)."""
+    kind = KINDS[name]
+    if kind == _I:
+        return 0
+    if kind == _F:
+        return 0.0
+    return STRING_DEFAULTS.get(name, NONE)
+
+
+def _render_str(name, value):
+    if value is None:
+        return STRING_DEFAULTS.get(name, NONE)
+    text = str(value)
+    if not text:
+        return STRING_DEFAULTS.get(name, NONE)
+    if ":" in text or "\n" in text or "\r" in text:
+        text = text.replace(":", "_").replace("\r", " ").replace("\n", " ")
+    return text
+
+
+def _render_value(name, kind, value):
+    if kind == _S:
+        return _render_str(name, value)
+    if value is None or value == "":
+        value = 0
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise SyntaxProblem(f'accounting field {name}: not a number: "{value}"') from None
+    if kind == _I:
+        return "%d" % int(number)
+    return "%f" % number
+
+
+def render(record):
+    """One accounting line (with its newline) for a dict keyed by ``FIELDS``.
+
+    Missing fields get Grid Engine's defaults (0, 0.000000, NONE); keys that
+    are not accounting fields are ignored.
+    """
+    get = record.get
+    return ":".join(_render_value(n, k, get(n)) for n, k in _LAYOUT) + "\n"
+
+
+def _fold_category(parts):
+    """Give the surplus colon-separated pieces of a long line to the category."""
+    extra = len(parts) - len(FIELDS)
+    end = _CATEGORY + extra + 1
+    return parts[:_CATEGORY] + [":".join(parts[_CATEGORY:end])] + parts[end:]
+
+
+def _number(kind, raw, name):
+    try:
+        return int(raw) if kind == _I else float(raw)
+    except ValueError:
+        pass
+    if raw.strip() == "":
+        return 0 if kind == _I else 0.0
+    try:
+        value = float(raw)
+        return int(value) if kind == _I else value
+    except ValueError:
+        raise SyntaxProblem(f'accounting field {name}: not a number: "{raw}"') from None
+
+
+def parse(line):
+    """The typed record (dict keyed by ``FIELDS``) of one accounting line.
+
+    Raises SyntaxProblem for a line with too few fields or a number field
+    that does not hold a number.
+    """
+    parts = line.rstrip("\r\n").split(":")
+    count = len(parts)
+    if count > len(FIELDS):
+        parts = _fold_category(parts)
+    elif count < MIN_FIELDS:
+        raise SyntaxProblem(
+            f"accounting record has {count} fields, expected {len(FIELDS)}")
+    record = dict(zip(FIELDS, parts))
+    for name in _INT_FIELDS:
+        raw = record.get(name)
+        if raw is not None:
+            try:
+                record[name] = int(raw)
+            except ValueError:
+                record[name] = _number(_I, raw, name)
+    for name in _FLOAT_FIELDS:
+        raw = record.get(name)
+        if raw is not None:
+            try:
+                record[name] = float(raw)
+            except ValueError:
+                record[name] = _number(_F, raw, name)
+    if count < len(FIELDS):
+        for name in FIELDS[count:]:
+            record[name] = default(name)
+    return record
+
+
+def _lines(source):
+    if hasattr(source, "readline"):
+        yield from source
+        return
+    with open(source, encoding="utf-8", errors="replace") as stream:
+        yield from stream
+
+
+def read(source, select=None, on_error=None):
+    """Iterate over the records of an accounting file (a path or a text stream).
+
+    Comment lines (``#``) and lines of one character or less are skipped.
+    ``select(parts)``, if given, sees the raw colon-split strings of a line
+    and decides cheaply whether to parse it at all. A line that cannot be
+    parsed is skipped; ``on_error(line_number, error)`` is called for it if
+    given. A last line without its newline is a record still being written:
+    it is used only when it is complete, and skipped silently otherwise.
+    """
+    number = 0
+    for line in _lines(source):
+        number += 1
+        if line[0] == "#" or len(line.strip()) <= 1:
+            continue
+        complete = line.endswith("\n")
+        if not complete and line.count(":") < len(FIELDS) - 1:
+            continue
+        if select is not None and not select(line.rstrip("\r\n").split(":")):
+            continue
+        try:
+            record = parse(line)
+        except SyntaxProblem as err:
+            if complete and on_error is not None:
+                on_error(number, err)
+            continue
+        yield record
+
+
+# -- the category field --------------------------------------------------
+
+def _csv(value):
+    if isinstance(value, str):
+        return value
+    return ",".join(str(v) for v in value)
+
+
+def _plain_seconds(text):
+    """``1:00:00`` -> ``3600``: a time value written without colons."""
+    pieces = text.split(":")
+    if len(pieces) > 3 or not all(p.isdigit() or p == "" for p in pieces):
+        return text
+    total = 0
+    for piece in pieces:
+        total = total * 60 + (int(piece) if piece else 0)
+    return str(total)
+
+
+def _resources(value):
+    """``-l`` text from a dict, a list of ``name=value`` items or a string."""
+    if isinstance(value, dict):
+        items = [name if val is None or val is True else f"{name}={val}"
+                 for name, val in value.items()]
+    elif isinstance(value, str):
+        items = [item for item in value.split(",") if item]
+    else:
+        items = [str(item) for item in value]
+    out = []
+    for item in items:
+        name, sep, val = item.partition("=")
+        out.append(f"{name}={_plain_seconds(val)}" if sep and ":" in val else item)
+    return ",".join(out)
+
+
+def _pe(value):
+    if isinstance(value, str):
+        return value
+    name, slots = value
+    if isinstance(slots, (tuple, list)):
+        low, high = slots
+        slots = f"{low}-{'' if high is None else high}"
+    return f"{name} {slots}"
+
+
+def category(owner, requests):
+    """Grid Engine's category string for a job (``""`` when it has nothing).
+
+    ``requests`` uses qsub's option names without the dash; every key is
+    optional: ``U`` (access lists, a list or comma text), ``P`` (project),
+    ``q`` (hard queue list), ``masterq``, ``l`` (hard resources: a dict, a
+    list of ``name=value`` or comma text), ``soft_l`` (soft resources),
+    ``pe`` (``(name, slots)`` where slots is an int, text like ``2-4``, or a
+    ``(min, max)`` pair; or ``"name range"``), ``ckpt``, ``I`` (true for an
+    interactive job) and ``ar`` (advance reservation id). The parts come in
+    Grid Engine's order: -U, -P, -u, -q, -masterq, -l, -soft -l, -pe, -ckpt,
+    -I, -ar. Time values like ``1:00:00`` are written in seconds so that the
+    field holds no colon.
+    """
+    req = requests or {}
+    parts = []
+
+    def add(flag, value):
+        if value not in (None, "", [], (), {}):
+            parts.append(f"{flag} {value}")
+
+    add("-U", _csv(req["U"]) if req.get("U") else None)
+    add("-P", req.get("P"))
+    add("-u", owner)
+    add("-q", _csv(req["q"]) if req.get("q") else None)
+    add("-masterq", _csv(req["masterq"]) if req.get("masterq") else None)
+    add("-l", _resources(req["l"]) if req.get("l") else None)
+    add("-soft -l", _resources(req["soft_l"]) if req.get("soft_l") else None)
+    add("-pe", _pe(req["pe"]) if req.get("pe") else None)
+    add("-ckpt", req.get("ckpt"))
+    add("-I", "y" if req.get("I") else None)
+    add("-ar", req.get("ar") or None)
+    return " ".join(parts)
