@@ -1,0 +1,85 @@
+"""Splitting option text into words, as Grid Engine reads request files.
+
+Used for sge_request files, ``-@`` option files and ``#$`` script
+directives: words are separated by blanks; single and double quotes group;
+a backslash escapes the next character outside single quotes; ``#`` starts
+a comment at the beginning of a word. Written out by hand because ``shlex``
+would pull ``re`` into every qsub start-up.
+"""
+
+from gridtools.errors import InputError
+
+
+def split_words(text, comments=True):
+    """The words of one line (or several joined lines) of option text."""
+    words = []
+    cur = []
+    in_word = False
+    quote = None
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == quote:
+                quote = None
+            elif ch == "\\" and quote == '"' and i + 1 < n and text[i + 1] in '"\\$`':
+                i += 1
+                cur.append(text[i])
+            else:
+                cur.append(ch)
+        elif ch in " \t\r\n":
+            if in_word:
+                words.append("".join(cur))
+                cur = []
+                in_word = False
+        elif ch == "#" and comments and not in_word:
+            break
+        elif ch in "'\"":
+            quote = ch
+            in_word = True
+        elif ch == "\\" and i + 1 < n:
+            i += 1
+            cur.append(text[i])
+            in_word = True
+        else:
+            cur.append(ch)
+            in_word = True
+        i += 1
+    if quote:
+        raise InputError(f"unmatched quote in {text.strip()!r}")
+    if in_word:
+        words.append("".join(cur))
+    return words
+
+
+def read_option_file(path, missing_ok=True):
+    """The words of an option file (sge_request or -@ file); [] if it is missing."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        if missing_ok:
+            return []
+        raise InputError(f"can't open file {path!r}") from None
+    except OSError as exc:
+        raise InputError(f"can't read file {path!r}: {exc.strerror}") from None
+    words = []
+    for line in text.splitlines():
+        words.extend(split_words(line))
+    return words
+
+
+def script_directives(text, prefix="#$"):
+    """The option words of all lines of a job script that start with ``prefix``.
+
+    Grid Engine reads directives from the whole script; a directive line may
+    carry a trailing comment. An empty prefix (``-C ''``) disables them.
+    """
+    if not prefix:
+        return []
+    words = []
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            words.extend(split_words(line[len(prefix):]))
+    return words

@@ -1,0 +1,116 @@
+"""The job store: one directory per job under ``spool/jobs/<id>/``.
+
+- ``job.yaml``    the job description (written once at intake, rewritten by qalter)
+- ``script``      the job script as submitted (absent for ``-b y`` jobs)
+- ``state.yaml``  the state of the job's tasks; written only by the daemon
+- ``tasks/<n>/``  per running task: the shepherd's lock, pid, environment,
+                  PE host file and, when the task ended, ``result.yaml``
+
+Only the daemon creates, changes and removes job directories; the shepherd
+of a task writes inside its own ``tasks/<n>/`` folder only.
+"""
+
+import os
+import shutil
+
+from gridtools import cell
+from gridtools.formats import spoolyaml
+from gridtools.spool.files import atomic_write, makedirs, read_text
+
+JOB_FILE = "job.yaml"
+STATE_FILE = "state.yaml"
+SCRIPT_FILE = "script"
+RESULT_FILE = "result.yaml"
+SHEPHERD_LOCK = "shepherd.lock"
+
+
+def jobs_dir():
+    return cell.spool("jobs")
+
+
+def job_dir(job_id):
+    return cell.spool("jobs", str(job_id))
+
+
+def task_dir(job_id, number):
+    return cell.spool("jobs", str(job_id), "tasks", str(number))
+
+
+def list_ids():
+    """Ids of all jobs in the store, ascending."""
+    try:
+        return sorted(int(n) for n in os.listdir(jobs_dir()) if n.isdigit())
+    except FileNotFoundError:
+        return []
+
+
+def create(spec, script):
+    """Store a new job: description and script appear together or not at all."""
+    final = job_dir(spec["id"])
+    tmp = final + ".new"
+    if os.path.exists(tmp):
+        shutil.rmtree(tmp)
+    makedirs(tmp, 0o755)
+    if script is not None:
+        atomic_write(os.path.join(tmp, SCRIPT_FILE), script, mode=0o644, fsync=False)
+    atomic_write(os.path.join(tmp, JOB_FILE), spoolyaml.dump(spec), fsync=False)
+    atomic_write(os.path.join(tmp, STATE_FILE), spoolyaml.dump({"tasks": {}}))
+    os.rename(tmp, final)
+
+
+def read_spec(job_id):
+    text = read_text(os.path.join(job_dir(job_id), JOB_FILE))
+    return spoolyaml.load(text) if text is not None else None
+
+
+def write_spec(spec):
+    atomic_write(os.path.join(job_dir(spec["id"]), JOB_FILE), spoolyaml.dump(spec))
+
+
+def read_state(job_id):
+    text = read_text(os.path.join(job_dir(job_id), STATE_FILE))
+    return spoolyaml.load(text) if text is not None else None
+
+
+def write_state(job_id, state):
+    atomic_write(os.path.join(job_dir(job_id), STATE_FILE), spoolyaml.dump(state))
+
+
+def script_path(job_id):
+    return os.path.join(job_dir(job_id), SCRIPT_FILE)
+
+
+def read_result(job_id, number):
+    """The result a task's shepherd wrote, or None while it runs."""
+    text = read_text(os.path.join(task_dir(job_id, number), RESULT_FILE))
+    if text is None:
+        return None
+    try:
+        return spoolyaml.load(text)
+    except spoolyaml.SpoolFormatError:
+        return None
+
+
+def write_result(job_id, number, result):
+    atomic_write(os.path.join(task_dir(job_id, number), RESULT_FILE), spoolyaml.dump(result))
+
+
+def make_task_dir(job_id, number):
+    path = task_dir(job_id, number)
+    makedirs(path, 0o755)
+    return path
+
+
+def remove_task_dir(job_id, number):
+    shutil.rmtree(task_dir(job_id, number), ignore_errors=True)
+
+
+def remove(job_id):
+    """Delete a job's directory (after it ended and left qstat -s z)."""
+    path = job_dir(job_id)
+    trash = path + ".old"
+    try:
+        os.rename(path, trash)
+    except FileNotFoundError:
+        return
+    shutil.rmtree(trash, ignore_errors=True)
