@@ -53,6 +53,11 @@ class Selection:
         for name, value in filters.items():
             setattr(self, name, value)
 
+    def active(self):
+        """True when any filter is set (else every record matches)."""
+        return any(getattr(self, name) not in (None, 0, False, [])
+                   for name in self.__slots__)
+
     def matches(self, r):
         """True when record ``r`` passes every filter."""
         return (self._matches_who(r) and self._matches_where(r)
@@ -86,6 +91,8 @@ class Selection:
         return not self.tasks or task_in_ranges(r["task_number"], self.tasks)
 
     def _matches_time(self, r):
+        if self.begin is None and self.end is None:
+            return True
         when = r["end_time"] if self.by_end_time else r["start_time"]
         if self.begin is not None and when < self.begin:
             return False
@@ -98,6 +105,20 @@ class Selection:
             return False
         return requests_match(self.resources, requested_resources(r["category"]))
 
+    def fields(self):
+        """The record fields the active filters read."""
+        needed = set()
+        for attr, names in _FILTER_FIELDS:
+            if getattr(self, attr):
+                needed.update(names)
+        if self.job_id is not None:
+            needed.update(("job_number", "job_name"))
+        if self.begin is not None or self.end is not None:
+            needed.add("end_time" if self.by_end_time else "start_time")
+        if self.resources is not None:
+            needed.update(("start_time", "category"))
+        return needed
+
     def prefilter(self):
         """A cheap test on a line's raw fields, or None; see formats.accounting.read."""
         if self.job_id is not None and self.job_name is None:
@@ -107,6 +128,17 @@ class Selection:
             owner = self.owner
             return lambda parts: len(parts) > 3 and parts[3] == owner
         return None
+
+
+# Selection attribute -> the record fields its filter reads (when it is set).
+_FILTER_FIELDS = (
+    ("owner", ("owner",)), ("group", ("group",)), ("project", ("project",)),
+    ("department", ("department",)), ("account", ("account",)),
+    ("host", ("hostname",)), ("queues", ("qname", "hostname")),
+    ("pe", ("granted_pe",)), ("slots", ("slots",)),
+    ("master_only", ("pe_taskid",)), ("ar", ("arid",)),
+    ("job_name", ("job_number", "job_name")), ("tasks", ("task_number",)),
+)
 
 
 def _any_queue(patterns, name):
@@ -285,25 +317,51 @@ class Summary:
         if unknown:
             raise ValueError(f"unknown grouping {sorted(unknown)}")
         self.group_by = tuple(k for k in GROUP_KEYS if k in group_by)
-        self.total = Usage()
         self.groups = {}
+        self._total = Usage()
+        if self.group_by:
+            from operator import itemgetter
+            self._key = itemgetter(*(GROUP_FIELDS[k] for k in self.group_by))
+            self.add = self._add_to_group
+        else:
+            self.add = self._total.add
 
     def add(self, r):
-        self.total.add(r)
-        if self.group_by:
-            key = tuple(r[GROUP_FIELDS[k]] for k in self.group_by)
-            usage = self.groups.get(key)
-            if usage is None:
-                usage = self.groups[key] = Usage()
-            usage.add(r)
+        """Count record ``r`` (replaced per instance by the right adder)."""
+        self._total.add(r)
+
+    def _add_to_group(self, r):
+        key = self._key(r)
+        usage = self.groups.get(key)
+        if usage is None:
+            usage = self.groups[key] = Usage()
+        usage.add(r)
+
+    @property
+    def total(self):
+        """The Usage of all records counted."""
+        if not self.group_by:
+            return self._total
+        total = Usage()
+        for usage in self.groups.values():
+            for name in USAGE_FIELDS:
+                setattr(total, name, getattr(total, name) + getattr(usage, name))
+        return total
+
+    def fields(self):
+        """The record fields adding a record reads."""
+        return set(USAGE_FIELDS) | {GROUP_FIELDS[k] for k in self.group_by}
 
     def rows(self):
         """[(dict key -> value, Usage)] sorted as Grid Engine sorts them."""
+        single = len(self.group_by) == 1
+        items = [((key,) if single else key, usage) for key, usage in self.groups.items()]
+
         def order(item):
             return tuple(v.lower() if k == "host" else v
                          for k, v in zip(self.group_by, item[0]))
         return [(dict(zip(self.group_by, key)), usage)
-                for key, usage in sorted(self.groups.items(), key=order)]
+                for key, usage in sorted(items, key=order)]
 
 
 def summarize(records, group_by=()):

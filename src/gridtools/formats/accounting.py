@@ -65,8 +65,8 @@ NONE = "NONE"
 MIN_FIELDS = FIELDS.index("department") + 1
 
 _CATEGORY = FIELDS.index("category")
-_INT_FIELDS = tuple(n for n, k in _LAYOUT if k == _I)
-_FLOAT_FIELDS = tuple(n for n, k in _LAYOUT if k == _F)
+# The fast way to read each field (a string field is copied as is).
+_CONVERT = tuple({_I: int, _F: float, _S: str}[k] for _, k in _LAYOUT)
 
 
 def default(name):
@@ -135,6 +135,21 @@ def _number(kind, raw, name):
         raise SyntaxProblem(f'accounting field {name}: not a number: "{raw}"') from None
 
 
+def _parse_slow(parts):
+    count = len(parts)
+    if count > len(FIELDS):
+        parts = _fold_category(parts)
+    elif count < MIN_FIELDS:
+        raise SyntaxProblem(
+            f"accounting record has {count} fields, expected {len(FIELDS)}")
+    record = {}
+    for (name, kind), raw in zip(_LAYOUT, parts):
+        record[name] = raw if kind == _S else _number(kind, raw, name)
+    for name in FIELDS[count:]:
+        record[name] = default(name)
+    return record
+
+
 def parse(line):
     """The typed record (dict keyed by ``FIELDS``) of one accounting line.
 
@@ -142,31 +157,36 @@ def parse(line):
     that does not hold a number.
     """
     parts = line.rstrip("\r\n").split(":")
-    count = len(parts)
-    if count > len(FIELDS):
-        parts = _fold_category(parts)
-    elif count < MIN_FIELDS:
-        raise SyntaxProblem(
-            f"accounting record has {count} fields, expected {len(FIELDS)}")
-    record = dict(zip(FIELDS, parts))
-    for name in _INT_FIELDS:
-        raw = record.get(name)
-        if raw is not None:
+    if len(parts) == len(FIELDS):
+        try:
+            return dict(zip(FIELDS, [convert(raw) for convert, raw in zip(_CONVERT, parts)]))
+        except ValueError:
+            pass
+    return _parse_slow(parts)
+
+
+def parser(fields=None):
+    """A parse function that keeps only ``fields`` (all fields when None).
+
+    Converting only the fields a caller reads makes long files quicker to
+    scan; the records then hold just those keys.
+    """
+    if fields is None:
+        return parse
+    wanted = [(FIELDS.index(name), name, _CONVERT[FIELDS.index(name)])
+              for name in FIELDS if name in set(fields)]
+
+    def parse_some(line):
+        parts = line.rstrip("\r\n").split(":")
+        if len(parts) == len(FIELDS):
             try:
-                record[name] = int(raw)
+                return {name: convert(parts[i]) for i, name, convert in wanted}
             except ValueError:
-                record[name] = _number(_I, raw, name)
-    for name in _FLOAT_FIELDS:
-        raw = record.get(name)
-        if raw is not None:
-            try:
-                record[name] = float(raw)
-            except ValueError:
-                record[name] = _number(_F, raw, name)
-    if count < len(FIELDS):
-        for name in FIELDS[count:]:
-            record[name] = default(name)
-    return record
+                pass
+        full = _parse_slow(parts)
+        return {name: full[name] for _, name, _ in wanted}
+
+    return parse_some
 
 
 def _lines(source):
@@ -177,16 +197,18 @@ def _lines(source):
         yield from stream
 
 
-def read(source, select=None, on_error=None):
+def read(source, select=None, on_error=None, fields=None):
     """Iterate over the records of an accounting file (a path or a text stream).
 
     Comment lines (``#``) and lines of one character or less are skipped.
     ``select(parts)``, if given, sees the raw colon-split strings of a line
-    and decides cheaply whether to parse it at all. A line that cannot be
-    parsed is skipped; ``on_error(line_number, error)`` is called for it if
-    given. A last line without its newline is a record still being written:
-    it is used only when it is complete, and skipped silently otherwise.
+    and decides cheaply whether to parse it at all; ``fields`` limits the
+    records to those keys (see ``parser``). A line that cannot be parsed is
+    skipped; ``on_error(line_number, error)`` is called for it if given. A
+    last line without its newline is a record still being written: it is
+    used only when it is complete, and skipped silently otherwise.
     """
+    parse_line = parser(fields)
     number = 0
     for line in _lines(source):
         number += 1
@@ -198,7 +220,7 @@ def read(source, select=None, on_error=None):
         if select is not None and not select(line.rstrip("\r\n").split(":")):
             continue
         try:
-            record = parse(line)
+            record = parse_line(line)
         except SyntaxProblem as err:
             if complete and on_error is not None:
                 on_error(number, err)

@@ -242,14 +242,16 @@ def _scan(opts, source):
     """Print the -j entries, and return (anything selected, Summary)."""
     from gridtools.accounting.qacct import Summary
     from gridtools.formats.accounting import read
-    report = None
-    if opts.jobs:
-        from gridtools.accounting import report
+    report = fields = None
     sel, out = opts.sel, sys.stdout
     summary = Summary(opts.flags)
-    found = False
-    for record in read(source, sel.prefilter(), _invalid_line):
-        if not sel.matches(record):
+    if opts.jobs:
+        from gridtools.accounting import report
+    else:
+        fields = sel.fields() | summary.fields()
+    found, check = False, sel.active()
+    for record in read(source, sel.prefilter(), _invalid_line, fields):
+        if check and not sel.matches(record):
             continue
         found = True
         if report is not None:
