@@ -1,1 +1,14 @@
-"""TODO"""
+"""Accounting: what finished jobs used, computed from accounting records.
+
+Pure code over the records of ``gridtools.formats.accounting`` (one dict per
+finished job task); reading the file is left to the caller.
+
+- ``qacct``   which records a qacct invocation selects (owner, queue, host,
+              times, tasks, resource requests ...) and their summed usage,
+              in total or grouped by owner, queue, host, project and so on
+- ``report``  the text of qacct's job entries and summary tables, laid out
+              as Grid Engine 8.1.9 lays them out
+
+Usage decayed with a half-life, which feeds the share tree and HTCondor's
+user priorities, belongs here too, in modules of its own.
+"""
