@@ -1,1 +1,44 @@
-"""TODO"""
+"""The ClassAd language: HTCondor's expressions and ads, used for job
+Requirements and Rank, host START policies and matchmaking.
+
+Modules:
+  values     UNDEFINED and ERROR, type helpers, canonical spelling of values
+             (reals as HTCondor prints them, escaped strings, lists)
+  operators  the operator table: spelling, precedence, strictness and
+             implementation of every operator, three-valued logic
+  grammar.lark  the expression grammar (lark, LALR)
+  parser     parse(), parse_ad(), parse_ads(): text to expression nodes;
+             lark is imported on the first parse only; results cached by text
+  nodes      expression nodes, unparsing, and the evaluator (each node is
+             compiled once into a closure; attribute scoping MY/TARGET)
+  ad         ClassAd, a case-insensitive mapping of names to expressions
+  functions  the built-in function registry; type, conversion, math, list,
+             time and evaluation functions
+  strfuncs   string, string-list, regular-expression and version functions
+  match      symmetric_match() and rank() for matchmaking
+
+Typical use::
+
+    from gridtools.classad import parse, ClassAd
+    job = ClassAd({"Owner": "alice", "RequestMemory": 1024})
+    parse('TARGET.Memory >= RequestMemory').eval(job, machine)
+"""
+
+from gridtools.classad.ad import ClassAd
+from gridtools.classad.match import accepts, rank, symmetric_match
+from gridtools.classad.nodes import Expr
+from gridtools.classad.parser import ClassAdSyntaxError, parse, parse_ad, parse_ads
+from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
+
+
+def unparse(item):
+    """The canonical text of an expression, a ClassAd or a value."""
+    if isinstance(item, Expr):
+        return item.unparse()
+    return unparse_value(item)
+
+
+__all__ = [
+    "parse", "parse_ad", "parse_ads", "ClassAd", "Expr", "UNDEFINED", "ERROR",
+    "unparse", "symmetric_match", "rank", "accepts", "ClassAdSyntaxError",
+]

@@ -1,0 +1,125 @@
+"""The ClassAd: a case-insensitive mapping of attribute names to expressions.
+
+``ad["X"]`` gives the expression bound to X; ``ad.eval("X", target)`` its
+value. Assigning a Python value stores it as a literal; assigning an ``Expr``
+stores the expression. ``str(ad)`` is the long form (one ``Name = value``
+line per attribute, as ``condor_q -l`` prints); ``ad.unparse()`` the
+bracketed form ``[ a = 1; b = "x" ]``.
+"""
+
+from collections.abc import MutableMapping
+
+from gridtools.classad.nodes import Env, eval_attr, to_expr
+from gridtools.classad.values import ERROR, UNDEFINED, quote_name
+
+
+class ClassAd(MutableMapping):
+    """A ClassAd. Build one from a dict of Python values or expressions,
+    ``ClassAd({"Owner": "alice", "Cpus": 2})``, or parse one with
+    ``parse_ad``."""
+
+    __slots__ = ("_exprs", "_names", "_parent")
+
+    def __init__(self, attrs=None, **kwargs):
+        self._exprs = {}
+        self._names = {}
+        self._parent = None
+        if attrs is not None:
+            items = attrs.items() if hasattr(attrs, "items") else attrs
+            for name, value in items:
+                self[name] = value
+        for name, value in kwargs.items():
+            self[name] = value
+
+    @classmethod
+    def _make(cls, exprs, names, parent):
+        ad = cls.__new__(cls)
+        ad._exprs, ad._names, ad._parent = exprs, names, parent
+        return ad
+
+    # -- mapping protocol ---------------------------------------------------
+    def __getitem__(self, name):
+        try:
+            return self._exprs[name.lower()]
+        except (KeyError, AttributeError):
+            raise KeyError(name) from None
+
+    def __setitem__(self, name, value):
+        if not isinstance(name, str) or not name:
+            raise TypeError("ClassAd attribute names are non-empty strings")
+        key = name.lower()
+        self._exprs[key] = to_expr(value)
+        self._names[key] = name
+
+    def __delitem__(self, name):
+        key = name.lower()
+        del self._exprs[key]
+        del self._names[key]
+
+    def __contains__(self, name):
+        return isinstance(name, str) and name.lower() in self._exprs
+
+    def __iter__(self):
+        return iter(list(self._names.values()))
+
+    def __len__(self):
+        return len(self._exprs)
+
+    def __eq__(self, other):
+        if not isinstance(other, ClassAd):
+            return NotImplemented
+        return self._exprs == other._exprs
+
+    __hash__ = None
+
+    # -- ClassAd operations -------------------------------------------------
+    def lookup(self, name):
+        """The expression bound to ``name``, or None."""
+        return self._exprs.get(name.lower())
+
+    def eval(self, name, target=None):
+        """The value of attribute ``name`` with this ad as MY and ``target``
+        as TARGET; UNDEFINED when the attribute is missing."""
+        key = name.lower()
+        expr = self._exprs.get(key)
+        if expr is None:
+            return UNDEFINED
+        env = Env(self, as_ad(target, empty=None), set())
+        try:
+            return eval_attr(self, key, expr, env.target, env)
+        except RecursionError:
+            return ERROR
+
+    def set_expr(self, name, text):
+        """Bind ``name`` to the expression parsed from ``text``."""
+        from gridtools.classad.parser import parse
+        self[name] = parse(text)
+
+    def copy(self):
+        return ClassAd._make(dict(self._exprs), dict(self._names), self._parent)
+
+    def unparse(self):
+        """The bracketed form ``[ a = 1; b = 2 ]``."""
+        body = "; ".join(f"{quote_name(self._names[k])} = {e.unparse()}"
+                         for k, e in self._exprs.items())
+        return f"[ {body} ]"
+
+    def __str__(self):
+        return "".join(f"{self._names[k]} = {e.unparse()}\n" for k, e in self._exprs.items())
+
+    def __repr__(self):
+        return f"ClassAd({self.unparse()})"
+
+
+_EMPTY = ClassAd()
+
+
+def as_ad(value, empty=_EMPTY):
+    """A ClassAd from a ClassAd, a dict, or None (``empty``)."""
+    if value is None:
+        return empty
+    if isinstance(value, ClassAd):
+        return value
+    if isinstance(value, dict):
+        return ClassAd(value)
+    raise TypeError(f"expected a ClassAd or a dict, not {type(value).__name__}")

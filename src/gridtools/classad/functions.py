@@ -1,0 +1,445 @@
+"""Built-in functions: the registry, and the type, conversion, math, list,
+time and evaluation functions. String, string-list, regular-expression and
+version functions are in ``strfuncs``.
+
+Function names are case-insensitive. A call with the wrong number of
+arguments, or of an unknown function, evaluates to ERROR. Unless a function
+says otherwise, an UNDEFINED argument gives UNDEFINED and an ERROR argument
+or one of the wrong type gives ERROR.
+"""
+
+import math
+import random as _random
+import re
+import time as _time
+
+from gridtools.classad.operators import BINARY, identical, logical_operand
+from gridtools.classad.values import (
+    ERROR, UNDEFINED, Special, truth, unparse_value, wrap64,
+)
+
+FUNCTIONS = {}
+
+
+class Builtin:
+    """A built-in function. ``mode`` says what it receives: "values" (its
+    evaluated arguments), "lazy" (env and argument closures) or "nodes" (env
+    and the argument expressions)."""
+
+    __slots__ = ("name", "fn", "min_args", "max_args", "mode")
+
+    def __init__(self, name, fn, min_args, max_args, mode):
+        self.name, self.fn, self.mode = name, fn, mode
+        self.min_args, self.max_args = min_args, max_args
+
+    def bind(self, args):
+        """A closure evaluating a call of this function on ``args``."""
+        fn = self.fn
+        fns = tuple(arg.compiled() for arg in args)
+        if self.mode == "lazy":
+            return lambda env: fn(env, fns)
+        if self.mode == "nodes":
+            return lambda env: fn(env, args)
+        if len(fns) == 1:
+            only = fns[0]
+            return lambda env: fn(only(env))
+        return lambda env: fn(*[g(env) for g in fns])
+
+
+def builtin(*names, args=(1, 1), mode="values"):
+    """Register a function under ``names`` taking ``args`` = (min, max)."""
+    def register(fn):
+        for name in names:
+            FUNCTIONS[name.lower()] = Builtin(name, fn, args[0], args[1], mode)
+        return fn
+    return register
+
+
+def exceptional(*values):
+    """ERROR if any value is ERROR, else UNDEFINED if any is UNDEFINED, else None."""
+    if any(v is ERROR for v in values):
+        return ERROR
+    if any(v is UNDEFINED for v in values):
+        return UNDEFINED
+    return None
+
+
+# ------------------------------------------------------------- conversions
+
+_C_REAL = re.compile(r"\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf(inity)?|nan)", re.I)
+
+
+def parse_c_real(text):
+    """The number at the start of ``text`` (as C's strtod reads it), or None."""
+    m = _C_REAL.match(text)
+    return float(m.group()) if m else None
+
+
+def to_string(value):
+    """A value as a string: strings as they are, others unparsed."""
+    if type(value) is str or type(value) is Special:
+        return value
+    return unparse_value(value)
+
+
+def to_real(value):
+    """A value as a float, or None when it has no numeric reading."""
+    t = type(value)
+    if t is float:
+        return value
+    if t is int or t is bool:
+        return float(value)
+    if t is str:
+        return parse_c_real(value)
+    return None
+
+
+def to_int(value):
+    t = type(value)
+    if t is int:
+        return value
+    if t is bool:
+        return int(value)
+    if value is UNDEFINED:
+        return UNDEFINED
+    if t is float or t is str:
+        real = value if t is float else parse_c_real(value)
+        if real is None or math.isnan(real) or math.isinf(real):
+            return ERROR
+        return wrap64(int(real))
+    return ERROR
+
+
+@builtin("int")
+def fn_int(value):
+    return to_int(value)
+
+
+@builtin("real")
+def fn_real(value):
+    if value is UNDEFINED:
+        return UNDEFINED
+    real = to_real(value)
+    return ERROR if real is None else real
+
+
+@builtin("string")
+def fn_string(value):
+    return to_string(value)
+
+
+@builtin("bool")
+def fn_bool(value):
+    t = type(value)
+    if value is UNDEFINED:
+        return UNDEFINED
+    if t is str:
+        return {"true": True, "false": False}.get(value.lower(), UNDEFINED)
+    b = truth(value)
+    return ERROR if b is None else b
+
+
+# ------------------------------------------------------------ type tests
+
+for _name, _test in {
+    "isUndefined": lambda v: v is UNDEFINED,
+    "isError": lambda v: v is ERROR,
+    "isString": lambda v: type(v) is str,
+    "isInteger": lambda v: type(v) is int,
+    "isReal": lambda v: type(v) is float,
+    "isBoolean": lambda v: type(v) is bool,
+    "isList": lambda v: type(v) is list,
+    "isClassAd": lambda v: hasattr(v, "_exprs"),
+}.items():
+    builtin(_name)(_test)
+
+
+@builtin("ifThenElse", args=(3, 3), mode="lazy")
+def fn_if_then_else(env, fns):
+    cond = fns[0](env)
+    if cond is UNDEFINED or cond is ERROR:
+        return cond
+    b = truth(cond)
+    if b is None:
+        return ERROR
+    return fns[1](env) if b else fns[2](env)
+
+
+# ------------------------------------------------------------------ math
+
+def _rounder(fn):
+    def apply(value):
+        if type(value) is int:
+            return value
+        real = to_real(value)
+        if real is None or math.isnan(real) or math.isinf(real):
+            return ERROR
+        return wrap64(int(fn(real)))
+    return apply
+
+
+builtin("floor")(_rounder(math.floor))
+builtin("ceiling", "ceil")(_rounder(math.ceil))
+builtin("round")(_rounder(round))
+
+
+@builtin("pow", args=(2, 2))
+def fn_pow(base, exponent):
+    if type(base) is int and type(exponent) is int and exponent >= 0:
+        return wrap64(base ** exponent) if exponent < 4096 or abs(base) < 2 else ERROR
+    rb, re_ = to_real(base), to_real(exponent)
+    if rb is None or re_ is None:
+        return ERROR
+    try:
+        result = math.pow(rb, re_)
+    except (OverflowError, ValueError):
+        return ERROR
+    return ERROR if math.isinf(result) or math.isnan(result) else result
+
+
+def _multiple_of(value, step):
+    if type(step) is bool or type(step) not in (int, float) or step == 0:
+        return ERROR
+    product = math.ceil(value / step) * step
+    return wrap64(int(product)) if type(step) is int else float(product)
+
+
+@builtin("quantize", args=(2, 2))
+def fn_quantize(value, step):
+    if type(value) not in (int, float):
+        return ERROR
+    real = float(value)
+    if type(step) is not list:
+        return _multiple_of(real, step)
+    for item in step:
+        if type(item) not in (int, float):
+            return ERROR
+        if item >= real:
+            return item
+    return _multiple_of(real, step[-1]) if step else ERROR
+
+
+@builtin("random", args=(0, 1))
+def fn_random(limit=1.0):
+    if type(limit) is int and limit > 0:
+        return _random.randrange(limit)
+    if type(limit) is float and limit > 0:
+        return _random.random() * limit
+    return ERROR
+
+
+# ----------------------------------------------------------------- lists
+
+def _numbers(value):
+    """The elements of a list when all are numbers; else UNDEFINED/ERROR."""
+    if value is UNDEFINED:
+        return UNDEFINED
+    if type(value) is not list:
+        return ERROR
+    if any(type(v) not in (int, float) for v in value):
+        return ERROR
+    return value
+
+
+def _total(values):
+    if any(type(v) is float for v in values):
+        return math.fsum(values)
+    return wrap64(sum(values))
+
+
+@builtin("sum")
+def fn_sum(value):
+    values = _numbers(value)
+    return values if type(values) is Special else _total(values)
+
+
+@builtin("avg")
+def fn_avg(value):
+    values = _numbers(value)
+    if type(values) is Special:
+        return values
+    return _total(values) / len(values) if values else 0
+
+
+def _bound(pick):
+    def apply(value):
+        values = _numbers(value)
+        if type(values) is Special:
+            return values
+        if not values:
+            return UNDEFINED
+        best = pick(values)
+        return float(best) if any(type(v) is float for v in values) else best
+    return apply
+
+
+builtin("min")(_bound(min))
+builtin("max")(_bound(max))
+
+
+@builtin("size")
+def fn_size(value):
+    if value is UNDEFINED:
+        return UNDEFINED
+    if type(value) in (str, list) or hasattr(value, "_exprs"):
+        return len(value)
+    return ERROR
+
+
+def _member(item, items, test, strict):
+    if items is UNDEFINED or (strict and item is UNDEFINED):
+        return UNDEFINED
+    if type(items) is not list or type(item) is list or hasattr(item, "_exprs"):
+        return ERROR
+    if strict and item is ERROR:
+        return ERROR
+    return any(test(element, item) is True for element in items)
+
+
+@builtin("member", args=(2, 2))
+def fn_member(item, items):
+    return _member(item, items, _loose_eq, True)
+
+
+@builtin("identicalMember", args=(2, 2))
+def fn_identical_member(item, items):
+    return _member(item, items, identical, False)
+
+
+def _loose_eq(a, b):
+    if type(a) is Special or type(b) is Special:
+        return UNDEFINED
+    return BINARY["=="].fn(a, b)
+
+
+_COMPARE_OPS = {"<": "<", "<=": "<=", "==": "==", "!=": "!=", ">": ">", ">=": ">=",
+                "is": "=?=", "isnt": "=!=", "=?=": "=?=", "=!=": "=!="}
+
+
+def _list_compare(want_all):
+    def apply(op, items, value):
+        if op is UNDEFINED or items is UNDEFINED:
+            return UNDEFINED
+        symbol = _COMPARE_OPS.get(op) if type(op) is str else None
+        if symbol is None or type(items) is not list:
+            return ERROR
+        operator = BINARY[symbol]
+        for element in items:
+            result = _apply_op(operator, element, value)
+            if result is ERROR:
+                return ERROR
+            if (result is True) != want_all:
+                return not want_all
+        return want_all
+    return apply
+
+
+def _apply_op(operator, a, b):
+    if operator.strict and (type(a) is Special or type(b) is Special):
+        return ERROR if (a is ERROR or b is ERROR) else UNDEFINED
+    return operator.fn(a, b)
+
+
+builtin("anyCompare", args=(3, 3))(_list_compare(False))
+builtin("allCompare", args=(3, 3))(_list_compare(True))
+
+
+# ------------------------------------------------------------- evaluation
+
+@builtin("eval", mode="lazy")
+def fn_eval(env, fns):
+    text = fns[0](env)
+    if type(text) is not str:
+        return text if text is UNDEFINED else ERROR
+    from gridtools.classad.parser import ClassAdSyntaxError, parse
+    try:
+        expr = parse(text)
+    except ClassAdSyntaxError:
+        return ERROR
+    return expr.compiled()(env)
+
+
+@builtin("unparse", mode="nodes")
+def fn_unparse(env, args):
+    from gridtools.classad.nodes import Attr, Scoped
+    node = args[0]
+    if isinstance(node, Attr):
+        ad = env.my
+    elif isinstance(node, Scoped):
+        ad = env.my if node.scope.lower() == "my" else env.target
+    else:
+        return ERROR
+    expr = ad.lookup(node.name) if ad is not None else None
+    return "" if expr is None else expr.unparse()
+
+
+@builtin("debug")
+def fn_debug(value):
+    return value
+
+
+def _contexts(env, fns):
+    from gridtools.classad.nodes import Env
+    ads = fns[1](env) if len(fns) > 1 else UNDEFINED
+    if type(ads) is not list:
+        return None
+    return [Env(ad, env.target, env.busy) if hasattr(ad, "_exprs") else None for ad in ads]
+
+
+@builtin("evalInEachContext", args=(2, 2), mode="lazy")
+def fn_eval_in_each(env, fns):
+    envs = _contexts(env, fns)
+    if envs is None or any(e is None for e in envs):
+        return ERROR
+    return [fns[0](e) for e in envs]
+
+
+@builtin("countMatches", args=(2, 2), mode="lazy")
+def fn_count_matches(env, fns):
+    envs = _contexts(env, fns)
+    if envs is None:
+        return 0
+    return sum(1 for e in envs if e is not None and logical_operand(fns[0](e)) is True)
+
+
+# ------------------------------------------------------------------ time
+
+@builtin("time", args=(0, 0))
+def fn_time():
+    return int(_time.time())
+
+
+@builtin("interval")
+def fn_interval(seconds):
+    if seconds is UNDEFINED:
+        return UNDEFINED
+    if type(seconds) is not int:
+        return ERROR
+    sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{sign}{days}+{hours}:{minutes:02d}:{secs:02d}"
+    if hours:
+        return f"{sign}{hours}:{minutes:02d}:{secs:02d}"
+    if minutes:
+        return f"{sign}{minutes}:{secs:02d}"
+    return f"{sign}{secs}"
+
+
+@builtin("formatTime", args=(0, 2))
+def fn_format_time(when=None, fmt="%c"):
+    if when is None:
+        when = _time.time()
+    if when is UNDEFINED or fmt is UNDEFINED:
+        return UNDEFINED
+    if type(when) not in (int, float) or type(fmt) is not str:
+        return ERROR
+    try:
+        return _time.strftime(fmt, _time.localtime(when))
+    except (ValueError, OverflowError, OSError):
+        return ERROR
+
+
+from gridtools.classad import strfuncs  # noqa: E402,F401  (registers its functions)

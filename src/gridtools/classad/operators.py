@@ -1,0 +1,278 @@
+"""The operator table: every ClassAd operator with its spelling, precedence,
+strictness and implementation, in one place.
+
+Strict operators (most of them) never see UNDEFINED or ERROR: the evaluator
+propagates those first (ERROR wins over UNDEFINED). Non-strict operators
+(``=?=``, ``=!=``, ``&&``, ``||`` and the conditional) get every value;
+``&&`` and ``||`` short-circuit, so the evaluator calls their ``combine``
+function only when the right operand is needed.
+
+Semantics follow HTCondor: integers and reals promote to real; booleans
+promote to integers in arithmetic and comparisons; integer division and
+modulus truncate toward zero; division or modulus by zero, modulus on reals,
+arithmetic on strings and comparisons of unlike types are ERROR; ``==`` and
+the ordering operators compare strings case-insensitively, ``=?=`` exactly.
+"""
+
+import math
+import operator
+
+from gridtools.classad.values import ERROR, UNDEFINED, Special, truth, wrap64
+
+_INTLIKE = (int, bool)
+_NUMERIC = (int, float, bool)
+
+
+class Op:
+    """One operator: ``alias`` is its grammar rule name, ``prec`` its binding
+    strength (higher binds tighter), ``fn`` its implementation; a strict
+    operator gives ERROR or UNDEFINED when an operand is one of those."""
+
+    __slots__ = ("symbol", "alias", "prec", "fn", "strict", "unary")
+
+    def __init__(self, symbol, alias, prec, fn, strict=True, unary=False):
+        self.symbol, self.alias, self.prec, self.fn = symbol, alias, prec, fn
+        self.strict, self.unary = strict, unary
+
+    def __repr__(self):
+        return f"Op({self.symbol!r})"
+
+
+# ---------------------------------------------------------------- arithmetic
+
+def _arith(a, b, int_fn, real_fn):
+    ta, tb = type(a), type(b)
+    if ta in _INTLIKE and tb in _INTLIKE:
+        return int_fn(int(a), int(b))
+    if ta in _NUMERIC and tb in _NUMERIC:
+        result = real_fn(float(a), float(b))
+        if result is ERROR or math.isinf(result) or math.isnan(result):
+            return ERROR
+        return result
+    return ERROR
+
+
+def _trunc_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _idiv(a, b):
+    return ERROR if b == 0 else wrap64(_trunc_div(a, b))
+
+
+def _imod(a, b):
+    return ERROR if b == 0 else wrap64(a - b * _trunc_div(a, b))
+
+
+def op_add(a, b):
+    return _arith(a, b, lambda x, y: wrap64(x + y), lambda x, y: x + y)
+
+
+def op_sub(a, b):
+    return _arith(a, b, lambda x, y: wrap64(x - y), lambda x, y: x - y)
+
+
+def op_mul(a, b):
+    return _arith(a, b, lambda x, y: wrap64(x * y), lambda x, y: x * y)
+
+
+def op_div(a, b):
+    return _arith(a, b, _idiv, lambda x, y: ERROR if y == 0.0 else x / y)
+
+
+def op_mod(a, b):
+    return _arith(a, b, _imod, lambda x, y: ERROR)
+
+
+# ---------------------------------------------------------------- comparison
+
+def _comparison(test):
+    """A comparison operator from a Python comparison function."""
+    def compare(a, b):
+        ta, tb = type(a), type(b)
+        if ta in _NUMERIC and tb in _NUMERIC:
+            return test(a, b)
+        if ta is str and tb is str:
+            return test(a.lower(), b.lower())
+        return ERROR
+    return compare
+
+
+op_lt = _comparison(operator.lt)
+op_le = _comparison(operator.le)
+op_gt = _comparison(operator.gt)
+op_ge = _comparison(operator.ge)
+op_eq = _comparison(operator.eq)
+op_ne = _comparison(operator.ne)
+
+
+def identical(a, b):
+    """``=?=``: same type and same value; strings compare case-sensitively;
+    lists and ads compare element by element."""
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is Special:
+        return a is b
+    if ta is list:
+        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
+    if ta in _NUMERIC or ta is str:
+        return a == b
+    return len(a) == len(b) and all(k in b and a.lookup(k) == b.lookup(k) for k in a)
+
+
+def op_is(a, b):
+    return identical(a, b)
+
+
+def op_isnt(a, b):
+    return not identical(a, b)
+
+
+# ------------------------------------------------------------------- bitwise
+
+def _bitwise(a, b, fn):
+    if type(a) is int and type(b) is int:
+        return fn(a, b)
+    return ERROR
+
+
+def _lshift(a, b):
+    if b < 0:
+        return ERROR
+    return wrap64(a << b) if b < 64 else 0
+
+
+def _rshift(a, b):
+    if b < 0:
+        return ERROR
+    return a >> min(b, 63)
+
+
+def _urshift(a, b):
+    if b < 0:
+        return ERROR
+    return wrap64((a & ((1 << 64) - 1)) >> b) if b < 64 else 0
+
+
+def op_band(a, b):
+    return _bitwise(a, b, lambda x, y: x & y)
+
+
+def op_bor(a, b):
+    return _bitwise(a, b, lambda x, y: x | y)
+
+
+def op_bxor(a, b):
+    return _bitwise(a, b, lambda x, y: x ^ y)
+
+
+def op_lshift(a, b):
+    return _bitwise(a, b, _lshift)
+
+
+def op_rshift(a, b):
+    return _bitwise(a, b, _rshift)
+
+
+def op_urshift(a, b):
+    return _bitwise(a, b, _urshift)
+
+
+# --------------------------------------------------------------------- unary
+
+def op_neg(a):
+    t = type(a)
+    if t is int:
+        return wrap64(-a)
+    if t is float:
+        return -a
+    return ERROR
+
+
+def op_pos(a):
+    t = type(a)
+    return a if t is int or t is float else ERROR
+
+
+def op_not(a):
+    t = type(a)
+    if t is bool:
+        return not a
+    if t is int or t is float:
+        return a == 0
+    return ERROR
+
+
+def op_bnot(a):
+    return ~a if type(a) is int else ERROR
+
+
+# ------------------------------------------------------------------- logical
+
+def logical_operand(value):
+    """A logical operand normalised: True/False, UNDEFINED or ERROR."""
+    b = truth(value)
+    if b is not None:
+        return b
+    return value if value is UNDEFINED else ERROR
+
+
+def and_rest(a, b):
+    """``a && b`` once ``a`` is known not to decide the result alone
+    (``a`` is True or UNDEFINED); ``b`` is already normalised."""
+    if a is True:
+        return b
+    if b is False:
+        return False
+    return ERROR if b is ERROR else UNDEFINED
+
+
+def or_rest(a, b):
+    """``a || b`` once ``a`` is False or UNDEFINED; ``b`` normalised."""
+    if a is False:
+        return b
+    if b is True:
+        return True
+    return ERROR if b is ERROR else UNDEFINED
+
+
+# Precedence levels, lowest first. The conditional (?:) is level 1.
+COND_PREC = 1
+UNARY_PREC = 12
+POSTFIX_PREC = 13
+
+OPERATORS = [
+    Op("||", "lor", 2, or_rest, strict=False),
+    Op("&&", "land", 3, and_rest, strict=False),
+    Op("|", "bitor_", 4, op_bor),
+    Op("^", "bitxor_", 5, op_bxor),
+    Op("&", "bitand_", 6, op_band),
+    Op("==", "eq", 7, op_eq),
+    Op("!=", "ne", 7, op_ne),
+    Op("=?=", "is_", 7, op_is, strict=False),
+    Op("=!=", "isnt", 7, op_isnt, strict=False),
+    Op("<", "lt", 8, op_lt),
+    Op("<=", "le", 8, op_le),
+    Op(">", "gt", 8, op_gt),
+    Op(">=", "ge", 8, op_ge),
+    Op("<<", "lshift", 9, op_lshift),
+    Op(">>", "rshift", 9, op_rshift),
+    Op(">>>", "urshift", 9, op_urshift),
+    Op("+", "add", 10, op_add),
+    Op("-", "sub", 10, op_sub),
+    Op("*", "mul", 11, op_mul),
+    Op("/", "div", 11, op_div),
+    Op("%", "mod", 11, op_mod),
+    Op("-", "neg", UNARY_PREC, op_neg, unary=True),
+    Op("+", "pos", UNARY_PREC, op_pos, unary=True),
+    Op("!", "not_", UNARY_PREC, op_not, unary=True),
+    Op("~", "bnot", UNARY_PREC, op_bnot, unary=True),
+]
+
+BINARY = {op.symbol: op for op in OPERATORS if not op.unary}
+UNARY = {op.symbol: op for op in OPERATORS if op.unary}
+BY_ALIAS = {op.alias: op for op in OPERATORS}
+# Other spellings of =?= and =!= that the parser accepts.
+SYNONYMS = {"is": "=?=", "isnt": "=!="}

@@ -1,0 +1,275 @@
+"""Parsing ClassAd text: expressions, bracketed ads and long-form ads.
+
+The grammar lives in ``grammar.lark``. lark is imported on the first parse
+only, and the parser is built once (``_parser``); parse trees are turned into
+expression nodes by callbacks run during the LALR parse itself, so no
+intermediate tree is kept. Parsed expressions are cached by their text.
+"""
+
+import functools
+import os
+import re
+
+from gridtools.classad import nodes, operators as ops
+from gridtools.classad.values import ERROR, UNDEFINED, wrap64
+from gridtools.errors import SyntaxProblem
+
+MAX_DEPTH = 300  # deeper expressions are refused (they would exhaust the stack)
+_KEYWORDS = {"true": True, "false": False, "undefined": UNDEFINED, "error": ERROR}
+
+
+class ClassAdSyntaxError(SyntaxProblem):
+    """Text that is not a valid ClassAd expression or ad; carries a position.
+    ``reason`` is the message without the position."""
+
+    def __init__(self, message, line=None, column=None):
+        super().__init__(message, line, column)
+        self.reason = message
+
+
+class _QuotedName(str):
+    """An attribute name written in single quotes (never a keyword)."""
+
+
+class _TooDeep(Exception):
+    pass
+
+
+@functools.lru_cache(maxsize=None)
+def _parser():
+    """The LALR parser, built once per process. Its tables are cached in the
+    user's cache directory (lark checks the grammar's hash when loading)."""
+    from lark import Lark
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "grammar.lark")
+    with open(path, encoding="utf-8") as handle:
+        grammar = handle.read()
+    return Lark(grammar, parser="lalr", lexer="contextual",
+                start=["start_expr", "start_ad"], transformer=_callbacks(),
+                propagate_positions=False, maybe_placeholders=False,
+                cache=_cache_file())
+
+
+def _cache_file():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    directory = os.path.join(base, "gridtools")
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if os.stat(directory).st_uid != os.getuid() or not os.access(directory, os.W_OK):
+            return False
+    except OSError:
+        return False
+    return os.path.join(directory, "classad-grammar.cache")
+
+
+def _unescape(body):
+    """The characters of a quoted literal: C escapes and octal escapes."""
+    out, i, n = [], 0, len(body)
+    simple = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+    while i < n:
+        ch = body[i]
+        if ch != "\\" or i + 1 == n:
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        m = re.match(r"[0-7]{1,3}", body[i + 1:i + 4])
+        if m and not (len(m.group()) == 3 and m.group()[0] > "3"):
+            out.append(chr(int(m.group(), 8)))
+            i += 1 + len(m.group())
+            continue
+        out.append(simple.get(nxt, nxt))
+        i += 2
+    return "".join(out)
+
+
+def _checked(node):
+    if node.depth > MAX_DEPTH:
+        raise _TooDeep()
+    return node
+
+
+def _binary(alias):
+    op = ops.BY_ALIAS[alias]
+    return lambda children: _checked(nodes.Binary(op, children[0], children[1]))
+
+
+def _unary(alias):
+    op = ops.BY_ALIAS[alias]
+    return lambda children: _checked(nodes.Unary(op, children[0]))
+
+
+def _name(children):
+    token = children[0]
+    if token.type == "QNAME":
+        return _QuotedName(_unescape(token[1:-1]))
+    return token
+
+
+def _attr(children):
+    name = children[0]
+    if isinstance(name, _QuotedName):
+        return nodes.Attr(str(name))
+    keyword = _KEYWORDS.get(name.lower())
+    if keyword is not None:
+        return nodes.Literal(keyword)
+    if name.lower() in ("is", "isnt"):
+        raise ClassAdSyntaxError(f"unexpected '{name}'", name.line, name.column)
+    return nodes.Attr(str(name))
+
+
+def _select(children):
+    base, name = children
+    if isinstance(base, nodes.Attr) and base.key in ("my", "target"):
+        return nodes.Scoped(base.name, name)
+    return _checked(nodes.Select(base, name))
+
+
+def _integer(children):
+    text = str(children[0])
+    if text[:2] in ("0x", "0X"):
+        return nodes.Literal(wrap64(int(text, 16)))
+    if len(text) > 1 and text[0] == "0" and set(text) <= set("01234567"):
+        return nodes.Literal(wrap64(int(text, 8)))
+    return nodes.Literal(wrap64(int(text)))
+
+
+def _args(children):
+    if not children:
+        return ()
+    return tuple(children[0]) if isinstance(children[0], tuple) else ()
+
+
+def _call(children):
+    return _checked(nodes.Call(str(children[0]), _args(children[1:])))
+
+
+def _callbacks():
+    from lark import Transformer
+
+    class _Build(Transformer):
+        pass
+
+    table = {alias: _binary(alias) for alias, op in ops.BY_ALIAS.items() if not op.unary}
+    table.update({alias: _unary(alias) for alias, op in ops.BY_ALIAS.items() if op.unary})
+    table.update(
+        start_expr=lambda c: c[0],
+        start_ad=lambda c: c[0],
+        cond=lambda c: _checked(nodes.Cond(*c)),
+        elvis=lambda c: _checked(nodes.Elvis(*c)),
+        select=_select,
+        subscript=lambda c: _checked(nodes.Subscript(*c)),
+        integer=_integer,
+        real=lambda c: nodes.Literal(float(str(c[0]))),
+        string=lambda c: nodes.Literal("".join(_unescape(t[1:-1]) for t in c)),
+        attr=_attr,
+        name=_name,
+        call=_call,
+        paren=lambda c: _checked(nodes.Paren(c[0])),
+        listexpr=lambda c: _checked(nodes.ListExpr(_args(c))),
+        adexpr=lambda c: _checked(nodes.AdExpr(c[0] if c else ())),
+        attrdefs=lambda c: tuple(c),
+        attrdef=lambda c: (c[0], c[1]),
+        args=lambda c: tuple(c),
+    )
+    build = _Build()
+    for alias, fn in table.items():
+        setattr(build, alias, fn)
+    return build
+
+
+def _describe(exc, text):
+    """A one-line description of a lark error, and its line and column."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+    line, column = getattr(exc, "line", None), getattr(exc, "column", None)
+    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END" or isinstance(exc, UnexpectedEOF):
+        lines = text.split("\n")
+        return "unexpected end of input", len(lines), len(lines[-1]) + 1
+    if isinstance(exc, UnexpectedToken):
+        return f"unexpected '{exc.token!s:.40}'", line, column
+    if isinstance(exc, UnexpectedCharacters):
+        pos = exc.pos_in_stream
+        char = text[pos] if pos is not None and pos < len(text) else "?"
+        return f"unexpected character {char!r}", line, column
+    return "syntax error", line, column
+
+
+def _run(text, start):
+    from lark.exceptions import LarkError
+    if not isinstance(text, str):
+        raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
+    if not text.strip():
+        raise ClassAdSyntaxError("empty expression" if start == "start_expr" else "empty ClassAd")
+    try:
+        return _parser().parse(text, start=start)
+    except ClassAdSyntaxError:
+        raise
+    except _TooDeep:
+        raise ClassAdSyntaxError(f"expression nested more than {MAX_DEPTH} levels deep") from None
+    except RecursionError:
+        raise ClassAdSyntaxError("expression nested too deeply") from None
+    except LarkError as exc:
+        message, line, column = _describe(exc, text)
+        raise ClassAdSyntaxError(message, line, column) from None
+
+
+def parse(text):
+    """The expression in ``text``; raises ClassAdSyntaxError on bad input.
+    Results are cached by text (expressions are immutable)."""
+    if not isinstance(text, str):
+        raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
+    return _parse_cached(text)
+
+
+@functools.lru_cache(maxsize=16384)
+def _parse_cached(text):
+    return _run(text, "start_expr")
+
+
+_LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?![=?!])\s*(.*?)\s*$")
+
+
+def parse_ad(text):
+    """A ClassAd from its bracketed form ``[ a = 1; b = "x" ]`` or its long
+    form (one ``Name = value`` per line; blank and ``#`` lines ignored)."""
+    from gridtools.classad.ad import ClassAd
+    if not isinstance(text, str):
+        raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
+    if text.lstrip().startswith("["):
+        node = _run(text, "start_ad")
+        return ClassAd._make({n.lower(): e for n, e in node.pairs},
+                             {n.lower(): n for n, _ in node.pairs}, None)
+    return _parse_long(text)
+
+
+def _parse_long(text):
+    from gridtools.classad.ad import ClassAd
+    ad = ClassAd()
+    for lineno, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        m = _LONG_LINE.match(line)
+        if not m:
+            raise ClassAdSyntaxError("expected 'Name = expression'", lineno, 1)
+        try:
+            ad[m.group(1)] = parse(m.group(2))
+        except ClassAdSyntaxError as exc:
+            column = m.start(2) + exc.column if exc.column else None
+            raise ClassAdSyntaxError(f"{m.group(1)}: {exc.reason}", lineno, column) from None
+    if not len(ad):
+        raise ClassAdSyntaxError("empty ClassAd")
+    return ad
+
+
+def parse_ads(text):
+    """Several ads separated by blank lines (``condor_status -l`` output)."""
+    blocks, current = [], []
+    for line in text.splitlines():
+        if line.strip():
+            current.append(line)
+        elif current:
+            blocks.append("\n".join(current))
+            current = []
+    if current:
+        blocks.append("\n".join(current))
+    return [parse_ad(block) for block in blocks]

@@ -1,0 +1,401 @@
+"""Built-in string functions: strings, string lists ("a, b, c"), regular
+expressions and version comparison. Registered in ``functions.FUNCTIONS``.
+
+Regular expressions use Python's ``re``, which reads the common PCRE subset.
+Options are letters: ``i`` ignore case, ``m`` multi-line ``^``/``$``, ``s``
+dot matches newline, ``x`` extended; for substitution ``f`` returns the
+whole target with the substitution applied and ``g`` replaces every match.
+"""
+
+import functools
+import pwd
+import re
+
+from gridtools.classad.functions import builtin, exceptional, to_string, wrap64
+from gridtools.classad.values import ERROR, UNDEFINED, Special
+
+MANY = 1 << 30
+
+
+def _strings(values):
+    """All values converted to strings, or the first UNDEFINED/ERROR met."""
+    out = []
+    for value in values:
+        text = to_string(value)
+        if type(text) is Special:
+            return text
+        out.append(text)
+    return out
+
+
+@builtin("strcat", args=(0, MANY))
+def fn_strcat(*values):
+    parts = _strings(values)
+    return parts if type(parts) is Special else "".join(parts)
+
+
+@builtin("join", args=(1, MANY))
+def fn_join(*values):
+    if len(values) <= 2 and type(values[-1]) is list:
+        values = (values[0] if len(values) == 2 else "", *values[-1])
+    parts = _strings(values)
+    return parts if type(parts) is Special else parts[0].join(parts[1:])
+
+
+@builtin("substr", args=(2, 3))
+def fn_substr(text, offset, length=None):
+    if any(v is UNDEFINED for v in (text, offset, length)):
+        return UNDEFINED
+    if type(text) is not str or type(offset) is not int or \
+            (length is not None and type(length) is not int):
+        return ERROR
+    size = len(text)
+    start = max(size + offset, 0) if offset < 0 else min(offset, size)
+    if length is None:
+        end = size
+    elif length < 0:
+        end = max(size + length, start)
+    else:
+        end = min(start + length, size)
+    return text[start:end]
+
+
+def _compare_strings(fold):
+    def apply(a, b):
+        parts = _strings((a, b))
+        if type(parts) is Special:
+            return parts
+        x, y = (p.lower() for p in parts) if fold else parts
+        return (x > y) - (x < y)
+    return apply
+
+
+builtin("strcmp", args=(2, 2))(_compare_strings(False))
+builtin("stricmp", args=(2, 2))(_compare_strings(True))
+
+
+def _change_case(upper):
+    def apply(value):
+        text = to_string(value)
+        if type(text) is Special:
+            return text
+        return text.upper() if upper else text.lower()
+    return apply
+
+
+builtin("toUpper")(_change_case(True))
+builtin("toLower")(_change_case(False))
+
+
+@builtin("split", args=(1, 2))
+def fn_split(text, delims=None):
+    bad = exceptional(text, delims)
+    if bad is not None:
+        return bad
+    if type(text) is not str or (delims is not None and type(delims) is not str):
+        return ERROR
+    if delims is None:
+        return text.split()
+    return [t for t in re.split("[" + re.escape(delims) + "]", text) if t] if delims else [text]
+
+
+def _split_at(user_first):
+    def apply(name):
+        if name is UNDEFINED or name is ERROR:
+            return name
+        if type(name) is not str:
+            return ERROR
+        if "@" not in name:
+            return [name, ""] if user_first else ["", name]
+        left, right = name.split("@", 1)
+        return [left, right]
+    return apply
+
+
+builtin("splitUserName")(_split_at(True))
+builtin("splitSlotName")(_split_at(False))
+
+
+@builtin("userHome", args=(1, 2))
+def fn_user_home(name, default=UNDEFINED):
+    if type(name) is not str:
+        return name if name is UNDEFINED else ERROR
+    try:
+        return pwd.getpwnam(name).pw_dir
+    except KeyError:
+        return default
+
+
+# ------------------------------------------------------------ string lists
+
+def string_list(text, delims=None):
+    """The items of a string list ("a, b, c"); delimiters default to comma
+    and space. Items are trimmed and empty items dropped."""
+    if delims is None:
+        delims = ", "
+    if not delims:
+        return [text.strip()] if text.strip() else []
+    items = re.split("[" + re.escape(delims) + "]", text)
+    return [item.strip() for item in items if item.strip()]
+
+
+def _list_args(values):
+    """Arguments of the stringList functions: all must be strings."""
+    return all(type(v) is str for v in values)
+
+
+def _member_of(fold):
+    def apply(item, text, delims=None):
+        args = (item, text) if delims is None else (item, text, delims)
+        if not _list_args(args):
+            return ERROR
+        items = string_list(text, delims)
+        if fold:
+            return item.lower() in (i.lower() for i in items)
+        return item in items
+    return apply
+
+
+builtin("stringListMember", args=(2, 3))(_member_of(False))
+builtin("stringListIMember", args=(2, 3))(_member_of(True))
+
+
+@builtin("stringListSize", args=(1, 2))
+def fn_string_list_size(text, delims=None):
+    if not _list_args((text,) if delims is None else (text, delims)):
+        return ERROR
+    return len(string_list(text, delims))
+
+
+_INT_TEXT = re.compile(r"[+-]?\d+$")
+
+
+def _list_numbers(text, delims):
+    if not _list_args((text,) if delims is None else (text, delims)):
+        return ERROR
+    numbers = []
+    for item in string_list(text, delims):
+        try:
+            numbers.append(int(item) if _INT_TEXT.match(item) else float(item))
+        except ValueError:
+            return ERROR
+    return numbers
+
+
+def _list_reducer(reduce, empty):
+    def apply(text, delims=None):
+        numbers = _list_numbers(text, delims)
+        if type(numbers) is Special:
+            return numbers
+        if not numbers:
+            return empty
+        result = reduce(numbers)
+        return float(result) if any(type(n) is float for n in numbers) else wrap64(result)
+    return apply
+
+
+builtin("stringListSum", args=(1, 2))(_list_reducer(sum, 0))
+builtin("stringListAvg", args=(1, 2))(_list_reducer(lambda ns: sum(ns) / len(ns) * 1.0, 0.0))
+builtin("stringListMin", args=(1, 2))(_list_reducer(min, UNDEFINED))
+builtin("stringListMax", args=(1, 2))(_list_reducer(max, UNDEFINED))
+
+
+@builtin("stringListsIntersect", args=(2, 3))
+def fn_string_lists_intersect(first, second, delims=None):
+    if not _list_args((first, second) if delims is None else (first, second, delims)):
+        return ERROR
+    return bool(set(string_list(first, delims)) & set(string_list(second, delims)))
+
+
+# ------------------------------------------------------ regular expressions
+
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_regex(pattern, options=""):
+    """A compiled pattern (None when it is not a valid expression)."""
+    flags = 0
+    for letter in options.lower():
+        flags |= _FLAGS.get(letter, 0)
+    try:
+        return re.compile(pattern, flags)
+    except (re.error, OverflowError, RecursionError):
+        return None
+
+
+def _regex_args(*values):
+    """The common checks: ERROR first, then UNDEFINED, then string types."""
+    bad = exceptional(*values)
+    if bad is not None:
+        return bad
+    return None if all(type(v) is str for v in values) else ERROR
+
+
+@builtin("regexp", args=(2, 3))
+def fn_regexp(pattern, target, options=""):
+    bad = _regex_args(pattern, target, options)
+    if bad is not None:
+        return bad
+    regex = compile_regex(pattern, options)
+    return ERROR if regex is None else regex.search(target) is not None
+
+
+def expand_template(match, template):
+    """The substitution text: ``\\0``..``\\9`` name groups, ``\\\\`` a backslash."""
+    out, i = [], 0
+    while i < len(template):
+        ch = template[i]
+        if ch == "\\" and i + 1 < len(template):
+            nxt = template[i + 1]
+            if nxt.isdigit():
+                group = int(nxt)
+                if group <= (match.re.groups or 0):
+                    out.append(match.group(group) or "")
+            else:
+                out.append(nxt)
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _substitute(pattern, target, template, options):
+    bad = _regex_args(pattern, target, template, options)
+    if bad is not None:
+        return bad
+    regex = compile_regex(pattern, options.replace("f", "").replace("g", ""))
+    if regex is None:
+        return ERROR
+    full, every = "f" in options.lower(), "g" in options.lower()
+    if not full:
+        match = regex.search(target)
+        return expand_template(match, template) if match else ""
+    count = 0 if every else 1
+    return regex.sub(lambda m: expand_template(m, template), target, count=count)
+
+
+@builtin("regexps", args=(3, 4))
+def fn_regexps(pattern, target, template, options=""):
+    return _substitute(pattern, target, template, options)
+
+
+@builtin("replace", args=(3, 4))
+def fn_replace(pattern, target, template, options=""):
+    if type(options) is str:
+        options += "f"
+    return _substitute(pattern, target, template, options)
+
+
+@builtin("replaceAll", args=(3, 4))
+def fn_replace_all(pattern, target, template, options=""):
+    if type(options) is str:
+        options += "fg"
+    return _substitute(pattern, target, template, options)
+
+
+@builtin("regexpMember", args=(2, 3))
+def fn_regexp_member(pattern, items, options=""):
+    bad = _regex_args(pattern, options)
+    if bad is not None:
+        return bad
+    if type(items) is not list:
+        return UNDEFINED if items is UNDEFINED else ERROR
+    regex = compile_regex(pattern, options)
+    if regex is None:
+        return ERROR
+    saw_undefined = False
+    for item in items:
+        if item is UNDEFINED:
+            saw_undefined = True
+        elif type(item) is not str:
+            return ERROR
+        elif regex.search(item):
+            return True
+    return UNDEFINED if saw_undefined else False
+
+
+@builtin("stringList_regexpMember", args=(2, 4))
+def fn_string_list_regexp_member(pattern, text, delims=None, options=""):
+    args = [pattern, text, options] + ([delims] if delims is not None else [])
+    if not _list_args(args):
+        return ERROR
+    regex = compile_regex(pattern, options)
+    if regex is None:
+        return ERROR
+    return any(regex.search(item) for item in string_list(text, delims))
+
+
+# -------------------------------------------------------------- versions
+
+def _digit_run(text, start):
+    end = start
+    while end < len(text) and text[end].isdigit():
+        end += 1
+    return end
+
+
+def _leading_zeros(text, start):
+    end = start
+    while end < len(text) and text[end] == "0":
+        end += 1
+    if end > start and (end == len(text) or not text[end].isdigit()):
+        end -= 1  # a lone final zero is a number, not a leading zero
+    return end - start
+
+
+def natural_cmp(a, b):
+    """Compare version strings: lexicographic, except that a difference
+    inside a run of digits compares the numbers (more leading zeros first)."""
+    i = 0
+    while i < len(a) and i < len(b) and a[i] == b[i]:
+        i += 1
+    if i == len(a) and i == len(b):
+        return 0
+    ca, cb = (a[i] if i < len(a) else ""), (b[i] if i < len(b) else "")
+    start = i
+    while start > 0 and a[start - 1].isdigit():
+        start -= 1
+    diff = (ord(ca) if ca else 0) - (ord(cb) if cb else 0)
+    if start == i and not (ca.isdigit() and cb.isdigit()):
+        return diff
+    za, zb = _leading_zeros(a, start), _leading_zeros(b, start)
+    if za != zb:
+        return zb - za
+    if za:
+        return diff
+    length = (_digit_run(a, start) - start) - (_digit_run(b, start) - start)
+    return length or diff
+
+
+def _version_args(*values):
+    if any(v is UNDEFINED for v in values):
+        return UNDEFINED
+    return _strings(values)
+
+
+def _version_test(test):
+    def apply(left, right):
+        parts = _version_args(left, right)
+        if type(parts) is Special:
+            return parts
+        return test(natural_cmp(*parts))
+    return apply
+
+
+builtin("versioncmp", args=(2, 2))(_version_test(lambda r: (r > 0) - (r < 0)))
+builtin("versionGT", args=(2, 2))(_version_test(lambda r: r > 0))
+builtin("versionLT", args=(2, 2))(_version_test(lambda r: r < 0))
+builtin("versionGE", args=(2, 2))(_version_test(lambda r: r >= 0))
+builtin("versionLE", args=(2, 2))(_version_test(lambda r: r <= 0))
+builtin("versionEQ", args=(2, 2))(_version_test(lambda r: r == 0))
+
+
+@builtin("version_in_range", args=(3, 3))
+def fn_version_in_range(version, low, high):
+    parts = _version_args(version, low, high)
+    if type(parts) is Special:
+        return parts
+    v, lo, hi = parts
+    return natural_cmp(lo, v) <= 0 and natural_cmp(v, hi) <= 0

@@ -1,0 +1,147 @@
+"""ClassAd values: the UNDEFINED and ERROR singletons, type helpers, and the
+canonical spelling of every value (strings with escapes, reals as HTCondor
+prints them, lists and nested ads).
+
+A value is a Python ``bool``, ``int``, ``float``, ``str``, ``list``, a
+``ClassAd``, or one of the two singletons. ``bool`` is tested before ``int``
+everywhere (``type(v) is bool``), because in the ClassAd language booleans
+and integers are different types.
+"""
+
+import math
+
+INT64_MIN = -(1 << 63)
+INT64_MASK = (1 << 64) - 1
+
+
+class Special:
+    """The type of UNDEFINED and ERROR: ordinary values, never exceptions."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name.upper()
+
+    def __bool__(self):
+        raise TypeError(f"the ClassAd value {self.name.upper()} has no Python truth value")
+
+    def __reduce__(self):
+        return (_special, (self.name,))
+
+
+def _special(name):
+    return UNDEFINED if name == "undefined" else ERROR
+
+
+UNDEFINED = Special("undefined")
+ERROR = Special("error")
+
+NUMBER_TYPES = (int, float, bool)
+
+
+def wrap64(value):
+    """Wrap an integer to a signed 64-bit value, as the C++ library's arithmetic does."""
+    if INT64_MIN <= value <= ~INT64_MIN:
+        return value
+    value &= INT64_MASK
+    return value - (1 << 64) if value >> 63 else value
+
+
+def is_number(value):
+    """True for int and float (booleans are not numbers here)."""
+    t = type(value)
+    return t is int or t is float
+
+
+def truth(value):
+    """True/False for values that count as booleans (bool, int, real); None otherwise."""
+    t = type(value)
+    if t is bool:
+        return value
+    if t is int or t is float:
+        return value != 0
+    return None
+
+
+def format_real(value):
+    """A real as HTCondor prints it: ``%.16G``, with ``.0`` added when the
+    result would read as an integer (``1.0``, ``0.5``, ``1.5E+20``)."""
+    if value == 0.0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    if math.isnan(value):
+        return 'real("NaN")'
+    if math.isinf(value):
+        return 'real("-INF")' if value < 0 else 'real("INF")'
+    text = "%.16G" % value
+    if not any(c in text for c in ".E"):
+        text += ".0"
+    return text
+
+
+_ESCAPES = {
+    "\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r",
+    "\a": "\\a", "\b": "\\b", "\f": "\\f", "\v": "\\v",
+}
+
+
+def quote_string(text, delimiter='"'):
+    """A string literal with the escapes the parser understands."""
+    out = [delimiter]
+    for ch in text:
+        if ch == delimiter:
+            out.append("\\" + ch)
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 32 or ord(ch) == 127:
+            out.append("\\%03o" % ord(ch))
+        else:
+            out.append(ch)
+    out.append(delimiter)
+    return "".join(out)
+
+
+RESERVED_WORDS = frozenset(("true", "false", "undefined", "error", "is", "isnt", "parent"))
+
+
+def quote_name(name):
+    """An attribute name, quoted with single quotes when it is not an identifier."""
+    if name and (name[0].isalpha() or name[0] == "_") and name.isascii() \
+            and all(c.isalnum() or c == "_" for c in name) \
+            and name.lower() not in RESERVED_WORDS:
+        return name
+    return quote_string(name, "'")
+
+
+def unparse_value(value):
+    """The canonical spelling of a value (``"a"``, ``1``, ``1.5``, ``{ 1,2 }``)."""
+    t = type(value)
+    if t is bool:
+        return "true" if value else "false"
+    if t is int:
+        return str(value)
+    if t is float:
+        return format_real(value)
+    if t is str:
+        return quote_string(value)
+    if t is list:
+        return "{ " + ",".join(unparse_value(v) for v in value) + " }"
+    if t is Special:
+        return value.name
+    unparse = getattr(value, "unparse", None)
+    if unparse is not None:
+        return unparse()
+    raise TypeError(f"not a ClassAd value: {value!r}")
+
+
+def type_name(value):
+    """The ClassAd type name of a value, for messages."""
+    t = type(value)
+    names = {bool: "boolean", int: "integer", float: "real", str: "string", list: "list"}
+    if t in names:
+        return names[t]
+    if t is Special:
+        return value.name
+    return "classad"
