@@ -55,8 +55,7 @@ class Selection:
 
     def active(self):
         """True when any filter is set (else every record matches)."""
-        return any(getattr(self, name) not in (None, 0, False, [])
-                   for name in self.__slots__)
+        return any(_is_set(getattr(self, name)) for name in self.__slots__)
 
     def matches(self, r):
         """True when record ``r`` passes every filter."""
@@ -109,7 +108,7 @@ class Selection:
         """The record fields the active filters read."""
         needed = set()
         for attr, names in _FILTER_FIELDS:
-            if getattr(self, attr):
+            if _is_set(getattr(self, attr)):
                 needed.update(names)
         if self.job_id is not None:
             needed.update(("job_number", "job_name"))
@@ -128,6 +127,10 @@ class Selection:
             owner = self.owner
             return lambda parts: len(parts) > 3 and parts[3] == owner
         return None
+
+
+def _is_set(value):
+    return value is not None and value is not False and value != 0 and value != []
 
 
 # Selection attribute -> the record fields its filter reads (when it is set).

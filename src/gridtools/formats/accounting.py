@@ -96,12 +96,11 @@ def _render_value(name, kind, value):
     if value is None or value == "":
         value = 0
     try:
-        number = float(value)
-    except (TypeError, ValueError):
+        if kind == _F:
+            return "%f" % float(value)
+        return "%d" % (value if isinstance(value, int) else int(float(value)))
+    except (TypeError, ValueError, OverflowError):
         raise SyntaxProblem(f'accounting field {name}: not a number: "{value}"') from None
-    if kind == _I:
-        return "%d" % int(number)
-    return "%f" % number
 
 
 def render(record):
@@ -173,8 +172,8 @@ def parser(fields=None):
     """
     if fields is None:
         return parse
-    wanted = [(FIELDS.index(name), name, _CONVERT[FIELDS.index(name)])
-              for name in FIELDS if name in set(fields)]
+    keep = set(fields)
+    wanted = [(i, name, _CONVERT[i]) for i, name in enumerate(FIELDS) if name in keep]
 
     def parse_some(line):
         parts = line.rstrip("\r\n").split(":")

@@ -6,11 +6,18 @@ option with an optional value (-o, -g, -h, -j, -P, -D, -pe, -slots, -ar, -A,
 groups the summary by that field. -help prints the usage at once.
 """
 
+import errno
 import os
 import sys
 import time
 
+from gridtools import cell
+from gridtools.accounting import report
+from gridtools.accounting.qacct import (Selection, Summary, parse_date_time,
+                                        parse_resource_list, parse_task_ranges,
+                                        queue_pattern, time_window)
 from gridtools.errors import InputError, UsageError
+from gridtools.formats.accounting import read
 
 USAGE = """\
 SGE 8.1.9
@@ -67,7 +74,6 @@ class Options:
     """What the command line asked for."""
 
     def __init__(self):
-        from gridtools.accounting.qacct import Selection
         self.sel = Selection()
         self.flags = set()      # grouping keys given without a value
         self.fixed = {}         # grouping key -> the value an option fixed
@@ -133,7 +139,6 @@ def _grouping_option(opts, option, value):
 
 
 def _queue_option(opts, value):
-    from gridtools.accounting.qacct import queue_pattern
     opts.flags.add("queue")
     if value is not None:
         opts.flags.add("host")
@@ -150,7 +155,6 @@ def _job_option(opts, value):
 
 
 def _task_option(opts, words):
-    from gridtools.accounting.qacct import parse_task_ranges
     value = words.optional()
     if value is None:
         raise UsageError("ERROR! -t option must have a list of task id ranges", exit_code=1)
@@ -161,7 +165,6 @@ def _task_option(opts, words):
 
 
 def _time_option(opts, option, value, now):
-    from gridtools.accounting.qacct import parse_date_time
     if option == "-d":
         opts.days = _unsigned(value, "number of days")
         return
@@ -176,7 +179,6 @@ def _time_option(opts, option, value, now):
 
 
 def _resource_option(opts, value):
-    from gridtools.accounting.qacct import parse_resource_list
     try:
         opts.sel.resources = parse_resource_list(value)
     except InputError as err:
@@ -218,7 +220,6 @@ def parse_args(argv, now):
         _one_option(opts, words.next(), words, now)
     if opts.sel.tasks and opts.jobs != "one":
         raise UsageError("error: -t option requires -j option", exit_code=1)
-    from gridtools.accounting.qacct import time_window
     opts.sel.begin, opts.sel.end = time_window(opts.begin, opts.end, opts.days, now)
     return opts
 
@@ -240,31 +241,25 @@ def _invalid_line(number, err):
 
 def _scan(opts, source):
     """Print the -j entries, and return (anything selected, Summary)."""
-    from gridtools.accounting.qacct import Summary
-    from gridtools.formats.accounting import read
-    report = fields = None
     sel, out = opts.sel, sys.stdout
     summary = Summary(opts.flags)
-    if opts.jobs:
-        from gridtools.accounting import report
-    else:
-        fields = sel.fields() | summary.fields()
+    # A -j entry shows every field; a summary needs only what it reads.
+    fields = None if opts.jobs else sel.fields() | summary.fields()
     found, check = False, sel.active()
     for record in read(source, sel.prefilter(), _invalid_line, fields):
         if check and not sel.matches(record):
             continue
         found = True
-        if report is not None:
+        if opts.jobs:
             out.write(report.job_block(record))
         summary.add(record)
     return found, summary
 
 
 def _run(opts):
-    from gridtools import cell
     path = opts.file or cell.spool("accounting")
     if path != "-" and not os.path.exists(path):
-        sys.stderr.write(f"{path}: {os.strerror(2)}\n")
+        sys.stderr.write(f"{path}: {os.strerror(errno.ENOENT)}\n")
         sys.stdout.write(NO_JOBS + "\n")
         return 1
     try:
@@ -277,9 +272,8 @@ def _run(opts):
             sys.stderr.write(_not_found(opts.sel) + "\n")
             return 1
         return 0
-    from gridtools.accounting.report import summary_table
     columns = opts.flags | set(opts.fixed)
-    sys.stdout.write(summary_table(columns, opts.fixed, summary))
+    sys.stdout.write(report.summary_table(columns, opts.fixed, summary))
     return 0
 
 
