@@ -3,6 +3,8 @@
 Pure code over the records of ``gridtools.formats.accounting`` (one dict per
 finished job task); reading the file is left to the caller.
 
+- ``records`` the accounting record of an ended job task, which the
+              dispatcher appends to the cell's accounting file
 - ``qacct``   which records a qacct invocation selects (owner, queue, host,
               times, tasks, resource requests ...) and their summed usage,
               in total or grouped by owner, queue, host, project and so on
