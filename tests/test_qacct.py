@@ -333,3 +333,61 @@ def test_help_goes_to_stdout_even_after_other_options():
     expected = reference("qacct-help.txt")[2]
     result = qacct("-o", "-help", "-f", FIXTURE)
     assert (result.stdout, result.returncode) == (expected, 0)
+
+
+# -- the pure computations behind the options ----------------------------------------
+
+def test_date_time_forms_and_their_years(monkeypatch):
+    from gridtools.accounting.qacct import parse_date_time
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        now = 1795983470                                   # 2026-11-29 UTC
+        assert parse_date_time("202611292014", now) == 1795983240
+        assert parse_date_time("2611292014", now) == 1795983240
+        assert parse_date_time("11292014.30", now) == 1795983270
+        assert parse_date_time("7001010000", now) == 0     # YY >= 70 is 19YY
+        for bad in ("2026", "1329201400", "11292460", "11292014.3", "abcdefgh"):
+            with pytest.raises(Exception, match="invalid date/time"):
+                parse_date_time(bad, now)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize("begin, end, days, expected", [
+    (None, None, None, (None, None)),
+    (None, None, 2, (1000 - 2 * 86400, None)),
+    (500, None, 1, (500, 500 + 86400)),
+    (None, 900000, 1, (900000 - 86400, 900000)),
+    (500, 900, 1, (500, 900)),
+])
+def test_time_window_combines_b_e_and_d(begin, end, days, expected):
+    from gridtools.accounting.qacct import time_window
+    assert time_window(begin, end, days, now=1000) == expected
+
+
+def test_task_ranges_and_queue_patterns():
+    from gridtools.accounting.qacct import (parse_task_ranges, queue_pattern,
+                                            task_in_ranges)
+    ranges = parse_task_ranges("1-10:3,20")
+    assert ranges == [(1, 10, 3), (20, 20, 1)]
+    assert [t for t in range(25) if task_in_ranges(t, ranges)] == [1, 4, 7, 10, 20]
+    for bad in ("0", "5-2", "1-4:0", "a", "1-"):
+        with pytest.raises(Exception, match="task id ranges"):
+            parse_task_ranges(bad)
+    assert queue_pattern("all.q") == "all.q@*"
+    assert queue_pattern("all.q@") == "all.q@*"
+    assert queue_pattern("*@node1") == "*@node1"
+
+
+def test_summary_groups_are_sorted_as_grid_engine_sorts_them():
+    from gridtools.accounting.qacct import Summary
+    from gridtools.formats.accounting import parse
+    summary = Summary({"pe", "owner"})
+    for line in fixture_lines():
+        summary.add(parse(line))
+    rows = summary.rows()
+    assert [(v["owner"], v["pe"]) for v, _ in rows] == [
+        ("alice", "NONE"), ("alice", "mpi"), ("alice", "smp")]
+    assert sum(u.ru_wallclock for _, u in rows) == summary.total.ru_wallclock == 77
