@@ -1,0 +1,145 @@
+"""condor_config_val: print configuration values of the cell.
+
+    condor_config_val [-v] [-raw | -expand] NAME ...
+    condor_config_val -config
+    condor_config_val -dump [-expand] [-v] [PATTERN ...]
+    condor_config_val -macro TEXT ...
+
+The configuration is read from CONDOR_CONFIG or the cell's etc/condor_config
+and the local files it names (see condor_config(5)). Options may be written
+with one or two dashes and abbreviated to any unambiguous prefix.
+"""
+
+import sys
+
+from gridtools import cell
+from gridtools.errors import GridError
+from gridtools.formats import condor_config
+
+USAGE = """\
+Usage: {prog} [options] NAME ...
+       {prog} -config | -dump [PATTERN ...] | -macro TEXT ...
+
+Print the values of configuration macros.
+
+Options:
+  -verbose, -v   also say where each value was defined (file and line)
+  -raw           print values as written, without expanding $(...) references
+  -expand        print expanded values (the default, except with -dump)
+  -config        list the configuration files in use
+  -dump          print every macro whose name contains one of the PATTERNs
+                 (all macros when none is given), raw unless -expand
+  -macro         expand each TEXT as the configuration language would
+  -help          print this message
+"""
+
+OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "help")
+ALIASES = {"v": "verbose", "h": "help", "?": "help"}
+
+
+class _Usage(GridError):
+    """A command-line mistake; the message is printed with a hint."""
+
+
+def _option(arg):
+    """The option named by ``arg`` (``-v``, ``--raw``, ``-conf`` ...)."""
+    word = arg.lstrip("-").lower()
+    if word in ALIASES:
+        return ALIASES[word]
+    if word in OPTIONS:
+        return word
+    matches = [o for o in OPTIONS if word and o.startswith(word)]
+    if len(matches) == 1:
+        return matches[0]
+    raise _Usage(f"unknown option {arg}" if not matches else f"ambiguous option {arg}")
+
+
+def parse_args(argv):
+    """(set of options, list of words) from the command line."""
+    options, words = set(), []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            words.extend(argv[i + 1:])
+            break
+        if arg.startswith("-") and len(arg) > 1 and "macro" not in options:
+            options.add(_option(arg))
+        else:
+            words.append(arg)
+    if "raw" in options and "expand" in options:
+        raise _Usage("-raw and -expand cannot be used together")
+    return options, words
+
+
+def where(definition):
+    """Where a definition was made, as -v prints it."""
+    if definition.line:
+        return f"  Defined in '{definition.source}', line {definition.line}"
+    return f"  Defined in '{definition.source}'"
+
+
+def show_sources(config, out):
+    out.write("Config source:\n\t%s\n" % (config.global_file or "(none)"))
+    if config.local_files:
+        out.write("Local config sources:\n")
+        for path in config.local_files:
+            out.write(f"\t{path}\n")
+
+
+def show_values(config, names, options, out, err):
+    """Print each named value; stop with status 1 at the first undefined."""
+    for name in names:
+        definition = config.definition(name)
+        if definition is None:
+            out.flush()
+            err.write(f"Not defined: {name}\n")
+            return 1
+        value = definition.raw if "raw" in options else config.get(name)
+        if "verbose" in options:
+            out.write(f"{definition.name}: {value}\n{where(definition)}\n")
+        else:
+            out.write(f"{value}\n")
+    return 0
+
+
+def show_dump(config, patterns, options, out):
+    wanted = [p.lower() for p in patterns]
+    chosen = [d for d in config.definitions()
+              if not wanted or any(p in d.name.lower() for p in wanted)]
+    for d in sorted(chosen, key=lambda d: d.name.lower()):
+        value = config.get(d.name) if "expand" in options else d.raw
+        out.write(f"{d.name} = {value}\n")
+        if "verbose" in options:
+            out.write(where(d) + "\n")
+    return 0
+
+
+def run(argv, out, err):
+    options, words = parse_args(argv)
+    if "help" in options:
+        out.write(USAGE.format(prog="condor_config_val"))
+        return 0
+    modes = options & {"config", "dump", "macro"}
+    if not modes and not words:
+        raise _Usage("no macro names given")
+    config = condor_config.load(condor_config.locate(cell.etc("condor_config")))
+    if "config" in options:
+        show_sources(config, out)
+    if "macro" in options:
+        for text in words:
+            out.write(config.expand(text) + "\n")
+        return 0
+    if "dump" in options:
+        return show_dump(config, words, options, out)
+    return show_values(config, words, options, out, err)
+
+
+def main(argv, prog="condor_config_val"):
+    try:
+        return run(list(argv), sys.stdout, sys.stderr)
+    except _Usage as exc:
+        sys.stderr.write(f"{prog}: {exc} (try {prog} -help)\n")
+        return 1
+    except GridError as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return exc.exit_code

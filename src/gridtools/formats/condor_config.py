@@ -1,0 +1,402 @@
+"""The HTCondor configuration language (``condor_config`` files).
+
+A configuration is a sequence of files read in order: the global file (from
+``CONDOR_CONFIG`` or the cell's ``etc/condor_config``), then each file named
+by ``LOCAL_CONFIG_FILE`` (comma- or space-separated), then the files of
+``LOCAL_CONFIG_DIR``; later definitions replace earlier ones. Environment
+variables ``_CONDOR_<NAME>`` override every file.
+
+Syntax, per line:
+  ``NAME = value``        names are case-insensitive, values case-sensitive
+  ``NAME @=TAG`` ... ``@TAG``   a value spanning several lines
+  ``# comment``           only at the start of a line
+  ``include : FILE`` / ``include ifexist : FILE``
+  a line ending in ``\\`` continues on the next one (also in comments); the
+  continuation's leading blanks are dropped.
+
+Values are stored raw and expanded when used: ``$(NAME)`` is replaced by
+NAME's (expanded) value, so a later redefinition of NAME wins;
+``$(NAME:default)`` uses ``default`` when NAME is undefined; ``$ENV(VAR)``
+is an environment variable; ``$$(...)`` is left alone (it belongs to
+match-time expansion in submit files). A definition that refers to itself,
+``A = $(A),def``, appends to A's previous value. Macros that refer to each
+other in a cycle are an error, reported when used.
+
+``expand`` is independent of configuration files and serves any macro
+language with the same syntax (submit description files).
+"""
+
+import os
+import re
+import socket
+
+from gridtools.errors import ConfigError
+
+DEFAULT_SOURCE = "<Default>"
+ENV_SOURCE = "<environment>"
+ENV_PREFIX = "_CONDOR_"
+MAX_EXPANSION = 1 << 20  # characters; a longer expansion is treated as runaway
+MAX_INCLUDE_DEPTH = 20
+# Files of LOCAL_CONFIG_DIR that are skipped (editor backups, package leftovers).
+DEFAULT_DIR_EXCLUDE = r"^((\..*)|(.*~)|(#.*)|(.*\.rpmsave)|(.*\.rpmnew)|(.*\.dpkg-.*))$"
+
+
+class ConfigSyntaxError(ConfigError):
+    """A line of a configuration file that cannot be read."""
+
+    def __init__(self, message, source=None, line=None):
+        where = f"{source}, line {line}: " if source else ""
+        super().__init__(where + message)
+        self.source, self.line = source, line
+
+
+class MacroError(ConfigError):
+    """A macro whose expansion refers back to itself."""
+
+    def __init__(self, chain):
+        names = " -> ".join(chain)
+        super().__init__(f'macro "{chain[-1]}" is defined in terms of itself ({names})')
+        self.chain = chain
+
+
+# ------------------------------------------------------------------ expansion
+
+_REFERENCE = re.compile(r"\$(\$?)([A-Za-z_]*)\(")
+
+
+def _closing_paren(text, start):
+    """Index of the ``)`` matching the ``(`` at ``start - 1``, or -1."""
+    depth = 1
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+class _Expander:
+    """One expansion: the lookup, the environment, and a memo of names
+    already expanded (so shared macros are expanded once)."""
+
+    def __init__(self, lookup, environ):
+        self.lookup = lookup
+        self.environ = os.environ if environ is None else environ
+        self.memo = {}
+
+    def text(self, text, stack):
+        out, i = [], 0
+        while True:
+            j = text.find("$", i)
+            if j < 0:
+                out.append(text[i:])
+                break
+            out.append(text[i:j])
+            i = self.reference(text, j, out, stack)
+            if len(out) > 64 and sum(len(part) for part in out) > MAX_EXPANSION:
+                raise ConfigError("macro expansion is too long (runaway definitions?)")
+        result = "".join(out)
+        if len(result) > MAX_EXPANSION:
+            raise ConfigError("macro expansion is too long (runaway definitions?)")
+        return result
+
+    def reference(self, text, j, out, stack):
+        """Expand the reference starting at ``text[j] == '$'``; return the
+        index after it."""
+        m = _REFERENCE.match(text, j)
+        end = _closing_paren(text, m.end()) if m else -1
+        if end < 0:
+            out.append("$")
+            return j + 1
+        body = text[m.end():end]
+        if m.group(1):  # $$(...): match-time expansion, not ours
+            out.append(text[j:end + 1])
+        elif m.group(2).upper() == "ENV":
+            name, _, default = self.text(body, stack).partition(":")
+            out.append(self.environ.get(name.strip(), default))
+        elif m.group(2):  # another $FUNCTION(...): left as written
+            out.append(text[j:end + 1])
+        else:
+            out.append(self.macro(self.text(body, stack), stack))
+        return end + 1
+
+    def macro(self, body, stack):
+        name, colon, default = body.partition(":")
+        name = name.strip()
+        key = name.lower()
+        if key in self.memo:
+            return self.memo[key]
+        if key in (k.lower() for k in stack):
+            raise MacroError(list(stack) + [name])
+        raw = self.lookup(name)
+        if raw is None:
+            return default if colon else ""
+        value = self.text(raw, stack + (name,))
+        self.memo[key] = value
+        return value
+
+
+def expand(text, lookup, environ=None, name=None):
+    """Expand the macro references in ``text``. ``lookup(name)`` returns a
+    name's raw (unexpanded) value or None when undefined; ``environ`` serves
+    ``$ENV()`` (default os.environ); ``name`` is the macro being expanded,
+    if any, for cycle detection. Raises MacroError on a cycle."""
+    stack = (name,) if name else ()
+    return _Expander(lookup, environ).text(text, stack)
+
+
+def substitute_self(raw, name, previous):
+    """``raw`` with its references to ``name`` itself replaced by the
+    previous raw value (or the reference's default, or nothing)."""
+    pattern = re.compile(r"\$\(\s*" + re.escape(name) + r"\s*(:[^()]*)?\)", re.IGNORECASE)
+
+    def replace(m):
+        if previous is not None:
+            return previous
+        return m.group(1)[1:] if m.group(1) else ""
+    return pattern.sub(replace, raw)
+
+
+# ------------------------------------------------------------ configuration
+
+class Definition:
+    """A macro's raw value and where it was defined (``line`` 0: nowhere)."""
+
+    __slots__ = ("name", "raw", "source", "line")
+
+    def __init__(self, name, raw, source, line):
+        self.name, self.raw, self.source, self.line = name, raw, source, line
+
+    def __repr__(self):
+        return f"Definition({self.name!r}, {self.raw!r}, {self.source!r}, {self.line})"
+
+
+class Config:
+    """Macros read from configuration text, in definition order."""
+
+    def __init__(self, defaults=None, environ=None):
+        self._defs = {}
+        self.environ = os.environ if environ is None else environ
+        self.global_file = None
+        self.local_files = []
+        for name, value in (defaults or {}).items():
+            self.define(name, value, DEFAULT_SOURCE, 0)
+
+    def define(self, name, raw, source="<string>", line=0):
+        """Set ``name`` to the raw text ``raw``; self-references append."""
+        key = name.lower()
+        old = self._defs.get(key)
+        raw = substitute_self(raw, name, old.raw if old else None)
+        self._defs.pop(key, None)
+        self._defs[key] = Definition(name, raw, source, line)
+
+    def definition(self, name):
+        """The Definition of ``name``, or None."""
+        return self._defs.get(name.lower())
+
+    def raw(self, name):
+        """The unexpanded value of ``name``, or None when undefined."""
+        d = self._defs.get(name.lower())
+        return d.raw if d else None
+
+    def get(self, name, default=None):
+        """The expanded value of ``name``, or ``default`` when undefined."""
+        d = self._defs.get(name.lower())
+        if d is None:
+            return default
+        return expand(d.raw, self.raw, self.environ, name=d.name)
+
+    def expand(self, text):
+        """Expand macro references in arbitrary text."""
+        return expand(text, self.raw, self.environ)
+
+    def __contains__(self, name):
+        return name.lower() in self._defs
+
+    def definitions(self):
+        """All definitions, in the order they were (last) made."""
+        return list(self._defs.values())
+
+    def sources(self):
+        return [f for f in [self.global_file] + self.local_files if f]
+
+    def read_text(self, text, source="<string>", depth=0):
+        """Read configuration text; ``source`` names it in messages."""
+        for kind, name, value, line in parse_lines(text, source):
+            if kind == "define":
+                self.define(name, value, source, line)
+            else:
+                self._include(value, name == "ifexist", source, line, depth)
+
+    def read_file(self, path, depth=0):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError as exc:
+            raise ConfigError(f"cannot read configuration file {path}: {exc.strerror}") from None
+        self.read_text(text, path, depth)
+
+    def _include(self, target, optional, source, line, depth):
+        path = self.expand(target).strip()
+        if depth >= MAX_INCLUDE_DEPTH:
+            raise ConfigSyntaxError("includes nested too deeply", source, line)
+        if not os.path.isabs(path) and source and not source.startswith("<"):
+            path = os.path.join(os.path.dirname(source), path)
+        if optional and not os.path.exists(path):
+            return
+        self.read_file(path, depth + 1)
+
+
+# -------------------------------------------------------------------- lexing
+
+_DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)\s*=(.*)$", re.DOTALL)
+_HEREDOC = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)\s*@=\s*(\S+)\s*$")
+_INCLUDE = re.compile(r"@?include\s*(ifexist)?\s*:\s*(.+)$", re.IGNORECASE)
+
+
+def logical_lines(text):
+    """(first line number, text) for each logical line: ``\\`` at the end of
+    a line joins the next one, whose leading blanks are dropped."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        start, parts = i + 1, []
+        line = lines[i]
+        while line.rstrip().endswith("\\") and i + 1 < len(lines):
+            parts.append(line.rstrip()[:-1])
+            i += 1
+            line = lines[i].lstrip()
+        parts.append(line.rstrip()[:-1] if line.rstrip().endswith("\\") else line)
+        i += 1
+        yield start, "".join(parts)
+
+
+def parse_lines(text, source="<string>"):
+    """Yield ("define", name, raw value, line) and ("include", "ifexist" or
+    "", path, line) for each statement of configuration text."""
+    pending = None  # (name, tag, first line, collected lines) of an @= value
+    for number, line in logical_lines(text):
+        if pending is not None:
+            if line.strip() == "@" + pending[1]:
+                yield "define", pending[0], "\n".join(pending[3]), pending[2]
+                pending = None
+            else:
+                pending[3].append(line)
+            continue
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        pending = yield from _statement(stripped, source, number)
+    if pending is not None:
+        raise ConfigSyntaxError(f"no closing @{pending[1]} for {pending[0]}", source, pending[2])
+
+
+def _statement(stripped, source, number):
+    """Yield the statement on one line; return the start of an @= value."""
+    m = _HEREDOC.match(stripped)
+    if m:
+        return (m.group(1), m.group(2), number, [])
+    m = _INCLUDE.match(stripped)
+    if m:
+        yield "include", (m.group(1) or "").lower(), m.group(2).strip(), number
+        return None
+    m = _DEFINE.match(stripped)
+    if m:
+        yield "define", m.group(1), m.group(2).strip(), number
+        return None
+    word = stripped.split()[0]
+    if word.lower() in ("use", "if", "elif", "else", "endif", "error", "warning"):
+        raise ConfigSyntaxError(f"'{word}' statements are not supported", source, number)
+    raise ConfigSyntaxError(f"expected NAME = value, found {stripped[:40]!r}", source, number)
+
+
+def render(config, expanded=False):
+    """Configuration text defining every macro of ``config`` (``@=`` for
+    values with newlines); reading it back gives the same raw values."""
+    out = []
+    for d in config.definitions():
+        value = config.get(d.name) if expanded else d.raw
+        if "\n" in value or value.rstrip().endswith("\\"):
+            out.append(f"{d.name} @=end\n{value}\n@end")
+        else:
+            out.append(f"{d.name} = {value}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+# ------------------------------------------------------------------ loading
+
+def builtin_defaults():
+    """Macros every configuration starts with (HTCondor's predefined ones)."""
+    host = socket.gethostname()
+    cpus = os.cpu_count() or 1
+    return {
+        "DOLLAR": "$",
+        "HOSTNAME": host.split(".")[0],
+        "FULL_HOSTNAME": host,
+        "DETECTED_CPUS": str(cpus),
+        "DETECTED_CORES": str(cpus),
+        "OPSYS": "LINUX" if os.uname().sysname == "Linux" else os.uname().sysname.upper(),
+        "ARCH": os.uname().machine.upper(),
+        "SUBSYSTEM": "TOOL",
+    }
+
+
+def locate(default_path, environ=None):
+    """The global configuration file: ``CONDOR_CONFIG`` when set, else
+    ``default_path`` (the cell's ``etc/condor_config``)."""
+    environ = os.environ if environ is None else environ
+    return environ.get("CONDOR_CONFIG") or default_path
+
+
+def load(global_path, environ=None, defaults=None):
+    """Read the global file, the local files it names and the environment
+    overrides; return the Config. Raises ConfigError on any problem."""
+    environ = os.environ if environ is None else environ
+    config = Config(builtin_defaults() if defaults is None else defaults, environ)
+    if global_path != "ONLY_ENV":
+        config.global_file = global_path
+        config.read_file(global_path)
+    overrides = _env_overrides(environ)
+    for path in _local_files(config, overrides):
+        config.local_files.append(path)
+        config.read_file(path)
+    for name, value in overrides:
+        config.define(name, value, ENV_SOURCE, 0)
+    return config
+
+
+def _env_overrides(environ):
+    return [(key[len(ENV_PREFIX):], value) for key, value in environ.items()
+            if key.upper().startswith(ENV_PREFIX) and len(key) > len(ENV_PREFIX)]
+
+
+def _local_files(config, overrides):
+    """LOCAL_CONFIG_FILE's files in order, then LOCAL_CONFIG_DIR's; missing
+    files are an error unless REQUIRE_LOCAL_CONFIG_FILE is false."""
+    override = {name.lower(): value for name, value in overrides}
+
+    def lookup(name):
+        return override.get(name.lower(), config.raw(name))
+
+    def value(name, default=""):
+        raw = lookup(name)
+        return default if raw is None else expand(raw, lookup, config.environ, name)
+
+    files = [f for f in re.split(r"[,\s]+", value("LOCAL_CONFIG_FILE")) if f]
+    if value("REQUIRE_LOCAL_CONFIG_FILE", "true").strip().lower() in ("false", "no", "0"):
+        files = [f for f in files if os.path.exists(f)]
+    directory = value("LOCAL_CONFIG_DIR").strip()
+    if directory and os.path.isdir(directory):
+        pattern = value("LOCAL_CONFIG_DIR_EXCLUDE_REGEXP", DEFAULT_DIR_EXCLUDE)
+        try:
+            exclude = re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(f"LOCAL_CONFIG_DIR_EXCLUDE_REGEXP: bad expression: {exc}") from None
+        for entry in sorted(os.listdir(directory)):
+            path = os.path.join(directory, entry)
+            if os.path.isfile(path) and not exclude.match(entry):
+                files.append(path)
+    return files
