@@ -39,3 +39,18 @@ def shipped_etc():
     """The shipped default configuration that ``gridtools init`` copies."""
     here = os.path.dirname(os.path.abspath(__file__))
     return os.path.join(here, "data", "etc")
+
+
+ENV_HOST = "GRIDTOOLS_HOST"
+
+
+def hostname():
+    """This machine's host name as the cell knows it (short form).
+
+    ``GRIDTOOLS_HOST`` overrides it, which lets one machine act as several
+    execution hosts (see ``gridtools execd``).
+    """
+    name = os.environ.get(ENV_HOST)
+    if name:
+        return name
+    return os.uname().nodename.split(".")[0] or "localhost"

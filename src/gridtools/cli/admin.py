@@ -22,6 +22,89 @@ def classad(args):
     sys.exit(classad_main(list(args), prog="gridtools classad"))
 
 
+@cli.command()
+@click.option("--slots", type=click.IntRange(min=1), default=None,
+              help="Slots of all.q on each host (default: the number of CPUs).")
+@click.option("--host", "hosts", multiple=True, metavar="NAME",
+              help="An execution host (repeatable; default: this machine).")
+def init(slots, hosts):
+    """Create the cell (GRIDTOOLS_ROOT, or ~/.gridtools) or complete a partial one."""
+    import os
+    import pwd
+    from gridtools import cell
+    from gridtools.spool import cellsetup
+    hosts = list(hosts) or [cell.hostname()]
+    manager = pwd.getpwuid(os.getuid()).pw_name
+    _run(lambda: cellsetup.initialise(cell.root(), hosts, slots or os.cpu_count() or 1, manager))
+    click.echo(f"cell {cell.root()} ready: hosts {', '.join(hosts)}")
+
+
+def _run(func):
+    from gridtools.errors import GridError
+    try:
+        return func()
+    except GridError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@cli.group()
+def daemon():
+    """Start, stop or ask after the cell's dispatcher daemon."""
+
+
+@daemon.command("start")
+def daemon_start():
+    """Start the daemon in the background."""
+    from gridtools.cli import cellinit
+    from gridtools.daemon import control
+    _run(cellinit.ensure_cell)
+    if control.running():
+        click.echo(f"daemon already running (pid {control.pid()})")
+        return
+    if not control.start():
+        raise click.ClickException("the daemon did not start; see spool/daemon.out")
+    click.echo(f"daemon started (pid {control.pid()})")
+
+
+@daemon.command("stop")
+def daemon_stop():
+    """Stop the daemon; running jobs continue under their shepherds."""
+    from gridtools.daemon import control
+    if not control.running():
+        click.echo("daemon not running")
+        return
+    if not control.stop():
+        raise click.ClickException("the daemon did not stop")
+    click.echo("daemon stopped")
+
+
+@daemon.command("status")
+def daemon_status():
+    """Print pid, uptime and the number of running and pending jobs (exit 1: not running)."""
+    from gridtools.daemon import control
+    from gridtools.spool import status
+    if not control.running():
+        click.echo("daemon not running")
+        sys.exit(1)
+    snap = status.read() or {}
+    running = sum(1 for r in snap.get("rows", []) if r["state"] in ("r", "Rr", "s", "S", "T", "dr", "t"))
+    pending = sum(1 for r in snap.get("rows", []) if "q" in r["state"])
+    import time
+    uptime = int(time.time() - snap.get("started", time.time()))
+    h, rest = divmod(uptime, 3600)
+    click.echo(f"daemon running: pid {control.pid()}, uptime {h}:{rest // 60:02d}:{rest % 60:02d}, "
+               f"{running} running, {pending} pending")
+
+
+@daemon.command("run")
+def daemon_run():
+    """Run the daemon in the foreground (until SIGTERM or Ctrl-C)."""
+    from gridtools.cli import cellinit
+    from gridtools.daemon.loop import main as loop_main
+    _run(cellinit.ensure_cell)
+    sys.exit(loop_main())
+
+
 def main(argv, prog="gridtools"):
     """Entry point used by the launchers."""
     try:

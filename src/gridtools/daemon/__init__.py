@@ -1,1 +1,14 @@
-"""TODO"""
+"""The dispatcher daemon: thin glue around the pure scheduler.
+
+- ``loop``      the daemon: ``tick()`` runs one pass of named phases (intake,
+                reap, schedule, apply, publish); ``run()`` repeats it on wake-ups
+- ``control``   start, stop, status and auto-start of the daemon
+- ``state``     the in-memory working copy of the spool
+- ``intake``    applying queued client requests
+- ``view``      building the scheduler's snapshot from state and configuration
+- ``dispatch``  carrying out decisions: shepherds, signals, accounting
+- ``reap``      collecting results of ended tasks, purging old jobs
+- ``publish``   the status snapshot for queries
+- ``auth``      managers, operators, owners
+- ``execd``     an execution daemon serving one host from a shared spool
+"""

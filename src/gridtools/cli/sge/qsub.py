@@ -1,2 +1,106 @@
+"""qsub: submit a batch job (Grid Engine dialect).
+
+The hot path imports only the standard library core and gridtools' own small
+modules: a submission costs one lock, two small files and a byte in the
+daemon's FIFO.
+"""
+
+import os
+import sys
+
+from gridtools.cli.sge import options, submit
+from gridtools.errors import GridError, UsageError
+
+USAGE_HEAD = "usage: qsub [options] [{command|-} [command_args]]"
+
+
+def _job_label(spec):
+    rng = spec.get("tasks")
+    if not rng:
+        return str(spec["id"])
+    return f"{spec['id']}.{rng[0]}-{rng[1]}:{rng[2]}"
+
+
+def submitted_message(spec, terse):
+    if terse:
+        return _job_label(spec)
+    kind = "job-array" if spec.get("tasks") else "job"
+    return f'Your {kind} {_job_label(spec)} ("{spec["name"]}") has been submitted'
+
+
+def build(argv, stdin=None, prog="qsub", cwd=None):
+    """Parse everything and return (spec without id, script bytes, client flags)."""
+    cwd = cwd or os.getcwd()
+    probe_ctx = options.Context(prog, cwd)
+    probe = options.fresh_request()
+    rest = options.parse(list(argv), probe, probe_ctx)
+    binary = probe["binary"]
+    prefix = probe_ctx.client.get("prefix", "#$")
+    script = None
+    directives = []
+    if binary:
+        if not rest:
+            raise UsageError("no command given for -b y")
+    else:
+        script = submit.read_script(rest[0] if rest else None, stdin)
+        text = script.decode("utf-8", "replace")
+        directives = submit.script_directives(text, prefix)
+    req = options.fresh_request()
+    ctx = options.Context(prog, cwd)
+    options.parse(submit.default_request_words(cwd), req, ctx, allowed=("all", "submit"), stop_at_arg=False)
+    ctx.soft = False
+    if directives:
+        left = options.parse(directives, req, ctx, allowed=("all", "submit"))
+        if left:
+            raise UsageError(f'invalid option argument "{left[0]}" in script directive')
+        ctx.soft = False
+    options.parse(list(argv), req, ctx)
+    submit.check_request(req)
+    if binary:
+        name, command, args = rest[0], rest[0], rest[1:]
+    else:
+        name = os.path.basename(rest[0]) if rest and rest[0] != "-" else "STDIN"
+        command, args = None, rest[1:]
+    return req, script, ctx.client, name, command, args
+
+
 def main(argv, prog="qsub"):
-    print("hello", argv)
+    if "-help" in argv or "--help" in argv:
+        sys.stdout.write(USAGE_HEAD + "\n(see qsub(1))\n")
+        return 0
+    try:
+        return _submit(argv, prog)
+    except submit.Rejected as exc:
+        sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
+        return exc.exit_code
+    except UsageError as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return exc.exit_code
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _submit(argv, prog):
+    cwd = os.getcwd()
+    stdin = sys.stdin.buffer if not sys.stdin.isatty() else None
+    req, script, client, name, command, args = build(argv, stdin, prog, cwd)
+    from gridtools.cli import cellinit
+    cellinit.ensure_cell()
+    if req["verify"] in ("e", "v", "w", "p") or client.get("verify_only"):
+        from gridtools.cli.sge import verify
+        code = verify.report(req, client, prog)
+        if code is not None:
+            return code
+    from gridtools.spool import ids, requests, wake
+    job_id = ids.allocate("job")[0]
+    spec = submit.finish_spec(req, job_id, name, cwd, args, command)
+    requests.write("submit", {"job": spec}, script=script)
+    if not wake.poke():
+        from gridtools.daemon import control
+        control.autostart()
+    print(submitted_message(spec, client.get("terse")), flush=True)
+    if client.get("sync"):
+        from gridtools.cli.sge import sync
+        return sync.wait(spec)
+    return 0

@@ -1,0 +1,27 @@
+"""Making sure the selected cell exists before a command uses it.
+
+The personal cell (no GRIDTOOLS_ROOT) is created on first use with this
+machine as its single execution host and one slot per CPU; a cell named by
+GRIDTOOLS_ROOT must have been created with ``gridtools init``.
+"""
+
+import os
+
+from gridtools import cell
+from gridtools.errors import GridError
+
+
+def ensure_cell():
+    if os.path.isdir(cell.spool("jobs")):
+        return
+    if not cell.is_personal():
+        raise GridError(f"error: {cell.root()} is not an initialised gridtools cell "
+                        "(run: gridtools init)", 1)
+    create_personal()
+
+
+def create_personal():
+    import pwd
+    from gridtools.spool import cellsetup
+    user = pwd.getpwuid(os.getuid()).pw_name
+    cellsetup.initialise(cell.root(), [cell.hostname()], os.cpu_count() or 1, user)

@@ -1,0 +1,229 @@
+"""Assembling a job description from options, request files and a script.
+
+Shared by qsub, qrsh and qalter. Precedence, lowest first: the cell's
+``etc/sge_request``, ``~/.sge_request``, ``./.sge_request``, ``#$``
+directives in the script, then the command line; ``-clear`` discards
+everything before it. Path aliases (``etc/sge_aliases``, then
+``~/.sge_aliases``) that apply to the working directory travel with the job.
+
+Quick checks that need only directory listings and a few lines of the
+configuration are done here, with Grid Engine's messages; nothing here
+imports the configuration parsers.
+"""
+
+import os
+import pwd
+import time
+
+from gridtools import cell
+from gridtools.cli.sge import options
+from gridtools.cli.sge.tokens import read_option_file, script_directives, split_words
+from gridtools.errors import GridError, InputError
+
+
+class Rejected(GridError):
+    """The job was refused: printed as 'Unable to run job: ...' then 'Exiting.'"""
+
+
+def default_request_words(cwd):
+    home = os.path.expanduser("~")
+    words = read_option_file(cell.etc("sge_request"))
+    words += read_option_file(os.path.join(home, ".sge_request"))
+    local = os.path.join(cwd, ".sge_request")
+    if os.path.abspath(local) != os.path.abspath(os.path.join(home, ".sge_request")):
+        words += read_option_file(local)
+    return words
+
+
+def read_script(path, stdin):
+    """The script bytes from a file or stdin, with Grid Engine's error messages."""
+    if path is None or path == "-":
+        data = stdin.read() if stdin is not None else b""
+        if not data:
+            raise GridError("Unable to read script file because of error: no input read from stdin", 4)
+        return data
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise GridError("Unable to read script file because of error: "
+                        f"error opening {path}: {exc.strerror}", 14) from None
+
+
+def path_aliases(cwd, submit_host):
+    """Applicable (source, exec host, replacement) entries for ``cwd`` (sge_aliases(5))."""
+    lines = []
+    for path in (cell.etc("sge_aliases"), os.path.join(os.path.expanduser("~"), ".sge_aliases")):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                lines.extend(fh.read().splitlines())
+        except OSError:
+            continue
+    stored = []
+    for line in lines:
+        words = split_words(line)
+        if len(words) != 4:
+            continue
+        src, sub_host, exec_host, dest = words
+        if sub_host != "*" and sub_host.lower() != submit_host.lower():
+            continue
+        if cwd.startswith(src) or any(d.startswith(src) for _, _, d in stored):
+            stored.append([src, exec_host, dest])
+    return stored
+
+
+# ---------------------------------------------------------------- config checks
+
+def _etc_names(folder):
+    try:
+        return set(os.listdir(cell.etc(folder)))
+    except FileNotFoundError:
+        return set()
+
+
+def complex_table():
+    """name -> (shortcut, type, requestable) from etc/complex, read by hand (fast)."""
+    table = {}
+    try:
+        with open(cell.etc("complex"), encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("#"):
+                    continue
+                parts = line.split()
+                if len(parts) >= 8:
+                    table[parts[0]] = (parts[1], parts[2], parts[4])
+    except FileNotFoundError:
+        pass
+    return table
+
+
+def _attr_line(text, name):
+    """Value of attribute ``name`` in an SGE object text (continuations joined)."""
+    joined = text.replace("\\\n", " ")
+    for line in joined.splitlines():
+        parts = line.split(None, 1)
+        if parts and parts[0] == name:
+            return parts[1].strip() if len(parts) > 1 else ""
+    return ""
+
+
+def queue_hosts(qname):
+    """Hosts of a cluster queue's hostlist, host groups resolved."""
+    try:
+        with open(cell.etc("queues", qname), encoding="utf-8") as fh:
+            hostlist = _attr_line(fh.read(), "hostlist")
+    except OSError:
+        return set()
+    return _resolve(hostlist.replace(",", " ").split(), set())
+
+
+def _resolve(entries, seen):
+    hosts = set()
+    for entry in entries:
+        if not entry.startswith("@"):
+            if entry.upper() != "NONE":
+                hosts.add(entry)
+            continue
+        if entry in seen:
+            continue
+        try:
+            with open(cell.etc("hostgroups", entry), encoding="utf-8") as fh:
+                members = _attr_line(fh.read(), "hostlist")
+        except OSError:
+            continue
+        hosts |= _resolve(members.replace(",", " ").split(), seen | {entry})
+    return hosts
+
+
+def check_queues(specs):
+    """Refuse queue requests naming no existing queue or queue instance."""
+    import fnmatch
+    queues = _etc_names("queues")
+    for spec in specs:
+        qpart, at, hpart = spec.partition("@")
+        names = [q for q in queues if fnmatch.fnmatchcase(q, qpart or "*")]
+        if not names:
+            raise Rejected(f'Job was rejected because job requests unknown queue "{spec}"')
+        if at and not hpart.startswith("@"):
+            if not any(fnmatch.fnmatchcase(h.lower(), hpart.lower()) for q in names for h in queue_hosts(q)):
+                raise Rejected(f'Job was rejected because job requests unknown queue "{spec}"')
+
+
+def check_request(req):
+    """Validate names and values a job refers to, with Grid Engine's messages."""
+    import fnmatch
+    check_queues(req["queues"]["hard"] + req["queues"]["soft"] + req["masterq"])
+    if req["pe"]:
+        if not any(fnmatch.fnmatchcase(p, req["pe"][0]) for p in _etc_names("pe")):
+            raise Rejected(f'job rejected: the requested parallel environment "{req["pe"][0]}" does not exist')
+    if req["ckpt"] and req["ckpt"] not in _etc_names("ckpt"):
+        raise Rejected(f'job rejected: the requested checkpointing environment "{req["ckpt"]}" does not exist')
+    if req["project"] and req["project"] not in _etc_names("projects"):
+        raise Rejected(f'job rejected: project "{req["project"]}" does not exist')
+    table = complex_table()
+    by_short = {v[0]: k for k, v in table.items()}
+    for kind in ("hard", "soft"):
+        fixed = {}
+        for name, value in req["resources"][kind].items():
+            full = name if name in table else by_short.get(name, name)
+            if full in table:
+                _check_value(full, table[full], value)
+            fixed[full] = value
+        req["resources"][kind] = fixed
+
+
+def _check_value(name, row, value):
+    from gridtools.formats import values
+    _short, ctype, requestable = row
+    if requestable.upper() == "NO":
+        raise Rejected(f'resource "{name}" configured as non requestable')
+    try:
+        if ctype == "MEMORY":
+            values.parse_memory(value)
+        elif ctype == "TIME":
+            values.parse_time(value)
+        elif ctype in ("INT", "DOUBLE"):
+            values.parse_number(value)
+        elif ctype == "BOOL":
+            values.parse_bool(value)
+    except InputError:
+        raise Rejected(f'invalid value "{value}" for resource "{name}"') from None
+
+
+# ---------------------------------------------------------------- identity
+
+def submitter(cwd):
+    """Owner, uid, gid and the SGE_O_* values of the submitting user."""
+    uid = os.getuid()
+    try:
+        entry = pwd.getpwuid(uid)
+        owner, home, shell = entry.pw_name, entry.pw_dir, entry.pw_shell
+    except KeyError:
+        owner, home, shell = str(uid), os.path.expanduser("~"), "/bin/sh"
+    env = os.environ
+    host = cell.hostname()
+    sge_o = {"HOME": env.get("HOME", home), "LOGNAME": env.get("LOGNAME", owner),
+             "PATH": env.get("PATH", ""), "SHELL": env.get("SHELL", shell),
+             "WORKDIR": cwd, "HOST": host, "MAIL": env.get("MAIL", f"/var/mail/{owner}")}
+    return {"owner": owner, "uid": uid, "gid": os.getgid(), "sge_o": sge_o, "submit_host": host}
+
+
+def finish_spec(req, job_id, script_name, cwd, args, command=None):
+    """The job description to spool: the request plus identity and bookkeeping."""
+    spec = dict(req)
+    spec.update(submitter(cwd))
+    spec["id"] = job_id
+    spec["submit_time"] = time.time()
+    spec["script_name"] = script_name
+    spec["args"] = list(args)
+    if command is not None:
+        spec["command"] = command
+    if not spec.get("name"):
+        base = os.path.basename(command if command is not None else script_name) or "STDIN"
+        spec["name"] = base
+    if spec.get("export_all"):
+        spec["submit_env"] = dict(os.environ)
+    spec["aliases"] = path_aliases(cwd, spec["submit_host"])
+    if spec.get("mail_list") == []:
+        spec["mail_list"] = [f"{spec['owner']}@{spec['submit_host']}"]
+    return spec

@@ -1,0 +1,57 @@
+"""``qsub -sync y``: wait until every task of the job ended and return its exit status.
+
+Polls the job's state file (written only by the daemon), starting every
+10 ms and backing off to 0.5 s. Prints Grid Engine's ``Job N exited with
+exit code X.`` line per task on stderr. The exit status is the job's (for an
+array job, the highest of its tasks'); a deleted job gives 1.
+"""
+
+import sys
+import time
+
+from gridtools.formats import spoolyaml
+from gridtools.spool import jobs as jobstore
+
+
+def _tasks(spec):
+    rng = spec.get("tasks")
+    return list(range(rng[0], rng[1] + 1, rng[2])) if rng else [1]
+
+
+def _finished(state, numbers):
+    tasks = (state or {}).get("tasks") or {}
+    done = {}
+    for n in numbers:
+        t = tasks.get(str(n))
+        if not t or t.get("state") != "finished":
+            return None
+        done[n] = t
+    return done
+
+
+def wait(spec, poll=0.01):
+    numbers = _tasks(spec)
+    while True:
+        try:
+            state = jobstore.read_state(spec["id"])
+        except spoolyaml.SpoolFormatError:
+            state = None
+        done = _finished(state, numbers)
+        if done is not None:
+            return report(spec, done)
+        time.sleep(poll)
+        poll = min(poll * 1.5, 0.5)
+
+
+def report(spec, done):
+    worst = 0
+    for n, task in sorted(done.items()):
+        label = f"{spec['id']}.{n}" if spec.get("tasks") else str(spec["id"])
+        status = task.get("exit_status")
+        if status is None:
+            sys.stderr.write(f"Job {label} was deleted.\n")
+            worst = max(worst, 1)
+            continue
+        sys.stderr.write(f"Job {label} exited with exit code {status}.\n")
+        worst = max(worst, int(status))
+    return worst

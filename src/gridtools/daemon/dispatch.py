@@ -1,0 +1,236 @@
+"""Carrying out decisions: starting, signalling and ending tasks.
+
+Starting a task: build its plan, write the plan and the task's new state to
+the spool, then fork the shepherd (or hand the task to the execution daemon
+that serves its host). Signalling a shepherd is done only after checking its
+pid file's process start time, so a recycled pid is never signalled.
+"""
+
+import os
+import pwd
+import signal
+import time
+
+from gridtools import cell
+from gridtools.daemon import view
+from gridtools.exec import launch, load
+from gridtools.exec import plan as plan_mod
+from gridtools.formats import values
+from gridtools.model import transitions as tr
+from gridtools.spool import jobs as jobstore
+from gridtools.spool.files import atomic_write, is_locked
+
+_SIGNALS = {"delete": signal.SIGTERM, "requeue": signal.SIGHUP,
+            "suspend": signal.SIGUSR1, "resume": signal.SIGUSR2}
+
+
+def _conf_value(conf_obj, key, default=None):
+    value = (conf_obj or {}).get(key, default)
+    return default if value is None else value
+
+
+def _procedure(text):
+    """A prolog/epilog setting as [user, command], or None for NONE."""
+    if not text or str(text).lower() == "none":
+        return None
+    text = str(text)
+    user, at, rest = text.partition("@")
+    if at and "/" not in user and rest.startswith("/"):
+        return [user, rest]
+    return ["", text]
+
+
+def _numeric_limits(spec, queue_limits):
+    hard = (spec.get("resources") or {}).get("hard") or {}
+    asked = {}
+    for name in plan_mod.LIMITS:
+        if name in hard:
+            parse = values.parse_time if name.endswith(("_rt", "_cpu")) else values.parse_memory
+            try:
+                asked[name] = parse(str(hard[name]))
+            except Exception:  # noqa: BLE001 - validated at submit; ignore if not
+                continue
+    result = {}
+    for name in plan_mod.LIMITS:
+        q = queue_limits.get(name, values.INFINITY)
+        result[name] = min(asked[name], q) if name in asked else q
+    return result
+
+
+class Dispatcher:
+    """Starts and controls shepherds for the daemon."""
+
+    def __init__(self, state):
+        self.state = state
+
+    # ------------------------------------------------------------ start
+    def build_plan(self, job, number, granted):
+        state = self.state
+        conf = state.config
+        spec = job.spec
+        queue_name, host = granted[0][0], granted[0][1]
+        queue = conf.objects["queue"][queue_name]
+        groups = view.hostgroups(conf)
+
+        def q(attr):
+            return view.qvalue(queue, attr, host, groups)
+        gconf = conf.objects["conf"].get("global") or {}
+        try:
+            entry = pwd.getpwnam(spec["owner"])
+            home, login_shell = entry.pw_dir, entry.pw_shell or "/bin/sh"
+        except KeyError:
+            home, login_shell = "/", "/bin/sh"
+        cwd = plan_mod.apply_aliases(spec.get("cwd") or home, spec.get("aliases"), host)
+        is_array = bool(spec.get("tasks"))
+        task_label = str(number) if is_array else "undefined"
+        pseudo = {"HOME": home, "USER": spec["owner"], "JOB_ID": str(job.id),
+                  "JOB_NAME": spec["name"], "HOSTNAME": host, "TASK_ID": task_label}
+        tdir = jobstore.task_dir(job.id, number)
+        slots = sum(g[2] for g in granted)
+        tmp_base = str(q("tmpdir") or "/tmp")
+        script = jobstore.script_path(job.id)
+        ctx = {
+            "host": host, "queue": queue_name, "slots": slots, "nhosts": len({g[1] for g in granted}),
+            "nqueues": len(granted), "home": home, "login_shell": login_shell, "arch": load.arch(),
+            "root": cell.root(), "cwd": cwd, "spool_dir": tdir,
+            "job_script": script if not spec.get("binary") else spec.get("command", ""),
+            "stdout": plan_mod.output_path(spec, "o", pseudo, cwd, host, number, is_array),
+            "stderr": plan_mod.output_path(spec, "e", pseudo, cwd, host, number, is_array),
+            "stdin": plan_mod.output_path(spec, "i", pseudo, cwd, host, number, is_array),
+            "tmpdir": os.path.join(tmp_base, f"{job.id}.{number}.{queue_name}"),
+            "pe_name": (spec.get("pe_granted") or (spec.get("pe") or [""])[0]),
+            "restarted": job.task(number).restarted,
+            "queue_shell": str(q("shell") or "/bin/sh"),
+            "shell_start_mode": str(q("shell_start_mode") or "posix_compliant"),
+            "login_shells": tuple(str(_conf_value(gconf, "login_shells", "sh,bash")).split(",")),
+            "has_shebang": spec.get("has_shebang", False),
+        }
+        if ctx["shell_start_mode"] == "unix_behavior" and not spec.get("shell"):
+            ctx["has_shebang"] = _has_shebang(script)
+        exe, argv = plan_mod.command_line(spec, ctx)
+        queue_limits = {}
+        for name in plan_mod.LIMITS:
+            raw = str(q(name) or "INFINITY")
+            parse = values.parse_time if name.endswith(("_rt", "_cpu")) else values.parse_memory
+            queue_limits[name] = parse(raw)
+        prolog = _procedure(q("prolog")) or _procedure(_conf_value(gconf, "prolog"))
+        epilog = _procedure(q("epilog")) or _procedure(_conf_value(gconf, "epilog"))
+        return {
+            "job_id": job.id, "task": number, "owner": spec["owner"], "uid": spec["uid"],
+            "gid": spec["gid"], "cwd": cwd, "exec": exe, "argv": argv,
+            "env": plan_mod.job_environment(spec, number, ctx),
+            "stdout": ctx["stdout"], "stderr": ctx["stderr"], "stdin": ctx["stdin"],
+            "join": bool(spec.get("join")), "limits": _numeric_limits(spec, queue_limits),
+            "notify": values.parse_time(str(q("notify") or "0")) if spec.get("notify") else 0,
+            "notify_job": bool(spec.get("notify")), "nice": int(q("priority") or 0),
+            "prolog": prolog, "epilog": epilog,
+            "pe_start": None, "pe_stop": None,
+            "suspend_method": q("suspend_method"), "resume_method": q("resume_method"),
+            "terminate_method": q("terminate_method"), "granted": granted,
+        }
+
+    def start(self, job, number, granted, now):
+        """Dispatch one task: persist, then launch its shepherd."""
+        tdir = jobstore.make_task_dir(job.id, number)
+        for name in ("result.yaml", "accounted", "shepherd.pid"):
+            try:
+                os.unlink(os.path.join(tdir, name))
+            except FileNotFoundError:
+                pass
+        plan = self.build_plan(job, number, granted)
+        if job.spec.get("pe"):
+            _write_pe_hostfile(tdir, granted)
+        launch.write_plan(tdir, plan)
+        tr.dispatch(job, number, granted, now)
+        self.state.touch(job)
+        self.state.flush()
+        pid = launch.spawn(plan, tdir)
+        job.task(number).shepherd_pid = pid
+        self.state.shepherds[pid] = (job.id, number)
+        self.state.touch(job)
+
+    # ------------------------------------------------------------ control
+    def signal_task(self, job, task, what):
+        """Send the shepherd of a running task the signal for ``what``."""
+        pid = shepherd_pid(job.id, task.number)
+        if pid:
+            try:
+                os.kill(pid, _SIGNALS[what])
+                return True
+            except ProcessLookupError:
+                return False
+        return False
+
+    def force_end(self, job, task, now):
+        """qdel -f: end the task now, whether or not its shepherd answers."""
+        pid = shepherd_pid(job.id, task.number)
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        job_pid = _read_int(os.path.join(jobstore.task_dir(job.id, task.number), "job_pid"))
+        if job_pid:
+            try:
+                os.killpg(job_pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        result = {"exit_status": 137, "failed": 100, "failed_reason": "job deleted (forced)",
+                  "end_time": now, "deleted": True, "usage": {}}
+        jobstore.write_result(job.id, task.number, result)
+
+    def task_ended(self, job, number):
+        self.state.touch(job)
+        self.state.need_schedule = True
+
+
+def _has_shebang(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == b"#!"
+    except OSError:
+        return False
+
+
+def _write_pe_hostfile(tdir, granted):
+    lines = [f"{host} {slots} {queue}@{host} UNDEFINED" for queue, host, slots in granted]
+    atomic_write(os.path.join(tdir, "pe_hostfile"), "\n".join(lines) + "\n", fsync=False)
+
+
+def _read_int(path):
+    try:
+        with open(path) as fh:
+            return int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def shepherd_pid(job_id, number):
+    """The live shepherd pid of a task, verified by its lock and start time; 0 if none."""
+    tdir = jobstore.task_dir(job_id, number)
+    if not is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
+        return 0
+    try:
+        with open(os.path.join(tdir, "shepherd.pid")) as fh:
+            pid_text, ctime_text = fh.read().split()
+        pid, ctime = int(pid_text), float(ctime_text)
+    except (OSError, ValueError):
+        return 0
+    import psutil
+    try:
+        if abs(psutil.Process(pid).create_time() - ctime) > 0.01:
+            return 0
+    except psutil.Error:
+        return 0
+    return pid
+
+
+def wait_for_shepherd_pid(job_id, number, timeout=1.0):
+    """Wait briefly until a freshly forked shepherd has written its pid file."""
+    end = time.time() + timeout
+    while time.time() < end:
+        pid = shepherd_pid(job_id, number)
+        if pid:
+            return pid
+        time.sleep(0.005)
+    return 0

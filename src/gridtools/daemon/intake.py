@@ -1,0 +1,175 @@
+"""Intake: applying the queued requests, in order, to the daemon's state.
+
+Each request kind has one handler. The requester is the owner uid of the
+request file; a handler re-checks every permission itself (the client's own
+checks only serve to print the right message early). A request that cannot
+be applied is logged and dropped; it never stops the daemon.
+"""
+
+import fnmatch
+import grp
+import pwd
+import time
+
+from gridtools.daemon import auth
+from gridtools.daemon.state import user_name
+from gridtools.model import transitions as tr
+from gridtools.model.job import Job, TaskState
+from gridtools.spool import jobs as jobstore
+from gridtools.spool import requests as spool_requests
+
+HANDLERS = {}
+
+
+def handler(kind):
+    def register(func):
+        HANDLERS[kind] = func
+        return func
+    return register
+
+
+def run(state, dispatcher, now=None):
+    """Apply every queued request; returns how many were applied."""
+    count = 0
+    for req in spool_requests.pending():
+        func = HANDLERS.get(req.kind)
+        try:
+            if func is None:
+                state.log(f"W|dropped request {req.name}: unknown kind {req.kind!r}")
+            else:
+                func(state, dispatcher, req, now or time.time())
+        except Exception as exc:  # noqa: BLE001 - one bad request must not stop the rest
+            state.log(f"E|request {req.name} ({req.kind}) failed: {exc!r}")
+        req.remove()
+        count += 1
+    return count
+
+
+# ---------------------------------------------------------------- submit
+
+def _identity(spec, uid):
+    """Owner, uid, group and gid of a submitted job, taken from the request file's owner."""
+    owner = user_name(uid)
+    spec["owner"], spec["uid"] = owner, uid
+    try:
+        entry = pwd.getpwuid(uid)
+        allowed = {entry.pw_gid} | {g.gr_gid for g in grp.getgrall() if owner in g.gr_mem}
+        gid = spec.get("gid") if spec.get("gid") in allowed else entry.pw_gid
+    except KeyError:
+        gid = spec.get("gid", uid)
+    spec["gid"] = gid
+    try:
+        spec["group"] = grp.getgrgid(gid).gr_name
+    except KeyError:
+        spec["group"] = str(gid)
+
+
+def resolve_predecessors(state, items, owner, exclude):
+    """Job ids named by -hold_jid items (ids, names, patterns) that are still in the system."""
+    live = state.live_ids()
+    found = []
+    for item in items:
+        if item.isdigit():
+            jid = int(item)
+            if jid in live and jid != exclude:
+                found.append(jid)
+            continue
+        for name, ids in state.names.items():
+            if fnmatch.fnmatchcase(name, item):
+                found.extend(j for j in sorted(ids) if j in live and j != exclude
+                             and state.jobs[j].spec["owner"] == owner)
+    return sorted(set(found))
+
+
+@handler("submit")
+def submit(state, dispatcher, req, now):
+    spec = req.body.get("job") or {}
+    if "id" not in spec or spec["id"] in state.jobs:
+        state.log(f"W|dropped submit {req.name}: missing or duplicate job id")
+        return
+    _identity(spec, req.uid)
+    if spec.get("priority", 0) > 0 and not auth.is_operator(state, spec["owner"]):
+        spec["priority"] = 0
+        state.log(f"W|job {spec['id']}: positive priority needs operator rights, set to 0")
+    spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
+    spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],
+                                                   spec["owner"], spec["id"])
+    script = None
+    if not spec.get("binary"):
+        script = req.read_script()
+        if script is None:
+            state.log(f"W|dropped submit of job {spec['id']}: script missing")
+            return
+    jobstore.create(spec, script)
+    job = Job(spec)
+    if spec.get("user_hold"):
+        job.hold = "u"
+    state.add(job)
+    state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
+
+
+# ---------------------------------------------------------------- delete
+
+def _select_tasks(job, tasks):
+    """Task numbers of ``job`` named by a task range list (None = all)."""
+    numbers = list(job.numbers())
+    if not tasks:
+        return numbers
+    wanted = set()
+    for first, last, step in tasks:
+        wanted.update(range(first, last + 1, step))
+    return [n for n in numbers if n in wanted]
+
+
+@handler("delete")
+def delete(state, dispatcher, req, now):
+    requester = user_name(req.uid)
+    for target in req.body.get("targets") or []:
+        job = state.jobs.get(int(target["id"]))
+        if job is None or job.is_finished():
+            continue
+        if not auth.may_modify_job(state, requester, job):
+            state.log(f"W|{requester} may not delete job {job.id}")
+            continue
+        force = bool(req.body.get("force"))
+        for number in _select_tasks(job, target.get("tasks")):
+            _delete_task(state, dispatcher, job, number, now, force)
+        state.touch(job)
+        state.need_schedule = True
+
+
+def _delete_task(state, dispatcher, job, number, now, force):
+    st = job.state_of(number)
+    if st in (TaskState.PENDING, TaskState.ERROR):
+        tr.delete_pending(job, number, now)
+        dispatcher.task_ended(job, number)
+    elif st is TaskState.RUNNING:
+        task = job.task(number)
+        if tr.request_delete(job, number) or force:
+            dispatcher.signal_task(job, task, "delete")
+        if force:
+            dispatcher.force_end(job, task, now)
+
+
+# ---------------------------------------------------------------- hold / release
+
+@handler("hold")
+def hold(state, dispatcher, req, now):
+    requester = user_name(req.uid)
+    letters = req.body.get("letters", "u")
+    on = bool(req.body.get("on", True))
+    for target in req.body.get("targets") or []:
+        job = state.jobs.get(int(target["id"]))
+        if job is None:
+            continue
+        if not auth.may_hold(state, requester, job, letters):
+            state.log(f"W|{requester} may not change hold {letters} of job {job.id}")
+            continue
+        if target.get("tasks"):
+            for number in _select_tasks(job, target["tasks"]):
+                if job.state_of(number) is TaskState.PENDING:
+                    tr.set_hold(job, number, letters, on)
+        else:
+            tr.set_hold(job, None, letters, on)
+        state.touch(job)
+        state.need_schedule = True

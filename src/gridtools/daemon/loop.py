@@ -1,0 +1,194 @@
+"""The dispatcher daemon: one ``tick()`` is one pass of named phases.
+
+    reload config -> intake -> reap -> schedule (snapshot -> cycle -> start)
+    -> purge -> flush -> publish
+
+``run()`` repeats ticks whenever something wakes it: a byte in the wake-up
+FIFO (a client request, a shepherd that ended), a signal, or the fallback
+tick (``schedule_interval``), or the next time-based event (a ``-a`` start
+time, a retry). A pass that has nothing to do costs a few system calls.
+"""
+
+import os
+import select
+import signal
+import sys
+import time
+
+from gridtools.daemon import intake, publish, reap, view
+from gridtools.daemon.dispatch import Dispatcher
+from gridtools.daemon.state import State, load_jobs
+from gridtools.errors import GridError
+from gridtools.exec import load as host_load
+from gridtools.formats import values
+from gridtools.sched.cycle import cycle
+from gridtools.spool import files, wake
+from gridtools import cell
+
+LOAD_REFRESH = 2.0          # seconds between load samples of this machine
+DELETE_RETRY = 0.1          # seconds between termination retries of deleting tasks
+
+
+class Daemon:
+    """The dispatcher of one cell."""
+
+    def __init__(self):
+        self.state = State()
+        self.dispatcher = Dispatcher(self.state)
+        self.loads = {}
+        self.load_time = 0.0
+        self.snap_queues = ()
+        self.urgencies = {}
+        self.next_event = None
+        self.retry_deletes = False
+        self.stopping = False
+        self.lock = None
+        self.fifo = None
+        self.sigpipe = None
+
+    # ------------------------------------------------------------ life
+    def startup(self):
+        """Take the daemon lock, recover the spool and open the wake-up FIFO."""
+        files.makedirs(cell.spool())
+        self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o644, blocking=False)
+        if not self.lock.acquire():
+            raise GridError("a gridtools daemon is already running for this cell")
+        files.atomic_write(cell.spool("daemon.pid"), f"{os.getpid()}\n", fsync=False)
+        self.state.reload_config(force=True)
+        load_jobs(self.state)
+        self.fifo = wake.open_listener()
+        rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.sigpipe = rfd
+        signal.set_wakeup_fd(wfd)
+        signal.signal(signal.SIGTERM, self._on_stop)
+        signal.signal(signal.SIGINT, self._on_stop)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.signal(signal.SIGHUP, lambda *_: None)
+        self.state.log(f"I|daemon started, pid {os.getpid()}, {len(self.state.jobs)} jobs in spool")
+        self._write_messages()
+
+    def _on_stop(self, *_):
+        self.stopping = True
+
+    def shutdown(self):
+        self.state.flush()
+        self.state.log("I|daemon stopped; running jobs continue under their shepherds")
+        self._write_messages()
+        try:
+            os.unlink(cell.spool("daemon.pid"))
+        except FileNotFoundError:
+            pass
+        if self.lock:
+            self.lock.release()
+
+    # ------------------------------------------------------------ one pass
+    def tick(self, now=None):
+        now = now if now is not None else time.time()
+        state = self.state
+        state.reload_config()
+        if intake.run(state, self.dispatcher, now):
+            state.need_schedule = True
+        if reap.collect(state, self.dispatcher, now):
+            state.need_schedule = True
+        if self.next_event is not None and now >= self.next_event:
+            state.need_schedule = True
+        self._refresh_load(now)
+        if state.need_schedule:
+            self.schedule(now)
+        reap.purge(state, self._finished_jobs_kept())
+        state.flush()
+        self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
+        if state.need_publish:
+            publish.publish(state, self.snap_queues, self.loads, self.urgencies, now)
+        self._write_messages()
+
+    def schedule(self, now):
+        state = self.state
+        state.need_schedule = False
+        snap = view.build(state, now, self.loads)
+        self.snap_queues = snap.queues
+        decisions = cycle(snap)
+        for start in decisions.starts:
+            job = state.jobs[start.job_id]
+            try:
+                self.dispatcher.start(job, start.task, start.granted, now)
+            except Exception as exc:  # noqa: BLE001 - one failed start must not stop the pass
+                state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
+        state.reasons = decisions.reasons
+        state.priorities = decisions.priorities
+        self.urgencies = decisions.urgencies
+        self.next_event = _next_start_time(snap, now)
+        state.need_publish = True
+
+    def _refresh_load(self, now):
+        if now - self.load_time < LOAD_REFRESH and self.loads:
+            return
+        sample = host_load.sample()
+        self.loads = {name: sample for name in view.exec_hosts(self.state.config)}
+        self.load_time = now
+
+    def _finished_jobs_kept(self):
+        gconf = self.state.config.objects["conf"].get("global") or {}
+        try:
+            return int(gconf.get("finished_jobs", 100))
+        except (TypeError, ValueError):
+            return 100
+
+    def _interval(self):
+        sched = self.state.config.single.get("sched") or {}
+        try:
+            return max(1.0, values.parse_time(str(sched.get("schedule_interval", "0:0:15"))))
+        except GridError:
+            return 15.0
+
+    def _write_messages(self):
+        if not self.state.messages:
+            return
+        with open(cell.spool("messages"), "a", encoding="utf-8") as fh:
+            fh.write("\n".join(self.state.messages) + "\n")
+        self.state.messages.clear()
+
+    # ------------------------------------------------------------ the loop
+    def wait(self):
+        timeout = self._interval()
+        now = time.time()
+        if self.next_event is not None:
+            timeout = min(timeout, max(0.0, self.next_event - now))
+        if self.retry_deletes:
+            timeout = min(timeout, DELETE_RETRY)
+        try:
+            ready, _, _ = select.select([self.fifo, self.sigpipe], [], [], timeout)
+        except InterruptedError:
+            ready = []
+        for fd in ready:
+            wake.drain(fd)
+
+    def run(self, once=False):
+        self.startup()
+        try:
+            while not self.stopping:
+                self.tick()
+                if once:
+                    break
+                self.wait()
+        finally:
+            self.shutdown()
+
+
+def _next_start_time(snap, now):
+    times = [j.start_at for j in snap.jobs if j.start_at and j.start_at > now]
+    return min(times) if times else None
+
+
+def main(argv=None):
+    """``python -m gridtools.daemon.loop``: run the daemon in the foreground."""
+    try:
+        Daemon().run()
+    except GridError as exc:
+        sys.stderr.write(f"gridtools daemon: {exc}\n")
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""The daemon's in-memory state, loaded from the spool and written back to it.
+
+The spool is the record; this is its working copy. Every change to a job
+goes through ``model.transitions`` and marks the job dirty; ``flush()``
+writes the state file of each dirty job atomically before anything that
+depends on it happens (a shepherd is started only after its task's state
+says it runs).
+"""
+
+import os
+import pwd
+import time
+
+from gridtools.model.job import Job, TaskState
+from gridtools.spool import config as spool_config
+from gridtools.spool import jobs as jobstore
+
+
+class State:
+    """Jobs, configuration and bookkeeping of one daemon."""
+
+    def __init__(self):
+        self.jobs = {}                # id -> Job
+        self.dirty = set()            # ids whose state must be written
+        self.config = None            # spool.config.CellConfig
+        self.config_stamp = None
+        self.names = {}               # job name -> set of ids (live or finished-but-kept)
+        self.shepherds = {}           # shepherd pid -> (job id, task)
+        self.finished_order = []      # ids of finished jobs, oldest first
+        self.need_schedule = True
+        self.need_publish = True
+        self.reasons = {}             # job id -> scheduling info lines
+        self.priorities = {}          # job id -> priority of the last pass
+        self.load = {}                # host -> (sample time, values)
+        self.messages = []            # log lines to append
+        self.started = time.time()
+        self.queue_states = {}        # "queue@host" -> state letters set by qmod
+        self.host_states = {}         # host -> drain/flush/suspend state
+
+    # ------------------------------------------------------------ jobs
+    def add(self, job):
+        self.jobs[job.id] = job
+        self.names.setdefault(job.spec["name"], set()).add(job.id)
+        self.dirty.add(job.id)
+        self.need_schedule = True
+        self.need_publish = True
+
+    def forget(self, job_id):
+        job = self.jobs.pop(job_id, None)
+        if job is not None:
+            ids = self.names.get(job.spec["name"])
+            if ids:
+                ids.discard(job_id)
+        self.dirty.discard(job_id)
+        self.reasons.pop(job_id, None)
+
+    def touch(self, job):
+        self.dirty.add(job.id)
+        self.need_publish = True
+
+    def flush(self):
+        """Write the state of every dirty job to the spool."""
+        for job_id in sorted(self.dirty):
+            job = self.jobs.get(job_id)
+            if job is not None and os.path.isdir(jobstore.job_dir(job_id)):
+                jobstore.write_state(job_id, job.state_dict())
+        self.dirty.clear()
+
+    def live_ids(self):
+        """Ids of jobs with a task pending, running or in error."""
+        return {j.id for j in self.jobs.values() if not j.is_finished()}
+
+    def log(self, text):
+        self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{text}")
+
+    # ------------------------------------------------------------ config
+    def reload_config(self, force=False):
+        """Re-read etc/ when it changed; returns True when it did."""
+        stamp = spool_config.stamp()
+        if not force and stamp == self.config_stamp:
+            return False
+        try:
+            self.config = spool_config.load()
+        except Exception as exc:  # noqa: BLE001 - keep the last good configuration
+            self.log(f"E|configuration not reloaded: {exc}")
+            if self.config is None:
+                raise
+            return False
+        self.config_stamp = stamp
+        self.need_schedule = True
+        self.need_publish = True
+        return True
+
+
+def load_jobs(state):
+    """Read every job of the spool into ``state`` (daemon start and restart)."""
+    for job_id in jobstore.list_ids():
+        spec = jobstore.read_spec(job_id)
+        if spec is None:
+            continue
+        job = Job.from_parts(spec, jobstore.read_state(job_id))
+        state.jobs[job.id] = job
+        state.names.setdefault(spec["name"], set()).add(job.id)
+        if job.is_finished():
+            state.finished_order.append((_end_time(job), job.id))
+    state.finished_order = [jid for _, jid in sorted(state.finished_order)]
+
+
+def _end_time(job):
+    return max((t.end_time for t in job.tasks.values()), default=0.0)
+
+
+def user_name(uid):
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def running_tasks(state):
+    """(job, task) for every task in the RUNNING state."""
+    for job in state.jobs.values():
+        for task in job.tasks.values():
+            if task.state is TaskState.RUNNING:
+                yield job, task

@@ -1,0 +1,295 @@
+"""The job process: starting it as its owner, signalling it, limits and usage.
+
+``spawn_job(plan)`` forks; the child puts itself in its own process group,
+sets resource limits, drops to the job owner's uid/gid/groups when running
+as root, changes to the working directory, opens stdin/stdout/stderr and
+executes the job. A failure before exec travels back through a close-on-exec
+pipe as a Grid Engine failure code (26 opening output files, 27 shell, 28
+working directory) so the task can go to the error state (Eqw).
+"""
+
+import errno
+import os
+import pwd
+import resource
+import shutil
+import signal
+import time
+
+FAILED_OPEN = 26
+FAILED_SHELL = 27
+FAILED_CHDIR = 28
+FAILED_BEFORE_JOB = 11
+
+_RLIMITS = {
+    "h_cpu": resource.RLIMIT_CPU, "h_fsize": resource.RLIMIT_FSIZE,
+    "h_data": resource.RLIMIT_DATA, "h_stack": resource.RLIMIT_STACK,
+    "h_core": resource.RLIMIT_CORE, "h_rss": resource.RLIMIT_RSS, "h_vmem": resource.RLIMIT_AS,
+}
+_SOFT_OF = {"h_cpu": "s_cpu", "h_fsize": "s_fsize", "h_data": "s_data", "h_stack": "s_stack",
+            "h_core": "s_core", "h_rss": "s_rss", "h_vmem": "s_vmem"}
+
+
+def _as_limit(value):
+    if value is None or value == float("inf"):
+        return resource.RLIM_INFINITY
+    return max(0, int(value))
+
+
+def apply_limits(limits):
+    """setrlimit for every limit the plan carries (soft = s_*, hard = h_*)."""
+    for name, which in _RLIMITS.items():
+        hard = _as_limit(limits.get(name))
+        soft = _as_limit(limits.get(_SOFT_OF[name]))
+        if soft == resource.RLIM_INFINITY or (hard != resource.RLIM_INFINITY and soft > hard):
+            soft = hard
+        if hard == resource.RLIM_INFINITY and soft == resource.RLIM_INFINITY:
+            continue
+        try:
+            cur_soft, cur_hard = resource.getrlimit(which)
+            if cur_hard != resource.RLIM_INFINITY:
+                hard = min(hard, cur_hard) if hard != resource.RLIM_INFINITY else cur_hard
+                soft = min(soft, hard) if soft != resource.RLIM_INFINITY else hard
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def become_owner(plan):
+    """Drop to the job owner's identity when running as root for another user."""
+    uid, gid = plan["uid"], plan["gid"]
+    if os.geteuid() != 0 or uid == 0:
+        return
+    os.initgroups(plan["owner"], gid)
+    os.setgid(gid)
+    os.setuid(uid)
+
+
+def _open_streams(plan):
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    stdin = os.open(plan["stdin"], os.O_RDONLY)
+    out = os.open(plan["stdout"], flags, 0o644)
+    err = out if plan.get("join") else os.open(plan["stderr"], flags, 0o644)
+    for fd, target in ((stdin, 0), (out, 1), (err, 2)):
+        if fd != target:
+            os.dup2(fd, target)
+    for fd in {stdin, out, err}:
+        if fd > 2:
+            os.close(fd)
+
+
+def _child(plan, wfd):
+    """In the forked child: prepare and exec the job; never returns."""
+    code, message = FAILED_BEFORE_JOB, "before job"
+    try:
+        os.setpgid(0, 0)
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
+                    signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        if plan.get("nice"):
+            os.nice(int(plan["nice"]))
+        apply_limits(plan.get("limits") or {})
+        become_owner(plan)
+        code, message = FAILED_CHDIR, f"can't chdir to {plan['cwd']}"
+        os.chdir(plan["cwd"])
+        code = FAILED_OPEN
+        message = f"can't open output file {plan['stdout']}"
+        _open_streams(plan)
+        code, message = FAILED_SHELL, f"can't execute {plan['exec']}"
+        os.execve(plan["exec"], plan["argv"], plan["env"])
+    except OSError as exc:
+        message = f"{message}: {exc.strerror}"
+        if code == FAILED_SHELL and exc.errno in (errno.ENOENT, errno.EACCES, errno.ENOEXEC):
+            # the job itself is missing or not executable: report it like a shell would
+            code = 127 if exc.errno == errno.ENOENT else 126
+    except BaseException as exc:  # noqa: BLE001
+        message = f"{message}: {exc}"
+    try:
+        os.write(wfd, f"{code} {message}".encode())
+    finally:
+        os._exit(code if code < 256 else 1)
+
+
+def spawn_job(plan):
+    """Fork the job process; returns (pid, read end of the failure pipe)."""
+    rfd, wfd = os.pipe2(os.O_CLOEXEC)
+    pid = os.fork()
+    if pid == 0:
+        os.close(rfd)
+        _child(plan, wfd)
+    os.close(wfd)
+    return pid, rfd
+
+
+def read_spawn_failure(rfd):
+    """(code, message) if the child failed before exec, else None (the pipe closed on exec)."""
+    chunks = []
+    while True:
+        chunk = os.read(rfd, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(rfd)
+    if not chunks:
+        return None
+    text = b"".join(chunks).decode(errors="replace")
+    code, _, message = text.partition(" ")
+    code = int(code)
+    if code in (126, 127):
+        return None          # the job "ran" and failed like a command that is not there
+    return code, message
+
+
+def signal_job(pid, sig):
+    """Send ``sig`` to the job's process group."""
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _method(plan, which):
+    method = plan.get(which)
+    return method if method and method.upper() != "NONE" else None
+
+
+def suspend(plan, pid):
+    if plan.get("notify_job"):
+        signal_job(pid, signal.SIGUSR1)
+    method = _method(plan, "suspend_method")
+    if method and method.startswith("/"):
+        run_procedure(plan, ["", method.replace("$job_pid", str(pid))])
+    else:
+        signal_job(pid, _signal_named(method, signal.SIGSTOP))
+
+
+def resume(plan, pid):
+    method = _method(plan, "resume_method")
+    if method and method.startswith("/"):
+        run_procedure(plan, ["", method.replace("$job_pid", str(pid))])
+    else:
+        signal_job(pid, _signal_named(method, signal.SIGCONT))
+
+
+def terminate(plan, pid):
+    """End the job: its terminate_method, or SIGKILL to the whole process group."""
+    method = _method(plan, "terminate_method")
+    signal_job(pid, signal.SIGCONT)
+    if method and method.startswith("/"):
+        run_procedure(plan, ["", method.replace("$job_pid", str(pid))])
+    else:
+        signal_job(pid, _signal_named(method, signal.SIGKILL))
+
+
+def _signal_named(name, default):
+    if not name:
+        return default
+    name = name.upper()
+    if not name.startswith("SIG"):
+        name = "SIG" + name
+    return getattr(signal, name, default)
+
+
+def run_procedure(plan, spec):
+    """Run a prolog/epilog/PE procedure ``[user, command line]``; returns its exit status."""
+    import subprocess
+    user, command = spec
+    env = dict(plan["env"])
+
+    def prepare():
+        os.setsid()
+        if not user or user != "root":
+            become_owner(plan)
+    try:
+        with open(plan["stdout"], "ab") as out:
+            proc = subprocess.run(["/bin/sh", "-c", command], cwd=plan["cwd"] if os.path.isdir(plan["cwd"]) else "/",
+                                  env=env, stdout=out, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, preexec_fn=prepare, check=False)
+    except OSError:
+        return 1
+    return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+
+
+def make_tmpdir(plan):
+    path = plan["env"]["TMPDIR"]
+    try:
+        os.makedirs(path, exist_ok=True)
+        if os.geteuid() == 0:
+            os.chown(path, plan["uid"], plan["gid"])
+        os.chmod(path, 0o755)
+    except OSError:
+        pass
+
+
+def remove_tmpdir(plan):
+    shutil.rmtree(plan["env"]["TMPDIR"], ignore_errors=True)
+
+
+class Timers:
+    """Wall-clock deadlines of a running job: s_rt, h_rt and the notify grace."""
+
+    def __init__(self, start, limits, notify):
+        self.pending = {}
+        for name in ("s_rt", "h_rt"):
+            value = limits.get(name)
+            if value is not None and value != float("inf"):
+                self.pending[name] = start + float(value)
+
+    def next_due(self):
+        return min(self.pending.values(), default=time.time() + 3600)
+
+    def due(self, now):
+        fired = [name for name, at in self.pending.items() if at <= now]
+        for name in fired:
+            del self.pending[name]
+        return fired
+
+
+class UsageMonitor:
+    """Samples the job's process tree for maximum virtual memory and integral memory usage."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.last = time.time()
+        self.interval = 0.2
+        self.next_at = self.last + self.interval
+
+    def next_due(self):
+        return self.next_at
+
+    def sample(self, usage, final=False):
+        now = time.time()
+        if now < self.next_at and not final:
+            return
+        if not final:
+            vmem = _tree_vmem(self.pid)
+            usage["maxvmem"] = max(usage.get("maxvmem", 0), vmem)
+            usage["vmem"] = vmem
+            usage["mem"] = usage.get("mem", 0.0) + vmem / 1024 ** 3 * (now - self.last)
+        self.last = now
+        self.interval = min(self.interval * 2, 5.0)
+        self.next_at = now + self.interval
+
+
+def _tree_vmem(pid):
+    import psutil
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc] + proc.children(recursive=True)
+    except psutil.Error:
+        return 0
+    total = 0
+    for p in procs:
+        try:
+            total += p.memory_info().vms
+        except psutil.Error:
+            pass
+    return total
+
+
+def home_of(user):
+    try:
+        return pwd.getpwnam(user).pw_dir
+    except KeyError:
+        return "/"

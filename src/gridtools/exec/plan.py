@@ -1,0 +1,152 @@
+"""The execution plan of one task: everything its shepherd needs, as plain data.
+
+``build(...)`` turns a job description, the task number, the granted queue
+instances and the queue's settings into a plan (a dict written to the task's
+spool folder as ``plan.yaml``). The shepherd only carries a plan out; it
+never reads the job or the configuration itself. Building is pure: the
+caller passes in the owner's account data and the cell paths.
+
+Grid Engine conventions kept here: the job environment (JOB_ID, JOB_NAME,
+SGE_TASK_*, NSLOTS, NHOSTS, NQUEUES, QUEUE, TMPDIR, SGE_O_*, ...), output
+file names (``NAME.oJOBID[.TASKID]``, directories, ``[host:]path`` lists,
+pseudo variables ``$HOME $USER $JOB_ID $JOB_NAME $HOSTNAME $TASK_ID``),
+``-j y``, shells and ``shell_start_mode``, and path aliasing of the
+working directory.
+"""
+
+import fnmatch
+import os
+
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+LIMITS = ("s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data", "h_data",
+          "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss", "s_vmem", "h_vmem")
+
+
+def expand_pseudo(path, values):
+    """Replace ``$HOME $USER $JOB_ID $JOB_NAME $HOSTNAME $TASK_ID`` in an output path."""
+    for name in ("$JOB_NAME", "$JOB_ID", "$TASK_ID", "$HOSTNAME", "$HOME", "$USER"):
+        if name in path:
+            path = path.replace(name, values[name[1:]])
+    return path
+
+
+def _pick_path(path_list, host):
+    """The path of a ``[host:]path`` list that applies on ``host`` (None if none given)."""
+    fallback = None
+    for entry_host, path in path_list or ():
+        if entry_host and fnmatch.fnmatchcase(host, entry_host):
+            return path
+        if not entry_host and fallback is None:
+            fallback = path
+    return fallback
+
+
+def output_path(spec, stream, pseudo, cwd, host, task, is_array):
+    """Absolute file for ``stream`` ('o', 'e' or 'i') of a task, as Grid Engine names it."""
+    field = {"o": "stdout", "e": "stderr", "i": "stdin"}[stream]
+    chosen = _pick_path(spec.get(field), host)
+    if stream == "i":
+        if not chosen:
+            return "/dev/null"
+        chosen = expand_pseudo(chosen, pseudo)
+        return chosen if os.path.isabs(chosen) else os.path.join(cwd, chosen)
+    default_name = f"{pseudo['JOB_NAME']}.{stream}{pseudo['JOB_ID']}" + (f".{task}" if is_array else "")
+    if not chosen:
+        return os.path.join(cwd, default_name)
+    chosen = expand_pseudo(chosen, pseudo)
+    if not os.path.isabs(chosen):
+        chosen = os.path.join(cwd, chosen)
+    if chosen.endswith("/") or os.path.isdir(chosen):
+        return chosen + "/" + default_name if not chosen.endswith("//") else chosen + default_name
+    return chosen
+
+
+def apply_aliases(path, aliases, host):
+    """Path aliasing on the execution host: replace leading source paths (sge_aliases(5))."""
+    for src, exec_host, dest in aliases or ():
+        if exec_host != "*" and not fnmatch.fnmatchcase(host, exec_host):
+            continue
+        if path.startswith(src):
+            path = dest + path[len(src):]
+            path = path.replace("//", "/")
+    return path
+
+
+def _task_env(spec, task):
+    rng = spec.get("tasks")
+    if not rng:
+        return {"SGE_TASK_ID": "undefined", "SGE_TASK_FIRST": "undefined",
+                "SGE_TASK_LAST": "undefined", "SGE_TASK_STEPSIZE": "undefined"}
+    return {"SGE_TASK_ID": str(task), "SGE_TASK_FIRST": str(rng[0]),
+            "SGE_TASK_LAST": str(rng[1]), "SGE_TASK_STEPSIZE": str(rng[2])}
+
+
+def job_environment(spec, task, ctx):
+    """The environment a task starts with (ctx: host, queue, slots, paths, account data)."""
+    env = {}
+    if spec.get("export_all"):
+        env.update(spec.get("submit_env") or {})
+    else:
+        env["PATH"] = DEFAULT_PATH
+        env["LANG"] = ctx.get("lang", "C.UTF-8")
+        env["TERM"] = ""
+    env.update(spec.get("env") or {})
+    sge_o = spec.get("sge_o") or {}
+    for key, value in sge_o.items():
+        env["SGE_O_" + key] = value
+    env.update({
+        "ARC": ctx["arch"], "SGE_ARCH": ctx["arch"], "ENVIRONMENT": "BATCH",
+        "HOME": ctx["home"], "USER": spec["owner"], "LOGNAME": spec["owner"],
+        "SHELL": ctx["login_shell"], "HOSTNAME": ctx["host"],
+        "JOB_ID": str(spec["id"]), "JOB_NAME": spec["name"], "REQNAME": spec["name"],
+        "REQUEST": spec["name"], "JOB_SCRIPT": ctx["job_script"],
+        "NSLOTS": str(ctx["slots"]), "NHOSTS": str(ctx["nhosts"]), "NQUEUES": str(ctx["nqueues"]),
+        "QUEUE": ctx["queue"], "RESTARTED": str(ctx.get("restarted", 0)),
+        "SGE_ACCOUNT": spec.get("account") or "sge", "SGE_CELL": "default",
+        "SGE_ROOT": ctx["root"], "SGE_BINARY_PATH": ctx.get("binary_path", ""),
+        "SGE_CWD_PATH": ctx["cwd"], "PWD": ctx["cwd"], "SGE_JOB_SPOOL_DIR": ctx["spool_dir"],
+        "SGE_STDOUT_PATH": ctx["stdout"], "SGE_STDERR_PATH": ctx["stderr"],
+        "SGE_STDIN_PATH": ctx["stdin"], "TMPDIR": ctx["tmpdir"], "TMP": ctx["tmpdir"],
+    })
+    env.update(_task_env(spec, task))
+    if spec.get("pe"):
+        env["PE"] = ctx["pe_name"]
+        env["PE_HOSTFILE"] = os.path.join(ctx["spool_dir"], "pe_hostfile")
+    if spec.get("ckpt"):
+        env["SGE_CKPT_ENV"] = spec["ckpt"]
+    return env
+
+
+def command_line(spec, ctx):
+    """argv to execute for the job, honouring -b, -S, -shell and shell_start_mode.
+
+    Returns (path to execute, argv list).
+    """
+    shell = spec.get("shell") or ctx["queue_shell"] or "/bin/sh"
+    login = os.path.basename(shell) in ctx.get("login_shells", ())
+    argv0 = ("-" if login else "") + os.path.basename(shell)
+    args = list(spec.get("args") or [])
+    if spec.get("binary"):
+        command = spec["command"]
+        if not spec.get("shell_wrap", True):
+            return command, [command] + args
+        text = " ".join([command] + args)
+        return shell, [argv0, "-c", text]
+    script = ctx["job_script"]
+    mode = ctx.get("shell_start_mode", "posix_compliant")
+    if mode == "unix_behavior" and not spec.get("shell") and ctx.get("has_shebang"):
+        return script, [script] + args
+    if mode == "script_from_stdin":
+        return shell, [argv0] + args
+    return shell, [argv0, script] + args
+
+
+def limits(spec, queue_limits):
+    """Effective limits: the job's -l request, capped by the queue's value."""
+    hard = (spec.get("resources") or {}).get("hard") or {}
+    result = {}
+    for name in LIMITS:
+        queue_value = queue_limits.get(name, float("inf"))
+        asked = hard.get(name)
+        result[name] = min(asked, queue_value) if asked is not None else queue_value
+    return result

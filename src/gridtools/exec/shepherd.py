@@ -1,0 +1,206 @@
+"""The shepherd: runs one job task from its plan and writes the task's result.
+
+One shepherd process per running task, in its own session, holding an
+exclusive lock on ``shepherd.lock`` in the task's spool folder for its whole
+life (the daemon's proof that it is alive, also after a daemon restart). It
+creates TMPDIR, runs the queue prolog, the PE start procedure, the job (as
+the job owner when the shepherd runs as root), the PE stop procedure and the
+epilog; enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
+SIGKILL) and memory limits (setrlimit); records usage (wall clock, CPU,
+maximum virtual memory); and finally writes ``result.yaml`` and wakes the
+daemon. A dispatcher crash does not touch it.
+
+Signals the daemon sends to a shepherd: SIGTERM ends the job (qdel), SIGHUP
+ends it to requeue it (host flush, qmod -r), SIGUSR1 suspends it, SIGUSR2
+resumes it. With ``-notify`` the job first gets SIGUSR1 (before suspension)
+or SIGUSR2 (before being killed) and ``notify`` seconds to react.
+"""
+
+import os
+import select
+import signal
+import time
+
+from gridtools.exec import jobproc
+from gridtools.spool import jobs as jobstore
+from gridtools.spool import wake
+from gridtools.spool.files import Lock, atomic_write
+
+FAILED_PROLOG = 8
+FAILED_EPILOG = 15
+FAILED_PESTART = 10
+FAILED_KILLED = 100
+
+
+class Shepherd:
+    """Carries out one plan."""
+
+    def __init__(self, plan, task_dir):
+        self.plan = plan
+        self.dir = task_dir
+        self.flags = []
+        self.result = {"start_time": time.time(), "failed": 0, "failed_reason": "",
+                       "exit_status": 0, "signal": 0, "deleted": False, "requeue": False,
+                       "error_state": False, "error_reason": "", "usage": {}}
+        self.killed_by = None
+
+    # ------------------------------------------------------------ signals
+    def _on_signal(self, signum, _frame):
+        self.flags.append(signum)
+
+    def _install_handlers(self):
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT):
+            signal.signal(sig, self._on_signal)
+
+    # ------------------------------------------------------------ phases
+    def run(self):
+        plan = self.plan
+        self._install_handlers()
+        jobproc.make_tmpdir(plan)
+        try:
+            if self._procedure("prolog", FAILED_PROLOG) and self._procedure("pe_start", FAILED_PESTART):
+                self._run_job()
+                self._procedure("pe_stop", 13)
+                self._procedure("epilog", FAILED_EPILOG)
+        finally:
+            jobproc.remove_tmpdir(plan)
+        self.result["end_time"] = time.time()
+        return self.result
+
+    def _procedure(self, which, failed_code):
+        spec = self.plan.get(which)
+        if not spec or self.flags_stop():
+            return True
+        status = jobproc.run_procedure(self.plan, spec)
+        if status != 0:
+            self.result["failed"] = failed_code
+            self.result["failed_reason"] = f"{which} failed with exit status {status}"
+            self.result["exit_status"] = status
+            if status == 100:
+                self.result["error_state"] = True
+            return False
+        return True
+
+    def flags_stop(self):
+        return any(s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) for s in self.flags)
+
+    def _run_job(self):
+        pid, errpipe = jobproc.spawn_job(self.plan)
+        failure = jobproc.read_spawn_failure(errpipe)
+        if failure is not None:
+            code, message = failure
+            os.waitpid(pid, 0)
+            self.result.update(failed=code, failed_reason=message, exit_status=1)
+            if code in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL):
+                self.result["error_state"] = True
+                self.result["error_reason"] = message
+            return
+        atomic_write(os.path.join(self.dir, "job_pid"), f"{pid}\n", fsync=False)
+        status, rusage = self._supervise(pid)
+        self._record_exit(status, rusage)
+
+    def _record_exit(self, status, rusage):
+        res = self.result
+        if os.WIFSIGNALED(status):
+            res["signal"] = os.WTERMSIG(status)
+            res["exit_status"] = 128 + res["signal"]
+        else:
+            res["exit_status"] = os.WEXITSTATUS(status)
+        if self.killed_by:
+            res["failed"] = FAILED_KILLED
+            res["failed_reason"] = self.killed_by
+        usage = res["usage"]
+        usage["ru_utime"] = rusage.ru_utime
+        usage["ru_stime"] = rusage.ru_stime
+        for name in ("ru_maxrss", "ru_ixrss", "ru_idrss", "ru_isrss", "ru_minflt", "ru_majflt",
+                     "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd", "ru_msgrcv",
+                     "ru_nsignals", "ru_nvcsw", "ru_nivcsw"):
+            usage[name] = int(getattr(rusage, name))
+
+    # ------------------------------------------------------------ supervision
+    def _supervise(self, pid):
+        plan = self.plan
+        start = time.time()
+        lim = plan.get("limits") or {}
+        timers = jobproc.Timers(start, lim, plan.get("notify", 0))
+        monitor = jobproc.UsageMonitor(pid)
+        pidfd = os.pidfd_open(pid)
+        rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wfd)
+        try:
+            while True:
+                timeout = max(0.0, min(timers.next_due(), monitor.next_due()) - time.time())
+                ready, _, _ = select.select([pidfd, rfd], [], [], timeout)
+                if rfd in ready:
+                    _drain(rfd)
+                self._handle_flags(pid)
+                self._handle_timers(pid, timers)
+                monitor.sample(self.result["usage"])
+                if pidfd in ready:
+                    _, status, rusage = os.wait4(pid, 0)
+                    monitor.sample(self.result["usage"], final=True)
+                    return status, rusage
+        finally:
+            signal.set_wakeup_fd(-1)
+            for fd in (pidfd, rfd, wfd):
+                os.close(fd)
+
+    def _handle_flags(self, pid):
+        while self.flags:
+            sig = self.flags.pop(0)
+            if sig == signal.SIGUSR1:
+                jobproc.suspend(self.plan, pid)
+            elif sig == signal.SIGUSR2:
+                jobproc.resume(self.plan, pid)
+            elif sig in (signal.SIGTERM, signal.SIGINT):
+                self.result["deleted"] = True
+                self._terminate(pid, "job deleted")
+            elif sig == signal.SIGHUP:
+                self.result["requeue"] = True
+                self._terminate(pid, "job requeued")
+
+    def _terminate(self, pid, why):
+        self.killed_by = why
+        jobproc.terminate(self.plan, pid)
+
+    def _handle_timers(self, pid, timers):
+        for event in timers.due(time.time()):
+            if event == "s_rt":
+                jobproc.signal_job(pid, signal.SIGUSR1)
+            elif event == "notify_kill":
+                jobproc.signal_job(pid, signal.SIGUSR2)
+            elif event in ("h_rt", "kill"):
+                self._terminate(pid, "wallclock limit (h_rt) exceeded" if event == "h_rt" else "killed")
+                self.killed_by = "h_rt limit exceeded" if event == "h_rt" else self.killed_by
+
+
+def _drain(fd):
+    try:
+        while os.read(fd, 512):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def write_pidfile(task_dir):
+    """Record this shepherd's pid and start time (checked before signalling it)."""
+    import psutil
+    me = psutil.Process()
+    atomic_write(os.path.join(task_dir, "shepherd.pid"), f"{me.pid} {me.create_time()}\n", fsync=False)
+
+
+def main(plan, task_dir):
+    """Run a plan to the end in this process; returns the process exit code."""
+    lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o644)
+    lock.acquire()
+    write_pidfile(task_dir)
+    shepherd = Shepherd(plan, task_dir)
+    try:
+        result = shepherd.run()
+    except Exception as exc:  # noqa: BLE001 - report any failure as the task's result
+        result = dict(shepherd.result, failed=18, failed_reason=f"shepherd error: {exc}",
+                      exit_status=1, end_time=time.time())
+    jobstore.write_result(plan["job_id"], plan["task"], result)
+    lock.release()
+    wake.poke()
+    return 0

@@ -1,0 +1,161 @@
+"""The one door through which every task state change passes.
+
+Each function checks that the change is allowed from the task's current
+state, applies it to the ``Job`` in memory and returns True when something
+changed (False when the request was a no-op, such as releasing a hold that
+was not set). The caller persists the job afterwards.
+
+    pending --dispatch--> running --finish--> finished
+    pending --delete--> finished (deleted, never ran)
+    running --request_delete--> running+deleting --finish--> finished
+    running --requeue--> pending            (rerun, host flush, qmod -r)
+    running --fail_to_start--> error (Eqw) --clear_error--> pending
+"""
+
+from gridtools.model.job import Hold, TaskState
+
+
+class TransitionError(Exception):
+    """A change that the task's state does not allow."""
+
+
+def dispatch(job, number, granted, now, shepherd_pid=0):
+    task = job.task(number)
+    if task.state is not TaskState.PENDING:
+        raise TransitionError(f"task {job.id}.{number} is {task.state.value}, not pending")
+    task.state = TaskState.RUNNING
+    task.granted = [list(g) for g in granted]
+    task.queue, task.host = granted[0][0], granted[0][1]
+    task.slots = sum(g[2] for g in granted)
+    task.start_time = now
+    task.end_time = 0.0
+    task.suspended = ""
+    task.deleting = False
+    task.shepherd_pid = shepherd_pid
+    task.exit_status = None
+    task.failed = 0
+    return True
+
+
+def finish(job, number, result, now):
+    """A running task ended with the shepherd's ``result``."""
+    task = job.task(number)
+    if task.state is not TaskState.RUNNING:
+        return False
+    task.state = TaskState.FINISHED
+    task.end_time = float(result.get("end_time") or now)
+    task.exit_status = int(result.get("exit_status", 0))
+    task.failed = int(result.get("failed", 0))
+    task.failed_reason = str(result.get("failed_reason", ""))
+    task.usage = dict(result.get("usage") or {})
+    task.shepherd_pid = 0
+    return True
+
+
+def fail_to_start(job, number, reason, now):
+    """A task could not be started (working directory, output file, shell): error state."""
+    task = job.task(number)
+    task.state = TaskState.ERROR
+    task.error_reason = reason
+    task.end_time = now
+    task.host = task.queue = None
+    task.granted = []
+    task.shepherd_pid = 0
+    return True
+
+
+def clear_error(job, number):
+    task = job.tasks.get(number)
+    if task is None or task.state is not TaskState.ERROR:
+        return False
+    task.state = TaskState.PENDING
+    task.error_reason = ""
+    return True
+
+
+def requeue(job, number, now):
+    """A running task goes back to pending (rerun, host flush, qmod -r)."""
+    task = job.task(number)
+    if task.state is not TaskState.RUNNING:
+        return False
+    task.state = TaskState.PENDING
+    task.restarted += 1
+    task.host = task.queue = None
+    task.granted = []
+    task.suspended = ""
+    task.deleting = False
+    task.shepherd_pid = 0
+    return True
+
+
+def delete_pending(job, number, now):
+    """A pending (or error) task is removed before it ran."""
+    task = job.task(number)
+    if task.state not in (TaskState.PENDING, TaskState.ERROR):
+        return False
+    task.state = TaskState.FINISHED
+    task.end_time = now
+    task.failed = task.failed or 0
+    task.failed_reason = "deleted before it ran"
+    task.exit_status = None
+    return True
+
+
+def request_delete(job, number):
+    """qdel of a running task: it is marked and its shepherd ends it."""
+    task = job.task(number)
+    if task.state is not TaskState.RUNNING or task.deleting:
+        return False
+    task.deleting = True
+    return True
+
+
+def set_hold(job, number, letters, on):
+    """Add (``on``) or remove hold letters of one pending task; number None = whole job."""
+    letters = "".join(c for c in letters if c in Hold.ALL)
+    if number is None:
+        before = job.hold
+        job.hold = _letters(job.hold, letters, on)
+        if not on:
+            for task in job.tasks.values():
+                task.hold = _letters(task.hold, letters, False)
+        return before != job.hold or not on
+    task = job.task(number)
+    before = task.hold
+    task.hold = _letters(task.hold, letters, on)
+    if not on and job.hold:
+        # releasing one task of a job-level hold: move the other letters down to the tasks
+        return _release_job_level(job, number, letters) or before != task.hold
+    return before != task.hold
+
+
+def _release_job_level(job, number, letters):
+    common = job.hold
+    job.hold = ""
+    for n in job.pending_numbers():
+        t = job.task(n)
+        t.hold = _letters(_letters(t.hold, common, True), letters, False) if n == number else _letters(t.hold, common, True)
+    return True
+
+
+def _letters(current, letters, on):
+    if on:
+        return "".join(sorted(set(current) | set(letters)))
+    return "".join(c for c in current if c not in letters)
+
+
+def suspend(job, number, why):
+    """Mark a running task suspended (why: s by user/operator, S queue, T threshold)."""
+    task = job.task(number)
+    if task.state is not TaskState.RUNNING or why in task.suspended:
+        return False
+    task.suspended += why
+    return True
+
+
+def unsuspend(job, number, why):
+    task = job.task(number)
+    if task.state is not TaskState.RUNNING or why not in task.suspended:
+        return False
+    task.suspended = task.suspended.replace(why, "")
+    return True
