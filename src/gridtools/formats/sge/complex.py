@@ -1,0 +1,211 @@
+"""Complex attributes (complex(5)): the table ``qconf -sc`` shows.
+
+The object is a dict mapping each attribute name to its definition, a dict
+with ``name``, ``shortcut``, ``type`` (``INT`` ``DOUBLE`` ``MEMORY`` ``TIME``
+``STRING`` ``CSTRING`` ``RESTRING`` ``HOST`` ``BOOL``), ``relop``,
+``requestable`` (``YES`` ``NO`` ``FORCED``), ``consumable`` (``YES`` ``NO``
+``JOB``), ``default`` (value text) and ``urgency`` (a number). The table is
+written sorted by name with columns as wide as their longest entry plus
+three, under the ``#name shortcut ...`` header, followed by qconf's footer.
+"""
+
+from gridtools.errors import InputError
+from gridtools.formats.sge.attrfile import FieldError
+from gridtools.formats.values import parse_bool, parse_memory, parse_number, parse_time
+
+#: column names, in order
+COLUMNS = ("name", "shortcut", "type", "relop", "requestable", "consumable", "default", "urgency")
+#: attribute value types
+NUMERIC_TYPES = frozenset({"INT", "DOUBLE", "MEMORY", "TIME"})
+STRING_TYPES = frozenset({"STRING", "CSTRING", "RESTRING", "HOST"})
+TYPES = NUMERIC_TYPES | STRING_TYPES | {"BOOL"}
+#: relational operators
+RELOPS = frozenset({"==", "!=", "<", "<=", ">", ">=", "EXCL"})
+#: spellings of requestable / consumable, mapped to their canonical word
+REQUESTABLE = {"y": "YES", "yes": "YES", "n": "NO", "no": "NO", "f": "FORCED", "forced": "FORCED"}
+CONSUMABLE = {"y": "YES", "yes": "YES", "n": "NO", "no": "NO", "j": "JOB", "job": "JOB"}
+#: extra width of each column beyond its longest entry
+PADDING = 3
+#: last line of qconf -sc
+FOOTER = "# >#< starts a comment but comments are not saved across edits --------\n"
+
+#: the complex of a new cell (and the built-in attributes, which stay)
+DEFAULT_TABLE = """\
+arch a STRING == YES NO NONE 0
+calendar c STRING == YES NO NONE 0
+cpu cpu DOUBLE >= YES NO 0 0
+display_win_gui dwg BOOL == YES NO 0 0
+h_core h_core MEMORY <= YES NO 0 0
+h_cpu h_cpu TIME <= YES NO 0:0:0 0
+h_data h_data MEMORY <= YES NO 0 0
+h_fsize h_fsize MEMORY <= YES NO 0 0
+h_rss h_rss MEMORY <= YES NO 0 0
+h_rt h_rt TIME <= YES NO 0:0:0 0
+h_stack h_stack MEMORY <= YES NO 0 0
+h_vmem h_vmem MEMORY <= YES NO 0 0
+hostname h HOST == YES NO NONE 0
+load_avg la DOUBLE >= NO NO 0 0
+load_long ll DOUBLE >= NO NO 0 0
+load_medium lm DOUBLE >= NO NO 0 0
+load_short ls DOUBLE >= NO NO 0 0
+m_core core INT <= YES NO 0 0
+m_socket socket INT <= YES NO 0 0
+m_thread thread INT <= YES NO 0 0
+m_topology topo STRING == YES NO NONE 0
+m_topology_inuse utopo STRING == YES NO NONE 0
+mem_free mf MEMORY <= YES NO 0 0
+mem_total mt MEMORY <= YES NO 0 0
+mem_used mu MEMORY >= YES NO 0 0
+min_cpu_interval mci TIME <= NO NO 0:0:0 0
+np_load_avg nla DOUBLE >= NO NO 0 0
+np_load_long nll DOUBLE >= NO NO 0 0
+np_load_medium nlm DOUBLE >= NO NO 0 0
+np_load_short nls DOUBLE >= NO NO 0 0
+num_proc p INT == YES NO 0 0
+qname q STRING == YES NO NONE 0
+rerun re BOOL == NO NO 0 0
+s_core s_core MEMORY <= YES NO 0 0
+s_cpu s_cpu TIME <= YES NO 0:0:0 0
+s_data s_data MEMORY <= YES NO 0 0
+s_fsize s_fsize MEMORY <= YES NO 0 0
+s_rss s_rss MEMORY <= YES NO 0 0
+s_rt s_rt TIME <= YES NO 0:0:0 0
+s_stack s_stack MEMORY <= YES NO 0 0
+s_vmem s_vmem MEMORY <= YES NO 0 0
+seq_no seq INT == NO NO 0 0
+slots s INT <= YES YES 1 1000
+swap_free sf MEMORY <= YES NO 0 0
+swap_rate sr MEMORY >= YES NO 0 0
+swap_rsvd srsv MEMORY >= YES NO 0 0
+swap_total st MEMORY <= YES NO 0 0
+swap_used su MEMORY >= YES NO 0 0
+tmpdir tmp STRING == NO NO NONE 0
+virtual_free vf MEMORY <= YES NO 0 0
+virtual_total vt MEMORY <= YES NO 0 0
+virtual_used vu MEMORY >= YES NO 0 0
+"""
+
+
+def _canonical(column, text, number):
+    """The canonical spelling of one column's text; raises FieldError."""
+    table = {"requestable": REQUESTABLE, "consumable": CONSUMABLE}.get(column)
+    if table is not None:
+        value = table.get(text.lower())
+    elif column == "type":
+        value = text.upper() if text.upper() in TYPES else None
+    elif column == "relop":
+        value = text.upper() if text.upper() in RELOPS else None
+    elif column == "urgency":
+        try:
+            value = parse_number(text)
+        except InputError:
+            value = None
+    else:
+        value = text
+    if value is None:
+        raise FieldError(f'invalid value "{text}" for column "{column}"', column, number)
+    return value
+
+
+def parse_row(line, number=None):
+    """One attribute definition from a table line."""
+    cells = line.split()
+    if len(cells) != len(COLUMNS):
+        raise FieldError(f"expected {len(COLUMNS)} columns ({' '.join(COLUMNS)}), found {len(cells)}",
+                         None, number)
+    return {column: _canonical(column, text, number) for column, text in zip(COLUMNS, cells)}
+
+
+def parse(text):
+    """The complex dict (name -> definition) from ``qconf -sc`` text."""
+    result = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        row = parse_row(line, number)
+        if row["name"] in result:
+            raise FieldError(f'attribute "{row["name"]}" is defined twice', "name", number)
+        result[row["name"]] = row
+    return result
+
+
+def render(obj):
+    """``qconf -sc`` text of a complex dict, rows sorted by name."""
+    rows = [[str(obj[name][c]) for c in COLUMNS] for name in sorted(obj)]
+    widths = [max([len(c)] + [len(r[i]) + PADDING for r in rows]) for i, c in enumerate(COLUMNS)]
+    header = "#" + "".join(c.ljust(widths[i] + (1 if i else 0)) for i, c in enumerate(COLUMNS))
+    lines = [header, "#" + "-" * (sum(widths) + len(COLUMNS) - 1)]
+    for row in rows:
+        lines.append(" ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])) + " " + row[-1])
+    return "\n".join(lines) + "\n" + FOOTER
+
+
+def template(name=None):
+    """The complex of a new cell."""
+    return {row["name"]: row for row in (parse_row(line) for line in DEFAULT_TABLE.splitlines())}
+
+
+def value_ok(type_name, text):
+    """True when ``text`` is a valid value for an attribute of ``type_name``."""
+    try:
+        if type_name == "INT":
+            int(text)
+        elif type_name == "DOUBLE":
+            float(text)
+        elif type_name == "TIME":
+            parse_time(text)
+        elif type_name == "MEMORY":
+            parse_memory(text)
+        elif type_name == "BOOL":
+            parse_bool(text)
+        return bool(text)
+    except (ValueError, InputError):
+        return False
+
+
+def _check_row(name, row):
+    def bad(column, why):
+        raise FieldError(f'invalid {column} "{row.get(column)}" of attribute "{name}": {why}', column)
+
+    if row.get("name") != name or len(name.split()) != 1:
+        bad("name", "the name must be one word and match its key")
+    for column in COLUMNS[1:]:
+        if column not in row:
+            raise FieldError(f'missing column "{column}" of attribute "{name}"', column)
+        _canonical(column, str(row[column]), None)
+    kind, relop, consumable = row["type"], row["relop"], row["consumable"]
+    if kind in STRING_TYPES and relop != "==":
+        bad("relop", "string attributes only allow ==")
+    if relop == "EXCL" and not (kind == "BOOL" and consumable != "NO"):
+        bad("relop", "EXCL is only valid for consumable BOOL attributes")
+    if consumable != "NO" and not (kind in NUMERIC_TYPES or relop == "EXCL"):
+        bad("consumable", "only numeric attributes can be consumable")
+    if not (row["default"].upper() == "NONE" and kind in STRING_TYPES) and not value_ok(kind, row["default"]):
+        bad("default", f"not a valid {kind} value")
+
+
+def validate(obj, known=None):
+    """Raise ConfigError for bad rows, clashing shortcuts or lost built-in attributes."""
+    shortcuts = {}
+    for name, row in obj.items():
+        _check_row(name, row)
+        other = shortcuts.get(row["shortcut"])
+        if other is not None or (row["shortcut"] in obj and row["shortcut"] != name):
+            raise FieldError(f'shortcut "{row["shortcut"]}" of attribute "{name}" is already used by '
+                             f'"{other or row["shortcut"]}"', "shortcut")
+        shortcuts[row["shortcut"]] = name
+    for name, row in template().items():
+        if name not in obj:
+            raise FieldError(f'built-in attribute "{name}" cannot be removed', "name")
+        if obj[name]["type"] != row["type"]:
+            raise FieldError(f'the type of built-in attribute "{name}" cannot be changed', "type")
+
+
+def lookup(obj, name):
+    """The definition named ``name`` or with shortcut ``name``, or None."""
+    if name in obj:
+        return obj[name]
+    for row in obj.values():
+        if row["shortcut"] == name:
+            return row
+    return None

@@ -1,0 +1,105 @@
+"""Scheduler configuration (sched_conf(5)), as ``qconf -ssconf`` shows them.
+
+Floating point weights are floats written with six decimals, as qconf
+writes them; times keep their text (``0:0:15``); ``job_load_adjustments``
+maps load values to adjustment text; ``usage_weight_list`` maps cpu, mem,
+io to floats; ``params`` and ``halflife_decay_list`` are text or None
+(written ``none``).
+"""
+
+from gridtools.formats.sge.attrfile import Field, FieldError, Schema
+from gridtools.formats.sge.codecs import (
+    Boolean, Choice, Integer, KeyValues, OptText, Real, Text, Time, TimeSpec)
+
+#: scheduling algorithms (Grid Engine has one)
+ALGORITHMS = ("default",)
+#: how queue instances are ordered: by load formula or by sequence number
+QUEUE_SORT_METHODS = ("load", "seqno")
+#: letters of policy_hierarchy: override, functional, share tree, deadline
+POLICY_LETTERS = frozenset("OFSD")
+#: name column width of qconf -ssconf
+WIDTH = 33
+
+
+def _weight(name, default):
+    return Field(name, Real(), default)
+
+
+SCHEMA = Schema([
+    Field("algorithm", Choice(ALGORITHMS), "default"),
+    Field("schedule_interval", Time(), TimeSpec("0:0:15")),
+    Field("maxujobs", Integer(), 0),
+    Field("queue_sort_method", Choice(QUEUE_SORT_METHODS), "load"),
+    Field("job_load_adjustments", KeyValues(), {"np_load_avg": "0.50"}),
+    Field("load_adjustment_decay_time", Time(), TimeSpec("0:7:30")),
+    Field("load_formula", Text(), "np_load_avg"),
+    Field("schedd_job_info", Text(spaces=True), "true"),
+    Field("flush_submit_sec", Integer(), 0),
+    Field("flush_finish_sec", Integer(), 0),
+    Field("params", OptText("none", spaces=True), None),
+    Field("reprioritize_interval", Time(), TimeSpec("0:0:0")),
+    Field("halftime", Integer(), 168),
+    Field("usage_weight_list", KeyValues(real=True), {"cpu": 1.0, "mem": 0.0, "io": 0.0}),
+    _weight("compensation_factor", 5.0),
+    _weight("weight_user", 0.25),
+    _weight("weight_project", 0.25),
+    _weight("weight_department", 0.25),
+    _weight("weight_job", 0.25),
+    Field("weight_tickets_functional", Integer(), 0),
+    Field("weight_tickets_share", Integer(), 0),
+    Field("share_override_tickets", Boolean(), True),
+    Field("share_functional_shares", Boolean(), True),
+    Field("max_functional_jobs_to_schedule", Integer(), 200),
+    Field("report_pjob_tickets", Boolean(), True),
+    Field("max_pending_tasks_per_job", Integer(), 50),
+    Field("halflife_decay_list", OptText("none", spaces=True), None),
+    Field("policy_hierarchy", Text(), "OFS"),
+    _weight("weight_ticket", 0.5),
+    _weight("weight_waiting_time", 0.278),
+    _weight("weight_deadline", 3600000.0),
+    _weight("weight_urgency", 0.5),
+    _weight("weight_priority", 0.0),
+    Field("max_reservation", Integer(), 0),
+    Field("default_duration", Time(), TimeSpec("INFINITY")),
+], WIDTH)
+
+
+def parse(text):
+    """A scheduler configuration dict from ``qconf -ssconf`` text."""
+    return SCHEMA.parse(text)
+
+
+def render(obj):
+    """``qconf -ssconf`` text of a scheduler configuration dict."""
+    return SCHEMA.render(obj)
+
+
+def template(name=None):
+    """The default scheduler configuration."""
+    return SCHEMA.template()
+
+
+def _check_job_info(value):
+    word, _, rest = value.partition(" ")
+    if value.lower() in ("true", "false"):
+        return
+    if word.lower() == "job_list" and rest.strip() and all(
+            part.strip().isdigit() for part in rest.replace(",", " ").split()):
+        return
+    raise FieldError(f'invalid value "{value}" for attribute "schedd_job_info": '
+                     "expected true, false or job_list followed by job ids", "schedd_job_info")
+
+
+def validate(obj, known=None):
+    """Raise ConfigError for malformed values."""
+    SCHEMA.check(obj)
+    hierarchy = obj["policy_hierarchy"]
+    if hierarchy.upper() != "NONE" and (not set(hierarchy) <= POLICY_LETTERS
+                                        or len(set(hierarchy)) != len(hierarchy)):
+        raise FieldError(f'invalid value "{hierarchy}" for attribute "policy_hierarchy": '
+                         "expected distinct letters of O, F, S, D or NONE", "policy_hierarchy")
+    _check_job_info(obj["schedd_job_info"])
+    unknown = set(obj["usage_weight_list"]) - {"cpu", "mem", "io"}
+    if unknown:
+        raise FieldError(f'invalid value "{sorted(unknown)[0]}" in attribute "usage_weight_list": '
+                         "expected cpu, mem and io", "usage_weight_list")
