@@ -1,0 +1,151 @@
+"""Parsing and unparsing: canonical spelling, round trips, and malformed
+input (always ClassAdSyntaxError with a position, never another exception)."""
+
+import random
+
+import pytest
+
+from gridtools.classad import ClassAdSyntaxError, parse, unparse
+from gridtools.classad.nodes import Binary, Literal, Paren, Unary
+from gridtools.classad.operators import BINARY, UNARY
+from gridtools.errors import InputError, SyntaxProblem
+
+CANONICAL = [
+    ("a&&b", "a && b"),
+    ("a  ||  b", "a || b"),
+    ("x==1", "x == 1"),
+    ("x is undefined", "x =?= undefined"),
+    ("x ISNT undefined", "x =!= undefined"),
+    ("(a)", "(a)"),
+    ("-x", "-x"),
+    ("! x", "!x"),
+    ("~ 1", "~1"),
+    ("f( 1 , 2 )", "f(1,2)"),
+    ("{ 1 , 2 }", "{ 1,2 }"),
+    ("[ a=1 ; b=2 ; ]", "[ a = 1; b = 2 ]"),
+    ("a?b:c", "a ? b : c"),
+    ("a ?: c", "a ?: c"),
+    ("my.x", "my.x"),
+    ("TARGET.Memory", "TARGET.Memory"),
+    ("a.b.c", "a.b.c"),
+    ("a[1][2]", "a[1][2]"),
+    ("TRUE", "true"),
+    ("Undefined", "undefined"),
+    ("1.50", "1.5"),
+    ("0x10", "16"),
+    ("'odd name' + 1", "'odd name' + 1"),
+    ("'true'", "'true'"),
+    ('"a" "b"', '"ab"'),
+    ("5+5*5+5", "5 + 5 * 5 + 5"),
+    ("a // comment\n + 1", "a + 1"),
+    ("a /* block */ + 1", "a + 1"),
+    ("KeyboardIdle > 15 * 60 || Owner == \"coltrane\"",
+     'KeyboardIdle > 15 * 60 || Owner == "coltrane"'),
+]
+
+
+@pytest.mark.parametrize("text,expected", CANONICAL, ids=[c[0] for c in CANONICAL])
+def test_canonical_spelling(text, expected):
+    assert unparse(parse(text)) == expected
+
+
+ROUND_TRIP = [
+    "1", "1.5", "1e30", "-2.5e-10", '"with \\"quotes\\" and \\\\ and \\n"', "true && false",
+    "a + b * c - d / e % f", "(a + b) * (c - d)", "a < b == c >= d", "a << 2 >> 1 >>> 3",
+    "a & b | c ^ d", "!a || ~b && -c", "a ? b : c ? d : e", "(a ? b : c) ? d : e",
+    "x ?: y ?: z", "{ 1,{ 2,3 },[ a = { 4 } ] }", "[ a = 1; 'b c' = a + 1 ].'b c'",
+    "MY.a + TARGET.b", "strcat(\"x\", y, 3.0)", "l[0].name[\"k\"]", "a =?= undefined",
+    "a =!= error", "- - 1", "!!x", "(((x)))", "ifThenElse(a, b, c) + 1",
+    "regexp(\"^a\\\\.b$\", Name, \"i\")", "x * -1", "2 - -2",
+]
+
+
+@pytest.mark.parametrize("text", ROUND_TRIP)
+def test_round_trip(text):
+    expr = parse(text)
+    again = parse(unparse(expr))
+    assert again == expr
+    assert unparse(again) == unparse(expr)  # unparse is stable
+    assert unparse(again.eval()) == unparse(expr.eval())
+
+
+def test_unparse_adds_parentheses_to_built_trees():
+    # Trees built in code (not parsed) still print as the same expression.
+    add, mul, sub = BINARY["+"], BINARY["*"], BINARY["-"]
+    a, b, c = Literal(1), Literal(2), Literal(3)
+    tree = Binary(mul, Binary(add, a, b), c)
+    assert unparse(tree) == "(1 + 2) * 3"
+    assert parse(unparse(tree)).eval() == 9
+    right = Binary(sub, a, Binary(sub, b, c))
+    assert unparse(right) == "1 - (2 - 3)"
+    assert parse(unparse(right)).eval() == 2
+    assert unparse(Unary(UNARY["-"], Binary(add, a, b))) == "-(1 + 2)"
+    assert unparse(Binary(mul, Paren(Binary(add, a, b)), c)) == "(1 + 2) * 3"
+
+
+def test_parse_is_cached_by_text():
+    assert parse("a + 1 + 2") is parse("a + 1 + 2")
+
+
+def test_equal_expressions_hash_alike():
+    assert parse("a&&b") == parse("a  &&  b")
+    assert hash(parse("a&&b")) == hash(parse("a && b"))
+    assert parse("a") != parse("b")
+
+
+MALFORMED = [
+    "", "   ", "1 +", "(1", "1)", "[a=1", "{1,", "a ==", '"abc', "'abc", "1.", "1..2", "a.", "a[",
+    "f(", "f(1,", "? 1", "1 ? 2", "1 ? :", "=?=", "a =? b", "a === b", "@", "#", "$x", "1e", "0x",
+    "a b", "true false", "[a]", "[=1]", "[a=]", "{,}", "is", "a is", "x ! y", "\x00", '"\\', "f(,)",
+    ")", "]", "}", "1 2", "[a=1;;]", "MY.", ".x", "a = 1", "f(1)(2)", "{1}{2}", "1 ?? 2", "a.1",
+    "/* unterminated", "a && && b", "++", "-", "a[1", "a[]", "[a = 1] [b]x",
+]
+
+
+@pytest.mark.parametrize("text", MALFORMED)
+def test_malformed_input_raises_syntax_error(text):
+    with pytest.raises(ClassAdSyntaxError) as info:
+        parse(text)
+    assert str(info.value)
+
+
+def test_syntax_error_is_a_gridtools_input_error_with_position():
+    with pytest.raises(ClassAdSyntaxError) as info:
+        parse("a + * b")
+    err = info.value
+    assert isinstance(err, SyntaxProblem) and isinstance(err, InputError)
+    assert (err.line, err.column) == (1, 5)
+    assert str(err).startswith("line 1, column 5:")
+    with pytest.raises(ClassAdSyntaxError) as info:
+        parse("a +\n  (b")
+    assert info.value.line == 2
+
+
+def test_non_text_input_is_a_syntax_error():
+    for value in (None, 5, ["a"], b"a"):
+        with pytest.raises(ClassAdSyntaxError):
+            parse(value)
+
+
+def test_too_deep_nesting_is_a_syntax_error():
+    with pytest.raises(ClassAdSyntaxError, match="nested"):
+        parse("(" * 2000 + "1" + ")" * 2000)
+    with pytest.raises(ClassAdSyntaxError, match="nested"):
+        parse(" + ".join(["1"] * 5000))
+    assert parse(" + ".join(["1"] * 200)).eval() == 200
+
+
+def test_random_text_never_raises_anything_else():
+    alphabet = "ab1 .()[]{}\"'+-*/%<>=!?:,;&|^~\\\n0x9eE_\t#$@"
+    rng = random.Random(7)
+    accepted = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
+        try:
+            expr = parse(text)
+        except ClassAdSyntaxError:
+            continue
+        accepted += 1
+        assert unparse(parse(unparse(expr))) == unparse(expr)
+        unparse(expr.eval())
+    assert accepted > 100
