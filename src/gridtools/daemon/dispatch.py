@@ -102,7 +102,7 @@ class Dispatcher:
             "restarted": job.task(number).restarted,
             "queue_shell": str(q("shell") or "/bin/sh"),
             "shell_start_mode": str(q("shell_start_mode") or "posix_compliant"),
-            "login_shells": tuple(str(_conf_value(gconf, "login_shells", "sh,bash")).split(",")),
+            "login_shells": _login_shells(gconf),
             "has_shebang": spec.get("has_shebang", False),
         }
         if ctx["shell_start_mode"] == "unix_behavior" and not spec.get("shell"):
@@ -182,6 +182,11 @@ class Dispatcher:
     def task_ended(self, job, number):
         self.state.touch(job)
         self.state.need_schedule = True
+
+
+def _login_shells(gconf):
+    value = _conf_value(gconf, "login_shells", ["sh", "bash"])
+    return tuple(value) if isinstance(value, (list, tuple)) else tuple(str(value).split(","))
 
 
 def _has_shebang(path):

@@ -1,6 +1,8 @@
 """Intake: applying the queued requests, in order, to the daemon's state.
 
-Each request kind has one handler. The requester is the owner uid of the
+Each request kind has one handler: ``handler(state, dispatcher, req, now)``
+returning None or ``(exit code, stdout text, stderr text)``, which is sent
+back to a client that asked for a reply. The requester is the owner uid of the
 request file; a handler re-checks every permission itself (the client's own
 checks only serve to print the right message early). A request that cannot
 be applied is logged and dropped; it never stops the daemon.
@@ -33,13 +35,16 @@ def run(state, dispatcher, now=None):
     count = 0
     for req in spool_requests.pending():
         func = HANDLERS.get(req.kind)
+        answer = (1, "", f"error: unknown request {req.kind!r}\n")
         try:
             if func is None:
                 state.log(f"W|dropped request {req.name}: unknown kind {req.kind!r}")
             else:
-                func(state, dispatcher, req, now or time.time())
+                answer = func(state, dispatcher, req, now or time.time()) or (0, "", "")
         except Exception as exc:  # noqa: BLE001 - one bad request must not stop the rest
             state.log(f"E|request {req.name} ({req.kind}) failed: {exc!r}")
+            answer = (1, "", f"error: {exc}\n")
+        spool_requests.answer(req, *answer)
         req.remove()
         count += 1
     return count

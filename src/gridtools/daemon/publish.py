@@ -65,14 +65,14 @@ def job_rows(job, prio, live):
                          "granted": task.granted, "prio": prio})
             continue
         if task is not None and task.state is TaskState.FINISHED:
-            key = "z"
+            key = ("z", "")
         else:
-            key = pending_state(job, number, task, live)
+            key = (pending_state(job, number, task, live), job.holds_of(number))
         groups.setdefault(key, []).append(number)
     slots = spec["pe"][1] if spec.get("pe") else 1
-    for key, numbers in groups.items():
+    for (key, hold), numbers in groups.items():
         rows.append({"id": job.id, "tasks": ranges(numbers) if job.is_array else None,
-                     "state": key, "time": float(spec["submit_time"]), "queue": "",
+                     "state": key, "hold": hold, "time": float(spec["submit_time"]), "queue": "",
                      "slots": slots, "prio": 0.0 if key.startswith("h") else prio})
     return rows
 

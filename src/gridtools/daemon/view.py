@@ -61,7 +61,7 @@ def groups_of(host, groups):
 def complexes(conf):
     """name and shortcut -> Complex."""
     table = {}
-    for row in conf.single.get("complex") or []:
+    for row in (conf.single.get("complex") or {}).values():
         cx = Complex(row["name"], row["shortcut"], row["type"], row["relop"],
                      str(row["requestable"]), str(row["consumable"]), str(row["default"]),
                      float(row["urgency"]))

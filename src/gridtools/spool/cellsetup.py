@@ -50,6 +50,7 @@ def _make_spool(root):
     makedirs(spool, 0o755)
     makedirs(os.path.join(spool, "jobs"), 0o755)
     makedirs(os.path.join(spool, "ars"), 0o755)
+    makedirs(os.path.join(spool, "replies"), 0o755)
     requests = os.path.join(spool, "requests")
     makedirs(requests, 0o1777)
     os.chmod(requests, 0o1777)
@@ -76,11 +77,11 @@ def initialise(root, hosts, slots, manager):
     etc_dir = os.path.join(root, "etc")
     before = _listing(etc_dir)
     _copy_defaults(cell.shipped_etc(), etc_dir)
-    from gridtools.formats.sge.objects import default_cell_objects
+    from gridtools.formats.sge.defaults import default_cell_objects
     for rel, text in default_cell_objects(hosts, slots, manager).items():
         path = os.path.join(etc_dir, rel)
         makedirs(os.path.dirname(path), 0o755)
-        if not os.path.exists(path):
+        if rel not in before:
             atomic_write(path, text)
     _substitute_root(etc_dir, root)
     atomic_write(os.path.join(etc_dir, MARKER), "gridtools cell\n")

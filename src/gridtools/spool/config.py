@@ -77,7 +77,7 @@ def stamp():
                 if entry.is_dir():
                     for sub in os.scandir(entry.path):
                         sst = sub.stat()
-                        marks.append((entry.name, sub.name, sst.st_mtime_ns, sst.st_size))
+                        marks.append((entry.name + "/" + sub.name, sst.st_mtime_ns, sst.st_size))
     except FileNotFoundError:
         return ()
     return tuple(sorted(marks))

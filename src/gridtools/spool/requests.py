@@ -30,9 +30,14 @@ def new_name(kind):
     return f"{time.time_ns():020d}-{os.getpid()}.{kind}"
 
 
-def write(kind, payload, script=None, name=None):
-    """Queue a request; returns its file name. ``script`` (bytes) travels beside it."""
+def write(kind, payload, script=None, name=None, reply=False):
+    """Queue a request; returns its file name. ``script`` (bytes) travels beside it.
+
+    With ``reply``, the daemon answers in ``spool/replies/<name>`` (see ``wait_reply``).
+    """
     name = name or new_name(kind)
+    if reply:
+        payload = dict(payload, reply=True)
     folder = _folder()
     if script is not None:
         atomic_write(os.path.join(folder, name + SUFFIX_SCRIPT), script, mode=0o600, fsync=True)
@@ -115,6 +120,43 @@ def pending():
             body, kind = {}, "invalid"
         result.append(Request(name, kind, uid, body, path))
     return result
+
+
+def reply_path(name):
+    return cell.spool("replies", name)
+
+
+def answer(req, code, out="", err=""):
+    """Daemon side: write the reply to a request that asked for one."""
+    if not req.body.get("reply"):
+        return
+    folder = cell.spool("replies")
+    if not os.path.isdir(folder):
+        os.makedirs(folder, exist_ok=True)
+        os.chmod(folder, 0o755)
+    atomic_write(reply_path(req.name), spoolyaml.dump({"code": int(code), "out": out, "err": err}),
+                 mode=0o644, fsync=False)
+
+
+def wait_reply(name, timeout=30.0):
+    """Client side: wait for the daemon's reply; returns (code, out, err) or None on timeout."""
+    path = reply_path(name)
+    end = time.time() + timeout
+    delay = 0.002
+    while time.time() < end:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                body = spoolyaml.load(fh.read())
+        except (FileNotFoundError, spoolyaml.SpoolFormatError):
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.1)
+            continue
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return body.get("code", 1), body.get("out", ""), body.get("err", "")
+    return None
 
 
 def pending_submits():

@@ -1,0 +1,125 @@
+"""Naming jobs on the command line: ids, task ranges, names, patterns, users.
+
+``job_task_list`` as qdel, qhold, qrls and qalter take it: ``7``, ``7.3``,
+``7.1-5:2``, ``7 -t 1-5``, a job name or a wildcard pattern, several of
+them comma- or blank-separated. ``resolve`` turns those into targets
+``{"id": N, "tasks": [[first, last, step], ...] or None}`` against the
+status snapshot; unknown ids are reported back.
+"""
+
+import fnmatch
+import os
+import pwd
+
+from gridtools import cell
+from gridtools.errors import UsageError
+
+
+def me():
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
+
+
+def read_names(kind):
+    try:
+        with open(cell.etc(kind), encoding="utf-8") as fh:
+            return {line.strip() for line in fh if line.strip() and not line.startswith("#")}
+    except FileNotFoundError:
+        return set()
+
+
+def is_manager(user):
+    return user == "root" or user in read_names("managers")
+
+
+def is_operator(user):
+    return is_manager(user) or user in read_names("operators")
+
+
+def parse_range(text):
+    body, _, step = text.partition(":")
+    first, dash, last = body.partition("-")
+    try:
+        a = int(first)
+        b = int(last) if dash else a
+        s = int(step) if step else 1
+    except ValueError:
+        raise UsageError(f'invalid task id range "{text}"') from None
+    return [min(a, b), max(a, b), s]
+
+
+def split_items(words):
+    """(items, task range for -t) from argument words: ids may be comma-separated."""
+    items = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-t":
+            if i + 1 >= len(words) or not items:
+                raise UsageError('option "-t" requires a job and a task range')
+            items[-1] = (items[-1][0], [parse_range(words[i + 1])])
+            i += 2
+            continue
+        for part in word.split(","):
+            if part:
+                items.append(_item(part))
+        i += 1
+    return items
+
+
+def _item(text):
+    head, dot, rest = text.partition(".")
+    if head.isdigit() and dot and rest:
+        return (head, [parse_range(rest)])
+    return (text, None)
+
+
+def resolve(items, snap):
+    """(targets, missing names) for items against the snapshot's jobs."""
+    jobs = snap["jobs"]
+    targets, missing = [], []
+    for name, tasks in items:
+        if name.isdigit():
+            jid = int(name)
+            if jid in jobs and _has_live_rows(snap, jid):
+                targets.append({"id": jid, "tasks": tasks})
+            else:
+                missing.append(name)
+            continue
+        found = [jid for jid, info in sorted(jobs.items())
+                 if fnmatch.fnmatchcase(info["name"], name) and _has_live_rows(snap, jid)]
+        if not found:
+            missing.append(name)
+        targets.extend({"id": jid, "tasks": tasks} for jid in found)
+    return targets, missing
+
+
+def _has_live_rows(snap, jid):
+    return any(r["id"] == jid and r["state"] != "z" for r in snap["rows"])
+
+
+def rows_of(snap, jid):
+    return [r for r in snap["rows"] if r["id"] == jid and r["state"] != "z"]
+
+
+def task_numbers(row):
+    """Task numbers covered by a row (None for a non-array row)."""
+    if row.get("task") is not None:
+        return [row["task"]]
+    if not row.get("tasks"):
+        return None
+    out = []
+    for first, last, step in row["tasks"]:
+        out.extend(range(first, last + 1, step))
+    return out
+
+
+def in_ranges(number, ranges):
+    return any(first <= number <= last and (number - first) % step == 0 for first, last, step in ranges)
+
+
+def jobs_of_users(snap, users):
+    return [{"id": jid, "tasks": None} for jid, info in sorted(snap["jobs"].items())
+            if ("*" in users or info["owner"] in users) and _has_live_rows(snap, jid)]

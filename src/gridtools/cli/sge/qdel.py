@@ -1,0 +1,128 @@
+"""qdel: delete jobs and job tasks (Grid Engine dialect).
+
+Checks and messages happen here against the status snapshot; the deletion
+itself is a request the daemon applies (and authorises again). Returns
+within milliseconds: a running task is ended by its shepherd right after.
+"""
+
+import sys
+
+from gridtools.cli.sge import jobsel, qstatus
+from gridtools.errors import GridError, UsageError
+
+USAGE = """usage: qdel [options] job_task_list
+   [-f]                                     force action
+   [-help]                                  print this help
+   [-u user_list]                           delete all jobs of users specified in list
+   job_task_list                            delete all jobs given in list
+
+job_task_list           job_tasks[,job_tasks,...]
+job_tasks               [job_id['.'task_id_range]|job_name|pattern][' -t 'task_id_range]
+task_id_range           task_id['-'task_id[':'step]]
+user_list               user[,user,...]
+"""
+
+
+def parse_args(argv):
+    force, users, words = False, None, []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "-f":
+            force = True
+        elif word == "-u":
+            if i + 1 >= len(argv):
+                raise UsageError('option "-u" requires an argument')
+            users = [u for u in argv[i + 1].split(",") if u]
+            i += 1
+        elif word == "-t":
+            words.extend(argv[i:i + 2])
+            i += 1
+        elif word.startswith("-"):
+            raise UsageError(f'invalid option argument "{word}"')
+        else:
+            words.append(word)
+        i += 1
+    return force, users, words
+
+
+def describe(user, snap, target, force):
+    """The messages for one target, Grid Engine's wording."""
+    jid = target["id"]
+    rows = jobsel.rows_of(snap, jid)
+    is_array = snap["jobs"][jid].get("array")
+    if force:
+        return [f"{user} forced the deletion of job {jid}"]
+    if not is_array:
+        running = any(r["state"] in qstatus.ACTIVE for r in rows)
+        return [f"{user} has registered the job {jid} for deletion" if running
+                else f"{user} has deleted job {jid}"]
+    lines, pending = [], []
+    for row in sorted(rows, key=lambda r: (r.get("task") or 0)):
+        numbers = jobsel.task_numbers(row) or []
+        numbers = [n for n in numbers if target["tasks"] is None or jobsel.in_ranges(n, target["tasks"])]
+        if row["state"] in qstatus.ACTIVE:
+            lines.extend(f"{user} has registered the job-array task {jid}.{n} for deletion" for n in numbers)
+        else:
+            pending.extend(numbers)
+    if pending:
+        if target["tasks"] is None:
+            lines.append(f"{user} has deleted job {jid}")
+        elif len(pending) == 1:
+            lines.append(f"{user} has deleted job-array task {jid}.{pending[0]}")
+        else:
+            lines.append(f"{user} has deleted job-array tasks {','.join(map(str, sorted(pending)))} of job {jid}")
+    return lines
+
+
+def main(argv, prog="qdel"):
+    if "-help" in argv:
+        sys.stdout.write("SGE 8.1.9\n" + USAGE)
+        return 0
+    try:
+        force, users, words = parse_args(argv)
+        items = jobsel.split_items(words)
+    except UsageError as exc:
+        sys.stderr.write(f"{exc}\n{USAGE}")
+        return 1
+    if not items and users is None:
+        sys.stderr.write("error: no job argument given\n" + USAGE)
+        return 1
+    try:
+        return _delete(items, users, force)
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _delete(items, users, force):
+    user = jobsel.me()
+    snap = qstatus.load()
+    targets, missing = jobsel.resolve(items, snap)
+    if users is not None:
+        targets.extend(jobsel.jobs_of_users(snap, users))
+    operator = jobsel.is_operator(user)
+    allowed, code = [], 0
+    seen = set()
+    for target in targets:
+        key = (target["id"], str(target["tasks"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        if snap["jobs"][target["id"]]["owner"] != user and not operator:
+            print(f'{user} - you do not have the necessary privileges to delete the job "{target["id"]}"')
+            code = 1
+            continue
+        allowed.append(target)
+        for line in describe(user, snap, target, force):
+            print(line)
+    for name in missing:
+        print(f'denied: job "{name}" does not exist')
+        code = 1
+    if allowed:
+        from gridtools.spool import requests, wake
+        requests.write("delete", {"targets": allowed, "force": force})
+        if not wake.poke():
+            from gridtools.daemon import control
+            control.autostart()
+    return code

@@ -1,0 +1,105 @@
+"""qhold and qrls: set or release holds on jobs and job tasks (Grid Engine dialect).
+
+``-h u`` (user hold, the default), ``-h o`` (operator hold, operators and
+managers only), ``-h s`` (system hold, managers only); letters combine.
+"""
+
+import sys
+
+from gridtools.cli.sge import jobsel, qstatus
+from gridtools.errors import GridError, UsageError
+
+WHO = {"s": ("manager", jobsel.is_manager), "o": ("operator", jobsel.is_operator)}
+
+
+def parse_args(argv):
+    letters, words, users = "u", [], None
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "-h":
+            if i + 1 >= len(argv):
+                raise UsageError('option "-h" requires an argument')
+            letters = argv[i + 1]
+            if not letters or any(c not in "uos" for c in letters):
+                raise UsageError(f'invalid hold type "{letters}": use u, o and s')
+            i += 1
+        elif word == "-u":
+            users = [u for u in argv[i + 1].split(",") if u] if i + 1 < len(argv) else []
+            i += 1
+        elif word == "-t":
+            words.extend(argv[i:i + 2])
+            i += 1
+        elif word.startswith("-"):
+            raise UsageError(f'invalid option argument "{word}"')
+        else:
+            words.append(word)
+        i += 1
+    return letters, users, words
+
+
+def _changes(row, letters, on):
+    """True when the hold request changes (or concerns) the tasks of ``row``."""
+    if row["state"] in qstatus.ACTIVE:
+        return True
+    return on or bool(set(row.get("hold", "")) & set(letters))
+
+
+def _messages(snap, target, letters, on):
+    """Lines 'modified hold of ...' for the tasks the request concerns."""
+    jid = target["id"]
+    rows = [r for r in jobsel.rows_of(snap, jid) if _changes(r, letters, on)]
+    if not snap["jobs"][jid].get("array"):
+        return [f"modified hold of job {jid}"] if rows else []
+    numbers = []
+    for row in rows:
+        for n in jobsel.task_numbers(row) or []:
+            if target["tasks"] is None or jobsel.in_ranges(n, target["tasks"]):
+                numbers.append(n)
+    return [f"modified hold of job-array task {jid}.{n}" for n in sorted(numbers)]
+
+
+def main(argv, prog="qhold"):
+    on = prog != "qrls"
+    try:
+        letters, users, words = parse_args(argv)
+        items = jobsel.split_items(words)
+    except UsageError as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return 1
+    try:
+        return _hold(prog, items, users, letters, on)
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _hold(prog, items, users, letters, on):
+    user = jobsel.me()
+    for letter, (title, check) in WHO.items():
+        if letter in letters and not check(user):
+            what = "manager hold" if letter == "s" else "operator hold"
+            print(f'denied: "{user}" must be {title} to {"set" if on else "release"} {what}')
+            return 10
+    snap = qstatus.load()
+    targets, missing = jobsel.resolve(items, snap)
+    if users is not None:
+        targets.extend(jobsel.jobs_of_users(snap, users))
+    operator = jobsel.is_operator(user)
+    allowed, code = [], 0
+    for target in targets:
+        if snap["jobs"][target["id"]]["owner"] != user and not operator:
+            print(f'denied: "{user}" must be at least owner of job {target["id"]} to change job attributes')
+            code = 18
+            continue
+        allowed.append(target)
+        for line in _messages(snap, target, letters, on):
+            print(line)
+    for name in missing:
+        print(f'denied: job "{name}" does not exist')
+        code = code or 1
+    if allowed:
+        from gridtools.spool import requests, wake
+        requests.write("hold", {"targets": allowed, "letters": letters, "on": on})
+        wake.poke()
+    return code

@@ -1,0 +1,185 @@
+"""Shared fixtures: a real cell in a temporary directory, a real daemon, real users.
+
+``cell`` initialises a cell with ``gridtools init`` (two slots on one host),
+starts its daemon and stops it afterwards, killing whatever job processes are
+left. Commands are run as subprocesses through the launchers in bin/, as a
+user would run them. Tests that need other Unix users get them from
+``users`` (created with useradd; those tests are skipped when not root).
+"""
+
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(REPO, "bin")
+TEST_USERS = ("gtalice", "gtbob", "gtcarol")
+
+
+def wait_for(predicate, timeout=10.0, interval=0.02):
+    """Poll ``predicate`` until it returns something true; return that or fail."""
+    end = time.time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.time() > end:
+            raise AssertionError(f"condition not met within {timeout}s")
+        time.sleep(interval)
+
+
+class Cell:
+    """A temporary cell with helpers to run commands in it."""
+
+    def __init__(self, root, host):
+        self.root = root
+        self.host = host
+        self.env = dict(os.environ)
+        self.env.update({"GRIDTOOLS_ROOT": root, "PATH": BIN + os.pathsep + os.environ.get("PATH", ""),
+                         "GRIDTOOLS_NO_AUTOSTART": "1", "TZ": os.environ.get("TZ", "UTC"),
+                         "GRIDTOOLS_HOST": host})
+        self.env.pop("GRIDTOOLS_PYTHON", None)
+
+    def run(self, *args, input=None, user=None, cwd=None, env=None, timeout=60, check=False):
+        """Run a command (argv) in the cell; returns CompletedProcess with text output."""
+        full_env = dict(self.env)
+        if env:
+            full_env.update(env)
+        kwargs = {}
+        if user is not None:
+            entry = pwd.getpwnam(user)
+            full_env.update({"HOME": entry.pw_dir, "USER": user, "LOGNAME": user})
+
+            def demote():
+                os.initgroups(user, entry.pw_gid)
+                os.setgid(entry.pw_gid)
+                os.setuid(entry.pw_uid)
+            kwargs["preexec_fn"] = demote
+            cwd = cwd or entry.pw_dir
+        proc = subprocess.run(list(args), input=input, capture_output=True, text=True,
+                              env=full_env, cwd=cwd or self.root, timeout=timeout, **kwargs)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"{args} failed ({proc.returncode}): {proc.stderr}{proc.stdout}")
+        return proc
+
+    def qsub(self, *args, **kw):
+        return self.run("qsub", *args, **kw)
+
+    def job_state(self, job_id):
+        """The job's state file as a dict (None when gone)."""
+        sys.path.insert(0, os.path.join(REPO, "src"))
+        from gridtools.formats import spoolyaml
+        path = os.path.join(self.root, "spool", "jobs", str(job_id), "state.yaml")
+        try:
+            with open(path) as fh:
+                return spoolyaml.load(fh.read())
+        except FileNotFoundError:
+            return None
+
+    def task_states(self, job_id):
+        state = self.job_state(job_id) or {}
+        return {int(k): v.get("state") for k, v in (state.get("tasks") or {}).items()}
+
+    def finished(self, job_id, tasks=(1,)):
+        states = self.task_states(job_id)
+        return all(states.get(t) == "finished" for t in tasks)
+
+    def wait_finished(self, job_id, tasks=(1,), timeout=20):
+        return wait_for(lambda: self.finished(job_id, tasks), timeout)
+
+    def accounting(self):
+        path = os.path.join(self.root, "spool", "accounting")
+        if not os.path.exists(path):
+            return []
+        with open(path) as fh:
+            return [line.rstrip("\n").split(":") for line in fh if not line.startswith("#")]
+
+    def start_daemon(self):
+        self.run("gridtools", "daemon", "start", check=True)
+
+    def stop_daemon(self):
+        self.run("gridtools", "daemon", "stop")
+
+
+def _kill_cell_processes(root):
+    """Kill every process whose environment or command line points into the cell."""
+    import psutil
+    me = os.getpid()
+    for proc in psutil.process_iter(["pid", "cmdline", "environ"]):
+        try:
+            if proc.pid == me:
+                continue
+            env = proc.info.get("environ") or {}
+            if env.get("GRIDTOOLS_ROOT") == root:
+                proc.send_signal(signal.SIGKILL)
+        except (psutil.Error, OSError):
+            continue
+
+
+def make_cell(slots=2, hosts=None, start=True):
+    root = tempfile.mkdtemp(prefix="gtcell-", dir="/tmp")
+    os.chmod(root, 0o755)
+    host = (hosts or ["testhost"])[0]
+    c = Cell(root, host)
+    init = ["gridtools", "init", "--slots", str(slots)]
+    for h in hosts or [host]:
+        init += ["--host", h]
+    c.run(*init, check=True, cwd="/")
+    if start:
+        c.start_daemon()
+    return c
+
+
+def destroy_cell(c):
+    c.stop_daemon()
+    _kill_cell_processes(c.root)
+    shutil.rmtree(c.root, ignore_errors=True)
+
+
+@pytest.fixture
+def cell():
+    c = make_cell()
+    try:
+        yield c
+    finally:
+        destroy_cell(c)
+
+
+@pytest.fixture
+def idle_cell():
+    """A cell whose daemon is not started."""
+    c = make_cell(start=False)
+    try:
+        yield c
+    finally:
+        destroy_cell(c)
+
+
+@pytest.fixture(scope="session")
+def users():
+    """Plain test users (created once); skips when not running as root."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create test users")
+    for name in TEST_USERS:
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", name], check=True,
+                           capture_output=True)
+    return TEST_USERS
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    """A scratch directory every user may write to."""
+    path = tempfile.mkdtemp(prefix="gtwork-", dir="/tmp")
+    os.chmod(path, 0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
