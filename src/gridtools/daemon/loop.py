@@ -93,7 +93,7 @@ class Daemon:
         if self.next_event is not None and now >= self.next_event:
             state.need_schedule = True
         self._refresh_load(now)
-        if state.need_schedule:
+        if state.need_schedule and state.scheduling:
             self.schedule(now)
         reap.purge(state, self._finished_jobs_kept())
         state.flush()
@@ -116,6 +116,10 @@ class Daemon:
                 state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
         state.reasons = decisions.reasons
         state.priorities = decisions.priorities
+        if state.monitor_next:
+            from gridtools.daemon import monitor
+            monitor.write(snap, decisions, now)
+            state.monitor_next = False
         self.urgencies = decisions.urgencies
         self.next_event = _next_start_time(snap, now)
         state.need_publish = True

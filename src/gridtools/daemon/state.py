@@ -36,6 +36,8 @@ class State:
         self.started = time.time()
         self.queue_states = {}        # "queue@host" -> state letters set by qmod
         self.host_states = {}         # host -> drain/flush/suspend state
+        self.monitor_next = False     # qconf -tsm: write the schedule file after the next pass
+        self.scheduling = True        # qconf -ks stops scheduling until the daemon restarts
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
