@@ -1,0 +1,238 @@
+"""condor_config_val, run as a command against a cell in a temporary
+directory: file order, comments, continuations, expansion, -v, -config,
+-dump, -raw, -macro, undefined names and recursion errors."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+BIN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin")
+
+
+@pytest.fixture
+def cell(tmp_path):
+    """A cell whose etc/condor_config the test writes with cell.write()."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+
+    class Cell:
+        root = tmp_path
+        config = etc / "condor_config"
+
+        def write(self, text, name="condor_config"):
+            path = etc / name
+            path.write_text(text)
+            return str(path)
+    return Cell()
+
+
+def run(cell, *args, env=None, cmd="condor_config_val"):
+    environ = {k: v for k, v in os.environ.items()
+               if k != "CONDOR_CONFIG" and not k.startswith("_CONDOR_")}
+    environ["GRIDTOOLS_ROOT"] = str(cell.root)
+    environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + environ.get("PATH", "")
+    environ.update(env or {})
+    return subprocess.run([os.path.join(BIN, cmd), *args], capture_output=True, text=True,
+                          env=environ, cwd=str(cell.root), timeout=60)
+
+
+def test_prints_expanded_values(cell):
+    cell.write("MINUTE = 60\nHOUR = (60 * $(MINUTE))\n")
+    result = run(cell, "HOUR", "minute")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "(60 * 60)\n60\n"
+    assert result.stderr == ""
+
+
+def test_later_redefinition_wins(cell):
+    cell.write("A=1\nB=$(A)\nA=2\n")
+    assert run(cell, "B").stdout == "2\n"
+
+
+def test_undefined_name_exits_1_with_htcondor_message(cell):
+    cell.write("A = 1\n")
+    result = run(cell, "A", "NOT_THERE", "A")
+    assert result.returncode == 1
+    assert result.stdout == "1\n"
+    assert result.stderr == "Not defined: NOT_THERE\n"
+
+
+def test_verbose_says_file_and_line(cell, tmp_path):
+    local = tmp_path / "hosts.local"
+    local.write_text("# hosts\n\n\n\n\nCONDOR_HOST = condor.cs.wisc.edu\n")
+    path = cell.write(f"A = 1\nLOCAL_CONFIG_FILE = {local}\n")
+    result = run(cell, "-v", "CONDOR_HOST", "a")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "CONDOR_HOST: condor.cs.wisc.edu\n"
+        f"  Defined in '{local}', line 6\n"
+        "A: 1\n"
+        f"  Defined in '{path}', line 1\n")
+
+
+def test_verbose_line_of_a_continued_definition(cell):
+    path = cell.write("# one\nLONG = a \\\n  b \\\n  c\nNEXT = x\n")
+    result = run(cell, "-verbose", "LONG", "NEXT")
+    assert result.stdout == (f"LONG: a b c\n  Defined in '{path}', line 2\n"
+                             f"NEXT: x\n  Defined in '{path}', line 5\n")
+
+
+def test_config_lists_files_in_use(cell, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.write_text("X = 1\n")
+    two.write_text("X = 2\n")
+    path = cell.write(f"LOCAL_CONFIG_FILE = {one},{two}\n")
+    result = run(cell, "-config")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (f"Config source:\n\t{path}\n"
+                             f"Local config sources:\n\t{one}\n\t{two}\n")
+    assert run(cell, "X").stdout == "2\n"
+
+
+def test_condor_config_variable_overrides_the_cell(cell, tmp_path):
+    cell.write("WHO = cell\n")
+    other = tmp_path / "elsewhere"
+    other.write_text("WHO = elsewhere\n")
+    result = run(cell, "-config", "WHO", env={"CONDOR_CONFIG": str(other)})
+    assert result.stdout == f"Config source:\n\t{other}\nelsewhere\n"
+    assert run(cell, "WHO").stdout == "cell\n"
+
+
+def test_local_files_in_order_comma_or_space(cell, tmp_path):
+    for name, text in (("a", "V = a\nONLY_A = 1\n"), ("b", "V = b\n"), ("c", "V = $(V)+c\n")):
+        (tmp_path / name).write_text(text)
+    cell.write(f"V = global\nLOCAL_CONFIG_FILE = {tmp_path}/a, {tmp_path}/b {tmp_path}/c\n")
+    assert run(cell, "V", "ONLY_A").stdout == "b+c\n1\n"
+
+
+def test_missing_local_file_is_reported(cell, tmp_path):
+    cell.write(f"LOCAL_CONFIG_FILE = {tmp_path}/absent\n")
+    result = run(cell, "X")
+    assert result.returncode == 1
+    assert "absent" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_missing_global_file_is_reported(cell):
+    result = run(cell, "X")
+    assert result.returncode == 1
+    assert result.stderr.startswith("condor_config_val: cannot read configuration file ")
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_comments_continue_with_backslash(cell):
+    cell.write("# This comment eats the next line \\\nEXAMPLE_SETTING=TRUE\nOTHER = 1\n")
+    result = run(cell, "EXAMPLE_SETTING")
+    assert result.returncode == 1 and result.stderr == "Not defined: EXAMPLE_SETTING\n"
+    assert run(cell, "OTHER").stdout == "1\n"
+
+
+def test_continuation_joins_lines(cell):
+    cell.write("SHADOW_DEBUG= \\\n D_FULLDEBUG D_COMMAND\n")
+    assert run(cell, "SHADOW_DEBUG").stdout == "D_FULLDEBUG D_COMMAND\n"
+
+
+def test_names_case_insensitive_values_case_sensitive(cell):
+    cell.write("MyMacro = MixedCase Value\n")
+    assert run(cell, "MYMACRO", "mymacro").stdout == "MixedCase Value\nMixedCase Value\n"
+
+
+def test_append(cell):
+    cell.write("A=abc\nA=$(A),def\n")
+    assert run(cell, "A").stdout == "abc,def\n"
+    assert run(cell, "-raw", "A").stdout == "abc,def\n"
+
+
+def test_raw_prints_unexpanded(cell):
+    cell.write("TEN=5+5\nHUNDRED=$(TEN)*$(TEN)\n")
+    assert run(cell, "-raw", "HUNDRED").stdout == "$(TEN)*$(TEN)\n"
+    assert run(cell, "HUNDRED").stdout == "5+5*5+5\n"
+
+
+def test_macro_gotcha_evaluates_to_35(cell):
+    cell.write("TEN=5+5\nHUNDRED=$(TEN)*$(TEN)\nTEN2=(5+5)\nHUNDRED2=($(TEN2)*$(TEN2))\n")
+    text = run(cell, "HUNDRED").stdout.strip()
+    assert run(cell, "classad", "eval", text, cmd="gridtools").stdout == "35\n"
+    text = run(cell, "HUNDRED2").stdout.strip()
+    assert text == "((5+5)*(5+5))"
+    assert run(cell, "classad", "eval", text, cmd="gridtools").stdout == "100\n"
+
+
+@pytest.mark.parametrize("text,name", [
+    ("A=$(B)\nB=$(A)\n", "A"),
+    ("A=$(A)\nB=$(B)x\nC=$(D)\nD=$(E)\nE=$(C)\n", "C"),
+])
+def test_recursive_macros_are_an_error(cell, text, name):
+    cell.write(text)
+    result = run(cell, name)
+    assert result.returncode == 1
+    assert "defined in terms of itself" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_self_reference_is_not_recursion(cell):
+    cell.write("A=$(A)\nB=$(B)x\n")
+    result = run(cell, "A", "B")
+    assert result.returncode == 0 and result.stdout == "\nx\n"
+
+
+def test_defaults_and_environment(cell):
+    cell.write("A = $(NOPE:fallback)\nB = $ENV(GT_TEST_VAR)\n")
+    result = run(cell, "A", "B", env={"GT_TEST_VAR": "from-env"})
+    assert result.stdout == "fallback\nfrom-env\n"
+
+
+def test_condor_environment_overrides(cell):
+    cell.write("A = file\n")
+    result = run(cell, "-v", "A", env={"_CONDOR_A": "env"})
+    assert result.stdout == "A: env\n  Defined in '<environment>'\n"
+
+
+def test_dump(cell):
+    path = cell.write("BEE = $(A)\nA = 1\nOTHER_BEE = x\n")
+    result = run(cell, "-dump", "bee")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "BEE = $(A)\nOTHER_BEE = x\n"
+    assert run(cell, "-dump", "-expand", "Bee").stdout == "BEE = 1\nOTHER_BEE = x\n"
+    verbose = run(cell, "-dump", "-v", "OTHER").stdout
+    assert verbose == f"OTHER_BEE = x\n  Defined in '{path}', line 3\n"
+    everything = run(cell, "-dump").stdout.splitlines()
+    assert {"A = 1", "BEE = $(A)", "OTHER_BEE = x", "DOLLAR = $"} <= set(everything)
+    assert everything == sorted(everything, key=str.lower)
+
+
+def test_macro_option_expands_text(cell):
+    cell.write("TEN=5+5\n")
+    assert run(cell, "-macro", "$(TEN)*$(TEN)", "-$(NOPE:x)").stdout == "5+5*5+5\n-x\n"
+
+
+def test_syntax_error_in_file(cell):
+    path = cell.write("A = 1\nnot a definition\n")
+    result = run(cell, "A")
+    assert result.returncode == 1
+    assert result.stderr == (f"condor_config_val: {path}, line 2: "
+                             "expected NAME = value, found 'not a definition'\n")
+
+
+def test_bad_options(cell):
+    cell.write("A = 1\n")
+    for args in (["-bogus", "A"], [], ["-raw", "-expand", "A"]):
+        result = run(cell, *args)
+        assert result.returncode == 1
+        assert result.stdout == ""
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert run(cell, "--verb", "A").stdout.startswith("A: 1\n")
+
+
+def test_help(cell):
+    result = run(cell, "-help")
+    assert result.returncode == 0 and "-dump" in result.stdout
+
+
+def test_shipped_configuration(cell):
+    shipped = os.path.join(os.path.dirname(BIN), "etc", "condor_config")
+    cell.write(open(shipped).read())
+    result = run(cell, "MINUTE", "HOUR", "START")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "60\n(60 * 60)\nTrue\n"
