@@ -95,21 +95,21 @@ SCHEMA = Schema([_field(*spec) for spec in (
 
 
 def _header(text):
-    """``(conf name or None, remaining text)``."""
-    for number, line in enumerate(text.splitlines()):
+    """The name in the ``#name:`` first line, or None."""
+    for line in text.splitlines():
         stripped = line.strip()
         if not stripped:
             continue
         if stripped.startswith("#") and stripped.endswith(":") and len(stripped) > 2:
-            return stripped[1:-1].strip(), "\n".join(text.splitlines()[number + 1:])
+            return stripped[1:-1].strip()
         break
-    return None, text
+    return None
 
 
 def parse(text):
     """A configuration dict from ``qconf -sconf`` text."""
-    name, body = _header(text)
-    lines = [(n, line) for n, line in logical_lines(body) if line.split()[0] != VERSION_LINE]
+    name = _header(text)
+    lines = [(n, line) for n, line in logical_lines(text) if line.split()[0] != VERSION_LINE]
     return {"conf_name": name, **SCHEMA.parse_lines(lines)}
 
 

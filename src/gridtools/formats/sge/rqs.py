@@ -77,11 +77,13 @@ def _scope(node):
 
 
 def _build_rule(tree):
-    rule = {"name": None if tree.children[0] is None else str(tree.children[0])}
-    rule.update((kind, None) for kind in FILTERS)
-    rule["to"] = {}
-    for node in tree.children[1:]:
-        if node.data == "filter":
+    rule = {"name": None, **{kind: None for kind in FILTERS}, "to": {}}
+    for node in tree.children:
+        if node.data == "rule_name":
+            if rule["name"] is not None:
+                raise ValueProblem("the rule name is given twice")
+            rule["name"] = str(node.children[0])
+        elif node.data == "filter":
             kind = str(node.children[0])
             if rule[kind] is not None:
                 raise ValueProblem(f'filter "{kind}" is given twice')
