@@ -222,7 +222,30 @@ def parse(text):
 
 @functools.lru_cache(maxsize=16384)
 def _parse_cached(text):
-    return _run(text, "start_expr")
+    return _simple(text) or _run(text, "start_expr")
+
+
+_SIMPLE = re.compile(r'\s*(?:(0|[1-9][0-9]{0,17})|([0-9]+\.[0-9]+)|"([^"\\\n]*)"'
+                     r"|([A-Za-z_][A-Za-z0-9_]*))\s*$")
+
+
+def _simple(text):
+    """The node for a lone number, plain string or name, without the parser
+    (most values in ads are such literals); None for anything else."""
+    m = _SIMPLE.match(text)
+    if m is None:
+        return None
+    integer, real, string, name = m.groups()
+    if integer is not None:
+        return nodes.Literal(int(integer))
+    if real is not None:
+        return nodes.Literal(float(real))
+    if string is not None:
+        return nodes.Literal(string)
+    keyword = _KEYWORDS.get(name.lower())
+    if keyword is not None:
+        return nodes.Literal(keyword)
+    return None if name.lower() in ("is", "isnt") else nodes.Attr(name)
 
 
 _LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?![=?!])\s*(.*?)\s*$")
