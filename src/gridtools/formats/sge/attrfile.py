@@ -232,6 +232,9 @@ class Schema:
 
 def _shown(value):
     """A value as it appears in an error message."""
+    overrides = getattr(value, "overrides", None)
+    if overrides is not None:
+        return ",".join([_shown(value.default), *(f"[{k}={_shown(v)}]" for k, v in overrides.items())])
     if isinstance(value, (list, tuple)):
         return " ".join(str(v) for v in value)
     return str(value)
