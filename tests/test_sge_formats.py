@@ -383,3 +383,18 @@ def test_lists_refuse_repeats_and_odd_lines():
     with pytest.raises(ConfigError, match="listed twice"):
         objects.validate("adminhosts", ["node1", "NODE1"])
     assert objects.render("submithosts", []) == ""
+
+
+def test_single_attribute_helpers_for_qconf_attr_options():
+    assert objects.parse_attribute("queue", "slots", " 1,[node1=4]") == objects.parse(
+        "queue", objects.render("queue", objects.template("queue", "q")).replace(
+            "slots                 1", "slots 1,[node1=4]"))["slots"]
+    assert objects.render_attribute("queue", "pe_list", ["mpi", "smp"]) == "mpi smp"
+    assert objects.render_attribute("exechost", "load_scaling", {"np_load_avg": 1.5}) == "np_load_avg=1.500000"
+    assert objects.attributes("userset") == ("name", "type", "fshare", "oticket", "entries")
+    with pytest.raises(ConfigError, match='invalid value "x" for attribute "nsuspend"'):
+        objects.parse_attribute("queue", "nsuspend", "x")
+    with pytest.raises(ConfigError, match='unknown attribute "colour"'):
+        objects.parse_attribute("pe", "colour", "red")
+    with pytest.raises(ConfigError, match="no attribute lines"):
+        objects.attributes("complex")

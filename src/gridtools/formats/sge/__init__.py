@@ -15,6 +15,9 @@ Registry (``objects``), for every kind::
                                       also references (PE, calendar, user
                                       list, host group, project, ...)
     name_of(kind, obj) -> str|None
+    attributes(kind) / parse_attribute(kind, attribute, text) /
+    render_attribute(kind, attribute, value)     one attribute at a time
+                                      (qconf -mattr, -aattr, -dattr, ...)
 
     render(kind, parse(kind, render(kind, obj))) == render(kind, obj)
 
@@ -74,7 +77,8 @@ The names above are importable from this package; modules load on first use.
 #: public name -> module that defines it
 _EXPORTS = {
     "parse": "objects", "render": "objects", "template": "objects", "validate": "objects",
-    "name_of": "objects", "KINDS": "objects",
+    "name_of": "objects", "KINDS": "objects", "attributes": "objects",
+    "parse_attribute": "objects", "render_attribute": "objects",
     "PerHost": "codecs", "TimeSpec": "codecs", "MemorySpec": "codecs",
     "FieldError": "attrfile",
     "match_queue_spec": "names", "parse_resource_list": "names", "RESERVED_HOSTNAMES": "names",

@@ -40,6 +40,8 @@ class CalState:
     SUSPENDED = "suspended"
     #: precedence when areas overlap (later wins)
     ORDER = (OFF, SUSPENDED, ON)
+    #: every state
+    STATES = frozenset(ORDER)
 
 
 class Entry:

@@ -7,6 +7,8 @@ See the package docstring for the shape of each object.
 """
 
 from gridtools.errors import ConfigError
+from gridtools.formats.sge.attrfile import FieldError
+from gridtools.formats.sge.codecs import ValueProblem
 from gridtools.formats.sge import (
     calendar, ckpt, complex as complex_, conf, host, hostgroup, lists, pe, queue, rqs, sched,
     sharetree, userproj, userset)
@@ -15,11 +17,11 @@ from gridtools.formats.sge import (
 class Kind:
     """How one kind of object is read, written, created and checked."""
 
-    __slots__ = ("parse", "render", "template", "validate", "name_field")
+    __slots__ = ("parse", "render", "template", "validate", "name_field", "schema")
 
-    def __init__(self, parse, render, template, validate, name_field=None):
+    def __init__(self, parse, render, template, validate, name_field=None, schema=None):
         self.parse, self.render, self.template = parse, render, template
-        self.validate, self.name_field = validate, name_field
+        self.validate, self.name_field, self.schema = validate, name_field, schema
 
 
 def _list_kind(kind):
@@ -28,22 +30,23 @@ def _list_kind(kind):
 
 
 REGISTRY = {
-    "queue": Kind(queue.parse, queue.render, queue.template, queue.validate, "qname"),
-    "exechost": Kind(host.parse, host.render, host.template, host.validate, "hostname"),
+    "queue": Kind(queue.parse, queue.render, queue.template, queue.validate, "qname", queue.SCHEMA),
+    "exechost": Kind(host.parse, host.render, host.template, host.validate, "hostname", host.SCHEMA),
     "hostgroup": Kind(hostgroup.parse, hostgroup.render, hostgroup.template, hostgroup.validate,
-                      "group_name"),
-    "conf": Kind(conf.parse, conf.render, conf.template, conf.validate, "conf_name"),
-    "sched": Kind(sched.parse, sched.render, sched.template, sched.validate),
+                      "group_name", hostgroup.SCHEMA),
+    "conf": Kind(conf.parse, conf.render, conf.template, conf.validate, "conf_name", conf.SCHEMA),
+    "sched": Kind(sched.parse, sched.render, sched.template, sched.validate, None, sched.SCHEMA),
     "complex": Kind(complex_.parse, complex_.render, complex_.template, complex_.validate),
-    "pe": Kind(pe.parse, pe.render, pe.template, pe.validate, "pe_name"),
-    "ckpt": Kind(ckpt.parse, ckpt.render, ckpt.template, ckpt.validate, "ckpt_name"),
+    "pe": Kind(pe.parse, pe.render, pe.template, pe.validate, "pe_name", pe.SCHEMA),
+    "ckpt": Kind(ckpt.parse, ckpt.render, ckpt.template, ckpt.validate, "ckpt_name", ckpt.SCHEMA),
     "calendar": Kind(calendar.parse, calendar.render, calendar.template, calendar.validate,
-                     "calendar_name"),
-    "userset": Kind(userset.parse, userset.render, userset.template, userset.validate, "name"),
+                     "calendar_name", calendar.SCHEMA),
+    "userset": Kind(userset.parse, userset.render, userset.template, userset.validate, "name",
+                    userset.SCHEMA),
     "user": Kind(userproj.parse_user, userproj.render_user, userproj.user_template,
-                 userproj.validate_user, "name"),
+                 userproj.validate_user, "name", userproj.USER_SCHEMA),
     "project": Kind(userproj.parse_project, userproj.render_project, userproj.project_template,
-                    userproj.validate_project, "name"),
+                    userproj.validate_project, "name", userproj.PROJECT_SCHEMA),
     "rqs": Kind(rqs.parse, rqs.render, rqs.template, rqs.validate, "name"),
     "sharetree": Kind(sharetree.parse, sharetree.render, sharetree.template, sharetree.validate, "name"),
     **{kind: _list_kind(kind) for kind in lists.LIST_KINDS},
@@ -88,3 +91,32 @@ def name_of(kind, obj):
     kinds that have one object per cell (sched, complex, the lists)."""
     field = kind_of(kind).name_field
     return None if field is None else obj.get(field)
+
+
+def _schema(kind):
+    schema = kind_of(kind).schema
+    if schema is None:
+        raise ConfigError(f'objects of kind "{kind}" have no attribute lines')
+    return schema
+
+
+def attributes(kind):
+    """Attribute names of a kind written one per line, in qconf order."""
+    return tuple(f.name for f in _schema(kind).fields)
+
+
+def parse_attribute(kind, attribute, text):
+    """The typed value of one attribute from its text, as ``qconf -mattr``,
+    ``-aattr`` and friends get it; raises ConfigError naming the attribute."""
+    codec = _schema(kind).codec_for(attribute)
+    if codec is None:
+        raise FieldError(f'unknown attribute "{attribute}"', attribute)
+    try:
+        return codec.parse(text.strip())
+    except ValueProblem as err:
+        raise FieldError(f'invalid value "{text}" for attribute "{attribute}": {err}', attribute) from None
+
+
+def render_attribute(kind, attribute, value):
+    """The text of one attribute value as qconf writes it."""
+    return _schema(kind).value_text({attribute: value}, attribute)
