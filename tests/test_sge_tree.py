@@ -297,3 +297,15 @@ def test_default_cell_objects_refuse_bad_hosts():
         default_cell_objects([], 1, "root")
     with pytest.raises(ConfigError, match="invalid slot count"):
         default_cell_objects(["a"], -2, "root")
+
+
+def test_wide_share_tree_breaks_the_child_list():
+    root = sharetree.template("Root")
+    root["childnodes"] = [{"id": 0, "name": f"user{i:03d}", "type": 0, "shares": 1, "childnodes": []}
+                          for i in range(40)]
+    text = objects.render("sharetree", root)
+    child_line = text.split("childnodes=", 1)[1].split("\nid=", 1)[0]
+    assert "\\\n           " in child_line and all(len(line) <= 80 for line in text.splitlines())
+    again = objects.parse("sharetree", text)
+    assert [c["name"] for c in again["childnodes"]] == [c["name"] for c in root["childnodes"]]
+    assert objects.render("sharetree", again) == text

@@ -107,8 +107,8 @@ def render(root):
     for node in walk(root):
         children = ",".join(str(ids[id(c)]) for c in node["childnodes"]) or "NONE"
         lines += [f"id={ids[id(node)]}", f"name={node['name']}", f"type={node['type']}",
-                  f"shares={node['shares']}", wrap_line(f"childnodes={children}")]
-    return "\n".join(lines) + "\n"
+                  f"shares={node['shares']}", f"childnodes={children}"]
+    return "".join(wrap_line(line) + "\n" for line in lines)
 
 
 def template(name="template"):
