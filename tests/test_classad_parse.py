@@ -149,3 +149,43 @@ def test_random_text_never_raises_anything_else():
         assert unparse(parse(unparse(expr))) == unparse(expr)
         unparse(expr.eval())
     assert accepted > 100
+
+
+def test_importing_the_package_does_not_load_lark():
+    import subprocess
+    import sys
+    code = ("import sys, gridtools.classad, gridtools.formats.condor_config; "
+            "print('lark' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout == "False\n", result.stderr
+
+
+def test_evaluation_never_calls_the_parser(monkeypatch):
+    from gridtools.classad import ClassAd, parser
+    expr = parse('TARGET.Memory >= 1024 && strcat("a", Owner) == "abob" && {1, 2}[1] == 2')
+    parser._parser()  # built already; from now on any use of it fails
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the parser was called during evaluation")
+    monkeypatch.setattr(parser, "_parser", refuse)
+    machine = ClassAd({"Memory": 2048})
+    assert expr.eval(ClassAd({"Owner": "bob"}), machine) is True
+
+
+def test_typical_requirements_evaluate_quickly():
+    import time
+    from gridtools.classad import ClassAd
+    expr = parse('(TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && '
+                 "(TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory) && "
+                 "(TARGET.Cpus >= RequestCpus) && (TARGET.LoadAvg < 0.5) && "
+                 '(TARGET.KeyboardIdle > 15 * 60) && (Owner =!= "rival")')
+    job = ClassAd({"Owner": "alice", "RequestMemory": 1024, "RequestCpus": 2, "RequestDisk": 10})
+    machine = ClassAd({"Arch": "X86_64", "OpSys": "LINUX", "Memory": 4096, "Cpus": 8,
+                       "Disk": 100000, "LoadAvg": 0.1, "KeyboardIdle": 1000})
+    assert expr.eval(job, machine) is True
+    rounds = 2000
+    start = time.perf_counter()
+    for _ in range(rounds):
+        expr.eval(job, machine)
+    per_eval = (time.perf_counter() - start) / rounds
+    assert per_eval < 200e-6  # typically under 10 microseconds; this catches regressions

@@ -260,7 +260,9 @@ _INCLUDE = re.compile(r"@?include\s*(ifexist)?\s*:\s*(.+)$", re.IGNORECASE)
 def logical_lines(text):
     """(first line number, text) for each logical line: ``\\`` at the end of
     a line joins the next one, whose leading blanks are dropped."""
-    lines = text.splitlines()
+    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
     i = 0
     while i < len(lines):
         start, parts = i + 1, []
