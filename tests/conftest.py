@@ -42,7 +42,8 @@ class Cell:
         self.root = root
         self.host = host
         self.env = dict(os.environ)
-        self.env.update({"GRIDTOOLS_ROOT": root, "PATH": BIN + os.pathsep + os.environ.get("PATH", ""),
+        path = os.pathsep.join([BIN, os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+        self.env.update({"GRIDTOOLS_ROOT": root, "PATH": path,
                          "GRIDTOOLS_NO_AUTOSTART": "1", "TZ": os.environ.get("TZ", "UTC"),
                          "GRIDTOOLS_HOST": host})
         self.env.pop("GRIDTOOLS_PYTHON", None)

@@ -66,9 +66,10 @@ def apply_aliases(path, aliases, host):
     for src, exec_host, dest in aliases or ():
         if exec_host != "*" and not fnmatch.fnmatchcase(host, exec_host):
             continue
-        if path.startswith(src):
-            path = dest + path[len(src):]
-            path = path.replace("//", "/")
+        if (path + "/").startswith(src):
+            path = (dest + (path + "/")[len(src):]).replace("//", "/")
+            if len(path) > 1:
+                path = path.rstrip("/")
     return path
 
 

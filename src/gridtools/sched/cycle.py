@@ -121,6 +121,9 @@ def _resource_problem(job, qi, snap, state, slots, master=True):
                              "queue": f'queue instance "{qi.name}"'}[level[0]]
                     return f'(-l {name}={value}) cannot run at {where} because it offers only {level[0][0]}c:{cx.name}={_fmt(left)}'
             continue
+        if not offered and cx.type not in res.NUMERIC:
+            return (f'(-l {name}={value}) cannot run in queue instance "{qi.name}" '
+                    f'because it does not offer {cx.name}')
         for where, off in offered:
             if not res.satisfies(cx, value, off):
                 return f'(-l {name}={value}) cannot run in queue instance "{qi.name}" because it offers only {where}:{cx.name}={off}'
@@ -153,8 +156,6 @@ def _offered(cx, qi, host, snap):
     for name, value in snap.global_values:
         if name == cx.name:
             found.append(("gf", value))
-    if not found and cx.type not in res.NUMERIC and cx.default not in ("NONE", ""):
-        return []
     return found
 
 

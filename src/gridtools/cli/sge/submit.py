@@ -67,7 +67,7 @@ def path_aliases(cwd, submit_host):
         src, sub_host, exec_host, dest = words
         if sub_host != "*" and sub_host.lower() != submit_host.lower():
             continue
-        if cwd.startswith(src) or any(d.startswith(src) for _, _, d in stored):
+        if (cwd + "/").startswith(src) or any(d.startswith(src) for _, _, d in stored):
             stored.append([src, exec_host, dest])
     return stored
 

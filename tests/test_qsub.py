@@ -1,0 +1,243 @@
+"""qsub against a running daemon: messages, options, output files, environment."""
+
+import os
+import pwd
+import re
+
+import pytest
+
+from conftest import wait_for
+
+
+def submit_ok(cell, *args, **kw):
+    proc = cell.qsub(*args, **kw)
+    assert proc.returncode == 0, proc.stderr
+    m = re.search(r"(\d+)", proc.stdout)
+    return int(m.group(1)), proc
+
+
+def read(path):
+    with open(path) as fh:
+        return fh.read()
+
+
+def env_of(path):
+    return dict(line.split("=", 1) for line in read(path).splitlines() if "=" in line)
+
+
+# ---------------------------------------------------------------- messages
+
+def test_submit_message_and_terse(cell, workdir):
+    proc = cell.qsub("-b", "y", "/bin/true", cwd=workdir)
+    assert re.fullmatch(r'Your job \d+ \("true"\) has been submitted\n', proc.stdout)
+    proc = cell.qsub("-terse", "-b", "y", "/bin/true", cwd=workdir)
+    assert re.fullmatch(r"\d+\n", proc.stdout)
+    proc = cell.qsub("-terse", "-t", "1-10:3", "-b", "y", "/bin/true", cwd=workdir)
+    assert re.fullmatch(r"\d+\.1-10:3\n", proc.stdout)
+    proc = cell.qsub("-t", "1-5", "-b", "y", "/bin/true", cwd=workdir)
+    assert re.fullmatch(r'Your job-array \d+\.1-5:1 \("true"\) has been submitted\n', proc.stdout)
+
+
+def test_ids_are_consecutive_and_distinct(cell, workdir):
+    ids = [submit_ok(cell, "-h", "-b", "y", "true", cwd=workdir)[0] for _ in range(3)]
+    assert ids == list(range(ids[0], ids[0] + 3))
+
+
+def test_reversed_task_range_is_swapped(cell, workdir):
+    proc = cell.qsub("-t", "5-1", "-h", "-b", "y", "true", cwd=workdir)
+    assert ".1-5:1" in proc.stdout
+
+
+@pytest.mark.parametrize("args, code, text", [
+    (["-badopt"], 2, 'qsub: invalid option argument "-badopt"'),
+    (["/no/such/script.sh"], 14,
+     "Unable to read script file because of error: error opening /no/such/script.sh: No such file or directory"),
+    (["-q", "nosuch.q", "-b", "y", "true"], 1,
+     'Unable to run job: Job was rejected because job requests unknown queue "nosuch.q"'),
+    (["-q", "all.q@nosuchhost", "-b", "y", "true"], 1,
+     'Unable to run job: Job was rejected because job requests unknown queue "all.q@nosuchhost"'),
+    (["-pe", "nosuchpe", "2", "-b", "y", "true"], 1,
+     'Unable to run job: job rejected: the requested parallel environment "nosuchpe" does not exist'),
+    (["-p", "2000", "-b", "y", "true"], 1, "priority 2000 out of range -1023 to 1024"),
+    (["-l", "h_rt=abc", "-b", "y", "true"], 1, 'invalid value "abc" for resource "h_rt"'),
+])
+def test_bad_input_one_line_and_exit_code(cell, workdir, args, code, text):
+    proc = cell.qsub(*args, cwd=workdir)
+    assert proc.returncode == code
+    assert text in proc.stderr
+    assert proc.stdout == ""
+    assert os.listdir(os.path.join(cell.root, "spool", "requests")) == []
+
+
+def test_no_script_on_stdin(cell, workdir):
+    proc = cell.qsub(cwd=workdir, input="")
+    assert proc.returncode == 4
+    assert "no input read from stdin" in proc.stderr
+
+
+# ---------------------------------------------------------------- running jobs
+
+def test_script_from_stdin_runs_and_writes_output(cell, workdir):
+    jid, proc = submit_ok(cell, "-cwd", cwd=workdir, input="echo from stdin\n")
+    assert '("STDIN")' in proc.stdout
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"STDIN.o{jid}")) == "from stdin\n"
+    assert read(os.path.join(workdir, f"STDIN.e{jid}")) == ""
+
+
+def test_binary_job_with_arguments(cell, workdir):
+    jid, _ = submit_ok(cell, "-cwd", "-b", "y", "/bin/echo", "hello", "binary", cwd=workdir)
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"echo.o{jid}")) == "hello binary\n"
+
+
+def test_missing_binary_exits_127_like_a_shell(cell, workdir):
+    jid, _ = submit_ok(cell, "-cwd", "-N", "nobin", "-b", "y", "/no/such/binary", cwd=workdir)
+    cell.wait_finished(jid)
+    assert "not found" in read(os.path.join(workdir, f"nobin.e{jid}"))
+    rec = [r for r in cell.accounting() if r[5] == str(jid)]
+    assert rec and rec[0][12] == "127"
+
+
+def test_default_output_in_home_without_cwd(cell, workdir, users):
+    name = f"home{os.getpid()}"
+    jid, _ = submit_ok(cell, "-N", name, "-b", "y", "pwd", user="gtalice", cwd=workdir)
+    cell.wait_finished(jid)
+    out = os.path.join("/home/gtalice", f"{name}.o{jid}")
+    os.unlink(os.path.join("/home/gtalice", f"{name}.e{jid}"))
+    os.chmod(out, 0o644)
+    assert read(out) == "/home/gtalice\n"
+    assert os.stat(out).st_uid == pwd.getpwnam("gtalice").pw_uid
+    os.unlink(out)
+
+
+def test_output_names_directories_and_pseudo_variables(cell, workdir):
+    os.mkdir(os.path.join(workdir, "out"))
+    jid, _ = submit_ok(cell, "-cwd", "-N", "pseudo", "-o", "out/$JOB_NAME.$JOB_ID.$TASK_ID.$USER.o",
+                       "-e", "out/", "-t", "1-2", cwd=workdir, input="echo hi; echo err >&2\n")
+    cell.wait_finished(jid, (1, 2))
+    for task in (1, 2):
+        assert read(os.path.join(workdir, "out", f"pseudo.{jid}.{task}.root.o")) == "hi\n"
+        assert read(os.path.join(workdir, "out", f"pseudo.e{jid}.{task}")) == "err\n"
+
+
+def test_join_merges_stderr_into_stdout(cell, workdir):
+    jid, _ = submit_ok(cell, "-cwd", "-j", "y", "-N", "joined", "-e", "ignored.err",
+                       cwd=workdir, input="echo out; echo err >&2\n")
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"joined.o{jid}")) == "out\nerr\n"
+    assert not os.path.exists(os.path.join(workdir, "ignored.err"))
+
+
+def test_job_environment(cell, workdir):
+    jid, _ = submit_ok(cell, "-cwd", "-N", "envjob", "-v", "FOO=bar,BAZ", "-t", "1-3:2",
+                       cwd=workdir, input="env\n")
+    cell.wait_finished(jid, (1, 3))
+    env = env_of(os.path.join(workdir, f"envjob.o{jid}.3"))
+    assert env["JOB_ID"] == str(jid)
+    assert env["JOB_NAME"] == env["REQUEST"] == "envjob"
+    assert (env["SGE_TASK_ID"], env["SGE_TASK_FIRST"], env["SGE_TASK_LAST"], env["SGE_TASK_STEPSIZE"]) == \
+        ("3", "1", "3", "2")
+    assert env["NSLOTS"] == "1" and env["NHOSTS"] == "1" and env["NQUEUES"] == "1"
+    assert env["QUEUE"] == "all.q" and env["HOSTNAME"] == "testhost"
+    assert env["ENVIRONMENT"] == "BATCH"
+    assert env["FOO"] == "bar" and env["BAZ"] == ""
+    assert env["SGE_O_WORKDIR"] == workdir == env["PWD"]
+    assert env["TMPDIR"] == f"/tmp/{jid}.3.all.q"
+    assert env["SGE_STDOUT_PATH"] == os.path.join(workdir, f"envjob.o{jid}.3")
+    assert not os.path.exists(env["TMPDIR"])      # removed after the job
+
+
+def test_plain_job_task_variables_are_undefined(cell, workdir):
+    jid, _ = submit_ok(cell, "-cwd", "-N", "plainenv", cwd=workdir, input="env\n")
+    cell.wait_finished(jid)
+    env = env_of(os.path.join(workdir, f"plainenv.o{jid}"))
+    for name in ("SGE_TASK_ID", "SGE_TASK_FIRST", "SGE_TASK_LAST", "SGE_TASK_STEPSIZE"):
+        assert env[name] == "undefined"
+    assert "PE_HOSTFILE" not in env
+
+
+def test_export_all_with_V(cell, workdir):
+    jid, _ = submit_ok(cell, "-cwd", "-V", "-N", "vjob", cwd=workdir, input="echo $MY_EXPORTED\n",
+                       env={"MY_EXPORTED": "hello_V"})
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"vjob.o{jid}")) == "hello_V\n"
+
+
+def test_pe_job_gets_slots_and_hostfile(cell, workdir):
+    jid, _ = submit_ok(cell, "-cwd", "-pe", "smp", "2", "-N", "pejob", cwd=workdir,
+                       input='echo "$NSLOTS $PE"; cat $PE_HOSTFILE\n')
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"pejob.o{jid}")) == "2 smp\ntesthost 2 all.q@testhost UNDEFINED\n"
+
+
+def test_wd_option_and_shell_option(cell, workdir):
+    sub = os.path.join(workdir, "sub")
+    os.mkdir(sub)
+    jid, _ = submit_ok(cell, "-wd", sub, "-S", "/bin/bash", "-N", "wdjob", cwd=workdir,
+                       input='echo "$PWD ${BASH_VERSION:+bash}"\n')
+    cell.wait_finished(jid)
+    assert read(os.path.join(sub, f"wdjob.o{jid}")) == f"{sub} bash\n"
+
+
+def test_shebang_or_queue_shell(cell, workdir):
+    script = os.path.join(workdir, "s.sh")
+    with open(script, "w") as fh:
+        fh.write("#!/bin/bash\necho ${BASH_VERSION:+bash}\n")
+    jid, _ = submit_ok(cell, "-cwd", script, cwd=workdir)
+    cell.wait_finished(jid)
+    # the shipped queue runs scripts the Unix way: the #! line is honoured
+    assert read(os.path.join(workdir, f"s.sh.o{jid}")) == "bash\n"
+
+
+# ---------------------------------------------------------------- directives and defaults
+
+def test_directives_defaults_and_precedence(cell, workdir):
+    with open(os.path.join(cell.root, "etc", "sge_request"), "a") as fh:
+        fh.write("-N from_global\n-v LEVEL=global\n")
+    with open(os.path.join(workdir, ".sge_request"), "w") as fh:
+        fh.write("# local defaults\n-v LEVEL=local -v LOCALONLY=yes\n")
+    script = "#$ -N from_directive\n#$ -v LEVEL=directive\necho $LEVEL $LOCALONLY\n"
+    jid, proc = submit_ok(cell, "-cwd", cwd=workdir, input=script)
+    assert '("from_directive")' in proc.stdout
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"from_directive.o{jid}")) == "directive yes\n"
+    jid, proc = submit_ok(cell, "-cwd", "-N", "cmdline", "-v", "LEVEL=cmd", cwd=workdir, input=script)
+    assert '("cmdline")' in proc.stdout
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"cmdline.o{jid}")) == "cmd yes\n"
+
+
+def test_clear_discards_earlier_requests(cell, workdir):
+    with open(os.path.join(workdir, ".sge_request"), "w") as fh:
+        fh.write("-N defaulted -v GONE=1\n")
+    jid, proc = submit_ok(cell, "-clear", "-cwd", cwd=workdir, input="echo x${GONE}x\n")
+    assert '("STDIN")' in proc.stdout
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"STDIN.o{jid}")) == "xx\n"
+
+
+def test_directive_prefix_C(cell, workdir):
+    script = "#PBS -N fromprefix\n#$ -N ignored\necho ok\n"
+    _, proc = submit_ok(cell, "-C", "#PBS", "-h", cwd=workdir, input=script)
+    assert '("fromprefix")' in proc.stdout
+
+
+def test_option_file_with_at(cell, workdir):
+    path = os.path.join(workdir, "opts")
+    with open(path, "w") as fh:
+        fh.write("-N fromfile\n-h\n")
+    _, proc = submit_ok(cell, "-@", path, "-b", "y", "true", cwd=workdir)
+    assert '("fromfile")' in proc.stdout
+
+
+def test_path_aliases_rewrite_working_directory(cell, workdir):
+    real = os.path.join(workdir, "real")
+    os.mkdir(real)
+    link = os.path.join(workdir, "mnt")
+    os.mkdir(link)
+    with open(os.path.join(cell.root, "etc", "sge_aliases"), "a") as fh:
+        fh.write(f"{link}/ * * {real}/\n")
+    jid, _ = submit_ok(cell, "-cwd", "-N", "aliased", "-o", real + "/", cwd=link, input="pwd\n")
+    cell.wait_finished(jid)
+    assert read(os.path.join(real, f"aliased.o{jid}")) == real + "\n"
