@@ -11,9 +11,10 @@ import os
 import re
 
 from gridtools.classad import nodes, operators as ops
-from gridtools.classad.values import ERROR, UNDEFINED, wrap64
+from gridtools.classad.values import ERROR, UNDEFINED
 from gridtools.errors import SyntaxProblem
 
+INT64_MAX = (1 << 63) - 1
 MAX_DEPTH = 300  # deeper expressions are refused (they would exhaust the stack)
 _KEYWORDS = {"true": True, "false": False, "undefined": UNDEFINED, "error": ERROR}
 
@@ -125,12 +126,16 @@ def _select(children):
 
 
 def _integer(children):
+    """An integer literal: decimal, 0x hexadecimal or 0 octal; values beyond
+    64 bits saturate, as C's strtoll does."""
     text = str(children[0])
     if text[:2] in ("0x", "0X"):
-        return nodes.Literal(wrap64(int(text, 16)))
-    if len(text) > 1 and text[0] == "0" and set(text) <= set("01234567"):
-        return nodes.Literal(wrap64(int(text, 8)))
-    return nodes.Literal(wrap64(int(text)))
+        value = int(text, 16)
+    elif len(text) > 1 and text[0] == "0" and set(text) <= set("01234567"):
+        value = int(text, 8)
+    else:
+        value = int(text)
+    return nodes.Literal(min(value, INT64_MAX))
 
 
 def _args(children):

@@ -11,8 +11,8 @@ import functools
 import pwd
 import re
 
-from gridtools.classad.functions import builtin, exceptional, to_string, wrap64
-from gridtools.classad.values import ERROR, UNDEFINED, Special
+from gridtools.classad.functions import builtin, exceptional, to_string
+from gridtools.classad.values import ERROR, UNDEFINED, Special, wrap64
 
 MANY = 1 << 30
 
