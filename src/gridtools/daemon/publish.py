@@ -2,7 +2,11 @@
 
 Rows are grouped as qstat shows them: each running task on its own row,
 pending tasks of one job grouped by their state, finished tasks of a job
-grouped for ``qstat -s z``. Everything is plain data (marshal-able).
+grouped for ``qstat -s z``. Besides jobs, queue instances and host loads, the
+snapshot carries the few configuration facts the queries show or select by:
+queue attributes (``attrs`` of each queue row), the complex table, host and
+global complex values, host groups and access lists. Everything is plain
+data (marshal-able).
 """
 
 import time
@@ -92,7 +96,49 @@ def job_info(job, decisions_urg):
         "urgency": list(decisions_urg or (0.0, 0.0, 0.0, 0.0)), "deadline": spec.get("deadline"),
         "array": bool(spec.get("tasks")), "tasks": spec.get("tasks"),
         "account": spec.get("account") or "sge", "ar": spec.get("ar"),
+        "start_at": spec.get("start_at"), "hold_jid_ad": list(spec.get("hold_jid_ad") or []),
+        "ad_predecessors": list(spec.get("ad_predecessors") or []), "ckpt": spec.get("ckpt"),
+        "binding": spec.get("binding"), "masterq": list(spec.get("masterq") or []),
+        "tc": spec.get("tc"),
     }
+
+
+#: queue_conf attributes copied into each queue row's ``attrs`` (qstat -F, -explain, -U, -l)
+QUEUE_ATTRS = ("seq_no", "tmpdir", "rerun", "calendar", "min_cpu_interval", "load_thresholds",
+               "suspend_thresholds", "complex_values", "user_lists", "xuser_lists", "owner_list",
+               "projects", "xprojects") + view.LIMIT_NAMES
+
+
+def _plain(value):
+    """A configuration value as plain data: text, numbers, lists and dicts of text."""
+    if value is None:
+        return "NONE"
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return str(value)
+
+
+def queue_attrs(conf, queue, host, groups):
+    obj = conf.objects["queue"].get(queue) or {}
+    return {attr: _plain(view.qvalue(obj, attr, host, groups)) for attr in QUEUE_ATTRS}
+
+
+def config_facts(conf):
+    """Complexes, host and global complex values, host groups and access lists."""
+    complexes = {}
+    for row in (conf.single.get("complex") or {}).values():
+        complexes[row["name"]] = [row["shortcut"], row["type"], row["relop"], str(row["requestable"]),
+                                  str(row["consumable"]), str(row["default"]), float(row["urgency"])]
+    host_values = {name: _plain(obj.get("complex_values") or {})
+                   for name, obj in conf.objects["exechost"].items()}
+    groups = {name: sorted(members) for name, members in view.hostgroups(conf).items()}
+    access = {name: _plain(obj.get("entries") or []) for name, obj in conf.objects["userset"].items()}
+    return {"complexes": complexes, "host_values": host_values, "hostgroups": groups,
+            "access_lists": access}
 
 
 def queue_rows(state, snap_queues, loads):
@@ -103,12 +149,14 @@ def queue_rows(state, snap_queues, loads):
                 key = f"{queue}@{host}"
                 used[key] = used.get(key, 0) + slots
     rows = []
+    groups = view.hostgroups(state.config)
     for qi in snap_queues:
         load = loads.get(qi.host, {})
         rows.append({"name": qi.name, "queue": qi.queue, "host": qi.host,
                      "qtype": sorted(qi.qtype), "slots": qi.slots, "used": used.get(qi.name, 0),
                      "resv": 0, "load_avg": load.get("np_load_avg"), "arch": load.get("arch", "-"),
-                     "states": qi.states, "pe_list": list(qi.pe_list)})
+                     "states": qi.states, "pe_list": list(qi.pe_list),
+                     "attrs": queue_attrs(state.config, qi.queue, qi.host, groups)})
     return rows
 
 
@@ -127,5 +175,6 @@ def publish(state, snap_queues, loads, urgencies, now=None):
         "exechosts": view.exec_hosts(state.config),
         "reasons": {jid: list(lines) for jid, lines in state.reasons.items()},
     }
+    snapshot.update(config_facts(state.config))
     spool_status.publish(snapshot)
     state.need_publish = False
