@@ -398,3 +398,16 @@ def test_single_attribute_helpers_for_qconf_attr_options():
         objects.parse_attribute("pe", "colour", "red")
     with pytest.raises(ConfigError, match="no attribute lines"):
         objects.attributes("complex")
+
+
+def test_lark_and_re_are_loaded_only_when_a_grammar_is_needed():
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from gridtools.formats.sge import objects\n"
+            "objects.parse('queue', objects.render('queue', objects.template('queue', 'q')))\n"
+            "print('lark' in sys.modules, 're' in sys.modules)\n"
+            "objects.parse('calendar', 'calendar_name c\\nyear NONE\\nweek mon=6-20\\n')\n"
+            "print('lark' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False", "True"]
