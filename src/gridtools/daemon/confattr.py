@@ -1,0 +1,267 @@
+"""qconf -aattr/-dattr/-mattr/-rattr (and their -A/-D/-M/-R file forms), -purge.
+
+One request changes attributes of several object instances at once.
+``mode`` is add, delete, modify or replace:
+
+- list attributes (pe_list, hostlist, user_lists ...): add appends names
+  not yet present, delete removes present ones, modify and replace set
+  the whole list;
+- name=value lists (complex_values, load_thresholds ...): add inserts new
+  names, delete removes names, modify sets the given names (inserting them
+  when missing), replace sets the whole list;
+- single values: modify and replace set them; add and delete are refused.
+
+For queues the instance may be ``queue`` (the default value), ``queue@host``
+or ``queue@@hostgroup`` (the value for that host or group, created from the
+default when missing). For resource quota sets it is ``set`` (description,
+enabled, limit rules) or ``set/rule`` (rule number or name: limit, filters,
+name). Each changed object is validated and stored as a whole.
+"""
+
+from gridtools.daemon import confstore
+from gridtools.errors import ConfigError, GridError
+from gridtools.formats.sge import objects
+from gridtools.formats.sge.codecs import PerHost, PerHostCodec, ValueProblem, split_words
+
+#: the obj_nm words of qconf -> object kind
+OBJECTS = {"queue": "queue", "exechost": "exechost", "hostgroup": "hostgroup", "pe": "pe",
+           "ckpt": "ckpt", "resource_quota": "rqs", "rqs": "rqs"}
+#: attributes that name the object and cannot be changed this way
+NAME_FIELDS = {"queue": "qname", "exechost": "hostname", "hostgroup": "group_name", "pe": "pe_name",
+               "ckpt": "ckpt_name"}
+#: attributes a host reports itself
+REPORTED = ("load_values", "processors")
+#: rule filters of a resource quota set
+RQS_FILTERS = ("users", "projects", "pes", "queues", "hosts")
+
+
+class AttrProblem(GridError):
+    """A change that cannot be applied to one object."""
+
+
+def _schema(kind):
+    import importlib
+    module = {"queue": "queue", "exechost": "host", "hostgroup": "hostgroup", "pe": "pe",
+              "ckpt": "ckpt"}[kind]
+    return importlib.import_module(f"gridtools.formats.sge.{module}").SCHEMA
+
+
+def _codec(kind, attr):
+    """The codec reading one value of ``attr`` (per-host wrappers removed)."""
+    if attr == NAME_FIELDS.get(kind) or (kind == "exechost" and attr in REPORTED):
+        raise AttrProblem(f'denied: attribute "{attr}" cannot be changed this way')
+    field = _schema(kind).by_name.get(attr)
+    if field is None:
+        raise AttrProblem(f'"{attr}" is not a {"queue" if kind == "queue" else kind} attribute')
+    codec = field.codec
+    return codec.inner if isinstance(codec, PerHostCodec) else codec
+
+
+def _read(codec, attr, text):
+    try:
+        return codec.parse(str(text).strip())
+    except ValueProblem as exc:
+        raise AttrProblem(f'error: invalid value "{text}" for attribute "{attr}": {exc}') from None
+
+
+def merge(mode, current, text, codec, attr, owner):
+    """The new value of ``attr`` after applying ``text`` with ``mode``."""
+    if isinstance(current, dict) and mode == "delete":
+        keys = [w.partition("=")[0] for w in split_words(str(text))]
+        result = dict(current)
+        for key in keys:
+            if key not in result:
+                raise AttrProblem(f'denied: "{key}" does not exist in "{attr}" of "{owner}"')
+            del result[key]
+        return result
+    new = _read(codec, attr, text)
+    if mode == "replace" or not isinstance(new, (list, dict)):
+        if mode in ("add", "delete"):
+            raise AttrProblem(f'denied: attribute "{attr}" is not a list attribute, use -mattr or -rattr')
+        return new
+    if isinstance(new, dict):
+        return _merge_dict(mode, dict(current or {}), new, attr, owner)
+    return _merge_list(mode, list(current or []), new, attr, owner)
+
+
+def _merge_dict(mode, current, new, attr, owner):
+    for key, value in new.items():
+        if mode == "add" and key in current:
+            raise AttrProblem(f'No modification because "{key}" already exists in "{attr}" of "{owner}"')
+        current[key] = value
+    return current
+
+
+def _merge_list(mode, current, new, attr, owner):
+    if mode == "modify":
+        return new
+    for item in new:
+        if mode == "add":
+            if item in current:
+                raise AttrProblem(f'No modification because "{item}" already exists in "{attr}" of "{owner}"')
+            current.append(item)
+        else:
+            if item not in current:
+                raise AttrProblem(f'denied: "{item}" does not exist in "{attr}" of "{owner}"')
+            current.remove(item)
+    return current
+
+
+def _split_target(kind, target):
+    """``(object name, host or @group key or None, rule or None)``."""
+    if kind == "queue":
+        name, at, key = target.partition("@")
+        if at and not key:
+            raise AttrProblem(f'invalid queue instance "{target}"')
+        return name, key or None, None
+    if kind == "rqs":
+        name, slash, rule = target.partition("/")
+        return name, None, rule if slash else None
+    return target, None, None
+
+
+def _apply_one(kind, obj, attr, text, mode, key, owner):
+    codec = _codec(kind, attr)
+    value = obj.get(attr)
+    if isinstance(value, PerHost):
+        current = value.overrides.get(key, value.default) if key else value.default
+        merged = merge(mode, current, text, codec, attr, owner)
+        if key:
+            value.overrides[key] = merged
+        else:
+            value.default = merged
+        return
+    if key:
+        raise AttrProblem(f'denied: attribute "{attr}" has no per-host values')
+    obj[attr] = merge(mode, value, text, codec, attr, owner)
+
+
+def apply(ctx):
+    """The -aattr/-dattr/-mattr/-rattr request."""
+    kind = OBJECTS.get(ctx.body.get("object"))
+    mode = ctx.body.get("mode")
+    if kind is None or mode not in ("add", "delete", "modify", "replace"):
+        raise GridError("error: invalid attribute request")
+    for target in ctx.body.get("targets") or []:
+        try:
+            _apply_target(ctx, kind, mode, str(target))
+        except (AttrProblem, ConfigError) as exc:
+            ctx.fail(str(exc))
+
+
+def _load(kind, name):
+    obj = confstore.load(kind, name)
+    if obj is None:
+        if kind == "queue":
+            raise AttrProblem(f'No cluster queue or queue instance matches the phrase "{name}"')
+        raise AttrProblem(f'denied: {confstore.LABELS[kind]} "{name}" does not exist')
+    return obj
+
+
+def _apply_target(ctx, kind, mode, target):
+    name, key, rule = _split_target(kind, target)
+    obj = _load(kind, name)
+    for attr, text in ctx.body.get("attrs") or []:
+        if kind == "rqs":
+            _apply_rqs(obj, str(attr), str(text), mode, rule, target)
+        else:
+            _apply_one(kind, obj, str(attr), str(text), mode, key, target)
+    _store(ctx, kind, name, obj)
+
+
+def _store(ctx, kind, name, obj):
+    try:
+        objects.validate(kind, obj, confstore.known())
+    except ConfigError as exc:
+        raise AttrProblem(f"error: {exc}") from None
+    confstore.write(ctx.state, kind, name, obj)
+    ctx.modified(kind, name)
+
+
+def purge(ctx):
+    """-purge queue attr_list queue@host|queue@@group: drop per-host values."""
+    target = str(ctx.body.get("target") or "")
+    name, key, _ = _split_target("queue", target)
+    if not key:
+        return ctx.fail(f'denied: "{target}" is not a queue instance or queue domain')
+    obj = _load("queue", name)
+    attrs = [str(a) for a in ctx.body.get("attrs") or []]
+    if attrs == ["*"]:
+        attrs = [a for a, v in obj.items() if isinstance(v, PerHost)]
+    for attr in attrs:
+        value = obj.get(attr)
+        if not isinstance(value, PerHost):
+            return ctx.fail(f'"{attr}" is not a queue attribute with per-host values')
+        value.overrides.pop(key, None)
+    _store(ctx, "queue", name, obj)
+
+
+# ---------------------------------------------------------------- resource quota sets
+
+def _rule(obj, rule_id, target):
+    rules = obj["limit"]
+    if rule_id.isdigit() and 1 <= int(rule_id) <= len(rules):
+        return rules[int(rule_id) - 1]
+    for rule in rules:
+        if rule.get("name") == rule_id:
+            return rule
+    raise AttrProblem(f'denied: rule "{rule_id}" does not exist in resource quota set "{target.partition("/")[0]}"')
+
+
+def _parse_rule(text):
+    from gridtools.formats.sge import rqs
+    try:
+        return rqs.parse_rule(text)
+    except ValueProblem as exc:
+        raise AttrProblem(f'error: invalid rule "{text}": {exc}') from None
+
+
+def _apply_rqs(obj, attr, text, mode, rule_id, target):
+    if rule_id is None:
+        return _apply_rqs_set(obj, attr, text, mode)
+    rule = _rule(obj, rule_id, target)
+    if attr == "limit":
+        from gridtools.formats.sge.codecs import KeyValues
+        rule["to"] = merge(mode, rule["to"], text, KeyValues(), attr, target)
+    elif attr == "name":
+        rule["name"] = None if text.upper() == "NONE" else text
+    elif attr in RQS_FILTERS:
+        rule[attr] = _merge_scope(mode, rule.get(attr), _parse_rule(f"{attr} {text} to slots=0")[attr])
+    else:
+        raise AttrProblem(f'"{attr}" is not a resource quota rule attribute')
+
+
+def _merge_scope(mode, current, new):
+    from gridtools.formats.sge.rqs import Scope
+    if mode in ("modify", "replace") or current is None:
+        if mode == "delete":
+            raise AttrProblem("denied: the rule has no such filter")
+        return new
+    include, exclude = list(current.include), list(current.exclude)
+    for names, more in ((include, new.include), (exclude, new.exclude)):
+        for name in more:
+            if mode == "add" and name not in names:
+                names.append(name)
+            elif mode == "delete" and name in names:
+                names.remove(name)
+    if not include and not exclude:
+        return None
+    return Scope(include, exclude, current.expand)
+
+
+def _apply_rqs_set(obj, attr, text, mode):
+    if attr == "enabled":
+        from gridtools.formats.sge.codecs import Boolean
+        obj["enabled"] = _read(Boolean(), attr, text)
+    elif attr == "description":
+        obj["description"] = None if text.upper() == "NONE" else text.strip('"')
+    elif attr == "limit":
+        rule = _parse_rule(text)
+        if mode == "add":
+            obj["limit"].append(rule)
+        elif mode in ("modify", "replace"):
+            obj["limit"] = [rule]
+        else:
+            raise AttrProblem('denied: name the rule to delete from as "set/rule"')
+    else:
+        raise AttrProblem(f'"{attr}" is not a resource quota set attribute')

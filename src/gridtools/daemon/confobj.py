@@ -1,0 +1,371 @@
+"""Adding, modifying and deleting whole configuration objects (qconf -a/-A/-m/-M/-d).
+
+Every object is parsed and validated with the format layer, its references
+to other stored objects are checked (a queue naming a missing PE, a project
+naming a missing user list ...), and it is stored only when all of that
+passed; deleting an object that another one still names is refused. Also
+here: the one-name lists (managers, operators, admin and submit hosts),
+user entries of access lists (-au/-du) and share tree nodes (-astnode ...).
+"""
+
+from gridtools.daemon import confrefs, confstore
+from gridtools.daemon.confstore import LABELS
+from gridtools.errors import ConfigError, GridError
+from gridtools.formats.sge import objects
+
+#: execution host attributes a host reports; never stored
+REPORTED = ("load_values", "processors")
+
+
+def _parse(kind, text):
+    try:
+        return objects.parse(kind, text or "")
+    except ConfigError as exc:
+        raise GridError(f"error: {exc}") from None
+
+
+def _validate(kind, obj):
+    try:
+        objects.validate(kind, obj, confstore.known())
+    except ConfigError as exc:
+        raise GridError(f"error: {exc}") from None
+
+
+def missing(kind, name):
+    return f'denied: {LABELS[kind]} "{name}" does not exist'
+
+
+def _name(ctx, kind, obj):
+    if kind == "conf":
+        name = ctx.body.get("name") or obj.get("conf_name")
+        obj["conf_name"] = name
+    else:
+        name = objects.name_of(kind, obj)
+    if not name:
+        raise GridError("error: Object name missing in request")
+    return name
+
+
+def _check(kind, name, obj, adding):
+    """Kind-specific checks and clean-ups before an object is stored."""
+    if kind == "exechost":
+        for field in REPORTED:
+            obj.pop(field, None)
+    if adding and kind in ("user", "project"):
+        other = "project" if kind == "user" else "user"
+        if name == "default":
+            raise GridError(f'denied: not allowed add a {kind} with name "default"')
+        if confstore.exists(other, name):
+            raise GridError(f"denied: shared namespace between project and user: there is already a "
+                            f'{other} which is named "{name}"')
+    _validate(kind, obj)
+    if kind == "hostgroup":
+        from gridtools.formats.sge.hostgroup import resolve_hostgroups
+        groups = confstore.load_all("hostgroup")
+        groups[name] = obj
+        try:
+            resolve_hostgroups(groups)
+        except ConfigError as exc:
+            raise GridError(f"error: {exc}") from None
+
+
+# ---------------------------------------------------------------- add / modify / delete
+
+def add(ctx):
+    kind, text = ctx.body.get("object"), ctx.body.get("text")
+    if kind == "rqs":
+        return _store_rqs(ctx, text, adding=True)
+    if kind == "sharetree":
+        return _store_sharetree(ctx, text)
+    if kind not in confstore.LABELS or kind in ("sched", "complex") + confstore.LIST_KINDS:
+        raise GridError(f"error: cannot add objects of kind {kind!r}")
+    obj = _parse(kind, text)
+    name = _name(ctx, kind, obj)
+    if confstore.exists(kind, name):
+        return ctx.fail(f"configuration {name} already exists" if kind == "conf"
+                        else f'{LABELS[kind]} "{name}" already exists')
+    _check(kind, name, obj, adding=True)
+    confstore.write(ctx.state, kind, name, obj)
+    ctx.added(kind, name)
+
+
+def modify(ctx):
+    kind, text = ctx.body.get("object"), ctx.body.get("text")
+    if kind == "rqs":
+        return _store_rqs(ctx, text, adding=False)
+    if kind == "sharetree":
+        return _store_sharetree(ctx, text)
+    if kind == "sched":
+        return _modify_sched(ctx, text)
+    if kind == "complex":
+        return _modify_complex(ctx, text)
+    if kind not in confstore.LABELS or kind in confstore.LIST_KINDS:
+        raise GridError(f"error: cannot modify objects of kind {kind!r}")
+    obj = _parse(kind, text)
+    name = _name(ctx, kind, obj)
+    expect = ctx.body.get("expect")
+    if expect is not None and expect != name:
+        return ctx.fail(f'denied: the name of {LABELS[kind]} "{expect}" cannot be changed')
+    if not confstore.exists(kind, name):
+        return ctx.fail(f"configuration {name} does not exist" if kind == "conf" else missing(kind, name))
+    _check(kind, name, obj, adding=False)
+    confstore.write(ctx.state, kind, name, obj)
+    ctx.modified(kind, name)
+
+
+def delete(ctx):
+    kind = ctx.body.get("object")
+    if kind == "sharetree":
+        if not confstore.exists("sharetree"):
+            return ctx.fail("no sharetree element")
+        confstore.remove(ctx.state, "sharetree")
+        return ctx.info(f"{ctx.who} removed sharetree list")
+    if kind not in confstore.LABELS or kind in ("sched", "complex") + confstore.LIST_KINDS:
+        raise GridError(f"error: cannot delete objects of kind {kind!r}")
+    for name in ctx.body.get("names") or []:
+        reason = _undeletable(ctx, kind, name)
+        if reason:
+            ctx.fail(reason)
+            continue
+        confstore.remove(ctx.state, kind, name)
+        ctx.removed(kind, name)
+
+
+def _undeletable(ctx, kind, name):
+    """Why ``name`` cannot be deleted, or None."""
+    if kind == "exechost" and name == "global":
+        return 'denied: pseudo host "global" may not be deleted'
+    if kind == "conf" and name == "global":
+        return "denied: the global configuration may not be deleted"
+    try:
+        found = confstore.exists(kind, name)
+    except ConfigError:
+        found = False
+    if not found:
+        return f"configuration {name} does not exist" if kind == "conf" else missing(kind, name)
+    if kind in ("queue", "exechost") and _has_running(ctx.state, kind, name):
+        return ("There are still running jobs in the queue. Deletion denied." if kind == "queue"
+                else f'denied: there are still running jobs on host "{name}"')
+    return confrefs.refusal(kind, name)
+
+
+def _has_running(state, kind, name):
+    from gridtools.daemon.state import running_tasks
+    for _job, task in running_tasks(state):
+        for queue, host, _slots in task.granted:
+            if (queue if kind == "queue" else host) == name:
+                return True
+    return False
+
+
+# ---------------------------------------------------------------- single objects
+
+def _modify_sched(ctx, text):
+    obj = _parse("sched", text)
+    _validate("sched", obj)
+    confstore.write(ctx.state, "sched", None, obj)
+    ctx.info(f"{ctx.who} modified scheduler configuration")
+
+
+def _modify_complex(ctx, text):
+    new = _parse("complex", text)
+    _validate("complex", new)
+    old = confstore.load("complex") or {}
+    for name in sorted(set(old) - set(new)):
+        reason = confrefs.complex_refusal(name)
+        if reason:
+            return ctx.fail(reason)
+    confstore.write(ctx.state, "complex", None, new)
+    for name in sorted(set(old) | set(new)):
+        if name not in new:
+            ctx.removed("complex", name)
+        elif name not in old:
+            ctx.added("complex", name)
+        elif old[name] != new[name]:
+            ctx.modified("complex", name)
+
+
+def _tree_counts(tree):
+    from gridtools.formats.sge.sharetree import walk
+    nodes = list(walk(tree))
+    return len(nodes), sum(1 for n in nodes if not n["childnodes"])
+
+
+def _store_sharetree(ctx, text):
+    tree = _parse("sharetree", text)
+    _validate("sharetree", tree)
+    existed = confstore.exists("sharetree")
+    confstore.write(ctx.state, "sharetree", None, tree)
+    nodes, leafs = _tree_counts(tree)
+    ctx.info(f"{ctx.who} has {'modified' if existed else 'added'} sharetree with {nodes} nodes and "
+             f"{leafs} leafs")
+
+
+# ---------------------------------------------------------------- resource quota sets
+
+def _parse_sets(text):
+    from gridtools.formats.sge import rqs
+    try:
+        sets = rqs.parse_list(text or "")
+    except ConfigError as exc:
+        raise GridError(f"error: {exc}") from None
+    if not sets:
+        raise GridError("error: no resource quota set given")
+    return sets
+
+
+def _store_rqs(ctx, text, adding):
+    sets = _parse_sets(text)
+    wanted = ctx.body.get("names") or []
+    for rqs_set in sets:
+        if wanted and rqs_set["name"] not in wanted:
+            return ctx.fail(f'denied: resource quota set "{rqs_set["name"]}" was not named on the command line')
+        if adding and confstore.exists("rqs", rqs_set["name"]):
+            return ctx.fail(f'resource quota set "{rqs_set["name"]}" already exists')
+        _validate("rqs", rqs_set)
+    for rqs_set in sets:
+        existed = confstore.exists("rqs", rqs_set["name"])
+        confstore.write(ctx.state, "rqs", rqs_set["name"], rqs_set)
+        (ctx.modified if existed else ctx.added)("rqs", rqs_set["name"])
+    if ctx.body.get("replace_all"):
+        keep = {s["name"] for s in sets}
+        for name in confstore.names("rqs"):
+            if name not in keep:
+                confstore.remove(ctx.state, "rqs", name)
+                ctx.removed("rqs", name)
+
+
+# ---------------------------------------------------------------- name lists
+
+def _same(kind, a, b):
+    return a.lower() == b.lower() if kind in ("adminhosts", "submithosts") else a == b
+
+
+def names_add(ctx):
+    kind = ctx.body.get("object")
+    if kind not in confstore.LIST_KINDS:
+        raise GridError(f"error: {kind!r} is not a name list")
+    names = confstore.load(kind) or []
+    changed = False
+    for name in ctx.body.get("names") or []:
+        if any(_same(kind, name, n) for n in names):
+            ctx.fail(f'{LABELS[kind]} "{name}" already exists')
+            continue
+        try:
+            objects.validate(kind, names + [name])
+        except ConfigError as exc:
+            ctx.fail(f"denied: {exc}")
+            continue
+        names.append(name)
+        changed = True
+        ctx.added(kind, name)
+    if changed:
+        confstore.write(ctx.state, kind, None, names)
+
+
+def names_delete(ctx):
+    kind = ctx.body.get("object")
+    if kind not in confstore.LIST_KINDS:
+        raise GridError(f"error: {kind!r} is not a name list")
+    names = confstore.load(kind) or []
+    changed = False
+    for name in ctx.body.get("names") or []:
+        if kind == "managers" and name == "root":
+            ctx.fail('denied: "root" is always a manager and cannot be removed')
+            continue
+        match = [n for n in names if _same(kind, name, n)]
+        if not match:
+            ctx.fail(missing(kind, name))
+            continue
+        names.remove(match[0])
+        changed = True
+        ctx.removed(kind, match[0])
+    if changed:
+        confstore.write(ctx.state, kind, None, names)
+
+
+# ---------------------------------------------------------------- access list entries
+
+def acl_add(ctx):
+    """-au: add users to access lists; a list that does not exist is created."""
+    for list_name in ctx.body.get("lists") or []:
+        obj = confstore.load("userset", list_name)
+        if obj is None:
+            obj = objects.template("userset", list_name)
+        entries = obj["entries"]
+        for user in ctx.body.get("users") or []:
+            if user in entries:
+                ctx.fail(f'"{user}" is already in access list "{list_name}"')
+                continue
+            entries.append(user)
+            ctx.info(f'added "{user}" to access list "{list_name}"')
+        _validate("userset", obj)
+        confstore.write(ctx.state, "userset", list_name, obj)
+
+
+def acl_delete(ctx):
+    """-du: remove users from access lists."""
+    for list_name in ctx.body.get("lists") or []:
+        obj = confstore.load("userset", list_name)
+        if obj is None:
+            ctx.fail(f'denied: access list "{list_name}" does not exist')
+            continue
+        for user in ctx.body.get("users") or []:
+            if user not in obj["entries"]:
+                ctx.fail(f'user "{user}" is not in access list "{list_name}"')
+                continue
+            obj["entries"].remove(user)
+            ctx.info(f'deleted user "{user}" from access list "{list_name}"')
+        confstore.write(ctx.state, "userset", list_name, obj)
+
+
+# ---------------------------------------------------------------- share tree nodes
+
+def stnode(ctx):
+    """-astnode / -mstnode / -dstnode: change nodes of the stored share tree."""
+    tree = confstore.load("sharetree")
+    if tree is None:
+        return ctx.fail("No sharetree")
+    mode = ctx.body.get("mode")
+    step = {"add": _add_node, "modify": _modify_node, "delete": _delete_node}.get(mode)
+    if step is None:
+        raise GridError(f"error: unknown share tree node operation {mode!r}")
+    for path, shares in ctx.body.get("items") or []:
+        step(tree, str(path), shares)
+    _validate("sharetree", tree)
+    confstore.write(ctx.state, "sharetree", None, tree)
+    nodes, leafs = _tree_counts(tree)
+    ctx.info(f"{ctx.who} has modified sharetree with {nodes} nodes and {leafs} leafs")
+
+
+def _locate(tree, path):
+    from gridtools.formats.sge.sharetree import find_node
+    found = find_node(tree, path)
+    if found is None:
+        raise GridError(f'Unable to locate "{path}" in sharetree')
+    return found
+
+
+def _add_node(tree, path, shares):
+    cut = max(path.rfind("/"), path.rfind("."))
+    parent_path, name = (path[:cut] or "/", path[cut + 1:]) if cut >= 0 else ("/", path)
+    parent, _ = _locate(tree, parent_path)
+    if not name or any(c["name"] == name for c in parent["childnodes"]):
+        raise GridError(f"Could not add node {path} to sharetree due to non-unique path")
+    node_type = 1 if confstore.exists("project", name) else 0
+    parent["childnodes"].append({"id": 0, "name": name, "type": node_type, "shares": int(shares),
+                                 "childnodes": []})
+
+
+def _modify_node(tree, path, shares):
+    node, _ = _locate(tree, path)
+    node["shares"] = int(shares)
+
+
+def _delete_node(tree, path, _shares):
+    node, ancestors = _locate(tree, path)
+    if node is tree:
+        raise GridError("can't delete root node")
+    if node["childnodes"]:
+        raise GridError("can't delete nodes with children")
+    ancestors[-1]["childnodes"].remove(node)

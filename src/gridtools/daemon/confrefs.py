@@ -1,0 +1,134 @@
+"""Who refers to a configuration object: deleting a referenced object is refused.
+
+``refusal(kind, name)`` returns Grid Engine's "denied: ... still referenced"
+line when some stored object names ``name`` (a parallel environment in a
+queue's pe_list, a user list in a project's acl, a host group in a queue's
+hostlist or in another group, a queue in a subordinate_list, a project node
+of the share tree, ...), and None when the object may go.
+``complex_refusal(attribute)`` does the same for a complex attribute that a
+``qconf -mc`` would remove.
+"""
+
+from gridtools.daemon import confstore
+from gridtools.formats.sge.codecs import PerHost
+
+#: kind -> [(kind of the referring objects, attributes that may name it)]
+REFERENCES = {
+    "pe": [("queue", ("pe_list",))],
+    "ckpt": [("queue", ("ckpt_list",))],
+    "calendar": [("queue", ("calendar",))],
+    "userset": [("queue", ("user_lists", "xuser_lists")), ("pe", ("user_lists", "xuser_lists")),
+                ("project", ("acl", "xacl")), ("exechost", ("user_lists", "xuser_lists")),
+                ("conf", ("user_lists", "xuser_lists"))],
+    "project": [("queue", ("projects", "xprojects")), ("exechost", ("projects", "xprojects")),
+                ("user", ("default_project",)),
+                ("conf", ("projects", "xprojects", "auto_user_default_project"))],
+    "exechost": [("queue", ("hostlist",))],
+}
+#: attributes naming complex attributes
+COMPLEX_REFERENCES = [("queue", ("complex_values", "load_thresholds", "suspend_thresholds")),
+                      ("exechost", ("complex_values", "load_scaling"))]
+
+
+def values_of(obj, attr):
+    """Every value an attribute takes (per-host overrides included)."""
+    value = obj.get(attr)
+    if isinstance(value, PerHost):
+        return value.values()
+    return [value]
+
+
+def names_in(value):
+    """The names a value holds: list items, dict keys or the value itself."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return list(value)
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def _first_user(table, name):
+    """``(attribute, owner kind, owner name)`` of the first object naming ``name``."""
+    for owner_kind, attrs in table:
+        for owner, obj in sorted(confstore.load_all(owner_kind).items()):
+            for attr in attrs:
+                if any(name in names_in(value) for value in values_of(obj, attr)):
+                    return attr, owner_kind, owner
+    return None
+
+
+def refusal(kind, name):
+    """The line refusing to delete ``kind`` ``name``, or None when nothing refers to it."""
+    special = {"hostgroup": _hostgroup_refusal, "queue": _queue_refusal}.get(kind)
+    if special is not None:
+        return special(name)
+    found = _first_user(REFERENCES.get(kind, ()), name)
+    if found is not None:
+        attr, owner_kind, owner = found
+        return (f'denied: {confstore.LABELS[kind]} "{name}" is still referenced in {attr} of '
+                f'{confstore.LABELS[owner_kind]} "{owner}"')
+    if kind in ("project", "user") and _in_sharetree(name):
+        return f'denied: may not remove {kind} "{name}" still referenced in share tree'
+    return None
+
+
+def _in_sharetree(name):
+    from gridtools.formats.sge import sharetree
+    tree = confstore.load("sharetree")
+    return tree is not None and any(node["name"] == name for node in sharetree.walk(tree)
+                                    if node is not tree)
+
+
+def _hostgroup_refusal(name):
+    queues = []
+    for qname, queue in sorted(confstore.load_all("queue").items()):
+        keys = set(queue.get("hostlist") or [])
+        for attr, value in queue.items():
+            if isinstance(value, PerHost):
+                keys.update(value.overrides)
+        if name in keys:
+            queues.append(qname)
+    if queues:
+        return f'denied: following cluster queues still reference "{name}": {" ".join(queues)}'
+    groups = [g for g, obj in sorted(confstore.load_all("hostgroup").items())
+              if name in (obj.get("hostlist") or []) and g != name]
+    if groups:
+        return f'denied: following hostgroups still reference "{name}": {" ".join(groups)}'
+    return _rqs_refusal("hosts", name, "host group")
+
+
+def _queue_refusal(name):
+    from gridtools.formats.sge.queue import subordinate_queues
+    for qname, queue in sorted(confstore.load_all("queue").items()):
+        if qname == name:
+            continue
+        for value in values_of(queue, "subordinate_list"):
+            if name in [q for q, _ in subordinate_queues(value or [])]:
+                return f'Cluster queue "{name}" is referenced in cluster queue "{qname}" as a subordinate. ' \
+                       "Deletion denied"
+    return None
+
+
+def _rqs_refusal(filter_kind, name, what):
+    for set_name, rqs in sorted(confstore.load_all("rqs").items()):
+        for rule in rqs["limit"]:
+            scope = rule.get(filter_kind)
+            if scope is not None and name in (*scope.include, *scope.exclude):
+                return f'denied: {what} "{name}" is still referenced in resource quota set "{set_name}"'
+    return None
+
+
+def complex_refusal(attribute):
+    """The line refusing to remove complex attribute ``attribute``, or None."""
+    found = _first_user(COMPLEX_REFERENCES, attribute)
+    if found is not None:
+        attr, owner_kind, owner = found
+        return (f'denied: complex attribute "{attribute}" is still referenced in {attr} of '
+                f'{confstore.LABELS[owner_kind]} "{owner}"')
+    for set_name, rqs in sorted(confstore.load_all("rqs").items()):
+        if any(attribute in rule["to"] for rule in rqs["limit"]):
+            return (f'denied: complex attribute "{attribute}" is still referenced in resource quota set '
+                    f'"{set_name}"')
+    return None

@@ -1,0 +1,105 @@
+"""qconf requests: every change of the configuration tree goes through here.
+
+A client sends one request of kind ``qconf`` with ``op`` (what to do) and
+its arguments; this handler checks the requester's rights (the request
+file's owner is the identity), runs the operation and answers with Grid
+Engine's messages, which qconf prints on stderr as Grid Engine does.
+
+Rights: managers may do everything; operators everything except adding,
+modifying or deleting cluster queues, changing the manager list and
+stopping the daemon; plain users nothing. The operations live in ``confobj`` (whole objects, lists,
+access list entries, share tree nodes), ``confattr`` (-aattr and friends)
+and ``confctl`` (daemon control, -tsm, -cq).
+"""
+
+import re
+
+from gridtools.daemon import auth, confattr, confctl, confobj
+from gridtools.daemon.intake import handler
+from gridtools.daemon.state import user_name
+from gridtools.errors import GridError
+
+#: op -> function(ctx)
+OPERATIONS = {
+    "add": confobj.add, "modify": confobj.modify, "delete": confobj.delete,
+    "names_add": confobj.names_add, "names_delete": confobj.names_delete,
+    "acl_add": confobj.acl_add, "acl_delete": confobj.acl_delete,
+    "stnode": confobj.stnode, "attr": confattr.apply, "purge": confattr.purge,
+    "kill": confctl.kill, "start": confctl.start_thread, "tsm": confctl.trigger_monitoring,
+    "clean": confctl.clean_queues,
+}
+#: ops that change cluster queues when their object kind is "queue"
+QUEUE_OPS = frozenset({"add", "modify", "delete", "attr", "purge"})
+#: a host name as it may appear in an answer
+HOST_RE = re.compile(r"^[A-Za-z0-9._-]{1,255}$")
+
+
+class Ctx:
+    """One request being answered: who asks, what, and the lines of the answer."""
+
+    def __init__(self, state, dispatcher, req, now):
+        self.state, self.dispatcher, self.req, self.now = state, dispatcher, req, now
+        self.body = req.body
+        self.user = user_name(req.uid)
+        host = str(req.body.get("host") or "")
+        self.who = f"{self.user}@{host if HOST_RE.match(host) else 'unknown'}"
+        self.lines = []
+        self.failed = False
+
+    def info(self, line):
+        self.lines.append(line)
+
+    def fail(self, line):
+        self.lines.append(line)
+        self.failed = True
+
+    def added(self, kind, name):
+        self.info(f'{self.who} added "{name}" to {label(kind)} list')
+
+    def modified(self, kind, name):
+        self.info(f'{self.who} modified "{name}" in {label(kind)} list')
+
+    def removed(self, kind, name):
+        self.info(f'{self.who} removed "{name}" from {label(kind)} list')
+
+    def answer(self):
+        return 1 if self.failed else 0, "", "".join(line + "\n" for line in self.lines)
+
+
+def label(kind):
+    from gridtools.daemon.confstore import LABELS
+    return LABELS.get(kind, kind)
+
+
+def needs_manager(body):
+    """True when the request changes cluster queues or the manager list, or stops the daemon."""
+    op, kind = body.get("op"), body.get("object")
+    if op in QUEUE_OPS and kind == "queue":
+        return True
+    if op == "kill" and body.get("target") == "m":
+        return True
+    return op in ("names_add", "names_delete") and kind == "managers"
+
+
+def permitted(state, user, body):
+    if auth.is_manager(state, user):
+        return True
+    return auth.is_operator(state, user) and not needs_manager(body)
+
+
+@handler("qconf")
+def qconf_request(state, dispatcher, req, now):
+    ctx = Ctx(state, dispatcher, req, now)
+    func = OPERATIONS.get(req.body.get("op"))
+    if func is None:
+        return 1, "", f"error: unknown qconf operation {req.body.get('op')!r}\n"
+    if not permitted(state, ctx.user, req.body):
+        state.log(f"W|{ctx.user} may not change the configuration ({req.body.get('op')})")
+        return 1, "", f'denied: "{ctx.user}" must be manager for this operation\n'
+    try:
+        func(ctx)
+    except GridError as exc:
+        ctx.fail(str(exc))
+    if not ctx.failed:
+        state.log(f"I|{ctx.who} qconf {req.body.get('op')} {req.body.get('object') or ''}".rstrip())
+    return ctx.answer()

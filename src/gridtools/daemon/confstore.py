@@ -1,0 +1,109 @@
+"""The configuration objects under etc/ as the qconf requests see them.
+
+Reading parses the stored text with ``gridtools.formats.sge``; writing
+renders an object and replaces its file atomically while holding the
+cell's configuration lock (``spool/config.lock``), then makes the daemon
+reload its configuration so the change is obeyed from this very pass.
+Grid Engine's names for each kind (used in every answer) live here too.
+"""
+
+import os
+
+from gridtools import cell
+from gridtools.errors import ConfigError
+from gridtools.formats.sge import objects
+from gridtools.spool import config as spool_config
+from gridtools.spool.files import Lock, atomic_write, makedirs
+
+#: kind -> the object name Grid Engine's answers use ("added ... to <label> list")
+LABELS = {
+    "queue": "cluster queue", "exechost": "exechost", "hostgroup": "host group",
+    "conf": "configuration", "sched": "scheduler configuration", "complex": "complex entry",
+    "pe": "parallel environment", "ckpt": "checkpoint interface", "calendar": "calendar",
+    "userset": "userset", "user": "user", "project": "project", "rqs": "resource quota set",
+    "sharetree": "sharetree", "managers": "manager", "operators": "operator",
+    "adminhosts": "adminhost", "submithosts": "submithost",
+}
+
+#: kinds whose objects are one name per line of a list file
+LIST_KINDS = ("managers", "operators", "adminhosts", "submithosts")
+
+
+def lock():
+    """The lock held while a configuration file is replaced."""
+    return Lock(cell.spool("config.lock"), mode=0o644)
+
+
+def _safe(name):
+    """Refuse names that would leave their folder when used as a file name."""
+    if not isinstance(name, str) or not name or "/" in name or name.startswith(".") or "\0" in name:
+        raise ConfigError(f'invalid object name "{name}"')
+    return name
+
+
+def names(kind):
+    """Names of the stored objects of a folder kind, sorted."""
+    return spool_config.names(kind)
+
+
+def exists(kind, name=None):
+    return os.path.exists(spool_config.path_of(kind, None if kind in spool_config.SINGLE else _safe(name)))
+
+
+def text(kind, name=None):
+    """The stored text of an object, or None."""
+    if kind not in spool_config.SINGLE:
+        _safe(name)
+    return spool_config.read_raw(kind, name)
+
+
+def load(kind, name=None):
+    """The stored object parsed, or None when it does not exist."""
+    stored = text(kind, name)
+    if stored is None:
+        return None
+    return objects.parse(kind, stored)
+
+
+def load_all(kind):
+    """``{name: object}`` of every stored object of a folder kind."""
+    found = {}
+    for name in names(kind):
+        obj = load(kind, name)
+        if obj is not None:
+            found[name] = obj
+    return found
+
+
+def write(state, kind, name, obj):
+    """Render ``obj`` and store it as ``kind``/``name``; reload the daemon's view."""
+    body = objects.render(kind, obj)
+    path = spool_config.path_of(kind, None if kind in spool_config.SINGLE else _safe(name))
+    with lock():
+        makedirs(os.path.dirname(path), 0o755)
+        atomic_write(path, body, mode=0o644)
+    _reload(state)
+
+
+def remove(state, kind, name=None):
+    """Delete a stored object (a single file kind: its file)."""
+    path = spool_config.path_of(kind, None if kind in spool_config.SINGLE else _safe(name))
+    with lock():
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+    _reload(state)
+
+
+def _reload(state):
+    if state is not None:
+        state.reload_config(force=True)
+
+
+def known():
+    """Existing names of every kind an object may refer to (for ``validate``)."""
+    found = {kind: set(names(kind)) for kind in
+             ("queue", "hostgroup", "exechost", "pe", "ckpt", "calendar", "userset", "project", "user")}
+    found["complex"] = load("complex") or {}
+    return found
