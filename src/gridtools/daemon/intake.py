@@ -178,3 +178,6 @@ def hold(state, dispatcher, req, now):
             tr.set_hold(job, None, letters, on)
         state.touch(job)
         state.need_schedule = True
+
+
+from gridtools.daemon import confreq  # noqa: E402,F401 (registers handlers)
