@@ -133,6 +133,12 @@ def make_cell(slots=2, hosts=None, start=True):
     for h in hosts or [host]:
         init += ["--host", h]
     c.run(*init, check=True, cwd="/")
+    # tests must not depend on how busy the test machine is: no load alarm
+    queue = os.path.join(root, "etc", "queues", "all.q")
+    with open(queue) as fh:
+        text = fh.read()
+    with open(queue, "w") as fh:
+        fh.write(text.replace("np_load_avg=1.75", "NONE"))
     if start:
         c.start_daemon()
     return c

@@ -17,7 +17,7 @@ tmpdir                /tmp
 shell                 /bin/sh
 prolog                NONE
 epilog                NONE
-shell_start_mode      posix_compliant
+shell_start_mode      unix_behavior
 starter_method        NONE
 suspend_method        NONE
 resume_method         NONE

@@ -69,6 +69,22 @@ def _queue(slots):
     obj = queue.template(DEFAULT_QUEUE)
     obj["hostlist"] = [ALL_HOSTS]
     obj["slots"] = slots if isinstance(slots, PerHost) else PerHost(slots)
+    # scripts run the Unix way: a "#!" line chooses the interpreter, as
+    # batch pipelines written for Grid Engine expect of a fresh install
+    obj["shell_start_mode"] = PerHost("unix_behavior")
+    return obj
+
+
+#: policy weights of a new cell: the POSIX priority (-p) orders jobs first,
+#: then urgency, then tickets; pending jobs of equal priority run in
+#: submission order (no waiting-time bonus is needed for that)
+SCHED_WEIGHTS = {"weight_priority": 1.0, "weight_urgency": 0.1, "weight_ticket": 0.01,
+                 "weight_waiting_time": 0.0}
+
+
+def _sched():
+    obj = sched.template()
+    obj.update(SCHED_WEIGHTS)
     return obj
 
 
@@ -76,7 +92,7 @@ def shipped_files():
     """The host-independent ``etc/`` tree of a new cell."""
     files = {
         "conf/global": conf.render(conf.template("global")),
-        "sched_conf": sched.render(sched.template()),
+        "sched_conf": sched.render(_sched()),
         "complex": complex_.render(complex_.template()),
         f"queues/{DEFAULT_QUEUE}": queue.render(_queue(DEFAULT_SLOTS)),
         f"hostgroups/{ALL_HOSTS}": hostgroup.render(hostgroup.template(ALL_HOSTS)),

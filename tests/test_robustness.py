@@ -1,0 +1,138 @@
+"""Crash recovery, concurrent submission, and permissions between real users."""
+
+import collections
+import os
+import re
+import signal
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from conftest import wait_for
+
+
+def daemon_pid(cell):
+    with open(os.path.join(cell.root, "spool", "daemon.pid")) as fh:
+        return int(fh.read())
+
+
+def test_sigkill_daemon_mid_run_every_job_completes_once(cell, workdir):
+    log = os.path.join(workdir, "ran.log")
+    ids = []
+    for i in range(50):
+        proc = cell.qsub("-terse", "-b", "y", "sh", "-c",
+                         f"'echo $JOB_ID >> {log}; sleep 0.2'", cwd=workdir)
+        ids.append(int(proc.stdout))
+    wait_for(lambda: os.path.exists(log) and len(open(log).read().split()) >= 6, timeout=30)
+    os.kill(daemon_pid(cell), signal.SIGKILL)
+    time.sleep(1.0)                       # shepherds finish jobs while no daemon runs
+    cell.start_daemon()
+    for jid in ids:
+        cell.wait_finished(jid, timeout=60)
+    ran = collections.Counter(int(x) for x in open(log).read().split())
+    assert sorted(ran) == ids
+    assert set(ran.values()) == {1}, "a job ran twice"
+    acct = collections.Counter(int(r[5]) for r in cell.accounting())
+    assert sorted(acct) == ids and set(acct.values()) == {1}, "accounting lost or doubled"
+
+
+def test_running_job_survives_daemon_restart(cell, workdir):
+    proc = cell.qsub("-terse", "-cwd", "-N", "survivor", cwd=workdir,
+                     input="sleep 2; echo done\n")
+    jid = int(proc.stdout)
+    wait_for(lambda: cell.task_states(jid).get(1) == "running")
+    cell.stop_daemon()
+    time.sleep(0.5)
+    cell.start_daemon()
+    cell.wait_finished(jid, timeout=20)
+    with open(os.path.join(workdir, f"survivor.o{jid}")) as fh:
+        assert fh.read() == "done\n"
+
+
+def test_pending_jobs_stay_pending_across_restart(cell, workdir):
+    jid = int(cell.qsub("-terse", "-h", "-b", "y", "true", cwd=workdir).stdout)
+    os.kill(daemon_pid(cell), signal.SIGKILL)
+    time.sleep(0.2)
+    cell.start_daemon()
+    time.sleep(0.5)
+    assert cell.task_states(jid).get(1) in (None, "pending")
+    cell.run("qrls", str(jid))
+    cell.wait_finished(jid)
+
+
+def test_concurrent_qsub_20_by_50(cell, workdir):
+    def burst(_):
+        out = []
+        for _ in range(50):
+            proc = cell.qsub("-terse", "-b", "y", "true", cwd=workdir)
+            assert proc.returncode == 0, proc.stderr
+            out.append(int(proc.stdout))
+        return out
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        ids = [jid for chunk in pool.map(burst, range(20)) for jid in chunk]
+    assert len(ids) == 1000 and len(set(ids)) == 1000
+    def all_accounted():
+        return len({int(r[5]) for r in cell.accounting()}) == 1000
+    wait_for(all_accounted, timeout=240, interval=0.5)
+    acct = collections.Counter(int(r[5]) for r in cell.accounting())
+    assert set(acct) == set(ids) and set(acct.values()) == {1}
+
+
+# ---------------------------------------------------------------- permissions
+
+def test_other_user_cannot_delete_or_hold(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    jid = int(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir).stdout)
+    proc = cell.run("qdel", str(jid), user=bob)
+    assert proc.returncode == 1
+    assert proc.stdout == f'{bob} - you do not have the necessary privileges to delete the job "{jid}"\n'
+    proc = cell.run("qhold", str(jid), user=bob)
+    assert proc.returncode != 0
+    assert f'denied: "{bob}" must be at least owner of job {jid} to change job attributes' in proc.stdout
+    proc = cell.run("qrls", str(jid), user=bob)
+    assert proc.returncode != 0
+    time.sleep(0.5)
+    assert cell.task_states(jid).get(1) in (None, "pending")
+    assert re.search(rf"^\s*{jid} .* hqw ", cell.run("qstat", "-u", "*").stdout, re.M)
+    proc = cell.run("qdel", str(jid), user=alice)
+    assert proc.stdout == f"{alice} has deleted job {jid}\n"
+    cell.wait_finished(jid)
+
+
+def test_forged_request_is_not_applied(cell, workdir, users):
+    """A request file written directly by another user is checked against its owner."""
+    alice, bob = users[0], users[1]
+    jid = int(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir).stdout)
+    body = f'kind: "delete"\ntargets:\n  -\n    id: {jid}\n    tasks: null\nforce: false\n'
+    script = ("import os,time;p=os.environ['GRIDTOOLS_ROOT']+'/spool/requests/';"
+              f"open(p+'.x','w').write({body!r});os.rename(p+'.x',p+'%020d-1.delete'%time.time_ns())")
+    cell.run("python3", "-c", script, user=bob, check=True)
+    subprocess.run(["sh", "-c", f"echo x > {cell.root}/spool/wakeup"], check=True)
+    time.sleep(1.0)
+    assert cell.task_states(jid).get(1) in (None, "pending")
+
+
+def test_operator_may_hold_others_jobs_and_user_may_not_set_system_hold(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    with open(os.path.join(cell.root, "etc", "operators"), "a") as fh:
+        fh.write(f"{bob}\n")
+    jid = int(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir).stdout)
+    proc = cell.run("qhold", "-h", "o", str(jid), user=bob)
+    assert proc.returncode == 0 and proc.stdout == f"modified hold of job {jid}\n"
+    proc = cell.run("qhold", "-h", "s", str(jid), user=alice)
+    assert proc.returncode == 10
+    assert proc.stdout == f'denied: "{alice}" must be manager to set manager hold\n'
+
+
+def test_jobs_run_as_their_owner(cell, workdir, users):
+    alice = users[0]
+    jid = int(cell.qsub("-terse", "-cwd", "-N", "whoami", user=alice, cwd=workdir,
+                        input="id -un; touch owned\n").stdout)
+    cell.wait_finished(jid)
+    with open(os.path.join(workdir, f"whoami.o{jid}")) as fh:
+        assert fh.read() == f"{alice}\n"
+    import pwd
+    assert os.stat(os.path.join(workdir, "owned")).st_uid == pwd.getpwnam(alice).pw_uid
