@@ -1,7 +1,11 @@
 """qstat: show the status of jobs and queues (Grid Engine dialect).
 
 Reads the daemon's published snapshot; the plain listing of 10,000 jobs
-costs one file read and string formatting, no configuration parsing.
+costs one file read and string formatting, no configuration parsing. This
+module holds the option parsing, the job selection every view shares (owner,
+state, hold kind) and the plain job table; the other views live in
+``qstat_views`` (queues, -g c/d/t, -r, -ext/-pri/-urg, -xml, -json) and
+``qstat_j`` (-j), imported only when asked for.
 """
 
 import os
@@ -16,28 +20,102 @@ HEADER = ("job-ID  prior   name       user         state submit/start at     "
           "queue                          slots ja-task-ID ")
 RULE = "-" * 113
 
-# options taking one argument
+# options taking one argument (-j and -F take an optional one)
 _WITH_ARG = {"-u", "-s", "-q", "-l", "-pe", "-qs", "-U", "-explain", "-g", "-F", "-j"}
+# options without argument -> Options attribute set to True
+_FLAGS = {"-f": "full", "-xml": "xml", "-json": "json", "-r": "resources", "-t": "tasks",
+          "-ext": "ext", "-pri": "pri", "-urg": "urg", "-ne": "hide_empty", "-ncb": "ncb",
+          "-help": "help"}
+# -s letters: single ones and the two-letter hold kinds
+_STATE_WORDS = ("hu", "ho", "hs", "hd", "hj", "ha", "p", "r", "s", "z", "h", "a")
+_EXPAND = {"h": ("hu", "ho", "hs", "hd", "hj", "ha"), "a": ("p", "r", "s")}
+QUEUE_STATE_LETTERS = "acdosuACDES"
+# running states that count as suspended for -s s
+SUSPENDED = ("s", "S", "T")
 
 
 class Options:
+    """What the command line asked for."""
+
     def __init__(self):
-        self.users = None
-        self.states = None
+        self.users = None            # None: the caller's jobs only
+        self.states = None           # None: everything but finished jobs; else a set of words
         self.full = False
-        self.job_ids = None
+        self.job_ids = None          # -j given: list of job identifiers ([] for all)
         self.xml = False
         self.json = False
-        self.resources = False
-        self.tasks = False
+        self.resources = False       # -r
+        self.tasks = False           # -t
         self.ext = False
         self.pri = False
         self.urg = False
-        self.group = None
-        self.queues = []
-        self.explain = None
-        self.full_resources = None
-        self.other = {}
+        self.group = ""              # -g letters (c, d, t)
+        self.queues = []             # -q
+        self.queue_states = None     # -qs
+        self.pes = []                # -pe
+        self.requests = {}           # -l
+        self.access_users = []       # -U
+        self.explain = ""
+        self.full_resources = None   # -F: [] for all, else names
+        self.hide_empty = False
+        self.ncb = False
+        self.help = False
+
+    @property
+    def selects_queues(self):
+        return bool(self.queues or self.pes or self.requests or self.access_users
+                    or self.queue_states is not None)
+
+
+def _split(value):
+    return [v for v in value.replace(" ", ",").split(",") if v]
+
+
+def parse_states(value):
+    """The -s argument as a set of words (p r s z hu ho hs hd hj ha); None if invalid."""
+    words = set()
+    i = 0
+    while i < len(value):
+        word = next((w for w in _STATE_WORDS if value.startswith(w, i)), None)
+        if word is None:
+            return None
+        words.update(_EXPAND.get(word, (word,)))
+        i += len(word)
+    return words or None
+
+
+def _apply(opts, word, value):
+    """Store an option's argument; returns False when the argument is not valid."""
+    if word == "-u":
+        opts.users = _split(value)
+    elif word == "-s":
+        opts.states = parse_states(value)
+        return opts.states is not None
+    elif word == "-j":
+        opts.job_ids = _split(value)
+    elif word == "-q":
+        opts.queues.extend(_split(value))
+    elif word == "-g":
+        opts.group += value
+        return bool(value) and all(c in "cdt" for c in value)
+    elif word == "-explain":
+        opts.explain += value
+        opts.full = True
+        return bool(value) and all(c in "acAE" for c in value)
+    elif word == "-F":
+        opts.full, opts.full_resources = True, _split(value)
+    elif word == "-qs":
+        opts.queue_states = value
+        return bool(value) and all(c in QUEUE_STATE_LETTERS for c in value)
+    elif word == "-pe":
+        opts.pes.extend(_split(value))
+    elif word == "-U":
+        opts.access_users.extend(_split(value))
+    elif word == "-l":
+        for item in _split(value):
+            name, _, wanted = item.partition("=")
+            opts.requests[name] = wanted or "TRUE"
+    return True
 
 
 def parse_args(argv):
@@ -54,41 +132,32 @@ def parse_args(argv):
             continue
         if word in _WITH_ARG:
             if i + 1 >= len(argv):
-                raise UsageError(f'option "{word}" requires an argument')
-            _apply(opts, word, argv[i + 1])
+                raise UsageError(f'invalid option argument "{word}"')
+            if not _apply(opts, word, argv[i + 1]):
+                raise UsageError(f'invalid option argument "{word} {argv[i + 1]}"')
             i += 2
             continue
-        flag = {"-f": "full", "-xml": "xml", "-json": "json", "-r": "resources", "-t": "tasks",
-                "-ext": "ext", "-pri": "pri", "-urg": "urg"}.get(word)
-        if flag is None and word not in ("-ne", "-ncb"):
+        flag = _FLAGS.get(word)
+        if flag is None:
             raise UsageError(f'invalid option argument "{word}"')
-        if flag:
-            setattr(opts, flag, True)
+        setattr(opts, flag, True)
         i += 1
+    if opts.tasks and "t" not in opts.group:
+        opts.group += "t"
     return opts
 
 
-def _apply(opts, word, value):
-    if word == "-u":
-        opts.users = [u for u in value.replace(" ", ",").split(",") if u]
-    elif word == "-s":
-        opts.states = value
-    elif word == "-j":
-        opts.job_ids = [v for v in value.split(",") if v]
-    elif word == "-q":
-        opts.queues.extend(v for v in value.split(",") if v)
-        opts.full = opts.full
-    elif word == "-g":
-        opts.group = value
-    elif word == "-explain":
-        opts.explain = value
-        opts.full = True
-    elif word == "-F":
-        opts.full = True
-        opts.full_resources = [v for v in value.split(",") if v]
-    else:
-        opts.other[word] = value
+def default_words():
+    """Options from the cell's ``sge_qstat`` file and ``~/.sge_qstat`` (sge_qstat(5))."""
+    from gridtools import cell
+    from gridtools.cli.sge.tokens import read_option_file
+    words = read_option_file(cell.etc("sge_qstat"))
+    words += read_option_file(os.path.join(os.path.expanduser("~"), ".sge_qstat"))
+    user = _me()
+    return [user if w == "$user" else w for w in words]
 
+
+# ---------------------------------------------------------------- selection
 
 def _me():
     try:
@@ -97,39 +166,70 @@ def _me():
         return str(os.getuid())
 
 
-def user_selected(owner, users):
+def _group_members(name):
+    import grp
+    try:
+        entry = grp.getgrnam(name)
+    except KeyError:
+        return set()
+    members = set(entry.gr_mem)
+    members.update(p.pw_name for p in pwd.getpwall() if p.pw_gid == entry.gr_gid)
+    return members
+
+
+def user_filter(users):
+    """A predicate on owner names for a -u list (None: the caller only)."""
     if users is None:
-        return owner == _me()
-    return "*" in users or owner in users
+        me = _me()
+        return lambda owner: owner == me
+    if "*" in users:
+        return lambda owner: True
+    names = {u for u in users if not u.startswith("@")}
+    for group in (u[1:] for u in users if u.startswith("@")):
+        names |= _group_members(group)
+    return lambda owner: owner in names
 
 
-_STATE_FILTER = {
-    "p": lambda s: "q" in s, "r": lambda s: s in ("r", "Rr", "t", "dr", "dt"),
-    "s": lambda s: s in ("s", "S", "T"), "z": lambda s: s == "z",
-    "h": lambda s: s.startswith("h"), "hu": lambda s: s.startswith("h"),
-    "ho": lambda s: s.startswith("h"), "hs": lambda s: s.startswith("h"),
-    "hd": lambda s: s.startswith("h"), "hj": lambda s: s.startswith("h"),
-    "ha": lambda s: s.startswith("h"), "a": lambda s: s != "z",
-}
+def user_selected(owner, users):
+    return user_filter(users)(owner)
 
 
-def state_selected(state, wanted):
-    if wanted is None:
-        return state != "z"
-    keys = []
-    i = 0
-    while i < len(wanted):
-        two = wanted[i:i + 2]
-        if two in _STATE_FILTER and len(two) == 2:
-            keys.append(two)
-            i += 2
-        else:
-            keys.append(wanted[i])
-            i += 1
-    return any(_STATE_FILTER.get(k, lambda s: False)(state) for k in keys)
+class StateFilter:
+    """Decides whether a row passes -s (hold kinds look at the job's dependencies)."""
+
+    def __init__(self, words, snap):
+        self.words = words
+        self.snap = snap
+        self._live = None
+
+    def live(self):
+        if self._live is None:
+            self._live = {r["id"] for r in self.snap["rows"] if r["state"] != "z"}
+        return self._live
+
+    def __call__(self, row):
+        state, words = row["state"], self.words
+        if words is None:
+            return state != "z"
+        if state == "z":
+            return "z" in words
+        if state in qstatus.ACTIVE:
+            return ("s" if state in SUSPENDED else "r") in words
+        return "p" in words or self._held(row, words)
+
+    def _held(self, row, words):
+        hold = row.get("hold") or ""
+        if any(("h" + letter) in words and letter in hold for letter in "uos"):
+            return True
+        job = self.snap["jobs"].get(row["id"], {})
+        if "hj" in words and any(p in self.live() for p in job.get("predecessors") or ()):
+            return True
+        if "hd" in words and any(p in self.live() for p in job.get("ad_predecessors") or ()):
+            return True
+        return "ha" in words and (job.get("start_at") or 0) > time.time()
 
 
-def sort_rows(rows, info):
+def sort_rows(rows, info=None):
     """Running rows first (by job id), then pending ones by priority, then submission."""
     def key(row):
         active = row["state"] in qstatus.ACTIVE
@@ -138,6 +238,18 @@ def sort_rows(rows, info):
                 row["id"], row.get("task") or 0)
     return sorted(rows, key=key)
 
+
+def selected_rows(snap, opts):
+    """The job rows -u and -s select, in display order."""
+    info = snap["jobs"]
+    owner_ok = user_filter(opts.users)
+    state_ok = StateFilter(opts.states, snap)
+    rows = [r for r in snap["rows"]
+            if r["id"] in info and owner_ok(info[r["id"]]["owner"]) and state_ok(r)]
+    return sort_rows(rows)
+
+
+# ---------------------------------------------------------------- plain table
 
 def fmt_time(epoch):
     return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(epoch))
@@ -154,47 +266,53 @@ def job_line(row, info, with_queue=True):
     return "".join(parts)
 
 
-def selected_rows(snap, opts):
-    info = snap["jobs"]
-    rows = [r for r in snap["rows"]
-            if r["id"] in info and user_selected(info[r["id"]]["owner"], opts.users)
-            and state_selected(r["state"], opts.states)]
-    return sort_rows(rows, info)
-
-
 def plain(snap, opts, out):
     rows = selected_rows(snap, opts)
     if not rows:
         return
     out.write(HEADER + "\n" + RULE + "\n")
     info = snap["jobs"]
-    for row in rows:
-        out.write(job_line(row, info) + "\n")
+    out.write("\n".join(job_line(row, info) for row in rows) + "\n")
+
+
+def _needs_views(opts):
+    return bool(opts.full or opts.group or opts.resources or opts.ext or opts.pri or opts.urg
+                or opts.selects_queues)
+
+
+def usage(stream):
+    from gridtools.cli.sge import usage_text
+    stream.write(usage_text.VERSION_LINE + "\n" + usage_text.QSTAT)
+
+
+def run(opts):
+    snap = qstatus.load()
+    out = sys.stdout
+    if opts.job_ids is not None:
+        from gridtools.cli.sge import qstat_j
+        return qstat_j.show(snap, opts, out)
+    if opts.json or opts.xml:
+        from gridtools.cli.sge import qstat_views
+        return (qstat_views.as_json if opts.json else qstat_views.as_xml)(snap, opts, out)
+    if _needs_views(opts):
+        from gridtools.cli.sge import qstat_views
+        return qstat_views.show(snap, opts, out)
+    plain(snap, opts, out)
+    return 0
 
 
 def main(argv, prog="qstat"):
     try:
-        opts = parse_args(argv)
-    except UsageError as exc:
+        opts = parse_args(default_words() + list(argv))
+    except GridError as exc:
+        usage(sys.stderr)
         sys.stderr.write(f"{exc}\n")
         return 1
+    if opts.help:
+        usage(sys.stdout)
+        return 0
     try:
-        snap = qstatus.load()
-        out = sys.stdout
-        if opts.job_ids is not None:
-            from gridtools.cli.sge import qstat_j
-            return qstat_j.show(snap, opts, out)
-        if opts.json:
-            from gridtools.cli.sge import qstat_views
-            return qstat_views.as_json(snap, opts, out)
-        if opts.xml:
-            from gridtools.cli.sge import qstat_views
-            return qstat_views.as_xml(snap, opts, out)
-        if opts.full or opts.group or opts.resources or opts.tasks or opts.ext or opts.pri or opts.urg:
-            from gridtools.cli.sge import qstat_views
-            return qstat_views.show(snap, opts, out)
-        plain(snap, opts, out)
+        return run(opts) or 0
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
-    return 0

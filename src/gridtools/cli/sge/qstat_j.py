@@ -1,0 +1,286 @@
+"""qstat -j: the long description of jobs, or the scheduler's messages.
+
+``qstat -j job_list`` prints, for each pending or running job named by
+number, name or pattern, its description from the spool in Grid Engine's
+field layout (``label:`` padded to 28 columns), the usage of its running
+tasks, the error reasons of tasks in error state and the scheduling info.
+A finished or unknown job does not exist for -j: when nothing matches,
+stderr gets ``Following jobs do not exist:`` and the identifiers, exit 1.
+``qstat -j`` alone prints the global scheduling messages and, per message
+kind, the jobs it applies to.
+"""
+
+import fnmatch
+import time
+
+from gridtools.cli.sge import qstat_msgs, qstat_text, qstatus
+
+WIDTH = 28
+RULE = "=" * 62
+#: qsub -w letters as Grid Engine numbers them (verify_suitable_queues)
+VERIFY = {"e": 1, "w": 2, "v": 3, "p": 4}
+
+
+def field(label, value):
+    return f"{label + ':':<{WIDTH}}{value}"
+
+
+def ctime(epoch):
+    return time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(epoch))
+
+
+def live_jobs(snap):
+    """Ids of jobs with a task pending, running or in error, in ascending order."""
+    return sorted({r["id"] for r in snap["rows"] if r["state"] != "z"})
+
+
+def resolve(identifiers, snap):
+    """Job ids matching -j identifiers (numbers, names, name patterns), and the unmatched ones."""
+    live = live_jobs(snap)
+    found, missing = [], []
+    for ident in identifiers:
+        head = ident.split(".")[0]
+        if head.isdigit():
+            hits = [int(head)] if int(head) in live else []
+        else:
+            hits = [j for j in live if fnmatch.fnmatchcase(snap["jobs"][j].get("name", ""), ident)]
+        if not hits:
+            missing.append(ident)
+        found += [h for h in hits if h not in found]
+    return found, missing
+
+
+def load_spec(job_id, snap):
+    """The job description and task states from the spool (what the snapshot knows otherwise)."""
+    from gridtools.spool import jobs as jobstore
+    try:
+        spec = jobstore.read_spec(job_id)
+        state = jobstore.read_state(job_id) or {}
+    except Exception:  # noqa: BLE001 - a job file being rewritten or removed right now
+        spec, state = None, {}
+    if spec is None:
+        spec = _spec_from_info(job_id, snap["jobs"].get(job_id, {}))
+    return spec, state
+
+
+def _spec_from_info(job_id, info):
+    res = {"hard": dict(info.get("hard") or {}), "soft": dict(info.get("soft") or {})}
+    return {"id": job_id, "name": info.get("name", ""), "owner": info.get("owner", ""),
+            "group": info.get("group", ""), "submit_time": info.get("submit_time", 0.0),
+            "priority": info.get("priority", 0), "resources": res, "pe": info.get("pe"),
+            "hold_jid": info.get("hold_jid") or [], "predecessors": info.get("predecessors") or [],
+            "tasks": info.get("tasks"), "project": info.get("project"), "account": info.get("account", "sge"),
+            "ar": info.get("ar"), "queues": {"hard": info.get("hard_queues") or [],
+                                               "soft": info.get("soft_queues") or []}}
+
+
+# ---------------------------------------------------------------- job fields
+
+def _paths(items):
+    return ",".join(f"NONE:{host or 'NONE'}:{path}" for host, path in items)
+
+
+def _pairs(mapping):
+    return ",".join(f"{k}={v}" for k, v in mapping.items())
+
+
+def _env(spec):
+    env = dict(spec.get("submit_env") or {}) if spec.get("export_all") else {}
+    env.update(spec.get("env") or {})
+    return ",".join(f"{k}={v}" if v != "" else f"{k}=NONE" for k, v in env.items()) or "NONE"
+
+
+def identity_fields(spec):
+    sge_o = spec.get("sge_o") or {}
+    out = [("job_number", spec["id"])]
+    if not spec.get("binary") and spec.get("script_name") is not None:
+        out.append(("exec_file", f"job_scripts/{spec['id']}"))
+    out += [("submission_time", ctime(spec.get("submit_time", 0))), ("owner", spec.get("owner", "")),
+            ("uid", spec.get("uid", "")), ("group", spec.get("group", "")), ("gid", spec.get("gid", ""))]
+    for label, key in (("sge_o_home", "HOME"), ("sge_o_log_name", "LOGNAME"), ("sge_o_path", "PATH"),
+                       ("sge_o_shell", "SHELL"), ("sge_o_workdir", "WORKDIR"), ("sge_o_host", "HOST")):
+        if key in sge_o:
+            out.append((label, sge_o[key]))
+    if spec.get("start_at"):
+        out.append(("execution_time", ctime(spec["start_at"])))
+    out.append(("account", spec.get("account") or "sge"))
+    if spec.get("ckpt"):
+        out.append(("checkpoint_object", spec["ckpt"]))
+    return out
+
+
+def request_fields(spec):
+    res, queues = spec.get("resources") or {}, spec.get("queues") or {}
+    out = []
+    if spec.get("cwd"):
+        out.append(("cwd", spec["cwd"]))
+    if spec.get("stderr"):
+        out.append(("stderr_path_list", _paths(spec["stderr"])))
+    if spec.get("reserve"):
+        out.append(("reserve", "y"))
+    if spec.get("join"):
+        out.append(("merge", "y"))
+    for label, value in (("hard resource_list", _pairs(res.get("hard") or {})),
+                         ("soft resource_list", _pairs(res.get("soft") or {})),
+                         ("hard_queue_list", ",".join(queues.get("hard") or [])),
+                         ("soft_queue_list", ",".join(queues.get("soft") or [])),
+                         ("master_hard_queue_list", ",".join(spec.get("masterq") or []))):
+        if value:
+            out.append((label, value))
+    if spec.get("rerun") is not None:
+        out.append(("restart", "y" if spec["rerun"] else "n"))
+    if spec.get("mail_options"):
+        out.append(("mail_options", spec["mail_options"]))
+    out += [("mail_list", ",".join(spec.get("mail_list") or [])),
+            ("notify", "TRUE" if spec.get("notify") else "FALSE"), ("job_name", spec.get("name", ""))]
+    return out
+
+
+def body_fields(spec):
+    out = []
+    for label, key in (("stdout_path_list", "stdout"), ("stdin_path_list", "stdin")):
+        if spec.get(key):
+            out.append((label, _paths(spec[key])))
+    if spec.get("priority"):
+        out.append(("priority", spec["priority"]))
+    out.append(("jobshare", spec.get("jobshare", 0)))
+    if spec.get("shell"):
+        out.append(("shell_list", f"NONE:{spec['shell']}"))
+    out.append(("env_list", _env(spec)))
+    if spec.get("context"):
+        out.append(("context", _pairs(spec["context"])))
+    if spec.get("args"):
+        out.append(("job_args", ",".join(str(a) for a in spec["args"])))
+    out.append(("script_file", spec.get("command") or spec.get("script_name") or "STDIN"))
+    if spec.get("deadline"):
+        out.append(("deadline", ctime(spec["deadline"])))
+    return out
+
+
+def dependency_fields(spec, snap):
+    live = set(live_jobs(snap))
+    me = spec["id"]
+    successors = [j for j in sorted(live)
+                  if me in (snap["jobs"].get(j, {}).get("predecessors") or ())]
+    out = []
+    for label, items in (("jid_predecessor_list (req)", spec.get("hold_jid")),
+                         ("jid_predecessor_list", [p for p in spec.get("predecessors") or () if p in live]),
+                         ("jid_successor_list", successors),
+                         ("ja_ad_predecessor_list (req)", spec.get("hold_jid_ad")),
+                         ("ja_ad_predecessor_list",
+                          [p for p in spec.get("ad_predecessors") or () if p in live])):
+        if items:
+            out.append((label, ",".join(str(i) for i in items)))
+    return out
+
+
+def tail_fields(spec):
+    out = []
+    if spec.get("verify") in VERIFY:
+        out.append(("verify_suitable_queues", VERIFY[spec["verify"]]))
+    for label, key in (("project", "project"), ("ar_id", "ar"), ("version", "version")):
+        if spec.get(key):
+            out.append((label, spec[key]))
+    if spec.get("tasks"):
+        first, last, step = spec["tasks"]
+        out.append(("job-array tasks", f"{first}-{last}:{step}"))
+    if spec.get("tc"):
+        out.append(("task_concurrency", spec["tc"]))
+    lines = [field(label, value) for label, value in out]
+    if spec.get("pe"):
+        lines.append(f"parallel environment:  {spec['pe'][0]} range: {qstat_text.pe_range(spec['pe'])}")
+    lines.append(field("binding", spec.get("binding") or "NONE"))
+    lines.append(field("job_type", "binary" if spec.get("binary") else "NONE"))
+    return lines
+
+
+# ---------------------------------------------------------------- tasks
+
+def _task_states(state):
+    return {int(k): v for k, v in (state.get("tasks") or {}).items()}
+
+
+def task_lines(spec, state):
+    """usage/binding lines of running tasks and error reasons of tasks in error state."""
+    from gridtools.cli.sge import qstat_usage
+    lines = []
+    tasks = _task_states(state)
+    for number in sorted(tasks):
+        task = tasks[number]
+        if task.get("state") == "running":
+            lines.append(field(f"usage {number:>9}", qstat_usage.usage_text(spec["id"], number, task)))
+            lines.append(field(f"binding {number:>7}", spec.get("binding") or "NONE"))
+    for number in sorted(tasks):
+        task = tasks[number]
+        if task.get("state") == "error":
+            reason = task.get("error_reason") or task.get("failed_reason") or "unknown"
+            lines.append(f"error reason {number:>10}:      {reason}")
+    return lines
+
+
+def scheduling_lines(job_id, snap):
+    """The scheduling info of one job: the global messages, then the job's own."""
+    global_lines, per_job = qstat_msgs.split(snap)
+    return _indented("scheduling info", global_lines + per_job.get(job_id, []))
+
+
+def _indented(label, lines):
+    return [field(label, line) if i == 0 else " " * WIDTH + line for i, line in enumerate(lines)]
+
+
+def describe(job_id, snap):
+    """All lines of one job's -j block."""
+    spec, state = load_spec(job_id, snap)
+    pairs = identity_fields(spec) + request_fields(spec) + body_fields(spec) + dependency_fields(spec, snap)
+    lines = [RULE] + [field(label, value) for label, value in pairs]
+    lines += tail_fields(spec)
+    lines += task_lines(spec, state)
+    lines += scheduling_lines(job_id, snap)
+    return lines
+
+
+# ---------------------------------------------------------------- global messages
+
+def _id_lines(ids, per_line=8, width=70):
+    """Job ids as ``qstat -j`` lists them under a message: tab separated, wrapped."""
+    rows, text, count = [], "", 0
+    for job_id in ids:
+        if text and (count >= per_line or len(text) >= width):
+            rows.append(text)
+            text, count = "", 0
+        text += ("\t" if not text else ",\t") + str(job_id)
+        count += 1
+    rows.append(text)
+    return ",\n".join(rows)
+
+
+def summary_lines(snap):
+    """``qstat -j`` without a job list: global messages, then jobs per message kind."""
+    global_lines, per_job = qstat_msgs.split(snap)
+    lines = _indented("scheduling info", global_lines)
+    for i, (_, generic, ids) in enumerate(qstat_msgs.grouped(per_job)):
+        if i or global_lines:
+            lines.append("")
+        lines += [generic, _id_lines(ids)]
+    return lines
+
+
+def show(snap, opts, out):
+    if opts.xml or opts.json:
+        from gridtools.cli.sge import qstat_jxml
+        return qstat_jxml.show(snap, opts, out)
+    if not opts.job_ids:
+        lines = summary_lines(snap)
+        if lines:
+            out.write("\n".join(lines) + "\n")
+        return 0
+    found, missing = resolve(opts.job_ids, snap)
+    if not found:
+        import sys
+        sys.stderr.write("Following jobs do not exist: \n" + ", ".join(missing) + "\n")
+        return 1
+    lines = []
+    for job_id in found:
+        lines += describe(job_id, snap)
+    out.write("\n".join(lines) + "\n")
+    return 0

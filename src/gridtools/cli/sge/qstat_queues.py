@@ -1,0 +1,222 @@
+"""Queue instances as qstat shows them: states, alarms, resources, summaries.
+
+Everything is computed from the status snapshot: a queue row (name, slots,
+used, qmod state letters, ``attrs`` from queue_conf), the load values of its
+host and the complex table. Load and suspend alarms (``a``, ``A``) are
+derived here from the thresholds and the current load; a host without load
+values is in the unknown state ``u``.
+"""
+
+from gridtools.cli.sge import loadvalues
+
+#: queue instance state letters in the order Grid Engine prints them
+STATE_ORDER = "aACDduESsco"
+#: qtype abbreviations: BATCH, INTERACTIVE (and a queue with a PE list is also "P")
+_QTYPE = {"BATCH": "B", "INTERACTIVE": "I"}
+#: states that make a queue instance's slots temporarily unavailable (-g c "aoACDS")
+TEMP_STATES = "aoACDS"
+#: states that need an administrator (-g c "cdsuE")
+MANUAL_STATES = "cdsuE"
+#: per-state columns of -g c -ext, in order
+EXT_STATES = "sASCuadDcoE"
+#: queue letters implied by a host state the dispatcher publishes
+_HOST_STATE_LETTERS = {"Suspend": "s", "Draining": "d", "Drained": "d", "Down": "u"}
+
+
+def host_load(snap, host):
+    return (snap.get("hosts") or {}).get(host) or {}
+
+
+def order_states(letters):
+    seen = set(letters)
+    return "".join(c for c in STATE_ORDER if c in seen)
+
+
+def qtype(row):
+    letters = "".join(_QTYPE.get(t, "") for t in ("BATCH", "INTERACTIVE") if t in row.get("qtype", ()))
+    if row.get("pe_list"):
+        letters += "P"
+    return letters or "NONE"
+
+
+def _threshold_lines(row, snap, kind):
+    """(name, value text, threshold) of each exceeded load or suspend threshold."""
+    attrs = row.get("attrs") or {}
+    thresholds = attrs.get("load_thresholds" if kind == "load" else "suspend_thresholds") or {}
+    load = host_load(snap, row["host"])
+    complexes = snap.get("complexes") or {}
+    found = []
+    for name, limit in thresholds.items():
+        if name not in load:
+            continue
+        cx = complexes.get(name)
+        relop = cx[2] if cx else ">="
+        have, want = loadvalues.to_number(load[name]), loadvalues.to_number(limit)
+        if have is None or want is None or not loadvalues.compare(have, relop, want):
+            continue
+        shown = f"{have:.6f}" if loadvalues.ctype(name, complexes) != "MEMORY" else loadvalues.memory(have)
+        found.append((name, shown, limit))
+    return found
+
+
+def alarm_reasons(row, snap, kind):
+    """The -explain lines of a load (``kind="load"``) or suspend alarm."""
+    label = "load-threshold" if kind == "load" else "suspend-threshold"
+    return [f"alarm hl:{name}={value} {label}={limit}"
+            for name, value, limit in _threshold_lines(row, snap, kind)]
+
+
+def states(row, snap):
+    """The state letters of a queue instance: qmod states plus alarms and unknown."""
+    letters = set(row.get("states") or "")
+    if not host_load(snap, row["host"]):
+        letters.add("u")
+    else:
+        if _threshold_lines(row, snap, "load"):
+            letters.add("a")
+        if _threshold_lines(row, snap, "suspend"):
+            letters.add("A")
+    letters.update(_HOST_STATE_LETTERS.get(host_load(snap, row["host"]).get("state", ""), ""))
+    return order_states(letters)
+
+
+def load_value(row, snap):
+    """The load_avg shown for a queue instance, or None when its host reports no load."""
+    load = host_load(snap, row["host"])
+    value = load.get("load_avg")
+    return float(value) if value is not None else None
+
+
+def explain_lines(row, snap, letters):
+    """The lines -explain prints under a queue for the requested letters (a, A, c, E)."""
+    lines = []
+    current = states(row, snap)
+    if "a" in letters and "a" in current:
+        lines += alarm_reasons(row, snap, "load")
+    if "A" in letters and "A" in current:
+        lines += alarm_reasons(row, snap, "suspend")
+    for letter in "cE":
+        if letter in letters and letter in current:
+            lines += list((row.get("messages") or {}).get(letter, []))
+    return lines
+
+
+# ---------------------------------------------------------------- -F resources
+
+#: queue_conf values -F shows as queue-fixed (qf) values, after qname and hostname
+QUEUE_FIXED = ("tmpdir", "seq_no", "rerun", "calendar", "s_rt", "h_rt", "s_cpu", "h_cpu",
+               "s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack", "s_core", "h_core",
+               "s_rss", "h_rss", "s_vmem", "h_vmem", "min_cpu_interval")
+
+
+def _consumable(name, complexes):
+    cx = complexes.get(name)
+    return bool(cx) and cx[4] in ("YES", "JOB")
+
+
+def consumed(snap, level, name):
+    """Amount of consumable ``name`` taken by running jobs at a level.
+
+    ``level`` is ("global",), ("host", host) or ("queue", queue instance name).
+    """
+    total = 0.0
+    jobs = snap["jobs"]
+    complexes = snap.get("complexes") or {}
+    per_job = complexes.get(name, [None] * 5)[4] == "JOB"
+    for row in snap["rows"]:
+        if "granted" not in row or row["state"] == "z":
+            continue
+        want = loadvalues.to_number((jobs.get(row["id"], {}).get("hard") or {}).get(name, 0)) or 0.0
+        for i, (queue, host, slots) in enumerate(row["granted"]):
+            hit = (level[0] == "global" or (level[0] == "host" and host == level[1])
+                   or (level[0] == "queue" and f"{queue}@{host}" == level[1]))
+            if hit and (not per_job or i == 0):
+                total += want * (1 if per_job else slots)
+    return total
+
+
+def _complex_entries(values_map, prefix, level, snap):
+    complexes = snap.get("complexes") or {}
+    found = []
+    for name, value in values_map.items():
+        if _consumable(name, complexes):
+            left = (loadvalues.to_number(value) or 0.0) - consumed(snap, level, name)
+            found.append((prefix + "c", name, loadvalues.qstat_value(name, left, complexes)))
+        else:
+            found.append((prefix + "f", name, loadvalues.qstat_value(name, value, complexes)))
+    return found
+
+
+def resources(row, snap, wanted=None):
+    """(domain, name, value) of every resource -F shows for a queue instance."""
+    complexes = snap.get("complexes") or {}
+    host_values = snap.get("host_values") or {}
+    attrs = row.get("attrs") or {}
+    found = [("hl", n, loadvalues.qstat_value(n, v, complexes))
+             for n, v in loadvalues.ordered_loads(host_load(snap, row["host"]))]
+    found += _complex_entries(host_values.get(row["host"], {}), "h", ("host", row["host"]), snap)
+    found += _complex_entries(host_values.get("global", {}), "g", ("global",), snap)
+    found += [("qf", "qname", row["queue"]), ("qf", "hostname", row["host"]),
+              ("qc", "slots", str(max(0, row["slots"] - row["used"] - row.get("resv", 0))))]
+    found += _complex_entries(attrs.get("complex_values") or {}, "q", ("queue", row["name"]), snap)
+    for name in QUEUE_FIXED:
+        if name in attrs:
+            found.append(("qf", name, loadvalues.qstat_value(name, attrs[name], complexes)))
+    found = _dedupe(found)
+    if wanted:
+        names = _full_names(wanted, complexes)
+        found = [entry for entry in found if entry[1] in names]
+    return found
+
+
+def _dedupe(entries):
+    """Keep the first entry of each name: host load and complex values hide queue values."""
+    seen, out = set(), []
+    for entry in entries:
+        if entry[1] not in seen:
+            seen.add(entry[1])
+            out.append(entry)
+    return out
+
+
+def _full_names(names, complexes):
+    by_short = {row[0]: name for name, row in complexes.items()}
+    return {by_short.get(n, n) for n in names}
+
+
+# ---------------------------------------------------------------- -g c
+
+def cluster_summary(queue_rows, snap):
+    """One dict per cluster queue: load, used, resv, available, total and state counts."""
+    groups = {}
+    for row in queue_rows:
+        groups.setdefault(row["queue"], []).append(row)
+    result = []
+    for name in sorted(groups):
+        result.append(_summarize(name, groups[name], snap))
+    return result
+
+
+def _summarize(name, rows, snap):
+    loads, info = [], {"name": name, "used": 0, "resv": 0, "available": 0, "total": 0,
+                       "temp_disabled": 0, "manual_intervention": 0}
+    info["by_state"] = {letter: 0 for letter in EXT_STATES}
+    for row in rows:
+        letters = states(row, snap)
+        np_load = host_load(snap, row["host"]).get("np_load_avg")
+        if np_load is not None:
+            loads.append(float(np_load))
+        info["used"] += row["used"]
+        info["resv"] += row.get("resv", 0)
+        info["total"] += row["slots"]
+        if any(c in TEMP_STATES for c in letters):
+            info["temp_disabled"] += row["slots"]
+        if any(c in MANUAL_STATES for c in letters):
+            info["manual_intervention"] += row["slots"]
+        if not any(c in TEMP_STATES + MANUAL_STATES for c in letters):
+            info["available"] += max(0, row["slots"] - row["used"] - row.get("resv", 0))
+        for letter in letters:
+            if letter in info["by_state"]:
+                info["by_state"][letter] += row["slots"]
+    info["load"] = sum(loads) / len(loads) if loads else None
+    return info

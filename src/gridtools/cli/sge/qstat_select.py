@@ -1,0 +1,136 @@
+"""Which queue instances and jobs qstat shows when queues are selected.
+
+``-q``, ``-qs``, ``-pe``, ``-U`` and ``-l`` select queue instances; a queue
+is shown only when it meets all of them. Running jobs are then shown when
+they occupy a selected queue; pending jobs when they could run in one of
+them as far as their requests tell (hard queue list, parallel environment,
+resource requests), without looking at free capacity.
+"""
+
+import fnmatch
+
+from gridtools.cli.sge import loadvalues, qstat_queues
+
+
+def _host_match(host, pattern, snap):
+    if pattern.startswith("@"):
+        groups = snap.get("hostgroups") or {}
+        return any(host in members for name, members in groups.items()
+                   if fnmatch.fnmatchcase(name, pattern))
+    return fnmatch.fnmatchcase(host.lower(), pattern.lower())
+
+
+def queue_matches(row, spec, snap):
+    """Does a queue instance match one ``-q`` entry (cq, cq@host, cq@@hostgroup, wildcards)?"""
+    qpart, at, hpart = spec.partition("@")
+    if not fnmatch.fnmatchcase(row["queue"], qpart or "*"):
+        return False
+    return not at or _host_match(row["host"], hpart, snap)
+
+
+def _in_list(user, entries):
+    for entry in entries:
+        if entry == user:
+            return True
+        if entry.startswith("@"):
+            import grp
+            try:
+                if user in grp.getgrnam(entry[1:]).gr_mem:
+                    return True
+            except KeyError:
+                continue
+    return False
+
+
+def user_has_access(row, user, snap):
+    """Access lists of a queue (user_lists / xuser_lists) allow ``user``."""
+    attrs = row.get("attrs") or {}
+    lists = snap.get("access_lists") or {}
+    allowed = attrs.get("user_lists") or []
+    denied = attrs.get("xuser_lists") or []
+    if any(_in_list(user, lists.get(name, ())) for name in denied):
+        return False
+    return not allowed or any(_in_list(user, lists.get(name, ())) for name in allowed)
+
+
+def offered(row, name, snap):
+    """The value a queue instance offers for complex ``name`` (None when it has none)."""
+    attrs = row.get("attrs") or {}
+    host_values = snap.get("host_values") or {}
+    if name == "qname":
+        return row["queue"]
+    if name in ("hostname", "h"):
+        return row["host"]
+    for source in ((attrs.get("complex_values") or {}), attrs, host_values.get(row["host"], {}),
+                   qstat_queues.host_load(snap, row["host"]), host_values.get("global", {})):
+        if name in source and not isinstance(source[name], (dict, list)):
+            return source[name]
+    if name == "slots":
+        return row["slots"]
+    return None
+
+
+def _full_name(name, complexes):
+    if name in complexes:
+        return name
+    return next((full for full, cx in complexes.items() if cx[0] == name), name)
+
+
+def meets_requests(row, requests, snap):
+    """All -l requests are satisfied by the queue instance (unknown resources are ignored)."""
+    complexes = snap.get("complexes") or {}
+    for raw, wanted in requests.items():
+        name = _full_name(raw, complexes)
+        value = offered(row, name, snap)
+        if value is None:
+            continue
+        if not loadvalues.matches_request(name, value, wanted, complexes):
+            return False
+    return True
+
+
+def queue_selected(row, snap, opts):
+    if opts.queues and not any(queue_matches(row, spec, snap) for spec in opts.queues):
+        return False
+    if opts.queue_states is not None:
+        if not set(qstat_queues.states(row, snap)) & set(opts.queue_states):
+            return False
+    if opts.pes and not any(fnmatch.fnmatchcase(pe, want) for pe in row.get("pe_list") or ()
+                            for want in opts.pes):
+        return False
+    if opts.access_users and not any(user_has_access(row, u, snap) for u in opts.access_users):
+        return False
+    return meets_requests(row, opts.requests, snap)
+
+
+def selected_queues(snap, opts):
+    """Queue rows in display order (by cluster queue, then host) that pass the selection."""
+    rows = sorted(snap.get("queues") or [], key=lambda r: (r["queue"], r["host"]))
+    return [r for r in rows if queue_selected(r, snap, opts)]
+
+
+def pending_fits(job, queues, snap):
+    """A pending job could run in one of the queue instances, judged by its requests."""
+    for row in queues:
+        if job.get("hard_queues") and not any(queue_matches(row, q, snap) for q in job["hard_queues"]):
+            continue
+        pe = job.get("pe")
+        if pe and not any(fnmatch.fnmatchcase(name, pe[0]) for name in row.get("pe_list") or ()):
+            continue
+        if not meets_requests(row, job.get("hard") or {}, snap):
+            continue
+        return True
+    return False
+
+
+def filter_rows(rows, snap, queues):
+    """Job rows restricted to the selected queue instances."""
+    names = {q["name"] for q in queues}
+    out = []
+    for row in rows:
+        if "granted" in row:
+            if any(f"{q}@{h}" in names for q, h, _ in row["granted"]):
+                out.append(row)
+        elif row["state"] == "z" or pending_fits(snap["jobs"].get(row["id"], {}), queues, snap):
+            out.append(row)
+    return out

@@ -1,0 +1,73 @@
+"""The usage line ``qstat -j`` shows for a running task.
+
+The shepherd records usage only when the task ends, so the running values
+are read from ``/proc`` here: CPU time and virtual memory of the processes
+in the job's process group (its leader's pid is in the task's ``job_pid``
+file). That works where the job runs on this machine; elsewhere, or when
+the processes cannot be read, the values the shepherd last recorded (or
+zero) are shown, with N/A for memory sizes that are not known.
+"""
+
+import os
+
+GB = 1024.0 ** 3
+
+
+def _job_pid(job_id, number):
+    from gridtools.spool import jobs as jobstore
+    try:
+        with open(os.path.join(jobstore.task_dir(job_id, number), "job_pid")) as fh:
+            return int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def group_usage(pgid):
+    """(cpu seconds, virtual memory bytes) of the live processes in process group ``pgid``."""
+    ticks = os.sysconf("SC_CLK_TCK") or 100
+    cpu, vmem, seen = 0.0, 0, False
+    try:
+        names = [n for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return None
+    for name in names:
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                fields = fh.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if len(fields) < 21 or int(fields[2]) != pgid:
+            continue
+        seen = True
+        cpu += (int(fields[11]) + int(fields[12])) / ticks
+        vmem += int(fields[20])
+    return (cpu, vmem) if seen else None
+
+
+def hms(seconds):
+    seconds = int(seconds)
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def _size(nbytes):
+    if nbytes is None:
+        return "N/A"
+    from gridtools.cli.sge import loadvalues
+    return loadvalues.memory(float(nbytes))
+
+
+def usage_text(job_id, number, task):
+    """``cpu=00:00:01, mem=0.00000 GB s, io=0.00000 GB, vmem=N/A, maxvmem=N/A``."""
+    recorded = task.get("usage") or {}
+    cpu = float(recorded.get("cpu", 0.0) or 0.0)
+    vmem = recorded.get("vmem")
+    maxvmem = recorded.get("maxvmem")
+    pgid = _job_pid(job_id, number)
+    live = group_usage(pgid) if pgid else None
+    if live is not None:
+        cpu, vmem = max(cpu, live[0]), live[1]
+        maxvmem = max(maxvmem or 0, vmem)
+    mem = float(recorded.get("mem", 0.0) or 0.0)
+    io = float(recorded.get("io", 0.0) or 0.0) / GB
+    return (f"cpu={hms(cpu)}, mem={mem:.5f} GB s, io={io:.5f} GB, "
+            f"vmem={_size(vmem)}, maxvmem={_size(maxvmem)}")
