@@ -1,0 +1,82 @@
+"""Who may change what, with real Unix users: a manager, an operator, a plain user.
+
+Managers change everything; operators everything but cluster queues and
+the manager list; plain users nothing, though they may show everything.
+The daemon checks again whatever the client let through.
+"""
+
+import os
+
+from conftest import REPO
+
+PE = "pe_name            {}\nslots              4\nuser_lists         NONE\nxuser_lists        NONE\n" \
+     "start_proc_args    NONE\nstop_proc_args     NONE\nallocation_rule    $pe_slots\n" \
+     "control_slaves     FALSE\njob_is_first_task  TRUE\nurgency_slots      min\n" \
+     "accounting_summary FALSE\nqsort_args         NONE\n"
+
+
+def pe_file(workdir, name):
+    path = os.path.join(workdir, name)
+    with open(path, "w") as fh:
+        fh.write(PE.format(name))
+    os.chmod(path, 0o644)
+    return path
+
+
+def denied(proc, user):
+    return proc.returncode != 0 and proc.stderr == f'denied: "{user}" must be manager for this operation\n'
+
+
+def test_manager_operator_and_user(cell, users, workdir):
+    assert cell.run("qconf", "-am", "gtalice").returncode == 0
+    assert cell.run("qconf", "-ao", "gtbob").returncode == 0
+    assert cell.run("qconf", "-so").stdout == "gtbob\n"
+    assert "gtalice" in cell.run("qconf", "-sm").stdout.split()
+
+    # a plain user: nothing
+    for args in (("-as", "node1"), ("-Ap", pe_file(workdir, "pec")), ("-mattr", "queue", "slots", "1", "all.q"),
+                 ("-ao", "gtcarol"), ("-dq", "all.q"), ("-tsm",), ("-au", "gtcarol", "arusers")):
+        assert denied(cell.run("qconf", *args, user="gtcarol"), "gtcarol"), args
+    assert cell.run("qconf", "-ss").stdout == "testhost\n"
+
+    # an operator: everything except queues and managers
+    assert cell.run("qconf", "-Ap", pe_file(workdir, "peb"), user="gtbob").returncode == 0
+    assert cell.run("qconf", "-as", "node2", user="gtbob").returncode == 0
+    assert cell.run("qconf", "-au", "gtcarol", "arusers", user="gtbob").returncode == 0
+    assert cell.run("qconf", "-mattr", "pe", "slots", "8", "peb", user="gtbob").returncode == 0
+    for args in (("-mattr", "queue", "slots", "1", "all.q"), ("-dq", "all.q"), ("-am", "gtbob"),
+                 ("-aattr", "queue", "pe_list", "peb", "all.q")):
+        assert denied(cell.run("qconf", *args, user="gtbob"), "gtbob"), args
+    proc = cell.run("qconf", "-aq", "bob.q", user="gtbob", env={"EDITOR": "true"})
+    assert denied(proc, "gtbob")
+    assert cell.run("qconf", "-sql").stdout == "all.q\n"
+
+    # a manager added with -am: everything
+    assert cell.run("qconf", "-mattr", "queue", "slots", "1", "all.q", user="gtalice").returncode == 0
+    assert cell.run("qconf", "-aattr", "queue", "pe_list", "peb", "all.q", user="gtalice").returncode == 0
+    assert "slots                 1\n" in cell.run("qconf", "-sq", "all.q").stdout
+    assert cell.run("qconf", "-ds", "node2", user="gtalice").returncode == 0
+    assert cell.run("qconf", "-ss").stdout == "testhost\n"
+
+
+def test_denial_matches_grid_engine_wording_but_fails(cell, users):
+    proc = cell.run("qconf", "-as", "localhost", user="gtalice")
+    assert proc.stderr == 'denied: "gtalice" must be manager for this operation\n'
+    assert proc.stdout == ""
+    assert proc.returncode == 1
+
+
+def test_daemon_checks_rights_itself(cell, users):
+    """A request written past the client is refused by the daemon."""
+    code = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from gridtools.spool import requests, wake\n"
+        "name = requests.write('qconf', {'op': 'names_add', 'object': 'submithosts', 'names': ['evil'],"
+        " 'host': 'x'}, reply=True)\n"
+        "wake.poke()\n"
+        "code, out, err = requests.wait_reply(name, 20)\n"
+        "sys.stderr.write(err); sys.exit(code)\n") % os.path.join(REPO, "src")
+    proc = cell.run("python3", "-c", code, user="gtcarol")
+    assert proc.returncode == 1
+    assert proc.stderr == 'denied: "gtcarol" must be manager for this operation\n'
+    assert cell.run("qconf", "-ss").stdout == "testhost\n"
