@@ -5,7 +5,8 @@ text escaped with entities (``&quot;`` for quotes). ``Writer`` collects the
 lines; ``text()`` joins them. Used by qstat and qhost.
 """
 
-_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
+_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_ATTR_ESCAPES = dict(_ESCAPES, **{"'": "&apos;"})
 
 QSTAT_XSD = "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd"
 DETAILED_XSD = ("http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/"
@@ -14,16 +15,21 @@ MESSAGE_XSD = "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/s
 QHOST_XSD = "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qhost/qhost.xsd"
 
 
-def escape(value):
+def escape(value, table=_ESCAPES):
+    """Text content with ``& < > "`` as entities (quotes in attribute values too)."""
     text = str(value)
-    if not any(c in text for c in _ESCAPES):
+    if not any(c in text for c in table):
         return text
-    return "".join(_ESCAPES.get(c, c) for c in text)
+    return "".join(table.get(c, c) for c in text)
+
+
+def escape_attr(value):
+    return escape(value, _ATTR_ESCAPES)
 
 
 def attrs(pairs):
     """`` name="value"`` pairs in double quotes (qstat style)."""
-    return "".join(f' {k}="{escape(v)}"' for k, v in pairs)
+    return "".join(f' {k}="{escape_attr(v)}"' for k, v in pairs)
 
 
 class Writer:

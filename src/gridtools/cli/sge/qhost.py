@@ -1,0 +1,271 @@
+"""qhost: show the execution hosts, their load, queues and jobs (Grid Engine dialect).
+
+Reads the daemon's status snapshot (see ``qstatus``). One line per host
+after the ``global`` pseudo host; ``-F`` adds its resource values, ``-q`` its
+queue instances, ``-j`` the jobs running there (``-u`` those of some users).
+``-st`` (a gridtools addition) adds a STATE column: the state the dispatcher
+publishes for the host, or Idle / Running / Busy from the slots in use.
+"""
+
+import fnmatch
+import sys
+import time
+
+from gridtools.cli.sge import loadvalues, qstatus
+from gridtools.errors import GridError, UsageError
+
+HEADER = ("HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE  "
+          "SWAPTO  SWAPUS")
+RULE = "-" * 94
+JOB_HEADER = ("   job-ID  prior   name       user         state submit/start at     queue      "
+              "master ja-task-ID ")
+JOB_RULE = "   " + "-" * 94
+_FLAGS = {"-q": "queues", "-j": "jobs", "-xml": "xml", "-json": "json", "-ncb": "ncb",
+          "-help": "help", "-st": "states"}
+
+
+class Options:
+    def __init__(self):
+        self.queues = False
+        self.jobs = False
+        self.xml = False
+        self.json = False
+        self.ncb = False
+        self.help = False
+        self.states = False
+        self.resources = None       # -F: [] for all, else names
+        self.hosts = []             # -h
+        self.requests = {}          # -l
+        self.users = None           # -u
+
+
+def _split(value):
+    return [v for v in value.replace(" ", ",").split(",") if v]
+
+
+def parse_args(argv):
+    opts = Options()
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        has_value = i + 1 < len(argv) and not argv[i + 1].startswith("-")
+        if word == "-F":
+            opts.resources = _split(argv[i + 1]) if has_value else []
+            i += 2 if has_value else 1
+            continue
+        if word in ("-h", "-l", "-u"):
+            if i + 1 >= len(argv):
+                raise UsageError(f'invalid option argument "{word}"')
+            _apply(opts, word, argv[i + 1])
+            i += 2
+            continue
+        flag = _FLAGS.get(word)
+        if flag is None:
+            raise UsageError(f'invalid option argument "{word}"')
+        setattr(opts, flag, True)
+        i += 1
+    return opts
+
+
+def _apply(opts, word, value):
+    if word == "-h":
+        opts.hosts += _split(value)
+    elif word == "-u":
+        opts.users = _split(value)
+        opts.jobs = True
+    else:
+        for item in _split(value):
+            name, _, wanted = item.partition("=")
+            opts.requests[name] = wanted or "TRUE"
+
+
+# ---------------------------------------------------------------- data
+
+def host_names(snap, opts):
+    """Execution hosts to show, by name, after -h and -l."""
+    names = sorted(set(snap.get("exechosts") or ()) | set(snap.get("hosts") or ()))
+    if opts.hosts:
+        names = [n for n in names if any(fnmatch.fnmatchcase(n.lower(), p.lower()) for p in opts.hosts)]
+    if opts.requests:
+        names = [n for n in names if _meets(n, snap, opts.requests)]
+    return names
+
+
+def _host_value(host, name, snap):
+    load = (snap.get("hosts") or {}).get(host) or {}
+    values = (snap.get("host_values") or {}).get(host) or {}
+    if name in ("hostname", "h"):
+        return host
+    return values.get(name, load.get(name))
+
+
+def _meets(host, snap, requests):
+    complexes = snap.get("complexes") or {}
+    by_short = {row[0]: full for full, row in complexes.items()}
+    for raw, wanted in requests.items():
+        name = raw if raw in complexes else by_short.get(raw, raw)
+        offered = _host_value(host, name, snap)
+        if offered is not None and not loadvalues.matches_request(name, offered, wanted, complexes):
+            return False
+    return True
+
+
+def host_queues(host, snap):
+    return sorted((q for q in snap.get("queues") or () if q["host"] == host), key=lambda q: q["queue"])
+
+
+def host_jobs(host, snap, opts):
+    """(row, job info, queue instance, master label) of each job slot on ``host``."""
+    from gridtools.cli.sge import qstat
+    owner_ok = qstat.user_filter(opts.users if opts.users is not None else ["*"])
+    found = []
+    for row in sorted((r for r in snap["rows"] if "granted" in r and r["state"] != "z"),
+                      key=lambda r: (r["id"], r.get("task") or 0)):
+        job = snap["jobs"].get(row["id"], {})
+        if not owner_ok(job.get("owner", "")):
+            continue
+        for i, (queue, qhost, slots) in enumerate(row["granted"]):
+            if qhost != host:
+                continue
+            for slot in range(max(1, slots) if job.get("pe") else 1):
+                label = "MASTER" if i == 0 and slot == 0 else "SLAVE"
+                found.append((row, job, f"{queue}@{qhost}", label))
+    return found
+
+
+def host_state(host, snap):
+    """The host state for -st: as published by the dispatcher, else from slot use."""
+    load = (snap.get("hosts") or {}).get(host)
+    if load and load.get("state"):
+        return load["state"]
+    if not load:
+        return "Down"
+    queues = host_queues(host, snap)
+    used = sum(q["used"] for q in queues)
+    total = sum(q["slots"] for q in queues)
+    if not queues:
+        return "None"
+    if used == 0:
+        return "Idle"
+    return "Busy" if used >= total else "Running"
+
+
+def host_columns(host, snap):
+    """The values of the host table columns (text), '-' where unknown."""
+    load = (snap.get("hosts") or {}).get(host) or {}
+
+    def num(name):
+        value = load.get(name)
+        return str(int(float(value))) if value is not None else "-"
+
+    def mem(name):
+        value = loadvalues.to_number(load[name]) if name in load else None
+        return loadvalues.memory(value, 1) if value is not None else "-"
+    avg = load.get("load_avg")
+    return {"arch_string": load.get("arch", "-"), "num_proc": num("num_proc"), "m_socket": num("m_socket"),
+            "m_core": num("m_core"), "m_thread": num("m_thread"),
+            "load_avg": f"{float(avg):.2f}" if avg is not None else "-",
+            "mem_total": mem("mem_total"), "mem_used": mem("mem_used"),
+            "swap_total": mem("swap_total"), "swap_used": mem("swap_used")}
+
+
+GLOBAL_COLUMNS = {k: "-" for k in ("arch_string", "num_proc", "m_socket", "m_core", "m_thread",
+                                   "load_avg", "mem_total", "mem_used", "swap_total", "swap_used")}
+
+
+def resources(host, snap, wanted):
+    """(domain, name, value) of -F for a host (or ``global``)."""
+    complexes = snap.get("complexes") or {}
+    found = []
+    if host != "global":
+        load = (snap.get("hosts") or {}).get(host) or {}
+        found += [("hl", n, loadvalues.qhost_value(n, v, complexes)) for n, v in loadvalues.ordered_loads(load)]
+    for name, value in ((snap.get("host_values") or {}).get(host) or {}).items():
+        consumable = (complexes.get(name) or [None] * 5)[4] in ("YES", "JOB")
+        prefix = "g" if host == "global" else "h"
+        found.append((prefix + ("c" if consumable else "f"), name, loadvalues.qhost_value(name, value, complexes)))
+    if wanted:
+        by_short = {row[0]: full for full, row in complexes.items()}
+        names = {by_short.get(n, n) for n in wanted}
+        found = [entry for entry in found if entry[1] in names]
+    return found
+
+
+# ---------------------------------------------------------------- text
+
+def host_line(name, cols, state=None):
+    line = (f"{name[:23]:<23} {cols['arch_string'][:13]:<13}{cols['num_proc']:>4} {cols['m_socket']:>4} "
+            f"{cols['m_core']:>4} {cols['m_thread']:>4} {cols['load_avg']:>5} {cols['mem_total']:>7} "
+            f"{cols['mem_used']:>7} {cols['swap_total']:>7} {cols['swap_used']:>7}")
+    return line + f"  {state}" if state is not None else line
+
+
+def queue_line(q, snap):
+    from gridtools.cli.sge import qstat_queues
+    counts = f"{q.get('resv', 0)}/{q['used']}/{q['slots']}"
+    return (f"   {q['queue'][:20]:<20} {qstat_queues.qtype(q)[:5]:<5} {counts[:14]:<14}"
+            f"{qstat_queues.states(q, snap)}")
+
+
+def job_line(row, job, queue, master):
+    label = qstatus.task_label(row) if job.get("array") else ""
+    when = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(row["time"]))
+    return (f"   {row['id']:>7} {row.get('prio', 0.0):.5f} {job.get('name', '')[:10]:<10} "
+            f"{job.get('owner', '')[:12]:<12} {row['state'][:5]:<5} {when} {queue[:10]:<10} "
+            f"{master:<6} {label if label else ' ' * 7}")
+
+
+def host_block(host, snap, opts):
+    state = host_state(host, snap) if opts.states else None
+    lines = [host_line(host, host_columns(host, snap), state)]
+    if opts.resources is not None:
+        lines += [f"   {d}:{n}={v}" for d, n, v in resources(host, snap, opts.resources)]
+    if opts.queues:
+        lines += [queue_line(q, snap) for q in host_queues(host, snap)]
+    if opts.jobs:
+        jobs = host_jobs(host, snap, opts)
+        if jobs:
+            lines += [JOB_HEADER, JOB_RULE] + [job_line(*item) for item in jobs]
+    return lines
+
+
+def text(snap, opts):
+    header, rule = HEADER, RULE
+    if opts.states:
+        header, rule = header + "  STATE", rule + "-" * 10
+    lines = [header, rule, host_line("global", GLOBAL_COLUMNS, "-" if opts.states else None)]
+    if opts.resources is not None:
+        lines += [f"   {d}:{n}={v}" for d, n, v in resources("global", snap, opts.resources)]
+    for host in host_names(snap, opts):
+        lines += host_block(host, snap, opts)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- main
+
+def usage(stream):
+    from gridtools.cli.sge import usage_text
+    stream.write(usage_text.VERSION_LINE + "\n" + usage_text.QHOST)
+
+
+def main(argv, prog="qhost"):
+    try:
+        opts = parse_args(list(argv))
+    except GridError as exc:
+        usage(sys.stderr)
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    if opts.help:
+        usage(sys.stdout)
+        return 0
+    try:
+        snap = qstatus.load()
+        if opts.xml or opts.json:
+            from gridtools.cli.sge import qhost_xml
+            sys.stdout.write(qhost_xml.as_json(snap, opts) if opts.json else qhost_xml.as_xml(snap, opts))
+        else:
+            sys.stdout.write(text(snap, opts))
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+    return 0
