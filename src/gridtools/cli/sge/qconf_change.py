@@ -228,7 +228,7 @@ def modify_conf_edit(words):
     return modify_edit("conf", split(words) or ["global"])
 
 
-def modify_single_edit(kind, missing):
+def modify_single_edit(kind, missing, _words=()):
     """-msconf, -mc, -mstree: edit the one object of the kind."""
     def run():
         current = stored(kind)
