@@ -255,24 +255,43 @@ def fmt_time(epoch):
     return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(epoch))
 
 
-def job_line(row, info, with_queue=True):
-    job = info.get(row["id"], {})
-    parts = [f"{row['id']:>7} {row.get('prio', 0.0):.5f} {job.get('name', '')[:10]:<10} "
-             f"{job.get('owner', '')[:12]:<12} {row['state']:<5} {fmt_time(row['time'])} "]
+class _Times:
+    """fmt_time with a cache: thousands of jobs share few distinct seconds."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def __call__(self, epoch):
+        key = int(epoch)
+        text = self.cache.get(key)
+        if text is None:
+            text = self.cache[key] = fmt_time(key)
+        return text
+
+
+_LINE = "%7d %.5f %-10.10s %-12.12s %-5s %s %-30.30s %5d %s"
+_LINE_NO_QUEUE = "%7d %.5f %-10.10s %-12.12s %-5s %s %5d %s"
+
+
+def job_line(row, info, with_queue=True, when=fmt_time):
+    """One line of the plain table (``%`` formatting: the fastest way for 10,000 lines)."""
+    job = info.get(row["id"]) or {}
+    label = qstatus.task_label(row) if (row.get("task") is not None or row.get("tasks")) else "       "
     if with_queue:
-        parts.append(f"{row.get('queue', '')[:30]:<30} ")
-    label = qstatus.task_label(row)
-    parts.append(f"{row['slots']:>5} {label if label else ' ' * 7}")
-    return "".join(parts)
+        return _LINE % (row["id"], row.get("prio", 0.0), job.get("name", ""), job.get("owner", ""),
+                        row["state"], when(row["time"]), row.get("queue", ""), row["slots"], label)
+    return _LINE_NO_QUEUE % (row["id"], row.get("prio", 0.0), job.get("name", ""), job.get("owner", ""),
+                             row["state"], when(row["time"]), row["slots"], label)
 
 
 def plain(snap, opts, out):
     rows = selected_rows(snap, opts)
     if not rows:
         return
-    out.write(HEADER + "\n" + RULE + "\n")
     info = snap["jobs"]
-    out.write("\n".join(job_line(row, info) for row in rows) + "\n")
+    when = _Times()
+    out.write(HEADER + "\n" + RULE + "\n")
+    out.write("\n".join([job_line(row, info, True, when) for row in rows]) + "\n")
 
 
 def _needs_views(opts):
