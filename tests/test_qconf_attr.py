@@ -1,0 +1,219 @@
+"""qconf attribute editing (-aattr family, -purge), name lists, access lists,
+share tree nodes and the interactive editor forms."""
+
+import os
+
+import pytest
+
+
+def ok(cell, *args, **kw):
+    proc = cell.run("qconf", *args, **kw)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def fails(cell, *args, **kw):
+    proc = cell.run("qconf", *args, **kw)
+    assert proc.returncode != 0, proc.stdout
+    return proc.stderr
+
+
+def line_of(text, attr):
+    return next(line for line in text.splitlines() if line.split()[:1] == [attr])
+
+
+def test_list_attributes_of_a_queue(cell):
+    ok(cell, "-dattr", "queue", "pe_list", "mpi", "all.q")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "pe_list") == "pe_list               make smp"
+    assert fails(cell, "-dattr", "queue", "pe_list", "mpi", "all.q") == \
+        'denied: "mpi" does not exist in "pe_list" of "all.q"\n'
+    ok(cell, "-aattr", "queue", "pe_list", "mpi", "all.q")
+    assert fails(cell, "-aattr", "queue", "pe_list", "mpi", "all.q") == \
+        'No modification because "mpi" already exists in "pe_list" of "all.q"\n'
+    ok(cell, "-rattr", "queue", "pe_list", "smp", "all.q")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "pe_list") == "pe_list               smp"
+    ok(cell, "-rattr", "queue", "load_thresholds", "np_load_avg=1.75", "all.q")
+    ok(cell, "-aattr", "queue", "load_thresholds", "load_avg=4", "all.q")
+    ok(cell, "-mattr", "queue", "load_thresholds", "np_load_avg=2.5", "all.q")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "load_thresholds") == \
+        "load_thresholds       np_load_avg=2.5,load_avg=4"
+    ok(cell, "-dattr", "queue", "load_thresholds", "load_avg", "all.q")
+    assert fails(cell, "-aattr", "queue", "slots", "3", "all.q").startswith('denied: attribute "slots"')
+    assert fails(cell, "-mattr", "queue", "nosuch", "3", "all.q") == '"nosuch" is not a queue attribute\n'
+    assert fails(cell, "-mattr", "queue", "qname", "x.q", "all.q").startswith('denied: attribute "qname"')
+    assert fails(cell, "-mattr", "queue", "slots", "1", "nosuch.q") == \
+        'No cluster queue or queue instance matches the phrase "nosuch.q"\n'
+
+
+def test_per_host_and_per_group_values_and_purge(cell):
+    ok(cell, "-mattr", "queue", "slots", "4", "all.q@testhost")
+    ok(cell, "-mattr", "queue", "slots", "6", "all.q@@allhosts")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "slots") == "slots                 2,[@allhosts=6],[testhost=4]"
+    assert ok(cell, "-sobjl", "queue_domain", "slots", "6").stdout == "all.q@@allhosts\n"
+    ok(cell, "-dattr", "queue", "pe_list", "make", "all.q@testhost")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "pe_list") == \
+        "pe_list               make smp mpi,[testhost=smp mpi]"
+    ok(cell, "-purge", "queue", "slots", "all.q@testhost")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "slots") == "slots                 2,[@allhosts=6]"
+    ok(cell, "-purge", "queue", "*", "all.q@@allhosts")
+    ok(cell, "-purge", "queue", "*", "all.q@testhost")
+    text = ok(cell, "-sq", "all.q").stdout
+    assert "[" not in text
+
+
+def test_attribute_files(cell, workdir):
+    path = os.path.join(workdir, "attrs")
+    with open(path, "w") as fh:
+        fh.write("qname    ignored\nslots    3\nuser_lists arusers\n")
+    proc = ok(cell, "-Mattr", "queue", path, "all.q")
+    assert proc.stderr == 'root@testhost modified "all.q" in cluster queue list\n'
+    text = ok(cell, "-sq", "all.q").stdout
+    assert line_of(text, "slots") == "slots                 3"
+    assert line_of(text, "user_lists") == "user_lists            arusers"
+    with open(path, "w") as fh:
+        fh.write("user_lists deadlineusers\n")
+    ok(cell, "-Aattr", "queue", path, "all.q")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "user_lists") == "user_lists            arusers deadlineusers"
+    ok(cell, "-Dattr", "queue", path, "all.q")
+    ok(cell, "-Rattr", "queue", path, "all.q")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "user_lists") == "user_lists            deadlineusers"
+
+
+def test_other_objects(cell):
+    ok(cell, "-aattr", "exechost", "complex_values", "h_vmem=4G", "testhost")
+    ok(cell, "-mattr", "exechost", "complex_values", "h_vmem=8G", "testhost")
+    assert line_of(ok(cell, "-se", "testhost").stdout, "complex_values") == "complex_values        h_vmem=8G"
+    assert fails(cell, "-mattr", "exechost", "load_values", "x=1", "testhost").startswith("denied:")
+    ok(cell, "-aattr", "hostgroup", "hostlist", "node2", "@allhosts")
+    assert ok(cell, "-shgrp", "@allhosts").stdout == "group_name @allhosts\nhostlist testhost node2\n"
+    ok(cell, "-mattr", "pe", "slots", "16", "smp,mpi")
+    assert line_of(ok(cell, "-sp", "mpi").stdout, "slots") == "slots              16"
+    assert line_of(ok(cell, "-sp", "smp").stdout, "slots") == "slots              16"
+    assert "user list" in fails(cell, "-aattr", "pe", "user_lists", "nolist", "smp")
+
+
+def test_resource_quota_attributes(cell, workdir):
+    path = os.path.join(workdir, "rqs")
+    with open(path, "w") as fh:
+        fh.write("{\n   name         cap\n   description  NONE\n   enabled      FALSE\n"
+                 "   limit        users {*} to slots=4\n}\n")
+    ok(cell, "-Arqs", path)
+    ok(cell, "-mattr", "resource_quota", "enabled", "TRUE", "cap")
+    ok(cell, "-mattr", "resource_quota", "limit", "slots=2", "cap/1")
+    ok(cell, "-aattr", "resource_quota", "limit", "name night hosts {@allhosts} to slots=1", "cap")
+    ok(cell, "-aattr", "resource_quota", "users", "!root", "cap/1")
+    assert ok(cell, "-srqs", "cap").stdout == (
+        "{\n   name         cap\n   description  NONE\n   enabled      TRUE\n"
+        "   limit        users {*,!root} to slots=2\n"
+        "   limit        name night hosts {@allhosts} to slots=1\n}\n")
+    assert "does not exist" in fails(cell, "-mattr", "resource_quota", "limit", "slots=1", "cap/9")
+    ok(cell, "-drqs", "cap")
+    assert fails(cell, "-srqsl") == "no resource quota set list defined\n"
+
+
+def test_managers_operators_and_hosts(cell):
+    assert ok(cell, "-am", "someone").stderr == 'root@testhost added "someone" to manager list\n'
+    assert fails(cell, "-am", "someone") == 'manager "someone" already exists\n'
+    assert ok(cell, "-dm", "someone").stderr == 'root@testhost removed "someone" from manager list\n'
+    assert fails(cell, "-dm", "someone") == 'denied: manager "someone" does not exist\n'
+    assert fails(cell, "-dm", "root").startswith("denied:")
+    ok(cell, "-ao", "op1,op2")
+    assert ok(cell, "-so").stdout == "op1\nop2\n"
+    ok(cell, "-do", "op1,op2")
+    assert fails(cell, "-so") == "no operator defined\n"
+    ok(cell, "-ah", "node5")
+    ok(cell, "-as", "node5")
+    assert ok(cell, "-sh").stdout == "testhost\nnode5\n"
+    ok(cell, "-ds", "node5")
+    assert ok(cell, "-ss").stdout == "testhost\n"
+
+
+def test_access_list_entries(cell):
+    proc = ok(cell, "-au", "u1,u2", "arusers,newlist")
+    assert proc.stderr == ('added "u1" to access list "arusers"\nadded "u2" to access list "arusers"\n'
+                           'added "u1" to access list "newlist"\nadded "u2" to access list "newlist"\n')
+    assert ok(cell, "-su", "newlist").stdout == "name    newlist\ntype    ACL\nfshare  0\noticket 0\nentries u1,u2\n"
+    assert fails(cell, "-au", "u1", "newlist") == '"u1" is already in access list "newlist"\n'
+    assert ok(cell, "-du", "u1", "newlist").stderr == 'deleted user "u1" from access list "newlist"\n'
+    assert fails(cell, "-du", "u1", "newlist") == 'user "u1" is not in access list "newlist"\n'
+    ok(cell, "-dul", "newlist")
+    assert ok(cell, "-sul").stdout == "arusers\ndeadlineusers\ndefaultdepartment\n"
+
+
+def test_share_tree_nodes(cell, workdir):
+    path = os.path.join(workdir, "prj")
+    with open(path, "w") as fh:
+        fh.write("name projA\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
+    ok(cell, "-Aprj", path)
+    assert fails(cell, "-astnode", "/projA=60") == "No sharetree\n"
+    proc = ok(cell, "-astree", env={"EDITOR": "true"})
+    assert proc.stderr == "root@testhost has added sharetree with 1 nodes and 1 leafs\n"
+    ok(cell, "-astnode", "/projA=60,/default=40")
+    ok(cell, "-astnode", "/projA/alice=10")
+    ok(cell, "-mstnode", "/projA/alice=20")
+    assert ok(cell, "-sst").stdout == "Root=1\n   projA=60\n      alice=20\n   default=40\n"
+    assert ok(cell, "-sstnode", "/projA").stdout == "/projA=60\n"
+    assert ok(cell, "-rsstnode", "/projA").stdout == "/projA=60\n/projA/alice=20\n"
+    assert "type=1" in ok(cell, "-sstree").stdout.split("name=projA\n", 1)[1].split("\n", 1)[0]
+    assert fails(cell, "-dstnode", "/projA") == "can't delete nodes with children\n"
+    assert fails(cell, "-dstnode", "/") == "can't delete root node\n"
+    assert fails(cell, "-dprj", "projA") == 'denied: may not remove project "projA" still referenced in share tree\n'
+    ok(cell, "-dstnode", "/projA/alice")
+    assert fails(cell, "-mstnode", "/nope=1") == 'Unable to locate "/nope" in sharetree\n'
+    assert ok(cell, "-dstree").stderr == "root@testhost removed sharetree list\n"
+    assert fails(cell, "-sstree") == "no sharetree element\n"
+    ok(cell, "-dprj", "projA")
+
+
+@pytest.mark.parametrize("args,show,attr,value", [
+    (("-mq", "all.q"), ("-sq", "all.q"), "seq_no", "5"),
+    (("-me", "testhost"), ("-se", "testhost"), "usage_scaling", "cpu=2.000000"),
+    (("-mhgrp", "@allhosts"), ("-shgrp", "@allhosts"), "hostlist", "testhost node3"),
+    (("-mp", "smp"), ("-sp", "smp"), "slots", "12"),
+    (("-mu", "arusers"), ("-su", "arusers"), "entries", "alice"),
+    (("-mconf",), ("-sconf",), "finished_jobs", "7"),
+    (("-mconf", "global"), ("-sconf", "global"), "max_u_jobs", "9"),
+    (("-msconf",), ("-ssconf",), "maxujobs", "2"),
+])
+def test_interactive_modification(cell, args, show, attr, value):
+    editor = f"sed -i 's/^{attr} .*/{attr} {value}/'"
+    proc = ok(cell, *args, env={"EDITOR": editor})
+    assert "modified" in proc.stderr
+    assert line_of(ok(cell, *show).stdout, attr).split(None, 1)[1] == value
+    before = ok(cell, *show).stdout
+    proc = cell.run("qconf", *args, env={"EDITOR": "true"})
+    assert (proc.stderr, proc.returncode) == ("Object has not been changed\n", 1)
+    editor = f"sed -i 's/^{attr} .*/{attr}/'"
+    proc = cell.run("qconf", *args, env={"EDITOR": editor})
+    assert proc.returncode == 1
+    assert len(proc.stderr.splitlines()) == 1 and attr in proc.stderr
+    if show[0] != "-se":
+        assert ok(cell, *show).stdout == before
+
+
+def test_interactive_additions(cell):
+    proc = ok(cell, "-ap", "big", env={"EDITOR": "sed -i 's/^slots .*/slots 64/'"})
+    assert proc.stderr == 'root@testhost added "big" to parallel environment list\n'
+    assert line_of(ok(cell, "-sp", "big").stdout, "slots") == "slots              64"
+    proc = ok(cell, "-acal", "weekend", env={"EDITOR": "sed -i 's/^week .*/week sat-sun=off/'"})
+    assert line_of(ok(cell, "-scal", "weekend").stdout, "week") == "week             sat-sun=off"
+    proc = ok(cell, "-ahgrp", "@two", env={"EDITOR": "sed -i 's/^hostlist .*/hostlist @allhosts/'"})
+    assert ok(cell, "-shgrp_tree", "@two").stdout == "@two\n   @allhosts\n      testhost\n"
+    proc = ok(cell, "-aconf", "testhost", env={"EDITOR": "sh -c 'echo \"mailer /bin/true\" >> \"$0\"'"})
+    assert ok(cell, "-sconf", "testhost").stdout == "#testhost:\nmailer                       /bin/true\n\n"
+    proc = cell.run("qconf", "-ap", "bad", env={"EDITOR": "sed -i 's/^slots .*/slots many/'"})
+    assert proc.returncode == 1 and proc.stderr.startswith("error: line 2: ")
+    assert fails(cell, "-sp", "bad") == "bad is not a parallel environment\n"
+    proc = cell.run("qconf", "-ap", "gone", env={"EDITOR": "false"})
+    assert (proc.stderr, proc.returncode) == ("editor exited with error 1\n", 1)
+
+
+def test_users_and_projects_share_names(cell):
+    ok(cell, "-auser", env={"EDITOR": "sed -i 's/^name .*/name alice/'"})
+    assert ok(cell, "-suserl").stdout == "alice\n"
+    proc = cell.run("qconf", "-aprj", env={"EDITOR": "sed -i 's/^name .*/name alice/'"})
+    assert proc.returncode == 1 and "shared namespace" in proc.stderr
+    proc = cell.run("qconf", "-aprj", env={"EDITOR": "sed -i 's/^name .*/name default/'"})
+    assert proc.returncode == 1 and '"default"' in proc.stderr
+    ok(cell, "-duser", "alice")
+    assert fails(cell, "-suser", "alice") == "alice is not known as user\n"
