@@ -16,10 +16,6 @@ import time
 from gridtools.cli.sge import qstatus
 from gridtools.errors import GridError, UsageError
 
-HEADER = ("job-ID  prior   name       user         state submit/start at     "
-          "queue                          slots ja-task-ID ")
-RULE = "-" * 113
-
 # options taking one argument (-j and -F take an optional one)
 _WITH_ARG = {"-u", "-s", "-q", "-l", "-pe", "-qs", "-U", "-explain", "-g", "-F", "-j"}
 # options without argument -> Options attribute set to True
@@ -269,19 +265,25 @@ class _Times:
         return text
 
 
-_LINE = "%7d %.5f %-10.10s %-12.12s %-5s %s %-30.30s %5d %s"
-_LINE_NO_QUEUE = "%7d %.5f %-10.10s %-12.12s %-5s %s %5d %s"
+def _formats(qlen):
+    """Header, rule and line format of the plain table for a queue column ``qlen`` wide."""
+    header = ("job-ID  prior   name       user         state submit/start at     "
+              f"{'queue':<{qlen}} slots ja-task-ID ")
+    line = f"%7d %.5f %-10.10s %-12.12s %-5s %s %-{qlen}.{qlen}s %5d %s"
+    return header, "-" * (83 + qlen), line
 
 
-def job_line(row, info, with_queue=True, when=fmt_time):
+def queue_width(snap):
+    """Width of the queue column: the longest queue instance name, at least 30."""
+    return max([30] + [len(q["name"]) for q in snap.get("queues") or ()])
+
+
+def job_line(row, info, fmt="%7d %.5f %-10.10s %-12.12s %-5s %s %-30.30s %5d %s", when=fmt_time):
     """One line of the plain table (``%`` formatting: the fastest way for 10,000 lines)."""
     job = info.get(row["id"]) or {}
     label = qstatus.task_label(row) if (row.get("task") is not None or row.get("tasks")) else "       "
-    if with_queue:
-        return _LINE % (row["id"], row.get("prio", 0.0), job.get("name", ""), job.get("owner", ""),
-                        row["state"], when(row["time"]), row.get("queue", ""), row["slots"], label)
-    return _LINE_NO_QUEUE % (row["id"], row.get("prio", 0.0), job.get("name", ""), job.get("owner", ""),
-                             row["state"], when(row["time"]), row["slots"], label)
+    return fmt % (row["id"], row.get("prio", 0.0), job.get("name", ""), job.get("owner", ""),
+                  row["state"], when(row["time"]), row.get("queue", ""), row["slots"], label)
 
 
 def plain(snap, opts, out):
@@ -290,8 +292,9 @@ def plain(snap, opts, out):
         return
     info = snap["jobs"]
     when = _Times()
-    out.write(HEADER + "\n" + RULE + "\n")
-    out.write("\n".join([job_line(row, info, True, when) for row in rows]) + "\n")
+    header, rule, fmt = _formats(queue_width(snap))
+    out.write(header + "\n" + rule + "\n")
+    out.write("\n".join([job_line(row, info, fmt, when) for row in rows]) + "\n")
 
 
 def _needs_views(opts):

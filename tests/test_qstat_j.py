@@ -1,0 +1,128 @@
+"""qstat -j: the long job description and the scheduler's messages, against Grid Engine's texts.
+
+The job descriptions come from the spool; here ``load_spec`` is replaced by
+descriptions that reproduce the captured jobs (see test_qstat_format).
+"""
+
+import io
+
+import pytest
+
+from gridtools.cli.sge import qstat, qstat_j, qstat_msgs, qstat_usage
+from test_qstat_format import at, reference, reference_snapshot, render
+
+
+def captured_spec(job_id, snap):
+    info = snap["jobs"][job_id]
+    owner = info["owner"]
+    uid = {"alice": 2001, "carol": 2003}[owner]
+    home = f"/home/{owner}"
+    return {"id": job_id, "name": info["name"], "owner": owner, "uid": uid, "group": owner, "gid": uid,
+            "submit_time": info["submit_time"], "account": "sge", "cwd": f"{home}/ref",
+            "sge_o": {"HOME": home, "LOGNAME": owner, "SHELL": "/bin/bash", "WORKDIR": f"{home}/ref",
+                      "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games",
+                      "HOST": "localhost", "MAIL": f"/var/mail/{owner}"},
+            "stderr": [[None, "/dev/null"]], "stdout": [[None, "/dev/null"]],
+            "mail_list": [f"{owner}@localhost"], "notify": False, "jobshare": 0, "env": {"TERM": ""},
+            "args": ["900" if job_id in (51, 52) else "30"], "script_name": "sleep.sh", "binary": False,
+            "resources": {"hard": dict(info["hard"]), "soft": {}}, "pe": info["pe"],
+            "hold_jid": info["hold_jid"], "predecessors": info["predecessors"], "tasks": info["tasks"],
+            "project": info["project"] or None, "priority": info["priority"], "verify": "n"}
+
+
+@pytest.fixture
+def spool(monkeypatch):
+    """Job descriptions and task states as the spool would give them."""
+    snap = reference_snapshot()
+    specs = {j: captured_spec(j, snap) for j in snap["jobs"]}
+    states = {51: {"tasks": {"1": {"state": "running", "start_time": at("20:16:28")}}}}
+    monkeypatch.setattr(qstat_j, "load_spec", lambda j, s: (specs[j], states.get(j, {})))
+    monkeypatch.setattr(qstat_usage, "_job_pid", lambda j, n: 0)
+    return snap, specs, states
+
+
+@pytest.mark.parametrize("name, job_id", [
+    ("qstat-j-pending.txt", 53), ("qstat-j-pending-array.txt", 54), ("qstat-j-pending-pe.txt", 56),
+    ("qstat-j-pending-resources.txt", 58), ("qstat-j-held-hold_jid.txt", 57),
+    ("qstat-j-running.txt", 51), ("qstat-j-other-user-project.txt", 59)])
+def test_job_description_layout(spool, name, job_id):
+    assert render(["-j", str(job_id)], spool[0]) == reference(name)
+
+
+def test_global_messages_group_jobs_per_message(spool):
+    assert render(["-j"], spool[0]) == reference("qstat-j-all.txt")
+
+
+def test_job_found_by_name_and_pattern(spool):
+    assert render(["-j", "pend_plain"], spool[0]) == reference("qstat-j-pending.txt")
+    text = render(["-j", "pend_*"], spool[0])
+    assert [line.split()[1] for line in text.splitlines() if line.startswith("job_number:")] == \
+        ["53", "54", "55", "56", "57", "58"]
+
+
+def test_error_state_lines(spool):
+    snap, specs, states = spool
+    for row in snap["rows"]:
+        if row["id"] == 53:
+            row["state"] = "Eqw"
+    snap["reasons"] = {53: ["job is in error state"]}
+    reason = "11/29/2026 20:14:34 [2001:3132]: error: can't open output file \"/home/alice/envout/\": Is a directory"
+    states[53] = {"tasks": {"1": {"state": "error", "error_reason": reason}}}
+    lines = render(["-j", "53"], snap).splitlines()
+    want = reference("qstat-j-Eqw.txt").splitlines()
+    assert lines[-2:] == want[-2:]
+
+
+def test_missing_job_message_and_exit_status(spool, capsys):
+    snap = spool[0]
+    opts = qstat.parse_args(["-j", "999999"])
+    assert qstat_j.show(snap, opts, io.StringIO()) == 1
+    assert capsys.readouterr().err == reference("qstat-j-nonexistent.txt", "stderr")
+
+
+def test_finished_job_does_not_exist_for_j(spool, capsys):
+    snap = spool[0]
+    for row in snap["rows"]:
+        if row["id"] == 58:
+            row["state"] = "z"
+    opts = qstat.parse_args(["-j", "58"])
+    assert qstat_j.show(snap, opts, io.StringIO()) == 1
+    assert capsys.readouterr().err.startswith("Following jobs do not exist: \n58")
+
+
+def test_usage_line_of_a_running_task(spool):
+    text = render(["-j", "51"], spool[0])
+    assert "usage         1:            cpu=00:00:00, mem=0.00000 GB s, io=0.00000 GB, vmem=N/A, maxvmem=N/A\n" in text
+    assert "binding       1:            NONE\n" in text
+
+
+def test_ids_wrap_after_eight_per_line():
+    assert qstat_j._id_lines([1, 2, 3]) == "\t1,\t2,\t3"
+    text = qstat_j._id_lines(list(range(1, 11)))
+    assert text == "\t1,\t2,\t3,\t4,\t5,\t6,\t7,\t8,\n\t9,\t10"
+
+
+@pytest.mark.parametrize("line, number", [
+    ('queue instance "all.q@h" dropped because it is full', 37),
+    ("All queues dropped because of overload or full", 28),
+    ('queue instance "all.q@h" dropped because it is overloaded: np_load_avg=2 (= 1 + 1) >= 1.75', 27),
+    ('queue instance "all.q@h" dropped because it is disabled', 39)])
+def test_queue_messages_are_global(line, number):
+    assert qstat_msgs.global_number(line) == number
+
+
+@pytest.mark.parametrize("line, number", [
+    ("job dropped because of hold state", 33), ("job dropped because of job dependencies", 35),
+    ('cannot run in PE "smp" because it only offers 0 slots', 24),
+    ('(-l h_vmem=1G) cannot run in queue instance "all.q@h" because it offers only qf:h_vmem=500M', 17)])
+def test_job_messages_have_grid_engine_numbers(line, number):
+    assert qstat_msgs.global_number(line) is None
+    assert qstat_msgs.job_message(line)[0] == number
+
+
+def test_usage_reads_the_process_group(monkeypatch):
+    import os
+    usage = qstat_usage.group_usage(os.getpgrp())
+    assert usage is not None and usage[0] >= 0 and usage[1] > 0
+    assert qstat_usage.group_usage(2 ** 22 + 12345) is None
+    assert qstat_usage.hms(3723) == "01:02:03"
