@@ -217,3 +217,25 @@ def test_users_and_projects_share_names(cell):
     assert proc.returncode == 1 and '"default"' in proc.stderr
     ok(cell, "-duser", "alice")
     assert fails(cell, "-suser", "alice") == "alice is not known as user\n"
+
+
+def test_objects_named_by_quota_rules_cannot_be_deleted(cell, workdir):
+    path = os.path.join(workdir, "rqs")
+    with open(path, "w") as fh:
+        fh.write("{\n   name         r2\n   description  NONE\n   enabled      TRUE\n"
+                 "   limit        users @deadlineusers pes smp to slots=3\n}\n")
+    ok(cell, "-Arqs", path)
+    assert fails(cell, "-dul", "deadlineusers") == \
+        'denied: userset "deadlineusers" is still referenced in resource quota set "r2"\n'
+    ok(cell, "-dattr", "queue", "pe_list", "smp", "all.q")
+    assert fails(cell, "-dp", "smp") == \
+        'denied: parallel environment "smp" is still referenced in resource quota set "r2"\n'
+    ok(cell, "-drqs", "r2")
+    ok(cell, "-dul", "deadlineusers")
+    ok(cell, "-dp", "smp")
+
+
+def test_detached_settings(cell):
+    assert ok(cell, "-sds").stdout == ""
+    ok(cell, "-mattr", "queue", "slots", "3", "all.q@gone")
+    assert ok(cell, "-sds").stdout == "all.q: slots [gone]\n"

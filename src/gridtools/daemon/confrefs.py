@@ -26,6 +26,9 @@ REFERENCES = {
     "exechost": [("queue", ("hostlist",))],
 }
 #: attributes naming complex attributes
+#: kind -> (resource quota filter that may name it, how the name is written there)
+RQS_REFERENCES = {"userset": ("users", "@{}"), "project": ("projects", "{}"), "pe": ("pes", "{}"),
+                  "exechost": ("hosts", "{}")}
 COMPLEX_REFERENCES = [("queue", ("complex_values", "load_thresholds", "suspend_thresholds")),
                       ("exechost", ("complex_values", "load_scaling"))]
 
@@ -71,6 +74,9 @@ def refusal(kind, name):
                 f'{confstore.LABELS[owner_kind]} "{owner}"')
     if kind in ("project", "user") and _in_sharetree(name):
         return f'denied: may not remove {kind} "{name}" still referenced in share tree'
+    if kind in RQS_REFERENCES:
+        filter_kind, written = RQS_REFERENCES[kind]
+        return _rqs_refusal(filter_kind, written.format(name), confstore.LABELS[kind])
     return None
 
 
@@ -108,7 +114,7 @@ def _queue_refusal(name):
             if name in [q for q, _ in subordinate_queues(value or [])]:
                 return f'Cluster queue "{name}" is referenced in cluster queue "{qname}" as a subordinate. ' \
                        "Deletion denied"
-    return None
+    return _rqs_refusal("queues", name, "cluster queue")
 
 
 def _rqs_refusal(filter_kind, name, what):
@@ -116,7 +122,8 @@ def _rqs_refusal(filter_kind, name, what):
         for rule in rqs["limit"]:
             scope = rule.get(filter_kind)
             if scope is not None and name in (*scope.include, *scope.exclude):
-                return f'denied: {what} "{name}" is still referenced in resource quota set "{set_name}"'
+                return f'denied: {what} "{name.lstrip("@") if what == "userset" else name}" is still ' \
+                       f'referenced in resource quota set "{set_name}"'
     return None
 
 

@@ -1,0 +1,77 @@
+"""Pure parts of qconf's daemon side: attribute merging and the monitoring records."""
+
+import pytest
+
+from gridtools.daemon import confattr, monitor
+from gridtools.formats.sge.codecs import Integer, KeyValues, NameList
+from gridtools.formats.sge.rqs import parse_rule
+from gridtools.sched.snapshot import Decisions, PendingJob, Running, Snapshot, Start
+
+
+@pytest.mark.parametrize("mode,current,text,codec,expected", [
+    ("add", ["a"], "b c", NameList(), ["a", "b", "c"]),
+    ("delete", ["a", "b"], "a", NameList(), ["b"]),
+    ("modify", ["a", "b"], "c", NameList(), ["c"]),
+    ("replace", ["a"], "NONE", NameList(), []),
+    ("add", {"x": "1"}, "y=2", KeyValues(), {"x": "1", "y": "2"}),
+    ("modify", {"x": "1"}, "x=3,z=4", KeyValues(), {"x": "3", "z": "4"}),
+    ("delete", {"x": "1", "y": "2"}, "x", KeyValues(), {"y": "2"}),
+    ("delete", {"x": "1", "y": "2"}, "y=9", KeyValues(), {"x": "1"}),
+    ("replace", {"x": "1"}, "z=5", KeyValues(), {"z": "5"}),
+    ("modify", 3, "7", Integer(), 7),
+])
+def test_merge(mode, current, text, codec, expected):
+    assert confattr.merge(mode, current, text, codec, "attr", "obj") == expected
+
+
+@pytest.mark.parametrize("mode,current,text,codec,word", [
+    ("add", ["a"], "a", NameList(), "already exists"),
+    ("delete", ["a"], "b", NameList(), "does not exist"),
+    ("add", {"x": "1"}, "x=2", KeyValues(), "already exists"),
+    ("delete", {"x": "1"}, "y", KeyValues(), "does not exist"),
+    ("add", 3, "4", Integer(), "not a list attribute"),
+    ("modify", 3, "four", Integer(), "invalid value"),
+])
+def test_merge_refusals(mode, current, text, codec, word):
+    with pytest.raises(confattr.AttrProblem, match=word):
+        confattr.merge(mode, current, text, codec, "attr", "obj")
+
+
+def _snapshot(default_duration="INFINITY"):
+    pending = PendingJob(id=8, owner="bob", group="g", name="n", submit_time=0.0, priority=0, slots=1,
+                         tasks=(1,), hard_resources=(("h_rt", "0:2:0"),))
+    running = (Running(7, 1, "alice", (("all.q", "node1", 1),), (), 1000.0),
+               Running(9, 2, "carol", (("all.q", "node1", 2),), (("h_rt", "600"),), 1200.0))
+    return Snapshot(now=2000.0, jobs=(pending,), running=running, queues=(), hosts={}, complexes={},
+                    params={"default_duration": default_duration})
+
+
+def test_schedule_records():
+    decisions = Decisions(starts=[Start(8, 1, [["all.q", "node2", 1]])])
+    text = monitor.schedule_block(_snapshot(), decisions, 2000.0)
+    assert text == ("7:1:RUNNING:1000:4294966295:Q:all.q@node1:slots:1.000000\n"
+                    "9:2:RUNNING:1200:600:Q:all.q@node1:slots:2.000000\n"
+                    "8:1:STARTING:2000:120:Q:all.q@node2:slots:1.000000\n"
+                    "::::::::\n")
+
+
+def test_schedule_records_with_default_duration_and_quota():
+    rqs_set = {"name": "max_slots_per_user", "description": None, "enabled": True,
+               "limit": [parse_rule("users {*} queues all.q to slots=100")]}
+    text = monitor.schedule_block(_snapshot("1:0:0"), Decisions(), 2000.0, ([rqs_set], {}, {}))
+    lines = text.splitlines()
+    assert lines[0] == "7:1:RUNNING:1000:3600:Q:all.q@node1:slots:1.000000"
+    assert lines[1] == "7:1:RUNNING:1000:3600:L:max_slots_per_user:alice/////:1.000000"
+    assert lines[-1] == "::::::::"
+
+
+def test_runlog_lists_starts_and_reasons():
+    decisions = Decisions(starts=[Start(8, 1, [["all.q", "node2", 1]])],
+                          reasons={5: ['cannot run in PE "mpi" because it only offers 0 slots'],
+                                   6: ['queue instance "all.q@node1" dropped because it is full']})
+    lines = monitor.runlog_block(_snapshot(), decisions, 2000.0).splitlines()
+    assert lines[0].endswith("|-------------START-SCHEDULER-RUN-------------")
+    assert lines[1].endswith("|JOB 8.1 [1] starts in queue all.q@node2")
+    assert lines[2].endswith('|Job 5 cannot run in PE "mpi" because it only offers 0 slots')
+    assert lines[3].endswith('|queue instance "all.q@node1" dropped because it is full')
+    assert lines[4].endswith("|--------------STOP-SCHEDULER-RUN-------------")
