@@ -1,0 +1,129 @@
+"""qhost: the host table and its -F, -q, -j, -u, -h, -l, -st, -xml and -json views.
+
+Layouts are compared with Grid Engine 8.1.9's captured texts on the hand-built
+snapshot of test_qstat_format, then checked against a running daemon.
+"""
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import wait_for
+from gridtools.cli.sge import qhost, qhost_xml
+from test_qstat_format import reference, reference_snapshot
+
+
+def render(argv, snap=None):
+    snap = snap if snap is not None else reference_snapshot()
+    opts = qhost.parse_args(list(argv))
+    if opts.json:
+        return qhost_xml.as_json(snap, opts)
+    if opts.xml:
+        return qhost_xml.as_xml(snap, opts)
+    return qhost.text(snap, opts)
+
+
+@pytest.mark.parametrize("name, argv", [
+    ("qhost.txt", []), ("qhost-q.txt", ["-q"]), ("qhost-j.txt", ["-j"]), ("qhost-F.txt", ["-F"]),
+    ("qhost-xml.txt", ["-xml"])])
+def test_layout_is_grid_engines(name, argv):
+    assert render(argv) == reference(name)
+
+
+def test_queue_and_job_xml():
+    snap = reference_snapshot()
+    for row in snap["rows"][:2]:
+        row["prio"] = 0.250556
+    assert render(["-q", "-j", "-xml"], snap) == reference("qhost-q-j-xml.txt")
+
+
+def test_selected_resources_and_shortcuts():
+    lines = render(["-F", "mem_total,p,nla"]).splitlines()
+    assert lines[4:] == ["   hl:num_proc=2.000000", "   hl:mem_total=23.541G", "   hl:np_load_avg=0.157959"]
+
+
+def test_host_selection_by_name_and_resources():
+    assert render(["-h", "local*"]).splitlines()[3].startswith("localhost ")
+    assert len(render(["-h", "other"]).splitlines()) == 3
+    assert len(render(["-l", "arch=lx-amd64"]).splitlines()) == 4
+    assert len(render(["-l", "arch=sol-sparc64"]).splitlines()) == 3
+    assert len(render(["-l", "mem_total=2G"]).splitlines()) == 4
+    assert len(render(["-l", "mem_total=200G"]).splitlines()) == 3
+
+
+def test_jobs_of_selected_users():
+    snap = reference_snapshot()
+    snap["jobs"][52]["owner"] = "carol"
+    lines = render(["-u", "carol"], snap).splitlines()
+    assert lines[4:6] == [reference("qhost-j.txt").splitlines()[4], reference("qhost-j.txt").splitlines()[5]]
+    assert [line.split()[0] for line in lines[6:]] == ["52"]
+
+
+def test_state_column_from_slot_use():
+    snap = reference_snapshot()
+    lines = render(["-st"], snap).splitlines()
+    assert lines[0] == reference("qhost.txt").splitlines()[0] + "  STATE"
+    assert len(lines[1]) == 104 and lines[2].endswith("  -") and lines[3].endswith("  Busy")
+    snap["queues"][0]["used"] = 1
+    assert render(["-st"], snap).splitlines()[3].endswith("  Running")
+    snap["queues"][0]["used"] = 0
+    assert render(["-st"], snap).splitlines()[3].endswith("  Idle")
+    snap["hosts"]["localhost"]["state"] = "Draining"
+    assert render(["-st"], snap).splitlines()[3].endswith("  Draining")
+    del snap["hosts"]["localhost"]
+    assert render(["-st"], snap).splitlines()[3].split()[1:] == ["-"] * 10 + ["Down"]
+
+
+def test_parallel_job_gets_master_and_slave_lines():
+    snap = reference_snapshot()
+    snap["rows"][0].update(slots=2, granted=[["all.q", "localhost", 2]])
+    snap["jobs"][51]["pe"] = ["smp", 2, 2]
+    lines = render(["-j"], snap).splitlines()
+    assert [line.split()[-1] for line in lines[6:]] == ["MASTER", "SLAVE", "MASTER"]
+
+
+def test_json_document():
+    doc = json.loads(render(["-json", "-q", "-j", "-st"]))
+    glob, host = doc["hosts"]
+    assert glob["name"] == "global" and glob["num_proc"] is None
+    assert host["name"] == "localhost" and host["num_proc"] == 2 and host["state"] == "Busy"
+    assert host["mem_total"] == int(24105.984375 * 1024 * 1024)
+    assert host["queues"][0] == {"name": "all.q", "qtype": "BIP", "slots_used": 2, "slots": 2, "slots_resv": 0,
+                                 "states": ""}
+    assert [j["job_number"] for j in host["jobs"]] == [51, 52]
+
+
+def test_help_and_bad_option(capsys):
+    assert qhost.main(["-help"]) == 0
+    assert capsys.readouterr().out == reference("qhost-help.txt")
+    assert qhost.main(["-bad"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("SGE 8.1.9\nusage: qhost [options]\n") and err.endswith('invalid option argument "-bad"\n')
+
+
+# ---------------------------------------------------------------- against a daemon
+
+def test_live_host_table_queues_and_jobs(cell, workdir):
+    proc = cell.qsub("-b", "y", "-N", "hostjob", "sleep", "60", cwd=workdir)
+    job = int(re.search(r"(\d+)", proc.stdout).group(1))
+    wait_for(lambda: "hostjob" in cell.run("qhost", "-j").stdout, timeout=20)
+    lines = cell.run("qhost", "-q", "-j").stdout.splitlines()
+    want = reference("qhost-j.txt").splitlines()
+    assert lines[:3] == want[:3]
+    assert re.fullmatch(r"testhost {16}lx-\S+ +\d+ +\d+ +\d+ +\d+ +\d+\.\d\d +\S+ +\S+ +\S+ +\S+", lines[3])
+    assert len(lines[3]) == 94
+    assert lines[4].startswith("   all.q                BIP   0/1/2")
+    assert lines[5:7] == want[4:6]
+    queue, master = want[4].index("queue"), want[4].index("master")
+    assert lines[7].split()[0] == str(job)
+    assert lines[7][queue:queue + 10] == "all.q@test" and lines[7][master:master + 6] == "MASTER"
+
+
+def test_live_xml_and_state(cell):
+    root = ET.fromstring(cell.run("qhost", "-xml").stdout)
+    want = ET.fromstring(reference("qhost-xml.txt"))
+    assert [h.get("name") for h in root] == ["global", "testhost"]
+    assert [v.get("name") for v in root[1]] == [v.get("name") for v in want[1]]
+    assert cell.run("qhost", "-st").stdout.splitlines()[3].endswith("  Idle")
