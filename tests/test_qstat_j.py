@@ -126,3 +126,13 @@ def test_usage_reads_the_process_group(monkeypatch):
     assert usage is not None and usage[0] >= 0 and usage[1] > 0
     assert qstat_usage.group_usage(2 ** 22 + 12345) is None
     assert qstat_usage.hms(3723) == "01:02:03"
+
+
+def test_error_jobs_are_reported_without_scheduler_reasons(spool):
+    snap = spool[0]
+    snap["reasons"] = {}
+    for row in snap["rows"]:
+        if row["id"] == 54:
+            row["state"] = "Eqw"
+    assert render(["-j"], snap) == "Jobs dropped because of error state\n\t54\n"
+    assert render(["-j", "54"], snap).splitlines()[-1] == "scheduling info:            Job is in error state"

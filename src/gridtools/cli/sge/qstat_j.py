@@ -13,7 +13,7 @@ kind, the jobs it applies to.
 import fnmatch
 import time
 
-from gridtools.cli.sge import qstat_msgs, qstat_text, qstatus
+from gridtools.cli.sge import qstat_msgs, qstat_text
 
 WIDTH = 28
 RULE = "=" * 62

@@ -74,8 +74,15 @@ def job_message(line):
     return OTHER
 
 
+ERROR_LINE = "Job is in error state"
+
+
 def split(snap):
-    """Global lines (first seen first) and {job id: [job lines]} of a snapshot's reasons."""
+    """Global lines (first seen first) and {job id: [job lines]} of a snapshot's reasons.
+
+    A job with a task in error state gets Grid Engine's "Job is in error
+    state" also when the scheduler did not look at it.
+    """
     global_lines, per_job = [], {}
     live = {r["id"] for r in snap["rows"] if r["state"] != "z"}
     for job_id in sorted(snap.get("reasons") or {}):
@@ -87,6 +94,9 @@ def split(snap):
                     global_lines.append(line)
             else:
                 per_job.setdefault(job_id, []).append(canonical(line))
+    for row in snap["rows"]:
+        if row["state"] == "Eqw" and ERROR_LINE not in per_job.get(row["id"], ()):
+            per_job.setdefault(row["id"], []).insert(0, ERROR_LINE)
     return global_lines, per_job
 
 
