@@ -13,6 +13,7 @@ import pytest
 from conftest import wait_for
 from gridtools.cli.sge import qhost, qhost_xml
 from test_qstat_format import reference, reference_snapshot
+from test_qstat_live import kill_jobs_from
 
 
 def render(argv, snap=None):
@@ -108,6 +109,13 @@ def test_help_and_bad_option(capsys):
 def test_live_host_table_queues_and_jobs(cell, workdir):
     proc = cell.qsub("-b", "y", "-N", "hostjob", "sleep", "60", cwd=workdir)
     job = int(re.search(r"(\d+)", proc.stdout).group(1))
+    try:
+        _check_live_table(cell, job)
+    finally:
+        kill_jobs_from(workdir)
+
+
+def _check_live_table(cell, job):
     wait_for(lambda: "hostjob" in cell.run("qhost", "-j").stdout, timeout=20)
     lines = cell.run("qhost", "-q", "-j").stdout.splitlines()
     want = reference("qhost-j.txt").splitlines()

@@ -38,6 +38,20 @@ def running(cell, job_id):
     return wait_for(lambda: states(cell).get(job_id) == "r", timeout=20)
 
 
+def kill_jobs_from(workdir):
+    """Kill the job processes submitted from ``workdir`` (they outlive a destroyed cell)."""
+    import os
+    import signal
+
+    import psutil
+    for proc in psutil.process_iter(["pid", "environ"]):
+        try:
+            if (proc.info.get("environ") or {}).get("SGE_O_WORKDIR") == workdir:
+                os.killpg(os.getpgid(proc.pid), signal.SIGKILL)
+        except (psutil.Error, OSError):
+            continue
+
+
 @pytest.fixture
 def busy(cell, workdir):
     """Two running sleeps, a held job, an array, a PE job and a dependent job."""
@@ -51,7 +65,8 @@ def busy(cell, workdir):
                        "true", cwd=workdir)
     ids["dep"] = submit(cell, "-hold_jid", str(ids["run1"]), "-b", "y", "-N", "dep", "true", cwd=workdir)
     wait_for(lambda: set(ids.values()) <= set(states(cell)))
-    return ids
+    yield ids
+    kill_jobs_from(workdir)
 
 
 def test_plain_table_layout(cell, busy):
