@@ -135,3 +135,13 @@ def test_live_xml_and_state(cell):
     assert [h.get("name") for h in root] == ["global", "testhost"]
     assert [v.get("name") for v in root[1]] == [v.get("name") for v in want[1]]
     assert cell.run("qhost", "-st").stdout.splitlines()[3].endswith("  Idle")
+
+
+def test_without_a_daemon_hosts_come_from_the_configuration(idle_cell):
+    lines = idle_cell.run("qhost", "-st").stdout.splitlines()
+    assert lines[3].split() == ["testhost"] + ["-"] * 10 + ["Down"]
+    proc = idle_cell.qsub("-b", "y", "-N", "early", "true")
+    assert proc.returncode == 0
+    for argv in ([], ["-f"], ["-xml"], ["-json"], ["-r"], ["-j", "early"]):
+        out = idle_cell.run("qstat", *argv)
+        assert out.returncode == 0 and "early" in out.stdout, argv

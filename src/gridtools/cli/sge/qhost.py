@@ -84,6 +84,9 @@ def _apply(opts, word, value):
 def host_names(snap, opts):
     """Execution hosts to show, by name, after -h and -l."""
     names = sorted(set(snap.get("exechosts") or ()) | set(snap.get("hosts") or ()))
+    if not names:
+        from gridtools.spool import config
+        names = [n for n in config.names("exechost") if n != "global"]
     if opts.hosts:
         names = [n for n in names if any(fnmatch.fnmatchcase(n.lower(), p.lower()) for p in opts.hosts)]
     if opts.requests:
