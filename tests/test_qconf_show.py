@@ -4,6 +4,8 @@ import os
 
 import pytest
 
+from conftest import wait_for
+
 REFERENCE = "/work/shared/reference/sge"
 
 
@@ -103,7 +105,8 @@ def test_host_lists_and_groups(cell):
 
 
 def test_execution_host_shows_its_load(cell):
-    proc = cell.run("qconf", "-se", "testhost")
+    proc = wait_for(lambda: (lambda p: p if "num_proc=" in p.stdout else None)(
+        cell.run("qconf", "-se", "testhost")))
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
     assert lines[0] == "hostname              testhost"

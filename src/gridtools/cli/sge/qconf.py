@@ -9,12 +9,18 @@ answers with Grid Engine's messages.
 """
 
 import sys
-from functools import partial
 
 from gridtools.cli.sge import qconf_attr as A
 from gridtools.cli.sge import qconf_change as C
 from gridtools.cli.sge import qconf_show as S
 from gridtools.cli.sge.qconf_usage import USAGE, VERSION_LINE
+
+def partial(func, *bound, **keywords):
+    """``func`` with its first arguments bound (functools costs a start-up import)."""
+    def call(words):
+        return func(*bound, words, **keywords)
+    return call
+
 
 #: argument counts: a number of required words, OPT (one optional word), or
 #: ONE_OPT (one required word and one optional word)

@@ -10,10 +10,7 @@ nothing ("Object has not been changed").
 """
 
 import os
-import shlex
-import subprocess
 import sys
-import tempfile
 
 from gridtools import cell
 from gridtools.cli.sge.qconf_show import MISSING, error, split, stored
@@ -80,6 +77,9 @@ def send(payload):
 
 def edit(text):
     """Run $EDITOR on ``text`` in a temporary file; the edited text."""
+    import shlex
+    import subprocess
+    import tempfile
     editor = os.environ.get("EDITOR") or "vi"
     fd, path = tempfile.mkstemp(prefix="qconf-")
     try:
