@@ -239,3 +239,30 @@ def test_detached_settings(cell):
     assert ok(cell, "-sds").stdout == ""
     ok(cell, "-mattr", "queue", "slots", "3", "all.q@gone")
     assert ok(cell, "-sds").stdout == "all.q: slots [gone]\n"
+
+
+def test_resource_quota_sets_in_bulk(cell, workdir):
+    two = ("{\n   name         a\n   description  NONE\n   enabled      TRUE\n   limit        to slots=4\n}\n"
+           "{\n   name         b\n   description  NONE\n   enabled      FALSE\n   limit        to slots=2\n}\n")
+    path = os.path.join(workdir, "two")
+    with open(path, "w") as fh:
+        fh.write(two)
+    proc = ok(cell, "-Arqs", path)
+    assert proc.stderr == ('root@testhost added "a" to resource quota set list\n'
+                           'root@testhost added "b" to resource quota set list\n')
+    assert ok(cell, "-srqs").stdout == two
+    assert ok(cell, "-srqs", "b,a").stdout == two[two.index("{\n   name         b"):] + two[:two.index("}\n") + 2]
+    proc = ok(cell, "-mrqs", "b", env={"EDITOR": "sed -i 's/slots=2/slots=3/'"})
+    assert proc.stderr == 'root@testhost modified "b" in resource quota set list\n'
+    assert "slots=3" in ok(cell, "-srqs", "b").stdout
+    assert "was not named" in fails(cell, "-Mrqs", path, "a")
+    one = two[:two.index("}\n") + 2]
+    with open(path, "w") as fh:
+        fh.write(one)
+    proc = ok(cell, "-Mrqs", path)
+    assert proc.stderr == ('root@testhost modified "a" in resource quota set list\n'
+                           'root@testhost removed "b" from resource quota set list\n')
+    assert ok(cell, "-srqsl").stdout == "a\n"
+    proc = ok(cell, "-arqs", "c,d", env={"EDITOR": "true"})
+    assert proc.stderr.endswith('added "d" to resource quota set list\n')
+    assert ok(cell, "-srqsl").stdout == "a\nc\nd\n"

@@ -17,6 +17,8 @@ from gridtools.errors import GridError
 OBJECTS = ("queue", "exechost", "pe", "ckpt", "hostgroup", "resource_quota")
 #: attributes that name an object (ignored when an attribute file holds them)
 NAME_FIELDS = frozenset({"qname", "hostname", "group_name", "pe_name", "ckpt_name", "name"})
+#: execution host attributes the host reports itself
+REPORTED = frozenset({"load_values", "processors"})
 #: seconds -km waits for the daemon to stop
 STOP_WAIT = 10.0
 
@@ -28,7 +30,7 @@ def attr_change(mode, from_file, words):
         if obj not in OBJECTS:
             return error(f'error: "{obj}" is not a valid object name (use {", ".join(OBJECTS)})')
         if from_file:
-            attrs = file_attributes(read_file(words[1]))
+            attrs = file_attributes(read_file(words[1]), obj)
             targets = split(words[2:])
         else:
             attrs = [[words[1], words[2]]]
@@ -39,13 +41,18 @@ def attr_change(mode, from_file, words):
     return _guard(run)
 
 
-def file_attributes(text):
-    """``[[name, value text], ...]`` of an attribute file in an object's own format."""
+def file_attributes(text, obj="queue"):
+    """``[[name, value text], ...]`` of an attribute file in an object's own format.
+
+    Lines naming the object, the values a host reports (in a file saved
+    from ``qconf -se``) and the braces of a resource quota set are skipped.
+    """
     from gridtools.formats.sge.attrfile import logical_lines, split_attr
+    skip = NAME_FIELDS | (REPORTED if obj == "exechost" else frozenset()) | {"{", "}"}
     attrs = []
     for _number, line in logical_lines(text):
-        name, value = split_attr(line)
-        if name not in NAME_FIELDS:
+        name, value = split_attr(line.strip())
+        if name not in skip:
             attrs.append([name, value])
     if not attrs:
         raise GridError("error: the file names no attribute")
