@@ -52,11 +52,26 @@ def _ensure_daemon():
                         "(start it with: gridtools daemon start)")
 
 
+def refused(payload):
+    """The refusal line when the caller may not make this change, else None."""
+    from gridtools.cli.sge import jobsel
+    if may_change(payload):
+        return None
+    return f'denied: "{jobsel.me()}" must be manager for this operation'
+
+
+def check_rights(op, kind):
+    """Raise GridError before an editor opens when the change would be refused."""
+    denial = refused({"op": op, "object": kind})
+    if denial:
+        raise GridError(denial)
+
+
 def send(payload):
     """Send one qconf request, print the daemon's answer; returns the exit code."""
-    from gridtools.cli.sge import jobsel
-    if not may_change(payload):
-        return error(f'denied: "{jobsel.me()}" must be manager for this operation')
+    denial = refused(payload)
+    if denial:
+        return error(denial)
     try:
         _ensure_daemon()
         from gridtools.spool import requests, wake
@@ -152,6 +167,7 @@ def _guard(func):
 def add_edit(kind, words):
     """-aq [name], -ae [template], -ap name, -ahgrp group, -auser, -arqs [names] ..."""
     def run():
+        check_rights("add", kind)
         name = split(words)[0] if split(words) and kind != "rqs" else None
         current = stored(kind, name) if name and kind in ("queue", "exechost") else None
         if kind == "rqs":
@@ -174,11 +190,14 @@ def add_file(kind, words):
 
 def add_conf_edit(words):
     """-aconf host,...: an editor session per host."""
-    for host in split(words):
-        code = _guard(lambda h=host: _send_conf("add", h, edit(template_text("conf", h))))
-        if code:
-            return code
-    return 0
+    def run():
+        check_rights("add", "conf")
+        for host in split(words):
+            code = _send_conf("add", host, edit(template_text("conf", host)))
+            if code:
+                return code
+        return 0
+    return _guard(run)
 
 
 def conf_files(op, words):
@@ -210,6 +229,7 @@ def modify_edit(kind, words):
 
 
 def _modify_one(kind, name):
+    check_rights("modify", kind)
     current = stored(kind, name)
     if current is None:
         return error(MISSING[kind].format(name))
@@ -231,6 +251,7 @@ def modify_conf_edit(words):
 def modify_single_edit(kind, missing, _words=()):
     """-msconf, -mc, -mstree: edit the one object of the kind."""
     def run():
+        check_rights("modify", kind)
         current = stored(kind)
         if current is None:
             if kind != "sharetree":
@@ -258,6 +279,7 @@ def modify_rqs_edit(words):
     from gridtools.spool import config as spool_config
 
     def run():
+        check_rights("modify", "rqs")
         names = split(words)
         for name in names:
             if stored("rqs", name) is None:
