@@ -122,13 +122,25 @@ def delete(ctx):
         return ctx.info(f"{ctx.who} removed sharetree list")
     if kind not in confstore.LABELS or kind in ("sched", "complex") + confstore.LIST_KINDS:
         raise GridError(f"error: cannot delete objects of kind {kind!r}")
-    for name in ctx.body.get("names") or []:
+    for name in _expand(kind, ctx.body.get("names") or []):
         reason = _undeletable(ctx, kind, name)
         if reason:
             ctx.fail(reason)
             continue
         confstore.remove(ctx.state, kind, name)
         ctx.removed(kind, name)
+
+
+def _expand(kind, names):
+    """Queue names with wildcards (-dq wc_queue_list) replaced by the queues they match."""
+    if kind != "queue":
+        return names
+    from gridtools.formats.sge.names import is_pattern, wildcard_match
+    result = []
+    for name in names:
+        matches = [q for q in confstore.names("queue") if wildcard_match(name, q)] if is_pattern(name) else []
+        result.extend(matches or [name])
+    return result
 
 
 def _undeletable(ctx, kind, name):
