@@ -118,7 +118,7 @@ def _kill_cell_processes(root):
             if proc.pid == me:
                 continue
             env = proc.info.get("environ") or {}
-            if env.get("GRIDTOOLS_ROOT") == root:
+            if root in (env.get("GRIDTOOLS_ROOT"), env.get("SGE_ROOT")):
                 proc.send_signal(signal.SIGKILL)
         except (psutil.Error, OSError):
             continue

@@ -51,7 +51,7 @@ def test_qhold_pending_job_keeps_it_waiting(cell, workdir):
 
 
 def test_start_time_a(cell, workdir):
-    start = time.time() + 2
+    start = int(time.time()) + 3          # whole seconds: the -a syntax has no fractions
     stamp = time.strftime("%m%d%H%M.%S", time.localtime(start))
     jid = jid_of(cell.qsub("-a", stamp, "-b", "y", "true", cwd=workdir))
     time.sleep(1.0)
@@ -118,7 +118,7 @@ def test_qdel_pending_and_running(cell, workdir):
     rec = accounting_of(cell, run)
     assert rec and rec[0][11] == "100" and rec[0][12] == "137"
     assert accounting_of(cell, held) == []
-    assert qstat_state(cell, run) is None
+    wait_for(lambda: qstat_state(cell, run) is None, timeout=1.0)     # leaves qstat promptly
     proc = cell.run("qdel", str(run))
     assert proc.returncode == 1 and proc.stdout == f'denied: job "{run}" does not exist\n'
 

@@ -239,8 +239,18 @@ def test_repository_etc_matches_the_shipped_defaults():
 
 
 @needs_reference
+def test_shipped_scheduler_differs_from_pristine_only_in_policy_weights():
+    from gridtools.formats.sge.defaults import SCHED_WEIGHTS
+    shipped = objects.parse("sched", shipped_files()["sched_conf"])
+    pristine = objects.parse("sched", reference_text("qconf-ssconf.pristine.txt"))
+    changed = {k for k in pristine if shipped[k] != pristine[k]}
+    assert changed == set(SCHED_WEIGHTS)
+    assert shipped["weight_priority"] == 1.0
+
+
+@needs_reference
 @pytest.mark.parametrize("relative,capture", [
-    ("sched_conf", "qconf-ssconf.pristine.txt"), ("complex", "qconf-sc.txt"),
+    ("complex", "qconf-sc.txt"),
     ("exechosts/global", "qconf-se-global.pristine.txt"), ("pe/make", "qconf-sp-make.txt"),
     ("pe/smp", "qconf-sp-smp.txt"), ("pe/mpi", "qconf-sp-mpi.txt"),
     ("usersets/arusers", "qconf-su-arusers.txt"), ("usersets/deadlineusers", "qconf-su-deadlineusers.txt"),

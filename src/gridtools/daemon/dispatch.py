@@ -12,7 +12,7 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import view
+from gridtools.daemon import execd, view
 from gridtools.exec import launch, load
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
@@ -60,8 +60,9 @@ def _numeric_limits(spec, queue_limits):
 class Dispatcher:
     """Starts and controls shepherds for the daemon."""
 
-    def __init__(self, state):
+    def __init__(self, state, exec_client=None):
         self.state = state
+        self.exec = exec_client
 
     # ------------------------------------------------------------ start
     def build_plan(self, job, number, granted):
@@ -129,25 +130,45 @@ class Dispatcher:
             "terminate_method": q("terminate_method"), "granted": granted,
         }
 
-    def start(self, job, number, granted, now):
-        """Dispatch one task: persist, then launch its shepherd."""
+    def prepare(self, job, number, granted, now):
+        """First half of a start: the task's folder and plan, and its new state (in memory)."""
         tdir = jobstore.make_task_dir(job.id, number)
-        for name in ("result.yaml", "accounted", "shepherd.pid"):
-            try:
-                os.unlink(os.path.join(tdir, name))
-            except FileNotFoundError:
-                pass
         plan = self.build_plan(job, number, granted)
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
         launch.write_plan(tdir, plan)
-        tr.dispatch(job, number, granted, now)
+        tr.dispatch(job, number, granted, time.time())
+        self.state.active_jobs.add(job.id)
         self.state.touch(job)
+        return plan, tdir
+
+    def launch(self, job, number, plan, tdir):
+        """Second half, after the state was flushed: have the shepherd started.
+
+        A host served by its own execution daemon gets the task through its
+        inbox; every other host's tasks go to the dispatcher's exec server.
+        """
+        host = job.task(number).host
+        self.state.launching[(job.id, number)] = time.time()
+        if execd.registered(host):
+            execd.send(host, job.id, number)
+        elif self.exec is not None:
+            self.exec.order(job.id, number)
+        else:
+            launch.spawn(plan, tdir)
+
+    def start_all(self, starts, now):
+        """Dispatch decided tasks: persist all their states once, then fork the shepherds."""
+        ready = []
+        for start in starts:
+            job = self.state.jobs[start.job_id]
+            try:
+                ready.append((job, start.task) + self.prepare(job, start.task, start.granted, now))
+            except Exception as exc:  # noqa: BLE001 - one failed start must not stop the rest
+                self.state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
         self.state.flush()
-        pid = launch.spawn(plan, tdir)
-        job.task(number).shepherd_pid = pid
-        self.state.shepherds[pid] = (job.id, number)
-        self.state.touch(job)
+        for job, number, plan, tdir in ready:
+            self.launch(job, number, plan, tdir)
 
     # ------------------------------------------------------------ control
     def signal_task(self, job, task, what):
@@ -165,15 +186,10 @@ class Dispatcher:
         """qdel -f: end the task now, whether or not its shepherd answers."""
         pid = shepherd_pid(job.id, task.number)
         if pid:
+            _kill_job_groups(pid)
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
-                pass
-        job_pid = _read_int(os.path.join(jobstore.task_dir(job.id, task.number), "job_pid"))
-        if job_pid:
-            try:
-                os.killpg(job_pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
                 pass
         result = {"exit_status": 137, "failed": 100, "failed_reason": "job deleted (forced)",
                   "end_time": now, "deleted": True, "usage": {}}
@@ -202,12 +218,18 @@ def _write_pe_hostfile(tdir, granted):
     atomic_write(os.path.join(tdir, "pe_hostfile"), "\n".join(lines) + "\n", fsync=False)
 
 
-def _read_int(path):
+def _kill_job_groups(shepherd):
+    """SIGKILL the process group of every child of a shepherd (the job's)."""
+    import psutil
     try:
-        with open(path) as fh:
-            return int(fh.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0
+        children = psutil.Process(shepherd).children()
+    except psutil.Error:
+        return
+    for child in children:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def shepherd_pid(job_id, number):
@@ -217,17 +239,12 @@ def shepherd_pid(job_id, number):
         return 0
     try:
         with open(os.path.join(tdir, "shepherd.pid")) as fh:
-            pid_text, ctime_text = fh.read().split()
-        pid, ctime = int(pid_text), float(ctime_text)
+            pid_text, ticks_text = fh.read().split()
+        pid, ticks = int(pid_text), int(ticks_text)
     except (OSError, ValueError):
         return 0
-    import psutil
-    try:
-        if abs(psutil.Process(pid).create_time() - ctime) > 0.01:
-            return 0
-    except psutil.Error:
-        return 0
-    return pid
+    from gridtools.exec.jobproc import start_ticks
+    return pid if start_ticks(pid) == ticks else 0
 
 
 def wait_for_shepherd_pid(job_id, number, timeout=1.0):

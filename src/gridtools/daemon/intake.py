@@ -9,6 +9,7 @@ be applied is logged and dropped; it never stops the daemon.
 """
 
 import fnmatch
+import functools
 import grp
 import pwd
 import time
@@ -30,10 +31,14 @@ def handler(kind):
     return register
 
 
+#: requests applied per pass at most, so that scheduling interleaves with a large intake
+BATCH = 200
+
+
 def run(state, dispatcher, now=None):
-    """Apply every queued request; returns how many were applied."""
+    """Apply queued requests in order (at most BATCH); returns how many were applied."""
     count = 0
-    for req in spool_requests.pending():
+    for req in spool_requests.pending(limit=BATCH):
         func = HANDLERS.get(req.kind)
         answer = (1, "", f"error: unknown request {req.kind!r}\n")
         try:
@@ -52,25 +57,38 @@ def run(state, dispatcher, now=None):
 
 # ---------------------------------------------------------------- submit
 
-def _identity(spec, uid):
-    """Owner, uid, group and gid of a submitted job, taken from the request file's owner."""
-    owner = user_name(uid)
-    spec["owner"], spec["uid"] = owner, uid
+@functools.lru_cache(maxsize=256)
+def _account(uid):
+    """(name, primary gid, all gids) of a uid; cached for the daemon's life."""
+    name = user_name(uid)
     try:
         entry = pwd.getpwuid(uid)
-        allowed = {entry.pw_gid} | {g.gr_gid for g in grp.getgrall() if owner in g.gr_mem}
-        gid = spec.get("gid") if spec.get("gid") in allowed else entry.pw_gid
     except KeyError:
-        gid = spec.get("gid", uid)
-    spec["gid"] = gid
+        return name, uid, frozenset({uid})
+    groups = {entry.pw_gid} | {g.gr_gid for g in grp.getgrall() if name in g.gr_mem}
+    return name, entry.pw_gid, frozenset(groups)
+
+
+@functools.lru_cache(maxsize=256)
+def _group_name(gid):
     try:
-        spec["group"] = grp.getgrgid(gid).gr_name
+        return grp.getgrgid(gid).gr_name
     except KeyError:
-        spec["group"] = str(gid)
+        return str(gid)
+
+
+def _identity(spec, uid):
+    """Owner, uid, group and gid of a submitted job, taken from the request file's owner."""
+    owner, primary, allowed = _account(uid)
+    spec["owner"], spec["uid"] = owner, uid
+    spec["gid"] = spec.get("gid") if spec.get("gid") in allowed else primary
+    spec["group"] = _group_name(spec["gid"])
 
 
 def resolve_predecessors(state, items, owner, exclude):
     """Job ids named by -hold_jid items (ids, names, patterns) that are still in the system."""
+    if not items:
+        return []
     live = state.live_ids()
     found = []
     for item in items:

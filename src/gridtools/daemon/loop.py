@@ -17,9 +17,11 @@ import time
 
 from gridtools.daemon import intake, publish, reap, view
 from gridtools.daemon.dispatch import Dispatcher
+from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
 from gridtools.errors import GridError
 from gridtools.exec import load as host_load
+from gridtools.exec import shepherd as _shepherd  # noqa: F401 - loaded once, used by every fork
 from gridtools.formats import values
 from gridtools.sched.cycle import cycle
 from gridtools.spool import files, wake
@@ -27,6 +29,7 @@ from gridtools import cell
 
 LOAD_REFRESH = 2.0          # seconds between load samples of this machine
 DELETE_RETRY = 0.1          # seconds between termination retries of deleting tasks
+PUBLISH_EVERY = 0.1         # least seconds between two status snapshots (coalesces bursts)
 
 
 class Daemon:
@@ -34,13 +37,18 @@ class Daemon:
 
     def __init__(self):
         self.state = State()
-        self.dispatcher = Dispatcher(self.state)
+        self.exec = ExecClient()
+        self.dispatcher = Dispatcher(self.state, self.exec)
         self.loads = {}
         self.load_time = 0.0
         self.snap_queues = ()
         self.urgencies = {}
         self.next_event = None
         self.retry_deletes = False
+        self.more_intake = False
+        self.reaped = 0
+        self.purged = False
+        self.published = 0.0
         self.stopping = False
         self.lock = None
         self.fifo = None
@@ -54,8 +62,11 @@ class Daemon:
         if not self.lock.acquire():
             raise GridError("a gridtools daemon is already running for this cell")
         files.atomic_write(cell.spool("daemon.pid"), f"{os.getpid()}\n", fsync=False)
+        self.exec.start()               # forked while the daemon is small
         self.state.reload_config(force=True)
         load_jobs(self.state)
+        if self.state.running_tasks():
+            self.state.accounted = reap.recent_records()
         self.fifo = wake.open_listener()
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.sigpipe = rfd
@@ -71,6 +82,7 @@ class Daemon:
         self.stopping = True
 
     def shutdown(self):
+        self.exec.stop()
         self.state.flush()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         self._write_messages()
@@ -86,20 +98,28 @@ class Daemon:
         now = now if now is not None else time.time()
         state = self.state
         state.reload_config()
-        if intake.run(state, self.dispatcher, now):
+        taken = intake.run(state, self.dispatcher, now)
+        if taken:
             state.need_schedule = True
-        if reap.collect(state, self.dispatcher, now):
+        self.more_intake = taken >= intake.BATCH
+        self.reaped = reap.collect(state, self.dispatcher, now)
+        if self.reaped:
             state.need_schedule = True
         if self.next_event is not None and now >= self.next_event:
             state.need_schedule = True
         self._refresh_load(now)
         if state.need_schedule and state.scheduling:
             self.schedule(now)
-        reap.purge(state, self._finished_jobs_kept())
+        self.purged = reap.purge(state, self._finished_jobs_kept()) or self.purged
         state.flush()
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
-        if state.need_publish:
+        # what clients asked for shows at once; ends and starts are coalesced
+        if state.need_publish and (taken or now - self.published >= PUBLISH_EVERY):
             publish.publish(state, self.snap_queues, self.loads, self.urgencies, now)
+            self.published = now
+        if self.purged:
+            self.exec.order_trash()
+            self.purged = False
         self._write_messages()
 
     def schedule(self, now):
@@ -108,19 +128,19 @@ class Daemon:
         snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
         decisions = cycle(snap)
-        for start in decisions.starts:
-            job = state.jobs[start.job_id]
-            try:
-                self.dispatcher.start(job, start.task, start.granted, now)
-            except Exception as exc:  # noqa: BLE001 - one failed start must not stop the pass
-                state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
+        self.dispatcher.start_all(decisions.starts, now)
         state.reasons = decisions.reasons
-        state.priorities = decisions.priorities
+        # jobs that just started keep the priority they were dispatched with
+        kept = {jid: p for jid, p in state.priorities.items() if jid in state.jobs}
+        kept.update(decisions.priorities)
+        state.priorities = kept
+        kept_urg = {jid: u for jid, u in self.urgencies.items() if jid in state.jobs}
+        kept_urg.update(decisions.urgencies)
+        self.urgencies = kept_urg
         if state.monitor_next:
             from gridtools.daemon import monitor
             monitor.write(snap, decisions, now)
             state.monitor_next = False
-        self.urgencies = decisions.urgencies
         self.next_event = _next_start_time(snap, now)
         state.need_publish = True
 
@@ -160,6 +180,10 @@ class Daemon:
             timeout = min(timeout, max(0.0, self.next_event - now))
         if self.retry_deletes:
             timeout = min(timeout, DELETE_RETRY)
+        if self.more_intake:
+            timeout = 0.0
+        if self.state.need_publish:
+            timeout = min(timeout, max(0.0, self.published + PUBLISH_EVERY - now))
         try:
             ready, _, _ = select.select([self.fifo, self.sigpipe], [], [], timeout)
         except InterruptedError:

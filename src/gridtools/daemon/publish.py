@@ -32,9 +32,11 @@ def ranges(numbers):
     return out
 
 
-def running_state(task):
+def running_state(task, held=""):
     if task.deleting:
         return "dr"
+    if held:
+        return "hr"
     if "s" in task.suspended:
         return "s"
     if "S" in task.suspended:
@@ -64,7 +66,7 @@ def job_rows(job, prio, live):
         task = job.tasks.get(number)
         if task is not None and task.state is TaskState.RUNNING:
             rows.append({"id": job.id, "task": number if job.is_array else None,
-                         "state": running_state(task), "time": task.start_time,
+                         "state": running_state(task, job.holds_of(number)), "time": task.start_time,
                          "queue": f"{task.queue}@{task.host}", "slots": task.slots,
                          "granted": task.granted, "prio": prio})
             continue
@@ -143,8 +145,8 @@ def config_facts(conf):
 
 def queue_rows(state, snap_queues, loads):
     used = {}
-    for job in state.jobs.values():
-        for task in job.running():
+    for _job, task in state.running_tasks():
+        if True:
             for queue, host, slots in task.granted:
                 key = f"{queue}@{host}"
                 used[key] = used.get(key, 0) + slots
@@ -160,14 +162,28 @@ def queue_rows(state, snap_queues, loads):
     return rows
 
 
+def _job_parts(job, prio, live, urgency):
+    """(rows, info) of a job, cached on the job until it or its dependencies change."""
+    key = (job.version, any(p in live for p in job.spec.get("predecessors") or ()),
+           tuple(urgency) if urgency else None)
+    cached = job.cache.get("publish")
+    if cached is None or cached[0] != key:
+        cached = (key, job_rows(job, prio, live), job_info(job, urgency))
+        job.cache["publish"] = cached
+    rows = cached[1]
+    for row in rows:
+        row["prio"] = 0.0 if row["state"].startswith("h") else prio
+    return rows, cached[2]
+
+
 def publish(state, snap_queues, loads, urgencies, now=None):
     now = now or time.time()
     live = state.live_ids()
     rows, info = [], {}
     for job in state.jobs.values():
-        prio = state.priorities.get(job.id, 0.0)
-        rows.extend(job_rows(job, prio, live))
-        info[job.id] = job_info(job, urgencies.get(job.id))
+        job_rows_, info[job.id] = _job_parts(job, state.priorities.get(job.id, 0.0), live,
+                                             urgencies.get(job.id))
+        rows.extend(job_rows_)
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,
         "queues": queue_rows(state, snap_queues, loads),

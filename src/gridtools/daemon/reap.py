@@ -5,7 +5,9 @@ shepherd, which may have been started by an earlier daemon). A task whose
 shepherd is gone without a result either never started (the daemon died
 between writing the state and forking) and is requeued, or was lost and is
 ended as failed. An accounting record is written exactly once per task run:
-a marker file in the task folder records that it was.
+the task's state is written right after its record is appended, and a
+daemon that restarts in between finds the record at the end of the
+accounting file (``recent_records``) and does not write it again.
 """
 
 import os
@@ -23,53 +25,49 @@ FAILED_LOST = 18
 STARTUP_GRACE = 30.0       # seconds a forked shepherd may take to lock its folder
 
 
-def reap_children(state):
-    """waitpid() every exited shepherd child of this daemon."""
-    while state.shepherds:
+def reap_children():
+    """waitpid() exited children of this daemon (its exec server, if it ended)."""
+    while True:
         try:
             pid, _status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            state.shepherds.clear()
             return
         if pid == 0:
             return
-        state.shepherds.pop(pid, None)
 
 
 def _alive(state, job, task, now):
+    """True while a task's shepherd runs or is still being started."""
+    key = (job.id, task.number)
     tdir = jobstore.task_dir(job.id, task.number)
     if is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
+        state.launching.pop(key, None)
         return True
-    if task.shepherd_pid in state.shepherds:
-        return True
-    return False
+    ordered = state.launching.get(key)
+    return ordered is not None and now - ordered < STARTUP_GRACE
 
 
 def collect(state, dispatcher, now):
     """Handle every running task that ended; returns the number handled."""
-    reap_children(state)
+    reap_children()
     ended = []
-    for job in list(state.jobs.values()):
-        for task in job.running():
+    for job, task in state.running_tasks():
+        if True:
             result = jobstore.read_result(job.id, task.number)
             if result is None:
                 if _alive(state, job, task, now):
                     continue
                 result = _lost(job, task, now)
             ended.append((job, task, result))
-    accounting = []
+            state.launching.pop((job.id, task.number), None)
+    records = []
     for job, task, result in ended:
         rec = _conclude(state, job, task, result, now)
         if rec is not None:
-            accounting.append((job, task, rec))
-    if accounting:
-        acct.append([rec for _, _, rec in accounting])
-    for job, task, _ in accounting:
-        _mark_accounted(job, task)
+            records.append(rec)
+    if records:
+        acct.append(records)
     state.flush()
-    for job, task, _ in ended:
-        if job.state_of(task.number) is not TaskState.RUNNING:
-            jobstore.remove_task_dir(job.id, task.number)
     return len(ended)
 
 
@@ -81,16 +79,30 @@ def _lost(job, task, now):
             "end_time": now, "usage": {}}
 
 
-def _accounted(job, task):
-    return os.path.exists(os.path.join(jobstore.task_dir(job.id, task.number), "accounted"))
-
-
-def _mark_accounted(job, task):
+def recent_records(tail_bytes=4 << 20):
+    """(job, task, start time) of the records at the end of the accounting file."""
+    from gridtools.formats import accounting as acct_format
+    seen = set()
     try:
-        with open(os.path.join(jobstore.task_dir(job.id, task.number), "accounted"), "w"):
-            pass
+        with open(acct.path(), "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - tail_bytes))
+            lines = fh.read().decode("utf-8", "replace").splitlines()[1:]
     except OSError:
-        pass
+        return seen
+    for line in lines:
+        if line and not line.startswith("#"):
+            try:
+                rec = acct_format.parse(line)
+            except Exception:  # noqa: BLE001 - a torn line is skipped
+                continue
+            seen.add((rec["job_number"], rec["task_number"] or 1, rec["start_time"]))
+    return seen
+
+
+def _accounted(state, job, task):
+    key = (job.id, task.number, int(task.start_time) if task.start_time else 0)
+    return key in state.accounted
 
 
 def _conclude(state, job, task, result, now):
@@ -102,7 +114,7 @@ def _conclude(state, job, task, result, now):
         state.touch(job)
         state.need_schedule = True
         return None
-    want_record = not _accounted(job, task)
+    want_record = not _accounted(state, job, task)
     if result.get("requeue") and not task.deleting:
         record = _record(state, job, task, result, now) if want_record else None
         tr.requeue(job, number, now)
@@ -140,23 +152,27 @@ def _record(state, job, task, result, now):
 
 def purge(state, keep):
     """Remove finished jobs beyond the newest ``keep`` (conf ``finished_jobs``)."""
+    if len(state.finished_order) <= keep:
+        return 0
     order = [jid for jid in state.finished_order if jid in state.jobs and state.jobs[jid].is_finished()]
-    state.finished_order = order
-    while len(state.finished_order) > keep:
-        jid = state.finished_order.pop(0)
+    removed = 0
+    while len(order) > keep:
+        jid = order.pop(0)
         state.forget(jid)
         jobstore.remove(jid)
         state.need_publish = True
+        removed += 1
+    state.finished_order = order
+    return removed
 
 
 def pending_deletes(state, dispatcher):
     """Re-send termination to deleting tasks whose shepherd had not started listening yet."""
     waiting = False
-    for job in state.jobs.values():
-        for task in job.running():
-            if task.deleting:
-                waiting = True
-                dispatcher.signal_task(job, task, "delete")
+    for job, task in state.running_tasks():
+        if task.deleting:
+            waiting = True
+            dispatcher.signal_task(job, task, "delete")
     return waiting
 
 

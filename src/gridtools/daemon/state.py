@@ -25,7 +25,10 @@ class State:
         self.config = None            # spool.config.CellConfig
         self.config_stamp = None
         self.names = {}               # job name -> set of ids (live or finished-but-kept)
-        self.shepherds = {}           # shepherd pid -> (job id, task)
+        self.launching = {}           # (job id, task) -> time its shepherd was ordered
+        self.view_cache = {}          # snapshot parts that change with the configuration only
+        self.active_jobs = set()      # ids of jobs that may have running tasks (pruned lazily)
+        self._live = None             # cached live_ids()
         self.finished_order = []      # ids of finished jobs, oldest first
         self.need_schedule = True
         self.need_publish = True
@@ -36,18 +39,22 @@ class State:
         self.started = time.time()
         self.queue_states = {}        # "queue@host" -> state letters set by qmod
         self.host_states = {}         # host -> drain/flush/suspend state
+        self.accounted = set()         # (job, task, start) already in the accounting file
+        self.config_generation = 0     # bumped on every reload (keys caches)
         self.monitor_next = False     # qconf -tsm: write the schedule file after the next pass
         self.scheduling = True        # qconf -ks stops scheduling until the daemon restarts
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
         self.jobs[job.id] = job
+        self._live = None
         self.names.setdefault(job.spec["name"], set()).add(job.id)
         self.dirty.add(job.id)
         self.need_schedule = True
         self.need_publish = True
 
     def forget(self, job_id):
+        self._live = None
         job = self.jobs.pop(job_id, None)
         if job is not None:
             ids = self.names.get(job.spec["name"])
@@ -57,8 +64,21 @@ class State:
         self.reasons.pop(job_id, None)
 
     def touch(self, job):
+        job.changed()
         self.dirty.add(job.id)
         self.need_publish = True
+        self._live = None
+
+    def running_tasks(self):
+        """(job, task) for every running task, via the index of active jobs."""
+        found = []
+        for job_id in list(self.active_jobs):
+            job = self.jobs.get(job_id)
+            tasks = job.running() if job is not None else []
+            if not tasks:
+                self.active_jobs.discard(job_id)
+            found.extend((job, task) for task in tasks)
+        return found
 
     def flush(self):
         """Write the state of every dirty job to the spool."""
@@ -70,7 +90,9 @@ class State:
 
     def live_ids(self):
         """Ids of jobs with a task pending, running or in error."""
-        return {j.id for j in self.jobs.values() if not j.is_finished()}
+        if self._live is None:
+            self._live = {j.id for j in self.jobs.values() if not j.is_finished()}
+        return self._live
 
     def log(self, text):
         self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{text}")
@@ -89,6 +111,7 @@ class State:
                 raise
             return False
         self.config_stamp = stamp
+        self.config_generation += 1
         self.need_schedule = True
         self.need_publish = True
         return True
@@ -103,6 +126,8 @@ def load_jobs(state):
         job = Job.from_parts(spec, jobstore.read_state(job_id))
         state.jobs[job.id] = job
         state.names.setdefault(spec["name"], set()).add(job.id)
+        if job.running():
+            state.active_jobs.add(job.id)
         if job.is_finished():
             state.finished_order.append((_end_time(job), job.id))
     state.finished_order = [jid for _, jid in sorted(state.finished_order)]
@@ -121,7 +146,4 @@ def user_name(uid):
 
 def running_tasks(state):
     """(job, task) for every task in the RUNNING state."""
-    for job in state.jobs.values():
-        for task in job.tasks.values():
-            if task.state is TaskState.RUNNING:
-                yield job, task
+    return state.running_tasks()

@@ -154,34 +154,61 @@ def sched_params(conf):
     return params
 
 
+def _config_parts(state):
+    """Snapshot parts that depend on the configuration only, cached per configuration."""
+    cached = state.view_cache.get("config")
+    if cached is not None and cached[0] == state.config_generation:
+        return cached[1]
+    conf = state.config
+    groups = hostgroups(conf)
+    global_host = conf.objects["exechost"].get("global") or {}
+    parts = {"groups": groups, "complexes": complexes(conf), "params": sched_params(conf),
+             "pes": dict(conf.objects["pe"]),
+             "global_values": _pairs(global_host.get("complex_values"))}
+    state.view_cache["config"] = (state.config_generation, parts)
+    return parts
+
+
+def _queues(state, parts):
+    """Queue instances, cached until the configuration or a queue state letter changes."""
+    key = (state.config_generation, tuple(sorted(state.queue_states.items())))
+    cached = state.view_cache.get("queues")
+    if cached is None or cached[0] != key:
+        cached = (key, queue_instances(state.config, parts["groups"],
+                                       lambda q, h: state_letters(state, q, h)))
+        state.view_cache["queues"] = cached
+    return cached[1]
+
+
 def build(state, now, loads):
     """The Snapshot of ``state`` at time ``now``."""
     conf = state.config
-    groups = hostgroups(conf)
+    parts = _config_parts(state)
     pending, running, ad_done = [], [], {}
-    live = set()
-    for job in state.jobs.values():
-        tasks_running = 0
-        for task in job.tasks.values():
-            if task.state is TaskState.RUNNING:
-                tasks_running += 1
-                res = (job.spec.get("resources") or {}).get("hard") or {}
-                running.append(Running(job.id, task.number, job.spec["owner"],
-                                       tuple(tuple(g) for g in task.granted), _pairs(res), task.start_time))
-        if job.is_finished():
-            continue
-        live.add(job.id)
+    counts = {}
+    for job, task in state.running_tasks():
+        counts[job.id] = counts.get(job.id, 0) + 1
+        res = (job.spec.get("resources") or {}).get("hard") or {}
+        running.append(Running(job.id, task.number, job.spec["owner"],
+                               tuple(tuple(g) for g in task.granted), _pairs(res), task.start_time))
+    live = state.live_ids()
+    for job_id in live:
+        job = state.jobs[job_id]
+        tasks_running = counts.get(job_id, 0)
         if job.spec.get("tasks"):
             ad_done[job.id] = frozenset(n for n, t in job.tasks.items() if t.state is TaskState.FINISHED)
         if job.pending_numbers() and not job.deleted:
-            pending.append(pending_job(job, conf, tasks_running))
-    global_host = conf.objects["exechost"].get("global") or {}
+            key = (job.version, state.config_generation)
+            cached = job.cache.get("view")
+            if cached is None or cached[0] != key:
+                cached = (key, pending_job(job, conf, tasks_running))
+                job.cache["view"] = cached
+            pending.append(cached[1])
     return Snapshot(
-        now=now, jobs=tuple(pending), running=tuple(running),
-        queues=queue_instances(conf, groups, lambda q, h: state_letters(state, q, h)),
-        hosts=hosts(conf, loads, state.host_states), complexes=complexes(conf),
-        params=sched_params(conf), live=frozenset(live), ad_done=ad_done,
-        pes=dict(conf.objects["pe"]), global_values=_pairs(global_host.get("complex_values")))
+        now=now, jobs=tuple(pending), running=tuple(running), queues=_queues(state, parts),
+        hosts=hosts(conf, loads, state.host_states), complexes=parts["complexes"],
+        params=parts["params"], live=frozenset(live), ad_done=ad_done, pes=parts["pes"],
+        global_values=parts["global_values"])
 
 
 def state_letters(state, queue, host):

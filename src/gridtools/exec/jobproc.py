@@ -288,6 +288,16 @@ def _tree_vmem(pid):
     return total
 
 
+def start_ticks(pid):
+    """A process's start time in clock ticks since boot (/proc/PID/stat field 22); 0 if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return 0
+    return int(data[data.rindex(b")") + 2:].split()[19])
+
+
 def home_of(user):
     try:
         return pwd.getpwnam(user).pw_dir

@@ -124,7 +124,9 @@ def command_line(spec, ctx):
     Returns (path to execute, argv list).
     """
     shell = spec.get("shell") or ctx["queue_shell"] or "/bin/sh"
-    login = os.path.basename(shell) in ctx.get("login_shells", ())
+    mode = ctx.get("shell_start_mode", "posix_compliant")
+    # login shells are a posix_compliant matter (sge_conf(5) login_shells)
+    login = mode == "posix_compliant" and os.path.basename(shell) in ctx.get("login_shells", ())
     argv0 = ("-" if login else "") + os.path.basename(shell)
     args = list(spec.get("args") or [])
     if spec.get("binary"):
@@ -134,7 +136,6 @@ def command_line(spec, ctx):
         text = " ".join([command] + args)
         return shell, [argv0, "-c", text]
     script = ctx["job_script"]
-    mode = ctx.get("shell_start_mode", "posix_compliant")
     if mode == "unix_behavior" and not spec.get("shell") and ctx.get("has_shebang"):
         return script, [script] + args
     if mode == "script_from_stdin":

@@ -43,6 +43,11 @@ class Shepherd:
                        "exit_status": 0, "signal": 0, "deleted": False, "requeue": False,
                        "error_state": False, "error_reason": "", "usage": {}}
         self.killed_by = None
+        self.trace_lines = []
+
+    def trace(self, text):
+        """Note a step in the task's trace file (written when the task ends)."""
+        self.trace_lines.append(f"{time.time():.6f} {text}")
 
     # ------------------------------------------------------------ signals
     def _on_signal(self, signum, _frame):
@@ -85,8 +90,10 @@ class Shepherd:
         return any(s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) for s in self.flags)
 
     def _run_job(self):
+        self.trace("starting job")
         pid, errpipe = jobproc.spawn_job(self.plan)
         failure = jobproc.read_spawn_failure(errpipe)
+        self.trace(f"job pid {pid} " + ("failed to start" if failure else "executing"))
         if failure is not None:
             code, message = failure
             os.waitpid(pid, 0)
@@ -97,6 +104,7 @@ class Shepherd:
             return
         atomic_write(os.path.join(self.dir, "job_pid"), f"{pid}\n", fsync=False)
         status, rusage = self._supervise(pid)
+        self.trace(f"job exited with status {status}")
         self._record_exit(status, rusage)
 
     def _record_exit(self, status, rusage):
@@ -184,9 +192,8 @@ def _drain(fd):
 
 def write_pidfile(task_dir):
     """Record this shepherd's pid and start time (checked before signalling it)."""
-    import psutil
-    me = psutil.Process()
-    atomic_write(os.path.join(task_dir, "shepherd.pid"), f"{me.pid} {me.create_time()}\n", fsync=False)
+    pid = os.getpid()
+    atomic_write(os.path.join(task_dir, "shepherd.pid"), f"{pid} {jobproc.start_ticks(pid)}\n", fsync=False)
 
 
 def main(plan, task_dir):
@@ -195,11 +202,19 @@ def main(plan, task_dir):
     lock.acquire()
     write_pidfile(task_dir)
     shepherd = Shepherd(plan, task_dir)
+    shepherd.trace("shepherd started")
     try:
         result = shepherd.run()
     except Exception as exc:  # noqa: BLE001 - report any failure as the task's result
         result = dict(shepherd.result, failed=18, failed_reason=f"shepherd error: {exc}",
                       exit_status=1, end_time=time.time())
+    shepherd.trace("writing result")
+    if result.get("failed") or result.get("error_state"):
+        try:
+            with open(os.path.join(task_dir, "trace"), "w") as fh:
+                fh.write("\n".join(shepherd.trace_lines) + "\n")
+        except OSError:
+            pass
     jobstore.write_result(plan["job_id"], plan["task"], result)
     lock.release()
     wake.poke()

@@ -92,6 +92,13 @@ class Job:
     tasks: dict = field(default_factory=dict)     # number -> Task (only tasks with a record)
     hold: str = ""                                # job-level holds on all pending tasks
     deleted: bool = False                         # qdel seen; remaining tasks go away
+    version: int = 0                              # bumped by every change (keys caches)
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def changed(self):
+        """Record that the job changed: derived values are recomputed on next use."""
+        self.version += 1
+        self.cache.clear()
 
     @property
     def id(self):
@@ -110,6 +117,7 @@ class Job:
         if task is None:
             task = Task(number, slots=self.slots())
             self.tasks[number] = task
+            self.cache.clear()
         return task
 
     def slots(self):
@@ -122,9 +130,13 @@ class Job:
 
     def pending_numbers(self):
         """Task numbers still pending (held or not), in order."""
-        tasks = self.tasks
-        return [n for n in self.numbers()
-                if n not in tasks or tasks[n].state is TaskState.PENDING]
+        found = self.cache.get("pending")
+        if found is None:
+            tasks = self.tasks
+            found = [n for n in self.numbers()
+                     if n not in tasks or tasks[n].state is TaskState.PENDING]
+            self.cache["pending"] = found
+        return found
 
     def holds_of(self, number):
         """All hold letters that apply to a pending task (job-level and its own)."""
@@ -137,8 +149,13 @@ class Job:
 
     def is_finished(self):
         """True when no task is pending, running or in error."""
-        tasks = self.tasks
-        return all(n in tasks and tasks[n].state is TaskState.FINISHED for n in self.numbers())
+        done = self.cache.get("finished")
+        if done is None:
+            tasks = self.tasks
+            done = len(tasks) >= len(self.numbers()) and all(
+                n in tasks and tasks[n].state is TaskState.FINISHED for n in self.numbers())
+            self.cache["finished"] = done
+        return done
 
     def state_dict(self):
         return {"hold": self.hold, "deleted": self.deleted,

@@ -34,6 +34,7 @@ def dispatch(job, number, granted, now, shepherd_pid=0):
     task.shepherd_pid = shepherd_pid
     task.exit_status = None
     task.failed = 0
+    job.changed()
     return True
 
 
@@ -49,6 +50,7 @@ def finish(job, number, result, now):
     task.failed_reason = str(result.get("failed_reason", ""))
     task.usage = dict(result.get("usage") or {})
     task.shepherd_pid = 0
+    job.changed()
     return True
 
 
@@ -61,6 +63,7 @@ def fail_to_start(job, number, reason, now):
     task.host = task.queue = None
     task.granted = []
     task.shepherd_pid = 0
+    job.changed()
     return True
 
 
@@ -70,6 +73,7 @@ def clear_error(job, number):
         return False
     task.state = TaskState.PENDING
     task.error_reason = ""
+    job.changed()
     return True
 
 
@@ -85,6 +89,7 @@ def requeue(job, number, now):
     task.suspended = ""
     task.deleting = False
     task.shepherd_pid = 0
+    job.changed()
     return True
 
 
@@ -98,6 +103,7 @@ def delete_pending(job, number, now):
     task.failed = task.failed or 0
     task.failed_reason = "deleted before it ran"
     task.exit_status = None
+    job.changed()
     return True
 
 
@@ -107,6 +113,7 @@ def request_delete(job, number):
     if task.state is not TaskState.RUNNING or task.deleting:
         return False
     task.deleting = True
+    job.changed()
     return True
 
 
@@ -119,10 +126,12 @@ def set_hold(job, number, letters, on):
         if not on:
             for task in job.tasks.values():
                 task.hold = _letters(task.hold, letters, False)
+        job.changed()
         return before != job.hold or not on
     task = job.task(number)
     before = task.hold
     task.hold = _letters(task.hold, letters, on)
+    job.changed()
     if not on and job.hold:
         # releasing one task of a job-level hold: move the other letters down to the tasks
         return _release_job_level(job, number, letters) or before != task.hold
@@ -135,6 +144,7 @@ def _release_job_level(job, number, letters):
     for n in job.pending_numbers():
         t = job.task(n)
         t.hold = _letters(_letters(t.hold, common, True), letters, False) if n == number else _letters(t.hold, common, True)
+    job.changed()
     return True
 
 
@@ -150,6 +160,7 @@ def suspend(job, number, why):
     if task.state is not TaskState.RUNNING or why in task.suspended:
         return False
     task.suspended += why
+    job.changed()
     return True
 
 
@@ -158,4 +169,5 @@ def unsuspend(job, number, why):
     if task.state is not TaskState.RUNNING or why not in task.suspended:
         return False
     task.suspended = task.suspended.replace(why, "")
+    job.changed()
     return True

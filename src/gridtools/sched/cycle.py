@@ -29,6 +29,14 @@ class _Pass:
         self._init_capacity()
         self._init_usage()
 
+    def all_full(self):
+        """True when no queue instance has a free slot left (the rest of the pass is cheap)."""
+        return not any(v > 0 for v in self.free.values())
+
+    def full_reasons(self):
+        lines = [f'queue instance "{name}" dropped because it is full' for name in sorted(self.free)]
+        return lines + ["All queues dropped because of overload or full"]
+
     def _consumable(self, name):
         cx = self.snap.complexes.get(name)
         return cx if cx is not None and cx.consumable in ("YES", "JOB") and cx.name != "slots" else None
@@ -84,11 +92,11 @@ class _Pass:
 def _blocked(job, task, snap, state):
     """Reason a pending task may not start at all now, or None."""
     if job.error:
-        return "job is in error state"
+        return "Job is in error state"
     if job.holds.get(task):
         return "job dropped because of hold state"
     if job.start_at and job.start_at > snap.now:
-        return "job dropped because its start time is in the future (-a)"
+        return "execution time not reached"
     if any(p in snap.live for p in job.predecessors):
         return "job dropped because of job dependencies"
     for pred in job.ad_predecessors:
@@ -225,7 +233,11 @@ def cycle(snap):
     for job_id, (prio, urg) in prios.items():
         decisions.priorities[job_id] = prio
         decisions.urgencies[job_id] = urg
+    full_lines = None
     for job in prio_mod.order(snap.jobs, prios):
+        if full_lines is not None and _plain_waiting(job, snap):
+            decisions.reasons[job.id] = full_lines
+            continue
         reasons = []
         for task in job.tasks:
             blocked = _blocked(job, task, snap, state)
@@ -234,6 +246,10 @@ def cycle(snap):
                     reasons.append(blocked)
                 if job.holds.get(task) or job.tc or "maxujobs" in blocked:
                     continue
+                break
+            if state.all_full():
+                full_lines = full_lines or state.full_reasons()
+                reasons.extend(full_lines)
                 break
             cands = _candidates(job, snap, state, reasons)
             if job.pe:
@@ -249,6 +265,12 @@ def cycle(snap):
         if reasons:
             decisions.reasons[job.id] = _dedupe(reasons)
     return decisions
+
+
+def _plain_waiting(job, snap):
+    """True for a job that only waits for free slots (no hold, start time, dependency, limit)."""
+    return not (job.error or job.start_at > snap.now or job.predecessors or job.ad_predecessors
+                or job.tc or any(job.holds.values()))
 
 
 def _dedupe(lines):

@@ -19,18 +19,12 @@ def normalize(value, low, high):
 
 
 def posix_normalized(prio):
-    return (prio + 1023) / 2047.0
+    return (prio + 1024) / 2048.0
 
 
 def urgency(job, complexes, params, now):
     """(total, resource, waiting, deadline) urgency contributions of a pending job."""
-    slots_cx = complexes.get("slots")
-    per_slot = slots_cx.urgency if slots_cx else 1000.0
-    rr = per_slot * job.slots
-    for name, _value in job.hard_resources:
-        cx = complexes.get(name)
-        if cx is not None and cx.urgency and cx.name != "slots":
-            rr += cx.urgency * job.slots
+    rr = _resource_urgency(job, complexes)
     wt = max(0.0, now - job.submit_time) * float(params.get("weight_waiting_time", 0.278))
     dl = 0.0
     if job.deadline:
@@ -39,10 +33,37 @@ def urgency(job, complexes, params, now):
     return (rr + wt + dl, rr, wt, dl)
 
 
+def _resource_urgency(job, complexes):
+    slots_cx = complexes.get("slots")
+    rr = (slots_cx.urgency if slots_cx else 1000.0) * job.slots
+    for name, _value in job.hard_resources:
+        cx = complexes.get(name)
+        if cx is not None and cx.urgency and cx.name != "slots":
+            rr += cx.urgency * job.slots
+    return rr
+
+
+def urgencies(jobs, complexes, params, now):
+    """job id -> (total, resource, waiting, deadline) for many jobs at once."""
+    weight_wait = float(params.get("weight_waiting_time", 0.278))
+    result = {}
+    cache = {}
+    for job in jobs:
+        key = (job.slots, job.hard_resources)
+        rr = cache.get(key)
+        if rr is None:
+            rr = cache[key] = _resource_urgency(job, complexes)
+        if not weight_wait and not job.deadline:
+            result[job.id] = (rr, rr, 0.0, 0.0)
+        else:
+            result[job.id] = urgency(job, complexes, params, now)
+    return result
+
+
 def priorities(jobs, complexes, params, now, tickets=None):
     """Map job id -> (prio, urgency tuple) for the given pending jobs."""
     tickets = tickets or {}
-    urg = {job.id: urgency(job, complexes, params, now) for job in jobs}
+    urg = urgencies(jobs, complexes, params, now)
     if not urg:
         return {}
     ulo = min(u[0] for u in urg.values())

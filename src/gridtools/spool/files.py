@@ -28,11 +28,11 @@ def atomic_write(path, data, mode=0o644, fsync=True):
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            os.fchmod(fd, mode)
             if fsync:
                 os.fsync(fd)
         finally:
             os.close(fd)
-        os.chmod(tmp, mode)
         os.rename(tmp, path)
     except OSError as exc:
         try:

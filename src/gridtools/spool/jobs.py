@@ -3,8 +3,9 @@
 - ``job.yaml``    the job description (written once at intake, rewritten by qalter)
 - ``script``      the job script as submitted (absent for ``-b y`` jobs)
 - ``state.yaml``  the state of the job's tasks; written only by the daemon
-- ``tasks/<n>/``  per running task: the shepherd's lock, pid, environment,
-                  PE host file and, when the task ended, ``result.yaml``
+                  (absent until the first task left the pending state)
+- ``<n>/``        per task that ran: its plan, the shepherd's lock and pid,
+                  the PE host file and, when the task ended, ``result.yaml``
 
 Only the daemon creates, changes and removes job directories; the shepherd
 of a task writes inside its own ``tasks/<n>/`` folder only.
@@ -33,7 +34,7 @@ def job_dir(job_id):
 
 
 def task_dir(job_id, number):
-    return cell.spool("jobs", str(job_id), "tasks", str(number))
+    return cell.spool("jobs", str(job_id), str(number))
 
 
 def list_ids():
@@ -52,9 +53,8 @@ def create(spec, script):
         shutil.rmtree(tmp)
     makedirs(tmp, 0o755)
     if script is not None:
-        atomic_write(os.path.join(tmp, SCRIPT_FILE), script, mode=0o644, fsync=False)
-    atomic_write(os.path.join(tmp, JOB_FILE), spoolyaml.dump(spec), fsync=False)
-    atomic_write(os.path.join(tmp, STATE_FILE), spoolyaml.dump({"tasks": {}}))
+        atomic_write(os.path.join(tmp, SCRIPT_FILE), script, mode=0o755, fsync=False)
+    atomic_write(os.path.join(tmp, JOB_FILE), spoolyaml.dump(spec))
     os.rename(tmp, final)
 
 
@@ -73,7 +73,9 @@ def read_state(job_id):
 
 
 def write_state(job_id, state):
-    atomic_write(os.path.join(job_dir(job_id), STATE_FILE), spoolyaml.dump(state))
+    # no fsync: the state is rebuilt from task results and the accounting
+    # file after a machine crash (see gridtools_spool(5))
+    atomic_write(os.path.join(job_dir(job_id), STATE_FILE), spoolyaml.dump(state), fsync=False)
 
 
 def script_path(job_id):
@@ -96,8 +98,16 @@ def write_result(job_id, number, result):
 
 
 def make_task_dir(job_id, number):
+    """Create a task's folder; a folder left by an earlier run is emptied of its results."""
     path = task_dir(job_id, number)
-    makedirs(path, 0o755)
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        for name in (RESULT_FILE, "shepherd.pid", "job_pid", "trace"):
+            try:
+                os.unlink(os.path.join(path, name))
+            except FileNotFoundError:
+                pass
     return path
 
 
@@ -106,11 +116,26 @@ def remove_task_dir(job_id, number):
 
 
 def remove(job_id):
-    """Delete a job's directory (after it ended and left qstat -s z)."""
-    path = job_dir(job_id)
-    trash = path + ".old"
+    """Take a job's directory out of the store (after it ended and left qstat -s z).
+
+    The directory is renamed into ``spool/trash`` at once; ``empty_trash``
+    deletes the contents later, off the dispatcher's path.
+    """
+    trash = cell.spool("trash")
+    if not os.path.isdir(trash):
+        makedirs(trash, 0o700)
     try:
-        os.rename(path, trash)
+        os.rename(job_dir(job_id), os.path.join(trash, f"{job_id}.{os.getpid()}.{id(trash)}"))
     except FileNotFoundError:
         return
-    shutil.rmtree(trash, ignore_errors=True)
+
+
+def empty_trash():
+    """Delete what ``remove`` put aside."""
+    trash = cell.spool("trash")
+    try:
+        names = os.listdir(trash)
+    except FileNotFoundError:
+        return
+    for name in names:
+        shutil.rmtree(os.path.join(trash, name), ignore_errors=True)

@@ -89,8 +89,8 @@ class Request:
                 pass
 
 
-def pending():
-    """The queued requests in order, each read and authenticated by owner uid.
+def pending(limit=None):
+    """The queued requests in order (the first ``limit``), each read and authenticated by owner uid.
 
     Unreadable or malformed request files are returned with kind ``invalid``
     so the daemon can log and drop them.
@@ -102,7 +102,7 @@ def pending():
     except FileNotFoundError:
         return []
     result = []
-    for name in names:
+    for name in names[:limit]:
         path = os.path.join(folder, name)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)

@@ -76,20 +76,61 @@ def _item(text):
     return (text, None)
 
 
+def live_in_spool(jid):
+    """True when the job exists in the spool and has a task that did not finish.
+
+    The spool is the record; the status snapshot may be a moment behind it.
+    """
+    from gridtools.formats import spoolyaml
+    from gridtools.spool import jobs as jobstore
+    try:
+        spec = jobstore.read_spec(jid)
+        state = jobstore.read_state(jid) or {}
+    except spoolyaml.SpoolFormatError:
+        return True
+    if spec is None:
+        return _submit_pending(jid)
+    rng = spec.get("tasks")
+    total = len(range(rng[0], rng[1] + 1, rng[2])) if rng else 1
+    tasks = state.get("tasks") or {}
+    done = sum(1 for t in tasks.values() if t.get("state") == "finished")
+    return done < total
+
+
+def _submit_pending(jid):
+    """True when a submit request for ``jid`` waits in the request folder."""
+    folder = cell.spool("requests")
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".submit")]
+    except FileNotFoundError:
+        return False
+    from gridtools.formats import spoolyaml
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                if (spoolyaml.load(fh.read()).get("job") or {}).get("id") == jid:
+                    return True
+        except (OSError, spoolyaml.SpoolFormatError):
+            continue
+    return False
+
+
 def resolve(items, snap):
-    """(targets, missing names) for items against the snapshot's jobs."""
+    """(targets, missing names) for items: ids are checked against the spool, names
+    and patterns against the snapshot's jobs."""
     jobs = snap["jobs"]
     targets, missing = [], []
     for name, tasks in items:
         if name.isdigit():
             jid = int(name)
-            if jid in jobs and _has_live_rows(snap, jid):
+            if jid in jobs and live_in_spool(jid):
                 targets.append({"id": jid, "tasks": tasks})
             else:
                 missing.append(name)
             continue
         found = [jid for jid, info in sorted(jobs.items())
-                 if fnmatch.fnmatchcase(info["name"], name) and _has_live_rows(snap, jid)]
+                 if fnmatch.fnmatchcase(info["name"], name) and _has_live_rows(snap, jid)
+                 and live_in_spool(jid)]
         if not found:
             missing.append(name)
         targets.extend({"id": jid, "tasks": tasks} for jid in found)

@@ -12,7 +12,7 @@ import pwd
 from gridtools import cell
 from gridtools.spool import status as spool_status
 
-ACTIVE = ("r", "Rr", "t", "s", "S", "T", "dr", "dt")
+ACTIVE = ("r", "hr", "Rr", "t", "s", "S", "T", "dr", "dt")
 
 
 def load():

@@ -59,7 +59,7 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
     if binary:
         name, command, args = rest[0], rest[0], rest[1:]
     else:
-        name = os.path.basename(rest[0]) if rest and rest[0] != "-" else "STDIN"
+        name = rest[0] if rest and rest[0] != "-" else "STDIN"
         command, args = None, rest[1:]
     return req, script, ctx.client, name, command, args
 

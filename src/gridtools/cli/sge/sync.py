@@ -38,9 +38,22 @@ def wait(spec, poll=0.01):
             state = None
         done = _finished(state, numbers)
         if done is not None:
+            _await_status(spec["id"])
             return report(spec, done)
         time.sleep(poll)
         poll = min(poll * 1.5, 0.5)
+
+
+def _await_status(job_id, timeout=1.0):
+    """Wait (briefly) until the published status no longer shows the job as active,
+    so that a qstat right after qsub -sync agrees with it."""
+    from gridtools.spool import status
+    end = time.time() + timeout
+    while time.time() < end:
+        snap = status.read()
+        if snap is None or not any(r["id"] == job_id and r["state"] != "z" for r in snap.get("rows", [])):
+            return
+        time.sleep(0.01)
 
 
 def report(spec, done):

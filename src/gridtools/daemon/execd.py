@@ -1,0 +1,228 @@
+"""Execution daemons: the processes that fork the shepherds.
+
+The dispatcher does not fork shepherds itself: forking a process costs in
+proportion to its memory, and the dispatcher holds every job. Instead it
+starts, while still small, an *exec server* child and sends it one line per
+task to start (``<job> <task>``) through a pipe; the exec server forks the
+shepherd from the task's plan in the spool and reaps it. When the pipe
+closes (the dispatcher ended or was killed) the exec server exits; its
+shepherds carry on.
+
+``gridtools execd --host NAME`` is the same server for one host, taking its
+orders from ``spool/execd/NAME/inbox/`` (one file per task, written by the
+dispatcher) and woken through ``spool/execd/NAME/wakeup``. It holds
+``spool/execd/NAME/execd.lock`` while it runs; the dispatcher sends a host's
+tasks to its execd only while that lock is held.
+"""
+
+import errno
+import os
+import select
+import signal
+import sys
+
+from gridtools import cell
+from gridtools.exec import launch
+from gridtools.spool import files, jobs as jobstore
+
+
+def _reap():
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _start(job_id, number):
+    tdir = jobstore.task_dir(job_id, number)
+    try:
+        plan = launch.read_plan(tdir)
+    except (OSError, ValueError):
+        return
+    launch.spawn(plan, tdir)
+
+
+def _orders(buffer):
+    """Complete lines of ``buffer`` as orders: (job, task) or "trash"; returns (orders, rest)."""
+    lines = buffer.split(b"\n")
+    orders = []
+    for line in lines[:-1]:
+        parts = line.split()
+        if parts == [b"trash"]:
+            orders.append("trash")
+        elif len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+            orders.append((int(parts[0]), int(parts[1])))
+    return orders, lines[-1]
+
+
+def serve_pipe(rfd):
+    """The exec server loop: start a shepherd for every order read from ``rfd``."""
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    buffer = b""
+    while True:
+        try:
+            ready, _, _ = select.select([rfd], [], [], 5.0)
+        except InterruptedError:
+            ready = []
+        _reap()
+        if not ready:
+            continue
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            return
+        orders, buffer = _orders(buffer + chunk)
+        trash = False
+        for order in orders:
+            if order == "trash":
+                trash = True
+            else:
+                _start(*order)
+        _reap()
+        if trash:
+            jobstore.empty_trash()
+
+
+class ExecClient:
+    """The dispatcher's end of its exec server."""
+
+    def __init__(self):
+        self.pid = 0
+        self.wfd = -1
+
+    def start(self):
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.close(wfd)
+                keep = {rfd}
+                for fd in _open_fds():
+                    if fd > 2 and fd not in keep:
+                        try:
+                            os.close(fd)
+                        except OSError:
+                            pass
+                os.setsid()
+                serve_pipe(rfd)
+            except BaseException:  # noqa: BLE001 - the child must never return into the daemon
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(rfd)
+        os.set_inheritable(wfd, False)
+        self.pid, self.wfd = pid, wfd
+
+    def order(self, job_id, number):
+        """Ask for the shepherd of a task (the plan is already in the spool)."""
+        self._send(f"{job_id} {number}\n".encode())
+
+    def order_trash(self):
+        """Ask for the job folders put aside by purging to be deleted."""
+        self._send(b"trash\n")
+
+    def _send(self, data):
+        try:
+            os.write(self.wfd, data)
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+            self.start()
+            os.write(self.wfd, data)
+
+    def stop(self):
+        if self.wfd >= 0:
+            os.close(self.wfd)
+            self.wfd = -1
+        if self.pid:
+            try:
+                os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def _open_fds():
+    try:
+        return [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        return list(range(3, 256))
+
+
+# ---------------------------------------------------------------- per-host execd
+
+def host_dir(host, *parts):
+    return cell.spool("execd", host, *parts)
+
+
+def registered(host):
+    """True when an execution daemon serves ``host`` now."""
+    return files.is_locked(host_dir(host, "execd.lock"))
+
+
+def send(host, job_id, number):
+    """Dispatcher side: hand a task to the execd of ``host``."""
+    inbox = host_dir(host, "inbox")
+    files.atomic_write(os.path.join(inbox, f"{job_id}.{number}"), b"", fsync=False)
+    try:
+        fd = os.open(host_dir(host, "wakeup"), os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return
+    try:
+        os.write(fd, b"!")
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _take_inbox(inbox):
+    for name in sorted(os.listdir(inbox)):
+        if name.startswith("."):
+            continue
+        job, _, task = name.partition(".")
+        try:
+            os.unlink(os.path.join(inbox, name))
+        except FileNotFoundError:
+            continue
+        if job.isdigit() and task.isdigit():
+            _start(int(job), int(task))
+
+
+def serve_host(host):
+    """``gridtools execd --host NAME``: serve the host's inbox until SIGTERM."""
+    files.makedirs(host_dir(host), 0o755)
+    inbox = host_dir(host, "inbox")
+    files.makedirs(inbox, 0o755)
+    lock = files.Lock(host_dir(host, "execd.lock"), mode=0o644, blocking=False)
+    if not lock.acquire():
+        sys.stderr.write(f"gridtools execd: an execution daemon already serves host {host}\n")
+        return 1
+    files.atomic_write(host_dir(host, "execd.pid"), f"{os.getpid()}\n", fsync=False)
+    fifo = host_dir(host, "wakeup")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo, 0o600)
+    wake_fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
+    signal.signal(signal.SIGINT, lambda *_: stopping.append(1))
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    os.environ[cell.ENV_HOST] = host
+    while not stopping:
+        _take_inbox(inbox)
+        _reap()
+        try:
+            ready, _, _ = select.select([wake_fd], [], [], 2.0)
+        except InterruptedError:
+            ready = []
+        if ready:
+            try:
+                os.read(wake_fd, 4096)
+            except BlockingIOError:
+                pass
+    lock.release()
+    return 0
