@@ -96,6 +96,17 @@ def daemon_status():
                f"{running} running, {pending} pending")
 
 
+@cli.command()
+@click.option("--host", required=True, metavar="NAME", help="The execution host to serve.")
+def execd(host):
+    """Run an execution daemon for host NAME in the foreground (jobs dispatched to
+    NAME are started by it, from the shared spool)."""
+    from gridtools.cli import cellinit
+    from gridtools.daemon.execd import serve_host
+    _run(cellinit.ensure_cell)
+    sys.exit(serve_host(host))
+
+
 @daemon.command("run")
 def daemon_run():
     """Run the daemon in the foreground (until SIGTERM or Ctrl-C)."""

@@ -94,7 +94,7 @@ class Dispatcher:
             "host": host, "queue": queue_name, "slots": slots, "nhosts": len({g[1] for g in granted}),
             "nqueues": len(granted), "home": home, "login_shell": login_shell, "arch": load.arch(),
             "root": cell.root(), "cwd": cwd, "spool_dir": tdir,
-            "job_script": script if not spec.get("binary") else spec.get("command", ""),
+            "job_script": spec.get("job_script") or (script if not spec.get("binary") else spec.get("command", "")),
             "stdout": plan_mod.output_path(spec, "o", pseudo, cwd, host, number, is_array),
             "stderr": plan_mod.output_path(spec, "e", pseudo, cwd, host, number, is_array),
             "stdin": plan_mod.output_path(spec, "i", pseudo, cwd, host, number, is_array),

@@ -23,6 +23,7 @@ from gridtools.errors import GridError
 from gridtools.exec import load as host_load
 from gridtools.exec import shepherd as _shepherd  # noqa: F401 - loaded once, used by every fork
 from gridtools.formats import values
+from gridtools.model import transitions as tr
 from gridtools.sched.cycle import cycle
 from gridtools.spool import files, wake
 from gridtools import cell
@@ -129,6 +130,7 @@ class Daemon:
         self.snap_queues = snap.queues
         decisions = cycle(snap)
         self.dispatcher.start_all(decisions.starts, now)
+        self._reject_immediate(snap, decisions, now)
         state.reasons = decisions.reasons
         # jobs that just started keep the priority they were dispatched with
         kept = {jid: p for jid, p in state.priorities.items() if jid in state.jobs}
@@ -143,6 +145,20 @@ class Daemon:
             state.monitor_next = False
         self.next_event = _next_start_time(snap, now)
         state.need_publish = True
+
+    def _reject_immediate(self, snap, decisions, now):
+        """Immediate jobs (-now y, qrsh) that did not start in their first pass are removed."""
+        started = {s.job_id for s in decisions.starts}
+        for pending in snap.jobs:
+            job = self.state.jobs.get(pending.id)
+            if job is None or not job.spec.get("now") or pending.id in started:
+                continue
+            for number in job.pending_numbers():
+                tr.delete_pending(job, number, now)
+                job.task(number).failed_reason = "immediate job could not be scheduled"
+            self.state.touch(job)
+            self.state.finished_order.append(job.id)
+            self.state.log(f"I|immediate job {job.id} could not be scheduled")
 
     def _refresh_load(self, now):
         if now - self.load_time < LOAD_REFRESH and self.loads:

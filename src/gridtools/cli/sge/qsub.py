@@ -100,6 +100,10 @@ def _submit(argv, prog):
         from gridtools.daemon import control
         control.autostart()
     print(submitted_message(spec, client.get("terse")), flush=True)
+    if req.get("now"):
+        from gridtools.cli.sge import sync
+        if not sync.wait_immediate(spec):
+            return 1
     if client.get("sync"):
         from gridtools.cli.sge import sync
         return sync.wait(spec)

@@ -44,6 +44,25 @@ def wait(spec, poll=0.01):
         poll = min(poll * 1.5, 0.5)
 
 
+def wait_immediate(spec, poll=0.01):
+    """``-now y``: wait until the immediate job started (True) or was turned away (False)."""
+    sys.stderr.write("Waiting for immediate job to be scheduled.\n")
+    while True:
+        try:
+            state = jobstore.read_state(spec["id"]) or {}
+        except spoolyaml.SpoolFormatError:
+            state = {}
+        tasks = (state.get("tasks") or {}).values()
+        if any(t.get("state") == "running" or t.get("exit_status") is not None for t in tasks):
+            sys.stderr.write(f"\nYour immediate job {spec['id']} has been successfully scheduled.\n")
+            return True
+        if any("immediate" in t.get("failed_reason", "") for t in tasks):
+            sys.stderr.write('\nYour "qsub" request could not be scheduled, try again later.\n')
+            return False
+        time.sleep(poll)
+        poll = min(poll * 1.5, 0.2)
+
+
 def _await_status(job_id, timeout=1.0):
     """Wait (briefly) until the published status no longer shows the job as active,
     so that a qstat right after qsub -sync agrees with it."""

@@ -1,0 +1,190 @@
+"""qrsh: run a command through the queue with its input and output attached.
+
+The command becomes an interactive job (it needs a queue of type
+INTERACTIVE). Its stdin, stdout and stderr are three FIFOs in a private
+folder that qrsh creates; qrsh copies its own standard input into the first
+and the job's output out of the other two, and ends with the command's exit
+status. By default the job must start at once (``-now y``): if no slot is
+free, qrsh says the request could not be scheduled and exits 1; with
+``-now n`` it waits in the queue like a batch job.
+"""
+
+import errno
+import os
+import select
+import shutil
+import sys
+import tempfile
+
+from gridtools.cli.sge import options, submit
+from gridtools.errors import GridError, UsageError
+
+POLL = 0.05
+
+
+def _fifos():
+    folder = tempfile.mkdtemp(prefix="gtqrsh-")
+    paths = {name: os.path.join(folder, name) for name in ("stdin", "stdout", "stderr")}
+    for path in paths.values():
+        os.mkfifo(path, 0o600)
+    return folder, paths
+
+
+def build_request(argv, cwd):
+    req = options.fresh_request()
+    ctx = options.Context("qrsh", cwd)
+    options.parse(submit.default_request_words(cwd), req, ctx, allowed=("all",), stop_at_arg=False)
+    req["now"] = True
+    rest = options.parse(list(argv), req, ctx, allowed=("all", "submit"))
+    submit.check_request(req)
+    return req, rest
+
+
+def _submit(req, rest, paths, cwd):
+    from gridtools.spool import ids, requests, wake
+    command = rest[0] if rest else os.environ.get("SHELL", "/bin/sh")
+    args = rest[1:] if rest else ["-i"]
+    req.update(binary=True, interactive=True,
+               stdin=[[None, paths["stdin"]]], stdout=[[None, paths["stdout"]]],
+               stderr=[[None, paths["stderr"]]], join=False)
+    req["env"] = dict(req["env"], QRSH_COMMAND=" ".join([command] + args))
+    job_id = ids.allocate("job")[0]
+    spec = submit.finish_spec(req, job_id, command, cwd, args, command=command)
+    spec["job_script"] = "QRSH"
+    requests.write("submit", {"job": spec})
+    if not wake.poke():
+        from gridtools.daemon import control
+        control.autostart()
+    return spec
+
+
+class Relay:
+    """Copies data between qrsh's standard streams and the job's FIFOs."""
+
+    def __init__(self, paths):
+        self.out = os.open(paths["stdout"], os.O_RDONLY | os.O_NONBLOCK)
+        self.err = os.open(paths["stderr"], os.O_RDONLY | os.O_NONBLOCK)
+        # our own writers keep the FIFOs from reporting end of file before the job opens them
+        self.keep = [os.open(paths["stdout"], os.O_WRONLY), os.open(paths["stderr"], os.O_WRONLY)]
+        self.stdin_path = paths["stdin"]
+        self.to_job = None
+        self.stdin_open = True
+        self.pending_input = b""
+
+    def _connect_stdin(self):
+        if self.to_job is None:
+            try:
+                self.to_job = os.open(self.stdin_path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:
+                    raise
+        return self.to_job is not None
+
+    def pump(self, timeout=POLL):
+        """One round of copying; returns after ``timeout`` at most."""
+        watch = [self.out, self.err]
+        if self.stdin_open and not self.pending_input:
+            watch.append(0)
+        ready, _, _ = select.select(watch, [], [], timeout)
+        for fd, dest in ((self.out, sys.stdout.buffer), (self.err, sys.stderr.buffer)):
+            if fd in ready:
+                self._copy_out(fd, dest)
+        if 0 in ready:
+            data = os.read(0, 65536)
+            if data:
+                self.pending_input += data
+            else:
+                self.stdin_open = False
+        self._feed()
+
+    def _feed(self):
+        if self.to_job == -1 or not self._connect_stdin():
+            return
+        if self.pending_input:
+            try:
+                written = os.write(self.to_job, self.pending_input)
+                self.pending_input = self.pending_input[written:]
+            except (BlockingIOError, BrokenPipeError):
+                return
+        if not self.stdin_open and not self.pending_input and self.to_job is not None:
+            os.close(self.to_job)
+            self.to_job = -1
+
+    @staticmethod
+    def _copy_out(fd, dest):
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        if data:
+            dest.write(data)
+            dest.flush()
+
+    def drain(self):
+        for fd, dest in ((self.out, sys.stdout.buffer), (self.err, sys.stderr.buffer)):
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    break
+                if not data:
+                    break
+                dest.write(data)
+            dest.flush()
+
+
+def _task(job_id):
+    from gridtools.spool import jobs as jobstore
+    try:
+        state = jobstore.read_state(job_id) or {}
+    except Exception:  # noqa: BLE001 - a state file being replaced is read again next round
+        return {}
+    return (state.get("tasks") or {}).get("1") or {}
+
+
+def run_job(spec, relay):
+    """Relay until the job ended; returns qrsh's exit status."""
+    job_id = spec["id"]
+    while True:
+        relay.pump()
+        task = _task(job_id)
+        if task.get("state") == "finished":
+            relay.drain()
+            if task.get("exit_status") is None:
+                if "immediate" in task.get("failed_reason", ""):
+                    sys.stderr.write('Your "qrsh" request could not be scheduled, try again later.\n')
+                return 1
+            return int(task["exit_status"])
+
+
+def main(argv, prog="qrsh"):
+    cwd = os.getcwd()
+    try:
+        req, rest = build_request(argv, cwd)
+        from gridtools.cli import cellinit
+        cellinit.ensure_cell()
+    except submit.Rejected as exc:
+        sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
+        return exc.exit_code
+    except (UsageError, GridError) as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return exc.exit_code
+    folder, paths = _fifos()
+    spec = None
+    try:
+        spec = _submit(req, rest, paths, cwd)
+        relay = Relay(paths)
+        return run_job(spec, relay)
+    except KeyboardInterrupt:
+        if spec is not None:
+            _cancel(spec["id"])
+        return 130
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _cancel(job_id):
+    from gridtools.spool import requests, wake
+    requests.write("delete", {"targets": [{"id": job_id, "tasks": None}], "force": False})
+    wake.poke()
+

@@ -1,0 +1,62 @@
+"""qrsh and immediate jobs: streams attached, exit status returned, -now semantics."""
+
+import re
+import time
+
+from conftest import wait_for
+
+
+def test_qrsh_runs_command_and_returns_its_output(cell, workdir):
+    proc = cell.run("qrsh", "echo", "hello", "from", "qrsh", cwd=workdir)
+    assert proc.returncode == 0
+    assert proc.stdout == "hello from qrsh\n"
+
+
+def test_qrsh_attaches_stdin_stdout_stderr_and_exit_status(cell, workdir):
+    proc = cell.run("qrsh", "sh", "-c", "'cat; echo oops >&2; exit 5'", input="line1\nline2\n", cwd=workdir)
+    assert proc.returncode == 5
+    assert proc.stdout == "line1\nline2\n"
+    assert proc.stderr == "oops\n"
+
+
+def test_qrsh_large_input(cell, workdir):
+    data = "".join(f"{i}\n" for i in range(100000))
+    proc = cell.run("qrsh", "wc", "-l", input=data, cwd=workdir)
+    assert proc.stdout.strip() == "100000"
+
+
+def test_qrsh_environment(cell, workdir):
+    proc = cell.run("qrsh", "env", cwd=workdir)
+    env = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    assert env["JOB_SCRIPT"] == "QRSH" and env["QRSH_COMMAND"] == "env"
+    assert env["JOB_NAME"] == "env" and env["NSLOTS"] == "1"
+
+
+def test_qrsh_immediate_refused_when_full_and_waits_with_now_n(cell, workdir):
+    for _ in range(2):
+        cell.qsub("-b", "y", "sleep", "3", cwd=workdir)
+    wait_for(lambda: cell.run("qstat").stdout.count(" r ") == 2)
+    proc = cell.run("qrsh", "hostname", cwd=workdir)
+    assert proc.returncode == 1
+    assert proc.stderr == 'Your "qrsh" request could not be scheduled, try again later.\n'
+    t0 = time.time()
+    proc = cell.run("qrsh", "-now", "n", "echo", "waited", cwd=workdir)
+    assert proc.returncode == 0 and proc.stdout == "waited\n"
+    assert time.time() - t0 > 1.0
+
+
+def test_qrsh_needs_an_interactive_queue(cell, workdir):
+    queue = f"{cell.root}/etc/queues/all.q"
+    text = open(queue).read().replace("BATCH INTERACTIVE", "BATCH")
+    open(queue, "w").write(text)
+    time.sleep(0.1)
+    proc = cell.run("qrsh", "hostname", cwd=workdir)
+    assert proc.returncode == 1
+
+
+def test_qsub_now_y(cell, workdir):
+    proc = cell.qsub("-now", "y", "-b", "y", "true", cwd=workdir)
+    assert proc.returncode == 0
+    jid = re.search(r"(\d+)", proc.stdout).group(1)
+    assert proc.stderr == ("Waiting for immediate job to be scheduled.\n\n"
+                           f"Your immediate job {jid} has been successfully scheduled.\n")
