@@ -20,11 +20,6 @@ COMMANDS = {
     "qconf": "sge.qconf",
     "qmod": "sge.qmod",
     "qalter": "sge.qalter",
-    "qselect": "sge.qselect",
-    "qquota": "sge.qquota",
-    "qrsub": "sge.qrsub",
-    "qrstat": "sge.qrstat",
-    "qrdel": "sge.qrdel",
     "llctl": "admin",
     "condor_config_val": "condor.config_val",
 }
