@@ -10,5 +10,9 @@
 - ``reap``      collecting results of ended tasks, purging old jobs
 - ``publish``   the status snapshot for queries
 - ``auth``      managers, operators, owners
-- ``execd``     an execution daemon serving one host from a shared spool
+- ``execd``     the exec server that forks shepherds, and per-host execution daemons
+- ``confreq``   qconf requests: rights, then ``confstore`` (validated writes under etc/),
+                ``confobj``/``confattr`` (whole objects and attribute edits),
+                ``confrefs`` (references between objects), ``confctl`` (daemon control)
+- ``monitor``   the scheduler monitoring file written after ``qconf -tsm``
 """

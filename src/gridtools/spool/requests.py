@@ -133,9 +133,13 @@ def answer(req, code, out="", err=""):
     folder = cell.spool("replies")
     if not os.path.isdir(folder):
         os.makedirs(folder, exist_ok=True)
-        os.chmod(folder, 0o755)
-    atomic_write(reply_path(req.name), spoolyaml.dump({"code": int(code), "out": out, "err": err}),
-                 mode=0o644, fsync=False)
+        os.chmod(folder, 0o1777)
+    path = reply_path(req.name)
+    atomic_write(path, spoolyaml.dump({"code": int(code), "out": out, "err": err}),
+                 mode=0o600, fsync=False)
+    if os.geteuid() == 0 and req.uid != 0:
+        # the requester reads the reply and removes it (the folder is sticky, like /tmp)
+        os.chown(path, req.uid, -1)
 
 
 def wait_reply(name, timeout=30.0):
