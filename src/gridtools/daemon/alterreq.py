@@ -1,0 +1,297 @@
+"""qalter requests: changing the description and holds of jobs in the system.
+
+A request of kind ``alter`` names target jobs (``{"id", "tasks"}``) and
+carries a change set (see ``model.alteration``), context operations and hold
+letters to add and remove. For each target the handler checks the requester
+(owner, operator or manager), then every change; a job gets either all of
+its changes or none. An altered description is written back to the spool
+with its ``version`` raised by one, and the next pass schedules with it.
+Running tasks keep what they started with: a change reaches a task that
+starts (or restarts) later. Answers use Grid Engine's messages; all of them,
+refusals included, go to stdout as qalter prints them.
+"""
+
+from gridtools.daemon import auth, intake, view
+from gridtools.daemon.state import user_name
+from gridtools.model import alteration
+from gridtools.sched import resources as res
+from gridtools.spool import jobs as jobstore
+
+
+class Refused(Exception):
+    """A change the job or the requester does not allow; the message is the line to print."""
+
+
+# ---------------------------------------------------------------- messages
+
+#: field -> what "modified <what> of job N" calls it, in the order the changes are reported
+MODIFIED = (
+    ("deadline", "deadline time"), ("start_at", "start time"), ("account", "account"),
+    ("cwd", "working directory"), ("ckpt", "checkpointing environment"),
+    ("ckpt_when", "checkpoint occasion"), ("stderr", "stderr path list"),
+    ("stdin", "stdin path list"), ("reserve", "reservation behaviour"),
+    ("join", "output merge behaviour"), ("resources.hard", "hard resource list"),
+    ("resources.soft", "soft resource list"), ("mail_options", "mail options"),
+    ("mail_list", "mail list"), ("name", "job name"), ("hold_jid", None), ("hold_jid_ad", None),
+    ("notify", "notify behaviour"), ("stdout", "stdout path list"), ("project", "project"),
+    ("pe", "parallel environment"), ("pe", "slot range"), ("queues.hard", "hard queue list"),
+    ("queues.soft", "soft queue list"), ("masterq", "master hard queue list"),
+    ("rerun", "restart behaviour"), ("shell", "shell list"), ("env", "environment"),
+    ("args", "script arguments"), ("context", "context"), ("tc", "task concurrency"),
+    ("binding", "binding"),
+)
+
+#: field -> what "<user>@<host> sets <what> of job N to V" calls it (reported first)
+SETS = (("override_tickets", "override tickets"), ("priority", "scheduling priority"),
+        ("jobshare", "job share"), ("ar", "job advance reservation"))
+
+HOLD_TITLES = {"s": ("manager", "manager hold"), "o": ("operator", "operator hold")}
+
+
+def _touched(changes, context_ops):
+    """The dotted names of what a change set touches (``resources.hard`` ...)."""
+    names = set()
+    for field, value in changes.items():
+        if field in alteration.PARTS:
+            names.update(f"{field}.{part}" for part in value)
+        elif field == "export_all" or field == "submit_env":
+            names.add("env")
+        else:
+            names.add(field)
+    if context_ops:
+        names.add("context")
+    return names
+
+
+def _report(job_id, who, changes, touched, deps):
+    lines = []
+    for field, what in SETS:
+        if field in changes:
+            value = changes[field] if changes[field] is not None else 0
+            lines.append(f"{who} sets {what} of job {job_id} to {value}")
+    for field, what in MODIFIED:
+        if field not in touched:
+            continue
+        if what is None:
+            blocking, exited = deps[field]
+            kind = "hold list" if field == "hold_jid" else "hold array list"
+            lines.append(f"modified job id {kind} of job {job_id}\n   blocking jobs: {_ids(blocking)}\n"
+                         f"   exited jobs:   {_ids(exited)}")
+        else:
+            lines.append(f"modified {what} of job {job_id}")
+    return lines
+
+
+def _ids(items):
+    return ",".join(str(i) for i in items) if items else "NONE"
+
+
+# ---------------------------------------------------------------- checks
+
+def _check_rights(state, user, job, changes):
+    spec = job.spec
+    if "override_tickets" in changes and not auth.is_operator(state, user):
+        raise Refused(f'denied: "{user}" must be operator to change amount of override tickets')
+    if changes.get("priority", spec.get("priority", 0)) > spec.get("priority", 0) \
+            and not auth.is_operator(state, user):
+        raise Refused(f'denied: "{user}" must be operator to increase job priority')
+    if job.running():
+        for field in ("project", "ar"):
+            if field in changes and changes[field] != spec.get(field):
+                raise Refused(f"job {job.id} can't modify running jobs")
+
+
+def _consumables(state):
+    """Consumable name -> function giving a request's amount."""
+    found = {}
+    for cx in view.complexes(state.config).values():
+        if cx.consumable in ("YES", "JOB"):
+            found[cx.name] = lambda text, _cx=cx: res.amount(_cx, str(text))
+    return found
+
+
+def _check_resources(state, job, changes):
+    parts = changes.get("resources") or {}
+    if not parts:
+        return
+    consumables = _consumables(state)
+    for name in parts.get("soft") or {}:
+        if name in consumables:
+            raise Refused(f'denied: soft requests on consumables like "{name}" are not supported')
+    if "hard" not in parts or not job.running():
+        return
+    old = (job.spec.get("resources") or {}).get("hard") or {}
+    texts = {"missing": 'denied: former resource request on consumable "{}" of running job lacks '
+                        "in new resource request",
+             "added": 'denied: resource request on consumable "{}" of running job was not contained '
+                      "former resource request",
+             "changed": "denied: can't change consumable resource request \"{}\" of running job"}
+    try:
+        conflicts = alteration.consumable_conflicts(old, parts["hard"], consumables)
+    except Exception:  # noqa: BLE001 - an unreadable amount counts as a change
+        conflicts = [("changed", next(iter(parts["hard"]), ""))]
+    if conflicts:
+        kind, name = conflicts[0]
+        raise Refused(texts[kind].format(name))
+
+
+def _check_name(changes):
+    name = changes.get("name")
+    if name is not None and (not name.strip() or "/" in name):
+        raise Refused(f'denied: "{name}" is not a valid job name')
+
+
+def _resolve_dependencies(state, job, changes):
+    """{field: (blocking ids, exited ids)} for -hold_jid / -hold_jid_ad changes; checks them."""
+    found = {}
+    for field, target in (("hold_jid", "predecessors"), ("hold_jid_ad", "ad_predecessors")):
+        if field not in changes:
+            continue
+        items = [str(i) for i in changes[field]]
+        if str(job.id) in items:
+            raise Refused(f'denied: job "{job.id}" may not be it\'s own jobnet predecessor')
+        blocking = intake.resolve_predecessors(state, items, job.spec["owner"], job.id)
+        live = state.live_ids()
+        exited = [int(i) for i in items if i.isdigit() and int(i) not in live]
+        if field == "hold_jid_ad":
+            _check_array_dependency(state, job, blocking)
+        found[field] = (blocking, exited)
+    if found:
+        _check_cycles(state, job, found)
+    return found
+
+
+def _check_array_dependency(state, job, blocking):
+    if not job.is_array:
+        raise Refused('Can only specify "-hold_jid_ad" option with an array job (using "-t" option)')
+    for jid in blocking:
+        if state.jobs[jid].spec.get("tasks") != job.spec.get("tasks"):
+            raise Refused("This array job must have the same range of sub-tasks as the dependent "
+                          "array job specified with -hold_jid_ad")
+
+
+def _check_cycles(state, job, found):
+    def lookup(jid):
+        other = state.jobs.get(jid)
+        if other is None:
+            return ()
+        return tuple(other.spec.get("predecessors") or ()) + tuple(other.spec.get("ad_predecessors") or ())
+    start = [j for blocking, _ in found.values() for j in blocking]
+    via = alteration.dependency_cycle(job.id, start, lookup)
+    if via is not None:
+        raise Refused(f"job {job.id} dependency change would generate a dependency cycle with job {via}")
+
+
+# ---------------------------------------------------------------- holds
+
+def _hold_plan(job, target, add, remove):
+    """{task number or None (the whole job): (letters before, letters after)} for what changes."""
+    numbers = list(job.pending_numbers())
+    if target.get("tasks"):
+        wanted = set()
+        for first, last, step in target["tasks"]:
+            wanted.update(range(first, last + 1, step))
+        numbers = [n for n in numbers if n in wanted]
+    elif not numbers:
+        numbers = [None]
+    plan = {}
+    for number in numbers:
+        before = set(job.holds_of(number) if number is not None else job.hold)
+        after = (before | set(add)) - set(remove)
+        if before != after:
+            plan[number] = (before, after)
+    return plan
+
+
+def _check_hold(state, user, plan):
+    for letter, (title, what) in HOLD_TITLES.items():
+        for before, after in plan.values():
+            if letter in before ^ after:
+                allowed = auth.is_manager if letter == "s" else auth.is_operator
+                if not allowed(state, user):
+                    verb = "set" if letter in after else "remove"
+                    raise Refused(f'denied: "{user}" must be {title} to {verb} {what}')
+
+
+def _apply_hold(job, target, add, remove):
+    from gridtools.model import transitions as tr
+    if target.get("tasks"):
+        for number in _hold_plan(job, target, add, remove):
+            tr.set_hold(job, number, add, True)
+            tr.set_hold(job, number, remove, False)
+        return
+    tr.set_hold(job, None, add, True)
+    tr.set_hold(job, None, remove, False)
+
+
+def _hold_lines(job, plan):
+    if not plan:
+        return []
+    if not job.is_array:
+        return [f"modified hold of job {job.id}"]
+    return [f"modified hold of job-array task {job.id}.{n}" for n in sorted(n for n in plan if n)]
+
+
+# ---------------------------------------------------------------- the handler
+
+def _alter_job(state, user, body, target):
+    """The answer lines for one target job; raises Refused when nothing may change."""
+    job = state.jobs.get(int(target["id"]))
+    if job is None or job.is_finished():
+        raise Refused(f'denied: job "{target["id"]}" does not exist')
+    if not auth.may_modify_job(state, user, job):
+        raise Refused(f'denied: "{user}" must be at least owner of job {job.id} to change job attributes')
+    changes, ops = body.get("changes") or {}, body.get("context_ops") or []
+    add, remove = body.get("hold_add", ""), body.get("hold_remove", "")
+    _check_rights(state, user, job, changes)
+    _check_name(changes)
+    _check_resources(state, job, changes)
+    deps = _resolve_dependencies(state, job, changes)
+    plan = _hold_plan(job, target, add, remove) if add or remove else {}
+    _check_hold(state, user, plan)
+    lines = _hold_lines(job, plan)
+    if plan:
+        _apply_hold(job, target, add, remove)
+    if changes or ops:
+        _store(state, job, changes, ops, deps)
+    elif plan:
+        _store(state, job, {}, [], {})
+    return lines + _report(job.id, f"{user}@{body.get('host', '')}", changes, _touched(changes, ops), deps)
+
+
+def _store(state, job, changes, ops, deps):
+    old_name = job.spec["name"]
+    spec = alteration.apply(job.spec, changes, ops)
+    for field, target in (("hold_jid", "predecessors"), ("hold_jid_ad", "ad_predecessors")):
+        if field in deps:
+            spec[target] = deps[field][0]
+    spec["version"] = int(spec.get("version") or 0) + 1
+    jobstore.write_spec(spec)
+    job.spec = spec
+    if spec["name"] != old_name:
+        state.names.get(old_name, set()).discard(job.id)
+        state.names.setdefault(spec["name"], set()).add(job.id)
+    state.touch(job)
+    state.need_schedule = True
+
+
+@intake.handler("alter")
+def alter(state, dispatcher, req, now):
+    user = user_name(req.uid)
+    body = req.body
+    bad = alteration.invalid(body.get("changes") or {}, body.get("context_ops") or [])
+    for key in ("hold_add", "hold_remove"):
+        if not isinstance(body.get(key, ""), str) or set(body.get(key, "")) - set("uos"):
+            bad.append(key)
+    if bad or not isinstance(body.get("targets") or [], list):
+        return 1, "", f"error: invalid change request ({', '.join(bad) or 'targets'})\n"
+    out, code = [], 0
+    for target in body.get("targets") or []:
+        try:
+            out.extend(_alter_job(state, user, body, target))
+        except Refused as exc:
+            out.append(str(exc))
+            code = 1
+        else:
+            state.log(f"I|job {target['id']} altered by {user}")
+    return code, "".join(line + "\n" for line in out), ""
