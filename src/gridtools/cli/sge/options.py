@@ -345,7 +345,7 @@ def _sync(opt, text):
 
 
 # option name -> (number of argument words, applier, who may use it)
-# who: "all" everywhere, "submit" not in qalter, "cli" command line only
+# who: "all" everywhere, "submit" not in qalter, "cli" command line only, "alter" qalter only
 OPTIONS = {
     "-a": (1, _apply_a("start_at"), "all"),
     "-ac": (1, _apply_ctx("add"), "all"),
@@ -379,6 +379,7 @@ OPTIONS = {
     "-now": (1, _yes_no("now"), "submit"),
     "-o": (1, _path_opt("stdout"), "all"),
     "-ot": (1, _apply_ot, "alter"),
+    "-u": (1, _client("users", conv=lambda opt, text: split_list(text)), "alter"),
     "-P": (1, _set("project"), "all"),
     "-p": (1, _apply_p, "all"),
     "-pe": (2, _apply_pe, "all"),

@@ -1,0 +1,291 @@
+"""qalter: change jobs that are pending or running (Grid Engine dialect).
+
+The options are qsub's (the shared table in ``options``) less those that
+only make sense at submission, plus qalter's own: ``-h`` with hold letters
+(``u o s`` set, ``U O S`` remove, ``n`` removes all), ``-u`` (jobs of users),
+``-ot`` (override tickets) and ``-t`` after a job id (the tasks a hold
+change concerns). An option replaces what the job had: ``-l`` and ``-q``
+the hard or soft list they are given for, ``-hold_jid`` the dependency
+list, ``-v``/``-V`` the environment, words after ``--`` the arguments;
+``-ac``, ``-dc`` and ``-sc`` edit the context.
+
+``-w v`` and ``-w p`` only report whether the job, with the other changes
+of the command line, could run in an empty cell or in the cell as it is now
+(see ``qalter_verify``). ``-w e`` refuses and ``-w w`` warns before the
+change. The change itself is one ``alter`` request that the daemon checks,
+applies and answers (see daemon.alterreq); qalter prints the answer.
+"""
+
+import os
+import sys
+
+from gridtools.cli.sge import options
+from gridtools.errors import GridError, UsageError
+
+USAGE = """usage: qalter [options] job_task_list [-- [command_args]]
+       qalter [options] -u user_list [-- [command_args]]
+   [-a date_time]  [-A account_string]  [-ac context_list]  [-ar ar_id]
+   [-binding [env|pe|set] strategy]  [-c ckpt_selector]  [-ckpt ckpt-name]
+   [-cwd]  [-dc simple_context_list]  [-dl date_time]  [-e path_list]
+   [-h hold_list]  [-hard]  [-hold_jid job_identifier_list]
+   [-hold_jid_ad job_identifier_list]  [-i file_list]  [-j y|n]  [-js job_share]
+   [-l resource_list]  [-m mail_options]  [-masterq wc_queue_list]  [-M mail_list]
+   [-N name]  [-notify]  [-o path_list]  [-ot override_tickets]  [-p priority]
+   [-P project_name]  [-pe pe-name slot_range]  [-q wc_queue_list]  [-R y|n]
+   [-r y|n]  [-sc context_list]  [-soft]  [-S path_list]  [-tc max_running_tasks]
+   [-u user_list]  [-v variable_list]  [-V]  [-w e|w|n|v|p]  [-wd working_directory]
+   [-@ file]
+job_task_list           job_tasks[,job_tasks,...]
+job_tasks               [job_id['.'task_id_range]|job_name|pattern][' -t 'task_id_range]
+"""
+
+#: submit options that have no meaning for a job already in the system
+NOT_FOR_QALTER = frozenset({"-clear", "-jsv", "-shell", "-he"})
+#: option -> job description fields it replaces
+FIELDS_OF = {
+    "-a": ("start_at",), "-A": ("account",), "-ar": ("ar",), "-binding": ("binding",),
+    "-c": ("ckpt_when",), "-ckpt": ("ckpt",), "-cwd": ("cwd",), "-wd": ("cwd",),
+    "-dl": ("deadline",), "-e": ("stderr",), "-hold_jid": ("hold_jid",),
+    "-hold_jid_ad": ("hold_jid_ad",), "-i": ("stdin",), "-j": ("join",), "-js": ("jobshare",),
+    "-m": ("mail_options",), "-M": ("mail_list",), "-masterq": ("masterq",), "-N": ("name",),
+    "-notify": ("notify",), "-o": ("stdout",), "-ot": ("override_tickets",), "-P": ("project",),
+    "-p": ("priority",), "-pe": ("pe",), "-R": ("reserve",), "-r": ("rerun",), "-S": ("shell",),
+    "-tc": ("tc",), "-v": ("env", "export_all"), "-V": ("env", "export_all"),
+}
+#: options whose list goes to the hard or the soft part of a field
+PART_OF = {"-l": "resources", "-q": "queues"}
+CONTEXT_OPS = {"-ac": "add", "-dc": "del", "-sc": "set"}
+
+
+class Parsed:
+    """A qalter command line taken apart."""
+
+    def __init__(self, cwd=None):
+        self.req = options.fresh_request()
+        self.ctx = options.Context("qalter", cwd)
+        self.fields = []            # job description fields set, in order
+        self.parts = []             # (field, "hard"/"soft") replaced
+        self.context_ops = []
+        self.hold_add = ""
+        self.hold_remove = ""
+        self.job_words = []
+        self.args = None
+        self.verify = None
+
+    @property
+    def users(self):
+        return self.ctx.client.get("users")
+
+    def has_change(self):
+        return bool(self.fields or self.parts or self.context_ops or self.hold_add
+                    or self.hold_remove or self.args is not None)
+
+
+def parse_args(argv, cwd=None):
+    """Split qalter's words into options (applied to a fresh request), job items and arguments."""
+    p = Parsed(cwd)
+    words = list(argv)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            p.args = words[i + 1:]
+            break
+        if word == "-@":
+            words[i:i + 2] = _option_file(words, i)
+            continue
+        if word == "-t":
+            p.job_words.extend(words[i:i + 2])
+            i += 2
+            continue
+        if not word.startswith("-") or word == "-":
+            p.job_words.append(word)
+            i += 1
+            continue
+        i += 1 + _option(p, word, words[i + 1:])
+    return p
+
+
+def _option_file(words, i):
+    if i + 1 >= len(words):
+        raise UsageError('option "-@" requires an argument')
+    from gridtools.cli.sge.tokens import read_option_file
+    return read_option_file(words[i + 1], missing_ok=False)
+
+
+def _option(p, word, rest):
+    """Apply one option; returns how many argument words it took."""
+    if word == "-h":
+        _need(word, rest, 1)
+        _hold_letters(p, rest[0])
+        return 1
+    if word in CONTEXT_OPS:
+        _need(word, rest, 1)
+        _context(p, CONTEXT_OPS[word], rest[0])
+        return 1
+    entry = options.OPTIONS.get(word)
+    if entry is None or entry[2] not in ("all", "alter") or word in NOT_FOR_QALTER:
+        raise UsageError(f'invalid option argument "{word}"')
+    _need(word, rest, entry[0])
+    if word in PART_OF:
+        p.parts.append((PART_OF[word], "soft" if p.ctx.soft else "hard"))
+    options.parse([word] + rest[:entry[0]], p.req, p.ctx, allowed=("all", "alter"), stop_at_arg=False)
+    if word == "-w":
+        p.verify = p.req["verify"]
+    p.fields.extend(f for f in FIELDS_OF.get(word, ()) if f not in p.fields)
+    return entry[0]
+
+
+def _need(word, rest, count):
+    if len(rest) < count:
+        raise UsageError(f'option "{word}" requires an argument')
+
+
+def _hold_letters(p, letters):
+    if not letters or any(c not in "uosnUOS" for c in letters):
+        raise UsageError(f'invalid hold list "{letters}": use u, o, s, n, U, O or S')
+    for c in letters:
+        if c == "n":
+            p.hold_remove += "uos"
+        elif c.islower():
+            p.hold_add += c
+        else:
+            p.hold_remove += c.lower()
+    p.hold_add = "".join(sorted(set(p.hold_add)))
+    p.hold_remove = "".join(sorted(set(p.hold_remove) - set(p.hold_add)))
+
+
+def _context(p, mode, text):
+    if mode == "set":
+        p.context_ops.append(["set"])
+    for item in options.split_list(text):
+        name, _, value = item.partition("=")
+        p.context_ops.append(["del", name] if mode == "del" else ["add", name, value])
+
+
+# ---------------------------------------------------------------- the change set
+
+def changes_of(p):
+    """The change set the command line asks for (see model.alteration), checked like qsub's."""
+    req = p.req
+    changes = {}
+    for field in p.fields:
+        changes[field] = req[field]
+    for field, part in p.parts:
+        changes.setdefault(field, {})[part] = req[field][part]
+    for field in ("hold_jid", "hold_jid_ad"):
+        if field in changes:
+            changes[field] = [i for i in changes[field] if i.upper() != "NONE"]
+    if "cwd" in changes:
+        from gridtools import cell
+        from gridtools.cli.sge import submit
+        changes["aliases"] = submit.path_aliases(changes["cwd"], cell.hostname())
+    if changes.get("export_all"):
+        changes["submit_env"] = dict(os.environ)
+    if p.args is not None:
+        changes["args"] = list(p.args)
+    _check_names(changes)
+    return changes
+
+
+def _check_names(changes):
+    """Queues, PE, checkpointing environment, project and resource values must exist and parse."""
+    from gridtools.cli.sge import submit
+    probe = options.fresh_request()
+    for field in ("masterq", "pe", "ckpt", "project"):
+        if changes.get(field):
+            probe[field] = changes[field]
+    for field in ("queues", "resources"):
+        probe[field].update(changes.get(field) or {})
+    try:
+        submit.check_request(probe)
+    except submit.Rejected as exc:
+        text = str(exc)
+        for head in ("job rejected: ", "Job was rejected because job ", "Job was rejected because "):
+            if text.startswith(head):
+                text = text[len(head):]
+                break
+        text = text[len("requests "):] if text.startswith("requests ") else text
+        raise GridError(f"denied: {text}") from None
+    if "resources" in changes:
+        changes["resources"] = {part: probe["resources"][part] for part in changes["resources"]}
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv, prog="qalter"):
+    if "-help" in argv or "--help" in argv:
+        sys.stdout.write("SGE 8.1.9\n" + USAGE)
+        return 0
+    try:
+        p = parse_args(argv)
+    except UsageError as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return exc.exit_code
+    except GridError as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return exc.exit_code
+    try:
+        return _alter(p)
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _alter(p):
+    from gridtools.cli.sge import jobsel, qstatus
+    items = jobsel.split_items(p.job_words)
+    if p.users is not None and items:
+        raise GridError("error: it is not allowed to select users and job ids together")
+    if not items and p.users is None:
+        raise GridError("error: no job argument given\n" + USAGE.rstrip("\n"))
+    if not p.has_change() and p.verify in (None, "n"):
+        raise GridError("error: no option given to change the job")
+    changes = changes_of(p)
+    snap = qstatus.load()
+    targets, missing = jobsel.resolve(items, snap)
+    if p.users is not None:
+        targets = jobsel.jobs_of_users(snap, p.users)
+    from gridtools.cli.sge import qalter_verify
+    if p.verify in ("v", "p"):
+        code = qalter_verify.report(targets, snap, changes, p.context_ops, p.verify)
+    else:
+        code = 0
+        if p.verify in ("e", "w"):
+            targets, code = qalter_verify.gate(targets, snap, changes, p.context_ops, p.verify)
+        if targets and p.has_change():
+            code = max(code, _send(targets, p, changes))
+    for name in missing:
+        print(f'denied: job "{name}" does not exist')
+        code = 1
+    return code
+
+
+def _send(targets, p, changes):
+    """One alter request for all targets; prints the daemon's answer and returns its exit code."""
+    from gridtools import cell
+    from gridtools.spool import requests, wake
+    _ensure_daemon()
+    payload = {"targets": targets, "changes": changes, "context_ops": p.context_ops,
+               "hold_add": p.hold_add, "hold_remove": p.hold_remove, "host": cell.hostname()}
+    name = requests.write("alter", payload, reply=True)
+    wake.poke()
+    answer = requests.wait_reply(name, 60.0)
+    if answer is None:
+        raise GridError("error: no answer from the gridtools daemon")
+    code, out, err = answer
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    sys.stdout.flush()
+    return int(code)
+
+
+def _ensure_daemon():
+    from gridtools import cell
+    from gridtools.daemon import control
+    if control.running():
+        return
+    allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
+    if not allowed or not control.start():
+        raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
+                        "(start it with: gridtools daemon start)")
