@@ -1,0 +1,341 @@
+"""qalter against a running daemon: what a user sees after changing a job."""
+
+import os
+import re
+import time
+
+from conftest import wait_for
+
+
+def jid_of(proc):
+    assert proc.returncode == 0, proc.stderr
+    return int(re.search(r"(\d+)", proc.stdout).group(1))
+
+
+def row_of(cell, jid):
+    """The qstat columns of a job (None when it is not listed)."""
+    for line in cell.run("qstat", "-u", "*").stdout.splitlines()[2:]:
+        fields = line.split()
+        if fields and fields[0] == str(jid):
+            return fields
+    return None
+
+
+def field_of(cell, jid, label):
+    for line in cell.run("qstat", "-j", str(jid)).stdout.splitlines():
+        if line.startswith(label + ":"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def running(cell, jid):
+    return cell.task_states(jid).get(1) == "running"
+
+
+def fill(cell, workdir):
+    """Occupy both slots of the cell with long jobs; returns their ids."""
+    ids = [jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir)) for _ in range(2)]
+    for jid in ids:
+        wait_for(lambda j=jid: running(cell, j))
+    return ids
+
+
+def test_rename_pending_job(cell, workdir):
+    jid = jid_of(cell.qsub("-h", "-N", "before", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-N", "renamed_pend", str(jid))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"modified job name of job {jid}\n", "")
+    assert row_of(cell, jid)[2] == "renamed_pe"          # the name column is 10 wide
+    assert field_of(cell, jid, "job_name") == "renamed_pend"
+    assert field_of(cell, jid, "version") == "1"
+    cell.run("qalter", "-N", "again", str(jid), check=True)
+    assert field_of(cell, jid, "version") == "2"
+
+
+def test_name_survives_a_daemon_restart_and_finds_dependants(cell, workdir):
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    cell.run("qalter", "-N", "kept", str(jid), check=True)
+    cell.stop_daemon()
+    cell.start_daemon()
+    wait_for(lambda: row_of(cell, jid) and row_of(cell, jid)[2] == "kept")
+    dep = jid_of(cell.qsub("-hold_jid", "kept", "-b", "y", "true", cwd=workdir))
+    assert field_of(cell, dep, "jid_predecessor_list") == str(jid)
+
+
+def test_hard_resource_list_of_running_job(cell, workdir):
+    jid = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
+    wait_for(lambda: running(cell, jid))
+    proc = cell.run("qalter", "-l", "h_rt=1:0:0", str(jid))
+    assert (proc.returncode, proc.stdout) == (0, f"modified hard resource list of job {jid}\n")
+    assert field_of(cell, jid, "hard resource_list") == "h_rt=1:0:0"
+    assert running(cell, jid)
+
+
+def test_resource_request_makes_pending_job_runnable(cell, workdir):
+    jid = jid_of(cell.qsub("-l", "hostname=nosuchhost", "-b", "y", "true", cwd=workdir))
+    time.sleep(0.5)
+    assert row_of(cell, jid)[4] == "qw"
+    info = field_of(cell, jid, "scheduling info")
+    assert "(-l hostname=nosuchhost) cannot run" in info
+    cell.run("qalter", "-l", f"hostname={cell.host}", str(jid), check=True)
+    cell.wait_finished(jid)
+
+
+def test_resource_request_makes_pending_job_unrunnable(cell, workdir):
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    cell.run("qalter", "-l", "arch=no-such-arch", "-h", "U", str(jid), check=True)
+    time.sleep(0.5)
+    assert row_of(cell, jid)[4] == "qw"
+    assert "(-l arch=no-such-arch) cannot run" in field_of(cell, jid, "scheduling info")
+
+
+def test_priority_reorders_pending_jobs(cell, workdir):
+    busy = fill(cell, workdir)
+    first = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
+    second = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
+    order = [int(line.split()[0]) for line in cell.run("qstat").stdout.splitlines()[2:]]
+    assert order.index(first) < order.index(second)
+    proc = cell.run("qalter", "-p", "-100", str(first))
+    assert proc.stdout == f"root@{cell.host} sets scheduling priority of job {first} to -100\n"
+    assert field_of(cell, first, "priority") == "-100"
+    wait_for(lambda: [int(line.split()[0]) for line in cell.run("qstat").stdout.splitlines()[2:]]
+             .index(second) < [int(line.split()[0]) for line in cell.run("qstat").stdout.splitlines()[2:]]
+             .index(first))
+    cell.run("qdel", str(busy[0]), check=True)
+    wait_for(lambda: running(cell, second))
+    time.sleep(0.3)
+    assert not running(cell, first)
+
+
+def test_hold_jid_added_and_removed(cell, workdir):
+    blocker = jid_of(cell.qsub("-N", "blocker", "-b", "y", "sleep", "300", cwd=workdir))
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-hold_jid", f"blocker,999999", "-h", "U", str(jid))
+    assert proc.stdout.splitlines() == [
+        f"modified hold of job {jid}", f"modified job id hold list of job {jid}",
+        f"   blocking jobs: {blocker}", "   exited jobs:   999999"]
+    time.sleep(0.5)
+    assert row_of(cell, jid)[4] == "hqw"
+    assert field_of(cell, jid, "jid_predecessor_list (req)") == "blocker,999999"
+    assert field_of(cell, jid, "jid_predecessor_list") == str(blocker)
+    proc = cell.run("qalter", "-hold_jid", "NONE", str(jid))
+    assert "   blocking jobs: NONE" in proc.stdout
+    cell.wait_finished(jid)
+    assert running(cell, blocker)
+
+
+def test_hold_jid_release_follows_the_predecessor(cell, workdir):
+    blocker = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
+    jid = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
+    wait_for(lambda: running(cell, jid))
+    waiting = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    cell.run("qalter", "-hold_jid", str(blocker), "-h", "U", str(waiting), check=True)
+    cell.run("qdel", str(jid), check=True)
+    time.sleep(1.0)
+    assert cell.task_states(waiting).get(1) in (None, "pending")
+    cell.run("qdel", str(blocker), check=True)
+    cell.wait_finished(waiting)
+
+
+def test_dependency_on_itself_or_in_a_cycle_is_refused(cell, workdir):
+    a = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    b = jid_of(cell.qsub("-h", "-hold_jid", str(a), "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-hold_jid", str(a), str(a))
+    assert (proc.returncode, proc.stdout) == (1, f'denied: job "{a}" may not be it\'s own jobnet predecessor\n')
+    proc = cell.run("qalter", "-hold_jid", str(b), str(a))
+    assert proc.returncode == 1
+    assert proc.stdout == f"job {a} dependency change would generate a dependency cycle with job {b}\n"
+    assert field_of(cell, a, "jid_predecessor_list (req)") is None
+
+
+def test_other_users_job_is_refused(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    jid = jid_of(cell.qsub("-h", "-N", "mine", "-b", "y", "true", user=alice, cwd=workdir))
+    proc = cell.run("qalter", "-N", "hijack", str(jid), user=bob, cwd=workdir)
+    assert proc.returncode == 1
+    assert proc.stdout == f'denied: "{bob}" must be at least owner of job {jid} to change job attributes\n'
+    assert row_of(cell, jid)[2] == "mine"
+    proc = cell.run("qalter", "-w", "v", str(jid), user=bob, cwd=workdir)
+    assert proc.returncode == 1 and "must be at least owner" in proc.stdout
+    assert cell.run("qalter", "-N", "by_root", str(jid)).returncode == 0
+    assert row_of(cell, jid)[2] == "by_root"
+
+
+def test_users_may_lower_but_not_raise_priority(cell, workdir, users):
+    alice = users[0]
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", user=alice, cwd=workdir))
+    proc = cell.run("qalter", "-p", "-20", str(jid), user=alice, cwd=workdir)
+    assert proc.returncode == 0 and "sets scheduling priority" in proc.stdout
+    proc = cell.run("qalter", "-p", "-10", "-N", "up", str(jid), user=alice, cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (1, f'denied: "{alice}" must be operator to increase job priority\n')
+    assert field_of(cell, jid, "priority") == "-20"
+    assert field_of(cell, jid, "job_name") == "true"
+
+
+def test_hold_letters_and_rights(cell, workdir, users):
+    alice = users[0]
+    jid = jid_of(cell.qsub("-b", "y", "sleep", "300", user=alice, cwd=workdir))
+    wait_for(lambda: running(cell, jid))
+    pending = jid_of(cell.qsub("-l", "hostname=nowhere", "-b", "y", "true", user=alice, cwd=workdir))
+    proc = cell.run("qalter", "-h", "s", str(pending), user=alice, cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (1, f'denied: "{alice}" must be manager to set manager hold\n')
+    assert cell.run("qalter", "-h", "u", str(pending), user=alice, cwd=workdir).stdout == \
+        f"modified hold of job {pending}\n"
+    assert row_of(cell, pending)[4] == "hqw"
+    cell.run("qalter", "-h", "s", str(pending), check=True)
+    proc = cell.run("qalter", "-h", "n", str(pending), user=alice, cwd=workdir)
+    assert proc.stdout == f'denied: "{alice}" must be manager to remove manager hold\n'
+    cell.run("qalter", "-h", "n", str(pending), check=True)
+    assert row_of(cell, pending)[4] == "qw"
+
+
+def test_array_task_holds(cell, workdir):
+    jid = jid_of(cell.qsub("-h", "-t", "1-3", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-h", "U", str(jid), "-t", "2")
+    assert proc.stdout == f"modified hold of job-array task {jid}.2\n"
+    wait_for(lambda: cell.finished(jid, (2,)))
+    assert cell.task_states(jid).get(1) in (None, "pending")
+
+
+def test_override_tickets_need_an_operator_and_show_in_xml(cell, workdir, users):
+    alice = users[0]
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", user=alice, cwd=workdir))
+    proc = cell.run("qalter", "-ot", "100", str(jid), user=alice, cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (
+        1, f'denied: "{alice}" must be operator to change amount of override tickets\n')
+    proc = cell.run("qalter", "-ot", "100", str(jid))
+    assert (proc.returncode, proc.stdout) == (0, f"root@{cell.host} sets override tickets of job {jid} to 100\n")
+    xml = cell.run("qstat", "-j", str(jid), "-xml").stdout
+    assert "<JB_override_tickets>100</JB_override_tickets>" in xml
+    assert "<JB_version>1</JB_version>" in xml
+
+
+def test_new_output_arguments_and_environment_are_used(cell, workdir):
+    jid = jid_of(cell.qsub("-h", "-b", "y", "echo", "old", cwd=workdir))
+    out = os.path.join(workdir, "new.out")
+    proc = cell.run("qalter", "-o", out, "-j", "y", "-v", "GREETING=hi", "-b", "y", str(jid))
+    assert proc.returncode == 2 and '"-b"' in proc.stderr
+    proc = cell.run("qalter", "-o", out, "-j", "y", "-S", "/bin/sh", "-h", "U", str(jid), "--", "$GREETING", "new")
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.splitlines() == [
+        f"modified hold of job {jid}", f"modified output merge behaviour of job {jid}",
+        f"modified stdout path list of job {jid}", f"modified shell list of job {jid}",
+        f"modified script arguments of job {jid}"]
+    cell.wait_finished(jid)
+    with open(out) as fh:
+        assert fh.read() == "new\n"
+
+
+def test_environment_and_working_directory(cell, workdir):
+    sub = os.path.join(workdir, "sub")
+    os.mkdir(sub)
+    jid = jid_of(cell.qsub("-h", "-cwd", "-N", "envjob", cwd=workdir, input="echo $GREETING $(pwd)\n"))
+    proc = cell.run("qalter", "-v", "GREETING=hello", "-cwd", "-h", "U", str(jid), cwd=sub)
+    assert f"modified environment of job {jid}" in proc.stdout
+    assert f"modified working directory of job {jid}" in proc.stdout
+    cell.wait_finished(jid)
+    with open(os.path.join(sub, f"envjob.o{jid}")) as fh:
+        assert fh.read() == f"hello {sub}\n"
+
+
+def test_context_is_edited(cell, workdir):
+    jid = jid_of(cell.qsub("-h", "-ac", "keep=1", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-ac", "a=1,b=2", "-dc", "b", str(jid))
+    assert proc.stdout == f"modified context of job {jid}\n"
+    assert field_of(cell, jid, "context") == "keep=1,a=1"
+    cell.run("qalter", "-sc", "only=x", str(jid), check=True)
+    assert field_of(cell, jid, "context") == "only=x"
+
+
+def test_verify_pe_larger_than_the_cell(cell, workdir):
+    big = jid_of(cell.qsub("-pe", "smp", "4", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-w", "v", str(big))
+    assert proc.returncode == 1
+    assert proc.stdout == (f'Job {big} cannot run in PE "smp" because it only offers 2 slots\n'
+                           "verification: no suitable queues\n")
+    later = time.strftime("%Y%m%d%H%M", time.localtime(time.time() + 3600))
+    fits = jid_of(cell.qsub("-pe", "smp", "2", "-a", later, "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-w", "v", str(fits))
+    assert (proc.returncode, proc.stdout) == (0, "verification: found possible assignment with 2 slots\n")
+    proc = cell.run("qalter", "-w", "v", "-pe", "smp", "4", str(fits))
+    assert "verification: no suitable queues" in proc.stdout
+    assert field_of(cell, fits, "parallel environment") == "smp range: 2"
+
+
+def test_verify_running_held_and_poke(cell, workdir):
+    busy = fill(cell, workdir)
+    proc = cell.run("qalter", "-w", "v", str(busy[0]))
+    assert (proc.returncode, proc.stdout) == (0, "verification: job is already running or is held\n")
+    held = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    assert cell.run("qalter", "-w", "v", str(held)).stdout == "verification: job is already running or is held\n"
+    waiting = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-w", "v", str(waiting))
+    assert (proc.returncode, proc.stdout) == (0, "verification: found suitable queue(s)\n")
+    proc = cell.run("qalter", "-w", "p", str(waiting))
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[-1] == "verification: no suitable queues"
+    assert "full" in proc.stdout
+
+
+def test_verify_error_mode_refuses_the_change(cell, workdir):
+    fill(cell, workdir)
+    jid = jid_of(cell.qsub("-pe", "smp", "1", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-w", "e", "-pe", "smp", "4", str(jid))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "error: no suitable queues\n")
+    assert field_of(cell, jid, "parallel environment") == "smp range: 1"
+    proc = cell.run("qalter", "-w", "w", "-pe", "smp", "4", str(jid))
+    assert proc.returncode == 0 and proc.stderr == "warning: no suitable queues\n"
+    assert f"modified slot range of job {jid}" in proc.stdout
+    assert cell.run("qalter", "-w", "e", str(jid)).returncode == 1
+
+
+def test_running_job_keeps_project_and_consumables(cell, workdir):
+    with open(os.path.join(cell.root, "etc", "complex"), "a") as fh:
+        fh.write("lic                 lic        INT       <=    YES         YES        0        0\n")
+    cell.run("qconf", "-aattr", "exechost", "complex_values", "lic=4", cell.host, check=True)
+    jid = jid_of(cell.qsub("-l", "lic=1", "-b", "y", "sleep", "300", cwd=workdir))
+    wait_for(lambda: running(cell, jid))
+    proc = cell.run("qalter", "-l", "lic=2", str(jid))
+    assert (proc.returncode, proc.stdout) == (
+        1, f"denied: can't change consumable resource request \"lic\" of running job\n")
+    proc = cell.run("qalter", "-l", "h_rt=100", str(jid))
+    assert "lacks in new resource request" in proc.stdout and proc.returncode == 1
+    assert cell.run("qalter", "-l", "lic=1,h_rt=100", str(jid)).returncode == 0
+    proc = cell.run("qalter", "-ar", "1", str(jid))
+    assert (proc.returncode, proc.stdout) == (1, f"job {jid} can't modify running jobs\n")
+    proc = cell.run("qalter", "-soft", "-l", "lic=1", str(jid))
+    assert 'soft requests on consumables like "lic" are not supported' in proc.stdout
+
+
+def test_unknown_jobs_names_and_users(cell, workdir):
+    proc = cell.run("qalter", "-N", "x", "9999999")
+    assert (proc.returncode, proc.stdout) == (1, 'denied: job "9999999" does not exist\n')
+    a = jid_of(cell.qsub("-h", "-N", "grp", "-b", "y", "true", cwd=workdir))
+    b = jid_of(cell.qsub("-h", "-N", "grp", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-A", "proj1", "grp")
+    assert proc.stdout == f"modified account of job {a}\nmodified account of job {b}\n"
+    assert field_of(cell, b, "account") == "proj1"
+    proc = cell.run("qalter", "-u", "root", "-m", "e")
+    assert proc.stdout == f"modified mail options of job {a}\nmodified mail options of job {b}\n"
+    assert cell.run("qalter", "-u", "root", "-m", "e", str(a)).returncode == 1
+
+
+def test_bad_command_lines(cell, workdir):
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-badopt", str(jid))
+    assert (proc.returncode, proc.stderr) == (2, 'qalter: invalid option argument "-badopt"\n')
+    proc = cell.run("qalter", "-pe", "nosuchpe", "2", str(jid))
+    assert (proc.returncode, proc.stderr) == (
+        1, 'denied: the requested parallel environment "nosuchpe" does not exist\n')
+    proc = cell.run("qalter", "-p", "5000", str(jid))
+    assert proc.returncode == 1 and "out of range" in proc.stderr
+    assert cell.run("qalter", str(jid)).returncode == 1
+    assert cell.run("qalter", "-N", "x").returncode == 1
+    assert field_of(cell, jid, "version") is None
+    help_text = cell.run("qalter", "-help")
+    assert help_text.returncode == 0 and "-ot override_tickets" in help_text.stdout
+
+
+def test_qsub_keeps_refusing_qalter_only_options(cell, workdir):
+    for opt in ("-ot", "-u"):
+        proc = cell.qsub(opt, "1", "-b", "y", "true", cwd=workdir)
+        assert (proc.returncode, proc.stderr) == (2, f'qsub: invalid option argument "{opt}"\n')
