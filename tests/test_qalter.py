@@ -207,6 +207,9 @@ def test_override_tickets_need_an_operator_and_show_in_xml(cell, workdir, users)
     xml = cell.run("qstat", "-j", str(jid), "-xml").stdout
     assert "<JB_override_tickets>100</JB_override_tickets>" in xml
     assert "<JB_version>1</JB_version>" in xml
+    ext = [line.split() for line in cell.run("qstat", "-ext", "-u", "*").stdout.splitlines()[2:]]
+    assert [f[8:10] for f in ext if f[0] == str(jid)] == [["0", "100"]]      # tckts, ovrts
+    assert "<JB_override_tickets>100</JB_override_tickets>" in cell.run("qstat", "-ext", "-u", "*", "-xml").stdout
 
 
 def test_new_output_arguments_and_environment_are_used(cell, workdir):

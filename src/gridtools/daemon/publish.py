@@ -101,7 +101,7 @@ def job_info(job, decisions_urg):
         "start_at": spec.get("start_at"), "hold_jid_ad": list(spec.get("hold_jid_ad") or []),
         "ad_predecessors": list(spec.get("ad_predecessors") or []), "ckpt": spec.get("ckpt"),
         "binding": spec.get("binding"), "masterq": list(spec.get("masterq") or []),
-        "tc": spec.get("tc"),
+        "tc": spec.get("tc"), "override_tickets": int(spec.get("override_tickets") or 0),
     }
 
 

@@ -70,7 +70,8 @@ def _ext_columns(entry):
     text = f"{blank_usage:<10} {blank_usage:<7} {blank_usage:<7} "
     if entry.zombie:
         return text + "   NA " * 6
-    return text + "    0 " * 5 + f"{0.0:<5.2f} "
+    override = int(entry.job.get("override_tickets") or 0)
+    return text + f"{0:>5} {override:>5} " + "    0 " * 3 + f"{0.0:<5.2f} "
 
 
 def _numbers(entry, lay):

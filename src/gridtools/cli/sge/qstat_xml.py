@@ -50,8 +50,8 @@ def job_elements(entry, snap, opts, live):
     if opts.urg and job.get("deadline"):
         out.append(("JB_deadline", iso(job["deadline"]), ()))
     if opts.ext and not entry.zombie:
-        out += [(k, 0, ()) for k in ("tickets", "JB_override_tickets", "JB_jobshare", "otickets",
-                                     "ftickets", "stickets")]
+        out += [("tickets", 0, ()), ("JB_override_tickets", int(job.get("override_tickets") or 0), ())]
+        out += [(k, 0, ()) for k in ("JB_jobshare", "otickets", "ftickets", "stickets")]
         out.append(("JAT_share", _d5(0.0), ()))
     if not opts.full:
         out.append(("queue_name", entry.queue, ()))
