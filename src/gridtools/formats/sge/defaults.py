@@ -35,7 +35,7 @@ SGE_REQUEST = """\
 #
 # Every line holds options exactly as they would be given to qsub on the
 # command line; several options may share a line. Blank lines and lines
-# starting with # are ignored. qsub, qrsh and qalter read this file first,
+# starting with # are ignored. qsub and qrsh read this file first,
 # then $HOME/.sge_request, then .sge_request in the current directory;
 # options in the job script and on the command line are applied last and
 # win. -clear drops the requests read so far.
