@@ -1,0 +1,116 @@
+"""gridtools init and gridtools daemon: cells, idempotency, refusals, status, auto-start."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from conftest import BIN, wait_for
+
+
+def env_for(root, **extra):
+    env = dict(os.environ)
+    env.update({"GRIDTOOLS_ROOT": root, "PATH": os.pathsep.join([BIN, os.path.dirname(sys.executable),
+                                                                  env.get("PATH", "")])})
+    env.pop("GRIDTOOLS_NO_AUTOSTART", None)
+    env.update(extra)
+    return env
+
+
+def run(env, *args, **kw):
+    return subprocess.run(list(args), env=env, capture_output=True, text=True, timeout=60, **kw)
+
+
+@pytest.fixture
+def scratch():
+    root = tempfile.mkdtemp(prefix="gtadmin-")
+    yield root
+    run(env_for(root), "gridtools", "daemon", "stop")
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_init_creates_a_cell_and_is_idempotent(scratch):
+    env = env_for(scratch)
+    proc = run(env, "gridtools", "init", "--slots", "3", "--host", "alpha", "--host", "beta")
+    assert proc.returncode == 0, proc.stderr
+    etc = os.path.join(scratch, "etc")
+    with open(os.path.join(etc, "queues", "all.q")) as fh:
+        queue = fh.read()
+    assert re.search(r"^slots\s+1,\[alpha=3\],\[beta=3\]$", queue, re.M)
+    with open(os.path.join(etc, "hostgroups", "@allhosts")) as fh:
+        assert re.search(r"^hostlist\s+alpha beta$", fh.read(), re.M)
+    assert sorted(os.listdir(os.path.join(etc, "exechosts"))) == ["alpha", "beta", "global"]
+    with open(os.path.join(etc, "managers")) as fh:
+        assert fh.read().split() == [run(env, "id", "-un").stdout.strip()]
+    assert oct(os.stat(os.path.join(scratch, "spool", "requests")).st_mode & 0o7777) == "0o1777"
+    # a second init keeps what is there (a changed queue stays changed)
+    with open(os.path.join(etc, "queues", "all.q"), "a") as fh:
+        fh.write("")
+    os.unlink(os.path.join(etc, "pe", "mpi"))
+    proc = run(env, "gridtools", "init", "--slots", "9")
+    assert proc.returncode == 0
+    with open(os.path.join(etc, "queues", "all.q")) as fh:
+        assert fh.read() == queue
+    assert os.path.exists(os.path.join(etc, "pe", "mpi"))
+
+
+def test_init_refuses_a_foreign_directory(scratch):
+    with open(os.path.join(scratch, "precious.txt"), "w") as fh:
+        fh.write("data\n")
+    proc = run(env_for(scratch), "gridtools", "init")
+    assert proc.returncode != 0
+    assert "not empty and is not a gridtools cell" in proc.stderr
+    assert os.listdir(scratch) == ["precious.txt"]
+
+
+def test_commands_refuse_an_uninitialised_named_cell(scratch):
+    proc = run(env_for(scratch), "qsub", "-b", "y", "true")
+    assert proc.returncode == 1
+    assert "not an initialised gridtools cell" in proc.stderr
+
+
+def test_daemon_start_status_stop_and_autostart(scratch):
+    env = env_for(scratch)
+    run(env, "gridtools", "init", "--slots", "1", "--host", "solo")
+    queue = os.path.join(scratch, "etc", "queues", "all.q")
+    text = open(queue).read().replace("np_load_avg=1.75", "NONE")    # not the machine's load
+    open(queue, "w").write(text)
+    proc = run(env, "gridtools", "daemon", "status")
+    assert proc.returncode == 1 and proc.stdout == "daemon not running\n"
+    # the first qsub starts the daemon, and the job runs
+    proc = run(env, "qsub", "-terse", "-b", "y", "true", cwd=scratch)
+    jid = proc.stdout.strip()
+    state = os.path.join(scratch, "spool", "jobs", jid, "state.yaml")
+    wait_for(lambda: os.path.exists(state) and "finished" in open(state).read(), timeout=20)
+    pattern = r"daemon running: pid \d+, uptime \d+:\d\d:\d\d, 0 running, 0 pending\n"
+    wait_for(lambda: re.fullmatch(pattern, run(env, "gridtools", "daemon", "status").stdout), timeout=5)
+    assert run(env, "gridtools", "daemon", "start").stdout.startswith("daemon already running")
+    assert run(env, "gridtools", "daemon", "stop").stdout == "daemon stopped\n"
+    assert run(env, "gridtools", "daemon", "status").returncode == 1
+
+
+def test_no_autostart_when_disabled(scratch):
+    env = env_for(scratch, GRIDTOOLS_NO_AUTOSTART="1")
+    run(env, "gridtools", "init", "--slots", "1")
+    proc = run(env, "qsub", "-b", "y", "true", cwd=scratch)
+    assert proc.returncode == 0
+    time.sleep(0.5)
+    assert run(env, "gridtools", "daemon", "status").returncode == 1
+    out = run(env, "qstat").stdout
+    assert " qw " in out          # visible while waiting for a daemon
+
+
+def test_personal_cell_is_created_on_first_use(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = env_for("", HOME=str(home), GRIDTOOLS_NO_AUTOSTART="1")
+    env.pop("GRIDTOOLS_ROOT")
+    proc = run(env, "qsub", "-h", "-b", "y", "true", cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert (home / ".gridtools" / "etc" / "queues" / "all.q").exists()
+    assert (home / ".gridtools" / "spool" / "jobseqnum").read_text().strip() == "1"
