@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 
-from gridtools.daemon import intake, publish, reap, view
+from gridtools.daemon import intake, publish, qcontrol, reap, suspension, view
 from gridtools.daemon.dispatch import Dispatcher
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
@@ -40,6 +40,8 @@ class Daemon:
         self.state = State()
         self.exec = ExecClient()
         self.dispatcher = Dispatcher(self.state, self.exec)
+        self.control = qcontrol.Control(self.state, self.dispatcher)
+        self.retry_signals = False
         self.loads = {}
         self.load_time = 0.0
         self.snap_queues = ()
@@ -66,6 +68,7 @@ class Daemon:
         self.exec.start()               # forked while the daemon is small
         self.state.reload_config(force=True)
         load_jobs(self.state)
+        qcontrol.restore(self.state)
         if self.state.running_tasks():
             self.state.accounted = reap.recent_records()
         self.fifo = wake.open_listener()
@@ -85,6 +88,7 @@ class Daemon:
     def shutdown(self):
         self.exec.stop()
         self.state.flush()
+        qcontrol.persist(self.state)
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         self._write_messages()
         try:
@@ -98,7 +102,8 @@ class Daemon:
     def tick(self, now=None):
         now = now if now is not None else time.time()
         state = self.state
-        state.reload_config()
+        if state.reload_config():
+            qcontrol.apply_initial_states(state)
         taken = intake.run(state, self.dispatcher, now)
         if taken:
             state.need_schedule = True
@@ -109,8 +114,11 @@ class Daemon:
         if self.next_event is not None and now >= self.next_event:
             state.need_schedule = True
         self._refresh_load(now)
+        self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
         if state.need_schedule and state.scheduling:
-            self.schedule(now)
+            if self.schedule(now):
+                self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
+        self.retry_signals = suspension.resend(state, self.dispatcher)
         self.purged = reap.purge(state, self._finished_jobs_kept()) or self.purged
         state.flush()
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
@@ -145,6 +153,7 @@ class Daemon:
             state.monitor_next = False
         self.next_event = _next_start_time(snap, now)
         state.need_publish = True
+        return len(decisions.starts)
 
     def _reject_immediate(self, snap, decisions, now):
         """Immediate jobs (-now y, qrsh) that did not start in their first pass are removed."""
@@ -192,10 +201,13 @@ class Daemon:
     def wait(self):
         timeout = self._interval()
         now = time.time()
-        if self.next_event is not None:
-            timeout = min(timeout, max(0.0, self.next_event - now))
-        if self.retry_deletes:
+        for event in (self.next_event, self.control.next_wake):
+            if event is not None:
+                timeout = min(timeout, max(0.0, event - now))
+        if self.retry_deletes or self.retry_signals:
             timeout = min(timeout, DELETE_RETRY)
+        if self.state.need_schedule and self.state.scheduling:
+            timeout = 0.0
         if self.more_intake:
             timeout = 0.0
         if self.state.need_publish:

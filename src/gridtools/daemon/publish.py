@@ -158,7 +158,17 @@ def queue_rows(state, snap_queues, loads):
                      "qtype": sorted(qi.qtype), "slots": qi.slots, "used": used.get(qi.name, 0),
                      "resv": 0, "load_avg": load.get("np_load_avg"), "arch": load.get("arch", "-"),
                      "states": qi.states, "pe_list": list(qi.pe_list),
-                     "attrs": queue_attrs(state.config, qi.queue, qi.host, groups)})
+                     "attrs": queue_attrs(state.config, qi.queue, qi.host, groups),
+                     "messages": {k: list(v) for k, v in state.queue_messages.get(qi.name, {}).items()}})
+    return rows
+
+
+def host_rows(state, loads):
+    """Load values of each host, with the host's state (Idle, Running, Draining, ...)."""
+    rows = {name: dict(load) for name, load in loads.items()}
+    for name, shown in state.host_display.items():
+        if name in rows:
+            rows[name]["state"] = shown
     return rows
 
 
@@ -187,7 +197,7 @@ def publish(state, snap_queues, loads, urgencies, now=None):
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,
         "queues": queue_rows(state, snap_queues, loads),
-        "hosts": {name: dict(load) for name, load in loads.items()},
+        "hosts": host_rows(state, loads),
         "exechosts": view.exec_hosts(state.config),
         "reasons": {jid: list(lines) for jid, lines in state.reasons.items()},
     }

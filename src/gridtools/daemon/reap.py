@@ -115,6 +115,9 @@ def _conclude(state, job, task, result, now):
         state.need_schedule = True
         return None
     want_record = not _accounted(state, job, task)
+    if result.get("queue_error"):
+        from gridtools.daemon import qcontrol
+        qcontrol.mark_error(state, f"{task.queue}@{task.host}", job.id, task.host)
     if result.get("requeue") and not task.deleting:
         record = _record(state, job, task, result, now) if want_record else None
         tr.requeue(job, number, now)

@@ -39,6 +39,12 @@ class State:
         self.started = time.time()
         self.queue_states = {}        # "queue@host" -> state letters set by qmod
         self.host_states = {}         # host -> drain/flush/suspend state
+        self.derived_states = {}      # "queue@host" -> letters of calendars, subordination, thresholds
+        self.queue_messages = {}      # "queue@host" -> {letter: [lines qstat -explain shows]}
+        self.known_queues = set()     # queue instances initial_state was applied to
+        self.qstates_dirty = False    # queue or host states to write to the spool
+        self.host_display = {}        # host -> Idle/Running/Busy/Draining/... (qhost -st)
+        self.unsignalled = {}         # (job id, task) -> signal its shepherd has yet to get
         self.accounted = set()         # (job, task, start) already in the accounting file
         self.config_generation = 0     # bumped on every reload (keys caches)
         self.monitor_next = False     # qconf -tsm: write the schedule file after the next pass

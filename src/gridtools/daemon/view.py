@@ -90,7 +90,8 @@ def queue_instances(conf, groups, state_letters):
                 xuser_lists=tuple(v("xuser_lists") or ()), projects=tuple(v("projects") or ()),
                 xprojects=tuple(v("xprojects") or ()),
                 values=_pairs(v("complex_values")) + limits,
-                load_thresholds=_pairs(v("load_thresholds")), hostgroups=groups_of(host, groups)))
+                load_thresholds=_pairs(v("load_thresholds")),
+                suspend_thresholds=_pairs(v("suspend_thresholds")), hostgroups=groups_of(host, groups)))
     return tuple(result)
 
 
@@ -171,7 +172,8 @@ def _config_parts(state):
 
 def _queues(state, parts):
     """Queue instances, cached until the configuration or a queue state letter changes."""
-    key = (state.config_generation, tuple(sorted(state.queue_states.items())))
+    key = (state.config_generation, tuple(sorted(state.queue_states.items())),
+           tuple(sorted(state.derived_states.items())))
     cached = state.view_cache.get("queues")
     if cached is None or cached[0] != key:
         cached = (key, queue_instances(state.config, parts["groups"],
@@ -211,7 +213,13 @@ def build(state, now, loads):
         global_values=parts["global_values"])
 
 
+#: derived letters the scheduler works out itself from the thresholds (load and suspend alarms)
+_ALARMS = "aA"
+
+
 def state_letters(state, queue, host):
-    """Queue instance state letters set by qmod and host states (alarms are computed by the pass)."""
-    letters = state.queue_states.get(f"{queue}@{host}", "")
-    return letters
+    """Queue instance state letters: those set by qmod and those calendars and
+    subordination give (alarms are computed by the pass, host states come with the host)."""
+    name = f"{queue}@{host}"
+    derived = "".join(c for c in state.derived_states.get(name, "") if c not in _ALARMS)
+    return state.queue_states.get(name, "") + derived

@@ -167,9 +167,10 @@ def _offered(cx, qi, host, snap):
     return found
 
 
-def _overload_reason(qi, snap, state):
+def _crossed(qi, thresholds, snap, state):
+    """The first threshold the host's (adjusted) load crosses: text for a reason line, or None."""
     host = snap.hosts.get(qi.host)
-    for name, threshold in qi.load_thresholds:
+    for name, threshold in thresholds:
         cx = snap.complexes.get(name)
         if cx is None or host is None:
             continue
@@ -182,8 +183,18 @@ def _overload_reason(qi, snap, state):
             continue
         adj = state.adjust.get(qi.host, 0.0) if cx.name.startswith("np_load") else 0.0
         if res.threshold_exceeded(cx, value + adj, threshold):
-            return (f'queue instance "{qi.name}" dropped because it is overloaded: '
-                    f'{cx.name}={value + adj:.6f} (= {value:.6f} + {adj:.6f}) {cx.relop} {threshold}')
+            return f'{cx.name}={value + adj:.6f} (= {value:.6f} + {adj:.6f}) {cx.relop} {threshold}'
+    return None
+
+
+def _overload_reason(qi, snap, state):
+    """Why a queue instance in suspend or load alarm takes no job now, or None."""
+    crossed = _crossed(qi, qi.suspend_thresholds, snap, state)
+    if crossed:
+        return f'queue instance "{qi.name}" is in suspend alarm: {crossed}'
+    crossed = _crossed(qi, qi.load_thresholds, snap, state)
+    if crossed:
+        return f'queue instance "{qi.name}" dropped because it is overloaded: {crossed}'
     return None
 
 

@@ -16,6 +16,10 @@ BLOCKING = {"d": "disabled", "D": "disabled", "s": "suspended", "S": "suspended"
             "E": "in error state", "C": "suspended", "c": "in configuration ambiguous state",
             "o": "orphaned"}
 
+#: host states (set by drain, flush, suspend) that keep a host from receiving jobs
+HOST_CLOSED = {"drain": "draining", "drained": "drained", "flush": "flushed",
+               "suspend": "suspended", "down": "down"}
+
 
 def spec_matches(spec, qi):
     """True when a queue spec (``q``, ``q@host``, ``q@@group``, wildcards) names ``qi``."""
@@ -47,8 +51,8 @@ def why_not(job, qi, host):
     for letter in qi.states:
         if letter in BLOCKING:
             return f'queue instance "{qi.name}" dropped because it is {BLOCKING[letter]}'
-    if host is not None and host.state in ("drain", "drained", "flush", "suspend", "down"):
-        return f'queue instance "{qi.name}" dropped because host "{qi.host}" is {host.state}'
+    if host is not None and host.state in HOST_CLOSED:
+        return f'queue instance "{qi.name}" dropped because host "{qi.host}" is {HOST_CLOSED[host.state]}'
     wanted = "INTERACTIVE" if job.interactive else "BATCH"
     if wanted not in qi.qtype:
         return f'cannot run in queue instance "{qi.name}" because it is not of type {wanted.lower()}'

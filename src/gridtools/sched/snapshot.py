@@ -38,6 +38,7 @@ class QueueInstance:
     xprojects: tuple = ()
     values: tuple = ()               # (name, value text) from complex_values and limits
     load_thresholds: tuple = ()      # (name, value text)
+    suspend_thresholds: tuple = ()   # (name, value text): no new jobs while crossed
     hostgroups: frozenset = frozenset()   # host groups the host belongs to
 
     @property

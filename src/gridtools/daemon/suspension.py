@@ -1,0 +1,75 @@
+"""Stopping and continuing running tasks, whatever the reason.
+
+A running task is stopped while it has at least one suspension reason (the
+letters of ``Task.suspended``): ``s`` set by ``qmod -sj``, ``S`` while a
+queue instance it runs in is suspended (``qmod -s``, a calendar,
+subordination, a suspended host, slot-wise subordination), ``T`` set by a
+suspend threshold. Its shepherd gets the suspend signal when the first
+reason comes and the resume signal when the last one goes: a job suspended
+explicitly stays stopped when its queue is resumed, and the other way round.
+
+A signal that finds no shepherd (the task is still being started) is kept
+in ``state.unsignalled`` and sent again on later passes until the shepherd
+answers or the task ended.
+"""
+
+from gridtools.model import transitions as tr
+from gridtools.model.job import TaskState
+
+#: what ``state.unsignalled`` may ask for besides following the task's suspension
+REQUEUE = "requeue"
+SYNC = "sync"
+
+
+def change(state, dispatcher, job, task, why, on, force=False):
+    """Add (``on``) or remove suspension reason ``why``; signal the shepherd on a transition.
+
+    Returns True when the reason changed. ``force`` sends the signal for the
+    task's resulting state even when nothing changed (``qmod -f``).
+    """
+    before = bool(task.suspended)
+    if on:
+        changed = tr.suspend(job, task.number, why)
+    else:
+        changed = tr.unsuspend(job, task.number, why)
+    if changed:
+        state.touch(job)
+    after = bool(task.suspended)
+    if before != after or (force and task.state is TaskState.RUNNING):
+        send(state, dispatcher, job, task, "suspend" if after else "resume")
+    return changed
+
+
+def send(state, dispatcher, job, task, what):
+    """Signal a task's shepherd; remember the wish when there is no shepherd to tell yet."""
+    key = (job.id, task.number)
+    if dispatcher.signal_task(job, task, what):
+        if state.unsignalled.get(key) != REQUEUE or what == REQUEUE:
+            state.unsignalled.pop(key, None)
+        return True
+    if state.unsignalled.get(key) != REQUEUE:
+        state.unsignalled[key] = REQUEUE if what == REQUEUE else SYNC
+    return False
+
+
+def resend(state, dispatcher):
+    """Send again what shepherds missed; returns True while some are still waiting."""
+    for key, what in list(state.unsignalled.items()):
+        job = state.jobs.get(key[0])
+        task = job.tasks.get(key[1]) if job is not None else None
+        if task is None or task.state is not TaskState.RUNNING:
+            state.unsignalled.pop(key, None)
+            continue
+        if what == SYNC:
+            what = "suspend" if task.suspended else "resume"
+        if dispatcher.signal_task(job, task, what):
+            state.unsignalled.pop(key, None)
+    return bool(state.unsignalled)
+
+
+def requeue(state, dispatcher, job, task):
+    """Have a running task ended and put back into the pending state (qmod -r, host flush)."""
+    if task.state is not TaskState.RUNNING or task.deleting:
+        return False
+    send(state, dispatcher, job, task, REQUEUE)
+    return True
