@@ -200,3 +200,4 @@ def hold(state, dispatcher, req, now):
 
 from gridtools.daemon import confreq  # noqa: E402,F401 (registers handlers)
 from gridtools.daemon import alterreq  # noqa: E402,F401
+from gridtools.daemon import qmodreq  # noqa: E402,F401

@@ -1,0 +1,254 @@
+"""qmod requests: suspending, enabling, clearing and rescheduling jobs and queue instances.
+
+A client sends one request of kind ``qmod`` with ``op`` (suspend,
+unsuspend, disable, enable, clear, reschedule), ``scope`` (``job``,
+``queue`` or ``any``: decide per word), the ``items`` named on the command
+line (``{"word": text, "tasks": ranges or None}``) and ``force``. The
+answer carries Grid Engine's messages, one line each, for stdout.
+
+Rights: managers and operators may do everything; the owners of a queue
+instance (its ``owner_list``) may suspend, unsuspend, disable and enable
+it; the owner of a job may suspend, unsuspend, clear and reschedule it.
+``-f`` needs operator rights. Queue suspension reaches the tasks on the
+next pass (see ``qcontrol``); job suspension is signalled at once.
+"""
+
+import fnmatch
+
+from gridtools.daemon import auth, qcontrol, suspension, view
+from gridtools.daemon.intake import _select_tasks, handler
+from gridtools.daemon.state import user_name
+from gridtools.formats.sge.names import match_queue_spec
+from gridtools.model import transitions as tr
+from gridtools.model.job import TaskState
+
+#: queue operations: op -> (state letter, set it?, word of the messages)
+QUEUE_OPS = {"disable": ("d", True, "disabled"), "enable": ("d", False, "enabled"),
+             "suspend": ("s", True, "suspended"), "unsuspend": ("s", False, "unsuspended"),
+             "clear": ("E", False, "no error")}
+#: queue operations a queue owner may request
+OWNER_OPS = frozenset({"disable", "enable", "suspend", "unsuspend"})
+
+
+class Ctx:
+    """One qmod request being answered."""
+
+    def __init__(self, state, dispatcher, req, now):
+        self.state, self.dispatcher, self.now = state, dispatcher, now
+        body = req.body
+        self.op = str(body.get("op", ""))
+        self.force = bool(body.get("force"))
+        self.user = user_name(req.uid)
+        host = str(body.get("host") or "unknown")
+        self.who = f"{self.user}@{host if host.replace('.', '').replace('-', '').isalnum() else 'unknown'}"
+        self.operator = auth.is_operator(state, self.user)
+        self.lines = []
+        self.failed = False
+
+    def say(self, line):
+        self.lines.append(line)
+
+    def refuse(self, line):
+        self.lines.append(line)
+        self.failed = True
+
+
+@handler("qmod")
+def qmod(state, dispatcher, req, now):
+    ctx = Ctx(state, dispatcher, req, now)
+    if ctx.force and not ctx.operator:
+        return 1, f'denied: "{ctx.user}" must be operator to force a state change\n', ""
+    scope = req.body.get("scope", "any")
+    for item in req.body.get("items") or []:
+        _item(ctx, scope, str(item.get("word", "")), item.get("tasks"))
+    state.need_publish = True
+    text = "".join(line + "\n" for line in ctx.lines)
+    return (1 if ctx.failed else 0), text, ""
+
+
+# ---------------------------------------------------------------- naming
+
+def _item(ctx, scope, word, tasks):
+    """Apply the request to what one word names: jobs, queue instances or both kinds."""
+    state = ctx.state
+    queues = _instances(state, word) if scope == "queue" or (scope == "any" and not word.isdigit()) else []
+    jobs = _jobs_named(state, word) if scope != "queue" and not queues else []
+    for name, queue, host in queues:
+        _queue_op(ctx, name, queue, host)
+    for job in jobs:
+        _job_op(ctx, job, tasks)
+    if queues or jobs:
+        return
+    if scope == "job":
+        ctx.refuse(f'denied: job "{word}" does not exist')
+    elif scope == "queue":
+        ctx.refuse(f'invalid queue "{word}"')
+    else:
+        ctx.refuse(f'invalid queue or job "{word}"')
+
+
+def _jobs_named(state, word):
+    """Jobs with a task not finished named by an id or a name pattern."""
+    if word.isdigit():
+        job = state.jobs.get(int(word))
+        return [job] if job is not None and not job.is_finished() else []
+    found = []
+    for name, ids in state.names.items():
+        if fnmatch.fnmatchcase(name, word):
+            found.extend(state.jobs[j] for j in ids if j in state.jobs and not state.jobs[j].is_finished())
+    return sorted(found, key=lambda j: j.id)
+
+
+def _instances(state, spec):
+    """(name, queue, host) of the queue instances a queue expression names."""
+    groups = view.hostgroups(state.config)
+    return [(i.name, i.queue, i.host) for i in qcontrol.instances(state)
+            if match_queue_spec(spec, i.queue, i.host, groups)]
+
+
+def _label(job, number):
+    """("job", "7") or ("job-array task", "7.3") for messages."""
+    return ("job-array task", f"{job.id}.{number}") if job.is_array else ("job", str(job.id))
+
+
+# ---------------------------------------------------------------- queues
+
+def _queue_allowed(ctx, queue, host):
+    if ctx.operator:
+        return True
+    if ctx.op not in OWNER_OPS:
+        return False
+    conf = ctx.state.config
+    owners = view.qvalue(conf.objects["queue"][queue], "owner_list", host, view.hostgroups(conf))
+    return ctx.user in (owners or ())
+
+
+def _queue_op(ctx, name, queue, host):
+    if not _queue_allowed(ctx, queue, host):
+        if ctx.op == "reschedule":
+            return ctx.refuse(f'{ctx.user} - you have no permission to reschedule jobs of queue instance "{name}"')
+        return ctx.refuse(f'{ctx.user} - you have no permission to modify queue "{name}"')
+    if ctx.op == "reschedule":
+        for job, task in _tasks_in(ctx.state, name):
+            _reschedule(ctx, job, task)
+        return None
+    letter, on, word = QUEUE_OPS[ctx.op]
+    changed = qcontrol.set_letter(ctx.state, name, letter, on)
+    if changed:
+        ctx.say(f'{ctx.who} changed state of "{name}" ({word})')
+        ctx.state.log(f"I|{ctx.who} changed state of {name} ({word})")
+    elif ctx.force:
+        ctx.say(f'{ctx.who} forced state change of "{name}" ({word})')
+        _resignal(ctx, name)
+    else:
+        ctx.say(f'Queue instance "{name}" is already in the specified state: {word}')
+    return None
+
+
+def _tasks_in(state, name):
+    return [(job, task) for job, task in state.running_tasks()
+            if any(f"{q}@{h}" == name for q, h, _s in task.granted)]
+
+
+def _resignal(ctx, name):
+    """qmod -f: send every task of the instance the signal for the state it is in."""
+    for job, task in _tasks_in(ctx.state, name):
+        suspension.send(ctx.state, ctx.dispatcher, job, task, "suspend" if task.suspended else "resume")
+
+
+# ---------------------------------------------------------------- jobs
+
+def _job_op(ctx, job, tasks):
+    if not auth.may_modify_job(ctx.state, ctx.user, job):
+        return ctx.refuse(f'{ctx.user} - you have no permission to modify job "{job.id}"')
+    if ctx.op == "clear":
+        return _clear(ctx, job, tasks)
+    numbers = _select_tasks(job, tasks)
+    running = [n for n in numbers if job.state_of(n) is TaskState.RUNNING]
+    pending = [n for n in numbers if job.state_of(n) in (TaskState.PENDING, TaskState.ERROR)]
+    if pending and (not running or tasks or not job.is_array):
+        shown = pending if tasks else pending[:1]
+        for n in shown:
+            ctx.say(f"Modify operation can not be applied on job-array task {job.id}.{n} in pending/hold state")
+    action = {"suspend": _suspend, "unsuspend": _unsuspend, "reschedule": _reschedule}.get(ctx.op)
+    if action is None:
+        return ctx.refuse(f'invalid queue or job "{job.id}"')
+    for n in running:
+        action(ctx, job, job.task(n))
+    ctx.state.touch(job)
+    return None
+
+
+def _suspend(ctx, job, task):
+    kind, ident = _label(job, task.number)
+    if "s" in task.suspended and not ctx.force:
+        return ctx.say(f"{ctx.user} - {kind} {ident} is already suspended")
+    suspension.change(ctx.state, ctx.dispatcher, job, task, "s", True, force=ctx.force)
+    if ctx.force:
+        return ctx.say(f"{ctx.user} - forced suspension of {kind} {ident}")
+    ctx.state.log(f"I|{ctx.who} suspended {kind} {ident}")
+    return ctx.say(f"{ctx.user} - suspended {kind} {ident}")
+
+
+def _unsuspend(ctx, job, task):
+    kind, ident = _label(job, task.number)
+    if "s" not in task.suspended and not ctx.force:
+        if "T" in task.suspended:
+            return ctx.say(f"{ctx.user} - {kind} {ident} is not suspended by administrator - "
+                           "modify suspend threshold list of queue to remove suspend state")
+        return ctx.say(f"{ctx.user} - {kind} {ident} is already unsuspended")
+    suspension.change(ctx.state, ctx.dispatcher, job, task, "s", False, force=ctx.force)
+    ctx.state.log(f"I|{ctx.who} unsuspended {kind} {ident}")
+    if ctx.force:
+        return ctx.say(f"{ctx.who} forced unsuspension of {kind} {ident}")
+    if "T" in task.suspended:
+        return ctx.say(f"{ctx.who} removed administrator suspension of {kind} {ident} "
+                       "(suspend threshold is still active)")
+    return ctx.say(f"{ctx.user} - unsuspended {kind} {ident}")
+
+
+def rerunnable(state, job, task):
+    """True when a running task may be rescheduled: ``-r y``, or the queue's ``rerun``."""
+    asked = job.spec.get("rerun")
+    if asked is not None:
+        return bool(asked)
+    conf = state.config
+    queue = conf.objects["queue"].get(task.queue)
+    if queue is None:
+        return False
+    return bool(view.qvalue(queue, "rerun", task.host, view.hostgroups(conf)))
+
+
+def _reschedule(ctx, job, task):
+    kind, ident = _label(job, task.number)
+    if task.deleting:
+        return ctx.refuse(f"The {kind} {ident} is already in deleted state. No rescheduling!")
+    if job.spec.get("interactive"):
+        return ctx.refuse(f"{kind} {ident} is a qsh, qlogin, qrsh or a qrlogin {kind}. "
+                          f"These types of {kind} are not restartable")
+    if not ctx.force and not rerunnable(ctx.state, job, task):
+        return ctx.refuse(f"The {kind} {ident} is running in queue {task.queue}@{task.host} "
+                          "where jobs are not rerunable.")
+    suspension.requeue(ctx.state, ctx.dispatcher, job, task)
+    ctx.state.log(f"I|{ctx.who} rescheduled {kind} {ident}")
+    return ctx.say(f"{ctx.user} - reschedule {kind} {ident}")
+
+
+def _clear(ctx, job, tasks):
+    numbers = _select_tasks(job, tasks) if tasks else [n for n, t in sorted(job.tasks.items())]
+    cleared = [n for n in numbers if tr.clear_error(job, n)]
+    for n in cleared:
+        kind, ident = _label(job, n)
+        ctx.say(f"{ctx.who} cleared error state of {kind} {ident}")
+    if cleared:
+        ctx.state.touch(job)
+        ctx.state.need_schedule = True
+        return None
+    if job.is_array and tasks:
+        for n in numbers:
+            ctx.refuse(f"Job-array task {job.id}.{n} is not in error state")
+        return None
+    return ctx.refuse(f"Job {job.id} is not in error state")
+
+
+from gridtools.daemon import hostreq  # noqa: E402,F401 (registers the host handler)

@@ -1,0 +1,210 @@
+"""qmod against a running daemon: queue states, job suspension, clearing errors, rescheduling."""
+
+import os
+
+from conftest import REPO, destroy_cell, make_cell, wait_for
+from qtools import (jid_of, job_pid, queue_letters, reasons, running, set_attr, state_of,
+                    stopped, wait_state)
+
+Q = "all.q@testhost"
+
+
+def reference_stdout(name):
+    with open(os.path.join(os.path.dirname(REPO), "shared", "reference", "sge", name)) as fh:
+        text = fh.read()
+    return text.split("# ---- stdout ----\n", 1)[1].split("# ---- stderr ----", 1)[0]
+
+
+def sleeper(cell, workdir, *extra, seconds=300):
+    return jid_of(cell.qsub("-b", "y", *extra, "sleep", str(seconds), cwd=workdir))
+
+
+def test_help_is_grid_engines():
+    import subprocess
+    out = subprocess.run([os.path.join(REPO, "bin", "qmod"), "-help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    assert out.stdout == reference_stdout("qmod-help.txt")
+
+
+def test_disable_and_enable_a_queue(cell, workdir):
+    proc = cell.run("qmod", "-d", "all.q")
+    assert (proc.returncode, proc.stdout) == (0, f'root@testhost changed state of "{Q}" (disabled)\n')
+    proc = cell.run("qmod", "-d", Q)
+    assert proc.stdout == f'Queue instance "{Q}" is already in the specified state: disabled\n'
+    assert proc.returncode == 0
+    assert queue_letters(cell, Q) == "d"
+    jid = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    wait_for(lambda: f'queue instance "{Q}" dropped because it is disabled' in reasons(cell, jid))
+    assert state_of(cell, jid) == "qw"
+    proc = cell.run("qmod", "-e", "all.q")
+    assert proc.stdout == f'root@testhost changed state of "{Q}" (enabled)\n'
+    cell.wait_finished(jid)
+    assert queue_letters(cell, Q) == ""
+
+
+def test_unknown_queues_and_jobs_are_refused(cell):
+    proc = cell.run("qmod", "-e", "nosuch.q")
+    assert (proc.returncode, proc.stdout) == (1, 'invalid queue "nosuch.q"\n')
+    proc = cell.run("qmod", "-s", "nosuch")
+    assert (proc.returncode, proc.stdout) == (1, 'invalid queue or job "nosuch"\n')
+    proc = cell.run("qmod", "-sj", "4242")
+    assert (proc.returncode, proc.stdout) == (1, 'denied: job "4242" does not exist\n')
+    proc = cell.run("qmod", "-d")
+    assert proc.returncode == 1 and "needs a list of queues" in proc.stderr
+
+
+def test_suspending_a_queue_stops_its_jobs_until_it_is_resumed(cell, workdir):
+    first, second = sleeper(cell, workdir), sleeper(cell, workdir)
+    wait_state(cell, first, "r")
+    wait_state(cell, second, "r")
+    pids = {first: job_pid(cell, first), second: job_pid(cell, second)}
+    proc = cell.run("qmod", "-s", "all.q")
+    assert proc.stdout == f'root@testhost changed state of "{Q}" (suspended)\n'
+    wait_state(cell, first, "S")
+    wait_state(cell, second, "S")
+    assert queue_letters(cell, Q) == "s"
+    wait_for(lambda: all(stopped(p) for p in pids.values()))
+    proc = cell.run("qmod", "-us", Q)
+    assert proc.stdout == f'root@testhost changed state of "{Q}" (unsuspended)\n'
+    wait_state(cell, first, "r")
+    wait_for(lambda: all(running(p) for p in pids.values()))
+
+
+def test_a_job_suspended_explicitly_stays_suspended_when_its_queue_resumes(cell, workdir):
+    mine, other = sleeper(cell, workdir), sleeper(cell, workdir)
+    wait_state(cell, mine, "r")
+    wait_state(cell, other, "r")
+    pid, other_pid = job_pid(cell, mine), job_pid(cell, other)
+    assert cell.run("qmod", "-sj", str(mine)).stdout == f"root - suspended job {mine}\n"
+    wait_for(lambda: stopped(pid))
+    cell.run("qmod", "-sq", "all.q", check=True)
+    wait_state(cell, other, "S")
+    cell.run("qmod", "-usq", "all.q", check=True)
+    wait_state(cell, other, "r")
+    wait_for(lambda: running(other_pid))
+    assert state_of(cell, mine) == "s" and stopped(pid)
+    assert cell.run("qmod", "-usj", str(mine)).stdout == f"root - unsuspended job {mine}\n"
+    wait_state(cell, mine, "r")
+    wait_for(lambda: running(pid))
+
+
+def test_job_suspension_messages(cell, workdir):
+    run = sleeper(cell, workdir)
+    wait_state(cell, run, "r")
+    assert cell.run("qmod", "-sj", str(run)).stdout == f"root - suspended job {run}\n"
+    proc = cell.run("qmod", "-sj", str(run))
+    assert (proc.returncode, proc.stdout) == (0, f"root - job {run} is already suspended\n")
+    assert cell.run("qmod", "-us", str(run)).stdout == f"root - unsuspended job {run}\n"
+    assert cell.run("qmod", "-usj", str(run)).stdout == f"root - job {run} is already unsuspended\n"
+    held = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qmod", "-sj", str(held))
+    assert proc.stdout == f"Modify operation can not be applied on job-array task {held}.1 in pending/hold state\n"
+    assert proc.returncode == 0
+
+
+def test_array_tasks_are_suspended_one_by_one(cell, workdir):
+    jid = jid_of(cell.qsub("-t", "1-2", "-b", "y", "sleep", "300", cwd=workdir))
+    wait_for(lambda: state_of(cell, f"{jid}.2") == "r")
+    proc = cell.run("qmod", "-sj", f"{jid}.2")
+    assert proc.stdout == f"root - suspended job-array task {jid}.2\n"
+    wait_for(lambda: state_of(cell, f"{jid}.2") == "s")
+    assert state_of(cell, f"{jid}.1") == "r"
+    proc = cell.run("qmod", "-usj", str(jid), "-t", "2")
+    assert proc.stdout == f"root - unsuspended job-array task {jid}.2\n"
+
+
+def test_clear_job_error_state(cell, workdir):
+    jid = jid_of(cell.qsub("-wd", "/nonexistent/dir", "-b", "y", "true", cwd=workdir))
+    wait_state(cell, jid, "Eqw")
+    cell.run("qhold", str(jid), check=True)
+    proc = cell.run("qmod", "-cj", str(jid))
+    assert (proc.returncode, proc.stdout) == (0, f"root@testhost cleared error state of job {jid}\n")
+    wait_state(cell, jid, "hqw")
+    proc = cell.run("qmod", "-c", str(jid))
+    assert (proc.returncode, proc.stdout) == (1, f"Job {jid} is not in error state\n")
+
+
+def test_reschedule_needs_a_rerunnable_job(cell, workdir):
+    plain = sleeper(cell, workdir)
+    wait_state(cell, plain, "r")
+    proc = cell.run("qmod", "-rj", str(plain))
+    assert proc.stdout == f"The job {plain} is running in queue {Q} where jobs are not rerunable.\n"
+    assert proc.returncode == 1
+    assert state_of(cell, plain) == "r"
+    rerun = sleeper(cell, workdir, "-r", "y")
+    wait_state(cell, rerun, "r")
+    pid = job_pid(cell, rerun)
+    proc = cell.run("qmod", "-rj", str(rerun))
+    assert (proc.returncode, proc.stdout) == (0, f"root - reschedule job {rerun}\n")
+    wait_for(lambda: not running(pid))
+    wait_state(cell, rerun, ("Rr", "Rq"))
+    assert cell.job_state(rerun)["tasks"]["1"]["restarted"] == 1
+    assert state_of(cell, plain) == "r"
+
+
+def test_queue_rerun_makes_jobs_rerunnable_and_rq_reschedules_a_queue(cell, workdir):
+    set_attr(cell, "all.q", "rerun", "TRUE")
+    jid = sleeper(cell, workdir)
+    refuses = sleeper(cell, workdir, "-r", "n")
+    wait_state(cell, jid, "r")
+    wait_state(cell, refuses, "r")
+    proc = cell.run("qmod", "-rq", "all.q")
+    assert f"root - reschedule job {jid}\n" in proc.stdout
+    assert f"The job {refuses} is running in queue {Q} where jobs are not rerunable.\n" in proc.stdout
+    wait_state(cell, jid, ("Rr", "Rq"))
+    assert state_of(cell, refuses) == "r"
+
+
+def test_clear_queue_error_state(cell, workdir):
+    script = os.path.join(workdir, "prolog.sh")
+    with open(script, "w") as fh:
+        fh.write("#!/bin/sh\nexit 2\n")
+    os.chmod(script, 0o755)
+    assert cell.run("qmod", "-cq", "all.q").stdout == \
+        f'Queue instance "{Q}" is already in the specified state: no error\n'
+    set_attr(cell, "all.q", "prolog", script)
+    jid = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    wait_for(lambda: queue_letters(cell, Q) == "E")
+    explained = cell.run("qstat", "-f", "-explain", "E").stdout
+    assert f"\tqueue {Q} marked QERROR as result of job {jid}'s failure at host testhost\n" in explained
+    wait_state(cell, jid, "Rq")
+    set_attr(cell, "all.q", "prolog", "NONE")
+    proc = cell.run("qmod", "-c", "all.q")
+    assert proc.stdout == f'root@testhost changed state of "{Q}" (no error)\n'
+    cell.wait_finished(jid)
+
+
+def test_force_resends_the_state(cell, workdir):
+    jid = sleeper(cell, workdir)
+    wait_state(cell, jid, "r")
+    pid = job_pid(cell, jid)
+    cell.run("qmod", "-s", "all.q", check=True)
+    wait_for(lambda: stopped(pid))
+    os.kill(pid, 18)                      # someone continued the job behind the daemon's back
+    wait_for(lambda: running(pid))
+    proc = cell.run("qmod", "-f", "-s", "all.q")
+    assert proc.stdout == f'root@testhost forced state change of "{Q}" (suspended)\n'
+    wait_for(lambda: stopped(pid))
+
+
+def test_queue_states_survive_a_daemon_restart(cell):
+    cell.run("qmod", "-d", "all.q", check=True)
+    cell.stop_daemon()
+    cell.start_daemon()
+    wait_for(lambda: queue_letters(cell, Q) == "d")
+    cell.run("qmod", "-e", "all.q", check=True)
+
+
+def test_queue_domains_and_wildcards():
+    cell = make_cell(hosts=["testhost", "otherhost"])
+    try:
+        proc = cell.run("qmod", "-d", "all.q@@allhosts")
+        assert proc.stdout.splitlines() == [
+            'root@testhost changed state of "all.q@otherhost" (disabled)',
+            'root@testhost changed state of "all.q@testhost" (disabled)']
+        proc = cell.run("qmod", "-e", "*@other*")
+        assert proc.stdout == 'root@testhost changed state of "all.q@otherhost" (enabled)\n'
+        assert queue_letters(cell, "all.q@testhost") == "d"
+        assert queue_letters(cell, "all.q@otherhost") == ""
+    finally:
+        destroy_cell(cell)
