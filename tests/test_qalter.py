@@ -92,14 +92,13 @@ def test_priority_reorders_pending_jobs(cell, workdir):
     busy = fill(cell, workdir)
     first = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
     second = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
-    order = [int(line.split()[0]) for line in cell.run("qstat").stdout.splitlines()[2:]]
-    assert order.index(first) < order.index(second)
+    def listed():
+        return [int(line.split()[0]) for line in cell.run("qstat").stdout.splitlines()[2:]]
+    assert listed().index(first) < listed().index(second)
     proc = cell.run("qalter", "-p", "-100", str(first))
     assert proc.stdout == f"root@{cell.host} sets scheduling priority of job {first} to -100\n"
     assert field_of(cell, first, "priority") == "-100"
-    wait_for(lambda: [int(line.split()[0]) for line in cell.run("qstat").stdout.splitlines()[2:]]
-             .index(second) < [int(line.split()[0]) for line in cell.run("qstat").stdout.splitlines()[2:]]
-             .index(first))
+    wait_for(lambda: listed().index(second) < listed().index(first))
     cell.run("qdel", str(busy[0]), check=True)
     wait_for(lambda: running(cell, second))
     time.sleep(0.3)
@@ -109,7 +108,7 @@ def test_priority_reorders_pending_jobs(cell, workdir):
 def test_hold_jid_added_and_removed(cell, workdir):
     blocker = jid_of(cell.qsub("-N", "blocker", "-b", "y", "sleep", "300", cwd=workdir))
     jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
-    proc = cell.run("qalter", "-hold_jid", f"blocker,999999", "-h", "U", str(jid))
+    proc = cell.run("qalter", "-hold_jid", "blocker,999999", "-h", "U", str(jid))
     assert proc.stdout.splitlines() == [
         f"modified hold of job {jid}", f"modified job id hold list of job {jid}",
         f"   blocking jobs: {blocker}", "   exited jobs:   999999"]

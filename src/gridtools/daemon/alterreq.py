@@ -144,7 +144,7 @@ def _check_name(changes):
 def _resolve_dependencies(state, job, changes):
     """{field: (blocking ids, exited ids)} for -hold_jid / -hold_jid_ad changes; checks them."""
     found = {}
-    for field, target in (("hold_jid", "predecessors"), ("hold_jid_ad", "ad_predecessors")):
+    for field in ("hold_jid", "hold_jid_ad"):
         if field not in changes:
             continue
         items = [str(i) for i in changes[field]]

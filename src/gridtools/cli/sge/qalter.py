@@ -246,12 +246,13 @@ def _alter(p):
     targets, missing = jobsel.resolve(items, snap)
     if p.users is not None:
         targets = jobsel.jobs_of_users(snap, p.users)
-    from gridtools.cli.sge import qalter_verify
     if p.verify in ("v", "p"):
+        from gridtools.cli.sge import qalter_verify
         code = qalter_verify.report(targets, snap, changes, p.context_ops, p.verify)
     else:
         code = 0
         if p.verify in ("e", "w"):
+            from gridtools.cli.sge import qalter_verify
             targets, code = qalter_verify.gate(targets, snap, changes, p.context_ops, p.verify)
         if targets and p.has_change():
             code = max(code, _send(targets, p, changes))
