@@ -341,3 +341,20 @@ def test_qsub_keeps_refusing_qalter_only_options(cell, workdir):
     for opt in ("-ot", "-u"):
         proc = cell.qsub(opt, "1", "-b", "y", "true", cwd=workdir)
         assert (proc.returncode, proc.stderr) == (2, f'qsub: invalid option argument "{opt}"\n')
+
+
+def test_start_time_and_task_concurrency(cell, workdir):
+    later = time.strftime("%Y%m%d%H%M", time.localtime(time.time() + 3600))
+    jid = jid_of(cell.qsub("-a", later, "-t", "1-4", "-tc", "1", "-b", "y", "true", cwd=workdir))
+    time.sleep(0.5)
+    assert cell.task_states(jid) == {}
+    proc = cell.run("qalter", "-tc", "2", "-a", time.strftime("%Y%m%d%H%M"), str(jid))
+    assert proc.stdout == f"modified start time of job {jid}\nmodified task concurrency of job {jid}\n"
+    cell.wait_finished(jid, (1, 2, 3, 4))
+
+
+def test_running_job_renamed_at_once(cell, workdir):
+    jid = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
+    wait_for(lambda: running(cell, jid))
+    cell.run("qalter", "-N", "moved", str(jid), check=True)
+    assert row_of(cell, jid)[2] == "moved" and row_of(cell, jid)[4] == "r"
