@@ -118,10 +118,6 @@ def daemon_run():
 
 # ---------------------------------------------------------------- host states
 
-#: what ``gridtools host`` may ask of an execution host
-HOST_OPERATIONS = ("drain", "flush", "suspend", "resume")
-
-
 @cli.group()
 def host():
     """Drain, flush, suspend or resume execution hosts (see gridtools-host(8))."""
@@ -132,7 +128,15 @@ def _host_command(op, summary):
     @click.option("--all", "all_hosts", is_flag=True, help="Every execution host of the cell.")
     @click.argument("hosts", nargs=-1)
     def command(all_hosts, hosts):
-        sys.exit(_send_host_request(op, list(hosts), all_hosts))
+        from gridtools.cli import hostctl
+        from gridtools.errors import GridError, UsageError
+        try:
+            code = hostctl.send(op, list(hosts), all_hosts)
+        except UsageError as exc:
+            raise click.UsageError(str(exc)) from None
+        except GridError as exc:
+            raise click.ClickException(str(exc)) from None
+        sys.exit(code)
     return command
 
 
@@ -144,63 +148,12 @@ for _op, _summary in (
     _host_command(_op, _summary)
 
 
-def _send_host_request(op, hosts, all_hosts):
-    from gridtools import cell
-    from gridtools.cli.sge import qmod
-    from gridtools.errors import GridError
-    from gridtools.spool import requests, wake
-    if all_hosts:
-        from gridtools.spool import config
-        hosts = [h for h in config.names("exechost") if h != "global"]
-    if not hosts:
-        raise click.UsageError("name at least one host (or --all)")
-    try:
-        qmod._ensure_daemon()
-        name = requests.write("host", {"op": op, "hosts": hosts, "host": cell.hostname()}, reply=True)
-        wake.poke()
-        answer = requests.wait_reply(name, qmod.REPLY_TIMEOUT)
-    except GridError as exc:
-        raise click.ClickException(str(exc)) from None
-    if answer is None:
-        raise click.ClickException("no answer from the gridtools daemon")
-    code, out, err = answer
-    sys.stdout.write(out)
-    sys.stderr.write(err)
-    return int(code)
-
-
-def llctl_argv(argv):
-    """``llctl [-h HOST]... [-g] drain|flush|suspend|resume`` as ``gridtools host`` arguments."""
-    hosts, op, everywhere = [], None, False
-    words = list(argv)
-    while words:
-        word = words.pop(0)
-        if word == "-h" and words:
-            hosts.append(words.pop(0))
-        elif word == "-g":
-            everywhere = True
-        elif word in HOST_OPERATIONS and op is None:
-            op = word
-        elif word in ("startd", "schedd") and op in ("drain", "resume"):
-            continue
-        else:
-            raise click.UsageError(f'llctl: unknown argument "{word}" '
-                                   "(use: llctl [-h host] [-g] drain|flush|suspend|resume)")
-    if op is None:
-        raise click.UsageError("llctl: name one of drain, flush, suspend, resume")
-    if everywhere:
-        return ["host", op, "--all"]
-    if not hosts:
-        from gridtools import cell
-        hosts = [cell.hostname()]
-    return ["host", op, *hosts]
-
-
 def main(argv, prog="gridtools"):
     """Entry point used by the launchers."""
     try:
         if prog == "llctl":
-            argv, prog = llctl_argv(argv), "gridtools"
+            from gridtools.cli import hostctl
+            return hostctl.llctl(argv)
         cli.main(args=list(argv), prog_name=prog, standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code

@@ -20,7 +20,7 @@ COMMANDS = {
     "qconf": "sge.qconf",
     "qmod": "sge.qmod",
     "qalter": "sge.qalter",
-    "llctl": "admin",
+    "llctl": "hostctl",
     "condor_config_val": "condor.config_val",
 }
 

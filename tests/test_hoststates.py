@@ -1,0 +1,115 @@
+"""Host states (LoadLeveler's startd states) with running jobs: drain, flush, suspend, resume."""
+
+from conftest import wait_for
+from gridtools.daemon import qcontrol
+from qtools import jid_of, job_pid, queue_letters, reasons, running, state_of, stopped, wait_state
+
+
+def host_state(cell, host="testhost"):
+    for line in cell.run("qhost", "-st").stdout.splitlines():
+        fields = line.split()
+        if fields and fields[0] == host:
+            return fields[-1]
+    return None
+
+
+def sleeper(cell, workdir, *extra):
+    jid = jid_of(cell.qsub("-b", "y", *extra, "sleep", "300", cwd=workdir))
+    wait_state(cell, jid, ("r", "Rr"))
+    return jid
+
+
+def test_states_from_slot_use():
+    assert qcontrol.host_state("", 2, 0, False) == "Idle"
+    assert qcontrol.host_state("", 2, 1, False) == "Running"
+    assert qcontrol.host_state("", 2, 2, False) == "Busy"
+    assert qcontrol.host_state("", 0, 0, False) == "None"
+    assert qcontrol.host_state("drain", 2, 1, False) == "Draining"
+    assert qcontrol.host_state("drain", 2, 0, False) == "Drained"
+    assert qcontrol.host_state("flush", 2, 0, False) == "Flush"
+    assert qcontrol.host_state("suspend", 2, 2, False) == "Suspend"
+    assert qcontrol.host_state("", 2, 2, True) == "Down"
+
+
+def test_idle_running_busy(cell, workdir):
+    wait_for(lambda: host_state(cell) == "Idle")
+    first = sleeper(cell, workdir)
+    wait_for(lambda: host_state(cell) == "Running")
+    sleeper(cell, workdir)
+    wait_for(lambda: host_state(cell) == "Busy")
+    cell.run("qdel", str(first), check=True)
+    wait_for(lambda: host_state(cell) == "Running")
+
+
+def test_drain_lets_running_jobs_finish_and_takes_no_new_ones(cell, workdir):
+    running_job = sleeper(cell, workdir)
+    proc = cell.run("gridtools", "host", "drain", "testhost")
+    assert (proc.returncode, proc.stdout) == (0, 'root drained host "testhost"\n')
+    wait_for(lambda: host_state(cell) == "Draining")
+    waiting = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    why = 'queue instance "all.q@testhost" dropped because host "testhost" is draining'
+    wait_for(lambda: why in reasons(cell, waiting))
+    assert state_of(cell, running_job) == "r" and state_of(cell, waiting) == "qw"
+    assert "d" in queue_letters(cell, "all.q@testhost")
+    cell.run("qdel", str(running_job), check=True)
+    wait_for(lambda: host_state(cell) == "Drained")
+    assert state_of(cell, waiting) == "qw"
+    assert cell.run("gridtools", "host", "resume", "testhost").stdout == 'root resumed host "testhost"\n'
+    cell.wait_finished(waiting)
+    wait_for(lambda: host_state(cell) == "Idle")
+
+
+def test_flush_puts_running_jobs_back_into_the_queue(cell, workdir):
+    jobs = [sleeper(cell, workdir), sleeper(cell, workdir, "-r", "n")]
+    pids = [job_pid(cell, j) for j in jobs]
+    proc = cell.run("llctl", "-h", "testhost", "flush")
+    assert (proc.returncode, proc.stdout) == (0, 'root flushed host "testhost"\n')
+    for jid in jobs:
+        wait_state(cell, jid, "Rq")
+    wait_for(lambda: not any(running(p) for p in pids))
+    assert host_state(cell) == "Flush"
+    why = 'queue instance "all.q@testhost" dropped because host "testhost" is flushed'
+    wait_for(lambda: why in reasons(cell, jobs[0]))
+    cell.run("llctl", "-h", "testhost", "resume", check=True)
+    for jid in jobs:
+        wait_state(cell, jid, "Rr")
+        assert cell.job_state(jid)["tasks"]["1"]["restarted"] == 1
+    assert host_state(cell) == "Busy"
+
+
+def test_suspend_stops_every_job_where_it_stands(cell, workdir):
+    jobs = [sleeper(cell, workdir), sleeper(cell, workdir)]
+    pids = [job_pid(cell, j) for j in jobs]
+    cell.run("qmod", "-sj", str(jobs[0]), check=True)
+    proc = cell.run("gridtools", "host", "suspend", "testhost")
+    assert (proc.returncode, proc.stdout) == (0, 'root suspended host "testhost"\n')
+    wait_state(cell, jobs[1], "S")
+    wait_for(lambda: all(stopped(p) for p in pids))
+    assert host_state(cell) == "Suspend"
+    assert "s" in queue_letters(cell, "all.q@testhost")
+    waiting = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    cell.run("gridtools", "host", "resume", "testhost", check=True)
+    wait_state(cell, jobs[1], "r")
+    wait_for(lambda: running(pids[1]))
+    assert state_of(cell, jobs[0]) == "s" and stopped(pids[0])   # suspended by qmod: stays
+    assert state_of(cell, waiting) == "qw"                       # suspended jobs keep their slots
+    cell.run("qdel", str(jobs[0]), check=True)
+    cell.wait_finished(waiting)
+
+
+def test_host_states_survive_a_restart_and_llctl_g_takes_every_host(cell):
+    cell.run("llctl", "-g", "drain", check=True)
+    wait_for(lambda: host_state(cell) == "Drained")
+    cell.stop_daemon()
+    cell.start_daemon()
+    wait_for(lambda: host_state(cell) == "Drained")
+    cell.run("gridtools", "host", "resume", "--all", check=True)
+    wait_for(lambda: host_state(cell) == "Idle")
+
+
+def test_unknown_hosts_and_arguments(cell):
+    proc = cell.run("gridtools", "host", "drain", "nosuchhost")
+    assert proc.returncode == 1
+    assert proc.stderr == '"nosuchhost" is not an execution host\n'
+    proc = cell.run("llctl", "explode")
+    assert proc.returncode == 1 and 'unknown argument "explode"' in proc.stderr
