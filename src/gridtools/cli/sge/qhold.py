@@ -59,13 +59,32 @@ def _messages(snap, target, letters, on):
     return [f"modified hold of job-array task {jid}.{n}" for n in sorted(numbers)]
 
 
+USAGE = """usage: {prog} [options] job_task_list
+   [-h {{u|o|s}},...]                        hold type: u(ser), o(perator), s(ystem)
+   [-help]                                  print this help
+   [-u user_list]                           the jobs of these users
+   job_task_list                            {verb} these jobs
+
+job_task_list           job_tasks[,job_tasks,...]
+job_tasks               [job_id['.'task_id_range]|job_name|pattern][' -t 'task_id_range]
+task_id_range           task_id['-'task_id[':'step]]
+"""
+
+
 def main(argv, prog="qhold"):
     on = prog != "qrls"
+    usage = USAGE.format(prog=prog, verb="hold" if on else "release")
+    if "-help" in argv:
+        sys.stdout.write("SGE 8.1.9\n" + usage)
+        return 0
     try:
         letters, users, words = parse_args(argv)
         items = jobsel.split_items(words)
     except UsageError as exc:
-        sys.stderr.write(f"{prog}: {exc}\n")
+        sys.stderr.write(f"{prog}: {exc}\n{usage}")
+        return 1
+    if not items and users is None:
+        sys.stderr.write("error: no job argument given\n" + usage)
         return 1
     try:
         return _hold(prog, items, users, letters, on)

@@ -28,6 +28,20 @@ def submitted_message(spec, terse):
     return f'Your {kind} {_job_label(spec)} ("{spec["name"]}") has been submitted'
 
 
+def _without_prefix_option(words):
+    """Directive words without ``-C prefix``: the prefix only counts on the command line."""
+    out = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "-C":
+            skip = True
+        else:
+            out.append(word)
+    return out
+
+
 def build(argv, stdin=None, prog="qsub", cwd=None):
     """Parse everything and return (spec without id, script bytes, client flags)."""
     cwd = cwd or os.getcwd()
@@ -44,7 +58,7 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
     else:
         script = submit.read_script(rest[0] if rest else None, stdin)
         text = script.decode("utf-8", "replace")
-        directives = submit.script_directives(text, prefix)
+        directives = _without_prefix_option(submit.script_directives(text, prefix))
     req = options.fresh_request()
     ctx = options.Context(prog, cwd)
     options.parse(submit.default_request_words(cwd), req, ctx, allowed=("all", "submit"), stop_at_arg=False)
