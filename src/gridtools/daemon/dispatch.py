@@ -116,7 +116,7 @@ class Dispatcher:
             queue_limits[name] = parse(raw)
         prolog = _procedure(q("prolog")) or _procedure(_conf_value(gconf, "prolog"))
         epilog = _procedure(q("epilog")) or _procedure(_conf_value(gconf, "epilog"))
-        return {
+        plan = {
             "job_id": job.id, "task": number, "owner": spec["owner"], "uid": spec["uid"],
             "gid": spec["gid"], "cwd": cwd, "exec": exe, "argv": argv,
             "env": plan_mod.job_environment(spec, number, ctx),
@@ -129,6 +129,8 @@ class Dispatcher:
             "suspend_method": q("suspend_method"), "resume_method": q("resume_method"),
             "terminate_method": q("terminate_method"), "granted": granted,
         }
+        _add_queue_methods(plan, spec, conf, q)
+        return plan
 
     def prepare(self, job, number, granted, now):
         """First half of a start: the task's folder and plan, and its new state (in memory)."""
@@ -198,6 +200,53 @@ class Dispatcher:
     def task_ended(self, job, number):
         self.state.touch(job)
         self.state.need_schedule = True
+
+
+def _add_queue_methods(plan, spec, conf, q):
+    """The queue's starter_method around the job's command line, and the periodic
+    checkpoint of a checkpointing job (min_cpu_interval)."""
+    starter = q("starter_method")
+    if starter and str(starter).upper() != "NONE":
+        shell = spec.get("shell") or str(q("shell") or "/bin/sh")
+        login = str(plan["argv"][0]).startswith("-")
+        plan["exec"], plan["argv"] = plan_mod.with_starter(str(starter), plan["exec"], plan["argv"])
+        plan["env"].update(plan_mod.starter_env(shell, str(q("shell_start_mode") or "posix_compliant"),
+                                                login))
+    if (str(q("shell_start_mode")) == "script_from_stdin" and not spec.get("binary")
+            and plan["stdin"] == os.devnull):
+        plan["stdin"] = plan["env"]["JOB_SCRIPT"]         # the shell reads the script
+    checkpoint = _checkpoint(spec, conf, q)
+    if checkpoint:
+        plan["checkpoint"] = checkpoint
+
+
+def _checkpoint(spec, conf, q):
+    """{"interval", "command", "signal"} of a job checkpointed periodically, else None.
+
+    The interval is the queue's min_cpu_interval, or the job's ``-c`` interval
+    when that is longer; the environment's ``when`` (or ``-c`` letters) must
+    contain ``m`` unless ``-c`` gave an interval.
+    """
+    env = conf.objects["ckpt"].get(spec.get("ckpt") or "")
+    if env is None:
+        return None
+    when = str(spec.get("ckpt_when") or env.get("when") or "")
+    try:
+        floor = values.parse_time(str(q("min_cpu_interval") or "0:5:0"))
+    except Exception:  # noqa: BLE001 - validated when the queue was stored
+        floor = 300.0
+    if when and not set(when) <= set("smxrn"):
+        try:
+            interval = max(values.parse_time(when), floor)
+        except Exception:  # noqa: BLE001 - qsub checked the -c argument
+            return None
+    elif "m" in when:
+        interval = floor
+    else:
+        return None
+    if not 0 < interval < values.INFINITY:
+        return None
+    return {"interval": interval, "command": env.get("ckpt_command"), "signal": env.get("signal")}
 
 
 def _login_shells(gconf):

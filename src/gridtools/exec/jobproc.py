@@ -154,20 +154,31 @@ def _method(plan, which):
     return method if method and method.upper() != "NONE" else None
 
 
+def expand_method(plan, command, pid):
+    """A queue method's command line with Grid Engine's variables replaced."""
+    env = plan.get("env") or {}
+    names = {"$job_pid": str(pid), "$job_id": str(plan["job_id"]), "$job_owner": plan["owner"],
+             "$job_name": env.get("JOB_NAME", ""), "$queue": env.get("QUEUE", ""),
+             "$host": env.get("HOSTNAME", ""), "$ja_task_id": env.get("SGE_TASK_ID", "")}
+    for name in sorted(names, key=len, reverse=True):
+        command = command.replace(name, names[name])
+    return command
+
+
 def suspend(plan, pid):
-    if plan.get("notify_job"):
-        signal_job(pid, signal.SIGUSR1)
+    """Stop the job: its suspend_method (a command or a signal), else SIGSTOP."""
     method = _method(plan, "suspend_method")
     if method and method.startswith("/"):
-        run_procedure(plan, ["", method.replace("$job_pid", str(pid))])
+        run_procedure(plan, ["", expand_method(plan, method, pid)])
     else:
         signal_job(pid, _signal_named(method, signal.SIGSTOP))
 
 
 def resume(plan, pid):
+    """Continue the job: its resume_method (a command or a signal), else SIGCONT."""
     method = _method(plan, "resume_method")
     if method and method.startswith("/"):
-        run_procedure(plan, ["", method.replace("$job_pid", str(pid))])
+        run_procedure(plan, ["", expand_method(plan, method, pid)])
     else:
         signal_job(pid, _signal_named(method, signal.SIGCONT))
 
@@ -177,9 +188,16 @@ def terminate(plan, pid):
     method = _method(plan, "terminate_method")
     signal_job(pid, signal.SIGCONT)
     if method and method.startswith("/"):
-        run_procedure(plan, ["", method.replace("$job_pid", str(pid))])
+        run_procedure(plan, ["", expand_method(plan, method, pid)])
     else:
         signal_job(pid, _signal_named(method, signal.SIGKILL))
+
+
+def signal_named(name, default):
+    """The signal called ``name`` (``SIGUSR1``, ``usr1``, ``10``), else ``default``."""
+    if name and str(name).isdigit():
+        return signal.Signals(int(name)) if int(name) in signal.valid_signals() else default
+    return _signal_named(name, default)
 
 
 def _signal_named(name, default):
@@ -202,13 +220,30 @@ def run_procedure(plan, spec):
         if not user or user != "root":
             become_owner(plan)
     try:
-        with open(plan["stdout"], "ab") as out:
+        with _open_as_owner(plan, plan["stdout"]) as out:
             proc = subprocess.run(["/bin/sh", "-c", command], cwd=plan["cwd"] if os.path.isdir(plan["cwd"]) else "/",
                                   env=env, stdout=out, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, preexec_fn=prepare, check=False)
     except OSError:
         return 1
     return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+
+
+def _open_as_owner(plan, path):
+    """Open the job's output file for appending with the job owner's rights, so that
+    a procedure run before the job creates it as the job itself would."""
+    if os.geteuid() != 0 or plan["uid"] == 0:
+        return open(path, "ab")
+    egid = os.getegid()
+    os.setegid(plan["gid"])
+    os.seteuid(plan["uid"])
+    try:
+        return open(path, "ab")
+    except OSError:
+        return open(os.devnull, "ab")
+    finally:
+        os.seteuid(0)
+        os.setegid(egid)
 
 
 def make_tmpdir(plan):

@@ -143,6 +143,19 @@ def command_line(spec, ctx):
     return shell, [argv0, script] + args
 
 
+def with_starter(starter, exe, argv):
+    """(path, argv) that run the job through a queue's starter_method: the starter
+    gets the job's command line (its program and arguments) as its arguments."""
+    words = starter.split()
+    return words[0], words + [exe] + list(argv[1:])
+
+
+def starter_env(shell, mode, login):
+    """The variables Grid Engine gives a starter_method about the shell it replaces."""
+    return {"SGE_STARTER_SHELL_PATH": shell, "SGE_STARTER_SHELL_START_MODE": mode,
+            "SGE_STARTER_USE_LOGIN_SHELL": "true" if login else "false"}
+
+
 def limits(spec, queue_limits):
     """Effective limits: the job's -l request, capped by the queue's value."""
     hard = (spec.get("resources") or {}).get("hard") or {}

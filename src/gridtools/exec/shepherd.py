@@ -44,6 +44,7 @@ class Shepherd:
                        "error_state": False, "error_reason": "", "usage": {}}
         self.killed_by = None
         self.trace_lines = []
+        self.timers = jobproc.Timers(time.time(), {}, 0)
 
     def trace(self, text):
         """Note a step in the task's trace file (written when the task ends)."""
@@ -81,8 +82,7 @@ class Shepherd:
             self.result["failed"] = failed_code
             self.result["failed_reason"] = f"{which} failed with exit status {status}"
             self.result["exit_status"] = status
-            if status == 100:
-                self.result["error_state"] = True
+            self.result.update(procedure_failure(which, status))
             return False
         return True
 
@@ -130,7 +130,10 @@ class Shepherd:
         plan = self.plan
         start = time.time()
         lim = plan.get("limits") or {}
-        timers = jobproc.Timers(start, lim, plan.get("notify", 0))
+        timers = self.timers = jobproc.Timers(start, lim, plan.get("notify", 0))
+        checkpoint = plan.get("checkpoint") or {}
+        if checkpoint.get("interval"):
+            timers.pending["checkpoint"] = start + float(checkpoint["interval"])
         monitor = jobproc.UsageMonitor(pid)
         pidfd = os.pidfd_open(pid)
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -157,29 +160,75 @@ class Shepherd:
         while self.flags:
             sig = self.flags.pop(0)
             if sig == signal.SIGUSR1:
-                jobproc.suspend(self.plan, pid)
+                if not self._warned(pid, signal.SIGUSR1, "notify_stop"):
+                    jobproc.suspend(self.plan, pid)
             elif sig == signal.SIGUSR2:
-                jobproc.resume(self.plan, pid)
+                if self.timers.pending.pop("notify_stop", None) is None:
+                    jobproc.resume(self.plan, pid)
             elif sig in (signal.SIGTERM, signal.SIGINT):
                 self.result["deleted"] = True
-                self._terminate(pid, "job deleted")
+                self._end(pid, "job deleted")
             elif sig == signal.SIGHUP:
                 self.result["requeue"] = True
-                self._terminate(pid, "job requeued")
+                self._end(pid, "job requeued")
+
+    def _warned(self, pid, warning, event):
+        """-notify: send the warning signal now and do the real thing ``notify`` seconds later."""
+        notify = float(self.plan.get("notify") or 0)
+        if not self.plan.get("notify_job") or notify <= 0:
+            return False
+        jobproc.signal_job(pid, warning)
+        self.timers.pending[event] = time.time() + notify
+        return True
+
+    def _end(self, pid, why):
+        """End the job (qdel, requeue), after the -notify warning when one was asked for."""
+        self.killed_by = why
+        if "notify_kill" in self.timers.pending:
+            return
+        self.timers.pending.pop("notify_stop", None)
+        jobproc.signal_job(pid, signal.SIGCONT)
+        if not self._warned(pid, signal.SIGUSR2, "notify_kill"):
+            jobproc.terminate(self.plan, pid)
 
     def _terminate(self, pid, why):
         self.killed_by = why
         jobproc.terminate(self.plan, pid)
 
+    def _checkpoint(self, pid):
+        """Periodic checkpoint (min_cpu_interval): the environment's command, else its signal."""
+        checkpoint = self.plan.get("checkpoint") or {}
+        if checkpoint.get("command"):
+            jobproc.run_procedure(self.plan, ["", jobproc.expand_method(self.plan, checkpoint["command"], pid)])
+        elif checkpoint.get("signal"):
+            jobproc.signal_job(pid, jobproc.signal_named(checkpoint["signal"], signal.SIGUSR1))
+        self.timers.pending["checkpoint"] = time.time() + float(checkpoint["interval"])
+
     def _handle_timers(self, pid, timers):
         for event in timers.due(time.time()):
             if event == "s_rt":
                 jobproc.signal_job(pid, signal.SIGUSR1)
+            elif event == "notify_stop":
+                jobproc.suspend(self.plan, pid)
             elif event == "notify_kill":
-                jobproc.signal_job(pid, signal.SIGUSR2)
+                jobproc.terminate(self.plan, pid)
+            elif event == "checkpoint":
+                self._checkpoint(pid)
             elif event in ("h_rt", "kill"):
                 self._terminate(pid, "wallclock limit (h_rt) exceeded" if event == "h_rt" else "killed")
                 self.killed_by = "h_rt limit exceeded" if event == "h_rt" else self.killed_by
+
+
+def procedure_failure(which, status):
+    """What a prolog, epilog or PE procedure failing with ``status`` means, as in
+    Grid Engine: 99 requeues the job, 100 puts it into the error state, any
+    other status puts the queue into the error state and requeues the job
+    (except after pe_stop, when the job has ended)."""
+    if status == 99:
+        return {"requeue": True}
+    if status == 100:
+        return {"error_state": True}
+    return {"queue_error": f"{which} failed with exit status {status}", "requeue": which != "pe_stop"}
 
 
 def _drain(fd):
@@ -198,10 +247,11 @@ def write_pidfile(task_dir):
 
 def main(plan, task_dir):
     """Run a plan to the end in this process; returns the process exit code."""
+    shepherd = Shepherd(plan, task_dir)
+    shepherd._install_handlers()        # before the daemon can see the pid and signal it
     lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o644)
     lock.acquire()
     write_pidfile(task_dir)
-    shepherd = Shepherd(plan, task_dir)
     shepherd.trace("shepherd started")
     try:
         result = shepherd.run()

@@ -129,7 +129,7 @@ def _resource_problem(job, qi, snap, state, slots, master=True):
                              "queue": f'queue instance "{qi.name}"'}[level[0]]
                     return f'(-l {name}={value}) cannot run at {where} because it offers only {level[0][0]}c:{cx.name}={_fmt(left)}'
             continue
-        if not offered and cx.type not in res.NUMERIC:
+        if not offered and (cx.type not in res.NUMERIC or cx.type == "BOOL"):
             return (f'(-l {name}={value}) cannot run in queue instance "{qi.name}" '
                     f'because it does not offer {cx.name}')
         for where, off in offered:

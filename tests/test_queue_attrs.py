@@ -1,0 +1,200 @@
+"""The dispatcher obeys the queue attributes that decide where and whether jobs run.
+
+slots, hostlist, seq_no, qtype, user_lists/xuser_lists, projects/xprojects,
+initial_state, complex_values (fixed and consumable), load_thresholds and
+suspend_thresholds (with nsuspend and suspend_interval); calendars and
+subordinate queues are in test_queue_calendars.py.
+"""
+
+import time
+
+import pytest
+
+from conftest import destroy_cell, make_cell, wait_for
+from qtools import (add_complex, add_object, add_queue, jid_of, job_pid, queue_letters, reasons,
+                    running, set_attr, state_of, stopped, wait_state)
+
+Q = "all.q@testhost"
+
+
+def sleeper(cell, workdir, *extra, user=None):
+    return jid_of(cell.qsub("-b", "y", *extra, "sleep", "300", cwd=workdir, user=user))
+
+
+def queue_of(cell, jid):
+    for line in cell.run("qstat", "-u", "*").stdout.splitlines()[2:]:
+        fields = line.split()
+        if fields and fields[0] == str(jid) and len(fields) > 7 and "@" in fields[7]:
+            return fields[7]
+    return None
+
+
+def test_slots(cell, workdir):
+    set_attr(cell, "all.q", "slots", "1")
+    first, second = sleeper(cell, workdir), sleeper(cell, workdir)
+    wait_state(cell, first, "r")
+    wait_for(lambda: f'queue instance "{Q}" dropped because it is full' in reasons(cell, second))
+    assert state_of(cell, second) == "qw"
+    set_attr(cell, "all.q", "slots", "2")
+    wait_state(cell, second, "r")
+
+
+def test_hostlist_and_seq_no_with_seqno_sorting():
+    cell = make_cell(hosts=["testhost", "otherhost"])
+    try:
+        workdir = cell.root
+        sconf = cell.run("qconf", "-ssconf", check=True).stdout
+        add_object(cell, "-Msconf", sconf.replace("queue_sort_method                 load",
+                                                  "queue_sort_method                 seqno"))
+        set_attr(cell, "all.q", "seq_no", "30")
+        add_queue(cell, "a.q", hostlist="otherhost", seq_no="20")
+        add_queue(cell, "b.q", hostlist="testhost", seq_no="10")
+        assert queue_letters(cell, "a.q@otherhost") == "" and queue_letters(cell, "b.q@testhost") == ""
+        assert cell.run("qstat", "-f", "-q", "a.q@testhost").stdout.strip() == ""
+        jid = sleeper(cell, workdir)
+        wait_for(lambda: queue_of(cell, jid) == "b.q@testhost")
+        set_attr(cell, "b.q", "seq_no", "40")
+        other = sleeper(cell, workdir)
+        wait_for(lambda: queue_of(cell, other) == "a.q@otherhost")
+        pinned = sleeper(cell, workdir, "-q", "a.q")
+        wait_for(lambda: queue_of(cell, pinned) == "a.q@otherhost")
+    finally:
+        destroy_cell(cell)
+
+
+def test_qtype(cell, workdir):
+    set_attr(cell, "all.q", "qtype", "INTERACTIVE")
+    jid = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    wait_for(lambda: f'cannot run in queue instance "{Q}" because it is not of type batch'
+             in reasons(cell, jid))
+    set_attr(cell, "all.q", "qtype", "BATCH")
+    cell.wait_finished(jid)
+
+
+def test_user_lists_and_xuser_lists(cell, users, workdir):
+    cell.run("qconf", "-au", "gtalice", "gtallowed", check=True)
+    set_attr(cell, "all.q", "user_lists", "gtallowed")
+    bobs = jid_of(cell.qsub("-b", "y", "true", cwd=workdir, user="gtbob"))
+    alices = jid_of(cell.qsub("-b", "y", "true", cwd=workdir, user="gtalice"))
+    cell.wait_finished(alices)
+    wait_for(lambda: f'cannot run in queue instance "{Q}" because job owner "gtbob" is not in any '
+             'user list of the queue' in reasons(cell, bobs))
+    set_attr(cell, "all.q", "user_lists", "NONE")
+    set_attr(cell, "all.q", "xuser_lists", "gtallowed")
+    cell.wait_finished(bobs)
+    alices = jid_of(cell.qsub("-b", "y", "true", cwd=workdir, user="gtalice"))
+    wait_for(lambda: f'cannot run in queue instance "{Q}" because job owner "gtalice" is in an '
+             'excluded user list of the queue' in reasons(cell, alices))
+
+
+def test_projects_and_xprojects(cell, workdir):
+    for name in ("proj1", "proj2"):
+        add_object(cell, "-Aprj", f"name {name}\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
+    set_attr(cell, "all.q", "projects", "proj1")
+    none = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    wrong = jid_of(cell.qsub("-P", "proj2", "-b", "y", "true", cwd=workdir))
+    right = jid_of(cell.qsub("-P", "proj1", "-b", "y", "true", cwd=workdir))
+    cell.wait_finished(right)
+    why = f'cannot run in queue instance "{Q}" because it is not contained in its project list'
+    wait_for(lambda: why in reasons(cell, none) and why in reasons(cell, wrong))
+    set_attr(cell, "all.q", "projects", "NONE")
+    set_attr(cell, "all.q", "xprojects", "proj1")
+    cell.wait_finished(none)
+    cell.wait_finished(wrong)
+    excluded = jid_of(cell.qsub("-P", "proj1", "-b", "y", "true", cwd=workdir))
+    wait_for(lambda: f'cannot run in queue instance "{Q}" because it is contained in its excluded '
+             'project list' in reasons(cell, excluded))
+
+
+def test_initial_state(cell, workdir):
+    add_queue(cell, "new.q", initial_state="disabled")
+    wait_for(lambda: queue_letters(cell, "new.q@testhost") == "d")
+    jid = jid_of(cell.qsub("-q", "new.q", "-b", "y", "true", cwd=workdir))
+    wait_for(lambda: 'queue instance "new.q@testhost" dropped because it is disabled' in reasons(cell, jid))
+    cell.run("qmod", "-e", "new.q", check=True)
+    cell.wait_finished(jid)
+    set_attr(cell, "all.q", "initial_state", "enabled")
+    cell.run("qmod", "-d", "all.q", check=True)
+    cell.stop_daemon()
+    cell.start_daemon()
+    wait_for(lambda: queue_letters(cell, "new.q@testhost") == "d")     # disabled at every start
+    assert queue_letters(cell, Q) == ""                                  # enabled at every start
+
+
+def test_complex_values_fixed_and_consumable(cell, workdir):
+    add_complex(cell, "bigmem              bm         BOOL      ==    YES         NO         FALSE    0")
+    add_complex(cell, "license             lic        INT       <=    YES         YES        0        0")
+    add_queue(cell, "big.q", complex_values="bigmem=TRUE")
+    fixed = sleeper(cell, workdir, "-l", "bigmem=TRUE")
+    wait_for(lambda: queue_of(cell, fixed) == "big.q@testhost")
+    cell.run("qdel", str(fixed), check=True)
+    set_attr(cell, "all.q", "slots", "4")
+    set_attr(cell, "all.q", "complex_values", "license=2")
+    jobs = [sleeper(cell, workdir, "-q", "all.q", "-l", "license=1") for _ in range(3)]
+    wait_state(cell, jobs[0], "r")
+    wait_state(cell, jobs[1], "r")
+    wait_for(lambda: any(r.startswith("(-l license=1) cannot run") and "qc:license=0" in r
+                         for r in reasons(cell, jobs[2])))
+    assert state_of(cell, jobs[2]) == "qw"
+    assert "qc:license=0" in cell.run("qstat", "-F", "license", "-q", "all.q").stdout
+    cell.run("qdel", str(jobs[0]), check=True)
+    wait_state(cell, jobs[2], "r")
+
+
+def test_load_thresholds_put_the_queue_in_alarm(cell, workdir):
+    set_attr(cell, "all.q", "load_thresholds", "np_load_avg=0")
+    wait_for(lambda: queue_letters(cell, Q) == "a")
+    jid = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    wait_for(lambda: any(r.startswith(f'queue instance "{Q}" dropped because it is overloaded: np_load_avg=')
+                         for r in reasons(cell, jid)))
+    explained = cell.run("qstat", "-f", "-explain", "a").stdout.splitlines()
+    line = explained[explained.index(next(x for x in explained if x.startswith(Q))) + 1]
+    assert line.startswith("\talarm hl:np_load_avg=") and line.endswith(" load-threshold=0")
+    assert state_of(cell, jid) == "qw"
+    set_attr(cell, "all.q", "load_thresholds", "NONE")
+    cell.wait_finished(jid)
+
+
+def test_suspend_thresholds_suspend_nsuspend_jobs_per_interval(cell, workdir):
+    jobs = [sleeper(cell, workdir), sleeper(cell, workdir)]
+    for jid in jobs:
+        wait_state(cell, jid, "r")
+    pids = [job_pid(cell, jid) for jid in jobs]
+    set_attr(cell, "all.q", "slots", "3")
+    set_attr(cell, "all.q", "nsuspend", "1")
+    set_attr(cell, "all.q", "suspend_interval", "0:0:2")
+    began = time.time()
+    set_attr(cell, "all.q", "suspend_thresholds", "np_load_avg=0")
+    wait_for(lambda: "A" in queue_letters(cell, Q))
+    wait_for(lambda: sorted(state_of(cell, j) for j in jobs) == ["T", "r"])
+    assert time.time() - began < 1.9
+    wait_for(lambda: [state_of(cell, j) for j in jobs] == ["T", "T"])
+    assert time.time() - began >= 1.9
+    wait_for(lambda: all(stopped(p) for p in pids))
+    explained = cell.run("qstat", "-f", "-explain", "A").stdout
+    assert "\talarm hl:np_load_avg=" in explained and " suspend-threshold=0\n" in explained
+    waiting = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    wait_for(lambda: any(r.startswith(f'queue instance "{Q}" is in suspend alarm: np_load_avg=')
+                         for r in reasons(cell, waiting)))
+    set_attr(cell, "all.q", "suspend_thresholds", "NONE")
+    wait_for(lambda: sorted(state_of(cell, j) for j in jobs) == ["T", "r"])
+    wait_for(lambda: [state_of(cell, j) for j in jobs] == ["r", "r"], timeout=6)
+    wait_for(lambda: all(running(p) for p in pids))
+    assert "A" not in queue_letters(cell, Q)
+
+
+@pytest.mark.parametrize("explicit", [True])
+def test_a_threshold_does_not_resume_a_job_suspended_by_qmod(cell, workdir, explicit):
+    jid = sleeper(cell, workdir)
+    wait_state(cell, jid, "r")
+    pid = job_pid(cell, jid)
+    set_attr(cell, "all.q", "suspend_interval", "0:0:1")
+    set_attr(cell, "all.q", "suspend_thresholds", "np_load_avg=0")
+    wait_state(cell, jid, "T")
+    assert cell.run("qmod", "-usj", str(jid)).stdout == (
+        f"root - job {jid} is not suspended by administrator - modify suspend threshold list of "
+        "queue to remove suspend state\n")
+    cell.run("qmod", "-sj", str(jid), check=True)
+    set_attr(cell, "all.q", "suspend_thresholds", "NONE")
+    wait_for(lambda: "T" not in (cell.job_state(jid)["tasks"]["1"].get("suspended") or ""))
+    assert state_of(cell, jid) == "s" and stopped(pid)
