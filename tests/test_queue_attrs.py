@@ -198,3 +198,30 @@ def test_a_threshold_does_not_resume_a_job_suspended_by_qmod(cell, workdir, expl
     set_attr(cell, "all.q", "suspend_thresholds", "NONE")
     wait_for(lambda: "T" not in (cell.job_state(jid)["tasks"]["1"].get("suspended") or ""))
     assert state_of(cell, jid) == "s" and stopped(pid)
+
+
+def test_an_ambiguous_configuration_closes_the_queue_instance(cell, workdir):
+    for group in ("@g1", "@g2"):
+        add_object(cell, "-Ahgrp", f"group_name {group}\nhostlist testhost\n")
+    text = cell.run("qconf", "-sq", "all.q", check=True).stdout
+    lines = [("slots 2,[@g1=3],[@g2=4]" if line.startswith("slots ") else line) for line in text.splitlines()]
+    add_object(cell, "-Mq", "\n".join(lines) + "\n")
+    wait_for(lambda: queue_letters(cell, Q) == "c")
+    explained = cell.run("qstat", "-f", "-explain", "c").stdout
+    assert f'\tqueue instance "{Q}": attribute "slots" has ambiguous value ("3", "4")\n' in explained
+    jid = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    wait_for(lambda: f'queue instance "{Q}" dropped because it is in configuration ambiguous state'
+             in reasons(cell, jid))
+    add_object(cell, "-Mq", text)
+    cell.wait_finished(jid)
+
+
+def test_a_queue_instance_that_left_the_configuration_is_orphaned(cell, workdir):
+    jid = sleeper(cell, workdir)
+    wait_state(cell, jid, "r")
+    set_attr(cell, "all.q", "hostlist", "NONE")
+    wait_for(lambda: queue_letters(cell, Q) == "o")
+    assert state_of(cell, jid) == "r"
+    cell.run("qdel", str(jid), check=True)
+    cell.wait_finished(jid)
+    wait_for(lambda: f"{Q} " not in cell.run("qstat", "-f").stdout)

@@ -113,8 +113,9 @@ class Daemon:
             state.need_schedule = True
         if self.next_event is not None and now >= self.next_event:
             state.need_schedule = True
-        self._refresh_load(now)
-        self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
+        sampled = self._refresh_load(now)
+        if state.need_schedule or sampled or self.control.due(now):
+            self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
         if state.need_schedule and state.scheduling:
             if self.schedule(now):
                 self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
@@ -171,10 +172,11 @@ class Daemon:
 
     def _refresh_load(self, now):
         if now - self.load_time < LOAD_REFRESH and self.loads:
-            return
+            return False
         sample = host_load.sample()
         self.loads = {name: sample for name in view.exec_hosts(self.state.config)}
         self.load_time = now
+        return True
 
     def _finished_jobs_kept(self):
         gconf = self.state.config.objects["conf"].get("global") or {}

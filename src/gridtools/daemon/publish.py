@@ -159,7 +159,34 @@ def queue_rows(state, snap_queues, loads):
                      "resv": 0, "load_avg": load.get("np_load_avg"), "arch": load.get("arch", "-"),
                      "states": qi.states, "pe_list": list(qi.pe_list),
                      "attrs": queue_attrs(state.config, qi.queue, qi.host, groups),
-                     "messages": {k: list(v) for k, v in state.queue_messages.get(qi.name, {}).items()}})
+                     "messages": _messages(state, qi)})
+    rows.extend(_orphans(state, {qi.name for qi in snap_queues}, used, loads))
+    return rows
+
+
+def _messages(state, qi):
+    """The -explain lines of a queue instance, by state letter (E, c)."""
+    found = {k: list(v) for k, v in state.queue_messages.get(qi.name, {}).items()}
+    if "c" in qi.states:
+        from gridtools.daemon import qcontrol
+        inst = qcontrol.instance_map(state).get(qi.name)
+        if inst is not None and inst.ambiguous:
+            found["c"] = [f'queue instance "{qi.name}": {inst.ambiguous}']
+    return found
+
+
+def _orphans(state, configured, used, loads):
+    """Rows of queue instances that left the configuration while jobs still run in them (o)."""
+    rows = []
+    for name, letters in sorted(state.derived_states.items()):
+        if "o" not in letters or name in configured:
+            continue
+        queue, _, host = name.partition("@")
+        load = loads.get(host, {})
+        rows.append({"name": name, "queue": queue, "host": host, "qtype": [], "slots": used.get(name, 0),
+                     "used": used.get(name, 0), "resv": 0, "load_avg": load.get("np_load_avg"),
+                     "arch": load.get("arch", "-"), "states": "o", "pe_list": [], "attrs": {},
+                     "messages": {}})
     return rows
 
 

@@ -57,6 +57,29 @@ class Inst:
     load_thresholds: tuple
     nsuspend: int
     interval: float
+    ambiguous: str = ""          # why the configuration is ambiguous on this host ('' if it is not)
+
+
+def ambiguity(queue, host, groups):
+    """Why a queue's configuration is ambiguous on ``host`` (host groups holding it give
+    an attribute different values), or ''."""
+    for attr, value in queue.items():
+        overrides = getattr(value, "overrides", None)
+        if not overrides or any(k.lower() == host.lower() for k in overrides if not k.startswith("@")):
+            continue
+        found = {repr(v): v for k, v in overrides.items() if k.startswith("@") and host in groups.get(k, ())}
+        if len(found) > 1:
+            shown = ", ".join(f'"{_text(v)}"' for v in found.values())
+            return f'attribute "{attr}" has ambiguous value ({shown})'
+    return ""
+
+
+def _text(value):
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value) or "NONE"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items()) or "NONE"
+    return str(value)
 
 
 def _inst(qname, queue, host, groups):
@@ -70,11 +93,21 @@ def _inst(qname, queue, host, groups):
                 calendar=str(v("calendar") or ""), subordinates=tuple(v("subordinate_list") or ()),
                 suspend_thresholds=view._pairs(v("suspend_thresholds")),
                 load_thresholds=view._pairs(v("load_thresholds")),
-                nsuspend=max(1, int(v("nsuspend") or 1)), interval=max(0.0, float(interval)))
+                nsuspend=max(1, int(v("nsuspend") or 1)), interval=max(0.0, float(interval)),
+                ambiguous=ambiguity(queue, host, groups))
 
 
 def instances(state):
     """Every queue instance of the configuration, cached per configuration."""
+    return _instance_table(state)[0]
+
+
+def instance_map(state):
+    """``queue@host`` -> Inst of every configured queue instance, cached per configuration."""
+    return _instance_table(state)[1]
+
+
+def _instance_table(state):
     cached = state.view_cache.get("control")
     if cached is not None and cached[0] == state.config_generation:
         return cached[1]
@@ -84,8 +117,9 @@ def instances(state):
     found = tuple(_inst(qname, queue, host, groups)
                   for qname, queue in sorted(conf.objects["queue"].items())
                   for host in view.queue_hosts(queue, groups, known))
-    state.view_cache["control"] = (state.config_generation, found)
-    return found
+    table = (found, {i.name: i for i in found})
+    state.view_cache["control"] = (state.config_generation, table)
+    return table
 
 
 # ---------------------------------------------------------------- persistence
@@ -191,13 +225,18 @@ class Control:
         self.applied = None                   # inputs of the last reconciliation
         self.down = (0.0, frozenset())        # (time checked, hosts whose execd went away)
 
+    def due(self, now):
+        """True when a calendar change, threshold step or load sample is due."""
+        return self.next_wake is not None and now >= self.next_wake
+
     def update(self, now, loads, load_due=None):
         """One pass: derive the letters, apply them to tasks, compute the next wake-up."""
         state = self.state
         insts = instances(state)
         used, tasks = used_slots(state)
         wakes = []
-        derived = {}
+        derived = {i.name: "c" for i in insts if i.ambiguous}
+        derived.update(dict.fromkeys(set(tasks).difference(instance_map(state)), "o"))
         self._calendar(insts, now, derived, wakes)
         picked = self._subordinates(insts, used, tasks, derived)
         self._thresholds(insts, loads, tasks, now, derived, wakes)
