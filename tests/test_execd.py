@@ -21,8 +21,8 @@ def test_execd_runs_the_jobs_of_its_host(workdir):
                          "'echo $HOSTNAME; sleep 2'", cwd=workdir)
         jid = int(proc.stdout)
         wait_for(lambda: cell.task_states(jid).get(1) == "running")
-        pidfile = os.path.join(cell.root, "spool", "jobs", str(jid), "1", "shepherd.pid")
-        shepherd = int(wait_for(lambda: os.path.exists(pidfile) and open(pidfile).read().split()[0]))
+        pidfile = os.path.join(cell.root, "spool", "jobs", str(jid), "1", "shepherd.lock")
+        shepherd = int(wait_for(lambda: os.path.exists(pidfile) and open(pidfile).read().split() and open(pidfile).read().split()[0]))
         assert psutil.Process(shepherd).ppid() == execd.pid
         cell.wait_finished(jid)
         with open(os.path.join(workdir, f"sh.o{jid}")) as fh:

@@ -138,7 +138,8 @@ class Dispatcher:
         plan = self.build_plan(job, number, granted)
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
-        launch.write_plan(tdir, plan)
+        if execd.registered(granted[0][1]):
+            launch.write_plan(tdir, plan)        # a separate execution daemon reads it
         tr.dispatch(job, number, granted, time.time())
         self.state.active_jobs.add(job.id)
         self.state.touch(job)
@@ -155,7 +156,7 @@ class Dispatcher:
         if execd.registered(host):
             execd.send(host, job.id, number)
         elif self.exec is not None:
-            self.exec.order(job.id, number)
+            self.exec.order(plan, tdir)
         else:
             launch.spawn(plan, tdir)
 
@@ -287,21 +288,10 @@ def shepherd_pid(job_id, number):
     if not is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         return 0
     try:
-        with open(os.path.join(tdir, "shepherd.pid")) as fh:
+        with open(os.path.join(tdir, jobstore.SHEPHERD_LOCK)) as fh:
             pid_text, ticks_text = fh.read().split()
         pid, ticks = int(pid_text), int(ticks_text)
     except (OSError, ValueError):
         return 0
     from gridtools.exec.jobproc import start_ticks
     return pid if start_ticks(pid) == ticks else 0
-
-
-def wait_for_shepherd_pid(job_id, number, timeout=1.0):
-    """Wait briefly until a freshly forked shepherd has written its pid file."""
-    end = time.time() + timeout
-    while time.time() < end:
-        pid = shepherd_pid(job_id, number)
-        if pid:
-            return pid
-        time.sleep(0.005)
-    return 0

@@ -3,8 +3,8 @@
 The dispatcher does not fork shepherds itself: forking a process costs in
 proportion to its memory, and the dispatcher holds every job. Instead it
 starts, while still small, an *exec server* child and sends it one line per
-task to start (``<job> <task>``) through a pipe; the exec server forks the
-shepherd from the task's plan in the spool and reaps it. When the pipe
+task to start (``spawn <task folder> <plan as JSON>``) through a pipe; the
+exec server forks the shepherd and reaps it. When the pipe
 closes (the dispatcher ended or was killed) the exec server exits; its
 shepherds carry on.
 
@@ -16,6 +16,7 @@ tasks to its execd only while that lock is held.
 """
 
 import errno
+import json
 import os
 import select
 import signal
@@ -46,15 +47,18 @@ def _start(job_id, number):
 
 
 def _orders(buffer):
-    """Complete lines of ``buffer`` as orders: (job, task) or "trash"; returns (orders, rest)."""
+    """Complete lines of ``buffer`` as orders: (task folder, plan) or "trash"; returns (orders, rest)."""
     lines = buffer.split(b"\n")
     orders = []
     for line in lines[:-1]:
-        parts = line.split()
-        if parts == [b"trash"]:
+        if line == b"trash":
             orders.append("trash")
-        elif len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
-            orders.append((int(parts[0]), int(parts[1])))
+        elif line.startswith(b"spawn "):
+            try:
+                body = json.loads(line[6:])
+                orders.append((body["dir"], body["plan"]))
+            except (ValueError, KeyError):
+                continue
     return orders, lines[-1]
 
 
@@ -81,7 +85,7 @@ def serve_pipe(rfd):
             if order == "trash":
                 trash = True
             else:
-                _start(*order)
+                launch.spawn(order[1], order[0])
         _reap()
         if trash:
             jobstore.empty_trash()
@@ -118,9 +122,9 @@ class ExecClient:
         os.set_inheritable(wfd, False)
         self.pid, self.wfd = pid, wfd
 
-    def order(self, job_id, number):
-        """Ask for the shepherd of a task (the plan is already in the spool)."""
-        self._send(f"{job_id} {number}\n".encode())
+    def order(self, plan, task_dir):
+        """Ask for a shepherd to carry out ``plan`` in ``task_dir``."""
+        self._send(b"spawn " + json.dumps({"dir": task_dir, "plan": plan}).encode() + b"\n")
 
     def order_trash(self):
         """Ask for the job folders put aside by purging to be deleted."""

@@ -38,6 +38,7 @@ BATCH = 200
 def run(state, dispatcher, now=None):
     """Apply queued requests in order (at most BATCH); returns how many were applied."""
     count = 0
+    done = []
     for req in spool_requests.pending(limit=BATCH):
         func = HANDLERS.get(req.kind)
         answer = (1, "", f"error: unknown request {req.kind!r}\n")
@@ -49,9 +50,13 @@ def run(state, dispatcher, now=None):
         except Exception as exc:  # noqa: BLE001 - one bad request must not stop the rest
             state.log(f"E|request {req.name} ({req.kind}) failed: {exc!r}")
             answer = (1, "", f"error: {exc}\n")
+        done.append((req, answer))
+        count += 1
+    # a request's effect is on disk before the request disappears or is answered
+    state.flush()
+    for req, answer in done:
         spool_requests.answer(req, *answer)
         req.remove()
-        count += 1
     return count
 
 

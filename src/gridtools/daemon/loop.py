@@ -30,7 +30,7 @@ from gridtools import cell
 
 LOAD_REFRESH = 2.0          # seconds between load samples of this machine
 DELETE_RETRY = 0.1          # seconds between termination retries of deleting tasks
-PUBLISH_EVERY = 0.1         # least seconds between two status snapshots (coalesces bursts)
+PUBLISH_EVERY = 0.25        # least seconds between two status snapshots (coalesces bursts)
 
 
 class Daemon:
@@ -49,6 +49,7 @@ class Daemon:
         self.next_event = None
         self.retry_deletes = False
         self.more_intake = False
+        self.rested = True
         self.reaped = 0
         self.purged = False
         self.published = 0.0
@@ -102,9 +103,9 @@ class Daemon:
     def tick(self, now=None):
         now = now if now is not None else time.time()
         state = self.state
-        if state.reload_config():
-            qcontrol.apply_initial_states(state)
         taken = intake.run(state, self.dispatcher, now)
+        if state.reload_config(force=self.rested or bool(taken)):
+            qcontrol.apply_initial_states(state)
         if taken:
             state.need_schedule = True
         self.more_intake = taken >= intake.BATCH
@@ -214,10 +215,13 @@ class Daemon:
             timeout = 0.0
         if self.state.need_publish:
             timeout = min(timeout, max(0.0, self.published + PUBLISH_EVERY - now))
+        began = time.time()
         try:
             ready, _, _ = select.select([self.fifo, self.sigpipe], [], [], timeout)
         except InterruptedError:
             ready = []
+        # after a quiet spell the next pass looks at etc/ at once; busy passes look less often
+        self.rested = time.time() - began >= 0.25
         for fd in ready:
             wake.drain(fd)
 

@@ -73,7 +73,11 @@ def collect(state, dispatcher, now):
 
 def _lost(job, task, now):
     tdir = jobstore.task_dir(job.id, task.number)
-    if not os.path.exists(os.path.join(tdir, "shepherd.pid")):
+    try:
+        started = os.path.getsize(os.path.join(tdir, jobstore.SHEPHERD_LOCK)) > 0
+    except OSError:
+        started = False
+    if not started:
         return {"requeue": True, "never_started": True}
     return {"exit_status": 1, "failed": FAILED_LOST, "failed_reason": "shepherd lost",
             "end_time": now, "usage": {}}

@@ -16,6 +16,9 @@ from gridtools.spool import config as spool_config
 from gridtools.spool import jobs as jobstore
 
 
+CONFIG_CHECK = 0.25     # seconds between looks at etc/ for changes made outside qconf
+
+
 class State:
     """Jobs, configuration and bookkeeping of one daemon."""
 
@@ -24,6 +27,7 @@ class State:
         self.dirty = set()            # ids whose state must be written
         self.config = None            # spool.config.CellConfig
         self.config_stamp = None
+        self.config_checked = 0.0
         self.names = {}               # job name -> set of ids (live or finished-but-kept)
         self.launching = {}           # (job id, task) -> time its shepherd was ordered
         self.view_cache = {}          # snapshot parts that change with the configuration only
@@ -104,8 +108,13 @@ class State:
         self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{text}")
 
     # ------------------------------------------------------------ config
-    def reload_config(self, force=False):
-        """Re-read etc/ when it changed; returns True when it did."""
+    def reload_config(self, force=False, now=None):
+        """Re-read etc/ when it changed (looked at most every CONFIG_CHECK seconds
+        unless forced); returns True when it did."""
+        now = now if now is not None else time.time()
+        if not force and now - self.config_checked < CONFIG_CHECK:
+            return False
+        self.config_checked = now
         stamp = spool_config.stamp()
         if not force and stamp == self.config_stamp:
             return False

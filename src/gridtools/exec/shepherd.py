@@ -91,12 +91,17 @@ class Shepherd:
 
     def _run_job(self):
         self.trace("starting job")
-        pid, errpipe = jobproc.spawn_job(self.plan)
-        failure = jobproc.read_spawn_failure(errpipe)
+        pid = failure = None
+        if jobproc.can_spawn_directly(self.plan):
+            pid, failure = jobproc.spawn_directly(self.plan)
+        if pid is None and failure is None:
+            pid, errpipe = jobproc.spawn_job(self.plan)
+            failure = jobproc.read_spawn_failure(errpipe)
         self.trace(f"job pid {pid} " + ("failed to start" if failure else "executing"))
         if failure is not None:
             code, message = failure
-            os.waitpid(pid, 0)
+            if pid is not None:
+                os.waitpid(pid, 0)
             self.result.update(failed=code, failed_reason=message, exit_status=1)
             if code in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL):
                 self.result["error_state"] = True
@@ -239,10 +244,13 @@ def _drain(fd):
         pass
 
 
-def write_pidfile(task_dir):
-    """Record this shepherd's pid and start time (checked before signalling it)."""
+def write_pid(lock):
+    """Record this shepherd's pid and start time in its (held) lock file; the daemon
+    checks both before it signals the shepherd."""
     pid = os.getpid()
-    atomic_write(os.path.join(task_dir, "shepherd.pid"), f"{pid} {jobproc.start_ticks(pid)}\n", fsync=False)
+    data = f"{pid} {jobproc.start_ticks(pid)}\n".encode()
+    os.ftruncate(lock.fd, 0)
+    os.pwrite(lock.fd, data, 0)
 
 
 def main(plan, task_dir):
@@ -251,7 +259,7 @@ def main(plan, task_dir):
     shepherd._install_handlers()        # before the daemon can see the pid and signal it
     lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o644)
     lock.acquire()
-    write_pidfile(task_dir)
+    write_pid(lock)
     shepherd.trace("shepherd started")
     try:
         result = shepherd.run()
@@ -259,7 +267,7 @@ def main(plan, task_dir):
         result = dict(shepherd.result, failed=18, failed_reason=f"shepherd error: {exc}",
                       exit_status=1, end_time=time.time())
     shepherd.trace("writing result")
-    if result.get("failed") or result.get("error_state"):
+    if result.get("failed") or result.get("error_state") or os.environ.get("GRIDTOOLS_TRACE"):
         try:
             with open(os.path.join(task_dir, "trace"), "w") as fh:
                 fh.write("\n".join(shepherd.trace_lines) + "\n")

@@ -164,7 +164,9 @@ class Job:
     @classmethod
     def from_parts(cls, spec, state):
         job = cls(spec)
-        state = state or {}
+        if state is None:                       # nothing happened to the job yet
+            job.hold = "u" if spec.get("user_hold") else ""
+            return job
         job.hold = state.get("hold", "") or ""
         job.deleted = bool(state.get("deleted", False))
         for key, data in (state.get("tasks") or {}).items():

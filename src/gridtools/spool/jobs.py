@@ -46,16 +46,16 @@ def list_ids():
 
 
 def create(spec, script):
-    """Store a new job: description and script appear together or not at all."""
-    final = job_dir(spec["id"])
-    tmp = final + ".new"
-    if os.path.exists(tmp):
-        shutil.rmtree(tmp)
-    makedirs(tmp, 0o755)
+    """Store a new job. The description is written last: a folder without it
+    (left by a crash) is incomplete and is written again from the request."""
+    folder = job_dir(spec["id"])
+    try:
+        os.mkdir(folder, 0o755)
+    except FileExistsError:
+        pass
     if script is not None:
-        atomic_write(os.path.join(tmp, SCRIPT_FILE), script, mode=0o755, fsync=False)
-    atomic_write(os.path.join(tmp, JOB_FILE), spoolyaml.dump(spec))
-    os.rename(tmp, final)
+        atomic_write(os.path.join(folder, SCRIPT_FILE), script, mode=0o755, fsync=False)
+    atomic_write(os.path.join(folder, JOB_FILE), spoolyaml.dump(spec))
 
 
 def read_spec(job_id):
@@ -103,7 +103,7 @@ def make_task_dir(job_id, number):
     try:
         os.mkdir(path, 0o755)
     except FileExistsError:
-        for name in (RESULT_FILE, "shepherd.pid", "job_pid", "trace"):
+        for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace"):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:

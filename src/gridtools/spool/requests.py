@@ -43,6 +43,8 @@ def write(kind, payload, script=None, name=None, reply=False):
         atomic_write(os.path.join(folder, name + SUFFIX_SCRIPT), script, mode=0o600, fsync=True)
     body = dict(payload)
     body["kind"] = kind
+    if script is not None:
+        body["has_script"] = True
     atomic_write(os.path.join(folder, name), spoolyaml.dump(body), mode=0o600)
     return name
 
@@ -82,7 +84,8 @@ class Request:
             os.close(fd)
 
     def remove(self):
-        for path in (self.path, self.script_path()):
+        paths = (self.path, self.script_path()) if self.body.get("has_script") else (self.path,)
+        for path in paths:
             try:
                 os.unlink(path)
             except FileNotFoundError:
