@@ -59,7 +59,9 @@ def test_load_threshold_alarm():
     assert decisions.starts == []
     assert decisions.reasons[1][0] == ('queue instance "all.q@h1" dropped because it is overloaded: '
                                        'np_load_avg=0.250000 (= 0.250000 + 0.000000) >= 0.2')
-    assert placed(cycle(snapshot([queue(load_thresholds=(("np_load_avg", "0.3"),))], load=0.25)))
+    assert decisions.load_alarms                # the daemon looks again when the load changes
+    calm = cycle(snapshot([queue(load_thresholds=(("np_load_avg", "0.3"),))], load=0.25))
+    assert placed(calm) and not calm.load_alarms
 
 
 def test_suspend_threshold_alarm_comes_first():

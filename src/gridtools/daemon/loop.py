@@ -115,6 +115,8 @@ class Daemon:
         if self.next_event is not None and now >= self.next_event:
             state.need_schedule = True
         sampled = self._refresh_load(now)
+        if sampled and self.control.load_blocked:
+            state.need_schedule = True          # jobs wait for a load alarm that may be over
         if state.need_schedule or sampled or self.control.due(now):
             self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
         if state.need_schedule and state.scheduling:
@@ -139,6 +141,7 @@ class Daemon:
         snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
         decisions = cycle(snap)
+        self.control.load_blocked = decisions.load_alarms
         self.dispatcher.start_all(decisions.starts, now)
         self._reject_immediate(snap, decisions, now)
         state.reasons = decisions.reasons

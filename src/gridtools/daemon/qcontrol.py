@@ -224,6 +224,7 @@ class Control:
         self.alarms = frozenset()             # instances whose load crosses a load threshold
         self.applied = None                   # inputs of the last reconciliation
         self.down = (0.0, frozenset())        # (time checked, hosts whose execd went away)
+        self.load_blocked = False             # the last pass left jobs waiting for a load alarm
 
     def due(self, now):
         """True when a calendar change, threshold step or load sample is due."""
@@ -340,9 +341,9 @@ class Control:
             self.state.need_publish = True
 
     def _watch_load(self, insts):
-        """True when a load sample may change what happens (thresholds that matter now)."""
-        waiting = bool(self.state.reasons)
-        return any(i.suspend_thresholds or (waiting and i.load_thresholds) for i in insts)
+        """True when a load sample may change what happens: running jobs under suspend
+        thresholds, or jobs waiting for a load alarm to end."""
+        return self.load_blocked or any(i.suspend_thresholds for i in insts)
 
     # ------------------------------------------------------------ tasks
     def _reconcile(self, tasks, picked):

@@ -26,6 +26,7 @@ class _Pass:
         self.user_running = {}
         self.job_running = {}
         self.pe_used = {}
+        self.load_alarms = False
         self._init_capacity()
         self._init_usage()
 
@@ -203,7 +204,10 @@ def _candidates(job, snap, state, reasons):
     found = []
     for qi in snap.queues:
         host = snap.hosts.get(qi.host)
-        why = qmod.why_not(job, qi, host) or _overload_reason(qi, snap, state)
+        why = qmod.why_not(job, qi, host)
+        if why is None:
+            why = _overload_reason(qi, snap, state)
+            state.load_alarms = state.load_alarms or why is not None
         if why:
             reasons.append(why)
             continue
@@ -275,6 +279,7 @@ def cycle(snap):
             decisions.starts.append(Start(job.id, task, granted))
         if reasons:
             decisions.reasons[job.id] = _dedupe(reasons)
+    decisions.load_alarms = state.load_alarms
     return decisions
 
 

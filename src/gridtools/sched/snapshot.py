@@ -136,3 +136,4 @@ class Decisions:
     priorities: dict = field(default_factory=dict)  # job id -> normalized priority
     urgencies: dict = field(default_factory=dict)   # job id -> (urg, rrcontr, wtcontr, dlcontr)
     global_reasons: list = field(default_factory=list)
+    load_alarms: bool = False      # a job waits for a queue instance in load or suspend alarm
