@@ -145,9 +145,19 @@ def test_priority_is_the_jobs_nice_value(cell, workdir):
 
 def test_limits(cell, workdir):
     set_attr(cell, "all.q", "h_vmem", "500M")
+    set_attr(cell, "all.q", "s_vmem", "400M")
     set_attr(cell, "all.q", "h_cpu", "0:1:0")
-    jid = submit(cell, workdir, "-b", "y", "sh", "-c", "'ulimit -v; ulimit -t'")
-    assert output(cell, workdir, jid).split() == ["512000", "60"]
+    jid = submit(cell, workdir, "-b", "y", "sh", "-c", "'ulimit -H -v; ulimit -S -v; ulimit -t'")
+    assert output(cell, workdir, jid).split() == ["512000", "409600", "60"]
+    log = os.path.join(workdir, "soft.log")
+    soft = script(workdir, "soft.sh", f"#!/bin/sh\ntrap 'echo usr1 >> {log}; exit 3' USR1\n"
+                  "while true; do sleep 0.1; done\n")
+    set_attr(cell, "all.q", "s_rt", "0:0:1")
+    jid = submit(cell, workdir, soft)
+    cell.wait_finished(jid, timeout=15)
+    assert read(log) == "usr1\n"
+    assert cell.job_state(jid)["tasks"]["1"]["exit_status"] == 3
+    set_attr(cell, "all.q", "s_rt", "INFINITY")
     set_attr(cell, "all.q", "h_rt", "0:0:2")
     began = time.time()
     jid = submit(cell, workdir, "-b", "y", "sleep", "60")
