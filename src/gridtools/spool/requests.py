@@ -154,7 +154,8 @@ def wait_reply(name, timeout=30.0):
         try:
             with open(path, encoding="utf-8") as fh:
                 body = spoolyaml.load(fh.read())
-        except (FileNotFoundError, spoolyaml.SpoolFormatError):
+        except (FileNotFoundError, PermissionError, spoolyaml.SpoolFormatError):
+            # PermissionError: renamed into place, not yet given to the requester
             time.sleep(delay)
             delay = min(delay * 1.5, 0.1)
             continue
