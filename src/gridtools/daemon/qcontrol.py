@@ -225,6 +225,7 @@ class Control:
         self.applied = None                   # inputs of the last reconciliation
         self.down = (0.0, frozenset())        # (time checked, hosts whose execd went away)
         self.load_blocked = False             # the last pass left jobs waiting for a load alarm
+        self.generation = None                # configuration whose new instances got initial_state
 
     def due(self, now):
         """True when a calendar change, threshold step or load sample is due."""
@@ -233,6 +234,10 @@ class Control:
     def update(self, now, loads, load_due=None):
         """One pass: derive the letters, apply them to tasks, compute the next wake-up."""
         state = self.state
+        if self.generation != state.config_generation:
+            if self.generation is not None:
+                apply_initial_states(state)   # however the configuration was reloaded
+            self.generation = state.config_generation
         insts = instances(state)
         used, tasks = used_slots(state)
         wakes = []
