@@ -1,6 +1,9 @@
 """Host states (LoadLeveler's startd states) with running jobs: drain, flush, suspend, resume."""
 
-from conftest import wait_for
+import os
+import subprocess
+
+from conftest import destroy_cell, make_cell, wait_for
 from gridtools.daemon import qcontrol
 from qtools import jid_of, job_pid, queue_letters, reasons, running, state_of, stopped, wait_state
 
@@ -113,3 +116,21 @@ def test_unknown_hosts_and_arguments(cell):
     assert proc.stderr == '"nosuchhost" is not an execution host\n'
     proc = cell.run("llctl", "explode")
     assert proc.returncode == 1 and 'unknown argument "explode"' in proc.stderr
+
+
+def test_a_host_whose_execution_daemon_went_away_is_down():
+    cell = make_cell(hosts=["testhost", "node2"])
+    execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists(os.path.join(cell.root, "spool", "execd", "node2", "execd.lock")))
+        wait_for(lambda: host_state(cell, "node2") == "Idle")
+        execd.terminate()
+        execd.wait(timeout=10)
+        cell.qsub("-h", "-b", "y", "true", cwd="/tmp")      # the dispatcher looks on its next pass
+        wait_for(lambda: host_state(cell, "node2") == "Down")
+        assert host_state(cell) == "Idle"
+    finally:
+        if execd.poll() is None:
+            execd.kill()
+        destroy_cell(cell)

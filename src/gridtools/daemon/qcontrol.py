@@ -223,7 +223,7 @@ class Control:
         self.threshold_at = {}                # instance -> time of its last threshold step
         self.alarms = frozenset()             # instances whose load crosses a load threshold
         self.applied = None                   # inputs of the last reconciliation
-        self.down = (0.0, frozenset())        # (time checked, hosts whose execd went away)
+        self.down = (0.0, frozenset(), frozenset())   # (time checked, execd gone, execd seen)
         self.load_blocked = False             # the last pass left jobs waiting for a load alarm
         self.generation = None                # configuration whose new instances got initial_state
 
@@ -347,8 +347,8 @@ class Control:
 
     def _watch_load(self, insts):
         """True when a load sample may change what happens: running jobs under suspend
-        thresholds, or jobs waiting for a load alarm to end."""
-        return self.load_blocked or any(i.suspend_thresholds for i in insts)
+        thresholds, jobs waiting for a load alarm to end, execution daemons to watch."""
+        return self.load_blocked or bool(self.down[2]) or any(i.suspend_thresholds for i in insts)
 
     # ------------------------------------------------------------ tasks
     def _reconcile(self, tasks, picked):
@@ -380,11 +380,12 @@ class Control:
     # ------------------------------------------------------------ hosts
     def _down_hosts(self, now):
         """Hosts an execution daemon served that is gone now (checked once per load step)."""
-        checked, down = self.down
+        checked, down, served = self.down
         if now - checked >= LOAD_STEP:
-            down = frozenset(h for h in view.exec_hosts(self.state.config)
-                             if os.path.isdir(execd.host_dir(h)) and not execd.registered(h))
-            self.down = (now, down)
+            served = frozenset(h for h in view.exec_hosts(self.state.config)
+                               if os.path.isdir(execd.host_dir(h)))
+            down = frozenset(h for h in served if not execd.registered(h))
+            self.down = (now, down, served)
         return down
 
     def _host_states(self, insts, used, now):
