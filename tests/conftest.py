@@ -23,6 +23,37 @@ BIN = os.path.join(REPO, "bin")
 TEST_USERS = ("gtalice", "gtbob", "gtcarol")
 
 
+def _world_readable(path):
+    """True when every directory on the way to ``path`` lets other users through."""
+    path = os.path.abspath(path)
+    while True:
+        if not os.stat(path).st_mode & 0o001:
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+
+
+_USER_BIN = []
+
+
+def user_bin():
+    """The launchers other users run: the checkout's, or a world-readable copy of bin/ and
+    src/ when the checkout sits where other users cannot reach (a home directory)."""
+    if not _USER_BIN:
+        if _world_readable(os.path.join(REPO, "src", "gridtools")):
+            _USER_BIN.append(BIN)
+        else:
+            copy = tempfile.mkdtemp(prefix="gtcode-", dir="/tmp")
+            shutil.copytree(BIN, os.path.join(copy, "bin"), symlinks=True)
+            shutil.copytree(os.path.join(REPO, "src"), os.path.join(copy, "src"),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            subprocess.run(["chmod", "-R", "a+rX", copy], check=True)
+            _USER_BIN.append(os.path.join(copy, "bin"))
+    return _USER_BIN[0]
+
+
 def wait_for(predicate, timeout=10.0, interval=0.02):
     """Poll ``predicate`` until it returns something true; return that or fail."""
     end = time.time() + timeout
@@ -57,6 +88,7 @@ class Cell:
         if user is not None:
             entry = pwd.getpwnam(user)
             full_env.update({"HOME": entry.pw_dir, "USER": user, "LOGNAME": user})
+            full_env["PATH"] = os.pathsep.join([user_bin(), "/usr/local/bin", "/usr/bin", "/bin"])
 
             def demote():
                 os.initgroups(user, entry.pw_gid)

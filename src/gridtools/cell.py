@@ -12,12 +12,17 @@ ENV_ROOT = "GRIDTOOLS_ROOT"
 PERSONAL_DIR = ".gridtools"
 
 
+_ROOTS = {}
+
+
 def root():
     """The cell's top directory (absolute)."""
-    path = os.environ.get(ENV_ROOT)
-    if not path:
-        path = os.path.join(os.path.expanduser("~"), PERSONAL_DIR)
-    return os.path.abspath(path)
+    key = os.environ.get(ENV_ROOT)
+    found = _ROOTS.get(key)
+    if found is None:
+        path = key or os.path.join(os.path.expanduser("~"), PERSONAL_DIR)
+        found = _ROOTS[key] = os.path.abspath(path)
+    return found
 
 
 def is_personal():

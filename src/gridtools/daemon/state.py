@@ -56,10 +56,10 @@ class State:
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
+        """A new job; its initial state follows from its description, so nothing is written."""
         self.jobs[job.id] = job
         self._live = None
         self.names.setdefault(job.spec["name"], set()).add(job.id)
-        self.dirty.add(job.id)
         self.need_schedule = True
         self.need_publish = True
 
