@@ -7,7 +7,7 @@ The daemon checks again whatever the client let through.
 
 import os
 
-from conftest import REPO
+from conftest import REPO, user_bin
 
 PE = "pe_name            {}\nslots              4\nuser_lists         NONE\nxuser_lists        NONE\n" \
      "start_proc_args    NONE\nstop_proc_args     NONE\nallocation_rule    $pe_slots\n" \
@@ -75,7 +75,7 @@ def test_daemon_checks_rights_itself(cell, users):
         " 'host': 'x'}, reply=True)\n"
         "wake.poke()\n"
         "code, out, err = requests.wait_reply(name, 20)\n"
-        "sys.stderr.write(err); sys.exit(code)\n") % os.path.join(REPO, "src")
+        "sys.stderr.write(err); sys.exit(code)\n") % os.path.join(os.path.dirname(user_bin()), "src")
     proc = cell.run("python3", "-c", code, user="gtcarol")
     assert proc.returncode == 1
     assert proc.stderr == 'denied: "gtcarol" must be manager for this operation\n'

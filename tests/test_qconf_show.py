@@ -6,7 +6,7 @@ import pytest
 
 from conftest import wait_for
 
-REFERENCE = "/work/shared/reference/sge"
+REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "reference", "sge")
 
 
 def reference(name):

@@ -10,7 +10,7 @@ Q = "all.q@testhost"
 
 
 def reference_stdout(name):
-    with open(os.path.join(os.path.dirname(REPO), "shared", "reference", "sge", name)) as fh:
+    with open(os.path.join(REPO, "tests", "data", "reference", "sge", name)) as fh:
         text = fh.read()
     return text.split("# ---- stdout ----\n", 1)[1].split("# ---- stderr ----", 1)[0]
 

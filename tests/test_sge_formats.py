@@ -14,7 +14,7 @@ from gridtools.errors import ConfigError
 from gridtools.formats.sge import objects
 from gridtools.formats.sge.attrfile import FieldError
 
-REFERENCE = "/work/shared/reference/sge"
+REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "reference", "sge")
 
 needs_reference = pytest.mark.skipif(not os.path.isdir(REFERENCE), reason="reference captures not present")
 

@@ -19,24 +19,13 @@ LLCTL_USAGE = "usage: llctl [-h host] [-g] drain|flush|suspend|resume"
 
 def send(op, hosts, all_hosts=False):
     """Send the request, print the daemon's answer; returns the exit code."""
-    from gridtools import cell
-    from gridtools.cli.sge import qmod
-    from gridtools.spool import requests, wake
+    from gridtools.cli.ask import ask
     if all_hosts:
         from gridtools.spool import config
         hosts = [h for h in config.names("exechost") if h != "global"]
     if not hosts:
         raise UsageError("name at least one host (or --all)")
-    qmod._ensure_daemon()
-    name = requests.write("host", {"op": op, "hosts": list(hosts), "host": cell.hostname()}, reply=True)
-    wake.poke()
-    answer = requests.wait_reply(name, qmod.REPLY_TIMEOUT)
-    if answer is None:
-        raise GridError("error: no answer from the gridtools daemon")
-    code, out, err = answer
-    sys.stdout.write(out)
-    sys.stderr.write(err)
-    return int(code)
+    return ask("host", {"op": op, "hosts": list(hosts)})
 
 
 def llctl_args(argv):

@@ -11,7 +11,7 @@ import os
 import pwd
 import time
 
-from gridtools.model.job import Job, TaskState
+from gridtools.model.job import Job
 from gridtools.spool import config as spool_config
 from gridtools.spool import jobs as jobstore
 

@@ -14,7 +14,6 @@ import os
 import time
 
 from gridtools.errors import InputError, UsageError
-from gridtools.formats import values
 
 #: fields of a request and their defaults; ``-clear`` resets to these
 DEFAULTS = {

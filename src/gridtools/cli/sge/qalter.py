@@ -264,29 +264,7 @@ def _alter(p):
 
 def _send(targets, p, changes):
     """One alter request for all targets; prints the daemon's answer and returns its exit code."""
-    from gridtools import cell
-    from gridtools.spool import requests, wake
-    _ensure_daemon()
+    from gridtools.cli.ask import ask
     payload = {"targets": targets, "changes": changes, "context_ops": p.context_ops,
-               "hold_add": p.hold_add, "hold_remove": p.hold_remove, "host": cell.hostname()}
-    name = requests.write("alter", payload, reply=True)
-    wake.poke()
-    answer = requests.wait_reply(name, 60.0)
-    if answer is None:
-        raise GridError("error: no answer from the gridtools daemon")
-    code, out, err = answer
-    sys.stdout.write(out)
-    sys.stderr.write(err)
-    sys.stdout.flush()
-    return int(code)
-
-
-def _ensure_daemon():
-    from gridtools import cell
-    from gridtools.daemon import control
-    if control.running():
-        return
-    allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
-    if not allowed or not control.start():
-        raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
-                        "(start it with: gridtools daemon start)")
+               "hold_add": p.hold_add, "hold_remove": p.hold_remove}
+    return ask("alter", payload)

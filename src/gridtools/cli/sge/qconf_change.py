@@ -10,14 +10,11 @@ nothing ("Object has not been changed").
 """
 
 import os
-import sys
 
-from gridtools import cell
 from gridtools.cli.sge.qconf_show import MISSING, error, split, stored
 from gridtools.errors import ConfigError, GridError
 
 #: seconds to wait for the daemon's answer
-REPLY_TIMEOUT = 60.0
 #: what an unchanged editor file means
 UNCHANGED = "Object has not been changed"
 #: operations that only managers may request for cluster queues
@@ -42,16 +39,6 @@ def may_change(payload):
     return not (op.startswith("names") and kind == "managers")
 
 
-def _ensure_daemon():
-    from gridtools.daemon import control
-    if control.running():
-        return
-    allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
-    if not allowed or not control.start():
-        raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
-                        "(start it with: gridtools daemon start)")
-
-
 def refused(payload):
     """The refusal line when the caller may not make this change, else None."""
     from gridtools.cli.sge import jobsel
@@ -72,20 +59,11 @@ def send(payload):
     denial = refused(payload)
     if denial:
         return error(denial)
+    from gridtools.cli.ask import ask
     try:
-        _ensure_daemon()
-        from gridtools.spool import requests, wake
-        name = requests.write("qconf", dict(payload, host=cell.hostname()), reply=True)
-        wake.poke()
-        answer = requests.wait_reply(name, REPLY_TIMEOUT)
+        return ask("qconf", payload)
     except GridError as exc:
         return error(str(exc))
-    if answer is None:
-        return error("error: no answer from the gridtools daemon")
-    code, out, err = answer
-    sys.stdout.write(out)
-    sys.stderr.write(err)
-    return int(code)
 
 
 # ---------------------------------------------------------------- texts

@@ -9,10 +9,8 @@ and ``-rj`` only jobs; ``-sq``, ``-usq``, ``-cq``, ``-rq``, ``-d`` and
 Engine's messages, which go to stdout as Grid Engine prints them.
 """
 
-import os
 import sys
 
-from gridtools import cell
 from gridtools.errors import GridError, UsageError
 
 #: option -> (operation, what its words name)
@@ -28,7 +26,6 @@ LONG = {"--suspend": "-s", "--unsuspend": "-us", "--disable": "-d", "--enable": 
         "--clear": "-c", "--clearjob": "-cj", "--clearqueue": "-cq", "--reschedule": "-r",
         "--force": "-f", "--help": "-help"}
 #: seconds to wait for the daemon's answer
-REPLY_TIMEOUT = 60.0
 
 USAGE = """usage: qmod [options]
    [-c job_wc_queue_list]  clear error state
@@ -87,29 +84,10 @@ def _items(words):
     return [{"word": name, "tasks": tasks} for name, tasks in jobsel.split_items(words)]
 
 
-def _ensure_daemon():
-    from gridtools.daemon import control
-    if control.running():
-        return
-    allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
-    if not allowed or not control.start():
-        raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
-                        "(start it with: gridtools daemon start)")
-
-
 def send(payload):
     """Send a qmod request and print the daemon's answer; returns the exit code."""
-    from gridtools.spool import requests, wake
-    _ensure_daemon()
-    name = requests.write("qmod", dict(payload, host=cell.hostname()), reply=True)
-    wake.poke()
-    answer = requests.wait_reply(name, REPLY_TIMEOUT)
-    if answer is None:
-        raise GridError("error: no answer from the gridtools daemon")
-    code, out, err = answer
-    sys.stdout.write(out)
-    sys.stderr.write(err)
-    return int(code)
+    from gridtools.cli.ask import ask
+    return ask("qmod", payload)
 
 
 def main(argv, prog="qmod"):

@@ -9,6 +9,7 @@ import os
 import sys
 
 from gridtools.cli.sge import options, submit
+from gridtools.cli.sge.tokens import script_directives
 from gridtools.errors import GridError, UsageError
 
 USAGE_HEAD = "usage: qsub [options] [{command|-} [command_args]]"
@@ -58,7 +59,7 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
     else:
         script = submit.read_script(rest[0] if rest else None, stdin)
         text = script.decode("utf-8", "replace")
-        directives = _without_prefix_option(submit.script_directives(text, prefix))
+        directives = _without_prefix_option(script_directives(text, prefix))
     req = options.fresh_request()
     ctx = options.Context(prog, cwd)
     options.parse(submit.default_request_words(cwd), req, ctx, allowed=("all", "submit"), stop_at_arg=False)

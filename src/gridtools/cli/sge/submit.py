@@ -16,8 +16,7 @@ import pwd
 import time
 
 from gridtools import cell
-from gridtools.cli.sge import options
-from gridtools.cli.sge.tokens import read_option_file, script_directives, split_words
+from gridtools.cli.sge.tokens import read_option_file, split_words
 from gridtools.errors import GridError, InputError
 
 

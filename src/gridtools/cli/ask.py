@@ -1,0 +1,43 @@
+"""Asking the daemon: send one request, wait for its answer, print it.
+
+Used by the commands whose outcome the daemon decides (qalter, qconf, qmod,
+gridtools host / llctl). The daemon is started when it is not running and
+the caller may start it; otherwise the command fails with one line.
+Standard library only: every user runs these.
+"""
+
+import os
+import sys
+
+from gridtools import cell
+from gridtools.errors import GridError
+
+#: seconds to wait for the daemon's answer
+REPLY_TIMEOUT = 60.0
+
+
+def ensure_daemon():
+    """Make sure the cell's daemon runs (start it if the caller may), or raise GridError."""
+    from gridtools.daemon import control
+    if control.running():
+        return
+    allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
+    if not allowed or not control.start():
+        raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
+                        "(start it with: gridtools daemon start)")
+
+
+def ask(kind, payload, timeout=REPLY_TIMEOUT):
+    """Send a ``kind`` request, print the daemon's stdout and stderr text; its exit code."""
+    from gridtools.spool import requests, wake
+    ensure_daemon()
+    name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
+    wake.poke()
+    answer = requests.wait_reply(name, timeout)
+    if answer is None:
+        raise GridError("error: no answer from the gridtools daemon")
+    code, out, err = answer
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    sys.stdout.flush()
+    return int(code)
