@@ -201,3 +201,21 @@ def test_usage_is_accounted(cell, workdir):
     assert float(rec[36]) > 0.0                       # cpu
     assert int(rec[10]) >= int(rec[9]) > 0            # end >= start
     assert rec[0] == "all.q" and rec[1] == "testhost"
+
+
+def test_finished_jobs_stay_visible_for_a_configured_time(cell, workdir):
+    conf = os.path.join(cell.root, "etc", "conf", "global")
+    text = open(conf).read()
+    text = re.sub(r"^qmaster_params\s+.*$", "qmaster_params               FINISHED_JOBS_TIME=0:0:2",
+                  text, flags=re.M)
+    open(conf, "w").write(text)
+    time.sleep(0.3)
+    jid = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    cell.wait_finished(jid)
+    listed = lambda: re.search(rf"^\s*{jid} .* z ", cell.run("qstat", "-s", "z").stdout, re.M)
+    wait_for(listed, timeout=2)
+    ended = time.time()
+    wait_for(lambda: not listed(), timeout=6)
+    assert time.time() - ended >= 1.0
+    assert cell.job_state(jid) is None                  # gone from the spool too
+    assert cell.run("qacct", "-j", str(jid)).returncode == 0

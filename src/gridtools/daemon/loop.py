@@ -50,6 +50,7 @@ class Daemon:
         self.retry_deletes = False
         self.more_intake = False
         self.rested = True
+        self.expiry = None
         self.reaped = 0
         self.purged = False
         self.published = 0.0
@@ -123,7 +124,9 @@ class Daemon:
             if self.schedule(now):
                 self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
         self.retry_signals = suspension.resend(state, self.dispatcher)
-        self.purged = reap.purge(state, self._finished_jobs_kept()) or self.purged
+        keep, max_age = self._finished_jobs_kept()
+        self.purged = reap.purge(state, keep, max_age, now) or self.purged
+        self.expiry = reap.next_expiry(state, max_age)
         state.flush()
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
@@ -183,11 +186,20 @@ class Daemon:
         return True
 
     def _finished_jobs_kept(self):
+        """(how many, for how long) finished jobs stay visible to qstat -s z: the global
+        configuration's finished_jobs and qmaster_params FINISHED_JOBS_TIME (no limit)."""
+        from gridtools.formats.sge.conf import parse_params
         gconf = self.state.config.objects["conf"].get("global") or {}
         try:
-            return int(gconf.get("finished_jobs", 100))
+            keep = int(gconf.get("finished_jobs", 100))
         except (TypeError, ValueError):
-            return 100
+            keep = 100
+        text = parse_params(gconf.get("qmaster_params")).get("FINISHED_JOBS_TIME")
+        try:
+            max_age = values.parse_time(text) if text else None
+        except GridError:
+            max_age = None
+        return keep, max_age
 
     def _interval(self):
         sched = self.state.config.single.get("sched") or {}
@@ -207,7 +219,7 @@ class Daemon:
     def wait(self):
         timeout = self._interval()
         now = time.time()
-        for event in (self.next_event, self.control.next_wake):
+        for event in (self.next_event, self.control.next_wake, self.expiry):
             if event is not None:
                 timeout = min(timeout, max(0.0, event - now))
         if self.retry_deletes or self.retry_signals:

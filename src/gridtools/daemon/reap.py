@@ -157,13 +157,22 @@ def _record(state, job, task, result, now):
     return rec
 
 
-def purge(state, keep):
-    """Remove finished jobs beyond the newest ``keep`` (conf ``finished_jobs``)."""
-    if len(state.finished_order) <= keep:
+def _ended_at(job):
+    return max((t.end_time for t in job.tasks.values()), default=0.0)
+
+
+def purge(state, keep, max_age=None, now=None):
+    """Remove finished jobs beyond the newest ``keep`` (conf ``finished_jobs``) and,
+    with ``max_age``, those that ended longer ago; returns how many went."""
+    now = now if now is not None else time.time()
+
+    def expired(order):
+        return max_age is not None and order and now - _ended_at(state.jobs[order[0]]) >= max_age
+    if len(state.finished_order) <= keep and not max_age:
         return 0
     order = [jid for jid in state.finished_order if jid in state.jobs and state.jobs[jid].is_finished()]
     removed = 0
-    while len(order) > keep:
+    while len(order) > keep or expired(order):
         jid = order.pop(0)
         state.forget(jid)
         jobstore.remove(jid)
@@ -171,6 +180,17 @@ def purge(state, keep):
         removed += 1
     state.finished_order = order
     return removed
+
+
+def next_expiry(state, max_age):
+    """When the oldest kept finished job expires (None without an age limit)."""
+    if max_age is None:
+        return None
+    for jid in state.finished_order:
+        job = state.jobs.get(jid)
+        if job is not None and job.is_finished():
+            return _ended_at(job) + max_age
+    return None
 
 
 def pending_deletes(state, dispatcher):
