@@ -27,7 +27,8 @@ from gridtools.exec import launch
 from gridtools.spool import files, jobs as jobstore
 
 
-def _reap():
+def reap_exited():
+    """waitpid() every child of this process that has ended."""
     while True:
         try:
             pid, _status = os.waitpid(-1, os.WNOHANG)
@@ -73,7 +74,7 @@ def serve_pipe(rfd):
             ready, _, _ = select.select([rfd], [], [], 5.0)
         except InterruptedError:
             ready = []
-        _reap()
+        reap_exited()
         if not ready:
             continue
         chunk = os.read(rfd, 65536)
@@ -86,7 +87,7 @@ def serve_pipe(rfd):
                 trash = True
             else:
                 launch.spawn(order[1], order[0])
-        _reap()
+        reap_exited()
         if trash:
             jobstore.empty_trash()
 
@@ -218,7 +219,7 @@ def serve_host(host):
     os.environ[cell.ENV_HOST] = host
     while not stopping:
         _take_inbox(inbox)
-        _reap()
+        reap_exited()
         try:
             ready, _, _ = select.select([wake_fd], [], [], 2.0)
         except InterruptedError:

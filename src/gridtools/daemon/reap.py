@@ -15,6 +15,7 @@ import time
 
 from gridtools.accounting import records
 from gridtools.daemon import view
+from gridtools.daemon.execd import reap_exited
 from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 from gridtools.spool import acct
@@ -23,17 +24,6 @@ from gridtools.spool.files import is_locked
 
 FAILED_LOST = 18
 STARTUP_GRACE = 30.0       # seconds a forked shepherd may take to lock its folder
-
-
-def reap_children():
-    """waitpid() exited children of this daemon (its exec server, if it ended)."""
-    while True:
-        try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
 
 
 def _alive(state, job, task, now):
@@ -49,7 +39,7 @@ def _alive(state, job, task, now):
 
 def collect(state, dispatcher, now):
     """Handle every running task that ended; returns the number handled."""
-    reap_children()
+    reap_exited()             # the exec server, should it have ended
     ended = []
     for job, task in state.running_tasks():
         if True:

@@ -39,15 +39,40 @@ def is_operator(user):
 
 
 def parse_range(text):
-    body, _, step = text.partition(":")
-    first, dash, last = body.partition("-")
+    """A task id range ``n[-m[:s]]`` as [first, last, step] (bad text: UsageError)."""
+    from gridtools.cli.sge.options import parse_task_range
+    from gridtools.errors import InputError
     try:
-        a = int(first)
-        b = int(last) if dash else a
-        s = int(step) if step else 1
-    except ValueError:
-        raise UsageError(f'invalid task id range "{text}"') from None
-    return [min(a, b), max(a, b), s]
+        return parse_task_range(text)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def parse_job_args(argv, flags=(), valued=()):
+    """({option: True or its value}, users of -u or None, job words) of a qdel-style command line."""
+    opts, users, words = {}, None, []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word in flags:
+            opts[word] = True
+        elif word in valued or word == "-u":
+            if i + 1 >= len(argv):
+                raise UsageError(f'option "{word}" requires an argument')
+            if word == "-u":
+                users = [u for u in argv[i + 1].split(",") if u]
+            else:
+                opts[word] = argv[i + 1]
+            i += 1
+        elif word == "-t":
+            words.extend(argv[i:i + 2])
+            i += 1
+        elif word.startswith("-"):
+            raise UsageError(f'invalid option argument "{word}"')
+        else:
+            words.append(word)
+        i += 1
+    return opts, users, words
 
 
 def split_items(words):

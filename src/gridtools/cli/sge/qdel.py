@@ -24,26 +24,8 @@ user_list               user[,user,...]
 
 
 def parse_args(argv):
-    force, users, words = False, None, []
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "-f":
-            force = True
-        elif word == "-u":
-            if i + 1 >= len(argv):
-                raise UsageError('option "-u" requires an argument')
-            users = [u for u in argv[i + 1].split(",") if u]
-            i += 1
-        elif word == "-t":
-            words.extend(argv[i:i + 2])
-            i += 1
-        elif word.startswith("-"):
-            raise UsageError(f'invalid option argument "{word}"')
-        else:
-            words.append(word)
-        i += 1
-    return force, users, words
+    opts, users, words = jobsel.parse_job_args(argv, flags=("-f",))
+    return bool(opts.get("-f")), users, words
 
 
 def describe(user, snap, target, force):

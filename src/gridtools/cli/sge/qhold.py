@@ -13,28 +13,10 @@ WHO = {"s": ("manager", jobsel.is_manager), "o": ("operator", jobsel.is_operator
 
 
 def parse_args(argv):
-    letters, words, users = "u", [], None
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "-h":
-            if i + 1 >= len(argv):
-                raise UsageError('option "-h" requires an argument')
-            letters = argv[i + 1]
-            if not letters or any(c not in "uos" for c in letters):
-                raise UsageError(f'invalid hold type "{letters}": use u, o and s')
-            i += 1
-        elif word == "-u":
-            users = [u for u in argv[i + 1].split(",") if u] if i + 1 < len(argv) else []
-            i += 1
-        elif word == "-t":
-            words.extend(argv[i:i + 2])
-            i += 1
-        elif word.startswith("-"):
-            raise UsageError(f'invalid option argument "{word}"')
-        else:
-            words.append(word)
-        i += 1
+    opts, users, words = jobsel.parse_job_args(argv, valued=("-h",))
+    letters = opts.get("-h", "u")
+    if not letters or any(c not in "uos" for c in letters):
+        raise UsageError(f'invalid hold type "{letters}": use u, o and s')
     return letters, users, words
 
 
