@@ -219,3 +219,16 @@ def test_finished_jobs_stay_visible_for_a_configured_time(cell, workdir):
     assert time.time() - ended >= 1.0
     assert cell.job_state(jid) is None                  # gone from the spool too
     assert cell.run("qacct", "-j", str(jid)).returncode == 0
+
+
+def test_pe_start_and_stop_procedures(cell, workdir):
+    pe = os.path.join(cell.root, "etc", "pe", "smp")
+    text = open(pe).read()
+    text = re.sub(r"^start_proc_args\s+.*$", "start_proc_args    /bin/echo start $pe_slots $host $pe", text, flags=re.M)
+    text = re.sub(r"^stop_proc_args\s+.*$", "stop_proc_args     /bin/echo stop $job_id", text, flags=re.M)
+    open(pe, "w").write(text)
+    time.sleep(0.3)
+    jid = jid_of(cell.qsub("-cwd", "-pe", "smp", "2", "-N", "pejob", cwd=workdir, input="echo job\n"))
+    cell.wait_finished(jid)
+    with open(os.path.join(workdir, f"pejob.o{jid}")) as fh:
+        assert fh.read() == f"start 2 testhost smp\njob\nstop {jid}\n"

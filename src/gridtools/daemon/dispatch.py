@@ -66,8 +66,8 @@ class Dispatcher:
 
     # ------------------------------------------------------------ start
     def build_plan(self, job, number, granted):
-        state = self.state
-        conf = state.config
+        """Everything the shepherd of task ``number`` needs (see exec.plan)."""
+        conf = self.state.config
         spec = job.spec
         queue_name, host = granted[0][0], granted[0][1]
         queue = conf.objects["queue"][queue_name]
@@ -76,59 +76,22 @@ class Dispatcher:
         def q(attr):
             return view.qvalue(queue, attr, host, groups)
         gconf = conf.objects["conf"].get("global") or {}
-        try:
-            entry = pwd.getpwnam(spec["owner"])
-            home, login_shell = entry.pw_dir, entry.pw_shell or "/bin/sh"
-        except KeyError:
-            home, login_shell = "/", "/bin/sh"
-        cwd = plan_mod.apply_aliases(spec.get("cwd") or home, spec.get("aliases"), host)
-        is_array = bool(spec.get("tasks"))
-        task_label = str(number) if is_array else "undefined"
-        pseudo = {"HOME": home, "USER": spec["owner"], "JOB_ID": str(job.id),
-                  "JOB_NAME": spec["name"], "HOSTNAME": host, "TASK_ID": task_label}
-        tdir = jobstore.task_dir(job.id, number)
-        slots = sum(g[2] for g in granted)
-        tmp_base = str(q("tmpdir") or "/tmp")
-        script = jobstore.script_path(job.id)
-        ctx = {
-            "host": host, "queue": queue_name, "slots": slots, "nhosts": len({g[1] for g in granted}),
-            "nqueues": len(granted), "home": home, "login_shell": login_shell, "arch": load.arch(),
-            "root": cell.root(), "cwd": cwd, "spool_dir": tdir,
-            "job_script": spec.get("job_script") or (script if not spec.get("binary") else spec.get("command", "")),
-            "stdout": plan_mod.output_path(spec, "o", pseudo, cwd, host, number, is_array),
-            "stderr": plan_mod.output_path(spec, "e", pseudo, cwd, host, number, is_array),
-            "stdin": plan_mod.output_path(spec, "i", pseudo, cwd, host, number, is_array),
-            "tmpdir": os.path.join(tmp_base, f"{job.id}.{number}.{queue_name}"),
-            "pe_name": (spec.get("pe_granted") or (spec.get("pe") or [""])[0]),
-            "restarted": job.task(number).restarted,
-            "queue_shell": str(q("shell") or "/bin/sh"),
-            "shell_start_mode": str(q("shell_start_mode") or "posix_compliant"),
-            "login_shells": _login_shells(gconf),
-            "has_shebang": spec.get("has_shebang", False),
-        }
-        if ctx["shell_start_mode"] == "unix_behavior" and not spec.get("shell"):
-            ctx["has_shebang"] = _has_shebang(script)
+        ctx = _task_context(job, number, granted, q, gconf)
         exe, argv = plan_mod.command_line(spec, ctx)
-        queue_limits = {}
-        for name in plan_mod.LIMITS:
-            raw = str(q(name) or "INFINITY")
-            parse = values.parse_time if name.endswith(("_rt", "_cpu")) else values.parse_memory
-            queue_limits[name] = parse(raw)
-        prolog = _procedure(q("prolog")) or _procedure(_conf_value(gconf, "prolog"))
-        epilog = _procedure(q("epilog")) or _procedure(_conf_value(gconf, "epilog"))
         plan = {
             "job_id": job.id, "task": number, "owner": spec["owner"], "uid": spec["uid"],
-            "gid": spec["gid"], "cwd": cwd, "exec": exe, "argv": argv,
+            "gid": spec["gid"], "cwd": ctx["cwd"], "exec": exe, "argv": argv,
             "env": plan_mod.job_environment(spec, number, ctx),
             "stdout": ctx["stdout"], "stderr": ctx["stderr"], "stdin": ctx["stdin"],
-            "join": bool(spec.get("join")), "limits": _numeric_limits(spec, queue_limits),
+            "join": bool(spec.get("join")), "limits": _numeric_limits(spec, _queue_limits(q)),
             "notify": values.parse_time(str(q("notify") or "0")) if spec.get("notify") else 0,
             "notify_job": bool(spec.get("notify")), "nice": int(q("priority") or 0),
-            "prolog": prolog, "epilog": epilog,
-            "pe_start": None, "pe_stop": None,
+            "prolog": _procedure(q("prolog")) or _procedure(_conf_value(gconf, "prolog")),
+            "epilog": _procedure(q("epilog")) or _procedure(_conf_value(gconf, "epilog")),
             "suspend_method": q("suspend_method"), "resume_method": q("resume_method"),
             "terminate_method": q("terminate_method"), "granted": granted,
         }
+        plan.update(_pe_procedures(spec, conf, ctx, job.id, number))
         _add_queue_methods(plan, spec, conf, q)
         return plan
 
@@ -248,6 +211,70 @@ def _checkpoint(spec, conf, q):
     if not 0 < interval < values.INFINITY:
         return None
     return {"interval": interval, "command": env.get("ckpt_command"), "signal": env.get("signal")}
+
+
+def _account(owner):
+    """(home, login shell) of a user on this host."""
+    try:
+        entry = pwd.getpwnam(owner)
+        return entry.pw_dir, entry.pw_shell or "/bin/sh"
+    except KeyError:
+        return "/", "/bin/sh"
+
+
+def _task_context(job, number, granted, q, gconf):
+    """The facts the job's command line and environment are made from."""
+    spec = job.spec
+    queue_name, host = granted[0][0], granted[0][1]
+    home, login_shell = _account(spec["owner"])
+    cwd = plan_mod.apply_aliases(spec.get("cwd") or home, spec.get("aliases"), host)
+    is_array = bool(spec.get("tasks"))
+    pseudo = {"HOME": home, "USER": spec["owner"], "JOB_ID": str(job.id), "JOB_NAME": spec["name"],
+              "HOSTNAME": host, "TASK_ID": str(number) if is_array else "undefined"}
+    script = jobstore.script_path(job.id)
+    ctx = {
+        "host": host, "queue": queue_name, "slots": sum(g[2] for g in granted),
+        "nhosts": len({g[1] for g in granted}), "nqueues": len(granted), "home": home,
+        "login_shell": login_shell, "arch": load.arch(), "root": cell.root(), "cwd": cwd,
+        "spool_dir": jobstore.task_dir(job.id, number),
+        "job_script": spec.get("job_script") or (script if not spec.get("binary") else spec.get("command", "")),
+        "tmpdir": os.path.join(str(q("tmpdir") or "/tmp"), f"{job.id}.{number}.{queue_name}"),
+        "pe_name": spec.get("pe_granted") or (spec.get("pe") or [""])[0],
+        "restarted": job.task(number).restarted, "queue_shell": str(q("shell") or "/bin/sh"),
+        "shell_start_mode": str(q("shell_start_mode") or "posix_compliant"),
+        "login_shells": _login_shells(gconf), "has_shebang": spec.get("has_shebang", False),
+    }
+    for stream, key in (("o", "stdout"), ("e", "stderr"), ("i", "stdin")):
+        ctx[key] = plan_mod.output_path(spec, stream, pseudo, cwd, host, number, is_array)
+    if ctx["shell_start_mode"] == "unix_behavior" and not spec.get("shell"):
+        ctx["has_shebang"] = _has_shebang(script)
+    return ctx
+
+
+def _queue_limits(q):
+    limits = {}
+    for name in plan_mod.LIMITS:
+        parse = values.parse_time if name.endswith(("_rt", "_cpu")) else values.parse_memory
+        limits[name] = parse(str(q(name) or "INFINITY"))
+    return limits
+
+
+def _pe_procedures(spec, conf, ctx, job_id, number):
+    """The PE's start_proc_args and stop_proc_args with their variables filled in (sge_pe(5))."""
+    if not spec.get("pe"):
+        return {"pe_start": None, "pe_stop": None}
+    pe = conf.objects["pe"].get(ctx["pe_name"]) or {}
+    words = {"$pe_hostfile": os.path.join(ctx["spool_dir"], "pe_hostfile"), "$host": ctx["host"],
+             "$job_owner": spec["owner"], "$job_id": str(job_id), "$job_name": spec["name"],
+             "$pe_slots": str(ctx["slots"]), "$processors": "UNDEFINED", "$queue": ctx["queue"],
+             "$pe": ctx["pe_name"], "$ja_task_id": str(number) if spec.get("tasks") else "undefined"}
+    result = {}
+    for key, attr in (("pe_start", "start_proc_args"), ("pe_stop", "stop_proc_args")):
+        text = pe.get(attr)
+        for name in sorted(words, key=len, reverse=True):
+            text = text.replace(name, words[name]) if text else text
+        result[key] = _procedure(text)
+    return result
 
 
 def _login_shells(gconf):
