@@ -266,3 +266,12 @@ def test_resource_quota_sets_in_bulk(cell, workdir):
     proc = ok(cell, "-arqs", "c,d", env={"EDITOR": "true"})
     assert proc.stderr.endswith('added "d" to resource quota set list\n')
     assert ok(cell, "-srqsl").stdout == "a\nc\nd\n"
+
+
+def test_mattr_none_empties_a_list_and_rattr_takes_per_host_values(cell):
+    assert cell.run("qconf", "-mattr", "queue", "suspend_thresholds", "np_load_avg=3", "all.q").returncode == 0
+    assert cell.run("qconf", "-mattr", "queue", "suspend_thresholds", "NONE", "all.q").returncode == 0
+    assert "suspend_thresholds    NONE\n" in cell.run("qconf", "-sq", "all.q").stdout
+    proc = cell.run("qconf", "-rattr", "queue", "slots", "2,[testhost=3]", "all.q")
+    assert proc.returncode == 0, proc.stderr
+    assert "slots                 2,[testhost=3]\n" in cell.run("qconf", "-sq", "all.q").stdout

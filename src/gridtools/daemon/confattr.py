@@ -80,6 +80,8 @@ def merge(mode, current, text, codec, attr, owner):
             raise AttrProblem(f'denied: attribute "{attr}" is not a list attribute, use -mattr or -rattr')
         return new
     if isinstance(new, dict):
+        if mode == "modify" and not new:
+            return new                  # NONE empties the list
         return _merge_dict(mode, dict(current or {}), new, attr, owner)
     return _merge_list(mode, list(current or []), new, attr, owner)
 
@@ -123,6 +125,13 @@ def _split_target(kind, target):
 def _apply_one(kind, obj, attr, text, mode, key, owner):
     codec = _codec(kind, attr)
     value = obj.get(attr)
+    if isinstance(value, PerHost) and mode == "replace" and not key and "[" in str(text):
+        # a whole value with its per-host overrides: "2,[host=3],[@group=4]"
+        try:
+            obj[attr] = PerHostCodec(codec).parse(str(text).strip())
+        except ValueProblem as exc:
+            raise AttrProblem(f'error: invalid value "{text}" for attribute "{attr}": {exc}') from None
+        return
     if isinstance(value, PerHost):
         current = value.overrides.get(key, value.default) if key else value.default
         merged = merge(mode, current, text, codec, attr, owner)

@@ -20,7 +20,7 @@ MANUAL_STATES = "cdsuE"
 #: per-state columns of -g c -ext, in order
 EXT_STATES = "sASCuadDcoE"
 #: queue letters implied by a host state the dispatcher publishes
-_HOST_STATE_LETTERS = {"Suspend": "s", "Draining": "d", "Drained": "d", "Down": "u"}
+_HOST_STATE_LETTERS = {"Suspend": "s", "Draining": "d", "Drained": "d", "Flush": "d", "Down": "u"}
 
 
 def host_load(snap, host):
