@@ -189,3 +189,30 @@ def in_ranges(number, ranges):
 def jobs_of_users(snap, users):
     return [{"id": jid, "tasks": None} for jid, info in sorted(snap["jobs"].items())
             if ("*" in users or info["owner"] in users) and _has_live_rows(snap, jid)]
+
+
+def run_command(argv, usage, parse, act, prefix=""):
+    """The frame of qdel, qhold and qrls: -help, argument errors with the usage text,
+    "no job argument", then ``act(items, users, option)`` with errors as one line.
+
+    ``parse(argv)`` returns (option, users, job words).
+    """
+    import sys
+    from gridtools.errors import GridError
+    if "-help" in argv:
+        sys.stdout.write("SGE 8.1.9\n" + usage)
+        return 0
+    try:
+        option, users, words = parse(argv)
+        items = split_items(words)
+    except UsageError as exc:
+        sys.stderr.write(f"{prefix}{exc}\n{usage}")
+        return 1
+    if not items and users is None:
+        sys.stderr.write("error: no job argument given\n" + usage)
+        return 1
+    try:
+        return act(items, users, option)
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code

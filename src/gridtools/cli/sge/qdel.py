@@ -5,10 +5,7 @@ itself is a request the daemon applies (and authorises again). Returns
 within milliseconds: a running task is ended by its shepherd right after.
 """
 
-import sys
-
 from gridtools.cli.sge import jobsel, qstatus
-from gridtools.errors import GridError, UsageError
 
 USAGE = """usage: qdel [options] job_task_list
    [-f]                                     force action
@@ -58,23 +55,7 @@ def describe(user, snap, target, force):
 
 
 def main(argv, prog="qdel"):
-    if "-help" in argv:
-        sys.stdout.write("SGE 8.1.9\n" + USAGE)
-        return 0
-    try:
-        force, users, words = parse_args(argv)
-        items = jobsel.split_items(words)
-    except UsageError as exc:
-        sys.stderr.write(f"{exc}\n{USAGE}")
-        return 1
-    if not items and users is None:
-        sys.stderr.write("error: no job argument given\n" + USAGE)
-        return 1
-    try:
-        return _delete(items, users, force)
-    except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
-        return exc.exit_code
+    return jobsel.run_command(argv, USAGE, parse_args, _delete)
 
 
 def _delete(items, users, force):

@@ -4,10 +4,8 @@
 managers only), ``-h s`` (system hold, managers only); letters combine.
 """
 
-import sys
-
 from gridtools.cli.sge import jobsel, qstatus
-from gridtools.errors import GridError, UsageError
+from gridtools.errors import UsageError
 
 WHO = {"s": ("manager", jobsel.is_manager), "o": ("operator", jobsel.is_operator)}
 
@@ -56,23 +54,9 @@ task_id_range           task_id['-'task_id[':'step]]
 def main(argv, prog="qhold"):
     on = prog != "qrls"
     usage = USAGE.format(prog=prog, verb="hold" if on else "release")
-    if "-help" in argv:
-        sys.stdout.write("SGE 8.1.9\n" + usage)
-        return 0
-    try:
-        letters, users, words = parse_args(argv)
-        items = jobsel.split_items(words)
-    except UsageError as exc:
-        sys.stderr.write(f"{prog}: {exc}\n{usage}")
-        return 1
-    if not items and users is None:
-        sys.stderr.write("error: no job argument given\n" + usage)
-        return 1
-    try:
-        return _hold(prog, items, users, letters, on)
-    except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
-        return exc.exit_code
+    return jobsel.run_command(argv, usage, parse_args,
+                              lambda items, users, letters: _hold(prog, items, users, letters, on),
+                              prefix=f"{prog}: ")
 
 
 def _hold(prog, items, users, letters, on):
