@@ -1,7 +1,8 @@
 """Asking the daemon: send one request, wait for its answer, print it.
 
-Used by the commands whose outcome the daemon decides (qalter, qconf, qmod,
-gridtools host / llctl). The daemon is started when it is not running and
+``ask`` serves the commands whose outcome the daemon decides (qalter, qconf,
+qmod, gridtools host / llctl); ``tell`` those that know the outcome already
+(qsub, qdel, qhold, qrls, qrsh). The daemon is started when it is not running and
 the caller may start it; otherwise the command fails with one line.
 Standard library only: every user runs these.
 """
@@ -25,6 +26,17 @@ def ensure_daemon():
     if not allowed or not control.start():
         raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
                         "(start it with: gridtools daemon start)")
+
+
+def tell(kind, payload, script=None):
+    """Queue a request that needs no answer and wake the daemon (starting it when it is
+    not running and the caller may); returns the request's name."""
+    from gridtools.spool import requests, wake
+    name = requests.write(kind, payload, script=script)
+    if not wake.poke():
+        from gridtools.daemon import control
+        control.autostart()
+    return name
 
 
 def ask(kind, payload, timeout=REPLY_TIMEOUT):

@@ -13,6 +13,7 @@ Imports stay on the standard library core: this runs on every qsub.
 import os
 import time
 
+from gridtools.cli.sge.tokens import split_list
 from gridtools.errors import InputError, UsageError
 
 #: fields of a request and their defaults; ``-clear`` resets to these
@@ -136,11 +137,6 @@ def parse_resource_list(text):
             raise InputError(f'invalid resource request "{text}"')
         result[name] = value if eq else "TRUE"
     return result
-
-
-def split_list(text):
-    """Comma- (and blank-) separated list items, empty items dropped."""
-    return [item for item in text.replace(" ", ",").split(",") if item]
 
 
 def parse_env_list(text, env):

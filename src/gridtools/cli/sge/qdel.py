@@ -83,9 +83,6 @@ def _delete(items, users, force):
         print(f'denied: job "{name}" does not exist')
         code = 1
     if allowed:
-        from gridtools.spool import requests, wake
-        requests.write("delete", {"targets": allowed, "force": force})
-        if not wake.poke():
-            from gridtools.daemon import control
-            control.autostart()
+        from gridtools.cli.ask import tell
+        tell("delete", {"targets": allowed, "force": force})
     return code

@@ -84,7 +84,6 @@ def _hold(prog, items, users, letters, on):
         print(f'denied: job "{name}" does not exist')
         code = code or 1
     if allowed:
-        from gridtools.spool import requests, wake
-        requests.write("hold", {"targets": allowed, "letters": letters, "on": on})
-        wake.poke()
+        from gridtools.cli.ask import tell
+        tell("hold", {"targets": allowed, "letters": letters, "on": on})
     return code

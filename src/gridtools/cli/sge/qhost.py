@@ -12,6 +12,7 @@ import sys
 import time
 
 from gridtools.cli.sge import loadvalues, qstatus
+from gridtools.cli.sge.tokens import split_list
 from gridtools.errors import GridError, UsageError
 
 HEADER = ("HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE  "
@@ -39,10 +40,6 @@ class Options:
         self.users = None           # -u
 
 
-def _split(value):
-    return [v for v in value.replace(" ", ",").split(",") if v]
-
-
 def parse_args(argv):
     opts = Options()
     i = 0
@@ -50,7 +47,7 @@ def parse_args(argv):
         word = argv[i]
         has_value = i + 1 < len(argv) and not argv[i + 1].startswith("-")
         if word == "-F":
-            opts.resources = _split(argv[i + 1]) if has_value else []
+            opts.resources = split_list(argv[i + 1]) if has_value else []
             i += 2 if has_value else 1
             continue
         if word in ("-h", "-l", "-u"):
@@ -69,12 +66,12 @@ def parse_args(argv):
 
 def _apply(opts, word, value):
     if word == "-h":
-        opts.hosts += _split(value)
+        opts.hosts += split_list(value)
     elif word == "-u":
-        opts.users = _split(value)
+        opts.users = split_list(value)
         opts.jobs = True
     else:
-        for item in _split(value):
+        for item in split_list(value):
             name, _, wanted = item.partition("=")
             opts.requests[name] = wanted or "TRUE"
 

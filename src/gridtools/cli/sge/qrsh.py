@@ -16,6 +16,7 @@ import shutil
 import sys
 import tempfile
 
+from gridtools.cli.ask import tell
 from gridtools.cli.sge import options, submit
 from gridtools.errors import GridError, UsageError
 
@@ -41,7 +42,7 @@ def build_request(argv, cwd):
 
 
 def _submit(req, rest, paths, cwd):
-    from gridtools.spool import ids, requests, wake
+    from gridtools.spool import ids
     command = rest[0] if rest else os.environ.get("SHELL", "/bin/sh")
     args = rest[1:] if rest else ["-i"]
     req.update(binary=True, interactive=True,
@@ -51,10 +52,7 @@ def _submit(req, rest, paths, cwd):
     job_id = ids.allocate("job")[0]
     spec = submit.finish_spec(req, job_id, command, cwd, args, command=command)
     spec["job_script"] = "QRSH"
-    requests.write("submit", {"job": spec})
-    if not wake.poke():
-        from gridtools.daemon import control
-        control.autostart()
+    tell("submit", {"job": spec})
     return spec
 
 
@@ -184,7 +182,5 @@ def main(argv, prog="qrsh"):
 
 
 def _cancel(job_id):
-    from gridtools.spool import requests, wake
-    requests.write("delete", {"targets": [{"id": job_id, "tasks": None}], "force": False})
-    wake.poke()
+    tell("delete", {"targets": [{"id": job_id, "tasks": None}], "force": False})
 

@@ -14,6 +14,7 @@ import sys
 import time
 
 from gridtools.cli.sge import qstatus
+from gridtools.cli.sge.tokens import split_list
 from gridtools.errors import GridError, UsageError
 
 # options taking one argument (-j and -F take an optional one)
@@ -63,10 +64,6 @@ class Options:
                     or self.queue_states is not None)
 
 
-def _split(value):
-    return [v for v in value.replace(" ", ",").split(",") if v]
-
-
 def parse_states(value):
     """The -s argument as a set of words (p r s z hu ho hs hd hj ha); None if invalid."""
     words = set()
@@ -83,14 +80,14 @@ def parse_states(value):
 def _apply(opts, word, value):
     """Store an option's argument; returns False when the argument is not valid."""
     if word == "-u":
-        opts.users = _split(value)
+        opts.users = split_list(value)
     elif word == "-s":
         opts.states = parse_states(value)
         return opts.states is not None
     elif word == "-j":
-        opts.job_ids = _split(value)
+        opts.job_ids = split_list(value)
     elif word == "-q":
-        opts.queues.extend(_split(value))
+        opts.queues.extend(split_list(value))
     elif word == "-g":
         opts.group += value
         return bool(value) and all(c in "cdt" for c in value)
@@ -99,16 +96,16 @@ def _apply(opts, word, value):
         opts.full = True
         return bool(value) and all(c in "acAE" for c in value)
     elif word == "-F":
-        opts.full, opts.full_resources = True, _split(value)
+        opts.full, opts.full_resources = True, split_list(value)
     elif word == "-qs":
         opts.queue_states = value
         return bool(value) and all(c in QUEUE_STATE_LETTERS for c in value)
     elif word == "-pe":
-        opts.pes.extend(_split(value))
+        opts.pes.extend(split_list(value))
     elif word == "-U":
-        opts.access_users.extend(_split(value))
+        opts.access_users.extend(split_list(value))
     elif word == "-l":
-        for item in _split(value):
+        for item in split_list(value):
             name, _, wanted = item.partition("=")
             opts.requests[name] = wanted or "TRUE"
     return True

@@ -107,13 +107,11 @@ def _submit(argv, prog):
         code = verify.report(req, client, prog)
         if code is not None:
             return code
-    from gridtools.spool import ids, requests, wake
+    from gridtools.cli.ask import tell
+    from gridtools.spool import ids
     job_id = ids.allocate("job")[0]
     spec = submit.finish_spec(req, job_id, name, cwd, args, command)
-    requests.write("submit", {"job": spec}, script=script)
-    if not wake.poke():
-        from gridtools.daemon import control
-        control.autostart()
+    tell("submit", {"job": spec}, script=script)
     print(submitted_message(spec, client.get("terse")), flush=True)
     if req.get("now"):
         from gridtools.cli.sge import sync

@@ -53,6 +53,11 @@ def split_words(text, comments=True):
     return words
 
 
+def split_list(text):
+    """Comma- (and blank-) separated list items, empty items dropped."""
+    return [item for item in text.replace(" ", ",").split(",") if item]
+
+
 def read_option_file(path, missing_ok=True):
     """The words of an option file (sge_request or -@ file); [] if it is missing."""
     try:
