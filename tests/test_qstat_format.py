@@ -122,11 +122,9 @@ def reference_snapshot():
     queue = {"name": "all.q@localhost", "queue": "all.q", "host": "localhost",
              "qtype": ["BATCH", "INTERACTIVE"], "slots": 2, "used": 2, "resv": 0, "load_avg": 0.157959,
              "arch": "lx-amd64", "states": "", "pe_list": ["make", "smp", "mpi"], "attrs": queue_attrs()}
-    full = ['queue instance "all.q@localhost" dropped because it is full',
-            "All queues dropped because of overload or full"]
+    full = [["qi_full", "all.q@localhost"], ["all_dropped"]]
     reasons = {i: list(full) for i in (53, 54, 56, 58, 59, 60)}
-    reasons.update({55: ["job dropped because of hold state"], 61: ["job dropped because of hold state"],
-                    57: ["job dropped because of job dependencies"]})
+    reasons.update({55: [["hold"]], 61: [["hold"]], 57: [["dependency"]]})
     return {"time": s2 + 14, "started": s1 - 100, "rows": _rows(s1, s2), "jobs": _jobs(s1, s2),
             "queues": [queue], "hosts": {"localhost": dict(LOAD)}, "exechosts": ["localhost"],
             "reasons": reasons, "complexes": complexes(), "host_values": {"global": {}, "localhost": {}},

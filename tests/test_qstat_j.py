@@ -65,7 +65,7 @@ def test_error_state_lines(spool):
     for row in snap["rows"]:
         if row["id"] == 53:
             row["state"] = "Eqw"
-    snap["reasons"] = {53: ["job is in error state"]}
+    snap["reasons"] = {53: [["error"]]}
     reason = "11/29/2026 20:14:34 [2001:3132]: error: can't open output file \"/home/alice/envout/\": Is a directory"
     states[53] = {"tasks": {"1": {"state": "error", "error_reason": reason}}}
     lines = render(["-j", "53"], snap).splitlines()
@@ -102,22 +102,30 @@ def test_ids_wrap_after_eight_per_line():
     assert text == "\t1,\t2,\t3,\t4,\t5,\t6,\t7,\t8,\n\t9,\t10"
 
 
-@pytest.mark.parametrize("line, number", [
-    ('queue instance "all.q@h" dropped because it is full', 37),
-    ("All queues dropped because of overload or full", 28),
-    ('queue instance "all.q@h" dropped because it is overloaded: np_load_avg=2 (= 1 + 1) >= 1.75', 27),
-    ('queue instance "all.q@h" dropped because it is disabled', 39)])
-def test_queue_messages_are_global(line, number):
-    assert qstat_msgs.global_number(line) == number
+@pytest.mark.parametrize("plain, line, number", [
+    (["qi_full", "all.q@h"], 'queue instance "all.q@h" dropped because it is full', 37),
+    (["all_dropped"], "All queues dropped because of overload or full", 28),
+    (["qi_overloaded", "all.q@h", "np_load_avg", 2.0, 1.0, 1.0, ">=", "1.75"],
+     'queue instance "all.q@h" dropped because it is overloaded: '
+     "np_load_avg=2.000000 (= 1.000000 + 1.000000) >= 1.75", 27),
+    (["qi_state", "all.q@h", "DISABLED"], 'queue instance "all.q@h" dropped because it is disabled', 39)])
+def test_queue_messages_are_global(plain, line, number):
+    msg, is_global = qstat_msgs.render(plain, "alice")
+    assert (msg, is_global, qstat_msgs.global_number(msg)) == (line, True, number)
 
 
-@pytest.mark.parametrize("line, number", [
-    ("job dropped because of hold state", 33), ("job dropped because of job dependencies", 35),
-    ('cannot run in PE "smp" because it only offers 0 slots', 24),
-    ('(-l h_vmem=1G) cannot run in queue instance "all.q@h" because it offers only qf:h_vmem=500M', 17)])
-def test_job_messages_have_grid_engine_numbers(line, number):
-    assert qstat_msgs.global_number(line) is None
-    assert qstat_msgs.job_message(line)[0] == number
+@pytest.mark.parametrize("plain, line, number", [
+    (["hold"], "job dropped because of hold state", 33),
+    (["dependency"], "job dropped because of job dependencies", 35),
+    (["pe_too_few", "smp", 0], 'cannot run in PE "smp" because it only offers 0 slots', 24),
+    (["resource_value", "h_vmem=1G", "all.q@h", "qf", "h_vmem", "500M"],
+     '(-l h_vmem=1G) cannot run in queue instance "all.q@h" because it offers only qf:h_vmem=500M', 17),
+    (["user_list", "all.q@h"],
+     'cannot run in queue instance "all.q@h" because job owner "alice" is not in any user list of '
+     "the queue", 1)])
+def test_job_messages_have_grid_engine_numbers(plain, line, number):
+    msg, is_global = qstat_msgs.render(plain, "alice")
+    assert (msg, is_global, qstat_msgs.job_message(msg)[0]) == (line, False, number)
 
 
 def test_usage_reads_the_process_group(monkeypatch):

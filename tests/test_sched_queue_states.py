@@ -2,84 +2,88 @@
 
 import pytest
 
-from gridtools.sched.cycle import cycle
-from gridtools.sched.snapshot import Complex, Host, PendingJob, QueueInstance, Snapshot
-
-NP_LOAD = Complex("np_load_avg", "nla", "DOUBLE", ">=", "NO", "NO", "0", 0.0)
-COMPLEXES = {"np_load_avg": NP_LOAD, "nla": NP_LOAD}
+from schedkit import reasons, run
 
 
-def job(jid=1, **kw):
-    return PendingJob(id=jid, owner="alice", group="alice", name=f"j{jid}", submit_time=float(jid),
-                      priority=0, slots=1, tasks=(1,), holds={1: ""}, **kw)
-
-
-def queue(name="all.q", host="h1", **kw):
-    kw.setdefault("slots", 2)
-    return QueueInstance(queue=name, host=host, **kw)
-
-
-def snapshot(queues, jobs=None, hosts=None, params=None, load=0.25):
-    hosts = hosts or {q.host: Host(q.host, load=(("np_load_avg", load),), num_proc=2) for q in queues}
-    return Snapshot(now=1000.0, jobs=tuple(jobs or [job()]), running=(), queues=tuple(queues),
-                    hosts=hosts, complexes=COMPLEXES,
-                    params={"np_load_adjustment": 0.0, **(params or {})})
-
-
-def placed(decisions):
-    return [(s.job_id, s.granted[0][0], s.granted[0][1]) for s in decisions.starts]
+def scenario(**kw):
+    return {"hosts": ["h1"], "jobs": [{"id": 1}], **kw}
 
 
 @pytest.mark.parametrize("letter,word", [("d", "disabled"), ("D", "disabled"), ("s", "suspended"),
                                          ("S", "suspended"), ("C", "suspended"),
                                          ("E", "in error state"),
-                                         ("c", "in configuration ambiguous state")])
+                                         ("c", "in configuration ambiguous state"),
+                                         ("u", "temporarily not available"), ("o", "orphaned")])
 def test_closed_queue_instances_take_no_jobs(letter, word):
-    decisions = cycle(snapshot([queue(states=letter)]))
-    assert decisions.starts == []
-    assert f'queue instance "all.q@h1" dropped because it is {word}' in decisions.reasons[1]
+    decisions, started = run(scenario(queue_states={"all.q@h1": letter}))
+    assert started == []
+    assert f'queue instance "all.q@h1" dropped because it is {word}' in reasons(decisions, 1)
 
 
 def test_the_job_goes_to_an_open_instance():
-    decisions = cycle(snapshot([queue(states="d"), queue(host="h2")]))
-    assert placed(decisions) == [(1, "all.q", "h2")]
+    _, started = run(scenario(hosts=["h1", "h2"], queue_states={"all.q@h1": "d"}))
+    assert started == ["1.1 all.q@h2=1"]
 
 
 @pytest.mark.parametrize("state,word", [("drain", "draining"), ("flush", "flushed"),
                                         ("suspend", "suspended")])
 def test_closed_hosts_take_no_jobs(state, word):
-    hosts = {"h1": Host("h1", state=state, load=(("np_load_avg", 0.0),))}
-    decisions = cycle(snapshot([queue()], hosts=hosts))
-    assert decisions.starts == []
-    assert f'queue instance "all.q@h1" dropped because host "h1" is {word}' in decisions.reasons[1]
+    decisions, started = run(scenario(host_states={"h1": state}))
+    assert started == []
+    assert f'queue instance "all.q@h1" dropped because host "h1" is {word}' in reasons(decisions, 1)
 
 
 def test_load_threshold_alarm():
-    decisions = cycle(snapshot([queue(load_thresholds=(("np_load_avg", "0.2"),))], load=0.25))
-    assert decisions.starts == []
-    assert decisions.reasons[1][0] == ('queue instance "all.q@h1" dropped because it is overloaded: '
-                                       'np_load_avg=0.250000 (= 0.250000 + 0.000000) >= 0.2')
+    decisions, started = run(scenario(queue={"load_thresholds": "np_load_avg=0.2"},
+                                      load={"h1": {"np_load_avg": 0.25}}, sched={"job_load_adjustments": "NONE"}))
+    assert started == []
+    assert reasons(decisions, 1)[0] == ('queue instance "all.q@h1" dropped because it is overloaded: '
+                                        'np_load_avg=0.250000 (= 0.250000 + 0.000000) >= 0.2')
     assert decisions.load_alarms                # the daemon looks again when the load changes
-    calm = cycle(snapshot([queue(load_thresholds=(("np_load_avg", "0.3"),))], load=0.25))
-    assert placed(calm) and not calm.load_alarms
+    calm, started = run(scenario(queue={"load_thresholds": "np_load_avg=0.3"},
+                                 load={"h1": {"np_load_avg": 0.25}}, sched={"job_load_adjustments": "NONE"}))
+    assert started and not calm.load_alarms
+
+
+def test_load_adjustment_of_a_start_counts_in_the_same_pass():
+    """Each start adds job_load_adjustments (np_load_avg=0.50 per slot / num_proc 2) to the
+    host's load: the second job finds the host overloaded."""
+    decisions, started = run(scenario(queue={"load_thresholds": "np_load_avg=0.2"},
+                                      jobs=[{"id": 1}, {"id": 2}]))
+    assert started == ["1.1 all.q@h1=1"]
+    assert reasons(decisions, 2)[0] == ('queue instance "all.q@h1" dropped because it is overloaded: '
+                                        'np_load_avg=0.250000 (= 0.000000 + 0.250000) >= 0.2')
 
 
 def test_suspend_threshold_alarm_comes_first():
-    qi = queue(load_thresholds=(("np_load_avg", "0.1"),), suspend_thresholds=(("np_load_avg", "0.2"),))
-    decisions = cycle(snapshot([qi], load=0.25))
-    assert decisions.reasons[1][0] == ('queue instance "all.q@h1" is in suspend alarm: '
-                                       'np_load_avg=0.250000 (= 0.250000 + 0.000000) >= 0.2')
+    decisions, _ = run(scenario(queue={"load_thresholds": "np_load_avg=0.1",
+                                       "suspend_thresholds": "np_load_avg=0.2"},
+                                load={"h1": {"np_load_avg": 0.25}}, sched={"job_load_adjustments": "NONE"}))
+    assert reasons(decisions, 1)[0] == ('queue instance "all.q@h1" is in suspend alarm: '
+                                        'np_load_avg=0.250000 (= 0.250000 + 0.000000) >= 0.2')
 
 
 def test_seq_no_orders_instances_with_seqno_sorting():
-    queues = [queue("a.q", seq_no=20), queue("b.q", seq_no=10)]
-    assert placed(cycle(snapshot(queues, params={"queue_sort_method": "seqno"}))) == [(1, "b.q", "h1")]
+    _, started = run(scenario(queue={"seq_no": 20}, queues={"b.q": {"seq_no": 10}},
+                              sched={"queue_sort_method": "seqno"}))
+    assert started == ["1.1 b.q@h1=1"]
+
+
+def test_load_orders_instances_with_load_sorting():
+    _, started = run(scenario(hosts=["h1", "h2"], load={"h1": {"np_load_avg": 0.9}},
+                              jobs=[{"id": 1}, {"id": 2}], slots=4))
+    # h2 is idle; after the first start its adjusted load (0.25) is still below h1's 0.9
+    assert started == ["1.1 all.q@h2=1", "2.1 all.q@h2=1"]
 
 
 def test_bool_resources_must_be_offered():
-    bigmem = Complex("bigmem", "bm", "BOOL", "==", "YES", "NO", "FALSE", 0.0)
-    snap = snapshot([queue("all.q"), queue("big.q", values=(("bigmem", "TRUE"),))],
-                    jobs=[job(hard_resources=(("bigmem", "TRUE"),))])
-    snap = Snapshot(**{**{f: getattr(snap, f) for f in snap.__slots__},
-                       "complexes": {**COMPLEXES, "bigmem": bigmem}})
-    assert placed(cycle(snap)) == [(1, "big.q", "h1")]
+    decisions, started = run(scenario(complex=["bigmem bm BOOL == YES NO FALSE 0"],
+                                      queues={"big.q": {"complex_values": "bigmem=TRUE"}},
+                                      jobs=[{"id": 1, "qsub": "-l bigmem=TRUE"}]))
+    assert started == ["1.1 big.q@h1=1"]
+    decisions, started = run(scenario(complex=["bigmem bm BOOL == YES NO FALSE 0"],
+                                      jobs=[{"id": 1, "qsub": "-l bm=TRUE"}]))
+    assert started == []
+    assert reasons(decisions, 1) == ['(-l bm=TRUE) cannot run in queue instance "all.q@h1" '
+                                     "because it does not offer bigmem",
+                                     "All queues dropped because of overload or full"]

@@ -14,7 +14,6 @@ refusals included, go to stdout as qalter prints them.
 from gridtools.daemon import auth, intake, view
 from gridtools.daemon.state import user_name
 from gridtools.model import alteration
-from gridtools.sched import resources as res
 from gridtools.spool import jobs as jobstore
 
 
@@ -102,12 +101,10 @@ def _check_rights(state, user, job, changes):
 
 
 def _consumables(state):
-    """Consumable name -> function giving a request's amount."""
-    found = {}
-    for cx in view.complexes(state.config).values():
-        if cx.consumable in ("YES", "JOB"):
-            found[cx.name] = lambda text, _cx=cx: res.amount(_cx, str(text))
-    return found
+    """Consumable name (and shortcut) -> function giving a request's amount."""
+    from gridtools.sched.inputs import value_or_none
+    return {name: (lambda text, _cx=cx: value_or_none(_cx, text))
+            for name, cx in view.complexes(state.config).items() if cx.counted}
 
 
 def _check_resources(state, job, changes):

@@ -65,7 +65,7 @@ class Dispatcher:
         self.exec = exec_client
 
     # ------------------------------------------------------------ start
-    def build_plan(self, job, number, granted):
+    def build_plan(self, job, number, granted, pe=""):
         """Everything the shepherd of task ``number`` needs (see exec.plan)."""
         conf = self.state.config
         spec = job.spec
@@ -76,7 +76,7 @@ class Dispatcher:
         def q(attr):
             return view.qvalue(queue, attr, host, groups)
         gconf = conf.objects["conf"].get("global") or {}
-        ctx = _task_context(job, number, granted, q, gconf)
+        ctx = _task_context(job, number, granted, q, gconf, pe)
         exe, argv = plan_mod.command_line(spec, ctx)
         plan = {
             "job_id": job.id, "task": number, "owner": spec["owner"], "uid": spec["uid"],
@@ -95,15 +95,16 @@ class Dispatcher:
         _add_queue_methods(plan, spec, conf, q)
         return plan
 
-    def prepare(self, job, number, granted, now):
+    def prepare(self, job, number, granted, now, pe=""):
         """First half of a start: the task's folder and plan, and its new state (in memory)."""
+        granted = [list(g) for g in granted]
         tdir = jobstore.make_task_dir(job.id, number)
-        plan = self.build_plan(job, number, granted)
+        plan = self.build_plan(job, number, granted, pe)
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
         if execd.registered(granted[0][1]):
             launch.write_plan(tdir, plan)        # a separate execution daemon reads it
-        tr.dispatch(job, number, granted, time.time())
+        tr.dispatch(job, number, granted, time.time(), pe=pe)
         self.state.active_jobs.add(job.id)
         self.state.touch(job)
         return plan, tdir
@@ -129,7 +130,8 @@ class Dispatcher:
         for start in starts:
             job = self.state.jobs[start.job_id]
             try:
-                ready.append((job, start.task) + self.prepare(job, start.task, start.granted, now))
+                ready.append((job, start.task) + self.prepare(job, start.task, start.granted, now,
+                                                              start.pe))
             except Exception as exc:  # noqa: BLE001 - one failed start must not stop the rest
                 self.state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
         self.state.flush()
@@ -222,7 +224,7 @@ def _account(owner):
         return "/", "/bin/sh"
 
 
-def _task_context(job, number, granted, q, gconf):
+def _task_context(job, number, granted, q, gconf, pe=""):
     """The facts the job's command line and environment are made from."""
     spec = job.spec
     queue_name, host = granted[0][0], granted[0][1]
@@ -239,7 +241,7 @@ def _task_context(job, number, granted, q, gconf):
         "spool_dir": jobstore.task_dir(job.id, number),
         "job_script": spec.get("job_script") or (script if not spec.get("binary") else spec.get("command", "")),
         "tmpdir": os.path.join(str(q("tmpdir") or "/tmp"), f"{job.id}.{number}.{queue_name}"),
-        "pe_name": spec.get("pe_granted") or (spec.get("pe") or [""])[0],
+        "pe_name": pe or (spec.get("pe") or [""])[0],
         "restarted": job.task(number).restarted, "queue_shell": str(q("shell") or "/bin/sh"),
         "shell_start_mode": str(q("shell_start_mode") or "posix_compliant"),
         "login_shells": _login_shells(gconf), "has_shebang": spec.get("has_shebang", False),

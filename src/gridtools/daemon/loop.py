@@ -45,7 +45,6 @@ class Daemon:
         self.loads = {}
         self.load_time = 0.0
         self.snap_queues = ()
-        self.urgencies = {}
         self.next_event = None
         self.retry_deletes = False
         self.more_intake = False
@@ -131,7 +130,7 @@ class Daemon:
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
         if state.need_publish and (taken or now - self.published >= PUBLISH_EVERY):
-            publish.publish(state, self.snap_queues, self.loads, self.urgencies, now)
+            publish.publish(state, self.snap_queues, self.loads, now)
             self.published = now
         if self.purged:
             self.exec.order_trash()
@@ -146,15 +145,12 @@ class Daemon:
         decisions = cycle(snap)
         self.control.load_blocked = decisions.load_alarms
         self.dispatcher.start_all(decisions.starts, now)
-        self._reject_immediate(snap, decisions, now)
+        self._reject_immediate(decisions, now)
         state.reasons = decisions.reasons
-        # jobs that just started keep the priority they were dispatched with
-        kept = {jid: p for jid, p in state.priorities.items() if jid in state.jobs}
-        kept.update(decisions.priorities)
-        state.priorities = kept
-        kept_urg = {jid: u for jid, u in self.urgencies.items() if jid in state.jobs}
-        kept_urg.update(decisions.urgencies)
-        self.urgencies = kept_urg
+        # jobs that just started keep the numbers they were dispatched with
+        kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
+        kept.update(decisions.order)
+        state.orders = kept
         if state.monitor_next:
             from gridtools.daemon import monitor
             monitor.write(snap, decisions, now)
@@ -163,12 +159,11 @@ class Daemon:
         state.need_publish = True
         return len(decisions.starts)
 
-    def _reject_immediate(self, snap, decisions, now):
+    def _reject_immediate(self, decisions, now):
         """Immediate jobs (-now y, qrsh) that did not start in their first pass are removed."""
-        started = {s.job_id for s in decisions.starts}
-        for pending in snap.jobs:
-            job = self.state.jobs.get(pending.id)
-            if job is None or not job.spec.get("now") or pending.id in started:
+        for reject in decisions.rejects:
+            job = self.state.jobs.get(reject.job_id)
+            if job is None:
                 continue
             for number in job.pending_numbers():
                 tr.delete_pending(job, number, now)

@@ -14,6 +14,7 @@ import time
 
 from gridtools import cell
 from gridtools.formats import values
+from gridtools.formats.sge import reasons
 
 SCHEDULE_FILE = "schedule"
 RUNLOG_FILE = "schedd_runlog"
@@ -22,13 +23,9 @@ END_OF_TIME = 4294967295
 SEPARATOR = "::::::::"
 
 
-def _duration(start, resources, params):
-    """Seconds a task is planned to take: its h_rt or the default duration."""
-    text = dict(resources).get("h_rt") or str(params.get("default_duration", "INFINITY"))
-    try:
-        seconds = values.parse_time(str(text))
-    except Exception:  # noqa: BLE001 - an unreadable limit counts as no limit
-        seconds = values.INFINITY
+def _duration(start, runtime, config):
+    """Seconds a task is planned to take: its run time limit or the default duration."""
+    seconds = runtime if runtime != values.INFINITY else config.default_duration
     if seconds == values.INFINITY:
         return END_OF_TIME - int(start)
     return int(seconds)
@@ -68,26 +65,19 @@ def _records(job_id, task, state, start, duration, owner, granted, quotas):
 def schedule_block(snap, decisions, now, quotas=([], {}, {})):
     """The records of one pass followed by the separator line."""
     lines = []
-    params = snap.params or {}
+    config = snap.config
     owners = {job.id: job for job in snap.jobs}
     for run in snap.running:
         lines += _records(run.job_id, run.task, "RUNNING", run.start_time,
-                          _duration(run.start_time, run.resources, params), run.owner, run.granted, quotas)
+                          _duration(run.start_time, run.end_time - run.start_time, config), run.owner,
+                          run.granted, quotas)
     for start in decisions.starts:
         job = owners.get(start.job_id)
-        resources = job.hard_resources if job is not None else ()
+        runtime = job.request.runtime if job is not None else values.INFINITY
         owner = job.owner if job is not None else ""
-        lines += _records(start.job_id, start.task, "STARTING", now, _duration(now, resources, params),
+        lines += _records(start.job_id, start.task, "STARTING", now, _duration(now, runtime, config),
                           owner, [tuple(g) for g in start.granted], quotas)
     return "".join(line + "\n" for line in lines) + SEPARATOR + "\n"
-
-
-def _reason_line(job_id, line):
-    if line.startswith(("cannot", "(")):
-        return f"Job {job_id} {line}"
-    if line.startswith("job "):
-        return f"Job {job_id} {line[4:]}"
-    return line
 
 
 def runlog_block(snap, decisions, now):
@@ -98,13 +88,13 @@ def runlog_block(snap, decisions, now):
         for queue, host, slots in start.granted:
             lines.append(f"JOB {start.job_id}.{start.task} [{slots}] starts in queue {queue}@{host}")
     seen = set()
+    owners = {job.id: job.owner for job in snap.jobs}
     for job_id in sorted(decisions.reasons):
         for reason in decisions.reasons[job_id]:
-            line = _reason_line(job_id, reason)
+            line = reasons.runlog_line(job_id, reason, owners.get(job_id, ""))
             if line not in seen:
                 seen.add(line)
                 lines.append(line)
-    lines += list(decisions.global_reasons)
     lines.append("--------------STOP-SCHEDULER-RUN-------------")
     return "".join(f"{stamp}|{line}\n" for line in lines)
 

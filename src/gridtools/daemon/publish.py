@@ -12,6 +12,8 @@ data (marshal-able).
 import time
 
 from gridtools.daemon import view
+from gridtools.formats.sge import states as letters
+from gridtools.sched.snapshot import QState
 from gridtools.model.job import TaskState
 from gridtools.spool import status as spool_status
 
@@ -68,7 +70,7 @@ def job_rows(job, prio, live):
             rows.append({"id": job.id, "task": number if job.is_array else None,
                          "state": running_state(task, job.holds_of(number)), "time": task.start_time,
                          "queue": f"{task.queue}@{task.host}", "slots": task.slots,
-                         "granted": task.granted, "prio": prio})
+                         "granted": task.granted, "pe": task.pe, "prio": prio})
             continue
         if task is not None and task.state is TaskState.FINISHED:
             key = ("z", "")
@@ -155,19 +157,23 @@ def queue_rows(state, snap_queues, loads):
     for qi in snap_queues:
         load = loads.get(qi.host, {})
         rows.append({"name": qi.name, "queue": qi.queue, "host": qi.host,
-                     "qtype": sorted(qi.qtype), "slots": qi.slots, "used": used.get(qi.name, 0),
+                     "qtype": _qtype(qi), "slots": qi.slots, "used": used.get(qi.name, 0),
                      "resv": 0, "load_avg": load.get("np_load_avg"), "arch": load.get("arch", "-"),
-                     "states": qi.states, "pe_list": list(qi.pe_list),
+                     "states": letters.to_letters(qi.states), "pe_list": list(qi.pe_list),
                      "attrs": queue_attrs(state.config, qi.queue, qi.host, groups),
                      "messages": _messages(state, qi)})
     rows.extend(_orphans(state, {qi.name for qi in snap_queues}, used, loads))
     return rows
 
 
+def _qtype(qi):
+    return [word for word, on in (("BATCH", qi.batch), ("INTERACTIVE", qi.interactive)) if on]
+
+
 def _messages(state, qi):
     """The -explain lines of a queue instance, by state letter (E, c)."""
     found = {k: list(v) for k, v in state.queue_messages.get(qi.name, {}).items()}
-    if "c" in qi.states:
+    if QState.AMBIGUOUS in qi.states:
         from gridtools.daemon import qcontrol
         inst = qcontrol.instance_map(state).get(qi.name)
         if inst is not None and inst.ambiguous:
@@ -213,20 +219,21 @@ def _job_parts(job, prio, live, urgency):
     return rows, cached[2]
 
 
-def publish(state, snap_queues, loads, urgencies, now=None):
+def publish(state, snap_queues, loads, now=None):
     now = now or time.time()
     live = state.live_ids()
     rows, info = [], {}
     for job in state.jobs.values():
-        job_rows_, info[job.id] = _job_parts(job, state.priorities.get(job.id, 0.0), live,
-                                             urgencies.get(job.id))
+        order = state.orders.get(job.id)
+        job_rows_, info[job.id] = _job_parts(job, order.prio if order else 0.0, live,
+                                             order.urgency if order else None)
         rows.extend(job_rows_)
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,
         "queues": queue_rows(state, snap_queues, loads),
         "hosts": host_rows(state, loads),
         "exechosts": view.exec_hosts(state.config),
-        "reasons": {jid: list(lines) for jid, lines in state.reasons.items()},
+        "reasons": {jid: [r.plain() for r in reasons] for jid, reasons in state.reasons.items()},
     }
     snapshot.update(config_facts(state.config))
     spool_status.publish(snapshot)

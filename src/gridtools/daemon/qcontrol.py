@@ -31,7 +31,8 @@ from gridtools.formats import values
 from gridtools.formats.sge.calendar import CalState, calendar_state
 from gridtools.formats.sge.queue import subordinate_queues
 from gridtools.model.job import TaskState
-from gridtools.sched import resources as res
+from gridtools.model.resources import crosses
+from gridtools.sched.inputs import value_or_none
 from gridtools.spool import qstates as store
 
 #: seconds between load samples (the daemon's LOAD_REFRESH); a threshold looks no finer
@@ -434,7 +435,8 @@ def exceeded(thresholds, load, state):
             value = float(raw)
         except (TypeError, ValueError):
             continue
-        if res.threshold_exceeded(cx, value, limit):
+        threshold = value_or_none(cx, limit)
+        if threshold is not None and crosses(cx, value, threshold):
             found.append((cx.name, value, limit))
     return found
 

@@ -36,8 +36,8 @@ class State:
         self.finished_order = []      # ids of finished jobs, oldest first
         self.need_schedule = True
         self.need_publish = True
-        self.reasons = {}             # job id -> scheduling info lines
-        self.priorities = {}          # job id -> priority of the last pass
+        self.reasons = {}             # job id -> tuple of sched.reasons.Reason
+        self.orders = {}              # job id -> sched.snapshot.JobOrder of the last pass
         self.load = {}                # host -> (sample time, values)
         self.messages = []            # log lines to append
         self.started = time.time()

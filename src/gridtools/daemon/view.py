@@ -1,158 +1,24 @@
-"""Building the scheduler's Snapshot from the daemon's state and configuration.
+"""Building the scheduler's Snapshot from the daemon's state.
 
-This is where Grid Engine configuration objects (queues with per-host values,
-host groups, execution hosts, the complex, PEs, access lists) become the
-flat, immutable records of ``sched.snapshot``.
+The typed records come from ``sched.inputs``; this module adds what only the
+daemon knows (its jobs and tasks, queue and host states, load samples) and
+caches what depends on the configuration only, or on one job's version.
 """
 
-from gridtools.formats import values
+from gridtools.formats.sge import states as letters
 from gridtools.model.job import TaskState
-from gridtools.sched.snapshot import Complex, Host, PendingJob, QueueInstance, Running, Snapshot
-
-LIMIT_NAMES = ("s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data", "h_data",
-               "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss", "s_vmem", "h_vmem")
-
-
-def hostgroups(conf):
-    """``@group`` -> set of host names, nested groups resolved."""
-    groups = {name: list(obj.get("hostlist") or []) for name, obj in conf.objects["hostgroup"].items()}
-    resolved = {}
-
-    def expand(name, seen):
-        if name in resolved:
-            return resolved[name]
-        out = set()
-        for member in groups.get(name, ()):
-            if member.startswith("@"):
-                if member not in seen:
-                    out |= expand(member, seen | {member})
-            else:
-                out.add(member)
-        resolved[name] = out
-        return out
-
-    for name in groups:
-        expand(name, {name})
-    return resolved
-
-
-def exec_hosts(conf):
-    """Names of the execution hosts (the ``global`` pseudo host excluded)."""
-    return sorted(n for n in conf.objects["exechost"] if n != "global")
-
-
-def queue_hosts(queue, groups, known):
-    hosts = set()
-    for entry in queue.get("hostlist") or []:
-        hosts |= groups.get(entry, set()) if entry.startswith("@") else {entry}
-    return sorted(h for h in hosts if h in known)
-
-
-def qvalue(queue, attr, host, groups):
-    """A queue attribute's value on ``host`` (per-host overrides applied)."""
-    value = queue.get(attr)
-    return value.for_host(host, groups) if hasattr(value, "for_host") else value
-
-
-def groups_of(host, groups):
-    return frozenset(g for g, members in groups.items() if host in members)
-
-
-def complexes(conf):
-    """name and shortcut -> Complex."""
-    table = {}
-    for row in (conf.single.get("complex") or {}).values():
-        cx = Complex(row["name"], row["shortcut"], row["type"], row["relop"],
-                     str(row["requestable"]), str(row["consumable"]), str(row["default"]),
-                     float(row["urgency"]))
-        table[cx.name] = cx
-        table.setdefault(cx.shortcut, cx)
-    return table
+from gridtools.sched import inputs
+from gridtools.sched.inputs import (  # noqa: F401 - the daemon's modules use these from here
+    LIMIT_NAMES, exec_hosts, groups_of, hostgroups, qvalue, queue_hosts, userlists_of)
+from gridtools.sched.snapshot import PendingJob, Running, Snapshot
 
 
 def _pairs(mapping):
     return tuple((str(k), str(v)) for k, v in (mapping or {}).items())
 
 
-def queue_instances(conf, groups, state_letters):
-    known = set(exec_hosts(conf))
-    result = []
-    for qname, queue in sorted(conf.objects["queue"].items()):
-        for host in queue_hosts(queue, groups, known):
-            def v(attr, _q=queue, _h=host):
-                return qvalue(_q, attr, _h, groups)
-            limits = tuple((n, str(v(n))) for n in LIMIT_NAMES if str(v(n)).upper() != "INFINITY")
-            result.append(QueueInstance(
-                queue=qname, host=host, slots=int(v("slots") or 0), seq_no=int(v("seq_no") or 0),
-                qtype=frozenset(v("qtype") or ()), states=state_letters(qname, host),
-                pe_list=tuple(v("pe_list") or ()), ckpt_list=tuple(v("ckpt_list") or ()),
-                owner_list=tuple(v("owner_list") or ()), user_lists=tuple(v("user_lists") or ()),
-                xuser_lists=tuple(v("xuser_lists") or ()), projects=tuple(v("projects") or ()),
-                xprojects=tuple(v("xprojects") or ()),
-                values=_pairs(v("complex_values")) + limits,
-                load_thresholds=_pairs(v("load_thresholds")),
-                suspend_thresholds=_pairs(v("suspend_thresholds")), hostgroups=groups_of(host, groups)))
-    return tuple(result)
-
-
-def hosts(conf, loads, host_states):
-    result = {}
-    for name in exec_hosts(conf):
-        obj = conf.objects["exechost"][name]
-        load = loads.get(name, {})
-        result[name] = Host(name=name, load=tuple(load.items()),
-                            complex_values=_pairs(obj.get("complex_values")),
-                            state=host_states.get(name, ""), num_proc=int(load.get("num_proc", 1) or 1))
-    return result
-
-
-def userlists_of(conf, user, group):
-    """Names of the access lists (usersets) that contain ``user`` (or ``@group``)."""
-    found = set()
-    for name, obj in conf.objects["userset"].items():
-        entries = obj.get("entries") or []
-        if user in entries or f"@{group}" in entries:
-            found.add(name)
-    return frozenset(found)
-
-
-def pending_job(job, conf, running_count):
-    spec = job.spec
-    pending = job.pending_numbers()
-    queues = spec.get("queues") or {}
-    res = spec.get("resources") or {}
-    pe = spec.get("pe")
-    return PendingJob(
-        id=job.id, owner=spec["owner"], group=spec.get("group", ""), name=spec["name"],
-        submit_time=float(spec["submit_time"]), priority=int(spec.get("priority", 0)),
-        slots=pe[1] if pe else 1, tasks=tuple(pending),
-        holds={n: job.holds_of(n) for n in pending},
-        start_at=float(spec.get("start_at") or 0.0),
-        predecessors=tuple(spec.get("predecessors") or ()),
-        ad_predecessors=tuple(spec.get("ad_predecessors") or ()),
-        tc=int(spec.get("tc") or 0), running_tasks=running_count,
-        hard_queues=tuple(queues.get("hard") or ()), soft_queues=tuple(queues.get("soft") or ()),
-        hard_resources=_pairs(res.get("hard")), soft_resources=_pairs(res.get("soft")),
-        pe=(pe[0], pe[1], pe[2]) if pe else (), project=spec.get("project") or "",
-        interactive=bool(spec.get("interactive")), ckpt=spec.get("ckpt") or "",
-        ar=int(spec.get("ar") or 0), reserve=bool(spec.get("reserve")),
-        deadline=float(spec.get("deadline") or 0.0),
-        userlists=userlists_of(conf, spec["owner"], spec.get("group", "")))
-
-
-def sched_params(conf):
-    params = {}
-    for key, value in (conf.single.get("sched") or {}).items():
-        params[key] = value
-    decay = params.get("load_adjustment_decay_time")
-    if decay is not None:
-        params["load_adjustment_decay_seconds"] = values.parse_time(str(decay))
-    adj = params.get("job_load_adjustments") or {}
-    if isinstance(adj, dict) and "np_load_avg" in adj:
-        params["np_load_adjustment"] = float(adj["np_load_avg"])
-    elif not adj:
-        params["np_load_adjustment"] = 0.0
-    return params
+def complexes(conf):
+    return inputs.complexes(conf)
 
 
 def _config_parts(state):
@@ -161,24 +27,77 @@ def _config_parts(state):
     if cached is not None and cached[0] == state.config_generation:
         return cached[1]
     conf = state.config
-    groups = hostgroups(conf)
-    global_host = conf.objects["exechost"].get("global") or {}
-    parts = {"groups": groups, "complexes": complexes(conf), "params": sched_params(conf),
-             "pes": dict(conf.objects["pe"]),
-             "global_values": _pairs(global_host.get("complex_values"))}
+    table = inputs.complexes(conf)
+    deadline = conf.objects["userset"].get("deadlineusers") or {}
+    parts = {"groups": inputs.hostgroups(conf), "complexes": table,
+             "config": inputs.sched_config(conf), "pes": inputs.pes(conf),
+             "global_values": inputs.global_values(conf, table), "departments": {},
+             "deadline_users": frozenset(deadline.get("entries") or ())}
     state.view_cache["config"] = (state.config_generation, parts)
     return parts
 
 
+def config_parts(state):
+    return _config_parts(state)
+
+
 def _queues(state, parts):
-    """Queue instances, cached until the configuration or a queue state letter changes."""
+    """Queue instances, cached until the configuration or a queue state changes."""
     key = (state.config_generation, tuple(sorted(state.queue_states.items())),
            tuple(sorted(state.derived_states.items())))
     cached = state.view_cache.get("queues")
     if cached is None or cached[0] != key:
-        cached = (key, queue_instances(state.config, parts["groups"],
-                                       lambda q, h: state_letters(state, q, h)))
+        queues = inputs.queue_instances(state.config, parts["groups"], parts["complexes"],
+                                        lambda name: letters.from_letters(state_letters(state, name)))
+        cached = (key, queues)
         state.view_cache["queues"] = cached
+    return cached[1]
+
+
+def _department(state, parts, owner, group):
+    found = parts["departments"].get((owner, group))
+    if found is None:
+        found = parts["departments"][(owner, group)] = inputs.department_of(state.config, owner, group)
+    return found
+
+
+def pending_job(job, state, parts, running_count):
+    """The PendingJob of a daemon job with pending tasks."""
+    spec = job.spec
+    conf = state.config
+    pending = job.pending_numbers()
+    owner, group = spec["owner"], spec.get("group", "")
+    held = frozenset(n for n in pending if (job.tasks.get(n) is not None and job.tasks[n].hold))
+    return PendingJob(
+        id=job.id, owner=owner, group=group, name=spec["name"],
+        request=inputs.request(spec, conf, parts["complexes"]),
+        submit_time=float(spec["submit_time"]), tasks=tuple(pending),
+        department=_department(state, parts, owner, group),
+        priority=int(spec.get("priority", 0)), held=held, held_all=bool(job.hold),
+        start_at=float(spec.get("start_at") or 0.0),
+        predecessors=tuple(spec.get("predecessors") or ()),
+        ad_predecessors=tuple(spec.get("ad_predecessors") or ()),
+        tc=int(spec.get("tc") or 0), running_tasks=running_count,
+        deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in parts["deadline_users"],
+        jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
+        now_only=bool(spec.get("now")))
+
+
+def running_record(job, task, state, parts):
+    """The Running record of a running task."""
+    req = _request(job, state, parts)
+    return Running(job.id, task.number, job.spec["owner"], tuple(tuple(g) for g in task.granted),
+                   pe=task.pe or "", amounts=inputs.consumable_amounts(req, parts["complexes"]),
+                   start_time=task.start_time, end_time=task.start_time + req.runtime,
+                   project=req.project, suspended=bool(task.suspended))
+
+
+def _request(job, state, parts):
+    key = (job.spec.get("_v", 0), state.config_generation)
+    cached = job.cache.get("request")
+    if cached is None or cached[0] != key:
+        cached = (key, inputs.request(job.spec, state.config, parts["complexes"]))
+        job.cache["request"] = cached
     return cached[1]
 
 
@@ -186,40 +105,35 @@ def build(state, now, loads):
     """The Snapshot of ``state`` at time ``now``."""
     conf = state.config
     parts = _config_parts(state)
-    pending, running, ad_done = [], [], {}
-    counts = {}
+    pending, running, ad_done, counts = [], [], {}, {}
     for job, task in state.running_tasks():
         counts[job.id] = counts.get(job.id, 0) + 1
-        res = (job.spec.get("resources") or {}).get("hard") or {}
-        running.append(Running(job.id, task.number, job.spec["owner"],
-                               tuple(tuple(g) for g in task.granted), _pairs(res), task.start_time))
+        running.append(running_record(job, task, state, parts))
     live = state.live_ids()
     for job_id in live:
         job = state.jobs[job_id]
-        tasks_running = counts.get(job_id, 0)
         if job.spec.get("tasks"):
             ad_done[job.id] = frozenset(n for n, t in job.tasks.items() if t.state is TaskState.FINISHED)
         if job.pending_numbers() and not job.deleted:
             key = (job.version, state.config_generation)
             cached = job.cache.get("view")
             if cached is None or cached[0] != key:
-                cached = (key, pending_job(job, conf, tasks_running))
+                cached = (key, pending_job(job, state, parts, counts.get(job_id, 0)))
                 job.cache["view"] = cached
             pending.append(cached[1])
     return Snapshot(
         now=now, jobs=tuple(pending), running=tuple(running), queues=_queues(state, parts),
-        hosts=hosts(conf, loads, state.host_states), complexes=parts["complexes"],
-        params=parts["params"], live=frozenset(live), ad_done=ad_done, pes=parts["pes"],
-        global_values=parts["global_values"])
+        hosts=inputs.hosts(conf, loads, state.host_states, parts["complexes"]),
+        complexes=parts["complexes"], config=parts["config"], pes=parts["pes"],
+        global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done)
 
 
 #: derived letters the scheduler works out itself from the thresholds (load and suspend alarms)
 _ALARMS = "aA"
 
 
-def state_letters(state, queue, host):
+def state_letters(state, name):
     """Queue instance state letters: those set by qmod and those calendars and
     subordination give (alarms are computed by the pass, host states come with the host)."""
-    name = f"{queue}@{host}"
     derived = "".join(c for c in state.derived_states.get(name, "") if c not in _ALARMS)
     return state.queue_states.get(name, "") + derived

@@ -36,6 +36,7 @@ class Task:
     host: str | None = None          # master host while running
     queue: str | None = None         # cluster queue of the master task
     granted: list = field(default_factory=list)   # [[queue, host, slots], ...]
+    pe: str = ""                     # the parallel environment granted (a -pe job)
     slots: int = 1
     start_time: float = 0.0
     end_time: float = 0.0
@@ -51,7 +52,7 @@ class Task:
 
     def to_dict(self):
         data = {"state": self.state.value}
-        for name in ("hold", "host", "queue", "granted", "slots", "start_time", "end_time",
+        for name in ("hold", "host", "queue", "granted", "pe", "slots", "start_time", "end_time",
                      "suspended", "deleting", "shepherd_pid", "exit_status", "failed",
                      "failed_reason", "error_reason", "restarted", "usage"):
             value = getattr(self, name)
@@ -71,7 +72,7 @@ class Task:
 
 
 _TASK_DEFAULTS = {name: getattr(Task(0), name) for name in (
-    "hold", "host", "queue", "granted", "slots", "start_time", "end_time", "suspended",
+    "hold", "host", "queue", "granted", "pe", "slots", "start_time", "end_time", "suspended",
     "deleting", "shepherd_pid", "exit_status", "failed", "failed_reason", "error_reason",
     "restarted", "usage")}
 

@@ -19,7 +19,7 @@ class TransitionError(Exception):
     """A change that the task's state does not allow."""
 
 
-def dispatch(job, number, granted, now, shepherd_pid=0):
+def dispatch(job, number, granted, now, shepherd_pid=0, pe=""):
     task = job.task(number)
     if task.state is not TaskState.PENDING:
         raise TransitionError(f"task {job.id}.{number} is {task.state.value}, not pending")
@@ -27,6 +27,7 @@ def dispatch(job, number, granted, now, shepherd_pid=0):
     task.granted = [list(g) for g in granted]
     task.queue, task.host = granted[0][0], granted[0][1]
     task.slots = sum(g[2] for g in granted)
+    task.pe = pe
     task.start_time = now
     task.end_time = 0.0
     task.suspended = ""
@@ -86,6 +87,7 @@ def requeue(job, number, now):
     task.restarted += 1
     task.host = task.queue = None
     task.granted = []
+    task.pe = ""
     task.suspended = ""
     task.deleting = False
     task.shepherd_pid = 0

@@ -1,297 +1,314 @@
 """One scheduling pass: ``cycle(snapshot) -> Decisions``. Pure: no I/O, no clock.
 
-Pending jobs are taken in priority order (see ``priority``); for each pending
-task the pass checks what keeps it from running at all (holds, start time,
-dependencies, task concurrency limit, error state), then looks for queue
-instances with free slots that satisfy the job's queue, PE and resource
-requests, best first by the configured queue sort method. A job that cannot
-be placed gets the reasons, one line each, that ``qstat -j`` shows under
-"scheduling info".
+The pass runs in stages:
+
+1. order   -- pending jobs best first (``sched.order``: priority, urgency, tickets);
+2. filter  -- what keeps a job or task from running at all now: error state,
+              holds, start time, dependencies, the task concurrency limit,
+              maxujobs, max_aj_instances;
+3. place   -- queue instances that suit the job's requests, best first by the
+              queue sort method, with free slots, consumables and no load
+              alarm; parallel jobs through their PE's allocation rule.
+
+Jobs with equal requests form a *category*: which queue instances could
+ever serve it is worked out once per pass, and once a job of a category
+found no room, the later jobs of the category share its reasons without
+being placed again (room only shrinks during a pass). Reasons are
+structured (``sched.reasons``) and capped per kind.
 """
 
-from gridtools.sched import priority as prio_mod
-from gridtools.sched import queues as qmod
-from gridtools.sched import resources as res
-from gridtools.sched.snapshot import Decisions, Start
+from gridtools.sched import order as order_stage
+from gridtools.sched import pe as pe_stage
+from gridtools.sched import queues as qsel
+from gridtools.sched.reasons import Reason, Why, capped
+from gridtools.sched.resources import Capacity, check_fixed
+from gridtools.sched.snapshot import Decisions, Reject, Start
+
+#: reasons that end the look at a job's further tasks in this pass
+_JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES})
 
 
-class _Pass:
-    """The mutable bookkeeping of one pass over an immutable snapshot."""
+class Category:
+    """What jobs with one request share during a pass."""
+
+    __slots__ = ("suitable", "static", "failed", "shared")
+
+    def __init__(self, suitable, static):
+        self.suitable = suitable      # queue instances that could serve it, in configuration order
+        self.static = static          # reasons for the others
+        self.failed = None            # reasons of the job of this category that found no room
+        self.shared = None            # the same, capped: what later jobs of the category get
+
+
+class Pass:
+    """The bookkeeping of one pass over an immutable snapshot."""
 
     def __init__(self, snap):
         self.snap = snap
+        self.table = snap.complexes
         self.free = {qi.name: qi.slots for qi in snap.queues}
-        self.cap = res.Capacity()
-        self.adjust = {}
+        self.open_instances = sum(1 for qi in snap.queues if qi.slots > 0)
+        self.cap = Capacity.of(snap)
+        self.adjust = {}              # (host, load value name) -> load added by recent starts
         self.user_running = {}
         self.job_running = {}
         self.pe_used = {}
+        self.categories = {}
         self.load_alarms = False
-        self._init_capacity()
-        self._init_usage()
+        self._full = None
+        self._count_running()
 
-    def all_full(self):
-        """True when no queue instance has a free slot left (the rest of the pass is cheap)."""
-        return not any(v > 0 for v in self.free.values())
+    # ------------------------------------------------------------ running tasks
+    def _count_running(self):
+        snap = self.snap
+        decay = snap.config.load_adjustment_decay
+        for run in snap.running:
+            self._hold(run.owner, run.job_id, run.pe, run.granted, run.slots)
+            age = snap.now - run.start_time
+            if decay > 0 and age < decay:
+                self._add_load(run.granted, 1.0 - age / decay)
+
+    def _hold(self, owner, job_id, pe_name, granted, slots):
+        for queue, host, n in granted:
+            name = f"{queue}@{host}"
+            if name in self.free:
+                before = self.free[name]
+                self.free[name] = before - n
+                if before > 0 >= self.free[name]:
+                    self.open_instances -= 1
+        self.user_running[owner] = self.user_running.get(owner, 0) + 1
+        self.job_running[job_id] = self.job_running.get(job_id, 0) + 1
+        if pe_name:
+            self.pe_used[pe_name] = self.pe_used.get(pe_name, 0) + slots
+
+    def _add_load(self, granted, factor):
+        for _queue, host_name, slots in granted:
+            host = self.snap.hosts.get(host_name)
+            nproc = max(1, host.num_proc if host else 1)
+            for name, amount in self.snap.config.job_load_adjustments:
+                per = amount * factor * slots / (nproc if name.startswith("np_") else 1)
+                key = (host_name, name)
+                self.adjust[key] = self.adjust.get(key, 0.0) + per
+
+    def take(self, job, pe_name, granted):
+        self.cap.take(self.table, job_amounts(job, self.table), granted)
+        self._hold(job.owner, job.id, pe_name, granted, sum(g[2] for g in granted))
+        self._add_load(granted, 1.0)
+
+    def fits(self, job, grant):
+        """True when the consumables of a PE job fit a proposed {name: (qi, slots)} grant."""
+        trial = self.cap.copy()
+        amounts = job_amounts(job, self.table)
+        for i, (qi, n) in enumerate(grant.values()):
+            if trial.short(self.table, job.request.hard, qi.queue, qi.host, n, master=(i == 0)):
+                return False
+            trial.take_at(self.table, amounts, qi.queue, qi.host, n, master=(i == 0))
+        return True
+
+    # ------------------------------------------------------------ filter
+    def job_blocked(self, job):
+        """A reason that keeps every pending task of the job from starting now, or None."""
+        snap = self.snap
+        if job.error:
+            return Reason(Why.ERROR_STATE)
+        if job.held_all:
+            return Reason(Why.HOLD)
+        if job.start_at and job.start_at > snap.now:
+            return Reason(Why.START_TIME, (job.start_at,))
+        if any(p in snap.live for p in job.predecessors):
+            return Reason(Why.DEPENDENCY)
+        return self.limit_reached(job)
+
+    def limit_reached(self, job):
+        running = self.job_running.get(job.id, 0)
+        if job.tc and running >= job.tc:
+            return Reason(Why.TASK_LIMIT, (job.tc,))
+        limit = self.snap.config.max_aj_instances
+        if limit and len(job.tasks) + running > 1 and running >= limit:
+            return Reason(Why.MAX_AJ_INSTANCES, (limit,))
+        maxu = self.snap.config.maxujobs
+        if maxu and self.user_running.get(job.owner, 0) >= maxu:
+            return Reason(Why.MAXUJOBS, (job.owner, maxu))
+        return None
+
+    def task_blocked(self, job, task):
+        if task in job.held:
+            return Reason(Why.HOLD)
+        for pred in job.ad_predecessors:
+            if pred in self.snap.live and task not in self.snap.ad_done.get(pred, frozenset()):
+                return Reason(Why.DEPENDENCY)
+        return self.limit_reached(job)
+
+    # ------------------------------------------------------------ place
+    def category(self, job):
+        req = job.request
+        cat = self.categories.get(req)
+        if cat is None:
+            cat = self.categories[req] = self._new_category(job)
+        return cat
+
+    def _new_category(self, job):
+        snap = self.snap
+        suitable, static = [], []
+        for qi in snap.queues:
+            host = snap.hosts.get(qi.host)
+            why = qsel.unsuitable(job.request, job.owner, qi, host)
+            if why is None:
+                why = self._fixed_problem(job.request, qi, host)
+            if why is None:
+                suitable.append(qi)
+            else:
+                static.append(why)
+        return Category(tuple(suitable), tuple(static))
+
+    def _fixed_problem(self, req, qi, host):
+        for ask in req.hard:
+            cx = self.table.get(ask.name)
+            if cx is None or cx.name == "slots" or cx.counted:
+                continue
+            why = check_fixed(ask, cx, qi, host, self.snap)
+            if why is not None:
+                return why
+        return None
+
+    def alarm(self, qi):
+        """The suspend or load alarm a queue instance is in now (with adjustments), or None."""
+        host = self.snap.hosts.get(qi.host)
+        if host is None:
+            return None
+        for kind, thresholds in ((Why.QI_SUSPEND_ALARM, qi.suspend_thresholds),
+                                 (Why.QI_OVERLOADED, qi.load_thresholds)):
+            for name, threshold, text in thresholds:
+                cx = self.table.get(name)
+                raw = host.load.get(cx.name) if cx is not None else None
+                if not isinstance(raw, (int, float)):
+                    continue
+                adj = self.adjust.get((qi.host, cx.name), 0.0)
+                if cx.relop.holds(raw + adj, threshold):
+                    return Reason(kind, (qi.name, cx.name, raw + adj, raw, adj, cx.relop.value, text))
+        return None
+
+    def candidates(self, job, cat, reasons):
+        """Suitable queue instances without a load alarm, best first."""
+        snap = self.snap
+        found = []
+        for qi in cat.suitable:
+            why = self.alarm(qi) if (qi.load_thresholds or qi.suspend_thresholds) else None
+            if why is not None:
+                self.load_alarms = True
+                reasons.append(why)
+            else:
+                found.append(qi)
+        conf = snap.config
+        hosts = snap.hosts
+        found.sort(key=lambda qi: qsel.sort_key(qi, job.request, hosts.get(qi.host), conf.sort_method,
+                                                conf.load_formula, self.adjust))
+        return found
+
+    def place_serial(self, job, cands, reasons):
+        for qi in cands:
+            if self.free.get(qi.name, 0) < 1:
+                reasons.append(Reason(Why.QI_FULL, (qi.name,)))
+                continue
+            why = self.cap.short(self.table, job.request.hard, qi.queue, qi.host, 1)
+            if why is not None:
+                reasons.append(why)
+                continue
+            return "", ((qi.queue, qi.host, 1),)
+        return None
+
+    def place(self, job, reasons):
+        """(pe name, granted) for the job's next task, or None with reasons added."""
+        if self.open_instances <= 0:
+            reasons.extend(self.full_reasons())
+            return None
+        cat = self.category(job)
+        if cat.failed is not None:
+            reasons.extend(cat.failed)
+            return None
+        mine = list(cat.static)
+        cands = self.candidates(job, cat, mine)
+        if job.request.pe is not None:
+            found = pe_stage.place(job, cands, self, mine)
+        else:
+            found = self.place_serial(job, cands, mine)
+        if found is None:
+            if not cands or all(r.why is Why.QI_FULL for r in mine[len(cat.static):]):
+                mine.append(Reason(Why.ALL_DROPPED))
+            cat.failed = tuple(mine)
+            reasons.extend(mine)
+        return found
 
     def full_reasons(self):
-        lines = [f'queue instance "{name}" dropped because it is full' for name in sorted(self.free)]
-        return lines + ["All queues dropped because of overload or full"]
+        """Every queue instance is full: the reasons, capped, the same for every job."""
+        if self._full is None:
+            lines = [Reason(Why.QI_FULL, (qi.name,))
+                     for qi in sorted(self.snap.queues, key=lambda q: q.name)]
+            self._full = capped(lines + [Reason(Why.ALL_DROPPED)])
+        return self._full
 
-    def _consumable(self, name):
-        cx = self.snap.complexes.get(name)
-        return cx if cx is not None and cx.consumable in ("YES", "JOB") and cx.name != "slots" else None
-
-    def _init_capacity(self):
-        snap = self.snap
-        for name, value in snap.global_values:
-            cx = self._consumable(name)
-            if cx:
-                self.cap.set(("global",), cx.name, res.amount(cx, value))
-        for host in snap.hosts.values():
-            for name, value in host.complex_values:
-                cx = self._consumable(name)
-                if cx:
-                    self.cap.set(("host", host.name), cx.name, res.amount(cx, value))
-        for qi in snap.queues:
-            for name, value in qi.values:
-                cx = self._consumable(name)
-                if cx:
-                    self.cap.set(("queue", qi.queue, qi.host), cx.name, res.amount(cx, value))
-
-    def _init_usage(self):
-        snap = self.snap
-        decay = float(snap.params.get("load_adjustment_decay_seconds", 450))
-        for run in snap.running:
-            self.user_running[run.owner] = self.user_running.get(run.owner, 0) + 1
-            self.job_running[run.job_id] = self.job_running.get(run.job_id, 0) + 1
-            for i, (queue, host, slots) in enumerate(run.granted):
-                name = f"{queue}@{host}"
-                if name in self.free:
-                    self.free[name] -= slots
-                self._take_consumables(run.resources, queue, host, slots, i == 0)
-                age = snap.now - run.start_time
-                if decay > 0 and age < decay:
-                    self._add_load(host, slots, 1.0 - age / decay)
-
-    def _add_load(self, host_name, slots, factor):
-        host = self.snap.hosts.get(host_name)
-        nproc = max(1, host.num_proc if host else 1)
-        per = float(self.snap.params.get("np_load_adjustment", 0.5))
-        self.adjust[host_name] = self.adjust.get(host_name, 0.0) + per * factor * slots / nproc
-
-    def _take_consumables(self, requests, queue, host, slots, master):
-        for name, value in requests:
-            cx = self._consumable(name)
-            if cx is None or (cx.consumable == "JOB" and not master):
-                continue
-            amount = res.amount(cx, value) * (1 if cx.consumable == "JOB" else slots)
-            for level in (("global",), ("host", host), ("queue", queue, host)):
-                self.cap.take(level, cx.name, amount)
+    def shared_reasons(self, job):
+        """The capped reasons a job gets without being placed (every instance full, or its
+        category found no room), or None when it must be looked at."""
+        if self.open_instances <= 0:
+            return self.full_reasons()
+        cat = self.category(job)
+        if cat.failed is None:
+            return None
+        if cat.shared is None:
+            cat.shared = capped(cat.failed)
+        return cat.shared
 
 
-def _blocked(job, task, snap, state):
-    """Reason a pending task may not start at all now, or None."""
-    if job.error:
-        return "Job is in error state"
-    if job.holds.get(task):
-        return "job dropped because of hold state"
-    if job.start_at and job.start_at > snap.now:
-        return "execution time not reached"
-    if any(p in snap.live for p in job.predecessors):
-        return "job dropped because of job dependencies"
-    for pred in job.ad_predecessors:
-        if pred in snap.live and task not in snap.ad_done.get(pred, frozenset()):
-            return "job dropped because of job dependencies"
-    if job.tc and state.job_running.get(job.id, 0) >= job.tc:
-        return "job dropped because of task concurrency limit (-tc)"
-    maxu = int(snap.params.get("maxujobs", 0) or 0)
-    if maxu and state.user_running.get(job.owner, 0) >= maxu:
-        return f'job dropped because user "{job.owner}" already has {maxu} running jobs (maxujobs)'
-    return None
-
-
-def _resource_problem(job, qi, snap, state, slots, master=True):
-    """Reason the job's hard resource requests do not fit ``qi`` with ``slots``, or None."""
-    host = snap.hosts.get(qi.host)
-    for name, value in job.hard_resources:
-        cx = snap.complexes.get(name)
-        if cx is None:
-            continue                      # unknown resources are accepted and ignored
-        if cx.name == "slots":
-            continue
-        offered = _offered(cx, qi, host, snap)
-        if cx.consumable in ("YES", "JOB"):
-            need = res.amount(cx, value) * (1 if cx.consumable == "JOB" else slots)
-            for level in (("global",), ("host", qi.host), ("queue", qi.queue, qi.host)):
-                if not state.cap.fits(level, cx.name, need):
-                    left = state.cap.get(level, cx.name)
-                    where = {"global": "global host", "host": f'host "{qi.host}"',
-                             "queue": f'queue instance "{qi.name}"'}[level[0]]
-                    return f'(-l {name}={value}) cannot run at {where} because it offers only {level[0][0]}c:{cx.name}={_fmt(left)}'
-            continue
-        if not offered and (cx.type not in res.NUMERIC or cx.type == "BOOL"):
-            return (f'(-l {name}={value}) cannot run in queue instance "{qi.name}" '
-                    f'because it does not offer {cx.name}')
-        for where, off in offered:
-            if not res.satisfies(cx, value, off):
-                return f'(-l {name}={value}) cannot run in queue instance "{qi.name}" because it offers only {where}:{cx.name}={off}'
-    return None
-
-
-def _fmt(value):
-    if isinstance(value, float) and value.is_integer():
-        return f"{value:.6f}"
-    return f"{value:.6f}" if isinstance(value, float) else str(value)
-
-
-def _offered(cx, qi, host, snap):
-    """[(level letters, value text)] the queue instance offers for complex ``cx``."""
+def job_amounts(job, table):
+    """(name, amount) of the consumables a job holds while it runs."""
     found = []
-    if cx.name == "qname":
-        return [("qf", qi.queue)]
-    if cx.name == "hostname":
-        return [("hf", qi.host)]
-    for name, value in qi.values:
-        if name == cx.name:
-            found.append(("qf", value))
-    if host is not None:
-        for name, value in host.complex_values:
-            if name == cx.name:
-                found.append(("hf", value))
-        for name, value in host.load:
-            if name == cx.name:
-                found.append(("hl", value))
-    for name, value in snap.global_values:
-        if name == cx.name:
-            found.append(("gf", value))
-    return found
+    for ask in job.request.hard:
+        cx = table.get(ask.name)
+        if cx is not None and cx.counted and isinstance(ask.value, (int, float)):
+            found.append((cx.name, ask.value))
+    return tuple(found)
 
 
-def _crossed(qi, thresholds, snap, state):
-    """The first threshold the host's (adjusted) load crosses: text for a reason line, or None."""
-    host = snap.hosts.get(qi.host)
-    for name, threshold in thresholds:
-        cx = snap.complexes.get(name)
-        if cx is None or host is None:
-            continue
-        raw = host.load_value(cx.name)
-        if raw is None:
-            continue
-        try:
-            value = float(raw)
-        except (TypeError, ValueError):
-            continue
-        adj = state.adjust.get(qi.host, 0.0) if cx.name.startswith("np_load") else 0.0
-        if res.threshold_exceeded(cx, value + adj, threshold):
-            return f'{cx.name}={value + adj:.6f} (= {value:.6f} + {adj:.6f}) {cx.relop} {threshold}'
-    return None
-
-
-def _overload_reason(qi, snap, state):
-    """Why a queue instance in suspend or load alarm takes no job now, or None."""
-    crossed = _crossed(qi, qi.suspend_thresholds, snap, state)
-    if crossed:
-        return f'queue instance "{qi.name}" is in suspend alarm: {crossed}'
-    crossed = _crossed(qi, qi.load_thresholds, snap, state)
-    if crossed:
-        return f'queue instance "{qi.name}" dropped because it is overloaded: {crossed}'
-    return None
-
-
-def _candidates(job, snap, state, reasons):
-    """Suitable queue instances for ``job`` ignoring capacity, best first."""
-    found = []
-    for qi in snap.queues:
-        host = snap.hosts.get(qi.host)
-        why = qmod.why_not(job, qi, host)
-        if why is None:
-            why = _overload_reason(qi, snap, state)
-            state.load_alarms = state.load_alarms or why is not None
-        if why:
+def _consider(p, job, decisions):
+    """Filter and place the pending tasks of one job; returns its reasons."""
+    blocked = p.job_blocked(job)
+    if blocked is not None:
+        return (blocked,)
+    shared = p.shared_reasons(job) if job.tasks and job.tasks[0] not in job.held else None
+    if shared is not None and not job.ad_predecessors:
+        if job.now_only:
+            decisions.rejects.append(Reject(job.id))
+        return shared
+    reasons = []
+    started = False
+    for task in job.tasks:
+        why = p.task_blocked(job, task)
+        if why is not None:
             reasons.append(why)
+            if why.why in _JOB_WIDE:
+                break
             continue
-        found.append(qi)
-    method = snap.params.get("queue_sort_method", "load")
-    found.sort(key=lambda qi: qmod.sort_key(qi, job, snap.hosts.get(qi.host), method, state.adjust))
-    return found
-
-
-def _place_serial(job, cands, snap, state, reasons):
-    for qi in cands:
-        if state.free.get(qi.name, 0) < 1:
-            reasons.append(f'queue instance "{qi.name}" dropped because it is full')
-            continue
-        why = _resource_problem(job, qi, snap, state, 1)
-        if why:
-            reasons.append(why)
-            continue
-        return [[qi.queue, qi.host, 1]]
-    return None
-
-
-def _take(job, granted, state):
-    for i, (queue, host, slots) in enumerate(granted):
-        state.free[f"{queue}@{host}"] -= slots
-        state._take_consumables(job.hard_resources, queue, host, slots, i == 0)
-        state._add_load(host, slots, 1.0)
-    state.user_running[job.owner] = state.user_running.get(job.owner, 0) + 1
-    state.job_running[job.id] = state.job_running.get(job.id, 0) + 1
+        found = p.place(job, reasons)
+        if found is None:
+            break
+        pe_name, granted = found
+        p.take(job, pe_name, granted)
+        decisions.starts.append(Start(job.id, task, granted, pe_name))
+        started = True
+    if job.now_only and not started:
+        decisions.rejects.append(Reject(job.id))
+    return reasons
 
 
 def cycle(snap):
-    """Decide which pending tasks start now and why the others wait."""
-    from gridtools.sched import pe as pe_mod
+    """Decide which pending tasks start now, and why the others wait."""
     decisions = Decisions()
-    state = _Pass(snap)
-    prios = prio_mod.priorities(snap.jobs, snap.complexes, snap.params, snap.now)
-    for job_id, (prio, urg) in prios.items():
-        decisions.priorities[job_id] = prio
-        decisions.urgencies[job_id] = urg
-    full_lines = None
-    for job in prio_mod.order(snap.jobs, prios):
-        if full_lines is not None and _plain_waiting(job, snap):
-            decisions.reasons[job.id] = full_lines
-            continue
-        reasons = []
-        for task in job.tasks:
-            blocked = _blocked(job, task, snap, state)
-            if blocked:
-                if blocked not in reasons:
-                    reasons.append(blocked)
-                if job.holds.get(task) or job.tc or "maxujobs" in blocked:
-                    continue
-                break
-            if state.all_full():
-                full_lines = full_lines or state.full_reasons()
-                reasons.extend(full_lines)
-                break
-            cands = _candidates(job, snap, state, reasons)
-            if job.pe:
-                granted = pe_mod.place(job, cands, snap, state, reasons)
-            else:
-                granted = _place_serial(job, cands, snap, state, reasons)
-            if granted is None:
-                if not cands or all("full" in r for r in reasons):
-                    reasons.append("All queues dropped because of overload or full")
-                break
-            _take(job, granted, state)
-            decisions.starts.append(Start(job.id, task, granted))
+    p = Pass(snap)
+    ordered, decisions.order = order_stage.order(snap)
+    for job in ordered:
+        reasons = _consider(p, job, decisions)
         if reasons:
-            decisions.reasons[job.id] = _dedupe(reasons)
-    decisions.load_alarms = state.load_alarms
+            decisions.reasons[job.id] = reasons if type(reasons) is tuple else capped(reasons)
+    decisions.load_alarms = p.load_alarms
     return decisions
-
-
-def _plain_waiting(job, snap):
-    """True for a job that only waits for free slots (no hold, start time, dependency, limit)."""
-    return not (job.error or job.start_at > snap.now or job.predecessors or job.ad_predecessors
-                or job.tc or any(job.holds.values()))
-
-
-def _dedupe(lines):
-    seen = []
-    for line in lines:
-        if line not in seen:
-            seen.append(line)
-    return seen

@@ -1,69 +1,93 @@
-"""Placing parallel jobs: slot ranges and the PE allocation rules (sge_pe(5)).
+"""Placing parallel jobs: slot counts and the PE allocation rules (sge_pe(5)).
 
-A job asks ``-pe NAME MIN-MAX``; NAME may be a wildcard matching several
-parallel environments. The pass grants the largest slot count in the range
-that fits, distributed over the suitable queue instances by the PE's
-``allocation_rule``: ``$pe_slots`` (all slots on one host), ``$fill_up``
-(fill the best hosts first), ``$round_robin`` (one slot per host in turn)
-or a fixed number of slots per host. The PE's own ``slots`` bounds the
-total it has in use across the cluster.
+A job asks ``-pe NAME RANGES``; NAME may be a wildcard matching several
+parallel environments, RANGES a list such as ``4``, ``2-8``, ``4-``, ``-8``
+or ``1,2,4,8``. The pass grants the largest slot count the job accepts that
+fits, spread over the suitable queue instances by the PE's allocation rule:
+``$pe_slots`` (all slots on one host), ``$fill_up`` (fill the best hosts
+first), ``$round_robin`` (one slot per host in turn) or a fixed number of
+slots per host. The PE's own ``slots`` bounds what all its running jobs hold
+together, and its ``user_lists``/``xuser_lists`` who may use it.
 """
 
 import fnmatch
 
+from gridtools.sched.reasons import Reason, Why
+from gridtools.sched.snapshot import Allocation
 
-def _matching_pes(job, snap):
-    return [name for name in sorted(snap.pes) if fnmatch.fnmatchcase(name, job.pe[0])]
+
+def matching(pattern, pes):
+    """Names of the PEs a (wildcard) PE request names, sorted."""
+    return [name for name in sorted(pes) if fnmatch.fnmatchcase(name, pattern)]
 
 
-def _free_by_host(cands, state, pe_name):
-    """Ordered [(host, [(qi, free)])] of instances that list the PE and have free slots."""
-    hosts = {}
-    order = []
+def denied(pe, req):
+    """True when the job's owner may not use the PE (its user lists)."""
+    if pe.user_lists and not req.userlists.intersection(pe.user_lists):
+        return True
+    return bool(pe.xuser_lists and req.userlists.intersection(pe.xuser_lists))
+
+
+def free_by_host(cands, free, pe_name):
+    """Ordered [(host, [(qi, free slots)])] of the candidates that list the PE and have room."""
+    hosts, order = {}, []
     for qi in cands:
         if pe_name not in qi.pe_list:
             continue
-        free = state.free.get(qi.name, 0)
-        if free <= 0:
+        room = free.get(qi.name, 0)
+        if room <= 0:
             continue
         if qi.host not in hosts:
             hosts[qi.host] = []
             order.append(qi.host)
-        hosts[qi.host].append((qi, free))
+        hosts[qi.host].append((qi, room))
     return [(h, hosts[h]) for h in order]
 
 
-def _distribute(rule, want, by_host):
-    """{(queue, host): slots} for ``want`` slots under ``rule``, or None."""
-    grant = {}
-    if rule == "$pe_slots":
-        for host, items in by_host:
-            if sum(f for _, f in items) >= want:
-                return _fill(items, want, grant)
-        return None
-    if rule == "$round_robin":
-        left = {id(qi): f for _, items in by_host for qi, f in items}
-        got = 0
-        while got < want:
-            progressed = False
-            for _host, items in by_host:
-                for qi, _f in items:
-                    if left[id(qi)] > 0 and got < want:
-                        left[id(qi)] -= 1
-                        grant[(qi.queue, qi.host)] = grant.get((qi.queue, qi.host), 0) + 1
-                        got += 1
-                        progressed = True
-                        break
-            if not progressed:
-                return None
-        return grant
-    per_host = int(rule) if str(rule).isdigit() else None
-    got = 0
+def _fill(items, want, grant):
+    for qi, room in items:
+        take = min(room, want)
+        if take:
+            grant[qi.name] = (qi, grant.get(qi.name, (qi, 0))[1] + take)
+            want -= take
+        if not want:
+            break
+    return grant
+
+
+def _pe_slots(want, by_host):
     for _host, items in by_host:
-        cap = sum(f for _, f in items)
-        take = min(cap, want - got) if per_host is None else (per_host if cap >= per_host else 0)
-        if per_host is not None and want - got < per_host:
-            take = 0
+        if sum(r for _, r in items) >= want:
+            return _fill(items, want, {})
+    return None
+
+
+def _round_robin(want, by_host):
+    left = {qi.name: room for _, items in by_host for qi, room in items}
+    grant, got = {}, 0
+    while got < want:
+        progressed = False
+        for _host, items in by_host:
+            for qi, _room in items:
+                if left[qi.name] > 0 and got < want:
+                    left[qi.name] -= 1
+                    grant[qi.name] = (qi, grant.get(qi.name, (qi, 0))[1] + 1)
+                    got += 1
+                    progressed = True
+                    break
+        if not progressed:
+            return None
+    return grant
+
+
+def _fill_up(want, by_host, per_host=None):
+    grant, got = {}, 0
+    for _host, items in by_host:
+        cap = sum(r for _, r in items)
+        if per_host is None:
+            take = min(cap, want - got)
+        else:
+            take = per_host if cap >= per_host and want - got >= per_host else 0
         if take:
             _fill(items, take, grant)
             got += take
@@ -72,33 +96,35 @@ def _distribute(rule, want, by_host):
     return None
 
 
-def _fill(items, want, grant):
-    for qi, free in items:
-        take = min(free, want)
-        if take:
-            grant[(qi.queue, qi.host)] = grant.get((qi.queue, qi.host), 0) + take
-            want -= take
-        if not want:
-            break
-    return grant
+def distribute(pe, want, by_host):
+    """{queue instance name: (queue instance, slots)} for ``want`` slots, or None."""
+    if pe.allocation is Allocation.PE_SLOTS:
+        return _pe_slots(want, by_host)
+    if pe.allocation is Allocation.ROUND_ROBIN:
+        return _round_robin(want, by_host)
+    if pe.allocation is Allocation.FIXED:
+        return _fill_up(want, by_host, pe.per_host) if want % max(1, pe.per_host) == 0 else None
+    return _fill_up(want, by_host)
 
 
-def place(job, cands, snap, state, reasons):
-    """Granted [[queue, host, slots], ...] (master first) for a PE job, or None."""
-    lo, hi = job.pe[1], job.pe[2]
-    for pe_name in _matching_pes(job, snap):
-        pe = snap.pes[pe_name]
-        rule = str(pe.get("allocation_rule", "$pe_slots"))
-        room = int(pe.get("slots", 0)) - state.pe_used.get(pe_name, 0)
-        by_host = _free_by_host(cands, state, pe_name)
-        total = sum(f for _, items in by_host for _, f in items)
-        top = min(hi or total, total, room)
-        for want in range(top, lo - 1, -1):
-            grant = _distribute(rule, want, by_host)
-            if grant:
-                state.pe_used[pe_name] = state.pe_used.get(pe_name, 0) + want
-                return [[q, h, n] for (q, h), n in grant.items()]
-        reasons.append(f'cannot run in PE "{pe_name}" because it only offers {max(0, min(total, room))} slots')
-    if not _matching_pes(job, snap):
-        reasons.append(f'cannot run because parallel environment "{job.pe[0]}" does not exist')
+def place(job, cands, state, reasons):
+    """(pe name, ((queue, host, slots), ...)) for a PE job, master first, or None."""
+    req = job.request
+    names = matching(req.pe.pattern, state.snap.pes)
+    if not names:
+        reasons.append(Reason(Why.PE_ABSENT, (req.pe.pattern,)))
+        return None
+    for name in names:
+        pe = state.snap.pes[name]
+        if denied(pe, req):
+            reasons.append(Reason(Why.PE_TOO_FEW, (name, 0)))
+            continue
+        room = pe.slots - state.pe_used.get(name, 0)
+        by_host = free_by_host(cands, state.free, name)
+        total = sum(r for _, items in by_host for _, r in items)
+        for want in req.pe.counts(min(total, room)):
+            grant = distribute(pe, want, by_host)
+            if grant and state.fits(job, grant):
+                return name, tuple((qi.queue, qi.host, n) for qi, n in grant.values())
+        reasons.append(Reason(Why.PE_TOO_FEW, (name, max(0, min(total, room)))))
     return None

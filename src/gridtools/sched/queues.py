@@ -1,24 +1,19 @@
 """Which queue instances may take a job, and in which order they are tried.
 
-``why_not(job, qi, ...)`` returns None when the queue instance is suitable
-for the job apart from free capacity, or the reason line Grid Engine's
-scheduler would give. ``sort_key`` orders suitable instances by the
-scheduler configuration's ``queue_sort_method``: ``load`` (the host's load
-formula value, then sequence number) or ``seqno`` (sequence number, then
-load).
+``unsuitable(request, owner, qi, host)`` gives the reason a queue instance
+can never serve a request in this pass (its state, its host's state, its
+type, the job's queue list, PE and checkpointing lists, access lists), or
+None; it depends on the request and the configuration only, so jobs of one
+category share its answer. ``sort_key`` orders suitable instances by the
+queue sort method: ``load`` (the host's load formula value with the load
+adjustments of this pass, then sequence number) or ``seqno`` (sequence
+number, then load).
 """
 
 import fnmatch
 
-# state letters that keep a queue instance from receiving jobs
-BLOCKING = {"d": "disabled", "D": "disabled", "s": "suspended", "S": "suspended",
-            "a": "overloaded", "A": "overloaded", "u": "temporarily not available",
-            "E": "in error state", "C": "suspended", "c": "in configuration ambiguous state",
-            "o": "orphaned"}
-
-#: host states (set by drain, flush, suspend) that keep a host from receiving jobs
-HOST_CLOSED = {"drain": "draining", "drained": "drained", "flush": "flushed",
-               "suspend": "suspended", "down": "down"}
+from gridtools.sched.reasons import Reason, Why
+from gridtools.sched.snapshot import QState, SortMethod
 
 
 def spec_matches(spec, qi):
@@ -33,50 +28,62 @@ def spec_matches(spec, qi):
     return fnmatch.fnmatchcase(qi.host.lower(), hpart.lower())
 
 
-def access_denied(job, qi):
+def access_denied(req, owner, qi):
     """Reason the job's owner or project may not use the queue instance, or None."""
-    if qi.user_lists and not job.userlists.intersection(qi.user_lists):
-        return f'cannot run in queue instance "{qi.name}" because job owner "{job.owner}" is not in any user list of the queue'
-    if qi.xuser_lists and job.userlists.intersection(qi.xuser_lists):
-        return f'cannot run in queue instance "{qi.name}" because job owner "{job.owner}" is in an excluded user list of the queue'
-    if qi.projects and job.project not in qi.projects:
-        return f'cannot run in queue instance "{qi.name}" because it is not contained in its project list'
-    if qi.xprojects and job.project and job.project in qi.xprojects:
-        return f'cannot run in queue instance "{qi.name}" because it is contained in its excluded project list'
+    if qi.user_lists and not req.userlists.intersection(qi.user_lists):
+        return Reason(Why.USER_LIST, (qi.name, owner))
+    if qi.xuser_lists and req.userlists.intersection(qi.xuser_lists):
+        return Reason(Why.XUSER_LIST, (qi.name, owner))
+    if qi.projects and req.project not in qi.projects:
+        return Reason(Why.PROJECT_LIST, (qi.name,))
+    if qi.xprojects and req.project and req.project in qi.xprojects:
+        return Reason(Why.XPROJECT_LIST, (qi.name,))
     return None
 
 
-def why_not(job, qi, host):
-    """None if ``qi`` could serve ``job`` (capacity aside), else the reason line."""
-    for letter in qi.states:
-        if letter in BLOCKING:
-            return f'queue instance "{qi.name}" dropped because it is {BLOCKING[letter]}'
-    if host is not None and host.state in HOST_CLOSED:
-        return f'queue instance "{qi.name}" dropped because host "{qi.host}" is {HOST_CLOSED[host.state]}'
-    wanted = "INTERACTIVE" if job.interactive else "BATCH"
-    if wanted not in qi.qtype:
-        return f'cannot run in queue instance "{qi.name}" because it is not of type {wanted.lower()}'
-    if job.hard_queues and not any(spec_matches(s, qi) for s in job.hard_queues):
-        return f'cannot run in queue "{qi.name}" because it is not contained in its hard queue list (-q)'
-    if job.pe and not any(fnmatch.fnmatchcase(pe, job.pe[0]) for pe in qi.pe_list):
-        return f'cannot run in queue "{qi.name}" because PE "{job.pe[0]}" is not in pe list'
-    if job.ckpt and job.ckpt not in qi.ckpt_list:
-        return f'cannot run in queue "{qi.name}" because checkpointing environment "{job.ckpt}" is not in ckpt list'
-    return access_denied(job, qi)
+#: queue states that are judged per pass from the load (not by ``unsuitable``)
+_ALARMS = QState.LOAD_ALARM | QState.SUSPEND_ALARM
 
 
-def host_load(host, formula_name="np_load_avg"):
-    value = host.load_value(formula_name) if host is not None else None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
+def closed(qi, host):
+    """Reason a queue instance takes no jobs at all now (its or its host's state), or None."""
+    blocking = (qi.states & ~_ALARMS).blocking()
+    if blocking is not None:
+        return Reason(Why.QI_STATE, (qi.name, blocking.name))
+    if host is not None and host.state.closed:
+        return Reason(Why.HOST_CLOSED, (qi.name, qi.host, host.state.name))
+    return None
+
+
+def unsuitable(req, owner, qi, host):
+    """None if ``qi`` could serve the request (capacity and load aside), else the reason."""
+    why = closed(qi, host)
+    if why is not None:
+        return why
+    if not (qi.interactive if req.interactive else qi.batch):
+        return Reason(Why.NOT_TYPE, (qi.name, "interactive" if req.interactive else "batch"))
+    if req.hard_queues and not any(spec_matches(s, qi) for s in req.hard_queues):
+        return Reason(Why.NOT_HARD_QUEUE, (qi.name,))
+    if req.pe is not None and not any(fnmatch.fnmatchcase(pe, req.pe.pattern) for pe in qi.pe_list):
+        return Reason(Why.NOT_IN_PE_LIST, (qi.name, req.pe.pattern))
+    if req.ckpt and req.ckpt not in qi.ckpt_list:
+        return Reason(Why.NOT_IN_CKPT_LIST, (qi.name, req.ckpt))
+    return access_denied(req, owner, qi)
+
+
+def load_of(host, formula, adjust):
+    """The host's load formula value (a load value name) plus this pass's adjustment."""
+    if host is None:
         return 0.0
+    value = host.load.get(formula)
+    base = float(value) if isinstance(value, (int, float)) else 0.0
+    return base + adjust.get((host.name, formula), 0.0)
 
 
-def sort_key(qi, job, host, method, adjust):
-    """Key ordering suitable queue instances for ``job`` (lower is better)."""
-    soft = 0 if not job.soft_queues or any(spec_matches(s, qi) for s in job.soft_queues) else 1
-    load = host_load(host) + adjust.get(qi.host, 0.0)
-    if method == "seqno":
+def sort_key(qi, req, host, method, formula, adjust):
+    """Key ordering suitable queue instances for a request (lower is better)."""
+    soft = 0 if not req.soft_queues or any(spec_matches(s, qi) for s in req.soft_queues) else 1
+    load = load_of(host, formula, adjust)
+    if method is SortMethod.SEQNO:
         return (soft, qi.seq_no, load, qi.host, qi.queue)
     return (soft, load, qi.seq_no, qi.host, qi.queue)

@@ -1,118 +1,143 @@
-"""Resource requests against what queues and hosts offer (complex(5) semantics).
+"""Resource requests against what the cluster offers (complex(5) semantics).
 
-A request ``name=value`` matches an offered value when ``requested RELOP
-offered`` holds with the complex's relation operator: ``h_vmem=2G`` (<=)
-needs a queue limit of at least 2G, ``arch=lx*`` (==) a matching
-architecture, ``load_avg=2`` (>=) a host whose load is at most 2. String
-types compare with wildcard patterns (``*``, ``?``, ``[...]``, alternatives
-with ``|``, negation with ``!``); CSTRING and HOST ignore case.
-
-Consumables count down: each running task holds ``slots x amount`` (per job
-for JOB consumables) at every level (global, host, queue) where the
-consumable has a capacity.
+Fixed values (a queue's ``complex_values`` and limits, a host's
+``complex_values`` and load, the global host's values) are compared with
+the complex's relation operator: ``check_fixed`` gives the reason a queue
+instance does not meet a request, or None. Consumables count down:
+``Capacity`` holds what is left of each consumable at each level where it
+has a capacity (the global host, a host, a queue instance); every running
+task holds ``slots x amount`` of a YES consumable, or ``amount`` once for a
+JOB consumable (on its master host).
 """
 
-import fnmatch
+from gridtools.model.resources import Consumable, satisfies
+from gridtools.sched.reasons import Reason, Why
 
-from gridtools.errors import InputError
-from gridtools.formats import values
-
-NUMERIC = frozenset({"INT", "DOUBLE", "MEMORY", "TIME", "BOOL"})
+GLOBAL = ("global",)
 
 
-def to_number(cx_type, text):
-    """The numeric value of ``text`` for a numeric complex type."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return text
-    text = str(text)
-    if cx_type == "MEMORY":
-        return values.parse_memory(text)
-    if cx_type == "TIME":
-        return values.parse_time(text)
-    if cx_type == "BOOL":
-        return 1 if values.parse_bool(text) else 0
-    if text.upper() == "INFINITY":
-        return values.INFINITY
-    return values.parse_number(text)
+def host_level(host):
+    return ("host", host)
 
 
-def valid_request(cx, text):
-    """Raise InputError when ``text`` is not a valid value for complex ``cx``."""
-    if cx.type in NUMERIC:
-        to_number(cx.type, text)
+def queue_level(queue, host):
+    return ("queue", queue, host)
 
 
-def _string_match(pattern, offered, fold):
-    if fold:
-        pattern, offered = pattern.lower(), offered.lower()
-    for alt in pattern.split("|"):
-        negate = alt.startswith("!")
-        alt = alt[1:] if negate else alt
-        if fnmatch.fnmatchcase(offered, alt) != negate:
-            return True
-    return False
-
-
-def satisfies(cx, requested, offered):
-    """True when ``requested RELOP offered`` for complex ``cx``."""
-    if cx.type in NUMERIC:
-        try:
-            req = to_number(cx.type, requested)
-            off = to_number(cx.type, offered)
-        except InputError:
-            return False
-        return _relop(cx.relop, req, off)
-    fold = cx.type in ("CSTRING", "HOST")
-    matched = _string_match(str(requested), str(offered), fold)
-    return matched if cx.relop != "!=" else not matched
-
-
-def _relop(op, a, b):
-    if op == "==":
-        return a == b
-    if op == "!=":
-        return a != b
-    if op == "<=":
-        return a <= b
-    if op == "<":
-        return a < b
-    if op == ">=":
-        return a >= b
-    if op == ">":
-        return a > b
-    return a == b
-
-
-def threshold_exceeded(cx, load, threshold):
-    """True when a load value crosses a load/suspend threshold (``load RELOP threshold``)."""
-    try:
-        return _relop(cx.relop, to_number(cx.type, load), to_number(cx.type, threshold))
-    except InputError:
-        return False
-
-
-def amount(cx, text):
-    """Numeric amount of a consumable request."""
-    return to_number(cx.type, text)
+def levels(queue, host):
+    return (GLOBAL, host_level(host), queue_level(queue, host))
 
 
 class Capacity:
-    """Remaining consumable amounts per level: ('global',), ('host', h), ('queue', q, h)."""
+    """What is left of each consumable at each level, while one pass takes from it."""
+
+    __slots__ = ("left",)
 
     def __init__(self):
-        self.left = {}           # (level key, name) -> remaining amount
+        self.left = {}           # (level, complex name) -> remaining amount
 
-    def set(self, level, name, total):
-        self.left[(level, name)] = total
+    @classmethod
+    def of(cls, snap):
+        """Capacities of the snapshot's configuration minus what running tasks hold."""
+        cap = cls()
+        table = snap.complexes
+        for name, value, _text in snap.global_values:
+            if table[name].counted:
+                cap.left[(GLOBAL, name)] = value
+        for host in snap.hosts.values():
+            for name, value, _text in host.values:
+                if table[name].counted:
+                    cap.left[(host_level(host.name), name)] = value
+        for qi in snap.queues:
+            for name, value, _text in qi.values:
+                if table[name].counted:
+                    cap.left[(queue_level(qi.queue, qi.host), name)] = value
+        for run in snap.running:
+            cap.take(table, run.amounts, run.granted)
+        return cap
 
     def get(self, level, name):
         return self.left.get((level, name))
 
-    def take(self, level, name, value):
-        key = (level, name)
-        if key in self.left:
-            self.left[key] -= value
+    def copy(self):
+        other = Capacity()
+        other.left = dict(self.left)
+        return other
 
-    def fits(self, level, name, value):
-        left = self.left.get((level, name))
-        return left is None or left >= value - 1e-9
+    def take(self, table, amounts, granted):
+        """Hold ``amounts`` (name, per-slot amount) on the granted queue instances."""
+        for i, (queue, host, slots) in enumerate(granted):
+            self.take_at(table, amounts, queue, host, slots, master=(i == 0))
+
+    def take_at(self, table, amounts, queue, host, slots, master=True):
+        """Hold ``amounts`` for ``slots`` slots on one queue instance."""
+        for name, amount in amounts:
+            cx = table.get(name)
+            if cx is None or not cx.counted:
+                continue
+            if cx.consumable is Consumable.JOB:
+                if not master:
+                    continue
+                need = amount
+            else:
+                need = amount * slots
+            for level in levels(queue, host):
+                key = (level, name)
+                if key in self.left:
+                    self.left[key] -= need
+
+    def short(self, table, asks, queue, host, slots, master=True):
+        """The reason ``slots`` slots with these requests do not fit on ``queue@host``, or None."""
+        for ask in asks:
+            cx = table.get(ask.name)
+            if cx is None or not cx.counted or not isinstance(ask.value, (int, float)):
+                continue
+            if cx.consumable is Consumable.JOB:
+                if not master:
+                    continue
+                need = ask.value
+            else:
+                need = ask.value * slots
+            for level in levels(queue, host):
+                left = self.left.get((level, cx.name))
+                if left is not None and left < need - 1e-9:
+                    where = host if level[0] == "host" else (f"{queue}@{host}" if level[0] == "queue" else "")
+                    return Reason(Why.RESOURCE_SHORT, (ask.text, level[0], where, cx.name, float(left)))
+        return None
+
+
+def offered(cx, qi, host, snap):
+    """[(level letters, value, text)] a queue instance offers for complex ``cx``."""
+    if cx.name == "qname":
+        return [("qf", qi.queue, qi.queue)]
+    if cx.name == "hostname":
+        return [("hf", qi.host, qi.host)]
+    found = [("qf", v, t) for n, v, t in qi.values if n == cx.name]
+    if host is not None:
+        found += [("hf", v, t) for n, v, t in host.values if n == cx.name]
+        if cx.name in host.load:
+            value = host.load[cx.name]
+            found.append(("hl", value, str(value)))
+    found += [("gf", v, t) for n, v, t in snap.global_values if n == cx.name]
+    return found
+
+
+def check_fixed(ask, cx, qi, host, snap):
+    """Why ``qi`` does not meet a request for a non-consumed value, or None."""
+    found = offered(cx, qi, host, snap)
+    if not found and (not cx.type.numeric or cx.type.name == "BOOL"):
+        return Reason(Why.RESOURCE_ABSENT, (ask.text, qi.name, cx.name))
+    for level, value, text in found:
+        if level == "hl" and not isinstance(value, (int, float)) and cx.type.numeric:
+            value = _load_number(cx, value)
+            if value is None:
+                continue
+        if not satisfies(cx, ask.value, value):
+            return Reason(Why.RESOURCE_VALUE, (ask.text, qi.name, level, cx.name, text))
+    return None
+
+
+def _load_number(cx, text):
+    """A load value reported as text (``1.5G``), as a number of the complex's type."""
+    from gridtools.sched.inputs import value_or_none
+    return value_or_none(cx, text)

@@ -1,65 +1,170 @@
-"""What the scheduler sees and what it answers: immutable records only.
+"""What the scheduler sees and what it answers: typed, dialect-neutral, immutable records.
 
-The daemon builds a ``Snapshot`` from its state and configuration; the
-scheduler returns ``Decisions``. Nothing here reads files or clocks.
+The daemon (or ``qalter -w``, or the simulator) builds a ``Snapshot`` with
+``sched.inputs``; ``sched.cycle.cycle(snapshot)`` returns ``Decisions``.
+Everything here holds numbers (seconds, bytes, slots) and names, never
+option strings or dialect letters; nothing reads files or clocks.
 """
 
+import enum
 from dataclasses import dataclass, field
+
+from gridtools.model.resources import INFINITY
+
+
+class QState(enum.Flag):
+    """States of a queue instance, resolved for the snapshot's ``now``."""
+    NONE = 0
+    DISABLED = enum.auto()        # by an administrator
+    SUSPENDED = enum.auto()       # by an administrator
+    ERROR = enum.auto()           # a job failed in it
+    CAL_DISABLED = enum.auto()    # its calendar disables it now
+    CAL_SUSPENDED = enum.auto()   # its calendar suspends it now
+    SUBORDINATED = enum.auto()    # a superior queue instance is full enough
+    UNKNOWN = enum.auto()         # its host is not heard from
+    AMBIGUOUS = enum.auto()       # host groups give an attribute different values
+    ORPHANED = enum.auto()        # left the configuration while jobs still run in it
+    LOAD_ALARM = enum.auto()      # a load threshold is crossed
+    SUSPEND_ALARM = enum.auto()   # a suspend threshold is crossed
+
+    def blocking(self):
+        """The first state that keeps the instance from receiving jobs, or None."""
+        for member in _BLOCKING_ORDER:
+            if member in self:
+                return member
+        return None
+
+
+_BLOCKING_ORDER = (QState.DISABLED, QState.CAL_DISABLED, QState.SUSPENDED, QState.SUBORDINATED,
+                   QState.CAL_SUSPENDED, QState.UNKNOWN, QState.ERROR, QState.AMBIGUOUS,
+                   QState.ORPHANED, QState.LOAD_ALARM, QState.SUSPEND_ALARM)
+
+#: states that stop the tasks running in an instance
+SUSPENDING = QState.SUSPENDED | QState.SUBORDINATED | QState.CAL_SUSPENDED
+
+
+class HostState(enum.Enum):
+    """What an administrator (or a lost execution daemon) did to a host."""
+    NORMAL = ""
+    DRAIN = "drain"          # no new jobs; running ones finish
+    FLUSH = "flush"          # no new jobs; running ones are requeued
+    SUSPEND = "suspend"      # no new jobs; running ones are stopped
+    DOWN = "down"            # its execution daemon is gone
+
+    @property
+    def closed(self):
+        return self is not HostState.NORMAL
+
+
+class Allocation(enum.Enum):
+    """A parallel environment's allocation_rule."""
+    PE_SLOTS = "$pe_slots"        # all slots on one host
+    FILL_UP = "$fill_up"          # fill the best hosts first
+    ROUND_ROBIN = "$round_robin"  # one slot per host in turn
+    FIXED = "fixed"               # a fixed number of slots per host
+
+
+class SortMethod(enum.Enum):
+    LOAD = "load"
+    SEQNO = "seqno"
 
 
 @dataclass(frozen=True, slots=True)
-class Complex:
-    """One complex attribute definition (complex(5))."""
+class PE:
     name: str
-    shortcut: str
-    type: str            # INT DOUBLE MEMORY TIME STRING CSTRING RESTRING HOST BOOL
-    relop: str           # == < <= > >= != EXCL
-    requestable: str     # YES NO FORCED
-    consumable: str      # YES NO JOB
-    default: str
-    urgency: float
+    slots: int
+    allocation: Allocation = Allocation.PE_SLOTS
+    per_host: int = 0                    # slots per host for Allocation.FIXED
+    user_lists: tuple = ()
+    xuser_lists: tuple = ()
+    urgency_slots: object = "min"        # "min", "max", "avg" or a number
+    control_slaves: bool = False
+    job_is_first_task: bool = True
 
 
 @dataclass(frozen=True, slots=True)
 class QueueInstance:
-    """A cluster queue on one host (``queue@host``) with its capacity and state."""
+    """A cluster queue on one host, with its capacity and state."""
     queue: str
     host: str
     slots: int
     seq_no: int = 0
-    qtype: frozenset = frozenset({"BATCH", "INTERACTIVE"})
-    states: str = ""                 # letters as qstat -f shows: a d s S C u E o c D
+    batch: bool = True
+    interactive: bool = True
+    states: QState = QState.NONE
     pe_list: tuple = ()
     ckpt_list: tuple = ()
-    owner_list: tuple = ()
-    user_lists: tuple = ()           # access lists that may use the queue (empty: all)
-    xuser_lists: tuple = ()          # access lists that may not
+    user_lists: tuple = ()               # access lists that may use it (empty: everyone)
+    xuser_lists: tuple = ()              # access lists that may not
     projects: tuple = ()
     xprojects: tuple = ()
-    values: tuple = ()               # (name, value text) from complex_values and limits
-    load_thresholds: tuple = ()      # (name, value text)
-    suspend_thresholds: tuple = ()   # (name, value text): no new jobs while crossed
-    hostgroups: frozenset = frozenset()   # host groups the host belongs to
+    values: tuple = ()                   # (complex name, parsed value, text): complex_values, limits
+    load_thresholds: tuple = ()          # (complex name, parsed threshold, text)
+    suspend_thresholds: tuple = ()
+    hostgroups: frozenset = frozenset()
+    name: str = ""                       # "queue@host", filled in by __post_init__
 
-    @property
-    def name(self):
-        return f"{self.queue}@{self.host}"
+    def __post_init__(self):
+        object.__setattr__(self, "name", f"{self.queue}@{self.host}")
 
 
 @dataclass(frozen=True, slots=True)
 class Host:
-    """An execution host with its load values and fixed capacities."""
+    """An execution host: load values (parsed), fixed capacities and state."""
     name: str
-    load: tuple = ()                 # (name, float or str) as reported
-    complex_values: tuple = ()       # (name, value text) from the host configuration
-    state: str = ""                  # drain/flush/suspend state (empty: normal)
+    load: dict = field(default_factory=dict)     # load value name -> number or text
+    values: tuple = ()                           # (complex name, parsed value, text): complex_values
+    state: HostState = HostState.NORMAL
     num_proc: int = 1
 
-    def load_value(self, name, default=None):
-        for key, value in self.load:
-            if key == name:
-                return value
-        return default
+
+@dataclass(frozen=True, slots=True)
+class PeRequest:
+    """``-pe NAME RANGES``: a PE name (maybe a wildcard) and slot ranges, e.g. 1,2,4-8."""
+    pattern: str
+    ranges: tuple                        # ((low, high or None for open), ...), ascending
+
+    @property
+    def low(self):
+        return self.ranges[0][0]
+
+    def counts(self, top):
+        """Slot counts the job accepts, at most ``top``, largest first."""
+        found = set()
+        for low, high in self.ranges:
+            hi = top if high is None else min(high, top)
+            found.update(range(low, hi + 1))
+        return sorted(found, reverse=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One resource request: complex name, parsed amount or pattern, and the text asked."""
+    name: str
+    value: object
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What a job asks of the cluster. Jobs with equal requests form one category."""
+    hard: tuple = ()                     # Ask
+    soft: tuple = ()                     # Ask
+    hard_queues: tuple = ()              # queue specs: q, q@host, q@@group, wildcards
+    soft_queues: tuple = ()
+    master_queues: tuple = ()
+    pe: PeRequest | None = None
+    ckpt: str = ""
+    interactive: bool = False
+    project: str = ""
+    userlists: frozenset = frozenset()   # access lists the owner belongs to
+    ar: int = 0
+    reserve: bool = False
+    runtime: float = INFINITY            # seconds (h_rt, else s_rt; INFINITY without)
+
+    @property
+    def min_slots(self):
+        return self.pe.low if self.pe else 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,73 +172,147 @@ class PendingJob:
     """A job with at least one pending task, as the scheduler needs it."""
     id: int
     owner: str
-    group: str
-    name: str
+    request: Request
     submit_time: float
-    priority: int                    # POSIX priority -1023..1024
-    slots: int
-    tasks: tuple                     # pending task numbers, ascending
-    holds: dict = field(default_factory=dict)    # task -> hold letters ('' if none)
-    start_at: float = 0.0
-    predecessors: tuple = ()         # job ids that must end first (-hold_jid)
-    ad_predecessors: tuple = ()      # job ids for array-task dependencies (-hold_jid_ad)
-    tc: int = 0                      # max concurrently running tasks (0: no limit)
-    running_tasks: int = 0           # tasks of this job running now
-    hard_queues: tuple = ()
-    soft_queues: tuple = ()
-    hard_resources: tuple = ()       # (name, value text)
-    soft_resources: tuple = ()
-    pe: tuple = ()                   # (name, min, max) or ()
-    project: str = ""
-    interactive: bool = False
-    error: bool = False
-    ckpt: str = ""
-    ar: int = 0
-    reserve: bool = False
-    deadline: float = 0.0
-    userlists: frozenset = frozenset()   # access lists the owner belongs to
+    tasks: tuple                         # pending task numbers, ascending (any sequence)
+    group: str = ""
+    department: str = "defaultdepartment"
+    name: str = ""
+    priority: int = 0                    # POSIX priority -1023..1024
+    held: frozenset = frozenset()        # pending task numbers held
+    held_all: bool = False               # every pending task is held
+    error: bool = False                  # a task is in the error state
+    start_at: float = 0.0                # -a: not before
+    predecessors: tuple = ()             # job ids that must end first
+    ad_predecessors: tuple = ()          # array dependencies: task n waits for task n of these
+    tc: int = 0                          # most tasks running at once (0: no limit)
+    running_tasks: int = 0
+    deadline: float = 0.0                # -dl (0: none)
+    deadline_user: bool = False          # the owner is in deadlineusers
+    jshare: int = 0                      # -js
+    oticket: int = 0                     # job override tickets
+    now_only: bool = False               # -now y: start in this pass or never
+
+    def held_task(self, number):
+        return self.held_all or number in self.held
 
 
 @dataclass(frozen=True, slots=True)
 class Running:
-    """A running (or suspended) task and the slots it holds."""
+    """A running (or suspended) task and what it holds."""
     job_id: int
     task: int
     owner: str
-    granted: tuple                   # ((queue, host, slots), ...)
-    resources: tuple = ()            # hard requests (name, value) for consumables
+    granted: tuple                       # ((queue, host, slots), ...); the first is the master
+    pe: str = ""                         # granted parallel environment
+    amounts: tuple = ()                  # (complex name, amount per slot) of consumables held
     start_time: float = 0.0
+    end_time: float = INFINITY           # expected end (start + runtime)
+    project: str = ""
+    department: str = "defaultdepartment"
+    suspended: bool = False
+
+    @property
+    def slots(self):
+        return sum(g[2] for g in self.granted)
+
+
+@dataclass(frozen=True, slots=True)
+class SchedConfig:
+    """The scheduler configuration (sched_conf(5)) as numbers and enums; defaults once."""
+    sort_method: SortMethod = SortMethod.LOAD
+    load_formula: str = "np_load_avg"
+    maxujobs: int = 0
+    max_aj_instances: int = 2000
+    job_load_adjustments: tuple = (("np_load_avg", 0.5),)
+    load_adjustment_decay: float = 450.0
+    max_pending_tasks_per_job: int = 50
+    max_reservation: int = 0
+    default_duration: float = INFINITY
+    weight_priority: float = 1.0
+    weight_urgency: float = 0.1
+    weight_ticket: float = 0.01
+    weight_waiting_time: float = 0.0
+    weight_deadline: float = 3600000.0
+    params: dict = field(default_factory=dict)   # sched_conf "params" (MONITOR=1, ...)
+    policy: object = None                        # ticket policy configuration (sched.tickets)
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     now: float
-    jobs: tuple                      # PendingJob, any order
-    running: tuple                   # Running
-    queues: tuple                    # QueueInstance
-    hosts: dict                      # name -> Host
-    complexes: dict                  # name -> Complex (also indexed by shortcut)
-    params: dict                     # scheduler configuration (sched_conf fields)
-    ended: frozenset = frozenset()   # job ids that ended (for dependencies)
-    live: frozenset = frozenset()    # job ids still in the system (pending/running)
-    ad_done: dict = field(default_factory=dict)   # job id -> frozenset of ended task numbers
-    pes: dict = field(default_factory=dict)       # PE name -> sge_pe fields (dict)
-    global_values: tuple = ()                     # (name, value) of the global host
+    jobs: tuple                          # PendingJob, any order
+    running: tuple                       # Running
+    queues: tuple                        # QueueInstance
+    hosts: dict                          # name -> Host
+    complexes: dict                      # name and shortcut -> Complex
+    config: SchedConfig = SchedConfig()
+    pes: dict = field(default_factory=dict)          # name -> PE
+    global_values: tuple = ()                        # (complex name, parsed value, text)
+    live: frozenset = frozenset()                    # ids of jobs still pending or running
+    ad_done: dict = field(default_factory=dict)      # job id -> frozenset of ended task numbers
+    policy: object = None                            # users, projects, share tree, usage
+
+
+# ---------------------------------------------------------------- decisions
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Run task ``task`` of job ``job_id`` on these queue instances (the first is the master)."""
+    job_id: int
+    task: int
+    granted: tuple                       # ((queue, host, slots), ...)
+    pe: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Suspend:
+    """Stop (``on``) or continue a running task for a queue-level reason."""
+    job_id: int
+    task: int
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Reprioritize:
+    job_id: int
+    task: int
+    nice: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reserve:
+    """Resources held back for a job that will start at ``start``."""
+    job_id: int
+    task: int
+    start: float
+    granted: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """A job that must leave the queue (an immediate job that could not start)."""
+    job_id: int
 
 
 @dataclass(slots=True)
-class Start:
-    """Decision: run task ``task`` of job ``job_id`` on these queue instances."""
-    job_id: int
-    task: int
-    granted: list                    # [[queue, host, slots], ...]; first is the master
+class JobOrder:
+    """Where a pending job stands in the order, with the numbers that put it there."""
+    prio: float = 0.0
+    npprior: float = 0.5
+    urgency: tuple = (0.0, 0.0, 0.0, 0.0)       # total, resource, waiting time, deadline
+    nurg: float = 0.5
+    tickets: tuple = (0.0, 0.0, 0.0, 0.0)       # total, override, functional, share tree
+    ntckts: float = 0.5
 
 
 @dataclass(slots=True)
 class Decisions:
     starts: list = field(default_factory=list)
-    reasons: dict = field(default_factory=dict)     # job id -> list of reason lines
-    priorities: dict = field(default_factory=dict)  # job id -> normalized priority
-    urgencies: dict = field(default_factory=dict)   # job id -> (urg, rrcontr, wtcontr, dlcontr)
-    global_reasons: list = field(default_factory=list)
-    load_alarms: bool = False      # a job waits for a queue instance in load or suspend alarm
+    suspends: list = field(default_factory=list)
+    reprioritize: list = field(default_factory=list)
+    reserves: list = field(default_factory=list)
+    rejects: list = field(default_factory=list)
+    reasons: dict = field(default_factory=dict)      # job id -> tuple of Reason
+    order: dict = field(default_factory=dict)        # job id -> JobOrder
+    load_alarms: bool = False                        # a job waits for a load or suspend alarm

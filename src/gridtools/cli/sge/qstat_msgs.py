@@ -1,80 +1,46 @@
 """Scheduling messages as ``qstat -j`` groups them.
 
-The scheduler gives each waiting job the lines that explain why it did not
-start. Grid Engine splits such lines in two kinds: messages about a queue
-instance as a whole ("dropped because it is full", "All queues dropped ..."),
-which it keeps once in a global list, and messages about one job, which it
-keeps with the job's number and can summarize over many jobs with a generic
-text ("Jobs dropped because of hold state"). Each kind has Grid Engine's
-message number; ``classify`` finds both for a line.
+The daemon publishes each waiting job's reasons as structured data; here
+they become Grid Engine's sentences (``formats.sge.reasons``). Grid Engine
+splits them in two kinds: messages about a queue instance as a whole
+("dropped because it is full", "All queues dropped ..."), kept once in a
+global list, and messages about one job, kept with the job's number and
+summarized over many jobs with a generic text ("Jobs dropped because of
+hold state"). Each line is a ``Msg``: the text, with its message number and
+generic text attached.
 """
 
-# (pattern contained in the line, message number, generic text); first match wins
-_JOB_MESSAGES = (
-    ("hold state", 33, "Jobs dropped because of hold state"),
-    ("job dependencies", 35, "Job dropped because of job dependencies"),
-    ("error state", 32, "Jobs dropped because of error state"),
-    ("execution time not reached", 31, "Jobs can not run because execution time not reached"),
-    ("start time is in the future", 31, "Jobs can not run because execution time not reached"),
-    ("maxujobs", 34, "Job dropped because of user limitations"),
-    ("task concurrency", 45, "Jobs dropped because of the task concurrency limit"),
-    ("does not exist", 43, "Jobs can not run because no parallel environment matches"),
-    ("only offers", 24, "Jobs can not run because the parallel environment offers too few slots"),
-    ("user list", 1, "Jobs can not run because of missing permission for queue instances"),
-    ("excluded project list", 4, "Jobs can not run because their project is excluded from queue instances"),
-    ("project list", 2, "Jobs can not run because their project is not allowed in queue instances"),
-    ("hard queue list", 6, "Jobs can not run because queue instances are not in their hard queue list"),
-    ("not in pe list", 8, "Jobs can not run because queue instances are not in the queue list of their PE"),
-    ("checkpointing environment", 10, "Jobs can not run because queue instances are not in the ckpt list"),
-    ("not of type", 12, "Jobs can not run because queue instances are not of the requested type"),
-    ("cannot run at host", 0, "Jobs can not run because of host restrictions"),
-    ("cannot run at global host", 20, "Jobs can not run because of global resource restrictions"),
-    ("offers only", 17, "Jobs can not run because queue instances do not offer the requested resources"),
-)
-
-# queue-level lines: (pattern, message number)
-_GLOBAL_MESSAGES = (
-    ("All queues dropped because of overload or full", 28),
-    ("dropped because it is full", 37),
-    ("dropped because it is overloaded", 27),
-    ("is in suspend alarm", 26),
-    ("dropped because it is suspended", 38),
-    ("dropped because it is disabled", 39),
-    ("dropped because host", 40),
-    ("dropped because it is", 40),
-)
-
-#: job lines shown with Grid Engine's wording where the scheduler words them differently
-CANONICAL = {
-    "job is in error state": "Job is in error state",
-    "job dropped because its start time is in the future (-a)": "execution time not reached",
-}
-
-#: generic text for job lines no pattern knows
-OTHER = (17, "Jobs can not run because of other reasons")
+from gridtools.formats.sge import reasons as sge_reasons
 
 
-def canonical(line):
-    return CANONICAL.get(line, line)
+class Msg(str):
+    """A rendered reason: a str, plus Grid Engine's message number and generic text."""
 
+    number = 17
+    generic = sge_reasons.OTHER[1]
 
-def global_number(line):
-    """Message number of a queue-level line, or None when the line is about one job."""
-    for pattern, number in _GLOBAL_MESSAGES:
-        if pattern in line and (line.startswith("queue instance") or number == 28):
-            return number
-    return None
-
-
-def job_message(line):
-    """(number, generic text) of a job line."""
-    for pattern, number, generic in _JOB_MESSAGES:
-        if pattern in line:
-            return number, generic
-    return OTHER
+    @classmethod
+    def of(cls, text, number, generic=""):
+        msg = cls(text)
+        msg.number = number
+        msg.generic = generic
+        return msg
 
 
 ERROR_LINE = "Job is in error state"
+
+
+def _error_msg():
+    return Msg.of(ERROR_LINE, 32, "Jobs dropped because of error state")
+
+
+def render(plain, owner):
+    """A published reason as a Msg; global (queue-level) or not."""
+    text = sge_reasons.render(plain, owner)
+    if sge_reasons.is_queue_level(plain):
+        return Msg.of(text, sge_reasons.queue_number(plain)), True
+    number, generic = sge_reasons.job_generic(plain)
+    return Msg.of(text, number, generic), False
 
 
 def split(snap):
@@ -83,21 +49,35 @@ def split(snap):
     A job with a task in error state gets Grid Engine's "Job is in error
     state" also when the scheduler did not look at it.
     """
-    global_lines, per_job = [], {}
+    global_lines, per_job, seen = [], {}, set()
     live = {r["id"] for r in snap["rows"] if r["state"] != "z"}
+    jobs = snap.get("jobs") or {}
     for job_id in sorted(snap.get("reasons") or {}):
         if job_id not in live:
             continue
-        for line in snap["reasons"][job_id]:
-            if global_number(line) is not None:
-                if line not in global_lines:
-                    global_lines.append(line)
+        owner = (jobs.get(job_id) or {}).get("owner", "")
+        for plain in snap["reasons"][job_id]:
+            msg, is_global = render(plain, owner)
+            if is_global:
+                if msg not in seen:
+                    seen.add(msg)
+                    global_lines.append(msg)
             else:
-                per_job.setdefault(job_id, []).append(canonical(line))
+                per_job.setdefault(job_id, []).append(msg)
     for row in snap["rows"]:
         if row["state"] == "Eqw" and ERROR_LINE not in per_job.get(row["id"], ()):
-            per_job.setdefault(row["id"], []).insert(0, ERROR_LINE)
+            per_job.setdefault(row["id"], []).insert(0, _error_msg())
     return global_lines, per_job
+
+
+def job_message(line):
+    """(number, generic text) of a job line."""
+    return getattr(line, "number", sge_reasons.OTHER[0]), getattr(line, "generic", sge_reasons.OTHER[1])
+
+
+def global_number(line):
+    """Message number of a queue-level line."""
+    return getattr(line, "number", 40)
 
 
 def grouped(per_job):

@@ -11,7 +11,6 @@ import sys
 import time
 
 from gridtools.sched.cycle import cycle
-from gridtools.sched.snapshot import Snapshot
 
 
 def _probe_spec(req):
@@ -28,56 +27,70 @@ def check(req, use_load=False, running=()):
 def check_spec(spec, use_load=False, running=()):
     """(could run, reason lines, slots granted) for a whole job description.
 
-    ``running`` (``Running`` records) occupies the queues as they are now;
+    ``running`` (from ``occupation``) occupies the queues as they are now;
     without it every queue is empty.
     """
-    from gridtools.daemon import view
-    from gridtools.model.job import Job
-    from gridtools.daemon.state import State
+    from gridtools.formats.sge import reasons as sge_reasons
+    from gridtools.sched import inputs
+    from gridtools.sched.snapshot import PendingJob, Snapshot
     from gridtools.spool import config
 
-    state = State()
-    state.config = config.load()
-    job = Job(spec)
-    pending = view.pending_job(job, state.config, 0)
-    pending = dataclasses.replace(pending, holds={}, start_at=0.0, predecessors=(), ad_predecessors=())
-    groups = view.hostgroups(state.config)
-    queues = view.queue_instances(state.config, groups, lambda q, h: "")
+    conf = config.load()
+    table = inputs.complexes(conf)
+    queues = inputs.queue_instances(conf, inputs.hostgroups(conf), table)
     if not use_load:
         queues = tuple(dataclasses.replace(q, load_thresholds=()) for q in queues)
-    snap = Snapshot(now=time.time(), jobs=(pending,), running=tuple(running), queues=queues,
-                    hosts=view.hosts(state.config, _loads(state.config, use_load), {}), complexes=view.complexes(state.config),
-                    params=view.sched_params(state.config), pes=dict(state.config.objects["pe"]),
-                    global_values=())
+    req = inputs.request(spec, conf, table)
+    job = PendingJob(id=spec["id"], owner=spec["owner"], group=spec.get("group", ""), request=req,
+                     submit_time=float(spec.get("submit_time") or 0.0), tasks=(1,),
+                     priority=int(spec.get("priority") or 0))
+    now = time.time()
+    snap = Snapshot(now=now, jobs=(job,), running=_running(running, conf, table), queues=queues,
+                    hosts=inputs.hosts(conf, _loads(conf, use_load), {}, table), complexes=table,
+                    config=inputs.sched_config(conf), pes=inputs.pes(conf),
+                    global_values=inputs.global_values(conf, table))
     decisions = cycle(snap)
     if decisions.starts:
         return True, [], sum(slots for _q, _h, slots in decisions.starts[0].granted)
-    return False, decisions.reasons.get(spec["id"], []), 0
+    lines = [sge_reasons.render(r, spec["owner"]) for r in decisions.reasons.get(spec["id"], ())]
+    return False, lines, 0
+
+
+def _running(items, conf, table):
+    """Running records of the tasks ``occupation`` found."""
+    from gridtools.sched import inputs
+    from gridtools.sched.snapshot import Running
+    found = []
+    for item in items:
+        req = inputs.request({"owner": item["owner"], "resources": {"hard": item["hard"]}}, conf, table)
+        found.append(Running(item["id"], item["task"], item["owner"], item["granted"],
+                             pe=item.get("pe") or "",
+                             amounts=inputs.consumable_amounts(req, table), start_time=item["time"]))
+    return tuple(found)
 
 
 def occupation(snap, exclude=None):
-    """``Running`` records of the tasks running now, from a published status snapshot."""
-    from gridtools.sched.snapshot import Running
+    """The tasks running now, from a published status snapshot."""
     found = []
     for row in snap.get("rows", ()):
         if not row.get("granted") or row["id"] == exclude:
             continue
         info = snap["jobs"].get(row["id"], {})
-        found.append(Running(row["id"], row.get("task") or 1, info.get("owner", ""),
-                             tuple(tuple(g) for g in row["granted"]),
-                             tuple((str(k), str(v)) for k, v in (info.get("hard") or {}).items()),
-                             float(row.get("time") or 0.0)))
+        found.append({"id": row["id"], "task": row.get("task") or 1, "owner": info.get("owner", ""),
+                      "granted": tuple(tuple(g) for g in row["granted"]),
+                      "hard": dict(info.get("hard") or {}), "pe": row.get("pe") or "",
+                      "time": float(row.get("time") or 0.0)})
     return tuple(found)
 
 
 def _loads(conf, use_load):
     """Load values of the hosts: static ones only (arch, num_proc, totals) unless use_load."""
-    from gridtools.daemon import view
     from gridtools.exec import load
+    from gridtools.sched import inputs
     sample = load.sample()
     if not use_load:
         sample = {k: v for k, v in sample.items() if not k.startswith(("load", "np_load", "cpu"))}
-    return {host: sample for host in view.exec_hosts(conf)}
+    return {host: sample for host in inputs.exec_hosts(conf)}
 
 
 def report(req, client, prog):

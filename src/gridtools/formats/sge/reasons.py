@@ -1,0 +1,149 @@
+"""The scheduler's reasons in Grid Engine's words ("scheduling info" of ``qstat -j``).
+
+``render(reason, owner)`` gives the sentence; ``number(reason)`` the message
+number Grid Engine files it under, and ``generic(reason)`` the text it uses
+to summarize the reason over many jobs. Reasons arrive as
+``sched.reasons.Reason`` or as their plain published form ``[code, args...]``.
+"""
+
+from gridtools.formats.sge.states import HOST_WORDS, WORDS
+from gridtools.sched.reasons import Reason, Scope, Why
+
+
+def _full(a, _o):
+    return f'queue instance "{a[0]}" dropped because it is full'
+
+
+def _alarm(kind):
+    def text(a, _o):
+        head = ("dropped because it is overloaded" if kind == "load" else "is in suspend alarm")
+        return (f'queue instance "{a[0]}" {head}: {a[1]}={a[2]:.6f} (= {a[3]:.6f} + {a[4]:.6f}) '
+                f'{a[5]} {a[6]}')
+    return text
+
+
+def _short(a, _o):
+    left = a[4]
+    amount = f"{left:.6f}" if isinstance(left, float) else str(left)
+    where = {"global": "global host", "host": f'host "{a[2]}"',
+             "queue": f'queue instance "{a[2]}"'}[a[1]]
+    return f"(-l {a[0]}) cannot run at {where} because it offers only {a[1][0]}c:{a[3]}={amount}"
+
+
+_TEXT = {
+    Why.ERROR_STATE: lambda a, o: "Job is in error state",
+    Why.HOLD: lambda a, o: "job dropped because of hold state",
+    Why.START_TIME: lambda a, o: "execution time not reached",
+    Why.DEPENDENCY: lambda a, o: "job dropped because of job dependencies",
+    Why.TASK_LIMIT: lambda a, o: "job dropped because of task concurrency limit (-tc)",
+    Why.MAXUJOBS: lambda a, o: f'job dropped because user "{a[0]}" already has {a[1]} running jobs (maxujobs)',
+    Why.MAX_AJ_INSTANCES: lambda a, o: f"job dropped because of max_aj_instances limit ({a[0]} tasks)",
+    Why.QI_FULL: _full,
+    Why.ALL_DROPPED: lambda a, o: "All queues dropped because of overload or full",
+    Why.QI_STATE: lambda a, o: f'queue instance "{a[0]}" dropped because it is {WORDS.get(a[1], a[1].lower())}',
+    Why.HOST_CLOSED: lambda a, o: (f'queue instance "{a[0]}" dropped because host "{a[1]}" is '
+                                   f'{HOST_WORDS.get(a[2], a[2].lower())}'),
+    Why.QI_OVERLOADED: _alarm("load"),
+    Why.QI_SUSPEND_ALARM: _alarm("suspend"),
+    Why.NOT_TYPE: lambda a, o: f'cannot run in queue instance "{a[0]}" because it is not of type {a[1]}',
+    Why.NOT_HARD_QUEUE: lambda a, o: (f'cannot run in queue "{a[0]}" because it is not contained in '
+                                      "its hard queue list (-q)"),
+    Why.NOT_IN_PE_LIST: lambda a, o: f'cannot run in queue "{a[0]}" because PE "{a[1]}" is not in pe list',
+    Why.NOT_IN_CKPT_LIST: lambda a, o: (f'cannot run in queue "{a[0]}" because checkpointing environment '
+                                        f'"{a[1]}" is not in ckpt list'),
+    Why.USER_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because job owner "{o}" is not '
+                                 "in any user list of the queue"),
+    Why.XUSER_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because job owner "{o}" is in '
+                                  "an excluded user list of the queue"),
+    Why.PROJECT_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because it is not contained '
+                                    "in its project list"),
+    Why.XPROJECT_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because it is contained in '
+                                     "its excluded project list"),
+    Why.RESOURCE_SHORT: _short,
+    Why.RESOURCE_ABSENT: lambda a, o: (f'(-l {a[0]}) cannot run in queue instance "{a[1]}" because it '
+                                       f"does not offer {a[2]}"),
+    Why.RESOURCE_VALUE: lambda a, o: (f'(-l {a[0]}) cannot run in queue instance "{a[1]}" because it '
+                                      f"offers only {a[2]}:{a[3]}={a[4]}"),
+    Why.PE_TOO_FEW: lambda a, o: f'cannot run in PE "{a[0]}" because it only offers {a[1]} slots',
+    Why.PE_ABSENT: lambda a, o: f'cannot run because parallel environment "{a[0]}" does not exist',
+    Why.MORE: lambda a, o: f"... and {a[1]} more lines like the above",
+}
+
+#: message numbers and generic texts of job reasons (Grid Engine's msg numbering)
+_JOB_GENERIC = {
+    Why.HOLD: (33, "Jobs dropped because of hold state"),
+    Why.DEPENDENCY: (35, "Job dropped because of job dependencies"),
+    Why.ERROR_STATE: (32, "Jobs dropped because of error state"),
+    Why.START_TIME: (31, "Jobs can not run because execution time not reached"),
+    Why.MAXUJOBS: (34, "Job dropped because of user limitations"),
+    Why.MAX_AJ_INSTANCES: (34, "Job dropped because of user limitations"),
+    Why.TASK_LIMIT: (45, "Jobs dropped because of the task concurrency limit"),
+    Why.PE_ABSENT: (43, "Jobs can not run because no parallel environment matches"),
+    Why.PE_TOO_FEW: (24, "Jobs can not run because the parallel environment offers too few slots"),
+    Why.USER_LIST: (1, "Jobs can not run because of missing permission for queue instances"),
+    Why.XUSER_LIST: (1, "Jobs can not run because of missing permission for queue instances"),
+    Why.XPROJECT_LIST: (4, "Jobs can not run because their project is excluded from queue instances"),
+    Why.PROJECT_LIST: (2, "Jobs can not run because their project is not allowed in queue instances"),
+    Why.NOT_HARD_QUEUE: (6, "Jobs can not run because queue instances are not in their hard queue list"),
+    Why.NOT_IN_PE_LIST: (8, "Jobs can not run because queue instances are not in the queue list of their PE"),
+    Why.NOT_IN_CKPT_LIST: (10, "Jobs can not run because queue instances are not in the ckpt list"),
+    Why.NOT_TYPE: (12, "Jobs can not run because queue instances are not of the requested type"),
+}
+_QUEUE_NUMBERS = {Why.ALL_DROPPED: 28, Why.QI_FULL: 37, Why.QI_OVERLOADED: 27,
+                  Why.QI_SUSPEND_ALARM: 26, Why.HOST_CLOSED: 40}
+_STATE_NUMBERS = {"SUSPENDED": 38, "SUBORDINATED": 38, "CAL_SUSPENDED": 38, "DISABLED": 39,
+                  "CAL_DISABLED": 39}
+OTHER = (17, "Jobs can not run because of other reasons")
+
+
+def as_reason(item):
+    return item if isinstance(item, Reason) else Reason.from_plain(item)
+
+
+def render(item, owner=""):
+    """The sentence of a reason (``owner``: the job's owner, for access list reasons)."""
+    reason = as_reason(item)
+    return _TEXT[reason.why](reason.args, owner)
+
+
+def is_queue_level(item):
+    reason = as_reason(item)
+    if reason.why is Why.MORE:
+        return Why(reason.args[0]).scope is Scope.QUEUE
+    return reason.why.scope is Scope.QUEUE
+
+
+def queue_number(item):
+    """Grid Engine's message number of a queue-level reason."""
+    reason = as_reason(item)
+    if reason.why is Why.QI_STATE:
+        return _STATE_NUMBERS.get(reason.args[1], 40)
+    return _QUEUE_NUMBERS.get(reason.why, 40)
+
+
+def job_generic(item):
+    """(message number, generic text) of a job reason."""
+    reason = as_reason(item)
+    if reason.why is Why.RESOURCE_SHORT:
+        level = reason.args[1]
+        if level == "global":
+            return 20, "Jobs can not run because of global resource restrictions"
+        if level == "host":
+            return 0, "Jobs can not run because of host restrictions"
+        return 17, "Jobs can not run because queue instances do not offer the requested resources"
+    if reason.why in (Why.RESOURCE_ABSENT, Why.RESOURCE_VALUE):
+        return 17, "Jobs can not run because queue instances do not offer the requested resources"
+    if reason.why is Why.MORE:
+        return job_generic(Reason(Why(reason.args[0]), ())) if Why(reason.args[0]).scope is Scope.JOB \
+            else OTHER
+    return _JOB_GENERIC.get(reason.why, OTHER)
+
+
+def runlog_line(job_id, item, owner=""):
+    """A reason as the scheduler's run log (schedd_runlog) words it for one job."""
+    line = render(item, owner)
+    if line.startswith(("cannot", "(")):
+        return f"Job {job_id} {line}"
+    if line.startswith("job "):
+        return f"Job {job_id} {line[4:]}"
+    return line

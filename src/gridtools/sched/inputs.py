@@ -1,0 +1,369 @@
+"""From configuration objects and job descriptions to the scheduler's typed records.
+
+Pure: it takes a loaded ``CellConfig`` (``gridtools.spool.config``) and job
+descriptions, and returns the records of ``sched.snapshot``. This is the one
+place where Grid Engine configuration text becomes numbers: queue attributes
+with per-host values, host groups, complexes, PEs, the scheduler
+configuration, and a job's ``-l``/``-q``/``-pe`` requests and run time. The
+daemon builds its snapshots here, and so do ``qsub -w`` and ``qalter -w``.
+"""
+
+from gridtools.errors import GridError
+from gridtools.formats import values
+from gridtools.model.resources import INFINITY, Complex, Consumable, CxType, Relop, Requestable
+from gridtools.sched.snapshot import (
+    PE, Allocation, Ask, Host, HostState, PeRequest, QState, QueueInstance, Request, SchedConfig,
+    SortMethod)
+
+#: queue limits that also act as offered resource values
+LIMIT_NAMES = ("s_rt", "h_rt", "s_cpu", "h_cpu", "s_fsize", "h_fsize", "s_data", "h_data",
+               "s_stack", "h_stack", "s_core", "h_core", "s_rss", "h_rss", "s_vmem", "h_vmem")
+#: host state words as the spool keeps them
+HOST_STATES = {s.value: s for s in HostState}
+HOST_STATES["drained"] = HostState.DRAIN
+
+
+# ---------------------------------------------------------------- values
+
+def parse_value(cx, text):
+    """The value of ``text`` for complex ``cx``: a number for numeric types, else text.
+
+    Raises GridError when the text is not a value of the type.
+    """
+    if isinstance(text, bool):
+        return 1 if text else 0
+    if isinstance(text, (int, float)):
+        return text
+    text = str(text)
+    kind = cx.type
+    if kind is CxType.MEMORY:
+        return values.parse_memory(text)
+    if kind is CxType.TIME:
+        return values.parse_time(text)
+    if kind is CxType.BOOL:
+        return 1 if values.parse_bool(text) else 0
+    if kind in (CxType.INT, CxType.DOUBLE):
+        if text.strip().upper() == "INFINITY":
+            return INFINITY
+        return values.parse_number(text)
+    return text
+
+
+def value_or_none(cx, text):
+    try:
+        return parse_value(cx, text)
+    except (GridError, ValueError):
+        return None
+
+
+def complexes(conf):
+    """name and shortcut -> Complex, from the complex table."""
+    table = {}
+    for row in (conf.single.get("complex") or {}).values():
+        kind = CxType(str(row["type"]))
+        cx = Complex(row["name"], row["shortcut"], kind, Relop(str(row["relop"])),
+                     Requestable(str(row["requestable"])), Consumable(str(row["consumable"])),
+                     None, float(row["urgency"]))
+        default = str(row["default"])
+        if default.upper() not in ("NONE", ""):
+            cx = Complex(cx.name, cx.shortcut, kind, cx.relop, cx.requestable, cx.consumable,
+                         value_or_none(cx, default), cx.urgency)
+        table[cx.name] = cx
+        table.setdefault(cx.shortcut, cx)
+    return table
+
+
+def parsed_pairs(mapping, table):
+    """(complex name, parsed value, text) of a name=value mapping; unknown or bad entries left out."""
+    found = []
+    for name, text in (mapping or {}).items():
+        cx = table.get(str(name))
+        if cx is None:
+            continue
+        value = value_or_none(cx, text)
+        if value is not None:
+            found.append((cx.name, value, str(text)))
+    return tuple(found)
+
+
+# ---------------------------------------------------------------- hosts and queues
+
+def hostgroups(conf):
+    """``@group`` -> set of host names, nested groups resolved."""
+    groups = {name: list(obj.get("hostlist") or []) for name, obj in conf.objects["hostgroup"].items()}
+    resolved = {}
+
+    def expand(name, seen):
+        if name in resolved:
+            return resolved[name]
+        out = set()
+        for member in groups.get(name, ()):
+            if member.startswith("@"):
+                if member not in seen:
+                    out |= expand(member, seen | {member})
+            else:
+                out.add(member)
+        resolved[name] = out
+        return out
+
+    for name in groups:
+        expand(name, {name})
+    return resolved
+
+
+def exec_hosts(conf):
+    """Names of the execution hosts (the ``global`` pseudo host excluded)."""
+    return sorted(n for n in conf.objects["exechost"] if n != "global")
+
+
+def queue_hosts(queue, groups, known):
+    hosts = set()
+    for entry in queue.get("hostlist") or []:
+        hosts |= groups.get(entry, set()) if entry.startswith("@") else {entry}
+    return sorted(h for h in hosts if h in known)
+
+
+def qvalue(queue, attr, host, groups):
+    """A queue attribute's value on ``host`` (per-host overrides applied)."""
+    value = queue.get(attr)
+    return value.for_host(host, groups) if hasattr(value, "for_host") else value
+
+
+def groups_of(host, groups):
+    return frozenset(g for g, members in groups.items() if host in members)
+
+
+def _instance(qname, queue, host, groups, table, states):
+    def v(attr):
+        return qvalue(queue, attr, host, groups)
+    limits = {n: v(n) for n in LIMIT_NAMES if str(v(n)).upper() != "INFINITY"}
+    offered = dict(v("complex_values") or {})
+    offered.update({k: str(x) for k, x in limits.items()})
+    qtype = set(v("qtype") or ())
+    return QueueInstance(
+        queue=qname, host=host, slots=int(v("slots") or 0), seq_no=int(v("seq_no") or 0),
+        batch="BATCH" in qtype, interactive="INTERACTIVE" in qtype, states=states,
+        pe_list=tuple(v("pe_list") or ()), ckpt_list=tuple(v("ckpt_list") or ()),
+        user_lists=tuple(v("user_lists") or ()), xuser_lists=tuple(v("xuser_lists") or ()),
+        projects=tuple(v("projects") or ()), xprojects=tuple(v("xprojects") or ()),
+        values=parsed_pairs(offered, table),
+        load_thresholds=parsed_pairs(v("load_thresholds"), table),
+        suspend_thresholds=parsed_pairs(v("suspend_thresholds"), table),
+        hostgroups=groups_of(host, groups))
+
+
+def queue_instances(conf, groups, table, states_of=lambda name: QState.NONE):
+    """Every queue instance of the configuration; ``states_of("q@h")`` gives its QState."""
+    known = set(exec_hosts(conf))
+    return tuple(_instance(qname, queue, host, groups, table, states_of(f"{qname}@{host}"))
+                 for qname, queue in sorted(conf.objects["queue"].items())
+                 for host in queue_hosts(queue, groups, known))
+
+
+def _numeric_load(load, table):
+    """Load values as numbers where the complex of that name is numeric, else as given."""
+    parsed = {}
+    for name, value in (load or {}).items():
+        cx = table.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            parsed[name] = value
+        elif cx is not None and cx.type.numeric:
+            number = value_or_none(cx, value)
+            parsed[name] = value if number is None else number
+        else:
+            parsed[name] = value
+    return parsed
+
+
+def hosts(conf, loads, host_states, table):
+    """name -> Host with its load (numbers where they are numbers) and capacities."""
+    result = {}
+    for name in exec_hosts(conf):
+        obj = conf.objects["exechost"][name]
+        load = _numeric_load(loads.get(name), table)
+        nproc = load.get("num_proc", 1)
+        result[name] = Host(name=name, load=load, values=parsed_pairs(obj.get("complex_values"), table),
+                            state=HOST_STATES.get(host_states.get(name, ""), HostState.NORMAL),
+                            num_proc=int(nproc) if isinstance(nproc, (int, float)) and nproc >= 1 else 1)
+    return result
+
+
+def global_values(conf, table):
+    obj = conf.objects["exechost"].get("global") or {}
+    return parsed_pairs(obj.get("complex_values"), table)
+
+
+def pes(conf):
+    """name -> PE."""
+    found = {}
+    for name, obj in conf.objects["pe"].items():
+        rule = obj.get("allocation_rule", "$pe_slots")
+        per_host = 0
+        if isinstance(rule, int) or str(rule).isdigit():
+            allocation, per_host = Allocation.FIXED, int(rule)
+        else:
+            allocation = Allocation(str(rule))
+        found[name] = PE(name=name, slots=int(obj.get("slots") or 0), allocation=allocation,
+                         per_host=per_host, user_lists=tuple(obj.get("user_lists") or ()),
+                         xuser_lists=tuple(obj.get("xuser_lists") or ()),
+                         urgency_slots=obj.get("urgency_slots", "min"),
+                         control_slaves=bool(obj.get("control_slaves")),
+                         job_is_first_task=bool(obj.get("job_is_first_task", True)))
+    return found
+
+
+# ---------------------------------------------------------------- configuration
+
+def _seconds(text, default):
+    try:
+        return float(values.parse_time(str(text)))
+    except (GridError, ValueError):
+        return default
+
+
+def _float(value, default):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def sched_params(text):
+    """sched_conf ``params`` (``MONITOR=1,PROFILE=true``) as a dict of upper-case keys."""
+    found = {}
+    if not text or str(text).lower() == "none":
+        return found
+    for item in str(text).replace(" ", ",").split(","):
+        key, _, value = item.partition("=")
+        if key:
+            found[key.strip().upper()] = value.strip() or "1"
+    return found
+
+
+def sched_config(conf, policy=None):
+    """The scheduler configuration as a SchedConfig."""
+    s = conf.single.get("sched") or {}
+    d = SchedConfig()
+    adjust = s.get("job_load_adjustments") or {}
+    gconf = conf.objects["conf"].get("global") or {}
+    method = str(s.get("queue_sort_method", "load"))
+    return SchedConfig(
+        sort_method=SortMethod(method) if method in ("load", "seqno") else d.sort_method,
+        load_formula=str(s.get("load_formula") or d.load_formula),
+        maxujobs=int(s.get("maxujobs") or 0),
+        max_aj_instances=int(gconf.get("max_aj_instances", d.max_aj_instances) or 0),
+        job_load_adjustments=tuple((str(k), _float(v, 0.0)) for k, v in adjust.items())
+        if isinstance(adjust, dict) else (),
+        load_adjustment_decay=_seconds(s.get("load_adjustment_decay_time", "0:7:30"),
+                                       d.load_adjustment_decay),
+        max_pending_tasks_per_job=int(s.get("max_pending_tasks_per_job")
+                                      or d.max_pending_tasks_per_job),
+        max_reservation=int(s.get("max_reservation") or 0),
+        default_duration=_seconds(s.get("default_duration", "INFINITY"), INFINITY),
+        weight_priority=_float(s.get("weight_priority"), d.weight_priority),
+        weight_urgency=_float(s.get("weight_urgency"), d.weight_urgency),
+        weight_ticket=_float(s.get("weight_ticket"), d.weight_ticket),
+        weight_waiting_time=_float(s.get("weight_waiting_time"), d.weight_waiting_time),
+        weight_deadline=_float(s.get("weight_deadline"), d.weight_deadline),
+        params=sched_params(s.get("params")), policy=policy)
+
+
+def userlists_of(conf, user, group):
+    """Names of the access lists (usersets) that contain ``user`` (or ``@group``)."""
+    found = set()
+    for name, obj in conf.objects["userset"].items():
+        entries = obj.get("entries") or []
+        if user in entries or f"@{group}" in entries:
+            found.add(name)
+    return frozenset(found)
+
+
+def department_of(conf, user, group):
+    """The department (a userset of type DEPT) ``user`` belongs to."""
+    for name, obj in sorted(conf.objects["userset"].items()):
+        kinds = obj.get("type") or ()
+        if "DEPT" not in (kinds if isinstance(kinds, (list, tuple)) else str(kinds).split(",")):
+            continue
+        entries = obj.get("entries") or []
+        if user in entries or f"@{group}" in entries:
+            return name
+    return "defaultdepartment"
+
+
+# ---------------------------------------------------------------- jobs
+
+def pe_request(pe):
+    """A spooled ``pe`` ([name, low, high] or [name, [[low, high], ...]]) as a PeRequest."""
+    if not pe:
+        return None
+    name, rest = pe[0], pe[1:]
+    if len(rest) == 1 and isinstance(rest[0], (list, tuple)):
+        ranges = tuple((int(lo), None if hi is None else int(hi)) for lo, hi in rest[0])
+    else:
+        lo, hi = rest[0], rest[1] if len(rest) > 1 else rest[0]
+        ranges = ((int(lo), None if hi is None else int(hi)),)
+    return PeRequest(str(name), tuple(sorted(ranges, key=lambda r: r[0])))
+
+
+def asks(mapping, table):
+    """Ask records of a name=value request mapping, canonical names; unknown names left out."""
+    found = []
+    for name, text in (mapping or {}).items():
+        cx = table.get(str(name))
+        if cx is None:
+            continue
+        value = value_or_none(cx, text)
+        if value is not None:
+            found.append(Ask(cx.name, value, f"{name}={text}"))
+    return tuple(sorted(found, key=lambda a: a.name))
+
+
+def runtime(hard):
+    """Seconds a job may run by its hard requests (h_rt, else s_rt); INFINITY without."""
+    for ask in hard:
+        if ask.name == "h_rt":
+            return float(ask.value)
+    for ask in hard:
+        if ask.name == "s_rt":
+            return float(ask.value)
+    return INFINITY
+
+
+def request(spec, conf, table):
+    """The Request of a job description."""
+    res = spec.get("resources") or {}
+    queues = spec.get("queues") or {}
+    hard = asks(res.get("hard"), table)
+    return Request(
+        hard=hard, soft=asks(res.get("soft"), table),
+        hard_queues=tuple(queues.get("hard") or ()), soft_queues=tuple(queues.get("soft") or ()),
+        master_queues=tuple(spec.get("masterq") or ()), pe=pe_request(spec.get("pe")),
+        ckpt=spec.get("ckpt") or "", interactive=bool(spec.get("interactive")),
+        project=spec.get("project") or "",
+        userlists=userlists_of(conf, spec["owner"], spec.get("group", "")),
+        ar=int(spec.get("ar") or 0), reserve=bool(spec.get("reserve")), runtime=runtime(hard))
+
+
+def consumable_amounts(req, table):
+    """(name, amount per slot or per job) of the consumables a request holds while it runs."""
+    found = []
+    for ask in req.hard:
+        cx = table.get(ask.name)
+        if cx is not None and cx.counted and isinstance(ask.value, (int, float)):
+            found.append((cx.name, ask.value))
+    return tuple(found)
+
+
+def defaulted(req, table):
+    """The request with the defaults of consumables it did not ask for (complex(5) default)."""
+    have = {a.name for a in req.hard}
+    extra = []
+    for name, cx in table.items():
+        if name != cx.name or not cx.counted or name in have:
+            continue
+        if isinstance(cx.default, (int, float)) and cx.default:
+            extra.append(Ask(cx.name, cx.default, f"{cx.name}={cx.default}"))
+    if not extra:
+        return req
+    from dataclasses import replace
+    return replace(req, hard=tuple(sorted(req.hard + tuple(extra), key=lambda a: a.name)))

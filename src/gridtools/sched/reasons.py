@@ -1,0 +1,98 @@
+"""Why a job did not start: structured reasons, rendered by each dialect.
+
+A ``Reason`` is a code (``Why``) plus the values the sentence needs (names,
+amounts). The pass never looks at the text: each dialect renders reasons in
+its own words (``formats.sge.reasons`` for Grid Engine's "scheduling info",
+``condor_q -analyze`` for HTCondor). ``Why.scope`` tells whether a reason is
+about the job itself or about a queue instance as a whole (Grid Engine lists
+the latter once for all jobs).
+
+Jobs of one category share their reasons, and a job that cannot run on a
+large cluster does not get one reason per queue instance: ``capped`` keeps the
+first few of each kind and adds a ``MORE`` reason that counts the rest.
+"""
+
+import enum
+from dataclasses import dataclass
+
+#: reasons of one kind kept per job before the rest are counted in a MORE reason
+CAP_PER_KIND = 10
+
+
+class Scope(enum.Enum):
+    JOB = "job"          # about the job (its holds, requests, limits)
+    QUEUE = "queue"      # about a queue instance, the same for every job
+
+
+class Why(enum.Enum):
+    """Every reason the pass gives; the value is a stable code (spooled and published)."""
+    # the job itself
+    ERROR_STATE = "error"                 # ()
+    HOLD = "hold"                         # ()
+    START_TIME = "start_time"             # (start time,)
+    DEPENDENCY = "dependency"             # ()
+    TASK_LIMIT = "task_limit"             # (tc,)
+    MAXUJOBS = "maxujobs"                 # (owner, limit)
+    MAX_AJ_INSTANCES = "max_aj_instances"  # (limit,)
+    # a queue instance as a whole
+    QI_FULL = "qi_full"                   # (queue instance,)
+    ALL_DROPPED = "all_dropped"           # ()
+    QI_STATE = "qi_state"                 # (queue instance, state word)
+    HOST_CLOSED = "host_closed"           # (queue instance, host, state word)
+    QI_OVERLOADED = "qi_overloaded"       # (queue instance, name, value, adjustment, relop, threshold)
+    QI_SUSPEND_ALARM = "qi_suspend_alarm"  # (queue instance, name, value, adjustment, relop, threshold)
+    # the job against one queue instance
+    NOT_TYPE = "not_type"                 # (queue instance, "batch"/"interactive")
+    NOT_HARD_QUEUE = "not_hard_queue"     # (queue instance,)
+    NOT_IN_PE_LIST = "not_in_pe_list"     # (queue instance, pe pattern)
+    NOT_IN_CKPT_LIST = "not_in_ckpt_list"  # (queue instance, ckpt)
+    USER_LIST = "user_list"               # (queue instance, owner)
+    XUSER_LIST = "xuser_list"             # (queue instance, owner)
+    PROJECT_LIST = "project_list"         # (queue instance,)
+    XPROJECT_LIST = "xproject_list"       # (queue instance,)
+    RESOURCE_SHORT = "resource_short"     # (request name, request text, level, where, complex, left)
+    RESOURCE_ABSENT = "resource_absent"   # (request name, request text, queue instance, complex)
+    RESOURCE_VALUE = "resource_value"     # (request name, request text, queue instance, level, complex, offer)
+    PE_TOO_FEW = "pe_too_few"             # (pe, slots offered)
+    PE_ABSENT = "pe_absent"               # (pe pattern,)
+    MORE = "more"                         # (code of the kind, how many more)
+
+    @property
+    def scope(self):
+        return Scope.QUEUE if self in _QUEUE_LEVEL else Scope.JOB
+
+
+_QUEUE_LEVEL = frozenset({Why.QI_FULL, Why.ALL_DROPPED, Why.QI_STATE, Why.HOST_CLOSED,
+                          Why.QI_OVERLOADED, Why.QI_SUSPEND_ALARM})
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    why: Why
+    args: tuple = ()
+
+    def plain(self):
+        """The reason as plain data (for the published status): [code, args...]."""
+        return [self.why.value, *self.args]
+
+    @classmethod
+    def from_plain(cls, data):
+        return cls(Why(data[0]), tuple(data[1:]))
+
+
+def capped(reasons, cap=CAP_PER_KIND):
+    """Reasons without repeats, at most ``cap`` of each kind, plus a MORE count per kind."""
+    seen, kept, extra = set(), [], {}
+    counts = {}
+    for reason in reasons:
+        if reason in seen:
+            continue
+        seen.add(reason)
+        n = counts.get(reason.why, 0)
+        counts[reason.why] = n + 1
+        if n < cap:
+            kept.append(reason)
+        else:
+            extra[reason.why] = extra.get(reason.why, 0) + 1
+    kept.extend(Reason(Why.MORE, (why.value, count)) for why, count in extra.items())
+    return tuple(kept)

@@ -1,0 +1,174 @@
+"""Scheduler scenarios: a cell's configuration, jobs and load in; the pass's decisions out.
+
+A scenario is a small YAML document (tests/scenarios/*.yaml, or a dict in a
+test) that names what a Grid Engine administrator and users would set up:
+
+    hosts: [h1, h2]                 # execution hosts (queue all.q on each)
+    slots: 2                        # slots per host (or {h1: 2, h2: 4})
+    queue: {pe_list: "make smp"}    # all.q attributes, in qconf -sq syntax
+    queues: {big.q: {seq_no: 10}}   # more cluster queues: like all.q, attributes changed
+    sched: {maxujobs: 1}            # sched_conf attributes
+    complex: ["gpu gpu INT <= YES YES 0 0"]   # extra complex rows
+    exechost: {h1: {complex_values: "gpu=2"}}
+    objects: {pe/mpi: "pe_name mpi\\nslots 8\\n..."}   # any object in qconf text
+    load: {h1: {np_load_avg: 0.5}}  # load values (num_proc 2, np_load_avg 0 otherwise)
+    queue_states: {all.q@h1: d}     # state letters
+    host_states: {h2: drain}
+    now: 1000
+    running: [{job: 9, owner: bob, granted: "all.q@h1=1", l: "gpu=1", pe: smp, start: 990}]
+    jobs: [{id: 1, owner: alice, qsub: "-l h_vmem=1G -pe smp 2", submit: 1, tasks: [1, 2]}]
+
+``snapshot(scenario)`` builds the real Snapshot with ``sched.inputs`` from
+configuration objects parsed by the real parsers, and job descriptions made
+by qsub's own option table. ``run(scenario)`` runs the pass and returns the
+starts as ``"job.task queue@host=slots,..."`` and the reasons as Grid
+Engine's sentences.
+"""
+
+import os
+import shlex
+
+import yaml
+
+from gridtools.cli.sge import options
+from gridtools.formats.sge import defaults
+from gridtools.formats.sge import reasons as sge_reasons
+from gridtools.formats.sge import states as letters
+from gridtools.sched import inputs
+from gridtools.sched.cycle import cycle
+from gridtools.sched.snapshot import PendingJob, Running, Snapshot
+from gridtools.spool.config import FOLDERS, SINGLE, CellConfig, parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _files(sc):
+    """Text of every configuration file: the shipped etc/ plus the scenario's hosts."""
+    files = {}
+    shipped = os.path.join(os.path.dirname(HERE), "etc")
+    for top, _dirs, names in os.walk(shipped):
+        for name in names:
+            path = os.path.join(top, name)
+            with open(path) as fh:
+                files[os.path.relpath(path, shipped)] = fh.read()
+    hosts = list(sc.get("hosts") or ["h1"])
+    files.update(defaults.default_cell_objects(hosts, sc.get("slots", 2), "root"))
+    return files
+
+
+def _replace_attrs(text, attrs):
+    lines, attrs = [], {k: str(v) for k, v in (attrs or {}).items()}
+    for line in text.splitlines():
+        key = line.split(" ", 1)[0]
+        lines.append(f"{key} {attrs.pop(key)}" if key in attrs else line)
+    return "\n".join(lines + [f"{k} {v}" for k, v in attrs.items()]) + "\n"
+
+
+def config(sc):
+    """The CellConfig of a scenario."""
+    files = _files(sc)
+    base_queue = _replace_attrs(files["queues/all.q"], {"load_thresholds": "NONE", **(sc.get("queue") or {})})
+    files["queues/all.q"] = base_queue
+    for name, attrs in (sc.get("queues") or {}).items():
+        files[f"queues/{name}"] = _replace_attrs(base_queue, {"qname": name, **(attrs or {})})
+    files["sched_conf"] = _replace_attrs(files["sched_conf"], sc.get("sched"))
+    if sc.get("complex"):
+        files["complex"] = files["complex"].rstrip("\n") + "\n" + "\n".join(sc["complex"]) + "\n"
+    for host, attrs in (sc.get("exechost") or {}).items():
+        key = f"exechosts/{host}"
+        files[key] = _replace_attrs(files.get(key, f"hostname {host}\n"), attrs)
+    files.update(sc.get("objects") or {})
+    return _load(files)
+
+
+def _load(files):
+    conf = CellConfig()
+    folders = {v: k for k, v in FOLDERS.items()}
+    singles = {v: k for k, v in SINGLE.items()}
+    for path, text in files.items():
+        folder, _, name = path.partition("/")
+        if name and folder in folders:
+            conf.objects[folders[folder]][name] = parse(folders[folder], text)
+        elif not name and folder in ("sched_conf", "complex", "sharetree"):
+            conf.single[singles[folder]] = parse(singles[folder], text)
+    return conf
+
+
+def _spec(job, conf_defaults=None):
+    req = options.fresh_request()
+    ctx = options.Context(prog="qsub", cwd="/tmp", env={})
+    options.parse(shlex.split(job.get("qsub", "")), req, ctx)
+    spec = dict(req)
+    spec.update(id=job["id"], owner=job.get("owner", "alice"), group=job.get("group", job.get("owner", "alice")),
+                submit_time=float(job.get("submit", job["id"])), name=job.get("name", f"j{job['id']}"))
+    return spec
+
+
+def _granted(text):
+    found = []
+    for part in str(text).split(","):
+        inst, _, slots = part.partition("=")
+        queue, _, host = inst.partition("@")
+        found.append((queue, host, int(slots or 1)))
+    return tuple(found)
+
+
+def _pending(job, conf, table):
+    spec = _spec(job)
+    tasks = tuple(job.get("tasks") or (1,))
+    held = frozenset(job.get("held_tasks") or ())
+    return PendingJob(id=job["id"], owner=spec["owner"], group=spec["group"], name=spec["name"],
+                      request=inputs.request(spec, conf, table), submit_time=spec["submit_time"],
+                      tasks=tasks, priority=int(spec.get("priority") or 0), held=held,
+                      held_all=bool(spec.get("user_hold") or job.get("hold")),
+                      start_at=float(spec.get("start_at") or 0.0),
+                      predecessors=tuple(job.get("predecessors") or ()),
+                      tc=int(spec.get("tc") or 0), deadline=float(spec.get("deadline") or 0.0),
+                      now_only=bool(spec.get("now")), error=bool(job.get("error")))
+
+
+def _running(run, conf, table):
+    spec = _spec({"id": run["job"], **run, "qsub": f"-l {run['l']}" if run.get("l") else ""})
+    req = inputs.request(spec, conf, table)
+    start = float(run.get("start", 0.0))
+    return Running(run["job"], run.get("task", 1), spec["owner"], _granted(run["granted"]),
+                   pe=run.get("pe", ""), amounts=inputs.consumable_amounts(req, table),
+                   start_time=start, end_time=start + req.runtime)
+
+
+def snapshot(sc):
+    """The Snapshot of a scenario (a dict or the name of a file under tests/scenarios)."""
+    if isinstance(sc, str):
+        with open(os.path.join(HERE, "scenarios", sc)) as fh:
+            sc = yaml.safe_load(fh)
+    conf = config(sc)
+    table = inputs.complexes(conf)
+    qstates = sc.get("queue_states") or {}
+    queues = inputs.queue_instances(conf, inputs.hostgroups(conf), table,
+                                    lambda name: letters.from_letters(qstates.get(name, "")))
+    loads = {h: {"np_load_avg": 0.0, "num_proc": 2, **((sc.get("load") or {}).get(h) or {})}
+             for h in inputs.exec_hosts(conf)}
+    jobs = tuple(_pending(j, conf, table) for j in sc.get("jobs") or ())
+    running = tuple(_running(r, conf, table) for r in sc.get("running") or ())
+    live = frozenset(j.id for j in jobs) | frozenset(r.job_id for r in running) \
+        | frozenset(sc.get("live") or ())
+    return Snapshot(now=float(sc.get("now", 1000.0)), jobs=jobs, running=running, queues=queues,
+                    hosts=inputs.hosts(conf, loads, sc.get("host_states") or {}, table),
+                    complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
+                    global_values=inputs.global_values(conf, table), live=live)
+
+
+def starts(decisions):
+    """Starts as ``"job.task queue@host=slots[,...]"`` in decision order."""
+    return [f"{s.job_id}.{s.task} " + ",".join(f"{q}@{h}={n}" for q, h, n in s.granted)
+            for s in decisions.starts]
+
+
+def reasons(decisions, job_id, owner="alice"):
+    return [sge_reasons.render(r, owner) for r in decisions.reasons.get(job_id, ())]
+
+
+def run(sc):
+    snap = snapshot(sc)
+    decisions = cycle(snap)
+    return decisions, starts(decisions)
