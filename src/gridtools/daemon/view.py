@@ -70,7 +70,7 @@ def pending_job(job, state, parts, running_count):
     held = frozenset(n for n in pending if (job.tasks.get(n) is not None and job.tasks[n].hold))
     return PendingJob(
         id=job.id, owner=owner, group=group, name=spec["name"],
-        request=inputs.request(spec, conf, parts["complexes"]),
+        request=_interned(parts, inputs.request(spec, conf, parts["complexes"])),
         submit_time=float(spec["submit_time"]), tasks=tuple(pending),
         department=_department(state, parts, owner, group),
         priority=int(spec.get("priority", 0)), held=held, held_all=bool(job.hold),
@@ -81,6 +81,19 @@ def pending_job(job, state, parts, running_count):
         deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in parts["deadline_users"],
         jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
         now_only=bool(spec.get("now")))
+
+
+#: most distinct requests remembered for interning before the table starts again
+INTERN_LIMIT = 50_000
+
+
+def _interned(parts, req):
+    """One Request object for all equal requests: the pass's category lookups then find
+    them by identity, and memory holds each profile once."""
+    table = parts.setdefault("requests", {})
+    if len(table) > INTERN_LIMIT:
+        table.clear()
+    return table.setdefault(req, req)
 
 
 def running_record(job, task, state, parts):

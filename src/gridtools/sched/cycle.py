@@ -21,7 +21,7 @@ from gridtools.sched import order as order_stage
 from gridtools.sched import pe as pe_stage
 from gridtools.sched import queues as qsel
 from gridtools.sched.reasons import Reason, Why, capped
-from gridtools.sched.resources import Capacity, check_fixed
+from gridtools.sched.resources import Capacity, check_fixed, offered
 from gridtools.sched.snapshot import Decisions, Reject, Start
 
 #: reasons that end the look at a job's further tasks in this pass
@@ -56,7 +56,21 @@ class Pass:
         self.categories = {}
         self.load_alarms = False
         self._full = None
+        self._offers = {}             # (queue instance name, complex) -> what it offers
+        self.open, self.closed = self._split_closed()
         self._count_running()
+
+    def _split_closed(self):
+        """Queue instances that take jobs at all now, and the reasons of those that do not."""
+        hosts = self.snap.hosts
+        open_, closed = [], []
+        for qi in self.snap.queues:
+            why = qsel.closed(qi, hosts.get(qi.host))
+            if why is None:
+                open_.append(qi)
+            else:
+                closed.append(why)
+        return tuple(open_), tuple(closed)
 
     # ------------------------------------------------------------ running tasks
     def _count_running(self):
@@ -149,24 +163,27 @@ class Pass:
 
     def _new_category(self, job):
         snap = self.snap
-        suitable, static = [], []
-        for qi in snap.queues:
-            host = snap.hosts.get(qi.host)
-            why = qsel.unsuitable(job.request, job.owner, qi, host)
-            if why is None:
-                why = self._fixed_problem(job.request, qi, host)
+        suitable, static = [], list(self.closed)
+        fixed = [(ask, self.table[ask.name]) for ask in job.request.hard
+                 if ask.name in self.table and not self.table[ask.name].counted
+                 and ask.name != "slots"]
+        for qi in self.open:
+            why = qsel.unsuitable(job.request, job.owner, qi, None)
+            if why is None and fixed:
+                why = self._fixed_problem(fixed, qi)
             if why is None:
                 suitable.append(qi)
             else:
                 static.append(why)
         return Category(tuple(suitable), tuple(static))
 
-    def _fixed_problem(self, req, qi, host):
-        for ask in req.hard:
-            cx = self.table.get(ask.name)
-            if cx is None or cx.name == "slots" or cx.counted:
-                continue
-            why = check_fixed(ask, cx, qi, host, self.snap)
+    def _fixed_problem(self, fixed, qi):
+        for ask, cx in fixed:
+            key = (qi.name, cx.name)
+            found = self._offers.get(key)
+            if found is None:
+                found = self._offers[key] = offered(cx, qi, self.snap.hosts.get(qi.host), self.snap)
+            why = check_fixed(ask, cx, qi, found)
             if why is not None:
                 return why
         return None
@@ -236,6 +253,7 @@ class Pass:
             if not cands or all(r.why is Why.QI_FULL for r in mine[len(cat.static):]):
                 mine.append(Reason(Why.ALL_DROPPED))
             cat.failed = tuple(mine)
+            cat.shared = capped(mine)
             reasons.extend(mine)
         return found
 
@@ -252,12 +270,7 @@ class Pass:
         category found no room), or None when it must be looked at."""
         if self.open_instances <= 0:
             return self.full_reasons()
-        cat = self.category(job)
-        if cat.failed is None:
-            return None
-        if cat.shared is None:
-            cat.shared = capped(cat.failed)
-        return cat.shared
+        return self.category(job).shared
 
 
 def job_amounts(job, table):
@@ -291,6 +304,8 @@ def _consider(p, job, decisions):
             continue
         found = p.place(job, reasons)
         if found is None:
+            if not started and len(reasons) == len(p.category(job).failed or ()):
+                reasons = p.category(job).shared or reasons     # nothing else to say: share
             break
         pe_name, granted = found
         p.take(job, pe_name, granted)

@@ -42,6 +42,8 @@ def urgency(job, snap, cache):
     if rr is None:
         rr = cache[job.request] = resource_urgency(job, snap.complexes)
     conf = snap.config
+    if not conf.weight_waiting_time and not job.deadline:
+        return (rr, rr, 0.0, 0.0)
     wt = max(0.0, snap.now - job.submit_time) * conf.weight_waiting_time
     dl = 0.0
     if job.deadline:
@@ -52,17 +54,19 @@ def urgency(job, snap, cache):
 def job_orders(snap):
     """{job id: JobOrder} of the pending jobs."""
     cache = {}
-    urg = {job.id: urgency(job, snap, cache) for job in snap.jobs}
+    urg = [urgency(job, snap, cache) for job in snap.jobs]
     if not urg:
         return {}
-    ulo, uhi = min(u[0] for u in urg.values()), max(u[0] for u in urg.values())
+    totals = [u[0] for u in urg]
+    ulo, uhi = min(totals), max(totals)
     conf = snap.config
+    wp, wu, wt = conf.weight_priority, conf.weight_urgency, conf.weight_ticket
+    span = uhi - ulo
     found = {}
-    for job in snap.jobs:
-        npprior = posix_normalized(job.priority)
-        nurg = normalize(urg[job.id][0], ulo, uhi)
-        prio = conf.weight_priority * npprior + conf.weight_urgency * nurg + conf.weight_ticket * 0.5
-        found[job.id] = JobOrder(prio=prio, npprior=npprior, urgency=urg[job.id], nurg=nurg)
+    for job, u in zip(snap.jobs, urg):
+        npprior = (job.priority + 1024) / 2048.0
+        nurg = (u[0] - ulo) / span if span else 0.5
+        found[job.id] = JobOrder(wp * npprior + wu * nurg + wt * 0.5, npprior, u, nurg)
     return found
 
 

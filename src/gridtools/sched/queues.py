@@ -55,11 +55,16 @@ def closed(qi, host):
     return None
 
 
-def unsuitable(req, owner, qi, host):
-    """None if ``qi`` could serve the request (capacity and load aside), else the reason."""
-    why = closed(qi, host)
-    if why is not None:
-        return why
+def unsuitable(req, owner, qi, host=None):
+    """None if ``qi`` could serve the request (capacity and load aside), else the reason.
+
+    With ``host``, the instance's own state and its host's are looked at too
+    (the pass checks those once for all jobs, and passes None).
+    """
+    if host is not None:
+        why = closed(qi, host)
+        if why is not None:
+            return why
     if not (qi.interactive if req.interactive else qi.batch):
         return Reason(Why.NOT_TYPE, (qi.name, "interactive" if req.interactive else "batch"))
     if req.hard_queues and not any(spec_matches(s, qi) for s in req.hard_queues):

@@ -82,17 +82,18 @@ class Reason:
 
 def capped(reasons, cap=CAP_PER_KIND):
     """Reasons without repeats, at most ``cap`` of each kind, plus a MORE count per kind."""
-    seen, kept, extra = set(), [], {}
-    counts = {}
+    seen, kept, extra, counts = set(), [], {}, {}
     for reason in reasons:
-        if reason in seen:
+        code = reason.why.value
+        key = (code, reason.args)
+        if key in seen:
             continue
-        seen.add(reason)
-        n = counts.get(reason.why, 0)
-        counts[reason.why] = n + 1
+        seen.add(key)
+        n = counts.get(code, 0)
+        counts[code] = n + 1
         if n < cap:
             kept.append(reason)
         else:
-            extra[reason.why] = extra.get(reason.why, 0) + 1
-    kept.extend(Reason(Why.MORE, (why.value, count)) for why, count in extra.items())
+            extra[code] = extra.get(code, 0) + 1
+    kept.extend(Reason(Why.MORE, (code, count)) for code, count in extra.items())
     return tuple(kept)

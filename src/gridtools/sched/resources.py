@@ -122,9 +122,9 @@ def offered(cx, qi, host, snap):
     return found
 
 
-def check_fixed(ask, cx, qi, host, snap):
-    """Why ``qi`` does not meet a request for a non-consumed value, or None."""
-    found = offered(cx, qi, host, snap)
+def check_fixed(ask, cx, qi, found):
+    """Why ``qi`` does not meet a request for a non-consumed value (``found``: what it
+    ``offered``), or None."""
     if not found and (not cx.type.numeric or cx.type.name == "BOOL"):
         return Reason(Why.RESOURCE_ABSENT, (ask.text, qi.name, cx.name))
     for level, value, text in found:

@@ -161,6 +161,15 @@ class Request:
     ar: int = 0
     reserve: bool = False
     runtime: float = INFINITY            # seconds (h_rt, else s_rt; INFINITY without)
+    key: int = field(default=0, compare=False, repr=False)   # the hash, computed once
+
+    def __post_init__(self):
+        object.__setattr__(self, "key", hash((self.hard, self.soft, self.hard_queues, self.soft_queues,
+                                              self.master_queues, self.pe, self.ckpt, self.interactive,
+                                              self.project, self.userlists, self.ar, self.reserve)))
+
+    def __hash__(self):
+        return self.key
 
     @property
     def min_slots(self):
