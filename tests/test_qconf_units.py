@@ -5,7 +5,10 @@ import pytest
 from gridtools.daemon import confattr, monitor
 from gridtools.formats.sge.codecs import Integer, KeyValues, NameList
 from gridtools.formats.sge.rqs import parse_rule
-from gridtools.sched.snapshot import Decisions, PendingJob, Running, Snapshot, Start
+from gridtools.model.resources import INFINITY
+from gridtools.sched.reasons import Reason, Why
+from gridtools.sched.snapshot import (
+    Ask, Decisions, PendingJob, Request, Running, SchedConfig, Snapshot, Start)
 
 
 @pytest.mark.parametrize("mode,current,text,codec,expected", [
@@ -37,13 +40,13 @@ def test_merge_refusals(mode, current, text, codec, word):
         confattr.merge(mode, current, text, codec, "attr", "obj")
 
 
-def _snapshot(default_duration="INFINITY"):
-    pending = PendingJob(id=8, owner="bob", group="g", name="n", submit_time=0.0, priority=0, slots=1,
-                         tasks=(1,), hard_resources=(("h_rt", "0:2:0"),))
-    running = (Running(7, 1, "alice", (("all.q", "node1", 1),), (), 1000.0),
-               Running(9, 2, "carol", (("all.q", "node1", 2),), (("h_rt", "600"),), 1200.0))
+def _snapshot(default_duration=INFINITY):
+    request = Request(hard=(Ask("h_rt", 120, "h_rt=0:2:0"),), runtime=120.0)
+    pending = PendingJob(id=8, owner="bob", request=request, submit_time=0.0, tasks=(1,))
+    running = (Running(7, 1, "alice", (("all.q", "node1", 1),), start_time=1000.0),
+               Running(9, 2, "carol", (("all.q", "node1", 2),), start_time=1200.0, end_time=1800.0))
     return Snapshot(now=2000.0, jobs=(pending,), running=running, queues=(), hosts={}, complexes={},
-                    params={"default_duration": default_duration})
+                    config=SchedConfig(default_duration=default_duration))
 
 
 def test_schedule_records():
@@ -58,7 +61,7 @@ def test_schedule_records():
 def test_schedule_records_with_default_duration_and_quota():
     rqs_set = {"name": "max_slots_per_user", "description": None, "enabled": True,
                "limit": [parse_rule("users {*} queues all.q to slots=100")]}
-    text = monitor.schedule_block(_snapshot("1:0:0"), Decisions(), 2000.0, ([rqs_set], {}, {}))
+    text = monitor.schedule_block(_snapshot(3600.0), Decisions(), 2000.0, ([rqs_set], {}, {}))
     lines = text.splitlines()
     assert lines[0] == "7:1:RUNNING:1000:3600:Q:all.q@node1:slots:1.000000"
     assert lines[1] == "7:1:RUNNING:1000:3600:L:max_slots_per_user:alice/////:1.000000"
@@ -67,8 +70,8 @@ def test_schedule_records_with_default_duration_and_quota():
 
 def test_runlog_lists_starts_and_reasons():
     decisions = Decisions(starts=[Start(8, 1, [["all.q", "node2", 1]])],
-                          reasons={5: ['cannot run in PE "mpi" because it only offers 0 slots'],
-                                   6: ['queue instance "all.q@node1" dropped because it is full']})
+                          reasons={5: (Reason(Why.PE_TOO_FEW, ("mpi", 0)),),
+                                   6: (Reason(Why.QI_FULL, ("all.q@node1",)),)})
     lines = monitor.runlog_block(_snapshot(), decisions, 2000.0).splitlines()
     assert lines[0].endswith("|-------------START-SCHEDULER-RUN-------------")
     assert lines[1].endswith("|JOB 8.1 [1] starts in queue all.q@node2")

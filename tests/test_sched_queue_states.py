@@ -85,5 +85,4 @@ def test_bool_resources_must_be_offered():
                                       jobs=[{"id": 1, "qsub": "-l bm=TRUE"}]))
     assert started == []
     assert reasons(decisions, 1) == ['(-l bm=TRUE) cannot run in queue instance "all.q@h1" '
-                                     "because it does not offer bigmem",
-                                     "All queues dropped because of overload or full"]
+                                     "because it does not offer bigmem"]

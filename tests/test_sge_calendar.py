@@ -11,7 +11,14 @@ import pytest
 
 from gridtools.errors import ConfigError
 from gridtools.formats.sge import objects
-from gridtools.formats.sge.calendar import CalState, calendar_state, parse_field
+from gridtools.formats.sge.calendar import CalState, entries, parse_field
+from gridtools.sched.calendar import state_at
+
+
+def calendar_state(calendar, when):
+    """(state word, next change) of a calendar object at ``when``."""
+    state, change = state_at(*entries(calendar), when)
+    return state.value, change
 
 
 def cal(year="NONE", week="NONE"):

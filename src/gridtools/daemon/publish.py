@@ -12,7 +12,7 @@ data (marshal-able).
 import time
 
 from gridtools.daemon import view
-from gridtools.formats.sge import states as letters
+from gridtools.formats.sge import states as state_letters
 from gridtools.sched.snapshot import QState
 from gridtools.model.job import TaskState
 from gridtools.spool import status as spool_status
@@ -159,7 +159,7 @@ def queue_rows(state, snap_queues, loads):
         rows.append({"name": qi.name, "queue": qi.queue, "host": qi.host,
                      "qtype": _qtype(qi), "slots": qi.slots, "used": used.get(qi.name, 0),
                      "resv": 0, "load_avg": load.get("np_load_avg"), "arch": load.get("arch", "-"),
-                     "states": letters.to_letters(qi.states), "pe_list": list(qi.pe_list),
+                     "states": state_letters.to_letters(qi.states), "pe_list": list(qi.pe_list),
                      "attrs": queue_attrs(state.config, qi.queue, qi.host, groups),
                      "messages": _messages(state, qi)})
     rows.extend(_orphans(state, {qi.name for qi in snap_queues}, used, loads))

@@ -1,64 +1,33 @@
-"""Queue instance and host states that change by themselves, and what they do to tasks.
+"""Queue instance and host states that change by themselves: the daemon's side.
 
-Besides the letters administrators set with qmod (``state.queue_states``:
-``d``, ``s``, ``E``), a queue instance carries letters the daemon derives
-on every pass (``state.derived_states``):
-
-- ``D`` / ``C``: its calendar (calendar_conf(5)) disables or suspends it now;
-- ``S``: a superior queue instance on the same host is full, or holds as
-  many slots as its ``subordinate_list`` threshold says;
-- ``A``: the host's load crosses one of its ``suspend_thresholds``; every
-  ``suspend_interval`` another ``nsuspend`` of its running tasks are
-  suspended (``T``), and resumed the same way once the load falls.
-
-Hosts get the state qhost ``-st`` shows (``state.host_display``): Idle,
-Running, Busy, Draining, Drained, Flush, Suspend, Down or None, from the
-administrator's drain/flush/suspend (``state.host_states``) and slot use.
-
-Queue suspension reaches the tasks through ``suspension.change`` with the
-reason ``S``: a task is queue-suspended while any queue instance it runs in
-is ``s``, ``S`` or ``C``, its host is suspended, or slot-wise subordination
-picked it. Nothing here polls: ``next_wake`` is the next calendar change,
-threshold step or load sample that matters, and the loop sleeps until then.
+What the states are and what they do to tasks is decided by the pure
+``sched.queue_state.derive``; this module feeds it (queue instances from
+the configuration, running tasks, administrators' states, load samples and
+what earlier passes remembered), carries out its answer (the derived state
+letters, ``suspension.change`` of tasks with the reasons ``S`` and ``T``)
+and keeps the stored qmod and host states. Hosts get the state qhost
+``-st`` shows (``state.host_display``): Idle, Running, Busy, Draining,
+Drained, Flush, Suspend, Down or None. Nothing here polls: ``next_wake`` is
+the next calendar change, threshold step or load sample that matters, and
+the loop sleeps until then.
 """
 
 import os
-from dataclasses import dataclass
 
 from gridtools.daemon import execd, suspension, view
 from gridtools.errors import GridError
 from gridtools.formats import values
-from gridtools.formats.sge.calendar import CalState, calendar_state
+from gridtools.formats.sge import calendar as calendar_format
+from gridtools.formats.sge import states as letters
 from gridtools.formats.sge.queue import subordinate_queues
-from gridtools.model.job import TaskState
-from gridtools.model.resources import crosses
-from gridtools.sched.inputs import value_or_none
+from gridtools.sched import inputs
+from gridtools.sched import queue_state
 from gridtools.spool import qstates as store
 
 #: seconds between load samples (the daemon's LOAD_REFRESH); a threshold looks no finer
 LOAD_STEP = 2.0
-#: calendar words -> the letter the queue instance gets
-CALENDAR_LETTERS = {CalState.OFF: "D", CalState.SUSPENDED: "C"}
-#: queue instance letters that suspend the tasks running in it
-SUSPENDING = frozenset("sSC")
 #: host states an administrator sets -> what qhost -st shows
 HOST_SHOWN = {"flush": "Flush", "suspend": "Suspend"}
-
-
-@dataclass(frozen=True)
-class Inst:
-    """The queue attributes of one queue instance that change its state by themselves."""
-    name: str
-    queue: str
-    host: str
-    slots: int
-    calendar: str
-    subordinates: tuple          # raw subordinate_list entries
-    suspend_thresholds: tuple    # (name, value)
-    load_thresholds: tuple
-    nsuspend: int
-    interval: float
-    ambiguous: str = ""          # why the configuration is ambiguous on this host ('' if it is not)
 
 
 def ambiguity(queue, host, groups):
@@ -83,19 +52,47 @@ def _text(value):
     return str(value)
 
 
-def _inst(qname, queue, host, groups):
+def _calendar(state, name):
+    """(year entries, week entries) of a named calendar, or () without one."""
+    cal = state.config.objects["calendar"].get(name) if name and name != "None" else None
+    if cal is None:
+        return ()
+    try:
+        return calendar_format.entries(cal)
+    except GridError as exc:
+        state.log(f"E|calendar {name} not evaluated: {exc}")
+        return ()
+
+
+def _slotwise(entries):
+    """(limit, ((queue, seq_no, action), ...)) of a slot-wise subordinate_list, or ()."""
+    if not entries or not entries[0].startswith("slots="):
+        return ()
+    head, _, tail = entries[0].partition("(")
+    order = []
+    for item in tail.rstrip(")").split(","):
+        parts = item.strip().split(":")
+        order.append((parts[0], int(parts[1]), parts[2] if len(parts) > 2 else "sr"))
+    return (int(head[len("slots="):]), tuple(order))
+
+
+def _inst(state, qname, queue, host, groups, table):
     def v(attr):
         return view.qvalue(queue, attr, host, groups)
     try:
         interval = values.parse_time(str(v("suspend_interval") or "0:5:0"))
     except GridError:
         interval = 300.0
-    return Inst(name=f"{qname}@{host}", queue=qname, host=host, slots=int(v("slots") or 0),
-                calendar=str(v("calendar") or ""), subordinates=tuple(v("subordinate_list") or ()),
-                suspend_thresholds=view._pairs(v("suspend_thresholds")),
-                load_thresholds=view._pairs(v("load_thresholds")),
-                nsuspend=max(1, int(v("nsuspend") or 1)), interval=max(0.0, float(interval)),
-                ambiguous=ambiguity(queue, host, groups))
+    subs = tuple(v("subordinate_list") or ())
+    slotwise = _slotwise(subs)
+    return queue_state.Instance(
+        name=f"{qname}@{host}", queue=qname, host=host, slots=int(v("slots") or 0),
+        calendar=_calendar(state, str(v("calendar") or "")),
+        subordinates=() if slotwise else tuple(subordinate_queues(subs)), slotwise=slotwise,
+        suspend_thresholds=inputs.parsed_pairs(v("suspend_thresholds"), table),
+        load_thresholds=inputs.parsed_pairs(v("load_thresholds"), table),
+        nsuspend=max(1, int(v("nsuspend") or 1)), interval=max(0.0, float(interval)),
+        ambiguous=ambiguity(queue, host, groups))
 
 
 def instances(state):
@@ -115,7 +112,8 @@ def _instance_table(state):
     conf = state.config
     groups = view.hostgroups(conf)
     known = set(view.exec_hosts(conf))
-    found = tuple(_inst(qname, queue, host, groups)
+    table = view.config_parts(state)["complexes"]
+    found = tuple(_inst(state, qname, queue, host, groups, table)
                   for qname, queue in sorted(conf.objects["queue"].items())
                   for host in view.queue_hosts(queue, groups, known))
     table = (found, {i.name: i for i in found})
@@ -220,10 +218,9 @@ class Control:
         self.state = state
         self.dispatcher = dispatcher
         self.next_wake = None
-        self.calendars = (None, None, {})     # (config generation, valid until, letters)
+        self.calendars = (None, {})           # (config generation, remembered calendar states)
         self.threshold_at = {}                # instance -> time of its last threshold step
         self.alarms = frozenset()             # instances whose load crosses a load threshold
-        self.applied = None                   # inputs of the last reconciliation
         self.down = (0.0, frozenset(), frozenset())   # (time checked, execd gone, execd seen)
         self.load_blocked = False             # the last pass left jobs waiting for a load alarm
         self.generation = None                # configuration whose new instances got initial_state
@@ -233,150 +230,59 @@ class Control:
         return self.next_wake is not None and now >= self.next_wake
 
     def update(self, now, loads, load_due=None):
-        """One pass: derive the letters, apply them to tasks, compute the next wake-up."""
+        """One pass: derive the states, apply them to tasks, compute the next wake-up."""
         state = self.state
         if self.generation != state.config_generation:
             if self.generation is not None:
                 apply_initial_states(state)   # however the configuration was reloaded
             self.generation = state.config_generation
-        insts = instances(state)
-        used, tasks = used_slots(state)
-        wakes = []
-        derived = {i.name: "c" for i in insts if i.ambiguous}
-        derived.update(dict.fromkeys(set(tasks).difference(instance_map(state)), "o"))
-        self._calendar(insts, now, derived, wakes)
-        picked = self._subordinates(insts, used, tasks, derived)
-        self._thresholds(insts, loads, tasks, now, derived, wakes)
-        self._load_alarms(insts, loads)
+        out = queue_state.derive(self._view(loads), now)
+        self.calendars = (state.config_generation, out.calendars)
+        self.threshold_at = out.threshold_at
+        derived = {name: letters.to_letters(flags) for name, flags in out.derived.items() if flags}
         if derived != state.derived_states:
             state.derived_states = derived
             state.need_schedule = True
             state.need_publish = True
-        self._reconcile(tasks, picked)
-        self._host_states(insts, used, now)
-        if self._watch_load(insts):
+        if out.alarms != self.alarms:
+            self.alarms = out.alarms
+            state.need_schedule = True
+            state.need_publish = True
+        self._carry_out(out.suspend)
+        used, _ = used_slots(state)
+        self._host_states(instances(state), used, now)
+        wakes = [out.next_wake] if out.next_wake is not None else []
+        if self.load_blocked or bool(self.down[2]) or out.watch_load:
             wakes.append(max(load_due or now + LOAD_STEP, now + 0.05))
         self.next_wake = min(wakes) if wakes else None
         persist(state)
 
-    # ------------------------------------------------------------ calendars
-    def _calendar(self, insts, now, derived, wakes):
-        generation, until, letters = self.calendars
-        if generation != self.state.config_generation or (until is not None and now >= until):
-            letters, until = self._evaluate_calendars(insts, now)
-            self.calendars = (self.state.config_generation, until, letters)
-        for name, letter in letters.items():
-            derived[name] = derived.get(name, "") + letter
-        if until is not None:
-            wakes.append(until)
-
-    def _evaluate_calendars(self, insts, now):
-        letters, changes = {}, []
-        calendars = self.state.config.objects["calendar"]
-        for inst in insts:
-            cal = calendars.get(inst.calendar) if inst.calendar and inst.calendar != "None" else None
-            if cal is None:
-                continue
-            try:
-                current, change = calendar_state(cal, now)
-            except Exception as exc:  # noqa: BLE001 - a bad calendar must not stop the daemon
-                self.state.log(f"E|calendar {inst.calendar} of {inst.name} not evaluated: {exc}")
-                continue
-            if current in CALENDAR_LETTERS:
-                letters[inst.name] = CALENDAR_LETTERS[current]
-            if change is not None:
-                changes.append(change)
-        return letters, (min(changes) if changes else None)
-
-    # ------------------------------------------------------------ subordinates
-    def _subordinates(self, insts, used, tasks, derived):
-        """Letter S for subordinated instances; returns tasks picked by slot-wise subordination."""
-        picked = set()
-        for inst in insts:
-            if not inst.subordinates:
-                continue
-            if inst.subordinates[0].startswith("slots="):
-                picked |= _slotwise(inst, used, tasks)
-                continue
-            for sub, threshold in subordinate_queues(inst.subordinates):
-                limit = threshold or inst.slots
-                if limit and used.get(inst.name, 0) >= limit:
-                    name = f"{sub}@{inst.host}"
-                    if "S" not in derived.get(name, ""):
-                        derived[name] = derived.get(name, "") + "S"
-        return picked
-
-    # ------------------------------------------------------------ thresholds
-    def _thresholds(self, insts, loads, tasks, now, derived, wakes):
-        for inst in insts:
-            if not inst.suspend_thresholds and inst.name not in self.threshold_at:
-                continue
-            alarm = bool(inst.suspend_thresholds) and bool(
-                exceeded(inst.suspend_thresholds, loads.get(inst.host), self.state))
-            if alarm:
-                derived[inst.name] = derived.get(inst.name, "") + "A"
-            here = tasks.get(inst.name, [])
-            waiting = [(j, t) for j, t in here if ("T" in t.suspended) != alarm]
-            last = self.threshold_at.get(inst.name)
-            if not waiting:
-                if not alarm:
-                    self.threshold_at.pop(inst.name, None)
-                continue
-            if last is not None and now < last + inst.interval:
-                wakes.append(last + inst.interval)
-                continue
-            self._step(waiting, alarm, inst.nsuspend)
-            self.threshold_at[inst.name] = now
-            if len(waiting) > inst.nsuspend:
-                wakes.append(now + inst.interval)
-
-    def _step(self, waiting, alarm, count):
-        """Suspend the newest (alarm) or resume the oldest ``count`` tasks."""
-        waiting.sort(key=lambda jt: jt[1].start_time, reverse=alarm)
-        for job, task in waiting[:count]:
-            suspension.change(self.state, self.dispatcher, job, task, "T", alarm)
-            verb = "suspended" if alarm else "unsuspended"
-            self.state.log(f"I|job {job.id}.{task.number} {verb} by suspend threshold")
-
-    def _load_alarms(self, insts, loads):
-        alarms = frozenset(i.name for i in insts
-                           if i.load_thresholds and exceeded(i.load_thresholds, loads.get(i.host), self.state))
-        if alarms != self.alarms:
-            self.alarms = alarms
-            self.state.need_schedule = True
-            self.state.need_publish = True
-
-    def _watch_load(self, insts):
-        """True when a load sample may change what happens: running jobs under suspend
-        thresholds, jobs waiting for a load alarm to end, execution daemons to watch."""
-        return self.load_blocked or bool(self.down[2]) or any(i.suspend_thresholds for i in insts)
-
-    # ------------------------------------------------------------ tasks
-    def _reconcile(self, tasks, picked):
+    def _view(self, loads):
         state = self.state
-        inputs = (tuple(sorted(state.derived_states.items())), tuple(sorted(state.queue_states.items())),
-                  tuple(sorted(state.host_states.items())), frozenset(picked))
-        if inputs == self.applied and not picked:
-            return
-        self.applied = inputs
-        seen = set()
-        for name, here in tasks.items():
-            for job, task in here:
-                if (job.id, task.number) in seen:
-                    continue
-                seen.add((job.id, task.number))
-                want = (job.id, task.number) in picked or self._queue_suspended(task)
-                if want != ("S" in task.suspended):
-                    suspension.change(state, self.dispatcher, job, task, "S", want)
+        table = view.config_parts(state)["complexes"]
+        tasks = tuple(queue_state.Task(job.id, task.number, tuple(tuple(g) for g in task.granted),
+                                       task.start_time, "S" in task.suspended, "T" in task.suspended)
+                      for job, task in state.running_tasks())
+        generation, remembered = self.calendars
+        return queue_state.View(
+            instances=instances(state), tasks=tasks,
+            admin={name: letters.from_letters(v) for name, v in state.queue_states.items()},
+            hosts={h: inputs.HOST_STATES.get(v) for h, v in state.host_states.items()},
+            loads={h: inputs.numeric_load(load, table) for h, load in loads.items()},
+            complexes=table, threshold_at=self.threshold_at,
+            calendars=remembered if generation == state.config_generation else {})
 
-    def _queue_suspended(self, task):
+    def _carry_out(self, suspends):
         state = self.state
-        for queue, host, _slots in task.granted:
-            name = f"{queue}@{host}"
-            letters = state.queue_states.get(name, "") + state.derived_states.get(name, "")
-            if SUSPENDING.intersection(letters) or state.host_states.get(host) == "suspend":
-                return True
-        return False
+        for job_id, number, why, on in suspends:
+            job = state.jobs.get(job_id)
+            task = job.tasks.get(number) if job is not None else None
+            if task is None:
+                continue
+            suspension.change(state, self.dispatcher, job, task, "T" if why == "threshold" else "S", on)
+            if why == "threshold":
+                verb = "suspended" if on else "unsuspended"
+                state.log(f"I|job {job_id}.{number} {verb} by suspend threshold")
 
     # ------------------------------------------------------------ hosts
     def _down_hosts(self, now):
@@ -418,59 +324,3 @@ def host_state(admin, total, used, down):
     if used <= 0:
         return "Idle"
     return "Busy" if used >= total else "Running"
-
-
-def exceeded(thresholds, load, state):
-    """``[(name, value text, threshold)]`` of the thresholds the host's load crosses."""
-    if not load:
-        return []
-    table = _complex_table(state)
-    found = []
-    for name, limit in thresholds:
-        cx = table.get(name)
-        raw = load.get(cx.name if cx else name)
-        if cx is None or raw is None:
-            continue
-        try:
-            value = float(raw)
-        except (TypeError, ValueError):
-            continue
-        threshold = value_or_none(cx, limit)
-        if threshold is not None and crosses(cx, value, threshold):
-            found.append((cx.name, value, limit))
-    return found
-
-
-def _complex_table(state):
-    """The complex table by name and shortcut, cached per configuration."""
-    cached = state.view_cache.get("complexes")
-    if cached is None or cached[0] != state.config_generation:
-        cached = (state.config_generation, view.complexes(state.config))
-        state.view_cache["complexes"] = cached
-    return cached[1]
-
-
-def _slotwise(inst, used, tasks):
-    """Tasks of the subordinates to suspend so that at most N slots run on the host."""
-    head, _, tail = inst.subordinates[0].partition("(")
-    limit = int(head[len("slots="):])
-    order = []
-    for item in tail.rstrip(")").split(","):
-        parts = item.strip().split(":")
-        order.append((parts[0], int(parts[1]), parts[2] if len(parts) > 2 else "sr"))
-    total = used.get(inst.name, 0)
-    candidates = []
-    for sub, seq, action in order:
-        for job, task in tasks.get(f"{sub}@{inst.host}", []):
-            if task.state is TaskState.RUNNING:
-                total += task.slots
-                age = task.start_time if action == "sr" else -task.start_time
-                candidates.append((-seq, -age, job, task))
-    candidates.sort(key=lambda c: (c[0], c[1]))
-    picked = set()
-    for _seq, _age, job, task in candidates:
-        if total <= limit:
-            break
-        picked.add((job.id, task.number))
-        total -= task.slots
-    return picked

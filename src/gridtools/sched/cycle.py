@@ -24,6 +24,7 @@ from gridtools.sched.reasons import Reason, Why, capped
 from gridtools.sched.resources import Capacity, check_fixed, offered
 from gridtools.sched.snapshot import Decisions, Reject, Start
 
+_FULL_OR_LOADED = frozenset({Why.QI_FULL, Why.QI_OVERLOADED, Why.QI_SUSPEND_ALARM})
 #: reasons that end the look at a job's further tasks in this pass
 _JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES})
 
@@ -31,11 +32,12 @@ _JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES})
 class Category:
     """What jobs with one request share during a pass."""
 
-    __slots__ = ("suitable", "static", "failed", "shared")
+    __slots__ = ("suitable", "static", "failed", "shared", "fixed_rejects")
 
-    def __init__(self, suitable, static):
+    def __init__(self, suitable, static, fixed_rejects=0):
         self.suitable = suitable      # queue instances that could serve it, in configuration order
         self.static = static          # reasons for the others
+        self.fixed_rejects = fixed_rejects   # instances that lack a requested fixed value
         self.failed = None            # reasons of the job of this category that found no room
         self.shared = None            # the same, capped: what later jobs of the category get
 
@@ -162,20 +164,21 @@ class Pass:
         return cat
 
     def _new_category(self, job):
-        snap = self.snap
         suitable, static = [], list(self.closed)
         fixed = [(ask, self.table[ask.name]) for ask in job.request.hard
                  if ask.name in self.table and not self.table[ask.name].counted
                  and ask.name != "slots"]
+        rejects = 0
         for qi in self.open:
             why = qsel.unsuitable(job.request, job.owner, qi, None)
             if why is None and fixed:
                 why = self._fixed_problem(fixed, qi)
+                rejects += why is not None
             if why is None:
                 suitable.append(qi)
             else:
                 static.append(why)
-        return Category(tuple(suitable), tuple(static))
+        return Category(tuple(suitable), tuple(static), rejects)
 
     def _fixed_problem(self, fixed, qi):
         for ask, cx in fixed:
@@ -250,7 +253,8 @@ class Pass:
         else:
             found = self.place_serial(job, cands, mine)
         if found is None:
-            if not cands or all(r.why is Why.QI_FULL for r in mine[len(cat.static):]):
+            # Grid Engine's summary when every instance that could serve was full or overloaded
+            if not cat.fixed_rejects and all(r.why in _FULL_OR_LOADED for r in mine[len(cat.static):]):
                 mine.append(Reason(Why.ALL_DROPPED))
             cat.failed = tuple(mine)
             cat.shared = capped(mine)

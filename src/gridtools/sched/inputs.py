@@ -160,7 +160,7 @@ def queue_instances(conf, groups, table, states_of=lambda name: QState.NONE):
                  for host in queue_hosts(queue, groups, known))
 
 
-def _numeric_load(load, table):
+def numeric_load(load, table):
     """Load values as numbers where the complex of that name is numeric, else as given."""
     parsed = {}
     for name, value in (load or {}).items():
@@ -180,7 +180,7 @@ def hosts(conf, loads, host_states, table):
     result = {}
     for name in exec_hosts(conf):
         obj = conf.objects["exechost"][name]
-        load = _numeric_load(loads.get(name), table)
+        load = numeric_load(loads.get(name), table)
         nproc = load.get("num_proc", 1)
         result[name] = Host(name=name, load=load, values=parsed_pairs(obj.get("complex_values"), table),
                             state=HOST_STATES.get(host_states.get(name, ""), HostState.NORMAL),

@@ -63,7 +63,7 @@ Helpers beyond the registry:
 
     match_queue_spec(spec, qname, host, hostgroups) -> bool
     parse_resource_list("h_rt=1:00:00,h_vmem=2G") -> [(name, value)]
-    calendar.calendar_state(calendar, when) -> (state, next change)
+    calendar.entries(calendar) -> (year entries, week entries)
     rqs.matching_rule / rule_matches / usage_key / rule_label / dynamic_limit
     hostgroup.resolve_hostgroups(groups) -> {@group: hosts}
     sharetree.find_node / render_tree / render_nodes
@@ -82,7 +82,7 @@ _EXPORTS = {
     "PerHost": "codecs", "TimeSpec": "codecs", "MemorySpec": "codecs",
     "FieldError": "attrfile",
     "match_queue_spec": "names", "parse_resource_list": "names", "RESERVED_HOSTNAMES": "names",
-    "calendar_state": "calendar", "CalState": "calendar",
+    "entries": "calendar", "CalState": "calendar",
     "Scope": "rqs",
     "resolve_hostgroups": "hostgroup",
     "default_cell_objects": "defaults", "shipped_files": "defaults",

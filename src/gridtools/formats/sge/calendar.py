@@ -5,13 +5,8 @@ The object is ``{"calendar_name": str, "year": str|None, "week": str|None}``;
 checked against the grammar in ``calendar.lark`` when read or validated.
 
 ``parse_field(which, text)`` turns a field into ``Entry`` objects and
-``calendar_state(calendar, when)`` evaluates a calendar: the queue state
-(``CalState.ON``, ``OFF`` or ``SUSPENDED``) at ``when`` and the next moment
-the state changes (None if it never does). Rules, as calendar_conf(5) has
-them: within the entries that apply, "on" wins over "suspended", which wins
-over "off"; a day named by a year entry ignores the week entries; times no
-entry covers are "on". A time range whose end lies before its start covers
-the day outside the gap (``20-6``: midnight to 6:00 and 20:00 to midnight).
+``entries(calendar)`` gives both fields' entries; ``sched.calendar``
+evaluates them (the state a calendar gives a queue at a moment).
 
 lark is imported on first use, by a cached parser factory.
 """
@@ -28,8 +23,6 @@ DAY = 86400
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 #: month names
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-#: days looked ahead from each point where the applying entries change
-LOOKAHEAD_DAYS = 8
 
 
 class CalState:
@@ -205,73 +198,6 @@ def validate(obj, known=None):
     check_object_name(obj["calendar_name"], "calendar", "calendar_name")
 
 
-def _covers_day(entry, day, yearly):
-    if entry.days is None:
-        return True
-    if yearly:
-        return any(start <= day <= end for start, end in entry.days)
-    wd = day.weekday()
-    return any((start <= wd <= end) if start <= end else (wd >= start or wd <= end)
-               for start, end in entry.days)
-
-
-def _covers_time(entry, second):
-    if entry.times is None:
-        return True
-    return any((start <= second < end) if start <= end else (second < end or second >= start)
-               for start, end in entry.times)
-
-
-def _entries(calendar):
+def entries(calendar):
+    """(year entries, week entries) of a calendar object (``sched.calendar`` evaluates them)."""
     return parse_field("year", calendar.get("year")), parse_field("week", calendar.get("week"))
-
-
-def _state(year, week, moment):
-    day, second = moment.date(), moment.hour * 3600 + moment.minute * 60 + moment.second
-    applying = [e for e in year if _covers_day(e, day, True)]
-    if not applying:
-        applying = [e for e in week if _covers_day(e, day, False)]
-    states = {e.state for e in applying if _covers_time(e, second)}
-    for state in reversed(CalState.ORDER):
-        if state in states:
-            return state
-    return CalState.ON
-
-
-def _candidate_days(year, today):
-    import datetime
-    starts = {today}
-    for entry in year:
-        for first, last in entry.days or ():
-            starts.update(d for d in (first, last + datetime.timedelta(days=1)) if d > today)
-    days = {s + datetime.timedelta(days=i) for s in starts for i in range(LOOKAHEAD_DAYS)}
-    return sorted(days)
-
-
-def _boundaries(year, week):
-    marks = {0}
-    for entry in (*year, *week):
-        for start, end in entry.times or ():
-            marks.update(m for m in (start, end) if m < DAY)
-    return sorted(marks)
-
-
-def calendar_state(calendar, when):
-    """``(state, next change)`` of ``calendar`` at ``when``.
-
-    ``when`` is a naive local ``datetime`` or a POSIX timestamp; the next
-    change comes back in the same form, or None when the state never changes.
-    """
-    import datetime
-    stamp = not isinstance(when, datetime.datetime)
-    moment = datetime.datetime.fromtimestamp(when) if stamp else when
-    year, week = _entries(calendar)
-    current = _state(year, week, moment)
-    marks = _boundaries(year, week)
-    for day in _candidate_days(year, moment.date()):
-        midnight = datetime.datetime.combine(day, datetime.time())
-        for mark in marks:
-            point = midnight + datetime.timedelta(seconds=mark)
-            if point > moment and _state(year, week, point) != current:
-                return current, (point.timestamp() if stamp else point)
-    return current, None
