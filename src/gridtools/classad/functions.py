@@ -13,9 +13,11 @@ import random as _random
 import re
 import time as _time
 
-from gridtools.classad.operators import BINARY, identical, logical_operand
+from gridtools.classad.operators import (
+    BINARY, identical, logical_operand, op_add, op_div, op_gt, op_lt,
+)
 from gridtools.classad.values import (
-    ERROR, UNDEFINED, Special, truth, unparse_value, wrap64,
+    ERROR, UNDEFINED, Special, to_int64, truth, unparse_value, wrap64,
 )
 
 FUNCTIONS = {}
@@ -67,10 +69,16 @@ def exceptional(*values):
 # ------------------------------------------------------------- conversions
 
 _C_REAL = re.compile(r"\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf(inity)?|nan)", re.I)
+_C_HEX = re.compile(r"\s*([+-]?)0x([0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(p[+-]?\d+)?", re.I)
 
 
 def parse_c_real(text):
-    """The number at the start of ``text`` (as C's strtod reads it), or None."""
+    """The number at the start of ``text`` (as C's strtod reads it: decimal,
+    hexadecimal, inf and nan), or None."""
+    m = _C_HEX.match(text)
+    if m:
+        sign, digits, power = m.groups()
+        return float.fromhex(sign + "0x" + digits + (power or ""))
     m = _C_REAL.match(text)
     return float(m.group()) if m else None
 
@@ -104,9 +112,7 @@ def to_int(value):
         return UNDEFINED
     if t is float or t is str:
         real = value if t is float else parse_c_real(value)
-        if real is None or math.isnan(real) or math.isinf(real):
-            return ERROR
-        return wrap64(int(real))
+        return ERROR if real is None else to_int64(real)
     return ERROR
 
 
@@ -172,9 +178,9 @@ def _rounder(fn):
         if type(value) is int:
             return value
         real = to_real(value)
-        if real is None or math.isnan(real) or math.isinf(real):
+        if real is None:
             return ERROR
-        return wrap64(int(fn(real)))
+        return to_int64(fn(real) if math.isfinite(real) else real)
     return apply
 
 
@@ -185,16 +191,27 @@ builtin("round")(_rounder(round))
 
 @builtin("pow", args=(2, 2))
 def fn_pow(base, exponent):
-    if type(base) is int and type(exponent) is int and exponent >= 0:
-        return wrap64(base ** exponent) if exponent < 4096 or abs(base) < 2 else ERROR
+    """C's pow(); an integer to a non-negative integer power is an integer
+    (the real result converted as C converts it)."""
     rb, re_ = to_real(base), to_real(exponent)
-    if rb is None or re_ is None:
+    if rb is None or re_ is None or type(base) is str and not base.strip():
         return ERROR
+    result = _c_pow(rb, re_)
+    if type(base) is int and type(exponent) is int and exponent >= 0:
+        return to_int64(result)
+    return result
+
+
+def _c_pow(x, y):
     try:
-        result = math.pow(rb, re_)
-    except (OverflowError, ValueError):
-        return ERROR
-    return ERROR if math.isinf(result) or math.isnan(result) else result
+        return math.pow(x, y)
+    except OverflowError:
+        return math.inf if x > 0 or float(y).is_integer() and y % 2 == 0 else -math.inf
+    except ValueError:
+        if x != 0.0:
+            return math.nan
+        odd = float(y).is_integer() and y % 2 == 1
+        return math.copysign(math.inf, x) if odd else math.inf
 
 
 def _multiple_of(value, step):
@@ -231,20 +248,33 @@ def fn_random(limit=1.0):
 # ----------------------------------------------------------------- lists
 
 def _numbers(value):
-    """The elements of a list when all are numbers; else UNDEFINED/ERROR."""
+    """The defined elements of a list when all of them are numbers or
+    booleans (UNDEFINED elements are skipped); else UNDEFINED or ERROR."""
     if value is UNDEFINED:
         return UNDEFINED
     if type(value) is not list:
         return ERROR
-    if any(type(v) not in (int, float) for v in value):
-        return ERROR
-    return value
+    out = []
+    for item in value:
+        t = type(item)
+        if t is int or t is float or t is bool:
+            out.append(item)
+        elif item is not UNDEFINED:
+            return ERROR
+    return out
 
 
 def _total(values):
-    if any(type(v) is float for v in values):
-        return math.fsum(values)
-    return wrap64(sum(values))
+    """The sum with the ``+`` operator, so that it wraps and overflows as
+    HTCondor's does."""
+    if not values:
+        return 0
+    total = values[0]
+    for item in values[1:]:
+        total = op_add(total, item)
+        if total is ERROR:
+            break
+    return total
 
 
 @builtin("sum")
@@ -258,23 +288,31 @@ def fn_avg(value):
     values = _numbers(value)
     if type(values) is Special:
         return values
-    return _total(values) / len(values) if values else 0
+    if not values:
+        return 0
+    total = _total(values)
+    return total if total is ERROR else op_div(total, float(len(values)))
 
 
-def _bound(pick):
+def _bound(test):
     def apply(value):
         values = _numbers(value)
         if type(values) is Special:
             return values
         if not values:
             return UNDEFINED
-        best = pick(values)
-        return float(best) if any(type(v) is float for v in values) else best
+        best = values[0]
+        for item in values[1:]:
+            if test(item, best) is True:
+                best = item
+        if any(type(v) is float for v in values):
+            return float(best)
+        return int(best)
     return apply
 
 
-builtin("min")(_bound(min))
-builtin("max")(_bound(max))
+builtin("min")(_bound(op_lt))
+builtin("max")(_bound(op_gt))
 
 
 @builtin("size")
