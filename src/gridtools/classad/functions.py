@@ -16,8 +16,9 @@ import time as _time
 from gridtools.classad.operators import (
     BINARY, identical, logical_operand, op_add, op_div, op_gt, op_lt,
 )
+from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
 from gridtools.classad.values import (
-    ERROR, UNDEFINED, Special, to_int64, truth, unparse_value, wrap64,
+    ERROR, UNDEFINED, Special, to_int32, to_int64, truth, unparse_value, wrap64,
 )
 
 FUNCTIONS = {}
@@ -84,9 +85,13 @@ def parse_c_real(text):
 
 
 def to_string(value):
-    """A value as a string: strings as they are, others unparsed."""
-    if type(value) is str or type(value) is Special:
+    """A value as a string: strings as they are, times as their text,
+    others unparsed."""
+    t = type(value)
+    if t is str or t is Special:
         return value
+    if t is AbsTime or t is RelTime:
+        return value.text()
     return unparse_value(value)
 
 
@@ -99,6 +104,8 @@ def to_real(value):
         return float(value)
     if t is str:
         return parse_c_real(value)
+    if t is RelTime or t is AbsTime:
+        return float(int(value.secs))
     return None
 
 
@@ -110,6 +117,8 @@ def to_int(value):
         return int(value)
     if value is UNDEFINED:
         return UNDEFINED
+    if t is RelTime or t is AbsTime:
+        return to_int64(float(value.secs))
     if t is float or t is str:
         real = value if t is float else parse_c_real(value)
         return ERROR if real is None else to_int64(real)
@@ -141,6 +150,8 @@ def fn_bool(value):
         return UNDEFINED
     if t is str:
         return {"true": True, "false": False}.get(value.lower(), UNDEFINED)
+    if t is RelTime or t is AbsTime:
+        return value.secs != 0
     b = truth(value)
     return ERROR if b is None else b
 
@@ -449,16 +460,19 @@ def fn_time():
 
 @builtin("interval")
 def fn_interval(seconds):
-    if seconds is UNDEFINED:
-        return UNDEFINED
-    if type(seconds) is not int:
+    """Seconds as ``[-][D+][H:]M:SS``, with the leading zero parts left out."""
+    if type(seconds) is RelTime:
+        seconds = seconds.secs
+    real = parse_c_real(seconds) if type(seconds) is str else seconds
+    if type(real) not in (int, float, bool):
         return ERROR
-    sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
-    days, rest = divmod(seconds, 86400)
+    whole = to_int64(float(real))
+    sign, whole = ("-", -whole) if whole < 0 else ("", whole)
+    days, rest = divmod(whole, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
     if days:
-        return f"{sign}{days}+{hours}:{minutes:02d}:{secs:02d}"
+        return f"{sign}{days}+{hours:02d}:{minutes:02d}:{secs:02d}"
     if hours:
         return f"{sign}{hours}:{minutes:02d}:{secs:02d}"
     if minutes:
@@ -466,10 +480,64 @@ def fn_interval(seconds):
     return f"{sign}{secs}"
 
 
+def _time_arg(node, env):
+    """The value of an absTime()/relTime() argument; a string written as a
+    literal is marked by returning it inside a tuple."""
+    from gridtools.classad.nodes import Literal
+    if isinstance(node, Literal) and type(node.value) is str:
+        return (node.value,)
+    return node.compiled()(env)
+
+
+@builtin("absTime", args=(0, 2), mode="nodes")
+def fn_abs_time(env, args):
+    if not args:
+        return AbsTime(int(_time.time()))
+    when = _time_arg(args[0], env)
+    offset = args[1].compiled()(env) if len(args) > 1 else None
+    if type(when) is tuple:
+        parsed = parse_abs(when[0])
+        return ERROR if parsed is None else parsed
+    bad = exceptional(when, offset)
+    if bad is not None:
+        return bad
+    if type(when) is str:
+        return when
+    if type(when) is AbsTime:
+        return when if offset is None else AbsTime(when.secs, offset)
+    if type(when) not in (int, float) or offset is not None and type(offset) is not int:
+        return ERROR
+    secs = when if type(when) is int else to_int32(when)
+    return AbsTime(secs, offset)
+
+
+@builtin("relTime", mode="nodes")
+def fn_rel_time(env, args):
+    value = _time_arg(args[0], env)
+    if type(value) is tuple:
+        secs = parse_rel(value[0])
+        return ERROR if secs is None else float(secs)
+    if value is UNDEFINED or value is ERROR:
+        return value
+    if type(value) is RelTime:
+        return value
+    if type(value) is str:
+        return RelTime(0)
+    if type(value) not in (int, float):
+        return ERROR
+    return RelTime(value)
+
+
+builtin("isAbsTime")(lambda v: type(v) is AbsTime)
+builtin("isRelTime")(lambda v: type(v) is RelTime)
+
+
 @builtin("formatTime", args=(0, 2))
 def fn_format_time(when=None, fmt="%c"):
     if when is None:
         when = _time.time()
+    if type(when) is AbsTime:
+        when = when.secs
     if when is UNDEFINED or fmt is UNDEFINED:
         return UNDEFINED
     if type(when) not in (int, float) or type(fmt) is not str:

@@ -17,6 +17,8 @@ the ordering operators compare strings case-insensitively, ``=?=`` exactly.
 import math
 import operator
 
+from gridtools.classad import timevals
+from gridtools.classad.timevals import TIME_TYPES
 from gridtools.classad.values import INT64_MIN, ERROR, UNDEFINED, Special, truth, wrap64
 
 _INTLIKE = (int, bool)
@@ -48,6 +50,8 @@ def _arith(a, b, int_fn, real_fn):
         result = real_fn(float(a), float(b))
         # HTCondor keeps -inf and NaN results but turns +inf into ERROR.
         return ERROR if result == math.inf else result
+    if ta in TIME_TYPES or tb in TIME_TYPES:
+        return timevals.arith(_SYMBOLS[int_fn], a, b)
     return ERROR
 
 
@@ -79,16 +83,28 @@ def _rdiv(x, y):
     return math.copysign(math.inf, x) * math.copysign(1.0, y)
 
 
+def _iadd(x, y):
+    return wrap64(x + y)
+
+
+def _isub(x, y):
+    return wrap64(x - y)
+
+
+def _imul(x, y):
+    return wrap64(x * y)
+
+
 def op_add(a, b):
-    return _arith(a, b, lambda x, y: wrap64(x + y), lambda x, y: x + y)
+    return _arith(a, b, _iadd, operator.add)
 
 
 def op_sub(a, b):
-    return _arith(a, b, lambda x, y: wrap64(x - y), lambda x, y: x - y)
+    return _arith(a, b, _isub, operator.sub)
 
 
 def op_mul(a, b):
-    return _arith(a, b, lambda x, y: wrap64(x * y), lambda x, y: x * y)
+    return _arith(a, b, _imul, operator.mul)
 
 
 def op_div(a, b):
@@ -97,6 +113,9 @@ def op_div(a, b):
 
 def op_mod(a, b):
     return _arith(a, b, _imod, lambda x, y: ERROR)
+
+
+_SYMBOLS = {_iadd: "+", _isub: "-", _imul: "*", _idiv: "/", _imod: "%"}
 
 
 # ---------------------------------------------------------------- comparison
@@ -109,7 +128,7 @@ def _comparison(test):
             return test(a, b)
         if ta is str and tb is str:
             return test(a.lower(), b.lower())
-        return ERROR
+        return timevals.compare(test, a, b)
     return compare
 
 
@@ -133,15 +152,23 @@ def identical(a, b):
         return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
     if ta in _NUMERIC or ta is str:
         return a == b
+    if ta in TIME_TYPES:
+        return a.same(b)
     return len(a) == len(b) and all(k in b and a.lookup(k) == b.lookup(k) for k in a)
 
 
+def _aggregate(a, b):
+    """True when ``=?=`` compares two lists or two ads: HTCondor gives ERROR."""
+    ta = type(a)
+    return ta is type(b) and (ta is list or hasattr(a, "_exprs"))
+
+
 def op_is(a, b):
-    return identical(a, b)
+    return ERROR if _aggregate(a, b) else identical(a, b)
 
 
 def op_isnt(a, b):
-    return not identical(a, b)
+    return ERROR if _aggregate(a, b) else not identical(a, b)
 
 
 # ------------------------------------------------------------------- bitwise
@@ -203,7 +230,7 @@ def op_neg(a):
         return wrap64(-a)
     if t is float:
         return -a
-    return ERROR
+    return timevals.negate(a)
 
 
 def op_pos(a):

@@ -159,8 +159,17 @@ def _args(children):
     return tuple(children[0]) if isinstance(children[0], tuple) else ()
 
 
+_TIME_LITERALS = {"abstime": "parse_abs", "reltime": "parse_rel"}
+
+
 def _call(children):
-    return _checked(nodes.Call(str(children[0]), _args(children[1:])))
+    name, args = children[0], _args(children[1:])
+    check = _TIME_LITERALS.get(name.lower())
+    if check and args and isinstance(args[0], nodes.Literal) and type(args[0].value) is str:
+        from gridtools.classad import timevals
+        if getattr(timevals, check)(args[0].value) is None:
+            raise ClassAdSyntaxError(f"bad time in {name}()", name.line, name.column)
+    return _checked(nodes.Call(str(name), args))
 
 
 def _callbacks():

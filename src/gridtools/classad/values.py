@@ -82,6 +82,13 @@ def format_real(value):
 _INFINITIES = (math.inf, -math.inf)
 
 
+def to_int32(real):
+    """A real converted to a C int as x86-64 does it (INT32_MIN when out of range)."""
+    if real != real or not -2147483648.0 <= real < 2147483648.0:
+        return -2147483648
+    return int(real)
+
+
 def format_real_old(value):
     """A real as the long form of an ad prints it (``condor_q -l``):
     ``%.16G`` with ``.0`` added when it would read as an integer."""
