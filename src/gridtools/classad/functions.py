@@ -549,3 +549,4 @@ def fn_format_time(when=None, fmt="%c"):
 
 
 from gridtools.classad import strfuncs  # noqa: E402,F401  (registers its functions)
+from gridtools.classad import envargs  # noqa: E402,F401  (registers its functions)
