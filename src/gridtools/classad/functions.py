@@ -367,10 +367,14 @@ _COMPARE_OPS = {"<": "<", "<=": "<=", "==": "==", "!=": "!=", ">": ">", ">=": ">
 
 def _list_compare(want_all):
     def apply(op, items, value):
-        if op is UNDEFINED or items is UNDEFINED:
+        if op is UNDEFINED:
             return UNDEFINED
         symbol = _COMPARE_OPS.get(op) if type(op) is str else None
-        if symbol is None or type(items) is not list:
+        if symbol is None:
+            return ERROR
+        if items is UNDEFINED:
+            return UNDEFINED
+        if type(items) is not list:
             return ERROR
         operator = BINARY[symbol]
         for element in items:
@@ -399,7 +403,7 @@ builtin("allCompare", args=(3, 3))(_list_compare(True))
 def fn_eval(env, fns):
     text = fns[0](env)
     if type(text) is not str:
-        return text if text is UNDEFINED else ERROR
+        return ERROR if type(text) is Special else text
     from gridtools.classad.parser import ClassAdSyntaxError, parse
     try:
         expr = parse(text)
@@ -507,7 +511,8 @@ def fn_abs_time(env, args):
         return when if offset is None else AbsTime(when.secs, offset)
     if type(when) not in (int, float) or offset is not None and type(offset) is not int:
         return ERROR
-    secs = when if type(when) is int else to_int32(when)
+    # Seconds are held in a C int: integers wrap, reals out of range give INT32_MIN.
+    secs = ((when + (1 << 31)) & 0xFFFFFFFF) - (1 << 31) if type(when) is int else to_int32(when)
     return AbsTime(secs, offset)
 
 

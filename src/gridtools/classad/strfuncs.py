@@ -36,10 +36,21 @@ def fn_strcat(*values):
 
 @builtin("join", args=(1, MANY))
 def fn_join(*values):
-    if len(values) <= 2 and type(values[-1]) is list:
-        values = (values[0] if len(values) == 2 else "", *values[-1])
-    parts = _strings(values)
-    return parts if type(parts) is Special else parts[0].join(parts[1:])
+    """join(sep, a, b, ...), join(sep, list) or join(list). UNDEFINED items
+    are left out; when nothing but UNDEFINED is left the result is UNDEFINED."""
+    if len(values) == 1:
+        values = ("", *values[0]) if type(values[0]) is list else (values[0],)
+    elif len(values) == 2 and type(values[1]) is list:
+        values = (values[0], *values[1])
+    if any(v is ERROR for v in values):
+        return ERROR
+    sep = "" if values[0] is UNDEFINED else to_string(values[0])
+    items = [to_string(v) for v in values[1:] if v is not UNDEFINED]
+    if not items and len(values) > 1 and UNDEFINED in values[1:]:
+        return UNDEFINED
+    if values[0] is UNDEFINED and len(values) == 1:
+        return UNDEFINED
+    return sep.join(items)
 
 
 @builtin("substr", args=(2, 3))
@@ -89,9 +100,6 @@ builtin("toLower")(_change_case(False))
 
 @builtin("split", args=(1, 2))
 def fn_split(text, delims=None):
-    bad = exceptional(text, delims)
-    if bad is not None:
-        return bad
     if type(text) is not str or (delims is not None and type(delims) is not str):
         return ERROR
     return split_tokens(text, " \t," if delims is None else delims)
@@ -121,8 +129,6 @@ def split_tokens(text, delims):
 
 def _split_at(user_first):
     def apply(name):
-        if name is UNDEFINED or name is ERROR:
-            return name
         if type(name) is not str:
             return ERROR
         if "@" not in name:
@@ -174,6 +180,8 @@ def _lists_or_empty(values):
 
 def _member_of(fold):
     def apply(item, text, delims=None):
+        if delims is UNDEFINED:
+            delims = None
         args = _lists_or_empty((item, text) if delims is None else (item, text, delims))
         if args is None:
             return ERROR
@@ -252,8 +260,9 @@ builtin("stringListMax", args=(1, 2))(_list_reducer(max, UNDEFINED))
 @builtin("stringListsIntersect", args=(2, 3))
 def fn_string_lists_intersect(first, second, delims=None):
     args = (first, second) if delims is None else (first, second, delims)
-    if any(v is UNDEFINED for v in args):
-        return UNDEFINED
+    bad = exceptional(*args)
+    if bad is not None:
+        return bad
     if not _list_args(args):
         return ERROR
     return bool(set(string_list(first, delims)) & set(string_list(second, delims)))
@@ -438,7 +447,7 @@ def _version_test(test):
     return apply
 
 
-builtin("versioncmp", args=(2, 2))(_version_test(lambda r: (r > 0) - (r < 0)))
+builtin("versioncmp", args=(2, 2))(_version_test(lambda r: r))
 builtin("versionGT", args=(2, 2))(_version_test(lambda r: r > 0))
 builtin("versionLT", args=(2, 2))(_version_test(lambda r: r < 0))
 builtin("versionGE", args=(2, 2))(_version_test(lambda r: r >= 0))
@@ -448,8 +457,12 @@ builtin("versionEQ", args=(2, 2))(_version_test(lambda r: r == 0))
 
 @builtin("version_in_range", args=(3, 3))
 def fn_version_in_range(version, low, high):
-    parts = _version_args(version, low, high)
-    if type(parts) is Special:
-        return parts
-    v, lo, hi = parts
+    bad = exceptional(version, low, high)
+    if bad is ERROR:
+        return ERROR
+    if low is UNDEFINED or high is UNDEFINED:
+        return UNDEFINED
+    if version is UNDEFINED:
+        return ERROR
+    v, lo, hi = _strings((version, low, high))
     return natural_cmp(lo, v) <= 0 and natural_cmp(v, hi) <= 0

@@ -19,7 +19,10 @@ from gridtools.classad.values import ERROR
 
 def local_offset(when):
     """The local time zone's offset from UTC, in seconds, at ``when``."""
-    return time.localtime(when).tm_gmtoff or 0
+    try:
+        return time.localtime(when).tm_gmtoff or 0
+    except (OverflowError, OSError, ValueError):
+        return 0
 
 
 class AbsTime:
@@ -30,7 +33,10 @@ class AbsTime:
         self.offset = local_offset(secs) if offset is None else offset
 
     def text(self):
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(self.secs + self.offset))
+        try:
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(self.secs + self.offset))
+        except (OverflowError, OSError, ValueError):
+            stamp = "0000-00-00T00:00:00"
         sign = "+" if self.offset > 0 else "-"
         hours, minutes = divmod(abs(self.offset) // 60, 60)
         return f"{stamp}{sign}{hours:02d}:{minutes:02d}"
@@ -151,6 +157,8 @@ def parse_abs(text):
 def parse_rel(text):
     """The seconds written as ``text`` (``[-][D+][HH:][MM:]SS`` or
     ``1d2h3m4s``), or None."""
+    if not text.strip():
+        return 0.0
     m = _REL_COLONS.match(text)
     if m:
         sign, days, hours, minutes, secs = m.groups()
