@@ -13,6 +13,7 @@ import random as _random
 import re
 import time as _time
 
+from gridtools.classad.nodes import Env
 from gridtools.classad.operators import (
     BINARY, identical, logical_operand, op_add, op_div, op_gt, op_lt,
 )
@@ -234,8 +235,13 @@ def _multiple_of(value, step):
 
 @builtin("quantize", args=(2, 2))
 def fn_quantize(value, step):
+    if type(value) is str:
+        value = parse_c_real(value)
+        step = float(step) if type(step) is int else step
     if type(value) not in (int, float):
         return ERROR
+    if type(step) in (int, float) and step == 0:
+        return value
     real = float(value)
     if type(step) is not list:
         return _multiple_of(real, step)
@@ -432,19 +438,18 @@ def fn_debug(value):
 
 
 def _contexts(env, fns):
-    from gridtools.classad.nodes import Env
     ads = fns[1](env) if len(fns) > 1 else UNDEFINED
     if type(ads) is not list:
         return None
-    return [Env(ad, env.target, env.busy) if hasattr(ad, "_exprs") else None for ad in ads]
+    return [Env(ad, env.target, env.busy) if hasattr(ad, "_exprs") else ad for ad in ads]
 
 
 @builtin("evalInEachContext", args=(2, 2), mode="lazy")
 def fn_eval_in_each(env, fns):
     envs = _contexts(env, fns)
-    if envs is None or any(e is None for e in envs):
+    if envs is None or any(e is not UNDEFINED and type(e) is not Env for e in envs):
         return ERROR
-    return [fns[0](e) for e in envs]
+    return [UNDEFINED if e is UNDEFINED else fns[0](e) for e in envs]
 
 
 @builtin("countMatches", args=(2, 2), mode="lazy")
@@ -452,7 +457,7 @@ def fn_count_matches(env, fns):
     envs = _contexts(env, fns)
     if envs is None:
         return 0
-    return sum(1 for e in envs if e is not None and logical_operand(fns[0](e)) is True)
+    return sum(1 for e in envs if type(e) is Env and logical_operand(fns[0](e)) is True)
 
 
 # ------------------------------------------------------------------ time
@@ -543,7 +548,7 @@ def fn_format_time(when=None, fmt="%c"):
         when = _time.time()
     if type(when) is AbsTime:
         when = when.secs
-    if when is UNDEFINED or fmt is UNDEFINED:
+    if when is UNDEFINED:
         return UNDEFINED
     if type(when) not in (int, float) or type(fmt) is not str:
         return ERROR

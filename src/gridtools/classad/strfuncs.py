@@ -34,10 +34,12 @@ def fn_strcat(*values):
     return parts if type(parts) is Special else "".join(parts)
 
 
-@builtin("join", args=(1, MANY))
+@builtin("join", args=(0, MANY))
 def fn_join(*values):
     """join(sep, a, b, ...), join(sep, list) or join(list). UNDEFINED items
     are left out; when nothing but UNDEFINED is left the result is UNDEFINED."""
+    if not values:
+        return ""
     if len(values) == 1:
         values = ("", *values[0]) if type(values[0]) is list else (values[0],)
     elif len(values) == 2 and type(values[1]) is list:
