@@ -182,8 +182,6 @@ def _count(text, evaluate_count):
     from gridtools.classad import parse
     try:
         value = evaluate_count(text) if evaluate_count else parse(text).eval()
-    except InputError:
-        raise
     except Exception:
         raise InputError("Invalid Queue count expression") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
