@@ -39,10 +39,8 @@ def our_ads(name, root, first):
                         condor_version=first["condorversion"][1].strip('"'),
                         condor_platform=first["condorplatform"][1].strip('"'),
                         submit_method=SUBMIT_METHOD_PYTHON)
-    ads = desc.job_ads(oracle.CLUSTER, ctx)
-    text = "\n".join(str(ad) for ad in ads)
-    return read_ads(oracle.placeholders(text, root).replace("\n\n", "\n")
-                    .replace('\nMyType = "Job"', '\n\nMyType = "Job"'))
+    return [{name.lower(): (name, oracle.placeholders(ad[name].unparse(), root)) for name in ad}
+            for ad in desc.job_ads(oracle.CLUSTER, ctx)]
 
 
 def differences(expected, got):
