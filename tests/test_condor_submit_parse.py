@@ -250,3 +250,12 @@ def test_matching_relative_and_absolute(ctx, tmp_path):
     assert [ad.eval("Args") for ad in got] == ["d/f1", "d/sub/"]
     got = ads(f"executable = run.sh\narguments = $(Item)\nqueue matching files {tmp_path}/d/*\n", ctx)
     assert [ad.eval("Args") for ad in got] == [os.path.join(str(tmp_path), "d", "f1")]
+
+
+def test_without_file_access_nothing_is_looked_up():
+    ctx = SubmitContext(cwd="/nowhere", owner="bob", now=5)
+    got = ads("executable = prog\ninitialdir = sub\nqueue\n", ctx)
+    assert (got[0].eval("Cmd"), got[0].eval("Iwd"), got[0].eval("ImageSize")) == \
+        ("/nowhere/prog", "/nowhere/sub", 0)
+    with pytest.raises(InputError, match="need files"):
+        ads("executable = prog\nqueue from items.txt\n", ctx)

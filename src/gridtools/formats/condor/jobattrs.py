@@ -93,7 +93,7 @@ def set_executable(ad, cmd, ctx):
     else:
         path = posixpath.join(ctx.cwd, exe)
         ad["Cmd"] = posixpath.normpath(path) if not exe.startswith("/") else exe
-        size = ctx.files.size_kib(ad.eval("Cmd")) if ctx.files else None
+        size = ctx.files.size_kib(ad.eval("Cmd")) if ctx.files else 0
         if size is None:
             raise fail(f"Executable file {ad.eval('Cmd')} does not exist")
     ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
