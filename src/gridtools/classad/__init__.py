@@ -15,6 +15,8 @@ Modules:
   functions  the built-in function registry; type, conversion, math, list,
              time and evaluation functions
   strfuncs   string, string-list, regular-expression and version functions
+  envargs    argsToList, listToArgs, envV1ToV2, mergeEnvironment, userMap
+  timevals   absolute and relative time values, their literals and arithmetic
   match      symmetric_match() and rank() for matchmaking
 
 Typical use::

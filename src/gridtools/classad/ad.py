@@ -98,14 +98,19 @@ class ClassAd(MutableMapping):
     def copy(self):
         return ClassAd._make(dict(self._exprs), dict(self._names), self._parent)
 
-    def unparse(self):
-        """The bracketed form ``[ a = 1; b = 2 ]``."""
-        body = "; ".join(f"{quote_name(self._names[k])} = {e.unparse()}"
+    def unparse(self, old=False):
+        """The bracketed form ``[ a = 1; b = 2 ]`` (``old``: reals and
+        strings spelled as in the long form)."""
+        if not self._exprs:
+            return "[  ]"
+        body = "; ".join(f"{quote_name(self._names[k])} = {e.unparse(old)}"
                          for k, e in self._exprs.items())
         return f"[ {body} ]"
 
     def __str__(self):
-        return "".join(f"{self._names[k]} = {e.unparse()}\n" for k, e in self._exprs.items())
+        """The long form, one ``Name = value`` line per attribute."""
+        return "".join(f"{quote_name(self._names[k])} = {e.unparse(True)}\n"
+                       for k, e in self._exprs.items())
 
     def __repr__(self):
         return f"ClassAd({self.unparse()})"

@@ -13,9 +13,13 @@ import random as _random
 import re
 import time as _time
 
-from gridtools.classad.operators import BINARY, identical, logical_operand
+from gridtools.classad.nodes import Env
+from gridtools.classad.operators import (
+    BINARY, identical, logical_operand, op_add, op_div, op_gt, op_lt,
+)
+from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
 from gridtools.classad.values import (
-    ERROR, UNDEFINED, Special, truth, unparse_value, wrap64,
+    ERROR, UNDEFINED, Special, to_int32, to_int64, truth, unparse_value, wrap64,
 )
 
 FUNCTIONS = {}
@@ -67,18 +71,28 @@ def exceptional(*values):
 # ------------------------------------------------------------- conversions
 
 _C_REAL = re.compile(r"\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf(inity)?|nan)", re.I)
+_C_HEX = re.compile(r"\s*([+-]?)0x([0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(p[+-]?\d+)?", re.I)
 
 
 def parse_c_real(text):
-    """The number at the start of ``text`` (as C's strtod reads it), or None."""
+    """The number at the start of ``text`` (as C's strtod reads it: decimal,
+    hexadecimal, inf and nan), or None."""
+    m = _C_HEX.match(text)
+    if m:
+        sign, digits, power = m.groups()
+        return float.fromhex(sign + "0x" + digits + (power or ""))
     m = _C_REAL.match(text)
     return float(m.group()) if m else None
 
 
 def to_string(value):
-    """A value as a string: strings as they are, others unparsed."""
-    if type(value) is str or type(value) is Special:
+    """A value as a string: strings as they are, times as their text,
+    others unparsed."""
+    t = type(value)
+    if t is str or t is Special:
         return value
+    if t is AbsTime or t is RelTime:
+        return value.text()
     return unparse_value(value)
 
 
@@ -91,6 +105,8 @@ def to_real(value):
         return float(value)
     if t is str:
         return parse_c_real(value)
+    if t is RelTime or t is AbsTime:
+        return float(int(value.secs))
     return None
 
 
@@ -102,11 +118,11 @@ def to_int(value):
         return int(value)
     if value is UNDEFINED:
         return UNDEFINED
+    if t is RelTime or t is AbsTime:
+        return to_int64(float(value.secs))
     if t is float or t is str:
         real = value if t is float else parse_c_real(value)
-        if real is None or math.isnan(real) or math.isinf(real):
-            return ERROR
-        return wrap64(int(real))
+        return ERROR if real is None else to_int64(real)
     return ERROR
 
 
@@ -135,6 +151,8 @@ def fn_bool(value):
         return UNDEFINED
     if t is str:
         return {"true": True, "false": False}.get(value.lower(), UNDEFINED)
+    if t is RelTime or t is AbsTime:
+        return value.secs != 0
     b = truth(value)
     return ERROR if b is None else b
 
@@ -172,9 +190,9 @@ def _rounder(fn):
         if type(value) is int:
             return value
         real = to_real(value)
-        if real is None or math.isnan(real) or math.isinf(real):
+        if real is None:
             return ERROR
-        return wrap64(int(fn(real)))
+        return to_int64(fn(real) if math.isfinite(real) else real)
     return apply
 
 
@@ -185,16 +203,27 @@ builtin("round")(_rounder(round))
 
 @builtin("pow", args=(2, 2))
 def fn_pow(base, exponent):
-    if type(base) is int and type(exponent) is int and exponent >= 0:
-        return wrap64(base ** exponent) if exponent < 4096 or abs(base) < 2 else ERROR
+    """C's pow(); an integer to a non-negative integer power is an integer
+    (the real result converted as C converts it)."""
     rb, re_ = to_real(base), to_real(exponent)
-    if rb is None or re_ is None:
+    if rb is None or re_ is None or type(base) is str and not base.strip():
         return ERROR
+    result = _c_pow(rb, re_)
+    if type(base) is int and type(exponent) is int and exponent >= 0:
+        return to_int64(result)
+    return result
+
+
+def _c_pow(x, y):
     try:
-        result = math.pow(rb, re_)
-    except (OverflowError, ValueError):
-        return ERROR
-    return ERROR if math.isinf(result) or math.isnan(result) else result
+        return math.pow(x, y)
+    except OverflowError:
+        return math.inf if x > 0 or float(y).is_integer() and y % 2 == 0 else -math.inf
+    except ValueError:
+        if x != 0.0:
+            return math.nan
+        odd = float(y).is_integer() and y % 2 == 1
+        return math.copysign(math.inf, x) if odd else math.inf
 
 
 def _multiple_of(value, step):
@@ -206,8 +235,13 @@ def _multiple_of(value, step):
 
 @builtin("quantize", args=(2, 2))
 def fn_quantize(value, step):
+    if type(value) is str:
+        value = parse_c_real(value)
+        step = float(step) if type(step) is int else step
     if type(value) not in (int, float):
         return ERROR
+    if type(step) in (int, float) and step == 0:
+        return value
     real = float(value)
     if type(step) is not list:
         return _multiple_of(real, step)
@@ -231,20 +265,33 @@ def fn_random(limit=1.0):
 # ----------------------------------------------------------------- lists
 
 def _numbers(value):
-    """The elements of a list when all are numbers; else UNDEFINED/ERROR."""
+    """The defined elements of a list when all of them are numbers or
+    booleans (UNDEFINED elements are skipped); else UNDEFINED or ERROR."""
     if value is UNDEFINED:
         return UNDEFINED
     if type(value) is not list:
         return ERROR
-    if any(type(v) not in (int, float) for v in value):
-        return ERROR
-    return value
+    out = []
+    for item in value:
+        t = type(item)
+        if t is int or t is float or t is bool:
+            out.append(item)
+        elif item is not UNDEFINED:
+            return ERROR
+    return out
 
 
 def _total(values):
-    if any(type(v) is float for v in values):
-        return math.fsum(values)
-    return wrap64(sum(values))
+    """The sum with the ``+`` operator, so that it wraps and overflows as
+    HTCondor's does."""
+    if not values:
+        return 0
+    total = values[0]
+    for item in values[1:]:
+        total = op_add(total, item)
+        if total is ERROR:
+            break
+    return total
 
 
 @builtin("sum")
@@ -258,23 +305,31 @@ def fn_avg(value):
     values = _numbers(value)
     if type(values) is Special:
         return values
-    return _total(values) / len(values) if values else 0
+    if not values:
+        return 0
+    total = _total(values)
+    return total if total is ERROR else op_div(total, float(len(values)))
 
 
-def _bound(pick):
+def _bound(test):
     def apply(value):
         values = _numbers(value)
         if type(values) is Special:
             return values
         if not values:
             return UNDEFINED
-        best = pick(values)
-        return float(best) if any(type(v) is float for v in values) else best
+        best = values[0]
+        for item in values[1:]:
+            if test(item, best) is True:
+                best = item
+        if any(type(v) is float for v in values):
+            return float(best)
+        return int(best)
     return apply
 
 
-builtin("min")(_bound(min))
-builtin("max")(_bound(max))
+builtin("min")(_bound(op_lt))
+builtin("max")(_bound(op_gt))
 
 
 @builtin("size")
@@ -318,10 +373,14 @@ _COMPARE_OPS = {"<": "<", "<=": "<=", "==": "==", "!=": "!=", ">": ">", ">=": ">
 
 def _list_compare(want_all):
     def apply(op, items, value):
-        if op is UNDEFINED or items is UNDEFINED:
+        if op is UNDEFINED:
             return UNDEFINED
         symbol = _COMPARE_OPS.get(op) if type(op) is str else None
-        if symbol is None or type(items) is not list:
+        if symbol is None:
+            return ERROR
+        if items is UNDEFINED:
+            return UNDEFINED
+        if type(items) is not list:
             return ERROR
         operator = BINARY[symbol]
         for element in items:
@@ -350,7 +409,7 @@ builtin("allCompare", args=(3, 3))(_list_compare(True))
 def fn_eval(env, fns):
     text = fns[0](env)
     if type(text) is not str:
-        return text if text is UNDEFINED else ERROR
+        return ERROR if type(text) is Special else text
     from gridtools.classad.parser import ClassAdSyntaxError, parse
     try:
         expr = parse(text)
@@ -379,19 +438,18 @@ def fn_debug(value):
 
 
 def _contexts(env, fns):
-    from gridtools.classad.nodes import Env
     ads = fns[1](env) if len(fns) > 1 else UNDEFINED
     if type(ads) is not list:
         return None
-    return [Env(ad, env.target, env.busy) if hasattr(ad, "_exprs") else None for ad in ads]
+    return [Env(ad, env.target, env.busy) if hasattr(ad, "_exprs") else ad for ad in ads]
 
 
 @builtin("evalInEachContext", args=(2, 2), mode="lazy")
 def fn_eval_in_each(env, fns):
     envs = _contexts(env, fns)
-    if envs is None or any(e is None for e in envs):
+    if envs is None or any(e is not UNDEFINED and type(e) is not Env for e in envs):
         return ERROR
-    return [fns[0](e) for e in envs]
+    return [UNDEFINED if e is UNDEFINED else fns[0](e) for e in envs]
 
 
 @builtin("countMatches", args=(2, 2), mode="lazy")
@@ -399,7 +457,7 @@ def fn_count_matches(env, fns):
     envs = _contexts(env, fns)
     if envs is None:
         return 0
-    return sum(1 for e in envs if e is not None and logical_operand(fns[0](e)) is True)
+    return sum(1 for e in envs if type(e) is Env and logical_operand(fns[0](e)) is True)
 
 
 # ------------------------------------------------------------------ time
@@ -411,16 +469,19 @@ def fn_time():
 
 @builtin("interval")
 def fn_interval(seconds):
-    if seconds is UNDEFINED:
-        return UNDEFINED
-    if type(seconds) is not int:
+    """Seconds as ``[-][D+][H:]M:SS``, with the leading zero parts left out."""
+    if type(seconds) is RelTime:
+        seconds = seconds.secs
+    real = parse_c_real(seconds) if type(seconds) is str else seconds
+    if type(real) not in (int, float, bool):
         return ERROR
-    sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
-    days, rest = divmod(seconds, 86400)
+    whole = to_int64(float(real))
+    sign, whole = ("-", -whole) if whole < 0 else ("", whole)
+    days, rest = divmod(whole, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
     if days:
-        return f"{sign}{days}+{hours}:{minutes:02d}:{secs:02d}"
+        return f"{sign}{days}+{hours:02d}:{minutes:02d}:{secs:02d}"
     if hours:
         return f"{sign}{hours}:{minutes:02d}:{secs:02d}"
     if minutes:
@@ -428,11 +489,66 @@ def fn_interval(seconds):
     return f"{sign}{secs}"
 
 
+def _time_arg(node, env):
+    """The value of an absTime()/relTime() argument; a string written as a
+    literal is marked by returning it inside a tuple."""
+    from gridtools.classad.nodes import Literal
+    if isinstance(node, Literal) and type(node.value) is str:
+        return (node.value,)
+    return node.compiled()(env)
+
+
+@builtin("absTime", args=(0, 2), mode="nodes")
+def fn_abs_time(env, args):
+    if not args:
+        return AbsTime(int(_time.time()))
+    when = _time_arg(args[0], env)
+    offset = args[1].compiled()(env) if len(args) > 1 else None
+    if type(when) is tuple:
+        parsed = parse_abs(when[0])
+        return ERROR if parsed is None else parsed
+    bad = exceptional(when, offset)
+    if bad is not None:
+        return bad
+    if type(when) is str:
+        return when
+    if type(when) is AbsTime:
+        return when if offset is None else AbsTime(when.secs, offset)
+    if type(when) not in (int, float) or offset is not None and type(offset) is not int:
+        return ERROR
+    # Seconds are held in a C int: integers wrap, reals out of range give INT32_MIN.
+    secs = ((when + (1 << 31)) & 0xFFFFFFFF) - (1 << 31) if type(when) is int else to_int32(when)
+    return AbsTime(secs, offset)
+
+
+@builtin("relTime", mode="nodes")
+def fn_rel_time(env, args):
+    value = _time_arg(args[0], env)
+    if type(value) is tuple:
+        secs = parse_rel(value[0])
+        return ERROR if secs is None else float(secs)
+    if value is UNDEFINED or value is ERROR:
+        return value
+    if type(value) is RelTime:
+        return value
+    if type(value) is str:
+        return RelTime(0)
+    if type(value) not in (int, float):
+        return ERROR
+    return RelTime(value)
+
+
+builtin("isAbsTime")(lambda v: type(v) is AbsTime)
+builtin("isRelTime")(lambda v: type(v) is RelTime)
+
+
 @builtin("formatTime", args=(0, 2))
 def fn_format_time(when=None, fmt="%c"):
     if when is None:
         when = _time.time()
-    if when is UNDEFINED or fmt is UNDEFINED:
+    if type(when) is AbsTime:
+        when = when.secs
+    if when is UNDEFINED:
         return UNDEFINED
     if type(when) not in (int, float) or type(fmt) is not str:
         return ERROR
@@ -443,3 +559,4 @@ def fn_format_time(when=None, fmt="%c"):
 
 
 from gridtools.classad import strfuncs  # noqa: E402,F401  (registers its functions)
+from gridtools.classad import envargs  # noqa: E402,F401  (registers its functions)

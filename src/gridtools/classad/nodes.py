@@ -8,7 +8,8 @@ Parentheses are kept as nodes for printing but cost nothing when evaluating.
 Evaluation happens in an ``Env``: the ad whose expression is evaluated
 (``my``), the other ad of a match (``target``), and the set of attributes
 being evaluated right now (a reference back into that set is a cycle and
-gives ERROR, as HTCondor does).
+gives UNDEFINED, as HTCondor does). ``self`` is the ad an expression belongs
+to and ``parent`` the ad enclosing that one.
 """
 
 import functools
@@ -21,11 +22,12 @@ from gridtools.classad.values import (
 
 _FUNCTIONS = None  # name -> Builtin, loaded on first compile of a call
 _AS_AD = None  # ad.as_ad, loaded on first evaluation (ad imports this module)
+_EMPTY = [None]  # the shared empty ad standing for "no ad" (set with _AS_AD)
 
 
 class Env:
     """Where an expression is evaluated: its own ad, the target ad, and the
-    attributes in the middle of evaluation (for cycle detection)."""
+    attributes in the middle of evaluation (for cycle detection: an attribute that needs its own value is UNDEFINED)."""
 
     __slots__ = ("my", "target", "busy")
 
@@ -43,7 +45,7 @@ def eval_attr(ad, key, expr, target, env):
     busy = env.busy
     token = (id(ad), key)
     if token in busy:
-        return ERROR
+        return UNDEFINED
     busy.add(token)
     try:
         inner = env if (ad is env.my and target is env.target) else Env(ad, target, busy)
@@ -78,6 +80,20 @@ def resolve(key, env):
     return UNDEFINED
 
 
+def _self_scope(env):
+    ad = env.my
+    return UNDEFINED if ad is None or ad is _EMPTY[0] else ad
+
+
+def _parent_scope(env):
+    ad = env.my
+    parent = ad._parent if ad is not None else None
+    return UNDEFINED if parent is None else parent
+
+
+_SCOPE_NAMES = {"self": _self_scope, "parent": _parent_scope}
+
+
 def select(base, key, env):
     """``base.key``: an attribute of a nested ad, or of each ad in a list."""
     cls = base.__class__
@@ -97,12 +113,13 @@ class Expr:
     """A parsed ClassAd expression. Immutable; compare and hash by its
     canonical text."""
 
-    __slots__ = ("_fn", "_text", "depth")
+    __slots__ = ("_fn", "_text", "_old_text", "depth")
     prec = ops.POSTFIX_PREC
 
     def __init__(self, *children):
         self._fn = None
         self._text = None
+        self._old_text = None
         self.depth = 1 + max((c.depth for c in children), default=0)
 
     def eval(self, my=None, target=None):
@@ -110,8 +127,8 @@ class Expr:
         ``target`` as the other ad (ClassAd, dict or None)."""
         global _AS_AD
         if _AS_AD is None:
-            from gridtools.classad.ad import as_ad
-            _AS_AD = as_ad
+            from gridtools.classad.ad import _EMPTY as empty, as_ad
+            _AS_AD, _EMPTY[0] = as_ad, empty
         env = Env(_AS_AD(my), _AS_AD(target, empty=None), set())
         try:
             return self.compiled()(env)
@@ -125,10 +142,18 @@ class Expr:
             fn = self._fn = self._compile()
         return fn
 
-    def unparse(self):
+    def unparse(self, old=False):
+        """The canonical text (HTCondor's ClassAd unparser: reals as
+        ``1.500000000000000E+00``, ``is`` and ``isnt``); with ``old``, the
+        long form ``condor_q -l`` prints (``1.5``, ``=?=``, ``=!=``)."""
+        if old:
+            text = self._old_text
+            if text is None:
+                text = self._old_text = self._unparse(True)
+            return text
         text = self._text
         if text is None:
-            text = self._text = self._unparse()
+            text = self._text = self._unparse(False)
         return text
 
     def children(self):
@@ -146,8 +171,8 @@ class Expr:
     def __hash__(self):
         return hash(self.unparse())
 
-    def _wrap(self, child, min_prec):
-        text = child.unparse()
+    def _wrap(self, old, child, min_prec):
+        text = child.unparse(old)
         return f"({text})" if child.prec < min_prec else text
 
 
@@ -162,9 +187,8 @@ class Literal(Expr):
         value = self.value
         return lambda env: value
 
-    def _unparse(self):
-        text = unparse_value(self.value)
-        return text
+    def _unparse(self, old):
+        return unparse_value(self.value, old)
 
 
 class Attr(Expr):
@@ -178,9 +202,11 @@ class Attr(Expr):
         self.key = name.lower()
 
     def _compile(self):
+        if self.key in _SCOPE_NAMES:
+            return _SCOPE_NAMES[self.key]
         return functools.partial(resolve, self.key)
 
-    def _unparse(self):
+    def _unparse(self, old):
         return quote_name(self.name)
 
 
@@ -201,7 +227,7 @@ class Scoped(Expr):
             return lambda env: select(env.my, key, env)
         return functools.partial(_target_attr, key)
 
-    def _unparse(self):
+    def _unparse(self, old):
         return f"{self.scope}.{quote_name(self.name)}"
 
 
@@ -233,8 +259,8 @@ class Select(Expr):
         base, key = self.base.compiled(), self.key
         return lambda env: select(base(env), key, env)
 
-    def _unparse(self):
-        return f"{self._wrap(self.base, ops.POSTFIX_PREC)}.{quote_name(self.name)}"
+    def _unparse(self, old):
+        return f"{self._wrap(old, self.base, ops.POSTFIX_PREC)}.{quote_name(self.name)}"
 
 
 class Subscript(Expr):
@@ -254,8 +280,8 @@ class Subscript(Expr):
         base, index = self.base.compiled(), self.index.compiled()
         return lambda env: _subscript(base(env), index(env), env)
 
-    def _unparse(self):
-        return f"{self._wrap(self.base, ops.POSTFIX_PREC)}[{self.index.unparse()}]"
+    def _unparse(self, old):
+        return f"{self._wrap(old, self.base, ops.POSTFIX_PREC)}[{self.index.unparse(old)}]"
 
 
 def _subscript(base, index, env):
@@ -291,8 +317,8 @@ class Unary(Expr):
             return lambda env: value
         return lambda env: _unary(fn, operand(env))
 
-    def _unparse(self):
-        return self.op.symbol + self._wrap(self.operand, ops.UNARY_PREC)
+    def _unparse(self, old):
+        return " " + self.op.symbol + self._wrap(old, self.operand, ops.UNARY_PREC)
 
 
 def _unary(fn, value):
@@ -336,11 +362,12 @@ class Binary(Expr):
             return fn(a, b)
         return strict
 
-    def _unparse(self):
+    def _unparse(self, old):
         prec = self.op.prec
-        left = self._wrap(self.left, prec)
-        right = self._wrap(self.right, prec + 1)
-        return f"{left} {self.op.symbol} {right}"
+        left = self._wrap(old, self.left, prec)
+        right = self._wrap(old, self.right, prec + 1)
+        symbol = self.op.symbol
+        return f"{left} {ops.NEW_SPELLING.get(symbol, symbol) if not old else symbol} {right}"
 
 
 def _binary(fn, strict, a, b):
@@ -403,9 +430,9 @@ class Cond(Expr):
             return then(env) if b else other(env)
         return conditional
 
-    def _unparse(self):
-        cond = self._wrap(self.cond, ops.COND_PREC + 1)
-        return f"{cond} ? {self.then.unparse()} : {self.other.unparse()}"
+    def _unparse(self, old):
+        cond = self._wrap(old, self.cond, ops.COND_PREC + 1)
+        return f"{cond} ? {self.then.unparse(old)} : {self.other.unparse(old)}"
 
 
 class Elvis(Expr):
@@ -429,8 +456,8 @@ class Elvis(Expr):
             return other(env) if c is UNDEFINED else c
         return elvis
 
-    def _unparse(self):
-        return f"{self._wrap(self.cond, ops.COND_PREC + 1)} ?: {self.other.unparse()}"
+    def _unparse(self, old):
+        return f"{self._wrap(old, self.cond, ops.COND_PREC + 1)} ?: {self.other.unparse(old)}"
 
 
 class Paren(Expr):
@@ -448,8 +475,8 @@ class Paren(Expr):
     def _compile(self):
         return self.inner.compiled()
 
-    def _unparse(self):
-        return f"({self.inner.unparse()})"
+    def _unparse(self, old):
+        return f"({self.inner.unparse(old)})"
 
 
 class ListExpr(Expr):
@@ -467,8 +494,8 @@ class ListExpr(Expr):
         fns = tuple(item.compiled() for item in self.items)
         return lambda env: [fn(env) for fn in fns]
 
-    def _unparse(self):
-        return "{ " + ",".join(item.unparse() for item in self.items) + " }"
+    def _unparse(self, old):
+        return "{ " + ",".join(item.unparse(old) for item in self.items) + " }"
 
 
 class AdExpr(Expr):
@@ -488,11 +515,16 @@ class AdExpr(Expr):
         from gridtools.classad.ad import ClassAd
         exprs = {name.lower(): expr for name, expr in self.pairs}
         names = {name.lower(): name for name, _ in self.pairs}
-        return lambda env: ClassAd._make(dict(exprs), dict(names), env.my)
+        return lambda env: ClassAd._make(dict(exprs), dict(names), _enclosing(env))
 
-    def _unparse(self):
-        body = "; ".join(f"{quote_name(n)} = {e.unparse()}" for n, e in self.pairs)
+    def _unparse(self, old):
+        body = "; ".join(f"{quote_name(n)} = {e.unparse(old)}" for n, e in self.pairs)
         return f"[ {body} ]"
+
+
+def _enclosing(env):
+    ad = env.my
+    return None if ad is _EMPTY[0] else ad
 
 
 class Call(Expr):
@@ -519,8 +551,8 @@ class Call(Expr):
             return lambda env: ERROR
         return builtin.bind(self.args)
 
-    def _unparse(self):
-        return f"{self.name}({','.join(a.unparse() for a in self.args)})"
+    def _unparse(self, old):
+        return f"{self.name}({','.join(a.unparse(old) for a in self.args)})"
 
 
 def to_expr(value):

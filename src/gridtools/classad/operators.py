@@ -17,7 +17,9 @@ the ordering operators compare strings case-insensitively, ``=?=`` exactly.
 import math
 import operator
 
-from gridtools.classad.values import ERROR, UNDEFINED, Special, truth, wrap64
+from gridtools.classad import timevals
+from gridtools.classad.timevals import TIME_TYPES
+from gridtools.classad.values import INT64_MIN, ERROR, UNDEFINED, Special, truth, wrap64
 
 _INTLIKE = (int, bool)
 _NUMERIC = (int, float, bool)
@@ -46,9 +48,10 @@ def _arith(a, b, int_fn, real_fn):
         return int_fn(int(a), int(b))
     if ta in _NUMERIC and tb in _NUMERIC:
         result = real_fn(float(a), float(b))
-        if result is ERROR or math.isinf(result) or math.isnan(result):
-            return ERROR
-        return result
+        # HTCondor keeps -inf and NaN results but turns +inf into ERROR.
+        return ERROR if result == math.inf else result
+    if ta in TIME_TYPES or tb in TIME_TYPES:
+        return timevals.arith(_SYMBOLS[int_fn], a, b)
     return ERROR
 
 
@@ -58,31 +61,61 @@ def _trunc_div(a, b):
 
 
 def _idiv(a, b):
-    return ERROR if b == 0 else wrap64(_trunc_div(a, b))
+    if b == 0:
+        return ERROR
+    if b == -1 and a == INT64_MIN:
+        return ~INT64_MIN
+    return _trunc_div(a, b)
 
 
 def _imod(a, b):
-    return ERROR if b == 0 else wrap64(a - b * _trunc_div(a, b))
+    if b == 0:
+        return ERROR
+    return 0 if b == -1 else a - b * _trunc_div(a, b)
+
+
+def _rdiv(x, y):
+    """IEEE division: a zero divisor gives an infinity or NaN."""
+    if y != 0.0:
+        return x / y
+    if x != x or x == 0.0:
+        return math.nan
+    return math.copysign(math.inf, x) * math.copysign(1.0, y)
+
+
+def _iadd(x, y):
+    return wrap64(x + y)
+
+
+def _isub(x, y):
+    return wrap64(x - y)
+
+
+def _imul(x, y):
+    return wrap64(x * y)
 
 
 def op_add(a, b):
-    return _arith(a, b, lambda x, y: wrap64(x + y), lambda x, y: x + y)
+    return _arith(a, b, _iadd, operator.add)
 
 
 def op_sub(a, b):
-    return _arith(a, b, lambda x, y: wrap64(x - y), lambda x, y: x - y)
+    return _arith(a, b, _isub, operator.sub)
 
 
 def op_mul(a, b):
-    return _arith(a, b, lambda x, y: wrap64(x * y), lambda x, y: x * y)
+    return _arith(a, b, _imul, operator.mul)
 
 
 def op_div(a, b):
-    return _arith(a, b, _idiv, lambda x, y: ERROR if y == 0.0 else x / y)
+    return _arith(a, b, _idiv, _rdiv)
 
 
 def op_mod(a, b):
     return _arith(a, b, _imod, lambda x, y: ERROR)
+
+
+_SYMBOLS = {_iadd: "+", _isub: "-", _imul: "*", _idiv: "/", _imod: "%"}
 
 
 # ---------------------------------------------------------------- comparison
@@ -95,7 +128,7 @@ def _comparison(test):
             return test(a, b)
         if ta is str and tb is str:
             return test(a.lower(), b.lower())
-        return ERROR
+        return timevals.compare(test, a, b)
     return compare
 
 
@@ -119,15 +152,23 @@ def identical(a, b):
         return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
     if ta in _NUMERIC or ta is str:
         return a == b
+    if ta in TIME_TYPES:
+        return a.same(b)
     return len(a) == len(b) and all(k in b and a.lookup(k) == b.lookup(k) for k in a)
 
 
+def _aggregate(a, b):
+    """True when ``=?=`` compares two lists or two ads: HTCondor gives ERROR."""
+    ta = type(a)
+    return ta is type(b) and (ta is list or hasattr(a, "_exprs"))
+
+
 def op_is(a, b):
-    return identical(a, b)
+    return ERROR if _aggregate(a, b) else identical(a, b)
 
 
 def op_isnt(a, b):
-    return not identical(a, b)
+    return ERROR if _aggregate(a, b) else not identical(a, b)
 
 
 # ------------------------------------------------------------------- bitwise
@@ -138,22 +179,23 @@ def _bitwise(a, b, fn):
     return ERROR
 
 
+# Shift counts are taken modulo 64, as the x86-64 shift instructions do.
+
 def _lshift(a, b):
-    if b < 0:
-        return ERROR
-    return wrap64(a << b) if b < 64 else 0
+    return wrap64(a << (b & 63))
 
 
 def _rshift(a, b):
-    if b < 0:
-        return ERROR
-    return a >> min(b, 63)
+    return a >> (b & 63)
 
 
 def _urshift(a, b):
-    if b < 0:
-        return ERROR
-    return wrap64((a & ((1 << 64) - 1)) >> b) if b < 64 else 0
+    count = b & 63
+    if a >= 0:
+        return a >> count
+    # HTCondor clears the top ``count`` bits with a mask shifted by
+    # 64 - count, which is a shift by 0 when count is 0.
+    return (a >> count) & ~wrap64(-1 << ((64 - count) & 63))
 
 
 def op_band(a, b):
@@ -188,7 +230,7 @@ def op_neg(a):
         return wrap64(-a)
     if t is float:
         return -a
-    return ERROR
+    return timevals.negate(a)
 
 
 def op_pos(a):
@@ -276,3 +318,5 @@ UNARY = {op.symbol: op for op in OPERATORS if op.unary}
 BY_ALIAS = {op.alias: op for op in OPERATORS}
 # Other spellings of =?= and =!= that the parser accepts.
 SYNONYMS = {"is": "=?=", "isnt": "=!="}
+# How the canonical unparser spells them.
+NEW_SPELLING = {"=?=": "is", "=!=": "isnt"}

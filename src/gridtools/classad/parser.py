@@ -9,6 +9,7 @@ intermediate tree is kept. Parsed expressions are cached by their text.
 import functools
 import os
 import re
+import threading
 
 from gridtools.classad import nodes, operators as ops
 from gridtools.classad.values import ERROR, UNDEFINED
@@ -34,6 +35,9 @@ class _QuotedName(str):
 
 class _TooDeep(Exception):
     pass
+
+
+_SOURCE = threading.local()  # the text being parsed, for callbacks that look around a token
 
 
 @functools.lru_cache(maxsize=None)
@@ -125,17 +129,28 @@ def _select(children):
     return _checked(nodes.Select(base, name))
 
 
+class _MinMagnitude(nodes.Literal):
+    """The literal 9223372036854775808 written right after a minus sign:
+    with the sign it is INT64_MIN; alone it is out of range (0)."""
+
+
 def _integer(children):
-    """An integer literal: decimal, 0x hexadecimal or 0 octal; values beyond
-    64 bits saturate, as C's strtoll does."""
-    text = str(children[0])
-    if text[:2] in ("0x", "0X"):
-        value = int(text, 16)
-    elif len(text) > 1 and text[0] == "0" and set(text) <= set("01234567"):
-        value = int(text, 8)
-    else:
-        value = int(text)
-    return nodes.Literal(min(value, INT64_MAX))
+    """An integer literal. HTCondor reads decimal digits only; a value beyond
+    64 bits is 0, except that ``-9223372036854775808`` is INT64_MIN."""
+    token = children[0]
+    value = int(str(token))
+    if value <= INT64_MAX:
+        return nodes.Literal(value)
+    source, start = _SOURCE.text, token.start_pos
+    if value == INT64_MAX + 1 and start and source[start - 1] == "-":
+        return _MinMagnitude(0)
+    return nodes.Literal(0)
+
+
+def _neg(children):
+    if isinstance(children[0], _MinMagnitude):
+        return nodes.Literal(-INT64_MAX - 1)
+    return _checked(nodes.Unary(ops.BY_ALIAS["neg"], children[0]))
 
 
 def _args(children):
@@ -144,8 +159,17 @@ def _args(children):
     return tuple(children[0]) if isinstance(children[0], tuple) else ()
 
 
+_TIME_LITERALS = {"abstime": "parse_abs", "reltime": "parse_rel"}
+
+
 def _call(children):
-    return _checked(nodes.Call(str(children[0]), _args(children[1:])))
+    name, args = children[0], _args(children[1:])
+    check = _TIME_LITERALS.get(name.lower())
+    if check and args and isinstance(args[0], nodes.Literal) and type(args[0].value) is str:
+        from gridtools.classad import timevals
+        if getattr(timevals, check)(args[0].value) is None:
+            raise ClassAdSyntaxError(f"bad time in {name}()", name.line, name.column)
+    return _checked(nodes.Call(str(name), args))
 
 
 def _callbacks():
@@ -156,6 +180,7 @@ def _callbacks():
 
     table = {alias: _binary(alias) for alias, op in ops.BY_ALIAS.items() if not op.unary}
     table.update({alias: _unary(alias) for alias, op in ops.BY_ALIAS.items() if op.unary})
+    table["neg"] = _neg
     table.update(
         start_expr=lambda c: c[0],
         start_ad=lambda c: c[0],
@@ -205,6 +230,7 @@ def _run(text, start):
     if not text.strip():
         raise ClassAdSyntaxError("empty expression" if start == "start_expr" else "empty ClassAd")
     try:
+        _SOURCE.text = text
         return _parser().parse(text, start=start)
     except ClassAdSyntaxError:
         raise

@@ -11,8 +11,8 @@ import functools
 import pwd
 import re
 
-from gridtools.classad.functions import builtin, exceptional, to_string
-from gridtools.classad.values import ERROR, UNDEFINED, Special, wrap64
+from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
+from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64
 
 MANY = 1 << 30
 
@@ -34,12 +34,25 @@ def fn_strcat(*values):
     return parts if type(parts) is Special else "".join(parts)
 
 
-@builtin("join", args=(1, MANY))
+@builtin("join", args=(0, MANY))
 def fn_join(*values):
-    if len(values) <= 2 and type(values[-1]) is list:
-        values = (values[0] if len(values) == 2 else "", *values[-1])
-    parts = _strings(values)
-    return parts if type(parts) is Special else parts[0].join(parts[1:])
+    """join(sep, a, b, ...), join(sep, list) or join(list). UNDEFINED items
+    are left out; when nothing but UNDEFINED is left the result is UNDEFINED."""
+    if not values:
+        return ""
+    if len(values) == 1:
+        values = ("", *values[0]) if type(values[0]) is list else (values[0],)
+    elif len(values) == 2 and type(values[1]) is list:
+        values = (values[0], *values[1])
+    if any(v is ERROR for v in values):
+        return ERROR
+    sep = "" if values[0] is UNDEFINED else to_string(values[0])
+    items = [to_string(v) for v in values[1:] if v is not UNDEFINED]
+    if not items and len(values) > 1 and UNDEFINED in values[1:]:
+        return UNDEFINED
+    if values[0] is UNDEFINED and len(values) == 1:
+        return UNDEFINED
+    return sep.join(items)
 
 
 @builtin("substr", args=(2, 3))
@@ -89,20 +102,35 @@ builtin("toLower")(_change_case(False))
 
 @builtin("split", args=(1, 2))
 def fn_split(text, delims=None):
-    bad = exceptional(text, delims)
-    if bad is not None:
-        return bad
     if type(text) is not str or (delims is not None and type(delims) is not str):
         return ERROR
-    if delims is None:
-        return text.split()
-    return [t for t in re.split("[" + re.escape(delims) + "]", text) if t] if delims else [text]
+    return split_tokens(text, " \t," if delims is None else delims)
+
+
+def split_tokens(text, delims):
+    """HTCondor's tokenizer for split(): white space among the delimiters
+    separates without making empty tokens; another delimiter ends a token,
+    and makes an empty one when it follows the same delimiter."""
+    tokens, current, last = [], [], None
+    for ch in text:
+        if ch not in delims:
+            current.append(ch)
+            last = None
+            continue
+        if current:
+            tokens.append("".join(current))
+            current = []
+        elif ch == last and ch not in " \t":
+            tokens.append("")
+        if ch not in " \t":
+            last = ch
+    if current:
+        tokens.append("".join(current))
+    return tokens
 
 
 def _split_at(user_first):
     def apply(name):
-        if name is UNDEFINED or name is ERROR:
-            return name
         if type(name) is not str:
             return ERROR
         if "@" not in name:
@@ -144,11 +172,23 @@ def _list_args(values):
     return all(type(v) is str for v in values)
 
 
+def _lists_or_empty(values):
+    """Arguments of the membership and subset functions: strings, with
+    UNDEFINED read as an empty list; None when one is of another type."""
+    if any(type(v) is not str and v is not UNDEFINED for v in values):
+        return None
+    return ["" if v is UNDEFINED else v for v in values]
+
+
 def _member_of(fold):
     def apply(item, text, delims=None):
-        args = (item, text) if delims is None else (item, text, delims)
-        if not _list_args(args):
+        if delims is UNDEFINED:
+            delims = None
+        args = _lists_or_empty((item, text) if delims is None else (item, text, delims))
+        if args is None:
             return ERROR
+        if item is UNDEFINED or text is UNDEFINED:
+            return False
         items = string_list(text, delims)
         if fold:
             return item.lower() in (i.lower() for i in items)
@@ -160,6 +200,22 @@ builtin("stringListMember", args=(2, 3))(_member_of(False))
 builtin("stringListIMember", args=(2, 3))(_member_of(True))
 
 
+def _subset_of(fold):
+    def apply(first, second, delims=None):
+        args = _lists_or_empty((first, second) if delims is None else (first, second, delims))
+        if args is None:
+            return ERROR
+        small, big = (string_list(t, delims) for t in args[:2])
+        if fold:
+            small, big = [i.lower() for i in small], [i.lower() for i in big]
+        return set(small) <= set(big)
+    return apply
+
+
+builtin("stringListSubsetMatch", args=(2, 3))(_subset_of(False))
+builtin("stringListISubsetMatch", args=(2, 3))(_subset_of(True))
+
+
 @builtin("stringListSize", args=(1, 2))
 def fn_string_list_size(text, delims=None):
     if not _list_args((text,) if delims is None else (text, delims)):
@@ -167,42 +223,49 @@ def fn_string_list_size(text, delims=None):
     return len(string_list(text, delims))
 
 
-_INT_TEXT = re.compile(r"[+-]?\d+$")
+_INT_TEXT = re.compile(r"\s*[+-]?\d+\s*$")
 
 
 def _list_numbers(text, delims):
+    """The numbers of a string list, each read as C's strtod reads it, and
+    whether all of them are integers."""
     if not _list_args((text,) if delims is None else (text, delims)):
-        return ERROR
-    numbers = []
+        return ERROR, False
+    numbers, integers = [], True
     for item in string_list(text, delims):
-        try:
-            numbers.append(int(item) if _INT_TEXT.match(item) else float(item))
-        except ValueError:
-            return ERROR
-    return numbers
+        real = parse_c_real(item)
+        if real is None:
+            return ERROR, False
+        integers = integers and _INT_TEXT.match(item) is not None
+        numbers.append(real)
+    return numbers, integers
 
 
 def _list_reducer(reduce, empty):
     def apply(text, delims=None):
-        numbers = _list_numbers(text, delims)
+        numbers, integers = _list_numbers(text, delims)
         if type(numbers) is Special:
             return numbers
         if not numbers:
             return empty
         result = reduce(numbers)
-        return float(result) if any(type(n) is float for n in numbers) else wrap64(result)
+        return to_int64(result) if integers else result
     return apply
 
 
-builtin("stringListSum", args=(1, 2))(_list_reducer(sum, 0))
-builtin("stringListAvg", args=(1, 2))(_list_reducer(lambda ns: sum(ns) / len(ns) * 1.0, 0.0))
+builtin("stringListSum", args=(1, 2))(_list_reducer(sum, 0.0))
+builtin("stringListAvg", args=(1, 2))(_list_reducer(lambda ns: sum(ns) / len(ns), 0.0))
 builtin("stringListMin", args=(1, 2))(_list_reducer(min, UNDEFINED))
 builtin("stringListMax", args=(1, 2))(_list_reducer(max, UNDEFINED))
 
 
 @builtin("stringListsIntersect", args=(2, 3))
 def fn_string_lists_intersect(first, second, delims=None):
-    if not _list_args((first, second) if delims is None else (first, second, delims)):
+    args = (first, second) if delims is None else (first, second, delims)
+    bad = exceptional(*args)
+    if bad is not None:
+        return bad
+    if not _list_args(args):
         return ERROR
     return bool(set(string_list(first, delims)) & set(string_list(second, delims)))
 
@@ -216,7 +279,7 @@ _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE
 def compile_regex(pattern, options=""):
     """A compiled pattern (None when it is not a valid expression)."""
     flags = 0
-    for letter in options.lower():
+    for letter in options:
         flags |= _FLAGS.get(letter, 0)
     try:
         return re.compile(pattern, flags)
@@ -268,8 +331,10 @@ def _substitute(pattern, target, template, options):
     regex = compile_regex(pattern, options.replace("f", "").replace("g", ""))
     if regex is None:
         return ERROR
-    full, every = "f" in options.lower(), "g" in options.lower()
+    full, every = "f" in options, "g" in options
     if not full:
+        if every:
+            return "".join(expand_template(m, template) for m in regex.finditer(target))
         match = regex.search(target)
         return expand_template(match, template) if match else ""
     count = 0 if every else 1
@@ -384,7 +449,7 @@ def _version_test(test):
     return apply
 
 
-builtin("versioncmp", args=(2, 2))(_version_test(lambda r: (r > 0) - (r < 0)))
+builtin("versioncmp", args=(2, 2))(_version_test(lambda r: r))
 builtin("versionGT", args=(2, 2))(_version_test(lambda r: r > 0))
 builtin("versionLT", args=(2, 2))(_version_test(lambda r: r < 0))
 builtin("versionGE", args=(2, 2))(_version_test(lambda r: r >= 0))
@@ -394,8 +459,12 @@ builtin("versionEQ", args=(2, 2))(_version_test(lambda r: r == 0))
 
 @builtin("version_in_range", args=(3, 3))
 def fn_version_in_range(version, low, high):
-    parts = _version_args(version, low, high)
-    if type(parts) is Special:
-        return parts
-    v, lo, hi = parts
+    bad = exceptional(version, low, high)
+    if bad is ERROR:
+        return ERROR
+    if low is UNDEFINED or high is UNDEFINED:
+        return UNDEFINED
+    if version is UNDEFINED:
+        return ERROR
+    v, lo, hi = _strings((version, low, high))
     return natural_cmp(lo, v) <= 0 and natural_cmp(v, hi) <= 0

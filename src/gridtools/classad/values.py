@@ -67,18 +67,47 @@ def truth(value):
 
 
 def format_real(value):
-    """A real as HTCondor prints it: ``%.16G``, with ``.0`` added when the
-    result would read as an integer (``1.0``, ``0.5``, ``1.5E+20``)."""
+    """A real as HTCondor prints it: ``%.15E`` (``1.500000000000000E+00``),
+    except that zero is ``0.0`` or ``-0.0`` and the values with no digits are
+    ``real("INF")``, ``real("-INF")`` and ``real("NaN")``."""
     if value == 0.0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    if math.isnan(value):
+    if value != value:
         return 'real("NaN")'
-    if math.isinf(value):
-        return 'real("-INF")' if value < 0 else 'real("INF")'
+    if value in _INFINITIES:
+        return 'real("INF")' if value > 0 else 'real("-INF")'
+    return "%.15E" % value
+
+
+_INFINITIES = (math.inf, -math.inf)
+
+
+def to_int32(real):
+    """A real converted to a C int as x86-64 does it (INT32_MIN when out of range)."""
+    if real != real or not -2147483648.0 <= real < 2147483648.0:
+        return -2147483648
+    return int(real)
+
+
+def format_real_old(value):
+    """A real as the long form of an ad prints it (``condor_q -l``):
+    ``%.16G`` with ``.0`` added when it would read as an integer."""
+    if value != value or value in _INFINITIES:
+        return format_real(value).replace("INF", "inf")
+    if value == 0.0:
+        return format_real(value)
     text = "%.16G" % value
-    if not any(c in text for c in ".E"):
+    if "." not in text and "E" not in text:
         text += ".0"
     return text
+
+
+def to_int64(real):
+    """A real converted to a 64-bit integer as a C cast on x86-64 does it:
+    truncated toward zero, and INT64_MIN when it is out of range or NaN."""
+    if real != real or not -9.2233720368547758e18 <= real < 9.2233720368547758e18:
+        return INT64_MIN
+    return int(real)
 
 
 _ESCAPES = {
@@ -115,24 +144,26 @@ def quote_name(name):
     return quote_string(name, "'")
 
 
-def unparse_value(value):
-    """The canonical spelling of a value (``"a"``, ``1``, ``1.5``, ``{ 1,2 }``)."""
+def unparse_value(value, old=False):
+    """The canonical spelling of a value (``"a"``, ``1``, ``1.5``, ``{ 1,2 }``);
+    with ``old`` the long form's spelling (reals ``%.16G``, strings with only
+    their quotes escaped)."""
     t = type(value)
     if t is bool:
         return "true" if value else "false"
     if t is int:
         return str(value)
     if t is float:
-        return format_real(value)
+        return format_real_old(value) if old else format_real(value)
     if t is str:
-        return quote_string(value)
+        return '"' + value.replace('"', '\\"') + '"' if old else quote_string(value)
     if t is list:
-        return "{ " + ",".join(unparse_value(v) for v in value) + " }"
+        return "{ " + ",".join(unparse_value(v, old) for v in value) + " }"
     if t is Special:
         return value.name
     unparse = getattr(value, "unparse", None)
     if unparse is not None:
-        return unparse()
+        return unparse(old)
     raise TypeError(f"not a ClassAd value: {value!r}")
 
 

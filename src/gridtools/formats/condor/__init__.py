@@ -1,0 +1,19 @@
+"""HTCondor's file formats on the submit side, as pure parse/render code.
+
+Modules:
+  submit    submit descriptions: statements (commands, +Attr, queue),
+            parse_submit(), render(); -append lines and a -queue override
+  macros    $(name), $(name:default), $ENV, $INT, $REAL, $F..., $SUBSTR,
+            $CHOICE, $RANDOM_CHOICE, $RANDOM_INTEGER
+  queue     the queue statement (count, in, from, matching, slices) and its
+            item rows
+  argsenv   arguments and environment in the old and new quoting
+  jobattrs  the job attributes each group of submit commands sets
+  jobad     SubmitContext and build_jobs(): job ClassAds as HTCondor makes them
+  fsview    the only file access submit processing needs (item files,
+            globs, executable size), behind a small interface
+  userlog   the job event log ("user log"): events rendered and read back
+  dag       DAG input files for condor_submit_dag: parse, validate, render
+  dagstate  rescue DAGs (write, read, find the latest) and the nodes ready
+            to run, retries and ABORT-DAG-ON outcomes
+"""

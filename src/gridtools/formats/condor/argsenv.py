@@ -1,0 +1,167 @@
+"""Job arguments and environments in their two submit syntaxes.
+
+Arguments. The old syntax (a value not wrapped in double quotes) splits on
+white space; ``\\"`` is a literal double quote and a bare ``"`` is an
+error. The new syntax is wrapped in double quotes: white space separates
+arguments, single quotes group (``''`` inside them is one single quote) and
+``""`` is one double quote. Old-syntax arguments go into the job's ``Args``
+attribute, new-syntax ones into ``Arguments`` (the "V2" form, where each
+run of blanks or single quotes inside an argument is single-quoted).
+
+Environment. The old syntax is ``NAME=value;NAME=value`` (no quoting); the
+new one is wrapped in double quotes and quoted like new-syntax arguments,
+entries separated by white space. Either way the job's ``Environment``
+attribute holds the new form.
+"""
+
+from gridtools.errors import InputError
+
+_BLANKS = " \t\r\n"
+
+
+def is_new_syntax(value):
+    """True when a value is in the new (double-quoted) syntax."""
+    value = value.strip()
+    return len(value) >= 2 and value.startswith('"') and value.endswith('"')
+
+
+def split_old_args(value):
+    """Arguments from the old syntax; InputError on a bare double quote."""
+    args, current, pending = [], [], False
+    i = 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "\\" and value[i + 1:i + 2] == '"':
+            current.append('"')
+            pending, i = True, i + 2
+            continue
+        if ch == '"':
+            raise InputError(f"Found illegal unescaped double-quote: {value[i:]}\n"
+                             f"The full arguments you specified were: {value}")
+        if ch in _BLANKS:
+            if pending:
+                args.append("".join(current))
+            current, pending = [], False
+        else:
+            current.append(ch)
+            pending = True
+        i += 1
+    if pending:
+        args.append("".join(current))
+    return args
+
+
+def split_new(value, what="arguments"):
+    """Items of a new-syntax value (the text between the outer quotes)."""
+    inner = value.strip()[1:-1]
+    items, current, pending, i = [], [], False, 0
+    while i < len(inner):
+        ch = inner[i]
+        if ch == '"':
+            if inner[i + 1:i + 2] != '"':
+                raise InputError(f"Found illegal unescaped double-quote in {what}: {value}")
+            current.append('"')
+            pending, i = True, i + 2
+        elif ch == "'":
+            i = _quoted(inner, i + 1, current, value, what)
+            pending = True
+        elif ch in _BLANKS:
+            if pending:
+                items.append("".join(current))
+            current, pending, i = [], False, i + 1
+        else:
+            current.append(ch)
+            pending, i = True, i + 1
+    if pending:
+        items.append("".join(current))
+    return items
+
+
+def _quoted(inner, i, current, value, what):
+    """Consume a single-quoted section starting after its quote; return the
+    index after its closing quote."""
+    while i < len(inner):
+        ch = inner[i]
+        if ch == "'":
+            if inner[i + 1:i + 2] == "'":
+                current.append("'")
+                i += 2
+                continue
+            return i + 1
+        if ch == '"' and inner[i + 1:i + 2] == '"':
+            current.append('"')
+            i += 2
+            continue
+        current.append(ch)
+        i += 1
+    raise InputError(f"Unterminated single-quote in {what}: {value}")
+
+
+def quote_v2(item):
+    """One argument in the V2 form: blanks and single quotes go inside
+    single quotes (a single quote doubled), an empty argument is ``''``."""
+    if item == "":
+        return "''"
+    out = []
+    for ch in item:
+        if ch in _BLANKS or ch == "'":
+            if out and out[-1] == "'":
+                out.pop()
+            else:
+                out.append("'")
+            out.append("''" if ch == "'" else ch)
+            out.append("'")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def join_v2(items):
+    return " ".join(quote_v2(item) for item in items)
+
+
+def join_v1(items):
+    return " ".join(items)
+
+
+def parse_arguments(value):
+    """(attribute name, value) for the job ad from a submit ``arguments``."""
+    if is_new_syntax(value):
+        return "Arguments", join_v2(split_new(value))
+    return "Args", join_v1(split_old_args(value))
+
+
+def split_v2_args(text):
+    """Arguments from a V2 attribute value (inverse of ``join_v2``)."""
+    return split_new('"' + text.replace('"', '""') + '"')
+
+
+# ------------------------------------------------------------ environment
+
+def parse_environment(value):
+    """An ordered dict of NAME -> value from a submit ``environment``."""
+    if is_new_syntax(value):
+        entries = split_new(value, "environment")
+    else:
+        entries = [e for e in value.split(";") if e.strip()]
+    env = {}
+    for entry in entries:
+        name, eq, val = entry.partition("=")
+        if not eq or not name.strip():
+            raise InputError(f"ERROR: Environment entry is not of the form NAME=value: {entry}")
+        env[name.strip() if not is_new_syntax(value) else name] = val
+    return env
+
+
+def render_environment(env):
+    """The ``Environment`` attribute's value: entries in name order."""
+    return join_v2(f"{name}={env[name]}" for name in sorted(env))
+
+
+def parse_environment_v2(text):
+    """NAME -> value from an ``Environment`` attribute value."""
+    env = {}
+    for entry in split_v2_args(text):
+        name, _, val = entry.partition("=")
+        env[name] = val
+    return env

@@ -1,0 +1,447 @@
+"""DAG input files (``condor_submit_dag``), rescue DAGs, and which nodes may
+run next.
+
+Statements (keywords in any case, node names case-sensitive, ``#`` starts a
+comment line; PARENT/CHILD and the node options may come before the JOB
+lines they name):
+
+  JOB name submitfile [DIR dir] [NOOP] [DONE]      (also NODE)
+  FINAL name submitfile [DIR dir] [NOOP]           runs last, whatever happened
+  SUBDAG EXTERNAL name dagfile [DIR dir] [NOOP] [DONE]
+  SPLICE name dagfile [DIR dir]     the file's nodes join as ``name+node``
+  PARENT p ... CHILD c ...          every parent before every child
+  RETRY name|ALL_NODES N [UNLESS-EXIT value]
+  VARS name|ALL_NODES key="value" ...
+  SCRIPT [DEFER status seconds] PRE|POST name|ALL_NODES program [args]
+  PRIORITY name|ALL_NODES value
+  ABORT-DAG-ON name|ALL_NODES status [RETURN value]
+  CATEGORY name|ALL_NODES category;  MAXJOBS category value
+  CONFIG file;  DOT file ... (noted and ignored)
+
+Errors read as DAGMan words them: ``ERROR: FILE (line N): ...``. Rescue
+DAGs and the choice of the nodes to run next are in dagstate.
+"""
+
+import enum
+import re
+from dataclasses import dataclass, field
+
+from gridtools.errors import InputError
+
+ALL_NODES = "ALL_NODES"
+SPLICE_SEPARATOR = "+"
+RESERVED = ("PARENT", "CHILD", ALL_NODES)
+
+
+class NodeKind(enum.Enum):
+    JOB = "JOB"
+    FINAL = "FINAL"
+    SUBDAG = "SUBDAG"
+
+
+class ScriptWhen(enum.Enum):
+    PRE = "PRE"
+    POST = "POST"
+    HOLD = "HOLD"
+
+
+@dataclass
+class Script:
+    when: ScriptWhen
+    command: str  # the program and its arguments, as written
+    defer_status: int | None = None  # exit status that defers the script
+    defer_time: int = 0  # seconds to wait before running it again
+
+
+@dataclass
+class Node:
+    name: str
+    submit_file: str
+    kind: NodeKind = NodeKind.JOB
+    directory: str = ""
+    noop: bool = False
+    done: bool = False
+    retry: int = 0
+    retry_unless_exit: int | None = None
+    vars: dict = field(default_factory=dict)
+    scripts: dict = field(default_factory=dict)  # ScriptWhen -> Script
+    priority: int = 0
+    abort_on: int | None = None  # exit status of the node that aborts the DAG
+    abort_return: int | None = None  # the DAG's exit status then (default: the node's)
+    category: str = ""
+    line: int = 0
+
+
+@dataclass
+class Dag:
+    nodes: dict = field(default_factory=dict)  # name -> Node, in file order
+    edges: set = field(default_factory=set)  # (parent, child)
+    maxjobs: dict = field(default_factory=dict)  # category -> limit
+    config: str = ""
+    notes: list = field(default_factory=list)  # what was accepted but ignored
+    source: str = "dag file"
+
+    def parents(self, name):
+        return {p for p, c in self.edges if c == name}
+
+    def children(self, name):
+        return {c for p, c in self.edges if p == name}
+
+
+class DagError(InputError):
+    """A DAG file that DAGMan would refuse."""
+
+
+def _error(dag, line, message):
+    return DagError(f"ERROR: {dag.source} (line {line}): {message}")
+
+
+# -------------------------------------------------------------------- parsing
+
+def parse_dag(text, source="dag file", read=None):
+    """A validated Dag from DAG file text. ``read(path)`` returns the text
+    of a spliced file (SPLICE is refused without it)."""
+    dag = Dag(source=source)
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)]
+    lines = [(n, line) for n, line in lines if line and not line.startswith("#")]
+    splices = []
+    for number, line in lines:  # first pass: the statements that make nodes
+        words = line.split()
+        keyword = words[0].upper()
+        if keyword in ("JOB", "NODE", "FINAL"):
+            _add_node(dag, number, words, NodeKind.FINAL if keyword == "FINAL" else NodeKind.JOB)
+        elif keyword == "SUBDAG":
+            if len(words) < 2 or words[1].upper() != "EXTERNAL":
+                raise _error(dag, number, "SUBDAG must be followed by EXTERNAL")
+            _add_node(dag, number, words[1:], NodeKind.SUBDAG)
+        elif keyword == "SPLICE":
+            splices.append(_splice(dag, number, words, read))
+    for number, line in lines:  # second pass: everything else
+        _statement(dag, number, line, splices)
+    validate(dag)
+    return dag
+
+
+def _check_name(dag, number, name):
+    if name.upper() in RESERVED:
+        raise _error(dag, number, f"token ({name}) is a reserved word")
+    if SPLICE_SEPARATOR in name:
+        raise _error(dag, number, f"node name {name} contains illegal character {SPLICE_SEPARATOR}")
+
+
+def _add_node(dag, number, words, kind):
+    if len(words) < 3:
+        raise _error(dag, number, f"expected {words[0].upper()} name file")
+    name, path = words[1], words[2]
+    _check_name(dag, number, name)
+    if path.startswith("{"):
+        raise _error(dag, number, "inline submit descriptions are not supported")
+    if name in dag.nodes:
+        raise _error(dag, number, f"node name {name} already exists")
+    node = Node(name, path, kind, line=number)
+    rest = words[3:]
+    while rest:
+        option = rest.pop(0).upper()
+        if option == "DIR" and rest:
+            node.directory = rest.pop(0)
+        elif option == "NOOP":
+            node.noop = True
+        elif option == "DONE" and kind is not NodeKind.FINAL:
+            node.done = True
+        else:
+            raise _error(dag, number, f"invalid parameter \"{option}\"")
+    if kind is NodeKind.FINAL and any(n.kind is NodeKind.FINAL for n in dag.nodes.values()):
+        raise _error(dag, number, "only one FINAL node is allowed")
+    dag.nodes[name] = node
+
+
+def _statement(dag, number, line, splices):
+    words = line.split()
+    keyword = words[0].upper()
+    handler = _HANDLERS.get(keyword)
+    if handler is None:
+        raise _error(dag, number, "expected JOB, DATA, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
+                                  "ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, CONFIG, "
+                                  "SPLICE, or DONE token")
+    handler(dag, number, words, line, splices)
+
+
+def _targets(dag, number, name):
+    if name == ALL_NODES:
+        return [n for n in dag.nodes.values() if n.kind is not NodeKind.FINAL]
+    if name not in dag.nodes:
+        raise _error(dag, number, f"Unknown Job {name}")
+    return [dag.nodes[name]]
+
+
+def _int(dag, number, text, what):
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise _error(dag, number, f"invalid {what} \"{text}\"") from None
+
+
+def _parent(dag, number, words, _line, splices):
+    upper = [w.upper() for w in words]
+    if "CHILD" not in upper:
+        raise _error(dag, number, "expected CHILD token")
+    at = upper.index("CHILD")
+    parents, children = words[1:at], words[at + 1:]
+    if not parents or not children:
+        raise _error(dag, number, "PARENT and CHILD need at least one node each")
+    for parent in _expand_splices(dag, number, parents, splices, final=True):
+        for child in _expand_splices(dag, number, children, splices, final=False):
+            if parent == child:
+                raise _error(dag, number, f"node {parent} is its own parent")
+            dag.edges.add((parent, child))
+
+
+def _expand_splices(dag, number, names, splices, final):
+    out = []
+    for name in names:
+        splice = next((s for s in splices if s[0] == name), None)
+        if splice is not None:
+            out += splice[2] if final else splice[1]
+        elif name in dag.nodes:
+            out.append(name)
+        else:
+            raise _error(dag, number, f"Unknown Job {name}")
+    return out
+
+
+def _retry(dag, number, words, _line, _splices):
+    if len(words) < 3:
+        raise _error(dag, number, "expected RETRY name count [UNLESS-EXIT value]")
+    count = _int(dag, number, words[2], "retry count")
+    unless = None
+    if len(words) >= 5 and words[3].upper() == "UNLESS-EXIT":
+        unless = _int(dag, number, words[4], "UNLESS-EXIT value")
+    elif len(words) > 3:
+        raise _error(dag, number, f"invalid parameter \"{words[3]}\"")
+    for node in _targets(dag, number, words[1]):
+        node.retry, node.retry_unless_exit = count, unless
+
+
+_VAR = re.compile(r'\s*([A-Za-z_+][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _vars(dag, number, words, line, _splices):
+    if len(words) < 3:
+        raise _error(dag, number, 'expected VARS name key="value" ...')
+    rest = line.split(None, 2)[2]
+    pairs, at = {}, 0
+    while rest[at:].strip():
+        m = _VAR.match(rest, at)
+        if not m:
+            raise _error(dag, number, f"Unexpected characters in VARS line: {rest[at:].strip()}")
+        if m.group(1).lower().startswith("queue"):
+            raise _error(dag, number, f"Illegal variable name: {m.group(1)}")
+        pairs[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
+        at = m.end()
+    for node in _targets(dag, number, words[1]):
+        node.vars.update(pairs)
+
+
+def _script(dag, number, words, line, _splices):
+    parts = line.split(None, 1)[1].split() if len(words) > 1 else []
+    status, delay = None, 0
+    if parts and parts[0].upper() == "DEFER":
+        if len(parts) < 3:
+            raise _error(dag, number, "expected SCRIPT DEFER status time")
+        status = _int(dag, number, parts[1], "DEFER status")
+        delay = _int(dag, number, parts[2], "DEFER time")
+        parts = parts[3:]
+    if len(parts) < 3:
+        raise _error(dag, number, "expected SCRIPT [DEFER status time] PRE|POST|HOLD node program")
+    try:
+        when = ScriptWhen(parts[0].upper())
+    except ValueError:
+        raise _error(dag, number, f"expected PRE, POST or HOLD, found {parts[0]}") from None
+    skip = 3 if status is None else 6  # SCRIPT [DEFER s t] WHEN NODE, then the command
+    command = line.split(None, skip)[skip].strip()
+    for node in _targets(dag, number, parts[1]):
+        node.scripts[when] = Script(when, command, status, delay)
+
+
+def _priority(dag, number, words, _line, _splices):
+    if len(words) != 3:
+        raise _error(dag, number, "expected PRIORITY name value")
+    value = _int(dag, number, words[2], "priority")
+    for node in _targets(dag, number, words[1]):
+        node.priority = value
+
+
+def _abort(dag, number, words, _line, _splices):
+    if len(words) not in (3, 5) or len(words) == 5 and words[3].upper() != "RETURN":
+        raise _error(dag, number, "expected ABORT-DAG-ON name status [RETURN value]")
+    status = _int(dag, number, words[2], "ABORT-DAG-ON status")
+    value = _int(dag, number, words[4], "RETURN value") if len(words) == 5 else None
+    if value is not None and not 0 <= value <= 255:
+        raise _error(dag, number, f"RETURN value {value} must be between 0 and 255")
+    for node in _targets(dag, number, words[1]):
+        node.abort_on, node.abort_return = status, value
+
+
+def _category(dag, number, words, _line, _splices):
+    if len(words) != 3:
+        raise _error(dag, number, "expected CATEGORY name category")
+    for node in _targets(dag, number, words[1]):
+        node.category = words[2]
+
+
+def _maxjobs(dag, number, words, _line, _splices):
+    if len(words) != 3:
+        raise _error(dag, number, "expected MAXJOBS category value")
+    limit = _int(dag, number, words[2], "MAXJOBS value")
+    if limit < 0:
+        raise _error(dag, number, f"MAXJOBS value {limit} must be 0 or more")
+    dag.maxjobs[words[1]] = limit
+
+
+def _config(dag, number, words, _line, _splices):
+    if len(words) != 2:
+        raise _error(dag, number, "expected CONFIG file")
+    if dag.config and dag.config != words[1]:
+        raise _error(dag, number, f"only one CONFIG file is allowed ({dag.config} already given)")
+    dag.config = words[1]
+
+
+def _dot(dag, number, words, _line, _splices):
+    dag.notes.append(f"{dag.source} (line {number}): DOT files are not written; "
+                     f"{' '.join(words)} ignored")
+
+
+def _done(dag, number, words, _line, _splices):
+    if len(words) != 2:
+        raise _error(dag, number, "expected DONE name")
+    for node in _targets(dag, number, words[1]):
+        node.done = True
+
+
+def _node_pass(*_args):
+    """Statements handled by the first pass."""
+
+
+_HANDLERS = {
+    "JOB": _node_pass, "NODE": _node_pass, "FINAL": _node_pass, "SUBDAG": _node_pass,
+    "SPLICE": _node_pass, "PARENT": _parent, "RETRY": _retry, "VARS": _vars,
+    "SCRIPT": _script, "PRIORITY": _priority, "ABORT-DAG-ON": _abort,
+    "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
+    "DONE": _done,
+}
+
+
+def _splice(dag, number, words, read):
+    """Add a spliced file's nodes; return (name, initial nodes, final nodes)."""
+    if len(words) not in (3, 5) or len(words) == 5 and words[3].upper() != "DIR":
+        raise _error(dag, number, "expected SPLICE name file [DIR directory]")
+    name, path = words[1], words[2]
+    _check_name(dag, number, name)
+    if read is None:
+        raise _error(dag, number, "SPLICE needs the spliced file, which was not given")
+    directory = words[4] if len(words) == 5 else ""
+    inner = parse_dag(read(f"{directory}/{path}" if directory else path), source=path, read=read)
+    rename = {old: f"{name}{SPLICE_SEPARATOR}{old}" for old in inner.nodes}
+    for old, node in inner.nodes.items():
+        if node.kind is NodeKind.FINAL:
+            raise _error(dag, number, f"a spliced DAG may not have a FINAL node ({old})")
+        node.name = rename[old]
+        node.directory = "/".join(p for p in (directory, node.directory) if p)
+        if rename[old] in dag.nodes:
+            raise _error(dag, number, f"node name {rename[old]} already exists")
+        dag.nodes[rename[old]] = node
+    dag.edges |= {(rename[p], rename[c]) for p, c in inner.edges}
+    initial = [rename[n] for n in inner.nodes if not inner.parents(n)]
+    final = [rename[n] for n in inner.nodes if not inner.children(n)]
+    return name, initial, final
+
+
+# ----------------------------------------------------------------- validation
+
+def validate(dag):
+    """Refuse FINAL nodes with dependencies and cycles, as DAGMan does."""
+    for parent, child in dag.edges:
+        for name in (parent, child):
+            if dag.nodes[name].kind is NodeKind.FINAL:
+                raise DagError(f"ERROR: {dag.source} (line {dag.nodes[name].line}): "
+                               f"FINAL node {name} cannot have parents or children")
+    if find_cycle(dag):
+        raise DagError("ERROR: a cycle exists in the dag, please check input")
+
+
+def find_cycle(dag):
+    """A list of node names forming a cycle, or [] when there is none."""
+    children = {name: sorted(dag.children(name)) for name in dag.nodes}
+    state, path = {}, []
+
+    def visit(name):
+        state[name] = "open"
+        path.append(name)
+        for child in children[name]:
+            if state.get(child) == "open":
+                return path[path.index(child):] + [child]
+            if child not in state:
+                found = visit(child)
+                if found:
+                    return found
+        state[name] = "closed"
+        path.pop()
+        return []
+    for name in dag.nodes:
+        if name not in state:
+            found = visit(name)
+            if found:
+                return found
+    return []
+
+
+# ------------------------------------------------------------------ rendering
+
+def _node_line(node):
+    keyword = {NodeKind.JOB: "JOB", NodeKind.FINAL: "FINAL",
+               NodeKind.SUBDAG: "SUBDAG EXTERNAL"}[node.kind]
+    words = [keyword, node.name, node.submit_file]
+    words += ["DIR", node.directory] if node.directory else []
+    words += ["NOOP"] if node.noop else []
+    words += ["DONE"] if node.done else []
+    return " ".join(words)
+
+
+def _quote_var(value):
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _node_options(node):
+    lines = []
+    if node.retry:
+        unless = f" UNLESS-EXIT {node.retry_unless_exit}" if node.retry_unless_exit is not None else ""
+        lines.append(f"RETRY {node.name} {node.retry}{unless}")
+    if node.vars:
+        pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in node.vars.items())
+        lines.append(f"VARS {node.name} {pairs}")
+    for script in node.scripts.values():
+        defer = f"DEFER {script.defer_status} {script.defer_time} " \
+            if script.defer_status is not None else ""
+        lines.append(f"SCRIPT {defer}{script.when.value} {node.name} {script.command}")
+    if node.priority:
+        lines.append(f"PRIORITY {node.name} {node.priority}")
+    if node.abort_on is not None:
+        ret = f" RETURN {node.abort_return}" if node.abort_return is not None else ""
+        lines.append(f"ABORT-DAG-ON {node.name} {node.abort_on}{ret}")
+    if node.category:
+        lines.append(f"CATEGORY {node.name} {node.category}")
+    return lines
+
+
+def render_dag(dag):
+    """DAG file text that parses back to the same Dag (splices flattened)."""
+    lines = [_node_line(node) for node in dag.nodes.values()]
+    for node in dag.nodes.values():
+        lines += _node_options(node)
+    for parent in dag.nodes:
+        kids = [c for c in dag.nodes if (parent, c) in dag.edges]
+        if kids:
+            lines.append(f"PARENT {parent} CHILD {' '.join(kids)}")
+    lines += [f"MAXJOBS {cat} {limit}" for cat, limit in dag.maxjobs.items()]
+    lines += [f"CONFIG {dag.config}"] if dag.config else []
+    return "".join(line + "\n" for line in lines)

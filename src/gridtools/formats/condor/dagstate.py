@@ -1,0 +1,133 @@
+"""The running state of a DAG: rescue DAGs and which nodes may run next.
+
+A partial rescue DAG (``<dagfile>.rescueNNN``) holds a comment header and
+one ``DONE name`` line per finished node; read together with the original
+DAG file it lets a new run resume where the last one stopped.
+``ready_nodes`` is the pure choice a DAG runner makes after every event.
+"""
+
+import re
+
+from gridtools.formats.condor.dag import DagError, NodeKind
+
+# --------------------------------------------------------------- rescue DAGs
+
+RESCUE_VERSION = "2.0.1"
+
+
+def rescue_name(dag_file, number):
+    """The name of the NUMBERth rescue DAG of ``dag_file``."""
+    return f"{dag_file}.rescue{number:03d}"
+
+
+def latest_rescue(dag_file, names):
+    """The highest-numbered rescue DAG of ``dag_file`` among ``names``
+    (file names), and its number; (None, 0) when there is none."""
+    pattern = re.compile(re.escape(dag_file) + r"\.rescue(\d{3})$")
+    found = [(int(m.group(1)), name) for name in names for m in [pattern.match(name)] if m]
+    if not found:
+        return None, 0
+    number, name = max(found)
+    return name, number
+
+
+def render_rescue(dag_file, dag, done, failed, created):
+    """A partial rescue DAG: a comment header and a DONE line for every
+    node that finished; run with the original file it resumes there.
+    ``created`` is a time stamp text (UTC)."""
+    failed = [n for n in dag.nodes if n in set(failed)]
+    done = [n for n in dag.nodes if n in set(done) or dag.nodes[n].done]
+    lines = ["# Rescue DAG file, created after running",
+             f"#   the {dag_file} DAG file",
+             f"# Created {created} UTC",
+             f"# Rescue DAG version: {RESCUE_VERSION} (partial)",
+             "#",
+             f"# Total number of Nodes: {len(dag.nodes)}",
+             f"# Nodes premarked DONE: {len(done)}",
+             f"# Nodes that failed: {len(failed)}",
+             "#   " + ",".join(failed + ["<ENDLIST>"]),
+             ""]
+    lines += [f"DONE {name}" for name in done]
+    return "".join(line + "\n" for line in lines)
+
+
+def parse_rescue(text, source="rescue dag"):
+    """The node names a partial rescue DAG marks DONE."""
+    done = []
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0].upper() != "DONE" or len(words) != 2:
+            raise DagError(f"ERROR: {source} (line {number}): a partial rescue DAG holds "
+                           "only DONE lines")
+        done.append(words[1])
+    return done
+
+
+def apply_rescue(dag, done_names, source="rescue dag"):
+    """Mark the rescue DAG's nodes DONE in ``dag``."""
+    for name in done_names:
+        if name not in dag.nodes:
+            raise DagError(f"ERROR: {source}: Unknown Job {name}")
+        dag.nodes[name].done = True
+
+
+# -------------------------------------------------------------- what may run
+
+def ready_nodes(dag, done=(), failed=(), running=()):
+    """Names of the nodes that may start now, best first (higher PRIORITY,
+    then file order): every parent done, not itself done, failed or
+    running, and its category under MAXJOBS. The FINAL node is ready once
+    every other node is done, failed or can no longer run."""
+    done = set(done) | {n for n, node in dag.nodes.items() if node.done}
+    failed, running = set(failed), set(running)
+    busy = {}
+    for name in running:
+        category = dag.nodes[name].category
+        busy[category] = busy.get(category, 0) + 1
+    candidates = []
+    for order, (name, node) in enumerate(dag.nodes.items()):
+        if name in done | failed | running or node.kind is NodeKind.FINAL:
+            continue
+        if dag.parents(name) <= done:
+            candidates.append((-node.priority, order, name))
+    names = []
+    for _, _, name in sorted(candidates):
+        category = dag.nodes[name].category
+        limit = dag.maxjobs.get(category) if category else None
+        if limit is not None and busy.get(category, 0) >= limit:
+            continue
+        busy[category] = busy.get(category, 0) + 1
+        names.append(name)
+    final = next((n for n, node in dag.nodes.items() if node.kind is NodeKind.FINAL), None)
+    if final and final not in done | failed | running and not names and not running \
+            and not (set(dag.nodes) - done - failed - unreachable(dag, failed) - {final}):
+        names.append(final)
+    return names
+
+
+def unreachable(dag, failed):
+    """Nodes that can never run because an ancestor failed."""
+    blocked, frontier = set(), set(failed)
+    while frontier:
+        name = frontier.pop()
+        for child in dag.children(name):
+            if child not in blocked:
+                blocked.add(child)
+                frontier.add(child)
+    return blocked
+
+
+def should_retry(node, attempts, exit_code):
+    """Whether a failed node runs again after ``attempts`` runs so far."""
+    if node.retry_unless_exit is not None and exit_code == node.retry_unless_exit:
+        return False
+    return attempts <= node.retry
+
+
+def abort_status(node, exit_code):
+    """The DAG's exit status when this node's exit aborts it, else None."""
+    if node.abort_on is None or exit_code != node.abort_on:
+        return None
+    return exit_code if node.abort_return is None else node.abort_return

@@ -1,0 +1,52 @@
+"""File access that submit descriptions need, behind one small interface.
+
+Submit processing itself is pure; what it needs from the file system (the
+lines of a ``queue from`` file, the names a ``matching`` glob finds, the
+size of the executable) comes through an object with the four methods of
+``LocalFiles``. Tests and callers can hand in their own.
+"""
+
+import glob
+import os
+
+
+class LocalFiles:
+    """Reads the local file system, relative paths from ``cwd``."""
+
+    def __init__(self, cwd):
+        self.cwd = cwd
+
+    def _path(self, path):
+        return path if os.path.isabs(path) else os.path.join(self.cwd, path)
+
+    def read_lines(self, path):
+        """The lines of a file (without line ends); InputError when unreadable."""
+        from gridtools.errors import InputError
+        try:
+            with open(self._path(path), encoding="utf-8", errors="replace") as handle:
+                return handle.read().splitlines()
+        except OSError as exc:
+            raise InputError(f"can't open file {path}: {exc.strerror}") from None
+
+    def glob(self, pattern, kind):
+        """Names matching ``pattern`` in sorted order, relative as written;
+        directories end in ``/``. ``kind`` is a queue.MatchKind."""
+        found = []
+        for name in sorted(glob.glob(self._path(pattern))):
+            shown = os.path.relpath(name, self.cwd) if not os.path.isabs(pattern) else name
+            is_dir = os.path.isdir(name)
+            if kind.value == "files" and is_dir or kind.value == "dirs" and not is_dir:
+                continue
+            found.append(shown + "/" if is_dir else shown)
+        return found
+
+    def is_dir(self, path):
+        return os.path.isdir(self._path(path))
+
+    def size_kib(self, path):
+        """The size of a file in KiB rounded up, or None when it is missing."""
+        try:
+            size = os.stat(self._path(path)).st_size
+        except OSError:
+            return None
+        return (size + 1023) // 1024

@@ -1,0 +1,195 @@
+"""Job ads from a submit description: macro expansion per job and the
+attributes every job carries.
+
+``build_jobs`` walks the statements; at each queue statement it expands
+the queue arguments, reads the items, and for every item and every count
+step makes one ad with these macros defined: ``Cluster``/``ClusterId``,
+``Process``/``ProcId``, ``Step``, ``ItemIndex``/``Row`` and the queue's
+variables (``Item`` by default). A queue statement whose executable
+differs from the previous one starts a new cluster, as condor_submit does.
+"""
+
+import random
+from dataclasses import dataclass, field
+
+from gridtools.classad import ClassAd
+from gridtools.errors import InputError
+from gridtools.formats.condor import jobattrs as A
+from gridtools.formats.condor.macros import Expander
+from gridtools.formats.condor.queue import parse_queue
+from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at
+
+# JobSubmitMethod values: how a job entered the queue.
+SUBMIT_METHOD_CONDOR_SUBMIT = 0
+SUBMIT_METHOD_PYTHON = 2
+DEFAULT_VERSION = "$CondorVersion: 24.0.0 gridtools $"
+DEFAULT_PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
+# Counters and usage every new job starts with (name, value), in HTCondor's types.
+ZEROS = (
+    ("CommittedSlotTime", 0), ("CommittedSuspensionTime", 0), ("CommittedTime", 0),
+    ("CumulativeRemoteSysCpu", 0.0), ("CumulativeRemoteUserCpu", 0.0),
+    ("CumulativeSlotTime", 0), ("CumulativeSuspensionTime", 0), ("CurrentHosts", 0),
+    ("ExitBySignal", False), ("ExitStatus", 0), ("LastSuspensionTime", 0),
+    ("LeaveJobInQueue", False), ("NumCkpts", 0), ("NumJobCompletions", 0),
+    ("NumJobStarts", 0), ("NumRestarts", 0), ("NumSystemHolds", 0),
+    ("RemoteSysCpu", 0.0), ("RemoteUserCpu", 0.0), ("RemoteWallClockTime", 0.0),
+    ("TotalSuspensions", 0), ("TransferInputSizeMB", 0),
+)
+
+
+@dataclass
+class SubmitContext:
+    """What a submission depends on besides its text."""
+
+    cwd: str
+    owner: str
+    now: int
+    files: object = None  # see fsview.LocalFiles; None: no file access
+    environ: dict = field(default_factory=dict)  # the submitter's environment
+    variables: dict = field(default_factory=dict)  # NAME=value from the command line
+    arch: str = "X86_64"
+    opsys: str = "LINUX"
+    filesystem_domain: str = "localhost"
+    condor_version: str = DEFAULT_VERSION
+    condor_platform: str = DEFAULT_PLATFORM
+    submit_method: int = SUBMIT_METHOD_CONDOR_SUBMIT
+    seed: int = 0  # of $RANDOM_CHOICE and $RANDOM_INTEGER
+    batch_name: str | None = None  # -batch-name
+
+
+class _Jobs:
+    """The running state of one build: definitions so far, ids."""
+
+    def __init__(self, desc, cluster_id, ctx, procid):
+        self.desc, self.ctx = desc, ctx
+        self.cluster, self.proc = cluster_id, procid
+        self.defs = {}
+        self.rng = random.Random(ctx.seed)
+        self.last_exe = None
+        self.ads = []
+
+    def lookup(self, live):
+        variables = {k.lower(): v for k, v in self.ctx.variables.items()}
+
+        def find(name):
+            key = name.lower()
+            if key in live:
+                return live[key]
+            if key in self.defs:
+                return self.defs[key]
+            return variables.get(key)
+        return find
+
+    def expander(self, live):
+        return Expander(self.lookup(live), self.ctx.environ, self.rng)
+
+
+def build_jobs(desc, cluster_id, ctx, procid=0):
+    """All job ads of ``desc`` (a SubmitDescription); InputError on errors."""
+    jobs = _Jobs(desc, cluster_id, ctx, procid)
+    for statement in desc.statements:
+        if isinstance(statement, Assignment):
+            key = statement.name.lower()
+            if statement.kind is Kind.ATTRIBUTE:
+                key = "my." + key
+            jobs.defs[key] = statement.value
+        elif isinstance(statement, QueueStatement):
+            _queue(jobs, statement)
+    return jobs.ads
+
+
+def _queue(jobs, statement):
+    base = _live(jobs, 0, 0, {})
+    exe = jobs.expander(base).expand(jobs.defs.get("executable", ""))
+    if jobs.last_exe is not None and exe != jobs.last_exe:
+        jobs.cluster, jobs.proc = jobs.cluster + 1, 0
+    jobs.last_exe = exe
+    args = jobs.expander(base).expand(statement.args)
+    try:
+        spec, _ = parse_queue(args)
+    except InputError as exc:
+        raise error_at(statement.line, str(exc), jobs.desc.source) from None
+    if statement.inline is not None:
+        spec.inline = statement.inline
+    for index, row in spec.rows(jobs.ctx.files):
+        for step in range(spec.count):
+            live = _live(jobs, step, index, spec.bindings(row))
+            jobs.ads.append(make_ad(jobs, live))
+            jobs.proc += 1
+
+
+def _live(jobs, step, index, bindings):
+    live = {k.lower(): v for k, v in bindings.items()}
+    live.update({"cluster": str(jobs.cluster), "clusterid": str(jobs.cluster),
+                 "process": str(jobs.proc), "procid": str(jobs.proc), "step": str(step),
+                 "itemindex": str(index), "row": str(index)})
+    return live
+
+
+def make_ad(jobs, live):
+    """One job's ad with ``live`` macros defined."""
+    ctx = jobs.ctx
+    exp = jobs.expander(live)
+
+    def cmd(name):
+        raw = jobs.defs.get(name.lower())
+        return None if raw is None else exp.expand(raw)
+    ad = ClassAd()
+    _identity(ad, jobs, ctx)
+    universe = A.set_universe(ad, cmd)
+    A.set_executable(ad, cmd, ctx)
+    iwd = A.set_iwd(ad, cmd, ctx)
+    A.set_streams(ad, cmd)
+    A.set_arguments(ad, cmd)
+    A.set_environment(ad, cmd, ctx)
+    A.set_log(ad, cmd, iwd)
+    A.set_requests(ad, cmd)
+    should = A.set_transfer(ad, cmd, universe, ctx)
+    A.set_requirements(ad, cmd, universe, should, ctx)
+    _rest(ad, cmd, ctx, universe)
+    _custom(ad, jobs, exp)
+    return ad
+
+
+def _identity(ad, jobs, ctx):
+    ad["MyType"] = "Job"
+    ad["TargetType"] = "Machine"
+    ad["ClusterId"] = jobs.cluster
+    ad["ProcId"] = jobs.proc
+    ad["Owner"] = ctx.owner
+    ad["QDate"] = ctx.now
+    ad["CondorVersion"] = ctx.condor_version
+    ad["CondorPlatform"] = ctx.condor_platform
+    ad["JobSubmitMethod"] = ctx.submit_method
+    ad["MaxHosts"] = ad["MinHosts"] = 1
+    for name, value in ZEROS:
+        ad[name] = value
+
+
+def _rest(ad, cmd, ctx, universe):
+    A.set_priority(ad, cmd)
+    A.set_accounting(ad, cmd, ctx.owner)
+    A.set_notification(ad, cmd)
+    A.set_hold(ad, cmd, ctx.now)
+    A.set_policy(ad, cmd)
+    A.set_misc(ad, cmd)
+    if ctx.batch_name:
+        ad["JobBatchName"] = ctx.batch_name
+    if universe.on_execute_hosts:
+        ad["JobLeaseDuration"] = A.DEFAULT_LEASE
+
+
+def _custom(ad, jobs, exp):
+    for key, raw in jobs.defs.items():
+        if key.startswith("my."):
+            name = _attr_name(jobs.desc, key[3:])
+            ad[name] = A.expr(name, exp.expand(raw).strip())
+
+
+def _attr_name(desc, lowered):
+    """The spelling of a custom attribute as last written."""
+    for statement in reversed(desc.statements):
+        if isinstance(statement, Assignment) and statement.kind is Kind.ATTRIBUTE \
+                and statement.name.lower() == lowered:
+            return statement.name
+    return lowered

@@ -1,0 +1,358 @@
+"""The attributes of one job ad, from a submit description's expanded
+commands. Each ``set_*`` function reads some commands through a ``Commands``
+view and writes attributes into the ad, as HTCondor 24 names and types
+them. ``jobad`` calls them in order.
+"""
+
+import enum
+import fnmatch
+import math
+import posixpath
+import re
+import signal
+
+from gridtools.classad import parse
+from gridtools.errors import InputError
+from gridtools.formats.condor import argsenv
+
+HELD_AT_SUBMIT = "submitted on hold at user's request"
+HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
+DEFAULT_LEASE = 2400  # JobLeaseDuration, seconds, for jobs that run on execute hosts
+NICE_USER_GROUP = "nice-user"  # the accounting group of nice_user jobs
+DEFAULT_REQUEST_MEMORY = "ifthenelse(MemoryUsage =!= undefined,MemoryUsage,(ImageSize + 1023) / 1024)"
+DEFAULT_REQUEST_DISK = "DiskUsage"
+
+
+class Universe(enum.IntEnum):
+    """The universes gridtools runs, by HTCondor's JobUniverse number."""
+
+    SCHEDULER = 7
+    VANILLA = 5
+    PARALLEL = 11
+    LOCAL = 12
+
+    @property
+    def on_execute_hosts(self):
+        return self in (Universe.VANILLA, Universe.PARALLEL)
+
+
+NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3}
+TRANSFER_MODES = ("YES", "NO", "IF_NEEDED")
+
+
+def truth(value):
+    return value is not None and value.strip().lower() in ("true", "yes", "t", "y", "1")
+
+
+def fail(message):
+    return InputError(f"ERROR: {message}")
+
+
+def expr(name, text):
+    """A parsed expression for attribute ``name``; InputError if bad."""
+    try:
+        return parse(text)
+    except Exception:
+        raise fail(f"Parse error in expression: {name} = {text}") from None
+
+
+def set_universe(ad, cmd):
+    name = (cmd("universe") or "vanilla").strip().lower()
+    try:
+        universe = Universe[name.upper()]
+    except KeyError:
+        raise fail(f"I don't know about the '{name}' universe.") from None
+    ad["JobUniverse"] = int(universe)
+    if universe is Universe.PARALLEL:
+        count = cmd("machine_count") or "1"
+        ad["MaxHosts"] = ad["MinHosts"] = _int("machine_count", count)
+        ad["JobRequiresSandbox"] = True
+        ad["WantIOProxy"] = True
+    if not universe.on_execute_hosts or universe is Universe.PARALLEL:
+        ad["KillSig"] = "SIGTERM"
+    return universe
+
+
+def _int(name, text):
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise fail(f"{name} must be an integer, not {text.strip()}") from None
+
+
+def set_executable(ad, cmd, ctx):
+    exe = cmd("executable")
+    if not exe or not exe.strip():
+        raise fail("No 'executable' parameter was provided")
+    exe = exe.strip()
+    transfer = cmd("transfer_executable")
+    if transfer is not None and not truth(transfer):
+        ad["TransferExecutable"] = False
+        ad["Cmd"] = exe
+        size = 0
+    else:
+        path = posixpath.join(ctx.cwd, exe)
+        ad["Cmd"] = posixpath.normpath(path) if not exe.startswith("/") else exe
+        size = ctx.files.size_kib(ad.eval("Cmd")) if ctx.files else 0
+        if size is None:
+            raise fail(f"Executable file {ad.eval('Cmd')} does not exist")
+    ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
+
+
+def set_iwd(ad, cmd, ctx):
+    iwd = (cmd("initialdir") or cmd("initial_dir") or cmd("iwd") or "").strip()
+    path = posixpath.normpath(posixpath.join(ctx.cwd, iwd)) if iwd else ctx.cwd
+    if iwd and ctx.files and not ctx.files.is_dir(path):
+        raise fail(f"No such directory: {path}")
+    ad["Iwd"] = path
+    return path
+
+
+def set_streams(ad, cmd):
+    for key, attr, stream in (("input", "In", "StreamIn"), ("output", "Out", "StreamOut"),
+                              ("error", "Err", "StreamErr")):
+        value = cmd(key)
+        if value is not None and value.strip():
+            ad[attr] = value.strip()
+            ad[stream] = truth(cmd("stream_" + key))
+        else:
+            ad[attr] = "/dev/null"
+            ad["Transfer" + attr] = False
+
+
+def set_arguments(ad, cmd):
+    value = cmd("arguments")
+    if value is None:
+        value = cmd("args")
+    if value is None or not value.strip():
+        ad["Arguments"] = ""
+        return
+    attr, text = argsenv.parse_arguments(value.strip())
+    ad[attr] = text
+
+
+def set_environment(ad, cmd, ctx):
+    env = {}
+    getenv = cmd("getenv")
+    if getenv is not None and getenv.strip():
+        env.update(_getenv(getenv.strip(), ctx.environ))
+    value = cmd("environment")
+    if value is None:
+        value = cmd("env")
+    if value is not None and value.strip():
+        env.update(argsenv.parse_environment(value.strip()))
+    ad["Environment"] = argsenv.render_environment(env)
+
+
+def _getenv(spec, environ):
+    lowered = spec.lower()
+    if lowered in ("true", "yes", "t", "y", "1"):
+        return dict(environ)
+    if lowered in ("false", "no", "f", "n", "0"):
+        return {}
+    patterns = [p for p in re.split(r"[,\s]+", spec) if p]
+    return {name: value for name, value in environ.items()
+            if any(fnmatch.fnmatchcase(name, p) for p in patterns)}
+
+
+def set_log(ad, cmd, iwd):
+    log = cmd("log")
+    if log is not None and log.strip():
+        ad["UserLog"] = posixpath.normpath(posixpath.join(iwd, log.strip()))
+
+
+# -------------------------------------------------------------- resources
+
+_QUANTITY = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGTP]?)B?\s*$", re.IGNORECASE)
+_SCALE = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
+
+
+def quantity(text, base_power):
+    """An amount with an optional K/M/G/T suffix in units of 1024**base_power
+    bytes (rounded up), or None when ``text`` is no plain amount."""
+    m = _QUANTITY.match(text)
+    if not m:
+        return None
+    suffix = m.group(2).upper()
+    power = _SCALE[suffix] if suffix else base_power
+    return math.ceil(float(m.group(1)) * 1024 ** power / 1024 ** base_power)
+
+
+def _request(ad, cmd, key, attr, base_power, default):
+    text = cmd(key)
+    if text is None or not text.strip():
+        if default is not None:
+            ad[attr] = parse(default) if isinstance(default, str) else default
+        return None
+    amount = quantity(text, base_power) if base_power is not None else None
+    ad[attr] = amount if amount is not None else expr(attr, text.strip())
+    return ad[attr]
+
+
+def set_requests(ad, cmd):
+    """RequestCpus, RequestMemory (MB), RequestDisk (KB), RequestGPUs."""
+    _request(ad, cmd, "request_cpus", "RequestCpus", None, 1)
+    _request(ad, cmd, "request_disk", "RequestDisk", 1, DEFAULT_REQUEST_DISK)
+    _request(ad, cmd, "request_memory", "RequestMemory", 2, DEFAULT_REQUEST_MEMORY)
+    _request(ad, cmd, "request_gpus", "RequestGPUs", None, None)
+
+
+def set_transfer(ad, cmd, universe, ctx):
+    should = (cmd("should_transfer_files") or "IF_NEEDED").strip().upper()
+    if should not in TRANSFER_MODES:
+        raise fail("should_transfer_files must be YES, NO or IF_NEEDED")
+    ad["ShouldTransferFiles"] = should
+    if should != "NO":
+        when = (cmd("when_to_transfer_output") or "ON_EXIT").strip().upper()
+        ad["WhenToTransferOutput"] = when
+    if should != "YES":
+        ad["FileSystemDomain"] = ctx.filesystem_domain
+    for key, attr in (("transfer_input_files", "TransferInput"),
+                      ("transfer_output_files", "TransferOutput")):
+        value = cmd(key)
+        if value is not None and value.strip():
+            ad[attr] = value.strip()
+    return should
+
+
+def set_requirements(ad, cmd, universe, should, ctx):
+    terms = []
+    user = cmd("requirements")
+    if user is not None and user.strip():
+        terms.append(f"({user.strip()})")
+    for attr, value in (("Arch", ctx.arch), ("OpSys", ctx.opsys)):
+        if not mentions(user, attr):
+            terms.append(f'(TARGET.{attr} == "{value}")')
+    terms.append("(TARGET.Disk >= RequestDisk)")
+    if not _is_one(ad, "RequestMemory"):
+        terms.append("(TARGET.Memory >= RequestMemory)")
+    if not _is_one(ad, "RequestCpus"):
+        terms.append("(TARGET.Cpus >= RequestCpus)")
+    if "RequestGPUs" in ad and ad["RequestGPUs"].unparse() != "0":
+        terms.append("(TARGET.GPUs >= RequestGPUs)")
+    if universe.on_execute_hosts:
+        terms.append({"YES": "(TARGET.HasFileTransfer)",
+                      "NO": "(TARGET.FileSystemDomain == MY.FileSystemDomain)"}.get(
+            should, "((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer))"))
+    ad["Requirements"] = expr("Requirements", " && ".join(terms))
+    rank = cmd("rank")
+    ad["Rank"] = expr("Rank", rank.strip()) if rank and rank.strip() else 0.0
+
+
+def mentions(user, attr):
+    """Whether the user's requirements refer to the machine's ``attr``."""
+    pattern = r"(?<![\w.])(?:TARGET\.)?" + attr + r"(?![\w.])"
+    return bool(user) and re.search(pattern, user, re.IGNORECASE) is not None
+
+
+def _is_one(ad, attr):
+    text = ad[attr].unparse()
+    return text == "1"
+
+
+# ---------------------------------------------------------------- policy
+
+def set_priority(ad, cmd):
+    prio = cmd("priority")
+    ad["JobPrio"] = _int("priority", prio) if prio is not None and prio.strip() else 0
+
+
+def set_accounting(ad, cmd, owner):
+    group = (cmd("accounting_group") or "").strip()
+    user = (cmd("accounting_group_user") or "").strip()
+    nice = truth(cmd("nice_user"))
+    if nice:
+        ad["MaxJobRetirementTime"] = 0
+        group = group or NICE_USER_GROUP
+    if group:
+        ad["AcctGroup"] = group
+        ad["AcctGroupUser"] = user or owner
+        ad["AccountingGroup"] = f"{group}.{user or owner}"
+    elif user:
+        ad["AcctGroupUser"] = user
+        ad["AccountingGroup"] = user
+
+
+def set_notification(ad, cmd):
+    value = cmd("notification")
+    if value is not None and value.strip():
+        key = value.strip().lower()
+        if key not in NOTIFICATION:
+            raise fail("Notification must be 'Never', 'Always', 'Complete', or 'Error'")
+        ad["JobNotification"] = NOTIFICATION[key]
+    else:
+        ad["JobNotification"] = NOTIFICATION["never"]
+    user = cmd("notify_user")
+    if user is not None and user.strip():
+        ad["NotifyUser"] = user.strip()
+
+
+def set_hold(ad, cmd, now):
+    ad["JobStatus"] = 1
+    if truth(cmd("hold")):
+        ad["JobStatus"] = 5
+        ad["HoldReason"] = HELD_AT_SUBMIT
+        ad["HoldReasonCode"] = HOLD_CODE_SUBMITTED_ON_HOLD
+    ad["EnteredCurrentStatus"] = now
+
+
+def _optional_expr(ad, cmd, key, attr):
+    value = cmd(key)
+    if value is not None and value.strip():
+        ad[attr] = expr(attr, value.strip())
+        return True
+    return False
+
+
+def set_policy(ad, cmd):
+    """on_exit_*, periodic_*, max_retries, success_exit_code."""
+    retries = cmd("max_retries")
+    success = cmd("success_exit_code")
+    user_remove = cmd("on_exit_remove")
+    if success is not None and success.strip():
+        ad["JobSuccessExitCode"] = _int("success_exit_code", success)
+    if retries is not None and retries.strip():
+        ad["JobMaxRetries"] = _int("max_retries", retries)
+        code = "JobSuccessExitCode" if "JobSuccessExitCode" in ad else "0"
+        text = f"NumJobCompletions > JobMaxRetries || ExitCode =?= {code}"
+        if user_remove is not None and user_remove.strip():
+            text += f" || {user_remove.strip()}"
+        ad["OnExitRemove"] = expr("OnExitRemove", text)
+        if cmd("on_exit_hold") is None:
+            ad["OnExitHold"] = False
+    else:
+        _optional_expr(ad, cmd, "on_exit_remove", "OnExitRemove")
+    _optional_expr(ad, cmd, "on_exit_hold", "OnExitHold")
+    for key, attr in (("on_exit_hold_reason", "OnExitHoldReason"),
+                      ("on_exit_hold_subcode", "OnExitHoldSubCode"),
+                      ("periodic_hold", "PeriodicHold"),
+                      ("periodic_hold_reason", "PeriodicHoldReason"),
+                      ("periodic_hold_subcode", "PeriodicHoldSubCode"),
+                      ("periodic_release", "PeriodicRelease"),
+                      ("periodic_remove", "PeriodicRemove")):
+        _optional_expr(ad, cmd, key, attr)
+
+
+def signal_name(text):
+    """A signal's name (``SIGKILL``) from a number or a name."""
+    text = text.strip()
+    if text.isdigit():
+        try:
+            return signal.Signals(int(text)).name
+        except ValueError:
+            raise fail(f"invalid signal {text}") from None
+    name = text.upper()
+    name = name if name.startswith("SIG") else "SIG" + name
+    if name not in signal.Signals.__members__:
+        raise fail(f"invalid signal {text}")
+    return name
+
+
+def set_misc(ad, cmd):
+    kill = cmd("kill_sig")
+    if kill is not None and kill.strip():
+        ad["KillSig"] = signal_name(kill)
+    batch = cmd("batch_name")
+    if batch is not None and batch.strip():
+        ad["JobBatchName"] = batch.strip().strip('"')
+

@@ -1,0 +1,261 @@
+"""Macro expansion in submit descriptions.
+
+``$(name)`` is replaced by the expanded value of ``name`` (names are
+case-insensitive; an undefined name gives nothing), ``$(name:default)``
+gives ``default`` when ``name`` is undefined, and ``$$(...)`` is left for
+match-time expansion. The function forms:
+
+  ``$ENV(VAR[:default])``     an environment variable (``UNDEFINED`` when unset)
+  ``$INT(name-or-expr[,fmt])`` the value as a ClassAd expression, an integer
+  ``$REAL(name-or-expr[,fmt])`` likewise, a real
+  ``$F<letters>(name)``       parts of a file name (see ``filename_part``)
+  ``$SUBSTR(name,start[,len])`` a substring (negative start counts from the end)
+  ``$CHOICE(index,a,b,...)``  the index-th item (0-based) of a list
+  ``$RANDOM_CHOICE(a,b,...)`` one item at random
+  ``$RANDOM_INTEGER(min,max[,step])`` an integer at random
+
+Randomness comes from the ``rng`` handed to ``expand`` so that results can
+be reproduced.
+"""
+
+import random
+import re
+
+from gridtools.errors import InputError
+
+MAX_DEPTH = 64  # nesting of macro references before a definition counts as circular
+MAX_LENGTH = 1 << 20  # characters an expansion may grow to
+
+_REFERENCE = re.compile(r"\$(\$?)([A-Za-z_]*)\(")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+class MacroProblem(InputError):
+    """A macro that cannot be expanded; the message is HTCondor's."""
+
+
+def closing_paren(text, start):
+    """Index of the ``)`` matching the ``(`` just before ``start``, or -1."""
+    depth = 1
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def split_args(body):
+    return [part.strip() for part in body.split(",")]
+
+
+class Expander:
+    """Expands text against ``lookup(name) -> raw value or None``."""
+
+    def __init__(self, lookup, environ=None, rng=None):
+        self.lookup = lookup
+        self.environ = environ or {}
+        self.rng = rng or random.Random(0)
+
+    def expand(self, text, depth=0):
+        if depth > MAX_DEPTH:
+            raise MacroProblem("macro expansion nested too deeply (circular definition?)")
+        out, i = [], 0
+        while True:
+            j = text.find("$", i)
+            if j < 0:
+                out.append(text[i:])
+                break
+            out.append(text[i:j])
+            i = self._reference(text, j, out, depth)
+        result = "".join(out)
+        if len(result) > MAX_LENGTH:
+            raise MacroProblem("macro expansion is too long (circular definition?)")
+        return result
+
+    def _reference(self, text, j, out, depth):
+        m = _REFERENCE.match(text, j)
+        end = closing_paren(text, m.end()) if m else -1
+        if end < 0:
+            out.append("$")
+            return j + 1
+        body = text[m.end():end]
+        if m.group(1):
+            out.append(text[j:end + 1])
+        elif not m.group(2):
+            out.append(self._macro(body, text[j:end + 1], depth))
+        else:
+            out.append(self._function(m.group(2), body, text[j:end + 1], depth))
+        return end + 1
+
+    def _macro(self, body, original, depth):
+        name, colon, default = body.partition(":")
+        if not _NAME.match(name):
+            return original
+        raw = self.lookup(name)
+        if raw is None:
+            return self.expand(default, depth + 1) if colon else ""
+        return self.expand(raw, depth + 1)
+
+    def _function(self, fname, body, original, depth):
+        upper = fname.upper()
+        handler = _FUNCTIONS.get(upper)
+        if handler is None and upper.startswith("F") and set(upper[1:]) <= set(_FILE_LETTERS):
+            handler = _file_function
+        if handler is None:
+            return original
+        return handler(self, upper, body, depth)
+
+    def value_of(self, arg, depth):
+        """The expanded value of a macro name, or ``arg`` itself expanded."""
+        raw = self.lookup(arg) if _NAME.match(arg) else None
+        return self.expand(arg if raw is None else raw, depth + 1)
+
+
+def _env(exp, _fname, body, depth):
+    name, colon, default = exp.expand(body, depth + 1).partition(":")
+    value = exp.environ.get(name.strip())
+    if value is None:
+        return default if colon else "UNDEFINED"
+    return value
+
+
+def _evaluate(text):
+    from gridtools.classad import ERROR, UNDEFINED, parse
+    try:
+        return parse(text).eval()
+    except Exception:  # any text that is no expression
+        return ERROR if text else UNDEFINED
+
+
+def _number(exp, fname, body, depth):
+    args = split_args(body)
+    text = exp.value_of(args[0], depth)
+    value = _evaluate(text)
+    kind = "integer" if fname == "INT" else "real"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise MacroProblem(f"${fname}() macro: {text} does not evaluate to an "
+                           f"{'integer' if fname == 'INT' else 'real'}!")
+    if kind == "integer":
+        value = int(value)
+        fmt = args[1] if len(args) > 1 else "%d"
+    else:
+        value = float(value)
+        fmt = args[1] if len(args) > 1 else "%.16G"
+    try:
+        return fmt % value
+    except (TypeError, ValueError):
+        raise MacroProblem(f"${fname}() macro: bad format {fmt}") from None
+
+
+def _substr(exp, _fname, body, depth):
+    args = split_args(body)
+    text = exp.value_of(args[0], depth)
+    try:
+        start = int(_evaluate(exp.expand(args[1], depth + 1)))
+        length = int(_evaluate(exp.expand(args[2], depth + 1))) if len(args) > 2 else None
+    except (IndexError, TypeError, ValueError):
+        raise MacroProblem(f"$SUBSTR() macro: {body} is not valid") from None
+    if start < 0:
+        start = max(0, len(text) + start)
+    if length is None:
+        return text[start:]
+    return text[start:start + length] if length >= 0 else text[start:length]
+
+
+def _choice(exp, _fname, body, depth):
+    args = split_args(exp.expand(body, depth + 1))
+    index_text = exp.value_of(args[0], depth) if args else ""
+    index = _evaluate(index_text)
+    items = args[1:]
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
+        raise MacroProblem(f"$CHOICE() macro: {index_text} is invalid index!")
+    return items[index]
+
+
+def _random_choice(exp, _fname, body, depth):
+    items = split_args(exp.expand(body, depth + 1))
+    return exp.rng.choice(items)
+
+
+def _random_integer(exp, _fname, body, depth):
+    args = split_args(exp.expand(body, depth + 1))
+    try:
+        low, high = int(args[0]), int(args[1])
+        step = int(args[2]) if len(args) > 2 else 1
+    except (IndexError, ValueError):
+        raise MacroProblem(f"$RANDOM_INTEGER() macro: invalid arguments: {body}") from None
+    if step < 1 or high < low:
+        raise MacroProblem(f"$RANDOM_INTEGER() macro: invalid arguments: {body}")
+    return str(low + step * exp.rng.randint(0, (high - low) // step))
+
+
+# ---------------------------------------------------------------- file names
+
+_FILE_LETTERS = "FPDNXBQAUW"
+
+
+def filename_part(path, letters):
+    """The part of ``path`` that the ``$F`` letters select: ``p`` the
+    directory (with its slash), ``d`` the last directory name (with its
+    slash; ``dd`` the last two; it wins over ``p``), ``n`` the base name
+    without its last extension, ``x`` the extension (with its dot), ``b``
+    drops a trailing slash, ``q`` wraps the result in double quotes (``qa``
+    in single quotes),
+    ``w`` turns slashes into backslashes. No letter (or ``f``, ``u``) is
+    the whole name."""
+    letters = letters.lower()
+    directory, _, base = path.rpartition("/")
+    directory = directory + "/" if _ else ""
+    stem, dot, ext = base.rpartition(".")
+    if not dot:
+        stem, ext = base, ""
+    ext = "." + ext if dot else ""
+    result = _select_parts(path, directory, stem, ext, letters)
+    if "b" in letters and result.endswith("/") and len(result) > 1:
+        result = result[:-1]
+    if "w" in letters:
+        result = result.replace("/", "\\")
+    if "q" in letters:
+        quote = "'" if "a" in letters else '"'
+        result = quote + result + quote
+    return result
+
+
+def _select_parts(path, directory, stem, ext, letters):
+    dirs = letters.count("d")
+    has_p, has_n, has_x = "p" in letters, "n" in letters, "x" in letters
+    if not (has_p or dirs or has_n or has_x):
+        return path
+    parts = []
+    if dirs:
+        names = [d for d in directory.split("/") if d]
+        parts.append("/".join(names[-dirs:]) + "/" if names else "")
+    elif has_p:
+        parts.append(directory)
+    if has_n:
+        parts.append(stem)
+    if has_x:
+        parts.append(ext)
+    return "".join(parts)
+
+
+def _file_function(exp, fname, body, depth):
+    letters = fname[1:]
+    path = exp.value_of(body.strip(), depth)
+    if not path:
+        raise MacroProblem(f"${fname}() macro: {body} is undefined")
+    return filename_part(path, letters)
+
+
+_FUNCTIONS = {
+    "ENV": _env,
+    "INT": _number,
+    "REAL": _number,
+    "SUBSTR": _substr,
+    "CHOICE": _choice,
+    "RANDOM_CHOICE": _random_choice,
+    "RANDOM_INTEGER": _random_integer,
+}

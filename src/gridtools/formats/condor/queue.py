@@ -1,0 +1,233 @@
+"""The ``queue`` statement of submit descriptions and its item data.
+
+Forms (``N`` is a ClassAd integer expression, 1 when left out)::
+
+    queue [N]
+    queue [N] [vars] in       [slice] item, item ...     or  ( items )
+    queue [N] [vars] from     [slice] file               or  ( one item per line )
+    queue [N] [vars] matching [files | dirs] [slice] glob ...  or  ( globs )
+
+``vars`` are names separated by commas or blanks (``Item`` when none). For
+several vars an item is split at commas and blanks: each var but the last
+takes one field, the last takes the rest. A slice is ``[start:end:step]``
+as in Python; ``[start]`` alone means ``[start:]``. Directories found by
+``matching`` end in ``/``. ``N`` jobs are made for every item.
+
+``parse_queue`` reads the statement; ``QueueSpec.items(files)`` produces the
+item rows, reading files and globbing through ``files`` (see fsview).
+"""
+
+import enum
+import re
+from dataclasses import dataclass, field
+
+from gridtools.errors import InputError
+
+DEFAULT_VAR = "Item"
+
+
+class Mode(enum.Enum):
+    COUNT = "count"
+    IN = "in"
+    FROM = "from"
+    MATCHING = "matching"
+
+
+class MatchKind(enum.Enum):
+    ANY = "any"
+    FILES = "files"
+    DIRS = "dirs"
+
+
+@dataclass(frozen=True)
+class Slice:
+    start: int | None = None
+    stop: int | None = None
+    step: int | None = None
+
+    def select(self, rows):
+        return rows[slice(self.start, self.stop, self.step)]
+
+    def render(self):
+        parts = ["" if v is None else str(v) for v in (self.start, self.stop, self.step)]
+        while len(parts) > 2 and parts[-1] == "":
+            parts.pop()
+        return "[" + ":".join(parts) + "]"
+
+
+@dataclass
+class QueueSpec:
+    """One parsed queue statement."""
+
+    count: int = 1
+    variables: list = field(default_factory=list)
+    mode: Mode = Mode.COUNT
+    match_kind: MatchKind = MatchKind.ANY
+    slice: Slice | None = None
+    inline: list | None = None  # the items written in the submit text
+    source: str = ""  # the file (from) or the globs (matching, in)
+
+    @property
+    def names(self):
+        return self.variables or [DEFAULT_VAR]
+
+    def rows(self, files=None):
+        """(index, item text) of the items the slice selects; the index is
+        the item's place in the whole list. COUNT has one item, None."""
+        if self.mode is Mode.COUNT:
+            return [(0, None)]
+        rows = list(enumerate(self._all_rows(files)))
+        return self.slice.select(rows) if self.slice else rows
+
+    def _all_rows(self, files):
+        if self.mode is Mode.IN:
+            return split_in_items(self.inline if self.inline is not None else [self.source])
+        if self.mode is Mode.FROM:
+            if self.inline is not None:
+                return list(self.inline)
+            return _require(files).read_lines(self.source)
+        patterns = split_in_items(self.inline if self.inline is not None else [self.source])
+        found = []
+        for pattern in patterns:
+            found.extend(_require(files).glob(pattern, self.match_kind))
+        return found
+
+    def bindings(self, row):
+        """Variable name -> value for one item row."""
+        if row is None:
+            return {}
+        return split_item(row, self.names)
+
+    def render(self):
+        """The statement's text after ``queue`` (items inline when known)."""
+        words = [] if self.count == 1 and self.mode is not Mode.COUNT else [str(self.count)]
+        if self.mode is Mode.COUNT:
+            return "" if self.count == 1 else str(self.count)
+        words += [",".join(self.variables)] if self.variables else []
+        words.append(self.mode.value)
+        if self.match_kind is not MatchKind.ANY:
+            words.append(self.match_kind.value)
+        if self.slice:
+            words.append(self.slice.render())
+        if self.inline is not None:
+            return " ".join(words) + " (\n" + "".join(line + "\n" for line in self.inline) + ")"
+        return " ".join(words + [self.source])
+
+
+def _require(files):
+    if files is None:
+        raise InputError("ERROR: queue items need files, but no file access was given")
+    return files
+
+
+def split_in_items(lines):
+    return [item for line in lines for item in re.split(r"[,\s]+", line) if item]
+
+
+def split_item(row, names):
+    """Bind an item row to variables: all but the last take one field."""
+    if len(names) == 1:
+        return {names[0]: row.strip()}
+    values, rest = {}, row.strip()
+    for name in names[:-1]:
+        m = re.match(r"([^,\s]*)[,\s]*", rest)
+        values[name] = m.group(1)
+        rest = rest[m.end():]
+    values[names[-1]] = rest.strip()
+    return values
+
+
+# -------------------------------------------------------------------- parsing
+
+_KEYWORD = re.compile(r"(?:^|\s)(in|from|matching)(?=\s|\(|\[|$)", re.IGNORECASE)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+_SLICE = re.compile(r"\[\s*(-?\d*)\s*(?::\s*(-?\d*)\s*)?(?::\s*(-?\d*)\s*)?\]")
+
+
+def parse_queue(text, evaluate_count=None):
+    """A QueueSpec from the (macro-expanded) text after ``queue``. A text
+    whose list is opened with ``(`` and not closed on the same line has
+    ``inline`` set to [] and ``open_list`` True: the caller adds the lines
+    up to the one starting with ``)``. Raises InputError."""
+    text = text.strip()
+    m = _KEYWORD.search(text)
+    head, tail = (text, None) if m is None else (text[:m.start()], text[m.end():])
+    spec = QueueSpec()
+    count_text, spec.variables = _parse_head(head.strip(), m is not None)
+    spec.count = _count(count_text, evaluate_count)
+    if m is None:
+        return spec, False
+    spec.mode = Mode(m.group(1).lower())
+    return spec, _parse_tail(spec, tail.strip())
+
+
+def _parse_head(head, has_keyword):
+    if not head:
+        return "", []
+    if not has_keyword:
+        return head, []
+    tokens = [t for t in re.split(r"[\s,]+", head) if t]
+    count = ""
+    if not _IDENT.match(tokens[0]):
+        count, tokens = tokens[0], tokens[1:]
+    for token in tokens:
+        if not _IDENT.match(token):
+            raise InputError("Invalid Queue count expression")
+    return count, tokens
+
+
+def _count(text, evaluate_count):
+    if not text:
+        return 1
+    from gridtools.classad import parse
+    try:
+        value = evaluate_count(text) if evaluate_count else parse(text).eval()
+    except Exception:
+        raise InputError("Invalid Queue count expression") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError("Invalid Queue count expression")
+    if value < 0:
+        raise InputError("Queue count out of range")
+    return int(value)
+
+
+def _parse_tail(spec, tail):
+    if spec.mode is Mode.MATCHING:
+        tail = _match_kind(spec, tail)
+    sm = _SLICE.match(tail)
+    if sm:
+        spec.slice = _make_slice(sm)
+        tail = tail[sm.end():].strip()
+    if tail.startswith("("):
+        close = tail.find(")")
+        if close < 0:
+            spec.inline = [tail[1:]] if tail[1:].strip() else []
+            return True
+        spec.inline = [tail[1:close]] if spec.mode is not Mode.FROM else \
+            [line for line in tail[1:close].split("\n")]
+        return False
+    if not tail:
+        raise InputError("Invalid Queue count expression")
+    spec.source = tail
+    return False
+
+
+def _match_kind(spec, tail):
+    words = tail.split(None, 1)
+    kinds = set()
+    while words and words[0].lower() in ("files", "dirs"):
+        kinds.add(words[0].lower())
+        tail = words[1] if len(words) > 1 else ""
+        words = tail.split(None, 1)
+    if len(kinds) > 1:
+        raise InputError("Queue keyword conflict")
+    if kinds:
+        spec.match_kind = MatchKind(kinds.pop())
+    return tail
+
+
+def _make_slice(m):
+    start, stop, step = (int(g) if g not in (None, "") else None for g in m.groups())
+    if step == 0:
+        raise InputError("Invalid Queue slice: step may not be 0")
+    return Slice(start, stop, step)

@@ -1,0 +1,174 @@
+"""Submit descriptions: the text ``condor_submit`` reads, parsed and turned
+into job ClassAds.
+
+A description is a sequence of lines:
+
+  ``name = value``          a submit command or a macro (names are
+                            case-insensitive; every command is also a macro)
+  ``+Attr = expr`` / ``MY.Attr = expr``   an attribute copied into the job ad
+  ``queue ...``             makes jobs from the commands above it (see queue)
+  ``# ...``                 a comment; a line ending in ``\\`` continues
+
+``parse_submit`` returns a ``SubmitDescription``; its ``job_ads`` expands
+the macros for every job and builds the ads as HTCondor would (see jobad).
+``append`` lines (``condor_submit -append``) go just before the first queue
+statement; a ``queue_override`` (``-queue``) replaces a missing queue
+statement and is an error when the text has one.
+"""
+
+import enum
+import re
+from dataclasses import dataclass, field
+
+from gridtools.errors import InputError
+from gridtools.formats.condor.queue import parse_queue
+
+_ASSIGN = re.compile(r"(\+|MY\.)?([A-Za-z_][A-Za-z0-9_.]*)\s*=(.*)$", re.DOTALL | re.IGNORECASE)
+_QUEUE = re.compile(r"queue(?=\s|$)(.*)$", re.IGNORECASE | re.DOTALL)
+
+
+class Kind(enum.Enum):
+    COMMAND = "command"  # name = value: a submit command and a macro
+    ATTRIBUTE = "attribute"  # +Name = expr / MY.Name = expr
+
+
+@dataclass
+class Assignment:
+    name: str
+    value: str
+    kind: Kind = Kind.COMMAND
+    line: int = 0
+
+    def render(self):
+        prefix = "+" if self.kind is Kind.ATTRIBUTE else ""
+        return f"{prefix}{self.name} = {self.value}"
+
+
+@dataclass
+class QueueStatement:
+    args: str = ""  # the raw text after ``queue`` (macros not yet expanded)
+    inline: list | None = None  # lines of a list opened by ``(`` on its line
+    line: int = 0
+
+    def render(self):
+        head = f"queue {self.args}".rstrip()
+        if self.inline is None:
+            return head
+        return head + "\n" + "".join(line + "\n" for line in self.inline) + ")"
+
+
+@dataclass
+class SubmitDescription:
+    """The statements of a submit description, in order."""
+
+    statements: list = field(default_factory=list)
+    source: str = "submit file"
+
+    @property
+    def queues(self):
+        return [s for s in self.statements if isinstance(s, QueueStatement)]
+
+    def render(self):
+        return "".join(s.render() + "\n" for s in self.statements)
+
+    def job_ads(self, cluster_id, context, procid=0):
+        """The job ClassAds, item data expanded; see jobad.build_jobs."""
+        from gridtools.formats.condor.jobad import build_jobs
+        return build_jobs(self, cluster_id, context, procid)
+
+
+def error_at(line, message, source="submit file"):
+    return InputError(f"ERROR: on Line {line} of {source}: {message}")
+
+
+def logical_lines(text):
+    """(line number, text) of each logical line (``\\`` joins lines)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    i = 0
+    while i < len(lines):
+        start, parts = i + 1, []
+        line = lines[i]
+        while line.rstrip().endswith("\\") and i + 1 < len(lines) and not _is_comment(line):
+            parts.append(line.rstrip()[:-1])
+            i += 1
+            line = lines[i]
+        parts.append(line)
+        i += 1
+        yield start, "".join(parts)
+
+
+def _is_comment(line):
+    return line.lstrip().startswith("#")
+
+
+def parse_submit(text, *, append=(), queue_override=None, source="submit file"):
+    """A SubmitDescription from submit text; ``append`` lines go before the
+    first queue statement (or at the end), ``queue_override`` is the
+    argument of ``-queue``. Raises InputError with HTCondor's wording."""
+    desc = SubmitDescription(source=source)
+    lines = iter(logical_lines(text))
+    for number, line in lines:
+        statement = _statement(number, line, lines, source)
+        if statement is not None:
+            desc.statements.append(statement)
+    _add_append(desc, append, source)
+    if queue_override is not None:
+        if desc.queues:
+            raise InputError("ERROR: -queue may not be used with a submit file "
+                             "that has a queue statement")
+        _check_queue_args(queue_override, 0, source)
+        desc.statements.append(QueueStatement(queue_override.strip(), None, 0))
+    return desc
+
+
+def _add_append(desc, append, source):
+    extra = []
+    lines = iter((0, line) for line in append)
+    for number, line in lines:
+        statement = _statement(number, line, lines, source)
+        if statement is not None:
+            extra.append(statement)
+    queues = [i for i, s in enumerate(desc.statements) if isinstance(s, QueueStatement)]
+    at = queues[0] if queues else len(desc.statements)
+    if any(isinstance(s, QueueStatement) for s in extra) and queues:
+        raise InputError("ERROR: -append queue may not be used with a submit file "
+                         "that has a queue statement")
+    desc.statements[at:at] = extra
+
+
+def _statement(number, line, lines, source):
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        return None
+    m = _QUEUE.match(stripped)
+    if m:
+        return _queue_statement(number, m.group(1).strip(), lines, source)
+    m = _ASSIGN.match(stripped)
+    if m:
+        kind = Kind.ATTRIBUTE if m.group(1) else Kind.COMMAND
+        return Assignment(m.group(2), m.group(3).strip(), kind, number)
+    raise error_at(number, f"Submit file syntax error: {stripped}", source)
+
+
+def _queue_statement(number, args, lines, source):
+    is_open = _check_queue_args(args, number, source)
+    if not is_open:
+        return QueueStatement(args, None, number)
+    inline = []
+    for _, line in lines:
+        if line.lstrip().startswith(")"):
+            return QueueStatement(args, inline, number)
+        inline.append(line)
+    raise InputError("Reached end of file without finding closing brace ')' "
+                     f"for Queue command on line {number}")
+
+
+def _check_queue_args(args, number, source):
+    """Whether the statement opens a list; syntax errors carry the line."""
+    if "$" in args:  # checked once macros are known
+        return args.rstrip().endswith("(")
+    try:
+        _, is_open = parse_queue(args)
+    except InputError as exc:
+        raise error_at(number, str(exc), source) from None
+    return is_open

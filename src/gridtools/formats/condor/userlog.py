@@ -1,0 +1,379 @@
+"""The job event log ("user log") that a job's ``log`` command names.
+
+Each event is written as::
+
+    NNN (CCC.PPP.SSS) YYYY-MM-DD HH:MM:SS text
+    <body lines, each starting with a tab, or ``Name = value`` lines>
+    ...
+
+``NNN`` is the event number, ``CCC.PPP.SSS`` the cluster, process and
+subprocess (three digits at least), the time is local time in the ISO form
+current HTCondor writes (``DateStyle.SHORT`` gives the older ``MM/DD
+HH:MM:SS``, without a year). A line of three dots ends each event.
+``render_event`` writes one event's text, ``parse_events`` reads a log back
+(both date forms, and ``MM/DD/YY HH:MM:SS``).
+The events' details are kept as ``info`` with the names HTCondor's
+``JobEventLog`` gives them (``ReturnValue``, ``HoldReason``, ...).
+"""
+
+import enum
+import re
+import time
+from dataclasses import dataclass, field
+
+from gridtools.errors import InputError
+
+SEPARATOR = "..."
+ZERO_USAGE = "Usr 0 00:00:00, Sys 0 00:00:00"
+DEFAULT_HOST = "<127.0.0.1:0>"  # the sinful string shown when a caller gives none
+
+
+class EventType(enum.IntEnum):
+    SUBMIT = 0
+    EXECUTE = 1
+    EXECUTABLE_ERROR = 2
+    CHECKPOINTED = 3
+    JOB_EVICTED = 4
+    JOB_TERMINATED = 5
+    IMAGE_SIZE = 6
+    SHADOW_EXCEPTION = 7
+    GENERIC = 8
+    JOB_ABORTED = 9
+    JOB_SUSPENDED = 10
+    JOB_UNSUSPENDED = 11
+    JOB_HELD = 12
+    JOB_RELEASED = 13
+    NODE_EXECUTE = 14
+    NODE_TERMINATED = 15
+    POST_SCRIPT_TERMINATED = 16
+    JOB_AD_INFORMATION = 28
+
+
+class DateStyle(enum.Enum):
+    ISO = "%Y-%m-%d %H:%M:%S"
+    SHORT = "%m/%d %H:%M:%S"
+
+
+@dataclass
+class Event:
+    type: EventType
+    cluster: int
+    proc: int = 0
+    subproc: int = 0
+    timestamp: float = 0.0  # seconds since the epoch
+    info: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------ writing
+
+def _usage(seconds):
+    seconds = int(seconds or 0)
+    days, rest = divmod(seconds, 86400)
+    return f"{days} {rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+
+
+def usage_line(user=0, system=0):
+    return f"Usr {_usage(user)}, Sys {_usage(system)}"
+
+
+def header(event, style=DateStyle.ISO):
+    stamp = time.strftime(style.value, time.localtime(event.timestamp))
+    return (f"{int(event.type):03d} ({event.cluster:03d}.{event.proc:03d}."
+            f"{event.subproc:03d}) {stamp} ")
+
+
+def _submit(info):
+    text = f"Job submitted from host: {info.get('SubmitHost', DEFAULT_HOST)}\n"
+    if info.get("LogNotes"):
+        text += f"    {info['LogNotes']}\n"
+    return text
+
+
+def _execute(info):
+    text = f"Job executing on host: {info.get('ExecuteHost', DEFAULT_HOST)}\n"
+    if info.get("SlotName"):
+        text += f"\tSlotName: {info['SlotName']}\n"
+    return text
+
+
+def _rusage_block(info, totals):
+    lines = [f"\t\t{usage_line(info.get('RunRemoteUserCpu'), info.get('RunRemoteSysCpu'))}"
+             "  -  Run Remote Usage\n",
+             f"\t\t{usage_line()}  -  Run Local Usage\n"]
+    if totals:
+        lines += [f"\t\t{usage_line(info.get('TotalRemoteUserCpu'), info.get('TotalRemoteSysCpu'))}"
+                  "  -  Total Remote Usage\n", f"\t\t{usage_line()}  -  Total Local Usage\n"]
+    lines += [f"\t{int(info.get('SentBytes', 0))}  -  Run Bytes Sent By Job\n",
+              f"\t{int(info.get('ReceivedBytes', 0))}  -  Run Bytes Received By Job\n"]
+    if totals:
+        lines += [f"\t{int(info.get('TotalSentBytes', 0))}  -  Total Bytes Sent By Job\n",
+                  f"\t{int(info.get('TotalReceivedBytes', 0))}  -  Total Bytes Received By Job\n"]
+    return "".join(lines)
+
+
+def _terminated(info):
+    if info.get("TerminatedNormally", True):
+        text = f"Job terminated.\n\t(1) Normal termination (return value {int(info.get('ReturnValue', 0))})\n"
+    else:
+        text = (f"Job terminated.\n\t(0) Abnormal termination (signal {int(info.get('TerminatedBySignal', 0))})\n"
+                "\t(0) No core file\n")
+    return text + _rusage_block(info, totals=True)
+
+
+def _evicted(info):
+    text = "Job was evicted.\n\t(0) Job was not checkpointed.\n"
+    return text + _rusage_block(info, totals=False)
+
+
+def _image_size(info):
+    text = f"Image size of job updated: {int(info.get('Size', 0))}\n"
+    if "MemoryUsage" in info:
+        text += f"\t{int(info['MemoryUsage'])}  -  MemoryUsage of job (MB)\n"
+    if "ResidentSetSize" in info:
+        text += f"\t{int(info['ResidentSetSize'])}  -  ResidentSetSize of job (KB)\n"
+    return text
+
+
+def _reason_event(title):
+    def render(info):
+        text = f"{title}\n"
+        if info.get("Reason"):
+            text += f"\t{info['Reason']}\n"
+        return text
+    return render
+
+
+def _held(info):
+    text = f"Job was held.\n\t{info.get('HoldReason', 'Unspecified reason')}\n"
+    return text + f"\tCode {int(info.get('HoldReasonCode', 0))} Subcode {int(info.get('HoldReasonSubCode', 0))}\n"
+
+
+def _job_ad(info):
+    from gridtools.classad.values import unparse_value
+    lines = ["Job ad information event triggered.\n"]
+    for name, value in info.items():
+        lines.append(f"{name} = {unparse_value(value)}\n")
+    return "".join(lines)
+
+
+def _generic(info):
+    return f"{info.get('Info', '')}\n"
+
+
+_WRITERS = {
+    EventType.SUBMIT: _submit,
+    EventType.EXECUTE: _execute,
+    EventType.JOB_EVICTED: _evicted,
+    EventType.JOB_TERMINATED: _terminated,
+    EventType.IMAGE_SIZE: _image_size,
+    EventType.JOB_ABORTED: _reason_event("Job was aborted."),
+    EventType.JOB_SUSPENDED: lambda info: "Job was suspended.\n\tNumber of processes actually suspended: "
+                                          f"{int(info.get('NumberOfPIDs', 1))}\n",
+    EventType.JOB_UNSUSPENDED: lambda info: "Job was unsuspended.\n",
+    EventType.JOB_HELD: _held,
+    EventType.JOB_RELEASED: _reason_event("Job was released."),
+    EventType.GENERIC: _generic,
+    EventType.JOB_AD_INFORMATION: _job_ad,
+}
+
+
+def render_event(event, style=DateStyle.ISO):
+    """The text of one event, ending with its ``...`` line."""
+    writer = _WRITERS.get(event.type)
+    if writer is None:
+        raise InputError(f"cannot write user log events of type {int(event.type)}")
+    return header(event, style) + writer(event.info) + SEPARATOR + "\n"
+
+
+def render_events(events, style=DateStyle.ISO):
+    return "".join(render_event(e, style) for e in events)
+
+
+# ------------------------------------------------------------------ reading
+
+_HEADER = re.compile(
+    r"^(\d{3}) \((\d+)\.(\d+)\.(\d+)\) "
+    r"(\d\d/\d\d(?:/\d\d)? \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)(?:\.\d+)?"
+    r"(?:Z|[+-]\d\d:?\d\d)? ?(.*)$")
+_FORMATS = ("%m/%d/%y %H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
+
+
+def parse_time(text, year=None):
+    """Seconds since the epoch of a local time stamp as the log writes it."""
+    if text.count("/") == 1:  # MM/DD without a year: this year (or ``year``)
+        year = year or time.localtime().tm_year
+        text = f"{text[:5]}/{year % 100:02d}{text[5:]}"
+    for fmt in _FORMATS:
+        try:
+            return time.mktime(time.strptime(text, fmt))
+        except ValueError:
+            continue
+    raise InputError(f"bad time stamp in user log: {text}")
+
+
+def parse_events(text):
+    """The events of a log's text; a trailing event without its ``...``
+    line (still being written) is left out."""
+    events, current, body = [], None, []
+    for number, line in enumerate(text.splitlines(), 1):
+        if current is None:
+            if not line.strip():
+                continue
+            m = _HEADER.match(line)
+            if not m:
+                raise InputError(f"user log line {number}: not an event header: {line[:60]}")
+            current, body = m, [m.group(6)]
+        elif line.rstrip() == SEPARATOR:
+            events.append(_event(current, body))
+            current = None
+        else:
+            body.append(line)
+    return events
+
+
+def _event(m, body):
+    number = int(m.group(1))
+    try:
+        kind = EventType(number)
+    except ValueError:
+        kind = number
+    reader = _READERS.get(kind, _read_text)
+    return Event(kind, int(m.group(2)), int(m.group(3)), int(m.group(4)),
+                 parse_time(m.group(5)), reader(body))
+
+
+def _after(prefix, line):
+    return line[len(prefix):].strip() if line.startswith(prefix) else None
+
+
+def _read_submit(body):
+    info = {"SubmitHost": _after("Job submitted from host:", body[0]) or ""}
+    if len(body) > 1 and body[1].strip():
+        info["LogNotes"] = body[1].strip()
+    return info
+
+
+def _read_execute(body):
+    info = {"ExecuteHost": _after("Job executing on host:", body[0]) or ""}
+    for line in body[1:]:
+        slot = _after("SlotName:", line.strip())
+        if slot is not None:
+            info["SlotName"] = slot
+    return info
+
+
+_BYTES = re.compile(r"^\s*([\d.]+)\s+-\s+(Run|Total) Bytes (Sent|Received) By Job")
+_USAGE = re.compile(r"Usr (\d+) (\d\d):(\d\d):(\d\d), Sys (\d+) (\d\d):(\d\d):(\d\d)\s+-\s+(Run|Total) Remote Usage")
+
+
+def _read_usage(body, info):
+    for line in body:
+        m = _BYTES.match(line)
+        if m:
+            key = {"Run": "", "Total": "Total"}[m.group(2)] + \
+                {"Sent": "SentBytes", "Received": "ReceivedBytes"}[m.group(3)]
+            info[key] = int(float(m.group(1)))
+        m = _USAGE.search(line)
+        if m:
+            g = [int(x) for x in m.groups()[:8]]
+            prefix = "RunRemote" if m.group(9) == "Run" else "TotalRemote"
+            info[prefix + "Usage"] = line.strip().split("  -  ")[0]
+            info[prefix + "UserCpu"] = g[0] * 86400 + g[1] * 3600 + g[2] * 60 + g[3]
+            info[prefix + "SysCpu"] = g[4] * 86400 + g[5] * 3600 + g[6] * 60 + g[7]
+    return info
+
+
+def _read_terminated(body):
+    info = {}
+    for line in body[1:3]:
+        m = re.search(r"Normal termination \(return value (-?\d+)\)", line)
+        if m:
+            info.update(TerminatedNormally=True, ReturnValue=int(m.group(1)))
+        m = re.search(r"Abnormal termination \(signal (\d+)\)", line)
+        if m:
+            info.update(TerminatedNormally=False, TerminatedBySignal=int(m.group(1)))
+        core = _after("(1) Corefile in:", line.strip())
+        if core:
+            info["CoreFile"] = core
+    return _read_usage(body, info)
+
+
+def _read_evicted(body):
+    info = {"Checkpointed": any("(1) Job was checkpointed" in line for line in body)}
+    return _read_usage(body, info)
+
+
+def _read_image_size(body):
+    m = re.search(r"Image size of job updated: (\d+)", body[0])
+    info = {"Size": int(m.group(1)) if m else 0}
+    for line in body[1:]:
+        m = re.match(r"\s*(\d+)\s+-\s+(MemoryUsage|ResidentSetSize|ProportionalSetSize)", line)
+        if m:
+            info[m.group(2)] = int(m.group(1))
+    return info
+
+
+def _read_reason(body):
+    lines = [line.strip() for line in body[1:] if line.strip()]
+    return {"Reason": lines[0]} if lines else {}
+
+
+def _read_held(body):
+    lines = [line.strip() for line in body[1:] if line.strip()]
+    info = {"HoldReason": lines[0] if lines else ""}
+    for line in lines[1:]:
+        m = re.match(r"Code (-?\d+) Subcode (-?\d+)", line)
+        if m:
+            info["HoldReasonCode"], info["HoldReasonSubCode"] = int(m.group(1)), int(m.group(2))
+    return info
+
+
+def _read_job_ad(body):
+    from gridtools.classad import parse
+    info = {}
+    for line in body[1:]:
+        name, eq, value = line.partition(" = ")
+        if eq:
+            try:
+                info[name.strip()] = parse(value).eval()
+            except Exception:  # a value our language cannot read stays text
+                info[name.strip()] = value
+    return info
+
+
+def _read_text(body):
+    return {"Text": "\n".join(body)}
+
+
+_READERS = {
+    EventType.SUBMIT: _read_submit,
+    EventType.EXECUTE: _read_execute,
+    EventType.JOB_EVICTED: _read_evicted,
+    EventType.JOB_TERMINATED: _read_terminated,
+    EventType.IMAGE_SIZE: _read_image_size,
+    EventType.JOB_ABORTED: _read_reason,
+    EventType.JOB_HELD: _read_held,
+    EventType.JOB_RELEASED: _read_reason,
+    EventType.GENERIC: lambda body: {"Info": body[0]},
+    EventType.JOB_AD_INFORMATION: _read_job_ad,
+}
+
+
+# ------------------------------------------------------------- for condor_wait
+
+def job_outcomes(events):
+    """(cluster, proc) -> the type of the last submit/terminate/abort event
+    seen for that job: what ``condor_wait`` needs to know."""
+    state = {}
+    for event in events:
+        if event.type in (EventType.SUBMIT, EventType.JOB_TERMINATED, EventType.JOB_ABORTED):
+            state[(event.cluster, event.proc)] = event.type
+    return state
+
+
+def all_done(events, cluster=None, proc=None):
+    """Whether every job the log submitted (of ``cluster``/``proc`` when
+    given) has terminated or been aborted; False when none was submitted."""
+    outcomes = {key: kind for key, kind in job_outcomes(events).items()
+                if (cluster is None or key[0] == cluster) and (proc is None or key[1] == proc)}
+    return bool(outcomes) and all(kind is not EventType.SUBMIT for kind in outcomes.values())

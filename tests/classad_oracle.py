@@ -1,0 +1,178 @@
+"""HTCondor's own ClassAd library as an oracle for gridtools.classad.
+
+The table tests/data/classad_oracle.txt holds one case a line: an
+expression, a tab, and the canonical text of the value HTCondor gives it
+(``!syntax`` when HTCondor refuses to parse it). Lines starting with ``#``
+and blank lines are comments. The tests compare gridtools against the table
+always, and against HTCondor itself when its Python bindings (the
+``htcondor`` package: modules ``htcondor2`` and ``classad2``) import.
+
+Run with a Python that has the ``htcondor`` package (and gridtools):
+
+    python tests/classad_oracle.py refresh    # rewrite the table's answers
+    python tests/classad_oracle.py fuzz N [SEED]   # agreement on N random expressions
+"""
+
+import os
+import random
+import sys
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "classad_oracle.txt")
+SYNTAX = "!syntax"
+# Cases are evaluated with the time zone fixed, because absTime values print
+# with the local offset.
+TIME_ZONE = "UTC"
+
+
+def load(path=DATA):
+    """The table as (expression, answer) pairs, in file order."""
+    cases = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            expr, _, answer = line.partition("\t")
+            cases.append((expr, answer))
+    return cases
+
+
+def htcondor():
+    """The classad2 module with HTCondor's functions registered, or None."""
+    try:
+        import htcondor2  # noqa: F401  (registers the string-list and other functions)
+        import classad2
+    except ImportError:
+        return None
+    return classad2
+
+
+def oracle_answer(classad2, text):
+    """HTCondor's canonical text for the value of ``text``."""
+    try:
+        tree = classad2.ExprTree(text)
+    except Exception:  # noqa: BLE001 - the bindings raise several kinds on bad text
+        return SYNTAX
+    return repr(tree.simplify())
+
+
+def gridtools_answer(text):
+    """gridtools' canonical text for the value of ``text``."""
+    from gridtools.classad import ClassAdSyntaxError, parse, unparse
+    try:
+        expr = parse(text)
+    except ClassAdSyntaxError:
+        return SYNTAX
+    return unparse(expr.eval())
+
+
+def fix_time_zone():
+    os.environ["TZ"] = TIME_ZONE
+    import time
+    time.tzset()
+
+
+def refresh(path=DATA):
+    """Rewrite the answers of the table from the oracle, keeping comments."""
+    classad2 = htcondor()
+    if classad2 is None:
+        sys.exit("classad_oracle: the htcondor package does not import here")
+    fix_time_zone()
+    out = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                out.append(line)
+                continue
+            expr = line.partition("\t")[0]
+            out.append(f"{expr}\t{oracle_answer(classad2, expr)}")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(out) + "\n")
+
+
+# ----------------------------------------------------------------- fuzzing
+
+ATOMS = [
+    "0", "1", "-1", "2", "7", "3", "10", "9223372036854775807", "-9223372036854775807",
+    "0.0", "-0.0", "1.5", "2.5", "-2.5", "1e300", "1e-5", "0.1", "3.0",
+    "true", "false", "undefined", "error",
+    '""', '"a"', '"abc"', '"ABC"', '"a,b c"', '"1.5"', '"12"', '"x y"', '"10.2.3"',
+    "{}", "{1,2,3}", "{1,undefined}", '{"a","b"}', "{1.5,2}", "{error}",
+    "[a=1]", "[a=1;b=a+1]", "[]",
+    "x", "a", "b",
+]
+UNARY = ["-", "!", "~", "+"]
+BINARY = ["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "=?=", "=!=",
+          "&&", "||", "&", "|", "^", "<<", ">>", ">>>"]
+FUNCS = {
+    1: ["int", "real", "string", "bool", "floor", "ceiling", "round", "isUndefined",
+        "isError", "isString", "isInteger", "isReal", "isBoolean", "isList", "isClassAd",
+        "size", "sum", "avg", "min", "max", "toUpper", "toLower", "split", "interval",
+        "stringListSize", "stringListSum", "stringListAvg", "stringListMin",
+        "stringListMax", "relTime", "absTime", "unparse", "strcat", "join", "length"],
+    2: ["pow", "quantize", "member", "identicalMember", "strcmp", "stricmp", "substr",
+        "regexp", "stringListMember", "stringListIMember", "stringListsIntersect",
+        "versioncmp", "versionGT", "versionLE", "split", "join", "strcat", "splitUserName",
+        "stringListSubsetMatch", "ifThenElse"],
+    3: ["substr", "regexps", "replace", "replaceAll", "anyCompare", "allCompare",
+        "ifThenElse", "regexp", "version_in_range"],
+}
+
+
+def random_expr(rng, depth=0):
+    """A random expression, mostly small, over the atoms, operators and functions."""
+    roll = rng.random()
+    if depth > 3 or roll < 0.3:
+        return rng.choice(ATOMS)
+    if roll < 0.55:
+        left, right = random_expr(rng, depth + 1), random_expr(rng, depth + 1)
+        return f"({left} {rng.choice(BINARY)} {right})"
+    if roll < 0.62:
+        return f"{rng.choice(UNARY)}{random_expr(rng, depth + 1)}"
+    if roll < 0.68:
+        parts = [random_expr(rng, depth + 1) for _ in range(3)]
+        return f"({parts[0]} ? {parts[1]} : {parts[2]})"
+    arity = rng.choice((1, 1, 2, 2, 3))
+    name = rng.choice(FUNCS[arity])
+    args = ", ".join(random_expr(rng, depth + 1) for _ in range(arity))
+    return f"{name}({args})"
+
+
+def fuzz(count, seed=1, show=20):
+    """Evaluate ``count`` random expressions with both engines; print the
+    agreement rate and the first ``show`` differences."""
+    classad2 = htcondor()
+    if classad2 is None:
+        sys.exit("classad_oracle: the htcondor package does not import here")
+    fix_time_zone()
+    rng = random.Random(seed)
+    differ = []
+    for _ in range(count):
+        text = random_expr(rng)
+        want = oracle_answer(classad2, text)
+        try:
+            got = gridtools_answer(text)
+        except Exception as exc:  # noqa: BLE001 - a crash is a difference to show
+            got = f"exception {exc!r}"
+        if want != got:
+            differ.append((text, want, got))
+    for text, want, got in differ[:show]:
+        print(f"{text}\n    htcondor: {want}\n    gridtools: {got}")
+    agree = count - len(differ)
+    print(f"{agree} of {count} agree ({100.0 * agree / count:.2f} %)")
+
+
+def main(argv):
+    if argv[:1] == ["refresh"]:
+        refresh()
+    elif argv[:1] == ["fuzz"]:
+        count = int(argv[1]) if len(argv) > 1 else 1000
+        seed = int(argv[2]) if len(argv) > 2 else 1
+        fuzz(count, seed)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

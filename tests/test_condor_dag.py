@@ -1,0 +1,146 @@
+"""DAG input files, rescue DAGs and the choice of nodes to run."""
+
+import os
+
+import pytest
+
+from gridtools.formats.condor.dag import (
+    DagError, NodeKind, ScriptWhen, find_cycle, parse_dag, render_dag)
+from gridtools.formats.condor.dagstate import (
+    abort_status, apply_rescue, latest_rescue, parse_rescue, ready_nodes, render_rescue,
+    rescue_name, should_retry, unreachable)
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "condor_dag")
+
+
+def read(name):
+    with open(os.path.join(DATA, name)) as handle:
+        return handle.read()
+
+
+@pytest.fixture
+def diamond():
+    return parse_dag(read("diamond.dag"), source="diamond.dag")
+
+
+def test_every_statement_is_read(diamond):
+    a, b, c, d, f = (diamond.nodes[n] for n in "ABCDF")
+    assert list(diamond.nodes) == ["A", "B", "C", "D", "F"]
+    assert diamond.edges == {("A", "B"), ("A", "C"), ("B", "D"), ("C", "D")}
+    assert b.directory == "sub" and c.noop and f.kind is NodeKind.FINAL
+    assert (b.retry, b.retry_unless_exit) == (3, 2)
+    assert a.vars == {"x": "1", "y": 'a "q" b'}
+    pre = a.scripts[ScriptWhen.PRE]
+    assert (pre.command, pre.defer_status, pre.defer_time) == ("pre.sh $JOB arg", 4, 60)
+    assert c.scripts[ScriptWhen.POST].command == "post.sh $RETURN"
+    assert d.priority == 5 and (c.abort_on, c.abort_return) == (3, 1)
+    assert {n.category for n in (a, b, c, d)} == {"cat"} and f.category == ""
+    assert diamond.maxjobs == {"cat": 2} and diamond.config == "dag.config"
+    assert diamond.notes == ["diamond.dag (line 17): DOT files are not written; "
+                             "DOT x.dot UPDATE ignored"]
+
+
+def test_render_is_committed_and_round_trips(diamond):
+    text = render_dag(diamond)
+    assert text == read("diamond.rendered")
+    assert render_dag(parse_dag(text)) == text
+
+
+@pytest.mark.parametrize("text, message", [
+    ("JOB A a.sub\nPARENT A CHILD B\n", "ERROR: t.dag (line 2): Unknown Job B"),
+    ("JOB A a.sub\nRETRY Z 2\n", "ERROR: t.dag (line 2): Unknown Job Z"),
+    ("JOB A a.sub\nJOB A b.sub\n", "ERROR: t.dag (line 2): node name A already exists"),
+    ("JOB PARENT a.sub\n", "ERROR: t.dag (line 1): token (PARENT) is a reserved word"),
+    ("JOB A\n", "ERROR: t.dag (line 1): expected JOB name file"),
+    ("JOB A a.sub BOGUS\n", 'ERROR: t.dag (line 1): invalid parameter "BOGUS"'),
+    ("JOB A a.sub\nRETRY A many\n", 'ERROR: t.dag (line 2): invalid retry count "many"'),
+    ("JOB A a.sub\nFROB A\n", "ERROR: t.dag (line 2): expected JOB"),
+    ("JOB A a.sub\nPARENT A B\n", "ERROR: t.dag (line 2): expected CHILD token"),
+    ("JOB A a.sub\nVARS A x=1\n", "ERROR: t.dag (line 2): Unexpected characters in VARS"),
+    ("JOB A a.sub\nJOB B b.sub\nPARENT A CHILD B\nPARENT B CHILD A\n",
+     "ERROR: a cycle exists in the dag, please check input"),
+    ("JOB A a.sub\nPARENT A CHILD A\n", "ERROR: t.dag (line 2): node A is its own parent"),
+    ("FINAL F f.sub\nJOB A a.sub\nPARENT A CHILD F\n",
+     "ERROR: t.dag (line 1): FINAL node F cannot have parents or children"),
+    ("JOB A a.sub\nSPLICE S s.dag\n", "ERROR: t.dag (line 2): SPLICE needs the spliced file"),
+    ("JOB A a.sub\nABORT-DAG-ON A 1 RETURN 300\n", "must be between 0 and 255"),
+    ("JOB A {\n", "inline submit descriptions are not supported"),
+])
+def test_errors_in_dagman_words(text, message):
+    with pytest.raises(DagError) as info:
+        parse_dag(text, source="t.dag")
+    assert message in str(info.value)
+
+
+def test_cycle_is_named():
+    dag = parse_dag("JOB A a\nJOB B b\nJOB C c\nPARENT A CHILD B\n")
+    dag.edges |= {("B", "C"), ("C", "A")}
+    assert find_cycle(dag) == ["A", "B", "C", "A"]
+
+
+def test_splice_joins_initial_and_final_nodes():
+    inner = "JOB X x.sub\nJOB Y y.sub\nJOB Z z.sub\nPARENT X CHILD Y Z\n"
+    dag = parse_dag("JOB A a.sub\nJOB B b.sub\nSPLICE S inner.dag DIR in\n"
+                    "PARENT A CHILD S\nPARENT S CHILD B\n",
+                    read=lambda path: {"in/inner.dag": inner}[path])
+    assert set(dag.nodes) == {"A", "B", "S+X", "S+Y", "S+Z"}
+    assert dag.nodes["S+Y"].directory == "in"
+    assert dag.edges == {("A", "S+X"), ("S+X", "S+Y"), ("S+X", "S+Z"),
+                         ("S+Y", "B"), ("S+Z", "B")}
+
+
+def test_ready_nodes_follow_dependencies_priority_and_maxjobs(diamond):
+    assert ready_nodes(diamond) == ["A"]
+    assert ready_nodes(diamond, done={"A"}) == ["B", "C"]
+    diamond.maxjobs["cat"] = 1
+    assert ready_nodes(diamond, done={"A"}) == ["B"]
+    assert ready_nodes(diamond, done={"A"}, running={"B"}) == []
+    diamond.nodes["C"].priority = 9
+    assert ready_nodes(diamond, done={"A"}) == ["C"]
+
+
+def test_final_node_runs_when_nothing_else_can(diamond):
+    assert ready_nodes(diamond, done={"A", "C"}, failed={"B"}) == ["F"]
+    assert unreachable(diamond, {"B"}) == {"D"}
+    assert ready_nodes(diamond, done={"A", "B", "C"}, running={"D"}) == []
+    assert ready_nodes(diamond, done=set("ABCD")) == ["F"]
+    assert ready_nodes(diamond, done=set("ABCDF")) == []
+
+
+def test_retry_and_abort(diamond):
+    b, c = diamond.nodes["B"], diamond.nodes["C"]
+    assert should_retry(b, 1, 1) and should_retry(b, 3, 1)
+    assert not should_retry(b, 4, 1) and not should_retry(b, 1, 2)
+    assert abort_status(c, 3) == 1 and abort_status(c, 0) is None
+    assert abort_status(b, 3) is None
+
+
+def test_rescue_dag_is_written_as_committed_and_resumes(diamond):
+    text = render_rescue("diamond.dag", diamond, done={"A", "C"}, failed={"B"},
+                         created="12/01/2026 10:00:00")
+    assert text == read("diamond.dag.rescue001")
+    again = parse_dag(read("diamond.dag"), source="diamond.dag")
+    apply_rescue(again, parse_rescue(text))
+    assert ready_nodes(again) == ["B"]
+
+
+def test_done_in_the_dag_file_counts_as_done():
+    dag = parse_dag("JOB A a.sub DONE\nJOB B b.sub\nPARENT A CHILD B\n")
+    assert ready_nodes(dag) == ["B"]
+    assert render_dag(dag).startswith("JOB A a.sub DONE\n")
+
+
+def test_rescue_errors():
+    with pytest.raises(DagError, match="only DONE lines"):
+        parse_rescue("JOB A a.sub\n")
+    dag = parse_dag("JOB A a.sub\n")
+    with pytest.raises(DagError, match="Unknown Job Q"):
+        apply_rescue(dag, ["Q"])
+
+
+def test_rescue_file_names():
+    assert rescue_name("my.dag", 1) == "my.dag.rescue001"
+    names = ["my.dag", "my.dag.rescue001", "my.dag.rescue012", "other.dag.rescue099",
+             "my.dag.rescue7"]
+    assert latest_rescue("my.dag", names) == ("my.dag.rescue012", 12)
+    assert latest_rescue("x.dag", names) == (None, 0)

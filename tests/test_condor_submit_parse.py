@@ -1,0 +1,261 @@
+"""Submit descriptions: statements, queue forms, macros, quoting, errors."""
+
+import os
+import random
+
+import pytest
+
+from gridtools.errors import InputError
+from gridtools.formats.condor import argsenv
+from gridtools.formats.condor.fsview import LocalFiles
+from gridtools.formats.condor.jobad import SubmitContext
+from gridtools.formats.condor.macros import Expander, MacroProblem, filename_part
+from gridtools.formats.condor.queue import MatchKind, Mode, parse_queue, split_item
+from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, parse_submit
+
+
+@pytest.fixture
+def ctx(tmp_path):
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    return SubmitContext(cwd=str(tmp_path), owner="alice", now=1700000000,
+                         files=LocalFiles(str(tmp_path)), environ={"HOME": "/home/alice"})
+
+
+def ads(text, ctx, cluster=3, **kwargs):
+    return parse_submit(text, **kwargs).job_ads(cluster, ctx)
+
+
+# ----------------------------------------------------------------- statements
+
+def test_statements_and_render_round_trip():
+    text = ("a = 1\n+B = \"x\"\nMY.C = 3 \\\n  + 4\n# note\nqueue x,y from (\n 1 2\n 3 4\n)\n"
+            "queue 2\n")
+    desc = parse_submit(text)
+    assert desc.statements[:3] == [Assignment("a", "1", Kind.COMMAND, 1),
+                                   Assignment("B", '"x"', Kind.ATTRIBUTE, 2),
+                                   Assignment("C", "3   + 4", Kind.ATTRIBUTE, 3)]
+    assert desc.statements[3] == QueueStatement("x,y from (", [" 1 2", " 3 4"], 6)
+    again = parse_submit(desc.render())
+    assert again.render() == desc.render()
+    assert [s.render() for s in again.statements] == [s.render() for s in desc.statements]
+
+
+def test_syntax_error_names_the_line():
+    with pytest.raises(InputError, match=r"^ERROR: on Line 2 of submit file: .*this is junk"):
+        parse_submit("executable = /bin/true\nthis is junk\nqueue\n")
+
+
+def test_unclosed_item_list():
+    with pytest.raises(InputError, match=r"closing brace '\)' for Queue command on line 2"):
+        parse_submit("executable = x\nqueue x from (\n a\n")
+
+
+def test_append_goes_before_the_queue_statement(ctx):
+    got = ads("executable = run.sh\narguments = a\nqueue\n", ctx, append=["arguments = b"])
+    assert got[0].eval("Args") == "b"
+    got = ads("executable = run.sh\n", ctx, append=["arguments = c", "queue 2"])
+    assert [ad.eval("Args") for ad in got] == ["c", "c"]
+
+
+def test_queue_override(ctx):
+    got = ads("executable = run.sh\narguments = $(Item)\n", ctx, queue_override="in a b c")
+    assert [ad.eval("Args") for ad in got] == ["a", "b", "c"]
+    with pytest.raises(InputError, match="-queue may not be used"):
+        parse_submit("executable = run.sh\nqueue\n", queue_override="2")
+
+
+def test_command_line_variables_and_batch_name(ctx):
+    ctx.variables = {"WHO": "world"}
+    ctx.batch_name = "nightly"
+    got = ads("executable = run.sh\narguments = hello $(who)\nqueue\n", ctx)
+    assert got[0].eval("Args") == "hello world"
+    assert got[0].eval("JobBatchName") == "nightly"
+
+
+def test_no_queue_statement_makes_no_jobs(ctx):
+    assert ads("executable = run.sh\n", ctx) == []
+
+
+def test_queue_zero_makes_no_jobs(ctx):
+    assert ads("executable = run.sh\nqueue 0\n", ctx) == []
+
+
+def test_several_queue_statements_and_new_cluster_on_new_executable(ctx, tmp_path):
+    (tmp_path / "other.sh").write_text("x")
+    got = ads("executable = run.sh\nqueue 2\narguments = later\nqueue\n"
+              "executable = other.sh\nqueue\n", ctx)
+    assert [(ad.eval("ClusterId"), ad.eval("ProcId")) for ad in got] == \
+        [(3, 0), (3, 1), (3, 2), (4, 0)]
+    assert got[2].eval("Args") == "later"
+
+
+def test_owner_and_ids(ctx):
+    got = ads("executable = run.sh\nqueue\n", ctx, cluster=41)
+    assert (got[0].eval("Owner"), got[0].eval("ClusterId"), got[0].eval("QDate")) == \
+        ("alice", 41, 1700000000)
+
+
+# --------------------------------------------------------------------- errors
+
+@pytest.mark.parametrize("text, message", [
+    ("universe = vanilla\nqueue\n", "ERROR: No 'executable' parameter was provided"),
+    ("executable = run.sh\nuniverse = bogus\nqueue\n", "I don't know about the 'bogus' universe."),
+    ("executable = run.sh\nnotification = sometimes\nqueue\n",
+     "Notification must be 'Never', 'Always', 'Complete', or 'Error'"),
+    ("executable = run.sh\nrequest_memory = abc def\nqueue\n",
+     "ERROR: Parse error in expression: RequestMemory = abc def"),
+    ("executable = run.sh\nrequirements = a &&\nqueue\n", "Parse error in expression: Requirements"),
+    ("executable = run.sh\n+Foo = (\nqueue\n", "Parse error in expression: Foo = ("),
+    ("executable = run.sh\narguments = a \"b c\"\nqueue\n", "Found illegal unescaped double-quote"),
+    ("executable = nothere.sh\nqueue\n", "does not exist"),
+    ("executable = run.sh\ninitialdir = nodir\nqueue\n", "No such directory"),
+    ("executable = run.sh\nqueue -1\n", "Queue count out of range"),
+    ("executable = run.sh\nqueue nosuch words\n", "Invalid Queue count expression"),
+    ("executable = run.sh\nqueue x matching files dirs *\n", "Queue keyword conflict"),
+    ("executable = run.sh\nqueue from nolist.txt\n", "can't open file nolist.txt"),
+    ("executable = run.sh\nX = $INT(Y)\nY = abc\narguments = $(X)\nqueue\n",
+     "$INT() macro: abc does not evaluate to an integer!"),
+    ("executable = run.sh\nkill_sig = SIGNOPE\nqueue\n", "invalid signal SIGNOPE"),
+    ("executable = run.sh\nA = $(B)\nB = $(A)\narguments = $(A)\nqueue\n", "circular"),
+])
+def test_errors_in_htcondor_words(text, message, ctx):
+    with pytest.raises(InputError) as info:
+        ads(text, ctx)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value).strip() or "full arguments" in str(info.value)
+
+
+# ---------------------------------------------------------------------- queue
+
+@pytest.mark.parametrize("text, count, variables, mode, source", [
+    ("", 1, [], Mode.COUNT, ""),
+    ("5", 5, [], Mode.COUNT, ""),
+    ("2*3", 6, [], Mode.COUNT, ""),
+    ("2 x in a b", 2, ["x"], Mode.IN, "a b"),
+    ("x,y from items.txt", 1, ["x", "y"], Mode.FROM, "items.txt"),
+    ("x y from items.txt", 1, ["x", "y"], Mode.FROM, "items.txt"),
+    ("matching *.dat", 1, [], Mode.MATCHING, "*.dat"),
+    ("3 f matching dirs [1:] d*", 3, ["f"], Mode.MATCHING, "d*"),
+])
+def test_queue_forms(text, count, variables, mode, source):
+    spec, is_open = parse_queue(text)
+    assert (spec.count, spec.variables, spec.mode, spec.source, is_open) == \
+        (count, variables, mode, source, False)
+
+
+def test_queue_slices_and_open_lists():
+    spec, is_open = parse_queue("x in [::2] (a b c d e)")
+    assert spec.slice.render() == "[::2]" and spec.inline == ["a b c d e"] and not is_open
+    assert [row for _, row in spec.rows()] == ["a", "c", "e"]
+    spec, is_open = parse_queue("x from (")
+    assert is_open and spec.inline == []
+    spec, _ = parse_queue("matching dirs [1] *")
+    assert spec.match_kind is MatchKind.DIRS and (spec.slice.start, spec.slice.stop) == (1, None)
+
+
+def test_item_splitting():
+    assert split_item(" 4,5 6 ", ["x", "y"]) == {"x": "4", "y": "5 6"}
+    assert split_item("1 2", ["x", "y", "z"]) == {"x": "1", "y": "2", "z": ""}
+    assert split_item("a, b c", ["x"]) == {"x": "a, b c"}
+
+
+def test_queue_render_round_trip():
+    for text in ("", "5", "2 x,y from items.txt", "x in [1:3] a b c", "matching files *.c"):
+        spec, _ = parse_queue(text)
+        again, _ = parse_queue(spec.render())
+        assert again == spec
+
+
+# --------------------------------------------------------------------- macros
+
+def expander(values, environ=None, seed=0):
+    values = {k.lower(): v for k, v in values.items()}
+    return Expander(lambda name: values.get(name.lower()), environ or {}, random.Random(seed))
+
+
+@pytest.mark.parametrize("text, result", [
+    ("$(A)", "5"), ("$(a)", "5"), ("$(nope)", ""), ("$(nope:dflt)", "dflt"),
+    ("$(nope:$(A)x)", "5x"), ("$$(A)", "$$(A)"), ("$(A", "$(A"), ("$(  A )", "$(  A )"),
+    ("$INT(A,%03d)", "005"), ("$INT(R)", "2"), ("$REAL(R)", "2.7"), ("$REAL(2.5,%.2f)", "2.50"),
+    ("$INT(1+2)", "3"), ("$ENV(HOME)", "/home/a"), ("$ENV(NOPE)", "UNDEFINED"),
+    ("$ENV(NOPE:d)", "d"), ("$SUBSTR(F,2,3)", "/b/"), ("$SUBSTR(F,-3)", ".gz"),
+    ("$CHOICE(1,a,b,c)", "b"), ("$RANDOM_CHOICE(x)", "x"), ("$RANDOM_INTEGER(4,4)", "4"),
+    ("$UNKNOWN(A)", "$UNKNOWN(A)"),
+])
+def test_macro_expansion(text, result):
+    exp = expander({"A": "5", "R": "2.7", "F": "/a/b/c.tar.gz"}, {"HOME": "/home/a"})
+    assert exp.expand(text) == result
+
+
+def test_random_macros_follow_the_seed():
+    first = [expander({}, seed=7).expand("$RANDOM_INTEGER(1,100) $RANDOM_CHOICE(a,b,c)")
+             for _ in range(2)]
+    assert first[0] == first[1]
+    values = {expander({}, seed=s).expand("$RANDOM_INTEGER(0,10,5)") for s in range(30)}
+    assert values <= {"0", "5", "10"} and len(values) > 1
+
+
+@pytest.mark.parametrize("letters, result", [
+    ("p", "/a/b/"), ("d", "b/"), ("dd", "a/b/"), ("db", "b"), ("n", "c.tar"), ("x", ".gz"),
+    ("nx", "c.tar.gz"), ("pn", "/a/b/c.tar"), ("q", '"/a/b/c.tar.gz"'),
+    ("qa", "'/a/b/c.tar.gz'"), ("w", "\\a\\b\\c.tar.gz"), ("", "/a/b/c.tar.gz"),
+])
+def test_file_name_parts(letters, result):
+    assert filename_part("/a/b/c.tar.gz", letters) == result
+
+
+def test_circular_macros_are_an_error():
+    with pytest.raises(MacroProblem):
+        expander({"A": "$(B)", "B": "$(A)"}).expand("$(A)")
+
+
+# ---------------------------------------------------------- arguments, env
+
+@pytest.mark.parametrize("value, attr, text, items", [
+    ("a b  c", "Args", "a b c", ["a", "b", "c"]),
+    ('a\\"b c', "Args", 'a"b c', ['a"b', "c"]),
+    ('"one \'two three\' four"', "Arguments", "one two' 'three four",
+     ["one", "two three", "four"]),
+    ('"a ""q"" \'it\'\'s\' \'\'"', "Arguments", "a \"q\" it''''s ''", ["a", '"q"', "it's", ""]),
+])
+def test_arguments(value, attr, text, items):
+    assert argsenv.parse_arguments(value) == (attr, text)
+    if attr == "Arguments":
+        assert argsenv.split_v2_args(text) == items
+    else:
+        assert argsenv.split_old_args(value) == items
+
+
+def test_environment_both_syntaxes_round_trip():
+    old = argsenv.parse_environment("A=1;B=2 3;C=")
+    new = argsenv.parse_environment('"Z=1 A=\'x y\' M=3"')
+    assert old == {"A": "1", "B": "2 3", "C": ""}
+    assert argsenv.render_environment(new) == "A=x' 'y M=3 Z=1"
+    assert argsenv.parse_environment_v2(argsenv.render_environment(new)) == new
+    with pytest.raises(InputError, match="NAME=value"):
+        argsenv.parse_environment("novalue")
+
+
+def test_getenv_patterns(ctx):
+    ctx.environ = {"GT_A": "1", "GT_B": "2", "HOME": "/h", "PATH": "/bin"}
+    got = ads("executable = run.sh\ngetenv = GT_*, HOME\nqueue\n", ctx)
+    assert got[0].eval("Environment") == "GT_A=1 GT_B=2 HOME=/h"
+
+
+def test_matching_relative_and_absolute(ctx, tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f1").write_text("")
+    (tmp_path / "d" / "sub").mkdir()
+    got = ads("executable = run.sh\narguments = $(Item)\nqueue matching d/*\n", ctx)
+    assert [ad.eval("Args") for ad in got] == ["d/f1", "d/sub/"]
+    got = ads(f"executable = run.sh\narguments = $(Item)\nqueue matching files {tmp_path}/d/*\n", ctx)
+    assert [ad.eval("Args") for ad in got] == [os.path.join(str(tmp_path), "d", "f1")]
+
+
+def test_without_file_access_nothing_is_looked_up():
+    ctx = SubmitContext(cwd="/nowhere", owner="bob", now=5)
+    got = ads("executable = prog\ninitialdir = sub\nqueue\n", ctx)
+    assert (got[0].eval("Cmd"), got[0].eval("Iwd"), got[0].eval("ImageSize")) == \
+        ("/nowhere/prog", "/nowhere/sub", 0)
+    with pytest.raises(InputError, match="need files"):
+        ads("executable = prog\nqueue from items.txt\n", ctx)

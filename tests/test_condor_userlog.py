@@ -1,0 +1,133 @@
+"""The job event log: events written as HTCondor writes them, read back by
+gridtools and by HTCondor's own JobEventLog."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gridtools.errors import InputError
+from gridtools.formats.condor.userlog import (
+    DateStyle, Event, EventType as E, all_done, job_outcomes, parse_events, render_event,
+    render_events)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXPECTED = os.path.join(HERE, "data", "condor_userlog", "events.log")
+T0 = 1700000000
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def sample():
+    return [
+        Event(E.SUBMIT, 7, 0, 0, T0, {"SubmitHost": "<127.0.0.1:9618>", "LogNotes": "DAG Node: A"}),
+        Event(E.EXECUTE, 7, 0, 0, T0 + 5, {"ExecuteHost": "<127.0.0.1:9618>", "SlotName": "slot1@h"}),
+        Event(E.IMAGE_SIZE, 7, 0, 0, T0 + 6, {"Size": 43, "MemoryUsage": 1, "ResidentSetSize": 1012}),
+        Event(E.JOB_EVICTED, 7, 0, 0, T0 + 7, {}),
+        Event(E.JOB_HELD, 7, 0, 0, T0 + 8, {"HoldReason": "via condor_hold (by user alice)",
+                                            "HoldReasonCode": 1, "HoldReasonSubCode": 0}),
+        Event(E.JOB_RELEASED, 7, 0, 0, T0 + 9, {"Reason": "via condor_release (by user alice)"}),
+        Event(E.JOB_TERMINATED, 7, 0, 0, T0 + 10, {"ReturnValue": 3, "RunRemoteUserCpu": 3723}),
+        Event(E.JOB_TERMINATED, 7, 1, 0, T0 + 10, {"TerminatedNormally": False,
+                                                   "TerminatedBySignal": 9}),
+        Event(E.JOB_ABORTED, 7, 2, 0, T0 + 11, {"Reason": "via condor_rm (by user alice)"}),
+        Event(E.JOB_AD_INFORMATION, 7, 0, 0, T0 + 12, {"JobStatus": 4, "Owner": "alice"}),
+        Event(E.JOB_SUSPENDED, 7, 0, 0, T0 + 13, {"NumberOfPIDs": 1}),
+        Event(E.JOB_UNSUSPENDED, 7, 0, 0, T0 + 14, {}),
+    ]
+
+
+def test_events_are_written_as_committed():
+    with open(EXPECTED) as handle:
+        assert render_events(sample()) == handle.read()
+
+
+def test_header_and_terminated_body():
+    text = render_event(sample()[6])
+    lines = text.splitlines()
+    assert lines[0] == "005 (007.000.000) 2023-11-14 22:13:30 Job terminated."
+    assert lines[1] == "\t(1) Normal termination (return value 3)"
+    assert lines[2] == "\t\tUsr 0 01:02:03, Sys 0 00:00:00  -  Run Remote Usage"
+    assert lines[-1] == "..."
+
+
+def test_short_dates_have_no_year():
+    assert render_event(sample()[0], DateStyle.SHORT).startswith("000 (007.000.000) 11/14 22:13:20 ")
+
+
+def test_round_trip_keeps_types_ids_times_and_details():
+    events = sample()
+    back = parse_events(render_events(events))
+    assert [(e.type, e.cluster, e.proc, e.timestamp) for e in back] == \
+        [(e.type, e.cluster, e.proc, e.timestamp) for e in events]
+    assert back[6].info["ReturnValue"] == 3 and back[6].info["TerminatedNormally"] is True
+    assert back[6].info["RunRemoteUserCpu"] == 3723
+    assert back[7].info["TerminatedBySignal"] == 9
+    assert back[4].info == events[4].info
+    assert back[0].info == events[0].info
+    assert back[9].info == {"JobStatus": 4, "Owner": "alice"}
+
+
+def test_reader_takes_every_date_form_and_skips_an_unfinished_event():
+    text = ("000 (001.000.000) 11/14/23 22:13:20 Job submitted from host: <h>\n...\n"
+            "001 (001.000.000) 11/14 22:13:21 Job executing on host: <h>\n...\n"
+            "005 (001.000.000) 2023-11-14T22:13:22 Job terminated.\n\t(1) Normal")
+    events = parse_events(text)
+    assert [e.type for e in events] == [E.SUBMIT, E.EXECUTE]
+    assert events[0].timestamp == T0
+
+
+def test_garbage_is_an_error():
+    with pytest.raises(InputError, match="not an event header"):
+        parse_events("hello\n...\n")
+
+
+def test_condor_wait_view():
+    events = parse_events(render_events(sample()[:1] + [
+        Event(E.SUBMIT, 7, 1, 0, T0), Event(E.JOB_TERMINATED, 7, 0, 0, T0)]))
+    assert job_outcomes(events) == {(7, 0): E.JOB_TERMINATED, (7, 1): E.SUBMIT}
+    assert not all_done(events)
+    assert all_done(events, proc=0)
+    assert not all_done(events, cluster=8)
+
+
+def _oracle_python():
+    python = os.environ.get("GRIDTOOLS_HTCONDOR2_PYTHON", sys.executable)
+    probe = subprocess.run([python, "-c", "import htcondor2"], capture_output=True)
+    return python if probe.returncode == 0 else None
+
+
+_READ = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    print(int(e.type), e.cluster, e.proc, e.timestamp, e.get("ReturnValue"),
+          e.get("TerminatedBySignal"), e.get("HoldReasonCode"), e.get("Reason") or e.get("HoldReason"))
+"""
+
+
+def test_htcondor_reads_the_log(tmp_path):
+    python = _oracle_python()
+    if python is None:
+        pytest.skip("the htcondor package (htcondor2) is not installed")
+    path = tmp_path / "job.log"
+    path.write_text(render_events(sample()))
+    proc = subprocess.run([python, "-c", _READ, str(path)], capture_output=True, text=True,
+                          env=dict(os.environ, TZ="UTC", CONDOR_CONFIG="/dev/null"))
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split(" ", 7) for line in proc.stdout.splitlines()]
+    want = sample()
+    assert [(int(r[0]), int(r[1]), int(r[2]), int(r[3])) for r in rows] == \
+        [(int(e.type), e.cluster, e.proc, int(e.timestamp)) for e in want]
+    assert rows[6][4] == "3" and rows[7][5] == "9" and rows[4][6] == "1"
+    assert rows[8][7] == "via condor_rm (by user alice)"
