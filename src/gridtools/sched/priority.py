@@ -15,7 +15,7 @@ earlier submission, then to the lower job id.
 """
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from gridtools.sched import urgency as urgency_mod
 from gridtools.sched.policy import tickets as tickets_mod
@@ -43,11 +43,13 @@ class Range:
         return cls(min(values), max(values)) if values else cls()
 
     def normalized(self, value):
-        return min(1.0, max(0.0, normalize(value, self.low, self.high)))
+        if self.high - self.low < EPSILON:
+            return 0.5
+        share = (value - self.low) / (self.high - self.low)
+        return 0.0 if share < 0.0 else 1.0 if share > 1.0 else share
 
 
-@dataclass(frozen=True, slots=True)
-class Priority:
+class Priority(NamedTuple):
     """A job's priority, its three normalized parts and what they came from."""
     prio: float
     npprior: float
@@ -91,14 +93,16 @@ def prioritize(jobs, urgencies, tickets, config):
     ``urgencies``: job id -> Urgency; ``tickets``: a TicketResult.
     Ranges are taken over the jobs with pending tasks.
     """
-    pending = [job for job in jobs if job.pending]
-    raw = {job.id: tickets.of(job.id).total for job in jobs}
-    normalizer = Normalizer(Range.of(job.priority for job in pending),
-                            Range.of(urgencies[job.id].total for job in pending),
-                            Range.of(raw[job.id] for job in pending),
+    by_job = tickets.jobs
+    raw = [(job, urgencies[job.id], by_job[job.id].total if job.id in by_job else 0.0)
+           for job in jobs]
+    pending = [entry for entry in raw if entry[0].pending]
+    normalizer = Normalizer(Range.of(job.priority for job, _, _ in pending),
+                            Range.of(urg.total for _, urg, _ in pending),
+                            Range.of(total for _, _, total in pending),
                             (config.weight_priority, config.weight_urgency, config.weight_ticket))
-    result = {job.id: normalizer.priority(job.priority, urgencies[job.id], raw[job.id])
-              for job in jobs}
+    make = normalizer.priority
+    result = {job.id: make(job.priority, urg, total) for job, urg, total in raw}
     return Priorities(result, normalizer)
 
 

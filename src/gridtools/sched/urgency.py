@@ -16,6 +16,7 @@ an urgency, or not known, add nothing.
 """
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 #: name of the complex whose urgency every slot adds
 SLOTS = "slots"
@@ -29,8 +30,7 @@ class ComplexUrgency:
     numeric: bool = True      # False for STRING, CSTRING, RESTRING and HOST complexes
 
 
-@dataclass(frozen=True, slots=True)
-class Urgency:
+class Urgency(NamedTuple):
     """A job's urgency and its three contributions."""
     rrcontr: float = 0.0      # resource requests
     wtcontr: float = 0.0      # waiting time
@@ -99,11 +99,13 @@ def urgencies(jobs, complexes, config, now):
     """job id -> Urgency; jobs with the same requests share one resource sum."""
     cache = {}
     result = {}
+    weight_wait = config.weight_waiting_time
     for job in jobs:
         key = (job.slots, job.requests)
         rr = cache.get(key)
         if rr is None:
             rr = cache[key] = resource_contribution(job.slots, job.requests, complexes)
-        result[job.id] = Urgency(rr, waiting_contribution(job, config, now),
-                                 deadline_contribution(job, config, now))
+        wt = weight_wait * max(0.0, now - job.submit_time) if weight_wait else 0.0
+        dl = deadline_contribution(job, config, now) if job.deadline is not None else 0.0
+        result[job.id] = Urgency(rr, wt, dl)
     return result

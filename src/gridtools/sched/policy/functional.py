@@ -82,53 +82,72 @@ def running_tickets(running, counts, config, pool):
     return shares
 
 
-def _trial(cat, shares, weights, pool, shared):
-    """What the first task of ``cat`` would get if it were the next to run."""
-    sums = [s + TRIAL_EPSILON for s in shares.sums]
-    parts = []
-    for k, member in enumerate((cat.user, cat.project, cat.dept)):
-        if member is None:
-            parts.append(None)
-        elif shared:
-            parts.append(member.fshare / (shares.count(k, member) + 1))
+class _Ranking:
+    """The state of the pending ranking between rounds."""
+
+    def __init__(self, shares, config, pool, dependent):
+        self.shares, self.pool, self.dependent = shares, pool, dependent
+        self.shared = config.share_functional_shares
+        self.weights = config.functional_weights()
+        self.weighted = [w * pool for w in self.weights]
+        counts = shares.counts
+        self.tables = (counts.users, counts.projects, counts.depts)
+        self.before = None
+        self._rescale()
+
+    def _rescale(self):
+        self.base = [s + TRIAL_EPSILON for s in self.shares.sums]
+        self.per_share = [w / b for w, b in zip(self.weighted, self.base)]
+
+    def trial(self, cat):
+        """What the first task of ``cat`` would get if it were the next to run."""
+        total = 0.0
+        if self.shared:
+            per_share, tables = self.per_share, self.tables
+            for k, fshare, name in cat.holders:
+                total += per_share[k] * fshare / (tables[k][name] + 1)
         else:
-            parts.append(float(member.fshare))
-            sums[k] += member.fshare
-    parts.append(float(cat.job_value))
-    sums[3] += cat.job_value
-    return _tickets(parts, sums, weights, pool)
+            weighted, base = self.weighted, self.base
+            for k, fshare, _ in cat.holders:
+                total += weighted[k] * fshare / (base[k] + fshare)
+        if cat.job_value:
+            total += self.weighted[3] * cat.job_value / (self.base[3] + cat.job_value)
+        return total
+
+    def value(self, cat):
+        if self.dependent:
+            return self.trial(cat) + cat.refs[cat.pos].tickets
+        return self.trial(cat)
+
+    def take(self, cat, ref, _value):
+        """Count ``ref`` as running and compute its tickets so."""
+        self.before = (list(self.shares.sums), ref)
+        self.shares.counts.add(ref, 1)
+        parts = _add_shares(self.shares, ref, self.shared, not self.shared)
+        ref.ftckt = _tickets(parts, self.shares.sums, self.weights, self.pool)
+        if self.dependent:
+            ref.tickets += ref.ftckt
+        self._rescale()
+
+    def estimate(self, left):
+        """Tasks not ranked get what the first of their category got in the last round."""
+        if not left or self.before is None:
+            return
+        self.shares.sums, last = self.before
+        self.shares.counts.add(last, -1)
+        self._rescale()
+        for cat in left:
+            tickets = self.trial(cat)
+            for ref in cat.rest():
+                ref.ftckt = tickets
+                if self.dependent:
+                    ref.tickets += tickets
 
 
 def pending_tickets(pending, shares, config, pool, dependent):
     """Functional tickets of the pending tasks, ranked one by one."""
-    shared = config.share_functional_shares
-    weights = config.functional_weights()
-    cats = greedy.categories(pending, lambda m: m.fshare, lambda job: job.jobshare, dependent)
-    before_last = {}
-
-    def value(cat):
-        trial = _trial(cat, shares, weights, pool, shared)
-        return trial + cat.head().tickets if dependent else trial
-
-    def take(cat, ref, _value):
-        before_last.update(sums=list(shares.sums), ref=ref)
-        shares.counts.add(ref, 1)
-        parts = _add_shares(shares, ref, shared, not shared)
-        ref.ftckt = _tickets(parts, shares.sums, weights, pool)
-        if dependent:
-            ref.tickets += ref.ftckt
-
-    left = greedy.pick(cats, value, max(0, config.max_functional_jobs_to_schedule), take)
-    if left and before_last:
-        shares.sums = before_last["sums"]
-        shares.counts.add(before_last["ref"], -1)
-        for cat in left:
-            _estimate(cat, _trial(cat, shares, weights, pool, shared), dependent)
-
-
-def _estimate(cat, tickets, dependent):
-    """Tasks not ranked get what the first of their category would have got."""
-    for ref in cat.rest():
-        ref.ftckt = tickets
-        if dependent:
-            ref.tickets += tickets
+    ranking = _Ranking(shares, config, pool, dependent)
+    cats = greedy.categories(pending, "fshare", "jobshare", dependent)
+    left = greedy.pick(cats, ranking.value, max(0, config.max_functional_jobs_to_schedule),
+                       ranking.take)
+    ranking.estimate(left)

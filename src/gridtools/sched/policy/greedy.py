@@ -18,14 +18,18 @@ submission, then the lower job id, then the lower task id.
 """
 
 from heapq import heappop, heappush
+from operator import attrgetter
 
 
 class Category:
     """Pending tasks that belong to the same members with the same job value."""
-    __slots__ = ("refs", "pos", "user", "project", "dept", "job_value")
+    __slots__ = ("refs", "pos", "user", "project", "dept", "job_value", "holders")
 
-    def __init__(self, user, project, dept, job_value):
+    def __init__(self, user, project, dept, job_value, amount):
         self.user, self.project, self.dept, self.job_value = user, project, dept, job_value
+        # (0 user / 1 project / 2 department, what the member holds, its name)
+        self.holders = tuple((k, getattr(m, amount), m.name)
+                             for k, m in enumerate((user, project, dept)) if m is not None)
         self.refs = []
         self.pos = 0
 
@@ -39,22 +43,29 @@ class Category:
 def categories(pending, amount, job_amount, dependent):
     """Categories of the pending refs that have anything to get.
 
-    ``amount(member)`` is what a member holds (fshare or oticket),
-    ``job_amount(job)`` what the job itself holds.
+    ``amount`` names what a member holds (fshare or oticket),
+    ``job_amount`` what the job itself holds.
     """
-    found = {}
+    groups = {}
     for ref in pending:
-        members = [m if m is not None and amount(m) > 0 else None
-                   for m in (ref.user, ref.project, ref.dept)]
-        value = job_amount(ref.job)
+        key = (getattr(ref.job, job_amount), id(ref.owners))
+        group = groups.get(key)
+        if group is None:
+            groups[key] = [ref]
+        else:
+            group.append(ref)
+    found = {}
+    for (value, _), refs in groups.items():
+        members = [m if m is not None and getattr(m, amount) > 0 else None
+                   for m in refs[0].owners]
         if value == 0 and members == [None, None, None]:
             continue
         key = (value,) + tuple(m.name if m else None for m in members)
         cat = found.get(key)
         if cat is None:
-            cat = found[key] = Category(*members, value)
-        cat.refs.append(ref)
-    order = (lambda r: (-r.tickets, r.key)) if dependent else (lambda r: r.key)
+            cat = found[key] = Category(*members, value, amount)
+        cat.refs.extend(refs)
+    order = (lambda r: (-r.tickets, r.key)) if dependent else attrgetter("key")
     for cat in found.values():
         cat.refs.sort(key=order)
     return list(found.values())
@@ -66,7 +77,7 @@ def pick(cats, value, limit, take):
     ``value(cat)`` is what the first task of ``cat`` would get now;
     ``take(cat, ref, value)`` counts the chosen task as running.
     """
-    heap = [(-value(cat), cat.head().key, n, cat) for n, cat in enumerate(cats)]
+    heap = [(-value(cat), cat.refs[0].key, n, cat) for n, cat in enumerate(cats)]
     heap.sort()
     taken = 0
     while heap and taken < limit:
@@ -79,5 +90,5 @@ def pick(cats, value, limit, take):
         cat.pos += 1
         taken += 1
         if cat.pos < len(cat.refs):
-            heappush(heap, (-value(cat), cat.head().key, n, cat))
+            heappush(heap, (-value(cat), cat.refs[cat.pos].key, n, cat))
     return [entry[3] for entry in heap]

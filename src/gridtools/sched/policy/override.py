@@ -44,14 +44,14 @@ def pending_tickets(pending, counts, shared, dependent):
             if dependent:
                 ref.tickets += ref.otckt
         return
-    cats = greedy.categories(pending, lambda m: m.oticket, lambda job: job.oticket, dependent)
+    cats = greedy.categories(pending, "oticket", "oticket", dependent)
+
+    tables = (counts.users, counts.projects, counts.depts)
 
     def value(cat):
         tickets = float(cat.job_value)
-        for member, table in ((cat.user, "users"), (cat.project, "projects"),
-                              (cat.dept, "depts")):
-            if member is not None:
-                tickets += member.oticket / (getattr(counts, table)[member.name] + 1)
+        for k, oticket, name in cat.holders:
+            tickets += oticket / (tables[k][name] + 1)
         return tickets
 
     def take(cat, ref, tickets):

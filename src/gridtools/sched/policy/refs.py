@@ -14,17 +14,16 @@ from collections import Counter
 class Ref:
     """A task in the ticket calculation (mutable working state)."""
     __slots__ = ("job", "task", "queued", "user", "project", "dept", "node",
-                 "stckt", "ftckt", "otckt", "tickets", "key")
+                 "owners", "stckt", "ftckt", "otckt", "tickets", "key", "sort", "shr")
 
-    def __init__(self, job, task, queued, members):
+    def __init__(self, job, task, queued, owners):
         self.job = job
         self.task = task
         self.queued = queued
-        self.user = members.user(job.owner)
-        self.project = members.project(job.project)
-        self.dept = members.department(job.department)
+        self.owners = owners                # (user, project, department), shared by many refs
+        self.user, self.project, self.dept = owners
         self.node = None
-        self.stckt = self.ftckt = self.otckt = self.tickets = 0.0
+        self.stckt = self.ftckt = self.otckt = self.tickets = self.sort = self.shr = 0.0
         self.key = (job.submit_time, job.id, task)      # first come, first served
 
     @property
@@ -44,9 +43,17 @@ def build(jobs, members, config, free_slots=None):
     """(running refs, pending refs) for ``jobs``."""
     limit = pending_limit(config.max_pending_tasks_per_job, free_slots)
     running, pending = [], []
+    found = {}
     for job in jobs:
-        running.extend(Ref(job, task, False, members) for task in job.running)
-        pending.extend(Ref(job, task, True, members) for task in job.pending[:limit])
+        names = (job.owner, job.project, job.department)
+        owners = found.get(names)
+        if owners is None:
+            owners = found[names] = (members.user(job.owner), members.project(job.project),
+                                     members.department(job.department))
+        for task in job.running:
+            running.append(Ref(job, task, False, owners))
+        for task in job.pending[:limit]:
+            pending.append(Ref(job, task, True, owners))
     return running, pending
 
 

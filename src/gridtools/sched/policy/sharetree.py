@@ -232,51 +232,46 @@ def running_tickets(tree, running, pool, compensation_factor):
                          else node_pool / len(refs))
 
 
-class _Entry:
-    """A task hung below its leaf while pending tickets are handed out."""
-    __slots__ = ("ref", "queued", "sort", "base", "shr", "dilution")
-
-    def __init__(self, ref, dependent):
-        self.ref = ref
-        self.queued = ref.queued
-        self.base = ref.tickets if dependent else 0.0
-        self.sort = (ref.tickets + 0.01 * ref.job.jobshare) if dependent else ref.job.jobshare
-        self.shr = 0.0
-        self.dilution = max(1, ref.job.min_slots)
-
-
 def pending_tickets(tree, refs, pool, compensation_factor, dependent):
     """Share tree tickets of the pending tasks among ``refs`` (running and pending)."""
     tree.activate(refs, compensation_factor)
-    for node in tree.root.walk():
-        node.entries = []
     for ref in refs:
         if ref.node is not None:
-            ref.node.entries.append(_Entry(ref, dependent))
-    for entry in _collect(tree.root, tree.root, pool):
-        if entry.queued:
-            entry.ref.stckt = entry.shr * pool
+            ref.sort = (ref.tickets + 0.01 * ref.job.jobshare) if dependent else ref.job.jobshare
+            ref.node.entries.append(ref)
+    for ref in _collect(tree.root, tree.root, pool, dependent):
+        if ref.queued:
+            ref.stckt = ref.shr * pool
             if dependent:
-                entry.ref.tickets += entry.ref.stckt
+                ref.tickets += ref.stckt
     for node in tree.root.walk():
         node.entries = []
 
 
-def _collect(root, node, pool):
-    """The tasks at and below ``node``, ordered, with their share of its stt."""
+def _order(ref):
+    return (ref.queued, -ref.sort, ref.key)
+
+
+def _collect(root, node, pool, dependent):
+    """The tasks at and below ``node``, ordered, each with its share of node's stt.
+
+    A task's ``sort`` is what orders it among its node's tasks: job shares
+    or the tickets of the policies above at its leaf, then the tickets the
+    level below gave it.
+    """
     if node is root and not node.entries:
         active = [child for child in node.children if child.count > 0]
         if len(active) == 1:
-            return _collect(active[0], active[0], pool)
+            return _collect(active[0], active[0], pool, dependent)
     entries = list(node.entries)
     for child in node.children:
         if child.count > 0:
-            entries.extend(_collect(root, child, pool))
+            entries.extend(_collect(root, child, pool, dependent))
     if node is not root or node.entries:
-        entries.sort(key=lambda e: (e.queued, -e.sort, e.ref.key))
+        entries.sort(key=_order)
         dilute = 1.0
-        for entry in entries:
-            entry.shr = node.stt / dilute
-            entry.sort = entry.base + entry.shr * pool
-            dilute += entry.dilution
+        for ref in entries:
+            ref.shr = node.stt / dilute
+            ref.sort = (ref.tickets if dependent else 0.0) + ref.shr * pool
+            dilute += max(1, ref.job.min_slots)
     return entries

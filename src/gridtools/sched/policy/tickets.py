@@ -9,15 +9,14 @@ policies above it gave them. A task's tickets are the sum of the three.
 """
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from gridtools.sched.policy import functional, override, refs as refs_mod, sharereport
 from gridtools.sched.policy import sharetree
 from gridtools.sched.policy.config import Policy, ticket_steps
 
 
-@dataclass(frozen=True, slots=True)
-class Tickets:
+class Tickets(NamedTuple):
     """A task's tickets by policy, and its part of all tickets of its kind."""
     stckt: float = 0.0       # share tree
     ftckt: float = 0.0       # functional
@@ -105,11 +104,14 @@ def _pending_step(policy, dependent, running, pending, counts, shares, config, w
 def _result(running, pending, nodes):
     tasks = {}
     for group in (running, pending):
-        total = sum(ref.total for ref in group)
-        for ref in group:
-            share = ref.total / total if total > 0 else 0.0
-            tasks[(ref.job.id, ref.task)] = Tickets(ref.stckt, ref.ftckt, ref.otckt, share)
+        totals = [ref.stckt + ref.ftckt + ref.otckt for ref in group]
+        total = sum(totals)
+        scale = 1.0 / total if total > 0 else 0.0
+        for ref, tickets in zip(group, totals):
+            tasks[(ref.job.id, ref.task)] = Tickets(ref.stckt, ref.ftckt, ref.otckt,
+                                                    tickets * scale)
     jobs = {}
     for ref in pending + running:
-        jobs.setdefault(ref.job.id, tasks[(ref.job.id, ref.task)])
+        if ref.job.id not in jobs:
+            jobs[ref.job.id] = tasks[(ref.job.id, ref.task)]
     return TicketResult(tasks, jobs, nodes)
