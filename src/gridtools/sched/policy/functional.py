@@ -36,6 +36,12 @@ class Shares:
         self.sums = [0.0, 0.0, 0.0, 0.0]     # user, project, department, job
         self.counts = counts
 
+    def fork(self):
+        """A copy whose sums and counts change independently of these."""
+        other = Shares(self.counts.copy())
+        other.sums = list(self.sums)
+        return other
+
     def count(self, k, member):
         table = (self.counts.users, self.counts.projects, self.counts.depts)[k]
         return table[member.name]

@@ -47,58 +47,70 @@ class TicketResult:
 
 
 def compute(jobs, members, config, tree=None, free_slots=None):
-    """Tickets of ``jobs`` (PolicyJobs) for ``members`` and the share tree ``tree``."""
-    running, pending = refs_mod.build(jobs, members, config, free_slots)
-    work = _share_tree(tree, members, config, running + pending)
-    counts = refs_mod.Counts(running)
-    shares = _running(running, counts, config, work)
+    """Tickets of ``jobs`` (PolicyJobs) for ``members`` and the share tree ``tree``.
+
+    ``free_slots``, when known, limits the pending tasks of an array job
+    that take part to one more than there are free slots.
+    """
+    calc = _Calculation(jobs, members, config, tree, free_slots)
+    calc.running_tickets()
     for policy, dependent in ticket_steps(config.policy_hierarchy):
-        _pending_step(policy, dependent, running, pending, counts, shares, config, work)
-    nodes = ()
-    if work is not None:
-        _running_share(work, running, config)
-        nodes = sharereport.report(work, members, running, config.usage_weights)
-    return _result(running, pending, nodes)
+        calc.pending_tickets(policy, dependent)
+    nodes = calc.share_tree_report()
+    return _result(calc.running, calc.pending, nodes)
 
 
-def _share_tree(tree, members, config, all_refs):
-    if tree is None:
-        return None
-    work = sharetree.ShareTree(tree, members, config.usage_weights)
-    for ref in all_refs:
-        ref.node = work.node_for(ref.user, ref.project)
-    work.compute_usage()
-    return work
+class _Calculation:
+    """The tasks of one ticket calculation and what the policies share."""
 
+    def __init__(self, jobs, members, config, tree, free_slots):
+        self.config, self.members = config, members
+        self.running, self.pending = refs_mod.build(jobs, members, config, free_slots)
+        self.counts = refs_mod.Counts(self.running)
+        self.shares = None
+        self.tree = None
+        if tree is not None:
+            self.tree = sharetree.ShareTree(tree, members, config.usage_weights)
+            for ref in self.running + self.pending:
+                ref.node = self.tree.node_for(ref.user, ref.project)
+            self.tree.compute_usage()
 
-def _running(running, counts, config, work):
-    shares = None
-    if config.weight_tickets_functional > 0:
-        shares = functional.running_tickets(running, counts.copy(), config,
-                                            config.weight_tickets_functional)
-    override.running_tickets(running, counts, config.share_override_tickets)
-    return shares
+    def running_tickets(self):
+        """Functional and override tickets of the running tasks (share tree: see report)."""
+        config = self.config
+        if config.weight_tickets_functional > 0:
+            self.shares = functional.running_tickets(self.running, self.counts, config,
+                                                     config.weight_tickets_functional)
+        override.running_tickets(self.running, self.counts, config.share_override_tickets)
 
+    def pending_tickets(self, policy, dependent):
+        config = self.config
+        if not self.pending:
+            return
+        if policy is Policy.OVERRIDE:
+            override.pending_tickets(self.pending, self.counts.copy(),
+                                     config.share_override_tickets, dependent)
+        elif policy is Policy.FUNCTIONAL and self.shares is not None:
+            functional.pending_tickets(self.pending, self.shares.fork(), config,
+                                       config.weight_tickets_functional, dependent)
+        elif (policy is Policy.SHARE_TREE and self.tree is not None
+              and config.weight_tickets_share > 0):
+            sharetree.pending_tickets(self.tree, self.running + self.pending,
+                                      config.weight_tickets_share,
+                                      config.compensation_factor, dependent)
 
-def _running_share(work, running, config):
-    """Running tasks' share tree tickets (last: it leaves the tree in the running state)."""
-    pool = max(config.weight_tickets_share, 0.0)
-    sharetree.running_tickets(work, running, pool, config.compensation_factor)
+    def share_tree_report(self):
+        """Running tasks' share tree tickets, and the tree in that state, node by node.
 
-
-def _pending_step(policy, dependent, running, pending, counts, shares, config, work):
-    if not pending:
-        return
-    if policy is Policy.OVERRIDE:
-        override.pending_tickets(pending, counts.copy(), config.share_override_tickets, dependent)
-    elif policy is Policy.FUNCTIONAL and shares is not None:
-        state = functional.Shares(counts.copy())
-        state.sums = list(shares.sums)
-        functional.pending_tickets(pending, state, config, config.weight_tickets_functional,
-                                   dependent)
-    elif policy is Policy.SHARE_TREE and work is not None and config.weight_tickets_share > 0:
-        sharetree.pending_tickets(work, running + pending, config.weight_tickets_share,
-                                  config.compensation_factor, dependent)
+        Comes last: it leaves the working tree counting the running tasks only.
+        """
+        if self.tree is None:
+            return ()
+        sharetree.running_tickets(self.tree, self.running,
+                                  max(self.config.weight_tickets_share, 0.0),
+                                  self.config.compensation_factor)
+        return sharereport.report(self.tree, self.members, self.running,
+                                  self.config.usage_weights)
 
 
 def _result(running, pending, nodes):
