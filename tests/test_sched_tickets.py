@@ -8,7 +8,7 @@ categories in which someone has shares.
 
 import pytest
 
-from gridtools.sched.policy import tickets
+from gridtools.sched.policy import greedy, tickets
 from gridtools.sched.policy.config import (
     Policy, PolicyConfig, parse_hierarchy, ticket_steps)
 from gridtools.sched.policy.inputs import AutoUser, Member, Members, PolicyJob, ShareNode
@@ -261,3 +261,63 @@ def test_ticket_shares_of_pending_and_running_jobs():
     result = compute(jobs, OT_MEMBERS)
     assert result.of(1).share == pytest.approx(1000 / 1400)
     assert result.of(3).share == pytest.approx(500 / 700)
+
+
+# -- the one-by-one ranking ------------------------------------------------
+
+class _Task:
+    def __init__(self, key):
+        self.key = key
+
+
+def _scenario(seed):
+    """Categories of tasks in groups; a task's value falls as its group and
+    everyone take tasks (like shares divided among more running jobs)."""
+    import random
+    rng = random.Random(seed)
+    cats, group_of = [], {}
+    serial = 0
+    for n in range(rng.randint(1, 12)):
+        cat = greedy.Category(None, None, None, rng.choice([1, 2, 2, 4]), "fshare")
+        group_of[id(cat)] = rng.randint(0, 3)
+        for _ in range(rng.randint(1, 6)):
+            serial += 1
+            cat.refs.append(_Task((rng.randint(0, 3), serial, 1)))
+        cat.refs.sort(key=lambda t: t.key)
+        cats.append(cat)
+    return cats, group_of
+
+
+def _pick_all_by_looking_at_every_category(cats, value, limit, take):
+    taken = 0
+    while taken < limit:
+        open_cats = [c for c in cats if c.pos < len(c.refs)]
+        if not open_cats:
+            break
+        best = min(open_cats, key=lambda c: (-value(c), c.refs[c.pos].key))
+        take(best, best.refs[best.pos], value(best))
+        best.pos += 1
+        taken += 1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_lazy_ranking_picks_what_looking_at_every_category_picks(seed):
+    """Values with many exact ties (small integers) and falling as tasks are
+    taken: the heap must take the same tasks in the same order as a scan of
+    every category each round, ties to the lowest key."""
+    picked = []
+    for pick in (greedy.pick, _pick_all_by_looking_at_every_category):
+        cats, group_of = _scenario(seed)
+        taken_in, order = [0, 0, 0, 0], []
+
+        def value(cat):
+            return cat.job_value / (1 + taken_in[group_of[id(cat)]]) / (1 + 0.1 * len(order))
+
+        def take(cat, task, _value):
+            taken_in[group_of[id(cat)]] += 1
+            order.append(task.key)
+
+        pick(cats, value, 25, take)
+        picked.append(order)
+    assert picked[0] == picked[1]
+    assert len(picked[0]) == min(25, sum(len(c.refs) for c in _scenario(seed)[0]))
