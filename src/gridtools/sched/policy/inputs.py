@@ -1,8 +1,11 @@
 """What the job-order policies are given: jobs, members and the share tree.
 
-All records are frozen. The caller passes only pending jobs that may be
-dispatched now (no holds, no unfinished predecessors, start time reached);
-held jobs take no part in tickets, urgency or normalization.
+All records are frozen. The caller passes only pending tasks that may be
+dispatched now (no holds, no unfinished predecessors, start time reached)
+and running tasks that are not suspended; the others take no part in
+tickets, urgency or normalization. A ``PolicyJob`` is a pending one-task
+job unless told otherwise: a running job has ``pending=()`` and
+``running=(1,)``.
 """
 
 from dataclasses import dataclass, field
@@ -109,7 +112,7 @@ class PolicyJob:
     deadline: float | None = None     # latest start time (-dl)
     deadline_user: bool = False       # the owner is in deadlineusers
     pending: Sequence[int] = (1,)     # ids of pending tasks that may run, in order
-    running: tuple = ()               # ids of running tasks
+    running: tuple = ()               # ids of running tasks (not suspended ones)
 
     def fcfs(self):
         """First come, first served: earlier submission, then lower id."""
