@@ -30,9 +30,8 @@ def running_tickets(running, counts, shared):
             continue
         tickets = float(ref.job.oticket)
         for member, table in _members(ref):
-            active = getattr(counts, table)[member.name] if member is not None else 0
-            if member is not None and member.oticket and active:
-                tickets += member.oticket / active
+            if member is not None and member.oticket:
+                tickets += member.oticket / getattr(counts, table)[member.name]
         ref.otckt = tickets
 
 
@@ -45,7 +44,6 @@ def pending_tickets(pending, counts, shared, dependent):
                 ref.tickets += ref.otckt
         return
     cats = greedy.categories(pending, "oticket", "oticket", dependent)
-
     tables = (counts.users, counts.projects, counts.depts)
 
     def value(cat):
