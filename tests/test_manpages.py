@@ -26,7 +26,7 @@ def test_every_command_has_a_page(command):
                                   "sched_conf", "complex", "sge_pe", "checkpoint", "calendar_conf",
                                   "access_list", "user", "project", "hostgroup", "host_conf",
                                   "sge_resource_quota", "share_tree", "classad", "condor_config",
-                                  "sge_request", "sge_aliases"])
+                                  "sge_request", "sge_aliases", "sge_priority"])
 def test_every_file_format_has_a_page(name):
     assert name in page_names()
 

@@ -10,7 +10,7 @@ finished job task); reading the file is left to the caller.
               in total or grouped by owner, queue, host, project and so on
 - ``report``  the text of qacct's job entries and summary tables, laid out
               as Grid Engine 8.1.9 lays them out
-
-Usage decayed with a half-life, which feeds the share tree and HTCondor's
-user priorities, belongs here too, in modules of its own.
+- ``usage``   usage decayed with a half-life per user, project and user
+              within a project, fed by job samples (the share tree reads
+              it), and its plain-data form for the daemon to persist
 """

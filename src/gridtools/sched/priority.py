@@ -1,22 +1,143 @@
-"""Job priority as Grid Engine computes it (sge_priority(5)).
+"""A job's priority as Grid Engine computes it (sge_priority(5)), and the order of pending jobs.
 
     prio = weight_priority * npprior + weight_urgency * nurg + weight_ticket * ntckts
 
-``npprior`` is the POSIX priority (-1023..1024) mapped onto 0..1; ``nurg`` the
-job's urgency normalized over all pending jobs; ``ntckts`` the tickets
-normalized the same way. Urgency is the sum of the resource contribution
-(each requested resource's complex urgency times the amount, slots included),
-the waiting-time contribution (seconds waited times weight_waiting_time) and
-the deadline contribution (weight_deadline divided by the seconds left until
-the deadline). Normalizing a set whose values are all equal gives 0.5.
+Each of the three is normalized over the pending jobs: the lowest value
+among them maps to 0, the highest to 1, and when all are (nearly) equal
+every job gets 0.5. POSIX priority (-p) is normalized that way too, as the
+job-sorting example of the Grid Engine documentation computes it (a job
+with -p 100 among jobs with -p 0 gets npprior 1), not over the fixed range
+-1023..1024 that Grid Engine 8.1.9 uses. Running jobs are normalized with
+the pending jobs' ranges, clipped to 0..1.
+
+Pending jobs are tried highest priority first; equal priorities go to the
+earlier submission, then to the lower job id.
 """
+
+from dataclasses import dataclass, field
+from typing import Mapping, NamedTuple
+
+from gridtools.sched import urgency as urgency_mod
+from gridtools.sched.policy import tickets as tickets_mod
+
+#: a range narrower than this normalizes every value to 0.5 (as Grid Engine does)
+EPSILON = 0.00001
 
 
 def normalize(value, low, high):
-    if high == low:
+    """``value`` mapped from low..high onto 0..1; 0.5 when the range is empty."""
+    if high - low < EPSILON:
         return 0.5
     return (value - low) / (high - low)
 
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """Lowest and highest value of one quantity over the pending jobs."""
+    low: float = 0.0
+    high: float = 0.0
+
+    @classmethod
+    def of(cls, values):
+        values = list(values)
+        return cls(min(values), max(values)) if values else cls()
+
+    def normalized(self, value):
+        if self.high - self.low < EPSILON:
+            return 0.5
+        share = (value - self.low) / (self.high - self.low)
+        return 0.0 if share < 0.0 else 1.0 if share > 1.0 else share
+
+
+class Priority(NamedTuple):
+    """A job's priority, its three normalized parts and what they came from."""
+    prio: float
+    npprior: float
+    nurg: float
+    ntckts: float
+    urgency: urgency_mod.Urgency
+    tickets: float
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """The pending jobs' ranges and the weights: turns raw values into a Priority."""
+    posix: Range
+    urgency: Range
+    tickets: Range
+    weights: tuple          # weight_priority, weight_urgency, weight_ticket
+
+    def priority(self, posix, urg, tickets):
+        npprior = self.posix.normalized(posix)
+        nurg = self.urgency.normalized(urg.total)
+        ntckts = self.tickets.normalized(tickets)
+        wp, wu, wt = self.weights
+        return Priority(wp * npprior + wu * nurg + wt * ntckts, npprior, nurg, ntckts, urg,
+                        tickets)
+
+
+@dataclass(frozen=True)
+class Priorities:
+    """Priorities of jobs (by id) and the normalizer that made them."""
+    jobs: Mapping = field(default_factory=dict)
+    normalizer: Normalizer = None
+
+    def of_task(self, job, urg, tickets):
+        """The priority a job would have with ``tickets`` (its next array task's)."""
+        return self.normalizer.priority(job.priority, urg, tickets)
+
+
+def prioritize(jobs, urgencies, tickets, config):
+    """Priorities of ``jobs`` (PolicyJobs, pending and running).
+
+    ``urgencies``: job id -> Urgency; ``tickets``: a TicketResult.
+    Ranges are taken over the jobs with pending tasks.
+    """
+    by_job = tickets.jobs
+    raw = [(job, urgencies[job.id], by_job[job.id].total if job.id in by_job else 0.0)
+           for job in jobs]
+    pending = [entry for entry in raw if entry[0].pending]
+    normalizer = Normalizer(Range.of(job.priority for job, _, _ in pending),
+                            Range.of(urg.total for _, urg, _ in pending),
+                            Range.of(total for _, _, total in pending),
+                            (config.weight_priority, config.weight_urgency, config.weight_ticket))
+    make = normalizer.priority
+    result = {job.id: make(job.priority, urg, total) for job, urg, total in raw}
+    return Priorities(result, normalizer)
+
+
+def dispatch_key(job, prio):
+    """Sort key of a pending job: priority first, then first come, first served."""
+    return (-prio, job.submit_time, job.id)
+
+
+def pending_order(jobs, priorities):
+    """The pending ones of ``jobs`` in the order they are tried."""
+    return sorted((job for job in jobs if job.pending),
+                  key=lambda job: dispatch_key(job, priorities.jobs[job.id].prio))
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything that decides the order of pending jobs, and that order."""
+    tickets: tickets_mod.TicketResult
+    urgencies: Mapping
+    priorities: Priorities
+    order: tuple            # pending job ids, first to try first
+
+
+def evaluate(jobs, members, config, complexes, now, tree=None, free_slots=None):
+    """Tickets, urgency, priority and the pending order of ``jobs`` at ``now``."""
+    ticket_result = tickets_mod.compute(jobs, members, config, tree, free_slots)
+    urgencies = urgency_mod.urgencies(jobs, complexes, config, now)
+    priorities = prioritize(jobs, urgencies, ticket_result, config)
+    order = tuple(job.id for job in pending_order(jobs, priorities))
+    return Evaluation(ticket_result, urgencies, priorities, order)
+
+
+# Legacy interface, used by sched.cycle until the typed core replaces it:
+# jobs are snapshot.Job records, parameters the sched_conf dict; POSIX
+# priority over the fixed range -1023..1024.
 
 def posix_normalized(prio):
     return (prio + 1024) / 2048.0

@@ -1,0 +1,297 @@
+"""Usage decayed with a half-life: what the share tree remembers of past work.
+
+Jobs report what they have used so far (CPU seconds, memory integral,
+I/O); the ledger adds what grew since the last report to the accounts of
+the job's owner and project, after decaying each account to the time of
+the report. A job submitted under a project is counted for the project and
+for its user *within* that project; a job without a project for the user.
+This is how Grid Engine keeps usage, and how the share tree reads it back
+(a user leaf under a project node weighs the user's usage in that project).
+
+Decay is exact: an account holding ``u`` at time ``t0`` holds
+``u * 0.5 ** ((t - t0) / half_life)`` at time ``t``, so 1,000 units are
+500 after one half-life, 250 after two, 125 after three. A half-life of 0
+keeps usage forever; a negative one forgets it at once (only what running
+jobs use now counts). Long-term usage is never decayed.
+
+Nothing here reads a clock or a file: times are arguments, and
+``Ledger.to_data``/``Ledger.from_data`` give the plain data the daemon
+persists and reloads.
+"""
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+#: version of the plain-data form of a ledger
+DATA_VERSION = 1
+#: the three kinds of usage, in the order the scheduler configuration lists them
+KINDS = ("cpu", "mem", "io")
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Amounts of the three kinds of usage the share tree weighs."""
+    cpu: float = 0.0     # CPU seconds
+    mem: float = 0.0     # memory integral, GB * seconds
+    io: float = 0.0      # data read and written, GB
+
+    def __add__(self, other):
+        return Usage(self.cpu + other.cpu, self.mem + other.mem, self.io + other.io)
+
+    def growth_since(self, earlier):
+        """What a cumulative amount added since ``earlier`` (never negative)."""
+        return Usage(max(self.cpu - earlier.cpu, 0.0), max(self.mem - earlier.mem, 0.0),
+                     max(self.io - earlier.io, 0.0))
+
+    def most(self, other):
+        """The larger amount of each kind."""
+        return Usage(max(self.cpu, other.cpu), max(self.mem, other.mem), max(self.io, other.io))
+
+    def times(self, factors):
+        """Each kind multiplied by the same kind of ``factors``."""
+        return Usage(self.cpu * factors.cpu, self.mem * factors.mem, self.io * factors.io)
+
+    def combined(self, weights):
+        """One number: the kinds weighted by ``weights`` divided by their sum."""
+        total = weights.cpu + weights.mem + weights.io
+        if total <= 0:
+            return 0.0
+        return (self.cpu * weights.cpu + self.mem * weights.mem + self.io * weights.io) / total
+
+    def is_zero(self):
+        return self.cpu == 0.0 and self.mem == 0.0 and self.io == 0.0
+
+
+#: no usage at all
+ZERO = Usage()
+
+
+@dataclass(frozen=True, slots=True)
+class HalfLife:
+    """Half-life of each kind of usage in seconds (0: never decays, < 0: forgotten at once)."""
+    cpu: float
+    mem: float
+    io: float
+
+    @classmethod
+    def uniform(cls, seconds):
+        return cls(float(seconds), float(seconds), float(seconds))
+
+    @classmethod
+    def hours(cls, hours):
+        """The half-life of sched_conf's ``halftime`` (hours)."""
+        return cls.uniform(float(hours) * 3600.0)
+
+    def factors(self, elapsed):
+        """The factors that decay usage over ``elapsed`` seconds."""
+        return Usage(decay_factor(self.cpu, elapsed), decay_factor(self.mem, elapsed),
+                     decay_factor(self.io, elapsed))
+
+
+def decay_factor(half_life, elapsed):
+    """What is left of one unit after ``elapsed`` seconds with ``half_life``."""
+    if elapsed <= 0 or half_life == 0:
+        return 1.0
+    if half_life < 0:
+        return 0.0
+    return 0.5 ** (elapsed / half_life)
+
+
+class Holder(Enum):
+    """Who an account belongs to."""
+    USER = "user"                          # a user's jobs submitted without a project
+    PROJECT = "project"                    # all jobs of a project
+    USER_IN_PROJECT = "user_in_project"    # a user's jobs in one project
+
+
+@dataclass(frozen=True, slots=True)
+class AccountKey:
+    holder: Holder
+    name: str              # user or project name
+    project: str = ""      # the project, for USER_IN_PROJECT
+
+    def sort_key(self):
+        return (self.holder.value, self.name, self.project)
+
+    @classmethod
+    def user(cls, name):
+        return cls(Holder.USER, name)
+
+    @classmethod
+    def of_project(cls, name):
+        return cls(Holder.PROJECT, name)
+
+    @classmethod
+    def user_in(cls, name, project):
+        return cls(Holder.USER_IN_PROJECT, name, project)
+
+
+@dataclass(slots=True)
+class Account:
+    """An account's decayed usage as of ``stamp`` and its undecayed total."""
+    usage: Usage = ZERO
+    long_term: Usage = ZERO
+    stamp: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """What one task of a job has used so far, as seen at ``time``."""
+    job: int
+    task: int
+    user: str
+    project: str | None
+    used: Usage
+    time: float
+
+
+def keys_of(user, project):
+    """The accounts a job of ``user`` under ``project`` (or None) is counted in."""
+    if project:
+        return (AccountKey.of_project(project), AccountKey.user_in(user, project))
+    return (AccountKey.user(user),)
+
+
+@dataclass
+class Ledger:
+    """Decayed usage of users and projects, fed by job samples."""
+    half_life: HalfLife = field(default_factory=lambda: HalfLife.hours(168))
+    accounts: dict = field(default_factory=dict)     # AccountKey -> Account
+    debited: dict = field(default_factory=dict)      # (job, task) -> Usage already counted
+
+    def record(self, sample):
+        """Count what the sample's task used beyond what was counted before.
+
+        Samples are cumulative; a reading lower than an earlier one adds
+        nothing, and usage is never counted twice.
+        """
+        key = (sample.job, sample.task)
+        counted = self.debited.get(key, ZERO)
+        grown = sample.used.growth_since(counted)
+        self.debited[key] = sample.used.most(counted)
+        for account_key in keys_of(sample.user, sample.project):
+            self._add(account_key, grown, sample.time)
+
+    def finish(self, sample):
+        """Count a task's final usage and stop tracking it."""
+        self.record(sample)
+        self.debited.pop((sample.job, sample.task), None)
+
+    def usage(self, key, now):
+        """The decayed usage of an account at ``now`` (zero for an unknown one)."""
+        account = self.accounts.get(key)
+        if account is None:
+            return ZERO
+        return account.usage.times(self.half_life.factors(now - account.stamp))
+
+    def long_term(self, key):
+        account = self.accounts.get(key)
+        return account.long_term if account else ZERO
+
+    def stamp(self, key):
+        """When the account was last decayed (0 for an unknown one)."""
+        account = self.accounts.get(key)
+        return account.stamp if account else 0.0
+
+    def projects_of(self, user):
+        """Projects in which ``user`` has an account, sorted."""
+        return sorted(k.project for k in self.accounts
+                      if k.holder is Holder.USER_IN_PROJECT and k.name == user)
+
+    def set_half_life(self, half_life, now):
+        """Switch half-life: what accrued so far decays with the old one up to ``now``."""
+        for account in self.accounts.values():
+            self._decay(account, now)
+        self.half_life = half_life
+
+    def clear(self, now):
+        """Forget all usage (qconf -clearusage); running tasks count on from here."""
+        self.accounts = {key: Account(stamp=now) for key in self.accounts}
+
+    def forget(self, key):
+        """Drop one account (its user or project was deleted)."""
+        self.accounts.pop(key, None)
+
+    def _add(self, key, grown, time):
+        account = self.accounts.get(key)
+        if account is None:
+            account = self.accounts[key] = Account(stamp=time)
+        self._decay(account, time)
+        account.usage = account.usage + grown
+        account.long_term = account.long_term + grown
+
+    def _decay(self, account, time):
+        if time > account.stamp:
+            account.usage = account.usage.times(self.half_life.factors(time - account.stamp))
+            account.stamp = time
+
+    def to_data(self):
+        """The ledger as plain data (lists, dicts, numbers, strings)."""
+        return {
+            "version": DATA_VERSION,
+            "half_life": _usage_data(self.half_life),
+            "accounts": [dict(holder=k.holder.value, name=k.name, project=k.project,
+                              usage=_usage_data(a.usage), long_term=_usage_data(a.long_term),
+                              stamp=a.stamp)
+                         for k, a in sorted(self.accounts.items(), key=lambda i: i[0].sort_key())],
+            "debited": [dict(job=job, task=task, used=_usage_data(u))
+                        for (job, task), u in sorted(self.debited.items())],
+        }
+
+    @classmethod
+    def from_data(cls, data):
+        """A ledger from ``to_data``'s form; ValueError names what is wrong."""
+        if not isinstance(data, dict) or data.get("version") != DATA_VERSION:
+            raise ValueError("usage data: unknown format version")
+        ledger = cls(half_life=HalfLife(*_usage_values(data.get("half_life"))))
+        for item in _list(data, "accounts"):
+            key = _account_key(item)
+            ledger.accounts[key] = Account(Usage(*_usage_values(item.get("usage"))),
+                                           Usage(*_usage_values(item.get("long_term"))),
+                                           _number(item.get("stamp")))
+        for item in _list(data, "debited"):
+            key = (_integer(item.get("job")), _integer(item.get("task")))
+            ledger.debited[key] = Usage(*_usage_values(item.get("used")))
+        return ledger
+
+
+def _usage_data(u):
+    return {"cpu": u.cpu, "mem": u.mem, "io": u.io}
+
+
+def _usage_values(data):
+    if not isinstance(data, dict):
+        raise ValueError("usage data: usage is not a mapping")
+    return tuple(_number(data.get(kind, 0.0)) for kind in KINDS)
+
+
+def _list(data, name):
+    items = data.get(name, [])
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ValueError(f"usage data: {name} is not a list of mappings")
+    return items
+
+
+def _account_key(item):
+    try:
+        holder = Holder(item.get("holder"))
+    except ValueError:
+        raise ValueError(f"usage data: unknown holder {item.get('holder')!r}") from None
+    name, project = item.get("name"), item.get("project", "")
+    if not isinstance(name, str) or not name or not isinstance(project, str):
+        raise ValueError("usage data: account without a valid name")
+    if (holder is Holder.USER_IN_PROJECT) != bool(project):
+        raise ValueError(f"usage data: account {name!r} has a wrong project")
+    return AccountKey(holder, name, project)
+
+
+def _number(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ValueError(f"usage data: {value!r} is not a number")
+    return float(value)
+
+
+def _integer(value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"usage data: {value!r} is not an integer")
+    return value

@@ -1,0 +1,111 @@
+"""Grid Engine's urgency of a job (sge_priority(5)): what its needs make it worth.
+
+    urg     = rrcontr + wtcontr + dlcontr
+    rrcontr = urgency(slots) * slots + the sum over hard requests of
+              urgency(complex) * amount * slots    numeric, per-slot amount
+              urgency(complex) * amount            numeric, per-job amount
+              urgency(complex)                     string-valued complexes
+    wtcontr = weight_waiting_time * seconds since submission
+    dlcontr = weight_deadline / max(1, seconds left until the deadline)
+              (only jobs with a deadline whose owner is in deadlineusers)
+
+``slots`` is the number of slots the job is assumed to get: 1 for a serial
+job, the PE request for a fixed one, and for a slot range what the PE's
+``urgency_slots`` says (``urgency_slots``). Requests of complexes without
+an urgency, or not known, add nothing.
+"""
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+#: name of the complex whose urgency every slot adds
+SLOTS = "slots"
+
+
+@dataclass(frozen=True, slots=True)
+class ComplexUrgency:
+    """A complex's urgency value (complex(5) ``urgency`` column)."""
+    name: str
+    urgency: float
+    numeric: bool = True      # False for STRING, CSTRING, RESTRING and HOST complexes
+
+
+class Urgency(NamedTuple):
+    """A job's urgency and its three contributions."""
+    rrcontr: float = 0.0      # resource requests
+    wtcontr: float = 0.0      # waiting time
+    dlcontr: float = 0.0      # deadline
+
+    @property
+    def total(self):
+        return self.rrcontr + self.wtcontr + self.dlcontr
+
+
+def urgency_slots(setting, low, high, pe_slots):
+    """Slots assumed for a PE slot range ``low``..``high`` (None: no upper bound).
+
+    ``setting`` is the PE's urgency_slots: ``min``, ``max``, ``avg`` (of the
+    whole numbers in the range, at most ``pe_slots``, rounded down) or a
+    number; without an upper bound the PE's ``slots`` stands in for it.
+    """
+    word = str(setting).strip().lower()
+    if word == "min":
+        return low
+    if word == "max":
+        return pe_slots if high is None else high
+    if word == "avg":
+        top = pe_slots if high is None else (min(high, pe_slots) if pe_slots else high)
+        return (low + max(low, top)) // 2
+    if word.isdigit():
+        return int(word)
+    raise ValueError(f"urgency_slots: {setting!r} is not min, max, avg or a number")
+
+
+def resource_contribution(slots, requests, complexes):
+    """rrcontr of a job assumed to get ``slots`` with hard ``requests`` (Requests)."""
+    total = 0.0
+    slots_cx = complexes.get(SLOTS)
+    if slots_cx is not None:
+        total += slots_cx.urgency * slots
+    for request in requests:
+        cx = complexes.get(request.name)
+        if cx is None or request.name == SLOTS or not cx.urgency:
+            continue
+        if not cx.numeric:
+            total += cx.urgency
+        else:
+            total += cx.urgency * request.amount * (slots if request.per_slot else 1)
+    return total
+
+
+def waiting_contribution(job, config, now):
+    return config.weight_waiting_time * max(0.0, now - job.submit_time)
+
+
+def deadline_contribution(job, config, now):
+    if job.deadline is None or not job.deadline_user:
+        return 0.0
+    return config.weight_deadline / max(1.0, job.deadline - now)
+
+
+def urgency(job, complexes, config, now):
+    """The Urgency of a PolicyJob; ``complexes`` maps names to ComplexUrgency."""
+    return Urgency(resource_contribution(job.slots, job.requests, complexes),
+                   waiting_contribution(job, config, now),
+                   deadline_contribution(job, config, now))
+
+
+def urgencies(jobs, complexes, config, now):
+    """job id -> Urgency; jobs with the same requests share one resource sum."""
+    cache = {}
+    result = {}
+    weight_wait = config.weight_waiting_time
+    for job in jobs:
+        key = (job.slots, job.requests)
+        rr = cache.get(key)
+        if rr is None:
+            rr = cache[key] = resource_contribution(job.slots, job.requests, complexes)
+        wt = weight_wait * max(0.0, now - job.submit_time) if weight_wait else 0.0
+        dl = deadline_contribution(job, config, now) if job.deadline is not None else 0.0
+        result[job.id] = Urgency(rr, wt, dl)
+    return result

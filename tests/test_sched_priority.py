@@ -1,0 +1,130 @@
+"""Job priority (sched.priority): normalization, the seed's license example, pending order."""
+
+import pytest
+
+from gridtools.sched import priority
+from gridtools.sched.policy import renice
+from gridtools.sched.policy.config import PolicyConfig
+from gridtools.sched.policy.inputs import Member, Members, PolicyJob, Request, ShareNode
+from gridtools.sched.urgency import ComplexUrgency
+
+COMPLEXES = {"slots": ComplexUrgency("slots", 1000.0),
+             "license": ComplexUrgency("license", 100.0)}
+
+
+def test_normalize():
+    assert priority.normalize(5.0, 0.0, 10.0) == 0.5
+    assert priority.normalize(10.0, 0.0, 10.0) == 1.0
+    assert priority.normalize(3.0, 3.0, 3.0) == 0.5
+    assert priority.normalize(3.0, 3.0, 3.000001) == 0.5      # narrower than 1e-5
+    assert priority.Range.of([4, 8, 6]) == priority.Range(4, 8)
+    assert priority.Range(0, 10).normalized(20.0) == 1.0
+
+
+def test_seed_license_example():
+    """Seed 004, "Resource Reservation and Backfilling": three jobs asking for
+    4, 5 and 1 of a global license, the first with -p 100; weights
+    priority 1, urgency 0.1, ticket 0.01.
+
+    npprior over the pending jobs: 1, 0, 0. urg = 1000 + 100 * licenses:
+    1400, 1500, 1100, so nurg = 0.75, 1, 0. No tickets: ntckts 0.5 each.
+    prio = npprior + 0.1 nurg + 0.005: 1.08, 0.105, 0.005.
+    """
+    jobs = [PolicyJob(3127, "alice", 10.0, priority=100,
+                      requests=(Request("license", 4.0, per_slot=False),)),
+            PolicyJob(3128, "alice", 11.0, requests=(Request("license", 5.0, per_slot=False),)),
+            PolicyJob(3129, "alice", 12.0, requests=(Request("license", 1.0, per_slot=False),))]
+    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=20.0)
+    prios = result.priorities.jobs
+    assert [round(prios[i].prio, 5) for i in (3127, 3128, 3129)] == [1.08, 0.105, 0.005]
+    assert [prios[i].nurg for i in (3127, 3128, 3129)] == [0.75, 1.0, 0.0]
+    assert result.order == (3127, 3128, 3129)
+
+
+def test_posix_priority_is_normalized_over_the_pending_jobs():
+    """-p -100 among -p 0 jobs: npprior 0 and 1 (the fixed range -1023..1024
+    of Grid Engine 8.1.9 would give 0.45117 and 0.5)."""
+    jobs = [PolicyJob(1, "a", priority=-100), PolicyJob(2, "a")]
+    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=0.0)
+    assert [result.priorities.jobs[i].npprior for i in (1, 2)] == [0.0, 1.0]
+    assert result.order == (2, 1)
+
+
+def test_all_equal_gives_one_half_everywhere():
+    jobs = [PolicyJob(1, "a"), PolicyJob(2, "b")]
+    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=0.0)
+    first = result.priorities.jobs[1]
+    assert (first.npprior, first.nurg, first.ntckts) == (0.5, 0.5, 0.5)
+    assert first.prio == pytest.approx(0.5 * (1 + 0.1 + 0.01))
+
+
+def test_equal_priorities_go_first_come_first_served():
+    jobs = [PolicyJob(5, "a", submit_time=20.0), PolicyJob(3, "a", submit_time=20.0),
+            PolicyJob(9, "a", submit_time=10.0)]
+    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=30.0)
+    assert result.order == (9, 3, 5)
+
+
+def test_tickets_order_jobs_of_equal_priority_and_urgency():
+    """Share tree 50/50 (a, b) with weight_tickets_share 1000: tickets
+    500, 250, 500, 250 → ntckts 1, 0, 1, 0 → order a1, b1, a2, b2."""
+    jobs = [PolicyJob(1, "a", 1.0), PolicyJob(2, "a", 2.0), PolicyJob(3, "b", 3.0),
+            PolicyJob(4, "b", 4.0)]
+    members = Members.of(users=[Member("a"), Member("b")])
+    tree = ShareNode("Root", 1, (ShareNode("a", 50), ShareNode("b", 50)))
+    result = priority.evaluate(jobs, members, PolicyConfig(weight_tickets_share=1000),
+                               COMPLEXES, now=5.0, tree=tree)
+    assert [result.priorities.jobs[i].ntckts for i in (1, 2, 3, 4)] == [1.0, 0.0, 1.0, 0.0]
+    assert result.order == (1, 3, 2, 4)
+
+
+def test_urgency_outweighs_tickets_with_the_default_weights():
+    """A 2-slot job (urg 2000) against 1-slot jobs (1000): nurg 1 vs 0 adds
+    0.1, more than the 0.01 tickets can add."""
+    jobs = [PolicyJob(1, "a", 1.0), PolicyJob(2, "a", 2.0, slots=2)]
+    members = Members.of(users=[Member("a")])
+    tree = ShareNode("Root", 1, (ShareNode("a", 1),))
+    result = priority.evaluate(jobs, members, PolicyConfig(weight_tickets_share=1000),
+                               COMPLEXES, now=5.0, tree=tree)
+    assert result.order == (2, 1)
+
+
+def test_running_jobs_are_normalized_with_the_pending_ranges_and_clipped():
+    jobs = [PolicyJob(1, "a", priority=500, pending=(), running=(1,)),
+            PolicyJob(2, "a", priority=10), PolicyJob(3, "a", priority=20)]
+    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=0.0)
+    assert result.priorities.jobs[1].npprior == 1.0
+    assert result.order == (3, 2)
+
+
+def test_next_array_task_priority_uses_its_own_tickets():
+    """a (75 shares) has an array job of three tasks, b (25) one job;
+    weight_tickets_share 1000. a's tasks get 750, 375, 250; b's job 250.
+    The pending range is 250..750, so once task 1 has started, task 2's
+    375 tickets normalize to 0.25: prio 0.5 + 0.05 + 0.0025."""
+    jobs = [PolicyJob(1, "a", 1.0, pending=range(1, 4)), PolicyJob(2, "b", 2.0)]
+    members = Members.of(users=[Member("a"), Member("b")])
+    tree = ShareNode("Root", 1, (ShareNode("a", 75), ShareNode("b", 25)))
+    result = priority.evaluate(jobs, members, PolicyConfig(weight_tickets_share=1000),
+                               COMPLEXES, now=5.0, tree=tree)
+    assert [result.tickets.of(1, t).stckt for t in (1, 2, 3)] == pytest.approx(
+        [750.0, 375.0, 250.0])
+    assert result.tickets.of(2).stckt == pytest.approx(250.0)
+    following = result.priorities.of_task(jobs[0], result.urgencies[1], 375.0)
+    assert following.ntckts == pytest.approx(0.25)
+    assert following.prio == pytest.approx(0.5525)
+    assert result.priorities.jobs[1].ntckts == 1.0
+
+
+def test_renice_by_tickets():
+    """Most tickets: nice 0; half of that: 10 (19 * 0.5 rounded); none: 19."""
+    assert renice.nice_values({"a": 1000.0, "b": 500.0, "c": 0.0}) == {"a": 0, "b": 10, "c": 19}
+    assert renice.nice_values({"a": 0.0, "b": 0.0}) == {"a": 0, "b": 0}
+    assert renice.nice_values({}) == {}
+
+
+def test_renice_is_due_by_reprioritize_interval():
+    assert not renice.due(None, 100.0, 0)
+    assert renice.due(None, 100.0, 60)
+    assert not renice.due(50.0, 100.0, 60)
+    assert renice.due(40.0, 100.0, 60)

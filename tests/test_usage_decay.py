@@ -1,0 +1,144 @@
+"""Decayed usage (accounting.usage): half-life series, job samples, clearing, persisting."""
+
+import json
+
+import pytest
+
+from gridtools.accounting.usage import (
+    AccountKey, HalfLife, Ledger, Sample, Usage, ZERO, decay_factor)
+
+DAY = 86400.0
+WEEK = 7 * DAY
+
+
+def test_seed_half_life_series():
+    """Seed 004, "The Half-Life Factor": half-life 7 days, 1,000 units of usage.
+
+    u(t) = 1000 * 0.5 ** (t / 7 days): 500 after 7 days, 250 after 14,
+    125 after 21, 62.5 after 28.
+    """
+    ledger = Ledger(HalfLife.uniform(WEEK))
+    ledger.record(Sample(1, 1, "alice", None, Usage(cpu=1000.0), time=0.0))
+    key = AccountKey.user("alice")
+    series = [ledger.usage(key, days * DAY).cpu for days in (0, 7, 14, 21, 28)]
+    assert series == pytest.approx([1000.0, 500.0, 250.0, 125.0, 62.5], abs=1e-9)
+
+
+def test_simulated_week_two_users_halftime_24h():
+    """Two users, halftime 24 h, one simulated week in hourly samples.
+
+    alice runs a job using 1 CPU second per second during the first day,
+    sampled cumulatively every hour (3,600 s more each time), and nothing
+    after; bob's job does the same during the last day. The hour counted
+    at hour h has decayed by 0.5 ** ((24 - h) / 24) at the end of the day,
+    so alice holds sum(3600 * 0.5 ** ((24 - h) / 24), h = 1..24) = 63,228.76
+    after day 1 (a continuous rate would give 86400 / ln 2 / 2 = 62,324.4).
+    From then on her usage halves every day: 31,614.38 after day 2 and
+    63,228.76 / 64 = 987.95 after day 7, when bob holds 63,228.76.
+    """
+    ledger = Ledger(HalfLife.hours(24))
+    hour = 3600.0
+    for h in range(1, 25):
+        ledger.record(Sample(1, 1, "alice", None, Usage(cpu=h * hour), time=h * hour))
+    ledger.finish(Sample(1, 1, "alice", None, Usage(cpu=24 * hour), time=24 * hour))
+    for h in range(1, 25):
+        t = 6 * DAY + h * hour
+        ledger.record(Sample(2, 1, "bob", None, Usage(cpu=h * hour), time=t))
+    alice, bob = AccountKey.user("alice"), AccountKey.user("bob")
+    hourly = sum(hour * 0.5 ** ((24 - h) / 24) for h in range(1, 25))
+    assert ledger.usage(alice, DAY).cpu == pytest.approx(hourly)
+    assert hourly == pytest.approx(63228.758, abs=1e-3)
+    daily = [ledger.usage(alice, d * DAY).cpu for d in range(1, 8)]
+    assert daily == pytest.approx([hourly * 0.5 ** (d - 1) for d in range(1, 8)])
+    assert ledger.usage(bob, WEEK).cpu == pytest.approx(hourly)
+    assert ledger.usage(alice, WEEK).cpu == pytest.approx(hourly / 64)
+    assert ledger.long_term(alice).cpu == 24 * hour
+
+
+def test_samples_are_cumulative_and_only_growth_counts():
+    """A job reports 10, 25, then (a bad reading) 20, then 40 CPU seconds:
+    with no decay (half-life 0) the account holds 10 + 15 + 0 + 15 = 40."""
+    ledger = Ledger(HalfLife.uniform(0))
+    for t, cpu in enumerate((10.0, 25.0, 20.0, 40.0)):
+        ledger.record(Sample(7, 1, "alice", None, Usage(cpu=cpu), time=float(t)))
+    assert ledger.usage(AccountKey.user("alice"), 100.0).cpu == 40.0
+
+
+def test_project_job_counts_for_project_and_user_in_project_not_user():
+    ledger = Ledger(HalfLife.uniform(0))
+    ledger.finish(Sample(1, 1, "alice", "projA", Usage(1.0, 2.0, 3.0), time=5.0))
+    ledger.finish(Sample(2, 1, "alice", None, Usage(cpu=10.0), time=5.0))
+    assert ledger.usage(AccountKey.of_project("projA"), 9.0) == Usage(1.0, 2.0, 3.0)
+    assert ledger.usage(AccountKey.user_in("alice", "projA"), 9.0) == Usage(1.0, 2.0, 3.0)
+    assert ledger.usage(AccountKey.user("alice"), 9.0) == Usage(cpu=10.0)
+    assert ledger.projects_of("alice") == ["projA"]
+    assert ledger.debited == {}
+
+
+def test_usage_kinds_decay_with_their_own_half_life():
+    """halflife_decay_list: cpu 1 h, mem never (0), io forgotten at once (-1)."""
+    ledger = Ledger(HalfLife(3600.0, 0.0, -1.0))
+    ledger.record(Sample(1, 1, "alice", None, Usage(8.0, 8.0, 8.0), time=0.0))
+    assert ledger.usage(AccountKey.user("alice"), 7200.0) == Usage(2.0, 8.0, 0.0)
+
+
+def test_combined_usage_weights_are_scaled_to_their_sum():
+    """usage_weight_list cpu=1,mem=1,io=2: (100*1 + 300*1 + 50*2) / 4 = 125."""
+    assert Usage(100.0, 300.0, 50.0).combined(Usage(1.0, 1.0, 2.0)) == 125.0
+    assert Usage(100.0, 300.0, 50.0).combined(ZERO) == 0.0
+
+
+def test_decay_factor_edges():
+    assert decay_factor(10.0, 0.0) == 1.0
+    assert decay_factor(10.0, -5.0) == 1.0
+    assert decay_factor(0.0, 1e9) == 1.0
+    assert decay_factor(-1.0, 1.0) == 0.0
+    assert decay_factor(10.0, 20.0) == 0.25
+
+
+def test_changing_half_life_decays_past_usage_with_the_old_one():
+    """1,000 units at 0; 1 h half-life until t=1 h (500), then 2 h: 250 at t=3 h."""
+    ledger = Ledger(HalfLife.uniform(3600.0))
+    ledger.record(Sample(1, 1, "alice", None, Usage(cpu=1000.0), time=0.0))
+    ledger.set_half_life(HalfLife.uniform(7200.0), 3600.0)
+    assert ledger.usage(AccountKey.user("alice"), 3 * 3600.0).cpu == pytest.approx(250.0)
+
+
+def test_clear_forgets_usage_but_running_jobs_count_on():
+    ledger = Ledger(HalfLife.uniform(0))
+    ledger.record(Sample(1, 1, "alice", None, Usage(cpu=50.0), time=1.0))
+    ledger.clear(2.0)
+    key = AccountKey.user("alice")
+    assert ledger.usage(key, 3.0) == ZERO and ledger.long_term(key) == ZERO
+    ledger.record(Sample(1, 1, "alice", None, Usage(cpu=70.0), time=4.0))
+    assert ledger.usage(key, 5.0).cpu == 20.0
+    ledger.forget(key)
+    assert ledger.usage(key, 5.0) == ZERO
+
+
+def test_plain_data_round_trip_through_json():
+    ledger = Ledger(HalfLife.hours(24))
+    ledger.record(Sample(3, 2, "alice", "projA", Usage(1.5, 2.5, 0.5), time=100.0))
+    ledger.record(Sample(4, 1, "bob", None, Usage(cpu=9.0), time=200.0))
+    again = Ledger.from_data(json.loads(json.dumps(ledger.to_data())))
+    assert again == ledger
+    for key in ledger.accounts:
+        assert again.usage(key, 5000.0) == ledger.usage(key, 5000.0)
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"version": 99}, "version"),
+    ({"version": 1, "half_life": {"cpu": "x"}}, "not a number"),
+    ({"version": 1, "half_life": {}, "accounts": {}}, "not a list"),
+    ({"version": 1, "half_life": {}, "accounts": [{"holder": "group", "name": "a"}]},
+     "unknown holder"),
+    ({"version": 1, "half_life": {}, "accounts": [{"holder": "user", "name": ""}]},
+     "valid name"),
+    ({"version": 1, "half_life": {}, "accounts": [{"holder": "user_in_project", "name": "a"}]},
+     "wrong project"),
+    ({"version": 1, "half_life": {}, "debited": [{"job": "1", "task": 1, "used": {}}]},
+     "not an integer"),
+])
+def test_bad_plain_data_is_refused(data, message):
+    with pytest.raises(ValueError, match=message):
+        Ledger.from_data(data)
