@@ -155,7 +155,8 @@ def snapshot(sc):
     return Snapshot(now=float(sc.get("now", 1000.0)), jobs=jobs, running=running, queues=queues,
                     hosts=inputs.hosts(conf, loads, sc.get("host_states") or {}, table),
                     complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
-                    global_values=inputs.global_values(conf, table), live=live)
+                    global_values=inputs.global_values(conf, table), live=live,
+                    policy=inputs.policy_view(conf))
 
 
 def starts(decisions):

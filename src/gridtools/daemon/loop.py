@@ -69,6 +69,8 @@ class Daemon:
         self.exec.start()               # forked while the daemon is small
         self.state.reload_config(force=True)
         load_jobs(self.state)
+        self.state.usage.load(self.state.log)
+        self.state.usage.configure(view.config_parts(self.state)["policy_config"].halftime, time.time())
         qcontrol.restore(self.state)
         if self.state.running_tasks():
             self.state.accounted = reap.recent_records()
@@ -106,6 +108,7 @@ class Daemon:
         taken = intake.run(state, self.dispatcher, now)
         if state.reload_config(force=self.rested or bool(taken)):
             qcontrol.apply_initial_states(state)
+            state.usage.configure(view.config_parts(state)["policy_config"].halftime, now)
         if taken:
             state.need_schedule = True
         self.more_intake = taken >= intake.BATCH
@@ -127,6 +130,7 @@ class Daemon:
         self.purged = reap.purge(state, keep, max_age, now) or self.purged
         self.expiry = reap.next_expiry(state, max_age)
         state.flush()
+        state.usage.save()
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
         if state.need_publish and (taken or now - self.published >= PUBLISH_EVERY):
@@ -147,6 +151,7 @@ class Daemon:
         self.dispatcher.start_all(decisions.starts, now)
         self._reject_immediate(decisions, now)
         state.reasons = decisions.reasons
+        state.share_tree = decisions.share_tree
         # jobs that just started keep the numbers they were dispatched with
         kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
         kept.update(decisions.order)

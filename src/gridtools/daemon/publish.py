@@ -85,6 +85,27 @@ def job_rows(job, prio, live):
     return rows
 
 
+def order_numbers(order):
+    """A JobOrder as plain data for the status snapshot (qstat -pri, -urg, -ext)."""
+    if order is None:
+        return None
+    return {"prio": order.prio, "npprior": order.npprior, "nurg": order.nurg, "ntckts": order.ntckts,
+            "urg": list(order.urgency), "tickets": list(order.tickets) + [order.share]}
+
+
+def share_tree_rows(nodes):
+    """Share tree report rows as plain data (sge_share_mon)."""
+    rows = []
+    for n in nodes:
+        rows.append({"path": n.path, "user": n.user, "project": n.project, "shares": n.shares,
+                     "job_count": n.job_count, "level": n.level, "total": n.total,
+                     "long_target": n.long_target, "short_target": n.short_target,
+                     "actual": n.actual, "usage": n.usage, "tickets": n.tickets,
+                     "cpu": n.decayed.cpu, "mem": n.decayed.mem, "io": n.decayed.io,
+                     "ltcpu": n.long_term.cpu, "ltmem": n.long_term.mem, "ltio": n.long_term.io})
+    return rows
+
+
 def job_info(job, decisions_urg):
     spec = job.spec
     res = spec.get("resources") or {}
@@ -104,6 +125,7 @@ def job_info(job, decisions_urg):
         "ad_predecessors": list(spec.get("ad_predecessors") or []), "ckpt": spec.get("ckpt"),
         "binding": spec.get("binding"), "masterq": list(spec.get("masterq") or []),
         "tc": spec.get("tc"), "override_tickets": int(spec.get("override_tickets") or 0),
+        "jobshare": int(spec.get("jobshare") or 0),
     }
 
 
@@ -205,13 +227,17 @@ def host_rows(state, loads):
     return rows
 
 
-def _job_parts(job, prio, live, urgency):
-    """(rows, info) of a job, cached on the job until it or its dependencies change."""
-    key = (job.version, any(p in live for p in job.spec.get("predecessors") or ()),
-           tuple(urgency) if urgency else None)
+def _job_parts(job, order, live):
+    """(rows, info) of a job, cached on the job until it, its dependencies or its order change."""
+    numbers = (order.prio, order.npprior, order.nurg, order.ntckts, order.urgency, order.tickets) \
+        if order is not None else None
+    key = (job.version, any(p in live for p in job.spec.get("predecessors") or ()), numbers)
+    prio = order.prio if order is not None else 0.0
     cached = job.cache.get("publish")
     if cached is None or cached[0] != key:
-        cached = (key, job_rows(job, prio, live), job_info(job, urgency))
+        info = job_info(job, order.urgency if order is not None else None)
+        info["order"] = order_numbers(order)
+        cached = (key, job_rows(job, prio, live), info)
         job.cache["publish"] = cached
     rows = cached[1]
     for row in rows:
@@ -224,9 +250,7 @@ def publish(state, snap_queues, loads, now=None):
     live = state.live_ids()
     rows, info = [], {}
     for job in state.jobs.values():
-        order = state.orders.get(job.id)
-        job_rows_, info[job.id] = _job_parts(job, order.prio if order else 0.0, live,
-                                             order.urgency if order else None)
+        job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live)
         rows.extend(job_rows_)
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,
@@ -234,6 +258,7 @@ def publish(state, snap_queues, loads, now=None):
         "hosts": host_rows(state, loads),
         "exechosts": view.exec_hosts(state.config),
         "reasons": {jid: [r.plain() for r in reasons] for jid, reasons in state.reasons.items()},
+        "share_tree": share_tree_rows(state.share_tree),
     }
     snapshot.update(config_facts(state.config))
     spool_status.publish(snapshot)

@@ -109,6 +109,8 @@ def _conclude(state, job, task, result, now):
         state.need_schedule = True
         return None
     want_record = not _accounted(state, job, task)
+    if want_record and result.get("usage"):
+        state.usage.task_ended(job.spec, number, result, now)
     if result.get("queue_error"):
         from gridtools.daemon import qcontrol
         qcontrol.mark_error(state, f"{task.queue}@{task.host}", job.id, task.host)

@@ -11,6 +11,7 @@ import os
 import pwd
 import time
 
+from gridtools.daemon.usage import Keeper
 from gridtools.model.job import Job
 from gridtools.spool import config as spool_config
 from gridtools.spool import jobs as jobstore
@@ -53,6 +54,8 @@ class State:
         self.config_generation = 0     # bumped on every reload (keys caches)
         self.monitor_next = False     # qconf -tsm: write the schedule file after the next pass
         self.scheduling = True        # qconf -ks stops scheduling until the daemon restarts
+        self.usage = Keeper()         # decayed usage of users and projects (the share tree's)
+        self.share_tree = ()          # share tree report of the last pass (sge_share_mon)
 
     # ------------------------------------------------------------ jobs
     def add(self, job):

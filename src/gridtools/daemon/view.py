@@ -10,7 +10,7 @@ from gridtools.model.job import TaskState
 from gridtools.sched import inputs
 from gridtools.sched.inputs import (  # noqa: F401 - the daemon's modules use these from here
     LIMIT_NAMES, exec_hosts, groups_of, hostgroups, qvalue, queue_hosts, userlists_of)
-from gridtools.sched.snapshot import PendingJob, Running, Snapshot
+from gridtools.sched.snapshot import PendingJob, PolicyView, Running, Snapshot
 
 
 def _pairs(mapping):
@@ -31,6 +31,7 @@ def _config_parts(state):
     deadline = conf.objects["userset"].get("deadlineusers") or {}
     parts = {"groups": inputs.hostgroups(conf), "complexes": table,
              "config": inputs.sched_config(conf), "pes": inputs.pes(conf),
+             "policy_config": inputs.policy_config(conf), "tree": inputs.share_tree(conf),
              "global_values": inputs.global_values(conf, table), "departments": {},
              "deadline_users": frozenset(deadline.get("entries") or ())}
     state.view_cache["config"] = (state.config_generation, parts)
@@ -138,7 +139,14 @@ def build(state, now, loads):
         now=now, jobs=tuple(pending), running=tuple(running), queues=_queues(state, parts),
         hosts=inputs.hosts(conf, loads, state.host_states, parts["complexes"]),
         complexes=parts["complexes"], config=parts["config"], pes=parts["pes"],
-        global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done)
+        global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done,
+        policy=policy_view(state, parts, now))
+
+
+def policy_view(state, parts, now):
+    """Members with their usage decayed to ``now``, the policy settings and the share tree."""
+    members = inputs.members(state.config, state.usage.usage_of(now), state.usage.users())
+    return PolicyView(parts["policy_config"], members, parts["tree"])
 
 
 #: derived letters the scheduler works out itself from the thresholds (load and suspend alarms)

@@ -324,7 +324,7 @@ def cycle(snap):
     """Decide which pending tasks start now, and why the others wait."""
     decisions = Decisions()
     p = Pass(snap)
-    ordered, decisions.order = order_stage.order(snap)
+    ordered, decisions.order, decisions.share_tree = order_stage.order(snap)
     for job in ordered:
         reasons = _consider(p, job, decisions)
         if reasons:

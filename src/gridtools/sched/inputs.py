@@ -240,7 +240,7 @@ def sched_params(text):
     return found
 
 
-def sched_config(conf, policy=None):
+def sched_config(conf):
     """The scheduler configuration as a SchedConfig."""
     s = conf.single.get("sched") or {}
     d = SchedConfig()
@@ -260,12 +260,7 @@ def sched_config(conf, policy=None):
                                       or d.max_pending_tasks_per_job),
         max_reservation=int(s.get("max_reservation") or 0),
         default_duration=_seconds(s.get("default_duration", "INFINITY"), INFINITY),
-        weight_priority=_float(s.get("weight_priority"), d.weight_priority),
-        weight_urgency=_float(s.get("weight_urgency"), d.weight_urgency),
-        weight_ticket=_float(s.get("weight_ticket"), d.weight_ticket),
-        weight_waiting_time=_float(s.get("weight_waiting_time"), d.weight_waiting_time),
-        weight_deadline=_float(s.get("weight_deadline"), d.weight_deadline),
-        params=sched_params(s.get("params")), policy=policy)
+        params=sched_params(s.get("params")))
 
 
 def userlists_of(conf, user, group):
@@ -367,3 +362,94 @@ def defaulted(req, table):
         return req
     from dataclasses import replace
     return replace(req, hard=tuple(sorted(req.hard + tuple(extra), key=lambda a: a.name)))
+
+
+# ---------------------------------------------------------------- ticket policies
+
+def _yes(value):
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().upper() in ("TRUE", "1", "YES", "Y")
+
+
+def policy_config(conf):
+    """The ticket, urgency and priority policy settings (PolicyConfig) of sched_conf."""
+    from gridtools.accounting.usage import Usage
+    from gridtools.sched.policy.config import PolicyConfig, parse_hierarchy
+    s = conf.single.get("sched") or {}
+    d = PolicyConfig()
+    weights = s.get("usage_weight_list") or {}
+    try:
+        hierarchy = parse_hierarchy(str(s.get("policy_hierarchy") or ""))
+    except ValueError:
+        hierarchy = d.policy_hierarchy
+    return PolicyConfig(
+        weight_tickets_share=_float(s.get("weight_tickets_share"), d.weight_tickets_share),
+        weight_tickets_functional=_float(s.get("weight_tickets_functional"), d.weight_tickets_functional),
+        weight_user=_float(s.get("weight_user"), d.weight_user),
+        weight_project=_float(s.get("weight_project"), d.weight_project),
+        weight_department=_float(s.get("weight_department"), d.weight_department),
+        weight_job=_float(s.get("weight_job"), d.weight_job),
+        share_functional_shares=_yes(s.get("share_functional_shares", True)),
+        share_override_tickets=_yes(s.get("share_override_tickets", True)),
+        max_functional_jobs_to_schedule=int(s.get("max_functional_jobs_to_schedule")
+                                            or d.max_functional_jobs_to_schedule),
+        max_pending_tasks_per_job=int(s.get("max_pending_tasks_per_job") or d.max_pending_tasks_per_job),
+        report_pjob_tickets=_yes(s.get("report_pjob_tickets", True)),
+        policy_hierarchy=hierarchy,
+        halftime=_float(s.get("halftime"), d.halftime),
+        usage_weights=Usage(_float(weights.get("cpu"), 1.0), _float(weights.get("mem"), 0.0),
+                            _float(weights.get("io"), 0.0)) if isinstance(weights, dict) else d.usage_weights,
+        compensation_factor=_float(s.get("compensation_factor"), d.compensation_factor),
+        weight_priority=_float(s.get("weight_priority"), d.weight_priority),
+        weight_urgency=_float(s.get("weight_urgency"), d.weight_urgency),
+        weight_ticket=_float(s.get("weight_ticket"), d.weight_ticket),
+        weight_waiting_time=_float(s.get("weight_waiting_time"), d.weight_waiting_time),
+        weight_deadline=_float(s.get("weight_deadline"), d.weight_deadline),
+        reprioritize_interval=_seconds(s.get("reprioritize_interval", "0:0:0"), 0.0))
+
+
+def share_tree(conf):
+    """The share tree as ShareNodes (None without one)."""
+    from gridtools.sched.policy.inputs import ShareNode
+    root = conf.single.get("sharetree")
+
+    def node(item):
+        return ShareNode(str(item.get("name")), int(item.get("shares") or 0),
+                         tuple(node(c) for c in item.get("childnodes") or ()),
+                         project=int(item.get("type") or 0) == 1)
+    return node(root) if root else None
+
+
+def members(conf, usage_of=None, more_users=()):
+    """Users, projects and departments (Members) with their shares, tickets and usage.
+
+    ``usage_of(kind, name)`` gives (decayed Usage, long-term Usage, in-project list) of a
+    user ("user") or project ("project"); without it, usage is zero. ``more_users``:
+    users without a user object who have usage (created automatically under
+    enforce_user auto).
+    """
+    from gridtools.sched.policy.inputs import AutoUser, Member, Members
+    gconf = conf.objects["conf"].get("global") or {}
+
+    def member(kind, name, obj):
+        usage, long_term, in_projects = usage_of(kind, name) if usage_of else (None, None, ())
+        extra = {"usage": usage, "long_term": long_term} if usage is not None else {}
+        return Member(name, int(obj.get("fshare") or 0), int(obj.get("oticket") or 0),
+                      in_projects=tuple(in_projects or ()), **extra)
+    users = [member("user", n, o) for n, o in conf.objects["user"].items()]
+    projects = [member("project", n, o) for n, o in conf.objects["project"].items()]
+    departments = [Member(n, int(o.get("fshare") or 0), int(o.get("oticket") or 0))
+                   for n, o in conf.objects["userset"].items() if "DEPT" in (o.get("type") or ())]
+    auto = None
+    if str(gconf.get("enforce_user", "auto")).lower() == "auto":
+        auto = AutoUser(int(gconf.get("auto_user_fshare") or 0), int(gconf.get("auto_user_oticket") or 0))
+        fields = {"fshare": auto.fshare, "oticket": auto.oticket}
+        users += [member("user", n, fields) for n in more_users if n not in conf.objects["user"]]
+    return Members.of(users, projects, departments, auto)
+
+
+def policy_view(conf, usage_of=None, more_users=()):
+    """The PolicyView of a configuration (and the usage the daemon keeps)."""
+    from gridtools.sched.snapshot import PolicyView
+    return PolicyView(policy_config(conf), members(conf, usage_of, more_users), share_tree(conf))

@@ -228,7 +228,9 @@ class Running:
 
 @dataclass(frozen=True, slots=True)
 class SchedConfig:
-    """The scheduler configuration (sched_conf(5)) as numbers and enums; defaults once."""
+    """The scheduler configuration (sched_conf(5)) as numbers and enums; defaults once.
+
+    The weights of the job order are the ticket policies' (``PolicyView.config``)."""
     sort_method: SortMethod = SortMethod.LOAD
     load_formula: str = "np_load_avg"
     maxujobs: int = 0
@@ -238,13 +240,15 @@ class SchedConfig:
     max_pending_tasks_per_job: int = 50
     max_reservation: int = 0
     default_duration: float = INFINITY
-    weight_priority: float = 1.0
-    weight_urgency: float = 0.1
-    weight_ticket: float = 0.01
-    weight_waiting_time: float = 0.0
-    weight_deadline: float = 3600000.0
     params: dict = field(default_factory=dict)   # sched_conf "params" (MONITOR=1, ...)
-    policy: object = None                        # ticket policy configuration (sched.tickets)
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyView:
+    """What the ticket policies need besides the jobs (``sched.policy``)."""
+    config: object = None                # sched.policy.config.PolicyConfig (None: its defaults)
+    members: object = None               # sched.policy.inputs.Members (None: nobody)
+    tree: object = None                  # the share tree's root ShareNode (None: no tree)
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +264,7 @@ class Snapshot:
     global_values: tuple = ()                        # (complex name, parsed value, text)
     live: frozenset = frozenset()                    # ids of jobs still pending or running
     ad_done: dict = field(default_factory=dict)      # job id -> frozenset of ended task numbers
-    policy: object = None                            # users, projects, share tree, usage
+    policy: PolicyView = PolicyView()               # users, projects, share tree, usage
 
 
 # ---------------------------------------------------------------- decisions
@@ -313,6 +317,7 @@ class JobOrder:
     nurg: float = 0.5
     tickets: tuple = (0.0, 0.0, 0.0, 0.0)       # total, override, functional, share tree
     ntckts: float = 0.5
+    share: float = 0.0                          # its part of all tickets (qstat -ext "share")
 
 
 @dataclass(slots=True)
@@ -324,4 +329,5 @@ class Decisions:
     rejects: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)      # job id -> tuple of Reason
     order: dict = field(default_factory=dict)        # job id -> JobOrder
+    share_tree: tuple = ()                           # sched.policy.sharereport.NodeReport rows
     load_alarms: bool = False                        # a job waits for a load or suspend alarm

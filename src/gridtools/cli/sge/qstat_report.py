@@ -70,14 +70,29 @@ class Scores:
         priority = int(job.get("priority", 0))
         scores = {"prio": float(row.get("prio", 0.0)), "ppri": priority, "nurg": 0.0,
                   "npprior": 0.0, "ntckts": 0.0, "urg": 0.0, "rrcontr": 0.0, "wtcontr": 0.0,
-                  "dlcontr": 0.0}
+                  "dlcontr": 0.0, "tickets": (0.0, 0.0, 0.0, 0.0), "share": 0.0}
         if not self.considered(row):
             return scores
+        order = job.get("order")
+        if order:
+            return self._published(scores, order)
         urg = self._urg(row)
         scores.update(urg=urg[0], rrcontr=urg[1], wtcontr=urg[2], dlcontr=urg[3], ntckts=0.5,
                       npprior=(priority + 1024) / 2048.0)
         span = self.high - self.low
         scores["nurg"] = (urg[0] - self.low) / span if span else 0.5
+        return scores
+
+    @staticmethod
+    def _published(scores, order):
+        """The numbers the scheduler's last pass published for the job."""
+        urg = order.get("urg") or (0.0, 0.0, 0.0, 0.0)
+        tickets = order.get("tickets") or (0.0, 0.0, 0.0, 0.0)
+        scores.update(prio=float(order["prio"]), npprior=float(order["npprior"]),
+                      nurg=float(order["nurg"]), ntckts=float(order["ntckts"]), urg=float(urg[0]),
+                      rrcontr=float(urg[1]), wtcontr=float(urg[2]), dlcontr=float(urg[3]),
+                      tickets=tuple(float(t) for t in tickets[:4]),
+                      share=float(tickets[4]) if len(tickets) > 4 else 0.0)
         return scores
 
 

@@ -71,7 +71,9 @@ def _ext_columns(entry):
     if entry.zombie:
         return text + "   NA " * 6
     override = int(entry.job.get("override_tickets") or 0)
-    return text + f"{0:>5} {override:>5} " + "    0 " * 3 + f"{0.0:<5.2f} "
+    total, otckt, ftckt, stckt = entry.scores.get("tickets", (0.0, 0.0, 0.0, 0.0))
+    return (text + f"{total:>5.0f} {override:>5} {otckt:>5.0f} {ftckt:>5.0f} {stckt:>5.0f} "
+            + f"{entry.scores.get('share', 0.0):<5.2f} ")
 
 
 def _numbers(entry, lay):

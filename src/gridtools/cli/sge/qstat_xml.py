@@ -50,9 +50,12 @@ def job_elements(entry, snap, opts, live):
     if opts.urg and job.get("deadline"):
         out.append(("JB_deadline", iso(job["deadline"]), ()))
     if opts.ext and not entry.zombie:
-        out += [("tickets", 0, ()), ("JB_override_tickets", int(job.get("override_tickets") or 0), ())]
-        out += [(k, 0, ()) for k in ("JB_jobshare", "otickets", "ftickets", "stickets")]
-        out.append(("JAT_share", _d5(0.0), ()))
+        total, otckt, ftckt, stckt = entry.scores.get("tickets", (0.0, 0.0, 0.0, 0.0))
+        out += [("tickets", int(total), ()),
+                ("JB_override_tickets", int(job.get("override_tickets") or 0), ())]
+        out += [("JB_jobshare", int(job.get("jobshare") or 0), ()), ("otickets", int(otckt), ()),
+                ("ftickets", int(ftckt), ()), ("stickets", int(stckt), ())]
+        out.append(("JAT_share", _d5(entry.scores.get("share", 0.0)), ()))
     if not opts.full:
         out.append(("queue_name", entry.queue, ()))
     if lay_t:
@@ -192,8 +195,11 @@ def job_json(entry, section, snap, opts, live):
         obj.update({k: round(s[k], 3) for k in ("urg", "rrcontr", "wtcontr", "dlcontr")})
         obj.update(ppri=s["ppri"], deadline=int(job["deadline"]) if job.get("deadline") else None)
     if opts.ext:
+        total, otckt, ftckt, stckt = s.get("tickets", (0.0, 0.0, 0.0, 0.0))
         obj.update(project=job.get("project") or None, department=job.get("department") or None,
-                   tickets=0, override_tickets=0, otickets=0, ftickets=0, stickets=0, share=0.0)
+                   tickets=round(total), override_tickets=int(job.get("override_tickets") or 0),
+                   otickets=round(otckt), ftickets=round(ftckt), stickets=round(stckt),
+                   share=round(s.get("share", 0.0), 5))
     if opts.resources and entry.print_id:
         obj["requests"] = _json_requests(entry, snap, live)
     return obj

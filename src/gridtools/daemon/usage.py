@@ -1,0 +1,76 @@
+"""The daemon's record of decayed usage (``accounting.usage.Ledger``), kept in the spool.
+
+Every task that ends adds what it used (CPU seconds, memory integral, I/O,
+as its shepherd measured them) to its owner's and project's accounts; the
+scheduler reads the accounts, decayed to the time of each pass, as the
+members' usage of the share tree. The half-life is sched_conf's
+``halftime`` (hours; 0 keeps usage forever).
+"""
+
+from gridtools.accounting.usage import AccountKey, HalfLife, Ledger, Sample, Usage
+from gridtools.sched.policy.inputs import ProjectUsage
+from gridtools.spool import usage as store
+
+
+class Keeper:
+    """The ledger, and whether it must be written."""
+
+    def __init__(self):
+        self.ledger = Ledger()
+        self.dirty = False
+        self.halftime = None
+
+    def load(self, log):
+        data = store.load()
+        if data is None:
+            return
+        try:
+            self.ledger = Ledger.from_data(data)
+        except ValueError as exc:
+            log(f"E|usage record {store.path()} not read: {exc}")
+
+    def configure(self, halftime_hours, now):
+        """Follow sched_conf's halftime (hours)."""
+        if halftime_hours == self.halftime:
+            return
+        self.halftime = halftime_hours
+        self.ledger.set_half_life(HalfLife.hours(halftime_hours), now)
+        self.dirty = True
+
+    def task_ended(self, spec, number, result, now):
+        """Count what an ended task used."""
+        used = result.get("usage") or {}
+        cpu = float(used.get("ru_utime", 0.0) or 0.0) + float(used.get("ru_stime", 0.0) or 0.0)
+        sample = Sample(spec["id"], number, spec["owner"], spec.get("project") or None,
+                        Usage(cpu, float(used.get("mem", 0.0) or 0.0), float(used.get("io", 0.0) or 0.0)),
+                        float(result.get("end_time") or now))
+        self.ledger.finish(sample)
+        self.dirty = True
+
+    def clear(self, now):
+        self.ledger.clear(now)
+        self.dirty = True
+
+    def save(self):
+        if self.dirty:
+            store.save(self.ledger.to_data())
+            self.dirty = False
+
+    def users(self):
+        """Users with an account."""
+        return sorted({k.name for k in self.ledger.accounts if k.holder.value != "project"})
+
+    def usage_of(self, now):
+        """``usage_of(kind, name)`` as ``sched.inputs.members`` wants it, at ``now``."""
+        ledger = self.ledger
+
+        def of(kind, name):
+            key = AccountKey.user(name) if kind == "user" else AccountKey.of_project(name)
+            in_projects = ()
+            if kind == "user":
+                in_projects = tuple(
+                    ProjectUsage(p, ledger.usage(AccountKey.user_in(name, p), now),
+                                 ledger.long_term(AccountKey.user_in(name, p)))
+                    for p in ledger.projects_of(name))
+            return ledger.usage(key, now), ledger.long_term(key), in_projects
+        return of

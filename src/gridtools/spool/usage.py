@@ -1,0 +1,32 @@
+"""The decayed usage of users and projects the share tree weighs: ``spool/usage.json``.
+
+Only the daemon writes it (atomically, after the passes that changed it);
+it holds ``accounting.usage.Ledger.to_data()``, so usage survives a daemon
+restart. ``qconf -clearusage`` empties it.
+"""
+
+import json
+
+from gridtools import cell
+from gridtools.spool.files import atomic_write, read_text
+
+FILE = "usage.json"
+
+
+def path():
+    return cell.spool(FILE)
+
+
+def load():
+    """The stored plain data, or None when there is none (or it cannot be read)."""
+    text = read_text(path())
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def save(data):
+    atomic_write(path(), json.dumps(data, separators=(",", ":")), mode=0o644, fsync=True)

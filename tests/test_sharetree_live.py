@@ -1,0 +1,119 @@
+"""The share tree policy with a running daemon: two users' jobs take turns by their shares.
+
+Each user submits 20 jobs of one CPU second each on a cell of 2 slots, the
+first user all of hers before the second starts. (The share tree weighs CPU
+usage, as usage_weight_list says: a job that sleeps uses none.) Without tickets they would run in
+submission order; with a share tree of 50/50 the run order interleaves the
+users, and with 75/25 the first user gets about three jobs for each of the
+second's. ``qstat -ext`` and ``-pri`` show the tickets that ordered them.
+"""
+
+import os
+import pytest
+
+from conftest import wait_for
+from qtools import add_object, jid_of
+
+JOBS = 20
+
+
+def tree(alice, bob):
+    return ("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+            f"id=1\nname=gtalice\ntype=0\nshares={alice}\nchildnodes=NONE\n"
+            f"id=2\nname=gtbob\ntype=0\nshares={bob}\nchildnodes=NONE\n")
+
+
+def configure(cell, alice, bob):
+    for user in ("gtalice", "gtbob"):
+        add_object(cell, "-Auser", f"name {user}\noticket 0\nfshare 0\ndelete_time 0\n"
+                                   "default_project NONE\n")
+    add_object(cell, "-Astree", tree(alice, bob))
+    cell.run("qconf", "-mattr", "sched", "weight_tickets_share", "10000", "", check=False)
+    text = cell.run("qconf", "-ssconf", check=True).stdout
+    text = "\n".join(f"weight_tickets_share 10000" if line.startswith("weight_tickets_share") else line
+                     for line in text.splitlines()) + "\n"
+    add_object(cell, "-Msconf", text)
+
+
+BURN = "#!/bin/sh\nexec /usr/bin/python3 -c 'import time\nend = time.process_time() + 1\n" \
+       "while time.process_time() < end: pass'\n"
+
+
+def submit_all(cell, workdir, users):
+    """Each user's jobs, held, then all released at once: the first pass sees every job."""
+    script = os.path.join(workdir, "burn.sh")
+    with open(script, "w") as fh:
+        fh.write(BURN)
+    os.chmod(script, 0o755)
+    ids = {}
+    for user in ("gtalice", "gtbob"):
+        ids[user] = [jid_of(cell.qsub("-h", "-o", "/dev/null", "-j", "y", script,
+                                      user=user, cwd=workdir)) for _ in range(JOBS)]
+    every = [str(j) for user in ids for j in ids[user]]
+    cell.run("qrls", *every, check=True)
+    return ids
+
+
+def run_order(cell, ids):
+    """Owners of the jobs in the order they started (from the accounting records)."""
+    wanted = {j for js in ids.values() for j in js}
+    wait_for(lambda: len([r for r in cell.accounting() if int(r[5]) in wanted]) == len(wanted),
+             timeout=120, interval=0.2)
+    records = [r for r in cell.accounting() if int(r[5]) in wanted]
+    records.sort(key=lambda r: (int(r[9]), int(r[5])))     # start_time, then job number
+    return [r[3] for r in records]
+
+
+@pytest.fixture
+def shared(cell, users, workdir):
+    """The cell, with its test users and a directory they may work in."""
+    os.chmod(workdir, 0o777)
+    return cell
+
+
+def test_fifty_fifty_interleaves_the_users(shared, workdir):
+    cell = shared
+    configure(cell, 50, 50)
+    ids = submit_all(cell, workdir, ("gtalice", "gtbob"))
+    owners = run_order(cell, ids)
+    counts = {"gtalice": 0, "gtbob": 0}
+    for owner in owners:
+        counts[owner] += 1
+        assert abs(counts["gtalice"] - counts["gtbob"]) <= 2, owners
+
+
+def test_seventy_five_twenty_five_converges_to_three_to_one(shared, workdir):
+    cell = shared
+    configure(cell, 75, 25)
+    ids = submit_all(cell, workdir, ("gtalice", "gtbob"))
+    ext = cell.run("qstat", "-ext", "-u", "*").stdout
+    owners = run_order(cell, ids)
+    first = owners[:16]
+    assert 10 <= first.count("gtalice") <= 14, owners      # 3:1 of 16 is 12:4
+    assert "gtbob" in first[:6], owners
+    assert " tckts " in ext.splitlines()[0]
+
+
+def test_qstat_shows_the_tickets(shared, workdir):
+    cell = shared
+    configure(cell, 75, 25)
+    cell.run("qmod", "-d", "all.q", check=True)        # the jobs stay pending, ordered
+    for user in ("gtalice", "gtbob"):
+        for _ in range(3):
+            jid_of(cell.qsub("-b", "y", "true", user=user, cwd=workdir))
+
+    def tickets():
+        rows = {}
+        for line in cell.run("qstat", "-ext", "-u", "*").stdout.splitlines()[2:]:
+            fields = line.split()          # pending rows: no cpu, mem, io; tckts is 7th from the end
+            rows[fields[0]] = (fields[4], float(fields[2]), int(fields[-7]))
+        return rows if len(rows) == 6 and all(t[2] > 0 for t in rows.values()) else None
+    rows = wait_for(tickets, timeout=10)
+    alice = sorted((t for t in rows.values() if t[0] == "gtalice"), key=lambda t: -t[2])
+    bob = sorted((t for t in rows.values() if t[0] == "gtbob"), key=lambda t: -t[2])
+    assert alice[0][2] == pytest.approx(3 * bob[0][2], rel=0.01)    # 75 : 25 for the first jobs
+    assert alice[0][2] > alice[1][2] > alice[2][2]                  # share/1, share/2, share/3
+    pri = cell.run("qstat", "-pri", "-u", "*").stdout.splitlines()
+    assert pri[0].split()[:5] == ["job-ID", "prior", "nurg", "npprior", "ntckts"]
+    ntckts = sorted(float(line.split()[4]) for line in pri[2:])
+    assert ntckts[0] == 0.0 and ntckts[-1] == 1.0
