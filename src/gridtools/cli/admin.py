@@ -116,6 +116,40 @@ def daemon_run():
     sys.exit(loop_main())
 
 
+# ---------------------------------------------------------------- simulation
+
+@cli.command()
+@click.argument("trace", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
+def simulate(trace, as_json):
+    """Replay the workload of TRACE (YAML or JSON) through the scheduler in virtual time
+    and print per-user shares over time, waits, utilization and pass times."""
+    import json
+
+    import yaml
+
+    from gridtools.errors import GridError
+    from gridtools.sim import report
+    from gridtools.sim.engine import Simulation
+    try:
+        with open(trace, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except (OSError, yaml.YAMLError) as exc:
+        raise click.ClickException(f"cannot read trace {trace}: {exc}") from None
+    if not isinstance(data, dict):
+        raise click.ClickException(f"trace {trace}: expected a mapping with cell and submissions")
+    try:
+        stats = Simulation(data).run()
+    except (GridError, KeyError, TypeError, ValueError) as exc:
+        raise click.ClickException(f"trace {trace}: {exc}") from None
+    if as_json:
+        click.echo(json.dumps({"samples": stats.samples, "waits": stats.waits, "busy": stats.busy,
+                               "capacity": stats.capacity, "passes": stats.passes,
+                               "end_time": stats.end_time}))
+    else:
+        click.echo(report.text(stats), nl=False)
+
+
 # ---------------------------------------------------------------- host states
 
 @cli.group()

@@ -65,23 +65,10 @@ def _department(state, parts, owner, group):
 def pending_job(job, state, parts, running_count):
     """The PendingJob of a daemon job with pending tasks."""
     spec = job.spec
-    conf = state.config
-    pending = job.pending_numbers()
     owner, group = spec["owner"], spec.get("group", "")
-    held = frozenset(n for n in pending if (job.tasks.get(n) is not None and job.tasks[n].hold))
-    return PendingJob(
-        id=job.id, owner=owner, group=group, name=spec["name"],
-        request=_interned(parts, inputs.request(spec, conf, parts["complexes"])),
-        submit_time=float(spec["submit_time"]), tasks=tuple(pending),
-        department=_department(state, parts, owner, group),
-        priority=int(spec.get("priority", 0)), held=held, held_all=bool(job.hold),
-        start_at=float(spec.get("start_at") or 0.0),
-        predecessors=tuple(spec.get("predecessors") or ()),
-        ad_predecessors=tuple(spec.get("ad_predecessors") or ()),
-        tc=int(spec.get("tc") or 0), running_tasks=running_count,
-        deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in parts["deadline_users"],
-        jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
-        now_only=bool(spec.get("now")))
+    return inputs.pending_job(job, state.config, parts["complexes"], _request(job, state, parts),
+                              running_count, _department(state, parts, owner, group),
+                              parts["deadline_users"])
 
 
 #: most distinct requests remembered for interning before the table starts again
@@ -99,18 +86,17 @@ def _interned(parts, req):
 
 def running_record(job, task, state, parts):
     """The Running record of a running task."""
-    req = _request(job, state, parts)
-    return Running(job.id, task.number, job.spec["owner"], tuple(tuple(g) for g in task.granted),
-                   pe=task.pe or "", amounts=inputs.consumable_amounts(req, parts["complexes"]),
-                   start_time=task.start_time, end_time=task.start_time + req.runtime,
-                   project=req.project, suspended=bool(task.suspended))
+    spec = job.spec
+    return inputs.running_record(job, task, parts["complexes"], _request(job, state, parts),
+                                 _department(state, parts, spec["owner"], spec.get("group", "")))
 
 
 def _request(job, state, parts):
-    key = (job.spec.get("_v", 0), state.config_generation)
+    """The job's Request, interned, cached on the job for the configuration."""
     cached = job.cache.get("request")
-    if cached is None or cached[0] != key:
-        cached = (key, inputs.request(job.spec, state.config, parts["complexes"]))
+    if cached is None or cached[0] != state.config_generation:
+        req = _interned(parts, inputs.request(job.spec, state.config, parts["complexes"]))
+        cached = (state.config_generation, req)
         job.cache["request"] = cached
     return cached[1]
 

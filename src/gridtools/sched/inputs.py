@@ -324,6 +324,10 @@ def runtime(hard):
     return INFINITY
 
 
+def req_of(spec, conf, table):
+    return request(spec, conf, table)
+
+
 def request(spec, conf, table):
     """The Request of a job description."""
     res = spec.get("resources") or {}
@@ -337,6 +341,37 @@ def request(spec, conf, table):
         project=spec.get("project") or "",
         userlists=userlists_of(conf, spec["owner"], spec.get("group", "")),
         ar=int(spec.get("ar") or 0), reserve=bool(spec.get("reserve")), runtime=runtime(hard))
+
+
+def pending_job(job, conf, table, request=None, running_count=0, department="defaultdepartment",
+                deadline_users=frozenset()):
+    """The PendingJob of a ``model.job.Job`` with pending tasks (``request``: its Request,
+    when the caller keeps one)."""
+    from gridtools.sched.snapshot import PendingJob
+    spec = job.spec
+    pending = job.pending_numbers()
+    owner = spec["owner"]
+    held = frozenset(n for n, t in job.tasks.items() if t.hold and n in pending)
+    return PendingJob(
+        id=job.id, owner=owner, group=spec.get("group", ""), name=spec["name"],
+        request=request or req_of(spec, conf, table), submit_time=float(spec["submit_time"]),
+        tasks=pending, department=department, priority=int(spec.get("priority", 0)), held=held,
+        held_all=bool(job.hold), start_at=float(spec.get("start_at") or 0.0),
+        predecessors=tuple(spec.get("predecessors") or ()),
+        ad_predecessors=tuple(spec.get("ad_predecessors") or ()),
+        tc=int(spec.get("tc") or 0), running_tasks=running_count,
+        deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in deadline_users,
+        jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
+        now_only=bool(spec.get("now")))
+
+
+def running_record(job, task, table, req, department="defaultdepartment"):
+    """The Running record of a running task of a ``model.job.Job`` with Request ``req``."""
+    from gridtools.sched.snapshot import Running
+    return Running(job.id, task.number, job.spec["owner"], tuple(tuple(g) for g in task.granted),
+                   pe=task.pe or "", amounts=consumable_amounts(req, table),
+                   start_time=task.start_time, end_time=task.start_time + req.runtime,
+                   project=req.project, department=department, suspended=bool(task.suspended))
 
 
 def consumable_amounts(req, table):
