@@ -31,67 +31,19 @@ import shlex
 import yaml
 
 from gridtools.cli.sge import options
-from gridtools.formats.sge import defaults
 from gridtools.formats.sge import reasons as sge_reasons
 from gridtools.formats.sge import states as letters
 from gridtools.sched import inputs
 from gridtools.sched.cycle import cycle
 from gridtools.sched.snapshot import PendingJob, Running, Snapshot
-from gridtools.spool.config import FOLDERS, SINGLE, CellConfig, parse
+from gridtools.sim import cellconf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _files(sc):
-    """Text of every configuration file: the shipped etc/ plus the scenario's hosts."""
-    files = {}
-    shipped = os.path.join(os.path.dirname(HERE), "etc")
-    for top, _dirs, names in os.walk(shipped):
-        for name in names:
-            path = os.path.join(top, name)
-            with open(path) as fh:
-                files[os.path.relpath(path, shipped)] = fh.read()
-    hosts = list(sc.get("hosts") or ["h1"])
-    files.update(defaults.default_cell_objects(hosts, sc.get("slots", 2), "root"))
-    return files
-
-
-def _replace_attrs(text, attrs):
-    lines, attrs = [], {k: str(v) for k, v in (attrs or {}).items()}
-    for line in text.splitlines():
-        key = line.split(" ", 1)[0]
-        lines.append(f"{key} {attrs.pop(key)}" if key in attrs else line)
-    return "\n".join(lines + [f"{k} {v}" for k, v in attrs.items()]) + "\n"
-
-
 def config(sc):
-    """The CellConfig of a scenario."""
-    files = _files(sc)
-    base_queue = _replace_attrs(files["queues/all.q"], {"load_thresholds": "NONE", **(sc.get("queue") or {})})
-    files["queues/all.q"] = base_queue
-    for name, attrs in (sc.get("queues") or {}).items():
-        files[f"queues/{name}"] = _replace_attrs(base_queue, {"qname": name, **(attrs or {})})
-    files["sched_conf"] = _replace_attrs(files["sched_conf"], sc.get("sched"))
-    if sc.get("complex"):
-        files["complex"] = files["complex"].rstrip("\n") + "\n" + "\n".join(sc["complex"]) + "\n"
-    for host, attrs in (sc.get("exechost") or {}).items():
-        key = f"exechosts/{host}"
-        files[key] = _replace_attrs(files.get(key, f"hostname {host}\n"), attrs)
-    files.update(sc.get("objects") or {})
-    return _load(files)
-
-
-def _load(files):
-    conf = CellConfig()
-    folders = {v: k for k, v in FOLDERS.items()}
-    singles = {v: k for k, v in SINGLE.items()}
-    for path, text in files.items():
-        folder, _, name = path.partition("/")
-        if name and folder in folders:
-            conf.objects[folders[folder]][name] = parse(folders[folder], text)
-        elif not name and folder in ("sched_conf", "complex", "sharetree"):
-            conf.single[singles[folder]] = parse(singles[folder], text)
-    return conf
+    """The CellConfig of a scenario (see gridtools.sim.cellconf)."""
+    return cellconf.config(sc)
 
 
 def _spec(job, conf_defaults=None):
