@@ -117,3 +117,39 @@ def test_qstat_shows_the_tickets(shared, workdir):
     assert pri[0].split()[:5] == ["job-ID", "prior", "nurg", "npprior", "ntckts"]
     ntckts = sorted(float(line.split()[4]) for line in pri[2:])
     assert ntckts[0] == 0.0 and ntckts[-1] == 1.0
+
+
+def share_rows(cell, *args):
+    """sge_share_mon -c 1 -n records as {node name: {field: value}}."""
+    proc = cell.run("sge_share_mon", "-c", "1", "-n", *args)
+    assert proc.returncode == 0, proc.stderr
+    rows = {}
+    for line in proc.stdout.splitlines():
+        if line:
+            fields = dict(item.split("=", 1) for item in line.split("\t"))
+            rows[fields["node_name"]] = fields
+    return rows
+
+
+def test_share_monitor_and_clearusage(shared, workdir):
+    cell = shared
+    configure(cell, 75, 25)
+    script = os.path.join(workdir, "burn.sh")
+    with open(script, "w") as fh:
+        fh.write(BURN)
+    os.chmod(script, 0o755)
+    jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", script, user="gtalice", cwd=workdir))
+    cell.wait_finished(jid, timeout=30)
+    rows = wait_for(lambda: (lambda r: r if float(r.get("/gtalice", {}).get("ltcpu", 0)) >= 0.9 else None)(
+        share_rows(cell)), timeout=10)
+    assert set(rows) == {"/", "/gtalice", "/gtbob"}
+    assert rows["/gtalice"]["shares"] == "75" and rows["/gtbob"]["level%"] == "25.00"
+    assert float(rows["/gtbob"]["ltcpu"]) == 0.0
+    header = cell.run("sge_share_mon", "-c", "1", "-h", "-f", "node_name,shares", "-x").stdout.splitlines()
+    assert header == ["node_name\tshares", "/gtalice\t75", "/gtbob\t25"]
+    assert cell.run("qconf", "-clearusage", user="gtalice").returncode != 0   # managers only
+    cell.run("qconf", "-clearusage", check=True)
+    cell.run("qmod", "-e", "all.q", check=True)            # any change makes a new pass
+    wait_for(lambda: float(share_rows(cell, "-u")["/gtalice"]["cpu"]) == 0.0, timeout=10)
+    bad = cell.run("sge_share_mon", "-c", "1", "-f", "nosuchfield")
+    assert bad.returncode == 2 and bad.stderr.startswith("sge_share_mon: unknown field")

@@ -22,6 +22,7 @@ COMMANDS = {
     "qalter": "sge.qalter",
     "llctl": "hostctl",
     "condor_config_val": "condor.config_val",
+    "sge_share_mon": "sge.share_mon",
 }
 
 

@@ -100,6 +100,13 @@ def trigger_monitoring(ctx):
     ctx.info(f"{ctx.who} triggers scheduler monitoring")
 
 
+def clear_usage(ctx):
+    """-clearusage: forget the decayed and long-term usage of every user and project."""
+    ctx.state.usage.clear(ctx.now)
+    ctx.state.need_schedule = True
+    ctx.info(f"{ctx.who} cleared sharetree usage")
+
+
 def clean_queues(ctx):
     """-cq: delete the jobs running in the named queues, queue domains or instances."""
     from gridtools.formats.sge.names import match_queue_spec

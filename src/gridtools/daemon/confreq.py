@@ -26,7 +26,7 @@ OPERATIONS = {
     "acl_add": confobj.acl_add, "acl_delete": confobj.acl_delete,
     "stnode": confobj.stnode, "attr": confattr.apply, "purge": confattr.purge,
     "kill": confctl.kill, "start": confctl.start_thread, "tsm": confctl.trigger_monitoring,
-    "clean": confctl.clean_queues,
+    "clean": confctl.clean_queues, "clearusage": confctl.clear_usage,
 }
 #: ops that change cluster queues when their object kind is "queue"
 QUEUE_OPS = frozenset({"add", "modify", "delete", "attr", "purge"})
@@ -77,6 +77,8 @@ def needs_manager(body):
     if op in QUEUE_OPS and kind == "queue":
         return True
     if op == "kill" and body.get("target") == "m":
+        return True
+    if op == "clearusage":
         return True
     return op in ("names_add", "names_delete") and kind == "managers"
 

@@ -120,6 +120,7 @@ OPTIONS = {
     "-km": (A.kill_master, 0), "-ks": (A.kill_scheduler, 0),
     "-ke": (partial(A.kill_execds, False), 1), "-kej": (partial(A.kill_execds, True), 1),
     "-kt": (A.kill_thread, 1), "-at": (A.start_thread, 1), "-tsm": (A.trigger_monitoring, 0),
+    "-clearusage": (A.clear_usage, 0),
     "-secl": (S.show_event_clients, 0),
 }
 

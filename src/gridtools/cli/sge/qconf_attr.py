@@ -170,5 +170,9 @@ def trigger_monitoring(_words=()):
     return send({"op": "tsm"})
 
 
+def clear_usage(_words=()):
+    return send({"op": "clearusage"})
+
+
 def clean_queues(words):
     return send({"op": "clean", "queues": split(words)})
