@@ -15,14 +15,20 @@ test) that names what a Grid Engine administrator and users would set up:
     queue_states: {all.q@h1: d}     # state letters
     host_states: {h2: drain}
     now: 1000
-    running: [{job: 9, owner: bob, granted: "all.q@h1=1", l: "gpu=1", pe: smp, start: 990}]
+    running: [{job: 9, owner: bob, granted: "all.q@h1=1", l: "gpu=1,h_rt=60", pe: smp, start: 990,
+               ar: 0, project: p1}]
     jobs: [{id: 1, owner: alice, qsub: "-l h_vmem=1G -pe smp 2", submit: 1, tasks: [1, 2]}]
+    objects: {rqs/maxujobs: "{\\n name maxujobs\\n enabled true\\n limit users * to slots=20\\n}"}
+    ars: [{id: 1, owner: alice, start: 1000, end: 2000, granted: "all.q@h1=2", l: "gpu=1",
+           pe: smp, users: [bob, "!carol"], state: granted}]
 
 ``snapshot(scenario)`` builds the real Snapshot with ``sched.inputs`` from
-configuration objects parsed by the real parsers, and job descriptions made
-by qsub's own option table. ``run(scenario)`` runs the pass and returns the
-starts as ``"job.task queue@host=slots,..."`` and the reasons as Grid
-Engine's sentences.
+configuration objects parsed by the real parsers (resource quota sets
+included), job descriptions made by qsub's own option table and advance
+reservations in the daemon's spooled form. ``run(scenario)`` runs the pass
+and returns the starts as ``"job.task queue@host=slots,..."``;
+``reasons`` gives Grid Engine's sentences and ``reserves`` the
+reservations as ``"job.task@start queue@host=slots,..."``.
 """
 
 import os
@@ -33,7 +39,8 @@ import yaml
 from gridtools.cli.sge import options
 from gridtools.formats.sge import reasons as sge_reasons
 from gridtools.formats.sge import states as letters
-from gridtools.sched import inputs
+from gridtools.sched import ar as ar_mod
+from gridtools.sched import inputs, rqs
 from gridtools.sched.cycle import cycle
 from gridtools.sched.snapshot import PendingJob, Running, Snapshot
 from gridtools.sim import cellconf
@@ -80,12 +87,21 @@ def _pending(job, conf, table):
 
 
 def _running(run, conf, table):
-    spec = _spec({"id": run["job"], **run, "qsub": f"-l {run['l']}" if run.get("l") else ""})
+    qsub = (f"-l {run['l']} " if run.get("l") else "") + (f"-P {run['project']}" if run.get("project") else "")
+    spec = _spec({"id": run["job"], **run, "qsub": qsub})
     req = inputs.request(spec, conf, table)
     start = float(run.get("start", 0.0))
     return Running(run["job"], run.get("task", 1), spec["owner"], _granted(run["granted"]),
                    pe=run.get("pe", ""), amounts=inputs.consumable_amounts(req, table),
-                   start_time=start, end_time=start + req.runtime)
+                   start_time=start, end_time=start + req.runtime, project=req.project,
+                   suspended=bool(run.get("suspended")), ar=int(run.get("ar") or 0),
+                   userlists=req.userlists)
+
+
+def _ar(item, table):
+    resources = dict(part.split("=", 1) for part in str(item.get("l") or "").split(",") if "=" in part)
+    data = {**item, "granted": _granted(item["granted"]), "resources": resources}
+    return ar_mod.advance_reservation(data, table)
 
 
 def snapshot(sc):
@@ -104,11 +120,12 @@ def snapshot(sc):
     running = tuple(_running(r, conf, table) for r in sc.get("running") or ())
     live = frozenset(j.id for j in jobs) | frozenset(r.job_id for r in running) \
         | frozenset(sc.get("live") or ())
+    ars = {a.id: a for a in (_ar(item, table) for item in sc.get("ars") or ())}
     return Snapshot(now=float(sc.get("now", 1000.0)), jobs=jobs, running=running, queues=queues,
                     hosts=inputs.hosts(conf, loads, sc.get("host_states") or {}, table),
                     complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
                     global_values=inputs.global_values(conf, table), live=live,
-                    policy=inputs.policy_view(conf))
+                    policy=inputs.policy_view(conf), quotas=rqs.quota_sets(conf, table), ars=ars)
 
 
 def starts(decisions):
@@ -119,6 +136,12 @@ def starts(decisions):
 
 def reasons(decisions, job_id, owner="alice"):
     return [sge_reasons.render(r, owner) for r in decisions.reasons.get(job_id, ())]
+
+
+def reserves(decisions):
+    """Reservations as ``"job.task@start queue@host=slots[,...]"`` in decision order."""
+    return [f"{r.job_id}.{r.task}@{r.start:g} " + ",".join(f"{q}@{h}={n}" for q, h, n in r.granted)
+            for r in decisions.reserves]
 
 
 def run(sc):

@@ -119,7 +119,7 @@ def test_queue_messages_are_global(plain, line, number):
     (["dependency"], "job dropped because of job dependencies", 35),
     (["pe_too_few", "smp", 0], 'cannot run in PE "smp" because it only offers 0 slots', 24),
     (["resource_value", "h_vmem=1G", "all.q@h", "qf", "h_vmem", "500M"],
-     '(-l h_vmem=1G) cannot run in queue instance "all.q@h" because it offers only qf:h_vmem=500M', 17),
+     '(-l h_vmem=1G) cannot run in queue "all.q@h" because it offers only qf:h_vmem=500M', 17),
     (["user_list", "all.q@h"],
      'cannot run in queue instance "all.q@h" because job owner "alice" is not in any user list of '
      "the queue", 1)])

@@ -75,7 +75,7 @@ def test_jobs_of_one_category_share_one_look():
     decisions, started = run(sc)
     assert started == []
     assert decisions.reasons[2] is decisions.reasons[3]
-    assert reasons(decisions, 3)[0] == ('(-l h_vmem=1G) cannot run in queue instance "all.q@h1" because '
+    assert reasons(decisions, 3)[0] == ('(-l h_vmem=1G) cannot run in queue "all.q@h1" because '
                                         "it offers only qf:h_vmem=500M")
 
 

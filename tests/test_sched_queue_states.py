@@ -84,5 +84,5 @@ def test_bool_resources_must_be_offered():
     decisions, started = run(scenario(complex=["bigmem bm BOOL == YES NO FALSE 0"],
                                       jobs=[{"id": 1, "qsub": "-l bm=TRUE"}]))
     assert started == []
-    assert reasons(decisions, 1) == ['(-l bm=TRUE) cannot run in queue instance "all.q@h1" '
-                                     "because it does not offer bigmem"]
+    assert reasons(decisions, 1) == ['(-l bm=TRUE) cannot run in queue "all.q@h1" '
+                                     "because job requests unknown resource (bigmem)"]

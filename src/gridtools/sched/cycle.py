@@ -4,63 +4,70 @@ The pass runs in stages:
 
 1. order   -- pending jobs best first (``sched.order``: priority, urgency, tickets);
 2. filter  -- what keeps a job or task from running at all now: error state,
-              holds, start time, dependencies, the task concurrency limit,
-              maxujobs, max_aj_instances;
-3. place   -- queue instances that suit the job's requests, best first by the
-              queue sort method, with free slots, consumables and no load
-              alarm; parallel jobs through their PE's allocation rule.
+              holds, start time, dependencies, its advance reservation, the
+              task concurrency limit, maxujobs, max_aj_instances;
+3. place   -- queue instances that suit the job's requests, best first by soft
+              requests and the queue sort method, with free slots, consumables,
+              resource quota room and no load alarm; parallel jobs through
+              their PE's allocation rule (``sched.place``, ``sched.pe``);
+4. reserve -- a ``-R y`` job that found no room gets the earliest start its
+              resources allow (at most ``max_reservation`` per pass), and from
+              then on lower-priority jobs only start where they do not delay a
+              reservation (``sched.reserve``); advance reservations' windows are
+              respected the same way (``sched.ar``).
 
-Jobs with equal requests form a *category*: which queue instances could
-ever serve it is worked out once per pass, and once a job of a category
-found no room, the later jobs of the category share its reasons without
-being placed again (room only shrinks during a pass). Reasons are
-structured (``sched.reasons``) and capped per kind.
+Jobs with equal requests form a *category* (``sched.category``): which queue
+instances could ever serve it is worked out once per pass, and once a job of
+a category found no room, the later jobs of the category share its reasons
+without being placed again (room only shrinks during a pass). With resource
+quotas the owner is part of the category. Reasons are structured
+(``sched.reasons``) and capped per kind.
 """
 
+from gridtools.sched import ar as ar_mod
+from gridtools.sched import category as category_mod
 from gridtools.sched import order as order_stage
-from gridtools.sched import pe as pe_stage
+from gridtools.sched import place as place_stage
 from gridtools.sched import queues as qsel
 from gridtools.sched.reasons import Reason, Why, capped
-from gridtools.sched.resources import Capacity, check_fixed, offered
-from gridtools.sched.snapshot import Decisions, Reject, Start
+from gridtools.sched.reserve import Planner, asks_of
+from gridtools.sched.resources import Capacity
+from gridtools.sched.rqs import QuotaBook, who_of_job, who_of_running
+from gridtools.sched.snapshot import ARState, Decisions, Reject, Start
+from gridtools.model.resources import Requestable
 
-_FULL_OR_LOADED = frozenset({Why.QI_FULL, Why.QI_OVERLOADED, Why.QI_SUSPEND_ALARM})
 #: reasons that end the look at a job's further tasks in this pass
 _JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES})
 
 
-class Category:
-    """What jobs with one request share during a pass."""
-
-    __slots__ = ("suitable", "static", "failed", "shared", "fixed_rejects")
-
-    def __init__(self, suitable, static, fixed_rejects=0):
-        self.suitable = suitable      # queue instances that could serve it, in configuration order
-        self.static = static          # reasons for the others
-        self.fixed_rejects = fixed_rejects   # instances that lack a requested fixed value
-        self.failed = None            # reasons of the job of this category that found no room
-        self.shared = None            # the same, capped: what later jobs of the category get
-
-
 class Pass:
-    """The bookkeeping of one pass over an immutable snapshot."""
+    """The bookkeeping of one pass over an immutable snapshot: the cell's pool of room."""
 
     def __init__(self, snap):
         self.snap = snap
         self.table = snap.complexes
+        self.instances = {qi.name: qi for qi in snap.queues}
         self.free = {qi.name: qi.slots for qi in snap.queues}
         self.open_instances = sum(1 for qi in snap.queues if qi.slots > 0)
-        self.cap = Capacity.of(snap)
+        self.configured = Capacity.of(snap, ()).left
+        self.cap = Capacity.of(snap, ar_mod.holders(snap))
+        self.quotas = QuotaBook(snap, [(who_of_running(r), asks_of(r.amounts), r.granted)
+                                       for r in snap.running if not self.inside(r)])
+        self.offers = category_mod.Offers(snap)
+        self.forced = any(cx.requestable is Requestable.FORCED for cx in self.table.values())
+        self.formula = qsel.compiled(snap.config.load_formula)
         self.adjust = {}              # (host, load value name) -> load added by recent starts
-        self.user_running = {}
-        self.job_running = {}
-        self.pe_used = {}
-        self.categories = {}
+        self.user_running, self.job_running, self.pe_used = {}, {}, {}
+        self.categories, self.ar_pools = {}, {}
+        self.started = []             # (job, pe name, granted) of this pass's starts
+        self.planner = None
+        self.reserved = 0             # reservations made in this pass
         self.load_alarms = False
         self._full = None
-        self._offers = {}             # (queue instance name, complex) -> what it offers
         self.open, self.closed = self._split_closed()
         self._count_running()
+        if any(ar.start > snap.now and ar.state is not ARState.DELETED for ar in snap.ars.values()):
+            self.planner = Planner(self)
 
     def _split_closed(self):
         """Queue instances that take jobs at all now, and the reasons of those that do not."""
@@ -74,17 +81,27 @@ class Pass:
                 closed.append(why)
         return tuple(open_), tuple(closed)
 
+    def inside(self, run):
+        return ar_mod.inside(self.snap, run)
+
     # ------------------------------------------------------------ running tasks
     def _count_running(self):
         snap = self.snap
         decay = snap.config.load_adjustment_decay
         for run in snap.running:
-            self._hold(run.owner, run.job_id, run.pe, run.granted, run.slots)
+            inside = self.inside(run)
+            self._hold(run.owner, run.job_id, "" if inside else run.pe, () if inside else run.granted,
+                       run.slots)
             age = snap.now - run.start_time
             if decay > 0 and age < decay:
                 self._add_load(run.granted, 1.0 - age / decay)
+        for ar in snap.ars.values():
+            if ar.active(snap.now):
+                self._hold_slots(ar.granted)
+                if ar.pe:
+                    self.pe_used[ar.pe] = self.pe_used.get(ar.pe, 0) + ar.slots
 
-    def _hold(self, owner, job_id, pe_name, granted, slots):
+    def _hold_slots(self, granted):
         for queue, host, n in granted:
             name = f"{queue}@{host}"
             if name in self.free:
@@ -92,6 +109,9 @@ class Pass:
                 self.free[name] = before - n
                 if before > 0 >= self.free[name]:
                     self.open_instances -= 1
+
+    def _hold(self, owner, job_id, pe_name, granted, slots):
+        self._hold_slots(granted)
         self.user_running[owner] = self.user_running.get(owner, 0) + 1
         self.job_running[job_id] = self.job_running.get(job_id, 0) + 1
         if pe_name:
@@ -106,20 +126,79 @@ class Pass:
                 key = (host_name, name)
                 self.adjust[key] = self.adjust.get(key, 0.0) + per
 
+    # ------------------------------------------------------------ the cell's pool
+    def pe_room(self, pe_name):
+        return self.snap.pes[pe_name].slots - self.pe_used.get(pe_name, 0)
+
+    def short(self, job, qi, slots, master=True):
+        """Why ``slots`` slots of the job do not fit on ``qi`` (consumables, quotas, plans)."""
+        req = job.request
+        why = self.cap.short(self.table, req.consumed, qi.queue, qi.host, slots, master)
+        if why is None and self.quotas and not req.ar:
+            why = self.quotas.short(who_of_job(job), req.consumed, qi.queue, qi.host, slots, master)
+        if why is None and self.planner is not None:
+            why = self.planner.conflict(job, "", ((qi.queue, qi.host, slots),))
+        return why
+
+    def room(self, job, qi, pe_name):
+        """Most slots of a PE job ``qi`` could take by its consumables, quotas and plans."""
+        req = job.request
+        bounds = [self.cap.room(self.table, req.consumed, qi.queue, qi.host)]
+        if self.quotas:
+            bounds.append(self.quotas.room(who_of_job(job, pe_name), req.consumed, qi.queue, qi.host))
+        if self.planner is not None:
+            bounds.append(self.planner.qi_room(job, qi))
+        bounds = [b for b in bounds if b is not None]
+        return min(bounds) if bounds else None
+
+    def grant_short(self, job, pe_name, granted):
+        """Why a whole PE grant does not fit (hosts and counters shared by its instances)."""
+        trial = self.cap.copy()
+        consumed = self.job_amounts(job)
+        for i, (queue, host, n) in enumerate(granted):
+            why = trial.short(self.table, job.request.consumed, queue, host, n, master=(i == 0))
+            if why is not None:
+                return why
+            trial.take_at(self.table, consumed, queue, host, n, master=(i == 0))
+        if self.quotas:
+            why = self.quotas.grant_short(who_of_job(job, pe_name), job.request.consumed, granted)
+            if why is not None:
+                return why
+        return self.planner.conflict(job, pe_name, granted) if self.planner is not None else None
+
     def take(self, job, pe_name, granted):
-        self.cap.take(self.table, job_amounts(job, self.table), granted)
-        self._hold(job.owner, job.id, pe_name, granted, sum(g[2] for g in granted))
+        self.cap.take(self.table, self.job_amounts(job), granted)
+        if self.quotas:
+            self.quotas.take(who_of_job(job, pe_name), job.request.consumed, granted)
+        self.count_start(job, pe_name, granted)
+        if self.planner is not None:
+            self.planner.add(who_of_job(job, pe_name), job.request.consumed, pe_name, granted,
+                             self.snap.now, self.snap.now + self.planner.duration(job))
+
+    def count_start(self, job, pe_name, granted, in_ar=False):
+        """Count a start: slots of the cell (not those of an advance reservation), the
+        owner's and job's running tasks, load adjustments."""
+        if in_ar:
+            self._hold(job.owner, job.id, "", (), 0)
+        else:
+            self._hold(job.owner, job.id, pe_name, granted, sum(g[2] for g in granted))
+            self.started.append((job, pe_name, granted))
         self._add_load(granted, 1.0)
 
-    def fits(self, job, grant):
-        """True when the consumables of a PE job fit a proposed {name: (qi, slots)} grant."""
-        trial = self.cap.copy()
-        amounts = job_amounts(job, self.table)
-        for i, (qi, n) in enumerate(grant.values()):
-            if trial.short(self.table, job.request.hard, qi.queue, qi.host, n, master=(i == 0)):
-                return False
-            trial.take_at(self.table, amounts, qi.queue, qi.host, n, master=(i == 0))
-        return True
+    def job_amounts(self, job):
+        """(name, amount) of the consumables a job holds while it runs (defaults included)."""
+        found = []
+        for ask in job.request.consumed:
+            cx = self.table.get(ask.name)
+            if cx is not None and cx.counted and isinstance(ask.value, (int, float)):
+                found.append((cx.name, ask.value))
+        return tuple(found)
+
+    def ar_pool(self, ar_id):
+        pool = self.ar_pools.get(ar_id)
+        if pool is None:
+            pool = self.ar_pools[ar_id] = ar_mod.ARPool(self, self.snap.ars[ar_id])
+        return pool
 
     # ------------------------------------------------------------ filter
     def job_blocked(self, job):
@@ -133,6 +212,10 @@ class Pass:
             return Reason(Why.START_TIME, (job.start_at,))
         if any(p in snap.live for p in job.predecessors):
             return Reason(Why.DEPENDENCY)
+        if job.request.ar:
+            why = ar_mod.job_problem(snap, job)
+            if why is not None:
+                return why
         return self.limit_reached(job)
 
     def limit_reached(self, job):
@@ -155,111 +238,13 @@ class Pass:
                 return Reason(Why.DEPENDENCY)
         return self.limit_reached(job)
 
-    # ------------------------------------------------------------ place
+    # ------------------------------------------------------------ categories
     def category(self, job):
-        req = job.request
-        cat = self.categories.get(req)
+        key = (job.request, job.owner) if self.quotas else job.request
+        cat = self.categories.get(key)
         if cat is None:
-            cat = self.categories[req] = self._new_category(job)
+            cat = self.categories[key] = category_mod.build(self, job)
         return cat
-
-    def _new_category(self, job):
-        suitable, static = [], list(self.closed)
-        fixed = [(ask, self.table[ask.name]) for ask in job.request.hard
-                 if ask.name in self.table and not self.table[ask.name].counted
-                 and ask.name != "slots"]
-        rejects = 0
-        for qi in self.open:
-            why = qsel.unsuitable(job.request, job.owner, qi, None)
-            if why is None and fixed:
-                why = self._fixed_problem(fixed, qi)
-                rejects += why is not None
-            if why is None:
-                suitable.append(qi)
-            else:
-                static.append(why)
-        return Category(tuple(suitable), tuple(static), rejects)
-
-    def _fixed_problem(self, fixed, qi):
-        for ask, cx in fixed:
-            key = (qi.name, cx.name)
-            found = self._offers.get(key)
-            if found is None:
-                found = self._offers[key] = offered(cx, qi, self.snap.hosts.get(qi.host), self.snap)
-            why = check_fixed(ask, cx, qi, found)
-            if why is not None:
-                return why
-        return None
-
-    def alarm(self, qi):
-        """The suspend or load alarm a queue instance is in now (with adjustments), or None."""
-        host = self.snap.hosts.get(qi.host)
-        if host is None:
-            return None
-        for kind, thresholds in ((Why.QI_SUSPEND_ALARM, qi.suspend_thresholds),
-                                 (Why.QI_OVERLOADED, qi.load_thresholds)):
-            for name, threshold, text in thresholds:
-                cx = self.table.get(name)
-                raw = host.load.get(cx.name) if cx is not None else None
-                if not isinstance(raw, (int, float)):
-                    continue
-                adj = self.adjust.get((qi.host, cx.name), 0.0)
-                if cx.relop.holds(raw + adj, threshold):
-                    return Reason(kind, (qi.name, cx.name, raw + adj, raw, adj, cx.relop.value, text))
-        return None
-
-    def candidates(self, job, cat, reasons):
-        """Suitable queue instances without a load alarm, best first."""
-        snap = self.snap
-        found = []
-        for qi in cat.suitable:
-            why = self.alarm(qi) if (qi.load_thresholds or qi.suspend_thresholds) else None
-            if why is not None:
-                self.load_alarms = True
-                reasons.append(why)
-            else:
-                found.append(qi)
-        conf = snap.config
-        hosts = snap.hosts
-        found.sort(key=lambda qi: qsel.sort_key(qi, job.request, hosts.get(qi.host), conf.sort_method,
-                                                conf.load_formula, self.adjust))
-        return found
-
-    def place_serial(self, job, cands, reasons):
-        for qi in cands:
-            if self.free.get(qi.name, 0) < 1:
-                reasons.append(Reason(Why.QI_FULL, (qi.name,)))
-                continue
-            why = self.cap.short(self.table, job.request.hard, qi.queue, qi.host, 1)
-            if why is not None:
-                reasons.append(why)
-                continue
-            return "", ((qi.queue, qi.host, 1),)
-        return None
-
-    def place(self, job, reasons):
-        """(pe name, granted) for the job's next task, or None with reasons added."""
-        if self.open_instances <= 0:
-            reasons.extend(self.full_reasons())
-            return None
-        cat = self.category(job)
-        if cat.failed is not None:
-            reasons.extend(cat.failed)
-            return None
-        mine = list(cat.static)
-        cands = self.candidates(job, cat, mine)
-        if job.request.pe is not None:
-            found = pe_stage.place(job, cands, self, mine)
-        else:
-            found = self.place_serial(job, cands, mine)
-        if found is None:
-            # Grid Engine's summary when every instance that could serve was full or overloaded
-            if not cat.fixed_rejects and all(r.why in _FULL_OR_LOADED for r in mine[len(cat.static):]):
-                mine.append(Reason(Why.ALL_DROPPED))
-            cat.failed = tuple(mine)
-            cat.shared = capped(mine)
-            reasons.extend(mine)
-        return found
 
     def full_reasons(self):
         """Every queue instance is full: the reasons, capped, the same for every job."""
@@ -272,19 +257,22 @@ class Pass:
     def shared_reasons(self, job):
         """The capped reasons a job gets without being placed (every instance full, or its
         category found no room), or None when it must be looked at."""
-        if self.open_instances <= 0:
+        if self.open_instances <= 0 and not job.request.ar:
             return self.full_reasons()
         return self.category(job).shared
 
-
-def job_amounts(job, table):
-    """(name, amount) of the consumables a job holds while it runs."""
-    found = []
-    for ask in job.request.hard:
-        cx = table.get(ask.name)
-        if cx is not None and cx.counted and isinstance(ask.value, (int, float)):
-            found.append((cx.name, ask.value))
-    return tuple(found)
+    # ------------------------------------------------------------ reserve
+    def maybe_reserve(self, job, task, decisions):
+        """Give a ``-R y`` job that found no room a reservation, while any are left."""
+        if not job.request.reserve or job.request.ar or self.reserved >= self.snap.config.max_reservation:
+            return
+        if self.planner is None:
+            self.planner = Planner(self)
+        cat = self.category(job)
+        found = self.planner.reserve(job, task, place_stage.candidates(self, job, cat, []))
+        if found is not None:
+            self.reserved += 1
+            decisions.reserves.append(found)
 
 
 def _consider(p, job, decisions):
@@ -296,6 +284,7 @@ def _consider(p, job, decisions):
     if shared is not None and not job.ad_predecessors:
         if job.now_only:
             decisions.rejects.append(Reject(job.id))
+        p.maybe_reserve(job, job.tasks[0], decisions)
         return shared
     reasons = []
     started = False
@@ -306,13 +295,14 @@ def _consider(p, job, decisions):
             if why.why in _JOB_WIDE:
                 break
             continue
-        found = p.place(job, reasons)
+        found = place_stage.place(p, job, reasons)
         if found is None:
             if not started and len(reasons) == len(p.category(job).failed or ()):
                 reasons = p.category(job).shared or reasons     # nothing else to say: share
+            p.maybe_reserve(job, task, decisions)
             break
         pe_name, granted = found
-        p.take(job, pe_name, granted)
+        place_stage.pool_of(p, job).take(job, pe_name, granted)
         decisions.starts.append(Start(job.id, task, granted, pe_name))
         started = True
     if job.now_only and not started:
@@ -321,9 +311,10 @@ def _consider(p, job, decisions):
 
 
 def cycle(snap):
-    """Decide which pending tasks start now, and why the others wait."""
+    """Decide which pending tasks start now, which get a reservation, and why the others wait."""
     decisions = Decisions()
     p = Pass(snap)
+    decisions.kills = ar_mod.kills(snap)
     ordered, decisions.order, decisions.share_tree = order_stage.order(snap)
     for job in ordered:
         reasons = _consider(p, job, decisions)

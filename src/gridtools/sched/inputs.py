@@ -175,12 +175,25 @@ def numeric_load(load, table):
     return parsed
 
 
+def scaled(load, scaling):
+    """Load values times the host's ``load_scaling`` factors (host_conf(5))."""
+    if not scaling:
+        return load
+    out = dict(load)
+    for name, factor in scaling.items():
+        value = out.get(name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[name] = value * _float(factor, 1.0)
+    return out
+
+
 def hosts(conf, loads, host_states, table):
-    """name -> Host with its load (numbers where they are numbers) and capacities."""
+    """name -> Host with its load (numbers where they are numbers, scaled by the host's
+    ``load_scaling``) and capacities."""
     result = {}
     for name in exec_hosts(conf):
         obj = conf.objects["exechost"][name]
-        load = numeric_load(loads.get(name), table)
+        load = scaled(numeric_load(loads.get(name), table), obj.get("load_scaling") or {})
         nproc = load.get("num_proc", 1)
         result[name] = Host(name=name, load=load, values=parsed_pairs(obj.get("complex_values"), table),
                             state=HOST_STATES.get(host_states.get(name, ""), HostState.NORMAL),
@@ -260,6 +273,7 @@ def sched_config(conf):
                                       or d.max_pending_tasks_per_job),
         max_reservation=int(s.get("max_reservation") or 0),
         default_duration=_seconds(s.get("default_duration", "INFINITY"), INFINITY),
+        schedule_interval=_seconds(s.get("schedule_interval", "0:0:15"), d.schedule_interval),
         params=sched_params(s.get("params")))
 
 
@@ -340,7 +354,8 @@ def request(spec, conf, table):
         ckpt=spec.get("ckpt") or "", interactive=bool(spec.get("interactive")),
         project=spec.get("project") or "",
         userlists=userlists_of(conf, spec["owner"], spec.get("group", "")),
-        ar=int(spec.get("ar") or 0), reserve=bool(spec.get("reserve")), runtime=runtime(hard))
+        ar=int(spec.get("ar") or 0), reserve=bool(spec.get("reserve")), runtime=runtime(hard),
+        implicit=implicit_defaults(hard, table))
 
 
 def pending_job(job, conf, table, request=None, running_count=0, department="defaultdepartment",
@@ -371,32 +386,45 @@ def running_record(job, task, table, req, department="defaultdepartment"):
     return Running(job.id, task.number, job.spec["owner"], tuple(tuple(g) for g in task.granted),
                    pe=task.pe or "", amounts=consumable_amounts(req, table),
                    start_time=task.start_time, end_time=task.start_time + req.runtime,
-                   project=req.project, department=department, suspended=bool(task.suspended))
+                   project=req.project, department=department, suspended=bool(task.suspended),
+                   ar=req.ar, userlists=req.userlists)
 
 
 def consumable_amounts(req, table):
-    """(name, amount per slot or per job) of the consumables a request holds while it runs."""
+    """(name, amount per slot or per job) of the consumables a request holds while it
+    runs, implicit defaults included."""
     found = []
-    for ask in req.hard:
+    for ask in req.consumed:
         cx = table.get(ask.name)
         if cx is not None and cx.counted and isinstance(ask.value, (int, float)):
             found.append((cx.name, ask.value))
     return tuple(found)
 
 
-def defaulted(req, table):
-    """The request with the defaults of consumables it did not ask for (complex(5) default)."""
-    have = {a.name for a in req.hard}
+def implicit_defaults(hard, table):
+    """Asks for the defaults of consumables that ``hard`` does not name (complex(5):
+    a consumable's default is requested implicitly; a zero default is no request)."""
+    have = {a.name for a in hard}
     extra = []
     for name, cx in table.items():
         if name != cx.name or not cx.counted or name in have:
             continue
         if isinstance(cx.default, (int, float)) and cx.default:
-            extra.append(Ask(cx.name, cx.default, f"{cx.name}={cx.default}"))
-    if not extra:
-        return req
+            extra.append(Ask(cx.name, cx.default, f"{cx.name}={value_text(cx, cx.default)}"))
+    return tuple(sorted(extra, key=lambda a: a.name))
+
+
+def value_text(cx, number):
+    """A parsed amount of complex ``cx`` written back (``1G``, ``2``, ``0.5``)."""
+    if cx.type is CxType.MEMORY:
+        return values.format_memory(number)
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+def defaulted(req, table):
+    """The request with the implicit defaults of its consumables worked out."""
     from dataclasses import replace
-    return replace(req, hard=tuple(sorted(req.hard + tuple(extra), key=lambda a: a.name)))
+    return replace(req, implicit=implicit_defaults(req.hard, table))
 
 
 # ---------------------------------------------------------------- ticket policies

@@ -7,7 +7,11 @@ fits, spread over the suitable queue instances by the PE's allocation rule:
 ``$pe_slots`` (all slots on one host), ``$fill_up`` (fill the best hosts
 first), ``$round_robin`` (one slot per host in turn) or a fixed number of
 slots per host. The PE's own ``slots`` bounds what all its running jobs hold
-together, and its ``user_lists``/``xuser_lists`` who may use it.
+together, and its ``user_lists``/``xuser_lists`` who may use it. Each queue
+instance gives at most what its consumables and resource quotas leave for
+the job's per-slot requests (JOB consumables count once, on the master);
+the whole grant is checked again, since hosts, the global host and quota
+counters are shared by several instances.
 """
 
 import fnmatch
@@ -28,13 +32,18 @@ def denied(pe, req):
     return bool(pe.xuser_lists and req.userlists.intersection(pe.xuser_lists))
 
 
-def free_by_host(cands, free, pe_name):
-    """Ordered [(host, [(qi, free slots)])] of the candidates that list the PE and have room."""
+def free_by_host(cands, pool, job, pe_name):
+    """Ordered [(host, [(qi, slots)])] of the candidates that list the PE, with the slots
+    each could give the job (free slots, bounded by its consumables and quotas)."""
     hosts, order = {}, []
     for qi in cands:
         if pe_name not in qi.pe_list:
             continue
-        room = free.get(qi.name, 0)
+        room = pool.free.get(qi.name, 0)
+        if room > 0:
+            bound = pool.room(job, qi, pe_name)
+            if bound is not None:
+                room = min(room, bound)
         if room <= 0:
             continue
         if qi.host not in hosts:
@@ -107,24 +116,38 @@ def distribute(pe, want, by_host):
     return _fill_up(want, by_host)
 
 
-def place(job, cands, state, reasons):
+def place(job, cands, pool, snap, reasons):
     """(pe name, ((queue, host, slots), ...)) for a PE job, master first, or None."""
     req = job.request
-    names = matching(req.pe.pattern, state.snap.pes)
+    names = matching(req.pe.pattern, snap.pes)
     if not names:
         reasons.append(Reason(Why.PE_ABSENT, (req.pe.pattern,)))
         return None
     for name in names:
-        pe = state.snap.pes[name]
+        pe = snap.pes[name]
         if denied(pe, req):
-            reasons.append(Reason(Why.PE_TOO_FEW, (name, 0)))
+            reasons.append(Reason(Why.PE_DENIED, (name,)))
             continue
-        room = pe.slots - state.pe_used.get(name, 0)
-        by_host = free_by_host(cands, state.free, name)
-        total = sum(r for _, items in by_host for _, r in items)
-        for want in req.pe.counts(min(total, room)):
-            grant = distribute(pe, want, by_host)
-            if grant and state.fits(job, grant):
-                return name, tuple((qi.queue, qi.host, n) for qi, n in grant.values())
-        reasons.append(Reason(Why.PE_TOO_FEW, (name, max(0, min(total, room)))))
+        found = _try_pe(job, pe, cands, pool, reasons)
+        if found is not None:
+            return name, found
+    return None
+
+
+def _try_pe(job, pe, cands, pool, reasons):
+    room = pool.pe_room(pe.name)
+    by_host = free_by_host(cands, pool, job, pe.name)
+    total = sum(r for _, items in by_host for _, r in items)
+    why = None
+    for want in job.request.pe.counts(min(total, room)):
+        grant = distribute(pe, want, by_host)
+        if not grant:
+            continue
+        granted = tuple((qi.queue, qi.host, n) for qi, n in grant.values())
+        why = pool.grant_short(job, pe.name, granted)
+        if why is None:
+            return granted
+    if why is not None:
+        reasons.append(why)
+    reasons.append(Reason(Why.PE_TOO_FEW, (pe.name, max(0, min(total, room)))))
     return None

@@ -76,19 +76,103 @@ def unsuitable(req, owner, qi, host=None):
     return access_denied(req, owner, qi)
 
 
-def load_of(host, formula, adjust):
-    """The host's load formula value (a load value name) plus this pass's adjustment."""
+#: the load of a host whose load formula names a value it does not have (sorted last)
+ERROR_LOAD = 9999.0
+
+
+def parse_formula(text):
+    """A load formula (sched_conf(5)) as ((sign, ((op, factor), ...)), ...): terms joined
+    by ``+``/``-``, each a chain of factors joined by ``*`` and ``/``; a factor is a
+    number or a load value or complex name (a leading ``$`` is allowed)."""
+    terms, sign, buf = [], 1.0, ""
+    for char in "".join(str(text).split()) + "+":
+        if char in "+-" and buf:
+            terms.append((sign, _factors(buf)))
+            sign, buf = (1.0 if char == "+" else -1.0), ""
+        elif char in "+-":
+            sign = -sign if char == "-" else sign
+        else:
+            buf += char
+    return tuple(terms)
+
+
+def _factors(term):
+    found, op, buf = [], "*", ""
+    for char in term + "*":
+        if char in "*/":
+            found.append((op, _factor(buf)))
+            op, buf = char, ""
+        else:
+            buf += char
+    return tuple(found)
+
+
+def _factor(text):
+    try:
+        return float(text)
+    except ValueError:
+        return text[1:] if text.startswith("$") else text
+
+
+def _value(name, host, adjust, global_values):
+    value = host.load.get(name)
+    if isinstance(value, (int, float)):
+        return float(value) + adjust.get((host.name, name), 0.0)
+    for n, v, _t in host.values:
+        if n == name and isinstance(v, (int, float)):
+            return float(v)
+    for n, v, _t in global_values:
+        if n == name and isinstance(v, (int, float)):
+            return float(v)
+    return None
+
+
+def evaluate(formula, host, adjust, global_values=()):
+    """A parsed load formula's value on a host (with this pass's load adjustments)."""
+    total = 0.0
+    for sign, factors in formula:
+        term = 1.0
+        for op, factor in factors:
+            value = factor if isinstance(factor, float) else _value(factor, host, adjust, global_values)
+            if value is None:
+                return ERROR_LOAD
+            if op == "*":
+                term *= value
+            else:
+                term = term / value if value else ERROR_LOAD
+        total += sign * term
+    return total
+
+
+def compiled(text):
+    """The form ``load_of`` takes: a formula that is one load value name stays its name
+    (looked up directly), anything else is parsed."""
+    formula = parse_formula(text)
+    if len(formula) == 1 and formula[0][0] == 1.0 and len(formula[0][1]) == 1 \
+            and isinstance(formula[0][1][0][1], str):
+        return formula[0][1][0][1]
+    return formula
+
+
+def load_of(host, formula, adjust, global_values=()):
+    """The host's load formula value (``compiled``) plus this pass's adjustments."""
     if host is None:
         return 0.0
-    value = host.load.get(formula)
-    base = float(value) if isinstance(value, (int, float)) else 0.0
-    return base + adjust.get((host.name, formula), 0.0)
+    if formula.__class__ is str:
+        value = host.load.get(formula)
+        if value.__class__ is float or value.__class__ is int:
+            return value + adjust.get((host.name, formula), 0.0)
+        formula = parse_formula(formula)
+    return evaluate(formula, host, adjust, global_values)
 
 
-def sort_key(qi, req, host, method, formula, adjust):
-    """Key ordering suitable queue instances for a request (lower is better)."""
-    soft = 0 if not req.soft_queues or any(spec_matches(s, qi) for s in req.soft_queues) else 1
-    load = load_of(host, formula, adjust)
+def sort_key(qi, req, host, method, formula, adjust, violations=0, global_values=()):
+    """Key ordering suitable queue instances for a request (lower is better): instances
+    that meet more soft requests (``violations`` of them not met) first."""
+    soft = violations
+    if req.soft_queues and not any(spec_matches(s, qi) for s in req.soft_queues):
+        soft += 1
+    load = load_of(host, formula, adjust, global_values)
     if method is SortMethod.SEQNO:
         return (soft, qi.seq_no, load, qi.host, qi.queue)
     return (soft, load, qi.seq_no, qi.host, qi.queue)

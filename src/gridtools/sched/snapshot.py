@@ -161,12 +161,14 @@ class Request:
     ar: int = 0
     reserve: bool = False
     runtime: float = INFINITY            # seconds (h_rt, else s_rt; INFINITY without)
+    implicit: tuple = ()                 # Ask: defaults of consumables the job did not ask for
     key: int = field(default=0, compare=False, repr=False)   # the hash, computed once
 
     def __post_init__(self):
         object.__setattr__(self, "key", hash((self.hard, self.soft, self.hard_queues, self.soft_queues,
                                               self.master_queues, self.pe, self.ckpt, self.interactive,
-                                              self.project, self.userlists, self.ar, self.reserve)))
+                                              self.project, self.userlists, self.ar, self.reserve,
+                                              self.runtime, self.implicit)))
 
     def __hash__(self):
         return self.key
@@ -174,6 +176,11 @@ class Request:
     @property
     def min_slots(self):
         return self.pe.low if self.pe else 1
+
+    @property
+    def consumed(self):
+        """Hard requests and implicit defaults: what the job holds while it runs."""
+        return self.hard + self.implicit if self.implicit else self.hard
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +227,8 @@ class Running:
     project: str = ""
     department: str = "defaultdepartment"
     suspended: bool = False
+    ar: int = 0                          # the advance reservation it runs in (0: none)
+    userlists: frozenset = frozenset()   # access lists its owner belongs to
 
     @property
     def slots(self):
@@ -238,8 +247,9 @@ class SchedConfig:
     job_load_adjustments: tuple = (("np_load_avg", 0.5),)
     load_adjustment_decay: float = 450.0
     max_pending_tasks_per_job: int = 50
-    max_reservation: int = 0
-    default_duration: float = INFINITY
+    max_reservation: int = 0             # jobs that may get a reservation per pass
+    default_duration: float = INFINITY   # run time assumed for jobs without h_rt/s_rt
+    schedule_interval: float = 15.0      # what a task running past its end is given more
     params: dict = field(default_factory=dict)   # sched_conf "params" (MONITOR=1, ...)
 
 
@@ -265,6 +275,72 @@ class Snapshot:
     live: frozenset = frozenset()                    # ids of jobs still pending or running
     ad_done: dict = field(default_factory=dict)      # job id -> frozenset of ended task numbers
     policy: PolicyView = PolicyView()               # users, projects, share tree, usage
+    quotas: tuple = ()                               # QuotaSet, in configuration order
+    ars: dict = field(default_factory=dict)          # id -> AdvanceReservation
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaFilter:
+    """One filter of a quota rule: names (wildcards, ``@groups``), ``!`` names, ``{}``."""
+    include: tuple = ()                  # empty: any
+    exclude: tuple = ()
+    expand: bool = False                 # the limit applies to each matching name separately
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaLimit:
+    """``name=value`` after ``to``: a static value, or a dynamic one computed per host."""
+    name: str                            # complex name
+    value: object = None                 # parsed static value (None when dynamic)
+    text: str = ""                       # as configured
+    terms: tuple = ()                    # dynamic: ((weight, attribute or None), ...) summed
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaRule:
+    label: str                           # "set/rule name" or "set/number", as qquota shows it
+    filters: tuple                       # QuotaFilter or None for users, projects, pes, queues, hosts
+    limits: tuple                        # QuotaLimit
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaSet:
+    """A resource quota set (sge_resource_quota(5)): the first matching rule applies."""
+    name: str
+    rules: tuple                         # QuotaRule, in order
+    enabled: bool = True
+
+
+class ARState(enum.Enum):
+    """What happened to an advance reservation besides its window (which ``now`` decides)."""
+    GRANTED = "granted"                  # waiting for its start, or in its window
+    ERROR = "error"                      # a reserved queue instance became unusable
+    DELETED = "deleted"                  # qrdel'ed: it holds nothing any more
+
+
+@dataclass(frozen=True, slots=True)
+class AdvanceReservation:
+    """An advance reservation: queue instances, slots and resources held for a window."""
+    id: int
+    owner: str
+    start: float
+    end: float
+    granted: tuple                       # ((queue, host, slots), ...); the first is the master
+    name: str = ""
+    pe: str = ""                         # granted parallel environment
+    amounts: tuple = ()                  # (complex name, amount per slot) of consumables held
+    users: tuple = ()                    # -u: users and @access lists that may use it (empty: all)
+    xusers: tuple = ()                   # -u !name: those that may not
+    state: ARState = ARState.GRANTED
+    hard_error: bool = False             # -he y: jobs wait while it is in error
+
+    def active(self, now):
+        """True while the reservation holds its resources."""
+        return self.state is not ARState.DELETED and self.start <= now < self.end
+
+    @property
+    def slots(self):
+        return sum(g[2] for g in self.granted)
 
 
 # ---------------------------------------------------------------- decisions
@@ -295,11 +371,21 @@ class Reprioritize:
 
 @dataclass(frozen=True, slots=True)
 class Reserve:
-    """Resources held back for a job that will start at ``start``."""
+    """Resources held back for a job that will start at ``start`` and run until ``end``."""
     job_id: int
     task: int
     start: float
-    granted: tuple
+    granted: tuple                       # ((queue, host, slots), ...); the first is the master
+    end: float = INFINITY
+    pe: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """End a running task: its advance reservation is over (or gone)."""
+    job_id: int
+    task: int
+    ar: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +413,7 @@ class Decisions:
     reprioritize: list = field(default_factory=list)
     reserves: list = field(default_factory=list)
     rejects: list = field(default_factory=list)
+    kills: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)      # job id -> tuple of Reason
     order: dict = field(default_factory=dict)        # job id -> JobOrder
     share_tree: tuple = ()                           # sched.policy.sharereport.NodeReport rows

@@ -25,9 +25,16 @@ def _alarm(kind):
 def _short(a, _o):
     left = a[4]
     amount = f"{left:.6f}" if isinstance(left, float) else str(left)
-    where = {"global": "global host", "host": f'host "{a[2]}"',
-             "queue": f'queue instance "{a[2]}"'}[a[1]]
-    return f"(-l {a[0]}) cannot run at {where} because it offers only {a[1][0]}c:{a[3]}={amount}"
+    where = {"global": "globally", "host": f'at host "{a[2]}"', "queue": f'in queue "{a[2]}"'}[a[1]]
+    due = " due to a reservation" if len(a) > 5 and a[5] else ""
+    return f"(-l {a[0]}) cannot run {where} because it offers only {a[1][0]}c:{a[3]}={amount}{due}"
+
+
+def _forced(a, _o):
+    if a[1] == "global":
+        return f"does not request globally 'forced' resource \"{a[0]}\""
+    kind = "queue instance" if a[1] == "queue" else "host"
+    return f"does not request 'forced' resource \"{a[0]}\" of {kind} {a[2]}"
 
 
 _TEXT = {
@@ -60,12 +67,20 @@ _TEXT = {
     Why.XPROJECT_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because it is contained in '
                                      "its excluded project list"),
     Why.RESOURCE_SHORT: _short,
-    Why.RESOURCE_ABSENT: lambda a, o: (f'(-l {a[0]}) cannot run in queue instance "{a[1]}" because it '
-                                       f"does not offer {a[2]}"),
-    Why.RESOURCE_VALUE: lambda a, o: (f'(-l {a[0]}) cannot run in queue instance "{a[1]}" because it '
+    Why.RESOURCE_ABSENT: lambda a, o: (f'(-l {a[0]}) cannot run in queue "{a[1]}" because job requests '
+                                       f"unknown resource ({a[2]})"),
+    Why.RESOURCE_VALUE: lambda a, o: (f'(-l {a[0]}) cannot run in queue "{a[1]}" because it '
                                       f"offers only {a[2]}:{a[3]}={a[4]}"),
+    Why.FORCED: _forced,
+    Why.QUOTA: lambda a, o: f'cannot run because it exceeds limit "{a[0]}" in rule "{a[1]}"',
     Why.PE_TOO_FEW: lambda a, o: f'cannot run in PE "{a[0]}" because it only offers {a[1]} slots',
     Why.PE_ABSENT: lambda a, o: f'cannot run because parallel environment "{a[0]}" does not exist',
+    Why.PE_DENIED: lambda a, o: f'cannot run because no access to PE "{a[0]}"',
+    Why.AR_ABSENT: lambda a, o: f"cannot run because advance reservation {a[0]} does not exist",
+    Why.AR_DENIED: lambda a, o: f'has no permission for advance_reservation "{a[0]}"',
+    Why.AR_ERROR: lambda a, o: f"cannot run because requested advance reservation {a[0]} is in error state",
+    Why.NOT_IN_AR: lambda a, o: (f'cannot run in queue instance "{a[0]}" because it was not reserved by '
+                                 f"advance reservation {a[1]}"),
     Why.MORE: lambda a, o: f"... and {a[1]} more lines like the above",
 }
 
@@ -88,7 +103,15 @@ _JOB_GENERIC = {
     Why.NOT_IN_PE_LIST: (8, "Jobs can not run because queue instances are not in the queue list of their PE"),
     Why.NOT_IN_CKPT_LIST: (10, "Jobs can not run because queue instances are not in the ckpt list"),
     Why.NOT_TYPE: (12, "Jobs can not run because queue instances are not of the requested type"),
+    Why.QUOTA: (50, "Jobs dropped because of exceeding limit in rule"),
+    Why.PE_DENIED: (25, "Jobs can not run because they have no access to PE"),
+    Why.NOT_IN_AR: (51, "Jobs can not run because queue instance was not reserved by advance reservation"),
+    Why.AR_ERROR: (53, "Jobs can not run because requested advance reservation is in error state"),
+    Why.AR_DENIED: (1, "Jobs can not run because of missing permission for queue instances"),
 }
+_FORCED_GENERIC = {"queue": (14, "Jobs can not run because they do not request 'forced' resource"),
+                   "host": (21, "Jobs can not run because they do not request 'forced' resource"),
+                   "global": (22, "Jobs can not run globally because they do not request 'forced' resource")}
 _QUEUE_NUMBERS = {Why.ALL_DROPPED: 28, Why.QI_FULL: 37, Why.QI_OVERLOADED: 27,
                   Why.QI_SUSPEND_ALARM: 26, Why.HOST_CLOSED: 40}
 _STATE_NUMBERS = {"SUSPENDED": 38, "SUBORDINATED": 38, "CAL_SUSPENDED": 38, "DISABLED": 39,
@@ -131,6 +154,8 @@ def job_generic(item):
         if level == "host":
             return 0, "Jobs can not run because of host restrictions"
         return 17, "Jobs can not run because queue instances do not offer the requested resources"
+    if reason.why is Why.FORCED:
+        return _FORCED_GENERIC[reason.args[1]]
     if reason.why in (Why.RESOURCE_ABSENT, Why.RESOURCE_VALUE):
         return 17, "Jobs can not run because queue instances do not offer the requested resources"
     if reason.why is Why.MORE:
@@ -142,7 +167,7 @@ def job_generic(item):
 def runlog_line(job_id, item, owner=""):
     """A reason as the scheduler's run log (schedd_runlog) words it for one job."""
     line = render(item, owner)
-    if line.startswith(("cannot", "(")):
+    if line.startswith(("cannot", "(", "does not", "has no")):
         return f"Job {job_id} {line}"
     if line.startswith("job "):
         return f"Job {job_id} {line[4:]}"
