@@ -140,7 +140,7 @@ def reasons(decisions, job_id, owner="alice"):
 
 def reserves(decisions):
     """Reservations as ``"job.task@start queue@host=slots[,...]"`` in decision order."""
-    return [f"{r.job_id}.{r.task}@{r.start:g} " + ",".join(f"{q}@{h}={n}" for q, h, n in r.granted)
+    return [f"{r.job_id}.{r.task}@{int(r.start) if float(r.start).is_integer() else r.start} " + ",".join(f"{q}@{h}={n}" for q, h, n in r.granted)
             for r in decisions.reserves]
 
 

@@ -138,7 +138,7 @@ class ARPool:
     def _outside(self, asks):
         return tuple(a for a in asks if a.name not in self.held)
 
-    def short(self, job, qi, slots, master=True):
+    def short(self, job, qi, slots, master=True, pe_name=""):
         for ask in job.request.consumed:
             key = (qi.name, ask.name)
             if key in self.left and isinstance(ask.value, (int, float)):

@@ -130,14 +130,14 @@ class Pass:
     def pe_room(self, pe_name):
         return self.snap.pes[pe_name].slots - self.pe_used.get(pe_name, 0)
 
-    def short(self, job, qi, slots, master=True):
+    def short(self, job, qi, slots, master=True, pe_name=""):
         """Why ``slots`` slots of the job do not fit on ``qi`` (consumables, quotas, plans)."""
         req = job.request
         why = self.cap.short(self.table, req.consumed, qi.queue, qi.host, slots, master)
         if why is None and self.quotas and not req.ar:
-            why = self.quotas.short(who_of_job(job), req.consumed, qi.queue, qi.host, slots, master)
+            why = self.quotas.short(who_of_job(job, pe_name), req.consumed, qi.queue, qi.host, slots, master)
         if why is None and self.planner is not None:
-            why = self.planner.conflict(job, "", ((qi.queue, qi.host, slots),))
+            why = self.planner.conflict(job, pe_name, ((qi.queue, qi.host, slots),))
         return why
 
     def room(self, job, qi, pe_name):

@@ -32,9 +32,10 @@ def denied(pe, req):
     return bool(pe.xuser_lists and req.userlists.intersection(pe.xuser_lists))
 
 
-def free_by_host(cands, pool, job, pe_name):
+def free_by_host(cands, pool, job, pe_name, reasons=None):
     """Ordered [(host, [(qi, slots)])] of the candidates that list the PE, with the slots
-    each could give the job (free slots, bounded by its consumables and quotas)."""
+    each could give the job (free slots, bounded by its consumables and quotas); why an
+    instance with free slots gives none goes to ``reasons``."""
     hosts, order = {}, []
     for qi in cands:
         if pe_name not in qi.pe_list:
@@ -44,6 +45,10 @@ def free_by_host(cands, pool, job, pe_name):
             bound = pool.room(job, qi, pe_name)
             if bound is not None:
                 room = min(room, bound)
+            if room <= 0 and reasons is not None:
+                why = pool.short(job, qi, 1, True, pe_name)
+                if why is not None:
+                    reasons.append(why)
         if room <= 0:
             continue
         if qi.host not in hosts:
@@ -136,7 +141,7 @@ def place(job, cands, pool, snap, reasons):
 
 def _try_pe(job, pe, cands, pool, reasons):
     room = pool.pe_room(pe.name)
-    by_host = free_by_host(cands, pool, job, pe.name)
+    by_host = free_by_host(cands, pool, job, pe.name, reasons)
     total = sum(r for _, items in by_host for _, r in items)
     why = None
     for want in job.request.pe.counts(min(total, room)):

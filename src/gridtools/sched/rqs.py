@@ -190,12 +190,15 @@ class QuotaBook:
     def __bool__(self):
         return bool(self.sets)
 
+    def groups_of(self, host):
+        return self._groups.get(host, frozenset())
+
     def rules(self, who, queue, host):
         """(rule, key) of every enabled set that has a rule for ``who`` on ``queue@host``."""
         cache_key = (who, queue, host)
         found = self._rules.get(cache_key)
         if found is None:
-            groups = self._groups.get(host, frozenset())
+            groups = self.groups_of(host)
             found = tuple(m for m in (matching(s, who, queue, host, groups) for s in self.sets)
                           if m is not None)
             self._rules[cache_key] = found
@@ -284,3 +287,126 @@ def who_of_job(job, pe=""):
 
 def who_of_running(run):
     return Who(run.owner, run.userlists, run.project, run.pe)
+
+
+# ---------------------------------------------------------------- qquota
+
+@dataclass(frozen=True, slots=True)
+class QuotaRow:
+    """One line of qquota: a rule, a limit with its use, and the effective filter."""
+    rule: str                    # "set/rule"
+    resource: str                # complex name
+    used: object                 # amount in use (None for a limit that counts nothing)
+    limit: object                # the limit (a number, or the configured text)
+    filters: tuple               # ((filter word, text), ...): "users MyUser", "hosts @linux"
+
+    @property
+    def limit_text(self):
+        """``slots=5/20`` (or ``arch=lx-amd64`` for a limit that counts nothing)."""
+        if self.used is None:
+            return f"{self.resource}={self.limit}"
+        return f"{self.resource}={_number(self.used)}/{_number(self.limit)}"
+
+    @property
+    def filter_text(self):
+        return " ".join(f"{word} {text}" for word, text in self.filters) or "-"
+
+
+def _number(value):
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def holders(snap):
+    """(Who, asks, granted) of the running tasks that quotas count."""
+    from gridtools.sched import ar as ar_mod
+    from gridtools.sched.snapshot import Ask
+    return [(who_of_running(run), tuple(Ask(n, a, "") for n, a in run.amounts), run.granted)
+            for run in snap.running if not ar_mod.inside(snap, run)]
+
+
+def _filter_text(flt):
+    return ",".join([*flt.include, *("!" + n for n in flt.exclude)])
+
+
+def _row_filters(rule, parts):
+    """The effective filter of a row: an expanded filter shows the name counted, another
+    its configuration; a plain ``*`` is left out."""
+    found = []
+    for kind, flt in enumerate(rule.filters):
+        if flt is None:
+            continue
+        if flt.expand and parts[kind]:
+            found.append((FILTERS[kind], parts[kind]))
+        elif flt.include != ("*",) or flt.exclude:
+            text = _filter_text(flt)
+            found.append((FILTERS[kind], "{" + text + "}" if flt.expand else text))
+    return tuple(found)
+
+
+def _selected(rule, wanted, userlists, groups):
+    """True when the rule can apply to the names asked for (``*``: any)."""
+    for kind, value in enumerate(wanted):
+        flt = rule.filters[kind]
+        if value == "*" or flt is None:
+            continue
+        lists = userlists.get(value, frozenset()) if kind == USERS else frozenset()
+        if not passes(flt, kind, value, lists, groups.get(value, frozenset()) if kind == HOSTS else frozenset()):
+            return False
+    return True
+
+
+def _key_selected(parts, wanted):
+    for kind, (part, value) in enumerate(zip(parts, wanted)):
+        if part and value != "*":
+            if not fnmatch.fnmatchcase(part.lower() if kind == HOSTS else part,
+                                       value.lower() if kind == HOSTS else value):
+                return False
+    return True
+
+
+def quota_rows(snap, users=("*",), projects=("*",), pes=("*",), queues=("*",), hosts=("*",),
+               resources=None, userlists=None):
+    """qquota's rows for a snapshot: for every enabled rule that applies to the names
+    asked for (each list's names tried in turn; qquota passes the calling user when
+    ``-u`` is not given), one row per counter in use of each counting limit, one row
+    per limit that counts nothing. ``resources``: complex names or shortcuts to show
+    (None: all); ``userlists``: user -> access lists (for ``users @list`` filters)."""
+    book = QuotaBook(snap, holders(snap))
+    groups = {qi.host: qi.hostgroups for qi in snap.queues}
+    rows, seen = [], set()
+    for qset in book.sets:
+        for rule in qset.rules:
+            for wanted in _combinations(users, projects, pes, queues, hosts):
+                if _selected(rule, wanted, userlists or {}, groups):
+                    _rule_rows(book, rule, wanted, resources, rows, seen)
+    return rows
+
+
+def _combinations(*lists):
+    import itertools
+    return itertools.product(*(tuple(items) or ("*",) for items in lists))
+
+
+def _rule_rows(book, rule, wanted, resources, rows, seen):
+    for limit in rule.limits:
+        cx = book.table[limit.name]
+        if resources is not None and cx.name not in resources and cx.shortcut not in resources:
+            continue
+        if not counted(cx):
+            _add_row(rows, seen, QuotaRow(rule.label, cx.name, None, limit.text, _row_filters(rule, [""] * 5)))
+            continue
+        for (label, name, key), used in sorted(book.used.items()):
+            if label != rule.label or name != limit.name or used <= 0:
+                continue
+            parts = key.split("/")[:5]
+            if _key_selected(parts, wanted):
+                cap = book.cap(rule, limit, parts[HOSTS])
+                _add_row(rows, seen, QuotaRow(rule.label, cx.name, used, cap, _row_filters(rule, parts)))
+
+
+def _add_row(rows, seen, row):
+    if row not in seen:
+        seen.add(row)
+        rows.append(row)
