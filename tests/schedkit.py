@@ -17,7 +17,8 @@ test) that names what a Grid Engine administrator and users would set up:
     now: 1000
     running: [{job: 9, owner: bob, granted: "all.q@h1=1", l: "gpu=1,h_rt=60", pe: smp, start: 990,
                ar: 0, project: p1}]
-    jobs: [{id: 1, owner: alice, qsub: "-l h_vmem=1G -pe smp 2", submit: 1, tasks: [1, 2]}]
+    jobs: [{id: 1, owner: alice, qsub: "-l h_vmem=1G -pe smp 2", submit: 1, tasks: [1, 2]},
+           {id: 2, pe: [mpi, [[1, 1], [2, 2], [4, 4], [8, 8]]]}]    # pe: the spooled form
     objects: {rqs/maxujobs: "{\\n name maxujobs\\n enabled true\\n limit users * to slots=20\\n}"}
     ars: [{id: 1, owner: alice, start: 1000, end: 2000, granted: "all.q@h1=2", l: "gpu=1",
            pe: smp, users: [bob, "!carol"], state: granted}]
@@ -60,6 +61,8 @@ def _spec(job, conf_defaults=None):
     spec = dict(req)
     spec.update(id=job["id"], owner=job.get("owner", "alice"), group=job.get("group", job.get("owner", "alice")),
                 submit_time=float(job.get("submit", job["id"])), name=job.get("name", f"j{job['id']}"))
+    if job.get("pe"):
+        spec["pe"] = job["pe"]              # the spooled form, e.g. a slot list
     return spec
 
 
@@ -88,7 +91,7 @@ def _pending(job, conf, table):
 
 def _running(run, conf, table):
     qsub = (f"-l {run['l']} " if run.get("l") else "") + (f"-P {run['project']}" if run.get("project") else "")
-    spec = _spec({"id": run["job"], **run, "qsub": qsub})
+    spec = _spec({"id": run["job"], **{k: v for k, v in run.items() if k != "pe"}, "qsub": qsub})
     req = inputs.request(spec, conf, table)
     start = float(run.get("start", 0.0))
     return Running(run["job"], run.get("task", 1), spec["owner"], _granted(run["granted"]),
@@ -126,6 +129,12 @@ def snapshot(sc):
                     complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
                     global_values=inputs.global_values(conf, table), live=live,
                     policy=inputs.policy_view(conf), quotas=rqs.quota_sets(conf, table), ars=ars)
+
+
+def request(sc, qsub="", owner="alice"):
+    """The Request of qsub options in a scenario's cell (for qrsub's admission)."""
+    conf = config(sc)
+    return inputs.request(_spec({"id": 0, "owner": owner, "qsub": qsub}), conf, inputs.complexes(conf))
 
 
 def starts(decisions):

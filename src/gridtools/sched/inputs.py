@@ -302,16 +302,21 @@ def department_of(conf, user, group):
 # ---------------------------------------------------------------- jobs
 
 def pe_request(pe):
-    """A spooled ``pe`` ([name, low, high] or [name, [[low, high], ...]]) as a PeRequest."""
+    """A spooled ``pe`` ([name, low, high] or [name, [[low, high], ...]]; a high of None
+    or 0 leaves the range open: ``4-``) as a PeRequest."""
     if not pe:
         return None
     name, rest = pe[0], pe[1:]
     if len(rest) == 1 and isinstance(rest[0], (list, tuple)):
-        ranges = tuple((int(lo), None if hi is None else int(hi)) for lo, hi in rest[0])
+        ranges = tuple((int(lo), _high(hi)) for lo, hi in rest[0])
     else:
         lo, hi = rest[0], rest[1] if len(rest) > 1 else rest[0]
-        ranges = ((int(lo), None if hi is None else int(hi)),)
+        ranges = ((int(lo), _high(hi)),)
     return PeRequest(str(name), tuple(sorted(ranges, key=lambda r: r[0])))
+
+
+def _high(value):
+    return None if value is None or int(value) == 0 else int(value)
 
 
 def asks(mapping, table):

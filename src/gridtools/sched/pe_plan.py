@@ -12,7 +12,9 @@ from gridtools.sched import pe as pe_stage
 from gridtools.sched.rqs import who_of_job
 
 
-def _window_hosts(timeline, cands, pe_name, start, end):
+def window_hosts(timeline, cands, pe_name, start, end):
+    """Ordered [(host, [(qi, slots)])]: the slots each candidate listing the PE keeps
+    free over the whole of ``[start, end)``."""
     hosts, order = {}, []
     for qi in cands:
         if pe_name not in qi.pe_list:
@@ -27,21 +29,22 @@ def _window_hosts(timeline, cands, pe_name, start, end):
     return [(h, hosts[h]) for h in order]
 
 
-def _fit_at(planner, job, cands, pe, start, duration):
-    timeline, end = planner.timeline, start + duration
-    by_host = _window_hosts(timeline, cands, pe.name, start, end)
+def fit_window(planner, job, cands, pe, start, end, who):
+    """The grant of the largest slot count the job accepts that fits over ``[start, end)``
+    (``who``: whose quotas count, None for none), or None; and the most slots offered."""
+    timeline = planner.timeline
+    by_host = window_hosts(timeline, cands, pe.name, start, end)
     total = sum(r for _, items in by_host for _, r in items)
-    room = int(max(0.0, timeline.free(("pe", pe.name), start, end)))
-    who = who_of_job(job, pe.name)
-    for want in job.request.pe.counts(min(total, room)):
+    offered = max(0, min(total, int(max(0.0, timeline.free(("pe", pe.name), start, end)))))
+    for want in job.request.pe.counts(offered):
         grant = pe_stage.distribute(pe, want, by_host)
         if not grant:
             continue
         granted = tuple((qi.queue, qi.host, n) for qi, n in grant.values())
         demands = planner.demands(who, job.request.consumed, pe.name, granted)
         if timeline.conflict(demands, start, end) is None:
-            return granted
-    return None
+            return granted, offered
+    return None, offered
 
 
 def earliest_pe(planner, job, cands, duration):
@@ -55,7 +58,8 @@ def earliest_pe(planner, job, cands, duration):
     keys += [k for k in planner.timeline.caps if k[0] in ("cx", "rqs")]
     for start in [planner.now] + planner.timeline.changes(keys, planner.now):
         for pe in pes:
-            granted = _fit_at(planner, job, cands, pe, start, duration)
+            granted, _offered = fit_window(planner, job, cands, pe, start, start + duration,
+                                           who_of_job(job, pe.name))
             if granted is not None:
                 return start, pe.name, granted
     return None

@@ -123,7 +123,7 @@ class Planner:
         found = self.timeline.conflict(demands, self.now, self.now + self.duration(job))
         if found is None:
             return None
-        return _reason(found[0], max(0.0, found[1]), job, granted)
+        return reason_of(found[0], max(0.0, found[1]), job, granted)
 
     def qi_room(self, job, qi):
         """Slots free on ``qi`` from now until the job's expected end."""
@@ -161,7 +161,7 @@ def _add(found, key, amount):
     found[key] = found.get(key, 0) + amount
 
 
-def _reason(key, free, job, granted):
+def reason_of(key, free, job, granted):
     """The reason of a demand that does not fit because of what is planned later."""
     kind = key[0]
     if kind == "slots":

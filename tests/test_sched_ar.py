@@ -1,0 +1,122 @@
+"""Advance reservations in the pass (qrsub(1), qsub -ar) and the admission of new ones."""
+
+from gridtools.sched.admit import admit
+from gridtools.sched.snapshot import Kill
+from schedkit import reasons, request, run, snapshot
+
+SMP = ("pe_name smp\nslots 16\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\n"
+       "stop_proc_args NONE\nallocation_rule $pe_slots\ncontrol_slaves FALSE\n"
+       "job_is_first_task TRUE\nurgency_slots min\naccounting_summary FALSE\nqsort_args NONE\n")
+
+
+def cell(now=1500, ars=None, jobs=(), running=(), **more):
+    """h1 and h2 with 2 slots each; AR 1 of alice holds both slots of h1 over [1000, 2000)."""
+    default = [{"id": 1, "owner": "alice", "start": 1000, "end": 2000, "granted": "all.q@h1=2"}]
+    return {"hosts": ["h1", "h2"], "slots": 2, "now": now, "ars": default if ars is None else ars,
+            "jobs": list(jobs), "running": list(running), **more}
+
+
+def test_jobs_of_a_reservation_run_only_in_its_slots():
+    """Three -ar 1 jobs: two take h1's reserved slots, the third waits; other jobs never
+    take h1 while the reservation holds it."""
+    jobs = [{"id": i, "qsub": "-ar 1"} for i in (1, 2, 3)] + [{"id": i, "owner": "bob"} for i in (4, 5, 6)]
+    decisions, started = run(cell(jobs=jobs))
+    assert started == ["1.1 all.q@h1=1", "2.1 all.q@h1=1", "4.1 all.q@h2=1", "5.1 all.q@h2=1"]
+    assert reasons(decisions, 3) == [
+        'cannot run in queue instance "all.q@h2" because it was not reserved by advance reservation 1',
+        'queue instance "all.q@h1" dropped because it is full',
+        "All queues dropped because of overload or full"]
+    assert reasons(decisions, 6, "bob") == ['queue instance "all.q@h1" dropped because it is full',
+                                           'queue instance "all.q@h2" dropped because it is full',
+                                           "All queues dropped because of overload or full"]
+
+
+def test_running_reservation_jobs_use_the_reservations_slots_not_the_cells():
+    running = [{"job": 9, "granted": "all.q@h1=1", "ar": 1, "start": 1100}]
+    decisions, started = run(cell(running=running, jobs=[{"id": 1, "qsub": "-ar 1"}, {"id": 2, "qsub": "-ar 1"},
+                                                         {"id": 3, "owner": "bob"}]))
+    assert started == ["1.1 all.q@h1=1", "3.1 all.q@h2=1"]
+
+
+def test_before_the_window_only_jobs_that_end_in_time_use_the_reserved_slots():
+    """At 500 the reservation starts in 500 s: its jobs wait for their start time; a job
+    of 400 s is backfilled on h1, a job without a run time limit is not."""
+    jobs = [{"id": 1, "qsub": "-ar 1"}, {"id": 2, "owner": "bob", "qsub": "-l h_rt=400"},
+            {"id": 3, "owner": "bob", "qsub": "-q all.q@h1"}]
+    decisions, started = run(cell(now=500, jobs=jobs))
+    assert started == ["2.1 all.q@h1=1"]
+    assert reasons(decisions, 1) == ["execution time not reached"]
+    assert '(-l slots=1) cannot run in queue "all.q@h1" because it offers only qc:slots=0.000000 ' \
+           "due to a reservation" in reasons(decisions, 3, "bob")
+
+
+def test_who_may_use_a_reservation():
+    """-u bob,@staff,!carol: bob and staff members may, carol may not, the owner may."""
+    staff = {"usersets/staff": "name staff\ntype ACL\nfshare 0\noticket 0\nentries dave\n"}
+    ars = [{"id": 1, "owner": "alice", "start": 1000, "end": 2000, "granted": "all.q@h1=2",
+            "users": ["bob", "@staff", "!carol"]}]
+    jobs = [{"id": 1, "owner": "bob", "qsub": "-ar 1"}, {"id": 2, "owner": "dave", "qsub": "-ar 1"},
+            {"id": 3, "owner": "carol", "qsub": "-ar 1"}, {"id": 4, "owner": "erin", "qsub": "-ar 1"}]
+    decisions, started = run(cell(ars=ars, jobs=jobs, objects=staff))
+    assert started == ["1.1 all.q@h1=1", "2.1 all.q@h1=1"]
+    assert reasons(decisions, 3, "carol") == ['has no permission for advance_reservation "1"']
+    assert reasons(decisions, 4, "erin") == ['has no permission for advance_reservation "1"']
+
+
+def test_missing_ended_and_broken_reservations():
+    decisions, _ = run(cell(jobs=[{"id": 1, "qsub": "-ar 7"}]))
+    assert reasons(decisions, 1) == ["cannot run because advance reservation 7 does not exist"]
+    decisions, _ = run(cell(now=2500, jobs=[{"id": 1, "qsub": "-ar 1"}]))
+    assert reasons(decisions, 1) == ["cannot run because advance reservation 1 does not exist"]
+    ars = [{"id": 1, "owner": "alice", "start": 1000, "end": 2000, "granted": "all.q@h1=2", "state": "error",
+            "hard_error": True}]
+    decisions, _ = run(cell(ars=ars, jobs=[{"id": 1, "qsub": "-ar 1"}]))
+    assert reasons(decisions, 1) == ["cannot run because requested advance reservation 1 is in error state"]
+
+
+def test_tasks_still_running_at_the_reservations_end_are_killed():
+    running = [{"job": 9, "granted": "all.q@h1=1", "ar": 1, "start": 1100},
+               {"job": 10, "granted": "all.q@h2=1", "start": 1100}]
+    assert run(cell(now=1999, running=running))[0].kills == []
+    assert run(cell(now=2000, running=running))[0].kills == [Kill(9, 1, 1)]
+    deleted = [{"id": 1, "owner": "alice", "start": 1000, "end": 2000, "granted": "all.q@h1=2", "state": "deleted"}]
+    assert run(cell(ars=deleted, running=running))[0].kills == [Kill(9, 1, 1)]
+
+
+def test_reserved_consumables_and_quotas():
+    """AR 1 holds lic=1 per slot (2 of the cell's 3); its jobs take from those, others from
+    the one left; quotas do not count reservation jobs."""
+    ars = [{"id": 1, "owner": "alice", "start": 1000, "end": 2000, "granted": "all.q@h1=2", "l": "lic=1"}]
+    sc = cell(ars=ars, complex=["lic lic INT <= YES YES 0 0"], exechost={"global": {"complex_values": "lic=3"}},
+              objects={"rqs/none": "{\n name none\n enabled true\n limit users bob to slots=1\n}\n"},
+              jobs=[{"id": 1, "owner": "bob", "qsub": "-l lic=1"}, {"id": 2, "owner": "bob", "qsub": "-l lic=1"},
+                    {"id": 3, "owner": "alice", "qsub": "-ar 1 -l lic=1"},
+                    {"id": 4, "owner": "alice", "qsub": "-ar 1 -l lic=1"},
+                    {"id": 5, "owner": "alice", "qsub": "-ar 1 -l lic=1"}])
+    ars[0]["users"] = ["alice", "bob"]
+    decisions, started = run(sc)
+    assert started == ["1.1 all.q@h2=1", "3.1 all.q@h1=1", "4.1 all.q@h1=1"]
+
+
+def test_admission_of_a_new_reservation():
+    """On an empty cell any window is granted; a running task without a run time limit
+    holds its slot for ever; one with h_rt only until its end; other reservations hold
+    theirs over their windows."""
+    base = cell(ars=[], objects={"pe/smp": SMP}, queue={"pe_list": "smp"})
+    snap = snapshot(base)
+    assert admit(snap, request(base), "alice", 3000, 6600).granted == (("all.q", "h1", 1),)
+    got = admit(snap, request(base, "-pe smp 2"), "alice", 3000, 6600)
+    assert (got.pe, got.granted) == ("smp", (("all.q", "h1", 2),))
+    busy = cell(ars=[], objects={"pe/smp": SMP}, queue={"pe_list": "smp"},
+                running=[{"job": 9, "granted": "all.q@h1=1", "start": 1000},
+                         {"job": 10, "granted": "all.q@h2=1", "start": 1000, "l": "h_rt=1000"}])
+    snap = snapshot(busy)
+    refused = admit(snap, request(busy, "-pe smp 2"), "alice", 1600, 2600)
+    assert not refused.ok                                 # one slot free on each host, $pe_slots
+    assert [r.args for r in refused.reasons] == [("smp", 2)]
+    assert admit(snap, request(busy, "-pe smp 2"), "alice", 2000, 3000).granted == (("all.q", "h2", 2),)
+    other = cell(ars=[{"id": 1, "owner": "bob", "start": 3000, "end": 4000, "granted": "all.q@h1=2,all.q@h2=1"}])
+    snap = snapshot(other)
+    assert admit(snap, request(other, "-q all.q@h1"), "alice", 3500, 5000).ok is False
+    assert admit(snap, request(other), "alice", 3500, 5000).granted == (("all.q", "h2", 1),)
+    assert admit(snap, request(other, "-q all.q@h1"), "alice", 4000, 5000).ok
