@@ -106,10 +106,10 @@ def pattern_match(pattern, offered, fold=False):
 
 def satisfies(cx, requested, offered):
     """True when a request for ``cx`` is met by an offered value (both parsed)."""
-    if cx.type.numeric:
+    if cx.type in _NUMERIC:
         if not isinstance(offered, (int, float)) or not isinstance(requested, (int, float)):
             return False
-        return cx.relop.holds(requested, offered)
+        return _RELOPS[cx.relop](requested, offered)
     matched = pattern_match(str(requested), str(offered), cx.type.folds_case)
     return not matched if cx.relop is Relop.NE else matched
 

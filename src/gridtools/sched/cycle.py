@@ -62,6 +62,7 @@ class Pass:
         self.started = []             # (job, pe name, granted) of this pass's starts
         self.planner = None
         self.reserved = 0             # reservations made in this pass
+        self.last_candidates = (None, ())   # (job id, instances) of the last placement
         self.load_alarms = False
         self._full = None
         self.open, self.closed = self._split_closed()
@@ -268,8 +269,10 @@ class Pass:
             return
         if self.planner is None:
             self.planner = Planner(self)
-        cat = self.category(job)
-        found = self.planner.reserve(job, task, place_stage.candidates(self, job, cat, []))
+        job_id, cands = self.last_candidates
+        if job_id != job.id:
+            cands = place_stage.candidates(self, job, self.category(job), [])
+        found = self.planner.reserve(job, task, cands)
         if found is not None:
             self.reserved += 1
             decisions.reserves.append(found)

@@ -107,6 +107,7 @@ def place(p, job, reasons):
         return None
     mine = list(cat.static)
     cands = candidates(p, job, cat, mine)
+    p.last_candidates = (job.id, cands)
     pool = pool_of(p, job)
     if job.request.pe is not None:
         found = pe_stage.place(job, cands, pool, p.snap, mine)

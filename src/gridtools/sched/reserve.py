@@ -44,6 +44,8 @@ class Planner:
         self.p = p
         self.now = p.snap.now
         self.timeline = Timeline()
+        self._free_from = {}          # timeline key -> {amount: first time that much is free}
+        self._demands = {}            # ((consumables, who), queue instance) -> demands of a slot
         self._caps()
         self._running()
         self._reservations()
@@ -115,6 +117,7 @@ class Planner:
     def add(self, who, asks, pe_name, granted, start, end):
         for key, amount in self.demands(who, asks, pe_name, granted):
             self.timeline.add(key, start, end, amount)
+            self._free_from.pop(key, None)
 
     # ------------------------------------------------------------ backfill checks
     def conflict(self, job, pe_name, granted):
@@ -147,14 +150,42 @@ class Planner:
         return Reserve(job.id, task, start, granted, end, pe_name)
 
     def _earliest_serial(self, job, cands, duration):
+        """The earliest (start, "", granted) on one instance; ties go to the instance first
+        in the queue sort. Instances are looked at in the order in which all they would
+        need is first free, and no further once that is later than the best start found."""
+        order = []
+        signature = (self.p.job_amounts(job), who_of_job(job) if self.p.quotas else None)
+        for index, qi in enumerate(cands):
+            demands = self._serial_demands(job, qi, signature)
+            bound = max(self._first_free(key, amount) for key, amount in demands)
+            order.append((bound, index, qi, demands))
+        order.sort(key=lambda item: item[:2])
         best = None
-        who, asks = who_of_job(job), job.request.consumed
-        for qi in cands:
-            granted = ((qi.queue, qi.host, 1),)
-            start = self.timeline.earliest(self.demands(who, asks, "", granted), duration, self.now)
-            if start < INFINITY and (best is None or start < best[0]):
-                best = (start, "", granted)
-        return best
+        for bound, index, qi, demands in order:
+            if bound == INFINITY or (best is not None and (bound, index) > best[:2]):
+                break
+            start = self.timeline.earliest(demands, duration, bound)
+            if start < INFINITY and (best is None or (start, index) < best[:2]):
+                best = (start, index, ((qi.queue, qi.host, 1),))
+        return None if best is None else (best[0], "", best[2])
+
+    def _serial_demands(self, job, qi, signature):
+        """The demands of one slot of a job on ``qi``, cached by what they depend on:
+        ``signature``, the job's consumables and (with quotas) whose they are."""
+        key = (signature, qi.name)
+        found = self._demands.get(key)
+        if found is None:
+            found = self._demands[key] = self.demands(signature[1], job.request.consumed, "",
+                                                      ((qi.queue, qi.host, 1),))
+        return found
+
+    def _first_free(self, key, amount):
+        """When ``amount`` of a resource is first free (cached until its use changes)."""
+        known = self._free_from.setdefault(key, {})
+        found = known.get(amount)
+        if found is None:
+            found = known[amount] = self.timeline.first_free(key, amount, self.now)
+        return found
 
 
 def _add(found, key, amount):

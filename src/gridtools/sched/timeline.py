@@ -73,6 +73,16 @@ class Profile:
             i += 1
         return most
 
+    def first_at_most(self, after, limit):
+        """The first time from ``after`` on at which the use is at most ``limit``."""
+        times, used = self.times, self.used
+        i = bisect_right(times, after) - 1
+        while i < len(times):
+            if used[i] <= limit + EPSILON:
+                return max(after, times[i])
+            i += 1
+        return INFINITY
+
     def blocked_until(self, start, end, limit):
         """None when the use stays at most ``limit`` over ``[start, end)``; else the end of
         the last step in the window above it (no window starting before that fits)."""
@@ -108,6 +118,15 @@ class Timeline:
         if profile is None:
             profile = self.profiles[key] = Profile()
         profile.add(start, end, amount)
+
+    def first_free(self, key, amount, after):
+        """The first time from ``after`` on at which ``amount`` of a resource is free (for
+        at least a moment): a lower bound of ``earliest`` for any duration."""
+        cap = self.caps.get(key)
+        profile = self.profiles.get(key)
+        if cap is None or profile is None:
+            return after if cap is None or amount <= cap + EPSILON else INFINITY
+        return profile.first_at_most(after, cap - amount)
 
     def free(self, key, start, end):
         """What stays free of a resource over the whole of ``[start, end)``."""
