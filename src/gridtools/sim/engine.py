@@ -9,11 +9,13 @@ A trace (a mapping, from YAML or JSON) describes the cell and the workload::
     submissions:
       - {time: 0, user: alice, count: 100, runtime: 600}
       - {time: 60, user: bob, count: 10, runtime: 60, tasks: 5, project: p1,
-         l: "h_vmem=1G", pe: "smp 2", priority: -10, cpu: 0.5}
+         l: "h_vmem=1G,h_rt=120", pe: "smp 2", priority: -10, cpu: 0.5, R: true}
 
 ``count`` jobs (of ``tasks`` array tasks each) are submitted at ``time``;
 each task runs ``runtime`` seconds and uses ``cpu`` CPU seconds per second
-and slot (1 by default), which the share tree counts as usage when it ends.
+and slot (1 by default), which the share tree counts as usage when it ends;
+``R: true`` asks for a reservation (qsub -R y), which needs a run time
+(``h_rt`` in ``l``) to be useful. Resource quota sets of the cell apply.
 
 Each event (submissions, ends) is followed by one pass of the real
 ``sched.cycle.cycle`` over a snapshot built by ``sched.inputs``; its
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from gridtools.accounting.usage import AccountKey, HalfLife, Ledger, Sample, Usage
 from gridtools.model import transitions as tr
 from gridtools.model.job import Job, TaskState
-from gridtools.sched import inputs
+from gridtools.sched import inputs, rqs
 from gridtools.sched.cycle import cycle
 from gridtools.sched.policy.inputs import ProjectUsage
 from gridtools.sched.snapshot import PolicyView, Snapshot
@@ -77,7 +79,7 @@ def _spec(job_id, sub):
             "resources": {"hard": _resources(sub.get("l")), "soft": {}},
             "queues": {"hard": [], "soft": []}, "pe": _pe(sub.get("pe")),
             "tasks": [1, tasks, 1] if tasks > 1 else None, "jobshare": int(sub.get("js") or 0),
-            "override_tickets": int(sub.get("ot") or 0)}
+            "override_tickets": int(sub.get("ot") or 0), "reserve": bool(sub.get("R"))}
 
 
 class Simulation:
@@ -91,6 +93,7 @@ class Simulation:
         self.hosts = inputs.hosts(self.conf, {h: LOAD for h in inputs.exec_hosts(self.conf)}, {},
                                   self.table)
         self.config = inputs.sched_config(self.conf)
+        self.quotas = rqs.quota_sets(self.conf, self.table)
         self.policy_config = inputs.policy_config(self.conf)
         self.tree = inputs.share_tree(self.conf)
         self.ledger = Ledger(half_life=HalfLife.hours(self.policy_config.halftime))
@@ -169,7 +172,7 @@ class Simulation:
         return Snapshot(now=now, jobs=tuple(pending), running=tuple(running), queues=self.queues,
                         hosts=self.hosts, complexes=self.table, config=self.config,
                         pes=inputs.pes(self.conf), global_values=inputs.global_values(self.conf, self.table),
-                        live=live, ad_done=ad_done,
+                        live=live, ad_done=ad_done, quotas=self.quotas,
                         policy=PolicyView(self.policy_config, members, self.tree))
 
     def step(self, now):
