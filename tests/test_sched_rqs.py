@@ -214,3 +214,49 @@ def test_parallel_jobs_count_all_their_slots():
     decisions, started = run(sc)
     assert started == ["1.1 all.q@h1=2,all.q@h2=1"]
     assert reasons(decisions, 2) == ['cannot run because it exceeds limit "alice/////" in rule "three/1"']
+
+
+def _one_set(*limits, table_extra=()):
+    from gridtools.formats.sge import objects
+    from gridtools.sched import inputs
+    from schedkit import config
+    conf = config({"complex": list(table_extra)})
+    obj = objects.parse("rqs", "{\n name s\n enabled true\n" + "".join(f" limit {x}\n" for x in limits) + "}\n")
+    return rqs.quota_set(obj, inputs.complexes(conf))
+
+
+def test_rule_filters_on_records():
+    """Projects and PEs a job does not have pass only filters naming none (``!*``);
+    wildcards and ``!`` names; ``@lists`` of users, ``@groups`` of hosts (any case)."""
+    qset = _one_set("name none projects !* pes !* to slots=1", "name any_pe pes * to slots=2",
+                    "name mpi pes mpi*,!mpich to slots=3", "users @staff,!bob hosts @gpu* to slots=4")
+    def rule(who, host="h1", groups=frozenset()):
+        found = rqs.matching(qset, who, "all.q", host, groups)
+        return found and found[0].label
+    assert rule(rqs.Who("u")) == "s/none"
+    assert rule(rqs.Who("u", project="P1", pe="smp")) == "s/any_pe"
+    assert rule(rqs.Who("u", project="P1", pe="mpi-2")) == "s/any_pe"
+    staff = frozenset({"staff"})
+    assert rule(rqs.Who("alice", staff, "P1"), "GPU1", frozenset({"@gpus"})) == "s/4"
+    assert rule(rqs.Who("bob", staff, "P1"), "gpu1", frozenset({"@gpus"})) is None
+    assert rule(rqs.Who("carol", frozenset(), "P1"), "gpu1", frozenset({"@gpus"})) is None
+    assert rule(rqs.Who("alice", staff, "P1"), "cpu1", frozenset({"@cpus"})) is None
+    only = _one_set("pes mpi*,!mpich to slots=3")
+    assert rqs.matching(only, rqs.Who("u", pe="mpi-2"), "q", "h")[1] == "/////"
+    assert rqs.matching(only, rqs.Who("u", pe="mpich"), "q", "h") is None
+    keyed = _one_set("users {*} projects {*} pes {*} queues {*} hosts {*} to slots=1")
+    assert rqs.matching(keyed, rqs.Who("u", frozenset(), "P", "mpi"), "all.q", "h1")[1] == "u/P/mpi/all.q/h1/"
+
+
+def test_dynamic_values():
+    """$num_proc*5 is 10 on a host with 2 processors; terms sum with weights; a value a
+    host does not report counts 0; complex values and global values count too."""
+    from gridtools.sched.snapshot import Host, QuotaLimit
+    limit = QuotaLimit("slots", None, "2*$num_proc+$m_core-1.5e-1", ((2.0, "num_proc"), (1.0, "m_core"), (-0.15, None)))
+    host = Host("h1", load={"num_proc": 4}, values=(("m_core", 2, "2"),))
+    assert abs(rqs.dynamic_value(limit, host, ()) - 9.85) < 1e-9
+    assert rqs.dynamic_value(QuotaLimit("slots", None, "$gpus*2", ((2.0, "gpus"),)), host, ()) == 0
+    assert rqs.dynamic_value(QuotaLimit("slots", None, "$lic", ((1.0, "lic"),)), host, (("lic", 3, "3"),)) == 3
+    qset = _one_set("hosts {@linux_hosts} to slots=$num_proc*5")
+    assert qset.rules[0].limits[0].terms == ((5.0, "num_proc"),)
+    assert _one_set("name per_user users {*} to slots=4").rules[0].label == "s/per_user"

@@ -37,6 +37,11 @@ RUNNING = [("MyUser", "host1"), ("MyUser", "host1"), ("MyUser", "host2"), ("MyUs
            ("user1", "host2")]
 
 
+def _label(rule_set, number):
+    name = rule_set["limit"][number - 1].get("name")
+    return f"{rule_set['name']}/{name if name is not None else number}"
+
+
 def _usage(sets, jobs):
     usage = {}
     for user, host in jobs:
@@ -44,7 +49,7 @@ def _usage(sets, jobs):
             found = rqs.matching_rule(rule_set, user, queue="all.q", host=host, hostgroups=HOSTGROUPS)
             if found:
                 number, rule = found
-                key = (rqs.rule_label(rule_set, number), rqs.usage_key(rule, user, None, None, "all.q", host))
+                key = (_label(rule_set, number), rqs.usage_key(rule, user, None, None, "all.q", host))
                 usage[key] = usage.get(key, 0) + 1
     return usage
 
@@ -55,7 +60,7 @@ def _allowed(sets, usage, user, host):
         found = rqs.matching_rule(rule_set, user, queue="all.q", host=host, hostgroups=HOSTGROUPS)
         if found:
             number, rule = found
-            key = (rqs.rule_label(rule_set, number), rqs.usage_key(rule, user, None, None, "all.q", host))
+            key = (_label(rule_set, number), rqs.usage_key(rule, user, None, None, "all.q", host))
             if usage.get(key, 0) + 1 > int(rule["to"]["slots"]):
                 return False
     return True
@@ -105,9 +110,6 @@ def test_rule_matching_and_labels():
     assert rqs.matching_rule(per_host, "user1", host="host2", hostgroups=HOSTGROUPS)[0] == 2
     number, rule = rqs.matching_rule(per_host, "user1", host="host9", hostgroups=HOSTGROUPS)
     assert number == 3 and rule["to"]["slots"] == "0"
-    assert rqs.rule_label(per_host, 3) == "max_per_host/3"
-    named = objects.parse("rqs", "{\nname s\nlimit name per_user users {*} to slots=4\n}\n")
-    assert rqs.rule_label(named, 1) == "s/per_user"
     assert rqs.matching_rule(rqs.parse_list(GUIDE_SETS)[1], "MyUser", host="host3",
                              hostgroups=HOSTGROUPS) is None
 
@@ -157,10 +159,8 @@ def test_dynamic_limits():
     objects.validate("rqs", quota, {"complex": {"slots", "num_proc"}})
     value = quota["limit"][0]["to"]["slots"]
     assert rqs.is_dynamic(value)
-    assert rqs.dynamic_limit(value, {"num_proc": 2}) == 10
-    assert rqs.dynamic_limit(value, {"num_proc": "1"}) == 5
-    assert rqs.dynamic_limit("2*$num_proc+$m_core-1.5e-1", {"num_proc": 4, "m_core": 2}) == pytest.approx(9.85)
-    assert rqs.dynamic_limit("$gpus*2", {}) == 0
+    assert rqs.dynamic_terms(value) == [(5.0, "num_proc")]
+    assert rqs.dynamic_terms("2*$num_proc+$m_core-1.5e-1") == [(2.0, "num_proc"), (1.0, "m_core"), (-0.15, None)]
     collective = objects.parse("rqs", "{\n name dyn\n limit hosts @linux to slots=$num_proc*5\n}\n")
     with pytest.raises(ConfigError, match="needs an expanded hosts filter"):
         objects.validate("rqs", collective)

@@ -64,7 +64,7 @@ Helpers beyond the registry:
     match_queue_spec(spec, qname, host, hostgroups) -> bool
     parse_resource_list("h_rt=1:00:00,h_vmem=2G") -> [(name, value)]
     calendar.entries(calendar) -> (year entries, week entries)
-    rqs.matching_rule / rule_matches / usage_key / rule_label / dynamic_limit
+    rqs.dynamic_terms (the pass evaluates quota sets in gridtools.sched.rqs)
     hostgroup.resolve_hostgroups(groups) -> {@group: hosts}
     sharetree.find_node / render_tree / render_nodes
     complex.lookup(complex, name_or_shortcut), complex.value_ok(type, text)

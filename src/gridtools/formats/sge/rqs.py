@@ -10,14 +10,15 @@ where ``limit`` is the ordered list of rules. A rule is a dict::
 
 A ``Scope`` lists included and excluded (``!``) names and whether it is
 expanded (``{...}``: the limit applies to each matching name separately).
-Limit values are text; a value containing ``$`` is a dynamic limit,
-computed per host by ``dynamic_limit``.
+Limit values are text; a value containing ``$`` is a dynamic limit
+(``dynamic_terms`` reads it), worked out per host by the scheduler.
 
-The scheduler side: ``rule_matches`` / ``matching_rule`` pick the first
-rule of a set that applies to a request (user, project, PE, queue, host),
-``usage_key`` names the counter the request is debited to and
-``rule_label`` gives the ``set/rule`` name qquota shows. The rule grammar
-lives in ``rqs.lark``; lark is imported on first use.
+What a rule means to the scheduler (which rule applies, what it counts,
+dynamic limits, qquota's rows) lives in ``gridtools.sched.rqs``, on the
+records made from these sets. ``rule_matches`` / ``matching_rule`` /
+``usage_key`` remain here only for the daemon's monitoring file until it
+takes its records from ``sched.schedule``. The rule grammar lives in
+``rqs.lark``; lark is imported on first use.
 """
 
 from gridtools.formats.sge.attrfile import FieldError, logical_lines, split_attr, wrap_line
@@ -275,22 +276,6 @@ def dynamic_terms(expr):
     return result
 
 
-def dynamic_limit(expr, host_values):
-    """The value of a dynamic limit on a host whose values (load values and
-    complex values, name -> number or text) are ``host_values``; an
-    attribute the host does not have counts as 0."""
-    total = 0.0
-    for weight, attribute in dynamic_terms(expr):
-        if attribute is None:
-            total += weight
-        else:
-            try:
-                total += weight * float(host_values.get(attribute, 0))
-            except (TypeError, ValueError):
-                raise ValueProblem(f'value of "{attribute}" is not a number') from None
-    return total
-
-
 def _check_scope(kind, scope):
     if scope is None:
         return
@@ -416,12 +401,6 @@ def matching_rule(rqs, user, project=None, pe=None, queue=None, host=None,
         if rule_matches(rule, user, project, pe, queue, host, usersets, hostgroups, user_groups):
             return number, rule
     return None
-
-
-def rule_label(rqs, number):
-    """``set/rule`` as qquota shows it: the rule's name, else its number."""
-    name = rqs["limit"][number - 1].get("name")
-    return f"{rqs['name']}/{name if name is not None else number}"
 
 
 def usage_key(rule, user, project=None, pe=None, queue=None, host=None):
