@@ -182,3 +182,17 @@ def test_load_scaling_and_the_load_formula_order_hosts():
                         "h2": {"np_load_avg": 0.5, "mem_used": 1 * GIB, "mem_total": 4 * GIB}},
                "jobs": [{"id": 1}]}
     assert run(formula)[1] == ["1.1 all.q@h2=1"]
+
+
+def test_job_load_adjustments_move_each_value_its_way():
+    """load_formula -mem_free (most free memory first) with mem_free=3G of adjustment per
+    job: h1 (8G) gets the first job and then counts 5G, so h2 (6G) gets the second; a
+    value compared with >= (np_load_avg) grows instead: 0.5 per job over 2 processors."""
+    sc = {"hosts": ["h1", "h2"], "slots": 4,
+          "sched": {"load_formula": "-mem_free", "job_load_adjustments": "mem_free=3G"},
+          "load": {"h1": {"mem_free": 8 * GIB}, "h2": {"mem_free": 6 * GIB}},
+          "jobs": [{"id": 1}, {"id": 2}, {"id": 3}]}
+    assert run(sc)[1] == ["1.1 all.q@h1=1", "2.1 all.q@h2=1", "3.1 all.q@h1=1"]
+    sc = {"hosts": ["h1", "h2"], "slots": 4, "load": {"h1": {"np_load_avg": 0.0}, "h2": {"np_load_avg": 0.3}},
+          "jobs": [{"id": 1}, {"id": 2}, {"id": 3}]}
+    assert run(sc)[1] == ["1.1 all.q@h1=1", "2.1 all.q@h1=1", "3.1 all.q@h2=1"]

@@ -34,8 +34,10 @@ from gridtools.sched.reserve import Planner, asks_of
 from gridtools.sched.resources import Capacity
 from gridtools.sched.rqs import QuotaBook, who_of_job, who_of_running
 from gridtools.sched.snapshot import ARState, Decisions, Reject, Start
-from gridtools.model.resources import Requestable
+from gridtools.model.resources import Relop, Requestable
 
+#: relations of load values that grow with load (np_load_avg >=); the others shrink (mem_free <=)
+_RISING = frozenset({Relop.GE, Relop.GT})
 #: reasons that end the look at a job's further tasks in this pass
 _JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES})
 
@@ -119,11 +121,17 @@ class Pass:
             self.pe_used[pe_name] = self.pe_used.get(pe_name, 0) + slots
 
     def _add_load(self, granted, factor):
+        """Job load adjustments: what a start adds to its hosts' load values (per slot, per
+        processor for np_* values, fading with age; values compared with <= or == such
+        as mem_free go down instead)."""
         for _queue, host_name, slots in granted:
             host = self.snap.hosts.get(host_name)
             nproc = max(1, host.num_proc if host else 1)
             for name, amount in self.snap.config.job_load_adjustments:
                 per = amount * factor * slots / (nproc if name.startswith("np_") else 1)
+                cx = self.table.get(name)
+                if cx is not None and cx.relop not in _RISING:
+                    per = -per
                 key = (host_name, name)
                 self.adjust[key] = self.adjust.get(key, 0.0) + per
 

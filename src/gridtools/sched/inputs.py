@@ -265,8 +265,7 @@ def sched_config(conf):
         load_formula=str(s.get("load_formula") or d.load_formula),
         maxujobs=int(s.get("maxujobs") or 0),
         max_aj_instances=int(gconf.get("max_aj_instances", d.max_aj_instances) or 0),
-        job_load_adjustments=tuple((str(k), _float(v, 0.0)) for k, v in adjust.items())
-        if isinstance(adjust, dict) else (),
+        job_load_adjustments=_adjustments(adjust, conf) if isinstance(adjust, dict) else (),
         load_adjustment_decay=_seconds(s.get("load_adjustment_decay_time", "0:7:30"),
                                        d.load_adjustment_decay),
         max_pending_tasks_per_job=int(s.get("max_pending_tasks_per_job")
@@ -275,6 +274,18 @@ def sched_config(conf):
         default_duration=_seconds(s.get("default_duration", "INFINITY"), INFINITY),
         schedule_interval=_seconds(s.get("schedule_interval", "0:0:15"), d.schedule_interval),
         params=sched_params(s.get("params")))
+
+
+def _adjustments(adjust, conf):
+    """job_load_adjustments as (name, amount) with amounts of the complex's type (1G)."""
+    table = complexes(conf) if adjust else {}
+    found = []
+    for name, text in adjust.items():
+        cx = table.get(str(name))
+        amount = value_or_none(cx, text) if cx is not None else None
+        found.append((cx.name if cx is not None else str(name),
+                      float(amount) if isinstance(amount, (int, float)) else _float(text, 0.0)))
+    return tuple(found)
 
 
 def userlists_of(conf, user, group):
