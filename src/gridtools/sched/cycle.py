@@ -53,8 +53,9 @@ class Pass:
         self.open_instances = sum(1 for qi in snap.queues if qi.slots > 0)
         self.configured = Capacity.of(snap, ()).left
         self.cap = Capacity.of(snap, ar_mod.holders(snap))
+        counted = any(s.enabled for s in snap.quotas)
         self.quotas = QuotaBook(snap, [(who_of_running(r), asks_of(r.amounts), r.granted)
-                                       for r in snap.running if not self.inside(r)])
+                                       for r in snap.running if counted and not self.inside(r)])
         self.offers = category_mod.Offers(snap)
         self.forced = any(cx.requestable is Requestable.FORCED for cx in self.table.values())
         self.formula = qsel.compiled(snap.config.load_formula)
@@ -273,7 +274,8 @@ class Pass:
     # ------------------------------------------------------------ reserve
     def maybe_reserve(self, job, task, decisions):
         """Give a ``-R y`` job that found no room a reservation, while any are left."""
-        if not job.request.reserve or job.request.ar or self.reserved >= self.snap.config.max_reservation:
+        req = job.request
+        if not req.reserve or req.ar or job.now_only or self.reserved >= self.snap.config.max_reservation:
             return
         if self.planner is None:
             self.planner = Planner(self)

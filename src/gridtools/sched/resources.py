@@ -10,14 +10,15 @@ task holds ``slots x amount`` of a YES consumable, or ``amount`` once for a
 JOB consumable (on its master host). A consumable's default is requested
 implicitly by jobs that do not name it (``Request.implicit``).
 
-A request for a complex that no level of a queue instance offers is an
-unknown resource there (queue limits such as ``h_vmem`` are always
-offered); a queue instance, host or global host that offers a FORCED
-complex only takes jobs that request it.
+A request for a consumable, or a string, host or boolean value, that no
+level of a queue instance offers is an unknown resource there (numbers
+nobody offers, such as queue limits left at INFINITY or load values not
+sampled, do not hold a job back); a queue instance, host or global host
+that offers a FORCED complex only takes jobs that request it.
 """
 
-from gridtools.model.resources import Consumable, Requestable, satisfies
-from gridtools.sched.inputs import LIMIT_NAMES, value_or_none
+from gridtools.model.resources import Consumable, CxType, Requestable, satisfies
+from gridtools.sched.inputs import value_or_none
 from gridtools.sched.reasons import Reason, Why
 
 GLOBAL = ("global",)
@@ -189,8 +190,8 @@ def check_fixed(ask, cx, qi, found):
     """Why ``qi`` does not meet a request for a non-consumed value (``found``: what it
     ``offered``), or None."""
     if not found:
-        if cx.name in IMPLICIT_LIMITS:
-            return None                  # a queue limit left at INFINITY
+        if cx.type.numeric and cx.type is not CxType.BOOL:
+            return None                  # a queue limit left at INFINITY, a load value not sampled
         return Reason(Why.RESOURCE_ABSENT, (ask.text, qi.name, cx.name))
     for level, value, text in found:
         if level == "hl" and not isinstance(value, (int, float)) and cx.type.numeric:
@@ -224,10 +225,6 @@ def forced_missing(table, req, qi, host, snap):
         if any(n == name for n, _v, _t in snap.global_values):
             return Reason(Why.FORCED, (name, "global", ""))
     return None
-
-
-#: values every queue instance offers: its limits (INFINITY when not set), name, host, slots
-IMPLICIT_LIMITS = frozenset(LIMIT_NAMES) | {"qname", "hostname", "slots"}
 
 
 def _load_number(cx, text):
