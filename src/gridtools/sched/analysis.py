@@ -188,9 +188,9 @@ def _distance(cond, machine, machines):
     if type(value) not in (int, float):
         return 0.0
     spread = [m.eval(simple[0]) for m in machines]
-    spread = [v for v in spread if type(v) in (int, float)]
+    spread = [v for v in spread if type(v) in (int, float)] + [simple[2]]
     width = (max(spread) - min(spread)) or 1.0
-    return min(abs(value - simple[2]) / width, 1.0)
+    return abs(value - simple[2]) / width
 
 
 def _suggest(cond, row, closest, machines):

@@ -12,8 +12,8 @@ import math
 from gridtools.sched import autocluster as acl
 from gridtools.sched import groups as grp
 from gridtools.sched.negotiator import (
-    DEFAULT_PRIORITY, NO_RANK, Kind, Match, Outcome, Preemption, SubmitterReport, Why, compiled,
-    holds, job_rank, machine_rank, matches, number_or, rank_value)
+    DEFAULT_PRIORITY, NO_RANK, Kind, Match, Outcome, Preemption, Submitter, SubmitterReport, Why,
+    compiled, holds, job_rank, machine_rank, matches, number_or, rank_value)
 
 _DONE, _RESUME = "done", "resume"
 
@@ -85,21 +85,22 @@ class Cycle:
         self.prank = compiled(config.preemption_rank)
         self.pre_rank = compiled(config.pre_job_rank)
         self.post_rank = compiled(config.post_job_rank)
-        if not config.consider_preemption:
-            slots = [s for s in slots if s.claim is None or s.ad.eval("PartitionableSlot") is True]
-        self.slots = slots
-        self.outcome = Outcome()
-        self.taken, self.dirty, self.matched = set(), set(), {}
-        self.partitionable = {i for i, s in enumerate(slots) if s.ad.eval("PartitionableSlot") is True}
-        self.weights = [self._weight(s.ad) for s in slots]
-        self.total_weight = sum(self.weights)
-        self.min_weight = min(self.weights, default=1.0)
         self.usage, self.group_usage, self.stopped = {}, {}, {}
         self.root = grp.build(config.groups)
         self._group_cache = {}
-        for i, s in enumerate(slots):
+        weights = [self._weight(s.ad) for s in slots]
+        self.total_weight = sum(weights)               # the whole pool, trimmed slots too
+        self.min_weight = min(weights, default=1.0)
+        for s, weight in zip(slots, weights):
             if s.claim is not None:
-                self.charge(s.claim.user, self.weights[i])
+                self.charge(s.claim.user, weight)
+        if not config.consider_preemption:             # only unclaimed slots are handed out
+            slots = [s for s in slots if s.claim is None or s.ad.eval("PartitionableSlot") is True]
+        self.slots = slots
+        self.weights = [self._weight(s.ad) for s in slots]
+        self.outcome = Outcome()
+        self.taken, self.dirty, self.matched = set(), set(), {}
+        self.partitionable = {i for i, s in enumerate(slots) if s.ad.eval("PartitionableSlot") is True}
         self.submitters = self._with_running(submitters)
         self.ads = [self._slot_ad(s) for s in slots]
         self._autoclusters()
@@ -118,7 +119,6 @@ class Cycle:
         """The submitters, plus one without idle jobs for each user that only runs jobs
         (they count when the pool is shared out)."""
         names = {s.name for s in submitters}
-        from gridtools.sched.negotiator import Submitter
         extra = [Submitter(u) for u in sorted(self.usage) if u not in names]
         return list(submitters) + extra
 

@@ -199,7 +199,8 @@ def rank_value(expr, machine, job):
     """A negotiator rank expression with the slot as MY and the job as TARGET."""
     if expr is None:
         return NO_RANK
-    return number_or(expr.eval(machine, job), NO_RANK)
+    value = expr.eval(machine, job)
+    return float(value) if type(value) in (int, float, bool) else NO_RANK
 
 
 def matches(job, machine):

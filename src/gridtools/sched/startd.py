@@ -157,7 +157,7 @@ class Step:
     slot: Slot
     actions: tuple = ()                  # Action, in order
     signal: str = ""                     # the signal of a VACATE action
-    reason: str = ""                     # why the last transition happened
+    reason: str = ""                     # why the step's first transition happened
     next_check: float = 0.0              # when to evaluate again (absolute time)
     path: tuple = ()                     # (State, Activity) passed through, the last is the slot's
 
@@ -173,7 +173,7 @@ def step(slot, machine, job, policy, now, event=Event.NONE):
         nxt, why = _evaluate(ctx, current)
         if nxt is None:
             break
-        current, reason = nxt, why
+        current, reason = nxt, reason or why
         path.append((current.state, current.activity))
         if any(a.value in _SETTLING for a in ctx.actions[before:]):
             break                       # a suspend or continue is looked at again next poll
