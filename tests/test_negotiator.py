@@ -11,6 +11,7 @@ from gridtools.accounting.userprio import Accountant, Settings
 from gridtools.classad import ClassAd, parse
 from gridtools.formats.condor_config import Config
 from gridtools.sched import analysis
+from gridtools.sched import autocluster as acl
 from gridtools.sched import negotiator as N
 
 NOW = 1_700_000_000
@@ -242,7 +243,9 @@ def test_the_most_starved_group_negotiates_first():
 def test_a_group_stops_at_its_quota_unless_it_accepts_surplus():
     idle = jobs("alice", 10, group="group_a")
     text = "GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 2\n"
-    assert split(negotiate(idle, Pool(6).slots(), {}, text)) == {"group_a.alice": 2}
+    capped = negotiate(idle, Pool(6).slots(), {}, text)
+    assert split(capped) == {"group_a.alice": 2}
+    assert set(capped.rejected.values()) == {N.Why.GROUP_QUOTA}
     surplus = negotiate(idle, Pool(6).slots(), {}, text + "GROUP_ACCEPT_SURPLUS = True\n")
     assert split(surplus) == {"group_a.alice": 6}
     only_a = negotiate(idle, Pool(6).slots(), {}, text + "GROUP_ACCEPT_SURPLUS_group_a = True\n")
@@ -285,6 +288,18 @@ def test_an_autocluster_that_matches_nothing_does_not_stop_the_next():
     out = negotiate(huge + small, Pool(4).slots(), {})
     assert {m.job for m in out.matches} == {j[0] for j in small}
     assert {out.rejected[j[0]] for j in huge} == {N.Why.NO_MATCH}
+
+
+def test_autoclusters_group_jobs_by_what_the_pool_looks_at():
+    slot_ads = [s.ad for s in Pool(2, text='START = Department =!= "Physics"\n').slots()]
+    sig = acl.Significance(slot_ads)
+    a1, a2 = job("alice")[1], job("alice")[1]
+    big = job("alice", memory=5000)[1]
+    chem = job("alice", Department="Chemistry")[1]
+    keys = [acl.job_key(ad, sig.job_names(ad)) for ad in (a1, a2, big, chem)]
+    assert keys[0] == keys[1]                              # only ClusterId and QDate differ
+    assert len(set(keys)) == 3                             # RequestMemory and Department count
+    assert "department" in sig.job_side and "clusterid" not in sig.job_side
 
 
 def test_owned_and_matched_slots_take_no_jobs():

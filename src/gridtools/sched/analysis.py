@@ -60,8 +60,19 @@ def submitter_of(job):
     return owner if isinstance(owner, str) else ""
 
 
-def summary(job, machines, priorities=None, preemption_requirements=None):
-    """Count the slots by how they stand toward ``job`` (condor_q's run analysis)."""
+def at(job, now):
+    """``job`` with CurrentTime set to ``now`` (None: as it is)."""
+    if now is None:
+        return job
+    job = job.copy()
+    job["CurrentTime"] = int(now)
+    return job
+
+
+def summary(job, machines, priorities=None, preemption_requirements=None, now=None):
+    """Count the slots by how they stand toward ``job`` (condor_q's run analysis);
+    ``now`` is CurrentTime for expressions that look at it."""
+    job = at(job, now)
     priorities = priorities or {}
     mine = priorities.get(submitter_of(job), DEFAULT_PRIORITY)
     counts = dict.fromkeys(Summary.__slots__, 0)
@@ -136,9 +147,10 @@ def pretty(expr):
     return expr.unparse()
 
 
-def conditions(job, machines):
+def conditions(job, machines, now=None):
     """(conditions sorted by how many slots they match, conflicts as tuples of
     1-based positions in that order)."""
+    job = at(job, now)
     req = job.lookup("Requirements")
     if req is None:
         return [], []
@@ -226,8 +238,9 @@ def _conflicts(masks):
 
 # ---------------------------------------------------------------- text
 
-def analyze(job, machines, priorities=None, preemption_requirements=None, better=False):
+def analyze(job, machines, priorities=None, preemption_requirements=None, better=False, now=None):
     """condor_q -analyze (or -better-analyze) text for one job."""
+    job = at(job, now)
     cluster, proc = _int(job.eval("ClusterId")), _int(job.eval("ProcId"))
     status = _int(job.eval("JobStatus"))
     if status in _STATUS_TEXT:

@@ -295,7 +295,7 @@ class Cycle:
 
     def _stop_all(self, subs, why):
         for s in subs:
-            self.stopped.setdefault(s.name, why)
+            self.stopped[s.name] = why
 
     def negotiate_submitter(self, sub, limit, unclaimed, ignore, pie):
         """One submitter's turn: its idle jobs in order, within its limits."""
@@ -421,9 +421,12 @@ class Cycle:
     def _finish(self):
         out = self.outcome
         for sub in self.submitters:
+            stopped = self.stopped.get(sub.name)
             for job in self.idle_jobs(sub):
-                why = self.ac_of[job.id].why or self.stopped.get(sub.name) or Why.NO_MATCH
-                out.rejected[job.id] = why
+                why = self.ac_of[job.id].why
+                if stopped is Why.GROUP_QUOTA and why is not Why.NO_MATCH:
+                    why = stopped                  # its group was at its quota
+                out.rejected[job.id] = why or stopped or Why.NO_MATCH
         for name, report in list(out.submitters.items()):
             out.submitters[name] = SubmitterReport(name, report.priority, report.share,
                                                    self.usage.get(name, 0.0))
