@@ -25,7 +25,7 @@ expanded text): static slots ``slot1@host`` ... (NUM_SLOTS, default one per
 CPU, resources split evenly), or the slot types of ``SLOT_TYPE_<n>`` /
 ``NUM_SLOTS_TYPE_<n>`` / ``SLOT_TYPE_<n>_PARTITIONABLE``; a partitionable
 slot's claims become dynamic slots ``slot1_1@host`` carved from it. Each ad
-carries START, RANK and the ``STARTD_ATTRS`` (or ``STARTD_EXPRS``) values;
+carries START, RANK and the values named by ``STARTD_ATTRS`` and ``STARTD_EXPRS``;
 Requirements is START (and the resource check of a partitionable slot), or
 false while the slot is Matched or Preempting, as HTCondor advertises it.
 """
@@ -484,8 +484,8 @@ def _policy_texts(config):
     for knob, attr, default in PUBLISHED_POLICY:
         value = config.get(knob)
         texts[attr] = value if value is not None and value.strip() else default
-    names = config.get("STARTD_ATTRS") or config.get("STARTD_EXPRS") or ""
-    extra = [n for n in re.split(r"[,\s]+", names) if n]
+    names = " ".join(config.get(knob) or "" for knob in ("STARTD_ATTRS", "STARTD_EXPRS"))
+    extra = list(dict.fromkeys(n for n in re.split(r"[,\s]+", names) if n))
     return texts, [(n, config.get(n)) for n in extra if config.get(n) is not None]
 
 

@@ -16,6 +16,8 @@ from gridtools.sched.negotiator import (
     compiled, holds, job_rank, machine_rank, matches, number_or, rank_value)
 
 _DONE, _RESUME = "done", "resume"
+#: a priority given as zero or less counts as this
+_SMALLEST_PRIORITY = 1e-6
 
 
 class _AutoCluster:
@@ -123,7 +125,8 @@ class Cycle:
         return list(submitters) + extra
 
     def prio(self, name):
-        return self.priorities.get(name, DEFAULT_PRIORITY)
+        """A submitter's effective priority (never zero: shares divide by it)."""
+        return max(self.priorities.get(name, DEFAULT_PRIORITY), _SMALLEST_PRIORITY)
 
     def group_of(self, name):
         group = self._group_cache.get(name)
