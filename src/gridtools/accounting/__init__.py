@@ -13,4 +13,7 @@ finished job task); reading the file is left to the caller.
 - ``usage``   usage decayed with a half-life per user, project and user
               within a project, fed by job samples (the share tree reads
               it), and its plain-data form for the daemon to persist
+- ``userprio`` HTCondor's user priorities: real priority following the
+              slots in use with PRIORITY_HALFLIFE, priority factors,
+              accumulated usage, condor_userprio's edits and rows
 """

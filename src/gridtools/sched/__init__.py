@@ -47,4 +47,12 @@ Beside the pass
 - ``priority``    Grid Engine's normalized job priority
 - ``urgency``     the urgency of a job's needs, waiting time and deadline
 - ``policy``      the ticket policies (share tree, functional, override)
+
+HTCondor's matchmaking
+- ``negotiator``  one negotiation cycle: its inputs, configuration and outcome
+- ``negotiation`` the working state of a cycle: the pie spin, submitters' turns
+- ``autocluster`` significant attributes, job autoclusters and slot classes
+- ``groups``      accounting groups: quotas, surplus, the order groups negotiate in
+- ``startd``      a slot's state and activity machine (START, SUSPEND, PREEMPT, ...)
+- ``analysis``    condor_q -analyze / -better-analyze: why a job does not match
 """

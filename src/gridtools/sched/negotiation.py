@@ -1,0 +1,437 @@
+"""The working state of one negotiation cycle (``sched.negotiator.negotiate``).
+
+``Cycle`` holds what changes while the cycle runs: which slots are taken,
+what each submitter and group holds, the autoclusters with their match
+lists, and the slot classes. ``negotiate_group`` is HTCondor's pie spin
+for one group of submitters, ``negotiate_submitter`` one submitter's turn,
+``find`` the best slot for one autocluster within the submitter's limits.
+"""
+
+import math
+
+from gridtools.sched import autocluster as acl
+from gridtools.sched import groups as grp
+from gridtools.sched.negotiator import (
+    DEFAULT_PRIORITY, NO_RANK, Kind, Match, Outcome, Preemption, Submitter, SubmitterReport, Why,
+    compiled, holds, job_rank, machine_rank, matches, number_or, rank_value)
+
+_DONE, _RESUME = "done", "resume"
+#: a priority given as zero or less counts as this
+_SMALLEST_PRIORITY = 1e-6
+
+
+class _AutoCluster:
+    """Jobs of one submitter with equal significant attributes."""
+
+    __slots__ = ("rep", "request", "lists", "why")
+
+    def __init__(self, rep):
+        self.rep = rep
+        self.request = tuple(max(number_or(rep.eval(a), 0.0), 0.0)
+                             for a in ("RequestCpus", "RequestMemory", "RequestDisk"))
+        self.lists = {}          # only-rank mode -> _MatchList
+        self.why = None          # why it found no slot the last time it tried
+
+
+class _MatchList:
+    """The candidate slots of one autocluster, best first, grouped by slot class."""
+
+    __slots__ = ("entries", "start", "policy", "limit")
+
+    def __init__(self, entries, policy):
+        self.entries = entries   # [sort key, kind, member slot indices, position], best first
+        self.start = 0
+        self.policy = policy     # candidates PREEMPTION_REQUIREMENTS refused
+        self.limit = 0           # candidates the submitter's limit refused, last search
+
+    def pop(self, cycle, ac, permit):
+        """(slot index, kind, cost) of the best candidate ``permit(kind, cost)`` allows."""
+        self.limit = 0
+        taken = cycle.taken
+        for n in range(self.start, len(self.entries)):
+            entry = self.entries[n]
+            members, pos = entry[2], entry[3]
+            while pos < len(members) and members[pos] in taken:
+                pos += 1
+            entry[3] = pos
+            if pos == len(members):
+                if n == self.start:
+                    self.start += 1
+                continue
+            found = self._from_entry(cycle, ac, entry, permit)
+            if found is not None:
+                return found
+        return None
+
+    def _from_entry(self, cycle, ac, entry, permit):
+        kind, members = entry[1], entry[2]
+        for i in members[entry[3]:]:
+            if i in cycle.taken or not cycle.still_fits(i, ac):
+                continue
+            cost = cycle.cost(i, ac)
+            if permit(kind, cost):
+                return i, kind, cost
+            if i not in cycle.partitionable:       # the whole class costs the same
+                self.limit += sum(1 for j in members[entry[3]:] if j not in cycle.taken)
+                return None
+            self.limit += 1
+        return None
+
+
+class Cycle:
+    """One negotiation cycle over immutable inputs."""
+
+    def __init__(self, submitters, slots, priorities, config, now):
+        self.config, self.now, self.priorities = config, now, priorities
+        self.preq = compiled(config.preemption_requirements)
+        self.prank = compiled(config.preemption_rank)
+        self.pre_rank = compiled(config.pre_job_rank)
+        self.post_rank = compiled(config.post_job_rank)
+        self.usage, self.group_usage, self.stopped = {}, {}, {}
+        self.root = grp.build(config.groups)
+        self._group_cache = {}
+        weights = [self._weight(s.ad) for s in slots]
+        self.total_weight = sum(weights)               # the whole pool, trimmed slots too
+        self.min_weight = min(weights, default=1.0)
+        for s, weight in zip(slots, weights):
+            if s.claim is not None:
+                self.charge(s.claim.user, weight)
+        if not config.consider_preemption:             # only unclaimed slots are handed out
+            slots = [s for s in slots if s.claim is None or s.ad.eval("PartitionableSlot") is True]
+        self.slots = slots
+        self.weights = [self._weight(s.ad) for s in slots]
+        self.outcome = Outcome()
+        self.taken, self.dirty, self.matched = set(), set(), {}
+        self.partitionable = {i for i, s in enumerate(slots) if s.ad.eval("PartitionableSlot") is True}
+        self.submitters = self._with_running(submitters)
+        self.ads = [self._slot_ad(s) for s in slots]
+        self._autoclusters()
+        self._classes()
+
+    # ------------------------------------------------------------ setup
+    @staticmethod
+    def _weight(ad):
+        for attr in ("SlotWeight", "Cpus"):
+            value = ad.eval(attr)
+            if type(value) in (int, float) and value > 0:
+                return float(value)
+        return 1.0
+
+    def _with_running(self, submitters):
+        """The submitters, plus one without idle jobs for each user that only runs jobs
+        (they count when the pool is shared out)."""
+        names = {s.name for s in submitters}
+        extra = [Submitter(u) for u in sorted(self.usage) if u not in names]
+        return list(submitters) + extra
+
+    def prio(self, name):
+        """A submitter's effective priority (never zero: shares divide by it)."""
+        return max(self.priorities.get(name, DEFAULT_PRIORITY), _SMALLEST_PRIORITY)
+
+    def group_of(self, name):
+        group = self._group_cache.get(name)
+        if group is None:
+            group = self._group_cache[name] = grp.group_of(self.root, name)
+        return group
+
+    def _slot_ad(self, slot):
+        """A claimed slot's ad with what the negotiator tells about its current user."""
+        claim = slot.claim
+        if claim is None:
+            return slot.ad
+        ad = slot.ad.copy()
+        ad["RemoteUser"] = claim.user
+        ad["CurrentRank"] = float(claim.rank)
+        ad["RemoteUserPrio"] = float(self.prio(claim.user))
+        ad["RemoteUserResourcesInUse"] = self.usage.get(claim.user, 0.0)
+        group = self.group_of(claim.user)
+        if group is not self.root:
+            ad["RemoteGroup"] = group.name
+            ad["RemoteGroupResourcesInUse"] = self.group_usage.get(group.name, 0.0)
+        return ad
+
+    def _autoclusters(self):
+        extra = [e for e in (self.preq, self.prank, self.pre_rank, self.post_rank) if e is not None]
+        self.sig = acl.Significance(self.ads, extra)
+        self.ac_of, self.pending = {}, {}
+        for sub in self.submitters:
+            by_key = {}
+            for job in sub.jobs:
+                names = self.sig.job_names(job.ad)
+                key = acl.job_key(job.ad, names)
+                ac = by_key.get(key)
+                if ac is None:
+                    ac = by_key[key] = _AutoCluster(self._request(job.ad, sub.name))
+                self.ac_of[job.id] = ac
+            self.pending[sub.name] = list(sub.jobs)
+
+    def _request(self, ad, name):
+        """An autocluster's representative: a job ad with its submitter's numbers."""
+        rep = ad.copy()
+        prio = float(self.prio(name))
+        rep["SubmittorPrio"] = rep["SubmitterUserPrio"] = prio
+        rep["SubmitterUserResourcesInUse"] = self.usage.get(name, 0.0)
+        group = self.group_of(name)
+        if group is not self.root:
+            rep["SubmitterGroup"] = group.name
+            rep["SubmitterGroupResourcesInUse"] = self.group_usage.get(group.name, 0.0)
+        if rep.lookup("CurrentTime") is None:
+            rep["CurrentTime"] = int(self.now)
+        return rep
+
+    def _classes(self):
+        names = tuple(sorted(self.sig.slot_side))
+        by_key, self.classes = {}, []
+        for i, ad in enumerate(self.ads):
+            key = ("pslot", i) if i in self.partitionable else acl.slot_key(ad, names)
+            cid = by_key.get(key)
+            if cid is None:
+                cid = by_key[key] = len(self.classes)
+                self.classes.append([])
+            self.classes[cid].append(i)
+
+    # ------------------------------------------------------------ bookkeeping
+    def charge(self, name, amount):
+        self.usage[name] = self.usage.get(name, 0.0) + amount
+        group = self.group_of(name)
+        self.group_usage[group.name] = self.group_usage.get(group.name, 0.0) + amount
+
+    def cost(self, i, ac):
+        return max(ac.request[0], 1.0) if i in self.partitionable else self.weights[i]
+
+    def still_fits(self, i, ac):
+        """A partitionable slot that was carved this cycle still matches the job."""
+        return i not in self.dirty or matches(ac.rep, self.ads[i])
+
+    def idle_jobs(self, sub):
+        return [j for j in self.pending.get(sub.name, ()) if j.id not in self.matched]
+
+    def slots_left(self):
+        return len(self.taken) < len(self.slots)
+
+    # ------------------------------------------------------------ the cycle
+    def run(self):
+        if self.config.groups.enabled:
+            grp.negotiate_all(self)
+        else:
+            self.negotiate_group(self.submitters, math.inf, None)
+        return self._finish()
+
+    def normalization(self, subs):
+        """(worst priority, sum of worst/priority) over the submitters of a spin."""
+        prios = {s.name: self.prio(s.name) for s in subs}
+        worst = max(prios.values())
+        return worst, sum(worst / p for p in prios.values())
+
+    def limits(self, sub, norm, total, quota, group, group_used):
+        """(limit, limit for unclaimed slots, share) of a submitter in this spin: its share
+        of the pool (in inverse proportion to its priority) less what it holds."""
+        worst, normal = norm
+        share = worst / (self.prio(sub.name) * normal)
+        limit = max(share * total - self.usage.get(sub.name, 0.0), 0.0)
+        unclaimed = limit
+        if group is not None:
+            unclaimed = min(limit, max(quota - group_used, 0.0))
+        if not self.config.consider_preemption:
+            limit = unclaimed
+        return limit, unclaimed, share
+
+    def negotiate_group(self, subs, quota, group):
+        """HTCondor's pie spin over the submitters of one group (``group`` None: no quota)."""
+        subs = list(subs)
+        total = min(self.total_weight, quota)
+        spin = 0
+        while subs:
+            spin += 1
+            ignore = spin == 1 and self.config.consider_preemption
+            group_used = self.group_usage.get(group.name, 0.0) if group is not None else 0.0
+            if not ignore and group is not None and group_used >= quota:
+                self._stop_all(subs, Why.GROUP_QUOTA)
+                break
+            if not self.config.consider_preemption:
+                subs = [s for s in subs if self.idle_jobs(s)]
+                if not subs:
+                    break
+            pie = self._spin_setup(subs, spin, total, quota, group, group_used)
+            if not self.config.consider_preemption and pie <= 0:
+                break
+            pie_before, count_before = pie, len(subs)
+            subs, pie = self._spin(subs, spin, total, quota, group, group_used, pie)
+            if not ((pie < pie_before or len(subs) < count_before) and self.slots_left()):
+                break
+
+    def _spin_setup(self, subs, spin, total, quota, group, group_used):
+        """The pie of this spin; on the first spin, the submitters in priority order."""
+        pie, starvation = 0.0, {}
+        norm = self.normalization(subs)
+        for s in subs:
+            limit, _unclaimed, share = self.limits(s, norm, total, quota, group, group_used)
+            used = self.usage.get(s.name, 0.0)
+            starvation[s.name] = used / (used + limit) if used + limit > 0 else math.inf
+            pie += limit
+            if spin == 1 and s.name not in self.outcome.submitters:
+                self.outcome.submitters[s.name] = SubmitterReport(s.name, self.prio(s.name), share, used)
+        if spin == 1:
+            subs.sort(key=lambda s: (self.prio(s.name), starvation[s.name]))
+        return pie
+
+    def _spin(self, subs, spin, total, quota, group, group_used, pie):
+        ignore = spin == 1 and self.config.consider_preemption
+        keep = []
+        norm = self.normalization(subs)
+        for n, s in enumerate(subs):
+            if not ignore and group is not None and self.group_usage.get(group.name, 0.0) >= quota:
+                self._stop_all(subs[n:], Why.GROUP_QUOTA)
+                keep.extend(subs[n:])
+                break
+            limit, unclaimed, _share = self.limits(s, norm, total, quota, group, group_used)
+            limit = min(limit, pie)
+            if not self.idle_jobs(s):
+                result = _DONE
+            elif (limit < self.min_weight or pie < self.min_weight) and spin > 1:
+                result = _RESUME
+            else:
+                result, pie = self.negotiate_submitter(s, limit, unclaimed, ignore, pie)
+            if result == _RESUME:
+                keep.append(s)
+        return keep, pie
+
+    def _stop_all(self, subs, why):
+        for s in subs:
+            self.stopped[s.name] = why
+
+    def negotiate_submitter(self, sub, limit, unclaimed, ignore, pie):
+        """One submitter's turn: its idle jobs in order, within its limits."""
+        used = used_new = 0.0
+        only_rank = limited = False
+        tried = set()
+        for job in self.idle_jobs(sub):
+            ac = self.ac_of[job.id]
+            if id(ac) in tried:
+                continue
+            if used >= limit:
+                if not ignore:
+                    self.stopped[sub.name] = Why.SUBMITTER_LIMIT
+                    return _RESUME, pie
+                only_rank = True
+            found = self.find(ac, sub, only_rank, used, used_new, limit, unclaimed)
+            if found is None:
+                tried.add(id(ac))
+                limited = limited or ac.why is Why.SUBMITTER_LIMIT
+                continue
+            i, kind, cost = found
+            self.take(job, sub, ac, i, kind, cost)
+            used += cost
+            used_new += cost if kind is Kind.NEW else 0.0
+            pie -= cost
+        if used >= limit or limited:
+            self.stopped[sub.name] = Why.SUBMITTER_LIMIT
+            return _RESUME, pie
+        self.stopped.pop(sub.name, None)
+        return _DONE, pie
+
+    def find(self, ac, sub, only_rank, used, used_new, limit, unclaimed):
+        """The best slot for an autocluster that the submitter's limits allow, or None
+        (its reason then in ``ac.why``)."""
+        mlist = ac.lists.get(only_rank)
+        if mlist is None:
+            mlist = ac.lists[only_rank] = self._match_list(ac, sub, only_rank)
+
+        def permit(kind, cost):
+            if kind is Kind.RANK:
+                return True
+            spent, allowed = (used, limit) if kind is Kind.PRIORITY else (used_new, unclaimed)
+            return spent + cost <= allowed or (spent <= 0 < allowed)
+        found = mlist.pop(self, ac, permit)
+        if found is None:
+            ac.why = Why.PREEMPTION_REQUIREMENTS if mlist.policy else \
+                Why.SUBMITTER_LIMIT if mlist.limit or only_rank else Why.NO_MATCH
+        return found
+
+    def _match_list(self, ac, sub, only_rank):
+        entries, refused = [], 0
+        for members in self.classes:
+            live = [i for i in members if i not in self.taken]
+            if not live:
+                continue
+            first = live[0]
+            ranks = self._ranks(ac, first)
+            if ranks is None:
+                continue
+            kind, prank = self._preemption(ac, sub, first, ranks[3], only_rank)
+            if kind is None:
+                refused += len(live) if prank == "policy" else 0
+                continue
+            entries.append([(ranks[0], ranks[1], ranks[2], int(kind), prank), kind, live, 0])
+        entries.sort(key=lambda e: e[0], reverse=True)
+        return _MatchList(entries, refused)
+
+    def _ranks(self, ac, i):
+        """(pre-job rank, job's Rank, post-job rank, slot's Rank of the job), or None."""
+        ad = self.ads[i]
+        if not matches(ac.rep, ad):
+            return None
+        return (rank_value(self.pre_rank, ad, ac.rep), job_rank(ac.rep, ad),
+                rank_value(self.post_rank, ad, ac.rep), machine_rank(ad, ac.rep))
+
+    def _preemption(self, ac, sub, i, slot_rank, only_rank):
+        """(Kind, PREEMPTION_RANK) for taking slot ``i``; (None, "policy"/"") when it may not."""
+        claim = self.slots[i].claim
+        if claim is None:
+            return (None, "") if only_rank else (Kind.NEW, NO_RANK)
+        ad = self.ads[i]
+        if slot_rank > claim.rank:
+            return Kind.RANK, rank_value(self.prank, ad, ac.rep)
+        if only_rank or claim.user == sub.name:
+            return None, ""
+        if not holds(self.preq, ad, ac.rep):
+            return None, "policy"
+        if not slot_rank >= claim.rank:
+            return None, ""
+        return Kind.PRIORITY, rank_value(self.prank, ad, ac.rep)
+
+    def take(self, job, sub, ac, i, kind, cost):
+        slot = self.slots[i]
+        claim = slot.claim if kind is not Kind.NEW else None
+        carved = ()
+        if i in self.partitionable:
+            carved = self._carve(i, ac)
+        else:
+            self.taken.add(i)
+        match = Match(job.id, sub.name, slot.name, kind, claim, cost, carved)
+        self.matched[job.id] = match
+        self.outcome.matches.append(match)
+        if claim is not None:
+            self.outcome.preemptions.append(Preemption(slot.name, claim, kind, job.id))
+            self.charge(claim.user, -self.weights[i])
+        self.charge(sub.name, cost)
+
+    def _carve(self, i, ac):
+        """Take a job's request out of a partitionable slot; it stays while cpus are left."""
+        cpus, memory, disk = (int(math.ceil(v)) for v in ac.request)
+        cpus = max(cpus, 1)
+        ad = self.ads[i].copy()
+        left = {}
+        for attr, amount in (("Cpus", cpus), ("Memory", memory), ("Disk", disk)):
+            left[attr] = number_or(ad.eval(attr), 0) - amount
+            ad[attr] = int(left[attr])
+        self.ads[i] = ad
+        self.dirty.add(i)
+        if left["Cpus"] <= 0 or left["Memory"] < 0 or left["Disk"] < 0:
+            self.taken.add(i)
+        return cpus, memory, disk
+
+    def _finish(self):
+        out = self.outcome
+        for sub in self.submitters:
+            stopped = self.stopped.get(sub.name)
+            for job in self.idle_jobs(sub):
+                why = self.ac_of[job.id].why
+                if stopped is Why.GROUP_QUOTA and why is not Why.NO_MATCH:
+                    why = stopped                  # its group was at its quota
+                out.rejected[job.id] = why or stopped or Why.NO_MATCH
+        for name, report in list(out.submitters.items()):
+            out.submitters[name] = SubmitterReport(name, report.priority, report.share,
+                                                   self.usage.get(name, 0.0))
+        out.groups = list(self.root.walk()) if self.config.groups.enabled else []
+        return out
