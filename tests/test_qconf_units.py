@@ -4,7 +4,6 @@ import pytest
 
 from gridtools.daemon import confattr, monitor
 from gridtools.formats.sge.codecs import Integer, KeyValues, NameList
-from gridtools.formats.sge.rqs import parse_rule
 from gridtools.model.resources import INFINITY
 from gridtools.sched.reasons import Reason, Why
 from gridtools.sched.snapshot import (
@@ -47,25 +46,6 @@ def _snapshot(default_duration=INFINITY):
                Running(9, 2, "carol", (("all.q", "node1", 2),), start_time=1200.0, end_time=1800.0))
     return Snapshot(now=2000.0, jobs=(pending,), running=running, queues=(), hosts={}, complexes={},
                     config=SchedConfig(default_duration=default_duration))
-
-
-def test_schedule_records():
-    decisions = Decisions(starts=[Start(8, 1, [["all.q", "node2", 1]])])
-    text = monitor.schedule_block(_snapshot(), decisions, 2000.0)
-    assert text == ("7:1:RUNNING:1000:4294966295:Q:all.q@node1:slots:1.000000\n"
-                    "9:2:RUNNING:1200:600:Q:all.q@node1:slots:2.000000\n"
-                    "8:1:STARTING:2000:120:Q:all.q@node2:slots:1.000000\n"
-                    "::::::::\n")
-
-
-def test_schedule_records_with_default_duration_and_quota():
-    rqs_set = {"name": "max_slots_per_user", "description": None, "enabled": True,
-               "limit": [parse_rule("users {*} queues all.q to slots=100")]}
-    text = monitor.schedule_block(_snapshot(3600.0), Decisions(), 2000.0, ([rqs_set], {}, {}))
-    lines = text.splitlines()
-    assert lines[0] == "7:1:RUNNING:1000:3600:Q:all.q@node1:slots:1.000000"
-    assert lines[1] == "7:1:RUNNING:1000:3600:L:max_slots_per_user:alice/////:1.000000"
-    assert lines[-1] == "::::::::"
 
 
 def test_runlog_lists_starts_and_reasons():

@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 
-from gridtools.daemon import intake, publish, qcontrol, reap, suspension, view
+from gridtools.daemon import intake, monitor, publish, qcontrol, reap, suspension, view
 from gridtools.daemon.dispatch import Dispatcher
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
@@ -156,8 +156,7 @@ class Daemon:
         kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
         kept.update(decisions.order)
         state.orders = kept
-        if state.monitor_next:
-            from gridtools.daemon import monitor
+        if state.monitor_next or monitor.wanted(snap):
             monitor.write(snap, decisions, now)
             state.monitor_next = False
         self.next_event = _next_start_time(snap, now)

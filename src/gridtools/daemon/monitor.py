@@ -1,83 +1,28 @@
-"""Scheduler monitoring (qconf -tsm): what one pass decided, written to two files.
+"""Scheduler monitoring: what a pass decided, written to two files.
 
-``spool/schedule`` gets one block per monitored pass, in the format of
-Grid Engine's schedule file: one record per resource a job holds,
-``job:task:state:start:duration:level:object:resource:amount`` (state
-STARTING for tasks this pass starts, RUNNING for the others; level Q for a
-queue instance, L for a resource quota set), then a line of eight colons.
-A job without a run time limit lasts until the end of 32-bit time, as in
-Grid Engine. ``spool/schedd_runlog`` gets the trace of the pass: the
-starts and the reasons jobs did not start, between START and STOP lines.
+``spool/schedule`` gets one block per monitored pass in the format of Grid
+Engine's schedule file (``sched.schedule``: one record per resource a task
+holds or will hold, ``job:task:STATE:start:duration:level:object:resource:
+amount``, then a line of eight colons). ``spool/schedd_runlog`` gets the
+trace of the pass: the starts and the reasons jobs did not start, between
+START and STOP lines. A pass is monitored after ``qconf -tsm`` (once) and
+every pass while sched_conf's ``params`` has ``MONITOR=1``.
 """
 
 import time
 
 from gridtools import cell
-from gridtools.formats import values
 from gridtools.formats.sge import reasons
+from gridtools.sched import schedule
 
 SCHEDULE_FILE = "schedule"
 RUNLOG_FILE = "schedd_runlog"
-#: the end of 32-bit time, where a job without a limit "ends"
-END_OF_TIME = 4294967295
-SEPARATOR = "::::::::"
 
 
-def _duration(start, runtime, config):
-    """Seconds a task is planned to take: its run time limit or the default duration."""
-    seconds = runtime if runtime != values.INFINITY else config.default_duration
-    if seconds == values.INFINITY:
-        return END_OF_TIME - int(start)
-    return int(seconds)
-
-
-def _quota_sets():
-    """Enabled resource quota sets with the access lists and host groups they may name."""
-    from gridtools.daemon import confstore
-    from gridtools.formats.sge.hostgroup import resolve_hostgroups
-    sets = [s for _, s in sorted(confstore.load_all("rqs").items()) if s.get("enabled")]
-    if not sets:
-        return [], {}, {}
-    usersets = confstore.load_all("userset")
-    try:
-        groups = resolve_hostgroups(confstore.load_all("hostgroup"))
-    except Exception:  # noqa: BLE001 - a broken group only loses the L records
-        groups = {}
-    return sets, usersets, groups
-
-
-def _records(job_id, task, state, start, duration, owner, granted, quotas):
-    from gridtools.formats.sge import rqs
-    sets, usersets, groups = quotas
-    head = f"{job_id}:{task}:{state}:{int(start)}:{duration}"
-    lines = []
-    for queue, host, slots in granted:
-        lines.append(f"{head}:Q:{queue}@{host}:slots:{float(slots):f}")
-        for rqs_set in sets:
-            found = rqs.matching_rule(rqs_set, owner, queue=queue, host=host, usersets=usersets,
-                                      hostgroups=groups)
-            if found is not None and "slots" in found[1]["to"]:
-                key = "/".join(rqs.usage_key(found[1], owner, queue=queue, host=host))
-                lines.append(f"{head}:L:{rqs_set['name']}:{key}/:{float(slots):f}")
-    return lines
-
-
-def schedule_block(snap, decisions, now, quotas=([], {}, {})):
-    """The records of one pass followed by the separator line."""
-    lines = []
-    config = snap.config
-    owners = {job.id: job for job in snap.jobs}
-    for run in snap.running:
-        lines += _records(run.job_id, run.task, "RUNNING", run.start_time,
-                          _duration(run.start_time, run.end_time - run.start_time, config), run.owner,
-                          run.granted, quotas)
-    for start in decisions.starts:
-        job = owners.get(start.job_id)
-        runtime = job.request.runtime if job is not None else values.INFINITY
-        owner = job.owner if job is not None else ""
-        lines += _records(start.job_id, start.task, "STARTING", now, _duration(now, runtime, config),
-                          owner, [tuple(g) for g in start.granted], quotas)
-    return "".join(line + "\n" for line in lines) + SEPARATOR + "\n"
+def wanted(snap):
+    """True when sched_conf's params ask for monitoring of every pass (MONITOR=1/true)."""
+    value = str(snap.config.params.get("MONITOR", "0")).strip().lower()
+    return value in ("1", "true", "yes", "y")
 
 
 def runlog_block(snap, decisions, now):
@@ -101,8 +46,7 @@ def runlog_block(snap, decisions, now):
 
 def write(snap, decisions, now):
     """Append this pass to spool/schedule and spool/schedd_runlog."""
-    quotas = _quota_sets()
-    for name, text in ((SCHEDULE_FILE, schedule_block(snap, decisions, now, quotas)),
+    for name, text in ((SCHEDULE_FILE, schedule.block(snap, decisions)),
                        (RUNLOG_FILE, runlog_block(snap, decisions, now))):
         with open(cell.spool(name), "a", encoding="utf-8") as fh:
             fh.write(text)

@@ -7,7 +7,7 @@ caches what depends on the configuration only, or on one job's version.
 
 from gridtools.formats.sge import states as letters
 from gridtools.model.job import TaskState
-from gridtools.sched import inputs
+from gridtools.sched import inputs, rqs
 from gridtools.sched.inputs import (  # noqa: F401 - the daemon's modules use these from here
     LIMIT_NAMES, exec_hosts, groups_of, hostgroups, qvalue, queue_hosts, userlists_of)
 from gridtools.sched.snapshot import PendingJob, PolicyView, Running, Snapshot
@@ -32,6 +32,7 @@ def _config_parts(state):
     parts = {"groups": inputs.hostgroups(conf), "complexes": table,
              "config": inputs.sched_config(conf), "pes": inputs.pes(conf),
              "policy_config": inputs.policy_config(conf), "tree": inputs.share_tree(conf),
+             "quotas": rqs.quota_sets(conf, table),
              "global_values": inputs.global_values(conf, table), "departments": {},
              "deadline_users": frozenset(deadline.get("entries") or ())}
     state.view_cache["config"] = (state.config_generation, parts)
@@ -126,7 +127,7 @@ def build(state, now, loads):
         hosts=inputs.hosts(conf, loads, state.host_states, parts["complexes"]),
         complexes=parts["complexes"], config=parts["config"], pes=parts["pes"],
         global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done,
-        policy=policy_view(state, parts, now))
+        policy=policy_view(state, parts, now), quotas=parts["quotas"])
 
 
 def policy_view(state, parts, now):
