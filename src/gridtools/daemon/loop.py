@@ -152,6 +152,7 @@ class Daemon:
         self._reject_immediate(decisions, now)
         state.reasons = decisions.reasons
         state.share_tree = decisions.share_tree
+        state.reserves = tuple(decisions.reserves)
         # jobs that just started keep the numbers they were dispatched with
         kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
         kept.update(decisions.order)

@@ -176,11 +176,16 @@ def queue_rows(state, snap_queues, loads):
                 used[key] = used.get(key, 0) + slots
     rows = []
     groups = view.hostgroups(state.config)
+    reserved = {}
+    for res in state.reserves:
+        for queue, host, slots in res.granted:
+            reserved[f"{queue}@{host}"] = reserved.get(f"{queue}@{host}", 0) + slots
     for qi in snap_queues:
         load = loads.get(qi.host, {})
         rows.append({"name": qi.name, "queue": qi.queue, "host": qi.host,
                      "qtype": _qtype(qi), "slots": qi.slots, "used": used.get(qi.name, 0),
-                     "resv": 0, "load_avg": load.get("np_load_avg"), "arch": load.get("arch", "-"),
+                     "resv": reserved.get(qi.name, 0), "load_avg": load.get("np_load_avg"),
+                     "arch": load.get("arch", "-"),
                      "states": state_letters.to_letters(qi.states), "pe_list": list(qi.pe_list),
                      "attrs": queue_attrs(state.config, qi.queue, qi.host, groups),
                      "messages": _messages(state, qi)})

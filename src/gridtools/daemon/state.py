@@ -56,6 +56,7 @@ class State:
         self.scheduling = True        # qconf -ks stops scheduling until the daemon restarts
         self.usage = Keeper()         # decayed usage of users and projects (the share tree's)
         self.share_tree = ()          # share tree report of the last pass (sge_share_mon)
+        self.reserves = ()            # reservations of the last pass (qstat -f "resv")
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
