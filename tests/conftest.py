@@ -36,21 +36,31 @@ def _world_readable(path):
 
 
 _USER_BIN = []
+#: the libraries the commands import, copied beside the code other users run
+DEPENDENCIES = ("click", "lark", "tabulate", "filelock", "psutil", "yaml")
 
 
 def user_bin():
-    """The launchers other users run: the checkout's, or a world-readable copy of bin/ and
-    src/ when the checkout sits where other users cannot reach (a home directory)."""
+    """The launchers other users run: a world-readable copy of bin/ and src/ with the
+    libraries the commands use, run by the system's python3 (other users cannot read a
+    checkout in a home directory, nor a virtual environment built on a private interpreter)."""
     if not _USER_BIN:
-        if _world_readable(os.path.join(REPO, "src", "gridtools")):
-            _USER_BIN.append(BIN)
-        else:
-            copy = tempfile.mkdtemp(prefix="gtcode-", dir="/tmp")
-            shutil.copytree(BIN, os.path.join(copy, "bin"), symlinks=True)
-            shutil.copytree(os.path.join(REPO, "src"), os.path.join(copy, "src"),
-                            ignore=shutil.ignore_patterns("__pycache__"))
-            subprocess.run(["chmod", "-R", "a+rX", copy], check=True)
-            _USER_BIN.append(os.path.join(copy, "bin"))
+        import importlib
+        copy = tempfile.mkdtemp(prefix="gtcode-", dir="/tmp")
+        shutil.copytree(BIN, os.path.join(copy, "bin"), symlinks=True)
+        src = os.path.join(copy, "src")
+        shutil.copytree(os.path.join(REPO, "src"), src, ignore=shutil.ignore_patterns("__pycache__"))
+        for name in DEPENDENCIES:
+            module = importlib.import_module(name)
+            origin = os.path.dirname(module.__file__) if module.__file__.endswith("__init__.py") \
+                else module.__file__
+            target = os.path.join(src, os.path.basename(origin))
+            if os.path.isdir(origin):
+                shutil.copytree(origin, target, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy(origin, target)
+        subprocess.run(["chmod", "-R", "a+rX", copy], check=True)
+        _USER_BIN.append(os.path.join(copy, "bin"))
     return _USER_BIN[0]
 
 

@@ -23,6 +23,7 @@ COMMANDS = {
     "llctl": "hostctl",
     "condor_config_val": "condor.config_val",
     "sge_share_mon": "sge.share_mon",
+    "qquota": "sge.qquota",
 }
 
 

@@ -32,28 +32,38 @@ def check_spec(spec, use_load=False, running=()):
     """
     from gridtools.formats.sge import reasons as sge_reasons
     from gridtools.sched import inputs
-    from gridtools.sched.snapshot import PendingJob, Snapshot
+    from gridtools.sched.snapshot import PendingJob
     from gridtools.spool import config
 
     conf = config.load()
     table = inputs.complexes(conf)
-    queues = inputs.queue_instances(conf, inputs.hostgroups(conf), table)
-    if not use_load:
-        queues = tuple(dataclasses.replace(q, load_thresholds=()) for q in queues)
     req = inputs.request(spec, conf, table)
     job = PendingJob(id=spec["id"], owner=spec["owner"], group=spec.get("group", ""), request=req,
                      submit_time=float(spec.get("submit_time") or 0.0), tasks=(1,),
                      priority=int(spec.get("priority") or 0))
-    now = time.time()
-    snap = Snapshot(now=now, jobs=(job,), running=_running(running, conf, table), queues=queues,
-                    hosts=inputs.hosts(conf, _loads(conf, use_load), {}, table), complexes=table,
-                    config=inputs.sched_config(conf), pes=inputs.pes(conf),
-                    global_values=inputs.global_values(conf, table))
+    snap = cell_snapshot(conf, (job,), running, use_load)
     decisions = cycle(snap)
     if decisions.starts:
         return True, [], sum(slots for _q, _h, slots in decisions.starts[0].granted)
     lines = [sge_reasons.render(r, spec["owner"]) for r in decisions.reasons.get(spec["id"], ())]
     return False, lines, 0
+
+
+def cell_snapshot(conf, jobs=(), running=(), use_load=False, quotas=False):
+    """A Snapshot of the cell's configuration with ``jobs`` pending and the tasks of
+    ``running`` (from ``occupation``) running; without ``use_load`` no load threshold
+    applies and only static load values are known; ``quotas`` adds the quota sets."""
+    from gridtools.sched import inputs, rqs
+    from gridtools.sched.snapshot import Snapshot
+    table = inputs.complexes(conf)
+    queues = inputs.queue_instances(conf, inputs.hostgroups(conf), table)
+    if not use_load:
+        queues = tuple(dataclasses.replace(q, load_thresholds=()) for q in queues)
+    return Snapshot(now=time.time(), jobs=tuple(jobs), running=_running(running, conf, table),
+                    queues=queues, hosts=inputs.hosts(conf, _loads(conf, use_load), {}, table),
+                    complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
+                    global_values=inputs.global_values(conf, table),
+                    quotas=rqs.quota_sets(conf, table) if quotas else ())
 
 
 def _running(items, conf, table):
@@ -62,10 +72,11 @@ def _running(items, conf, table):
     from gridtools.sched.snapshot import Running
     found = []
     for item in items:
-        req = inputs.request({"owner": item["owner"], "resources": {"hard": item["hard"]}}, conf, table)
+        req = inputs.request({"owner": item["owner"], "resources": {"hard": item["hard"]},
+                              "project": item.get("project")}, conf, table)
         found.append(Running(item["id"], item["task"], item["owner"], item["granted"],
-                             pe=item.get("pe") or "",
-                             amounts=inputs.consumable_amounts(req, table), start_time=item["time"]))
+                             pe=item.get("pe") or "", amounts=inputs.consumable_amounts(req, table),
+                             start_time=item["time"], project=req.project))
     return tuple(found)
 
 
@@ -79,6 +90,7 @@ def occupation(snap, exclude=None):
         found.append({"id": row["id"], "task": row.get("task") or 1, "owner": info.get("owner", ""),
                       "granted": tuple(tuple(g) for g in row["granted"]),
                       "hard": dict(info.get("hard") or {}), "pe": row.get("pe") or "",
+                      "project": info.get("project") or "",
                       "time": float(row.get("time") or 0.0)})
     return tuple(found)
 
