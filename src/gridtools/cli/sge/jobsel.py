@@ -186,6 +186,27 @@ def in_ranges(number, ranges):
     return any(first <= number <= last and (number - first) % step == 0 for first, last, step in ranges)
 
 
+def narrow(snap, target):
+    """``(target, None)`` with the tasks a target names that exist, or ``(None, line)``
+    when it names none (Grid Engine's "comprises no tasks"). A job that is not an array
+    has the one task 1: naming it means the whole job."""
+    ranges = target["tasks"]
+    if ranges is None:
+        return target, None
+    jid = target["id"]
+    if snap["jobs"][jid].get("array"):
+        live = [n for row in rows_of(snap, jid) for n in (task_numbers(row) or ())]
+    else:
+        live = [1]
+    if any(in_ranges(n, ranges) for n in live):
+        return ({"id": jid, "tasks": None} if live == [1] and not snap["jobs"][jid].get("array")
+                else target), None
+    first, last, step = ranges[0]
+    if first == last:
+        return None, f'job "{jid}" task "{first}" does not exist'
+    return None, f'job "{jid}" task id range "{first}-{last}:{step}" comprises no tasks'
+
+
 def jobs_of_users(snap, users):
     return [{"id": jid, "tasks": None} for jid, info in sorted(snap["jobs"].items())
             if ("*" in users or info["owner"] in users) and _has_live_rows(snap, jid)]

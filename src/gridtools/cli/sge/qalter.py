@@ -85,13 +85,16 @@ def parse_args(argv, cwd=None):
     """Split qalter's words into options (applied to a fresh request), job items and arguments."""
     p = Parsed(cwd)
     words = list(argv)
-    i = 0
+    i, included = 0, 0
     while i < len(words):
         word = words[i]
         if word == "--":
             p.args = words[i + 1:]
             break
         if word == "-@":
+            included += 1
+            if included > options.MAX_OPTION_FILES:
+                raise UsageError(f"-@ option files nest more than {options.MAX_OPTION_FILES} deep")
             words[i:i + 2] = _option_file(words, i)
             continue
         if word == "-t":
@@ -108,7 +111,7 @@ def parse_args(argv, cwd=None):
 
 def _option_file(words, i):
     if i + 1 >= len(words):
-        raise UsageError('option "-@" requires an argument')
+        raise UsageError("-@ option must have file argument")
     from gridtools.cli.sge.tokens import read_option_file
     return read_option_file(words[i + 1], missing_ok=False)
 
@@ -138,12 +141,12 @@ def _option(p, word, rest):
 
 def _need(word, rest, count):
     if len(rest) < count:
-        raise UsageError(f'option "{word}" requires an argument')
+        raise UsageError(f"{word} option must have argument")
 
 
 def _hold_letters(p, letters):
     if not letters or any(c not in "uosnUOS" for c in letters):
-        raise UsageError(f'invalid hold list "{letters}": use u, o, s, n, U, O or S')
+        raise UsageError(f'Unknown hold list "{letters}" specified to -h option')
     for c in letters:
         if c == "n":
             p.hold_remove += "uos"
@@ -156,10 +159,11 @@ def _hold_letters(p, letters):
 
 
 def _context(p, mode, text):
+    from gridtools.cli.sge.optvalues import parse_context
+    items = parse_context(text, {"set": "-sc", "add": "-ac", "del": "-dc"}[mode])
     if mode == "set":
         p.context_ops.append(["set"])
-    for item in options.split_list(text):
-        name, _, value = item.partition("=")
+    for name, value in items:
         p.context_ops.append(["del", name] if mode == "del" else ["add", name, value])
 
 

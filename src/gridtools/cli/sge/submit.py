@@ -16,12 +16,9 @@ import pwd
 import time
 
 from gridtools import cell
+from gridtools.cli.sge.optvalues import Rejected
 from gridtools.cli.sge.tokens import read_option_file, split_words
 from gridtools.errors import GridError, InputError
-
-
-class Rejected(GridError):
-    """The job was refused: printed as 'Unable to run job: ...' then 'Exiting.'"""
 
 
 def default_request_words(cwd):
@@ -167,14 +164,21 @@ def check_request(req):
         raise Rejected(f'job rejected: the requested checkpointing environment "{req["ckpt"]}" does not exist')
     if req["project"] and req["project"] not in _etc_names("projects"):
         raise Rejected(f'job rejected: project "{req["project"]}" does not exist')
+    check_resources(req)
+
+
+def check_resources(req):
+    """Resolve shortcuts of -l names; refuse unknown or non-requestable resources and
+    values that are not of the resource's type (Grid Engine's messages)."""
     table = complex_table()
     by_short = {v[0]: k for k, v in table.items()}
     for kind in ("hard", "soft"):
         fixed = {}
         for name, value in req["resources"][kind].items():
-            full = name if name in table else by_short.get(name, name)
-            if full in table:
-                _check_value(full, table[full], value)
+            full = name if name in table else by_short.get(name)
+            if full is None:
+                raise Rejected(f'unknown resource "{name}"')
+            _check_value(full, table[full], value)
             fixed[full] = value
         req["resources"][kind] = fixed
 
@@ -185,16 +189,10 @@ def _check_value(name, row, value):
     if requestable.upper() == "NO":
         raise Rejected(f'resource "{name}" configured as non requestable')
     try:
-        if ctype == "MEMORY":
-            values.parse_memory(value)
-        elif ctype == "TIME":
-            values.parse_time(value)
-        elif ctype in ("INT", "DOUBLE"):
-            values.parse_number(value)
-        elif ctype == "BOOL":
-            values.parse_bool(value)
-    except InputError:
-        raise Rejected(f'invalid value "{value}" for resource "{name}"') from None
+        values.parse_typed(ctype, value)
+    except InputError as exc:
+        reason = f": {exc}" if "out of range" in str(exc) else ""
+        raise Rejected(values.not_a_value(name, ctype) + reason) from None
 
 
 # ---------------------------------------------------------------- identity

@@ -11,7 +11,7 @@ three, under the ``#name shortcut ...`` header, followed by qconf's footer.
 
 from gridtools.errors import InputError
 from gridtools.formats.sge.attrfile import FieldError
-from gridtools.formats.values import parse_bool, parse_memory, parse_number, parse_time
+from gridtools.formats.values import parse_number, parse_typed
 
 #: column names, in order
 COLUMNS = ("name", "shortcut", "type", "relop", "requestable", "consumable", "default", "urgency")
@@ -148,18 +148,9 @@ def template(name=None):
 def value_ok(type_name, text):
     """True when ``text`` is a valid value for an attribute of ``type_name``."""
     try:
-        if type_name == "INT":
-            int(text)
-        elif type_name == "DOUBLE":
-            float(text)
-        elif type_name == "TIME":
-            parse_time(text)
-        elif type_name == "MEMORY":
-            parse_memory(text)
-        elif type_name == "BOOL":
-            parse_bool(text)
+        parse_typed(type_name, text)
         return bool(text)
-    except (ValueError, InputError):
+    except InputError:
         return False
 
 
