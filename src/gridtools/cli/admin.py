@@ -35,7 +35,8 @@ def init(slots, hosts):
     from gridtools.spool import cellsetup
     hosts = list(hosts) or [cell.hostname()]
     manager = pwd.getpwuid(os.getuid()).pw_name
-    _run(lambda: cellsetup.initialise(cell.root(), hosts, slots or os.cpu_count() or 1, manager))
+    _run(lambda: cellsetup.initialise(cell.root(), hosts, slots or os.cpu_count() or 1, manager,
+                                      personal=cell.is_personal()))
     click.echo(f"cell {cell.root()} ready: hosts {', '.join(hosts)}")
 
 

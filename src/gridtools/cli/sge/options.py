@@ -279,6 +279,14 @@ OPTIONS = {
 }
 
 
+def usage(prog, allowed):
+    """The -help text of qsub or qrsh: the option table's entries ``allowed`` for it."""
+    from gridtools.cli.sge import usage_text
+    names = {name for name, entry in OPTIONS.items() if entry[2] in allowed} | {"-help", "-@"}
+    tail = "[{command|-} [command_args]]" if prog == "qsub" else "[command [command_args]]"
+    return usage_text.submit_usage(prog, names, tail)
+
+
 def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
     """Apply option ``words`` to ``req``; return the words after the options.
 

@@ -128,6 +128,10 @@ class ArgumentError(Exception):
     """A word that is not an option, or an option without its argument."""
 
 
+class EmptyArgument(ArgumentError):
+    """An option argument that is the empty string: one line, no usage text."""
+
+
 def _take(argv, i, option, count):
     """The argument words of ``option`` starting at ``argv[i]`` and the next index."""
     def free(j):
@@ -153,6 +157,8 @@ def parse(argv):
         if entry is None:
             raise ArgumentError(f'error: invalid option argument "{option}"')
         words, i = _take(argv, i + 1, option, entry[1])
+        if "" in words:
+            raise EmptyArgument(f'error: empty option argument given to "{option}"')
         steps.append((entry[0], words))
     return steps
 
@@ -160,6 +166,9 @@ def parse(argv):
 def main(argv, prog="qconf"):
     try:
         steps = parse(list(argv))
+    except EmptyArgument as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
     except ArgumentError as exc:
         sys.stderr.write(f"{exc}\n{VERSION_LINE}\n{USAGE}")
         return 1

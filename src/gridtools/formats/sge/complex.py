@@ -11,7 +11,7 @@ three, under the ``#name shortcut ...`` header, followed by qconf's footer.
 
 from gridtools.errors import InputError
 from gridtools.formats.sge.attrfile import FieldError
-from gridtools.formats.values import parse_number, parse_typed
+from gridtools.formats.values import not_a_value, parse_number, parse_typed
 
 #: column names, in order
 COLUMNS = ("name", "shortcut", "type", "relop", "requestable", "consumable", "default", "urgency")
@@ -152,6 +152,26 @@ def value_ok(type_name, text):
         return bool(text)
     except InputError:
         return False
+
+
+def check_values(pairs, table, field, consumables=False):
+    """Raise FieldError naming ``field`` when a ``name=value`` pair's value is not of
+    the attribute's type in ``table`` (the complex dict), or, with ``consumables``,
+    when a consumable attribute gets a negative value (Grid Engine's messages).
+    Names the table does not know are left to the reference check."""
+    if not isinstance(table, dict):
+        return
+    for name, text in (pairs or {}).items():
+        row = lookup(table, name)
+        if not isinstance(row, dict):
+            continue
+        try:
+            value = parse_typed(row["type"], str(text))
+        except InputError:
+            raise FieldError(not_a_value(name, row["type"]), field) from None
+        if consumables and row.get("consumable", "NO") != "NO" and not isinstance(value, (bool, str)) \
+                and value < 0:
+            raise FieldError(f'attribute "{name}" is consumable but has a negative value', field)
 
 
 def _check_row(name, row):

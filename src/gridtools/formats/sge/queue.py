@@ -211,9 +211,12 @@ _REFERENCES = {
 
 
 def _check_references(obj, known):
+    from gridtools.formats.sge.complex import check_values
     for attr, (kind, what) in _REFERENCES.items():
         for value in values_of(obj, attr):
             require_known(list(value), known, kind, attr, what)
+            if kind == "complex" and known:
+                check_values(value, known.get("complex"), attr, consumables=attr == "complex_values")
     for value in values_of(obj, "calendar"):
         if value is not None:
             require_known([value], known, "calendar", "calendar", "calendar")
