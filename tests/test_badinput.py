@@ -194,3 +194,14 @@ def test_qconf_au_creates_a_missing_list_as_grid_engine_does(shared):
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", 'added "x" to access list "newlist"\n')
     refused(shared.run("qconf", "-au", "x", "newlist"), 1, '"x" is already in access list "newlist"')
     shared.run("qconf", "-dul", "newlist", check=True)
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["qconf"], "error: no option argument"),
+    (["qmod"], "error: no option argument"),
+    (["qmod", "all.q"], 'error: invalid option argument "all.q"'),
+])
+def test_commands_without_an_action_say_so_after_the_usage(shared, argv, line):
+    proc = shared.run(*argv)
+    assert proc.returncode == 1
+    assert "usage: " in proc.stderr and proc.stderr.splitlines()[-1] == line

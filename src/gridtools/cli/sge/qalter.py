@@ -242,7 +242,8 @@ def _alter(p):
     if p.users is not None and items:
         raise GridError("error: it is not allowed to select users and job ids together")
     if not items and p.users is None:
-        raise GridError("error: no job argument given\n" + USAGE.rstrip("\n"))
+        sys.stderr.write("error: no job argument given\n" + USAGE)
+        return 1
     if not p.has_change() and p.verify in (None, "n"):
         raise GridError("error: no option given to change the job")
     changes = changes_of(p)

@@ -14,6 +14,7 @@ from gridtools.cli.sge import qconf_attr as A
 from gridtools.cli.sge import qconf_change as C
 from gridtools.cli.sge import qconf_show as S
 from gridtools.cli.sge.qconf_usage import USAGE, VERSION_LINE
+from gridtools.errors import UsageError
 
 def partial(func, *bound, **keywords):
     """``func`` with its first arguments bound (functools costs a start-up import)."""
@@ -124,7 +125,7 @@ OPTIONS = {
 }
 
 
-class ArgumentError(Exception):
+class ArgumentError(UsageError):
     """A word that is not an option, or an option without its argument."""
 
 
@@ -173,7 +174,7 @@ def main(argv, prog="qconf"):
         sys.stderr.write(f"{exc}\n{VERSION_LINE}\n{USAGE}")
         return 1
     if not steps:
-        sys.stderr.write(f"{VERSION_LINE}\n{USAGE}")
+        sys.stderr.write(f"{VERSION_LINE}\n{USAGE}error: no option argument\n")
         return 1
     from gridtools.cli import cellinit
     from gridtools.errors import GridError
@@ -184,7 +185,11 @@ def main(argv, prog="qconf"):
             sys.stderr.write(f"{exc}\n")
             return exc.exit_code
     for handler, words in steps:
-        code = handler(words)
+        try:
+            code = handler(words)
+        except GridError as exc:
+            sys.stderr.write(f"{exc}\n")
+            return exc.exit_code
         if code:
             return code
     return 0

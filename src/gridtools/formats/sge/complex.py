@@ -145,6 +145,16 @@ def template(name=None):
     return {row["name"]: row for row in (parse_row(line) for line in DEFAULT_TABLE.splitlines())}
 
 
+_BUILTIN = {}
+
+
+def _builtin():
+    """The built-in attributes (read once; never handed out for changes)."""
+    if not _BUILTIN:
+        _BUILTIN.update(template())
+    return _BUILTIN
+
+
 def value_ok(type_name, text):
     """True when ``text`` is a valid value for an attribute of ``type_name``."""
     try:
@@ -205,7 +215,7 @@ def validate(obj, known=None):
             raise FieldError(f'shortcut "{row["shortcut"]}" of attribute "{name}" is already used by '
                              f'"{other or row["shortcut"]}"', "shortcut")
         shortcuts[row["shortcut"]] = name
-    for name, row in template().items():
+    for name, row in _builtin().items():
         if name not in obj:
             raise FieldError(f'built-in attribute "{name}" cannot be removed', "name")
         if obj[name]["type"] != row["type"]:
