@@ -205,3 +205,35 @@ def test_commands_without_an_action_say_so_after_the_usage(shared, argv, line):
     proc = shared.run(*argv)
     assert proc.returncode == 1
     assert "usage: " in proc.stderr and proc.stderr.splitlines()[-1] == line
+
+
+@pytest.mark.parametrize("args, code, line", [
+    (["-binding", "bogus"], 2, 'qsub: -binding option contains errors: "bogus" is not linear[:n[:socket,core]], '
+                               "striding:n:step[:socket,core] or explicit:socket,core[:...]"),
+    (["-l", "slots=-1"], 1, 'Unable to run job: attribute "slots" is consumable but has a negative value'),
+    (["-wd", "a\0b"], 2, "qsub: -wd option argument must not contain a NUL byte"),
+])
+def test_qsub_refuses_more_bad_values(shared, workdir, args, code, line):
+    if any("\0" in a for a in args):          # no program argument can hold a NUL: use #$ lines
+        proc = shared.qsub(cwd=workdir, input="#$ " + " ".join(args) + "\ntrue\n")
+    else:
+        proc = shared.qsub(*args, "-b", "y", "true", cwd=workdir)
+    refused(proc, code, line)
+
+
+def test_binding_with_a_type_word(shared, workdir):
+    jid = shared.qsub("-terse", "-h", "-binding", "set", "linear:1", "-b", "y", "true", cwd=workdir).stdout
+    assert "binding:                    set linear:1" in shared.run("qstat", "-j", jid.strip()).stdout
+    shared.run("qdel", jid.strip(), check=True)
+
+
+@pytest.mark.parametrize("attr, value, line", [
+    ("shell", "bash", 'error: denied: the path given for "shell" must start with a "/"'),
+    ("processors", "many", 'error: invalid value "many" for attribute "processors": expected UNDEFINED '
+                           "or a list of numbers and ranges"),
+    ("seq_no", "1_0", 'error: invalid value "1_0" for attribute "seq_no": expected a non-negative integer'),
+])
+def test_queue_fields_grid_engine_checks(shared, attr, value, line):
+    before = etc_digest(shared)
+    refused(shared.run("qconf", "-mattr", "queue", attr, value, "all.q"), 1, line)
+    assert etc_digest(shared) == before

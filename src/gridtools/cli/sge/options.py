@@ -14,7 +14,7 @@ Imports stay on the standard library core: this runs on every qsub.
 import os
 
 from gridtools.cli.sge.optvalues import (
-    fail, must_have, parse_ckpt_when, parse_context, parse_datetime, parse_env_list,
+    BINDING_TYPES, fail, must_have, parse_binding, parse_ckpt_when, parse_context, parse_datetime, parse_env_list,
     parse_job_name, parse_mail_options, parse_names, parse_path_list, parse_priority,
     parse_resource_list, parse_slot_range, parse_task_concurrency, parse_task_range,
     parse_unsigned, parse_yes_no)
@@ -203,7 +203,7 @@ def _apply_S(req, args, ctx):
 
 
 def _apply_binding(req, args, ctx):
-    req["binding"] = " ".join(must_have("-binding", a) for a in args)
+    req["binding"] = parse_binding(args)
 
 
 def _path_opt(field, opt):
@@ -279,6 +279,14 @@ OPTIONS = {
 }
 
 
+def arity(word, rest):
+    """How many argument words option ``word`` takes when ``rest`` follows it
+    (-binding takes a type word first when one is given)."""
+    if word == "-binding" and rest[:1] and rest[0] in BINDING_TYPES:
+        return 2
+    return OPTIONS[word][0]
+
+
 def usage(prog, allowed):
     """The -help text of qsub or qrsh: the option table's entries ``allowed`` for it."""
     from gridtools.cli.sge import usage_text
@@ -315,9 +323,12 @@ def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
         entry = OPTIONS.get(word)
         if entry is None or entry[2] not in allowed:
             raise UsageError(f'invalid option argument "{word}"')
-        nargs, apply, _ = entry
+        _, apply, _ = entry
+        nargs = arity(word, words[i + 1:])
         if i + nargs > n - 1:
             raise UsageError(f"{word} option must have argument")
+        if any("\0" in arg for arg in words[i + 1:i + 1 + nargs]):
+            raise fail(f"{word} option argument must not contain a NUL byte")
         ctx.current = word
         ctx.seen.append(word)
         apply(req, words[i + 1:i + 1 + nargs], ctx)

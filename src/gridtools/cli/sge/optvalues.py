@@ -176,6 +176,36 @@ def parse_job_name(text):
     return text
 
 
+#: the types a -binding request may name before its strategy
+BINDING_TYPES = ("env", "pe", "set")
+
+
+def _socket_core(text):
+    socket, comma, core = text.partition(",")
+    return comma and is_uint(socket) and is_uint(core)
+
+
+def parse_binding(words):
+    """-binding ``[env|pe|set] linear[:n[:socket,core]]``, ``striding:n:step[:socket,core]``
+    or ``explicit:socket,core[:socket,core...]``: the words joined by a blank."""
+    strategy = words[-1]
+    name, _, rest = strategy.partition(":")
+    parts = rest.split(":") if rest else []
+    if name == "linear":
+        ok = len(parts) <= 2 and all(is_uint(p) for p in parts[:1]) and all(_socket_core(p) for p in parts[1:])
+    elif name == "striding":
+        ok = len(parts) in (2, 3) and is_uint(parts[0]) and is_uint(parts[1]) \
+            and all(_socket_core(p) for p in parts[2:])
+    elif name == "explicit":
+        ok = bool(parts) and all(_socket_core(p) for p in parts)
+    else:
+        ok = False
+    if not ok:
+        raise fail(f'-binding option contains errors: "{strategy}" is not linear[:n[:socket,core]], '
+                   "striding:n:step[:socket,core] or explicit:socket,core[:...]")
+    return " ".join(words)
+
+
 def parse_mail_options(text):
     letters = text.replace(",", "")
     if not letters or any(c not in MAIL_LETTERS for c in letters):

@@ -129,14 +129,15 @@ def _option(p, word, rest):
     entry = options.OPTIONS.get(word)
     if entry is None or entry[2] not in ("all", "alter") or word in NOT_FOR_QALTER:
         raise UsageError(f'invalid option argument "{word}"')
-    _need(word, rest, entry[0])
+    count = options.arity(word, rest)
+    _need(word, rest, count)
     if word in PART_OF:
         p.parts.append((PART_OF[word], "soft" if p.ctx.soft else "hard"))
-    options.parse([word] + rest[:entry[0]], p.req, p.ctx, allowed=("all", "alter"), stop_at_arg=False)
+    options.parse([word] + rest[:count], p.req, p.ctx, allowed=("all", "alter"), stop_at_arg=False)
     if word == "-w":
         p.verify = p.req["verify"]
     p.fields.extend(f for f in FIELDS_OF.get(word, ()) if f not in p.fields)
-    return entry[0]
+    return count
 
 
 def _need(word, rest, count):

@@ -78,7 +78,7 @@ def _etc_names(folder):
 
 
 def complex_table():
-    """name -> (shortcut, type, requestable) from etc/complex, read by hand (fast)."""
+    """name -> (shortcut, type, requestable, consumable) from etc/complex, read by hand (fast)."""
     table = {}
     try:
         with open(cell.etc("complex"), encoding="utf-8") as fh:
@@ -87,7 +87,7 @@ def complex_table():
                     continue
                 parts = line.split()
                 if len(parts) >= 8:
-                    table[parts[0]] = (parts[1], parts[2], parts[4])
+                    table[parts[0]] = (parts[1], parts[2], parts[4], parts[5])
     except FileNotFoundError:
         pass
     return table
@@ -185,14 +185,17 @@ def check_resources(req):
 
 def _check_value(name, row, value):
     from gridtools.formats import values
-    _short, ctype, requestable = row
+    _short, ctype, requestable, consumable = row
     if requestable.upper() == "NO":
         raise Rejected(f'resource "{name}" configured as non requestable')
     try:
-        values.parse_typed(ctype, value)
+        number = values.parse_typed(ctype, value)
     except InputError as exc:
         reason = f": {exc}" if "out of range" in str(exc) else ""
         raise Rejected(values.not_a_value(name, ctype) + reason) from None
+    if consumable.upper() not in ("NO", "N") and isinstance(number, (int, float)) \
+            and not isinstance(number, bool) and number < 0:
+        raise Rejected(f'attribute "{name}" is consumable but has a negative value')
 
 
 # ---------------------------------------------------------------- identity
