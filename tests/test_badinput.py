@@ -123,7 +123,7 @@ def test_bad_values_in_directives_and_request_files(shared, workdir):
     with open(os.path.join(workdir, "self.opts"), "w") as fh:
         fh.write("-@ self.opts\n")
     proc = shared.qsub("-@", "self.opts", "-b", "y", "true", cwd=workdir)
-    refused(proc, 2, "qsub: -@ option files nest more than 64 deep")
+    refused(proc, 2, "qsub: -@ option: more than 64 option files read")
     assert spool_digest(shared) == before
 
 

@@ -311,7 +311,7 @@ def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
                 raise UsageError("-@ option must have file argument")
             included += 1
             if included > MAX_OPTION_FILES:
-                raise UsageError(f"-@ option files nest more than {MAX_OPTION_FILES} deep")
+                raise UsageError(f"-@ option: more than {MAX_OPTION_FILES} option files read")
             from gridtools.cli.sge.tokens import read_option_file
             words = words[:i] + read_option_file(words[i + 1], missing_ok=False) + words[i + 2:]
             n = len(words)

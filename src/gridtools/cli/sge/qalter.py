@@ -94,7 +94,7 @@ def parse_args(argv, cwd=None):
         if word == "-@":
             included += 1
             if included > options.MAX_OPTION_FILES:
-                raise UsageError(f"-@ option files nest more than {options.MAX_OPTION_FILES} deep")
+                raise UsageError(f"-@ option: more than {options.MAX_OPTION_FILES} option files read")
             words[i:i + 2] = _option_file(words, i)
             continue
         if word == "-t":
