@@ -135,6 +135,8 @@ def test_task_ranges_a_job_does_not_have(shared, workdir):
     refused(shared.run("qdel", f"{array}.7"), 1, f'job "{array}" task "7" does not exist')
     refused(shared.run("qdel", array, "-t", "6-9"), 1, f'job "{array}" task id range "6-9:1" comprises no tasks')
     refused(shared.run("qrls", f"{single}.2"), 1, f'job "{single}" task "2" does not exist')
+    proc = shared.run("qdel", "-u", "")
+    assert (proc.returncode, proc.stderr.splitlines()[0]) == (1, "-u option must have a list usernames")
     assert not fuzzing.changed(before, spool_digest(shared))
     assert shared.task_states(int(single)).get(1) != "finished"
     proc = shared.run("qdel", f"{single}.1")
@@ -222,6 +224,8 @@ def test_binding_with_a_type_word(shared, workdir):
     ("processors", "many", 'error: invalid value "many" for attribute "processors": expected UNDEFINED '
                            "or a list of numbers and ranges"),
     ("seq_no", "1_0", 'error: invalid value "1_0" for attribute "seq_no": expected a non-negative integer'),
+    ("prolog", "/bin/true\nslots 99", 'error: invalid value "/bin/true\\nslots 99" for attribute "prolog": '
+                                      "expected a string on one line"),
 ])
 def test_queue_fields_grid_engine_checks(shared, attr, value, line):
     before = etc_digest(shared)

@@ -61,6 +61,8 @@ def parse_job_args(argv, flags=(), valued=()):
                 raise UsageError(f'option "{word}" requires an argument')
             if word == "-u":
                 users = [u for u in argv[i + 1].split(",") if u]
+                if not users:
+                    raise UsageError("-u option must have a list usernames")
             else:
                 opts[word] = argv[i + 1]
             i += 1

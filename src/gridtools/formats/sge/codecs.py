@@ -90,6 +90,8 @@ class Text(Codec):
     def parse(self, text):
         if not text or (not self.spaces and len(text.split()) != 1):
             raise ValueProblem(f"expected {self.expected}")
+        if any(c in text for c in "\n\r\0"):
+            raise ValueProblem(f"expected {self.expected} on one line")
         return text
 
     def render(self, value):
