@@ -13,6 +13,7 @@ why, and a refusal that reports nothing done leaves the cell as it was.
 """
 
 import os
+import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -31,10 +32,13 @@ COMMAND_LINES = 300
 def test_every_parser_takes_mutated_input(monkeypatch):
     root = tempfile.mkdtemp(prefix="gtfuzz-")
     monkeypatch.setenv("GRIDTOOLS_ROOT", root)
-    fuzzing.make_cell(root)
-    names = [t.name for t in fuzzing.make_targets(root)]
-    assert len(names) >= 30
-    fed, findings = fuzzing.run_parallel(root, SEED, COUNT, workers=2)
+    try:
+        fuzzing.make_cell(root)
+        names = [t.name for t in fuzzing.make_targets(root)]
+        assert len(names) >= 30
+        fed, findings = fuzzing.run_parallel(root, SEED, COUNT, workers=2)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
     assert fed == COUNT * len(names)
     assert not findings, "\n\n".join(str(f) for f in findings[:10])
 
