@@ -33,6 +33,11 @@ def run(name, argv=None):
     if module is None:
         sys.stderr.write(f"gridtools: unknown command {name!r}\n")
         return 1
+    for stream in (sys.stdout, sys.stderr):
+        # names from the file system may hold bytes that are not UTF-8: write them back as
+        # they came, as Grid Engine's programs do, whatever the locale's error handling
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
     mod = __import__("gridtools.cli." + module, fromlist=["main"])
     try:
         return mod.main(argv, prog=name) or 0

@@ -130,7 +130,7 @@ def _number(kind, raw, name):
     try:
         value = float(raw)
         return int(value) if kind == _I else value
-    except ValueError:
+    except (ValueError, OverflowError):
         raise SyntaxProblem(f'accounting field {name}: not a number: "{raw}"') from None
 
 

@@ -61,6 +61,8 @@ def parse_job_args(argv, flags=(), valued=()):
                 raise UsageError(f'option "{word}" requires an argument')
             if word == "-u":
                 users = [u for u in argv[i + 1].split(",") if u]
+                if not users:
+                    raise UsageError("-u option must have a list usernames")
             else:
                 opts[word] = argv[i + 1]
             i += 1
@@ -184,6 +186,27 @@ def task_numbers(row):
 
 def in_ranges(number, ranges):
     return any(first <= number <= last and (number - first) % step == 0 for first, last, step in ranges)
+
+
+def narrow(snap, target):
+    """``(target, None)`` with the tasks a target names that exist, or ``(None, line)``
+    when it names none (Grid Engine's "comprises no tasks"). A job that is not an array
+    has the one task 1: naming it means the whole job."""
+    ranges = target["tasks"]
+    if ranges is None:
+        return target, None
+    jid = target["id"]
+    if snap["jobs"][jid].get("array"):
+        live = [n for row in rows_of(snap, jid) for n in (task_numbers(row) or ())]
+    else:
+        live = [1]
+    if any(in_ranges(n, ranges) for n in live):
+        return ({"id": jid, "tasks": None} if live == [1] and not snap["jobs"][jid].get("array")
+                else target), None
+    first, last, step = ranges[0]
+    if first == last:
+        return None, f'job "{jid}" task "{first}" does not exist'
+    return None, f'job "{jid}" task id range "{first}-{last}:{step}" comprises no tasks'
 
 
 def jobs_of_users(snap, users):

@@ -59,6 +59,7 @@ def main(argv, prog="qdel"):
 
 
 def _delete(items, users, force):
+    import sys
     user = jobsel.me()
     snap = qstatus.load()
     targets, missing = jobsel.resolve(items, snap)
@@ -74,6 +75,11 @@ def _delete(items, users, force):
         seen.add(key)
         if snap["jobs"][target["id"]]["owner"] != user and not operator:
             print(f'{user} - you do not have the necessary privileges to delete the job "{target["id"]}"')
+            code = 1
+            continue
+        target, problem = jobsel.narrow(snap, target)
+        if problem:
+            sys.stderr.write(problem + "\n")
             code = 1
             continue
         allowed.append(target)

@@ -60,6 +60,7 @@ def main(argv, prog="qhold"):
 
 
 def _hold(prog, items, users, letters, on):
+    import sys
     user = jobsel.me()
     for letter, (title, check) in WHO.items():
         if letter in letters and not check(user):
@@ -76,6 +77,11 @@ def _hold(prog, items, users, letters, on):
         if snap["jobs"][target["id"]]["owner"] != user and not operator:
             print(f'denied: "{user}" must be at least owner of job {target["id"]} to change job attributes')
             code = 18
+            continue
+        target, problem = jobsel.narrow(snap, target)
+        if problem:
+            sys.stderr.write(problem + "\n")
+            code = code or 1
             continue
         allowed.append(target)
         for line in _messages(snap, target, letters, on):

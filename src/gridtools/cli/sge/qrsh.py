@@ -156,6 +156,9 @@ def run_job(spec, relay):
 
 
 def main(argv, prog="qrsh"):
+    if "-help" in argv:
+        sys.stdout.write(options.usage(prog, ("all", "submit")))
+        return 0
     cwd = os.getcwd()
     try:
         req, rest = build_request(argv, cwd)
