@@ -44,7 +44,7 @@ def _run(func):
     try:
         return func()
     except GridError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(str(exc).removeprefix("error: ")) from None
 
 
 @cli.group()
@@ -61,8 +61,7 @@ def daemon_start():
     if control.running():
         click.echo(f"daemon already running (pid {control.pid()})")
         return
-    if not control.start():
-        raise click.ClickException("the daemon did not start; see spool/daemon.out")
+    _run(control.start)
     click.echo(f"daemon started (pid {control.pid()})")
 
 

@@ -174,8 +174,17 @@ def main(argv, prog="qconf"):
         if steps != [(_help, [])]:
             sys.stderr.write(f"{exc}\n")
             return exc.exit_code
+    _warn_quarantined()
     for handler, words in steps:
         code = handler(words)
         if code:
             return code
     return 0
+
+
+def _warn_quarantined():
+    """Configuration files the daemon set aside or cannot read, on stderr."""
+    from gridtools.cli.sge import qstatus
+    from gridtools.spool import status
+    for line in qstatus.warnings(status.read() or {}, etc_only=True):
+        sys.stderr.write(line + "\n")

@@ -307,6 +307,8 @@ def usage(stream):
 def run(opts):
     snap = qstatus.load()
     out = sys.stdout
+    for line in qstatus.warnings(snap):
+        sys.stderr.write(line + "\n")
     if opts.job_ids is not None:
         from gridtools.cli.sge import qstat_j
         return qstat_j.show(snap, opts, out)
