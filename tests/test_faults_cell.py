@@ -3,6 +3,7 @@
 import os
 import shutil
 import signal
+import subprocess
 import time
 
 import psutil
@@ -61,6 +62,22 @@ def test_a_daemon_whose_cell_was_replaced_exits(workdir):
         destroy_cell(cell)
 
 
+def test_an_execution_daemon_whose_cell_was_removed_exits(workdir):
+    cell = make_cell(hosts=["testhost", "node2"])
+    execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: os.path.exists(os.path.join(cell.root, "spool", "execd", "node2", "execd.pid")))
+        shutil.rmtree(cell.root)
+        _, err = execd.communicate(timeout=15)
+        assert execd.returncode == 1 and "is gone" in err and "Traceback" not in err
+    finally:
+        if execd.poll() is None:
+            execd.kill()
+        os.makedirs(cell.root, exist_ok=True)
+        destroy_cell(cell)
+
+
 def test_qstat_says_the_status_is_stale_and_drops_jobs_gone_from_the_spool(cell, workdir):
     ids = [int(cell.qsub("-terse", "-h", "-b", "y", "true", cwd=workdir, check=True).stdout) for _ in range(3)]
     wait_for(lambda: all(f"{j} " in cell.run("qstat").stdout for j in ids))
@@ -76,6 +93,7 @@ def test_qstat_says_the_status_is_stale_and_drops_jobs_gone_from_the_spool(cell,
         assert shown == {ids[0], ids[2], late}, (argv, proc.stdout)
         assert "not running" in proc.stderr and "as of" in proc.stderr, proc.stderr
     assert cell.run("qstat", "-j", str(ids[1])).returncode != 0
+    assert "not running" in cell.run("qhost").stderr
     cell.start_daemon()
     proc = cell.run("qstat")
     assert proc.stderr == ""

@@ -237,6 +237,9 @@ def serve_host(host):
     os.environ[cell.ENV_HOST] = host
     children = {}
     while not stopping:
+        if lock.replaced():
+            sys.stderr.write(f"gridtools execd: the spool {cell.spool()} is gone; exiting\n")
+            return 1
         _take_inbox(inbox, children)
         reap_exited(children)
         try:

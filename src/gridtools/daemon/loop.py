@@ -59,7 +59,6 @@ class Daemon:
         self.published = 0.0
         self.stopping = False
         self.lock = None
-        self.lock_id = None
         self.fifo = None
         self.sigpipe = None
         self.unsettled = []          # (request, answer) applied, not yet answered and removed
@@ -83,8 +82,6 @@ class Daemon:
         self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o644, blocking=False)
         if not self.lock.acquire():
             raise GridError("a gridtools daemon is already running for this cell")
-        stat = os.fstat(self.lock.fd)
-        self.lock_id = (stat.st_dev, stat.st_ino)
         try:                            # written again when start-up is complete
             os.unlink(cell.spool("daemon.pid"))
         except FileNotFoundError:
@@ -130,13 +127,7 @@ class Daemon:
     # ------------------------------------------------------------ one pass
     def vanished(self):
         """True when the cell's spool is gone (removed, or replaced by another cell)."""
-        try:
-            stat = os.stat(cell.spool("daemon.lock"))
-        except FileNotFoundError:
-            return True
-        except OSError:
-            return False
-        return self.lock_id is not None and (stat.st_dev, stat.st_ino) != self.lock_id
+        return self.lock is not None and self.lock.fd is not None and self.lock.replaced()
 
     def tick(self, now=None):
         now = now if now is not None else time.time()

@@ -58,7 +58,7 @@ def collect(state, dispatcher, now):
             if _alive(state, dispatcher, job, task, now):
                 continue
             # a shepherd writes its result before it lets go of its lock: look again
-            result = jobstore.read_result(job.id, task.number) or _lost(dispatcher, job, task, now)
+            result = jobstore.read_result(job.id, task.number) or _lost(state, dispatcher, job, task, now)
             if result is None:
                 continue
         ended.append((job, task, result))
@@ -82,12 +82,15 @@ def collect(state, dispatcher, now):
     return len(ended)
 
 
-def _lost(dispatcher, job, task, now):
+def _lost(state, dispatcher, job, task, now):
     """The result of a task whose shepherd is gone without one, or None when it turned
     out to be starting after all. A shepherd that never started is abandoned (its
     launch is withdrawn under its lock, so a late one does nothing) and the task is
     requeued; one that was lost has its job's processes killed first."""
     tdir = jobstore.task_dir(job.id, task.number)
+    if os.path.exists(os.path.join(tdir, jobstore.RESULT_FILE)):
+        state.log(f"E|job {job.id}.{task.number}: its result file cannot be read, "
+                  "the task is ended as lost")
     record = shepherd.read_lock(tdir)
     if record is None:
         lock = Lock(os.path.join(tdir, jobstore.SHEPHERD_LOCK), mode=0o644, blocking=False)

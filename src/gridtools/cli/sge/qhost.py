@@ -260,6 +260,8 @@ def main(argv, prog="qhost"):
         return 0
     try:
         snap = qstatus.load()
+        for line in qstatus.warnings(snap):
+            sys.stderr.write(line + "\n")
         if opts.xml or opts.json:
             from gridtools.cli.sge import qhost_xml
             sys.stdout.write(qhost_xml.as_json(snap, opts) if opts.json else qhost_xml.as_xml(snap, opts))
