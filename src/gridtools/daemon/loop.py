@@ -1,12 +1,15 @@
 """The dispatcher daemon: one ``tick()`` is one pass of named phases.
 
     reload config -> intake -> reap -> schedule (snapshot -> cycle -> start)
-    -> purge -> flush -> publish
+    -> purge -> flush -> publish -> settle (answer and remove the requests)
 
 ``run()`` repeats ticks whenever something wakes it: a byte in the wake-up
-FIFO (a client request, a shepherd that ended), a signal, or the fallback
-tick (``schedule_interval``), or the next time-based event (a ``-a`` start
-time, a retry). A pass that has nothing to do costs a few system calls.
+FIFO (a client request, a shepherd that ended), a signal, the end of a
+watched shepherd process, the fallback tick (``schedule_interval``), or the
+next time-based event (a ``-a`` start time, a retry). A pass that has
+nothing to do costs a few system calls. A pass that meets a full or
+read-only spool is retried every WRITE_RETRY seconds; a daemon whose cell
+vanished exits.
 """
 
 import os
@@ -110,11 +113,10 @@ class Daemon:
         self.stopping = True
 
     def shutdown(self):
-        self.exec.stop()
         if not self.vanished():
-            self.state.flush()
+            self._conclude_pass(time.time())
             qcontrol.persist(self.state)
-            self.unsettled = intake.settle(self.unsettled) if not self.state.need_publish else []
+        self.exec.stop()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         self._write_messages()
         try:
@@ -162,6 +164,11 @@ class Daemon:
         keep, max_age = self._finished_jobs_kept()
         self.purged = reap.purge(state, keep, max_age, now) or self.purged
         self.expiry = reap.next_expiry(state, max_age)
+        self._conclude_pass(now)
+
+    def _conclude_pass(self, now):
+        """Write what the pass changed, publish it, then answer the requests it shows."""
+        state = self.state
         flushed = state.flush()
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
