@@ -349,8 +349,12 @@ class ShepherdWatch:
     def __init__(self):
         self.fds = {}              # (job id, task) -> pidfd
 
+    #: most shepherds watched at once (the daemon waits with select(); others are
+    #: noticed by their obituary or at the next pass)
+    MOST = 512
+
     def add(self, key, pid):
-        if not pid or not hasattr(os, "pidfd_open"):
+        if not pid or not hasattr(os, "pidfd_open") or len(self.fds) >= self.MOST:
             return
         try:
             self.fds[key] = os.pidfd_open(pid)

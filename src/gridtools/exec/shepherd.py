@@ -50,8 +50,9 @@ class Shepherd:
         self.lock = None
 
     def record_group(self, pgid):
-        """Note in the lock the process group this shepherd runs now (the job, a prolog
-        ...; 0: none), so that a daemon finding the shepherd killed can kill it too."""
+        """Note in the lock the process group this shepherd runs (the job, a prolog ...;
+        the last one stays noted, its leftovers included), so that a daemon finding the
+        shepherd killed can kill it too."""
         if self.lock is not None:
             try:
                 write_pid(self.lock, pgid)
@@ -90,7 +91,6 @@ class Shepherd:
         if not spec or self.flags_stop():
             return True
         status = jobproc.run_procedure(self.plan, spec, on_start=self.record_group)
-        self.record_group(0)
         if status != 0:
             self.result["failed"] = failed_code
             self.result["failed_reason"] = f"{which} failed with exit status {status}"
@@ -126,7 +126,6 @@ class Shepherd:
         except SpoolError:
             pass                            # only for qstat's usage; the lock has the pid
         status, rusage = self._supervise(pid)
-        self.record_group(0)
         self.trace(f"job exited with status {status}")
         self._record_exit(status, rusage)
 

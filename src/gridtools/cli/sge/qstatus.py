@@ -68,21 +68,22 @@ def _from_spool():
 def _reconcile(snap):
     """A snapshot left by a daemon that is gone: leave out jobs no longer in the spool,
     add the ones it does not know, and mark it stale."""
-    from gridtools.spool import jobs as jobstore
     snap["stale"] = True
     try:
-        stored = set(jobstore.list_ids())
+        stored = {int(n) for n in os.listdir(cell.spool("jobs")) if n.isdigit()}
     except OSError:
-        return
+        return                          # no job store to compare with (or not ours to read)
     known = snap["jobs"]
     gone = set(known) - stored
     if gone:
         snap["rows"] = [r for r in snap["rows"] if r["id"] not in gone]
         for job_id in gone:
             del known[job_id]
-    rows, info = _job_parts(sorted(stored - set(known)))
-    snap["rows"].extend(rows)
-    known.update(info)
+    unknown = sorted(stored - set(known))
+    if unknown:
+        rows, info = _job_parts(unknown)
+        snap["rows"].extend(rows)
+        known.update(info)
 
 
 def warnings(snap, etc_only=False):
