@@ -36,7 +36,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, "bin")
 PHASES = ("intake", "pass", "pass", "start", "start", "reap", "reap", "publish", "publish", "startup")
 LIFE_MAX = 0.08           # most seconds a daemon life lasts before the harness kills it
-ARMED_LIFE_MAX = 0.3      # the same for a life with a crash point armed
+ARMED_LIFE_MAX = 0.2      # the same for a life with a crash point armed
 FINISH_WAIT = 120.0       # seconds the last daemon has to finish every job
 PR_SET_CHILD_SUBREAPER = 36
 

@@ -82,15 +82,18 @@ class Daemon:
 
     def _startup(self):
         files.makedirs(cell.spool())
+        # forked while the daemon is small, and before it holds its lock (a fork made
+        # later shares the lock until it closed it, which could outlive a killed daemon)
+        self.exec.start()
         self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o644, blocking=False)
         if not self.lock.acquire():
+            self.exec.stop()
             raise GridError("a gridtools daemon is already running for this cell")
         try:                            # written again when start-up is complete
             os.unlink(cell.spool("daemon.pid"))
         except FileNotFoundError:
             pass
         crash.point("startup")
-        self.exec.start()               # forked while the daemon is small
         faults.restore(self.state)
         self.state.reload_config(force=True)
         load_jobs(self.state)
