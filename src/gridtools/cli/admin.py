@@ -45,7 +45,7 @@ def _run(func):
     try:
         return func()
     except GridError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(str(exc).removeprefix("error: ")) from None
 
 
 @cli.group()
@@ -67,8 +67,7 @@ def daemon_start():
     if not os.access(cell.spool(), os.W_OK):
         raise click.ClickException(f"only the owner of the cell may start its daemon "
                                    f"({cell.spool()} is not writable)")
-    if not control.start():
-        raise click.ClickException("the daemon did not start; see spool/daemon.out")
+    _run(control.start)
     click.echo(f"daemon started (pid {control.pid()})")
 
 

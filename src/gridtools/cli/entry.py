@@ -6,6 +6,8 @@ module, so each command pays at start-up for exactly what it uses.
 
 import sys
 
+from gridtools.errors import GridError
+
 # command name -> module under gridtools.cli; each module has main(argv) -> int
 COMMANDS = {
     "gridtools": "admin",
@@ -45,6 +47,13 @@ def run(name, argv=None):
         return 130
     except BrokenPipeError:
         return 141
+    except OSError as exc:          # the cell's files: a read-only or full spool, ...
+        where = f": {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"{name}: error: {exc.strerror or exc}{where}\n")
+        return 1
+    except GridError as exc:        # one line, never a traceback
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
 
 
 if __name__ == "__main__":

@@ -12,8 +12,8 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import execd, view
-from gridtools.exec import launch, load
+from gridtools.daemon import crash, execd, view
+from gridtools.exec import launch, load, shepherd
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.model import transitions as tr
@@ -63,6 +63,8 @@ class Dispatcher:
     def __init__(self, state, exec_client=None):
         self.state = state
         self.exec = exec_client
+        self.watch = ShepherdWatch()
+        self.dying = set()            # (job, task) lost, whose processes were killed and linger
 
     # ------------------------------------------------------------ start
     def build_plan(self, job, number, granted):
@@ -99,10 +101,12 @@ class Dispatcher:
         """First half of a start: the task's folder and plan, and its new state (in memory)."""
         tdir = jobstore.make_task_dir(job.id, number)
         plan = self.build_plan(job, number, granted)
+        plan["launch"] = f"{time.time_ns()}.{os.getpid()}"
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
         if execd.registered(granted[0][1]):
             launch.write_plan(tdir, plan)        # a separate execution daemon reads it
+        atomic_write(os.path.join(tdir, jobstore.LAUNCH_FILE), plan["launch"], fsync=False)
         tr.dispatch(job, number, granted, time.time())
         self.state.active_jobs.add(job.id)
         self.state.touch(job)
@@ -124,7 +128,11 @@ class Dispatcher:
             launch.spawn(plan, tdir)
 
     def start_all(self, starts, now):
-        """Dispatch decided tasks: persist all their states once, then fork the shepherds."""
+        """Dispatch decided tasks: persist all their states once, then fork the shepherds.
+
+        A task whose new state could not be written (a full disk) is not started:
+        the next pass finds it without a shepherd and puts it back to pending.
+        """
         ready = []
         for start in starts:
             job = self.state.jobs[start.job_id]
@@ -133,8 +141,11 @@ class Dispatcher:
             except Exception as exc:  # noqa: BLE001 - one failed start must not stop the rest
                 self.state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
         self.state.flush()
+        crash.point("start")
         for job, number, plan, tdir in ready:
-            self.launch(job, number, plan, tdir)
+            if job.id not in self.state.dirty:
+                self.launch(job, number, plan, tdir)
+                crash.point("start")
 
     # ------------------------------------------------------------ control
     def signal_task(self, job, task, what):
@@ -160,6 +171,15 @@ class Dispatcher:
         result = {"exit_status": 137, "failed": 100, "failed_reason": "job deleted (forced)",
                   "end_time": now, "deleted": True, "usage": {}}
         jobstore.write_result(job.id, task.number, result)
+
+    def watch_shepherd(self, job, task):
+        """Be woken the moment the (live) shepherd of a running task ends."""
+        key = (job.id, task.number)
+        if key not in self.watch.fds:
+            self.watch.add(key, shepherd_pid(job.id, task.number))
+
+    def unwatch_shepherd(self, job, task):
+        self.watch.forget((job.id, task.number))
 
     def task_ended(self, job, number):
         self.state.touch(job)
@@ -314,11 +334,40 @@ def shepherd_pid(job_id, number):
     tdir = jobstore.task_dir(job_id, number)
     if not is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         return 0
-    try:
-        with open(os.path.join(tdir, jobstore.SHEPHERD_LOCK)) as fh:
-            pid_text, ticks_text = fh.read().split()
-        pid, ticks = int(pid_text), int(ticks_text)
-    except (OSError, ValueError):
+    record = shepherd.read_lock(tdir)
+    if record is None or not record.here():
         return 0
     from gridtools.exec.jobproc import start_ticks
-    return pid if start_ticks(pid) == ticks else 0
+    return record.pid if start_ticks(record.pid) == record.ticks else 0
+
+
+class ShepherdWatch:
+    """Process file descriptors of live shepherds: each becomes readable the moment its
+    shepherd ends, however it ends (also SIGKILL, also one started by an earlier
+    daemon), so the daemon's wait wakes at once."""
+
+    def __init__(self):
+        self.fds = {}              # (job id, task) -> pidfd
+
+    #: most shepherds watched at once (the daemon waits with select(); others are
+    #: noticed by their obituary or at the next pass)
+    MOST = 512
+
+    def add(self, key, pid):
+        if not pid or not hasattr(os, "pidfd_open") or len(self.fds) >= self.MOST:
+            return
+        try:
+            self.fds[key] = os.pidfd_open(pid)
+        except OSError:
+            return
+
+    def forget(self, key):
+        fd = self.fds.pop(key, None)
+        if fd is not None:
+            os.close(fd)
+
+    def ended(self, ready):
+        """Forget the watches among ``ready`` descriptors (their shepherds ended)."""
+        for key, fd in list(self.fds.items()):
+            if fd in ready:
+                self.forget(key)

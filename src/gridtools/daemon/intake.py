@@ -12,11 +12,14 @@ import fnmatch
 import functools
 import grp
 import pwd
+import shutil
 import time
 
-from gridtools.daemon import auth
+from gridtools.daemon import auth, crash, faults, publish
 from gridtools.daemon.state import user_name
+from gridtools.errors import GridError, SpoolError
 from gridtools.model import transitions as tr
+from gridtools.formats import spoolyaml
 from gridtools.model.job import Job, TaskState
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import requests as spool_requests
@@ -35,11 +38,20 @@ def handler(kind):
 BATCH = 200
 
 
-def run(state, dispatcher, now=None):
-    """Apply queued requests in order (at most BATCH); returns how many were applied."""
-    count = 0
+class Deferred(Exception):
+    """A request that cannot be applied yet (the spool is full): it stays queued, and
+    so do the requests after it, to keep their order."""
+
+
+def run(state, dispatcher, now=None, skip=()):
+    """Apply queued requests in order (at most BATCH), except those named in ``skip``
+    (applied already, not settled yet). Returns ([(request, answer)] applied, True
+    when a request had to wait). Their effects are written before this returns;
+    ``settle`` answers and removes them once the status shows them."""
     done = []
-    for req in spool_requests.pending(limit=BATCH):
+    for req in spool_requests.pending(limit=BATCH + len(skip)):
+        if req.name in skip:
+            continue
         func = HANDLERS.get(req.kind)
         answer = (1, "", f"error: unknown request {req.kind!r}\n")
         try:
@@ -47,17 +59,33 @@ def run(state, dispatcher, now=None):
                 state.log(f"W|dropped request {req.name}: unknown kind {req.kind!r}")
             else:
                 answer = func(state, dispatcher, req, now or time.time()) or (0, "", "")
+        except Deferred:
+            state.flush()
+            return done, True
         except Exception as exc:  # noqa: BLE001 - one bad request must not stop the rest
             state.log(f"E|request {req.name} ({req.kind}) failed: {exc!r}")
             answer = (1, "", f"error: {exc}\n")
         done.append((req, answer))
-        count += 1
-    # a request's effect is on disk before the request disappears or is answered
+        crash.point("intake")
+        if len(done) >= BATCH:
+            break
     state.flush()
+    crash.point("intake")
+    return done, False
+
+
+def settle(done):
+    """Answer and remove applied requests (after their effects were written and
+    published); returns those that could not be settled yet."""
+    left = []
     for req, answer in done:
-        spool_requests.answer(req, *answer)
+        try:
+            spool_requests.answer(req, *answer)
+        except GridError:
+            left.append((req, answer))
+            continue
         req.remove()
-    return count
+    return left
 
 
 # ---------------------------------------------------------------- submit
@@ -128,12 +156,25 @@ def submit(state, dispatcher, req, now):
         if script is None:
             state.log(f"W|dropped submit of job {spec['id']}: script missing")
             return
-    jobstore.create(spec, script)
+    _store(state, spec, script)
     job = Job(spec)
     if spec.get("user_hold"):
         job.hold = "u"
     state.add(job)
     state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
+
+
+def _store(state, spec, script):
+    """Write the new job into the store; when it does not fit, take back what was
+    written and defer the request (it is taken in again later)."""
+    key = (faults.STORE, spec["id"])
+    try:
+        jobstore.create(spec, script)
+    except SpoolError as exc:
+        shutil.rmtree(jobstore.job_dir(spec["id"]), ignore_errors=True)
+        faults.note(state, key, faults.STORE, f"job {spec['id']} waits to be stored: {exc}", job=spec["id"])
+        raise Deferred() from None
+    faults.clear(state, key, f"job {spec['id']} stored")
 
 
 # ---------------------------------------------------------------- delete
@@ -151,19 +192,38 @@ def _select_tasks(job, tasks):
 
 @handler("delete")
 def delete(state, dispatcher, req, now):
+    """Delete job tasks; answers what was done to each target (see ``outcome``)."""
     requester = user_name(req.uid)
+    force = bool(req.body.get("force"))
+    done = []
     for target in req.body.get("targets") or []:
         job = state.jobs.get(int(target["id"]))
         if job is None or job.is_finished():
+            done.append(outcome(target, missing=True))
             continue
         if not auth.may_modify_job(state, requester, job):
             state.log(f"W|{requester} may not delete job {job.id}")
+            done.append(outcome(target, denied=True))
             continue
-        force = bool(req.body.get("force"))
+        deleted, registered = [], []
         for number in _select_tasks(job, target.get("tasks")):
+            st = job.state_of(number)
+            if st is not TaskState.FINISHED:
+                (registered if st is TaskState.RUNNING else deleted).append(number)
             _delete_task(state, dispatcher, job, number, now, force)
         state.touch(job)
         state.need_schedule = True
+        done.append(outcome(target, array=job.is_array, deleted=deleted, registered=registered))
+    return 0, spoolyaml.dump({"outcomes": done}), ""
+
+
+def outcome(target, missing=False, denied=False, array=False, **numbers):
+    """What a request did to one target job: ``missing`` (no such job, or it ended),
+    ``denied``, else the task numbers of each effect (as ranges)."""
+    result = {"id": int(target["id"]), "missing": missing, "denied": denied, "array": array}
+    for key, found in numbers.items():
+        result[key] = publish.ranges(sorted(found))
+    return result
 
 
 def _delete_task(state, dispatcher, job, number, now, force):
@@ -183,16 +243,21 @@ def _delete_task(state, dispatcher, job, number, now, force):
 
 @handler("hold")
 def hold(state, dispatcher, req, now):
+    """Set or release holds; answers, per target, the tasks the change concerned."""
     requester = user_name(req.uid)
     letters = req.body.get("letters", "u")
     on = bool(req.body.get("on", True))
+    done = []
     for target in req.body.get("targets") or []:
         job = state.jobs.get(int(target["id"]))
-        if job is None:
+        if job is None or job.is_finished():
+            done.append(outcome(target, missing=True))
             continue
         if not auth.may_hold(state, requester, job, letters):
             state.log(f"W|{requester} may not change hold {letters} of job {job.id}")
+            done.append(outcome(target, denied=True))
             continue
+        concerned = _hold_concerns(job, target.get("tasks"), letters, on)
         if target.get("tasks"):
             for number in _select_tasks(job, target["tasks"]):
                 if job.state_of(number) is TaskState.PENDING:
@@ -201,6 +266,20 @@ def hold(state, dispatcher, req, now):
             tr.set_hold(job, None, letters, on)
         state.touch(job)
         state.need_schedule = True
+        done.append(outcome(target, array=job.is_array, changed=concerned))
+    return 0, spoolyaml.dump({"outcomes": done}), ""
+
+
+def _hold_concerns(job, tasks, letters, on):
+    """Task numbers a hold change concerns, as Grid Engine reports them: running tasks,
+    and pending ones when setting a hold or when they hold one of the letters."""
+    found = []
+    for number in _select_tasks(job, tasks):
+        st = job.state_of(number)
+        if st is TaskState.RUNNING or (st in (TaskState.PENDING, TaskState.ERROR) and
+                                       (on or set(job.holds_of(number)) & set(letters))):
+            found.append(number)
+    return found
 
 
 from gridtools.daemon import confreq  # noqa: E402,F401 (registers handlers)

@@ -5,13 +5,14 @@ pending tasks of one job grouped by their state, finished tasks of a job
 grouped for ``qstat -s z``. Besides jobs, queue instances and host loads, the
 snapshot carries the few configuration facts the queries show or select by:
 queue attributes (``attrs`` of each queue row), the complex table, host and
-global complex values, host groups and access lists. Everything is plain
-data (marshal-able).
+global complex values, host groups and access lists; and the daemon's faults
+(``faults``: objects set aside, writes that wait). Everything is plain data
+(marshal-able).
 """
 
 import time
 
-from gridtools.daemon import view
+from gridtools.daemon import faults, view
 from gridtools.model.job import TaskState
 from gridtools.spool import status as spool_status
 
@@ -227,6 +228,7 @@ def publish(state, snap_queues, loads, urgencies, now=None):
         "hosts": host_rows(state, loads),
         "exechosts": view.exec_hosts(state.config),
         "reasons": {jid: list(lines) for jid, lines in state.reasons.items()},
+        "faults": faults.published(state),
     }
     snapshot.update(config_facts(state.config))
     spool_status.publish(snapshot)

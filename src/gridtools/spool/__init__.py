@@ -7,7 +7,8 @@
 - ``status``    the compact status snapshot the daemon publishes for queries
 - ``wake``      waking the daemon (a FIFO) and detecting whether it runs
 - ``config``    reading and writing the cell's configuration objects under etc/
-- ``acct``      appending accounting records
+- ``acct``      appending accounting records (all or nothing)
+- ``quarantine`` setting aside job folders and files the daemon cannot read
 
 Layout of ``$GRIDTOOLS_ROOT/spool`` is documented in gridtools_spool(5).
 """

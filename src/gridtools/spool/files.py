@@ -79,6 +79,18 @@ class Lock:
         self.fd = fd
         return True
 
+    def replaced(self):
+        """True when the held lock's path no longer names the locked file: the cell was
+        removed (or removed and made again), so whoever holds it should go."""
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        held = os.fstat(self.fd)
+        return (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino)
+
     def release(self):
         if self.fd is not None:
             os.close(self.fd)

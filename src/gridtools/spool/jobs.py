@@ -4,8 +4,12 @@
 - ``script``      the job script as submitted (absent for ``-b y`` jobs)
 - ``state.yaml``  the state of the job's tasks; written only by the daemon
                   (absent until the first task left the pending state)
-- ``<n>/``        per task that ran: its plan, the shepherd's lock and pid,
-                  the PE host file and, when the task ended, ``result.yaml``
+- ``<n>/``        per task that ran: its plan, ``launch`` (which launch of the
+                  task is current), the shepherd's lock (its pid and the process
+                  group it runs), the PE host file, ``result.reserve`` (space set
+                  aside for the result), ``shepherd.exit`` (written by the
+                  shepherd's parent when it ended without a result) and, when the
+                  task ended, ``result.yaml``
 
 Only the daemon creates, changes and removes job directories; the shepherd
 of a task writes inside its own ``tasks/<n>/`` folder only.
@@ -23,6 +27,10 @@ STATE_FILE = "state.yaml"
 SCRIPT_FILE = "script"
 RESULT_FILE = "result.yaml"
 SHEPHERD_LOCK = "shepherd.lock"
+RESERVE_FILE = "result.reserve"
+LAUNCH_FILE = "launch"
+OBITUARY_FILE = "shepherd.exit"
+RESERVE_SIZE = 16384        # bytes set aside for a task's result while it runs
 
 
 def jobs_dir():
@@ -93,8 +101,47 @@ def read_result(job_id, number):
         return None
 
 
+def reserve_result(job_id, number):
+    """Shepherd side, at the start of a task: set aside disk space for its result, so
+    that the result can be written even when the disk has filled up meanwhile."""
+    try:
+        fd = os.open(os.path.join(task_dir(job_id, number), RESERVE_FILE),
+                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    except OSError:
+        return False
+    try:
+        # a write takes the space at once (delayed allocation reserves it too): no fsync
+        os.write(fd, bytes(RESERVE_SIZE))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def write_result(job_id, number, result):
-    atomic_write(os.path.join(task_dir(job_id, number), RESULT_FILE), spoolyaml.dump(result))
+    """Write a task's result: into the space reserved for it when there is some (no new
+    space needed), else atomically as any spool file."""
+    folder = task_dir(job_id, number)
+    data = spoolyaml.dump(result).encode()
+    reserved = os.path.join(folder, RESERVE_FILE)
+    if len(data) <= RESERVE_SIZE:
+        try:
+            fd = os.open(reserved, os.O_WRONLY)
+        except OSError:
+            fd = None
+        if fd is not None:
+            try:
+                os.pwrite(fd, data, 0)
+                os.ftruncate(fd, len(data))
+                os.fsync(fd)
+                os.rename(reserved, os.path.join(folder, RESULT_FILE))
+                return
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    atomic_write(os.path.join(folder, RESULT_FILE), data)
 
 
 def make_task_dir(job_id, number):
@@ -103,7 +150,8 @@ def make_task_dir(job_id, number):
     try:
         os.mkdir(path, 0o755)
     except FileExistsError:
-        for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace"):
+        for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace", RESERVE_FILE, LAUNCH_FILE,
+                     OBITUARY_FILE):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:

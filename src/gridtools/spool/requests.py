@@ -15,6 +15,7 @@ import os
 import time
 
 from gridtools import cell
+from gridtools.errors import SpoolError
 from gridtools.formats import spoolyaml
 from gridtools.spool.files import atomic_write
 
@@ -45,7 +46,15 @@ def write(kind, payload, script=None, name=None, reply=False):
     body["kind"] = kind
     if script is not None:
         body["has_script"] = True
-    atomic_write(os.path.join(folder, name), spoolyaml.dump(body), mode=0o600)
+    try:
+        atomic_write(os.path.join(folder, name), spoolyaml.dump(body), mode=0o600)
+    except SpoolError:
+        if script is not None:          # nothing half-written stays behind
+            try:
+                os.unlink(os.path.join(folder, name + SUFFIX_SCRIPT))
+            except OSError:
+                pass
+        raise
     return name
 
 

@@ -184,6 +184,7 @@ def main(argv, prog="qconf"):
         if steps != [(_help, [])]:
             sys.stderr.write(f"{exc}\n")
             return exc.exit_code
+    _warn_quarantined()
     for handler, words in steps:
         try:
             code = handler(words)
@@ -193,3 +194,11 @@ def main(argv, prog="qconf"):
         if code:
             return code
     return 0
+
+
+def _warn_quarantined():
+    """Configuration files the daemon set aside or cannot read, on stderr."""
+    from gridtools.cli.sge import qstatus
+    from gridtools.spool import status
+    for line in qstatus.warnings(status.read() or {}, etc_only=True):
+        sys.stderr.write(line + "\n")

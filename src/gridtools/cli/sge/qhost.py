@@ -262,6 +262,8 @@ def main(argv, prog="qhost"):
     try:
         snap = qstatus.load()
         opts.requests = loadvalues.check_requests(opts.requests, opts.resources, snap.get("complexes"))
+        for line in qstatus.warnings(snap):
+            sys.stderr.write(line + "\n")
         if opts.xml or opts.json:
             from gridtools.cli.sge import qhost_xml
             sys.stdout.write(qhost_xml.as_json(snap, opts) if opts.json else qhost_xml.as_xml(snap, opts))

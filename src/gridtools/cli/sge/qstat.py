@@ -314,6 +314,8 @@ def run(opts):
     from gridtools.cli.sge.loadvalues import check_requests
     opts.requests = check_requests(opts.requests, opts.full_resources, snap.get("complexes"))
     out = sys.stdout
+    for line in qstatus.warnings(snap):
+        sys.stderr.write(line + "\n")
     if opts.job_ids is not None:
         from gridtools.cli.sge import qstat_j
         return qstat_j.show(snap, opts, out)
