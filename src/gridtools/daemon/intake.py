@@ -4,8 +4,11 @@ Each request kind has one handler: ``handler(state, dispatcher, req, now)``
 returning None or ``(exit code, stdout text, stderr text)``, which is sent
 back to a client that asked for a reply. The requester is the owner uid of the
 request file; a handler re-checks every permission itself (the client's own
-checks only serve to print the right message early). A request that cannot
-be applied is logged and dropped; it never stops the daemon.
+checks only serve to print the right message early). Every request is
+untrusted: its body is checked (``formats.reqcheck``, and a job description
+by ``formats.jobcheck``) before a handler sees it, and no path is ever made
+from a client's text. A request that cannot be applied is refused with one
+line, logged and removed; it never stops the daemon.
 """
 
 import fnmatch
@@ -16,8 +19,10 @@ import time
 
 from gridtools.daemon import auth
 from gridtools.daemon.state import user_name
+from gridtools.formats import jobcheck, reqcheck
 from gridtools.model import transitions as tr
 from gridtools.model.job import Job, TaskState
+from gridtools.spool import ids
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import requests as spool_requests
 
@@ -40,24 +45,49 @@ def run(state, dispatcher, now=None):
     count = 0
     done = []
     for req in spool_requests.pending(limit=BATCH):
-        func = HANDLERS.get(req.kind)
-        answer = (1, "", f"error: unknown request {req.kind!r}\n")
-        try:
-            if func is None:
-                state.log(f"W|dropped request {req.name}: unknown kind {req.kind!r}")
-            else:
-                answer = func(state, dispatcher, req, now or time.time()) or (0, "", "")
-        except Exception as exc:  # noqa: BLE001 - one bad request must not stop the rest
-            state.log(f"E|request {req.name} ({req.kind}) failed: {exc!r}")
-            answer = (1, "", f"error: {exc}\n")
-        done.append((req, answer))
+        done.append((req, apply_one(state, dispatcher, req, now or time.time())))
         count += 1
+    if state.taken_ids:
+        _record_ids(state)
     # a request's effect is on disk before the request disappears or is answered
     state.flush()
     for req, answer in done:
         spool_requests.answer(req, *answer)
         req.remove()
     return count
+
+
+def _record_ids(state):
+    """Tell the clients (through the daemon's hint) the last job id taken in."""
+    last = ids.peek("job")
+    for number in state.taken_ids:
+        last = number if number > last or last - number > ids.WINDOW else last
+    state.taken_ids.clear()
+    ids.record("job", last)
+
+
+def apply_one(state, dispatcher, req, now):
+    """Check one request and run its handler; the answer (code, out, err)."""
+    if req.problem:
+        state.log(f"W|dropped request {req.name} of {user_name(req.uid)}: the file {req.problem}")
+        return 1, "", f"error: invalid request: the file {req.problem}\n"
+    try:
+        req.body = reqcheck.check(req.kind, req.body)
+    except jobcheck.Invalid as exc:
+        return refuse(state, req, str(exc))
+    try:
+        return HANDLERS[req.kind](state, dispatcher, req, now) or (0, "", "")
+    except Exception as exc:  # noqa: BLE001 - one bad request must not stop the rest
+        state.log(f"E|request {req.name} ({req.kind}) of {user_name(req.uid)} failed: {exc!r}")
+        return 1, "", f"error: the {req.kind} request could not be applied (see the daemon's messages)\n"
+
+
+def refuse(state, req, why):
+    """Log a request that is refused as malformed; the one-line answer for its client."""
+    kind = req.kind if req.kind in reqcheck.BODIES else ""
+    what = f"invalid {kind} request" if kind else "invalid request"
+    state.log(f"W|refused {what} {req.name} of {user_name(req.uid)}: {why}")
+    return 1, "", f"error: {what}: {why}\n"
 
 
 # ---------------------------------------------------------------- submit
@@ -111,10 +141,17 @@ def resolve_predecessors(state, items, owner, exclude):
 
 @handler("submit")
 def submit(state, dispatcher, req, now):
-    spec = req.body.get("job") or {}
-    if "id" not in spec or spec["id"] in state.jobs:
-        state.log(f"W|dropped submit {req.name}: missing or duplicate job id")
-        return
+    raw = req.body.get("job")
+    claimed = raw.get("id") if isinstance(raw, dict) and type(raw.get("id")) is int else None
+    try:
+        spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
+        problem = _not_new(state, spec, req.uid)
+    except jobcheck.Invalid as exc:
+        problem = str(exc)
+    if problem:
+        if claimed is not None and ids.claimed_by("job", claimed, req.uid):
+            ids.release("job", claimed)
+        return refuse(state, req, problem)
     _identity(spec, req.uid)
     if spec.get("priority", 0) > 0 and not auth.is_operator(state, spec["owner"]):
         spec["priority"] = 0
@@ -124,11 +161,15 @@ def submit(state, dispatcher, req, now):
                                                    spec["owner"], spec["id"])
     script = None
     if not spec.get("binary"):
-        script = req.read_script()
+        cap = _max_script(state)
+        script = req.read_script(cap)
         if script is None:
-            state.log(f"W|dropped submit of job {spec['id']}: script missing")
-            return
+            ids.release("job", spec["id"])
+            return refuse(state, req, "the job script is missing, not a plain file of the "
+                                      f"submitter's or larger than {cap} bytes")
     jobstore.create(spec, script)
+    ids.release("job", spec["id"])
+    state.taken_ids.append(spec["id"])
     job = Job(spec)
     if spec.get("user_hold"):
         job.hold = "u"
@@ -136,24 +177,62 @@ def submit(state, dispatcher, req, now):
     state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
 
 
+def _not_new(state, spec, uid):
+    """Why a checked job description may not become a new job ("" when it may)."""
+    job_id = spec["id"]
+    if job_id in state.jobs or jobstore.read_spec(job_id) is not None:
+        return f"job id {job_id} is in use"
+    if not ids.claimed_by("job", job_id, uid):
+        return f"job id {job_id} was not claimed by {user_name(uid)}"
+    return ""
+
+
+def _global_conf(state):
+    return state.config.objects["conf"].get("global") or {}
+
+
+def _max_aj_tasks(state):
+    """The configuration's max_aj_tasks (0: no limit)."""
+    try:
+        return max(0, int(_global_conf(state).get("max_aj_tasks", 75000)))
+    except (TypeError, ValueError):
+        return 75000
+
+
+def _max_script(state):
+    """Largest job script: qmaster_params MAX_SCRIPT_SIZE, else the spool's default."""
+    from gridtools.formats import values
+    from gridtools.formats.sge.conf import parse_params
+    text = parse_params(_global_conf(state).get("qmaster_params")).get("MAX_SCRIPT_SIZE")
+    try:
+        size = values.parse_memory(text) if text else spool_requests.MAX_SCRIPT
+    except jobcheck.InputError:
+        size = spool_requests.MAX_SCRIPT
+    return int(min(size, 1 << 40))
+
+
+def _complex_types(state):
+    """Complex name and shortcut -> type, for checking resource requests."""
+    from gridtools.daemon import view
+    return {name: cx.type for name, cx in view.config_parts(state)["complexes"].items()}
+
+
 # ---------------------------------------------------------------- delete
 
 def _select_tasks(job, tasks):
     """Task numbers of ``job`` named by a task range list (None = all)."""
-    numbers = list(job.numbers())
+    numbers = job.numbers()
     if not tasks:
-        return numbers
-    wanted = set()
-    for first, last, step in tasks:
-        wanted.update(range(first, last + 1, step))
-    return [n for n in numbers if n in wanted]
+        return list(numbers)
+    wanted = [range(first, last + 1, step) for first, last, step in tasks]
+    return [n for n in numbers if any(n in r for r in wanted)]
 
 
 @handler("delete")
 def delete(state, dispatcher, req, now):
     requester = user_name(req.uid)
     for target in req.body.get("targets") or []:
-        job = state.jobs.get(int(target["id"]))
+        job = state.jobs.get(target["id"])
         if job is None or job.is_finished():
             continue
         if not auth.may_modify_job(state, requester, job):
@@ -187,7 +266,7 @@ def hold(state, dispatcher, req, now):
     letters = req.body.get("letters", "u")
     on = bool(req.body.get("on", True))
     for target in req.body.get("targets") or []:
-        job = state.jobs.get(int(target["id"]))
+        job = state.jobs.get(target["id"])
         if job is None:
             continue
         if not auth.may_hold(state, requester, job, letters):

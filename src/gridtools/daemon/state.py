@@ -11,6 +11,7 @@ import os
 import pwd
 import time
 
+from gridtools.formats.safetext import escape
 from gridtools.model.job import Job
 from gridtools.spool import config as spool_config
 from gridtools.spool import jobs as jobstore
@@ -53,6 +54,7 @@ class State:
         self.config_generation = 0     # bumped on every reload (keys caches)
         self.monitor_next = False     # qconf -tsm: write the schedule file after the next pass
         self.scheduling = True        # qconf -ks stops scheduling until the daemon restarts
+        self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
@@ -105,7 +107,8 @@ class State:
         return self._live
 
     def log(self, text):
-        self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{text}")
+        """Queue a line for spool/messages; what users wrote cannot break the line."""
+        self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{escape(text)}")
 
     # ------------------------------------------------------------ config
     def reload_config(self, force=False, now=None):

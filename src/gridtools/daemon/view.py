@@ -155,7 +155,7 @@ def sched_params(conf):
     return params
 
 
-def _config_parts(state):
+def config_parts(state):
     """Snapshot parts that depend on the configuration only, cached per configuration."""
     cached = state.view_cache.get("config")
     if cached is not None and cached[0] == state.config_generation:
@@ -185,7 +185,7 @@ def _queues(state, parts):
 def build(state, now, loads):
     """The Snapshot of ``state`` at time ``now``."""
     conf = state.config
-    parts = _config_parts(state)
+    parts = config_parts(state)
     pending, running, ad_done = [], [], {}
     counts = {}
     for job, task in state.running_tasks():

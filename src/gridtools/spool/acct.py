@@ -21,7 +21,7 @@ def append(records):
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             data = (acct_format.HEADER if new else "") + "".join(acct_format.render(r) for r in records)
-            os.write(fd, data.encode())
+            os.write(fd, data.encode("utf-8", "surrogateescape"))
             os.fsync(fd)
         finally:
             os.close(fd)

@@ -12,22 +12,30 @@ costs more than the whole of a qsub on the hot path.
 import errno
 import fcntl
 import os
+import stat
 
 from gridtools.errors import SpoolError
 
 
-def atomic_write(path, data, mode=0o644, fsync=True):
-    """Replace ``path`` with ``data`` (str or bytes) atomically."""
+def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
+    """Replace ``path`` with ``data`` (str or bytes) atomically; ``owner`` (uid, gid)
+    gives the new file to that user before it appears under its name."""
     if isinstance(data, str):
-        data = data.encode()
+        data = data.encode("utf-8", "surrogateescape")
     directory, name = os.path.split(path)
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            os.unlink(tmp)          # left by a crash of a process with our pid
+        except FileNotFoundError:
+            pass
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            if owner is not None and os.geteuid() == 0:
+                os.fchown(fd, owner[0], owner[1])
             os.fchmod(fd, mode)
             if fsync:
                 os.fsync(fd)
@@ -51,6 +59,40 @@ def read_text(path, default=None):
         return default
     except NotADirectoryError:
         return default
+
+
+class NotRegular(OSError):
+    """A spool entry that is not a plain file (a FIFO, device, directory or link)."""
+
+
+def open_regular(path, dir_fd=None):
+    """``(fd, stat)`` of a plain file, opened without following a link or blocking on a
+    FIFO; raises NotRegular for anything else and OSError when it cannot be opened."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotRegular(errno.ELOOP, "a symbolic link", path) from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise NotRegular(errno.EINVAL, "not a regular file", path)
+    return fd, st
+
+
+def read_capped(fd, cap):
+    """Up to ``cap`` bytes from ``fd``; None when there are more."""
+    chunks, total = [], 0
+    while True:
+        chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > cap:
+            return None
 
 
 class Lock:

@@ -42,35 +42,25 @@ def _from_spool():
 
 
 def _merge_requests(snap):
-    folder = cell.spool("requests")
-    try:
-        names = [n for n in os.listdir(folder) if n.endswith(".submit")]
-    except FileNotFoundError:
+    from gridtools.spool import requests
+    pending = requests.pending_submits()
+    if not pending:
         return
-    if not names:
-        return
-    from gridtools.daemon.publish import ranges
-    from gridtools.formats import spoolyaml
     known = snap["jobs"]
-    for name in sorted(names):
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                spec = spoolyaml.load(fh.read()).get("job") or {}
-            uid = os.stat(os.path.join(folder, name)).st_uid
-        except (OSError, ValueError, spoolyaml.SpoolFormatError):
-            continue
-        if spec.get("id") in known:
+    for req in pending:
+        spec = req.body["job"]
+        if spec["id"] in known:
             continue
         try:
-            spec["owner"] = pwd.getpwuid(uid).pw_name
+            spec["owner"] = pwd.getpwuid(req.uid).pw_name
         except KeyError:
-            spec["owner"] = str(uid)
-        _add_unprocessed(snap, spec, ranges)
+            spec["owner"] = str(req.uid)
+        _add_unprocessed(snap, spec)
 
 
-def _add_unprocessed(snap, spec, ranges):
+def _add_unprocessed(snap, spec):
     rng = spec.get("tasks")
-    tasks = ranges(list(range(rng[0], rng[1] + 1, rng[2]))) if rng else None
+    tasks = [list(rng)] if rng else None
     state = "hqw" if spec.get("user_hold") or spec.get("hold_jid") else "qw"
     slots = spec["pe"][1] if spec.get("pe") else 1
     snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
