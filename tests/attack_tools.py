@@ -145,3 +145,38 @@ def all_readable_bytes(cell, user, top):
     """
     proc = user_py(cell, user, code, check=True)
     return json.loads(proc.stdout)
+
+
+def user_popen(cell, user, code):
+    """Start Python ``code`` as ``user`` in the background; returns the Popen (text pipes)."""
+    import pwd
+    import subprocess
+    from conftest import user_bin
+    entry = pwd.getpwnam(user)
+    env = dict(cell.env, HOME=entry.pw_dir, USER=user, LOGNAME=user,
+               PATH=os.pathsep.join([user_bin(), "/usr/local/bin", "/usr/bin", "/bin"]))
+    prog = f"import sys\nsys.path.insert(0, {user_src()!r})\n" + textwrap.dedent(code)
+
+    def demote():
+        os.initgroups(user, entry.pw_gid)
+        os.setgid(entry.pw_gid)
+        os.setuid(entry.pw_uid)
+    return subprocess.Popen(["python3", "-c", prog], env=env, cwd=entry.pw_dir, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=demote)
+
+
+def command_popen(cell, user, *argv, cwd=None):
+    """Start a gridtools command as ``user`` in the background (text pipes)."""
+    import pwd
+    import subprocess
+    from conftest import user_bin
+    entry = pwd.getpwnam(user)
+    env = dict(cell.env, HOME=entry.pw_dir, USER=user, LOGNAME=user,
+               PATH=os.pathsep.join([user_bin(), "/usr/local/bin", "/usr/bin", "/bin"]))
+
+    def demote():
+        os.initgroups(user, entry.pw_gid)
+        os.setgid(entry.pw_gid)
+        os.setuid(entry.pw_uid)
+    return subprocess.Popen(list(argv), env=env, cwd=cwd or entry.pw_dir, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=demote)
