@@ -21,7 +21,7 @@ import select
 import signal
 import time
 
-from gridtools.exec import jobproc
+from gridtools.exec import jobproc, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -60,18 +60,38 @@ class Shepherd:
 
     # ------------------------------------------------------------ phases
     def run(self):
-        plan = self.plan
         self._install_handlers()
-        jobproc.make_tmpdir(plan)
+        made = self._make_tmpdir()
         try:
             if self._procedure("prolog", FAILED_PROLOG) and self._procedure("pe_start", FAILED_PESTART):
                 self._run_job()
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
-            jobproc.remove_tmpdir(plan)
+            if made:
+                self._remove_tmpdir(made)
         self.result["end_time"] = time.time()
         return self.result
+
+    def _make_tmpdir(self):
+        """Create the task's TMPDIR (see exec.tmpdir); its path, or None when it failed."""
+        plan = self.plan
+        spec = plan.get("tmpdir")
+        if not isinstance(spec, dict):
+            return None
+        try:
+            path = tmpdir.make(spec, plan["uid"], plan["gid"])
+        except OSError as exc:
+            self.trace(f"cannot create TMPDIR {spec.get('path')}: {exc}")
+            return None
+        plan["env"]["TMPDIR"] = plan["env"]["TMP"] = path
+        return path
+
+    def _remove_tmpdir(self, path):
+        try:
+            tmpdir.remove(self.plan["tmpdir"], path)
+        except OSError as exc:
+            self.trace(f"cannot remove TMPDIR {path}: {exc}")
 
     def _procedure(self, which, failed_code):
         spec = self.plan.get(which)
