@@ -1,7 +1,11 @@
 """Command dispatch for the launchers in bin/.
 
 Maps a command name to the module that implements it and imports only that
-module, so each command pays at start-up for exactly what it uses.
+module, so each command pays at start-up for exactly what it uses. Every
+command but qrsh (which relays its job's own output) writes through
+``formats.safetext.SafeStream``: what users put into job names, paths,
+environments and arguments can never send control sequences to the
+terminal of whoever reads the output.
 """
 
 import sys
@@ -24,6 +28,9 @@ COMMANDS = {
     "condor_config_val": "condor.config_val",
 }
 
+#: commands whose standard output is their job's, passed on unchanged
+RAW_OUTPUT = frozenset({"qrsh"})
+
 
 def run(name, argv=None):
     """Run command ``name`` with ``argv`` (default sys.argv[1:]); return its exit code."""
@@ -33,6 +40,9 @@ def run(name, argv=None):
     if module is None:
         sys.stderr.write(f"gridtools: unknown command {name!r}\n")
         return 1
+    if name not in RAW_OUTPUT:
+        from gridtools.formats.safetext import SafeStream
+        sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
     mod = __import__("gridtools.cli." + module, fromlist=["main"])
     try:
         return mod.main(argv, prog=name) or 0
