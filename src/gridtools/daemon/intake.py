@@ -228,6 +228,10 @@ def _select_tasks(job, tasks):
     return [n for n in numbers if any(n in r for r in wanted)]
 
 
+#: more untouched tasks than this are deleted with the job as a whole, without a record each
+DELETE_AT_ONCE = 1000
+
+
 @handler("delete")
 def delete(state, dispatcher, req, now):
     requester = user_name(req.uid)
@@ -239,10 +243,17 @@ def delete(state, dispatcher, req, now):
             state.log(f"W|{requester} may not delete job {job.id}")
             continue
         force = bool(req.body.get("force"))
-        for number in _select_tasks(job, target.get("tasks")):
+        tasks = target.get("tasks")
+        at_once = not tasks and len(job.untouched()) > DELETE_AT_ONCE
+        numbers = sorted(job.tasks) if at_once else _select_tasks(job, tasks)
+        for number in numbers:
             _delete_task(state, dispatcher, job, number, now, force)
+        if at_once:
+            tr.delete_untouched(job, now)
         state.touch(job)
         state.need_schedule = True
+        if job.is_finished() and job.id not in state.finished_order:
+            state.finished_order.append(job.id)
 
 
 def _delete_task(state, dispatcher, job, number, now, force):

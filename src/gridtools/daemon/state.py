@@ -152,7 +152,7 @@ def load_jobs(state):
 
 
 def _end_time(job):
-    return max((t.end_time for t in job.tasks.values()), default=0.0)
+    return max([t.end_time for t in job.tasks.values()] + [job.deleted_at])
 
 
 def user_name(uid):
