@@ -13,7 +13,6 @@ behind (``sweep``).
 
 import errno
 import os
-import shutil
 import stat
 import time
 
@@ -40,8 +39,17 @@ def prepare(name):
 
 
 def discard(name):
-    """Client: remove the folder of a request that was not sent."""
-    shutil.rmtree(os.path.join(folder(), name), ignore_errors=True)
+    """Client: remove the folder of a request (its answer read, or never sent)."""
+    box = os.path.join(folder(), name)
+    try:
+        os.unlink(os.path.join(box, ANSWER))
+    except OSError:
+        pass
+    try:
+        os.rmdir(box)
+    except OSError:
+        import shutil           # something else was left inside
+        shutil.rmtree(box, ignore_errors=True)
 
 
 def answer(name, uid, code, out, err):
@@ -153,6 +161,7 @@ def sweep(now=None, keep=KEEP):
             continue
         try:
             if stat.S_ISDIR(st.st_mode):
+                import shutil
                 shutil.rmtree(path)
             else:
                 os.unlink(path)
