@@ -44,7 +44,10 @@ def run(state, dispatcher, now=None):
     """Apply queued requests in order (at most BATCH); returns how many were applied."""
     count = 0
     done = []
-    for req in spool_requests.pending(limit=BATCH):
+    pending = spool_requests.pending(limit=BATCH)
+    if pending:
+        state.reload_config(now=now, look=True)     # requests meet the limits of etc/ as it is now
+    for req in pending:
         done.append((req, apply_one(state, dispatcher, req, now or time.time())))
         count += 1
     if state.taken_ids:

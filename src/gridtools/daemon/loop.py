@@ -128,7 +128,6 @@ class Daemon:
     def tick(self, now=None):
         now = now if now is not None else time.time()
         state = self.state
-        state.reload_config(now=now)            # requests are checked against the current limits
         taken = intake.run(state, self.dispatcher, now)
         if state.reload_config(force=self.rested or bool(taken)):
             qcontrol.apply_initial_states(state)

@@ -111,11 +111,11 @@ class State:
         self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{escape(text)}")
 
     # ------------------------------------------------------------ config
-    def reload_config(self, force=False, now=None):
+    def reload_config(self, force=False, now=None, look=False):
         """Re-read etc/ when it changed (looked at most every CONFIG_CHECK seconds
-        unless forced); returns True when it did."""
+        unless forced, or ``look`` asks to look now); returns True when it did."""
         now = now if now is not None else time.time()
-        if not force and now - self.config_checked < CONFIG_CHECK:
+        if not force and not look and now - self.config_checked < CONFIG_CHECK:
             return False
         self.config_checked = now
         stamp = spool_config.stamp()

@@ -46,10 +46,10 @@ def task_dir(job_id, number):
 
 
 def list_ids():
-    """Ids of all jobs in the store, ascending."""
+    """Ids of all jobs in the store, ascending (none for users who may not list it)."""
     try:
         return sorted(int(n) for n in os.listdir(jobs_dir()) if n.isdigit())
-    except FileNotFoundError:
+    except (FileNotFoundError, PermissionError):
         return []
 
 

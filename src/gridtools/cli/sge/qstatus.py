@@ -30,7 +30,10 @@ def _from_spool():
     rows, info = [], {}
     jobs = []
     for job_id in jobstore.list_ids():
-        spec = jobstore.read_spec(job_id)
+        try:
+            spec = jobstore.read_spec(job_id)
+        except PermissionError:         # another user's job: shown once a daemon published it
+            continue
         if spec is not None:
             jobs.append(Job.from_parts(spec, jobstore.read_state(job_id)))
     live = {j.id for j in jobs if not j.is_finished()}
@@ -42,6 +45,11 @@ def _from_spool():
 
 
 def _merge_requests(snap):
+    try:
+        if not any(n.endswith(".submit") for n in os.listdir(cell.spool("requests"))):
+            return
+    except OSError:
+        return
     from gridtools.spool import requests
     pending = requests.pending_submits()
     if not pending:
