@@ -141,6 +141,11 @@ def word(value, field):
 OBJECT_FORBIDDEN = frozenset("/:@\\,=\"'{}")
 
 
+def name_or_pattern(value, field):
+    """A job id, job name or pattern of -hold_jid: one line, not empty (names may hold blanks)."""
+    return text(value, field, single_line=True, empty=False)
+
+
 def object_name(value, field):
     """A configuration object (PE, project, checkpointing environment) or a pattern of them."""
     word(value, field)
@@ -274,7 +279,8 @@ FIELDS = {
     "stderr": list_of(path_entry), "stdin": list_of(path_entry), "join": boolean,
     "env": mapping(env_name, env_value), "export_all": boolean,
     "submit_env": mapping(env_name, env_value), "priority": integer(-1023, 1024),
-    "user_hold": boolean, "hold_jid": list_of(word), "hold_jid_ad": list_of(word),
+    "user_hold": boolean, "hold_jid": list_of(name_or_pattern),
+    "hold_jid_ad": list_of(name_or_pattern),
     "start_at": optional(moment), "deadline": optional(moment), "tasks": optional(task_range),
     "tc": optional(integer(0, MAX_TASK_ID)), "queues": hard_soft(list_of(word), list),
     "resources": hard_soft(mapping(word, line), dict), "masterq": list_of(word),

@@ -38,7 +38,7 @@ def qmod_item(value, field):
     """``{"word": job id, name, pattern or queue expression, "tasks": ranges or None}``."""
     if not isinstance(value, dict):
         raise Invalid(f'field "{field}" must hold {{word, tasks}} mappings')
-    return {"word": jc.word(value.get("word"), f"{field}.word"),
+    return {"word": jc.name_or_pattern(value.get("word"), f"{field}.word"),
             "tasks": task_ranges(value.get("tasks"), f"{field}.tasks")}
 
 
