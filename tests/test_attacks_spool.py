@@ -149,3 +149,47 @@ def test_other_users_read_nothing_private_in_the_spool(cell, workdir, users):
     assert "secret-script-abc" not in open(os.path.join(cell.root, "spool", "status"), "rb").read().decode(
         "latin-1")
     cell.run("qdel", str(held), str(running), user=alice)
+
+
+def test_users_cannot_hold_the_daemons_locks(cell, workdir, users):
+    """Whoever can open a lock file can flock it: bob tries every lock of the spool, and the
+    lock of alice's running task, and keeps what he gets; the cell carries on."""
+    alice, bob = users[0], users[1]
+    jid = _jid(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "2",
+                         user=alice, cwd=workdir))
+    shepherd = os.path.join(cell.root, "spool", "jobs", str(jid), "1", "shepherd.lock")
+    wait_for(lambda: os.path.exists(shepherd))
+    spool = os.path.join(cell.root, "spool")
+    holder = user_popen(cell, bob, f"""
+    import fcntl, os, threading, time
+    paths = [os.path.join({spool!r}, n) for n in ("daemon.lock", "config.lock", "accounting.lock")]
+    paths.append({shepherd!r})
+    fds = []
+    for path in paths:
+        try:
+            fds.append((path, os.open(path, os.O_RDONLY)))
+            print("opened", path, flush=True)
+        except OSError as exc:
+            print("refused", path, exc.strerror, flush=True)
+    def grab(fd):
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    for path, fd in fds:
+        threading.Thread(target=grab, args=(fd,), daemon=True).start()
+    print("holding", flush=True)
+    time.sleep(60)
+    """)
+    try:
+        lines = []
+        while not lines or lines[-1] != "holding":
+            lines.append(holder.stdout.readline().strip())
+            assert lines[-1], holder.stderr.read()
+        cell.wait_finished(jid, timeout=20)
+        assert [r for r in cell.accounting() if r[5] == str(jid)]
+        proc = cell.run("qconf", "-mattr", "queue", "slots", "3", "all.q", timeout=20)
+        assert proc.returncode == 0, proc.stderr
+        assert cell.run("qstat", user=alice, timeout=20).returncode == 0
+        assert cell.run("qalter", "-N", "renamed", str(_jid(cell.qsub(
+            "-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir))), user=alice).returncode == 0
+    finally:
+        holder.kill()
+        holder.wait()

@@ -65,7 +65,7 @@ class Daemon:
     def startup(self):
         """Take the daemon lock, recover the spool and open the wake-up FIFO."""
         files.makedirs(cell.spool())
-        self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o644, blocking=False)
+        self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o600, blocking=False)
         if not self.lock.acquire():
             raise GridError("a gridtools daemon is already running for this cell")
         files.atomic_write(cell.spool("daemon.pid"), f"{os.getpid()}\n", fsync=False)

@@ -277,7 +277,7 @@ def main(plan, task_dir):
     """Run a plan to the end in this process; returns the process exit code."""
     shepherd = Shepherd(plan, task_dir)
     shepherd._install_handlers()        # before the daemon can see the pid and signal it
-    lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o644)
+    lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o600)
     lock.acquire()
     write_pid(lock)
     shepherd.trace("shepherd started")

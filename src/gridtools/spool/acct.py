@@ -16,7 +16,7 @@ def append(records):
     if not records:
         return
     target = path()
-    with Lock(target + ".lock", mode=0o644):
+    with Lock(target + ".lock", mode=0o600):
         new = not os.path.exists(target)
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:

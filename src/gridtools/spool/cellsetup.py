@@ -53,6 +53,10 @@ SPOOL_DIRS = {"jobs": 0o711, "ars": 0o711, "replies": 0o1777, "requests": 0o1777
               "jobids": 0o1777, "arids": 0o1777}
 
 
+#: lock files of the spool (readable by the daemon's user only: whoever can open one can hold it)
+LOCKS = ("daemon.lock", "config.lock", "accounting.lock")
+
+
 def _make_spool(root):
     spool = os.path.join(root, "spool")
     makedirs(spool, 0o755)
@@ -82,6 +86,10 @@ def secure(root):
             keep = _number_in(path) if st is not None and stat.S_ISREG(st.st_mode) else 0
             atomic_write(path, f"{keep}\n", mode=0o644)
         os.chmod(path, 0o644)
+    for name in LOCKS:
+        path = os.path.join(spool, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.chmod(path, 0o600)
     _secure_jobs(os.path.join(spool, "jobs"))
 
 

@@ -4,7 +4,9 @@ Every file is replaced, never rewritten in place: the new content goes to a
 temporary file in the same directory, is flushed to disk, and is renamed over
 the old name, so a reader sees the old or the new content and never a mix.
 Read-modify-write sequences hold an exclusive ``flock`` on a lock file for
-one unit of work. ``fcntl.flock`` is used directly (it is what the filelock
+one unit of work. Lock files are readable by their owner only: anyone who
+can open a file can flock it, and a lock a user could hold would let that
+user stop the daemon. ``fcntl.flock`` is used directly (it is what the filelock
 package uses on Unix, and the locks interoperate) because importing filelock
 costs more than the whole of a qsub on the hot path.
 """
@@ -98,7 +100,7 @@ def read_capped(fd, cap):
 class Lock:
     """An exclusive flock on ``path`` (created if missing), as a context manager."""
 
-    def __init__(self, path, mode=0o666, blocking=True):
+    def __init__(self, path, mode=0o600, blocking=True):
         self.path = path
         self.mode = mode
         self.blocking = blocking
