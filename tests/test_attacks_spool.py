@@ -155,6 +155,10 @@ def test_users_cannot_hold_the_daemons_locks(cell, workdir, users):
     """Whoever can open a lock file can flock it: bob tries every lock of the spool, and the
     lock of alice's running task, and keeps what he gets; the cell carries on."""
     alice, bob = users[0], users[1]
+    cell.run("qconf", "-mattr", "queue", "slots", "2", "all.q", check=True)    # config.lock
+    first = _jid(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "true",
+                           user=alice, cwd=workdir))
+    cell.wait_finished(first)                                                     # accounting.lock
     jid = _jid(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "2",
                          user=alice, cwd=workdir))
     shepherd = os.path.join(cell.root, "spool", "jobs", str(jid), "1", "shepherd.lock")
@@ -184,12 +188,16 @@ def test_users_cannot_hold_the_daemons_locks(cell, workdir, users):
             lines.append(holder.stdout.readline().strip())
             assert lines[-1], holder.stderr.read()
         cell.wait_finished(jid, timeout=20)
-        assert [r for r in cell.accounting() if r[5] == str(jid)]
+        wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)])
         proc = cell.run("qconf", "-mattr", "queue", "slots", "3", "all.q", timeout=20)
         assert proc.returncode == 0, proc.stderr
-        assert cell.run("qstat", user=alice, timeout=20).returncode == 0
-        assert cell.run("qalter", "-N", "renamed", str(_jid(cell.qsub(
-            "-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir))), user=alice).returncode == 0
+        cell.stop_daemon()
+        proc = cell.run("gridtools", "daemon", "start", timeout=20)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        held = _jid(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir))
+        wait_for(lambda: f" {held} " in f" {cell.run('qstat', user=alice).stdout} ")
+        assert cell.run("qalter", "-N", "renamed", str(held), user=alice, timeout=20).returncode == 0
+        assert not [line for line in lines if line.startswith("opened")], lines
     finally:
         holder.kill()
         holder.wait()
