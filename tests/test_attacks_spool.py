@@ -7,7 +7,6 @@ and environment to herself.
 """
 
 import os
-import signal
 import time
 
 from attack_tools import (all_readable_bytes, command_popen, continue_process, daemon_pid,
