@@ -14,6 +14,7 @@ line, logged and removed; it never stops the daemon.
 import fnmatch
 import functools
 import grp
+import os
 import pwd
 import time
 
@@ -183,7 +184,7 @@ def submit(state, dispatcher, req, now):
 def _not_new(state, spec, uid):
     """Why a checked job description may not become a new job ("" when it may)."""
     job_id = spec["id"]
-    if job_id in state.jobs or jobstore.read_spec(job_id) is not None:
+    if job_id in state.jobs or os.path.lexists(jobstore.spec_path(job_id)):
         return f"job id {job_id} is in use"
     if not ids.claimed_by("job", job_id, uid):
         return f"job id {job_id} was not claimed by {user_name(uid)}"

@@ -27,11 +27,7 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
     directory, name = os.path.split(path)
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
     try:
-        try:
-            os.unlink(tmp)          # left by a crash of a process with our pid
-        except FileNotFoundError:
-            pass
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        fd = _create(tmp, mode)
         try:
             view = memoryview(data)
             while view:
@@ -49,6 +45,37 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
             os.unlink(tmp)
         except OSError:
             pass
+        raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _create(path, mode):
+    """A new file, never an existing one nor through a link (one left by a crash of a
+    process with our pid is removed first)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(path, flags, mode)
+    except FileExistsError:
+        os.unlink(path)
+        return os.open(path, flags, mode)
+
+
+def write_new(path, data, mode, owner=None):
+    """Write ``data`` to ``path`` in place, as a new file (one left by a crash is replaced);
+    for files nobody reads before a later atomic write says they are complete."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    try:
+        fd = _create(path, mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if owner is not None and os.geteuid() == 0:
+                os.fchown(fd, owner[0], owner[1])
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+    except OSError as exc:
         raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
 
 

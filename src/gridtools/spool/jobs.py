@@ -21,7 +21,7 @@ import shutil
 
 from gridtools import cell
 from gridtools.formats import spoolyaml
-from gridtools.spool.files import atomic_write, makedirs, read_text
+from gridtools.spool.files import atomic_write, makedirs, read_text, write_new
 
 JOB_FILE = "job.yaml"
 OWNER_FILE = "owner.yaml"
@@ -69,7 +69,11 @@ def create(spec, script):
     if script is not None:
         atomic_write(os.path.join(folder, SCRIPT_FILE), script, mode=0o500, fsync=False,
                      owner=_owner(spec))
-    write_spec(spec)
+    write_spec(spec, fresh=True)
+
+
+def spec_path(job_id):
+    return os.path.join(job_dir(job_id), JOB_FILE)
 
 
 def read_spec(job_id):
@@ -82,10 +86,16 @@ def read_spec(job_id):
     return spoolyaml.load(text) if text is not None else None
 
 
-def write_spec(spec):
+def write_spec(spec, fresh=False):
+    """Write the description (the daemon's copy last); ``fresh``: the job is new, so the
+    owner's copy can be written in place (no reader looks before job.yaml exists)."""
     text = spoolyaml.dump(spec)
     folder = job_dir(spec["id"])
-    atomic_write(os.path.join(folder, OWNER_FILE), text, mode=0o400, fsync=False, owner=_owner(spec))
+    mine = os.path.join(folder, OWNER_FILE)
+    if fresh:
+        write_new(mine, text, 0o400, _owner(spec))
+    else:
+        atomic_write(mine, text, mode=0o400, fsync=False, owner=_owner(spec))
     atomic_write(os.path.join(folder, JOB_FILE), text, mode=0o600)
 
 

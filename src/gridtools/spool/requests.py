@@ -112,7 +112,9 @@ class Request:
         return isinstance(self.body, dict) and self.body.get("reply") is True
 
     def remove(self):
-        for path in (self.path, self.script_path()):
+        """Remove the request and its script (a stray script goes with the sweep)."""
+        companion = self.problem or (isinstance(self.body, dict) and self.body.get("has_script"))
+        for path in (self.path, self.script_path()) if companion else (self.path,):
             try:
                 os.unlink(path)
             except FileNotFoundError:
