@@ -180,6 +180,10 @@ def destroy_cell(c):
     c.stop_daemon()
     _kill_cell_processes(c.root)
     shutil.rmtree(c.root, ignore_errors=True)
+    # the cell's folder of TMPDIRs (exec.tmpdir) under the default queue tmpdir
+    import hashlib
+    shutil.rmtree(os.path.join("/tmp", "gridtools." + hashlib.sha256(c.root.encode()).hexdigest()[:16]),
+                  ignore_errors=True)
 
 
 @pytest.fixture

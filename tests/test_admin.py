@@ -113,7 +113,9 @@ def test_personal_cell_is_created_on_first_use(tmp_path):
     proc = run(env, "qsub", "-h", "-b", "y", "true", cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert (home / ".gridtools" / "etc" / "queues" / "all.q").exists()
-    assert (home / ".gridtools" / "spool" / "jobseqnum").read_text().strip() == "1"
+    # the id is claimed in jobids/; the daemon has not taken the job in yet
+    assert (home / ".gridtools" / "spool" / "jobids" / "1").exists()
+    assert (home / ".gridtools" / "spool" / "jobseqnum").read_text().strip() == "0"
 
 
 def test_personal_cell_queue_has_no_load_threshold_a_shared_one_has(tmp_path, scratch):

@@ -144,7 +144,8 @@ def test_job_environment(cell, workdir):
     assert env["ENVIRONMENT"] == "BATCH"
     assert env["FOO"] == "bar" and env["BAZ"] == ""
     assert env["SGE_O_WORKDIR"] == workdir == env["PWD"]
-    assert env["TMPDIR"] == f"/tmp/{jid}.3.all.q"
+    from gridtools.exec.tmpdir import cell_folder_name
+    assert env["TMPDIR"] == f"/tmp/{cell_folder_name(cell.root)}/{jid}.3.all.q"
     assert env["SGE_STDOUT_PATH"] == os.path.join(workdir, f"envjob.o{jid}.3")
     assert not os.path.exists(env["TMPDIR"])      # removed after the job
 

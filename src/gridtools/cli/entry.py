@@ -1,7 +1,11 @@
 """Command dispatch for the launchers in bin/.
 
 Maps a command name to the module that implements it and imports only that
-module, so each command pays at start-up for exactly what it uses.
+module, so each command pays at start-up for exactly what it uses. Every
+command but qrsh (which relays its job's own output) writes through
+``formats.safetext.SafeStream``: what users put into job names, paths,
+environments and arguments can never send control sequences to the
+terminal of whoever reads the output.
 """
 
 import sys
@@ -26,6 +30,9 @@ COMMANDS = {
     "condor_config_val": "condor.config_val",
 }
 
+#: commands whose standard output is their job's, passed on unchanged
+RAW_OUTPUT = frozenset({"qrsh"})
+
 
 def run(name, argv=None):
     """Run command ``name`` with ``argv`` (default sys.argv[1:]); return its exit code."""
@@ -40,6 +47,9 @@ def run(name, argv=None):
         # they came, as Grid Engine's programs do, whatever the locale's error handling
         if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")
+    if name not in RAW_OUTPUT:
+        from gridtools.formats.safetext import SafeStream
+        sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
     mod = __import__("gridtools.cli." + module, fromlist=["main"])
     try:
         return mod.main(argv, prog=name) or 0

@@ -34,7 +34,7 @@ LIST_KINDS = ("managers", "operators", "adminhosts", "submithosts")
 
 def lock():
     """The lock held while a configuration file is replaced."""
-    return Lock(cell.spool("config.lock"), mode=0o644)
+    return Lock(cell.spool("config.lock"), mode=0o600)
 
 
 def _safe(name):

@@ -23,7 +23,13 @@ START_WAIT = 120.0
 
 
 def running():
-    return is_locked(cell.spool("daemon.lock"))
+    """True while the cell's daemon runs: it holds its lock (which only the daemon's user
+    may open), or, for other users, it holds the wake-up FIFO open for reading."""
+    path = cell.spool("daemon.lock")
+    if os.access(path, os.R_OK) or not os.path.exists(path):
+        return is_locked(path)
+    from gridtools.spool import wake
+    return wake.listening()
 
 
 def pid():

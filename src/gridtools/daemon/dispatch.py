@@ -13,7 +13,7 @@ import time
 
 from gridtools import cell
 from gridtools.daemon import crash, execd, view
-from gridtools.exec import launch, load, shepherd
+from gridtools.exec import launch, load, shepherd, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.model import transitions as tr
@@ -85,6 +85,7 @@ class Dispatcher:
             "gid": spec["gid"], "cwd": ctx["cwd"], "exec": exe, "argv": argv,
             "env": plan_mod.job_environment(spec, number, ctx),
             "stdout": ctx["stdout"], "stderr": ctx["stderr"], "stdin": ctx["stdin"],
+            "tmpdir": ctx["tmpdir"],
             "join": bool(spec.get("join")), "limits": _numeric_limits(spec, _queue_limits(q)),
             "notify": values.parse_time(str(q("notify") or "0")) if spec.get("notify") else 0,
             "notify_job": bool(spec.get("notify")), "nice": int(q("priority") or 0),
@@ -258,7 +259,7 @@ def _task_context(job, number, granted, q, gconf):
         "login_shell": login_shell, "arch": load.arch(), "root": cell.root(), "cwd": cwd,
         "spool_dir": jobstore.task_dir(job.id, number),
         "job_script": spec.get("job_script") or (script if not spec.get("binary") else spec.get("command", "")),
-        "tmpdir": os.path.join(str(q("tmpdir") or "/tmp"), f"{job.id}.{number}.{queue_name}"),
+        "tmpdir": tmpdir.layout(str(q("tmpdir") or "/tmp"), cell.root(), job.id, number, queue_name),
         "pe_name": spec.get("pe_granted") or (spec.get("pe") or [""])[0],
         "restarted": job.task(number).restarted, "queue_shell": str(q("shell") or "/bin/sh"),
         "shell_start_mode": str(q("shell_start_mode") or "posix_compliant"),

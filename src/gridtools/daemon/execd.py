@@ -221,7 +221,7 @@ def serve_host(host):
     files.makedirs(host_dir(host), 0o755)
     inbox = host_dir(host, "inbox")
     files.makedirs(inbox, 0o755)
-    lock = files.Lock(host_dir(host, "execd.lock"), mode=0o644, blocking=False)
+    lock = files.Lock(host_dir(host, "execd.lock"), mode=0o600, blocking=False)
     if not lock.acquire():
         sys.stderr.write(f"gridtools execd: an execution daemon already serves host {host}\n")
         return 1

@@ -32,6 +32,7 @@ from gridtools.spool import files, wake
 from gridtools import cell
 
 LOAD_REFRESH = 2.0          # seconds between load samples of this machine
+SWEEP_EVERY = 60.0          # seconds between clean-ups of what clients left in the shared folders
 DELETE_RETRY = 0.1          # seconds between termination retries of deleting tasks
 PUBLISH_EVERY = 0.25        # least seconds between two status snapshots (coalesces bursts)
 WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
@@ -60,6 +61,7 @@ class Daemon:
         self.reaped = 0
         self.purged = False
         self.published = 0.0
+        self.swept = 0.0
         self.stopping = False
         self.lock = None
         self.fifo = None
@@ -85,7 +87,7 @@ class Daemon:
         # forked while the daemon is small, and before it holds its lock (a fork made
         # later shares the lock until it closed it, which could outlive a killed daemon)
         self.exec.start()
-        self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o644, blocking=False)
+        self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o600, blocking=False)
         if not self.lock.acquire():
             self.exec.stop()
             raise GridError("a gridtools daemon is already running for this cell")
@@ -94,6 +96,7 @@ class Daemon:
         except FileNotFoundError:
             pass
         crash.point("startup")
+        self._secure_spool()
         faults.restore(self.state)
         self.state.reload_config(force=True)
         load_jobs(self.state)
@@ -111,6 +114,27 @@ class Daemon:
         signal.signal(signal.SIGHUP, lambda *_: None)
         self.state.log(f"I|daemon started, pid {os.getpid()}, {len(self.state.jobs)} jobs in spool")
         self._write_messages()
+
+    def _secure_spool(self):
+        """Bring the spool to the modes of the security model (a cell made by an older version)."""
+        from gridtools.spool import cellsetup
+        if os.stat(cell.spool()).st_uid != os.geteuid():
+            return
+        try:
+            cellsetup.secure(cell.root())
+        except (OSError, GridError) as exc:
+            self.state.log(f"E|cannot set the spool's permissions: {exc}")
+
+    def _sweep(self, now):
+        """Remove what clients left behind: old replies, stale id claims, temporary files."""
+        if now - self.swept < SWEEP_EVERY:
+            return
+        from gridtools.spool import ids, replies, requests
+        self.swept = now
+        replies.sweep(now)
+        requests.sweep(now)
+        if not self.more_intake:
+            ids.sweep("job", now)
 
     def _on_stop(self, *_):
         self.stopping = True
@@ -183,6 +207,7 @@ class Daemon:
         if self.purged:
             self.exec.order_trash()
             self.purged = False
+        self._sweep(now)
         self._write_messages()
 
     def _publish(self, now):

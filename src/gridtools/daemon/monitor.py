@@ -114,5 +114,5 @@ def write(snap, decisions, now):
     quotas = _quota_sets()
     for name, text in ((SCHEDULE_FILE, schedule_block(snap, decisions, now, quotas)),
                        (RUNLOG_FILE, runlog_block(snap, decisions, now))):
-        with open(cell.spool(name), "a", encoding="utf-8") as fh:
+        with open(cell.spool(name), "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)

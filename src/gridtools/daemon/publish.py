@@ -14,23 +14,16 @@ import time
 
 from gridtools.daemon import faults, view
 from gridtools.model.job import TaskState
+from gridtools.model.taskset import RangeBuilder
 from gridtools.spool import status as spool_status
 
 
 def ranges(numbers):
     """Task numbers as compact ranges [[first, last, step], ...]."""
-    out = []
+    builder = RangeBuilder()
     for n in numbers:
-        if out:
-            first, last, step = out[-1]
-            if first == last and n > last:
-                out[-1] = [first, n, n - first]
-                continue
-            if n - last == step:
-                out[-1][1] = n
-                continue
-        out.append([n, n, 1])
-    return out
+        builder.add(n)
+    return builder.out
 
 
 def running_state(task, held=""):
@@ -59,29 +52,39 @@ def pending_state(job, number, task, live):
 
 
 def job_rows(job, prio, live):
-    """The qstat rows of one job."""
+    """The qstat rows of one job: a row per running task, one per group of waiting or
+    finished tasks with the same state (tasks without a record form one group at once)."""
     rows = []
-    spec = job.spec
     groups = {}
-    for number in job.numbers():
-        task = job.tasks.get(number)
-        if task is not None and task.state is TaskState.RUNNING:
+    for number, task in sorted(job.tasks.items()):
+        if task.state is TaskState.RUNNING:
             rows.append({"id": job.id, "task": number if job.is_array else None,
                          "state": running_state(task, job.holds_of(number)), "time": task.start_time,
                          "queue": f"{task.queue}@{task.host}", "slots": task.slots,
                          "granted": task.granted, "prio": prio})
             continue
-        if task is not None and task.state is TaskState.FINISHED:
+        if task.state is TaskState.FINISHED:
             key = ("z", "")
         else:
             key = (pending_state(job, number, task, live), job.holds_of(number))
-        groups.setdefault(key, []).append(number)
-    slots = spec["pe"][1] if spec.get("pe") else 1
-    for (key, hold), numbers in groups.items():
-        rows.append({"id": job.id, "tasks": ranges(numbers) if job.is_array else None,
-                     "state": key, "hold": hold, "time": float(spec["submit_time"]), "queue": "",
+        groups.setdefault(key, []).append((number, number, 1))
+    rest = job.untouched()
+    if rest:
+        key = ("z", "") if job.deleted else (pending_state(job, rest.first(), None, live), job.hold)
+        groups.setdefault(key, []).extend(rest.runs)
+    slots = job.spec["pe"][1] if job.spec.get("pe") else 1
+    for (key, hold), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
+        rows.append({"id": job.id, "tasks": _compact(runs) if job.is_array else None,
+                     "state": key, "hold": hold, "time": float(job.spec["submit_time"]), "queue": "",
                      "slots": slots, "prio": 0.0 if key.startswith("h") else prio})
     return rows
+
+
+def _compact(runs):
+    builder = RangeBuilder()
+    for first, last, step in sorted(runs):
+        builder.add_run(first, last, step)
+    return builder.out
 
 
 def job_info(job, decisions_urg):

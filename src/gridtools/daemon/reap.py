@@ -194,7 +194,7 @@ def _conclude(state, job, task, result, now):
 
 
 def _ended_at(job):
-    return max((t.end_time for t in job.tasks.values()), default=0.0)
+    return max([t.end_time for t in job.tasks.values()] + [job.deleted_at])
 
 
 def purge(state, keep, max_age=None, now=None):

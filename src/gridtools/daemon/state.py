@@ -13,6 +13,7 @@ import time
 
 from gridtools.daemon import faults
 from gridtools.errors import SpoolError
+from gridtools.formats.safetext import escape
 from gridtools.model.job import Job
 from gridtools.spool import config as spool_config
 from gridtools.spool import jobs as jobstore
@@ -58,6 +59,7 @@ class State:
         self.scheduling = True        # qconf -ks stops scheduling until the daemon restarts
         self.faults = {}              # key -> {"kind", "text"[, "job", "path"]} (see daemon.faults)
         self.unreadable = set()       # fault keys of configuration files the last reload could not read
+        self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
@@ -121,14 +123,15 @@ class State:
         return self._live
 
     def log(self, text):
-        self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{text}")
+        """Queue a line for spool/messages; what users wrote cannot break the line."""
+        self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{escape(text)}")
 
     # ------------------------------------------------------------ config
-    def reload_config(self, force=False, now=None):
+    def reload_config(self, force=False, now=None, look=False):
         """Re-read etc/ when it changed (looked at most every CONFIG_CHECK seconds
-        unless forced); returns True when it did."""
+        unless forced, or ``look`` asks to look now); returns True when it did."""
         now = now if now is not None else time.time()
-        if not force and now - self.config_checked < CONFIG_CHECK:
+        if not force and not look and now - self.config_checked < CONFIG_CHECK:
             return False
         self.config_checked = now
         stamp = spool_config.stamp()
@@ -217,7 +220,7 @@ def _read_job(job_id):
 
 
 def _end_time(job):
-    return max((t.end_time for t in job.tasks.values()), default=0.0)
+    return max([t.end_time for t in job.tasks.values()] + [job.deleted_at])
 
 
 def user_name(uid):

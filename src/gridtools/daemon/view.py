@@ -116,6 +116,21 @@ def userlists_of(conf, user, group):
     return frozenset(found)
 
 
+def task_limit(spec, conf):
+    """Most tasks of a job that may run at once (0: no limit): the job's -tc, and for an
+    array at most the global configuration's max_aj_instances."""
+    tc = int(spec.get("tc") or 0)
+    if not spec.get("tasks"):
+        return tc
+    try:
+        most = int((conf.objects["conf"].get("global") or {}).get("max_aj_instances") or 0)
+    except (TypeError, ValueError):
+        most = 0
+    if most > 0 and (tc == 0 or tc > most):
+        return most
+    return tc
+
+
 def pending_job(job, conf, running_count):
     spec = job.spec
     pending = job.pending_numbers()
@@ -125,12 +140,12 @@ def pending_job(job, conf, running_count):
     return PendingJob(
         id=job.id, owner=spec["owner"], group=spec.get("group", ""), name=spec["name"],
         submit_time=float(spec["submit_time"]), priority=int(spec.get("priority", 0)),
-        slots=pe[1] if pe else 1, tasks=tuple(pending),
-        holds={n: job.holds_of(n) for n in pending},
+        slots=pe[1] if pe else 1, tasks=pending,
+        holds=job.pending_holds(),
         start_at=float(spec.get("start_at") or 0.0),
         predecessors=tuple(spec.get("predecessors") or ()),
         ad_predecessors=tuple(spec.get("ad_predecessors") or ()),
-        tc=int(spec.get("tc") or 0), running_tasks=running_count,
+        tc=task_limit(spec, conf), running_tasks=running_count,
         hard_queues=tuple(queues.get("hard") or ()), soft_queues=tuple(queues.get("soft") or ()),
         hard_resources=_pairs(res.get("hard")), soft_resources=_pairs(res.get("soft")),
         pe=(pe[0], pe[1], pe[2]) if pe else (), project=spec.get("project") or "",
@@ -155,7 +170,7 @@ def sched_params(conf):
     return params
 
 
-def _config_parts(state):
+def config_parts(state):
     """Snapshot parts that depend on the configuration only, cached per configuration."""
     cached = state.view_cache.get("config")
     if cached is not None and cached[0] == state.config_generation:
@@ -185,7 +200,7 @@ def _queues(state, parts):
 def build(state, now, loads):
     """The Snapshot of ``state`` at time ``now``."""
     conf = state.config
-    parts = _config_parts(state)
+    parts = config_parts(state)
     pending, running, ad_done = [], [], {}
     counts = {}
     for job, task in state.running_tasks():

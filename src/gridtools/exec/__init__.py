@@ -6,5 +6,6 @@
 - ``jobproc``   the job process: identity, limits, streams, signals, procedures,
                 and killing the processes a killed shepherd left behind
 - ``plan``      building the plan a shepherd carries out (command line, environment)
+- ``tmpdir``    the task's TMPDIR: fresh, private, made without following links
 - ``load``      this host's load values
 """

@@ -12,7 +12,6 @@ import errno
 import os
 import pwd
 import resource
-import shutil
 import signal
 import time
 
@@ -318,11 +317,17 @@ def group_members(pgid):
 
 
 def _open_as_owner(plan, path):
-    """Open the job's output file for appending with the job owner's rights, so that
-    a procedure run before the job creates it as the job itself would."""
+    """Open the job's output file for appending with the job owner's rights (uid, gid and
+    the owner's groups, never root's), so that a procedure run before the job creates it
+    as the job itself would, and a link planted in its place gives no access."""
     if os.geteuid() != 0 or plan["uid"] == 0:
         return open(path, "ab")
-    egid = os.getegid()
+    groups, egid = os.getgroups(), os.getegid()
+    try:
+        owner_groups = os.getgrouplist(plan["owner"], plan["gid"])
+    except (KeyError, OSError):
+        owner_groups = [plan["gid"]]
+    os.setgroups(owner_groups)
     os.setegid(plan["gid"])
     os.seteuid(plan["uid"])
     try:
@@ -332,21 +337,7 @@ def _open_as_owner(plan, path):
     finally:
         os.seteuid(0)
         os.setegid(egid)
-
-
-def make_tmpdir(plan):
-    path = plan["env"]["TMPDIR"]
-    try:
-        os.makedirs(path, exist_ok=True)
-        if os.geteuid() == 0:
-            os.chown(path, plan["uid"], plan["gid"])
-        os.chmod(path, 0o755)
-    except OSError:
-        pass
-
-
-def remove_tmpdir(plan):
-    shutil.rmtree(plan["env"]["TMPDIR"], ignore_errors=True)
+        os.setgroups(groups)
 
 
 class Timers:

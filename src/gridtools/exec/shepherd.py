@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 
 from gridtools.errors import SpoolError
-from gridtools.exec import jobproc
+from gridtools.exec import jobproc, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -73,18 +73,38 @@ class Shepherd:
 
     # ------------------------------------------------------------ phases
     def run(self):
-        plan = self.plan
         self._install_handlers()
-        jobproc.make_tmpdir(plan)
+        made = self._make_tmpdir()
         try:
             if self._procedure("prolog", FAILED_PROLOG) and self._procedure("pe_start", FAILED_PESTART):
                 self._run_job()
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
-            jobproc.remove_tmpdir(plan)
+            if made:
+                self._remove_tmpdir(made)
         self.result["end_time"] = time.time()
         return self.result
+
+    def _make_tmpdir(self):
+        """Create the task's TMPDIR (see exec.tmpdir); its path, or None when it failed."""
+        plan = self.plan
+        spec = plan.get("tmpdir")
+        if not isinstance(spec, dict):
+            return None
+        try:
+            path = tmpdir.make(spec, plan["uid"], plan["gid"])
+        except OSError as exc:
+            self.trace(f"cannot create TMPDIR {spec.get('path')}: {exc}")
+            return None
+        plan["env"]["TMPDIR"] = plan["env"]["TMP"] = path
+        return path
+
+    def _remove_tmpdir(self, path):
+        try:
+            tmpdir.remove(self.plan["tmpdir"], path)
+        except OSError as exc:
+            self.trace(f"cannot remove TMPDIR {path}: {exc}")
 
     def _procedure(self, which, failed_code):
         spec = self.plan.get(which)
@@ -329,7 +349,7 @@ def _current(plan, task_dir):
 def _take_lock(task_dir, tries=50):
     """The task's lock, taken without waiting for long: a held lock means another
     shepherd runs the task (or the daemon is withdrawing it)."""
-    lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o644, blocking=False)
+    lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o600, blocking=False)
     for _ in range(tries):
         if lock.acquire():
             return lock

@@ -259,7 +259,7 @@ def cycle(snap):
             if blocked:
                 if blocked not in reasons:
                     reasons.append(blocked)
-                if job.holds.get(task) or job.tc or "maxujobs" in blocked:
+                if _later_tasks_may_differ(job, task):
                     continue
                 break
             if state.all_full():
@@ -281,6 +281,15 @@ def cycle(snap):
             decisions.reasons[job.id] = _dedupe(reasons)
     decisions.load_alarms = state.load_alarms
     return decisions
+
+
+def _later_tasks_may_differ(job, task):
+    """Whether a later task of ``job`` may start although ``task`` may not: only a hold of
+    the task's own and array dependencies differ between tasks. A job-level hold, a start
+    time, job dependencies, the -tc limit and maxujobs block every later task alike, so the
+    pass stops there (a held array of a million tasks costs one step)."""
+    letters = job.holds.get(task)
+    return bool(letters and letters != getattr(job.holds, "common", None)) or bool(job.ad_predecessors)
 
 
 def _plain_waiting(job, snap):

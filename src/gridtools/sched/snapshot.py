@@ -72,8 +72,8 @@ class PendingJob:
     submit_time: float
     priority: int                    # POSIX priority -1023..1024
     slots: int
-    tasks: tuple                     # pending task numbers, ascending
-    holds: dict = field(default_factory=dict)    # task -> hold letters ('' if none)
+    tasks: tuple                     # pending task numbers, ascending (a tuple or model TaskRanges)
+    holds: dict = field(default_factory=dict)    # task -> hold letters ('' if none), or TaskHolds
     start_at: float = 0.0
     predecessors: tuple = ()         # job ids that must end first (-hold_jid)
     ad_predecessors: tuple = ()      # job ids for array-task dependencies (-hold_jid_ad)

@@ -19,7 +19,7 @@ def append(records):
     if not records:
         return
     target = path()
-    with Lock(target + ".lock", mode=0o644):
+    with Lock(target + ".lock", mode=0o600):
         try:
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as exc:
@@ -27,7 +27,7 @@ def append(records):
         try:
             size = os.fstat(fd).st_size
             data = (acct_format.HEADER if size == 0 else "") + "".join(acct_format.render(r) for r in records)
-            _write_all(fd, data.encode())
+            _write_all(fd, data.encode("utf-8", "surrogateescape"))
             os.fsync(fd)
         except OSError as exc:
             _cut(fd, size)

@@ -113,8 +113,8 @@ def live_in_spool(jid):
     try:
         spec = jobstore.read_spec(jid)
         state = jobstore.read_state(jid) or {}
-    except spoolyaml.SpoolFormatError:
-        return True
+    except (spoolyaml.SpoolFormatError, PermissionError):
+        return True           # another user's job: its description is private
     if spec is None:
         return _submit_pending(jid)
     rng = spec.get("tasks")
@@ -125,21 +125,9 @@ def live_in_spool(jid):
 
 
 def _submit_pending(jid):
-    """True when a submit request for ``jid`` waits in the request folder."""
-    folder = cell.spool("requests")
-    try:
-        names = [n for n in os.listdir(folder) if n.endswith(".submit")]
-    except FileNotFoundError:
-        return False
-    from gridtools.formats import spoolyaml
-    for name in names:
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                if (spoolyaml.load(fh.read()).get("job") or {}).get("id") == jid:
-                    return True
-        except (OSError, spoolyaml.SpoolFormatError):
-            continue
-    return False
+    """True when a submit request of the caller's for ``jid`` waits in the request folder."""
+    from gridtools.spool import requests
+    return any(req.body["job"]["id"] == jid for req in requests.pending_submits())
 
 
 def resolve(items, snap):

@@ -100,31 +100,20 @@ def warnings(snap, etc_only=False):
 
 
 def _submit_requests():
-    """(job description, owner uid) of each submit request waiting in the spool."""
-    folder = cell.spool("requests")
+    """(job description, owner uid) of each of the caller's submit requests waiting in the
+    spool, read as the daemon reads them (plain files only, capped, checked)."""
     try:
-        names = [n for n in os.listdir(folder) if n.endswith(".submit")]
+        if not any(n.endswith(".submit") for n in os.listdir(cell.spool("requests"))):
+            return []
     except OSError:
         return []
-    if not names:
-        return []
-    from gridtools.formats import spoolyaml
-    found = []
-    for name in sorted(names):
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                spec = spoolyaml.load(fh.read()).get("job") or {}
-                uid = os.fstat(fh.fileno()).st_uid
-        except (OSError, ValueError, AttributeError, spoolyaml.SpoolFormatError):
-            continue
-        found.append((spec, uid))
-    return found
+    from gridtools.spool import requests
+    return [(req.body["job"], req.uid) for req in requests.pending_submits()]
 
 
 def _merge_requests(snap, pending):
     if not pending:
         return
-    from gridtools.daemon.publish import ranges
     known = snap["jobs"]
     for spec, uid in pending:
         if not isinstance(spec, dict) or not isinstance(spec.get("id"), int) or spec["id"] in known:
@@ -134,14 +123,14 @@ def _merge_requests(snap, pending):
         except KeyError:
             spec["owner"] = str(uid)
         try:
-            _add_unprocessed(snap, spec, ranges)
+            _add_unprocessed(snap, spec)
         except (KeyError, TypeError, ValueError, IndexError):
             continue
 
 
-def _add_unprocessed(snap, spec, ranges):
+def _add_unprocessed(snap, spec):
     rng = spec.get("tasks")
-    tasks = ranges(list(range(rng[0], rng[1] + 1, rng[2]))) if rng else None
+    tasks = [list(rng)] if rng else None
     state = "hqw" if spec.get("user_hold") or spec.get("hold_jid") else "qw"
     slots = spec["pe"][1] if spec.get("pe") else 1
     snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,

@@ -107,8 +107,9 @@ def _submit(argv, prog):
             return code
     from gridtools.cli.ask import tell
     from gridtools.spool import ids
-    job_id = ids.allocate("job")[0]
-    spec = submit.finish_spec(req, job_id, name, cwd, args, command)
+    spec = submit.finish_spec(req, 1, name, cwd, args, command)
+    submit.check_spec(spec, script)
+    spec["id"] = ids.allocate("job")[0]
     tell("submit", {"job": spec}, script=script)
     print(submitted_message(spec, client.get("terse")), flush=True)
     if req.get("now"):

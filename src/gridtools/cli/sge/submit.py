@@ -198,6 +198,47 @@ def _check_value(name, row, value):
         raise Rejected(f'attribute "{name}" is consumable but has a negative value')
 
 
+# ---------------------------------------------------------------- the daemon's checks
+
+def global_value(name, default=None):
+    """An attribute of the global configuration (etc/conf/global), read by hand (fast)."""
+    try:
+        with open(cell.etc("conf", "global"), encoding="utf-8", errors="replace") as fh:
+            value = _attr_line(fh.read(), name)
+    except OSError:
+        return default
+    return value if value else default
+
+
+def check_spec(spec, script=None):
+    """Refuse, as the daemon would, a job description it would not accept (formats.jobcheck):
+    names with control characters, more tasks than max_aj_tasks, a script too large."""
+    from gridtools.formats import jobcheck
+    limit = global_value("max_aj_tasks", "75000")
+    try:
+        jobcheck.check(spec, max_tasks=int(limit) if limit.isdigit() else 0)
+    except jobcheck.Invalid as exc:
+        raise Rejected(str(exc)) from None
+    if script is not None and len(script) > max_script():
+        raise Rejected(f"the job script is larger than {max_script()} bytes "
+                       "(qmaster_params MAX_SCRIPT_SIZE)")
+
+
+def max_script():
+    """Largest job script the daemon takes (qmaster_params MAX_SCRIPT_SIZE)."""
+    from gridtools.formats import values
+    from gridtools.spool.requests import MAX_SCRIPT
+    params = (global_value("qmaster_params", "") or "").replace(",", " ").split()
+    for item in params:
+        name, _, text = item.partition("=")
+        if name == "MAX_SCRIPT_SIZE":
+            try:
+                return int(min(values.parse_memory(text), 1 << 40))
+            except InputError:
+                break
+    return MAX_SCRIPT
+
+
 # ---------------------------------------------------------------- identity
 
 def submitter(cwd):
