@@ -65,6 +65,9 @@ def daemon_start():
     import os
     from gridtools import cell
     if not os.access(cell.spool(), os.W_OK):
+        if os.statvfs(cell.spool()).f_flag & os.ST_RDONLY:
+            raise click.ClickException(f"cannot start the daemon: {cell.spool()} is on a read-only "
+                                       "file system")
         raise click.ClickException(f"only the owner of the cell may start its daemon "
                                    f"({cell.spool()} is not writable)")
     _run(control.start)
