@@ -18,7 +18,7 @@ TRIES = 25
 @pytest.fixture
 def busy(cell, workdir):
     """The cell with an array of short tasks keeping its daemon busy."""
-    jid = jid_of(cell.qsub("-b", "y", "-o", "/dev/null", "-j", "y", "-t", "1-100000", "true", cwd=workdir))
+    jid = jid_of(cell.qsub("-b", "y", "-o", "/dev/null", "-j", "y", "-t", "1-75000", "true", cwd=workdir))
     wait_for(lambda: "r" in (cell.task_states(jid) or {}).values() or
              any(v == "finished" for v in cell.task_states(jid).values()))
     yield cell

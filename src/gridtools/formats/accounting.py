@@ -192,7 +192,7 @@ def _lines(source):
     if hasattr(source, "readline"):
         yield from source
         return
-    with open(source, encoding="utf-8", errors="replace") as stream:
+    with open(source, encoding="utf-8", errors="surrogateescape") as stream:
         yield from stream
 
 

@@ -7,8 +7,10 @@ character (C0, DEL, C1) into visible text (``\\n``, ``\\t``, ``\\x1b``);
 ``for_terminal`` does the same but keeps newlines and tabs, for whole
 outputs whose line structure is the program's own. A byte that was not
 UTF-8 (held as a lone surrogate) is left to the stream's ``backslashreplace``
-error handler, which ``SafeStream`` and the daemon's log both use, so it
-shows as ``\\udcff``.
+error handler of the daemon's log, so it shows there as ``\\udcff``; a
+command's output (``SafeStream``) writes such bytes back as they came, as
+Grid Engine's programs do, except those that would be C1 control
+characters (0x80-0x9f), which it shows as ``\\x9b``.
 """
 
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -16,8 +18,10 @@ _CONTROLS = list(range(32)) + [127] + list(range(0x80, 0xA0))
 
 #: str.translate table of ``escape``: every control character
 ESCAPE = {code: _NAMED.get(chr(code)) or "\\x%02x" % code for code in _CONTROLS}
-#: str.translate table of ``for_terminal``: the same but newline and tab stay
+#: str.translate table of ``for_terminal``: the same but newline and tab stay, and bytes
+#: that were not UTF-8 and would be C1 controls (held as surrogates) are made visible
 TERMINAL = {code: text for code, text in ESCAPE.items() if code not in (10, 9)}
+TERMINAL.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
 
 
 def escape(text):
@@ -32,11 +36,11 @@ def for_terminal(text):
 
 class SafeStream:
     """A text stream wrapper whose ``write`` passes text through ``for_terminal`` (and
-    writes what cannot be encoded as backslash escapes)."""
+    writes bytes that were not UTF-8 back as they came)."""
 
     def __init__(self, stream):
         try:
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="surrogateescape")
         except (AttributeError, ValueError):
             pass
         self._stream = stream
