@@ -89,8 +89,9 @@ class Cell:
                          "GRIDTOOLS_HOST": host})
         self.env.pop("GRIDTOOLS_PYTHON", None)
 
-    def run(self, *args, input=None, user=None, cwd=None, env=None, timeout=60, check=False):
-        """Run a command (argv) in the cell; returns CompletedProcess with text output."""
+    def run(self, *args, input=None, user=None, cwd=None, env=None, timeout=60, check=False, text=True):
+        """Run a command (argv) in the cell; returns CompletedProcess with text output
+        (bytes with ``text=False``)."""
         full_env = dict(self.env)
         if env:
             full_env.update(env)
@@ -106,7 +107,7 @@ class Cell:
                 os.setuid(entry.pw_uid)
             kwargs["preexec_fn"] = demote
             cwd = cwd or entry.pw_dir
-        proc = subprocess.run(list(args), input=input, capture_output=True, text=True,
+        proc = subprocess.run(list(args), input=input, capture_output=True, text=text,
                               env=full_env, cwd=cwd or self.root, timeout=timeout, **kwargs)
         if check and proc.returncode != 0:
             raise AssertionError(f"{args} failed ({proc.returncode}): {proc.stderr}{proc.stdout}")
@@ -190,6 +191,10 @@ def destroy_cell(c):
     c.stop_daemon()
     _kill_cell_processes(c.root)
     shutil.rmtree(c.root, ignore_errors=True)
+    # the cell's folder of TMPDIRs (exec.tmpdir) under the default queue tmpdir
+    import hashlib
+    shutil.rmtree(os.path.join("/tmp", "gridtools." + hashlib.sha256(c.root.encode()).hexdigest()[:16]),
+                  ignore_errors=True)
 
 
 @pytest.fixture

@@ -113,4 +113,35 @@ def test_personal_cell_is_created_on_first_use(tmp_path):
     proc = run(env, "qsub", "-h", "-b", "y", "true", cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert (home / ".gridtools" / "etc" / "queues" / "all.q").exists()
-    assert (home / ".gridtools" / "spool" / "jobseqnum").read_text().strip() == "1"
+    # the id is claimed in jobids/; the daemon has not taken the job in yet
+    assert (home / ".gridtools" / "spool" / "jobids" / "1").exists()
+    assert (home / ".gridtools" / "spool" / "jobseqnum").read_text().strip() == "0"
+
+
+def test_personal_cell_queue_has_no_load_threshold_a_shared_one_has(tmp_path, scratch):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = env_for("", HOME=str(home), GRIDTOOLS_NO_AUTOSTART="1")
+    env.pop("GRIDTOOLS_ROOT")
+    proc = run(env, "qconf", "-sq", "all.q", cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "load_thresholds       NONE\n" in proc.stdout
+    shared = env_for(scratch)
+    assert run(shared, "gridtools", "init", "--host", "alpha").returncode == 0
+    proc = run(shared, "qconf", "-sq", "all.q")
+    assert "load_thresholds       np_load_avg=1.75\n" in proc.stdout
+
+
+def test_other_users_cannot_start_or_stop_roots_daemon(cell, users):
+    from conftest import _world_readable, user_bin
+    if not _world_readable(sys.executable):
+        pytest.skip("the test interpreter (with click) is not reachable by other users")
+    admin = [sys.executable, os.path.join(user_bin(), "gridtools"), "daemon"]
+    proc = cell.run(*admin, "stop", user="gtalice")
+    assert (proc.returncode, proc.stderr) == (1, "Error: only the user who started the daemon (or root) "
+                                                 "may stop it\n")
+    cell.stop_daemon()
+    proc = cell.run(*admin, "start", user="gtalice")
+    assert proc.returncode == 1
+    assert proc.stderr == (f"Error: only the owner of the cell may start its daemon "
+                           f"({cell.root}/spool is not writable)\n")

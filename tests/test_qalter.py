@@ -329,7 +329,8 @@ def test_bad_command_lines(cell, workdir):
     assert (proc.returncode, proc.stderr) == (
         1, 'denied: the requested parallel environment "nosuchpe" does not exist\n')
     proc = cell.run("qalter", "-p", "5000", str(jid))
-    assert proc.returncode == 1 and "out of range" in proc.stderr
+    assert (proc.returncode, proc.stderr) == (
+        7, 'qalter: invalid priority "5000".  Must be an integer from -1023 to 1024\n')
     assert cell.run("qalter", str(jid)).returncode == 1
     assert cell.run("qalter", "-N", "x").returncode == 1
     assert field_of(cell, jid, "version") is None

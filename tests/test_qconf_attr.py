@@ -235,8 +235,12 @@ def test_objects_named_by_quota_rules_cannot_be_deleted(cell, workdir):
     ok(cell, "-dp", "smp")
 
 
-def test_detached_settings(cell):
+def test_detached_settings(cell, workdir):
     assert ok(cell, "-sds").stdout == ""
+    host = os.path.join(workdir, "gone")
+    with open(host, "w") as fh:
+        fh.write(ok(cell, "-se", cell.host).stdout.replace(cell.host, "gone"))
+    ok(cell, "-Ae", host)                       # an execution host outside all.q's host list
     ok(cell, "-mattr", "queue", "slots", "3", "all.q@gone")
     assert ok(cell, "-sds").stdout == "all.q: slots [gone]\n"
 

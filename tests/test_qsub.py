@@ -58,8 +58,9 @@ def test_reversed_task_range_is_swapped(cell, workdir):
      'Unable to run job: Job was rejected because job requests unknown queue "all.q@nosuchhost"'),
     (["-pe", "nosuchpe", "2", "-b", "y", "true"], 1,
      'Unable to run job: job rejected: the requested parallel environment "nosuchpe" does not exist'),
-    (["-p", "2000", "-b", "y", "true"], 1, "priority 2000 out of range -1023 to 1024"),
-    (["-l", "h_rt=abc", "-b", "y", "true"], 1, 'invalid value "abc" for resource "h_rt"'),
+    (["-p", "2000", "-b", "y", "true"], 7,
+     'qsub: invalid priority "2000".  Must be an integer from -1023 to 1024'),
+    (["-l", "h_rt=abc", "-b", "y", "true"], 1, 'Unable to run job: attribute "h_rt" is not a time value'),
 ])
 def test_bad_input_one_line_and_exit_code(cell, workdir, args, code, text):
     proc = cell.qsub(*args, cwd=workdir)
@@ -143,7 +144,8 @@ def test_job_environment(cell, workdir):
     assert env["ENVIRONMENT"] == "BATCH"
     assert env["FOO"] == "bar" and env["BAZ"] == ""
     assert env["SGE_O_WORKDIR"] == workdir == env["PWD"]
-    assert env["TMPDIR"] == f"/tmp/{jid}.3.all.q"
+    from gridtools.exec.tmpdir import cell_folder_name
+    assert env["TMPDIR"] == f"/tmp/{cell_folder_name(cell.root)}/{jid}.3.all.q"
     assert env["SGE_STDOUT_PATH"] == os.path.join(workdir, f"envjob.o{jid}.3")
     assert not os.path.exists(env["TMPDIR"])      # removed after the job
 

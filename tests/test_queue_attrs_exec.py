@@ -44,7 +44,8 @@ def test_tmpdir(cell, workdir):
     set_attr(cell, "all.q", "tmpdir", base)
     jid = submit(cell, workdir, "-b", "y", "sh", "-c", "'echo $TMPDIR; test -d $TMPDIR && echo there'")
     lines = output(cell, workdir, jid).split()
-    assert lines == [os.path.join(base, f"{jid}.1.all.q"), "there"]
+    from gridtools.exec.tmpdir import cell_folder_name
+    assert lines == [os.path.join(base, cell_folder_name(cell.root), f"{jid}.1.all.q"), "there"]
     assert not os.path.exists(lines[0])
 
 

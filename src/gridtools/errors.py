@@ -5,13 +5,34 @@ message that is ready to be shown to the user as one line.
 """
 
 
+#: names of the control characters shown in messages by their escapes
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text):
+    """``text`` with line breaks, control characters and undecodable bytes written as
+    escapes (``\\n``, ``\\x1b``, ``\\udcff``): what a message quotes from its input can
+    neither break it into several lines nor reach a terminal as a control sequence."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(_ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
+    return "".join(out)
+
+
 class GridError(Exception):
-    """A failure a user can act on. ``str(err)`` is the line to print."""
+    """A failure a user can act on. ``str(err)`` is the line to print: one line,
+    whatever the input it quotes (see ``one_line``)."""
 
     exit_code = 1
 
     def __init__(self, message, exit_code=None):
-        super().__init__(message)
+        super().__init__(one_line(str(message).rstrip("\n")))
         if exit_code is not None:
             self.exit_code = exit_code
 

@@ -35,7 +35,8 @@ def init(slots, hosts):
     from gridtools.spool import cellsetup
     hosts = list(hosts) or [cell.hostname()]
     manager = pwd.getpwuid(os.getuid()).pw_name
-    _run(lambda: cellsetup.initialise(cell.root(), hosts, slots or os.cpu_count() or 1, manager))
+    _run(lambda: cellsetup.initialise(cell.root(), hosts, slots or os.cpu_count() or 1, manager,
+                                      personal=cell.is_personal()))
     click.echo(f"cell {cell.root()} ready: hosts {', '.join(hosts)}")
 
 
@@ -44,7 +45,7 @@ def _run(func):
     try:
         return func()
     except GridError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(str(exc).removeprefix("error: ")) from None
 
 
 @cli.group()
@@ -61,8 +62,15 @@ def daemon_start():
     if control.running():
         click.echo(f"daemon already running (pid {control.pid()})")
         return
-    if not control.start():
-        raise click.ClickException("the daemon did not start; see spool/daemon.out")
+    import os
+    from gridtools import cell
+    if not os.access(cell.spool(), os.W_OK):
+        if os.statvfs(cell.spool()).f_flag & os.ST_RDONLY:
+            raise click.ClickException(f"cannot start the daemon: {cell.spool()} is on a read-only "
+                                       "file system")
+        raise click.ClickException(f"only the owner of the cell may start its daemon "
+                                   f"({cell.spool()} is not writable)")
+    _run(control.start)
     click.echo(f"daemon started (pid {control.pid()})")
 
 
@@ -73,7 +81,11 @@ def daemon_stop():
     if not control.running():
         click.echo("daemon not running")
         return
-    if not control.stop():
+    try:
+        stopped = control.stop()
+    except PermissionError:
+        raise click.ClickException("only the user who started the daemon (or root) may stop it") from None
+    if not stopped:
         raise click.ClickException("the daemon did not stop")
     click.echo("daemon stopped")
 

@@ -1,8 +1,10 @@
 """Asking the daemon: send one request, wait for its answer, print it.
 
-``ask`` serves the commands whose outcome the daemon decides (qalter, qconf,
-qmod, gridtools host / llctl); ``tell`` those that know the outcome already
-(qsub, qdel, qhold, qrls, qrsh). The daemon is started when it is not running and
+``ask`` serves the commands whose outcome the daemon decides and words
+(qalter, qconf, qmod, gridtools host / llctl); ``outcomes`` those that word
+the daemon's answer themselves (qdel, qhold, qrls: what was done to each job,
+so that what they print is what happened); ``tell`` those that need no
+answer (qsub, qrsh). The daemon is started when it is not running and
 the caller may start it; otherwise the command fails with one line.
 Standard library only: every user runs these.
 """
@@ -23,9 +25,10 @@ def ensure_daemon():
     if control.running():
         return
     allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
-    if not allowed or not control.start():
+    if not allowed:
         raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
                         "(start it with: gridtools daemon start)")
+    control.start()
 
 
 def tell(kind, payload, script=None):
@@ -53,3 +56,24 @@ def ask(kind, payload, timeout=REPLY_TIMEOUT):
     sys.stderr.write(err)
     sys.stdout.flush()
     return int(code)
+
+
+def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
+    """Send a ``kind`` request and return the daemon's answer: a list with what it did
+    to each target job (see daemon.intake.outcome). The request's effect is in the
+    published status by then."""
+    from gridtools.formats import spoolyaml
+    from gridtools.spool import requests, wake
+    ensure_daemon()
+    name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
+    wake.poke()
+    answer = requests.wait_reply(name, timeout)
+    if answer is None:
+        raise GridError("error: no answer from the gridtools daemon")
+    code, out, err = answer
+    if code or err:
+        raise GridError((err or "error: the gridtools daemon refused the request").rstrip("\n"))
+    try:
+        return list(spoolyaml.load(out).get("outcomes") or [])
+    except (spoolyaml.SpoolFormatError, AttributeError):
+        raise GridError("error: the gridtools daemon gave an answer that cannot be read") from None

@@ -1,8 +1,10 @@
 """Making sure the selected cell exists before a command uses it.
 
 The personal cell (no GRIDTOOLS_ROOT) is created on first use with this
-machine as its single execution host and one slot per CPU; a cell named by
-GRIDTOOLS_ROOT must have been created with ``gridtools init``.
+machine as its single execution host, one slot per CPU and no load
+threshold on its queue (the user's own jobs never wait for the machine's
+load); a cell named by GRIDTOOLS_ROOT must have been created with
+``gridtools init``.
 """
 
 import os
@@ -24,4 +26,4 @@ def create_personal():
     import pwd
     from gridtools.spool import cellsetup
     user = pwd.getpwuid(os.getuid()).pw_name
-    cellsetup.initialise(cell.root(), [cell.hostname()], os.cpu_count() or 1, user)
+    cellsetup.initialise(cell.root(), [cell.hostname()], os.cpu_count() or 1, user, personal=True)

@@ -1,10 +1,16 @@
 """Command dispatch for the launchers in bin/.
 
 Maps a command name to the module that implements it and imports only that
-module, so each command pays at start-up for exactly what it uses.
+module, so each command pays at start-up for exactly what it uses. Every
+command but qrsh (which relays its job's own output) writes through
+``formats.safetext.SafeStream``: what users put into job names, paths,
+environments and arguments can never send control sequences to the
+terminal of whoever reads the output.
 """
 
 import sys
+
+from gridtools.errors import GridError
 
 # command name -> module under gridtools.cli; each module has main(argv) -> int
 COMMANDS = {
@@ -26,6 +32,9 @@ COMMANDS = {
     "qquota": "sge.qquota",
 }
 
+#: commands whose standard output is their job's, passed on unchanged
+RAW_OUTPUT = frozenset({"qrsh"})
+
 
 def run(name, argv=None):
     """Run command ``name`` with ``argv`` (default sys.argv[1:]); return its exit code."""
@@ -35,6 +44,14 @@ def run(name, argv=None):
     if module is None:
         sys.stderr.write(f"gridtools: unknown command {name!r}\n")
         return 1
+    for stream in (sys.stdout, sys.stderr):
+        # names from the file system may hold bytes that are not UTF-8: write them back as
+        # they came, as Grid Engine's programs do, whatever the locale's error handling
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
+    if name not in RAW_OUTPUT:
+        from gridtools.formats.safetext import SafeStream
+        sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
     mod = __import__("gridtools.cli." + module, fromlist=["main"])
     try:
         return mod.main(argv, prog=name) or 0
@@ -42,6 +59,13 @@ def run(name, argv=None):
         return 130
     except BrokenPipeError:
         return 141
+    except OSError as exc:          # the cell's files: a read-only or full spool, ...
+        where = f": {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"{name}: error: {exc.strerror or exc}{where}\n")
+        return 1
+    except GridError as exc:        # one line, never a traceback
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
 
 
 if __name__ == "__main__":

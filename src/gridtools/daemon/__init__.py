@@ -15,4 +15,6 @@
                 ``confobj``/``confattr`` (whole objects and attribute edits),
                 ``confrefs`` (references between objects), ``confctl`` (daemon control)
 - ``monitor``   the scheduler monitoring file written after ``qconf -tsm``
+- ``faults``    what the daemon set aside or cannot write now, published for queries
+- ``crash``     crash points (``GRIDTOOLS_CRASH_AT``) for testing what a crash leaves
 """

@@ -13,6 +13,7 @@ refusals included, go to stdout as qalter prints them.
 
 from gridtools.daemon import auth, intake, view
 from gridtools.daemon.state import user_name
+from gridtools.formats import jobcheck
 from gridtools.model import alteration
 from gridtools.spool import jobs as jobstore
 
@@ -135,7 +136,17 @@ def _check_resources(state, job, changes):
 def _check_name(changes):
     name = changes.get("name")
     if name is not None and (not name.strip() or "/" in name):
-        raise Refused(f'denied: "{name}" is not a valid job name')
+        raise Refused(f'denied: "{jobcheck.shown(name)}" is not a valid job name')
+
+
+def _check_whole(state, job, changes, ops):
+    """The job description as it would be after the changes must pass the submit checks."""
+    if not changes and not ops:
+        return
+    try:
+        jobcheck.check(alteration.apply(job.spec, changes, ops), types=intake._complex_types(state))
+    except jobcheck.Invalid as exc:
+        raise Refused(f"denied: {exc}") from None
 
 
 def _resolve_dependencies(state, job, changes):
@@ -233,7 +244,7 @@ def _hold_lines(job, plan):
 
 def _alter_job(state, user, body, target):
     """The answer lines for one target job; raises Refused when nothing may change."""
-    job = state.jobs.get(int(target["id"]))
+    job = state.jobs.get(target["id"])
     if job is None or job.is_finished():
         raise Refused(f'denied: job "{target["id"]}" does not exist')
     if not auth.may_modify_job(state, user, job):
@@ -242,6 +253,7 @@ def _alter_job(state, user, body, target):
     add, remove = body.get("hold_add", ""), body.get("hold_remove", "")
     _check_rights(state, user, job, changes)
     _check_name(changes)
+    _check_whole(state, job, changes, ops)
     _check_resources(state, job, changes)
     deps = _resolve_dependencies(state, job, changes)
     plan = _hold_plan(job, target, add, remove) if add or remove else {}

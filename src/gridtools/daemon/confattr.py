@@ -167,9 +167,18 @@ def _load(kind, name):
     return obj
 
 
+def _check_host_key(key):
+    """A queue instance names an execution host (a @group is checked with the object)."""
+    if key and not key.startswith("@"):
+        hosts = {h.lower() for h in confstore.names("exechost")}
+        if key.lower() not in hosts:
+            raise AttrProblem(f'"{key}" is not an execution host')
+
+
 def _apply_target(ctx, kind, mode, target):
     name, key, rule = _split_target(kind, target)
     obj = _load(kind, name)
+    _check_host_key(key)
     for attr, text in ctx.body.get("attrs") or []:
         if kind == "rqs":
             _apply_rqs(obj, str(attr), str(text), mode, rule, target)

@@ -25,19 +25,28 @@ LABELS = {
     "adminhosts": "adminhost", "submithosts": "submithost",
 }
 
+#: the longest object name (it is a file name under etc/)
+MAX_NAME_BYTES = 255
+
 #: kinds whose objects are one name per line of a list file
 LIST_KINDS = ("managers", "operators", "adminhosts", "submithosts")
 
 
 def lock():
     """The lock held while a configuration file is replaced."""
-    return Lock(cell.spool("config.lock"), mode=0o644)
+    return Lock(cell.spool("config.lock"), mode=0o600)
 
 
 def _safe(name):
     """Refuse names that would leave their folder when used as a file name."""
     if not isinstance(name, str) or not name or "/" in name or name.startswith(".") or "\0" in name:
         raise ConfigError(f'invalid object name "{name}"')
+    try:
+        too_long = len(os.fsencode(name)) > MAX_NAME_BYTES
+    except UnicodeError:
+        raise ConfigError(f'invalid object name "{name}"') from None
+    if too_long:
+        raise ConfigError(f'invalid object name "{name[:40]}...": longer than {MAX_NAME_BYTES} bytes')
     return name
 
 

@@ -3,7 +3,8 @@
 Lean on purpose: qsub imports this to auto-start the daemon. The daemon is
 started as a new session (``python -m gridtools.daemon.loop``) whose output
 goes to ``spool/daemon.out``; it is running when it holds
-``spool/daemon.lock``.
+``spool/daemon.lock``, and ready once it wrote its pid into ``spool/daemon.pid``
+(``start`` waits for that, and says why when the daemon died instead).
 """
 
 import os
@@ -11,26 +12,43 @@ import sys
 import time
 
 from gridtools import cell
+from gridtools.errors import GridError, SpoolError
 from gridtools.spool.files import is_locked
 
 ENV_NO_AUTOSTART = "GRIDTOOLS_NO_AUTOSTART"
 
 
+#: most seconds ``start`` waits for a daemon to come up (it loads every job of the spool)
+START_WAIT = 120.0
+
+
 def running():
-    return is_locked(cell.spool("daemon.lock"))
+    """True while the cell's daemon runs: it holds its lock (which only the daemon's user
+    may open), or, for other users, it holds the wake-up FIFO open for reading."""
+    path = cell.spool("daemon.lock")
+    if os.access(path, os.R_OK) or not os.path.exists(path):
+        return is_locked(path)
+    from gridtools.spool import wake
+    return wake.listening()
 
 
 def pid():
+    """The daemon's pid from spool/daemon.pid, which the daemon writes once its start-up
+    is complete (0 when there is none)."""
     try:
         with open(cell.spool("daemon.pid")) as fh:
-            return int(fh.read().strip())
-    except (OSError, ValueError):
+            return int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
         return 0
 
 
 def spawn():
-    """Start the daemon in the background (returns at once)."""
-    out = os.open(cell.spool("daemon.out"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    """Start the daemon in the background; returns its pid at once."""
+    try:
+        out = os.open(cell.spool("daemon.out"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError as exc:
+        raise SpoolError(f"error: cannot start the daemon: cannot write {cell.spool()}: "
+                         f"{exc.strerror}") from None
     try:
         actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                    (os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
@@ -38,23 +56,48 @@ def spawn():
         env[cell.ENV_ROOT] = cell.root()
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        os.posix_spawn(sys.executable, [sys.executable, "-m", "gridtools.daemon.loop"], env,
-                       file_actions=actions, setsid=True)
+        return os.posix_spawn(sys.executable, [sys.executable, "-m", "gridtools.daemon.loop"], env,
+                              file_actions=actions, setsid=True)
     finally:
         os.close(out)
 
 
-def start(wait=5.0):
-    """Start the daemon unless it runs; wait until it holds its lock. Returns True if running."""
+def start(wait=START_WAIT):
+    """Start the daemon unless it runs, and wait until its start-up is complete.
+    Returns True; raises GridError with the cause when it did not come up."""
     if running():
         return True
-    spawn()
+    try:
+        offset = os.path.getsize(cell.spool("daemon.out"))
+    except OSError:
+        offset = 0
+    child = spawn()
     end = time.time() + wait
     while time.time() < end:
-        if running():
+        if pid() == child and running():
             return True
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            if running():
+                return True             # another start won the race
+            raise GridError(f"error: the daemon did not start: {_cause(status, offset)}")
         time.sleep(0.01)
-    return running()
+    raise GridError(f"error: the daemon did not start within {wait:.0f} s (see {cell.spool('daemon.out')})")
+
+
+def _cause(status, offset):
+    """Why a daemon that exited during start-up did: its last line of output, or its signal."""
+    if os.WIFSIGNALED(status):
+        return f"it was killed by signal {os.WTERMSIG(status)} during start-up"
+    try:
+        with open(cell.spool("daemon.out"), "rb") as fh:
+            fh.seek(offset)
+            lines = [line.strip() for line in fh.read().decode(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        lines = []
+    if not lines:
+        return f"it exited with status {os.WEXITSTATUS(status)}"
+    return lines[-1].removeprefix("gridtools daemon: ").removeprefix("cannot start: ")
 
 
 def autostart():
@@ -63,7 +106,10 @@ def autostart():
         return False
     if not os.access(cell.spool(), os.W_OK):
         return False
-    spawn()
+    try:
+        spawn()
+    except SpoolError:
+        return False
     return True
 
 
@@ -71,13 +117,16 @@ def stop(wait=10.0):
     """Ask the daemon to stop (SIGTERM) and wait until it released its lock."""
     if not running():
         return False
+    end = time.time() + wait
     target = pid()
+    while not target and time.time() < end and running():
+        time.sleep(0.02)                # still starting: its pid file comes when it is ready
+        target = pid()
     if target:
         try:
             os.kill(target, 15)
         except ProcessLookupError:
             pass
-    end = time.time() + wait
     while time.time() < end and running():
         time.sleep(0.02)
     return not running()

@@ -12,8 +12,8 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import execd, view
-from gridtools.exec import launch, load
+from gridtools.daemon import crash, execd, view
+from gridtools.exec import launch, load, shepherd, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.model import transitions as tr
@@ -63,6 +63,8 @@ class Dispatcher:
     def __init__(self, state, exec_client=None):
         self.state = state
         self.exec = exec_client
+        self.watch = ShepherdWatch()
+        self.dying = set()            # (job, task) lost, whose processes were killed and linger
 
     # ------------------------------------------------------------ start
     def build_plan(self, job, number, granted, pe=""):
@@ -83,6 +85,7 @@ class Dispatcher:
             "gid": spec["gid"], "cwd": ctx["cwd"], "exec": exe, "argv": argv,
             "env": plan_mod.job_environment(spec, number, ctx),
             "stdout": ctx["stdout"], "stderr": ctx["stderr"], "stdin": ctx["stdin"],
+            "tmpdir": ctx["tmpdir"],
             "join": bool(spec.get("join")), "limits": _numeric_limits(spec, _queue_limits(q)),
             "notify": values.parse_time(str(q("notify") or "0")) if spec.get("notify") else 0,
             "notify_job": bool(spec.get("notify")), "nice": int(q("priority") or 0),
@@ -100,10 +103,12 @@ class Dispatcher:
         granted = [list(g) for g in granted]
         tdir = jobstore.make_task_dir(job.id, number)
         plan = self.build_plan(job, number, granted, pe)
+        plan["launch"] = f"{time.time_ns()}.{os.getpid()}"
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
         if execd.registered(granted[0][1]):
             launch.write_plan(tdir, plan)        # a separate execution daemon reads it
+        atomic_write(os.path.join(tdir, jobstore.LAUNCH_FILE), plan["launch"], fsync=False)
         tr.dispatch(job, number, granted, time.time(), pe=pe)
         self.state.active_jobs.add(job.id)
         self.state.touch(job)
@@ -125,7 +130,11 @@ class Dispatcher:
             launch.spawn(plan, tdir)
 
     def start_all(self, starts, now):
-        """Dispatch decided tasks: persist all their states once, then fork the shepherds."""
+        """Dispatch decided tasks: persist all their states once, then fork the shepherds.
+
+        A task whose new state could not be written (a full disk) is not started:
+        the next pass finds it without a shepherd and puts it back to pending.
+        """
         ready = []
         for start in starts:
             job = self.state.jobs[start.job_id]
@@ -135,8 +144,11 @@ class Dispatcher:
             except Exception as exc:  # noqa: BLE001 - one failed start must not stop the rest
                 self.state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
         self.state.flush()
+        crash.point("start")
         for job, number, plan, tdir in ready:
-            self.launch(job, number, plan, tdir)
+            if job.id not in self.state.dirty:
+                self.launch(job, number, plan, tdir)
+                crash.point("start")
 
     # ------------------------------------------------------------ control
     def signal_task(self, job, task, what):
@@ -162,6 +174,15 @@ class Dispatcher:
         result = {"exit_status": 137, "failed": 100, "failed_reason": "job deleted (forced)",
                   "end_time": now, "deleted": True, "usage": {}}
         jobstore.write_result(job.id, task.number, result)
+
+    def watch_shepherd(self, job, task):
+        """Be woken the moment the (live) shepherd of a running task ends."""
+        key = (job.id, task.number)
+        if key not in self.watch.fds:
+            self.watch.add(key, shepherd_pid(job.id, task.number))
+
+    def unwatch_shepherd(self, job, task):
+        self.watch.forget((job.id, task.number))
 
     def task_ended(self, job, number):
         self.state.touch(job)
@@ -240,7 +261,7 @@ def _task_context(job, number, granted, q, gconf, pe=""):
         "login_shell": login_shell, "arch": load.arch(), "root": cell.root(), "cwd": cwd,
         "spool_dir": jobstore.task_dir(job.id, number),
         "job_script": spec.get("job_script") or (script if not spec.get("binary") else spec.get("command", "")),
-        "tmpdir": os.path.join(str(q("tmpdir") or "/tmp"), f"{job.id}.{number}.{queue_name}"),
+        "tmpdir": tmpdir.layout(str(q("tmpdir") or "/tmp"), cell.root(), job.id, number, queue_name),
         "pe_name": pe or (spec.get("pe") or [""])[0],
         "restarted": job.task(number).restarted, "queue_shell": str(q("shell") or "/bin/sh"),
         "shell_start_mode": str(q("shell_start_mode") or "posix_compliant"),
@@ -316,11 +337,40 @@ def shepherd_pid(job_id, number):
     tdir = jobstore.task_dir(job_id, number)
     if not is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         return 0
-    try:
-        with open(os.path.join(tdir, jobstore.SHEPHERD_LOCK)) as fh:
-            pid_text, ticks_text = fh.read().split()
-        pid, ticks = int(pid_text), int(ticks_text)
-    except (OSError, ValueError):
+    record = shepherd.read_lock(tdir)
+    if record is None or not record.here():
         return 0
     from gridtools.exec.jobproc import start_ticks
-    return pid if start_ticks(pid) == ticks else 0
+    return record.pid if start_ticks(record.pid) == record.ticks else 0
+
+
+class ShepherdWatch:
+    """Process file descriptors of live shepherds: each becomes readable the moment its
+    shepherd ends, however it ends (also SIGKILL, also one started by an earlier
+    daemon), so the daemon's wait wakes at once."""
+
+    def __init__(self):
+        self.fds = {}              # (job id, task) -> pidfd
+
+    #: most shepherds watched at once (the daemon waits with select(); others are
+    #: noticed by their obituary or at the next pass)
+    MOST = 512
+
+    def add(self, key, pid):
+        if not pid or not hasattr(os, "pidfd_open") or len(self.fds) >= self.MOST:
+            return
+        try:
+            self.fds[key] = os.pidfd_open(pid)
+        except OSError:
+            return
+
+    def forget(self, key):
+        fd = self.fds.pop(key, None)
+        if fd is not None:
+            os.close(fd)
+
+    def ended(self, ready):
+        """Forget the watches among ``ready`` descriptors (their shepherds ended)."""
+        for key, fd in list(self.fds.items()):
+            if fd in ready:
+                self.forget(key)

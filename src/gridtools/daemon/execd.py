@@ -23,28 +23,45 @@ import signal
 import sys
 
 from gridtools import cell
+from gridtools.errors import GridError
 from gridtools.exec import launch
-from gridtools.spool import files, jobs as jobstore
+from gridtools.spool import files, jobs as jobstore, wake
 
 
-def reap_exited():
-    """waitpid() every child of this process that has ended."""
+def reap_exited(children=None):
+    """waitpid() every child of this process that has ended. ``children`` maps the
+    pids of shepherds to their task folders: a shepherd that ended without writing
+    its task's result (killed, or failed before it could) gets an obituary there,
+    and the dispatcher is woken to see to the task at once."""
     while True:
         try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        tdir = children.pop(pid, None) if children is not None else None
+        if tdir is not None and status != 0:
+            _obituary(tdir, status)
 
 
-def _start(job_id, number):
+def _obituary(tdir, status):
+    if os.path.exists(os.path.join(tdir, jobstore.RESULT_FILE)):
+        return
+    try:
+        files.atomic_write(os.path.join(tdir, jobstore.OBITUARY_FILE), f"{status}\n", fsync=False)
+    except GridError:
+        pass
+    wake.poke()
+
+
+def _start(job_id, number, children):
     tdir = jobstore.task_dir(job_id, number)
     try:
         plan = launch.read_plan(tdir)
     except (OSError, ValueError):
         return
-    launch.spawn(plan, tdir)
+    children[launch.spawn(plan, tdir)] = tdir
 
 
 def _orders(buffer):
@@ -69,12 +86,13 @@ def serve_pipe(rfd):
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     buffer = b""
+    children = {}
     while True:
         try:
             ready, _, _ = select.select([rfd], [], [], 5.0)
         except InterruptedError:
             ready = []
-        reap_exited()
+        reap_exited(children)
         if not ready:
             continue
         chunk = os.read(rfd, 65536)
@@ -86,8 +104,8 @@ def serve_pipe(rfd):
             if order == "trash":
                 trash = True
             else:
-                launch.spawn(order[1], order[0])
-        reap_exited()
+                children[launch.spawn(order[1], order[0])] = order[0]
+        reap_exited(children)
         if trash:
             jobstore.empty_trash()
 
@@ -185,7 +203,7 @@ def send(host, job_id, number):
         os.close(fd)
 
 
-def _take_inbox(inbox):
+def _take_inbox(inbox, children):
     for name in sorted(os.listdir(inbox)):
         if name.startswith("."):
             continue
@@ -195,7 +213,7 @@ def _take_inbox(inbox):
         except FileNotFoundError:
             continue
         if job.isdigit() and task.isdigit():
-            _start(int(job), int(task))
+            _start(int(job), int(task), children)
 
 
 def serve_host(host):
@@ -203,7 +221,7 @@ def serve_host(host):
     files.makedirs(host_dir(host), 0o755)
     inbox = host_dir(host, "inbox")
     files.makedirs(inbox, 0o755)
-    lock = files.Lock(host_dir(host, "execd.lock"), mode=0o644, blocking=False)
+    lock = files.Lock(host_dir(host, "execd.lock"), mode=0o600, blocking=False)
     if not lock.acquire():
         sys.stderr.write(f"gridtools execd: an execution daemon already serves host {host}\n")
         return 1
@@ -217,9 +235,13 @@ def serve_host(host):
     signal.signal(signal.SIGINT, lambda *_: stopping.append(1))
     signal.signal(signal.SIGCHLD, lambda *_: None)
     os.environ[cell.ENV_HOST] = host
+    children = {}
     while not stopping:
-        _take_inbox(inbox)
-        reap_exited()
+        if lock.replaced():
+            sys.stderr.write(f"gridtools execd: the spool {cell.spool()} is gone; exiting\n")
+            return 1
+        _take_inbox(inbox, children)
+        reap_exited(children)
         try:
             ready, _, _ = select.select([wake_fd], [], [], 2.0)
         except InterruptedError:

@@ -1,12 +1,15 @@
 """The dispatcher daemon: one ``tick()`` is one pass of named phases.
 
     reload config -> intake -> reap -> schedule (snapshot -> cycle -> start)
-    -> purge -> flush -> publish
+    -> purge -> flush -> publish -> settle (answer and remove the requests)
 
 ``run()`` repeats ticks whenever something wakes it: a byte in the wake-up
-FIFO (a client request, a shepherd that ended), a signal, or the fallback
-tick (``schedule_interval``), or the next time-based event (a ``-a`` start
-time, a retry). A pass that has nothing to do costs a few system calls.
+FIFO (a client request, a shepherd that ended), a signal, the end of a
+watched shepherd process, the fallback tick (``schedule_interval``), or the
+next time-based event (a ``-a`` start time, a retry). A pass that has
+nothing to do costs a few system calls. A pass that meets a full or
+read-only spool is retried every WRITE_RETRY seconds; a daemon whose cell
+vanished exits.
 """
 
 import os
@@ -15,11 +18,11 @@ import signal
 import sys
 import time
 
-from gridtools.daemon import intake, monitor, publish, qcontrol, reap, suspension, view
+from gridtools.daemon import crash, faults, intake, monitor, publish, qcontrol, reap, suspension, view
 from gridtools.daemon.dispatch import Dispatcher
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
-from gridtools.errors import GridError
+from gridtools.errors import GridError, SpoolError
 from gridtools.exec import load as host_load
 from gridtools.exec import shepherd as _shepherd  # noqa: F401 - loaded once, used by every fork
 from gridtools.formats import values
@@ -29,8 +32,12 @@ from gridtools.spool import files, wake
 from gridtools import cell
 
 LOAD_REFRESH = 2.0          # seconds between load samples of this machine
+SWEEP_EVERY = 60.0          # seconds between clean-ups of what clients left in the shared folders
 DELETE_RETRY = 0.1          # seconds between termination retries of deleting tasks
 PUBLISH_EVERY = 0.25        # least seconds between two status snapshots (coalesces bursts)
+WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
+CELL_CHECK = 5.0            # most seconds between two looks whether the cell still exists
+MESSAGES_KEPT = 1000        # log lines kept in memory while spool/messages cannot be written
 
 
 class Daemon:
@@ -53,27 +60,51 @@ class Daemon:
         self.reaped = 0
         self.purged = False
         self.published = 0.0
+        self.swept = 0.0
         self.stopping = False
         self.lock = None
         self.fifo = None
         self.sigpipe = None
+        self.unsettled = []          # (request, answer) applied, not yet answered and removed
+        self.intake_waits = False    # a request waits for the spool to take it
 
     # ------------------------------------------------------------ life
     def startup(self):
-        """Take the daemon lock, recover the spool and open the wake-up FIFO."""
-        files.makedirs(cell.spool())
-        self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o644, blocking=False)
-        if not self.lock.acquire():
-            raise GridError("a gridtools daemon is already running for this cell")
+        """Take the daemon lock, recover the spool and open the wake-up FIFO; then write
+        spool/daemon.pid, which says start-up is complete. A spool file that cannot
+        be read is set aside; a spool that cannot be used at all (read-only, not a
+        cell) raises GridError naming it."""
+        try:
+            self._startup()
+        except OSError as exc:
+            raise GridError(f"cannot start: {faults.describe(exc)}") from None
         files.atomic_write(cell.spool("daemon.pid"), f"{os.getpid()}\n", fsync=False)
-        self.exec.start()               # forked while the daemon is small
+        crash.point("startup")
+
+    def _startup(self):
+        files.makedirs(cell.spool())
+        # forked while the daemon is small, and before it holds its lock (a fork made
+        # later shares the lock until it closed it, which could outlive a killed daemon)
+        self.exec.start()
+        self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o600, blocking=False)
+        if not self.lock.acquire():
+            self.exec.stop()
+            raise GridError("a gridtools daemon is already running for this cell")
+        try:                            # written again when start-up is complete
+            os.unlink(cell.spool("daemon.pid"))
+        except FileNotFoundError:
+            pass
+        crash.point("startup")
+        self._secure_spool()
+        faults.restore(self.state)
         self.state.reload_config(force=True)
         load_jobs(self.state)
         self.state.usage.load(self.state.log)
         self.state.usage.configure(view.config_parts(self.state)["policy_config"].halftime, time.time())
         qcontrol.restore(self.state)
-        if self.state.running_tasks():
-            self.state.accounted = reap.recent_records()
+        running = self.state.running_tasks()
+        if running:
+            self.state.accounted = reap.recent_records({job.id for job, _ in running})
         self.fifo = wake.open_listener()
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.sigpipe = rfd
@@ -85,13 +116,35 @@ class Daemon:
         self.state.log(f"I|daemon started, pid {os.getpid()}, {len(self.state.jobs)} jobs in spool")
         self._write_messages()
 
+    def _secure_spool(self):
+        """Bring the spool to the modes of the security model (a cell made by an older version)."""
+        from gridtools.spool import cellsetup
+        if os.stat(cell.spool()).st_uid != os.geteuid():
+            return
+        try:
+            cellsetup.secure(cell.root())
+        except (OSError, GridError) as exc:
+            self.state.log(f"E|cannot set the spool's permissions: {exc}")
+
+    def _sweep(self, now):
+        """Remove what clients left behind: old replies, stale id claims, temporary files."""
+        if now - self.swept < SWEEP_EVERY:
+            return
+        from gridtools.spool import ids, replies, requests
+        self.swept = now
+        replies.sweep(now)
+        requests.sweep(now)
+        if not self.more_intake:
+            ids.sweep("job", now)
+
     def _on_stop(self, *_):
         self.stopping = True
 
     def shutdown(self):
+        if not self.vanished():
+            self._conclude_pass(time.time())
+            qcontrol.persist(self.state)
         self.exec.stop()
-        self.state.flush()
-        qcontrol.persist(self.state)
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         self._write_messages()
         try:
@@ -102,10 +155,21 @@ class Daemon:
             self.lock.release()
 
     # ------------------------------------------------------------ one pass
+    def vanished(self):
+        """True when the cell's spool is gone (removed, or replaced by another cell)."""
+        return self.lock is not None and self.lock.fd is not None and self.lock.replaced()
+
     def tick(self, now=None):
         now = now if now is not None else time.time()
         state = self.state
-        taken = intake.run(state, self.dispatcher, now)
+        if self.vanished():
+            sys.stderr.write(f"gridtools daemon: the spool {cell.spool()} is gone; exiting\n")
+            self.stopping = True
+            return
+        done, self.intake_waits = intake.run(state, self.dispatcher, now,
+                                             skip={req.name for req, _ in self.unsettled})
+        self.unsettled.extend(done)
+        taken = len(done)
         if state.reload_config(force=self.rested or bool(taken)):
             qcontrol.apply_initial_states(state)
             state.usage.configure(view.config_parts(state)["policy_config"].halftime, now)
@@ -129,17 +193,42 @@ class Daemon:
         keep, max_age = self._finished_jobs_kept()
         self.purged = reap.purge(state, keep, max_age, now) or self.purged
         self.expiry = reap.next_expiry(state, max_age)
-        state.flush()
-        state.usage.save()
+        self._conclude_pass(now)
+
+    def _conclude_pass(self, now):
+        """Write what the pass changed, publish it, then answer the requests it shows."""
+        state = self.state
+        flushed = state.flush()
+        try:
+            state.usage.save()
+        except SpoolError as exc:
+            state.log(f"E|cannot write the usage record, retrying: {exc}")
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
-        if state.need_publish and (taken or now - self.published >= PUBLISH_EVERY):
-            publish.publish(state, self.snap_queues, self.loads, now)
-            self.published = now
+        if state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY):
+            self._publish(now)
+        # a request is answered and removed once the status shows what it did
+        if self.unsettled and flushed and not state.need_publish:
+            self.unsettled = intake.settle(self.unsettled)
         if self.purged:
             self.exec.order_trash()
             self.purged = False
+        self._sweep(now)
         self._write_messages()
+
+    def _publish(self, now):
+        state = self.state
+        crash.point("publish")
+        try:
+            publish.publish(state, self.snap_queues, self.loads, now)
+        except SpoolError as exc:
+            faults.note(state, (faults.WRITE, "status"), faults.WRITE,
+                        f"cannot write the status, retrying: {exc}")
+            state.need_publish = True
+            return
+        self.published = now
+        crash.point("publish")
+        faults.clear(state, (faults.WRITE, "status"), "status written again")
 
     def schedule(self, now):
         state = self.state
@@ -147,6 +236,7 @@ class Daemon:
         snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
         decisions = cycle(snap)
+        crash.point("pass")
         self.control.load_blocked = decisions.load_alarms
         self.dispatcher.start_all(decisions.starts, now)
         self._reject_immediate(decisions, now)
@@ -209,16 +299,28 @@ class Daemon:
             return 15.0
 
     def _write_messages(self):
-        if not self.state.messages:
+        messages = self.state.messages
+        if not messages:
             return
-        with open(cell.spool("messages"), "a", encoding="utf-8") as fh:
-            fh.write("\n".join(self.state.messages) + "\n")
-        self.state.messages.clear()
+        try:
+            with open(cell.spool("messages"), "a", encoding="utf-8", errors="backslashreplace") as fh:
+                fh.write("\n".join(messages) + "\n")
+        except OSError:
+            del messages[:-MESSAGES_KEPT]        # kept for later while the spool is full
+            return
+        messages.clear()
+
+    def _retrying(self):
+        """True while something the spool refused waits to be written again."""
+        return bool(self.unsettled or self.intake_waits or self.state.dirty or any(
+            f["kind"] in (faults.WRITE, faults.STORE) for f in self.state.faults.values()))
 
     # ------------------------------------------------------------ the loop
     def wait(self):
-        timeout = self._interval()
+        timeout = min(self._interval(), CELL_CHECK)
         now = time.time()
+        if self._retrying():
+            timeout = min(timeout, WRITE_RETRY)
         for event in (self.next_event, self.control.next_wake, self.expiry):
             if event is not None:
                 timeout = min(timeout, max(0.0, event - now))
@@ -231,20 +333,29 @@ class Daemon:
         if self.state.need_publish:
             timeout = min(timeout, max(0.0, self.published + PUBLISH_EVERY - now))
         began = time.time()
+        watched = list(self.dispatcher.watch.fds.values())
         try:
-            ready, _, _ = select.select([self.fifo, self.sigpipe], [], [], timeout)
+            ready, _, _ = select.select([self.fifo, self.sigpipe] + watched, [], [], timeout)
         except InterruptedError:
             ready = []
         # after a quiet spell the next pass looks at etc/ at once; busy passes look less often
         self.rested = time.time() - began >= 0.25
         for fd in ready:
-            wake.drain(fd)
+            if fd in (self.fifo, self.sigpipe):
+                wake.drain(fd)
+        self.dispatcher.watch.ended(ready)
 
     def run(self, once=False):
         self.startup()
         try:
             while not self.stopping:
-                self.tick()
+                try:
+                    self.tick()
+                    faults.clear(self.state, (faults.WRITE, "pass"))
+                except SpoolError as exc:     # a full or read-only spool: try again later
+                    faults.note(self.state, (faults.WRITE, "pass"), faults.WRITE,
+                                f"a pass was cut short, retrying: {exc}")
+                    self._write_messages()
                 if once:
                     break
                 self.wait()

@@ -48,5 +48,5 @@ def write(snap, decisions, now):
     """Append this pass to spool/schedule and spool/schedd_runlog."""
     for name, text in ((SCHEDULE_FILE, schedule.block(snap, decisions)),
                        (RUNLOG_FILE, runlog_block(snap, decisions, now))):
-        with open(cell.spool(name), "a", encoding="utf-8") as fh:
+        with open(cell.spool(name), "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)

@@ -5,33 +5,27 @@ pending tasks of one job grouped by their state, finished tasks of a job
 grouped for ``qstat -s z``. Besides jobs, queue instances and host loads, the
 snapshot carries the few configuration facts the queries show or select by:
 queue attributes (``attrs`` of each queue row), the complex table, host and
-global complex values, host groups and access lists. Everything is plain
-data (marshal-able).
+global complex values, host groups and access lists; and the daemon's faults
+(``faults``: objects set aside, writes that wait). Everything is plain data
+(marshal-able).
 """
 
 import time
 
-from gridtools.daemon import view
+from gridtools.daemon import faults, view
 from gridtools.formats.sge import states as state_letters
 from gridtools.sched.snapshot import QState
 from gridtools.model.job import TaskState
+from gridtools.model.taskset import RangeBuilder
 from gridtools.spool import status as spool_status
 
 
 def ranges(numbers):
     """Task numbers as compact ranges [[first, last, step], ...]."""
-    out = []
+    builder = RangeBuilder()
     for n in numbers:
-        if out:
-            first, last, step = out[-1]
-            if first == last and n > last:
-                out[-1] = [first, n, n - first]
-                continue
-            if n - last == step:
-                out[-1][1] = n
-                continue
-        out.append([n, n, 1])
-    return out
+        builder.add(n)
+    return builder.out
 
 
 def running_state(task, held=""):
@@ -60,27 +54,30 @@ def pending_state(job, number, task, live):
 
 
 def job_rows(job, prio, live):
-    """The qstat rows of one job."""
+    """The qstat rows of one job: a row per running task, one per group of waiting or
+    finished tasks with the same state (tasks without a record form one group at once)."""
     rows = []
-    spec = job.spec
     groups = {}
-    for number in job.numbers():
-        task = job.tasks.get(number)
-        if task is not None and task.state is TaskState.RUNNING:
+    for number, task in sorted(job.tasks.items()):
+        if task.state is TaskState.RUNNING:
             rows.append({"id": job.id, "task": number if job.is_array else None,
                          "state": running_state(task, job.holds_of(number)), "time": task.start_time,
                          "queue": f"{task.queue}@{task.host}", "slots": task.slots,
                          "granted": task.granted, "pe": task.pe, "prio": prio})
             continue
-        if task is not None and task.state is TaskState.FINISHED:
+        if task.state is TaskState.FINISHED:
             key = ("z", "")
         else:
             key = (pending_state(job, number, task, live), job.holds_of(number))
-        groups.setdefault(key, []).append(number)
-    slots = spec["pe"][1] if spec.get("pe") else 1
-    for (key, hold), numbers in groups.items():
-        rows.append({"id": job.id, "tasks": ranges(numbers) if job.is_array else None,
-                     "state": key, "hold": hold, "time": float(spec["submit_time"]), "queue": "",
+        groups.setdefault(key, []).append((number, number, 1))
+    rest = job.untouched()
+    if rest:
+        key = ("z", "") if job.deleted else (pending_state(job, rest.first(), None, live), job.hold)
+        groups.setdefault(key, []).extend(rest.runs)
+    slots = job.spec["pe"][1] if job.spec.get("pe") else 1
+    for (key, hold), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
+        rows.append({"id": job.id, "tasks": _compact(runs) if job.is_array else None,
+                     "state": key, "hold": hold, "time": float(job.spec["submit_time"]), "queue": "",
                      "slots": slots, "prio": 0.0 if key.startswith("h") else prio})
     return rows
 
@@ -104,6 +101,13 @@ def share_tree_rows(nodes):
                      "cpu": n.decayed.cpu, "mem": n.decayed.mem, "io": n.decayed.io,
                      "ltcpu": n.long_term.cpu, "ltmem": n.long_term.mem, "ltio": n.long_term.io})
     return rows
+
+
+def _compact(runs):
+    builder = RangeBuilder()
+    for first, last, step in sorted(runs):
+        builder.add_run(first, last, step)
+    return builder.out
 
 
 def job_info(job, decisions_urg):
@@ -264,6 +268,7 @@ def publish(state, snap_queues, loads, now=None):
         "exechosts": view.exec_hosts(state.config),
         "reasons": {jid: [r.plain() for r in reasons] for jid, reasons in state.reasons.items()},
         "share_tree": share_tree_rows(state.share_tree),
+        "faults": faults.published(state),
     }
     snapshot.update(config_facts(state.config))
     spool_status.publish(snapshot)

@@ -14,8 +14,8 @@ the loop sleeps until then.
 
 import os
 
-from gridtools.daemon import execd, suspension, view
-from gridtools.errors import GridError
+from gridtools.daemon import execd, faults, suspension, view
+from gridtools.errors import GridError, SpoolError
 from gridtools.formats import values
 from gridtools.formats.sge import calendar as calendar_format
 from gridtools.formats.sge import states as letters
@@ -124,8 +124,13 @@ def _instance_table(state):
 # ---------------------------------------------------------------- persistence
 
 def restore(state):
-    """Daemon start: the stored qmod and host states, then ``initial_state`` of every instance."""
-    data = store.load()
+    """Daemon start: the stored qmod and host states, then ``initial_state`` of every instance.
+    An unreadable state file is set aside (the states start afresh)."""
+    try:
+        data = store.load(strict=True)
+    except SpoolError as exc:
+        faults.set_aside(state, store.path(), "the queue state file", faults.describe(exc, store.path()))
+        data = store.empty()
     state.queue_states = {str(k): str(v) for k, v in data["queues"].items() if v}
     state.host_states = {str(k): str(v) for k, v in data["hosts"].items() if v}
     state.queue_messages = {str(k): dict(v) for k, v in data["messages"].items()
@@ -190,11 +195,17 @@ def persist(state):
     """Write the queue and host states when they changed."""
     if not state.qstates_dirty:
         return
-    store.save({"queues": dict(sorted(state.queue_states.items())),
-                "hosts": dict(sorted(state.host_states.items())),
-                "known": sorted(state.known_queues),
-                "messages": {k: {letter: list(lines) for letter, lines in v.items()}
-                             for k, v in sorted(state.queue_messages.items())}})
+    try:
+        store.save({"queues": dict(sorted(state.queue_states.items())),
+                    "hosts": dict(sorted(state.host_states.items())),
+                    "known": sorted(state.known_queues),
+                    "messages": {k: {letter: list(lines) for letter, lines in v.items()}
+                                 for k, v in sorted(state.queue_messages.items())}})
+    except SpoolError as exc:
+        faults.note(state, (faults.WRITE, "qstates"), faults.WRITE,
+                    f"cannot write the queue states, retrying: {exc}")
+        return
+    faults.clear(state, (faults.WRITE, "qstates"))
     state.qstates_dirty = False
 
 

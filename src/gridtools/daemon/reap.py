@@ -10,72 +10,121 @@ daemon that restarts in between finds the record at the end of the
 accounting file (``recent_records``) and does not write it again.
 """
 
+import dataclasses
 import os
 import time
 
 from gridtools.accounting import records
-from gridtools.daemon import view
+from gridtools.daemon import crash, faults, view
 from gridtools.daemon.execd import reap_exited
+from gridtools.errors import SpoolError
+from gridtools.exec import jobproc, shepherd
 from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 from gridtools.spool import acct
 from gridtools.spool import jobs as jobstore
-from gridtools.spool.files import is_locked
+from gridtools.spool.files import Lock, is_locked
 
 FAILED_LOST = 18
 STARTUP_GRACE = 30.0       # seconds a forked shepherd may take to lock its folder
 
 
-def _alive(state, job, task, now):
+def _alive(state, dispatcher, job, task, now):
     """True while a task's shepherd runs or is still being started."""
     key = (job.id, task.number)
     tdir = jobstore.task_dir(job.id, task.number)
     if is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         state.launching.pop(key, None)
+        dispatcher.watch_shepherd(job, task)
         return True
+    if os.path.exists(os.path.join(tdir, shepherd.OBITUARY)):
+        return False                  # its parent saw it end: no need to wait
     ordered = state.launching.get(key)
     return ordered is not None and now - ordered < STARTUP_GRACE
 
 
 def collect(state, dispatcher, now):
-    """Handle every running task that ended; returns the number handled."""
+    """Handle every running task that ended; returns the number handled.
+
+    The accounting records of all ended tasks are appended first; only when
+    they are written do the tasks change state, so a full disk delays an
+    ending but never loses its record or its exit status.
+    """
     reap_exited()             # the exec server, should it have ended
     ended = []
     for job, task in state.running_tasks():
-        if True:
-            result = jobstore.read_result(job.id, task.number)
+        result = jobstore.read_result(job.id, task.number)
+        if result is None:
+            if _alive(state, dispatcher, job, task, now):
+                continue
+            # a shepherd writes its result before it lets go of its lock: look again
+            result = jobstore.read_result(job.id, task.number) or _lost(state, dispatcher, job, task, now)
             if result is None:
-                if _alive(state, job, task, now):
-                    continue
-                result = _lost(job, task, now)
-            ended.append((job, task, result))
-            state.launching.pop((job.id, task.number), None)
-    records = []
+                continue
+        ended.append((job, task, result))
+    if not ended:
+        return 0
+    counted = [(item, _record(state, *item, now)) for item in ended]
+    try:
+        acct.append([rec for _item, rec in counted if rec])
+    except SpoolError as exc:
+        faults.note(state, (faults.WRITE, "accounting"), faults.WRITE,
+                    f"cannot write accounting records, {len(ended)} ended tasks wait: {exc}")
+        return 0
+    faults.clear(state, (faults.WRITE, "accounting"), "accounting records written again")
+    for (job, task, result), rec in counted:
+        if rec and result.get("usage"):        # usage counts once per run, as its record does
+            state.usage.task_ended(job.spec, task.number, result, now)
+    crash.point("reap")
     for job, task, result in ended:
-        rec = _conclude(state, job, task, result, now)
-        if rec is not None:
-            records.append(rec)
-    if records:
-        acct.append(records)
+        state.launching.pop((job.id, task.number), None)
+        dispatcher.unwatch_shepherd(job, task)
+        dispatcher.dying.discard((job.id, task.number))
+        _conclude(state, job, task, result, now)
     state.flush()
+    crash.point("reap")
     return len(ended)
 
 
-def _lost(job, task, now):
+def _lost(state, dispatcher, job, task, now):
+    """The result of a task whose shepherd is gone without one, or None when it turned
+    out to be starting after all. A shepherd that never started is abandoned (its
+    launch is withdrawn under its lock, so a late one does nothing) and the task is
+    requeued; one that was lost has its job's processes killed first."""
     tdir = jobstore.task_dir(job.id, task.number)
-    try:
-        started = os.path.getsize(os.path.join(tdir, jobstore.SHEPHERD_LOCK)) > 0
-    except OSError:
-        started = False
-    if not started:
+    if os.path.exists(os.path.join(tdir, jobstore.RESULT_FILE)):
+        state.log(f"E|job {job.id}.{task.number}: its result file cannot be read, "
+                  "the task is ended as lost")
+    record = shepherd.read_lock(tdir)
+    if record is None:
+        lock = Lock(os.path.join(tdir, jobstore.SHEPHERD_LOCK), mode=0o644, blocking=False)
+        try:
+            if not lock.acquire():
+                return None
+        except SpoolError:
+            return {"requeue": True, "never_started": True}
+        try:
+            if shepherd.read_lock(tdir) is not None:
+                return None               # it started just now
+            shepherd.withdraw(tdir)
+        finally:
+            lock.release()
         return {"requeue": True, "never_started": True}
+    if record.here() and jobproc.kill_group(record.group, record.group_ticks) and \
+            jobproc.group_members(record.group):
+        dispatcher.dying.add((job.id, task.number))
+        return None                       # its slot stays taken until they are gone
     return {"exit_status": 1, "failed": FAILED_LOST, "failed_reason": "shepherd lost",
             "end_time": now, "usage": {}}
 
 
-def recent_records(tail_bytes=4 << 20):
-    """(job, task, start time) of the records at the end of the accounting file."""
+def recent_records(job_ids, tail_bytes=4 << 20):
+    """(job, task, start time) of the records of jobs ``job_ids`` at the end of the
+    accounting file (a daemon restarting finds what its predecessor wrote)."""
     from gridtools.formats import accounting as acct_format
+    number, task_no, start = (acct_format.FIELDS.index(name) for name in
+                              ("job_number", "task_number", "start_time"))
+    wanted = {str(j) for j in job_ids}
     seen = set()
     try:
         with open(acct.path(), "rb") as fh:
@@ -85,12 +134,16 @@ def recent_records(tail_bytes=4 << 20):
     except OSError:
         return seen
     for line in lines:
-        if line and not line.startswith("#"):
-            try:
-                rec = acct_format.parse(line)
-            except Exception:  # noqa: BLE001 - a torn line is skipped
-                continue
-            seen.add((rec["job_number"], rec["task_number"] or 1, rec["start_time"]))
+        head = line.split(":", number + 1)
+        if len(head) <= number or head[number] not in wanted:
+            continue
+        fields = line.split(":")
+        if len(fields) != len(acct_format.FIELDS):
+            continue                      # a torn line
+        try:
+            seen.add((int(fields[number]), int(fields[task_no]) or 1, int(fields[start])))
+        except ValueError:
+            continue
     return seen
 
 
@@ -99,58 +152,53 @@ def _accounted(state, job, task):
     return key in state.accounted
 
 
+def _record(state, job, task, result, now):
+    """The accounting record of a task's run (None: it never started, or its record
+    is in the file already). Changes nothing."""
+    if result.get("never_started") or _accounted(state, job, task):
+        return None
+    ended = dataclasses.replace(task, end_time=float(result.get("end_time") or now),
+                                exit_status=int(result.get("exit_status", 0) or 0),
+                                failed=int(result.get("failed", 0) or 0))
+    lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
+    rec = records.record(job.spec, ended, result.get("usage"), lists)
+    if result.get("error_state"):
+        rec["start_time"] = rec["end_time"] = rec["ru_wallclock"] = 0
+    return rec
+
+
 def _conclude(state, job, task, result, now):
-    """Apply a task's result; returns the accounting record to write, or None."""
+    """Apply a task's result (its accounting record was written before)."""
     number = task.number
     if result.get("never_started"):
         tr.requeue(job, number, now)
         task.restarted = max(0, task.restarted - 1)
         state.touch(job)
         state.need_schedule = True
-        return None
-    want_record = not _accounted(state, job, task)
-    if want_record and result.get("usage"):
-        state.usage.task_ended(job.spec, number, result, now)
+        return
     if result.get("queue_error"):
         from gridtools.daemon import qcontrol
         qcontrol.mark_error(state, f"{task.queue}@{task.host}", job.id, task.host)
     if result.get("requeue") and not task.deleting:
-        record = _record(state, job, task, result, now) if want_record else None
+        task.end_time = float(result.get("end_time") or now)
         tr.requeue(job, number, now)
         state.log(f"I|job {job.id}.{number} requeued")
     elif result.get("error_state"):
         tr.finish(job, number, result, now)
-        record = _record(state, job, task, result, now) if want_record else None
         task.start_time = 0.0
         tr.fail_to_start(job, number, result.get("error_reason") or result.get("failed_reason", ""), now)
         task.failed = int(result.get("failed", 0))
         state.log(f"W|job {job.id}.{number} set to error state: {task.error_reason}")
     else:
         tr.finish(job, number, result, now)
-        record = _record(state, job, task, result, now) if want_record else None
         if job.is_finished():
             state.finished_order.append(job.id)
     state.touch(job)
     state.need_schedule = True
-    return record
-
-
-def _record(state, job, task, result, now):
-    if task.end_time == 0.0:
-        task.end_time = float(result.get("end_time") or now)
-    lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
-    saved = (task.exit_status, task.failed)
-    task.exit_status = int(result.get("exit_status", 0) or 0)
-    task.failed = int(result.get("failed", 0) or 0)
-    rec = records.record(job.spec, task, result.get("usage"), lists)
-    if result.get("error_state"):
-        rec["start_time"] = rec["end_time"] = rec["ru_wallclock"] = 0
-    task.exit_status, task.failed = saved if task.state is TaskState.RUNNING else (task.exit_status, task.failed)
-    return rec
 
 
 def _ended_at(job):
-    return max((t.end_time for t in job.tasks.values()), default=0.0)
+    return max([t.end_time for t in job.tasks.values()] + [job.deleted_at])
 
 
 def purge(state, keep, max_age=None, now=None):
@@ -186,8 +234,9 @@ def next_expiry(state, max_age):
 
 
 def pending_deletes(state, dispatcher):
-    """Re-send termination to deleting tasks whose shepherd had not started listening yet."""
-    waiting = False
+    """Re-send termination to deleting tasks whose shepherd had not started listening yet;
+    True while some task waits for that, or for the processes of a lost one to be gone."""
+    waiting = bool(dispatcher.dying)
     for job, task in state.running_tasks():
         if task.deleting:
             waiting = True

@@ -12,9 +12,13 @@ import pwd
 import time
 
 from gridtools.daemon.usage import Keeper
+from gridtools.daemon import faults
+from gridtools.errors import SpoolError
+from gridtools.formats.safetext import escape
 from gridtools.model.job import Job
 from gridtools.spool import config as spool_config
 from gridtools.spool import jobs as jobstore
+from gridtools.spool import quarantine
 
 
 CONFIG_CHECK = 0.25     # seconds between looks at etc/ for changes made outside qconf
@@ -57,6 +61,9 @@ class State:
         self.usage = Keeper()         # decayed usage of users and projects (the share tree's)
         self.share_tree = ()          # share tree report of the last pass (sge_share_mon)
         self.reserves = ()            # reservations of the last pass (qstat -f "resv")
+        self.faults = {}              # key -> {"kind", "text"[, "job", "path"]} (see daemon.faults)
+        self.unreadable = set()       # fault keys of configuration files the last reload could not read
+        self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
@@ -95,12 +102,23 @@ class State:
         return found
 
     def flush(self):
-        """Write the state of every dirty job to the spool."""
+        """Write the state of every dirty job to the spool. Returns True when all were
+        written; those that could not be (a full disk) stay dirty for the next flush."""
+        failed = set()
         for job_id in sorted(self.dirty):
             job = self.jobs.get(job_id)
-            if job is not None and os.path.isdir(jobstore.job_dir(job_id)):
+            if job is None or not os.path.isdir(jobstore.job_dir(job_id)):
+                continue
+            try:
                 jobstore.write_state(job_id, job.state_dict())
-        self.dirty.clear()
+            except SpoolError as exc:
+                failed.add(job_id)
+                faults.note(self, (faults.WRITE, "state"), faults.WRITE,
+                            f"cannot write job states, retrying: {exc}")
+        self.dirty = failed
+        if not failed:
+            faults.clear(self, (faults.WRITE, "state"), "job states written again")
+        return not failed
 
     def live_ids(self):
         """Ids of jobs with a task pending, running or in error."""
@@ -109,26 +127,31 @@ class State:
         return self._live
 
     def log(self, text):
-        self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{text}")
+        """Queue a line for spool/messages; what users wrote cannot break the line."""
+        self.messages.append(f"{time.strftime('%m/%d/%Y %H:%M:%S')}|{escape(text)}")
 
     # ------------------------------------------------------------ config
-    def reload_config(self, force=False, now=None):
+    def reload_config(self, force=False, now=None, look=False):
         """Re-read etc/ when it changed (looked at most every CONFIG_CHECK seconds
-        unless forced); returns True when it did."""
+        unless forced, or ``look`` asks to look now); returns True when it did."""
         now = now if now is not None else time.time()
-        if not force and now - self.config_checked < CONFIG_CHECK:
+        if not force and not look and now - self.config_checked < CONFIG_CHECK:
             return False
         self.config_checked = now
         stamp = spool_config.stamp()
         if not force and stamp == self.config_stamp:
             return False
+        self.unreadable = set()
         try:
-            self.config = spool_config.load()
+            self.config = spool_config.load(on_error=self._unreadable_config)
         except Exception as exc:  # noqa: BLE001 - keep the last good configuration
             self.log(f"E|configuration not reloaded: {exc}")
             if self.config is None:
                 raise
             return False
+        for key, fault in list(self.faults.items()):
+            if fault["kind"] == faults.CONFIG and key not in self.unreadable:
+                faults.clear(self, key, f"{key[1]} read again")
         self.config_stamp = stamp
         self.config_generation += 1
         self.need_schedule = True
@@ -136,15 +159,34 @@ class State:
         return True
 
 
+    def _unreadable_config(self, kind, name, path, exc):
+        """A configuration file that does not parse: at start-up it is set aside; later
+        the version read before is kept (an administrator may be editing it)."""
+        why = faults.describe(exc)
+        rel = quarantine.relative(path)
+        self.unreadable.add((faults.CONFIG, rel))
+        if self.config is None:
+            faults.set_aside(self, path, rel, why)
+            return None
+        faults.note(self, (faults.CONFIG, rel), faults.CONFIG,
+                    f"{rel} cannot be read, the version read before is kept: {why}", path=rel)
+        return self.config.get(kind, name)
+
+
 def load_jobs(state):
-    """Read every job of the spool into ``state`` (daemon start and restart)."""
+    """Read every job of the spool into ``state`` (daemon start and restart); a job
+    whose files cannot be read is set aside into quarantine."""
     for job_id in jobstore.list_ids():
-        spec = jobstore.read_spec(job_id)
-        if spec is None:
+        try:
+            job = _read_job(job_id)
+        except _Unreadable as bad:
+            faults.set_aside(state, jobstore.job_dir(job_id), faults.job_what(job_id),
+                             faults.describe(bad.exc, bad.path), job=job_id)
             continue
-        job = Job.from_parts(spec, jobstore.read_state(job_id))
+        if job is None:
+            continue
         state.jobs[job.id] = job
-        state.names.setdefault(spec["name"], set()).add(job.id)
+        state.names.setdefault(job.spec["name"], set()).add(job.id)
         if job.running():
             state.active_jobs.add(job.id)
         if job.is_finished():
@@ -152,8 +194,37 @@ def load_jobs(state):
     state.finished_order = [jid for _, jid in sorted(state.finished_order)]
 
 
+class _Unreadable(Exception):
+    def __init__(self, path, exc):
+        super().__init__(str(exc))
+        self.path = path
+        self.exc = exc
+
+
+def _read_job(job_id):
+    """The stored job ``job_id`` (None while its description is not written yet);
+    raises _Unreadable naming the file that is empty, garbled or inconsistent."""
+    folder = jobstore.job_dir(job_id)
+    path = os.path.join(folder, jobstore.JOB_FILE)
+    try:
+        if not os.path.exists(path):
+            return None
+        spec = jobstore.read_spec(job_id)
+        if not isinstance(spec, dict) or spec.get("id") != job_id or not isinstance(spec.get("name"), str):
+            raise ValueError("empty, or not the description of this job")
+        path = os.path.join(folder, jobstore.STATE_FILE)
+        stored = jobstore.read_state(job_id)
+        if stored is not None and not (isinstance(stored, dict) and isinstance(stored.get("tasks"), dict)):
+            raise ValueError("empty, or not the state of a job")
+        job = Job.from_parts(spec, stored)
+        job.is_finished()               # the task range and task states make sense
+        return job
+    except Exception as exc:  # noqa: BLE001 - any damage sets the job aside
+        raise _Unreadable(path, exc) from None
+
+
 def _end_time(job):
-    return max((t.end_time for t in job.tasks.values()), default=0.0)
+    return max([t.end_time for t in job.tasks.values()] + [job.deleted_at])
 
 
 def user_name(uid):

@@ -21,7 +21,7 @@ def complexes(conf):
     return inputs.complexes(conf)
 
 
-def _config_parts(state):
+def config_parts(state):
     """Snapshot parts that depend on the configuration only, cached per configuration."""
     cached = state.view_cache.get("config")
     if cached is not None and cached[0] == state.config_generation:
@@ -38,9 +38,6 @@ def _config_parts(state):
     state.view_cache["config"] = (state.config_generation, parts)
     return parts
 
-
-def config_parts(state):
-    return _config_parts(state)
 
 
 def _queues(state, parts):
@@ -105,7 +102,7 @@ def _request(job, state, parts):
 def build(state, now, loads):
     """The Snapshot of ``state`` at time ``now``."""
     conf = state.config
-    parts = _config_parts(state)
+    parts = config_parts(state)
     pending, running, ad_done, counts = [], [], {}, {}
     for job, task in state.running_tasks():
         counts[job.id] = counts.get(job.id, 0) + 1

@@ -1,1 +1,11 @@
-"""TODO"""
+"""The execution layer: what runs on an execution host.
+
+- ``launch``    forking a shepherd for a task (from the exec server or an execd)
+- ``shepherd``  one task from start to result: prolog, PE start, the job, PE stop,
+                epilog, limits, signals, usage; its lock file says who runs what
+- ``jobproc``   the job process: identity, limits, streams, signals, procedures,
+                and killing the processes a killed shepherd left behind
+- ``plan``      building the plan a shepherd carries out (command line, environment)
+- ``tmpdir``    the task's TMPDIR: fresh, private, made without following links
+- ``load``      this host's load values
+"""

@@ -12,7 +12,6 @@ import errno
 import os
 import pwd
 import resource
-import shutil
 import signal
 import time
 
@@ -254,8 +253,9 @@ def _signal_named(name, default):
     return getattr(signal, name, default)
 
 
-def run_procedure(plan, spec):
-    """Run a prolog/epilog/PE procedure ``[user, command line]``; returns its exit status."""
+def run_procedure(plan, spec, on_start=None):
+    """Run a prolog/epilog/PE procedure ``[user, command line]`` in a session of its
+    own; returns its exit status. ``on_start(pid)`` learns its process group."""
     import subprocess
     user, command = spec
     env = dict(plan["env"])
@@ -266,20 +266,68 @@ def run_procedure(plan, spec):
             become_owner(plan)
     try:
         with _open_as_owner(plan, plan["stdout"]) as out:
-            proc = subprocess.run(["/bin/sh", "-c", command], cwd=plan["cwd"] if os.path.isdir(plan["cwd"]) else "/",
-                                  env=env, stdout=out, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, preexec_fn=prepare, check=False)
+            proc = subprocess.Popen(["/bin/sh", "-c", command],
+                                    cwd=plan["cwd"] if os.path.isdir(plan["cwd"]) else "/",
+                                    env=env, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, preexec_fn=prepare)
+            if on_start is not None:
+                on_start(proc.pid)
+            proc.wait()
     except OSError:
         return 1
     return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
 
 
+def kill_group(pgid, ticks):
+    """SIGKILL a process group left behind by a shepherd that was killed; True if sent.
+
+    The group is known by its leader's pid and start time. A leader that still
+    exists must have that start time (else its pid was reused: not ours); one
+    that is gone leaves its id unusable for new processes while any member of
+    its group lives, so the group can still be signalled safely.
+    """
+    if pgid <= 1:
+        return False
+    now = start_ticks(pgid)
+    if now and now != ticks:
+        return False
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def group_members(pgid):
+    """Pids of the processes of group ``pgid`` that still live (zombies do not count:
+    they hold nothing but their entry, and may wait long for a parent to reap them)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                data = fh.read()
+            fields = data[data.rindex(b")") + 2:].split()
+            if fields[0] != b"Z" and int(fields[2]) == pgid:
+                found.append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
 def _open_as_owner(plan, path):
-    """Open the job's output file for appending with the job owner's rights, so that
-    a procedure run before the job creates it as the job itself would."""
+    """Open the job's output file for appending with the job owner's rights (uid, gid and
+    the owner's groups, never root's), so that a procedure run before the job creates it
+    as the job itself would, and a link planted in its place gives no access."""
     if os.geteuid() != 0 or plan["uid"] == 0:
         return open(path, "ab")
-    egid = os.getegid()
+    groups, egid = os.getgroups(), os.getegid()
+    try:
+        owner_groups = os.getgrouplist(plan["owner"], plan["gid"])
+    except (KeyError, OSError):
+        owner_groups = [plan["gid"]]
+    os.setgroups(owner_groups)
     os.setegid(plan["gid"])
     os.seteuid(plan["uid"])
     try:
@@ -289,21 +337,7 @@ def _open_as_owner(plan, path):
     finally:
         os.seteuid(0)
         os.setegid(egid)
-
-
-def make_tmpdir(plan):
-    path = plan["env"]["TMPDIR"]
-    try:
-        os.makedirs(path, exist_ok=True)
-        if os.geteuid() == 0:
-            os.chown(path, plan["uid"], plan["gid"])
-        os.chmod(path, 0o755)
-    except OSError:
-        pass
-
-
-def remove_tmpdir(plan):
-    shutil.rmtree(plan["env"]["TMPDIR"], ignore_errors=True)
+        os.setgroups(groups)
 
 
 class Timers:

@@ -15,7 +15,7 @@ from gridtools.spool.files import atomic_write
 
 
 def write_plan(task_dir, plan):
-    atomic_write(os.path.join(task_dir, "plan.yaml"), spoolyaml.dump(plan), fsync=False)
+    atomic_write(os.path.join(task_dir, "plan.yaml"), spoolyaml.dump(plan), mode=0o600, fsync=False)
 
 
 def read_plan(task_dir):

@@ -107,7 +107,7 @@ def job_environment(spec, task, ctx):
         "SGE_ROOT": ctx["root"], "SGE_BINARY_PATH": ctx.get("binary_path", ""),
         "SGE_CWD_PATH": ctx["cwd"], "PWD": ctx["cwd"], "SGE_JOB_SPOOL_DIR": ctx["spool_dir"],
         "SGE_STDOUT_PATH": ctx["stdout"], "SGE_STDERR_PATH": ctx["stderr"],
-        "SGE_STDIN_PATH": ctx["stdin"], "TMPDIR": ctx["tmpdir"], "TMP": ctx["tmpdir"],
+        "SGE_STDIN_PATH": ctx["stdin"], "TMPDIR": ctx["tmpdir"]["path"], "TMP": ctx["tmpdir"]["path"],
     })
     env.update(_task_env(spec, task))
     if spec.get("pe"):

@@ -20,8 +20,10 @@ import os
 import select
 import signal
 import time
+from dataclasses import dataclass
 
-from gridtools.exec import jobproc
+from gridtools.errors import SpoolError
+from gridtools.exec import jobproc, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -45,6 +47,17 @@ class Shepherd:
         self.killed_by = None
         self.trace_lines = []
         self.timers = jobproc.Timers(time.time(), {}, 0)
+        self.lock = None
+
+    def record_group(self, pgid):
+        """Note in the lock the process group this shepherd runs (the job, a prolog ...;
+        the last one stays noted, its leftovers included), so that a daemon finding the
+        shepherd killed can kill it too."""
+        if self.lock is not None:
+            try:
+                write_pid(self.lock, pgid)
+            except OSError:
+                pass
 
     def trace(self, text):
         """Note a step in the task's trace file (written when the task ends)."""
@@ -60,24 +73,44 @@ class Shepherd:
 
     # ------------------------------------------------------------ phases
     def run(self):
-        plan = self.plan
         self._install_handlers()
-        jobproc.make_tmpdir(plan)
+        made = self._make_tmpdir()
         try:
             if self._procedure("prolog", FAILED_PROLOG) and self._procedure("pe_start", FAILED_PESTART):
                 self._run_job()
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
-            jobproc.remove_tmpdir(plan)
+            if made:
+                self._remove_tmpdir(made)
         self.result["end_time"] = time.time()
         return self.result
+
+    def _make_tmpdir(self):
+        """Create the task's TMPDIR (see exec.tmpdir); its path, or None when it failed."""
+        plan = self.plan
+        spec = plan.get("tmpdir")
+        if not isinstance(spec, dict):
+            return None
+        try:
+            path = tmpdir.make(spec, plan["uid"], plan["gid"])
+        except OSError as exc:
+            self.trace(f"cannot create TMPDIR {spec.get('path')}: {exc}")
+            return None
+        plan["env"]["TMPDIR"] = plan["env"]["TMP"] = path
+        return path
+
+    def _remove_tmpdir(self, path):
+        try:
+            tmpdir.remove(self.plan["tmpdir"], path)
+        except OSError as exc:
+            self.trace(f"cannot remove TMPDIR {path}: {exc}")
 
     def _procedure(self, which, failed_code):
         spec = self.plan.get(which)
         if not spec or self.flags_stop():
             return True
-        status = jobproc.run_procedure(self.plan, spec)
+        status = jobproc.run_procedure(self.plan, spec, on_start=self.record_group)
         if status != 0:
             self.result["failed"] = failed_code
             self.result["failed_reason"] = f"{which} failed with exit status {status}"
@@ -107,7 +140,11 @@ class Shepherd:
                 self.result["error_state"] = True
                 self.result["error_reason"] = message
             return
-        atomic_write(os.path.join(self.dir, "job_pid"), f"{pid}\n", fsync=False)
+        self.record_group(pid)
+        try:
+            atomic_write(os.path.join(self.dir, "job_pid"), f"{pid}\n", fsync=False)
+        except SpoolError:
+            pass                            # only for qstat's usage; the lock has the pid
         status, rusage = self._supervise(pid)
         self.trace(f"job exited with status {status}")
         self._record_exit(status, rusage)
@@ -244,22 +281,110 @@ def _drain(fd):
         pass
 
 
-def write_pid(lock):
-    """Record this shepherd's pid and start time in its (held) lock file; the daemon
-    checks both before it signals the shepherd."""
+#: the file in a task folder saying which launch of the task is current
+LAUNCH = jobstore.LAUNCH_FILE
+#: written by the shepherd's parent when a shepherd ended without a result
+OBITUARY = jobstore.OBITUARY_FILE
+#: width of the record in the lock file (rewritten in place, so it never needs new space)
+_RECORD = 80
+
+
+def write_pid(lock, group=0):
+    """Record in the shepherd's (held) lock file its pid and start time, the process
+    group it runs now with its leader's start time, and the machine: the daemon
+    checks all of them before it signals either."""
     pid = os.getpid()
-    data = f"{pid} {jobproc.start_ticks(pid)}\n".encode()
-    os.ftruncate(lock.fd, 0)
-    os.pwrite(lock.fd, data, 0)
+    ticks = jobproc.start_ticks(group) if group else 0
+    text = f"{pid} {jobproc.start_ticks(pid)} {group} {ticks} {os.uname().nodename}"
+    os.pwrite(lock.fd, (text[:_RECORD - 1].ljust(_RECORD - 1) + "\n").encode(), 0)
+
+
+@dataclass(frozen=True)
+class LockRecord:
+    """What a task's lock file says about its shepherd."""
+    pid: int
+    ticks: int
+    group: int = 0
+    group_ticks: int = 0
+    node: str = ""
+
+    def here(self):
+        """True when the shepherd runs on this machine (its pids mean something here)."""
+        return not self.node or self.node == os.uname().nodename
+
+
+def read_lock(task_dir):
+    """The LockRecord of a task's lock file, or None when no shepherd ever wrote it."""
+    try:
+        with open(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), "rb") as fh:
+            fields = fh.read(_RECORD * 2).decode(errors="replace").split()
+        numbers = [int(f) for f in fields[:4]]
+    except (OSError, ValueError):
+        return None
+    if len(numbers) < 2:
+        return None
+    return LockRecord(*numbers, *fields[4:5])
+
+
+def withdraw(task_dir):
+    """Daemon side, holding the task's lock: the current launch is off; a shepherd
+    that starts late for it leaves without running anything."""
+    try:
+        os.unlink(os.path.join(task_dir, LAUNCH))
+    except FileNotFoundError:
+        pass
+
+
+def _current(plan, task_dir):
+    """True when ``plan`` is the task's current launch and it has no result yet."""
+    try:
+        with open(os.path.join(task_dir, LAUNCH), encoding="utf-8") as fh:
+            token = fh.read().strip()
+    except OSError:
+        return False
+    return token == str(plan.get("launch", "")) and \
+        not os.path.exists(os.path.join(task_dir, jobstore.RESULT_FILE))
+
+
+def _take_lock(task_dir, tries=50):
+    """The task's lock, taken without waiting for long: a held lock means another
+    shepherd runs the task (or the daemon is withdrawing it)."""
+    lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o600, blocking=False)
+    for _ in range(tries):
+        if lock.acquire():
+            return lock
+        time.sleep(0.01)
+    return None
+
+
+def _deliver(plan, task_dir, result):
+    """Write the task's result, retrying while the spool is full (the lock stays held,
+    so the daemon knows the task is still being finished). False if the folder is gone."""
+    delay = 0.1
+    while True:
+        try:
+            jobstore.write_result(plan["job_id"], plan["task"], result)
+            return True
+        except SpoolError:
+            if not os.path.isdir(task_dir):
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def main(plan, task_dir):
     """Run a plan to the end in this process; returns the process exit code."""
     shepherd = Shepherd(plan, task_dir)
     shepherd._install_handlers()        # before the daemon can see the pid and signal it
-    lock = Lock(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), mode=0o644)
-    lock.acquire()
+    lock = _take_lock(task_dir)
+    if lock is None:
+        return 1                        # (its parent leaves an obituary: the daemon looks at once)
+    if not _current(plan, task_dir):
+        lock.release()
+        return 0
     write_pid(lock)
+    shepherd.lock = lock
+    jobstore.reserve_result(plan["job_id"], plan["task"])
     shepherd.trace("shepherd started")
     try:
         result = shepherd.run()
@@ -273,7 +398,7 @@ def main(plan, task_dir):
                 fh.write("\n".join(shepherd.trace_lines) + "\n")
         except OSError:
             pass
-    jobstore.write_result(plan["job_id"], plan["task"], result)
+    _deliver(plan, task_dir, result)
     lock.release()
     wake.poke()
     return 0

@@ -130,7 +130,7 @@ def _number(kind, raw, name):
     try:
         value = float(raw)
         return int(value) if kind == _I else value
-    except ValueError:
+    except (ValueError, OverflowError):
         raise SyntaxProblem(f'accounting field {name}: not a number: "{raw}"') from None
 
 
@@ -192,7 +192,7 @@ def _lines(source):
     if hasattr(source, "readline"):
         yield from source
         return
-    with open(source, encoding="utf-8", errors="replace") as stream:
+    with open(source, encoding="utf-8", errors="surrogateescape") as stream:
         yield from stream
 
 

@@ -123,7 +123,10 @@ def _unquote(text, lineno):
             continue
         nxt = body[i + 1:i + 2]
         if nxt == "u":
-            out.append(chr(int(body[i + 2:i + 6], 16)))
+            digits = body[i + 2:i + 6]
+            if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+                raise SpoolFormatError(f"line {lineno}: bad \\u escape in string")
+            out.append(chr(int(digits, 16)))
             i += 6
         elif nxt in _UNESCAPES:
             out.append(_UNESCAPES[nxt])

@@ -12,17 +12,42 @@ from gridtools.errors import InputError
 
 INFINITY = float("inf")
 
+#: the largest time value in seconds (Grid Engine keeps times as unsigned 32-bit numbers)
+TIME_MAX = 2 ** 32 - 1
+#: the largest memory value in bytes (a 64-bit resource limit)
+MEMORY_MAX = 2 ** 63 - 1
+#: complex attribute type -> the words Grid Engine's "is not a ... value" message uses
+TYPE_WORDS = {"INT": "integer value", "DOUBLE": "double value", "TIME": "time value",
+              "MEMORY": "memory value", "BOOL": "boolean value"}
+_DIGITS = frozenset("0123456789")
+
 _MEM_FACTORS = {
     "k": 1000, "m": 1000 ** 2, "g": 1000 ** 3, "t": 1000 ** 4,
     "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4,
 }
 
 
+def _digits(text):
+    return bool(text) and all(c in _DIGITS for c in text)
+
+
 def _number(text):
-    try:
+    """An int or a finite float written in plain decimal (``12``, ``-1.5``, ``2e3``);
+    ValueError for anything else (``inf``, ``nan``, ``1_000``, non-ASCII digits)."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    mantissa, e, exponent = body.lower().partition("e")
+    whole, dot, fraction = mantissa.partition(".")
+    if not (_digits(whole) or _digits(fraction)) or (whole and not _digits(whole)) \
+            or (fraction and not _digits(fraction)):
+        raise ValueError(text)
+    if e and not _digits(exponent[1:] if exponent[:1] in ("+", "-") else exponent):
+        raise ValueError(text)
+    if not dot and not e:
         return int(text)
-    except ValueError:
-        return float(text)
+    value = float(text)
+    if value in (INFINITY, -INFINITY):
+        raise ValueError(text)
+    return value
 
 
 def parse_time(text):
@@ -42,6 +67,8 @@ def parse_time(text):
             total = total * 60 + value
     except ValueError:
         raise InputError(f'invalid time value "{text}"') from None
+    if total > TIME_MAX:
+        raise InputError(f'"{text}" is out of range (at most {TIME_MAX} seconds)')
     return total
 
 
@@ -71,6 +98,8 @@ def parse_memory(text):
     if value < 0:
         raise InputError(f'invalid memory value "{text}"')
     result = value * factor
+    if result > MEMORY_MAX:
+        raise InputError(f'"{text}" is out of range (at most {MEMORY_MAX} bytes)')
     if isinstance(result, float) and result.is_integer():
         return int(result)
     return result
@@ -98,8 +127,27 @@ def parse_bool(text):
 
 
 def parse_number(text):
-    """An int or float; raises InputError otherwise."""
+    """An int or finite float in decimal notation; raises InputError otherwise."""
     try:
         return _number(text.strip())
     except ValueError:
         raise InputError(f'invalid number "{text}"') from None
+
+
+def parse_typed(type_name, text):
+    """The value of ``text`` for a complex attribute of type ``type_name`` (complex(5)):
+    a number, seconds, bytes or a bool; other types (strings, hosts) give the text.
+    Raises InputError."""
+    if type_name == "INT":
+        value = parse_number(text)
+        if not isinstance(value, int):
+            raise InputError(f'invalid integer "{text}"')
+        return value
+    parse = {"DOUBLE": parse_number, "TIME": parse_time, "MEMORY": parse_memory,
+             "BOOL": parse_bool}.get(type_name)
+    return text if parse is None else parse(text)
+
+
+def not_a_value(name, type_name):
+    """Grid Engine's line for a value of the wrong type: attribute "h_rt" is not a time value."""
+    return f'attribute "{name}" is not a {TYPE_WORDS.get(type_name, "valid value")}'

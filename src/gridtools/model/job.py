@@ -5,11 +5,15 @@ spooled, see gridtools_spool(5)) plus the *state* of its tasks. A plain job
 has the single task 1; an array job has the tasks of ``spec["tasks"]``
 (first, last, step). Tasks that never left the pending state have no record:
 ``Job.task(t)`` makes one on demand, so a 100,000-task array costs nothing
-until it runs.
+until it runs. Pending tasks are handed out as ranges (``TaskRanges``), their
+holds as ``TaskHolds``; a whole job deleted while pending makes no record
+either (its untouched tasks count as ended when it was deleted).
 """
 
 import enum
 from dataclasses import dataclass, field
+
+from gridtools.model.taskset import TaskHolds, TaskRanges
 
 
 class TaskState(enum.Enum):
@@ -92,7 +96,8 @@ class Job:
     spec: dict
     tasks: dict = field(default_factory=dict)     # number -> Task (only tasks with a record)
     hold: str = ""                                # job-level holds on all pending tasks
-    deleted: bool = False                         # qdel seen; remaining tasks go away
+    deleted: bool = False                         # qdel of the whole job: untouched tasks ended
+    deleted_at: float = 0.0                       # when that qdel came
     version: int = 0                              # bumped by every change (keys caches)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -127,17 +132,37 @@ class Job:
 
     def state_of(self, number):
         task = self.tasks.get(number)
-        return task.state if task else TaskState.PENDING
+        if task is None:
+            return TaskState.FINISHED if self.deleted else TaskState.PENDING
+        return task.state
+
+    def untouched(self):
+        """Task numbers without a record, as TaskRanges (pending, unless the job was deleted)."""
+        found = self.cache.get("untouched")
+        if found is None:
+            rng = self.numbers()
+            found = TaskRanges.of_range(rng.start, rng.stop - 1, rng.step, self.tasks)
+            self.cache["untouched"] = found
+        return found
 
     def pending_numbers(self):
-        """Task numbers still pending (held or not), in order."""
+        """Task numbers still pending (held or not), in order, as TaskRanges."""
         found = self.cache.get("pending")
         if found is None:
-            tasks = self.tasks
-            found = [n for n in self.numbers()
-                     if n not in tasks or tasks[n].state is TaskState.PENDING]
+            rng = self.numbers()
+            other = [n for n, t in self.tasks.items() if t.state is not TaskState.PENDING]
+            if self.deleted:
+                kept = sorted(n for n, t in self.tasks.items() if t.state is TaskState.PENDING)
+                found = TaskRanges((n, n, 1) for n in kept)
+            else:
+                found = TaskRanges.of_range(rng.start, rng.stop - 1, rng.step, other)
             self.cache["pending"] = found
         return found
+
+    def pending_holds(self):
+        """TaskHolds of the pending tasks."""
+        own = {n: t.hold for n, t in self.tasks.items() if t.hold and t.state is TaskState.PENDING}
+        return TaskHolds(self.hold, own)
 
     def holds_of(self, number):
         """All hold letters that apply to a pending task (job-level and its own)."""
@@ -153,14 +178,20 @@ class Job:
         done = self.cache.get("finished")
         if done is None:
             tasks = self.tasks
-            done = len(tasks) >= len(self.numbers()) and all(
-                n in tasks and tasks[n].state is TaskState.FINISHED for n in self.numbers())
+            if self.deleted:
+                done = all(t.state is TaskState.FINISHED for t in tasks.values())
+            else:
+                done = len(tasks) >= len(self.numbers()) and all(
+                    n in tasks and tasks[n].state is TaskState.FINISHED for n in self.numbers())
             self.cache["finished"] = done
         return done
 
     def state_dict(self):
-        return {"hold": self.hold, "deleted": self.deleted,
+        data = {"hold": self.hold, "deleted": self.deleted,
                 "tasks": {str(n): t.to_dict() for n, t in sorted(self.tasks.items())}}
+        if self.deleted_at:
+            data["deleted_at"] = self.deleted_at
+        return data
 
     @classmethod
     def from_parts(cls, spec, state):
@@ -170,6 +201,7 @@ class Job:
             return job
         job.hold = state.get("hold", "") or ""
         job.deleted = bool(state.get("deleted", False))
+        job.deleted_at = float(state.get("deleted_at") or 0.0)
         for key, data in (state.get("tasks") or {}).items():
             job.tasks[int(key)] = Task.from_dict(int(key), data)
         return job

@@ -7,6 +7,7 @@ was not set). The caller persists the job afterwards.
 
     pending --dispatch--> running --finish--> finished
     pending --delete--> finished (deleted, never ran)
+    untouched pending tasks --delete_untouched--> finished (whole job, no records)
     running --request_delete--> running+deleting --finish--> finished
     running --requeue--> pending            (rerun, host flush, qmod -r)
     running --fail_to_start--> error (Eqw) --clear_error--> pending
@@ -105,6 +106,17 @@ def delete_pending(job, number, now):
     task.failed = task.failed or 0
     task.failed_reason = "deleted before it ran"
     task.exit_status = None
+    job.changed()
+    return True
+
+
+def delete_untouched(job, now):
+    """qdel of a whole job: every task that has no record ends unstarted, without
+    getting one (a million-task array is deleted at the cost of one)."""
+    if job.deleted:
+        return False
+    job.deleted = True
+    job.deleted_at = now
     job.changed()
     return True
 

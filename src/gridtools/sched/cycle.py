@@ -293,11 +293,12 @@ def _consider(p, job, decisions):
     blocked = p.job_blocked(job)
     if blocked is not None:
         return (blocked,)
-    shared = p.shared_reasons(job) if job.tasks and job.tasks[0] not in job.held else None
+    first = next(iter(job.tasks), None)
+    shared = p.shared_reasons(job) if first is not None and first not in job.held else None
     if shared is not None and not job.ad_predecessors:
         if job.now_only:
             decisions.rejects.append(Reject(job.id))
-        p.maybe_reserve(job, job.tasks[0], decisions)
+        p.maybe_reserve(job, first, decisions)
         return shared
     reasons = []
     started = False

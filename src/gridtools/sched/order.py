@@ -17,6 +17,8 @@ normalization; jobs kept back by holds, a start time, dependencies or an
 error come after the others and get no tickets.
 """
 
+import itertools
+
 from gridtools.model.resources import Consumable
 from gridtools.sched import priority as priority_mod
 from gridtools.sched import urgency as urgency_mod
@@ -91,7 +93,7 @@ def policy_jobs(snap, limit):
         shape = cache.get(req)
         if shape is None:
             shape = cache[req] = (_slots(req, snap), req.min_slots, _requests(req, table))
-        tasks = [t for t in job.tasks[:limit] if t not in job.held] if job.held else job.tasks[:limit]
+        tasks = [t for t in itertools.islice(job.tasks, limit) if t not in job.held]
         found[job.id] = PolicyJob(
             id=job.id, owner=job.owner, submit_time=job.submit_time, project=req.project or None,
             department=job.department, priority=job.priority, jobshare=job.jshare,

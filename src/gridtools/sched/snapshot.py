@@ -190,7 +190,7 @@ class PendingJob:
     owner: str
     request: Request
     submit_time: float
-    tasks: tuple                         # pending task numbers, ascending (any sequence)
+    tasks: tuple                         # pending task numbers, ascending (a tuple or model TaskRanges)
     group: str = ""
     department: str = "defaultdepartment"
     name: str = ""

@@ -1,13 +1,16 @@
 """The only package that touches a cell's files.
 
 - ``files``     atomic writes, flock locks, liveness checks by lock
-- ``ids``       job and advance-reservation id sequences (allocated by clients)
+- ``ids``       job and advance-reservation ids: claimed by clients, confirmed by the daemon
 - ``requests``  the request queue clients write and the daemon applies in order
+- ``replies``   the daemon's answers, and how a client knows they are the daemon's
 - ``jobs``      the job store: one directory per job (description, script, state, task results)
 - ``status``    the compact status snapshot the daemon publishes for queries
 - ``wake``      waking the daemon (a FIFO) and detecting whether it runs
 - ``config``    reading and writing the cell's configuration objects under etc/
-- ``acct``      appending accounting records
+- ``acct``      appending accounting records (all or nothing)
+- ``quarantine`` setting aside job folders and files the daemon cannot read
+- ``cellsetup`` creating a cell, and the modes of the spool's security model
 
 Layout of ``$GRIDTOOLS_ROOT/spool`` is documented in gridtools_spool(5).
 """

@@ -3,9 +3,12 @@
 Initialising is idempotent: files that exist are left alone, so running it
 again on a cell only adds what is missing. A directory that is not empty and
 is not a cell is refused. Permissions let every user of the machine submit
-into a cell run by root: the request folder is world-writable with the
-sticky bit (like /tmp), the job id sequence is writable by all, and the
-wake-up FIFO by all.
+into a cell run by root, and nothing more: the folders of requests, replies
+and job id claims are world-writable with the sticky bit (like /tmp), the
+wake-up FIFO is writable by all; everything else belongs to the daemon's
+user, and job folders can be passed through but not listed
+(gridtools_spool(5)). ``secure`` applies these rules again to a cell made
+by an older version; the daemon calls it when it starts.
 """
 
 import os
@@ -45,22 +48,19 @@ def _substitute_root(etc_dir, root):
                 atomic_write(path, text.replace("$GRIDTOOLS_ROOT", root))
 
 
+#: spool folders and their modes (1777: anyone may add, only owners remove)
+SPOOL_DIRS = {"jobs": 0o711, "ars": 0o711, "replies": 0o1777, "requests": 0o1777,
+              "jobids": 0o1777, "arids": 0o1777}
+
+
+#: lock files of the spool (readable by the daemon's user only: whoever can open one can hold it)
+LOCKS = ("daemon.lock", "config.lock", "accounting.lock")
+
+
 def _make_spool(root):
     spool = os.path.join(root, "spool")
     makedirs(spool, 0o755)
-    makedirs(os.path.join(spool, "jobs"), 0o755)
-    makedirs(os.path.join(spool, "ars"), 0o755)
-    replies = os.path.join(spool, "replies")
-    makedirs(replies, 0o1777)
-    os.chmod(replies, 0o1777)
-    requests = os.path.join(spool, "requests")
-    makedirs(requests, 0o1777)
-    os.chmod(requests, 0o1777)
-    for name in ("jobseqnum", "arseqnum"):
-        path = os.path.join(spool, name)
-        if not os.path.exists(path):
-            atomic_write(path, "0\n", mode=0o666)
-        os.chmod(path, 0o666)
+    secure(root)
     fifo = os.path.join(spool, "wakeup")
     if not os.path.exists(fifo):
         os.mkfifo(fifo, 0o622)
@@ -69,8 +69,55 @@ def _make_spool(root):
         raise ConfigError(f"{fifo} exists and is not a FIFO")
 
 
-def initialise(root, hosts, slots, manager):
-    """Create (or complete) the cell at ``root``. Returns the list of files created."""
+def secure(root):
+    """Give the spool's folders and files the modes of the security model (idempotent)."""
+    spool = os.path.join(root, "spool")
+    for name, mode in SPOOL_DIRS.items():
+        path = os.path.join(spool, name)
+        if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
+            raise ConfigError(f"{path} is not a directory")
+        makedirs(path, mode)
+        os.chmod(path, mode)
+    me = os.geteuid()
+    for name in ("jobseqnum", "arseqnum"):
+        path = os.path.join(spool, name)
+        st = os.lstat(path) if os.path.lexists(path) else None
+        if st is None or st.st_uid != me or not stat.S_ISREG(st.st_mode):
+            keep = _number_in(path) if st is not None and stat.S_ISREG(st.st_mode) else 0
+            atomic_write(path, f"{keep}\n", mode=0o644)
+        os.chmod(path, 0o644)
+    for name in LOCKS:
+        path = os.path.join(spool, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            os.chmod(path, 0o600)
+    _secure_jobs(os.path.join(spool, "jobs"))
+
+
+def _secure_jobs(folder):
+    """Job folders of an older spool: passable only, their descriptions private."""
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if name.isdigit() and not os.path.islink(path) and os.path.isdir(path):
+            os.chmod(path, 0o711)
+            job_file = os.path.join(path, "job.yaml")
+            if os.path.isfile(job_file) and not os.path.islink(job_file):
+                os.chmod(job_file, 0o600)
+
+
+def _number_in(path):
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(32).strip()
+    except OSError:
+        return 0
+    return int(raw) if raw.isdigit() and len(raw) <= 7 else 0
+
+
+def initialise(root, hosts, slots, manager, personal=False):
+    """Create (or complete) the cell at ``root``. Returns the list of files created.
+
+    ``personal``: the user's own cell (see ``default_cell_objects``)."""
+
     root = os.path.abspath(root)
     if os.path.isdir(root) and os.listdir(root) and not is_cell(root):
         raise ConfigError(f"refusing to initialise {root}: the directory is not empty "
@@ -80,7 +127,7 @@ def initialise(root, hosts, slots, manager):
     before = _listing(etc_dir)
     _copy_defaults(cell.shipped_etc(), etc_dir)
     from gridtools.formats.sge.defaults import default_cell_objects
-    for rel, text in default_cell_objects(hosts, slots, manager).items():
+    for rel, text in default_cell_objects(hosts, slots, manager, personal).items():
         path = os.path.join(etc_dir, rel)
         makedirs(os.path.dirname(path), 0o755)
         if rel not in before:

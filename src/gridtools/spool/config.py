@@ -104,18 +104,47 @@ class CellConfig:
         return self.objects[kind].get(name)
 
 
-def load():
-    """Read and parse the whole configuration tree."""
+def load(on_error=None):
+    """Read and parse the whole configuration tree.
+
+    Without ``on_error`` the first file that does not parse raises. With it,
+    ``on_error(kind, name, path, exc)`` is called for each such file and
+    returns the object to use instead, or None to go without it; the cell's
+    own ``sched_conf``, ``complex`` and global configuration then fall back to
+    the shipped defaults, which every cell needs.
+    """
     conf = CellConfig()
     for kind in FOLDERS:
         for name in names(kind):
             text = read_raw(kind, name)
             if text is not None:
-                conf.objects[kind][name] = parse(kind, text)
+                _store(conf, kind, name, text, on_error)
     for kind in ("sched", "complex", "sharetree"):
         text = read_raw(kind)
         if text is not None:
-            conf.single[kind] = parse(kind, text)
+            _store(conf, kind, None, text, on_error)
     conf.managers = set(read_list("managers"))
     conf.operators = set(read_list("operators"))
     return conf
+
+
+#: objects a cell cannot do without: (kind, name) -> their file under the shipped etc/
+NEEDED = {("sched", None): "sched_conf", ("complex", None): "complex", ("conf", "global"): "conf/global"}
+
+
+def _store(conf, kind, name, text, on_error):
+    try:
+        obj = parse(kind, text)
+    except Exception as exc:  # noqa: BLE001 - every parse error of every format
+        if on_error is None:
+            raise
+        obj = on_error(kind, name, path_of(kind, name), exc)
+        if obj is None and (kind, name) in NEEDED:
+            shipped = read_text(os.path.join(cell.shipped_etc(), NEEDED[(kind, name)]))
+            obj = parse(kind, shipped) if shipped is not None else None
+    if obj is None:
+        return
+    if kind in SINGLE:
+        conf.single[kind] = obj
+    else:
+        conf.objects[kind][name] = obj

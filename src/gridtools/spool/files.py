@@ -4,7 +4,9 @@ Every file is replaced, never rewritten in place: the new content goes to a
 temporary file in the same directory, is flushed to disk, and is renamed over
 the old name, so a reader sees the old or the new content and never a mix.
 Read-modify-write sequences hold an exclusive ``flock`` on a lock file for
-one unit of work. ``fcntl.flock`` is used directly (it is what the filelock
+one unit of work. Lock files are readable by their owner only: anyone who
+can open a file can flock it, and a lock a user could hold would let that
+user stop the daemon. ``fcntl.flock`` is used directly (it is what the filelock
 package uses on Unix, and the locks interoperate) because importing filelock
 costs more than the whole of a qsub on the hot path.
 """
@@ -12,22 +14,26 @@ costs more than the whole of a qsub on the hot path.
 import errno
 import fcntl
 import os
+import stat
 
 from gridtools.errors import SpoolError
 
 
-def atomic_write(path, data, mode=0o644, fsync=True):
-    """Replace ``path`` with ``data`` (str or bytes) atomically."""
+def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
+    """Replace ``path`` with ``data`` (str or bytes) atomically; ``owner`` (uid, gid)
+    gives the new file to that user before it appears under its name."""
     if isinstance(data, str):
-        data = data.encode()
+        data = data.encode("utf-8", "surrogateescape")
     directory, name = os.path.split(path)
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        fd = _create(tmp, mode)
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
+            if owner is not None and os.geteuid() == 0:
+                os.fchown(fd, owner[0], owner[1])
             os.fchmod(fd, mode)
             if fsync:
                 os.fsync(fd)
@@ -42,6 +48,37 @@ def atomic_write(path, data, mode=0o644, fsync=True):
         raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
 
 
+def _create(path, mode):
+    """A new file, never an existing one nor through a link (one left by a crash of a
+    process with our pid is removed first)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(path, flags, mode)
+    except FileExistsError:
+        os.unlink(path)
+        return os.open(path, flags, mode)
+
+
+def write_new(path, data, mode, owner=None):
+    """Write ``data`` to ``path`` in place, as a new file (one left by a crash is replaced);
+    for files nobody reads before a later atomic write says they are complete."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    try:
+        fd = _create(path, mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if owner is not None and os.geteuid() == 0:
+                os.fchown(fd, owner[0], owner[1])
+            os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
+
+
 def read_text(path, default=None):
     """The file's text, or ``default`` when it does not exist."""
     try:
@@ -53,10 +90,44 @@ def read_text(path, default=None):
         return default
 
 
+class NotRegular(OSError):
+    """A spool entry that is not a plain file (a FIFO, device, directory or link)."""
+
+
+def open_regular(path, dir_fd=None):
+    """``(fd, stat)`` of a plain file, opened without following a link or blocking on a
+    FIFO; raises NotRegular for anything else and OSError when it cannot be opened."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotRegular(errno.ELOOP, "a symbolic link", path) from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise NotRegular(errno.EINVAL, "not a regular file", path)
+    return fd, st
+
+
+def read_capped(fd, cap):
+    """Up to ``cap`` bytes from ``fd``; None when there are more."""
+    chunks, total = [], 0
+    while True:
+        chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > cap:
+            return None
+
+
 class Lock:
     """An exclusive flock on ``path`` (created if missing), as a context manager."""
 
-    def __init__(self, path, mode=0o666, blocking=True):
+    def __init__(self, path, mode=0o600, blocking=True):
         self.path = path
         self.mode = mode
         self.blocking = blocking
@@ -78,6 +149,18 @@ class Lock:
             raise SpoolError(f"cannot lock {self.path}: {exc.strerror}") from None
         self.fd = fd
         return True
+
+    def replaced(self):
+        """True when the held lock's path no longer names the locked file: the cell was
+        removed (or removed and made again), so whoever holds it should go."""
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        held = os.fstat(self.fd)
+        return (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino)
 
     def release(self):
         if self.fd is not None:

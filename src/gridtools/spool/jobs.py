@@ -1,14 +1,23 @@
 """The job store: one directory per job under ``spool/jobs/<id>/``.
 
-- ``job.yaml``    the job description (written once at intake, rewritten by qalter)
-- ``script``      the job script as submitted (absent for ``-b y`` jobs)
+- ``job.yaml``    the job description (written once at intake, rewritten by
+                  qalter); readable by the daemon only
+- ``owner.yaml``  the same description, readable by the job's owner only (qstat -j)
+- ``script``      the job script as submitted (absent for ``-b y`` jobs), owned
+                  by the job's owner and readable by nobody else
 - ``state.yaml``  the state of the job's tasks; written only by the daemon
                   (absent until the first task left the pending state)
-- ``<n>/``        per task that ran: its plan, the shepherd's lock and pid,
-                  the PE host file and, when the task ended, ``result.yaml``
+- ``<n>/``        per task that ran: its plan (private), ``launch`` (which launch
+                  of the task is current), the shepherd's lock (its pid and the
+                  process group it runs), the PE host file, ``result.reserve``
+                  (space set aside for the result), ``shepherd.exit`` (written by
+                  the shepherd's parent when it ended without a result) and, when
+                  the task ended, ``result.yaml``
 
 Only the daemon creates, changes and removes job directories; the shepherd
-of a task writes inside its own ``tasks/<n>/`` folder only.
+of a task writes inside its own ``tasks/<n>/`` folder only. The folders are
+mode 0711 and owned by the daemon's user: others may pass through to what
+is theirs (their script, their task's PE host file) but list nothing.
 """
 
 import os
@@ -16,13 +25,20 @@ import shutil
 
 from gridtools import cell
 from gridtools.formats import spoolyaml
-from gridtools.spool.files import atomic_write, makedirs, read_text
+from gridtools.spool.files import atomic_write, makedirs, read_text, write_new
 
 JOB_FILE = "job.yaml"
+OWNER_FILE = "owner.yaml"
 STATE_FILE = "state.yaml"
 SCRIPT_FILE = "script"
 RESULT_FILE = "result.yaml"
 SHEPHERD_LOCK = "shepherd.lock"
+RESERVE_FILE = "result.reserve"
+LAUNCH_FILE = "launch"
+OBITUARY_FILE = "shepherd.exit"
+RESERVE_SIZE = 16384        # bytes set aside for a task's result while it runs
+#: mode of the job and task folders: passable, not listable, by others
+DIR_MODE = 0o711
 
 
 def jobs_dir():
@@ -38,11 +54,15 @@ def task_dir(job_id, number):
 
 
 def list_ids():
-    """Ids of all jobs in the store, ascending."""
+    """Ids of all jobs in the store, ascending (none for users who may not list it)."""
     try:
         return sorted(int(n) for n in os.listdir(jobs_dir()) if n.isdigit())
-    except FileNotFoundError:
+    except (FileNotFoundError, PermissionError):
         return []
+
+
+def _owner(spec):
+    return spec["uid"], spec["gid"]
 
 
 def create(spec, script):
@@ -50,21 +70,41 @@ def create(spec, script):
     (left by a crash) is incomplete and is written again from the request."""
     folder = job_dir(spec["id"])
     try:
-        os.mkdir(folder, 0o755)
+        os.mkdir(folder, DIR_MODE)
     except FileExistsError:
         pass
+    os.chmod(folder, DIR_MODE)
     if script is not None:
-        atomic_write(os.path.join(folder, SCRIPT_FILE), script, mode=0o755, fsync=False)
-    atomic_write(os.path.join(folder, JOB_FILE), spoolyaml.dump(spec))
+        atomic_write(os.path.join(folder, SCRIPT_FILE), script, mode=0o500, fsync=False,
+                     owner=_owner(spec))
+    write_spec(spec, fresh=True)
+
+
+def spec_path(job_id):
+    return os.path.join(job_dir(job_id), JOB_FILE)
 
 
 def read_spec(job_id):
-    text = read_text(os.path.join(job_dir(job_id), JOB_FILE))
+    """The job description (the daemon's copy, else the owner's); None when the job
+    does not exist. PermissionError for another user's job."""
+    try:
+        text = read_text(os.path.join(job_dir(job_id), JOB_FILE))
+    except PermissionError:
+        text = read_text(os.path.join(job_dir(job_id), OWNER_FILE))
     return spoolyaml.load(text) if text is not None else None
 
 
-def write_spec(spec):
-    atomic_write(os.path.join(job_dir(spec["id"]), JOB_FILE), spoolyaml.dump(spec))
+def write_spec(spec, fresh=False):
+    """Write the description (the daemon's copy last); ``fresh``: the job is new, so the
+    owner's copy can be written in place (no reader looks before job.yaml exists)."""
+    text = spoolyaml.dump(spec)
+    folder = job_dir(spec["id"])
+    mine = os.path.join(folder, OWNER_FILE)
+    if fresh:
+        write_new(mine, text, 0o400, _owner(spec))
+    else:
+        atomic_write(mine, text, mode=0o400, fsync=False, owner=_owner(spec))
+    atomic_write(os.path.join(folder, JOB_FILE), text, mode=0o600)
 
 
 def read_state(job_id):
@@ -93,17 +133,57 @@ def read_result(job_id, number):
         return None
 
 
+def reserve_result(job_id, number):
+    """Shepherd side, at the start of a task: set aside disk space for its result, so
+    that the result can be written even when the disk has filled up meanwhile."""
+    try:
+        fd = os.open(os.path.join(task_dir(job_id, number), RESERVE_FILE),
+                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    except OSError:
+        return False
+    try:
+        # a write takes the space at once (delayed allocation reserves it too): no fsync
+        os.write(fd, bytes(RESERVE_SIZE))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def write_result(job_id, number, result):
-    atomic_write(os.path.join(task_dir(job_id, number), RESULT_FILE), spoolyaml.dump(result))
+    """Write a task's result: into the space reserved for it when there is some (no new
+    space needed), else atomically as any spool file."""
+    folder = task_dir(job_id, number)
+    data = spoolyaml.dump(result).encode()
+    reserved = os.path.join(folder, RESERVE_FILE)
+    if len(data) <= RESERVE_SIZE:
+        try:
+            fd = os.open(reserved, os.O_WRONLY)
+        except OSError:
+            fd = None
+        if fd is not None:
+            try:
+                os.pwrite(fd, data, 0)
+                os.ftruncate(fd, len(data))
+                os.fsync(fd)
+                os.rename(reserved, os.path.join(folder, RESULT_FILE))
+                return
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    atomic_write(os.path.join(folder, RESULT_FILE), data)
 
 
 def make_task_dir(job_id, number):
     """Create a task's folder; a folder left by an earlier run is emptied of its results."""
     path = task_dir(job_id, number)
     try:
-        os.mkdir(path, 0o755)
+        os.mkdir(path, DIR_MODE)
     except FileExistsError:
-        for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace"):
+        for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace", RESERVE_FILE, LAUNCH_FILE,
+                     OBITUARY_FILE):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:

@@ -23,15 +23,20 @@ def empty():
     return {"queues": {}, "hosts": {}, "known": [], "messages": {}}
 
 
-def load():
-    """The stored states (empty ones when the file is missing or unreadable)."""
+def load(strict=False):
+    """The stored states (empty ones when the file is missing or unreadable; with
+    ``strict``, an unreadable file raises SpoolFormatError)."""
     text = read_text(path())
     data = empty()
-    if not text:
+    if text is None:
         return data
     try:
-        stored = spoolyaml.load(text) or {}
+        stored = spoolyaml.load(text) if text.strip() else None
+        if not isinstance(stored, dict):
+            raise spoolyaml.SpoolFormatError("empty, or not a mapping of queue states")
     except spoolyaml.SpoolFormatError:
+        if strict:
+            raise
         return data
     for key, default in data.items():
         value = stored.get(key)

@@ -9,16 +9,26 @@ script in a companion file ``<same name>.script`` written before it.
 The daemon takes requests in name order (which is time order) and trusts
 only the file's owner uid for the requester's identity, never a name written
 inside: this is the file-system authentication of Grid Engine's FS method.
+It opens an entry without following links or blocking, reads plain files
+only, at most ``MAX_REQUEST`` bytes (a script travels beside its request,
+with its own cap), and removes anything else it finds. Answers go through
+``spool.replies``.
 """
 
 import os
 import time
 
 from gridtools import cell
+from gridtools.errors import SpoolError
 from gridtools.formats import spoolyaml
-from gridtools.spool.files import atomic_write
+from gridtools.spool import replies
+from gridtools.spool.files import NotRegular, atomic_write, open_regular, read_capped
 
 SUFFIX_SCRIPT = ".script"
+#: largest request file the daemon reads; a larger one is refused
+MAX_REQUEST = 1 << 20
+#: largest job script unless the configuration says otherwise (qmaster_params MAX_SCRIPT_SIZE)
+MAX_SCRIPT = 64 << 20
 
 
 def _folder():
@@ -35,61 +45,89 @@ def write(kind, payload, script=None, name=None, reply=False):
 
     With ``reply``, the daemon answers in ``spool/replies/<name>`` (see ``wait_reply``).
     """
-    name = name or new_name(kind)
-    if reply:
-        payload = dict(payload, reply=True)
-    folder = _folder()
-    if script is not None:
-        atomic_write(os.path.join(folder, name + SUFFIX_SCRIPT), script, mode=0o600, fsync=True)
     body = dict(payload)
     body["kind"] = kind
+    if reply:
+        body["reply"] = True
     if script is not None:
         body["has_script"] = True
-    atomic_write(os.path.join(folder, name), spoolyaml.dump(body), mode=0o600)
+    text = spoolyaml.dump(body).encode("utf-8", "surrogateescape")
+    if len(text) > MAX_REQUEST:
+        from gridtools.errors import InputError
+        raise InputError(f"the request is too large ({len(text)} bytes, at most {MAX_REQUEST})")
+    name = _reply_box(name or new_name(kind), kind) if reply else (name or new_name(kind))
+    folder = _folder()
+    try:
+        if script is not None:
+            atomic_write(os.path.join(folder, name + SUFFIX_SCRIPT), script, mode=0o600, fsync=True)
+        atomic_write(os.path.join(folder, name), text, mode=0o600)
+    except Exception:
+        if reply:
+            replies.discard(name)
+        if script is not None:          # nothing half-written stays behind
+            try:
+                os.unlink(os.path.join(folder, name + SUFFIX_SCRIPT))
+            except OSError:
+                pass
+        raise
     return name
+
+
+def _reply_box(name, kind):
+    """``name``, or a fresh one, whose private answer folder this client created."""
+    for _attempt in range(100):
+        try:
+            replies.prepare(name)
+            return name
+        except FileExistsError:
+            name = new_name(kind)
+    raise FileExistsError(f"cannot create a reply folder in {replies.folder()}")
 
 
 class Request:
     """One queued request as the daemon sees it."""
 
-    __slots__ = ("name", "kind", "uid", "body", "path")
+    __slots__ = ("name", "kind", "uid", "body", "path", "problem")
 
-    def __init__(self, name, kind, uid, body, path):
+    def __init__(self, name, kind, uid, body, path, problem=""):
         self.name = name
         self.kind = kind
         self.uid = uid
         self.body = body
         self.path = path
+        self.problem = problem        # why the file could not be read ("" when it could)
 
     def script_path(self):
         return self.path + SUFFIX_SCRIPT
 
-    def read_script(self):
-        """The companion script's bytes, opened without following links; None if absent."""
+    def read_script(self, cap=MAX_SCRIPT):
+        """The companion script's bytes: a plain file of the requester's, opened without
+        following links or blocking, at most ``cap`` bytes. None otherwise."""
         try:
-            fd = os.open(self.script_path(), os.O_RDONLY | os.O_NOFOLLOW)
+            fd, st = open_regular(self.script_path())
         except OSError:
             return None
         try:
-            if os.fstat(fd).st_uid != self.uid:
+            if st.st_uid != self.uid or st.st_nlink != 1 or st.st_size > cap:
                 return None
-            chunks = []
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            return b"".join(chunks)
+            return read_capped(fd, cap)
         finally:
             os.close(fd)
 
+    def wants_reply(self):
+        return isinstance(self.body, dict) and self.body.get("reply") is True
+
     def remove(self):
-        paths = (self.path, self.script_path()) if self.body.get("has_script") else (self.path,)
-        for path in paths:
+        """Remove the request and its script (a stray script goes with the sweep)."""
+        companion = self.problem or (isinstance(self.body, dict) and self.body.get("has_script"))
+        for path in (self.path, self.script_path()) if companion else (self.path,):
             try:
                 os.unlink(path)
             except FileNotFoundError:
                 pass
+            except OSError:
+                import shutil           # a planted directory (rmtree follows no link)
+                shutil.rmtree(path, ignore_errors=True)
 
 
 def pending(limit=None):
@@ -104,69 +142,99 @@ def pending(limit=None):
                        and not n.endswith(SUFFIX_SCRIPT))
     except FileNotFoundError:
         return []
-    result = []
-    for name in names[:limit]:
+    return [read(folder, name) for name in names[:limit]]
+
+
+def read(folder, name, uid=None):
+    """One request file as a Request; an entry that is not a readable plain file of
+    at most MAX_REQUEST bytes comes back with kind ``invalid`` and its ``problem``.
+    With ``uid``, a file of another owner counts as unreadable."""
+    path = os.path.join(folder, name)
+    try:
+        fd, st = open_regular(path)
+    except OSError as exc:
+        return _unreadable(name, path, "not a regular file" if isinstance(exc, NotRegular)
+                           else f"cannot be read ({exc.strerror})")
+    try:
+        if st.st_nlink != 1 or (uid is not None and st.st_uid != uid):
+            return Request(name, "invalid", st.st_uid, {}, path, "has another owner or name")
+        data = read_capped(fd, MAX_REQUEST)
+    finally:
+        os.close(fd)
+    if data is None:
+        return Request(name, "invalid", st.st_uid, {}, path, f"is too large (over {MAX_REQUEST} bytes)")
+    try:
+        body = spoolyaml.load(data.decode("utf-8", "surrogateescape"))
+    except Exception:  # noqa: BLE001 - a broken request must not stop the daemon
+        return Request(name, "invalid", st.st_uid, {}, path, "is not a request")
+    kind = body.get("kind") if isinstance(body, dict) else None
+    return Request(name, kind if isinstance(kind, str) else "invalid", st.st_uid, body, path)
+
+
+def _unreadable(name, path, problem):
+    try:
+        uid = os.lstat(path).st_uid
+    except OSError:
+        uid = -1
+    return Request(name, "invalid", uid, {}, path, problem)
+
+
+#: seconds after which the daemon removes half-written or orphaned entries
+STALE = 3600.0
+
+
+def sweep(now=None):
+    """Daemon: remove hidden leftovers and script companions without a request that are
+    older than STALE seconds."""
+    now = now if now is not None else time.time()
+    folder = _folder()
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        orphan = name.endswith(SUFFIX_SCRIPT) and name[:-len(SUFFIX_SCRIPT)] not in names
+        if not (name.startswith(".") or orphan):
+            continue
         path = os.path.join(folder, name)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            if now - os.lstat(path).st_mtime > STALE:
+                os.unlink(path)
         except OSError:
-            continue
-        try:
-            uid = os.fstat(fd).st_uid
-            text = os.read(fd, 1 << 24).decode("utf-8", "surrogateescape")
-        finally:
-            os.close(fd)
-        try:
-            body = spoolyaml.load(text)
-            kind = str(body.get("kind", "invalid"))
-        except Exception:  # noqa: BLE001 - a broken request must not stop the daemon
-            body, kind = {}, "invalid"
-        result.append(Request(name, kind, uid, body, path))
-    return result
+            pass
 
 
 def reply_path(name):
-    return cell.spool("replies", name)
+    return os.path.join(replies.folder(), name)
 
 
 def answer(req, code, out="", err=""):
     """Daemon side: write the reply to a request that asked for one."""
-    if not req.body.get("reply"):
-        return
-    folder = cell.spool("replies")
-    if not os.path.isdir(folder):
-        os.makedirs(folder, exist_ok=True)
-        os.chmod(folder, 0o1777)
-    path = reply_path(req.name)
-    atomic_write(path, spoolyaml.dump({"code": int(code), "out": out, "err": err}),
-                 mode=0o600, fsync=False)
-    if os.geteuid() == 0 and req.uid != 0:
-        # the requester reads the reply and removes it (the folder is sticky, like /tmp)
-        os.chown(path, req.uid, -1)
+    if req.wants_reply():
+        replies.answer(req.name, req.uid, code, out, err)
 
 
 def wait_reply(name, timeout=30.0):
     """Client side: wait for the daemon's reply; returns (code, out, err) or None on timeout."""
-    path = reply_path(name)
-    end = time.time() + timeout
-    delay = 0.002
-    while time.time() < end:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                body = spoolyaml.load(fh.read())
-        except (FileNotFoundError, PermissionError, spoolyaml.SpoolFormatError):
-            # PermissionError: renamed into place, not yet given to the requester
-            time.sleep(delay)
-            delay = min(delay * 1.5, 0.1)
-            continue
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-        return body.get("code", 1), body.get("out", ""), body.get("err", "")
-    return None
+    return replies.wait(name, timeout)
 
 
 def pending_submits():
-    """Job descriptions of submit requests not yet taken in (for queries without a daemon)."""
-    return [r for r in pending() if r.kind == "submit"]
+    """Submit requests of the caller not yet taken in (for queries), each a plain
+    file of the caller's with a job description that passes ``jobcheck``."""
+    from gridtools.formats import jobcheck
+    folder = _folder()
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".submit") and not n.startswith("."))
+    except FileNotFoundError:
+        return []
+    found = []
+    me = None if os.geteuid() == 0 else os.getuid()
+    for name in names:
+        req = read(folder, name, uid=me)
+        try:
+            req.body = dict(req.body, job=jobcheck.check(req.body.get("job")))
+        except (jobcheck.Invalid, AttributeError):
+            continue
+        found.append(req)
+    return found

@@ -34,6 +34,16 @@ def poke():
     return True
 
 
+def listening():
+    """True when a process holds the FIFO open for reading (only the daemon's user can)."""
+    try:
+        fd = os.open(fifo_path(), os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
 def open_listener():
     """Create the FIFO if needed and open it for reading (daemon side); returns the fd."""
     path = fifo_path()

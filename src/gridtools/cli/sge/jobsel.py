@@ -61,6 +61,8 @@ def parse_job_args(argv, flags=(), valued=()):
                 raise UsageError(f'option "{word}" requires an argument')
             if word == "-u":
                 users = [u for u in argv[i + 1].split(",") if u]
+                if not users:
+                    raise UsageError("-u option must have a list usernames")
             else:
                 opts[word] = argv[i + 1]
             i += 1
@@ -111,8 +113,8 @@ def live_in_spool(jid):
     try:
         spec = jobstore.read_spec(jid)
         state = jobstore.read_state(jid) or {}
-    except spoolyaml.SpoolFormatError:
-        return True
+    except (spoolyaml.SpoolFormatError, PermissionError):
+        return True           # another user's job: its description is private
     if spec is None:
         return _submit_pending(jid)
     rng = spec.get("tasks")
@@ -123,21 +125,9 @@ def live_in_spool(jid):
 
 
 def _submit_pending(jid):
-    """True when a submit request for ``jid`` waits in the request folder."""
-    folder = cell.spool("requests")
-    try:
-        names = [n for n in os.listdir(folder) if n.endswith(".submit")]
-    except FileNotFoundError:
-        return False
-    from gridtools.formats import spoolyaml
-    for name in names:
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                if (spoolyaml.load(fh.read()).get("job") or {}).get("id") == jid:
-                    return True
-        except (OSError, spoolyaml.SpoolFormatError):
-            continue
-    return False
+    """True when a submit request of the caller's for ``jid`` waits in the request folder."""
+    from gridtools.spool import requests
+    return any(req.body["job"]["id"] == jid for req in requests.pending_submits())
 
 
 def resolve(items, snap):
@@ -184,6 +174,27 @@ def task_numbers(row):
 
 def in_ranges(number, ranges):
     return any(first <= number <= last and (number - first) % step == 0 for first, last, step in ranges)
+
+
+def narrow(snap, target):
+    """``(target, None)`` with the tasks a target names that exist, or ``(None, line)``
+    when it names none (Grid Engine's "comprises no tasks"). A job that is not an array
+    has the one task 1: naming it means the whole job."""
+    ranges = target["tasks"]
+    if ranges is None:
+        return target, None
+    jid = target["id"]
+    if snap["jobs"][jid].get("array"):
+        live = [n for row in rows_of(snap, jid) for n in (task_numbers(row) or ())]
+    else:
+        live = [1]
+    if any(in_ranges(n, ranges) for n in live):
+        return ({"id": jid, "tasks": None} if live == [1] and not snap["jobs"][jid].get("array")
+                else target), None
+    first, last, step = ranges[0]
+    if first == last:
+        return None, f'job "{jid}" task "{first}" does not exist'
+    return None, f'job "{jid}" task id range "{first}-{last}:{step}" comprises no tasks'
 
 
 def jobs_of_users(snap, users):

@@ -35,6 +35,31 @@ def ctype(name, complexes):
     return "DOUBLE"
 
 
+def check_requests(requests, shown, complexes):
+    """The -l ``requests`` of qstat or qhost with full names; refuses names (of -l, and
+    of -F in ``shown``) that are no complex attribute and -l values of the wrong type,
+    with Grid Engine's "unknown resource" and "is not a ... value". Nothing is checked
+    when the snapshot carries no complex table."""
+    if not complexes:
+        return requests
+    from gridtools.errors import GridError, InputError
+    short = {row[0]: name for name, row in complexes.items()}
+    checked = {}
+    for name, wanted in requests.items():
+        full = name if name in complexes else short.get(name)
+        if full is None:
+            raise GridError(f'unknown resource "{name}"')
+        try:
+            values.parse_typed(complexes[full][1], wanted)
+        except InputError:
+            raise GridError(values.not_a_value(full, complexes[full][1])) from None
+        checked[full] = wanted
+    for name in shown or ():
+        if name not in complexes and name not in short:
+            raise GridError(f'unknown resource "{name}"')
+    return checked
+
+
 def to_number(value):
     """A load or complex value as a float (memory text in bytes); None if not numeric."""
     if isinstance(value, bool):

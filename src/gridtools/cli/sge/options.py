@@ -4,17 +4,21 @@ Options are applied in order to a job *request* (a plain dict, the job's
 description as it is spooled). ``parse(words, request, ctx)`` consumes option
 words and returns the words left over (script and arguments). Each option is
 one entry of ``OPTIONS``: how many argument words it takes and the function
-that applies it. Values are checked here, so a bad value is reported with the
-option that carried it before anything is queued.
+that applies it. Values are checked here (with the parsers of ``optvalues``),
+so a bad value is reported with the option that carried it before anything
+is queued.
 
 Imports stay on the standard library core: this runs on every qsub.
 """
 
 import os
-import time
 
-from gridtools.cli.sge.tokens import split_list
-from gridtools.errors import InputError, UsageError
+from gridtools.cli.sge.optvalues import (
+    BINDING_TYPES, fail, must_have, parse_binding, parse_ckpt_when, parse_context, parse_datetime, parse_env_list,
+    parse_job_name, parse_mail_options, parse_names, parse_path_list, parse_priority,
+    parse_resource_list, parse_slot_range, parse_task_concurrency, parse_task_range,
+    parse_unsigned, parse_yes_no)
+from gridtools.errors import UsageError
 
 #: fields of a request and their defaults; ``-clear`` resets to these
 DEFAULTS = {
@@ -28,6 +32,10 @@ DEFAULTS = {
     "jobshare": 0, "context": {}, "now": False, "verify": "n", "binding": None, "jsv": None,
     "override_tickets": 0, "hard_errors": False,
 }
+
+
+#: how many -@ option files one command line may read (a file naming itself ends here)
+MAX_OPTION_FILES = 64
 
 
 def fresh_request():
@@ -56,107 +64,18 @@ class Context:
         self.in_file = None       # set while reading a request file or directives
 
 
-# ---------------------------------------------------------------- value parsers
-
-def parse_yes_no(opt, text):
-    low = text.lower()
-    if low in ("y", "yes"):
-        return True
-    if low in ("n", "no"):
-        return False
-    raise InputError(f"invalid option argument \"{opt} {text}\"")
-
-
-def parse_datetime(text, now=None):
-    """Grid Engine's ``[[CC]YY]MMDDhhmm[.SS]`` as epoch seconds (local time)."""
-    body, _, secs = text.partition(".")
-    if not body.isdigit() or len(body) not in (8, 10, 12) or (secs and not secs.isdigit()):
-        raise InputError(f'invalid date_time "{text}": expected [[CC]YY]MMDDhhmm[.SS]')
-    lt = time.localtime(now if now is not None else time.time())
-    year = lt.tm_year
-    if len(body) == 12:
-        year, body = int(body[:4]), body[4:]
-    elif len(body) == 10:
-        year, body = 2000 + int(body[:2]), body[2:]
-    month, day, hour, minute = (int(body[i:i + 2]) for i in range(0, 8, 2))
-    sec = int(secs) if secs else 0
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and sec < 62):
-        raise InputError(f'invalid date_time "{text}"')
-    return time.mktime((year, month, day, hour, minute, sec, 0, 0, -1))
-
-
-def parse_task_range(text):
-    """``n[-m[:s]]`` as [first, last, step]; a reversed range is swapped as Grid Engine does."""
-    body, _, step = text.partition(":")
-    first, dash, last = body.partition("-")
-    try:
-        a = int(first)
-        b = int(last) if dash else a
-        s = int(step) if step else 1
-    except ValueError:
-        raise InputError(f'invalid task id range "{text}"') from None
-    if a > b:
-        a, b = b, a
-    if a < 1 or s < 1:
-        raise InputError(f'invalid task id range "{text}": task ids and step must be positive')
-    b = a + (b - a) // s * s
-    return [a, b, s]
-
-
-def parse_slot_range(text):
-    """A PE slot range ``n``, ``n-m``, ``-m``, ``n-`` as [min, max] (max 0 = unlimited)."""
-    lo, dash, hi = text.partition("-")
-    try:
-        a = int(lo) if lo else 1
-        b = (int(hi) if hi else 0) if dash else a
-    except ValueError:
-        raise InputError(f'invalid slot range "{text}"') from None
-    if a < 1 or (b and b < a):
-        raise InputError(f'invalid slot range "{text}"')
-    return [a, b]
-
-
-def parse_path_list(text):
-    """``[host:]path[,[host:]path...]`` as [[host or None, path], ...]."""
-    result = []
-    for item in text.split(","):
-        if not item:
-            raise InputError(f'invalid path list "{text}"')
-        host, colon, path = item.partition(":")
-        result.append([host, path] if colon and "/" not in host else [None, item])
-    return result
-
-
-def parse_resource_list(text):
-    """``name[=value],...`` as an ordered dict (name -> value text or "TRUE")."""
-    result = {}
-    for item in split_list(text):
-        name, eq, value = item.partition("=")
-        name = name.strip()
-        if not name or (eq and value == ""):
-            raise InputError(f'invalid resource request "{text}"')
-        result[name] = value if eq else "TRUE"
-    return result
-
-
-def parse_env_list(text, env):
-    """``-v`` list: ``NAME=value`` or ``NAME`` (taken from the submit environment)."""
-    result = {}
-    for item in text.split(","):
-        if not item:
-            continue
-        name, eq, value = item.partition("=")
-        if not name:
-            raise InputError(f'invalid variable list "{text}"')
-        result[name] = value if eq else env.get(name, "")
-    return result
-
-
 # ---------------------------------------------------------------- appliers
 
 def _set(field, conv=None):
     def apply(req, args, ctx):
         req[field] = conv(args[0]) if conv else args[0]
+    return apply
+
+
+def _named(field):
+    """An option whose argument names something (-P, -ckpt, -jsv, -A): never empty."""
+    def apply(req, args, ctx):
+        req[field] = must_have(ctx.current, args[0])
     return apply
 
 
@@ -181,27 +100,33 @@ def _client(key, value=None, conv=None):
     return apply
 
 
+def _unsigned(field, message):
+    def apply(req, args, ctx):
+        req[field] = parse_unsigned(args[0], message)
+    return apply
+
+
 def _apply_l(req, args, ctx):
     req["resources"]["soft" if ctx.soft else "hard"].update(parse_resource_list(args[0]))
 
 
+def _queue_list(text, opt):
+    return parse_names(text, f'Wrong queue list format "{text}" specified to {opt} option')
+
+
 def _apply_q(req, args, ctx):
-    req["queues"]["soft" if ctx.soft else "hard"].extend(split_list(args[0]))
+    req["queues"]["soft" if ctx.soft else "hard"].extend(_queue_list(args[0], "-q"))
+
+
+def _apply_masterq(req, args, ctx):
+    req["masterq"] = _queue_list(args[0], "-masterq")
 
 
 def _apply_pe(req, args, ctx):
+    if args[0] == "":
+        raise fail("-pe option must have pe_name argument")
     lo, hi = parse_slot_range(args[1])
     req["pe"] = [args[0], lo, hi]
-
-
-def _apply_p(req, args, ctx):
-    try:
-        prio = int(args[0])
-    except ValueError:
-        raise InputError(f'invalid priority "{args[0]}": must be an integer') from None
-    if not -1023 <= prio <= 1024:
-        raise InputError(f"priority {prio} out of range -1023 to 1024")
-    req["priority"] = prio
 
 
 def _apply_v(req, args, ctx):
@@ -217,50 +142,35 @@ def _apply_cwd(req, args, ctx):
 
 
 def _apply_wd(req, args, ctx):
-    path = args[0]
+    path = must_have("-wd", args[0])
     req["cwd"] = path if os.path.isabs(path) else os.path.normpath(os.path.join(ctx.cwd, path))
 
 
 def _apply_hold_jid(field):
     def apply(req, args, ctx):
-        req[field] = req[field] + [i for i in split_list(args[0]) if i not in req[field]]
+        opt = "-" + field
+        kind = "jid_hold_ad" if field.endswith("_ad") else "jid_hold"
+        ids = parse_names(args[0], f'Wrong {kind} list format "{args[0]}" specified to {opt} option')
+        req[field] = req[field] + [i for i in ids if i not in req[field]]
     return apply
 
 
-def _apply_t(req, args, ctx):
-    req["tasks"] = parse_task_range(args[0])
-
-
-def _apply_tc(req, args, ctx):
-    try:
-        req["tc"] = int(args[0])
-    except ValueError:
-        raise InputError(f'invalid task concurrency "{args[0]}"') from None
-
-
-def _apply_a(field):
+def _apply_a(field, opt):
     def apply(req, args, ctx):
-        req[field] = parse_datetime(args[0])
+        req[field] = parse_datetime(args[0], opt=opt)
     return apply
-
-
-def _apply_m(req, args, ctx):
-    opts = args[0].replace(",", "")
-    if any(c not in "beasn" for c in opts):
-        raise InputError(f'invalid mail option "{args[0]}": use b, e, a, s or n')
-    req["mail_options"] = "" if opts == "n" else opts
 
 
 def _apply_M(req, args, ctx):
-    req["mail_list"] = split_list(args[0])
+    req["mail_list"] = parse_names(args[0], f'Wrong mail list format "{args[0]}" specified to -M option')
 
 
 def _apply_ctx(mode):
     def apply(req, args, ctx):
+        items = parse_context(args[0], ctx.current)
         if mode == "set":
             req["context"] = {}
-        for item in split_list(args[0]):
-            name, _, value = item.partition("=")
+        for name, value in items:
             if mode == "del":
                 req["context"].pop(name, None)
             else:
@@ -268,35 +178,10 @@ def _apply_ctx(mode):
     return apply
 
 
-def _apply_c(req, args, ctx):
-    req["ckpt_when"] = args[0]
-
-
 def _apply_w(req, args, ctx):
     if args[0] not in ("e", "w", "n", "v", "p"):
-        raise InputError(f'invalid verification mode "{args[0]}": use e, w, n, v or p')
+        raise fail(f'invalid option argument "-w {args[0]}"')
     req["verify"] = args[0]
-
-
-def _apply_js(req, args, ctx):
-    try:
-        req["jobshare"] = int(args[0])
-    except ValueError:
-        raise InputError(f'invalid job share "{args[0]}"') from None
-
-
-def _apply_ot(req, args, ctx):
-    try:
-        req["override_tickets"] = int(args[0])
-    except ValueError:
-        raise InputError(f'invalid ticket count "{args[0]}"') from None
-
-
-def _apply_ar(req, args, ctx):
-    try:
-        req["ar"] = int(args[0])
-    except ValueError:
-        raise InputError(f'invalid advance reservation id "{args[0]}"') from None
 
 
 def _apply_soft(req, args, ctx):
@@ -314,24 +199,16 @@ def _apply_clear(req, args, ctx):
 
 
 def _apply_S(req, args, ctx):
-    req["shell"] = parse_path_list(args[0])[0][1]
-
-
-def _apply_b(req, args, ctx):
-    req["binary"] = parse_yes_no("-b", args[0])
+    req["shell"] = parse_path_list(args[0], "-S")[0][1]
 
 
 def _apply_binding(req, args, ctx):
-    req["binding"] = " ".join(args)
+    req["binding"] = parse_binding(args)
 
 
-def _apply_j(req, args, ctx):
-    req["join"] = parse_yes_no("-j", args[0])
-
-
-def _path_opt(field):
+def _path_opt(field, opt):
     def apply(req, args, ctx):
-        req[field] = parse_path_list(args[0])
+        req[field] = parse_path_list(args[0], opt)
     return apply
 
 
@@ -339,44 +216,49 @@ def _sync(opt, text):
     return parse_yes_no(opt, text)
 
 
+def _users(opt, text):
+    return parse_names(text, "-u option must have a list usernames")
+
+
 # option name -> (number of argument words, applier, who may use it)
 # who: "all" everywhere, "submit" not in qalter, "cli" command line only, "alter" qalter only
 OPTIONS = {
-    "-a": (1, _apply_a("start_at"), "all"),
+    "-a": (1, _apply_a("start_at", "-a"), "all"),
     "-ac": (1, _apply_ctx("add"), "all"),
-    "-A": (1, _set("account"), "all"),
-    "-ar": (1, _apply_ar, "all"),
-    "-b": (1, _apply_b, "submit"),
+    "-A": (1, _named("account"), "all"),
+    "-ar": (1, _unsigned("ar", "invalid advance reservation id, must be an unsigned integer"), "all"),
+    "-b": (1, _yes_no("binary"), "submit"),
     "-binding": (1, _apply_binding, "all"),
-    "-c": (1, _apply_c, "all"),
-    "-ckpt": (1, _set("ckpt"), "all"),
+    "-c": (1, _set("ckpt_when", parse_ckpt_when), "all"),
+    "-ckpt": (1, _named("ckpt"), "all"),
     "-clear": (0, _apply_clear, "all"),
     "-cwd": (0, _apply_cwd, "all"),
     "-C": (1, _client("prefix"), "cli"),
     "-dc": (1, _apply_ctx("del"), "all"),
-    "-dl": (1, _apply_a("deadline"), "all"),
-    "-e": (1, _path_opt("stderr"), "all"),
+    "-dl": (1, _apply_a("deadline", "-dl"), "all"),
+    "-e": (1, _path_opt("stderr", "-e"), "all"),
     "-h": (0, _flag("user_hold"), "all"),
     "-hard": (0, _apply_hard, "all"),
     "-he": (1, _yes_no("hard_errors"), "all"),
     "-hold_jid": (1, _apply_hold_jid("hold_jid"), "all"),
     "-hold_jid_ad": (1, _apply_hold_jid("hold_jid_ad"), "all"),
-    "-i": (1, _path_opt("stdin"), "all"),
-    "-j": (1, _apply_j, "all"),
-    "-js": (1, _apply_js, "all"),
-    "-jsv": (1, _set("jsv"), "all"),
+    "-i": (1, _path_opt("stdin", "-i"), "all"),
+    "-j": (1, _yes_no("join"), "all"),
+    "-js": (1, _unsigned("jobshare", "invalid jobshare, must be an unsigned integer"), "all"),
+    "-jsv": (1, _named("jsv"), "all"),
     "-l": (1, _apply_l, "all"),
-    "-m": (1, _apply_m, "all"),
+    "-m": (1, _set("mail_options", parse_mail_options), "all"),
     "-M": (1, _apply_M, "all"),
-    "-masterq": (1, lambda r, a, c: r.__setitem__("masterq", split_list(a[0])), "all"),
-    "-N": (1, _set("name"), "all"),
+    "-masterq": (1, _apply_masterq, "all"),
+    "-N": (1, _set("name", parse_job_name), "all"),
     "-notify": (0, _flag("notify"), "all"),
     "-now": (1, _yes_no("now"), "submit"),
-    "-o": (1, _path_opt("stdout"), "all"),
-    "-ot": (1, _apply_ot, "alter"),
-    "-u": (1, _client("users", conv=lambda opt, text: split_list(text)), "alter"),
-    "-P": (1, _set("project"), "all"),
-    "-p": (1, _apply_p, "all"),
+    "-o": (1, _path_opt("stdout", "-o"), "all"),
+    "-ot": (1, _unsigned("override_tickets", "invalid override tickets, must be an unsigned integer"),
+            "alter"),
+    "-u": (1, _client("users", conv=_users), "alter"),
+    "-P": (1, _named("project"), "all"),
+    "-p": (1, _set("priority", parse_priority), "all"),
     "-pe": (2, _apply_pe, "all"),
     "-q": (1, _apply_q, "all"),
     "-R": (1, _yes_no("reserve"), "all"),
@@ -386,8 +268,8 @@ OPTIONS = {
     "-soft": (0, _apply_soft, "all"),
     "-S": (1, _apply_S, "all"),
     "-sync": (1, _client("sync", conv=_sync), "cli"),
-    "-t": (1, _apply_t, "submit"),
-    "-tc": (1, _apply_tc, "all"),
+    "-t": (1, _set("tasks", parse_task_range), "submit"),
+    "-tc": (1, _set("tc", parse_task_concurrency), "all"),
     "-terse": (0, _client("terse", True), "cli"),
     "-v": (1, _apply_v, "all"),
     "-V": (0, _apply_V, "all"),
@@ -397,6 +279,22 @@ OPTIONS = {
 }
 
 
+def arity(word, rest):
+    """How many argument words option ``word`` takes when ``rest`` follows it
+    (-binding takes a type word first when one is given)."""
+    if word == "-binding" and rest[:1] and rest[0] in BINDING_TYPES:
+        return 2
+    return OPTIONS[word][0]
+
+
+def usage(prog, allowed):
+    """The -help text of qsub or qrsh: the option table's entries ``allowed`` for it."""
+    from gridtools.cli.sge import usage_text
+    names = {name for name, entry in OPTIONS.items() if entry[2] in allowed} | {"-help", "-@"}
+    tail = "[{command|-} [command_args]]" if prog == "qsub" else "[command [command_args]]"
+    return usage_text.submit_usage(prog, names, tail)
+
+
 def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
     """Apply option ``words`` to ``req``; return the words after the options.
 
@@ -404,13 +302,16 @@ def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
     comes from stdin) ends the options when ``stop_at_arg``; it and all
     later words are returned.
     """
-    i = 0
+    i, included = 0, 0
     n = len(words)
     while i < n:
         word = words[i]
         if word == "-@":
             if i + 1 >= n:
-                raise UsageError('option "-@" requires an argument')
+                raise UsageError("-@ option must have file argument")
+            included += 1
+            if included > MAX_OPTION_FILES:
+                raise UsageError(f"-@ option: more than {MAX_OPTION_FILES} option files read")
             from gridtools.cli.sge.tokens import read_option_file
             words = words[:i] + read_option_file(words[i + 1], missing_ok=False) + words[i + 2:]
             n = len(words)
@@ -422,9 +323,12 @@ def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
         entry = OPTIONS.get(word)
         if entry is None or entry[2] not in allowed:
             raise UsageError(f'invalid option argument "{word}"')
-        nargs, apply, _ = entry
+        _, apply, _ = entry
+        nargs = arity(word, words[i + 1:])
         if i + nargs > n - 1:
-            raise UsageError(f'option "{word}" requires an argument')
+            raise UsageError(f"{word} option must have argument")
+        if any("\0" in arg for arg in words[i + 1:i + 1 + nargs]):
+            raise fail(f"{word} option argument must not contain a NUL byte")
         ctx.current = word
         ctx.seen.append(word)
         apply(req, words[i + 1:i + 1 + nargs], ctx)

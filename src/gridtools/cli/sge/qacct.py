@@ -103,7 +103,7 @@ class _Words:
     def required(self):
         if self.i < len(self.argv):
             return self.next()
-        raise UsageError("", exit_code=1)
+        raise UsageError(f"{self.argv[self.i - 1]} option must have argument", exit_code=1)
 
 
 def _unsigned(text, what):

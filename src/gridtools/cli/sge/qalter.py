@@ -85,13 +85,16 @@ def parse_args(argv, cwd=None):
     """Split qalter's words into options (applied to a fresh request), job items and arguments."""
     p = Parsed(cwd)
     words = list(argv)
-    i = 0
+    i, included = 0, 0
     while i < len(words):
         word = words[i]
         if word == "--":
             p.args = words[i + 1:]
             break
         if word == "-@":
+            included += 1
+            if included > options.MAX_OPTION_FILES:
+                raise UsageError(f"-@ option: more than {options.MAX_OPTION_FILES} option files read")
             words[i:i + 2] = _option_file(words, i)
             continue
         if word == "-t":
@@ -108,7 +111,7 @@ def parse_args(argv, cwd=None):
 
 def _option_file(words, i):
     if i + 1 >= len(words):
-        raise UsageError('option "-@" requires an argument')
+        raise UsageError("-@ option must have file argument")
     from gridtools.cli.sge.tokens import read_option_file
     return read_option_file(words[i + 1], missing_ok=False)
 
@@ -126,24 +129,25 @@ def _option(p, word, rest):
     entry = options.OPTIONS.get(word)
     if entry is None or entry[2] not in ("all", "alter") or word in NOT_FOR_QALTER:
         raise UsageError(f'invalid option argument "{word}"')
-    _need(word, rest, entry[0])
+    count = options.arity(word, rest)
+    _need(word, rest, count)
     if word in PART_OF:
         p.parts.append((PART_OF[word], "soft" if p.ctx.soft else "hard"))
-    options.parse([word] + rest[:entry[0]], p.req, p.ctx, allowed=("all", "alter"), stop_at_arg=False)
+    options.parse([word] + rest[:count], p.req, p.ctx, allowed=("all", "alter"), stop_at_arg=False)
     if word == "-w":
         p.verify = p.req["verify"]
     p.fields.extend(f for f in FIELDS_OF.get(word, ()) if f not in p.fields)
-    return entry[0]
+    return count
 
 
 def _need(word, rest, count):
     if len(rest) < count:
-        raise UsageError(f'option "{word}" requires an argument')
+        raise UsageError(f"{word} option must have argument")
 
 
 def _hold_letters(p, letters):
     if not letters or any(c not in "uosnUOS" for c in letters):
-        raise UsageError(f'invalid hold list "{letters}": use u, o, s, n, U, O or S')
+        raise UsageError(f'Unknown hold list "{letters}" specified to -h option')
     for c in letters:
         if c == "n":
             p.hold_remove += "uos"
@@ -156,10 +160,11 @@ def _hold_letters(p, letters):
 
 
 def _context(p, mode, text):
+    from gridtools.cli.sge.optvalues import parse_context
+    items = parse_context(text, {"set": "-sc", "add": "-ac", "del": "-dc"}[mode])
     if mode == "set":
         p.context_ops.append(["set"])
-    for item in options.split_list(text):
-        name, _, value = item.partition("=")
+    for name, value in items:
         p.context_ops.append(["del", name] if mode == "del" else ["add", name, value])
 
 
@@ -238,7 +243,8 @@ def _alter(p):
     if p.users is not None and items:
         raise GridError("error: it is not allowed to select users and job ids together")
     if not items and p.users is None:
-        raise GridError("error: no job argument given\n" + USAGE.rstrip("\n"))
+        sys.stderr.write("error: no job argument given\n" + USAGE)
+        return 1
     if not p.has_change() and p.verify in (None, "n"):
         raise GridError("error: no option given to change the job")
     changes = changes_of(p)

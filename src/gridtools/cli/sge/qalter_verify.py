@@ -39,7 +39,10 @@ def _spec(job_id, changes, context_ops):
     from gridtools.model import alteration
     from gridtools.spool import jobs as jobstore
     from gridtools.spool import requests
-    spec = jobstore.read_spec(job_id)
+    try:
+        spec = jobstore.read_spec(job_id)
+    except PermissionError:     # another user's job: its description is private
+        return None
     if spec is None:            # submitted a moment ago, not taken in by the daemon yet
         spec = next((r.body["job"] for r in requests.pending_submits()
                      if (r.body.get("job") or {}).get("id") == job_id), None)

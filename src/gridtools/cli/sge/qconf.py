@@ -14,6 +14,7 @@ from gridtools.cli.sge import qconf_attr as A
 from gridtools.cli.sge import qconf_change as C
 from gridtools.cli.sge import qconf_show as S
 from gridtools.cli.sge.qconf_usage import USAGE, VERSION_LINE
+from gridtools.errors import UsageError
 
 def partial(func, *bound, **keywords):
     """``func`` with its first arguments bound (functools costs a start-up import)."""
@@ -125,8 +126,12 @@ OPTIONS = {
 }
 
 
-class ArgumentError(Exception):
+class ArgumentError(UsageError):
     """A word that is not an option, or an option without its argument."""
+
+
+class EmptyArgument(ArgumentError):
+    """An option argument that is the empty string: one line, no usage text."""
 
 
 def _take(argv, i, option, count):
@@ -154,6 +159,8 @@ def parse(argv):
         if entry is None:
             raise ArgumentError(f'error: invalid option argument "{option}"')
         words, i = _take(argv, i + 1, option, entry[1])
+        if "" in words:
+            raise EmptyArgument(f'error: empty option argument given to "{option}"')
         steps.append((entry[0], words))
     return steps
 
@@ -161,11 +168,14 @@ def parse(argv):
 def main(argv, prog="qconf"):
     try:
         steps = parse(list(argv))
+    except EmptyArgument as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
     except ArgumentError as exc:
         sys.stderr.write(f"{exc}\n{VERSION_LINE}\n{USAGE}")
         return 1
     if not steps:
-        sys.stderr.write(f"{VERSION_LINE}\n{USAGE}")
+        sys.stderr.write(f"{VERSION_LINE}\n{USAGE}error: no option argument\n")
         return 1
     from gridtools.cli import cellinit
     from gridtools.errors import GridError
@@ -175,8 +185,21 @@ def main(argv, prog="qconf"):
         if steps != [(_help, [])]:
             sys.stderr.write(f"{exc}\n")
             return exc.exit_code
+    _warn_quarantined()
     for handler, words in steps:
-        code = handler(words)
+        try:
+            code = handler(words)
+        except GridError as exc:
+            sys.stderr.write(f"{exc}\n")
+            return exc.exit_code
         if code:
             return code
     return 0
+
+
+def _warn_quarantined():
+    """Configuration files the daemon set aside or cannot read, on stderr."""
+    from gridtools.cli.sge import qstatus
+    from gridtools.spool import status
+    for line in qstatus.warnings(status.read() or {}, etc_only=True):
+        sys.stderr.write(line + "\n")

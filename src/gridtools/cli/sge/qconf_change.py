@@ -298,10 +298,14 @@ def delete_sharetree(_words=()):
 
 def names_change(kind, add, words):
     """-am/-dm, -ao/-do, -ah/-dh, -as/-ds."""
+    if not split(words):
+        return error(f'error: no name given in "{" ".join(words)}"')
     return send({"op": "names_add" if add else "names_delete", "object": kind, "names": split(words)})
 
 
 def acl_change(add, words):
     """-au / -du user,... list,..."""
+    if not split(words[:1]) or not split(words[1:]):
+        return error(f'error: no user or access list name given in "{" ".join(words)}"')
     return send({"op": "acl_add" if add else "acl_delete", "object": "userset",
                  "users": split(words[:1]), "lists": split(words[1:])})

@@ -11,6 +11,7 @@ words and returns the exit code.
 import sys
 
 from gridtools import cell
+from gridtools.errors import GridError
 from gridtools.spool import config as spool_config
 
 #: kind -> message when a named object does not exist
@@ -58,7 +59,15 @@ def stored(kind, name=None):
     """The stored text of an object, or None (names that are not file names are absent)."""
     if name is not None and (not name or "/" in name or name.startswith(".")):
         return None
-    return spool_config.read_raw(kind, name)
+    try:
+        return spool_config.read_raw(kind, name)
+    except ValueError:                  # a NUL byte: no file has that name
+        return None
+    except OSError as exc:
+        import errno
+        if exc.errno in (errno.ENAMETOOLONG, errno.EISDIR, errno.ENOTDIR):
+            return None
+        raise GridError(f"error: cannot read {exc.filename}: {exc.strerror}") from None
 
 
 def parsed(kind, name=None):

@@ -1,8 +1,9 @@
 """qdel: delete jobs and job tasks (Grid Engine dialect).
 
-Checks and messages happen here against the status snapshot; the deletion
-itself is a request the daemon applies (and authorises again). Returns
-within milliseconds: a running task is ended by its shepherd right after.
+Job names and patterns are resolved here against the status snapshot; the
+deletion is a request the daemon applies (and authorises again) and answers
+with what it did to each job, which is what qdel prints. When qdel returns,
+the deletion shows in qstat; a running task is ended by its shepherd.
 """
 
 from gridtools.cli.sge import jobsel, qstatus
@@ -25,33 +26,30 @@ def parse_args(argv):
     return bool(opts.get("-f")), users, words
 
 
-def describe(user, snap, target, force):
-    """The messages for one target, Grid Engine's wording."""
-    jid = target["id"]
-    rows = jobsel.rows_of(snap, jid)
-    is_array = snap["jobs"][jid].get("array")
+def describe(user, done, target, force):
+    """(lines, failed) for what the daemon did to one target, Grid Engine's wording."""
+    jid = done["id"]
+    if done.get("missing"):
+        return [f'denied: job "{jid}" does not exist'], True
+    if done.get("denied"):
+        return [f'{user} - you do not have the necessary privileges to delete the job "{jid}"'], True
     if force:
-        return [f"{user} forced the deletion of job {jid}"]
-    if not is_array:
-        running = any(r["state"] in qstatus.ACTIVE for r in rows)
-        return [f"{user} has registered the job {jid} for deletion" if running
-                else f"{user} has deleted job {jid}"]
-    lines, pending = [], []
-    for row in sorted(rows, key=lambda r: (r.get("task") or 0)):
-        numbers = jobsel.task_numbers(row) or []
-        numbers = [n for n in numbers if target["tasks"] is None or jobsel.in_ranges(n, target["tasks"])]
-        if row["state"] in qstatus.ACTIVE:
-            lines.extend(f"{user} has registered the job-array task {jid}.{n} for deletion" for n in numbers)
-        else:
-            pending.extend(numbers)
-    if pending:
+        return [f"{user} forced the deletion of job {jid}"], False
+    registered = jobsel.task_numbers({"tasks": done.get("registered")}) or []
+    deleted = jobsel.task_numbers({"tasks": done.get("deleted")}) or []
+    if not done.get("array"):
+        if registered:
+            return [f"{user} has registered the job {jid} for deletion"], False
+        return ([f"{user} has deleted job {jid}"] if deleted else []), False
+    lines = [f"{user} has registered the job-array task {jid}.{n} for deletion" for n in registered]
+    if deleted:
         if target["tasks"] is None:
             lines.append(f"{user} has deleted job {jid}")
-        elif len(pending) == 1:
-            lines.append(f"{user} has deleted job-array task {jid}.{pending[0]}")
+        elif len(deleted) == 1:
+            lines.append(f"{user} has deleted job-array task {jid}.{deleted[0]}")
         else:
-            lines.append(f"{user} has deleted job-array tasks {','.join(map(str, sorted(pending)))} of job {jid}")
-    return lines
+            lines.append(f"{user} has deleted job-array tasks {','.join(map(str, deleted))} of job {jid}")
+    return lines, False
 
 
 def main(argv, prog="qdel"):
@@ -59,30 +57,49 @@ def main(argv, prog="qdel"):
 
 
 def _delete(items, users, force):
+    """Resolve the targets, have the daemon delete them and print what it did (so a
+    message saying "deleted" is true, and qstat shows it when qdel returns)."""
+    import sys
     user = jobsel.me()
     snap = qstatus.load()
     targets, missing = jobsel.resolve(items, snap)
     if users is not None:
         targets.extend(jobsel.jobs_of_users(snap, users))
     operator = jobsel.is_operator(user)
-    allowed, code = [], 0
-    seen = set()
+    allowed, denied, seen = [], set(), set()
+    code = 0
     for target in targets:
         key = (target["id"], str(target["tasks"]))
         if key in seen:
             continue
         seen.add(key)
         if snap["jobs"][target["id"]]["owner"] != user and not operator:
-            print(f'{user} - you do not have the necessary privileges to delete the job "{target["id"]}"')
-            code = 1
-            continue
+            denied.add(key)
+        else:
+            target, problem = jobsel.narrow(snap, target)
+            if problem:
+                sys.stderr.write(problem + "\n")
+                code = 1
+                continue
         allowed.append(target)
-        for line in describe(user, snap, target, force):
+    sent = [t for t in allowed if (t["id"], str(t["tasks"])) not in denied]
+    answers = iter(_ask(sent, force))
+    for target in allowed:
+        if (target["id"], str(target["tasks"])) in denied:
+            lines, failed = describe(user, {"id": target["id"], "denied": True}, target, force)
+        else:
+            lines, failed = describe(user, next(answers), target, force)
+        code = 1 if failed else code
+        for line in lines:
             print(line)
     for name in missing:
         print(f'denied: job "{name}" does not exist')
         code = 1
-    if allowed:
-        from gridtools.cli.ask import tell
-        tell("delete", {"targets": allowed, "force": force})
     return code
+
+
+def _ask(targets, force):
+    if not targets:
+        return []
+    from gridtools.cli.ask import outcomes
+    return outcomes("delete", {"targets": targets, "force": force})

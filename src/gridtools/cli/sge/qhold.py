@@ -2,6 +2,8 @@
 
 ``-h u`` (user hold, the default), ``-h o`` (operator hold, operators and
 managers only), ``-h s`` (system hold, managers only); letters combine.
+The daemon applies the change and answers which tasks it concerned, which is
+what is printed; when the command returns, qstat shows the change.
 """
 
 from gridtools.cli.sge import jobsel, qstatus
@@ -18,25 +20,13 @@ def parse_args(argv):
     return letters, users, words
 
 
-def _changes(row, letters, on):
-    """True when the hold request changes (or concerns) the tasks of ``row``."""
-    if row["state"] in qstatus.ACTIVE:
-        return True
-    return on or bool(set(row.get("hold", "")) & set(letters))
-
-
-def _messages(snap, target, letters, on):
-    """Lines 'modified hold of ...' for the tasks the request concerns."""
-    jid = target["id"]
-    rows = [r for r in jobsel.rows_of(snap, jid) if _changes(r, letters, on)]
-    if not snap["jobs"][jid].get("array"):
-        return [f"modified hold of job {jid}"] if rows else []
-    numbers = []
-    for row in rows:
-        for n in jobsel.task_numbers(row) or []:
-            if target["tasks"] is None or jobsel.in_ranges(n, target["tasks"]):
-                numbers.append(n)
-    return [f"modified hold of job-array task {jid}.{n}" for n in sorted(numbers)]
+def _messages(done):
+    """Lines 'modified hold of ...' for the tasks the daemon's change concerned."""
+    jid = done["id"]
+    numbers = jobsel.task_numbers({"tasks": done.get("changed")}) or []
+    if not done.get("array"):
+        return [f"modified hold of job {jid}"] if numbers else []
+    return [f"modified hold of job-array task {jid}.{n}" for n in numbers]
 
 
 USAGE = """usage: {prog} [options] job_task_list
@@ -60,6 +50,7 @@ def main(argv, prog="qhold"):
 
 
 def _hold(prog, items, users, letters, on):
+    import sys
     user = jobsel.me()
     for letter, (title, check) in WHO.items():
         if letter in letters and not check(user):
@@ -71,19 +62,37 @@ def _hold(prog, items, users, letters, on):
     if users is not None:
         targets.extend(jobsel.jobs_of_users(snap, users))
     operator = jobsel.is_operator(user)
-    allowed, code = [], 0
+    code, sent, kept = 0, [], []
     for target in targets:
         if snap["jobs"][target["id"]]["owner"] != user and not operator:
+            target["denied"] = True
+        else:
+            target, problem = jobsel.narrow(snap, target)
+            if problem:
+                sys.stderr.write(problem + "\n")
+                code = code or 1
+                continue
+            sent.append(target)
+        kept.append(target)
+    answers = iter(_ask(sent, letters, on))
+    for target in kept:
+        done = {"id": target["id"], "denied": True} if target.get("denied") else next(answers)
+        if done.get("denied"):
             print(f'denied: "{user}" must be at least owner of job {target["id"]} to change job attributes')
             code = 18
-            continue
-        allowed.append(target)
-        for line in _messages(snap, target, letters, on):
+        elif done.get("missing"):
+            print(f'denied: job "{target["id"]}" does not exist')
+            code = code or 1
+        for line in _messages(done) if not (done.get("denied") or done.get("missing")) else ():
             print(line)
     for name in missing:
         print(f'denied: job "{name}" does not exist')
         code = code or 1
-    if allowed:
-        from gridtools.cli.ask import tell
-        tell("hold", {"targets": allowed, "letters": letters, "on": on})
     return code
+
+
+def _ask(targets, letters, on):
+    if not targets:
+        return []
+    from gridtools.cli.ask import outcomes
+    return outcomes("hold", {"targets": targets, "letters": letters, "on": on})

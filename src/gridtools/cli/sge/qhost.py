@@ -65,15 +65,16 @@ def parse_args(argv):
 
 
 def _apply(opts, word, value):
+    if not split_list(value):
+        raise UsageError(f'invalid option argument "{word} {value}"')
     if word == "-h":
         opts.hosts += split_list(value)
     elif word == "-u":
         opts.users = split_list(value)
         opts.jobs = True
     else:
-        for item in split_list(value):
-            name, _, wanted = item.partition("=")
-            opts.requests[name] = wanted or "TRUE"
+        from gridtools.cli.sge.optvalues import parse_resource_list
+        opts.requests.update(parse_resource_list(value))
 
 
 # ---------------------------------------------------------------- data
@@ -260,6 +261,9 @@ def main(argv, prog="qhost"):
         return 0
     try:
         snap = qstatus.load()
+        opts.requests = loadvalues.check_requests(opts.requests, opts.resources, snap.get("complexes"))
+        for line in qstatus.warnings(snap):
+            sys.stderr.write(line + "\n")
         if opts.xml or opts.json:
             from gridtools.cli.sge import qhost_xml
             sys.stdout.write(qhost_xml.as_json(snap, opts) if opts.json else qhost_xml.as_xml(snap, opts))

@@ -101,7 +101,8 @@ def main(argv, prog="qmod"):
         sys.stdout.write("SGE 8.1.9\n" + USAGE)
         return 0
     if action is None:
-        sys.stderr.write("SGE 8.1.9\n" + USAGE)
+        problem = f'invalid option argument "{words[0]}"' if words else "no option argument"
+        sys.stderr.write(f"SGE 8.1.9\n{USAGE}error: {problem}\n")
         return 1
     if not items:
         sys.stderr.write(f'error: option "{action}" needs a list of {_names(action)}\n')

@@ -49,9 +49,10 @@ def _submit(req, rest, paths, cwd):
                stdin=[[None, paths["stdin"]]], stdout=[[None, paths["stdout"]]],
                stderr=[[None, paths["stderr"]]], join=False)
     req["env"] = dict(req["env"], QRSH_COMMAND=" ".join([command] + args))
-    job_id = ids.allocate("job")[0]
-    spec = submit.finish_spec(req, job_id, command, cwd, args, command=command)
+    spec = submit.finish_spec(req, 1, command, cwd, args, command=command)
     spec["job_script"] = "QRSH"
+    submit.check_spec(spec)
+    spec["id"] = ids.allocate("job")[0]
     tell("submit", {"job": spec})
     return spec
 
@@ -156,6 +157,9 @@ def run_job(spec, relay):
 
 
 def main(argv, prog="qrsh"):
+    if "-help" in argv:
+        sys.stdout.write(options.usage(prog, ("all", "submit")))
+        return 0
     cwd = os.getcwd()
     try:
         req, rest = build_request(argv, cwd)
@@ -173,6 +177,9 @@ def main(argv, prog="qrsh"):
         spec = _submit(req, rest, paths, cwd)
         relay = Relay(paths)
         return run_job(spec, relay)
+    except submit.Rejected as exc:
+        sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
+        return exc.exit_code
     except KeyboardInterrupt:
         if spec is not None:
             _cancel(spec["id"])

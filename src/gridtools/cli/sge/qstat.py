@@ -77,8 +77,14 @@ def parse_states(value):
     return words or None
 
 
+#: options whose argument is a list that may not be empty
+_LISTS = ("-u", "-q", "-pe", "-U", "-l", "-j")
+
+
 def _apply(opts, word, value):
     """Store an option's argument; returns False when the argument is not valid."""
+    if word in _LISTS and not split_list(value):
+        return False
     if word == "-u":
         opts.users = split_list(value)
     elif word == "-s":
@@ -105,9 +111,8 @@ def _apply(opts, word, value):
     elif word == "-U":
         opts.access_users.extend(split_list(value))
     elif word == "-l":
-        for item in split_list(value):
-            name, _, wanted = item.partition("=")
-            opts.requests[name] = wanted or "TRUE"
+        from gridtools.cli.sge.optvalues import parse_resource_list
+        opts.requests.update(parse_resource_list(value))
     return True
 
 
@@ -306,7 +311,11 @@ def usage(stream):
 
 def run(opts):
     snap = qstatus.load()
+    from gridtools.cli.sge.loadvalues import check_requests
+    opts.requests = check_requests(opts.requests, opts.full_resources, snap.get("complexes"))
     out = sys.stdout
+    for line in qstatus.warnings(snap):
+        sys.stderr.write(line + "\n")
     if opts.job_ids is not None:
         from gridtools.cli.sge import qstat_j
         return qstat_j.show(snap, opts, out)

@@ -2,12 +2,17 @@
 
 ``load()`` returns the published snapshot (see daemon.publish) merged with
 submit requests the daemon has not taken in yet, so a job shows up in qstat
-the moment qsub returned. Without a snapshot (no daemon has run yet) the
-rows are built from the spool's job files.
+the moment qsub returned: the requests are read *before* the snapshot, and
+the daemon removes a request only after publishing a snapshot that shows
+it, so every job is in one or the other. Without a snapshot (no daemon has
+run yet) the rows are built from the spool's job files. While no daemon
+runs, the snapshot is marked ``stale``: jobs no longer in the spool are left
+out and jobs the snapshot does not know are read from the spool.
 """
 
 import os
 import pwd
+import time
 
 from gridtools import cell
 from gridtools.spool import status as spool_status
@@ -16,61 +21,116 @@ ACTIVE = ("r", "hr", "Rr", "t", "s", "S", "T", "dr", "dt")
 
 
 def load():
+    pending = _submit_requests()
     snap = spool_status.read()
     if snap is None:
         snap = _from_spool()
-    _merge_requests(snap)
+    elif not _daemon_running():
+        _reconcile(snap)
+    _merge_requests(snap, pending)
     return snap
 
 
-def _from_spool():
+def _daemon_running():
+    from gridtools.daemon import control
+    return control.running()
+
+
+def _job_parts(job_ids):
+    """(rows, info) of the given jobs, read from the spool."""
     from gridtools.daemon.publish import job_info, job_rows
     from gridtools.model.job import Job
     from gridtools.spool import jobs as jobstore
-    rows, info = [], {}
+    from gridtools.formats import spoolyaml
     jobs = []
-    for job_id in jobstore.list_ids():
-        spec = jobstore.read_spec(job_id)
-        if spec is not None:
-            jobs.append(Job.from_parts(spec, jobstore.read_state(job_id)))
+    for job_id in job_ids:
+        try:
+            spec = jobstore.read_spec(job_id)
+            if spec is not None:
+                jobs.append(Job.from_parts(spec, jobstore.read_state(job_id)))
+        except (OSError, spoolyaml.SpoolFormatError):
+            continue
     live = {j.id for j in jobs if not j.is_finished()}
+    rows, info = [], {}
     for job in jobs:
         rows.extend(job_rows(job, 0.0, live))
         info[job.id] = job_info(job, None)
+    return rows, info
+
+
+def _from_spool():
+    from gridtools.spool import jobs as jobstore
+    rows, info = _job_parts(jobstore.list_ids())
     return {"time": 0.0, "rows": rows, "jobs": info, "queues": [], "hosts": {}, "reasons": {},
             "exechosts": []}
 
 
-def _merge_requests(snap):
-    folder = cell.spool("requests")
+def _reconcile(snap):
+    """A snapshot left by a daemon that is gone: leave out jobs no longer in the spool,
+    add the ones it does not know, and mark it stale."""
+    snap["stale"] = True
     try:
-        names = [n for n in os.listdir(folder) if n.endswith(".submit")]
-    except FileNotFoundError:
-        return
-    if not names:
-        return
-    from gridtools.daemon.publish import ranges
-    from gridtools.formats import spoolyaml
+        stored = {int(n) for n in os.listdir(cell.spool("jobs")) if n.isdigit()}
+    except OSError:
+        return                          # no job store to compare with (or not ours to read)
     known = snap["jobs"]
-    for name in sorted(names):
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                spec = spoolyaml.load(fh.read()).get("job") or {}
-            uid = os.stat(os.path.join(folder, name)).st_uid
-        except (OSError, ValueError, spoolyaml.SpoolFormatError):
-            continue
-        if spec.get("id") in known:
+    gone = set(known) - stored
+    if gone:
+        snap["rows"] = [r for r in snap["rows"] if r["id"] not in gone]
+        for job_id in gone:
+            del known[job_id]
+    unknown = sorted(stored - set(known))
+    if unknown:
+        rows, info = _job_parts(unknown)
+        snap["rows"].extend(rows)
+        known.update(info)
+
+
+def warnings(snap, etc_only=False):
+    """Lines to show on stderr: the status is stale, or the daemon reported faults."""
+    lines = []
+    if snap.get("stale") and not etc_only:
+        when = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(snap.get("time") or 0))
+        lines.append(f"warning: the gridtools daemon of cell {cell.root()} is not running: "
+                     f"job states as of {when}")
+    for fault in snap.get("faults") or ():
+        if not etc_only or str(fault.get("path", "")).startswith("etc" + os.sep):
+            lines.append(f"warning: {fault['text']}")
+    return lines
+
+
+def _submit_requests():
+    """(job description, owner uid) of each of the caller's submit requests waiting in the
+    spool, read as the daemon reads them (plain files only, capped, checked)."""
+    try:
+        if not any(n.endswith(".submit") for n in os.listdir(cell.spool("requests"))):
+            return []
+    except OSError:
+        return []
+    from gridtools.spool import requests
+    return [(req.body["job"], req.uid) for req in requests.pending_submits()]
+
+
+def _merge_requests(snap, pending):
+    if not pending:
+        return
+    known = snap["jobs"]
+    for spec, uid in pending:
+        if not isinstance(spec, dict) or not isinstance(spec.get("id"), int) or spec["id"] in known:
             continue
         try:
             spec["owner"] = pwd.getpwuid(uid).pw_name
         except KeyError:
             spec["owner"] = str(uid)
-        _add_unprocessed(snap, spec, ranges)
+        try:
+            _add_unprocessed(snap, spec)
+        except (KeyError, TypeError, ValueError, IndexError):
+            continue
 
 
-def _add_unprocessed(snap, spec, ranges):
+def _add_unprocessed(snap, spec):
     rng = spec.get("tasks")
-    tasks = ranges(list(range(rng[0], rng[1] + 1, rng[2]))) if rng else None
+    tasks = [list(rng)] if rng else None
     state = "hqw" if spec.get("user_hold") or spec.get("hold_jid") else "qw"
     slots = spec["pe"][1] if spec.get("pe") else 1
     snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,

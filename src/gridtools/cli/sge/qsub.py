@@ -12,8 +12,6 @@ from gridtools.cli.sge import options, submit
 from gridtools.cli.sge.tokens import script_directives
 from gridtools.errors import GridError, UsageError
 
-USAGE_HEAD = "usage: qsub [options] [{command|-} [command_args]]"
-
 
 def _job_label(spec):
     rng = spec.get("tasks")
@@ -81,7 +79,7 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
 
 def main(argv, prog="qsub"):
     if "-help" in argv or "--help" in argv:
-        sys.stdout.write(USAGE_HEAD + "\n(see qsub(1))\n")
+        sys.stdout.write(options.usage(prog, ("all", "submit", "cli")))
         return 0
     try:
         return _submit(argv, prog)
@@ -109,8 +107,9 @@ def _submit(argv, prog):
             return code
     from gridtools.cli.ask import tell
     from gridtools.spool import ids
-    job_id = ids.allocate("job")[0]
-    spec = submit.finish_spec(req, job_id, name, cwd, args, command)
+    spec = submit.finish_spec(req, 1, name, cwd, args, command)
+    submit.check_spec(spec, script)
+    spec["id"] = ids.allocate("job")[0]
     tell("submit", {"job": spec}, script=script)
     print(submitted_message(spec, client.get("terse")), flush=True)
     if req.get("now"):

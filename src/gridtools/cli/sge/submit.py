@@ -16,12 +16,9 @@ import pwd
 import time
 
 from gridtools import cell
+from gridtools.cli.sge.optvalues import Rejected
 from gridtools.cli.sge.tokens import read_option_file, split_words
 from gridtools.errors import GridError, InputError
-
-
-class Rejected(GridError):
-    """The job was refused: printed as 'Unable to run job: ...' then 'Exiting.'"""
 
 
 def default_request_words(cwd):
@@ -81,7 +78,7 @@ def _etc_names(folder):
 
 
 def complex_table():
-    """name -> (shortcut, type, requestable) from etc/complex, read by hand (fast)."""
+    """name -> (shortcut, type, requestable, consumable) from etc/complex, read by hand (fast)."""
     table = {}
     try:
         with open(cell.etc("complex"), encoding="utf-8") as fh:
@@ -90,7 +87,7 @@ def complex_table():
                     continue
                 parts = line.split()
                 if len(parts) >= 8:
-                    table[parts[0]] = (parts[1], parts[2], parts[4])
+                    table[parts[0]] = (parts[1], parts[2], parts[4], parts[5])
     except FileNotFoundError:
         pass
     return table
@@ -167,34 +164,79 @@ def check_request(req):
         raise Rejected(f'job rejected: the requested checkpointing environment "{req["ckpt"]}" does not exist')
     if req["project"] and req["project"] not in _etc_names("projects"):
         raise Rejected(f'job rejected: project "{req["project"]}" does not exist')
+    check_resources(req)
+
+
+def check_resources(req):
+    """Resolve shortcuts of -l names; refuse unknown or non-requestable resources and
+    values that are not of the resource's type (Grid Engine's messages)."""
     table = complex_table()
     by_short = {v[0]: k for k, v in table.items()}
     for kind in ("hard", "soft"):
         fixed = {}
         for name, value in req["resources"][kind].items():
-            full = name if name in table else by_short.get(name, name)
-            if full in table:
-                _check_value(full, table[full], value)
+            full = name if name in table else by_short.get(name)
+            if full is None:
+                raise Rejected(f'unknown resource "{name}"')
+            _check_value(full, table[full], value)
             fixed[full] = value
         req["resources"][kind] = fixed
 
 
 def _check_value(name, row, value):
     from gridtools.formats import values
-    _short, ctype, requestable = row
+    _short, ctype, requestable, consumable = row
     if requestable.upper() == "NO":
         raise Rejected(f'resource "{name}" configured as non requestable')
     try:
-        if ctype == "MEMORY":
-            values.parse_memory(value)
-        elif ctype == "TIME":
-            values.parse_time(value)
-        elif ctype in ("INT", "DOUBLE"):
-            values.parse_number(value)
-        elif ctype == "BOOL":
-            values.parse_bool(value)
-    except InputError:
-        raise Rejected(f'invalid value "{value}" for resource "{name}"') from None
+        number = values.parse_typed(ctype, value)
+    except InputError as exc:
+        reason = f": {exc}" if "out of range" in str(exc) else ""
+        raise Rejected(values.not_a_value(name, ctype) + reason) from None
+    if consumable.upper() not in ("NO", "N") and isinstance(number, (int, float)) \
+            and not isinstance(number, bool) and number < 0:
+        raise Rejected(f'attribute "{name}" is consumable but has a negative value')
+
+
+# ---------------------------------------------------------------- the daemon's checks
+
+def global_value(name, default=None):
+    """An attribute of the global configuration (etc/conf/global), read by hand (fast)."""
+    try:
+        with open(cell.etc("conf", "global"), encoding="utf-8", errors="replace") as fh:
+            value = _attr_line(fh.read(), name)
+    except OSError:
+        return default
+    return value if value else default
+
+
+def check_spec(spec, script=None):
+    """Refuse, as the daemon would, a job description it would not accept (formats.jobcheck):
+    names with control characters, more tasks than max_aj_tasks, a script too large."""
+    from gridtools.formats import jobcheck
+    limit = global_value("max_aj_tasks", "75000")
+    try:
+        jobcheck.check(spec, max_tasks=int(limit) if limit.isdigit() else 0)
+    except jobcheck.Invalid as exc:
+        raise Rejected(str(exc)) from None
+    if script is not None and len(script) > max_script():
+        raise Rejected(f"the job script is larger than {max_script()} bytes "
+                       "(qmaster_params MAX_SCRIPT_SIZE)")
+
+
+def max_script():
+    """Largest job script the daemon takes (qmaster_params MAX_SCRIPT_SIZE)."""
+    from gridtools.formats import values
+    from gridtools.spool.requests import MAX_SCRIPT
+    params = (global_value("qmaster_params", "") or "").replace(",", " ").split()
+    for item in params:
+        name, _, text = item.partition("=")
+        if name == "MAX_SCRIPT_SIZE":
+            try:
+                return int(min(values.parse_memory(text), 1 << 40))
+            except InputError:
+                break
+    return MAX_SCRIPT
 
 
 # ---------------------------------------------------------------- identity

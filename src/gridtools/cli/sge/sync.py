@@ -6,6 +6,7 @@ exit code X.`` line per task on stderr. The exit status is the job's (for an
 array job, the highest of its tasks'); a deleted job gives 1.
 """
 
+import os
 import sys
 import time
 
@@ -31,6 +32,7 @@ def _finished(state, numbers):
 
 def wait(spec, poll=0.01):
     numbers = _tasks(spec)
+    notice = _StoreNotice(spec["id"])
     while True:
         try:
             state = jobstore.read_state(spec["id"])
@@ -40,8 +42,35 @@ def wait(spec, poll=0.01):
         if done is not None:
             _await_status(spec["id"])
             return report(spec, done)
+        if state is None:
+            notice.check()
         time.sleep(poll)
         poll = min(poll * 1.5, 0.5)
+
+
+class _StoreNotice:
+    """Says once on stderr why a submitted job is not stored yet (the daemon could not
+    write it: a full spool), as the daemon's published faults tell."""
+
+    EVERY = 1.0         # seconds between looks at the status
+
+    def __init__(self, job_id):
+        self.job_id = job_id
+        self.next = time.time() + self.EVERY
+        self.said = False
+
+    def check(self):
+        if self.said or time.time() < self.next:
+            return
+        self.next = time.time() + self.EVERY
+        if os.path.isdir(jobstore.job_dir(self.job_id)):
+            return
+        from gridtools.spool import status
+        for fault in (status.read() or {}).get("faults") or ():
+            if fault.get("kind") == "store" and fault.get("job") == self.job_id:
+                sys.stderr.write(f"warning: {fault['text']}; it is queued and will be taken in\n")
+                sys.stderr.flush()
+                self.said = True
 
 
 def wait_immediate(spec, poll=0.01):

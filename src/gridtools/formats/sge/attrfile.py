@@ -72,9 +72,10 @@ def logical_lines(text, skip_comments=True):
         if pending.endswith("\\"):
             pending = pending[:-1].rstrip()
             continue
-        result.append((start, pending))
+        if pending.strip():
+            result.append((start, pending))
         pending = None
-    if pending is not None:
+    if pending is not None and pending.strip():
         result.append((start, pending))
     return result
 
@@ -119,6 +120,8 @@ def wrap_line(line, limit=MAX_LINE):
     if len(line) <= limit:
         return line
     indent = _value_column(line)
+    if indent >= limit - 2:
+        return line                     # a name too long to leave room for a value
     pieces, rest, first = [], line, True
     while True:
         room = limit if first else limit - indent

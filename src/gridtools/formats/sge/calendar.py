@@ -84,7 +84,7 @@ def _date(node):
              else _int(month_tok, 1, 12, "month"))
     try:
         return datetime.date(_int(year_tok, 1970, 9999, "year"), month, int(day_tok))
-    except ValueError:
+    except (ValueError, OverflowError):
         raise ValueProblem(f"no such day {day_tok}.{month_tok}.{year_tok}") from None
 
 

@@ -19,7 +19,7 @@ matters.
 """
 
 from gridtools.errors import InputError
-from gridtools.formats.values import INFINITY, parse_bool, parse_memory, parse_time
+from gridtools.formats.values import INFINITY, parse_bool, parse_memory, parse_number, parse_time
 
 
 class ValueProblem(ValueError):
@@ -90,6 +90,8 @@ class Text(Codec):
     def parse(self, text):
         if not text or (not self.spaces and len(text.split()) != 1):
             raise ValueProblem(f"expected {self.expected}")
+        if any(c in text for c in "\n\r\0"):
+            raise ValueProblem(f"expected {self.expected} on one line")
         return text
 
     def render(self, value):
@@ -123,10 +125,10 @@ class Integer(Codec):
             f"an integer from {lo} to {hi}" if hi is not None else f"an integer of at least {lo}")
 
     def parse(self, text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueProblem(f"expected {self.expected}") from None
+        body = text[1:] if text[:1] in ("-", "+") else text
+        if not body or any(c not in "0123456789" for c in body):
+            raise ValueProblem(f"expected {self.expected}")
+        value = int(text)
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
             raise ValueProblem(f"expected {self.expected}")
         return value
@@ -144,8 +146,8 @@ class Real(Codec):
 
     def parse(self, text):
         try:
-            value = float(text)
-        except ValueError:
+            value = float(parse_number(text))
+        except InputError:
             raise ValueProblem(f"expected {self.expected}") from None
         if not value >= 0 or value == INFINITY:
             raise ValueProblem(f"expected {self.expected}")

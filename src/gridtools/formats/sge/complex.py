@@ -11,7 +11,7 @@ three, under the ``#name shortcut ...`` header, followed by qconf's footer.
 
 from gridtools.errors import InputError
 from gridtools.formats.sge.attrfile import FieldError
-from gridtools.formats.values import parse_bool, parse_memory, parse_number, parse_time
+from gridtools.formats.values import not_a_value, parse_number, parse_typed
 
 #: column names, in order
 COLUMNS = ("name", "shortcut", "type", "relop", "requestable", "consumable", "default", "urgency")
@@ -145,22 +145,43 @@ def template(name=None):
     return {row["name"]: row for row in (parse_row(line) for line in DEFAULT_TABLE.splitlines())}
 
 
+_BUILTIN = {}
+
+
+def _builtin():
+    """The built-in attributes (read once; never handed out for changes)."""
+    if not _BUILTIN:
+        _BUILTIN.update(template())
+    return _BUILTIN
+
+
 def value_ok(type_name, text):
     """True when ``text`` is a valid value for an attribute of ``type_name``."""
     try:
-        if type_name == "INT":
-            int(text)
-        elif type_name == "DOUBLE":
-            float(text)
-        elif type_name == "TIME":
-            parse_time(text)
-        elif type_name == "MEMORY":
-            parse_memory(text)
-        elif type_name == "BOOL":
-            parse_bool(text)
+        parse_typed(type_name, text)
         return bool(text)
-    except (ValueError, InputError):
+    except InputError:
         return False
+
+
+def check_values(pairs, table, field, consumables=False):
+    """Raise FieldError naming ``field`` when a ``name=value`` pair's value is not of
+    the attribute's type in ``table`` (the complex dict), or, with ``consumables``,
+    when a consumable attribute gets a negative value (Grid Engine's messages).
+    Names the table does not know are left to the reference check."""
+    if not isinstance(table, dict):
+        return
+    for name, text in (pairs or {}).items():
+        row = lookup(table, name)
+        if not isinstance(row, dict):
+            continue
+        try:
+            value = parse_typed(row["type"], str(text))
+        except InputError:
+            raise FieldError(not_a_value(name, row["type"]), field) from None
+        if consumables and row.get("consumable", "NO") != "NO" and not isinstance(value, (bool, str)) \
+                and value < 0:
+            raise FieldError(f'attribute "{name}" is consumable but has a negative value', field)
 
 
 def _check_row(name, row):
@@ -194,7 +215,7 @@ def validate(obj, known=None):
             raise FieldError(f'shortcut "{row["shortcut"]}" of attribute "{name}" is already used by '
                              f'"{other or row["shortcut"]}"', "shortcut")
         shortcuts[row["shortcut"]] = name
-    for name, row in template().items():
+    for name, row in _builtin().items():
         if name not in obj:
             raise FieldError(f'built-in attribute "{name}" cannot be removed', "name")
         if obj[name]["type"] != row["type"]:

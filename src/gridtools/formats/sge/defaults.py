@@ -65,10 +65,19 @@ SGE_ALIASES = """\
 """
 
 
-def _queue(slots):
+#: load_thresholds of all.q in a personal cell: none. The machine is the user's own, its
+#: slots are its CPUs, and the load a newcomer's other programs (or other users of a
+#: busy machine) cause must not hold the user's own jobs back; a shared cell keeps
+#: Grid Engine's np_load_avg=1.75
+PERSONAL_LOAD_THRESHOLDS = {}
+
+
+def _queue(slots, personal=False):
     obj = queue.template(DEFAULT_QUEUE)
     obj["hostlist"] = [ALL_HOSTS]
     obj["slots"] = slots if isinstance(slots, PerHost) else PerHost(slots)
+    if personal:
+        obj["load_thresholds"] = PerHost(dict(PERSONAL_LOAD_THRESHOLDS))
     # scripts run the Unix way: a "#!" line chooses the interpreter, as
     # batch pipelines written for Grid Engine expect of a fresh install
     obj["shell_start_mode"] = PerHost("unix_behavior")
@@ -121,13 +130,14 @@ def _slots_value(hosts, slots):
     return PerHost(DEFAULT_SLOTS, {name: count(name) for name in hosts})
 
 
-def default_cell_objects(hosts, slots, manager):
+def default_cell_objects(hosts, slots, manager, personal=False):
     """The host-specific ``etc/`` files of a new cell.
 
     ``hosts``: execution host names; ``slots``: slots per host, one int for
-    all or a dict host -> int; ``manager``: the user who runs the cell. The
-    queue gets ``slots N`` for one host and ``1,[host=N],...`` otherwise, as
-    Grid Engine's installer writes it.
+    all or a dict host -> int; ``manager``: the user who runs the cell;
+    ``personal``: the cell is a user's own (``~/.gridtools``), whose queue
+    has no load threshold. The queue gets ``slots N`` for one host and
+    ``1,[host=N],...`` otherwise, as Grid Engine's installer writes it.
     """
     hosts = list(dict.fromkeys(hosts))
     if not hosts:
@@ -137,7 +147,7 @@ def default_cell_objects(hosts, slots, manager):
     files = {f"hostgroups/{ALL_HOSTS}": hostgroup.render({"group_name": ALL_HOSTS, "hostlist": hosts})}
     for name in hosts:
         files[f"exechosts/{name}"] = host.render(host.template(name))
-    files[f"queues/{DEFAULT_QUEUE}"] = queue.render(_queue(_slots_value(hosts, slots)))
+    files[f"queues/{DEFAULT_QUEUE}"] = queue.render(_queue(_slots_value(hosts, slots), personal))
     files["managers"] = lists.render(list(dict.fromkeys([*BUILTIN_MANAGERS, manager])))
     files["adminhosts"] = lists.render(hosts)
     files["submithosts"] = lists.render(hosts)

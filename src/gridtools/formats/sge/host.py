@@ -73,3 +73,6 @@ def validate(obj, known=None):
                              ("load_scaling", "complex", "complex attribute"),
                              ("report_variables", "complex", "complex attribute")):
         require_known(list(obj[attr]), known, kind, attr, what)
+    if known:
+        from gridtools.formats.sge.complex import check_values
+        check_values(obj["complex_values"], known.get("complex"), "complex_values", consumables=True)

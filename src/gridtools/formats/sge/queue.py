@@ -211,9 +211,12 @@ _REFERENCES = {
 
 
 def _check_references(obj, known):
+    from gridtools.formats.sge.complex import check_values
     for attr, (kind, what) in _REFERENCES.items():
         for value in values_of(obj, attr):
             require_known(list(value), known, kind, attr, what)
+            if kind == "complex" and known:
+                check_values(value, known.get("complex"), attr, consumables=attr == "complex_values")
     for value in values_of(obj, "calendar"):
         if value is not None:
             require_known([value], known, "calendar", "calendar", "calendar")
@@ -225,9 +228,25 @@ def _check_references(obj, known):
         require_known(names, known, "queue", "subordinate_list", "queue")
 
 
+def _check_paths(obj):
+    """A shell must be an absolute path; processors UNDEFINED or a range list (0-3,5)."""
+    for shell in values_of(obj, "shell"):
+        if not str(shell).startswith("/"):
+            raise FieldError('denied: the path given for "shell" must start with a "/"', "shell")
+    for text in values_of(obj, "processors"):
+        if str(text).upper() == "UNDEFINED":
+            continue
+        for item in str(text).split(","):
+            first, _, last = item.partition("-")
+            if not (first.isascii() and first.isdigit() and (not last or (last.isascii() and last.isdigit()))):
+                raise FieldError(f'invalid value "{text}" for attribute "processors": expected UNDEFINED '
+                                 "or a list of numbers and ranges", "processors")
+
+
 def validate(obj, known=None):
     """Raise ConfigError if the queue is malformed or names missing objects."""
     SCHEMA.check(obj)
     check_object_name(obj["qname"], "queue", "qname")
+    _check_paths(obj)
     _check_hosts(obj, known)
     _check_references(obj, known)

@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""Kill the dispatcher at random moments over a stream of jobs, then prove that nothing
+was lost, run twice or accounted twice, and that every ``qsub -sync y`` returned.
+
+    python bench/crash_harness.py [--kills 10000] [--jobs 2000] [--seed 7] [--keep]
+
+The daemon runs as a child of this harness (forked from it with everything
+imported, so a restart costs what the daemon's own start-up costs, not an
+interpreter's). Each life of the daemon is ended by SIGKILL: most often by
+itself, at a crash point armed at random (``GRIDTOOLS_CRASH_AT``: intake,
+pass, start, reap, publish, startup, the n-th time it gets there), else by
+the harness at a random moment. Meanwhile jobs are submitted through qsub's
+own code (in this process, to keep the pace), and a few real ``qsub -sync y``
+clients wait for theirs. Shepherds are never killed: they outlive each daemon.
+
+After the last kill a daemon runs undisturbed until every job ended, then the
+invariants are checked from the jobs' own output files, the accounting file
+and the job spool. Exit status 0 when all hold; the report says what did not.
+"""
+
+import argparse
+import collections
+import contextlib
+import ctypes
+import io
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(REPO, "bin")
+PHASES = ("intake", "pass", "pass", "start", "start", "reap", "reap", "publish", "publish", "startup")
+LIFE_MAX = 0.08           # most seconds a daemon life lasts before the harness kills it
+ARMED_LIFE_MAX = 0.2      # the same for a life with a crash point armed
+FINISH_WAIT = 120.0       # seconds the last daemon has to finish every job
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def make_cell(slots):
+    """A scratch cell tuned for many restarts: no load alarm, few finished jobs kept."""
+    root = tempfile.mkdtemp(prefix="gtcrash-", dir="/tmp")
+    os.chmod(root, 0o755)
+    env = dict(os.environ, GRIDTOOLS_ROOT=root, GRIDTOOLS_HOST="crashhost", GRIDTOOLS_NO_AUTOSTART="1",
+               PATH=os.pathsep.join([BIN, os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+    subprocess.run(["gridtools", "init", "--slots", str(slots), "--host", "crashhost"], env=env,
+                   check=True, capture_output=True, cwd="/")
+    _edit(os.path.join(root, "etc", "queues", "all.q"), "np_load_avg=1.75", "NONE")
+    _edit(os.path.join(root, "etc", "conf", "global"), None, None, ("finished_jobs", "20"))
+    return root, env
+
+
+def _edit(path, old, new, attr=None):
+    with open(path) as fh:
+        text = fh.read()
+    if old is not None:
+        text = text.replace(old, new)
+    if attr is not None:
+        lines = [line for line in text.splitlines() if line.split()[:1] != [attr[0]]]
+        text = "\n".join(lines + [f"{attr[0]} {attr[1]}"]) + "\n"
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+class Job:
+    """What the harness expects of one submitted job."""
+
+    def __init__(self, jid, tasks, status, sync=None):
+        self.id = jid
+        self.tasks = tasks
+        self.status = status
+        self.sync = sync           # pid of its qsub -sync y client, if any
+
+
+class Harness:
+    def __init__(self, kills, jobs, syncs, seed, slots=4):
+        self.rand = random.Random(seed)
+        self.want_kills = kills
+        self.want_jobs = jobs
+        self.want_syncs = syncs
+        self.root, self.env = make_cell(slots)
+        self.work = os.path.join(self.root, "work")
+        os.makedirs(self.work)
+        os.chmod(self.work, 0o777)
+        self.log = os.path.join(self.work, "ran.log")
+        self.jobs = {}
+        self.daemon = 0
+        self.life_end = 0.0
+        self.kills = {"crash point": 0, "harness": 0}
+        self.lives = 0
+        self.armed = ""             # the phase armed in the current life
+        self.phases = collections.Counter()   # phase -> kills at its crash points
+        self.killing = False        # the harness sent the current daemon SIGKILL
+        self.timed_out = False
+        self.kill_time = 0.0
+        self.syncs = {}             # client pid -> (job placeholder, stdout path, stderr path)
+        self.sync_status = {}       # client pid -> wait status
+        self.sync_jobs = []         # Job objects waited for by clients, in start order
+
+    # ------------------------------------------------------------ the daemon
+    def _fork_daemon(self, crash_spec):
+        from gridtools.daemon import crash
+        from gridtools.daemon.loop import main as daemon_main
+        out = os.open(os.path.join(self.root, "spool", "daemon.out"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.setsid()
+                os.dup2(out, 1)
+                os.dup2(out, 2)
+                devnull = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(devnull, 0)
+                os.closerange(3, 65536)
+                for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+                    signal.signal(sig, signal.SIG_DFL)
+                crash.arm(crash_spec)
+                code = daemon_main()
+            finally:
+                os._exit(code)
+        os.close(out)
+        return pid
+
+    def _new_life(self, armed=True):
+        """Fork a daemon: most lives with a crash point armed (and a longer limit, to
+        reach it), the others to be killed by the harness at a random moment."""
+        spec, limit = "", self.rand.uniform(0.002, LIFE_MAX)
+        if armed and self.rand.random() < 0.75:
+            phase = self.rand.choice(PHASES)
+            spec, limit = f"{phase}:{self.rand.randint(1, 2)}", ARMED_LIFE_MAX
+        self.daemon = self._fork_daemon(spec)
+        self.armed = spec.partition(":")[0]
+        self.life_end = time.time() + (limit if armed else 1e12)
+        self.lives += 1
+
+    def _reap(self):
+        """waitpid every ended child (this harness is the subreaper of shepherds and jobs)."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.daemon:
+                self.daemon = 0
+                if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+                    if self.killing:
+                        self.kills["harness"] += 1
+                    else:
+                        self.kills["crash point"] += 1
+                        self.phases[self.armed] += 1
+                self.killing = False
+            elif pid in self.syncs:
+                self.sync_status[pid] = status
+
+    # ------------------------------------------------------------ the jobs
+    def _submit(self, sync=False):
+        jid_hint = len(self.jobs) + len(self.sync_jobs)
+        status = self.rand.choice((0, 0, 0, 1, 3, 42))
+        array = not sync and self.rand.random() < 0.15
+        sleep = self.rand.choice(("0", "0", "0.05", "0.2"))
+        argv = ["-b", "y", "-o", os.path.join(self.work, "$JOB_ID.$TASK_ID.out"), "-j", "y"]
+        if array:
+            argv += ["-t", f"1-{self.rand.randint(2, 6)}"]
+        argv += ["sh", "-c", f"'echo $JOB_ID.$SGE_TASK_ID >> {self.log}; echo ran; sleep {sleep}; exit {status}'"]
+        if sync:
+            return self._sync_client(argv, status, jid_hint)
+        from gridtools.cli.sge import qsub
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = qsub.main(["-terse"] + argv)
+        if code != 0:
+            raise RuntimeError(f"qsub failed ({code}): {out.getvalue()}")
+        jid = int(out.getvalue().split(".")[0])
+        tasks = list(range(1, int(argv[argv.index("-t") + 1].split("-")[1]) + 1)) if array else [1]
+        self.jobs[jid] = Job(jid, tasks, status)
+
+    def _sync_client(self, argv, status, hint):
+        out = os.path.join(self.work, f"sync{hint}.out")
+        err = os.path.join(self.work, f"sync{hint}.err")
+        actions = [(os.POSIX_SPAWN_OPEN, 1, out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+                   (os.POSIX_SPAWN_OPEN, 2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+                   (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+        qsub = shutil.which("qsub", path=self.env["PATH"])
+        pid = os.posix_spawn(qsub, ["qsub", "-sync", "y"] + argv, self.env, file_actions=actions)
+        job = Job(None, None, status, sync=pid)
+        self.syncs[pid] = (job, out, err)
+        self.sync_jobs.append(job)
+
+    # ------------------------------------------------------------ the run
+    def run(self):
+        """Kill daemons until enough kills were made, then finish; returns the problems found."""
+        os.environ.update(GRIDTOOLS_ROOT=self.root, GRIDTOOLS_HOST="crashhost", GRIDTOOLS_NO_AUTOSTART="1")
+        os.chdir(self.work)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        try:
+            return self._run()
+        finally:
+            libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+    def _run(self):
+        from gridtools.daemon import loop  # noqa: F401 - imported once, before the forks
+        began = time.time()
+        sync_at = sorted(self.rand.sample(range(self.want_kills), min(self.want_syncs, self.want_kills)))
+        while sum(self.kills.values()) < self.want_kills:
+            self._reap()
+            done = sum(self.kills.values())
+            if not self.daemon:
+                self._new_life()
+            elif time.time() >= self.life_end and not self.killing:
+                self.killing = True
+                os.kill(self.daemon, signal.SIGKILL)
+            while len(self.jobs) < self.want_jobs * (done + 1) / self.want_kills:
+                self._submit()
+            while sync_at and sync_at[0] <= done:
+                sync_at.pop(0)
+                self._submit(sync=True)
+            time.sleep(0.001)
+        self.kill_time = time.time() - began
+        return self._finish()
+
+    def _finish(self):
+        """The last daemon runs undisturbed until every job and every -sync client ended."""
+        if self.daemon:
+            self.killing = True
+            os.kill(self.daemon, signal.SIGKILL)
+        while self.daemon:
+            self._reap()
+            time.sleep(0.005)
+        self._new_life(armed=False)
+        end = time.time() + FINISH_WAIT
+        while time.time() < end and not (self._all_ended() and len(self.sync_status) == len(self.syncs)):
+            self._reap()
+            time.sleep(0.05)
+        self.timed_out = time.time() >= end
+        os.kill(self.daemon, signal.SIGTERM)
+        while self.daemon:
+            self._reap()
+            time.sleep(0.01)
+        return self.check()
+
+    def _all_ended(self):
+        from gridtools.spool import jobs as jobstore
+        for jid in list(self.jobs) + [j.id for j in self.sync_jobs if j.id]:
+            state = jobstore.read_state(jid) if os.path.isdir(jobstore.job_dir(jid)) else None
+            if os.path.isdir(jobstore.job_dir(jid)) and not _finished(state):
+                return False
+        if os.listdir(os.path.join(self.root, "spool", "requests")):
+            return False
+        return True
+
+    # ------------------------------------------------------------ the invariants
+    def check(self):
+        """Problems found (an empty list when every invariant holds)."""
+        problems = []
+        self._read_syncs(problems)
+        expected = {}
+        for job in list(self.jobs.values()) + [j for j in self.sync_jobs if j.id]:
+            for task in job.tasks:
+                expected[(job.id, task)] = job.status
+        ran = collections.Counter()
+        with open(self.log) as fh:
+            for line in fh:
+                jid, _, task = line.strip().partition(".")
+                ran[(int(jid), int(task) if task.isdigit() else 1)] += 1
+        accounted = collections.defaultdict(list)
+        for rec in _accounting(self.root):
+            accounted[(int(rec[5]), int(rec[35]) or 1)].append(rec)
+        for key, status in sorted(expected.items()):
+            label = f"{key[0]}.{key[1]}"
+            if ran[key] != 1:
+                problems.append(f"task {label} ran {ran[key]} times")
+            outputs = _output_lines(self.work, key)
+            if outputs != 1:
+                problems.append(f"task {label} wrote its output {outputs} times")
+            recs = accounted.get(key, [])
+            if len(recs) != 1:
+                problems.append(f"task {label} accounted {len(recs)} times")
+            elif (int(recs[0][11]), int(recs[0][12])) != (0, status):
+                problems.append(f"task {label} accounted as failed {recs[0][11]} exit {recs[0][12]}, "
+                                f"expected exit {status}")
+        for key in set(ran) - set(expected):
+            problems.append(f"unknown task {key} ran")
+        problems.extend(self._spool_problems())
+        return problems
+
+    def _read_syncs(self, problems):
+        for pid, (job, out, err) in self.syncs.items():
+            status = self.sync_status.get(pid)
+            text = open(out).read()
+            words = text.split()
+            if len(words) >= 3 and words[2].isdigit():
+                job.id = int(words[2])
+                job.tasks = [1]
+            if status is None:
+                problems.append(f"qsub -sync y (pid {pid}) did not return")
+            elif not os.WIFEXITED(status) or os.WEXITSTATUS(status) != job.status:
+                problems.append(f"qsub -sync y of job {job.id} ended with {status}, expected exit {job.status}: "
+                                f"{open(err).read().strip()}")
+            elif f"Job {job.id} exited with exit code {job.status}." not in open(err).read():
+                problems.append(f"qsub -sync y of job {job.id} did not report its exit code")
+
+    def _spool_problems(self):
+        from gridtools.spool import jobs as jobstore
+        found = []
+        for jid in jobstore.list_ids():
+            if not _finished(jobstore.read_state(jid)):
+                found.append(f"job {jid} did not finish: {jobstore.read_state(jid)}")
+        quarantine = os.path.join(self.root, "spool", "quarantine")
+        if os.path.exists(quarantine):
+            found.append(f"the spool has quarantined objects: {os.listdir(quarantine)}")
+        left = os.listdir(os.path.join(self.root, "spool", "requests"))
+        if left:
+            found.append(f"requests left in the spool: {left[:5]}")
+        return found
+
+    def report(self, problems):
+        total = sum(self.kills.values())
+        lines = [f"{total} kills of the dispatcher in {self.kill_time:.1f} s "
+                 f"({self.kills['crash point']} at crash points, {self.kills['harness']} by the harness), "
+                 f"{self.lives} daemon lives; crash points: "
+                 + ", ".join(f"{phase} {n}" for phase, n in sorted(self.phases.items())),
+                 f"{len(self.jobs) + len(self.sync_jobs)} jobs ({len(self.sync_jobs)} with qsub -sync y), "
+                 f"{sum(len(j.tasks or ()) for j in self.jobs.values())} tasks without -sync"]
+        if self.timed_out:
+            lines.append("the last daemon did not finish every job in time")
+        lines += problems or ["0 lost, 0 run twice, 0 accounted twice, every -sync y returned"]
+        return "\n".join(lines)
+
+    def cleanup(self):
+        _kill_cell(self.root)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _finished(state):
+    tasks = (state or {}).get("tasks") or {}
+    return bool(tasks) and all(t.get("state") == "finished" for t in tasks.values())
+
+
+def _accounting(root):
+    path = os.path.join(root, "spool", "accounting")
+    if not os.path.exists(path):
+        return []
+    with open(path) as fh:
+        return [line.rstrip("\n").split(":") for line in fh if not line.startswith("#")]
+
+
+def _output_lines(work, key):
+    jid, task = key
+    for name in (f"{jid}.{task}.out", f"{jid}.undefined.out"):
+        path = os.path.join(work, name)
+        if os.path.exists(path):
+            with open(path) as fh:
+                return fh.read().count("ran\n")
+    return 0
+
+
+def _kill_cell(root):
+    import psutil
+    for proc in psutil.process_iter(["pid", "environ"]):
+        try:
+            if (proc.info.get("environ") or {}).get("GRIDTOOLS_ROOT") == root and proc.pid != os.getpid():
+                proc.kill()
+        except (psutil.Error, OSError):
+            continue
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kills", type=int, default=10000)
+    parser.add_argument("--jobs", type=int, default=None, help="jobs to submit (default: kills / 5)")
+    parser.add_argument("--syncs", type=int, default=20, help="qsub -sync y clients")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", action="store_true", help="keep the cell for inspection")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, os.path.join(REPO, "src"))
+    harness = Harness(args.kills, args.jobs or max(20, args.kills // 5), args.syncs, args.seed)
+    try:
+        problems = harness.run()
+        print(harness.report(problems))
+    finally:
+        if not args.keep:
+            harness.cleanup()
+        else:
+            print(f"cell kept in {harness.root}")
+    return 1 if problems or harness.timed_out else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,359 @@
+"""The job description a client sends, checked field by field before anything uses it.
+
+A submit request carries a job description (a mapping; its fields are listed
+in gridtools_spool(5)). The daemon trusts nothing in it: ``check(spec)``
+returns a clean copy that holds only known fields, each of the right type and
+within range, or raises ``InputError`` with one line naming the first
+problem. Fields only the daemon may set (owner, uid, group, resolved
+dependencies, version, ...) and fields nobody knows are left out; the daemon
+fills in the identity from the request file's owner. qsub runs the same check
+before it queues anything, so a job the daemon would refuse is refused at
+once, with the same words.
+
+Names follow sge_types(1): a job name or account string may not contain a
+control character (a newline would forge log and accounting lines, an escape
+sequence would reach other users' terminals) nor ``/ : @ \\ * ?``. Resource
+values of the limits (``h_rt``, ``h_vmem``, ...) and of complexes whose type
+the caller passes are read with ``gridtools.formats.values``.
+
+Standard library only: qsub imports this on every submission.
+"""
+
+import math
+
+from gridtools.errors import InputError
+from gridtools.formats import values
+from gridtools.formats.safetext import escape
+
+#: highest job id; ids count up to it and start again at 1, as in Grid Engine
+MAX_JOB_ID = 9_999_999
+#: highest task number of an array job (qsub(1) -t)
+MAX_TASK_ID = 2 ** 31 - 1
+#: longest name (job name, account) Grid Engine accepts (MAX_VERIFY_STRING)
+MAX_NAME = 512
+#: longest text of any other single field
+MAX_TEXT = 1 << 16
+#: most items of any list or mapping in a job description
+MAX_ITEMS = 4096
+#: characters sge_types(1) forbids in job names and account strings, with their names
+NAME_FORBIDDEN = {"/": "Slash", ":": "Colon", "@": "At", "\\": "Backslash", "*": "Asterisk",
+                  "?": "Questionmark"}
+#: names of the control characters Grid Engine names itself
+CONTROL_NAMES = {"\n": "Return", "\t": "Tabulator", "\r": "Carriagereturn"}
+#: type of the resource limits every queue knows (queue_conf(5) RESOURCE LIMITS)
+LIMIT_TYPES = dict.fromkeys(("s_rt", "h_rt", "s_cpu", "h_cpu"), "TIME") | dict.fromkeys(
+    ("s_fsize", "h_fsize", "s_data", "h_data", "s_stack", "h_stack", "s_core", "h_core",
+     "s_rss", "h_rss", "s_vmem", "h_vmem"), "MEMORY")
+#: fields the daemon sets itself; a client's values are dropped
+DAEMON_FIELDS = frozenset({"owner", "uid", "group", "predecessors", "ad_predecessors", "version",
+                           "pe_granted", "has_shebang", "department"})
+#: the submitter's environment facts a job carries (qsub's SGE_O_* variables)
+SGE_O_KEYS = frozenset({"HOME", "LOGNAME", "PATH", "SHELL", "WORKDIR", "HOST", "MAIL"})
+#: message of a job array larger than the configuration's max_aj_tasks (Grid Engine's words)
+TOO_MANY_TASKS = "job rejected: You try to submit a job with more than {} tasks"
+
+
+class Invalid(InputError):
+    """A job description field that cannot be accepted; ``str()`` is one line."""
+
+
+def shown(text, limit=60):
+    """``text`` as it may appear in a message: control characters escaped, shortened."""
+    text = str(text)
+    return escape(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def control_char(text):
+    """The first control character (C0, DEL, C1) in ``text``, or None."""
+    for ch in text:
+        code = ord(ch)
+        if code < 32 or code == 127 or 0x80 <= code < 0xA0:
+            return ch
+    return None
+
+
+def check_name(text, what="job name"):
+    """Refuse a job name or account string as Grid Engine does (sge_types(1))."""
+    if not isinstance(text, str) or not text:
+        raise Invalid(f"{what} must not be empty")
+    if len(text) > MAX_NAME:
+        raise Invalid(f"{what} is longer than {MAX_NAME} characters")
+    bad = control_char(text)
+    if bad is not None:
+        label = CONTROL_NAMES.get(bad, "control character")
+        raise Invalid(f'{what} "{shown(text)}" is not valid: {label} ({shown(bad)}) not allowed')
+    for ch, label in NAME_FORBIDDEN.items():
+        if ch in text:
+            raise Invalid(f'{what} "{shown(text)}" is not valid: {label} (\'{ch}\') not allowed')
+    return text
+
+
+# ---------------------------------------------------------------- value checkers
+# each checker(value, field) returns the accepted value or raises Invalid
+
+def _bad(field, problem):
+    return Invalid(f'field "{field}" {problem}')
+
+
+def boolean(value, field):
+    if type(value) is not bool:
+        raise _bad(field, "must be true or false")
+    return value
+
+
+def integer(lo, hi):
+    def check(value, field):
+        if type(value) is not int or not lo <= value <= hi:
+            raise _bad(field, f"must be a whole number from {lo} to {hi}")
+        return value
+    return check
+
+
+def moment(value, field):
+    """A time in seconds since the epoch."""
+    if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+        raise _bad(field, "must be a time in seconds")
+    return value
+
+
+def text(value, field, single_line=False, empty=True):
+    if not isinstance(value, str) or len(value) > MAX_TEXT or (not empty and not value):
+        raise _bad(field, "must be a text" + ("" if empty else " that is not empty"))
+    if "\0" in value or (single_line and control_char(value) is not None):
+        raise _bad(field, f'must not contain control characters ("{shown(value)}")')
+    return value
+
+
+def line(value, field):
+    """One line of text: no control characters."""
+    return text(value, field, single_line=True)
+
+
+def word(value, field):
+    """A name, pattern or id: one line, not empty, no blanks."""
+    text(value, field, single_line=True, empty=False)
+    if any(c.isspace() for c in value):
+        raise _bad(field, f'must not contain blanks ("{shown(value)}")')
+    return value
+
+
+#: characters no object name (PE, project, checkpointing environment) holds (sge_types(1))
+OBJECT_FORBIDDEN = frozenset("/:@\\,=\"'{}")
+
+
+def name_or_pattern(value, field):
+    """A job id, job name or pattern of -hold_jid: one line, not empty (names may hold blanks)."""
+    return text(value, field, single_line=True, empty=False)
+
+
+def object_name(value, field):
+    """A configuration object (PE, project, checkpointing environment) or a pattern of them."""
+    word(value, field)
+    if OBJECT_FORBIDDEN.intersection(value) or value in (".", ".."):
+        raise _bad(field, f'is not an object name ("{shown(value)}")')
+    return value
+
+
+def path(value, field):
+    """An absolute path: the daemon never resolves a relative one."""
+    line(value, field)
+    if not value.startswith("/"):
+        raise _bad(field, f'must be an absolute path ("{shown(value)}")')
+    return value
+
+
+def optional(check):
+    def checked(value, field):
+        return None if value is None else check(value, field)
+    return checked
+
+
+def one_of(*choices):
+    def check(value, field):
+        if value not in choices or not isinstance(value, str):
+            raise _bad(field, f"must be one of {', '.join(choices)}")
+        return value
+    return check
+
+
+def list_of(check, max_items=MAX_ITEMS):
+    def checked(value, field):
+        if not isinstance(value, list) or len(value) > max_items:
+            raise _bad(field, "must be a list")
+        return [check(item, field) for item in value]
+    return checked
+
+
+def mapping(check_key, check_value, max_items=MAX_ITEMS):
+    def checked(value, field):
+        if not isinstance(value, dict) or len(value) > max_items:
+            raise _bad(field, "must be a mapping")
+        return {check_key(k, field): check_value(v, field) for k, v in value.items()}
+    return checked
+
+
+def hard_soft(check, empty):
+    """``{"hard": ..., "soft": ...}`` (queues, resources); a missing part is ``empty()``."""
+    def checked(value, field):
+        if not isinstance(value, dict) or set(value) - {"hard", "soft"}:
+            raise _bad(field, 'must be a mapping with "hard" and "soft"')
+        return {part: check(value.get(part, empty()), f"{field}.{part}")
+                for part in ("hard", "soft")}
+    return checked
+
+
+def env_name(value, field):
+    text(value, field, empty=False)
+    if "=" in value:
+        raise _bad(field, f'holds a variable name with "=" ("{shown(value)}")')
+    return value
+
+
+def env_value(value, field):
+    return text(value, field)
+
+
+def path_entry(value, field):
+    """``[host or None, path]`` of -o, -e, -i."""
+    if not isinstance(value, list) or len(value) != 2:
+        raise _bad(field, "must hold [host, path] pairs")
+    host = optional(word)(value[0], field)
+    target = line(value[1], field)
+    if not target:
+        raise _bad(field, "holds an empty path")
+    return [host, target]
+
+
+def alias(value, field):
+    if not isinstance(value, list) or len(value) != 3:
+        raise _bad(field, "must hold [source, host, replacement] triples")
+    return [line(value[0], field), word(value[1], field), line(value[2], field)]
+
+
+def task_range(value, field):
+    """``[first, last, step]`` of -t: 1 <= first <= last <= MAX_TASK_ID, step >= 1."""
+    if (not isinstance(value, list) or len(value) != 3
+            or any(type(n) is not int for n in value)):
+        raise _bad(field, "must be [first, last, step]")
+    first, last, step = value
+    if not 1 <= first <= last <= MAX_TASK_ID or not 1 <= step <= MAX_TASK_ID:
+        raise _bad(field, f"must name tasks from 1 to {MAX_TASK_ID} with a positive step")
+    return [first, first + (last - first) // step * step, step]
+
+
+def pe_request(value, field):
+    """``[name, min slots, max slots]`` (max 0: no upper bound)."""
+    if not isinstance(value, list) or len(value) != 3:
+        raise _bad(field, "must be [name, min, max]")
+    name = object_name(value[0], field)
+    low = integer(1, MAX_JOB_ID)(value[1], field)
+    high = integer(0, MAX_JOB_ID)(value[2], field)
+    if high and high < low:
+        raise _bad(field, "has a slot range whose maximum is below its minimum")
+    return [name, low, high]
+
+
+def mail_letters(value, field):
+    if not isinstance(value, str) or set(value) - set("beas"):
+        raise _bad(field, "must hold the letters b, e, a, s")
+    return value
+
+
+def account(value, field):
+    return check_name(value, "account string")
+
+
+def job_name(value, field):
+    return check_name(value, "job name")
+
+
+def job_id(value, field):
+    return integer(1, MAX_JOB_ID)(value, field)
+
+
+
+#: field -> checker; the job description's fields as qsub, qrsh and qalter write them
+FIELDS = {
+    "id": job_id, "name": job_name, "binary": boolean, "shell_wrap": boolean,
+    "shell": optional(path), "cwd": optional(path), "stdout": list_of(path_entry),
+    "stderr": list_of(path_entry), "stdin": list_of(path_entry), "join": boolean,
+    "env": mapping(env_name, env_value), "export_all": boolean,
+    "submit_env": mapping(env_name, env_value), "priority": integer(-1023, 1024),
+    "user_hold": boolean, "hold_jid": list_of(name_or_pattern),
+    "hold_jid_ad": list_of(name_or_pattern),
+    "start_at": optional(moment), "deadline": optional(moment), "tasks": optional(task_range),
+    "tc": optional(integer(0, MAX_TASK_ID)), "queues": hard_soft(list_of(word), list),
+    "resources": hard_soft(mapping(word, line), dict), "masterq": list_of(word),
+    "pe": optional(pe_request), "project": optional(object_name), "account": account,
+    "ar": optional(integer(1, MAX_JOB_ID)), "reserve": boolean, "notify": boolean,
+    "rerun": optional(boolean), "mail_options": mail_letters, "mail_list": list_of(line),
+    "ckpt": optional(object_name), "ckpt_when": optional(word),
+    "jobshare": integer(0, 2 ** 31 - 1), "context": mapping(word, line), "now": boolean,
+    "verify": one_of("e", "w", "n", "v", "p"), "binding": optional(line), "jsv": optional(line),
+    "override_tickets": integer(0, 2 ** 31 - 1), "hard_errors": boolean,
+    "gid": integer(0, 2 ** 32 - 2), "sge_o": mapping(one_of(*sorted(SGE_O_KEYS)), env_value),
+    "submit_host": word, "submit_time": moment, "script_name": line,
+    "args": list_of(env_value), "command": optional(line), "aliases": list_of(alias),
+    "job_script": one_of("QRSH"), "interactive": boolean,
+}
+#: fields every job description has
+REQUIRED = ("id", "name", "submit_time")
+
+
+def check(spec, types=None, max_tasks=0):
+    """A clean copy of job description ``spec``, or Invalid naming the first problem.
+
+    ``types`` maps complex names (and shortcuts) to their types (``TIME``,
+    ``MEMORY``, ``INT``, ``DOUBLE``, ``BOOL``) for the resource values; the
+    limits are always checked. ``max_tasks`` > 0 caps the tasks of an array.
+    """
+    if not isinstance(spec, dict):
+        raise Invalid("the job description must be a mapping")
+    for field in REQUIRED:
+        if field not in spec:
+            raise Invalid(f'field "{field}" is missing')
+    _check_array_size(spec.get("tasks"), max_tasks)
+    clean = {}
+    for field, value in spec.items():
+        checker = FIELDS.get(field) if isinstance(field, str) else None
+        if checker is not None and field not in DAEMON_FIELDS:
+            clean[field] = checker(value, field)
+    _check_whole(clean, types, max_tasks)
+    return clean
+
+
+def _check_whole(spec, types, max_tasks):
+    """Checks that look at several fields, or at values with a meaning of their own."""
+    if spec.get("binary") and not spec.get("command"):
+        raise Invalid('field "command" is missing for a binary job (-b y)')
+    for part, requests in (spec.get("resources") or {}).items():
+        for name, value in requests.items():
+            check_resource(name, value, (types or {}).get(name) or LIMIT_TYPES.get(name))
+
+
+def _check_array_size(rng, max_tasks):
+    """Refuse an array of more than ``max_tasks`` tasks (before its range is checked:
+    ``-t 1-99999999999`` is too large before it is out of range)."""
+    if max_tasks <= 0 or not isinstance(rng, list) or len(rng) != 3:
+        return
+    first, last, step = rng
+    if all(type(n) is int for n in rng) and step >= 1 and last >= first \
+            and (last - first) // step + 1 > max_tasks:
+        raise Invalid(TOO_MANY_TASKS.format(max_tasks))
+
+
+_PARSERS = {"TIME": values.parse_time, "MEMORY": values.parse_memory,
+            "INT": values.parse_number, "DOUBLE": values.parse_number, "BOOL": values.parse_bool}
+
+
+def check_resource(name, value, ctype):
+    """Refuse a resource request whose value does not read as its complex's type."""
+    parse = _PARSERS.get(ctype)
+    if parse is None:
+        return
+    try:
+        number = parse(value)
+    except InputError:
+        raise Invalid(f'invalid value "{shown(value)}" for resource "{name}"') from None
+    if isinstance(number, float) and math.isnan(number):
+        raise Invalid(f'invalid value "{shown(value)}" for resource "{name}"')

@@ -1,0 +1,116 @@
+"""The body of every request kind, checked before the daemon's handler reads it.
+
+A request file is a mapping written by any user (see gridtools_spool(5)).
+``check(kind, body)`` returns a clean copy of the body holding only the keys
+the kind knows, each of the right type, or raises ``jobcheck.Invalid`` with
+one line. The job description of a submit is checked apart, by
+``jobcheck.check``, which needs the configuration's limits; the change set
+of an alter is checked whole once it has been applied to the job.
+"""
+
+from gridtools.formats import jobcheck as jc
+from gridtools.formats.jobcheck import Invalid
+
+#: most targets, items or ranges one request may name
+MAX_TARGETS = 100_000
+
+
+def task_ranges(value, field):
+    """A task range list of qdel, qhold, qalter and qmod (``-t``): None means all tasks."""
+    return jc.optional(jc.list_of(jc.task_range, 1024))(value, field)
+
+
+def target(value, field):
+    """``{"id": job id, "tasks": ranges or None}``."""
+    if not isinstance(value, dict):
+        raise Invalid(f'field "{field}" must hold {{id, tasks}} mappings')
+    return {"id": jc.job_id(value.get("id"), f"{field}.id"),
+            "tasks": task_ranges(value.get("tasks"), f"{field}.tasks")}
+
+
+def hold_letters(value, field):
+    if not isinstance(value, str) or set(value) - set("uos"):
+        raise Invalid(f'field "{field}" must hold the letters u, o, s')
+    return value
+
+
+def qmod_item(value, field):
+    """``{"word": job id, name, pattern or queue expression, "tasks": ranges or None}``."""
+    if not isinstance(value, dict):
+        raise Invalid(f'field "{field}" must hold {{word, tasks}} mappings')
+    return {"word": jc.name_or_pattern(value.get("word"), f"{field}.word"),
+            "tasks": task_ranges(value.get("tasks"), f"{field}.tasks")}
+
+
+def context_op(value, field):
+    """``["set"]``, ``["add", name, value]`` or ``["del", name]``."""
+    shape = {"set": 1, "add": 3, "del": 2}.get(value[0]) if isinstance(value, list) and value \
+        and isinstance(value[0], str) else None
+    if shape != len(value):
+        raise Invalid(f'field "{field}" must hold context operations')
+    return [jc.line(item, field) for item in value]
+
+
+def attr_item(value, field):
+    """An attribute name, or ``[attribute, value text]`` (qconf -?attr, -purge)."""
+    if isinstance(value, list) and len(value) == 2:
+        return [jc.word(value[0], field), jc.text(value[1], field)]
+    return jc.word(value, field)
+
+
+def share_item(value, field):
+    """``[node path, shares or None]`` (qconf -?stnode)."""
+    if not isinstance(value, list) or len(value) != 2:
+        raise Invalid(f'field "{field}" must hold [path, shares] pairs')
+    return [jc.word(value[0], field), jc.optional(jc.integer(0, 2 ** 31 - 1))(value[1], field)]
+
+
+def any_mapping(value, field):
+    if not isinstance(value, dict):
+        raise Invalid(f'field "{field}" must be a mapping')
+    return value
+
+
+def _targets():
+    return jc.list_of(target, MAX_TARGETS)
+
+
+#: keys every request may carry
+COMMON = {"kind": jc.word, "reply": jc.boolean, "host": jc.optional(jc.line),
+          "has_script": jc.boolean}
+
+#: kind -> {key: checker}; keys not listed are dropped
+BODIES = {
+    "submit": {"job": any_mapping},
+    "delete": {"targets": _targets(), "force": jc.boolean},
+    "hold": {"targets": _targets(), "letters": hold_letters, "on": jc.boolean},
+    "alter": {"targets": _targets(), "changes": jc.mapping(jc.word, lambda v, f: v),
+              "context_ops": jc.list_of(context_op), "hold_add": hold_letters,
+              "hold_remove": hold_letters},
+    "qmod": {"op": jc.word, "scope": jc.one_of("job", "queue", "any"),
+             "items": jc.list_of(qmod_item, MAX_TARGETS), "force": jc.boolean},
+    "qconf": {"op": jc.word, "object": jc.optional(jc.word), "name": jc.optional(jc.line),
+              "expect": jc.optional(jc.line), "text": jc.optional(jc.text),
+              "names": jc.list_of(jc.line), "replace_all": jc.boolean,
+              "lists": jc.list_of(jc.word), "users": jc.list_of(jc.word),
+              "mode": jc.optional(jc.word), "items": jc.list_of(share_item),
+              "targets": jc.list_of(jc.word), "attrs": jc.list_of(attr_item),
+              "target": jc.optional(jc.word), "hosts": jc.list_of(jc.word),
+              "queues": jc.list_of(jc.word)},
+    "host": {"op": jc.word, "hosts": jc.list_of(jc.word)},
+}
+
+
+def check(kind, body):
+    """A clean copy of the body of a ``kind`` request, or Invalid naming the first problem."""
+    fields = BODIES.get(kind)
+    if fields is None:
+        raise Invalid(f'unknown request kind "{jc.shown(kind)}"')
+    if not isinstance(body, dict):
+        raise Invalid("the request is not a mapping")
+    clean = {}
+    for key, value in body.items():
+        checker = fields.get(key) or COMMON.get(key) if isinstance(key, str) else None
+        if checker is not None:
+            clean[key] = checker(value, key)
+    return clean

@@ -1,0 +1,56 @@
+"""Text from users made safe to log and to print on someone else's terminal.
+
+Job names, paths, context values and environments come from users; printed
+raw, a newline forges lines of a log or of qstat's table and an escape
+sequence drives the reader's terminal. ``escape`` turns every control
+character (C0, DEL, C1) into visible text (``\\n``, ``\\t``, ``\\x1b``);
+``for_terminal`` does the same but keeps newlines and tabs, for whole
+outputs whose line structure is the program's own. A byte that was not
+UTF-8 (held as a lone surrogate) is left to the stream's ``backslashreplace``
+error handler of the daemon's log, so it shows there as ``\\udcff``; a
+command's output (``SafeStream``) writes such bytes back as they came, as
+Grid Engine's programs do, except those that would be C1 control
+characters (0x80-0x9f), which it shows as ``\\x9b``.
+"""
+
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_CONTROLS = list(range(32)) + [127] + list(range(0x80, 0xA0))
+
+#: str.translate table of ``escape``: every control character
+ESCAPE = {code: _NAMED.get(chr(code)) or "\\x%02x" % code for code in _CONTROLS}
+#: str.translate table of ``for_terminal``: the same but newline and tab stay, and bytes
+#: that were not UTF-8 and would be C1 controls (held as surrogates) are made visible
+TERMINAL = {code: text for code, text in ESCAPE.items() if code not in (10, 9)}
+TERMINAL.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
+
+
+def escape(text):
+    """``text`` on one line with every control character and undecodable byte visible."""
+    return str(text).translate(ESCAPE)
+
+
+def for_terminal(text):
+    """``text`` with control characters other than newline and tab made visible."""
+    return text.translate(TERMINAL)
+
+
+class SafeStream:
+    """A text stream wrapper whose ``write`` passes text through ``for_terminal`` (and
+    writes bytes that were not UTF-8 back as they came)."""
+
+    def __init__(self, stream):
+        try:
+            stream.reconfigure(errors="surrogateescape")
+        except (AttributeError, ValueError):
+            pass
+        self._stream = stream
+
+    def write(self, text):
+        return self._stream.write(text.translate(TERMINAL))
+
+    def writelines(self, lines):
+        for text in lines:
+            self.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)

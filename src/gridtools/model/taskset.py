@@ -1,0 +1,121 @@
+"""Sets of task numbers kept as ranges, and the holds of pending tasks kept per job.
+
+An array job of a million tasks must cost next to nothing while its tasks
+wait: its pending tasks are the job's range minus the few tasks that left
+the pending state, kept as runs ``(first, last, step)``. ``TaskRanges``
+behaves as the sorted sequence of those numbers (iteration, ``len``, ``in``,
+truth) without ever listing them. ``TaskHolds`` answers "which hold letters
+apply to task n" from the job-level letters and the few tasks with letters
+of their own. ``RangeBuilder`` writes numbers or runs as the compact
+``[[first, last, step], ...]`` lists qstat shows (``1-1000000:1``).
+"""
+
+import bisect
+
+
+class TaskRanges:
+    """An immutable, sorted set of task numbers held as disjoint runs."""
+
+    __slots__ = ("runs", "_starts", "_count")
+
+    def __init__(self, runs=()):
+        self.runs = tuple(runs)               # ((first, last, step), ...), ascending, disjoint
+        self._starts = [r[0] for r in self.runs]
+        self._count = sum((last - first) // step + 1 for first, last, step in self.runs)
+
+    @classmethod
+    def of_range(cls, first, last, step, excluded=()):
+        """The numbers first, first+step, ... last without those in ``excluded``."""
+        runs = []
+        start = first
+        for n in sorted(n for n in excluded if first <= n <= last and (n - first) % step == 0):
+            if n > start:
+                runs.append((start, n - step, step))
+            start = n + step
+        if start <= last:
+            runs.append((start, last, step))
+        return cls(runs)
+
+    def __iter__(self):
+        for first, last, step in self.runs:
+            yield from range(first, last + 1, step)
+
+    def __len__(self):
+        return self._count
+
+    def __bool__(self):
+        return self._count > 0
+
+    def __contains__(self, number):
+        i = bisect.bisect_right(self._starts, number) - 1
+        if i < 0:
+            return False
+        first, last, step = self.runs[i]
+        return number <= last and (number - first) % step == 0
+
+    def __eq__(self, other):
+        if isinstance(other, TaskRanges):
+            return self.runs == other.runs
+        try:
+            return list(self) == list(other)
+        except TypeError:
+            return NotImplemented
+
+    def __repr__(self):
+        return f"TaskRanges({list(self.runs)})"
+
+    def first(self):
+        return self.runs[0][0] if self.runs else None
+
+
+class TaskHolds:
+    """Hold letters of a job's pending tasks: the job-level letters (``common``) for every
+    task, plus the letters of the tasks that have their own (``own``: number -> letters)."""
+
+    __slots__ = ("common", "own")
+
+    def __init__(self, common="", own=None):
+        self.common = common
+        self.own = own or {}
+
+    def get(self, number, default=""):
+        own = self.own.get(number)
+        if own:
+            return "".join(sorted(set(self.common + own)))
+        return self.common or default
+
+    def values(self):
+        """The distinct letter sets in use (enough for ``any(holds.values())``)."""
+        found = [self.common] if self.common else []
+        return found + [self.get(n) for n in self.own]
+
+
+class RangeBuilder:
+    """Collects ascending task numbers into ``[[first, last, step], ...]``: a number that
+    continues the last range's step extends it; a lone number takes the step to the next."""
+
+    def __init__(self):
+        self.out = []
+
+    def add(self, n):
+        out = self.out
+        if out:
+            first, last, step = out[-1]
+            if first == last and n > last:
+                out[-1] = [first, n, n - first]
+                return
+            if n - last == step:
+                out[-1][1] = n
+                return
+        out.append([n, n, 1])
+
+    def add_run(self, first, last, step):
+        """Add first, first+step, ..., last (at most three numbers one by one)."""
+        n = first
+        while n <= last:
+            self.add(n)
+            tail = self.out[-1]
+            if tail[1] == n and tail[2] == step and tail[0] != tail[1]:
+                tail[1] = last
+                return
+            n += step

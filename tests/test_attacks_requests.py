@@ -1,0 +1,302 @@
+"""Attacks through the request folder, by real unprivileged users against a root daemon.
+
+Each test plays a hostile user (gtbob) who writes requests by hand instead of
+using the commands, and asserts what the victim (gtalice, the other users, the
+daemon) sees: no file created outside the spool, no job changed, the daemon
+alive with the same pid, commands answering, malformed requests refused with
+one line.
+"""
+
+import os
+import re
+import time
+
+import pytest
+
+from attack_tools import (alive, daemon_pid, forge_request, forge_submit, poke, requests_dir,
+                          rss_kib, user_py, wait_taken)
+from conftest import wait_for
+
+
+def _held_job(cell, user, workdir):
+    proc = cell.qsub("-terse", "-h", "-b", "y", "true", user=user, cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stdout)
+
+
+def _jobs_dir(cell):
+    return os.path.join(cell.root, "spool", "jobs")
+
+
+def _queries_work(cell, users):
+    for user in (None,) + tuple(users[:2]):
+        proc = cell.run("qstat", "-u", "*", user=user, timeout=20)
+        assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------- point 1: the job id
+
+@pytest.mark.parametrize("make_id", [
+    lambda target, jobs: os.path.relpath(target, jobs),           # ../../../<workdir>/evil
+    lambda target, jobs: target,                                  # an absolute path
+    lambda target, jobs: "7",                                     # a number as text
+    lambda target, jobs: -3,
+    lambda target, jobs: 0,
+    lambda target, jobs: 10 ** 12,
+    lambda target, jobs: True,
+    lambda target, jobs: 2.5,
+    lambda target, jobs: [1],
+])
+def test_job_id_from_a_request_never_names_a_path(cell, workdir, users, make_id):
+    bob = users[1]
+    pid = daemon_pid(cell)
+    target = os.path.join(workdir, "evil")
+    bad = make_id(target, _jobs_dir(cell))
+    _jid, name, answer = forge_submit(cell, bob, {"id": bad}, reply=True)
+    assert answer is not None, "no answer to a refused submit"
+    code, out, err = answer
+    assert code != 0
+    assert re.fullmatch(r"error: invalid submit request: [^\n]+\n", err), err
+    assert not os.path.lexists(target), "the daemon created files outside its spool"
+    assert os.listdir(workdir) == []
+    assert not os.path.exists(os.path.join(_jobs_dir(cell), str(bad)))
+    assert alive(pid) and daemon_pid(cell) == pid
+    _queries_work(cell, users)
+    assert "invalid submit request" in open(os.path.join(cell.root, "spool", "messages")).read()
+
+
+def test_submit_of_an_id_claimed_by_someone_else_is_refused(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    mine = _held_job(cell, alice, workdir)
+    _jid, name, answer = forge_submit(cell, bob, {"id": mine + 1000}, reply=True)
+    assert answer[0] != 0 and "was not claimed" in answer[2]
+    assert not os.path.exists(os.path.join(_jobs_dir(cell), str(mine + 1000)))
+    # an id another user's job holds: that job is left alone
+    _jid, name, answer = forge_submit(cell, bob, {"id": mine}, reply=True)
+    assert answer[0] != 0
+    spec = open(os.path.join(_jobs_dir(cell), str(mine), "job.yaml")).read()
+    assert f'owner: "{alice}"' in spec
+
+
+BAD_FIELDS = [
+    {"name": "two\nlines"},
+    {"name": "esc\x1b[31mred"},
+    {"name": ""},
+    {"name": 5},
+    {"tasks": "1-5"},
+    {"tasks": [0, 5, 1]},
+    {"tasks": [5, 1, 1]},
+    {"tasks": [1, 5, 0]},
+    {"tasks": [1, 2 ** 40, 1]},
+    {"tc": -1},
+    {"pe": ["smp", "x", 1]},
+    {"pe": ["../smp", 1, 1]},
+    {"resources": {"hard": {"h_rt": 5}, "soft": {}}},
+    {"resources": {"hard": {"h_rt": "abc"}, "soft": {}}},
+    {"resources": {"hard": {"h_vmem": "-5G"}, "soft": {}}},
+    {"resources": "h_rt=5"},
+    {"queues": {"hard": "all.q", "soft": []}},
+    {"env": {"A": 5}},
+    {"env": {"A=B": "c"}},
+    {"env": {"A": "nul\x00byte"}},
+    {"cwd": 7},
+    {"cwd": "relative/dir"},
+    {"stdout": "abc"},
+    {"stdout": [[None, 5]]},
+    {"priority": 5000},
+    {"priority": "5"},
+    {"user_hold": "yes"},
+    {"hold_jid": "1"},
+    {"submit_time": "now"},
+    {"args": [1]},
+    {"command": None},
+    {"job_script": "/etc/shadow"},
+    {"account": "a:b"},
+    {"start_at": float("nan")},
+    {"mail_options": "xyz"},
+    {"ar": -1},
+    {"gid": "0"},
+]
+
+
+@pytest.mark.parametrize("fields", BAD_FIELDS, ids=[repr(f)[:40] for f in BAD_FIELDS])
+def test_malformed_job_descriptions_are_refused(cell, workdir, users, fields):
+    bob = users[1]
+    pid = daemon_pid(cell)
+    jid, name, answer = forge_submit(cell, bob, fields, reply=True)
+    code, out, err = answer
+    assert code != 0, f"accepted: {fields}"
+    assert re.fullmatch(r"error: invalid submit request: [^\n]+\n", err), err
+    assert not os.path.exists(os.path.join(_jobs_dir(cell), str(jid)))
+    assert alive(pid) and daemon_pid(cell) == pid
+    _queries_work(cell, users)
+
+
+def test_forged_owner_and_unknown_keys(cell, workdir, users):
+    """A request that claims another owner gets the file owner's identity; keys the
+    daemon does not know are dropped; fields only the daemon sets are replaced."""
+    import pwd
+    bob = users[1]
+    entry = pwd.getpwnam(bob)
+    forged = {"owner": "root", "uid": 0, "gid": 0, "group": "root", "predecessors": [1],
+              "version": 99, "pe_granted": "evil", "evil_key": {"x": 1},
+              "stdout": [[None, os.path.join(workdir, "who")]], "join": True,
+              "command": "/usr/bin/id", "args": ["-u"]}
+    jid, name, answer = forge_submit(cell, bob, forged, reply=True)
+    assert answer[0] == 0, answer
+    cell.wait_finished(jid)
+    assert open(os.path.join(workdir, "who")).read() == f"{entry.pw_uid}\n"
+    spec = open(os.path.join(_jobs_dir(cell), str(jid), "job.yaml")).read()
+    assert f'owner: "{bob}"' in spec and f"uid: {entry.pw_uid}" in spec
+    assert "evil_key" not in spec and "pe_granted" not in spec and "version" not in spec
+
+
+# ---------------------------------------------------------------- the other request kinds
+
+BAD_BODIES = [
+    ("delete", {"targets": "abc"}),
+    ("delete", {"targets": [{"id": "../1"}]}),
+    ("delete", {"targets": [{"id": 1, "tasks": [[1, 10 ** 12, 1]]}]}),
+    ("delete", {"targets": [{"id": 1, "tasks": "1-2"}]}),
+    ("delete", {"targets": [None]}),
+    ("hold", {"targets": [{"id": 1}], "letters": 5}),
+    ("hold", {"targets": [{"id": 1}], "letters": "x"}),
+    ("alter", {"targets": [{"id": None}], "changes": {}}),
+    ("alter", {"targets": [{"id": 1}], "changes": []}),
+    ("alter", {"targets": [{"id": 1}], "changes": {"name": "a\nb"}}),
+    ("alter", {"targets": [{"id": 1}], "changes": {"tasks": [1, 2, 1]}}),
+    ("qmod", {"op": "suspend", "scope": "job", "items": "x"}),
+    ("qmod", {"op": ["x"], "items": []}),
+    ("qmod", {"op": "suspend", "scope": "job", "items": [{"word": 5}]}),
+    ("qconf", {"op": "add", "object": ["x"]}),
+    ("qconf", {"op": 5}),
+    ("host", {"op": "drain", "hosts": "abc"}),
+    ("submit", []),
+    ("submit", {"job": "x"}),
+    ("nonsense", {}),
+]
+
+
+@pytest.mark.parametrize("kind,body", BAD_BODIES, ids=[f"{k}:{str(b)[:30]}" for k, b in BAD_BODIES])
+def test_malformed_requests_of_every_kind_are_refused(cell, workdir, users, kind, body):
+    alice, bob = users[0], users[1]
+    jid = _held_job(cell, alice, workdir)
+    pid = daemon_pid(cell)
+    _fill_ids(body, jid)
+    began = time.time()
+    name, answer = forge_request(cell, bob, kind, body)
+    assert answer is not None, "no answer"
+    code, out, err = answer
+    assert code != 0
+    text = out + err
+    assert text.count("\n") == 1 and text.startswith(("error: ", "denied: ")), text
+    assert not re.search(r"has no attribute|unhashable|object is not|Traceback|Error\b|\w+\(", text), \
+        f"a Python error leaked: {text}"
+    assert time.time() - began < 20
+    assert alive(pid) and daemon_pid(cell) == pid
+    assert cell.task_states(jid).get(1) in (None, "pending")
+    _queries_work(cell, users)
+
+
+def _fill_ids(body, jid):
+    """Point the sample bodies at a real job of the victim."""
+    if isinstance(body, dict):
+        for target in body.get("targets") or []:
+            if isinstance(target, dict) and target.get("id") == 1:
+                target["id"] = jid
+
+
+# ---------------------------------------------------------------- planted entries
+
+def test_fifo_and_other_non_files_in_requests_hang_nothing(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    pid = daemon_pid(cell)
+    folder = requests_dir(cell)
+    stamp = time.time_ns()
+    user_py(cell, bob, f"""
+    import os
+    folder = {folder!r}
+    os.mkfifo(os.path.join(folder, "{stamp:020d}-1.submit"), 0o666)
+    os.mkfifo(os.path.join(folder, "{stamp:020d}-2.delete"), 0o666)
+    os.mkfifo(os.path.join(folder, "{stamp:020d}-2.delete.script"), 0o666)
+    os.symlink("/dev/zero", os.path.join(folder, "{stamp:020d}-3.submit"))
+    os.symlink("/dev/zero", os.path.join(folder, "{stamp:020d}-3.submit.script"))
+    os.mkdir(os.path.join(folder, "{stamp:020d}-4.hold"))
+    os.mkfifo(os.path.join(folder, "{stamp:020d}-5.alter"), 0o666)
+    """, check=True)
+    poke(cell)
+    for user in (alice, bob, None):
+        proc = cell.run("qstat", "-u", "*", user=user, timeout=20)
+        assert proc.returncode == 0, proc.stderr
+    proc = cell.qsub("-terse", "-b", "y", "true", user=alice, cwd=workdir, timeout=20)
+    assert proc.returncode == 0, proc.stderr
+    cell.wait_finished(int(proc.stdout), timeout=20)
+    wait_for(lambda: not any(n.startswith(f"{stamp:020d}") for n in os.listdir(folder)))
+    assert alive(pid) and daemon_pid(cell) == pid
+
+
+def test_oversized_request_is_refused(cell, workdir, users):
+    """A request of more than 1 MiB is not read (the client refuses to write one; bob
+    writes it by hand)."""
+    bob = users[1]
+    jid = _held_job(cell, bob, workdir)
+    pid = daemon_pid(cell)
+    before = rss_kib(pid)
+    name = "%020d-7.delete" % time.time_ns()
+    user_py(cell, bob, f"""
+    import os
+    folder = {requests_dir(cell)!r}
+    body = 'kind: "delete"\\ntargets:\\n  -\\n    id: {jid}\\n    tasks: null\\n'
+    body += 'pad: "' + "x" * (2 << 20) + '"\\n'
+    with open(os.path.join(folder, ".big"), "w") as fh:
+        fh.write(body)
+    os.rename(os.path.join(folder, ".big"), os.path.join(folder, {name!r}))
+    """, check=True)
+    poke(cell)
+    wait_taken(cell, name)
+    time.sleep(0.3)
+    assert cell.task_states(jid).get(1) in (None, "pending"), "an oversized request was applied"
+    assert alive(pid) and rss_kib(pid) - before < 20_000
+    assert "too large" in open(os.path.join(cell.root, "spool", "messages")).read()
+
+
+def test_request_swapped_for_a_symlink_is_never_applied(cell, workdir, users):
+    """bob keeps swapping his request for a symlink to a file of alice's that holds a
+    delete request for alice's job: the daemon must not take it as alice's."""
+    alice, bob = users[0], users[1]
+    jid = _held_job(cell, alice, workdir)
+    bait = os.path.join(workdir, "alice-notes.yaml")
+    cell.run("sh", "-c", f"printf 'kind: \"delete\"\\ntargets:\\n  -\\n    id: {jid}\\n    tasks: null\\n"
+             f"force: false\\n' > {bait}", user=alice, check=True)
+    folder = requests_dir(cell)
+    user_py(cell, bob, f"""
+    import os, time
+    folder, bait = {folder!r}, {bait!r}
+    end = time.time() + 2.0
+    i = 0
+    while time.time() < end:
+        i += 1
+        name = os.path.join(folder, "%020d-9.delete" % time.time_ns())
+        tmp = os.path.join(folder, ".swap%d" % i)
+        with open(tmp, "w") as fh:
+            fh.write('kind: "delete"\\ntargets: []\\n')
+        os.rename(tmp, name)
+        link = os.path.join(folder, ".link%d" % i)
+        os.symlink(bait, link)
+        os.rename(link, name)
+        fd = os.open(os.path.join(folder, "..", "wakeup"), os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fd, b"!")
+        os.close(fd)
+    """, check=True)
+    wait_for(lambda: not [n for n in os.listdir(folder) if n.endswith("-9.delete")])
+    assert cell.task_states(jid).get(1) in (None, "pending"), "alice's job was deleted"
+
+
+def test_bad_script_companions(cell, workdir, users):
+    """A submit whose script companion is missing, a FIFO, a link or too large is refused."""
+    bob = users[1]
+    pid = daemon_pid(cell)
+    jid, name, answer = forge_submit(cell, bob, {"binary": False}, reply=True)
+    assert answer[0] != 0 and "script" in answer[2]
+    assert not os.path.exists(os.path.join(_jobs_dir(cell), str(jid)))
+    assert alive(pid)

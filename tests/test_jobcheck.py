@@ -1,0 +1,101 @@
+"""The pure checks behind the attack tests: job descriptions, request bodies, safe text,
+task ranges. In-process, no daemon."""
+
+import random
+
+import pytest
+
+from gridtools.cli.sge import options, submit
+from gridtools.formats import jobcheck, reqcheck, safetext
+from gridtools.model.job import Job, Task, TaskState
+from gridtools.model.taskset import RangeBuilder, TaskHolds, TaskRanges
+
+
+def _spec(**fields):
+    req = options.fresh_request()
+    req.update(binary=True)
+    spec = submit.finish_spec(req, 7, "true", "/tmp", [], command="/bin/true")
+    spec.update(fields)
+    return spec
+
+
+def test_a_description_qsub_makes_passes_and_loses_only_daemon_fields():
+    spec = _spec(owner="root", uid=0, version=3, evil=1)
+    clean = jobcheck.check(spec)
+    assert set(spec) - set(clean) == {"owner", "uid", "version", "evil"}
+    assert clean["id"] == 7 and clean["command"] == "/bin/true"
+
+
+@pytest.mark.parametrize("fields,words", [
+    ({"id": "7"}, 'field "id"'),
+    ({"name": "a\nb"}, "Return (\\n) not allowed"),
+    ({"name": "a\x1bb"}, "control character (\\x1b)"),
+    ({"name": "a/b"}, "Slash ('/') not allowed"),
+    ({"account": "x:y"}, "account string"),
+    ({"tasks": [1, 10, 0]}, 'field "tasks"'),
+    ({"pe": ["smp", 4, 2]}, "maximum is below"),
+    ({"resources": {"hard": {"h_rt": "soon"}, "soft": {}}}, 'resource "h_rt"'),
+    ({"cwd": "tmp"}, "absolute path"),
+    ({"env": {"A=B": ""}}, 'variable name with "="'),
+    ({"binary": True, "command": None}, 'field "command" is missing'),
+])
+def test_bad_fields_are_named(fields, words):
+    with pytest.raises(jobcheck.Invalid) as info:
+        jobcheck.check(_spec(**fields))
+    assert words in str(info.value)
+    assert "\n" not in str(info.value) and "\x1b" not in str(info.value)
+
+
+def test_array_size_is_checked_before_the_range():
+    with pytest.raises(jobcheck.Invalid) as info:
+        jobcheck.check(_spec(tasks=[1, 99999999999, 1]), max_tasks=75000)
+    assert str(info.value) == "job rejected: You try to submit a job with more than 75000 tasks"
+    assert jobcheck.check(_spec(tasks=[1, 10, 3]))["tasks"] == [1, 10, 3]
+    assert jobcheck.check(_spec(tasks=[1, 11, 3]))["tasks"] == [1, 10, 3]
+
+
+def test_request_bodies():
+    body = reqcheck.check("delete", {"targets": [{"id": 3, "tasks": [[1, 4, 1]]}], "force": False,
+                                     "kind": "delete", "junk": 1})
+    assert body == {"targets": [{"id": 3, "tasks": [[1, 4, 1]]}], "force": False, "kind": "delete"}
+    for kind, bad in (("delete", {"targets": [{"id": True}]}), ("hold", {"letters": "x"}),
+                      ("qconf", {"op": ["add"]}), ("qmod", {"items": [{"word": ""}]}),
+                      ("nonsense", {}), ("alter", [])):
+        with pytest.raises(jobcheck.Invalid):
+            reqcheck.check(kind, bad)
+
+
+def test_safe_text():
+    assert safetext.escape("a\nb\tc\x1b[0m\x9b") == "a\\nb\\tc\\x1b[0m\\x9b"
+    assert safetext.for_terminal("a\nb\tc\x07") == "a\nb\tc\\x07"
+
+
+def test_task_ranges_behave_as_the_numbers_they_hold():
+    rnd = random.Random(7)
+    for _ in range(500):
+        first, step = rnd.randint(1, 9), rnd.randint(1, 3)
+        last = first + step * rnd.randint(0, 25)
+        numbers = list(range(first, last + 1, step))
+        gone = set(rnd.sample(numbers, rnd.randint(0, len(numbers))))
+        kept = [n for n in numbers if n not in gone]
+        ranges = TaskRanges.of_range(first, last, step, gone)
+        assert list(ranges) == kept and len(ranges) == len(kept) and bool(ranges) == bool(kept)
+        assert all((n in ranges) == (n in kept) for n in range(last + 3))
+        compact, plain = RangeBuilder(), RangeBuilder()
+        for run in ranges.runs:
+            compact.add_run(*run)
+        for n in kept:
+            plain.add(n)
+        assert compact.out == plain.out
+
+
+def test_a_million_pending_tasks_are_a_few_runs():
+    job = Job({"id": 1, "name": "a", "owner": "u", "submit_time": 0.0, "tasks": [1, 1000000, 1]})
+    job.hold = "u"
+    job.tasks[500] = Task(500, state=TaskState.FINISHED)
+    job.tasks[501] = Task(501, hold="o")
+    pending = job.pending_numbers()
+    assert pending.runs == ((1, 499, 1), (501, 1000000, 1)) and len(pending) == 999999
+    holds = job.pending_holds()
+    assert isinstance(holds, TaskHolds) and holds.get(2) == "u" and holds.get(501) == "ou"
+    assert job.untouched().runs == ((1, 499, 1), (502, 1000000, 1))
