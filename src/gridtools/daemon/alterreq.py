@@ -11,7 +11,7 @@ starts (or restarts) later. Answers use Grid Engine's messages; all of them,
 refusals included, go to stdout as qalter prints them.
 """
 
-from gridtools.daemon import auth, intake, view
+from gridtools.daemon import apply, auth, intake, view
 from gridtools.daemon.state import user_name
 from gridtools.formats import jobcheck
 from gridtools.model import alteration
@@ -221,15 +221,14 @@ def _check_hold(state, user, plan):
                     raise Refused(f'denied: "{user}" must be {title} to {verb} {what}')
 
 
-def _apply_hold(job, target, add, remove):
-    from gridtools.model import transitions as tr
+def _apply_hold(state, job, target, add, remove):
     if target.get("tasks"):
         for number in _hold_plan(job, target, add, remove):
-            tr.set_hold(job, number, add, True)
-            tr.set_hold(job, number, remove, False)
+            apply.hold(state, job, number, add, True)
+            apply.hold(state, job, number, remove, False)
         return
-    tr.set_hold(job, None, add, True)
-    tr.set_hold(job, None, remove, False)
+    apply.hold(state, job, None, add, True)
+    apply.hold(state, job, None, remove, False)
 
 
 def _hold_lines(job, plan):
@@ -260,7 +259,7 @@ def _alter_job(state, user, body, target):
     _check_hold(state, user, plan)
     lines = _hold_lines(job, plan)
     if plan:
-        _apply_hold(job, target, add, remove)
+        _apply_hold(state, job, target, add, remove)
     if changes or ops:
         _store(state, job, changes, ops, deps)
     elif plan:
@@ -284,7 +283,6 @@ def _store(state, job, changes, ops, deps):
     state.need_schedule = True
 
 
-@intake.handler("alter")
 def alter(state, dispatcher, req, now):
     user = user_name(req.uid)
     body = req.body

@@ -15,7 +15,6 @@ and ``confctl`` (daemon control, -tsm, -cq).
 import re
 
 from gridtools.daemon import auth, confattr, confctl, confobj
-from gridtools.daemon.intake import handler
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError
 
@@ -89,7 +88,6 @@ def permitted(state, user, body):
     return auth.is_operator(state, user) and not needs_manager(body)
 
 
-@handler("qconf")
 def qconf_request(state, dispatcher, req, now):
     ctx = Ctx(state, dispatcher, req, now)
     func = OPERATIONS.get(req.body.get("op"))

@@ -12,11 +12,10 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import crash, execd, view
+from gridtools.daemon import apply, crash, execd, view
 from gridtools.exec import launch, load, shepherd, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
-from gridtools.model import transitions as tr
 from gridtools.spool import jobs as jobstore
 from gridtools.spool.files import atomic_write, is_locked
 
@@ -109,9 +108,7 @@ class Dispatcher:
         if execd.registered(granted[0][1]):
             launch.write_plan(tdir, plan)        # a separate execution daemon reads it
         atomic_write(os.path.join(tdir, jobstore.LAUNCH_FILE), plan["launch"], fsync=False)
-        tr.dispatch(job, number, granted, time.time(), pe=pe)
-        self.state.active_jobs.add(job.id)
-        self.state.touch(job)
+        apply.dispatched(self.state, job, number, granted, pe, time.time())
         return plan, tdir
 
     def launch(self, job, number, plan, tdir):

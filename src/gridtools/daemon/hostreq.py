@@ -10,7 +10,6 @@ other reasons stay suspended). Only managers and operators may ask.
 """
 
 from gridtools.daemon import auth, qcontrol, suspension, view
-from gridtools.daemon.intake import handler
 from gridtools.daemon.state import user_name
 
 #: op -> (state stored for the host, participle of the answer)
@@ -18,7 +17,6 @@ HOST_OPS = {"drain": ("drain", "drained"), "flush": ("flush", "flushed"),
             "suspend": ("suspend", "suspended"), "resume": ("", "resumed")}
 
 
-@handler("host")
 def host_request(state, dispatcher, req, now):
     op = str(req.body.get("op", ""))
     user = user_name(req.uid)

@@ -1,6 +1,7 @@
 """Intake: applying the queued requests, in order, to the daemon's state.
 
-Each request kind has one handler: ``handler(state, dispatcher, req, now)``
+Each request kind has one handler (the table ``daemon.handlers.HANDLERS``):
+``handler(state, dispatcher, req, now)``
 returning None or ``(exit code, stdout text, stderr text)``, which is sent
 back to a client that asked for a reply. The requester is the owner uid of the
 request file; a handler re-checks every permission itself (the client's own
@@ -19,26 +20,15 @@ import pwd
 import shutil
 import time
 
-from gridtools.daemon import auth, crash, faults, publish
+from gridtools.daemon import apply, auth, crash, faults, publish
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import jobcheck, reqcheck, spoolyaml
-from gridtools.model import transitions as tr
 from gridtools.model.job import Job, TaskState
 from gridtools.model.taskset import RangeBuilder
 from gridtools.spool import ids
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import requests as spool_requests
-
-HANDLERS = {}
-
-
-def handler(kind):
-    def register(func):
-        HANDLERS[kind] = func
-        return func
-    return register
-
 
 #: requests applied per pass at most, so that scheduling interleaves with a large intake
 BATCH = 200
@@ -109,6 +99,7 @@ def apply_one(state, dispatcher, req, now):
     except jobcheck.Invalid as exc:
         return refuse(state, req, str(exc))
     try:
+        from gridtools.daemon.handlers import HANDLERS
         return HANDLERS[req.kind](state, dispatcher, req, now) or (0, "", "")
     except Deferred:
         raise
@@ -174,7 +165,6 @@ def resolve_predecessors(state, items, owner, exclude):
     return sorted(set(found))
 
 
-@handler("submit")
 def submit(state, dispatcher, req, now):
     raw = req.body.get("job")
     claimed = raw.get("id") if isinstance(raw, dict) and type(raw.get("id")) is int else None
@@ -280,7 +270,6 @@ def _select_tasks(job, tasks):
 DELETE_AT_ONCE = 1000
 
 
-@handler("delete")
 def delete(state, dispatcher, req, now):
     """Delete job tasks; answers what was done to each target (see ``outcome``)."""
     requester = user_name(req.uid)
@@ -315,10 +304,8 @@ def _delete_job(state, dispatcher, job, target, now, force):
     result = outcome(target, array=job.is_array, deleted=deleted, registered=registered)
     if at_once:
         result["deleted"] = _merged_runs(result["deleted"], untouched)
-        tr.delete_untouched(job, now)
-    state.touch(job)
-    state.need_schedule = True
-    if job.is_finished() and job.id not in state.finished_order:
+        apply.delete_untouched(state, job, now)
+    elif job.is_finished() and job.id not in state.finished_order:
         state.finished_order.append(job.id)
     return result
 
@@ -342,21 +329,11 @@ def outcome(target, missing=False, denied=False, array=False, **numbers):
 
 
 def _delete_task(state, dispatcher, job, number, now, force):
-    st = job.state_of(number)
-    if st in (TaskState.PENDING, TaskState.ERROR):
-        tr.delete_pending(job, number, now)
-        dispatcher.task_ended(job, number)
-    elif st is TaskState.RUNNING:
-        task = job.task(number)
-        if tr.request_delete(job, number) or force:
-            dispatcher.signal_task(job, task, "delete")
-        if force:
-            dispatcher.force_end(job, task, now)
+    apply.delete_task(state, dispatcher, job, number, now, force)
 
 
 # ---------------------------------------------------------------- hold / release
 
-@handler("hold")
 def hold(state, dispatcher, req, now):
     """Set or release holds; answers, per target, the tasks the change concerned."""
     requester = user_name(req.uid)
@@ -376,11 +353,9 @@ def hold(state, dispatcher, req, now):
         if target.get("tasks"):
             for number in _select_tasks(job, target["tasks"]):
                 if job.state_of(number) is TaskState.PENDING:
-                    tr.set_hold(job, number, letters, on)
+                    apply.hold(state, job, number, letters, on)
         else:
-            tr.set_hold(job, None, letters, on)
-        state.touch(job)
-        state.need_schedule = True
+            apply.hold(state, job, None, letters, on)
         done.append(outcome(target, array=job.is_array, changed=concerned))
     return 0, spoolyaml.dump({"outcomes": done}), ""
 
@@ -397,6 +372,3 @@ def _hold_concerns(job, tasks, letters, on):
     return found
 
 
-from gridtools.daemon import confreq  # noqa: E402,F401 (registers handlers)
-from gridtools.daemon import alterreq  # noqa: E402,F401
-from gridtools.daemon import qmodreq  # noqa: E402,F401

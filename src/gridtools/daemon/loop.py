@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 
-from gridtools.daemon import crash, faults, intake, monitor, publish, qcontrol, reap, suspension, view
+from gridtools.daemon import apply, crash, faults, intake, monitor, publish, qcontrol, reap, suspension, view
 from gridtools.daemon.dispatch import Dispatcher
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
@@ -26,7 +26,6 @@ from gridtools.errors import GridError, SpoolError
 from gridtools.exec import load as host_load
 from gridtools.exec import shepherd as _shepherd  # noqa: F401 - loaded once, used by every fork
 from gridtools.formats import values
-from gridtools.model import transitions as tr
 from gridtools.sched.cycle import cycle
 from gridtools.spool import files, wake
 from gridtools import cell
@@ -258,14 +257,8 @@ class Daemon:
         """Immediate jobs (-now y, qrsh) that did not start in their first pass are removed."""
         for reject in decisions.rejects:
             job = self.state.jobs.get(reject.job_id)
-            if job is None:
-                continue
-            for number in job.pending_numbers():
-                tr.delete_pending(job, number, now)
-                job.task(number).failed_reason = "immediate job could not be scheduled"
-            self.state.touch(job)
-            self.state.finished_order.append(job.id)
-            self.state.log(f"I|immediate job {job.id} could not be scheduled")
+            if job is not None:
+                apply.reject(self.state, job, now)
 
     def _refresh_load(self, now):
         if now - self.load_time < LOAD_REFRESH and self.loads:

@@ -15,11 +15,10 @@ next pass (see ``qcontrol``); job suspension is signalled at once.
 
 import fnmatch
 
-from gridtools.daemon import auth, qcontrol, suspension, view
-from gridtools.daemon.intake import _select_tasks, handler
+from gridtools.daemon import apply, auth, qcontrol, suspension, view
+from gridtools.daemon.intake import _select_tasks
 from gridtools.daemon.state import user_name
 from gridtools.formats.sge.names import match_queue_spec
-from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 
 #: queue operations: op -> (state letter, set it?, word of the messages)
@@ -53,7 +52,6 @@ class Ctx:
         self.failed = True
 
 
-@handler("qmod")
 def qmod(state, dispatcher, req, now):
     ctx = Ctx(state, dispatcher, req, now)
     if ctx.force and not ctx.operator:
@@ -236,7 +234,7 @@ def _reschedule(ctx, job, task):
 
 def _clear(ctx, job, tasks):
     numbers = _select_tasks(job, tasks) if tasks else [n for n, t in sorted(job.tasks.items())]
-    cleared = [n for n in numbers if tr.clear_error(job, n)]
+    cleared = [n for n in numbers if apply.clear_error(ctx.state, job, n)]
     for n in cleared:
         kind, ident = _label(job, n)
         ctx.say(f"{ctx.who} cleared error state of {kind} {ident}")
@@ -251,4 +249,3 @@ def _clear(ctx, job, tasks):
     return ctx.refuse(f"Job {job.id} is not in error state")
 
 
-from gridtools.daemon import hostreq  # noqa: E402,F401 (registers the host handler)

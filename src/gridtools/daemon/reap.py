@@ -15,12 +15,11 @@ import os
 import time
 
 from gridtools.accounting import records
+from gridtools.daemon import apply
 from gridtools.daemon import crash, faults, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.errors import SpoolError
 from gridtools.exec import jobproc, shepherd
-from gridtools.model import transitions as tr
-from gridtools.model.job import TaskState
 from gridtools.spool import acct
 from gridtools.spool import jobs as jobstore
 from gridtools.spool.files import Lock, is_locked
@@ -80,7 +79,7 @@ def collect(state, dispatcher, now):
         state.launching.pop((job.id, task.number), None)
         dispatcher.unwatch_shepherd(job, task)
         dispatcher.dying.discard((job.id, task.number))
-        _conclude(state, job, task, result, now)
+        apply.concluded(state, job, task, result, now)
     state.flush()
     crash.point("reap")
     return len(ended)
@@ -165,36 +164,6 @@ def _record(state, job, task, result, now):
     if result.get("error_state"):
         rec["start_time"] = rec["end_time"] = rec["ru_wallclock"] = 0
     return rec
-
-
-def _conclude(state, job, task, result, now):
-    """Apply a task's result (its accounting record was written before)."""
-    number = task.number
-    if result.get("never_started"):
-        tr.requeue(job, number, now)
-        task.restarted = max(0, task.restarted - 1)
-        state.touch(job)
-        state.need_schedule = True
-        return
-    if result.get("queue_error"):
-        from gridtools.daemon import qcontrol
-        qcontrol.mark_error(state, f"{task.queue}@{task.host}", job.id, task.host)
-    if result.get("requeue") and not task.deleting:
-        task.end_time = float(result.get("end_time") or now)
-        tr.requeue(job, number, now)
-        state.log(f"I|job {job.id}.{number} requeued")
-    elif result.get("error_state"):
-        tr.finish(job, number, result, now)
-        task.start_time = 0.0
-        tr.fail_to_start(job, number, result.get("error_reason") or result.get("failed_reason", ""), now)
-        task.failed = int(result.get("failed", 0))
-        state.log(f"W|job {job.id}.{number} set to error state: {task.error_reason}")
-    else:
-        tr.finish(job, number, result, now)
-        if job.is_finished():
-            state.finished_order.append(job.id)
-    state.touch(job)
-    state.need_schedule = True
 
 
 def _ended_at(job):

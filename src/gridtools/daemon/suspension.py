@@ -13,7 +13,6 @@ in ``state.unsignalled`` and sent again on later passes until the shepherd
 answers or the task ended.
 """
 
-from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 
 #: what ``state.unsignalled`` may ask for besides following the task's suspension
@@ -22,22 +21,9 @@ SYNC = "sync"
 
 
 def change(state, dispatcher, job, task, why, on, force=False):
-    """Add (``on``) or remove suspension reason ``why``; signal the shepherd on a transition.
-
-    Returns True when the reason changed. ``force`` sends the signal for the
-    task's resulting state even when nothing changed (``qmod -f``).
-    """
-    before = bool(task.suspended)
-    if on:
-        changed = tr.suspend(job, task.number, why)
-    else:
-        changed = tr.unsuspend(job, task.number, why)
-    if changed:
-        state.touch(job)
-    after = bool(task.suspended)
-    if before != after or (force and task.state is TaskState.RUNNING):
-        send(state, dispatcher, job, task, "suspend" if after else "resume")
-    return changed
+    """Add (``on``) or remove suspension reason ``why`` (see ``apply.suspend``)."""
+    from gridtools.daemon import apply
+    return apply.suspend(state, dispatcher, job, task, why, on, force)
 
 
 def send(state, dispatcher, job, task, what):

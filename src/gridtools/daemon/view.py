@@ -10,7 +10,7 @@ from gridtools.model.job import TaskState
 from gridtools.sched import inputs, rqs
 from gridtools.sched.inputs import (  # noqa: F401 - the daemon's modules use these from here
     LIMIT_NAMES, exec_hosts, groups_of, hostgroups, qvalue, queue_hosts, userlists_of)
-from gridtools.sched.snapshot import PendingJob, PolicyView, Running, Snapshot
+from gridtools.sched.snapshot import PolicyView, Snapshot
 
 
 def _pairs(mapping):

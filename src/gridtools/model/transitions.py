@@ -15,16 +15,40 @@ was not set). The caller persists the job afterwards.
 
 from gridtools.model.job import Hold, TaskState
 
+P, R, F, E = TaskState.PENDING, TaskState.RUNNING, TaskState.FINISHED, TaskState.ERROR
+
+#: every legal change of a task's state: (state before, event) -> state after
+LEGAL = {
+    (P, "dispatch"): R,
+    (R, "finish"): F,
+    (R, "requeue"): P,
+    (R, "fail_to_start"): E,
+    (F, "fail_to_start"): E,            # a task whose start failed after it was accounted
+    (E, "clear_error"): P,
+    (P, "delete"): F,
+    (E, "delete"): F,
+    (R, "request_delete"): R,
+    (R, "suspend"): R,
+    (R, "unsuspend"): R,
+    (P, "hold"): P,
+}
+
 
 class TransitionError(Exception):
     """A change that the task's state does not allow."""
 
 
+def legal(state, event):
+    """The state after ``event`` from ``state``, or None when the table does not allow it."""
+    return LEGAL.get((state, event))
+
+
 def dispatch(job, number, granted, now, shepherd_pid=0, pe=""):
     task = job.task(number)
-    if task.state is not TaskState.PENDING:
+    after = legal(task.state, "dispatch")
+    if after is None:
         raise TransitionError(f"task {job.id}.{number} is {task.state.value}, not pending")
-    task.state = TaskState.RUNNING
+    task.state = after
     task.granted = [list(g) for g in granted]
     task.queue, task.host = granted[0][0], granted[0][1]
     task.slots = sum(g[2] for g in granted)
@@ -43,9 +67,10 @@ def dispatch(job, number, granted, now, shepherd_pid=0, pe=""):
 def finish(job, number, result, now):
     """A running task ended with the shepherd's ``result``."""
     task = job.task(number)
-    if task.state is not TaskState.RUNNING:
+    after = legal(task.state, "finish")
+    if after is None:
         return False
-    task.state = TaskState.FINISHED
+    task.state = after
     task.end_time = float(result.get("end_time") or now)
     task.exit_status = int(result.get("exit_status", 0))
     task.failed = int(result.get("failed", 0))
@@ -59,7 +84,10 @@ def finish(job, number, result, now):
 def fail_to_start(job, number, reason, now):
     """A task could not be started (working directory, output file, shell): error state."""
     task = job.task(number)
-    task.state = TaskState.ERROR
+    after = legal(task.state, "fail_to_start")
+    if after is None:
+        raise TransitionError(f"task {job.id}.{number} is {task.state.value}: it did not start")
+    task.state = after
     task.error_reason = reason
     task.end_time = now
     task.host = task.queue = None
@@ -71,9 +99,10 @@ def fail_to_start(job, number, reason, now):
 
 def clear_error(job, number):
     task = job.tasks.get(number)
-    if task is None or task.state is not TaskState.ERROR:
+    after = legal(task.state, "clear_error") if task is not None else None
+    if after is None:
         return False
-    task.state = TaskState.PENDING
+    task.state = after
     task.error_reason = ""
     job.changed()
     return True
@@ -82,9 +111,10 @@ def clear_error(job, number):
 def requeue(job, number, now):
     """A running task goes back to pending (rerun, host flush, qmod -r)."""
     task = job.task(number)
-    if task.state is not TaskState.RUNNING:
+    after = legal(task.state, "requeue")
+    if after is None:
         return False
-    task.state = TaskState.PENDING
+    task.state = after
     task.restarted += 1
     task.host = task.queue = None
     task.granted = []
@@ -99,9 +129,10 @@ def requeue(job, number, now):
 def delete_pending(job, number, now):
     """A pending (or error) task is removed before it ran."""
     task = job.task(number)
-    if task.state not in (TaskState.PENDING, TaskState.ERROR):
+    after = legal(task.state, "delete")
+    if after is None:
         return False
-    task.state = TaskState.FINISHED
+    task.state = after
     task.end_time = now
     task.failed = task.failed or 0
     task.failed_reason = "deleted before it ran"
@@ -124,7 +155,7 @@ def delete_untouched(job, now):
 def request_delete(job, number):
     """qdel of a running task: it is marked and its shepherd ends it."""
     task = job.task(number)
-    if task.state is not TaskState.RUNNING or task.deleting:
+    if legal(task.state, "request_delete") is None or task.deleting:
         return False
     task.deleting = True
     job.changed()
@@ -171,7 +202,7 @@ def _letters(current, letters, on):
 def suspend(job, number, why):
     """Mark a running task suspended (why: s by user/operator, S queue, T threshold)."""
     task = job.task(number)
-    if task.state is not TaskState.RUNNING or why in task.suspended:
+    if legal(task.state, "suspend") is None or why in task.suspended:
         return False
     task.suspended += why
     job.changed()
@@ -180,7 +211,7 @@ def suspend(job, number, why):
 
 def unsuspend(job, number, why):
     task = job.task(number)
-    if task.state is not TaskState.RUNNING or why not in task.suspended:
+    if legal(task.state, "unsuspend") is None or why not in task.suspended:
         return False
     task.suspended = task.suspended.replace(why, "")
     job.changed()

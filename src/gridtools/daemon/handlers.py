@@ -1,0 +1,19 @@
+"""Which function applies each kind of request: one table.
+
+A handler is ``handler(state, dispatcher, req, now)`` and returns None or
+``(exit code, stdout text, stderr text)`` for a client that asked for a
+reply. The request's body has been checked (``formats.reqcheck``) before a
+handler sees it; a kind without an entry here is refused there already.
+"""
+
+from gridtools.daemon import alterreq, confreq, hostreq, intake, qmodreq
+
+HANDLERS = {
+    "submit": intake.submit,
+    "delete": intake.delete,
+    "hold": intake.hold,
+    "alter": alterreq.alter,
+    "qmod": qmodreq.qmod,
+    "host": hostreq.host_request,
+    "qconf": confreq.qconf_request,
+}
