@@ -59,9 +59,9 @@ def _numeric_limits(spec, queue_limits):
 class Dispatcher:
     """Starts and controls shepherds for the daemon."""
 
-    def __init__(self, state, exec_client=None):
+    def __init__(self, state, execution):
         self.state = state
-        self.exec = exec_client
+        self.execution = execution
         self.watch = ShepherdWatch()
         self.dying = set()            # (job, task) lost, whose processes were killed and linger
 
@@ -117,14 +117,8 @@ class Dispatcher:
         A host served by its own execution daemon gets the task through its
         inbox; every other host's tasks go to the dispatcher's exec server.
         """
-        host = job.task(number).host
         self.state.launching[(job.id, number)] = time.time()
-        if execd.registered(host):
-            execd.send(host, job.id, number)
-        elif self.exec is not None:
-            self.exec.order(plan, tdir)
-        else:
-            launch.spawn(plan, tdir)
+        self.execution.launch(job.id, number, plan, tdir, job.task(number).host)
 
     def start_all(self, starts, now):
         """Dispatch decided tasks: persist all their states once, then fork the shepherds.
@@ -149,25 +143,13 @@ class Dispatcher:
 
     # ------------------------------------------------------------ control
     def signal_task(self, job, task, what):
-        """Send the shepherd of a running task the signal for ``what``."""
-        pid = shepherd_pid(job.id, task.number)
-        if pid:
-            try:
-                os.kill(pid, _SIGNALS[what])
-                return True
-            except ProcessLookupError:
-                return False
-        return False
+        """Send the shepherd of a running task the signal for ``what``; False when there
+        is no shepherd (yet) to tell."""
+        return self.execution.signal(job.id, task.number, _SIGNALS[what])
 
     def force_end(self, job, task, now):
         """qdel -f: end the task now, whether or not its shepherd answers."""
-        pid = shepherd_pid(job.id, task.number)
-        if pid:
-            _kill_job_groups(pid)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        self.execution.kill(job.id, task.number)
         result = {"exit_status": 137, "failed": 100, "failed_reason": "job deleted (forced)",
                   "end_time": now, "deleted": True, "usage": {}}
         jobstore.write_result(job.id, task.number, result)
@@ -176,7 +158,7 @@ class Dispatcher:
         """Be woken the moment the (live) shepherd of a running task ends."""
         key = (job.id, task.number)
         if key not in self.watch.fds:
-            self.watch.add(key, shepherd_pid(job.id, task.number))
+            self.watch.add(key, self.execution.shepherd(job.id, task.number))
 
     def unwatch_shepherd(self, job, task):
         self.watch.forget((job.id, task.number))
@@ -339,6 +321,61 @@ def shepherd_pid(job_id, number):
         return 0
     from gridtools.exec.jobproc import start_ticks
     return record.pid if start_ticks(record.pid) == record.ticks else 0
+
+
+class LocalExecution:
+    """The execution layer of this machine: shepherds forked by the dispatcher's exec
+    server (or by the execution daemon that serves a host), found and signalled by
+    the pid in their lock file, checked against its start time.
+
+    The daemon talks to the execution layer only through ``start``/``stop``,
+    ``launch``, ``signal``, ``kill``, ``shepherd`` and ``order_trash``; tests give
+    it another one that runs no process."""
+
+    def __init__(self, exec_client=None):
+        self.client = exec_client
+
+    def start(self):
+        if self.client is not None:
+            self.client.start()
+
+    def stop(self):
+        if self.client is not None:
+            self.client.stop()
+
+    def order_trash(self):
+        if self.client is not None:
+            self.client.order_trash()
+
+    def launch(self, job_id, number, plan, tdir, host):
+        if execd.registered(host):
+            execd.send(host, job_id, number)
+        elif self.client is not None:
+            self.client.order(plan, tdir)
+        else:
+            launch.spawn(plan, tdir)
+
+    def signal(self, job_id, number, signum):
+        pid = shepherd_pid(job_id, number)
+        if not pid:
+            return False
+        try:
+            os.kill(pid, signum)
+            return True
+        except ProcessLookupError:
+            return False
+
+    def kill(self, job_id, number):
+        pid = shepherd_pid(job_id, number)
+        if pid:
+            _kill_job_groups(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def shepherd(self, job_id, number):
+        return shepherd_pid(job_id, number)
 
 
 class ShepherdWatch:

@@ -19,7 +19,7 @@ import sys
 import time
 
 from gridtools.daemon import apply, crash, faults, intake, monitor, publish, qcontrol, reap, suspension, view
-from gridtools.daemon.dispatch import Dispatcher
+from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
 from gridtools.errors import GridError, SpoolError
@@ -42,9 +42,10 @@ MESSAGES_KEPT = 1000        # log lines kept in memory while spool/messages cann
 class Daemon:
     """The dispatcher of one cell."""
 
-    def __init__(self):
+    def __init__(self, execution=None):
+        """``execution``: the execution layer (default: this machine's shepherds)."""
         self.state = State()
-        self.exec = ExecClient()
+        self.exec = execution if execution is not None else LocalExecution(ExecClient())
         self.dispatcher = Dispatcher(self.state, self.exec)
         self.control = qcontrol.Control(self.state, self.dispatcher)
         self.retry_signals = False
@@ -81,6 +82,12 @@ class Daemon:
         crash.point("startup")
 
     def _startup(self):
+        self._take_lock()
+        self.recover()
+        self.fifo = wake.open_listener()
+        self._listen()
+
+    def _take_lock(self):
         files.makedirs(cell.spool())
         # forked while the daemon is small, and before it holds its lock (a fork made
         # later shares the lock until it closed it, which could outlive a killed daemon)
@@ -94,6 +101,9 @@ class Daemon:
         except FileNotFoundError:
             pass
         crash.point("startup")
+
+    def recover(self):
+        """Read the spool into the daemon's state: configuration, jobs, usage, queue states."""
         self._secure_spool()
         faults.restore(self.state)
         self.state.reload_config(force=True)
@@ -104,7 +114,8 @@ class Daemon:
         running = self.state.running_tasks()
         if running:
             self.state.accounted = reap.recent_records({job.id for job, _ in running})
-        self.fifo = wake.open_listener()
+
+    def _listen(self):
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.sigpipe = rfd
         signal.set_wakeup_fd(wfd)
@@ -114,6 +125,20 @@ class Daemon:
         signal.signal(signal.SIGHUP, lambda *_: None)
         self.state.log(f"I|daemon started, pid {os.getpid()}, {len(self.state.jobs)} jobs in spool")
         self._write_messages()
+
+    def open(self):
+        """Take the cell as ``startup`` does, but without signal handlers: for running
+        ticks in the calling process (tests, with an execution layer that runs nothing)."""
+        self._take_lock()
+        self.recover()
+        self.fifo = wake.open_listener()
+
+    def close(self):
+        """Release what ``open`` took."""
+        self.state.flush()
+        qcontrol.persist(self.state)
+        os.close(self.fifo)
+        self.lock.release()
 
     def _secure_spool(self):
         """Bring the spool to the modes of the security model (a cell made by an older version)."""

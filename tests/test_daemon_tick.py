@@ -1,0 +1,108 @@
+"""Whole daemon ticks in the test process, with an execution layer that runs nothing.
+
+Requests are written by the real commands (qsub, qhold, qdel with no daemon
+running to answer them); each ``tick()`` takes them in, runs the pass,
+starts tasks through ``FakeExecution`` and reaps what it says ended.
+"""
+
+import pytest
+
+from conftest import make_cell
+from fakeexec import FakeExecution
+
+
+@pytest.fixture
+def ticking(monkeypatch):
+    cell = make_cell(slots=2, start=False)
+    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+    monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
+    from gridtools.daemon.loop import Daemon
+    fake = FakeExecution()
+    daemon = Daemon(execution=fake)
+    daemon.open()
+    try:
+        yield cell, daemon, fake
+    finally:
+        daemon.close()
+        import shutil
+        shutil.rmtree(cell.root, ignore_errors=True)
+
+
+def submit(cell, *args):
+    proc = cell.run("qsub", "-terse", *args, "-b", "y", "true", cwd="/tmp")
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stdout)
+
+
+def tell(cell, *argv):
+    """A command whose answer the daemon gives in a later tick: started, not waited for."""
+    import subprocess
+    return subprocess.Popen(list(argv), env=cell.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd="/tmp")
+
+
+def ask(cell, daemon, *argv):
+    """Run a command that waits for the daemon's answer, ticking until it has it."""
+    import time
+    proc = tell(cell, *argv)
+    end = time.time() + 30
+    while proc.poll() is None and time.time() < end:
+        daemon.tick()
+        time.sleep(0.01)
+    out, err = proc.communicate(timeout=5)
+    assert proc.returncode == 0, err
+    return out
+
+
+def test_a_job_is_taken_in_started_and_reaped(ticking):
+    cell, daemon, fake = ticking
+    jid = submit(cell)
+    daemon.tick()
+    assert [(j, t) for j, t, _ in fake.launched] == [(jid, 1)]
+    assert cell.task_states(jid) == {1: "running"}
+    fake.finish(jid, 1, exit_status=3)
+    daemon.tick()
+    assert cell.task_states(jid) == {1: "finished"}
+    record = [r for r in cell.accounting() if int(r[5]) == jid]
+    assert len(record) == 1 and record[0][12] == "3"
+
+
+def test_two_slots_take_two_jobs_and_the_third_waits(ticking):
+    cell, daemon, fake = ticking
+    ids = [submit(cell) for _ in range(3)]
+    daemon.tick()
+    assert fake.running() == [(ids[0], 1), (ids[1], 1)]
+    reasons = [r.why.value for r in daemon.state.reasons[ids[2]]]
+    assert "qi_full" in reasons
+    fake.finish(ids[0], 1)
+    daemon.tick()
+    assert fake.running() == [(ids[1], 1), (ids[2], 1)]
+
+
+def test_a_pe_of_four_slots_never_runs_eight(ticking):
+    """Two -pe smp 4 jobs with the PE's slots 4: the second waits even with room on the host."""
+    cell, daemon, fake = ticking
+    ask(cell, daemon, "qconf", "-mattr", "queue", "slots", "8", "all.q")
+    ask(cell, daemon, "qconf", "-mattr", "pe", "slots", "4", "smp")
+    first, second = submit(cell, "-pe", "smp", "4"), submit(cell, "-pe", "smp", "4")
+    daemon.tick()
+    assert fake.running() == [(first, 1)]
+    assert daemon.state.jobs[first].task(1).pe == "smp"
+    fake.finish(first, 1)
+    daemon.tick()
+    assert fake.running() == [(second, 1)]
+
+
+def test_qdel_of_a_running_task_signals_its_shepherd(ticking):
+    cell, daemon, fake = ticking
+    jid = submit(cell)
+    daemon.tick()
+    out = ask(cell, daemon, "qdel", str(jid))
+    assert "has registered the job" in out
+    import signal
+    # told to terminate (again at each tick until its shepherd is gone)
+    assert fake.signals and set(fake.signals) == {(jid, 1, signal.SIGTERM)}
+    assert daemon.state.jobs[jid].task(1).deleting
+    fake.finish(jid, 1, exit_status=143)
+    daemon.tick()
+    assert cell.task_states(jid) == {1: "finished"}
