@@ -57,7 +57,7 @@ def daemon():
 def daemon_start():
     """Start the daemon in the background."""
     from gridtools.cli import cellinit
-    from gridtools.daemon import control
+    from gridtools.spool import daemonctl as control
     _run(cellinit.ensure_cell)
     if control.running():
         click.echo(f"daemon already running (pid {control.pid()})")
@@ -77,7 +77,7 @@ def daemon_start():
 @daemon.command("stop")
 def daemon_stop():
     """Stop the daemon; running jobs continue under their shepherds."""
-    from gridtools.daemon import control
+    from gridtools.spool import daemonctl as control
     if not control.running():
         click.echo("daemon not running")
         return
@@ -93,7 +93,7 @@ def daemon_stop():
 @daemon.command("status")
 def daemon_status():
     """Print pid, uptime and the number of running and pending jobs (exit 1: not running)."""
-    from gridtools.daemon import control
+    from gridtools.spool import daemonctl as control
     from gridtools.spool import status
     if not control.running():
         click.echo("daemon not running")

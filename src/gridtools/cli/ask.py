@@ -21,7 +21,7 @@ REPLY_TIMEOUT = 60.0
 
 def ensure_daemon():
     """Make sure the cell's daemon runs (start it if the caller may), or raise GridError."""
-    from gridtools.daemon import control
+    from gridtools.spool import daemonctl as control
     if control.running():
         return
     allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
@@ -37,7 +37,7 @@ def tell(kind, payload, script=None):
     from gridtools.spool import requests, wake
     name = requests.write(kind, payload, script=script)
     if not wake.poke():
-        from gridtools.daemon import control
+        from gridtools.spool import daemonctl as control
         control.autostart()
     return name
 

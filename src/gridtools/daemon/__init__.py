@@ -1,20 +1,31 @@
 """The dispatcher daemon: thin glue around the pure scheduler.
 
 - ``loop``      the daemon: ``tick()`` runs one pass of named phases (intake,
-                reap, schedule, apply, publish); ``run()`` repeats it on wake-ups
-- ``control``   start, stop, status and auto-start of the daemon
+                reap, schedule, apply, publish); ``run()`` repeats it on wake-ups;
+                ``open()``/``tick()``/``close()`` run passes in the calling process
 - ``state``     the in-memory working copy of the spool
-- ``intake``    applying queued client requests
+- ``handlers``  the table of request kinds and the functions that apply them
+- ``intake``    taking in queued client requests (submit, delete, hold)
+- ``apply``     the one door through which every change to a job passes
 - ``view``      building the scheduler's snapshot from state and configuration
-- ``dispatch``  carrying out decisions: shepherds, signals, accounting
+- ``dispatch``  carrying out starts: plans, task folders; the execution layer
+                (``LocalExecution``: shepherds of this machine) and its signals
 - ``reap``      collecting results of ended tasks, purging old jobs
-- ``publish``   the status snapshot for queries
+- ``publish``   the status snapshot for queries (rows from ``spool.rows``)
+- ``usage``     the decayed usage of users and projects the share tree weighs
+- ``qcontrol``  queue and host states (``sched.queue_state``) carried out on tasks
+- ``suspension`` signals that stop and continue tasks, sent again when missed
 - ``auth``      managers, operators, owners
 - ``execd``     the exec server that forks shepherds, and per-host execution daemons
 - ``confreq``   qconf requests: rights, then ``confstore`` (validated writes under etc/),
                 ``confobj``/``confattr`` (whole objects and attribute edits),
                 ``confrefs`` (references between objects), ``confctl`` (daemon control)
-- ``monitor``   the scheduler monitoring file written after ``qconf -tsm``
+- ``alterreq``, ``qmodreq``, ``hostreq``  qalter, qmod and host requests
+- ``monitor``   the scheduler monitoring files (qconf -tsm, params MONITOR=1)
 - ``faults``    what the daemon set aside or cannot write now, published for queries
 - ``crash``     crash points (``GRIDTOOLS_CRASH_AT``) for testing what a crash leaves
+
+Commands never import this package (``gridtools daemon`` and ``gridtools
+execd`` excepted, which run it): they read the published status and the
+spool, and start or stop the daemon with ``spool.daemonctl``.
 """

@@ -20,7 +20,7 @@ import pwd
 import shutil
 import time
 
-from gridtools.daemon import apply, auth, crash, faults, publish
+from gridtools.daemon import apply, auth, crash, faults
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import jobcheck, reqcheck, spoolyaml
@@ -28,6 +28,7 @@ from gridtools.model.job import Job, TaskState
 from gridtools.model.taskset import RangeBuilder
 from gridtools.spool import ids
 from gridtools.spool import jobs as jobstore
+from gridtools.spool import rows
 from gridtools.spool import requests as spool_requests
 
 #: requests applied per pass at most, so that scheduling interleaves with a large intake
@@ -324,7 +325,7 @@ def outcome(target, missing=False, denied=False, array=False, **numbers):
     ``denied``, else the task numbers of each effect (as ranges)."""
     result = {"id": int(target["id"]), "missing": missing, "denied": denied, "array": array}
     for key, found in numbers.items():
-        result[key] = publish.ranges(sorted(found))
+        result[key] = rows.ranges(sorted(found))
     return result
 
 

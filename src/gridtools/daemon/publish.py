@@ -15,71 +15,9 @@ import time
 from gridtools.daemon import faults, view
 from gridtools.formats.sge import states as state_letters
 from gridtools.sched.snapshot import QState
-from gridtools.model.job import TaskState
-from gridtools.model.taskset import RangeBuilder
 from gridtools.spool import status as spool_status
+from gridtools.spool.rows import job_info, job_rows
 
-
-def ranges(numbers):
-    """Task numbers as compact ranges [[first, last, step], ...]."""
-    builder = RangeBuilder()
-    for n in numbers:
-        builder.add(n)
-    return builder.out
-
-
-def running_state(task, held=""):
-    if task.deleting:
-        return "dr"
-    if held:
-        return "hr"
-    if "s" in task.suspended:
-        return "s"
-    if "S" in task.suspended:
-        return "S"
-    if "T" in task.suspended:
-        return "T"
-    return "Rr" if task.restarted else "r"
-
-
-def pending_state(job, number, task, live):
-    """qstat state letters of a task that has not run (or waits to run again)."""
-    if task is not None and task.state is TaskState.ERROR:
-        return "Eqw"
-    held = bool(job.holds_of(number)) or any(p in live for p in job.spec.get("predecessors") or ())
-    restarted = task is not None and task.restarted
-    if held:
-        return "hRq" if restarted else "hqw"
-    return "Rq" if restarted else "qw"
-
-
-def job_rows(job, prio, live):
-    """The qstat rows of one job: a row per running task, one per group of waiting or
-    finished tasks with the same state (tasks without a record form one group at once)."""
-    rows = []
-    groups = {}
-    for number, task in sorted(job.tasks.items()):
-        if task.state is TaskState.RUNNING:
-            rows.append({"id": job.id, "task": number if job.is_array else None,
-                         "state": running_state(task, job.holds_of(number)), "time": task.start_time,
-                         "queue": f"{task.queue}@{task.host}", "slots": task.slots,
-                         "granted": task.granted, "pe": task.pe, "prio": prio})
-            continue
-        if task.state is TaskState.FINISHED:
-            key = ("z", "")
-        else:
-            key = (pending_state(job, number, task, live), job.holds_of(number))
-        groups.setdefault(key, []).append((number, number, 1))
-    rest = job.untouched()
-    if rest:
-        key = ("z", "") if job.deleted else (pending_state(job, rest.first(), None, live), job.hold)
-        groups.setdefault(key, []).extend(rest.runs)
-    slots = job.spec["pe"][1] if job.spec.get("pe") else 1
-    for (key, hold), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
-        rows.append({"id": job.id, "tasks": _compact(runs) if job.is_array else None,
-                     "state": key, "hold": hold, "time": float(job.spec["submit_time"]), "queue": "",
-                     "slots": slots, "prio": 0.0 if key.startswith("h") else prio})
-    return rows
 
 
 def order_numbers(order):
@@ -101,36 +39,6 @@ def share_tree_rows(nodes):
                      "cpu": n.decayed.cpu, "mem": n.decayed.mem, "io": n.decayed.io,
                      "ltcpu": n.long_term.cpu, "ltmem": n.long_term.mem, "ltio": n.long_term.io})
     return rows
-
-
-def _compact(runs):
-    builder = RangeBuilder()
-    for first, last, step in sorted(runs):
-        builder.add_run(first, last, step)
-    return builder.out
-
-
-def job_info(job, decisions_urg):
-    spec = job.spec
-    res = spec.get("resources") or {}
-    return {
-        "name": spec["name"], "owner": spec["owner"], "group": spec.get("group", ""),
-        "project": spec.get("project") or "", "department": spec.get("department") or "defaultdepartment",
-        "submit_time": float(spec["submit_time"]), "priority": int(spec.get("priority", 0)),
-        "hard": dict(res.get("hard") or {}), "soft": dict(res.get("soft") or {}),
-        "hard_queues": list((spec.get("queues") or {}).get("hard") or []),
-        "soft_queues": list((spec.get("queues") or {}).get("soft") or []),
-        "pe": list(spec["pe"]) if spec.get("pe") else None,
-        "hold_jid": list(spec.get("hold_jid") or []), "predecessors": list(spec.get("predecessors") or []),
-        "urgency": list(decisions_urg or (0.0, 0.0, 0.0, 0.0)), "deadline": spec.get("deadline"),
-        "array": bool(spec.get("tasks")), "tasks": spec.get("tasks"),
-        "account": spec.get("account") or "sge", "ar": spec.get("ar"),
-        "start_at": spec.get("start_at"), "hold_jid_ad": list(spec.get("hold_jid_ad") or []),
-        "ad_predecessors": list(spec.get("ad_predecessors") or []), "ckpt": spec.get("ckpt"),
-        "binding": spec.get("binding"), "masterq": list(spec.get("masterq") or []),
-        "tc": spec.get("tc"), "override_tickets": int(spec.get("override_tickets") or 0),
-        "jobshare": int(spec.get("jobshare") or 0),
-    }
 
 
 #: queue_conf attributes copied into each queue row's ``attrs`` (qstat -F, -explain, -U, -l)

@@ -6,6 +6,9 @@
 - ``replies``   the daemon's answers, and how a client knows they are the daemon's
 - ``jobs``      the job store: one directory per job (description, script, state, task results)
 - ``status``    the compact status snapshot the daemon publishes for queries
+- ``rows``      the job rows and facts of that snapshot (the read model queries share)
+- ``daemonctl`` starting, stopping and asking after the daemon of a cell
+- ``usage``     the decayed usage record (``spool/usage.json``)
 - ``wake``      waking the daemon (a FIFO) and detecting whether it runs
 - ``config``    reading and writing the cell's configuration objects under etc/
 - ``acct``      appending accounting records (all or nothing)

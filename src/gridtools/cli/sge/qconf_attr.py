@@ -139,7 +139,7 @@ def stnode(mode, words):
 # ---------------------------------------------------------------- daemon control
 
 def kill_master(_words=()):
-    from gridtools.daemon import control
+    from gridtools.spool import daemonctl as control
     code = send({"op": "kill", "target": "m"})
     if code == 0:
         end = time.time() + STOP_WAIT

@@ -152,7 +152,7 @@ def _queue_texts(spec):
 
 def _instance_texts(qname, hpart):
     """Texts of the instances (or the domain) of queue ``qname`` named by ``hpart``."""
-    from gridtools.daemon import view
+    from gridtools.sched import inputs as view
     from gridtools.formats.sge import objects
     from gridtools.formats.sge.names import wildcard_match
     conf = spool_config.load()
@@ -194,7 +194,7 @@ def _resolved(queue, hostlist, key, groups):
 
 def show_detached(_words=()):
     """-sds: per-host values for hosts or groups no longer in a queue's host list."""
-    from gridtools.daemon import view
+    from gridtools.sched import inputs as view
     from gridtools.formats.sge.codecs import PerHost
     conf = spool_config.load()
     groups = view.hostgroups(conf)
@@ -321,7 +321,7 @@ def show_nodes(words, recursive=False):
 
 def show_event_clients(_words=()):
     """-secl: the scheduler is the one event client, when the daemon runs."""
-    from gridtools.daemon import control
+    from gridtools.spool import daemonctl as control
     if not control.running():
         return error("no event clients registered")
     sys.stdout.write(f"{'ID':>8} {'NAME':<15} {'HOST':<25}\n{'-' * 50}\n"

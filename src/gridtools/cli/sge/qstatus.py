@@ -32,13 +32,13 @@ def load():
 
 
 def _daemon_running():
-    from gridtools.daemon import control
+    from gridtools.spool import daemonctl as control
     return control.running()
 
 
 def _job_parts(job_ids):
     """(rows, info) of the given jobs, read from the spool."""
-    from gridtools.daemon.publish import job_info, job_rows
+    from gridtools.spool.rows import job_info, job_rows
     from gridtools.model.job import Job
     from gridtools.spool import jobs as jobstore
     from gridtools.formats import spoolyaml
