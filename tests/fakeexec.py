@@ -18,6 +18,7 @@ class FakeExecution:
         self.launched = []           # (job id, task, plan)
         self.signals = []            # (job id, task, signal number)
         self.killed = []             # (job id, task)
+        self.niced = []              # (job id, task, nice value)
         self.locks = {}              # (job id, task) -> fd holding the shepherd lock
 
     def start(self):
@@ -47,6 +48,10 @@ class FakeExecution:
 
     def shepherd(self, job_id, number):
         return 0
+
+    def renice(self, job_id, number, nice):
+        self.niced.append((job_id, number, nice))
+        return True
 
     def finish(self, job_id, number, exit_status=0, **extra):
         """The task ends: its result is written and its lock let go."""

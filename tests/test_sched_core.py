@@ -137,3 +137,22 @@ def test_the_snapshot_is_typed():
     assert req.runtime == 600.0
     assert {a.name: a.value for a in req.hard} == {"h_rt": 600, "h_vmem": 2 * 1024 ** 3}
     assert snap.queues[0].values == (("h_rt", 3600, "1:0:0"),)
+
+
+TREE_75_25 = ("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+              "id=1\nname=alice\ntype=0\nshares=75\nchildnodes=NONE\n"
+              "id=2\nname=bob\ntype=0\nshares=25\nchildnodes=NONE\n")
+
+
+def test_running_tasks_are_reniced_by_their_tickets():
+    """With reprioritize_interval set, the running task with the most tickets on a host
+    gets nice 0 and the others less, in proportion (sched.policy.renice)."""
+    sc = {"hosts": ["h1"], "slots": 2, "users": ["alice", "bob"], "sharetree": TREE_75_25,
+          "sched": {"weight_tickets_share": 10000, "reprioritize_interval": "0:0:10"},
+          "running": [{"job": 1, "owner": "alice", "granted": "all.q@h1=1"},
+                      {"job": 2, "owner": "bob", "granted": "all.q@h1=1"}]}
+    decisions, _ = run(sc)
+    nice = {r.job_id: r.nice for r in decisions.reprioritize}
+    assert nice[1] == 0 and 0 < nice[2] < 19
+    sc["sched"]["reprioritize_interval"] = "0:0:0"
+    assert run(sc)[0].reprioritize == []

@@ -127,3 +127,12 @@ def suspend(state, dispatcher, job, task, why, on, force=False):
     if before != after or (force and task.state is TaskState.RUNNING):
         suspension.send(state, dispatcher, job, task, "suspend" if after else "resume")
     return changed
+
+
+def reprioritize(state, execution, job_id, number, nice):
+    """Give a running task's processes a new nice value (tickets, reprioritize_interval)."""
+    job = state.jobs.get(job_id)
+    task = job.tasks.get(number) if job is not None else None
+    if task is None or task.state is not TaskState.RUNNING:
+        return False
+    return execution.renice(job_id, number, nice)

@@ -377,6 +377,20 @@ class LocalExecution:
     def shepherd(self, job_id, number):
         return shepherd_pid(job_id, number)
 
+    def renice(self, job_id, number, nice):
+        """Set the nice value of a running task's processes (its shepherd's process group)."""
+        from gridtools.exec import jobproc, shepherd
+        record = shepherd.read_lock(jobstore.task_dir(job_id, number))
+        if record is None or not record.group or not record.here():
+            return False
+        if jobproc.start_ticks(record.group) != record.group_ticks:
+            return False
+        try:
+            os.setpriority(os.PRIO_PGRP, record.group, nice)
+            return True
+        except OSError:
+            return False
+
 
 class ShepherdWatch:
     """Process file descriptors of live shepherds: each becomes readable the moment its

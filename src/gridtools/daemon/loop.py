@@ -45,6 +45,7 @@ class Daemon:
     def __init__(self, execution=None):
         """``execution``: the execution layer (default: this machine's shepherds)."""
         self.state = State()
+        self.reniced = None          # when running tasks were last reniced by their tickets
         self.exec = execution if execution is not None else LocalExecution(ExecClient())
         self.dispatcher = Dispatcher(self.state, self.exec)
         self.control = qcontrol.Control(self.state, self.dispatcher)
@@ -271,12 +272,23 @@ class Daemon:
         kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
         kept.update(decisions.order)
         state.orders = kept
+        self._renice(snap, decisions, now)
         if state.monitor_next or monitor.wanted(snap):
             monitor.write(snap, decisions, now)
             state.monitor_next = False
         self.next_event = _next_start_time(snap, now)
         state.need_publish = True
         return len(decisions.starts)
+
+    def _renice(self, snap, decisions, now):
+        """Renice running tasks by their tickets, every reprioritize_interval."""
+        from gridtools.sched.policy.renice import due
+        config = snap.policy.config
+        if not decisions.reprioritize or not due(self.reniced, now, config.reprioritize_interval):
+            return
+        self.reniced = now
+        for order in decisions.reprioritize:
+            apply.reprioritize(self.state, self.exec, order.job_id, order.task, order.nice)
 
     def _reject_immediate(self, decisions, now):
         """Immediate jobs (-now y, qrsh) that did not start in their first pass are removed."""

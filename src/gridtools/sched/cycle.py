@@ -335,4 +335,22 @@ def cycle(snap):
         if reasons:
             decisions.reasons[job.id] = reasons if type(reasons) is tuple else capped(reasons)
     decisions.load_alarms = p.load_alarms
+    decisions.reprioritize = reprioritized(snap, decisions.order)
     return decisions
+
+
+def reprioritized(snap, numbers):
+    """With ``reprioritize_interval`` set, the nice value of every running task from its
+    job's tickets, host by host (``sched.policy.renice``)."""
+    config = snap.policy.config
+    if config is None or config.reprioritize_interval <= 0 or not snap.running:
+        return []
+    from gridtools.sched.policy.renice import nice_values
+    from gridtools.sched.snapshot import Reprioritize
+    by_host = {}
+    for run in snap.running:
+        order = numbers.get(run.job_id)
+        by_host.setdefault(run.granted[0][1], {})[(run.job_id, run.task)] = \
+            order.tickets[0] if order is not None else 0.0
+    return [Reprioritize(job_id, task, nice) for tickets in by_host.values()
+            for (job_id, task), nice in sorted(nice_values(tickets).items())]
