@@ -153,3 +153,25 @@ def test_share_monitor_and_clearusage(shared, workdir):
     wait_for(lambda: float(share_rows(cell, "-u")["/gtalice"]["cpu"]) == 0.0, timeout=10)
     bad = cell.run("sge_share_mon", "-c", "1", "-f", "nosuchfield")
     assert bad.returncode == 2 and bad.stderr.startswith("sge_share_mon: unknown field")
+
+
+def test_qconf_shows_a_users_usage(shared, workdir):
+    cell = shared
+    configure(cell, 75, 25)
+    script = os.path.join(workdir, "burn.sh")
+    with open(script, "w") as fh:
+        fh.write(BURN)
+    os.chmod(script, 0o755)
+    jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", script, user="gtalice", cwd=workdir))
+    cell.wait_finished(jid, timeout=30)
+
+    def usage():
+        text = cell.run("qconf", "-suser", "gtalice").stdout
+        lines = dict(line.split(" ", 1) for line in text.splitlines())
+        return lines if "usage" in lines else None
+    lines = wait_for(usage, timeout=10)
+    cpu = float(lines["long_term_usage"].split(",")[0].split("=")[1])
+    assert cpu >= 0.9 and lines["name"] == "gtalice"
+    assert "usage" not in cell.run("qconf", "-suser", "gtbob").stdout      # bob used nothing
+    # what qconf shows can be read back: the usage lines are not configuration
+    add_object(cell, "-Muser", cell.run("qconf", "-suser", "gtalice").stdout)

@@ -26,9 +26,19 @@ PROJECT_SCHEMA = Schema([
 ], 0)
 
 
+#: lines ``qconf -suser``/``-sprj`` show about usage: read back, they are ignored
+USAGE_LINES = ("usage", "usage_time_stamp", "long_term_usage")
+
+
+def without_usage(text):
+    """Object text without the usage lines qconf shows (they are not configuration)."""
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if line.split(None, 1)[0:1] not in ([name] for name in USAGE_LINES))
+
+
 def parse_user(text):
     """A user dict from ``qconf -suser`` text."""
-    return USER_SCHEMA.parse(text)
+    return USER_SCHEMA.parse(without_usage(text))
 
 
 def render_user(obj):
@@ -51,7 +61,7 @@ def validate_user(obj, known=None):
 
 def parse_project(text):
     """A project dict from ``qconf -sprj`` text."""
-    return PROJECT_SCHEMA.parse(text)
+    return PROJECT_SCHEMA.parse(without_usage(text))
 
 
 def render_project(obj):
