@@ -8,6 +8,8 @@
 - makespan: 1,000 ``/bin/true`` jobs queued while the daemon is stopped, then the
   daemon started: time until the last one ended (2 slots)
 - qstat latency: median of 20 plain ``qstat`` with 10,000 pending jobs
+- a busy cell: 100 hosts, 10,000 pending jobs in 100 request profiles that no host
+  can run; median over 5 of (start of a new runnable job - its qsub call)
 """
 
 import os
@@ -125,6 +127,31 @@ def bench_qstat(env, count, n):
     return timed(env, ["qstat"], n), lines
 
 
+def bench_busy_start(count=10_000, hosts=100, n=5):
+    """Start latency of a runnable job among ``count`` unrunnable ones on ``hosts`` hosts."""
+    root = tempfile.mkdtemp(prefix="gtbench-")
+    env = make_env(root)
+    names = [f"node{i:03d}" for i in range(hosts)]
+    run(env, "gridtools", "init", "--slots", "2", *[a for h in names for a in ("--host", h)], check=True)
+    queue = os.path.join(root, "etc", "queues", "all.q")
+    text = open(queue).read().replace("np_load_avg=1.75", "NONE")
+    text = "\n".join("h_vmem                1G" if line.startswith("h_vmem") else line
+                      for line in text.splitlines()) + "\n"
+    open(queue, "w").write(text)
+    os.environ["GRIDTOOLS_ROOT"] = root
+    try:
+        for profile in range(100):
+            submit_many(count // 100, resources={"hard": {"h_vmem": f"{profile + 2}G"}, "soft": {}})
+        run(env, "gridtools", "daemon", "start", check=True)
+        from gridtools.spool import status
+        while len({r["id"] for r in (status.read() or {}).get("rows", [])}) < count:
+            time.sleep(0.2)
+        return bench_start_latency(env, n)
+    finally:
+        run(env, "gridtools", "daemon", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main():
     quick = "--quick" in sys.argv
     root, env = new_cell()
@@ -143,6 +170,9 @@ def main():
     finally:
         run(env, "gridtools", "daemon", "stop")
         shutil.rmtree(root, ignore_errors=True)
+    busy = 1000 if quick else 10_000
+    print(f"submit->start among {busy} unrunnable jobs on 100 hosts (median of 5): "
+          f"{bench_busy_start(busy) * 1000:7.1f} ms")
 
 
 if __name__ == "__main__":

@@ -60,6 +60,18 @@ def _plain(value):
     return str(value)
 
 
+def _plain_reasons(reasons):
+    """job id -> reasons as plain data; jobs of one category share one list (the pass
+    gave them the same tuple), which marshal also writes once."""
+    shared, found = {}, {}
+    for job_id, items in reasons.items():
+        plain = shared.get(id(items))
+        if plain is None:
+            plain = shared[id(items)] = [r.plain() for r in items]
+        found[job_id] = plain
+    return found
+
+
 def queue_attrs(conf, queue, host, groups):
     obj = conf.objects["queue"].get(queue) or {}
     return {attr: _plain(view.qvalue(obj, attr, host, groups)) for attr in QUEUE_ATTRS}
@@ -174,7 +186,7 @@ def publish(state, snap_queues, loads, now=None):
         "queues": queue_rows(state, snap_queues, loads),
         "hosts": host_rows(state, loads),
         "exechosts": view.exec_hosts(state.config),
-        "reasons": {jid: [r.plain() for r in reasons] for jid, reasons in state.reasons.items()},
+        "reasons": _plain_reasons(state.reasons),
         "share_tree": share_tree_rows(state.share_tree),
         "faults": faults.published(state),
     }

@@ -133,14 +133,14 @@ class State:
     # ------------------------------------------------------------ config
     def reload_config(self, force=False, now=None, look=False):
         """Re-read etc/ when it changed (looked at most every CONFIG_CHECK seconds
-        unless forced, or ``look`` asks to look now); returns True when it did."""
+        unless ``force`` or ``look`` asks to look now); returns True when it did."""
         now = now if now is not None else time.time()
         if not force and not look and now - self.config_checked < CONFIG_CHECK:
             return False
         self.config_checked = now
         stamp = spool_config.stamp()
-        if not force and stamp == self.config_stamp:
-            return False
+        if stamp == self.config_stamp and self.config is not None:
+            return False                # nothing under etc/ changed (also when forced to look)
         self.unreadable = set()
         try:
             self.config = spool_config.load(on_error=self._unreadable_config)
