@@ -5,6 +5,7 @@ the daemon appends its rendered line to the cell's accounting file.
 """
 
 from gridtools.formats import accounting as acct_format
+from gridtools.model import perange
 
 
 def category_of(spec, userlists=()):
@@ -16,7 +17,7 @@ def category_of(spec, userlists=()):
         "q": (spec.get("queues") or {}).get("hard"), "masterq": spec.get("masterq"),
         "l": hard, "soft_l": soft, "ckpt": spec.get("ckpt"), "ar": spec.get("ar"),
         "I": spec.get("interactive"),
-        "pe": (pe[0], (pe[1], pe[2] or None) if pe[1] != pe[2] else pe[1]) if pe else None,
+        "pe": (pe[0], perange.text(pe)) if pe else None,
     }
     return acct_format.category(spec["owner"], req)
 

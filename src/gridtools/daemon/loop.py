@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 
-from gridtools.daemon import intake, monitor, publish, qcontrol, reap, suspension, view
+from gridtools.daemon import arreq, intake, monitor, publish, qcontrol, reap, suspension, view
 from gridtools.daemon.dispatch import Dispatcher
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
@@ -112,6 +112,8 @@ class Daemon:
         if taken:
             state.need_schedule = True
         self.more_intake = taken >= intake.BATCH
+        if arreq.expire(state, self.dispatcher, now):
+            state.need_schedule = True
         self.reaped = reap.collect(state, self.dispatcher, now)
         if self.reaped:
             state.need_schedule = True
@@ -149,6 +151,7 @@ class Daemon:
         decisions = cycle(snap)
         self.control.load_blocked = decisions.load_alarms
         self.dispatcher.start_all(decisions.starts, now)
+        arreq.kill(state, self.dispatcher, decisions.kills, now)
         self._reject_immediate(decisions, now)
         state.reasons = decisions.reasons
         state.share_tree = decisions.share_tree
@@ -160,7 +163,7 @@ class Daemon:
         if state.monitor_next or monitor.wanted(snap):
             monitor.write(snap, decisions, now)
             state.monitor_next = False
-        self.next_event = _next_start_time(snap, now)
+        self.next_event = _next_start_time(snap, now, arreq.next_event(state, now))
         state.need_publish = True
         return len(decisions.starts)
 
@@ -182,6 +185,7 @@ class Daemon:
             return False
         sample = host_load.sample()
         self.loads = {name: sample for name in view.exec_hosts(self.state.config)}
+        self.state.loads = self.loads
         self.load_time = now
         return True
 
@@ -252,8 +256,10 @@ class Daemon:
             self.shutdown()
 
 
-def _next_start_time(snap, now):
+def _next_start_time(snap, now, ar_event=None):
     times = [j.start_at for j in snap.jobs if j.start_at and j.start_at > now]
+    if ar_event is not None:
+        times.append(ar_event)
     return min(times) if times else None
 
 

@@ -11,9 +11,10 @@ data (marshal-able).
 
 import time
 
-from gridtools.daemon import view
+from gridtools.daemon import arreq, view
 from gridtools.formats.sge import states as state_letters
 from gridtools.sched.snapshot import QState
+from gridtools.model import perange
 from gridtools.model.job import TaskState
 from gridtools.spool import status as spool_status
 
@@ -77,7 +78,7 @@ def job_rows(job, prio, live):
         else:
             key = (pending_state(job, number, task, live), job.holds_of(number))
         groups.setdefault(key, []).append(number)
-    slots = spec["pe"][1] if spec.get("pe") else 1
+    slots = perange.low(spec["pe"]) if spec.get("pe") else 1
     for (key, hold), numbers in groups.items():
         rows.append({"id": job.id, "tasks": ranges(numbers) if job.is_array else None,
                      "state": key, "hold": hold, "time": float(spec["submit_time"]), "queue": "",
@@ -176,7 +177,7 @@ def queue_rows(state, snap_queues, loads):
                 used[key] = used.get(key, 0) + slots
     rows = []
     groups = view.hostgroups(state.config)
-    reserved = {}
+    reserved = arreq.held_slots(state, time.time())
     for res in state.reserves:
         for queue, host, slots in res.granted:
             reserved[f"{queue}@{host}"] = reserved.get(f"{queue}@{host}", 0) + slots

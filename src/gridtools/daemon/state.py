@@ -57,6 +57,8 @@ class State:
         self.usage = Keeper()         # decayed usage of users and projects (the share tree's)
         self.share_tree = ()          # share tree report of the last pass (sge_share_mon)
         self.reserves = ()            # reservations of the last pass (qstat -f "resv")
+        self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
+        self.loads = {}               # host -> last load sample (admission of reservations)
 
     # ------------------------------------------------------------ jobs
     def add(self, job):

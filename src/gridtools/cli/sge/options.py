@@ -189,9 +189,25 @@ def _apply_q(req, args, ctx):
     req["queues"]["soft" if ctx.soft else "hard"].extend(split_list(args[0]))
 
 
+def parse_slot_ranges(text):
+    """A PE slot range list ``1,2,4,8`` or ``2-4,8-`` as [[min, max], ...] (max 0 = unlimited)."""
+    items = [item for item in text.split(",")]
+    if not items or any(not item for item in items):
+        raise InputError(f'invalid slot range "{text}"')
+    return [parse_slot_range(item) for item in items]
+
+
+def pe_request(name, text):
+    """The spooled form of ``-pe name slots``: [name, min, max] for one range, or
+    [name, [[min, max], ...]] for a slot list."""
+    found = parse_slot_ranges(text)
+    if len(found) == 1:
+        return [name, found[0][0], found[0][1]]
+    return [name, sorted(found)]
+
+
 def _apply_pe(req, args, ctx):
-    lo, hi = parse_slot_range(args[1])
-    req["pe"] = [args[0], lo, hi]
+    req["pe"] = pe_request(args[0], args[1])
 
 
 def _apply_p(req, args, ctx):
@@ -293,10 +309,9 @@ def _apply_ot(req, args, ctx):
 
 
 def _apply_ar(req, args, ctx):
-    try:
-        req["ar"] = int(args[0])
-    except ValueError:
-        raise InputError(f'invalid advance reservation id "{args[0]}"') from None
+    if not args[0].isdigit():
+        raise UsageError("invalid advance reservation id, must be an unsigned integer")
+    req["ar"] = int(args[0])
 
 
 def _apply_soft(req, args, ctx):

@@ -10,6 +10,7 @@ import os
 import pwd
 
 from gridtools import cell
+from gridtools.model import perange
 from gridtools.spool import status as spool_status
 
 ACTIVE = ("r", "hr", "Rr", "t", "s", "S", "T", "dr", "dt")
@@ -72,7 +73,7 @@ def _add_unprocessed(snap, spec, ranges):
     rng = spec.get("tasks")
     tasks = ranges(list(range(rng[0], rng[1] + 1, rng[2]))) if rng else None
     state = "hqw" if spec.get("user_hold") or spec.get("hold_jid") else "qw"
-    slots = spec["pe"][1] if spec.get("pe") else 1
+    slots = perange.low(spec["pe"]) if spec.get("pe") else 1
     snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
                          "time": float(spec["submit_time"]), "queue": "", "slots": slots})
     res = spec.get("resources") or {}

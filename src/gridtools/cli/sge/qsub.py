@@ -79,6 +79,15 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
     return req, script, ctx.client, name, command, args
 
 
+def _check_ar(req):
+    """Refuse a job for a reservation that does not exist or that it may not use."""
+    import time
+    from gridtools.cli.sge import arlist
+    why = arlist.job_refusal(req, time.time())
+    if why is not None:
+        raise submit.Rejected(why)
+
+
 def main(argv, prog="qsub"):
     if "-help" in argv or "--help" in argv:
         sys.stdout.write(USAGE_HEAD + "\n(see qsub(1))\n")
@@ -107,6 +116,8 @@ def _submit(argv, prog):
         code = verify.report(req, client, prog)
         if code is not None:
             return code
+    if req.get("ar"):
+        _check_ar(req)
     from gridtools.cli.ask import tell
     from gridtools.spool import ids
     job_id = ids.allocate("job")[0]
