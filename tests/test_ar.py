@@ -158,3 +158,15 @@ def test_jobs_run_only_inside_the_window(cell):
     record = [r for r in cell.accounting() if r[5] == str(job)][0]
     assert int(record[10]) - int(record[9]) < 30          # end - start: killed, not finished
     assert wait_for(lambda: cell.run("qrstat", "-u", "*").stdout == "", timeout=10)
+
+
+def test_a_disabled_reserved_queue_puts_the_reservation_in_error(cell):
+    ar = ar_of(cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", "-he", "y", "-N", "err"))
+    cell.run("qmod", "-d", "all.q@testhost", check=True)
+    cell.qsub("-b", "y", "true")                           # something to make a pass
+    assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "E")
+    explained = cell.run("qrstat", "-ar", str(ar), "-explain").stdout
+    assert "message                        reserved queue all.q@testhost is disabled" in explained
+    cell.run("qmod", "-e", "all.q@testhost", check=True)
+    cell.qsub("-b", "y", "true")
+    assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "w")

@@ -27,7 +27,7 @@ from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 from gridtools.sched import ar as sched_ar
 from gridtools.sched import inputs
-from gridtools.sched.snapshot import ARState
+from gridtools.sched.snapshot import ARState, QState
 from gridtools.spool import ars as store
 from gridtools.spool import jobs as jobstore
 from gridtools.spool.ids import MAX_ID
@@ -287,6 +287,43 @@ def kill(state, dispatcher, kills, now):
             dispatcher.signal_task(job, task, "delete")
             state.touch(job)
             state.log(f"I|job {job.id}.{item.task} ended: advance reservation {item.ar} is over")
+
+
+# ---------------------------------------------------------------- errors
+
+#: queue instance states that put a reservation holding it in error, as qrstat -explain names them
+_ERROR_WORDS = ((QState.DISABLED, "disabled"), (QState.CAL_DISABLED, "disabled"),
+                (QState.SUSPENDED, "suspended"), (QState.CAL_SUSPENDED, "suspended"),
+                (QState.UNKNOWN, "unknown"), (QState.ERROR, "in error state"),
+                (QState.ORPHANED, "orphaned"))
+
+
+def _troubles(data, instances):
+    found = []
+    for q, h, _n in data.get("granted") or ():
+        qi = instances.get(f"{q}@{h}")
+        if qi is None:
+            found.append(f"reserved queue {q}@{h} is orphaned")
+            continue
+        word = next((w for flag, w in _ERROR_WORDS if flag in qi.states), None)
+        if word is not None:
+            found.append(f"reserved queue {q}@{h} is {word}")
+    return found
+
+
+def check_errors(state, snap):
+    """Put reservations whose queue instances became unusable in error (and back);
+    True when one changed."""
+    instances = {qi.name: qi for qi in snap.queues}
+    changed = False
+    for data in table(state).values():
+        found = _troubles(data, instances)
+        wanted = ARState.ERROR.value if found else ARState.GRANTED.value
+        if data.get("state") != wanted or (data.get("messages") or []) != found:
+            data["state"], data["messages"] = wanted, found
+            store.write(data)
+            changed = True
+    return changed
 
 
 # ---------------------------------------------------------------- jobs

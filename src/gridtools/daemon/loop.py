@@ -147,6 +147,8 @@ class Daemon:
         state = self.state
         state.need_schedule = False
         snap = view.build(state, now, self.loads)
+        if arreq.check_errors(state, snap):
+            snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
         decisions = cycle(snap)
         self.control.load_blocked = decisions.load_alarms
