@@ -134,7 +134,7 @@ def submit(state, dispatcher, req, now):
         job.hold = "u"
     state.add(job)
     state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
-    arreq.accept_job(state, dispatcher, job, now)
+    admitjob.accept(state, dispatcher, job, now)
 
 
 # ---------------------------------------------------------------- delete
@@ -207,6 +207,6 @@ def hold(state, dispatcher, req, now):
 from gridtools.daemon import confreq  # noqa: E402,F401 (registers handlers)
 from gridtools.daemon import alterreq  # noqa: E402,F401
 from gridtools.daemon import qmodreq  # noqa: E402,F401
-from gridtools.daemon import arreq  # noqa: E402
+from gridtools.daemon import admitjob, arreq  # noqa: E402
 
 arreq.register(handler)

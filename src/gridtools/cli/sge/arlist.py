@@ -48,33 +48,8 @@ def owned_by(ar, users):
 
 
 def _member_lists(user):
-    """Access lists ``user`` belongs to, read from etc/usersets by hand."""
-    from gridtools import cell
-    import grp
-    try:
-        groups = {g.gr_name for g in grp.getgrall() if user in g.gr_mem}
-        groups.add(grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name)
-    except KeyError:
-        groups = set()
-    found = set()
-    folder = cell.etc("usersets")
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return found
-    for name in names:
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                text = fh.read().replace("\\\n", " ")
-        except OSError:
-            continue
-        for line in text.splitlines():
-            parts = line.split(None, 1)
-            if parts and parts[0] == "entries" and len(parts) > 1:
-                entries = parts[1].replace(",", " ").split()
-                if user in entries or any(f"@{g}" in entries for g in groups):
-                    found.add(name)
-    return found
+    from gridtools.cli.sge import cellfacts
+    return cellfacts.member_lists(user)
 
 
 def may_use(ar, user):
