@@ -24,4 +24,5 @@ def create_personal():
     import pwd
     from gridtools.spool import cellsetup
     user = pwd.getpwuid(os.getuid()).pw_name
-    cellsetup.initialise(cell.root(), [cell.hostname()], os.cpu_count() or 1, user)
+    from gridtools.exec import gpus
+    cellsetup.initialise(cell.root(), [cell.hostname()], os.cpu_count() or 1, user, gpus.count())

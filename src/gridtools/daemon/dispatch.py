@@ -12,7 +12,7 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import execd, view
+from gridtools.daemon import devices, execd, view
 from gridtools.exec import launch, load
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
@@ -100,6 +100,8 @@ class Dispatcher:
         granted = [list(g) for g in granted]
         tdir = jobstore.make_task_dir(job.id, number)
         plan = self.build_plan(job, number, granted, pe)
+        chosen = devices.assign(self.state, job, number, granted, view.config_parts(self.state)["complexes"])
+        plan["env"].update(devices.environment(chosen, granted[0][1]))
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
         if execd.registered(granted[0][1]):

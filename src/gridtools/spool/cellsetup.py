@@ -69,8 +69,9 @@ def _make_spool(root):
         raise ConfigError(f"{fifo} exists and is not a FIFO")
 
 
-def initialise(root, hosts, slots, manager):
-    """Create (or complete) the cell at ``root``. Returns the list of files created."""
+def initialise(root, hosts, slots, manager, gpus=0):
+    """Create (or complete) the cell at ``root`` (``gpus``: what each host offers as the
+    ``gpu`` consumable). Returns the list of files created."""
     root = os.path.abspath(root)
     if os.path.isdir(root) and os.listdir(root) and not is_cell(root):
         raise ConfigError(f"refusing to initialise {root}: the directory is not empty "
@@ -80,7 +81,7 @@ def initialise(root, hosts, slots, manager):
     before = _listing(etc_dir)
     _copy_defaults(cell.shipped_etc(), etc_dir)
     from gridtools.formats.sge.defaults import default_cell_objects
-    for rel, text in default_cell_objects(hosts, slots, manager).items():
+    for rel, text in default_cell_objects(hosts, slots, manager, gpus).items():
         path = os.path.join(etc_dir, rel)
         makedirs(os.path.dirname(path), 0o755)
         if rel not in before:

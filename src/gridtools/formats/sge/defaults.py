@@ -121,13 +121,14 @@ def _slots_value(hosts, slots):
     return PerHost(DEFAULT_SLOTS, {name: count(name) for name in hosts})
 
 
-def default_cell_objects(hosts, slots, manager):
+def default_cell_objects(hosts, slots, manager, gpus=0):
     """The host-specific ``etc/`` files of a new cell.
 
     ``hosts``: execution host names; ``slots``: slots per host, one int for
-    all or a dict host -> int; ``manager``: the user who runs the cell. The
-    queue gets ``slots N`` for one host and ``1,[host=N],...`` otherwise, as
-    Grid Engine's installer writes it.
+    all or a dict host -> int; ``manager``: the user who runs the cell;
+    ``gpus``: the GPUs each host offers as the ``gpu`` consumable (set in its
+    complex_values when there are any). The queue gets ``slots N`` for one
+    host and ``1,[host=N],...`` otherwise, as Grid Engine's installer writes it.
     """
     hosts = list(dict.fromkeys(hosts))
     if not hosts:
@@ -136,7 +137,10 @@ def default_cell_objects(hosts, slots, manager):
         check_host_name(name, "hostlist")
     files = {f"hostgroups/{ALL_HOSTS}": hostgroup.render({"group_name": ALL_HOSTS, "hostlist": hosts})}
     for name in hosts:
-        files[f"exechosts/{name}"] = host.render(host.template(name))
+        obj = host.template(name)
+        if gpus:
+            obj["complex_values"] = {"gpu": str(int(gpus))}
+        files[f"exechosts/{name}"] = host.render(obj)
     files[f"queues/{DEFAULT_QUEUE}"] = queue.render(_queue(_slots_value(hosts, slots)))
     files["managers"] = lists.render(list(dict.fromkeys([*BUILTIN_MANAGERS, manager])))
     files["adminhosts"] = lists.render(hosts)
