@@ -207,6 +207,7 @@ def hold(state, dispatcher, req, now):
 from gridtools.daemon import confreq  # noqa: E402,F401 (registers handlers)
 from gridtools.daemon import alterreq  # noqa: E402,F401
 from gridtools.daemon import qmodreq  # noqa: E402,F401
-from gridtools.daemon import admitjob, arreq  # noqa: E402
+from gridtools.daemon import admitjob, arreq, petask  # noqa: E402
 
 arreq.register(handler)
+handler("pe_task")(petask.start)

@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 
-from gridtools.daemon import arreq, intake, monitor, publish, qcontrol, reap, suspension, view
+from gridtools.daemon import arreq, intake, monitor, petask, publish, qcontrol, reap, suspension, view
 from gridtools.daemon.dispatch import Dispatcher
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
@@ -115,6 +115,7 @@ class Daemon:
         if arreq.expire(state, self.dispatcher, now):
             state.need_schedule = True
         self.reaped = reap.collect(state, self.dispatcher, now)
+        petask.collect(state, now)
         if self.reaped:
             state.need_schedule = True
         if self.next_event is not None and now >= self.next_event:

@@ -14,7 +14,7 @@ import os
 import time
 
 from gridtools.accounting import records
-from gridtools.daemon import view
+from gridtools.daemon import petask, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
@@ -142,7 +142,7 @@ def _record(state, job, task, result, now):
     saved = (task.exit_status, task.failed)
     task.exit_status = int(result.get("exit_status", 0) or 0)
     task.failed = int(result.get("failed", 0) or 0)
-    rec = records.record(job.spec, task, result.get("usage"), lists)
+    rec = records.record(job.spec, task, petask.merged_usage(state, job, task, result.get("usage")), lists)
     if result.get("error_state"):
         rec["start_time"] = rec["end_time"] = rec["ru_wallclock"] = 0
     task.exit_status, task.failed = saved if task.state is TaskState.RUNNING else (task.exit_status, task.failed)

@@ -273,7 +273,12 @@ def main(plan, task_dir):
                 fh.write("\n".join(shepherd.trace_lines) + "\n")
         except OSError:
             pass
-    jobstore.write_result(plan["job_id"], plan["task"], result)
+    if plan.get("result_dir"):          # a task started inside a parallel job (qrsh -inherit)
+        from gridtools.formats import spoolyaml
+        from gridtools.spool.files import atomic_write
+        atomic_write(os.path.join(plan["result_dir"], jobstore.RESULT_FILE), spoolyaml.dump(result))
+    else:
+        jobstore.write_result(plan["job_id"], plan["task"], result)
     lock.release()
     wake.poke()
     return 0

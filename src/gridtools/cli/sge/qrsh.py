@@ -157,6 +157,9 @@ def run_job(spec, relay):
 
 def main(argv, prog="qrsh"):
     cwd = os.getcwd()
+    if argv[:1] == ["-inherit"]:
+        from gridtools.cli.sge import qrsh_inherit
+        return qrsh_inherit.main(argv[1:], prog)
     try:
         req, rest = build_request(argv, cwd)
         from gridtools.cli import cellinit

@@ -1,0 +1,165 @@
+"""Tasks of a parallel job started from inside it (``qrsh -inherit HOST command``).
+
+A ``pe_task`` request names a running task of a parallel job, one of the
+hosts granted to it and a command. Only the job's owner may ask, and only
+when the job's parallel environment has ``control_slaves TRUE``. The
+command runs under its own shepherd on that host, in a folder of the
+task's spool (``jobs/<id>/<n>/pe.<k>``), as the job's owner, with the job's
+environment (``HOSTNAME``, ``JOB_ID``, ``PE_HOSTFILE``, ...) and its
+streams tied to the FIFOs qrsh relays. Its usage is the job's: with the
+PE's ``accounting_summary FALSE`` each such task gets its own accounting
+record (``pe_taskid`` names it), with ``TRUE`` it is added to the usage of
+the job's own record.
+"""
+
+import os
+
+from gridtools.daemon.state import user_name
+from gridtools.model.job import TaskState
+from gridtools.spool import acct
+from gridtools.spool import jobs as jobstore
+from gridtools.spool.files import makedirs
+
+#: usage fields a slave task adds to its master's under accounting_summary TRUE
+SUMMED = ("ru_utime", "ru_stime", "mem", "io", "ru_minflt", "ru_majflt", "ru_inblock", "ru_oublock",
+          "ru_nvcsw", "ru_nivcsw")
+
+
+class Refused(Exception):
+    pass
+
+
+def _tasks(state):
+    if getattr(state, "pe_tasks", None) is None:
+        state.pe_tasks = {}          # (job id, task, pe task id) -> {"host", "dir", "start"}
+    return state.pe_tasks
+
+
+def _pe(state, job, task):
+    return state.config.objects["pe"].get(task.pe or (job.spec.get("pe") or [""])[0]) or {}
+
+
+def _flag(value):
+    return str(value).strip().lower() in ("true", "1", "yes")
+
+
+def _target(state, req):
+    """(job, task, host) the request names, checked."""
+    body = req.body
+    try:
+        job = state.jobs.get(int(body["job_id"]))
+        number = int(body.get("task") or 1)
+        host = str(body["host"])
+    except (KeyError, TypeError, ValueError):
+        raise Refused("error: invalid request") from None
+    if job is None or job.state_of(number) is not TaskState.RUNNING:
+        raise Refused(f"error: job {body.get('job_id')} is not running")
+    if user_name(req.uid) not in (job.spec["owner"], "root"):
+        raise Refused(f"error: job {job.id} does not belong to {user_name(req.uid)}")
+    task = job.task(number)
+    if host not in {g[1] for g in task.granted}:
+        raise Refused(f'error: host "{host}" is not granted to job {job.id}')
+    if not _flag(_pe(state, job, task).get("control_slaves")):
+        raise Refused(f"error: the parallel environment of job {job.id} does not control its slave tasks")
+    return job, task, host
+
+
+def _strings(value):
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Refused("error: invalid request")
+    return value
+
+
+def _plan(dispatcher, job, task, host, body, tdir):
+    granted = [g for g in task.granted if g[1] == host][:1] or [[task.queue, host, 1]]
+    plan = dispatcher.build_plan(job, task.number, granted, task.pe)
+    command = _strings(body.get("command"))
+    if not command:
+        raise Refused("error: no command given")
+    streams = body.get("streams") or {}
+    plan.update(exec=command[0], argv=command, prolog=None, epilog=None, pe_start=None, pe_stop=None,
+                stdout=str(streams.get("stdout")), stderr=str(streams.get("stderr")),
+                stdin=str(streams.get("stdin")), join=False, result_dir=tdir, pe_task=True)
+    tmpdir = plan["env"]["TMPDIR"] + "." + os.path.basename(tdir)
+    plan["env"] = dict(plan["env"], TMPDIR=tmpdir, TMP=tmpdir,
+                       PE_HOSTFILE=os.path.join(jobstore.task_dir(job.id, task.number), "pe_hostfile"))
+    if isinstance(body.get("cwd"), str) and os.path.isabs(body["cwd"]):
+        plan["cwd"] = body["cwd"]
+    return plan
+
+
+def start(state, dispatcher, req, now):
+    """The ``pe_task`` request: start the slave task; answers the folder its result goes to."""
+    try:
+        job, task, host = _target(state, req)
+        known = _tasks(state)
+        ident = sum(1 for key in known if key[:2] == (job.id, task.number)) + 1
+        tdir = os.path.join(jobstore.task_dir(job.id, task.number), f"pe.{ident}")
+        makedirs(tdir, 0o755)
+        plan = _plan(dispatcher, job, task, host, req.body, tdir)
+    except Refused as exc:
+        return 1, "", f"{exc}\n"
+    known[(job.id, task.number, ident)] = {"host": host, "dir": tdir, "start": now,
+                                           "queue": task.queue}
+    if dispatcher.exec is not None:
+        dispatcher.exec.order(plan, tdir)
+    else:
+        from gridtools.exec import launch
+        launch.spawn(plan, tdir)
+    state.log(f"I|job {job.id}.{task.number}: task {ident}.{host} started")
+    return 0, tdir + "\n", ""
+
+
+def collect(state, now):
+    """Account the slave tasks that ended; returns how many."""
+    from gridtools.formats import spoolyaml
+    from gridtools.spool.files import read_text
+    ended = []
+    for key, info in list(_tasks(state).items()):
+        text = read_text(os.path.join(info["dir"], jobstore.RESULT_FILE))
+        if text is None:
+            continue
+        try:
+            result = spoolyaml.load(text)
+        except spoolyaml.SpoolFormatError:
+            result = {}
+        ended.append((key, info, result))
+        del _tasks(state)[key]
+    records = [r for r in (_account(state, key, info, result) for key, info, result in ended) if r]
+    if records:
+        acct.append(records)
+    return len(ended)
+
+
+def _account(state, key, info, result):
+    job = state.jobs.get(key[0])
+    if job is None:
+        return None
+    task = job.task(key[1])
+    usage = result.get("usage") or {}
+    if _flag(_pe(state, job, task).get("accounting_summary")):
+        extra = state.view_cache.setdefault("pe_usage", {}).setdefault(key[:2], {})
+        for name in SUMMED:
+            extra[name] = extra.get(name, 0) + float(usage.get(name, 0) or 0)
+        return None
+    from dataclasses import replace
+    from gridtools.accounting import records
+    from gridtools.daemon import view
+    slave = replace(task, host=info["host"], start_time=float(result.get("start_time") or info["start"]),
+                    end_time=float(result.get("end_time") or info["start"]), slots=1,
+                    exit_status=int(result.get("exit_status") or 0), failed=int(result.get("failed") or 0))
+    lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
+    rec = records.record(job.spec, slave, usage, lists)
+    rec["pe_taskid"] = f"{key[2]}.{info['host']}"
+    return rec
+
+
+def merged_usage(state, job, task, usage):
+    """The usage of a master task with what its slave tasks added (accounting_summary TRUE)."""
+    extra = state.view_cache.get("pe_usage", {}).pop((job.id, task.number), None)
+    if not extra:
+        return usage
+    merged = dict(usage or {})
+    for name, value in extra.items():
+        merged[name] = float(merged.get(name, 0) or 0) + value
+    return merged
