@@ -13,7 +13,7 @@ import time
 
 from gridtools import cell
 from gridtools.daemon import devices, execd, view
-from gridtools.exec import launch, load
+from gridtools.exec import ckpt, launch, load
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.model import transitions as tr
@@ -186,6 +186,10 @@ def _add_queue_methods(plan, spec, conf, q):
     checkpoint = _checkpoint(spec, conf, q)
     if checkpoint:
         plan["checkpoint"] = checkpoint
+    env = conf.objects["ckpt"].get(spec.get("ckpt") or "")
+    if env is not None:
+        plan["ckpt"] = ckpt.settings(env, spec.get("ckpt_when"))
+        plan["env"]["SGE_CKPT_DIR"] = plan["ckpt"]["dir"]
 
 
 def _checkpoint(spec, conf, q):

@@ -21,7 +21,7 @@ import select
 import signal
 import time
 
-from gridtools.exec import jobproc
+from gridtools.exec import ckpt, jobproc
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -65,7 +65,9 @@ class Shepherd:
         jobproc.make_tmpdir(plan)
         try:
             if self._procedure("prolog", FAILED_PROLOG) and self._procedure("pe_start", FAILED_PESTART):
+                ckpt.prepare_restart(plan)
                 self._run_job()
+                ckpt.clean(plan, self.result)
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
@@ -175,6 +177,8 @@ class Shepherd:
                 self._end(pid, "job deleted")
             elif sig == signal.SIGHUP:
                 self.result["requeue"] = True
+                if ckpt.migrates(self.plan):
+                    ckpt.migrate(self.plan, pid)
                 self._end(pid, "job requeued")
 
     def _warned(self, pid, warning, event):
