@@ -18,7 +18,7 @@ start_proc_args    /bin/sh {dir}/proc.sh start $host $pe_hostfile
 stop_proc_args     /bin/sh {dir}/proc.sh stop $host $pe_hostfile
 allocation_rule    $round_robin
 control_slaves     {control}
-job_is_first_task  FALSE
+job_is_first_task  {first}
 urgency_slots      min
 accounting_summary {summary}
 qsort_args         NONE
@@ -49,15 +49,15 @@ def two_hosts(workdir):
         destroy_cell(cell)
 
 
-def run_job(cell, workdir, summary, control="TRUE", out="out"):
-    text = PE.format(name="rr", dir=workdir, control=control, summary=summary)
+def run_job(cell, workdir, summary, control="TRUE", out="out", first="FALSE", job=JOB):
+    text = PE.format(name="rr", dir=workdir, control=control, summary=summary, first=first)
     if cell.run("qconf", "-sp", "rr").returncode == 0:
         add_object(cell, "-Mp", text)
     else:
         add_object(cell, "-Ap", text)
         cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
     jid = jid_of(cell.qsub("-V", "-pe", "rr", "4", "-o", f"{workdir}/{out}", "-e", f"{workdir}/{out}.err",
-                           input=JOB.format(dir=workdir), cwd=workdir))
+                           input=job.format(dir=workdir), cwd=workdir))
     cell.wait_finished(jid, timeout=40)
     return jid
 
@@ -91,3 +91,26 @@ def test_summary_gives_one_record_and_control_slaves_is_needed(two_hosts, workdi
     assert out[0] == "inherit status 1"
     assert "does not control its slave tasks" in open(f"{workdir}/second.err").read()
     assert len([r for r in cell.accounting() if r[5] == str(second)]) == 1
+
+
+LIMITED = """#!/bin/sh
+other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
+qrsh -inherit "$HOSTNAME" sleep 3 &
+qrsh -inherit "$other" sleep 3 &
+qrsh -inherit "$other" sleep 3 &
+sleep 1.5
+qrsh -inherit "$HOSTNAME" true
+echo "master host $?"
+qrsh -inherit "$other" true
+echo "other host $?"
+wait
+"""
+
+
+def test_tasks_per_host_are_bounded_by_the_granted_slots(two_hosts, workdir):
+    """2 slots on each host; the job script is the first task on the master host."""
+    cell = two_hosts
+    run_job(cell, workdir, "FALSE", out="limited", first="TRUE", job=LIMITED)
+    out = open(f"{workdir}/limited").read().splitlines()
+    assert out == ["master host 1", "other host 1"]
+    assert "didn't accept task" in open(f"{workdir}/limited.err").read()

@@ -2,7 +2,9 @@
 
 A ``pe_task`` request names a running task of a parallel job, one of the
 hosts granted to it and a command. Only the job's owner may ask, and only
-when the job's parallel environment has ``control_slaves TRUE``. The
+when the job's parallel environment has ``control_slaves TRUE``, and no
+more at once on a host than the job's slots there (one fewer on the master
+host when ``job_is_first_task`` is TRUE: the job script is a task). The
 command runs under its own shepherd on that host, in a folder of the
 task's spool (``jobs/<id>/<n>/pe.<k>``), as the job's owner, with the job's
 environment (``HOSTNAME``, ``JOB_ID``, ``PE_HOSTFILE``, ...) and its
@@ -59,9 +61,27 @@ def _target(state, req):
     task = job.task(number)
     if host not in {g[1] for g in task.granted}:
         raise Refused(f'error: host "{host}" is not granted to job {job.id}')
-    if not _flag(_pe(state, job, task).get("control_slaves")):
+    pe = _pe(state, job, task)
+    if not _flag(pe.get("control_slaves")):
         raise Refused(f"error: the parallel environment of job {job.id} does not control its slave tasks")
+    if _running_on(state, job, task, host) >= _task_room(pe, task, host):
+        raise Refused(f"error: executing task of job {job.id} failed: execution daemon on host "
+                      f'"{host}" didn\'t accept task')
     return job, task, host
+
+
+def _task_room(pe, task, host):
+    """How many tasks the job may run on ``host`` besides its master process: the slots
+    granted there, one fewer on the master host when the job script is the first task."""
+    room = sum(int(g[2]) for g in task.granted if g[1] == host)
+    if host == task.granted[0][1] and _flag(pe.get("job_is_first_task")):
+        room -= 1
+    return room
+
+
+def _running_on(state, job, task, host):
+    return sum(1 for key, info in _tasks(state).items()
+               if key[:2] == (job.id, task.number) and info["host"] == host)
 
 
 def _strings(value):
