@@ -39,7 +39,7 @@ def record(spec, task, usage, userlists=()):
         "ru_wallclock": max(0, end - start) if start else 0,
         "ru_utime": utime, "ru_stime": stime, "ru_maxrss": float(usage.get("ru_maxrss", 0)),
         "project": spec.get("project") or "NONE", "department": spec.get("department") or "defaultdepartment",
-        "granted_pe": (spec.get("pe") or ["NONE"])[0] if spec.get("pe") else "NONE",
+        "granted_pe": (task.pe or spec["pe"][0]) if spec.get("pe") else "NONE",
         "slots": int(task.slots or 1), "task_number": task.number if spec.get("tasks") else 0,
         "cpu": utime + stime, "mem": float(usage.get("mem", 0.0)),
         "io": float(usage.get("io", 0.0)), "category": category_of(spec, userlists),
