@@ -170,3 +170,40 @@ def test_a_disabled_reserved_queue_puts_the_reservation_in_error(cell):
     cell.run("qmod", "-e", "all.q@testhost", check=True)
     cell.qsub("-b", "y", "true")
     assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "w")
+
+
+def test_verify_only_and_default_request_files(cell, users):
+    verified = cell.run("qrsub", "-w", "v", "-d", "1:0:0")
+    assert (verified.returncode, verified.stdout) == (0, "verification: found suitable queue(s)\n")
+    assert cell.run("qrstat", "-u", "*").stdout == ""                  # nothing reserved
+    too_many = cell.run("qrsub", "-w", "v", "-d", "1:0:0", "-pe", "make", "3")
+    assert too_many.returncode == 1 and too_many.stdout.endswith("advance_reservation: no suitable queues\n")
+    code, out = reference("qrsub-d-now-alice-too-many-slots.txt")
+    refused = cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "3")
+    assert (refused.returncode, refused.stdout) == (code, out)
+    with open(os.path.join(cell.root, "etc", "sge_ar_request"), "w") as fh:
+        fh.write("-N from_cell -A cellacct\n")
+    home = os.path.expanduser("~gtalice")
+    with open(os.path.join(home, ".sge_ar_request"), "w") as fh:
+        fh.write("-N from_home\n")
+    cell.run("qconf", "-au", "gtalice", "arusers", check=True)
+    try:
+        mine = ar_of(cell.run("qrsub", "-d", "600", user="gtalice"))
+        long = cell.run("qrstat", "-ar", str(mine)).stdout
+        assert "name                           from_home" in long
+        assert "account                        cellacct" in long
+        named = ar_of(cell.run("qrsub", "-d", "600", "-N", "given", user="gtalice"))
+        assert "given" in cell.run("qrstat", "-ar", str(named)).stdout
+    finally:
+        os.unlink(os.path.join(home, ".sge_ar_request"))
+
+
+def test_bad_qrsub_input(cell):
+    assert cell.run("qrsub", "-a", at(3600)).returncode == 2              # no -e nor -d
+    bad_date = cell.run("qrsub", "-a", "tomorrow", "-d", "1:0:0")
+    assert bad_date.returncode != 0 and "tomorrow" in bad_date.stderr
+    assert cell.run("qrsub", "-d", "1:0:0", "-pe", "nosuchpe", "1").returncode == 1
+    unknown = cell.run("qrsub", "-d", "1:0:0", "-l", "nosuchres=1")
+    assert unknown.returncode == 1 and 'unknown resource "nosuchres"' in unknown.stderr
+    assert cell.run("qrsub", "-x").returncode == 2
+    assert os.listdir(os.path.join(cell.root, "spool", "ars")) == []

@@ -5,6 +5,11 @@
 - ``control``   start, stop, status and auto-start of the daemon
 - ``state``     the in-memory working copy of the spool
 - ``intake``    applying queued client requests
+- ``admitjob``  Grid Engine's admission rules re-checked for each job taken in
+- ``arreq``     advance reservations: qrsub and qrdel requests, their store,
+                their jobs, their end
+- ``petask``    tasks started inside a parallel job (qrsh -inherit), their accounting
+- ``devices``   GPU device indices held by running tasks
 - ``view``      building the scheduler's snapshot from state and configuration
 - ``dispatch``  carrying out decisions: shepherds, signals, accounting
 - ``reap``      collecting results of ended tasks, purging old jobs
