@@ -68,3 +68,22 @@ def test_detection_never_fails_without_a_driver(tmp_path, monkeypatch):
     fake.write_text("#!/bin/sh\necho 'GPU 0: Tesla (UUID: a)'\necho 'GPU 1: Tesla (UUID: b)'\n")
     fake.chmod(0o755)
     assert gpus.count() == 2
+
+
+def test_init_offers_the_detected_gpus(tmp_path):
+    import subprocess
+    import sys
+    from conftest import BIN
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "nvidia-smi").write_text("#!/bin/sh\necho 'GPU 0: A (UUID: a)'\necho 'GPU 1: B (UUID: b)'\n")
+    (fake / "nvidia-smi").chmod(0o755)
+    root = tmp_path / "cell"
+    env = dict(os.environ, GRIDTOOLS_ROOT=str(root), GRIDTOOLS_NO_AUTOSTART="1",
+               PATH=os.pathsep.join([str(fake), BIN, os.path.dirname(sys.executable), os.environ["PATH"]]))
+    subprocess.run(["gridtools", "init", "--host", "g1", "--host", "g2"], env=env, check=True,
+                   capture_output=True)
+    for host in ("g1", "g2"):
+        text = (root / "etc" / "exechosts" / host).read_text()
+        assert [l.split() for l in text.splitlines() if l.startswith("complex_values")] == [
+            ["complex_values", "gpu=2"]]

@@ -16,6 +16,11 @@ from gridtools.sched import inputs
 from gridtools.spool import jobs as jobstore
 
 
+#: seconds a user's delete_time may lag behind before a new job moves it on (each move
+#: rewrites the user object and reloads the configuration)
+REFRESH = 3600
+
+
 def _global(state):
     return state.config.objects["conf"].get("global") or {}
 
@@ -68,5 +73,5 @@ def _auto_user(state, user, now):
     fresh = admission.auto_user(user, gconf, now)
     if obj is None:
         confstore.write(state, "user", user, fresh)
-    elif obj.get("delete_time") and fresh["delete_time"] > int(obj["delete_time"]) + 60:
+    elif obj.get("delete_time") and fresh["delete_time"] > int(obj["delete_time"]) + REFRESH:
         confstore.write(state, "user", user, dict(obj, delete_time=fresh["delete_time"]))

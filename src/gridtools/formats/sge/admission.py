@@ -18,23 +18,25 @@ interface both qsub, reading etc/ by hand, and the daemon, reading its
 parsed configuration, provide). Nothing here reads files.
 """
 
-from dataclasses import dataclass, field
-
 #: the access list whose members may use -dl
 DEADLINE_USERS = "deadlineusers"
 
 
-@dataclass
 class CellView:
     """What the rules look at: the global configuration values, how to find users and
-    projects, access list membership, and how many jobs there are."""
-    conf: dict                                   # the global configuration (strings)
-    user: object                                 # name -> user dict or None
-    project: object                              # name -> project dict or None
-    member: object                               # (access list, user, group) -> bool
-    jobs_of: object = None                       # user -> jobs in the cell (None: not counted)
-    jobs_total: object = None                    # () -> jobs in the cell
-    extra: dict = field(default_factory=dict)
+    projects, access list membership, and how many jobs there are. A plain class, not
+    a dataclass: qsub builds one on every submit and ``dataclasses`` costs its start-up
+    more than everything else here."""
+
+    __slots__ = ("conf", "user", "project", "member", "jobs_of", "jobs_total")
+
+    def __init__(self, conf, user, project, member, jobs_of=None, jobs_total=None):
+        self.conf = conf                # the global configuration (strings)
+        self.user = user                # name -> user dict or None
+        self.project = project          # name -> project dict or None
+        self.member = member            # (access list, user, group) -> bool
+        self.jobs_of = jobs_of          # user -> jobs in the cell (None: not counted)
+        self.jobs_total = jobs_total    # () -> jobs in the cell
 
 
 def _flag(conf, key):
