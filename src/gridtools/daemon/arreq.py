@@ -76,6 +76,13 @@ def _name(value):
     return value
 
 
+def _account_string(value):
+    text = "sge" if value in (None, "") else value
+    if not isinstance(text, str) or not text.isprintable() or ":" in text:
+        raise Refused("error: invalid account string")
+    return text
+
+
 def _window(body, now):
     try:
         start = float(body.get("start") or now)
@@ -122,7 +129,7 @@ def _record(body, owner, group, now, complexes):
     start, end = _window(body, now)
     return {
         "id": ar_id, "name": _name(body.get("name")), "owner": owner, "group": group,
-        "account": str(body.get("account") or "sge"), "submit_time": now,
+        "account": _account_string(body.get("account")), "submit_time": now,
         "start": start, "end": end, "resources": _resources(body.get("resources"), complexes),
         "queues": _strings(body.get("queues"), "queue list"),
         "masterq": _strings(body.get("masterq"), "queue list"),

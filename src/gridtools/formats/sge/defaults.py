@@ -88,12 +88,30 @@ def _sched():
     return obj
 
 
+#: attributes a new cell defines besides Grid Engine's: the GPU consumable and the memory
+#: and scratch names snakemake's Grid Engine executor requests (complex(5))
+PIPELINE_COMPLEXES = (
+    "gpu                 gpu        INT       <=    YES         YES        0        0",
+    "tmem                tmem       MEMORY    <=    YES         NO         0        0",
+    "tscratch            tscr       MEMORY    <=    YES         NO         0        0",
+)
+
+
+def shipped_complex():
+    """The complex of a new cell: Grid Engine's attributes and PIPELINE_COMPLEXES."""
+    table = complex_.template()
+    for line in PIPELINE_COMPLEXES:
+        row = complex_.parse_row(line)
+        table[row["name"]] = row
+    return table
+
+
 def shipped_files():
     """The host-independent ``etc/`` tree of a new cell."""
     files = {
         "conf/global": conf.render(conf.template("global")),
         "sched_conf": sched.render(_sched()),
-        "complex": complex_.render(complex_.template()),
+        "complex": complex_.render(shipped_complex()),
         f"queues/{DEFAULT_QUEUE}": queue.render(_queue(DEFAULT_SLOTS)),
         f"hostgroups/{ALL_HOSTS}": hostgroup.render(hostgroup.template(ALL_HOSTS)),
         "exechosts/global": host.render(host.with_reports(host.template("global"), {}, 0)),
