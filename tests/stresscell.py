@@ -96,11 +96,12 @@ def submit_all(cell, workdir, rng, arrays, tasks, ar_id, ar_jobs):
     """Submit ``arrays`` random array jobs of ``tasks`` tasks and ``ar_jobs`` into the AR;
     returns how many tasks there are."""
     common = ["-o", "/dev/null", "-j", "y", "-b", "y"]
+    # the reservation's jobs first: they must be in before its window closes
+    cell.run("qsub", "-t", f"1-{ar_jobs}", "-ar", str(ar_id), "-l", "h_rt=2", *common, "sleep", "1",
+             cwd=workdir, check=True)
     for _ in range(arrays):
         cell.run("qsub", "-t", f"1-{tasks}", *random_request(rng), *common, "sleep", "1",
                  cwd=workdir, check=True)
-    cell.run("qsub", "-t", f"1-{ar_jobs}", "-ar", str(ar_id), "-l", "h_rt=2", *common, "sleep", "1",
-             cwd=workdir, check=True)
     return arrays * tasks + ar_jobs
 
 
