@@ -4,6 +4,7 @@ procedures, and starts a task on the second host with qrsh -inherit, accounted t
 
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -114,3 +115,21 @@ def test_tasks_per_host_are_bounded_by_the_granted_slots(two_hosts, workdir):
     out = open(f"{workdir}/limited").read().splitlines()
     assert out == ["master host 1", "other host 1"]
     assert "didn't accept task" in open(f"{workdir}/limited.err").read()
+
+
+ORPHAN = """#!/bin/sh
+other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
+qrsh -inherit "$other" sleep 60 &
+sleep 1.5
+"""
+
+
+def test_tasks_end_with_their_job(two_hosts, workdir):
+    cell = two_hosts
+    began = time.time()
+    jid = run_job(cell, workdir, "FALSE", out="orphan", job=ORPHAN)
+    records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)]
+                       if len([r for r in cell.accounting() if r[5] == str(jid)]) == 2 else None, timeout=20)
+    assert time.time() - began < 30                            # the slave's sleep 60 was ended
+    slave = [r for r in records if r[41] != "NONE"][0]
+    assert int(slave[10]) - int(slave[9]) < 20

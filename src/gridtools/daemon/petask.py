@@ -11,10 +11,15 @@ environment (``HOSTNAME``, ``JOB_ID``, ``PE_HOSTFILE``, ...) and its
 streams tied to the FIFOs qrsh relays. Its usage is the job's: with the
 PE's ``accounting_summary FALSE`` each such task gets its own accounting
 record (``pe_taskid`` names it), with ``TRUE`` it is added to the usage of
-the job's own record.
+the job's own record. A task still running when the job's own task has
+ended is ended too. Each task's folder keeps where it runs (``task.yaml``)
+and, once accounted, an ``accounted`` mark: a restarted daemon finds the
+tasks it has still to account there (under ``accounting_summary TRUE`` the
+usage summed so far is kept in memory only).
 """
 
 import os
+import signal
 
 from gridtools.daemon.state import user_name
 from gridtools.model.job import TaskState
@@ -31,10 +36,45 @@ class Refused(Exception):
     pass
 
 
+#: beside each such task: where it runs (read back by a restarted daemon), and the mark
+#: that its result was accounted
+INFO_FILE = "task.yaml"
+ACCOUNTED = "accounted"
+
+
 def _tasks(state):
+    """(job id, task, pe task id) -> {"host", "dir", "start"} of the tasks not yet accounted;
+    a restarted daemon finds them again in the folders of its running tasks."""
     if getattr(state, "pe_tasks", None) is None:
-        state.pe_tasks = {}          # (job id, task, pe task id) -> {"host", "dir", "start"}
+        state.pe_tasks = {}
+        for job, task in state.running_tasks():
+            _recover(state.pe_tasks, job, task)
     return state.pe_tasks
+
+
+def _recover(found, job, task):
+    from gridtools.formats import spoolyaml
+    from gridtools.spool.files import read_text
+    folder = jobstore.task_dir(job.id, task.number)
+    for ident, tdir in _folders(folder):
+        text = read_text(os.path.join(tdir, INFO_FILE))
+        if text is None or os.path.exists(os.path.join(tdir, ACCOUNTED)):
+            continue
+        try:
+            info = spoolyaml.load(text)
+        except spoolyaml.SpoolFormatError:
+            continue
+        found[(job.id, task.number, ident)] = dict(info, dir=tdir)
+
+
+def _folders(folder):
+    """(number, path) of the ``pe.<n>`` folders of a task."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted((int(n[3:]), os.path.join(folder, n)) for n in names
+                  if n.startswith("pe.") and n[3:].isdigit())
 
 
 def _pe(state, job, task):
@@ -113,14 +153,18 @@ def start(state, dispatcher, req, now):
     try:
         job, task, host = _target(state, req)
         known = _tasks(state)
-        ident = sum(1 for key in known if key[:2] == (job.id, task.number)) + 1
-        tdir = os.path.join(jobstore.task_dir(job.id, task.number), f"pe.{ident}")
+        folder = jobstore.task_dir(job.id, task.number)
+        ident = max([n for n, _path in _folders(folder)] + [0]) + 1
+        tdir = os.path.join(folder, f"pe.{ident}")
         makedirs(tdir, 0o755)
         plan = _plan(dispatcher, job, task, host, req.body, tdir)
     except Refused as exc:
         return 1, "", f"{exc}\n"
-    known[(job.id, task.number, ident)] = {"host": host, "dir": tdir, "start": now,
-                                           "queue": task.queue}
+    info = {"host": host, "start": now, "queue": task.queue}
+    from gridtools.formats import spoolyaml
+    from gridtools.spool.files import atomic_write
+    atomic_write(os.path.join(tdir, INFO_FILE), spoolyaml.dump(info), fsync=False)
+    known[(job.id, task.number, ident)] = dict(info, dir=tdir)
     if dispatcher.exec is not None:
         dispatcher.exec.order(plan, tdir)
     else:
@@ -130,14 +174,50 @@ def start(state, dispatcher, req, now):
     return 0, tdir + "\n", ""
 
 
+def _end_orphan(state, key, info):
+    """A task whose job's own task is over is ended (its shepherd told to stop); True
+    when there is nothing left to wait for (no shepherd, no result)."""
+    job = state.jobs.get(key[0])
+    if job is not None and job.state_of(key[1]) is TaskState.RUNNING:
+        return False
+    pid = _shepherd(info["dir"])
+    if not pid:
+        return not os.path.exists(os.path.join(info["dir"], jobstore.RESULT_FILE))
+    if not info.get("ending"):
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+        info["ending"] = True
+    return False
+
+
+def _shepherd(tdir):
+    """The live shepherd pid of a task folder, proven by its lock and start time; 0 if none."""
+    from gridtools.exec.jobproc import start_ticks
+    from gridtools.spool.files import is_locked
+    lock = os.path.join(tdir, jobstore.SHEPHERD_LOCK)
+    if not is_locked(lock):
+        return 0
+    try:
+        with open(lock) as fh:
+            pid, ticks = (int(w) for w in fh.read().split())
+    except (OSError, ValueError):
+        return 0
+    return pid if start_ticks(pid) == ticks else 0
+
+
 def collect(state, now):
-    """Account the slave tasks that ended; returns how many."""
+    """Account the slave tasks that ended (ending those that outlived their job);
+    returns how many ended."""
     from gridtools.formats import spoolyaml
     from gridtools.spool.files import read_text
     ended = []
     for key, info in list(_tasks(state).items()):
         text = read_text(os.path.join(info["dir"], jobstore.RESULT_FILE))
         if text is None:
+            if _end_orphan(state, key, info):
+                del _tasks(state)[key]
             continue
         try:
             result = spoolyaml.load(text)
@@ -145,6 +225,8 @@ def collect(state, now):
             result = {}
         ended.append((key, info, result))
         del _tasks(state)[key]
+        with open(os.path.join(info["dir"], ACCOUNTED), "w"):
+            pass
     records = [r for r in (_account(state, key, info, result) for key, info, result in ended) if r]
     if records:
         acct.append(records)
