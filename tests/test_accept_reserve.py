@@ -117,7 +117,7 @@ def test_a_big_reserved_job_is_not_starved_and_only_short_jobs_backfill(workdir)
         busy_end = max(times(cell, j)[1] for j in busy)
         assert short_start < big_start                   # backfilled before the reservation
         assert long_start >= big_start                   # would have delayed the big job
-        assert big_start <= busy_end + 2                 # not starved by the stream
+        assert big_start <= busy_end + 5                 # not starved by the stream
         assert all(times(cell, j)[0] >= big_start for j in stream[2:])
     finally:
         destroy_cell(cell)

@@ -145,7 +145,7 @@ def test_reserved_slots_serve_only_the_reservations_jobs(cell, workdir):
 
 
 def test_jobs_run_only_inside_the_window(cell):
-    ar = ar_of(cell.run("qrsub", "-a", at(4), "-e", at(9), "-N", "window"))
+    ar = ar_of(cell.run("qrsub", "-a", at(8), "-e", at(14), "-N", "window"))
     start = time.time()
     job = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "60"))
     time.sleep(1)
@@ -153,7 +153,7 @@ def test_jobs_run_only_inside_the_window(cell):
     assert "execution time not reached" in cell.run("qstat", "-j", str(job)).stdout
     wait_state(cell, job, "r", timeout=20)
     began = [r for r in cell.run("qstat").stdout.splitlines() if r.split()[:1] == [str(job)]]
-    assert began and time.time() - start >= 2.5
+    assert began and time.time() - start >= 6
     cell.wait_finished(job, timeout=30)                   # ended by the reservation's end
     record = [r for r in cell.accounting() if r[5] == str(job)][0]
     assert int(record[10]) - int(record[9]) < 30          # end - start: killed, not finished

@@ -96,10 +96,10 @@ def test_summary_gives_one_record_and_control_slaves_is_needed(two_hosts, workdi
 
 LIMITED = """#!/bin/sh
 other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
-qrsh -inherit "$HOSTNAME" sleep 3 &
-qrsh -inherit "$other" sleep 3 &
-qrsh -inherit "$other" sleep 3 &
-sleep 1.5
+qrsh -inherit "$HOSTNAME" sleep 8 &
+qrsh -inherit "$other" sleep 8 &
+qrsh -inherit "$other" sleep 8 &
+sleep 4
 qrsh -inherit "$HOSTNAME" true
 echo "master host $?"
 qrsh -inherit "$other" true
