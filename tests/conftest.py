@@ -237,3 +237,13 @@ def workdir(tmp_path):
     os.chmod(path, 0o777)
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def cell_two_hosts():
+    """A cell with execution hosts testhost and node2, one slot each, run by the dispatcher."""
+    c = make_cell(slots=1, hosts=["testhost", "node2"])
+    try:
+        yield c
+    finally:
+        destroy_cell(c)

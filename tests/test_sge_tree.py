@@ -249,8 +249,17 @@ def test_shipped_scheduler_differs_from_pristine_only_in_policy_weights():
 
 
 @needs_reference
+def test_shipped_complex_is_grid_engines_with_the_pipeline_attributes():
+    from gridtools.formats.sge.defaults import PIPELINE_COMPLEXES
+    extra = {line.split()[0] for line in PIPELINE_COMPLEXES}
+    shipped = shipped_files()["complex"].splitlines(keepends=True)
+    assert "".join(l for l in shipped if l.split()[:1] not in [[n] for n in extra]) == \
+        reference_text("qconf-sc.txt")
+    assert [l.split()[0] for l in shipped if l.split()[:1] in [[n] for n in extra]] == ["gpu", "tmem", "tscratch"]
+
+
+@needs_reference
 @pytest.mark.parametrize("relative,capture", [
-    ("complex", "qconf-sc.txt"),
     ("exechosts/global", "qconf-se-global.pristine.txt"), ("pe/make", "qconf-sp-make.txt"),
     ("pe/smp", "qconf-sp-smp.txt"), ("pe/mpi", "qconf-sp-mpi.txt"),
     ("usersets/arusers", "qconf-su-arusers.txt"), ("usersets/deadlineusers", "qconf-su-deadlineusers.txt"),

@@ -5,6 +5,7 @@ the daemon appends its rendered line to the cell's accounting file.
 """
 
 from gridtools.formats import accounting as acct_format
+from gridtools.model import perange
 
 
 def category_of(spec, userlists=()):
@@ -16,7 +17,7 @@ def category_of(spec, userlists=()):
         "q": (spec.get("queues") or {}).get("hard"), "masterq": spec.get("masterq"),
         "l": hard, "soft_l": soft, "ckpt": spec.get("ckpt"), "ar": spec.get("ar"),
         "I": spec.get("interactive"),
-        "pe": (pe[0], (pe[1], pe[2] or None) if pe[1] != pe[2] else pe[1]) if pe else None,
+        "pe": (pe[0], perange.text(pe)) if pe else None,
     }
     return acct_format.category(spec["owner"], req)
 
@@ -38,7 +39,7 @@ def record(spec, task, usage, userlists=()):
         "ru_wallclock": max(0, end - start) if start else 0,
         "ru_utime": utime, "ru_stime": stime, "ru_maxrss": float(usage.get("ru_maxrss", 0)),
         "project": spec.get("project") or "NONE", "department": spec.get("department") or "defaultdepartment",
-        "granted_pe": (spec.get("pe") or ["NONE"])[0] if spec.get("pe") else "NONE",
+        "granted_pe": (task.pe or spec["pe"][0]) if spec.get("pe") else "NONE",
         "slots": int(task.slots or 1), "task_number": task.number if spec.get("tasks") else 0,
         "cpu": utime + stime, "mem": float(usage.get("mem", 0.0)),
         "io": float(usage.get("io", 0.0)), "category": category_of(spec, userlists),

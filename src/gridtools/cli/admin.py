@@ -35,7 +35,9 @@ def init(slots, hosts):
     from gridtools.spool import cellsetup
     hosts = list(hosts) or [cell.hostname()]
     manager = pwd.getpwuid(os.getuid()).pw_name
-    _run(lambda: cellsetup.initialise(cell.root(), hosts, slots or os.cpu_count() or 1, manager,
+    from gridtools.exec import gpus
+    found = gpus.count()
+    _run(lambda: cellsetup.initialise(cell.root(), hosts, slots or os.cpu_count() or 1, manager, found,
                                       personal=cell.is_personal()))
     click.echo(f"cell {cell.root()} ready: hosts {', '.join(hosts)}")
 

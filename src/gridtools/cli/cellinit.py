@@ -26,4 +26,6 @@ def create_personal():
     import pwd
     from gridtools.spool import cellsetup
     user = pwd.getpwuid(os.getuid()).pw_name
-    cellsetup.initialise(cell.root(), [cell.hostname()], os.cpu_count() or 1, user, personal=True)
+    from gridtools.exec import gpus
+    cellsetup.initialise(cell.root(), [cell.hostname()], os.cpu_count() or 1, user, gpus.count(),
+                         personal=True)

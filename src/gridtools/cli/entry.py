@@ -30,6 +30,9 @@ COMMANDS = {
     "condor_config_val": "condor.config_val",
     "sge_share_mon": "sge.share_mon",
     "qquota": "sge.qquota",
+    "qrsub": "sge.qrsub",
+    "qrstat": "sge.qrstat",
+    "qrdel": "sge.qrdel",
 }
 
 #: commands whose standard output is their job's, passed on unchanged

@@ -7,6 +7,11 @@
 - ``handlers``  the table of request kinds and the functions that apply them
 - ``intake``    taking in queued client requests (submit, delete, hold)
 - ``apply``     the one door through which every change to a job passes
+- ``admitjob``  Grid Engine's admission rules re-checked for each job taken in
+- ``arreq``     advance reservations: qrsub and qrdel requests, their store,
+                their jobs, their end
+- ``petask``    tasks started inside a parallel job (qrsh -inherit), their accounting
+- ``devices``   GPU device indices held by running tasks
 - ``view``      building the scheduler's snapshot from state and configuration
 - ``dispatch``  carrying out starts: plans, task folders; the execution layer
                 (``LocalExecution``: shepherds of this machine) and its signals

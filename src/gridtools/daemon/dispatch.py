@@ -12,8 +12,8 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import apply, crash, execd, view
-from gridtools.exec import launch, load, shepherd, tmpdir
+from gridtools.daemon import apply, crash, devices, execd, view
+from gridtools.exec import ckpt, launch, load, shepherd, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.spool import jobs as jobstore
@@ -103,6 +103,8 @@ class Dispatcher:
         tdir = jobstore.make_task_dir(job.id, number)
         plan = self.build_plan(job, number, granted, pe)
         plan["launch"] = f"{time.time_ns()}.{os.getpid()}"
+        chosen = devices.assign(self.state, job, number, granted, view.config_parts(self.state)["complexes"])
+        plan["env"].update(devices.environment(chosen, granted[0][1]))
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
         if execd.registered(granted[0][1]):
@@ -184,6 +186,10 @@ def _add_queue_methods(plan, spec, conf, q):
     checkpoint = _checkpoint(spec, conf, q)
     if checkpoint:
         plan["checkpoint"] = checkpoint
+    env = conf.objects["ckpt"].get(spec.get("ckpt") or "")
+    if env is not None:
+        plan["ckpt"] = ckpt.settings(env, spec.get("ckpt_when"))
+        plan["env"]["SGE_CKPT_DIR"] = plan["ckpt"]["dir"]
 
 
 def _checkpoint(spec, conf, q):

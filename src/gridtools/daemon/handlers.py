@@ -6,7 +6,7 @@ reply. The request's body has been checked (``formats.reqcheck``) before a
 handler sees it; a kind without an entry here is refused there already.
 """
 
-from gridtools.daemon import alterreq, confreq, hostreq, intake, qmodreq
+from gridtools.daemon import alterreq, arreq, confreq, hostreq, intake, petask, qmodreq
 
 HANDLERS = {
     "submit": intake.submit,
@@ -16,4 +16,7 @@ HANDLERS = {
     "qmod": qmodreq.qmod,
     "host": hostreq.host_request,
     "qconf": confreq.qconf_request,
+    "ar_submit": arreq.submit,
+    "ar_delete": arreq.delete,
+    "pe_task": petask.start,
 }

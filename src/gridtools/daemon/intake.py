@@ -20,7 +20,7 @@ import pwd
 import shutil
 import time
 
-from gridtools.daemon import apply, auth, crash, faults
+from gridtools.daemon import admitjob, apply, auth, crash, faults
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import jobcheck, reqcheck, spoolyaml
@@ -201,6 +201,7 @@ def submit(state, dispatcher, req, now):
         job.hold = "u"
     state.add(job)
     state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
+    admitjob.accept(state, dispatcher, job, now)
 
 
 def _store(state, spec, script):

@@ -18,7 +18,8 @@ import signal
 import sys
 import time
 
-from gridtools.daemon import apply, crash, faults, intake, monitor, publish, qcontrol, reap, suspension, view
+from gridtools.daemon import apply, arreq, crash, faults, intake, monitor, petask, publish, qcontrol, reap
+from gridtools.daemon import suspension, view
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
@@ -201,7 +202,10 @@ class Daemon:
         if taken:
             state.need_schedule = True
         self.more_intake = taken >= intake.BATCH
+        if arreq.expire(state, self.dispatcher, now):
+            state.need_schedule = True
         self.reaped = reap.collect(state, self.dispatcher, now)
+        petask.collect(state, now)
         if self.reaped:
             state.need_schedule = True
         if self.next_event is not None and now >= self.next_event:
@@ -259,11 +263,14 @@ class Daemon:
         state = self.state
         state.need_schedule = False
         snap = view.build(state, now, self.loads)
+        if arreq.check_errors(state, snap):
+            snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
         decisions = cycle(snap)
         crash.point("pass")
         self.control.load_blocked = decisions.load_alarms
         self.dispatcher.start_all(decisions.starts, now)
+        arreq.kill(state, self.dispatcher, decisions.kills, now)
         self._reject_immediate(decisions, now)
         state.reasons = decisions.reasons
         state.share_tree = decisions.share_tree
@@ -276,7 +283,7 @@ class Daemon:
         if state.monitor_next or monitor.wanted(snap):
             monitor.write(snap, decisions, now)
             state.monitor_next = False
-        self.next_event = _next_start_time(snap, now)
+        self.next_event = _next_start_time(snap, now, arreq.next_event(state, now))
         state.need_publish = True
         return len(decisions.starts)
 
@@ -302,6 +309,7 @@ class Daemon:
             return False
         sample = host_load.sample()
         self.loads = {name: sample for name in view.exec_hosts(self.state.config)}
+        self.state.loads = self.loads
         self.load_time = now
         return True
 
@@ -393,8 +401,10 @@ class Daemon:
             self.shutdown()
 
 
-def _next_start_time(snap, now):
+def _next_start_time(snap, now, ar_event=None):
     times = [j.start_at for j in snap.jobs if j.start_at and j.start_at > now]
+    if ar_event is not None:
+        times.append(ar_event)
     return min(times) if times else None
 
 

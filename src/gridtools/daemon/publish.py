@@ -12,7 +12,7 @@ global complex values, host groups and access lists; and the daemon's faults
 
 import time
 
-from gridtools.daemon import faults, view
+from gridtools.daemon import arreq, faults, view
 from gridtools.formats.sge import states as state_letters
 from gridtools.sched.snapshot import QState
 from gridtools.spool import status as spool_status
@@ -100,7 +100,7 @@ def queue_rows(state, snap_queues, loads):
                 used[key] = used.get(key, 0) + slots
     rows = []
     groups = view.hostgroups(state.config)
-    reserved = {}
+    reserved = arreq.held_slots(state, time.time())
     for res in state.reserves:
         for queue, host, slots in res.granted:
             reserved[f"{queue}@{host}"] = reserved.get(f"{queue}@{host}", 0) + slots

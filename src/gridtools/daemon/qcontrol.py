@@ -290,6 +290,9 @@ class Control:
             task = job.tasks.get(number) if job is not None else None
             if task is None:
                 continue
+            if on and _migrates_on_suspend(state, job):
+                suspension.requeue(state, self.dispatcher, job, task)     # checkpoint(5) "x"
+                continue
             suspension.change(state, self.dispatcher, job, task, "T" if why == "threshold" else "S", on)
             if why == "threshold":
                 verb = "suspended" if on else "unsuspended"
@@ -320,6 +323,13 @@ class Control:
         if shown != state.host_display:
             state.host_display = shown
             state.need_publish = True
+
+
+def _migrates_on_suspend(state, job):
+    """A job whose checkpointing environment says ``x``: suspending it migrates it instead."""
+    from gridtools.exec import ckpt
+    env = state.config.objects["ckpt"].get(job.spec.get("ckpt") or "")
+    return env is not None and "x" in ckpt.settings(env, job.spec.get("ckpt_when"))["when"]
 
 
 def host_state(admin, total, used, down):

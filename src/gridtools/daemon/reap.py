@@ -16,7 +16,7 @@ import time
 
 from gridtools.accounting import records
 from gridtools.daemon import apply
-from gridtools.daemon import crash, faults, view
+from gridtools.daemon import crash, faults, petask, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.errors import SpoolError
 from gridtools.exec import jobproc, shepherd
@@ -160,7 +160,7 @@ def _record(state, job, task, result, now):
                                 exit_status=int(result.get("exit_status", 0) or 0),
                                 failed=int(result.get("failed", 0) or 0))
     lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
-    rec = records.record(job.spec, ended, result.get("usage"), lists)
+    rec = records.record(job.spec, ended, petask.merged_usage(state, job, task, result.get("usage")), lists)
     if result.get("error_state"):
         rec["start_time"] = rec["end_time"] = rec["ru_wallclock"] = 0
     return rec

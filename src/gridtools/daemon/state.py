@@ -64,6 +64,8 @@ class State:
         self.faults = {}              # key -> {"kind", "text"[, "job", "path"]} (see daemon.faults)
         self.unreadable = set()       # fault keys of configuration files the last reload could not read
         self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
+        self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
+        self.loads = {}               # host -> last load sample (admission of reservations)
 
     # ------------------------------------------------------------ jobs
     def add(self, job):

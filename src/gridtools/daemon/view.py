@@ -5,6 +5,7 @@ daemon knows (its jobs and tasks, queue and host states, load samples) and
 caches what depends on the configuration only, or on one job's version.
 """
 
+from gridtools.daemon import arreq
 from gridtools.formats.sge import states as letters
 from gridtools.model.job import TaskState
 from gridtools.sched import inputs, rqs
@@ -124,7 +125,8 @@ def build(state, now, loads):
         hosts=inputs.hosts(conf, loads, state.host_states, parts["complexes"]),
         complexes=parts["complexes"], config=parts["config"], pes=parts["pes"],
         global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done,
-        policy=policy_view(state, parts, now), quotas=parts["quotas"])
+        policy=policy_view(state, parts, now), quotas=parts["quotas"],
+        ars=arreq.records(state, parts["complexes"]))
 
 
 def policy_view(state, parts, now):

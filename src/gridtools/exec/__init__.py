@@ -7,5 +7,8 @@
                 and killing the processes a killed shepherd left behind
 - ``plan``      building the plan a shepherd carries out (command line, environment)
 - ``tmpdir``    the task's TMPDIR: fresh, private, made without following links
+- ``ckpt``      checkpointing environments in a running task: migration,
+                restart and clean commands (checkpoint(5))
 - ``load``      this host's load values
+- ``gpus``      how many GPUs this machine has (for a new cell's gpu consumable)
 """

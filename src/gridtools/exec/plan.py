@@ -102,7 +102,7 @@ def job_environment(spec, task, ctx):
         "JOB_ID": str(spec["id"]), "JOB_NAME": spec["name"], "REQNAME": spec["name"],
         "REQUEST": spec["name"], "JOB_SCRIPT": ctx["job_script"],
         "NSLOTS": str(ctx["slots"]), "NHOSTS": str(ctx["nhosts"]), "NQUEUES": str(ctx["nqueues"]),
-        "QUEUE": ctx["queue"], "RESTARTED": str(ctx.get("restarted", 0)),
+        "QUEUE": ctx["queue"], "RESTARTED": "1" if ctx.get("restarted") else "0",
         "SGE_ACCOUNT": spec.get("account") or "sge", "SGE_CELL": "default",
         "SGE_ROOT": ctx["root"], "SGE_BINARY_PATH": ctx.get("binary_path", ""),
         "SGE_CWD_PATH": ctx["cwd"], "PWD": ctx["cwd"], "SGE_JOB_SPOOL_DIR": ctx["spool_dir"],

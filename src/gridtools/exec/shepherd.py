@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 
 from gridtools.errors import SpoolError
-from gridtools.exec import jobproc, tmpdir
+from gridtools.exec import ckpt, jobproc, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -74,10 +74,13 @@ class Shepherd:
     # ------------------------------------------------------------ phases
     def run(self):
         self._install_handlers()
+        plan = self.plan
         made = self._make_tmpdir()
         try:
             if self._procedure("prolog", FAILED_PROLOG) and self._procedure("pe_start", FAILED_PESTART):
+                ckpt.prepare_restart(plan)
                 self._run_job()
+                ckpt.clean(plan, self.result)
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
@@ -212,6 +215,8 @@ class Shepherd:
                 self._end(pid, "job deleted")
             elif sig == signal.SIGHUP:
                 self.result["requeue"] = True
+                if ckpt.migrates(self.plan):
+                    ckpt.migrate(self.plan, pid)
                 self._end(pid, "job requeued")
 
     def _warned(self, pid, warning, event):
@@ -398,7 +403,12 @@ def main(plan, task_dir):
                 fh.write("\n".join(shepherd.trace_lines) + "\n")
         except OSError:
             pass
-    _deliver(plan, task_dir, result)
+    if plan.get("result_dir"):          # a task started inside a parallel job (qrsh -inherit)
+        from gridtools.formats import spoolyaml
+        from gridtools.spool.files import atomic_write
+        atomic_write(os.path.join(plan["result_dir"], jobstore.RESULT_FILE), spoolyaml.dump(result))
+    else:
+        _deliver(plan, task_dir, result)
     lock.release()
     wake.poke()
     return 0

@@ -128,7 +128,10 @@ class Job:
 
     def slots(self):
         pe = self.spec.get("pe")
-        return pe[1] if pe else 1
+        if not pe:
+            return 1
+        from gridtools.model import perange
+        return perange.low(pe)
 
     def state_of(self, number):
         task = self.tasks.get(number)

@@ -67,7 +67,11 @@ def files_of(desc):
         files[f"queues/{name}"] = replace_attrs(base, {"qname": name, **(attrs or {})})
     files["sched_conf"] = replace_attrs(files["sched_conf"], desc.get("sched"))
     if desc.get("complex"):
-        files["complex"] = files["complex"].rstrip("\n") + "\n" + "\n".join(desc["complex"]) + "\n"
+        # an extra row replaces a shipped attribute of the same name (gpu, tmem, ...)
+        names = {row.split()[0] for row in desc["complex"] if row.split()}
+        kept = [line for line in files["complex"].rstrip("\n").splitlines() if line.split()[:1] not in
+                [[n] for n in names]]
+        files["complex"] = "\n".join(kept) + "\n" + "\n".join(desc["complex"]) + "\n"
     for host, attrs in (desc.get("exechost") or {}).items():
         key = f"exechosts/{host}"
         files[key] = replace_attrs(files.get(key, f"hostname {host}\n"), attrs)

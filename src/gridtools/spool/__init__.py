@@ -5,6 +5,7 @@
 - ``requests``  the request queue clients write and the daemon applies in order
 - ``replies``   the daemon's answers, and how a client knows they are the daemon's
 - ``jobs``      the job store: one directory per job (description, script, state, task results)
+- ``ars``       the advance reservation store: one file per reservation
 - ``status``    the compact status snapshot the daemon publishes for queries
 - ``rows``      the job rows and facts of that snapshot (the read model queries share)
 - ``daemonctl`` starting, stopping and asking after the daemon of a cell

@@ -113,10 +113,11 @@ def _number_in(path):
     return int(raw) if raw.isdigit() and len(raw) <= 7 else 0
 
 
-def initialise(root, hosts, slots, manager, personal=False):
+def initialise(root, hosts, slots, manager, gpus=0, personal=False):
     """Create (or complete) the cell at ``root``. Returns the list of files created.
 
-    ``personal``: the user's own cell (see ``default_cell_objects``)."""
+    ``gpus``: what each host offers as the ``gpu`` consumable; ``personal``: the
+    user's own cell (see ``default_cell_objects``)."""
 
     root = os.path.abspath(root)
     if os.path.isdir(root) and os.listdir(root) and not is_cell(root):
@@ -127,7 +128,7 @@ def initialise(root, hosts, slots, manager, personal=False):
     before = _listing(etc_dir)
     _copy_defaults(cell.shipped_etc(), etc_dir)
     from gridtools.formats.sge.defaults import default_cell_objects
-    for rel, text in default_cell_objects(hosts, slots, manager, personal).items():
+    for rel, text in default_cell_objects(hosts, slots, manager, gpus, personal).items():
         path = os.path.join(etc_dir, rel)
         makedirs(os.path.dirname(path), 0o755)
         if rel not in before:

@@ -8,6 +8,7 @@ finished tasks of a job grouped for ``qstat -s z``; a row's ``state`` is
 the letters qstat shows.
 """
 
+from gridtools.model import perange
 from gridtools.model.job import TaskState
 from gridtools.model.taskset import RangeBuilder
 
@@ -66,7 +67,7 @@ def job_rows(job, prio, live):
     if rest:
         key = ("z", "") if job.deleted else (pending_state(job, rest.first(), None, live), job.hold)
         groups.setdefault(key, []).extend(rest.runs)
-    slots = job.spec["pe"][1] if job.spec.get("pe") else 1
+    slots = perange.low(job.spec["pe"]) if job.spec.get("pe") else 1
     for (key, hold), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
         rows.append({"id": job.id, "tasks": _compact(runs) if job.is_array else None,
                      "state": key, "hold": hold, "time": float(job.spec["submit_time"]), "queue": "",

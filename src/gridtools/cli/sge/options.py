@@ -122,11 +122,27 @@ def _apply_masterq(req, args, ctx):
     req["masterq"] = _queue_list(args[0], "-masterq")
 
 
+def parse_slot_ranges(text):
+    """A PE slot range list ``1,2,4,8`` or ``2-4,8-`` as [[min, max], ...] (max 0 = unlimited)."""
+    items = text.split(",")
+    if any(not item for item in items):
+        raise fail(f'invalid slot range "{text}"')
+    return [parse_slot_range(item) for item in items]
+
+
+def pe_request(name, text):
+    """The spooled form of ``-pe name slots``: [name, min, max] for one range, or
+    [name, [[min, max], ...]] for a slot list."""
+    found = parse_slot_ranges(text)
+    if len(found) == 1:
+        return [name, found[0][0], found[0][1]]
+    return [name, sorted(found)]
+
+
 def _apply_pe(req, args, ctx):
     if args[0] == "":
         raise fail("-pe option must have pe_name argument")
-    lo, hi = parse_slot_range(args[1])
-    req["pe"] = [args[0], lo, hi]
+    req["pe"] = pe_request(args[0], args[1])
 
 
 def _apply_v(req, args, ctx):

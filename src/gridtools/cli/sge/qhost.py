@@ -174,16 +174,44 @@ GLOBAL_COLUMNS = {k: "-" for k in ("arch_string", "num_proc", "m_socket", "m_cor
                                    "load_avg", "mem_total", "mem_used", "swap_total", "swap_used")}
 
 
+def _request_amount(name, row, hard):
+    """The amount of consumable ``name`` a job holds per slot (or per job): what it asked
+    for, else the complex's default."""
+    value = hard.get(name, row[5] if len(row) > 5 else 0)
+    return loadvalues.to_number(value) or 0.0
+
+
+def held(host, snap):
+    """name -> amount of the consumables running tasks hold on ``host`` (``global``: all)."""
+    complexes = snap.get("complexes") or {}
+    counted = {n: r for n, r in complexes.items() if len(r) > 4 and r[4] in ("YES", "JOB") and n != "slots"}
+    found = {}
+    for row in snap.get("rows", ()):
+        hard = (snap["jobs"].get(row["id"]) or {}).get("hard") or {}
+        for i, (_q, h, slots) in enumerate(row.get("granted") or ()):
+            if host != "global" and h != host:
+                continue
+            for name, cx in counted.items():
+                amount = _request_amount(name, cx, hard)
+                share = (amount if i == 0 else 0.0) if cx[4] == "JOB" else amount * slots
+                found[name] = found.get(name, 0.0) + share
+    return found
+
+
 def resources(host, snap, wanted):
-    """(domain, name, value) of -F for a host (or ``global``)."""
+    """(domain, name, value) of -F for a host (or ``global``); consumables show what is left."""
     complexes = snap.get("complexes") or {}
     found = []
     if host != "global":
         load = (snap.get("hosts") or {}).get(host) or {}
         found += [("hl", n, loadvalues.qhost_value(n, v, complexes)) for n, v in loadvalues.ordered_loads(load)]
+    used = None
     for name, value in ((snap.get("host_values") or {}).get(host) or {}).items():
         consumable = (complexes.get(name) or [None] * 5)[4] in ("YES", "JOB")
         prefix = "g" if host == "global" else "h"
+        if consumable:
+            used = held(host, snap) if used is None else used
+            value = (loadvalues.to_number(value) or 0.0) - used.get(name, 0.0)
         found.append((prefix + ("c" if consumable else "f"), name, loadvalues.qhost_value(name, value, complexes)))
     if wanted:
         by_short = {row[0]: full for full, row in complexes.items()}

@@ -161,6 +161,9 @@ def main(argv, prog="qrsh"):
         sys.stdout.write(options.usage(prog, ("all", "submit")))
         return 0
     cwd = os.getcwd()
+    if argv[:1] == ["-inherit"]:
+        from gridtools.cli.sge import qrsh_inherit
+        return qrsh_inherit.main(argv[1:], prog)
     try:
         req, rest = build_request(argv, cwd)
         from gridtools.cli import cellinit

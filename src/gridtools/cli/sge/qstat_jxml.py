@@ -11,6 +11,7 @@ carries the same content with the field names of the text output.
 import json
 
 from gridtools.cli.sge import qstat_j, qstat_msgs, qstat_report, xmlout
+from gridtools.model import perange
 
 #: valtype numbers of complex types in Grid Engine's request lists
 _VALTYPE = {"INT": 1, "STRING": 2, "TIME": 3, "MEMORY": 4, "BOOL": 5, "DOUBLE": 6,
@@ -176,7 +177,14 @@ def _tail(w, spec, snap):
     w.leaf("JB_script_size", 0)
     if spec.get("pe"):
         w.leaf("JB_pe", spec["pe"][0])
-        _ranges(w, "JB_pe_range", "ranges", spec["pe"][1], spec["pe"][2] or 9999999, 1)
+        w.open("JB_pe_range")
+        for low, high in perange.ranges(spec["pe"]):
+            w.open("ranges")
+            w.leaf("RN_min", low)
+            w.leaf("RN_max", high or 9999999)
+            w.leaf("RN_step", 1)
+            w.close()
+        w.close()
     _list(w, "JB_jid_request_list", "ulong_sublist", "JRE_job_name", spec.get("hold_jid"))
     w.leaf("JB_verify_suitable_queues", qstat_j.VERIFY.get(spec.get("verify"), 0))
     for tag in ("JB_soft_wallclock_gmt", "JB_hard_wallclock_gmt"):

@@ -10,6 +10,8 @@ under their queue instance.
 
 import time
 
+from gridtools.model import perange
+
 #: extra dashes of the job header rule per column group, as Grid Engine draws them
 _RULE_EXTRA = {"group_t": 1, "ext": 79, "tasks": 53, "urg": 64, "pri": 35}
 _FULL_RULE = 81
@@ -144,7 +146,7 @@ def contribution(name, value, job, snap):
     cx = (snap.get("complexes") or {}).get(name)
     if not cx or not cx[6]:
         return 0.0
-    slots = (job.get("pe") or [None, 1])[1]
+    slots = perange.low(job["pe"]) if job.get("pe") else 1
     if cx[1] in ("INT", "DOUBLE", "MEMORY", "TIME"):
         return cx[6] * (loadvalues.to_number(value) or 0.0) * slots
     return cx[6]
@@ -193,11 +195,8 @@ def _predecessor_lines(job, live):
 
 
 def pe_range(pe):
-    """A PE slot range as qstat shows it: ``2``, ``2-4``, ``2-`` (no upper bound)."""
-    _, low, high = pe
-    if high == low:
-        return str(low)
-    return f"{low}-{high}" if high else f"{low}-"
+    """A PE slot range as qstat shows it: ``2``, ``2-4``, ``2-`` (no upper bound), ``1,2,4``."""
+    return perange.text(pe)
 
 
 # ---------------------------------------------------------------- queues

@@ -15,6 +15,7 @@ import pwd
 import time
 
 from gridtools import cell
+from gridtools.model import perange
 from gridtools.spool import status as spool_status
 
 ACTIVE = ("r", "hr", "Rr", "t", "s", "S", "T", "dr", "dt")
@@ -132,7 +133,7 @@ def _add_unprocessed(snap, spec):
     rng = spec.get("tasks")
     tasks = [list(rng)] if rng else None
     state = "hqw" if spec.get("user_hold") or spec.get("hold_jid") else "qw"
-    slots = spec["pe"][1] if spec.get("pe") else 1
+    slots = perange.low(spec["pe"]) if spec.get("pe") else 1
     snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
                          "time": float(spec["submit_time"]), "queue": "", "slots": slots})
     res = spec.get("resources") or {}

@@ -77,6 +77,29 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
     return req, script, ctx.client, name, command, args
 
 
+def _check_admission(req):
+    """Refuse what Grid Engine's admission rules refuse (projects, users, -dl, job counts)."""
+    import grp
+    from gridtools.cli.sge import jobadmit
+    owner = submit.submitter(os.getcwd())["owner"]
+    try:
+        group = grp.getgrgid(os.getgid()).gr_name
+    except KeyError:
+        group = str(os.getgid())
+    why = jobadmit.refusal(req, owner, group)
+    if why is not None:
+        raise submit.Rejected(why)
+
+
+def _check_ar(req):
+    """Refuse a job for a reservation that does not exist or that it may not use."""
+    import time
+    from gridtools.cli.sge import arlist
+    why = arlist.job_refusal(req, time.time())
+    if why is not None:
+        raise submit.Rejected(why)
+
+
 def main(argv, prog="qsub"):
     if "-help" in argv or "--help" in argv:
         sys.stdout.write(options.usage(prog, ("all", "submit", "cli")))
@@ -105,6 +128,9 @@ def _submit(argv, prog):
         code = verify.report(req, client, prog)
         if code is not None:
             return code
+    _check_admission(req)
+    if req.get("ar"):
+        _check_ar(req)
     from gridtools.cli.ask import tell
     from gridtools.spool import ids
     spec = submit.finish_spec(req, 1, name, cwd, args, command)

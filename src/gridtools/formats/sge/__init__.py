@@ -58,6 +58,9 @@ and qconf's line breaking), one module per family (``queue``, ``host``,
 ``lists``), ``names`` (host and object names, wildcards,
 ``match_queue_spec``, ``parse_resource_list``), ``objects`` (the
 registry) and ``defaults`` (``shipped_files``, ``default_cell_objects``).
+Beside the objects: ``admission`` (the rules a new job must pass: projects,
+enforce_user, deadline users, job counts, with Grid Engine's words) and
+``arwords`` (what Grid Engine says about advance reservations).
 
 Helpers beyond the registry:
 

@@ -97,12 +97,30 @@ def _sched():
     return obj
 
 
+#: attributes a new cell defines besides Grid Engine's: the GPU consumable and the memory
+#: and scratch names snakemake's Grid Engine executor requests (complex(5))
+PIPELINE_COMPLEXES = (
+    "gpu                 gpu        INT       <=    YES         YES        0        0",
+    "tmem                tmem       MEMORY    <=    YES         NO         0        0",
+    "tscratch            tscr       MEMORY    <=    YES         NO         0        0",
+)
+
+
+def shipped_complex():
+    """The complex of a new cell: Grid Engine's attributes and PIPELINE_COMPLEXES."""
+    table = complex_.template()
+    for line in PIPELINE_COMPLEXES:
+        row = complex_.parse_row(line)
+        table[row["name"]] = row
+    return table
+
+
 def shipped_files():
     """The host-independent ``etc/`` tree of a new cell."""
     files = {
         "conf/global": conf.render(conf.template("global")),
         "sched_conf": sched.render(_sched()),
-        "complex": complex_.render(complex_.template()),
+        "complex": complex_.render(shipped_complex()),
         f"queues/{DEFAULT_QUEUE}": queue.render(_queue(DEFAULT_SLOTS)),
         f"hostgroups/{ALL_HOSTS}": hostgroup.render(hostgroup.template(ALL_HOSTS)),
         "exechosts/global": host.render(host.with_reports(host.template("global"), {}, 0)),
@@ -130,14 +148,16 @@ def _slots_value(hosts, slots):
     return PerHost(DEFAULT_SLOTS, {name: count(name) for name in hosts})
 
 
-def default_cell_objects(hosts, slots, manager, personal=False):
+def default_cell_objects(hosts, slots, manager, gpus=0, personal=False):
     """The host-specific ``etc/`` files of a new cell.
 
     ``hosts``: execution host names; ``slots``: slots per host, one int for
     all or a dict host -> int; ``manager``: the user who runs the cell;
-    ``personal``: the cell is a user's own (``~/.gridtools``), whose queue
-    has no load threshold. The queue gets ``slots N`` for one host and
-    ``1,[host=N],...`` otherwise, as Grid Engine's installer writes it.
+    ``gpus``: the GPUs each host offers as the ``gpu`` consumable (set in its
+    complex_values when there are any). ``personal``: the cell is a user's own
+    (``~/.gridtools``), whose queue has no load threshold. The queue gets
+    ``slots N`` for one host and ``1,[host=N],...`` otherwise, as Grid
+    Engine's installer writes it.
     """
     hosts = list(dict.fromkeys(hosts))
     if not hosts:
@@ -146,7 +166,10 @@ def default_cell_objects(hosts, slots, manager, personal=False):
         check_host_name(name, "hostlist")
     files = {f"hostgroups/{ALL_HOSTS}": hostgroup.render({"group_name": ALL_HOSTS, "hostlist": hosts})}
     for name in hosts:
-        files[f"exechosts/{name}"] = host.render(host.template(name))
+        obj = host.template(name)
+        if gpus:
+            obj["complex_values"] = {"gpu": str(int(gpus))}
+        files[f"exechosts/{name}"] = host.render(obj)
     files[f"queues/{DEFAULT_QUEUE}"] = queue.render(_queue(_slots_value(hosts, slots), personal))
     files["managers"] = lists.render(list(dict.fromkeys([*BUILTIN_MANAGERS, manager])))
     files["adminhosts"] = lists.render(hosts)

@@ -1,0 +1,93 @@
+"""Advance reservations as the query commands see them (qrstat, qrdel, qsub -ar).
+
+The reservations are read from their store (``spool/ars``), which everyone
+may read; the state letter is worked out for the moment of the query:
+``w`` waiting for its start, ``r`` in its window, ``x`` past its end (until
+the daemon removes it), ``E`` in error.
+"""
+
+import fnmatch
+import os
+import pwd
+
+
+def load():
+    """id -> stored mapping of every reservation."""
+    from gridtools.spool import ars
+    return ars.read_all()
+
+
+def me():
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
+
+
+def letter(ar, now):
+    if ar.get("state") == "error":
+        return "E"
+    if ar.get("state") == "deleted":
+        return "d"
+    if now < float(ar["start"]):
+        return "w"
+    return "r" if now < float(ar["end"]) else "x"
+
+
+def slots(ar):
+    return sum(int(g[2]) for g in ar.get("granted") or ())
+
+
+def messages(ar):
+    """Why a reservation is in error (qrstat -explain)."""
+    return [str(m) for m in ar.get("messages") or ()]
+
+
+def owned_by(ar, users):
+    return any(fnmatch.fnmatchcase(str(ar["owner"]), u) for u in users)
+
+
+def _member_lists(user):
+    from gridtools.cli.sge import cellfacts
+    return cellfacts.member_lists(user)
+
+
+def may_use(ar, user):
+    """True when ``user`` may submit jobs into the reservation (its -u list)."""
+    users = [str(u) for u in ar.get("users") or ()]
+    allow = [u for u in users if not u.startswith("!")]
+    deny = [u[1:] for u in users if u.startswith("!")]
+    lists = None
+
+    def listed(entries):
+        nonlocal lists
+        for entry in entries:
+            if entry.startswith("@"):
+                lists = _member_lists(user) if lists is None else lists
+                if any(fnmatch.fnmatchcase(n, entry[1:]) for n in lists):
+                    return True
+            elif fnmatch.fnmatchcase(user, entry):
+                return True
+        return False
+    if deny and listed(deny):
+        return False
+    return not allow or user == ar["owner"] or listed(allow)
+
+
+def job_refusal(spec, now):
+    """Why qsub refuses a job with ``-ar`` (Grid Engine's words), or None."""
+    from gridtools.formats.sge import arwords as words
+    from gridtools.spool import ars
+    ar_id = int(spec["ar"])
+    ar = ars.read(ar_id)
+    if ar is None:
+        return words.invalid_id(ar_id)
+    if float(ar["end"]) <= now:
+        return words.gone(ar_id)
+    if not may_use(ar, spec.get("owner") or me()):
+        return words.no_permission(ar_id)
+    seconds = words.job_runtime(spec)
+    if seconds is None:
+        return None
+    begin = max(now, float(spec.get("start_at") or 0))
+    return words.duration_problem(ar_id, seconds, float(ar["start"]), float(ar["end"]), begin)

@@ -1,0 +1,388 @@
+"""Advance reservations in the daemon: qrsub and qrdel requests, the AR store's
+working copy, jobs submitted into a reservation, and the end of reservations.
+
+- ``ar_submit``: only managers and members of the ``arusers`` access list may
+  reserve; the request is checked (names, window, resources), then
+  ``sched.admit`` finds its queue instances and slots in the window given
+  what runs, what other reservations hold and the last pass's job
+  reservations. A granted reservation is stored (``spool.ars``) and shows
+  at once in the snapshot the pass sees.
+- ``ar_delete``: the owner, operators and managers delete reservations by id,
+  name or owner (``-u``); its jobs go with it.
+- ``expire``: a reservation whose end has come is removed with its jobs:
+  pending ones are deleted, running ones ended (the pass's ``Kill``
+  decisions do the same for tasks it finds outside their window).
+- ``accept_job``: a job submitted with ``-ar`` whose reservation does not
+  exist, that its owner may not use, or whose ``h_rt`` does not fit the
+  window is deleted at intake (qsub refuses it first, with the same words).
+"""
+
+import math
+
+from gridtools.daemon import auth
+from gridtools.daemon.state import user_name
+from gridtools.formats.sge import arwords as words
+from gridtools.formats.sge.names import FORBIDDEN_NAME_CHARS
+from gridtools.model import transitions as tr
+from gridtools.model.job import TaskState
+from gridtools.sched import ar as sched_ar
+from gridtools.sched import inputs
+from gridtools.sched.snapshot import ARState, QState
+from gridtools.spool import ars as store
+from gridtools.spool import jobs as jobstore
+from gridtools.spool.ids import MAX_ID
+
+AR_USERS = words.AR_USERS
+NO_QUEUES = words.NO_QUEUES
+
+
+class Refused(Exception):
+    """A reservation request that cannot be applied: its message goes to the client."""
+
+
+def table(state):
+    """id -> stored mapping of every reservation (loaded from the spool once)."""
+    if getattr(state, "ars", None) is None:
+        state.ars = store.read_all()
+    return state.ars
+
+
+def records(state, complexes):
+    """id -> sched AdvanceReservation of every stored reservation, for the snapshot."""
+    found = {}
+    for ar_id, data in table(state).items():
+        try:
+            found[ar_id] = sched_ar.advance_reservation(data, complexes)
+        except (KeyError, TypeError, ValueError):
+            state.log(f"W|advance reservation {ar_id}: unreadable record ignored")
+    return found
+
+
+# ---------------------------------------------------------------- submit
+
+def _strings(value, what):
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise Refused(f"error: invalid {what}")
+    return list(value)
+
+
+def _name(value):
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, str) or any(c in FORBIDDEN_NAME_CHARS for c in value) or value[0].isdigit():
+        raise Refused(f'error: invalid advance reservation name "{value}"')
+    return value
+
+
+def _account_string(value):
+    text = "sge" if value in (None, "") else value
+    if not isinstance(text, str) or not text.isprintable() or ":" in text:
+        raise Refused("error: invalid account string")
+    return text
+
+
+def _window(body, now):
+    try:
+        start = float(body.get("start") or now)
+        end = float(body["end"])
+    except (KeyError, TypeError, ValueError):
+        raise Refused("error: the reservation needs an end time (-e) or a duration (-d)") from None
+    if not (math.isfinite(start) and math.isfinite(end)) or end <= start:
+        raise Refused("error: the end time of the advance reservation must be after its start time")
+    if end <= now:
+        raise Refused("error: the end time of the advance reservation is in the past")
+    return max(start, now), end
+
+
+def _resources(value, complexes):
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in value.items()):
+        raise Refused("error: invalid resource request")
+    for name in value:
+        if name not in complexes:
+            raise Refused(f'error: unknown resource "{name}"')
+    return dict(value)
+
+
+def _pe_request(value):
+    if value is None:
+        return None
+    try:
+        req = inputs.pe_request(value)
+    except (TypeError, ValueError, IndexError):
+        raise Refused("error: invalid parallel environment request") from None
+    if req is None or not req.pattern or not all(lo >= 1 for lo, _hi in req.ranges):
+        raise Refused("error: invalid parallel environment request")
+    return value
+
+
+def _record(body, owner, group, now, complexes):
+    """The reservation mapping to store, from a client's (untrusted) request body."""
+    ar_id = body.get("id")
+    lowest = 0 if body.get("verify") == "v" else 1
+    if not isinstance(ar_id, int) or not lowest <= ar_id <= MAX_ID:
+        raise Refused("error: invalid advance reservation id")
+    start, end = _window(body, now)
+    return {
+        "id": ar_id, "name": _name(body.get("name")), "owner": owner, "group": group,
+        "account": _account_string(body.get("account")), "submit_time": now,
+        "start": start, "end": end, "resources": _resources(body.get("resources"), complexes),
+        "queues": _strings(body.get("queues"), "queue list"),
+        "masterq": _strings(body.get("masterq"), "queue list"),
+        "pe_request": _pe_request(body.get("pe")), "ckpt": str(body.get("ckpt") or ""),
+        "interactive": bool(body.get("now")), "users": _strings(body.get("users"), "user list"),
+        "mail_options": str(body.get("mail_options") or ""),
+        "mail_list": _strings(body.get("mail_list"), "mail list"),
+        "hard_error": bool(body.get("hard_error")), "state": ARState.GRANTED.value,
+        "granted": [], "pe": "",
+    }
+
+
+def _request(state, rec):
+    """The sched Request of a reservation's -q, -l, -pe, -ckpt and -now."""
+    spec = {"owner": rec["owner"], "group": rec["group"],
+            "resources": {"hard": rec["resources"], "soft": {}},
+            "queues": {"hard": rec["queues"], "soft": []}, "masterq": rec["masterq"],
+            "pe": rec["pe_request"], "ckpt": rec["ckpt"], "interactive": rec["interactive"]}
+    from gridtools.daemon import view
+    return inputs.request(spec, state.config, view.config_parts(state)["complexes"])
+
+
+def _admission(state, rec, now):
+    from gridtools.daemon import view
+    from gridtools.sched.admit import admit
+    snap = view.build(state, now, getattr(state, "loads", None) or {})
+    return admit(snap, _request(state, rec), rec["owner"], rec["start"], rec["end"],
+                 reserves=state.reserves)
+
+
+def may_reserve(state, user, group):
+    lists = inputs.userlists_of(state.config, user, group)
+    return auth.is_manager(state, user) or AR_USERS in lists
+
+
+def submit(state, dispatcher, req, now):
+    """qrsub: grant, verify (-w v) or refuse a reservation; answers like Grid Engine."""
+    from gridtools.daemon.intake import _account, _group_name
+    owner, gid, _groups = _account(req.uid)
+    group = _group_name(gid)
+    if not may_reserve(state, owner, group):
+        return 1, words.not_reserver(owner) + "\n", ""
+    try:
+        rec = _record(req.body, owner, group, now, state_complexes(state))
+    except Refused as exc:
+        return 1, "", f"{exc}\n"
+    if rec["id"] in table(state):
+        return 1, "", f"error: advance reservation {rec['id']} already exists\n"
+    found = _admission(state, rec, now)
+    verify = req.body.get("verify") == "v"
+    if not found.ok:
+        return 1, (_reason_lines(found, owner) if verify else "") + NO_QUEUES + "\n", ""
+    if verify:
+        return 0, "verification: found suitable queue(s)\n", ""
+    rec["granted"] = [list(g) for g in found.granted]
+    rec["pe"] = found.pe
+    store.write(rec)
+    table(state)[rec["id"]] = rec
+    state.need_schedule = True
+    state.need_publish = True
+    state.log(f"I|advance reservation {rec['id']} granted to {owner}")
+    return 0, words.granted(rec["id"]) + "\n", ""
+
+
+def state_complexes(state):
+    from gridtools.daemon import view
+    return view.config_parts(state)["complexes"]
+
+
+def _reason_lines(found, owner):
+    from gridtools.formats.sge import reasons as render
+    return "".join(f"{render.render(r, owner)}\n" for r in found.reasons)
+
+
+# ---------------------------------------------------------------- delete
+
+def _targets(state, body, requester):
+    """(reservation ids, names that matched nothing) of a qrdel request."""
+    from gridtools.formats.sge.names import wildcard_match
+    ids, missing = [], []
+    for item in _strings(body.get("targets"), "reservation list"):
+        if item.isdigit():
+            found = [int(item)] if int(item) in table(state) else []
+        else:
+            found = [i for i, d in sorted(table(state).items()) if d.get("name")
+                     and wildcard_match(item, str(d["name"]))]
+        ids.extend(found)
+        if not found:
+            missing.append(item)
+    users = body.get("users")
+    if users is not None:
+        users = _strings(users, "user list")
+        ids.extend(i for i, d in sorted(table(state).items())
+                   if any(wildcard_match(u, str(d["owner"])) for u in users))
+    return sorted(set(ids)), missing
+
+
+def delete(state, dispatcher, req, now):
+    """qrdel: remove reservations the requester owns (or any, for operators)."""
+    requester = user_name(req.uid)
+    try:
+        ids, missing = _targets(state, req.body, requester)
+    except Refused as exc:
+        return 1, "", f"{exc}\n"
+    out, code = [], 0
+    for ar_id in ids:
+        data = table(state)[ar_id]
+        if data["owner"] != requester and not auth.is_operator(state, requester):
+            out.append(f"{requester} - you do not have the necessary privileges to delete "
+                       f'the advance_reservation "{ar_id}"')
+            code = 1
+            continue
+        remove(state, dispatcher, ar_id, now, force=bool(req.body.get("force")))
+        out.append(f"{requester} has deleted advance_reservation {ar_id}")
+    for name in missing:
+        out.append(f'denied: advance_reservation "{name}" does not exist')
+        code = 1
+    return code, "".join(line + "\n" for line in out), ""
+
+
+def remove(state, dispatcher, ar_id, now, force=False):
+    """Take a reservation out of the cell; its pending jobs are deleted, its running
+    tasks ended (at once with ``force``)."""
+    from gridtools.daemon.intake import _delete_task
+    data = table(state).pop(ar_id, None)
+    store.remove(ar_id)
+    for job in list(state.jobs.values()):
+        if int(job.spec.get("ar") or 0) != ar_id or job.is_finished():
+            continue
+        for number in list(job.numbers()):
+            if job.state_of(number) in (TaskState.PENDING, TaskState.ERROR, TaskState.RUNNING):
+                _delete_task(state, dispatcher, job, number, now, force)
+        state.touch(job)
+    state.need_schedule = True
+    state.need_publish = True
+    if data is not None:
+        state.log(f"I|advance reservation {ar_id} removed")
+
+
+def expire(state, dispatcher, now):
+    """Remove the reservations whose end has come; True when one was removed."""
+    over = [i for i, d in table(state).items() if float(d.get("end") or 0) <= now]
+    for ar_id in over:
+        remove(state, dispatcher, ar_id, now)
+    return bool(over)
+
+
+def next_event(state, now):
+    """The next start or end of a reservation after ``now`` (None when none)."""
+    times = [t for d in table(state).values() for t in (float(d["start"]), float(d["end"])) if t > now]
+    return min(times) if times else None
+
+
+def kill(state, dispatcher, kills, now):
+    """Carry out the pass's Kill decisions: end tasks whose reservation is over or gone."""
+    for item in kills:
+        job = state.jobs.get(item.job_id)
+        if job is None or job.state_of(item.task) is not TaskState.RUNNING:
+            continue
+        task = job.task(item.task)
+        if tr.request_delete(job, item.task):
+            dispatcher.signal_task(job, task, "delete")
+            state.touch(job)
+            state.log(f"I|job {job.id}.{item.task} ended: advance reservation {item.ar} is over")
+
+
+# ---------------------------------------------------------------- errors
+
+#: queue instance states that put a reservation holding it in error, as qrstat -explain names them
+_ERROR_WORDS = ((QState.DISABLED, "disabled"), (QState.CAL_DISABLED, "disabled"),
+                (QState.SUSPENDED, "suspended"), (QState.CAL_SUSPENDED, "suspended"),
+                (QState.UNKNOWN, "unknown"), (QState.ERROR, "in error state"),
+                (QState.ORPHANED, "orphaned"))
+
+
+def _troubles(data, instances):
+    found = []
+    for q, h, _n in data.get("granted") or ():
+        qi = instances.get(f"{q}@{h}")
+        if qi is None:
+            found.append(f"reserved queue {q}@{h} is orphaned")
+            continue
+        word = next((w for flag, w in _ERROR_WORDS if flag in qi.states), None)
+        if word is not None:
+            found.append(f"reserved queue {q}@{h} is {word}")
+    return found
+
+
+def check_errors(state, snap):
+    """Put reservations whose queue instances became unusable in error (and back);
+    True when one changed."""
+    instances = {qi.name: qi for qi in snap.queues}
+    changed = False
+    for data in table(state).values():
+        found = _troubles(data, instances)
+        wanted = ARState.ERROR.value if found else ARState.GRANTED.value
+        if data.get("state") != wanted or (data.get("messages") or []) != found:
+            data["state"], data["messages"] = wanted, found
+            store.write(data)
+            changed = True
+    return changed
+
+
+# ---------------------------------------------------------------- jobs
+
+def job_problem(state, spec, now):
+    """Why a job submitted with ``-ar`` cannot be accepted, in Grid Engine's words (or None)."""
+    ar_id = int(spec.get("ar") or 0)
+    data = table(state).get(ar_id)
+    if data is None:
+        return words.invalid_id(ar_id)
+    rec = sched_ar.advance_reservation(data, state_complexes(state))
+    lists = inputs.userlists_of(state.config, spec["owner"], spec.get("group", ""))
+    if not sched_ar.may_use(rec, spec["owner"], lists):
+        return words.no_permission(ar_id)
+    return duration_problem(spec, rec.start, rec.end, now)
+
+
+def duration_problem(spec, start, end, now):
+    seconds = words.job_runtime(spec)
+    if seconds is None:
+        return None
+    begin = max(now, float(spec.get("start_at") or 0))
+    return words.duration_problem(int(spec.get("ar") or 0), seconds, start, end, begin)
+
+
+def accept_job(state, dispatcher, job, now):
+    """Intake of a job with ``-ar``: remember the reservation's submit time for the
+    accounting record, or delete the job when it may not go into the reservation."""
+    if not job.spec.get("ar"):
+        return
+    why = job_problem(state, job.spec, now)
+    if why is None:
+        job.spec["ar_submission_time"] = int(table(state)[int(job.spec["ar"])]["submit_time"])
+        jobstore.write_spec(job.spec)
+        return
+    for number in job.pending_numbers():
+        tr.delete_pending(job, number, now)
+        job.task(number).failed_reason = why
+    state.touch(job)
+    state.finished_order.append(job.id)
+    state.log(f"W|job {job.id} refused: {why}")
+
+
+# ---------------------------------------------------------------- queries
+
+def held_slots(state, now):
+    """queue instance name -> slots held by reservations in their window (qstat -f resv)."""
+    held = {}
+    for data in table(state).values():
+        if float(data["start"]) <= now < float(data["end"]):
+            for q, h, n in data.get("granted") or ():
+                held[f"{q}@{h}"] = held.get(f"{q}@{h}", 0) + int(n)
+    return held
+
+

@@ -1,0 +1,98 @@
+"""GPU device indices: which of a host's GPUs each running task holds.
+
+A host offers ``gpu=N`` (its complex_values, set by ``gridtools init`` to the
+GPUs it found); the scheduler counts the amounts. When a task that asked for
+``gpu`` starts, it gets that many distinct indices of ``0..N-1`` on each host
+it was granted, none held by another running task there; they are free again
+when the task is no longer running. The assignment is written beside the
+task (``jobs/<id>/<n>/devices``), so a restarted daemon knows what is held;
+the job sees its master host's indices in ``CUDA_VISIBLE_DEVICES``
+(comma-separated) and ``SGE_HGR_gpu`` (blank-separated), as Grid Engine
+shows granted resource map ids.
+"""
+
+import os
+
+from gridtools.formats import spoolyaml
+from gridtools.spool import jobs as jobstore
+from gridtools.spool.files import atomic_write, read_text
+
+#: the consumable whose amounts are device counts
+GPU = "gpu"
+FILE = "devices"
+
+
+def _capacity(conf, host):
+    obj = conf.objects["exechost"].get(host) or {}
+    try:
+        return max(0, int(float(str((obj.get("complex_values") or {}).get(GPU, 0)))))
+    except ValueError:
+        return 0
+
+
+def _asked(job, table):
+    """(amount per slot or per job, consumable kind) of the job's gpu request, or None."""
+    text = ((job.spec.get("resources") or {}).get("hard") or {}).get(GPU)
+    cx = table.get(GPU)
+    if text is None or cx is None:
+        return None
+    try:
+        amount = int(float(str(text)))
+    except ValueError:
+        return None
+    return (amount, cx) if amount > 0 else None
+
+
+def _read(job_id, number):
+    text = read_text(os.path.join(jobstore.task_dir(job_id, number), FILE))
+    try:
+        data = spoolyaml.load(text) if text else {}
+    except spoolyaml.SpoolFormatError:
+        data = {}
+    return {str(h): [int(i) for i in ids] for h, ids in (data or {}).items()}
+
+
+def held(state, skip=None):
+    """host -> set of indices held by running tasks (``skip``: a (job, task) left out)."""
+    cache = state.view_cache.setdefault("devices", {})
+    found, live = {}, set()
+    for job, task in state.running_tasks():
+        key = (job.id, task.number, task.start_time)
+        if (job.id, task.number) == skip:
+            continue
+        live.add(key)
+        if key not in cache:
+            cache[key] = _read(job.id, task.number)
+        for host, ids in cache[key].items():
+            found.setdefault(host, set()).update(ids)
+    for key in [k for k in cache if k not in live and (k[0], k[1]) != skip]:
+        del cache[key]
+    return found
+
+
+def assign(state, job, number, granted, table):
+    """Pick the task's device indices on each granted host and write them beside it;
+    returns host -> [indices] ({} when the job asked for no gpu)."""
+    from gridtools.sched.resources import per_grant
+    asked = _asked(job, table)
+    if asked is None:
+        return {}
+    amount, cx = asked
+    busy = held(state, skip=(job.id, number))
+    chosen = {}
+    for i, (_queue, host, slots) in enumerate(granted):
+        need = int(per_grant(cx, amount, int(slots), i == 0))
+        free = [d for d in range(_capacity(state.config, host))
+                if d not in busy.get(host, set()) and d not in chosen.get(host, [])]
+        chosen.setdefault(host, []).extend(free[:need])
+    atomic_write(os.path.join(jobstore.task_dir(job.id, number), FILE), spoolyaml.dump(chosen),
+                 fsync=False)
+    return chosen
+
+
+def environment(chosen, master):
+    """The variables that tell a job its devices on its master host."""
+    ids = chosen.get(master)
+    if not ids:
+        return {}
+    return {"CUDA_VISIBLE_DEVICES": ",".join(map(str, ids)), "SGE_HGR_gpu": " ".join(map(str, ids))}

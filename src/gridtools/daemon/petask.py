@@ -1,0 +1,267 @@
+"""Tasks of a parallel job started from inside it (``qrsh -inherit HOST command``).
+
+A ``pe_task`` request names a running task of a parallel job, one of the
+hosts granted to it and a command. Only the job's owner may ask, and only
+when the job's parallel environment has ``control_slaves TRUE``, and no
+more at once on a host than the job's slots there (one fewer on the master
+host when ``job_is_first_task`` is TRUE: the job script is a task). The
+command runs under its own shepherd on that host, in a folder of the
+task's spool (``jobs/<id>/<n>/pe.<k>``), as the job's owner, with the job's
+environment (``HOSTNAME``, ``JOB_ID``, ``PE_HOSTFILE``, ...) and its
+streams tied to the FIFOs qrsh relays. Its usage is the job's: with the
+PE's ``accounting_summary FALSE`` each such task gets its own accounting
+record (``pe_taskid`` names it), with ``TRUE`` it is added to the usage of
+the job's own record. A task still running when the job's own task has
+ended is ended too. Each task's folder keeps where it runs (``task.yaml``)
+and, once accounted, an ``accounted`` mark: a restarted daemon finds the
+tasks it has still to account there (under ``accounting_summary TRUE`` the
+usage summed so far is kept in memory only).
+"""
+
+import os
+import signal
+
+from gridtools.daemon.state import user_name
+from gridtools.model.job import TaskState
+from gridtools.spool import acct
+from gridtools.spool import jobs as jobstore
+from gridtools.spool.files import makedirs
+
+#: usage fields a slave task adds to its master's under accounting_summary TRUE
+SUMMED = ("ru_utime", "ru_stime", "mem", "io", "ru_minflt", "ru_majflt", "ru_inblock", "ru_oublock",
+          "ru_nvcsw", "ru_nivcsw")
+
+
+class Refused(Exception):
+    pass
+
+
+#: beside each such task: where it runs (read back by a restarted daemon), and the mark
+#: that its result was accounted
+INFO_FILE = "task.yaml"
+ACCOUNTED = "accounted"
+
+
+def _tasks(state):
+    """(job id, task, pe task id) -> {"host", "dir", "start"} of the tasks not yet accounted;
+    a restarted daemon finds them again in the folders of its running tasks."""
+    if getattr(state, "pe_tasks", None) is None:
+        state.pe_tasks = {}
+        for job, task in state.running_tasks():
+            _recover(state.pe_tasks, job, task)
+    return state.pe_tasks
+
+
+def _recover(found, job, task):
+    from gridtools.formats import spoolyaml
+    from gridtools.spool.files import read_text
+    folder = jobstore.task_dir(job.id, task.number)
+    for ident, tdir in _folders(folder):
+        text = read_text(os.path.join(tdir, INFO_FILE))
+        if text is None or os.path.exists(os.path.join(tdir, ACCOUNTED)):
+            continue
+        try:
+            info = spoolyaml.load(text)
+        except spoolyaml.SpoolFormatError:
+            continue
+        found[(job.id, task.number, ident)] = dict(info, dir=tdir)
+
+
+def _folders(folder):
+    """(number, path) of the ``pe.<n>`` folders of a task."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted((int(n[3:]), os.path.join(folder, n)) for n in names
+                  if n.startswith("pe.") and n[3:].isdigit())
+
+
+def _pe(state, job, task):
+    return state.config.objects["pe"].get(task.pe or (job.spec.get("pe") or [""])[0]) or {}
+
+
+def _flag(value):
+    return str(value).strip().lower() in ("true", "1", "yes")
+
+
+def _target(state, req):
+    """(job, task, host) the request names, checked."""
+    body = req.body
+    try:
+        job = state.jobs.get(int(body["job_id"]))
+        number = int(body.get("task") or 1)
+        host = str(body["host"])
+    except (KeyError, TypeError, ValueError):
+        raise Refused("error: invalid request") from None
+    if job is None or job.state_of(number) is not TaskState.RUNNING:
+        raise Refused(f"error: job {body.get('job_id')} is not running")
+    if user_name(req.uid) not in (job.spec["owner"], "root"):
+        raise Refused(f"error: job {job.id} does not belong to {user_name(req.uid)}")
+    task = job.task(number)
+    if host not in {g[1] for g in task.granted}:
+        raise Refused(f'error: host "{host}" is not granted to job {job.id}')
+    pe = _pe(state, job, task)
+    if not _flag(pe.get("control_slaves")):
+        raise Refused(f"error: the parallel environment of job {job.id} does not control its slave tasks")
+    if _running_on(state, job, task, host) >= _task_room(pe, task, host):
+        raise Refused(f"error: executing task of job {job.id} failed: execution daemon on host "
+                      f'"{host}" didn\'t accept task')
+    return job, task, host
+
+
+def _task_room(pe, task, host):
+    """How many tasks the job may run on ``host`` besides its master process: the slots
+    granted there, one fewer on the master host when the job script is the first task."""
+    room = sum(int(g[2]) for g in task.granted if g[1] == host)
+    if host == task.granted[0][1] and _flag(pe.get("job_is_first_task")):
+        room -= 1
+    return room
+
+
+def _running_on(state, job, task, host):
+    return sum(1 for key, info in _tasks(state).items()
+               if key[:2] == (job.id, task.number) and info["host"] == host)
+
+
+def _strings(value):
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Refused("error: invalid request")
+    return value
+
+
+def _plan(dispatcher, job, task, host, body, tdir):
+    granted = [g for g in task.granted if g[1] == host][:1] or [[task.queue, host, 1]]
+    plan = dispatcher.build_plan(job, task.number, granted, task.pe)
+    command = _strings(body.get("command"))
+    if not command:
+        raise Refused("error: no command given")
+    streams = body.get("streams") or {}
+    plan.update(exec=command[0], argv=command, prolog=None, epilog=None, pe_start=None, pe_stop=None,
+                stdout=str(streams.get("stdout")), stderr=str(streams.get("stderr")),
+                stdin=str(streams.get("stdin")), join=False, result_dir=tdir, pe_task=True)
+    tmpdir = plan["env"]["TMPDIR"] + "." + os.path.basename(tdir)
+    plan["env"] = dict(plan["env"], TMPDIR=tmpdir, TMP=tmpdir,
+                       PE_HOSTFILE=os.path.join(jobstore.task_dir(job.id, task.number), "pe_hostfile"))
+    if isinstance(body.get("cwd"), str) and os.path.isabs(body["cwd"]):
+        plan["cwd"] = body["cwd"]
+    return plan
+
+
+def start(state, dispatcher, req, now):
+    """The ``pe_task`` request: start the slave task; answers the folder its result goes to."""
+    try:
+        job, task, host = _target(state, req)
+        known = _tasks(state)
+        folder = jobstore.task_dir(job.id, task.number)
+        ident = max([n for n, _path in _folders(folder)] + [0]) + 1
+        tdir = os.path.join(folder, f"pe.{ident}")
+        makedirs(tdir, 0o755)
+        plan = _plan(dispatcher, job, task, host, req.body, tdir)
+    except Refused as exc:
+        return 1, "", f"{exc}\n"
+    info = {"host": host, "start": now, "queue": task.queue}
+    from gridtools.formats import spoolyaml
+    from gridtools.spool.files import atomic_write
+    atomic_write(os.path.join(tdir, INFO_FILE), spoolyaml.dump(info), fsync=False)
+    known[(job.id, task.number, ident)] = dict(info, dir=tdir)
+    if dispatcher.exec is not None:
+        dispatcher.exec.order(plan, tdir)
+    else:
+        from gridtools.exec import launch
+        launch.spawn(plan, tdir)
+    state.log(f"I|job {job.id}.{task.number}: task {ident}.{host} started")
+    return 0, tdir + "\n", ""
+
+
+def _end_orphan(state, key, info):
+    """A task whose job's own task is over is ended (its shepherd told to stop); True
+    when there is nothing left to wait for (no shepherd, no result)."""
+    job = state.jobs.get(key[0])
+    if job is not None and job.state_of(key[1]) is TaskState.RUNNING:
+        return False
+    pid = _shepherd(info["dir"])
+    if not pid:
+        return not os.path.exists(os.path.join(info["dir"], jobstore.RESULT_FILE))
+    if not info.get("ending"):
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+        info["ending"] = True
+    return False
+
+
+def _shepherd(tdir):
+    """The live shepherd pid of a task folder, proven by its lock and start time; 0 if none."""
+    from gridtools.exec.jobproc import start_ticks
+    from gridtools.spool.files import is_locked
+    lock = os.path.join(tdir, jobstore.SHEPHERD_LOCK)
+    if not is_locked(lock):
+        return 0
+    try:
+        with open(lock) as fh:
+            pid, ticks = (int(w) for w in fh.read().split())
+    except (OSError, ValueError):
+        return 0
+    return pid if start_ticks(pid) == ticks else 0
+
+
+def collect(state, now):
+    """Account the slave tasks that ended (ending those that outlived their job);
+    returns how many ended."""
+    from gridtools.formats import spoolyaml
+    from gridtools.spool.files import read_text
+    ended = []
+    for key, info in list(_tasks(state).items()):
+        text = read_text(os.path.join(info["dir"], jobstore.RESULT_FILE))
+        if text is None:
+            if _end_orphan(state, key, info):
+                del _tasks(state)[key]
+            continue
+        try:
+            result = spoolyaml.load(text)
+        except spoolyaml.SpoolFormatError:
+            result = {}
+        ended.append((key, info, result))
+        del _tasks(state)[key]
+        with open(os.path.join(info["dir"], ACCOUNTED), "w"):
+            pass
+    records = [r for r in (_account(state, key, info, result) for key, info, result in ended) if r]
+    if records:
+        acct.append(records)
+    return len(ended)
+
+
+def _account(state, key, info, result):
+    job = state.jobs.get(key[0])
+    if job is None:
+        return None
+    task = job.task(key[1])
+    usage = result.get("usage") or {}
+    if _flag(_pe(state, job, task).get("accounting_summary")):
+        extra = state.view_cache.setdefault("pe_usage", {}).setdefault(key[:2], {})
+        for name in SUMMED:
+            extra[name] = extra.get(name, 0) + float(usage.get(name, 0) or 0)
+        return None
+    from dataclasses import replace
+    from gridtools.accounting import records
+    from gridtools.daemon import view
+    slave = replace(task, host=info["host"], start_time=float(result.get("start_time") or info["start"]),
+                    end_time=float(result.get("end_time") or info["start"]), slots=1,
+                    exit_status=int(result.get("exit_status") or 0), failed=int(result.get("failed") or 0))
+    lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
+    rec = records.record(job.spec, slave, usage, lists)
+    rec["pe_taskid"] = f"{key[2]}.{info['host']}"
+    return rec
+
+
+def merged_usage(state, job, task, usage):
+    """The usage of a master task with what its slave tasks added (accounting_summary TRUE)."""
+    extra = state.view_cache.get("pe_usage", {}).pop((job.id, task.number), None)
+    if not extra:
+        return usage
+    merged = dict(usage or {})
+    for name, value in extra.items():
+        merged[name] = float(merged.get(name, 0) or 0) + value
+    return merged

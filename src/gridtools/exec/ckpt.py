@@ -1,0 +1,69 @@
+"""Checkpointing environments in a running task (checkpoint(5)).
+
+The dispatcher puts the job's checkpointing environment into its plan
+(``plan["ckpt"]``: the ``when`` letters, after ``-c``, and the commands).
+The shepherd then:
+
+- on the way out of a migration (a host flush, ``qmod -r``, a queue
+  suspended under ``x``) runs ``migr_command``, else ``ckpt_command``, else
+  sends ``signal``, before the job is ended and put back to wait;
+- when the task was restarted (``RESTARTED=1``) runs ``restart_command``
+  instead of the job's command line, if one is set;
+- when the job is over (not migrating) runs ``clean_command``.
+
+Commands run as the job's owner with the job's environment, ``$job_pid``,
+``$job_id`` and the other method variables replaced; ``SGE_CKPT_DIR`` names
+the environment's ``ckpt_dir``.
+"""
+
+import signal
+
+from gridtools.exec import jobproc
+
+#: ``when`` letters under which leaving a host is a migration that checkpoints first
+MIGRATING = frozenset("sxr")
+
+
+def _set(value):
+    return value if value and str(value).lower() != "none" else None
+
+
+def settings(env, when_override=None):
+    """plan["ckpt"] of a job using checkpointing environment ``env`` (a dict)."""
+    when = str(when_override or env.get("when") or "")
+    if when and not set(when) <= set("smxrn"):
+        when = str(env.get("when") or "")          # -c gave an interval, not letters
+    return {"name": env.get("ckpt_name", ""), "when": when, "ckpt": _set(env.get("ckpt_command")),
+            "migr": _set(env.get("migr_command")), "restart": _set(env.get("restart_command")),
+            "clean": _set(env.get("clean_command")), "dir": str(env.get("ckpt_dir") or "/tmp"),
+            "signal": _set(env.get("signal"))}
+
+
+def migrates(plan):
+    ckpt = plan.get("ckpt") or {}
+    return bool(ckpt) and bool(set(ckpt.get("when") or "") & MIGRATING)
+
+
+def migrate(plan, pid):
+    """Checkpoint the job before it leaves its host."""
+    ckpt = plan.get("ckpt") or {}
+    command = ckpt.get("migr") or ckpt.get("ckpt")
+    if command:
+        jobproc.run_procedure(plan, ["", jobproc.expand_method(plan, command, pid)])
+    elif ckpt.get("signal"):
+        jobproc.signal_job(pid, jobproc.signal_named(ckpt["signal"], signal.SIGUSR1))
+
+
+def prepare_restart(plan):
+    """A restarted task runs the environment's restart_command, when it has one."""
+    ckpt = plan.get("ckpt") or {}
+    if ckpt.get("restart") and plan["env"].get("RESTARTED") == "1":
+        command = jobproc.expand_method(plan, ckpt["restart"], 0)
+        plan["exec"], plan["argv"] = "/bin/sh", ["sh", "-c", command]
+
+
+def clean(plan, result):
+    """After the job's end (not when it migrates): the environment's clean_command."""
+    ckpt = plan.get("ckpt") or {}
+    if ckpt.get("clean") and not result.get("requeue"):
+        jobproc.run_procedure(plan, ["", jobproc.expand_method(plan, ckpt["clean"], 0)])

@@ -1,0 +1,114 @@
+"""Grid Engine's admission rules at submit, end to end: projects and their access lists,
+enforce_project, enforce_user (auto creates users), default projects, max_u_jobs,
+max_jobs and deadlineusers; qsub refuses with Grid Engine's words and the daemon
+refuses what reaches it anyway."""
+
+import os
+import re
+
+from conftest import wait_for
+from qtools import add_object, jid_of
+
+REFUSED = "Unable to run job: job rejected: {}\nExiting.\n"
+
+
+def set_global(cell, **values):
+    """Change global configuration values with qconf -Mconf (applied by the daemon at once)."""
+    text = cell.run("qconf", "-sconf", "global", check=True).stdout
+    for key, value in values.items():
+        text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
+        assert n, key
+    path = os.path.join(cell.root, "global")
+    with open(path, "w") as fh:
+        fh.write(text)
+    cell.run("qconf", "-Mconf", path, check=True)
+
+
+def add_project(cell, name, acl="NONE", xacl="NONE"):
+    add_object(cell, "-Aprj", f"name {name}\noticket 0\nfshare 0\nacl {acl}\nxacl {xacl}\n")
+
+
+def add_list(cell, name, *users):
+    for user in users:
+        cell.run("qconf", "-au", user, name, check=True)
+
+
+def test_project_access_lists(cell, users, workdir):
+    add_list(cell, "team", "gtalice")
+    add_list(cell, "outcasts", "gtbob")
+    add_project(cell, "projA", acl="team")
+    add_project(cell, "projB", xacl="outcasts")
+    ok = cell.qsub("-P", "projA", "-b", "y", "true", user="gtalice", cwd=workdir)
+    assert ok.returncode == 0, ok.stderr
+    carol = cell.qsub("-P", "projA", "-b", "y", "true", user="gtcarol", cwd=workdir)
+    assert (carol.returncode, carol.stderr) == (
+        1, REFUSED.format('no access to project "projA" for user "gtcarol"'))
+    bob = cell.qsub("-P", "projB", "-b", "y", "true", user="gtbob", cwd=workdir)
+    assert bob.stderr == REFUSED.format('no access to project "projB" for user "gtbob"')
+    assert cell.qsub("-P", "projB", "-b", "y", "true", user="gtcarol", cwd=workdir).returncode == 0
+
+
+def test_enforce_project_and_default_project(cell, users, workdir):
+    add_project(cell, "projA")
+    set_global(cell, enforce_project="true")
+    none = cell.qsub("-b", "y", "true", user="gtalice", cwd=workdir)
+    assert (none.returncode, none.stderr) == (1, REFUSED.format("no project assigned to job"))
+    add_object(cell, "-Auser", "name gtalice\noticket 0\nfshare 0\ndelete_time 0\ndefault_project projA\n")
+    job = jid_of(cell.qsub("-b", "y", "true", user="gtalice", cwd=workdir))
+    assert wait_for(lambda: "project:                    projA" in cell.run("qstat", "-j", str(job)).stdout
+                    or cell.finished(job))
+    cell.wait_finished(job)
+    assert [r[31] for r in cell.accounting() if r[5] == str(job)] == ["projA"]
+
+
+def test_enforce_user_auto_creates_users_and_true_refuses_unknown(cell, users, workdir):
+    set_global(cell, auto_user_fshare="7", auto_user_oticket="3", auto_user_delete_time="0")
+    assert cell.run("qconf", "-suser", "gtcarol").returncode != 0
+    cell.wait_finished(jid_of(cell.qsub("-b", "y", "true", user="gtcarol", cwd=workdir)))
+    shown = wait_for(lambda: cell.run("qconf", "-suser", "gtcarol").stdout)
+    assert shown == "name gtcarol\noticket 3\nfshare 7\ndelete_time 0\ndefault_project NONE\n"
+    set_global(cell, enforce_user="true")
+    refused = cell.qsub("-b", "y", "true", user="gtbob", cwd=workdir)
+    assert refused.stderr == REFUSED.format('the user "gtbob" does not exist')
+    assert cell.qsub("-b", "y", "true", user="gtcarol", cwd=workdir).returncode == 0
+
+
+def test_max_u_jobs_counts_jobs_in_the_cell(cell, users, workdir):
+    set_global(cell, max_u_jobs="2")
+    for _ in range(2):
+        jid_of(cell.qsub("-b", "y", "sleep", "60", user="gtalice", cwd=workdir))
+    third = cell.qsub("-b", "y", "sleep", "60", user="gtalice", cwd=workdir)
+    assert (third.returncode, third.stderr) == (
+        1, REFUSED.format("Only 2 jobs are allowed per user (current job count: 2)"))
+    assert cell.qsub("-b", "y", "true", user="gtbob", cwd=workdir).returncode == 0
+
+
+def test_deadline_needs_deadlineusers(cell, users, workdir):
+    refused = cell.qsub("-dl", "203001010000", "-b", "y", "true", user="gtalice", cwd=workdir)
+    assert refused.stderr == REFUSED.format('the user "gtalice" is no deadline initiation user')
+    add_list(cell, "deadlineusers", "gtalice")
+    assert cell.qsub("-dl", "203001010000", "-b", "y", "true", user="gtalice", cwd=workdir).returncode == 0
+
+
+def test_the_daemon_refuses_a_request_that_skipped_the_checks(cell, users, workdir):
+    """A submit request written without qsub's checks is refused by the daemon."""
+    add_list(cell, "team", "gtalice")
+    add_project(cell, "projA", acl="team")
+    job = jid_of(cell.qsub("-P", "projA", "-b", "y", "sleep", "1", user="gtalice", cwd=workdir))
+    cell.wait_finished(job)
+    # bob queues a request by hand, as a hostile client could
+    script = ("import sys; sys.path.insert(0, %r)\n"
+              "from gridtools.spool import ids, requests, wake\n"
+              "from gridtools.cli.sge import options, submit\n"
+              "req = options.fresh_request(); req.update(binary=True, project='projA')\n"
+              "spec = submit.finish_spec(req, ids.allocate('job')[0], 'true', '/tmp', [], 'true')\n"
+              "requests.write('submit', {'job': spec}); wake.poke(); print(spec['id'])\n")
+    from conftest import user_bin
+    src = os.path.join(os.path.dirname(user_bin()), "src")
+    proc = cell.run("/usr/bin/python3", "-c", script % src, user="gtbob", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    sneaked = int(proc.stdout.split()[-1])
+    cell.wait_finished(sneaked)
+    assert not [r for r in cell.accounting() if r[5] == str(sneaked)]     # it never ran
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert f'job {sneaked} refused: job rejected: no access to project "projA" for user "gtbob"' in messages

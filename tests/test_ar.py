@@ -1,0 +1,209 @@
+"""Advance reservations end to end: qrsub, qrstat, qrdel, qsub -ar, qacct -ar, qstat -f,
+against a real daemon and real users; texts compared with the 8.1.9 captures."""
+
+import os
+import re
+import time
+
+from conftest import wait_for
+from qtools import jid_of, queue_line, state_of, wait_state
+
+
+def reference(name):
+    from conftest import REPO
+    text = open(os.path.join(REPO, "tests", "data", "reference", "sge", name)).read()
+    code = int(re.search(r"# exit_code: (\d+)", text).group(1))
+    out = text.split("# ---- stdout ----\n", 1)[1].split("# ---- stderr ----", 1)[0]
+    return code, out
+
+
+def at(seconds_from_now):
+    """A -a/-e date_time (with seconds) ``seconds_from_now`` in the future."""
+    return time.strftime("%Y%m%d%H%M.%S", time.localtime(time.time() + seconds_from_now))
+
+
+def ar_of(proc):
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    found = re.fullmatch(r"Your advance reservation (\d+) has been granted\n", proc.stdout)
+    assert found, proc.stdout
+    return int(found.group(1))
+
+
+def test_help_texts_are_the_captures(cell):
+    for cmd, name in (("qrsub", "qrsub-help.txt"), ("qrstat", "qrstat-help.txt")):
+        code, out = reference(name)
+        got = cell.run(cmd, "-help")
+        assert (got.returncode, got.stdout) == (code, out)
+
+
+def test_only_arusers_and_managers_reserve(cell, users):
+    code, out = reference("qrsub-d-as-user-not-in-arusers.txt")
+    denied = cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", user="gtalice")
+    assert (denied.returncode, denied.stdout) == (code, out.replace("alice", "gtalice"))
+    assert os.listdir(os.path.join(cell.root, "spool", "ars")) == []
+    cell.run("qconf", "-au", "gtalice", "arusers", check=True)
+    ar_of(cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", "-N", "ar_alice", "-pe", "make", "1",
+                   user="gtalice"))
+    ar_of(cell.run("qrsub", "-d", "1:0:0", "-N", "ar_root"))
+
+
+def test_qrstat_forms_and_qrdel_rights(cell, users):
+    cell.run("qconf", "-au", "gtalice", "arusers", check=True)
+    mine = ar_of(cell.run("qrsub", "-a", at(7200), "-d", "1:0:0", "-N", "ar_alice", "-pe", "make", "1",
+                          user="gtalice"))
+    root = ar_of(cell.run("qrsub", "-d", "1:0:0", "-N", "ar_now"))
+    table = cell.run("qrstat", user="gtalice").stdout.splitlines()
+    _, ref = reference("qrstat.txt")
+    assert table[:2] == ref.splitlines()[:2]
+    assert len(table) == 3 and re.fullmatch(
+        rf"\s+{mine} ar_alice   gtalice      w     \d\d/\d\d/\d{{4}} \d\d:\d\d:\d\d  "
+        r"\d\d/\d\d/\d{4} \d\d:\d\d:\d\d  01:00:00", table[2])
+    everyone = cell.run("qrstat", "-u", "*", user="gtalice").stdout.splitlines()
+    assert [line.split()[:4] for line in everyone[2:]] == [
+        [str(mine), "ar_alice", "gtalice", "w"], [str(root), "ar_now", "root", "r"]]
+    long = cell.run("qrstat", "-ar", str(mine)).stdout.splitlines()
+    _, ref_long = reference("qrstat-ar.txt")
+    assert [line[:31] for line in long] == [line[:31] for line in ref_long.splitlines()]
+    assert long[-1] == "granted_parallel_environment   make slots 1"
+    assert long[-2] == "granted_slots_list             all.q@testhost=1"
+    xml = cell.run("qrstat", "-ar", str(mine), "-xml").stdout
+    _, ref_xml = reference("qrstat-ar-xml.txt")
+    tags = re.compile(r"^\s*<(/?[a-z_]+)", re.M)
+    assert tags.findall(xml) == tags.findall(ref_xml)
+    assert '<granted_slots  queue_instance="all.q@testhost" slots="1"/>' in xml
+    other = cell.run("qrdel", str(root), user="gtalice")
+    code, out = reference("qrdel-other-users-ar.txt")
+    assert (other.returncode, other.stdout) == (code, out.replace("alice", "gtalice").replace('"6"', f'"{root}"'))
+    missing = cell.run("qrdel", "9999", user="gtalice")
+    assert (missing.returncode, missing.stdout) == reference("qrdel-nonexistent.txt")
+    gone = cell.run("qrdel", "ar_alice", user="gtalice")
+    assert (gone.returncode, gone.stdout) == (0, f"gtalice has deleted advance_reservation {mine}\n")
+    assert [line.split()[0] for line in cell.run("qrstat", "-u", "*").stdout.splitlines()[2:]] == [str(root)]
+    everything = cell.run("qrdel", "-u", "*")
+    assert everything.stdout == f"root has deleted advance_reservation {root}\n"
+    assert cell.run("qrstat", "-u", "*").stdout == ""
+
+
+def test_no_suitable_queues_when_the_slots_are_taken(cell):
+    ar_of(cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "2"))
+    code, out = reference("qrsub-d-now-alice-no-slots-left.txt")
+    refused = cell.run("qrsub", "-d", "1:0:0")
+    assert (refused.returncode, refused.stdout) == (code, out)
+    later = cell.run("qrsub", "-a", at(7200), "-d", "1:0:0")
+    ar_of(later)                                  # the slots are free after the first one ends
+    # a job without a run time limit holds its slot for ever: nothing can be reserved on it
+    cell.run("qrdel", "-u", "*", check=True)
+    for _ in range(2):
+        wait_state(cell, jid_of(cell.qsub("-b", "y", "sleep", "60")), "r")
+    code, out = reference("qrsub-a-d-while-infinite-jobs-running.txt")
+    refused = cell.run("qrsub", "-a", at(7200), "-d", "0:30:0")
+    assert (refused.returncode, refused.stdout) == (code, out)
+
+
+def test_qsub_ar_refusals(cell, users):
+    code = cell.qsub("-ar", "-N", "x", "-b", "y", "true")
+    ref_code, _ = reference("qsub-ar.txt")
+    assert (code.returncode, code.stderr) == (ref_code, "qsub: invalid advance reservation id, "
+                                                        "must be an unsigned integer\n")
+    absent = cell.qsub("-ar", "77", "-b", "y", "true")
+    assert (absent.returncode, absent.stderr) == (
+        1, "Unable to run job: the advance reservation id 77 is invalid\nExiting.\n")
+    private = ar_of(cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", "-u", "gtbob"))
+    denied = cell.qsub("-ar", str(private), "-b", "y", "true", user="gtalice")
+    assert denied.returncode == 1
+    assert f'has no permission for advance_reservation "{private}"' in denied.stderr
+    ok = cell.qsub("-ar", str(private), "-b", "y", "true", user="gtbob")
+    assert ok.returncode == 0, ok.stderr
+    long = cell.qsub("-ar", str(private), "-l", "h_rt=2:0:0", "-b", "y", "true", user="gtbob")
+    assert long.stderr == ("Unable to run job: the job duration is longer than duration of the "
+                           f"advance reservation id {private}\nExiting.\n")
+    everyone = ar_of(cell.run("qrsub", "-a", at(3600), "-d", "1:0:0"))
+    assert cell.qsub("-ar", str(everyone), "-b", "y", "true", user="gtalice").returncode == 0
+
+
+def test_reserved_slots_serve_only_the_reservations_jobs(cell, workdir):
+    ar = ar_of(cell.run("qrsub", "-d", "1:0:0", "-N", "held"))
+    outside = [jid_of(cell.qsub("-b", "y", "sleep", "60")) for _ in range(2)]
+    wait_state(cell, outside[0], "r")
+    time.sleep(0.5)
+    assert state_of(cell, outside[1]) == "qw"             # the second slot is the reservation's
+    assert queue_line(cell, "all.q@testhost").split()[2] == "1/1/2"
+    inside = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "1"))
+    wait_state(cell, inside, "r")
+    assert state_of(cell, outside[1]) == "qw"
+    assert "ar_id:                      %d" % ar in cell.run("qstat", "-j", str(inside)).stdout
+    cell.wait_finished(inside)
+    records = [r for r in cell.accounting() if r[5] == str(inside)]
+    assert records and wait_for(lambda: "\n    %d " % ar in cell.run("qacct", "-ar").stdout)
+    per_ar = cell.run("qacct", "-ar", str(ar))
+    _, ref = reference("qacct-ar-5.txt")
+    assert per_ar.stdout.splitlines()[:2] == ref.splitlines()[:2]
+    assert per_ar.stdout.splitlines()[2].split()[0] == str(ar)
+    assert "arid         %d" % ar in cell.run("qacct", "-j", str(inside)).stdout
+    cell.run("qrdel", str(ar), check=True)
+    wait_state(cell, outside[1], "r")                    # the slot is the cell's again
+
+
+def test_jobs_run_only_inside_the_window(cell):
+    ar = ar_of(cell.run("qrsub", "-a", at(8), "-e", at(14), "-N", "window"))
+    start = time.time()
+    job = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "60"))
+    time.sleep(1)
+    assert state_of(cell, job) == "qw"
+    assert "execution time not reached" in cell.run("qstat", "-j", str(job)).stdout
+    wait_state(cell, job, "r", timeout=20)
+    began = [r for r in cell.run("qstat").stdout.splitlines() if r.split()[:1] == [str(job)]]
+    assert began and time.time() - start >= 6
+    cell.wait_finished(job, timeout=30)                   # ended by the reservation's end
+    record = [r for r in cell.accounting() if r[5] == str(job)][0]
+    assert int(record[10]) - int(record[9]) < 30          # end - start: killed, not finished
+    assert wait_for(lambda: cell.run("qrstat", "-u", "*").stdout == "", timeout=10)
+
+
+def test_a_disabled_reserved_queue_puts_the_reservation_in_error(cell):
+    ar = ar_of(cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", "-he", "y", "-N", "err"))
+    cell.run("qmod", "-d", "all.q@testhost", check=True)
+    cell.qsub("-b", "y", "true")                           # something to make a pass
+    assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "E")
+    explained = cell.run("qrstat", "-ar", str(ar), "-explain").stdout
+    assert "message                        reserved queue all.q@testhost is disabled" in explained
+    cell.run("qmod", "-e", "all.q@testhost", check=True)
+    cell.qsub("-b", "y", "true")
+    assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "w")
+
+
+def test_verify_only_and_default_request_files(cell, users):
+    verified = cell.run("qrsub", "-w", "v", "-d", "1:0:0")
+    assert (verified.returncode, verified.stdout) == (0, "verification: found suitable queue(s)\n")
+    assert cell.run("qrstat", "-u", "*").stdout == ""                  # nothing reserved
+    too_many = cell.run("qrsub", "-w", "v", "-d", "1:0:0", "-pe", "make", "3")
+    assert too_many.returncode == 1 and too_many.stdout.endswith("advance_reservation: no suitable queues\n")
+    code, out = reference("qrsub-d-now-alice-too-many-slots.txt")
+    refused = cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "3")
+    assert (refused.returncode, refused.stdout) == (code, out)
+    with open(os.path.join(cell.root, "etc", "sge_ar_request"), "w") as fh:
+        fh.write("-N from_cell -A cellacct\n")
+    home = os.path.expanduser("~gtalice")
+    with open(os.path.join(home, ".sge_ar_request"), "w") as fh:
+        fh.write("-N from_home\n")
+    cell.run("qconf", "-au", "gtalice", "arusers", check=True)
+    try:
+        mine = ar_of(cell.run("qrsub", "-d", "600", user="gtalice"))
+        long = cell.run("qrstat", "-ar", str(mine)).stdout
+        assert "name                           from_home" in long
+        assert "account                        cellacct" in long
+        named = ar_of(cell.run("qrsub", "-d", "600", "-N", "given", user="gtalice"))
+        assert "given" in cell.run("qrstat", "-ar", str(named)).stdout
+    finally:
+        os.unlink(os.path.join(home, ".sge_ar_request"))
+
+
+def test_bad_qrsub_input(cell):
+    assert cell.run("qrsub", "-a", at(3600)).returncode == 2              # no -e nor -d
+    bad_date = cell.run("qrsub", "-a", "tomorrow", "-d", "1:0:0")
+    assert bad_date.returncode != 0 and "tomorrow" in bad_date.stderr
+    assert cell.run("qrsub", "-d", "1:0:0", "-pe", "nosuchpe", "1").returncode == 1
+    unknown = cell.run("qrsub", "-d", "1:0:0", "-l", "nosuchres=1")
+    assert unknown.returncode == 1 and 'unknown resource "nosuchres"' in unknown.stderr
+    assert cell.run("qrsub", "-x").returncode == 2
+    assert os.listdir(os.path.join(cell.root, "spool", "ars")) == []

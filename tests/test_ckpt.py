@@ -1,0 +1,70 @@
+"""Checkpointing end to end (checkpoint(5)): a checkpointed job whose host is flushed
+runs its migration command, restarts on another host with RESTARTED=1 through its
+restart command, and runs its clean command at the end; under "x" a suspended queue
+migrates it too."""
+
+import os
+import time
+
+from conftest import wait_for
+from qtools import add_object, jid_of
+
+CKPT = """ckpt_name          ck
+interface          userdefined
+ckpt_command       none
+migr_command       /bin/sh {dir}/note.sh migrate $job_id $host
+restart_command    /bin/sh {dir}/restart.sh
+clean_command      /bin/sh {dir}/note.sh clean $job_id $host
+ckpt_dir           {dir}
+signal             none
+when               {when}
+"""
+
+
+def setup(cell, workdir, when="sx"):
+    with open(os.path.join(workdir, "note.sh"), "w") as fh:
+        fh.write(f'echo "$1 $2 $3 RESTARTED=$RESTARTED" >> {workdir}/log\n')
+    with open(os.path.join(workdir, "restart.sh"), "w") as fh:
+        fh.write(f'echo "restart $JOB_ID $HOSTNAME RESTARTED=$RESTARTED dir=$SGE_CKPT_DIR" >> {workdir}/log\n'
+                 "sleep 1\n")
+    add_object(cell, "-Ackpt", CKPT.format(dir=workdir, when=when))
+    cell.run("qconf", "-aattr", "queue", "ckpt_list", "ck", "all.q", check=True)
+
+
+def log(workdir):
+    path = os.path.join(workdir, "log")
+    return open(path).read().splitlines() if os.path.exists(path) else []
+
+
+def start_on_first_host(cell, workdir):
+    cell.run("qmod", "-d", "all.q@node2", check=True)
+    script = f'echo "run $JOB_ID $HOSTNAME RESTARTED=$RESTARTED" >> {workdir}/log\nsleep 60\n'
+    jid = jid_of(cell.qsub("-ckpt", "ck", "-o", "/dev/null", "-j", "y", input=script, cwd=workdir))
+    wait_for(lambda: any(line.startswith("run") for line in log(workdir)), timeout=20)
+    cell.run("qmod", "-e", "all.q@node2", check=True)
+    return jid
+
+
+def test_a_flushed_host_migrates_the_job(cell_two_hosts, workdir):
+    cell = cell_two_hosts
+    setup(cell, workdir)
+    jid = start_on_first_host(cell, workdir)
+    cell.run("gridtools", "host", "flush", "testhost", check=True)
+    cell.wait_finished(jid, timeout=30)
+    lines = log(workdir)
+    assert lines[0] == f"run {jid} testhost RESTARTED=0"
+    assert lines[1] == f"migrate {jid} testhost RESTARTED=0"
+    assert lines[2] == f"restart {jid} node2 RESTARTED=1 dir={workdir}"
+    assert lines[3] == f"clean {jid} node2 RESTARTED=1"
+    hosts = [r[1] for r in cell.accounting() if r[5] == str(jid)]
+    assert hosts == ["testhost", "node2"]
+
+
+def test_a_suspended_queue_migrates_a_job_checkpointed_on_suspension(cell_two_hosts, workdir):
+    cell = cell_two_hosts
+    setup(cell, workdir, when="x")
+    jid = start_on_first_host(cell, workdir)
+    cell.run("qmod", "-s", "all.q@testhost", check=True)
+    cell.wait_finished(jid, timeout=30)
+    assert [line.split()[0] for line in log(workdir)] == ["run", "migrate", "restart", "clean"]
+    assert log(workdir)[2].split()[2] == "node2"

@@ -1,0 +1,89 @@
+"""GPUs and the names pipelines request: the shipped complexes gpu, tmem and tscratch;
+distinct device indices per host in CUDA_VISIBLE_DEVICES and SGE_HGR_gpu; what qhost -F
+shows as left; detection that never fails."""
+
+import os
+
+from conftest import wait_for
+from qtools import jid_of, state_of, wait_state
+
+
+def env_of(path):
+    wait_for(lambda: os.path.exists(path) and open(path).read().endswith("END\n"))
+    return dict(line.split("=", 1) for line in open(path).read().splitlines() if "=" in line)
+
+
+def gpu_job(cell, workdir, name, amount, seconds):
+    out = os.path.join(workdir, name)
+    script = (f'echo CUDA="$CUDA_VISIBLE_DEVICES"; echo HGR="$SGE_HGR_gpu"; echo END; sleep {seconds}\n')
+    return jid_of(cell.qsub("-l", f"gpu={amount}", "-o", out, "-j", "y", "-N", name, input=script)), out
+
+
+def test_devices_are_distinct_and_freed(cell, workdir):
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=3", "testhost", check=True)
+    two, out_two = gpu_job(cell, workdir, "two", 2, 30)
+    one, out_one = gpu_job(cell, workdir, "one", 1, 1)
+    first, second = env_of(out_two), env_of(out_one)
+    held = set(first["CUDA"].split(",")) | set(second["CUDA"].split(","))
+    assert len(first["CUDA"].split(",")) == 2 and len(second["CUDA"].split(",")) == 1
+    assert held == {"0", "1", "2"}
+    assert first["HGR"] == first["CUDA"].replace(",", " ")
+    cell.wait_finished(one)
+    again, out_again = gpu_job(cell, workdir, "again", 1, 1)
+    assert env_of(out_again)["CUDA"] == second["CUDA"]          # the freed index is given again
+    cell.run("qdel", str(two), check=True)
+
+
+def test_a_third_gpu_job_waits_and_qhost_shows_what_is_left(cell, workdir):
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
+    big, out = gpu_job(cell, workdir, "big", 2, 60)
+    assert sorted(env_of(out)["CUDA"].split(",")) == ["0", "1"]
+    third, _ = gpu_job(cell, workdir, "third", 1, 1)
+    wait_for(lambda: "hc:gpu" in cell.run("qstat", "-j", str(third)).stdout)
+    assert state_of(cell, third) == "qw"
+    assert "offers only hc:gpu=0.000000" in cell.run("qstat", "-j", str(third)).stdout
+    assert "   hc:gpu=0.000000" in cell.run("qhost", "-F", "gpu").stdout.splitlines()
+    cell.run("qdel", str(big), check=True)
+    wait_state(cell, third, "r")
+
+
+def test_a_cell_without_gpus_keeps_gpu_jobs_waiting_and_runs_pipeline_requests(cell, workdir):
+    waiting = jid_of(cell.qsub("-l", "gpu=1", "-b", "y", "true"))
+    plain = jid_of(cell.qsub("-l", "h_vmem=1G,tmem=1G,tscratch=2G", "-pe", "make", "1", "-b", "y", "true"))
+    cell.wait_finished(plain)
+    reason = wait_for(lambda: [l for l in cell.run("qstat", "-j", str(waiting)).stdout.splitlines()
+                               if l.startswith("scheduling info")])
+    assert "gpu" in reason[0]
+    assert state_of(cell, waiting) == "qw"
+    names = {line.split()[0] for line in cell.run("qconf", "-sc").stdout.splitlines() if line[:1] != "#"}
+    assert {"gpu", "tmem", "tscratch"} <= names
+
+
+def test_detection_never_fails_without_a_driver(tmp_path, monkeypatch):
+    from gridtools.exec import gpus
+    monkeypatch.setenv("PATH", str(tmp_path))                  # no nvidia-smi anywhere
+    assert gpus._from_proc(str(tmp_path / "absent")) is None
+    assert gpus.count() == (gpus._from_proc() or 0)
+    fake = tmp_path / "nvidia-smi"
+    fake.write_text("#!/bin/sh\necho 'GPU 0: Tesla (UUID: a)'\necho 'GPU 1: Tesla (UUID: b)'\n")
+    fake.chmod(0o755)
+    assert gpus.count() == 2
+
+
+def test_init_offers_the_detected_gpus(tmp_path):
+    import subprocess
+    import sys
+    from conftest import BIN
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "nvidia-smi").write_text("#!/bin/sh\necho 'GPU 0: A (UUID: a)'\necho 'GPU 1: B (UUID: b)'\n")
+    (fake / "nvidia-smi").chmod(0o755)
+    root = tmp_path / "cell"
+    env = dict(os.environ, GRIDTOOLS_ROOT=str(root), GRIDTOOLS_NO_AUTOSTART="1",
+               PATH=os.pathsep.join([str(fake), BIN, os.path.dirname(sys.executable), os.environ["PATH"]]))
+    subprocess.run(["gridtools", "init", "--host", "g1", "--host", "g2"], env=env, check=True,
+                   capture_output=True)
+    for host in ("g1", "g2"):
+        text = (root / "etc" / "exechosts" / host).read_text()
+        assert [l.split() for l in text.splitlines() if l.startswith("complex_values")] == [
+            ["complex_values", "gpu=2"]]

@@ -1,0 +1,135 @@
+"""Parallel jobs across execution hosts: a $round_robin job over two hosts served by
+their own execution daemons gets a correct PE_HOSTFILE, runs its PE start and stop
+procedures, and starts a task on the second host with qrsh -inherit, accounted to it."""
+
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import destroy_cell, make_cell, wait_for
+from qtools import add_object, jid_of
+
+PE = """pe_name            {name}
+slots              999
+user_lists         NONE
+xuser_lists        NONE
+start_proc_args    /bin/sh {dir}/proc.sh start $host $pe_hostfile
+stop_proc_args     /bin/sh {dir}/proc.sh stop $host $pe_hostfile
+allocation_rule    $round_robin
+control_slaves     {control}
+job_is_first_task  {first}
+urgency_slots      min
+accounting_summary {summary}
+qsort_args         NONE
+"""
+
+JOB = """#!/bin/sh
+cat "$PE_HOSTFILE" > {dir}/hostfile
+qrsh -inherit node2 sh -c 'echo slave on $HOSTNAME; echo slave-err >&2; exit 7'
+echo "inherit status $?"
+qrsh -inherit elsewhere true
+echo "elsewhere status $?"
+"""
+
+
+@pytest.fixture
+def two_hosts(workdir):
+    cell = make_cell(slots=2, hosts=["testhost", "node2"])
+    execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists(os.path.join(cell.root, "spool", "execd", "node2", "execd.lock")))
+        with open(os.path.join(workdir, "proc.sh"), "w") as fh:
+            fh.write('echo "$1 $2 $(tr "\\n" " " < "$3")" >> %s/procs\n' % workdir)
+        yield cell
+    finally:
+        execd.terminate()
+        execd.wait(timeout=10)
+        destroy_cell(cell)
+
+
+def run_job(cell, workdir, summary, control="TRUE", out="out", first="FALSE", job=JOB):
+    text = PE.format(name="rr", dir=workdir, control=control, summary=summary, first=first)
+    if cell.run("qconf", "-sp", "rr").returncode == 0:
+        add_object(cell, "-Mp", text)
+    else:
+        add_object(cell, "-Ap", text)
+        cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-V", "-pe", "rr", "4", "-o", f"{workdir}/{out}", "-e", f"{workdir}/{out}.err",
+                           input=job.format(dir=workdir), cwd=workdir))
+    cell.wait_finished(jid, timeout=40)
+    return jid
+
+
+def test_round_robin_hostfile_procedures_and_inherit(two_hosts, workdir):
+    cell = two_hosts
+    jid = run_job(cell, workdir, "FALSE")
+    hosts = sorted(open(f"{workdir}/hostfile").read().splitlines())
+    assert hosts == ["node2 2 all.q@node2 UNDEFINED", "testhost 2 all.q@testhost UNDEFINED"]
+    out = open(f"{workdir}/out").read().splitlines()
+    assert out == ["slave on node2", "inherit status 7", "elsewhere status 1"]
+    err = open(f"{workdir}/out.err").read()
+    assert "slave-err" in err and 'host "elsewhere" is not granted' in err
+    procs = open(f"{workdir}/procs").read().splitlines()
+    assert [p.split()[0] for p in procs] == ["start", "stop"]
+    assert all("node2 2 all.q@node2" in p and "testhost 2 all.q@testhost" in p for p in procs)
+    records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)] if
+                       len([r for r in cell.accounting() if r[5] == str(jid)]) == 2 else None)
+    by_task = {r[41]: r for r in records}                       # pe_taskid
+    assert set(by_task) == {"NONE", "1.node2"}
+    assert by_task["1.node2"][1] == "node2" and by_task["1.node2"][12] == "7"
+
+
+def test_summary_gives_one_record_and_control_slaves_is_needed(two_hosts, workdir):
+    cell = two_hosts
+    jid = run_job(cell, workdir, "TRUE")
+    wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)])
+    assert len([r for r in cell.accounting() if r[5] == str(jid)]) == 1
+    second = run_job(cell, workdir, "TRUE", control="FALSE", out="second")
+    out = open(f"{workdir}/second").read().splitlines()
+    assert out[0] == "inherit status 1"
+    assert "does not control its slave tasks" in open(f"{workdir}/second.err").read()
+    assert len([r for r in cell.accounting() if r[5] == str(second)]) == 1
+
+
+LIMITED = """#!/bin/sh
+other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
+qrsh -inherit "$HOSTNAME" sleep 8 &
+qrsh -inherit "$other" sleep 8 &
+qrsh -inherit "$other" sleep 8 &
+sleep 4
+qrsh -inherit "$HOSTNAME" true
+echo "master host $?"
+qrsh -inherit "$other" true
+echo "other host $?"
+wait
+"""
+
+
+def test_tasks_per_host_are_bounded_by_the_granted_slots(two_hosts, workdir):
+    """2 slots on each host; the job script is the first task on the master host."""
+    cell = two_hosts
+    run_job(cell, workdir, "FALSE", out="limited", first="TRUE", job=LIMITED)
+    out = open(f"{workdir}/limited").read().splitlines()
+    assert out == ["master host 1", "other host 1"]
+    assert "didn't accept task" in open(f"{workdir}/limited.err").read()
+
+
+ORPHAN = """#!/bin/sh
+other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
+qrsh -inherit "$other" sleep 60 &
+sleep 1.5
+"""
+
+
+def test_tasks_end_with_their_job(two_hosts, workdir):
+    cell = two_hosts
+    began = time.time()
+    jid = run_job(cell, workdir, "FALSE", out="orphan", job=ORPHAN)
+    records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)]
+                       if len([r for r in cell.accounting() if r[5] == str(jid)]) == 2 else None, timeout=20)
+    assert time.time() - began < 30                            # the slave's sleep 60 was ended
+    slave = [r for r in records if r[41] != "NONE"][0]
+    assert int(slave[10]) - int(slave[9]) < 20
