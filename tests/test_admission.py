@@ -111,4 +111,4 @@ def test_the_daemon_refuses_a_request_that_skipped_the_checks(cell, users, workd
     cell.wait_finished(sneaked)
     assert not [r for r in cell.accounting() if r[5] == str(sneaked)]     # it never ran
     messages = open(os.path.join(cell.root, "spool", "messages")).read()
-    assert f'job {sneaked} refused: job rejected: no access to project "projA" for user "gtbob"' in messages
+    assert f'job {sneaked} leaves: job rejected: no access to project "projA" for user "gtbob"' in messages

@@ -11,7 +11,7 @@ on. Jobs into an advance reservation are checked by ``arreq``.
 
 from gridtools.daemon import arreq, auth, confstore
 from gridtools.formats.sge import admission
-from gridtools.model import transitions as tr
+from gridtools.daemon import apply
 from gridtools.sched import inputs
 from gridtools.spool import jobs as jobstore
 
@@ -42,12 +42,7 @@ def view(state, exclude=0):
 
 
 def refuse(state, job, why, now):
-    for number in job.pending_numbers():
-        tr.delete_pending(job, number, now)
-        job.task(number).failed_reason = why
-    state.touch(job)
-    state.finished_order.append(job.id)
-    state.log(f"W|job {job.id} refused: {why}")
+    apply.reject(state, job, now, why)
 
 
 def accept(state, dispatcher, job, now):

@@ -30,13 +30,14 @@ def dispatched(state, job, number, granted, pe, now):
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):
-    """An immediate job (-now y, qrsh) that could not start in its first pass leaves."""
+    """A job that leaves before it ran: an immediate job (-now y, qrsh) that could not
+    start in its first pass, or one refused when taken in (``reason`` says why)."""
     for number in list(job.pending_numbers()):
         tr.delete_pending(job, number, now)
         job.task(number).failed_reason = reason
     _changed(state, job)
     state.finished_order.append(job.id)
-    state.log(f"I|immediate job {job.id} could not be scheduled")
+    state.log(f"I|job {job.id} leaves: {reason}")
 
 
 # ---------------------------------------------------------------- ending

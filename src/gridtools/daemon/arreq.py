@@ -19,11 +19,10 @@ working copy, jobs submitted into a reservation, and the end of reservations.
 
 import math
 
-from gridtools.daemon import auth
+from gridtools.daemon import apply, auth
 from gridtools.daemon.state import user_name
 from gridtools.formats.sge import arwords as words
 from gridtools.formats.sge.names import FORBIDDEN_NAME_CHARS
-from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 from gridtools.sched import ar as sched_ar
 from gridtools.sched import inputs
@@ -253,7 +252,6 @@ def delete(state, dispatcher, req, now):
 def remove(state, dispatcher, ar_id, now, force=False):
     """Take a reservation out of the cell; its pending jobs are deleted, its running
     tasks ended (at once with ``force``)."""
-    from gridtools.daemon.intake import _delete_task
     data = table(state).pop(ar_id, None)
     store.remove(ar_id)
     for job in list(state.jobs.values()):
@@ -261,8 +259,7 @@ def remove(state, dispatcher, ar_id, now, force=False):
             continue
         for number in list(job.numbers()):
             if job.state_of(number) in (TaskState.PENDING, TaskState.ERROR, TaskState.RUNNING):
-                _delete_task(state, dispatcher, job, number, now, force)
-        state.touch(job)
+                apply.delete_task(state, dispatcher, job, number, now, force)
     state.need_schedule = True
     state.need_publish = True
     if data is not None:
@@ -289,10 +286,8 @@ def kill(state, dispatcher, kills, now):
         job = state.jobs.get(item.job_id)
         if job is None or job.state_of(item.task) is not TaskState.RUNNING:
             continue
-        task = job.task(item.task)
-        if tr.request_delete(job, item.task):
-            dispatcher.signal_task(job, task, "delete")
-            state.touch(job)
+        if not job.task(item.task).deleting:
+            apply.delete_task(state, dispatcher, job, item.task, now, False)
             state.log(f"I|job {job.id}.{item.task} ended: advance reservation {item.ar} is over")
 
 
@@ -366,12 +361,7 @@ def accept_job(state, dispatcher, job, now):
         job.spec["ar_submission_time"] = int(table(state)[int(job.spec["ar"])]["submit_time"])
         jobstore.write_spec(job.spec)
         return
-    for number in job.pending_numbers():
-        tr.delete_pending(job, number, now)
-        job.task(number).failed_reason = why
-    state.touch(job)
-    state.finished_order.append(job.id)
-    state.log(f"W|job {job.id} refused: {why}")
+    apply.reject(state, job, now, why)
 
 
 # ---------------------------------------------------------------- queries

@@ -13,7 +13,7 @@ import os
 import signal
 
 from gridtools import cell
-from gridtools.daemon import intake, view
+from gridtools.daemon import apply, view
 from gridtools.daemon.state import running_tasks
 from gridtools.errors import GridError
 from gridtools.spool.files import is_locked, read_text
@@ -73,7 +73,7 @@ def _delete_running(ctx, selected, force):
     count = 0
     for job, task in list(running_tasks(ctx.state)):
         if selected([tuple(g) for g in task.granted]):
-            intake._delete_task(ctx.state, ctx.dispatcher, job, task.number, ctx.now, force)
+            apply.delete_task(ctx.state, ctx.dispatcher, job, task.number, ctx.now, force)
             ctx.state.touch(job)
             count += 1
     if count:
