@@ -229,9 +229,11 @@ class Daemon:
         state = self.state
         flushed = state.flush()
         try:
-            state.usage.save()
+            if state.usage.save():
+                faults.clear(state, (faults.WRITE, "usage"), "usage record written again")
         except SpoolError as exc:
-            state.log(f"E|cannot write the usage record, retrying: {exc}")
+            faults.note(state, (faults.WRITE, "usage"), faults.WRITE,
+                        f"cannot write the usage record, retrying: {exc}")
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
         if state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY):

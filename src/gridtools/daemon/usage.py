@@ -52,9 +52,12 @@ class Keeper:
         self.dirty = True
 
     def save(self):
-        if self.dirty:
-            store.save(self.ledger.to_data())
-            self.dirty = False
+        """Write the record when it changed; True when it was written."""
+        if not self.dirty:
+            return False
+        store.save(self.ledger.to_data())
+        self.dirty = False
+        return True
 
     def users(self):
         """Users with an account."""
