@@ -36,6 +36,9 @@ class FakeExecution:
         self.locks[(job_id, number)] = fd
         self.launched.append((job_id, number, plan))
 
+    def run_plan(self, plan, tdir):
+        self.launched.append((plan.get("job_id"), plan.get("task"), plan))
+
     def signal(self, job_id, number, signum):
         if (job_id, number) not in self.locks:
             return False

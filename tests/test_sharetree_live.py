@@ -35,7 +35,8 @@ def configure(cell, alice, bob):
     add_object(cell, "-Msconf", text)
 
 
-BURN = "#!/bin/sh\nexec /usr/bin/python3 -c 'import time\nend = time.process_time() + 1\n" \
+BURN = "#!/bin/sh\n[ -n \"$STARTS\" ] && echo \"$(date +%s.%N) $USER\" >> \"$STARTS\"\n" \
+       "exec /usr/bin/python3 -c 'import time\nend = time.process_time() + 1\n" \
        "while time.process_time() < end: pass'\n"
 
 
@@ -45,23 +46,29 @@ def submit_all(cell, workdir, users):
     with open(script, "w") as fh:
         fh.write(BURN)
     os.chmod(script, 0o755)
+    starts = os.path.join(workdir, "starts.log")
+    open(starts, "w").close()
+    os.chmod(starts, 0o666)                # both users' jobs note their start in it
     ids = {}
     for user in ("gtalice", "gtbob"):
-        ids[user] = [jid_of(cell.qsub("-h", "-o", "/dev/null", "-j", "y", script,
+        ids[user] = [jid_of(cell.qsub("-h", "-o", "/dev/null", "-j", "y",
+                                      "-v", f"STARTS={workdir}/starts.log", script,
                                       user=user, cwd=workdir)) for _ in range(JOBS)]
     every = [str(j) for user in ids for j in ids[user]]
     cell.run("qrls", *every, check=True)
     return ids
 
 
-def run_order(cell, ids):
-    """Owners of the jobs in the order they started (from the accounting records)."""
+def run_order(cell, ids, workdir):
+    """Owners of the jobs in the order they started (each job notes its start to the
+    nanosecond: the accounting's start times are whole seconds)."""
     wanted = {j for js in ids.values() for j in js}
     wait_for(lambda: len([r for r in cell.accounting() if int(r[5]) in wanted]) == len(wanted),
              timeout=120, interval=0.2)
-    records = [r for r in cell.accounting() if int(r[5]) in wanted]
-    records.sort(key=lambda r: (int(r[9]), int(r[5])))     # start_time, then job number
-    return [r[3] for r in records]
+    with open(os.path.join(workdir, "starts.log")) as fh:
+        starts = sorted((float(t), user) for t, user in (line.split() for line in fh if line.strip()))
+    assert len(starts) == len(wanted)
+    return [user for _t, user in starts]
 
 
 @pytest.fixture
@@ -75,7 +82,7 @@ def test_fifty_fifty_interleaves_the_users(shared, workdir):
     cell = shared
     configure(cell, 50, 50)
     ids = submit_all(cell, workdir, ("gtalice", "gtbob"))
-    owners = run_order(cell, ids)
+    owners = run_order(cell, ids, workdir)
     counts = {"gtalice": 0, "gtbob": 0}
     for owner in owners:
         counts[owner] += 1
@@ -87,7 +94,7 @@ def test_seventy_five_twenty_five_converges_to_three_to_one(shared, workdir):
     configure(cell, 75, 25)
     ids = submit_all(cell, workdir, ("gtalice", "gtbob"))
     ext = cell.run("qstat", "-ext", "-u", "*").stdout
-    owners = run_order(cell, ids)
+    owners = run_order(cell, ids, workdir)
     first = owners[:16]
     assert 10 <= first.count("gtalice") <= 14, owners      # 3:1 of 16 is 12:4
     assert "gtbob" in first[:6], owners

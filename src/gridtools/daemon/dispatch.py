@@ -361,6 +361,13 @@ class LocalExecution:
         else:
             launch.spawn(plan, tdir)
 
+    def run_plan(self, plan, tdir):
+        """Have a shepherd started for a plan of this machine (a task inside a parallel job)."""
+        if self.client is not None:
+            self.client.order(plan, tdir)
+        else:
+            launch.spawn(plan, tdir)
+
     def signal(self, job_id, number, signum):
         pid = shepherd_pid(job_id, number)
         if not pid:

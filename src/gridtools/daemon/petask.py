@@ -20,6 +20,7 @@ usage summed so far is kept in memory only).
 
 import os
 import signal
+import time
 
 from gridtools.daemon.state import user_name
 from gridtools.model.job import TaskState
@@ -140,7 +141,14 @@ def _plan(dispatcher, job, task, host, body, tdir):
     plan.update(exec=command[0], argv=command, prolog=None, epilog=None, pe_start=None, pe_stop=None,
                 stdout=str(streams.get("stdout")), stderr=str(streams.get("stderr")),
                 stdin=str(streams.get("stdin")), join=False, result_dir=tdir, pe_task=True)
-    tmpdir = plan["env"]["TMPDIR"] + "." + os.path.basename(tdir)
+    spec = plan.get("tmpdir")
+    if isinstance(spec, dict):          # a TMPDIR of its own beside the job's (exec.tmpdir)
+        spec = dict(spec, name=spec["name"] + "." + os.path.basename(tdir))
+        spec["path"] = os.path.join(spec["base"], spec["cell"], spec["name"])
+        plan["tmpdir"] = spec
+        tmpdir = spec["path"]
+    else:
+        tmpdir = plan["env"]["TMPDIR"] + "." + os.path.basename(tdir)
     plan["env"] = dict(plan["env"], TMPDIR=tmpdir, TMP=tmpdir,
                        PE_HOSTFILE=os.path.join(jobstore.task_dir(job.id, task.number), "pe_hostfile"))
     if isinstance(body.get("cwd"), str) and os.path.isabs(body["cwd"]):
@@ -164,12 +172,10 @@ def start(state, dispatcher, req, now):
     from gridtools.formats import spoolyaml
     from gridtools.spool.files import atomic_write
     atomic_write(os.path.join(tdir, INFO_FILE), spoolyaml.dump(info), fsync=False)
+    plan["launch"] = f"{time.time_ns()}.{os.getpid()}"      # the launch its shepherd may run
+    atomic_write(os.path.join(tdir, jobstore.LAUNCH_FILE), plan["launch"], fsync=False)
     known[(job.id, task.number, ident)] = dict(info, dir=tdir)
-    if dispatcher.exec is not None:
-        dispatcher.exec.order(plan, tdir)
-    else:
-        from gridtools.exec import launch
-        launch.spawn(plan, tdir)
+    dispatcher.execution.run_plan(plan, tdir)
     state.log(f"I|job {job.id}.{task.number}: task {ident}.{host} started")
     return 0, tdir + "\n", ""
 
@@ -194,17 +200,15 @@ def _end_orphan(state, key, info):
 
 def _shepherd(tdir):
     """The live shepherd pid of a task folder, proven by its lock and start time; 0 if none."""
+    from gridtools.exec import shepherd
     from gridtools.exec.jobproc import start_ticks
     from gridtools.spool.files import is_locked
-    lock = os.path.join(tdir, jobstore.SHEPHERD_LOCK)
-    if not is_locked(lock):
+    if not is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         return 0
-    try:
-        with open(lock) as fh:
-            pid, ticks = (int(w) for w in fh.read().split())
-    except (OSError, ValueError):
+    record = shepherd.read_lock(tdir)
+    if record is None or not record.pid:
         return 0
-    return pid if start_ticks(pid) == ticks else 0
+    return record.pid if start_ticks(record.pid) == record.ticks else 0
 
 
 def collect(state, now):

@@ -389,7 +389,8 @@ def main(plan, task_dir):
         return 0
     write_pid(lock)
     shepherd.lock = lock
-    jobstore.reserve_result(plan["job_id"], plan["task"])
+    if not plan.get("result_dir"):
+        jobstore.reserve_result(plan["job_id"], plan["task"])
     shepherd.trace("shepherd started")
     try:
         result = shepherd.run()

@@ -71,6 +71,11 @@ def any_mapping(value, field):
     return value
 
 
+def _as_given(value, _field):
+    """A field the request's handler checks itself, whole."""
+    return value
+
+
 def _targets():
     return jc.list_of(target, MAX_TARGETS)
 
@@ -98,6 +103,15 @@ BODIES = {
               "target": jc.optional(jc.word), "hosts": jc.list_of(jc.word),
               "queues": jc.list_of(jc.word)},
     "host": {"op": jc.word, "hosts": jc.list_of(jc.word)},
+    # qrsub: each field is checked by the daemon as it builds the reservation (daemon.arreq)
+    "ar_submit": dict.fromkeys(("id", "name", "account", "resources", "queues", "masterq", "pe",
+                                "ckpt", "now", "users", "mail_options", "mail_list", "hard_error",
+                                "verify", "start", "end"), _as_given),
+    "ar_delete": {"targets": jc.list_of(jc.line), "users": jc.optional(jc.list_of(jc.word)),
+                  "force": jc.boolean},
+    # qrsh -inherit: checked against the job's granted hosts by the daemon (daemon.petask)
+    "pe_task": {"job_id": jc.integer(1, 9_999_999), "task": jc.integer(1, 1 << 31),
+                "host": jc.word, "command": _as_given, "cwd": jc.line, "streams": _as_given},
 }
 
 
