@@ -28,6 +28,7 @@ COMMANDS = {
     "qalter": "sge.qalter",
     "llctl": "hostctl",
     "condor_config_val": "condor.config_val",
+    "condor_submit": "condor.submit",
     "sge_share_mon": "sge.share_mon",
     "qquota": "sge.qquota",
 }

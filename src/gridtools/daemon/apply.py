@@ -9,6 +9,7 @@ shepherds where a running task is concerned. Nothing else in the daemon
 writes a job's state.
 """
 
+from gridtools.daemon import condorjob, condorpolicy
 from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 
@@ -27,6 +28,7 @@ def dispatched(state, job, number, granted, pe, now):
     tr.dispatch(job, number, granted, now, pe=pe)
     state.active_jobs.add(job.id)
     _changed(state, job, schedule=False)
+    condorjob.started(state, job, number, now)
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):
@@ -56,17 +58,39 @@ def concluded(state, job, task, result, now):
         task.end_time = float(result.get("end_time") or now)
         tr.requeue(job, number, now)
         state.log(f"I|job {job.id}.{number} requeued")
+        condorjob.evicted(state, job, task, result, now)
     elif result.get("error_state"):
         tr.finish(job, number, result, now)
         task.start_time = 0.0
         tr.fail_to_start(job, number, result.get("error_reason") or result.get("failed_reason", ""), now)
         task.failed = int(result.get("failed", 0))
         state.log(f"W|job {job.id}.{number} set to error state: {task.error_reason}")
+    elif _condor_exit(state, job, task, result, now):
+        pass                                    # held or run again by the job's own policy
     else:
         tr.finish(job, number, result, now)
+        condorjob.ended(state, job, task, result, now)
         if job.is_finished():
             state.finished_order.append(job.id)
     _changed(state, job)
+
+
+def _condor_exit(state, job, task, result, now):
+    """An HTCondor job's exit policy (daemon.condorpolicy) on a task that exited of its
+    own accord: True when it held the task or put it back to wait."""
+    decision = condorjob.exit_decision(job, task, result, now)
+    if decision is None:
+        return False
+    task.end_time = float(result.get("end_time") or now)
+    tr.requeue(job, task.number, now)
+    if decision.action is condorpolicy.Action.HOLD:
+        tr.set_hold(job, task.number, "u", True)
+        condorjob.task_info(job, task.number)["hold"] = [decision.reason, decision.code, decision.subcode]
+        condorjob.held_events(state, job, [task.number], now)
+    else:
+        condorjob.evicted(state, job, task, result, now)
+    state.log(f"I|job {job.id}.{task.number} {decision.action.value} by its exit policy")
+    return True
 
 
 # ---------------------------------------------------------------- deleting
@@ -78,6 +102,7 @@ def delete_task(state, dispatcher, job, number, now, force):
     if st in (TaskState.PENDING, TaskState.ERROR):
         tr.delete_pending(job, number, now)
         _changed(state, job)
+        condorjob.removed_events(state, job, [number], now)
     elif st is TaskState.RUNNING:
         task = job.task(number)
         if tr.request_delete(job, number) or force:
@@ -89,7 +114,9 @@ def delete_task(state, dispatcher, job, number, now, force):
 
 def delete_untouched(state, job, now):
     """qdel of a whole large array: its tasks without a record end without getting one."""
+    untouched = list(job.untouched()) if condorjob.is_condor(job) else []
     tr.delete_untouched(job, now)
+    condorjob.removed_events(state, job, untouched, now)
     _changed(state, job)
     if job.is_finished() and job.id not in state.finished_order:
         state.finished_order.append(job.id)
@@ -99,8 +126,10 @@ def delete_untouched(state, job, now):
 
 def hold(state, job, number, letters, on):
     """Set (``on``) or release hold letters of one pending task, or of the job (None)."""
+    held_before = condorjob.held_numbers(job, number)
     changed = tr.set_hold(job, number, letters, on)
     _changed(state, job)
+    condorjob.hold_changed(state, job, number, held_before)
     return changed
 
 

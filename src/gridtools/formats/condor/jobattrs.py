@@ -349,6 +349,9 @@ def signal_name(text):
 
 
 def set_misc(ad, cmd):
+    leave = cmd("leave_in_queue")
+    if leave is not None and leave.strip():
+        ad["LeaveJobInQueue"] = expr("LeaveJobInQueue", leave.strip())
     kill = cmd("kill_sig")
     if kill is not None and kill.strip():
         ad["KillSig"] = signal_name(kill)
