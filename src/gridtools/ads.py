@@ -294,6 +294,8 @@ def _overlay_condor(ad, condor, number):
     hold = mine.get("hold") or condor.get("hold")
     if hold and ad.eval("JobStatus") == JobStatus.HELD:
         ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = hold[0], int(hold[1]), int(hold[2])
+        if len(hold) > 3:
+            ad["EnteredCurrentStatus"] = int(hold[3])
     if mine.get("removed") and ad.eval("JobStatus") in (JobStatus.COMPLETED, JobStatus.IDLE):
         ad["JobStatus"] = int(JobStatus.REMOVED)
     reason = mine.get("remove_reason") or condor.get("remove_reason")

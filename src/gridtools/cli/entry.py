@@ -29,6 +29,7 @@ COMMANDS = {
     "llctl": "hostctl",
     "condor_config_val": "condor.config_val",
     "condor_submit": "condor.submit",
+    "condor_q": "condor.q",
     "sge_share_mon": "sge.share_mon",
     "qquota": "sge.qquota",
 }

@@ -85,7 +85,8 @@ def _condor_exit(state, job, task, result, now):
     tr.requeue(job, task.number, now)
     if decision.action is condorpolicy.Action.HOLD:
         tr.set_hold(job, task.number, "u", True)
-        condorjob.task_info(job, task.number)["hold"] = [decision.reason, decision.code, decision.subcode]
+        condorjob.task_info(job, task.number)["hold"] = [decision.reason, decision.code, decision.subcode,
+                                                          int(now)]
         condorjob.held_events(state, job, [task.number], now)
     else:
         condorjob.evicted(state, job, task, result, now)

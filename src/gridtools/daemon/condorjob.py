@@ -145,7 +145,14 @@ def removed_events(state, job, numbers, now):
             mine = (job.condor.get("tasks") or {}).get(str(number)) or {}
             items.append((number, EventType.JOB_ABORTED, {"Reason": mine.get("remove_reason") or reason}, now))
         write_events(state, job, items)
-    history.append(state, [history.final_ad(job, number) for number in numbers])
+    leaving = []
+    for number in numbers:
+        if is_condor(job) and _stays(job, number):
+            task_info(job, number)["removed"] = True
+            job.condor.setdefault("kept", []).append(number)
+        else:
+            leaving.append(number)
+    history.append(state, [history.final_ad(job, number) for number in leaving])
 
 
 def held_events(state, job, numbers, now):
