@@ -30,6 +30,9 @@ COMMANDS = {
     "condor_config_val": "condor.config_val",
     "condor_submit": "condor.submit",
     "condor_q": "condor.q",
+    "condor_rm": "condor.act",
+    "condor_hold": "condor.act",
+    "condor_release": "condor.act",
     "sge_share_mon": "sge.share_mon",
     "qquota": "sge.qquota",
 }

@@ -157,3 +157,73 @@ def suspend(state, dispatcher, job, task, why, on, force=False):
     if before != after or (force and task.state is TaskState.RUNNING):
         suspension.send(state, dispatcher, job, task, "suspend" if after else "resume")
     return changed
+
+
+# ---------------------------------------------------------------- HTCondor's requests and policies
+
+def condor_hold(state, dispatcher, job, number, hold, now):
+    """condor_hold (or PeriodicHold) of one task: a waiting task is held, a running one
+    is held and stopped (it waits, held, once its shepherd has ended it). ``hold``:
+    [reason, code, subcode]. False when the task was held already or has ended."""
+    st = job.state_of(number)
+    if st is TaskState.FINISHED or (st is not TaskState.RUNNING and "u" in job.holds_of(number)):
+        return False
+    tr.set_hold(job, number, "u", True)
+    info = condorjob.task_info(job, number)
+    info["hold"] = list(hold[:3]) + [int(now)]
+    if st is TaskState.RUNNING:
+        info["vacating"] = True
+        dispatcher.signal_task(job, job.task(number), "requeue")
+    _changed(state, job)
+    condorjob.held_events(state, job, [number], now)
+    return True
+
+
+def condor_release(state, job, number, reason, now, letters="u"):
+    """condor_release (or PeriodicRelease) of one held task: its hold ``letters`` go (a
+    task in the error state waits again); False when it was not held by them."""
+    st = job.state_of(number)
+    if st is TaskState.ERROR:
+        tr.clear_error(job, number)
+    elif st is not TaskState.PENDING or not set(job.holds_of(number)) & set(letters):
+        return False
+    else:
+        tr.set_hold(job, number, letters, False)
+    info = condorjob.task_info(job, number)
+    info.pop("hold", None)
+    job.condor.pop("hold", None)
+    _changed(state, job)
+    condorjob.released_events(state, job, [number], reason, now)
+    return True
+
+
+def condor_remove_kept(state, job, number, now):
+    """condor_rm of a completed task kept in the queue: it shows as removed (X)."""
+    info = condorjob.task_info(job, number)
+    if info.get("removed") or info.get("gone"):
+        return False
+    info["removed"] = True
+    _changed(state, job)
+    condorjob.write_events(state, job, [(number, condorjob.EventType.JOB_ABORTED,
+                                         {"Reason": job.condor.get("remove_reason") or "via condor_rm"}, now)])
+    return True
+
+
+def condor_force_out(state, dispatcher, job, number, now):
+    """condor_rm -forcex of a task in the removed state (X): a running one ends now, a kept
+    one leaves the queue. False when it was not in that state."""
+    st = job.state_of(number)
+    info = condorjob.task_info(job, number)
+    if st is TaskState.RUNNING and job.task(number).deleting:
+        info["gone"] = True
+        delete_task(state, dispatcher, job, number, now, True)
+        return True
+    kept = job.condor.get("kept") or []
+    if st is TaskState.FINISHED and number in kept and info.get("removed") and not info.get("gone"):
+        info["gone"] = True
+        kept.remove(number)
+        _changed(state, job)
+        from gridtools.daemon import history
+        history.record(state, job, number)
+        return True
+    return False

@@ -67,7 +67,7 @@ def check_new(spec):
 
 def spec_numbers(spec):
     from gridtools.model.job import task_numbers
-    return task_numbers(spec)
+    return list(task_numbers(spec))
 
 
 # ---------------------------------------------------------------- writing events
@@ -147,7 +147,8 @@ def removed_events(state, job, numbers, now):
         write_events(state, job, items)
     leaving = []
     for number in numbers:
-        if is_condor(job) and _stays(job, number):
+        gone = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("gone")
+        if is_condor(job) and not gone and _stays(job, number):
             task_info(job, number)["removed"] = True
             job.condor.setdefault("kept", []).append(number)
         else:
@@ -159,11 +160,13 @@ def held_events(state, job, numbers, now):
     """Tasks that were held: event 012 with their reason."""
     items = []
     for number in numbers:
-        ad = proc_ad(job, number)
-        items.append((number, EventType.JOB_HELD,
-                      {"HoldReason": _text(ad.eval("HoldReason")) or "via condor_hold",
-                       "HoldReasonCode": _int(ad.eval("HoldReasonCode")),
-                       "HoldReasonSubCode": _int(ad.eval("HoldReasonSubCode"))}, now))
+        hold = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("hold") or job.condor.get("hold")
+        if not hold:
+            ad = proc_ad(job, number)
+            hold = [_text(ad.eval("HoldReason")) or "via condor_hold", _int(ad.eval("HoldReasonCode")) or
+                    HOLD_CODE_USER, _int(ad.eval("HoldReasonSubCode"))]
+        items.append((number, EventType.JOB_HELD, {"HoldReason": hold[0], "HoldReasonCode": int(hold[1]),
+                                                  "HoldReasonSubCode": int(hold[2])}, now))
     write_events(state, job, items)
 
 
@@ -283,3 +286,85 @@ def adjust_plan(plan, job, number):
         plan["scratch"] = {"iwd": facts.iwd, "input": facts.transfer_input,
                            "output": facts.transfer_output}
     return plan
+
+
+# ---------------------------------------------------------------- condor_qedit
+
+def _set_in(text, name, value_text):
+    """An ad text with attribute ``name`` set to ``value_text`` (replacing it)."""
+    from gridtools.classad import parse_ad
+    ad = parse_ad(text) if text else None
+    lines = []
+    if ad is not None:
+        lines = [f"{n} = {ad.lookup(n).unparse(True)}\n" for n in ad if n.lower() != name.lower()]
+    return "".join(lines) + f"{name} = {value_text}\n"
+
+
+def _edited_texts(spec, numbers, name, value_text):
+    """``condor_ad`` of a job with ``name`` set in the ads of tasks ``numbers``."""
+    from gridtools.classad import parse_ad
+    stored = spec["condor_ad"]
+    count = len(spec_numbers(spec))
+    texts = list(stored) if isinstance(stored, list) else [stored] + [""] * (count - 1)
+    if len(numbers) == count:
+        texts = [_set_in(texts[0], name, value_text)] + \
+            [_without(t, name) for t in texts[1:]]
+        return texts if any(texts[1:]) else texts[0]
+    base = parse_ad(texts[0])
+    if 1 in numbers and name in base:
+        old = base.lookup(name).unparse(True)
+        texts[1:] = [t if _defines(t, name) else _set_in(t, name, old) for t in texts[1:]]
+    for number in numbers:
+        texts[number - 1] = _set_in(texts[number - 1], name, value_text)
+    return texts
+
+
+def _defines(text, name):
+    from gridtools.classad import parse_ad
+    return bool(text) and name in parse_ad(text)
+
+
+def _without(text, name):
+    from gridtools.classad import parse_ad
+    if not _defines(text, name):
+        return text
+    ad = parse_ad(text)
+    return "".join(f"{n} = {ad.lookup(n).unparse(True)}\n" for n in ad if n.lower() != name.lower())
+
+
+def edit_ads(state, job, numbers, attrs):
+    """condor_qedit: set attributes in the ads of tasks ``numbers`` (spec["condor_ad"] is
+    rewritten), then bring what the scheduler reads of the description (slots, requests,
+    JobPrio) in line with proc 0. A job submitted with qsub keeps the edits beside its
+    description (``job.condor["edits"]``, for the whole job); its JobPrio counts."""
+    from gridtools.spool import jobs as jobstore
+    spec = dict(job.spec)
+    if spec.get("condor_ad"):
+        positions = [job.numbers().index(n) + 1 for n in numbers]
+        for name, text in attrs.items():
+            spec["condor_ad"] = _edited_texts(spec, positions, name, text)
+        _refresh(spec)
+    else:                   # a qsub job: its ad is made from its description, the edits lie over it
+        job.condor.setdefault("edits", {}).update(attrs)
+        prio = ads.job_ad(spec, None, 1, condor=job.condor).eval("JobPrio")
+        spec["job_prio"] = int(prio) if type(prio) in (int, float) else 0
+    job.spec.clear()
+    job.spec.update(spec)
+    jobstore.write_spec(job.spec)
+    state.touch(job)
+    state.need_schedule = True
+    state.log(f"I|job {job.id}: attributes {', '.join(sorted(attrs))} set")
+
+
+def _refresh(spec):
+    """The description's requests from the ad of its first proc."""
+    from gridtools.formats.condor import spec as condor_spec
+    first = ads.job_ad(spec, None, 1)
+    owner_fields = {k: spec[k] for k in ("owner", "uid", "gid", "sge_o", "submit_host", "submit_time")
+                    if k in spec}
+    owner_fields.setdefault("submit_host", "")
+    fresh = condor_spec.cluster_spec([first], owner_fields)
+    for key in ("pe", "resources", "job_prio", "batch_name", "universe", "command", "args", "cwd",
+                "env", "stdout", "stderr", "stdin"):
+        spec[key] = fresh[key]
+    spec["user_hold"] = bool(spec.get("user_hold"))

@@ -7,6 +7,7 @@ handler sees it; a kind without an entry here is refused there already.
 """
 
 from gridtools.daemon import alterreq, confreq, hostreq, intake, qmodreq
+from gridtools.daemon import condorreq
 
 HANDLERS = {
     "submit": intake.submit,
@@ -16,4 +17,7 @@ HANDLERS = {
     "qmod": qmodreq.qmod,
     "host": hostreq.host_request,
     "qconf": confreq.qconf_request,
+    "condor_rm": condorreq.remove,
+    "condor_hold": condorreq.hold,
+    "condor_qedit": condorreq.qedit,
 }

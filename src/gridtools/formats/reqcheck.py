@@ -98,6 +98,10 @@ BODIES = {
               "target": jc.optional(jc.word), "hosts": jc.list_of(jc.word),
               "queues": jc.list_of(jc.word)},
     "host": {"op": jc.word, "hosts": jc.list_of(jc.word)},
+    "condor_rm": {"targets": _targets(), "force": jc.boolean, "reason": jc.optional(jc.line)},
+    "condor_hold": {"targets": _targets(), "on": jc.boolean, "reason": jc.optional(jc.line),
+                    "subcode": jc.optional(jc.integer(-2 ** 31, 2 ** 31 - 1))},
+    "condor_qedit": {"targets": _targets(), "attrs": jc.mapping(jc.word, jc.line, 64)},
 }
 
 
