@@ -33,6 +33,10 @@ COMMANDS = {
     "condor_rm": "condor.act",
     "condor_hold": "condor.act",
     "condor_release": "condor.act",
+    "condor_prio": "condor.edit",
+    "condor_qedit": "condor.edit",
+    "condor_history": "condor.history",
+    "condor_wait": "condor.wait",
     "sge_share_mon": "sge.share_mon",
     "qquota": "sge.qquota",
 }

@@ -100,6 +100,11 @@ def submitted(state, job, now):
         return
     info = {"SubmitHost": f"<127.0.0.1:0?alias={_host(job)}>"}
     write_events(state, job, [(n, EventType.SUBMIT, info, now) for n in job.numbers()])
+    first = proc_ad(job, job.numbers()[0])
+    if job.hold and isinstance(first.eval("HoldReason"), str):
+        job.condor["hold"] = [first.eval("HoldReason"), _int(first.eval("HoldReasonCode")),
+                              _int(first.eval("HoldReasonSubCode")), int(now)]
+        held_events(state, job, list(job.numbers()), now)
 
 
 def started(state, job, number, now):
@@ -147,9 +152,9 @@ def removed_events(state, job, numbers, now):
         write_events(state, job, items)
     leaving = []
     for number in numbers:
+        task_info(job, number)["removed"] = True
         gone = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("gone")
         if is_condor(job) and not gone and _stays(job, number):
-            task_info(job, number)["removed"] = True
             job.condor.setdefault("kept", []).append(number)
         else:
             leaving.append(number)
@@ -368,3 +373,69 @@ def _refresh(spec):
                 "env", "stdout", "stderr", "stdin"):
         spec[key] = fresh[key]
     spec["user_hold"] = bool(spec.get("user_hold"))
+
+
+# ---------------------------------------------------------------- periodic expressions
+
+_CONFIG = {"stamp": None, "interval": DEFAULT_PERIODIC_INTERVAL}
+
+
+def periodic_interval():
+    """PERIODIC_EXPR_INTERVAL of the cell's condor_config (read again when it changed)."""
+    import os
+    from gridtools import cell
+    from gridtools.daemon import condorpolicy
+    from gridtools.formats import condor_config
+    path = condor_config.locate(cell.etc("condor_config"))
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        stamp = None
+    if stamp != _CONFIG["stamp"]:
+        _CONFIG["stamp"] = stamp
+        try:
+            _CONFIG["interval"] = condorpolicy.interval(condor_config.load(path).get)
+        except Exception:  # noqa: BLE001 - an unreadable configuration: the default
+            _CONFIG["interval"] = DEFAULT_PERIODIC_INTERVAL
+    return _CONFIG["interval"]
+
+
+def _has_periodic(job):
+    found = job.cache.get("periodic")
+    if found is None:
+        from gridtools.daemon import condorpolicy
+        found = job.cache["periodic"] = is_condor(job) and condorpolicy.has_periodic(proc_ad(job, job.numbers()[0]))
+    return found
+
+
+def periodic(state, dispatcher, now):
+    """Evaluate the periodic expressions of every live task of the jobs that have them
+    and carry out what they decide; returns the number of tasks changed."""
+    from gridtools.daemon import condorpolicy
+    from gridtools.model.job import TaskState
+    changed = 0
+    for job in list(state.jobs.values()):
+        if job.is_finished() or not _has_periodic(job):
+            continue
+        for number in job.numbers():
+            if job.state_of(number) is TaskState.FINISHED:
+                continue
+            decision = condorpolicy.periodic(proc_ad(job, number), now)
+            if decision is not None and _carry_out(state, dispatcher, job, number, decision, now):
+                changed += 1
+    return changed
+
+
+def _carry_out(state, dispatcher, job, number, decision, now):
+    from gridtools.daemon import apply
+    from gridtools.daemon.condorpolicy import Action
+    if decision.action is Action.HOLD:
+        return apply.condor_hold(state, dispatcher, job, number,
+                                 [decision.reason, decision.code, decision.subcode], now)
+    if decision.action is Action.RELEASE:
+        return apply.condor_release(state, job, number, decision.reason, now, "uos")
+    task_info(job, number)["remove_reason"] = decision.reason
+    apply.delete_task(state, dispatcher, job, number, now, False)
+    if job.is_finished() and job.id not in state.finished_order:
+        state.finished_order.append(job.id)
+    return True
