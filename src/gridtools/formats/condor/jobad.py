@@ -201,7 +201,8 @@ def _custom(ad, jobs, exp):
     for key, raw in jobs.defs.items():
         if key.startswith("my."):
             name = _attr_name(jobs.desc, key[3:])
-            ad[name] = A.expr(name, exp.expand(raw).strip())
+            text = exp.expand(raw).strip()
+            ad[name] = A.expr(name, text or "undefined")    # an empty value is UNDEFINED
 
 
 def _attr_name(desc, lowered):
