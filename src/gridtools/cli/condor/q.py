@@ -167,7 +167,10 @@ def run(opts):
         from gridtools.cli.condor.submit import known_schedd
         if not known_schedd(opts.schedd):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
+    from gridtools.cli.status import warnings
     snap = load()
+    for line in warnings(snap):
+        sys.stderr.write(line + "\n")
     user, now = Q.me(), time.time()
     everyone = Q.procs(snap)
     source = Q.AdSource(snap, user)

@@ -40,7 +40,7 @@ def me():
         return str(os.getuid())
 
 
-@dataclass
+@dataclass(slots=True)
 class Proc:
     """One proc of the queue, from the published status."""
     cluster: int

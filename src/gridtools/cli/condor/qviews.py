@@ -13,6 +13,7 @@ jobs under their DAGMan job. The summary below counts the procs of the
 query, the caller's and everybody's by state.
 """
 
+import functools
 import os
 import time
 
@@ -23,7 +24,12 @@ def format_date(when):
     """HTCondor's ``M/D HH:MM`` (month right-aligned, day left-aligned)."""
     if when < 0:
         return "    ???    "
-    t = time.localtime(when)
+    return _minute(int(when) // 60)
+
+
+@functools.lru_cache(maxsize=4096)
+def _minute(minute):
+    t = time.localtime(minute * 60)
     return f"{t.tm_mon:2d}/{t.tm_mday:<2d} {t.tm_hour:02d}:{t.tm_min:02d}"
 
 
@@ -121,13 +127,18 @@ class Batch:
         self.totals = {}            # cluster -> procs it was submitted with
 
     def counts(self):
-        states = [p.status for p in self.procs]
+        """(done, running, idle, held, total) procs."""
+        run = idle = hold = 0
+        for p in self.procs:
+            status = p.status
+            if status in (Q.RUNNING, Q.TRANSFERRING):
+                run += 1
+            elif status in (Q.IDLE, Q.SUSPENDED):
+                idle += 1
+            elif status == Q.HELD:
+                hold += 1
         total = sum(self.totals.values())
-        done = max(0, total - len(self.procs))
-        run = sum(1 for s in states if s in (Q.RUNNING, Q.TRANSFERRING))
-        idle = sum(1 for s in states if s in (Q.IDLE, Q.SUSPENDED))
-        hold = sum(1 for s in states if s == Q.HELD)
-        return done, run, idle, hold, total
+        return max(0, total - len(self.procs)), run, idle, hold, total
 
     def ids(self):
         first, last = self.procs[0], self.procs[-1]
@@ -165,8 +176,9 @@ def batch_view(procs, totals):
     head = f"{'OWNER':<{owner_w}} {'BATCH_NAME':<{name_w}} {'   SUBMITTED':>12} " + \
         " ".join(heads[i].rjust(widths[i]) for i in cols) + " JOB_IDS"
     lines = [head]
+    pads = [(i, widths[i]) for i in cols]
     for batch, count in zip(rows, counts):
-        cells = " ".join((str(count[i]) if count[i] else "_").rjust(widths[i]) for i in cols)
+        cells = " ".join((str(count[i]) if count[i] else "_").rjust(w) for i, w in pads)
         lines.append(f"{batch.owner:<{owner_w}} {batch.name:<{name_w}} "
                      f"{format_date(batch.procs[0].qdate):>12} {cells} {batch.ids()}")
     return "\n".join(lines) + "\n"
