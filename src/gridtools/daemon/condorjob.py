@@ -253,6 +253,12 @@ def hold_changed(state, job, number, before):
         return
     after = held_numbers(job, number)
     now = time.time()
+    for n in after - before:
+        mine = task_info(job, n)
+        if not mine.get("hold"):
+            letters = job.holds_of(n)
+            why = next((text for letter, text in ads._HOLD_REASONS if letter in letters), "held")
+            mine["hold"] = [why, HOLD_CODE_USER, 0, int(now)]
     if after - before:
         held_events(state, job, sorted(after - before), now)
     if before - after:
