@@ -266,7 +266,8 @@ def _by_constraint(snap, opts, action, user, prog):
     if acted:
         sys.stdout.write(f"All jobs{words} have been {past}\n")
         return 0
-    if not targets:
-        sys.stderr.write("There are no jobs in the queue\n" if not snap.get("rows") else "")
+    if not Q.procs(snap):
+        sys.stderr.write("There are no jobs in the queue\n")      # nothing to act on is no error
+        return 0
     sys.stderr.write(f"Couldn't find/{action.verb} all jobs{words}\n")
     return 1
