@@ -205,16 +205,10 @@ def _ads(source, procs, attributes):
 
 
 def render(opts, snap, chosen, everyone, user, now, source):
-    from gridtools.cli.condor import formatting, qviews
+    from gridtools.cli.condor import qviews
     view = opts.view
-    if view == "long":
-        return formatting.long_ads(_ads(source, chosen, opts.attributes))
-    if view == "json":
-        return formatting.json_ads(_ads(source, chosen, opts.attributes)) if chosen else ""
-    if view == "af":
-        return formatting.autoformat(_ads(source, chosen, None), opts.af_attrs, opts.af_quals)
-    if view == "format":
-        return formatting.format_ads(_ads(source, chosen, None), opts.formats)
+    if view in ("long", "json", "af", "format"):
+        return _attributes(opts, chosen, source)
     head = qviews.title(_schedd(), now)
     if view == "analyze":
         from gridtools.cli.condor import analyze
@@ -227,6 +221,18 @@ def render(opts, snap, chosen, everyone, user, now, source):
     if view == "totals":
         return head + counts
     return head + body + "\n" + counts + "\n"
+
+
+def _attributes(opts, chosen, source):
+    """-long, -json, -af and -format: what the ads say."""
+    from gridtools.cli.condor import formatting
+    if opts.view == "long":
+        return formatting.long_ads(_ads(source, chosen, opts.attributes))
+    if opts.view == "json":
+        return formatting.json_ads(_ads(source, chosen, opts.attributes)) if chosen else ""
+    if opts.view == "af":
+        return formatting.autoformat(_ads(source, chosen, None), opts.af_attrs, opts.af_quals)
+    return formatting.format_ads(_ads(source, chosen, None), opts.formats)
 
 
 def _table(opts, snap, chosen, user, now, source):

@@ -17,8 +17,6 @@ ids are named or ``-allusers`` is given (root sees everyone's).
 
 import os
 import pwd
-from dataclasses import dataclass, field
-
 from gridtools.errors import InputError
 
 #: JobStatus numbers and their condor_q letters
@@ -40,24 +38,20 @@ def me():
         return str(os.getuid())
 
 
-@dataclass(slots=True)
 class Proc:
-    """One proc of the queue, from the published status."""
-    cluster: int
-    proc: int
-    owner: str
-    status: int
-    qdate: float
-    start: float = 0.0            # when the current run started (running procs)
-    host: str = ""
-    prio: int = 0
-    cmd: str = ""
-    args: list = field(default_factory=list)
-    batch: str | None = None
-    universe: int = 5
-    hold: list | None = None      # [reason, code, subcode(, since)]
-    slots: int = 1
-    is_condor: bool = False
+    """One proc of the queue, from the published status (a plain class: condor_q makes
+    10,000 of them and must not pay for importing dataclasses)."""
+
+    __slots__ = ("cluster", "proc", "owner", "status", "qdate", "start", "host", "prio", "cmd", "args",
+                 "batch", "universe", "hold", "slots", "is_condor")
+
+    def __init__(self, cluster, proc, owner, status, qdate, start=0.0, host="", prio=0, cmd="",
+                 args=(), batch=None, universe=5, hold=None, slots=1, is_condor=False):
+        self.cluster, self.proc, self.owner, self.status = cluster, proc, owner, status
+        self.qdate, self.start, self.host, self.prio = qdate, start, host, prio
+        self.cmd, self.args, self.batch, self.universe = cmd, list(args), batch, universe
+        self.hold = hold            # [reason, code, subcode(, since)] of a held proc
+        self.slots, self.is_condor = slots, is_condor
 
     @property
     def id(self):
@@ -139,14 +133,15 @@ def _proc(row, info, cinfo, number, status):
 
 # ---------------------------------------------------------------- selecting
 
-@dataclass
 class Selection:
     """Which procs a command names: ids, users, constraints, -allusers."""
-    clusters: set = field(default_factory=set)
-    ids: set = field(default_factory=set)          # (cluster, proc)
-    users: list = field(default_factory=list)
-    constraints: list = field(default_factory=list)
-    allusers: bool = False
+
+    def __init__(self):
+        self.clusters = set()
+        self.ids = set()              # (cluster, proc)
+        self.users = []
+        self.constraints = []
+        self.allusers = False
 
     @property
     def named(self):
