@@ -1,6 +1,7 @@
 """condor_q -analyze and -better-analyze: why jobs do not run.
 
-The text comes from ``sched.analysis`` (a job ad against slot ads). The
+The text comes from ``sched.analysis`` (a job ad against slot ads);
+-better-analyze analyses the match of running and held jobs too. The
 slot ads are those every execution host of the cell offers
 (``ads.machine_ads``), made from the hosts' published load values and the
 cell's condor_config; the slots that run tasks are Claimed/Busy by the
@@ -62,5 +63,9 @@ def report(snap, chosen, everyone, source, better, now):
     machines = slot_ads(snap, everyone, now)
     out = []
     for proc in chosen:
-        out.append(analysis.analyze(source.ad(proc), machines, better=better, now=now))
-    return "".join(out) if out else ""
+        ad = source.ad(proc)
+        if better and ad.eval("JobStatus") != Q.IDLE:   # -better-analyze looks at the match anyway
+            ad = ad.copy()
+            ad["JobStatus"] = Q.IDLE
+        out.append(analysis.analyze(ad, machines, better=better, now=now))
+    return "".join(out)
