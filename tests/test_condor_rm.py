@@ -17,8 +17,12 @@ def test_rm_messages_and_exit_codes(cell, workdir):
     assert set(statuses(cell, str(cluster))) == {f"{cluster}.0"}
     rest = cell.run("condor_rm", str(cluster))
     assert rest.stdout == f"All jobs in cluster {cluster} have been marked for removal\n" and rest.returncode == 0
+    empty = cell.run("condor_rm", str(cluster))                # nothing in the queue: no error
+    assert empty.returncode == 0 and empty.stderr == "There are no jobs in the queue\n"
+    other = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="o.sub")
     again = cell.run("condor_rm", str(cluster))
-    assert again.returncode == 1 and again.stderr.endswith(f"Couldn't find/remove all jobs in cluster {cluster}\n")
+    assert again.returncode == 1 and again.stderr == f"Couldn't find/remove all jobs in cluster {cluster}\n"
+    assert set(statuses(cell, str(other))) == {f"{other}.0"}
     none = cell.run("condor_rm")
     assert none.returncode == 1 and none.stderr.startswith("You did not specify any jobs\n")
 
