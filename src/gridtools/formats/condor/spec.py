@@ -8,7 +8,7 @@ gridtools_spool(5)): the command and its arguments run directly (``-b y
 standard streams, the slots and resource requests the scheduler places
 (``RequestCpus`` > 1 becomes the parallel environment ``smp``, a parallel
 universe job's ``machine_count`` the parallel environment ``mpi``,
-``RequestMemory`` a ``mem_free`` request, ``RequestGPUs`` a ``gpu``
+``RequestMemory`` a ``mem_free`` request (when the user asked for memory), ``RequestGPUs`` a ``gpu``
 request, the local universe the submit host), a hold, and under
 ``condor_ad`` the ads themselves: the long form of proc 0's ad, or a list
 whose later entries hold only what differs from proc 0 (``ads.job_ad``
@@ -131,6 +131,13 @@ def stored_ads(ads):
     return [base] + diffs
 
 
+def _asked(ad, name):
+    """True when the ad's memory request is the user's own, not HTCondor's default."""
+    from gridtools.formats.condor.exprs import default_request_memory
+    expr = ad.lookup(name)
+    return expr is not None and expr.unparse() != default_request_memory().unparse()
+
+
 def _requests(ad, facts, submit_host):
     """(pe, hard resources) of one cluster's first ad."""
     hard, pe = {}, None
@@ -140,7 +147,7 @@ def _requests(ad, facts, submit_host):
         pe = [PARALLEL_PE, count, count]
     elif cpus > 1:
         pe = [SMP_PE, cpus, cpus]
-    memory = _number(ad, "RequestMemory", 0)
+    memory = _number(ad, "RequestMemory", 0) if _asked(ad, "RequestMemory") else 0
     if memory and memory > 0:
         hard[MEMORY_REQUEST] = f"{int(memory)}M"
     gpus = _number(ad, "RequestGPUs", 0)
