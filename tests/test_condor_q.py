@@ -144,3 +144,13 @@ def test_ten_thousand_jobs_as_fast_as_qstat(tmp_path, monkeypatch):
         best = elapsed if best is None else max(best, elapsed)
         assert out.getvalue().count("\n") > (10000 if "-nobatch" in args else 1)
     assert best < 0.6
+
+
+def test_dag_nodes_under_their_dagman_job(cell, workdir):
+    dag = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir)
+    node = submit(cell, SLEEP + f"hold = true\n+DAGManJobId = {dag}\n+DAGNodeName = \"NodeA\"\nqueue\n",
+                  cwd=workdir, name="n.sub")
+    lines = _lines(cell, "-nobatch", "-dag")
+    assert lines[3] == " ID      OWNER/NODENAME      SUBMITTED     RUN_TIME ST PRI SIZE CMD"
+    assert re.match(rf"^ *{dag}\.0   root +", lines[4])
+    assert re.match(rf"^ *{node}\.0    \|-NodeA +", lines[5])
