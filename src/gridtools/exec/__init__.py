@@ -7,5 +7,6 @@
                 and killing the processes a killed shepherd left behind
 - ``plan``      building the plan a shepherd carries out (command line, environment)
 - ``tmpdir``    the task's TMPDIR: fresh, private, made without following links
+- ``transfer``  HTCondor file transfer: input files into the scratch folder, output back
 - ``load``      this host's load values
 """
