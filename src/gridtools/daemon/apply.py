@@ -142,23 +142,6 @@ def clear_error(state, job, number):
     return True
 
 
-# ---------------------------------------------------------------- suspension
-
-def suspend(state, dispatcher, job, task, why, on, force=False):
-    """Add (``on``) or remove suspension reason ``why`` (s user, S queue, T threshold);
-    the shepherd gets the signal when the task's stopped state changes. ``force``
-    sends it even when nothing changed (``qmod -f``). True when the reason changed."""
-    from gridtools.daemon import suspension
-    before = bool(task.suspended)
-    changed = tr.suspend(job, task.number, why) if on else tr.unsuspend(job, task.number, why)
-    if changed:
-        _changed(state, job, schedule=False)
-    after = bool(task.suspended)
-    if before != after or (force and task.state is TaskState.RUNNING):
-        suspension.send(state, dispatcher, job, task, "suspend" if after else "resume")
-    return changed
-
-
 # ---------------------------------------------------------------- HTCondor's requests and policies
 
 def condor_hold(state, dispatcher, job, number, hold, now):
@@ -227,3 +210,20 @@ def condor_force_out(state, dispatcher, job, number, now):
         history.record(state, job, number)
         return True
     return False
+
+
+# ---------------------------------------------------------------- suspension
+
+def suspend(state, dispatcher, job, task, why, on, force=False):
+    """Add (``on``) or remove suspension reason ``why`` (s user, S queue, T threshold);
+    the shepherd gets the signal when the task's stopped state changes. ``force``
+    sends it even when nothing changed (``qmod -f``). True when the reason changed."""
+    from gridtools.daemon import suspension
+    before = bool(task.suspended)
+    changed = tr.suspend(job, task.number, why) if on else tr.unsuspend(job, task.number, why)
+    if changed:
+        _changed(state, job, schedule=False)
+    after = bool(task.suspended)
+    if before != after or (force and task.state is TaskState.RUNNING):
+        suspension.send(state, dispatcher, job, task, "suspend" if after else "resume")
+    return changed

@@ -256,7 +256,7 @@ def _max_script(state):
 def _complex_types(state):
     """Complex name and shortcut -> type, for checking resource requests."""
     from gridtools.daemon import view
-    return {name: getattr(cx.type, "value", cx.type) for name, cx in view.config_parts(state)["complexes"].items()}
+    return {name: cx.type.value for name, cx in view.config_parts(state)["complexes"].items()}
 
 
 # ---------------------------------------------------------------- delete
