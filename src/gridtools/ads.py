@@ -79,26 +79,42 @@ def job_status(task=None, job_hold="", deleted=False):
 
 # ---------------------------------------------------------------- jobs
 
-def job_ad(spec, task=None, number=1, job_hold="", deleted=False):
-    """The ClassAd of task ``number`` of a job (``task``: its record, or None)."""
+def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
+    """The ClassAd of task ``number`` of a job (``task``: its record, or None);
+    ``condor``: the job's HTCondor bookkeeping (``model.job.Job.condor``)."""
     ad = _base_ad(spec, number)
     _overlay_state(ad, spec, task, job_hold, deleted)
+    if condor:
+        _overlay_condor(ad, condor, number)
     return ad
 
 
 def job_ads(job, numbers=None):
     """The ads of a ``model.job.Job``'s tasks (all of them, or ``numbers``)."""
     numbers = job.numbers() if numbers is None else numbers
-    return [job_ad(job.spec, job.tasks.get(n), n, job.hold, job.deleted) for n in numbers]
+    return [job_ad(job.spec, job.tasks.get(n), n, job.hold, job.deleted, job.condor) for n in numbers]
 
 
 def _base_ad(spec, number):
     text = spec.get("condor_ad")
     if isinstance(text, list):
-        text = text[min(number - 1, len(text) - 1)] if text else None
-    ad = _parsed_ad(text).copy() if text else _sge_ad(spec)
+        ad = _proc_ad(tuple(text), min(number, len(text))) if text else _sge_ad(spec)
+    else:
+        ad = _parsed_ad(text).copy() if text else _sge_ad(spec)
     ad["ClusterId"] = int(spec["id"])
     ad["ProcId"] = number - 1
+    if "owner" in spec:                 # who submitted it, whatever the ad's text claims
+        ad["Owner"] = spec["owner"]
+    return ad
+
+
+def _proc_ad(texts, index):
+    """The ad of entry ``index`` (1-based) of a list of ad texts: the first is whole,
+    each later one is laid over it (it may hold only what differs from the first)."""
+    ad = _parsed_ad(texts[0]).copy()
+    if index > 1 and texts[index - 1]:
+        for name, expr in _parsed_ad(texts[index - 1]).items():
+            ad[name] = expr
     return ad
 
 
@@ -258,6 +274,33 @@ def _ended(ad, task):
     else:
         ad["ExitBySignal"] = False
         ad["ExitCode"] = code
+
+
+#: HoldReasonCode of a job held by one of its own policy expressions (JobPolicy)
+HOLD_CODE_POLICY = 3
+
+
+def _overlay_condor(ad, condor, number):
+    """What the daemon keeps of an HTCondor job beyond its tasks' states: the reason of
+    a hold, completions, attributes set by condor_qedit, removal."""
+    for name, text in (condor.get("edits") or {}).items():
+        try:
+            ad[name] = parse(text)
+        except ClassAdSyntaxError:
+            continue
+    mine = (condor.get("tasks") or {}).get(str(number)) or {}
+    if mine.get("completions"):
+        ad["NumJobCompletions"] = int(mine["completions"])
+    hold = mine.get("hold") or condor.get("hold")
+    if hold and ad.eval("JobStatus") == JobStatus.HELD:
+        ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = hold[0], int(hold[1]), int(hold[2])
+        if len(hold) > 3:
+            ad["EnteredCurrentStatus"] = int(hold[3])
+    if mine.get("removed") and ad.eval("JobStatus") in (JobStatus.COMPLETED, JobStatus.IDLE):
+        ad["JobStatus"] = int(JobStatus.REMOVED)
+    reason = mine.get("remove_reason") or condor.get("remove_reason")
+    if reason and ad.eval("JobStatus") == JobStatus.REMOVED:
+        ad["RemoveReason"] = reason
 
 
 def _held(ad, task, job_hold):

@@ -29,6 +29,12 @@
 - ``monitor``   the scheduler monitoring files (qconf -tsm, params MONITOR=1)
 - ``faults``    what the daemon set aside or cannot write now, published for queries
 - ``crash``     crash points (``GRIDTOOLS_CRASH_AT``) for testing what a crash leaves
+- ``condorjob`` HTCondor jobs in the daemon: user log events, exit and periodic policy
+                carried out, LeaveJobInQueue, the plan of a proc, condor_qedit;
+                ``condorpolicy`` the job's own expressions as pure decisions,
+                ``condorreq`` the requests of condor_rm/hold/release/qedit/prio,
+                ``userlogs`` appending to a user log as its owner,
+                ``history`` the job history file condor_history reads
 
 Commands never import this package (``gridtools daemon`` and ``gridtools
 execd`` excepted, which run it): they read the published status and the

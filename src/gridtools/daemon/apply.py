@@ -9,6 +9,7 @@ shepherds where a running task is concerned. Nothing else in the daemon
 writes a job's state.
 """
 
+from gridtools.daemon import condorjob, condorpolicy
 from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
 
@@ -27,6 +28,7 @@ def dispatched(state, job, number, granted, pe, now):
     tr.dispatch(job, number, granted, now, pe=pe)
     state.active_jobs.add(job.id)
     _changed(state, job, schedule=False)
+    condorjob.started(state, job, number, now)
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):
@@ -57,17 +59,40 @@ def concluded(state, job, task, result, now):
         task.end_time = float(result.get("end_time") or now)
         tr.requeue(job, number, now)
         state.log(f"I|job {job.id}.{number} requeued")
+        condorjob.evicted(state, job, task, result, now)
     elif result.get("error_state"):
         tr.finish(job, number, result, now)
         task.start_time = 0.0
         tr.fail_to_start(job, number, result.get("error_reason") or result.get("failed_reason", ""), now)
         task.failed = int(result.get("failed", 0))
         state.log(f"W|job {job.id}.{number} set to error state: {task.error_reason}")
+    elif _condor_exit(state, job, task, result, now):
+        pass                                    # held or run again by the job's own policy
     else:
         tr.finish(job, number, result, now)
+        condorjob.ended(state, job, task, result, now)
         if job.is_finished():
             state.finished_order.append(job.id)
     _changed(state, job)
+
+
+def _condor_exit(state, job, task, result, now):
+    """An HTCondor job's exit policy (daemon.condorpolicy) on a task that exited of its
+    own accord: True when it held the task or put it back to wait."""
+    decision = condorjob.exit_decision(job, task, result, now)
+    if decision is None:
+        return False
+    task.end_time = float(result.get("end_time") or now)
+    tr.requeue(job, task.number, now)
+    if decision.action is condorpolicy.Action.HOLD:
+        tr.set_hold(job, task.number, "u", True)
+        condorjob.task_info(job, task.number)["hold"] = [decision.reason, decision.code, decision.subcode,
+                                                          int(now)]
+        condorjob.held_events(state, job, [task.number], now)
+    else:
+        condorjob.evicted(state, job, task, result, now)
+    state.log(f"I|job {job.id}.{task.number} {decision.action.value} by its exit policy")
+    return True
 
 
 # ---------------------------------------------------------------- deleting
@@ -79,6 +104,7 @@ def delete_task(state, dispatcher, job, number, now, force):
     if st in (TaskState.PENDING, TaskState.ERROR):
         tr.delete_pending(job, number, now)
         _changed(state, job)
+        condorjob.removed_events(state, job, [number], now)
     elif st is TaskState.RUNNING:
         task = job.task(number)
         if tr.request_delete(job, number) or force:
@@ -90,7 +116,9 @@ def delete_task(state, dispatcher, job, number, now, force):
 
 def delete_untouched(state, job, now):
     """qdel of a whole large array: its tasks without a record end without getting one."""
+    untouched = list(job.untouched()) if condorjob.is_condor(job) else []
     tr.delete_untouched(job, now)
+    condorjob.removed_events(state, job, untouched, now)
     _changed(state, job)
     if job.is_finished() and job.id not in state.finished_order:
         state.finished_order.append(job.id)
@@ -100,8 +128,10 @@ def delete_untouched(state, job, now):
 
 def hold(state, job, number, letters, on):
     """Set (``on``) or release hold letters of one pending task, or of the job (None)."""
+    held_before = condorjob.held_numbers(job, number)
     changed = tr.set_hold(job, number, letters, on)
     _changed(state, job)
+    condorjob.hold_changed(state, job, number, held_before)
     return changed
 
 
@@ -111,6 +141,76 @@ def clear_error(state, job, number):
         return False
     _changed(state, job)
     return True
+
+
+# ---------------------------------------------------------------- HTCondor's requests and policies
+
+def condor_hold(state, dispatcher, job, number, hold, now):
+    """condor_hold (or PeriodicHold) of one task: a waiting task is held, a running one
+    is held and stopped (it waits, held, once its shepherd has ended it). ``hold``:
+    [reason, code, subcode]. False when the task was held already or has ended."""
+    st = job.state_of(number)
+    if st is TaskState.FINISHED or (st is not TaskState.RUNNING and "u" in job.holds_of(number)):
+        return False
+    tr.set_hold(job, number, "u", True)
+    info = condorjob.task_info(job, number)
+    info["hold"] = list(hold[:3]) + [int(now)]
+    if st is TaskState.RUNNING:
+        info["vacating"] = True
+        dispatcher.signal_task(job, job.task(number), "requeue")
+    _changed(state, job)
+    condorjob.held_events(state, job, [number], now)
+    return True
+
+
+def condor_release(state, job, number, reason, now, letters="u"):
+    """condor_release (or PeriodicRelease) of one held task: its hold ``letters`` go (a
+    task in the error state waits again); False when it was not held by them."""
+    st = job.state_of(number)
+    if st is TaskState.ERROR:
+        tr.clear_error(job, number)
+    elif st is not TaskState.PENDING or not set(job.holds_of(number)) & set(letters):
+        return False
+    else:
+        tr.set_hold(job, number, letters, False)
+    info = condorjob.task_info(job, number)
+    info.pop("hold", None)
+    job.condor.pop("hold", None)
+    _changed(state, job)
+    condorjob.released_events(state, job, [number], reason, now)
+    return True
+
+
+def condor_remove_kept(state, job, number, now):
+    """condor_rm of a completed task kept in the queue: it shows as removed (X)."""
+    info = condorjob.task_info(job, number)
+    if info.get("removed") or info.get("gone"):
+        return False
+    info["removed"] = True
+    _changed(state, job)
+    condorjob.write_events(state, job, [(number, condorjob.EventType.JOB_ABORTED,
+                                         {"Reason": job.condor.get("remove_reason") or "via condor_rm"}, now)])
+    return True
+
+
+def condor_force_out(state, dispatcher, job, number, now):
+    """condor_rm -forcex of a task in the removed state (X): a running one ends now, a kept
+    one leaves the queue. False when it was not in that state."""
+    st = job.state_of(number)
+    info = condorjob.task_info(job, number)
+    if st is TaskState.RUNNING and job.task(number).deleting:
+        info["gone"] = True
+        delete_task(state, dispatcher, job, number, now, True)
+        return True
+    kept = job.condor.get("kept") or []
+    if st is TaskState.FINISHED and number in kept and info.get("removed") and not info.get("gone"):
+        info["gone"] = True
+        kept.remove(number)
+        _changed(state, job)
+        from gridtools.daemon import history
+        history.record(state, job, number)
+        return True
+    return False
 
 
 # ---------------------------------------------------------------- suspension

@@ -12,7 +12,7 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import apply, crash, devices, execd, view
+from gridtools.daemon import apply, condorjob, crash, devices, execd, view
 from gridtools.exec import ckpt, launch, load, shepherd, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
@@ -93,6 +93,8 @@ class Dispatcher:
             "suspend_method": q("suspend_method"), "resume_method": q("resume_method"),
             "terminate_method": q("terminate_method"), "granted": granted,
         }
+        if spec.get("condor_ad"):
+            condorjob.adjust_plan(plan, job, number)
         plan.update(_pe_procedures(spec, conf, ctx, job.id, number))
         _add_queue_methods(plan, spec, conf, q)
         return plan

@@ -20,7 +20,7 @@ import pwd
 import shutil
 import time
 
-from gridtools.daemon import admitjob, apply, auth, crash, faults
+from gridtools.daemon import admitjob, apply, auth, condorjob, crash, faults
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import jobcheck, reqcheck, spoolyaml
@@ -172,6 +172,8 @@ def submit(state, dispatcher, req, now):
     try:
         spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
         problem = _not_new(state, spec, req.uid)
+        if not problem and spec.get("condor_ad"):
+            problem = condorjob.check_new(spec)
     except jobcheck.Invalid as exc:
         problem = str(exc)
     if problem:
@@ -201,6 +203,7 @@ def submit(state, dispatcher, req, now):
         job.hold = "u"
     state.add(job)
     state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
+    condorjob.submitted(state, job, now)
     admitjob.accept(state, dispatcher, job, now)
 
 

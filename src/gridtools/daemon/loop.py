@@ -19,7 +19,7 @@ import sys
 import time
 
 from gridtools.daemon import apply, arreq, crash, faults, intake, monitor, petask, publish, qcontrol, reap
-from gridtools.daemon import suspension, view
+from gridtools.daemon import condorjob, suspension, view
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
@@ -69,6 +69,7 @@ class Daemon:
         self.sigpipe = None
         self.unsettled = []          # (request, answer) applied, not yet answered and removed
         self.intake_waits = False    # a request waits for the spool to take it
+        self.periodic_at = None      # when HTCondor jobs' periodic expressions are looked at next
 
     # ------------------------------------------------------------ life
     def startup(self):
@@ -219,10 +220,19 @@ class Daemon:
             if self.schedule(now):
                 self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
         self.retry_signals = suspension.resend(state, self.dispatcher)
+        self._periodic(now)
         keep, max_age = self._finished_jobs_kept()
         self.purged = reap.purge(state, keep, max_age, now) or self.purged
         self.expiry = reap.next_expiry(state, max_age)
         self._conclude_pass(now)
+
+    def _periodic(self, now):
+        """HTCondor jobs' periodic expressions, every PERIODIC_EXPR_INTERVAL seconds."""
+        if self.periodic_at is not None and now < self.periodic_at:
+            return
+        if condorjob.periodic(self.state, self.dispatcher, now):
+            self.state.need_schedule = True
+        self.periodic_at = now + condorjob.periodic_interval()
 
     def _conclude_pass(self, now):
         """Write what the pass changed, publish it, then answer the requests it shows."""
@@ -364,6 +374,8 @@ class Daemon:
         for event in (self.next_event, self.control.next_wake, self.expiry):
             if event is not None:
                 timeout = min(timeout, max(0.0, event - now))
+        if self.periodic_at is not None:
+            timeout = min(timeout, max(0.0, self.periodic_at - now))
         if self.retry_deletes or self.retry_signals:
             timeout = min(timeout, DELETE_RETRY)
         if self.state.need_schedule and self.state.scheduling:

@@ -9,6 +9,7 @@
 - ``tmpdir``    the task's TMPDIR: fresh, private, made without following links
 - ``ckpt``      checkpointing environments in a running task: migration,
                 restart and clean commands (checkpoint(5))
+- ``transfer``  HTCondor file transfer: input files into the scratch folder, output back
 - ``load``      this host's load values
 - ``gpus``      how many GPUs this machine has (for a new cell's gpu consumable)
 """

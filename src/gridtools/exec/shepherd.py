@@ -32,6 +32,7 @@ FAILED_PROLOG = 8
 FAILED_EPILOG = 15
 FAILED_PESTART = 10
 FAILED_KILLED = 100
+FAILED_STAGE_IN = 26        # an HTCondor job's input files could not be copied in
 
 
 class Shepherd:
@@ -48,6 +49,7 @@ class Shepherd:
         self.trace_lines = []
         self.timers = jobproc.Timers(time.time(), {}, 0)
         self.lock = None
+        self.staged = 0.0
 
     def record_group(self, pgid):
         """Note in the lock the process group this shepherd runs (the job, a prolog ...;
@@ -77,10 +79,12 @@ class Shepherd:
         plan = self.plan
         made = self._make_tmpdir()
         try:
-            if self._procedure("prolog", FAILED_PROLOG) and self._procedure("pe_start", FAILED_PESTART):
+            if self._stage_in(made) and self._procedure("prolog", FAILED_PROLOG) and \
+                    self._procedure("pe_start", FAILED_PESTART):
                 ckpt.prepare_restart(plan)
                 self._run_job()
                 ckpt.clean(plan, self.result)
+                self._stage_out()
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
@@ -102,6 +106,28 @@ class Shepherd:
             return None
         plan["env"]["TMPDIR"] = plan["env"]["TMP"] = path
         return path
+
+    def _stage_in(self, made):
+        """An HTCondor job that transfers files runs in its TMPDIR with copies of its
+        input files (see exec.transfer); False when they could not be copied."""
+        if not self.plan.get("scratch"):
+            return True
+        from gridtools.exec import transfer
+        if made:
+            self.plan["cwd"] = made
+            self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
+        self.staged = transfer.started_at()
+        done, why = transfer.stage_in(self.plan)
+        if not done:
+            self.result.update(failed=FAILED_STAGE_IN, failed_reason=why, exit_status=1,
+                               error_state=True, error_reason=why)
+        return done
+
+    def _stage_out(self):
+        if self.plan.get("scratch"):
+            from gridtools.exec import transfer
+            if not transfer.stage_out(self.plan, self.staged):
+                self.trace("cannot copy output files back to the job's Iwd")
 
     def _remove_tmpdir(self, path):
         try:
@@ -237,10 +263,19 @@ class Shepherd:
         jobproc.signal_job(pid, signal.SIGCONT)
         if not self._warned(pid, signal.SIGUSR2, "notify_kill"):
             jobproc.terminate(self.plan, pid)
+            self._kill_later()
+
+    def _kill_later(self):
+        """A job ended with a gentler signal (an HTCondor job's KillSig) gets SIGKILL
+        when it has not ended ``kill_after`` seconds later."""
+        after = self.plan.get("kill_after")
+        if after and "force_kill" not in self.timers.pending:
+            self.timers.pending["force_kill"] = time.time() + float(after)
 
     def _terminate(self, pid, why):
         self.killed_by = why
         jobproc.terminate(self.plan, pid)
+        self._kill_later()
 
     def _checkpoint(self, pid):
         """Periodic checkpoint (min_cpu_interval): the environment's command, else its signal."""
@@ -259,8 +294,11 @@ class Shepherd:
                 jobproc.suspend(self.plan, pid)
             elif event == "notify_kill":
                 jobproc.terminate(self.plan, pid)
+                self._kill_later()
             elif event == "checkpoint":
                 self._checkpoint(pid)
+            elif event == "force_kill":
+                jobproc.signal_job(pid, signal.SIGKILL)
             elif event in ("h_rt", "kill"):
                 self._terminate(pid, "wallclock limit (h_rt) exceeded" if event == "h_rt" else "killed")
                 self.killed_by = "h_rt limit exceeded" if event == "h_rt" else self.killed_by

@@ -272,6 +272,22 @@ def job_id(value, field):
 
 
 
+#: most bytes of all the ad texts of one HTCondor cluster together
+MAX_CONDOR_AD = 1 << 20
+
+
+def condor_ads(value, field):
+    """An HTCondor cluster's ads (condor_submit): one text, or a list of texts (the
+    first whole, each later one what a proc changes); their content is read by the
+    daemon. At most MAX_CONDOR_AD bytes in all, no NUL."""
+    texts = value if isinstance(value, list) else [value]
+    if not texts or any(not isinstance(t, str) or "\0" in t for t in texts) or not texts[0]:
+        raise _bad(field, "must hold the texts of job ads")
+    if sum(len(t) for t in texts) > MAX_CONDOR_AD:
+        raise _bad(field, f"holds more than {MAX_CONDOR_AD} bytes of job ads")
+    return list(texts) if isinstance(value, list) else value
+
+
 #: field -> checker; the job description's fields as qsub, qrsh and qalter write them
 FIELDS = {
     "id": job_id, "name": job_name, "binary": boolean, "shell_wrap": boolean,
@@ -295,6 +311,8 @@ FIELDS = {
     "submit_host": word, "submit_time": moment, "script_name": line,
     "args": list_of(env_value), "command": optional(line), "aliases": list_of(alias),
     "job_script": one_of("QRSH"), "interactive": boolean,
+    "condor_ad": condor_ads, "job_prio": integer(-2 ** 31, 2 ** 31 - 1),
+    "batch_name": optional(line), "universe": integer(1, 20),
 }
 #: fields every job description has
 REQUIRED = ("id", "name", "submit_time")

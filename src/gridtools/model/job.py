@@ -99,6 +99,7 @@ class Job:
     deleted: bool = False                         # qdel of the whole job: untouched tasks ended
     deleted_at: float = 0.0                       # when that qdel came
     version: int = 0                              # bumped by every change (keys caches)
+    condor: dict = field(default_factory=dict)    # HTCondor bookkeeping (see ads._overlay_condor)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def changed(self):
@@ -194,6 +195,8 @@ class Job:
                 "tasks": {str(n): t.to_dict() for n, t in sorted(self.tasks.items())}}
         if self.deleted_at:
             data["deleted_at"] = self.deleted_at
+        if self.condor:
+            data["condor"] = self.condor
         return data
 
     @classmethod
@@ -205,6 +208,7 @@ class Job:
         job.hold = state.get("hold", "") or ""
         job.deleted = bool(state.get("deleted", False))
         job.deleted_at = float(state.get("deleted_at") or 0.0)
+        job.condor = dict(state.get("condor") or {}) if isinstance(state.get("condor"), dict) else {}
         for key, data in (state.get("tasks") or {}).items():
             job.tasks[int(key)] = Task.from_dict(int(key), data)
         return job

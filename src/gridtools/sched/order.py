@@ -198,8 +198,26 @@ def order(snap):
     return ordered, numbers, result.tickets.nodes
 
 
+def by_job_prio(ordered):
+    """HTCondor's JobPrio within each owner: an owner's jobs keep the places the order gave
+    them, and fill them best JobPrio first (ties keep their order). Jobs of other owners
+    do not move."""
+    if not any(job.job_prio for job in ordered):
+        return ordered
+    places, mine = {}, {}
+    for index, job in enumerate(ordered):
+        places.setdefault(job.owner, []).append(index)
+        mine.setdefault(job.owner, []).append(job)
+    result = list(ordered)
+    for owner, jobs in mine.items():
+        for index, job in zip(places[owner], sorted(jobs, key=lambda j: -j.job_prio)):
+            result[index] = job
+    return result
+
+
 def _with_rest(snap, ordered, numbers):
     """The ordered jobs, then those kept back (holds, start time, dependencies) by submission."""
+    ordered = by_job_prio(ordered)
     placed = {job.id for job in ordered}
     rest = sorted((j for j in snap.jobs if j.id not in placed), key=lambda j: (j.submit_time, j.id))
     for job in rest:

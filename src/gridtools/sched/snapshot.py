@@ -208,6 +208,7 @@ class PendingJob:
     jshare: int = 0                      # -js
     oticket: int = 0                     # job override tickets
     now_only: bool = False               # -now y: start in this pass or never
+    job_prio: int = 0                    # HTCondor's JobPrio: orders one owner's jobs among themselves
 
     def held_task(self, number):
         return self.held_all or number in self.held

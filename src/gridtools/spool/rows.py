@@ -101,7 +101,26 @@ def job_info(job, decisions_urg):
         "ad_predecessors": list(spec.get("ad_predecessors") or []), "ckpt": spec.get("ckpt"),
         "binding": spec.get("binding"), "masterq": list(spec.get("masterq") or []),
         "tc": spec.get("tc"), "override_tickets": int(spec.get("override_tickets") or 0),
-        "jobshare": int(spec.get("jobshare") or 0),
+        "jobshare": int(spec.get("jobshare") or 0), "condor": condor_info(job),
     }
+
+
+def condor_info(job):
+    """What condor_q shows of a job besides its rows: its command and arguments, batch
+    name, JobPrio and universe, and the HTCondor bookkeeping of its tasks (hold
+    reasons, removals, finished tasks kept in the queue; see daemon.condorjob)."""
+    spec = job.spec
+    info = {"cmd": spec.get("command") or spec.get("script_name") or "",
+            "args": [str(a) for a in spec.get("args") or ()],
+            "batch": spec.get("batch_name") if spec.get("condor_ad") else spec.get("name"),
+            "prio": int(spec.get("job_prio") or 0), "universe": int(spec.get("universe") or 5),
+            "ads": bool(spec.get("condor_ad"))}
+    book = job.condor
+    if book:
+        info["kept"] = list(book.get("kept") or ())
+        info["hold"] = book.get("hold")
+        info["tasks"] = {str(k): {f: v for f, v in t.items() if f in ("hold", "removed", "gone")}
+                         for k, t in (book.get("tasks") or {}).items()}
+    return info
 
 

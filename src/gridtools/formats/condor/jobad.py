@@ -24,6 +24,19 @@ SUBMIT_METHOD_CONDOR_SUBMIT = 0
 SUBMIT_METHOD_PYTHON = 2
 DEFAULT_VERSION = "$CondorVersion: 24.0.0 gridtools $"
 DEFAULT_PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
+#: submit commands that may also be written as the job attribute they set, as
+#: condor_submit accepts (``RequestCpus = 2`` is ``request_cpus = 2``)
+ALIASES = {
+    "request_cpus": "requestcpus", "request_memory": "requestmemory",
+    "request_disk": "requestdisk", "request_gpus": "requestgpus", "priority": "jobprio",
+    "notification": "jobnotification", "max_retries": "jobmaxretries",
+    "on_exit_remove": "onexitremove", "on_exit_hold": "onexithold",
+    "on_exit_hold_reason": "onexitholdreason", "on_exit_hold_subcode": "onexitholdsubcode",
+    "periodic_hold": "periodichold", "periodic_hold_reason": "periodicholdreason",
+    "periodic_hold_subcode": "periodicholdsubcode", "periodic_release": "periodicrelease",
+    "periodic_remove": "periodicremove", "kill_sig": "killsig", "leave_in_queue": "leavejobinqueue",
+    "batch_name": "jobbatchname", "notify_user": "notifyuser", "success_exit_code": "jobsuccessexitcode",
+}
 # Counters and usage every new job starts with (name, value), in HTCondor's types.
 ZEROS = (
     ("CommittedSlotTime", 0), ("CommittedSuspensionTime", 0), ("CommittedTime", 0),
@@ -55,6 +68,7 @@ class SubmitContext:
     submit_method: int = SUBMIT_METHOD_CONDOR_SUBMIT
     seed: int = 0  # of $RANDOM_CHOICE and $RANDOM_INTEGER
     batch_name: str | None = None  # -batch-name
+    next_cluster: object = None  # () -> the id of a further cluster (None: the last one + 1)
 
 
 class _Jobs:
@@ -102,7 +116,8 @@ def _queue(jobs, statement):
     base = _live(jobs, 0, 0, {})
     exe = jobs.expander(base).expand(jobs.defs.get("executable", ""))
     if jobs.last_exe is not None and exe != jobs.last_exe:
-        jobs.cluster, jobs.proc = jobs.cluster + 1, 0
+        more = jobs.ctx.next_cluster
+        jobs.cluster, jobs.proc = (more() if more else jobs.cluster + 1), 0
     jobs.last_exe = exe
     args = jobs.expander(base).expand(statement.args)
     try:
@@ -132,7 +147,10 @@ def make_ad(jobs, live):
     exp = jobs.expander(live)
 
     def cmd(name):
-        raw = jobs.defs.get(name.lower())
+        key = name.lower()
+        raw = jobs.defs.get(key)
+        if raw is None and key in ALIASES:
+            raw = jobs.defs.get(ALIASES[key])
         return None if raw is None else exp.expand(raw)
     ad = ClassAd()
     _identity(ad, jobs, ctx)
@@ -183,7 +201,8 @@ def _custom(ad, jobs, exp):
     for key, raw in jobs.defs.items():
         if key.startswith("my."):
             name = _attr_name(jobs.desc, key[3:])
-            ad[name] = A.expr(name, exp.expand(raw).strip())
+            text = exp.expand(raw).strip()
+            ad[name] = A.expr(name, text or "undefined")    # an empty value is UNDEFINED
 
 
 def _attr_name(desc, lowered):

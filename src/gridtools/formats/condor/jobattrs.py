@@ -13,7 +13,7 @@ import signal
 
 from gridtools.classad import parse
 from gridtools.errors import InputError
-from gridtools.formats.condor import argsenv
+from gridtools.formats.condor import argsenv, exprs
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
@@ -181,7 +181,9 @@ def quantity(text, base_power):
 def _request(ad, cmd, key, attr, base_power, default):
     text = cmd(key)
     if text is None or not text.strip():
-        if default is not None:
+        if default == DEFAULT_REQUEST_MEMORY:
+            ad[attr] = exprs.default_request_memory()
+        elif default is not None:
             ad[attr] = parse(default) if isinstance(default, str) else default
         return None
     amount = quantity(text, base_power) if base_power is not None else None
@@ -216,27 +218,35 @@ def set_transfer(ad, cmd, universe, ctx):
 
 
 def set_requirements(ad, cmd, universe, should, ctx):
+    """Requirements: the user's, and the terms HTCondor adds (built as nodes, see exprs)."""
     terms = []
     user = cmd("requirements")
     if user is not None and user.strip():
-        terms.append(f"({user.strip()})")
+        terms.append(expr("Requirements", f"({user.strip()})"))
     for attr, value in (("Arch", ctx.arch), ("OpSys", ctx.opsys)):
         if not mentions(user, attr):
-            terms.append(f'(TARGET.{attr} == "{value}")')
-    terms.append("(TARGET.Disk >= RequestDisk)")
-    if not _is_one(ad, "RequestMemory"):
-        terms.append("(TARGET.Memory >= RequestMemory)")
-    if not _is_one(ad, "RequestCpus"):
-        terms.append("(TARGET.Cpus >= RequestCpus)")
+            terms.append(exprs.compare(attr, "==", value))
+    terms.append(exprs.compare("Disk", ">=", exprs.attr("RequestDisk")))
+    for target, request in (("Memory", "RequestMemory"), ("Cpus", "RequestCpus")):
+        if not _is_one(ad, request):
+            terms.append(exprs.compare(target, ">=", exprs.attr(request)))
     if "RequestGPUs" in ad and ad["RequestGPUs"].unparse() != "0":
-        terms.append("(TARGET.GPUs >= RequestGPUs)")
+        terms.append(exprs.compare("GPUs", ">=", exprs.attr("RequestGPUs")))
     if universe.on_execute_hosts:
-        terms.append({"YES": "(TARGET.HasFileTransfer)",
-                      "NO": "(TARGET.FileSystemDomain == MY.FileSystemDomain)"}.get(
-            should, "((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer))"))
-    ad["Requirements"] = expr("Requirements", " && ".join(terms))
+        terms.append(_transfer_term(should))
+    ad["Requirements"] = exprs.all_of(terms)
     rank = cmd("rank")
     ad["Rank"] = expr("Rank", rank.strip()) if rank and rank.strip() else 0.0
+
+
+def _transfer_term(should):
+    shared = exprs.compare("FileSystemDomain", "==", exprs.my("FileSystemDomain"))
+    transfer = exprs.paren(exprs.target("HasFileTransfer"))
+    if should == "YES":
+        return transfer
+    if should == "NO":
+        return shared
+    return exprs.paren(exprs.any_of([shared, transfer]))
 
 
 def mentions(user, attr):
@@ -349,6 +359,9 @@ def signal_name(text):
 
 
 def set_misc(ad, cmd):
+    leave = cmd("leave_in_queue")
+    if leave is not None and leave.strip():
+        ad["LeaveJobInQueue"] = expr("LeaveJobInQueue", leave.strip())
     kill = cmd("kill_sig")
     if kill is not None and kill.strip():
         ad["KillSig"] = signal_name(kill)

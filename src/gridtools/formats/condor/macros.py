@@ -205,8 +205,10 @@ def filename_part(path, letters):
     drops a trailing slash, ``q`` wraps the result in double quotes (``qa``
     in single quotes),
     ``w`` turns slashes into backslashes. No letter (or ``f``, ``u``) is
-    the whole name."""
+    the whole name. Quotes around the value are removed first."""
     letters = letters.lower()
+    if len(path) >= 2 and path[0] == path[-1] and path[0] in "\"'":
+        path = path[1:-1]                   # a quoted value loses its quotes
     directory, _, base = path.rpartition("/")
     directory = directory + "/" if _ else ""
     stem, dot, ext = base.rpartition(".")

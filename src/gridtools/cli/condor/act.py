@@ -1,0 +1,273 @@
+"""condor_rm, condor_hold and condor_release: acting on jobs (HTCondor dialect).
+
+    condor_rm      [-forcex] [-reason TEXT] [-constraint EXPR] [-all] [-name SCHEDD]
+                   {cluster | cluster.proc | user} ...
+    condor_hold    [-reason TEXT] [-subcode N] ...
+    condor_release [-reason TEXT] ...
+
+Jobs are named as condor_q names them; a Grid Engine job is a cluster too.
+The daemon does the work (request kinds condor_rm and condor_hold, see
+daemon.condorreq) and answers what it did to each proc; the messages are
+HTCondor's: one line per ``cluster.proc`` named, one sentence for each
+other kind of selection (``All jobs in cluster 23 have been marked for
+removal``). The exit code is 1 when something named could not be acted on.
+"""
+
+import sys
+from dataclasses import dataclass
+
+from gridtools.cli.condor import queue as Q
+from gridtools.errors import GridError, UsageError
+
+
+@dataclass(frozen=True)
+class Action:
+    """The words and the request of one command."""
+    verb: str                 # "remove", "hold", "release"
+    past: str                 # what "Job C.P ..." says when done
+    kind: str                 # request kind
+    already: str = ""         # "Job C.P ..." when it was done already
+    bad: str = ""             # "Job C.P ..." when the state does not allow it
+
+
+REMOVE = Action("remove", "marked for removal", "condor_rm", "already marked for removal")
+FORCEX = Action("remove", "removed locally (remote state unknown)", "condor_rm",
+                bad="not in `X' state to be forcibly removed")
+HOLD = Action("hold", "held", "condor_hold", "already held")
+RELEASE = Action("release", "released", "condor_hold", bad="not held to be released")
+ACTIONS = {"condor_rm": REMOVE, "condor_hold": HOLD, "condor_release": RELEASE}
+
+USAGE = """\
+Usage: {prog} [options] [constraints]
+ where [options] is zero or more of:
+  -help               Display this message and exit
+  -name schedd_name   Connect to the given schedd
+  -reason reason      Use the given reason
+{extra} and where [constraints] is one of:
+  cluster.proc        {verb} the given job
+  cluster             {verb} the given cluster of jobs
+  user                {verb} all jobs owned by user
+  -constraint expr    {verb} all jobs matching the boolean expression
+  -all                {verb} all jobs (cannot be used with other constraints)
+"""
+
+
+class Options:
+    def __init__(self):
+        self.selection = Q.Selection()
+        self.words = []            # what was named, in order, for the messages
+        self.all = False
+        self.forcex = False
+        self.reason = None
+        self.subcode = None
+        self.schedd = None
+        self.help = False
+
+
+def _is(arg, word, least=1):
+    name = arg[1:]
+    return arg.startswith("-") and least <= len(name) <= len(word) and word.startswith(name)
+
+
+def parse_args(argv, prog):
+    opts = Options()
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if not arg.startswith("-"):
+            opts.selection.add_word(arg)
+            opts.words.append(arg)
+        elif _is(arg, "help"):
+            opts.help = True
+        elif _is(arg, "all"):
+            opts.all = True
+        elif _is(arg, "forcex", 1 if prog == "condor_rm" else 2):
+            opts.forcex = True
+        elif _is(arg, "constraint"):
+            opts.selection.constraints.append(_value(args, arg, prog))
+        elif _is(arg, "reason"):
+            opts.reason = _value(args, arg, prog, dash_ok=True)
+        elif _is(arg, "subcode") and prog == "condor_hold":
+            opts.subcode = _subcode(_value(args, arg, prog, dash_ok=True))
+        elif _is(arg, "name"):
+            opts.schedd = _value(args, arg, prog)
+        elif _is(arg, "pool", 2):
+            _value(args, arg, prog)
+        else:
+            raise UsageError(f"Unrecognized option: {arg}", 1)
+    if opts.all and (opts.words or opts.selection.constraints):
+        raise UsageError(f"{prog}: can't mix -all with other constraints", 1)
+    return opts
+
+
+def _value(args, arg, prog, dash_ok=False):
+    if not args or (args[0].startswith("-") and not dash_ok):
+        raise UsageError(f"{prog}: {arg} requires another argument", 1)
+    return args.pop(0)
+
+
+def _subcode(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"Invalid -subcode {text}!", 1) from None
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv, prog="condor_rm"):
+    try:
+        opts = parse_args(argv, prog)
+        if opts.help or not (opts.words or opts.all or opts.selection.constraints):
+            extra = "  -forcex             Force the immediate local removal of jobs in the X state\n" \
+                if prog == "condor_rm" else "  -subcode number     Set HoldReasonSubCode\n" \
+                if prog == "condor_hold" else ""
+            if not opts.help:
+                sys.stderr.write("You did not specify any jobs\n")
+            (sys.stdout if opts.help else sys.stderr).write(
+                USAGE.format(prog=prog, verb=ACTIONS[prog].verb, extra=extra))
+            return 0 if opts.help else 1
+        action = FORCEX if opts.forcex and prog == "condor_rm" else ACTIONS[prog]
+        return run(opts, prog, action)
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _ranges(numbers):
+    from gridtools.spool.rows import ranges
+    return ranges(sorted(numbers))
+
+
+def _expand(runs):
+    return {n for first, last, step in runs or () for n in range(first, last + 1, step)}
+
+
+def run(opts, prog, action):
+    from gridtools.cli.status import load
+    from gridtools.cli.condor.submit import known_schedd
+    if opts.schedd and not known_schedd(opts.schedd):
+        raise GridError(f"Error: unknown schedd {opts.schedd}")
+    snap = load()
+    user = Q.me()
+    code = 0
+    sel = opts.selection
+    if sel.ids:
+        code |= _by_ids(snap, sel.ids, action, opts, user)
+    if sel.clusters or sel.users or sel.constraints or opts.all:
+        code |= _by_constraint(snap, opts, action, user, prog)
+    return code
+
+
+def _payload(action, opts, targets):
+    body = {"targets": targets}
+    if action.kind == "condor_rm":
+        body["force"] = action is FORCEX
+    else:
+        body["on"] = action is HOLD
+        if opts.subcode is not None:
+            body["subcode"] = opts.subcode
+    if opts.reason is not None:
+        body["reason"] = opts.reason
+    return body
+
+
+def _send(action, opts, targets):
+    if not targets:
+        return []
+    from gridtools.cli.ask import outcomes
+    return outcomes(action.kind, _payload(action, opts, targets))
+
+
+def _by_ids(snap, ids, action, opts, user):
+    """``cluster.proc`` arguments: a line for each."""
+    known = snap.get("jobs") or {}
+    wanted = {}
+    for cluster, proc in ids:
+        if cluster in known:
+            wanted.setdefault(cluster, set()).add(proc + 1)
+    targets = [{"id": c, "tasks": _ranges(n)} for c, n in sorted(wanted.items())]
+    answers = {a["id"]: a for a in _send(action, opts, targets)} if targets else {}
+    failed = 0
+    for cluster, proc in sorted(ids):
+        line, ok = _id_line(answers.get(cluster), cluster, proc, action)
+        (sys.stdout if ok else sys.stderr).write(line + "\n")
+        failed |= 0 if ok else 1
+    return failed
+
+
+def _id_line(answer, cluster, proc, action):
+    jid, number = f"{cluster}.{proc}", proc + 1
+    if answer is None or answer.get("missing") or number in _expand(answer.get("gone")):
+        return f"Job {jid} not found", False
+    if answer.get("denied"):
+        return f"Permission denied to {action.verb} job {jid}", False
+    if number in _expand(answer.get("done")):
+        return f"Job {jid} {action.past}", True
+    if number in _expand(answer.get("already")):
+        return f"Job {jid} {action.already}", False
+    return f"Job {jid} {action.bad or 'not found'}", False
+
+
+def _describe(opts, sel):
+    """The words of a constraint sentence: "" (all jobs), " in cluster 23", ..."""
+    if opts.all:
+        return ""
+    if not sel.constraints and len(sel.clusters) == 1 and not sel.users:
+        return f" in cluster {next(iter(sel.clusters))}"
+    if not sel.constraints and len(sel.users) == 1 and not sel.clusters:
+        return f' of user "{sel.users[0]}"'
+    parts = [f"ClusterId == {c}" for c in sorted(sel.clusters)] + [f'Owner == "{u}"' for u in sel.users]
+    text = " || ".join(parts)
+    for extra in sel.constraints:
+        text = f"({text}) && ({extra})" if text else extra
+    return f" matching constraint ({text})"
+
+
+def _chosen(snap, opts, user):
+    """The targets of a constraint selection: whole clusters, or the procs that match."""
+    sel = opts.selection
+    everyone = Q.procs(snap)
+    operator = user == "root" or _is_operator(user)
+    pool = [p for p in everyone if (opts.all and (operator or p.owner == user))
+            or (not opts.all and (p.cluster in sel.clusters or p.owner in sel.users
+                                  or not (sel.clusters or sel.users)))]
+    if not opts.all and not (sel.clusters or sel.users):
+        pool = [p for p in pool if operator or p.owner == user]
+    if sel.constraints:
+        exprs = Q.compile_constraints(sel.constraints)
+        source = Q.AdSource(snap, user)
+        pool = [p for p in pool if Q.matches_all(source.ad(p), exprs)]
+        by_cluster = {}
+        for p in pool:
+            by_cluster.setdefault(p.cluster, set()).add(p.number)
+        return [{"id": c, "tasks": _ranges(n)} for c, n in sorted(by_cluster.items())]
+    return [{"id": c, "tasks": None} for c in sorted({p.cluster for p in pool})]
+
+
+def _is_operator(user):
+    from gridtools import cell
+    for kind in ("managers", "operators"):
+        try:
+            with open(cell.etc(kind), encoding="utf-8") as fh:
+                if user in {line.strip() for line in fh}:
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _by_constraint(snap, opts, action, user, prog):
+    targets = _chosen(snap, opts, user)
+    answers = _send(action, opts, targets)
+    acted = any(_expand(a.get("done")) for a in answers)
+    words = _describe(opts, opts.selection)
+    past = "marked for removal" if action is REMOVE else action.past
+    if acted:
+        sys.stdout.write(f"All jobs{words} have been {past}\n")
+        return 0
+    if not Q.procs(snap):
+        sys.stderr.write("There are no jobs in the queue\n")      # nothing to act on is no error
+        return 0
+    sys.stderr.write(f"Couldn't find/{action.verb} all jobs{words}\n")
+    return 1

@@ -1,0 +1,227 @@
+"""condor_qedit and condor_prio: changing attributes of queued jobs (HTCondor dialect).
+
+    condor_qedit [-name SCHEDD] {cluster | cluster.proc | owner | -constraint EXPR}
+                 ATTR VALUE [ATTR VALUE ...]
+    condor_prio  {+N | -N | -p N} [-n SCHEDD] [-a] {cluster | cluster.proc | owner} ...
+
+Both send the request ``condor_qedit`` (daemon.condorreq): the daemon sets
+the attributes in the jobs' ads and brings what the scheduler reads (slots,
+requests, JobPrio) in line. VALUE is a ClassAd expression (a string needs
+its quotes: ``'"text"'``). condor_prio sets JobPrio, which orders one
+owner's jobs among themselves; priorities run from -20 to 20.
+"""
+
+import re
+import sys
+
+from gridtools.cli.condor import queue as Q
+from gridtools.errors import GridError, UsageError
+
+#: the range of JobPrio condor_prio sets
+PRIO_RANGE = (-20, 20)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+
+QEDIT_USAGE = """\
+Usage: condor_qedit [general-opts] {cluster | cluster.proc | owner | -constraint constraint} attribute-name attribute-value ...
+   general-opts are:
+      -name <schedd-name>    Name of schedd to edit jobs in
+      -constraint <expr>     Edit the jobs that match <expr>
+   attribute-value may be any ClassAd expression; a string needs its quotes: '"text"'
+"""
+PRIO_USAGE = """\
+Usage: condor_prio [{+|-}priority ] [-p priority] [ -a ] [-n schedd_name] [user | cluster | cluster.proc | -a] ...
+"""
+
+
+def _targets(procs):
+    by_cluster = {}
+    for p in procs:
+        by_cluster.setdefault(p.cluster, set()).add(p.number)
+    from gridtools.spool.rows import ranges
+    return [{"id": c, "tasks": ranges(sorted(n))} for c, n in sorted(by_cluster.items())]
+
+
+def _send(procs, attrs):
+    from gridtools.cli.ask import outcomes
+    if not procs:
+        return []
+    return outcomes("condor_qedit", {"targets": _targets(procs), "attrs": attrs})
+
+
+def _select(sel, user):
+    from gridtools.cli.status import load
+    snap = load()
+    procs = [p for p in Q.procs(snap) if p.status not in (Q.COMPLETED, Q.REMOVED)
+             and sel.by_name(p) and (sel.named or sel.constraints or p.owner == user or user == "root")]
+    if sel.constraints:
+        exprs = Q.compile_constraints(sel.constraints)
+        source = Q.AdSource(snap, user)
+        procs = [p for p in procs if Q.matches_all(source.ad(p), exprs)]
+    return procs
+
+
+def _acted(answers):
+    count = 0
+    for a in answers:
+        count += sum(len(range(f, l + 1, s)) for f, l, s in a.get("done") or ())
+    return count
+
+
+# ---------------------------------------------------------------- condor_qedit
+
+def parse_qedit(argv):
+    sel, pairs, args, schedd = Q.Selection(), [], list(argv), None
+    chosen = False
+    while args:
+        arg = args.pop(0)
+        if arg in ("-n", "-name"):
+            schedd = _take(args, arg)
+        elif arg.startswith("-const"):
+            sel.constraints.append(_take(args, arg))
+            chosen = True
+        elif arg in ("-help", "-h"):
+            raise _Help(QEDIT_USAGE)
+        elif not chosen:
+            sel.add_word(arg)
+            chosen = True
+        else:
+            pairs.append(arg)
+    if not chosen:
+        raise UsageError("condor_qedit : Error - there were no jobs specified.\n\tuse -constraint, "
+                         "jobid or owner argument to indicate which jobs to edit", 1)
+    if not pairs or len(pairs) % 2:
+        raise UsageError("condor_qedit : Error - no attributes specifed." if not pairs else
+                         f"condor_qedit : expression required after attribute {pairs[-1]}", 1)
+    attrs = dict(zip(pairs[0::2], pairs[1::2]))
+    for name, value in attrs.items():
+        if not _NAME.match(name):
+            raise UsageError(f'Update aborted, illegal attribute-name specified for attribute "{name}".', 1)
+        _check_value(name, value)
+    return sel, attrs, schedd
+
+
+def _check_value(name, value):
+    from gridtools.classad import parse
+    try:
+        parse(value)
+    except Exception:  # noqa: BLE001 - any syntax error
+        raise UsageError(f"Update aborted, illegal value for : {name}", 1) from None
+
+
+class _Help(Exception):
+    pass
+
+
+def _take(args, arg):
+    if not args:
+        raise UsageError(f"{arg} requires an argument", 1)
+    return args.pop(0)
+
+
+def qedit_main(argv, prog="condor_qedit"):
+    try:
+        sel, attrs, schedd = parse_qedit(argv)
+        _check_schedd(schedd)
+        procs = _select(sel, Q.me())
+        if not procs:
+            what = " || ".join(sel.constraints) or "the jobs named"
+            sys.stderr.write(f"No jobs match the constraint: {what}\n")
+            return 1
+        answers = _send(procs, attrs)
+        count = _acted(answers)
+        if not count:
+            sys.stderr.write("Transaction failed.  No attributes were set.\n")
+            return 1
+        for name in attrs:
+            sys.stdout.write(f'Set attribute "{name}" for {count} matching jobs.\n')
+        return 0
+    except _Help as usage:
+        sys.stdout.write(str(usage))
+        return 0
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _check_schedd(name):
+    if name:
+        from gridtools.cli.condor.submit import known_schedd
+        if not known_schedd(name):
+            raise GridError(f"No such schedd named {name} in local pool")
+
+
+# ---------------------------------------------------------------- condor_prio
+
+def parse_prio(argv):
+    sel, args = Q.Selection(), list(argv)
+    absolute = adjust = schedd = None
+    while args:
+        arg = args.pop(0)
+        if arg[:1] in "+-" and arg[1:2].isdigit():
+            adjust = int(arg[1:]) * (-1 if arg[0] == "-" else 1)
+        elif arg == "-p":
+            absolute = _prio_number(_take(args, arg))
+        elif arg in ("-n", "-name"):
+            schedd = _take(args, arg)
+        elif arg == "-a":
+            sel.allusers = False
+            sel.users.append(Q.me())
+        elif arg == "-pool":
+            _take(args, arg)
+        else:
+            sel.add_word(arg)
+    if absolute is None and adjust is None:
+        raise UsageError("You must specify a new priority or priority adjustment.\n" + PRIO_USAGE.rstrip(), 1)
+    return sel, absolute, adjust, schedd
+
+
+def _prio_number(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"Invalid priority specified: {text}", 1) from None
+
+
+def prio_main(argv, prog="condor_prio"):
+    try:
+        if not argv:
+            raise UsageError(PRIO_USAGE.rstrip(), 1)
+        sel, absolute, adjust, schedd = parse_prio(argv)
+        _check_schedd(schedd)
+        return _set_prio(sel, absolute, adjust)
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _set_prio(sel, absolute, adjust):
+    procs = _select(sel, Q.me()) if sel.named else []
+    code = 0
+    found = {(p.cluster, p.proc) for p in procs}
+    for cluster, proc in sorted(sel.ids - found):
+        sys.stderr.write(f"Couldn't retrieve current priority for {cluster}.{proc}.\n")
+        code = 1
+    for cluster in sorted(sel.clusters - {p.cluster for p in procs}):
+        sys.stderr.write(f"Couldn't retrieve current proc or priority for {cluster}.\n")
+        code = 1
+    groups = {}
+    for p in procs:
+        new = absolute if absolute is not None else p.prio + adjust
+        if not PRIO_RANGE[0] <= new <= PRIO_RANGE[1]:
+            sys.stderr.write(f"Invalid priority {new} for {p.id}: it must be between "
+                             f"{PRIO_RANGE[0]} and {PRIO_RANGE[1]}.\n")
+            code = 1
+            continue
+        groups.setdefault(new, []).append(p)
+    for new, members in sorted(groups.items()):
+        answers = _send(members, {"JobPrio": str(new)})
+        done = {(a["id"], n) for a in answers for f, l, s in a.get("done") or () for n in range(f, l + 1, s)}
+        for p in members:
+            if (p.cluster, p.number) not in done:
+                sys.stderr.write(f"Couldn't set new priority for {p.id}.\n")
+                code = 1
+    return code
+
+
+def main(argv, prog="condor_qedit"):
+    return prio_main(argv, prog) if prog == "condor_prio" else qedit_main(argv, prog)

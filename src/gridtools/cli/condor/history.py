@@ -1,0 +1,207 @@
+"""condor_history: jobs that have left the queue (HTCondor dialect).
+
+    condor_history [-l | -json | -af[:quals] ATTR ... | -format FMT ATTR ...]
+                   [-constraint EXPR] [-limit N | -match N] [-forwards]
+                   [-file FILE] [cluster | cluster.proc | owner] ...
+
+Reads the history file the daemon appends a job's final ad to when it
+leaves the queue (``spool/history`` and its rotation ``history.old``; see
+daemon.history), newest first unless ``-forwards``. The default table has
+a row per job: ID, OWNER, SUBMITTED, RUN_TIME, ST, COMPLETED, CMD.
+"""
+
+import os
+import sys
+
+from gridtools.cli.condor import queue as Q
+from gridtools.errors import GridError, InputError, UsageError
+
+USAGE = """\
+Usage: condor_history [options]
+    where [options] are
+        -help                 Display this screen
+        -file <file>          Read history data from specified file
+        -forwards             List jobs in the order they finished
+        -match <num>          Limit the number of jobs displayed
+        -limit <num>          Same as -match
+        -constraint <expr>    Display jobs that satisfy the expression
+        -long                 Display entire ClassAds
+        -json                 Display entire ClassAds in JSON
+        -format <fmt> <attr>  Print attribute attr using format fmt
+        -autoformat[:jlhVr,tng] <attr> [<attr2> [...]]
+        -af[:jlhVr,tng] <attr> [<attr2> [...]]
+    and [cluster | cluster.proc | owner] restrict the jobs shown
+"""
+
+
+class Options:
+    def __init__(self):
+        self.selection = Q.Selection()
+        self.view = "table"
+        self.af_attrs, self.af_quals, self.formats = [], "", []
+        self.limit = 0
+        self.forwards = False
+        self.file = None
+        self.help = False
+
+
+def _is(arg, word, least=1):
+    name = arg[1:].split(":", 1)[0]
+    return arg.startswith("-") and least <= len(name) <= len(word) and word.startswith(name)
+
+
+def _take(args, arg):
+    if not args:
+        raise UsageError(f"Error: Argument {arg} requires another parameter", 1)
+    return args.pop(0)
+
+
+def parse_args(argv):
+    opts = Options()
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if not arg.startswith("-"):
+            opts.selection.add_word(arg)
+        elif _is(arg, "autoformat", 2) or _is(arg, "af", 2):
+            opts.view, opts.af_quals = "af", arg.partition(":")[2]
+            while args and not args[0].startswith("-"):
+                opts.af_attrs.append(args.pop(0))
+        elif _is(arg, "long", 1):
+            opts.view = "long"
+        elif _is(arg, "json", 4):
+            opts.view = "json"
+        elif _is(arg, "format", 2):
+            fmt = _take(args, arg)
+            opts.formats.append((fmt, _take(args, arg)))
+            opts.view = "format"
+        elif _is(arg, "constraint", 1):
+            opts.selection.constraints.append(_take(args, arg))
+        elif _is(arg, "match", 1) or _is(arg, "limit", 3):
+            opts.limit = _count(_take(args, arg))
+        elif _is(arg, "forwards", 4):
+            opts.forwards = True
+        elif _is(arg, "backwards", 1):
+            opts.forwards = False
+        elif _is(arg, "file", 2):
+            opts.file = _take(args, arg)
+        elif _is(arg, "help", 1):
+            opts.help = True
+        elif not _is(arg, "wide", 1):
+            raise UsageError(f"Error: Unknown argument {arg}", 1)
+    return opts
+
+
+def _count(text):
+    try:
+        return max(0, int(text))
+    except ValueError:
+        raise UsageError(f"Error: -match requires a number, not {text}", 1) from None
+
+
+# ---------------------------------------------------------------- reading
+
+def history_files(opts):
+    if opts.file:
+        return [opts.file]
+    from gridtools import cell
+    base = cell.spool("history")
+    return [base + ".old", base]
+
+
+def read_ads(paths):
+    """The ads of history files, oldest first."""
+    from gridtools.classad import parse_ad
+    found = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise InputError(f"Error: cannot read history file {path}: {exc.strerror}") from None
+        block = []
+        for line in text.splitlines():
+            if line.startswith("*** "):
+                if block:
+                    found.append(parse_ad("\n".join(block)))
+                block = []
+            elif line.strip():
+                block.append(line)
+    return found
+
+
+def select(opts, ads):
+    sel = opts.selection
+    exprs = Q.compile_constraints(sel.constraints) if sel.constraints else []
+    chosen = []
+    for ad in ads if opts.forwards else reversed(ads):
+        cluster, proc, owner = ad.eval("ClusterId"), ad.eval("ProcId"), ad.eval("Owner")
+        if sel.named and not (cluster in sel.clusters or (cluster, proc) in sel.ids or owner in sel.users):
+            continue
+        if exprs and not Q.matches_all(ad, exprs):
+            continue
+        chosen.append(ad)
+        if opts.limit and len(chosen) >= opts.limit:
+            break
+    return chosen
+
+
+# ---------------------------------------------------------------- output
+
+def table(ads):
+    from gridtools.cli.condor.qviews import format_date, format_time
+    ids = [f"{ad.eval('ClusterId')}.{ad.eval('ProcId')}" for ad in ads]
+    width = max([12] + [len(i) for i in ids])
+    lines = [f"{' ID':<{width}} {'OWNER':<14} {'  SUBMITTED':>11} {'  RUN_TIME  ':>12} ST "
+             f"{'  COMPLETED':>11} CMD"]
+    for jid, ad in zip(ids, ads):
+        wall = _number(ad.eval("RemoteWallClockTime"), _number(ad.eval("RemoteUserCpu"), 0))
+        status = ad.eval("JobStatus")
+        lines.append(f"{jid:<{width}} {_text(ad.eval('Owner')):<14} "
+                     f"{format_date(_number(ad.eval('QDate'), 0)):>11} {format_time(wall):>12} "
+                     f"{Q.STATUS_LETTER.get(status, '?'):<2} "
+                     f"{format_date(_number(ad.eval('CompletionDate'), 0)):>11} {_command(ad)}")
+    return "\n".join(lines) + "\n"
+
+
+def _number(value, default):
+    return value if type(value) in (int, float) else default
+
+
+def _text(value):
+    return value if isinstance(value, str) else "??"
+
+
+def _command(ad):
+    cmd = ad.eval("Cmd")
+    text = os.path.basename(cmd) if isinstance(cmd, str) else ""
+    from gridtools.formats.condor.spec import arguments
+    args = arguments(ad)
+    return text + (" " + " ".join(args) if args else "")
+
+
+def main(argv, prog="condor_history"):
+    from gridtools.cli.condor import formatting
+    try:
+        opts = parse_args(argv)
+        if opts.help:
+            sys.stdout.write(USAGE)
+            return 0
+        ads = select(opts, read_ads(history_files(opts)))
+        if opts.view == "long":
+            out = formatting.long_ads(ads)
+        elif opts.view == "json":
+            out = formatting.json_ads(ads) if ads else ""
+        elif opts.view == "af":
+            out = formatting.autoformat(ads, opts.af_attrs, opts.af_quals)
+        elif opts.view == "format":
+            out = formatting.format_ads(ads, opts.formats)
+        else:
+            out = table(ads)
+        sys.stdout.write(out)
+        return 0
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code

@@ -1,0 +1,288 @@
+"""condor_q: the jobs in the queue (HTCondor dialect), jobs of qsub included.
+
+Reads the published status (``cli.status``): the default batch view and
+``-nobatch``, ``-run``, ``-hold``, ``-totals`` of 10,000 jobs cost one file
+read and string formatting; job ads are built only for ``-l``, ``-json``,
+``-af``, ``-format``, ``-constraint``, ``-idle``, ``-dag`` and the
+analysis, and only for the procs selected by ids and users first. Options
+may be abbreviated as HTCondor allows. Tables are in ``qviews``; attribute
+printing in ``formatting``; the analysis in ``analyze``.
+"""
+
+import sys
+import time
+
+from gridtools.cli.condor import queue as Q
+from gridtools.errors import GridError, UsageError
+
+USAGE = """\
+Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
+
+    [general-opts] are
+\t-allusers\t\t Consider jobs from all users
+\t-name <name>\t\t Name of schedd
+    [restriction-list] each restriction may be one of
+\t<cluster>\t\t Get information about specific cluster
+\t<cluster>.<proc>\t Get information about specific job
+\t<owner>\t\t\t Information about jobs owned by <owner>
+\t-constraint <expr>\t Get information about jobs that match <expr>
+    [output-opts] are
+\t-limit <num>\t\t Limit the number of results to <num>
+\t-batch\t\t\t Show a single row for each batch of jobs (the default)
+\t-nobatch\t\t Show a row for each job
+\t-dag\t\t\t Sort DAG jobs under their DAGMan
+\t-run\t\t\t Get information about running jobs
+\t-hold\t\t\t Get information about jobs on hold
+\t-idle\t\t\t Get information about idle jobs
+\t-totals\t\t\t Display only job totals
+\t-long\t\t\t Display entire ClassAds
+\t-json\t\t\t Display entire ClassAds in JSON
+\t-attributes X,Y,...\t Attributes to show in -long and -json
+\t-format <fmt> <attr>\t Print attribute attr using format fmt
+\t-autoformat[:jlhVr,tng] <attr> [<attr2> [...]]
+\t\t\t\t Print attr(s) with automatic formatting
+\t-af[:jlhVr,tng] <attr> [<attr2> [...]]
+\t\t\t\t Same as -autoformat
+\t-wide\t\t\t Don't truncate data to fit in 80 columns.
+    [analyze-opts] are
+\t-analyze[:<qual>]\t Perform matchmaking analysis on jobs
+\t-better-analyze[:<qual>]\t Perform more detailed match analysis
+"""
+
+
+class Options:
+    def __init__(self):
+        self.selection = Q.Selection()
+        self.view = "batch"          # batch nobatch run hold idle totals long json af format analyze
+        self.af_attrs, self.af_quals = [], ""
+        self.formats = []            # [(fmt, attr)]
+        self.attributes = None       # -attributes
+        self.dag = False
+        self.better = False
+        self.limit = 0
+        self.help = False
+        self.schedd = None
+
+
+def _is(arg, word, least=1):
+    name = arg[1:].split(":", 1)[0] if arg.startswith("-") else ""
+    return least <= len(name) <= len(word) and word.startswith(name)
+
+
+def _take(args, arg):
+    if not args:
+        raise UsageError(f"Error: Argument {arg} requires another parameter", 1)
+    return args.pop(0)
+
+
+_VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), ("hold", 2, "hold"),
+          ("held", 2, "hold"), ("idle", 3, "idle"), ("totals", 3, "totals"), ("long", 1, "long"),
+          ("json", 2, "json"))
+
+
+def parse_args(argv):
+    opts = Options()
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if not arg.startswith("-") or arg == "-":
+            opts.selection.add_word(arg)
+            continue
+        _option(opts, arg, args)
+    return opts
+
+
+def _option(opts, arg, args):
+    for word, least, view in _VIEWS:
+        if _is(arg, word, least):
+            if view in ("nobatch", "batch") and opts.view not in ("batch", "nobatch"):
+                return
+            opts.view = view
+            return
+    if _is(arg, "autoformat", 2) or _is(arg, "af", 2):
+        opts.view, opts.af_quals = "af", arg.partition(":")[2]
+        while args and not args[0].startswith("-"):
+            opts.af_attrs.append(args.pop(0))
+        if not opts.af_attrs:
+            raise UsageError("Error: -autoformat requires at least one attribute", 1)
+    elif _is(arg, "format", 1):
+        fmt = _take(args, arg)
+        opts.formats.append((fmt, _take(args, arg)))
+        opts.view = "format"
+    elif _is(arg, "constraint", 2):
+        opts.selection.constraints.append(_take(args, arg))
+    elif _is(arg, "allusers", 2):
+        opts.selection.allusers = True
+    elif _is(arg, "attributes", 2):
+        opts.attributes = [a for a in _take(args, arg).replace(",", " ").split() if a]
+    elif _is(arg, "dag", 2):
+        opts.dag = True
+    elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
+        opts.view, opts.better = "analyze", arg[1:].startswith("b")
+    elif _is(arg, "limit", 3):
+        opts.limit = _number(_take(args, arg))
+    elif _is(arg, "submitter", 2):
+        opts.selection.users.append(_take(args, arg))
+    elif _is(arg, "name", 1):
+        opts.schedd = _take(args, arg)
+    elif _is(arg, "pool", 1):
+        _take(args, arg)                # one pool: this cell's
+    elif _is(arg, "help", 1):
+        opts.help = True
+    elif not any(_is(arg, w, n) for w, n in (("wide", 1), ("global", 1), ("nouserprios", 3),
+                                              ("currentrun", 2), ("expert", 2), ("verbose", 4))):
+        raise UsageError(f"Error: unrecognized argument {arg}", 1)
+
+
+def _number(text):
+    try:
+        return max(0, int(text))
+    except ValueError:
+        raise UsageError(f"Error: -limit requires a number, not {text}", 1) from None
+
+
+# ---------------------------------------------------------------- running
+
+def main(argv, prog="condor_q"):
+    try:
+        opts = parse_args(argv)
+        if opts.help:
+            sys.stdout.write(USAGE)
+            return 0
+        sys.stdout.write(run(opts))
+        return 0
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _schedd():
+    from gridtools import cell
+    return cell.hostname()
+
+
+def run(opts):
+    from gridtools.cli.status import load
+    if opts.schedd and opts.schedd != _schedd():
+        from gridtools.cli.condor.submit import known_schedd
+        if not known_schedd(opts.schedd):
+            raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
+    from gridtools.cli.status import warnings
+    snap = load()
+    for line in warnings(snap):
+        sys.stderr.write(line + "\n")
+    user, now = Q.me(), time.time()
+    everyone = Q.procs(snap)
+    source = Q.AdSource(snap, user)
+    chosen = select(opts, everyone, user, source)
+    if opts.limit:
+        chosen = chosen[:opts.limit]
+    return render(opts, snap, chosen, everyone, user, now, source)
+
+
+def select(opts, everyone, user, source):
+    sel = opts.selection
+    chosen = [p for p in everyone if sel.visible(p, user) and sel.by_name(p)]
+    if opts.view == "run":
+        chosen = [p for p in chosen if p.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED)]
+    elif opts.view == "hold":
+        chosen = [p for p in chosen if p.status == Q.HELD]
+    elif opts.view == "idle":
+        chosen = [p for p in chosen if p.status == Q.IDLE]
+    if sel.constraints:
+        exprs = Q.compile_constraints(sel.constraints)
+        chosen = [p for p in chosen if Q.matches_all(source.ad(p), exprs)]
+    return chosen
+
+
+def _ads(source, procs, attributes):
+    found = [source.ad(p) for p in procs]
+    if attributes:
+        from gridtools.classad import ClassAd
+        keep = {a.lower() for a in attributes}
+        found = [ClassAd([(n, ad.lookup(n)) for n in ad if n.lower() in keep]) for ad in found]
+    return found
+
+
+def render(opts, snap, chosen, everyone, user, now, source):
+    from gridtools.cli.condor import qviews
+    view = opts.view
+    if view in ("long", "json", "af", "format"):
+        return _attributes(opts, chosen, source)
+    head = qviews.title(_schedd(), now)
+    if view == "analyze":
+        from gridtools.cli.condor import analyze
+        return head + analyze.report(snap, chosen, everyone, source, opts.better, now)
+    body, totals = _table(opts, snap, chosen, user, now, source)
+    if not totals:
+        return head + body
+    mine = [p for p in everyone if p.owner == user]
+    counts = qviews.summary(chosen, mine, everyone, user)
+    if view == "totals":
+        return head + counts
+    return head + body + "\n" + counts + "\n"
+
+
+def _attributes(opts, chosen, source):
+    """-long, -json, -af and -format: what the ads say."""
+    from gridtools.cli.condor import formatting
+    if opts.view == "long":
+        return formatting.long_ads(_ads(source, chosen, opts.attributes))
+    if opts.view == "json":
+        return formatting.json_ads(_ads(source, chosen, opts.attributes)) if chosen else ""
+    if opts.view == "af":
+        return formatting.autoformat(_ads(source, chosen, None), opts.af_attrs, opts.af_quals)
+    return formatting.format_ads(_ads(source, chosen, None), opts.formats)
+
+
+def _table(opts, snap, chosen, user, now, source):
+    """(table text, whether the totals follow) of the tabular views."""
+    from gridtools.cli.condor import qviews
+    view = opts.view
+    if view == "totals":
+        return "", True
+    if view == "run":
+        return qviews.running(chosen, user, now), False
+    if view == "hold":
+        return qviews.held(chosen), True
+    if view == "idle":
+        return qviews.idle(chosen, source.ad), False
+    if view == "nobatch" or opts.dag:
+        if opts.dag:
+            chosen, names = dag_order(chosen, source)
+            return qviews.nobatch(chosen, user, now, names), True
+        return qviews.nobatch(chosen, user, now), True
+    totals = {jid: _submitted(info) for jid, info in (snap.get("jobs") or {}).items()}
+    return qviews.batch_view(chosen, totals), True
+
+
+def _submitted(info):
+    rng = info.get("tasks")
+    return len(range(rng[0], rng[1] + 1, rng[2])) if rng else 1
+
+
+def dag_order(procs, source):
+    """Procs with DAG node jobs under their DAGMan job, and the OWNER/NODENAME labels."""
+    by_dag, top, names = {}, [], {}
+    for p in procs:
+        ad = source.ad(p)
+        dag, node = ad.eval("DAGManJobId"), ad.eval("DAGNodeName")
+        if type(dag) is int and isinstance(node, str):
+            by_dag.setdefault(dag, []).append(p)
+            names[p.id] = node
+        else:
+            top.append(p)
+    ordered = []
+
+    def place(p, depth):
+        ordered.append(p)
+        if p.id in names:
+            names[p.id] = " " * depth + "|-" + names[p.id]
+        for child in by_dag.pop(p.cluster, []) if p.proc == 0 else []:
+            place(child, depth + 1)
+    for p in top:
+        place(p, 0)
+    for rest in by_dag.values():
+        for p in rest:
+            place(p, 0)
+    return ordered, names

@@ -1,0 +1,270 @@
+"""The job queue as the HTCondor commands see it: procs, their states, their ads.
+
+Every gridtools job is a cluster: job N's task T is proc ``N.(T-1)``, a
+Grid Engine job included. ``procs(snap)`` turns the published status
+(``cli.status.load``) into ``Proc`` records without building a single
+ClassAd, which is what the default views of condor_q need; ``ads`` builds
+the ads of the procs that need them, lazily: the caller's own jobs (and
+every job, for root) from their stored description and state, other users'
+jobs from what the status publishes (no environment, paths or arguments,
+as qstat -j keeps them private). Finished procs are shown only while their
+``LeaveJobInQueue`` keeps them (until ``condor_rm -forcex``).
+
+Selections follow condor_q and condor_rm: ``C`` (a cluster), ``C.P``, a user
+name, ``-constraint`` expressions; the caller's own jobs unless users or
+ids are named or ``-allusers`` is given (root sees everyone's).
+"""
+
+import os
+import pwd
+from gridtools.errors import InputError
+
+#: JobStatus numbers and their condor_q letters
+IDLE, RUNNING, REMOVED, COMPLETED, HELD, TRANSFERRING, SUSPENDED = 1, 2, 3, 4, 5, 6, 7
+STATUS_LETTER = {IDLE: "I", RUNNING: "R", REMOVED: "X", COMPLETED: "C", HELD: "H",
+                 TRANSFERRING: ">", SUSPENDED: "S"}
+#: Grid Engine state letters of a row -> JobStatus
+_RUNNING_STATES = {"r": RUNNING, "Rr": RUNNING, "t": RUNNING, "hr": HELD, "dr": REMOVED, "dt": REMOVED,
+                   "s": SUSPENDED, "S": SUSPENDED, "T": SUSPENDED}
+#: why a proc held by Grid Engine hold letters is held: (letter, reason, code)
+_GE_HOLDS = (("u", "held by the job's owner", 1), ("o", "held by an operator", 1),
+             ("s", "held by the system", 1))
+
+
+def me():
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
+
+
+class Proc:
+    """One proc of the queue, from the published status (a plain class: condor_q makes
+    10,000 of them and must not pay for importing dataclasses)."""
+
+    __slots__ = ("cluster", "proc", "owner", "status", "qdate", "start", "host", "prio", "cmd", "args",
+                 "batch", "universe", "hold", "slots", "is_condor")
+
+    def __init__(self, cluster, proc, owner, status, qdate, start=0.0, host="", prio=0, cmd="",
+                 args=(), batch=None, universe=5, hold=None, slots=1, is_condor=False):
+        self.cluster, self.proc, self.owner, self.status = cluster, proc, owner, status
+        self.qdate, self.start, self.host, self.prio = qdate, start, host, prio
+        self.cmd, self.args, self.batch, self.universe = cmd, list(args), batch, universe
+        self.hold = hold            # [reason, code, subcode(, since)] of a held proc
+        self.slots, self.is_condor = slots, is_condor
+
+    @property
+    def id(self):
+        return f"{self.cluster}.{self.proc}"
+
+    @property
+    def number(self):
+        return self.proc + 1
+
+
+def _numbers(row):
+    if row.get("task") is not None:
+        return [row["task"]]
+    tasks = row.get("tasks")
+    if not tasks:
+        return [1]
+    return [n for first, last, step in tasks for n in range(first, last + 1, step)]
+
+
+def _status(state, info, number):
+    if state in _RUNNING_STATES:
+        return _RUNNING_STATES[state]
+    if state == "z":
+        kept = set(info.get("kept") or ())
+        mine = (info.get("tasks") or {}).get(str(number)) or {}
+        if number not in kept or mine.get("gone"):
+            return None
+        return REMOVED if mine.get("removed") else COMPLETED
+    if state.startswith("h") or state.startswith("E"):
+        return HELD
+    return IDLE
+
+
+def _hold_of(row, info, number):
+    mine = (info.get("tasks") or {}).get(str(number)) or {}
+    if mine.get("hold"):
+        return list(mine["hold"])
+    if info.get("hold"):
+        return list(info["hold"])
+    if row["state"].startswith("E"):
+        return ["the job failed to start", 2, 0]
+    for letter, reason, code in _GE_HOLDS:
+        if letter in (row.get("hold") or "u"):
+            return [reason, code, 0]
+    return ["held", 1, 0]
+
+
+def procs(snap):
+    """Every Proc in the queue, by cluster and proc."""
+    found = []
+    jobs = snap.get("jobs") or {}
+    for row in snap.get("rows") or ():
+        info = jobs.get(row["id"])
+        if info is None:
+            continue
+        cinfo = info.get("condor") or {}
+        for number in _numbers(row):
+            status = _status(row["state"], cinfo, number)
+            if status is None:
+                continue
+            found.append(_proc(row, info, cinfo, number, status))
+    found.sort(key=lambda p: (p.cluster, p.proc))
+    return found
+
+
+def _proc(row, info, cinfo, number, status):
+    running = row["state"] in _RUNNING_STATES
+    queue = row.get("queue") or ""
+    proc = Proc(cluster=row["id"], proc=number - 1, owner=info["owner"], status=status,
+                qdate=float(info.get("submit_time") or 0.0), start=float(row["time"]) if running else 0.0,
+                host=queue.partition("@")[2] if running else "", prio=int(cinfo.get("prio") or 0),
+                cmd=cinfo.get("cmd") or info.get("name") or "", args=list(cinfo.get("args") or ()),
+                batch=cinfo.get("batch"), universe=int(cinfo.get("universe") or 5),
+                slots=int(row.get("slots") or 1), is_condor=bool(cinfo.get("ads")))
+    if status == HELD:
+        proc.hold = _hold_of(row, cinfo, number)
+    return proc
+
+
+# ---------------------------------------------------------------- selecting
+
+class Selection:
+    """Which procs a command names: ids, users, constraints, -allusers."""
+
+    def __init__(self):
+        self.clusters = set()
+        self.ids = set()              # (cluster, proc)
+        self.users = []
+        self.constraints = []
+        self.allusers = False
+
+    @property
+    def named(self):
+        return bool(self.clusters or self.ids or self.users)
+
+    def add_word(self, word):
+        """A cluster, cluster.proc or user name from the command line."""
+        head, dot, tail = word.partition(".")
+        if head.isdigit() and (not dot or tail.isdigit()):
+            if dot:
+                self.ids.add((int(head), int(tail)))
+            else:
+                self.clusters.add(int(head))
+        elif head.lstrip("-").isdigit():
+            raise InputError(f"Invalid cluster # from {word}.")
+        else:
+            self.users.append(word)
+
+    def by_name(self, proc):
+        """True when the proc is named by an id or a user (or nothing names any)."""
+        if not self.named:
+            return True
+        return proc.cluster in self.clusters or (proc.cluster, proc.proc) in self.ids \
+            or proc.owner in self.users
+
+    def visible(self, proc, user):
+        """The default restriction of condor_q: the caller's own jobs."""
+        return self.allusers or self.named or user == "root" or proc.owner == user
+
+
+def compile_constraints(texts):
+    """The -constraint expressions, parsed; InputError naming a bad one."""
+    from gridtools.classad import parse
+    parsed = []
+    for text in texts:
+        try:
+            parsed.append(parse(text))
+        except Exception:  # noqa: BLE001 - any syntax error
+            raise InputError(f"Error: Invalid constraint expression: {text}") from None
+    return parsed
+
+
+def matches(ad, constraints):
+    for expr in constraints:
+        if expr.eval(ad) is not True:
+            return False
+    return True
+
+
+def truthy(value):
+    return value is True or (type(value) in (int, float) and value != 0)
+
+
+def matches_all(ad, constraints):
+    return all(truthy(expr.eval(ad)) for expr in constraints)
+
+
+# ---------------------------------------------------------------- ads
+
+class AdSource:
+    """The ClassAds of procs, built when first asked for (see the module's docstring)."""
+
+    def __init__(self, snap, user):
+        self.snap = snap
+        self.user = user
+        self.jobs = {}            # cluster -> model Job, or None when only public facts can be had
+
+    def _job(self, cluster):
+        if cluster not in self.jobs:
+            self.jobs[cluster] = self._read(cluster)
+        return self.jobs[cluster]
+
+    def _read(self, cluster):
+        from gridtools.model.job import Job
+        from gridtools.spool import jobs as jobstore
+        info = (self.snap.get("jobs") or {}).get(cluster) or {}
+        if self.user != "root" and info.get("owner") != self.user:
+            return None
+        try:
+            spec = jobstore.read_spec(cluster)
+            if spec is None:
+                return None
+            return Job.from_parts(spec, jobstore.read_state(cluster))
+        except Exception:  # noqa: BLE001 - unreadable or being written: public facts then
+            return None
+
+    def ad(self, proc):
+        from gridtools import ads
+        job = self._job(proc.cluster)
+        if job is not None:
+            return ads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold,
+                              job.deleted, job.condor)
+        return public_ad(self.snap, proc)
+
+
+def _public_spec(info, proc):
+    """A job description holding only what the status publishes of another user's job."""
+    return {"id": proc.cluster, "owner": info["owner"], "name": info.get("name") or "",
+            "submit_time": info.get("submit_time") or 0, "priority": info.get("priority") or 0,
+            "script_name": proc.cmd, "pe": info.get("pe"), "project": info.get("project") or None,
+            "resources": {"hard": dict(info.get("hard") or {})},
+            "queues": {"hard": list(info.get("hard_queues") or [])},
+            "stdout": [[None, "/dev/null"]], "stderr": [[None, "/dev/null"]]}
+
+
+def public_ad(snap, proc):
+    """The ad of another user's proc from the published facts."""
+    from gridtools import ads
+    from gridtools.classad import ClassAd
+    info = (snap.get("jobs") or {}).get(proc.cluster) or {}
+    ad = ads.job_ad(_public_spec(info, proc), None, proc.number)
+    for name in ("Iwd", "Out", "Err", "In"):
+        if name in ad:
+            del ad[name]
+    ad["JobStatus"] = proc.status
+    ad["JobPrio"] = proc.prio
+    ad["JobUniverse"] = proc.universe
+    if proc.batch:
+        ad["JobBatchName"] = proc.batch
+    if proc.start:
+        ad["JobCurrentStartDate"] = ad["JobStartDate"] = int(proc.start)
+        ad["RemoteHost"] = proc.host
+    if proc.hold:
+        ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = \
+            proc.hold[0], int(proc.hold[1]), int(proc.hold[2])
+    return ClassAd(ad)

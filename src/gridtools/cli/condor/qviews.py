@@ -1,0 +1,203 @@
+"""condor_q's tables, in HTCondor's layouts, from ``queue.Proc`` records.
+
+Every table starts with two empty lines and the title ``-- Schedd: NAME :
+<ADDRESS> @ DATE``, then its heading; columns are separated by one blank.
+The batch view (the default) has one row per batch: the procs of one
+cluster, or of one owner's clusters with the same ``JobBatchName``; DONE
+counts procs that left the queue, RUN running ones, IDLE idle and suspended
+ones, HOLD held ones (the column only when some are held), TOTAL the procs
+submitted; a zero is shown as ``_``. ``-nobatch`` has a row per proc (ID,
+OWNER, SUBMITTED, RUN_TIME, ST, PRI, SIZE, CMD), ``-run`` running procs and
+their hosts, ``-hold`` held procs with their hold reasons, ``-dag`` DAG node
+jobs under their DAGMan job. The summary below counts the procs of the
+query, the caller's and everybody's by state.
+"""
+
+import functools
+import os
+import time
+
+from gridtools.cli.condor import queue as Q
+
+
+def format_date(when):
+    """HTCondor's ``M/D HH:MM`` (month right-aligned, day left-aligned)."""
+    if when < 0:
+        return "    ???    "
+    return _minute(int(when) // 60)
+
+
+@functools.lru_cache(maxsize=4096)
+def _minute(minute):
+    t = time.localtime(minute * 60)
+    return f"{t.tm_mon:2d}/{t.tm_mday:<2d} {t.tm_hour:02d}:{t.tm_min:02d}"
+
+
+def format_time(seconds):
+    """Elapsed time as ``DDD+HH:MM:SS`` (days right-aligned in three places)."""
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86400)
+    return f"{days:3d}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+
+
+def title(schedd, now):
+    stamp = time.strftime("%m/%d/%y %H:%M:%S", time.localtime(now))
+    return f"\n\n-- Schedd: {schedd} : <127.0.0.1:9618?... @ {stamp}\n"
+
+
+def run_time(proc, now):
+    return now - proc.start if proc.start and proc.status in (Q.RUNNING, Q.SUSPENDED, Q.HELD) else 0
+
+
+def _id_cells(proc):
+    return f"{proc.cluster:4d}.".ljust(5) + f"{proc.proc:<3d}"
+
+
+def command_text(proc, user):
+    """The CMD column: the command's base name and its arguments (another user's
+    arguments are not shown)."""
+    text = os.path.basename(proc.cmd) or proc.cmd
+    if proc.args and (user in (proc.owner, "root")):
+        text += " " + " ".join(proc.args)
+    return text
+
+
+# ---------------------------------------------------------------- per proc
+
+def nobatch(procs, user, now, dag_names=None):
+    """One row per proc; ``dag_names``: proc id -> node label (``-dag``)."""
+    owner_head = "OWNER/NODENAME" if dag_names is not None else "OWNER"
+    width = 17 if dag_names is not None else 14
+    prio_width = max([3] + [len(str(p.prio)) for p in procs])
+    lines = [f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {'    RUN_TIME':>12} ST "
+             f"{'PRI':<{prio_width}} SIZE CMD"]
+    for p in procs:
+        who = (dag_names or {}).get(p.id) or p.owner
+        lines.append(f"{_id_cells(p)} {who[:width] if dag_names is not None else who:<{width}} "
+                     f"{format_date(p.qdate):>11} {format_time(run_time(p, now)):>12} "
+                     f"{Q.STATUS_LETTER.get(p.status, '?'):<2} {str(p.prio):<{prio_width}} "
+                     f"{0.0:4.1f} {command_text(p, user)}")
+    return "\n".join(lines) + "\n"
+
+
+def running(procs, user, now):
+    lines = [f" ID  {'':3} {'OWNER':<14} {'  SUBMITTED':>11} {'    RUN_TIME':>12} HOST(S)"]
+    for p in procs:
+        lines.append(f"{_id_cells(p)} {p.owner:<14} {format_date(p.qdate):>11} "
+                     f"{format_time(run_time(p, now)):>12} {p.host}")
+    return "\n".join(lines) + "\n"
+
+
+def held(procs):
+    lines = [f" ID  {'':3} {'OWNER':<14} {'HELD_SINCE':>11} CODE/SUB HOLD_REASON"]
+    for p in procs:
+        hold = p.hold or ["", 0, 0]
+        since = hold[3] if len(hold) > 3 else p.qdate
+        lines.append(f"{_id_cells(p)} {p.owner:<14} {format_date(since):>11} "
+                     f"{int(hold[1]):4d}/{int(hold[2]):<3d} {hold[0]}")
+    return "\n".join(lines) + "\n"
+
+
+UNIVERSES = {1: "standard", 5: "vanilla", 7: "scheduler", 9: "grid", 11: "parallel", 12: "local"}
+
+
+def idle(procs, ad_of):
+    lines = [f" ID  {'':3} {'OWNER':<14} {'UNIVERSE':<9} CPUS MEMORY STARTS LAST_HOST"]
+    for p in procs:
+        ad = ad_of(p)
+        cpus, memory = ad.eval("RequestCpus"), ad.eval("RequestMemory")
+        cpus = int(cpus) if type(cpus) in (int, float) else 1
+        memory = int(memory) if type(memory) in (int, float) else 0
+        starts = ad.eval("NumJobStarts")
+        starts = int(starts) if type(starts) in (int, float) else 0
+        last = ad.eval("LastRemoteHost")
+        lines.append(f"{_id_cells(p)} {p.owner:<14} {UNIVERSES.get(p.universe, str(p.universe)):<9} "
+                     f"{cpus:4d} {memory:6d} {starts:6d} {last if isinstance(last, str) else ''}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- batches
+
+class Batch:
+    """The procs of one row of the batch view."""
+
+    def __init__(self, owner, name):
+        self.owner, self.name = owner, name
+        self.procs = []
+        self.totals = {}            # cluster -> procs it was submitted with
+
+    def counts(self):
+        """(done, running, idle, held, total) procs."""
+        run = idle = hold = 0
+        for p in self.procs:
+            status = p.status
+            if status in (Q.RUNNING, Q.TRANSFERRING):
+                run += 1
+            elif status in (Q.IDLE, Q.SUSPENDED):
+                idle += 1
+            elif status == Q.HELD:
+                hold += 1
+        total = sum(self.totals.values())
+        return max(0, total - len(self.procs)), run, idle, hold, total
+
+    def ids(self):
+        first, last = self.procs[0], self.procs[-1]
+        if first is last:
+            return first.id
+        if first.cluster == last.cluster:
+            return f"{first.id}-{last.proc}"
+        return f"{first.id} ... {last.id}"
+
+
+def batches(procs, totals):
+    """The batches of ``procs`` (sorted by id) in the order of their first proc;
+    ``totals``: cluster -> procs submitted."""
+    found = {}
+    for p in procs:
+        key = (p.owner, p.batch) if p.batch else ("", p.cluster)
+        batch = found.get(key)
+        if batch is None:
+            batch = found[key] = Batch(p.owner, p.batch or f"ID: {p.cluster}")
+        batch.procs.append(p)
+        batch.totals[p.cluster] = totals.get(p.cluster, 1)
+    return list(found.values())
+
+
+def batch_view(procs, totals):
+    rows = batches(procs, totals)
+    longest = max([len(b.owner) for b in rows] or [0])
+    owner_w = longest if longest >= len("OWNER") else 8
+    name_w = max([10] + [len(b.name) for b in rows])
+    counts = [b.counts() for b in rows]
+    show_hold = any(c[3] for c in counts) or not rows
+    widths = [max([6] + [len(str(c[i])) for c in counts]) for i in range(5)]
+    heads = ["  DONE", "  RUN ", "  IDLE", "  HOLD", " TOTAL"]
+    cols = [i for i in range(5) if i != 3 or show_hold]
+    head = f"{'OWNER':<{owner_w}} {'BATCH_NAME':<{name_w}} {'   SUBMITTED':>12} " + \
+        " ".join(heads[i].rjust(widths[i]) for i in cols) + " JOB_IDS"
+    lines = [head]
+    pads = [(i, widths[i]) for i in cols]
+    for batch, count in zip(rows, counts):
+        cells = " ".join((str(count[i]) if count[i] else "_").rjust(w) for i, w in pads)
+        lines.append(f"{batch.owner:<{owner_w}} {batch.name:<{name_w}} "
+                     f"{format_date(batch.procs[0].qdate):>12} {cells} {batch.ids()}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- summary
+
+def _tally(procs):
+    counts = dict.fromkeys((Q.COMPLETED, Q.REMOVED, Q.IDLE, Q.RUNNING, Q.HELD, Q.SUSPENDED), 0)
+    for p in procs:
+        key = Q.RUNNING if p.status == Q.TRANSFERRING else p.status
+        counts[key] = counts.get(key, 0) + 1
+    return (f"{len(procs)} jobs; {counts[Q.COMPLETED]} completed, {counts[Q.REMOVED]} removed, "
+            f"{counts[Q.IDLE]} idle, {counts[Q.RUNNING]} running, {counts[Q.HELD]} held, "
+            f"{counts[Q.SUSPENDED]} suspended")
+
+
+def summary(query, mine, everyone, user):
+    """The totals of the query, of the caller's procs and of everybody's."""
+    return (f"Total for query: {_tally(query)} \n"
+            f"Total for {user}: {_tally(mine)} \n"
+            f"Total for all users: {_tally(everyone)}\n")

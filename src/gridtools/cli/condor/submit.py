@@ -1,0 +1,371 @@
+"""condor_submit: submit jobs from a submit description (HTCondor dialect).
+
+    condor_submit [-terse] [-verbose] [-append LINE]... [-batch-name NAME]
+                  [-dry-run FILE] [-name SCHEDD] [NAME=value]... [FILE | -]
+                  [-queue ARGS...]
+
+Each cluster the description makes is one gridtools job (proc P is task
+P+1; see formats.condor.spec); its id is claimed here, so the cluster
+number is printed at once. The job's ads are built here and travel with the
+description; the daemon checks them again. Nothing is queued unless every
+cluster of the file could be built.
+"""
+
+import os
+import pwd
+import sys
+import time
+
+from gridtools import cell
+from gridtools.errors import GridError, InputError, UsageError
+
+USAGE = """\
+Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
+    [options] are
+\t-file <submit-file>\tRead Submit commands from <submit-file>
+\t-terse  \t\tDisplay terse output, jobid ranges only
+\t-verbose\t\tDisplay verbose output, jobid and full job ClassAd
+\t-append <line>\t\tadd line to submit file before processing
+\t              \t\t(overrides submit file; multiple -a lines ok)
+\t-queue <queue-opts>\tappend Queue statement to submit file before processing
+\t                   \t(submit file must not already have a Queue or Iterate)
+\t-batch-name <name>\tappend a line to submit file that sets the batch name
+\t-dry-run <filename>\tprocess submit file and write ClassAd attributes to <filename>
+\t        \t\tbut do not actually submit the job(s) to the SCHEDD
+\t-name <name>\t\tsubmit to the specified schedd
+\t<attrib>=<value>\tSet <attrib>=<value> before reading the submit file.
+
+    If <submit-file> is omitted or is -, and a -queue is not provided, submit commands
+     are read from stdin. Use of - implies verbose output unless -terse is specified
+"""
+
+
+class Options:
+    """What the command line asked for."""
+
+    def __init__(self):
+        self.file = None           # None: stdin; "-": stdin, verbose
+        self.append = []
+        self.queue = None
+        self.terse = False
+        self.verbose = False
+        self.dry_run = None        # the file -dry-run writes the ads to ("-": stdout)
+        self.batch_name = None
+        self.variables = {}
+        self.schedd = None
+        self.help = False
+
+
+def _prefix(arg, word, least):
+    """HTCondor's option matching: ``-word`` abbreviated to at least ``least`` letters."""
+    name = arg.lstrip("-")
+    return arg.startswith("-") and least <= len(name) <= len(word) and word.startswith(name)
+
+
+_VALUED = (("append", 1, "append"), ("batch-name", 1, "batch_name"), ("dry-run", 3, "dry_run"),
+           ("file", 2, "file"), ("name", 1, "schedd"), ("remote", 1, "schedd"),
+           ("pool", 2, None), ("addr", 2, None))
+
+
+def parse_args(argv):
+    opts = Options()
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "-":
+            opts.file = "-"
+        elif arg.startswith("-"):
+            _option(opts, arg, args)
+        elif "=" in arg:
+            _variable(opts, arg)
+        else:
+            opts.file = arg
+    return opts
+
+
+def _option(opts, arg, args):
+    if _prefix(arg, "help", 1):
+        opts.help = True
+    elif _prefix(arg, "verbose", 1):
+        opts.verbose, opts.terse = True, False
+    elif _prefix(arg, "terse", 3):
+        opts.terse, opts.verbose = True, False
+    elif _prefix(arg, "queue", 1):
+        _queue_words(opts, arg, args)
+    elif _prefix(arg, "disable", 1) or _prefix(arg, "spool", 1) or _prefix(arg, "unused", 1):
+        pass
+    else:
+        for word, least, attr in _VALUED:
+            if _prefix(arg, word, least):
+                if not args or (args[0].startswith("-") and args[0] != "-"):
+                    raise UsageError(f"condor_submit: {arg} requires another argument", 1)
+                value = args.pop(0)
+                if attr == "append":
+                    opts.append.append(value)
+                elif attr:
+                    setattr(opts, attr, value)
+                return
+        sys.stderr.write(USAGE)
+        raise UsageError(f"condor_submit: unknown option {arg}", 1)
+
+
+def _queue_words(opts, arg, args):
+    if not args or args[0].startswith("-"):
+        raise UsageError(f"condor_submit: {arg} requires at least one argument", 1)
+    if opts.queue is not None:
+        raise UsageError(f"condor_submit: only one {arg} command allowed", 1)
+    words = []
+    while args and (args[0] == "-" or not args[0].startswith("-")):
+        words.append(args.pop(0))
+    opts.queue = " ".join(words)
+
+
+def _variable(opts, arg):
+    name, _, value = arg.partition("=")
+    name, value = name.strip(), value.strip()
+    if name.startswith("+"):
+        name = "MY." + name[1:]
+    if not name or not (name[0].isalpha() or name[0] == "_") or \
+            not all(c.isalnum() or c in "_." for c in name):
+        raise UsageError(f"condor_submit: invalid attribute name '{name}' for attrib=value assigment", 1)
+    opts.variables[name] = value
+
+
+# ---------------------------------------------------------------- building
+
+def read_text(opts):
+    """The submit description's text and its name for messages."""
+    if opts.file in (None, "-"):
+        if opts.file is None and opts.queue is not None and opts.variables:
+            return "", "null"           # everything came from the command line
+        data = sys.stdin.buffer.read() if not sys.stdin.isatty() or opts.file == "-" else b""
+        return data.decode("utf-8", "replace"), "(stdin)"
+    try:
+        with open(opts.file, "rb") as fh:
+            return fh.read().decode("utf-8", "replace"), opts.file
+    except OSError as exc:
+        raise InputError(f"ERROR: Failed to open command file ({opts.file}) ({exc.strerror})") from None
+
+
+def submitter(now):
+    """The identity and the facts of the submitting user every job carries."""
+    uid = os.getuid()
+    try:
+        entry = pwd.getpwuid(uid)
+        owner, home, shell = entry.pw_name, entry.pw_dir, entry.pw_shell
+    except KeyError:
+        owner, home, shell = str(uid), os.path.expanduser("~"), "/bin/sh"
+    env = os.environ
+    host = cell.hostname()
+    sge_o = {"HOME": env.get("HOME", home), "LOGNAME": env.get("LOGNAME", owner),
+             "PATH": env.get("PATH", ""), "SHELL": env.get("SHELL", shell),
+             "WORKDIR": os.getcwd(), "HOST": host, "MAIL": env.get("MAIL", f"/var/mail/{owner}")}
+    return {"owner": owner, "uid": uid, "gid": os.getgid(), "sge_o": sge_o, "submit_host": host,
+            "submit_time": now, "account": "sge"}
+
+
+class Claims:
+    """Cluster ids claimed for this submission (released again when it fails)."""
+
+    def __init__(self, dry_run):
+        self.dry_run = dry_run
+        self.taken = []
+
+    def next(self):
+        if self.dry_run:
+            number = (self.taken[-1] + 1) if self.taken else 1
+        else:
+            from gridtools.spool import ids
+            number = ids.allocate("job")[0]
+        self.taken.append(number)
+        return number
+
+    def release(self):
+        if self.dry_run:
+            return
+        from gridtools.spool import ids
+        for number in self.taken:
+            ids.release("job", number)
+
+
+def build(opts, text, source, claims, now):
+    """The job ads of the description, by cluster: [(cluster, [ads])]."""
+    from gridtools.formats.condor.fsview import LocalFiles
+    from gridtools.formats.condor.jobad import SubmitContext
+    from gridtools.formats.condor.submit import parse_submit
+    cwd = os.getcwd()
+    desc = parse_submit(text, append=opts.append, queue_override=opts.queue, source=source)
+    if not desc.queues:
+        raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
+    ctx = SubmitContext(cwd=cwd, owner=submitter(now)["owner"], now=int(now), files=LocalFiles(cwd),
+                        environ=dict(os.environ), variables=opts.variables, filesystem_domain=cell.hostname(),
+                        batch_name=_unquoted(opts.batch_name), next_cluster=claims.next,
+                        seed=time.time_ns())
+    first = claims.next()
+    ads = desc.job_ads(first, ctx)
+    clusters = {}
+    for ad in ads:
+        clusters.setdefault(ad.eval("ClusterId"), []).append(ad)
+    return sorted(clusters.items())
+
+
+def _unquoted(name):
+    if name and len(name) >= 2 and name[0] == name[-1] == '"':
+        return name[1:-1]
+    return name
+
+
+def _pe_names():
+    try:
+        return set(os.listdir(cell.etc("pe")))
+    except OSError:
+        return set()
+
+
+def _complexes():
+    try:
+        with open(cell.etc("complex"), encoding="utf-8") as fh:
+            return {line.split()[0] for line in fh if line.strip() and not line.startswith("#")}
+    except OSError:
+        return set()
+
+
+def check_spec(spec):
+    """Refuse a cluster this cell cannot run, in HTCondor's words."""
+    from gridtools.formats import jobcheck
+    from gridtools.formats.condor import spec as condor_spec
+    pe = spec.get("pe")
+    if pe and pe[0] not in _pe_names():
+        raise InputError(f"ERROR: this cell has no parallel environment \"{pe[0]}\" for jobs "
+                         "of more than one CPU or machine")
+    if condor_spec.GPU_REQUEST in spec["resources"]["hard"] and condor_spec.GPU_REQUEST not in _complexes():
+        raise InputError("ERROR: request_gpus: this cell has no GPUs (no complex "
+                         f"\"{condor_spec.GPU_REQUEST}\")")
+    try:
+        jobcheck.check(spec)
+    except jobcheck.Invalid as exc:
+        raise InputError(f"ERROR: {exc}") from None
+
+
+def touch_log(ads):
+    """Create each user log named (as condor_submit does), so readers find it at once."""
+    for path in sorted({ad.eval("UserLog") for ad in ads if isinstance(ad.eval("UserLog"), str)}):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+            os.close(fd)
+        except OSError as exc:
+            raise InputError(f"ERROR: Invalid log file: \"{path}\" ({exc.strerror})") from None
+
+
+def known_schedd(name):
+    """True when ``name`` is this cell's schedd (its host, by any of its names)."""
+    import socket
+    names = {cell.hostname(), socket.gethostname(), socket.getfqdn(), "localhost"}
+    return name in names or name.split("@")[-1] in names
+
+
+# ---------------------------------------------------------------- output
+
+def terse_lines(clusters):
+    return [f"{c}.{ads[0].eval('ProcId')} - {c}.{ads[-1].eval('ProcId')}" for c, ads in clusters]
+
+
+def summary(clusters, dry_run):
+    """What condor_submit prints: a dot per proc, then a line per cluster."""
+    dots = "".join("." for _c, ads in clusters for _ad in ads)
+    verb = "dry-run" if dry_run else "submitted"
+    head = ("Dry-Run job(s)" if dry_run else "Submitting job(s)") + dots + "\n"
+    return head + "".join(f"{len(ads)} job(s) {verb} to cluster {c}.\n" for c, ads in clusters)
+
+
+def verbose_text(clusters):
+    return "".join(f"\n** Proc {c}.{ad.eval('ProcId')}:\n{ad}" for c, ads in clusters for ad in ads)
+
+
+def write_dry_run(target, clusters):
+    """The ads in long form, a blank line after each, into ``target`` ("-": stdout)."""
+    text = "".join(f"{ad}\n" for _c, ads in clusters for ad in ads)
+    if target == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise InputError(f"ERROR: Failed to open file -dry-run output file ({exc.strerror})") from None
+
+
+# ---------------------------------------------------------------- main
+
+def main(argv, prog="condor_submit"):
+    try:
+        opts = parse_args(argv)
+        if opts.help:
+            sys.stdout.write(USAGE)
+            return 0
+        return _submit(opts)
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _submit(opts):
+    if opts.schedd and not known_schedd(opts.schedd):
+        raise InputError(f"ERROR: Can't find address of schedd {opts.schedd}")
+    text, source = read_text(opts)
+    now = time.time()
+    if opts.dry_run is None:
+        from gridtools.cli import cellinit
+        cellinit.ensure_cell()
+    claims = Claims(opts.dry_run is not None)
+    try:
+        clusters = build(opts, text, source, claims, now)
+        specs = _specs(clusters, now) if opts.dry_run is None else []
+    except BaseException:
+        claims.release()
+        raise
+    if opts.dry_run is not None:
+        write_dry_run(opts.dry_run, clusters)
+        if not opts.terse and opts.dry_run != "-":
+            sys.stdout.write(summary(clusters, True))
+        return 0
+    _send(specs, clusters, claims)
+    _report(opts, clusters)
+    return 0
+
+
+def _specs(clusters, now):
+    from gridtools.formats.condor import spec as condor_spec
+    who = submitter(now)
+    specs = []
+    for _cluster, ads in clusters:
+        spec = condor_spec.cluster_spec(ads, who)
+        check_spec(spec)
+        specs.append(spec)
+    touch_log([ad for _c, ads in clusters for ad in ads])
+    return specs
+
+
+def _send(specs, clusters, claims):
+    from gridtools.cli.ask import tell
+    sent = 0
+    try:
+        for spec in specs:
+            tell("submit", {"job": spec})
+            sent += 1
+    except BaseException:
+        from gridtools.spool import ids
+        for number in claims.taken[sent:]:
+            ids.release("job", number)
+        raise
+
+
+def _report(opts, clusters):
+    if opts.terse:
+        out = "".join(line + "\n" for line in terse_lines(clusters))
+    elif opts.verbose or opts.file == "-":
+        out = verbose_text(clusters)
+    else:
+        out = summary(clusters, False)
+    sys.stdout.write(out)
+    sys.stdout.flush()

@@ -1,0 +1,164 @@
+"""Reading the cell's status for queries of both dialects: the daemon's snapshot,
+or the spool.
+
+``load()`` returns the published snapshot (see daemon.publish) merged with
+submit requests the daemon has not taken in yet, so a job shows up in qstat
+the moment qsub returned: the requests are read *before* the snapshot, and
+the daemon removes a request only after publishing a snapshot that shows
+it, so every job is in one or the other. Without a snapshot (no daemon has
+run yet) the rows are built from the spool's job files. While no daemon
+runs, the snapshot is marked ``stale``: jobs no longer in the spool are left
+out and jobs the snapshot does not know are read from the spool.
+"""
+
+import os
+import pwd
+import time
+
+from gridtools import cell
+from gridtools.model import perange
+from gridtools.spool import status as spool_status
+
+ACTIVE = ("r", "hr", "Rr", "t", "s", "S", "T", "dr", "dt")
+
+
+def load():
+    pending = _submit_requests()
+    snap = spool_status.read()
+    if snap is None:
+        snap = _from_spool()
+    elif not _daemon_running():
+        _reconcile(snap)
+    _merge_requests(snap, pending)
+    return snap
+
+
+def _daemon_running():
+    from gridtools.spool import daemonctl as control
+    return control.running()
+
+
+def _job_parts(job_ids):
+    """(rows, info) of the given jobs, read from the spool."""
+    from gridtools.spool.rows import job_info, job_rows
+    from gridtools.model.job import Job
+    from gridtools.spool import jobs as jobstore
+    from gridtools.formats import spoolyaml
+    jobs = []
+    for job_id in job_ids:
+        try:
+            spec = jobstore.read_spec(job_id)
+            if spec is not None:
+                jobs.append(Job.from_parts(spec, jobstore.read_state(job_id)))
+        except (OSError, spoolyaml.SpoolFormatError):
+            continue
+    live = {j.id for j in jobs if not j.is_finished()}
+    rows, info = [], {}
+    for job in jobs:
+        rows.extend(job_rows(job, 0.0, live))
+        info[job.id] = job_info(job, None)
+    return rows, info
+
+
+def _from_spool():
+    from gridtools.spool import jobs as jobstore
+    rows, info = _job_parts(jobstore.list_ids())
+    return {"time": 0.0, "rows": rows, "jobs": info, "queues": [], "hosts": {}, "reasons": {},
+            "exechosts": []}
+
+
+def _reconcile(snap):
+    """A snapshot left by a daemon that is gone: leave out jobs no longer in the spool,
+    add the ones it does not know, and mark it stale."""
+    snap["stale"] = True
+    try:
+        stored = {int(n) for n in os.listdir(cell.spool("jobs")) if n.isdigit()}
+    except OSError:
+        return                          # no job store to compare with (or not ours to read)
+    known = snap["jobs"]
+    gone = set(known) - stored
+    if gone:
+        snap["rows"] = [r for r in snap["rows"] if r["id"] not in gone]
+        for job_id in gone:
+            del known[job_id]
+    unknown = sorted(stored - set(known))
+    if unknown:
+        rows, info = _job_parts(unknown)
+        snap["rows"].extend(rows)
+        known.update(info)
+
+
+def warnings(snap, etc_only=False):
+    """Lines to show on stderr: the status is stale, or the daemon reported faults."""
+    lines = []
+    if snap.get("stale") and not etc_only:
+        when = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(snap.get("time") or 0))
+        lines.append(f"warning: the gridtools daemon of cell {cell.root()} is not running: "
+                     f"job states as of {when}")
+    for fault in snap.get("faults") or ():
+        if not etc_only or str(fault.get("path", "")).startswith("etc" + os.sep):
+            lines.append(f"warning: {fault['text']}")
+    return lines
+
+
+def _submit_requests():
+    """(job description, owner uid) of each of the caller's submit requests waiting in the
+    spool, read as the daemon reads them (plain files only, capped, checked)."""
+    try:
+        if not any(n.endswith(".submit") for n in os.listdir(cell.spool("requests"))):
+            return []
+    except OSError:
+        return []
+    from gridtools.spool import requests
+    return [(req.body["job"], req.uid) for req in requests.pending_submits()]
+
+
+def _merge_requests(snap, pending):
+    if not pending:
+        return
+    known = snap["jobs"]
+    for spec, uid in pending:
+        if not isinstance(spec, dict) or not isinstance(spec.get("id"), int) or spec["id"] in known:
+            continue
+        try:
+            spec["owner"] = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            spec["owner"] = str(uid)
+        try:
+            _add_unprocessed(snap, spec)
+        except (KeyError, TypeError, ValueError, IndexError):
+            continue
+
+
+def _add_unprocessed(snap, spec):
+    rng = spec.get("tasks")
+    tasks = [list(rng)] if rng else None
+    state = "hqw" if spec.get("user_hold") or spec.get("hold_jid") else "qw"
+    slots = perange.low(spec["pe"]) if spec.get("pe") else 1
+    snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
+                         "time": float(spec["submit_time"]), "queue": "", "slots": slots})
+    res = spec.get("resources") or {}
+    snap["jobs"][spec["id"]] = {
+        "name": spec.get("name") or "", "owner": spec["owner"], "group": "", "project": spec.get("project") or "",
+        "department": "defaultdepartment", "submit_time": float(spec["submit_time"]),
+        "priority": int(spec.get("priority", 0)), "hard": dict(res.get("hard") or {}),
+        "soft": dict(res.get("soft") or {}), "hard_queues": [], "soft_queues": [],
+        "pe": spec.get("pe"), "hold_jid": spec.get("hold_jid") or [], "predecessors": [],
+        "urgency": [0.0, 0.0, 0.0, 0.0], "deadline": None, "array": bool(rng), "tasks": rng,
+        "account": spec.get("account") or "sge", "ar": spec.get("ar")}
+    from gridtools.model.job import Job
+    from gridtools.spool.rows import condor_info
+    snap["jobs"][spec["id"]]["condor"] = condor_info(Job(spec))
+
+
+def task_label(row):
+    """The ja-task-ID column text of a row."""
+    if row.get("task") is not None:
+        return str(row["task"])
+    tasks = row.get("tasks")
+    if not tasks:
+        return ""
+    parts = []
+    for first, last, step in tasks:
+        parts.append(str(first) if first == last else f"{first}-{last}:{step}")
+    return ",".join(parts)

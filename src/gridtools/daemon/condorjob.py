@@ -1,0 +1,447 @@
+"""The HTCondor side of jobs in the daemon: user log events, the job's own
+policy expressions, removal that leaves a job in the queue, and history.
+
+``daemon.apply`` calls in here whenever a job with HTCondor ads
+(``spec["condor_ad"]``, see formats.condor.spec) changes: it was taken in
+(event 000), a task started (001), ended (005, or 009 when it was removed),
+was evicted and requeued (004), held (012) or released (013). At a task's
+exit the job's ``OnExitHold`` and ``OnExitRemove`` (with ``max_retries``
+folded in at submit) decide, with HTCondor's precedence, whether it is held,
+run again or leaves; ``periodic`` evaluates ``PeriodicHold``,
+``PeriodicRelease`` and ``PeriodicRemove`` every ``PERIODIC_EXPR_INTERVAL``
+seconds. What the daemon keeps per job beyond the task states lives in
+``job.condor`` (``ads._overlay_condor`` shows it): per task ``hold``
+(reason, code, subcode), ``completions``, ``removed``, ``gone`` (forced out
+with ``condor_rm -forcex``), ``vacating`` (a running task being held); for
+the job ``edits`` (condor_qedit) and ``kept``: finished tasks that stay in
+the queue because their ``LeaveJobInQueue`` is true.
+"""
+
+import time
+
+from gridtools import ads
+from gridtools.daemon import history, userlogs
+from gridtools.formats.condor.userlog import Event, EventType
+
+#: HTCondor's HoldReasonCode values used here
+HOLD_CODE_USER = 1
+HOLD_CODE_POLICY = 3
+#: seconds between evaluations of the periodic expressions (PERIODIC_EXPR_INTERVAL)
+DEFAULT_PERIODIC_INTERVAL = 60.0
+#: JobNotification values that ask for mail at the end: always, complete, error
+_NOTIFY_ALWAYS, _NOTIFY_COMPLETE, _NOTIFY_ERROR = 1, 2, 3
+
+
+def is_condor(job):
+    return bool(job.spec.get("condor_ad"))
+
+
+def proc_ad(job, number):
+    """The ad of task ``number`` (proc number - 1) as condor_q shows it."""
+    return ads.job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted, job.condor)
+
+
+def task_info(job, number):
+    """The bookkeeping of one task (created empty)."""
+    return job.condor.setdefault("tasks", {}).setdefault(str(number), {})
+
+
+def _proc(number):
+    return number - 1
+
+
+def check_new(spec):
+    """Why the ads of a new job cannot be taken ("" when they can)."""
+    from gridtools.classad import parse_ad
+    texts = spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]
+    try:
+        parsed = [parse_ad(text) for text in texts if text]
+    except Exception:  # noqa: BLE001 - any text that is no ad
+        return "the job's ads cannot be read"
+    if not parsed or not isinstance(parsed[0].eval("Cmd"), str):
+        return "the job's ad has no command (Cmd)"
+    if len(texts) > 1 and len(texts) != len(list(spec_numbers(spec))):
+        return "the job's ads do not match its procs"
+    return ""
+
+
+def spec_numbers(spec):
+    from gridtools.model.job import task_numbers
+    return list(task_numbers(spec))
+
+
+# ---------------------------------------------------------------- writing events
+
+def _log_path(ad):
+    path = ad.eval("UserLog")
+    return path if isinstance(path, str) and path.startswith("/") else None
+
+
+def write_events(state, job, items):
+    """Append events to the user logs of their procs: ``items`` is [(number, type, info)]."""
+    if not is_condor(job):
+        return
+    by_path = {}
+    for number, kind, info, when in items:
+        path = _log_path(proc_ad(job, number))
+        if path:
+            by_path.setdefault(path, []).append(Event(kind, job.id, _proc(number), 0, when, info))
+    for path, events in by_path.items():
+        userlogs.append(job.spec, path, events, state.log)
+
+
+def _host(job):
+    return job.spec.get("submit_host") or "localhost"
+
+
+def submitted(state, job, now):
+    """A new job was taken in: event 000 for every proc, and its hold on submit."""
+    if not is_condor(job):
+        return
+    info = {"SubmitHost": f"<127.0.0.1:0?alias={_host(job)}>"}
+    write_events(state, job, [(n, EventType.SUBMIT, info, now) for n in job.numbers()])
+    first = proc_ad(job, job.numbers()[0])
+    if job.hold and isinstance(first.eval("HoldReason"), str):
+        job.condor["hold"] = [first.eval("HoldReason"), _int(first.eval("HoldReasonCode")),
+                              _int(first.eval("HoldReasonSubCode")), int(now)]
+        held_events(state, job, list(job.numbers()), now)
+
+
+def started(state, job, number, now):
+    task = job.tasks.get(number)
+    host = task.host if task is not None else ""
+    slot = f"{task.queue}@{task.host}" if task is not None else ""
+    write_events(state, job, [(number, EventType.EXECUTE,
+                               {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}, now)])
+
+
+def _usage_info(task, result):
+    usage = result.get("usage") or {}
+    user, system = float(usage.get("ru_utime", 0.0)), float(usage.get("ru_stime", 0.0))
+    return {"RunRemoteUserCpu": user, "RunRemoteSysCpu": system,
+            "TotalRemoteUserCpu": user, "TotalRemoteSysCpu": system}
+
+
+def _exit_info(task, result):
+    info = _usage_info(task, result)
+    sig = int(result.get("signal") or 0)
+    if sig:
+        info.update(TerminatedNormally=False, TerminatedBySignal=sig)
+    else:
+        info.update(TerminatedNormally=True, ReturnValue=int(result.get("exit_status", 0) or 0))
+    return info
+
+
+def evicted(state, job, task, result, now):
+    """A running task went back to waiting (host flush, qmod -r, a hold)."""
+    mine = task_info(job, task.number) if is_condor(job) else {}
+    if mine.pop("vacating", None):          # held: event 012 was written already
+        job.changed()
+        return
+    write_events(state, job, [(task.number, EventType.JOB_EVICTED, _usage_info(task, result), now)])
+
+
+def removed_events(state, job, numbers, now):
+    """Tasks that were removed (condor_rm, qdel, a periodic remove): event 009 each."""
+    if is_condor(job) and numbers:
+        reason = job.condor.get("remove_reason") or "via condor_rm"
+        items = []
+        for number in numbers:
+            mine = (job.condor.get("tasks") or {}).get(str(number)) or {}
+            items.append((number, EventType.JOB_ABORTED, {"Reason": mine.get("remove_reason") or reason}, now))
+        write_events(state, job, items)
+    leaving = []
+    for number in numbers:
+        task_info(job, number)["removed"] = True
+        gone = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("gone")
+        if is_condor(job) and not gone and _stays(job, number):
+            job.condor.setdefault("kept", []).append(number)
+        else:
+            leaving.append(number)
+    history.append(state, [history.final_ad(job, number) for number in leaving])
+
+
+def held_events(state, job, numbers, now):
+    """Tasks that were held: event 012 with their reason."""
+    items = []
+    for number in numbers:
+        hold = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("hold") or job.condor.get("hold")
+        if not hold:
+            ad = proc_ad(job, number)
+            hold = [_text(ad.eval("HoldReason")) or "via condor_hold", _int(ad.eval("HoldReasonCode")) or
+                    HOLD_CODE_USER, _int(ad.eval("HoldReasonSubCode"))]
+        items.append((number, EventType.JOB_HELD, {"HoldReason": hold[0], "HoldReasonCode": int(hold[1]),
+                                                  "HoldReasonSubCode": int(hold[2])}, now))
+    write_events(state, job, items)
+
+
+def released_events(state, job, numbers, reason, now):
+    write_events(state, job, [(n, EventType.JOB_RELEASED, {"Reason": reason}, now) for n in numbers])
+
+
+def _text(value):
+    return value if isinstance(value, str) else ""
+
+
+def _int(value):
+    return int(value) if type(value) in (int, float) else 0
+
+
+# ---------------------------------------------------------------- exits
+
+def exit_decision(job, task, result, now):
+    """What the job's exit policy says of a task that exited of its own accord
+    (``condorpolicy.Decision``), or None: it leaves the queue. Counts the completion."""
+    if not is_condor(job) or task.deleting or result.get("deleted"):
+        return None
+    from gridtools.daemon import condorpolicy
+    mine = task_info(job, task.number)
+    mine["completions"] = int(mine.get("completions", 0)) + 1
+    ad = condorpolicy.with_exit(proc_ad(job, task.number), result, mine["completions"], now)
+    return condorpolicy.at_exit(ad)
+
+
+def ended(state, job, task, result, now):
+    """A task left the running state for good: event 005 (009 when it was removed),
+    the history, mail that was asked for, and whether it stays in the queue."""
+    if task.deleting or result.get("deleted"):
+        removed_events(state, job, [task.number], now)
+        return
+    if not is_condor(job):
+        history.record(state, job, task.number)
+        return
+    write_events(state, job, [(task.number, EventType.JOB_TERMINATED, _exit_info(task, result), now)])
+    _notify(state, job, task, result)
+    if _stays(job, task.number):
+        job.condor.setdefault("kept", []).append(task.number)
+    else:
+        history.record(state, job, task.number)
+
+
+def _stays(job, number):
+    """True when a completed task stays in the queue (its LeaveJobInQueue is true)."""
+    from gridtools.daemon import condorpolicy
+    return condorpolicy.fires(proc_ad(job, number), "LeaveJobInQueue")
+
+
+def _notify(state, job, task, result):
+    """notification: the mail HTCondor would send is noted in the daemon's messages."""
+    ad = proc_ad(job, task.number)
+    wanted = ad.eval("JobNotification")
+    failed = bool(result.get("signal")) or int(result.get("exit_status", 0) or 0) != 0
+    if wanted not in (_NOTIFY_ALWAYS, _NOTIFY_COMPLETE) and not (wanted == _NOTIFY_ERROR and failed):
+        return
+    who = _text(ad.eval("NotifyUser")) or f"{job.spec['owner']}@{_host(job)}"
+    state.log(f"I|mail to {who}: Condor Job {job.id}.{_proc(task.number)} "
+              f"exited with status {int(result.get('exit_status', 0) or 0)} (not sent: noted here)")
+
+
+# ---------------------------------------------------------------- holds by Grid Engine requests
+
+def held_numbers(job, number):
+    """Pending task numbers that count as held now (of one task, or of the job)."""
+    if not is_condor(job):
+        return set()
+    numbers = [number] if number is not None else list(job.pending_numbers())
+    return {n for n in numbers if job.holds_of(n)}
+
+
+def hold_changed(state, job, number, before):
+    """After qhold/qrls (or any hold change) of ``number`` (None: the job): events
+    012/013 for the tasks whose held state changed."""
+    if not is_condor(job):
+        return
+    after = held_numbers(job, number)
+    now = time.time()
+    for n in after - before:
+        mine = task_info(job, n)
+        if not mine.get("hold"):
+            letters = job.holds_of(n)
+            why = next((text for letter, text in ads._HOLD_REASONS if letter in letters), "held")
+            mine["hold"] = [why, HOLD_CODE_USER, 0, int(now)]
+    if after - before:
+        held_events(state, job, sorted(after - before), now)
+    if before - after:
+        for n in before - after:
+            (job.condor.get("tasks") or {}).get(str(n), {}).pop("hold", None)
+        if not after:
+            job.condor.pop("hold", None)
+        released_events(state, job, sorted(before - after), "via condor_release", now)
+
+
+# ---------------------------------------------------------------- running
+
+#: seconds between a job's KillSig and SIGKILL when it does not end (HTCondor's KILLING_TIMEOUT)
+KILLING_TIMEOUT = 30.0
+
+
+def adjust_plan(plan, job, number):
+    """The execution plan of an HTCondor proc: its own command, arguments, working
+    directory, environment and streams from its ad; a scratch folder with copies of
+    its input files when it transfers files; KillSig when it is removed."""
+    from gridtools.formats.condor.spec import run_facts
+    facts = run_facts(proc_ad(job, number))
+    plan["exec"], plan["argv"] = facts.command, [facts.command] + list(facts.args)
+    plan["cwd"] = facts.iwd
+    env = dict(plan["env"])
+    env.update(facts.env)
+    env.update({"PWD": facts.iwd, "SGE_CWD_PATH": facts.iwd, "_CONDOR_JOB_IWD": facts.iwd,
+                "_CONDOR_SCRATCH_DIR": env.get("TMPDIR", facts.iwd),
+                "CONDOR_ID": f"{job.id}.{_proc(number)}"})
+    plan["env"] = env
+    plan["stdin"], plan["stdout"], plan["stderr"] = facts.stdin, facts.stdout, facts.stderr
+    plan["join"] = False
+    plan["terminate_method"] = facts.kill_sig
+    plan["kill_after"] = KILLING_TIMEOUT
+    if facts.scratch:
+        plan["scratch"] = {"iwd": facts.iwd, "input": facts.transfer_input,
+                           "output": facts.transfer_output}
+    return plan
+
+
+# ---------------------------------------------------------------- condor_qedit
+
+def _set_in(text, name, value_text):
+    """An ad text with attribute ``name`` set to ``value_text`` (replacing it)."""
+    from gridtools.classad import parse_ad
+    ad = parse_ad(text) if text else None
+    lines = []
+    if ad is not None:
+        lines = [f"{n} = {ad.lookup(n).unparse(True)}\n" for n in ad if n.lower() != name.lower()]
+    return "".join(lines) + f"{name} = {value_text}\n"
+
+
+def _edited_texts(spec, numbers, name, value_text):
+    """``condor_ad`` of a job with ``name`` set in the ads of tasks ``numbers``."""
+    from gridtools.classad import parse_ad
+    stored = spec["condor_ad"]
+    count = len(spec_numbers(spec))
+    texts = list(stored) if isinstance(stored, list) else [stored] + [""] * (count - 1)
+    if len(numbers) == count:
+        texts = [_set_in(texts[0], name, value_text)] + \
+            [_without(t, name) for t in texts[1:]]
+        return texts if any(texts[1:]) else texts[0]
+    base = parse_ad(texts[0])
+    if 1 in numbers and name in base:
+        old = base.lookup(name).unparse(True)
+        texts[1:] = [t if _defines(t, name) else _set_in(t, name, old) for t in texts[1:]]
+    for number in numbers:
+        texts[number - 1] = _set_in(texts[number - 1], name, value_text)
+    return texts
+
+
+def _defines(text, name):
+    from gridtools.classad import parse_ad
+    return bool(text) and name in parse_ad(text)
+
+
+def _without(text, name):
+    from gridtools.classad import parse_ad
+    if not _defines(text, name):
+        return text
+    ad = parse_ad(text)
+    return "".join(f"{n} = {ad.lookup(n).unparse(True)}\n" for n in ad if n.lower() != name.lower())
+
+
+def edit_ads(state, job, numbers, attrs):
+    """condor_qedit: set attributes in the ads of tasks ``numbers`` (spec["condor_ad"] is
+    rewritten), then bring what the scheduler reads of the description (slots, requests,
+    JobPrio) in line with proc 0. A job submitted with qsub keeps the edits beside its
+    description (``job.condor["edits"]``, for the whole job); its JobPrio counts."""
+    from gridtools.spool import jobs as jobstore
+    spec = dict(job.spec)
+    if spec.get("condor_ad"):
+        positions = [job.numbers().index(n) + 1 for n in numbers]
+        for name, text in attrs.items():
+            spec["condor_ad"] = _edited_texts(spec, positions, name, text)
+        _refresh(spec)
+    else:                   # a qsub job: its ad is made from its description, the edits lie over it
+        job.condor.setdefault("edits", {}).update(attrs)
+        prio = ads.job_ad(spec, None, 1, condor=job.condor).eval("JobPrio")
+        spec["job_prio"] = int(prio) if type(prio) in (int, float) else 0
+    job.spec.clear()
+    job.spec.update(spec)
+    jobstore.write_spec(job.spec)
+    state.touch(job)
+    state.need_schedule = True
+    state.log(f"I|job {job.id}: attributes {', '.join(sorted(attrs))} set")
+
+
+def _refresh(spec):
+    """The description's requests from the ad of its first proc."""
+    from gridtools.formats.condor import spec as condor_spec
+    first = ads.job_ad(spec, None, 1)
+    owner_fields = {k: spec[k] for k in ("owner", "uid", "gid", "sge_o", "submit_host", "submit_time")
+                    if k in spec}
+    owner_fields.setdefault("submit_host", "")
+    fresh = condor_spec.cluster_spec([first], owner_fields)
+    for key in ("pe", "resources", "job_prio", "batch_name", "universe", "command", "args", "cwd",
+                "env", "stdout", "stderr", "stdin"):
+        spec[key] = fresh[key]
+    spec["user_hold"] = bool(spec.get("user_hold"))
+
+
+# ---------------------------------------------------------------- periodic expressions
+
+_CONFIG = {"stamp": None, "interval": DEFAULT_PERIODIC_INTERVAL}
+
+
+def periodic_interval():
+    """PERIODIC_EXPR_INTERVAL of the cell's condor_config (read again when it changed)."""
+    import os
+    from gridtools import cell
+    from gridtools.daemon import condorpolicy
+    from gridtools.formats import condor_config
+    path = condor_config.locate(cell.etc("condor_config"))
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        stamp = None
+    if stamp != _CONFIG["stamp"]:
+        _CONFIG["stamp"] = stamp
+        try:
+            _CONFIG["interval"] = condorpolicy.interval(condor_config.load(path).get)
+        except Exception:  # noqa: BLE001 - an unreadable configuration: the default
+            _CONFIG["interval"] = DEFAULT_PERIODIC_INTERVAL
+    return _CONFIG["interval"]
+
+
+def _has_periodic(job):
+    found = job.cache.get("periodic")
+    if found is None:
+        from gridtools.daemon import condorpolicy
+        found = job.cache["periodic"] = is_condor(job) and condorpolicy.has_periodic(proc_ad(job, job.numbers()[0]))
+    return found
+
+
+def periodic(state, dispatcher, now):
+    """Evaluate the periodic expressions of every live task of the jobs that have them
+    and carry out what they decide; returns the number of tasks changed."""
+    from gridtools.daemon import condorpolicy
+    from gridtools.model.job import TaskState
+    changed = 0
+    for job in list(state.jobs.values()):
+        if job.is_finished() or not _has_periodic(job):
+            continue
+        for number in job.numbers():
+            if job.state_of(number) is TaskState.FINISHED:
+                continue
+            decision = condorpolicy.periodic(proc_ad(job, number), now)
+            if decision is not None and _carry_out(state, dispatcher, job, number, decision, now):
+                changed += 1
+    return changed
+
+
+def _carry_out(state, dispatcher, job, number, decision, now):
+    from gridtools.daemon import apply
+    from gridtools.daemon.condorpolicy import Action
+    if decision.action is Action.HOLD:
+        return apply.condor_hold(state, dispatcher, job, number,
+                                 [decision.reason, decision.code, decision.subcode], now)
+    if decision.action is Action.RELEASE:
+        return apply.condor_release(state, job, number, decision.reason, now, "uos")
+    task_info(job, number)["remove_reason"] = decision.reason
+    apply.delete_task(state, dispatcher, job, number, now, False)
+    if job.is_finished() and job.id not in state.finished_order:
+        state.finished_order.append(job.id)
+    return True

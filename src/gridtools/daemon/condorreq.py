@@ -1,0 +1,156 @@
+"""Requests of the HTCondor commands: condor_rm, condor_hold and condor_release,
+condor_qedit and condor_prio.
+
+Each names target jobs as ``{"id", "tasks"}`` (proc P is task P+1) and is
+answered, per target, with the task numbers the request acted on (``done``)
+and those it could not act on: ``missing`` (not in the queue), ``bad`` (not
+in a state the action applies to: releasing a task that is not held, forcing
+out one that is not being removed), ``already`` (held, or marked for
+removal, already), or ``denied`` for the whole target. Rights are checked
+again here: a user acts on their own jobs, operators on all.
+"""
+
+from gridtools.daemon import apply, auth, condorjob, intake
+from gridtools.daemon.state import user_name
+from gridtools.formats import spoolyaml
+from gridtools.model.job import TaskState
+from gridtools.spool import rows
+
+#: attributes condor_qedit may not change (HTCondor's immutable and protected job attributes)
+IMMUTABLE = frozenset(a.lower() for a in ("Owner", "ClusterId", "ProcId", "MyType", "TargetType", "User",
+                                         "QDate", "GlobalJobId"))
+PROTECTED = frozenset(a.lower() for a in ("JobStatus", "EnteredCurrentStatus", "NumJobStarts",
+                                         "NumJobCompletions", "JobStartDate", "CompletionDate",
+                                         "HoldReason", "HoldReasonCode", "HoldReasonSubCode"))
+
+
+def _numbers(job, target):
+    """The task numbers a target names (all of the job's when none are named)."""
+    numbers = job.numbers()
+    if not target.get("tasks"):
+        return list(numbers)
+    wanted = [range(a, b + 1, s) for a, b, s in target["tasks"]]
+    return [n for n in numbers if any(n in r for r in wanted)]
+
+
+def _answer(target, **found):
+    out = {"id": int(target["id"]), "missing": False, "denied": False}
+    for key, numbers in found.items():
+        out[key] = rows.ranges(sorted(numbers)) if isinstance(numbers, (list, set)) else numbers
+    return out
+
+
+def _for_each(state, req, act):
+    """Run ``act(job, target)`` for every target the requester may change; the answer."""
+    requester = user_name(req.uid)
+    done = []
+    for target in req.body.get("targets") or []:
+        job = state.jobs.get(target["id"])
+        if job is None:
+            done.append(_answer(target, missing=True))
+        elif not auth.may_modify_job(state, requester, job):
+            state.log(f"W|{requester} may not change job {job.id}")
+            done.append(_answer(target, denied=True))
+        else:
+            done.append(act(job, target))
+    return 0, spoolyaml.dump({"outcomes": done}), ""
+
+
+# ---------------------------------------------------------------- condor_rm
+
+def remove(state, dispatcher, req, now):
+    force = bool(req.body.get("force"))
+    requester = user_name(req.uid)
+    reason = req.body.get("reason") or ("via condor_rm -forcex" if force else "via condor_rm")
+    reason = f"{reason} (by user {requester})"
+
+    def act(job, target):
+        if force:
+            return _force(state, dispatcher, job, target, now)
+        return _remove(state, dispatcher, job, target, now, reason)
+    return _for_each(state, req, act)
+
+
+def _remove(state, dispatcher, job, target, now, reason):
+    numbers = _numbers(job, target)
+    kept = set(job.condor.get("kept") or ())
+    done, already, missing, live = [], [], [], False
+    for number in numbers:
+        st = job.state_of(number)
+        if st is TaskState.RUNNING and job.task(number).deleting:
+            already.append(number)
+        elif st is not TaskState.FINISHED:
+            done.append(number)
+            live = True
+        elif number in kept and apply.condor_remove_kept(state, job, number, now):
+            done.append(number)
+        elif number in kept:
+            already.append(number)
+        else:
+            missing.append(number)
+    job.condor["remove_reason"] = reason
+    if live:
+        intake._delete_job(state, dispatcher, job, {"id": job.id, "tasks": target.get("tasks")}, now, False)
+    return _answer(target, done=done, already=already, gone=missing)
+
+
+def _force(state, dispatcher, job, target, now):
+    done, bad, missing = [], [], []
+    for number in _numbers(job, target):
+        if apply.condor_force_out(state, dispatcher, job, number, now):
+            done.append(number)
+        elif job.state_of(number) is TaskState.FINISHED and number not in (job.condor.get("kept") or ()):
+            missing.append(number)
+        else:
+            bad.append(number)
+    return _answer(target, done=done, bad=bad, gone=missing)
+
+
+# ---------------------------------------------------------------- condor_hold, condor_release
+
+def hold(state, dispatcher, req, now):
+    on = bool(req.body.get("on", True))
+    requester = user_name(req.uid)
+    default = "via condor_hold" if on else "via condor_release"
+    reason = f"{req.body.get('reason') or default} (by user {requester})"
+    subcode = int(req.body.get("subcode") or 0)
+    letters = "uos" if auth.is_manager(state, requester) else \
+        "uo" if auth.is_operator(state, requester) else "u"
+
+    def act(job, target):
+        done, other, missing = [], [], []
+        for number in _numbers(job, target):
+            if job.state_of(number) is TaskState.FINISHED:
+                missing.append(number)
+            elif on and apply.condor_hold(state, dispatcher, job, number,
+                                          [reason, condorjob.HOLD_CODE_USER, subcode], now):
+                done.append(number)
+            elif not on and apply.condor_release(state, job, number, reason, now, letters):
+                done.append(number)
+            else:
+                other.append(number)
+        key = "already" if on else "bad"
+        return _answer(target, done=done, gone=missing, **{key: other})
+    return _for_each(state, req, act)
+
+
+# ---------------------------------------------------------------- condor_qedit, condor_prio
+
+def qedit(state, dispatcher, req, now):
+    from gridtools.classad import parse
+    attrs = req.body.get("attrs") or {}
+    for name, text in attrs.items():
+        if name.lower() in IMMUTABLE or name.lower() in PROTECTED:
+            kind = "immutable" if name.lower() in IMMUTABLE else "protected"
+            return 1, "", f'Update of {kind} attribute "{name}" is not allowed.\n'
+        try:
+            parse(text)
+        except Exception:  # noqa: BLE001 - any syntax error
+            return 1, "", f"Update aborted, illegal value for : {name}\n"
+
+    def act(job, target):
+        numbers = [n for n in _numbers(job, target) if job.state_of(n) is not TaskState.FINISHED]
+        if numbers:
+            condorjob.edit_ads(state, job, numbers, attrs)
+        return _answer(target, done=numbers)
+    return _for_each(state, req, act)

@@ -1,0 +1,78 @@
+"""The job history file (``spool/history``) that condor_history reads.
+
+When a task leaves the queue (it ended, or was removed) its final job ad is
+appended: every job's, whichever dialect submitted it, in the long form,
+followed by HTCondor's banner line::
+
+    *** ProcId = 0 ClusterId = 23 Owner = "alice" CompletionDate = 1700000000
+
+The file is readable by everyone (as HTCondor's is); the ``Environment``
+of a job is left out. When it passes MAX_HISTORY bytes it is renamed to
+``history.old`` (the one rotation kept) and a new one begun.
+"""
+
+import os
+
+from gridtools import ads, cell
+
+#: bytes after which the history file is rotated (HTCondor's MAX_HISTORY_LOG)
+MAX_HISTORY = 20 * 1024 * 1024
+#: attributes not written to the history (private to the job's owner)
+PRIVATE = ("Environment", "Env")
+
+
+def path():
+    return cell.spool("history")
+
+
+def _usage(ad, task):
+    usage = (task.usage if task is not None else None) or {}
+    user, system = float(usage.get("ru_utime", 0.0)), float(usage.get("ru_stime", 0.0))
+    ad["RemoteUserCpu"] = ad["CumulativeRemoteUserCpu"] = user
+    ad["RemoteSysCpu"] = ad["CumulativeRemoteSysCpu"] = system
+    if usage.get("maxvmem"):
+        ad["ImageSize"] = int(usage["maxvmem"]) // 1024
+        ad["MemoryUsage"] = -(-int(usage["maxvmem"]) // (1024 * 1024))
+
+
+def final_ad(job, number):
+    """The ad a task leaves the queue with."""
+    task = job.tasks.get(number)
+    ad = ads.job_ad(job.spec, task, number, job.hold, job.deleted, job.condor)
+    for name in PRIVATE:
+        if name in ad:
+            del ad[name]
+    _usage(ad, task)
+    if "CompletionDate" not in ad:
+        ad["CompletionDate"] = int(task.end_time) if task is not None and task.end_time else \
+            int(job.deleted_at or 0)
+    return ad
+
+
+def banner(ad):
+    owner = ad.eval("Owner")
+    return (f"*** ProcId = {ad.eval('ProcId')} ClusterId = {ad.eval('ClusterId')} "
+            f"Owner = \"{owner if isinstance(owner, str) else ''}\" "
+            f"CompletionDate = {ad.eval('CompletionDate')}\n")
+
+
+def record(state, job, number):
+    """Append the final ad of task ``number``; failures go to the daemon's messages."""
+    append(state, [final_ad(job, number)])
+
+
+def append(state, final_ads):
+    if not final_ads:
+        return
+    text = "".join(f"{ad}{banner(ad)}" for ad in final_ads)
+    target = path()
+    try:
+        if os.path.exists(target) and os.path.getsize(target) > MAX_HISTORY:
+            os.replace(target, target + ".old")
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            os.write(fd, text.encode("utf-8", "backslashreplace"))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        state.log(f"E|cannot append to the job history: {exc.strerror}")

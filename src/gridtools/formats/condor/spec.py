@@ -1,0 +1,181 @@
+"""HTCondor job ads as gridtools jobs: one cluster is one job description.
+
+A cluster of procs ``C.0 .. C.(n-1)`` becomes job ``C`` with tasks ``1..n``
+(proc P is task P+1; an array job when n > 1). ``cluster_spec`` writes the
+job description in the form every gridtools job has (see
+gridtools_spool(5)): the command and its arguments run directly (``-b y
+-shell no``), the working directory (``Iwd``), the environment, the
+standard streams, the slots and resource requests the scheduler places
+(``RequestCpus`` > 1 becomes the parallel environment ``smp``, a parallel
+universe job's ``machine_count`` the parallel environment ``mpi``,
+``RequestMemory`` a ``mem_free`` request (when the user asked for memory), ``RequestGPUs`` a ``gpu``
+request, the local universe the submit host), a hold, and under
+``condor_ad`` the ads themselves: the long form of proc 0's ad, or a list
+whose later entries hold only what differs from proc 0 (``ads.job_ad``
+lays them over the first). ``run_facts`` reads back from one proc's ad
+what its execution needs (the same for the description and the daemon's
+plan).
+"""
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from gridtools.formats.condor import argsenv
+from gridtools.formats.condor.jobattrs import Universe
+
+#: parallel environment of jobs asking for more than one CPU on one host
+SMP_PE = "smp"
+#: parallel environment of parallel universe jobs (machine_count slots)
+PARALLEL_PE = "mpi"
+#: the Grid Engine request a job's RequestMemory (MB) becomes
+MEMORY_REQUEST = "mem_free"
+#: the Grid Engine request a job's RequestGPUs becomes
+GPU_REQUEST = "gpu"
+#: characters a Grid Engine job name may not hold, replaced in names made from ads
+_NAME_BAD = re.compile(r"[/:@\\*?\x00-\x1f\x7f]")
+#: attributes that never differ between the procs' stored texts (set when the ad is built)
+_PER_PROC = ("ProcId",)
+
+
+@dataclass
+class RunFacts:
+    """What running one proc needs, read from its ad."""
+    command: str
+    args: list = field(default_factory=list)
+    iwd: str = "/"
+    env: dict = field(default_factory=dict)
+    stdin: str = "/dev/null"
+    stdout: str = "/dev/null"
+    stderr: str = "/dev/null"
+    kill_sig: str = "SIGTERM"
+    universe: int = int(Universe.VANILLA)
+    scratch: bool = False          # runs in a scratch folder with copies of its input files
+    transfer_input: list = field(default_factory=list)
+    transfer_output: list | None = None   # None: every new file of the scratch folder
+
+
+def _text(ad, name, default=""):
+    value = ad.eval(name)
+    return value if isinstance(value, str) else default
+
+
+def _number(ad, name, default=0):
+    value = ad.eval(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return value
+
+
+def arguments(ad):
+    """The job's arguments as a list (``Arguments``, the V2 form, before ``Args``)."""
+    if "Arguments" in ad and _text(ad, "Arguments"):
+        return argsenv.split_v2_args(_text(ad, "Arguments"))
+    if "Args" in ad and _text(ad, "Args"):
+        return argsenv.split_old_args(_text(ad, "Args"))
+    return []
+
+
+def _path(iwd, path):
+    return path if path.startswith("/") else posixpath.normpath(posixpath.join(iwd, path))
+
+
+def _file_list(text):
+    return [item for item in re.split(r"[,\s]+", text or "") if item]
+
+
+def run_facts(ad):
+    """The RunFacts of one proc's ad."""
+    iwd = _text(ad, "Iwd", "/") or "/"
+    env = argsenv.parse_environment_v2(_text(ad, "Environment")) if _text(ad, "Environment") else {}
+    should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
+    output = _text(ad, "TransferOutput")
+    facts = RunFacts(command=_path(iwd, _text(ad, "Cmd")), args=arguments(ad), iwd=iwd, env=env,
+                     kill_sig=_text(ad, "KillSig", "SIGTERM") or "SIGTERM",
+                     universe=int(_number(ad, "JobUniverse", int(Universe.VANILLA))),
+                     scratch=should == "YES",
+                     transfer_input=[_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
+                     transfer_output=_file_list(output) if output else None)
+    for attr, key in (("In", "stdin"), ("Out", "stdout"), ("Err", "stderr")):
+        value = _text(ad, attr, "/dev/null") or "/dev/null"
+        setattr(facts, key, _path(iwd, value))
+    return facts
+
+
+def job_name(ad):
+    """A Grid Engine name for the cluster: its batch name, else its command's base name."""
+    name = _text(ad, "JobBatchName") or posixpath.basename(_text(ad, "Cmd")) or "condor_job"
+    return _NAME_BAD.sub("_", name)[:512] or "condor_job"
+
+
+def _diff(base, ad):
+    """The long-form text of the attributes of ``ad`` that differ from ``base``."""
+    lines = []
+    for name in ad:
+        if name in _PER_PROC:
+            continue
+        mine = ad.lookup(name)
+        theirs = base.lookup(name)
+        if theirs is None or theirs.unparse(True) != mine.unparse(True):
+            lines.append(f"{name} = {mine.unparse(True)}\n")
+    return "".join(lines)
+
+
+def stored_ads(ads):
+    """``condor_ad`` of a cluster: one text when the procs differ only in ProcId,
+    else proc 0's text followed by what each later proc changes."""
+    base = str(ads[0])
+    diffs = [_diff(ads[0], ad) for ad in ads[1:]]
+    if not any(diffs):
+        return base
+    return [base] + diffs
+
+
+def _asked(ad, name):
+    """True when the ad's memory request is the user's own, not HTCondor's default."""
+    from gridtools.formats.condor.exprs import default_request_memory
+    expr = ad.lookup(name)
+    return expr is not None and expr.unparse() != default_request_memory().unparse()
+
+
+def _requests(ad, facts, submit_host):
+    """(pe, hard resources) of one cluster's first ad."""
+    hard, pe = {}, None
+    cpus = int(_number(ad, "RequestCpus", 1) or 1)
+    if facts.universe == Universe.PARALLEL:
+        count = max(1, int(_number(ad, "MaxHosts", 1)))
+        pe = [PARALLEL_PE, count, count]
+    elif cpus > 1:
+        pe = [SMP_PE, cpus, cpus]
+    memory = _number(ad, "RequestMemory", 0) if _asked(ad, "RequestMemory") else 0
+    if memory and memory > 0:
+        hard[MEMORY_REQUEST] = f"{int(memory)}M"
+    gpus = _number(ad, "RequestGPUs", 0)
+    if gpus and gpus > 0:
+        hard[GPU_REQUEST] = str(int(gpus))
+    if facts.universe == Universe.LOCAL:
+        hard["hostname"] = submit_host
+    return pe, hard
+
+
+def cluster_spec(ads, submitter):
+    """The job description of one cluster (``ads``: its procs in order). ``submitter``:
+    owner, uid, gid, sge_o, submit_host and submit_time, as every job carries them."""
+    first = ads[0]
+    facts = run_facts(first)
+    pe, hard = _requests(first, facts, submitter["submit_host"])
+    spec = dict(submitter)
+    spec.update({
+        "id": int(_number(first, "ClusterId")), "name": job_name(first), "binary": True,
+        "shell_wrap": False, "command": facts.command, "args": facts.args,
+        "script_name": facts.command, "cwd": facts.iwd, "env": facts.env,
+        "stdout": [[None, facts.stdout]], "stderr": [[None, facts.stderr]],
+        "stdin": [[None, facts.stdin]], "join": False,
+        "resources": {"hard": hard, "soft": {}}, "queues": {"hard": [], "soft": []},
+        "pe": pe, "user_hold": _number(first, "JobStatus") == 5,
+        "condor_ad": stored_ads(ads), "job_prio": int(_number(first, "JobPrio", 0)),
+        "batch_name": _text(first, "JobBatchName") or None, "universe": facts.universe,
+    })
+    if len(ads) > 1:
+        spec["tasks"] = [1, len(ads), 1]
+    return spec

@@ -1,0 +1,70 @@
+"""Helpers for the tests of the HTCondor commands: submit files, cluster ids, states."""
+
+import os
+import re
+
+from conftest import wait_for
+
+
+def write(path, text, mode=0o644):
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, mode)
+    return path
+
+
+def submit(cell, text, *args, cwd=None, user=None, name="job.sub"):
+    """condor_submit a description written into ``cwd``; returns the cluster id."""
+    cwd = cwd or cell.root
+    path = write(os.path.join(cwd, name), text)
+    proc = cell.run("condor_submit", *args, path, cwd=cwd, user=user)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    return int(re.search(r"submitted to cluster (\d+)\.", proc.stdout).group(1))
+
+
+def statuses(cell, *ids, user=None):
+    """proc id -> JobStatus, as parsl reads them (condor_q IDS -af:jr JobStatus)."""
+    proc = cell.run("condor_q", *ids, "-allusers", "-af:jr", "JobStatus", user=user)
+    assert proc.returncode == 0, proc.stderr
+    found = {}
+    for line in proc.stdout.splitlines():
+        jid, status = line.split()
+        found[jid] = int(status)
+    return found
+
+
+def wait_status(cell, jid, wanted, timeout=20, user=None):
+    wanted = (wanted,) if isinstance(wanted, int) else tuple(wanted)
+    return wait_for(lambda: statuses(cell, jid, user=user).get(jid) in wanted, timeout)
+
+
+def wait_gone(cell, jid, timeout=20):
+    return wait_for(lambda: jid not in statuses(cell, jid), timeout)
+
+
+def events(path):
+    """The event numbers of a user log, per proc: {"C.P": [0, 1, 5]}."""
+    from gridtools.formats.condor.userlog import parse_events
+    try:
+        with open(path) as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        return {}
+    found = {}
+    for event in parse_events(text):
+        found.setdefault(f"{event.cluster}.{event.proc}", []).append(int(event.type))
+    return found
+
+
+def wait_events(path, jid, wanted, timeout=20):
+    """Wait until the log of ``jid`` holds the event numbers ``wanted`` in this order."""
+    def seen():
+        got = events(path).get(jid, [])
+        return got if got[:len(wanted)] == list(wanted) else None
+    return wait_for(seen, timeout)
+
+
+def history(cell, *args):
+    proc = cell.run("condor_history", *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

@@ -1,0 +1,113 @@
+"""An HTCondor job's own policy run by the daemon: exit policy, retries, periodic
+expressions, removal; the user log and the history it leaves."""
+
+import os
+
+from condortools import events, history, statuses, submit, wait_events, wait_status, write
+from conftest import wait_for
+
+FAST = "PERIODIC_EXPR_INTERVAL = 1\n"
+
+
+def _fast_periodic(cell):
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(FAST)
+
+
+def test_events_of_a_run_and_the_history(cell, workdir):
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'exit 3'\"\nlog = r.log\nqueue\n",
+                     cwd=workdir)
+    log = os.path.join(workdir, "r.log")
+    wait_events(log, f"{cluster}.0", [0, 1, 5])
+    text = open(log).read()
+    assert "(1) Normal termination (return value 3)" in text
+    wait_for(lambda: f"{cluster}.0" in history(cell))
+    row = [ln for ln in history(cell).splitlines() if ln.startswith(f"{cluster}.0 ")][0]
+    assert " C " in row and row.endswith("sh -c exit 3")
+    assert history(cell, str(cluster), "-af", "ExitCode", "JobStatus") == "3 4\n"
+    assert "Environment" not in history(cell, "-l", str(cluster))
+
+
+def test_max_retries_runs_again_until_success_or_the_limit(cell, workdir):
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo x >> runs; exit 1'\"\n"
+                           "max_retries = 2\nlog = m.log\nqueue\n", cwd=workdir)
+    log = os.path.join(workdir, "m.log")
+    wait_events(log, f"{cluster}.0", [0, 1, 4, 1, 4, 1, 5], timeout=40)
+    assert open(os.path.join(workdir, "runs")).read() == "x\nx\nx\n"
+
+
+def test_on_exit_hold_holds_with_the_jobs_reason(cell, workdir):
+    cluster = submit(cell, "executable = /bin/false\non_exit_hold = ExitCode != 0\n"
+                           'on_exit_hold_reason = strcat("failed: ", string(ExitCode))\n'
+                           "on_exit_hold_subcode = 7\nlog = h.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 5)
+    held = cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonCode", "HoldReasonSubCode").stdout
+    assert held == "failed: 1 3 7\n"
+    wait_events(os.path.join(workdir, "h.log"), jid, [0, 1, 12])
+    assert cell.run("condor_q", "-hold").stdout.count(jid) == 1
+
+
+def test_on_exit_remove_false_keeps_running_it(cell, workdir):
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo x >> n; test $(wc -l < n) -ge 2'\"\n"
+                           "on_exit_remove = ExitCode == 0\nlog = e.log\nqueue\n", cwd=workdir)
+    wait_events(os.path.join(workdir, "e.log"), f"{cluster}.0", [0, 1, 4, 1, 5], timeout=30)
+
+
+def test_periodic_hold_release_and_remove(cell, workdir):
+    _fast_periodic(cell)
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = p.log\n"
+                           "periodic_hold = (CurrentTime - QDate) > 0 && NumJobStarts > 0\n"
+                           'periodic_hold_reason = "too slow"\nqueue\n', cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 5, timeout=30)
+    assert cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonCode").stdout == "too slow 3\n"
+    wait_events(os.path.join(workdir, "p.log"), jid, [0, 1, 12])
+    other = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\n"
+                         "periodic_remove = JobStatus == 5\nlog = q.log\nqueue\n", cwd=workdir, name="q.sub")
+    wait_for(lambda: f"{other}.0" not in statuses(cell, str(other)), timeout=30)
+    wait_events(os.path.join(workdir, "q.log"), f"{other}.0", [0, 12, 9])
+
+
+def test_periodic_release_of_a_policy_hold(cell, workdir):
+    _fast_periodic(cell)
+    cluster = submit(cell, "executable = /bin/false\non_exit_hold = NumJobCompletions < 2\n"
+                           "periodic_release = HoldReasonCode == 3\nlog = pr.log\nqueue\n", cwd=workdir)
+    wait_events(os.path.join(workdir, "pr.log"), f"{cluster}.0", [0, 1, 12, 13, 1, 5], timeout=40)
+
+
+def test_removal_writes_aborted_and_kill_sig_reaches_the_job(cell, workdir):
+    write(os.path.join(workdir, "trap.sh"), "#!/bin/sh\ntrap 'echo got USR1 > sig.out; exit 0' USR1\n"
+                                           "echo started > ready\nwhile :; do sleep 0.1; done\n", 0o755)
+    cluster = submit(cell, "executable = trap.sh\nkill_sig = SIGUSR1\nlog = k.log\nqueue\n", cwd=workdir)
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "ready")))
+    out = cell.run("condor_rm", f"{cluster}.0")
+    assert out.stdout == f"Job {cluster}.0 marked for removal\n" and out.returncode == 0
+    wait_events(os.path.join(workdir, "k.log"), f"{cluster}.0", [0, 1, 9])
+    assert open(os.path.join(workdir, "sig.out")).read() == "got USR1\n"
+
+
+def test_user_log_refuses_a_planted_link(cell, workdir, users):
+    target = os.path.join(workdir, "victim")
+    write(target, "untouched\n", 0o666)
+    os.symlink(target, os.path.join(workdir, "link.log"))
+    proc = cell.run("condor_submit", "-", input="executable = /bin/true\nlog = link.log\nqueue\n",
+                    cwd=workdir, user=users[1])
+    assert proc.returncode == 1 and "Invalid log file" in proc.stderr
+    assert open(target).read() == "untouched\n"
+
+
+def test_the_daemon_never_follows_a_link_put_in_place_of_a_log(cell, workdir, users):
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 1\nlog = sw.log\nhold = true\nqueue\n",
+                     cwd=workdir, user=users[2])
+    log = os.path.join(workdir, "sw.log")
+    wait_events(log, f"{cluster}.0", [0, 12])
+    secret = os.path.join(cell.root, "secret")
+    write(secret, "root only\n", 0o600)
+    os.unlink(log)
+    os.symlink(secret, log)
+    assert cell.run("condor_release", str(cluster), user=users[2]).returncode == 0
+    wait_for(lambda: not statuses(cell, str(cluster)), timeout=20)
+    assert open(secret).read() == "root only\n"
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert f"job {cluster}: cannot open its user log {log}" in messages

@@ -1,0 +1,156 @@
+"""condor_q against a running daemon: HTCondor's layouts, selections, ads of both dialects."""
+
+import io
+import json
+import os
+import re
+import sys
+import time
+
+from condortools import statuses, submit, wait_status
+from conftest import wait_for
+
+SLEEP = "executable = /bin/sleep\narguments = 300\n"
+TOTALS = re.compile(r"^Total for (query|\w+|all users): \d+ jobs; \d+ completed, \d+ removed, \d+ idle, "
+                    r"\d+ running, \d+ held, \d+ suspended ?$")
+
+
+def _lines(cell, *args, user=None):
+    proc = cell.run("condor_q", *args, user=user)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split("\n")
+
+
+def test_batch_view_layout(cell, workdir):
+    cluster = submit(cell, SLEEP + "hold = true\nqueue 3\n", cwd=workdir)
+    lines = _lines(cell)
+    assert lines[:2] == ["", ""]
+    assert re.match(r"^-- Schedd: testhost : <127\.0\.0\.1:9618\?\.\.\. @ \d\d/\d\d/\d\d \d\d:\d\d:\d\d$",
+                    lines[2])
+    assert lines[3] == "OWNER    BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS"
+    row = lines[4]
+    assert re.match(rf"^root     ID: {cluster} +\d+/\d+ +\d\d:\d\d +_ +_ +_ +3 +3 {cluster}\.0-2$", row)
+    assert len(row.split(f"ID: {cluster}")[0]) == 9          # OWNER is 8 wide, then one blank
+    assert lines[5] == ""
+    assert [bool(TOTALS.match(ln)) for ln in lines[6:9]] == [True, True, True]
+    assert lines[6].endswith(" ") and lines[7].endswith(" ") and not lines[8].endswith(" ")
+    assert lines[6] == "Total for query: 3 jobs; 0 completed, 0 removed, 0 idle, 0 running, 3 held, 0 suspended "
+    assert lines[9:] == ["", ""]
+
+
+def test_nobatch_run_and_hold_views(cell, workdir):
+    cluster = submit(cell, SLEEP + "queue 1\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2)
+    lines = _lines(cell, "-nobatch")
+    assert lines[3] == " ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD"
+    assert re.match(rf"^ {{0,4}}{cluster}\.0   root +\d+/\d+ +\d\d:\d\d +0\+00:\d\d:\d\d R  0    0\.0 sleep 300$",
+                    lines[4])
+    run = _lines(cell, "-run")
+    assert run[3] == " ID      OWNER            SUBMITTED     RUN_TIME HOST(S)"
+    assert run[4].endswith(" testhost") and run[5:] == [""]
+    assert cell.run("condor_hold", "-reason", "wait", jid).stdout == f"Job {jid} held\n"
+    wait_status(cell, jid, 5)
+    held = _lines(cell, "-hold")
+    assert held[3] == " ID      OWNER           HELD_SINCE CODE/SUB HOLD_REASON"
+    assert re.match(rf"^ *{cluster}\.0 +root +\d+/\d+ +\d\d:\d\d +1/0   wait \(by user root\)$", held[4])
+
+
+def test_autoformat_as_parsl_reads_it_and_format(cell, workdir):
+    cluster = submit(cell, SLEEP + "queue 2\n", cwd=workdir)
+    out = cell.run("condor_q", f"{cluster}.0", f"{cluster}.1", "-af:jr", "JobStatus").stdout
+    assert [ln.split()[0] for ln in out.splitlines()] == [f"{cluster}.0", f"{cluster}.1"]
+    assert all(ln.split()[1] in ("1", "2") for ln in out.splitlines())
+    fmt = cell.run("condor_q", str(cluster), "-format", "%d.", "ClusterId", "-format", "%d\\n", "ProcId").stdout
+    assert fmt == f"{cluster}.0\n{cluster}.1\n"
+    labelled = cell.run("condor_q", f"{cluster}.0", "-af:l", "Owner", "ProcId").stdout
+    assert labelled == "Owner = root ProcId = 0\n"
+    headed = cell.run("condor_q", str(cluster), "-af:h", "ProcId", "Cmd").stdout.splitlines()
+    assert headed[0].split() == ["ProcId", "Cmd"] and headed[1].split() == ["0", "/bin/sleep"]
+
+
+def test_qsub_jobs_are_clusters_too(cell, workdir):
+    proc = cell.qsub("-t", "1-3", "-b", "y", "-N", "arr", "-cwd", "sleep", "300", cwd=workdir)
+    jid = int(re.search(r"(\d+)", proc.stdout).group(1))
+    long = cell.run("condor_q", f"{jid}.2", "-l").stdout
+    assert f"ClusterId = {jid}\n" in long and "ProcId = 2\n" in long
+    assert 'Cmd = "sleep"' in long and f'Iwd = "{workdir}"' in long
+    assert set(statuses(cell, str(jid))) == {f"{jid}.0", f"{jid}.1", f"{jid}.2"}
+    assert cell.run("condor_rm", f"{jid}.1").stdout == f"Job {jid}.1 marked for removal\n"
+    wait_for(lambda: f"{jid}.1" not in statuses(cell, str(jid)))
+    assert cell.run("condor_rm", str(jid)).stdout == f"All jobs in cluster {jid} have been marked for removal\n"
+    wait_for(lambda: not statuses(cell, str(jid)))
+    assert cell.run("qstat", "-j", str(jid)).returncode == 1
+
+
+def test_constraint_totals_json_and_limit(cell, workdir):
+    a = submit(cell, SLEEP + "+Colour = \"red\"\nhold = true\nqueue 2\n", cwd=workdir)
+    b = submit(cell, SLEEP + "+Colour = \"blue\"\nhold = true\nqueue\n", cwd=workdir, name="b.sub")
+    red = cell.run("condor_q", "-constraint", 'Colour == "red"', "-af", "ClusterId").stdout
+    assert red == f"{a}\n{a}\n"
+    total = _lines(cell, "-totals", "-constraint", 'Colour == "blue"')
+    assert total[3] == "Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, 0 suspended "
+    ads = json.loads(cell.run("condor_q", str(b), "-json").stdout)
+    assert [(ad["ClusterId"], ad["ProcId"], ad["Colour"]) for ad in ads] == [(b, 0, "blue")]
+    assert ads[0]["Requirements"].startswith("/Expr(")
+    assert cell.run("condor_q", "-af", "ClusterId", "-limit", "1").stdout == f"{a}\n"
+    bad = cell.run("condor_q", "-constraint", "Colour ==")
+    assert bad.returncode == 1 and "Invalid constraint" in bad.stderr
+
+
+def test_better_analyze_explains_an_unmatchable_job(cell, workdir):
+    cluster = submit(cell, SLEEP + "requirements = TARGET.Memory > 100000000\nqueue\n", cwd=workdir)
+    out = cell.run("condor_q", "-better-analyze", f"{cluster}.0").stdout
+    assert f"{cluster:03d}.000:  Run analysis summary.  Of 2 machines," in out
+    assert "      2 are rejected by your job's requirements" in out
+    assert "No machines matched job's requirements" in out
+    assert re.search(r"\( TARGET\.Memory > 100000000 \)\s+0\s+MODIFY TO", out)
+    held = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="h.sub")
+    assert "Request is held." in cell.run("condor_q", "-analyze", f"{held}.0").stdout
+
+
+def test_other_users_see_public_facts_only(cell, workdir, users):
+    user = users[0]
+    cluster = submit(cell, SLEEP + 'environment = "SECRET=x"\nhold = true\nqueue\n', cwd=workdir)
+    assert str(cluster) not in "".join(_lines(cell, user=user)[3:4])
+    theirs = cell.run("condor_q", str(cluster), "-l", user=user).stdout
+    assert "ClusterId = " in theirs and "Owner = \"root\"" in theirs
+    assert "SECRET" not in theirs and "Iwd" not in theirs
+    mine = cell.run("condor_q", str(cluster), "-l").stdout
+    assert "SECRET=x" in mine
+    denied = cell.run("condor_rm", f"{cluster}.0", user=user)
+    assert denied.returncode == 1 and denied.stderr == f"Permission denied to remove job {cluster}.0\n"
+
+
+def test_ten_thousand_jobs_as_fast_as_qstat(tmp_path, monkeypatch):
+    """The default view of 10,000 jobs from the published status, in CPU time."""
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    (tmp_path / "spool").mkdir()
+    sys.path.insert(0, os.path.dirname(__file__))
+    from test_qstat_speed import big_snapshot
+    from gridtools.spool import status
+    status.publish(big_snapshot())
+    from gridtools.cli import entry
+    best = None
+    for args in (["-allusers"], ["-allusers", "-nobatch"]):
+        out, saved = io.StringIO(), sys.stdout
+        start = time.process_time()
+        try:
+            sys.stdout = out
+            assert entry.run("condor_q", args) == 0
+        finally:
+            sys.stdout = saved
+        elapsed = time.process_time() - start
+        best = elapsed if best is None else max(best, elapsed)
+        assert out.getvalue().count("\n") > (10000 if "-nobatch" in args else 1)
+    assert best < 0.6
+
+
+def test_dag_nodes_under_their_dagman_job(cell, workdir):
+    dag = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir)
+    node = submit(cell, SLEEP + f"hold = true\n+DAGManJobId = {dag}\n+DAGNodeName = \"NodeA\"\nqueue\n",
+                  cwd=workdir, name="n.sub")
+    lines = _lines(cell, "-nobatch", "-dag")
+    assert lines[3] == " ID      OWNER/NODENAME      SUBMITTED     RUN_TIME ST PRI SIZE CMD"
+    assert re.match(rf"^ *{dag}\.0   root +", lines[4])
+    assert re.match(rf"^ *{node}\.0    \|-NodeA +", lines[5])

@@ -1,0 +1,144 @@
+"""condor_rm, condor_hold, condor_release, condor_prio and condor_qedit with a running daemon."""
+
+import os
+import re
+
+from condortools import events, statuses, submit, wait_events, wait_status
+from conftest import wait_for
+
+SLEEP = "executable = /bin/sleep\narguments = 300\n"
+
+
+def test_rm_messages_and_exit_codes(cell, workdir):
+    cluster = submit(cell, SLEEP + "hold = true\nqueue 2\n", cwd=workdir)
+    one = cell.run("condor_rm", f"{cluster}.1", f"{cluster}.9")
+    assert one.stdout == f"Job {cluster}.1 marked for removal\n"
+    assert one.stderr == f"Job {cluster}.9 not found\n" and one.returncode == 1
+    assert set(statuses(cell, str(cluster))) == {f"{cluster}.0"}
+    rest = cell.run("condor_rm", str(cluster))
+    assert rest.stdout == f"All jobs in cluster {cluster} have been marked for removal\n" and rest.returncode == 0
+    empty = cell.run("condor_rm", str(cluster))                # nothing in the queue: no error
+    assert empty.returncode == 0 and empty.stderr == "There are no jobs in the queue\n"
+    other = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="o.sub")
+    again = cell.run("condor_rm", str(cluster))
+    assert again.returncode == 1 and again.stderr == f"Couldn't find/remove all jobs in cluster {cluster}\n"
+    assert set(statuses(cell, str(other))) == {f"{other}.0"}
+    none = cell.run("condor_rm")
+    assert none.returncode == 1 and none.stderr.startswith("You did not specify any jobs\n")
+
+
+def test_rm_by_user_constraint_and_all(cell, workdir):
+    a = submit(cell, SLEEP + "+Tag = 1\nhold = true\nqueue\n", cwd=workdir)
+    b = submit(cell, SLEEP + "+Tag = 2\nhold = true\nqueue\n", cwd=workdir, name="b.sub")
+    by = cell.run("condor_rm", "-constraint", "Tag == 2")
+    assert by.stdout == "All jobs matching constraint (Tag == 2) have been marked for removal\n"
+    assert set(statuses(cell, str(a), str(b))) == {f"{a}.0"}
+    user = cell.run("condor_rm", "root")
+    assert user.stdout == 'All jobs of user "root" have been marked for removal\n'
+    c = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="c.sub")
+    assert cell.run("condor_rm", "-all").stdout == "All jobs have been marked for removal\n"
+    assert not statuses(cell, str(c))
+    mixed = cell.run("condor_rm", "-all", str(c))
+    assert mixed.returncode == 1 and "can't mix -all with other constraints" in mixed.stderr
+
+
+def test_running_job_removed_then_forced_out_as_parsl_does(cell, workdir):
+    cluster = submit(cell, SLEEP + "leave_in_queue = TRUE\nlog = f.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2)
+    cancel = cell.run("sh", "-c", f"condor_rm {jid}; condor_rm -forcex {jid}")
+    assert cancel.returncode == 0, cancel.stderr
+    assert cancel.stdout == (f"Job {jid} marked for removal\n"
+                             f"Job {jid} removed locally (remote state unknown)\n")
+    wait_events(os.path.join(workdir, "f.log"), jid, [0, 1, 9])
+    wait_for(lambda: not statuses(cell, jid))
+    not_x = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="x.sub")
+    refused = cell.run("condor_rm", "-forcex", f"{not_x}.0")
+    assert refused.returncode == 1
+    assert refused.stderr == f"Job {not_x}.0 not in `X' state to be forcibly removed\n"
+
+
+def test_leave_in_queue_keeps_completed_jobs_until_forced_out(cell, workdir):
+    cluster = submit(cell, "executable = /bin/true\nleave_in_queue = TRUE\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 4)
+    assert "C" in cell.run("condor_q", "-nobatch", jid).stdout.split("\n")[4].split()
+    assert cell.run("condor_rm", jid).stdout == f"Job {jid} marked for removal\n"
+    wait_status(cell, jid, 3)
+    assert cell.run("condor_rm", "-forcex", jid).returncode == 0
+    wait_for(lambda: not statuses(cell, jid))
+    assert f"{jid} " in cell.run("condor_history").stdout
+
+
+def test_hold_a_running_job_stops_it_release_runs_it_again(cell, workdir):
+    cluster = submit(cell, SLEEP + "log = h.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2)
+    out = cell.run("condor_hold", "-reason", "maintenance", "-subcode", "4", jid)
+    assert out.stdout == f"Job {jid} held\n"
+    wait_for(lambda: "hRq" in cell.run("qstat").stdout)          # stopped, waiting again, held
+    assert cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonSubCode").stdout == \
+        "maintenance (by user root) 4\n"
+    assert cell.run("condor_hold", jid).stderr == f"Job {jid} already held\n"
+    assert cell.run("condor_release", jid).stdout == f"Job {jid} released\n"
+    wait_events(os.path.join(workdir, "h.log"), jid, [0, 1, 12, 13, 1])
+    assert cell.run("condor_release", jid).stderr == f"Job {jid} not held to be released\n"
+
+
+def test_grid_engine_hold_is_an_htcondor_hold(cell, workdir):
+    cell.run("qconf", "-rattr", "queue", "slots", "0", "all.q", check=True)
+    cluster = submit(cell, SLEEP + "hold = true\nlog = g.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    assert cell.run("qrls", str(cluster)).returncode == 0
+    wait_status(cell, jid, 1)
+    assert cell.run("qhold", str(cluster)).returncode == 0
+    wait_status(cell, jid, 5)
+    assert cell.run("condor_q", jid, "-af", "HoldReasonCode").stdout == "1\n"
+    assert events(os.path.join(workdir, "g.log"))[jid] == [0, 12, 13, 12]
+
+
+def test_prio_orders_one_owners_jobs(cell, workdir):
+    cell.run("qconf", "-rattr", "queue", "slots", "1", "all.q", check=True)
+    blocker = submit(cell, SLEEP + "queue\n", cwd=workdir)
+    wait_status(cell, f"{blocker}.0", 2)
+    low = submit(cell, "executable = /bin/true\nlog = o.log\nqueue\n", cwd=workdir, name="low.sub")
+    high = submit(cell, "executable = /bin/true\nlog = o.log\nqueue\n", cwd=workdir, name="high.sub")
+    assert cell.run("condor_prio", "+5", str(high)).returncode == 0
+    assert cell.run("condor_prio", "-p", "-3", str(low)).returncode == 0
+    assert cell.run("condor_q", str(low), str(high), "-af", "JobPrio").stdout == "-3\n5\n"
+    bad = cell.run("condor_prio", "-p", "21", str(low))
+    assert bad.returncode == 1 and "between -20 and 20" in bad.stderr
+    cell.run("condor_rm", str(blocker), check=True)
+    log = os.path.join(workdir, "o.log")
+    wait_for(lambda: len([e for e in _order(log) if e[1] == 1]) == 2)
+    started = [jid for jid, kind in _order(log) if kind == 1]
+    assert started == [f"{high}.0", f"{low}.0"]
+
+
+def _order(path):
+    from gridtools.formats.condor.userlog import parse_events
+    with open(path) as fh:
+        return [(f"{e.cluster}.{e.proc}", int(e.type)) for e in parse_events(fh.read())]
+
+
+def test_qedit_sets_attributes_and_the_scheduler_follows(cell, workdir):
+    cluster = submit(cell, SLEEP + "hold = true\nqueue 2\n", cwd=workdir)
+    out = cell.run("condor_qedit", str(cluster), "Colour", '"green"', "RequestCpus", "2")
+    assert out.stdout == ('Set attribute "Colour" for 2 matching jobs.\n'
+                          'Set attribute "RequestCpus" for 2 matching jobs.\n')
+    assert cell.run("condor_q", str(cluster), "-af", "Colour", "RequestCpus").stdout == "green 2\ngreen 2\n"
+    assert re.search(r"parallel environment:\s+smp range: 2", cell.run("qstat", "-j", str(cluster)).stdout)
+    one = cell.run("condor_qedit", f"{cluster}.1", "Colour", '"red"')
+    assert one.stdout == 'Set attribute "Colour" for 1 matching jobs.\n'
+    assert cell.run("condor_q", str(cluster), "-af", "Colour").stdout == "green\nred\n"
+    denied = cell.run("condor_qedit", str(cluster), "Owner", '"bob"')
+    assert denied.returncode == 1 and 'Update of immutable attribute "Owner" is not allowed.' in denied.stderr
+    syntax = cell.run("condor_qedit", str(cluster), "Colour", '"unclosed')
+    assert syntax.returncode == 1 and "illegal value" in syntax.stderr
+
+
+def test_qedit_of_a_qsub_job(cell, workdir):
+    proc = cell.qsub("-h", "-b", "y", "sleep", "300", cwd=workdir)
+    jid = int(re.search(r"(\d+)", proc.stdout).group(1))
+    assert cell.run("condor_qedit", str(jid), "Note", '"x"').returncode == 0
+    assert cell.run("condor_q", str(jid), "-af", "Note", "Cmd").stdout == "x sleep\n"

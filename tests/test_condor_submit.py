@@ -1,0 +1,146 @@
+"""condor_submit against a running daemon: messages, options, the job it queues."""
+
+import os
+import re
+
+import pytest
+
+from condortools import events, statuses, submit, wait_events, wait_status, write
+from conftest import wait_for
+
+SLEEP = "executable = /bin/sleep\narguments = 30\n"
+
+
+def test_messages_and_cluster_as_clients_parse_them(cell, workdir):
+    write(os.path.join(workdir, "a.sub"), SLEEP + "queue 3\n")
+    proc = cell.run("condor_submit", "a.sub", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"Submitting job(s)...\n3 job(s) submitted to cluster {_cluster(proc)}.\n"
+    # parsl: the 6th word with its dot; ipyparallel: the output ends with "<N>."
+    line = [ln for ln in proc.stdout.splitlines() if ln[:1].isdigit()][0]
+    assert line.split(" ")[5] == f"{_cluster(proc)}." and int(line[0]) == 3
+    assert re.search(r"(\d+)\.$", proc.stdout.strip())
+
+
+def _cluster(proc):
+    return int(re.search(r"cluster (\d+)\.", proc.stdout).group(1))
+
+
+def test_one_cluster_is_one_job_proc_p_is_task_p_plus_one(cell, workdir):
+    cluster = submit(cell, SLEEP + "queue 2\n", cwd=workdir)
+    out = cell.run("qstat").stdout
+    row = [ln for ln in out.splitlines() if ln.split()[:1] == [str(cluster)]]
+    assert row and row[0].split()[-1] == "1-2:1"           # an array job of two tasks
+    assert set(statuses(cell, str(cluster))) == {f"{cluster}.0", f"{cluster}.1"}
+    assert cell.run("qdel", str(cluster)).returncode == 0
+    wait_for(lambda: not statuses(cell, str(cluster)))
+
+
+def test_terse_dry_run_append_queue_batch_name_and_macros(cell, workdir):
+    write(os.path.join(workdir, "b.sub"), "executable = /bin/echo\narguments = $(word)\n")
+    proc = cell.run("condor_submit", "-terse", "-a", "output = o.$(Process)", "-batch-name", "mine",
+                    "word=hello", "b.sub", "-queue", "2", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    cluster = int(proc.stdout.split(".")[0])
+    assert proc.stdout == f"{cluster}.0 - {cluster}.1\n"
+    wait_for(lambda: all(os.path.exists(os.path.join(workdir, f"o.{p}")) and
+                         open(os.path.join(workdir, f"o.{p}")).read() == "hello\n" for p in (0, 1)))
+    batch = cell.run("condor_q", str(cluster), "-af", "JobBatchName").stdout
+    assert set(batch.split()) <= {"mine"}
+    dry = cell.run("condor_submit", "-dry-run", "ads.txt", "b.sub", "-queue", "1", cwd=workdir)
+    assert dry.returncode == 0 and dry.stdout == "Dry-Run job(s).\n1 job(s) dry-run to cluster 1.\n"
+    text = open(os.path.join(workdir, "ads.txt")).read()
+    assert 'Cmd = "/bin/echo"' in text and "ClusterId = 1" in text and text.endswith("\n\n")
+
+
+def test_stdin_dash_is_verbose_and_no_file_reads_stdin(cell, workdir):
+    proc = cell.run("condor_submit", "-", input=SLEEP + "queue\n", cwd=workdir)
+    assert proc.returncode == 0 and "** Proc " in proc.stdout and 'Cmd = "/bin/sleep"' in proc.stdout
+    plain = cell.run("condor_submit", input=SLEEP + "queue\n", cwd=workdir)
+    assert plain.returncode == 0 and plain.stdout.startswith("Submitting job(s).\n")
+
+
+@pytest.mark.parametrize("text, args, message", [
+    ("executable = /bin/true\n", (), "doesn't contain any \"queue\" commands"),
+    ("executable = /nonexistent/x\nqueue\n", (), "does not exist"),
+    ("universe = grid\nexecutable = /bin/true\nqueue\n", (), "I don't know about the 'grid' universe."),
+    ("executable = /bin/true\nqueue\n", ("-name", "nowhere.example"), "Can't find address of schedd"),
+    ("executable = /bin/true\nthis is wrong\nqueue\n", (), "Submit file syntax error"),
+])
+def test_bad_input_one_line_and_nothing_queued(cell, workdir, text, args, message):
+    before = cell.run("qstat", "-u", "*").stdout
+    write(os.path.join(workdir, "bad.sub"), text)
+    proc = cell.run("condor_submit", *args, "bad.sub", cwd=workdir)
+    assert proc.returncode == 1 and message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert cell.run("qstat", "-u", "*").stdout == before
+
+
+def test_missing_file(cell, workdir):
+    proc = cell.run("condor_submit", "nosuch.sub", cwd=workdir)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "ERROR: Failed to open command file (nosuch.sub) (No such file or directory)"
+
+
+def test_description_the_daemon_schedules(cell, workdir):
+    """request_cpus > 1 takes a PE, memory a mem_free request, hold a held job."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 1\nrequest_cpus = 2\n"
+                           "request_memory = 10M\nhold = true\npriority = 3\nqueue\n", cwd=workdir)
+    job = cell.run("qstat", "-j", str(cluster)).stdout
+    assert re.search(r"parallel environment:\s+smp range: 2", job)
+    assert "mem_free=10M" in job
+    ad = cell.run("condor_q", f"{cluster}.0", "-af", "JobStatus", "HoldReasonCode", "JobPrio",
+                  "RequestCpus", "RequestMemory").stdout.split()
+    assert ad == ["5", "15", "3", "2", "10"]
+    assert cell.run("condor_release", str(cluster)).returncode == 0
+    wait_status(cell, f"{cluster}.0", (2, 3, 4))
+
+
+def test_local_universe_runs_on_the_submit_host(cell, workdir):
+    cluster = submit(cell, "universe = local\nexecutable = /bin/hostname\noutput = h.out\nqueue\n",
+                     cwd=workdir)
+    job = cell.run("qstat", "-j", str(cluster)).stdout
+    assert "hostname=testhost" in job
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "h.out")))
+
+
+def test_parallel_universe_takes_machine_count_slots(cell, workdir):
+    cluster = submit(cell, "universe = parallel\nmachine_count = 2\nexecutable = /bin/sh\n"
+                           "arguments = \"-c 'echo $NSLOTS > n.out'\"\nqueue\n", cwd=workdir)
+    assert re.search(r"parallel environment:\s+mpi range: 2", cell.run("qstat", "-j", str(cluster)).stdout)
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "n.out")) and
+             open(os.path.join(workdir, "n.out")).read().strip() == "2")
+
+
+def test_per_proc_arguments_environment_and_streams(cell, workdir):
+    cluster = submit(cell, 'executable = /bin/sh\narguments = "-c \'echo $(Item) $GT_X >&2\'"\n'
+                           'environment = "GT_X=got"\nerror = e.$(Item)\nlog = l.log\n'
+                           "queue Item in (red, green)\n", cwd=workdir)
+    for item in ("red", "green"):
+        path = os.path.join(workdir, f"e.{item}")
+        wait_for(lambda p=path: os.path.exists(p) and open(p).read() == f"{os.path.basename(p)[2:]} got\n")
+    log = os.path.join(workdir, "l.log")
+    wait_events(log, f"{cluster}.1", [0, 1, 5])
+
+
+def test_file_transfer_runs_in_a_scratch_folder_with_the_inputs(cell, workdir):
+    write(os.path.join(workdir, "in.txt"), "payload\n")
+    write(os.path.join(workdir, "script.sh"), "cat in.txt > made.txt; pwd > where.txt\n")
+    submit(cell, "executable = /bin/sh\narguments = script.sh\nshould_transfer_files = YES\n"
+                 "transfer_input_files = in.txt, script.sh\nqueue\n", cwd=workdir)
+    made = os.path.join(workdir, "made.txt")
+    wait_for(lambda: os.path.exists(made) and os.path.exists(os.path.join(workdir, "where.txt")))
+    assert open(made).read() == "payload\n"
+    assert open(os.path.join(workdir, "where.txt")).read().strip() != workdir
+
+
+def test_submit_of_another_user_runs_as_that_user(cell, workdir, users):
+    user = users[0]
+    cluster = submit(cell, "executable = /usr/bin/id\narguments = -un\noutput = who.out\nlog = u.log\n"
+                           "queue\n", cwd=workdir, user=user)
+    path = os.path.join(workdir, "who.out")
+    wait_for(lambda: os.path.exists(path) and open(path).read() == f"{user}\n")
+    wait_events(os.path.join(workdir, "u.log"), f"{cluster}.0", [0, 1, 5])
+    import pwd
+    assert os.stat(os.path.join(workdir, "u.log")).st_uid == pwd.getpwnam(user).pw_uid
+    assert events(os.path.join(workdir, "u.log"))

@@ -1,0 +1,326 @@
+"""The HTCondor dialect's parts without a daemon: a cluster as a job description, the
+stored ads, the job's policy, -af and -format, condor_q's layouts, JobPrio order,
+user logs, history, condor_wait's reading."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gridtools import ads
+from gridtools.classad import parse, parse_ad
+from gridtools.cli.condor import formatting, qviews
+from gridtools.cli.condor import queue as Q
+from gridtools.daemon import condorpolicy, userlogs
+from gridtools.formats.condor import exprs, jobattrs
+from gridtools.formats.condor import spec as condor_spec
+from gridtools.formats.condor.fsview import LocalFiles
+from gridtools.formats.condor.jobad import SubmitContext
+from gridtools.formats.condor.submit import parse_submit
+from gridtools.formats.condor.userlog import Event, EventType, render_events
+
+WHO = {"owner": "alice", "uid": 1000, "gid": 1000, "sge_o": {}, "submit_host": "subhost",
+       "submit_time": 1700000000.0}
+
+
+def cluster_ads(text, tmp_path, cluster=7):
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    ctx = SubmitContext(cwd=str(tmp_path), owner="alice", now=1700000000, files=LocalFiles(str(tmp_path)))
+    return parse_submit(text).job_ads(cluster, ctx)
+
+
+# ---------------------------------------------------------------- a cluster as a job
+
+def test_cluster_spec_of_a_plain_and_an_array_cluster(tmp_path):
+    spec = condor_spec.cluster_spec(cluster_ads("executable = run.sh\narguments = a 'b c'\nqueue\n", tmp_path),
+                                    WHO)
+    assert spec["id"] == 7 and spec["binary"] and not spec["shell_wrap"]
+    assert spec["command"] == str(tmp_path / "run.sh") and spec["args"] == ["a", "'b", "c'"]
+    assert spec["stdout"] == [[None, "/dev/null"]] and spec["cwd"] == str(tmp_path)
+    assert "tasks" not in spec and spec["pe"] is None and isinstance(spec["condor_ad"], str)
+    many = condor_spec.cluster_spec(cluster_ads("executable = run.sh\nrequest_cpus = 4\n"
+                                                "request_memory = 2G\nqueue 3\n", tmp_path), WHO)
+    assert many["tasks"] == [1, 3, 1] and many["pe"] == ["smp", 4, 4]
+    assert many["resources"]["hard"] == {"mem_free": "2048M"}
+    assert isinstance(many["condor_ad"], str)            # the procs differ in ProcId only
+
+
+def test_per_proc_differences_are_stored_as_diffs_and_laid_over_proc_0(tmp_path):
+    text = "executable = run.sh\narguments = $(Item)\noutput = o.$(Process)\nqueue Item in (x, y)\n"
+    spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), WHO)
+    base, second = spec["condor_ad"]
+    assert "Args = \"y\"" in second and "ClusterId" not in second and len(second.splitlines()) == 2
+    spec["owner"] = "alice"
+    ad = ads.job_ad(spec, None, 2)
+    assert ad.eval("Args") == "y" and ad.eval("Out") == "o.1" and ad.eval("ProcId") == 1
+    facts = condor_spec.run_facts(ad)
+    assert facts.args == ["y"] and facts.stdout == str(tmp_path / "o.1")
+
+
+def test_the_owner_of_an_ad_is_who_submitted_it(tmp_path):
+    spec = condor_spec.cluster_spec(cluster_ads("executable = run.sh\nqueue\n", tmp_path), WHO)
+    spec["condor_ad"] = spec["condor_ad"].replace('Owner = "alice"', 'Owner = "root"')
+    spec["owner"] = "alice"
+    assert ads.job_ad(spec, None, 1).eval("Owner") == "alice"
+
+
+def test_universes_and_requests(tmp_path):
+    local = condor_spec.cluster_spec(cluster_ads("universe = local\nexecutable = run.sh\nqueue\n", tmp_path), WHO)
+    assert local["resources"]["hard"] == {"hostname": "subhost"}
+    par = condor_spec.cluster_spec(cluster_ads("universe = parallel\nmachine_count = 3\nexecutable = run.sh\n"
+                                               "queue\n", tmp_path), WHO)
+    assert par["pe"] == ["mpi", 3, 3]
+    gpu = condor_spec.cluster_spec(cluster_ads("request_gpus = 2\nexecutable = run.sh\nqueue\n", tmp_path), WHO)
+    assert gpu["resources"]["hard"]["gpu"] == "2"
+
+
+def test_attribute_names_as_commands_and_empty_values(tmp_path):
+    ad = cluster_ads("executable = run.sh\nRequestCpus = 3\nRequestMemory = floor(2048 / 2)\n"
+                     "+projectname =\nleave_in_queue = TRUE\nqueue\n", tmp_path)[0]
+    assert ad.eval("RequestCpus") == 3 and ad.eval("RequestMemory") == 1024
+    assert "projectname" in ad and ad.lookup("projectname").unparse() == "undefined"
+    assert ad.eval("LeaveJobInQueue") is True
+
+
+def test_built_expressions_equal_parsed_ones():
+    built = exprs.default_request_memory()
+    assert built.unparse() == parse(jobattrs.DEFAULT_REQUEST_MEMORY).unparse()
+    job = {"ImageSize": 3000}
+    assert built.eval(job) == parse(jobattrs.DEFAULT_REQUEST_MEMORY).eval(job) == 3
+    text = ('(TARGET.Arch == "X86_64") && (TARGET.Disk >= RequestDisk) && '
+            "((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer))")
+    term = exprs.paren(exprs.any_of([exprs.compare("FileSystemDomain", "==", exprs.my("FileSystemDomain")),
+                                     exprs.paren(exprs.target("HasFileTransfer"))]))
+    made = exprs.all_of([exprs.compare("Arch", "==", "X86_64"),
+                         exprs.compare("Disk", ">=", exprs.attr("RequestDisk")), term])
+    assert made.unparse() == parse(text).unparse() == text
+
+
+# ---------------------------------------------------------------- policy
+
+def _policy_ad(**attrs):
+    ad = parse_ad("JobStatus = 2\nNumJobStarts = 1\n")
+    for name, text in attrs.items():
+        ad[name] = parse(text)
+    return ad
+
+
+def test_exit_policy_precedence():
+    result = {"exit_status": 3}
+    held = condorpolicy.at_exit(condorpolicy.with_exit(
+        _policy_ad(OnExitHold="ExitCode == 3", OnExitRemove="false"), result, 1, 0))
+    assert held.action is condorpolicy.Action.HOLD and held.code == 3
+    assert held.reason == "The job attribute OnExitHold expression 'ExitCode == 3' evaluated to TRUE"
+    again = condorpolicy.at_exit(condorpolicy.with_exit(_policy_ad(OnExitRemove="ExitCode == 0"), result, 1, 0))
+    assert again.action is condorpolicy.Action.REQUEUE
+    retries = "NumJobCompletions > JobMaxRetries || ExitCode =?= 0"
+    ad = _policy_ad(OnExitRemove=retries, JobMaxRetries="2")
+    assert condorpolicy.at_exit(condorpolicy.with_exit(ad, result, 2, 0)).action is condorpolicy.Action.REQUEUE
+    assert condorpolicy.at_exit(condorpolicy.with_exit(ad, result, 3, 0)) is None
+    assert condorpolicy.at_exit(condorpolicy.with_exit(_policy_ad(OnExitHold="undefined"), result, 1, 0)) is None
+    signalled = condorpolicy.with_exit(_policy_ad(), {"exit_status": 137, "signal": 9}, 1, 0)
+    assert signalled.eval("ExitBySignal") is True and signalled.eval("ExitSignal") == 9
+    assert "ExitCode" not in signalled
+
+
+def test_periodic_policy():
+    now = 1700000100
+    hold = condorpolicy.periodic(_policy_ad(PeriodicHold="CurrentTime > 1700000000",
+                                            PeriodicHoldSubCode="5"), now)
+    assert (hold.action, hold.code, hold.subcode) == (condorpolicy.Action.HOLD, 3, 5)
+    user_held = _policy_ad(PeriodicRelease="true", HoldReasonCode="1")
+    user_held["JobStatus"] = 5
+    assert condorpolicy.periodic(user_held, now) is None           # the owner's hold stays
+    user_held["HoldReasonCode"] = 3
+    assert condorpolicy.periodic(user_held, now).action is condorpolicy.Action.RELEASE
+    gone = condorpolicy.periodic(_policy_ad(PeriodicRemove="NumJobStarts >= 1"), now)
+    assert gone.action is condorpolicy.Action.REMOVE
+    assert condorpolicy.interval(lambda name: "5") == 5.0 and condorpolicy.interval(lambda name: None) == 60.0
+
+
+# ---------------------------------------------------------------- printing attributes
+
+def _job(cluster, proc, **attrs):
+    ad = parse_ad(f'ClusterId = {cluster}\nProcId = {proc}\nOwner = "alice"\nCmd = "/bin/x"\n'
+                  "JobStatus = 2\nRate = 2.5\n")
+    for name, value in attrs.items():
+        ad[name] = value
+    return ad
+
+
+def test_autoformat_qualifiers():
+    ads_ = [_job(5, 0), _job(5, 1)]
+    assert formatting.autoformat(ads_, ["JobStatus"], "jr") == "5.0 2\n5.1 2\n"
+    assert formatting.autoformat(ads_[:1], ["Owner", "Cmd"], "") == "alice /bin/x\n"
+    assert formatting.autoformat(ads_[:1], ["Owner"], "V") == '"alice"\n'
+    assert formatting.autoformat(ads_[:1], ["Owner", "ProcId"], "l") == "Owner = alice ProcId = 0\n"
+    assert formatting.autoformat(ads_[:1], ["Owner", "Missing"], ",") == "alice, undefined,\n"
+    assert formatting.autoformat(ads_[:1], ["Owner", "ProcId"], "n") == "alice\n0\n"
+    assert formatting.autoformat(ads_[:1], ["ProcId + 1"], "") == "1\n"
+    assert formatting.autoformat(ads_, ["ProcId", "Owner"], "h") == "ProcId Owner\n0      alice\n1      alice\n"
+
+
+def test_printf_format():
+    ad = _job(5, 0)
+    assert formatting.format_one(ad, "%d.", "ClusterId") == "5."
+    assert formatting.format_one(ad, "%-8s|", "Owner") == "alice   |"
+    assert formatting.format_one(ad, "%V\\n", "Owner") == '"alice"\n'
+    assert formatting.format_one(ad, "%.2f", "Rate") == "2.50"
+    assert formatting.format_one(ad, "[%d]", "Missing") == "[]"
+    assert formatting.format_one(ad, "%r", "Rate * 2") == "Rate * 2"
+
+
+def test_json_form():
+    ad = _job(5, 0, Requirements=parse("TARGET.Cpus > 1"), Flag=True)
+    data = json.loads(formatting.json_ads([ad]))
+    assert data[0]["ClusterId"] == 5 and data[0]["Flag"] is True and data[0]["Rate"] == 2.5
+    assert data[0]["Requirements"] == "/Expr(TARGET.Cpus > 1)/"
+
+
+# ---------------------------------------------------------------- condor_q tables
+
+def _proc(cluster, proc, status, owner="alice", **kw):
+    return Q.Proc(cluster, proc, owner, status, kw.pop("qdate", 1700000000.0), **kw)
+
+
+def test_batch_rows_and_widths():
+    procs = [_proc(3, 0, Q.RUNNING), _proc(3, 1, Q.IDLE), _proc(3, 2, Q.HELD),
+             _proc(4, 0, Q.IDLE, batch="mine"), _proc(6, 0, Q.IDLE, batch="mine")]
+    text = qviews.batch_view(procs, {3: 5, 4: 1, 6: 2}).splitlines()
+    assert text[0] == "OWNER BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS"
+    date = qviews.format_date(1700000000)
+    assert text[1] == f"alice {'ID: 3':<10} {date:>12}      2      1      1      1      5 3.0-2"
+    assert text[2] == f"alice {'mine':<10} {date:>12}      1      _      2      _      3 4.0 ... 6.0"
+    short = qviews.batch_view([_proc(3, 0, Q.IDLE, owner="bo")], {3: 1}).splitlines()
+    assert short[0].startswith("OWNER    BATCH_NAME") and short[1].startswith("bo       ID: 3")
+    no_hold = qviews.batch_view([_proc(3, 0, Q.IDLE)], {3: 1}).splitlines()[0]
+    assert "HOLD" not in no_hold
+
+
+def test_nobatch_row_and_totals():
+    now = 1700000000.0 + 3725
+    row = qviews.nobatch([_proc(12, 3, Q.RUNNING, start=1700000000.0, prio=-2, cmd="/bin/sleep",
+                                args=["10"])], "alice", now).splitlines()[1]
+    assert row == f"  12.3   alice          {qviews.format_date(1700000000)}   0+01:02:05 R  -2   0.0 sleep 10"
+    hidden = qviews.nobatch([_proc(1, 0, Q.IDLE, cmd="/bin/sleep", args=["secret"])], "bob", now)
+    assert "secret" not in hidden
+    totals = qviews.summary([_proc(1, 0, Q.IDLE)], [], [_proc(1, 0, Q.IDLE), _proc(2, 0, Q.HELD)], "bob")
+    assert totals.splitlines() == [
+        "Total for query: 1 jobs; 0 completed, 0 removed, 1 idle, 0 running, 0 held, 0 suspended ",
+        "Total for bob: 0 jobs; 0 completed, 0 removed, 0 idle, 0 running, 0 held, 0 suspended ",
+        "Total for all users: 2 jobs; 0 completed, 0 removed, 1 idle, 0 running, 1 held, 0 suspended"]
+
+
+def test_procs_from_published_rows_keep_finished_procs_only_while_kept():
+    snap = {"jobs": {9: {"owner": "alice", "submit_time": 1.0, "name": "x",
+                         "condor": {"ads": True, "kept": [2], "tasks": {"2": {"removed": True}}}}},
+            "rows": [{"id": 9, "tasks": [[1, 2, 1]], "state": "z", "time": 1.0},
+                     {"id": 9, "tasks": [[3, 3, 1]], "state": "hqw", "hold": "u", "time": 1.0}]}
+    procs = Q.procs(snap)
+    assert [(p.id, p.status) for p in procs] == [("9.1", Q.REMOVED), ("9.2", Q.HELD)]
+    assert procs[1].hold[:3] == ["held by the job's owner", 1, 0]
+
+
+def test_jobprio_orders_one_owners_jobs_only():
+    from gridtools.sched.order import by_job_prio
+
+    class Job:
+        def __init__(self, jid, owner, prio):
+            self.id, self.owner, self.job_prio = jid, owner, prio
+    order = [Job(1, "a", 0), Job(2, "b", 9), Job(3, "a", 5), Job(4, "a", 1), Job(5, "b", 0)]
+    assert [j.id for j in by_job_prio(order)] == [3, 2, 4, 1, 5]
+
+
+# ---------------------------------------------------------------- user logs, history, condor_wait
+
+def _spec(tmp_path):
+    return {"id": 7, "owner": "me", "uid": os.getuid(), "gid": os.getgid()}
+
+
+def test_user_log_appends_and_refuses_links(tmp_path):
+    events = [Event(EventType.SUBMIT, 7, 0, 0, 1700000000.0, {"SubmitHost": "<h>"})]
+    path = str(tmp_path / "u.log")
+    assert userlogs.append(_spec(tmp_path), path, events)
+    assert userlogs.append(_spec(tmp_path), path, events)
+    assert open(path).read() == render_events(events) * 2
+    target = tmp_path / "other"
+    target.write_text("keep\n")
+    os.symlink(target, tmp_path / "l.log")
+    noted = []
+    assert not userlogs.append(_spec(tmp_path), str(tmp_path / "l.log"), events, noted.append)
+    assert target.read_text() == "keep\n" and "cannot open its user log" in noted[0]
+    os.mkfifo(tmp_path / "f.log")
+    assert not userlogs.append(_spec(tmp_path), str(tmp_path / "f.log"), events, noted.append)
+
+
+def test_history_round_trip(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    (tmp_path / "spool").mkdir()
+    from gridtools.cli.condor import history as hist_cli
+    from gridtools.daemon import history
+
+    class State:
+        def log(self, text):
+            raise AssertionError(text)
+    history.append(State(), [_job(1, 0, CompletionDate=5), _job(2, 0, CompletionDate=6)])
+    found = hist_cli.read_ads([history.path()])
+    assert [a.eval("ClusterId") for a in found] == [1, 2]
+    opts = hist_cli.parse_args(["-limit", "1"])
+    assert [a.eval("ClusterId") for a in hist_cli.select(opts, found)] == [2]
+    assert open(history.path()).read().splitlines()[-1] == \
+        '*** ProcId = 0 ClusterId = 2 Owner = "alice" CompletionDate = 6'
+
+
+def test_condor_wait_follows_a_log_as_it_grows(tmp_path):
+    log = tmp_path / "w.log"
+    submit_ev = [Event(EventType.SUBMIT, 3, p, 0, 1700000000.0, {}) for p in (0, 1)]
+    log.write_text(render_events(submit_ev))
+    launcher = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin", "condor_wait")
+    proc = subprocess.Popen([sys.executable, launcher, "-wait", "30", str(log)], stdout=subprocess.PIPE, text=True)
+    text = render_events([Event(EventType.JOB_TERMINATED, 3, 0, 0, 1700000001.0, {"ReturnValue": 0}),
+                          Event(EventType.JOB_ABORTED, 3, 1, 0, 1700000002.0, {"Reason": "x"})])
+    with open(log, "a") as fh:
+        fh.write(text[:40])
+        fh.flush()
+        time.sleep(0.3)                # a half-written event is not read
+        fh.write(text[40:])
+    out, _ = proc.communicate(timeout=30)
+    assert (proc.returncode, out) == (0, "All jobs done.\n")
+    expired = subprocess.run([sys.executable, launcher, "-wait", "1", str(tmp_path / "none.log")],
+                             capture_output=True, text=True)
+    assert expired.returncode == 1 and expired.stderr.startswith("Couldn't open")
+    log.write_text(render_events(submit_ev))
+    waiting = subprocess.run([sys.executable, launcher, "-wait", "1", str(log)], capture_output=True, text=True)
+    assert (waiting.returncode, waiting.stdout) == (1, "Time expired.\n")
+    one = subprocess.run([sys.executable, launcher, "-num", "1", "-wait", "1", str(log)],
+                         capture_output=True, text=True)
+    assert one.returncode == 1
+
+
+@pytest.mark.skipif(os.environ.get("GRIDTOOLS_HTCONDOR_PYTHON") is None,
+                    reason="the htcondor package (oracle) is named by GRIDTOOLS_HTCONDOR_PYTHON")
+def test_htcondor_job_event_log_reads_what_the_daemon_writes(tmp_path):
+    events = [Event(EventType.SUBMIT, 4, 0, 0, 1700000000.0, {"SubmitHost": "<127.0.0.1:0?alias=h>"}),
+              Event(EventType.EXECUTE, 4, 0, 0, 1700000001.0, {"ExecuteHost": "<127.0.0.1:0?alias=h>",
+                                                                "SlotName": "all.q@h"}),
+              Event(EventType.JOB_HELD, 4, 0, 0, 1700000002.0,
+                    {"HoldReason": "via condor_hold (by user a)", "HoldReasonCode": 1, "HoldReasonSubCode": 2}),
+              Event(EventType.JOB_RELEASED, 4, 0, 0, 1700000003.0, {"Reason": "via condor_release"}),
+              Event(EventType.JOB_EVICTED, 4, 0, 0, 1700000004.0, {}),
+              Event(EventType.JOB_TERMINATED, 4, 0, 0, 1700000005.0, {"ReturnValue": 3}),
+              Event(EventType.JOB_ABORTED, 4, 1, 0, 1700000006.0, {"Reason": "via condor_rm"})]
+    log = tmp_path / "o.log"
+    log.write_text(render_events(events))
+    script = ("import sys\ntry:\n    import htcondor2 as h\nexcept ImportError:\n    import htcondor as h\n"
+              "for e in h.JobEventLog(sys.argv[1]).events(stop_after=0):\n"
+              "    print(int(e.type), e.cluster, e.proc, e.get('ReturnValue', ''), e.get('HoldReasonSubCode', ''),"
+              " e.get('Reason', e.get('HoldReason', '')))\n")
+    out = subprocess.run([os.environ["GRIDTOOLS_HTCONDOR_PYTHON"], "-c", script, str(log)],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert [line.split()[:3] for line in out] == [["0", "4", "0"], ["1", "4", "0"], ["12", "4", "0"],
+                                                  ["13", "4", "0"], ["4", "4", "0"], ["5", "4", "0"],
+                                                  ["9", "4", "1"]]
+    assert out[2].endswith("2 via condor_hold (by user a)") and out[5].split()[3] == "3"
