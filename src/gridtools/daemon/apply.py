@@ -127,3 +127,13 @@ def suspend(state, dispatcher, job, task, why, on, force=False):
     if before != after or (force and task.state is TaskState.RUNNING):
         suspension.send(state, dispatcher, job, task, "suspend" if after else "resume")
     return changed
+
+
+def vacate(state, dispatcher, job, task, why):
+    """Evict a running task for HTCondor's policy (the startd's PREEMPT or KILL, or a
+    negotiator preemption): its shepherd ends it and it waits to run again."""
+    from gridtools.daemon import suspension
+    if not suspension.requeue(state, dispatcher, job, task):
+        return False
+    state.log(f"I|job {job.id}.{task.number} {why}")
+    return True

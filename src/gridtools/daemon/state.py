@@ -64,6 +64,7 @@ class State:
         self.faults = {}              # key -> {"kind", "text"[, "job", "path"]} (see daemon.faults)
         self.unreadable = set()       # fault keys of configuration files the last reload could not read
         self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
+        self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
