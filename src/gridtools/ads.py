@@ -97,6 +97,7 @@ def _base_ad(spec, number):
     if isinstance(text, list):
         text = text[min(number - 1, len(text) - 1)] if text else None
     ad = _parsed_ad(text).copy() if text else _sge_ad(spec)
+    ad["Owner"] = spec["owner"]          # the submitter the spool knows, whatever the ad says
     ad["ClusterId"] = int(spec["id"])
     ad["ProcId"] = number - 1
     return ad

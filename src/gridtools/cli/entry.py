@@ -28,6 +28,10 @@ COMMANDS = {
     "qalter": "sge.qalter",
     "llctl": "hostctl",
     "condor_config_val": "condor.config_val",
+    "condor_status": "condor.status",
+    "condor_userprio": "condor.userprio",
+    "condor_reconfig": "condor.reconfig",
+    "condor_submit_dag": "condor.submit_dag",
     "sge_share_mon": "sge.share_mon",
     "qquota": "sge.qquota",
 }

@@ -6,7 +6,7 @@ reply. The request's body has been checked (``formats.reqcheck``) before a
 handler sees it; a kind without an entry here is refused there already.
 """
 
-from gridtools.daemon import alterreq, confreq, hostreq, intake, qmodreq
+from gridtools.daemon import alterreq, condorreq, confreq, hostreq, intake, qmodreq
 
 HANDLERS = {
     "submit": intake.submit,
@@ -16,4 +16,6 @@ HANDLERS = {
     "qmod": qmodreq.qmod,
     "host": hostreq.host_request,
     "qconf": confreq.qconf_request,
+    "userprio": condorreq.userprio,
+    "reconfig": condorreq.reconfig,
 }

@@ -18,7 +18,7 @@ Job ads are ``ads.job_ad`` of a task, cached on the job by version.
 
 import time
 
-from gridtools import ads
+from gridtools import ads, cell
 from gridtools.classad.nodes import Literal
 from gridtools.daemon import qcontrol, view
 from gridtools.sched import autocluster as acl
@@ -36,6 +36,7 @@ class Context:
         self.log = state.log
         self._hosts = None
         self._layout, self._ads, self._facts = {}, {}, {}
+        self.schedd = cell.hostname()        # the machine jobs are submitted to (ClientMachine)
 
     # ------------------------------------------------------------ hosts
     def hosts(self):
@@ -85,6 +86,8 @@ class Context:
             for ad in built:
                 for name, expr in overlay.items():
                     ad[name] = expr
+                if ad.lookup("RemoteUser") is not None:
+                    ad["ClientMachine"] = self.schedd
                 found[ad.eval("Name")] = ad
             self._ads[host] = found
         return found
@@ -103,9 +106,19 @@ class Context:
             cache = job.cache["condor_ads"] = (job.version, {})
         ad = cache[1].get(number)
         if ad is None:
-            ad = cache[1][number] = ads.job_ad(job.spec, job.tasks.get(number), number, job.hold,
-                                               job.deleted)
+            ad = cache[1][number] = _job_ad(job, number, self.log)
         return ad
+
+
+def _job_ad(job, number, log):
+    """``ads.job_ad`` of a task; a job whose HTCondor ad does not parse gets the ad of
+    its Grid Engine requests (and the daemon's messages say why)."""
+    try:
+        return ads.job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted)
+    except Exception as exc:  # noqa: BLE001 - a client's ad must not stop the pass
+        log(f"W|job {job.id}: its HTCondor ad cannot be read, its requests stand in: {exc}")
+        spec = {k: v for k, v in job.spec.items() if k != "condor_ad"}
+        return ads.job_ad(spec, job.tasks.get(number), number, job.hold, job.deleted)
 
 
 # ---------------------------------------------------------------- uses of the ads

@@ -272,6 +272,13 @@ def job_id(value, field):
 
 
 
+def condor_ads(value, field):
+    """The long form of a job's HTCondor ad, or a list of them (one per proc)."""
+    if isinstance(value, list):
+        return list_of(text)(value, field)
+    return text(value, field)
+
+
 #: field -> checker; the job description's fields as qsub, qrsh and qalter write them
 FIELDS = {
     "id": job_id, "name": job_name, "binary": boolean, "shell_wrap": boolean,
@@ -295,6 +302,8 @@ FIELDS = {
     "submit_host": word, "submit_time": moment, "script_name": line,
     "args": list_of(env_value), "command": optional(line), "aliases": list_of(alias),
     "job_script": one_of("QRSH"), "interactive": boolean,
+    "condor_ad": lambda v, f: condor_ads(v, f),          # HTCondor's job ad(s), long form
+    "universe": one_of("vanilla", "scheduler", "local", "parallel"),
 }
 #: fields every job description has
 REQUIRED = ("id", "name", "submit_time")

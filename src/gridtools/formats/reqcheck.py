@@ -77,7 +77,8 @@ def _targets():
 
 #: keys every request may carry
 COMMON = {"kind": jc.word, "reply": jc.boolean, "host": jc.optional(jc.line),
-          "has_script": jc.boolean}
+          "has_script": jc.boolean,
+          "dialect": jc.one_of("sge", "condor")}     # an HTCondor command's request (security levels)
 
 #: kind -> {key: checker}; keys not listed are dropped
 BODIES = {
@@ -98,6 +99,10 @@ BODIES = {
               "target": jc.optional(jc.word), "hosts": jc.list_of(jc.word),
               "queues": jc.list_of(jc.word)},
     "host": {"op": jc.word, "hosts": jc.list_of(jc.word)},
+    "userprio": {"op": jc.one_of("setfactor", "setprio", "resetusage", "resetall", "delete",
+                                 "setaccum", "setbegin", "setlast"),
+                 "name": jc.optional(jc.word), "value": jc.optional(jc.line)},
+    "reconfig": {},
 }
 
 
