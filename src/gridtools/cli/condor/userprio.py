@@ -100,7 +100,8 @@ def _option(opts, argv, i, arg):
             raise UsageError(f"Error: Argument {arg} requires another parameter")
         opts.constraint = adformat.constraint(argv[i + 1])
         return i + 2
-    for word, shortest in DISPLAYS:
+    bare = arg.lstrip("-").lower()
+    for word, shortest in sorted(DISPLAYS, key=lambda d: d[0] != bare):     # an exact name first
         if _matches(arg, word, shortest):
             opts.shown.add(word)
             return i + 1
