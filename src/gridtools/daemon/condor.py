@@ -119,6 +119,12 @@ class Condor:
         wake = self.machines.next_wake
         return wake is not None and wake <= now
 
+    def next_wake(self):
+        """The next time the loop must run a tick for this side: a slot's policy is due,
+        or the priorities wait to be written."""
+        times = [t for t in (self.machines.next_wake, self.priorities.save_due()) if t is not None]
+        return min(times) if times else None
+
     def _charge(self, ctx, now):
         in_use = {}
         for job, task in ctx.state.running_tasks():

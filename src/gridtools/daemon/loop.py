@@ -349,8 +349,8 @@ class Daemon:
         now = time.time()
         if self._retrying():
             timeout = min(timeout, WRITE_RETRY)
-        slots = self.state.condor.machines.next_wake
-        for event in (self.next_event, self.control.next_wake, self.expiry, slots):
+        condor = self.state.condor.next_wake()
+        for event in (self.next_event, self.control.next_wake, self.expiry, condor):
             if event is not None:
                 timeout = min(timeout, max(0.0, event - now))
         if self.retry_deletes or self.retry_signals:

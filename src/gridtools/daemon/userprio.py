@@ -66,6 +66,10 @@ class Priorities:
         self.dirty = True
         self.saved = 0.0
 
+    def save_due(self):
+        """When the priorities must be written next (None: nothing to write)."""
+        return self.saved + SAVE_EVERY if self.dirty else None
+
     def save(self, now, force=False):
         if self.dirty and (force or now - self.saved >= SAVE_EVERY):
             condorstate.save(condorstate.USERPRIO, self.accountant.to_data())
