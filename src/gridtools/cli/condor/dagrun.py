@@ -149,6 +149,8 @@ class Runner:
         words = shlex.split(script.command)
         words = [_substitute(w, values) for w in words]
         cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
+        if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
+            words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
         try:
             done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False)
         except OSError as exc:
