@@ -24,6 +24,15 @@
 - ``monitor``   the scheduler monitoring files (qconf -tsm, params MONITOR=1)
 - ``faults``    what the daemon set aside or cannot write now, published for queries
 - ``crash``     crash points (``GRIDTOOLS_CRASH_AT``) for testing what a crash leaves
+- ``condor``    the HTCondor side at the loop's phases: which pass decides (Grid
+                Engine's order with START, or the negotiator's), slots, priorities
+- ``condorconf`` condor_config for the cell and per execution host, read again on change
+- ``hostfacts`` what a host's slot ads say of it: CPUs, memory, load, KeyboardIdle
+- ``machines``  every slot's startd state; the policy carried out on its job
+- ``slotads``   one pass's slot ads and job ads: for the negotiator, START, condor_status
+- ``userprio``  the accountant (user priorities) kept in the spool
+- ``condorsec``, ``condorreq``  security levels of the HTCondor commands' requests;
+                condor_userprio's edits and condor_reconfig
 
 Commands never import this package (``gridtools daemon`` and ``gridtools
 execd`` excepted, which run it): they read the published status and the

@@ -44,7 +44,7 @@ class Condor:
         self.ctx = None
         self.negotiated = 0.0          # when the negotiator last ran
         self.submitters = {}           # name -> SubmitterReport of the last negotiation
-        self._published = None         # (configuration key, time, slot rows) last published
+        self._published = None         # (configuration key, time, {host: slot rows}) last published
 
     # ------------------------------------------------------------ life
     def recover(self, state):
@@ -143,16 +143,25 @@ class Condor:
             state.log(f"E|cannot write the slot states or user priorities, retrying: {exc}")
 
     def published(self, state, dispatcher, loads, now):
-        """The status snapshot's HTCondor part: slot ads and the negotiator's facts. The slot
-        ads are built again when a slot changed, the configuration was read again, or
-        after PUBLISH_SLOTS_EVERY seconds (as a startd updates its collector)."""
+        """The status snapshot's HTCondor part: slot ads and the negotiator's facts. A
+        host's slot ads are built again when one of its slots changed, the configuration
+        was read again, or after PUBLISH_SLOTS_EVERY seconds (as a startd updates its
+        collector)."""
         key = (self.conf.generation, state.config_generation)
-        if self.machines.changed or self._published is None or self._published[0] != key \
-                or now - self._published[1] >= PUBLISH_SLOTS_EVERY:
-            ctx = self.context(state, dispatcher, loads, now)
-            self._published = (key, now, slotads.published(ctx))
-            self.machines.changed = False
-        return {"slots": self._published[2], "negotiator": {
+        if self._published is None or self._published[0] != key or now - self._published[1] >= PUBLISH_SLOTS_EVERY:
+            self._published = (key, now, {})
+        rows_of = self._published[2]
+        for host in list(rows_of):
+            if host in self.machines.changed:
+                del rows_of[host]
+        self.machines.changed = set()
+        ctx = self.context(state, dispatcher, loads, now)
+        rows = []
+        for host in ctx.hosts():
+            if host not in rows_of:
+                rows_of[host] = [slotads.plain(ad) for ad in ctx.host_ads(host).values()]
+            rows.extend(rows_of[host])
+        return {"slots": rows, "negotiator": {
             "time": self.negotiated, "mode": "negotiator" if self._negotiating(state) else "sge",
             "uid_domain": (self.conf.get("UID_DOMAIN") or "").strip(),
             "submitters": {n: [r.priority, r.share, r.usage] for n, r in self.submitters.items()}}}

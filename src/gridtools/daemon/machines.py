@@ -80,7 +80,7 @@ class Machines:
         self.tasks = {}            # (job id, task) -> [slot names]
         self.next_wake = None
         self.dirty = False
-        self.changed = False       # a slot changed state since the last publish
+        self.changed = set()       # hosts with a slot that changed since the last publish
 
     # ------------------------------------------------------------ persistence
     def restore(self, log):
@@ -124,11 +124,13 @@ class Machines:
                 wanted.add(lay.name)
                 if lay.name not in self.slots:
                     self.slots[lay.name] = SlotRec(host, startd.Slot(entered_state=now, entered_activity=now))
-                    self.dirty = self.changed = True
+                    self.dirty = True
+                    self.changed.add(host)
         for name, rec in list(self.slots.items()):
             if name not in wanted and rec.task is None and not rec.dynamic:
                 del self.slots[name]
-                self.dirty = self.changed = True
+                self.dirty = True
+                self.changed.add(rec.host)
 
     def _sync(self, ctx, now, hints):
         running = {(job.id, task.number): (job, task) for job, task in ctx.state.running_tasks()}
@@ -201,7 +203,8 @@ class Machines:
                 self._event(ctx, name, rec, startd.Event.RELEASE, now, job=False)
             if rec.dynamic:
                 del self.slots[name]
-            self.dirty = self.changed = True
+            self.dirty = True
+            self.changed.add(rec.host)
             ctx.invalidate(rec.host)
 
     def _unreserve(self, job_id):
@@ -234,7 +237,8 @@ class Machines:
             job_ad = ctx.job_ad(job, rec.task[1]) if job is not None else None
         result = startd.step(rec.slot, ctx.slot_ad(name, rec), job_ad, policy, now, event)
         if result.slot != rec.slot:
-            self.dirty = self.changed = True
+            self.dirty = True
+            self.changed.add(rec.host)
             ctx.invalidate(rec.host)
             if result.reason and (result.slot.state, result.slot.activity) != (rec.slot.state, rec.slot.activity):
                 rec.reason = result.reason

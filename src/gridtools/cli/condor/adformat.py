@@ -74,7 +74,7 @@ def value_of(ad, text):
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
         return ad.eval(text)
     try:
-        return parse(text).eval(ad)
+        return parse(text).eval(full(ad))
     except Exception:  # noqa: BLE001 - an expression that does not parse is an error value
         return ERROR
 
@@ -91,6 +91,7 @@ def shown(value, quote=False):
 
 
 def _raw(ad, text):
+    ad = full(ad)
     expr = ad.lookup(text) if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) else None
     if expr is not None:
         return expr.unparse(True)
@@ -160,6 +161,7 @@ def _convert(m, value):
 
 def long_form(ad):
     """``Name = value`` lines sorted by name, then a blank line."""
+    ad = full(ad)
     lines = [f"{name} = {ad.lookup(name).unparse(True)}" for name in sorted(ad, key=str.lower)]
     return "\n".join(lines) + "\n\n"
 
@@ -180,7 +182,7 @@ def json_form(ads):
     if not ads:
         return ""
     parts = []
-    for ad in ads:
+    for ad in map(full, ads):
         body = {name: _json_value(ad.lookup(name)) for name in sorted(ad, key=str.lower)}
         parts.append(json.dumps(body, indent=2).replace("\\\\/", "\\/"))
     return "[\n" + "\n,\n".join(parts) + "\n]\n"
@@ -198,16 +200,42 @@ def selected(ads, expr):
     """The ads for which ``expr`` is true."""
     if expr is None:
         return list(ads)
-    return [ad for ad in ads if expr.eval(ad) is True]
+    return [ad for ad in ads if expr.eval(full(ad)) is True]
+
+
+class PlainAd:
+    """An ad of the status snapshot, ``[literal values, expression texts]``: literal
+    attributes are read as they are; the ClassAd is built only when an expression must
+    be evaluated (tables of many slots then cost a dictionary lookup per cell)."""
+
+    __slots__ = ("values", "exprs", "_full")
+
+    def __init__(self, values, exprs):
+        self.values, self.exprs, self._full = values, exprs, None
+
+    def eval(self, name, target=None):
+        if target is None and name in self.values:
+            return self.values[name]
+        return self.full().eval(name, target)
+
+    def full(self):
+        if self._full is None:
+            ad = ClassAd(self.values)
+            for name, text in self.exprs.items():
+                try:
+                    ad[name] = parse(text)
+                except Exception:  # noqa: BLE001 - published by the daemon; a bad one stays text
+                    ad[name] = text
+            self._full = ad
+        return self._full
+
+
+def full(ad):
+    """The ClassAd of an ad (a PlainAd is built now)."""
+    return ad.full() if isinstance(ad, PlainAd) else ad
 
 
 def from_plain(item):
-    """A ClassAd from the status snapshot's ``[literal values, expression texts]``."""
+    """An ad from the status snapshot's ``[literal values, expression texts]``."""
     values, exprs = item
-    ad = ClassAd(values)
-    for name, text in exprs.items():
-        try:
-            ad[name] = parse(text)
-        except Exception:  # noqa: BLE001 - published by the daemon; a bad one is left as text
-            ad[name] = text
-    return ad
+    return PlainAd(values, exprs)

@@ -37,6 +37,16 @@ NAME_WIDTH = 34
 KEY_WIDTH = 14
 
 
+def in_mode(mode, ad):
+    """Whether a slot ad passes a query mode's constraint (-avail, -run)."""
+    state = ad.eval("State")
+    if mode == "run":
+        return state == "Claimed"
+    cpus, memory = ad.eval("Cpus"), ad.eval("Memory")
+    return state == "Unclaimed" and type(cpus) in (int, float) and cpus > 0 \
+        and type(memory) in (int, float) and memory > 0
+
+
 # ---------------------------------------------------------------- access
 
 def client_config():

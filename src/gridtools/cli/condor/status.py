@@ -118,7 +118,7 @@ def _ads(opts, snap, now):
     else:
         ads = [adformat.from_plain(item) for item in snap.get("slots") or []]
         if opts.mode in views.MODE_CONSTRAINTS:
-            ads = adformat.selected(ads, adformat.constraint(views.MODE_CONSTRAINTS[opts.mode]))
+            ads = [ad for ad in ads if views.in_mode(opts.mode, ad)]
     for expr in opts.constraints:
         ads = adformat.selected(ads, expr)
     return [ad for ad in ads if _wanted(ad, opts.names)]

@@ -13,6 +13,7 @@ Modules:
   fsview    the only file access submit processing needs (item files,
             globs, executable size), behind a small interface
   userlog   the job event log ("user log"): events rendered and read back
+  jobspec   a cluster's job ads as a gridtools job description (condor_ad)
   dag       DAG input files for condor_submit_dag: parse, validate, render
   dagstate  rescue DAGs (write, read, find the latest) and the nodes ready
             to run, retries and ABORT-DAG-ON outcomes
