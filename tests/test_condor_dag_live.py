@@ -164,3 +164,19 @@ def test_a_users_dag_runs_as_that_user_with_node_priorities(cell, users, workdir
     assert owners == {"gtalice"}
     ran = order(workdir)
     assert ran[:3] == ["A", "C", "B"] or ran[:3] == ["A", "B", "C"]   # both may start at once
+
+
+def test_removing_the_dag_removes_its_node_jobs_and_leaves_a_rescue_dag(cell, workdir):
+    write(workdir, "slow.sh", "#!/bin/sh\nsleep 60\n")
+    write(workdir, "slow.sub", "executable = slow.sh\noutput = s.out\nerror = s.err\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A slow.sub\nJOB B slow.sub\nPARENT A CHILD B\n")
+    proc = submit_dag(cell, workdir)
+    dag = dagman_id(proc)
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "running"}, timeout=20)
+    assert cell.run("qdel", str(dag)).returncode == 0
+    record = dag_ended(cell, dag)
+    assert record
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "finished"}, timeout=20)
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    assert "#   A,<ENDLIST>" in rescue and "DONE" not in rescue.split("<ENDLIST>")[1]
+    assert "Node A: its job was removed" in open(os.path.join(workdir, "diamond.dag.dagman.out")).read()

@@ -76,7 +76,7 @@ class Condor:
             return cycle(replace(snap, refused=slotads.refusals(ctx, snap.jobs)))
         self._charge(ctx, now)
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
-                                  self._priorities(state, ctx), self._negotiator_config(state),
+                                  self._priorities(state, ctx, snap.jobs), self._negotiator_config(state),
                                   frozenset(self.machines.preempting()))
         decisions = matchpass.match_pass(snap, inputs)
         self.negotiated, self.submitters = now, decisions.submitters
@@ -88,12 +88,13 @@ class Condor:
             return ctx.job_ad(state.jobs[job_id], task)
         return job_ad
 
-    def _priorities(self, state, ctx):
+    def _priorities(self, state, ctx, pending):
+        """Effective priorities of every accounting name with a record or a pending job."""
         names = set(self.priorities.accountant.records)
-        for job in state.jobs.values():
-            if job.pending_numbers():
-                first = next(iter(job.pending_numbers()))
-                names.add(accounting_name(ctx.job_ad(job, first)))
+        for item in pending:
+            job = state.jobs.get(item.id)
+            if job is not None and item.tasks:
+                names.add(accounting_name(ctx.job_ad(job, next(iter(item.tasks)))))
         return self.priorities.effective(names)
 
     def _negotiator_config(self, state):

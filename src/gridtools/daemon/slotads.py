@@ -36,6 +36,7 @@ class Context:
         self.log = state.log
         self._hosts = None
         self._layout, self._ads, self._facts = {}, {}, {}
+        self._busy_cpus = None
         self.schedd = cell.hostname()        # the machine jobs are submitted to (ClientMachine)
 
     # ------------------------------------------------------------ hosts
@@ -53,13 +54,23 @@ class Context:
             found = self.state.view_cache["host_slots"] = (self.state.config_generation, slots)
         return found[1]
 
+    def _busy(self):
+        """host -> CPUs its running, not suspended tasks use (once per pass)."""
+        if self._busy_cpus is None:
+            busy = {}
+            for _job, task in self.state.running_tasks():
+                if not task.suspended:
+                    for _queue, host, slots in task.granted:
+                        busy[host] = busy.get(host, 0) + slots
+            self._busy_cpus = busy
+        return self._busy_cpus
+
     def host_facts(self, host):
         found = self._facts.get(host)
         if found is None:
-            busy = sum(sum(g[2] for g in task.granted if g[1] == host)
-                       for _job, task in self.state.running_tasks() if not task.suspended)
             found = self._facts[host] = self.facts.of(host, self.conf.host(host), self.loads.get(host) or {},
-                                                      self._ge_slots().get(host, 0), busy, self.now)
+                                                      self._ge_slots().get(host, 0), self._busy().get(host, 0),
+                                                      self.now)
         return found
 
     def layout(self, host):
@@ -150,6 +161,9 @@ def refusals(ctx, jobs):
     (Grid Engine's order); empty when every host's START is ``True``."""
     hosts = {}
     for host in ctx.hosts():
+        policy = ctx.policy(host)
+        if _constant_true(policy.expr("START", False)) and policy.expr("IS_OWNER", False) is None:
+            continue                    # START = True: nothing to refuse, no ad to build
         ad = _free_ad(ctx, host)
         if ad is not None and not (_constant_true(ad.lookup("Start")) and ad.eval("Requirements") is True
                                    and ad.eval("State") != "Owner"):

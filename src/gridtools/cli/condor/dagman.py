@@ -137,8 +137,11 @@ def main(argv, prog="gridtools dagman"):
         sys.stderr.write(f"{prog}: {exc}\n")
         return EXIT_FAILED
     runner = Runner(opts["dag"], dag, opts, log)
-    for sig in (signal.SIGTERM, signal.SIGUSR1, signal.SIGINT):
+    # removal: SIGUSR2 warns before the kill (the job runs with -notify), SIGTERM, SIGINT;
+    # SIGUSR1 only warns of a suspension
+    for sig in (signal.SIGTERM, signal.SIGUSR2, signal.SIGINT):
         signal.signal(sig, runner.remove_requested)
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     code = runner.run()
     log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {code}")
     return code

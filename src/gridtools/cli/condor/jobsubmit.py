@@ -55,9 +55,10 @@ def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, en
     return desc.job_ads(cluster, ctx)
 
 
-def submit_text(text, cwd, source="submit file", variables=None, extra=None, name=None):
+def submit_text(text, cwd, source="submit file", variables=None, extra=None, name=None, notify=False):
     """Submit one cluster (see the module docstring); ``extra``: attribute name -> value
-    laid over every job ad (DAGNodeName, DAGManJobId, ...); ``name``: the job's name."""
+    laid over every job ad (DAGNodeName, DAGManJobId, ...); ``name``: the job's name;
+    ``notify``: warn the job (SIGUSR2) before it is killed when removed (qsub -notify)."""
     from gridtools.formats import jobcheck
     from gridtools.formats.condor.jobspec import spec_from_ads
     from gridtools.spool import ids
@@ -72,6 +73,8 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
         spec.update(fields, id=cluster)
         if name:
             spec["name"] = name
+        if notify:
+            spec["notify"] = True
         spec = jobcheck.check(spec)
         _send(spec)
     except BaseException:

@@ -200,7 +200,7 @@ def submit_one(opts, dag, out, err):
         return 0
     out.write("Submitting job(s).\n")
     out.flush()
-    done = jobsubmit.submit_text(text, os.getcwd(), source=files["sub"], name="condor_dagman")
+    done = jobsubmit.submit_text(text, os.getcwd(), source=files["sub"], name="condor_dagman", notify=True)
     out.write(f"{done.procs} job(s) submitted to cluster {done.cluster}.\n{_RULE}\n")
     return 0
 
