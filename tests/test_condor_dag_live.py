@@ -117,7 +117,8 @@ def test_files_of_a_previous_run_need_f(cell, workdir):
 def test_retry_vars_pre_and_post_scripts(cell, workdir):
     write(workdir, "flaky.sh", f"#!/bin/sh\necho $1 >> {workdir}/order\n"
                                f"test -e {workdir}/tried && exit 0\ntouch {workdir}/tried\nexit 5\n")
-    write(workdir, "flaky.sub", "executable = flaky.sh\narguments = $(word)\noutput = f.out\nerror = f.err\nqueue\n")
+    write(workdir, "flaky.sub", "executable = flaky.sh\narguments = $(word)\noutput = f.out\n"
+                                "error = f.err\nqueue\n")
     write(workdir, "pre.sh", f"#!/bin/sh\necho pre-$1 >> {workdir}/order\n")
     write(workdir, "post.sh", f"#!/bin/sh\necho post-$1-$2 >> {workdir}/order\nexit 0\n")
     node(workdir, "Z", body="exit 9")

@@ -126,7 +126,8 @@ def test_preemption_requirements_make_a_preempt_decision_not_a_start():
     claims = {"slot1@h1": ads.Claim("9.0", "bob", "bob", 0.0, 900)}
     decisions = matchpass.match_pass(snap, inputs(snap, {"alice": 0.5, "bob": 10.0}, text, claims))
     assert decisions.starts == []
-    assert [(p.job_id, p.task, p.slot, p.by, p.kind) for p in decisions.preempts] == [(9, 1, "slot1@h1", 1, "priority")]
+    assert [(p.job_id, p.task, p.slot, p.by, p.kind) for p in decisions.preempts] == \
+        [(9, 1, "slot1@h1", 1, "priority")]
     # without PREEMPTION_REQUIREMENTS (false by default) nobody is preempted
     decisions = matchpass.match_pass(snap, inputs(snap, {"alice": 0.5, "bob": 10.0}, "", claims))
     assert decisions.preempts == []

@@ -8,7 +8,8 @@ ones included, as HTCondor charges claimed slots. The settings
 (PRIORITY_HALFLIFE, DEFAULT_PRIO_FACTOR, NICE_USER_PRIO_FACTOR, GROUP_NAMES,
 GROUP_PRIO_FACTOR_<g>, ...) come from condor_config. The file is written
 after the passes that changed it, at most every SAVE_EVERY seconds, and on
-every edit made with condor_userprio.
+every edit made with condor_userprio; at once when what the submitters hold
+changed.
 
 What is shared with the share tree's usage record (``daemon.usage``): the
 names (users, and ``project.user`` for Grid Engine projects) and
@@ -53,6 +54,8 @@ class Priorities:
         self.accountant.update(now, in_use)
         self.in_use = dict(in_use)
         self.dirty = True
+        if changed:                     # what submitters hold changed: written at once
+            self.saved = 0.0
         return changed
 
     def effective(self, names):
