@@ -37,6 +37,8 @@ from gridtools.spool import condorstate
 POLICY_LETTER = "P"
 #: most seconds between two evaluations of a slot, whatever its policy says
 LONGEST_WAIT = 300.0
+#: slots due this many seconds from now are evaluated with those due now (fewer wake-ups)
+COALESCE = 1.0
 _DYNAMIC = re.compile(r"slot(\d+)_(\d+)@")
 
 
@@ -112,7 +114,8 @@ class Machines:
         self._sync(ctx, now, hints or {})
         for name in sorted(self.slots):
             rec = self.slots.get(name)
-            if rec is not None and rec.due <= now and (rec.task is None or name == self.tasks[rec.task][0]):
+            if rec is not None and rec.due <= now + COALESCE and \
+                    (rec.task is None or name == self.tasks[rec.task][0]):
                 self._evaluate(ctx, name, rec, now)
         self.next_wake = min((r.due for r in self.slots.values()), default=None)
 
@@ -244,6 +247,8 @@ class Machines:
                 rec.reason = result.reason
         rec.slot = result.slot
         rec.due = min(result.next_check, now + LONGEST_WAIT)
+        if fixed(policy) and rec.slot.state is not startd.State.PREEMPTING:
+            rec.due = now + LONGEST_WAIT        # nothing in the policy can change by itself
         return result
 
     def _carry_out(self, ctx, rec, result, now):
@@ -298,6 +303,17 @@ class Machines:
         """The first slot a task holds, or None."""
         names = self.tasks.get(key)
         return names[0] if names else None
+
+
+def fixed(policy):
+    """True for a policy of constants that never suspend, preempt or refuse (the default
+    of a dedicated cluster): its slots need no periodic evaluation."""
+    from gridtools.classad.nodes import Literal
+    if any(expr.__class__ is not Literal for _name, expr in policy.exprs):
+        return False
+    values = {name: policy.expr(name, False) for name in ("START", "SUSPEND", "PREEMPT")}
+    return values["START"].value is True and values["SUSPEND"].value is False \
+        and values["PREEMPT"].value is False and policy.expr("IS_OWNER", False) is None
 
 
 def ads_rank(machine, job):
