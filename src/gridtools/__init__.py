@@ -12,6 +12,10 @@ Packages (dependencies point downward only):
 - ``classad``    the ClassAd language
 - ``model``      plain records and the job state machine
 
+Modules beside them: ``cell`` (where a cell lives), ``errors``, ``ads`` (the
+ClassAd views of jobs and slots both dialects share), ``seclevels``
+(HTCondor's security levels: ALLOW_*/DENY_* lists against a caller).
+
 This module imports nothing: every command's start-up pays for it.
 """
 

@@ -1,4 +1,4 @@
-"""The ``gridtools`` administration command: init, daemon, execd, host, classad.
+"""The ``gridtools`` administration command: init, daemon, execd, host, classad, dagman.
 
 Also serves ``llctl`` (LoadLeveler's spelling of host drain/flush/suspend/resume).
 """
@@ -20,6 +20,15 @@ def classad(args):
     """Evaluate ClassAd expressions and match ads (see gridtools-classad(1))."""
     from gridtools.cli.classad_cmd import main as classad_main
     sys.exit(classad_main(list(args), prog="gridtools classad"))
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True,
+                               "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def dagman(args):
+    """Run one DAG (condor_submit_dag's manager job; see condor_submit_dag(1))."""
+    from gridtools.cli.condor.dagman import main as dagman_main
+    sys.exit(dagman_main(list(args)))
 
 
 @cli.command()

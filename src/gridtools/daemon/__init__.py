@@ -35,6 +35,15 @@
                 ``condorreq`` the requests of condor_rm/hold/release/qedit/prio,
                 ``userlogs`` appending to a user log as its owner,
                 ``history`` the job history file condor_history reads
+- ``condor``    the HTCondor side at the loop's phases: which pass decides (Grid
+                Engine's order with START, or the negotiator's), slots, priorities
+- ``condorconf`` condor_config for the cell and per execution host, read again on change
+- ``hostfacts`` what a host's slot ads say of it: CPUs, memory, load, KeyboardIdle
+- ``machines``  every slot's startd state; the policy carried out on its job
+- ``slotads``   one pass's slot ads and job ads: for the negotiator, START, condor_status
+- ``userprio``  the accountant (user priorities) kept in the spool
+- ``condorsec``   security levels of the HTCondor commands' requests
+- ``condoradmin`` condor_userprio's edits and condor_reconfig
 
 Commands never import this package (``gridtools daemon`` and ``gridtools
 execd`` excepted, which run it): they read the published status and the

@@ -237,3 +237,13 @@ def reprioritize(state, execution, job_id, number, nice):
     if task is None or task.state is not TaskState.RUNNING:
         return False
     return execution.renice(job_id, number, nice)
+
+
+def vacate(state, dispatcher, job, task, why):
+    """Evict a running task for HTCondor's policy (the startd's PREEMPT or KILL, or a
+    negotiator preemption): its shepherd ends it and it waits to run again."""
+    from gridtools.daemon import suspension
+    if not suspension.requeue(state, dispatcher, job, task):
+        return False
+    state.log(f"I|job {job.id}.{task.number} {why}")
+    return True

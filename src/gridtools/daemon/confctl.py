@@ -103,6 +103,8 @@ def trigger_monitoring(ctx):
 def clear_usage(ctx):
     """-clearusage: forget the decayed and long-term usage of every user and project."""
     ctx.state.usage.clear(ctx.now)
+    if ctx.state.condor is not None:          # one usage for the cell: the accountant's too
+        ctx.state.condor.priorities.clear(ctx.now)
     ctx.state.need_schedule = True
     ctx.info(f"{ctx.who} cleared sharetree usage")
 

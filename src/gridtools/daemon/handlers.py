@@ -6,7 +6,7 @@ reply. The request's body has been checked (``formats.reqcheck``) before a
 handler sees it; a kind without an entry here is refused there already.
 """
 
-from gridtools.daemon import alterreq, arreq, condorreq, confreq, hostreq, intake, petask, qmodreq
+from gridtools.daemon import alterreq, arreq, condoradmin, condorreq, confreq, hostreq, intake, petask, qmodreq
 
 HANDLERS = {
     "submit": intake.submit,
@@ -22,4 +22,6 @@ HANDLERS = {
     "condor_rm": condorreq.remove,
     "condor_hold": condorreq.hold,
     "condor_qedit": condorreq.qedit,
+    "userprio": condoradmin.userprio,
+    "reconfig": condoradmin.reconfig,
 }

@@ -99,6 +99,10 @@ def apply_one(state, dispatcher, req, now):
         req.body = reqcheck.check(req.kind, req.body)
     except jobcheck.Invalid as exc:
         return refuse(state, req, str(exc))
+    from gridtools.daemon import condorsec
+    denied = condorsec.check(state, req)
+    if denied is not None:
+        return denied
     try:
         from gridtools.daemon.handlers import HANDLERS
         return HANDLERS[req.kind](state, dispatcher, req, now) or (0, "", "")

@@ -20,6 +20,7 @@ import time
 
 from gridtools.daemon import apply, arreq, crash, faults, intake, monitor, petask, publish, qcontrol, reap
 from gridtools.daemon import condorjob, suspension, view
+from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
@@ -27,7 +28,6 @@ from gridtools.errors import GridError, SpoolError
 from gridtools.exec import load as host_load
 from gridtools.exec import shepherd as _shepherd  # noqa: F401 - loaded once, used by every fork
 from gridtools.formats import values
-from gridtools.sched.cycle import cycle
 from gridtools.spool import files, wake
 from gridtools import cell
 
@@ -47,6 +47,8 @@ class Daemon:
         """``execution``: the execution layer (default: this machine's shepherds)."""
         self.state = State()
         self.reniced = None          # when running tasks were last reniced by their tickets
+        self.state.condor = Condor()
+        self.decisions = None        # the last pass's decisions, until the slots followed them
         self.exec = execution if execution is not None else LocalExecution(ExecClient())
         self.dispatcher = Dispatcher(self.state, self.exec)
         self.control = qcontrol.Control(self.state, self.dispatcher)
@@ -114,6 +116,7 @@ class Daemon:
         self.state.usage.load(self.state.log)
         self.state.usage.configure(view.config_parts(self.state)["policy_config"].halftime, time.time())
         qcontrol.restore(self.state)
+        self.state.condor.recover(self.state)
         running = self.state.running_tasks()
         if running:
             self.state.accounted = reap.recent_records({job.id for job, _ in running})
@@ -171,6 +174,7 @@ class Daemon:
         if not self.vanished():
             self._conclude_pass(time.time())
             qcontrol.persist(self.state)
+            self.state.condor.save(self.state, time.time(), force=True)
         self.exec.stop()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         self._write_messages()
@@ -200,6 +204,7 @@ class Daemon:
         if state.reload_config(force=self.rested or bool(taken)):
             qcontrol.apply_initial_states(state)
             state.usage.configure(view.config_parts(state)["policy_config"].halftime, now)
+        state.condor.refresh(state, now=now)
         if taken:
             state.need_schedule = True
         self.more_intake = taken >= intake.BATCH
@@ -219,6 +224,9 @@ class Daemon:
         if state.need_schedule and state.scheduling:
             if self.schedule(now):
                 self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
+        if self.decisions is not None or self.reaped or taken or state.condor.due(now):
+            state.condor.follow(state, self.dispatcher, self.loads, now, self.decisions)
+            self.decisions = None
         self.retry_signals = suspension.resend(state, self.dispatcher)
         self._periodic(now)
         keep, max_age = self._finished_jobs_kept()
@@ -244,6 +252,7 @@ class Daemon:
         except SpoolError as exc:
             faults.note(state, (faults.WRITE, "usage"), faults.WRITE,
                         f"cannot write the usage record, retrying: {exc}")
+        state.condor.save(state, now)
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
         if state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY):
@@ -278,7 +287,8 @@ class Daemon:
         if arreq.check_errors(state, snap):
             snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
-        decisions = cycle(snap)
+        decisions = state.condor.decide(state, self.dispatcher, snap, self.loads, now)
+        self.decisions = decisions
         crash.point("pass")
         self.control.load_blocked = decisions.load_alarms
         self.dispatcher.start_all(decisions.starts, now)
@@ -371,7 +381,8 @@ class Daemon:
         now = time.time()
         if self._retrying():
             timeout = min(timeout, WRITE_RETRY)
-        for event in (self.next_event, self.control.next_wake, self.expiry):
+        condor = self.state.condor.next_wake()
+        for event in (self.next_event, self.control.next_wake, self.expiry, condor):
             if event is not None:
                 timeout = min(timeout, max(0.0, event - now))
         if self.periodic_at is not None:

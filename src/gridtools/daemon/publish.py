@@ -191,5 +191,7 @@ def publish(state, snap_queues, loads, now=None):
         "faults": faults.published(state),
     }
     snapshot.update(config_facts(state.config))
+    if state.condor is not None:
+        snapshot.update(state.condor.published(state, None, loads, now))
     spool_status.publish(snapshot)
     state.need_publish = False

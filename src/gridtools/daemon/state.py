@@ -66,6 +66,7 @@ class State:
         self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
         self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
         self.loads = {}               # host -> last load sample (admission of reservations)
+        self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
 
     # ------------------------------------------------------------ jobs
     def add(self, job):

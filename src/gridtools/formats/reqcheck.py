@@ -82,7 +82,8 @@ def _targets():
 
 #: keys every request may carry
 COMMON = {"kind": jc.word, "reply": jc.boolean, "host": jc.optional(jc.line),
-          "has_script": jc.boolean}
+          "has_script": jc.boolean,
+          "dialect": jc.one_of("sge", "condor")}     # an HTCondor command's request (security levels)
 
 #: kind -> {key: checker}; keys not listed are dropped
 BODIES = {
@@ -116,6 +117,10 @@ BODIES = {
     "condor_hold": {"targets": _targets(), "on": jc.boolean, "reason": jc.optional(jc.line),
                     "subcode": jc.optional(jc.integer(-2 ** 31, 2 ** 31 - 1))},
     "condor_qedit": {"targets": _targets(), "attrs": jc.mapping(jc.word, jc.line, 64)},
+    "userprio": {"op": jc.one_of("setfactor", "setprio", "resetusage", "resetall", "delete",
+                                 "setaccum", "setbegin", "setlast"),
+                 "name": jc.optional(jc.word), "value": jc.optional(jc.line)},
+    "reconfig": {},
 }
 
 

@@ -55,4 +55,8 @@ HTCondor's matchmaking
 - ``groups``      accounting groups: quotas, surplus, the order groups negotiate in
 - ``startd``      a slot's state and activity machine (START, SUSPEND, PREEMPT, ...)
 - ``analysis``    condor_q -analyze / -better-analyze: why a job does not match
+- ``matchpass``   the pass in the negotiator's order (sched_conf params NEGOTIATOR=1):
+                  the cycle's filter, the negotiator's matches, Grid Engine's
+                  placement on the matched host, preemptions
+- ``local``       jobs that run without a slot (scheduler and local universes)
 """

@@ -87,12 +87,15 @@ def build(p, job):
     soft = soft_fixed + soft_counted
     forced = p.forced
     reserved = _ar_instances(snap, req.ar)
+    refused = snap.refused.get(job.id, ())
     suitable, static, rejects, misses = [], list(p.closed), 0, {}
     for qi in p.open:
         why = None
         if reserved is not None and qi.name not in reserved:
             why = Reason(Why.NOT_IN_AR, (qi.name, req.ar))
         why = why or qsel.unsuitable(req, job.owner, qi, None)
+        if why is None and qi.host in refused:
+            why = Reason(Why.START_REFUSED, (qi.name, qi.host))
         if why is None and forced:
             why = forced_missing(p.table, req, qi, snap.hosts.get(qi.host), snap)
         if why is None and (fixed or counted):

@@ -26,6 +26,7 @@ quotas the owner is part of the category. Reasons are structured
 
 from gridtools.sched import ar as ar_mod
 from gridtools.sched import category as category_mod
+from gridtools.sched import local
 from gridtools.sched import order as order_stage
 from gridtools.sched import place as place_stage
 from gridtools.sched import queues as qsel
@@ -251,6 +252,9 @@ class Pass:
     # ------------------------------------------------------------ categories
     def category(self, job):
         key = (job.request, job.owner) if self.quotas else job.request
+        refused = self.snap.refused.get(job.id)
+        if refused:                       # hosts whose START refuses this job (HTCondor's policy)
+            key = (key, refused)
         cat = self.categories.get(key)
         if cat is None:
             cat = self.categories[key] = category_mod.build(self, job)
@@ -293,6 +297,8 @@ def _consider(p, job, decisions):
     blocked = p.job_blocked(job)
     if blocked is not None:
         return (blocked,)
+    if job.universe:
+        return local.start(p, job, decisions)
     first = next(iter(job.tasks), None)
     shared = p.shared_reasons(job) if first is not None and first not in job.held else None
     if shared is not None and not job.ad_predecessors:

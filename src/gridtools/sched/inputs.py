@@ -393,7 +393,14 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
         tc=int(spec.get("tc") or 0), running_tasks=running_count,
         deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in deadline_users,
         jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
-        now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0))
+        now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0),
+        universe=_slotless(spec), submit_host=spec.get("submit_host") or "")
+
+
+def _slotless(spec):
+    """The universe of a job that runs without a slot ("scheduler", "local"), else ""."""
+    from gridtools.sched.local import SLOTLESS
+    return SLOTLESS.get(spec.get("universe"), "")
 
 
 def running_record(job, task, table, req, department="defaultdepartment"):

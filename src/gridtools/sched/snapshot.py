@@ -209,6 +209,8 @@ class PendingJob:
     oticket: int = 0                     # job override tickets
     now_only: bool = False               # -now y: start in this pass or never
     job_prio: int = 0                    # HTCondor's JobPrio: orders one owner's jobs among themselves
+    universe: str = ""                   # "scheduler" or "local": runs on its submit host without a slot
+    submit_host: str = ""
 
     def held_task(self, number):
         return self.held_all or number in self.held
@@ -278,6 +280,7 @@ class Snapshot:
     policy: PolicyView = PolicyView()               # users, projects, share tree, usage
     quotas: tuple = ()                               # QuotaSet, in configuration order
     ars: dict = field(default_factory=dict)          # id -> AdvanceReservation
+    refused: dict = field(default_factory=dict)      # job id -> hosts whose START refuses it
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +398,17 @@ class Reject:
     job_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class Preempt:
+    """Evict task ``task`` of job ``job_id`` from slot ``slot``: job ``by`` is matched to it
+    (HTCondor's negotiator, by user priority or by the slot's Rank)."""
+    job_id: int
+    task: int
+    slot: str
+    by: int
+    kind: str = "priority"               # "priority" or "rank"
+
+
 @dataclass(slots=True)
 class JobOrder:
     """Where a pending job stands in the order, with the numbers that put it there."""
@@ -419,3 +433,6 @@ class Decisions:
     order: dict = field(default_factory=dict)        # job id -> JobOrder
     share_tree: tuple = ()                           # sched.policy.sharereport.NodeReport rows
     load_alarms: bool = False                        # a job waits for a load or suspend alarm
+    preempts: list = field(default_factory=list)     # Preempt (the negotiator's order)
+    slots: dict = field(default_factory=dict)        # (job id, task) -> slot a match chose
+    submitters: dict = field(default_factory=dict)   # name -> sched.negotiator.SubmitterReport

@@ -10,6 +10,7 @@
 - ``rows``      the job rows and facts of that snapshot (the read model queries share)
 - ``daemonctl`` starting, stopping and asking after the daemon of a cell
 - ``usage``     the decayed usage record (``spool/usage.json``)
+- ``condorstate`` the HTCondor side's records: user priorities, slot states
 - ``wake``      waking the daemon (a FIFO) and detecting whether it runs
 - ``config``    reading and writing the cell's configuration objects under etc/
 - ``acct``      appending accounting records (all or nothing)

@@ -32,6 +32,8 @@ def running_state(task, held=""):
         return "S"
     if "T" in task.suspended:
         return "T"
+    if "P" in task.suspended:           # the machine's policy (HTCondor's SUSPEND)
+        return "S"
     return "Rr" if task.restarted else "r"
 
 

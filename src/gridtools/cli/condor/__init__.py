@@ -11,7 +11,13 @@
 - ``history``     condor_history
 - ``wait``        condor_wait
 - ``config_val``  condor_config_val
-
-They never import the Grid Engine dialect (cli.sge); what both read lives in
-cli.status, cli.ask and the packages below cli.
+- ``status``      condor_status; ``machineviews`` its tables, summaries and the
+                  submitter and schedd ads made from the job queue
+- ``userprio``    condor_userprio; ``userprio_table`` its table
+- ``reconfig``    condor_reconfig
+- ``submit_dag``  condor_submit_dag; ``dagman`` (``gridtools dagman``), ``dagrun``
+                  and ``dagwatch``: the DAG's manager, its loop and how it learns
+                  that node jobs ended
+- ``jobsubmit``   a submit description to a submit request (the path DAG nodes take)
+- ``adformat``    -long, -af, -format, -json and -constraint for ad listings
 """

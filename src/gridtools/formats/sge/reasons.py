@@ -81,6 +81,9 @@ _TEXT = {
     Why.AR_ERROR: lambda a, o: f"cannot run because requested advance reservation {a[0]} is in error state",
     Why.NOT_IN_AR: lambda a, o: (f'cannot run in queue instance "{a[0]}" because it was not reserved by '
                                  f"advance reservation {a[1]}"),
+    Why.START_REFUSED: lambda a, o: (f'cannot run in queue instance "{a[0]}" because the START expression '
+                                     f'of host "{a[1]}" is false for it'),
+    Why.NEGOTIATOR: lambda a, o: f"not matched by the negotiator: {a[0]}",
     Why.MORE: lambda a, o: f"... and {a[1]} more lines like the above",
 }
 

@@ -1,0 +1,241 @@
+"""Printing ClassAds as HTCondor's query tools do: -long, -autoformat, -format, -json.
+
+Shared by the commands that list ads (condor_status, condor_userprio -l).
+
+- ``long_form``: ``Name = value`` lines, attributes sorted by name, a blank
+  line after each ad.
+- ``autoformat``: ``-af[:jlhVr,tng] ATTR ...``; each argument is an
+  attribute or an expression evaluated in the ad; strings print bare (with
+  ``V`` quoted), other values as the long form writes them, a missing
+  attribute as ``undefined``. Qualifiers: ``l`` label each value,
+  ``h`` column headings, ``V`` quote strings, ``r`` raw (unevaluated)
+  values, ``,`` a comma after each value, ``t`` a tab instead of a space
+  between values, ``n`` a newline after each value, ``g`` a newline between
+  ads, ``j`` the ad's id first.
+- ``printf``: ``-format FMT ATTR`` pairs, printf-style (``%d %i %s %f %e %g
+  %x %o %c %v %V %%``); a pair whose attribute is undefined prints nothing.
+- ``json``: a JSON list of objects (expressions as ``\\/Expr(...)\\/``).
+"""
+
+import json
+import re
+
+from gridtools.classad import ClassAd, parse
+from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
+from gridtools.errors import UsageError
+
+_QUALIFIERS = set("jlhVr,tng")
+_SPEC = re.compile(r"%(-?\d*)(?:\.(\d+))?([diufeEgGxXoscvV%])")
+
+
+class Formatter:
+    """A list of -af / -format items, printed per ad."""
+
+    def __init__(self):
+        self.items = []          # ("af", qualifiers, [exprs]) or ("fmt", text, expr)
+
+    def add_autoformat(self, qualifiers, exprs):
+        if set(qualifiers) - _QUALIFIERS:
+            raise UsageError(f"unknown -autoformat qualifier in :{qualifiers}")
+        self.items.append(("af", qualifiers, list(exprs)))
+
+    def add_format(self, text, expr):
+        self.items.append(("fmt", text, expr))
+
+    def __bool__(self):
+        return bool(self.items)
+
+    def render(self, ads, ad_id=None):
+        """The text for ``ads`` (``ad_id(ad)``: the id ``j`` prints)."""
+        out = []
+        heads = [q for kind, q, _ in self.items if kind == "af" and "h" in q]
+        if heads:
+            out.append(self._headings())
+        for ad in ads:
+            out.append(self._one(ad, ad_id))
+        return "".join(out)
+
+    def _headings(self):
+        names = [e for kind, q, exprs in self.items if kind == "af" for e in exprs]
+        return " ".join(names) + "\n"
+
+    def _one(self, ad, ad_id):
+        parts = []
+        for kind, spec, arg in self.items:
+            if kind == "fmt":
+                parts.append(printf(spec, arg, ad))
+            else:
+                parts.append(_autoformat(ad, spec, arg, ad_id))
+        return "".join(parts)
+
+
+def value_of(ad, text):
+    """The value of attribute or expression ``text`` in ``ad``."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        return ad.eval(text)
+    try:
+        return parse(text).eval(full(ad))
+    except Exception:  # noqa: BLE001 - an expression that does not parse is an error value
+        return ERROR
+
+
+def shown(value, quote=False):
+    """A value as -af prints it."""
+    if value is UNDEFINED:
+        return "undefined"
+    if value is ERROR:
+        return "error"
+    if isinstance(value, str):
+        return unparse_value(value) if quote else value
+    return unparse_value(value, True)
+
+
+def _raw(ad, text):
+    ad = full(ad)
+    expr = ad.lookup(text) if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) else None
+    if expr is not None:
+        return expr.unparse(True)
+    return "undefined" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) else text
+
+
+def _autoformat(ad, qualifiers, exprs, ad_id):
+    sep = "\t" if "t" in qualifiers else " "
+    fields = []
+    if "j" in qualifiers and ad_id is not None:
+        fields.append(ad_id(ad))
+    for text in exprs:
+        value = _raw(ad, text) if "r" in qualifiers else shown(value_of(ad, text), "V" in qualifiers)
+        if "l" in qualifiers:
+            value = f"{text} = {value}"
+        if "," in qualifiers:
+            value += ","
+        fields.append(value)
+    if "n" in qualifiers:
+        text = "".join(f + "\n" for f in fields)
+    else:
+        text = ("" if "g" in qualifiers else "") + sep.join(fields) + "\n"
+    return text + ("\n" if "g" in qualifiers else "")
+
+
+def printf(fmt, expr, ad):
+    """One -format pair for ``ad`` (nothing when the attribute is undefined)."""
+    value = value_of(ad, expr)
+    if value is UNDEFINED and _SPEC.search(fmt.replace("%%", "")):
+        return ""
+    out, pos, used = [], 0, False
+    for m in _SPEC.finditer(fmt):
+        out.append(_escapes(fmt[pos:m.start()]))
+        pos = m.end()
+        if m.group(3) == "%":
+            out.append("%")
+            continue
+        out.append("" if used else _convert(m, value))
+        used = True
+    out.append(_escapes(fmt[pos:]))
+    return "".join(out)
+
+
+def _escapes(text):
+    return text.replace("\\n", "\n").replace("\\t", "\t")
+
+
+def _convert(m, value):
+    width, precision, kind = m.group(1), m.group(2), m.group(3)
+    spec = "%" + width + (f".{precision}" if precision is not None else "")
+    try:
+        if kind in "diu":
+            number = int(float(value)) if not isinstance(value, str) else int(float(value))
+            return (spec + "d") % number
+        if kind in "feEgG":
+            return (spec + kind) % float(value)
+        if kind in "xXo":
+            return (spec + kind) % int(value)
+        if kind == "c":
+            return (spec + "c") % int(value)
+        if kind == "V":
+            return (spec + "s") % shown(value, True)
+        return (spec + "s") % shown(value)
+    except (TypeError, ValueError):
+        return (spec + "s") % shown(value)
+
+
+def long_form(ad):
+    """``Name = value`` lines sorted by name, then a blank line."""
+    ad = full(ad)
+    lines = [f"{name} = {ad.lookup(name).unparse(True)}" for name in sorted(ad, key=str.lower)]
+    return "\n".join(lines) + "\n\n"
+
+
+def _json_value(expr):
+    from gridtools.classad.nodes import Literal
+    if expr.__class__ is Literal:
+        value = expr.value
+        if value is UNDEFINED or value is ERROR:
+            return None
+        if isinstance(value, (bool, int, float, str)):
+            return value
+    return "\\/Expr(" + expr.unparse() + ")\\/"
+
+
+def json_form(ads):
+    """The ads as HTCondor's -json prints them."""
+    if not ads:
+        return ""
+    parts = []
+    for ad in map(full, ads):
+        body = {name: _json_value(ad.lookup(name)) for name in sorted(ad, key=str.lower)}
+        parts.append(json.dumps(body, indent=2).replace("\\\\/", "\\/"))
+    return "[\n" + "\n,\n".join(parts) + "\n]\n"
+
+
+def constraint(text):
+    """A -constraint expression, or UsageError in HTCondor's words."""
+    try:
+        return parse(text)
+    except Exception:  # noqa: BLE001 - any parse error of the user's expression
+        raise UsageError(f"Error: Invalid constraint expression: {text}") from None
+
+
+def selected(ads, expr):
+    """The ads for which ``expr`` is true."""
+    if expr is None:
+        return list(ads)
+    return [ad for ad in ads if expr.eval(full(ad)) is True]
+
+
+class PlainAd:
+    """An ad of the status snapshot, ``[literal values, expression texts]``: literal
+    attributes are read as they are; the ClassAd is built only when an expression must
+    be evaluated (tables of many slots then cost a dictionary lookup per cell)."""
+
+    __slots__ = ("values", "exprs", "_full")
+
+    def __init__(self, values, exprs):
+        self.values, self.exprs, self._full = values, exprs, None
+
+    def eval(self, name, target=None):
+        if target is None and name in self.values:
+            return self.values[name]
+        return self.full().eval(name, target)
+
+    def full(self):
+        if self._full is None:
+            ad = ClassAd(self.values)
+            for name, text in self.exprs.items():
+                try:
+                    ad[name] = parse(text)
+                except Exception:  # noqa: BLE001 - published by the daemon; a bad one stays text
+                    ad[name] = text
+            self._full = ad
+        return self._full
+
+
+def full(ad):
+    """The ClassAd of an ad (a PlainAd is built now)."""
+    return ad.full() if isinstance(ad, PlainAd) else ad
+
+
+def from_plain(item):
+    """An ad from the status snapshot's ``[literal values, expression texts]``."""
+    values, exprs = item
+    return PlainAd(values, exprs)

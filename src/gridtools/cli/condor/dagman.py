@@ -1,0 +1,147 @@
+"""``gridtools dagman``: the manager of one DAG, run as a scheduler universe job.
+
+    gridtools dagman -Dag DAGFILE [-AutoRescue 0|1] [-DoRescueFrom N] [-MaxJobs N] ...
+
+condor_submit_dag submits it; it runs as the DAG's owner in the DAG file's
+folder, holding no slot. It reads the DAG (and, with -AutoRescue 1, the
+newest rescue DAG, or the one -DoRescueFrom names: the nodes marked DONE
+there are done), then until nothing more can run:
+
+- starts every node whose parents are done, best PRIORITY first and at most
+  -MaxJobs at once (``formats.condor.dagstate.ready_nodes``): its PRE script
+  runs first (a PRE script that fails fails the node), then its submit file
+  is submitted with the node's VARS as macros and ``DAGManJobId``,
+  ``DAGNodeName``, ``DAGParentNodeNames`` and ``JobPrio`` (the node's
+  PRIORITY) in its job ads, and the user log ``DAGFILE.nodes.log``;
+- follows each node job to its end (``dagwatch``): a node succeeds when its
+  jobs exit with 0, or, with a POST script, when the POST script (given
+  ``$RETURN``) exits with 0; a failed node runs again while its RETRY count
+  allows (not after its UNLESS-EXIT status); an exit status that matches
+  ABORT-DAG-ON ends the DAG at once (running node jobs are removed);
+- when it ends with failed nodes (or aborted, or removed with condor_rm /
+  qdel) it writes the next rescue DAG, ``DAGFILE.rescueNNN``, marking the
+  nodes that are done; a later condor_submit_dag of the same DAG resumes
+  there.
+
+Its progress goes to ``DAGFILE.dagman.out``. Exit status: 0 when every node
+succeeded, 1 when some failed or it was removed, the ABORT-DAG-ON RETURN
+value (else the node's status) when aborted.
+"""
+
+import os
+import signal
+import sys
+import time
+
+from gridtools.errors import GridError
+
+#: the exit status of a DAG that could not be read
+EXIT_FAILED = 1
+
+
+def job_arguments(dag, opts):
+    """The DAGMan job's arguments (V2 syntax) for condor_submit_dag's submit file."""
+    from gridtools.formats.condor.argsenv import join_v2
+    args = ["-m", "gridtools.cli.entry", "gridtools", "dagman", "-p", "0", "-f", "-l", ".",
+            "-Lockfile", dag + ".lock", "-AutoRescue", str(opts.auto_rescue), "-DoRescueFrom",
+            str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs), "-Dag", dag, "-Suppress_notification"]
+    return join_v2(args).replace('"', '""')
+
+
+def job_environment():
+    """The DAGMan job's environment (V2 syntax): how it finds the cell and gridtools."""
+    import gridtools
+    from gridtools.formats.condor.argsenv import join_v2
+    keep = {"GRIDTOOLS_ROOT", "GRIDTOOLS_HOST", "GRIDTOOLS_NO_AUTOSTART", "CONDOR_CONFIG", "PATH", "TZ"}
+    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("_CONDOR_")}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(gridtools.__file__)))
+    from gridtools import cell
+    env["GRIDTOOLS_ROOT"] = cell.root()
+    return join_v2(f"{k}={v}" for k, v in sorted(env.items())).replace('"', '""')
+
+
+def parse_args(argv):
+    opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0}
+    names = {"-dag": "dag", "-autorescue": "auto_rescue", "-dorescuefrom": "rescue_from",
+             "-maxjobs": "maxjobs"}
+    valued = {"-p", "-l", "-lockfile", "-csdversion", "-dagman", "-maxidle", "-maxpre", "-maxpost"}
+    i = 0
+    while i < len(argv):
+        word = argv[i].lower()
+        if word in names and i + 1 < len(argv):
+            value = argv[i + 1]
+            opts[names[word]] = value if word == "-dag" else int(value)
+            i += 2
+        elif word in valued:
+            i += 2
+        else:
+            i += 1
+    if not opts["dag"]:
+        raise GridError("gridtools dagman: -Dag DAGFILE is required", 1)
+    return opts
+
+
+class Log:
+    """DAGFILE.dagman.out: one time-stamped line per event."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __call__(self, text):
+        stamp = time.strftime("%m/%d/%y %H:%M:%S")
+        try:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(f"{stamp} {text}\n")
+        except OSError:
+            pass
+
+
+def load(dag_file, opts, log):
+    """The DAG with the nodes of the chosen rescue DAG marked DONE."""
+    from gridtools.formats.condor import dagstate
+    from gridtools.formats.condor.dag import parse_dag, validate
+    with open(dag_file, encoding="utf-8", errors="replace") as fh:
+        dag = parse_dag(fh.read(), source=dag_file, read=_reader(dag_file))
+    validate(dag)
+    number = opts["rescue_from"]
+    if not number and opts["auto_rescue"]:
+        number = dagstate.latest_rescue(os.path.basename(dag_file), os.listdir(_folder(dag_file)))[1]
+    if number:
+        name = dagstate.rescue_name(dag_file, number)
+        with open(name, encoding="utf-8") as fh:
+            dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
+        log(f"Running rescue DAG {number} ({name})")
+    return dag
+
+
+def _folder(path):
+    return os.path.dirname(os.path.abspath(path))
+
+
+def _reader(dag_file):
+    def read(name):
+        with open(os.path.join(_folder(dag_file), name), encoding="utf-8") as fh:
+            return fh.read()
+    return read
+
+
+def main(argv, prog="gridtools dagman"):
+    from gridtools.cli.condor.dagrun import Runner
+    try:
+        opts = parse_args(list(argv))
+        log = Log(opts["dag"] + ".dagman.out")
+        log("******************************************************")
+        log(f"** gridtools dagman (DAGMan) for {opts['dag']}, pid {os.getpid()}")
+        dag = load(opts["dag"], opts, log)
+    except (GridError, OSError) as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return EXIT_FAILED
+    runner = Runner(opts["dag"], dag, opts, log)
+    # removal: SIGUSR2 warns before the kill (the job runs with -notify), SIGTERM, SIGINT;
+    # SIGUSR1 only warns of a suspension
+    for sig in (signal.SIGTERM, signal.SIGUSR2, signal.SIGINT):
+        signal.signal(sig, runner.remove_requested)
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    code = runner.run()
+    log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {code}")
+    return code

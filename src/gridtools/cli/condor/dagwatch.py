@@ -1,0 +1,116 @@
+"""How the DAG runner learns that a node's job ended, and how it ended.
+
+A node job's end is read from the node log (``DAGFILE.nodes.log``, the user
+log every node job writes to) when it holds the job's terminated (005) or
+aborted (009) events; otherwise from the cell itself: the published status
+says when the job has no task left waiting or running, and the accounting
+file (readable by everybody) gives each task's exit status. A job that left
+the queue without an accounting record (removed before it ran) ended
+without a status (``REMOVED``). Nothing here writes.
+"""
+
+import os
+
+from gridtools.spool import status as spool_status
+
+#: the outcome of a job removed before it could report an exit status
+REMOVED = None
+#: seconds a finished job's accounting records may lag behind its state
+RECORD_GRACE = 5.0
+
+
+class Watcher:
+    """Follows the ends of node jobs (see the module docstring)."""
+
+    def __init__(self, nodes_log=None, accounting=None):
+        from gridtools import cell
+        self.nodes_log = nodes_log
+        self.accounting = accounting or cell.spool("accounting")
+        self.offset = _size(self.accounting)     # node jobs are all submitted after this
+        self.records = {}          # job id -> {task number: (exit status, failed)}
+        self.log_offset = 0
+        self.log_events = {}       # (cluster, proc) -> ("terminated", return value) or ("aborted", None)
+        self.rows = {}             # job id -> [row states] of the last status read
+        self.finished_at = {}      # job id -> when it was first seen without live tasks
+
+    def refresh(self, now):
+        """Read what changed since the last look."""
+        self._read_accounting()
+        self._read_log()
+        snap = spool_status.read() or {}
+        rows = {}
+        for row in snap.get("rows") or []:
+            rows.setdefault(row["id"], []).append(row.get("state", ""))
+        self.rows = rows
+        self.now = now
+
+    def _read_accounting(self):
+        from gridtools.formats import accounting
+        parse = accounting.parser(("job_number", "task_number", "exit_status", "failed"))
+        try:
+            with open(self.accounting, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read()
+        except OSError:
+            return
+        complete = data.rfind(b"\n") + 1
+        self.offset += complete
+        for line in data[:complete].decode("utf-8", "surrogateescape").splitlines():
+            if not line or line.startswith("#"):
+                continue
+            try:
+                rec = parse(line)
+            except Exception:  # noqa: BLE001 - a line another writer garbled is skipped
+                continue
+            task = rec["task_number"] or 1
+            self.records.setdefault(rec["job_number"], {})[task] = (rec["exit_status"], rec["failed"])
+
+    def _read_log(self):
+        if not self.nodes_log or not os.path.exists(self.nodes_log):
+            return
+        from gridtools.formats.condor import userlog
+        try:
+            with open(self.nodes_log, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            events = userlog.parse_events(text)
+        except Exception:  # noqa: BLE001 - a log being written may end mid-event
+            return
+        for event in events:
+            key = (event.cluster, event.proc)
+            if event.type is userlog.EventType.JOB_TERMINATED:
+                value = event.info.get("ReturnValue")
+                self.log_events[key] = ("terminated", value if isinstance(value, int) else 1)
+            elif event.type is userlog.EventType.JOB_ABORTED:
+                self.log_events[key] = ("aborted", None)
+
+    def outcome(self, cluster, procs):
+        """None while the job has live tasks; else a list with each proc's exit status
+        (REMOVED for a proc that ended without one)."""
+        from_log = [self.log_events.get((cluster, p)) for p in range(procs)]
+        if all(from_log):
+            return [value for _kind, value in from_log]
+        states = self.rows.get(cluster, [])
+        if any(not s.startswith("z") for s in states):
+            return None
+        records = self.records.get(cluster, {})
+        if len(records) < procs:
+            first = self.finished_at.setdefault(cluster, self.now)
+            if self.now - first < RECORD_GRACE:
+                return None
+        return [_status(records.get(task)) for task in range(1, procs + 1)]
+
+
+def _size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _status(record):
+    if record is None:
+        return REMOVED
+    exit_status, failed = record
+    if failed and not exit_status:
+        return 1
+    return exit_status

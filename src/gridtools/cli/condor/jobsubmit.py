@@ -1,0 +1,81 @@
+"""Submitting a submit description to the cell: the path condor_submit_dag and the
+DAG runner take (``formats.condor.submit`` -> job ads -> ``formats.condor.spec``
+-> a submit request).
+
+``submit_text(text, cwd, ...)`` parses the description, claims a job id
+(the cluster), makes the job ads with the submitter's identity, checks the
+job description as the daemon will (``formats.jobcheck``) and sends it
+marked as an HTCondor command's request (the WRITE security level applies);
+it waits for the daemon's answer and returns ``Submitted(cluster, procs,
+ads)``. Nothing is queued when any step fails.
+"""
+
+import os
+import time
+from dataclasses import dataclass
+
+from gridtools import cell
+from gridtools.errors import GridError, InputError
+
+#: seconds to wait for the daemon to take a submission in
+SUBMIT_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Submitted:
+    cluster: int
+    procs: int
+    ads: tuple
+
+
+def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, environ=None):
+    from gridtools.formats.condor.fsview import LocalFiles
+    from gridtools.formats.condor.jobad import SubmitContext
+    from gridtools.formats.condor.submit import parse_submit
+    desc = parse_submit(text, source=source)
+    ctx = SubmitContext(cwd=cwd, owner=owner, now=int(time.time()), files=LocalFiles(cwd),
+                        environ=dict(os.environ if environ is None else environ),
+                        variables=dict(variables or {}), filesystem_domain=cell.hostname())
+    return desc.job_ads(cluster, ctx)
+
+
+def submit_text(text, cwd, source="submit file", variables=None, extra=None, name=None, notify=False):
+    """Submit one cluster (see the module docstring); ``extra``: attribute name -> value
+    laid over every job ad (DAGNodeName, DAGManJobId, ...); ``name``: the job's name;
+    ``notify``: warn the job (SIGUSR2) before it is killed when removed (qsub -notify)."""
+    from gridtools.cli.condor.submit import check_spec, submitter
+    from gridtools.formats.condor.spec import cluster_spec
+    from gridtools.spool import ids
+    who = submitter(time.time())
+    who["sge_o"]["WORKDIR"] = cwd
+    cluster = ids.allocate("job")[0]
+    try:
+        ads = make_ads(text, cwd, cluster, who["owner"], source, variables)
+        for ad in ads:
+            for attr, value in (extra or {}).items():
+                ad[attr] = value
+        spec = cluster_spec(ads, who)
+        if name:
+            spec["name"] = name
+        if notify:
+            spec["notify"] = True
+        check_spec(spec)
+        _send(spec)
+    except BaseException:
+        ids.release("job", cluster)
+        raise
+    return Submitted(cluster, len(ads), tuple(ads))
+
+
+def _send(spec):
+    from gridtools.cli.ask import ensure_daemon
+    from gridtools.spool import requests, wake
+    ensure_daemon()
+    name = requests.write("submit", {"job": spec, "dialect": "condor", "host": cell.hostname()}, reply=True)
+    wake.poke()
+    answer = requests.wait_reply(name, SUBMIT_TIMEOUT)
+    if answer is None:
+        raise GridError("ERROR: no answer from the gridtools daemon")
+    code, _out, err = answer
+    if code:
+        raise InputError((err or "ERROR: the job was refused").rstrip("\n"))

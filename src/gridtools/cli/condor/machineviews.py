@@ -1,0 +1,309 @@
+"""What condor_status shows besides raw ads: its tables, summaries and the ads it
+makes from the job queue (submitters, the schedd).
+
+Layouts follow HTCondor's condor_status:
+
+- slots: ``Name OpSys Arch State Activity LoadAv Mem ActvtyTime`` (Name as
+  wide as the longest name, at most 34 characters; State and Activity as
+  wide as their longest value), a blank line, then the summary per
+  ``Arch/OpSys`` and in total: ``Total Owner Claimed Unclaimed Matched
+  Preempting Drain Backfill BkIdle``;
+- ``-run``: ``Name OpSys Arch LoadAv RemoteUser ClientMachine``;
+- ``-submitters``: ``Name Machine RunningJobs IdleJobs HeldJobs`` and their
+  totals; ``-schedd``: ``Name Machine TotalRunningJobs TotalIdleJobs
+  TotalHeldJobs``.
+
+``check_read`` applies the READ security level to the caller before
+anything is shown.
+"""
+
+import os
+import pwd
+
+from gridtools import cell, seclevels
+from gridtools.classad import ClassAd
+from gridtools.errors import GridError
+
+#: the constraints of the query modes (HTCondor's)
+MODE_CONSTRAINTS = {"avail": 'State == "Unclaimed" && Cpus > 0 && Memory > 0', "run": 'State == "Claimed"'}
+#: slot states counted by the summary, in its column order (Drain and the backfill counts stay 0)
+STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting")
+_TOTAL_HEAD = ("%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s"
+               % ("Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
+                  "BkIdle"))
+#: widest Name column of the slot table
+NAME_WIDTH = 34
+#: narrowest key column of the summary
+KEY_WIDTH = 14
+
+
+def in_mode(mode, ad):
+    """Whether a slot ad passes a query mode's constraint (-avail, -run)."""
+    state = ad.eval("State")
+    if mode == "run":
+        return state == "Claimed"
+    cpus, memory = ad.eval("Cpus"), ad.eval("Memory")
+    return state == "Unclaimed" and type(cpus) in (int, float) and cpus > 0 \
+        and type(memory) in (int, float) and memory > 0
+
+
+# ---------------------------------------------------------------- access
+
+def client_config():
+    from gridtools.formats import condor_config
+    try:
+        return condor_config.load(condor_config.locate(cell.etc("condor_config")))
+    except (GridError, OSError):
+        return condor_config.Config(condor_config.builtin_defaults())
+
+
+def _managers():
+    try:
+        with open(cell.etc("managers"), encoding="utf-8") as fh:
+            return {line.strip() for line in fh if line.strip() and not line.startswith("#")}
+    except OSError:
+        return set()
+
+
+def caller():
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
+
+
+def identity(config=None):
+    config = config or client_config()
+    return seclevels.identity(caller(), config.get, cell.hostname())
+
+
+def check_read(err, subsystem):
+    """Refuse (GridError) a caller the READ level does not allow."""
+    config = client_config()
+    who = identity(config)
+    verdict = seclevels.verify(config.get, seclevels.Level.READ, who, subsystem,
+                               seclevels.manager_defaults(_managers()))
+    if not verdict.allowed:
+        err.write(f"Error: Failed to fetch ads from: {who.hosts[0]}\n")
+        raise GridError(seclevels.denied_line(who), 1)
+
+
+def published_status():
+    """The daemon's status snapshot, or GridError when no daemon serves the cell."""
+    from gridtools.spool import daemonctl, status
+    snap = status.read()
+    if snap is None or not daemonctl.running():
+        raise GridError(f"Error: Couldn't contact the condor_collector on {cell.hostname()}: the gridtools "
+                        f"daemon of cell {cell.root()} is not running", 1)
+    return snap
+
+
+# ---------------------------------------------------------------- time and numbers
+
+def elapsed(seconds):
+    """``D+HH:MM:SS``."""
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86400)
+    return f"{days}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+
+
+def _text(ad, attr, default="??"):
+    value = ad.eval(attr)
+    return value if isinstance(value, str) else default
+
+
+def _number(ad, attr):
+    value = ad.eval(attr)
+    return value if type(value) in (int, float) else None
+
+
+# ---------------------------------------------------------------- slot tables
+
+def _columns(mode, ads, now):
+    """(headers, widths, alignments, rows) of the slot table."""
+    longest = max((len(_text(ad, "Name")) for ad in ads), default=4)
+    name_w = max(4, min(NAME_WIDTH, longest))
+    rows = []
+    for ad in ads:
+        load, mem = _number(ad, "LoadAvg"), _number(ad, "Memory")
+        entered = _number(ad, "EnteredCurrentActivity")
+        common = [_text(ad, "Name")[:name_w], _text(ad, "OpSys"), _text(ad, "Arch")]
+        load_text = f"{load:.3f}" if load is not None else "??"
+        if mode == "run":
+            rows.append(common + [load_text, _text(ad, "RemoteUser"), _text(ad, "ClientMachine")])
+        else:
+            rows.append(common + [_text(ad, "State"), _text(ad, "Activity"), load_text,
+                                  str(int(mem)) if mem is not None else "??",
+                                  elapsed(now - entered) if entered is not None else "-"])
+    if mode == "run":
+        heads = ["Name", "OpSys", "Arch", "LoadAv", "RemoteUser", "ClientMachine"]
+        widths = [name_w, 10, 6, 6, 20, 16]
+        aligns = "<<<><<"
+    else:
+        heads = ["Name", "OpSys", "Arch", "State", "Activity", "LoadAv", "Mem", "ActvtyTime"]
+        widths = [name_w, 10, 6, 5, 8, 6, 4, 12]
+        aligns = "<<<<<>>>"
+    for i in range(len(heads)):
+        if i not in (0, 1):
+            widths[i] = max([widths[i]] + [len(r[i]) for r in rows])
+    return heads, widths, aligns, rows
+
+
+def _line(cells, widths, aligns, last_prefix=True):
+    parts = []
+    for i, (text, width, align) in enumerate(zip(cells, widths, aligns)):
+        parts.append(text.ljust(width) if align == "<" else text.rjust(width))
+    if not last_prefix:           # ActvtyTime follows Mem without a separating blank
+        return " ".join(parts[:-1]) + parts[-1]
+    return " ".join(parts).rstrip()
+
+
+def slot_table(mode, ads, now, totals_only=False):
+    out = []
+    if not totals_only:
+        heads, widths, aligns, rows = _columns(mode, ads, now)
+        joined = mode == "run"
+        head = list(heads)
+        head_aligns = "<" * len(heads)
+        if not joined:                        # ActvtyTime: right-aligned, no blank before it
+            head[-1] = "  " + head[-1]
+            head_aligns = head_aligns[:-1] + ">"
+        out.append(_line(head, widths, head_aligns, joined).rstrip() + "\n\n")
+        out.extend(_line(r, widths, aligns, joined) + "\n" for r in rows)
+    if ads:
+        out.append(("\n" if not totals_only else "") + summary(ads))
+    return "".join(out)
+
+
+def summary(ads):
+    """The per Arch/OpSys and total counts of slots by state."""
+    counts = {}
+    for ad in ads:
+        key = f"{_text(ad, 'Arch')}/{_text(ad, 'OpSys')}"
+        row = counts.setdefault(key, [0] * (len(STATES) + 1))
+        state = _text(ad, "State", "")
+        row[0] += 1
+        if state in STATES:
+            row[1 + STATES.index(state)] += 1
+    total = [sum(r[i] for r in counts.values()) for i in range(len(STATES) + 1)]
+    key_w = max([KEY_WIDTH] + [len(k) for k in counts])
+
+    def numbers(row):
+        machines, owner, claimed, unclaimed, matched, preempting = row
+        return "%6d %5d %7d %9d %7d %10d %6d %8d %6d" % (machines, owner, claimed, unclaimed, matched,
+                                                         preempting, 0, 0, 0)
+    lines = [" " * key_w + _TOTAL_HEAD + "\n", "\n"]
+    lines += [key.rjust(key_w) + numbers(row) + "\n" for key, row in sorted(counts.items())]
+    lines += ["\n", "Total".rjust(key_w) + numbers(total) + "\n"]
+    return "".join(lines)
+
+
+# ---------------------------------------------------------------- from the job queue
+
+def _count(row):
+    tasks = row.get("tasks")
+    if not tasks:
+        return 1
+    return sum((last - first) // step + 1 for first, last, step in tasks)
+
+
+def _kind(state):
+    if state.startswith("z"):
+        return None
+    if state.startswith(("h", "E")):
+        return "held"
+    if state.endswith("q") or state.endswith("qw"):
+        return "idle"
+    return "running"
+
+
+def _domain():
+    return identity().domain
+
+
+def job_counts(snap):
+    """owner (or accounting name) -> {"running", "idle", "held"} from the published rows."""
+    found = {}
+    for row in snap.get("rows") or []:
+        kind = _kind(row.get("state", ""))
+        if kind is None:
+            continue
+        info = (snap.get("jobs") or {}).get(row["id"]) or {}
+        owner = info.get("owner", "?")
+        project = info.get("project") or ""
+        name = f"{project}.{owner}" if project else owner
+        counts = found.setdefault(name, {"running": 0, "idle": 0, "held": 0})
+        counts[kind] += _count(row)
+    return found
+
+
+def submitter_ads(snap, now):
+    host, domain = cell.hostname(), _domain()
+    ads = []
+    for name, counts in sorted(job_counts(snap).items()):
+        ads.append(ClassAd({"MyType": "Submitter", "Name": f"{name}@{domain}", "Machine": host,
+                            "ScheddName": host, "RunningJobs": counts["running"],
+                            "IdleJobs": counts["idle"], "HeldJobs": counts["held"],
+                            "CurrentTime": int(now)}))
+    return ads
+
+
+def schedd_ads(snap, now):
+    host = cell.hostname()
+    totals = {"running": 0, "idle": 0, "held": 0}
+    for counts in job_counts(snap).values():
+        for key in totals:
+            totals[key] += counts[key]
+    return [ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host,
+                     "TotalRunningJobs": totals["running"], "TotalIdleJobs": totals["idle"],
+                     "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})]
+
+
+def _job_table(ads, names, prefix, totals_only):
+    attrs = [prefix + a for a in ("RunningJobs", "IdleJobs", "HeldJobs")]
+    name_w = max([4] + [len(_text(ad, "Name")) for ad in ads])
+    mach_w = max([7] + [len(_text(ad, "Machine")) for ad in ads])
+    widths = [11, 10, 10] if not prefix else [16, 13, 13]
+    out = []
+    if not totals_only:
+        head = "Name".ljust(name_w) + " " + "Machine".ljust(mach_w) + " " + " ".join(
+            n.rjust(w) for n, w in zip(names, widths))
+        out.append(head.rstrip() + "\n\n")
+        for ad in ads:
+            values = [str(_number(ad, a) or 0).rjust(w) for a, w in zip(attrs, widths)]
+            out.append(f"{_text(ad, 'Name').ljust(name_w)} {_text(ad, 'Machine').ljust(mach_w)} "
+                       + " ".join(values) + "\n")
+    return out
+
+
+def submitter_table(ads, totals_only=False):
+    out = _job_table(ads, ("RunningJobs", "IdleJobs", "HeldJobs"), "", totals_only)
+    if ads:
+        key_w = max([5] + [len(_text(ad, "Name")) for ad in ads])
+        sums = [sum(_number(ad, a) or 0 for ad in ads) for a in ("RunningJobs", "IdleJobs", "HeldJobs")]
+        out.append(("\n" if not totals_only else "") + " " * key_w + "%11s %10s %10s\n" %
+                   ("RunningJobs", "IdleJobs", "HeldJobs") + "\n")
+        for ad in ads:
+            out.append(_text(ad, "Name").rjust(key_w) + "%11d %10d %10d\n" % tuple(
+                _number(ad, a) or 0 for a in ("RunningJobs", "IdleJobs", "HeldJobs")))
+        out.append("\n" + "Total".rjust(key_w) + "%11d %10d %10d\n" % tuple(sums))
+    return "".join(out)
+
+
+def schedd_table(ads, totals_only=False):
+    out = _job_table(ads, ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"), "Total", totals_only)
+    if ads:
+        sums = [sum(_number(ad, a) or 0 for ad in ads)
+                for a in ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")]
+        out.append(("\n" if not totals_only else "") + " " * KEY_WIDTH + "%18s %18s %18s\n" %
+                   ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") + "\n")
+        out.append("Total".rjust(KEY_WIDTH) + "%18d %18d %18d\n" % tuple(sums))
+    return "".join(out)
+
+
+def table(mode, ads, now, totals_only=False, wide=False):
+    if mode == "submitters":
+        return submitter_table(ads, totals_only)
+    if mode == "schedd":
+        return schedd_table(ads, totals_only)
+    return slot_table(mode, ads, now, totals_only)

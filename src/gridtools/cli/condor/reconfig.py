@@ -1,0 +1,73 @@
+"""condor_reconfig: have the daemon read its configuration again.
+
+    condor_reconfig [-help] [-all] [HOST ...]
+
+The daemon reads etc/ (Grid Engine's objects) and condor_config with the
+files it includes at once, instead of when it next notices they changed.
+It needs ADMINISTRATOR access at the MASTER (by default the cell's
+managers; ALLOW_ADMINISTRATOR in condor_config(5)). One daemon serves every
+host of the cell, so naming hosts (or -all) reconfigures that daemon once
+and reports it for each host named.
+"""
+
+import sys
+
+from gridtools.errors import GridError, UsageError
+
+USAGE = """\
+Usage: {prog} [general-options] [targets]
+where [general-options] can be zero or more of:
+    -help              gives this usage information
+and where [targets] can be zero or more of:
+    -all               all hosts in your pool (overrides other targets)
+    hostname           given host
+If no targets are specified, the local host is the target.
+"""
+
+
+def run(argv, prog):
+    hosts, every = [], False
+    for arg in argv:
+        word = arg.lstrip("-").lower()
+        if arg.startswith("-") and word and "help".startswith(word):
+            sys.stdout.write(USAGE.format(prog=prog))
+            return 0
+        if arg.startswith("-") and word and "all".startswith(word):
+            every = True
+        elif arg.startswith("-"):
+            raise UsageError(f"{prog}: ERROR: unknown option {arg}")
+        else:
+            hosts.append(arg)
+    from gridtools.cli.ask import ensure_daemon
+    from gridtools.spool import requests, wake
+    ensure_daemon()
+    name = requests.write("reconfig", {"dialect": "condor"}, reply=True)
+    wake.poke()
+    answer = requests.wait_reply(name, 60.0)
+    if answer is None:
+        raise GridError("error: no answer from the gridtools daemon")
+    code, out, err = answer
+    if code:
+        sys.stderr.write(err)
+        for host in hosts or [None]:
+            target = f"master {host}" if host else "local master"
+            sys.stderr.write(f"Can't send Reconfig command to {target}\n")
+        return int(code)
+    if every or not hosts:
+        sys.stdout.write(out if not every else 'Sent "Reconfig" command to all masters\n')
+        return 0
+    for host in hosts:
+        sys.stdout.write(f'Sent "Reconfig" command to master {host}\n')
+    return 0
+
+
+def main(argv, prog="condor_reconfig"):
+    try:
+        return run(list(argv), prog)
+    except UsageError as exc:
+        sys.stderr.write(f"{exc}\n")
+        sys.stderr.write(USAGE.format(prog=prog))
+        return 1
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code

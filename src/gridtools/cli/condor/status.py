@@ -1,0 +1,160 @@
+"""condor_status: the cell's slots (and submitters, schedd) as HTCondor shows them.
+
+    condor_status [-avail | -run | -submitters | -schedd] [-total]
+                  [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json]
+                  [-constraint EXPR] [NAME ...]
+
+The slot ads are those the daemon publishes (``daemon.slotads``): one per
+slot of every execution host, with its state and activity, its load and
+the job it runs. Options may be abbreviated as HTCondor allows (``-l``,
+``-af``, ``-cons``, ``-av``, ``-ru``, ``-sub``, ``-sc``, ``-t``). NAME
+selects slots by Name or Machine. Reading needs READ access
+(``ALLOW_READ``/``DENY_READ`` at the COLLECTOR, see condor_config(5)).
+"""
+
+import sys
+import time
+
+from gridtools.cli.condor import adformat, machineviews as views
+from gridtools.errors import GridError, UsageError
+
+USAGE = """\
+Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
+    where [help-opt] is
+        -help                   This screen
+    and [query-opt] is one of
+        -avail                  Print information about available resources
+        -run                    Same as -claimed [deprecated]
+        -claimed                Print information about claimed resources
+        -submitters             Display information about request submitters
+        -schedd                 Display attributes of schedds
+        -constraint <const>     Add constraint on classads
+    and [display-opt] is one of
+        -long                   Display entire classads
+        -af[:jlhVr,tng] <attr> [<attr2> [...]]
+                                Print attr(s) with automatic formatting
+        -format <fmt> <attr>    Print attribute attr using format fmt
+        -json                   Display entire classads in JSON format
+        -total                  Print totals only
+"""
+
+#: (option, shortest prefix, what it sets)
+_FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
+          ("schedd", 2, "schedd"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
+          ("help", 1, "help"), ("wide", 1, "wide"))
+
+
+class Options:
+    def __init__(self):
+        self.mode = "slots"
+        self.long = self.json = self.total = self.help = self.wide = False
+        self.formatter = adformat.Formatter()
+        self.constraints = []
+        self.names = []
+
+
+def _prefix(arg, word, shortest):
+    name = arg.lstrip("-").split(":", 1)[0].lower()
+    return arg.startswith("-") and len(name) >= shortest and word.startswith(name)
+
+
+def parse_args(argv):
+    opts = Options()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i = _one(opts, argv, i, arg)
+    return opts
+
+
+def _one(opts, argv, i, arg):
+    """Apply the option at ``argv[i]``; the index of the next one."""
+    if not arg.startswith("-") or arg == "-":
+        opts.names.append(arg)
+        return i + 1
+    if _prefix(arg, "autoformat", 5) or _prefix(arg, "af", 2):
+        qualifiers = arg.partition(":")[2]
+        attrs = []
+        i += 1
+        while i < len(argv) and not argv[i].startswith("-"):
+            attrs.append(argv[i])
+            i += 1
+        if not attrs:
+            raise UsageError(f"Error: Argument {arg} requires at least one attribute parameter")
+        opts.formatter.add_autoformat(qualifiers, attrs)
+        return i
+    if _prefix(arg, "format", 1):
+        if i + 2 >= len(argv):
+            raise UsageError(f"Error: Argument {arg} requires format and attribute parameters")
+        opts.formatter.add_format(argv[i + 1], argv[i + 2])
+        return i + 3
+    if _prefix(arg, "constraint", 3):
+        if i + 1 >= len(argv):
+            raise UsageError(f"Error: Argument {arg} requires another parameter")
+        opts.constraints.append(adformat.constraint(argv[i + 1]))
+        return i + 2
+    for word, shortest, what in _FLAGS:
+        if _prefix(arg, word, shortest):
+            if what in ("avail", "run", "submitters", "schedd"):
+                opts.mode = what
+            else:
+                setattr(opts, what, True)
+            return i + 1
+    raise UsageError(f"Error:  Unknown option {arg}")
+
+
+def _wanted(ad, names):
+    if not names:
+        return True
+    keys = {str(ad.eval(a)).lower() for a in ("Name", "Machine") if isinstance(ad.eval(a), str)}
+    return any(n.lower() in keys or any(k.split(".")[0] == n.lower() for k in keys) for n in names)
+
+
+def _ads(opts, snap, now):
+    if opts.mode == "submitters":
+        ads = views.submitter_ads(snap, now)
+    elif opts.mode == "schedd":
+        ads = views.schedd_ads(snap, now)
+    else:
+        ads = [adformat.from_plain(item) for item in snap.get("slots") or []]
+        if opts.mode in views.MODE_CONSTRAINTS:
+            ads = [ad for ad in ads if views.in_mode(opts.mode, ad)]
+    for expr in opts.constraints:
+        ads = adformat.selected(ads, expr)
+    return [ad for ad in ads if _wanted(ad, opts.names)]
+
+
+def render(opts, snap, now):
+    """The text condor_status prints."""
+    ads = _ads(opts, snap, now)
+    if opts.long:
+        return "".join(adformat.long_form(ad) for ad in ads)
+    if opts.json:
+        return adformat.json_form(ads)
+    if opts.formatter:
+        return opts.formatter.render(ads, lambda ad: str(ad.eval("Name")))
+    return views.table(opts.mode, ads, now, totals_only=opts.total, wide=opts.wide)
+
+
+def run(argv, out, err):
+    opts = parse_args(argv)
+    if opts.help:
+        out.write(USAGE.format(prog="condor_status"))
+        return 0
+    views.check_read(err, "COLLECTOR")
+    snap = views.published_status()
+    out.write(render(opts, snap, time.time()))
+    return 0
+
+
+def main(argv, prog="condor_status"):
+    try:
+        return run(list(argv), sys.stdout, sys.stderr)
+    except UsageError as exc:
+        sys.stderr.write(f"{exc}\nUse \"{prog} -help\" for help.\n")
+        return 1
+    except GridError as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
+

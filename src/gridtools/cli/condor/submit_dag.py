@@ -1,0 +1,230 @@
+"""condor_submit_dag: submit a DAG as a DAGMan job.
+
+    condor_submit_dag [-f] [-no_submit] [-maxjobs N] [-batch-name NAME]
+                      [-DoRescueFrom N] [-AutoRescue 0|1] [-notification WHEN] DAGFILE
+
+The DAG file is read and checked first (``formats.condor.dag``: JOB,
+PARENT ... CHILD, RETRY, VARS, SCRIPT PRE/POST, PRIORITY, ABORT-DAG-ON,
+...). Then ``DAGFILE.condor.sub`` is written: a scheduler universe job
+that runs ``gridtools dagman`` (the DAG's manager, which submits the node
+jobs and follows them) with its output in ``DAGFILE.lib.out`` and
+``DAGFILE.lib.err`` and its own messages in ``DAGFILE.dagman.out``; it is
+submitted like any job (it holds no slot) and shows in condor_q.
+
+When a rescue DAG (``DAGFILE.rescueNNN``) exists, the newest one is used
+and the DAG resumes where it stopped; otherwise files a previous run left
+are an error unless ``-f`` is given, which overwrites them and renames
+rescue DAGs to ``*.old``. Messages and layout follow HTCondor's.
+"""
+
+import os
+import sys
+
+from gridtools.errors import GridError, InputError, UsageError
+
+USAGE = """\
+Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
+    Options:
+    -help               (print usage info and exit)
+    -force / -f         (overwrite files condor_submit_dag uses if they exist)
+    -no_submit          (DAG is not submitted to HTCondor)
+    -maxjobs <number>   (maximum number of job clusters submitted at once)
+    -DoRescueFrom <number>  (run rescue DAG of given number)
+    -AutoRescue 0|1     (whether to automatically run newest rescue DAG;
+                         0 = false, 1 = true)
+    -batch-name <name>  (set the batch name for the dag)
+    -notification <value> (Determines how much email you get from HTCondor.
+                         See the condor_submit man page for values.)
+"""
+_RULE = "-" * 71
+#: option -> (attribute, takes a value)
+_OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_submit", False),
+            "maxjobs": ("maxjobs", True), "dorescuefrom": ("rescue_from", True),
+            "autorescue": ("auto_rescue", True), "batch-name": ("batch_name", True),
+            "notification": ("notification", True), "help": ("help", False),
+            "maxidle": ("maxidle", True), "maxpre": ("maxpre", True), "maxpost": ("maxpost", True),
+            "verbose": ("verbose", False)}
+
+
+class Options:
+    def __init__(self):
+        self.force = self.no_submit = self.help = self.verbose = False
+        self.maxjobs = "0"
+        self.rescue_from = "0"
+        self.auto_rescue = "1"
+        self.batch_name = ""
+        self.notification = "never"
+        self.maxidle = self.maxpre = self.maxpost = "0"
+        self.dags = []
+
+
+def parse_args(argv):
+    opts = Options()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if not arg.startswith("-"):
+            opts.dags.append(arg)
+            i += 1
+            continue
+        attr, takes = _OPTIONS.get(arg.lstrip("-").lower(), (None, False))
+        if attr is None:
+            raise UsageError(f"ERROR: unknown option {arg}")
+        if takes:
+            if i + 1 >= len(argv):
+                raise UsageError(f"{arg} argument needs a value")
+            setattr(opts, attr, argv[i + 1])
+            i += 2
+        else:
+            setattr(opts, attr, True)
+            i += 1
+    for name in ("maxjobs", "rescue_from", "auto_rescue", "maxidle", "maxpre", "maxpost"):
+        if not str(getattr(opts, name)).isdigit():
+            raise UsageError(f"-{name} argument needs an integer value")
+    return opts
+
+
+def files_of(dag):
+    """The files condor_submit_dag writes for DAG file ``dag``."""
+    return {"sub": dag + ".condor.sub", "out": dag + ".dagman.out", "lib_out": dag + ".lib.out",
+            "lib_err": dag + ".lib.err", "log": dag + ".dagman.log"}
+
+
+def check_dag(path):
+    from gridtools.formats.condor.dag import parse_dag, validate
+
+    def read(name):
+        with open(os.path.join(os.path.dirname(path) or ".", name), encoding="utf-8") as fh:
+            return fh.read()
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise InputError(f"Error reading DAG file: can't open file {path}: {exc.strerror}") from None
+    dag = parse_dag(text, source=path, read=read)
+    validate(dag)
+    return dag
+
+
+def rescue_number(dag):
+    from gridtools.formats.condor.dagstate import latest_rescue
+    folder = os.path.dirname(os.path.abspath(dag))
+    return latest_rescue(os.path.basename(dag), os.listdir(folder))[1]
+
+
+def prepare(opts, dag, err):
+    """Check the files of a run before this one; True when the DAG may be submitted."""
+    files = files_of(dag)
+    if int(opts.rescue_from) > 0:
+        from gridtools.formats.condor.dagstate import rescue_name
+        name = rescue_name(dag, int(opts.rescue_from))
+        if not os.path.exists(name):
+            err.write(f"ERROR: -dorescuefrom {opts.rescue_from} specified, but rescue DAG file {name} "
+                      "does not exist!\n")
+            return False
+    if opts.force:
+        for key in ("sub", "log", "lib_out", "lib_err"):
+            _unlink(files[key])
+        _rename_rescues(dag)
+    if opts.auto_rescue != "0" and rescue_number(dag) > 0:
+        sys.stdout.write(f"Running rescue DAG {rescue_number(dag)}\n")
+        return True
+    if int(opts.rescue_from) > 0:
+        return True
+    existing = [files[k] for k in ("sub", "lib_out", "lib_err", "log") if os.path.exists(files[k])]
+    for name in existing:
+        err.write(f'ERROR: "{name}" already exists.\n')
+    if existing:
+        err.write("\nSome file(s) needed by condor_dagman already exist. Either:\n- Rename them\n"
+                  "- Use the \"-f\" option to force them to be overwritten\n"
+                  "\tor\n- Use the \"-update_submit\" option to update the submit file and continue.\n")
+        return False
+    return True
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _rename_rescues(dag):
+    from gridtools.formats.condor.dagstate import rescue_name
+    for number in range(1, rescue_number(dag) + 1):
+        name = rescue_name(dag, number)
+        if os.path.exists(name):
+            os.replace(name, name + ".old")
+
+
+def submit_description(opts, dag):
+    """The text of DAGFILE.condor.sub."""
+    from gridtools.cli.condor import dagman
+    files = files_of(dag)
+    args = dagman.job_arguments(dag, opts)
+    env = dagman.job_environment()
+    lines = [f"# Filename: {files['sub']}", f"# Generated by condor_submit_dag {dag}",
+             "universe\t= scheduler", f"executable\t= {sys.executable}",
+             f"output\t\t= {files['lib_out']}", f"error\t\t= {files['lib_err']}",
+             f"log\t\t= {files['log']}", "remove_kill_sig\t= SIGUSR1",
+             "+OtherJobRemoveRequirements\t= \"DAGManJobId =?= $(cluster)\"",
+             "on_exit_remove\t= (ExitSignal =?= 11 || (ExitCode =!= UNDEFINED && ExitCode >=0 && ExitCode <= 2))",
+             f"arguments\t= \"{args}\"", f"environment\t= \"{env}\"",
+             f"notification\t= {opts.notification}"]
+    if opts.batch_name:
+        lines.append(f"+JobBatchName\t= \"{opts.batch_name}\"")
+    lines.append("queue")
+    return "".join(line + "\n" for line in lines)
+
+
+def submit_one(opts, dag, out, err):
+    from gridtools.cli.condor import jobsubmit
+    check_dag(dag)
+    if not prepare(opts, dag, err):
+        return 1
+    files = files_of(dag)
+    text = submit_description(opts, dag)
+    with open(files["sub"], "w", encoding="utf-8") as fh:
+        fh.write(text)
+    out.write(f"{_RULE}\n")
+    for label, key in (("File for submitting this DAG to HTCondor           ", "sub"),
+                       ("Log of DAGMan debugging messages                   ", "out"),
+                       ("Log of HTCondor library output                     ", "lib_out"),
+                       ("Log of HTCondor library error messages             ", "lib_err"),
+                       ("Log of the life of condor_dagman itself            ", "log")):
+        out.write(f"{label}: {files[key]}\n")
+    out.write("\n")
+    if opts.no_submit:
+        out.write("-no_submit given, not submitting DAG to HTCondor. You can do this with:\n"
+                  f"\"condor_submit {files['sub']}\"\n{_RULE}\n")
+        return 0
+    out.write("Submitting job(s).\n")
+    out.flush()
+    done = jobsubmit.submit_text(text, os.getcwd(), source=files["sub"], name="condor_dagman", notify=True)
+    out.write(f"{done.procs} job(s) submitted to cluster {done.cluster}.\n{_RULE}\n")
+    return 0
+
+
+def run(argv, out, err):
+    opts = parse_args(argv)
+    if opts.help:
+        out.write(USAGE.format(prog="condor_submit_dag"))
+        return 0
+    if not opts.dags:
+        raise UsageError("ERROR: no dag file specified; aborting.")
+    code = 0
+    for dag in opts.dags:
+        code = submit_one(opts, dag, out, err) or code
+    return code
+
+
+def main(argv, prog="condor_submit_dag"):
+    try:
+        return run(list(argv), sys.stdout, sys.stderr)
+    except UsageError as exc:
+        sys.stderr.write(f"{exc}\n" + USAGE.format(prog=prog))
+        return 1
+    except GridError as exc:
+        sys.stdout.flush()
+        sys.stderr.write(f"{exc}\n")
+        return 1

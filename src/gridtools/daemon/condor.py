@@ -1,0 +1,174 @@
+"""The HTCondor side of the daemon: configuration, slots, user priorities, negotiation.
+
+``Condor`` is what the loop calls at its phases:
+
+- ``recover``  at start-up: condor_config, the slots' states, the priorities;
+- ``refresh``  the condor_config when it changed (or on condor_reconfig);
+- ``decide``   the scheduler's pass: Grid Engine's order (``sched.cycle``)
+               with each host's START leaving out the jobs it refuses, or,
+               with sched_conf ``params NEGOTIATOR=1``, the negotiator's
+               (``sched.matchpass``) with the slots and priorities of now;
+- ``follow``   after starts and ends: the slots follow the running tasks,
+               their policies are evaluated when due, the negotiator's
+               preemptions are carried out, and the accountant is charged;
+- ``save``, ``published``  what goes to the spool and to the status.
+
+Nothing here decides anything itself: the startd's transitions are
+``sched.startd``'s, the matches ``sched.negotiator``'s, the priorities
+``accounting.userprio``'s.
+"""
+
+from dataclasses import replace
+
+from gridtools.daemon import slotads, userprio
+from gridtools.daemon.condorconf import CondorConf
+from gridtools.daemon.hostfacts import Facts
+from gridtools.daemon.machines import Machines
+from gridtools.errors import ConfigError
+from gridtools.sched import matchpass
+from gridtools.sched.cycle import cycle
+from gridtools.sched.negotiator import NegotiatorConfig, accounting_name
+
+#: most seconds the published slot ads may be older than now when nothing changed
+PUBLISH_SLOTS_EVERY = 5.0
+
+
+class Condor:
+    """The daemon's HTCondor side (see the module docstring)."""
+
+    def __init__(self):
+        self.conf = CondorConf()
+        self.facts = Facts()
+        self.machines = Machines()
+        self.priorities = userprio.Priorities()
+        self.ctx = None
+        self.negotiated = 0.0          # when the negotiator last ran
+        self.submitters = {}           # name -> SubmitterReport of the last negotiation
+        self._published = None         # (configuration key, time, {host: slot rows}) last published
+
+    # ------------------------------------------------------------ life
+    def recover(self, state):
+        self.facts.log = state.log
+        self.conf.refresh(state.log, force=True)
+        self.machines.restore(state.log)
+        self.priorities.load(state.log, userprio.settings_of(self.conf))
+
+    def refresh(self, state, force=False, now=None):
+        """Read condor_config again when it changed; True when it did."""
+        if not self.conf.refresh(state.log, force=force, now=now):
+            return False
+        self.priorities.configure(userprio.settings_of(self.conf))
+        state.need_schedule = True
+        state.need_publish = True
+        self.machines.next_wake = now or 0.0
+        return True
+
+    def context(self, state, dispatcher, loads, now):
+        self.ctx = slotads.Context(state, dispatcher, self.conf, self.facts, self.machines, loads, now)
+        return self.ctx
+
+    # ------------------------------------------------------------ the pass
+    def decide(self, state, dispatcher, snap, loads, now):
+        """The decisions of one pass (see the module docstring)."""
+        ctx = self.context(state, dispatcher, loads, now)
+        self.machines.update(ctx, now)
+        if not matchpass.enabled(snap.config):
+            return cycle(replace(snap, refused=slotads.refusals(ctx, snap.jobs)))
+        self._charge(ctx, now)
+        inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
+                                  self._priorities(state, ctx, snap.jobs), self._negotiator_config(state),
+                                  frozenset(self.machines.preempting()))
+        decisions = matchpass.match_pass(snap, inputs)
+        self.negotiated, self.submitters = now, decisions.submitters
+        return decisions
+
+    @staticmethod
+    def _job_ad(state, ctx):
+        def job_ad(job_id, task):
+            return ctx.job_ad(state.jobs[job_id], task)
+        return job_ad
+
+    def _priorities(self, state, ctx, pending):
+        """Effective priorities of every accounting name with a record or a pending job."""
+        names = set(self.priorities.accountant.records)
+        for item in pending:
+            job = state.jobs.get(item.id)
+            if job is not None and item.tasks:
+                names.add(accounting_name(ctx.job_ad(job, next(iter(item.tasks)))))
+        return self.priorities.effective(names)
+
+    def _negotiator_config(self, state):
+        try:
+            return self.conf.derived("negotiator", lambda: NegotiatorConfig.from_config(self.conf.main))
+        except ConfigError as exc:
+            state.log(f"E|the negotiator's configuration cannot be read, defaults used: {exc}")
+            return NegotiatorConfig()
+
+    def follow(self, state, dispatcher, loads, now, decisions=None):
+        """After a pass's starts (or a tick's ends): slots, preemptions, priorities."""
+        ctx = self.context(state, dispatcher, loads, now)
+        self.machines.update(ctx, now, decisions.slots if decisions is not None else None)
+        for preempt in (decisions.preempts if decisions is not None else ()):
+            if self.machines.preempt(ctx, preempt.slot, preempt.by, now):
+                state.log(f"I|job {preempt.job_id}.{preempt.task} preempted from {preempt.slot} "
+                          f"by job {preempt.by} ({preempt.kind})")
+        self._charge(ctx, now)
+        if self.machines.changed:
+            state.need_publish = True
+
+    def due(self, now):
+        wake = self.machines.next_wake
+        return wake is not None and wake <= now
+
+    def next_wake(self):
+        """The next time the loop must run a tick for this side: a slot's policy is due,
+        or the priorities wait to be written."""
+        times = [t for t in (self.machines.next_wake, self.priorities.save_due()) if t is not None]
+        return min(times) if times else None
+
+    def _charge(self, ctx, now):
+        in_use = {}
+        for job, task in ctx.state.running_tasks():
+            if not task.granted or not sum(g[2] for g in task.granted):
+                continue
+            name = accounting_name(ctx.job_ad(job, task.number))
+            in_use[name] = in_use.get(name, 0.0) + float(sum(g[2] for g in task.granted))
+        self.priorities.charge(in_use, now)
+
+    # ------------------------------------------------------------ output
+    def save(self, state, now, force=False):
+        try:
+            self.machines.save()
+            self.priorities.save(now, force)
+        except OSError as exc:
+            state.log(f"E|cannot write the slot states or user priorities, retrying: {exc}")
+
+    def published(self, state, dispatcher, loads, now):
+        """The status snapshot's HTCondor part: slot ads and the negotiator's facts. A
+        host's slot ads are built again when one of its slots changed, the configuration
+        was read again, or after PUBLISH_SLOTS_EVERY seconds (as a startd updates its
+        collector)."""
+        key = (self.conf.generation, state.config_generation)
+        if self._published is None or self._published[0] != key or now - self._published[1] >= PUBLISH_SLOTS_EVERY:
+            self._published = (key, now, {})
+        rows_of = self._published[2]
+        for host in list(rows_of):
+            if host in self.machines.changed:
+                del rows_of[host]
+        self.machines.changed = set()
+        ctx = self.context(state, dispatcher, loads, now)
+        rows = []
+        for host in ctx.hosts():
+            if host not in rows_of:
+                rows_of[host] = [slotads.plain(ad) for ad in ctx.host_ads(host).values()]
+            rows.extend(rows_of[host])
+        return {"slots": rows, "negotiator": {
+            "time": self.negotiated, "mode": "negotiator" if self._negotiating(state) else "sge",
+            "uid_domain": (self.conf.get("UID_DOMAIN") or "").strip(),
+            "submitters": {n: [r.priority, r.share, r.usage] for n, r in self.submitters.items()}}}
+
+    @staticmethod
+    def _negotiating(state):
+        from gridtools.daemon import view
+        return matchpass.enabled(view.config_parts(state)["config"])
+

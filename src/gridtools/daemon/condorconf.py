@@ -1,0 +1,114 @@
+"""The cell's HTCondor configuration as the daemon uses it.
+
+``etc/condor_config`` (or the file ``CONDOR_CONFIG`` names in the daemon's
+environment) and the local files it names are read once for the cell and
+once per execution host: a host's copy is read with ``HOSTNAME`` and
+``FULL_HOSTNAME`` set to the host's name and ``SUBSYSTEM`` to ``STARTD``,
+so ``LOCAL_CONFIG_FILE = $(ETC)/hosts/$(HOSTNAME).local`` gives each host
+its own policy. The files are read again when one of them changed (looked
+at once a second) or at once on ``condor_reconfig``. A file that cannot be
+read keeps the last good configuration (at start-up: the built-in
+defaults) and is reported in the daemon's messages.
+
+What the daemon derives from it (the negotiator's knobs, the accountant's
+settings, each host's startd policy, the security levels) is cached per
+reading, ``generation`` counts the readings.
+"""
+
+import os
+import time
+
+from gridtools import cell
+from gridtools.errors import ConfigError
+from gridtools.formats import condor_config
+
+#: seconds between two looks whether a configuration file changed
+CHECK_EVERY = 1.0
+#: the subsystem name a host's configuration is read for
+STARTD = "STARTD"
+
+
+def _path():
+    return condor_config.locate(cell.etc("condor_config"))
+
+
+def _defaults(host=None):
+    found = condor_config.builtin_defaults()
+    found["SUBSYSTEM"] = "NEGOTIATOR"
+    found["ETC"] = cell.etc()
+    found["SPOOL"] = cell.spool()
+    if host:
+        found.update({"HOSTNAME": host.split(".")[0], "FULL_HOSTNAME": host, "SUBSYSTEM": STARTD})
+    return found
+
+
+def _read(path, host=None):
+    """The configuration at ``path`` (built-in defaults only when it does not exist)."""
+    if not os.path.exists(path):
+        return condor_config.load("ONLY_ENV", defaults=_defaults(host))
+    return condor_config.load(path, defaults=_defaults(host))
+
+
+class CondorConf:
+    """The cell's condor_config, per host and for the cell."""
+
+    def __init__(self):
+        self.main = None
+        self.generation = 0
+        self.checked = 0.0
+        self._stamp = None
+        self._hosts = {}
+        self._derived = {}
+
+    def refresh(self, log, force=False, now=None):
+        """Read the files again when they changed (or ``force``); True when it did."""
+        now = time.time() if now is None else now
+        if not force and self.main is not None and now - self.checked < CHECK_EVERY:
+            return False
+        self.checked = now
+        stamp = self._current_stamp()
+        if not force and self.main is not None and stamp == self._stamp:
+            return False
+        try:
+            main = _read(_path())
+        except ConfigError as exc:
+            log(f"E|condor_config not read, the configuration read before is kept: {exc}")
+            if self.main is not None:
+                self._stamp = stamp
+                return False
+            main = condor_config.load("ONLY_ENV", defaults=_defaults())
+        self.main, self._hosts, self._derived = main, {}, {}
+        self._stamp = self._current_stamp()
+        self.generation += 1
+        return True
+
+    def _current_stamp(self):
+        paths = [_path()] + (self.main.sources() if self.main is not None else [])
+        marks = []
+        for path in dict.fromkeys(paths):
+            try:
+                st = os.stat(path)
+                marks.append((path, st.st_mtime_ns, st.st_size))
+            except OSError:
+                marks.append((path, None, None))
+        return tuple(marks)
+
+    def host(self, name):
+        """The configuration as host ``name`` reads it."""
+        found = self._hosts.get(name)
+        if found is None:
+            try:
+                found = _read(_path(), name)
+            except ConfigError:
+                found = self.main
+            self._hosts[name] = found
+        return found
+
+    def derived(self, key, make):
+        """``make()`` once per reading, remembered under ``key``."""
+        if key not in self._derived:
+            self._derived[key] = make()
+        return self._derived[key]
+
+    def get(self, name, default=None):
+        return self.main.get(name, default) if self.main is not None else default

@@ -1,0 +1,330 @@
+"""The startd inside the daemon: every execution host's slots and their policy.
+
+Each host has the slots its condor_config lays out (``ads.layout``: one per
+CPU by default, ``SLOT_TYPE_<n>`` and partitionable slots where configured;
+its CPUs are its queue instances' slots, see ``daemon.hostfacts``). Every
+running task holds slots of its host: a static slot per granted slot, or a
+dynamic slot ``slotN_M@host`` carved from a partitionable one. The state
+and activity of each slot follow HTCondor's startd (``sched.startd.step``):
+
+- a task that starts claims its slots (Unclaimed -> Claimed/Busy), one that
+  ends releases them (back to Owner or Unclaimed as START says);
+- every POLLING_INTERVAL (UPDATE_INTERVAL for slots without a job) the
+  host's START, SUSPEND, CONTINUE, PREEMPT, KILL, WANT_SUSPEND and
+  WANT_VACATE are evaluated with the slot ad as MY and the job's ad as
+  TARGET, and what they decide is carried out through ``daemon.apply``:
+  a suspension (reason letter ``P``, the machine's policy), its end, or the
+  job's eviction (it is requeued and waits to run again);
+- a negotiator preemption (``preempt``) retires the claim and vacates the
+  job for the match that wants the slot.
+
+Slot states survive a restart of the daemon in ``spool/startd.json``.
+Building the slot ads of a host (for the negotiator, START checks and
+condor_status) is ``daemon.slotads``.
+"""
+
+import re
+from dataclasses import asdict, dataclass, replace
+
+from gridtools import ads
+from gridtools.daemon import apply
+from gridtools.errors import ConfigError
+from gridtools.sched import startd
+from gridtools.sched.negotiator import accounting_name
+from gridtools.spool import condorstate
+
+#: the suspension reason letter of a task stopped by its machine's policy
+POLICY_LETTER = "P"
+#: most seconds between two evaluations of a slot, whatever its policy says
+LONGEST_WAIT = 300.0
+#: slots due this many seconds from now are evaluated with those due now (fewer wake-ups)
+COALESCE = 1.0
+_DYNAMIC = re.compile(r"slot(\d+)_(\d+)@")
+
+
+@dataclass
+class SlotRec:
+    """One slot as the daemon remembers it."""
+    host: str
+    slot: startd.Slot
+    task: tuple | None = None             # (job id, task number) it serves
+    claim: ads.Claim | None = None        # set on the task's first slot only
+    due: float = 0.0                      # when its policy is evaluated next
+    reason: str = ""                      # why it entered its state
+    reserved: int = 0                     # job id a preemption cleared it for (0: none)
+    dynamic: bool = False                 # a dynamic slot, gone when released
+
+
+def _plain(rec):
+    data = asdict(rec.slot)
+    data["state"], data["activity"] = rec.slot.state.value, rec.slot.activity.value
+    data["destination"] = rec.slot.destination.value
+    return {"host": rec.host, "slot": data, "task": list(rec.task) if rec.task else None,
+            "reason": rec.reason, "dynamic": rec.dynamic,
+            "claim": asdict(rec.claim) if rec.claim else None}
+
+
+def _from_plain(data):
+    s = dict(data["slot"])
+    s["state"], s["activity"] = startd.State(s["state"]), startd.Activity(s["activity"])
+    s["destination"] = startd.State(s["destination"])
+    claim = ads.Claim(**data["claim"]) if data.get("claim") else None
+    task = tuple(data["task"]) if data.get("task") else None
+    return SlotRec(str(data["host"]), startd.Slot(**s), task, claim, 0.0, str(data.get("reason", "")),
+                   0, bool(data.get("dynamic")))
+
+
+class Machines:
+    """Every slot of the cell, and the tasks in them."""
+
+    def __init__(self):
+        self.slots = {}            # slot name -> SlotRec
+        self.tasks = {}            # (job id, task) -> [slot names]
+        self.next_wake = None
+        self.dirty = False
+        self.changed = set()       # hosts with a slot that changed since the last publish
+
+    # ------------------------------------------------------------ persistence
+    def restore(self, log):
+        data = condorstate.load(condorstate.STARTD)
+        if not isinstance(data, dict):
+            return
+        for name, item in (data.get("slots") or {}).items():
+            try:
+                rec = _from_plain(item)
+            except (KeyError, TypeError, ValueError) as exc:
+                log(f"W|slot {name} of {condorstate.path(condorstate.STARTD)} not read: {exc!r}")
+                continue
+            self.slots[name] = rec
+            if rec.task:
+                self.tasks.setdefault(rec.task, []).append(name)
+
+    def save(self):
+        if self.dirty:
+            condorstate.save(condorstate.STARTD, {"slots": {n: _plain(r) for n, r in self.slots.items()}})
+            self.dirty = False
+
+    # ------------------------------------------------------------ the pass
+    def update(self, ctx, now, hints=None):
+        """Follow the running tasks and evaluate the policy of the slots that are due.
+
+        ``ctx``: a ``daemon.slotads.Context`` (state, configuration, facts of this
+        pass); ``hints``: (job id, task) -> the slot a negotiator match chose."""
+        self._layout(ctx, now)
+        self._sync(ctx, now, hints or {})
+        for name in sorted(self.slots):
+            rec = self.slots.get(name)
+            if rec is not None and rec.due <= now + COALESCE and \
+                    (rec.task is None or name == self.tasks[rec.task][0]):
+                self._evaluate(ctx, name, rec, now)
+        self.next_wake = min((r.due for r in self.slots.values()), default=None)
+
+    def _layout(self, ctx, now):
+        """Records for every configured slot; slots no longer configured go when free."""
+        wanted = set()
+        for host in ctx.hosts():
+            for lay in ctx.layout(host):
+                wanted.add(lay.name)
+                if lay.name not in self.slots:
+                    self.slots[lay.name] = SlotRec(host, startd.Slot(entered_state=now, entered_activity=now))
+                    self.dirty = True
+                    self.changed.add(host)
+        for name, rec in list(self.slots.items()):
+            if name not in wanted and rec.task is None and not rec.dynamic:
+                del self.slots[name]
+                self.dirty = True
+                self.changed.add(rec.host)
+
+    def _sync(self, ctx, now, hints):
+        running = {(job.id, task.number): (job, task) for job, task in ctx.state.running_tasks()}
+        for key in [k for k in self.tasks if k not in running]:
+            self._release(ctx, key, now)
+        for key, (job, task) in running.items():
+            if key not in self.tasks:
+                self._claim(ctx, job, task, hints.get(key), now)
+        for name, rec in list(self.slots.items()):
+            if rec.task is None and rec.slot.state is startd.State.CLAIMED and not rec.reserved:
+                self._event(ctx, name, rec, startd.Event.RELEASE, now)
+
+    # ------------------------------------------------------------ claims
+    def _claim(self, ctx, job, task, hint, now):
+        """A task that started takes slots of its host."""
+        host, count = task.host, sum(g[2] for g in task.granted if g[1] == task.host) or 1
+        ad = ctx.job_ad(job, task.number)
+        names = self._dynamic(ctx, host, task, ad) if ctx.partitionable(host) else \
+            self._free_static(host, count, hint)
+        if not names:
+            return
+        self.tasks[(job.id, task.number)] = names
+        claim = self._claim_of(ctx, job, task, ad, names[0], now)
+        ctx.invalidate(host)
+        for n, name in enumerate(names):
+            rec = self.slots[name]
+            rec.task, rec.claim, rec.reserved = (job.id, task.number), claim if n == 0 else None, 0
+            if rec.slot.state is startd.State.OWNER:       # started although the owner has it
+                rec.slot = replace(rec.slot, state=startd.State.UNCLAIMED)
+            for event in (startd.Event.CLAIM, startd.Event.ACTIVATE):
+                self._event(ctx, name, rec, event, now, evaluate=False)
+            rec.due = now
+        self._unreserve(job.id)
+
+    def _claim_of(self, ctx, job, task, ad, name, now):
+        machine = ctx.slot_ad(name)
+        rank = ads_rank(machine, ad)
+        cpus = sum(g[2] for g in task.granted if g[1] == task.host) or 1
+        memory = _number(ad.eval("RequestMemory"))
+        disk = _number(ad.eval("RequestDisk"))
+        return ads.Claim(f"{job.id}.{task.number - 1}", job.spec["owner"], accounting_name(ad), rank,
+                         task.start_time or now, cpus, memory, disk)
+
+    def _free_static(self, host, count, hint):
+        free = [n for n, r in self.slots.items() if r.host == host and r.task is None and not r.dynamic
+                and r.slot.state not in (startd.State.PREEMPTING,)]
+        free.sort(key=lambda n: (n != hint, bool(self.slots[n].reserved), _slot_number(n)))
+        return free[:count]
+
+    def _dynamic(self, ctx, host, task, ad):
+        parent = next((lay for lay in ctx.layout(host) if lay.partitionable), None)
+        if parent is None:
+            return []
+        used = {int(m.group(2)) for n in self.slots for m in [_DYNAMIC.match(n)]
+                if m and int(m.group(1)) == parent.slot_id and n.endswith("@" + host)}
+        number = next(i for i in range(1, len(used) + 2) if i not in used)
+        name = f"slot{parent.slot_id}_{number}@{host}"
+        self.slots[name] = SlotRec(host, startd.Slot(state=startd.State.UNCLAIMED), dynamic=True)
+        return [name]
+
+    def _release(self, ctx, key, now):
+        """A task that ended gives its slots back."""
+        for name in self.tasks.pop(key, []):
+            rec = self.slots.get(name)
+            if rec is None:
+                continue
+            self._event(ctx, name, rec, startd.Event.JOB_EXIT, now, job=False)
+            rec.task = rec.claim = None
+            if rec.slot.state is startd.State.CLAIMED and not rec.reserved:
+                self._event(ctx, name, rec, startd.Event.RELEASE, now, job=False)
+            if rec.dynamic:
+                del self.slots[name]
+            self.dirty = True
+            self.changed.add(rec.host)
+            ctx.invalidate(rec.host)
+
+    def _unreserve(self, job_id):
+        for rec in self.slots.values():
+            if rec.reserved == job_id:
+                rec.reserved = 0
+
+    # ------------------------------------------------------------ policy
+    def _event(self, ctx, name, rec, event, now, job=True, evaluate=True):
+        """Step a slot with a protocol event (and, with ``evaluate``, its policy)."""
+        result = self._step(ctx, name, rec, now, event, job)
+        if result is not None and evaluate:
+            self._carry_out(ctx, rec, result, now)
+
+    def _evaluate(self, ctx, name, rec, now):
+        result = self._step(ctx, name, rec, now, startd.Event.NONE, True)
+        if result is not None:
+            self._carry_out(ctx, rec, result, now)
+
+    def _step(self, ctx, name, rec, now, event, with_job):
+        try:
+            policy = ctx.policy(rec.host)
+        except ConfigError as exc:
+            ctx.log(f"E|the startd policy of {rec.host} cannot be evaluated: {exc}")
+            rec.due = now + LONGEST_WAIT
+            return None
+        job_ad = None
+        if with_job and rec.task is not None:
+            job = ctx.state.jobs.get(rec.task[0])
+            job_ad = ctx.job_ad(job, rec.task[1]) if job is not None else None
+        result = startd.step(rec.slot, ctx.slot_ad(name, rec), job_ad, policy, now, event)
+        if result.slot != rec.slot:
+            self.dirty = True
+            self.changed.add(rec.host)
+            ctx.invalidate(rec.host)
+            if result.reason and (result.slot.state, result.slot.activity) != (rec.slot.state, rec.slot.activity):
+                rec.reason = result.reason
+        rec.slot = result.slot
+        rec.due = min(result.next_check, now + LONGEST_WAIT)
+        if fixed(policy) and rec.slot.state is not startd.State.PREEMPTING:
+            rec.due = now + LONGEST_WAIT        # nothing in the policy can change by itself
+        return result
+
+    def _carry_out(self, ctx, rec, result, now):
+        if not result.actions or rec.task is None:
+            return
+        job = ctx.state.jobs.get(rec.task[0])
+        task = job.tasks.get(rec.task[1]) if job is not None else None
+        if task is None:
+            return
+        for action in result.actions:
+            if action is startd.Action.SUSPEND:
+                apply.suspend(ctx.state, ctx.dispatcher, job, task, POLICY_LETTER, True)
+                ctx.log(f"I|job {job.id}.{task.number} suspended by the policy of {rec.host} ({result.reason})")
+            elif action is startd.Action.CONTINUE:
+                apply.suspend(ctx.state, ctx.dispatcher, job, task, POLICY_LETTER, False)
+                ctx.log(f"I|job {job.id}.{task.number} continued by the policy of {rec.host}")
+            else:
+                apply.vacate(ctx.state, ctx.dispatcher, job, task,
+                             f"evicted by the policy of {rec.host} ({result.reason or action.value})")
+
+    # ------------------------------------------------------------ negotiator preemption
+    def preempt(self, ctx, slot_name, by_job, now):
+        """A better match wants ``slot_name``: its job is vacated, the slot kept for ``by_job``."""
+        names = next((ns for ns in self.tasks.values() if slot_name in ns), None)
+        if not names:
+            return False
+        rec = self.slots[names[0]]
+        rec.reserved = by_job
+        self._event(ctx, names[0], rec, startd.Event.PREEMPT_CLAIM, now)
+        return True
+
+    def preempting(self):
+        """Ids of jobs waiting for a slot a preemption clears."""
+        return {r.reserved for r in self.slots.values() if r.reserved and r.task is not None}
+
+    # ------------------------------------------------------------ views
+    def views(self, host):
+        """slot name -> SlotView, and slot name -> Claim, of one host."""
+        views, claims = {}, {}
+        for name, rec in self.slots.items():
+            if rec.host == host:
+                views[name] = rec.slot.view
+                if rec.task is not None:
+                    claims[name] = rec.claim or self._secondary_claim(rec)
+        return views, {n: c for n, c in claims.items() if c is not None}
+
+    def _secondary_claim(self, rec):
+        first = self.slots.get(self.tasks.get(rec.task, [None])[0])
+        return first.claim if first is not None else None
+
+    def slot_of(self, key):
+        """The first slot a task holds, or None."""
+        names = self.tasks.get(key)
+        return names[0] if names else None
+
+
+def fixed(policy):
+    """True for a policy of constants that never suspend, preempt or refuse (the default
+    of a dedicated cluster): its slots need no periodic evaluation."""
+    from gridtools.classad.nodes import Literal
+    if any(expr.__class__ is not Literal for _name, expr in policy.exprs):
+        return False
+    values = {name: policy.expr(name, False) for name in ("START", "SUSPEND", "PREEMPT")}
+    return values["START"].value is True and values["SUSPEND"].value is False \
+        and values["PREEMPT"].value is False and policy.expr("IS_OWNER", False) is None
+
+
+def ads_rank(machine, job):
+    from gridtools.classad.match import rank
+    return float(rank(machine, job)) if machine is not None and job is not None else 0.0
+
+
+def _number(value):
+    return int(value) if type(value) in (int, float) and value > 0 else 0
+
+
+def _slot_number(name):
+    m = re.match(r"slot(\d+)", name)
+    return int(m.group(1)) if m else 0

@@ -1,0 +1,211 @@
+"""The slot ads of the cell's execution hosts, built for one pass.
+
+A ``Context`` holds what one pass of the daemon knows: its state, the
+condor_config (``daemon.condorconf``), host facts (``daemon.hostfacts``),
+the load samples and the time. From them it builds each host's slot ads
+(``ads.machine_ads`` with the slots' states and claims from
+``daemon.machines``, then the STARTD_FACTS_FILE overlay), once per host
+until a slot of the host changes. The same ads serve:
+
+- ``negotiator_slots``: the negotiator's slots (``sched.negotiator.Slot``);
+- ``refusals``: in Grid Engine's order, the hosts whose START (their free
+  slot's Requirements) refuses a job, which the pass leaves out for it;
+- ``published``: condor_status's slot ads in the status snapshot, each as
+  ``[literal values, expression texts]``.
+
+Job ads are ``ads.job_ad`` of a task, cached on the job by version.
+"""
+
+import time
+
+from gridtools import ads, cell
+from gridtools.classad.nodes import Literal
+from gridtools.daemon import qcontrol, view
+from gridtools.sched import autocluster as acl
+from gridtools.sched import negotiator as N
+from gridtools.sched import startd
+
+
+class Context:
+    """One pass's view of the machines (see the module docstring)."""
+
+    def __init__(self, state, dispatcher, conf, facts, machines, loads, now=None):
+        self.state, self.dispatcher, self.conf, self.facts = state, dispatcher, conf, facts
+        self.machines, self.loads = machines, loads
+        self.now = time.time() if now is None else now
+        self.log = state.log
+        self._hosts = None
+        self._layout, self._ads, self._facts = {}, {}, {}
+        self._busy_cpus = None
+        self.schedd = cell.hostname()        # the machine jobs are submitted to (ClientMachine)
+
+    # ------------------------------------------------------------ hosts
+    def hosts(self):
+        if self._hosts is None:
+            self._hosts = view.exec_hosts(self.state.config)
+        return self._hosts
+
+    def _ge_slots(self):
+        found = self.state.view_cache.get("host_slots")
+        if found is None or found[0] != self.state.config_generation:
+            slots = {}
+            for inst in qcontrol.instances(self.state):
+                slots[inst.host] = slots.get(inst.host, 0) + inst.slots
+            found = self.state.view_cache["host_slots"] = (self.state.config_generation, slots)
+        return found[1]
+
+    def _busy(self):
+        """host -> CPUs its running, not suspended tasks use (once per pass)."""
+        if self._busy_cpus is None:
+            busy = {}
+            for _job, task in self.state.running_tasks():
+                if not task.suspended:
+                    for _queue, host, slots in task.granted:
+                        busy[host] = busy.get(host, 0) + slots
+            self._busy_cpus = busy
+        return self._busy_cpus
+
+    def host_facts(self, host):
+        found = self._facts.get(host)
+        if found is None:
+            found = self._facts[host] = self.facts.of(host, self.conf.host(host), self.loads.get(host) or {},
+                                                      self._ge_slots().get(host, 0), self._busy().get(host, 0),
+                                                      self.now)
+        return found
+
+    def layout(self, host):
+        found = self._layout.get(host)
+        if found is None:
+            found = self._layout[host] = ads.layout(self.host_facts(host)[0], self.conf.host(host))
+        return found
+
+    def partitionable(self, host):
+        return any(lay.partitionable for lay in self.layout(host))
+
+    def policy(self, host):
+        return self.conf.derived(("policy", host), lambda: startd.Policy.from_config(self.conf.host(host)))
+
+    # ------------------------------------------------------------ ads
+    def host_ads(self, host):
+        """The slot ads of ``host``, by slot name (dynamic slots after their parent)."""
+        found = self._ads.get(host)
+        if found is None:
+            facts, overlay = self.host_facts(host)
+            views, claims = self.machines.views(host)
+            built = ads.machine_ads(facts, self.conf.host(host), self.now, views, claims)
+            found = {}
+            for ad in built:
+                for name, expr in overlay.items():
+                    ad[name] = expr
+                if ad.lookup("RemoteUser") is not None:
+                    ad["ClientMachine"] = self.schedd
+                found[ad.eval("Name")] = ad
+            self._ads[host] = found
+        return found
+
+    def invalidate(self, host):
+        self._ads.pop(host, None)
+
+    def slot_ad(self, name, rec=None):
+        host = rec.host if rec is not None else name.rpartition("@")[2]
+        return self.host_ads(host).get(name)
+
+    def job_ad(self, job, number):
+        """The ad of task ``number`` of ``job``, cached on the job by its version."""
+        cache = job.cache.get("condor_ads")
+        if cache is None or cache[0] != job.version:
+            cache = job.cache["condor_ads"] = (job.version, {})
+        ad = cache[1].get(number)
+        if ad is None:
+            ad = cache[1][number] = _job_ad(job, number, self.log)
+        return ad
+
+
+def _job_ad(job, number, log):
+    """``ads.job_ad`` of a task; a job whose HTCondor ad does not parse gets the ad of
+    its Grid Engine requests (and the daemon's messages say why)."""
+    try:
+        return ads.job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted)
+    except Exception as exc:  # noqa: BLE001 - a client's ad must not stop the pass
+        log(f"W|job {job.id}: its HTCondor ad cannot be read, its requests stand in: {exc}")
+        spec = {k: v for k, v in job.spec.items() if k != "condor_ad"}
+        return ads.job_ad(spec, job.tasks.get(number), number, job.hold, job.deleted)
+
+
+# ---------------------------------------------------------------- uses of the ads
+
+def negotiator_slots(ctx):
+    """Every slot of the cell as the negotiator sees it (with the claim of its job)."""
+    slots = []
+    for host in ctx.hosts():
+        _views, claims = ctx.machines.views(host)
+        for name, ad in ctx.host_ads(host).items():
+            slots.append(N.Slot(name, ad, claims.get(name)))
+    return slots
+
+
+def _constant_true(expr):
+    return expr is None or (expr.__class__ is Literal and expr.value is True)
+
+
+def _free_ad(ctx, host):
+    """The ad a new job of the host would be matched against: a slot without a claim
+    (the partitionable one), else the first slot."""
+    found = list(ctx.host_ads(host).values())
+    free = [ad for ad in found if ad.lookup("RemoteUser") is None and ad.eval("DynamicSlot") is not True]
+    return (free or found or [None])[0]
+
+
+def refusals(ctx, jobs):
+    """job id -> frozenset of hosts whose START refuses the job's first pending task
+    (Grid Engine's order); empty when every host's START is ``True``."""
+    hosts = {}
+    for host in ctx.hosts():
+        policy = ctx.policy(host)
+        if _constant_true(policy.expr("START", False)) and policy.expr("IS_OWNER", False) is None:
+            continue                    # START = True: nothing to refuse, no ad to build
+        ad = _free_ad(ctx, host)
+        if ad is not None and not (_constant_true(ad.lookup("Start")) and ad.eval("Requirements") is True
+                                   and ad.eval("State") != "Owner"):
+            hosts[host] = ad
+    if not hosts:
+        return {}
+    names = {h: tuple(sorted(acl.ad_references(ad, ("requirements",)))) for h, ad in hosts.items()}
+    memo, found = {}, {}
+    for pending in jobs:
+        job = ctx.state.jobs.get(pending.id)
+        if job is None or not pending.tasks:
+            continue
+        ad = ctx.job_ad(job, next(iter(pending.tasks)))
+        refused = set()
+        for host, machine in hosts.items():
+            key = (host, acl.job_key(ad, names[host]))
+            ok = memo.get(key)
+            if ok is None:
+                ok = memo[key] = machine.eval("Requirements", ad) is True
+            if not ok:
+                refused.add(host)
+        if refused:
+            found[pending.id] = frozenset(refused)
+    return found
+
+
+def plain(ad):
+    """A slot ad as plain data: [{name: literal value}, {name: expression text}]."""
+    values, exprs = {}, {}
+    for name in ad:
+        expr = ad.lookup(name)
+        if expr.__class__ is Literal and isinstance(expr.value, (bool, int, float, str)):
+            values[name] = expr.value
+        else:
+            exprs[name] = expr.unparse()
+    return [values, exprs]
+
+
+def published(ctx):
+    """Every slot ad, host by host, as plain data for the status snapshot."""
+    rows = []
+    for host in ctx.hosts():
+        for ad in ctx.host_ads(host).values():
+            rows.append(plain(ad))
+    return rows

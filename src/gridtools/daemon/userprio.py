@@ -1,0 +1,85 @@
+"""The accountant: HTCondor's user priorities kept by the daemon in ``spool/userprio.json``.
+
+``accounting.userprio.Accountant`` does the arithmetic; this module feeds
+it. Every pass charges each accounting name (a job's AccountingGroup, else
+``nice-user.<owner>`` or its owner; a Grid Engine job's project makes it
+``project.owner``) with the weighted slots its running tasks hold, suspended
+ones included, as HTCondor charges claimed slots. The settings
+(PRIORITY_HALFLIFE, DEFAULT_PRIO_FACTOR, NICE_USER_PRIO_FACTOR, GROUP_NAMES,
+GROUP_PRIO_FACTOR_<g>, ...) come from condor_config. The file is written
+after the passes that changed it, at most every SAVE_EVERY seconds, and on
+every edit made with condor_userprio; at once when what the submitters hold
+changed.
+
+What is shared with the share tree's usage record (``daemon.usage``): the
+names (users, and ``project.user`` for Grid Engine projects) and
+``qconf -clearusage``, which clears both. The two keep their own measures
+and half-lives: the share tree weighs the CPU, memory and I/O jobs used
+(sched_conf's halftime), the accountant the slots users hold over time
+(PRIORITY_HALFLIFE).
+"""
+
+from gridtools.accounting.userprio import Accountant, Settings
+from gridtools.spool import condorstate
+
+#: least seconds between two writes of the priorities that only aged
+SAVE_EVERY = 5.0
+
+
+class Priorities:
+    """The accountant and whether it must be written."""
+
+    def __init__(self):
+        self.accountant = Accountant()
+        self.dirty = False
+        self.saved = 0.0
+        self.in_use = None
+
+    def load(self, log, settings):
+        data = condorstate.load(condorstate.USERPRIO)
+        if data is not None:
+            try:
+                self.accountant = Accountant.from_data(data, settings)
+                return
+            except ValueError as exc:
+                log(f"E|user priorities {condorstate.path(condorstate.USERPRIO)} not read: {exc}")
+        self.accountant = Accountant(settings)
+
+    def configure(self, settings):
+        self.accountant.settings = settings
+
+    def charge(self, in_use, now):
+        """Age every priority to ``now``; ``in_use``: name -> weighted slots held from now on."""
+        changed = in_use != self.in_use
+        self.accountant.update(now, in_use)
+        self.in_use = dict(in_use)
+        self.dirty = True
+        if changed:                     # what submitters hold changed: written at once
+            self.saved = 0.0
+        return changed
+
+    def effective(self, names):
+        return self.accountant.effective_map(names)
+
+    def clear(self, now):
+        """qconf -clearusage: every real priority back to the best, usage forgotten."""
+        for record in self.accountant.records.values():
+            record.priority = 0.5
+        self.accountant.reset_all(now)
+        self.dirty = True
+        self.saved = 0.0
+
+    def save_due(self):
+        """When the priorities must be written next (None: nothing to write)."""
+        return self.saved + SAVE_EVERY if self.dirty else None
+
+    def save(self, now, force=False):
+        if self.dirty and (force or now - self.saved >= SAVE_EVERY):
+            condorstate.save(condorstate.USERPRIO, self.accountant.to_data())
+            self.dirty = False
+            self.saved = now
+
+
+def settings_of(conf):
+    """The accountant's settings from the cell's condor_config."""
+    return conf.derived("accountant", lambda: Settings.from_config(conf.main))

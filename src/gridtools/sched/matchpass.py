@@ -1,0 +1,164 @@
+"""The pass in HTCondor's negotiator order: ``match_pass(snapshot, inputs) -> Decisions``.
+
+A cell whose scheduler configuration says ``params NEGOTIATOR=1``
+(sched_conf(5)) orders and matches its pending jobs, of both dialects, as
+HTCondor's negotiator does, and Grid Engine's checks still decide where
+a matched job fits:
+
+1. filter -- what keeps a job or task from running at all (error state,
+   holds, start time, dependencies, advance reservation, -tc, maxujobs,
+   max_aj_instances: ``cycle.Pass``) is checked first; those jobs wait
+   with their Grid Engine reasons. Slot-less jobs (``sched.local``) start.
+2. match  -- every other pending task (at most max_pending_tasks_per_job
+   per job) is offered as a job ad to ``negotiator.negotiate``: submitters
+   by effective user priority, groups by quota first, a symmetric match of
+   the job's Requirements with each slot's (START), ranked by
+   NEGOTIATOR_PRE_JOB_RANK, the job's Rank, NEGOTIATOR_POST_JOB_RANK, and
+   preemption under PREEMPTION_REQUIREMENTS.
+3. place  -- in the order of the matches, each task is placed on the
+   matched slot's host by Grid Engine's own placement (``sched.place``:
+   queue instances of the category, free slots, consumables, resource
+   quotas, PE allocation). A match that does not fit there waits, with
+   Grid Engine's reasons.
+4. preempt -- a match that takes a claimed slot becomes a ``Preempt``
+   decision: the daemon evicts the slot's job; the matched job starts when
+   the slot is free, in a later pass.
+
+Jobs the negotiator did not match get its reason (``Why.NEGOTIATOR``). Pure:
+job ads come from the ``job_ad(job id, task)`` function in the inputs.
+"""
+
+from dataclasses import dataclass, field
+
+from gridtools.sched import ar as ar_mod
+from gridtools.sched import local
+from gridtools.sched import negotiator as N
+from gridtools.sched import pe as pe_stage
+from gridtools.sched import place as place_stage
+from gridtools.sched.cycle import Pass
+from gridtools.sched.reasons import Reason, Why, capped
+from gridtools.sched.snapshot import Decisions, Preempt, Start
+
+#: the sched_conf params key that selects this pass
+PARAM = "NEGOTIATOR"
+#: why a job waits while a preemption clears a slot for it
+WAITING = "waiting for a preempted slot to be vacated"
+
+
+def enabled(config):
+    """True when a SchedConfig selects the negotiator's order."""
+    value = str(config.params.get(PARAM, "")).strip().lower()
+    return value in ("1", "true", "yes", "t", "y", "on")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the negotiator needs besides the snapshot."""
+    slots: tuple = ()                          # negotiator.Slot of every slot
+    job_ad: object = None                      # job_ad(job id, task) -> ClassAd
+    priorities: dict = field(default_factory=dict)   # accounting name -> effective priority
+    config: N.NegotiatorConfig = N.NegotiatorConfig()
+    waiting: frozenset = frozenset()           # job ids a preemption clears a slot for
+
+
+def _proc(job_id, task):
+    return f"{job_id}.{task - 1}"
+
+
+def _unproc(text):
+    cluster, _, proc = text.partition(".")
+    return int(cluster), int(proc) + 1
+
+
+def _offer(p, job, limit, idle, reasons, inp):
+    """The job's pending tasks that may run now, as (proc id, ad) pairs added to ``idle``."""
+    offered = 0
+    for task in job.tasks:
+        why = p.task_blocked(job, task)
+        if why is not None:
+            reasons.setdefault(job.id, []).append(why)
+            if why.why in (Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES):
+                break
+            continue
+        idle.append((_proc(job.id, task), inp.job_ad(job.id, task)))
+        offered += 1
+        if offered >= limit:
+            break
+
+
+def _filter(p, snap, inp, decisions, reasons):
+    """The idle (proc id, ad) pairs to negotiate for; jobs kept back get their reasons."""
+    limit = max(1, snap.config.max_pending_tasks_per_job)
+    idle = []
+    for job in sorted(snap.jobs, key=lambda j: (j.submit_time, j.id)):
+        blocked = p.job_blocked(job)
+        if blocked is not None:
+            reasons[job.id] = [blocked]
+        elif job.universe:
+            found = local.start(p, job, decisions)
+            if found:
+                reasons[job.id] = list(found)
+        elif job.id in inp.waiting:
+            reasons[job.id] = [Reason(Why.NEGOTIATOR, (WAITING,))]
+        else:
+            _offer(p, job, limit, idle, reasons, inp)
+    return idle
+
+
+def _place_on(p, job, host, mine):
+    """(pe name, granted) of the job's next task on ``host`` by Grid Engine's placement."""
+    if p.open_instances <= 0 and not job.request.ar:
+        mine.extend(p.full_reasons())
+        return None
+    cat = p.category(job)
+    mine.extend(cat.static)
+    cands = [qi for qi in place_stage.candidates(p, job, cat, mine) if qi.host == host]
+    pool = place_stage.pool_of(p, job)
+    if job.request.pe is not None:
+        found = pe_stage.place(job, cands, pool, p.snap, mine)
+    else:
+        found = place_stage.place_serial(pool, job, cands, mine)
+    if found is not None:
+        pool.take(job, found[0], found[1])
+    return found
+
+
+def _carry(p, outcome, jobs, decisions, reasons):
+    """Starts and preemptions from the negotiator's matches, in its order."""
+    for match in outcome.matches:
+        job_id, task = _unproc(match.job)
+        job = jobs[job_id]
+        host = match.slot.rpartition("@")[2]
+        if match.victim is not None:
+            victim, victim_task = _unproc(match.victim.job)
+            kind = "rank" if match.kind is N.Kind.RANK else "priority"
+            decisions.preempts.append(Preempt(victim, victim_task, match.slot, job_id, kind))
+            reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (WAITING,)))
+            continue
+        mine = []
+        found = _place_on(p, job, host, mine)
+        if found is None:
+            reasons.setdefault(job_id, []).extend(mine)
+            continue
+        decisions.starts.append(Start(job_id, task, found[1], found[0]))
+        decisions.slots[(job_id, task)] = match.slot
+    for proc, why in outcome.rejected.items():
+        job_id, _task = _unproc(proc)
+        reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (why.value,)))
+
+
+def match_pass(snap, inp):
+    """Decide in the negotiator's order (see the module docstring)."""
+    decisions = Decisions()
+    p = Pass(snap)
+    decisions.kills = ar_mod.kills(snap)
+    reasons = {}
+    idle = _filter(p, snap, inp, decisions, reasons)
+    outcome = N.negotiate(N.submitters_from(idle), inp.slots, inp.priorities, inp.config, snap.now)
+    _carry(p, outcome, {job.id: job for job in snap.jobs}, decisions, reasons)
+    decisions.submitters = dict(outcome.submitters)
+    for job_id, found in reasons.items():
+        if found:
+            decisions.reasons[job_id] = capped(found)
+    decisions.load_alarms = p.load_alarms
+    return decisions

@@ -1,0 +1,183 @@
+"""condor_submit_dag and its DAG runner against a running daemon: a diamond runs in order, a failed
+node leaves a rescue DAG that a second condor_submit_dag resumes, RETRY, VARS, PRE/POST scripts,
+ABORT-DAG-ON, PRIORITY, and the files a previous run left."""
+
+import os
+import re
+
+import pytest
+
+from conftest import destroy_cell, make_cell, wait_for
+
+RULE = "-" * 71
+
+
+@pytest.fixture
+def cell():
+    c = make_cell(slots=2)
+    try:
+        yield c
+    finally:
+        destroy_cell(c)
+
+
+def write(folder, name, text):
+    path = os.path.join(folder, name)
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, 0o755)
+    return path
+
+
+def node(folder, name, body="", args=""):
+    """A node whose job appends its name to ``order`` (then runs ``body``)."""
+    write(folder, f"{name}.sh", f"#!/bin/sh\necho {name} >> {folder}/order\nsleep 0.3\n{body}\n")
+    write(folder, f"{name}.sub", f"executable = {name}.sh\narguments = {args}\noutput = {name}.out\n"
+                                 f"error = {name}.err\nqueue\n")
+
+
+DIAMOND = "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nJOB D D.sub\nPARENT A CHILD B C\nPARENT B C CHILD D\n"
+
+
+def submit_dag(cell, folder, *args, user=None, code=0):
+    proc = cell.run("condor_submit_dag", *args, "diamond.dag", cwd=folder, user=user)
+    assert proc.returncode == code, proc.stderr + proc.stdout
+    return proc
+
+
+def dagman_id(proc):
+    return int(re.search(r"submitted to cluster (\d+)\.", proc.stdout).group(1))
+
+
+def dag_ended(cell, job_id, timeout=60):
+    cell.wait_finished(job_id, timeout=timeout)
+    return cell.accounting_of(job_id) if hasattr(cell, "accounting_of") else \
+        [r for r in cell.accounting() if int(r[5]) == job_id]
+
+
+def order(folder):
+    with open(os.path.join(folder, "order")) as fh:
+        return fh.read().split()
+
+
+def test_a_diamond_runs_in_order(cell, workdir):
+    for name in "ABCD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND)
+    proc = submit_dag(cell, workdir)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == RULE and lines[-1] == RULE
+    assert lines[1] == "File for submitting this DAG to HTCondor           : diamond.dag.condor.sub"
+    assert lines[2] == "Log of DAGMan debugging messages                   : diamond.dag.dagman.out"
+    assert lines[5] == "Log of the life of condor_dagman itself            : diamond.dag.dagman.log"
+    assert lines[7:9] == ["Submitting job(s).", f"1 job(s) submitted to cluster {dagman_id(proc)}."]
+    record = dag_ended(cell, dagman_id(proc))
+    assert record[0][12] == "0"                                   # DAGMan's exit status
+    ran = order(workdir)
+    assert ran[0] == "A" and sorted(ran[1:3]) == ["B", "C"] and ran[3] == "D"
+    out = open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
+    assert "All jobs Completed!" in out and "EXITING WITH STATUS 0" in out
+    assert os.path.exists(os.path.join(workdir, "diamond.dag.condor.sub"))
+    assert "universe\t= scheduler" in open(os.path.join(workdir, "diamond.dag.condor.sub")).read()
+
+
+def test_a_failed_node_leaves_a_rescue_dag_that_resumes_where_it_stopped(cell, workdir):
+    for name in "ACD":
+        node(workdir, name)
+    node(workdir, "B", body=f"test -e {workdir}/fixed || exit 3")
+    write(workdir, "diamond.dag", DIAMOND)
+    first = submit_dag(cell, workdir)
+    record = dag_ended(cell, dagman_id(first))
+    assert record[0][12] == "1"
+    assert sorted(order(workdir)) == ["A", "B", "C"]                # D never ran
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    assert "# Nodes that failed: 1\n#   B,<ENDLIST>\n" in rescue
+    assert [ln for ln in rescue.splitlines() if ln.startswith("DONE")] == ["DONE A", "DONE C"]
+    # files of the first run are there: only the rescue DAG lets the DAG be submitted again
+    write(workdir, "fixed", "")
+    second = submit_dag(cell, workdir)
+    assert second.stdout.startswith("Running rescue DAG 1\n" + RULE)
+    assert dag_ended(cell, dagman_id(second))[0][12] == "0"
+    assert order(workdir)[3:] == ["B", "D"]                          # A and C were not run again
+
+
+def test_files_of_a_previous_run_need_f(cell, workdir):
+    for name in "ABCD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND)
+    write(workdir, "diamond.dag.condor.sub", "")
+    proc = submit_dag(cell, workdir, code=1)
+    assert proc.stderr.startswith('ERROR: "diamond.dag.condor.sub" already exists.\n\n'
+                                  "Some file(s) needed by condor_dagman already exist.")
+    assert proc.stdout == ""
+    forced = submit_dag(cell, workdir, "-f")
+    assert dag_ended(cell, dagman_id(forced))[0][12] == "0"
+
+
+def test_retry_vars_pre_and_post_scripts(cell, workdir):
+    write(workdir, "flaky.sh", f"#!/bin/sh\necho $1 >> {workdir}/order\n"
+                               f"test -e {workdir}/tried && exit 0\ntouch {workdir}/tried\nexit 5\n")
+    write(workdir, "flaky.sub", "executable = flaky.sh\narguments = $(word)\noutput = f.out\n"
+                                "error = f.err\nqueue\n")
+    write(workdir, "pre.sh", f"#!/bin/sh\necho pre-$1 >> {workdir}/order\n")
+    write(workdir, "post.sh", f"#!/bin/sh\necho post-$1-$2 >> {workdir}/order\nexit 0\n")
+    node(workdir, "Z", body="exit 9")
+    write(workdir, "diamond.dag", "JOB F flaky.sub\nVARS F word=\"hello\"\nRETRY F 2\n"
+                                  "SCRIPT PRE F pre.sh $JOB\nJOB Z Z.sub\nSCRIPT POST Z post.sh $JOB $RETURN\n"
+                                  "PARENT F CHILD Z\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert order(workdir) == ["pre-F", "hello", "pre-F", "hello", "Z", "post-Z-9"]
+
+
+def test_abort_dag_on_ends_the_dag_with_its_return_value(cell, workdir):
+    node(workdir, "A", body="exit 3")
+    write(workdir, "slow.sh", "#!/bin/sh\nsleep 60\n")
+    write(workdir, "slow.sub", "executable = slow.sh\noutput = s.out\nerror = s.err\nqueue\n")
+    node(workdir, "C")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB S slow.sub\nJOB C C.sub\nPARENT A CHILD C\n"
+                                  "ABORT-DAG-ON A 3 RETURN 7\n")
+    proc = submit_dag(cell, workdir)
+    record = dag_ended(cell, dagman_id(proc))
+    assert record[0][12] == "7"
+    assert "C" not in order(workdir)
+    wait_for(lambda: all(st == "finished" for jid in range(1, dagman_id(proc) + 5)
+                         for st in cell.task_states(jid).values()), timeout=20)
+    assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+
+
+def test_a_bad_dag_is_refused_before_anything_is_submitted(cell, workdir):
+    write(workdir, "diamond.dag", "JOB A A.sub\nPARENT A CHILD X\n")
+    proc = submit_dag(cell, workdir, code=1)
+    assert proc.stderr.startswith("ERROR: ") and proc.stdout == ""
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.condor.sub"))
+    missing = cell.run("condor_submit_dag", "nothere.dag", cwd=workdir)
+    assert missing.returncode == 1 and missing.stderr.startswith("Error reading DAG file")
+
+
+def test_a_users_dag_runs_as_that_user_with_node_priorities(cell, users, workdir):
+    for name in "ABCD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND + "PRIORITY C 10\n")
+    proc = submit_dag(cell, workdir, user="gtalice")
+    dag_ended(cell, dagman_id(proc))
+    owners = {r[3] for r in cell.accounting()}
+    assert owners == {"gtalice"}
+    ran = order(workdir)
+    assert ran[:3] == ["A", "C", "B"] or ran[:3] == ["A", "B", "C"]   # both may start at once
+
+
+def test_removing_the_dag_removes_its_node_jobs_and_leaves_a_rescue_dag(cell, workdir):
+    write(workdir, "slow.sh", "#!/bin/sh\nsleep 60\n")
+    write(workdir, "slow.sub", "executable = slow.sh\noutput = s.out\nerror = s.err\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A slow.sub\nJOB B slow.sub\nPARENT A CHILD B\n")
+    proc = submit_dag(cell, workdir)
+    dag = dagman_id(proc)
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "running"}, timeout=20)
+    assert cell.run("qdel", str(dag)).returncode == 0
+    record = dag_ended(cell, dag)
+    assert record
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "finished"}, timeout=20)
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    assert "#   A,<ENDLIST>" in rescue and "DONE" not in rescue.split("<ENDLIST>")[1]
+    assert "Node A: its job was removed" in open(os.path.join(workdir, "diamond.dag.dagman.out")).read()

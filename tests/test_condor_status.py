@@ -1,0 +1,158 @@
+"""condor_status against a running daemon: the slot table and its summary, -l, -af, -format,
+-constraint, -avail, -run, -total, -submitters, -schedd, -json; partitionable slots; READ access."""
+
+import json
+import os
+import re
+
+import pytest
+
+from conftest import destroy_cell, make_cell, wait_for
+
+
+def configure(cell, text):
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(text)
+
+
+@pytest.fixture
+def pool():
+    """Two hosts of two slots; the load of this machine is left out of the slot ads."""
+    cell = make_cell(slots=2, hosts=["hosta", "hostb"], start=False)
+    facts = os.path.join(cell.root, "etc", "facts")
+    with open(facts, "w") as fh:
+        fh.write("LoadAvg = 0.0\nCondorLoadAvg = 0.0\n")
+    configure(cell, f"STARTD_FACTS_FILE = {facts}\nMEMORY = 4096\n")
+    cell.start_daemon()
+    try:
+        yield cell
+    finally:
+        destroy_cell(cell)
+
+
+def status(cell, *args, user=None):
+    proc = cell.run("condor_status", *args, user=user)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def running(cell, count):
+    return wait_for(lambda: len([ln for ln in status(cell, "-af", "Name", "Activity").splitlines()
+                                 if ln.endswith("Busy")]) == count, timeout=20)
+
+
+ROW = re.compile(r"^(slot\d@host[ab]) LINUX      (\S+) (Unclaimed|Claimed  ) (Idle|Busy)      0\.000 (2048)  "
+                 r"(\d+\+\d\d:\d\d:\d\d)$")
+
+
+def test_the_default_table_and_its_summary(pool):
+    out = status(pool)
+    lines = out.split("\n")
+    assert lines[0] == "Name        OpSys      Arch   State     Activity LoadAv Mem   ActvtyTime"
+    assert lines[1] == ""
+    rows = lines[2:6]
+    assert [ROW.match(r).group(1) for r in rows] == ["slot1@hosta", "slot2@hosta", "slot1@hostb", "slot2@hostb"]
+    assert all(ROW.match(r).group(3) == "Unclaimed" for r in rows)
+    arch = ROW.match(rows[0]).group(2)
+    key = f"{arch}/LINUX".rjust(14)
+    assert lines[6:] == [
+        "",
+        "               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle",
+        "",
+        f"{key}     4     0       0         4       0          0      0        0      0",
+        "",
+        "         Total     4     0       0         4       0          0      0        0      0",
+        ""]
+
+
+def test_a_running_job_claims_a_slot(pool):
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    running(pool, 1)
+    out = status(pool)
+    claimed = [ln for ln in out.splitlines() if ln.startswith("slot") and " Claimed " in ln]
+    assert len(claimed) == 1 and " Busy " in claimed[0]
+    assert re.search(r"\s+4\s+0\s+1\s+3\s+0\s+0\s+0\s+0\s+0$", out.splitlines()[-1])
+    run = status(pool, "-run").splitlines()
+    assert run[0].split() == ["Name", "OpSys", "Arch", "LoadAv", "RemoteUser", "ClientMachine"]
+    assert len([ln for ln in run if ln.startswith("slot")]) == 1 and " root " in run[2]
+    avail = status(pool, "-avail")
+    assert len([ln for ln in avail.splitlines() if ln.startswith("slot")]) == 3
+    total = status(pool, "-total").splitlines()
+    assert total[0].strip().startswith("Total Owner Claimed") and not any(ln.startswith("slot") for ln in total)
+
+
+def test_long_autoformat_format_constraint_and_names(pool):
+    long = status(pool, "-l", "slot2@hostb")
+    attrs = dict(line.split(" = ", 1) for line in long.strip().splitlines())
+    assert attrs["Name"] == '"slot2@hostb"' and attrs["Machine"] == '"hostb"' and attrs["SlotID"] == "2"
+    for name in ("Arch", "OpSys", "Cpus", "Memory", "Disk", "LoadAvg", "CondorLoadAvg", "KeyboardIdle",
+                 "State", "Activity", "EnteredCurrentState", "CurrentTime", "Start", "Requirements"):
+        assert name in attrs
+    assert list(attrs) == sorted(attrs, key=str.lower)
+    assert status(pool, "-af", "Name", "Cpus", "State", "-cons", 'Machine == "hosta"') == \
+        "slot1@hosta 1 Unclaimed\nslot2@hosta 1 Unclaimed\n"
+    assert status(pool, "hosta", "-af:l", "SlotID") == "SlotID = 1\nSlotID = 2\n"
+    # -af takes every word up to the next option: names come before it
+    assert status(pool, "-af:V", "Name", "-constraint", "SlotID == 2") == '"slot2@hosta"\n"slot2@hostb"\n'
+    out = status(pool, "-format", "%s ", "Arch", "-format", "%s\\n", "OpSys")
+    assert len(out.splitlines()) == 4 and all(ln.endswith(" LINUX") for ln in out.splitlines())
+    assert status(pool, "-format", "%d|", "Cpus", "-format", "%d\\n", "TotalCpus", "slot1@hosta") == "1|2\n"
+
+
+def test_json(pool):
+    text = status(pool, "-json")
+    ads = json.loads(text)
+    assert [ad["Name"] for ad in ads] == ["slot1@hosta", "slot2@hosta", "slot1@hostb", "slot2@hostb"]
+    assert ads[0]["State"] == "Unclaimed" and ads[0]["Requirements"] == "/Expr(START)/"
+    assert '"Requirements": "\\/Expr(START)\\/"' in text and text.startswith("[\n{\n")
+
+
+def test_submitters_and_schedd(pool):
+    for _ in range(5):
+        pool.qsub("-b", "y", "sleep", "30", check=True)
+    pool.qsub("-h", "-b", "y", "true", check=True)
+    running(pool, 4)
+    out = status(pool, "-sub").splitlines()
+    assert out[0].split() == ["Name", "Machine", "RunningJobs", "IdleJobs", "HeldJobs"]
+    assert re.match(r"root@\S+ +testhost|root@\S+ +hosta", out[2]) or out[2].startswith("root@")
+    assert out[2].split()[-3:] == ["4", "1", "1"]
+    assert out[-1].split() == ["Total", "4", "1", "1"]
+    schedd = status(pool, "-schedd").splitlines()
+    assert schedd[0].split() == ["Name", "Machine", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"]
+    assert schedd[2].split()[-3:] == ["4", "1", "1"]
+    assert status(pool, "-sub", "-af", "RunningJobs", "IdleJobs", "HeldJobs") == "4 1 1\n"
+
+
+def test_unknown_options_and_a_stopped_daemon(pool):
+    proc = pool.run("condor_status", "-bogus")
+    assert proc.returncode == 1 and proc.stderr.startswith("Error:  Unknown option -bogus")
+    proc = pool.run("condor_status", "-cons", "Name ==")
+    assert proc.returncode == 1 and "Invalid constraint" in proc.stderr
+    pool.stop_daemon()
+    proc = pool.run("condor_status")
+    assert proc.returncode == 1 and "Couldn't contact the condor_collector" in proc.stderr
+
+
+def test_partitionable_slots_carve_dynamic_slots():
+    cell = make_cell(slots=4, hosts=["bighost"], start=False)
+    try:
+        configure(cell, "NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n")
+        cell.start_daemon()
+        assert status(cell, "-af", "Name", "Cpus", "SlotType") == "slot1@bighost 4 Partitionable\n"
+        cell.qsub("-b", "y", "sleep", "30", check=True)
+        cell.qsub("-b", "y", "sleep", "30", check=True)
+        wait_for(lambda: status(cell, "-af", "Name").count("\n") == 3, timeout=20)
+        assert status(cell, "-af", "Name", "Cpus", "SlotType", "State") == (
+            "slot1@bighost 2 Partitionable Unclaimed\n"
+            "slot1_1@bighost 1 Dynamic Claimed\nslot1_2@bighost 1 Dynamic Claimed\n")
+    finally:
+        destroy_cell(cell)
+
+
+def test_read_access_follows_allow_read(pool, users):
+    configure(pool, "ALLOW_READ = gtalice@*/*, root@*/*\n")
+    assert "slot1@hosta" in status(pool, user="gtalice")
+    proc = pool.run("condor_status", user="gtbob")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith("Error: Failed to fetch ads from: ")
+    assert 'SECMAN:2010:Received "DENIED" from server for user gtbob@' in proc.stderr

@@ -1,0 +1,121 @@
+"""condor_userprio and condor_reconfig against a running daemon: the table, the edits, who may
+make them (ADMINISTRATOR: the cell's managers by default), and the pure table layout."""
+
+import os
+import re
+import time
+
+import pytest
+
+from conftest import destroy_cell, make_cell, wait_for
+from gridtools.accounting.userprio import Accountant, Settings
+from gridtools.cli.condor import userprio_table
+
+
+@pytest.fixture
+def cell():
+    c = make_cell(slots=2, start=False)
+    with open(os.path.join(c.root, "etc", "condor_config"), "a") as fh:
+        fh.write("UID_DOMAIN = example.org\n")
+    c.start_daemon()
+    try:
+        yield c
+    finally:
+        destroy_cell(c)
+
+
+def userprio(cell, *args, user=None, code=0):
+    proc = cell.run("condor_userprio", *args, user=user)
+    assert proc.returncode == code, proc.stderr + proc.stdout
+    return proc
+
+
+def test_a_user_with_running_jobs_is_listed_with_its_use(cell):
+    cell.qsub("-b", "y", "sleep", "30", check=True)
+    cell.qsub("-b", "y", "sleep", "30", check=True)
+    out = wait_for(lambda: (lambda o: o if "root@example.org" in o else None)(userprio(cell).stdout), timeout=20)
+    lines = out.splitlines()
+    assert re.fullmatch(r"Last Priority Update: [ \d]\d/[\d ]{2} \d\d:\d\d", lines[0])
+    assert lines[1] == "                    Effective   Priority  Wghted Total Usage  Time Since"
+    assert lines[2] == "User Name            Priority    Factor   In Use (wghted-hrs) Last Usage"
+    assert lines[3] == "------------------ ------------ --------- ------ ------------ ----------"
+    assert re.fullmatch(r"root@example\.org  +0\.5\d      1\.00      2 +0\.\d\d      <now>", lines[4])
+    assert lines[5] == lines[3]
+    assert re.fullmatch(r"Number of users: 1 +2 +0\.\d\d      <now>", lines[6])
+
+
+def test_edits_by_a_manager(cell):
+    assert userprio(cell, "-setfactor", "gtcarol@example.org", "2").stdout == \
+        "The priority factor of gtcarol@example.org was set to 2.000000\n"
+    assert userprio(cell, "-setprio", "gtcarol@example.org", "3.5").stdout == \
+        "The priority of gtcarol@example.org was set to 3.500000\n"
+    assert userprio(cell, "-setaccum", "gtcarol@example.org", "7200").stdout == \
+        "The Accumulated Usage of gtcarol@example.org was set to 7200.000000\n"
+    out = userprio(cell, "-allusers", "-all").stdout
+    row = next(ln for ln in out.splitlines() if ln.startswith("gtcarol@example.org"))
+    assert row.split()[1:4] == ["7.00", "3.50", "2.00"]     # effective, real, factor
+    assert "2.00" in row.split()                             # two hours of usage
+    assert userprio(cell, "-resetusage", "gtcarol@example.org").stdout == \
+        "The accumulated usage of gtcarol@example.org was reset\n"
+    assert userprio(cell, "-resetall").stdout == "The accumulated usage was reset for all users\n"
+    assert userprio(cell, "-delete", "gtcarol@example.org").stdout == \
+        "The accountant record named gtcarol@example.org was deleted\n"
+    assert "gtcarol" not in userprio(cell, "-allusers").stdout
+
+
+def test_inactive_users_need_allusers(cell):
+    userprio(cell, "-setfactor", "gtbob@example.org", "1")
+    userprio(cell, "-setlast", "gtbob@example.org", str(int(time.time()) - 3 * 86400))
+    assert "gtbob" not in userprio(cell).stdout
+    out = userprio(cell, "-allusers", "-usage").stdout
+    assert "gtbob@example.org" in out and "Usage Start Time" not in out
+    assert out.splitlines()[1].split() == ["Wghted", "Total", "Usage", "Usage", "Last"]
+
+
+def test_wrong_edits(cell):
+    proc = userprio(cell, "-setfactor", "gtbob", "2", code=1)
+    assert proc.stderr.startswith("condor_userprio: You must specify the full name of the submittor")
+    proc = userprio(cell, "-setfactor", "gtbob@example.org", "0.5", code=1)
+    assert proc.stderr == "Priority factors must be greater than or equal to 1.\n"
+    proc = userprio(cell, "-setfactor", "gtbob@example.org", code=1)
+    assert "requires another parameter" in proc.stderr
+
+
+def test_only_administrators_edit_and_reconfigure(cell, users):
+    proc = userprio(cell, "-setfactor", "gtbob@example.org", "9", user="gtbob", code=1)
+    assert proc.stdout == ""
+    assert 'SECMAN:2010:Received "DENIED" from server for user gtbob@example.org using method FS.' in proc.stderr
+    assert "PERMISSION DENIED to gtbob@example.org" in open(os.path.join(cell.root, "spool", "messages")).read()
+    proc = cell.run("condor_reconfig", user="gtbob")
+    assert proc.returncode == 1 and "Can't send Reconfig command to local master" in proc.stderr
+    assert "gtbob" not in userprio(cell, "-allusers", user="gtbob").stdout   # READ is open to all
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("ALLOW_ADMINISTRATOR = gtbob@*/*\n")
+    reconfig = cell.run("condor_reconfig")
+    assert reconfig.returncode == 0 and reconfig.stdout == 'Sent "Reconfig" command to local master\n'
+    assert userprio(cell, "-setfactor", "gtbob@example.org", "9", user="gtbob").stdout == \
+        "The priority factor of gtbob@example.org was set to 9.000000\n"
+    # the configured list replaced the managers: root is not in it any more
+    userprio(cell, "-setfactor", "gtbob@example.org", "2", code=1)
+
+
+def test_long_form_and_autoformat(cell):
+    userprio(cell, "-setfactor", "gtcarol@example.org", "4")
+    out = userprio(cell, "-allusers", "-l").stdout
+    attrs = dict(line.split(" = ", 1) for line in out.strip().splitlines())
+    assert attrs["Name"] == '"gtcarol@example.org"' and attrs["PriorityFactor"] == "4.0"
+    assert userprio(cell, "-allusers", "-af", "Name", "Priority").stdout == "gtcarol@example.org 2.0\n"
+
+
+# ---------------------------------------------------------------- the table, pure
+
+def test_groups_are_shown_with_their_members():
+    settings = Settings(groups=("physics",))
+    acc = Accountant(settings)
+    acc.update(1000.0, {"physics.alice": 2, "bob": 1})
+    acc.update(1000.0 + 3600, {"physics.alice": 2, "bob": 1})
+    text = userprio_table.render(acc.rows(acc.last_update), acc, "x.org", acc.last_update)
+    names = [ln.split()[0] for ln in text.splitlines()[4:-2]]
+    assert names == ["physics", "physics.alice@x.org", "<none>", "bob@x.org"]
+    assert text.splitlines()[1].startswith("Group ") and text.splitlines()[2].startswith("  User Name")
+    assert "Config" in text.splitlines()[1] and "Surplus" in text.splitlines()[2]
