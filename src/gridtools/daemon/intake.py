@@ -32,7 +32,7 @@ from gridtools.spool import rows
 from gridtools.spool import requests as spool_requests
 
 #: requests applied per pass at most, so that scheduling interleaves with a large intake
-BATCH = 200
+BATCH = 1000
 
 
 class Deferred(Exception):
@@ -60,11 +60,26 @@ def run(state, dispatcher, now=None, skip=()):
         crash.point("intake")
         if len(done) >= BATCH:
             break
-    if state.taken_ids:
-        _record_ids(state)
+    _commit(state)
     state.flush()
     crash.point("intake")
     return done, waited
+
+
+def _commit(state):
+    """Group commit of an intake: the new jobs' descriptions are flushed to disk at once,
+    then their id claims are let go (a claim outlives a description a crash could lose)
+    and the clients' id hint moves on."""
+    if not state.taken_ids:
+        return
+    try:
+        jobstore.sync_specs(state.taken_ids)
+    except OSError as exc:              # their claims stay (the sweep removes them)
+        state.log(f"E|cannot flush new jobs to disk: {exc.strerror}")
+    else:
+        for job_id in state.taken_ids:
+            ids.release("job", job_id)
+    _record_ids(state)
 
 
 def settle(done):
@@ -194,8 +209,7 @@ def submit(state, dispatcher, req, now):
             return refuse(state, req, "the job script is missing, not a plain file of the "
                                       f"submitter's or larger than {cap} bytes")
     _store(state, spec, script)
-    ids.release("job", spec["id"])
-    state.taken_ids.append(spec["id"])
+    state.taken_ids.append(spec["id"])          # its claim goes once it is on disk (_commit)
     job = Job(spec)
     if spec.get("user_hold"):
         job.hold = "u"

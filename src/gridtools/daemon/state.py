@@ -38,6 +38,8 @@ class State:
         self.view_cache = {}          # snapshot parts that change with the configuration only
         self.active_jobs = set()      # ids of jobs that may have running tasks (pruned lazily)
         self._live = None             # cached live_ids()
+        self._stale = set()           # ids whose place in the cached live_ids() must be checked
+        self.view_stale = set()       # ids whose scheduler record must be made again (daemon.view)
         self.finished_order = []      # ids of finished jobs, oldest first
         self.need_schedule = True
         self.need_publish = True
@@ -71,13 +73,15 @@ class State:
     def add(self, job):
         """A new job; its initial state follows from its description, so nothing is written."""
         self.jobs[job.id] = job
-        self._live = None
+        self._stale.add(job.id)
+        self.view_stale.add(job.id)
         self.names.setdefault(job.spec["name"], set()).add(job.id)
         self.need_schedule = True
         self.need_publish = True
 
     def forget(self, job_id):
-        self._live = None
+        self._stale.add(job_id)
+        self.view_stale.add(job_id)
         job = self.jobs.pop(job_id, None)
         if job is not None:
             ids = self.names.get(job.spec["name"])
@@ -90,7 +94,8 @@ class State:
         job.changed()
         self.dirty.add(job.id)
         self.need_publish = True
-        self._live = None
+        self._stale.add(job.id)
+        self.view_stale.add(job.id)
 
     def running_tasks(self):
         """(job, task) for every running task, via the index of active jobs."""
@@ -126,6 +131,16 @@ class State:
         """Ids of jobs with a task pending, running or in error."""
         if self._live is None:
             self._live = {j.id for j in self.jobs.values() if not j.is_finished()}
+        elif self._stale:
+            live = set(self._live)          # a new set: callers may hold the last one
+            for job_id in self._stale:
+                job = self.jobs.get(job_id)
+                if job is None or job.is_finished():
+                    live.discard(job_id)
+                else:
+                    live.add(job_id)
+            self._live = live
+        self._stale.clear()
         return self._live
 
     def log(self, text):

@@ -100,15 +100,15 @@ class Job:
     deleted_at: float = 0.0                       # when that qdel came
     version: int = 0                              # bumped by every change (keys caches)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
+    id: int = field(init=False, default=0)        # spec["id"], kept at hand
+
+    def __post_init__(self):
+        self.id = self.spec["id"]
 
     def changed(self):
         """Record that the job changed: derived values are recomputed on next use."""
         self.version += 1
         self.cache.clear()
-
-    @property
-    def id(self):
-        return self.spec["id"]
 
     @property
     def is_array(self):

@@ -19,6 +19,19 @@ import stat
 from gridtools.errors import SpoolError
 
 
+_UMASK = []
+
+
+def _masked(mode):
+    """True when the process umask would take bits of ``mode`` away at creation (then
+    the mode is set again explicitly); the umask is read once per process."""
+    if not _UMASK:
+        current = os.umask(0o022)
+        os.umask(current)
+        _UMASK.append(current)
+    return bool(mode & _UMASK[0])
+
+
 def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
     """Replace ``path`` with ``data`` (str or bytes) atomically; ``owner`` (uid, gid)
     gives the new file to that user before it appears under its name."""
@@ -34,7 +47,9 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
                 view = view[os.write(fd, view):]
             if owner is not None and os.geteuid() == 0:
                 os.fchown(fd, owner[0], owner[1])
-            os.fchmod(fd, mode)
+                os.fchmod(fd, mode)         # (a change of owner may clear set-id bits)
+            elif _masked(mode):
+                os.fchmod(fd, mode)
             if fsync:
                 os.fsync(fd)
         finally:
@@ -72,7 +87,9 @@ def write_new(path, data, mode, owner=None):
                 view = view[os.write(fd, view):]
             if owner is not None and os.geteuid() == 0:
                 os.fchown(fd, owner[0], owner[1])
-            os.fchmod(fd, mode)
+                os.fchmod(fd, mode)
+            elif _masked(mode):
+                os.fchmod(fd, mode)
         finally:
             os.close(fd)
     except OSError as exc:
