@@ -43,8 +43,9 @@ class Deferred(Exception):
 def run(state, dispatcher, now=None, skip=()):
     """Apply queued requests in order (at most BATCH), except those named in ``skip``
     (applied already, not settled yet). Returns ([(request, answer)] applied, True
-    when a request had to wait). Their effects are written before this returns;
-    ``settle`` answers and removes them once the status shows them."""
+    when a request had to wait). New jobs are on disk when this returns; the other
+    effects are written by the pass's flush (jobs purged in the same pass never are),
+    and ``settle`` answers and removes the requests once the status shows them."""
     done = []
     pending = [r for r in spool_requests.pending(limit=BATCH + len(skip)) if r.name not in skip]
     if pending:
@@ -61,7 +62,6 @@ def run(state, dispatcher, now=None, skip=()):
         if len(done) >= BATCH:
             break
     _commit(state)
-    state.flush()
     crash.point("intake")
     return done, waited
 
@@ -301,7 +301,7 @@ def delete(state, dispatcher, req, now):
             done.append(outcome(target, denied=True))
             continue
         done.append(_delete_job(state, dispatcher, job, target, now, force))
-    return 0, spoolyaml.dump({"outcomes": done}), ""
+    return 0, outcomes_text(done), ""
 
 
 def _delete_job(state, dispatcher, job, target, now, force):
@@ -333,6 +333,13 @@ def _merged_runs(runs, untouched):
     for first, last, step in sorted([list(run) for run in untouched.runs] + [[n, n, 1] for n in numbers]):
         builder.add_run(first, last, step)
     return builder.out
+
+
+def outcomes_text(done):
+    """The answer of a request that acts on jobs: what it did to each (JSON, which the
+    commands read faster than the spool's YAML when there are thousands)."""
+    import json
+    return json.dumps({"outcomes": done}, separators=(",", ":"))
 
 
 def outcome(target, missing=False, denied=False, array=False, **numbers):
@@ -373,7 +380,7 @@ def hold(state, dispatcher, req, now):
         else:
             apply.hold(state, job, None, letters, on)
         done.append(outcome(target, array=job.is_array, changed=concerned))
-    return 0, spoolyaml.dump({"outcomes": done}), ""
+    return 0, outcomes_text(done), ""
 
 
 def _hold_concerns(job, tasks, letters, on):

@@ -108,11 +108,13 @@ class State:
             found.extend((job, task) for task in tasks)
         return found
 
-    def flush(self):
-        """Write the state of every dirty job to the spool. Returns True when all were
-        written; those that could not be (a full disk) stay dirty for the next flush."""
+    def flush(self, only=None):
+        """Write the state of every dirty job (of those in ``only``) to the spool. Returns
+        True when all were written; those that could not be (a full disk) stay dirty for
+        the next flush."""
         failed = set()
-        for job_id in sorted(self.dirty):
+        chosen = self.dirty if only is None else self.dirty & set(only)
+        for job_id in sorted(chosen):
             job = self.jobs.get(job_id)
             if job is None or not os.path.isdir(jobstore.job_dir(job_id)):
                 continue
@@ -122,7 +124,7 @@ class State:
                 failed.add(job_id)
                 faults.note(self, (faults.WRITE, "state"), faults.WRITE,
                             f"cannot write job states, retrying: {exc}")
-        self.dirty = failed
+        self.dirty = failed if only is None else (self.dirty - chosen) | failed
         if not failed:
             faults.clear(self, (faults.WRITE, "state"), "job states written again")
         return not failed
