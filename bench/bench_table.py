@@ -198,6 +198,8 @@ class Gridtools(Spooled):
         wake.poke()
         want = set(first)
         wait_until(lambda: want <= set((status.read() or {}).get("jobs", {})), interval=0.1)
+        folder = os.path.join(self.root, "spool", "requests")
+        wait_until(lambda: not [n for n in os.listdir(folder) if not n.startswith(".")], interval=0.1)
 
     def release(self):
         self.queue_off(on=True)

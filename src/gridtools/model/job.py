@@ -13,6 +13,7 @@ either (its untouched tasks count as ended when it was deleted).
 import enum
 from dataclasses import dataclass, field
 
+from gridtools.model import shared
 from gridtools.model.taskset import TaskHolds, TaskRanges
 
 
@@ -103,6 +104,7 @@ class Job:
     id: int = field(init=False, default=0)        # spec["id"], kept at hand
 
     def __post_init__(self):
+        self.spec = shared.spec(self.spec)
         self.id = self.spec["id"]
 
     def changed(self):
