@@ -168,7 +168,7 @@ def _job_parts(job, order, live):
         info = job_info(job, order.urgency if order is not None else None)
         info["order"] = order_numbers(order)
         # equal values of many jobs are one object: held once, written once by marshal
-        cached = (key, job_rows(job, prio, live), shared.canonical(info))
+        cached = (key, job_rows(job, prio, live), shared.mapping(info))
         job.cache["publish"] = cached
     rows = cached[1]
     for row in rows:

@@ -22,10 +22,10 @@ def canonical(value):
     return _canonical(value)[0]
 
 
-def spec(description):
-    """A job description for the daemon's memory: a new mapping (its own, so that the
-    job may be given a new one) whose values are shared."""
-    return {sys.intern(k) if type(k) is str else k: _canonical(v)[0] for k, v in description.items()}
+def mapping(values):
+    """A new mapping (its own: it may be changed or replaced) whose values are shared:
+    a job description, or the facts of a job the status shows."""
+    return {sys.intern(k) if type(k) is str else k: _canonical(v)[0] for k, v in values.items()}
 
 
 def _canonical(value):
@@ -47,7 +47,7 @@ def _canonical(value):
         key = ("l",) + tuple(part[1] for part in parts)
         return _known(key, lambda: [part[0] for part in parts]), key
     if kind in (int, float, bool) or value is None:
-        return value, (kind, value)
+        return value, (kind, value)         # (numbers are not worth a place in the table)
     if kind is tuple:
         parts = [_canonical(v) for v in value]
         if any(part[1] is None for part in parts):

@@ -6,9 +6,11 @@ the old name, so a reader sees the old or the new content and never a mix.
 Read-modify-write sequences hold an exclusive ``flock`` on a lock file for
 one unit of work. Lock files are readable by their owner only: anyone who
 can open a file can flock it, and a lock a user could hold would let that
-user stop the daemon. ``fcntl.flock`` is used directly (it is what the filelock
-package uses on Unix, and the locks interoperate) because importing filelock
-costs more than the whole of a qsub on the hot path.
+user stop the daemon. ``Lock`` uses ``fcntl.flock`` directly (it is what the
+filelock package uses on Unix, and the locks interoperate) because importing
+filelock costs more than the whole of a qsub on the hot path; locks taken off
+every command's path (the daemon's configuration lock) go through filelock
+(``off_path_lock``).
 """
 
 import errno
@@ -190,6 +192,13 @@ class Lock:
 
     def __exit__(self, *exc):
         self.release()
+
+
+def off_path_lock(path, mode=0o600):
+    """An exclusive lock on ``path`` through filelock, as a context manager, for work
+    no command waits on at start-up (its flock excludes ``Lock`` holders too)."""
+    from filelock import UnixFileLock
+    return UnixFileLock(path, mode=mode)
 
 
 def is_locked(path):
