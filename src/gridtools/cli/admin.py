@@ -156,7 +156,7 @@ def simulate(trace, as_json):
     from gridtools.sim.engine import Simulation
     try:
         with open(trace, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
+            data = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as exc:
         raise click.ClickException(f"cannot read trace {trace}: {exc}") from None
     if not isinstance(data, dict):

@@ -74,6 +74,9 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
     if code or err:
         raise GridError((err or "error: the gridtools daemon refused the request").rstrip("\n"))
     try:
+        if out.startswith("{"):
+            import json
+            return list(json.loads(out).get("outcomes") or [])
         return list(spoolyaml.load(out).get("outcomes") or [])
-    except (spoolyaml.SpoolFormatError, AttributeError):
+    except (spoolyaml.SpoolFormatError, AttributeError, ValueError):
         raise GridError("error: the gridtools daemon gave an answer that cannot be read") from None

@@ -14,6 +14,7 @@ refusals included, go to stdout as qalter prints them.
 from gridtools.daemon import apply, auth, intake, view
 from gridtools.daemon.state import user_name
 from gridtools.formats import jobcheck
+from gridtools.model import shared
 from gridtools.model import alteration
 from gridtools.spool import jobs as jobstore
 
@@ -275,7 +276,7 @@ def _store(state, job, changes, ops, deps):
             spec[target] = deps[field][0]
     spec["version"] = int(spec.get("version") or 0) + 1
     jobstore.write_spec(spec)
-    job.spec = spec
+    job.spec = shared.mapping(spec)
     if spec["name"] != old_name:
         state.names.get(old_name, set()).discard(job.id)
         state.names.setdefault(spec["name"], set()).add(job.id)

@@ -13,7 +13,7 @@ from gridtools import cell
 from gridtools.errors import ConfigError
 from gridtools.formats.sge import objects
 from gridtools.spool import config as spool_config
-from gridtools.spool.files import Lock, atomic_write, makedirs
+from gridtools.spool.files import atomic_write, makedirs, off_path_lock
 
 #: kind -> the object name Grid Engine's answers use ("added ... to <label> list")
 LABELS = {
@@ -33,8 +33,10 @@ LIST_KINDS = ("managers", "operators", "adminhosts", "submithosts")
 
 
 def lock():
-    """The lock held while a configuration file is replaced."""
-    return Lock(cell.spool("config.lock"), mode=0o600)
+    """The lock held while a configuration file is replaced: an flock on
+    ``spool/config.lock`` (private to the daemon's user), taken through filelock, off
+    any command's path (only the daemon writes etc/ for qconf)."""
+    return off_path_lock(cell.spool("config.lock"))
 
 
 def _safe(name):

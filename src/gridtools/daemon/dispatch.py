@@ -138,7 +138,8 @@ class Dispatcher:
                                                               start.pe))
             except Exception as exc:  # noqa: BLE001 - one failed start must not stop the rest
                 self.state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
-        self.state.flush()
+        if ready:
+            self.state.flush(only={job.id for job, *_rest in ready})
         crash.point("start")
         for job, number, plan, tdir in ready:
             if job.id not in self.state.dirty:

@@ -21,6 +21,7 @@ import os
 import select
 import signal
 import sys
+import time
 
 from gridtools import cell
 from gridtools.errors import GridError
@@ -80,34 +81,49 @@ def _orders(buffer):
     return orders, lines[-1]
 
 
+#: seconds without orders after which the exec server empties the trash
+TRASH_QUIET = 0.2
+#: most seconds the trash waits for a quiet moment before a slice is emptied anyway
+TRASH_LATEST = 10.0
+#: job folders removed per slice (a start order waits for at most one slice)
+TRASH_SLICE = 16
+
+
 def serve_pipe(rfd):
-    """The exec server loop: start a shepherd for every order read from ``rfd``."""
+    """The exec server loop: start a shepherd for every order read from ``rfd``. Folders
+    the dispatcher put into the trash are removed a slice at a time in quiet moments
+    (no order for TRASH_QUIET seconds), never in front of a start order."""
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     buffer = b""
     children = {}
+    trash_since = None           # when the oldest unserved trash order came
     while True:
+        timeout = 5.0 if trash_since is None else TRASH_QUIET
         try:
-            ready, _, _ = select.select([rfd], [], [], 5.0)
+            ready, _, _ = select.select([rfd], [], [], timeout)
         except InterruptedError:
             ready = []
         reap_exited(children)
+        now = time.monotonic()
+        if trash_since is not None and (not ready or now - trash_since > TRASH_LATEST):
+            if not jobstore.empty_trash(TRASH_SLICE):
+                trash_since = None
+            elif ready:
+                trash_since = now
         if not ready:
             continue
         chunk = os.read(rfd, 65536)
         if not chunk:
             return
         orders, buffer = _orders(buffer + chunk)
-        trash = False
         for order in orders:
             if order == "trash":
-                trash = True
+                trash_since = trash_since or now
             else:
                 children[launch.spawn(order[1], order[0])] = order[0]
         reap_exited(children)
-        if trash:
-            jobstore.empty_trash()
 
 
 class ExecClient:

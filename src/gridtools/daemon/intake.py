@@ -23,7 +23,7 @@ import time
 from gridtools.daemon import admitjob, apply, auth, condorjob, crash, faults
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError, SpoolError
-from gridtools.formats import jobcheck, reqcheck, spoolyaml
+from gridtools.formats import jobcheck, reqcheck
 from gridtools.model.job import Job, TaskState
 from gridtools.model.taskset import RangeBuilder
 from gridtools.spool import ids
@@ -32,7 +32,7 @@ from gridtools.spool import rows
 from gridtools.spool import requests as spool_requests
 
 #: requests applied per pass at most, so that scheduling interleaves with a large intake
-BATCH = 200
+BATCH = 1000
 
 
 class Deferred(Exception):
@@ -43,8 +43,9 @@ class Deferred(Exception):
 def run(state, dispatcher, now=None, skip=()):
     """Apply queued requests in order (at most BATCH), except those named in ``skip``
     (applied already, not settled yet). Returns ([(request, answer)] applied, True
-    when a request had to wait). Their effects are written before this returns;
-    ``settle`` answers and removes them once the status shows them."""
+    when a request had to wait). New jobs are on disk when this returns; the other
+    effects are written by the pass's flush (jobs purged in the same pass never are),
+    and ``settle`` answers and removes the requests once the status shows them."""
     done = []
     pending = [r for r in spool_requests.pending(limit=BATCH + len(skip)) if r.name not in skip]
     if pending:
@@ -60,11 +61,25 @@ def run(state, dispatcher, now=None, skip=()):
         crash.point("intake")
         if len(done) >= BATCH:
             break
-    if state.taken_ids:
-        _record_ids(state)
-    state.flush()
+    _commit(state)
     crash.point("intake")
     return done, waited
+
+
+def _commit(state):
+    """Group commit of an intake: the new jobs' descriptions are flushed to disk at once,
+    then their id claims are let go (a claim outlives a description a crash could lose)
+    and the clients' id hint moves on."""
+    if not state.taken_ids:
+        return
+    try:
+        jobstore.sync_specs(state.taken_ids)
+    except OSError as exc:              # their claims stay (the sweep removes them)
+        state.log(f"E|cannot flush new jobs to disk: {exc.strerror}")
+    else:
+        for job_id in state.taken_ids:
+            ids.release("job", job_id)
+    _record_ids(state)
 
 
 def settle(done):
@@ -163,9 +178,9 @@ def resolve_predecessors(state, items, owner, exclude):
             if jid in live and jid != exclude:
                 found.append(jid)
             continue
-        for name, ids in state.names.items():
+        for name, named in state.names.items():
             if fnmatch.fnmatchcase(name, item):
-                found.extend(j for j in sorted(ids) if j in live and j != exclude
+                found.extend(j for j in sorted(named) if j in live and j != exclude
                              and state.jobs[j].spec["owner"] == owner)
     return sorted(set(found))
 
@@ -200,8 +215,7 @@ def submit(state, dispatcher, req, now):
             return refuse(state, req, "the job script is missing, not a plain file of the "
                                       f"submitter's or larger than {cap} bytes")
     _store(state, spec, script)
-    ids.release("job", spec["id"])
-    state.taken_ids.append(spec["id"])
+    state.taken_ids.append(spec["id"])          # its claim goes once it is on disk (_commit)
     job = Job(spec)
     if spec.get("user_hold"):
         job.hold = "u"
@@ -294,7 +308,7 @@ def delete(state, dispatcher, req, now):
             done.append(outcome(target, denied=True))
             continue
         done.append(_delete_job(state, dispatcher, job, target, now, force))
-    return 0, spoolyaml.dump({"outcomes": done}), ""
+    return 0, outcomes_text(done), ""
 
 
 def _delete_job(state, dispatcher, job, target, now, force):
@@ -326,6 +340,13 @@ def _merged_runs(runs, untouched):
     for first, last, step in sorted([list(run) for run in untouched.runs] + [[n, n, 1] for n in numbers]):
         builder.add_run(first, last, step)
     return builder.out
+
+
+def outcomes_text(done):
+    """The answer of a request that acts on jobs: what it did to each (JSON, which the
+    commands read faster than the spool's YAML when there are thousands)."""
+    import json
+    return json.dumps({"outcomes": done}, separators=(",", ":"))
 
 
 def outcome(target, missing=False, denied=False, array=False, **numbers):
@@ -366,7 +387,7 @@ def hold(state, dispatcher, req, now):
         else:
             apply.hold(state, job, None, letters, on)
         done.append(outcome(target, array=job.is_array, changed=concerned))
-    return 0, spoolyaml.dump({"outcomes": done}), ""
+    return 0, outcomes_text(done), ""
 
 
 def _hold_concerns(job, tasks, letters, on):

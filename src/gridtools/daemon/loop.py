@@ -64,6 +64,7 @@ class Daemon:
         self.reaped = 0
         self.purged = False
         self.published = 0.0
+        self.usage_saved = 0.0
         self.swept = 0.0
         self.stopping = False
         self.lock = None
@@ -142,6 +143,7 @@ class Daemon:
     def close(self):
         """Release what ``open`` took."""
         self.state.flush()
+        self._save_usage(time.time(), force=True)
         qcontrol.persist(self.state)
         os.close(self.fifo)
         self.lock.release()
@@ -173,6 +175,7 @@ class Daemon:
     def shutdown(self):
         if not self.vanished():
             self._conclude_pass(time.time())
+            self._save_usage(time.time(), force=True)
             qcontrol.persist(self.state)
             self.state.condor.save(self.state, time.time(), force=True)
         self.exec.stop()
@@ -246,12 +249,7 @@ class Daemon:
         """Write what the pass changed, publish it, then answer the requests it shows."""
         state = self.state
         flushed = state.flush()
-        try:
-            if state.usage.save():
-                faults.clear(state, (faults.WRITE, "usage"), "usage record written again")
-        except SpoolError as exc:
-            faults.note(state, (faults.WRITE, "usage"), faults.WRITE,
-                        f"cannot write the usage record, retrying: {exc}")
+        self._save_usage(now, force=bool(self.unsettled))     # what a waiting client may read
         state.condor.save(state, now)
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
@@ -265,6 +263,20 @@ class Daemon:
             self.purged = False
         self._sweep(now)
         self._write_messages()
+
+    def _save_usage(self, now, force=False):
+        """Write the usage record when it changed, at most every PUBLISH_EVERY seconds
+        (it is a decayed figure; the accounting file is the record of what was used)."""
+        state = self.state
+        if not state.usage.dirty or not (force or now - self.usage_saved >= PUBLISH_EVERY):
+            return
+        try:
+            state.usage.save()
+            faults.clear(state, (faults.WRITE, "usage"), "usage record written again")
+        except SpoolError as exc:
+            faults.note(state, (faults.WRITE, "usage"), faults.WRITE,
+                        f"cannot write the usage record, retrying: {exc}")
+        self.usage_saved = now
 
     def _publish(self, now):
         state = self.state
@@ -395,6 +407,8 @@ class Daemon:
             timeout = 0.0
         if self.state.need_publish:
             timeout = min(timeout, max(0.0, self.published + PUBLISH_EVERY - now))
+        if self.state.usage.dirty:
+            timeout = min(timeout, max(0.0, self.usage_saved + PUBLISH_EVERY - now))
         began = time.time()
         watched = list(self.dispatcher.watch.fds.values())
         try:

@@ -14,6 +14,7 @@ import time
 
 from gridtools.daemon import arreq, faults, view
 from gridtools.formats.sge import states as state_letters
+from gridtools.model import shared
 from gridtools.sched.snapshot import QState
 from gridtools.spool import status as spool_status
 from gridtools.spool.rows import job_info, job_rows
@@ -166,7 +167,8 @@ def _job_parts(job, order, live):
     if cached is None or cached[0] != key:
         info = job_info(job, order.urgency if order is not None else None)
         info["order"] = order_numbers(order)
-        cached = (key, job_rows(job, prio, live), info)
+        # equal values of many jobs are one object: held once, written once by marshal
+        cached = (key, job_rows(job, prio, live), shared.mapping(info))
         job.cache["publish"] = cached
     rows = cached[1]
     for row in rows:

@@ -175,20 +175,20 @@ def purge(state, keep, max_age=None, now=None):
     with ``max_age``, those that ended longer ago; returns how many went."""
     now = now if now is not None else time.time()
 
-    def expired(order):
-        return max_age is not None and order and now - _ended_at(state.jobs[order[0]]) >= max_age
+    def expired(at):
+        return max_age is not None and now - _ended_at(state.jobs[order[at]]) >= max_age
     if len(state.finished_order) <= keep and not max_age:
         return 0
     order = [jid for jid in state.finished_order if jid in state.jobs and state.jobs[jid].is_finished()]
-    removed = 0
-    while len(order) > keep or expired(order):
-        jid = order.pop(0)
+    gone = max(0, len(order) - keep)
+    while gone < len(order) and expired(gone):
+        gone += 1
+    for jid in order[:gone]:
         state.forget(jid)
         jobstore.remove(jid)
         state.need_publish = True
-        removed += 1
-    state.finished_order = order
-    return removed
+    state.finished_order = order[gone:]
+    return gone
 
 
 def next_expiry(state, max_age):

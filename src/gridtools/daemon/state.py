@@ -38,6 +38,8 @@ class State:
         self.view_cache = {}          # snapshot parts that change with the configuration only
         self.active_jobs = set()      # ids of jobs that may have running tasks (pruned lazily)
         self._live = None             # cached live_ids()
+        self._stale = set()           # ids whose place in the cached live_ids() must be checked
+        self.view_stale = set()       # ids whose scheduler record must be made again (daemon.view)
         self.finished_order = []      # ids of finished jobs, oldest first
         self.need_schedule = True
         self.need_publish = True
@@ -72,13 +74,15 @@ class State:
     def add(self, job):
         """A new job; its initial state follows from its description, so nothing is written."""
         self.jobs[job.id] = job
-        self._live = None
+        self._stale.add(job.id)
+        self.view_stale.add(job.id)
         self.names.setdefault(job.spec["name"], set()).add(job.id)
         self.need_schedule = True
         self.need_publish = True
 
     def forget(self, job_id):
-        self._live = None
+        self._stale.add(job_id)
+        self.view_stale.add(job_id)
         job = self.jobs.pop(job_id, None)
         if job is not None:
             ids = self.names.get(job.spec["name"])
@@ -91,7 +95,8 @@ class State:
         job.changed()
         self.dirty.add(job.id)
         self.need_publish = True
-        self._live = None
+        self._stale.add(job.id)
+        self.view_stale.add(job.id)
 
     def running_tasks(self):
         """(job, task) for every running task, via the index of active jobs."""
@@ -104,11 +109,13 @@ class State:
             found.extend((job, task) for task in tasks)
         return found
 
-    def flush(self):
-        """Write the state of every dirty job to the spool. Returns True when all were
-        written; those that could not be (a full disk) stay dirty for the next flush."""
+    def flush(self, only=None):
+        """Write the state of every dirty job (of those in ``only``) to the spool. Returns
+        True when all were written; those that could not be (a full disk) stay dirty for
+        the next flush."""
         failed = set()
-        for job_id in sorted(self.dirty):
+        chosen = self.dirty if only is None else self.dirty & set(only)
+        for job_id in sorted(chosen):
             job = self.jobs.get(job_id)
             if job is None or not os.path.isdir(jobstore.job_dir(job_id)):
                 continue
@@ -118,7 +125,7 @@ class State:
                 failed.add(job_id)
                 faults.note(self, (faults.WRITE, "state"), faults.WRITE,
                             f"cannot write job states, retrying: {exc}")
-        self.dirty = failed
+        self.dirty = failed if only is None else (self.dirty - chosen) | failed
         if not failed:
             faults.clear(self, (faults.WRITE, "state"), "job states written again")
         return not failed
@@ -127,6 +134,16 @@ class State:
         """Ids of jobs with a task pending, running or in error."""
         if self._live is None:
             self._live = {j.id for j in self.jobs.values() if not j.is_finished()}
+        elif self._stale:
+            live = set(self._live)          # a new set: callers may hold the last one
+            for job_id in self._stale:
+                job = self.jobs.get(job_id)
+                if job is None or job.is_finished():
+                    live.discard(job_id)
+                else:
+                    live.add(job_id)
+            self._live = live
+        self._stale.clear()
         return self._live
 
     def log(self, text):

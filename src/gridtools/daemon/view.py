@@ -104,29 +104,47 @@ def build(state, now, loads):
     """The Snapshot of ``state`` at time ``now``."""
     conf = state.config
     parts = config_parts(state)
-    pending, running, ad_done, counts = [], [], {}, {}
+    running, counts = [], {}
     for job, task in state.running_tasks():
         counts[job.id] = counts.get(job.id, 0) + 1
         running.append(running_record(job, task, state, parts))
     live = state.live_ids()
-    for job_id in live:
-        job = state.jobs[job_id]
-        if job.spec.get("tasks"):
-            ad_done[job.id] = frozenset(n for n, t in job.tasks.items() if t.state is TaskState.FINISHED)
-        if job.pending_numbers() and not job.deleted:
-            key = (job.version, state.config_generation)
-            cached = job.cache.get("view")
-            if cached is None or cached[0] != key:
-                cached = (key, pending_job(job, state, parts, counts.get(job_id, 0)))
-                job.cache["view"] = cached
-            pending.append(cached[1])
+    pending, ad_done = _pending(state, parts, live, counts)
     return Snapshot(
-        now=now, jobs=tuple(pending), running=tuple(running), queues=_queues(state, parts),
+        now=now, jobs=pending, running=tuple(running), queues=_queues(state, parts),
         hosts=inputs.hosts(conf, loads, state.host_states, parts["complexes"]),
         complexes=parts["complexes"], config=parts["config"], pes=parts["pes"],
         global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done,
         policy=policy_view(state, parts, now), quotas=parts["quotas"],
         ars=arreq.records(state, parts["complexes"]))
+
+
+def _pending(state, parts, live, counts):
+    """(PendingJob records by job id, {array job id: its finished tasks}) of the live jobs.
+    Both are kept between passes and redone only for the jobs that changed since the last
+    build (``State.view_stale``), or for all when the configuration changed."""
+    cached = state.view_cache.get("pending")
+    if cached is None or cached[0] != state.config_generation:
+        cached = state.view_cache["pending"] = (state.config_generation, {}, {}, [None])
+        stale = set(live)
+        state.view_stale.clear()
+    else:
+        stale = state.view_stale
+        state.view_stale = set()
+    _generation, records, done, result = cached
+    for job_id in stale:
+        records.pop(job_id, None)
+        done.pop(job_id, None)
+        job = state.jobs.get(job_id)
+        if job is None or job_id not in live:
+            continue
+        if job.spec.get("tasks"):
+            done[job_id] = frozenset(n for n, t in job.tasks.items() if t.state is TaskState.FINISHED)
+        if job.pending_numbers() and not job.deleted:
+            records[job_id] = pending_job(job, state, parts, counts.get(job_id, 0))
+    if stale or result[0] is None:
+        result[0] = tuple(records[i] for i in sorted(records))
+    return result[0], dict(done)
 
 
 def policy_view(state, parts, now):

@@ -406,7 +406,7 @@ def _deliver(plan, task_dir, result):
     delay = 0.1
     while True:
         try:
-            jobstore.write_result(plan["job_id"], plan["task"], result)
+            jobstore.write_result(plan["job_id"], plan["task"], result, on_visible=wake.poke)
             return True
         except SpoolError:
             if not os.path.isdir(task_dir):
@@ -446,8 +446,9 @@ def main(plan, task_dir):
         from gridtools.formats import spoolyaml
         from gridtools.spool.files import atomic_write
         atomic_write(os.path.join(plan["result_dir"], jobstore.RESULT_FILE), spoolyaml.dump(result))
+        lock.release()
+        wake.poke()
     else:
-        _deliver(plan, task_dir, result)
-    lock.release()
-    wake.poke()
+        _deliver(plan, task_dir, result)     # the daemon is woken as soon as the result is in place
+        lock.release()
     return 0

@@ -27,18 +27,20 @@ _UNESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/", "
               "b": "\b", "f": "\f"}
 
 
+def _escape_table():
+    table = {ord(ch): esc for ch, esc in _ESCAPES.items()}
+    for code in list(range(0x20)) + [0x7f] + list(range(0xD800, 0xE000)):
+        table.setdefault(code, "\\u%04x" % code)
+    return table
+
+
+_ESCAPE_TABLE = _escape_table()
+
+
 def _quote(text):
-    out = ['"']
-    for ch in text:
-        esc = _ESCAPES.get(ch)
-        if esc is not None:
-            out.append(esc)
-        elif ch < " " or ch == "\x7f" or "\ud800" <= ch <= "\udfff":
-            out.append("\\u%04x" % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    if '"' not in text and "\\" not in text and text.isprintable():
+        return f'"{text}"'
+    return '"' + text.translate(_ESCAPE_TABLE) + '"'
 
 
 def _scalar(value):
@@ -114,26 +116,24 @@ def _unquote(text, lineno):
         return body
     out = []
     i = 0
-    n = len(body)
-    while i < n:
-        ch = body[i]
-        if ch != "\\":
-            out.append(ch)
-            i += 1
-            continue
-        nxt = body[i + 1:i + 2]
+    while True:
+        at = body.find("\\", i)
+        if at < 0:
+            out.append(body[i:])
+            return "".join(out)
+        out.append(body[i:at])
+        nxt = body[at + 1:at + 2]
         if nxt == "u":
-            digits = body[i + 2:i + 6]
+            digits = body[at + 2:at + 6]
             if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
                 raise SpoolFormatError(f"line {lineno}: bad \\u escape in string")
             out.append(chr(int(digits, 16)))
-            i += 6
+            i = at + 6
         elif nxt in _UNESCAPES:
             out.append(_UNESCAPES[nxt])
-            i += 2
+            i = at + 2
         else:
             raise SpoolFormatError(f"line {lineno}: bad escape in string")
-    return "".join(out)
 
 
 _WORDS = {"null": None, "~": None, "true": True, "false": False, "{}": None, "[]": None,

@@ -13,6 +13,7 @@ either (its untouched tasks count as ended when it was deleted).
 import enum
 from dataclasses import dataclass, field
 
+from gridtools.model import shared
 from gridtools.model.taskset import TaskHolds, TaskRanges
 
 
@@ -101,15 +102,16 @@ class Job:
     version: int = 0                              # bumped by every change (keys caches)
     condor: dict = field(default_factory=dict)    # HTCondor bookkeeping (see ads._overlay_condor)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
+    id: int = field(init=False, default=0)        # spec["id"], kept at hand
+
+    def __post_init__(self):
+        self.spec = shared.mapping(self.spec)
+        self.id = self.spec["id"]
 
     def changed(self):
         """Record that the job changed: derived values are recomputed on next use."""
         self.version += 1
         self.cache.clear()
-
-    @property
-    def id(self):
-        return self.spec["id"]
 
     @property
     def is_array(self):

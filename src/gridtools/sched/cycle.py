@@ -330,16 +330,36 @@ def _consider(p, job, decisions):
     return reasons
 
 
+def _when_full(p, ordered, start, found, decisions):
+    """The jobs from ``start`` on, once every queue instance is full (room only shrinks
+    in a pass): what ``_consider`` would say, without looking at each job's tasks
+    unless it needs more than the shared reasons (reservations, -now, held tasks)."""
+    full = p.full_reasons()
+    for job in ordered[start:]:
+        req = job.request
+        if req.ar or req.reserve or job.now_only or job.held or job.ad_predecessors:
+            reasons = _consider(p, job, decisions)
+            if reasons:
+                found[job.id] = reasons if type(reasons) is tuple else capped(reasons)
+            continue
+        blocked = p.job_blocked(job)
+        found[job.id] = full if blocked is None else (blocked,)
+
+
 def cycle(snap):
     """Decide which pending tasks start now, which get a reservation, and why the others wait."""
     decisions = Decisions()
     p = Pass(snap)
     decisions.kills = ar_mod.kills(snap)
     ordered, decisions.order, decisions.share_tree = order_stage.order(snap)
-    for job in ordered:
+    found = decisions.reasons
+    for index, job in enumerate(ordered):
+        if p.open_instances <= 0 and p.planner is None:
+            _when_full(p, ordered, index, found, decisions)
+            break
         reasons = _consider(p, job, decisions)
         if reasons:
-            decisions.reasons[job.id] = reasons if type(reasons) is tuple else capped(reasons)
+            found[job.id] = reasons if type(reasons) is tuple else capped(reasons)
     decisions.load_alarms = p.load_alarms
     decisions.reprioritize = reprioritized(snap, decisions.order)
     return decisions

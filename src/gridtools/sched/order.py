@@ -38,7 +38,7 @@ def _eligible(job, snap):
     """True when some pending task of the job may start now (holds, time, dependencies)."""
     if job.error or job.held_all or (job.start_at and job.start_at > snap.now):
         return False
-    return not any(p in snap.live for p in job.predecessors)
+    return not (job.predecessors and any(p in snap.live for p in job.predecessors))
 
 
 def _complex_urgencies(snap):
@@ -151,18 +151,18 @@ def _order_without_tickets(snap, config):
     """
     eligible = [job for job in snap.jobs if _eligible(job, snap)]
     complexes = _complex_urgencies(snap)
-    rr_cache, urgencies = {}, {}
+    per_request, urgencies = {}, {}
+    waiting, now = config.weight_waiting_time, snap.now
     for job in eligible:
         req = job.request
-        rr = rr_cache.get(req)
-        if rr is None:
-            rr = rr_cache[req] = urgency_mod.resource_contribution(
-                _slots(req, snap), _requests(req, snap.complexes), complexes)
-        wt = config.weight_waiting_time * max(0.0, snap.now - job.submit_time) \
-            if config.weight_waiting_time else 0.0
-        dl = (config.weight_deadline / max(1.0, job.deadline - snap.now)
+        found = per_request.get(req)
+        if found is None:
+            rr = urgency_mod.resource_contribution(_slots(req, snap), _requests(req, snap.complexes), complexes)
+            found = per_request[req] = urgency_mod.Urgency(rr, 0.0, 0.0)
+        wt = waiting * max(0.0, now - job.submit_time) if waiting else 0.0
+        dl = (config.weight_deadline / max(1.0, job.deadline - now)
               if job.deadline and job.deadline_user else 0.0)
-        urgencies[job.id] = urgency_mod.Urgency(rr, wt, dl)
+        urgencies[job.id] = found if not (wt or dl) else urgency_mod.Urgency(found.rrcontr, wt, dl)
     norm = priority_mod.Normalizer(priority_mod.Range.of(j.priority for j in eligible),
                                    priority_mod.Range.of(u.total for u in urgencies.values()),
                                    priority_mod.Range(), (config.weight_priority, config.weight_urgency,
@@ -175,7 +175,10 @@ def _order_without_tickets(snap, config):
         if found is None:
             found = shared[key] = _job_order(norm.priority(job.priority, urg, 0.0), _ZERO)
         numbers[job.id] = found
-    ordered = sorted(eligible, key=lambda j: (-numbers[j.id].prio, j.submit_time, j.id))
+    if len(shared) == 1:            # one priority for all: submission order decides
+        ordered = sorted(eligible, key=lambda j: (j.submit_time, j.id))
+    else:
+        ordered = sorted(eligible, key=lambda j: (-numbers[j.id].prio, j.submit_time, j.id))
     return ordered, numbers
 
 

@@ -47,7 +47,6 @@ def _soft_consumable_misses(p, req, qi):
 
 def candidates(p, job, cat, reasons):
     """Suitable queue instances without a load alarm, best first."""
-    snap = p.snap
     found = []
     for qi in cat.suitable:
         why = alarm(p, qi) if (qi.load_thresholds or qi.suspend_thresholds) else None

@@ -6,9 +6,11 @@ the old name, so a reader sees the old or the new content and never a mix.
 Read-modify-write sequences hold an exclusive ``flock`` on a lock file for
 one unit of work. Lock files are readable by their owner only: anyone who
 can open a file can flock it, and a lock a user could hold would let that
-user stop the daemon. ``fcntl.flock`` is used directly (it is what the filelock
-package uses on Unix, and the locks interoperate) because importing filelock
-costs more than the whole of a qsub on the hot path.
+user stop the daemon. ``Lock`` uses ``fcntl.flock`` directly (it is what the
+filelock package uses on Unix, and the locks interoperate) because importing
+filelock costs more than the whole of a qsub on the hot path; locks taken off
+every command's path (the daemon's configuration lock) go through filelock
+(``off_path_lock``).
 """
 
 import errno
@@ -17,6 +19,19 @@ import os
 import stat
 
 from gridtools.errors import SpoolError
+
+
+_UMASK = []
+
+
+def _masked(mode):
+    """True when the process umask would take bits of ``mode`` away at creation (then
+    the mode is set again explicitly); the umask is read once per process."""
+    if not _UMASK:
+        current = os.umask(0o022)
+        os.umask(current)
+        _UMASK.append(current)
+    return bool(mode & _UMASK[0])
 
 
 def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
@@ -34,7 +49,9 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
                 view = view[os.write(fd, view):]
             if owner is not None and os.geteuid() == 0:
                 os.fchown(fd, owner[0], owner[1])
-            os.fchmod(fd, mode)
+                os.fchmod(fd, mode)         # (a change of owner may clear set-id bits)
+            elif _masked(mode):
+                os.fchmod(fd, mode)
             if fsync:
                 os.fsync(fd)
         finally:
@@ -72,7 +89,9 @@ def write_new(path, data, mode, owner=None):
                 view = view[os.write(fd, view):]
             if owner is not None and os.geteuid() == 0:
                 os.fchown(fd, owner[0], owner[1])
-            os.fchmod(fd, mode)
+                os.fchmod(fd, mode)
+            elif _masked(mode):
+                os.fchmod(fd, mode)
         finally:
             os.close(fd)
     except OSError as exc:
@@ -173,6 +192,13 @@ class Lock:
 
     def __exit__(self, *exc):
         self.release()
+
+
+def off_path_lock(path, mode=0o600):
+    """An exclusive lock on ``path`` through filelock, as a context manager, for work
+    no command waits on at start-up (its flock excludes ``Lock`` holders too)."""
+    from filelock import UnixFileLock
+    return UnixFileLock(path, mode=mode)
 
 
 def is_locked(path):

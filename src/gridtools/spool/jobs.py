@@ -67,7 +67,8 @@ def _owner(spec):
 
 def create(spec, script):
     """Store a new job. The description is written last: a folder without it
-    (left by a crash) is incomplete and is written again from the request."""
+    (left by a crash) is incomplete and is written again from the request. It is not
+    flushed to disk here: ``sync_specs`` flushes the descriptions of a whole intake."""
     folder = job_dir(spec["id"])
     try:
         os.mkdir(folder, DIR_MODE)
@@ -77,7 +78,20 @@ def create(spec, script):
     if script is not None:
         atomic_write(os.path.join(folder, SCRIPT_FILE), script, mode=0o500, fsync=False,
                      owner=_owner(spec))
-    write_spec(spec, fresh=True)
+    write_spec(spec, fresh=True, fsync=False)
+
+
+def sync_specs(job_ids):
+    """Flush the descriptions of new jobs to disk (one intake's worth at a time)."""
+    for job_id in job_ids:
+        try:
+            fd = os.open(spec_path(job_id), os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def spec_path(job_id):
@@ -94,7 +108,7 @@ def read_spec(job_id):
     return spoolyaml.load(text) if text is not None else None
 
 
-def write_spec(spec, fresh=False):
+def write_spec(spec, fresh=False, fsync=True):
     """Write the description (the daemon's copy last); ``fresh``: the job is new, so the
     owner's copy can be written in place (no reader looks before job.yaml exists)."""
     text = spoolyaml.dump(spec)
@@ -104,7 +118,7 @@ def write_spec(spec, fresh=False):
         write_new(mine, text, 0o400, _owner(spec))
     else:
         atomic_write(mine, text, mode=0o400, fsync=False, owner=_owner(spec))
-    atomic_write(os.path.join(folder, JOB_FILE), text, mode=0o600)
+    atomic_write(os.path.join(folder, JOB_FILE), text, mode=0o600, fsync=fsync)
 
 
 def read_state(job_id):
@@ -151,9 +165,12 @@ def reserve_result(job_id, number):
         os.close(fd)
 
 
-def write_result(job_id, number, result):
+def write_result(job_id, number, result, on_visible=None):
     """Write a task's result: into the space reserved for it when there is some (no new
-    space needed), else atomically as any spool file."""
+    space needed), else atomically as any spool file. The result is put in place before
+    it is flushed to disk, and ``on_visible`` is called in between: the daemon may take
+    the result while the flush goes on (the lasting record of the end is the daemon's
+    accounting record, written to disk before any job state shows the end)."""
     folder = task_dir(job_id, number)
     data = spoolyaml.dump(result).encode()
     reserved = os.path.join(folder, RESERVE_FILE)
@@ -166,14 +183,22 @@ def write_result(job_id, number, result):
             try:
                 os.pwrite(fd, data, 0)
                 os.ftruncate(fd, len(data))
-                os.fsync(fd)
                 os.rename(reserved, os.path.join(folder, RESULT_FILE))
-                return
             except OSError:
                 pass
+            else:
+                if on_visible is not None:
+                    on_visible()
+                try:
+                    os.fsync(fd)
+                except OSError:
+                    pass
+                return
             finally:
                 os.close(fd)
     atomic_write(os.path.join(folder, RESULT_FILE), data)
+    if on_visible is not None:
+        on_visible()
 
 
 def make_task_dir(job_id, number):
@@ -210,12 +235,14 @@ def remove(job_id):
         return
 
 
-def empty_trash():
-    """Delete what ``remove`` put aside."""
+def empty_trash(most=None):
+    """Delete what ``remove`` put aside (at most ``most`` folders); returns True when
+    some are left."""
     trash = cell.spool("trash")
     try:
         names = os.listdir(trash)
     except FileNotFoundError:
-        return
-    for name in names:
+        return False
+    for name in names[:most]:
         shutil.rmtree(os.path.join(trash, name), ignore_errors=True)
+    return most is not None and len(names) > most

@@ -2,9 +2,12 @@
 
 A client writes one file per request into ``spool/requests/`` (a directory
 everyone may write to, like /tmp): ``<ns>-<pid>.<kind>``, a spool-YAML
-mapping. The file is written under a hidden temporary name and renamed, so
-the daemon sees whole requests only. A submit request may carry the job
-script in a companion file ``<same name>.script`` written before it.
+mapping. The file is written under a hidden temporary name, flushed to disk
+and renamed, so the daemon sees whole requests only. A submit request carries
+its job script: a script of at most EMBED_MAX bytes follows the mapping in
+the same file, closed by the line ``#script <length>`` (one file, one flush
+to disk); a larger one travels in a companion file ``<same name>.script``
+written before it.
 
 The daemon takes requests in name order (which is time order) and trusts
 only the file's owner uid for the requester's identity, never a name written
@@ -19,9 +22,7 @@ import os
 import time
 
 from gridtools import cell
-from gridtools.errors import SpoolError
 from gridtools.formats import spoolyaml
-from gridtools.spool import replies
 from gridtools.spool.files import NotRegular, atomic_write, open_regular, read_capped
 
 SUFFIX_SCRIPT = ".script"
@@ -29,6 +30,10 @@ SUFFIX_SCRIPT = ".script"
 MAX_REQUEST = 1 << 20
 #: largest job script unless the configuration says otherwise (qmaster_params MAX_SCRIPT_SIZE)
 MAX_SCRIPT = 64 << 20
+#: largest script carried inside its request file (a larger one gets a companion file)
+EMBED_MAX = 256 << 10
+#: the line that ends a request file carrying its script: b"\n#script <length>\n"
+_TRAILER = b"\n#script "
 
 
 def _folder():
@@ -42,6 +47,7 @@ def new_name(kind):
 
 def write(kind, payload, script=None, name=None, reply=False):
     """Queue a request; returns its file name. ``script`` (bytes) travels beside it.
+    from gridtools.spool import replies
 
     With ``reply``, the daemon answers in ``spool/replies/<name>`` (see ``wait_reply``).
     """
@@ -49,9 +55,14 @@ def write(kind, payload, script=None, name=None, reply=False):
     body["kind"] = kind
     if reply:
         body["reply"] = True
-    if script is not None:
-        body["has_script"] = True
     text = spoolyaml.dump(body).encode("utf-8", "surrogateescape")
+    if script is not None:
+        if len(script) <= EMBED_MAX and len(text) + len(script) + 32 <= MAX_REQUEST:
+            text = b"".join((text, script, _TRAILER, b"%d\n" % len(script)))
+            script = None
+        else:
+            body["has_script"] = True
+            text = spoolyaml.dump(body).encode("utf-8", "surrogateescape")
     if len(text) > MAX_REQUEST:
         from gridtools.errors import InputError
         raise InputError(f"the request is too large ({len(text)} bytes, at most {MAX_REQUEST})")
@@ -63,6 +74,7 @@ def write(kind, payload, script=None, name=None, reply=False):
         atomic_write(os.path.join(folder, name), text, mode=0o600)
     except Exception:
         if reply:
+            from gridtools.spool import replies
             replies.discard(name)
         if script is not None:          # nothing half-written stays behind
             try:
@@ -75,6 +87,7 @@ def write(kind, payload, script=None, name=None, reply=False):
 
 def _reply_box(name, kind):
     """``name``, or a fresh one, whose private answer folder this client created."""
+    from gridtools.spool import replies
     for _attempt in range(100):
         try:
             replies.prepare(name)
@@ -87,22 +100,26 @@ def _reply_box(name, kind):
 class Request:
     """One queued request as the daemon sees it."""
 
-    __slots__ = ("name", "kind", "uid", "body", "path", "problem")
+    __slots__ = ("name", "kind", "uid", "body", "path", "problem", "script")
 
-    def __init__(self, name, kind, uid, body, path, problem=""):
+    def __init__(self, name, kind, uid, body, path, problem="", script=None):
         self.name = name
         self.kind = kind
         self.uid = uid
         self.body = body
         self.path = path
         self.problem = problem        # why the file could not be read ("" when it could)
+        self.script = script          # the script carried in the request file (bytes), if any
 
     def script_path(self):
         return self.path + SUFFIX_SCRIPT
 
     def read_script(self, cap=MAX_SCRIPT):
         """The companion script's bytes: a plain file of the requester's, opened without
-        following links or blocking, at most ``cap`` bytes. None otherwise."""
+        following links or blocking, at most ``cap`` bytes. None otherwise (a script
+        carried in the request file comes from there)."""
+        if self.script is not None:
+            return self.script if len(self.script) <= cap else None
         try:
             fd, st = open_regular(self.script_path())
         except OSError:
@@ -163,12 +180,26 @@ def read(folder, name, uid=None):
         os.close(fd)
     if data is None:
         return Request(name, "invalid", st.st_uid, {}, path, f"is too large (over {MAX_REQUEST} bytes)")
+    data, script = _split_script(data)
     try:
         body = spoolyaml.load(data.decode("utf-8", "surrogateescape"))
     except Exception:  # noqa: BLE001 - a broken request must not stop the daemon
         return Request(name, "invalid", st.st_uid, {}, path, "is not a request")
     kind = body.get("kind") if isinstance(body, dict) else None
-    return Request(name, kind if isinstance(kind, str) else "invalid", st.st_uid, body, path)
+    return Request(name, kind if isinstance(kind, str) else "invalid", st.st_uid, body, path,
+                   script=script)
+
+
+def _split_script(data):
+    """(the request's mapping, the script it carries or None) of a request file's bytes."""
+    at = data.rfind(_TRAILER)
+    if at < 0 or not data.endswith(b"\n"):
+        return data, None
+    size = data[at + len(_TRAILER):-1]
+    if not size.isdigit() or int(size) > at:
+        return data, None
+    start = at - int(size)
+    return data[:start], data[start:at]
 
 
 def _unreadable(name, path, problem):
@@ -205,17 +236,20 @@ def sweep(now=None):
 
 
 def reply_path(name):
+    from gridtools.spool import replies
     return os.path.join(replies.folder(), name)
 
 
 def answer(req, code, out="", err=""):
     """Daemon side: write the reply to a request that asked for one."""
+    from gridtools.spool import replies
     if req.wants_reply():
         replies.answer(req.name, req.uid, code, out, err)
 
 
 def wait_reply(name, timeout=30.0):
     """Client side: wait for the daemon's reply; returns (code, out, err) or None on timeout."""
+    from gridtools.spool import replies
     return replies.wait(name, timeout)
 
 

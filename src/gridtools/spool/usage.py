@@ -29,4 +29,6 @@ def load():
 
 
 def save(data):
-    atomic_write(path(), json.dumps(data, separators=(",", ":")), mode=0o644, fsync=True)
+    """Replace the record. Not flushed to disk at once: it is a decayed figure, and it is
+    written again after every pass that changed it (a killed daemon loses nothing)."""
+    atomic_write(path(), json.dumps(data, separators=(",", ":")), mode=0o644, fsync=False)

@@ -198,8 +198,9 @@ def narrow(snap, target):
 
 
 def jobs_of_users(snap, users):
+    live = {r["id"] for r in snap["rows"] if r["state"] != "z"}
     return [{"id": jid, "tasks": None} for jid, info in sorted(snap["jobs"].items())
-            if ("*" in users or info["owner"] in users) and _has_live_rows(snap, jid)]
+            if jid in live and ("*" in users or info["owner"] in users)]
 
 
 def run_command(argv, usage, parse, act, prefix=""):

@@ -10,7 +10,6 @@ qrsh's, and qrsh ends with the command's exit status.
 
 import os
 import sys
-import time
 
 from gridtools.cli.sge.qrsh import Relay, _fifos
 from gridtools.errors import GridError, UsageError
