@@ -112,8 +112,9 @@ def test_better_analyze_explains_an_unmatchable_job(cell, workdir):
 def test_other_users_see_public_facts_only(cell, workdir, users):
     user = users[0]
     cluster = submit(cell, SLEEP + 'environment = "SECRET=x"\nhold = true\nqueue\n', cwd=workdir)
+    # another user sees the job once the daemon took it in (the owner sees it at once)
+    theirs = wait_for(lambda: cell.run("condor_q", str(cluster), "-l", user=user).stdout)
     assert str(cluster) not in "".join(_lines(cell, user=user)[3:4])
-    theirs = cell.run("condor_q", str(cluster), "-l", user=user).stdout
     assert "ClusterId = " in theirs and "Owner = \"root\"" in theirs
     assert "SECRET" not in theirs and "Iwd" not in theirs
     mine = cell.run("condor_q", str(cluster), "-l").stdout

@@ -149,6 +149,7 @@ def _add_unprocessed(snap, spec):
     from gridtools.model.job import Job
     from gridtools.spool.rows import condor_info
     snap["jobs"][spec["id"]]["condor"] = condor_info(Job(spec))
+    snap.setdefault("unprocessed", {})[spec["id"]] = spec      # the caller's own description
 
 
 def task_label(row):

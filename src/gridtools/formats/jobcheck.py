@@ -241,16 +241,31 @@ def task_range(value, field):
     return [first, first + (last - first) // step * step, step]
 
 
+#: most ranges in a PE slot list
+MAX_PE_RANGES = 256
+
+
 def pe_request(value, field):
-    """``[name, min slots, max slots]`` (max 0: no upper bound)."""
+    """``[name, min slots, max slots]`` (max 0: no upper bound), or for a slot list
+    (``-pe mpi 1,2,4,8``) ``[name, [[min, max], ...]]`` (see model.perange)."""
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[1], list):
+        name = object_name(value[0], field)
+        if not 0 < len(value[1]) <= MAX_PE_RANGES:
+            raise _bad(field, f"must hold 1 to {MAX_PE_RANGES} slot ranges")
+        return [name, [_slot_range(item, field) for item in value[1]]]
     if not isinstance(value, list) or len(value) != 3:
         raise _bad(field, "must be [name, min, max]")
-    name = object_name(value[0], field)
-    low = integer(1, MAX_JOB_ID)(value[1], field)
-    high = integer(0, MAX_JOB_ID)(value[2], field)
+    return [object_name(value[0], field)] + _slot_range(value[1:], field)
+
+
+def _slot_range(pair, field):
+    if not isinstance(pair, list) or len(pair) != 2:
+        raise _bad(field, "must be [name, min, max]")
+    low = integer(1, MAX_JOB_ID)(pair[0], field)
+    high = integer(0, MAX_JOB_ID)(pair[1], field)
     if high and high < low:
         raise _bad(field, "has a slot range whose maximum is below its minimum")
-    return [name, low, high]
+    return [low, high]
 
 
 def mail_letters(value, field):

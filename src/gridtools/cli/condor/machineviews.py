@@ -19,6 +19,7 @@ anything is shown.
 
 import os
 import pwd
+import time
 
 from gridtools import cell, seclevels
 from gridtools.classad import ClassAd
@@ -88,11 +89,20 @@ def check_read(err, subsystem):
         raise GridError(seclevels.denied_line(who), 1)
 
 
+#: seconds to wait for the first status of a daemon that has just started
+FIRST_STATUS_WAIT = 5.0
+
+
 def published_status():
     """The daemon's status snapshot, or GridError when no daemon serves the cell."""
     from gridtools.spool import daemonctl, status
     snap = status.read()
-    if snap is None or not daemonctl.running():
+    running = daemonctl.running()
+    deadline = time.monotonic() + FIRST_STATUS_WAIT
+    while snap is None and running and time.monotonic() < deadline:
+        time.sleep(0.02)                # a daemon just started publishes its first status
+        snap = status.read()
+    if snap is None or not running:
         raise GridError(f"Error: Couldn't contact the condor_collector on {cell.hostname()}: the gridtools "
                         f"daemon of cell {cell.root()} is not running", 1)
     return snap

@@ -222,8 +222,9 @@ class AdSource:
             return None
         try:
             spec = jobstore.read_spec(cluster)
-            if spec is None:
-                return None
+            if spec is None:            # submitted a moment ago: the caller's request has it
+                spec = (self.snap.get("unprocessed") or {}).get(cluster)
+                return Job(dict(spec)) if spec is not None else None
             return Job.from_parts(spec, jobstore.read_state(cluster))
         except Exception:  # noqa: BLE001 - unreadable or being written: public facts then
             return None

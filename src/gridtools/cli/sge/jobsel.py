@@ -130,15 +130,23 @@ def _submit_pending(jid):
     return any(req.body["job"]["id"] == jid for req in requests.pending_submits())
 
 
+def in_flight(jid):
+    """True while job ``jid`` was submitted but not yet taken in by the daemon (its id
+    is claimed): any user's request that names it reaches the daemon after the submit."""
+    from gridtools.spool import ids
+    return os.path.lexists(os.path.join(ids.claims_dir("job"), str(jid)))
+
+
 def resolve(items, snap):
     """(targets, missing names) for items: ids are checked against the spool, names
-    and patterns against the snapshot's jobs."""
+    and patterns against the snapshot's jobs. An id the snapshot does not show yet
+    (submitted a moment ago, by anyone) is a target too: the daemon answers for it."""
     jobs = snap["jobs"]
     targets, missing = [], []
     for name, tasks in items:
         if name.isdigit():
             jid = int(name)
-            if jid in jobs and live_in_spool(jid):
+            if live_in_spool(jid) if jid in jobs else (in_flight(jid) or live_in_spool(jid)):
                 targets.append({"id": jid, "tasks": tasks})
             else:
                 missing.append(name)
@@ -181,7 +189,7 @@ def narrow(snap, target):
     when it names none (Grid Engine's "comprises no tasks"). A job that is not an array
     has the one task 1: naming it means the whole job."""
     ranges = target["tasks"]
-    if ranges is None:
+    if ranges is None or target["id"] not in snap["jobs"]:
         return target, None
     jid = target["id"]
     if snap["jobs"][jid].get("array"):

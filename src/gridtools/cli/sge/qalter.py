@@ -252,6 +252,9 @@ def _alter(p):
     targets, missing = jobsel.resolve(items, snap)
     if p.users is not None:
         targets = jobsel.jobs_of_users(snap, p.users)
+    if p.verify not in (None, "n"):        # verifying needs what the status shows of a job
+        missing += [str(t["id"]) for t in targets if t["id"] not in snap["jobs"]]
+        targets = [t for t in targets if t["id"] in snap["jobs"]]
     if p.verify in ("v", "p"):
         from gridtools.cli.sge import qalter_verify
         code = qalter_verify.report(targets, snap, changes, p.context_ops, p.verify)

@@ -73,7 +73,7 @@ def _delete(items, users, force):
         if key in seen:
             continue
         seen.add(key)
-        if snap["jobs"][target["id"]]["owner"] != user and not operator:
+        if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
             denied.add(key)
         else:
             target, problem = jobsel.narrow(snap, target)

@@ -64,7 +64,7 @@ def _hold(prog, items, users, letters, on):
     operator = jobsel.is_operator(user)
     code, sent, kept = 0, [], []
     for target in targets:
-        if snap["jobs"][target["id"]]["owner"] != user and not operator:
+        if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
             target["denied"] = True
         else:
             target, problem = jobsel.narrow(snap, target)
