@@ -53,8 +53,10 @@ def test_a_cell_without_gpus_keeps_gpu_jobs_waiting_and_runs_pipeline_requests(c
     cell.wait_finished(plain)
     reason = wait_for(lambda: [l for l in cell.run("qstat", "-j", str(waiting)).stdout.splitlines()
                                if l.startswith("scheduling info")])
-    assert "gpu" in reason[0]
+    assert 'cannot run at host "testhost" because it offers only hc:gpu=0.000000' in reason[0]
     assert state_of(cell, waiting) == "qw"
+    assert "   hc:gpu=0.000000" in cell.run("qhost", "-F", "gpu").stdout.splitlines()
+    assert "complex_values        gpu=0" in cell.run("qconf", "-se", "testhost").stdout
     names = {line.split()[0] for line in cell.run("qconf", "-sc").stdout.splitlines() if line[:1] != "#"}
     assert {"gpu", "tmem", "tscratch"} <= names
 
