@@ -6,7 +6,7 @@ import re
 import time
 
 from conftest import wait_for
-from qtools import jid_of, queue_line, state_of, wait_state
+from qtools import add_object, jid_of, queue_line, state_of, wait_state
 
 
 def reference(name):
@@ -207,3 +207,21 @@ def test_bad_qrsub_input(cell):
     assert unknown.returncode == 1 and 'unknown resource "nosuchres"' in unknown.stderr
     assert cell.run("qrsub", "-x").returncode == 2
     assert os.listdir(os.path.join(cell.root, "spool", "ars")) == []
+
+
+def test_now_checkpointing_and_mail_options(cell):
+    cell.run("qconf", "-mattr", "queue", "qtype", "BATCH", "all.q", check=True)
+    refused = cell.run("qrsub", "-d", "1:0:0", "-now", "y")
+    assert (refused.returncode, refused.stdout) == (1, "advance_reservation: no suitable queues\n")
+    cell.run("qconf", "-mattr", "queue", "qtype", "BATCH INTERACTIVE", "all.q", check=True)
+    interactive = ar_of(cell.run("qrsub", "-d", "1:0:0", "-now", "y"))
+    add_object(cell, "-Ackpt", "ckpt_name ck\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+               "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen sx\n")
+    assert cell.run("qrsub", "-d", "1:0:0", "-ckpt", "ck").returncode == 1        # not in ckpt_list
+    assert cell.run("qrsub", "-d", "1:0:0", "-ckpt", "absent").returncode == 1
+    cell.run("qconf", "-aattr", "queue", "ckpt_list", "ck", "all.q", check=True)
+    ckpt = ar_of(cell.run("qrsub", "-d", "1:0:0", "-ckpt", "ck", "-M", "me@example.org", "-m", "be"))
+    long = cell.run("qrstat", "-ar", str(ckpt)).stdout.splitlines()
+    assert "checkpoint_name                ck" in long
+    assert "mail_options                   be" in long and "mail_list                      me@example.org" in long
+    assert interactive != ckpt
