@@ -225,3 +225,17 @@ def test_now_checkpointing_and_mail_options(cell):
     assert "checkpoint_name                ck" in long
     assert "mail_options                   be" in long and "mail_list                      me@example.org" in long
     assert interactive != ckpt
+
+
+def test_deleting_a_reservation_deletes_its_jobs(cell):
+    ar = ar_of(cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "2"))
+    running = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "60"))
+    waiting = jid_of(cell.qsub("-ar", str(ar), "-pe", "make", "2", "-b", "y", "sleep", "60"))
+    wait_state(cell, running, "r")
+    assert state_of(cell, waiting) == "qw"
+    gone = cell.run("qrdel", "-f", str(ar))
+    assert (gone.returncode, gone.stdout) == (0, f"root has deleted advance_reservation {ar}\n")
+    cell.wait_finished(running, timeout=20)
+    cell.wait_finished(waiting, timeout=20)
+    assert [r for r in cell.accounting() if r[5] == str(waiting)] == []        # it never ran
+    assert cell.run("qrstat", "-u", "*").stdout == ""
