@@ -68,3 +68,31 @@ def test_a_suspended_queue_migrates_a_job_checkpointed_on_suspension(cell_two_ho
     cell.wait_finished(jid, timeout=30)
     assert [line.split()[0] for line in log(workdir)] == ["run", "migrate", "restart", "clean"]
     assert log(workdir)[2].split()[2] == "node2"
+
+
+def test_shutting_down_the_execution_daemon_migrates_a_job_checkpointed_under_s(workdir):
+    import subprocess
+    from conftest import destroy_cell, make_cell
+    cell = make_cell(slots=1, hosts=["testhost", "node2"])
+    execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists(os.path.join(cell.root, "spool", "execd", "node2", "execd.lock")))
+        setup(cell, workdir, when="s")
+        cell.run("qmod", "-d", "all.q@testhost", check=True)
+        script = f'echo "run $JOB_ID $HOSTNAME RESTARTED=$RESTARTED" >> {workdir}/log\nsleep 60\n'
+        jid = jid_of(cell.qsub("-ckpt", "ck", "-o", "/dev/null", "-j", "y", input=script, cwd=workdir))
+        wait_for(lambda: any(line.startswith("run") for line in log(workdir)), timeout=20)
+        cell.run("qmod", "-e", "all.q@testhost", check=True)
+        cell.run("qmod", "-d", "all.q@node2", check=True)            # the host is being shut down
+        killed = cell.run("qconf", "-ke", "node2")
+        assert killed.returncode == 0, killed.stderr
+        execd.wait(timeout=20)
+        cell.wait_finished(jid, timeout=30)
+        assert log(workdir) == [f"run {jid} node2 RESTARTED=0", f"migrate {jid} node2 RESTARTED=0",
+                                f"restart {jid} testhost RESTARTED=1 dir={workdir}",
+                                f"clean {jid} testhost RESTARTED=1"]
+    finally:
+        if execd.poll() is None:
+            execd.kill()
+        destroy_cell(cell)

@@ -39,6 +39,13 @@ def settings(env, when_override=None):
             "signal": _set(env.get("signal"))}
 
 
+def letters(envs, spec):
+    """The ``when`` letters in force for a job description ``spec`` (its ``-c``
+    letters over its environment's), given the environments by name; "" without one."""
+    env = envs.get(spec.get("ckpt") or "")
+    return settings(env, spec.get("ckpt_when"))["when"] if env is not None else ""
+
+
 def migrates(plan):
     ckpt = plan.get("ckpt") or {}
     return bool(ckpt) and bool(set(ckpt.get("when") or "") & MIGRATING)
