@@ -165,8 +165,15 @@ def test_a_disabled_reserved_queue_puts_the_reservation_in_error(cell):
     cell.run("qmod", "-d", "all.q@testhost", check=True)
     cell.qsub("-b", "y", "true")                           # something to make a pass
     assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "E")
-    explained = cell.run("qrstat", "-ar", str(ar), "-explain").stdout
-    assert "message                        reserved queue all.q@testhost is disabled" in explained
+    long = cell.run("qrstat", "-ar", str(ar)).stdout.splitlines()
+    assert long[7:9] == ["duration                       01:00:00",
+                         "message                        reserved queue all.q@testhost is disabled"]
+    table = cell.run("qrstat", "-explain").stdout.splitlines()
+    assert table[3:] == ["       reserved queue all.q@testhost is disabled"]
+    assert len(cell.run("qrstat").stdout.splitlines()) == 3
+    xml = cell.run("qrstat", "-explain", "-xml").stdout
+    assert ("<duration>01:00:00</duration>\n      <message>reserved queue all.q@testhost is disabled"
+            "</message>\n   </ar_summary>") in xml
     cell.run("qmod", "-e", "all.q@testhost", check=True)
     cell.qsub("-b", "y", "true")
     assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "w")
