@@ -96,3 +96,22 @@ def test_shutting_down_the_execution_daemon_migrates_a_job_checkpointed_under_s(
         if execd.poll() is None:
             execd.kill()
         destroy_cell(cell)
+
+
+def test_without_commands_the_job_gets_the_environments_signal_before_it_migrates(cell_two_hosts, workdir):
+    """signal usr2, no commands: the job is given the signal and time to save its state
+    and end (it takes a second here) before it restarts elsewhere."""
+    cell = cell_two_hosts
+    add_object(cell, "-Ackpt", "ckpt_name sig\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+               f"restart_command none\nclean_command none\nckpt_dir {workdir}\nsignal usr2\nwhen x\n")
+    cell.run("qconf", "-aattr", "queue", "ckpt_list", "sig", "all.q", check=True)
+    cell.run("qmod", "-d", "all.q@node2", check=True)
+    script = (f'trap \'sleep 1; echo "usr2 $HOSTNAME" >> {workdir}/log; exit 0\' USR2\n'
+              f'echo "run $HOSTNAME RESTARTED=$RESTARTED" >> {workdir}/log\n'
+              'if [ "$RESTARTED" = 1 ]; then exit 0; fi\nwhile true; do sleep 0.1; done\n')
+    jid = jid_of(cell.qsub("-ckpt", "sig", "-o", "/dev/null", "-j", "y", input=script, cwd=workdir))
+    wait_for(lambda: any(line.startswith("run") for line in log(workdir)), timeout=20)
+    cell.run("qmod", "-e", "all.q@node2", check=True)
+    cell.run("qmod", "-s", "all.q@testhost", check=True)
+    cell.wait_finished(jid, timeout=30)
+    assert log(workdir) == ["run testhost RESTARTED=0", "usr2 testhost", "run node2 RESTARTED=1"]
