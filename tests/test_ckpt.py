@@ -4,10 +4,21 @@ restart command, and runs its clean command at the end; under "x" a suspended qu
 migrates it too."""
 
 import os
-import time
 
-from conftest import wait_for
+import pytest
+
+from conftest import destroy_cell, make_cell, wait_for
 from qtools import add_object, jid_of
+
+
+@pytest.fixture
+def two_execds():
+    """Hosts testhost and node2, one slot each, each served by its own execution daemon."""
+    cell = make_cell(slots=1, hosts=["testhost", "node2"], execds=True)
+    try:
+        yield cell
+    finally:
+        destroy_cell(cell)
 
 CKPT = """ckpt_name          ck
 interface          userdefined
@@ -45,8 +56,8 @@ def start_on_first_host(cell, workdir):
     return jid
 
 
-def test_a_flushed_host_migrates_the_job(cell_two_hosts, workdir):
-    cell = cell_two_hosts
+def test_a_flushed_host_migrates_the_job(two_execds, workdir):
+    cell = two_execds
     setup(cell, workdir)
     jid = start_on_first_host(cell, workdir)
     cell.run("gridtools", "host", "flush", "testhost", check=True)
@@ -60,8 +71,8 @@ def test_a_flushed_host_migrates_the_job(cell_two_hosts, workdir):
     assert hosts == ["testhost", "node2"]
 
 
-def test_a_suspended_queue_migrates_a_job_checkpointed_on_suspension(cell_two_hosts, workdir):
-    cell = cell_two_hosts
+def test_a_suspended_queue_migrates_a_job_checkpointed_on_suspension(two_execds, workdir):
+    cell = two_execds
     setup(cell, workdir, when="x")
     jid = start_on_first_host(cell, workdir)
     cell.run("qmod", "-s", "all.q@testhost", check=True)
@@ -72,7 +83,6 @@ def test_a_suspended_queue_migrates_a_job_checkpointed_on_suspension(cell_two_ho
 
 def test_shutting_down_the_execution_daemon_migrates_a_job_checkpointed_under_s(workdir):
     import subprocess
-    from conftest import destroy_cell, make_cell
     cell = make_cell(slots=1, hosts=["testhost", "node2"])
     execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
