@@ -246,3 +246,34 @@ def test_deleting_a_reservation_deletes_its_jobs(cell):
     cell.wait_finished(waiting, timeout=20)
     assert [r for r in cell.accounting() if r[5] == str(waiting)] == []        # it never ran
     assert cell.run("qrstat", "-u", "*").stdout == ""
+
+
+def test_on_hosts_with_their_own_execution_daemons_a_window_serves_only_its_jobs(workdir):
+    """Two hosts of one slot, each with its own execd. The reservation takes node2's slot
+    from 10 s from now for 10 s: a job without a run time limit never gets node2, a 2 s
+    job runs there before the window, the reservation's job only inside it (killed at
+    its end); afterwards node2 is the cell's again."""
+    from conftest import destroy_cell, make_cell
+    cell = make_cell(slots=1, hosts=["testhost", "node2"], execds=True)
+    try:
+        ar = ar_of(cell.run("qrsub", "-a", at(10), "-e", at(20), "-q", "all.q@node2"))
+        window = [line.split(None, 1)[1] for line in cell.run("qrstat", "-ar", str(ar)).stdout.splitlines()
+                  if line.split()[:1] in (["start_time"], ["end_time"])]
+        begin, end = (time.mktime(time.strptime(w, "%m/%d/%Y %H:%M:%S")) for w in window)
+        endless = [jid_of(cell.qsub("-b", "y", "sleep", "120", cwd=workdir)) for _ in range(2)]
+        wait_state(cell, endless[0], "r")
+        short = jid_of(cell.qsub("-l", "h_rt=2", "-b", "y", "sleep", "1", cwd=workdir))
+        inside = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "120", cwd=workdir))
+        cell.wait_finished(short, timeout=20)
+        wait_state(cell, inside, "r", timeout=30)
+        assert state_of(cell, endless[1]) == "qw"
+        cell.wait_finished(inside, timeout=30)
+        wait_state(cell, endless[1], "r", timeout=30)
+        records = {int(r[5]): r for r in cell.accounting()}
+        assert records[short][1] == "node2" and int(records[short][10]) <= begin
+        assert records[inside][1] == "node2"
+        assert begin <= int(records[inside][9]) and int(records[inside][10]) <= end + 5
+        assert [line.split()[7] for line in cell.run("qstat").stdout.splitlines()[2:]] == [
+            "all.q@testhost", "all.q@node2"]
+    finally:
+        destroy_cell(cell)
