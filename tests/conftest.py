@@ -151,6 +151,16 @@ class Cell:
     def stop_daemon(self):
         self.run("gridtools", "daemon", "stop")
 
+    def start_execds(self, hosts=None):
+        """Run ``gridtools execd --host H`` for each host (default: all of the cell's) and
+        wait until each holds its lock; destroy_cell ends them with the cell's processes."""
+        hosts = hosts or [n for n in os.listdir(os.path.join(self.root, "etc", "exechosts")) if n != "global"]
+        procs = [subprocess.Popen(["gridtools", "execd", "--host", h], env=self.env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for h in hosts]
+        for h in hosts:
+            wait_for(lambda h=h: os.path.exists(os.path.join(self.root, "spool", "execd", h, "execd.lock")))
+        return procs
+
 
 def _kill_cell_processes(root):
     """Kill every process whose environment or command line points into the cell."""
@@ -167,7 +177,8 @@ def _kill_cell_processes(root):
             continue
 
 
-def make_cell(slots=2, hosts=None, start=True):
+def make_cell(slots=2, hosts=None, start=True, execds=False):
+    """A new cell; ``execds``: every host served by its own ``gridtools execd --host``."""
     root = tempfile.mkdtemp(prefix="gtcell-", dir="/tmp")
     os.chmod(root, 0o755)
     host = (hosts or ["testhost"])[0]
@@ -184,6 +195,8 @@ def make_cell(slots=2, hosts=None, start=True):
         fh.write(text.replace("np_load_avg=1.75", "NONE"))
     if start:
         c.start_daemon()
+        if execds:
+            c.start_execds()
     return c
 
 

@@ -48,7 +48,7 @@ def times(cell, jid):
 
 @pytest.fixture
 def license_cell():
-    cell = make_cell(slots=1, hosts=["bilbur", "carc", "es-ergb01-01"])
+    cell = make_cell(slots=1, hosts=["bilbur", "carc", "es-ergb01-01"], execds=True)
     try:
         add_complex(cell, "license             lic        INT       <=    YES         YES        0        100")
         cell.run("qconf", "-mattr", "exechost", "complex_values", "license=5", "global", check=True)
@@ -96,7 +96,7 @@ def mpi_pe():
 
 
 def test_a_big_reserved_job_is_not_starved_and_only_short_jobs_backfill(workdir):
-    cell = make_cell(slots=2, hosts=["h1", "h2"])
+    cell = make_cell(slots=2, hosts=["h1", "h2"], execds=True)
     try:
         add_object(cell, "-Ap", mpi_pe())
         cell.run("qconf", "-aattr", "queue", "pe_list", "mpi4", "all.q", check=True)

@@ -21,7 +21,7 @@ ORDER = ["gtalice", "gtalice", "gtbob", "gtalice", "gtalice", "gtalice", "gtbob"
 
 @pytest.fixture
 def guide_cell(users, workdir):
-    cell = make_cell(slots=4, hosts=["host1", "host2", "host3"])
+    cell = make_cell(slots=4, hosts=["host1", "host2", "host3"], execds=True)
     try:
         add_object(cell, "-Ahgrp", "group_name @linux\nhostlist host1 host2\n")
         for text in SETS.values():

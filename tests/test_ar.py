@@ -6,7 +6,7 @@ import re
 import time
 
 from conftest import wait_for
-from qtools import jid_of, queue_line, state_of, wait_state
+from qtools import add_object, jid_of, queue_line, state_of, wait_state
 
 
 def reference(name):
@@ -165,8 +165,15 @@ def test_a_disabled_reserved_queue_puts_the_reservation_in_error(cell):
     cell.run("qmod", "-d", "all.q@testhost", check=True)
     cell.qsub("-b", "y", "true")                           # something to make a pass
     assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "E")
-    explained = cell.run("qrstat", "-ar", str(ar), "-explain").stdout
-    assert "message                        reserved queue all.q@testhost is disabled" in explained
+    long = cell.run("qrstat", "-ar", str(ar)).stdout.splitlines()
+    assert long[7:9] == ["duration                       01:00:00",
+                         "message                        reserved queue all.q@testhost is disabled"]
+    table = cell.run("qrstat", "-explain").stdout.splitlines()
+    assert table[3:] == ["       reserved queue all.q@testhost is disabled"]
+    assert len(cell.run("qrstat").stdout.splitlines()) == 3
+    xml = cell.run("qrstat", "-explain", "-xml").stdout
+    assert ("<duration>01:00:00</duration>\n      <message>reserved queue all.q@testhost is disabled"
+            "</message>\n   </ar_summary>") in xml
     cell.run("qmod", "-e", "all.q@testhost", check=True)
     cell.qsub("-b", "y", "true")
     assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "w")
@@ -207,3 +214,66 @@ def test_bad_qrsub_input(cell):
     assert unknown.returncode == 1 and 'unknown resource "nosuchres"' in unknown.stderr
     assert cell.run("qrsub", "-x").returncode == 2
     assert os.listdir(os.path.join(cell.root, "spool", "ars")) == []
+
+
+def test_now_checkpointing_and_mail_options(cell):
+    cell.run("qconf", "-mattr", "queue", "qtype", "BATCH", "all.q", check=True)
+    refused = cell.run("qrsub", "-d", "1:0:0", "-now", "y")
+    assert (refused.returncode, refused.stdout) == (1, "advance_reservation: no suitable queues\n")
+    cell.run("qconf", "-mattr", "queue", "qtype", "BATCH INTERACTIVE", "all.q", check=True)
+    interactive = ar_of(cell.run("qrsub", "-d", "1:0:0", "-now", "y"))
+    add_object(cell, "-Ackpt", "ckpt_name ck\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+               "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen sx\n")
+    assert cell.run("qrsub", "-d", "1:0:0", "-ckpt", "ck").returncode == 1        # not in ckpt_list
+    assert cell.run("qrsub", "-d", "1:0:0", "-ckpt", "absent").returncode == 1
+    cell.run("qconf", "-aattr", "queue", "ckpt_list", "ck", "all.q", check=True)
+    ckpt = ar_of(cell.run("qrsub", "-d", "1:0:0", "-ckpt", "ck", "-M", "me@example.org", "-m", "be"))
+    long = cell.run("qrstat", "-ar", str(ckpt)).stdout.splitlines()
+    assert "checkpoint_name                ck" in long
+    assert "mail_options                   be" in long and "mail_list                      me@example.org" in long
+    assert interactive != ckpt
+
+
+def test_deleting_a_reservation_deletes_its_jobs(cell):
+    ar = ar_of(cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "2"))
+    running = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "60"))
+    waiting = jid_of(cell.qsub("-ar", str(ar), "-pe", "make", "2", "-b", "y", "sleep", "60"))
+    wait_state(cell, running, "r")
+    assert state_of(cell, waiting) == "qw"
+    gone = cell.run("qrdel", "-f", str(ar))
+    assert (gone.returncode, gone.stdout) == (0, f"root has deleted advance_reservation {ar}\n")
+    cell.wait_finished(running, timeout=20)
+    cell.wait_finished(waiting, timeout=20)
+    assert [r for r in cell.accounting() if r[5] == str(waiting)] == []        # it never ran
+    assert cell.run("qrstat", "-u", "*").stdout == ""
+
+
+def test_on_hosts_with_their_own_execution_daemons_a_window_serves_only_its_jobs(workdir):
+    """Two hosts of one slot, each with its own execd. The reservation takes node2's slot
+    from 10 s from now for 10 s: a job without a run time limit never gets node2, a 2 s
+    job runs there before the window, the reservation's job only inside it (killed at
+    its end); afterwards node2 is the cell's again."""
+    from conftest import destroy_cell, make_cell
+    cell = make_cell(slots=1, hosts=["testhost", "node2"], execds=True)
+    try:
+        ar = ar_of(cell.run("qrsub", "-a", at(10), "-e", at(20), "-q", "all.q@node2"))
+        window = [line.split(None, 1)[1] for line in cell.run("qrstat", "-ar", str(ar)).stdout.splitlines()
+                  if line.split()[:1] in (["start_time"], ["end_time"])]
+        begin, end = (time.mktime(time.strptime(w, "%m/%d/%Y %H:%M:%S")) for w in window)
+        endless = [jid_of(cell.qsub("-b", "y", "sleep", "120", cwd=workdir)) for _ in range(2)]
+        wait_state(cell, endless[0], "r")
+        short = jid_of(cell.qsub("-l", "h_rt=2", "-b", "y", "sleep", "1", cwd=workdir))
+        inside = jid_of(cell.qsub("-ar", str(ar), "-b", "y", "sleep", "120", cwd=workdir))
+        cell.wait_finished(short, timeout=20)
+        wait_state(cell, inside, "r", timeout=30)
+        assert state_of(cell, endless[1]) == "qw"
+        cell.wait_finished(inside, timeout=30)
+        wait_state(cell, endless[1], "r", timeout=30)
+        records = {int(r[5]): r for r in cell.accounting()}
+        assert records[short][1] == "node2" and int(records[short][10]) <= begin
+        assert records[inside][1] == "node2"
+        assert begin <= int(records[inside][9]) and int(records[inside][10]) <= end + 5
+        assert [line.split()[7] for line in cell.run("qstat").stdout.splitlines()[2:]] == [
+            "all.q@testhost", "all.q@node2"]
+    finally:
+        destroy_cell(cell)

@@ -66,6 +66,9 @@ def refused(proc, code, line):
      'Unable to run job: attribute "h_rt" is not a time value: "99999999999999999999999" is out of '
      "range (at most 4294967295 seconds)"),
     (["-l", "nosuchres=1"], 1, 'Unable to run job: unknown resource "nosuchres"'),
+    (["-w", "e", "-l", "nosuchres=1"], 1, 'Unable to run job: unknown resource "nosuchres"'),
+    (["-soft", "-l", "nosuchres=1"], 1, 'Unable to run job: unknown resource "nosuchres"'),
+    (["-l", "np_load_avg=1"], 1, 'Unable to run job: resource "np_load_avg" configured as non requestable'),
     (["-l", ""], 2, 'qsub: Wrong resource list format "" specified to -l option'),
     (["-l", "h_rt="], 2, 'qsub: Wrong resource list format "h_rt=" specified to -l option'),
     (["-hold_jid", ""], 2, 'qsub: Wrong jid_hold list format "" specified to -hold_jid option'),

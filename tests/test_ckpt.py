@@ -4,10 +4,21 @@ restart command, and runs its clean command at the end; under "x" a suspended qu
 migrates it too."""
 
 import os
-import time
 
-from conftest import wait_for
+import pytest
+
+from conftest import destroy_cell, make_cell, wait_for
 from qtools import add_object, jid_of
+
+
+@pytest.fixture
+def two_execds():
+    """Hosts testhost and node2, one slot each, each served by its own execution daemon."""
+    cell = make_cell(slots=1, hosts=["testhost", "node2"], execds=True)
+    try:
+        yield cell
+    finally:
+        destroy_cell(cell)
 
 CKPT = """ckpt_name          ck
 interface          userdefined
@@ -45,8 +56,8 @@ def start_on_first_host(cell, workdir):
     return jid
 
 
-def test_a_flushed_host_migrates_the_job(cell_two_hosts, workdir):
-    cell = cell_two_hosts
+def test_a_flushed_host_migrates_the_job(two_execds, workdir):
+    cell = two_execds
     setup(cell, workdir)
     jid = start_on_first_host(cell, workdir)
     cell.run("gridtools", "host", "flush", "testhost", check=True)
@@ -60,11 +71,57 @@ def test_a_flushed_host_migrates_the_job(cell_two_hosts, workdir):
     assert hosts == ["testhost", "node2"]
 
 
-def test_a_suspended_queue_migrates_a_job_checkpointed_on_suspension(cell_two_hosts, workdir):
-    cell = cell_two_hosts
+def test_a_suspended_queue_migrates_a_job_checkpointed_on_suspension(two_execds, workdir):
+    cell = two_execds
     setup(cell, workdir, when="x")
     jid = start_on_first_host(cell, workdir)
     cell.run("qmod", "-s", "all.q@testhost", check=True)
     cell.wait_finished(jid, timeout=30)
     assert [line.split()[0] for line in log(workdir)] == ["run", "migrate", "restart", "clean"]
     assert log(workdir)[2].split()[2] == "node2"
+
+
+def test_shutting_down_the_execution_daemon_migrates_a_job_checkpointed_under_s(workdir):
+    import subprocess
+    cell = make_cell(slots=1, hosts=["testhost", "node2"])
+    execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists(os.path.join(cell.root, "spool", "execd", "node2", "execd.lock")))
+        setup(cell, workdir, when="s")
+        cell.run("qmod", "-d", "all.q@testhost", check=True)
+        script = f'echo "run $JOB_ID $HOSTNAME RESTARTED=$RESTARTED" >> {workdir}/log\nsleep 60\n'
+        jid = jid_of(cell.qsub("-ckpt", "ck", "-o", "/dev/null", "-j", "y", input=script, cwd=workdir))
+        wait_for(lambda: any(line.startswith("run") for line in log(workdir)), timeout=20)
+        cell.run("qmod", "-e", "all.q@testhost", check=True)
+        cell.run("qmod", "-d", "all.q@node2", check=True)            # the host is being shut down
+        killed = cell.run("qconf", "-ke", "node2")
+        assert killed.returncode == 0, killed.stderr
+        execd.wait(timeout=20)
+        cell.wait_finished(jid, timeout=30)
+        assert log(workdir) == [f"run {jid} node2 RESTARTED=0", f"migrate {jid} node2 RESTARTED=0",
+                                f"restart {jid} testhost RESTARTED=1 dir={workdir}",
+                                f"clean {jid} testhost RESTARTED=1"]
+    finally:
+        if execd.poll() is None:
+            execd.kill()
+        destroy_cell(cell)
+
+
+def test_without_commands_the_job_gets_the_environments_signal_before_it_migrates(cell_two_hosts, workdir):
+    """signal usr2, no commands: the job is given the signal and time to save its state
+    and end (it takes a second here) before it restarts elsewhere."""
+    cell = cell_two_hosts
+    add_object(cell, "-Ackpt", "ckpt_name sig\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+               f"restart_command none\nclean_command none\nckpt_dir {workdir}\nsignal usr2\nwhen x\n")
+    cell.run("qconf", "-aattr", "queue", "ckpt_list", "sig", "all.q", check=True)
+    cell.run("qmod", "-d", "all.q@node2", check=True)
+    script = (f'trap \'sleep 1; echo "usr2 $HOSTNAME" >> {workdir}/log; exit 0\' USR2\n'
+              f'echo "run $HOSTNAME RESTARTED=$RESTARTED" >> {workdir}/log\n'
+              'if [ "$RESTARTED" = 1 ]; then exit 0; fi\nwhile true; do sleep 0.1; done\n')
+    jid = jid_of(cell.qsub("-ckpt", "sig", "-o", "/dev/null", "-j", "y", input=script, cwd=workdir))
+    wait_for(lambda: any(line.startswith("run") for line in log(workdir)), timeout=20)
+    cell.run("qmod", "-e", "all.q@node2", check=True)
+    cell.run("qmod", "-s", "all.q@testhost", check=True)
+    cell.wait_finished(jid, timeout=30)
+    assert log(workdir) == ["run testhost RESTARTED=0", "usr2 testhost", "run node2 RESTARTED=1"]

@@ -34,17 +34,27 @@ def test_devices_are_distinct_and_freed(cell, workdir):
     cell.run("qdel", str(two), check=True)
 
 
-def test_a_third_gpu_job_waits_and_qhost_shows_what_is_left(cell, workdir):
-    cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
-    big, out = gpu_job(cell, workdir, "big", 2, 60)
-    assert sorted(env_of(out)["CUDA"].split(",")) == ["0", "1"]
-    third, _ = gpu_job(cell, workdir, "third", 1, 1)
-    wait_for(lambda: "hc:gpu" in cell.run("qstat", "-j", str(third)).stdout)
-    assert state_of(cell, third) == "qw"
-    assert "offers only hc:gpu=0.000000" in cell.run("qstat", "-j", str(third)).stdout
-    assert "   hc:gpu=0.000000" in cell.run("qhost", "-F", "gpu").stdout.splitlines()
-    cell.run("qdel", str(big), check=True)
-    wait_state(cell, third, "r")
+def test_a_third_gpu_job_waits_and_qhost_shows_what_is_left(workdir):
+    """Two hosts served by their own execution daemons; testhost offers gpu=2, node2 none."""
+    from conftest import destroy_cell, make_cell
+    cell = make_cell(hosts=["testhost", "node2"], execds=True)
+    try:
+        cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
+        big, out = gpu_job(cell, workdir, "big", 2, 60)
+        assert sorted(env_of(out)["CUDA"].split(",")) == ["0", "1"]
+        third, _ = gpu_job(cell, workdir, "third", 1, 1)
+        wait_for(lambda: "hc:gpu" in cell.run("qstat", "-j", str(third)).stdout)
+        assert state_of(cell, third) == "qw"
+        why = cell.run("qstat", "-j", str(third)).stdout
+        assert 'cannot run at host "testhost" because it offers only hc:gpu=0.000000' in why
+        assert 'cannot run at host "node2" because it offers only hc:gpu=0.000000' in why
+        shown = cell.run("qhost", "-F", "gpu").stdout.splitlines()
+        assert shown[3:] == ["node2                   " + shown[3][24:], "   hc:gpu=0.000000",
+                             "testhost                " + shown[5][24:], "   hc:gpu=0.000000"]
+        cell.run("qdel", str(big), check=True)
+        wait_state(cell, third, "r")
+    finally:
+        destroy_cell(cell)
 
 
 def test_a_cell_without_gpus_keeps_gpu_jobs_waiting_and_runs_pipeline_requests(cell, workdir):
@@ -53,8 +63,10 @@ def test_a_cell_without_gpus_keeps_gpu_jobs_waiting_and_runs_pipeline_requests(c
     cell.wait_finished(plain)
     reason = wait_for(lambda: [l for l in cell.run("qstat", "-j", str(waiting)).stdout.splitlines()
                                if l.startswith("scheduling info")])
-    assert "gpu" in reason[0]
+    assert 'cannot run at host "testhost" because it offers only hc:gpu=0.000000' in reason[0]
     assert state_of(cell, waiting) == "qw"
+    assert "   hc:gpu=0.000000" in cell.run("qhost", "-F", "gpu").stdout.splitlines()
+    assert "complex_values        gpu=0" in cell.run("qconf", "-se", "testhost").stdout
     names = {line.split()[0] for line in cell.run("qconf", "-sc").stdout.splitlines() if line[:1] != "#"}
     assert {"gpu", "tmem", "tscratch"} <= names
 

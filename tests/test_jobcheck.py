@@ -34,6 +34,9 @@ def test_a_description_qsub_makes_passes_and_loses_only_daemon_fields():
     ({"account": "x:y"}, "account string"),
     ({"tasks": [1, 10, 0]}, 'field "tasks"'),
     ({"pe": ["smp", 4, 2]}, "maximum is below"),
+    ({"pe": ["mpi", [[4, 2], [8, 8]]]}, "maximum is below"),
+    ({"pe": ["mpi", [[1, 1]] * 65]}, "1 to 64 [min, max] slot ranges"),
+    ({"pe": ["mpi", [1, 2]]}, "slot ranges"),
     ({"resources": {"hard": {"h_rt": "soon"}, "soft": {}}}, 'resource "h_rt"'),
     ({"cwd": "tmp"}, "absolute path"),
     ({"env": {"A=B": ""}}, 'variable name with "="'),
@@ -44,6 +47,12 @@ def test_bad_fields_are_named(fields, words):
         jobcheck.check(_spec(**fields))
     assert words in str(info.value)
     assert "\n" not in str(info.value) and "\x1b" not in str(info.value)
+
+
+def test_pe_slot_lists_pass_sorted():
+    spec = _spec(pe=options.pe_request("mpi", "8,1,2-4,16-"))
+    assert jobcheck.check(spec)["pe"] == ["mpi", [[1, 1], [2, 4], [8, 8], [16, 0]]]
+    assert jobcheck.check(_spec(pe=options.pe_request("smp", "2-4")))["pe"] == ["smp", 2, 4]
 
 
 def test_array_size_is_checked_before_the_range():

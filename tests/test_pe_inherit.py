@@ -1,9 +1,8 @@
-"""Parallel jobs across execution hosts: a $round_robin job over two hosts served by
-their own execution daemons gets a correct PE_HOSTFILE, runs its PE start and stop
+"""Parallel jobs across execution hosts: a $round_robin job over two hosts, each served by
+its own execution daemon, gets a correct PE_HOSTFILE, runs its PE start and stop
 procedures, and starts a task on the second host with qrsh -inherit, accounted to it."""
 
 import os
-import subprocess
 import time
 
 import pytest
@@ -36,17 +35,12 @@ echo "elsewhere status $?"
 
 @pytest.fixture
 def two_hosts(workdir):
-    cell = make_cell(slots=2, hosts=["testhost", "node2"])
-    execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cell = make_cell(slots=2, hosts=["testhost", "node2"], execds=True)
     try:
-        wait_for(lambda: os.path.exists(os.path.join(cell.root, "spool", "execd", "node2", "execd.lock")))
         with open(os.path.join(workdir, "proc.sh"), "w") as fh:
             fh.write('echo "$1 $2 $(tr "\\n" " " < "$3")" >> %s/procs\n' % workdir)
         yield cell
     finally:
-        execd.terminate()
-        execd.wait(timeout=10)
         destroy_cell(cell)
 
 

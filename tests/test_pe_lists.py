@@ -24,3 +24,14 @@ def test_bad_slot_lists_and_wildcard_names(cell, workdir):
                    "-xml").stdout
     ranges = xml.split("<JB_pe_range>")[1].split("</JB_pe_range>")[0]
     assert ranges.count("<ranges>") == 2 and "<RN_max>6</RN_max>" in ranges
+
+
+def test_qalter_gives_a_pending_job_a_slot_list(cell, workdir):
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    altered = cell.run("qalter", "-pe", "mpi", "1,2,4", str(jid))
+    assert altered.returncode == 0, altered.stderr
+    assert "parallel environment:  mpi range: 1,2,4" in cell.run("qstat", "-j", str(jid)).stdout
+    cell.run("qrls", str(jid), check=True)
+    cell.wait_finished(jid)
+    record = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)])[0]
+    assert (record[33], record[34]) == ("mpi", "2")

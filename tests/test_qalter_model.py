@@ -37,6 +37,9 @@ def test_environment_of_submission_goes_with_export_all():
     ({"pe": ["smp", "2", 2]}, [], ["pe"]),
     ({"resources": {"medium": {}}}, [], ["resources"]),
     ({"tc": None, "rerun": False, "pe": ["smp", 1, 0]}, [], []),
+    ({"pe": ["mpi", [[1, 1], [2, 2], [4, 0]]]}, [], []),
+    ({"pe": ["mpi", [[1, "2"]]]}, [], ["pe"]),
+    ({"pe": ["mpi", []]}, [], ["pe"]),
     ({}, [["add", "a"]], ["context"]),
     ({}, [["set"], ["del", "a"], ["add", "a", "b"]], []),
 ])

@@ -82,7 +82,7 @@ def test_attribute_files(cell, workdir):
 def test_other_objects(cell):
     ok(cell, "-aattr", "exechost", "complex_values", "h_vmem=4G", "testhost")
     ok(cell, "-mattr", "exechost", "complex_values", "h_vmem=8G", "testhost")
-    assert line_of(ok(cell, "-se", "testhost").stdout, "complex_values") == "complex_values        h_vmem=8G"
+    assert line_of(ok(cell, "-se", "testhost").stdout, "complex_values") == "complex_values        gpu=0,h_vmem=8G"
     assert fails(cell, "-mattr", "exechost", "load_values", "x=1", "testhost").startswith("denied:")
     ok(cell, "-aattr", "hostgroup", "hostlist", "node2", "@allhosts")
     assert ok(cell, "-shgrp", "@allhosts").stdout == "group_name @allhosts\nhostlist testhost node2\n"

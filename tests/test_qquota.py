@@ -32,6 +32,9 @@ def test_qquota_shows_the_slots_in_use(cell, users, workdir):
     assert cell.run("qquota", user="gtbob").stdout.splitlines()[2:] == []    # bob uses nothing
     everyone = cell.run("qquota", "-u", "*", user="gtbob").stdout.splitlines()
     assert everyone[2:] == [got[2]]
+    for picked in (["-q", "all.q"], ["-l", "slots"], ["-h", "testhost"], ["-pe", "smp"], ["-P", "p1"]):
+        assert cell.run("qquota", "-u", "*", *picked).stdout.splitlines()[2:] == [got[2]], picked
+    assert cell.run("qquota", "-u", "*", "-l", "h_vmem").stdout.splitlines()[2:] == []
     xml = cell.run("qquota", "-u", "*", "-xml").stdout
     assert "<limit resource='slots' limit='100' value='2'/>" in xml
     assert "<users>gtalice</users>" in xml

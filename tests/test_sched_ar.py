@@ -120,3 +120,15 @@ def test_admission_of_a_new_reservation():
     assert admit(snap, request(other, "-q all.q@h1"), "alice", 3500, 5000).ok is False
     assert admit(snap, request(other), "alice", 3500, 5000).granted == (("all.q", "h2", 1),)
     assert admit(snap, request(other, "-q all.q@h1"), "alice", 4000, 5000).ok
+
+
+def test_an_overloaded_host_is_still_reserved_for_later():
+    """h1 and h2 are over all.q's load threshold now (np_load_avg 2.5 >= 1.75): no job
+    starts there, but a reservation for 3000..6600 is granted all the same."""
+    loaded = cell(ars=[], queue={"load_thresholds": "np_load_avg=1.75"},
+                  load={"h1": {"np_load_avg": 2.5}, "h2": {"np_load_avg": 2.5}}, jobs=[{"id": 1}])
+    decisions, started = run(loaded)
+    assert started == []
+    assert "dropped because it is overloaded" in reasons(decisions, 1)[0]
+    snap = snapshot(loaded)
+    assert admit(snap, request(loaded), "alice", 3000, 6600).granted == (("all.q", "h1", 1),)

@@ -58,14 +58,19 @@ def test_load_values_are_compared_with_requests():
 
 
 def test_a_gpu_job_waits_with_a_clear_reason_where_no_host_has_gpus():
-    """gpu is a consumable defined in the complex but offered by no host: unknown there.
-    On a host offering gpu=0 the reason is the amount left."""
+    """gpu is a consumable defined in the complex but offered by no host (their
+    complex_values NONE): unknown there. The shipped cell's hosts offer gpu=0 where the
+    machine has no GPUs: the reason is the amount left."""
     base = {"hosts": ["h1", "h2"], "slots": 4, "complex": ["gpu gpu INT <= YES YES 0 0"]}
-    decisions, started = run({**base, "jobs": [{"id": 1, "qsub": "-l gpu=1"}]})
+    undefined = {"h1": {"complex_values": "NONE"}, "h2": {"complex_values": "NONE"}}
+    decisions, started = run({**base, "exechost": undefined, "jobs": [{"id": 1, "qsub": "-l gpu=1"}]})
     assert started == []
     assert reasons(decisions, 1) == [
         '(-l gpu=1) cannot run in queue "all.q@h1" because job requests unknown resource (gpu)',
         '(-l gpu=1) cannot run in queue "all.q@h2" because job requests unknown resource (gpu)']
+    decisions, started = run({**base, "jobs": [{"id": 1, "qsub": "-l gpu=1"}]})
+    assert reasons(decisions, 1) == ['(-l gpu=1) cannot run at host "h1" because it offers only hc:gpu=0.000000',
+                                     '(-l gpu=1) cannot run at host "h2" because it offers only hc:gpu=0.000000']
     decisions, started = run({**base, "exechost": {"h1": {"complex_values": "gpu=0"},
                                                    "h2": {"complex_values": "gpu=2"}},
                               "jobs": [{"id": i, "qsub": "-l gpu=1"} for i in (1, 2, 3)]})

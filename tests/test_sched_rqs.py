@@ -260,3 +260,48 @@ def test_dynamic_values():
     qset = _one_set("hosts {@linux_hosts} to slots=$num_proc*5")
     assert qset.rules[0].limits[0].terms == ((5.0, "num_proc"),)
     assert _one_set("name per_user users {*} to slots=4").rules[0].label == "s/per_user"
+
+
+def test_qquota_filters_by_queue_pe_project_and_resource():
+    """qquota -q, -pe, -P and -l pick rows: alice runs 2 slots of mpi in project p1 on
+    h1 (lic=1 per slot), bob 1 slot in p2 on h2 in queue b.q (lic=1). Per project: p1
+    2/6, p2 1/6; mpi 2/8; per queue and user: all.q alice 2/4, b.q bob 1/4; lic 3/5."""
+    sc = {"hosts": ["h1", "h2"], "slots": 4, "complex": ["lic lic INT <= YES YES 0 0"],
+          "queues": {"b.q": {}},
+          "objects": {**rqs_set("per_project", "projects {p1,p2} to slots=6"),
+                      **rqs_set("per_pe", "pes {mpi} to slots=8"),
+                      **rqs_set("per_queue", "users {*} queues {all.q,b.q} to slots=4"),
+                      **rqs_set("licenses", "users * to lic=5"),
+                      "pe/mpi": pe("mpi", 8)},
+          "running": [{"job": 1, "owner": "alice", "granted": "all.q@h1=2", "pe": "mpi", "project": "p1",
+                       "l": "lic=1"},
+                      {"job": 2, "owner": "bob", "granted": "b.q@h2=1", "project": "p2", "l": "lic=1"}]}
+    snap = snapshot(sc)
+    everyone = {"users": ["*"]}
+    assert _table(rqs.quota_rows(snap, **everyone)) == [
+        ("licenses/1", "lic=3/5", "-"),
+        ("per_pe/1", "slots=2/8", "pes mpi"),
+        ("per_project/1", "slots=1/6", "projects p2"),
+        ("per_project/1", "slots=2/6", "projects p1"),
+        ("per_queue/1", "slots=1/4", "users bob queues b.q"),
+        ("per_queue/1", "slots=2/4", "users alice queues all.q")]
+    assert _table(rqs.quota_rows(snap, queues=["b.q"], **everyone)) == [
+        ("licenses/1", "lic=3/5", "-"),
+        ("per_pe/1", "slots=2/8", "pes mpi"),
+        ("per_project/1", "slots=1/6", "projects p2"),
+        ("per_project/1", "slots=2/6", "projects p1"),
+        ("per_queue/1", "slots=1/4", "users bob queues b.q")]
+    assert [r.rule for r in rqs.quota_rows(snap, pes=["mpi"], projects=["p1"], queues=["all.q"], **everyone)
+            if r.rule.startswith("per_")] == ["per_project/1", "per_pe/1", "per_queue/1"]
+    assert _table(rqs.quota_rows(snap, projects=["p2"], **everyone)) == [
+        ("licenses/1", "lic=3/5", "-"),
+        ("per_pe/1", "slots=2/8", "pes mpi"),
+        ("per_project/1", "slots=1/6", "projects p2"),
+        ("per_queue/1", "slots=1/4", "users bob queues b.q"),
+        ("per_queue/1", "slots=2/4", "users alice queues all.q")]
+    assert _table(rqs.quota_rows(snap, resources=["lic"], **everyone)) == [("licenses/1", "lic=3/5", "-")]
+    assert _table(rqs.quota_rows(snap, users=["bob"], resources=["slots"])) == [
+        ("per_pe/1", "slots=2/8", "pes mpi"),
+        ("per_project/1", "slots=1/6", "projects p2"),
+        ("per_project/1", "slots=2/6", "projects p1"),
+        ("per_queue/1", "slots=1/4", "users bob queues b.q")]

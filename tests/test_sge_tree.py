@@ -296,7 +296,11 @@ def test_default_cell_objects_for_one_host():
     assert files["hostgroups/@allhosts"] == "group_name @allhosts\nhostlist node1\n"
     assert "slots                 4\n" in files["queues/all.q"]
     assert files["managers"] == "root\nalice\n" and files["submithosts"] == "node1\n"
-    assert files["exechosts/node1"] == objects.render("exechost", objects.template("exechost", "node1"))
+    host = objects.template("exechost", "node1")
+    host["complex_values"] = {"gpu": "0"}                 # no GPUs: the gpu consumable at 0
+    assert files["exechosts/node1"] == objects.render("exechost", host)
+    with_gpus = default_cell_objects(["node1"], 4, "alice", gpus=2)["exechosts/node1"]
+    assert "complex_values        gpu=2\n" in with_gpus
 
 
 def test_default_cell_objects_for_several_hosts():

@@ -6,11 +6,13 @@ execution daemons (an execution daemon for host H holds
 ``spool/execd/H/execd.lock`` and writes its pid to ``execd.pid``; it is sent
 SIGTERM only while the lock proves it alive), ``-kej`` and ``-cq`` also
 delete the jobs running on the named hosts or queues the way qdel does,
-``-tsm`` makes the next pass write the scheduler monitoring files.
+``-tsm`` makes the next pass write the scheduler monitoring files. ``-ke``
+migrates the jobs on the host whose checkpointing ``when`` holds ``s``.
 """
 
 import os
 import signal
+import time
 
 from gridtools import cell
 from gridtools.daemon import apply, view
@@ -49,11 +51,36 @@ def _kill_execds(ctx, hosts, jobs):
         if jobs:
             _delete_running(ctx, lambda granted, h=host: any(g[1] == h for g in granted), force=False)
         pid = _execd_pid(host)
+        if pid and not jobs:
+            _migrate_checkpointed(ctx, host)
         if pid:
             os.kill(pid, signal.SIGTERM)
+            _await_exit(host)
             ctx.info(f"{ctx.who} kills execd@{host}")
         else:
             ctx.info(f"no execd known on host {host}")
+
+
+def _migrate_checkpointed(ctx, host):
+    """checkpoint(5) ``when s``: the jobs on a host whose execution daemon is shut down
+    are checkpointed (migr_command), ended and put back to wait for another host."""
+    from gridtools.daemon import suspension
+    from gridtools.exec import ckpt
+    envs = ctx.state.config.objects["ckpt"]
+    for job, task in list(running_tasks(ctx.state)):
+        if any(g[1] == host for g in task.granted) and "s" in ckpt.letters(envs, job.spec):
+            suspension.requeue(ctx.state, ctx.dispatcher, job, task)
+            ctx.state.log(f"I|job {job.id}.{task.number} migrates: execd@{host} shuts down")
+
+
+def _await_exit(host, limit=3.0):
+    """Give an execution daemon sent SIGTERM a moment to let go of its lock, so a task
+    started on its host from now on goes to the dispatcher's own exec server rather
+    than into an inbox nobody reads any more."""
+    lock = os.path.join(cell.spool("execd", host), "execd.lock")
+    end = time.monotonic() + limit
+    while is_locked(lock) and time.monotonic() < end:
+        time.sleep(0.02)
 
 
 def _execd_pid(host):

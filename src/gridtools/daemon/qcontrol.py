@@ -328,8 +328,7 @@ class Control:
 def _migrates_on_suspend(state, job):
     """A job whose checkpointing environment says ``x``: suspending it migrates it instead."""
     from gridtools.exec import ckpt
-    env = state.config.objects["ckpt"].get(job.spec.get("ckpt") or "")
-    return env is not None and "x" in ckpt.settings(env, job.spec.get("ckpt_when"))["when"]
+    return "x" in ckpt.letters(state.config.objects["ckpt"], job.spec)
 
 
 def host_state(admin, total, used, down):

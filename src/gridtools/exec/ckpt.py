@@ -5,8 +5,10 @@ The dispatcher puts the job's checkpointing environment into its plan
 The shepherd then:
 
 - on the way out of a migration (a host flush, ``qmod -r``, a queue
-  suspended under ``x``) runs ``migr_command``, else ``ckpt_command``, else
-  sends ``signal``, before the job is ended and put back to wait;
+  suspended under ``x``, ``qconf -ke`` under ``s``) runs ``migr_command``,
+  else ``ckpt_command``, before the job is ended and put back to wait; else
+  sends ``signal`` and ends the job only if it has not ended by itself
+  ``SIGNAL_GRACE`` seconds later;
 - when the task was restarted (``RESTARTED=1``) runs ``restart_command``
   instead of the job's command line, if one is set;
 - when the job is over (not migrating) runs ``clean_command``.
@@ -22,6 +24,8 @@ from gridtools.exec import jobproc
 
 #: ``when`` letters under which leaving a host is a migration that checkpoints first
 MIGRATING = frozenset("sxr")
+#: seconds a job given the checkpoint signal on its way out has to end by itself
+SIGNAL_GRACE = 10.0
 
 
 def _set(value):
@@ -39,19 +43,31 @@ def settings(env, when_override=None):
             "signal": _set(env.get("signal"))}
 
 
+def letters(envs, spec):
+    """The ``when`` letters in force for a job description ``spec`` (its ``-c``
+    letters over its environment's), given the environments by name; "" without one."""
+    env = envs.get(spec.get("ckpt") or "")
+    return settings(env, spec.get("ckpt_when"))["when"] if env is not None else ""
+
+
 def migrates(plan):
     ckpt = plan.get("ckpt") or {}
     return bool(ckpt) and bool(set(ckpt.get("when") or "") & MIGRATING)
 
 
 def migrate(plan, pid):
-    """Checkpoint the job before it leaves its host."""
+    """Checkpoint the job before it leaves its host. True when that was the
+    environment's signal: the job then gets SIGNAL_GRACE seconds to write its
+    checkpoint and end before it is killed."""
     ckpt = plan.get("ckpt") or {}
     command = ckpt.get("migr") or ckpt.get("ckpt")
     if command:
         jobproc.run_procedure(plan, ["", jobproc.expand_method(plan, command, pid)])
     elif ckpt.get("signal"):
+        jobproc.signal_job(pid, signal.SIGCONT)
         jobproc.signal_job(pid, jobproc.signal_named(ckpt["signal"], signal.SIGUSR1))
+        return True
+    return False
 
 
 def prepare_restart(plan):

@@ -241,9 +241,11 @@ class Shepherd:
                 self._end(pid, "job deleted")
             elif sig == signal.SIGHUP:
                 self.result["requeue"] = True
-                if ckpt.migrates(self.plan):
-                    ckpt.migrate(self.plan, pid)
-                self._end(pid, "job requeued")
+                if ckpt.migrates(self.plan) and ckpt.migrate(self.plan, pid):
+                    self.killed_by = "job requeued"       # after its own checkpoint, if it lingers
+                    self.timers.pending["notify_kill"] = time.time() + ckpt.SIGNAL_GRACE
+                else:
+                    self._end(pid, "job requeued")
 
     def _warned(self, pid, warning, event):
         """-notify: send the warning signal now and do the real thing ``notify`` seconds later."""

@@ -241,28 +241,27 @@ def task_range(value, field):
     return [first, first + (last - first) // step * step, step]
 
 
-#: most ranges in a PE slot list
-MAX_PE_RANGES = 256
+#: the most ranges a -pe slot list may hold (1,2,4,8,... is a handful in practice)
+MAX_PE_RANGES = 64
 
 
 def pe_request(value, field):
-    """``[name, min slots, max slots]`` (max 0: no upper bound), or for a slot list
-    (``-pe mpi 1,2,4,8``) ``[name, [[min, max], ...]]`` (see model.perange)."""
+    """``[name, min slots, max slots]`` (max 0: no upper bound), or a slot list
+    ``[name, [[min, max], ...]]`` of ``-pe mpi 1,2,4,8``."""
     if isinstance(value, list) and len(value) == 2 and isinstance(value[1], list):
-        name = object_name(value[0], field)
-        if not 0 < len(value[1]) <= MAX_PE_RANGES:
-            raise _bad(field, f"must hold 1 to {MAX_PE_RANGES} slot ranges")
-        return [name, [_slot_range(item, field) for item in value[1]]]
+        ranges = value[1]
+        if not 1 <= len(ranges) <= MAX_PE_RANGES or not all(isinstance(r, list) and len(r) == 2
+                                                              for r in ranges):
+            raise _bad(field, f"must hold 1 to {MAX_PE_RANGES} [min, max] slot ranges")
+        return [object_name(value[0], field), sorted(_slot_range(r[0], r[1], field) for r in ranges)]
     if not isinstance(value, list) or len(value) != 3:
         raise _bad(field, "must be [name, min, max]")
-    return [object_name(value[0], field)] + _slot_range(value[1:], field)
+    return [object_name(value[0], field), *_slot_range(value[1], value[2], field)]
 
 
-def _slot_range(pair, field):
-    if not isinstance(pair, list) or len(pair) != 2:
-        raise _bad(field, "must be [name, min, max]")
-    low = integer(1, MAX_JOB_ID)(pair[0], field)
-    high = integer(0, MAX_JOB_ID)(pair[1], field)
+def _slot_range(low, high, field):
+    low = integer(1, MAX_JOB_ID)(low, field)
+    high = integer(0, MAX_JOB_ID)(high, field)
     if high and high < low:
         raise _bad(field, "has a slot range whose maximum is below its minimum")
     return [low, high]

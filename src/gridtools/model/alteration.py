@@ -52,8 +52,15 @@ def _parts_ok(value):
 
 
 def _pe_ok(value):
-    return (len(value) == 3 and isinstance(value[0], str)
-            and all(isinstance(n, int) and not isinstance(n, bool) for n in value[1:]))
+    """[name, min, max], or [name, [[min, max], ...]] of a slot list (``-pe mpi 1,2,4``)."""
+    if len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], list):
+        return bool(value[1]) and all(isinstance(r, list) and len(r) == 2 and all(map(_count, r))
+                                      for r in value[1])
+    return len(value) == 3 and isinstance(value[0], str) and all(map(_count, value[1:]))
+
+
+def _count(n):
+    return isinstance(n, int) and not isinstance(n, bool)
 
 
 def _context_op_ok(op):

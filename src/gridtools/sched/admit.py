@@ -9,7 +9,8 @@ reservations over their windows, and ``reserves`` (the last pass's job
 reservations) if given. Queue instances are tried in the pass's order
 (static suitability, soft requests, queue sort); a parallel request goes
 through its PE's allocation rule. Resource quotas do not apply (the tasks
-of a reservation are not counted against them). The answer is an
+of a reservation are not counted against them), nor do load thresholds (the
+load now says nothing about the window). The answer is an
 ``Admission``: the granted ((queue, host, slots), ...) and PE, or the
 reasons (qrsub -w v, and the daemon's "no suitable queues").
 """
@@ -42,7 +43,7 @@ def admit(snap, request, owner, start, end, reserves=()):
         return Admission(reasons=(Reason(Why.START_TIME, (start,)),))
     job = PendingJob(id=0, owner=owner, request=replace(request, ar=0, reserve=False),
                      submit_time=snap.now, tasks=(1,))
-    p = Pass(replace(snap, jobs=(job,), quotas=()))
+    p = Pass(replace(snap, jobs=(job,), quotas=(), queues=_without_load_thresholds(snap.queues)))
     planner = p.planner or Planner(p)
     for item in reserves:
         planner.add(None, (), item.pe, item.granted, item.start, item.end)
@@ -56,6 +57,14 @@ def admit(snap, request, owner, start, end, reserves=()):
     if found is None:
         return Admission(reasons=capped(reasons))
     return Admission(granted=found[1], pe=found[0])
+
+
+def _without_load_thresholds(queues):
+    """The queue instances as a window in the future sees them: today's load, and a
+    load threshold it crosses, say nothing about then (Grid Engine reserves in
+    overloaded queue instances too)."""
+    return tuple(replace(qi, load_thresholds=(), suspend_thresholds=())
+                 if qi.load_thresholds or qi.suspend_thresholds else qi for qi in queues)
 
 
 def _serial_grant(planner, job, cands, start, end, reasons):

@@ -3,7 +3,8 @@
 Reads the reservation store (``spool/ars``, readable by everyone). Without
 ``-u`` only the caller's reservations are listed; ``-u '*'`` lists all.
 ``-ar ID[,ID...]`` prints the long form of each, ``-xml`` both as XML,
-``-explain`` adds why a reservation is in error.
+``-explain`` adds to the table why a reservation is in error (the long form
+and ``-ar -xml`` always say it, after the duration, as Grid Engine does).
 """
 
 import sys
@@ -71,7 +72,8 @@ def iso(epoch):
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(epoch))
 
 
-def table_lines(ars, now):
+def table_lines(ars, now, explain=False):
+    """The table; with ``-explain`` each reservation's messages follow its row, indented."""
     if not ars:
         return []
     lines = [HEADER, RULE]
@@ -79,6 +81,8 @@ def table_lines(ars, now):
         lines.append(f"{ar['id']:7d} {str(ar.get('name') or '')[:10]:<10} {str(ar['owner'])[:12]:<12} "
                      f"{arlist.letter(ar, now):<5} {stamp(ar['start']):<20} {stamp(ar['end']):<20} "
                      f"{duration(ar['end'] - ar['start'])}")
+        if explain:
+            lines += [f"       {m}" for m in arlist.messages(ar)]
     return lines
 
 
@@ -90,15 +94,16 @@ def _field(label, value):
     return f"{label:<30} {value}"
 
 
-def long_lines(ar, now, explain):
-    """The ``-ar`` form of one reservation."""
+def long_lines(ar, now):
+    """The ``-ar`` form of one reservation (its messages, if any, after the duration)."""
     out = [LONG_RULE, _field("id", ar["id"])]
     if ar.get("name"):
         out.append(_field("name", ar["name"]))
     out += [_field("owner", ar["owner"]), _field("state", arlist.letter(ar, now)),
             _field("start_time", stamp(ar["start"])), _field("end_time", stamp(ar["end"])),
-            _field("duration", duration(ar["end"] - ar["start"])),
-            _field("submission_time", stamp(ar["submit_time"])),
+            _field("duration", duration(ar["end"] - ar["start"]))]
+    out += [_field("message", m) for m in arlist.messages(ar)]
+    out += [_field("submission_time", stamp(ar["submit_time"])),
             _field("group", ar.get("group") or ""), _field("account", ar.get("account") or "sge")]
     if ar.get("resources"):
         out.append(_field("resource_list", ",".join(f"{k}={v}" for k, v in ar["resources"].items())))
@@ -116,30 +121,32 @@ def long_lines(ar, now, explain):
         out.append(_field("acl_list", ",".join(users)))
     if xusers:
         out.append(_field("xacl_list", ",".join(xusers)))
-    if explain:
-        out += [_field("message", m) for m in arlist.messages(ar)]
     return out
 
 
 def xml_text(ars, now, detailed, explain):
+    """The -xml form: the summary fields, the messages after the duration (always with
+    ``-ar``, else with ``-explain``), then with ``-ar`` the details."""
     lines = ["<?xml version='1.0'?>", f'<qrstat xmlns:xsd="{XSD}">']
     for ar in ars:
         lines.append("   <ar_summary>")
         body = [("id", ar["id"]), ("name", ar.get("name") or ""), ("owner", ar["owner"]),
                 ("state", arlist.letter(ar, now)), ("start_time", iso(ar["start"])),
                 ("end_time", iso(ar["end"])), ("duration", duration(ar["end"] - ar["start"]))]
+        if detailed or explain:
+            body += [("message", m) for m in arlist.messages(ar)]
         if detailed:
             body += [("submission_time", iso(ar["submit_time"])), ("group", ar.get("group") or ""),
                      ("account", ar.get("account") or "sge")]
         lines += [f"      <{tag}>{escape(value)}</{tag}>" for tag, value in body]
         if detailed:
-            lines += _xml_details(ar, explain)
+            lines += _xml_details(ar)
         lines.append("   </ar_summary>")
     lines.append("</qrstat>")
     return "\n".join(lines) + "\n"
 
 
-def _xml_details(ar, explain):
+def _xml_details(ar):
     lines = ["      <granted_slots_list>"]
     lines += [f'         <granted_slots  queue_instance="{escape_attr(f"{q}@{h}")}" slots="{n}"/>'
               for q, h, n in ar.get("granted") or ()]
@@ -149,8 +156,6 @@ def _xml_details(ar, explain):
                   f"         <parallel_environment>{escape(ar['pe'])}</parallel_environment>",
                   f"         <slots>{arlist.slots(ar)}</slots>",
                   "      </granted_parallel_environment>"]
-    if explain:
-        lines += [f"      <message>{escape(m)}</message>" for m in arlist.messages(ar)]
     return lines
 
 
@@ -189,7 +194,7 @@ def show(opts):
     elif opts["terse"]:
         sys.stdout.write("".join(f"{a['id']}\n" for a in chosen))
     elif opts["ids"] is not None:
-        sys.stdout.write("".join(line + "\n" for a in chosen for line in long_lines(a, now, opts["explain"])))
+        sys.stdout.write("".join(line + "\n" for a in chosen for line in long_lines(a, now)))
     else:
-        sys.stdout.write("".join(line + "\n" for line in table_lines(chosen, now)))
+        sys.stdout.write("".join(line + "\n" for line in table_lines(chosen, now, opts["explain"])))
     return code

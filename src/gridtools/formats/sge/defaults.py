@@ -153,8 +153,9 @@ def default_cell_objects(hosts, slots, manager, gpus=0, personal=False):
 
     ``hosts``: execution host names; ``slots``: slots per host, one int for
     all or a dict host -> int; ``manager``: the user who runs the cell;
-    ``gpus``: the GPUs each host offers as the ``gpu`` consumable (set in its
-    complex_values when there are any). ``personal``: the cell is a user's own
+    ``gpus``: the GPUs each host offers as the ``gpu`` consumable (its
+    complex_values say ``gpu=N``, ``gpu=0`` on a machine without GPUs, so a
+    ``-l gpu=1`` job waits saying the host offers none and ``qhost -F`` shows 0). ``personal``: the cell is a user's own
     (``~/.gridtools``), whose queue has no load threshold. The queue gets
     ``slots N`` for one host and ``1,[host=N],...`` otherwise, as Grid
     Engine's installer writes it.
@@ -167,8 +168,7 @@ def default_cell_objects(hosts, slots, manager, gpus=0, personal=False):
     files = {f"hostgroups/{ALL_HOSTS}": hostgroup.render({"group_name": ALL_HOSTS, "hostlist": hosts})}
     for name in hosts:
         obj = host.template(name)
-        if gpus:
-            obj["complex_values"] = {"gpu": str(int(gpus))}
+        obj["complex_values"] = {"gpu": str(int(gpus or 0))}
         files[f"exechosts/{name}"] = host.render(obj)
     files[f"queues/{DEFAULT_QUEUE}"] = queue.render(_queue(_slots_value(hosts, slots), personal))
     files["managers"] = lists.render(list(dict.fromkeys([*BUILTIN_MANAGERS, manager])))
