@@ -7,6 +7,7 @@ user would run them. Tests that need other Unix users get them from
 ``users`` (created with useradd; those tests are skipped when not root).
 """
 
+import atexit
 import os
 import pwd
 import shutil
@@ -24,8 +25,12 @@ TEST_USERS = ("gtalice", "gtbob", "gtcarol")
 
 
 def _world_readable(path):
-    """True when every directory on the way to ``path`` lets other users through."""
+    """True when every directory on the way to ``path``, and to the file a symbolic link
+    there leads to (a venv's interpreter), lets other users through."""
     path = os.path.abspath(path)
+    real = os.path.realpath(path)
+    if real != path and not _world_readable(real):
+        return False
     while True:
         if not os.stat(path).st_mode & 0o001:
             return False
@@ -62,6 +67,36 @@ def user_bin():
         subprocess.run(["chmod", "-R", "a+rX", copy], check=True)
         _USER_BIN.append(os.path.join(copy, "bin"))
     return _USER_BIN[0]
+
+
+_USER_PYTHON = []
+
+
+def user_python():
+    """An interpreter other users can run with the runtime libraries importable: the test
+    interpreter when they can reach it, else /usr/bin/python3 with a world-readable copy of
+    those libraries on PYTHONPATH. Returns (argv0, extra environment)."""
+    if not _USER_PYTHON:
+        if _world_readable(sys.executable):
+            _USER_PYTHON.append((sys.executable, {}))
+        else:
+            import importlib.util
+            site = tempfile.mkdtemp(prefix="gtsite-", dir="/tmp")
+            for name in ("click", "yaml", "_yaml", "filelock", "psutil", "lark", "tabulate"):
+                spec = importlib.util.find_spec(name)
+                if spec is None or not spec.origin:
+                    continue
+                if spec.submodule_search_locations:
+                    src = os.path.dirname(spec.origin)
+                    shutil.copytree(src, os.path.join(site, os.path.basename(src)),
+                                    ignore=shutil.ignore_patterns("__pycache__"))
+                else:
+                    shutil.copy(spec.origin, site)
+            subprocess.run(["chmod", "-R", "a+rX", site], check=True)
+            os.chmod(site, 0o755)
+            atexit.register(shutil.rmtree, site, True)
+            _USER_PYTHON.append(("/usr/bin/python3", {"PYTHONPATH": site}))
+    return _USER_PYTHON[0]
 
 
 def wait_for(predicate, timeout=10.0, interval=0.02):

@@ -133,15 +133,14 @@ def test_personal_cell_queue_has_no_load_threshold_a_shared_one_has(tmp_path, sc
 
 
 def test_other_users_cannot_start_or_stop_roots_daemon(cell, users):
-    from conftest import _world_readable, user_bin
-    if not _world_readable(sys.executable):
-        pytest.skip("the test interpreter (with click) is not reachable by other users")
-    admin = [sys.executable, os.path.join(user_bin(), "gridtools"), "daemon"]
-    proc = cell.run(*admin, "stop", user="gtalice")
+    from conftest import user_bin, user_python
+    python, extra = user_python()
+    admin = [python, os.path.join(user_bin(), "gridtools"), "daemon"]
+    proc = cell.run(*admin, "stop", user="gtalice", env=extra)
     assert (proc.returncode, proc.stderr) == (1, "Error: only the user who started the daemon (or root) "
                                                  "may stop it\n")
     cell.stop_daemon()
-    proc = cell.run(*admin, "start", user="gtalice")
+    proc = cell.run(*admin, "start", user="gtalice", env=extra)
     assert proc.returncode == 1
     assert proc.stderr == (f"Error: only the owner of the cell may start its daemon "
                            f"({cell.root}/spool is not writable)\n")
