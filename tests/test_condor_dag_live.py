@@ -136,10 +136,10 @@ def test_abort_dag_on_ends_the_dag_with_its_return_value(cell, workdir):
     write(workdir, "slow.sub", "executable = slow.sh\noutput = s.out\nerror = s.err\nqueue\n")
     node(workdir, "C")
     write(workdir, "diamond.dag", "JOB A A.sub\nJOB S slow.sub\nJOB C C.sub\nPARENT A CHILD C\n"
-                                  "ABORT-DAG-ON A 3 RETURN 7\n")
+                                  "ABORT-DAG-ON A 3 RETURN 2\n")
     proc = submit_dag(cell, workdir)
     record = dag_ended(cell, dagman_id(proc))
-    assert record[0][12] == "7"
+    assert record[0][12] == "2"                 # the RETURN value, not the node's 3
     assert "C" not in order(workdir)
     wait_for(lambda: all(st == "finished" for jid in range(1, dagman_id(proc) + 5)
                          for st in cell.task_states(jid).values()), timeout=20)

@@ -255,6 +255,9 @@ class Pass:
         refused = self.snap.refused.get(job.id)
         if refused:                       # hosts whose START refuses this job (HTCondor's policy)
             key = (key, refused)
+        unwanted = self.snap.unwanted.get(job.id)
+        if unwanted:                      # hosts this job's own Requirements refuse
+            key = (key, "unwanted", unwanted)
         cat = self.categories.get(key)
         if cat is None:
             cat = self.categories[key] = category_mod.build(self, job)

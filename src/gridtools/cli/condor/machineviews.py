@@ -77,13 +77,17 @@ def identity(config=None):
     return seclevels.identity(caller(), config.get, cell.hostname())
 
 
-def check_read(err, subsystem):
-    """Refuse (GridError) a caller the READ level does not allow."""
+def verdict(level, subsystem):
+    """(Verdict, Identity) of the caller at a security level of a daemon (``subsystem``)."""
     config = client_config()
     who = identity(config)
-    verdict = seclevels.verify(config.get, seclevels.Level.READ, who, subsystem,
-                               seclevels.manager_defaults(_managers()))
-    if not verdict.allowed:
+    return seclevels.verify(config.get, level, who, subsystem, seclevels.manager_defaults(_managers())), who
+
+
+def check_read(err, subsystem):
+    """Refuse (GridError) a caller the READ level does not allow."""
+    found, who = verdict(seclevels.Level.READ, subsystem)
+    if not found.allowed:
         err.write(f"Error: Failed to fetch ads from: {who.hosts[0]}\n")
         raise GridError(seclevels.denied_line(who), 1)
 

@@ -7,7 +7,11 @@ ClassAd, which is what the default views of condor_q need; ``ads`` builds
 the ads of the procs that need them, lazily: the caller's own jobs (and
 every job, for root) from their stored description and state, other users'
 jobs from what the status publishes (no environment, paths or arguments,
-as qstat -j keeps them private). Finished procs are shown only while their
+as qstat -j keeps them private). A proc's JobStatus is always the one of
+the status the procs were read from, even in an ad built from a stored
+state the daemon has already moved on (it writes a job's state before it
+publishes the status that shows it): so every view of one condor_q agrees,
+and a later condor_q never shows an earlier state. Finished procs are shown only while their
 ``LeaveJobInQueue`` keeps them (until ``condor_rm -forcex``).
 
 Selections follow condor_q and condor_rm: ``C`` (a cluster), ``C.P``, a user
@@ -231,10 +235,12 @@ class AdSource:
     def ad(self, proc):
         from gridtools import ads
         job = self._job(proc.cluster)
-        if job is not None:
-            return ads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold,
-                              job.deleted, job.condor)
-        return public_ad(self.snap, proc)
+        if job is None:
+            return public_ad(self.snap, proc)
+        ad = ads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold, job.deleted, job.condor)
+        if ad.eval("JobStatus") != proc.status:
+            ad["JobStatus"] = proc.status        # the published status rules (module docstring)
+        return ad
 
 
 def _public_spec(info, proc):
