@@ -10,8 +10,10 @@ until a slot of the host changes. The same ads serve:
 - ``negotiator_slots``: the negotiator's slots (``sched.negotiator.Slot``);
 - ``refusals``: in Grid Engine's order, the hosts whose START (their free
   slot's Requirements) refuses a job, and the hosts an HTCondor job's own
-  Requirements refuse, which the pass leaves out for it (the job's Rank
-  plays no part there: Grid Engine's queue sort places it);
+  Requirements refuse (matched against the host's totals of CPUs, memory
+  and disk: Grid Engine's placement counts what is free), which the pass
+  leaves out for it (the job's Rank plays no part there: Grid Engine's
+  queue sort places it);
 - ``published``: condor_status's slot ads in the status snapshot, each as
   ``[literal values, expression texts]``.
 
@@ -209,12 +211,26 @@ def _refusing(ad, hosts, names, memo):
     return frozenset(refused)
 
 
+#: slot attributes a host ad for a job's Requirements holds the host's totals of
+HOST_TOTALS = ("Cpus", "Memory", "Disk")
+
+
 def _free_ads(ctx):
+    """host -> the ad a job's Requirements are matched against in Grid Engine's order:
+    its free slot's, with the host's totals of CPUs, memory and disk (Grid Engine's
+    placement counts what is free, across slots for a parallel job)."""
     found = {}
     for host in ctx.hosts():
         ad = _free_ad(ctx, host)
-        if ad is not None:
-            found[host] = ad
+        if ad is None:
+            continue
+        ad = ad.copy()
+        slots = ctx.host_ads(host).values()
+        for name in HOST_TOTALS:
+            values = [slot.eval(name) for slot in slots]
+            if values and all(type(v) in (int, float) for v in values):
+                ad[name] = sum(values)
+        found[host] = ad
     return found
 
 

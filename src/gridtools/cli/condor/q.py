@@ -182,7 +182,10 @@ def run(opts):
 
 def select(opts, everyone, user, source):
     sel = opts.selection
-    chosen = [p for p in everyone if sel.visible(p, user) and sel.by_name(p)]
+    if sel.allusers or sel.named or user == "root":
+        chosen = [p for p in everyone if sel.by_name(p)] if sel.named else list(everyone)
+    else:
+        chosen = [p for p in everyone if p.owner == user]
     if opts.view == "run":
         chosen = [p for p in chosen if p.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED)]
     elif opts.view == "hold":
@@ -217,6 +220,10 @@ def render(opts, snap, chosen, everyone, user, now, source):
     if not totals:
         return head + body
     mine = [p for p in everyone if p.owner == user]
+    if len(mine) == len(everyone):
+        mine = everyone
+    if len(chosen) == len(mine) and (not chosen or chosen[0] is mine[0]) and chosen == mine:
+        chosen = mine
     counts = qviews.summary(chosen, mine, everyone, user)
     if view == "totals":
         return head + counts
