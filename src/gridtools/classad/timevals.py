@@ -10,7 +10,6 @@ plus, minus, times or divided by a number is relative; anything else with a
 time is ERROR. Comparisons work between two times of the same kind.
 """
 
-import calendar
 import re
 import time
 
@@ -140,6 +139,7 @@ def parse_abs(text):
     year, month, day, hour, minute, second, zone = m.groups()
     fields = (int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
     try:
+        import calendar
         as_utc = calendar.timegm(fields + (0, 0, 0))
     except (ValueError, OverflowError):
         return None
