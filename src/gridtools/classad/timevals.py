@@ -124,16 +124,17 @@ def negate(a):
 
 # ------------------------------------------------------------------ literals
 
-_ABS = re.compile(r"\s*(\d{4})-?(\d\d)-?(\d\d)(?:[T ](\d\d):?(\d\d)(?::?(\d\d))?)?"
-                  r"\s*(Z|[+-]\d\d(?::?\d\d)?)?\s*$", re.I)
-_REL_COLONS = re.compile(r"\s*([+-])?(?:(\d+)\+)?(?:(\d+):)??(?:(\d+):)?(\d+(?:\.\d*)?)\s*$")
-_REL_UNITS = re.compile(r"\s*([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d*)?)s?)?\s*$", re.I)
+#: patterns of time literals (compiled by ``re`` when first used: most ads have none)
+_ABS = (r"(?i)\s*(\d{4})-?(\d\d)-?(\d\d)(?:[T ](\d\d):?(\d\d)(?::?(\d\d))?)?"
+        r"\s*(Z|[+-]\d\d(?::?\d\d)?)?\s*$")
+_REL_COLONS = r"\s*([+-])?(?:(\d+)\+)?(?:(\d+):)??(?:(\d+):)?(\d+(?:\.\d*)?)\s*$"
+_REL_UNITS = r"(?i)\s*([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d*)?)s?)?\s*$"
 
 
 def parse_abs(text):
     """The AbsTime written as ``text`` (ISO 8601 date and time with an
     optional offset; none means the local zone), or None."""
-    m = _ABS.match(text)
+    m = re.match(_ABS, text)
     if m is None:
         return None
     year, month, day, hour, minute, second, zone = m.groups()
@@ -159,11 +160,11 @@ def parse_rel(text):
     ``1d2h3m4s``), or None."""
     if not text.strip():
         return 0.0
-    m = _REL_COLONS.match(text)
+    m = re.match(_REL_COLONS, text)
     if m:
         sign, days, hours, minutes, secs = m.groups()
     else:
-        m = _REL_UNITS.match(text)
+        m = re.match(_REL_UNITS, text)
         if m is None or not any(m.groups()[1:]):
             return None
         sign, days, hours, minutes, secs = m.groups()
