@@ -61,7 +61,8 @@ def test_periodic_hold_release_and_remove(cell, workdir):
                            'periodic_hold_reason = "too slow"\nqueue\n', cwd=workdir)
     jid = f"{cluster}.0"
     wait_status(cell, jid, 5, timeout=30)
-    assert cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonCode").stdout == "too slow 3\n"
+    assert cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonCode", "NumJobStarts").stdout == \
+        "too slow 3 1\n"                            # held after its one start
     wait_events(os.path.join(workdir, "p.log"), jid, [0, 1, 12])
     other = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\n"
                          "periodic_remove = JobStatus == 5\nlog = q.log\nqueue\n", cwd=workdir, name="q.sub")
