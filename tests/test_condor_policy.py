@@ -26,6 +26,12 @@ def test_events_of_a_run_and_the_history(cell, workdir):
     assert " C " in row and row.endswith("sh -c exit 3")
     assert history(cell, str(cluster), "-af", "ExitCode", "JobStatus") == "3 4\n"
     assert "Environment" not in history(cell, "-l", str(cluster))
+    assert history(cell, "-constraint", f"ClusterId == {cluster} && ExitCode == 3", "-af", "ProcId") == "0\n"
+    assert history(cell, "-constraint", "ExitCode == 99", "-af", "ProcId") == ""
+    assert len(history(cell, "-limit", "1").splitlines()) == 2            # the heading and one row
+    import json
+    [ad] = json.loads(history(cell, str(cluster), "-json"))
+    assert (ad["ClusterId"], ad["ExitCode"], ad["Cmd"]) == (cluster, 3, "/bin/sh")
 
 
 def test_max_retries_runs_again_until_success_or_the_limit(cell, workdir):
