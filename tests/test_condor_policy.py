@@ -21,6 +21,8 @@ def test_events_of_a_run_and_the_history(cell, workdir):
     wait_events(log, f"{cluster}.0", [0, 1, 5])
     text = open(log).read()
     assert "(1) Normal termination (return value 3)" in text
+    done = cell.run("condor_wait", "-wait", "30", log)
+    assert (done.returncode, done.stdout) == (0, "All jobs done.\n")
     wait_for(lambda: f"{cluster}.0" in history(cell))
     row = [ln for ln in history(cell).splitlines() if ln.startswith(f"{cluster}.0 ")][0]
     assert " C " in row and row.endswith("sh -c exit 3")
