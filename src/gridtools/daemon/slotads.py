@@ -171,8 +171,8 @@ def refusals(ctx, jobs):
     memo, job_memo, refused, unwanted, frees = {}, {}, {}, {}, None
     for pending in jobs:
         job = ctx.state.jobs.get(pending.id)
-        if job is None or not pending.tasks or not (hosts or job.spec.get("condor_ad")):
-            continue
+        if job is None or not pending.tasks or pending.held_all or not (hosts or job.spec.get("condor_ad")):
+            continue                    # a held job is not placed: nothing to leave out for it
         ad = ctx.job_ad(job, next(iter(pending.tasks)))
         found = _refusing(ad, hosts, names, memo)
         if found:
