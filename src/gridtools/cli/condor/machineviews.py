@@ -15,6 +15,8 @@ Layouts follow HTCondor's condor_status:
 
 ``check_read`` applies the READ security level to the caller before
 anything is shown.
+``published_status`` reads the daemon's status, waiting for the first one
+of a daemon that has just started.
 """
 
 import os
@@ -31,6 +33,8 @@ STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting")
 _TOTAL_HEAD = ("%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s"
                % ("Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
                   "BkIdle"))
+#: seconds a query waits for the first status of a daemon that has just started
+FIRST_STATUS_WAIT = 10.0
 #: widest Name column of the slot table
 NAME_WIDTH = 34
 #: narrowest key column of the summary
@@ -96,10 +100,25 @@ def published_status():
     """The daemon's status snapshot, or GridError when no daemon serves the cell."""
     from gridtools.spool import daemonctl, status
     snap = status.read()
+    if snap is None and daemonctl.running():
+        snap = _first_status(daemonctl, status)
     if snap is None or not daemonctl.running():
         raise GridError(f"Error: Couldn't contact the condor_collector on {cell.hostname()}: the gridtools "
                         f"daemon of cell {cell.root()} is not running", 1)
     return snap
+
+
+def _first_status(daemonctl, status):
+    """The status a daemon that has just started publishes after its first pass (None
+    when it stops or takes longer than FIRST_STATUS_WAIT)."""
+    import time
+    end = time.monotonic() + FIRST_STATUS_WAIT
+    while time.monotonic() < end and daemonctl.running():
+        time.sleep(0.02)
+        snap = status.read()
+        if snap is not None:
+            return snap
+    return None
 
 
 # ---------------------------------------------------------------- time and numbers
