@@ -336,11 +336,12 @@ def _consider(p, job, decisions):
 def _when_full(p, ordered, start, found, decisions):
     """The jobs from ``start`` on, once every queue instance is full (room only shrinks
     in a pass): what ``_consider`` would say, without looking at each job's tasks
-    unless it needs more than the shared reasons (reservations, -now, held tasks)."""
+    unless it needs more than the shared reasons (reservations, -now, held tasks) or
+    runs without a slot (``sched.local``)."""
     full = p.full_reasons()
     for job in ordered[start:]:
         req = job.request
-        if req.ar or req.reserve or job.now_only or job.held or job.ad_predecessors:
+        if req.ar or req.reserve or job.now_only or job.held or job.ad_predecessors or job.universe:
             reasons = _consider(p, job, decisions)
             if reasons:
                 found[job.id] = reasons if type(reasons) is tuple else capped(reasons)
