@@ -101,14 +101,14 @@ def published_status():
     from gridtools.spool import daemonctl, status
     snap = status.read()
     if snap is None and daemonctl.running():
-        snap = _first_status(daemonctl, status)
+        snap = first_status(daemonctl, status)
     if snap is None or not daemonctl.running():
         raise GridError(f"Error: Couldn't contact the condor_collector on {cell.hostname()}: the gridtools "
                         f"daemon of cell {cell.root()} is not running", 1)
     return snap
 
 
-def _first_status(daemonctl, status):
+def first_status(daemonctl, status):
     """The status a daemon that has just started publishes after its first pass (None
     when it stops or takes longer than FIRST_STATUS_WAIT)."""
     import time

@@ -169,6 +169,11 @@ def run(opts):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
     from gridtools.cli.status import warnings
     snap = load()
+    if opts.view == "analyze" and not (snap.get("exechosts") or snap.get("hosts")):
+        from gridtools.cli.condor import machineviews   # a daemon just started: its first status
+        from gridtools.spool import daemonctl, status
+        if daemonctl.running() and machineviews.first_status(daemonctl, status) is not None:
+            snap = load()
     for line in warnings(snap):
         sys.stderr.write(line + "\n")
     user, now = Q.me(), time.time()
