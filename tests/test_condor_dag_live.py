@@ -136,14 +136,25 @@ def test_abort_dag_on_ends_the_dag_with_its_return_value(cell, workdir):
     write(workdir, "slow.sub", "executable = slow.sh\noutput = s.out\nerror = s.err\nqueue\n")
     node(workdir, "C")
     write(workdir, "diamond.dag", "JOB A A.sub\nJOB S slow.sub\nJOB C C.sub\nPARENT A CHILD C\n"
-                                  "ABORT-DAG-ON A 3 RETURN 7\n")
+                                  "ABORT-DAG-ON A 3 RETURN 2\n")
     proc = submit_dag(cell, workdir)
     record = dag_ended(cell, dagman_id(proc))
-    assert record[0][12] == "7"
+    assert record[0][12] == "2"                 # the RETURN value, not the node's 3
     assert "C" not in order(workdir)
     wait_for(lambda: all(st == "finished" for jid in range(1, dagman_id(proc) + 5)
                          for st in cell.task_states(jid).values()), timeout=20)
     assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+
+
+def test_a_return_value_above_2_keeps_the_manager_in_the_queue_as_on_exit_remove_says(cell, workdir):
+    node(workdir, "A", body="exit 3")
+    write(workdir, "diamond.dag", "JOB A A.sub\nABORT-DAG-ON A 3 RETURN 7\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "diamond.dag.rescue002")), timeout=60)
+    out = open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
+    assert "EXITING WITH STATUS 7" in out and "Running rescue DAG 1 (diamond.dag.rescue001)" in out
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    dag_ended(cell, dag)
 
 
 def test_a_bad_dag_is_refused_before_anything_is_submitted(cell, workdir):

@@ -21,11 +21,19 @@ def test_events_of_a_run_and_the_history(cell, workdir):
     wait_events(log, f"{cluster}.0", [0, 1, 5])
     text = open(log).read()
     assert "(1) Normal termination (return value 3)" in text
+    done = cell.run("condor_wait", "-wait", "30", log)
+    assert (done.returncode, done.stdout) == (0, "All jobs done.\n")
     wait_for(lambda: f"{cluster}.0" in history(cell))
     row = [ln for ln in history(cell).splitlines() if ln.startswith(f"{cluster}.0 ")][0]
     assert " C " in row and row.endswith("sh -c exit 3")
     assert history(cell, str(cluster), "-af", "ExitCode", "JobStatus") == "3 4\n"
     assert "Environment" not in history(cell, "-l", str(cluster))
+    assert history(cell, "-constraint", f"ClusterId == {cluster} && ExitCode == 3", "-af", "ProcId") == "0\n"
+    assert history(cell, "-constraint", "ExitCode == 99", "-af", "ProcId") == ""
+    assert len(history(cell, "-limit", "1").splitlines()) == 2            # the heading and one row
+    import json
+    [ad] = json.loads(history(cell, str(cluster), "-json"))
+    assert (ad["ClusterId"], ad["ExitCode"], ad["Cmd"]) == (cluster, 3, "/bin/sh")
 
 
 def test_max_retries_runs_again_until_success_or_the_limit(cell, workdir):
@@ -61,7 +69,8 @@ def test_periodic_hold_release_and_remove(cell, workdir):
                            'periodic_hold_reason = "too slow"\nqueue\n', cwd=workdir)
     jid = f"{cluster}.0"
     wait_status(cell, jid, 5, timeout=30)
-    assert cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonCode").stdout == "too slow 3\n"
+    assert cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonCode", "NumJobStarts").stdout == \
+        "too slow 3 1\n"                            # held after its one start
     wait_events(os.path.join(workdir, "p.log"), jid, [0, 1, 12])
     other = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\n"
                          "periodic_remove = JobStatus == 5\nlog = q.log\nqueue\n", cwd=workdir, name="q.sub")

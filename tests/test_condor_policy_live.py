@@ -218,3 +218,22 @@ def test_preemption_requirements_let_a_better_user_take_a_slot(users, workdir):
         assert f"job {victim}.1 preempted from slot1@p1 by job {better} (priority)" in messages
     finally:
         destroy_cell(cell)
+
+
+def test_htcondor_requirements_hold_in_grid_engines_order(workdir):
+    """Without NEGOTIATOR=1 an HTCondor job's Requirements still choose its hosts."""
+    from condortools import statuses, submit
+    cell = make_cell(slots=1, hosts=["hosta", "hostb"])
+    try:
+        cluster = submit(cell, 'executable = /bin/sleep\narguments = 30\nrequirements = TARGET.Machine == "hostb"\n'
+                               "queue 2\n", cwd=workdir)
+        wait_for(lambda: sorted(statuses(cell, str(cluster)).values()) == [1, 2], timeout=20)
+        rows = [ln.split() for ln in cell.run("qstat", "-u", "*").stdout.splitlines()[2:]]
+        assert [r[7] for r in rows if r[0] == str(cluster) and r[4] == "r"] == ["all.q@hostb"]
+        why = cell.run("qstat", "-j", str(cluster)).stdout
+        wait_for(lambda: "Requirements" in cell.run("qstat", "-j", str(cluster)).stdout, timeout=15)
+        why = cell.run("qstat", "-j", str(cluster)).stdout
+        assert 'because the job\'s Requirements are false for host "hosta"' in why
+        assert cell.run("condor_q", f"{cluster}.1", "-af", "JobStatus").stdout == "1\n"
+    finally:
+        destroy_cell(cell)

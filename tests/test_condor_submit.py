@@ -144,3 +144,26 @@ def test_submit_of_another_user_runs_as_that_user(cell, workdir, users):
     import pwd
     assert os.stat(os.path.join(workdir, "u.log")).st_uid == pwd.getpwnam(user).pw_uid
     assert events(os.path.join(workdir, "u.log"))
+
+
+def test_write_level_refuses_a_submitter_visibly_and_the_daemon_checks_again(cell, workdir, users):
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("DENY_WRITE = gtbob@*/*\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    write(os.path.join(workdir, "w.sub"), SLEEP + "hold = true\nqueue\n")
+    proc = cell.run("condor_submit", "w.sub", cwd=workdir, user="gtbob")
+    assert proc.returncode == 1 and proc.stdout == ""
+    first, second = proc.stderr.splitlines()
+    assert first == "ERROR: Failed to connect to local queue manager"
+    assert re.fullmatch(r'SECMAN:2010:Received "DENIED" from server for user gtbob@\S+ using method FS\.', second)
+    assert not statuses(cell)
+    # a caller who points CONDOR_CONFIG elsewhere passes the command's own check, not the daemon's
+    open_config = write(os.path.join(workdir, "open_config"), "ALLOW_WRITE = *\n")
+    proc = cell.run("condor_submit", "w.sub", cwd=workdir, user="gtbob", env={"CONDOR_CONFIG": open_config})
+    assert proc.returncode == 0, proc.stderr
+    messages = os.path.join(cell.root, "spool", "messages")
+    wait_for(lambda: "PERMISSION DENIED to gtbob" in open(messages).read())
+    assert "for request submit (SCHEDD)" in open(messages).read()
+    wait_for(lambda: not statuses(cell))
+    allowed = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, user="gtalice", name="a.sub")
+    assert set(statuses(cell)) == {f"{allowed}.0"}

@@ -14,7 +14,9 @@ Packages (dependencies point downward only):
 
 Modules beside them: ``cell`` (where a cell lives), ``errors``, ``ads`` (the
 ClassAd views of jobs and slots both dialects share), ``seclevels``
-(HTCondor's security levels: ALLOW_*/DENY_* lists against a caller).
+(HTCondor's security levels: ALLOW_*/DENY_* lists against a caller),
+``records`` (records declared like dataclasses, for modules on a command's
+start-up path).
 
 This module imports nothing: every command's start-up pays for it.
 """

@@ -256,7 +256,8 @@ def _started(ad, task):
     if not isinstance(ad.eval("JobStartDate"), int):     # the first start, kept from the original ad
         ad["JobStartDate"] = int(task.start_time)
     ad["JobCurrentStartDate"] = int(task.start_time)
-    ad["NumJobStarts"] = task.restarted + 1
+    # restarted counts the runs that went back to the queue; a waiting task is not in one
+    ad["NumJobStarts"] = task.restarted + int(task.state.value in ("running", "finished"))
     if task.state.value == "running" and task.granted:
         queue, host = task.granted[0][0], task.granted[0][1]
         ad["RemoteHost"] = f"{queue}@{host}"

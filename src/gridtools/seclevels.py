@@ -28,8 +28,9 @@ No files, no clock; ``identity`` asks the system for this machine's name.
 
 import enum
 import fnmatch
-import ipaddress
-from dataclasses import dataclass
+import os
+
+from gridtools.records import record
 
 
 class Level(enum.Enum):
@@ -48,7 +49,7 @@ IMPLIED_BY = {Level.READ: (Level.WRITE, Level.NEGOTIATOR, Level.CONFIG),
 LOCAL_IPS = "{:local_ips:}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Identity:
     """A caller: a user of a domain, on this machine."""
     user: str
@@ -61,7 +62,7 @@ class Identity:
         return f"{self.user}@{self.domain}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     allowed: bool
     reason: str
@@ -106,6 +107,7 @@ def _host_matches(pattern, who):
 def _address_matches(pattern, address):
     if "/" in pattern:
         network, _, mask = pattern.partition("/")
+        import ipaddress
         try:
             net = ipaddress.ip_network(f"{network}/{mask}", strict=False)
             return ipaddress.ip_address(address) in net
@@ -168,8 +170,7 @@ def verify(get, level, who, subsystem="", defaults=None):
 def identity(user, get, host=""):
     """The Identity of local ``user``: UID_DOMAIN (else this machine's full name) is its
     domain; ``host`` (the cell's name for this machine) and the system's names its hosts."""
-    import socket
-    full = socket.gethostname()
+    full = os.uname().nodename
     names = [n for n in (host, full, full.split(".")[0], "localhost") if n]
     domain = (get("UID_DOMAIN") or "").strip() or (get("FULL_HOSTNAME") or "").strip() or full
     return Identity(user, domain, tuple(dict.fromkeys(names)), ("127.0.0.1", "::1"))

@@ -10,7 +10,6 @@ plus, minus, times or divided by a number is relative; anything else with a
 time is ERROR. Comparisons work between two times of the same kind.
 """
 
-import calendar
 import re
 import time
 
@@ -125,21 +124,23 @@ def negate(a):
 
 # ------------------------------------------------------------------ literals
 
-_ABS = re.compile(r"\s*(\d{4})-?(\d\d)-?(\d\d)(?:[T ](\d\d):?(\d\d)(?::?(\d\d))?)?"
-                  r"\s*(Z|[+-]\d\d(?::?\d\d)?)?\s*$", re.I)
-_REL_COLONS = re.compile(r"\s*([+-])?(?:(\d+)\+)?(?:(\d+):)??(?:(\d+):)?(\d+(?:\.\d*)?)\s*$")
-_REL_UNITS = re.compile(r"\s*([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d*)?)s?)?\s*$", re.I)
+#: patterns of time literals (compiled by ``re`` when first used: most ads have none)
+_ABS = (r"(?i)\s*(\d{4})-?(\d\d)-?(\d\d)(?:[T ](\d\d):?(\d\d)(?::?(\d\d))?)?"
+        r"\s*(Z|[+-]\d\d(?::?\d\d)?)?\s*$")
+_REL_COLONS = r"\s*([+-])?(?:(\d+)\+)?(?:(\d+):)??(?:(\d+):)?(\d+(?:\.\d*)?)\s*$"
+_REL_UNITS = r"(?i)\s*([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d*)?)s?)?\s*$"
 
 
 def parse_abs(text):
     """The AbsTime written as ``text`` (ISO 8601 date and time with an
     optional offset; none means the local zone), or None."""
-    m = _ABS.match(text)
+    m = re.match(_ABS, text)
     if m is None:
         return None
     year, month, day, hour, minute, second, zone = m.groups()
     fields = (int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
     try:
+        import calendar
         as_utc = calendar.timegm(fields + (0, 0, 0))
     except (ValueError, OverflowError):
         return None
@@ -159,11 +160,11 @@ def parse_rel(text):
     ``1d2h3m4s``), or None."""
     if not text.strip():
         return 0.0
-    m = _REL_COLONS.match(text)
+    m = re.match(_REL_COLONS, text)
     if m:
         sign, days, hours, minutes, secs = m.groups()
     else:
-        m = _REL_UNITS.match(text)
+        m = re.match(_REL_UNITS, text)
         if m is None or not any(m.groups()[1:]):
             return None
         sign, days, hours, minutes, secs = m.groups()

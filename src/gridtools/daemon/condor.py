@@ -5,7 +5,8 @@
 - ``recover``  at start-up: condor_config, the slots' states, the priorities;
 - ``refresh``  the condor_config when it changed (or on condor_reconfig);
 - ``decide``   the scheduler's pass: Grid Engine's order (``sched.cycle``)
-               with each host's START leaving out the jobs it refuses, or,
+               with each host's START leaving out the jobs it refuses and
+               each HTCondor job's Requirements the hosts it refuses, or,
                with sched_conf ``params NEGOTIATOR=1``, the negotiator's
                (``sched.matchpass``) with the slots and priorities of now;
 - ``follow``   after starts and ends: the slots follow the running tasks,
@@ -73,7 +74,8 @@ class Condor:
         ctx = self.context(state, dispatcher, loads, now)
         self.machines.update(ctx, now)
         if not matchpass.enabled(snap.config):
-            return cycle(replace(snap, refused=slotads.refusals(ctx, snap.jobs)))
+            refused, unwanted = slotads.refusals(ctx, snap.jobs)
+            return cycle(replace(snap, refused=refused, unwanted=unwanted))
         self._charge(ctx, now)
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
                                   self._priorities(state, ctx, snap.jobs), self._negotiator_config(state),

@@ -73,6 +73,7 @@ class Daemon:
         self.unsettled = []          # (request, answer) applied, not yet answered and removed
         self.intake_waits = False    # a request waits for the spool to take it
         self.periodic_at = None      # when HTCondor jobs' periodic expressions are looked at next
+        self.periodic_last = None    # when they were looked at last
 
     # ------------------------------------------------------------ life
     def startup(self):
@@ -238,11 +239,15 @@ class Daemon:
         self._conclude_pass(now)
 
     def _periodic(self, now):
-        """HTCondor jobs' periodic expressions, every PERIODIC_EXPR_INTERVAL seconds."""
-        if self.periodic_at is not None and now < self.periodic_at:
-            return
+        """HTCondor jobs' periodic expressions, every PERIODIC_EXPR_INTERVAL seconds (read
+        at every pass: an interval made shorter applies at once, not after the old one)."""
+        if self.periodic_last is not None:
+            self.periodic_at = self.periodic_last + condorjob.periodic_interval()
+            if now < self.periodic_at:
+                return
         if condorjob.periodic(self.state, self.dispatcher, now):
             self.state.need_schedule = True
+        self.periodic_last = now
         self.periodic_at = now + condorjob.periodic_interval()
 
     def _conclude_pass(self, now):

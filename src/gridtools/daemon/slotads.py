@@ -9,7 +9,11 @@ until a slot of the host changes. The same ads serve:
 
 - ``negotiator_slots``: the negotiator's slots (``sched.negotiator.Slot``);
 - ``refusals``: in Grid Engine's order, the hosts whose START (their free
-  slot's Requirements) refuses a job, which the pass leaves out for it;
+  slot's Requirements) refuses a job, and the hosts an HTCondor job's own
+  Requirements refuse (matched against the host's totals of CPUs, memory
+  and disk: Grid Engine's placement counts what is free), which the pass
+  leaves out for it (the job's Rank plays no part there: Grid Engine's
+  queue sort places it);
 - ``published``: condor_status's slot ads in the status snapshot, each as
   ``[literal values, expression texts]``.
 
@@ -157,8 +161,32 @@ def _free_ad(ctx, host):
 
 
 def refusals(ctx, jobs):
-    """job id -> frozenset of hosts whose START refuses the job's first pending task
-    (Grid Engine's order); empty when every host's START is ``True``."""
+    """(refused, unwanted) in Grid Engine's order, each job id -> frozenset of hosts,
+    for each job's first pending task: hosts whose START (their free slot's
+    Requirements) refuses the job, and hosts an HTCondor job's own Requirements
+    refuse (the match is symmetric in either order). Empty when every host's START
+    is ``True`` and no HTCondor job waits."""
+    hosts = _starting_hosts(ctx)
+    names = {h: tuple(sorted(acl.ad_references(ad, ("requirements",)))) for h, ad in hosts.items()}
+    memo, job_memo, refused, unwanted, frees = {}, {}, {}, {}, None
+    for pending in jobs:
+        job = ctx.state.jobs.get(pending.id)
+        if job is None or not pending.tasks or pending.held_all or not (hosts or job.spec.get("condor_ad")):
+            continue                    # a held job is not placed: nothing to leave out for it
+        ad = ctx.job_ad(job, next(iter(pending.tasks)))
+        found = _refusing(ad, hosts, names, memo)
+        if found:
+            refused[pending.id] = found
+        if job.spec.get("condor_ad"):
+            frees = _free_ads(ctx) if frees is None else frees
+            found = _unwanted(job, ad, frees, job_memo)
+            if found:
+                unwanted[pending.id] = found
+    return refused, unwanted
+
+
+def _starting_hosts(ctx):
+    """host -> its free slot's ad, for the hosts whose START may refuse a job."""
     hosts = {}
     for host in ctx.hosts():
         policy = ctx.policy(host)
@@ -168,26 +196,65 @@ def refusals(ctx, jobs):
         if ad is not None and not (_constant_true(ad.lookup("Start")) and ad.eval("Requirements") is True
                                    and ad.eval("State") != "Owner"):
             hosts[host] = ad
-    if not hosts:
-        return {}
-    names = {h: tuple(sorted(acl.ad_references(ad, ("requirements",)))) for h, ad in hosts.items()}
-    memo, found = {}, {}
-    for pending in jobs:
-        job = ctx.state.jobs.get(pending.id)
-        if job is None or not pending.tasks:
+    return hosts
+
+
+def _refusing(ad, hosts, names, memo):
+    refused = set()
+    for host, machine in hosts.items():
+        key = (host, acl.job_key(ad, names[host]))
+        ok = memo.get(key)
+        if ok is None:
+            ok = memo[key] = machine.eval("Requirements", ad) is True
+        if not ok:
+            refused.add(host)
+    return frozenset(refused)
+
+
+#: slot attributes a host ad for a job's Requirements holds the host's totals of
+HOST_TOTALS = ("Cpus", "Memory", "Disk")
+
+
+def _free_ads(ctx):
+    """host -> the ad a job's Requirements are matched against in Grid Engine's order:
+    its free slot's, with the host's totals of CPUs, memory and disk (Grid Engine's
+    placement counts what is free, across slots for a parallel job)."""
+    found = {}
+    for host in ctx.hosts():
+        ad = _free_ad(ctx, host)
+        if ad is None:
             continue
-        ad = ctx.job_ad(job, next(iter(pending.tasks)))
-        refused = set()
-        for host, machine in hosts.items():
-            key = (host, acl.job_key(ad, names[host]))
-            ok = memo.get(key)
-            if ok is None:
-                ok = memo[key] = machine.eval("Requirements", ad) is True
-            if not ok:
-                refused.add(host)
-        if refused:
-            found[pending.id] = frozenset(refused)
+        ad = ad.copy()
+        slots = ctx.host_ads(host).values()
+        for name in HOST_TOTALS:
+            values = [slot.eval(name) for slot in slots]
+            if values and all(type(v) in (int, float) for v in values):
+                ad[name] = sum(values)
+        found[host] = ad
     return found
+
+
+def _unwanted(job, ad, frees, memo):
+    """Hosts whose free slot the job's Requirements are not true for; the job's part
+    of the memo's key (its Requirements and what they read of the job) is kept on
+    the job by its version."""
+    cache = job.cache.get("requirements_key")
+    if cache is None or cache[0] != job.version:
+        req = ad.lookup("Requirements")
+        own = tuple(sorted(acl.ad_references(ad, ("requirements",))))
+        cache = job.cache["requirements_key"] = (job.version, None if _constant_true(req) else
+                                                 acl.job_key(ad, own))
+    if cache[1] is None:
+        return frozenset()
+    out = set()
+    for host, machine in frees.items():
+        key = (host, cache[1])
+        ok = memo.get(key)
+        if ok is None:
+            ok = memo[key] = ad.eval("Requirements", machine) is True
+        if not ok:
+            out.add(host)
+    return frozenset(out)
 
 
 def plain(ad):

@@ -28,7 +28,6 @@ language with the same syntax (submit description files).
 
 import os
 import re
-import socket
 
 from gridtools.errors import ConfigError
 
@@ -332,7 +331,7 @@ def render(config, expanded=False):
 
 def builtin_defaults():
     """Macros every configuration starts with (HTCondor's predefined ones)."""
-    host = socket.gethostname()
+    host = os.uname().nodename
     cpus = os.cpu_count() or 1
     return {
         "DOLLAR": "$",

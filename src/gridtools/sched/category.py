@@ -88,6 +88,7 @@ def build(p, job):
     forced = p.forced
     reserved = _ar_instances(snap, req.ar)
     refused = snap.refused.get(job.id, ())
+    unwanted = snap.unwanted.get(job.id, ())
     suitable, static, rejects, misses = [], list(p.closed), 0, {}
     for qi in p.open:
         why = None
@@ -96,6 +97,8 @@ def build(p, job):
         why = why or qsel.unsuitable(req, job.owner, qi, None)
         if why is None and qi.host in refused:
             why = Reason(Why.START_REFUSED, (qi.name, qi.host))
+        if why is None and qi.host in unwanted:
+            why = Reason(Why.UNWANTED, (qi.name, qi.host))
         if why is None and forced:
             why = forced_missing(p.table, req, qi, snap.hosts.get(qi.host), snap)
         if why is None and (fixed or counted):

@@ -255,6 +255,9 @@ class Pass:
         refused = self.snap.refused.get(job.id)
         if refused:                       # hosts whose START refuses this job (HTCondor's policy)
             key = (key, refused)
+        unwanted = self.snap.unwanted.get(job.id)
+        if unwanted:                      # hosts this job's own Requirements refuse
+            key = (key, "unwanted", unwanted)
         cat = self.categories.get(key)
         if cat is None:
             cat = self.categories[key] = category_mod.build(self, job)
@@ -333,8 +336,8 @@ def _consider(p, job, decisions):
 def _when_full(p, ordered, start, found, decisions):
     """The jobs from ``start`` on, once every queue instance is full (room only shrinks
     in a pass): what ``_consider`` would say, without looking at each job's tasks
-    unless it needs more than the shared reasons (reservations, -now, held tasks,
-    slot-less jobs)."""
+    unless it needs more than the shared reasons (reservations, -now, held tasks) or
+    runs without a slot (``sched.local``)."""
     full = p.full_reasons()
     for job in ordered[start:]:
         req = job.request

@@ -63,6 +63,7 @@ class Why(enum.Enum):
     AR_ERROR = "ar_error"                 # (ar id,)
     NOT_IN_AR = "not_in_ar"               # (queue instance, ar id)
     START_REFUSED = "start_refused"       # (queue instance, host): the host's START is false for it
+    UNWANTED = "unwanted"                 # (queue instance, host): the job's Requirements are false for it
     NEGOTIATOR = "negotiator"             # (why,): the negotiator did not match it (its words)
     MORE = "more"                         # (code of the kind, how many more)
 

@@ -281,6 +281,7 @@ class Snapshot:
     quotas: tuple = ()                               # QuotaSet, in configuration order
     ars: dict = field(default_factory=dict)          # id -> AdvanceReservation
     refused: dict = field(default_factory=dict)      # job id -> hosts whose START refuses it
+    unwanted: dict = field(default_factory=dict)     # job id -> hosts its own Requirements refuse
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,11 +15,12 @@ Layouts follow HTCondor's condor_status:
 
 ``check_read`` applies the READ security level to the caller before
 anything is shown.
+``published_status`` reads the daemon's status, waiting for the first one
+of a daemon that has just started.
 """
 
 import os
 import pwd
-import time
 
 from gridtools import cell, seclevels
 from gridtools.classad import ClassAd
@@ -32,6 +33,8 @@ STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting")
 _TOTAL_HEAD = ("%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s"
                % ("Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
                   "BkIdle"))
+#: seconds a query waits for the first status of a daemon that has just started
+FIRST_STATUS_WAIT = 10.0
 #: widest Name column of the slot table
 NAME_WIDTH = 34
 #: narrowest key column of the summary
@@ -78,34 +81,44 @@ def identity(config=None):
     return seclevels.identity(caller(), config.get, cell.hostname())
 
 
-def check_read(err, subsystem):
-    """Refuse (GridError) a caller the READ level does not allow."""
+def verdict(level, subsystem):
+    """(Verdict, Identity) of the caller at a security level of a daemon (``subsystem``)."""
     config = client_config()
     who = identity(config)
-    verdict = seclevels.verify(config.get, seclevels.Level.READ, who, subsystem,
-                               seclevels.manager_defaults(_managers()))
-    if not verdict.allowed:
+    return seclevels.verify(config.get, level, who, subsystem, seclevels.manager_defaults(_managers())), who
+
+
+def check_read(err, subsystem):
+    """Refuse (GridError) a caller the READ level does not allow."""
+    found, who = verdict(seclevels.Level.READ, subsystem)
+    if not found.allowed:
         err.write(f"Error: Failed to fetch ads from: {who.hosts[0]}\n")
         raise GridError(seclevels.denied_line(who), 1)
-
-
-#: seconds to wait for the first status of a daemon that has just started
-FIRST_STATUS_WAIT = 5.0
 
 
 def published_status():
     """The daemon's status snapshot, or GridError when no daemon serves the cell."""
     from gridtools.spool import daemonctl, status
     snap = status.read()
-    running = daemonctl.running()
-    deadline = time.monotonic() + FIRST_STATUS_WAIT
-    while snap is None and running and time.monotonic() < deadline:
-        time.sleep(0.02)                # a daemon just started publishes its first status
-        snap = status.read()
-    if snap is None or not running:
+    if snap is None and daemonctl.running():
+        snap = first_status(daemonctl, status)
+    if snap is None or not daemonctl.running():
         raise GridError(f"Error: Couldn't contact the condor_collector on {cell.hostname()}: the gridtools "
                         f"daemon of cell {cell.root()} is not running", 1)
     return snap
+
+
+def first_status(daemonctl, status):
+    """The status a daemon that has just started publishes after its first pass (None
+    when it stops or takes longer than FIRST_STATUS_WAIT)."""
+    import time
+    end = time.monotonic() + FIRST_STATUS_WAIT
+    while time.monotonic() < end and daemonctl.running():
+        time.sleep(0.02)
+        snap = status.read()
+        if snap is not None:
+            return snap
+    return None
 
 
 # ---------------------------------------------------------------- time and numbers

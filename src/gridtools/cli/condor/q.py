@@ -169,6 +169,11 @@ def run(opts):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
     from gridtools.cli.status import warnings
     snap = load()
+    if opts.view == "analyze" and not (snap.get("exechosts") or snap.get("hosts")):
+        from gridtools.cli.condor import machineviews   # a daemon just started: its first status
+        from gridtools.spool import daemonctl, status
+        if daemonctl.running() and machineviews.first_status(daemonctl, status) is not None:
+            snap = load()
     for line in warnings(snap):
         sys.stderr.write(line + "\n")
     user, now = Q.me(), time.time()
@@ -182,7 +187,10 @@ def run(opts):
 
 def select(opts, everyone, user, source):
     sel = opts.selection
-    chosen = [p for p in everyone if sel.visible(p, user) and sel.by_name(p)]
+    if sel.allusers or sel.named or user == "root":
+        chosen = [p for p in everyone if sel.by_name(p)] if sel.named else list(everyone)
+    else:
+        chosen = [p for p in everyone if p.owner == user]
     if opts.view == "run":
         chosen = [p for p in chosen if p.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED)]
     elif opts.view == "hold":
@@ -217,6 +225,10 @@ def render(opts, snap, chosen, everyone, user, now, source):
     if not totals:
         return head + body
     mine = [p for p in everyone if p.owner == user]
+    if len(mine) == len(everyone):
+        mine = everyone
+    if len(chosen) == len(mine) and (not chosen or chosen[0] is mine[0]) and chosen == mine:
+        chosen = mine
     counts = qviews.summary(chosen, mine, everyone, user)
     if view == "totals":
         return head + counts

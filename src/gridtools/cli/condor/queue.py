@@ -7,7 +7,11 @@ ClassAd, which is what the default views of condor_q need; ``ads`` builds
 the ads of the procs that need them, lazily: the caller's own jobs (and
 every job, for root) from their stored description and state, other users'
 jobs from what the status publishes (no environment, paths or arguments,
-as qstat -j keeps them private). Finished procs are shown only while their
+as qstat -j keeps them private). A proc's JobStatus is always the one of
+the status the procs were read from, even in an ad built from a stored
+state the daemon has already moved on (it writes a job's state before it
+publishes the status that shows it): so every view of one condor_q agrees,
+and a later condor_q never shows an earlier state. Finished procs are shown only while their
 ``LeaveJobInQueue`` keeps them (until ``condor_rm -forcex``).
 
 Selections follow condor_q and condor_rm: ``C`` (a cluster), ``C.P``, a user
@@ -38,20 +42,62 @@ def me():
         return str(os.getuid())
 
 
+#: what a Proc works out from its published row when first asked for (_fill)
+_LAZY = ("start", "host", "prio", "cmd", "args", "universe", "slots", "is_condor")
+
+
 class Proc:
     """One proc of the queue, from the published status (a plain class: condor_q makes
-    10,000 of them and must not pay for importing dataclasses)."""
+    10,000 of them and must not pay for importing dataclasses). What the batch view
+    does not show (start, host, prio, cmd, args, universe, slots, is_condor, and
+    the hold of a held proc) is read from the published row when first asked for."""
 
-    __slots__ = ("cluster", "proc", "owner", "status", "qdate", "start", "host", "prio", "cmd", "args",
-                 "batch", "universe", "hold", "slots", "is_condor")
+    __slots__ = ("cluster", "proc", "owner", "status", "qdate", "batch", "_hold", "_source") + _LAZY
 
     def __init__(self, cluster, proc, owner, status, qdate, start=0.0, host="", prio=0, cmd="",
                  args=(), batch=None, universe=5, hold=None, slots=1, is_condor=False):
         self.cluster, self.proc, self.owner, self.status = cluster, proc, owner, status
-        self.qdate, self.start, self.host, self.prio = qdate, start, host, prio
-        self.cmd, self.args, self.batch, self.universe = cmd, list(args), batch, universe
-        self.hold = hold            # [reason, code, subcode(, since)] of a held proc
-        self.slots, self.is_condor = slots, is_condor
+        self.qdate, self.batch = qdate, batch
+        self.start, self.host, self.prio, self.cmd = start, host, prio, cmd
+        self.args, self.universe, self.slots, self.is_condor = args, universe, slots, is_condor
+        self._hold = hold           # [reason, code, subcode(, since)] of a held proc
+        self._source = None         # (row, job facts, condor facts, task number) when read lazily
+
+    @classmethod
+    def published(cls, row, info, cinfo, number, status):
+        proc = cls.__new__(cls)
+        proc.cluster, proc.proc, proc.owner, proc.status = row["id"], number - 1, info["owner"], status
+        proc.qdate, proc.batch = float(info.get("submit_time") or 0.0), cinfo.get("batch")
+        proc._hold, proc._source = None, (row, info, cinfo, number)
+        return proc
+
+    def _fill(self):
+        row, info, cinfo, _number = self._source
+        running = row["state"] in _RUNNING_STATES
+        args = cinfo.get("args")
+        self.start = float(row["time"]) if running else 0.0
+        self.host = (row.get("queue") or "").partition("@")[2] if running else ""
+        self.prio, self.cmd = int(cinfo.get("prio") or 0), cinfo.get("cmd") or info.get("name") or ""
+        self.args, self.universe = (list(args) if args else []), int(cinfo.get("universe") or 5)
+        self.slots, self.is_condor = int(row.get("slots") or 1), bool(cinfo.get("ads"))
+
+    def __getattr__(self, name):
+        """Only called for an attribute not set yet: a lazy one is read from the row."""
+        if name in _LAZY and self._source is not None:
+            self._fill()
+            return object.__getattribute__(self, name)
+        raise AttributeError(name)
+
+    @property
+    def hold(self):
+        if self._hold is None and self._source is not None and self.status == HELD:
+            row, _info, cinfo, number = self._source
+            self._hold = _hold_of(row, cinfo, number)
+        return self._hold
+
+    @hold.setter
+    def hold(self, value):
+        self._hold = value
 
     @property
     def id(self):
@@ -99,36 +145,29 @@ def _hold_of(row, info, number):
     return ["held", 1, 0]
 
 
+_NO_FACTS = {}
+
+
 def procs(snap):
     """Every Proc in the queue, by cluster and proc."""
     found = []
-    jobs = snap.get("jobs") or {}
+    jobs = snap.get("jobs") or _NO_FACTS
     for row in snap.get("rows") or ():
         info = jobs.get(row["id"])
         if info is None:
             continue
-        cinfo = info.get("condor") or {}
+        cinfo = info.get("condor") or _NO_FACTS
+        state = row["state"]
         for number in _numbers(row):
-            status = _status(row["state"], cinfo, number)
-            if status is None:
-                continue
-            found.append(_proc(row, info, cinfo, number, status))
-    found.sort(key=lambda p: (p.cluster, p.proc))
+            status = _status(state, cinfo, number)
+            if status is not None:
+                found.append(Proc.published(row, info, cinfo, number, status))
+    found.sort(key=_order)
     return found
 
 
-def _proc(row, info, cinfo, number, status):
-    running = row["state"] in _RUNNING_STATES
-    queue = row.get("queue") or ""
-    proc = Proc(cluster=row["id"], proc=number - 1, owner=info["owner"], status=status,
-                qdate=float(info.get("submit_time") or 0.0), start=float(row["time"]) if running else 0.0,
-                host=queue.partition("@")[2] if running else "", prio=int(cinfo.get("prio") or 0),
-                cmd=cinfo.get("cmd") or info.get("name") or "", args=list(cinfo.get("args") or ()),
-                batch=cinfo.get("batch"), universe=int(cinfo.get("universe") or 5),
-                slots=int(row.get("slots") or 1), is_condor=bool(cinfo.get("ads")))
-    if status == HELD:
-        proc.hold = _hold_of(row, cinfo, number)
-    return proc
+def _order(proc):
+    return proc.cluster, proc.proc
 
 
 # ---------------------------------------------------------------- selecting
@@ -232,10 +271,12 @@ class AdSource:
     def ad(self, proc):
         from gridtools import ads
         job = self._job(proc.cluster)
-        if job is not None:
-            return ads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold,
-                              job.deleted, job.condor)
-        return public_ad(self.snap, proc)
+        if job is None:
+            return public_ad(self.snap, proc)
+        ad = ads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold, job.deleted, job.condor)
+        if ad.eval("JobStatus") != proc.status:
+            ad["JobStatus"] = proc.status        # the published status rules (module docstring)
+        return ad
 
 
 def _public_spec(info, proc):

@@ -49,6 +49,11 @@ def run_time(proc, now):
     return now - proc.start if proc.start and proc.status in (Q.RUNNING, Q.SUSPENDED, Q.HELD) else 0
 
 
+@functools.lru_cache(maxsize=4096)
+def _base(cmd):
+    return os.path.basename(cmd) or cmd
+
+
 def _id_cells(proc):
     return f"{proc.cluster:4d}.".ljust(5) + f"{proc.proc:<3d}"
 
@@ -56,7 +61,7 @@ def _id_cells(proc):
 def command_text(proc, user):
     """The CMD column: the command's base name and its arguments (another user's
     arguments are not shown)."""
-    text = os.path.basename(proc.cmd) or proc.cmd
+    text = _base(proc.cmd)
     if proc.args and (user in (proc.owner, "root")):
         text += " " + " ".join(proc.args)
     return text
@@ -71,12 +76,17 @@ def nobatch(procs, user, now, dag_names=None):
     prio_width = max([3] + [len(str(p.prio)) for p in procs])
     lines = [f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {'    RUN_TIME':>12} ST "
              f"{'PRI':<{prio_width}} SIZE CMD"]
+    row = f"{{}} {{:<{width}}} {{:>11}} {{:>12}} {{:<2}} {{:<{prio_width}}}  0.0 {{}}".format
+    dates, idle, letters = {}, format_time(0), Q.STATUS_LETTER
     for p in procs:
         who = (dag_names or {}).get(p.id) or p.owner
-        lines.append(f"{_id_cells(p)} {who[:width] if dag_names is not None else who:<{width}} "
-                     f"{format_date(p.qdate):>11} {format_time(run_time(p, now)):>12} "
-                     f"{Q.STATUS_LETTER.get(p.status, '?'):<2} {str(p.prio):<{prio_width}} "
-                     f"{0.0:4.1f} {command_text(p, user)}")
+        date = dates.get(p.qdate)
+        if date is None:
+            date = dates[p.qdate] = format_date(p.qdate)
+        spent = run_time(p, now)
+        lines.append(row(_id_cells(p), who[:width] if dag_names is not None else who, date,
+                         format_time(spent) if spent else idle, letters.get(p.status, "?"), str(p.prio),
+                         command_text(p, user)))
     return "\n".join(lines) + "\n"
 
 
@@ -176,28 +186,48 @@ def batch_view(procs, totals):
     head = f"{'OWNER':<{owner_w}} {'BATCH_NAME':<{name_w}} {'   SUBMITTED':>12} " + \
         " ".join(heads[i].rjust(widths[i]) for i in cols) + " JOB_IDS"
     lines = [head]
-    pads = [(i, widths[i]) for i in cols]
+    row = (f"{{:<{owner_w}}} {{:<{name_w}}} {{:>12}} " + " ".join(f"{{:>{widths[i]}}}" for i in cols)
+           + " {}").format
+    dates = {}
     for batch, count in zip(rows, counts):
-        cells = " ".join((str(count[i]) if count[i] else "_").rjust(w) for i, w in pads)
-        lines.append(f"{batch.owner:<{owner_w}} {batch.name:<{name_w}} "
-                     f"{format_date(batch.procs[0].qdate):>12} {cells} {batch.ids()}")
+        qdate = batch.procs[0].qdate
+        date = dates.get(qdate)
+        if date is None:
+            date = dates[qdate] = format_date(qdate)
+        lines.append(row(batch.owner, batch.name, date, *[count[i] or "_" for i in cols], batch.ids()))
     return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------- summary
 
-def _tally(procs):
-    counts = dict.fromkeys((Q.COMPLETED, Q.REMOVED, Q.IDLE, Q.RUNNING, Q.HELD, Q.SUSPENDED), 0)
+_TALLIED = (Q.COMPLETED, Q.REMOVED, Q.IDLE, Q.RUNNING, Q.HELD, Q.SUSPENDED)
+
+
+def _counts(procs):
+    counts = dict.fromkeys(_TALLIED, 0)
     for p in procs:
-        key = Q.RUNNING if p.status == Q.TRANSFERRING else p.status
-        counts[key] = counts.get(key, 0) + 1
+        counts[p.status] = counts.get(p.status, 0) + 1
+    return counts
+
+
+def _tally(procs, counts=None):
+    counts = _counts(procs) if counts is None else counts
+    running = counts[Q.RUNNING] + counts.get(Q.TRANSFERRING, 0)
     return (f"{len(procs)} jobs; {counts[Q.COMPLETED]} completed, {counts[Q.REMOVED]} removed, "
-            f"{counts[Q.IDLE]} idle, {counts[Q.RUNNING]} running, {counts[Q.HELD]} held, "
+            f"{counts[Q.IDLE]} idle, {running} running, {counts[Q.HELD]} held, "
             f"{counts[Q.SUSPENDED]} suspended")
 
 
 def summary(query, mine, everyone, user):
-    """The totals of the query, of the caller's procs and of everybody's."""
-    return (f"Total for query: {_tally(query)} \n"
-            f"Total for {user}: {_tally(mine)} \n"
-            f"Total for all users: {_tally(everyone)}\n")
+    """The totals of the query, of the caller's procs and of everybody's (a list that
+    is another's counted once)."""
+    known = {}
+
+    def tally(procs):
+        counts = known.get(id(procs))
+        if counts is None:
+            counts = known[id(procs)] = _counts(procs)
+        return _tally(procs, counts)
+    return (f"Total for query: {tally(query)} \n"
+            f"Total for {user}: {tally(mine)} \n"
+            f"Total for all users: {tally(everyone)}\n")

@@ -9,6 +9,14 @@ P+1; see formats.condor.spec); its id is claimed here, so the cluster
 number is printed at once. The job's ads are built here and travel with the
 description; the daemon checks them again. Nothing is queued unless every
 cluster of the file could be built.
+
+The submission needs the WRITE security level at the SCHEDD
+(``gridtools.seclevels``): the caller is checked against the cell's
+condor_config before any id is claimed, and a refusal is printed in
+HTCondor's words with exit code 1. The request is marked as an HTCondor
+command's, so the daemon applies the same check again (a refusal there,
+when the configuration changed in between, is in the daemon's messages).
+The request is not waited for, as qsub's is not.
 """
 
 import os
@@ -38,6 +46,10 @@ Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
     If <submit-file> is omitted or is -, and a -queue is not provided, submit commands
      are read from stdin. Use of - implies verbose output unless -terse is specified
 """
+
+
+#: the request's mark of an HTCondor command (the daemon's security levels apply)
+CONDOR = "condor"
 
 
 class Options:
@@ -264,6 +276,17 @@ def known_schedd(name):
     return name in names or name.split("@")[-1] in names
 
 
+def check_write():
+    """Refuse (exit 1) a caller the WRITE level at the SCHEDD does not allow, as
+    condor_submit words a schedd's refusal."""
+    from gridtools import seclevels
+    from gridtools.cli.condor import machineviews
+    found, who = machineviews.verdict(seclevels.Level.WRITE, "SCHEDD")
+    if not found.allowed:
+        sys.stderr.write("ERROR: Failed to connect to local queue manager\n")
+        raise GridError(seclevels.denied_line(who), 1)
+
+
 # ---------------------------------------------------------------- output
 
 def terse_lines(clusters):
@@ -317,6 +340,7 @@ def _submit(opts):
     if opts.dry_run is None:
         from gridtools.cli import cellinit
         cellinit.ensure_cell()
+        check_write()
     claims = Claims(opts.dry_run is not None)
     try:
         clusters = build(opts, text, source, claims, now)
@@ -351,7 +375,7 @@ def _send(specs, clusters, claims):
     sent = 0
     try:
         for spec in specs:
-            tell("submit", {"job": spec})
+            tell("submit", {"job": spec, "dialect": CONDOR})
             sent += 1
     except BaseException:
         from gridtools.spool import ids

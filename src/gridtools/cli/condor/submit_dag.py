@@ -168,7 +168,7 @@ def submit_description(opts, dag):
              f"output\t\t= {files['lib_out']}", f"error\t\t= {files['lib_err']}",
              f"log\t\t= {files['log']}", "remove_kill_sig\t= SIGUSR1",
              "+OtherJobRemoveRequirements\t= \"DAGManJobId =?= $(cluster)\"",
-             "on_exit_remove\t= (ExitSignal =?= 11 || ExitCode =!= UNDEFINED)",
+             "on_exit_remove\t= (ExitSignal =?= 11 || (ExitCode =!= UNDEFINED && ExitCode >=0 && ExitCode <= 2))",
              f"arguments\t= \"{args}\"", f"environment\t= \"{env}\"",
              f"notification\t= {opts.notification}"]
     if opts.batch_name:

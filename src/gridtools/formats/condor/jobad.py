@@ -10,7 +10,6 @@ differs from the previous one starts a new cluster, as condor_submit does.
 """
 
 import random
-from dataclasses import dataclass, field
 
 from gridtools.classad import ClassAd
 from gridtools.errors import InputError
@@ -18,6 +17,7 @@ from gridtools.formats.condor import jobattrs as A
 from gridtools.formats.condor.macros import Expander
 from gridtools.formats.condor.queue import parse_queue
 from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at
+from gridtools.records import Factory, record
 
 # JobSubmitMethod values: how a job entered the queue.
 SUBMIT_METHOD_CONDOR_SUBMIT = 0
@@ -50,7 +50,7 @@ ZEROS = (
 )
 
 
-@dataclass
+@record
 class SubmitContext:
     """What a submission depends on besides its text."""
 
@@ -58,8 +58,8 @@ class SubmitContext:
     owner: str
     now: int
     files: object = None  # see fsview.LocalFiles; None: no file access
-    environ: dict = field(default_factory=dict)  # the submitter's environment
-    variables: dict = field(default_factory=dict)  # NAME=value from the command line
+    environ: dict = Factory(dict)  # the submitter's environment
+    variables: dict = Factory(dict)  # NAME=value from the command line
     arch: str = "X86_64"
     opsys: str = "LINUX"
     filesystem_domain: str = "localhost"

@@ -19,9 +19,9 @@ item rows, reading files and globbing through ``files`` (see fsview).
 
 import enum
 import re
-from dataclasses import dataclass, field
 
 from gridtools.errors import InputError
+from gridtools.records import Factory, record
 
 DEFAULT_VAR = "Item"
 
@@ -39,7 +39,7 @@ class MatchKind(enum.Enum):
     DIRS = "dirs"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Slice:
     start: int | None = None
     stop: int | None = None
@@ -55,12 +55,12 @@ class Slice:
         return "[" + ":".join(parts) + "]"
 
 
-@dataclass
+@record
 class QueueSpec:
     """One parsed queue statement."""
 
     count: int = 1
-    variables: list = field(default_factory=list)
+    variables: list = Factory(list)
     mode: Mode = Mode.COUNT
     match_kind: MatchKind = MatchKind.ANY
     slice: Slice | None = None

@@ -19,10 +19,10 @@ plan).
 
 import posixpath
 import re
-from dataclasses import dataclass, field
 
 from gridtools.formats.condor import argsenv
 from gridtools.formats.condor.jobattrs import Universe
+from gridtools.records import Factory, record
 
 #: parallel environment of jobs asking for more than one CPU on one host
 SMP_PE = "smp"
@@ -38,20 +38,20 @@ _NAME_BAD = re.compile(r"[/:@\\*?\x00-\x1f\x7f]")
 _PER_PROC = ("ProcId",)
 
 
-@dataclass
+@record
 class RunFacts:
     """What running one proc needs, read from its ad."""
     command: str
-    args: list = field(default_factory=list)
+    args: list = Factory(list)
     iwd: str = "/"
-    env: dict = field(default_factory=dict)
+    env: dict = Factory(dict)
     stdin: str = "/dev/null"
     stdout: str = "/dev/null"
     stderr: str = "/dev/null"
     kill_sig: str = "SIGTERM"
     universe: int = int(Universe.VANILLA)
     scratch: bool = False          # runs in a scratch folder with copies of its input files
-    transfer_input: list = field(default_factory=list)
+    transfer_input: list = Factory(list)
     transfer_output: list | None = None   # None: every new file of the scratch folder
 
 

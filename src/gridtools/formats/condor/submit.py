@@ -18,10 +18,10 @@ statement and is an error when the text has one.
 
 import enum
 import re
-from dataclasses import dataclass, field
 
 from gridtools.errors import InputError
 from gridtools.formats.condor.queue import parse_queue
+from gridtools.records import Factory, record
 
 _ASSIGN = re.compile(r"(\+|MY\.)?([A-Za-z_][A-Za-z0-9_.]*)\s*=(.*)$", re.DOTALL | re.IGNORECASE)
 _QUEUE = re.compile(r"queue(?=\s|$)(.*)$", re.IGNORECASE | re.DOTALL)
@@ -32,7 +32,7 @@ class Kind(enum.Enum):
     ATTRIBUTE = "attribute"  # +Name = expr / MY.Name = expr
 
 
-@dataclass
+@record
 class Assignment:
     name: str
     value: str
@@ -44,7 +44,7 @@ class Assignment:
         return f"{prefix}{self.name} = {self.value}"
 
 
-@dataclass
+@record
 class QueueStatement:
     args: str = ""  # the raw text after ``queue`` (macros not yet expanded)
     inline: list | None = None  # lines of a list opened by ``(`` on its line
@@ -57,11 +57,11 @@ class QueueStatement:
         return head + "\n" + "".join(line + "\n" for line in self.inline) + ")"
 
 
-@dataclass
+@record
 class SubmitDescription:
     """The statements of a submit description, in order."""
 
-    statements: list = field(default_factory=list)
+    statements: list = Factory(list)
     source: str = "submit file"
 
     @property

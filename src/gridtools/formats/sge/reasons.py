@@ -83,6 +83,8 @@ _TEXT = {
                                  f"advance reservation {a[1]}"),
     Why.START_REFUSED: lambda a, o: (f'cannot run in queue instance "{a[0]}" because the START expression '
                                      f'of host "{a[1]}" is false for it'),
+    Why.UNWANTED: lambda a, o: (f'cannot run in queue instance "{a[0]}" because the job\'s Requirements '
+                                f'are false for host "{a[1]}"'),
     Why.NEGOTIATOR: lambda a, o: f"not matched by the negotiator: {a[0]}",
     Why.MORE: lambda a, o: f"... and {a[1]} more lines like the above",
 }
