@@ -145,6 +145,7 @@ class Daemon:
         self.state.flush()
         self._save_usage(time.time(), force=True)
         qcontrol.persist(self.state)
+        self.state.condor.save(self.state, time.time(), force=True)
         os.close(self.fifo)
         self.lock.release()
 
@@ -256,7 +257,7 @@ class Daemon:
         if state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY):
             self._publish(now)
         # a request is answered and removed once the status shows what it did
-        if self.unsettled and flushed and not state.need_publish:
+        if self.unsettled and flushed and not state.need_publish and not state.unsynced:
             self.unsettled = intake.settle(self.unsettled)
         if self.purged:
             self.exec.order_trash()
@@ -384,7 +385,7 @@ class Daemon:
 
     def _retrying(self):
         """True while something the spool refused waits to be written again."""
-        return bool(self.unsettled or self.intake_waits or self.state.dirty or any(
+        return bool(self.unsettled or self.intake_waits or self.state.dirty or self.state.unsynced or any(
             f["kind"] in (faults.WRITE, faults.STORE) for f in self.state.faults.values()))
 
     # ------------------------------------------------------------ the loop
