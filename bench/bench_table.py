@@ -164,9 +164,14 @@ class Gridtools(Spooled):
         return subprocess.run(list(args), env=self.env, capture_output=True, text=True, check=check, cwd="/tmp")
 
     def interpreter(self):
-        """The interpreter the qsub launcher runs with (its #! line, or python3 on PATH)."""
-        with open(shutil.which("qsub", path=self.env["PATH"])) as fh:
+        """The interpreter the qsub launcher runs with: a shell launcher's python3 beside
+        it, else python3 on the PATH; otherwise its #! line."""
+        qsub = shutil.which("qsub", path=self.env["PATH"])
+        with open(qsub) as fh:
             words = fh.readline()[2:].split()
+        if words and os.path.basename(words[0]) == "sh":
+            beside = os.path.join(os.path.dirname(qsub), "python3")
+            return beside if os.access(beside, os.X_OK) else shutil.which("python3", path=self.env["PATH"])
         if words and os.path.basename(words[0]) == "env":
             words = [w for w in words[1:] if not w.startswith("-")][:1]
             return shutil.which(words[0], path=self.env["PATH"])
