@@ -19,7 +19,7 @@ import sys
 import time
 
 from gridtools.daemon import apply, arreq, crash, faults, intake, monitor, petask, publish, qcontrol, reap
-from gridtools.daemon import condorjob, suspension, view
+from gridtools.daemon import condorjob, history, suspension, view
 from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
@@ -146,6 +146,7 @@ class Daemon:
         self._save_usage(time.time(), force=True)
         qcontrol.persist(self.state)
         self.state.condor.save(self.state, time.time(), force=True)
+        history.write(self.state)
         os.close(self.fifo)
         self.lock.release()
 
@@ -259,6 +260,7 @@ class Daemon:
         # a request is answered and removed once the status shows what it did
         if self.unsettled and flushed and not state.need_publish and not state.unsynced:
             self.unsettled = intake.settle(self.unsettled)
+        history.write(state)
         if self.purged:
             self.exec.order_trash()
             self.purged = False
