@@ -32,6 +32,9 @@ from gridtools.sched.negotiator import NegotiatorConfig, accounting_name
 
 #: most seconds the published slot ads may be older than now when nothing changed
 PUBLISH_SLOTS_EVERY = 5.0
+#: least seconds between two writes of the slots' states (a restart rebuilds claims from
+#: the running tasks, so a busy cell writes them at this pace, not at every pass)
+SAVE_SLOTS_EVERY = 0.25
 
 
 class Condor:
@@ -46,6 +49,7 @@ class Condor:
         self.negotiated = 0.0          # when the negotiator last ran
         self.submitters = {}           # name -> SubmitterReport of the last negotiation
         self._published = None         # (configuration key, time, {host: slot rows}) last published
+        self.slots_saved = 0.0         # when the slots' states were last written
 
     # ------------------------------------------------------------ life
     def recover(self, state):
@@ -125,7 +129,8 @@ class Condor:
     def next_wake(self):
         """The next time the loop must run a tick for this side: a slot's policy is due,
         or the priorities wait to be written."""
-        times = [t for t in (self.machines.next_wake, self.priorities.save_due()) if t is not None]
+        slots_due = self.slots_saved + SAVE_SLOTS_EVERY if self.machines.dirty else None
+        times = [t for t in (self.machines.next_wake, self.priorities.save_due(), slots_due) if t is not None]
         return min(times) if times else None
 
     def _charge(self, ctx, now):
@@ -140,7 +145,10 @@ class Condor:
     # ------------------------------------------------------------ output
     def save(self, state, now, force=False):
         try:
-            self.machines.save()
+            if force or now - self.slots_saved >= SAVE_SLOTS_EVERY:
+                if self.machines.dirty:
+                    self.slots_saved = now
+                self.machines.save()
             self.priorities.save(now, force)
         except OSError as exc:
             state.log(f"E|cannot write the slot states or user priorities, retrying: {exc}")

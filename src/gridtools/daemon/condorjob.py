@@ -158,7 +158,8 @@ def removed_events(state, job, numbers, now):
             job.condor.setdefault("kept", []).append(number)
         else:
             leaving.append(number)
-    history.append(state, [history.final_ad(job, number) for number in leaving])
+    for number in leaving:
+        history.record(state, job, number)
 
 
 def held_events(state, job, numbers, now):

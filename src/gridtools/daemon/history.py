@@ -6,6 +6,10 @@ followed by HTCondor's banner line::
 
     *** ProcId = 0 ClusterId = 23 Owner = "alice" CompletionDate = 1700000000
 
+The ads of one pass are made and appended together once the pass has
+published its status (the history follows the queue; it is not the record
+of what ran, which is the accounting file).
+
 The file is readable by everyone (as HTCondor's is); the ``Environment``
 of a job is left out. When it passes MAX_HISTORY bytes it is renamed to
 ``history.old`` (the one rotation kept) and a new one begun.
@@ -57,8 +61,16 @@ def banner(ad):
 
 
 def record(state, job, number):
-    """Append the final ad of task ``number``; failures go to the daemon's messages."""
-    append(state, [final_ad(job, number)])
+    """Note that task ``number`` left the queue; its final ad is made and appended by
+    ``write`` at the end of the pass, after the status shows the change."""
+    state.history.append((job, number))
+
+
+def write(state):
+    """Append the final ads of the tasks noted since the last call, in one write."""
+    if state.history:
+        noted, state.history = state.history, []
+        append(state, [final_ad(job, number) for job, number in noted])
 
 
 def append(state, final_ads):

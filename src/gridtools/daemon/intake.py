@@ -69,17 +69,24 @@ def run(state, dispatcher, now=None, skip=()):
 def _commit(state):
     """Group commit of an intake: the new jobs' descriptions are flushed to disk at once,
     then their id claims are let go (a claim outlives a description a crash could lose)
-    and the clients' id hint moves on."""
-    if not state.taken_ids:
+    and the clients' id hint moves on. Descriptions that could not be flushed are tried
+    again at the next intake; until they are on disk no request is settled."""
+    waiting = state.unsynced + state.taken_ids
+    if not waiting:
         return
     try:
-        jobstore.sync_specs(state.taken_ids)
+        jobstore.sync_specs(waiting)
     except OSError as exc:              # their claims stay (the sweep removes them)
-        state.log(f"E|cannot flush new jobs to disk: {exc.strerror}")
+        state.unsynced = waiting
+        faults.note(state, (faults.WRITE, "sync"), faults.WRITE,
+                    f"cannot flush new jobs to disk, retrying: {exc.strerror}")
     else:
-        for job_id in state.taken_ids:
+        state.unsynced = []
+        faults.clear(state, (faults.WRITE, "sync"), "new jobs flushed to disk again")
+        for job_id in waiting:
             ids.release("job", job_id)
-    _record_ids(state)
+    if state.taken_ids:
+        _record_ids(state)
 
 
 def settle(done):

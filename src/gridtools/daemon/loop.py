@@ -19,7 +19,7 @@ import sys
 import time
 
 from gridtools.daemon import apply, arreq, crash, faults, intake, monitor, petask, publish, qcontrol, reap
-from gridtools.daemon import condorjob, suspension, view
+from gridtools.daemon import condorjob, history, suspension, view
 from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
@@ -146,6 +146,8 @@ class Daemon:
         self.state.flush()
         self._save_usage(time.time(), force=True)
         qcontrol.persist(self.state)
+        self.state.condor.save(self.state, time.time(), force=True)
+        history.write(self.state)
         os.close(self.fifo)
         self.lock.release()
 
@@ -261,8 +263,9 @@ class Daemon:
         if state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY):
             self._publish(now)
         # a request is answered and removed once the status shows what it did
-        if self.unsettled and flushed and not state.need_publish:
+        if self.unsettled and flushed and not state.need_publish and not state.unsynced:
             self.unsettled = intake.settle(self.unsettled)
+        history.write(state)
         if self.purged:
             self.exec.order_trash()
             self.purged = False
@@ -389,7 +392,7 @@ class Daemon:
 
     def _retrying(self):
         """True while something the spool refused waits to be written again."""
-        return bool(self.unsettled or self.intake_waits or self.state.dirty or any(
+        return bool(self.unsettled or self.intake_waits or self.state.dirty or self.state.unsynced or any(
             f["kind"] in (faults.WRITE, faults.STORE) for f in self.state.faults.values()))
 
     # ------------------------------------------------------------ the loop

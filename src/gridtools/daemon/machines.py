@@ -169,8 +169,9 @@ class Machines:
         self._unreserve(job.id)
 
     def _claim_of(self, ctx, job, task, ad, name, now):
-        machine = ctx.slot_ad(name)
-        rank = ads_rank(machine, ad)
+        rank = ctx.constant_rank(name)
+        if rank is None:
+            rank = ads_rank(ctx.slot_ad(name), ad)
         cpus = sum(g[2] for g in task.granted if g[1] == task.host) or 1
         memory = _number(ad.eval("RequestMemory"))
         disk = _number(ad.eval("RequestDisk"))
@@ -238,7 +239,8 @@ class Machines:
         if with_job and rec.task is not None:
             job = ctx.state.jobs.get(rec.task[0])
             job_ad = ctx.job_ad(job, rec.task[1]) if job is not None else None
-        result = startd.step(rec.slot, ctx.slot_ad(name, rec), job_ad, policy, now, event)
+        machine = ctx.stand_in() if _constant(ctx, rec, policy, event) else ctx.slot_ad(name, rec)
+        result = startd.step(rec.slot, machine, job_ad, policy, now, event)
         if result.slot != rec.slot:
             self.dirty = True
             self.changed.add(rec.host)
@@ -314,6 +316,22 @@ def fixed(policy):
     values = {name: policy.expr(name, False) for name in ("START", "SUSPEND", "PREEMPT")}
     return values["START"].value is True and values["SUSPEND"].value is False \
         and values["PREEMPT"].value is False and policy.expr("IS_OWNER", False) is None
+
+
+#: protocol events whose step reads nothing of the slot ad under a constant policy
+_PLAIN_EVENTS = frozenset({startd.Event.NONE, startd.Event.CLAIM, startd.Event.ACTIVATE,
+                           startd.Event.JOB_EXIT, startd.Event.RELEASE})
+
+
+def _constant(ctx, rec, policy, event):
+    """True when a step of ``rec`` cannot depend on its slot ad, which then need not be
+    built: the policy is constant (``fixed``), the host's facts leave Start as configured,
+    and the slot neither retires nor preempts (a retirement time is the job's expression,
+    which may read the machine)."""
+    slot = rec.slot
+    return event in _PLAIN_EVENTS and fixed(policy) and not ctx.replaces(rec.host, "Start") \
+        and not (slot.preempt_was_true or slot.preempting_claim) \
+        and slot.activity is not startd.Activity.RETIRING and slot.state is not startd.State.PREEMPTING
 
 
 def ads_rank(machine, job):

@@ -23,6 +23,7 @@ Job ads are ``ads.job_ad`` of a task, cached on the job by version.
 import time
 
 from gridtools import ads, cell
+from gridtools.classad import ClassAd
 from gridtools.classad.nodes import Literal
 from gridtools.daemon import qcontrol, view
 from gridtools.sched import autocluster as acl
@@ -40,7 +41,9 @@ class Context:
         self.log = state.log
         self._hosts = None
         self._layout, self._ads, self._facts = {}, {}, {}
+        self._stale = set()                   # hosts whose cached ads predate a change of a slot
         self._busy_cpus = None
+        self._stand_in = None
         self.schedd = cell.hostname()        # the machine jobs are submitted to (ClientMachine)
 
     # ------------------------------------------------------------ hosts
@@ -93,7 +96,8 @@ class Context:
     def host_ads(self, host):
         """The slot ads of ``host``, by slot name (dynamic slots after their parent)."""
         found = self._ads.get(host)
-        if found is None:
+        if found is None or host in self._stale:
+            self._stale.discard(host)
             facts, overlay = self.host_facts(host)
             views, claims = self.machines.views(host)
             built = ads.machine_ads(facts, self.conf.host(host), self.now, views, claims)
@@ -108,7 +112,30 @@ class Context:
         return found
 
     def invalidate(self, host):
-        self._ads.pop(host, None)
+        self._stale.add(host)
+
+    def replaces(self, host, name):
+        """True when the host's STARTD_FACTS_FILE sets attribute ``name`` of its slot ads."""
+        low = name.lower()
+        return any(key.lower() == low for key in self.host_facts(host)[1])
+
+    def stand_in(self):
+        """The ad a step of a constant policy is evaluated with (``machines._constant``):
+        Start as a policy of constants has it, nothing else."""
+        if self._stand_in is None:
+            self._stand_in = ClassAd({"Start": True})
+        return self._stand_in
+
+    def constant_rank(self, name):
+        """The Rank of slot ``name`` when it is a constant (its host's ads are built once
+        per pass for it: a claim changes no constant), else None."""
+        host = name.rpartition("@")[2]
+        found = self._ads.get(host)
+        ad = (found if found is not None else self.host_ads(host)).get(name)
+        expr = ad.lookup("Rank") if ad is not None else None
+        if expr.__class__ is Literal and type(expr.value) in (int, float, bool):
+            return float(expr.value)
+        return None
 
     def slot_ad(self, name, rec=None):
         host = rec.host if rec is not None else name.rpartition("@")[2]

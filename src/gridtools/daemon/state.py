@@ -66,6 +66,8 @@ class State:
         self.faults = {}              # key -> {"kind", "text"[, "job", "path"]} (see daemon.faults)
         self.unreadable = set()       # fault keys of configuration files the last reload could not read
         self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
+        self.unsynced = []            # new jobs whose descriptions a flush to disk failed for
+        self.history = []             # (job, task) that left the queue, for the history file
         self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
         self.loads = {}               # host -> last load sample (admission of reservations)
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator

@@ -221,3 +221,22 @@ def makedirs(path, mode=0o755):
     if not os.path.isdir(path):
         os.makedirs(path, exist_ok=True)
         os.chmod(path, mode)
+
+
+def sync_file_system(path):
+    """Flush every written file of the file system holding ``path`` to disk at once
+    (syncfs(2)); False when this system has no syncfs (the caller flushes file by file).
+    Raises OSError when the flush fails."""
+    import ctypes
+    try:
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except (AttributeError, OSError):
+        return False
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        if syncfs(fd) != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code))
+    finally:
+        os.close(fd)
+    return True
