@@ -111,7 +111,7 @@ def test_the_daemon_refuses_a_request_that_skipped_the_checks(cell, users, workd
     proc = cell.run("/usr/bin/python3", "-c", script % src, user="gtbob", cwd=workdir)
     assert proc.returncode == 0, proc.stderr
     sneaked = int(proc.stdout.split()[-1])
+    line = f'job {sneaked} leaves: job rejected: no access to project "projA" for user "gtbob"'
+    wait_for(lambda: line in open(os.path.join(cell.root, "spool", "messages")).read())
     cell.wait_finished(sneaked)
     assert not [r for r in cell.accounting() if r[5] == str(sneaked)]     # it never ran
-    messages = open(os.path.join(cell.root, "spool", "messages")).read()
-    assert f'job {sneaked} leaves: job rejected: no access to project "projA" for user "gtbob"' in messages
