@@ -6,6 +6,7 @@
 - ``status``    the cell's status for queries of both dialects: the published
                 snapshot merged with submits still in flight
 - ``ask``       the one door through which commands send requests to the daemon
+- ``identity``  the submitting user's identity every job description carries
 - ``cellinit``  making sure a cell exists (the personal cell on first use)
 - ``admin``, ``hostctl``, ``classad_cmd``  gridtools init/daemon/host, llctl,
                 gridtools classad

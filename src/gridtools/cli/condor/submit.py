@@ -20,7 +20,6 @@ The request is not waited for, as qsub's is not.
 """
 
 import os
-import pwd
 import sys
 import time
 
@@ -161,19 +160,8 @@ def read_text(opts):
 
 def submitter(now):
     """The identity and the facts of the submitting user every job carries."""
-    uid = os.getuid()
-    try:
-        entry = pwd.getpwuid(uid)
-        owner, home, shell = entry.pw_name, entry.pw_dir, entry.pw_shell
-    except KeyError:
-        owner, home, shell = str(uid), os.path.expanduser("~"), "/bin/sh"
-    env = os.environ
-    host = cell.hostname()
-    sge_o = {"HOME": env.get("HOME", home), "LOGNAME": env.get("LOGNAME", owner),
-             "PATH": env.get("PATH", ""), "SHELL": env.get("SHELL", shell),
-             "WORKDIR": os.getcwd(), "HOST": host, "MAIL": env.get("MAIL", f"/var/mail/{owner}")}
-    return {"owner": owner, "uid": uid, "gid": os.getgid(), "sge_o": sge_o, "submit_host": host,
-            "submit_time": now, "account": "sge"}
+    from gridtools.cli.identity import submitter as identity
+    return dict(identity(os.getcwd()), submit_time=now, account="sge")
 
 
 class Claims:

@@ -12,10 +12,10 @@ imports the configuration parsers.
 """
 
 import os
-import pwd
 import time
 
 from gridtools import cell
+from gridtools.cli.identity import submitter  # noqa: F401 - qsub names it submit.submitter
 from gridtools.cli.sge.optvalues import Rejected
 from gridtools.cli.sge.tokens import read_option_file, split_words
 from gridtools.errors import GridError, InputError
@@ -240,22 +240,6 @@ def max_script():
 
 
 # ---------------------------------------------------------------- identity
-
-def submitter(cwd):
-    """Owner, uid, gid and the SGE_O_* values of the submitting user."""
-    uid = os.getuid()
-    try:
-        entry = pwd.getpwuid(uid)
-        owner, home, shell = entry.pw_name, entry.pw_dir, entry.pw_shell
-    except KeyError:
-        owner, home, shell = str(uid), os.path.expanduser("~"), "/bin/sh"
-    env = os.environ
-    host = cell.hostname()
-    sge_o = {"HOME": env.get("HOME", home), "LOGNAME": env.get("LOGNAME", owner),
-             "PATH": env.get("PATH", ""), "SHELL": env.get("SHELL", shell),
-             "WORKDIR": cwd, "HOST": host, "MAIL": env.get("MAIL", f"/var/mail/{owner}")}
-    return {"owner": owner, "uid": uid, "gid": os.getgid(), "sge_o": sge_o, "submit_host": host}
-
 
 def finish_spec(req, job_id, script_name, cwd, args, command=None):
     """The job description to spool: the request plus identity and bookkeeping."""
