@@ -239,6 +239,19 @@ def reprioritize(state, execution, job_id, number, nice):
     return execution.renice(job_id, number, nice)
 
 
+def reschedule_lost(state, dispatcher, job, task, host, now):
+    """A running task whose host has been unknown for its reschedule_unknown time: its run
+    ends with a rescheduling record and the task waits to run again elsewhere (the
+    result goes through ``concluded`` like any other). False when it was not running."""
+    if task.state is not TaskState.RUNNING or task.deleting:
+        return False
+    dispatcher.lose_task(job, task, now)
+    dispatcher.task_ended(job, task.number)
+    kind, ident = ("job-array task", f"{job.id}.{task.number}") if job.is_array else ("job", str(job.id))
+    state.log(f"I|Pushed rescheduling of {kind} {ident} on host {host}")
+    return True
+
+
 def vacate(state, dispatcher, job, task, why):
     """Evict a running task for HTCondor's policy (the startd's PREEMPT or KILL, or a
     negotiator preemption): its shepherd ends it and it waits to run again."""

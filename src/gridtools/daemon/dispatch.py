@@ -19,6 +19,9 @@ from gridtools.formats import values
 from gridtools.spool import jobs as jobstore
 from gridtools.spool.files import atomic_write, is_locked
 
+#: the failed code of a run ended by rescheduling (accounting(5): "rescheduling")
+FAILED_RESCHEDULED = 25
+
 _SIGNALS = {"delete": signal.SIGTERM, "requeue": signal.SIGHUP,
             "suspend": signal.SIGUSR1, "resume": signal.SIGUSR2}
 
@@ -157,6 +160,15 @@ class Dispatcher:
         self.execution.kill(job.id, task.number)
         result = {"exit_status": 137, "failed": 100, "failed_reason": "job deleted (forced)",
                   "end_time": now, "deleted": True, "usage": {}}
+        jobstore.write_result(job.id, task.number, result)
+
+    def lose_task(self, job, task, now):
+        """The run of a task on a host lost for good (reschedule_unknown): whatever is left
+        of it is killed, and its result says it is to run again, as Grid Engine's
+        rescheduling records it (failed 25)."""
+        self.execution.kill(job.id, task.number)
+        result = {"exit_status": 0, "failed": FAILED_RESCHEDULED, "failed_reason": "manual/auto rescheduling",
+                  "end_time": now, "requeue": True, "usage": {}}
         jobstore.write_result(job.id, task.number, result)
 
     def watch_shepherd(self, job, task):

@@ -14,7 +14,7 @@ the loop sleeps until then.
 
 import os
 
-from gridtools.daemon import execd, faults, suspension, view
+from gridtools.daemon import apply, execd, faults, suspension, view
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import values
 from gridtools.formats.sge import calendar as calendar_format
@@ -233,6 +233,8 @@ class Control:
         self.threshold_at = {}                # instance -> time of its last threshold step
         self.alarms = frozenset()             # instances whose load crosses a load threshold
         self.down = (0.0, frozenset(), frozenset())   # (time checked, execd gone, execd seen)
+        self.unknown = {}                     # host -> since when its execd is gone
+        self.rescheduled = set()              # (job, task) whose lost run is being ended
         self.load_blocked = False             # the last pass left jobs waiting for a load alarm
         self.generation = None                # configuration whose new instances got initial_state
 
@@ -247,6 +249,7 @@ class Control:
             if self.generation is not None:
                 apply_initial_states(state)   # however the configuration was reloaded
             self.generation = state.config_generation
+        self._track_unknown(now)
         out = queue_state.derive(self._view(loads), now)
         self.calendars = (state.config_generation, out.calendars)
         self.threshold_at = out.threshold_at
@@ -260,6 +263,7 @@ class Control:
             state.need_schedule = True
             state.need_publish = True
         self._carry_out(out.suspend)
+        self._reschedule(out.reschedule, now)
         used, _ = used_slots(state)
         self._host_states(instances(state), used, now)
         wakes = [out.next_wake] if out.next_wake is not None else []
@@ -272,7 +276,8 @@ class Control:
         state = self.state
         table = view.config_parts(state)["complexes"]
         tasks = tuple(queue_state.Task(job.id, task.number, tuple(tuple(g) for g in task.granted),
-                                       task.start_time, "S" in task.suspended, "T" in task.suspended)
+                                       task.start_time, "S" in task.suspended, "T" in task.suspended,
+                                       self._reschedulable(job, task))
                       for job, task in state.running_tasks())
         generation, remembered = self.calendars
         return queue_state.View(
@@ -281,7 +286,41 @@ class Control:
             hosts={h: inputs.HOST_STATES.get(v) for h, v in state.host_states.items()},
             loads={h: inputs.numeric_load(load, table) for h, load in loads.items()},
             complexes=table, threshold_at=self.threshold_at,
-            calendars=remembered if generation == state.config_generation else {})
+            calendars=remembered if generation == state.config_generation else {},
+            unknown=dict(self.unknown),
+            reschedule_after={h: reschedule_unknown(state.config, h) for h in self.unknown})
+
+    # ------------------------------------------------------------ unknown hosts
+    def _track_unknown(self, now):
+        """Since when each host whose execution daemon is gone has been unknown."""
+        down = self._down_hosts(now)
+        self.unknown = {h: self.unknown.get(h, now) for h in down}
+        running = {(job.id, task.number) for job, task in self.state.running_tasks()}
+        self.rescheduled &= running
+
+    def _reschedulable(self, job, task):
+        """May the task run again elsewhere once its host is lost (sge_conf(5)
+        reschedule_unknown)? Not when it is interactive, being deleted, or asked
+        ``-r n``; a checkpointing job when its ``when`` holds ``r``; any other when
+        it is rerunnable (``-r y``, or the queue's ``rerun``)."""
+        from gridtools.daemon import qmodreq
+        from gridtools.exec import ckpt
+        spec = job.spec
+        if task.host not in self.unknown or (job.id, task.number) in self.rescheduled:
+            return False
+        if spec.get("interactive") or task.deleting or spec.get("rerun") is False:
+            return False
+        if spec.get("ckpt"):
+            return "r" in ckpt.letters(self.state.config.objects["ckpt"], spec)
+        return qmodreq.rerunnable(self.state, job, task)
+
+    def _reschedule(self, keys, now):
+        state = self.state
+        for job_id, number in keys:
+            job = state.jobs.get(job_id)
+            task = job.tasks.get(number) if job is not None else None
+            if task is not None and apply.reschedule_lost(state, self.dispatcher, job, task, task.host, now):
+                self.rescheduled.add((job_id, number))
 
     def _carry_out(self, suspends):
         state = self.state
@@ -323,6 +362,20 @@ class Control:
         if shown != state.host_display:
             state.host_display = shown
             state.need_publish = True
+
+
+def reschedule_unknown(conf, host):
+    """Seconds a host may stay unknown before its jobs are rescheduled (its own
+    configuration's ``reschedule_unknown`` over the global one); 0: never."""
+    confs = conf.objects["conf"]
+    for name in (host, "global"):
+        value = (confs.get(name) or {}).get("reschedule_unknown")
+        if value is not None and str(value).strip():
+            try:
+                return float(values.parse_time(str(value)))
+            except GridError:
+                return 0.0
+    return 0.0
 
 
 def _migrates_on_suspend(state, job):

@@ -16,7 +16,12 @@ and the tasks to stop or continue. Besides the states administrators set
   stopped (the newest first), and continued the same way (oldest first)
   once the load falls;
 - ``AMBIGUOUS`` when host groups give an attribute different values on the
-  host, ``ORPHANED`` when it left the configuration while tasks still run.
+  host, ``ORPHANED`` when it left the configuration while tasks still run;
+- ``UNKNOWN`` while its host's execution daemon is not heard from. Once a
+  host has been unknown for its ``reschedule_unknown`` time (sge_conf(5);
+  0 never), the tasks whose master queue is on it and that may run again
+  (rerunnable, or checkpointing with ``when`` holding ``r``) are picked to
+  be rescheduled; the others stay until the host comes back.
 
 A running task is queue-suspended while any instance it runs in is
 administratively suspended, subordinated or calendar-suspended, its host is
@@ -59,6 +64,7 @@ class Task:
     start_time: float
     queue_suspended: bool = False        # stopped for a queue-level reason now
     threshold_suspended: bool = False    # stopped by a suspend threshold now
+    reschedulable: bool = False          # may run again elsewhere when its host is lost
 
     @property
     def key(self):
@@ -79,6 +85,8 @@ class View:
     complexes: dict = field(default_factory=dict)
     threshold_at: dict = field(default_factory=dict)  # "q@h" -> time of its last threshold step
     calendars: dict = field(default_factory=dict)    # "q@h" -> (QState, valid until) remembered
+    unknown: dict = field(default_factory=dict)      # host -> since when it is not heard from
+    reschedule_after: dict = field(default_factory=dict)  # host -> reschedule_unknown seconds (0 never)
 
 
 @dataclass(slots=True)
@@ -88,6 +96,7 @@ class Outcome:
     threshold_at: dict = field(default_factory=dict)
     calendars: dict = field(default_factory=dict)
     alarms: frozenset = frozenset()                  # instances whose load crosses a load threshold
+    reschedule: list = field(default_factory=list)   # (job id, task) to run again elsewhere
     next_wake: float | None = None
     watch_load: bool = False                         # a load sample may change something
 
@@ -200,6 +209,25 @@ def _queue_suspended(task, view, derived):
     return False
 
 
+def _unknown(view, now, out, wakes):
+    """UNKNOWN instances of the hosts not heard from, and the tasks to reschedule."""
+    for inst in view.instances:
+        if inst.host in view.unknown:
+            _add(out.derived, inst.name, QState.UNKNOWN)
+    due = set()
+    for host, since in view.unknown.items():
+        after = view.reschedule_after.get(host, 0)
+        if after <= 0:
+            continue
+        if now >= since + after:
+            due.add(host)
+        else:
+            wakes.append(since + after)
+    for task in view.tasks:
+        if task.reschedulable and task.granted and task.granted[0][1] in due:
+            out.reschedule.append(task.key)
+
+
 def derive(view, now):
     """The Outcome of the queue states at ``now``."""
     out = Outcome()
@@ -212,6 +240,7 @@ def derive(view, now):
     for name in set(here) - known:
         _add(out.derived, name, QState.ORPHANED)
     _calendars(view, now, out, wakes)
+    _unknown(view, now, out, wakes)
     picked = _subordinates(view, used, here, out.derived)
     _thresholds(view, here, now, out, wakes)
     out.alarms = frozenset(i.name for i in view.instances
