@@ -105,3 +105,10 @@ def test_jobs_of_a_host_unknown_past_reschedule_unknown_run_again_elsewhere(two_
     assert queue_of(cell, plain) == queue_of(cell, ckpt_s) == "all.q@node2"
     qacct = cell.run("qacct", "-j", str(rerun))
     assert "rescheduling" in qacct.stdout
+    wait_for(lambda: f"Pushed rescheduling of job {rerun} on host node2" in messages(cell))
+    assert f"rescheduling of job {plain} " not in messages(cell)
+
+
+def messages(cell):
+    path = os.path.join(cell.root, "spool", "messages")
+    return open(path).read() if os.path.exists(path) else ""

@@ -7,7 +7,11 @@ what earlier passes remembered), carries out its answer (the derived state
 letters, ``suspension.change`` of tasks with the reasons ``S`` and ``T``)
 and keeps the stored qmod and host states. Hosts get the state qhost
 ``-st`` shows (``state.host_display``): Idle, Running, Busy, Draining,
-Drained, Flush, Suspend, Down or None. Nothing here polls: ``next_wake`` is
+Drained, Flush, Suspend, Down or None. A host whose execution daemon is
+gone (it no longer holds its lock) is Down, its queue instances get the
+derived state ``u`` (they take no jobs), and once it has been so for its
+``reschedule_unknown`` time the tasks ``derive`` picks there are rescheduled
+through ``apply.reschedule_lost``. Nothing here polls: ``next_wake`` is
 the next calendar change, threshold step or load sample that matters, and
 the loop sleeps until then.
 """
