@@ -299,8 +299,9 @@ class Control:
         """Since when each host whose execution daemon is gone has been unknown."""
         down = self._down_hosts(now)
         self.unknown = {h: self.unknown.get(h, now) for h in down}
-        running = {(job.id, task.number) for job, task in self.state.running_tasks()}
-        self.rescheduled &= running
+        if self.rescheduled:
+            running = {(job.id, task.number) for job, task in self.state.running_tasks()}
+            self.rescheduled &= running
 
     def _reschedulable(self, job, task):
         """May the task run again elsewhere once its host is lost (sge_conf(5)
