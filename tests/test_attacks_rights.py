@@ -18,7 +18,10 @@ def _held(cell, user, workdir, *extra):
 
 
 def _spec_text(cell, jid):
-    with open(os.path.join(cell.root, "spool", "jobs", str(jid), "job.yaml")) as fh:
+    """The daemon's copy of the job's description, once the daemon has taken the job in."""
+    path = os.path.join(cell.root, "spool", "jobs", str(jid), "job.yaml")
+    wait_for(lambda: os.path.exists(path))
+    with open(path) as fh:
         return fh.read()
 
 
