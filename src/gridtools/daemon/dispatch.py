@@ -25,6 +25,9 @@ FAILED_RESCHEDULED = 25
 _SIGNALS = {"delete": signal.SIGTERM, "requeue": signal.SIGHUP,
             "suspend": signal.SIGUSR1, "resume": signal.SIGUSR2}
 
+#: seconds after which a pass tries again to start what could not be prepared
+START_RETRY = 1.0
+
 
 def _conf_value(conf_obj, key, default=None):
     value = (conf_obj or {}).get(key, default)
@@ -131,7 +134,9 @@ class Dispatcher:
         """Dispatch decided tasks: persist all their states once, then fork the shepherds.
 
         A task whose new state could not be written (a full disk) is not started:
-        the next pass finds it without a shepherd and puts it back to pending.
+        the next pass finds it without a shepherd and puts it back to pending. A task
+        that could not even be prepared stays pending, and a pass runs again after
+        START_RETRY seconds to try once more.
         """
         ready = []
         for start in starts:
@@ -141,6 +146,7 @@ class Dispatcher:
                                                               start.pe))
             except Exception as exc:  # noqa: BLE001 - one failed start must not stop the rest
                 self.state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
+                self.state.start_retry_at = now + START_RETRY     # a full disk may free up
         if ready:
             self.state.flush(only={job.id for job, *_rest in ready})
         crash.point("start")

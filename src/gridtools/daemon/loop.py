@@ -222,6 +222,9 @@ class Daemon:
             state.need_schedule = True
         if self.next_event is not None and now >= self.next_event:
             state.need_schedule = True
+        if state.start_retry_at is not None and now >= state.start_retry_at:
+            state.start_retry_at = None
+            state.need_schedule = True
         sampled = self._refresh_load(now)
         if sampled and self.control.load_blocked:
             state.need_schedule = True          # jobs wait for a load alarm that may be over
@@ -402,7 +405,7 @@ class Daemon:
         if self._retrying():
             timeout = min(timeout, WRITE_RETRY)
         condor = self.state.condor.next_wake()
-        for event in (self.next_event, self.control.next_wake, self.expiry, condor):
+        for event in (self.next_event, self.control.next_wake, self.expiry, condor, self.state.start_retry_at):
             if event is not None:
                 timeout = min(timeout, max(0.0, event - now))
         if self.periodic_at is not None:

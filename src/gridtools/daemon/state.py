@@ -70,6 +70,7 @@ class State:
         self.history = []             # (job, task) that left the queue, for the history file
         self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
         self.loads = {}               # host -> last load sample (admission of reservations)
+        self.start_retry_at = None    # when to try again starts that could not be prepared
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
 
     # ------------------------------------------------------------ jobs
