@@ -156,3 +156,17 @@ def test_running_tasks_are_reniced_by_their_tickets():
     assert nice[1] == 0 and 0 < nice[2] < 19
     sc["sched"]["reprioritize_interval"] = "0:0:0"
     assert run(sc)[0].reprioritize == []
+
+
+def test_report_pjob_tickets_false_hides_pending_tickets_but_keeps_their_order():
+    sched = {"weight_tickets_functional": 1000, "weight_user": 1}
+    shown = {"hosts": ["h1"], "slots": 1, "sched": sched,
+             "users": {"alice": {"fshare": 100}, "bob": {"fshare": 300}},
+             "jobs": [{"id": 1, "owner": "alice"}, {"id": 2, "owner": "bob"}, {"id": 3, "owner": "alice"}]}
+    hidden = dict(shown, sched=dict(sched, report_pjob_tickets="FALSE"))
+    seen, started = run(shown)
+    unseen, started_too = run(hidden)
+    assert started == started_too == ["2.1 all.q@h1=1"]
+    assert seen.order[2].tickets[0] > seen.order[1].tickets[0] > 0
+    assert [unseen.order[j].tickets for j in (1, 2, 3)] == [(0.0, 0.0, 0.0, 0.0)] * 3
+    assert [unseen.order[j].prio for j in (1, 2, 3)] == [seen.order[j].prio for j in (1, 2, 3)]

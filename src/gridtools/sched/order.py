@@ -18,6 +18,7 @@ error come after the others and get no tickets.
 """
 
 import itertools
+from dataclasses import replace
 
 from gridtools.model.resources import Consumable
 from gridtools.sched import priority as priority_mod
@@ -115,7 +116,6 @@ def policy_jobs(snap, limit):
 
 
 def _with_running(job, tasks):
-    from dataclasses import replace
     return replace(job, running=tuple(tasks))
 
 
@@ -125,6 +125,14 @@ def _job_order(prio, tickets):
                     urgency=(urg.total, urg.rrcontr, urg.wtcontr, urg.dlcontr),
                     tickets=(tickets.total, tickets.otckt, tickets.ftckt, tickets.stckt),
                     share=tickets.share)
+
+
+def _unreported(snap, numbers):
+    """report_pjob_tickets FALSE: pending jobs' tickets ordered them but are not reported."""
+    pending = {job.id for job in snap.jobs}
+    hidden = (0.0, 0.0, 0.0, 0.0)
+    return {job_id: replace(o, tickets=hidden, share=0.0) if job_id in pending else o
+            for job_id, o in numbers.items()}
 
 
 def _no_tickets(snap, config, members):
@@ -196,6 +204,8 @@ def order(snap):
                                    snap.now, view.tree, max(0, free))
     numbers = {job_id: _job_order(prio, result.tickets.of(job_id))
                for job_id, prio in result.priorities.jobs.items()}
+    if not config.report_pjob_tickets:
+        numbers = _unreported(snap, numbers)
     by_id = {job.id: job for job in snap.jobs}
     ordered, numbers = _with_rest(snap, [by_id[i] for i in result.order if i in by_id], numbers)
     return ordered, numbers, result.tickets.nodes
