@@ -68,3 +68,20 @@ def history(cell, *args):
     proc = cell.run("condor_history", *args)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+#: the desktop policy of the seed (a machine that runs jobs only while its owner is away)
+DESKTOP = """
+NonCondorLoadAvg = (LoadAvg - CondorLoadAvg)
+BgndLoad = 0.3
+CPU_Busy = ($(NonCondorLoadAvg) >= $(BgndLoad))
+CPU_Idle = ($(NonCondorLoadAvg) < $(BgndLoad))
+KeyboardBusy = (KeyboardIdle < 10)
+MachineBusy = ($(CPU_Busy) || $(KeyboardBusy))
+ActivityTimer = (CurrentTime - EnteredCurrentActivity)
+START = $(CPU_Idle) && KeyboardIdle > 300
+SUSPEND = $(MachineBusy)
+CONTINUE = $(CPU_Idle) && KeyboardIdle > 120
+PREEMPT = (Activity == "Suspended") && $(ActivityTimer) > 300
+KILL     = $(ActivityTimer) > 300
+"""

@@ -9,22 +9,7 @@ import time
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
-
-#: seed 002's desktop policy, as written (with the macros it uses)
-DESKTOP = """
-NonCondorLoadAvg = (LoadAvg - CondorLoadAvg)
-BgndLoad = 0.3
-CPU_Busy = ($(NonCondorLoadAvg) >= $(BgndLoad))
-CPU_Idle = ($(NonCondorLoadAvg) < $(BgndLoad))
-KeyboardBusy = (KeyboardIdle < 10)
-MachineBusy = ($(CPU_Busy) || $(KeyboardBusy))
-ActivityTimer = (CurrentTime - EnteredCurrentActivity)
-START = $(CPU_Idle) && KeyboardIdle > 300
-SUSPEND = $(MachineBusy)
-CONTINUE = $(CPU_Idle) && KeyboardIdle > 120
-PREEMPT = (Activity == "Suspended") && $(ActivityTimer) > 300
-KILL     = $(ActivityTimer) > 300
-"""
+from condortools import DESKTOP
 
 
 def configure(cell, text):

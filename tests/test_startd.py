@@ -6,24 +6,9 @@ from gridtools import ads
 from gridtools.classad import ClassAd
 from gridtools.formats.condor_config import Config
 from gridtools.sched.startd import Action, Activity, Event, Policy, Slot, State, step
+from condortools import DESKTOP
 
 T0 = 1_700_000_000
-
-#: seed 002's desktop machine policy, as written
-DESKTOP = """
-NonCondorLoadAvg = (LoadAvg - CondorLoadAvg)
-BgndLoad = 0.3
-CPU_Busy = ($(NonCondorLoadAvg) >= $(BgndLoad))
-CPU_Idle = ($(NonCondorLoadAvg) < $(BgndLoad))
-KeyboardBusy = (KeyboardIdle < 10)
-MachineBusy = ($(CPU_Busy) || $(KeyboardBusy))
-ActivityTimer = (CurrentTime - EnteredCurrentActivity)
-START = $(CPU_Idle) && KeyboardIdle > 300
-SUSPEND = $(MachineBusy)
-CONTINUE = $(CPU_Idle) && KeyboardIdle > 120
-PREEMPT = (Activity == "Suspended") && $(ActivityTimer) > 300
-KILL     = $(ActivityTimer) > 300
-"""
 
 
 def config(text):
