@@ -87,8 +87,8 @@ def inside(snap, run):
 def holders(snap):
     """(amounts, granted) of what holds the cell's capacity now: tasks outside an active
     reservation, and every active reservation."""
-    found = [(run.amounts, run.granted) for run in snap.running if not inside(snap, run)]
-    found += [(ar.amounts, ar.granted) for ar in snap.ars.values() if ar.active(snap.now)]
+    found = [(run.amounts, run.granted, run.job_id) for run in snap.running if not inside(snap, run)]
+    found += [(ar.amounts, ar.granted, ("ar", ar.id)) for ar in snap.ars.values() if ar.active(snap.now)]
     return found
 
 
@@ -147,10 +147,11 @@ class ARPool:
                     return Reason(Why.RESOURCE_SHORT, (ask.text, "queue", qi.name, ask.name,
                                                        float(self.left[key])))
         return self.p.cap.short(self.p.table, self._outside(job.request.consumed), qi.queue, qi.host,
-                                slots, master)
+                                slots, master, job.id)
 
     def room(self, job, qi, pe_name):
-        return self.p.cap.room(self.p.table, self._outside(job.request.consumed), qi.queue, qi.host)
+        return self.p.cap.room(self.p.table, self._outside(job.request.consumed), qi.queue, qi.host,
+                               owner=job.id)
 
     def pe_room(self, pe_name):
         return self.ar.slots if pe_name == self.ar.pe else self.p.pe_room(pe_name)
@@ -166,5 +167,5 @@ class ARPool:
         amounts = inputs.consumable_amounts(job.request, self.p.table)
         self._use(amounts, granted)
         outside = tuple((n, a) for n, a in amounts if n not in self.held)
-        self.p.cap.take(self.p.table, outside, granted)
+        self.p.cap.take(self.p.table, outside, granted, job.id)
         self.p.count_start(job, pe_name, granted, in_ar=True)

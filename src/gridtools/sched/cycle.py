@@ -144,7 +144,7 @@ class Pass:
     def short(self, job, qi, slots, master=True, pe_name=""):
         """Why ``slots`` slots of the job do not fit on ``qi`` (consumables, quotas, plans)."""
         req = job.request
-        why = self.cap.short(self.table, req.consumed, qi.queue, qi.host, slots, master)
+        why = self.cap.short(self.table, req.consumed, qi.queue, qi.host, slots, master, job.id)
         if why is None and self.quotas and not req.ar:
             why = self.quotas.short(who_of_job(job, pe_name), req.consumed, qi.queue, qi.host, slots, master)
         if why is None and self.planner is not None:
@@ -154,7 +154,7 @@ class Pass:
     def room(self, job, qi, pe_name):
         """Most slots of a PE job ``qi`` could take by its consumables, quotas and plans."""
         req = job.request
-        bounds = [self.cap.room(self.table, req.consumed, qi.queue, qi.host)]
+        bounds = [self.cap.room(self.table, req.consumed, qi.queue, qi.host, owner=job.id)]
         if self.quotas:
             bounds.append(self.quotas.room(who_of_job(job, pe_name), req.consumed, qi.queue, qi.host))
         if self.planner is not None:
@@ -167,10 +167,10 @@ class Pass:
         trial = self.cap.copy()
         consumed = self.job_amounts(job)
         for i, (queue, host, n) in enumerate(granted):
-            why = trial.short(self.table, job.request.consumed, queue, host, n, master=(i == 0))
+            why = trial.short(self.table, job.request.consumed, queue, host, n, (i == 0), job.id)
             if why is not None:
                 return why
-            trial.take_at(self.table, consumed, queue, host, n, master=(i == 0))
+            trial.take_at(self.table, consumed, queue, host, n, (i == 0), job.id)
         if self.quotas:
             why = self.quotas.grant_short(who_of_job(job, pe_name), job.request.consumed, granted)
             if why is not None:
@@ -178,7 +178,7 @@ class Pass:
         return self.planner.conflict(job, pe_name, granted) if self.planner is not None else None
 
     def take(self, job, pe_name, granted):
-        self.cap.take(self.table, self.job_amounts(job), granted)
+        self.cap.take(self.table, self.job_amounts(job), granted, job.id)
         if self.quotas:
             self.quotas.take(who_of_job(job, pe_name), job.request.consumed, granted)
         self.count_start(job, pe_name, granted)

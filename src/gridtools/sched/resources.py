@@ -10,6 +10,10 @@ task holds ``slots x amount`` of a YES consumable, or ``amount`` once for a
 JOB consumable (on its master host). A consumable's default is requested
 implicitly by jobs that do not name it (``Request.implicit``).
 
+An EXCL complex (a consumable BOOL) makes the levels that offer it exclusive:
+a job that requests it true runs there only where no other job runs, and
+while it runs no other job starts there (``Capacity.excl``, ``Capacity.busy``).
+
 A request for a consumable, or a string, host or boolean value, that no
 level of a queue instance offers is an unknown resource there (numbers
 nobody offers, such as queue limits left at INFINITY or load values not
@@ -17,7 +21,7 @@ sampled, do not hold a job back); a queue instance, host or global host
 that offers a FORCED complex only takes jobs that request it.
 """
 
-from gridtools.model.resources import Consumable, CxType, Requestable, satisfies
+from gridtools.model.resources import Consumable, CxType, Relop, Requestable, satisfies
 from gridtools.sched.inputs import value_or_none
 from gridtools.sched.reasons import Reason, Why
 
@@ -43,17 +47,20 @@ class Capacity:
     capacity in its ``complex_values`` (queue instances count their own slots).
     """
 
-    __slots__ = ("left",)
+    __slots__ = ("left", "exclusive", "excl", "busy")
 
-    def __init__(self):
+    def __init__(self, exclusive=frozenset()):
         self.left = {}           # (level, complex name) -> remaining amount
+        self.exclusive = exclusive   # names of the EXCL complexes
+        self.excl = {}           # level -> owner of the exclusive job running there
+        self.busy = {}           # level -> owners of the jobs running there (EXCL cells only)
 
     @classmethod
     def of(cls, snap, holders=None):
         """Capacities of the snapshot's configuration minus what holds them now:
-        ``holders`` ((amounts, granted) pairs; by default every running task)."""
-        cap = cls()
+        ``holders`` ((amounts, granted[, owner]); by default every running task)."""
         table = snap.complexes
+        cap = cls(frozenset(cx.name for cx in table.values() if cx.relop is Relop.EXCL and cx.counted))
         for name, value, _text in snap.global_values:
             if capacity_kind(table[name]):
                 cap.left[(GLOBAL, name)] = value
@@ -65,33 +72,38 @@ class Capacity:
             for name, value, _text in qi.values:
                 if table[name].counted:
                     cap.left[(queue_level(qi.queue, qi.host), name)] = value
-        pairs = holders if holders is not None else ((r.amounts, r.granted) for r in snap.running)
-        for amounts, granted in pairs:
-            cap.take(table, amounts, granted)
+        held = holders if holders is not None else ((r.amounts, r.granted, r.job_id) for r in snap.running)
+        for amounts, granted, *owner in held:
+            cap.take(table, amounts, granted, owner[0] if owner else None)
         return cap
 
     def get(self, level, name):
         return self.left.get((level, name))
 
     def copy(self):
-        other = Capacity()
+        other = Capacity(self.exclusive)
         other.left = dict(self.left)
+        other.excl = dict(self.excl)
+        other.busy = {level: set(owners) for level, owners in self.busy.items()}
         return other
 
-    def take(self, table, amounts, granted):
+    def take(self, table, amounts, granted, owner=None):
         """Hold ``amounts`` (name, per-slot amount) on the granted queue instances."""
         for i, (queue, host, slots) in enumerate(granted):
-            self.take_at(table, amounts, queue, host, slots, master=(i == 0))
+            self.take_at(table, amounts, queue, host, slots, master=(i == 0), owner=owner)
 
-    def take_at(self, table, amounts, queue, host, slots, master=True):
-        """Hold ``amounts`` for ``slots`` slots on one queue instance."""
+    def take_at(self, table, amounts, queue, host, slots, master=True, owner=None):
+        """Hold ``amounts`` for ``slots`` slots on one queue instance (``owner``: the job,
+        which EXCL complexes need to know)."""
+        if self.exclusive:
+            self._occupy(amounts, queue, host, owner)
         left = self.left
         for key in ((GLOBAL, "slots"), (host_level(host), "slots")):
             if key in left:
                 left[key] -= slots
         for name, amount in amounts:
             cx = table.get(name)
-            if cx is None or not cx.counted:
+            if cx is None or not cx.counted or name in self.exclusive:
                 continue
             need = per_grant(cx, amount, slots, master)
             if not need:
@@ -101,14 +113,40 @@ class Capacity:
                 if key in left:
                     left[key] -= need
 
-    def short(self, table, asks, queue, host, slots, master=True):
+    def _occupy(self, amounts, queue, host, owner):
+        wants = [name for name, amount in amounts if name in self.exclusive and amount]
+        for level in levels(queue, host):
+            self.busy.setdefault(level, set()).add(owner)
+            if any((level, name) in self.left for name in wants):
+                self.excl[level] = owner
+
+    def excl_short(self, asks, queue, host, owner=None):
+        """Why EXCL complexes keep a job (``owner``, requesting ``asks``) off ``queue@host``:
+        an exclusive job of another owner runs on one of its levels, or the job asks to be
+        exclusive where another job runs; or None."""
+        wants = [a for a in asks if a.name in self.exclusive and a.value]
+        for level in levels(queue, host):
+            holder = self.excl.get(level, owner)
+            if holder != owner:
+                name = next(n for n in sorted(self.exclusive) if (level, n) in self.left)
+                text = next((a.text for a in wants if a.name == name), f"{name}=false")
+                return short_reason(text, level, name, 0.0)
+            for ask in wants:
+                if (level, ask.name) in self.left and self.busy.get(level, set()) - {owner}:
+                    return short_reason(ask.text, level, ask.name, 0.0)
+        return None
+
+    def short(self, table, asks, queue, host, slots, master=True, owner=None):
         """The reason ``slots`` slots with these requests do not fit on ``queue@host``, or None."""
         why = self._slots_short(queue, host, slots)
+        if why is None and self.exclusive:
+            why = self.excl_short(asks, queue, host, owner)
         if why is not None:
             return why
         for ask in asks:
             cx = table.get(ask.name)
-            if cx is None or not cx.counted or not isinstance(ask.value, (int, float)):
+            if cx is None or not cx.counted or not isinstance(ask.value, (int, float)) \
+                    or cx.name in self.exclusive:
                 continue
             need = per_grant(cx, ask.value, slots, master)
             for level in levels(queue, host):
@@ -124,8 +162,10 @@ class Capacity:
                 return short_reason(f"slots={slots}", level, "slots", left)
         return None
 
-    def room(self, table, asks, queue, host, master=True):
+    def room(self, table, asks, queue, host, master=True, owner=None):
         """How many slots the consumables of ``asks`` leave on ``queue@host`` (None: no bound)."""
+        if self.exclusive and self.excl_short(asks, queue, host, owner) is not None:
+            return 0
         best = None
         for level in (GLOBAL, host_level(host)):
             left = self.left.get((level, "slots"))
@@ -134,7 +174,8 @@ class Capacity:
         for ask in asks:
             cx = table.get(ask.name)
             if cx is None or not cx.counted or cx.consumable is Consumable.JOB \
-                    or not isinstance(ask.value, (int, float)) or ask.value <= 0:
+                    or not isinstance(ask.value, (int, float)) or ask.value <= 0 \
+                    or cx.name in self.exclusive:
                 continue
             for level in levels(queue, host):
                 left = self.left.get((level, cx.name))
