@@ -2,11 +2,13 @@
 
 The dispatcher does not fork shepherds itself: forking a process costs in
 proportion to its memory, and the dispatcher holds every job. Instead it
-starts, while still small, an *exec server* child and sends it one line per
-task to start (``spawn <task folder> <plan as JSON>``) through a pipe; the
-exec server forks the shepherd and reaps it. When the pipe
-closes (the dispatcher ended or was killed) the exec server exits; its
-shepherds carry on.
+starts an *exec server*, a fresh interpreter that imports only what a
+shepherd needs (``python -m gridtools.daemon.execd FD``), and sends it one
+frame per task to start (the task folder and its plan, in ``marshal`` form:
+both ends are the same interpreter) through a pipe; the exec server forks
+the shepherd and reaps it. When the pipe closes
+(the dispatcher ended or was killed) the exec server exits; its shepherds
+carry on.
 
 ``gridtools execd --host NAME`` is the same server for one host, taking its
 orders from ``spool/execd/NAME/inbox/`` (one file per task, written by the
@@ -16,7 +18,7 @@ tasks to its execd only while that lock is held.
 """
 
 import errno
-import json
+import marshal
 import os
 import select
 import signal
@@ -65,20 +67,37 @@ def _start(job_id, number, children):
     children[launch.spawn(plan, tdir)] = tdir
 
 
+#: frame kinds of the order pipe: start a shepherd (task folder, plan), empty the trash
+SPAWN, TRASH = b"S", b"T"
+#: bytes of a frame's head: its kind and the length of its body
+_HEAD = 5
+
+
+def frame(kind, body=b""):
+    """One order for the pipe: kind, body length (4 bytes, big-endian), body."""
+    return kind + len(body).to_bytes(4, "big") + body
+
+
 def _orders(buffer):
-    """Complete lines of ``buffer`` as orders: (task folder, plan) or "trash"; returns (orders, rest)."""
-    lines = buffer.split(b"\n")
-    orders = []
-    for line in lines[:-1]:
-        if line == b"trash":
+    """Complete frames of ``buffer`` as orders: (task folder, plan) or "trash"; returns
+    (orders, the incomplete rest)."""
+    orders, at = [], 0
+    while len(buffer) - at >= _HEAD:
+        size = int.from_bytes(buffer[at + 1:at + _HEAD], "big")
+        end = at + _HEAD + size
+        if end > len(buffer):
+            break
+        kind = buffer[at:at + 1]
+        if kind == TRASH:
             orders.append("trash")
-        elif line.startswith(b"spawn "):
+        elif kind == SPAWN:
             try:
-                body = json.loads(line[6:])
-                orders.append((body["dir"], body["plan"]))
-            except (ValueError, KeyError):
-                continue
-    return orders, lines[-1]
+                task_dir, plan = marshal.loads(buffer[at + _HEAD:end])
+                orders.append((task_dir, plan))
+            except (ValueError, EOFError, TypeError):
+                pass
+        at = end
+    return orders, buffer[at:]
 
 
 #: seconds without orders after which the exec server empties the trash
@@ -134,45 +153,45 @@ class ExecClient:
         self.wfd = -1
 
     def start(self):
+        """Start the exec server in a session of its own; it inherits only the read end
+        of the order pipe (and the standard streams)."""
         rfd, wfd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                os.close(wfd)
-                keep = {rfd}
-                for fd in _open_fds():
-                    if fd > 2 and fd not in keep:
-                        try:
-                            os.close(fd)
-                        except OSError:
-                            pass
-                os.setsid()
-                serve_pipe(rfd)
-            except BaseException:  # noqa: BLE001 - the child must never return into the daemon
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(rfd)
-        os.set_inheritable(wfd, False)
+        os.set_inheritable(rfd, True)
+        try:
+            pid = os.posix_spawn(sys.executable, [sys.executable, "-m", __name__, str(rfd)],
+                                 _server_env(), setsid=True)
+        finally:
+            os.close(rfd)
         self.pid, self.wfd = pid, wfd
 
     def order(self, plan, task_dir):
         """Ask for a shepherd to carry out ``plan`` in ``task_dir``."""
-        self._send(b"spawn " + json.dumps({"dir": task_dir, "plan": plan}).encode() + b"\n")
+        try:
+            body = marshal.dumps((task_dir, plan))
+        except ValueError:              # a value of a kind marshal does not know: as plain data
+            import json
+            body = marshal.dumps((task_dir, json.loads(json.dumps(plan, default=str))))
+        self._send(frame(SPAWN, body))
 
     def order_trash(self):
         """Ask for the job folders put aside by purging to be deleted."""
-        self._send(b"trash\n")
+        self._send(frame(TRASH))
 
     def _send(self, data):
+        """Write a whole frame (a server that went away is started again for it)."""
         try:
-            os.write(self.wfd, data)
+            _write_all(self.wfd, data)
         except OSError as exc:
             if exc.errno != errno.EPIPE:
                 raise
             self.start()
-            os.write(self.wfd, data)
+            _write_all(self.wfd, data)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
     def stop(self):
         if self.wfd >= 0:
@@ -185,11 +204,23 @@ class ExecClient:
                 pass
 
 
-def _open_fds():
-    try:
-        return [int(n) for n in os.listdir("/proc/self/fd")]
-    except OSError:
-        return list(range(3, 256))
+def _server_env():
+    """The daemon's environment, with this copy of gridtools first on the module path."""
+    env = dict(os.environ)
+    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def serve_main(argv):
+    """The exec server's process: load the shepherd once (every fork shares it), set the
+    loaded objects aside from the garbage collector (a shepherd's collections then
+    leave the pages it shares with the server untouched), and serve the pipe."""
+    import gc
+    from gridtools.exec import shepherd  # noqa: F401 - loaded once, used by every fork
+    gc.freeze()
+    serve_pipe(int(argv[0]))
+    return 0
 
 
 # ---------------------------------------------------------------- per-host execd
@@ -269,3 +300,7 @@ def serve_host(host):
                 pass
     lock.release()
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve_main(sys.argv[1:]))

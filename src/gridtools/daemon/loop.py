@@ -26,7 +26,6 @@ from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
 from gridtools.errors import GridError, SpoolError
 from gridtools.exec import load as host_load
-from gridtools.exec import shepherd as _shepherd  # noqa: F401 - loaded once, used by every fork
 from gridtools.formats import values
 from gridtools.spool import files, wake
 from gridtools import cell

@@ -19,7 +19,7 @@ from gridtools.daemon import apply
 from gridtools.daemon import crash, faults, petask, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.errors import SpoolError
-from gridtools.exec import jobproc, shepherd
+from gridtools.exec import jobproc, tasklock
 from gridtools.spool import acct
 from gridtools.spool import jobs as jobstore
 from gridtools.spool.files import Lock, is_locked
@@ -36,7 +36,7 @@ def _alive(state, dispatcher, job, task, now):
         state.launching.pop(key, None)
         dispatcher.watch_shepherd(job, task)
         return True
-    if os.path.exists(os.path.join(tdir, shepherd.OBITUARY)):
+    if os.path.exists(os.path.join(tdir, jobstore.OBITUARY_FILE)):
         return False                  # its parent saw it end: no need to wait
     ordered = state.launching.get(key)
     return ordered is not None and now - ordered < STARTUP_GRACE
@@ -94,7 +94,7 @@ def _lost(state, dispatcher, job, task, now):
     if os.path.exists(os.path.join(tdir, jobstore.RESULT_FILE)):
         state.log(f"E|job {job.id}.{task.number}: its result file cannot be read, "
                   "the task is ended as lost")
-    record = shepherd.read_lock(tdir)
+    record = tasklock.read_lock(tdir)
     if record is None:
         lock = Lock(os.path.join(tdir, jobstore.SHEPHERD_LOCK), mode=0o644, blocking=False)
         try:
@@ -103,9 +103,9 @@ def _lost(state, dispatcher, job, task, now):
         except SpoolError:
             return {"requeue": True, "never_started": True}
         try:
-            if shepherd.read_lock(tdir) is not None:
+            if tasklock.read_lock(tdir) is not None:
                 return None               # it started just now
-            shepherd.withdraw(tdir)
+            tasklock.withdraw(tdir, tasklock.launch_token(task.start_time))
         finally:
             lock.release()
         return {"requeue": True, "never_started": True}
