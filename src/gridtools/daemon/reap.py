@@ -64,8 +64,8 @@ def collect(state, dispatcher, now):
     if not ended:
         return 0
     counted = [(item, _record(state, *item, now)) for item in ended]
-    try:
-        acct.append([rec for _item, rec in counted if rec])
+    try:           # on disk before any state that shows these ends is written (State.flush)
+        acct.append([rec for _item, rec in counted if rec], later=True)
     except SpoolError as exc:
         faults.note(state, (faults.WRITE, "accounting"), faults.WRITE,
                     f"cannot write accounting records, {len(ended)} ended tasks wait: {exc}")
@@ -80,7 +80,6 @@ def collect(state, dispatcher, now):
         dispatcher.unwatch_shepherd(job, task)
         dispatcher.dying.discard((job.id, task.number))
         apply.concluded(state, job, task, result, now)
-    state.flush()
     crash.point("reap")
     return len(ended)
 
@@ -183,12 +182,26 @@ def purge(state, keep, max_age=None, now=None):
     gone = max(0, len(order) - keep)
     while gone < len(order) and expired(gone):
         gone += 1
+    if gone and not _records_settled(state):
+        return 0
     for jid in order[:gone]:
         state.forget(jid)
         jobstore.remove(jid)
         state.need_publish = True
     state.finished_order = order[gone:]
     return gone
+
+
+def _records_settled(state):
+    """True once the accounting records appended are on disk (a job's folder, which holds
+    its results, goes only then)."""
+    try:
+        acct.settle()
+    except SpoolError as exc:
+        faults.note(state, (faults.WRITE, "accounting"), faults.WRITE,
+                    f"cannot flush accounting records to disk, retrying: {exc}")
+        return False
+    return True
 
 
 def next_expiry(state, max_age):

@@ -16,6 +16,7 @@ from gridtools.daemon import faults
 from gridtools.errors import SpoolError
 from gridtools.formats.safetext import escape
 from gridtools.model.job import Job
+from gridtools.spool import acct
 from gridtools.spool import config as spool_config
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import quarantine
@@ -118,6 +119,8 @@ class State:
         the next flush."""
         failed = set()
         chosen = self.dirty if only is None else self.dirty & set(only)
+        if chosen and not self._records_settled():
+            return False
         for job_id in sorted(chosen):
             job = self.jobs.get(job_id)
             if job is None or not os.path.isdir(jobstore.job_dir(job_id)):
@@ -132,6 +135,17 @@ class State:
         if not failed:
             faults.clear(self, (faults.WRITE, "state"), "job states written again")
         return not failed
+
+    def _records_settled(self):
+        """Wait for the accounting records of ended tasks to be on disk, which comes
+        before any state showing those ends; False when they could not be flushed."""
+        try:
+            acct.settle()
+        except SpoolError as exc:
+            faults.note(self, (faults.WRITE, "state"), faults.WRITE,
+                        f"cannot write job states, retrying: {exc}")
+            return False
+        return True
 
     def live_ids(self):
         """Ids of jobs with a task pending, running or in error."""
