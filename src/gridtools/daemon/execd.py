@@ -2,8 +2,8 @@
 
 The dispatcher does not fork shepherds itself: forking a process costs in
 proportion to its memory, and the dispatcher holds every job. Instead it
-starts an *exec server*, a fresh interpreter that imports only what a
-shepherd needs (``python -m gridtools.daemon.execd FD``), and sends it one
+forks an *exec server* first thing (``python -m gridtools.daemon`` does so
+before it loads anything a shepherd does not need), and sends it one
 frame per task to start (the task folder and its plan, in ``marshal`` form:
 both ends are the same interpreter) through a pipe; the exec server forks
 the shepherd and reaps it. When the pipe closes
@@ -153,15 +153,26 @@ class ExecClient:
         self.wfd = -1
 
     def start(self):
-        """Start the exec server in a session of its own; it inherits only the read end
-        of the order pipe (and the standard streams)."""
+        """Fork the exec server (unless it runs), in a session of its own, keeping only
+        the read end of the order pipe and the standard streams. ``python -m
+        gridtools.daemon`` does this first, while the process is lean."""
+        if self.wfd >= 0:
+            return
         rfd, wfd = os.pipe()
-        os.set_inheritable(rfd, True)
-        try:
-            pid = os.posix_spawn(sys.executable, [sys.executable, "-m", __name__, str(rfd)],
-                                 _server_env(), setsid=True)
-        finally:
-            os.close(rfd)
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.close(wfd)
+                os.closerange(3, rfd)
+                os.closerange(rfd + 1, _max_fd())
+                os.setsid()
+                serve(rfd)
+            except BaseException:  # noqa: BLE001 - the child must never return into the daemon
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(rfd)
         self.pid, self.wfd = pid, wfd
 
     def order(self, plan, task_dir):
@@ -204,23 +215,21 @@ def _write_all(fd, data):
                 pass
 
 
-def _server_env():
-    """The daemon's environment, with this copy of gridtools first on the module path."""
-    env = dict(os.environ)
-    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
+def _max_fd():
+    try:
+        return os.sysconf("SC_OPEN_MAX")
+    except (ValueError, OSError):
+        return 1024
 
 
-def serve_main(argv):
+def serve(rfd):
     """The exec server's process: load the shepherd once (every fork shares it), set the
     loaded objects aside from the garbage collector (a shepherd's collections then
     leave the pages it shares with the server untouched), and serve the pipe."""
     import gc
     from gridtools.exec import shepherd  # noqa: F401 - loaded once, used by every fork
     gc.freeze()
-    serve_pipe(int(argv[0]))
-    return 0
+    serve_pipe(rfd)
 
 
 # ---------------------------------------------------------------- per-host execd
@@ -300,7 +309,3 @@ def serve_host(host):
                 pass
     lock.release()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(serve_main(sys.argv[1:]))

@@ -457,10 +457,12 @@ def _next_start_time(snap, now, ar_event=None):
     return min(times) if times else None
 
 
-def main(argv=None):
-    """``python -m gridtools.daemon.loop``: run the daemon in the foreground."""
+def main(argv=None, exec_client=None):
+    """Run the daemon in the foreground (``exec_client``: its exec server, started
+    already; see ``gridtools.daemon.__main__``)."""
     try:
-        Daemon().run()
+        execution = LocalExecution(exec_client) if exec_client is not None else None
+        Daemon(execution).run()
     except GridError as exc:
         sys.stderr.write(f"gridtools daemon: {exc}\n")
         return exc.exit_code

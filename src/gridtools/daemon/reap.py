@@ -5,9 +5,10 @@ shepherd, which may have been started by an earlier daemon). A task whose
 shepherd is gone without a result either never started (the daemon died
 between writing the state and forking) and is requeued, or was lost and is
 ended as failed. An accounting record is written exactly once per task run:
-the task's state is written right after its record is appended, and a
-daemon that restarts in between finds the record at the end of the
-accounting file (``recent_records``) and does not write it again.
+the task's state is written in the same pass as its record is appended (once
+the record is on disk), and a daemon that restarts in between finds the
+record at the end of the accounting file (``recent_records``) and does not
+write it again.
 """
 
 import dataclasses
