@@ -5,10 +5,10 @@ proportion to its memory, and the dispatcher holds every job. Instead it
 forks an *exec server* first thing (``python -m gridtools.daemon`` does so
 before it loads anything a shepherd does not need), and sends it one
 frame per task to start (the task folder and its plan, in ``marshal`` form:
-both ends are the same interpreter) through a pipe; the exec server forks
-the shepherd and reaps it. When the pipe closes
-(the dispatcher ended or was killed) the exec server exits; its shepherds
-carry on.
+both ends are the same interpreter) through a pipe; the exec server hands
+it to a spare shepherd forked ahead of time (and forks the next one), and
+reaps it when it ends. When the pipe closes (the dispatcher ended or was
+killed) the exec server exits; its shepherds carry on.
 
 ``gridtools execd --host NAME`` is the same server for one host, taking its
 orders from ``spool/execd/NAME/inbox/`` (one file per task, written by the
@@ -118,6 +118,7 @@ def serve_pipe(rfd):
     buffer = b""
     children = {}
     trash_since = None           # when the oldest unserved trash order came
+    spare = launch.fork_spare()  # (pid, pipe) of the shepherd waiting for the next task
     while True:
         timeout = 5.0 if trash_since is None else TRASH_QUIET
         try:
@@ -141,8 +142,18 @@ def serve_pipe(rfd):
             if order == "trash":
                 trash_since = trash_since or now
             else:
-                children[launch.spawn(order[1], order[0])] = order[0]
+                children[_start_one(spare, *order)] = order[0]
+                spare = None
         reap_exited(children)
+        if spare is None:
+            spare = launch.fork_spare()
+
+
+def _start_one(spare, task_dir, plan):
+    """Have a shepherd carry out ``plan``: the spare when there is one, else a new fork."""
+    if spare is not None and launch.hand(spare[1], task_dir, plan):
+        return spare[0]
+    return launch.spawn(plan, task_dir)
 
 
 class ExecClient:

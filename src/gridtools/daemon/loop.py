@@ -258,11 +258,12 @@ class Daemon:
         """Write what the pass changed, publish it, then answer the requests it shows."""
         state = self.state
         flushed = state.flush()
-        self._save_usage(now, force=bool(self.unsettled))     # what a waiting client may read
-        state.condor.save(state, now)
-        self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
-        if state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY):
+        publishing = state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY)
+        self._save_usage(now, force=state.usage.urgent)       # what a waiting client may read
+        state.condor.save(state, now, publishing=publishing)
+        self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
+        if publishing:
             self._publish(now)
         # a request is answered and removed once the status shows what it did
         if self.unsettled and flushed and not state.need_publish and not state.unsynced:

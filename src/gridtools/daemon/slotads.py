@@ -130,9 +130,12 @@ class Context:
         """The Rank of slot ``name`` when it is a constant (its host's ads are built once
         per pass for it: a claim changes no constant), else None."""
         host = name.rpartition("@")[2]
-        found = self._ads.get(host)
-        ad = (found if found is not None else self.host_ads(host)).get(name)
-        expr = ad.lookup("Rank") if ad is not None else None
+        if not self.replaces(host, "Rank"):     # the configured one, without building the ads
+            expr = self.conf.derived(("rank", host), lambda: ads.policy_expression(self.conf.host(host), "Rank"))
+        else:
+            found = self._ads.get(host)
+            ad = (found if found is not None else self.host_ads(host)).get(name)
+            expr = ad.lookup("Rank") if ad is not None else None
         if expr.__class__ is Literal and type(expr.value) in (int, float, bool):
             return float(expr.value)
         return None

@@ -123,11 +123,13 @@ class State:
             return False
         for job_id in sorted(chosen):
             job = self.jobs.get(job_id)
-            if job is None or not os.path.isdir(jobstore.job_dir(job_id)):
+            if job is None:
                 continue
             try:
                 jobstore.write_state(job_id, job.state_dict())
             except SpoolError as exc:
+                if not os.path.isdir(jobstore.job_dir(job_id)):
+                    continue                # its folder is gone (set aside): nothing to write
                 failed.add(job_id)
                 faults.note(self, (faults.WRITE, "state"), faults.WRITE,
                             f"cannot write job states, retrying: {exc}")

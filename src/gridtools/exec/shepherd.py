@@ -332,13 +332,19 @@ _RECORD = jobstore.LOCK_RECORD
 _ticks = []                 # this process's start time, read once
 
 
+def ready():
+    """A spare shepherd waiting for its task: learn what every record of it repeats."""
+    pid = os.getpid()
+    _ticks[:] = [pid, jobproc.start_ticks(pid), os.uname().nodename]
+
+
 def write_pid(lock, group=0):
     """Record in the shepherd's (held) lock file its pid and start time, the process
     group it runs now with its leader's start time, and the machine: the daemon
     checks all of them before it signals either."""
     pid = os.getpid()
     if not _ticks or _ticks[0] != pid:
-        _ticks[:] = [pid, jobproc.start_ticks(pid), os.uname().nodename]
+        ready()
     ticks = jobproc.start_ticks(group) if group else 0
     text = f"{pid} {_ticks[1]} {group} {ticks} {_ticks[2]}"
     os.pwrite(lock.fd, (text[:_RECORD - 1].ljust(_RECORD - 1) + "\n").encode(), 0)
