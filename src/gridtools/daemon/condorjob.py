@@ -451,6 +451,6 @@ def _carry_out(state, dispatcher, job, number, decision, now):
         return apply.condor_release(state, job, number, decision.reason, now, "uos")
     task_info(job, number)["remove_reason"] = decision.reason
     apply.delete_task(state, dispatcher, job, number, now, False)
-    if job.is_finished() and job.id not in state.finished_order:
-        state.finished_order.append(job.id)
+    if job.is_finished():
+        state.note_finished(job.id)
     return True

@@ -206,14 +206,9 @@ class ExecClient:
         except OSError as exc:
             if exc.errno != errno.EPIPE:
                 raise
+            self.stop()
             self.start()
             _write_all(self.wfd, data)
-
-
-def _write_all(fd, data):
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
     def stop(self):
         if self.wfd >= 0:
@@ -224,6 +219,12 @@ def _write_all(fd, data):
                 os.waitpid(self.pid, os.WNOHANG)
             except ChildProcessError:
                 pass
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _max_fd():

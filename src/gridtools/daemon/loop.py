@@ -177,6 +177,7 @@ class Daemon:
     def shutdown(self):
         if not self.vanished():
             self._conclude_pass(time.time())
+            history.write(self.state)
             self._save_usage(time.time(), force=True)
             qcontrol.persist(self.state)
             self.state.condor.save(self.state, time.time(), force=True)
@@ -268,7 +269,7 @@ class Daemon:
         # a request is answered and removed once the status shows what it did
         if self.unsettled and flushed and not state.need_publish and not state.unsynced:
             self.unsettled = intake.settle(self.unsettled)
-        history.write(state)
+        history.write(state, most=history.SLICE)
         if self.purged:
             self.exec.order_trash()
             self.purged = False
@@ -414,7 +415,7 @@ class Daemon:
             timeout = min(timeout, DELETE_RETRY)
         if self.state.need_schedule and self.state.scheduling:
             timeout = 0.0
-        if self.more_intake:
+        if self.more_intake or self.state.history:
             timeout = 0.0
         if self.state.need_publish:
             timeout = min(timeout, max(0.0, self.published + PUBLISH_EVERY - now))

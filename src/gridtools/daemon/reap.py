@@ -187,9 +187,11 @@ def purge(state, keep, max_age=None, now=None):
         return 0
     for jid in order[:gone]:
         state.forget(jid)
-        jobstore.remove(jid)
+    if gone:
+        jobstore.remove(*order[:gone])
         state.need_publish = True
     state.finished_order = order[gone:]
+    state.finished_noted = set(state.finished_order)
     return gone
 
 

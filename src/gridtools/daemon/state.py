@@ -42,6 +42,7 @@ class State:
         self._stale = set()           # ids whose place in the cached live_ids() must be checked
         self.view_stale = set()       # ids whose scheduler record must be made again (daemon.view)
         self.finished_order = []      # ids of finished jobs, oldest first
+        self.finished_noted = set()   # the ids in finished_order
         self.need_schedule = True
         self.need_publish = True
         self.reasons = {}             # job id -> tuple of sched.reasons.Reason
@@ -94,6 +95,12 @@ class State:
                 ids.discard(job_id)
         self.dirty.discard(job_id)
         self.reasons.pop(job_id, None)
+
+    def note_finished(self, job_id):
+        """Put a job that finished last in ``finished_order`` (purged oldest first), once."""
+        if job_id not in self.finished_noted:
+            self.finished_noted.add(job_id)
+            self.finished_order.append(job_id)
 
     def touch(self, job):
         job.changed()
@@ -231,6 +238,7 @@ def load_jobs(state):
         if job.is_finished():
             state.finished_order.append((_end_time(job), job.id))
     state.finished_order = [jid for _, jid in sorted(state.finished_order)]
+    state.finished_noted = set(state.finished_order)
 
 
 class _Unreadable(Exception):

@@ -237,19 +237,21 @@ def remove_task_dir(job_id, number):
     shutil.rmtree(task_dir(job_id, number), ignore_errors=True)
 
 
-def remove(job_id):
-    """Take a job's directory out of the store (after it ended and left qstat -s z).
+def remove(*job_ids):
+    """Take jobs' directories out of the store (after they ended and left qstat -s z).
 
-    The directory is renamed into ``spool/trash`` at once; ``empty_trash``
+    Each directory is renamed into ``spool/trash`` at once; ``empty_trash``
     deletes the contents later, off the dispatcher's path.
     """
     trash = cell.spool("trash")
     if not os.path.isdir(trash):
         makedirs(trash, 0o700)
-    try:
-        os.rename(job_dir(job_id), os.path.join(trash, f"{job_id}.{os.getpid()}.{id(trash)}"))
-    except FileNotFoundError:
-        return
+    jobs, tag = jobs_dir(), f"{os.getpid()}.{id(trash)}"
+    for job_id in job_ids:
+        try:
+            os.rename(os.path.join(jobs, str(job_id)), os.path.join(trash, f"{job_id}.{tag}"))
+        except FileNotFoundError:
+            continue
 
 
 def empty_trash(most=None):
