@@ -174,6 +174,7 @@ class ExecClient:
         if pid == 0:
             code = 0
             try:
+                signal.set_wakeup_fd(-1)        # the daemon's (a restarted server is forked late)
                 os.close(wfd)
                 os.closerange(3, rfd)
                 os.closerange(rfd + 1, _max_fd())

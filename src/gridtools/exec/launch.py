@@ -92,6 +92,7 @@ def _receive(rfd):
 def _detach(keep=-1):
     """In a new shepherd: a session of its own, the standard streams on /dev/null, no
     inherited descriptor but ``keep``, default signal handling."""
+    signal.set_wakeup_fd(-1)
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
