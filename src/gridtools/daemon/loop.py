@@ -260,7 +260,8 @@ class Daemon:
         state = self.state
         flushed = state.flush()
         # what clients asked for shows at once; ends and starts are coalesced
-        publishing = state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY)
+        publishing = state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY) \
+            and not state.ends_unsynced          # (their records could not be flushed: later)
         self._save_usage(now, force=state.usage.urgent)       # what a waiting client may read
         state.condor.save(state, now, publishing=publishing)
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)

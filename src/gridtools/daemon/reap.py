@@ -76,6 +76,7 @@ def collect(state, dispatcher, now):
         if rec and result.get("usage"):        # usage counts once per run, as its record does
             state.usage.task_ended(job.spec, task.number, result, now)
     crash.point("reap")
+    state.ends_unsynced.update(job.id for job, _task, _result in ended)
     for job, task, result in ended:
         state.launching.pop((job.id, task.number), None)
         dispatcher.unwatch_shepherd(job, task)
@@ -204,6 +205,7 @@ def _records_settled(state):
         faults.note(state, (faults.WRITE, "accounting"), faults.WRITE,
                     f"cannot flush accounting records to disk, retrying: {exc}")
         return False
+    state.ends_unsynced.clear()
     return True
 
 

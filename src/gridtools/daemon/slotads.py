@@ -81,9 +81,15 @@ class Context:
         return found
 
     def layout(self, host):
+        """The host's slot layout, made again only when its configuration or size changed."""
         found = self._layout.get(host)
         if found is None:
-            found = self._layout[host] = ads.layout(self.host_facts(host)[0], self.conf.host(host))
+            facts = self.host_facts(host)[0]
+            key = (facts.name, facts.cpus, facts.memory, facts.disk)
+            kept = self.conf.derived("layouts", dict)       # host -> (key, layout), per reading
+            if host not in kept or kept[host][0] != key:
+                kept[host] = (key, ads.layout(facts, self.conf.host(host)))
+            found = self._layout[host] = kept[host][1]
         return found
 
     def partitionable(self, host):

@@ -43,6 +43,7 @@ class State:
         self.view_stale = set()       # ids whose scheduler record must be made again (daemon.view)
         self.finished_order = []      # ids of finished jobs, oldest first
         self.finished_noted = set()   # the ids in finished_order
+        self.ends_unsynced = set()    # ids of jobs whose ended tasks' records may not be on disk yet
         self.need_schedule = True
         self.need_publish = True
         self.reasons = {}             # job id -> tuple of sched.reasons.Reason
@@ -126,8 +127,10 @@ class State:
         the next flush."""
         failed = set()
         chosen = self.dirty if only is None else self.dirty & set(only)
-        if chosen and not self._records_settled():
-            return False
+        if chosen & self.ends_unsynced:
+            if not self._records_settled():
+                return False
+            self.ends_unsynced.clear()
         for job_id in sorted(chosen):
             job = self.jobs.get(job_id)
             if job is None:
