@@ -523,6 +523,12 @@ def _slot_load(host, order, count, name, busy):
 PUBLISHED_POLICY = (("START", "Start", "true"), ("RANK", "Rank", "0.0"))
 
 
+def policy_expression(config, attr):
+    """The expression of policy attribute ``attr`` (Start, Rank) in the slot ads of a
+    host with ``config`` (before any STARTD_FACTS_FILE overlay)."""
+    return _expr(_policy_texts(config)[0][attr])
+
+
 def _policy_texts(config):
     texts = {}
     for knob, attr, default in PUBLISHED_POLICY:

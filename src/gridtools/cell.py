@@ -58,4 +58,9 @@ def hostname():
     name = os.environ.get(ENV_HOST)
     if name:
         return name
-    return os.uname().nodename.split(".")[0] or "localhost"
+    if not _NODE:                   # asked at every pass of the daemon: the system once
+        _NODE.append(os.uname().nodename.split(".")[0] or "localhost")
+    return _NODE[0]
+
+
+_NODE = []

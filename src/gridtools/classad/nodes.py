@@ -179,8 +179,9 @@ class Expr:
 class Literal(Expr):
     __slots__ = ("value",)
 
-    def __init__(self, value):
-        super().__init__()
+    def __init__(self, value):          # a leaf: Expr.__init__ without children, inline
+        self._fn = self._text = self._old_text = None
+        self.depth = 1
         self.value = value
 
     def _compile(self):

@@ -8,6 +8,7 @@ everywhere (``type(v) is bool``), because in the ClassAd language booleans
 and integers are different types.
 """
 
+import functools
 import math
 
 INT64_MIN = -(1 << 63)
@@ -135,8 +136,10 @@ def quote_string(text, delimiter='"'):
 RESERVED_WORDS = frozenset(("true", "false", "undefined", "error", "is", "isnt", "parent"))
 
 
+@functools.lru_cache(maxsize=4096)
 def quote_name(name):
-    """An attribute name, quoted with single quotes when it is not an identifier."""
+    """An attribute name, quoted with single quotes when it is not an identifier
+    (remembered: the same few names are written again and again)."""
     if name and (name[0].isalpha() or name[0] == "_") and name.isascii() \
             and all(c.isalnum() or c == "_" for c in name) \
             and name.lower() not in RESERVED_WORDS:

@@ -1,5 +1,7 @@
 """The dispatcher daemon: thin glue around the pure scheduler.
 
+- ``__main__``  the daemon's process (``python -m gridtools.daemon``): its exec
+                server forked while it is lean, then the loop
 - ``loop``      the daemon: ``tick()`` runs one pass of named phases (intake,
                 reap, schedule, apply, publish); ``run()`` repeats it on wake-ups;
                 ``open()``/``tick()``/``close()`` run passes in the calling process

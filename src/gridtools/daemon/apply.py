@@ -38,7 +38,7 @@ def reject(state, job, now, reason="immediate job could not be scheduled"):
         tr.delete_pending(job, number, now)
         job.task(number).failed_reason = reason
     _changed(state, job)
-    state.finished_order.append(job.id)
+    state.note_finished(job.id)
     state.log(f"I|job {job.id} leaves: {reason}")
 
 
@@ -72,7 +72,7 @@ def concluded(state, job, task, result, now):
         tr.finish(job, number, result, now)
         condorjob.ended(state, job, task, result, now)
         if job.is_finished():
-            state.finished_order.append(job.id)
+            state.note_finished(job.id)
     _changed(state, job)
 
 
@@ -120,8 +120,8 @@ def delete_untouched(state, job, now):
     tr.delete_untouched(job, now)
     condorjob.removed_events(state, job, untouched, now)
     _changed(state, job)
-    if job.is_finished() and job.id not in state.finished_order:
-        state.finished_order.append(job.id)
+    if job.is_finished():
+        state.note_finished(job.id)
 
 
 # ---------------------------------------------------------------- holds, errors

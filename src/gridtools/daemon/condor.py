@@ -143,13 +143,15 @@ class Condor:
         self.priorities.charge(in_use, now)
 
     # ------------------------------------------------------------ output
-    def save(self, state, now, force=False):
+    def save(self, state, now, force=False, publishing=False):
+        """Write the slots' states and the priorities that are due (``publishing``: a
+        status snapshot follows, which must not show more than they do)."""
         try:
             if force or now - self.slots_saved >= SAVE_SLOTS_EVERY:
                 if self.machines.dirty:
                     self.slots_saved = now
                 self.machines.save()
-            self.priorities.save(now, force)
+            self.priorities.save(now, force, publishing)
         except OSError as exc:
             state.log(f"E|cannot write the slot states or user priorities, retrying: {exc}")
 

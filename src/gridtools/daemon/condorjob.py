@@ -384,15 +384,23 @@ def _refresh(spec):
 
 # ---------------------------------------------------------------- periodic expressions
 
-_CONFIG = {"stamp": None, "interval": DEFAULT_PERIODIC_INTERVAL}
+_CONFIG = {"stamp": None, "interval": DEFAULT_PERIODIC_INTERVAL, "looked": 0.0, "root": None}
+#: least seconds between two looks whether condor_config changed
+CONFIG_LOOK = 0.25
 
 
 def periodic_interval():
-    """PERIODIC_EXPR_INTERVAL of the cell's condor_config (read again when it changed)."""
+    """PERIODIC_EXPR_INTERVAL of the cell's condor_config (read again when it changed,
+    looked at most every CONFIG_LOOK seconds)."""
     import os
+    import time
     from gridtools import cell
     from gridtools.daemon import condorpolicy
     from gridtools.formats import condor_config
+    now = time.monotonic()
+    if 0 <= now - _CONFIG["looked"] < CONFIG_LOOK and _CONFIG["root"] == cell.root():
+        return _CONFIG["interval"]
+    _CONFIG["looked"], _CONFIG["root"] = now, cell.root()
     path = condor_config.locate(cell.etc("condor_config"))
     try:
         stamp = os.stat(path).st_mtime_ns
@@ -443,6 +451,6 @@ def _carry_out(state, dispatcher, job, number, decision, now):
         return apply.condor_release(state, job, number, decision.reason, now, "uos")
     task_info(job, number)["remove_reason"] = decision.reason
     apply.delete_task(state, dispatcher, job, number, now, False)
-    if job.is_finished() and job.id not in state.finished_order:
-        state.finished_order.append(job.id)
+    if job.is_finished():
+        state.note_finished(job.id)
     return True

@@ -8,7 +8,7 @@ it passes a crash point of that phase:
 - ``intake``   after each request applied (before its effect is written), and
                after the batch was written (before it is answered)
 - ``reap``     after accounting records were appended (before the tasks'
-               states are written), and after they were written
+               states change), and after they changed (before they are written)
 - ``pass``     after the scheduler decided (before anything is started)
 - ``start``    after the dispatched states were written (before the
                shepherds are ordered), and after each order

@@ -13,7 +13,7 @@ import time
 
 from gridtools import cell
 from gridtools.daemon import apply, condorjob, crash, devices, execd, view
-from gridtools.exec import ckpt, launch, load, shepherd, tmpdir
+from gridtools.exec import ckpt, launch, load, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.spool import jobs as jobstore
@@ -108,17 +108,17 @@ class Dispatcher:
     def prepare(self, job, number, granted, now, pe=""):
         """First half of a start: the task's folder and plan, and its new state (in memory)."""
         granted = [list(g) for g in granted]
+        started = time.time()
         tdir = jobstore.make_task_dir(job.id, number)
         plan = self.build_plan(job, number, granted, pe)
-        plan["launch"] = f"{time.time_ns()}.{os.getpid()}"
+        plan["launch"] = tasklock.launch_token(started)
         chosen = devices.assign(self.state, job, number, granted, view.config_parts(self.state)["complexes"])
         plan["env"].update(devices.environment(chosen, granted[0][1]))
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
         if execd.registered(granted[0][1]):
             launch.write_plan(tdir, plan)        # a separate execution daemon reads it
-        atomic_write(os.path.join(tdir, jobstore.LAUNCH_FILE), plan["launch"], fsync=False)
-        apply.dispatched(self.state, job, number, granted, pe, time.time())
+        apply.dispatched(self.state, job, number, granted, pe, started)
         return plan, tdir
 
     def launch(self, job, number, plan, tdir):
@@ -343,7 +343,7 @@ def shepherd_pid(job_id, number):
     tdir = jobstore.task_dir(job_id, number)
     if not is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         return 0
-    record = shepherd.read_lock(tdir)
+    record = tasklock.read_lock(tdir)
     if record is None or not record.here():
         return 0
     from gridtools.exec.jobproc import start_ticks
@@ -413,8 +413,8 @@ class LocalExecution:
 
     def renice(self, job_id, number, nice):
         """Set the nice value of a running task's processes (its shepherd's process group)."""
-        from gridtools.exec import jobproc, shepherd
-        record = shepherd.read_lock(jobstore.task_dir(job_id, number))
+        from gridtools.exec import jobproc
+        record = tasklock.read_lock(jobstore.task_dir(job_id, number))
         if record is None or not record.group or not record.here():
             return False
         if jobproc.start_ticks(record.group) != record.group_ticks:

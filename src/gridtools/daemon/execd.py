@@ -2,11 +2,13 @@
 
 The dispatcher does not fork shepherds itself: forking a process costs in
 proportion to its memory, and the dispatcher holds every job. Instead it
-starts, while still small, an *exec server* child and sends it one line per
-task to start (``spawn <task folder> <plan as JSON>``) through a pipe; the
-exec server forks the shepherd and reaps it. When the pipe
-closes (the dispatcher ended or was killed) the exec server exits; its
-shepherds carry on.
+forks an *exec server* first thing (``python -m gridtools.daemon`` does so
+before it loads anything a shepherd does not need), and sends it one
+frame per task to start (the task folder and its plan, in ``marshal`` form:
+both ends are the same interpreter) through a pipe; the exec server hands
+it to a spare shepherd forked ahead of time (and forks the next one), and
+reaps it when it ends. When the pipe closes (the dispatcher ended or was
+killed) the exec server exits; its shepherds carry on.
 
 ``gridtools execd --host NAME`` is the same server for one host, taking its
 orders from ``spool/execd/NAME/inbox/`` (one file per task, written by the
@@ -16,7 +18,7 @@ tasks to its execd only while that lock is held.
 """
 
 import errno
-import json
+import marshal
 import os
 import select
 import signal
@@ -65,20 +67,37 @@ def _start(job_id, number, children):
     children[launch.spawn(plan, tdir)] = tdir
 
 
+#: frame kinds of the order pipe: start a shepherd (task folder, plan), empty the trash
+SPAWN, TRASH = b"S", b"T"
+#: bytes of a frame's head: its kind and the length of its body
+_HEAD = 5
+
+
+def frame(kind, body=b""):
+    """One order for the pipe: kind, body length (4 bytes, big-endian), body."""
+    return kind + len(body).to_bytes(4, "big") + body
+
+
 def _orders(buffer):
-    """Complete lines of ``buffer`` as orders: (task folder, plan) or "trash"; returns (orders, rest)."""
-    lines = buffer.split(b"\n")
-    orders = []
-    for line in lines[:-1]:
-        if line == b"trash":
+    """Complete frames of ``buffer`` as orders: (task folder, plan) or "trash"; returns
+    (orders, the incomplete rest)."""
+    orders, at = [], 0
+    while len(buffer) - at >= _HEAD:
+        size = int.from_bytes(buffer[at + 1:at + _HEAD], "big")
+        end = at + _HEAD + size
+        if end > len(buffer):
+            break
+        kind = buffer[at:at + 1]
+        if kind == TRASH:
             orders.append("trash")
-        elif line.startswith(b"spawn "):
+        elif kind == SPAWN:
             try:
-                body = json.loads(line[6:])
-                orders.append((body["dir"], body["plan"]))
-            except (ValueError, KeyError):
-                continue
-    return orders, lines[-1]
+                task_dir, plan = marshal.loads(buffer[at + _HEAD:end])
+                orders.append((task_dir, plan))
+            except (ValueError, EOFError, TypeError):
+                pass
+        at = end
+    return orders, buffer[at:]
 
 
 #: seconds without orders after which the exec server empties the trash
@@ -99,6 +118,7 @@ def serve_pipe(rfd):
     buffer = b""
     children = {}
     trash_since = None           # when the oldest unserved trash order came
+    spare = launch.fork_spare()  # (pid, pipe) of the shepherd waiting for the next task
     while True:
         timeout = 5.0 if trash_since is None else TRASH_QUIET
         try:
@@ -122,8 +142,18 @@ def serve_pipe(rfd):
             if order == "trash":
                 trash_since = trash_since or now
             else:
-                children[launch.spawn(order[1], order[0])] = order[0]
+                children[_start_one(spare, *order)] = order[0]
+                spare = None
         reap_exited(children)
+        if spare is None:
+            spare = launch.fork_spare()
+
+
+def _start_one(spare, task_dir, plan):
+    """Have a shepherd carry out ``plan``: the spare when there is one, else a new fork."""
+    if spare is not None and launch.hand(spare[1], task_dir, plan):
+        return spare[0]
+    return launch.spawn(plan, task_dir)
 
 
 class ExecClient:
@@ -134,45 +164,52 @@ class ExecClient:
         self.wfd = -1
 
     def start(self):
+        """Fork the exec server (unless it runs), in a session of its own, keeping only
+        the read end of the order pipe and the standard streams. ``python -m
+        gridtools.daemon`` does this first, while the process is lean."""
+        if self.wfd >= 0:
+            return
         rfd, wfd = os.pipe()
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
+                signal.set_wakeup_fd(-1)        # the daemon's (a restarted server is forked late)
                 os.close(wfd)
-                keep = {rfd}
-                for fd in _open_fds():
-                    if fd > 2 and fd not in keep:
-                        try:
-                            os.close(fd)
-                        except OSError:
-                            pass
+                os.closerange(3, rfd)
+                os.closerange(rfd + 1, _max_fd())
                 os.setsid()
-                serve_pipe(rfd)
+                serve(rfd)
             except BaseException:  # noqa: BLE001 - the child must never return into the daemon
                 code = 1
             finally:
                 os._exit(code)
         os.close(rfd)
-        os.set_inheritable(wfd, False)
         self.pid, self.wfd = pid, wfd
 
     def order(self, plan, task_dir):
         """Ask for a shepherd to carry out ``plan`` in ``task_dir``."""
-        self._send(b"spawn " + json.dumps({"dir": task_dir, "plan": plan}).encode() + b"\n")
+        try:
+            body = marshal.dumps((task_dir, plan))
+        except ValueError:              # a value of a kind marshal does not know: as plain data
+            import json
+            body = marshal.dumps((task_dir, json.loads(json.dumps(plan, default=str))))
+        self._send(frame(SPAWN, body))
 
     def order_trash(self):
         """Ask for the job folders put aside by purging to be deleted."""
-        self._send(b"trash\n")
+        self._send(frame(TRASH))
 
     def _send(self, data):
+        """Write a whole frame (a server that went away is started again for it)."""
         try:
-            os.write(self.wfd, data)
+            _write_all(self.wfd, data)
         except OSError as exc:
             if exc.errno != errno.EPIPE:
                 raise
+            self.stop()
             self.start()
-            os.write(self.wfd, data)
+            _write_all(self.wfd, data)
 
     def stop(self):
         if self.wfd >= 0:
@@ -185,11 +222,27 @@ class ExecClient:
                 pass
 
 
-def _open_fds():
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _max_fd():
     try:
-        return [int(n) for n in os.listdir("/proc/self/fd")]
-    except OSError:
-        return list(range(3, 256))
+        return os.sysconf("SC_OPEN_MAX")
+    except (ValueError, OSError):
+        return 1024
+
+
+def serve(rfd):
+    """The exec server's process: load the shepherd once (every fork shares it), set the
+    loaded objects aside from the garbage collector (a shepherd's collections then
+    leave the pages it shares with the server untouched), and serve the pipe."""
+    import gc
+    from gridtools.exec import shepherd  # noqa: F401 - loaded once, used by every fork
+    gc.freeze()
+    serve_pipe(rfd)
 
 
 # ---------------------------------------------------------------- per-host execd

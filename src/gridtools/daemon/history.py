@@ -8,7 +8,9 @@ followed by HTCondor's banner line::
 
 The ads of one pass are made and appended together once the pass has
 published its status (the history follows the queue; it is not the record
-of what ran, which is the accounting file).
+of what ran, which is the accounting file), at most SLICE of them per pass:
+after a bulk removal the rest follow in the next passes, so that requests
+are not kept waiting behind thousands of ads.
 
 The file is readable by everyone (as HTCondor's is); the ``Environment``
 of a job is left out. When it passes MAX_HISTORY bytes it is renamed to
@@ -23,6 +25,8 @@ from gridtools import ads, cell
 MAX_HISTORY = 20 * 1024 * 1024
 #: attributes not written to the history (private to the job's owner)
 PRIVATE = ("Environment", "Env")
+#: most ads one pass makes and appends
+SLICE = 500
 
 
 def path():
@@ -66,10 +70,10 @@ def record(state, job, number):
     state.history.append((job, number))
 
 
-def write(state):
-    """Append the final ads of the tasks noted since the last call, in one write."""
+def write(state, most=None):
+    """Append the final ads of the tasks noted (the first ``most`` of them), in one write."""
     if state.history:
-        noted, state.history = state.history, []
+        noted, state.history = state.history[:most], state.history[len(state.history[:most]):]
         append(state, [final_ad(job, number) for job, number in noted])
 
 

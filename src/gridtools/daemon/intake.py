@@ -335,8 +335,8 @@ def _delete_job(state, dispatcher, job, target, now, force):
     if at_once:
         result["deleted"] = _merged_runs(result["deleted"], untouched)
         apply.delete_untouched(state, job, now)
-    elif job.is_finished() and job.id not in state.finished_order:
-        state.finished_order.append(job.id)
+    elif job.is_finished():
+        state.note_finished(job.id)
     return result
 
 

@@ -26,7 +26,6 @@ from gridtools.daemon.execd import ExecClient
 from gridtools.daemon.state import State, load_jobs
 from gridtools.errors import GridError, SpoolError
 from gridtools.exec import load as host_load
-from gridtools.exec import shepherd as _shepherd  # noqa: F401 - loaded once, used by every fork
 from gridtools.formats import values
 from gridtools.spool import files, wake
 from gridtools import cell
@@ -178,6 +177,7 @@ class Daemon:
     def shutdown(self):
         if not self.vanished():
             self._conclude_pass(time.time())
+            history.write(self.state)
             self._save_usage(time.time(), force=True)
             qcontrol.persist(self.state)
             self.state.condor.save(self.state, time.time(), force=True)
@@ -259,16 +259,18 @@ class Daemon:
         """Write what the pass changed, publish it, then answer the requests it shows."""
         state = self.state
         flushed = state.flush()
-        self._save_usage(now, force=bool(self.unsettled))     # what a waiting client may read
-        state.condor.save(state, now)
-        self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         # what clients asked for shows at once; ends and starts are coalesced
-        if state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY):
+        publishing = state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY) \
+            and not state.ends_unsynced          # (their records could not be flushed: later)
+        self._save_usage(now, force=state.usage.urgent)       # what a waiting client may read
+        state.condor.save(state, now, publishing=publishing)
+        self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
+        if publishing:
             self._publish(now)
         # a request is answered and removed once the status shows what it did
         if self.unsettled and flushed and not state.need_publish and not state.unsynced:
             self.unsettled = intake.settle(self.unsettled)
-        history.write(state)
+        history.write(state, most=history.SLICE)
         if self.purged:
             self.exec.order_trash()
             self.purged = False
@@ -414,7 +416,7 @@ class Daemon:
             timeout = min(timeout, DELETE_RETRY)
         if self.state.need_schedule and self.state.scheduling:
             timeout = 0.0
-        if self.more_intake:
+        if self.more_intake or self.state.history:
             timeout = 0.0
         if self.state.need_publish:
             timeout = min(timeout, max(0.0, self.published + PUBLISH_EVERY - now))
@@ -458,10 +460,12 @@ def _next_start_time(snap, now, ar_event=None):
     return min(times) if times else None
 
 
-def main(argv=None):
-    """``python -m gridtools.daemon.loop``: run the daemon in the foreground."""
+def main(argv=None, exec_client=None):
+    """Run the daemon in the foreground (``exec_client``: its exec server, started
+    already; see ``gridtools.daemon.__main__``)."""
     try:
-        Daemon().run()
+        execution = LocalExecution(exec_client) if exec_client is not None else None
+        Daemon(execution).run()
     except GridError as exc:
         sys.stderr.write(f"gridtools daemon: {exc}\n")
         return exc.exit_code

@@ -20,9 +20,9 @@ usage summed so far is kept in memory only).
 
 import os
 import signal
-import time
 
 from gridtools.daemon.state import user_name
+from gridtools.exec import tasklock
 from gridtools.model.job import TaskState
 from gridtools.spool import acct
 from gridtools.spool import jobs as jobstore
@@ -172,8 +172,7 @@ def start(state, dispatcher, req, now):
     from gridtools.formats import spoolyaml
     from gridtools.spool.files import atomic_write
     atomic_write(os.path.join(tdir, INFO_FILE), spoolyaml.dump(info), fsync=False)
-    plan["launch"] = f"{time.time_ns()}.{os.getpid()}"      # the launch its shepherd may run
-    atomic_write(os.path.join(tdir, jobstore.LAUNCH_FILE), plan["launch"], fsync=False)
+    plan["launch"] = tasklock.launch_token(now)          # the launch its shepherd may run
     known[(job.id, task.number, ident)] = dict(info, dir=tdir)
     dispatcher.execution.run_plan(plan, tdir)
     state.log(f"I|job {job.id}.{task.number}: task {ident}.{host} started")
@@ -200,12 +199,11 @@ def _end_orphan(state, key, info):
 
 def _shepherd(tdir):
     """The live shepherd pid of a task folder, proven by its lock and start time; 0 if none."""
-    from gridtools.exec import shepherd
     from gridtools.exec.jobproc import start_ticks
     from gridtools.spool.files import is_locked
     if not is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         return 0
-    record = shepherd.read_lock(tdir)
+    record = tasklock.read_lock(tdir)
     if record is None or not record.pid:
         return 0
     return record.pid if start_ticks(record.pid) == record.ticks else 0

@@ -5,9 +5,10 @@ shepherd, which may have been started by an earlier daemon). A task whose
 shepherd is gone without a result either never started (the daemon died
 between writing the state and forking) and is requeued, or was lost and is
 ended as failed. An accounting record is written exactly once per task run:
-the task's state is written right after its record is appended, and a
-daemon that restarts in between finds the record at the end of the
-accounting file (``recent_records``) and does not write it again.
+the task's state is written in the same pass as its record is appended (once
+the record is on disk), and a daemon that restarts in between finds the
+record at the end of the accounting file (``recent_records``) and does not
+write it again.
 """
 
 import dataclasses
@@ -19,7 +20,7 @@ from gridtools.daemon import apply
 from gridtools.daemon import crash, faults, petask, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.errors import SpoolError
-from gridtools.exec import jobproc, shepherd
+from gridtools.exec import jobproc, tasklock
 from gridtools.spool import acct
 from gridtools.spool import jobs as jobstore
 from gridtools.spool.files import Lock, is_locked
@@ -36,7 +37,7 @@ def _alive(state, dispatcher, job, task, now):
         state.launching.pop(key, None)
         dispatcher.watch_shepherd(job, task)
         return True
-    if os.path.exists(os.path.join(tdir, shepherd.OBITUARY)):
+    if os.path.exists(os.path.join(tdir, jobstore.OBITUARY_FILE)):
         return False                  # its parent saw it end: no need to wait
     ordered = state.launching.get(key)
     return ordered is not None and now - ordered < STARTUP_GRACE
@@ -64,8 +65,8 @@ def collect(state, dispatcher, now):
     if not ended:
         return 0
     counted = [(item, _record(state, *item, now)) for item in ended]
-    try:
-        acct.append([rec for _item, rec in counted if rec])
+    try:           # on disk before any state that shows these ends is written (State.flush)
+        acct.append([rec for _item, rec in counted if rec], later=True)
     except SpoolError as exc:
         faults.note(state, (faults.WRITE, "accounting"), faults.WRITE,
                     f"cannot write accounting records, {len(ended)} ended tasks wait: {exc}")
@@ -75,12 +76,12 @@ def collect(state, dispatcher, now):
         if rec and result.get("usage"):        # usage counts once per run, as its record does
             state.usage.task_ended(job.spec, task.number, result, now)
     crash.point("reap")
+    state.ends_unsynced.update(job.id for job, _task, _result in ended)
     for job, task, result in ended:
         state.launching.pop((job.id, task.number), None)
         dispatcher.unwatch_shepherd(job, task)
         dispatcher.dying.discard((job.id, task.number))
         apply.concluded(state, job, task, result, now)
-    state.flush()
     crash.point("reap")
     return len(ended)
 
@@ -94,7 +95,7 @@ def _lost(state, dispatcher, job, task, now):
     if os.path.exists(os.path.join(tdir, jobstore.RESULT_FILE)):
         state.log(f"E|job {job.id}.{task.number}: its result file cannot be read, "
                   "the task is ended as lost")
-    record = shepherd.read_lock(tdir)
+    record = tasklock.read_lock(tdir)
     if record is None:
         lock = Lock(os.path.join(tdir, jobstore.SHEPHERD_LOCK), mode=0o644, blocking=False)
         try:
@@ -103,9 +104,9 @@ def _lost(state, dispatcher, job, task, now):
         except SpoolError:
             return {"requeue": True, "never_started": True}
         try:
-            if shepherd.read_lock(tdir) is not None:
+            if tasklock.read_lock(tdir) is not None:
                 return None               # it started just now
-            shepherd.withdraw(tdir)
+            tasklock.withdraw(tdir, tasklock.launch_token(task.start_time))
         finally:
             lock.release()
         return {"requeue": True, "never_started": True}
@@ -183,12 +184,29 @@ def purge(state, keep, max_age=None, now=None):
     gone = max(0, len(order) - keep)
     while gone < len(order) and expired(gone):
         gone += 1
+    if gone and not _records_settled(state):
+        return 0
     for jid in order[:gone]:
         state.forget(jid)
-        jobstore.remove(jid)
+    if gone:
+        jobstore.remove(*order[:gone])
         state.need_publish = True
     state.finished_order = order[gone:]
+    state.finished_noted = set(state.finished_order)
     return gone
+
+
+def _records_settled(state):
+    """True once the accounting records appended are on disk (a job's folder, which holds
+    its results, goes only then)."""
+    try:
+        acct.settle()
+    except SpoolError as exc:
+        faults.note(state, (faults.WRITE, "accounting"), faults.WRITE,
+                    f"cannot flush accounting records to disk, retrying: {exc}")
+        return False
+    state.ends_unsynced.clear()
+    return True
 
 
 def next_expiry(state, max_age):

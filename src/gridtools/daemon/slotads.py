@@ -81,9 +81,15 @@ class Context:
         return found
 
     def layout(self, host):
+        """The host's slot layout, made again only when its configuration or size changed."""
         found = self._layout.get(host)
         if found is None:
-            found = self._layout[host] = ads.layout(self.host_facts(host)[0], self.conf.host(host))
+            facts = self.host_facts(host)[0]
+            key = (facts.name, facts.cpus, facts.memory, facts.disk)
+            kept = self.conf.derived("layouts", dict)       # host -> (key, layout), per reading
+            if host not in kept or kept[host][0] != key:
+                kept[host] = (key, ads.layout(facts, self.conf.host(host)))
+            found = self._layout[host] = kept[host][1]
         return found
 
     def partitionable(self, host):
@@ -130,9 +136,12 @@ class Context:
         """The Rank of slot ``name`` when it is a constant (its host's ads are built once
         per pass for it: a claim changes no constant), else None."""
         host = name.rpartition("@")[2]
-        found = self._ads.get(host)
-        ad = (found if found is not None else self.host_ads(host)).get(name)
-        expr = ad.lookup("Rank") if ad is not None else None
+        if not self.replaces(host, "Rank"):     # the configured one, without building the ads
+            expr = self.conf.derived(("rank", host), lambda: ads.policy_expression(self.conf.host(host), "Rank"))
+        else:
+            found = self._ads.get(host)
+            ad = (found if found is not None else self.host_ads(host)).get(name)
+            expr = ad.lookup("Rank") if ad is not None else None
         if expr.__class__ is Literal and type(expr.value) in (int, float, bool):
             return float(expr.value)
         return None

@@ -16,6 +16,7 @@ from gridtools.daemon import faults
 from gridtools.errors import SpoolError
 from gridtools.formats.safetext import escape
 from gridtools.model.job import Job
+from gridtools.spool import acct
 from gridtools.spool import config as spool_config
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import quarantine
@@ -41,6 +42,8 @@ class State:
         self._stale = set()           # ids whose place in the cached live_ids() must be checked
         self.view_stale = set()       # ids whose scheduler record must be made again (daemon.view)
         self.finished_order = []      # ids of finished jobs, oldest first
+        self.finished_noted = set()   # the ids in finished_order
+        self.ends_unsynced = set()    # ids of jobs whose ended tasks' records may not be on disk yet
         self.need_schedule = True
         self.need_publish = True
         self.reasons = {}             # job id -> tuple of sched.reasons.Reason
@@ -94,6 +97,12 @@ class State:
         self.dirty.discard(job_id)
         self.reasons.pop(job_id, None)
 
+    def note_finished(self, job_id):
+        """Put a job that finished last in ``finished_order`` (purged oldest first), once."""
+        if job_id not in self.finished_noted:
+            self.finished_noted.add(job_id)
+            self.finished_order.append(job_id)
+
     def touch(self, job):
         job.changed()
         self.dirty.add(job.id)
@@ -118,13 +127,19 @@ class State:
         the next flush."""
         failed = set()
         chosen = self.dirty if only is None else self.dirty & set(only)
+        if chosen & self.ends_unsynced:
+            if not self._records_settled():
+                return False
+            self.ends_unsynced.clear()
         for job_id in sorted(chosen):
             job = self.jobs.get(job_id)
-            if job is None or not os.path.isdir(jobstore.job_dir(job_id)):
+            if job is None:
                 continue
             try:
                 jobstore.write_state(job_id, job.state_dict())
             except SpoolError as exc:
+                if not os.path.isdir(jobstore.job_dir(job_id)):
+                    continue                # its folder is gone (set aside): nothing to write
                 failed.add(job_id)
                 faults.note(self, (faults.WRITE, "state"), faults.WRITE,
                             f"cannot write job states, retrying: {exc}")
@@ -132,6 +147,17 @@ class State:
         if not failed:
             faults.clear(self, (faults.WRITE, "state"), "job states written again")
         return not failed
+
+    def _records_settled(self):
+        """Wait for the accounting records of ended tasks to be on disk, which comes
+        before any state showing those ends; False when they could not be flushed."""
+        try:
+            acct.settle()
+        except SpoolError as exc:
+            faults.note(self, (faults.WRITE, "state"), faults.WRITE,
+                        f"cannot write job states, retrying: {exc}")
+            return False
+        return True
 
     def live_ids(self):
         """Ids of jobs with a task pending, running or in error."""
@@ -215,6 +241,7 @@ def load_jobs(state):
         if job.is_finished():
             state.finished_order.append((_end_time(job), job.id))
     state.finished_order = [jid for _, jid in sorted(state.finished_order)]
+    state.finished_noted = set(state.finished_order)
 
 
 class _Unreadable(Exception):

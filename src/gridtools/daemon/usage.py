@@ -18,6 +18,7 @@ class Keeper:
     def __init__(self):
         self.ledger = Ledger()
         self.dirty = False
+        self.urgent = False          # a request changed it: written before it is answered
         self.halftime = None
 
     def load(self, log):
@@ -49,14 +50,14 @@ class Keeper:
 
     def clear(self, now):
         self.ledger.clear(now)
-        self.dirty = True
+        self.dirty = self.urgent = True
 
     def save(self):
         """Write the record when it changed; True when it was written."""
         if not self.dirty:
             return False
         store.save(self.ledger.to_data())
-        self.dirty = False
+        self.dirty = self.urgent = False
         return True
 
     def users(self):

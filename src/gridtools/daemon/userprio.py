@@ -8,8 +8,8 @@ ones included, as HTCondor charges claimed slots. The settings
 (PRIORITY_HALFLIFE, DEFAULT_PRIO_FACTOR, NICE_USER_PRIO_FACTOR, GROUP_NAMES,
 GROUP_PRIO_FACTOR_<g>, ...) come from condor_config. The file is written
 after the passes that changed it, at most every SAVE_EVERY seconds, and on
-every edit made with condor_userprio; at once when what the submitters hold
-changed.
+every edit made with condor_userprio; when what the submitters hold changed,
+with the status snapshot that shows the change (just before it).
 
 What is shared with the share tree's usage record (``daemon.usage``): the
 names (users, and ``project.user`` for Grid Engine projects) and
@@ -34,6 +34,7 @@ class Priorities:
         self.dirty = False
         self.saved = 0.0
         self.in_use = None
+        self.held_changed = False    # what submitters hold changed since the last write
 
     def load(self, log, settings):
         data = condorstate.load(condorstate.USERPRIO)
@@ -54,8 +55,8 @@ class Priorities:
         self.accountant.update(now, in_use)
         self.in_use = dict(in_use)
         self.dirty = True
-        if changed:                     # what submitters hold changed: written at once
-            self.saved = 0.0
+        if changed:                     # written with the next status snapshot
+            self.held_changed = True
         return changed
 
     def effective(self, names):
@@ -73,10 +74,14 @@ class Priorities:
         """When the priorities must be written next (None: nothing to write)."""
         return self.saved + SAVE_EVERY if self.dirty else None
 
-    def save(self, now, force=False):
-        if self.dirty and (force or now - self.saved >= SAVE_EVERY):
+    def save(self, now, force=False, publishing=False):
+        """Write the priorities when they changed: at once with ``force``, with a status
+        snapshot (``publishing``) when what submitters hold changed, else at most every
+        SAVE_EVERY seconds."""
+        due = force or now - self.saved >= SAVE_EVERY or (publishing and self.held_changed)
+        if self.dirty and due:
             condorstate.save(condorstate.USERPRIO, self.accountant.to_data())
-            self.dirty = False
+            self.dirty = self.held_changed = False
             self.saved = now
 
 

@@ -3,6 +3,7 @@
 - ``launch``    forking a shepherd for a task (from the exec server or an execd)
 - ``shepherd``  one task from start to result: prolog, PE start, the job, PE stop,
                 epilog, limits, signals, usage; its lock file says who runs what
+- ``tasklock``  that lock file as the daemon reads it, and launches taken back
 - ``jobproc``   the job process: identity, limits, streams, signals, procedures,
                 and killing the processes a killed shepherd left behind
 - ``plan``      building the plan a shepherd carries out (command line, environment)

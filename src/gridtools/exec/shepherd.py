@@ -20,7 +20,6 @@ import os
 import select
 import signal
 import time
-from dataclasses import dataclass
 
 from gridtools.errors import SpoolError
 from gridtools.exec import ckpt, jobproc, tmpdir
@@ -326,12 +325,17 @@ def _drain(fd):
         pass
 
 
-#: the file in a task folder saying which launch of the task is current
-LAUNCH = jobstore.LAUNCH_FILE
 #: written by the shepherd's parent when a shepherd ended without a result
 OBITUARY = jobstore.OBITUARY_FILE
 #: width of the record in the lock file (rewritten in place, so it never needs new space)
-_RECORD = 80
+_RECORD = jobstore.LOCK_RECORD
+_ticks = []                 # this process's start time, read once
+
+
+def ready():
+    """A spare shepherd waiting for its task: learn what every record of it repeats."""
+    pid = os.getpid()
+    _ticks[:] = [pid, jobproc.start_ticks(pid), os.uname().nodename]
 
 
 def write_pid(lock, group=0):
@@ -339,56 +343,19 @@ def write_pid(lock, group=0):
     group it runs now with its leader's start time, and the machine: the daemon
     checks all of them before it signals either."""
     pid = os.getpid()
+    if not _ticks or _ticks[0] != pid:
+        ready()
     ticks = jobproc.start_ticks(group) if group else 0
-    text = f"{pid} {jobproc.start_ticks(pid)} {group} {ticks} {os.uname().nodename}"
+    text = f"{pid} {_ticks[1]} {group} {ticks} {_ticks[2]}"
     os.pwrite(lock.fd, (text[:_RECORD - 1].ljust(_RECORD - 1) + "\n").encode(), 0)
 
 
-@dataclass(frozen=True)
-class LockRecord:
-    """What a task's lock file says about its shepherd."""
-    pid: int
-    ticks: int
-    group: int = 0
-    group_ticks: int = 0
-    node: str = ""
-
-    def here(self):
-        """True when the shepherd runs on this machine (its pids mean something here)."""
-        return not self.node or self.node == os.uname().nodename
-
-
-def read_lock(task_dir):
-    """The LockRecord of a task's lock file, or None when no shepherd ever wrote it."""
-    try:
-        with open(os.path.join(task_dir, jobstore.SHEPHERD_LOCK), "rb") as fh:
-            fields = fh.read(_RECORD * 2).decode(errors="replace").split()
-        numbers = [int(f) for f in fields[:4]]
-    except (OSError, ValueError):
-        return None
-    if len(numbers) < 2:
-        return None
-    return LockRecord(*numbers, *fields[4:5])
-
-
-def withdraw(task_dir):
-    """Daemon side, holding the task's lock: the current launch is off; a shepherd
-    that starts late for it leaves without running anything."""
-    try:
-        os.unlink(os.path.join(task_dir, LAUNCH))
-    except FileNotFoundError:
-        pass
-
-
 def _current(plan, task_dir):
-    """True when ``plan`` is the task's current launch and it has no result yet."""
-    try:
-        with open(os.path.join(task_dir, LAUNCH), encoding="utf-8") as fh:
-            token = fh.read().strip()
-    except OSError:
-        return False
-    return token == str(plan.get("launch", "")) and \
-        not os.path.exists(os.path.join(task_dir, jobstore.RESULT_FILE))
+    """True when ``plan`` is a launch of the task that was not withdrawn (see
+    ``exec.tasklock``) and the task has no result yet."""
+    token = str(plan.get("launch", ""))
+    return bool(token) and not os.path.exists(os.path.join(task_dir, jobstore.withdrawn_name(token))) \
+        and not os.path.exists(os.path.join(task_dir, jobstore.RESULT_FILE))
 
 
 def _take_lock(task_dir, tries=50):

@@ -13,11 +13,8 @@ followed. When the cell folder cannot be made safe, the task gets a folder
 with a random name made by ``mkdtemp`` in the queue's tmpdir instead.
 """
 
-import hashlib
 import os
-import shutil
 import stat
-import tempfile
 import time
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
@@ -27,6 +24,7 @@ CELL_MODE = 0o711
 
 def cell_folder_name(root):
     """``gridtools.<digest of the cell's root>``."""
+    import hashlib
     return "gridtools." + hashlib.sha256(os.fsencode(root)).hexdigest()[:16]
 
 
@@ -45,19 +43,22 @@ def _set_aside(base_fd, name):
 def _cell_fd(base_fd, name):
     """The cell folder, opened; created, or made safe by moving a planted entry aside."""
     me = os.geteuid()
-    for _attempt in range(3):
-        try:
-            os.mkdir(name, CELL_MODE, dir_fd=base_fd)
-        except FileExistsError:
-            pass
+    for _attempt in range(4):
         try:
             fd = os.open(name, _DIR | os.O_NOFOLLOW, dir_fd=base_fd)
+        except FileNotFoundError:
+            try:
+                os.mkdir(name, CELL_MODE, dir_fd=base_fd)
+            except FileExistsError:
+                pass
+            continue
         except OSError:                       # a link or a file in the way
             _set_aside(base_fd, name)
             continue
         st = os.fstat(fd)
         if st.st_uid == me and not st.st_mode & 0o022:
-            os.fchmod(fd, CELL_MODE)
+            if stat.S_IMODE(st.st_mode) != CELL_MODE:
+                os.fchmod(fd, CELL_MODE)
             return fd
         os.close(fd)
         _set_aside(base_fd, name)
@@ -71,15 +72,30 @@ def _remove_entry(parent_fd, name):
     except FileNotFoundError:
         return
     if stat.S_ISDIR(st.st_mode):
+        import shutil
         shutil.rmtree(name, dir_fd=parent_fd)
     else:
         os.unlink(name, dir_fd=parent_fd)
 
 
+def _remove_dir(parent_fd, name):
+    """Remove the folder ``name``: at once when the job left it empty (rmdir follows no
+    link), else whatever it holds."""
+    try:
+        os.rmdir(name, dir_fd=parent_fd)
+    except FileNotFoundError:
+        return
+    except OSError:
+        _remove_entry(parent_fd, name)
+
+
 def _fresh(parent_fd, name, uid, gid):
     """Create ``name`` new in ``parent_fd`` (mode 0700) and give it to uid:gid."""
-    _remove_entry(parent_fd, name)
-    os.mkdir(name, 0o700, dir_fd=parent_fd)
+    try:
+        os.mkdir(name, 0o700, dir_fd=parent_fd)
+    except FileExistsError:                   # a leftover of an earlier run
+        _remove_entry(parent_fd, name)
+        os.mkdir(name, 0o700, dir_fd=parent_fd)
     fd = os.open(name, _DIR | os.O_NOFOLLOW, dir_fd=parent_fd)
     try:
         if os.geteuid() == 0:
@@ -108,6 +124,7 @@ def make(spec, uid, gid):
 
 
 def _fallback(spec, uid, gid):
+    import tempfile
     path = tempfile.mkdtemp(prefix=f"{spec['cell']}.{spec['name']}.", dir=spec["base"])
     if os.geteuid() == 0:
         os.chown(path, uid, gid, follow_symlinks=False)
@@ -129,7 +146,7 @@ def remove(spec, path):
         cell_fd = os.open(spec["cell"], _DIR | os.O_NOFOLLOW, dir_fd=base_fd)
         try:
             if os.fstat(cell_fd).st_uid == os.geteuid():
-                _remove_entry(cell_fd, spec["name"])
+                _remove_dir(cell_fd, spec["name"])
         finally:
             os.close(cell_fd)
     finally:

@@ -15,17 +15,22 @@ from gridtools.formats.jobcheck import Invalid
 MAX_TARGETS = 100_000
 
 
+_TASK_RANGES = jc.optional(jc.list_of(jc.task_range, 1024))
+
+
 def task_ranges(value, field):
     """A task range list of qdel, qhold, qalter and qmod (``-t``): None means all tasks."""
-    return jc.optional(jc.list_of(jc.task_range, 1024))(value, field)
+    return None if value is None else _TASK_RANGES(value, field)
 
 
 def target(value, field):
     """``{"id": job id, "tasks": ranges or None}``."""
     if not isinstance(value, dict):
         raise Invalid(f'field "{field}" must hold {{id, tasks}} mappings')
-    return {"id": jc.job_id(value.get("id"), f"{field}.id"),
-            "tasks": task_ranges(value.get("tasks"), f"{field}.tasks")}
+    number, tasks = value.get("id"), value.get("tasks")
+    if type(number) is not int or not 0 < number <= jc.MAX_JOB_ID:     # (the message says why)
+        number = jc.job_id(number, f"{field}.id")
+    return {"id": number, "tasks": None if tasks is None else task_ranges(tasks, f"{field}.tasks")}
 
 
 def hold_letters(value, field):

@@ -13,6 +13,11 @@ of their own. ``RangeBuilder`` writes numbers or runs as the compact
 import bisect
 
 
+#: whole ranges made so far, shared (at most _WHOLE_KEPT remembered)
+_WHOLE = {}
+_WHOLE_KEPT = 4096
+
+
 class TaskRanges:
     """An immutable, sorted set of task numbers held as disjoint runs."""
 
@@ -20,12 +25,21 @@ class TaskRanges:
 
     def __init__(self, runs=()):
         self.runs = tuple(runs)               # ((first, last, step), ...), ascending, disjoint
-        self._starts = [r[0] for r in self.runs]
+        self._starts = tuple(r[0] for r in self.runs)
         self._count = sum((last - first) // step + 1 for first, last, step in self.runs)
 
     @classmethod
     def of_range(cls, first, last, step, excluded=()):
-        """The numbers first, first+step, ... last without those in ``excluded``."""
+        """The numbers first, first+step, ... last without those in ``excluded`` (a whole
+        range is one shared object: thousands of waiting jobs hold the same few)."""
+        if not excluded:
+            key = (first, last, step)
+            found = _WHOLE.get(key)
+            if found is None:
+                if len(_WHOLE) >= _WHOLE_KEPT:
+                    _WHOLE.clear()
+                found = _WHOLE[key] = cls(((first, last, step),) if first <= last else ())
+            return found
         runs = []
         start = first
         for n in sorted(n for n in excluded if first <= n <= last and (n - first) % step == 0):

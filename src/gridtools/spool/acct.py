@@ -1,6 +1,17 @@
-"""Appending accounting records to ``spool/accounting`` (accounting(5) format)."""
+"""Appending accounting records to ``spool/accounting`` (accounting(5) format).
+
+``append`` writes records and flushes them to disk before it returns. The
+dispatcher may instead let the flush run beside its pass (``later=True``):
+the records are in the file at once (in order, under the lock), and
+``settle`` waits until they are on disk. The dispatcher settles before it
+writes any job state that shows those ends and before it removes any job
+folder, so the record of an end is on disk before anything says the task
+ended, and before its result could be gone.
+"""
 
 import os
+import queue
+import threading
 
 from gridtools import cell
 from gridtools.errors import SpoolError
@@ -12,28 +23,91 @@ def path():
     return cell.spool("accounting")
 
 
-def append(records):
+def append(records, later=False):
     """Append rendered records under the accounting lock, creating the file with its
     header. All or nothing: a write that fails (a full disk) is cut off again, so no
-    torn line is left, and raises SpoolError."""
+    torn line is left, and raises SpoolError. With ``later``, the flush to disk runs
+    in the background until ``settle``."""
     if not records:
         return
     target = path()
     with Lock(target + ".lock", mode=0o600):
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise SpoolError(f"cannot write {target}: {exc.strerror}") from None
         try:
             size = os.fstat(fd).st_size
             data = (acct_format.HEADER if size == 0 else "") + "".join(acct_format.render(r) for r in records)
             _write_all(fd, data.encode("utf-8", "surrogateescape"))
-            os.fsync(fd)
+            if not later:
+                os.fsync(fd)
         except OSError as exc:
             _cut(fd, size)
-            raise SpoolError(f"cannot write {target}: {exc.strerror}") from None
-        finally:
             os.close(fd)
+            raise SpoolError(f"cannot write {target}: {exc.strerror}") from None
+    if later:
+        _FLUSHER.start(fd)
+    else:
+        os.close(fd)
+
+
+def settle():
+    """Wait until every record appended with ``later`` is on disk; raises SpoolError
+    when the flush failed (it is tried again at the next call)."""
+    _FLUSHER.wait()
+
+
+class _Flusher:
+    """fsync(2) of descriptors in a thread of its own, in the order they were handed over."""
+
+    def __init__(self):
+        self.orders = queue.SimpleQueue()
+        self.thread = None
+        self.last = None             # [done event, error] of the newest order
+        self.failed = False          # a flush failed: the next wait flushes the file again
+
+    def start(self, fd):
+        if self.thread is None or not self.thread.is_alive():
+            self.thread = threading.Thread(target=self._serve, name="accounting-flush", daemon=True)
+            self.thread.start()
+        self.last = [threading.Event(), None]
+        self.orders.put((fd, self.last))
+
+    def _serve(self):
+        while True:
+            fd, outcome = self.orders.get()
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                outcome[1] = exc
+            finally:
+                os.close(fd)
+                outcome[0].set()
+
+    def wait(self):
+        last, self.last = self.last, None
+        if last is not None:
+            last[0].wait()
+            if last[1] is not None:
+                self.failed = True
+        if self.failed:
+            self._again()
+
+    def _again(self):
+        target = path()
+        try:
+            fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise SpoolError(f"cannot write {target}: {exc.strerror}") from None
+        self.failed = False
+
+
+_FLUSHER = _Flusher()
 
 
 def _write_all(fd, data):

@@ -1,7 +1,7 @@
 """Starting, stopping and asking after the daemon of a cell.
 
 Lean on purpose: qsub imports this to auto-start the daemon. The daemon is
-started as a new session (``python -m gridtools.daemon.loop``) whose output
+started as a new session (``python -m gridtools.daemon``) whose output
 goes to ``spool/daemon.out``; it is running when it holds
 ``spool/daemon.lock``, and ready once it wrote its pid into ``spool/daemon.pid``
 (``start`` waits for that, and says why when the daemon died instead).
@@ -56,7 +56,7 @@ def spawn():
         env[cell.ENV_ROOT] = cell.root()
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        return os.posix_spawn(sys.executable, [sys.executable, "-m", "gridtools.daemon.loop"], env,
+        return os.posix_spawn(sys.executable, [sys.executable, "-m", "gridtools.daemon"], env,
                               file_actions=actions, setsid=True)
     finally:
         os.close(out)

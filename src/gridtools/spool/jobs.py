@@ -7,12 +7,13 @@
                   by the job's owner and readable by nobody else
 - ``state.yaml``  the state of the job's tasks; written only by the daemon
                   (absent until the first task left the pending state)
-- ``<n>/``        per task that ran: its plan (private), ``launch`` (which launch
-                  of the task is current), the shepherd's lock (its pid and the
-                  process group it runs), the PE host file, ``result.reserve``
-                  (space set aside for the result), ``shepherd.exit`` (written by
-                  the shepherd's parent when it ended without a result) and, when
-                  the task ended, ``result.yaml``
+- ``<n>/``        per task that ran: its plan (private), the shepherd's lock (its
+                  pid and the process group it runs), the PE host file,
+                  ``result.reserve`` (space set aside for the result),
+                  ``shepherd.exit`` (written by the shepherd's parent when it ended
+                  without a result), ``withdrawn.<launch>`` (a launch the daemon took
+                  back before its shepherd started: a late shepherd of it does
+                  nothing) and, when the task ended, ``result.yaml``
 
 Only the daemon creates, changes and removes job directories; the shepherd
 of a task writes inside its own ``tasks/<n>/`` folder only. The folders are
@@ -21,7 +22,6 @@ is theirs (their script, their task's PE host file) but list nothing.
 """
 
 import os
-import shutil
 
 from gridtools import cell
 from gridtools.formats import spoolyaml
@@ -35,8 +35,11 @@ SCRIPT_FILE = "script"
 RESULT_FILE = "result.yaml"
 SHEPHERD_LOCK = "shepherd.lock"
 RESERVE_FILE = "result.reserve"
-LAUNCH_FILE = "launch"
+LAUNCH_FILE = "launch"             # (written by earlier versions; removed with a task's files)
 OBITUARY_FILE = "shepherd.exit"
+WITHDRAWN_PREFIX = "withdrawn."
+#: width of the shepherd's record at the start of its lock file (rewritten in place)
+LOCK_RECORD = 80
 RESERVE_SIZE = 16384        # bytes set aside for a task's result while it runs
 #: mode of the job and task folders: passable, not listable, by others
 DIR_MODE = 0o711
@@ -209,6 +212,11 @@ def write_result(job_id, number, result, on_visible=None):
         on_visible()
 
 
+def withdrawn_name(token):
+    """The name of the file in a task folder that says launch ``token`` was taken back."""
+    return WITHDRAWN_PREFIX + token
+
+
 def make_task_dir(job_id, number):
     """Create a task's folder; a folder left by an earlier run is emptied of its results."""
     path = task_dir(job_id, number)
@@ -225,22 +233,25 @@ def make_task_dir(job_id, number):
 
 
 def remove_task_dir(job_id, number):
+    import shutil
     shutil.rmtree(task_dir(job_id, number), ignore_errors=True)
 
 
-def remove(job_id):
-    """Take a job's directory out of the store (after it ended and left qstat -s z).
+def remove(*job_ids):
+    """Take jobs' directories out of the store (after they ended and left qstat -s z).
 
-    The directory is renamed into ``spool/trash`` at once; ``empty_trash``
+    Each directory is renamed into ``spool/trash`` at once; ``empty_trash``
     deletes the contents later, off the dispatcher's path.
     """
     trash = cell.spool("trash")
     if not os.path.isdir(trash):
         makedirs(trash, 0o700)
-    try:
-        os.rename(job_dir(job_id), os.path.join(trash, f"{job_id}.{os.getpid()}.{id(trash)}"))
-    except FileNotFoundError:
-        return
+    jobs, tag = jobs_dir(), f"{os.getpid()}.{id(trash)}"
+    for job_id in job_ids:
+        try:
+            os.rename(os.path.join(jobs, str(job_id)), os.path.join(trash, f"{job_id}.{tag}"))
+        except FileNotFoundError:
+            continue
 
 
 def empty_trash(most=None):
@@ -251,6 +262,7 @@ def empty_trash(most=None):
         names = os.listdir(trash)
     except FileNotFoundError:
         return False
+    import shutil
     for name in names[:most]:
         shutil.rmtree(os.path.join(trash, name), ignore_errors=True)
     return most is not None and len(names) > most

@@ -1,0 +1,190 @@
+"""The exec server, launches taken back, deferred accounting flushes, bulk requests and
+the history written in slices.
+
+- the daemon's exec server is a small process with a spare shepherd waiting; killed,
+  it is started again by the next start, and a stopped daemon leaves no error behind;
+- a launch the daemon withdrew is not run by a shepherd that starts late for it, while
+  a current one is;
+- accounting records appended beside the pass are in the file, in order, once settled;
+- a request naming many jobs travels as JSON and reads back the same;
+- a bulk removal's history ads are appended a slice per pass, all of them in the end.
+"""
+
+import os
+import signal
+import time
+
+import pytest
+
+from conftest import make_cell, wait_for
+from fakeexec import FakeExecution
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        return []
+
+
+def _daemon_pid(cell):
+    with open(os.path.join(cell.root, "spool", "daemon.pid")) as fh:
+        return int(fh.read().split()[0])
+
+
+def _rss_kib(pid):
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_exec_server_is_small_keeps_a_spare_and_is_started_again(cell, workdir):
+    daemon = _daemon_pid(cell)
+    server = wait_for(lambda: _children(daemon))[0]
+    assert _rss_kib(server) < _rss_kib(daemon)
+    wait_for(lambda: _children(server))                     # the spare shepherd waits
+    jid = int(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "true", cwd=workdir,
+                        check=True).stdout)
+    cell.wait_finished(jid)
+    os.kill(server, signal.SIGKILL)
+    wait_for(lambda: server not in _children(daemon))
+    out = os.path.join(workdir, "after")
+    jid = int(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "touch", out, cwd=workdir,
+                        check=True).stdout)
+    cell.wait_finished(jid)
+    assert os.path.exists(out)
+    from gridtools.formats.accounting import FIELDS
+    record = [r for r in cell.accounting() if r[FIELDS.index("job_number")] == str(jid)][0]
+    assert record[FIELDS.index("failed")] == "0"
+    cell.stop_daemon()
+    with open(os.path.join(cell.root, "spool", "daemon.out")) as fh:
+        assert "Traceback" not in fh.read()
+
+
+@pytest.fixture
+def ticking(monkeypatch):
+    cell = make_cell(slots=2, start=False)
+    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+    monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
+    from gridtools.daemon.loop import Daemon
+    fake = FakeExecution()
+    daemon = Daemon(execution=fake)
+    daemon.open()
+    try:
+        yield cell, daemon, fake
+    finally:
+        daemon.close()
+        import shutil
+        shutil.rmtree(cell.root, ignore_errors=True)
+
+
+def _submit(cell, *args):
+    proc = cell.run("qsub", "-terse", *args, cwd="/tmp")
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stdout)
+
+
+def _run_shepherd(plan, tdir):
+    from gridtools.exec import launch
+    pid = launch.spawn(plan, tdir)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_a_withdrawn_launch_runs_nothing_and_a_current_one_runs(ticking, tmp_path):
+    cell, daemon, fake = ticking
+    from gridtools.exec import tasklock
+    from gridtools.spool import jobs as jobstore
+    marks = [tmp_path / "withdrawn.ran", tmp_path / "current.ran"]
+    ids = [_submit(cell, "-b", "y", "-o", "/dev/null", "-j", "y", "touch", str(m)) for m in marks]
+    daemon.tick()
+    plans = {job_id: plan for job_id, _task, plan in fake.launched}
+    assert sorted(plans) == sorted(ids)
+    for job_id in ids:
+        fake.kill(job_id, 1)                     # the lock is free again: no shepherd runs
+    tdir = jobstore.task_dir(ids[0], 1)
+    tasklock.withdraw(tdir, plans[ids[0]]["launch"])
+    assert _run_shepherd(plans[ids[0]], tdir) == 0
+    assert not marks[0].exists()
+    assert jobstore.read_result(ids[0], 1) is None
+    assert _run_shepherd(plans[ids[1]], jobstore.task_dir(ids[1], 1)) == 0
+    assert marks[1].exists()
+    assert jobstore.read_result(ids[1], 1)["exit_status"] == 0
+
+
+def test_a_lost_launch_is_withdrawn_under_its_token(ticking):
+    cell, daemon, fake = ticking
+    from gridtools.daemon import reap
+    from gridtools.spool import jobs as jobstore
+    job_id = _submit(cell, "-b", "y", "true")
+    daemon.tick()
+    plan = [p for j, _t, p in fake.launched if j == job_id][0]
+    fake.kill(job_id, 1)
+    daemon.state.launching.clear()               # as after a restart: nothing was ordered
+    monkey_grace = reap.STARTUP_GRACE
+    try:
+        reap.STARTUP_GRACE = 0.0
+        daemon.tick()
+    finally:
+        reap.STARTUP_GRACE = monkey_grace
+    tdir = jobstore.task_dir(job_id, 1)
+    assert os.path.exists(os.path.join(tdir, jobstore.withdrawn_name(plan["launch"])))
+
+
+def test_records_appended_beside_the_pass_are_in_order_once_settled(ticking):
+    from gridtools.formats.accounting import FIELDS
+    from gridtools.spool import acct
+    number = FIELDS.index("job_number")
+    acct.append([{"job_number": 7}, {"job_number": 8}], later=True)
+    acct.append([{"job_number": 9}], later=True)
+    acct.settle()
+    acct.settle()                                # nothing left to wait for
+    with open(acct.path()) as fh:
+        numbers = [line.split(":")[number] for line in fh if not line.startswith("#")]
+    assert numbers == ["7", "8", "9"]
+
+
+def test_a_bulk_request_travels_as_json_and_reads_back_the_same(ticking):
+    from gridtools.spool import requests
+    many = [{"id": n, "tasks": None} for n in range(1, requests.BULK + 2)]
+    few = many[:3]
+    folder = os.path.join(os.environ["GRIDTOOLS_ROOT"], "spool", "requests")
+    for targets, opening in ((many, b"{"), (few, b"t")):
+        name = requests.write("delete", {"targets": targets, "force": False})
+        with open(os.path.join(folder, name), "rb") as fh:
+            assert fh.read(1) == opening
+        req = requests.read(folder, name)
+        assert req.kind == "delete" and req.body["targets"] == targets
+        req.remove()
+
+
+def test_a_bulk_removal_writes_its_history_a_slice_per_pass(ticking, monkeypatch):
+    cell, daemon, _fake = ticking
+    from gridtools.cli.sge import options, submit
+    from gridtools.daemon import history
+    from gridtools.spool import ids, requests
+    monkeypatch.setattr(history, "SLICE", 5)
+    req = options.fresh_request()
+    req.update(binary=True, user_hold=True)
+    numbers = ids.allocate("job", 12)
+    for jid in numbers:
+        requests.write("submit", {"job": submit.finish_spec(req, jid, "true", "/tmp", [], command="/bin/true")})
+    daemon.tick()
+    assert all(n in daemon.state.jobs for n in numbers)
+    requests.write("delete", {"targets": [{"id": n, "tasks": None} for n in numbers], "force": False})
+
+    def banners():
+        try:
+            with open(history.path()) as fh:
+                return [line for line in fh if line.startswith("***")]
+        except FileNotFoundError:
+            return []
+    daemon.tick()
+    assert len(banners()) == 5
+    deadline = time.time() + 10
+    while len(banners()) < 12 and time.time() < deadline:
+        daemon.tick()
+    assert sorted(int(b.split("ClusterId = ")[1].split()[0]) for b in banners()) == sorted(numbers)
