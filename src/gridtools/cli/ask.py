@@ -9,10 +9,10 @@ the caller may start it; otherwise the command fails with one line.
 Standard library only: every user runs these.
 """
 
-import os
+import posix
 import sys
 
-from gridtools import cell
+from gridtools import cell, ospaths
 from gridtools.errors import GridError
 
 #: seconds to wait for the daemon's answer
@@ -24,7 +24,7 @@ def ensure_daemon():
     from gridtools.spool import daemonctl as control
     if control.running():
         return
-    allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
+    allowed = ospaths.getenv(control.ENV_NO_AUTOSTART, "") in ("", "0") and posix.access(cell.spool(), posix.W_OK)
     if not allowed:
         raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
                         "(start it with: gridtools daemon start)")

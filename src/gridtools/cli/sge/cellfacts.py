@@ -2,11 +2,9 @@
 attributes of one object file, and the access lists a user belongs to. Used by the
 checks qsub, qrsub and qrstat make before they ask the daemon."""
 
-import grp
-import os
-import pwd
+import posix
 
-from gridtools import cell
+from gridtools import cell, ospaths
 
 
 def attributes(path):
@@ -31,6 +29,8 @@ def names(text):
 
 def groups_of(user):
     """Unix group names of ``user`` (primary and supplementary)."""
+    import grp
+    import pwd
     try:
         found = {g.gr_name for g in grp.getgrall() if user in g.gr_mem}
         found.add(grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name)
@@ -44,12 +44,12 @@ def member_lists(user):
     groups = groups_of(user)
     folder = cell.etc("usersets")
     try:
-        lists = os.listdir(folder)
+        lists = posix.listdir(folder)
     except FileNotFoundError:
         return set()
     found = set()
     for name in lists:
-        entries = names(attributes(os.path.join(folder, name)).get("entries"))
+        entries = names(attributes(ospaths.join(folder, name)).get("entries"))
         if user in entries or any(f"@{g}" in entries for g in groups):
             found.add(name)
     return found

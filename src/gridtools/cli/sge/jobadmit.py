@@ -1,19 +1,27 @@
 """qsub's check of Grid Engine's admission rules (``formats.sge.admission``) before a
 job is queued, against the configuration files under etc/ read by hand; the daemon
-checks the same rules again when it takes the job in."""
+checks the same rules again when it takes the job in.
 
-import os
+The rules read only the global configuration's attributes in ``RULE_ATTRIBUTES``,
+the owner's user object and the job's project and deadline: when none of them is
+set, no rule can refuse the job or give it a project, and the rules are not even
+imported (the common submission pays nothing for them).
+"""
 
-from gridtools import cell
+from gridtools import cell, ospaths
 from gridtools.cli.sge import cellfacts
-from gridtools.formats.sge import admission
+
+#: attributes of the global configuration that let the admission rules act on a job
+#: without a project: a switch acts when "true", a value when set (not empty, 0 or NONE)
+RULE_ATTRIBUTES = {"enforce_user": "switch", "enforce_project": "switch", "projects": "value",
+                   "max_u_jobs": "value", "max_jobs": "value"}
 
 
 def _object(folder, name):
     if not name or "/" in name or name.startswith("."):
         return None
     path = cell.etc(folder, name)
-    if not os.path.isfile(path):
+    if not ospaths.isfile(path):
         return None
     return cellfacts.attributes(path)
 
@@ -30,7 +38,8 @@ def _counts():
     return per_owner, len(live)
 
 
-def cell_view():
+def cell_view(conf=None):
+    from gridtools.formats.sge import admission
     lists = {}
     counted = []
 
@@ -44,16 +53,45 @@ def cell_view():
             counted.append(_counts())
         return counted[0]
 
+    if conf is None:
+        conf = cellfacts.attributes(cell.etc("conf", "global"))
     return admission.CellView(
-        conf=cellfacts.attributes(cell.etc("conf", "global")),
-        user=lambda name: _object("users", name), project=lambda name: _object("projects", name),
+        conf=conf, user=lambda name: _object("users", name), project=lambda name: _object("projects", name),
         member=member, jobs_of=lambda user: counts()[0].get(user, 0), jobs_total=lambda: counts()[1])
 
 
-def refusal(req, owner, group):
-    """The admission rules' refusal of a job request (None: accepted); may set its project."""
-    spec = dict(req, owner=owner, group=group)
-    why = admission.check(spec, cell_view())
+def _rules_apply(req, owner, conf):
+    """False when no admission rule can refuse the job nor change it (see the docstring)."""
+    if req.get("project") or req.get("deadline") or _object("users", owner) is not None:
+        return True
+    for name, kind in RULE_ATTRIBUTES.items():
+        value = str(conf.get(name) or "").strip().lower()
+        if (value == "true") if kind == "switch" else value not in ("", "0", "none"):
+            return True
+    return False
+
+
+def _group():
+    """The caller's primary group name (its number when it has none)."""
+    import grp
+    import posix
+    try:
+        return grp.getgrgid(posix.getgid()).gr_name
+    except KeyError:
+        return str(posix.getgid())
+
+
+def refusal(req, owner, conf=None):
+    """The admission rules' refusal of a job request of ``owner`` (None: accepted); may
+    set its project. ``conf``: the global configuration's attributes, when the caller
+    has read them."""
+    if conf is None:
+        conf = cellfacts.attributes(cell.etc("conf", "global"))
+    if not _rules_apply(req, owner, conf):
+        return None
+    from gridtools.formats.sge import admission
+    spec = dict(req, owner=owner, group=_group())
+    why = admission.check(spec, cell_view(conf))
     if why is None and spec.get("project") != req.get("project"):
         req["project"] = spec["project"]
     return why
