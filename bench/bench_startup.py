@@ -50,7 +50,7 @@ def measures(cell, python, sub_file, victims):
     env = cell.env
     found = {
         "floor": lambda: timed([python, "-I", "-S", "-c", "pass"], env),
-        "qsub -h": lambda: timed(["qsub", "-h", "-b", "y", "true"], env),
+        "qsub": lambda: timed(["qsub", "-h", "-b", "y", "true"], env),
         "condor_submit": lambda: timed(["condor_submit", sub_file], env),
         "qdel": lambda: timed(["qdel", str(victims.pop())], env),
     }

@@ -27,6 +27,12 @@ def root():
     return found
 
 
+def initialised():
+    """True when the cell exists: its spool holds a job store (``gridtools init``, or the
+    personal cell's first use, made it)."""
+    return ospaths.isdir(spool("jobs"))
+
+
 def is_personal():
     """True when no GRIDTOOLS_ROOT is set (the cell is created on first use)."""
     return not ospaths.getenv(ENV_ROOT)

@@ -7,12 +7,12 @@ load); a cell named by GRIDTOOLS_ROOT must have been created with
 ``gridtools init``.
 """
 
-from gridtools import cell, ospaths
+from gridtools import cell
 from gridtools.errors import GridError
 
 
 def ensure_cell():
-    if ospaths.isdir(cell.spool("jobs")):
+    if cell.initialised():
         return
     if not cell.is_personal():
         raise GridError(f"error: {cell.root()} is not an initialised gridtools cell "

@@ -1,15 +1,8 @@
 """Command dispatch for the launchers in bin/.
 
 Maps a command name to the module that implements it and imports only that
-module, so each command pays at start-up for exactly what it uses. ``launch``
-is what the launchers in bin/ call: it runs the command named by the
-launcher's file name and, for the commands of the hot path (``FAST_EXIT``),
-leaves the interpreter at once when the command is done, its output flushed:
-tearing down the modules and objects of a short-lived command costs more than
-a third of the interpreter's own start-up, and nothing is left to do (every
-file these commands write is closed and on disk before they print). Those
-commands also run without the cyclic garbage collector, which would only walk
-the objects they are about to drop. Every
+module, so each command pays at start-up for exactly what it uses (the
+launchers reach ``run`` through ``gridtools.launch``). Every
 command but qrsh (which relays its job's own output) writes through
 ``formats.safetext.SafeStream``: what users put into job names, paths,
 environments and arguments can never send control sequences to the
@@ -58,44 +51,6 @@ COMMANDS = {
 
 #: commands whose standard output is their job's, passed on unchanged
 RAW_OUTPUT = frozenset({"qrsh"})
-
-#: short-lived commands that leave at once when done (see the module's docstring): no
-#: threads, no exit handlers, no file left open for writing
-FAST_EXIT = frozenset({"qsub", "qstat", "qdel", "qhold", "qrls", "condor_submit", "condor_q",
-                       "condor_rm", "condor_hold", "condor_release"})
-
-
-class _SiteOnDemand:
-    """The last finder of a launcher's interpreter (started without the site module):
-    runs the site module once, then looks again (for a library only its paths hold)."""
-
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        sys.meta_path.remove(_SiteOnDemand)
-        import importlib.util
-        import site
-        site.main()
-        return importlib.util.find_spec(name) if path is None else None
-
-
-def launch():
-    """Run the command a launcher is named after, with sys.argv; never returns."""
-    name = sys.argv[0].rpartition("/")[2]
-    if "site" not in sys.modules:
-        sys.meta_path.append(_SiteOnDemand)
-    if name not in FAST_EXIT:
-        sys.exit(run(name))
-    import gc
-    gc.disable()
-    code = run(name)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BaseException:  # noqa: BLE001 - a closed pipe: the interpreter's own exit reports it
-        sys.exit(code)
-    import posix
-    posix._exit(code)
-
 
 def run(name, argv=None):
     """Run command ``name`` with ``argv`` (default sys.argv[1:]); return its exit code."""

@@ -14,14 +14,22 @@ characters (0x80-0x9f), which it shows as ``\\x9b``.
 """
 
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-_CONTROLS = list(range(32)) + [127] + list(range(0x80, 0xA0))
+_CONTROLS = (*range(32), 127, *range(0x80, 0xA0))
 
 #: str.translate table of ``escape``: every control character
 ESCAPE = {code: _NAMED.get(chr(code)) or "\\x%02x" % code for code in _CONTROLS}
-#: str.translate table of ``for_terminal``: the same but newline and tab stay, and bytes
-#: that were not UTF-8 and would be C1 controls (held as surrogates) are made visible
-TERMINAL = {code: text for code, text in ESCAPE.items() if code not in (10, 9)}
-TERMINAL.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
+#: str.translate table of ``for_terminal`` (built on first use: a command whose output
+#: is plain text never needs it): the same but newline and tab stay, and bytes that
+#: were not UTF-8 and would be C1 controls (held as surrogates) are made visible
+_TERMINAL = []
+
+
+def terminal_table():
+    if not _TERMINAL:
+        table = {code: text for code, text in ESCAPE.items() if code not in (10, 9)}
+        table.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
+        _TERMINAL.append(table)
+    return _TERMINAL[0]
 
 
 def escape(text):
@@ -31,7 +39,9 @@ def escape(text):
 
 def for_terminal(text):
     """``text`` with control characters other than newline and tab made visible."""
-    return text.translate(TERMINAL)
+    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    return text.translate(terminal_table())
 
 
 class SafeStream:
@@ -46,7 +56,7 @@ class SafeStream:
         self._stream = stream
 
     def write(self, text):
-        return self._stream.write(text.translate(TERMINAL))
+        return self._stream.write(for_terminal(text))
 
     def writelines(self, lines):
         for text in lines:

@@ -117,8 +117,9 @@ def _submit(argv, prog):
     cwd = posix.getcwd()
     stdin = sys.stdin.buffer if not sys.stdin.isatty() else None
     req, script, client, name, command, args = build(argv, stdin, prog, cwd)
-    from gridtools.cli import cellinit
-    cellinit.ensure_cell()
+    if not cell.initialised():
+        from gridtools.cli import cellinit
+        cellinit.ensure_cell()
     from gridtools.cli.sge import cellfacts
     conf = cellfacts.attributes(cell.etc("conf", "global"))
     if req["verify"] in ("e", "v", "w", "p") or client.get("verify_only"):

@@ -235,12 +235,12 @@ def check_spec(spec, script=None, conf=None):
 
 def max_script(conf=None):
     """Largest job script the daemon takes (qmaster_params MAX_SCRIPT_SIZE)."""
-    from gridtools.formats import values
     from gridtools.spool.requests import MAX_SCRIPT
     params = (global_value("qmaster_params", "", conf) or "").replace(",", " ").split()
     for item in params:
         name, _, text = item.partition("=")
         if name == "MAX_SCRIPT_SIZE":
+            from gridtools.formats import values
             try:
                 return int(min(values.parse_memory(text), 1 << 40))
             except InputError:
