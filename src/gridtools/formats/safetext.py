@@ -37,9 +37,14 @@ def escape(text):
     return str(text).translate(ESCAPE)
 
 
+#: the ASCII characters ``for_terminal`` changes (looked for one by one: a search for
+#: one character is far faster over a long output than any check of each character)
+_ASCII_CONTROLS = tuple(chr(code) for code in _CONTROLS if code < 128 and code not in (9, 10))
+
+
 def for_terminal(text):
     """``text`` with control characters other than newline and tab made visible."""
-    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
+    if text.isascii() and not any(ch in text for ch in _ASCII_CONTROLS):
         return text
     return text.translate(terminal_table())
 
