@@ -1,8 +1,8 @@
 """condor_q: the jobs in the queue (HTCondor dialect), jobs of qsub included.
 
 Reads the published status (``cli.status``): the default batch view and
-``-nobatch``, ``-run``, ``-hold``, ``-totals`` of 10,000 jobs cost one file
-read and string formatting; job ads are built only for ``-l``, ``-json``,
+``-totals`` come from its job listing (``qlisting``); ``-nobatch``, ``-run``,
+``-hold`` of 10,000 jobs cost one file read and string formatting; job ads are built only for ``-l``, ``-json``,
 ``-af``, ``-format``, ``-constraint``, ``-idle``, ``-dag`` and the
 analysis, and only for the procs selected by ids and users first. Options
 may be abbreviated as HTCondor allows. Tables are in ``qviews``; attribute
@@ -167,6 +167,14 @@ def run(opts):
         from gridtools.cli.condor.submit import known_schedd
         if not known_schedd(opts.schedd):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
+    if _from_listing(opts):
+        from gridtools.cli.status import load_listing
+        listing = load_listing()
+        if listing is not None:
+            from gridtools.cli.condor import qlisting
+            for fault in listing["faults"]:
+                sys.stderr.write(f"warning: {fault['text']}\n")
+            return qlisting.view(opts, listing, Q.me(), time.time(), _schedd())
     from gridtools.cli.status import warnings
     snap = load()
     if opts.view == "analyze" and not (snap.get("exechosts") or snap.get("hosts")):
@@ -183,6 +191,14 @@ def run(opts):
     if opts.limit:
         chosen = chosen[:opts.limit]
     return render(opts, snap, chosen, everyone, user, now, source)
+
+
+def _from_listing(opts):
+    """True when the published listing alone answers: the batch view or the totals of
+    the jobs of all, some or the calling users."""
+    sel = opts.selection
+    return (opts.view in ("batch", "totals") and not opts.dag and not opts.limit
+            and not (sel.constraints or sel.clusters or sel.ids))
 
 
 def select(opts, everyone, user, source):
