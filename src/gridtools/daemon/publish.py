@@ -16,9 +16,13 @@ from gridtools.daemon import arreq, faults, view
 from gridtools.formats.sge import states as state_letters
 from gridtools.model import shared
 from gridtools.sched.snapshot import QState
-from gridtools.spool import status as spool_status
+from gridtools.spool import listing, status as spool_status
 from gridtools.spool.rows import job_info, job_rows
 
+#: the job listing's builder and renderer, kept from one snapshot to the next: the rows
+#: and job facts a job's cache holds are the same objects until the job changes, and
+#: never changed in place but for a row's priority, which the builder looks at
+LISTING = (listing.Builder(), listing.Renderer())
 
 
 def order_numbers(order):
@@ -195,5 +199,5 @@ def publish(state, snap_queues, loads, now=None):
     snapshot.update(config_facts(state.config))
     if state.condor is not None:
         snapshot.update(state.condor.published(state, None, loads, now))
-    spool_status.publish(snapshot)
+    spool_status.publish(snapshot, *LISTING)
     state.need_publish = False

@@ -44,69 +44,108 @@ def _submitted(info):
 
 
 def _job_facts(info, shared):
-    """The facts tuple of a job's info: one object for the jobs whose facts are equal
-    (found by the identity of their HTCondor facts, which the daemon shares between
-    equal jobs, before their values)."""
+    """The facts tuple of a job's info: one object for the jobs whose facts are equal."""
     cinfo = info.get("condor") or {}
-    rng = info.get("tasks")
-    key = (info.get("owner", ""), info.get("name", ""), id(cinfo), tuple(rng) if rng else None)
-    found = shared.get(key)
-    if found is not None:
-        return found
     book = None
     if "kept" in cinfo or "hold" in cinfo or "tasks" in cinfo:
         book = {k: cinfo[k] for k in ("kept", "hold", "tasks") if k in cinfo}
-    facts = (key[0], key[1], cinfo.get("batch"), cinfo.get("cmd") or "", tuple(cinfo.get("args") or ()),
-             int(cinfo.get("prio") or 0), int(cinfo.get("universe") or 5), bool(cinfo.get("ads")),
-             _submitted(info), book)
-    if book is None:
-        facts = shared.setdefault(facts, facts)
-    shared[key] = facts
-    return facts
+    facts = (info.get("owner", ""), info.get("name", ""), cinfo.get("batch"), cinfo.get("cmd") or "",
+             tuple(cinfo.get("args") or ()), int(cinfo.get("prio") or 0), int(cinfo.get("universe") or 5),
+             bool(cinfo.get("ads")), _submitted(info), book)
+    return facts if book is not None else shared.setdefault(facts, facts)
+
+
+_ACTIVE = frozenset(ACTIVE)
 
 
 def display_key(row):
-    """qstat's order: running rows first by job id, then waiting ones by priority,
-    submission time and job id (each job's rows in task order)."""
-    if row["state"] in ACTIVE:
+    """qstat's order of rows as a sort key: running rows first by job id, then waiting
+    ones by priority, submission time and job id (each job's rows in task order)."""
+    if row["state"] in _ACTIVE:
         return (0, row["id"], 0, 0, row["id"], row.get("task") or 0)
     return (1, 0, -row.get("prio", 0.0), row["time"], row["id"], row.get("task") or 0)
 
 
 def _run(row, facts, info):
     task = row.get("task")
-    return [row["id"], 1, row["state"], row.get("hold") or "", row.get("prio", 0.0), row["time"],
+    return (row["id"], 1, row["state"], row.get("hold") or "", row.get("prio", 0.0), row["time"],
             row.get("queue", ""), row["slots"], task if task is not None else (row.get("tasks") or None),
-            float(info.get("submit_time") or 0.0), facts]
+            float(info.get("submit_time") or 0.0), facts)
 
 
-def _continues(last, row):
-    """True when a lone job's waiting ``row`` with the facts of run ``last`` continues it."""
-    return (last[ID] + last[COUNT] == row["id"] and last[STATE] == row["state"]
-            and last[TASKS] is None and last[STATE] not in ACTIVE
-            and last[HOLD] == (row.get("hold") or "") and last[PRIO] == row.get("prio", 0.0)
-            and int(last[TIME]) == int(row["time"]) and last[QUEUE] == row.get("queue", "")
-            and last[SLOTS] == row["slots"])
+def _entry(row, info, shared, by_condor):
+    """(row, its priority, sort key, its run of one, what another row must look like to
+    join its run (None: none may), the job's facts object). ``by_condor``: facts found
+    in this build by the identity of a job's HTCondor facts, which equal jobs share."""
+    cinfo = info.get("condor")
+    rng = info.get("tasks")
+    key = (info.get("owner", ""), info.get("name", ""), id(cinfo), tuple(rng) if rng else None)
+    facts = by_condor.get(key)
+    if facts is None:
+        facts = _job_facts(info, shared)
+        if cinfo is not None and facts[J_BOOK] is None:
+            by_condor[key] = facts
+    run = _run(row, facts, info)
+    look = None
+    if run[TASKS] is None and run[STATE] not in _ACTIVE:
+        look = (run[STATE], run[HOLD], run[PRIO], int(run[TIME]), run[QUEUE], run[SLOTS], facts)
+    return (row, run[PRIO], display_key(row), run, look, info)
+
+
+def _merged(order):
+    """The runs of ``order`` (entries in display order)."""
+    runs, last, last_look, following = [], None, None, None
+    for _key, _i, entry in order:
+        run, look = entry[3], entry[4]
+        if look is not None and look == last_look and run[ID] == following:
+            last[COUNT] += 1
+        else:
+            last = list(run)
+            runs.append(last)
+            last_look = look
+        following = run[ID] + 1
+    return [tuple(run) for run in runs]
+
+
+class Builder:
+    """Builds listings. A daemon republishes the same row and job fact objects while
+    their jobs do not change, and never changes them in place (``model.shared``): a
+    builder it keeps remembers what it made of each row (by the row object, and the
+    priority the daemon last gave it) until the next build, so that a listing of
+    10,000 jobs is built again at a fraction of the first cost. A builder made for one
+    build (``build``) remembers nothing."""
+
+    def __init__(self):
+        self.known = {}         # id(row) -> _entry
+        self.shared = {}        # facts tuple -> itself
+
+    def build(self, snapshot):
+        """The listing of a status snapshot (a dict with ``rows``, ``jobs``, ``queues``)."""
+        jobs = snapshot.get("jobs") or {}
+        known, seen = self.known, {}
+        if len(self.shared) > 4 * len(jobs) + 1000:
+            self.shared = {}
+        order, by_condor = [], {}
+        for i, row in enumerate(snapshot.get("rows") or ()):
+            entry = known.get(id(row))
+            if entry is None or entry[0] is not row or entry[1] != row.get("prio", 0.0) \
+                    or entry[5] is not jobs.get(row["id"]):
+                info = jobs.get(row["id"])
+                if info is None:
+                    continue
+                entry = _entry(row, info, self.shared, by_condor)
+            seen[id(row)] = entry
+            order.append((entry[2], i, entry))
+        self.known = seen
+        order.sort()
+        width = max([30] + [len(q["name"]) for q in snapshot.get("queues") or ()])
+        return {"time": snapshot.get("time"), "qlen": width, "faults": snapshot.get("faults") or [],
+                "runs": _merged(order), "zone": zone()}
 
 
 def build(snapshot):
-    """The listing of a status snapshot (a dict with ``rows``, ``jobs``, ``queues``)."""
-    jobs = snapshot.get("jobs") or {}
-    rows = [r for r in snapshot.get("rows") or () if r["id"] in jobs]
-    rows.sort(key=display_key)
-    runs, shared, last = [], {}, None
-    for row in rows:
-        info = jobs[row["id"]]
-        facts = _job_facts(info, shared)
-        if last is not None and last[JOB] is facts and row.get("task") is None and not row.get("tasks") \
-                and _continues(last, row):
-            last[COUNT] += 1
-        else:
-            last = _run(row, facts, info)
-            runs.append(last)
-    width = max([30] + [len(q["name"]) for q in snapshot.get("queues") or ()])
-    return {"time": snapshot.get("time"), "qlen": width, "faults": snapshot.get("faults") or [],
-            "runs": [tuple(run) for run in runs], "zone": zone()}
+    """The listing of a status snapshot, made from scratch (see ``Builder``)."""
+    return Builder().build(snapshot)
 
 
 def line_format(qlen):

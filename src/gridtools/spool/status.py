@@ -26,33 +26,31 @@ MAGIC = b"GTSTAT2\n"
 #: the sections besides ``head``: each is the snapshot's value of that key
 SECTIONS = ("listing", "lines", "rows", "jobs", "reasons")
 
-_RENDERER = []
 
 
 def path():
     return cell.spool("status")
 
 
-def encode(snapshot):
-    """The file's bytes for a snapshot (a dict of plain values; its listing is built
-    from its rows and jobs unless it carries one)."""
+def encode(snapshot, builder=None, renderer=None):
+    """The file's bytes for a snapshot (a dict of plain values). Its job listing and
+    the listing's qstat lines are made by ``builder`` and ``renderer`` (a
+    ``spool.listing.Builder`` and ``Renderer`` the daemon keeps from one snapshot to
+    the next; new ones by default)."""
     from gridtools.spool import listing
     head = dict(snapshot)
     head["version"] = VERSION
-    if head.get("listing") is None:
-        head["listing"] = listing.build(head)
-    if not _RENDERER:
-        _RENDERER.append(listing.Renderer())    # kept: a daemon re-renders changed runs only
-    head["lines"] = _RENDERER[0].lines(head["listing"])
+    head["listing"] = (builder or listing.Builder()).build(head)
+    head["lines"] = (renderer or listing.Renderer()).lines(head["listing"])
     blobs = [(name, marshal.dumps(head.pop(name, None))) for name in SECTIONS]
     blobs.insert(0, ("head", marshal.dumps(head)))
     index = marshal.dumps(tuple((name, len(blob)) for name, blob in blobs))
     return b"".join([MAGIC, len(index).to_bytes(4, "little"), index] + [blob for _name, blob in blobs])
 
 
-def publish(snapshot):
-    """Write the snapshot atomically."""
-    atomic_write(path(), encode(snapshot), mode=0o644, fsync=False)
+def publish(snapshot, builder=None, renderer=None):
+    """Write the snapshot atomically (see ``encode``)."""
+    atomic_write(path(), encode(snapshot, builder, renderer), mode=0o644, fsync=False)
 
 
 def _sections(fh, wanted):
