@@ -75,8 +75,30 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
         raise GridError((err or "error: the gridtools daemon refused the request").rstrip("\n"))
     try:
         if out.startswith("{"):
-            import json
-            return list(json.loads(out).get("outcomes") or [])
+            return list(json_value(out).get("outcomes") or [])
         return list(spoolyaml.load(out).get("outcomes") or [])
     except (spoolyaml.SpoolFormatError, AttributeError, ValueError):
         raise GridError("error: the gridtools daemon gave an answer that cannot be read") from None
+
+
+class _Plain:
+    """What the json package's scanner asks its decoder: plain JSON values."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int, parse_constant = float, int, float
+
+
+def json_value(text):
+    """The value of a JSON text (ValueError when it is not one), read by the json
+    package's scanner, which is written in C: the package itself imports the regular
+    expression machinery, which costs a command more than a third of the interpreter's
+    start-up."""
+    import _json
+    try:
+        value, end = _json.make_scanner(_Plain)(text, len(text) - len(text.lstrip()))
+    except StopIteration:
+        raise ValueError("no JSON value") from None
+    if text[end:].strip():
+        raise ValueError("extra data after the JSON value")
+    return value

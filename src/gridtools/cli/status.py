@@ -32,6 +32,33 @@ def load_listing(lines=False):
     return listing
 
 
+def from_listing(listing, ids=None):
+    """The part of a status snapshot that names jobs, made from a job listing: ``jobs``
+    (owner, name and whether it is an array, of each job) and ``rows`` (id, state and
+    task or tasks), of the jobs ``ids`` (every job: None). Enough for ``cli/sge/jobsel``."""
+    from gridtools.spool import listing as L
+    jobs, rows = {}, []
+    for run in listing["runs"]:
+        first, count, tasks = run[L.ID], run[L.COUNT], run[L.TASKS]
+        if ids is None:
+            members = range(first, first + count)
+        elif count > len(ids):
+            members = sorted(j for j in ids if first <= j < first + count)
+        else:
+            members = [j for j in range(first, first + count) if j in ids]
+        job = run[L.JOB]
+        for jid in members:
+            info = jobs.get(jid)
+            if info is None:
+                info = jobs[jid] = {"owner": job[L.J_OWNER], "name": job[L.J_NAME], "array": False}
+            row = {"id": jid, "state": run[L.STATE]}
+            if tasks is not None:
+                info["array"] = True
+                row["task" if type(tasks) is int else "tasks"] = tasks
+            rows.append(row)
+    return {"jobs": jobs, "rows": rows}
+
+
 def _own_submits_wait():
     """True when a submit request ``load`` would merge waits (the caller's; anyone's for root)."""
     me = None if posix.geteuid() == 0 else posix.getuid()

@@ -21,7 +21,6 @@ is theirs (their script, their task's PE host file) but list nothing.
 """
 
 import os
-import shutil
 
 from gridtools import cell
 from gridtools.formats import spoolyaml
@@ -225,6 +224,7 @@ def make_task_dir(job_id, number):
 
 
 def remove_task_dir(job_id, number):
+    import shutil
     shutil.rmtree(task_dir(job_id, number), ignore_errors=True)
 
 
@@ -246,6 +246,7 @@ def remove(job_id):
 def empty_trash(most=None):
     """Delete what ``remove`` put aside (at most ``most`` folders); returns True when
     some are left."""
+    import shutil
     trash = cell.spool("trash")
     try:
         names = os.listdir(trash)
