@@ -16,25 +16,25 @@ characters (0x80-0x9f), which it shows as ``\\x9b``.
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 _CONTROLS = (*range(32), 127, *range(0x80, 0xA0))
 
-#: str.translate table of ``escape``: every control character
-ESCAPE = {code: _NAMED.get(chr(code)) or "\\x%02x" % code for code in _CONTROLS}
-#: str.translate table of ``for_terminal`` (built on first use: a command whose output
-#: is plain text never needs it): the same but newline and tab stay, and bytes that
-#: were not UTF-8 and would be C1 controls (held as surrogates) are made visible
-_TERMINAL = []
+_TABLES = {}
 
 
-def terminal_table():
-    if not _TERMINAL:
-        table = {code: text for code, text in ESCAPE.items() if code not in (10, 9)}
-        table.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
-        _TERMINAL.append(table)
-    return _TERMINAL[0]
+def _table(name):
+    """A str.translate table, built on first use (a command whose output and input are
+    plain text never needs one): ``escape``, every control character; ``terminal``, the
+    same but newline and tab stay, and bytes that were not UTF-8 and would be C1 controls
+    (held as surrogates) are made visible."""
+    if not _TABLES:
+        escape = {code: _NAMED.get(chr(code)) or "\\x%02x" % code for code in _CONTROLS}
+        terminal = {code: text for code, text in escape.items() if code not in (10, 9)}
+        terminal.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
+        _TABLES.update(escape=escape, terminal=terminal)
+    return _TABLES[name]
 
 
 def escape(text):
     """``text`` on one line with every control character and undecodable byte visible."""
-    return str(text).translate(ESCAPE)
+    return str(text).translate(_table("escape"))
 
 
 #: the ASCII characters ``for_terminal`` changes (looked for one by one: a search for
@@ -46,7 +46,7 @@ def for_terminal(text):
     """``text`` with control characters other than newline and tab made visible."""
     if text.isascii() and not any(ch in text for ch in _ASCII_CONTROLS):
         return text
-    return text.translate(terminal_table())
+    return text.translate(_table("terminal"))
 
 
 class SafeStream:
