@@ -75,8 +75,8 @@ def _run(row, facts, info):
 
 def _entry(row, info, shared, by_condor):
     """(row, its priority, sort key, its run of one, what another row must look like to
-    join its run (None: none may), the job's facts object). ``by_condor``: facts found
-    in this build by the identity of a job's HTCondor facts, which equal jobs share."""
+    join its run (None: none may), the job's HTCondor facts object). ``by_condor``: facts
+    found in this build by the identity of a job's HTCondor facts, which equal jobs share."""
     cinfo = info.get("condor")
     rng = info.get("tasks")
     key = (info.get("owner", ""), info.get("name", ""), id(cinfo), tuple(rng) if rng else None)
@@ -89,7 +89,7 @@ def _entry(row, info, shared, by_condor):
     look = None
     if run[TASKS] is None and run[STATE] not in _ACTIVE:
         look = (run[STATE], run[HOLD], run[PRIO], int(run[TIME]), run[QUEUE], run[SLOTS], facts)
-    return (row, run[PRIO], display_key(row), run, look, info)
+    return (row, run[PRIO], display_key(row), run, look, cinfo)
 
 
 def _merged(order):
@@ -108,12 +108,13 @@ def _merged(order):
 
 
 class Builder:
-    """Builds listings. A daemon republishes the same row and job fact objects while
-    their jobs do not change, and never changes them in place (``model.shared``): a
-    builder it keeps remembers what it made of each row (by the row object, and the
-    priority the daemon last gave it) until the next build, so that a listing of
-    10,000 jobs is built again at a fraction of the first cost. A builder made for one
-    build (``build``) remembers nothing."""
+    """Builds listings. A daemon republishes the same row objects, and the same HTCondor
+    facts object of their job, while their jobs do not change, and never changes them
+    in place (``model.shared``) but for a row's priority: a builder it keeps remembers
+    what it made of each row (by the row object, its priority and its job's HTCondor
+    facts object) until the next build, so that a listing of 10,000 jobs is built again
+    at a fraction of the first cost. A builder made for one build (``build``)
+    remembers nothing."""
 
     def __init__(self):
         self.known = {}         # id(row) -> _entry
@@ -127,12 +128,12 @@ class Builder:
             self.shared = {}
         order, by_condor = [], {}
         for i, row in enumerate(snapshot.get("rows") or ()):
+            info = jobs.get(row["id"])
+            if info is None:
+                continue
             entry = known.get(id(row))
             if entry is None or entry[0] is not row or entry[1] != row.get("prio", 0.0) \
-                    or entry[5] is not jobs.get(row["id"]):
-                info = jobs.get(row["id"])
-                if info is None:
-                    continue
+                    or entry[5] is not info.get("condor"):
                 entry = _entry(row, info, self.shared, by_condor)
             seen[id(row)] = entry
             order.append((entry[2], i, entry))
