@@ -9,7 +9,6 @@ intermediate tree is kept. Parsed expressions are cached by their text.
 import functools
 import os
 import re
-import threading
 
 from gridtools.classad import nodes, operators as ops
 from gridtools.classad.values import ERROR, UNDEFINED
@@ -37,7 +36,16 @@ class _TooDeep(Exception):
     pass
 
 
-_SOURCE = threading.local()  # the text being parsed, for callbacks that look around a token
+#: the text being parsed, for callbacks that look around a token (a threading.local, made
+#: by the first parse: most commands that import this module never parse)
+_SOURCE = []
+
+
+def _source():
+    if not _SOURCE:
+        import threading
+        _SOURCE.append(threading.local())
+    return _SOURCE[0]
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,7 +149,7 @@ def _integer(children):
     value = int(str(token))
     if value <= INT64_MAX:
         return nodes.Literal(value)
-    source, start = _SOURCE.text, token.start_pos
+    source, start = _source().text, token.start_pos
     if value == INT64_MAX + 1 and start and source[start - 1] == "-":
         return _MinMagnitude(0)
     return nodes.Literal(0)
@@ -230,7 +238,7 @@ def _run(text, start):
     if not text.strip():
         raise ClassAdSyntaxError("empty expression" if start == "start_expr" else "empty ClassAd")
     try:
-        _SOURCE.text = text
+        _source().text = text
         return _parser().parse(text, start=start)
     except ClassAdSyntaxError:
         raise

@@ -9,7 +9,6 @@ import fnmatch
 import math
 import posixpath
 import re
-import signal
 
 from gridtools.classad import parse
 from gridtools.errors import InputError
@@ -345,6 +344,7 @@ def set_policy(ad, cmd):
 
 def signal_name(text):
     """A signal's name (``SIGKILL``) from a number or a name."""
+    import signal
     text = text.strip()
     if text.isdigit():
         try:

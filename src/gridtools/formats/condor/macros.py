@@ -18,7 +18,6 @@ Randomness comes from the ``rng`` handed to ``expand`` so that results can
 be reproduced.
 """
 
-import random
 import re
 
 from gridtools.errors import InputError
@@ -51,13 +50,29 @@ def split_args(body):
     return [part.strip() for part in body.split(",")]
 
 
+class SeededRandom:
+    """``random.Random(seed)``, made when first used: most descriptions draw nothing, and
+    the random module costs a submission more than reading its description."""
+
+    def __init__(self, seed):
+        self.seed, self._made = seed, None
+
+    def __getattr__(self, name):
+        if name.startswith("__") or "seed" not in self.__dict__:
+            raise AttributeError(name)
+        if self._made is None:
+            import random
+            self._made = random.Random(self.seed)
+        return getattr(self._made, name)
+
+
 class Expander:
     """Expands text against ``lookup(name) -> raw value or None``."""
 
     def __init__(self, lookup, environ=None, rng=None):
         self.lookup = lookup
         self.environ = environ or {}
-        self.rng = rng or random.Random(0)
+        self.rng = rng or SeededRandom(0)
 
     def expand(self, text, depth=0):
         if depth > MAX_DEPTH:
