@@ -264,14 +264,21 @@ def _parse_cached(text):
     return _simple(text) or _run(text, "start_expr")
 
 
-_SIMPLE = re.compile(r'\s*(?:(0|[1-9][0-9]{0,17})|([0-9]+\.[0-9]+)|"([^"\\\n]*)"'
-                     r"|([A-Za-z_][A-Za-z0-9_]*))\s*$")
+@functools.cache
+def _pattern(name):
+    """The patterns of a lone literal or name and of a line of a long-form ad,
+    compiled on first use (compiling a pattern costs a command as much as
+    importing a module)."""
+    if name == "simple":
+        return re.compile(r'\s*(?:(0|[1-9][0-9]{0,17})|([0-9]+\.[0-9]+)|"([^"\\\n]*)"'
+                          r"|([A-Za-z_][A-Za-z0-9_]*))\s*$")
+    return re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?![=?!])\s*(.*?)\s*$")
 
 
 def _simple(text):
     """The node for a lone number, plain string or name, without the parser
     (most values in ads are such literals); None for anything else."""
-    m = _SIMPLE.match(text)
+    m = _pattern("simple").match(text)
     if m is None:
         return None
     integer, real, string, name = m.groups()
@@ -287,7 +294,6 @@ def _simple(text):
     return None if name.lower() in ("is", "isnt") else nodes.Attr(name)
 
 
-_LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?![=?!])\s*(.*?)\s*$")
 
 
 def parse_ad(text):
@@ -310,7 +316,7 @@ def _parse_long(text):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        m = _LONG_LINE.match(line)
+        m = _pattern("long").match(line)
         if not m:
             raise ClassAdSyntaxError("expected 'Name = expression'", lineno, 1)
         try:

@@ -18,6 +18,7 @@ Randomness comes from the ``rng`` handed to ``expand`` so that results can
 be reproduced.
 """
 
+import functools
 import re
 
 from gridtools.errors import InputError
@@ -26,7 +27,13 @@ MAX_DEPTH = 64  # nesting of macro references before a definition counts as circ
 MAX_LENGTH = 1 << 20  # characters an expansion may grow to
 
 _REFERENCE = re.compile(r"\$(\$?)([A-Za-z_]*)\(")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+@functools.cache
+def _name():
+    """The pattern of a macro name, compiled on first use (compiling a pattern
+    costs a command as much as importing a module)."""
+    return re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
 
 
 class MacroProblem(InputError):
@@ -107,7 +114,7 @@ class Expander:
 
     def _macro(self, body, original, depth):
         name, colon, default = body.partition(":")
-        if not _NAME.match(name):
+        if not _name().match(name):
             return original
         raw = self.lookup(name)
         if raw is None:
@@ -125,7 +132,7 @@ class Expander:
 
     def value_of(self, arg, depth):
         """The expanded value of a macro name, or ``arg`` itself expanded."""
-        raw = self.lookup(arg) if _NAME.match(arg) else None
+        raw = self.lookup(arg) if _name().match(arg) else None
         return self.expand(arg if raw is None else raw, depth + 1)
 
 
