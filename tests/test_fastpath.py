@@ -259,6 +259,26 @@ def test_launchers_own_finder_recompiles_a_changed_module(tmp_path):
     assert first.stdout.startswith("SGE 8.1.9\n") and second.stdout.startswith("SGE 8.1.9 (changed)\n")
 
 
+def test_a_bundle_is_written_used_and_made_again_when_a_source_changes(cell, tmp_path):
+    """A hot command's modules come from its bundle once it exists; a change to one of
+    their sources makes the bundle stale, and the next run uses the changed module."""
+    subprocess.run(["cp", "-r", os.path.join(REPO, "src"), str(tmp_path / "src")], check=True)
+    subprocess.run(["cp", "-r", BIN, str(tmp_path / "bin")], check=True)
+    qsub = str(tmp_path / "bin" / "qsub")
+    bundle = tmp_path / "src" / "gridtools" / "__pycache__" / \
+        f"launch.qsub.{sys.implementation.cache_tag}.bundle"
+    first = cell.run(qsub, "-h", "-b", "y", "true")
+    written = bundle.stat().st_mtime_ns
+    second = cell.run(qsub, "-h", "-b", "y", "true")
+    assert first.stdout.endswith("has been submitted\n") and second.stdout.endswith("has been submitted\n")
+    assert bundle.stat().st_mtime_ns == written
+    module = tmp_path / "src" / "gridtools" / "cli" / "sge" / "qsub.py"
+    module.write_text(module.read_text().replace("has been submitted", "has been queued"))
+    for _ in range(2):
+        assert cell.run(qsub, "-h", "-b", "y", "true").stdout.endswith("has been queued\n")
+    assert bundle.stat().st_mtime_ns != written
+
+
 def test_fast_exit_flushes_output_and_keeps_exit_codes(cell):
     out = cell.run("qsub", "-h", "-b", "y", "true")
     assert out.returncode == 0 and out.stdout.startswith("Your job ") and out.stdout.endswith('submitted\n')

@@ -14,6 +14,7 @@ import sys
 
 from gridtools import cell, ospaths
 from gridtools.errors import GridError
+from gridtools.spool import requests, wake
 
 #: seconds to wait for the daemon's answer
 REPLY_TIMEOUT = 60.0
@@ -34,7 +35,6 @@ def ensure_daemon():
 def tell(kind, payload, script=None):
     """Queue a request that needs no answer and wake the daemon (starting it when it is
     not running and the caller may); returns the request's name."""
-    from gridtools.spool import requests, wake
     name = requests.write(kind, payload, script=script)
     if not wake.poke():
         from gridtools.spool import daemonctl as control
@@ -44,7 +44,6 @@ def tell(kind, payload, script=None):
 
 def ask(kind, payload, timeout=REPLY_TIMEOUT):
     """Send a ``kind`` request, print the daemon's stdout and stderr text; its exit code."""
-    from gridtools.spool import requests, wake
     ensure_daemon()
     name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
     wake.poke()
@@ -63,7 +62,6 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
     to each target job (see daemon.intake.outcome). The request's effect is in the
     published status by then."""
     from gridtools.formats import spoolyaml
-    from gridtools.spool import requests, wake
     ensure_daemon()
     name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
     wake.poke()

@@ -7,14 +7,26 @@ import pwd
 from gridtools import cell, ospaths
 
 
+#: uid -> (name, home, shell) of the password database, as looked up once per process
+_ACCOUNTS = {}
+
+
+def _account(uid):
+    found = _ACCOUNTS.get(uid)
+    if found is None:
+        try:
+            entry = pwd.getpwuid(uid)
+            found = (entry.pw_name, entry.pw_dir, entry.pw_shell)
+        except KeyError:
+            found = (str(uid), ospaths.home(), "/bin/sh")
+        _ACCOUNTS[uid] = found
+    return found
+
+
 def submitter(cwd):
     """Owner, uid, gid, submit host and the SGE_O_* values of the calling user."""
     uid = posix.getuid()
-    try:
-        entry = pwd.getpwuid(uid)
-        owner, home, shell = entry.pw_name, entry.pw_dir, entry.pw_shell
-    except KeyError:
-        owner, home, shell = str(uid), ospaths.home(), "/bin/sh"
+    owner, home, shell = _account(uid)
     host = cell.hostname()
     env = ospaths.getenv
     sge_o = {"HOME": env("HOME", home), "LOGNAME": env("LOGNAME", owner),

@@ -15,7 +15,7 @@ import posix
 import time
 
 from gridtools import cell
-from gridtools.spool import status as spool_status
+from gridtools.spool import daemonctl, status as spool_status
 from gridtools.spool.listing import ACTIVE  # noqa: F401 - the views name it from here
 
 
@@ -89,8 +89,7 @@ def load():
 
 
 def _daemon_running():
-    from gridtools.spool import daemonctl as control
-    return control.running()
+    return daemonctl.running()
 
 
 def _job_parts(job_ids):

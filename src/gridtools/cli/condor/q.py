@@ -12,7 +12,8 @@ printing in ``formatting``; the analysis in ``analyze``.
 import sys
 import time
 
-from gridtools.cli.condor import queue as Q
+from gridtools.cli import status
+from gridtools.cli.condor import qlisting, qviews, queue as Q
 from gridtools.errors import GridError, UsageError
 
 USAGE = """\
@@ -162,27 +163,23 @@ def _schedd():
 
 
 def run(opts):
-    from gridtools.cli.status import load
     if opts.schedd and opts.schedd != _schedd():
         from gridtools.cli.condor.submit import known_schedd
         if not known_schedd(opts.schedd):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
     if _from_listing(opts):
-        from gridtools.cli.status import load_listing
-        listing = load_listing()
+        listing = status.load_listing()
         if listing is not None:
-            from gridtools.cli.condor import qlisting
             for fault in listing["faults"]:
                 sys.stderr.write(f"warning: {fault['text']}\n")
             return qlisting.view(opts, listing, Q.me(), time.time(), _schedd())
-    from gridtools.cli.status import warnings
-    snap = load()
+    snap = status.load()
     if opts.view == "analyze" and not (snap.get("exechosts") or snap.get("hosts")):
         from gridtools.cli.condor import machineviews   # a daemon just started: its first status
-        from gridtools.spool import daemonctl, status
-        if daemonctl.running() and machineviews.first_status(daemonctl, status) is not None:
-            snap = load()
-    for line in warnings(snap):
+        from gridtools.spool import daemonctl, status as spool_status
+        if daemonctl.running() and machineviews.first_status(daemonctl, spool_status) is not None:
+            snap = status.load()
+    for line in status.warnings(snap):
         sys.stderr.write(line + "\n")
     user, now = Q.me(), time.time()
     everyone = Q.procs(snap)
@@ -229,7 +226,6 @@ def _ads(source, procs, attributes):
 
 
 def render(opts, snap, chosen, everyone, user, now, source):
-    from gridtools.cli.condor import qviews
     view = opts.view
     if view in ("long", "json", "af", "format"):
         return _attributes(opts, chosen, source)
@@ -265,7 +261,6 @@ def _attributes(opts, chosen, source):
 
 def _table(opts, snap, chosen, user, now, source):
     """(table text, whether the totals follow) of the tabular views."""
-    from gridtools.cli.condor import qviews
     view = opts.view
     if view == "totals":
         return "", True

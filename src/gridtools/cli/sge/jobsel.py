@@ -10,7 +10,10 @@ status snapshot; unknown ids are reported back.
 import posix
 
 from gridtools import cell, ospaths
+from gridtools.cli import status
 from gridtools.errors import UsageError
+from gridtools.formats import spoolyaml
+from gridtools.spool import jobs as jobstore
 
 
 def me():
@@ -107,8 +110,6 @@ def live_in_spool(jid):
 
     The spool is the record; the status snapshot may be a moment behind it.
     """
-    from gridtools.formats import spoolyaml
-    from gridtools.spool import jobs as jobstore
     try:
         spec = jobstore.read_spec(jid)
         state = jobstore.read_state(jid) or {}
@@ -141,7 +142,6 @@ def job_status(items, users):
     the part of the published listing that names those jobs (``cli.status.from_listing``;
     every job for names, patterns and -u), or the whole status when the listing is not
     all of it."""
-    from gridtools.cli import status
     listing = status.load_listing()
     if listing is None:
         return status.load()

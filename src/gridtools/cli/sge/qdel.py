@@ -6,6 +6,7 @@ with what it did to each job, which is what qdel prints. When qdel returns,
 the deletion shows in qstat; a running task is ended by its shepherd.
 """
 
+from gridtools.cli import ask
 from gridtools.cli.sge import jobsel
 
 USAGE = """usage: qdel [options] job_task_list
@@ -101,5 +102,4 @@ def _delete(items, users, force):
 def _ask(targets, force):
     if not targets:
         return []
-    from gridtools.cli.ask import outcomes
-    return outcomes("delete", {"targets": targets, "force": force})
+    return ask.outcomes("delete", {"targets": targets, "force": force})

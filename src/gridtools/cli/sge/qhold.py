@@ -6,6 +6,7 @@ The daemon applies the change and answers which tasks it concerned, which is
 what is printed; when the command returns, qstat shows the change.
 """
 
+from gridtools.cli import ask
 from gridtools.cli.sge import jobsel
 from gridtools.errors import UsageError
 
@@ -94,5 +95,4 @@ def _hold(prog, items, users, letters, on):
 def _ask(targets, letters, on):
     if not targets:
         return []
-    from gridtools.cli.ask import outcomes
-    return outcomes("hold", {"targets": targets, "letters": letters, "on": on})
+    return ask.outcomes("hold", {"targets": targets, "letters": letters, "on": on})

@@ -9,9 +9,11 @@ import posix
 import sys
 
 from gridtools import cell
-from gridtools.cli.sge import options, submit
+from gridtools.cli import ask
+from gridtools.cli.sge import cellfacts, options, submit
 from gridtools.cli.sge.tokens import script_directives
 from gridtools.errors import GridError, UsageError
+from gridtools.spool import ids
 
 
 def _job_label(spec):
@@ -80,9 +82,8 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
 
 def _check_admission(req, conf):
     """Refuse what Grid Engine's admission rules refuse (projects, users, -dl, job counts)."""
-    from gridtools.cli.sge import jobadmit
     owner = submit.submitter(posix.getcwd())["owner"]
-    why = jobadmit.refusal(req, owner, conf)
+    why = cellfacts.refusal(req, owner, conf)
     if why is not None:
         raise submit.Rejected(why)
 
@@ -120,7 +121,6 @@ def _submit(argv, prog):
     if not cell.initialised():
         from gridtools.cli import cellinit
         cellinit.ensure_cell()
-    from gridtools.cli.sge import cellfacts
     conf = cellfacts.attributes(cell.etc("conf", "global"))
     if req["verify"] in ("e", "v", "w", "p") or client.get("verify_only"):
         from gridtools.cli.sge import verify
@@ -130,12 +130,10 @@ def _submit(argv, prog):
     _check_admission(req, conf)
     if req.get("ar"):
         _check_ar(req)
-    from gridtools.cli.ask import tell
-    from gridtools.spool import ids
     spec = submit.finish_spec(req, 1, name, cwd, args, command)
     submit.check_spec(spec, script, conf)
     spec["id"] = ids.allocate("job")[0]
-    tell("submit", {"job": spec}, script=script)
+    ask.tell("submit", {"job": spec}, script=script)
     print(submitted_message(spec, client.get("terse")), flush=True)
     if req.get("now"):
         from gridtools.cli.sge import sync
