@@ -16,7 +16,10 @@ Modules beside them: ``cell`` (where a cell lives), ``errors``, ``ads`` (the
 ClassAd views of jobs and slots both dialects share), ``seclevels``
 (HTCondor's security levels: ALLOW_*/DENY_* lists against a caller),
 ``records`` (records declared like dataclasses, for modules on a command's
-start-up path).
+start-up path), ``ospaths`` (paths and the environment over the posix module,
+for the modules on a command's start-up path), ``launch`` (what the launchers
+in bin/ run: a command's start-up and its end; the one module outside ``cli``
+that reaches into it).
 
 This module imports nothing: every command's start-up pays for it.
 """

@@ -6,7 +6,9 @@ files, sge_request, sge_aliases, condor_config), ``spool/`` its runtime state.
 ``~/.gridtools`` of the calling user.
 """
 
-import os
+import posix
+
+from gridtools import ospaths
 
 ENV_ROOT = "GRIDTOOLS_ROOT"
 PERSONAL_DIR = ".gridtools"
@@ -17,33 +19,39 @@ _ROOTS = {}
 
 def root():
     """The cell's top directory (absolute)."""
-    key = os.environ.get(ENV_ROOT)
+    key = ospaths.getenv(ENV_ROOT)
     found = _ROOTS.get(key)
     if found is None:
-        path = key or os.path.join(os.path.expanduser("~"), PERSONAL_DIR)
-        found = _ROOTS[key] = os.path.abspath(path)
+        path = key or ospaths.join(ospaths.home(), PERSONAL_DIR)
+        found = _ROOTS[key] = ospaths.abspath(path)
     return found
+
+
+def initialised():
+    """True when the cell exists: its spool holds a job store (``gridtools init``, or the
+    personal cell's first use, made it)."""
+    return ospaths.isdir(spool("jobs"))
 
 
 def is_personal():
     """True when no GRIDTOOLS_ROOT is set (the cell is created on first use)."""
-    return not os.environ.get(ENV_ROOT)
+    return not ospaths.getenv(ENV_ROOT)
 
 
 def etc(*parts):
     """A path under the cell's configuration directory."""
-    return os.path.join(root(), "etc", *parts)
+    return ospaths.join(root(), "etc", *parts)
 
 
 def spool(*parts):
     """A path under the cell's runtime spool."""
-    return os.path.join(root(), "spool", *parts)
+    return ospaths.join(root(), "spool", *parts)
 
 
 def shipped_etc():
     """The shipped default configuration that ``gridtools init`` copies."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(here, "data", "etc")
+    here = ospaths.dirname(ospaths.abspath(__file__))
+    return ospaths.join(here, "data", "etc")
 
 
 ENV_HOST = "GRIDTOOLS_HOST"
@@ -55,11 +63,11 @@ def hostname():
     ``GRIDTOOLS_HOST`` overrides it, which lets one machine act as several
     execution hosts (see ``gridtools execd``).
     """
-    name = os.environ.get(ENV_HOST)
+    name = ospaths.getenv(ENV_HOST)
     if name:
         return name
     if not _NODE:                   # asked at every pass of the daemon: the system once
-        _NODE.append(os.uname().nodename.split(".")[0] or "localhost")
+        _NODE.append(posix.uname().nodename.split(".")[0] or "localhost")
     return _NODE[0]
 
 

@@ -9,7 +9,6 @@ intermediate tree is kept. Parsed expressions are cached by their text.
 import functools
 import os
 import re
-import threading
 
 from gridtools.classad import nodes, operators as ops
 from gridtools.classad.values import ERROR, UNDEFINED
@@ -37,7 +36,16 @@ class _TooDeep(Exception):
     pass
 
 
-_SOURCE = threading.local()  # the text being parsed, for callbacks that look around a token
+#: the text being parsed, for callbacks that look around a token (a threading.local, made
+#: by the first parse: most commands that import this module never parse)
+_SOURCE = []
+
+
+def _source():
+    if not _SOURCE:
+        import threading
+        _SOURCE.append(threading.local())
+    return _SOURCE[0]
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,7 +149,7 @@ def _integer(children):
     value = int(str(token))
     if value <= INT64_MAX:
         return nodes.Literal(value)
-    source, start = _SOURCE.text, token.start_pos
+    source, start = _source().text, token.start_pos
     if value == INT64_MAX + 1 and start and source[start - 1] == "-":
         return _MinMagnitude(0)
     return nodes.Literal(0)
@@ -230,7 +238,7 @@ def _run(text, start):
     if not text.strip():
         raise ClassAdSyntaxError("empty expression" if start == "start_expr" else "empty ClassAd")
     try:
-        _SOURCE.text = text
+        _source().text = text
         return _parser().parse(text, start=start)
     except ClassAdSyntaxError:
         raise
@@ -256,14 +264,21 @@ def _parse_cached(text):
     return _simple(text) or _run(text, "start_expr")
 
 
-_SIMPLE = re.compile(r'\s*(?:(0|[1-9][0-9]{0,17})|([0-9]+\.[0-9]+)|"([^"\\\n]*)"'
-                     r"|([A-Za-z_][A-Za-z0-9_]*))\s*$")
+@functools.cache
+def _pattern(name):
+    """The patterns of a lone literal or name and of a line of a long-form ad,
+    compiled on first use (compiling a pattern costs a command as much as
+    importing a module)."""
+    if name == "simple":
+        return re.compile(r'\s*(?:(0|[1-9][0-9]{0,17})|([0-9]+\.[0-9]+)|"([^"\\\n]*)"'
+                          r"|([A-Za-z_][A-Za-z0-9_]*))\s*$")
+    return re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?![=?!])\s*(.*?)\s*$")
 
 
 def _simple(text):
     """The node for a lone number, plain string or name, without the parser
     (most values in ads are such literals); None for anything else."""
-    m = _SIMPLE.match(text)
+    m = _pattern("simple").match(text)
     if m is None:
         return None
     integer, real, string, name = m.groups()
@@ -279,7 +294,6 @@ def _simple(text):
     return None if name.lower() in ("is", "isnt") else nodes.Attr(name)
 
 
-_LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?![=?!])\s*(.*?)\s*$")
 
 
 def parse_ad(text):
@@ -302,7 +316,7 @@ def _parse_long(text):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        m = _LONG_LINE.match(line)
+        m = _pattern("long").match(line)
         if not m:
             raise ClassAdSyntaxError("expected 'Name = expression'", lineno, 1)
         try:

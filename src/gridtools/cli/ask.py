@@ -9,11 +9,12 @@ the caller may start it; otherwise the command fails with one line.
 Standard library only: every user runs these.
 """
 
-import os
+import posix
 import sys
 
-from gridtools import cell
+from gridtools import cell, ospaths
 from gridtools.errors import GridError
+from gridtools.spool import requests, wake
 
 #: seconds to wait for the daemon's answer
 REPLY_TIMEOUT = 60.0
@@ -24,7 +25,7 @@ def ensure_daemon():
     from gridtools.spool import daemonctl as control
     if control.running():
         return
-    allowed = os.environ.get(control.ENV_NO_AUTOSTART, "") in ("", "0") and os.access(cell.spool(), os.W_OK)
+    allowed = ospaths.getenv(control.ENV_NO_AUTOSTART, "") in ("", "0") and posix.access(cell.spool(), posix.W_OK)
     if not allowed:
         raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
                         "(start it with: gridtools daemon start)")
@@ -34,7 +35,6 @@ def ensure_daemon():
 def tell(kind, payload, script=None):
     """Queue a request that needs no answer and wake the daemon (starting it when it is
     not running and the caller may); returns the request's name."""
-    from gridtools.spool import requests, wake
     name = requests.write(kind, payload, script=script)
     if not wake.poke():
         from gridtools.spool import daemonctl as control
@@ -44,7 +44,6 @@ def tell(kind, payload, script=None):
 
 def ask(kind, payload, timeout=REPLY_TIMEOUT):
     """Send a ``kind`` request, print the daemon's stdout and stderr text; its exit code."""
-    from gridtools.spool import requests, wake
     ensure_daemon()
     name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
     wake.poke()
@@ -63,7 +62,6 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
     to each target job (see daemon.intake.outcome). The request's effect is in the
     published status by then."""
     from gridtools.formats import spoolyaml
-    from gridtools.spool import requests, wake
     ensure_daemon()
     name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
     wake.poke()
@@ -75,8 +73,30 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
         raise GridError((err or "error: the gridtools daemon refused the request").rstrip("\n"))
     try:
         if out.startswith("{"):
-            import json
-            return list(json.loads(out).get("outcomes") or [])
+            return list(json_value(out).get("outcomes") or [])
         return list(spoolyaml.load(out).get("outcomes") or [])
     except (spoolyaml.SpoolFormatError, AttributeError, ValueError):
         raise GridError("error: the gridtools daemon gave an answer that cannot be read") from None
+
+
+class _Plain:
+    """What the json package's scanner asks its decoder: plain JSON values."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int, parse_constant = float, int, float
+
+
+def json_value(text):
+    """The value of a JSON text (ValueError when it is not one), read by the json
+    package's scanner, which is written in C: the package itself imports the regular
+    expression machinery, which costs a command more than a third of the interpreter's
+    start-up."""
+    import _json
+    try:
+        value, end = _json.make_scanner(_Plain)(text, len(text) - len(text.lstrip()))
+    except StopIteration:
+        raise ValueError("no JSON value") from None
+    if text[end:].strip():
+        raise ValueError("extra data after the JSON value")
+    return value

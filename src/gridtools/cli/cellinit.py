@@ -7,14 +7,12 @@ load); a cell named by GRIDTOOLS_ROOT must have been created with
 ``gridtools init``.
 """
 
-import os
-
 from gridtools import cell
 from gridtools.errors import GridError
 
 
 def ensure_cell():
-    if os.path.isdir(cell.spool("jobs")):
+    if cell.initialised():
         return
     if not cell.is_personal():
         raise GridError(f"error: {cell.root()} is not an initialised gridtools cell "
@@ -23,6 +21,7 @@ def ensure_cell():
 
 
 def create_personal():
+    import os
     import pwd
     from gridtools.spool import cellsetup
     user = pwd.getpwuid(os.getuid()).pw_name

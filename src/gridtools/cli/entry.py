@@ -1,7 +1,8 @@
 """Command dispatch for the launchers in bin/.
 
 Maps a command name to the module that implements it and imports only that
-module, so each command pays at start-up for exactly what it uses. Every
+module, so each command pays at start-up for exactly what it uses (the
+launchers reach ``run`` through ``gridtools.launch``). Every
 command but qrsh (which relays its job's own output) writes through
 ``formats.safetext.SafeStream``: what users put into job names, paths,
 environments and arguments can never send control sequences to the
@@ -11,6 +12,7 @@ terminal of whoever reads the output.
 import sys
 
 from gridtools.errors import GridError
+from gridtools.formats.safetext import SafeStream
 
 # command name -> module under gridtools.cli; each module has main(argv) -> int
 COMMANDS = {
@@ -51,13 +53,17 @@ COMMANDS = {
 #: commands whose standard output is their job's, passed on unchanged
 RAW_OUTPUT = frozenset({"qrsh"})
 
+def command_module(name):
+    """The module that runs command ``name`` (imported), or None for an unknown name."""
+    module = COMMANDS.get(name)
+    return None if module is None else __import__("gridtools.cli." + module, fromlist=["main"])
+
 
 def run(name, argv=None):
     """Run command ``name`` with ``argv`` (default sys.argv[1:]); return its exit code."""
     if argv is None:
         argv = sys.argv[1:]
-    module = COMMANDS.get(name)
-    if module is None:
+    if name not in COMMANDS:
         sys.stderr.write(f"gridtools: unknown command {name!r}\n")
         return 1
     for stream in (sys.stdout, sys.stderr):
@@ -66,9 +72,8 @@ def run(name, argv=None):
         if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")
     if name not in RAW_OUTPUT:
-        from gridtools.formats.safetext import SafeStream
         sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
-    mod = __import__("gridtools.cli." + module, fromlist=["main"])
+    mod = command_module(name)
     try:
         return mod.main(argv, prog=name) or 0
     except KeyboardInterrupt:

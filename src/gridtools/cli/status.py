@@ -11,15 +11,70 @@ runs, the snapshot is marked ``stale``: jobs no longer in the spool are left
 out and jobs the snapshot does not know are read from the spool.
 """
 
-import os
-import pwd
+import posix
 import time
 
 from gridtools import cell
-from gridtools.model import perange
-from gridtools.spool import status as spool_status
+from gridtools.spool import daemonctl, status as spool_status
+from gridtools.spool.listing import ACTIVE  # noqa: F401 - the views name it from here
 
-ACTIVE = ("r", "hr", "Rr", "t", "s", "S", "T", "dr", "dt")
+
+def load_listing(lines=False):
+    """The published job listing (``spool.listing``; with its rendered qstat ``lines``
+    when asked for) when it is the whole of what the queries would show: a daemon runs
+    and no submit request of the caller's waits to be taken in (``load`` merges those).
+    None otherwise: the caller loads the status."""
+    if _own_submits_wait():
+        return None
+    listing = spool_status.read_listing(lines)
+    if listing is None or not _daemon_running():
+        return None
+    return listing
+
+
+def from_listing(listing, ids=None):
+    """The part of a status snapshot that names jobs, made from a job listing: ``jobs``
+    (owner, name and whether it is an array, of each job) and ``rows`` (id, state and
+    task or tasks), of the jobs ``ids`` (every job: None). Enough for ``cli/sge/jobsel``."""
+    from gridtools.spool import listing as L
+    jobs, rows = {}, []
+    for run in listing["runs"]:
+        first, count, tasks = run[L.ID], run[L.COUNT], run[L.TASKS]
+        if ids is None:
+            members = range(first, first + count)
+        elif count > len(ids):
+            members = sorted(j for j in ids if first <= j < first + count)
+        else:
+            members = [j for j in range(first, first + count) if j in ids]
+        job = run[L.JOB]
+        for jid in members:
+            info = jobs.get(jid)
+            if info is None:
+                info = jobs[jid] = {"owner": job[L.J_OWNER], "name": job[L.J_NAME], "array": False}
+            row = {"id": jid, "state": run[L.STATE]}
+            if tasks is not None:
+                info["array"] = True
+                row["task" if type(tasks) is int else "tasks"] = tasks
+            rows.append(row)
+    return {"jobs": jobs, "rows": rows}
+
+
+def _own_submits_wait():
+    """True when a submit request ``load`` would merge waits (the caller's; anyone's for root)."""
+    me = None if posix.geteuid() == 0 else posix.getuid()
+    folder = cell.spool("requests")
+    try:
+        names = posix.listdir(folder)
+    except OSError:
+        return False
+    for name in names:
+        if name.endswith(".submit"):
+            try:
+                if me is None or posix.lstat(f"{folder}/{name}").st_uid == me:
+                    return True
+            except OSError:
+                continue                # taken in meanwhile: it is in the status read next
+    return False
 
 
 def load():
@@ -34,8 +89,7 @@ def load():
 
 
 def _daemon_running():
-    from gridtools.spool import daemonctl as control
-    return control.running()
+    return daemonctl.running()
 
 
 def _job_parts(job_ids):
@@ -72,7 +126,7 @@ def _reconcile(snap):
     add the ones it does not know, and mark it stale."""
     snap["stale"] = True
     try:
-        stored = {int(n) for n in os.listdir(cell.spool("jobs")) if n.isdigit()}
+        stored = {int(n) for n in posix.listdir(cell.spool("jobs")) if n.isdigit()}
     except OSError:
         return                          # no job store to compare with (or not ours to read)
     known = snap["jobs"]
@@ -96,7 +150,7 @@ def warnings(snap, etc_only=False):
         lines.append(f"warning: the gridtools daemon of cell {cell.root()} is not running: "
                      f"job states as of {when}")
     for fault in snap.get("faults") or ():
-        if not etc_only or str(fault.get("path", "")).startswith("etc" + os.sep):
+        if not etc_only or str(fault.get("path", "")).startswith("etc/"):
             lines.append(f"warning: {fault['text']}")
     return lines
 
@@ -105,7 +159,7 @@ def _submit_requests():
     """(job description, owner uid) of each of the caller's submit requests waiting in the
     spool, read as the daemon reads them (plain files only, capped, checked)."""
     try:
-        if not any(n.endswith(".submit") for n in os.listdir(cell.spool("requests"))):
+        if not any(n.endswith(".submit") for n in posix.listdir(cell.spool("requests"))):
             return []
     except OSError:
         return []
@@ -120,6 +174,7 @@ def _merge_requests(snap, pending):
     for spec, uid in pending:
         if not isinstance(spec, dict) or not isinstance(spec.get("id"), int) or spec["id"] in known:
             continue
+        import pwd
         try:
             spec["owner"] = pwd.getpwuid(uid).pw_name
         except KeyError:
@@ -134,6 +189,7 @@ def _add_unprocessed(snap, spec):
     rng = spec.get("tasks")
     tasks = [list(rng)] if rng else None
     state = "hqw" if spec.get("user_hold") or spec.get("hold_jid") else "qw"
+    from gridtools.model import perange
     slots = perange.low(spec["pe"]) if spec.get("pe") else 1
     snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
                          "time": float(spec["submit_time"]), "queue": "", "slots": slots})

@@ -16,9 +16,13 @@ from gridtools.daemon import arreq, faults, view
 from gridtools.formats.sge import states as state_letters
 from gridtools.model import shared
 from gridtools.sched.snapshot import QState
-from gridtools.spool import status as spool_status
+from gridtools.spool import listing, status as spool_status
 from gridtools.spool.rows import job_info, job_rows
 
+#: the job listing's builder and renderer, kept from one snapshot to the next: the rows
+#: and job facts a job's cache holds are the same objects until the job changes, and
+#: never changed in place but for a row's priority, which the builder looks at
+LISTING = (listing.Builder(), listing.Renderer())
 
 
 def order_numbers(order):
@@ -157,23 +161,44 @@ def host_rows(state, loads):
     return rows
 
 
+#: the order facts of a job as published (urgency, normalized numbers), one object for
+#: each distinct order: many jobs stand alike, and marshal writes a shared object once
+_ORDER_FACTS = {}
+#: most distinct orders remembered before the table starts again
+ORDER_FACTS_LIMIT = 50_000
+
+
+def _order_facts(order):
+    numbers = (order.prio, order.npprior, order.nurg, order.ntckts, order.urgency, order.tickets,
+               order.share) if order is not None else None
+    found = _ORDER_FACTS.get(numbers)
+    if found is None:
+        if len(_ORDER_FACTS) > ORDER_FACTS_LIMIT:
+            _ORDER_FACTS.clear()
+        urgency = list(order.urgency) if order is not None else [0.0, 0.0, 0.0, 0.0]
+        found = _ORDER_FACTS[numbers] = (numbers, {"urgency": urgency, "order": order_numbers(order)})
+    return found
+
+
 def _job_parts(job, order, live):
-    """(rows, info) of a job, cached on the job until it, its dependencies or its order change."""
-    numbers = (order.prio, order.npprior, order.nurg, order.ntckts, order.urgency, order.tickets) \
-        if order is not None else None
-    key = (job.version, any(p in live for p in job.spec.get("predecessors") or ()), numbers)
-    prio = order.prio if order is not None else 0.0
+    """(rows, info) of a job. Its rows and the facts of its version are cached on the job
+    until it or its dependencies change; the facts that come from its order (urgency,
+    normalized numbers) go into a copy of those facts, made again when the order changes
+    (a new job can change every job's normalized numbers: the facts of the version, with
+    their shared values, are not made again then)."""
+    key = (job.version, any(p in live for p in job.spec.get("predecessors") or ()))
     cached = job.cache.get("publish")
     if cached is None or cached[0] != key:
-        info = job_info(job, order.urgency if order is not None else None)
-        info["order"] = order_numbers(order)
         # equal values of many jobs are one object: held once, written once by marshal
-        cached = (key, job_rows(job, prio, live), shared.mapping(info))
+        cached = [key, job_rows(job, 0.0, live), shared.mapping(job_info(job, None)), None, None]
         job.cache["publish"] = cached
-    rows = cached[1]
-    for row in rows:
+    numbers, facts = _order_facts(order)
+    if cached[4] is None or cached[3] != numbers:
+        cached[3], cached[4] = numbers, dict(cached[2], **facts)
+    prio = order.prio if order is not None else 0.0
+    for row in cached[1]:
         row["prio"] = 0.0 if row["state"].startswith("h") else prio
-    return rows, cached[2]
+    return cached[1], cached[4]
 
 
 def publish(state, snap_queues, loads, now=None):
@@ -195,5 +220,5 @@ def publish(state, snap_queues, loads, now=None):
     snapshot.update(config_facts(state.config))
     if state.condor is not None:
         snapshot.update(state.condor.published(state, None, loads, now))
-    spool_status.publish(snapshot)
+    spool_status.publish(snapshot, *LISTING)
     state.need_publish = False

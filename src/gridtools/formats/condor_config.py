@@ -148,15 +148,47 @@ def expand(text, lookup, environ=None, name=None):
 
 
 def substitute_self(raw, name, previous):
-    """``raw`` with its references to ``name`` itself replaced by the
-    previous raw value (or the reference's default, or nothing)."""
-    pattern = re.compile(r"\$\(\s*" + re.escape(name) + r"\s*(:[^()]*)?\)", re.IGNORECASE)
+    """``raw`` with its references to ``name`` itself (``$(name)``, ``$( NAME :default)``,
+    any case) replaced by the previous raw value (or the reference's default, or
+    nothing). Read by hand: a pattern compiled per name costs more than reading a
+    whole configuration."""
+    key, out, start = name.lower(), [], 0
+    while True:
+        at = raw.find("$(", start)
+        if at < 0:
+            return "".join(out) + raw[start:]
+        found = _self_reference(raw, at + 2, key)
+        if found is None:
+            out.append(raw[start:at + 1])
+            start = at + 1
+            continue
+        end, default = found
+        out.append(raw[start:at])
+        out.append(previous if previous is not None else default)
+        start = end
 
-    def replace(m):
-        if previous is not None:
-            return previous
-        return m.group(1)[1:] if m.group(1) else ""
-    return pattern.sub(replace, raw)
+
+def _self_reference(raw, at, key):
+    """(end, default) of a reference to ``key`` whose name starts at or after blanks at
+    ``at`` (just after ``$(``); None when there is none."""
+    size = len(raw)
+    while at < size and raw[at].isspace():
+        at += 1
+    if raw[at:at + len(key)].lower() != key:
+        return None
+    at += len(key)
+    while at < size and raw[at].isspace():
+        at += 1
+    if at < size and raw[at] == ")":
+        return at + 1, ""
+    if at >= size or raw[at] != ":":
+        return None
+    end = at + 1
+    while end < size and raw[end] not in "()":
+        end += 1
+    if end < size and raw[end] == ")":
+        return end + 1, raw[at + 1:end]
+    return None
 
 
 # ------------------------------------------------------------ configuration

@@ -22,7 +22,6 @@ Standard library only: qsub imports this on every submission.
 import math
 
 from gridtools.errors import InputError
-from gridtools.formats import values
 from gridtools.formats.safetext import escape
 
 #: highest job id; ids count up to it and start again at 1, as in Grid Engine
@@ -374,15 +373,18 @@ def _check_array_size(rng, max_tasks):
         raise Invalid(TOO_MANY_TASKS.format(max_tasks))
 
 
-_PARSERS = {"TIME": values.parse_time, "MEMORY": values.parse_memory,
-            "INT": values.parse_number, "DOUBLE": values.parse_number, "BOOL": values.parse_bool}
+#: complex type -> the name of its parser in ``formats.values`` (imported when a job
+#: requests resources)
+_PARSERS = {"TIME": "parse_time", "MEMORY": "parse_memory", "INT": "parse_number",
+            "DOUBLE": "parse_number", "BOOL": "parse_bool"}
 
 
 def check_resource(name, value, ctype):
     """Refuse a resource request whose value does not read as its complex's type."""
-    parse = _PARSERS.get(ctype)
-    if parse is None:
+    if ctype not in _PARSERS:
         return
+    from gridtools.formats import values
+    parse = getattr(values, _PARSERS[ctype])
     try:
         number = parse(value)
     except InputError:

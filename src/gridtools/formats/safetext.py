@@ -14,24 +14,39 @@ characters (0x80-0x9f), which it shows as ``\\x9b``.
 """
 
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-_CONTROLS = list(range(32)) + [127] + list(range(0x80, 0xA0))
+_CONTROLS = (*range(32), 127, *range(0x80, 0xA0))
 
-#: str.translate table of ``escape``: every control character
-ESCAPE = {code: _NAMED.get(chr(code)) or "\\x%02x" % code for code in _CONTROLS}
-#: str.translate table of ``for_terminal``: the same but newline and tab stay, and bytes
-#: that were not UTF-8 and would be C1 controls (held as surrogates) are made visible
-TERMINAL = {code: text for code, text in ESCAPE.items() if code not in (10, 9)}
-TERMINAL.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
+_TABLES = {}
+
+
+def _table(name):
+    """A str.translate table, built on first use (a command whose output and input are
+    plain text never needs one): ``escape``, every control character; ``terminal``, the
+    same but newline and tab stay, and bytes that were not UTF-8 and would be C1 controls
+    (held as surrogates) are made visible."""
+    if not _TABLES:
+        escape = {code: _NAMED.get(chr(code)) or "\\x%02x" % code for code in _CONTROLS}
+        terminal = {code: text for code, text in escape.items() if code not in (10, 9)}
+        terminal.update({0xDC00 + code: "\\x%02x" % code for code in range(0x80, 0xA0)})
+        _TABLES.update(escape=escape, terminal=terminal)
+    return _TABLES[name]
 
 
 def escape(text):
     """``text`` on one line with every control character and undecodable byte visible."""
-    return str(text).translate(ESCAPE)
+    return str(text).translate(_table("escape"))
+
+
+#: the ASCII characters ``for_terminal`` changes (looked for one by one: a search for
+#: one character is far faster over a long output than any check of each character)
+_ASCII_CONTROLS = tuple(chr(code) for code in _CONTROLS if code < 128 and code not in (9, 10))
 
 
 def for_terminal(text):
     """``text`` with control characters other than newline and tab made visible."""
-    return text.translate(TERMINAL)
+    if text.isascii() and not any(ch in text for ch in _ASCII_CONTROLS):
+        return text
+    return text.translate(_table("terminal"))
 
 
 class SafeStream:
@@ -46,7 +61,7 @@ class SafeStream:
         self._stream = stream
 
     def write(self, text):
-        return self._stream.write(text.translate(TERMINAL))
+        return self._stream.write(for_terminal(text))
 
     def writelines(self, lines):
         for text in lines:

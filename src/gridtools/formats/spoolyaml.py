@@ -27,20 +27,26 @@ _UNESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/", "
               "b": "\b", "f": "\f"}
 
 
-def _escape_table():
-    table = {ord(ch): esc for ch, esc in _ESCAPES.items()}
-    for code in list(range(0x20)) + [0x7f] + list(range(0xD800, 0xE000)):
-        table.setdefault(code, "\\u%04x" % code)
-    return table
+#: str.translate table of the control characters, quote and backslash (a lone surrogate,
+#: a byte that was not UTF-8, is escaped by ``_surrogates``: a table of all 2,048 of them
+#: would cost a qsub more time at import than its whole request takes to write)
+_ESCAPE_TABLE = {ord(ch): esc for ch, esc in _ESCAPES.items()}
+_ESCAPE_TABLE.update({code: "\\u%04x" % code for code in (*range(0x20), 0x7f) if code not in _ESCAPE_TABLE})
 
 
-_ESCAPE_TABLE = _escape_table()
+def _surrogates(text):
+    return "".join("\\u%04x" % ord(ch) if "\ud800" <= ch <= "\udfff" else ch for ch in text)
 
 
 def _quote(text):
     if '"' not in text and "\\" not in text and text.isprintable():
         return f'"{text}"'
-    return '"' + text.translate(_ESCAPE_TABLE) + '"'
+    text = text.translate(_ESCAPE_TABLE)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = _surrogates(text)
+    return '"' + text + '"'
 
 
 def _scalar(value):
@@ -86,12 +92,17 @@ def _emit_item(head, item, indent, out):
         out.append(head + " " + _scalar(item))
 
 
+#: keys a YAML reader would take for another value than the word
+_RESERVED = frozenset(("null", "true", "false", "yes", "no", "on", "off", "y", "n"))
+
+
 def _needs_quote(key):
     key = str(key)
+    if key.isascii() and key.isidentifier():
+        return key in _RESERVED
     if not key or not (key[0].isalpha() or key[0] == "_"):
         return True
-    return any(not (c.isalnum() or c in "_-.") for c in key) or key in (
-        "null", "true", "false", "yes", "no", "on", "off", "y", "n")
+    return any(not (c.isalnum() or c in "_-.") for c in key) or key in _RESERVED
 
 
 def dump(value):

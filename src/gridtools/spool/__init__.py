@@ -6,8 +6,10 @@
 - ``replies``   the daemon's answers, and how a client knows they are the daemon's
 - ``jobs``      the job store: one directory per job (description, script, state, task results)
 - ``ars``       the advance reservation store: one file per reservation
-- ``status``    the compact status snapshot the daemon publishes for queries
+- ``status``    the compact status snapshot the daemon publishes for queries, in sections
 - ``rows``      the job rows and facts of that snapshot (the read model queries share)
+- ``listing``   its compact job listing: runs of jobs that show alike, in qstat's order,
+                and their rendered qstat lines (what plain qstat, condor_q and qdel read)
 - ``daemonctl`` starting, stopping and asking after the daemon of a cell
 - ``usage``     the decayed usage record (``spool/usage.json``)
 - ``condorstate`` the HTCondor side's records: user priorities, slot states

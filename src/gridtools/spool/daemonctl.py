@@ -7,11 +7,11 @@ goes to ``spool/daemon.out``; it is running when it holds
 (``start`` waits for that, and says why when the daemon died instead).
 """
 
-import os
+import posix
 import sys
 import time
 
-from gridtools import cell
+from gridtools import cell, ospaths
 from gridtools.errors import GridError, SpoolError
 from gridtools.spool.files import is_locked
 
@@ -26,7 +26,7 @@ def running():
     """True while the cell's daemon runs: it holds its lock (which only the daemon's user
     may open), or, for other users, it holds the wake-up FIFO open for reading."""
     path = cell.spool("daemon.lock")
-    if os.access(path, os.R_OK) or not os.path.exists(path):
+    if posix.access(path, posix.R_OK) or not ospaths.exists(path):
         return is_locked(path)
     from gridtools.spool import wake
     return wake.listening()
@@ -44,6 +44,7 @@ def pid():
 
 def spawn():
     """Start the daemon in the background; returns its pid at once."""
+    import os
     try:
         out = os.open(cell.spool("daemon.out"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     except OSError as exc:
@@ -65,6 +66,7 @@ def spawn():
 def start(wait=START_WAIT):
     """Start the daemon unless it runs, and wait until its start-up is complete.
     Returns True; raises GridError with the cause when it did not come up."""
+    import os
     if running():
         return True
     try:
@@ -87,6 +89,7 @@ def start(wait=START_WAIT):
 
 def _cause(status, offset):
     """Why a daemon that exited during start-up did: its last line of output, or its signal."""
+    import os
     if os.WIFSIGNALED(status):
         return f"it was killed by signal {os.WTERMSIG(status)} during start-up"
     try:
@@ -102,9 +105,9 @@ def _cause(status, offset):
 
 def autostart():
     """Start the daemon for a client that found it not running (unless disabled)."""
-    if os.environ.get(ENV_NO_AUTOSTART, "") not in ("", "0"):
+    if ospaths.getenv(ENV_NO_AUTOSTART, "") not in ("", "0"):
         return False
-    if not os.access(cell.spool(), os.W_OK):
+    if not posix.access(cell.spool(), posix.W_OK):
         return False
     try:
         spawn()
@@ -124,7 +127,7 @@ def stop(wait=10.0):
         target = pid()
     if target:
         try:
-            os.kill(target, 15)
+            posix.kill(target, 15)
         except ProcessLookupError:
             pass
     while time.time() < end and running():

@@ -15,9 +15,9 @@ every command's path (the daemon's configuration lock) go through filelock
 
 import errno
 import fcntl
-import os
-import stat
+import posix
 
+from gridtools import ospaths
 from gridtools.errors import SpoolError
 
 
@@ -28,8 +28,8 @@ def _masked(mode):
     """True when the process umask would take bits of ``mode`` away at creation (then
     the mode is set again explicitly); the umask is read once per process."""
     if not _UMASK:
-        current = os.umask(0o022)
-        os.umask(current)
+        current = posix.umask(0o022)
+        posix.umask(current)
         _UMASK.append(current)
     return bool(mode & _UMASK[0])
 
@@ -39,27 +39,27 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
     gives the new file to that user before it appears under its name."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
-    directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.{os.getpid()}.tmp")
+    directory, name = ospaths.dirname(path), ospaths.basename(path)
+    tmp = ospaths.join(directory, f".{name}.{posix.getpid()}.tmp")
     try:
         fd = _create(tmp, mode)
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
-            if owner is not None and os.geteuid() == 0:
-                os.fchown(fd, owner[0], owner[1])
-                os.fchmod(fd, mode)         # (a change of owner may clear set-id bits)
+                view = view[posix.write(fd, view):]
+            if owner is not None and posix.geteuid() == 0:
+                posix.fchown(fd, owner[0], owner[1])
+                posix.fchmod(fd, mode)         # (a change of owner may clear set-id bits)
             elif _masked(mode):
-                os.fchmod(fd, mode)
+                posix.fchmod(fd, mode)
             if fsync:
-                os.fsync(fd)
+                posix.fsync(fd)
         finally:
-            os.close(fd)
-        os.rename(tmp, path)
+            posix.close(fd)
+        posix.rename(tmp, path)
     except OSError as exc:
         try:
-            os.unlink(tmp)
+            posix.unlink(tmp)
         except OSError:
             pass
         raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
@@ -68,12 +68,12 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
 def _create(path, mode):
     """A new file, never an existing one nor through a link (one left by a crash of a
     process with our pid is removed first)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags = posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW | posix.O_CLOEXEC
     try:
-        return os.open(path, flags, mode)
+        return posix.open(path, flags, mode)
     except FileExistsError:
-        os.unlink(path)
-        return os.open(path, flags, mode)
+        posix.unlink(path)
+        return posix.open(path, flags, mode)
 
 
 def write_new(path, data, mode, owner=None):
@@ -86,14 +86,14 @@ def write_new(path, data, mode, owner=None):
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
-            if owner is not None and os.geteuid() == 0:
-                os.fchown(fd, owner[0], owner[1])
-                os.fchmod(fd, mode)
+                view = view[posix.write(fd, view):]
+            if owner is not None and posix.geteuid() == 0:
+                posix.fchown(fd, owner[0], owner[1])
+                posix.fchmod(fd, mode)
             elif _masked(mode):
-                os.fchmod(fd, mode)
+                posix.fchmod(fd, mode)
         finally:
-            os.close(fd)
+            posix.close(fd)
     except OSError as exc:
         raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
 
@@ -116,16 +116,16 @@ class NotRegular(OSError):
 def open_regular(path, dir_fd=None):
     """``(fd, stat)`` of a plain file, opened without following a link or blocking on a
     FIFO; raises NotRegular for anything else and OSError when it cannot be opened."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    flags = posix.O_RDONLY | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
     try:
-        fd = os.open(path, flags, dir_fd=dir_fd)
+        fd = posix.open(path, flags, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise NotRegular(errno.ELOOP, "a symbolic link", path) from None
         raise
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
+    st = posix.fstat(fd)
+    if st.st_mode & 0o170000 != 0o100000:          # not a regular file
+        posix.close(fd)
         raise NotRegular(errno.EINVAL, "not a regular file", path)
     return fd, st
 
@@ -134,7 +134,7 @@ def read_capped(fd, cap):
     """Up to ``cap`` bytes from ``fd``; None when there are more."""
     chunks, total = [], 0
     while True:
-        chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+        chunk = posix.read(fd, min(1 << 20, cap + 1 - total))
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
@@ -155,14 +155,14 @@ class Lock:
     def acquire(self):
         """Take the lock; returns False when non-blocking and already held."""
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, self.mode)
+            fd = posix.open(self.path, posix.O_RDWR | posix.O_CREAT, self.mode)
         except OSError as exc:
             raise SpoolError(f"cannot open lock {self.path}: {exc.strerror}") from None
         flags = fcntl.LOCK_EX | (0 if self.blocking else fcntl.LOCK_NB)
         try:
             fcntl.flock(fd, flags)
         except OSError as exc:
-            os.close(fd)
+            posix.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
                 return False
             raise SpoolError(f"cannot lock {self.path}: {exc.strerror}") from None
@@ -173,17 +173,17 @@ class Lock:
         """True when the held lock's path no longer names the locked file: the cell was
         removed (or removed and made again), so whoever holds it should go."""
         try:
-            now = os.stat(self.path)
+            now = posix.stat(self.path)
         except FileNotFoundError:
             return True
         except OSError:
             return False
-        held = os.fstat(self.fd)
+        held = posix.fstat(self.fd)
         return (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino)
 
     def release(self):
         if self.fd is not None:
-            os.close(self.fd)
+            posix.close(self.fd)
             self.fd = None
 
     def __enter__(self):
@@ -204,7 +204,7 @@ def off_path_lock(path, mode=0o600):
 def is_locked(path):
     """True when some process holds a flock on ``path`` (a liveness proof)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = posix.open(path, posix.O_RDONLY)
     except OSError:
         return False
     try:
@@ -212,15 +212,16 @@ def is_locked(path):
     except OSError:
         return True
     finally:
-        os.close(fd)
+        posix.close(fd)
     return False
 
 
 def makedirs(path, mode=0o755):
     """Create ``path`` and parents with ``mode`` (not masked by the umask)."""
-    if not os.path.isdir(path):
+    if not ospaths.isdir(path):
+        import os
         os.makedirs(path, exist_ok=True)
-        os.chmod(path, mode)
+        posix.chmod(path, mode)
 
 
 def sync_file_system(path):
@@ -232,11 +233,11 @@ def sync_file_system(path):
         syncfs = ctypes.CDLL(None, use_errno=True).syncfs
     except (AttributeError, OSError):
         return False
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fd = posix.open(path, posix.O_RDONLY | posix.O_DIRECTORY | posix.O_CLOEXEC)
     try:
         if syncfs(fd) != 0:
             code = ctypes.get_errno()
-            raise OSError(code, os.strerror(code))
+            raise OSError(code, posix.strerror(code))
     finally:
-        os.close(fd)
+        posix.close(fd)
     return True

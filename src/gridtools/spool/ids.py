@@ -15,10 +15,10 @@ make ids jump), skips ids whose job still exists, and counts to 9,999,999
 before starting again at 1, as Grid Engine does.
 """
 
-import os
+import posix
 import time
 
-from gridtools import cell
+from gridtools import cell, ospaths
 from gridtools.errors import SpoolError
 from gridtools.formats.jobcheck import MAX_JOB_ID as MAX_ID
 
@@ -39,7 +39,7 @@ def hint_path(kind="job"):
 
 
 def _in_use(kind, number):
-    return os.path.lexists(cell.spool(_FOLDERS[kind][2], str(number)))
+    return ospaths.lexists(cell.spool(_FOLDERS[kind][2], str(number)))
 
 
 def peek(kind="job"):
@@ -54,7 +54,7 @@ def peek(kind="job"):
 
 def _highest_claim(folder, hint):
     try:
-        names = os.listdir(folder)
+        names = posix.listdir(folder)
     except FileNotFoundError:
         raise SpoolError(f"cannot claim a job id: {folder} is missing") from None
     top = hint
@@ -69,13 +69,13 @@ def _highest_claim(folder, hint):
 def _claim(folder, number):
     """True when this process created the claim of ``number``."""
     try:
-        fd = os.open(os.path.join(folder, str(number)),
-                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        fd = posix.open(ospaths.join(folder, str(number)),
+                     posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW, 0o644)
     except FileExistsError:
         return False
     except OSError as exc:
         raise SpoolError(f"cannot claim a job id in {folder}: {exc.strerror}") from None
-    os.close(fd)
+    posix.close(fd)
     return True
 
 
@@ -91,7 +91,7 @@ def allocate(kind="job", count=1):
         if _in_use(kind, candidate) or not _claim(folder, candidate):
             continue
         if _in_use(kind, candidate):           # taken in and released meanwhile
-            os.unlink(os.path.join(folder, str(candidate)))
+            posix.unlink(ospaths.join(folder, str(candidate)))
             continue
         ids.append(candidate)
     raise SpoolError("no free id left")
@@ -102,7 +102,7 @@ def allocate(kind="job", count=1):
 def claimed_by(kind, number, uid):
     """True when the claim of ``number`` is a plain file owned by ``uid``."""
     try:
-        st = os.lstat(os.path.join(claims_dir(kind), str(number)))
+        st = posix.lstat(ospaths.join(claims_dir(kind), str(number)))
     except OSError:
         return False
     return st.st_uid == uid and (st.st_mode & 0o170000) == 0o100000
@@ -111,7 +111,7 @@ def claimed_by(kind, number, uid):
 def release(kind, number):
     """Remove the claim of ``number`` (its job was taken in, or refused)."""
     try:
-        os.unlink(os.path.join(claims_dir(kind), str(number)))
+        posix.unlink(ospaths.join(claims_dir(kind), str(number)))
     except OSError:
         pass
 
@@ -127,13 +127,13 @@ def sweep(kind="job", now=None, ttl=CLAIM_TTL):
     now = now if now is not None else time.time()
     folder = claims_dir(kind)
     try:
-        names = os.listdir(folder)
+        names = posix.listdir(folder)
     except OSError:
         return
     for name in names:
-        path = os.path.join(folder, name)
+        path = ospaths.join(folder, name)
         try:
-            st = os.lstat(path)
+            st = posix.lstat(path)
         except OSError:
             continue
         plain = (st.st_mode & 0o170000) == 0o100000
@@ -147,6 +147,6 @@ def _remove_entry(path, st):
         if (st.st_mode & 0o170000) == 0o040000:
             shutil.rmtree(path)
         else:
-            os.unlink(path)
+            posix.unlink(path)
     except OSError:
         pass

@@ -257,6 +257,7 @@ def remove(*job_ids):
 def empty_trash(most=None):
     """Delete what ``remove`` put aside (at most ``most`` folders); returns True when
     some are left."""
+    import shutil
     trash = cell.spool("trash")
     try:
         names = os.listdir(trash)

@@ -12,11 +12,10 @@ behind (``sweep``).
 """
 
 import errno
-import os
-import stat
+import posix
 import time
 
-from gridtools import cell
+from gridtools import cell, ospaths
 from gridtools.formats import spoolyaml
 from gridtools.spool.files import NotRegular, open_regular, read_capped
 
@@ -35,18 +34,18 @@ def prepare(name):
     """Client: create the private folder the answer to request ``name`` will go to.
 
     Raises FileExistsError when someone already holds that name."""
-    os.mkdir(os.path.join(folder(), name), 0o700)
+    posix.mkdir(ospaths.join(folder(), name), 0o700)
 
 
 def discard(name):
     """Client: remove the folder of a request (its answer read, or never sent)."""
-    box = os.path.join(folder(), name)
+    box = ospaths.join(folder(), name)
     try:
-        os.unlink(os.path.join(box, ANSWER))
+        posix.unlink(ospaths.join(box, ANSWER))
     except OSError:
         pass
     try:
-        os.rmdir(box)
+        posix.rmdir(box)
     except OSError:
         import shutil           # something else was left inside
         shutil.rmtree(box, ignore_errors=True)
@@ -56,38 +55,39 @@ def answer(name, uid, code, out, err):
     """Daemon: write the answer to request ``name`` of ``uid``; False when its folder
     is missing or not the requester's own."""
     data = spoolyaml.dump({"code": int(code), "out": out, "err": err}).encode("utf-8", "surrogateescape")
-    top = os.open(folder(), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    top = posix.open(folder(), posix.O_RDONLY | posix.O_DIRECTORY | posix.O_CLOEXEC)
     try:
         try:
-            box = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
+            box = posix.open(name, posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC,
+                             dir_fd=top)
         except OSError:
             return False
         try:
-            if os.fstat(box).st_uid != uid:
+            if posix.fstat(box).st_uid != uid:
                 return False
             return _write_answer(box, data)
         finally:
-            os.close(box)
+            posix.close(box)
     finally:
-        os.close(top)
+        posix.close(top)
 
 
 def _write_answer(box, data):
-    tmp = f".{ANSWER}.{os.getpid()}"
+    tmp = f".{ANSWER}.{posix.getpid()}"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+        fd = posix.open(tmp, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW | posix.O_CLOEXEC,
                      0o644, dir_fd=box)
     except OSError:
         return False
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
-        os.fchmod(fd, 0o644)
+            view = view[posix.write(fd, view):]
+        posix.fchmod(fd, 0o644)
     finally:
-        os.close(fd)
+        posix.close(fd)
     try:
-        os.rename(tmp, ANSWER, src_dir_fd=box, dst_dir_fd=box)
+        posix.rename(tmp, ANSWER, src_dir_fd=box, dst_dir_fd=box)
     except OSError:
         return False
     return True
@@ -96,14 +96,14 @@ def _write_answer(box, data):
 def daemon_uids():
     """The uids an answer may come from: the spool's owner and root."""
     try:
-        return {os.stat(cell.spool()).st_uid, 0}
+        return {posix.stat(cell.spool()).st_uid, 0}
     except OSError:
         return {0}
 
 
 def _read(name, trusted):
     """The answer's mapping when it is there and trustworthy, else None."""
-    path = os.path.join(folder(), name, ANSWER)
+    path = ospaths.join(folder(), name, ANSWER)
     try:
         fd, st = open_regular(path)
     except (FileNotFoundError, NotRegular, PermissionError):
@@ -113,7 +113,7 @@ def _read(name, trusted):
             return None
         data = read_capped(fd, MAX_ANSWER)
     finally:
-        os.close(fd)
+        posix.close(fd)
     try:
         body = spoolyaml.load(data.decode("utf-8", "surrogateescape")) if data is not None else None
     except spoolyaml.SpoolFormatError:
@@ -148,23 +148,23 @@ def sweep(now=None, keep=KEEP):
     """Daemon: remove reply folders (and anything else) older than ``keep`` seconds."""
     now = now if now is not None else time.time()
     try:
-        names = os.listdir(folder())
+        names = posix.listdir(folder())
     except OSError:
         return
     for name in names:
-        path = os.path.join(folder(), name)
+        path = ospaths.join(folder(), name)
         try:
-            st = os.lstat(path)
+            st = posix.lstat(path)
         except OSError:
             continue
         if now - st.st_mtime < keep:
             continue
         try:
-            if stat.S_ISDIR(st.st_mode):
+            if st.st_mode & 0o170000 == 0o040000:          # a directory
                 import shutil
                 shutil.rmtree(path)
             else:
-                os.unlink(path)
+                posix.unlink(path)
         except OSError as exc:
             if exc.errno != errno.ENOENT:
                 continue

@@ -20,10 +20,10 @@ with its own cap), and removes anything else it finds. Answers go through
 ``spool.replies``.
 """
 
-import os
+import posix
 import time
 
-from gridtools import cell
+from gridtools import cell, ospaths
 from gridtools.formats import spoolyaml
 from gridtools.spool.files import NotRegular, atomic_write, open_regular, read_capped
 
@@ -46,7 +46,7 @@ def _folder():
 
 def new_name(kind):
     """A fresh request file name that sorts after all earlier ones."""
-    return f"{time.time_ns():020d}-{os.getpid()}.{kind}"
+    return f"{time.time_ns():020d}-{posix.getpid()}.{kind}"
 
 
 def write(kind, payload, script=None, name=None, reply=False):
@@ -74,15 +74,15 @@ def write(kind, payload, script=None, name=None, reply=False):
     folder = _folder()
     try:
         if script is not None:
-            atomic_write(os.path.join(folder, name + SUFFIX_SCRIPT), script, mode=0o600, fsync=True)
-        atomic_write(os.path.join(folder, name), text, mode=0o600)
+            atomic_write(ospaths.join(folder, name + SUFFIX_SCRIPT), script, mode=0o600, fsync=True)
+        atomic_write(ospaths.join(folder, name), text, mode=0o600)
     except Exception:
         if reply:
             from gridtools.spool import replies
             replies.discard(name)
         if script is not None:          # nothing half-written stays behind
             try:
-                os.unlink(os.path.join(folder, name + SUFFIX_SCRIPT))
+                posix.unlink(ospaths.join(folder, name + SUFFIX_SCRIPT))
             except OSError:
                 pass
         raise
@@ -150,7 +150,7 @@ class Request:
                 return None
             return read_capped(fd, cap)
         finally:
-            os.close(fd)
+            posix.close(fd)
 
     def wants_reply(self):
         return isinstance(self.body, dict) and self.body.get("reply") is True
@@ -160,7 +160,7 @@ class Request:
         companion = self.problem or (isinstance(self.body, dict) and self.body.get("has_script"))
         for path in (self.path, self.script_path()) if companion else (self.path,):
             try:
-                os.unlink(path)
+                posix.unlink(path)
             except FileNotFoundError:
                 pass
             except OSError:
@@ -176,7 +176,7 @@ def pending(limit=None):
     """
     folder = _folder()
     try:
-        names = sorted(n for n in os.listdir(folder) if not n.startswith(".")
+        names = sorted(n for n in posix.listdir(folder) if not n.startswith(".")
                        and not n.endswith(SUFFIX_SCRIPT))
     except FileNotFoundError:
         return []
@@ -187,7 +187,7 @@ def read(folder, name, uid=None):
     """One request file as a Request; an entry that is not a readable plain file of
     at most MAX_REQUEST bytes comes back with kind ``invalid`` and its ``problem``.
     With ``uid``, a file of another owner counts as unreadable."""
-    path = os.path.join(folder, name)
+    path = ospaths.join(folder, name)
     try:
         fd, st = open_regular(path)
     except OSError as exc:
@@ -198,7 +198,7 @@ def read(folder, name, uid=None):
             return Request(name, "invalid", st.st_uid, {}, path, "has another owner or name")
         data = read_capped(fd, MAX_REQUEST)
     finally:
-        os.close(fd)
+        posix.close(fd)
     if data is None:
         return Request(name, "invalid", st.st_uid, {}, path, f"is too large (over {MAX_REQUEST} bytes)")
     data, script = _split_script(data)
@@ -225,7 +225,7 @@ def _split_script(data):
 
 def _unreadable(name, path, problem):
     try:
-        uid = os.lstat(path).st_uid
+        uid = posix.lstat(path).st_uid
     except OSError:
         uid = -1
     return Request(name, "invalid", uid, {}, path, problem)
@@ -241,24 +241,24 @@ def sweep(now=None):
     now = now if now is not None else time.time()
     folder = _folder()
     try:
-        names = set(os.listdir(folder))
+        names = set(posix.listdir(folder))
     except OSError:
         return
     for name in names:
         orphan = name.endswith(SUFFIX_SCRIPT) and name[:-len(SUFFIX_SCRIPT)] not in names
         if not (name.startswith(".") or orphan):
             continue
-        path = os.path.join(folder, name)
+        path = ospaths.join(folder, name)
         try:
-            if now - os.lstat(path).st_mtime > STALE:
-                os.unlink(path)
+            if now - posix.lstat(path).st_mtime > STALE:
+                posix.unlink(path)
         except OSError:
             pass
 
 
 def reply_path(name):
     from gridtools.spool import replies
-    return os.path.join(replies.folder(), name)
+    return ospaths.join(replies.folder(), name)
 
 
 def answer(req, code, out="", err=""):
@@ -280,11 +280,11 @@ def pending_submits():
     from gridtools.formats import jobcheck
     folder = _folder()
     try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".submit") and not n.startswith("."))
+        names = sorted(n for n in posix.listdir(folder) if n.endswith(".submit") and not n.startswith("."))
     except FileNotFoundError:
         return []
     found = []
-    me = None if os.geteuid() == 0 else os.getuid()
+    me = None if posix.geteuid() == 0 else posix.getuid()
     for name in names:
         req = read(folder, name, uid=me)
         try:

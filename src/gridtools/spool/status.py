@@ -1,47 +1,118 @@
 """The status snapshot: what queries read instead of parsing every job file.
 
-After each pass that changed something, the daemon writes one compact file,
+After each pass that changed something, the daemon writes one file,
 ``spool/status``, with every job task row, every queue instance and every
 host, ready for qstat, qhost, condor_q and condor_status. It is a cache, not
 the record (that is the job store), so it uses Python's ``marshal`` format:
-loading it needs no import and takes a few milliseconds for 10,000 jobs.
+loading it needs no import.
+
+The file is in sections, each a marshal document, so that a query loads
+only what it shows: ``listing`` (the compact job listing of
+``spool.listing``: plain qstat, condor_q and qdel read nothing else) and
+``lines`` (its rendered qstat lines), the job ``rows``, the job facts (``jobs``), the reasons of waiting jobs
+(``reasons``) and ``head``, everything else (queues, hosts, configuration
+facts, faults, ...). Layout: the 8 bytes ``MAGIC``, the length of the
+index (4 bytes, little-endian), the index (a marshal tuple of
+``(section name, length)`` pairs in file order), then the sections.
 """
 
 import marshal
-import os
 
 from gridtools import cell
 from gridtools.spool.files import atomic_write
 
-VERSION = 1
+VERSION = 2
+MAGIC = b"GTSTAT2\n"
+#: the sections besides ``head``: each is the snapshot's value of that key
+SECTIONS = ("listing", "lines", "rows", "jobs", "reasons")
+
 
 
 def path():
     return cell.spool("status")
 
 
-def publish(snapshot):
-    """Write the snapshot (a dict of plain values) atomically."""
-    snapshot = dict(snapshot)
-    snapshot["version"] = VERSION
-    atomic_write(path(), marshal.dumps(snapshot), mode=0o644, fsync=False)
+def encode(snapshot, builder=None, renderer=None):
+    """The file's bytes for a snapshot (a dict of plain values). Its job listing and
+    the listing's qstat lines are made by ``builder`` and ``renderer`` (a
+    ``spool.listing.Builder`` and ``Renderer`` the daemon keeps from one snapshot to
+    the next; new ones by default)."""
+    from gridtools.spool import listing
+    head = dict(snapshot)
+    head["version"] = VERSION
+    head["listing"] = (builder or listing.Builder()).build(head)
+    head["lines"] = (renderer or listing.Renderer()).lines(head["listing"])
+    blobs = [(name, marshal.dumps(head.pop(name, None))) for name in SECTIONS]
+    blobs.insert(0, ("head", marshal.dumps(head)))
+    index = marshal.dumps(tuple((name, len(blob)) for name, blob in blobs))
+    return b"".join([MAGIC, len(index).to_bytes(4, "little"), index] + [blob for _name, blob in blobs])
+
+
+def publish(snapshot, builder=None, renderer=None):
+    """Write the snapshot atomically (see ``encode``)."""
+    atomic_write(path(), encode(snapshot, builder, renderer), mode=0o644, fsync=False)
+
+
+def _sections(fh, wanted):
+    """name -> value of the ``wanted`` sections of an open status file (None for a file of
+    another format)."""
+    start = fh.read(12)
+    if len(start) != 12 or start[:8] != MAGIC:
+        return None
+    index = marshal.loads(fh.read(int.from_bytes(start[8:], "little")))
+    found, offset, base = {}, 0, fh.tell()
+    for name, length in index:
+        if name in wanted:
+            if fh.tell() != base + offset:
+                fh.seek(base + offset)
+            found[name] = marshal.loads(fh.read(length))
+        offset += length
+    return found
+
+
+def read_sections(*wanted):
+    """{section name: value} of the last published snapshot's ``wanted`` sections, or
+    None when there is none or it is unreadable."""
+    try:
+        with open(path(), "rb") as fh:
+            found = _sections(fh, wanted)
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if found is None or ("head" in found and not _current(found["head"])):
+        return None
+    return found
+
+
+def _current(head):
+    return isinstance(head, dict) and head.get("version") == VERSION
 
 
 def read():
-    """The last published snapshot, or None when there is none or it is unreadable."""
-    try:
-        with open(path(), "rb") as fh:
-            data = fh.read()
-        snap = marshal.loads(data)
-    except (OSError, EOFError, ValueError, TypeError):
+    """The last published snapshot (every section but the listing), or None when there
+    is none or it is unreadable."""
+    found = read_sections("head", "rows", "jobs", "reasons")
+    if found is None or "head" not in found:
         return None
-    if not isinstance(snap, dict) or snap.get("version") != VERSION:
-        return None
+    snap = found.pop("head")
+    snap.update(found)
     return snap
+
+
+def read_listing(lines=False):
+    """The last published snapshot's job listing (``spool.listing``), with its rendered
+    ``lines`` when asked for, or None."""
+    found = read_sections("listing", "lines") if lines else read_sections("listing")
+    listing = (found or {}).get("listing")
+    if not isinstance(listing, dict):
+        return None
+    if lines:
+        listing["lines"] = found.get("lines")
+    return listing
 
 
 def mtime():
     try:
-        return os.stat(path()).st_mtime
+        import posix
+        return posix.stat(path()).st_mtime
     except OSError:
         return 0.0

@@ -8,9 +8,9 @@ queries check.
 """
 
 import errno
-import os
+import posix
 
-from gridtools import cell
+from gridtools import cell, ospaths
 
 
 def fifo_path():
@@ -20,44 +20,44 @@ def fifo_path():
 def poke():
     """Wake the daemon. Returns False when no daemon is listening."""
     try:
-        fd = os.open(fifo_path(), os.O_WRONLY | os.O_NONBLOCK)
+        fd = posix.open(fifo_path(), posix.O_WRONLY | posix.O_NONBLOCK)
     except OSError as exc:
         if exc.errno in (errno.ENXIO, errno.ENOENT):
             return False
         raise
     try:
-        os.write(fd, b"!")
+        posix.write(fd, b"!")
     except BlockingIOError:
         pass  # the pipe is full of wake-ups already: the daemon will wake
     finally:
-        os.close(fd)
+        posix.close(fd)
     return True
 
 
 def listening():
     """True when a process holds the FIFO open for reading (only the daemon's user can)."""
     try:
-        fd = os.open(fifo_path(), os.O_WRONLY | os.O_NONBLOCK)
+        fd = posix.open(fifo_path(), posix.O_WRONLY | posix.O_NONBLOCK)
     except OSError:
         return False
-    os.close(fd)
+    posix.close(fd)
     return True
 
 
 def open_listener():
     """Create the FIFO if needed and open it for reading (daemon side); returns the fd."""
     path = fifo_path()
-    if not os.path.exists(path):
-        os.mkfifo(path, 0o622)
-        os.chmod(path, 0o622)
+    if not ospaths.exists(path):
+        posix.mkfifo(path, 0o622)
+        posix.chmod(path, 0o622)
     # O_RDWR keeps a writer open ourselves, so the FIFO never reports end of file
-    return os.open(path, os.O_RDWR | os.O_NONBLOCK)
+    return posix.open(path, posix.O_RDWR | posix.O_NONBLOCK)
 
 
 def drain(fd):
     """Read away pending wake-up bytes."""
     try:
-        while os.read(fd, 4096):
+        while posix.read(fd, 4096):
             pass
     except BlockingIOError:
         pass

@@ -2,7 +2,8 @@
 
 - ``submit``      condor_submit: a description's clusters queued as gridtools jobs
 - ``q``           condor_q: options and views; ``qviews`` its tables, ``analyze`` its
-                  -analyze/-better-analyze (slot ads of the cell's hosts)
+                  -analyze/-better-analyze (slot ads of the cell's hosts), ``qlisting``
+                  its batch view and totals from the status's job listing
 - ``queue``       the queue as HTCondor sees it: procs from the published status,
                   selections, and the ads built when asked for (shared by the commands)
 - ``formatting``  -af, -format, -json and -long printing of ads (condor_q, condor_history)

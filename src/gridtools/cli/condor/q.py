@@ -1,8 +1,8 @@
 """condor_q: the jobs in the queue (HTCondor dialect), jobs of qsub included.
 
 Reads the published status (``cli.status``): the default batch view and
-``-nobatch``, ``-run``, ``-hold``, ``-totals`` of 10,000 jobs cost one file
-read and string formatting; job ads are built only for ``-l``, ``-json``,
+``-totals`` come from its job listing (``qlisting``); ``-nobatch``, ``-run``,
+``-hold`` of 10,000 jobs cost one file read and string formatting; job ads are built only for ``-l``, ``-json``,
 ``-af``, ``-format``, ``-constraint``, ``-idle``, ``-dag`` and the
 analysis, and only for the procs selected by ids and users first. Options
 may be abbreviated as HTCondor allows. Tables are in ``qviews``; attribute
@@ -12,7 +12,8 @@ printing in ``formatting``; the analysis in ``analyze``.
 import sys
 import time
 
-from gridtools.cli.condor import queue as Q
+from gridtools.cli import status
+from gridtools.cli.condor import qlisting, qviews, queue as Q
 from gridtools.errors import GridError, UsageError
 
 USAGE = """\
@@ -162,19 +163,23 @@ def _schedd():
 
 
 def run(opts):
-    from gridtools.cli.status import load
     if opts.schedd and opts.schedd != _schedd():
         from gridtools.cli.condor.submit import known_schedd
         if not known_schedd(opts.schedd):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
-    from gridtools.cli.status import warnings
-    snap = load()
+    if _from_listing(opts):
+        listing = status.load_listing()
+        if listing is not None:
+            for fault in listing["faults"]:
+                sys.stderr.write(f"warning: {fault['text']}\n")
+            return qlisting.view(opts, listing, Q.me(), time.time(), _schedd())
+    snap = status.load()
     if opts.view == "analyze" and not (snap.get("exechosts") or snap.get("hosts")):
         from gridtools.cli.condor import machineviews   # a daemon just started: its first status
-        from gridtools.spool import daemonctl, status
-        if daemonctl.running() and machineviews.first_status(daemonctl, status) is not None:
-            snap = load()
-    for line in warnings(snap):
+        from gridtools.spool import daemonctl, status as spool_status
+        if daemonctl.running() and machineviews.first_status(daemonctl, spool_status) is not None:
+            snap = status.load()
+    for line in status.warnings(snap):
         sys.stderr.write(line + "\n")
     user, now = Q.me(), time.time()
     everyone = Q.procs(snap)
@@ -183,6 +188,14 @@ def run(opts):
     if opts.limit:
         chosen = chosen[:opts.limit]
     return render(opts, snap, chosen, everyone, user, now, source)
+
+
+def _from_listing(opts):
+    """True when the published listing alone answers: the batch view or the totals of
+    the jobs of all, some or the calling users."""
+    sel = opts.selection
+    return (opts.view in ("batch", "totals") and not opts.dag and not opts.limit
+            and not (sel.constraints or sel.clusters or sel.ids))
 
 
 def select(opts, everyone, user, source):
@@ -213,7 +226,6 @@ def _ads(source, procs, attributes):
 
 
 def render(opts, snap, chosen, everyone, user, now, source):
-    from gridtools.cli.condor import qviews
     view = opts.view
     if view in ("long", "json", "af", "format"):
         return _attributes(opts, chosen, source)
@@ -249,7 +261,6 @@ def _attributes(opts, chosen, source):
 
 def _table(opts, snap, chosen, user, now, source):
     """(table text, whether the totals follow) of the tabular views."""
-    from gridtools.cli.condor import qviews
     view = opts.view
     if view == "totals":
         return "", True

@@ -19,8 +19,8 @@ name, ``-constraint`` expressions; the caller's own jobs unless users or
 ids are named or ``-allusers`` is given (root sees everyone's).
 """
 
-import os
-import pwd
+import posix
+
 from gridtools.errors import InputError
 
 #: JobStatus numbers and their condor_q letters
@@ -36,10 +36,11 @@ _GE_HOLDS = (("u", "held by the job's owner", 1), ("o", "held by an operator", 1
 
 
 def me():
+    import pwd
     try:
-        return pwd.getpwuid(os.getuid()).pw_name
+        return pwd.getpwuid(posix.getuid()).pw_name
     except KeyError:
-        return str(os.getuid())
+        return str(posix.getuid())
 
 
 #: what a Proc works out from its published row when first asked for (_fill)

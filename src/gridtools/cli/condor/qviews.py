@@ -13,10 +13,9 @@ jobs under their DAGMan job. The summary below counts the procs of the
 query, the caller's and everybody's by state.
 """
 
-import functools
-import os
 import time
 
+from gridtools import ospaths
 from gridtools.cli.condor import queue as Q
 
 
@@ -24,13 +23,17 @@ def format_date(when):
     """HTCondor's ``M/D HH:MM`` (month right-aligned, day left-aligned)."""
     if when < 0:
         return "    ???    "
-    return _minute(int(when) // 60)
+    minute = int(when) // 60
+    text = _MINUTES.get(minute)
+    if text is None:
+        t = time.localtime(minute * 60)
+        text = _MINUTES[minute] = f"{t.tm_mon:2d}/{t.tm_mday:<2d} {t.tm_hour:02d}:{t.tm_min:02d}"
+    return text
 
 
-@functools.lru_cache(maxsize=4096)
-def _minute(minute):
-    t = time.localtime(minute * 60)
-    return f"{t.tm_mon:2d}/{t.tm_mday:<2d} {t.tm_hour:02d}:{t.tm_min:02d}"
+#: minute -> its text, and command -> its base name, as worked out before (a query of
+#: thousands of procs shows few distinct ones)
+_MINUTES, _BASES = {}, {}
 
 
 def format_time(seconds):
@@ -49,9 +52,11 @@ def run_time(proc, now):
     return now - proc.start if proc.start and proc.status in (Q.RUNNING, Q.SUSPENDED, Q.HELD) else 0
 
 
-@functools.lru_cache(maxsize=4096)
 def _base(cmd):
-    return os.path.basename(cmd) or cmd
+    text = _BASES.get(cmd)
+    if text is None:
+        text = _BASES[cmd] = ospaths.basename(cmd) or cmd
+    return text
 
 
 def _id_cells(proc):
@@ -174,11 +179,17 @@ def batches(procs, totals):
 
 
 def batch_view(procs, totals):
-    rows = batches(procs, totals)
-    longest = max([len(b.owner) for b in rows] or [0])
+    return batch_table([(b.owner, b.name, b.procs[0].qdate, b.counts(), b.ids())
+                        for b in batches(procs, totals)])
+
+
+def batch_table(rows):
+    """The batch view of ``rows``: (owner, batch name, submission time, (done, running,
+    idle, held, total) counts, job ids) of each batch."""
+    longest = max([len(r[0]) for r in rows] or [0])
     owner_w = longest if longest >= len("OWNER") else 8
-    name_w = max([10] + [len(b.name) for b in rows])
-    counts = [b.counts() for b in rows]
+    name_w = max([10] + [len(r[1]) for r in rows])
+    counts = [r[3] for r in rows]
     show_hold = any(c[3] for c in counts) or not rows
     widths = [max([6] + [len(str(c[i])) for c in counts]) for i in range(5)]
     heads = ["  DONE", "  RUN ", "  IDLE", "  HOLD", " TOTAL"]
@@ -188,13 +199,8 @@ def batch_view(procs, totals):
     lines = [head]
     row = (f"{{:<{owner_w}}} {{:<{name_w}}} {{:>12}} " + " ".join(f"{{:>{widths[i]}}}" for i in cols)
            + " {}").format
-    dates = {}
-    for batch, count in zip(rows, counts):
-        qdate = batch.procs[0].qdate
-        date = dates.get(qdate)
-        if date is None:
-            date = dates[qdate] = format_date(qdate)
-        lines.append(row(batch.owner, batch.name, date, *[count[i] or "_" for i in cols], batch.ids()))
+    for owner, name, qdate, count, ids in rows:
+        lines.append(row(owner, name, format_date(qdate), *[count[i] or "_" for i in cols], ids))
     return "\n".join(lines) + "\n"
 
 
@@ -212,8 +218,14 @@ def _counts(procs):
 
 def _tally(procs, counts=None):
     counts = _counts(procs) if counts is None else counts
-    running = counts[Q.RUNNING] + counts.get(Q.TRANSFERRING, 0)
-    return (f"{len(procs)} jobs; {counts[Q.COMPLETED]} completed, {counts[Q.REMOVED]} removed, "
+    return tally_text(len(procs), counts)
+
+
+def tally_text(total, counts):
+    """A line of the totals: ``total`` procs, ``counts`` of them by JobStatus."""
+    running = counts.get(Q.RUNNING, 0) + counts.get(Q.TRANSFERRING, 0)
+    counts = dict.fromkeys(_TALLIED, 0) | counts
+    return (f"{total} jobs; {counts[Q.COMPLETED]} completed, {counts[Q.REMOVED]} removed, "
             f"{counts[Q.IDLE]} idle, {running} running, {counts[Q.HELD]} held, "
             f"{counts[Q.SUSPENDED]} suspended")
 
@@ -228,6 +240,12 @@ def summary(query, mine, everyone, user):
         if counts is None:
             counts = known[id(procs)] = _counts(procs)
         return _tally(procs, counts)
-    return (f"Total for query: {tally(query)} \n"
-            f"Total for {user}: {tally(mine)} \n"
-            f"Total for all users: {tally(everyone)}\n")
+    return totals_text(tally(query), tally(mine), tally(everyone), user)
+
+
+def totals_text(query, mine, everyone, user):
+    """The totals below a table: the lines (``tally_text``) of the query's procs, the
+    caller's and everybody's."""
+    return (f"Total for query: {query} \n"
+            f"Total for {user}: {mine} \n"
+            f"Total for all users: {everyone}\n")

@@ -10,9 +10,9 @@ Commands: ``qsub``, ``qrsh`` (with ``qrsh_inherit`` for ``qrsh -inherit``),
 
 Shared: ``options`` (the submit option table of qsub, qalter, qrsh, ``#$`` lines
 and sge_request files), ``tokens`` (option words of files and scripts),
-``submit`` (job descriptions, quick name checks), ``jobadmit`` (the admission
-rules before a job is queued), ``arlist`` (advance reservations as queries see
-them), ``cellfacts`` (configuration facts read by hand), ``jobsel`` (job lists
+``submit`` (job descriptions, quick name checks), ``arlist`` (advance
+reservations as queries see them), ``cellfacts`` (configuration facts read by
+hand, and the admission rules before a job is queued), ``jobsel`` (job lists
 of qdel/qhold/qalter), ``qstatus`` (the published status plus requests in
 flight), ``verify`` (the scheduler's view for -w and qquota), ``loadvalues``,
 ``usage_text``, ``sync`` (-sync y, -now y), ``xmlout``.

@@ -1,12 +1,17 @@
 """Small facts of the cell's configuration read by hand from etc/ (fast, no parsers):
 attributes of one object file, and the access lists a user belongs to. Used by the
-checks qsub, qrsub and qrstat make before they ask the daemon."""
+checks qsub, qrsub and qrstat make before they ask the daemon, among them qsub's
+check of Grid Engine's admission rules (``formats.sge.admission``; the daemon checks
+them again when it takes the job in).
 
-import grp
-import os
-import pwd
+The rules read only the global configuration's attributes in ``RULE_ATTRIBUTES``,
+the owner's user object and the job's project and deadline: when none of them is
+set, no rule can refuse the job or give it a project, and the rules are not even
+imported (the common submission pays nothing for them)."""
 
-from gridtools import cell
+import posix
+
+from gridtools import cell, ospaths
 
 
 def attributes(path):
@@ -31,6 +36,8 @@ def names(text):
 
 def groups_of(user):
     """Unix group names of ``user`` (primary and supplementary)."""
+    import grp
+    import pwd
     try:
         found = {g.gr_name for g in grp.getgrall() if user in g.gr_mem}
         found.add(grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name)
@@ -44,12 +51,100 @@ def member_lists(user):
     groups = groups_of(user)
     folder = cell.etc("usersets")
     try:
-        lists = os.listdir(folder)
+        lists = posix.listdir(folder)
     except FileNotFoundError:
         return set()
     found = set()
     for name in lists:
-        entries = names(attributes(os.path.join(folder, name)).get("entries"))
+        entries = names(attributes(ospaths.join(folder, name)).get("entries"))
         if user in entries or any(f"@{g}" in entries for g in groups):
             found.add(name)
     return found
+
+
+# ---------------------------------------------------------------- admission rules
+
+#: attributes of the global configuration that let the admission rules act on a job
+#: without a project: a switch acts when "true", a value when set (not empty, 0 or NONE)
+RULE_ATTRIBUTES = {"enforce_user": "switch", "enforce_project": "switch", "projects": "value",
+                   "max_u_jobs": "value", "max_jobs": "value"}
+
+
+def _object(folder, name):
+    if not name or "/" in name or name.startswith("."):
+        return None
+    path = cell.etc(folder, name)
+    if not ospaths.isfile(path):
+        return None
+    return attributes(path)
+
+
+def _counts():
+    """(jobs per owner, all jobs) still in the cell, from the status the daemon published."""
+    from gridtools.cli.sge import qstatus
+    snap = qstatus.load()
+    live = {r["id"] for r in snap["rows"] if r.get("state") != "z"}
+    per_owner = {}
+    for job_id in live:
+        owner = (snap["jobs"].get(job_id) or {}).get("owner")
+        per_owner[owner] = per_owner.get(owner, 0) + 1
+    return per_owner, len(live)
+
+
+def cell_view(conf=None):
+    from gridtools.formats.sge import admission
+    lists = {}
+    counted = []
+
+    def member(name, user, _group):
+        if user not in lists:
+            lists[user] = member_lists(user)
+        return name in lists[user]
+
+    def counts():
+        if not counted:
+            counted.append(_counts())
+        return counted[0]
+
+    if conf is None:
+        conf = attributes(cell.etc("conf", "global"))
+    return admission.CellView(
+        conf=conf, user=lambda name: _object("users", name), project=lambda name: _object("projects", name),
+        member=member, jobs_of=lambda user: counts()[0].get(user, 0), jobs_total=lambda: counts()[1])
+
+
+def _rules_apply(req, owner, conf):
+    """False when no admission rule can refuse the job nor change it (see the docstring)."""
+    if req.get("project") or req.get("deadline") or _object("users", owner) is not None:
+        return True
+    for name, kind in RULE_ATTRIBUTES.items():
+        value = str(conf.get(name) or "").strip().lower()
+        if (value == "true") if kind == "switch" else value not in ("", "0", "none"):
+            return True
+    return False
+
+
+def _group():
+    """The caller's primary group name (its number when it has none)."""
+    import grp
+    import posix
+    try:
+        return grp.getgrgid(posix.getgid()).gr_name
+    except KeyError:
+        return str(posix.getgid())
+
+
+def refusal(req, owner, conf=None):
+    """The admission rules' refusal of a job request of ``owner`` (None: accepted); may
+    set its project. ``conf``: the global configuration's attributes, when the caller
+    has read them."""
+    if conf is None:
+        conf = attributes(cell.etc("conf", "global"))
+    if not _rules_apply(req, owner, conf):
+        return None
+    from gridtools.formats.sge import admission
+    spec = dict(req, owner=owner, group=_group())
+    why = admission.check(spec, cell_view(conf))
+    if why is None and spec.get("project") != req.get("project"):
+        req["project"] = spec["project"]
+    return why

@@ -7,19 +7,21 @@ them comma- or blank-separated. ``resolve`` turns those into targets
 status snapshot; unknown ids are reported back.
 """
 
-import fnmatch
-import os
-import pwd
+import posix
 
-from gridtools import cell
+from gridtools import cell, ospaths
+from gridtools.cli import status
 from gridtools.errors import UsageError
+from gridtools.formats import spoolyaml
+from gridtools.spool import jobs as jobstore
 
 
 def me():
+    import pwd
     try:
-        return pwd.getpwuid(os.getuid()).pw_name
+        return pwd.getpwuid(posix.getuid()).pw_name
     except KeyError:
-        return str(os.getuid())
+        return str(posix.getuid())
 
 
 def read_names(kind):
@@ -108,8 +110,6 @@ def live_in_spool(jid):
 
     The spool is the record; the status snapshot may be a moment behind it.
     """
-    from gridtools.formats import spoolyaml
-    from gridtools.spool import jobs as jobstore
     try:
         spec = jobstore.read_spec(jid)
         state = jobstore.read_state(jid) or {}
@@ -134,7 +134,21 @@ def in_flight(jid):
     """True while job ``jid`` was submitted but not yet taken in by the daemon (its id
     is claimed): any user's request that names it reaches the daemon after the submit."""
     from gridtools.spool import ids
-    return os.path.lexists(os.path.join(ids.claims_dir("job"), str(jid)))
+    return ospaths.lexists(ospaths.join(ids.claims_dir("job"), str(jid)))
+
+
+def job_status(items, users):
+    """The status the job words ``items`` and ``-u`` ``users`` are resolved against:
+    the part of the published listing that names those jobs (``cli.status.from_listing``;
+    every job for names, patterns and -u), or the whole status when the listing is not
+    all of it."""
+    listing = status.load_listing()
+    if listing is None:
+        return status.load()
+    numbers = None
+    if users is None and all(name.isdigit() for name, _tasks in items):
+        numbers = {int(name) for name, _tasks in items}
+    return status.from_listing(listing, numbers)
 
 
 def resolve(items, snap):
@@ -151,6 +165,7 @@ def resolve(items, snap):
             else:
                 missing.append(name)
             continue
+        import fnmatch
         found = [jid for jid, info in sorted(jobs.items())
                  if fnmatch.fnmatchcase(info["name"], name) and _has_live_rows(snap, jid)
                  and live_in_spool(jid)]

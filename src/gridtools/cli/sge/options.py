@@ -11,8 +11,9 @@ is queued.
 Imports stay on the standard library core: this runs on every qsub.
 """
 
-import os
+import posix
 
+from gridtools import ospaths
 from gridtools.cli.sge.optvalues import (
     BINDING_TYPES, fail, must_have, parse_binding, parse_ckpt_when, parse_context, parse_datetime, parse_env_list,
     parse_job_name, parse_mail_options, parse_names, parse_path_list, parse_priority,
@@ -56,12 +57,17 @@ class Context:
 
     def __init__(self, prog="qsub", cwd=None, env=None):
         self.prog = prog
-        self.cwd = cwd if cwd is not None else os.getcwd()
-        self.env = env if env is not None else os.environ
+        self.cwd = cwd if cwd is not None else posix.getcwd()
+        self._env = env
         self.soft = False
         self.client = {}          # qsub-only flags: terse, sync, verify_only, prefix
         self.seen = []            # option names in the order met (qalter uses them)
         self.in_file = None       # set while reading a request file or directives
+
+    @property
+    def env(self):
+        """The environment -v takes values from (the process's, unless one was given)."""
+        return self._env if self._env is not None else ospaths.environ()
 
 
 # ---------------------------------------------------------------- appliers
@@ -159,7 +165,7 @@ def _apply_cwd(req, args, ctx):
 
 def _apply_wd(req, args, ctx):
     path = must_have("-wd", args[0])
-    req["cwd"] = path if os.path.isabs(path) else os.path.normpath(os.path.join(ctx.cwd, path))
+    req["cwd"] = path if path.startswith("/") else ospaths.normpath(ospaths.join(ctx.cwd, path))
 
 
 def _apply_hold_jid(field):

@@ -6,7 +6,8 @@ with what it did to each job, which is what qdel prints. When qdel returns,
 the deletion shows in qstat; a running task is ended by its shepherd.
 """
 
-from gridtools.cli.sge import jobsel, qstatus
+from gridtools.cli import ask
+from gridtools.cli.sge import jobsel
 
 USAGE = """usage: qdel [options] job_task_list
    [-f]                                     force action
@@ -61,7 +62,7 @@ def _delete(items, users, force):
     message saying "deleted" is true, and qstat shows it when qdel returns)."""
     import sys
     user = jobsel.me()
-    snap = qstatus.load()
+    snap = jobsel.job_status(items, users)
     targets, missing = jobsel.resolve(items, snap)
     if users is not None:
         targets.extend(jobsel.jobs_of_users(snap, users))
@@ -101,5 +102,4 @@ def _delete(items, users, force):
 def _ask(targets, force):
     if not targets:
         return []
-    from gridtools.cli.ask import outcomes
-    return outcomes("delete", {"targets": targets, "force": force})
+    return ask.outcomes("delete", {"targets": targets, "force": force})

@@ -6,7 +6,8 @@ The daemon applies the change and answers which tasks it concerned, which is
 what is printed; when the command returns, qstat shows the change.
 """
 
-from gridtools.cli.sge import jobsel, qstatus
+from gridtools.cli import ask
+from gridtools.cli.sge import jobsel
 from gridtools.errors import UsageError
 
 WHO = {"s": ("manager", jobsel.is_manager), "o": ("operator", jobsel.is_operator)}
@@ -57,7 +58,7 @@ def _hold(prog, items, users, letters, on):
             what = "manager hold" if letter == "s" else "operator hold"
             print(f'denied: "{user}" must be {title} to {"set" if on else "release"} {what}')
             return 10
-    snap = qstatus.load()
+    snap = jobsel.job_status(items, users)
     targets, missing = jobsel.resolve(items, snap)
     if users is not None:
         targets.extend(jobsel.jobs_of_users(snap, users))
@@ -94,5 +95,4 @@ def _hold(prog, items, users, letters, on):
 def _ask(targets, letters, on):
     if not targets:
         return []
-    from gridtools.cli.ask import outcomes
-    return outcomes("hold", {"targets": targets, "letters": letters, "on": on})
+    return ask.outcomes("hold", {"targets": targets, "letters": letters, "on": on})

@@ -8,13 +8,14 @@ state, hold kind) and the plain job table; the other views live in
 ``qstat_j`` (-j), imported only when asked for.
 """
 
-import os
-import pwd
+import posix
 import sys
 import time
 
+from gridtools import ospaths
 from gridtools.cli.sge import qstatus
 from gridtools.cli.sge.tokens import split_list
+from gridtools.spool.listing import TIME_FORMAT, line_format
 from gridtools.errors import GridError, UsageError
 
 # options taking one argument (-j and -F take an optional one)
@@ -150,7 +151,7 @@ def default_words():
     from gridtools import cell
     from gridtools.cli.sge.tokens import read_option_file
     words = read_option_file(cell.etc("sge_qstat"))
-    words += read_option_file(os.path.join(os.path.expanduser("~"), ".sge_qstat"))
+    words += read_option_file(ospaths.join(ospaths.home(), ".sge_qstat"))
     user = _me()
     return [user if w == "$user" else w for w in words]
 
@@ -158,14 +159,16 @@ def default_words():
 # ---------------------------------------------------------------- selection
 
 def _me():
+    import pwd
     try:
-        return pwd.getpwuid(os.getuid()).pw_name
+        return pwd.getpwuid(posix.getuid()).pw_name
     except KeyError:
-        return str(os.getuid())
+        return str(posix.getuid())
 
 
 def _group_members(name):
     import grp
+    import pwd
     try:
         entry = grp.getgrnam(name)
     except KeyError:
@@ -192,6 +195,22 @@ def user_selected(owner, users):
     return user_filter(users)(owner)
 
 
+#: -s words that look at a job's dependencies and start time (not only at its row)
+JOB_FACT_STATES = frozenset({"hj", "hd", "ha"})
+
+
+def state_selected(words, state, hold):
+    """True when -s ``words`` select a row in ``state`` with ``hold`` letters, going by
+    the row alone (``StateFilter`` also asks ``JOB_FACT_STATES`` of the job)."""
+    if words is None:
+        return state != "z"
+    if state == "z":
+        return "z" in words
+    if state in qstatus.ACTIVE:
+        return ("s" if state in SUSPENDED else "r") in words
+    return "p" in words or any(("h" + letter) in words and letter in hold for letter in "uos")
+
+
 class StateFilter:
     """Decides whether a row passes -s (hold kinds look at the job's dependencies)."""
 
@@ -207,18 +226,13 @@ class StateFilter:
 
     def __call__(self, row):
         state, words = row["state"], self.words
-        if words is None:
-            return state != "z"
-        if state == "z":
-            return "z" in words
-        if state in qstatus.ACTIVE:
-            return ("s" if state in SUSPENDED else "r") in words
-        return "p" in words or self._held(row, words)
+        if state_selected(words, state, row.get("hold") or ""):
+            return True
+        if words is None or state == "z" or state in qstatus.ACTIVE:
+            return False
+        return self._held(row, words)
 
     def _held(self, row, words):
-        hold = row.get("hold") or ""
-        if any(("h" + letter) in words and letter in hold for letter in "uos"):
-            return True
         job = self.snap["jobs"].get(row["id"], {})
         if "hj" in words and any(p in self.live() for p in job.get("predecessors") or ()):
             return True
@@ -250,7 +264,7 @@ def selected_rows(snap, opts):
 # ---------------------------------------------------------------- plain table
 
 def fmt_time(epoch):
-    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(epoch))
+    return time.strftime(TIME_FORMAT, time.localtime(epoch))
 
 
 class _Times:
@@ -271,8 +285,7 @@ def _formats(qlen):
     """Header, rule and line format of the plain table for a queue column ``qlen`` wide."""
     header = ("job-ID  prior   name       user         state submit/start at     "
               f"{'queue':<{qlen}} slots ja-task-ID ")
-    line = f"%7d %.5f %-10.10s %-12.12s %-5s %s %-{qlen}.{qlen}s %5d %s"
-    return header, "-" * (83 + qlen), line
+    return header, "-" * (83 + qlen), line_format(qlen)
 
 
 def queue_width(snap):
@@ -299,6 +312,41 @@ def plain(snap, opts, out):
     out.write("\n".join([job_line(row, info, fmt, when) for row in rows]) + "\n")
 
 
+def from_listing(opts):
+    """True when the published listing alone answers: the plain table, its rows chosen
+    by owner and by -s words that need no job facts."""
+    return (opts.job_ids is None and not (opts.json or opts.xml) and not _needs_views(opts)
+            and not (opts.states and opts.states & JOB_FACT_STATES))
+
+
+def plain_listing(listing, opts, out):
+    """The plain table (the lines ``plain`` writes) from the published listing: the
+    daemon's lines of the runs selected when they show times as this process does,
+    else lines rendered here (those of a run of jobs differ in their job ids only)."""
+    from gridtools.spool import listing as L
+    owner_ok = user_filter(opts.users)
+    words = opts.states
+    runs = listing["runs"]
+    rendered = listing.get("lines")
+    if rendered is None or len(rendered) != len(runs) or listing.get("zone") != L.zone():
+        rendered = None
+        when, tail = _Times(), _formats(listing["qlen"])[2][3:] + "\n"
+    texts = []
+    for i, run in enumerate(runs):
+        job = run[L.JOB]
+        if not owner_ok(job[L.J_OWNER]) or not state_selected(words, run[L.STATE], run[L.HOLD]):
+            continue
+        if rendered is not None:
+            texts.append(rendered[i])
+            continue
+        rest = tail % (run[L.PRIO], job[L.J_NAME], job[L.J_OWNER], run[L.STATE], when(run[L.TIME]),
+                       run[L.QUEUE], run[L.SLOTS], L.task_label(run))
+        texts.extend([f"{n:7d}{rest}" for n in range(run[L.ID], run[L.ID] + run[L.COUNT])])
+    if texts:
+        header, rule, _fmt = _formats(listing["qlen"])
+        out.write(f"{header}\n{rule}\n" + "".join(texts))
+
+
 def _needs_views(opts):
     return bool(opts.full or opts.group or opts.resources or opts.ext or opts.pri or opts.urg
                 or opts.selects_queues)
@@ -310,6 +358,13 @@ def usage(stream):
 
 
 def run(opts):
+    if from_listing(opts):
+        listing = qstatus.load_listing(lines=True)
+        if listing is not None:
+            for fault in listing["faults"]:
+                sys.stderr.write(f"warning: {fault['text']}\n")
+            plain_listing(listing, opts, sys.stdout)
+            return 0
     snap = qstatus.load()
     from gridtools.cli.sge.loadvalues import check_requests
     opts.requests = check_requests(opts.requests, opts.full_resources, snap.get("complexes"))

@@ -5,12 +5,15 @@ modules: a submission costs one lock, two small files and a byte in the
 daemon's FIFO.
 """
 
-import os
+import posix
 import sys
 
-from gridtools.cli.sge import options, submit
+from gridtools import cell
+from gridtools.cli import ask
+from gridtools.cli.sge import cellfacts, options, submit
 from gridtools.cli.sge.tokens import script_directives
 from gridtools.errors import GridError, UsageError
+from gridtools.spool import ids
 
 
 def _job_label(spec):
@@ -43,7 +46,7 @@ def _without_prefix_option(words):
 
 def build(argv, stdin=None, prog="qsub", cwd=None):
     """Parse everything and return (spec without id, script bytes, client flags)."""
-    cwd = cwd or os.getcwd()
+    cwd = cwd or posix.getcwd()
     probe_ctx = options.Context(prog, cwd)
     probe = options.fresh_request()
     rest = options.parse(list(argv), probe, probe_ctx)
@@ -77,16 +80,10 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
     return req, script, ctx.client, name, command, args
 
 
-def _check_admission(req):
+def _check_admission(req, conf):
     """Refuse what Grid Engine's admission rules refuse (projects, users, -dl, job counts)."""
-    import grp
-    from gridtools.cli.sge import jobadmit
-    owner = submit.submitter(os.getcwd())["owner"]
-    try:
-        group = grp.getgrgid(os.getgid()).gr_name
-    except KeyError:
-        group = str(os.getgid())
-    why = jobadmit.refusal(req, owner, group)
+    owner = submit.submitter(posix.getcwd())["owner"]
+    why = cellfacts.refusal(req, owner, conf)
     if why is not None:
         raise submit.Rejected(why)
 
@@ -118,25 +115,25 @@ def main(argv, prog="qsub"):
 
 
 def _submit(argv, prog):
-    cwd = os.getcwd()
+    cwd = posix.getcwd()
     stdin = sys.stdin.buffer if not sys.stdin.isatty() else None
     req, script, client, name, command, args = build(argv, stdin, prog, cwd)
-    from gridtools.cli import cellinit
-    cellinit.ensure_cell()
+    if not cell.initialised():
+        from gridtools.cli import cellinit
+        cellinit.ensure_cell()
+    conf = cellfacts.attributes(cell.etc("conf", "global"))
     if req["verify"] in ("e", "v", "w", "p") or client.get("verify_only"):
         from gridtools.cli.sge import verify
         code = verify.report(req, client, prog)
         if code is not None:
             return code
-    _check_admission(req)
+    _check_admission(req, conf)
     if req.get("ar"):
         _check_ar(req)
-    from gridtools.cli.ask import tell
-    from gridtools.spool import ids
     spec = submit.finish_spec(req, 1, name, cwd, args, command)
-    submit.check_spec(spec, script)
+    submit.check_spec(spec, script, conf)
     spec["id"] = ids.allocate("job")[0]
-    tell("submit", {"job": spec}, script=script)
+    ask.tell("submit", {"job": spec}, script=script)
     print(submitted_message(spec, client.get("terse")), flush=True)
     if req.get("now"):
         from gridtools.cli.sge import sync

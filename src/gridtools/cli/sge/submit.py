@@ -11,10 +11,10 @@ configuration are done here, with Grid Engine's messages; nothing here
 imports the configuration parsers.
 """
 
-import os
+import posix
 import time
 
-from gridtools import cell
+from gridtools import cell, ospaths
 from gridtools.cli.identity import submitter  # noqa: F401 - qsub names it submit.submitter
 from gridtools.cli.sge.optvalues import Rejected
 from gridtools.cli.sge.tokens import read_option_file, split_words
@@ -22,11 +22,11 @@ from gridtools.errors import GridError, InputError
 
 
 def default_request_words(cwd):
-    home = os.path.expanduser("~")
+    home = ospaths.home()
     words = read_option_file(cell.etc("sge_request"))
-    words += read_option_file(os.path.join(home, ".sge_request"))
-    local = os.path.join(cwd, ".sge_request")
-    if os.path.abspath(local) != os.path.abspath(os.path.join(home, ".sge_request")):
+    words += read_option_file(ospaths.join(home, ".sge_request"))
+    local = ospaths.join(cwd, ".sge_request")
+    if ospaths.abspath(local) != ospaths.abspath(ospaths.join(home, ".sge_request")):
         words += read_option_file(local)
     return words
 
@@ -49,7 +49,7 @@ def read_script(path, stdin):
 def path_aliases(cwd, submit_host):
     """Applicable (source, exec host, replacement) entries for ``cwd`` (sge_aliases(5))."""
     lines = []
-    for path in (cell.etc("sge_aliases"), os.path.join(os.path.expanduser("~"), ".sge_aliases")):
+    for path in (cell.etc("sge_aliases"), ospaths.join(ospaths.home(), ".sge_aliases")):
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 lines.extend(fh.read().splitlines())
@@ -72,7 +72,7 @@ def path_aliases(cwd, submit_host):
 
 def _etc_names(folder):
     try:
-        return set(os.listdir(cell.etc(folder)))
+        return set(posix.listdir(cell.etc(folder)))
     except FileNotFoundError:
         return set()
 
@@ -143,6 +143,8 @@ def wild_match(name, pattern, fold=False):
 
 def check_queues(specs):
     """Refuse queue requests naming no existing queue or queue instance."""
+    if not specs:
+        return
     queues = _etc_names("queues")
     for spec in specs:
         qpart, at, hpart = spec.partition("@")
@@ -170,6 +172,8 @@ def check_request(req):
 def check_resources(req):
     """Resolve shortcuts of -l names; refuse unknown or non-requestable resources and
     values that are not of the resource's type (Grid Engine's messages)."""
+    if not (req["resources"]["hard"] or req["resources"]["soft"]):
+        return
     table = complex_table()
     by_short = {v[0]: k for k, v in table.items()}
     for kind in ("hard", "soft"):
@@ -200,8 +204,12 @@ def _check_value(name, row, value):
 
 # ---------------------------------------------------------------- the daemon's checks
 
-def global_value(name, default=None):
-    """An attribute of the global configuration (etc/conf/global), read by hand (fast)."""
+def global_value(name, default=None, conf=None):
+    """An attribute of the global configuration (etc/conf/global), read by hand (fast);
+    from ``conf`` (the file's attributes, as ``cellfacts.attributes`` reads them) when
+    the caller has read it already."""
+    if conf is not None:
+        return conf.get(name) or default
     try:
         with open(cell.etc("conf", "global"), encoding="utf-8", errors="replace") as fh:
             value = _attr_line(fh.read(), name)
@@ -210,28 +218,29 @@ def global_value(name, default=None):
     return value if value else default
 
 
-def check_spec(spec, script=None):
+def check_spec(spec, script=None, conf=None):
     """Refuse, as the daemon would, a job description it would not accept (formats.jobcheck):
-    names with control characters, more tasks than max_aj_tasks, a script too large."""
+    names with control characters, more tasks than max_aj_tasks, a script too large.
+    ``conf``: the global configuration's attributes, when the caller has read them."""
     from gridtools.formats import jobcheck
-    limit = global_value("max_aj_tasks", "75000")
+    limit = global_value("max_aj_tasks", "75000", conf)
     try:
         jobcheck.check(spec, max_tasks=int(limit) if limit.isdigit() else 0)
     except jobcheck.Invalid as exc:
         raise Rejected(str(exc)) from None
-    if script is not None and len(script) > max_script():
-        raise Rejected(f"the job script is larger than {max_script()} bytes "
+    if script is not None and len(script) > max_script(conf):
+        raise Rejected(f"the job script is larger than {max_script(conf)} bytes "
                        "(qmaster_params MAX_SCRIPT_SIZE)")
 
 
-def max_script():
+def max_script(conf=None):
     """Largest job script the daemon takes (qmaster_params MAX_SCRIPT_SIZE)."""
-    from gridtools.formats import values
     from gridtools.spool.requests import MAX_SCRIPT
-    params = (global_value("qmaster_params", "") or "").replace(",", " ").split()
+    params = (global_value("qmaster_params", "", conf) or "").replace(",", " ").split()
     for item in params:
         name, _, text = item.partition("=")
         if name == "MAX_SCRIPT_SIZE":
+            from gridtools.formats import values
             try:
                 return int(min(values.parse_memory(text), 1 << 40))
             except InputError:
@@ -252,10 +261,10 @@ def finish_spec(req, job_id, script_name, cwd, args, command=None):
     if command is not None:
         spec["command"] = command
     if not spec.get("name"):
-        base = os.path.basename(command if command is not None else script_name) or "STDIN"
+        base = ospaths.basename(command if command is not None else script_name) or "STDIN"
         spec["name"] = base
     if spec.get("export_all"):
-        spec["submit_env"] = dict(os.environ)
+        spec["submit_env"] = dict(ospaths.environ())
     spec["aliases"] = path_aliases(cwd, spec["submit_host"])
     if spec.get("mail_list") == []:
         spec["mail_list"] = [f"{spec['owner']}@{spec['submit_host']}"]

@@ -31,6 +31,8 @@ def _finished(state, numbers):
 
 
 def wait(spec, poll=0.01):
+    import gc
+    gc.enable()             # a wait may last long: the launcher turned the collector off
     numbers = _tasks(spec)
     notice = _StoreNotice(spec["id"])
     while True:

@@ -6,7 +6,6 @@ size of the executable) comes through an object with the four methods of
 ``LocalFiles``. Tests and callers can hand in their own.
 """
 
-import glob
 import os
 
 
@@ -31,6 +30,7 @@ class LocalFiles:
     def glob(self, pattern, kind):
         """Names matching ``pattern`` in sorted order, relative as written;
         directories end in ``/``. ``kind`` is a queue.MatchKind."""
+        import glob
         found = []
         for name in sorted(glob.glob(self._path(pattern))):
             shown = os.path.relpath(name, self.cwd) if not os.path.isabs(pattern) else name

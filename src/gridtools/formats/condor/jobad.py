@@ -9,12 +9,11 @@ variables (``Item`` by default). A queue statement whose executable
 differs from the previous one starts a new cluster, as condor_submit does.
 """
 
-import random
 
 from gridtools.classad import ClassAd
 from gridtools.errors import InputError
 from gridtools.formats.condor import jobattrs as A
-from gridtools.formats.condor.macros import Expander
+from gridtools.formats.condor.macros import Expander, SeededRandom
 from gridtools.formats.condor.queue import parse_queue
 from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at
 from gridtools.records import Factory, record
@@ -78,7 +77,7 @@ class _Jobs:
         self.desc, self.ctx = desc, ctx
         self.cluster, self.proc = cluster_id, procid
         self.defs = {}
-        self.rng = random.Random(ctx.seed)
+        self.rng = SeededRandom(ctx.seed)
         self.last_exe = None
         self.ads = []
 

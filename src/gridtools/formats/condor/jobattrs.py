@@ -5,11 +5,11 @@ them. ``jobad`` calls them in order.
 """
 
 import enum
+import functools
 import fnmatch
 import math
 import posixpath
 import re
-import signal
 
 from gridtools.classad import parse
 from gridtools.errors import InputError
@@ -163,14 +163,20 @@ def set_log(ad, cmd, iwd):
 
 # -------------------------------------------------------------- resources
 
-_QUANTITY = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGTP]?)B?\s*$", re.IGNORECASE)
+@functools.cache
+def _quantity():
+    """The pattern of an amount and its suffix, compiled on first use
+    (compiling a pattern costs a command as much as importing a module)."""
+    return re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGTP]?)B?\s*$", re.IGNORECASE)
+
+
 _SCALE = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
 
 
 def quantity(text, base_power):
     """An amount with an optional K/M/G/T suffix in units of 1024**base_power
     bytes (rounded up), or None when ``text`` is no plain amount."""
-    m = _QUANTITY.match(text)
+    m = _quantity().match(text)
     if not m:
         return None
     suffix = m.group(2).upper()
@@ -345,6 +351,7 @@ def set_policy(ad, cmd):
 
 def signal_name(text):
     """A signal's name (``SIGKILL``) from a number or a name."""
+    import signal
     text = text.strip()
     if text.isdigit():
         try:

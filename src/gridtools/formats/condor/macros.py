@@ -18,7 +18,7 @@ Randomness comes from the ``rng`` handed to ``expand`` so that results can
 be reproduced.
 """
 
-import random
+import functools
 import re
 
 from gridtools.errors import InputError
@@ -27,7 +27,13 @@ MAX_DEPTH = 64  # nesting of macro references before a definition counts as circ
 MAX_LENGTH = 1 << 20  # characters an expansion may grow to
 
 _REFERENCE = re.compile(r"\$(\$?)([A-Za-z_]*)\(")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+@functools.cache
+def _name():
+    """The pattern of a macro name, compiled on first use (compiling a pattern
+    costs a command as much as importing a module)."""
+    return re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
 
 
 class MacroProblem(InputError):
@@ -51,13 +57,29 @@ def split_args(body):
     return [part.strip() for part in body.split(",")]
 
 
+class SeededRandom:
+    """``random.Random(seed)``, made when first used: most descriptions draw nothing, and
+    the random module costs a submission more than reading its description."""
+
+    def __init__(self, seed):
+        self.seed, self._made = seed, None
+
+    def __getattr__(self, name):
+        if name.startswith("__") or "seed" not in self.__dict__:
+            raise AttributeError(name)
+        if self._made is None:
+            import random
+            self._made = random.Random(self.seed)
+        return getattr(self._made, name)
+
+
 class Expander:
     """Expands text against ``lookup(name) -> raw value or None``."""
 
     def __init__(self, lookup, environ=None, rng=None):
         self.lookup = lookup
         self.environ = environ or {}
-        self.rng = rng or random.Random(0)
+        self.rng = rng or SeededRandom(0)
 
     def expand(self, text, depth=0):
         if depth > MAX_DEPTH:
@@ -92,7 +114,7 @@ class Expander:
 
     def _macro(self, body, original, depth):
         name, colon, default = body.partition(":")
-        if not _NAME.match(name):
+        if not _name().match(name):
             return original
         raw = self.lookup(name)
         if raw is None:
@@ -110,7 +132,7 @@ class Expander:
 
     def value_of(self, arg, depth):
         """The expanded value of a macro name, or ``arg`` itself expanded."""
-        raw = self.lookup(arg) if _NAME.match(arg) else None
+        raw = self.lookup(arg) if _name().match(arg) else None
         return self.expand(arg if raw is None else raw, depth + 1)
 
 

@@ -18,6 +18,7 @@ item rows, reading files and globbing through ``files`` (see fsview).
 """
 
 import enum
+import functools
 import re
 
 from gridtools.errors import InputError
@@ -140,8 +141,15 @@ def split_item(row, names):
 # -------------------------------------------------------------------- parsing
 
 _KEYWORD = re.compile(r"(?:^|\s)(in|from|matching)(?=\s|\(|\[|$)", re.IGNORECASE)
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
-_SLICE = re.compile(r"\[\s*(-?\d*)\s*(?::\s*(-?\d*)\s*)?(?::\s*(-?\d*)\s*)?\]")
+
+
+@functools.cache
+def _pattern(name):
+    """The patterns of variable names and of slices, compiled on first use
+    (compiling a pattern costs a command as much as importing a module)."""
+    if name == "ident":
+        return re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+    return re.compile(r"\[\s*(-?\d*)\s*(?::\s*(-?\d*)\s*)?(?::\s*(-?\d*)\s*)?\]")
 
 
 def parse_queue(text, evaluate_count=None):
@@ -168,10 +176,10 @@ def _parse_head(head, has_keyword):
         return head, []
     tokens = [t for t in re.split(r"[\s,]+", head) if t]
     count = ""
-    if not _IDENT.match(tokens[0]):
+    if not _pattern("ident").match(tokens[0]):
         count, tokens = tokens[0], tokens[1:]
     for token in tokens:
-        if not _IDENT.match(token):
+        if not _pattern("ident").match(token):
             raise InputError("Invalid Queue count expression")
     return count, tokens
 
@@ -194,7 +202,7 @@ def _count(text, evaluate_count):
 def _parse_tail(spec, tail):
     if spec.mode is Mode.MATCHING:
         tail = _match_kind(spec, tail)
-    sm = _SLICE.match(tail)
+    sm = _pattern("slice").match(tail)
     if sm:
         spec.slice = _make_slice(sm)
         tail = tail[sm.end():].strip()

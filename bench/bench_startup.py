@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Start-up of the hot commands beside the interpreter's floor, interleaved, on a scratch cell.
+
+    python bench/bench_startup.py [--bin DIR] [--reps N] [--pending N] [--only NAMES]
+
+Each repetition runs every measure once, in turn, so that a busy spell of a
+shared machine touches all of them alike; the table gives the median and the
+fastest run of each in milliseconds, and the median's ratio to the floor
+(``python3 -I -S -c pass`` with the interpreter the launchers use). The
+measures, on a cell with a running daemon:
+
+- floor: the bare interpreter
+- qsub: ``qsub -h -b y true``
+- condor_submit: one held job from a submit file
+- qdel: ``qdel <id>`` of a held job (the daemon's answer included)
+- qstat, condor_q: with ``--pending`` held jobs in the queue (default 10,000;
+  half of them queued in the HTCondor dialect with ``--mixed``)
+
+Prints; asserts nothing. Give an installed copy's bin/ (``--bin``) to measure
+what users run: a checkout's bin/ measures the same code from src/.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from bench_table import Gridtools  # noqa: E402
+
+SUBMIT = "executable = /bin/true\nhold = true\nqueue\n"
+
+
+def timed(args, env):
+    """(wall, user + system CPU) milliseconds of one run of ``args``."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp")
+    _pid, _status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = 0
+    return wall * 1000, (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def measures(cell, python, sub_file, victims):
+    """name -> a function that runs the measure once and returns its milliseconds."""
+    env = cell.env
+    found = {
+        "floor": lambda: timed([python, "-I", "-S", "-c", "pass"], env),
+        "qsub": lambda: timed(["qsub", "-h", "-b", "y", "true"], env),
+        "condor_submit": lambda: timed(["condor_submit", sub_file], env),
+        "qdel": lambda: timed(["qdel", str(victims.pop())], env),
+    }
+    return found
+
+
+def run_rounds(table, reps, results):
+    for _ in range(reps):
+        for name, fn in table.items():
+            results.setdefault(name, []).append(fn())
+
+
+def report(results):
+    """Wall-clock median, fastest and ratio to the floor; the same for CPU time (the
+    command's own user + system time, which a busy machine disturbs less)."""
+    floor = statistics.median(w for w, _ in results["floor"])
+    cfloor = statistics.median(c for _, c in results["floor"])
+    print(f"{'measure':<16} {'median':>8} {'fastest':>8} {'/ floor':>8}   {'cpu med':>8} {'cpu min':>8} {'/ floor':>8}")
+    for name, values in results.items():
+        wall = [w for w, _ in values]
+        cpu = [c for _, c in values]
+        med, cmed = statistics.median(wall), statistics.median(cpu)
+        print(f"{name:<16} {med:8.1f} {min(wall):8.1f} {med / floor:8.2f}   "
+              f"{cmed:8.1f} {min(cpu):8.1f} {cmed / cfloor:8.2f}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", default=os.path.join(os.path.dirname(HERE), "bin"))
+    parser.add_argument("--reps", type=int, default=40)
+    parser.add_argument("--pending", type=int, default=10_000)
+    parser.add_argument("--only", default="", help="comma-separated measures (floor is always run)")
+    args = parser.parse_args(argv)
+    cell = Gridtools(os.path.abspath(args.bin))
+    try:
+        python = cell.interpreter()
+        sub_file = os.path.join(cell.root, "one.sub")
+        with open(sub_file, "w") as fh:
+            fh.write(SUBMIT)
+        cell.queue_many(args.reps, hold=True)
+        from gridtools.spool import status
+        victims = sorted((status.read() or {}).get("jobs", {}))
+        table = measures(cell, python, sub_file, victims)
+        wanted = set(args.only.split(",")) if args.only else None
+        small = {k: v for k, v in table.items() if k == "floor" or wanted is None or k in wanted}
+        results = {}
+        run_rounds(small, args.reps, results)
+        big = {"floor": table["floor"], "qstat": lambda: timed(["qstat"], cell.env),
+               "condor_q": lambda: timed(["condor_q"], cell.env)}
+        big = {k: v for k, v in big.items() if k == "floor" or wanted is None or k in wanted}
+        if len(big) > 1:
+            cell.queue_many(args.pending, hold=True)
+            big_results = {}
+            run_rounds(big, args.reps, big_results)
+            results["floor (10k)"] = big_results.pop("floor")
+            results.update(big_results)
+        print(f"interpreter: {python}; {args.reps} runs each; {args.pending:,} pending jobs for qstat")
+        report(results)
+    finally:
+        cell.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""condor_q's batch view and totals from the published job listing (``spool.listing``).
+
+The listing's runs are turned into groups of procs that share an owner, a
+batch and a JobStatus, and the batches and totals are counted group by
+group: the default view of 10,000 jobs costs about what qstat's does, where
+a record per proc (``queue.procs``) would cost several times more. What is
+shown is what ``qviews.batch_view`` and ``qviews.summary`` show of the procs.
+"""
+
+from gridtools.cli.condor import queue as Q
+from gridtools.spool import listing as L
+
+
+class Group:
+    """The procs ``procs`` (numbers from 0) of ``clusters`` consecutive clusters from
+    ``cluster``, all of one owner, batch and status."""
+
+    __slots__ = ("cluster", "clusters", "procs", "status", "owner", "batch", "qdate", "submitted")
+
+    def __init__(self, run, procs, status):
+        job = run[L.JOB]
+        self.cluster, self.clusters, self.procs, self.status = run[L.ID], run[L.COUNT], procs, status
+        self.owner, self.batch, self.qdate = job[L.J_OWNER], job[L.J_BATCH], run[L.SUBMITTED]
+        self.submitted = job[L.J_SUBMITTED]
+
+    @property
+    def size(self):
+        return self.clusters * len(self.procs)
+
+
+def _numbers(tasks):
+    if tasks is None:
+        return (1,)
+    if type(tasks) is int:
+        return (tasks,)
+    return [n for first, last, step in tasks for n in range(first, last + 1, step)]
+
+
+def groups(listing):
+    """The groups of the listing's procs, by cluster and first proc."""
+    found = []
+    for run in listing["runs"]:
+        state, book = run[L.STATE], run[L.JOB][L.J_BOOK] or {}
+        by_status = {}
+        for number in _numbers(run[L.TASKS]):
+            status = Q._status(state, book, number)
+            if status is not None:
+                by_status.setdefault(status, []).append(number - 1)
+        found.extend(Group(run, procs, status) for status, procs in by_status.items())
+    found.sort(key=lambda g: (g.cluster, g.procs[0]))
+    return found
+
+
+class _Batch:
+    """What the batch view shows of one batch, counted group by group."""
+
+    def __init__(self, owner, name, first, qdate):
+        self.owner, self.name, self.first, self.last, self.qdate = owner, name, first, first, qdate
+        self.size, self.counts = 0, {}
+        self.totals = {}             # cluster -> procs submitted (clusters of several groups)
+        self.whole = 0               # procs submitted by clusters of one group each
+
+    def add(self, group, first, last, clusters):
+        self.last = max(self.last, last)
+        self.size += clusters * len(group.procs)
+        self.counts[group.status] = self.counts.get(group.status, 0) + clusters * len(group.procs)
+        if clusters > 1:
+            self.whole += clusters * group.submitted          # jobs that are no arrays
+        else:
+            self.totals[first[0]] = group.submitted
+
+    def row(self):
+        run = self.counts.get(Q.RUNNING, 0) + self.counts.get(Q.TRANSFERRING, 0)
+        idle = self.counts.get(Q.IDLE, 0) + self.counts.get(Q.SUSPENDED, 0)
+        total = self.whole + sum(self.totals.values())
+        counts = (max(0, total - self.size), run, idle, self.counts.get(Q.HELD, 0), total)
+        first, last = self.first, self.last
+        if first == last:
+            ids = f"{first[0]}.{first[1]}"
+        elif first[0] == last[0]:
+            ids = f"{first[0]}.{first[1]}-{last[1]}"
+        else:
+            ids = f"{first[0]}.{first[1]} ... {last[0]}.{last[1]}"
+        return (self.owner, self.name, self.qdate, counts, ids)
+
+
+def batch_rows(chosen):
+    """The batch view's rows (``qviews.batch_table``) of the groups ``chosen``."""
+    found = {}
+    for g in chosen:
+        last_cluster = g.cluster + g.clusters - 1
+        if g.batch:
+            parts = [((g.owner, g.batch), g.cluster, last_cluster)]
+        else:
+            parts = [(("", c), c, c) for c in range(g.cluster, last_cluster + 1)]
+        for key, first, last in parts:
+            batch = found.get(key)
+            if batch is None:
+                batch = found[key] = _Batch(g.owner, g.batch or f"ID: {first}", (first, g.procs[0]), g.qdate)
+            batch.add(g, (first, g.procs[0]), (last, g.procs[-1]), last - first + 1)
+    return [b.row() for b in found.values()]
+
+
+def tally(chosen):
+    """(procs, {JobStatus: procs}) of the groups ``chosen``."""
+    counts = {}
+    for g in chosen:
+        counts[g.status] = counts.get(g.status, 0) + g.size
+    return sum(counts.values()), counts
+
+
+def view(opts, listing, user, now, schedd):
+    """condor_q's text for the batch view or -totals of the listing."""
+    from gridtools.cli.condor import qviews
+    everyone = groups(listing)
+    sel = opts.selection
+    if sel.users:
+        chosen = [g for g in everyone if g.owner in sel.users]
+    elif sel.allusers or user == "root":
+        chosen = everyone
+    else:
+        chosen = [g for g in everyone if g.owner == user]
+    mine = [g for g in everyone if g.owner == user]
+    totals = qviews.totals_text(*(qviews.tally_text(*tally(part)) for part in (chosen, mine, everyone)),
+                                user)
+    head = qviews.title(schedd, now)
+    if opts.view == "totals":
+        return head + totals
+    return head + qviews.batch_table(batch_rows(chosen)) + "\n" + totals + "\n"

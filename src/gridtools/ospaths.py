@@ -1,0 +1,114 @@
+"""Paths and environment variables for the modules on the commands' start-up path,
+written over the ``posix`` module instead of ``os``.
+
+Importing ``os`` (with the ``_collections_abc`` it builds its environment
+mapping on) takes longer than everything else a ``qsub`` does after the
+interpreter started, so the modules a hot command imports (``cell``, the
+option parsing, the spool's request writing) call ``posix`` directly and
+take the few path and environment helpers they need from here. Each helper
+behaves as its namesake in ``os`` or ``os.path`` for the paths the cell
+uses. Once anything has imported ``os``, environment lookups go through
+``os.environ``, which a program may have changed since it started.
+"""
+
+import posix
+import sys
+
+#: the file system's encoding and error handler, as os.fsencode/os.fsdecode use them
+_ENCODING, _ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+
+
+def getenv(name, default=None):
+    """The value of environment variable ``name`` (``default`` when unset)."""
+    env = sys.modules.get("os")
+    if env is not None:
+        return env.environ.get(name, default)
+    value = posix.environ.get(name.encode(_ENCODING, _ERRORS))
+    return default if value is None else value.decode(_ENCODING, _ERRORS)
+
+
+def environ():
+    """The whole environment as a str dict (os.environ, imported: rarely needed)."""
+    import os
+    return os.environ
+
+
+def join(first, *rest):
+    """``os.path.join`` for str paths."""
+    path = first
+    for part in rest:
+        if part.startswith("/") or not path:
+            path = part
+        elif path.endswith("/"):
+            path += part
+        else:
+            path += "/" + part
+    return path
+
+
+def dirname(path):
+    head = path[:path.rfind("/") + 1]
+    if head and head != "/" * len(head):
+        head = head.rstrip("/")
+    return head
+
+
+def basename(path):
+    return path.rpartition("/")[2]
+
+
+def normpath(path):
+    """``os.path.normpath``: no empty, ``.`` or ``..`` steps (a leading ``..`` of a
+    relative path stays)."""
+    if not path:
+        return "."
+    lead = len(path) - len(path.lstrip("/"))
+    lead = 2 if lead == 2 else min(lead, 1)
+    parts = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part != ".." or (not lead and (not parts or parts[-1] == "..")):
+            parts.append(part)
+        elif parts:
+            parts.pop()
+    return "/" * lead + "/".join(parts) or "."
+
+
+def abspath(path):
+    return normpath(path if path.startswith("/") else join(posix.getcwd(), path))
+
+
+def home():
+    """``os.path.expanduser("~")``: $HOME, else the password database's home."""
+    found = getenv("HOME")
+    if found is None:
+        import pwd
+        try:
+            found = pwd.getpwuid(posix.getuid()).pw_dir
+        except KeyError:
+            return "~"
+    return found.rstrip("/") or "/"
+
+
+def _mode(path, follow=True):
+    try:
+        return (posix.stat(path) if follow else posix.lstat(path)).st_mode & 0o170000
+    except (OSError, ValueError):
+        return None
+
+
+def isdir(path):
+    return _mode(path) == 0o040000
+
+
+def isfile(path):
+    return _mode(path) == 0o100000
+
+
+def exists(path):
+    return _mode(path) is not None
+
+
+def lexists(path):
+    return _mode(path, follow=False) is not None

@@ -1,0 +1,291 @@
+"""The commands' lean paths show what their full paths show.
+
+Plain qstat, condor_q's batch view and totals, and qdel/qhold/qrls resolve from
+the published job listing (``spool.listing``) instead of every job row and fact;
+the launchers load gridtools' own modules through their own finder and leave
+without tearing the interpreter down; the hot modules import no ``os`` and no
+``re``. Each of these is compared here with what it replaces.
+"""
+
+import io
+import marshal
+import os
+import posixpath
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import BIN, REPO, wait_for
+from test_qstat_format import reference_snapshot
+from test_qstat_speed import big_snapshot
+
+from gridtools import ospaths
+from gridtools.cli import status as cli_status
+from gridtools.cli.condor import q as condor_q, qlisting, queue as Q
+from gridtools.cli.sge import jobsel, qstat
+from gridtools.spool import listing as L, status as spool_status
+
+QSTAT_ARGS = ([], ["-u", "*"], ["-s", "p", "-u", "*"], ["-s", "r", "-u", "*"], ["-s", "z", "-u", "*"],
+              ["-s", "hu", "-u", "*"], ["-s", "prsz", "-u", "*"], ["-u", "carol"], ["-s", "hos"])
+CONDOR_ARGS = ([], ["-allusers"], ["-totals"], ["alice"], ["carol", "-totals"])
+
+
+def varied_snapshot():
+    """The reference cell plus an array with running, held and finished tasks (some kept
+    for HTCondor, one removed, one gone) and runs of jobs that show alike."""
+    snap = reference_snapshot()
+    template, t0 = snap["jobs"][53], 1796160000.25
+    snap["jobs"][70] = dict(template, name="arr", owner="alice", submit_time=t0, tasks=[1, 6, 1], array=True,
+                            condor={"cmd": "/bin/x", "args": ["a"], "batch": None, "prio": 3, "universe": 5,
+                                    "ads": True, "kept": [4, 5], "hold": None,
+                                    "tasks": {"5": {"removed": True}, "6": {"gone": True}}})
+    snap["rows"] += [
+        {"id": 70, "task": 1, "state": "r", "time": t0 + 5, "queue": "all.q@localhost", "slots": 1,
+         "prio": 0.5, "granted": [], "pe": None},
+        {"id": 70, "tasks": [[2, 3, 1]], "state": "hqw", "hold": "u", "time": t0, "queue": "", "slots": 1,
+         "prio": 0.0},
+        {"id": 70, "tasks": [[4, 6, 1]], "state": "z", "hold": "", "time": t0, "queue": "", "slots": 1,
+         "prio": 0.0}]
+    condor = {"cmd": "/bin/sleep", "args": ["1"], "batch": "bulk", "prio": 0, "universe": 5, "ads": False}
+    for i in range(71, 90):
+        when = t0 + 0.05 * i
+        snap["jobs"][i] = dict(template, name="bulk", owner="carol", submit_time=when, condor=condor)
+        snap["rows"].append({"id": i, "tasks": None, "state": "qw", "hold": "", "time": when, "queue": "",
+                             "slots": 1, "prio": 0.25})
+    return snap
+
+
+def snapshots():
+    big = big_snapshot(2000)
+    for row in big["rows"]:
+        if row["id"] >= 1000:               # runs of 100 alike jobs
+            row["time"] = big["jobs"][row["id"]]["submit_time"] = 1796160000.5 + row["id"] // 100
+            big["jobs"][row["id"]]["name"] = "same"
+    return [reference_snapshot(), varied_snapshot(), big]
+
+
+def plain_text(snap, argv, user="alice"):
+    opts = qstat.parse_args(list(argv))
+    opts.users = opts.users if opts.users is not None else [user]
+    out = io.StringIO()
+    qstat.plain(snap, opts, out)
+    return out.getvalue(), opts
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_plain_qstat_from_the_listing_is_the_full_table(index):
+    snap = snapshots()[index]
+    listing = L.build(snap)
+    lines = L.Renderer().lines(listing)
+    for argv in QSTAT_ARGS:
+        want, opts = plain_text(snap, argv)
+        assert qstat.from_listing(opts)
+        for shown in (listing, dict(listing, lines=lines), dict(listing, lines=lines, zone="elsewhere")):
+            out = io.StringIO()
+            qstat.plain_listing(shown, opts, out)
+            assert out.getvalue() == want, argv
+
+
+def test_runs_hold_jobs_that_show_alike():
+    listing = L.build(snapshots()[2])
+    assert len(listing["runs"]) < 1100 and sum(r[L.COUNT] for r in listing["runs"]) == 2011
+    assert len(L.build(varied_snapshot())["runs"]) < len(varied_snapshot()["rows"])
+
+
+def test_a_kept_builder_builds_what_a_new_one_does():
+    snap = varied_snapshot()
+    builder = L.Builder()
+    assert builder.build(snap) == L.build(snap)
+    snap["rows"][3]["prio"] = 0.99                  # the daemon gave a row a new priority
+    snap["rows"][-1] = dict(snap["rows"][-1], state="hqw", hold="u")     # and made a row anew
+    assert builder.build(snap) == L.build(snap)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_condor_q_batch_view_and_totals_from_the_listing(index):
+    snap = snapshots()[index]
+    listing = L.build(snap)
+    now = time.time()
+    for argv in CONDOR_ARGS:
+        for user in ("alice", "carol", "root", "nobody"):
+            opts = condor_q.parse_args(list(argv))
+            assert condor_q._from_listing(opts)
+            everyone, source = Q.procs(snap), Q.AdSource(snap, user)
+            chosen = condor_q.select(opts, everyone, user, source)
+            want = condor_q.render(opts, snap, chosen, everyone, user, now, source)
+            assert qlisting.view(opts, listing, user, now, condor_q._schedd()) == want, (argv, user)
+
+
+def test_job_names_resolve_alike_against_the_listing():
+    snap = varied_snapshot()
+    small = cli_status.from_listing(L.build(snap))
+    for words in (["53"], ["54.2-4"], ["70"], ["70.4"], ["70.2-3"], ["61", "71"], ["999"]):
+        items = jobsel.split_items(words)
+        full_targets, full_missing = jobsel.resolve(items, snap)
+        targets, missing = jobsel.resolve(items, small)
+        assert (targets, missing) == (full_targets, full_missing)
+        assert [jobsel.narrow(small, t) for t in targets] == [jobsel.narrow(snap, t) for t in targets]
+    assert jobsel.jobs_of_users(small, ["carol"]) == jobsel.jobs_of_users(snap, ["carol"])
+
+
+def test_status_file_sections_round_trip(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    (tmp_path / "spool").mkdir()
+    snap = varied_snapshot()
+    spool_status.publish(snap)
+    read = spool_status.read()
+    assert read == dict(marshal.loads(marshal.dumps(snap)), version=spool_status.VERSION)
+    listing = spool_status.read_listing(lines=True)
+    assert listing["runs"] == L.build(snap)["runs"] and "".join(listing["lines"]).count("\n") == len(snap["rows"])
+    with open(spool_status.path(), "wb") as fh:           # a snapshot of the former format
+        fh.write(marshal.dumps(dict(snap, version=1)))
+    assert spool_status.read() is None and spool_status.read_listing() is None
+
+
+def test_path_helpers_behave_as_os_path():
+    rng = random.Random(5)
+    parts = ["/", "a", "..", ".", "b", "//", "c/", ""]
+    for _ in range(20000):
+        path = "".join(rng.choice(parts) for _ in range(rng.randint(0, 6)))
+        other = "".join(rng.choice(parts) for _ in range(rng.randint(0, 3)))
+        assert ospaths.normpath(path) == posixpath.normpath(path)
+        assert ospaths.abspath(path) == posixpath.abspath(path)
+        assert ospaths.dirname(path) == posixpath.dirname(path)
+        assert ospaths.basename(path) == posixpath.basename(path)
+        assert ospaths.join(path, other, path) == posixpath.join(path, other, path)
+    assert ospaths.home() == os.path.expanduser("~")
+    assert ospaths.getenv("PATH") == os.environ.get("PATH") and ospaths.getenv("NO_SUCH_VAR_X") is None
+    assert ospaths.isdir("/tmp") and not ospaths.isfile("/tmp") and ospaths.exists("/") \
+        and not ospaths.lexists("/no/such/path") and not ospaths.isdir("/tmp\0x")
+
+
+def test_the_json_scanner_reads_what_json_does():
+    import json
+    from gridtools.cli.ask import json_value
+    texts = ['{"outcomes":[{"id":5,"missing":false,"denied":true,"array":false,"deleted":[[1,3,1]]}]}',
+             ' [1, -2.5e3, "x\\u00e9\\n", null, {}] ', '{"a": {"b": [true]}}']
+    for text in texts:
+        assert json_value(text) == json.loads(text)
+    for bad in ("", "{", "{} x", "[1,]"):
+        with pytest.raises(ValueError):
+            json_value(bad)
+
+
+# ---------------------------------------------------------------- processes
+
+def _modules(command_line, env):
+    """The modules a command imports (its launcher, its whole run), from -X importtime."""
+    proc = subprocess.run([sys.executable, "-I", "-S", "-X", "importtime", "-c",
+                           "import sys; del sys.argv[0]; sys.path.insert(0, sys.argv.pop(0))\n"
+                           "from gridtools.launch import main; main()",
+                           os.path.join(REPO, "src")] + command_line,
+                          capture_output=True, text=True, env=env, cwd="/tmp", timeout=60)
+    return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line}, proc
+
+
+#: what the hot commands must not import: each costs more than their own work
+HEAVY = {"os", "re", "enum", "functools", "collections", "json", "fnmatch", "shutil", "yaml", "lark",
+         "gridtools.spool.jobs", "gridtools.formats.sge.admission"}
+STORE = {"os", "gridtools.spool.jobs"}
+
+
+@pytest.fixture
+def big_cell(cell):
+    """A cell whose daemon holds 300 held jobs, with a submit file at hand."""
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    env = dict(cell.env)
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from gridtools.cli.sge import options, submit\n"
+            "from gridtools.spool import ids, requests, wake\n"
+            "req = options.fresh_request(); req.update(binary=True, user_hold=True)\n"
+            "for jid in ids.allocate('job', 300):\n"
+            "    requests.write('submit', {'job': submit.finish_spec(req, jid, 'true', '/tmp', [], "
+            "command='/bin/true')})\n"
+            "wake.poke()\n") % os.path.join(REPO, "src")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
+    wait_for(lambda: cell.run("qstat").stdout.count("\n") == 302, timeout=60)
+    return cell
+
+
+def test_hot_commands_import_nothing_heavy(big_cell):
+    job = big_cell.qsub("-terse", "-h", "-b", "y", "true").stdout.strip()
+    wait_for(lambda: job in big_cell.run("qstat").stdout)
+    env = dict(big_cell.env)
+    # qhold and qdel read the job's files in the job store (which imports os) to make sure
+    # it has not ended since the listing was published
+    for command, allowed in ((["qsub", "-h", "-b", "y", "true"], set()), (["qstat"], set()),
+                             (["condor_q"], set()), (["qhold", job], STORE), (["qdel", job], STORE)):
+        requests = os.path.join(big_cell.root, "spool", "requests")
+        wait_for(lambda: not [n for n in os.listdir(requests) if n.endswith(".submit")])
+        loaded, proc = _modules([os.path.join(BIN, command[0])] + command[1:], env)
+        assert proc.returncode == 0, (command, proc.stderr[-500:])
+        heavy = loaded & HEAVY - allowed
+        assert "gridtools.launch" in loaded and not heavy, (command, sorted(heavy))
+
+
+def test_qstat_shows_the_listing_in_another_time_zone_as_the_full_path_does(big_cell):
+    for zone in ("UTC", "Asia/Kolkata", "America/New_York"):
+        shown = big_cell.run("qstat", env={"TZ": zone}).stdout
+        full = big_cell.run("qstat", "-s", "prsh", env={"TZ": zone}).stdout      # not from the listing
+        assert shown == full and shown.count("\n") == 302
+
+
+def test_condor_q_and_qdel_from_the_listing_in_a_live_cell(big_cell):
+    batch = big_cell.run("condor_q").stdout
+    assert "300 jobs; 0 completed, 0 removed, 0 idle, 0 running, 300 held, 0 suspended" in batch
+    out = big_cell.run("qdel", "1", "299", "77777")
+    assert out.stdout == 'root has deleted job 1\nroot has deleted job 299\ndenied: job "77777" does not exist\n'
+    assert out.returncode == 1
+    assert big_cell.run("qstat").stdout.count("\n") == 300
+
+
+def test_launchers_own_finder_recompiles_a_changed_module(tmp_path):
+    """A module whose source changed after its bytecode was cached is compiled again
+    (the finder checks time and size, as Python's own loader does)."""
+    src = tmp_path / "src"
+    subprocess.run(["cp", "-r", os.path.join(REPO, "src"), str(src)], check=True)
+    subprocess.run(["cp", "-r", BIN, str(tmp_path / "bin")], check=True)
+    env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ["PATH"]]))
+    qstat_bin = str(tmp_path / "bin" / "qstat")
+    first = subprocess.run([qstat_bin, "-help"], capture_output=True, text=True, env=env)
+    usage = src / "gridtools" / "cli" / "sge" / "usage_text.py"
+    text = usage.read_text()
+    usage.write_text(text.replace('VERSION_LINE = "SGE 8.1.9"', 'VERSION_LINE = "SGE 8.1.9 (changed)"'))
+    second = subprocess.run([qstat_bin, "-help"], capture_output=True, text=True, env=env)
+    assert first.stdout.startswith("SGE 8.1.9\n") and second.stdout.startswith("SGE 8.1.9 (changed)\n")
+
+
+def test_a_bundle_is_written_used_and_made_again_when_a_source_changes(cell, tmp_path):
+    """A hot command's modules come from its bundle once it exists; a change to one of
+    their sources makes the bundle stale, and the next run uses the changed module."""
+    subprocess.run(["cp", "-r", os.path.join(REPO, "src"), str(tmp_path / "src")], check=True)
+    subprocess.run(["cp", "-r", BIN, str(tmp_path / "bin")], check=True)
+    qsub = str(tmp_path / "bin" / "qsub")
+    bundle = tmp_path / "src" / "gridtools" / "__pycache__" / \
+        f"launch.qsub.{sys.implementation.cache_tag}.bundle"
+    first = cell.run(qsub, "-h", "-b", "y", "true")
+    written = bundle.stat().st_mtime_ns
+    second = cell.run(qsub, "-h", "-b", "y", "true")
+    assert first.stdout.endswith("has been submitted\n") and second.stdout.endswith("has been submitted\n")
+    assert bundle.stat().st_mtime_ns == written
+    module = tmp_path / "src" / "gridtools" / "cli" / "sge" / "qsub.py"
+    module.write_text(module.read_text().replace("has been submitted", "has been queued"))
+    for _ in range(2):
+        assert cell.run(qsub, "-h", "-b", "y", "true").stdout.endswith("has been queued\n")
+    assert bundle.stat().st_mtime_ns != written
+
+
+def test_fast_exit_flushes_output_and_keeps_exit_codes(cell):
+    out = cell.run("qsub", "-h", "-b", "y", "true")
+    assert out.returncode == 0 and out.stdout.startswith("Your job ") and out.stdout.endswith('submitted\n')
+    bad = cell.run("qsub", "-l", "nosuch=1", "-b", "y", "true")
+    assert bad.returncode != 0 and bad.stderr
+    read, write = os.pipe()
+    os.close(read)                      # output into a closed pipe: the interpreter's own report
+    proc = subprocess.run(["qstat", "-help"], stdout=write, stderr=subprocess.PIPE, env=cell.env)
+    os.close(write)
+    assert proc.returncode != 0
