@@ -27,6 +27,7 @@ def _cluster(proc):
 
 
 def test_one_cluster_is_one_job_proc_p_is_task_p_plus_one(cell, workdir):
+    cell.run("qmod", "-d", "all.q", check=True)     # pending, qstat shows the array on one line
     cluster = submit(cell, SLEEP + "queue 2\n", cwd=workdir)
     out = cell.run("qstat").stdout
     row = [ln for ln in out.splitlines() if ln.split()[:1] == [str(cluster)]]
