@@ -1,17 +1,27 @@
 """Shared fixtures: a real cell in a temporary directory, a real daemon, real users.
 
-``cell`` initialises a cell with ``gridtools init`` (two slots on one host),
-starts its daemon and stops it afterwards, killing whatever job processes are
-left. Commands are run as subprocesses through the launchers in bin/, as a
-user would run them. Tests that need other Unix users get them from
-``users`` (created with useradd; those tests are skipped when not root).
+``cell`` makes a cell (two slots on one host) as ``gridtools init`` does, by
+copying a cell that ``gridtools init`` made once, starts its daemon and
+afterwards kills the daemon and whatever job processes are left. Commands are
+run as subprocesses through the launchers in bin/, as a user would run them.
+Tests that need other Unix users get them from ``users`` (created with
+useradd; those tests are skipped when not root).
+
+The suite may run in several processes at once (pytest -n): every cell,
+scratch folder and copy of the code is a fresh temporary folder of its own,
+and what is machine-wide (the user database, fixed names in /tmp, the test
+users' home folders) is used under ``machine_lock``.
 """
 
 import atexit
+import compileall
+import contextlib
+import fcntl
 import os
 import pwd
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -64,7 +74,11 @@ def user_bin():
                 shutil.copytree(origin, target, ignore=shutil.ignore_patterns("__pycache__"))
             else:
                 shutil.copy(origin, target)
+        # compiled now, as an installation is: other users cannot write __pycache__ here, and
+        # would otherwise compile every module they import on each command
+        compileall.compile_dir(src, quiet=1)
         subprocess.run(["chmod", "-R", "a+rX", copy], check=True)
+        atexit.register(shutil.rmtree, copy, True)
         _USER_BIN.append(os.path.join(copy, "bin"))
     return _USER_BIN[0]
 
@@ -99,16 +113,37 @@ def user_python():
     return _USER_PYTHON[0]
 
 
+@contextlib.contextmanager
+def machine_lock(name):
+    """Hold an exclusive lock shared by every test process on the machine (the suite may
+    run in several processes at once) while using something machine-wide: the user
+    database, fixed names in /tmp, the test users' home directories."""
+    path = os.path.join(tempfile.gettempdir(), f"gridtools-tests-{name}.lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def wait_for(predicate, timeout=10.0, interval=0.02):
-    """Poll ``predicate`` until it returns something true; return that or fail."""
-    end = time.time() + timeout
+    """Poll ``predicate`` until it returns something true; return that or fail.
+
+    The pause between polls starts at ``interval`` and grows with the time waited, to a
+    tenth of it (at most a quarter of a second): a long wait does not spend the machine's
+    CPU on polls (many predicates run a command), and a condition is still noticed within
+    a tenth of the time it took. The last poll is made at the deadline."""
+    began = time.time()
+    end = began + timeout
     while True:
         value = predicate()
         if value:
             return value
-        if time.time() > end:
+        now = time.time()
+        if now >= end:
             raise AssertionError(f"condition not met within {timeout}s")
-        time.sleep(interval)
+        time.sleep(min(max(interval, min(0.25, (now - began) / 10)), end - now))
 
 
 class Cell:
@@ -198,30 +233,87 @@ class Cell:
 
 
 def _kill_cell_processes(root):
-    """Kill every process whose environment or command line points into the cell."""
+    """Kill every process whose environment points into the cell, and wait until they are gone."""
     import psutil
     me = os.getpid()
-    for proc in psutil.process_iter(["pid", "cmdline", "environ"]):
+    killed = []
+    for proc in psutil.process_iter(["pid", "environ"]):
         try:
             if proc.pid == me:
                 continue
             env = proc.info.get("environ") or {}
             if root in (env.get("GRIDTOOLS_ROOT"), env.get("SGE_ROOT")):
                 proc.send_signal(signal.SIGKILL)
+                killed.append(proc)
         except (psutil.Error, OSError):
             continue
+    wait_for(lambda: all(_gone(proc) for proc in killed))
+
+
+def _gone(proc):
+    """True once the process ended (a zombie waiting for its parent has ended)."""
+    import psutil
+    try:
+        return proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def init_cell(root, slots, hosts):
+    """``gridtools init`` of a cell at ``root`` (an empty folder)."""
+    os.chmod(root, 0o755)
+    init = ["gridtools", "init", "--slots", str(slots)]
+    for h in hosts:
+        init += ["--host", h]
+    Cell(root, hosts[0]).run(*init, check=True, cwd="/")
+
+
+_TEMPLATES = {}
+
+
+def template_cell(slots, hosts):
+    """A cell made by ``gridtools init`` once per test process for each (slots, hosts):
+    the cells of the tests are copies of it (see copy_cell)."""
+    key = (slots, tuple(hosts))
+    if key not in _TEMPLATES:
+        root = tempfile.mkdtemp(prefix="gttemplate-", dir="/tmp")
+        atexit.register(shutil.rmtree, root, True)
+        init_cell(root, slots, hosts)
+        _TEMPLATES[key] = root
+    return _TEMPLATES[key]
+
+
+def copy_cell(template, root):
+    """Make at ``root`` (an empty folder) what ``gridtools init`` made at ``template``: the
+    same folders, files and FIFOs with the same modes, the template's path in the files
+    replaced by ``root`` (test_fixture_cells checks that this equals an initialised cell)."""
+    old, new = template.encode(), root.encode()
+    for folder, _dirs, names in os.walk(template):
+        target = os.path.normpath(os.path.join(root, os.path.relpath(folder, template)))
+        if target != root:
+            os.mkdir(target)
+        os.chmod(target, stat.S_IMODE(os.stat(folder).st_mode))
+        for name in names:
+            source, copy = os.path.join(folder, name), os.path.join(target, name)
+            mode = os.lstat(source).st_mode
+            if stat.S_ISFIFO(mode):
+                os.mkfifo(copy)
+            elif stat.S_ISREG(mode):
+                with open(source, "rb") as fh:
+                    data = fh.read()
+                with open(copy, "xb") as fh:
+                    fh.write(data.replace(old, new))
+            else:
+                raise AssertionError(f"copy_cell: {source} is neither a file nor a FIFO")
+            os.chmod(copy, stat.S_IMODE(mode))
 
 
 def make_cell(slots=2, hosts=None, start=True, execds=False):
     """A new cell; ``execds``: every host served by its own ``gridtools execd --host``."""
     root = tempfile.mkdtemp(prefix="gtcell-", dir="/tmp")
-    os.chmod(root, 0o755)
-    host = (hosts or ["testhost"])[0]
-    c = Cell(root, host)
-    init = ["gridtools", "init", "--slots", str(slots)]
-    for h in hosts or [host]:
-        init += ["--host", h]
-    c.run(*init, check=True, cwd="/")
+    hosts = list(hosts or ["testhost"])
+    copy_cell(template_cell(slots, hosts), root)
+    c = Cell(root, hosts[0])
     # tests must not depend on how busy the test machine is: no load alarm
     queue = os.path.join(root, "etc", "queues", "all.q")
     with open(queue) as fh:
@@ -236,7 +328,8 @@ def make_cell(slots=2, hosts=None, start=True, execds=False):
 
 
 def destroy_cell(c):
-    c.stop_daemon()
+    # the cell is thrown away: its daemon is killed with the rest of its processes (a
+    # daemon stopped by ``gridtools daemon stop`` leaves the jobs to their shepherds too)
     _kill_cell_processes(c.root)
     shutil.rmtree(c.root, ignore_errors=True)
     # the cell's folder of TMPDIRs (exec.tmpdir) under the default queue tmpdir
@@ -269,12 +362,14 @@ def users():
     """Plain test users (created once); skips when not running as root."""
     if os.geteuid() != 0:
         pytest.skip("needs root to create test users")
-    for name in TEST_USERS:
-        try:
-            pwd.getpwnam(name)
-        except KeyError:
-            subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", name], check=True,
-                           capture_output=True)
+    # parallel test processes each run this fixture: one at a time creates the missing users
+    with machine_lock("users"):
+        for name in TEST_USERS:
+            try:
+                pwd.getpwnam(name)
+            except KeyError:
+                subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", name], check=True,
+                               capture_output=True)
     return TEST_USERS
 
 

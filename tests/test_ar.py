@@ -5,7 +5,9 @@ import os
 import re
 import time
 
-from conftest import wait_for
+import pytest
+
+from conftest import machine_lock, wait_for
 from qtools import add_object, jid_of, queue_line, state_of, wait_state
 
 
@@ -22,6 +24,14 @@ def at(seconds_from_now):
     return time.strftime("%Y%m%d%H%M.%S", time.localtime(time.time() + seconds_from_now))
 
 
+@pytest.fixture
+def alice_home():
+    """gtalice's home folder, where one test puts a .sge_ar_request that her qrsub reads:
+    the tests that run qrsub as gtalice take turns across test processes."""
+    with machine_lock("home-gtalice"):
+        yield os.path.expanduser("~gtalice")
+
+
 def ar_of(proc):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     found = re.fullmatch(r"Your advance reservation (\d+) has been granted\n", proc.stdout)
@@ -36,7 +46,7 @@ def test_help_texts_are_the_captures(cell):
         assert (got.returncode, got.stdout) == (code, out)
 
 
-def test_only_arusers_and_managers_reserve(cell, users):
+def test_only_arusers_and_managers_reserve(cell, users, alice_home):
     code, out = reference("qrsub-d-as-user-not-in-arusers.txt")
     denied = cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", user="gtalice")
     assert (denied.returncode, denied.stdout) == (code, out.replace("alice", "gtalice"))
@@ -47,7 +57,7 @@ def test_only_arusers_and_managers_reserve(cell, users):
     ar_of(cell.run("qrsub", "-d", "1:0:0", "-N", "ar_root"))
 
 
-def test_qrstat_forms_and_qrdel_rights(cell, users):
+def test_qrstat_forms_and_qrdel_rights(cell, users, alice_home):
     cell.run("qconf", "-au", "gtalice", "arusers", check=True)
     mine = ar_of(cell.run("qrsub", "-a", at(7200), "-d", "1:0:0", "-N", "ar_alice", "-pe", "make", "1",
                           user="gtalice"))
@@ -179,7 +189,7 @@ def test_a_disabled_reserved_queue_puts_the_reservation_in_error(cell):
     assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "w")
 
 
-def test_verify_only_and_default_request_files(cell, users):
+def test_verify_only_and_default_request_files(cell, users, alice_home):
     verified = cell.run("qrsub", "-w", "v", "-d", "1:0:0")
     assert (verified.returncode, verified.stdout) == (0, "verification: found suitable queue(s)\n")
     assert cell.run("qrstat", "-u", "*").stdout == ""                  # nothing reserved
@@ -190,7 +200,7 @@ def test_verify_only_and_default_request_files(cell, users):
     assert (refused.returncode, refused.stdout) == (code, out)
     with open(os.path.join(cell.root, "etc", "sge_ar_request"), "w") as fh:
         fh.write("-N from_cell -A cellacct\n")
-    home = os.path.expanduser("~gtalice")
+    home = alice_home
     with open(os.path.join(home, ".sge_ar_request"), "w") as fh:
         fh.write("-N from_home\n")
     cell.run("qconf", "-au", "gtalice", "arusers", check=True)

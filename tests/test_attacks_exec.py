@@ -14,7 +14,15 @@ import stat
 import pytest
 
 from attack_tools import user_py
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import destroy_cell, machine_lock, make_cell, wait_for
+
+
+@pytest.fixture
+def tmp_names():
+    """The plants use names in /tmp that are the same for every cell (/tmp/<job id>.1.all.q):
+    the tests that plant take turns across test processes."""
+    with machine_lock("tmp-job-names"):
+        yield
 
 
 def _jid(proc):
@@ -77,7 +85,7 @@ def _cleanup(cell, job_id):
             (os.unlink if os.path.islink(path) else shutil.rmtree)(path)
 
 
-def test_planted_link_at_tmpdir_gives_a_user_nothing(cell, workdir, users):
+def test_planted_link_at_tmpdir_gives_a_user_nothing(cell, workdir, users, tmp_names):
     """bob links the place of his own job's TMPDIR to a folder of root's."""
     bob = users[1]
     guarded = os.path.join(workdir, "rootonly")
@@ -101,7 +109,7 @@ def test_planted_link_at_tmpdir_gives_a_user_nothing(cell, workdir, users):
         _cleanup(cell, job_id)
 
 
-def test_planted_folder_cannot_steer_another_users_job(cell, workdir, users):
+def test_planted_folder_cannot_steer_another_users_job(cell, workdir, users, tmp_names):
     """bob plants folders with a link to alice's file where alice's next TMPDIR goes."""
     alice, bob = users[0], users[1]
     home = pwd.getpwnam(alice).pw_dir

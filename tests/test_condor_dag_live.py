@@ -150,8 +150,15 @@ def test_a_return_value_above_2_keeps_the_manager_in_the_queue_as_on_exit_remove
     node(workdir, "A", body="exit 3")
     write(workdir, "diamond.dag", "JOB A A.sub\nABORT-DAG-ON A 3 RETURN 7\n")
     dag = dagman_id(submit_dag(cell, workdir))
-    wait_for(lambda: os.path.exists(os.path.join(workdir, "diamond.dag.rescue002")), timeout=60)
-    out = open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
+    log = os.path.join(workdir, "diamond.dag.dagman.out")
+
+    def second_run_ended():
+        """The second run wrote its rescue DAG, said so, then wrote its last line."""
+        text = open(log).read() if os.path.exists(log) else ""
+        return "EXITING WITH STATUS" in text.partition("diamond.dag.rescue002")[2]
+    wait_for(second_run_ended, timeout=60)
+    assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue002"))
+    out = open(log).read()
     assert "EXITING WITH STATUS 7" in out and "Running rescue DAG 1 (diamond.dag.rescue001)" in out
     assert cell.run("condor_rm", str(dag)).returncode == 0
     dag_ended(cell, dag)

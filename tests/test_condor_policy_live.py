@@ -140,8 +140,10 @@ def test_priority_factors_1_and_2_converge_to_a_2_to_1_split(negotiating, users,
     cell = negotiating
     assert cell.run("condor_userprio", "-setfactor", "gtbob@example.org", "2").returncode == 0
     ids = []
-    for user in ("gtalice", "gtbob"):                  # both queues full before anything runs
-        for _ in range(10):
+    # both queues full before anything runs; 20 jobs of 3 s each keep both users waiting,
+    # and the six slots full, for some 15 s: time for eight samples on a busy machine too
+    for user in ("gtalice", "gtbob"):
+        for _ in range(20):
             ids.append(cell.run("qsub", "-terse", "-h", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "3",
                                 user=user, cwd=workdir, check=True).stdout.strip())
     cell.run("qrls", ",".join(ids), check=True)

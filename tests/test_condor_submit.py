@@ -27,6 +27,7 @@ def _cluster(proc):
 
 
 def test_one_cluster_is_one_job_proc_p_is_task_p_plus_one(cell, workdir):
+    cell.run("qmod", "-d", "all.q", check=True)     # pending, qstat shows the array on one line
     cluster = submit(cell, SLEEP + "queue 2\n", cwd=workdir)
     out = cell.run("qstat").stdout
     row = [ln for ln in out.splitlines() if ln.split()[:1] == [str(cluster)]]
@@ -126,10 +127,10 @@ def test_per_proc_arguments_environment_and_streams(cell, workdir):
 def test_file_transfer_runs_in_a_scratch_folder_with_the_inputs(cell, workdir):
     write(os.path.join(workdir, "in.txt"), "payload\n")
     write(os.path.join(workdir, "script.sh"), "cat in.txt > made.txt; pwd > where.txt\n")
-    submit(cell, "executable = /bin/sh\narguments = script.sh\nshould_transfer_files = YES\n"
-                 "transfer_input_files = in.txt, script.sh\nqueue\n", cwd=workdir)
+    cluster = submit(cell, "executable = /bin/sh\narguments = script.sh\nshould_transfer_files = YES\n"
+                           "transfer_input_files = in.txt, script.sh\nqueue\n", cwd=workdir)
+    cell.wait_finished(cluster)          # its output files are copied back before it ends
     made = os.path.join(workdir, "made.txt")
-    wait_for(lambda: os.path.exists(made) and os.path.exists(os.path.join(workdir, "where.txt")))
     assert open(made).read() == "payload\n"
     assert open(os.path.join(workdir, "where.txt")).read().strip() != workdir
 
