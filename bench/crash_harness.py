@@ -36,7 +36,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, "bin")
 PHASES = ("intake", "pass", "pass", "start", "start", "reap", "reap", "publish", "publish", "startup")
 LIFE_MAX = 0.08           # most seconds a daemon life lasts before the harness kills it
-ARMED_LIFE_MAX = 0.2      # the same for a life with a crash point armed
+ARMED_LIFE_MAX = 0.2      # the same for a life with a crash point armed, counted from the end
+                          # of its start-up (a loaded machine can spend longer than that in it)
+START_UP_MAX = 30.0       # most seconds an armed life may take to start up
 FINISH_WAIT = 120.0       # seconds the last daemon has to finish every job
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -93,6 +95,7 @@ class Harness:
         self.kills = {"crash point": 0, "harness": 0}
         self.lives = 0
         self.armed = ""             # the phase armed in the current life
+        self.starting = False       # the current armed life has not completed its start-up
         self.phases = collections.Counter()   # phase -> kills at its crash points
         self.killing = False        # the harness sent the current daemon SIGKILL
         self.timed_out = False
@@ -131,11 +134,20 @@ class Harness:
         spec, limit = "", self.rand.uniform(0.002, LIFE_MAX)
         if armed and self.rand.random() < 0.75:
             phase = self.rand.choice(PHASES)
-            spec, limit = f"{phase}:{self.rand.randint(1, 2)}", ARMED_LIFE_MAX
+            spec, limit = f"{phase}:{self.rand.randint(1, 2)}", START_UP_MAX
         self.daemon = self._fork_daemon(spec)
         self.armed = spec.partition(":")[0]
+        self.starting = bool(spec)          # ARMED_LIFE_MAX runs once its start-up is complete
         self.life_end = time.time() + (limit if armed else 1e12)
         self.lives += 1
+
+    def _started(self):
+        """True once the current daemon completed its start-up (it wrote its pid)."""
+        try:
+            with open(os.path.join(self.root, "spool", "daemon.pid")) as fh:
+                return fh.read().strip() == str(self.daemon)
+        except OSError:
+            return False
 
     def _reap(self):
         """waitpid every ended child (this harness is the subreaper of shepherds and jobs)."""
@@ -213,6 +225,9 @@ class Harness:
             done = sum(self.kills.values())
             if not self.daemon:
                 self._new_life()
+            elif self.starting and self._started():
+                self.starting = False
+                self.life_end = time.time() + ARMED_LIFE_MAX
             elif time.time() >= self.life_end and not self.killing:
                 self.killing = True
                 os.kill(self.daemon, signal.SIGKILL)

@@ -139,7 +139,8 @@ def test_status_file_sections_round_trip(tmp_path, monkeypatch):
     read = spool_status.read()
     assert read == dict(marshal.loads(marshal.dumps(snap)), version=spool_status.VERSION)
     listing = spool_status.read_listing(lines=True)
-    assert listing["runs"] == L.build(snap)["runs"] and "".join(listing["lines"]).count("\n") == len(snap["rows"])
+    assert listing["runs"] == L.build(snap)["runs"]
+    assert "".join(listing["lines"]).count("\n") == len(snap["rows"])
     with open(spool_status.path(), "wb") as fh:           # a snapshot of the former format
         fh.write(marshal.dumps(dict(snap, version=1)))
     assert spool_status.read() is None and spool_status.read_listing() is None
@@ -176,15 +177,23 @@ def test_the_json_scanner_reads_what_json_does():
 
 # ---------------------------------------------------------------- processes
 
+#: the launcher's program, with the modules loaded written to stderr when it leaves
+PROGRAM = ("import sys, posix; del sys.argv[0]; sys.path.insert(0, sys.argv.pop(0))\n"
+           "leave = posix._exit\n"
+           "def listed(code):\n"
+           "    sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n'); sys.stderr.flush()\n"
+           "    leave(code)\n"
+           "posix._exit = listed\n"
+           "from gridtools.launch import main; main()")
+
+
 def _modules(command_line, env):
-    """The modules a command imports (its launcher, its whole run), from -X importtime."""
-    proc = subprocess.run([sys.executable, "-I", "-S", "-X", "importtime", "-c",
-                           "import sys; del sys.argv[0]; sys.path.insert(0, sys.argv.pop(0))\n"
-                           "from gridtools.launch import main; main()",
-                           os.path.join(REPO, "src")] + command_line,
-                          capture_output=True, text=True, env=env, cwd="/tmp", timeout=60)
-    return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
-            if line.startswith("import time:") and "|" in line}, proc
+    """The modules a command has loaded when it leaves (bundles and the launcher's own
+    included)."""
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", PROGRAM, os.path.join(REPO, "src")]
+                          + command_line, capture_output=True, text=True, env=env, cwd="/tmp", timeout=60)
+    listed = [line for line in proc.stderr.splitlines() if line.startswith("MODULES ")]
+    return set(listed[-1].split()[1:]) if listed else set(), proc
 
 
 #: what the hot commands must not import: each costs more than their own work
@@ -238,7 +247,8 @@ def test_condor_q_and_qdel_from_the_listing_in_a_live_cell(big_cell):
     batch = big_cell.run("condor_q").stdout
     assert "300 jobs; 0 completed, 0 removed, 0 idle, 0 running, 300 held, 0 suspended" in batch
     out = big_cell.run("qdel", "1", "299", "77777")
-    assert out.stdout == 'root has deleted job 1\nroot has deleted job 299\ndenied: job "77777" does not exist\n'
+    assert out.stdout == ('root has deleted job 1\nroot has deleted job 299\n'
+                          'denied: job "77777" does not exist\n')
     assert out.returncode == 1
     assert big_cell.run("qstat").stdout.count("\n") == 300
 

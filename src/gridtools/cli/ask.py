@@ -25,7 +25,8 @@ def ensure_daemon():
     from gridtools.spool import daemonctl as control
     if control.running():
         return
-    allowed = ospaths.getenv(control.ENV_NO_AUTOSTART, "") in ("", "0") and posix.access(cell.spool(), posix.W_OK)
+    allowed = ospaths.getenv(control.ENV_NO_AUTOSTART, "") in ("", "0") \
+        and posix.access(cell.spool(), posix.W_OK)
     if not allowed:
         raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
                         "(start it with: gridtools daemon start)")

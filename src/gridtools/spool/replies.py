@@ -75,8 +75,8 @@ def answer(name, uid, code, out, err):
 def _write_answer(box, data):
     tmp = f".{ANSWER}.{posix.getpid()}"
     try:
-        fd = posix.open(tmp, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW | posix.O_CLOEXEC,
-                     0o644, dir_fd=box)
+        flags = posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW | posix.O_CLOEXEC
+        fd = posix.open(tmp, flags, 0o644, dir_fd=box)
     except OSError:
         return False
     try:

@@ -2,9 +2,10 @@
 
 Reads the published status (``cli.status``): the default batch view and
 ``-totals`` come from its job listing (``qlisting``); ``-nobatch``, ``-run``,
-``-hold`` of 10,000 jobs cost one file read and string formatting; job ads are built only for ``-l``, ``-json``,
-``-af``, ``-format``, ``-constraint``, ``-idle``, ``-dag`` and the
-analysis, and only for the procs selected by ids and users first. Options
+``-hold`` of 10,000 jobs cost one file read and string formatting; job ads
+are built only for ``-l``, ``-json``, ``-af``, ``-format``, ``-constraint``,
+``-idle``, ``-dag`` and the analysis, and only for the procs selected by ids
+and users first. Options
 may be abbreviated as HTCondor allows. Tables are in ``qviews``; attribute
 printing in ``formatting``; the analysis in ``analyze``.
 """
