@@ -390,3 +390,6 @@ def cell_two_hosts():
         yield c
     finally:
         destroy_cell(c)
+
+
+from fakeexec import ticking  # noqa: E402,F401 (the in-process daemon fixture of the tick tests)

@@ -10,6 +10,8 @@ Signals are recorded, never sent.
 import fcntl
 import os
 
+import pytest
+
 from gridtools.spool import jobs as jobstore
 
 
@@ -71,3 +73,22 @@ class FakeExecution:
 
     def running(self):
         return sorted(self.locks)
+
+
+@pytest.fixture
+def ticking(monkeypatch):
+    """A cell whose daemon runs in this process with a FakeExecution: (cell, daemon, fake)."""
+    from conftest import make_cell
+    cell = make_cell(slots=2, start=False)
+    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+    monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
+    from gridtools.daemon.loop import Daemon
+    fake = FakeExecution()
+    daemon = Daemon(execution=fake)
+    daemon.open()
+    try:
+        yield cell, daemon, fake
+    finally:
+        daemon.close()
+        import shutil
+        shutil.rmtree(cell.root, ignore_errors=True)

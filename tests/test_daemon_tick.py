@@ -5,27 +5,7 @@ running to answer them); each ``tick()`` takes them in, runs the pass,
 starts tasks through ``FakeExecution`` and reaps what it says ended.
 """
 
-import pytest
 
-from conftest import make_cell
-from fakeexec import FakeExecution
-
-
-@pytest.fixture
-def ticking(monkeypatch):
-    cell = make_cell(slots=2, start=False)
-    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
-    monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
-    from gridtools.daemon.loop import Daemon
-    fake = FakeExecution()
-    daemon = Daemon(execution=fake)
-    daemon.open()
-    try:
-        yield cell, daemon, fake
-    finally:
-        daemon.close()
-        import shutil
-        shutil.rmtree(cell.root, ignore_errors=True)
 
 
 def submit(cell, *args):

@@ -14,10 +14,8 @@ import os
 import signal
 import time
 
-import pytest
 
-from conftest import make_cell, wait_for
-from fakeexec import FakeExecution
+from conftest import wait_for
 
 
 def _children(pid):
@@ -62,23 +60,6 @@ def test_exec_server_is_small_keeps_a_spare_and_is_started_again(cell, workdir):
     cell.stop_daemon()
     with open(os.path.join(cell.root, "spool", "daemon.out")) as fh:
         assert "Traceback" not in fh.read()
-
-
-@pytest.fixture
-def ticking(monkeypatch):
-    cell = make_cell(slots=2, start=False)
-    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
-    monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
-    from gridtools.daemon.loop import Daemon
-    fake = FakeExecution()
-    daemon = Daemon(execution=fake)
-    daemon.open()
-    try:
-        yield cell, daemon, fake
-    finally:
-        daemon.close()
-        import shutil
-        shutil.rmtree(cell.root, ignore_errors=True)
 
 
 def _submit(cell, *args):
