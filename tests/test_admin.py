@@ -144,3 +144,17 @@ def test_other_users_cannot_start_or_stop_roots_daemon(cell, users):
     assert proc.returncode == 1
     assert proc.stderr == (f"Error: only the owner of the cell may start its daemon "
                            f"({cell.root}/spool is not writable)\n")
+
+
+def test_daemon_run_serves_in_the_foreground_until_sigterm(idle_cell):
+    """``gridtools daemon run``: the same daemon as a started one (its exec server first),
+    in the foreground; a job runs, and SIGTERM ends it with status 0."""
+    proc = subprocess.Popen([os.path.join(BIN, "gridtools"), "daemon", "run"], env=idle_cell.env,
+                            cwd=idle_cell.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        done = idle_cell.run("qsub", "-sync", "y", "-b", "y", "true", timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == "Job 1 exited with exit code 0.\n"
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0

@@ -134,9 +134,9 @@ def execd(host):
 def daemon_run():
     """Run the daemon in the foreground (until SIGTERM or Ctrl-C)."""
     from gridtools.cli import cellinit
-    from gridtools.daemon.loop import main as loop_main
+    from gridtools.daemon.__main__ import main as daemon_main
     _run(cellinit.ensure_cell)
-    sys.exit(loop_main())
+    sys.exit(daemon_main())          # the same process as a started daemon's: exec server first
 
 
 # ---------------------------------------------------------------- simulation

@@ -184,7 +184,7 @@ def purge(state, keep, max_age=None, now=None):
     gone = max(0, len(order) - keep)
     while gone < len(order) and expired(gone):
         gone += 1
-    if gone and not _records_settled(state):
+    if gone and not state.settle_records():
         return 0
     for jid in order[:gone]:
         state.forget(jid)
@@ -194,19 +194,6 @@ def purge(state, keep, max_age=None, now=None):
     state.finished_order = order[gone:]
     state.finished_noted = set(state.finished_order)
     return gone
-
-
-def _records_settled(state):
-    """True once the accounting records appended are on disk (a job's folder, which holds
-    its results, goes only then)."""
-    try:
-        acct.settle()
-    except SpoolError as exc:
-        faults.note(state, (faults.WRITE, "accounting"), faults.WRITE,
-                    f"cannot flush accounting records to disk, retrying: {exc}")
-        return False
-    state.ends_unsynced.clear()
-    return True
 
 
 def next_expiry(state, max_age):

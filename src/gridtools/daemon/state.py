@@ -127,10 +127,8 @@ class State:
         the next flush."""
         failed = set()
         chosen = self.dirty if only is None else self.dirty & set(only)
-        if chosen & self.ends_unsynced:
-            if not self._records_settled():
-                return False
-            self.ends_unsynced.clear()
+        if chosen & self.ends_unsynced and not self.settle_records():
+            return False
         for job_id in sorted(chosen):
             job = self.jobs.get(job_id)
             if job is None:
@@ -148,15 +146,17 @@ class State:
             faults.clear(self, (faults.WRITE, "state"), "job states written again")
         return not failed
 
-    def _records_settled(self):
+    def settle_records(self):
         """Wait for the accounting records of ended tasks to be on disk, which comes
-        before any state showing those ends; False when they could not be flushed."""
+        before any state showing those ends and before their folders go; False (the
+        fault noted) when they could not be flushed."""
         try:
             acct.settle()
         except SpoolError as exc:
-            faults.note(self, (faults.WRITE, "state"), faults.WRITE,
-                        f"cannot write job states, retrying: {exc}")
+            faults.note(self, (faults.WRITE, "accounting"), faults.WRITE,
+                        f"cannot flush accounting records to disk, retrying: {exc}")
             return False
+        self.ends_unsynced.clear()
         return True
 
     def live_ids(self):
