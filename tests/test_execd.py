@@ -17,13 +17,15 @@ def test_execd_runs_the_jobs_of_its_host(workdir):
         lock = os.path.join(cell.root, "spool", "execd", "node2", "execd.lock")
         wait_for(lambda: os.path.exists(lock))
         time.sleep(0.2)
+        release = os.path.join(workdir, "release")     # the job runs until the test looked at it
         proc = cell.qsub("-terse", "-cwd", "-q", "all.q@node2", "-b", "y", "sh", "-c",
-                         "'echo $HOSTNAME; sleep 2'", cwd=workdir)
+                         f"'echo $HOSTNAME; while [ ! -e {release} ]; do sleep 0.1; done'", cwd=workdir)
         jid = int(proc.stdout)
         wait_for(lambda: cell.task_states(jid).get(1) == "running")
         pidfile = os.path.join(cell.root, "spool", "jobs", str(jid), "1", "shepherd.lock")
         shepherd = int(wait_for(lambda: os.path.exists(pidfile) and open(pidfile).read().split() and open(pidfile).read().split()[0]))
         assert psutil.Process(shepherd).ppid() == execd.pid
+        open(release, "w").close()
         cell.wait_finished(jid)
         with open(os.path.join(workdir, f"sh.o{jid}")) as fh:
             assert fh.read() == "node2\n"

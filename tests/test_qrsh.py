@@ -1,6 +1,8 @@
 """qrsh and immediate jobs: streams attached, exit status returned, -now semantics."""
 
+import os
 import re
+import subprocess
 import time
 
 from conftest import wait_for
@@ -33,15 +35,21 @@ def test_qrsh_environment(cell, workdir):
 
 
 def test_qrsh_immediate_refused_when_full_and_waits_with_now_n(cell, workdir):
-    for _ in range(2):
-        cell.qsub("-b", "y", "sleep", "3", cwd=workdir)
+    release = os.path.join(workdir, "release")
+    for _ in range(2):                   # both slots taken until the test releases them
+        cell.qsub("-b", "y", "sh", "-c", f"'while [ ! -e {release} ]; do sleep 0.1; done'", cwd=workdir)
     wait_for(lambda: cell.run("qstat").stdout.count(" r ") == 2)
     proc = cell.run("qrsh", "hostname", cwd=workdir)
     assert proc.returncode == 1
     assert proc.stderr == 'Your "qrsh" request could not be scheduled, try again later.\n'
     t0 = time.time()
-    proc = cell.run("qrsh", "-now", "n", "echo", "waited", cwd=workdir)
-    assert proc.returncode == 0 and proc.stdout == "waited\n"
+    waiting = subprocess.Popen(["qrsh", "-now", "n", "echo", "waited"], cwd=workdir, env=cell.env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    assert waiting.poll() is None        # still waiting for a slot, not refused
+    open(release, "w").close()
+    out, _err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0 and out == "waited\n"
     assert time.time() - t0 > 1.0
 
 

@@ -39,13 +39,16 @@ def test_sigkill_daemon_mid_run_every_job_completes_once(cell, workdir):
 
 
 def test_running_job_survives_daemon_restart(cell, workdir):
+    release = os.path.join(workdir, "release")         # the job runs until the daemon is back
     proc = cell.qsub("-terse", "-cwd", "-N", "survivor", cwd=workdir,
-                     input="sleep 2; echo done\n")
+                     input=f"while [ ! -e {release} ]; do sleep 0.1; done; echo done\n")
     jid = int(proc.stdout)
     wait_for(lambda: cell.task_states(jid).get(1) == "running")
     cell.stop_daemon()
     time.sleep(0.5)
     cell.start_daemon()
+    assert cell.task_states(jid).get(1) == "running"
+    open(release, "w").close()
     cell.wait_finished(jid, timeout=20)
     with open(os.path.join(workdir, f"survivor.o{jid}")) as fh:
         assert fh.read() == "done\n"
