@@ -98,10 +98,11 @@ _LOOK = ("state", "hold", "prio", "queue", "slots")
 
 class Builder:
     """Builds listings, one facts object for the jobs whose facts are equal (kept from
-    one build to the next, at most a few per job: a daemon keeps its builder). Equal
-    jobs share their HTCondor facts object (``model.shared``): a row joins the run
-    before it when its job's owner and name are the run's and that object is the
-    run's job's."""
+    one build to the next, at most a few per job: a daemon keeps its builder). A row
+    joins the run before it when it is the next job's, looks alike (``_LOOK``, the
+    submission second) and its job's owner, name and HTCondor facts are the run's
+    job's (equal jobs share their HTCondor facts object, ``model.shared``, so that
+    comparing them is mostly comparing two references)."""
 
     def __init__(self):
         self.shared = {}        # facts tuple -> itself
@@ -124,20 +125,17 @@ class Builder:
         if len(self.shared) > 4 * len(jobs) + 1000:
             self.shared = {}
         look_of = itemgetter(*_LOOK)
-        runs, found, last, last_job, last_look = [], {}, None, None, None
+        runs, found, last, last_sign = [], {}, None, None
         for row in display_order(snapshot.get("rows") or (), jobs):
             info = jobs[row["id"]]
-            look = None
+            sign = None
             if row["state"] not in _ACTIVE and row.get("task") is None and not row.get("tasks") \
-                    and info.get("tasks") is None and _LOOK[1] in row:
-                look = look_of(row)
-            if look is not None and look == last_look and last_job is not None \
-                    and row["id"] == last[ID] + last[COUNT] and int(row["time"]) == int(last[TIME]) \
-                    and info.get("condor") is last_job.get("condor") \
-                    and info.get("owner") == last_job.get("owner") and info.get("name") == last_job.get("name"):
+                    and info.get("tasks") is None and "hold" in row:
+                sign = (look_of(row), int(row["time"]), info.get("condor"), info.get("owner"), info.get("name"))
+            if sign is not None and sign == last_sign and row["id"] == last[ID] + last[COUNT]:
                 last[COUNT] += 1
                 continue
-            last, last_job, last_look = _run(row, self._facts(info, found), info), info, look
+            last, last_sign = _run(row, self._facts(info, found), info), sign
             runs.append(last)
         width = max([30] + [len(q["name"]) for q in snapshot.get("queues") or ()])
         return {"time": snapshot.get("time"), "qlen": width, "faults": snapshot.get("faults") or [],
