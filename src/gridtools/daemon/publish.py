@@ -19,9 +19,8 @@ from gridtools.sched.snapshot import QState
 from gridtools.spool import listing, status as spool_status
 from gridtools.spool.rows import job_info, job_rows
 
-#: the job listing's builder and renderer, kept from one snapshot to the next: the rows
-#: and job facts a job's cache holds are the same objects until the job changes, and
-#: never changed in place but for a row's priority, which the builder looks at
+#: the job listing's builder and renderer, kept from one snapshot to the next (the
+#: builder's facts objects and the renderer's lines of runs that did not change)
 LISTING = (listing.Builder(), listing.Renderer())
 
 

@@ -35,8 +35,9 @@ def _masked(mode):
 
 
 def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
-    """Replace ``path`` with ``data`` (str or bytes) atomically; ``owner`` (uid, gid)
-    gives the new file to that user before it appears under its name."""
+    """Replace ``path`` with ``data`` (str, bytes, or a list of bytes written one after
+    the other) atomically; ``owner`` (uid, gid) gives the new file to that user before
+    it appears under its name."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     directory, name = ospaths.dirname(path), ospaths.basename(path)
@@ -44,9 +45,10 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
     try:
         fd = _create(tmp, mode)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[posix.write(fd, view):]
+            for chunk in data if isinstance(data, list) else (data,):
+                view = memoryview(chunk)
+                while view:
+                    view = view[posix.write(fd, view):]
             if owner is not None and posix.geteuid() == 0:
                 posix.fchown(fd, owner[0], owner[1])
                 posix.fchmod(fd, mode)         # (a change of owner may clear set-id bits)

@@ -58,94 +58,92 @@ def _job_facts(info, shared):
 _ACTIVE = frozenset(ACTIVE)
 
 
-def display_key(row):
-    """qstat's order of rows as a sort key: running rows first by job id, then waiting
-    ones by priority, submission time and job id (each job's rows in task order)."""
-    if row["state"] in _ACTIVE:
-        return (0, row["id"], 0, 0, row["id"], row.get("task") or 0)
-    return (1, 0, -row.get("prio", 0.0), row["time"], row["id"], row.get("task") or 0)
-
-
 def _run(row, facts, info):
     task = row.get("task")
-    return (row["id"], 1, row["state"], row.get("hold") or "", row.get("prio", 0.0), row["time"],
+    return [row["id"], 1, row["state"], row.get("hold") or "", row.get("prio", 0.0), row["time"],
             row.get("queue", ""), row["slots"], task if task is not None else (row.get("tasks") or None),
-            float(info.get("submit_time") or 0.0), facts)
+            float(info.get("submit_time") or 0.0), facts]
 
 
-def _entry(row, info, shared, by_condor):
-    """(row, its priority, sort key, its run of one, what another row must look like to
-    join its run (None: none may), the job's HTCondor facts object). ``by_condor``: facts
-    found in this build by the identity of a job's HTCondor facts, which equal jobs share."""
-    cinfo = info.get("condor")
-    rng = info.get("tasks")
-    key = (info.get("owner", ""), info.get("name", ""), id(cinfo), tuple(rng) if rng else None)
-    facts = by_condor.get(key)
-    if facts is None:
-        facts = _job_facts(info, shared)
-        if cinfo is not None and facts[J_BOOK] is None:
-            by_condor[key] = facts
-    run = _run(row, facts, info)
-    look = None
-    if run[TASKS] is None and run[STATE] not in _ACTIVE:
-        look = (run[STATE], run[HOLD], run[PRIO], int(run[TIME]), run[QUEUE], run[SLOTS], facts)
-    return (row, run[PRIO], display_key(row), run, look, cinfo)
+def _active_key(row):
+    return (row["id"], row.get("task") or 0)
 
 
-def _merged(order):
-    """The runs of ``order`` (entries in display order)."""
-    runs, last, last_look, following = [], None, None, None
-    for _key, _i, entry in order:
-        run, look = entry[3], entry[4]
-        if look is not None and look == last_look and run[ID] == following:
-            last[COUNT] += 1
-        else:
-            last = list(run)
-            runs.append(last)
-            last_look = look
-        following = run[ID] + 1
-    return [tuple(run) for run in runs]
+def _waiting_key(row):
+    return (-row.get("prio", 0.0), row["time"], row["id"], row.get("task") or 0)
+
+
+def display_order(rows, jobs):
+    """The rows of known jobs in qstat's order: running rows first by job id, then
+    waiting ones by priority, submission time and job id (each job's rows in task
+    order; rows that tie keep their order). Waiting rows are sorted by keys taken in
+    C (``operator.itemgetter``), by time and id, then by priority (a sort keeps the
+    order of equal keys): a daemon sorts 10,000 of them at every publication."""
+    from operator import itemgetter
+    known = [row for row in rows if row["id"] in jobs]
+    active = sorted((row for row in known if row["state"] in _ACTIVE), key=_active_key)
+    waiting = [row for row in known if row["state"] not in _ACTIVE]
+    try:
+        waiting.sort(key=itemgetter("time", "id"))
+        waiting.sort(key=itemgetter("prio"), reverse=True)
+    except (KeyError, TypeError):       # a row without a priority (or task rows out of order)
+        waiting.sort(key=_waiting_key)
+    return active + waiting
+
+
+#: what a waiting row of a job that is no array must share with the run before it to join
+#: it (besides the next job id, the submission second and the job's facts)
+_LOOK = ("state", "hold", "prio", "queue", "slots")
 
 
 class Builder:
-    """Builds listings. A daemon republishes the same row objects, and the same HTCondor
-    facts object of their job, while their jobs do not change, and never changes them
-    in place (``model.shared``) but for a row's priority: a builder it keeps remembers
-    what it made of each row (by the row object, its priority and its job's HTCondor
-    facts object) until the next build, so that a listing of 10,000 jobs is built again
-    at a fraction of the first cost. A builder made for one build (``build``)
-    remembers nothing."""
+    """Builds listings, one facts object for the jobs whose facts are equal (kept from
+    one build to the next, at most a few per job: a daemon keeps its builder). A row
+    joins the run before it when it is the next job's, looks alike (``_LOOK``, the
+    submission second) and its job's owner, name and HTCondor facts are the run's
+    job's (equal jobs share their HTCondor facts object, ``model.shared``, so that
+    comparing them is mostly comparing two references)."""
 
     def __init__(self):
-        self.known = {}         # id(row) -> _entry
         self.shared = {}        # facts tuple -> itself
+
+    def _facts(self, info, found):
+        cinfo = info.get("condor")
+        rng = info.get("tasks")
+        key = (info.get("owner", ""), info.get("name", ""), id(cinfo), tuple(rng) if rng else None)
+        facts = found.get(key)
+        if facts is None:
+            facts = _job_facts(info, self.shared)
+            if cinfo is not None and facts[J_BOOK] is None:
+                found[key] = facts
+        return facts
 
     def build(self, snapshot):
         """The listing of a status snapshot (a dict with ``rows``, ``jobs``, ``queues``)."""
+        from operator import itemgetter
         jobs = snapshot.get("jobs") or {}
-        known, seen = self.known, {}
         if len(self.shared) > 4 * len(jobs) + 1000:
             self.shared = {}
-        order, by_condor = [], {}
-        for i, row in enumerate(snapshot.get("rows") or ()):
-            info = jobs.get(row["id"])
-            if info is None:
+        look_of = itemgetter(*_LOOK)
+        runs, found, last, last_sign = [], {}, None, None
+        for row in display_order(snapshot.get("rows") or (), jobs):
+            info = jobs[row["id"]]
+            sign = None
+            if row["state"] not in _ACTIVE and row.get("task") is None and not row.get("tasks") \
+                    and info.get("tasks") is None and "hold" in row:
+                sign = (look_of(row), int(row["time"]), info.get("condor"), info.get("owner"), info.get("name"))
+            if sign is not None and sign == last_sign and row["id"] == last[ID] + last[COUNT]:
+                last[COUNT] += 1
                 continue
-            entry = known.get(id(row))
-            if entry is None or entry[0] is not row or entry[1] != row.get("prio", 0.0) \
-                    or entry[5] is not info.get("condor"):
-                entry = _entry(row, info, self.shared, by_condor)
-            seen[id(row)] = entry
-            order.append((entry[2], i, entry))
-        self.known = seen
-        order.sort()
+            last, last_sign = _run(row, self._facts(info, found), info), sign
+            runs.append(last)
         width = max([30] + [len(q["name"]) for q in snapshot.get("queues") or ()])
         return {"time": snapshot.get("time"), "qlen": width, "faults": snapshot.get("faults") or [],
-                "runs": _merged(order), "zone": zone()}
+                "runs": [tuple(run) for run in runs], "zone": zone()}
 
 
 def build(snapshot):
-    """The listing of a status snapshot, made from scratch (see ``Builder``)."""
+    """The listing of a status snapshot (see ``Builder``)."""
     return Builder().build(snapshot)
 
 

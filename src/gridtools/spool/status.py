@@ -33,7 +33,9 @@ def path():
 
 
 def encode(snapshot, builder=None, renderer=None):
-    """The file's bytes for a snapshot (a dict of plain values). Its job listing and
+    """The file's bytes for a snapshot (a dict of plain values), as a list of parts to
+    write one after the other (a snapshot of 10,000 jobs is megabytes: it is not
+    copied into one string once more). Its job listing and
     the listing's qstat lines are made by ``builder`` and ``renderer`` (a
     ``spool.listing.Builder`` and ``Renderer`` the daemon keeps from one snapshot to
     the next; new ones by default)."""
@@ -45,7 +47,7 @@ def encode(snapshot, builder=None, renderer=None):
     blobs = [(name, marshal.dumps(head.pop(name, None))) for name in SECTIONS]
     blobs.insert(0, ("head", marshal.dumps(head)))
     index = marshal.dumps(tuple((name, len(blob)) for name, blob in blobs))
-    return b"".join([MAGIC, len(index).to_bytes(4, "little"), index] + [blob for _name, blob in blobs])
+    return [MAGIC, len(index).to_bytes(4, "little"), index] + [blob for _name, blob in blobs]
 
 
 def publish(snapshot, builder=None, renderer=None):
