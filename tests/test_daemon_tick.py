@@ -86,3 +86,28 @@ def test_qdel_of_a_running_task_signals_its_shepherd(ticking):
     fake.finish(jid, 1, exit_status=143)
     daemon.tick()
     assert cell.task_states(jid) == {1: "finished"}
+
+
+def test_passes_after_ends_keep_submission_order_and_the_reasons_of_jobs_left_waiting(ticking):
+    """Ends alone let the daemon reuse the last full pass's order (a quick pass); a
+    release changes a job's facts and the next pass orders every job again."""
+    cell, daemon, fake = ticking
+    held = submit(cell, "-h")
+    ids = [submit(cell) for _ in range(5)]
+    daemon.tick()
+    assert daemon.memo is not None                      # all jobs alike: the order was kept
+    started = [j for j, _ in fake.running()]
+    for _ in range(2):
+        fake.finish(started[0], 1)
+        daemon.tick()
+        started = [j for j, _ in fake.running()]
+    assert started == ids[2:4]
+    assert daemon.memo[1].start == 3                    # quick passes went past jobs 1-3
+    assert "qi_full" in [r.why.value for r in daemon.state.reasons[ids[4]]]
+    assert [r.why.value for r in daemon.state.reasons[held]] == ["hold"]
+    assert ids[0] not in daemon.state.reasons and ids[2] not in daemon.state.reasons
+    ask(cell, daemon, "qrls", str(held))                # the released job joins the order,
+    fake.finish(started[0], 1)                          # before the later ones
+    daemon.tick()
+    assert [j for j, _ in fake.running()] == sorted([ids[3], held])
+    assert list(daemon.state.reasons) == [ids[4]]

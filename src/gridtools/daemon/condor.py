@@ -27,7 +27,7 @@ from gridtools.daemon.hostfacts import Facts
 from gridtools.daemon.machines import Machines
 from gridtools.errors import ConfigError
 from gridtools.sched import matchpass
-from gridtools.sched.cycle import cycle
+from gridtools.sched.cycle import cycle, quick_cycle
 from gridtools.sched.negotiator import NegotiatorConfig, accounting_name
 
 #: most seconds the published slot ads may be older than now when nothing changed
@@ -73,13 +73,21 @@ class Condor:
         return self.ctx
 
     # ------------------------------------------------------------ the pass
-    def decide(self, state, dispatcher, snap, loads, now):
-        """The decisions of one pass (see the module docstring)."""
+    def decide(self, state, dispatcher, snap, loads, now, memo=None, pending_of=None):
+        """The decisions of one pass (see the module docstring); with ``memo`` (a
+        ``sched.cycle.Memo`` still valid) a quick pass when Grid Engine's order decides."""
         ctx = self.context(state, dispatcher, loads, now)
         self.machines.update(ctx, now)
         if not matchpass.enabled(snap.config):
-            refused, unwanted = slotads.refusals(ctx, snap.jobs)
-            return cycle(replace(snap, refused=refused, unwanted=unwanted))
+            condor_jobs = memo.condor_jobs if memo is not None else True
+            refused, unwanted, condor_jobs = slotads.refusals(ctx, snap.jobs, condor_jobs)
+            snap = replace(snap, refused=refused, unwanted=unwanted)
+            decisions = quick_cycle(snap, memo, pending_of) if memo is not None else None
+            if decisions is None:
+                decisions = cycle(snap)
+                if decisions.memo is not None:
+                    decisions.memo.condor_jobs = condor_jobs
+            return decisions
         self._charge(ctx, now)
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
                                   self._priorities(state, ctx, snap.jobs), self._negotiator_config(state),

@@ -33,6 +33,8 @@ from gridtools import cell
 LOAD_REFRESH = 2.0          # seconds between load samples of this machine
 SWEEP_EVERY = 60.0          # seconds between clean-ups of what clients left in the shared folders
 DELETE_RETRY = 0.1          # seconds between termination retries of deleting tasks
+#: most seconds quick passes follow a full one (which redoes every job's reasons)
+FULL_PASS_EVERY = 1.0
 PUBLISH_EVERY = 0.25        # least seconds between two status snapshots (coalesces bursts)
 WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
 CELL_CHECK = 5.0            # most seconds between two looks whether the cell still exists
@@ -48,6 +50,7 @@ class Daemon:
         self.reniced = None          # when running tasks were last reniced by their tickets
         self.state.condor = Condor()
         self.decisions = None        # the last pass's decisions, until the slots followed them
+        self.memo = None             # (order epoch, sched.cycle.Memo) of the last full pass
         self.exec = execution if execution is not None else LocalExecution(ExecClient())
         self.dispatcher = Dispatcher(self.state, self.exec)
         self.control = qcontrol.Control(self.state, self.dispatcher)
@@ -312,27 +315,43 @@ class Daemon:
         if arreq.check_errors(state, snap):
             snap = view.build(state, now, self.loads)
         self.snap_queues = snap.queues
-        decisions = state.condor.decide(state, self.dispatcher, snap, self.loads, now)
+        memo = self._memo(snap)
+        decisions = state.condor.decide(state, self.dispatcher, snap, self.loads, now,
+                                        memo=memo, pending_of=view.pending_of(state) if memo else None)
         self.decisions = decisions
+        if decisions.examined is None:
+            self.memo = (view.order_epoch(state), decisions.memo) if decisions.memo is not None else None
         crash.point("pass")
         self.control.load_blocked = decisions.load_alarms
         self.dispatcher.start_all(decisions.starts, now)
         arreq.kill(state, self.dispatcher, decisions.kills, now)
         self._reject_immediate(decisions, now)
-        state.reasons = decisions.reasons
-        state.share_tree = decisions.share_tree
-        state.reserves = tuple(decisions.reserves)
-        # jobs that just started keep the numbers they were dispatched with
-        kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
-        kept.update(decisions.order)
-        state.orders = kept
+        state.reasons = _reasons_after(state.reasons, decisions)
+        if decisions.examined is None:
+            state.share_tree = decisions.share_tree
+            state.reserves = tuple(decisions.reserves)
+        if decisions.examined is None:
+            # jobs that just started keep the numbers they were dispatched with
+            kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
+            kept.update(decisions.order)
+            state.orders = kept
         self._renice(snap, decisions, now)
         if state.monitor_next or monitor.wanted(snap):
             monitor.write(snap, decisions, now)
             state.monitor_next = False
-        self.next_event = _next_start_time(snap, now, arreq.next_event(state, now))
+        self.next_event = _next_start_time(snap, now, arreq.next_event(state, now), memo)
         state.need_publish = True
         return len(decisions.starts)
+
+    def _memo(self, snap):
+        """The last full pass's Memo when a quick pass may stand in for a full one."""
+        state = self.state
+        if self.memo is None or self.memo[0] != view.order_epoch(state):
+            return None
+        if state.monitor_next or monitor.wanted(snap):
+            return None                 # the monitor reports every job at every pass
+        memo = self.memo[1]
+        return memo if memo.valid(snap, FULL_PASS_EVERY) else None
 
     def _renice(self, snap, decisions, now):
         """Renice running tasks by their tickets, every reprioritize_interval."""
@@ -453,8 +472,26 @@ class Daemon:
             self.shutdown()
 
 
-def _next_start_time(snap, now, ar_event=None):
-    times = [j.start_at for j in snap.jobs if j.start_at and j.start_at > now]
+def _reasons_after(reasons, decisions):
+    """The jobs' reasons after a pass: a full pass's, or those a quick pass changed on
+    top of the last ones (the jobs it did not look at wait for the same reasons)."""
+    if decisions.examined is None:
+        return decisions.reasons
+    found, merged = decisions.reasons, dict(reasons)
+    for job_id in decisions.examined:
+        why = found.get(job_id)
+        if why:
+            merged[job_id] = why
+        else:
+            merged.pop(job_id, None)
+    return merged
+
+
+def _next_start_time(snap, now, ar_event=None, memo=None):
+    if memo is not None:                # (the same jobs wait as at the full pass)
+        times = [memo.next_time] if memo.next_time < float("inf") else []
+    else:
+        times = [j.start_at for j in snap.jobs if j.start_at and j.start_at > now]
     if ar_event is not None:
         times.append(ar_event)
     return min(times) if times else None

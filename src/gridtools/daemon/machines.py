@@ -235,11 +235,17 @@ class Machines:
             ctx.log(f"E|the startd policy of {rec.host} cannot be evaluated: {exc}")
             rec.due = now + LONGEST_WAIT
             return None
+        constant = _constant(ctx, rec, policy, event)
         job_ad = None
         if with_job and rec.task is not None:
             job = ctx.state.jobs.get(rec.task[0])
-            job_ad = ctx.job_ad(job, rec.task[1]) if job is not None else None
-        machine = ctx.stand_in() if _constant(ctx, rec, policy, event) else ctx.slot_ad(name, rec)
+            if job is None:
+                pass
+            elif constant and not job.spec.get("condor_ad"):
+                job_ad = _GRID_ENGINE_JOB       # constants read nothing of it but its universe
+            else:
+                job_ad = ctx.job_ad(job, rec.task[1])
+        machine = ctx.stand_in() if constant else ctx.slot_ad(name, rec)
         result = startd.step(rec.slot, machine, job_ad, policy, now, event)
         if result.slot != rec.slot:
             self.dirty = True
@@ -307,9 +313,24 @@ class Machines:
         return names[0] if names else None
 
 
+#: what a step under a constant policy reads of a Grid Engine job's ad: its universe
+_GRID_ENGINE_JOB = ads.ClassAd({"JobUniverse": ads.VANILLA})
+#: policy object -> fixed(policy), for the policies in use
+_FIXED = {}
+
+
 def fixed(policy):
     """True for a policy of constants that never suspend, preempt or refuse (the default
     of a dedicated cluster): its slots need no periodic evaluation."""
+    found = _FIXED.get(id(policy))
+    if found is None or found[0] is not policy:
+        if len(_FIXED) > 256:
+            _FIXED.clear()
+        found = _FIXED[id(policy)] = (policy, _fixed(policy))
+    return found[1]
+
+
+def _fixed(policy):
     from gridtools.classad.nodes import Literal
     if any(expr.__class__ is not Literal for _name, expr in policy.exprs):
         return False

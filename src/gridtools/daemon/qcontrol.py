@@ -241,6 +241,7 @@ class Control:
         self.rescheduled = set()              # (job, task) whose lost run is being ended
         self.load_blocked = False             # the last pass left jobs waiting for a load alarm
         self.generation = None                # configuration whose new instances got initial_state
+        self.parsed_loads = None              # ((load sample, configuration), numeric loads by host)
 
     def due(self, now):
         """True when a calendar change, threshold step or load sample is due."""
@@ -288,11 +289,18 @@ class Control:
             instances=instances(state), tasks=tasks,
             admin={name: letters.from_letters(v) for name, v in state.queue_states.items()},
             hosts={h: inputs.HOST_STATES.get(v) for h, v in state.host_states.items()},
-            loads={h: inputs.numeric_load(load, table) for h, load in loads.items()},
+            loads=self._numeric_loads(loads, table),
             complexes=table, threshold_at=self.threshold_at,
             calendars=remembered if generation == state.config_generation else {},
             unknown=dict(self.unknown),
             reschedule_after={h: reschedule_unknown(state.config, h) for h in self.unknown})
+
+    def _numeric_loads(self, loads, table):
+        """Each host's load values as numbers, worked out once per sample and configuration."""
+        key = (loads, self.state.config_generation)
+        if self.parsed_loads is None or self.parsed_loads[0][0] is not loads or self.parsed_loads[0][1] != key[1]:
+            self.parsed_loads = (key, {h: inputs.numeric_load(load, table) for h, load in loads.items()})
+        return self.parsed_loads[1]
 
     # ------------------------------------------------------------ unknown hosts
     def _track_unknown(self, now):

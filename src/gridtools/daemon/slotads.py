@@ -196,18 +196,25 @@ def _free_ad(ctx, host):
     return (free or found or [None])[0]
 
 
-def refusals(ctx, jobs):
-    """(refused, unwanted) in Grid Engine's order, each job id -> frozenset of hosts,
-    for each job's first pending task: hosts whose START (their free slot's
-    Requirements) refuses the job, and hosts an HTCondor job's own Requirements
-    refuse (the match is symmetric in either order). Empty when every host's START
-    is ``True`` and no HTCondor job waits."""
+def refusals(ctx, jobs, condor_jobs=True):
+    """(refused, unwanted, an HTCondor job is pending) in Grid Engine's order, each job
+    id -> frozenset of hosts, for each job's first pending task: hosts whose START
+    (their free slot's Requirements) refuses the job, and hosts an HTCondor job's own
+    Requirements refuse (the match is symmetric in either order). Empty when every
+    host's START is ``True`` and no HTCondor job waits (``condor_jobs`` False: the
+    caller knows none does, and the jobs are not looked at)."""
     hosts = _starting_hosts(ctx)
+    if not hosts and not condor_jobs:
+        return {}, {}, False
     names = {h: tuple(sorted(acl.ad_references(ad, ("requirements",)))) for h, ad in hosts.items()}
     memo, job_memo, refused, unwanted, frees = {}, {}, {}, {}, None
+    condor = False
     for pending in jobs:
         job = ctx.state.jobs.get(pending.id)
-        if job is None or not pending.tasks or pending.held_all or not (hosts or job.spec.get("condor_ad")):
+        if job is None:
+            continue
+        condor = condor or bool(job.spec.get("condor_ad"))
+        if not pending.tasks or pending.held_all or not (hosts or job.spec.get("condor_ad")):
             continue                    # a held job is not placed: nothing to leave out for it
         ad = ctx.job_ad(job, next(iter(pending.tasks)))
         found = _refusing(ad, hosts, names, memo)
@@ -218,7 +225,7 @@ def refusals(ctx, jobs):
             found = _unwanted(job, ad, frees, job_memo)
             if found:
                 unwanted[pending.id] = found
-    return refused, unwanted
+    return refused, unwanted, condor
 
 
 def _starting_hosts(ctx):

@@ -5,6 +5,8 @@ daemon knows (its jobs and tasks, queue and host states, load samples) and
 caches what depends on the configuration only, or on one job's version.
 """
 
+from dataclasses import replace
+
 from gridtools.daemon import arreq
 from gridtools.formats.sge import states as letters
 from gridtools.model.job import TaskState
@@ -128,12 +130,13 @@ def _pending(state, parts, live, counts):
         cached = state.view_cache["pending"] = (state.config_generation, {}, {}, [None])
         stale = set(live)
         state.view_stale.clear()
+        _order_changed(state)
     else:
         stale = state.view_stale
         state.view_stale = set()
     _generation, records, done, result = cached
     for job_id in stale:
-        records.pop(job_id, None)
+        old = records.pop(job_id, None)
         done.pop(job_id, None)
         job = state.jobs.get(job_id)
         if job is None or job_id not in live:
@@ -141,10 +144,35 @@ def _pending(state, parts, live, counts):
         if job.spec.get("tasks"):
             done[job_id] = frozenset(n for n, t in job.tasks.items() if t.state is TaskState.FINISHED)
         if job.pending_numbers() and not job.deleted:
-            records[job_id] = pending_job(job, state, parts, counts.get(job_id, 0))
+            new = records[job_id] = pending_job(job, state, parts, counts.get(job_id, 0))
+            if old is None or _order_facts(old) != _order_facts(new):
+                _order_changed(state)
     if stale or result[0] is None:
         result[0] = tuple(records[i] for i in sorted(records))
     return result[0], dict(done)
+
+
+def _order_facts(pending):
+    """What places a pending job in the order and decides what blocks it (all but its
+    pending and running tasks, which starts and ends change)."""
+    return replace(pending, tasks=(), running_tasks=0)
+
+
+def _order_changed(state):
+    state.view_cache["order_epoch"] = order_epoch(state) + 1
+
+
+def order_epoch(state):
+    """A number that changes whenever a job joins the pending jobs or a pending job's
+    own facts change (``sched.cycle.Memo``: the order a full pass found holds while
+    it does not)."""
+    return state.view_cache.get("order_epoch", 0)
+
+
+def pending_of(state):
+    """job id -> PendingJob of the last ``build``."""
+    cached = state.view_cache.get("pending")
+    return cached[1] if cached is not None else {}
 
 
 def policy_view(state, parts, now):

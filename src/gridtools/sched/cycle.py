@@ -16,6 +16,14 @@ The pass runs in stages:
               reservation (``sched.reserve``); advance reservations' windows are
               respected the same way (``sched.ar``).
 
+A *quick* pass (``quick_cycle``) follows a full one while no pending job's own
+facts changed and the full pass's order was stable (every eligible job got the
+same numbers: only submission order told them apart). It takes the jobs in the
+memorised order and stops once every queue instance is full; the jobs after
+that keep the reasons the full pass gave them. Ends and starts alone never
+change such an order, so a stream of short jobs is dispatched without sorting
+the whole pending list again for every free slot.
+
 Jobs with equal requests form a *category* (``sched.category``): which queue
 instances could ever serve it is worked out once per pass, and once a job of
 a category found no room, the later jobs of the category share its reasons
@@ -23,6 +31,8 @@ without being placed again (room only shrinks during a pass). With resource
 quotas the owner is part of the category. Reasons are structured
 (``sched.reasons``) and capped per kind.
 """
+
+from dataclasses import dataclass
 
 from gridtools.sched import ar as ar_mod
 from gridtools.sched import category as category_mod
@@ -350,12 +360,76 @@ def _when_full(p, ordered, start, found, decisions):
         found[job.id] = full if blocked is None else (blocked,)
 
 
+@dataclass
+class Memo:
+    """What a full pass leaves for the quick passes after it."""
+    ids: list                  # the pending jobs' ids, best first
+    waits_for: frozenset       # live jobs some pending job waits for: their end changes the order
+    next_time: float           # the earliest start time (-a) still ahead, when one changes it too
+    at: float                  # the full pass's time
+    condor_jobs: bool = True   # an HTCondor job is pending (set by the caller that knows)
+    start: int = 0             # ids before this index have all left the pending list
+
+    def valid(self, snap, most_age):
+        """True while the order still holds at ``snap`` (the caller checks that no pending
+        job's own facts changed), for at most ``most_age`` seconds after the full pass."""
+        return snap.now < self.next_time and snap.now - self.at < most_age and \
+            all(j in snap.live for j in self.waits_for)
+
+
+def _memo_of(snap, ordered, stable, p):
+    """The Memo of a full pass, or None when a quick pass could not stand in for one:
+    an order that is not stable, advance reservations ahead, renicing by tickets, or
+    jobs that a full queue does not end the look at (reservations, -now, held tasks,
+    array dependencies, jobs that run without a slot)."""
+    if not stable or p.planner is not None or (snap.policy.config is not None
+                                               and snap.policy.config.reprioritize_interval > 0):
+        return None
+    waits, next_time = set(), float("inf")
+    for job in ordered:
+        req = job.request
+        if req.reserve or req.ar or job.now_only or job.held or job.ad_predecessors or job.universe:
+            return None
+        if job.predecessors:
+            waits.update(j for j in job.predecessors if j in snap.live)
+        if job.start_at and snap.now < job.start_at < next_time:
+            next_time = job.start_at
+    return Memo([job.id for job in ordered], frozenset(waits), next_time, snap.now)
+
+
+def quick_cycle(snap, memo, pending_of):
+    """A pass in ``memo``'s order (``pending_of``: job id -> PendingJob of ``snap``) that
+    stops once every queue instance is full; ``examined`` names the jobs it looked at.
+    None when a full pass is needed after all."""
+    p = Pass(snap)
+    if p.planner is not None:
+        return None
+    decisions = Decisions(kills=ar_mod.kills(snap))
+    ids, found, examined = memo.ids, decisions.reasons, []
+    while memo.start < len(ids) and ids[memo.start] not in pending_of:
+        memo.start += 1
+    for index in range(memo.start, len(ids)):
+        if p.open_instances <= 0:
+            break
+        job = pending_of.get(ids[index])
+        if job is None:
+            continue
+        examined.append(job.id)
+        reasons = _consider(p, job, decisions)
+        if reasons:
+            found[job.id] = reasons if type(reasons) is tuple else capped(reasons)
+    decisions.examined = tuple(examined)
+    decisions.load_alarms = p.load_alarms
+    return decisions
+
+
 def cycle(snap):
     """Decide which pending tasks start now, which get a reservation, and why the others wait."""
     decisions = Decisions()
     p = Pass(snap)
     decisions.kills = ar_mod.kills(snap)
-    ordered, decisions.order, decisions.share_tree = order_stage.order(snap)
+    ordered, decisions.order, decisions.share_tree, stable = order_stage.ordered_pass(snap)
+    decisions.memo = _memo_of(snap, ordered, stable, p)
     found = decisions.reasons
     for index, job in enumerate(ordered):
         if p.open_instances <= 0 and p.planner is None:

@@ -187,16 +187,28 @@ def _order_without_tickets(snap, config):
         ordered = sorted(eligible, key=lambda j: (j.submit_time, j.id))
     else:
         ordered = sorted(eligible, key=lambda j: (-numbers[j.id].prio, j.submit_time, j.id))
-    return ordered, numbers
+    return ordered, numbers, len(shared) <= 1
 
 
 def order(snap):
     """(pending jobs best first, {job id: JobOrder}, share tree report rows)."""
+    return ordered_pass(snap)[:3]
+
+
+def ordered_pass(snap):
+    """``order(snap)`` and whether the order is *stable*: every eligible job got the
+    same numbers, so that the jobs left after some of them start (or end) keep their
+    order and their numbers as long as no job's own facts change."""
     view = snap.policy
     config = view.config or PolicyConfig()
     if _no_tickets(snap, config, view.members):
-        ordered, numbers = _order_without_tickets(snap, config)
-        return _with_rest(snap, ordered, numbers) + ((),)
+        ordered, numbers, stable = _order_without_tickets(snap, config)
+        return _with_rest(snap, ordered, numbers) + ((), stable)
+    return _order_with_tickets(snap, config) + (False,)
+
+
+def _order_with_tickets(snap, config):
+    view = snap.policy
     limit = max(1, config.max_pending_tasks_per_job)
     jobs = policy_jobs(snap, limit)
     free = sum(max(0, qi.slots) for qi in snap.queues) - sum(r.slots for r in snap.running)
