@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 
 from gridtools.ads import SlotView, with_view
 from gridtools.classad import parse
+from gridtools.classad.nodes import Literal
 from gridtools.classad.values import truth
 
 
@@ -187,18 +188,31 @@ class _Context:
         self.machine, self.job, self.policy, self.now = machine, job, policy, now
         self.vanilla = job is not None and job.eval("JobUniverse") == VANILLA
         self.actions, self.signal = [], ""
+        self._viewed = None             # (SlotView, the machine ad seen in it)
+
+    def seen(self, slot):
+        """The machine ad in the slot's state and activity (made once per view)."""
+        view = slot.view
+        if self._viewed is None or self._viewed[0] != view:
+            self._viewed = (view, with_view(self.machine, view))
+        return self._viewed[1]
+
+    def value(self, expr, slot, with_job=True):
+        """The value of ``expr`` (a constant needs no ad to be worked out)."""
+        if expr.__class__ is Literal:
+            return expr.value
+        return expr.eval(self.seen(slot), self.job if with_job else None)
 
     def truth(self, name, slot, with_job=True):
         """True, False or None (undefined or not a boolean) of a policy expression."""
         expr = self.policy.expr(name, self.vanilla and with_job)
         if expr is None:
             return None
-        value = expr.eval(with_view(self.machine, slot.view), self.job if with_job else None)
-        return truth(value)
+        return truth(self.value(expr, slot, with_job))
 
     def number(self, name, slot):
         expr = self.policy.expr(name, self.vanilla)
-        value = expr.eval(with_view(self.machine, slot.view), self.job) if expr is not None else 0
+        value = self.value(expr, slot) if expr is not None else 0
         return value if type(value) in (int, float) else 0
 
     def act(self, action, signal=""):
@@ -301,7 +315,7 @@ def _is_owner(ctx, slot):
     if ctx.policy.expr("IS_OWNER", False) is not None:
         return ctx.truth("IS_OWNER", slot, with_job=False) is True
     start = ctx.machine.lookup("Start") or ctx.policy.expr("START", False)
-    return start.eval(with_view(ctx.machine, slot.view), None) is False
+    return ctx.value(start, slot, with_job=False) is False
 
 
 def _owner(ctx, slot):
@@ -371,7 +385,7 @@ def _retirement(ctx, slot):
     job's own when it asks for less."""
     granted = ctx.number("MAXJOBRETIREMENTTIME", slot)
     if ctx.job is not None:
-        own = ctx.job.eval("MaxJobRetirementTime", with_view(ctx.machine, slot.view))
+        own = ctx.job.eval("MaxJobRetirementTime", ctx.seen(slot))
         if type(own) in (int, float) and own < granted:
             granted = own
     return granted
