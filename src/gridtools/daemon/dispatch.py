@@ -77,11 +77,7 @@ class Dispatcher:
         conf = self.state.config
         spec = job.spec
         queue_name, host = granted[0][0], granted[0][1]
-        queue = conf.objects["queue"][queue_name]
-        groups = view.hostgroups(conf)
-
-        def q(attr):
-            return view.qvalue(queue, attr, host, groups)
+        q = self._queue_values(queue_name, host)
         gconf = conf.objects["conf"].get("global") or {}
         ctx = _task_context(job, number, granted, q, gconf, pe)
         exe, argv = plan_mod.command_line(spec, ctx)
@@ -91,7 +87,7 @@ class Dispatcher:
             "env": plan_mod.job_environment(spec, number, ctx),
             "stdout": ctx["stdout"], "stderr": ctx["stderr"], "stdin": ctx["stdin"],
             "tmpdir": ctx["tmpdir"],
-            "join": bool(spec.get("join")), "limits": _numeric_limits(spec, _queue_limits(q)),
+            "join": bool(spec.get("join")), "limits": _numeric_limits(spec, q.limits()),
             "notify": values.parse_time(str(q("notify") or "0")) if spec.get("notify") else 0,
             "notify_job": bool(spec.get("notify")), "nice": int(q("priority") or 0),
             "prolog": _procedure(q("prolog")) or _procedure(_conf_value(gconf, "prolog")),
@@ -104,6 +100,19 @@ class Dispatcher:
         plan.update(_pe_procedures(spec, conf, ctx, job.id, number))
         _add_queue_methods(plan, spec, conf, q)
         return plan
+
+    def _queue_values(self, queue_name, host):
+        """The attribute values of a queue instance, looked up once per configuration."""
+        state = self.state
+        cache = state.view_cache.get("queue_values")
+        if cache is None or cache[0] != state.config_generation:
+            cache = state.view_cache["queue_values"] = (state.config_generation, {})
+        found = cache[1].get((queue_name, host))
+        if found is None:
+            conf = state.config
+            found = cache[1][(queue_name, host)] = _QueueValues(conf.objects["queue"][queue_name], host,
+                                                                 view.hostgroups(conf))
+        return found
 
     def prepare(self, job, number, granted, now, pe=""):
         """First half of a start: the task's folder and plan, and its new state (in memory)."""
@@ -278,6 +287,28 @@ def _task_context(job, number, granted, q, gconf, pe=""):
     if ctx["shell_start_mode"] == "unix_behavior" and not spec.get("shell"):
         ctx["has_shebang"] = _has_shebang(script)
     return ctx
+
+
+class _QueueValues:
+    """``q(attr)``: an attribute's value for one queue instance, each looked up once."""
+
+    def __init__(self, queue, host, groups):
+        self.queue, self.host, self.groups = queue, host, groups
+        self.found = {}
+        self.parsed_limits = None
+
+    def __call__(self, attr):
+        try:
+            return self.found[attr]
+        except KeyError:
+            value = self.found[attr] = view.qvalue(self.queue, attr, self.host, self.groups)
+            return value
+
+    def limits(self):
+        """The queue's resource limits as numbers (a copy)."""
+        if self.parsed_limits is None:
+            self.parsed_limits = _queue_limits(self)
+        return dict(self.parsed_limits)
 
 
 def _queue_limits(q):
