@@ -142,3 +142,47 @@ def test_plain_data_round_trip_through_json():
 def test_bad_plain_data_is_refused(data, message):
     with pytest.raises(ValueError, match=message):
         Ledger.from_data(data)
+
+
+def test_halflife_decay_list_gives_each_kind_of_usage_its_own_half_life():
+    """sched_conf halflife_decay_list cpu=60:io=-1 beside halftime 2: CPU usage halves
+    in an hour, memory in two (halftime), and I/O of ended jobs is forgotten at once."""
+    from gridtools.daemon.usage import Keeper
+    from gridtools.formats.sge.sched import decay_list
+    from gridtools.sched.policy.config import PolicyConfig
+    minutes = tuple(sorted(decay_list("cpu=60:io=-1").items()))
+    config = PolicyConfig(halftime=2, decay_minutes=minutes)
+    assert config.half_lives() == (3600.0, 7200.0, -60.0)
+    keeper = Keeper()
+    keeper.configure(config, now=0.0)
+    keeper.task_ended({"id": 1, "owner": "alice"}, 1,
+                      {"usage": {"ru_utime": 800.0, "mem": 800.0, "io": 800.0}, "end_time": 0.0}, 0.0)
+    used = keeper.usage_of(3600.0)("user", "alice")[0]
+    assert (used.cpu, used.mem, used.io) == pytest.approx((400.0, 800.0 * 0.5 ** 0.5, 0.0))
+    keeper.configure(PolicyConfig(halftime=2), now=3600.0)         # back to halftime alone
+    later = keeper.usage_of(3600.0 + 7200.0)("user", "alice")[0]
+    assert (later.cpu, later.io) == pytest.approx((200.0, 0.0))
+
+
+@pytest.mark.parametrize("text", ["cpu", "cpu=x", "gpu=10", "cpu=-2", "cpu=1:cpu=2"])
+def test_a_malformed_halflife_decay_list_is_refused(text):
+    from gridtools.errors import ConfigError
+    from gridtools.formats.sge.sched import decay_list
+    with pytest.raises(ConfigError, match="halflife_decay_list"):
+        decay_list(text)
+    assert decay_list("none") == {} and decay_list("CPU=0:mem=-1") == {"cpu": 0.0, "mem": -1.0}
+
+
+def test_qconf_refuses_a_bad_halflife_decay_list_and_keeps_a_good_one(cell):
+    import os
+    import re
+    text = cell.run("qconf", "-ssconf", check=True).stdout
+    path = os.path.join(cell.root, "sched_conf")
+    for value, code in (("cpu=60:gpu=1", 1), ("cpu=60:io=-1", 0)):
+        with open(path, "w") as fh:
+            fh.write(re.sub(r"^halflife_decay_list\s.*$", f"halflife_decay_list {value}", text, flags=re.M))
+        proc = cell.run("qconf", "-Msconf", path)
+        assert proc.returncode == code, proc.stderr
+        if code:
+            assert proc.stderr.count("\n") == 1 and "halflife_decay_list" in proc.stderr
+    assert re.search(r"^halflife_decay_list\s+cpu=60:io=-1$", cell.run("qconf", "-ssconf").stdout, re.M)

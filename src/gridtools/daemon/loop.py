@@ -118,7 +118,7 @@ class Daemon:
         self.state.reload_config(force=True)
         load_jobs(self.state)
         self.state.usage.load(self.state.log)
-        self.state.usage.configure(view.config_parts(self.state)["policy_config"].halftime, time.time())
+        self.state.usage.configure(view.config_parts(self.state)["policy_config"], time.time())
         qcontrol.restore(self.state)
         self.state.condor.recover(self.state)
         running = self.state.running_tasks()
@@ -212,7 +212,7 @@ class Daemon:
         taken = len(done)
         if state.reload_config(force=self.rested or bool(taken)):
             qcontrol.apply_initial_states(state)
-            state.usage.configure(view.config_parts(state)["policy_config"].halftime, now)
+            state.usage.configure(view.config_parts(state)["policy_config"], now)
         state.condor.refresh(state, now=now)
         if taken:
             state.need_schedule = True

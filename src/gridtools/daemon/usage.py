@@ -4,7 +4,9 @@ Every task that ends adds what it used (CPU seconds, memory integral, I/O,
 as its shepherd measured them) to its owner's and project's accounts; the
 scheduler reads the accounts, decayed to the time of each pass, as the
 members' usage of the share tree. The half-life is sched_conf's
-``halftime`` (hours; 0 keeps usage forever).
+``halftime`` (hours; 0 keeps usage forever), or for each kind of usage the
+minutes its ``halflife_decay_list`` gives (0 keeps it forever, -1 forgets
+what ended jobs used at once).
 """
 
 from gridtools.accounting.usage import AccountKey, HalfLife, Ledger, Sample, Usage
@@ -19,7 +21,7 @@ class Keeper:
         self.ledger = Ledger()
         self.dirty = False
         self.urgent = False          # a request changed it: written before it is answered
-        self.halftime = None
+        self.halftime = None         # the half-lives in force, seconds of cpu, mem, io
 
     def load(self, log):
         data = store.load()
@@ -30,12 +32,13 @@ class Keeper:
         except ValueError as exc:
             log(f"E|usage record {store.path()} not read: {exc}")
 
-    def configure(self, halftime_hours, now):
-        """Follow sched_conf's halftime (hours)."""
-        if halftime_hours == self.halftime:
+    def configure(self, policy, now):
+        """Follow sched_conf's halftime and halflife_decay_list (a PolicyConfig)."""
+        seconds = policy.half_lives()
+        if seconds == self.halftime:
             return
-        self.halftime = halftime_hours
-        self.ledger.set_half_life(HalfLife.hours(halftime_hours), now)
+        self.halftime = seconds
+        self.ledger.set_half_life(HalfLife(*seconds), now)
         self.dirty = True
 
     def task_ended(self, spec, number, result, now):

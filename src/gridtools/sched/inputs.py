@@ -484,6 +484,7 @@ def policy_config(conf):
         report_pjob_tickets=_yes(s.get("report_pjob_tickets", True)),
         policy_hierarchy=hierarchy,
         halftime=_float(s.get("halftime"), d.halftime),
+        decay_minutes=_decay_minutes(s.get("halflife_decay_list")),
         usage_weights=Usage(_float(weights.get("cpu"), 1.0), _float(weights.get("mem"), 0.0),
                             _float(weights.get("io"), 0.0)) if isinstance(weights, dict) else d.usage_weights,
         compensation_factor=_float(s.get("compensation_factor"), d.compensation_factor),
@@ -493,6 +494,15 @@ def policy_config(conf):
         weight_waiting_time=_float(s.get("weight_waiting_time"), d.weight_waiting_time),
         weight_deadline=_float(s.get("weight_deadline"), d.weight_deadline),
         reprioritize_interval=_seconds(s.get("reprioritize_interval", "0:0:0"), 0.0))
+
+
+def _decay_minutes(value):
+    from gridtools.errors import ConfigError
+    from gridtools.formats.sge.sched import decay_list
+    try:
+        return tuple(sorted(decay_list(value).items()))
+    except ConfigError:
+        return ()
 
 
 def share_tree(conf):

@@ -90,6 +90,33 @@ def _check_job_info(value):
                      "expected true, false or job_list followed by job ids", "schedd_job_info")
 
 
+#: usage kinds halflife_decay_list may name
+DECAY_KINDS = ("cpu", "mem", "io")
+
+
+def decay_list(value):
+    """``halflife_decay_list`` as {usage kind: minutes} (-1: only running jobs count,
+    0: no decay); empty for ``none``. FieldError when it is malformed."""
+    text = str(value or "").strip()
+    if not text or text.lower() == "none":
+        return {}
+    found = {}
+    for part in text.split(":"):
+        kind, eq, minutes = part.strip().partition("=")
+        kind = kind.strip().lower()
+        try:
+            number = float(minutes)
+        except ValueError:
+            number = None
+        if not eq or kind not in DECAY_KINDS or kind in found or number is None \
+                or (number < 0 and number != -1):
+            raise FieldError(f'invalid value "{text}" for attribute "halflife_decay_list": expected '
+                             "cpu, mem or io = minutes (-1, 0 or more), separated by colons",
+                             "halflife_decay_list")
+        found[kind] = number
+    return found
+
+
 def validate(obj, known=None):
     """Raise ConfigError for malformed values."""
     SCHEMA.check(obj)
@@ -99,6 +126,7 @@ def validate(obj, known=None):
         raise FieldError(f'invalid value "{hierarchy}" for attribute "policy_hierarchy": '
                          "expected distinct letters of O, F, S, D or NONE", "policy_hierarchy")
     _check_job_info(obj["schedd_job_info"])
+    decay_list(obj["halflife_decay_list"])
     unknown = set(obj["usage_weight_list"]) - {"cpu", "mem", "io"}
     if unknown:
         raise FieldError(f'invalid value "{sorted(unknown)[0]}" in attribute "usage_weight_list": '

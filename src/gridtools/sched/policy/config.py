@@ -78,6 +78,8 @@ class PolicyConfig:
     policy_hierarchy: tuple = (Policy.OVERRIDE, Policy.FUNCTIONAL, Policy.SHARE_TREE)
     # share tree: half-life of usage in hours (0: no decay), usage weights, compensation
     halftime: float = 168.0
+    # minutes by usage kind (halflife_decay_list; -1: only running jobs count, 0: no decay)
+    decay_minutes: tuple = ()            # ((kind, minutes), ...); others follow halftime
     usage_weights: Usage = Usage(1.0, 0.0, 0.0)
     compensation_factor: float = 5.0
     # job priority = weight_priority*npprior + weight_urgency*nurg + weight_ticket*ntckts
@@ -89,6 +91,13 @@ class PolicyConfig:
     weight_deadline: float = 3600000.0
     # seconds between renicing running jobs by their tickets (0: never)
     reprioritize_interval: float = 0.0
+
+    def half_lives(self):
+        """Seconds of half-life of cpu, mem and io usage (0: never decays, < 0: only
+        running jobs' usage counts): halflife_decay_list, else halftime."""
+        hours = self.halftime * 3600.0
+        minutes = dict(self.decay_minutes)
+        return tuple(minutes[k] * 60.0 if k in minutes else hours for k in ("cpu", "mem", "io"))
 
     def functional_weights(self):
         """(user, project, department, job) weights, scaled to sum 1."""
