@@ -96,7 +96,7 @@ class Simulation:
         self.quotas = rqs.quota_sets(self.conf, self.table)
         self.policy_config = inputs.policy_config(self.conf)
         self.tree = inputs.share_tree(self.conf)
-        self.ledger = Ledger(half_life=HalfLife.hours(self.policy_config.halftime))
+        self.ledger = Ledger(half_life=HalfLife(*self.policy_config.half_lives()))
         self.jobs = {}
         self.runtime = {}            # job id -> (runtime, cpu per second and slot)
         self.ends = []               # heap of (end time, job id, task)
