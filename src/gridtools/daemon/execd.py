@@ -14,7 +14,8 @@ killed) the exec server exits; its shepherds carry on.
 orders from ``spool/execd/NAME/inbox/`` (one file per task, written by the
 dispatcher) and woken through ``spool/execd/NAME/wakeup``. It holds
 ``spool/execd/NAME/execd.lock`` while it runs; the dispatcher sends a host's
-tasks to its execd only while that lock is held.
+tasks to its execd only while that lock is held. It reports the load of its
+machine in ``spool/execd/NAME/load`` (``daemon.hostreport``).
 """
 
 import errno
@@ -305,14 +306,17 @@ def serve_host(host):
     signal.signal(signal.SIGCHLD, lambda *_: None)
     os.environ[cell.ENV_HOST] = host
     children = {}
+    from gridtools.daemon.hostreport import Reporter
+    reporter = Reporter(host)
     while not stopping:
         if lock.replaced():
             sys.stderr.write(f"gridtools execd: the spool {cell.spool()} is gone; exiting\n")
             return 1
         _take_inbox(inbox, children)
         reap_exited(children)
+        wait = min(2.0, reporter.tick(time.time()))
         try:
-            ready, _, _ = select.select([wake_fd], [], [], 2.0)
+            ready, _, _ = select.select([wake_fd], [], [], wait)
         except InterruptedError:
             ready = []
         if ready:

@@ -374,7 +374,7 @@ class Daemon:
         if now - self.load_time < LOAD_REFRESH and self.loads:
             return False
         sample = host_load.sample()
-        self.loads = {name: sample for name in view.exec_hosts(self.state.config)}
+        self.loads = {name: _reported(name) or sample for name in view.exec_hosts(self.state.config)}
         self.state.loads = self.loads
         self.load_time = now
         return True
@@ -470,6 +470,16 @@ class Daemon:
                 self.wait()
         finally:
             self.shutdown()
+
+
+def _reported(host):
+    """The load values the execution daemon serving ``host`` reported last (None when
+    no execution daemon serves it: the dispatcher's own machine runs its jobs)."""
+    from gridtools.daemon import execd, hostreport
+    if not os.path.isdir(execd.host_dir(host)) or not execd.registered(host):
+        return None
+    report = hostreport.read(host)
+    return report[1] if report is not None else None
 
 
 def _reasons_after(reasons, decisions):

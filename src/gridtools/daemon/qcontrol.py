@@ -18,7 +18,7 @@ the loop sleeps until then.
 
 import os
 
-from gridtools.daemon import apply, execd, faults, suspension, view
+from gridtools.daemon import apply, execd, faults, hostreport, suspension, view
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import values
 from gridtools.formats.sge import calendar as calendar_format
@@ -357,7 +357,9 @@ class Control:
         if now - checked >= LOAD_STEP:
             served = frozenset(h for h in view.exec_hosts(self.state.config)
                                if os.path.isdir(execd.host_dir(h)))
-            down = frozenset(h for h in served if not execd.registered(h))
+            conf = self.state.config
+            down = frozenset(h for h in served
+                             if not execd.registered(h) or hostreport.unheard(conf, h, now))
             self.down = (now, down, served)
         return down
 
