@@ -374,8 +374,10 @@ class Daemon:
         if now - self.load_time < LOAD_REFRESH and self.loads:
             return False
         sample = host_load.sample()
-        self.loads = {name: _reported(name) or sample for name in view.exec_hosts(self.state.config)}
-        self.state.loads = self.loads
+        loads = {name: _reported(name) or sample for name in view.exec_hosts(self.state.config)}
+        if loads != self.loads:
+            self.state.need_publish = True      # qhost shows the new values (publications coalesce)
+        self.loads = self.state.loads = loads
         self.load_time = now
         return True
 
