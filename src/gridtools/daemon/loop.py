@@ -374,7 +374,10 @@ class Daemon:
         if now - self.load_time < LOAD_REFRESH and self.loads:
             return False
         sample = host_load.sample()
-        loads = {name: _reported(name) or sample for name in view.exec_hosts(self.state.config)}
+        loads = {}
+        for name in view.exec_hosts(self.state.config):
+            reported = _reported(name)
+            loads[name] = sample if reported is None else reported
         if loads != self.loads:
             self.state.need_publish = True      # qhost shows the new values (publications coalesce)
         self.loads = self.state.loads = loads
@@ -475,13 +478,14 @@ class Daemon:
 
 
 def _reported(host):
-    """The load values the execution daemon serving ``host`` reported last (None when
-    no execution daemon serves it: the dispatcher's own machine runs its jobs)."""
+    """The load values the execution daemon serving ``host`` reported last; none ({})
+    while the execution daemon that served it is gone; None when no execution daemon
+    serves it (the dispatcher's own machine runs its jobs)."""
     from gridtools.daemon import execd, hostreport
-    if not os.path.isdir(execd.host_dir(host)) or not execd.registered(host):
+    if not os.path.isdir(execd.host_dir(host)):
         return None
-    report = hostreport.read(host)
-    return report[1] if report is not None else None
+    report = hostreport.read(host) if execd.registered(host) else None
+    return report[1] if report is not None else {}
 
 
 def _reasons_after(reasons, decisions):
