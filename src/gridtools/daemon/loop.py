@@ -36,6 +36,7 @@ DELETE_RETRY = 0.1          # seconds between termination retries of deleting ta
 #: most seconds quick passes follow a full one (which redoes every job's reasons)
 FULL_PASS_EVERY = 1.0
 PUBLISH_EVERY = 0.25        # least seconds between two status snapshots (coalesces bursts)
+PUBLISH_SHARE = 0.1         # most share of the time publishing ends and starts may take
 WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
 CELL_CHECK = 5.0            # most seconds between two looks whether the cell still exists
 MESSAGES_KEPT = 1000        # log lines kept in memory while spool/messages cannot be written
@@ -66,6 +67,7 @@ class Daemon:
         self.reaped = 0
         self.purged = False
         self.published = 0.0
+        self.publish_cost = 0.0      # seconds the last publication took
         self.usage_saved = 0.0
         self.swept = 0.0
         self.stopping = False
@@ -263,7 +265,7 @@ class Daemon:
         state = self.state
         flushed = state.flush()
         # what clients asked for shows at once; ends and starts are coalesced
-        publishing = state.need_publish and (self.unsettled or now - self.published >= PUBLISH_EVERY) \
+        publishing = state.need_publish and (self.unsettled or now >= self._next_publication()) \
             and not state.ends_unsynced          # (their records could not be flushed: later)
         self._save_usage(now, force=state.usage.urgent)       # what a waiting client may read
         state.condor.save(state, now, publishing=publishing)
@@ -294,9 +296,16 @@ class Daemon:
                         f"cannot write the usage record, retrying: {exc}")
         self.usage_saved = now
 
+    def _next_publication(self):
+        """When ends and starts may next be published: PUBLISH_EVERY after the last
+        publication, or later when publishing a long status costs more than
+        PUBLISH_SHARE of the time (what clients asked for is published at once)."""
+        return self.published + max(PUBLISH_EVERY, self.publish_cost / PUBLISH_SHARE)
+
     def _publish(self, now):
         state = self.state
         crash.point("publish")
+        began = time.perf_counter()
         try:
             publish.publish(state, self.snap_queues, self.loads, now)
         except SpoolError as exc:
@@ -305,6 +314,7 @@ class Daemon:
             state.need_publish = True
             return
         self.published = now
+        self.publish_cost = time.perf_counter() - began
         crash.point("publish")
         faults.clear(state, (faults.WRITE, "status"), "status written again")
 
@@ -443,7 +453,7 @@ class Daemon:
         if self.more_intake or self.state.history:
             timeout = 0.0
         if self.state.need_publish:
-            timeout = min(timeout, max(0.0, self.published + PUBLISH_EVERY - now))
+            timeout = min(timeout, max(0.0, self._next_publication() - now))
         if self.state.usage.dirty:
             timeout = min(timeout, max(0.0, self.usage_saved + PUBLISH_EVERY - now))
         began = time.time()
