@@ -33,6 +33,39 @@ def environ():
     return os.environ
 
 
+class Environment:
+    """The environment as a read-only mapping of str: a name is looked up with
+    ``getenv`` (without ``os``); listing it (iteration, ``items``, ``len``) reads
+    ``os.environ``."""
+
+    def get(self, name, default=None):
+        return getenv(name, default)
+
+    def __getitem__(self, name):
+        value = getenv(name)
+        if value is None:
+            raise KeyError(name)
+        return value
+
+    def __contains__(self, name):
+        return getenv(name) is not None
+
+    def __iter__(self):
+        return iter(environ())
+
+    def __len__(self):
+        return len(environ())
+
+    def keys(self):
+        return environ().keys()
+
+    def items(self):
+        return environ().items()
+
+    def values(self):
+        return environ().values()
+
+
 def join(first, *rest):
     """``os.path.join`` for str paths."""
     path = first

@@ -12,7 +12,6 @@ gives UNDEFINED, as HTCondor does). ``self`` is the ad an expression belongs
 to and ``parent`` the ad enclosing that one.
 """
 
-import functools
 import time
 
 from gridtools.classad import operators as ops
@@ -120,7 +119,11 @@ class Expr:
         self._fn = None
         self._text = None
         self._old_text = None
-        self.depth = 1 + max((c.depth for c in children), default=0)
+        depth = 1
+        for child in children:
+            if child.depth >= depth:
+                depth = child.depth + 1
+        self.depth = depth
 
     def eval(self, my=None, target=None):
         """The value of this expression with ``my`` as its own ad and
@@ -205,7 +208,8 @@ class Attr(Expr):
     def _compile(self):
         if self.key in _SCOPE_NAMES:
             return _SCOPE_NAMES[self.key]
-        return functools.partial(resolve, self.key)
+        from functools import partial       # here: building an ad needs no evaluator
+        return partial(resolve, self.key)
 
     def _unparse(self, old):
         return quote_name(self.name)
@@ -226,7 +230,8 @@ class Scoped(Expr):
         key = self.key
         if self.scope.lower() == "my":
             return lambda env: select(env.my, key, env)
-        return functools.partial(_target_attr, key)
+        from functools import partial
+        return partial(_target_attr, key)
 
     def _unparse(self, old):
         return f"{self.scope}.{quote_name(self.name)}"

@@ -14,8 +14,8 @@ arithmetic on strings and comparisons of unlike types are ERROR; ``==`` and
 the ordering operators compare strings case-insensitively, ``=?=`` exactly.
 """
 
+import _operator as operator   # the functions of ``operator``, without its module's start-up
 import math
-import operator
 
 from gridtools.classad import timevals
 from gridtools.classad.timevals import TIME_TYPES
