@@ -87,7 +87,7 @@ def test_attribute_names_as_commands_and_empty_values(tmp_path):
 
 def test_built_expressions_equal_parsed_ones():
     built = exprs.default_request_memory()
-    assert built.unparse() == parse(jobattrs.DEFAULT_REQUEST_MEMORY).unparse()
+    assert built.unparse() == parse(jobattrs.DEFAULT_REQUEST_MEMORY).unparse() == exprs.DEFAULT_REQUEST_MEMORY_TEXT
     job = {"ImageSize": 3000}
     assert built.eval(job) == parse(jobattrs.DEFAULT_REQUEST_MEMORY).eval(job) == 3
     text = ('(TARGET.Arch == "X86_64") && (TARGET.Disk >= RequestDisk) && '

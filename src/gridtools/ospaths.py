@@ -33,37 +33,14 @@ def environ():
     return os.environ
 
 
-class Environment:
-    """The environment as a read-only mapping of str: a name is looked up with
-    ``getenv`` (without ``os``); listing it (iteration, ``items``, ``len``) reads
-    ``os.environ``."""
-
-    def get(self, name, default=None):
-        return getenv(name, default)
-
-    def __getitem__(self, name):
-        value = getenv(name)
-        if value is None:
-            raise KeyError(name)
-        return value
-
-    def __contains__(self, name):
-        return getenv(name) is not None
-
-    def __iter__(self):
-        return iter(environ())
-
-    def __len__(self):
-        return len(environ())
-
-    def keys(self):
-        return environ().keys()
-
-    def items(self):
-        return environ().items()
-
-    def values(self):
-        return environ().values()
+def environment():
+    """A copy of the whole environment as a dict of str, as ``dict(os.environ)`` makes
+    it, without importing ``os`` when nothing has."""
+    env = sys.modules.get("os")
+    if env is not None:
+        return dict(env.environ)
+    return {key.decode(_ENCODING, _ERRORS): value.decode(_ENCODING, _ERRORS)
+            for key, value in posix.environ.items()}
 
 
 def join(first, *rest):

@@ -208,7 +208,7 @@ def build(opts, text, source, claims, now):
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
     ctx = SubmitContext(cwd=cwd, owner=submitter(now)["owner"], now=int(now), files=LocalFiles(cwd),
-                        environ=ospaths.Environment(), variables=opts.variables, filesystem_domain=cell.hostname(),
+                        environ=ospaths.environment(), variables=opts.variables, filesystem_domain=cell.hostname(),
                         batch_name=_unquoted(opts.batch_name), next_cluster=claims.next,
                         seed=time.time_ns())
     first = claims.next()
@@ -288,20 +288,21 @@ def check_write():
 
 #: what a line of the configuration names when it could restrict WRITE or read more files:
 #: ALLOW_WRITE, DENY_WRITE, HOSTALLOW_WRITE, HOSTDENY_WRITE and their daemons' variants,
-#: includes, LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR
+#: includes, LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR (in lower case)
 _RESTRICTING = ("allow_write", "deny_write", "include", "local_config")
+_RESTRICTING_VARIABLES = tuple(name.upper().encode() for name in _RESTRICTING)
 
 
 def write_open_to_all():
     """True when the cell's configuration lets every caller WRITE, seen without reading
-    its language: the global file (``CONDOR_CONFIG``, else the cell's condor_config)
-    has no line but comments that names a setting of ``_RESTRICTING`` or is not ASCII,
-    and no ``_CONDOR_`` variable of the environment names one. (The full check,
-    ``seclevels.verify``, finds the same: a level without ALLOW and DENY lists allows
-    everybody.) False when that cannot be seen so simply."""
+    its language: no ``_CONDOR_`` variable of the environment names a setting of
+    ``_RESTRICTING``, and the global file (``CONDOR_CONFIG``, else the cell's
+    condor_config) names one only in comments and has no other line that is not ASCII.
+    (The full check, ``seclevels.verify``, finds the same: a level without ALLOW and
+    DENY lists allows everybody.) False when that cannot be seen so simply."""
     for key in posix.environ:
         upper = key.upper()
-        if upper.startswith(b"_CONDOR_") and any(name.upper().encode() in upper for name in _RESTRICTING):
+        if upper.startswith(b"_CONDOR_") and any(name in upper for name in _RESTRICTING_VARIABLES):
             return False
     path = ospaths.getenv("CONDOR_CONFIG") or cell.etc("condor_config")
     if path == "ONLY_ENV":
@@ -311,12 +312,29 @@ def write_open_to_all():
             text = fh.read()
     except OSError:
         return False
+    lowered = text.lower()
+    if not lowered.isascii() and not all(line.isascii() for line in _setting_lines(lowered)):
+        return False
+    return not any(_named_outside_comments(lowered, name) for name in _RESTRICTING)
+
+
+def _setting_lines(text):
+    """The lines of configuration text that are not blank or comments."""
     for line in text.split("\n"):
-        lowered = line.lstrip().lower()
-        if lowered and not lowered.startswith("#") and \
-                (not lowered.isascii() or any(name in lowered for name in _RESTRICTING)):
-            return False
-    return True
+        line = line.lstrip()
+        if line and not line.startswith("#"):
+            yield line
+
+
+def _named_outside_comments(text, name):
+    """True when ``name`` stands in a line of ``text`` that is not a comment."""
+    at = text.find(name)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if not text[start:at].lstrip().startswith("#"):
+            return True
+        at = text.find(name, at + 1)
+    return False
 
 
 # ---------------------------------------------------------------- output

@@ -14,8 +14,7 @@ from gridtools.classad import ClassAd
 from gridtools.errors import InputError
 from gridtools.formats.condor import jobattrs as A
 from gridtools.formats.condor.macros import Expander, SeededRandom
-from gridtools.formats.condor.queue import parse_queue
-from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at
+from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at, plain_count
 from gridtools.records import Factory, record
 
 # JobSubmitMethod values: how a job entered the queue.
@@ -119,17 +118,32 @@ def _queue(jobs, statement):
         jobs.cluster, jobs.proc = (more() if more else jobs.cluster + 1), 0
     jobs.last_exe = exe
     args = jobs.expander(base).expand(statement.args)
+    count, rows, bindings = _items(jobs, statement, args)
+    for index, row in rows:
+        for step in range(count):
+            live = _live(jobs, step, index, bindings(row))
+            jobs.ads.append(make_ad(jobs, live))
+            jobs.proc += 1
+
+
+def _items(jobs, statement, args):
+    """(count, [(item index, item row)], row -> variable bindings) of a queue statement
+    whose arguments expanded to ``args``."""
+    count = plain_count(args) if statement.inline is None else None
+    if count is not None:
+        return count, [(0, None)], _no_bindings
+    from gridtools.formats.condor.queue import parse_queue
     try:
         spec, _ = parse_queue(args)
     except InputError as exc:
         raise error_at(statement.line, str(exc), jobs.desc.source) from None
     if statement.inline is not None:
         spec.inline = statement.inline
-    for index, row in spec.rows(jobs.ctx.files):
-        for step in range(spec.count):
-            live = _live(jobs, step, index, spec.bindings(row))
-            jobs.ads.append(make_ad(jobs, live))
-            jobs.proc += 1
+    return spec.count, spec.rows(jobs.ctx.files), spec.bindings
+
+
+def _no_bindings(row):
+    return {}
 
 
 def _live(jobs, step, index, bindings):

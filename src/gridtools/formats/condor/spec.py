@@ -18,7 +18,7 @@ plan).
 """
 
 from gridtools import ospaths
-from gridtools.formats.condor import argsenv
+from gridtools.formats.condor import argsenv, exprs
 from gridtools.formats.condor.jobattrs import Universe
 from gridtools.records import Factory, record
 
@@ -136,9 +136,8 @@ def stored_ads(ads):
 
 def _asked(ad, name):
     """True when the ad's memory request is the user's own, not HTCondor's default."""
-    from gridtools.formats.condor.exprs import default_request_memory
     expr = ad.lookup(name)
-    return expr is not None and expr.unparse() != default_request_memory().unparse()
+    return expr is not None and expr.unparse() != exprs.DEFAULT_REQUEST_MEMORY_TEXT
 
 
 def _requests(ad, facts, submit_host):

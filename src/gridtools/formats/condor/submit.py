@@ -17,7 +17,6 @@ statement and is an error when the text has one.
 """
 
 from gridtools.errors import InputError
-from gridtools.formats.condor.queue import parse_queue
 from gridtools.records import ClosedSet, Factory, record
 
 #: the letters a command's name starts with: ASCII letters and ``_``, and the four other
@@ -197,8 +196,23 @@ def _check_queue_args(args, number, source):
     """Whether the statement opens a list; syntax errors carry the line."""
     if "$" in args:  # checked once macros are known
         return args.rstrip().endswith("(")
+    if plain_count(args) is not None:
+        return False
+    from gridtools.formats.condor.queue import parse_queue
     try:
         _, is_open = parse_queue(args)
     except InputError as exc:
         raise error_at(number, str(exc), source) from None
     return is_open
+
+
+def plain_count(args):
+    """The count of a queue statement that is nothing but a count in decimal digits
+    (none: 1), as ``queue.parse_queue`` reads it; None for every other statement
+    (which that module reads: a plain ``queue`` or ``queue N`` needs none of it)."""
+    text = args.strip()
+    if not text:
+        return 1
+    if text.isascii() and text.isdigit() and len(text) <= 18 and (text == "0" or text[0] != "0"):
+        return int(text)
+    return None
