@@ -13,6 +13,8 @@ Modules:
              such text only, its callbacks build the nodes
   nodes      expression nodes, unparsing, and the evaluator (each node is
              compiled once into a closure; attribute scoping MY/TARGET)
+  compound   the nodes only parsed text has (selections, subscripts, unary
+             operators, conditionals, lists, nested ads)
   ad         ClassAd, a case-insensitive mapping of names to expressions
   functions  the built-in function registry; type, conversion, math, list,
              time and evaluation functions

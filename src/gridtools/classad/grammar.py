@@ -8,7 +8,7 @@ intermediate tree is kept. The LALR tables are cached in the user's cache
 directory (lark checks the grammar's hash when loading).
 """
 
-from gridtools.classad import nodes, operators as ops
+from gridtools.classad import compound, nodes, operators as ops
 from gridtools.classad.parser import KEYWORDS, MAX_DEPTH, ClassAdSyntaxError
 
 INT64_MAX = (1 << 63) - 1
@@ -104,7 +104,7 @@ def _binary(alias):
 
 def _unary(alias):
     op = ops.BY_ALIAS[alias]
-    return lambda children: _checked(nodes.Unary(op, children[0]))
+    return lambda children: _checked(compound.Unary(op, children[0]))
 
 
 def _name(children):
@@ -130,7 +130,7 @@ def _select(children):
     base, name = children
     if isinstance(base, nodes.Attr) and base.key in ("my", "target"):
         return nodes.Scoped(base.name, name)
-    return _checked(nodes.Select(base, name))
+    return _checked(compound.Select(base, name))
 
 
 class _MinMagnitude(nodes.Literal):
@@ -154,7 +154,7 @@ def _integer(children):
 def _neg(children):
     if isinstance(children[0], _MinMagnitude):
         return nodes.Literal(-INT64_MAX - 1)
-    return _checked(nodes.Unary(ops.BY_ALIAS["neg"], children[0]))
+    return _checked(compound.Unary(ops.BY_ALIAS["neg"], children[0]))
 
 
 def _args(children):
@@ -188,10 +188,10 @@ def _callbacks():
     table.update(
         start_expr=lambda c: c[0],
         start_ad=lambda c: c[0],
-        cond=lambda c: _checked(nodes.Cond(*c)),
-        elvis=lambda c: _checked(nodes.Elvis(*c)),
+        cond=lambda c: _checked(compound.Cond(*c)),
+        elvis=lambda c: _checked(compound.Elvis(*c)),
         select=_select,
-        subscript=lambda c: _checked(nodes.Subscript(*c)),
+        subscript=lambda c: _checked(compound.Subscript(*c)),
         integer=_integer,
         real=lambda c: nodes.Literal(float(str(c[0]))),
         string=lambda c: nodes.Literal("".join(_unescape(t[1:-1]) for t in c)),
@@ -199,8 +199,8 @@ def _callbacks():
         name=_name,
         call=_call,
         paren=lambda c: _checked(nodes.Paren(c[0])),
-        listexpr=lambda c: _checked(nodes.ListExpr(_args(c))),
-        adexpr=lambda c: _checked(nodes.AdExpr(c[0] if c else ())),
+        listexpr=lambda c: _checked(compound.ListExpr(_args(c))),
+        adexpr=lambda c: _checked(compound.AdExpr(c[0] if c else ())),
         attrdefs=lambda c: tuple(c),
         attrdef=lambda c: (c[0], c[1]),
         args=lambda c: tuple(c),

@@ -139,13 +139,22 @@ def _statement(number, line, lines, source):
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return None
-    if stripped[:5].lower() == "queue" and (len(stripped) == 5 or stripped[5].isspace()):
-        return _queue_statement(number, stripped[5:].strip(), lines, source)
+    args = queue_arguments(stripped)
+    if args is not None:
+        return _queue_statement(number, args.strip(), lines, source)
     found = assignment(stripped)
     if found is not None:
         kind, name, value = found
         return Assignment(name, value.strip(), kind, number)
     raise error_at(number, f"Submit file syntax error: {stripped}", source)
+
+
+def queue_arguments(text):
+    """The text after ``queue`` when ``text`` is a queue statement (``queue`` in any
+    case, then blanks or nothing), else None."""
+    if text[:5].lower() == "queue" and (len(text) == 5 or text[5].isspace()):
+        return text[5:]
+    return None
 
 
 def assignment(text):
