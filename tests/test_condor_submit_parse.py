@@ -325,3 +325,25 @@ def test_plain_counts_are_what_parse_queue_reads(args):
     else:
         assert args.strip() and not (args.strip().isascii() and args.strip().isdigit()
                                      and len(args.strip()) <= 18 and args.strip()[0] != "0")
+
+
+def test_descriptions_without_macro_references_need_no_macro_module(ctx):
+    """A description that refers to no macro builds the same ads without the macros module
+    (its texts are taken as they are: short enough for any expansion)."""
+    import subprocess
+    import sys
+    from gridtools.formats.condor import jobad, macros
+    assert jobad.VERBATIM_MAX < macros.MAX_LENGTH
+    text = "executable = run.sh\narguments = a b\noutput = out.txt\nrequest_memory = 1G\nqueue 2\n"
+    plain = ads(text, ctx)
+    with_reference = ads(text.replace("out.txt", "$(Nothing)out.txt"), ctx)
+    assert [str(ad) for ad in plain] == [str(ad) for ad in with_reference]
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from gridtools.formats.condor.submit import parse_submit\n"
+            "from gridtools.formats.condor.jobad import SubmitContext\n"
+            "parse_submit(sys.argv[2]).job_ads(1, SubmitContext(cwd='/', owner='a', now=1))\n"
+            "print(sorted(m for m in ('gridtools.formats.condor.macros', 'gridtools.formats.condor.queue', 're')"
+            " if m in sys.modules))")
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, src, text], capture_output=True, text=True)
+    assert out.stdout == "[]\n", out.stderr

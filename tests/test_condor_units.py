@@ -362,6 +362,8 @@ WRITE_CONFIGS = [
     ("include : other_config\n", False),
     ("LOCAL_CONFIG_FILE = /nonexistent\n", False),
     ("A = \u00e9\n", False),
+    ("# a comment\rALLOW_WRITE = nobody@*/*\r", False),         # a lone CR ends a line too
+    ("# a comment\r\nA = 1\r\n", True),
 ]
 
 

@@ -10,7 +10,7 @@ here: that module costs a command more than building its ads).
 """
 
 from gridtools.classad.nodes import Env, Literal, eval_attr, to_expr
-from gridtools.classad.values import ERROR, UNDEFINED, quote_name
+from gridtools.classad.values import ERROR, UNDEFINED, quote_name, unparse_value
 
 
 class ClassAd:
@@ -167,8 +167,11 @@ class ClassAd:
 
     def __str__(self):
         """The long form, one ``Name = value`` line per attribute."""
-        return "".join(f"{quote_name(self._names[k])} = {e.unparse(True)}\n"
-                       for k, e in self._exprs.items())
+        names, lines = self._names, []
+        for key, expr in self._exprs.items():
+            text = unparse_value(expr.value, True) if expr.__class__ is Literal else expr.unparse(True)
+            lines.append(f"{quote_name(names[key])} = {text}\n")
+        return "".join(lines)
 
     def __repr__(self):
         return f"ClassAd({self.unparse()})"

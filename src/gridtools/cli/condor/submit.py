@@ -168,8 +168,8 @@ def read_text(opts):
         data = sys.stdin.buffer.read() if not sys.stdin.isatty() or opts.file == "-" else b""
         return data.decode("utf-8", "replace"), "(stdin)"
     try:
-        with open(opts.file, "rb") as fh:
-            return fh.read().decode("utf-8", "replace"), opts.file
+        with open(opts.file, "rb", buffering=0) as fh:
+            return fh.readall().decode("utf-8", "replace"), opts.file
     except OSError as exc:
         raise InputError(f"ERROR: Failed to open command file ({opts.file}) ({exc.strerror})") from None
 
@@ -300,19 +300,20 @@ def write_open_to_all():
     condor_config) names one only in comments and has no other line that is not ASCII.
     (The full check, ``seclevels.verify``, finds the same: a level without ALLOW and
     DENY lists allows everybody.) False when that cannot be seen so simply."""
-    for key in posix.environ:
-        upper = key.upper()
-        if upper.startswith(b"_CONDOR_") and any(name in upper for name in _RESTRICTING_VARIABLES):
-            return False
+    if b"_CONDOR_" in b"\0".join(posix.environ).upper():
+        for key in posix.environ:
+            upper = key.upper()
+            if upper.startswith(b"_CONDOR_") and any(name in upper for name in _RESTRICTING_VARIABLES):
+                return False
     path = ospaths.getenv("CONDOR_CONFIG") or cell.etc("condor_config")
     if path == "ONLY_ENV":
         return True
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
+        with open(path, "rb", buffering=0) as fh:
+            text = fh.readall().decode("utf-8", "replace")
     except OSError:
         return False
-    lowered = text.lower()
+    lowered = text.replace("\r\n", "\n").replace("\r", "\n").lower()    # lines as text mode reads them
     if not lowered.isascii() and not all(line.isascii() for line in _setting_lines(lowered)):
         return False
     return not any(_named_outside_comments(lowered, name) for name in _RESTRICTING)
