@@ -208,7 +208,7 @@ def build(opts, text, source, claims, now):
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
     ctx = SubmitContext(cwd=cwd, owner=submitter(now)["owner"], now=int(now), files=LocalFiles(cwd),
-                        environ=ospaths.environment(), variables=opts.variables, filesystem_domain=cell.hostname(),
+                        environ=None, variables=opts.variables, filesystem_domain=cell.hostname(),
                         batch_name=_unquoted(opts.batch_name), next_cluster=claims.next,
                         seed=time.time_ns())
     first = claims.next()

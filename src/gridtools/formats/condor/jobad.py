@@ -10,6 +10,7 @@ differs from the previous one starts a new cluster, as condor_submit does.
 """
 
 
+from gridtools import ospaths
 from gridtools.classad import ClassAd
 from gridtools.errors import InputError
 from gridtools.formats.condor import jobattrs as A
@@ -55,7 +56,7 @@ class SubmitContext:
     owner: str
     now: int
     files: object = None  # see fsview.LocalFiles; None: no file access
-    environ: dict = Factory(dict)  # the submitter's environment
+    environ: dict = Factory(dict)  # the submitter's environment (None: this process's)
     variables: dict = Factory(dict)  # NAME=value from the command line
     arch: str = "X86_64"
     opsys: str = "LINUX"
@@ -66,6 +67,13 @@ class SubmitContext:
     seed: int = 0  # of $RANDOM_CHOICE and $RANDOM_INTEGER
     batch_name: str | None = None  # -batch-name
     next_cluster: object = None  # () -> the id of a further cluster (None: the last one + 1)
+
+    def environment(self):
+        """The submitter's environment: ``environ``, or this process's when that is
+        None (copied when first asked for: only getenv and $ENV() need it)."""
+        if self.environ is None:
+            self.environ = ospaths.environment()
+        return self.environ
 
 
 class _Jobs:
@@ -100,7 +108,7 @@ class _Jobs:
         from gridtools.formats.condor.macros import Expander, SeededRandom
         if self.rng is None:
             self.rng = SeededRandom(self.ctx.seed)
-        return Expander(self.lookup(live), self.ctx.environ, self.rng).expand
+        return Expander(self.lookup(live), self.ctx.environment(), self.rng).expand
 
 
 #: the longest text taken as it is when nothing refers to a macro (far below the longest

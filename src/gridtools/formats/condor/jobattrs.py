@@ -132,7 +132,7 @@ def set_environment(ad, cmd, ctx):
     env = {}
     getenv = cmd("getenv")
     if getenv is not None and getenv.strip():
-        env.update(_getenv(getenv.strip(), ctx.environ))
+        env.update(_getenv(getenv.strip(), ctx.environment()))
     value = cmd("environment")
     if value is None:
         value = cmd("env")
