@@ -177,26 +177,28 @@ class Bundle:
             self.held = set()
 
     def _load(self, name, source, st, code, packages, shells, made):
-        module = shells.pop(name, None)
+        parent, _, child = name.rpartition(".")
+        module = shells.pop(name, None) if shells else None
         if module is None:
-            self._parent(name, packages, shells, made)
+            if parent not in sys.modules:
+                self._shell(parent, packages, shells, made)
             module = self._module(name, source, st)
             made.append(name)
         exec(code, module.__dict__)
-        parent, _, child = name.rpartition(".")
         setattr(sys.modules[parent], child, module)
         self.order.append((name, source, st, code))
 
-    def _parent(self, name, packages, shells, made):
-        """Put the package holding ``name`` in ``sys.modules`` as a shell when the
-        bundle holds it and it is not loaded yet (its own parents first)."""
-        parent = name.rpartition(".")[0]
-        if parent in sys.modules or parent not in packages:
+    def _shell(self, name, packages, shells, made):
+        """Put package ``name`` in ``sys.modules`` as a shell when the bundle holds it
+        (its own parents first)."""
+        if name not in packages:
             return
-        self._parent(parent, packages, shells, made)
-        _name, source, st, _code = packages[parent]
-        shells[parent] = self._module(parent, source, st)
-        made.append(parent)
+        parent = name.rpartition(".")[0]
+        if parent not in sys.modules:
+            self._shell(parent, packages, shells, made)
+        _name, source, st, _code = packages[name]
+        shells[name] = self._module(name, source, st)
+        made.append(name)
 
     def _module(self, name, source, st):
         """A new module for ``name`` from ``source``, set up as the import system sets
