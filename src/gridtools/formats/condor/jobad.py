@@ -7,6 +7,9 @@ step makes one ad with these macros defined: ``Cluster``/``ClusterId``,
 ``Process``/``ProcId``, ``Step``, ``ItemIndex``/``Row`` and the queue's
 variables (``Item`` by default). A queue statement whose executable
 differs from the previous one starts a new cluster, as condor_submit does.
+A description that refers to no macro and queues by a plain count (the
+common one-job description) is built without the macros and queue modules,
+which are imported for the others.
 """
 
 
