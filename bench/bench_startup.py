@@ -16,6 +16,10 @@ measures, on a cell with a running daemon:
 - qstat, condor_q: with ``--pending`` held jobs in the queue (default 10,000;
   half of them queued in the HTCondor dialect with ``--mixed``)
 
+After the table, each HTCondor command's ratio to its Grid Engine
+counterpart (condor_submit to qsub, condor_q to qstat): medians, fastest
+runs and CPU medians.
+
 Prints; asserts nothing. Give an installed copy's bin/ (``--bin``) to measure
 what users run: a checkout's bin/ measures the same code from src/.
 """
@@ -98,7 +102,21 @@ def report(results):
         med, cmed = statistics.median(wall), statistics.median(cpu)
         print(f"{name:<16} {med:8.1f} {min(wall):8.1f} {med / floor:8.2f}   "
               f"{cmed:8.1f} {min(cpu):8.1f} {cmed / cfloor:8.2f}")
+    for name, beside in COUNTERPARTS.items():
+        if name in results and beside in results:
+            print(f"{name} / {beside}: median {_ratio(results, name, beside, 0, statistics.median):.2f}, "
+                  f"fastest {_ratio(results, name, beside, 0, min):.2f}, "
+                  f"cpu median {_ratio(results, name, beside, 1, statistics.median):.2f}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+#: the HTCondor commands and the Grid Engine commands they are measured beside
+COUNTERPARTS = {"condor_submit": "qsub", "condor_q": "qstat"}
+
+
+def _ratio(results, name, beside, column, summary):
+    """``summary`` (median, min) of one column (0 wall, 1 CPU) of ``name`` over ``beside``'s."""
+    return summary(v[column] for v in results[name]) / summary(v[column] for v in results[beside])
 
 
 def main(argv=None):

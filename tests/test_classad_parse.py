@@ -1,10 +1,12 @@
 """Parsing and unparsing: canonical spelling, round trips, and malformed
 input (always ClassAdSyntaxError with a position, never another exception)."""
 
+import os
 import random
 
 import pytest
 
+from conftest import REPO
 from gridtools.classad import ClassAdSyntaxError, parse, unparse
 from gridtools.classad.nodes import Binary, Literal, Paren, Unary
 from gridtools.classad.operators import BINARY, UNARY
@@ -189,3 +191,30 @@ def test_typical_requirements_evaluate_quickly():
         expr.eval(job, machine)
     per_eval = (time.perf_counter() - start) / rounds
     assert per_eval < 200e-6  # typically under 10 microseconds; this catches regressions
+
+
+def test_lone_literals_and_names_read_by_hand_are_what_the_grammar_reads():
+    """A lone number, escape-free string or name is read without the grammar; it is the
+    node the grammar makes of the same text, and anything else goes to the grammar."""
+    from gridtools.classad import grammar, parser
+    texts = ["0", "00", "007", "42", " 42 ", "123456789012345678", "1234567890123456789", "1.5", "01.5", "0.",
+             ".5", "1e5", '"a b"', '""', '"a\\"b"', '"a\\\\b"', "x", " Foo_1 ", "true", "FALSE", "Undefined",
+             "error", "is", "isnt", "1x", "é", "\u20035\u2003", "5\n"]
+    rng = random.Random(11)
+    texts += ["".join(rng.choice('019."\\ \tazZ_é-') for _ in range(rng.randint(1, 5))) for _ in range(3000)]
+    for text in texts:
+        simple = parser._simple(text)
+        if simple is None:
+            continue
+        made = grammar.run(text, "start_expr")
+        assert (type(simple), simple.unparse()) == (type(made), made.unparse()), repr(text)
+
+
+def test_parsing_a_lone_literal_loads_no_grammar_nor_re():
+    import subprocess
+    import sys
+    code = ("import sys; from gridtools.classad import parse; parse('42'); parse('\"x\"'); parse('Name')\n"
+            "print(sorted(m for m in ('lark', 're', 'gridtools.classad.grammar') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1])\n"
+                             + code, os.path.join(REPO, "src")], capture_output=True, text=True)
+    assert result.stdout == "[]\n", result.stderr

@@ -2,6 +2,7 @@
 
 import os
 import random
+import re
 
 import pytest
 
@@ -259,3 +260,90 @@ def test_without_file_access_nothing_is_looked_up():
         ("/nowhere/prog", "/nowhere/sub", 0)
     with pytest.raises(InputError, match="need files"):
         ads("executable = prog\nqueue from items.txt\n", ctx)
+
+
+# ----------------------------------------------------------- readers by hand
+
+#: the patterns the readers of statements and macro references follow (written by hand:
+#: compiling patterns would cost a plain condor_submit more than its own work)
+ASSIGN = re.compile(r"(\+|MY\.)?([A-Za-z_][A-Za-z0-9_.]*)\s*=(.*)$", re.DOTALL | re.IGNORECASE)
+QUEUE = re.compile(r"queue(?=\s|$)(.*)$", re.IGNORECASE | re.DOTALL)
+REFERENCE = re.compile(r"\$(\$?)([A-Za-z_]*)\(")
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def _texts(alphabet, longest, count=20000, seed=7):
+    rng = random.Random(seed)
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, longest))) for _ in range(count)]
+
+
+def _by_pattern(line):
+    m = QUEUE.match(line)
+    if m:
+        return ("queue", m.group(1))
+    m = ASSIGN.match(line)
+    if m:
+        return (Kind.ATTRIBUTE if m.group(1) else Kind.COMMAND, m.group(2), m.group(3))
+    return None
+
+
+def _by_reader(line):
+    from gridtools.formats.condor.submit import assignment, queue_arguments
+    args = queue_arguments(line)
+    return ("queue", args) if args is not None else assignment(line)
+
+
+def test_statements_are_read_as_their_patterns_read_them():
+    # the letters that match ASCII ones when case is ignored (Kelvin sign, long s, dotted and
+    # dotless i) and other letters
+    alphabet = list("+MmYy.=qQuUeE _a1\t") + ["\u212a", "\u0130", "\u0131", "\u017f", "é"]
+    lines = ["queue", "QUEUE 5", "queue=1", "queuex = 2", "+Foo = 1", "MY.Foo=2", "my.=3", "my.1x = 4",
+             "\u212aelvin = 1", "a.b.c = x", "queue a"] + _texts(alphabet, 9)
+    for line in lines:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            assert _by_reader(line) == _by_pattern(line), repr(line)
+
+
+def test_macro_references_and_names_are_read_as_their_patterns_read_them():
+    from gridtools.formats.condor.macros import is_name, reference_head
+    for text in _texts(list("$(aZ_1.\n )") + ["é", "\u212a"], 7):
+        text = "$" + text
+        m = REFERENCE.match(text)
+        assert reference_head(text, 0) == (None if m is None else (m.end(), bool(m.group(1)), m.group(2)))
+        assert is_name(text[1:]) == bool(NAME.match(text[1:])), repr(text)
+
+
+@pytest.mark.parametrize("args", ["", " ", "0", "1", "7", "42 ", "123456789012345678", "1234567890123456789",
+                                  "007", "2*3", "+5", "-1", "\u0663", "1e3", "x in a", "5 from f"])
+def test_plain_counts_are_what_parse_queue_reads(args):
+    from gridtools.formats.condor.submit import plain_count
+    count = plain_count(args)
+    if count is not None:
+        spec, is_open = parse_queue(args)
+        assert (spec.count, spec.mode, is_open) == (count, Mode.COUNT, False)
+    else:
+        assert args.strip() and not (args.strip().isascii() and args.strip().isdigit()
+                                     and len(args.strip()) <= 18 and args.strip()[0] != "0")
+
+
+def test_descriptions_without_macro_references_need_no_macro_module(ctx):
+    """A description that refers to no macro builds the same ads without the macros module
+    (its texts are taken as they are: short enough for any expansion)."""
+    import subprocess
+    import sys
+    from gridtools.formats.condor import jobad, macros
+    assert jobad.VERBATIM_MAX < macros.MAX_LENGTH
+    text = "executable = run.sh\narguments = a b\noutput = out.txt\nrequest_memory = 1G\nqueue 2\n"
+    plain = ads(text, ctx)
+    with_reference = ads(text.replace("out.txt", "$(Nothing)out.txt"), ctx)
+    assert [str(ad) for ad in plain] == [str(ad) for ad in with_reference]
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from gridtools.formats.condor.submit import parse_submit\n"
+            "from gridtools.formats.condor.jobad import SubmitContext\n"
+            "parse_submit(sys.argv[2]).job_ads(1, SubmitContext(cwd='/', owner='a', now=1))\n"
+            "print(sorted(m for m in ('gridtools.formats.condor.macros', 'gridtools.formats.condor.queue', 're')"
+            " if m in sys.modules))")
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, src, text], capture_output=True, text=True)
+    assert out.stdout == "[]\n", out.stderr

@@ -87,7 +87,7 @@ def test_attribute_names_as_commands_and_empty_values(tmp_path):
 
 def test_built_expressions_equal_parsed_ones():
     built = exprs.default_request_memory()
-    assert built.unparse() == parse(jobattrs.DEFAULT_REQUEST_MEMORY).unparse()
+    assert built.unparse() == parse(jobattrs.DEFAULT_REQUEST_MEMORY).unparse() == exprs.DEFAULT_REQUEST_MEMORY_TEXT
     job = {"ImageSize": 3000}
     assert built.eval(job) == parse(jobattrs.DEFAULT_REQUEST_MEMORY).eval(job) == 3
     text = ('(TARGET.Arch == "X86_64") && (TARGET.Disk >= RequestDisk) && '
@@ -324,3 +324,80 @@ def test_htcondor_job_event_log_reads_what_the_daemon_writes(tmp_path):
                                                   ["13", "4", "0"], ["4", "4", "0"], ["5", "4", "0"],
                                                   ["9", "4", "1"]]
     assert out[2].endswith("2 via condor_hold (by user a)") and out[5].split()[3] == "3"
+
+
+def test_amounts_are_read_as_their_pattern_reads_them():
+    """request_memory and request_disk amounts are read by hand, as this pattern reads them
+    (and a suffix that matches K only when case is ignored, the Kelvin sign, is K)."""
+    import math
+    import random
+    import re
+    pattern = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGTP]?)B?\s*$", re.IGNORECASE)
+    scale = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+
+    def by_pattern(text, base):
+        m = pattern.match(text)
+        if not m:
+            return None
+        power = scale[m.group(2).lower()] if m.group(2) else base
+        return math.ceil(float(m.group(1)) * 1024 ** power / 1024 ** base)
+    rng = random.Random(5)
+    texts = ["1", "1.5G", "2 GB", ".5", "5.", "1024k", " 10 m ", "3Kb", "KB", "", "1..2", "\u00b2", "\u0663",
+             "5 B", "5K B", "5BB", "4\u212a"]
+    texts += ["".join(rng.choice("0159. kKmMgGtTpPbBxe\t\u0663\u212a") for _ in range(rng.randint(0, 6)))
+              for _ in range(20000)]
+    for text in texts:
+        for base in (1, 2):
+            assert jobattrs.quantity(text, base) == by_pattern(text, base), repr(text)
+
+
+WRITE_CONFIGS = [
+    ("# ALLOW_WRITE = nobody@*/*\n   # DENY_WRITE = root@*/*\n", True),
+    ("A = 1 \\\n# ALLOW_WRITE = nobody@*/*\n", True),            # a comment continued: A's value
+    ("# \u00e9t\u00e9\nA = 1\n", True),
+    ("ALLOW_WRITE = nobody@*/*\n", False),
+    ("  deny_write_schedd = root@*/*\n", False),
+    ("HOSTDENY_WRITE = *\n", False),
+    ("DENY_WRITE @=end\nroot@*/*\n@end\n", False),
+    ("include : other_config\n", False),
+    ("LOCAL_CONFIG_FILE = /nonexistent\n", False),
+    ("A = \u00e9\n", False),
+    ("# a comment\rALLOW_WRITE = nobody@*/*\r", False),         # a lone CR ends a line too
+    ("# a comment\r\nA = 1\r\n", True),
+]
+
+
+@pytest.mark.parametrize("text, open_to_all", WRITE_CONFIGS)
+def test_write_is_seen_open_without_the_configuration_language_only_when_it_is(tmp_path, monkeypatch,
+                                                                                text, open_to_all):
+    """condor_submit reads the configuration's language for the WRITE check only when the
+    configuration could restrict WRITE; when it does not, the full check allows too."""
+    from gridtools import cell, seclevels
+    from gridtools.cli.condor import machineviews, submit as condor_submit
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "condor_config").write_text(text)
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    monkeypatch.delenv("CONDOR_CONFIG", raising=False)
+    for key in [k for k in os.environ if k.upper().startswith("_CONDOR_")]:
+        monkeypatch.delenv(key)
+    assert cell.etc("condor_config") == str(tmp_path / "etc" / "condor_config")
+    assert condor_submit.write_open_to_all() is open_to_all
+    if open_to_all:
+        assert machineviews.verdict(seclevels.Level.WRITE, "SCHEDD")[0].allowed
+    monkeypatch.setenv("_CONDOR_DENY_WRITE", "root@*/*")
+    assert condor_submit.write_open_to_all() is False
+    monkeypatch.delenv("_CONDOR_DENY_WRITE")
+    monkeypatch.setenv("_CONDOR_MINUTE", "60")
+    assert condor_submit.write_open_to_all() is open_to_all
+
+
+def test_the_shipped_configuration_is_open_to_all_and_a_missing_one_is_read_fully(tmp_path, monkeypatch):
+    from gridtools import cell
+    from gridtools.cli.condor import submit as condor_submit
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    monkeypatch.setenv("CONDOR_CONFIG", os.path.join(cell.shipped_etc(), "condor_config"))
+    assert condor_submit.write_open_to_all() is True
+    monkeypatch.setenv("CONDOR_CONFIG", str(tmp_path / "missing"))
+    assert condor_submit.write_open_to_all() is False
+    monkeypatch.setenv("CONDOR_CONFIG", "ONLY_ENV")
+    assert condor_submit.write_open_to_all() is True

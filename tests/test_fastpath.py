@@ -226,8 +226,13 @@ def test_hot_commands_import_nothing_heavy(big_cell):
     env = dict(big_cell.env)
     # qhold and qdel read the job's files in the job store (which imports os) to make sure
     # it has not ended since the listing was published
+    one = os.path.join(big_cell.root, "one.sub")
+    with open(one, "w") as fh:
+        fh.write("executable = /bin/true\narguments = a b\noutput = out.$(Cluster).$(Process)\n"
+                 "request_memory = 1G\nrequest_cpus = 1\nhold = true\nqueue 2\n")
     for command, allowed in ((["qsub", "-h", "-b", "y", "true"], set()), (["qstat"], set()),
-                             (["condor_q"], set()), (["qhold", job], STORE), (["qdel", job], STORE)):
+                             (["condor_q"], set()), (["qhold", job], STORE), (["qdel", job], STORE),
+                             (["condor_submit", one], set())):
         requests = os.path.join(big_cell.root, "spool", "requests")
         wait_for(lambda: not [n for n in os.listdir(requests) if n.endswith(".submit")])
         loaded, proc = _modules([os.path.join(BIN, command[0])] + command[1:], env)
@@ -287,6 +292,27 @@ def test_a_bundle_is_written_used_and_made_again_when_a_source_changes(cell, tmp
     for _ in range(2):
         assert cell.run(qsub, "-h", "-b", "y", "true").stdout.endswith("has been queued\n")
     assert bundle.stat().st_mtime_ns != written
+
+
+def test_condor_submits_bundle_holds_each_module_once_and_serves_every_start(cell, tmp_path):
+    """gridtools.classad's __init__ imports its own modules, so it ends loading after them:
+    the bundle holds it after them and loads it all the same, start after start."""
+    subprocess.run(["cp", "-r", os.path.join(REPO, "src"), str(tmp_path / "src")], check=True)
+    subprocess.run(["cp", "-r", BIN, str(tmp_path / "bin")], check=True)
+    condor_submit = str(tmp_path / "bin" / "condor_submit")
+    bundle = tmp_path / "src" / "gridtools" / "__pycache__" / \
+        f"launch.condor_submit.{sys.implementation.cache_tag}.bundle"
+    one = tmp_path / "one.sub"
+    one.write_text("executable = /bin/true\nhold = true\nqueue\n")
+    outs = [cell.run(condor_submit, str(one)).stdout]
+    written = bundle.stat().st_mtime_ns
+    outs += [cell.run(condor_submit, str(one)).stdout for _ in range(2)]
+    assert all(out.startswith("Submitting job(s).\n1 job(s) submitted to cluster ") for out in outs)
+    assert bundle.stat().st_mtime_ns == written
+    with open(bundle, "rb") as fh:
+        names = [entry[0] for entry in marshal.loads(fh.read())[1]]
+    assert len(names) == len(set(names))
+    assert names.index("gridtools.classad.ad") < names.index("gridtools.classad")
 
 
 def test_fast_exit_flushes_output_and_keeps_exit_codes(cell):

@@ -1,11 +1,13 @@
 """gridtools.records: records declared like dataclasses, without their import cost."""
 
+import os
 import subprocess
 import sys
 
 import pytest
 
-from gridtools.records import Factory, record
+from conftest import REPO
+from gridtools.records import ClosedSet, Factory, record
 
 
 @record
@@ -49,4 +51,52 @@ def test_condor_submit_starts_without_dataclasses():
             "gridtools.formats.condor.spec, gridtools.seclevels, gridtools.formats.condor_config\n"
             "print(sorted(m for m in ('dataclasses', 'inspect', 'socket', 'calendar') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "[]\n"
+
+
+class Kind(ClosedSet):
+    COMMAND = "command"
+    ATTRIBUTE = "attribute"
+
+    @property
+    def prefix(self):
+        return "+" if self is Kind.ATTRIBUTE else ""
+
+
+class Number(int, ClosedSet):
+    SEVEN = 7
+    FIVE = 5
+
+
+def test_closed_sets_find_members_by_value_and_name_in_order():
+    assert Kind("command") is Kind.COMMAND and Kind["ATTRIBUTE"] is Kind.ATTRIBUTE
+    assert list(Kind) == [Kind.COMMAND, Kind.ATTRIBUTE] and len(Kind) == 2
+    assert Kind.ATTRIBUTE.name == "ATTRIBUTE" and Kind.ATTRIBUTE.value == "attribute"
+    assert Kind.ATTRIBUTE.prefix == "+" and Kind.COMMAND.prefix == ""      # methods are no members
+    assert set(Kind.__members__) == {"COMMAND", "ATTRIBUTE"}
+    assert repr(Kind.COMMAND) == "<Kind.COMMAND: 'command'>" and str(Kind.COMMAND) == "Kind.COMMAND"
+    with pytest.raises(ValueError):
+        Kind("other")
+    with pytest.raises(KeyError):
+        Kind["mro"]
+    assert Kind.COMMAND != Kind.ATTRIBUTE and {Kind.COMMAND: 1}[Kind.COMMAND] == 1
+
+
+def test_closed_sets_over_a_data_type_are_of_that_type_and_survive_copies():
+    import copy
+    import pickle
+    assert Number.FIVE == 5 and int(Number.SEVEN) == 7 and Number(5) is Number.FIVE
+    assert f"{Number.FIVE}" == "5" and str(Number.SEVEN) == "7" and repr(Number.SEVEN) == "<Number.SEVEN: 7>"
+    assert isinstance(Number.FIVE, int) and Number.FIVE + 1 == 6 and hash(Number.FIVE) == hash(5)
+    for member in (Kind.COMMAND, Number.SEVEN):
+        assert copy.copy(member) is member and copy.deepcopy(member) is member
+        assert pickle.loads(pickle.dumps(member)) is member
+
+
+def test_closed_sets_and_submit_descriptions_import_no_enum():
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "import gridtools.records, gridtools.formats.condor.jobad\n"
+            "print(sorted(m for m in ('enum', 'functools', 'collections', 're', 'os') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, os.path.join(REPO, "src")],
+                         capture_output=True, text=True, check=True).stdout
     assert out == "[]\n"

@@ -156,21 +156,53 @@ class Bundle:
 
     def load(self):
         """Load the bundle's modules that are not loaded yet; on any failure, take back
-        the ones it loaded (the import system loads them then, and says what failed)."""
+        the ones it loaded (the import system loads them then, and says what failed).
+        A package whose ``__init__`` imports its own modules ends loading after them:
+        those find it in ``sys.modules`` as a module not yet run (a *shell*), which
+        runs when its turn comes."""
         entries = self.read()
         self.held = {entry[0] for entry in entries}
-        done = []
+        packages = {entry[0]: entry for entry in entries if entry[1].endswith("/__init__.py")}
+        made, start, shells = [], len(self.order), {}
         try:
             for name, source, st, code in entries:
-                if name not in sys.modules:
-                    self._load(name, source, st, code)
-                    done.append(name)
+                if name not in sys.modules or name in shells:
+                    self._load(name, source, st, code, packages, shells, made)
+            if shells:
+                raise ImportError(f"bundle: packages never run: {sorted(shells)}")
         except Exception:  # noqa: BLE001 - see the docstring
-            for name in done:
+            for name in made:
                 sys.modules.pop(name, None)
+            del self.order[start:]
             self.held = set()
 
-    def _load(self, name, source, st, code):
+    def _load(self, name, source, st, code, packages, shells, made):
+        parent, _, child = name.rpartition(".")
+        module = shells.pop(name, None) if shells else None
+        if module is None:
+            if parent not in sys.modules:
+                self._shell(parent, packages, shells, made)
+            module = self._module(name, source, st)
+            made.append(name)
+        exec(code, module.__dict__)
+        setattr(sys.modules[parent], child, module)
+        self.order.append((name, source, st, code))
+
+    def _shell(self, name, packages, shells, made):
+        """Put package ``name`` in ``sys.modules`` as a shell when the bundle holds it
+        (its own parents first)."""
+        if name not in packages:
+            return
+        parent = name.rpartition(".")[0]
+        if parent not in sys.modules:
+            self._shell(parent, packages, shells, made)
+        _name, source, st, _code = packages[name]
+        shells[name] = self._module(name, source, st)
+        made.append(name)
+
+    def _module(self, name, source, st):
+        """A new module for ``name`` from ``source``, set up as the import system sets
+        one up, in ``sys.modules``."""
         package = source.endswith("/__init__.py")
         spec = self.finder.spec(name, source, st, package)
         module = type(sys)(name)
@@ -179,14 +211,7 @@ class Bundle:
         if package:
             module.__path__ = spec.submodule_search_locations
         sys.modules[name] = module
-        try:
-            exec(code, module.__dict__)
-        except BaseException:
-            sys.modules.pop(name, None)
-            raise
-        parent, _, child = name.rpartition(".")
-        setattr(sys.modules[parent], child, module)
-        self.order.append((name, source, st, code))
+        return module
 
     def stale(self):
         """True when importing the command loaded modules the bundle did not hold."""

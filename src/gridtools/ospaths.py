@@ -33,6 +33,16 @@ def environ():
     return os.environ
 
 
+def environment():
+    """A copy of the whole environment as a dict of str, as ``dict(os.environ)`` makes
+    it, without importing ``os`` when nothing has."""
+    env = sys.modules.get("os")
+    if env is not None:
+        return dict(env.environ)
+    return {key.decode(_ENCODING, _ERRORS): value.decode(_ENCODING, _ERRORS)
+            for key, value in posix.environ.items()}
+
+
 def join(first, *rest):
     """``os.path.join`` for str paths."""
     path = first

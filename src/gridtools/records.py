@@ -1,4 +1,5 @@
-"""Plain records declared like dataclasses, for modules on a command's start-up path.
+"""Plain records declared like dataclasses, and closed sets declared like enums, for
+modules on a command's start-up path.
 
 ``dataclasses`` imports ``inspect`` (and with it ``ast``, ``dis``,
 ``tokenize``) and writes each class's methods with ``exec``: about 15 ms
@@ -7,7 +8,18 @@ declares its fields the same way (annotations, defaults,
 ``Factory(list)`` for a fresh mutable default) and gets an ``__init__``
 taking them by position or name, ``__eq__`` (same class, equal fields),
 ``__repr__``, and with ``frozen=True`` no assignment after ``__init__`` and
-a ``__hash__`` of its fields. Standard library only.
+a ``__hash__`` of its fields.
+
+``enum`` imports ``functools``, ``collections``, ``operator`` and ``types``:
+more than qsub's whole work after the interpreter started. A subclass of
+``ClosedSet`` declares its members as an enum does (its upper-case class
+attributes, ``COMMAND = "command"``) and they behave as an enum's: one
+object per member with ``name`` and ``value``, found by value
+(``Kind("command")``, ValueError when none) and by name
+(``Kind["COMMAND"]``, KeyError), listed in order by iterating the class,
+compared by identity and kept by copies and pickles. A closed set over a
+data type (``class Universe(int, ClosedSet)``) has members that are also of
+that type, as an ``IntEnum``'s are. Standard library only.
 """
 
 
@@ -82,3 +94,64 @@ def _hash(self):
 
 def _frozen_set(self, name, *value):
     raise AttributeError(f"cannot change field {name!r} of a frozen {type(self).__name__}")
+
+
+class _ClosedSetType(type):
+    """The type of closed sets: their members by value, by name and in order."""
+
+    def __call__(cls, value):
+        try:
+            return cls._by_value[value]
+        except (KeyError, TypeError):
+            raise ValueError(f"{value!r} is not a valid {cls.__name__}") from None
+
+    def __getitem__(cls, name):
+        return cls._members[name]
+
+    def __iter__(cls):
+        return iter(cls._members.values())
+
+    def __len__(cls):
+        return len(cls._members)
+
+    @property
+    def __members__(cls):
+        return dict(cls._members)
+
+
+class ClosedSet(metaclass=_ClosedSetType):
+    """A closed set declared like an enum (see the module docstring)."""
+
+    _members, _by_value = {}, {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        data = next((b for b in cls.__mro__[1:] if not issubclass(b, ClosedSet)), object)
+        cls._members, cls._by_value = {}, {}
+        for name, value in list(cls.__dict__.items()):
+            if name.isupper() and not name.startswith("_"):
+                member = object.__new__(cls) if data is object else data.__new__(cls, value)
+                member._name_, member._value_ = name, value
+                cls._members[name] = member
+                cls._by_value.setdefault(value, member)
+                setattr(cls, name, member)
+        if data is not object:
+            cls.__repr__ = ClosedSet.__repr__
+            cls.__str__, cls.__format__ = data.__repr__, data.__format__
+
+    @property
+    def name(self):
+        return self._name_
+
+    @property
+    def value(self):
+        return self._value_
+
+    def __repr__(self):
+        return f"<{type(self).__name__}.{self._name_}: {self._value_!r}>"
+
+    def __str__(self):
+        return f"{type(self).__name__}.{self._name_}"
+
+    def __reduce_ex__(self, protocol):
+        return type(self), (self._value_,)

@@ -7,10 +7,14 @@ Modules:
   operators  the operator table: spelling, precedence, strictness and
              implementation of every operator, three-valued logic
   grammar.lark  the expression grammar (lark, LALR)
-  parser     parse(), parse_ad(), parse_ads(): text to expression nodes;
-             lark is imported on the first parse only; results cached by text
+  parser     parse(), parse_ad(), parse_ads(): text to expression nodes, a
+             lone literal or name read by hand; results cached by text
+  grammar    the rest through grammar.lark: lark is imported on the first
+             such text only, its callbacks build the nodes
   nodes      expression nodes, unparsing, and the evaluator (each node is
              compiled once into a closure; attribute scoping MY/TARGET)
+  compound   the nodes only parsed text has (selections, subscripts, unary
+             operators, conditionals, lists, nested ads)
   ad         ClassAd, a case-insensitive mapping of names to expressions
   functions  the built-in function registry; type, conversion, math, list,
              time and evaluation functions

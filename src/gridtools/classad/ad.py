@@ -4,16 +4,16 @@
 value. Assigning a Python value stores it as a literal; assigning an ``Expr``
 stores the expression. ``str(ad)`` is the long form (one ``Name = value``
 line per attribute, as ``condor_q -l`` prints); ``ad.unparse()`` the
-bracketed form ``[ a = 1; b = "x" ]``.
+bracketed form ``[ a = 1; b = "x" ]``. A ClassAd has the methods of a
+mutable mapping (those ``collections.abc.MutableMapping`` would add, written
+here: that module costs a command more than building its ads).
 """
 
-from collections.abc import MutableMapping
-
-from gridtools.classad.nodes import Env, eval_attr, to_expr
-from gridtools.classad.values import ERROR, UNDEFINED, quote_name
+from gridtools.classad.nodes import Env, Literal, eval_attr, to_expr
+from gridtools.classad.values import ERROR, UNDEFINED, quote_name, unparse_value
 
 
-class ClassAd(MutableMapping):
+class ClassAd:
     """A ClassAd. Build one from a dict of Python values or expressions,
     ``ClassAd({"Owner": "alice", "Cpus": 2})``, or parse one with
     ``parse_ad``."""
@@ -72,6 +72,62 @@ class ClassAd(MutableMapping):
 
     __hash__ = None
 
+    def keys(self):
+        from collections.abc import KeysView
+        return KeysView(self)
+
+    def items(self):
+        from collections.abc import ItemsView
+        return ItemsView(self)
+
+    def values(self):
+        from collections.abc import ValuesView
+        return ValuesView(self)
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def pop(self, name, *default):
+        try:
+            value = self[name]
+        except KeyError:
+            if default:
+                return default[0]
+            raise
+        del self[name]
+        return value
+
+    def popitem(self):
+        try:
+            name = next(iter(self))
+        except StopIteration:
+            raise KeyError("popitem(): the ClassAd is empty") from None
+        return name, self.pop(name)
+
+    def clear(self):
+        self._exprs.clear()
+        self._names.clear()
+
+    def update(self, other=(), **kwargs):
+        if hasattr(other, "keys"):
+            for name in other.keys():
+                self[name] = other[name]
+        else:
+            for name, value in other:
+                self[name] = value
+        for name, value in kwargs.items():
+            self[name] = value
+
+    def setdefault(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            self[name] = default
+        return default
+
     # -- ClassAd operations -------------------------------------------------
     def lookup(self, name):
         """The expression bound to ``name``, or None."""
@@ -84,6 +140,8 @@ class ClassAd(MutableMapping):
         expr = self._exprs.get(key)
         if expr is None:
             return UNDEFINED
+        if expr.__class__ is Literal:
+            return expr.value
         env = Env(self, as_ad(target, empty=None), set())
         try:
             return eval_attr(self, key, expr, env.target, env)
@@ -109,8 +167,11 @@ class ClassAd(MutableMapping):
 
     def __str__(self):
         """The long form, one ``Name = value`` line per attribute."""
-        return "".join(f"{quote_name(self._names[k])} = {e.unparse(True)}\n"
-                       for k, e in self._exprs.items())
+        names, lines = self._names, []
+        for key, expr in self._exprs.items():
+            text = unparse_value(expr.value, True) if expr.__class__ is Literal else expr.unparse(True)
+            lines.append(f"{quote_name(names[key])} = {text}\n")
+        return "".join(lines)
 
     def __repr__(self):
         return f"ClassAd({self.unparse()})"

@@ -14,11 +14,9 @@ arithmetic on strings and comparisons of unlike types are ERROR; ``==`` and
 the ordering operators compare strings case-insensitively, ``=?=`` exactly.
 """
 
+import _operator as operator   # the functions of ``operator``, without its module's start-up
 import math
-import operator
 
-from gridtools.classad import timevals
-from gridtools.classad.timevals import TIME_TYPES
 from gridtools.classad.values import INT64_MIN, ERROR, UNDEFINED, Special, truth, wrap64
 
 _INTLIKE = (int, bool)
@@ -50,9 +48,18 @@ def _arith(a, b, int_fn, real_fn):
         result = real_fn(float(a), float(b))
         # HTCondor keeps -inf and NaN results but turns +inf into ERROR.
         return ERROR if result == math.inf else result
-    if ta in TIME_TYPES or tb in TIME_TYPES:
-        return timevals.arith(_SYMBOLS[int_fn], a, b)
+    times = _timevals()
+    if ta in times.TIME_TYPES or tb in times.TIME_TYPES:
+        return times.arith(_SYMBOLS[int_fn], a, b)
     return ERROR
+
+
+def _timevals():
+    """The module of time values, imported by the first operation on values that are no
+    numbers (no time value exists before it is: building ads of plain numbers and
+    strings needs none of it)."""
+    from gridtools.classad import timevals
+    return timevals
 
 
 def _trunc_div(a, b):
@@ -128,7 +135,7 @@ def _comparison(test):
             return test(a, b)
         if ta is str and tb is str:
             return test(a.lower(), b.lower())
-        return timevals.compare(test, a, b)
+        return _timevals().compare(test, a, b)
     return compare
 
 
@@ -152,7 +159,7 @@ def identical(a, b):
         return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
     if ta in _NUMERIC or ta is str:
         return a == b
-    if ta in TIME_TYPES:
+    if ta in _timevals().TIME_TYPES:
         return a.same(b)
     return len(a) == len(b) and all(k in b and a.lookup(k) == b.lookup(k) for k in a)
 
@@ -230,7 +237,7 @@ def op_neg(a):
         return wrap64(-a)
     if t is float:
         return -a
-    return timevals.negate(a)
+    return _timevals().negate(a)
 
 
 def op_pos(a):

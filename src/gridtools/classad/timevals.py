@@ -10,7 +10,6 @@ plus, minus, times or divided by a number is relative; anything else with a
 time is ERROR. Comparisons work between two times of the same kind.
 """
 
-import re
 import time
 
 from gridtools.classad.values import ERROR
@@ -134,6 +133,7 @@ _REL_UNITS = r"(?i)\s*([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d*)?)
 def parse_abs(text):
     """The AbsTime written as ``text`` (ISO 8601 date and time with an
     optional offset; none means the local zone), or None."""
+    import re
     m = re.match(_ABS, text)
     if m is None:
         return None
@@ -160,6 +160,7 @@ def parse_rel(text):
     ``1d2h3m4s``), or None."""
     if not text.strip():
         return 0.0
+    import re
     m = re.match(_REL_COLONS, text)
     if m:
         sign, days, hours, minutes, secs = m.groups()

@@ -8,7 +8,6 @@ everywhere (``type(v) is bool``), because in the ClassAd language booleans
 and integers are different types.
 """
 
-import functools
 import math
 
 INT64_MIN = -(1 << 63)
@@ -136,15 +135,24 @@ def quote_string(text, delimiter='"'):
 RESERVED_WORDS = frozenset(("true", "false", "undefined", "error", "is", "isnt", "parent"))
 
 
-@functools.lru_cache(maxsize=4096)
+#: names quote_name has spelled (cleared when it holds QUOTED_NAMES_KEPT)
+_QUOTED = {}
+QUOTED_NAMES_KEPT = 4096
+
+
 def quote_name(name):
     """An attribute name, quoted with single quotes when it is not an identifier
     (remembered: the same few names are written again and again)."""
-    if name and (name[0].isalpha() or name[0] == "_") and name.isascii() \
-            and all(c.isalnum() or c == "_" for c in name) \
-            and name.lower() not in RESERVED_WORDS:
-        return name
-    return quote_string(name, "'")
+    found = _QUOTED.get(name)
+    if found is None:
+        if name.isascii() and name.isidentifier() and name.lower() not in RESERVED_WORDS:
+            found = name
+        else:
+            found = quote_string(name, "'")
+        if len(_QUOTED) >= QUOTED_NAMES_KEPT:
+            _QUOTED.clear()
+        _QUOTED[name] = found
+    return found
 
 
 def unparse_value(value, old=False):

@@ -64,3 +64,7 @@ def default_request_memory():
     size = paren(binary("+", attr("ImageSize"), literal(1023)))
     return nodes.Call("ifthenelse", (binary("=!=", attr("MemoryUsage"), literal(UNDEFINED)),
                                       attr("MemoryUsage"), binary("/", size, literal(1024))))
+
+
+#: the canonical text of ``default_request_memory()`` (its ``unparse()``)
+DEFAULT_REQUEST_MEMORY_TEXT = "ifthenelse(MemoryUsage isnt undefined,MemoryUsage,(ImageSize + 1023) / 1024)"

@@ -6,7 +6,9 @@ size of the executable) comes through an object with the four methods of
 ``LocalFiles``. Tests and callers can hand in their own.
 """
 
-import os
+import posix
+
+from gridtools import ospaths
 
 
 class LocalFiles:
@@ -16,7 +18,7 @@ class LocalFiles:
         self.cwd = cwd
 
     def _path(self, path):
-        return path if os.path.isabs(path) else os.path.join(self.cwd, path)
+        return path if path.startswith("/") else ospaths.join(self.cwd, path)
 
     def read_lines(self, path):
         """The lines of a file (without line ends); InputError when unreadable."""
@@ -31,6 +33,7 @@ class LocalFiles:
         """Names matching ``pattern`` in sorted order, relative as written;
         directories end in ``/``. ``kind`` is a queue.MatchKind."""
         import glob
+        import os
         found = []
         for name in sorted(glob.glob(self._path(pattern))):
             shown = os.path.relpath(name, self.cwd) if not os.path.isabs(pattern) else name
@@ -41,12 +44,12 @@ class LocalFiles:
         return found
 
     def is_dir(self, path):
-        return os.path.isdir(self._path(path))
+        return ospaths.isdir(self._path(path))
 
     def size_kib(self, path):
         """The size of a file in KiB rounded up, or None when it is missing."""
         try:
-            size = os.stat(self._path(path)).st_size
+            size = posix.stat(self._path(path)).st_size
         except OSError:
             return None
         return (size + 1023) // 1024

@@ -7,15 +7,17 @@ step makes one ad with these macros defined: ``Cluster``/``ClusterId``,
 ``Process``/``ProcId``, ``Step``, ``ItemIndex``/``Row`` and the queue's
 variables (``Item`` by default). A queue statement whose executable
 differs from the previous one starts a new cluster, as condor_submit does.
+A description that refers to no macro and queues by a plain count (the
+common one-job description) is built without the macros and queue modules,
+which are imported for the others.
 """
 
 
+from gridtools import ospaths
 from gridtools.classad import ClassAd
 from gridtools.errors import InputError
 from gridtools.formats.condor import jobattrs as A
-from gridtools.formats.condor.macros import Expander, SeededRandom
-from gridtools.formats.condor.queue import parse_queue
-from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at
+from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at, plain_count
 from gridtools.records import Factory, record
 
 # JobSubmitMethod values: how a job entered the queue.
@@ -57,7 +59,7 @@ class SubmitContext:
     owner: str
     now: int
     files: object = None  # see fsview.LocalFiles; None: no file access
-    environ: dict = Factory(dict)  # the submitter's environment
+    environ: dict = Factory(dict)  # the submitter's environment (None: this process's)
     variables: dict = Factory(dict)  # NAME=value from the command line
     arch: str = "X86_64"
     opsys: str = "LINUX"
@@ -69,6 +71,13 @@ class SubmitContext:
     batch_name: str | None = None  # -batch-name
     next_cluster: object = None  # () -> the id of a further cluster (None: the last one + 1)
 
+    def environment(self):
+        """The submitter's environment: ``environ``, or this process's when that is
+        None (copied when first asked for: only getenv and $ENV() need it)."""
+        if self.environ is None:
+            self.environ = ospaths.environment()
+        return self.environ
+
 
 class _Jobs:
     """The running state of one build: definitions so far, ids."""
@@ -77,7 +86,8 @@ class _Jobs:
         self.desc, self.ctx = desc, ctx
         self.cluster, self.proc = cluster_id, procid
         self.defs = {}
-        self.rng = SeededRandom(ctx.seed)
+        self.rng = None                     # macros.SeededRandom, made with the first Expander
+        self.verbatim = _verbatim(desc, ctx)
         self.last_exe = None
         self.ads = []
 
@@ -93,8 +103,34 @@ class _Jobs:
             return variables.get(key)
         return find
 
-    def expander(self, live):
-        return Expander(self.lookup(live), self.ctx.environ, self.rng)
+    def expand(self, live):
+        """The function that expands a text with the ``live`` macros defined (``macros``);
+        the text itself when nothing in the description refers to a macro."""
+        if self.verbatim:
+            return _itself
+        from gridtools.formats.condor.macros import Expander, SeededRandom
+        if self.rng is None:
+            self.rng = SeededRandom(self.ctx.seed)
+        return Expander(self.lookup(live), self.ctx.environment(), self.rng).expand
+
+
+#: the longest text taken as it is when nothing refers to a macro (far below the longest
+#: expansion the macros module allows, MAX_LENGTH, which a test checks)
+VERBATIM_MAX = 1 << 16
+
+
+def _verbatim(desc, ctx):
+    """True when no text of the description (nor of its NAME=value settings) refers to a
+    macro (holds a ``$``) and none is longer than VERBATIM_MAX: every text expands to
+    itself, and the macros module is not needed."""
+    texts = list(ctx.variables.values())
+    for statement in desc.statements:
+        texts.append(statement.value if isinstance(statement, Assignment) else statement.args)
+    return all("$" not in text and len(text) <= VERBATIM_MAX for text in texts)
+
+
+def _itself(text):
+    return text
 
 
 def build_jobs(desc, cluster_id, ctx, procid=0):
@@ -113,23 +149,38 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
 
 def _queue(jobs, statement):
     base = _live(jobs, 0, 0, {})
-    exe = jobs.expander(base).expand(jobs.defs.get("executable", ""))
+    exe = jobs.expand(base)(jobs.defs.get("executable", ""))
     if jobs.last_exe is not None and exe != jobs.last_exe:
         more = jobs.ctx.next_cluster
         jobs.cluster, jobs.proc = (more() if more else jobs.cluster + 1), 0
     jobs.last_exe = exe
-    args = jobs.expander(base).expand(statement.args)
+    args = jobs.expand(base)(statement.args)
+    count, rows, bindings = _items(jobs, statement, args)
+    for index, row in rows:
+        for step in range(count):
+            live = _live(jobs, step, index, bindings(row))
+            jobs.ads.append(make_ad(jobs, live))
+            jobs.proc += 1
+
+
+def _items(jobs, statement, args):
+    """(count, [(item index, item row)], row -> variable bindings) of a queue statement
+    whose arguments expanded to ``args``."""
+    count = plain_count(args) if statement.inline is None else None
+    if count is not None:
+        return count, [(0, None)], _no_bindings
+    from gridtools.formats.condor.queue import parse_queue
     try:
         spec, _ = parse_queue(args)
     except InputError as exc:
         raise error_at(statement.line, str(exc), jobs.desc.source) from None
     if statement.inline is not None:
         spec.inline = statement.inline
-    for index, row in spec.rows(jobs.ctx.files):
-        for step in range(spec.count):
-            live = _live(jobs, step, index, spec.bindings(row))
-            jobs.ads.append(make_ad(jobs, live))
-            jobs.proc += 1
+    return spec.count, spec.rows(jobs.ctx.files), spec.bindings
+
+
+def _no_bindings(row):
+    return {}
 
 
 def _live(jobs, step, index, bindings):
@@ -143,14 +194,14 @@ def _live(jobs, step, index, bindings):
 def make_ad(jobs, live):
     """One job's ad with ``live`` macros defined."""
     ctx = jobs.ctx
-    exp = jobs.expander(live)
+    expand = jobs.expand(live)
 
     def cmd(name):
         key = name.lower()
         raw = jobs.defs.get(key)
         if raw is None and key in ALIASES:
             raw = jobs.defs.get(ALIASES[key])
-        return None if raw is None else exp.expand(raw)
+        return None if raw is None else expand(raw)
     ad = ClassAd()
     _identity(ad, jobs, ctx)
     universe = A.set_universe(ad, cmd)
@@ -164,7 +215,7 @@ def make_ad(jobs, live):
     should = A.set_transfer(ad, cmd, universe, ctx)
     A.set_requirements(ad, cmd, universe, should, ctx)
     _rest(ad, cmd, ctx, universe)
-    _custom(ad, jobs, exp)
+    _custom(ad, jobs, expand)
     return ad
 
 
@@ -196,11 +247,11 @@ def _rest(ad, cmd, ctx, universe):
         ad["JobLeaseDuration"] = A.DEFAULT_LEASE
 
 
-def _custom(ad, jobs, exp):
+def _custom(ad, jobs, expand):
     for key, raw in jobs.defs.items():
         if key.startswith("my."):
             name = _attr_name(jobs.desc, key[3:])
-            text = exp.expand(raw).strip()
+            text = expand(raw).strip()
             ad[name] = A.expr(name, text or "undefined")    # an empty value is UNDEFINED
 
 

@@ -4,16 +4,13 @@ view and writes attributes into the ad, as HTCondor 24 names and types
 them. ``jobad`` calls them in order.
 """
 
-import enum
-import functools
-import fnmatch
 import math
-import posixpath
-import re
 
+from gridtools import ospaths
 from gridtools.classad import parse
 from gridtools.errors import InputError
 from gridtools.formats.condor import argsenv, exprs
+from gridtools.records import ClosedSet
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
@@ -23,7 +20,7 @@ DEFAULT_REQUEST_MEMORY = "ifthenelse(MemoryUsage =!= undefined,MemoryUsage,(Imag
 DEFAULT_REQUEST_DISK = "DiskUsage"
 
 
-class Universe(enum.IntEnum):
+class Universe(int, ClosedSet):
     """The universes gridtools runs, by HTCondor's JobUniverse number."""
 
     SCHEDULER = 7
@@ -91,8 +88,8 @@ def set_executable(ad, cmd, ctx):
         ad["Cmd"] = exe
         size = 0
     else:
-        path = posixpath.join(ctx.cwd, exe)
-        ad["Cmd"] = posixpath.normpath(path) if not exe.startswith("/") else exe
+        path = ospaths.join(ctx.cwd, exe)
+        ad["Cmd"] = ospaths.normpath(path) if not exe.startswith("/") else exe
         size = ctx.files.size_kib(ad.eval("Cmd")) if ctx.files else 0
         if size is None:
             raise fail(f"Executable file {ad.eval('Cmd')} does not exist")
@@ -101,7 +98,7 @@ def set_executable(ad, cmd, ctx):
 
 def set_iwd(ad, cmd, ctx):
     iwd = (cmd("initialdir") or cmd("initial_dir") or cmd("iwd") or "").strip()
-    path = posixpath.normpath(posixpath.join(ctx.cwd, iwd)) if iwd else ctx.cwd
+    path = ospaths.normpath(ospaths.join(ctx.cwd, iwd)) if iwd else ctx.cwd
     if iwd and ctx.files and not ctx.files.is_dir(path):
         raise fail(f"No such directory: {path}")
     ad["Iwd"] = path
@@ -135,7 +132,7 @@ def set_environment(ad, cmd, ctx):
     env = {}
     getenv = cmd("getenv")
     if getenv is not None and getenv.strip():
-        env.update(_getenv(getenv.strip(), ctx.environ))
+        env.update(_getenv(getenv.strip(), ctx.environment()))
     value = cmd("environment")
     if value is None:
         value = cmd("env")
@@ -150,6 +147,8 @@ def _getenv(spec, environ):
         return dict(environ)
     if lowered in ("false", "no", "f", "n", "0"):
         return {}
+    import fnmatch
+    import re
     patterns = [p for p in re.split(r"[,\s]+", spec) if p]
     return {name: value for name, value in environ.items()
             if any(fnmatch.fnmatchcase(name, p) for p in patterns)}
@@ -158,30 +157,42 @@ def _getenv(spec, environ):
 def set_log(ad, cmd, iwd):
     log = cmd("log")
     if log is not None and log.strip():
-        ad["UserLog"] = posixpath.normpath(posixpath.join(iwd, log.strip()))
+        ad["UserLog"] = ospaths.normpath(ospaths.join(iwd, log.strip()))
 
 
 # -------------------------------------------------------------- resources
 
-@functools.cache
-def _quantity():
-    """The pattern of an amount and its suffix, compiled on first use
-    (compiling a pattern costs a command as much as importing a module)."""
-    return re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGTP]?)B?\s*$", re.IGNORECASE)
-
-
-_SCALE = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}
+_SCALE = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
 
 def quantity(text, base_power):
-    """An amount with an optional K/M/G/T suffix in units of 1024**base_power
-    bytes (rounded up), or None when ``text`` is no plain amount."""
-    m = _quantity().match(text)
-    if not m:
+    """An amount with an optional K/M/G/T/P suffix (any case, a ``B`` after it allowed)
+    in units of 1024**base_power bytes (rounded up), or None when ``text`` is no plain
+    amount (decimal digits with at most one dot, blanks around the parts)."""
+    body = text.strip()
+    end = len(body)
+    if end and body[end - 1] in "bB":
+        end -= 1
+    suffix = body[end - 1].lower() if end else ""
+    if suffix in _SCALE and suffix:
+        end -= 1
+    else:
+        suffix = ""
+    number = body[:end].rstrip()
+    if not _plain_amount(number):
         return None
-    suffix = m.group(2).upper()
     power = _SCALE[suffix] if suffix else base_power
-    return math.ceil(float(m.group(1)) * 1024 ** power / 1024 ** base_power)
+    return math.ceil(float(number) * 1024 ** power / 1024 ** base_power)
+
+
+def _plain_amount(text):
+    """Digits, digits with a dot and maybe more digits, or a dot and digits."""
+    whole, dot, fraction = text.partition(".")
+    if not dot:
+        return whole.isdecimal()
+    if not whole:
+        return fraction.isdecimal()
+    return whole.isdecimal() and (not fraction or fraction.isdecimal())
 
 
 def _request(ad, cmd, key, attr, base_power, default):
@@ -257,8 +268,11 @@ def _transfer_term(should):
 
 def mentions(user, attr):
     """Whether the user's requirements refer to the machine's ``attr``."""
+    if not user:
+        return False
+    import re
     pattern = r"(?<![\w.])(?:TARGET\.)?" + attr + r"(?![\w.])"
-    return bool(user) and re.search(pattern, user, re.IGNORECASE) is not None
+    return re.search(pattern, user, re.IGNORECASE) is not None
 
 
 def _is_one(ad, attr):

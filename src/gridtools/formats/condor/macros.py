@@ -18,22 +18,36 @@ Randomness comes from the ``rng`` handed to ``expand`` so that results can
 be reproduced.
 """
 
-import functools
-import re
-
 from gridtools.errors import InputError
 
 MAX_DEPTH = 64  # nesting of macro references before a definition counts as circular
 MAX_LENGTH = 1 << 20  # characters an expansion may grow to
 
-_REFERENCE = re.compile(r"\$(\$?)([A-Za-z_]*)\(")
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_REST = _LETTERS | frozenset("0123456789.")
 
 
-@functools.cache
-def _name():
-    """The pattern of a macro name, compiled on first use (compiling a pattern
-    costs a command as much as importing a module)."""
-    return re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+def is_name(text):
+    """True when ``text`` is a macro name: a letter or ``_``, then letters, digits,
+    ``_`` and dots (one line end after it allowed)."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    return bool(text) and text[0] in _LETTERS and _NAME_REST.issuperset(text)
+
+
+def reference_head(text, j):
+    """(index after its ``(``, True for ``$$``, function name or "") of the reference
+    ``$(``, ``$$(``, ``$NAME(`` or ``$$NAME(`` at ``text[j] == "$"``; None when no
+    such reference starts there."""
+    k = j + 1
+    double = text.startswith("$", k)
+    k += double
+    start, size = k, len(text)
+    while k < size and text[k] in _LETTERS:
+        k += 1
+    if k < size and text[k] == "(":
+        return k + 1, double, text[start:k]
+    return None
 
 
 class MacroProblem(InputError):
@@ -78,7 +92,7 @@ class Expander:
 
     def __init__(self, lookup, environ=None, rng=None):
         self.lookup = lookup
-        self.environ = environ or {}
+        self.environ = {} if environ is None else environ
         self.rng = rng or SeededRandom(0)
 
     def expand(self, text, depth=0):
@@ -98,23 +112,24 @@ class Expander:
         return result
 
     def _reference(self, text, j, out, depth):
-        m = _REFERENCE.match(text, j)
-        end = closing_paren(text, m.end()) if m else -1
+        head = reference_head(text, j)
+        end = closing_paren(text, head[0]) if head else -1
         if end < 0:
             out.append("$")
             return j + 1
-        body = text[m.end():end]
-        if m.group(1):
+        after, double, fname = head
+        body = text[after:end]
+        if double:
             out.append(text[j:end + 1])
-        elif not m.group(2):
+        elif not fname:
             out.append(self._macro(body, text[j:end + 1], depth))
         else:
-            out.append(self._function(m.group(2), body, text[j:end + 1], depth))
+            out.append(self._function(fname, body, text[j:end + 1], depth))
         return end + 1
 
     def _macro(self, body, original, depth):
         name, colon, default = body.partition(":")
-        if not _name().match(name):
+        if not is_name(name):
             return original
         raw = self.lookup(name)
         if raw is None:
@@ -132,7 +147,7 @@ class Expander:
 
     def value_of(self, arg, depth):
         """The expanded value of a macro name, or ``arg`` itself expanded."""
-        raw = self.lookup(arg) if _name().match(arg) else None
+        raw = self.lookup(arg) if is_name(arg) else None
         return self.expand(arg if raw is None else raw, depth + 1)
 
 

@@ -17,24 +17,20 @@ as in Python; ``[start]`` alone means ``[start:]``. Directories found by
 item rows, reading files and globbing through ``files`` (see fsview).
 """
 
-import enum
-import functools
-import re
-
 from gridtools.errors import InputError
-from gridtools.records import Factory, record
+from gridtools.records import ClosedSet, Factory, record
 
 DEFAULT_VAR = "Item"
 
 
-class Mode(enum.Enum):
+class Mode(ClosedSet):
     COUNT = "count"
     IN = "in"
     FROM = "from"
     MATCHING = "matching"
 
 
-class MatchKind(enum.Enum):
+class MatchKind(ClosedSet):
     ANY = "any"
     FILES = "files"
     DIRS = "dirs"
@@ -122,6 +118,7 @@ def _require(files):
 
 
 def split_in_items(lines):
+    import re
     return [item for line in lines for item in re.split(r"[,\s]+", line) if item]
 
 
@@ -129,6 +126,7 @@ def split_item(row, names):
     """Bind an item row to variables: all but the last take one field."""
     if len(names) == 1:
         return {names[0]: row.strip()}
+    import re
     values, rest = {}, row.strip()
     for name in names[:-1]:
         m = re.match(r"([^,\s]*)[,\s]*", rest)
@@ -140,16 +138,31 @@ def split_item(row, names):
 
 # -------------------------------------------------------------------- parsing
 
-_KEYWORD = re.compile(r"(?:^|\s)(in|from|matching)(?=\s|\(|\[|$)", re.IGNORECASE)
+#: the patterns of the keyword, of variable names and of slices
+_PATTERNS = {
+    "keyword": r"(?:^|\s)(in|from|matching)(?=\s|\(|\[|$)",
+    "ident": r"[A-Za-z_][A-Za-z0-9_.]*$",
+    "slice": r"\[\s*(-?\d*)\s*(?::\s*(-?\d*)\s*)?(?::\s*(-?\d*)\s*)?\]",
+}
+_COMPILED = {}
 
 
-@functools.cache
 def _pattern(name):
-    """The patterns of variable names and of slices, compiled on first use
-    (compiling a pattern costs a command as much as importing a module)."""
-    if name == "ident":
-        return re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
-    return re.compile(r"\[\s*(-?\d*)\s*(?::\s*(-?\d*)\s*)?(?::\s*(-?\d*)\s*)?\]")
+    """A pattern of ``_PATTERNS``, compiled on first use (compiling a pattern costs a
+    command as much as importing a module; ``queue`` and ``queue N`` need none)."""
+    found = _COMPILED.get(name)
+    if found is None:
+        import re
+        found = _COMPILED[name] = re.compile(_PATTERNS[name], re.IGNORECASE if name == "keyword" else 0)
+    return found
+
+
+def _keyword(text):
+    """The match of the first keyword (in, from, matching) of ``text``, or None; a text
+    without letters (a count) has none."""
+    if not any(ch.isalpha() for ch in text):
+        return None
+    return _pattern("keyword").search(text)
 
 
 def parse_queue(text, evaluate_count=None):
@@ -158,7 +171,7 @@ def parse_queue(text, evaluate_count=None):
     ``inline`` set to [] and ``open_list`` True: the caller adds the lines
     up to the one starting with ``)``. Raises InputError."""
     text = text.strip()
-    m = _KEYWORD.search(text)
+    m = _keyword(text)
     head, tail = (text, None) if m is None else (text[:m.start()], text[m.end():])
     spec = QueueSpec()
     count_text, spec.variables = _parse_head(head.strip(), m is not None)
@@ -174,6 +187,7 @@ def _parse_head(head, has_keyword):
         return "", []
     if not has_keyword:
         return head, []
+    import re
     tokens = [t for t in re.split(r"[\s,]+", head) if t]
     count = ""
     if not _pattern("ident").match(tokens[0]):

@@ -17,10 +17,8 @@ what its execution needs (the same for the description and the daemon's
 plan).
 """
 
-import posixpath
-import re
-
-from gridtools.formats.condor import argsenv
+from gridtools import ospaths
+from gridtools.formats.condor import argsenv, exprs
 from gridtools.formats.condor.jobattrs import Universe
 from gridtools.records import Factory, record
 
@@ -32,8 +30,9 @@ PARALLEL_PE = "mpi"
 MEMORY_REQUEST = "mem_free"
 #: the Grid Engine request a job's RequestGPUs becomes
 GPU_REQUEST = "gpu"
-#: characters a Grid Engine job name may not hold, replaced in names made from ads
-_NAME_BAD = re.compile(r"[/:@\\*?\x00-\x1f\x7f]")
+#: characters a Grid Engine job name may not hold (and the control characters), replaced
+#: in names made from ads
+_NAME_BAD = frozenset("/:@\\*?\x7f")
 #: attributes that never differ between the procs' stored texts (set when the ad is built)
 _PER_PROC = ("ProcId",)
 
@@ -77,11 +76,14 @@ def arguments(ad):
 
 
 def _path(iwd, path):
-    return path if path.startswith("/") else posixpath.normpath(posixpath.join(iwd, path))
+    return path if path.startswith("/") else ospaths.normpath(ospaths.join(iwd, path))
 
 
 def _file_list(text):
-    return [item for item in re.split(r"[,\s]+", text or "") if item]
+    if not text:
+        return []
+    import re
+    return [item for item in re.split(r"[,\s]+", text) if item]
 
 
 def run_facts(ad):
@@ -104,8 +106,9 @@ def run_facts(ad):
 
 def job_name(ad):
     """A Grid Engine name for the cluster: its batch name, else its command's base name."""
-    name = _text(ad, "JobBatchName") or posixpath.basename(_text(ad, "Cmd")) or "condor_job"
-    return _NAME_BAD.sub("_", name)[:512] or "condor_job"
+    name = _text(ad, "JobBatchName") or ospaths.basename(_text(ad, "Cmd")) or "condor_job"
+    name = "".join("_" if ch in _NAME_BAD or ch < " " else ch for ch in name)
+    return name[:512] or "condor_job"
 
 
 def _diff(base, ad):
@@ -133,9 +136,8 @@ def stored_ads(ads):
 
 def _asked(ad, name):
     """True when the ad's memory request is the user's own, not HTCondor's default."""
-    from gridtools.formats.condor.exprs import default_request_memory
     expr = ad.lookup(name)
-    return expr is not None and expr.unparse() != default_request_memory().unparse()
+    return expr is not None and expr.unparse() != exprs.DEFAULT_REQUEST_MEMORY_TEXT
 
 
 def _requests(ad, facts, submit_host):

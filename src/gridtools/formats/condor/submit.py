@@ -16,18 +16,17 @@ statement; a ``queue_override`` (``-queue``) replaces a missing queue
 statement and is an error when the text has one.
 """
 
-import enum
-import re
-
 from gridtools.errors import InputError
-from gridtools.formats.condor.queue import parse_queue
-from gridtools.records import Factory, record
+from gridtools.records import ClosedSet, Factory, record
 
-_ASSIGN = re.compile(r"(\+|MY\.)?([A-Za-z_][A-Za-z0-9_.]*)\s*=(.*)$", re.DOTALL | re.IGNORECASE)
-_QUEUE = re.compile(r"queue(?=\s|$)(.*)$", re.IGNORECASE | re.DOTALL)
+#: the letters a command's name starts with: ASCII letters and ``_``, and the four other
+#: letters that match them when case is ignored (as HTCondor's names are)
+NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_\u0130\u0131\u017f\u212a")
+#: the characters the rest of a name is made of
+NAME_REST = NAME_START | frozenset("0123456789.")
 
 
-class Kind(enum.Enum):
+class Kind(ClosedSet):
     COMMAND = "command"  # name = value: a submit command and a macro
     ATTRIBUTE = "attribute"  # +Name = expr / MY.Name = expr
 
@@ -140,14 +139,53 @@ def _statement(number, line, lines, source):
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return None
-    m = _QUEUE.match(stripped)
-    if m:
-        return _queue_statement(number, m.group(1).strip(), lines, source)
-    m = _ASSIGN.match(stripped)
-    if m:
-        kind = Kind.ATTRIBUTE if m.group(1) else Kind.COMMAND
-        return Assignment(m.group(2), m.group(3).strip(), kind, number)
+    args = queue_arguments(stripped)
+    if args is not None:
+        return _queue_statement(number, args.strip(), lines, source)
+    found = assignment(stripped)
+    if found is not None:
+        kind, name, value = found
+        return Assignment(name, value.strip(), kind, number)
     raise error_at(number, f"Submit file syntax error: {stripped}", source)
+
+
+def queue_arguments(text):
+    """The text after ``queue`` when ``text`` is a queue statement (``queue`` in any
+    case, then blanks or nothing), else None."""
+    if text[:5].lower() == "queue" and (len(text) == 5 or text[5].isspace()):
+        return text[5:]
+    return None
+
+
+def assignment(text):
+    """(kind, name, the text after ``=``) of ``[+|MY.]name = value`` (the prefix in any
+    case, blanks before ``=``), or None when ``text`` is none."""
+    if text.startswith("+"):
+        found = _name_equals(text, 1)
+        return None if found is None else (Kind.ATTRIBUTE,) + found
+    if text[:3].lower() == "my.":
+        found = _name_equals(text, 3)
+        if found is not None:
+            return (Kind.ATTRIBUTE,) + found
+    found = _name_equals(text, 0)                # ``MY.`` followed by no name is a name
+    return None if found is None else (Kind.COMMAND,) + found
+
+
+def _name_equals(text, start):
+    """(name, the text after ``=``) when ``text`` from ``start`` is a name, blanks and
+    ``=``; else None."""
+    size = len(text)
+    if start >= size or text[start] not in NAME_START:
+        return None
+    end = start + 1
+    while end < size and text[end] in NAME_REST:
+        end += 1
+    at = end
+    while at < size and text[at].isspace():
+        at += 1
+    if at == size or text[at] != "=":
+        return None
+    return text[start:end], text[at + 1:]
 
 
 def _queue_statement(number, args, lines, source):
@@ -167,8 +205,23 @@ def _check_queue_args(args, number, source):
     """Whether the statement opens a list; syntax errors carry the line."""
     if "$" in args:  # checked once macros are known
         return args.rstrip().endswith("(")
+    if plain_count(args) is not None:
+        return False
+    from gridtools.formats.condor.queue import parse_queue
     try:
         _, is_open = parse_queue(args)
     except InputError as exc:
         raise error_at(number, str(exc), source) from None
     return is_open
+
+
+def plain_count(args):
+    """The count of a queue statement that is nothing but a count in decimal digits
+    (none: 1), as ``queue.parse_queue`` reads it; None for every other statement
+    (which that module reads: a plain ``queue`` or ``queue N`` needs none of it)."""
+    text = args.strip()
+    if not text:
+        return 1
+    if text.isascii() and text.isdigit() and len(text) <= 18 and (text == "0" or text[0] != "0"):
+        return int(text)
+    return None
