@@ -68,6 +68,7 @@ class Daemon:
         self.purged = False
         self.published = 0.0
         self.publish_cost = 0.0      # seconds the last publication took
+        self.loads_shown = 0.0       # when new load values last asked for a publication
         self.usage_saved = 0.0
         self.swept = 0.0
         self.stopping = False
@@ -384,15 +385,23 @@ class Daemon:
         if now - self.load_time < LOAD_REFRESH and self.loads:
             return False
         sample = host_load.sample()
-        loads = {}
+        loads, news = {}, False
         for name in view.exec_hosts(self.state.config):
             reported = _reported(name)
             loads[name] = sample if reported is None else reported
-        if loads != self.loads:
-            self.state.need_publish = True      # qhost shows the new values (publications coalesce)
+            news = news or (reported is not None and reported != self.loads.get(name))
+        # qhost shows an execution daemon's report when it comes, and this machine's
+        # own values every load_report_time (as its execution daemon would report them)
+        if news or (loads != self.loads and now - self.loads_shown >= self._load_report_time()):
+            self.state.need_publish = True
+            self.loads_shown = now
         self.loads = self.state.loads = loads
         self.load_time = now
         return True
+
+    def _load_report_time(self):
+        from gridtools.daemon import hostreport
+        return hostreport.setting(self.state.config, "global", "load_report_time")
 
     def _finished_jobs_kept(self):
         """(how many, for how long) finished jobs stay visible to qstat -s z: the global
