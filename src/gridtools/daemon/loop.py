@@ -337,22 +337,29 @@ class Daemon:
         self.dispatcher.start_all(decisions.starts, now)
         arreq.kill(state, self.dispatcher, decisions.kills, now)
         self._reject_immediate(decisions, now)
-        state.reasons = _reasons_after(state.reasons, decisions)
-        if decisions.examined is None:
-            state.share_tree = decisions.share_tree
-            state.reserves = tuple(decisions.reserves)
-        if decisions.examined is None:
-            # jobs that just started keep the numbers they were dispatched with
-            kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
-            kept.update(decisions.order)
-            state.orders = kept
+        self._keep(decisions)
         self._renice(snap, decisions, now)
         if state.monitor_next or monitor.wanted(snap):
             monitor.write(snap, decisions, now)
             state.monitor_next = False
-        self.next_event = _next_start_time(snap, now, arreq.next_event(state, now), memo)
+        quick = memo if decisions.examined is not None else None
+        self.next_event = _next_start_time(snap, now, arreq.next_event(state, now), quick)
         state.need_publish = True
         return len(decisions.starts)
+
+    def _keep(self, decisions):
+        """What the status shows of a pass: reasons, and after a full pass the order's
+        numbers, the share tree and the reservations (a quick pass changes none)."""
+        state = self.state
+        state.reasons = _reasons_after(state.reasons, decisions)
+        if decisions.examined is not None:
+            return
+        state.share_tree = decisions.share_tree
+        state.reserves = tuple(decisions.reserves)
+        # jobs that just started keep the numbers they were dispatched with
+        kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
+        kept.update(decisions.order)
+        state.orders = kept
 
     def _memo(self, snap):
         """The last full pass's Memo when a quick pass may stand in for a full one."""
