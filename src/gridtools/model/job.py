@@ -105,7 +105,7 @@ class Job:
     id: int = field(init=False, default=0)        # spec["id"], kept at hand
 
     def __post_init__(self):
-        self.spec = shared.mapping(self.spec)
+        self.spec = shared.description(self.spec)
         self.id = self.spec["id"]
 
     def changed(self):

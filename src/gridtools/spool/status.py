@@ -14,6 +14,13 @@ only what it shows: ``listing`` (the compact job listing of
 facts, faults, ...). Layout: the 8 bytes ``MAGIC``, the length of the
 index (4 bytes, little-endian), the index (a marshal tuple of
 ``(section name, length)`` pairs in file order), then the sections.
+
+The facts of a job (the ``jobs`` section, job id -> facts) are a mapping, or,
+as the daemon writes them, three parts that ``job_facts`` joins: the facts
+the job shares with jobs submitted alike (one object for all of them, its
+``submit_time`` None), its submission time, and the facts of its place in
+the order (``urgency``, ``order``; one object for the jobs that stand
+alike). ``read`` returns them joined.
 """
 
 import marshal
@@ -89,6 +96,18 @@ def _current(head):
     return isinstance(head, dict) and head.get("version") == VERSION
 
 
+def job_facts(entry):
+    """The facts of a job, a mapping, from its entry in the ``jobs`` section (a mapping, or
+    the three parts the daemon writes: see the module)."""
+    if type(entry) is not tuple:
+        return entry
+    common, submitted, order = entry
+    facts = dict(common)
+    facts["submit_time"] = submitted
+    facts.update(order)
+    return facts
+
+
 def read():
     """The last published snapshot (every section but the listing), or None when there
     is none or it is unreadable."""
@@ -96,6 +115,9 @@ def read():
     if found is None or "head" not in found:
         return None
     snap = found.pop("head")
+    jobs = found.get("jobs")
+    if type(jobs) is dict:
+        found["jobs"] = {job_id: job_facts(entry) for job_id, entry in jobs.items()}
     snap.update(found)
     return snap
 
