@@ -416,10 +416,14 @@ def periodic_interval():
 
 
 def _has_periodic(job):
+    """True when the job's ad has periodic expressions (HTCondor jobs only: a Grid Engine
+    job has none, and its cache gets no entry for it)."""
+    if not is_condor(job):
+        return False
     found = job.cache.get("periodic")
     if found is None:
         from gridtools.daemon import condorpolicy
-        found = job.cache["periodic"] = is_condor(job) and condorpolicy.has_periodic(proc_ad(job, job.numbers()[0]))
+        found = job.cache["periodic"] = condorpolicy.has_periodic(proc_ad(job, job.numbers()[0]))
     return found
 
 

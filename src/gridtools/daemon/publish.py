@@ -197,18 +197,18 @@ def _job_parts(job, order, live):
     time; the facts that come from its order (urgency, normalized numbers), one mapping
     for each distinct order. Equal values of many jobs are one object: held once,
     written once by marshal."""
-    key = (job.version, any(p in live for p in job.spec.get("predecessors") or ()))
+    waits = any(p in live for p in job.spec.get("predecessors") or ())
     cached = job.cache.get("publish")
-    if cached is None or cached[0] != key:
+    if cached is None or cached[0] != job.version or cached[1] != waits:
         info = job_info(job, None)
         info["submit_time"] = None
-        cached = (key, job_rows(job, 0.0, live), shared.alike(info))
+        cached = (job.version, waits, tuple(job_rows(job, 0.0, live)), shared.alike(info))
         job.cache["publish"] = cached
     facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
-    for row in cached[1]:
+    for row in cached[2]:
         row["prio"] = 0.0 if row["state"].startswith("h") else prio
-    return cached[1], (cached[2], float(job.spec["submit_time"]), facts)
+    return cached[2], (cached[3], float(job.spec["submit_time"]), facts)
 
 
 def publish(state, snap_queues, loads, now=None):

@@ -134,15 +134,14 @@ def _index(keys):
         if len(_INDEXES) >= RECENT_KEPT:
             _INDEXES.clear()
         common = [k for k in keys if k not in OWN_KEYS]
-        own = [k for k in keys if k in OWN_KEYS]
-        index = _INDEXES[keys] = {k: ~own.index(k) if k in OWN_KEYS else common.index(k) for k in keys}
+        index = _INDEXES[keys] = {k: ~OWN_KEYS.index(k) if k in OWN_KEYS else common.index(k) for k in keys}
     return index
 
 
 class Description(Mapping):
     """A job description: a read-only mapping over shared parts (see the module)."""
 
-    __slots__ = ("_index", "_values", "_own")
+    __slots__ = ("_index", "_values", "_id", "_submitted")      # (the last two: OWN_KEYS)
 
     def __init__(self, values):
         keys = tuple(sys.intern(k) if type(k) is str else k for k in values)
@@ -150,17 +149,21 @@ class Description(Mapping):
         common = _Same(v for k, v in zip(keys, parts) if k not in OWN_KEYS)
         self._index = _index(keys)
         self._values = _recent(_RECENT_VALUES, common, lambda: common)
-        self._own = tuple(v for k, v in zip(keys, parts) if k in OWN_KEYS)
+        self._id = values.get(OWN_KEYS[0])
+        self._submitted = values.get(OWN_KEYS[1])
+
+    def _own(self, place):
+        return self._id if place == -1 else self._submitted
 
     def __getitem__(self, key):
         place = self._index[key]
-        return self._values[place] if place >= 0 else self._own[~place]
+        return self._values[place] if place >= 0 else self._own(place)
 
     def get(self, key, default=None):
         place = self._index.get(key)
         if place is None:
             return default
-        return self._values[place] if place >= 0 else self._own[~place]
+        return self._values[place] if place >= 0 else self._own(place)
 
     def __contains__(self, key):
         return key in self._index
