@@ -146,6 +146,34 @@ def test_status_file_sections_round_trip(tmp_path, monkeypatch):
     assert spool_status.read() is None and spool_status.read_listing() is None
 
 
+def test_status_file_of_many_jobs_reads_back_whole_and_in_order(tmp_path, monkeypatch):
+    """Long sections are written in parts and the daemon's compact job facts (the facts
+    alike jobs share, the submission time, the order facts) are read back as each
+    job's own mapping: what queries see is the snapshot as it was made."""
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    (tmp_path / "spool").mkdir()
+    snap = big_snapshot(2 * spool_status.PART + 7)
+    expected = dict(marshal.loads(marshal.dumps(snap)), version=spool_status.VERSION)
+    order = {"urgency": [1.0, 0.0, 0.0, 0.0], "order": None}
+    compact = {}
+    for job_id, info in snap["jobs"].items():
+        if job_id % 3:                  # some jobs as the daemon publishes them, some as mappings
+            shared = dict(info, submit_time=None, urgency=[9.0], order={"prio": 2.0})
+            compact[job_id] = (shared, info["submit_time"], order)
+            expected["jobs"][job_id] = dict(info, **order)
+        else:
+            compact[job_id] = info
+    snap["jobs"] = compact
+    snap["reasons"] = {row["id"]: [[3]] for row in snap["rows"]}
+    expected["reasons"] = snap["reasons"]
+    spool_status.publish(snap)
+    read = spool_status.read()
+    assert [r["id"] for r in read["rows"]] == [r["id"] for r in expected["rows"]]
+    assert read == expected
+    assert list(read["jobs"]) == list(expected["jobs"])
+    assert list(read["jobs"][1001]) == list(expected["jobs"][1001])     # the facts' own order
+
+
 def test_path_helpers_behave_as_os_path():
     rng = random.Random(5)
     parts = ["/", "a", "..", ".", "b", "//", "c/", ""]

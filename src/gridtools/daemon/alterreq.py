@@ -276,7 +276,7 @@ def _store(state, job, changes, ops, deps):
             spec[target] = deps[field][0]
     spec["version"] = int(spec.get("version") or 0) + 1
     jobstore.write_spec(spec)
-    job.spec = shared.mapping(spec)
+    job.spec = shared.description(spec)
     if spec["name"] != old_name:
         state.names.get(old_name, set()).discard(job.id)
         state.names.setdefault(spec["name"], set()).add(job.id)

@@ -23,6 +23,7 @@ from gridtools.daemon import apply, auth
 from gridtools.daemon.state import user_name
 from gridtools.formats.sge import arwords as words
 from gridtools.formats.sge.names import FORBIDDEN_NAME_CHARS
+from gridtools.model import shared
 from gridtools.model.job import TaskState
 from gridtools.sched import ar as sched_ar
 from gridtools.sched import inputs
@@ -358,8 +359,9 @@ def accept_job(state, dispatcher, job, now):
         return
     why = job_problem(state, job.spec, now)
     if why is None:
-        job.spec["ar_submission_time"] = int(table(state)[int(job.spec["ar"])]["submit_time"])
-        jobstore.write_spec(job.spec)
+        spec = dict(job.spec, ar_submission_time=int(table(state)[int(job.spec["ar"])]["submit_time"]))
+        jobstore.write_spec(spec)
+        job.spec = shared.description(spec)
         return
     apply.reject(state, job, now, why)
 

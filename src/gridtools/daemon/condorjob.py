@@ -22,6 +22,7 @@ import time
 from gridtools import ads
 from gridtools.daemon import history, userlogs
 from gridtools.formats.condor.userlog import Event, EventType
+from gridtools.model import shared
 
 #: HTCondor's HoldReasonCode values used here
 HOLD_CODE_USER = 1
@@ -360,9 +361,8 @@ def edit_ads(state, job, numbers, attrs):
         job.condor.setdefault("edits", {}).update(attrs)
         prio = ads.job_ad(spec, None, 1, condor=job.condor).eval("JobPrio")
         spec["job_prio"] = int(prio) if type(prio) in (int, float) else 0
-    job.spec.clear()
-    job.spec.update(spec)
-    jobstore.write_spec(job.spec)
+    jobstore.write_spec(spec)
+    job.spec = shared.description(spec)
     state.touch(job)
     state.need_schedule = True
     state.log(f"I|job {job.id}: attributes {', '.join(sorted(attrs))} set")
@@ -416,10 +416,14 @@ def periodic_interval():
 
 
 def _has_periodic(job):
+    """True when the job's ad has periodic expressions (HTCondor jobs only: a Grid Engine
+    job has none, and its cache gets no entry for it)."""
+    if not is_condor(job):
+        return False
     found = job.cache.get("periodic")
     if found is None:
         from gridtools.daemon import condorpolicy
-        found = job.cache["periodic"] = is_condor(job) and condorpolicy.has_periodic(proc_ad(job, job.numbers()[0]))
+        found = job.cache["periodic"] = condorpolicy.has_periodic(proc_ad(job, job.numbers()[0]))
     return found
 
 

@@ -47,16 +47,18 @@ def run(state, dispatcher, now=None, skip=()):
     effects are written by the pass's flush (jobs purged in the same pass never are),
     and ``settle`` answers and removes the requests once the status shows them."""
     done = []
-    pending = [r for r in spool_requests.pending(limit=BATCH + len(skip)) if r.name not in skip]
+    pending = [name for name in spool_requests.pending(limit=BATCH + len(skip)) if name not in skip]
     if pending:
         state.reload_config(now=now, look=True)     # requests meet the limits of etc/ as it is now
     waited = False
-    for req in pending:
+    for name in pending:
+        req = spool_requests.take(name)
         try:
             answer = apply_one(state, dispatcher, req, now or time.time())
         except Deferred:
             waited = True
             break
+        req.applied()
         done.append((req, answer))
         crash.point("intake")
         if len(done) >= BATCH:

@@ -160,50 +160,62 @@ def host_rows(state, loads):
     return rows
 
 
-#: the order facts of a job as published (urgency, normalized numbers), one object for
-#: each distinct order: many jobs stand alike, and marshal writes a shared object once
-_ORDER_FACTS = {}
-#: most distinct orders remembered before the table starts again
-ORDER_FACTS_LIMIT = 50_000
+class OrderFacts:
+    """The order facts of jobs as published (urgency, normalized numbers), one object for
+    each distinct order: many jobs stand alike, and marshal writes a shared object once.
+    Those of the last snapshot are kept for the next; those no job has any more go."""
+
+    def __init__(self):
+        self.last, self.now = {}, {}
+
+    def begin(self):
+        """A new snapshot: what the one before did not use is let go."""
+        self.last, self.now = self.now, {}
+
+    def of(self, order):
+        numbers = (order.prio, order.npprior, order.nurg, order.ntckts, order.urgency, order.tickets,
+                   order.share) if order is not None else None
+        found = self.now.get(numbers)
+        if found is None:
+            found = self.last.get(numbers)
+            if found is None:
+                urgency = list(order.urgency) if order is not None else [0.0, 0.0, 0.0, 0.0]
+                found = {"urgency": urgency, "order": order_numbers(order)}
+            self.now[numbers] = found
+        return found
 
 
-def _order_facts(order):
-    numbers = (order.prio, order.npprior, order.nurg, order.ntckts, order.urgency, order.tickets,
-               order.share) if order is not None else None
-    found = _ORDER_FACTS.get(numbers)
-    if found is None:
-        if len(_ORDER_FACTS) > ORDER_FACTS_LIMIT:
-            _ORDER_FACTS.clear()
-        urgency = list(order.urgency) if order is not None else [0.0, 0.0, 0.0, 0.0]
-        found = _ORDER_FACTS[numbers] = (numbers, {"urgency": urgency, "order": order_numbers(order)})
-    return found
+#: the daemon's order facts, from one snapshot to the next
+ORDER_FACTS = OrderFacts()
 
 
 def _job_parts(job, order, live):
-    """(rows, info) of a job. Its rows and the facts of its version are cached on the job
-    until it or its dependencies change; the facts that come from its order (urgency,
-    normalized numbers) go into a copy of those facts, made again when the order changes
-    (a new job can change every job's normalized numbers: the facts of the version, with
-    their shared values, are not made again then)."""
-    key = (job.version, any(p in live for p in job.spec.get("predecessors") or ()))
+    """(rows, facts) of a job. Its rows and the facts of its version are cached on the job
+    until it or its dependencies change. Its facts are published in three parts (see
+    ``spool.status.job_facts``): those of its version but its submission time, one
+    mapping for the jobs whose facts are equal (jobs submitted alike); its submission
+    time; the facts that come from its order (urgency, normalized numbers), one mapping
+    for each distinct order. Equal values of many jobs are one object: held once,
+    written once by marshal."""
+    waits = any(p in live for p in job.spec.get("predecessors") or ())
     cached = job.cache.get("publish")
-    if cached is None or cached[0] != key:
-        # equal values of many jobs are one object: held once, written once by marshal
-        cached = [key, job_rows(job, 0.0, live), shared.mapping(job_info(job, None)), None, None]
+    if cached is None or cached[0] != job.version or cached[1] != waits:
+        info = job_info(job, None)
+        info["submit_time"] = None
+        cached = (job.version, waits, tuple(job_rows(job, 0.0, live)), shared.alike(info))
         job.cache["publish"] = cached
-    numbers, facts = _order_facts(order)
-    if cached[4] is None or cached[3] != numbers:
-        cached[3], cached[4] = numbers, dict(cached[2], **facts)
+    facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
-    for row in cached[1]:
+    for row in cached[2]:
         row["prio"] = 0.0 if row["state"].startswith("h") else prio
-    return cached[1], cached[4]
+    return cached[2], (cached[3], float(job.spec["submit_time"]), facts)
 
 
 def publish(state, snap_queues, loads, now=None):
     now = now or time.time()
     live = state.live_ids()
     rows, info = [], {}
+    ORDER_FACTS.begin()
     for job in state.jobs.values():
         job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live)
         rows.extend(job_rows_)

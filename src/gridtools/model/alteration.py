@@ -72,7 +72,7 @@ def _context_op_ok(op):
 
 def apply(spec, changes, context_ops=()):
     """A copy of ``spec`` with ``changes`` and the context operations applied."""
-    new = copy.deepcopy(spec)
+    new = copy.deepcopy(dict(spec))
     for field, value in changes.items():
         if field in PARTS:
             merged = dict(new.get(field) or {})

@@ -12,6 +12,7 @@ either (its untouched tasks count as ended when it was deleted).
 
 import enum
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from gridtools.model import shared
 from gridtools.model.taskset import TaskHolds, TaskRanges
@@ -32,6 +33,15 @@ class Hold:
     ALL = "uos"
 
 
+#: the usage of a task that has not ended: one empty mapping for all (a task's usage is
+#: replaced when it ends, never changed in place)
+_NO_USAGE = MappingProxyType({})
+
+
+def _no_usage():
+    return _NO_USAGE
+
+
 @dataclass(slots=True)
 class Task:
     """One task of a job, with what the daemon knows of it."""
@@ -40,7 +50,7 @@ class Task:
     hold: str = ""                   # u/o/s letters of this task's own holds
     host: str | None = None          # master host while running
     queue: str | None = None         # cluster queue of the master task
-    granted: list = field(default_factory=list)   # [[queue, host, slots], ...]
+    granted: list = field(default_factory=tuple)  # [[queue, host, slots], ...] (replaced, never changed)
     pe: str = ""                     # the parallel environment granted (a -pe job)
     slots: int = 1
     start_time: float = 0.0
@@ -53,7 +63,7 @@ class Task:
     failed_reason: str = ""
     error_reason: str = ""
     restarted: int = 0
-    usage: dict = field(default_factory=dict)
+    usage: dict = field(default_factory=_no_usage)
 
     def to_dict(self):
         data = {"state": self.state.value}
@@ -105,7 +115,7 @@ class Job:
     id: int = field(init=False, default=0)        # spec["id"], kept at hand
 
     def __post_init__(self):
-        self.spec = shared.mapping(self.spec)
+        self.spec = shared.description(self.spec)
         self.id = self.spec["id"]
 
     def changed(self):

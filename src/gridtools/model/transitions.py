@@ -91,7 +91,7 @@ def fail_to_start(job, number, reason, now):
     task.error_reason = reason
     task.end_time = now
     task.host = task.queue = None
-    task.granted = []
+    task.granted = ()
     task.shepherd_pid = 0
     job.changed()
     return True
@@ -117,7 +117,7 @@ def requeue(job, number, now):
     task.state = after
     task.restarted += 1
     task.host = task.queue = None
-    task.granted = []
+    task.granted = ()
     task.pe = ""
     task.suspended = ""
     task.deleting = False

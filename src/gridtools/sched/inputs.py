@@ -374,6 +374,10 @@ def request(spec, conf, table):
         implicit=implicit_defaults(hard, table))
 
 
+#: the held tasks of most jobs: one empty set for all
+_NONE_HELD = frozenset()
+
+
 def pending_job(job, conf, table, request=None, running_count=0, department="defaultdepartment",
                 deadline_users=frozenset()):
     """The PendingJob of a ``model.job.Job`` with pending tasks (``request``: its Request,
@@ -382,7 +386,7 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
     spec = job.spec
     pending = job.pending_numbers()
     owner = spec["owner"]
-    held = frozenset(n for n, t in job.tasks.items() if t.hold and n in pending)
+    held = frozenset(n for n, t in job.tasks.items() if t.hold and n in pending) or _NONE_HELD
     return PendingJob(
         id=job.id, owner=owner, group=spec.get("group", ""), name=spec["name"],
         request=request or req_of(spec, conf, table), submit_time=float(spec["submit_time"]),

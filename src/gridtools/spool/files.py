@@ -35,9 +35,9 @@ def _masked(mode):
 
 
 def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
-    """Replace ``path`` with ``data`` (str, bytes, or a list of bytes written one after
-    the other) atomically; ``owner`` (uid, gid) gives the new file to that user before
-    it appears under its name."""
+    """Replace ``path`` with ``data`` (str, bytes, or an iterable of bytes written one
+    after the other, each let go once written) atomically; ``owner`` (uid, gid) gives
+    the new file to that user before it appears under its name."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     directory, name = ospaths.dirname(path), ospaths.basename(path)
@@ -45,10 +45,7 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
     try:
         fd = _create(tmp, mode)
         try:
-            for chunk in data if isinstance(data, list) else (data,):
-                view = memoryview(chunk)
-                while view:
-                    view = view[posix.write(fd, view):]
+            _write_chunks(fd, (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data)
             if owner is not None and posix.geteuid() == 0:
                 posix.fchown(fd, owner[0], owner[1])
                 posix.fchmod(fd, mode)         # (a change of owner may clear set-id bits)
@@ -60,11 +57,30 @@ def atomic_write(path, data, mode=0o644, fsync=True, owner=None):
             posix.close(fd)
         posix.rename(tmp, path)
     except OSError as exc:
-        try:
-            posix.unlink(tmp)
-        except OSError:
-            pass
+        _discard(tmp)
         raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
+    except BaseException:               # the data could not be made: nothing is replaced
+        _discard(tmp)
+        raise
+
+
+def _write_chunks(fd, chunks):
+    for chunk in chunks:
+        _write_all(fd, chunk)
+        chunk = None                    # (not held while the next one is made)
+
+
+def _write_all(fd, chunk):
+    view = memoryview(chunk)
+    while view:
+        view = view[posix.write(fd, view):]
+
+
+def _discard(tmp):
+    try:
+        posix.unlink(tmp)
+    except OSError:
+        pass
 
 
 def _create(path, mode):

@@ -122,7 +122,7 @@ def read_spec(job_id):
 def write_spec(spec, fresh=False, fsync=True):
     """Write the description (the daemon's copy last); ``fresh``: the job is new, so the
     owner's copy can be written in place (no reader looks before job.yaml exists)."""
-    text = spoolyaml.dump(spec)
+    text = spoolyaml.dump(dict(spec))
     folder = job_dir(spec["id"])
     mine = os.path.join(folder, OWNER_FILE)
     if fresh:

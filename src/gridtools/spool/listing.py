@@ -58,11 +58,19 @@ def _job_facts(info, shared):
 _ACTIVE = frozenset(ACTIVE)
 
 
-def _run(row, facts, info):
+def _run(row, facts, submitted):
     task = row.get("task")
     return [row["id"], 1, row["state"], row.get("hold") or "", row.get("prio", 0.0), row["time"],
             row.get("queue", ""), row["slots"], task if task is not None else (row.get("tasks") or None),
-            float(info.get("submit_time") or 0.0), facts]
+            float(submitted or 0.0), facts]
+
+
+def _parts(entry):
+    """(facts, submission time) of a job's entry in a snapshot's ``jobs`` (a mapping, or
+    the daemon's three parts: see ``spool.status``)."""
+    if type(entry) is tuple:
+        return entry[0], entry[1]
+    return entry, entry.get("submit_time")
 
 
 def _active_key(row):
@@ -127,7 +135,7 @@ class Builder:
         look_of = itemgetter(*_LOOK)
         runs, found, last, last_sign = [], {}, None, None
         for row in display_order(snapshot.get("rows") or (), jobs):
-            info = jobs[row["id"]]
+            info, submitted = _parts(jobs[row["id"]])
             sign = None
             if row["state"] not in _ACTIVE and row.get("task") is None and not row.get("tasks") \
                     and info.get("tasks") is None and "hold" in row:
@@ -135,7 +143,7 @@ class Builder:
             if sign is not None and sign == last_sign and row["id"] == last[ID] + last[COUNT]:
                 last[COUNT] += 1
                 continue
-            last, last_sign = _run(row, self._facts(info, found), info), sign
+            last, last_sign = _run(row, self._facts(info, found), submitted), sign
             runs.append(last)
         width = max([30] + [len(q["name"]) for q in snapshot.get("queues") or ()])
         return {"time": snapshot.get("time"), "qlen": width, "faults": snapshot.get("faults") or [],

@@ -152,6 +152,14 @@ class Request:
         finally:
             posix.close(fd)
 
+    def applied(self):
+        """Let go of what was read but what answering and removing the request need: an
+        applied request waits for the status that shows it, and a whole intake of them
+        would hold every job description it carried twice."""
+        body = self.body if isinstance(self.body, dict) else {}
+        self.body = {key: body[key] for key in ("reply", "has_script") if key in body}
+        self.script = None
+
     def wants_reply(self):
         return isinstance(self.body, dict) and self.body.get("reply") is True
 
@@ -169,18 +177,20 @@ class Request:
 
 
 def pending(limit=None):
-    """The queued requests in order (the first ``limit``), each read and authenticated by owner uid.
-
-    Unreadable or malformed request files are returned with kind ``invalid``
-    so the daemon can log and drop them.
-    """
-    folder = _folder()
+    """The names of the queued requests in order (the first ``limit``); ``take`` reads
+    each when its turn comes (an intake does not hold every job description at once)."""
     try:
-        names = sorted(n for n in posix.listdir(folder) if not n.startswith(".")
+        names = sorted(n for n in posix.listdir(_folder()) if not n.startswith(".")
                        and not n.endswith(SUFFIX_SCRIPT))
     except FileNotFoundError:
         return []
-    return [read(folder, name) for name in names[:limit]]
+    return names[:limit]
+
+
+def take(name):
+    """The queued request ``name``, read and authenticated by owner uid. An unreadable or
+    malformed request file comes with kind ``invalid`` so the daemon can log and drop it."""
+    return read(_folder(), name)
 
 
 def read(folder, name, uid=None):

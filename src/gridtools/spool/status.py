@@ -11,9 +11,22 @@ only what it shows: ``listing`` (the compact job listing of
 ``spool.listing``: plain qstat, condor_q and qdel read nothing else) and
 ``lines`` (its rendered qstat lines), the job ``rows``, the job facts (``jobs``), the reasons of waiting jobs
 (``reasons``) and ``head``, everything else (queues, hosts, configuration
-facts, faults, ...). Layout: the 8 bytes ``MAGIC``, the length of the
-index (4 bytes, little-endian), the index (a marshal tuple of
-``(section name, length)`` pairs in file order), then the sections.
+facts, faults, ...). Layout: the 8 bytes ``MAGIC``, the sections, the index
+(a marshal tuple of ``(section name, length)`` pairs in file order), then the
+length of the index (4 bytes, little-endian). The index comes last so that
+the daemon writes each section as soon as it is made, and holds the bytes
+of one section at a time. A long list or mapping (the rows, facts and
+reasons of 10,000 jobs) is written as several sections of the same name,
+each of at most ``PART`` items, which reading joins again in order: marshal
+keeps a table of every object it wrote in one document, and that table is
+larger than the bytes it writes.
+
+The facts of a job (the ``jobs`` section, job id -> facts) are a mapping, or,
+as the daemon writes them, three parts that ``job_facts`` joins: the facts
+the job shares with jobs submitted alike (one object for all of them, its
+``submit_time`` None), its submission time, and the facts of its place in
+the order (``urgency``, ``order``; one object for the jobs that stand
+alike). ``read`` returns them joined.
 """
 
 import marshal
@@ -21,11 +34,12 @@ import marshal
 from gridtools import cell
 from gridtools.spool.files import atomic_write
 
-VERSION = 2
-MAGIC = b"GTSTAT2\n"
+VERSION = 3
+MAGIC = b"GTSTAT3\n"
 #: the sections besides ``head``: each is the snapshot's value of that key
 SECTIONS = ("listing", "lines", "rows", "jobs", "reasons")
-
+#: most items of a list or mapping written in one section
+PART = 2000
 
 
 def path():
@@ -33,21 +47,42 @@ def path():
 
 
 def encode(snapshot, builder=None, renderer=None):
-    """The file's bytes for a snapshot (a dict of plain values), as a list of parts to
-    write one after the other (a snapshot of 10,000 jobs is megabytes: it is not
-    copied into one string once more). Its job listing and
-    the listing's qstat lines are made by ``builder`` and ``renderer`` (a
-    ``spool.listing.Builder`` and ``Renderer`` the daemon keeps from one snapshot to
-    the next; new ones by default)."""
+    """The file's bytes for a snapshot (a dict of plain values), as parts to write one
+    after the other, each section's made when the one before was taken (a snapshot of
+    10,000 jobs is megabytes: they are neither copied into one string nor held at
+    once). Its job listing and the listing's qstat lines are made by ``builder`` and
+    ``renderer`` (a ``spool.listing.Builder`` and ``Renderer`` the daemon keeps from
+    one snapshot to the next; new ones by default)."""
     from gridtools.spool import listing
     head = dict(snapshot)
     head["version"] = VERSION
     head["listing"] = (builder or listing.Builder()).build(head)
     head["lines"] = (renderer or listing.Renderer()).lines(head["listing"])
-    blobs = [(name, marshal.dumps(head.pop(name, None))) for name in SECTIONS]
-    blobs.insert(0, ("head", marshal.dumps(head)))
-    index = marshal.dumps(tuple((name, len(blob)) for name, blob in blobs))
-    return [MAGIC, len(index).to_bytes(4, "little"), index] + [blob for _name, blob in blobs]
+    yield MAGIC
+    index = []
+    for name in SECTIONS + ("head",):
+        for part in _parts(head if name == "head" else head.pop(name, None)):
+            blob = marshal.dumps(part)
+            index.append((name, len(blob)))
+            yield blob
+    blob = marshal.dumps(tuple(index))
+    yield blob + len(blob).to_bytes(4, "little")
+
+
+def _parts(value):
+    """``value`` in parts of at most PART items, made one at a time (one part for
+    anything but a long list or mapping)."""
+    kind = type(value)
+    if kind not in (list, dict) or len(value) <= PART:
+        yield value
+        return
+    import itertools
+    items = iter(value.items()) if kind is dict else iter(value)
+    while True:
+        part = kind(itertools.islice(items, PART))
+        if not part:
+            return
+        yield part
 
 
 def publish(snapshot, builder=None, renderer=None):
@@ -58,16 +93,23 @@ def publish(snapshot, builder=None, renderer=None):
 def _sections(fh, wanted):
     """name -> value of the ``wanted`` sections of an open status file (None for a file of
     another format)."""
-    start = fh.read(12)
-    if len(start) != 12 or start[:8] != MAGIC:
+    if fh.read(len(MAGIC)) != MAGIC:
         return None
-    index = marshal.loads(fh.read(int.from_bytes(start[8:], "little")))
-    found, offset, base = {}, 0, fh.tell()
+    fh.seek(-4, 2)
+    size = int.from_bytes(fh.read(4), "little")
+    fh.seek(-4 - size, 2)
+    index = marshal.loads(fh.read(size))
+    found, offset, base = {}, 0, len(MAGIC)
     for name, length in index:
         if name in wanted:
-            if fh.tell() != base + offset:
-                fh.seek(base + offset)
-            found[name] = marshal.loads(fh.read(length))
+            fh.seek(base + offset)
+            value = marshal.loads(fh.read(length))
+            if name not in found:
+                found[name] = value
+            elif type(value) is list:
+                found[name].extend(value)
+            else:
+                found[name].update(value)
         offset += length
     return found
 
@@ -89,6 +131,18 @@ def _current(head):
     return isinstance(head, dict) and head.get("version") == VERSION
 
 
+def job_facts(entry):
+    """The facts of a job, a mapping, from its entry in the ``jobs`` section (a mapping, or
+    the three parts the daemon writes: see the module)."""
+    if type(entry) is not tuple:
+        return entry
+    common, submitted, order = entry
+    facts = dict(common)
+    facts["submit_time"] = submitted
+    facts.update(order)
+    return facts
+
+
 def read():
     """The last published snapshot (every section but the listing), or None when there
     is none or it is unreadable."""
@@ -96,6 +150,9 @@ def read():
     if found is None or "head" not in found:
         return None
     snap = found.pop("head")
+    jobs = found.get("jobs")
+    if type(jobs) is dict:
+        found["jobs"] = {job_id: job_facts(entry) for job_id, entry in jobs.items()}
     snap.update(found)
     return snap
 
