@@ -17,7 +17,7 @@ import time
 
 from gridtools.accounting import records
 from gridtools.daemon import apply
-from gridtools.daemon import crash, faults, petask, view
+from gridtools.daemon import crash, faults, journal, petask, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.errors import SpoolError
 from gridtools.exec import jobproc, tasklock
@@ -173,7 +173,10 @@ def _ended_at(job):
 
 def purge(state, keep, max_age=None, now=None):
     """Remove finished jobs beyond the newest ``keep`` (conf ``finished_jobs``) and,
-    with ``max_age``, those that ended longer ago; returns how many went."""
+    with ``max_age``, those that ended longer ago; returns how many went. They leave
+    the daemon's state at once; their folders leave the job store after the pass
+    answered its requests (``remove_purged``): a daemon that ends before finds them
+    finished (or deleted, in the journal) and purges them again."""
     now = now if now is not None else time.time()
 
     def expired(at):
@@ -189,11 +192,22 @@ def purge(state, keep, max_age=None, now=None):
     for jid in order[:gone]:
         state.forget(jid)
     if gone:
-        jobstore.remove(*order[:gone])
+        state.purged.extend(order[:gone])
         state.need_publish = True
     state.finished_order = order[gone:]
     state.finished_noted = set(state.finished_order)
     return gone
+
+
+def remove_purged(state):
+    """Move the folders of the jobs purged into the trash; True when some were moved
+    (those that could not be are tried again after the next pass)."""
+    ids, state.purged = state.purged, []
+    if not ids:
+        return False
+    state.purged = jobstore.remove(*ids)
+    journal.gone(state, set(ids).difference(state.purged))
+    return len(state.purged) < len(ids)
 
 
 def next_expiry(state, max_age):

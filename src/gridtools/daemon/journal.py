@@ -1,0 +1,203 @@
+"""Bulk changes made durable by one journal record (``spool.journal``).
+
+A request that deletes or holds at least JOURNAL_MIN whole jobs at once is
+recorded as one record instead of a state file per job: ``note`` makes the
+record when the change is made in memory (the jobs are left out of the
+state files the pass writes), ``commit`` appends the records of an intake
+and flushes them to disk before any request is answered. After the answers
+the jobs' state files are written a slice at a time (``feed``) or their
+folders go with the purge (``gone``); once none is left to write the
+journal is removed (``retire_if_done``). A daemon starting after a crash
+replays the journal onto the jobs whose state files do not show it
+(``replay``), writes them and removes it; the delete requests it recorded
+and had not answered are answered again as they were the first time
+(``deleted_by``).
+"""
+
+from dataclasses import dataclass, field
+
+from gridtools.daemon import crash, faults
+from gridtools.errors import SpoolError
+from gridtools.spool import journal as spool_journal
+
+#: a request changes this many whole jobs or more: one journal record, not a state file each
+JOURNAL_MIN = 32
+#: state files of journalled jobs written per pass once their requests were answered
+FEED_SLICE = 500
+#: the key of the fault that says the journal cannot be written
+FAULT = (faults.WRITE, "journal")
+
+
+@dataclass
+class Journal:
+    """The daemon's side of the journal."""
+    token: str | None = None      # the journal on disk (None: there is none)
+    seq: int = 0                  # the last record made
+    waiting: list = field(default_factory=list)   # records made, not on disk yet
+    covered: dict = field(default_factory=dict)   # job id -> last record whose change its state file lacks
+    replayed: dict = field(default_factory=dict)  # request name -> ids a replayed delete record names
+    sealed: bool = False          # a journal left by an earlier daemon: replayed, takes no new record
+
+
+def usable(state, count):
+    """True when a change of ``count`` whole jobs is to be journalled."""
+    return count >= JOURNAL_MIN and not state.journal.sealed
+
+
+def note(state, op, job_ids, req_name, now, keep=(), **fields):
+    """Record a change made in memory to ``job_ids`` (``op``: delete or hold, with its
+    ``fields``); the jobs' state files are not written for it (those of ``keep``, changed
+    earlier in the pass, are)."""
+    from gridtools.spool.rows import ranges
+    j = state.journal
+    j.seq += 1
+    record = {"seq": j.seq, "op": op, "at": now, "jobs": ranges(sorted(job_ids)), "req": req_name}
+    record.update(fields)
+    j.waiting.append(record)
+    for job_id in job_ids:
+        j.covered[job_id] = j.seq
+    state.dirty.difference_update(set(job_ids).difference(keep))
+
+
+def commit(state):
+    """Append the records made since the last commit and flush them to disk; False (the
+    fault noted) while they cannot be written: no request may be answered then."""
+    j = state.journal
+    if not j.waiting:
+        return True
+    begin = j.token is None
+    token = spool_journal.fresh_token() if begin else j.token
+    try:
+        spool_journal.append(token, j.waiting, begin=begin)
+    except SpoolError as exc:
+        faults.note(state, FAULT, faults.WRITE, f"cannot write the journal, retrying: {exc}")
+        return False
+    j.token, j.waiting = token, []
+    faults.clear(state, FAULT, "journal written again")
+    crash.point("journal")
+    return True
+
+
+def durable(state):
+    """True when every record made is on disk."""
+    return not state.journal.waiting
+
+
+def stamp(state):
+    """What a state file written now carries (None while there is no journal)."""
+    j = state.journal
+    return [j.token, j.seq] if j.token is not None else None
+
+
+def written(state, job_ids):
+    """The state files of ``job_ids`` were written: they show every change made so far."""
+    covered = state.journal.covered
+    if covered:
+        for job_id in job_ids:
+            covered.pop(job_id, None)
+
+
+def gone(state, job_ids):
+    """The folders of ``job_ids`` left the job store."""
+    written(state, job_ids)
+
+
+def feed(state, most=FEED_SLICE):
+    """Have the next flush write up to ``most`` (None: all) journalled jobs' state files;
+    True when some were chosen (the next pass should come soon)."""
+    chosen = 0
+    for job_id in state.journal.covered:
+        if job_id in state.jobs and job_id not in state.dirty:
+            state.dirty.add(job_id)
+            chosen += 1
+            if most is not None and chosen >= most:
+                break
+    return chosen > 0
+
+
+def retire_if_done(state):
+    """Remove the journal once nothing it records is missing from the job store."""
+    j = state.journal
+    if j.token is None or j.covered or j.waiting:
+        return
+    try:
+        spool_journal.retire()
+    except OSError:
+        return
+    j.token, j.seq, j.sealed = None, 0, False
+
+
+def answered_before(state, req_name):
+    """Ids of the jobs a delete request deleted before the daemon that applied it ended
+    (its record replayed, the request not answered): they are answered as deleted again."""
+    return state.journal.replayed.pop(req_name, frozenset())
+
+
+# ---------------------------------------------------------------- replay at start-up
+
+def replay(state):
+    """Daemon start: make the changes of a journal an earlier daemon left again, on the
+    jobs whose state files do not show them; the first pass writes them, then the
+    journal goes. It takes no new record meanwhile (new records begin a new journal)."""
+    token, records = spool_journal.read()
+    if token is None:
+        spool_journal.retire()          # nothing readable: it names no change
+        return
+    j = state.journal
+    j.token, j.sealed = token, True
+    j.seq = max([0] + [rec["seq"] for rec in records])
+    stamps = {}
+    for rec in records:
+        ids = _ids(rec.get("jobs"))
+        if rec["op"] == "delete" and isinstance(rec.get("req"), str):
+            j.replayed.setdefault(rec["req"], set()).update(ids)
+        older = [state.jobs[i] for i in ids if i in state.jobs and _older(stamps, i, token, rec["seq"])]
+        _apply(state, rec, older)
+        for job in older:
+            j.covered[job.id] = rec["seq"]
+            state.dirty.add(job.id)
+    state.log(f"I|journal replayed: {len(records)} records, {len(j.covered)} jobs to write")
+    retire_if_done(state)
+
+
+def _ids(ranges):
+    """The job ids of a record's ranges (none for ranges that are not well formed)."""
+    from gridtools.formats import jobcheck
+    found = []
+    for item in ranges if isinstance(ranges, list) else ():
+        if not (isinstance(item, list) and len(item) == 3 and all(type(v) is int for v in item)):
+            continue
+        first, last, step = item
+        if 0 < first <= last <= jobcheck.MAX_JOB_ID and step > 0:
+            found.extend(range(first, last + 1, step))
+    return found
+
+
+def _older(stamps, job_id, token, seq):
+    """True when the state file of ``job_id`` was written before record ``seq``."""
+    from gridtools.spool import jobs as jobstore
+    if job_id not in stamps:
+        try:
+            stored = jobstore.read_state(job_id) or {}
+        except Exception:  # noqa: BLE001 - a state file that cannot be read shows no record
+            stored = {}
+        stamps[job_id] = stored.get("journal") if isinstance(stored, dict) else None
+    mark = stamps[job_id]
+    return not (isinstance(mark, list) and len(mark) == 2 and mark[0] == token
+                and type(mark[1]) is int and mark[1] >= seq)
+
+
+def _apply(state, rec, jobs):
+    """Make the change of one record on ``jobs`` again (those it may still apply to)."""
+    from gridtools.daemon import apply, condorjob
+    from gridtools.model.job import TaskState
+    live = [job for job in jobs if not job.is_finished() and not condorjob.is_condor(job)]
+    if rec["op"] == "delete":
+        at = rec.get("at") if isinstance(rec.get("at"), (int, float)) else 0.0
+        waiting = [job for job in live if not job.is_array
+                   and job.state_of(1) in (TaskState.PENDING, TaskState.ERROR)]
+        apply.delete_waiting(state, waiting, float(at), leave_history=False)
+    else:
+        letters = rec.get("letters")
+        if isinstance(letters, str) and letters and not set(letters) - set("uos"):
+            apply.hold_jobs(state, live, letters, bool(rec.get("on")))
