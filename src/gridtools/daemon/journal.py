@@ -148,7 +148,7 @@ def replay(state):
     j.seq = max([0] + [rec["seq"] for rec in records])
     stamps = {}
     for rec in records:
-        ids = _ids(rec.get("jobs"))
+        ids = spool_journal.job_ids(rec)
         if rec["op"] == "delete" and isinstance(rec.get("req"), str):
             j.replayed.setdefault(rec["req"], set()).update(ids)
         older = [state.jobs[i] for i in ids if i in state.jobs and _older(stamps, i, token, rec["seq"])]
@@ -158,19 +158,6 @@ def replay(state):
             state.dirty.add(job.id)
     state.log(f"I|journal replayed: {len(records)} records, {len(j.covered)} jobs to write")
     retire_if_done(state)
-
-
-def _ids(ranges):
-    """The job ids of a record's ranges (none for ranges that are not well formed)."""
-    from gridtools.formats import jobcheck
-    found = []
-    for item in ranges if isinstance(ranges, list) else ():
-        if not (isinstance(item, list) and len(item) == 3 and all(type(v) is int for v in item)):
-            continue
-        first, last, step = item
-        if 0 < first <= last <= jobcheck.MAX_JOB_ID and step > 0:
-            found.extend(range(first, last + 1, step))
-    return found
 
 
 def _older(stamps, job_id, token, seq):

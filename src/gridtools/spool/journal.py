@@ -103,6 +103,30 @@ def read():
     return str(token), records
 
 
+def job_ids(record):
+    """The job ids a record names (none for ranges that are not well formed)."""
+    from gridtools.formats.jobcheck import MAX_JOB_ID
+    found = []
+    ranges = record.get("jobs")
+    for item in ranges if isinstance(ranges, list) else ():
+        if not (isinstance(item, list) and len(item) == 3 and all(type(v) is int for v in item)):
+            continue
+        first, last, step = item
+        if 0 < first <= last <= MAX_JOB_ID and step > 0:
+            found.extend(range(first, last + 1, step))
+    return found
+
+
+def deleted_ids():
+    """Ids of the jobs the journal records as deleted (an empty set when there is no
+    journal, or it cannot be read)."""
+    try:
+        _token, records = read()
+    except OSError:
+        return set()
+    return {n for rec in records if rec["op"] == "delete" for n in job_ids(rec)}
+
+
 def retire():
     """Remove the journal (every change it records is in the job store now)."""
     try:

@@ -65,27 +65,7 @@ def _delete(items, users, force):
     returns."""
     import sys
     user = jobsel.me()
-    targets, missing = [], []
-    if items:
-        snap = jobsel.job_status(items, None)
-        targets, missing = jobsel.resolve(items, snap)
-    operator = jobsel.is_operator(user) if targets else False
-    allowed, denied, seen = [], set(), set()
-    code = 0
-    for target in targets:
-        key = (target["id"], str(target["tasks"]))
-        if key in seen:
-            continue
-        seen.add(key)
-        if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
-            denied.add(key)
-        else:
-            target, problem = jobsel.narrow(snap, target)
-            if problem:
-                sys.stderr.write(problem + "\n")
-                code = 1
-                continue
-        allowed.append(target)
+    allowed, denied, missing, code = _screen(user, items)
     sent = [t for t in allowed if (t["id"], str(t["tasks"])) not in denied]
     answers = iter(_ask(sent, users, force))
     lines = []
@@ -106,6 +86,33 @@ def _delete(items, users, force):
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
     return code
+
+
+def _screen(user, items):
+    """(targets to print in order, keys of those denied here, names that match no job,
+    exit code so far) of the job words: each named once, narrowed to its tasks."""
+    import sys
+    targets, missing, code = [], [], 0
+    if items:
+        snap = jobsel.job_status(items, None)
+        targets, missing = jobsel.resolve(items, snap)
+    operator = jobsel.is_operator(user) if targets else False
+    allowed, denied, seen = [], set(), set()
+    for target in targets:
+        key = (target["id"], str(target["tasks"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
+            denied.add(key)
+        else:
+            target, problem = jobsel.narrow(snap, target)
+            if problem:
+                sys.stderr.write(problem + "\n")
+                code = 1
+                continue
+        allowed.append(target)
+    return allowed, denied, missing, code
 
 
 def _ask(targets, users, force):

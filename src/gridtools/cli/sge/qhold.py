@@ -60,23 +60,7 @@ def _hold(prog, items, users, letters, on):
             what = "manager hold" if letter == "s" else "operator hold"
             print(f'denied: "{user}" must be {title} to {"set" if on else "release"} {what}')
             return 10
-    targets, missing = [], []
-    if items:
-        snap = jobsel.job_status(items, None)
-        targets, missing = jobsel.resolve(items, snap)
-    operator = jobsel.is_operator(user) if targets else False
-    code, sent, kept = 0, [], []
-    for target in targets:
-        if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
-            target["denied"] = True
-        else:
-            target, problem = jobsel.narrow(snap, target)
-            if problem:
-                sys.stderr.write(problem + "\n")
-                code = code or 1
-                continue
-            sent.append(target)
-        kept.append(target)
+    kept, sent, missing, code = _screen(user, items)
     answers = iter(_ask(sent, users, letters, on))
     lines = []
     for target in kept:
@@ -90,6 +74,30 @@ def _hold(prog, items, users, letters, on):
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
     return code
+
+
+def _screen(user, items):
+    """(targets to print in order, those to send, names that match no job, exit code so
+    far) of the job words; a target of another user's job is marked ``denied``."""
+    import sys
+    targets, missing, code = [], [], 0
+    if items:
+        snap = jobsel.job_status(items, None)
+        targets, missing = jobsel.resolve(items, snap)
+    operator = jobsel.is_operator(user) if targets else False
+    sent, kept = [], []
+    for target in targets:
+        if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
+            target["denied"] = True
+        else:
+            target, problem = jobsel.narrow(snap, target)
+            if problem:
+                sys.stderr.write(problem + "\n")
+                code = code or 1
+                continue
+            sent.append(target)
+        kept.append(target)
+    return kept, sent, missing, code
 
 
 def _said(user, done, lines, code):
