@@ -175,12 +175,17 @@ def test_a_crash_right_after_the_answer_keeps_the_jobs_deleted(cell, monkeypatch
 
 
 def test_a_crash_between_the_record_and_the_answer_answers_the_deletion(cell, monkeypatch):
+    """Killed after the record, and again at the end of the next start-up (after the
+    replay): the third daemon still answers that the jobs were deleted."""
     held = queue(cell, monkeypatch, MANY)
     pid = _crashing_daemon(cell, "journal")
     client = subprocess.Popen(["qdel", "-u", "root"], env=cell.env, stdout=subprocess.PIPE, text=True)
     try:
         wait_for(lambda: daemon_gone(cell, pid))
         assert client.poll() is None                 # not answered: the daemon died first
+        cell.run("gridtools", "daemon", "start", env={"GRIDTOOLS_CRASH_AT": "startup:2"})
+        wait_for(lambda: daemon_gone(cell, daemon_pid(cell)))
+        assert client.poll() is None
         cell.start_daemon()
         out, _ = client.communicate(timeout=60)
     finally:

@@ -31,7 +31,7 @@ _WAITING = (TaskState.PENDING, TaskState.ERROR)
 def targets_of(state, req, before=frozenset()):
     """(target, chosen) for each job a delete or hold request names: its targets, then
     (``chosen``) the live jobs of its ``users`` that no target names whole, by id, with
-    those the request deleted ``before`` a crash (see ``journal.answered_before``)."""
+    those the request changed ``before`` a crash (see ``journal.answered_before``)."""
     named = set()
     for target in req.body.get("targets") or []:
         if not target.get("tasks"):
@@ -172,14 +172,16 @@ def hold(state, dispatcher, req, now):
     requester = user_name(req.uid)
     letters = req.body.get("letters", "u")
     on = bool(req.body.get("on", True))
+    before = journal.answered_before(state, req.name)
     batch = Batch(state, req, now, "hold", letters=letters, on=on)
     done, refused = [], 0
-    for target, chosen in targets_of(state, req):
+    for target, chosen in targets_of(state, req, before):
         job = state.jobs.get(target["id"])
         if target["id"] in batch.ids:
             batch.apply()
         if job is None or job.is_finished():
-            done.append(outcome(target, missing=True))
+            done.append(outcome(target, array=bool(job and job.is_array), changed=_ONE)
+                        if target["id"] in before else outcome(target, missing=True))
             continue
         if not auth.may_hold(state, requester, job, letters):
             refused += 1
@@ -187,8 +189,8 @@ def hold(state, dispatcher, req, now):
                 state.log(f"W|{requester} may not change hold {letters} of job {job.id}")
             done.append(outcome(target, denied=True))
             continue
-        done.append(outcome(target, array=job.is_array, changed=_hold_concerns(job, target.get("tasks"),
-                                                                                letters, on)))
+        concerned = _hold_concerns(job, target.get("tasks"), letters, on or job.id in before)
+        done.append(outcome(target, array=job.is_array, changed=concerned))
         if not target.get("tasks") and not condorjob.is_condor(job):
             batch.add(job)
         elif target.get("tasks"):

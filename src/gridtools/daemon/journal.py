@@ -8,17 +8,19 @@ and flushes them to disk before any request is answered. After the answers
 the jobs' state files are written a slice at a time (``feed``) or their
 folders go with the purge (``gone``); once none is left to write the
 journal is removed (``retire_if_done``). A daemon starting after a crash
-replays the journal onto the jobs whose state files do not show it
-(``replay``), writes them and removes it; the delete requests it recorded
-and had not answered are answered again as they were the first time
-(``deleted_by``).
+replays the journal onto the jobs whose state files do not show it and
+writes them (``replay``); a request it recorded that waits to be applied
+again is answered as it was the first time (``answered_before``).
 """
 
+import time
 from dataclasses import dataclass, field
 
 from gridtools.daemon import crash, faults
 from gridtools.errors import SpoolError
 from gridtools.spool import journal as spool_journal
+from gridtools.spool import requests as spool_requests
+from gridtools.spool.rows import ranges
 
 #: a request changes this many whole jobs or more: one journal record, not a state file each
 JOURNAL_MIN = 32
@@ -35,8 +37,8 @@ class Journal:
     seq: int = 0                  # the last record made
     waiting: list = field(default_factory=list)   # records made, not on disk yet
     covered: dict = field(default_factory=dict)   # job id -> last record whose change its state file lacks
-    replayed: dict = field(default_factory=dict)  # request name -> ids a replayed delete record names
-    sealed: bool = False          # a journal left by an earlier daemon: replayed, takes no new record
+    replayed: dict = field(default_factory=dict)  # queued request name -> ids its replayed records name
+    sealed: bool = False          # a journal left by an earlier daemon that could not be begun anew
 
 
 def usable(state, count):
@@ -48,7 +50,6 @@ def note(state, op, job_ids, req_name, now, keep=(), **fields):
     """Record a change made in memory to ``job_ids`` (``op``: delete or hold, with its
     ``fields``); the jobs' state files are not written for it (those of ``keep``, changed
     earlier in the pass, are)."""
-    from gridtools.spool.rows import ranges
     j = state.journal
     j.seq += 1
     record = {"seq": j.seq, "op": op, "at": now, "jobs": ranges(sorted(job_ids)), "req": req_name}
@@ -116,9 +117,11 @@ def feed(state, most=FEED_SLICE):
 
 
 def retire_if_done(state):
-    """Remove the journal once nothing it records is missing from the job store."""
+    """Remove the journal once nothing it records is missing from the job store and no
+    request it names waits to be answered again (call it when no request waits to be
+    answered)."""
     j = state.journal
-    if j.token is None or j.covered or j.waiting:
+    if j.token is None or j.covered or j.waiting or j.replayed:
         return
     try:
         spool_journal.retire()
@@ -128,8 +131,8 @@ def retire_if_done(state):
 
 
 def answered_before(state, req_name):
-    """Ids of the jobs a delete request deleted before the daemon that applied it ended
-    (its record replayed, the request not answered): they are answered as deleted again."""
+    """Ids of the jobs a request changed before the daemon that applied it ended (its
+    record replayed, the request not answered): it answers for them as it did then."""
     return state.journal.replayed.pop(req_name, frozenset())
 
 
@@ -137,8 +140,10 @@ def answered_before(state, req_name):
 
 def replay(state):
     """Daemon start: make the changes of a journal an earlier daemon left again, on the
-    jobs whose state files do not show them; the first pass writes them, then the
-    journal goes. It takes no new record meanwhile (new records begin a new journal)."""
+    jobs whose state files do not show them, and write those. The journal is then begun
+    anew with what is still needed: for each request it recorded that waits to be
+    applied again, an ``answered`` record of the jobs it changed (see
+    ``answered_before``), which a later start reads as well."""
     token, records = spool_journal.read()
     if token is None:
         spool_journal.retire()          # nothing readable: it names no change
@@ -146,18 +151,40 @@ def replay(state):
     j = state.journal
     j.token, j.sealed = token, True
     j.seq = max([0] + [rec["seq"] for rec in records])
-    stamps = {}
+    queued, stamps = spool_requests.names(), {}
     for rec in records:
         ids = spool_journal.job_ids(rec)
-        if rec["op"] == "delete" and isinstance(rec.get("req"), str):
+        if rec.get("req") in queued:
             j.replayed.setdefault(rec["req"], set()).update(ids)
+        if rec["op"] == "answered":
+            continue
         older = [state.jobs[i] for i in ids if i in state.jobs and _older(stamps, i, token, rec["seq"])]
         _apply(state, rec, older)
         for job in older:
             j.covered[job.id] = rec["seq"]
-            state.dirty.add(job.id)
-    state.log(f"I|journal replayed: {len(records)} records, {len(j.covered)} jobs to write")
-    retire_if_done(state)
+    state.log(f"I|journal replayed: {len(records)} records, {len(j.covered)} jobs changed again")
+    if state.flush():
+        _begin_again(state)
+
+
+def _begin_again(state):
+    """Replace the replayed journal by one holding only its ``answered`` records (or by
+    none); it takes new records from then on. Kept when that cannot be written."""
+    j = state.journal
+    now = time.time()
+    kept = [{"seq": n, "op": "answered", "at": now, "jobs": ranges(sorted(ids)), "req": name}
+            for n, (name, ids) in enumerate(sorted(j.replayed.items()), 1)]
+    token = spool_journal.fresh_token()
+    try:
+        if kept:
+            spool_journal.rewrite(token, kept)
+        else:
+            spool_journal.retire()
+    except (SpoolError, OSError) as exc:
+        state.log(f"E|the journal could not be begun anew: {exc}")
+        return
+    j.token, j.seq, j.sealed = (token if kept else None), len(kept), False
+    j.covered.clear()
 
 
 def _older(stamps, job_id, token, seq):

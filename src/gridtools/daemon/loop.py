@@ -179,7 +179,7 @@ class Daemon:
         if not self.vanished():
             self._conclude_pass(time.time())
             journal.feed(self.state, most=None)
-            if self.state.flush():
+            if self.state.flush() and not self.unsettled:
                 journal.retire_if_done(self.state)
             history.write(self.state)
             self._save_usage(time.time(), force=True)
@@ -291,7 +291,8 @@ class Daemon:
         if reap.remove_purged(state):
             self.exec.order_trash()
         self.feeding = journal.feed(state)
-        journal.retire_if_done(state)
+        if not self.unsettled:
+            journal.retire_if_done(state)
 
     def _save_usage(self, now, force=False):
         """Write the usage record when it changed, at most every PUBLISH_EVERY seconds

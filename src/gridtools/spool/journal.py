@@ -32,8 +32,9 @@ from gridtools import cell
 from gridtools.errors import SpoolError
 
 FILE = "journal"
-#: the operations a record may carry
-OPS = ("delete", "hold")
+#: the operations a record may carry (``answered``: jobs a request changed, to answer it
+#: again after a crash; no change of its own)
+OPS = ("delete", "hold", "answered")
 
 
 def path():
@@ -77,6 +78,14 @@ def append(token, records, begin=False):
             raise SpoolError(f"cannot write {path()}: {exc.strerror}") from None
     finally:
         posix.close(fd)
+
+
+def rewrite(token, records):
+    """Replace the journal by a new one, ``token``, holding ``records`` (flushed to disk)."""
+    from gridtools.spool.files import atomic_write
+    lines = [json.dumps({"journal": token}) + "\n"]
+    lines += [json.dumps(rec, separators=(",", ":")) + "\n" for rec in records]
+    atomic_write(path(), "".join(lines), mode=0o600, fsync=True)
 
 
 def read():
