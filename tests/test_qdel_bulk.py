@@ -174,6 +174,23 @@ def test_a_crash_right_after_the_answer_keeps_the_jobs_deleted(cell, monkeypatch
     assert not any(os.path.exists(os.path.join(cell.root, "spool", "jobs", str(jid))) for jid in waiting)
 
 
+def test_a_crash_right_after_deleting_one_job_keeps_it_deleted(cell, monkeypatch, workdir):
+    """Below the journal's threshold, a job purged in the pass that deleted it leaves the
+    job store before the answer: nothing else would say it was deleted."""
+    _keep_finished(cell, 0)
+    cell.run("qmod", "-d", "all.q", check=True)
+    jid = queue(cell, monkeypatch, 1, hold=False)[0]
+    pid = _crashing_daemon(cell, "answer")
+    assert cell.run("qdel", str(jid)).stdout == f"root has deleted job {jid}\n"
+    wait_for(lambda: daemon_gone(cell, pid))
+    assert not os.path.exists(os.path.join(cell.root, "spool", "jobs", str(jid)))
+    cell.start_daemon()
+    _keep_finished(cell, 100)
+    cell.run("qmod", "-e", "all.q", check=True)
+    last = cell.run("qsub", "-terse", "-sync", "y", "-b", "y", "true", cwd=workdir, timeout=60)
+    assert {int(rec[5]) for rec in cell.accounting()} == {int(last.stdout.split()[0])}
+
+
 def test_a_crash_between_the_record_and_the_answer_answers_the_deletion(cell, monkeypatch):
     """Killed after the record, and again at the end of the next start-up (after the
     replay): the third daemon still answers that the jobs were deleted."""

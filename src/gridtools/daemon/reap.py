@@ -174,9 +174,11 @@ def _ended_at(job):
 def purge(state, keep, max_age=None, now=None):
     """Remove finished jobs beyond the newest ``keep`` (conf ``finished_jobs``) and,
     with ``max_age``, those that ended longer ago; returns how many went. They leave
-    the daemon's state at once; their folders leave the job store after the pass
+    the daemon's state at once; the folders of those whose state files show how they
+    ended (or whose deletion the journal records) leave the job store after the pass
     answered its requests (``remove_purged``): a daemon that ends before finds them
-    finished (or deleted, in the journal) and purges them again."""
+    finished (or deleted, in the journal) and purges them again. The others' folders
+    go at once: their end is on disk by that alone."""
     now = now if now is not None else time.time()
 
     def expired(at):
@@ -189,10 +191,13 @@ def purge(state, keep, max_age=None, now=None):
         gone += 1
     if gone and not state.settle_records():
         return 0
+    covered = state.journal.covered
+    unwritten = [jid for jid in order[:gone] if jid in state.dirty and jid not in covered]
     for jid in order[:gone]:
         state.forget(jid)
     if gone:
-        state.purged.extend(order[:gone])
+        unwritten = set(unwritten).difference(jobstore.remove(*unwritten)) if unwritten else ()
+        state.purged.extend(jid for jid in order[:gone] if jid not in unwritten)
         state.need_publish = True
     state.finished_order = order[gone:]
     state.finished_noted = set(state.finished_order)
