@@ -134,6 +134,17 @@ def test_qhold_and_qrls_u_change_only_what_the_caller_may(cell, workdir, users):
     assert {cell.job_state(jid)["hold"] for jid in mine} == {"u"}
 
 
+def test_qsub_sync_returns_for_a_job_purged_as_soon_as_it_ended(cell, workdir):
+    """Jobs ending (or deleted) in bulk purge others at once: qsub -sync y reads the end
+    of a job gone from the job store from its accounting record."""
+    _keep_finished(cell, 0)
+    proc = cell.run("qsub", "-sync", "y", "-b", "y", "sh", "-c", "'exit 3'", cwd=workdir, timeout=60)
+    jid = int(proc.stdout.split()[2])
+    assert proc.returncode == 3
+    assert f"Job {jid} exited with exit code 3." in proc.stderr
+    assert not os.path.exists(os.path.join(cell.root, "spool", "jobs", str(jid)))
+
+
 # ---------------------------------------------------------------- crashes
 
 def _crashing_daemon(cell, phase):
@@ -165,7 +176,6 @@ def test_a_crash_right_after_the_answer_keeps_the_jobs_deleted(cell, monkeypatch
     assert "is not running" in proc.stderr and proc.stdout == ""
     cell.start_daemon()
     assert shown(cell) == {}
-    _keep_finished(cell, 100)                       # (qsub -sync y reads the state file it ends with)
     cell.run("qmod", "-e", "all.q", check=True)
     last = cell.run("qsub", "-terse", "-sync", "y", "-b", "y", "true", cwd=workdir, timeout=60)
     assert last.returncode == 0
@@ -185,7 +195,6 @@ def test_a_crash_right_after_deleting_one_job_keeps_it_deleted(cell, monkeypatch
     wait_for(lambda: daemon_gone(cell, pid))
     assert not os.path.exists(os.path.join(cell.root, "spool", "jobs", str(jid)))
     cell.start_daemon()
-    _keep_finished(cell, 100)
     cell.run("qmod", "-e", "all.q", check=True)
     last = cell.run("qsub", "-terse", "-sync", "y", "-b", "y", "true", cwd=workdir, timeout=60)
     assert {int(rec[5]) for rec in cell.accounting()} == {int(last.stdout.split()[0])}
