@@ -117,6 +117,19 @@ def _record_ids(state):
     ids.record("job", last)
 
 
+def record_stored_ids(state):
+    """Daemon start: move the clients' id hint past the jobs an earlier daemon stored but
+    ended before it recorded (their submits, applied again, are refused as in use and
+    record nothing): once such a job is purged its id must not be handed out again."""
+    hint = ids.peek("job")
+    ahead = [job_id for job_id in state.jobs if hint < job_id <= hint + ids.WINDOW]
+    if ahead:
+        try:
+            ids.record("job", max(ahead))
+        except SpoolError:
+            pass                        # (a spool that cannot be written: no new job either)
+
+
 def apply_one(state, dispatcher, req, now):
     """Check one request and run its handler; the answer (code, out, err)."""
     if req.problem:
