@@ -189,8 +189,12 @@ def hold(state, dispatcher, req, now):
                 state.log(f"W|{requester} may not change hold {letters} of job {job.id}")
             done.append(outcome(target, denied=True))
             continue
-        concerned = _hold_concerns(job, target.get("tasks"), letters, on or job.id in before)
-        done.append(outcome(target, array=job.is_array, changed=concerned))
+        setting = on or job.id in before            # (as the first time: see answered_before)
+        if not target.get("tasks") and not job.is_array:
+            done.append((job.id, _whole_changed(job, letters, setting)))
+        else:
+            done.append(outcome(target, array=job.is_array,
+                                changed=_hold_concerns(job, target.get("tasks"), letters, setting)))
         if not target.get("tasks") and not condorjob.is_condor(job):
             batch.add(job)
         elif target.get("tasks"):
@@ -207,10 +211,6 @@ def hold(state, dispatcher, req, now):
 def _hold_concerns(job, tasks, letters, on):
     """Task numbers a hold change concerns, as Grid Engine reports them: running tasks,
     and pending ones when setting a hold or when they hold one of the letters."""
-    if not tasks and not job.is_array:              # (the common case, made quick)
-        st = job.state_of(1)
-        concerned = st is TaskState.RUNNING or (st in _WAITING and (on or not set(job.holds_of(1)).isdisjoint(letters)))
-        return _ONE if concerned else ()
     found = []
     for number in select_tasks(job, tasks):
         st = job.state_of(number)
@@ -219,6 +219,19 @@ def _hold_concerns(job, tasks, letters, on):
     return found
 
 
+def _whole_changed(job, letters, on):
+    """The outcome of a hold change of a whole job that is no array (as ``_hold_concerns``
+    says, one of two shared outcomes)."""
+    st = job.state_of(1)
+    if st is TaskState.RUNNING or (st in _WAITING and (on or not set(job.holds_of(1)).isdisjoint(letters))):
+        return CHANGED_ONE
+    return CHANGED_NONE
+
+
+#: the outcomes of a hold change of a whole job that is no array
+CHANGED_ONE = {"missing": False, "denied": False, "array": False, "changed": [[1, 1, 1]]}
+CHANGED_NONE = {"missing": False, "denied": False, "array": False, "changed": []}
+#: task 1 (the tasks a hold change of a job that ended concerned, when answered again)
 _ONE = (1,)
 
 
