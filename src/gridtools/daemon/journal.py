@@ -33,7 +33,8 @@ FAULT = (faults.WRITE, "journal")
 @dataclass
 class Journal:
     """The daemon's side of the journal."""
-    token: str | None = None      # the journal on disk (None: there is none)
+    token: str | None = None      # the journal (None: there is none); named at its first record
+    begun: bool = False           # the journal ``token`` is on disk
     seq: int = 0                  # the last record made
     waiting: list = field(default_factory=list)   # records made, not on disk yet
     covered: dict = field(default_factory=dict)   # job id -> last record whose change its state file lacks
@@ -51,6 +52,8 @@ def note(state, op, job_ids, req_name, now, keep=(), **fields):
     ``fields``); the jobs' state files are not written for it (those of ``keep``, changed
     earlier in the pass, are)."""
     j = state.journal
+    if j.token is None:
+        j.token, j.begun = spool_journal.fresh_token(), False
     j.seq += 1
     record = {"seq": j.seq, "op": op, "at": now, "jobs": ranges(sorted(job_ids)), "req": req_name}
     record.update(fields)
@@ -66,14 +69,12 @@ def commit(state):
     j = state.journal
     if not j.waiting:
         return True
-    begin = j.token is None
-    token = spool_journal.fresh_token() if begin else j.token
     try:
-        spool_journal.append(token, j.waiting, begin=begin)
+        spool_journal.append(j.token, j.waiting, begin=not j.begun)
     except SpoolError as exc:
         faults.note(state, FAULT, faults.WRITE, f"cannot write the journal, retrying: {exc}")
         return False
-    j.token, j.waiting = token, []
+    j.begun, j.waiting = True, []
     faults.clear(state, FAULT, "journal written again")
     crash.point("journal")
     return True
@@ -85,7 +86,9 @@ def durable(state):
 
 
 def stamp(state):
-    """What a state file written now carries (None while there is no journal)."""
+    """What a state file written now carries (None while there is no journal): the
+    journal and its last record, on disk or not yet (the state file shows that one's
+    change already)."""
     j = state.journal
     return [j.token, j.seq] if j.token is not None else None
 
@@ -127,7 +130,7 @@ def retire_if_done(state):
         spool_journal.retire()
     except OSError:
         return
-    j.token, j.seq, j.sealed = None, 0, False
+    j.token, j.seq, j.sealed, j.begun = None, 0, False, False
 
 
 def answered_before(state, req_name):
@@ -149,7 +152,7 @@ def replay(state):
         spool_journal.retire()          # nothing readable: it names no change
         return
     j = state.journal
-    j.token, j.sealed = token, True
+    j.token, j.sealed, j.begun = token, True, True
     j.seq = max([0] + [rec["seq"] for rec in records])
     queued, stamps = spool_requests.names(), {}
     for rec in records:
@@ -183,7 +186,7 @@ def _begin_again(state):
     except (SpoolError, OSError) as exc:
         state.log(f"E|the journal could not be begun anew: {exc}")
         return
-    j.token, j.seq, j.sealed = (token if kept else None), len(kept), False
+    j.token, j.seq, j.sealed, j.begun = (token if kept else None), len(kept), False, bool(kept)
     j.covered.clear()
 
 
