@@ -12,11 +12,12 @@ import os
 import re
 import signal
 import subprocess
+import time
 
 import pytest
 
 from conftest import wait_for
-from faulttools import daemon_pid
+from faulttools import daemon_pid, messages
 from gridtools.daemon.journal import JOURNAL_MIN
 
 MANY = JOURNAL_MIN + 8
@@ -236,6 +237,39 @@ def test_a_crash_between_the_record_and_the_answer_answers_the_deletion(cell, mo
     assert client.returncode == 0
     assert out.splitlines() == [f"root has deleted job {jid}" for jid in held]
     assert shown(cell) == {}
+
+
+def test_a_bulk_delete_on_a_full_disk_is_answered_once_its_record_is_written(monkeypatch, workdir):
+    """The journal's record cannot be written: the request waits (qdel too), then is
+    answered once there is room; the jobs are deleted and nothing is left behind."""
+    from conftest import destroy_cell, make_cell
+    from faulttools import fill, small_spool
+    cell = make_cell(start=False)
+    try:
+        with small_spool(cell, 2048) as spool:
+            cell.start_daemon()
+            held = queue(cell, monkeypatch, MANY)
+            pid = daemon_pid(cell)
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                client = subprocess.Popen(["qdel", "-u", "root"], env=cell.env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True)
+                wait_for(lambda: any(n.endswith(".delete") for n in os.listdir(os.path.join(spool, "requests"))))
+                filler = fill(os.path.join(spool, "filler"))
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            time.sleep(1.0)                         # (nothing is answered meanwhile)
+            assert client.poll() is None
+            os.unlink(filler)
+            out, err = client.communicate(timeout=60)
+            assert client.returncode == 0, err
+            assert out.splitlines() == [f"root has deleted job {jid}" for jid in held]
+            wait_for(lambda: any("cannot write the journal" in line for line in messages(cell)))
+            assert shown(cell) == {}
+            wait_for(lambda: not os.path.exists(os.path.join(spool, "journal")))
+            assert {cell.task_states(jid).get(1) for jid in held} == {"finished"}
+    finally:
+        destroy_cell(cell)
 
 
 # ---------------------------------------------------------------- the journal itself
