@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Kill the dispatcher at random moments over a stream of jobs, then prove that nothing
-was lost, run twice or accounted twice, and that every ``qsub -sync y`` returned.
+was lost, run twice or accounted twice, that no deleted job ran, and that every
+``qsub -sync y``, bulk ``qdel`` and ``qrls`` returned with what it had done.
 
     python bench/crash_harness.py [--kills 10000] [--jobs 2000] [--seed 7] [--keep]
 
@@ -8,14 +9,20 @@ The daemon runs as a child of this harness (forked from it with everything
 imported, so a restart costs what the daemon's own start-up costs, not an
 interpreter's). Each life of the daemon is ended by SIGKILL: most often by
 itself, at a crash point armed at random (``GRIDTOOLS_CRASH_AT``: intake,
-pass, start, reap, publish, startup, the n-th time it gets there), else by
-the harness at a random moment. Meanwhile jobs are submitted through qsub's
-own code (in this process, to keep the pace), and a few real ``qsub -sync y``
-clients wait for theirs. Shepherds are never killed: they outlive each daemon.
+pass, start, reap, publish, journal, answer, startup, the n-th time it gets
+there), else by the harness at a random moment. Meanwhile jobs are submitted
+through qsub's own code (in this process, to keep the pace), and a few real
+``qsub -sync y`` clients wait for theirs. Now and then BULK held jobs are
+submitted and one real ``qdel`` deletes them all, or one real ``qrls``
+releases them (a bulk request, recorded in the dispatcher's journal); a life
+armed for the journal's crash point begins with one. Shepherds are never
+killed: they outlive each daemon.
 
 After the last kill a daemon runs undisturbed until every job ended, then the
-invariants are checked from the jobs' own output files, the accounting file
-and the job spool. Exit status 0 when all hold; the report says what did not.
+invariants are checked from the jobs' own output files, the accounting file,
+the job spool and what the clients printed: a job qdel said it deleted never
+ran and has no record; a job qrls released ran once. Exit status 0 when all
+hold; the report says what did not.
 """
 
 import argparse
@@ -34,7 +41,13 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, "bin")
-PHASES = ("intake", "pass", "pass", "start", "start", "reap", "reap", "publish", "publish", "startup")
+PHASES = ("intake", "pass", "pass", "start", "start", "reap", "reap", "publish", "publish", "startup",
+          "journal", "answer")
+BULK = 40                 # jobs of one bulk qdel or qrls (the dispatcher journals 32 or more)
+# a bulk client: the command ($0) of the jobs, its output in $1; started again while it finds
+# no dispatcher running (it then sent nothing)
+BULK_CLIENT = ('out=$1; shift; while :; do "$0" "$@" > "$out" 2> "$out.err"; code=$?; '
+               'grep -q "is not running" "$out.err" || exit $code; sleep 0.01; done')
 LIFE_MAX = 0.08           # most seconds a daemon life lasts before the harness kills it
 ARMED_LIFE_MAX = 0.2      # the same for a life with a crash point armed, counted from the end
                           # of its start-up (a loaded machine can spend longer than that in it)
@@ -106,6 +119,10 @@ class Harness:
         self.syncs = {}             # client pid -> (job placeholder, stdout path, stderr path)
         self.sync_status = {}       # client pid -> wait status
         self.sync_jobs = []         # Job objects waited for by clients, in start order
+        self.want_bulks = max(2, kills // 40)
+        self.bulks = {}             # client pid -> (qdel or qrls, job ids, stdout path)
+        self.bulk_status = {}       # client pid -> wait status
+        self.deleted = set()        # ids of the jobs given to a bulk qdel
 
     # ------------------------------------------------------------ the daemon
     def _fork_daemon(self, crash_spec):
@@ -139,6 +156,8 @@ class Harness:
         if armed and (missing or self.rand.random() < 0.75):
             phase = self.rand.choice(missing or PHASES)
             spec, limit = f"{phase}:{self.rand.randint(1, 2)}", START_UP_MAX
+            if phase == "journal" and not self._bulk_waits():
+                self._bulk()
         self.daemon = self._fork_daemon(spec)
         self.armed = spec.partition(":")[0]
         self.starting = bool(spec)          # ARMED_LIFE_MAX runs once its start-up is complete
@@ -173,16 +192,21 @@ class Harness:
                 self.killing = False
             elif pid in self.syncs:
                 self.sync_status[pid] = status
+            elif pid in self.bulks:
+                self.bulk_status[pid] = status
 
     # ------------------------------------------------------------ the jobs
-    def _submit(self, sync=False):
+    def _submit(self, sync=False, held=False):
+        """Submit a job (``held``: with a user hold, never an array); returns its id."""
         jid_hint = len(self.jobs) + len(self.sync_jobs)
         status = self.rand.choice((0, 0, 0, 1, 3, 42))
-        array = not sync and self.rand.random() < 0.15
+        array = not sync and not held and self.rand.random() < 0.15
         sleep = self.rand.choice(("0", "0", "0.05", "0.2"))
         argv = ["-b", "y", "-o", os.path.join(self.work, "$JOB_ID.$TASK_ID.out"), "-j", "y"]
         if array:
             argv += ["-t", f"1-{self.rand.randint(2, 6)}"]
+        if held:
+            argv.insert(0, "-h")
         argv += ["sh", "-c", f"'echo $JOB_ID.$SGE_TASK_ID >> {self.log}; echo ran; sleep {sleep}; exit {status}'"]
         if sync:
             return self._sync_client(argv, status, jid_hint)
@@ -195,6 +219,24 @@ class Harness:
         jid = int(out.getvalue().split(".")[0])
         tasks = list(range(1, int(argv[argv.index("-t") + 1].split("-")[1]) + 1)) if array else [1]
         self.jobs[jid] = Job(jid, tasks, status)
+        return jid
+
+    def _bulk(self):
+        """Submit BULK held jobs and start one qdel of them all, or one qrls, in turn."""
+        command = ("qdel", "qrls")[len(self.bulks) % 2]
+        ids = [self._submit(held=True) for _ in range(BULK)]
+        if command == "qdel":
+            for jid in ids:
+                del self.jobs[jid]
+            self.deleted.update(ids)
+        out = os.path.join(self.work, f"bulk{len(self.bulks)}.out")
+        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+        pid = os.posix_spawn("/bin/sh", ["sh", "-c", BULK_CLIENT, command, out] + [str(j) for j in ids],
+                             self.env, file_actions=actions)
+        self.bulks[pid] = (command, ids, out)
+
+    def _bulk_waits(self):
+        return len(self.bulk_status) < len(self.bulks)
 
     def _sync_client(self, argv, status, hint):
         out = os.path.join(self.work, f"sync{hint}.out")
@@ -224,6 +266,7 @@ class Harness:
         from gridtools.daemon import loop  # noqa: F401 - imported once, before the forks
         began = time.time()
         sync_at = sorted(self.rand.sample(range(self.want_kills), min(self.want_syncs, self.want_kills)))
+        bulk_at = sorted(self.rand.sample(range(self.want_kills), min(self.want_bulks, self.want_kills)))
         while not self._enough_kills() or self._cover_more():
             self._reap()
             done = sum(self.kills.values())
@@ -243,6 +286,9 @@ class Harness:
             while sync_at and sync_at[0] <= done:
                 sync_at.pop(0)
                 self._submit(sync=True)
+            while bulk_at and bulk_at[0] <= done:
+                bulk_at.pop(0)
+                self._bulk()
             time.sleep(0.001)
         self.kill_time = time.time() - began
         return self._finish()
@@ -271,7 +317,8 @@ class Harness:
             time.sleep(0.005)
         self._new_life(armed=False)
         end = time.time() + FINISH_WAIT
-        while time.time() < end and not (self._all_ended() and len(self.sync_status) == len(self.syncs)):
+        while time.time() < end and not (self._all_ended() and len(self.sync_status) == len(self.syncs)
+                                         and not self._bulk_waits()):
             self._reap()
             time.sleep(0.05)
         self.timed_out = time.time() >= end
@@ -283,7 +330,7 @@ class Harness:
 
     def _all_ended(self):
         from gridtools.spool import jobs as jobstore
-        for jid in list(self.jobs) + [j.id for j in self.sync_jobs if j.id]:
+        for jid in list(self.jobs) + [j.id for j in self.sync_jobs if j.id] + sorted(self.deleted):
             state = jobstore.read_state(jid) if os.path.isdir(jobstore.job_dir(jid)) else None
             if os.path.isdir(jobstore.job_dir(jid)) and not _finished(state):
                 return False
@@ -296,6 +343,7 @@ class Harness:
         """Problems found (an empty list when every invariant holds)."""
         problems = []
         self._read_syncs(problems)
+        self._read_bulks(problems)
         expected = {}
         for job in list(self.jobs.values()) + [j for j in self.sync_jobs if j.id]:
             for task in job.tasks:
@@ -322,7 +370,10 @@ class Harness:
                 problems.append(f"task {label} accounted as failed {recs[0][11]} exit {recs[0][12]}, "
                                 f"expected exit {status}")
         for key in set(ran) - set(expected):
-            problems.append(f"unknown task {key} ran")
+            problems.append(f"{'deleted' if key[0] in self.deleted else 'unknown'} task {key} ran")
+        for rec in _accounting(self.root):
+            if int(rec[5]) in self.deleted:
+                problems.append(f"deleted job {rec[5]} was accounted")
         problems.extend(self._spool_problems())
         return problems
 
@@ -342,6 +393,23 @@ class Harness:
             elif f"Job {job.id} exited with exit code {job.status}." not in open(err).read():
                 problems.append(f"qsub -sync y of job {job.id} did not report its exit code")
 
+    def _read_bulks(self, problems):
+        """Each bulk qdel and qrls returned 0 and said, for each of its jobs in order, that
+        it deleted it or changed its hold."""
+        for pid, (command, ids, out) in self.bulks.items():
+            status = self.bulk_status.get(pid)
+            said = open(out).read().splitlines()
+            if command == "qdel":
+                want = [f"root has deleted job {jid}" for jid in ids]
+            else:
+                want = [f"modified hold of job {jid}" for jid in ids]
+            if status is None:
+                problems.append(f"{command} of jobs {ids[0]}-{ids[-1]} (pid {pid}) did not return")
+            elif not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or said != want:
+                wrong = [line for line in said if line not in want] + [line for line in want if line not in said]
+                problems.append(f"{command} of jobs {ids[0]}-{ids[-1]} ended with {status}: {wrong[:3]} "
+                                f"{open(out + '.err').read().strip()}")
+
     def _spool_problems(self):
         from gridtools.spool import jobs as jobstore
         found = []
@@ -354,6 +422,8 @@ class Harness:
         left = os.listdir(os.path.join(self.root, "spool", "requests"))
         if left:
             found.append(f"requests left in the spool: {left[:5]}")
+        if os.path.exists(os.path.join(self.root, "spool", "journal")):
+            found.append("the journal was left behind by the last dispatcher")
         return found
 
     def report(self, problems):
@@ -363,10 +433,12 @@ class Harness:
                  f"{self.lives} daemon lives; crash points: "
                  + ", ".join(f"{phase} {n}" for phase, n in sorted(self.phases.items())),
                  f"{len(self.jobs) + len(self.sync_jobs)} jobs ({len(self.sync_jobs)} with qsub -sync y), "
-                 f"{sum(len(j.tasks or ()) for j in self.jobs.values())} tasks without -sync"]
+                 f"{sum(len(j.tasks or ()) for j in self.jobs.values())} tasks without -sync, "
+                 f"{len(self.bulks)} bulk qdel/qrls of {BULK} jobs each"]
         if self.timed_out:
             lines.append("the last daemon did not finish every job in time")
-        lines += problems or ["0 lost, 0 run twice, 0 accounted twice, every -sync y returned"]
+        lines += problems or ["0 lost, 0 run twice, 0 accounted twice, 0 deleted ran, every -sync y, "
+                              "qdel and qrls returned"]
         return "\n".join(lines)
 
     def cleanup(self):

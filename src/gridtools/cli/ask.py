@@ -59,9 +59,10 @@ def ask(kind, payload, timeout=REPLY_TIMEOUT):
 
 
 def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
-    """Send a ``kind`` request and return the daemon's answer: a list with what it did
-    to each target job (see daemon.intake.outcome). The request's effect is in the
-    published status by then."""
+    """Send a ``kind`` request and return the daemon's answer: what it did to each target
+    job, in order, one outcome each (see daemon.jobreq.outcome; outcomes that came as one
+    with a ``count`` are given one by one). The request's effect is in the published
+    status by then."""
     from gridtools.formats import spoolyaml
     ensure_daemon()
     name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
@@ -74,10 +75,22 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
         raise GridError((err or "error: the gridtools daemon refused the request").rstrip("\n"))
     try:
         if out.startswith("{"):
-            return list(json_value(out).get("outcomes") or [])
-        return list(spoolyaml.load(out).get("outcomes") or [])
-    except (spoolyaml.SpoolFormatError, AttributeError, ValueError):
+            return _one_by_one(json_value(out).get("outcomes") or [])
+        return _one_by_one(spoolyaml.load(out).get("outcomes") or [])
+    except (spoolyaml.SpoolFormatError, AttributeError, ValueError, TypeError, KeyError):
         raise GridError("error: the gridtools daemon gave an answer that cannot be read") from None
+
+
+def _one_by_one(items):
+    """Outcomes with a ``count`` (that many consecutive jobs alike) as one per job."""
+    found = []
+    for item in items:
+        count = item.pop("count", 1)
+        found.append(item)
+        if type(count) is int and count > 1:
+            first = item["id"]
+            found.extend([dict(item, id=first + n) for n in range(1, count)])
+    return found
 
 
 class _Plain:

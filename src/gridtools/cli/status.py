@@ -135,11 +135,19 @@ def _reconcile(snap):
         snap["rows"] = [r for r in snap["rows"] if r["id"] not in gone]
         for job_id in gone:
             del known[job_id]
-    unknown = sorted(stored - set(known))
+    unknown = sorted(stored - set(known) - _deleted_in_journal())
     if unknown:
         rows, info = _job_parts(unknown)
         snap["rows"].extend(rows)
         known.update(info)
+
+
+def _deleted_in_journal():
+    """Jobs the daemon deleted and recorded in its journal but whose folders it had not
+    removed yet: a snapshot it published after that knows them no more, and they are
+    not shown again as they were before."""
+    from gridtools.spool import journal
+    return journal.deleted_ids()
 
 
 def warnings(snap, etc_only=False):

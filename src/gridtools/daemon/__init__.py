@@ -7,7 +7,10 @@
                 ``open()``/``tick()``/``close()`` run passes in the calling process
 - ``state``     the in-memory working copy of the spool
 - ``handlers``  the table of request kinds and the functions that apply them
-- ``intake``    taking in queued client requests (submit, delete, hold)
+- ``intake``    taking in queued client requests, in order; submits
+- ``jobreq``    delete and hold requests (qdel, qhold, qrls), whole jobs changed as one set
+- ``journal``   bulk changes made durable by one record of spool/journal, replayed
+                after a crash
 - ``apply``     the one door through which every change to a job passes
 - ``admitjob``  Grid Engine's admission rules re-checked for each job taken in
 - ``arreq``     advance reservations: qrsub and qrdel requests, their store,

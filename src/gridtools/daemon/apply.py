@@ -114,6 +114,22 @@ def delete_task(state, dispatcher, job, number, now, force):
         _changed(state, job)
 
 
+def delete_waiting(state, jobs, now, leave_history=True):
+    """qdel of whole jobs that wait to run (no arrays, no HTCondor jobs): each ends
+    unstarted, as ``delete_task`` ends a waiting task, the whole set in one go. With
+    ``leave_history`` each leaves its final ad to the job history."""
+    from gridtools.daemon import history
+    for job in jobs:
+        tr.delete_pending(job, 1, now)
+        condorjob.task_info(job, 1)["removed"] = True
+        state.touch(job)
+        state.note_finished(job.id)
+        if leave_history:
+            history.record(state, job, 1)
+    if jobs:
+        state.need_schedule = True
+
+
 def delete_untouched(state, job, now):
     """qdel of a whole large array: its tasks without a record end without getting one."""
     untouched = list(job.untouched()) if condorjob.is_condor(job) else []
@@ -133,6 +149,16 @@ def hold(state, job, number, letters, on):
     _changed(state, job)
     condorjob.hold_changed(state, job, number, held_before)
     return changed
+
+
+def hold_jobs(state, jobs, letters, on):
+    """qhold or qrls of whole jobs that are not HTCondor's (their user log has no event
+    to say), the whole set in one go."""
+    for job in jobs:
+        tr.set_hold(job, None, letters, on)
+        state.touch(job)
+    if jobs:
+        state.need_schedule = True
 
 
 def clear_error(state, job, number):

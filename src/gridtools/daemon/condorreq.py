@@ -10,7 +10,7 @@ removal, already), or ``denied`` for the whole target. Rights are checked
 again here: a user acts on their own jobs, operators on all.
 """
 
-from gridtools.daemon import apply, auth, condorjob, intake
+from gridtools.daemon import apply, auth, condorjob, jobreq
 from gridtools.daemon.state import user_name
 from gridtools.formats import spoolyaml
 from gridtools.model.job import TaskState
@@ -90,7 +90,7 @@ def _remove(state, dispatcher, job, target, now, reason):
             missing.append(number)
     job.condor["remove_reason"] = reason
     if live:
-        intake._delete_job(state, dispatcher, job, {"id": job.id, "tasks": target.get("tasks")}, now, False)
+        jobreq.delete_job(state, dispatcher, job, {"id": job.id, "tasks": target.get("tasks")}, now, False)
     return _answer(target, done=done, already=already, gone=missing)
 
 

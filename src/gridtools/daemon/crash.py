@@ -14,6 +14,10 @@ it passes a crash point of that phase:
                shepherds are ordered), and after each order
 - ``publish``  before the status snapshot is written, and after it was
                written (before the requests it shows are answered)
+- ``journal``  after records of bulk changes were flushed to the journal (before
+               the requests they come from are answered)
+- ``answer``   after a pass answered and removed requests (before the folders
+               of purged jobs go and journalled jobs' states are written)
 
 Unset (the normal case) every crash point costs one dictionary lookup.
 """
@@ -22,7 +26,7 @@ import os
 import signal
 
 ENV = "GRIDTOOLS_CRASH_AT"
-PHASES = ("startup", "intake", "reap", "pass", "start", "publish")
+PHASES = ("startup", "intake", "reap", "pass", "start", "publish", "journal", "answer")
 
 _armed = {}
 

@@ -6,12 +6,12 @@ reply. The request's body has been checked (``formats.reqcheck``) before a
 handler sees it; a kind without an entry here is refused there already.
 """
 
-from gridtools.daemon import alterreq, arreq, condoradmin, condorreq, confreq, hostreq, intake, petask, qmodreq
+from gridtools.daemon import alterreq, arreq, condoradmin, condorreq, confreq, hostreq, intake, jobreq, petask, qmodreq
 
 HANDLERS = {
     "submit": intake.submit,
-    "delete": intake.delete,
-    "hold": intake.hold,
+    "delete": jobreq.delete,
+    "hold": jobreq.hold,
     "alter": alterreq.alter,
     "qmod": qmodreq.qmod,
     "host": hostreq.host_request,

@@ -9,7 +9,8 @@ checks only serve to print the right message early). Every request is
 untrusted: its body is checked (``formats.reqcheck``, and a job description
 by ``formats.jobcheck``) before a handler sees it, and no path is ever made
 from a client's text. A request that cannot be applied is refused with one
-line, logged and removed; it never stops the daemon.
+line, logged and removed; it never stops the daemon. Submits are taken in
+here; deletes and holds in ``daemon.jobreq``.
 """
 
 import fnmatch
@@ -20,15 +21,13 @@ import pwd
 import shutil
 import time
 
-from gridtools.daemon import admitjob, apply, auth, condorjob, crash, faults
+from gridtools.daemon import admitjob, auth, condorjob, crash, faults, journal
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import jobcheck, reqcheck
-from gridtools.model.job import Job, TaskState
-from gridtools.model.taskset import RangeBuilder
+from gridtools.model.job import Job
 from gridtools.spool import ids
 from gridtools.spool import jobs as jobstore
-from gridtools.spool import rows
 from gridtools.spool import requests as spool_requests
 
 #: requests applied per pass at most, so that scheduling interleaves with a large intake
@@ -71,8 +70,14 @@ def run(state, dispatcher, now=None, skip=()):
 def _commit(state):
     """Group commit of an intake: the new jobs' descriptions are flushed to disk at once,
     then their id claims are let go (a claim outlives a description a crash could lose)
-    and the clients' id hint moves on. Descriptions that could not be flushed are tried
-    again at the next intake; until they are on disk no request is settled."""
+    and the clients' id hint moves on; the journal's new records are flushed to disk
+    after them. What could not be flushed is tried again at the next intake; until it is
+    on disk no request is settled."""
+    _commit_specs(state)
+    journal.commit(state)
+
+
+def _commit_specs(state):
     waiting = state.unsynced + state.taken_ids
     if not waiting:
         return
@@ -112,6 +117,19 @@ def _record_ids(state):
         last = number if number > last or last - number > ids.WINDOW else last
     state.taken_ids.clear()
     ids.record("job", last)
+
+
+def record_stored_ids(state):
+    """Daemon start: move the clients' id hint past the jobs an earlier daemon stored but
+    ended before it recorded (their submits, applied again, are refused as in use and
+    record nothing): once such a job is purged its id must not be handed out again."""
+    hint = ids.peek("job")
+    ahead = [job_id for job_id in state.jobs if hint < job_id <= hint + ids.WINDOW]
+    if ahead:
+        try:
+            ids.record("job", max(ahead))
+        except SpoolError:
+            pass                        # (a spool that cannot be written: no new job either)
 
 
 def apply_one(state, dispatcher, req, now):
@@ -285,129 +303,3 @@ def _complex_types(state):
     """Complex name and shortcut -> type, for checking resource requests."""
     from gridtools.daemon import view
     return {name: cx.type.value for name, cx in view.config_parts(state)["complexes"].items()}
-
-
-# ---------------------------------------------------------------- delete
-
-def _select_tasks(job, tasks):
-    """Task numbers of ``job`` named by a task range list (None = all)."""
-    numbers = job.numbers()
-    if not tasks:
-        return list(numbers)
-    wanted = [range(first, last + 1, step) for first, last, step in tasks]
-    return [n for n in numbers if any(n in r for r in wanted)]
-
-
-#: more untouched tasks than this are deleted with the job as a whole, without a record each
-DELETE_AT_ONCE = 1000
-
-
-def delete(state, dispatcher, req, now):
-    """Delete job tasks; answers what was done to each target (see ``outcome``)."""
-    requester = user_name(req.uid)
-    force = bool(req.body.get("force"))
-    done = []
-    for target in req.body.get("targets") or []:
-        job = state.jobs.get(target["id"])
-        if job is None or job.is_finished():
-            done.append(outcome(target, missing=True))
-            continue
-        if not auth.may_modify_job(state, requester, job):
-            state.log(f"W|{requester} may not delete job {job.id}")
-            done.append(outcome(target, denied=True))
-            continue
-        done.append(_delete_job(state, dispatcher, job, target, now, force))
-    return 0, outcomes_text(done), ""
-
-
-def _delete_job(state, dispatcher, job, target, now, force):
-    """Delete the tasks of one target; its outcome. A whole large array is deleted
-    without a record per untouched task."""
-    tasks = target.get("tasks")
-    untouched = job.untouched()
-    at_once = not tasks and len(untouched) > DELETE_AT_ONCE
-    numbers = sorted(job.tasks) if at_once else _select_tasks(job, tasks)
-    deleted, registered = [], []
-    for number in numbers:
-        st = job.state_of(number)
-        if st is not TaskState.FINISHED:
-            (registered if st is TaskState.RUNNING else deleted).append(number)
-        _delete_task(state, dispatcher, job, number, now, force)
-    result = outcome(target, array=job.is_array, deleted=deleted, registered=registered)
-    if at_once:
-        result["deleted"] = _merged_runs(result["deleted"], untouched)
-        apply.delete_untouched(state, job, now)
-    elif job.is_finished():
-        state.note_finished(job.id)
-    return result
-
-
-def _merged_runs(runs, untouched):
-    """Task ranges of ``runs`` ([[first, last, step], ...]) and of ``untouched``."""
-    numbers = sorted({n for first, last, step in runs for n in range(first, last + 1, step)})
-    builder = RangeBuilder()
-    for first, last, step in sorted([list(run) for run in untouched.runs] + [[n, n, 1] for n in numbers]):
-        builder.add_run(first, last, step)
-    return builder.out
-
-
-def outcomes_text(done):
-    """The answer of a request that acts on jobs: what it did to each (JSON, which the
-    commands read faster than the spool's YAML when there are thousands)."""
-    import json
-    return json.dumps({"outcomes": done}, separators=(",", ":"))
-
-
-def outcome(target, missing=False, denied=False, array=False, **numbers):
-    """What a request did to one target job: ``missing`` (no such job, or it ended),
-    ``denied``, else the task numbers of each effect (as ranges)."""
-    result = {"id": int(target["id"]), "missing": missing, "denied": denied, "array": array}
-    for key, found in numbers.items():
-        result[key] = rows.ranges(sorted(found))
-    return result
-
-
-def _delete_task(state, dispatcher, job, number, now, force):
-    apply.delete_task(state, dispatcher, job, number, now, force)
-
-
-# ---------------------------------------------------------------- hold / release
-
-def hold(state, dispatcher, req, now):
-    """Set or release holds; answers, per target, the tasks the change concerned."""
-    requester = user_name(req.uid)
-    letters = req.body.get("letters", "u")
-    on = bool(req.body.get("on", True))
-    done = []
-    for target in req.body.get("targets") or []:
-        job = state.jobs.get(target["id"])
-        if job is None or job.is_finished():
-            done.append(outcome(target, missing=True))
-            continue
-        if not auth.may_hold(state, requester, job, letters):
-            state.log(f"W|{requester} may not change hold {letters} of job {job.id}")
-            done.append(outcome(target, denied=True))
-            continue
-        concerned = _hold_concerns(job, target.get("tasks"), letters, on)
-        if target.get("tasks"):
-            for number in _select_tasks(job, target["tasks"]):
-                if job.state_of(number) is TaskState.PENDING:
-                    apply.hold(state, job, number, letters, on)
-        else:
-            apply.hold(state, job, None, letters, on)
-        done.append(outcome(target, array=job.is_array, changed=concerned))
-    return 0, outcomes_text(done), ""
-
-
-def _hold_concerns(job, tasks, letters, on):
-    """Task numbers a hold change concerns, as Grid Engine reports them: running tasks,
-    and pending ones when setting a hold or when they hold one of the letters."""
-    found = []
-    for number in _select_tasks(job, tasks):
-        st = job.state_of(number)
-        if st is TaskState.RUNNING or (st in (TaskState.PENDING, TaskState.ERROR) and
-                                       (on or set(job.holds_of(number)) & set(letters))):
-            found.append(number)
-    return found
-
-

@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 
-from gridtools.daemon import apply, arreq, crash, faults, intake, monitor, petask, publish, qcontrol, reap
+from gridtools.daemon import apply, arreq, crash, faults, intake, journal, monitor, petask, publish, qcontrol, reap
 from gridtools.daemon import condorjob, history, suspension, view
 from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
@@ -65,7 +65,7 @@ class Daemon:
         self.rested = True
         self.expiry = None
         self.reaped = 0
-        self.purged = False
+        self.feeding = False         # journalled jobs' state files are being written
         self.published = 0.0
         self.publish_cost = 0.0      # seconds the last publication took
         self.loads_shown = 0.0       # when new load values last asked for a publication
@@ -120,6 +120,8 @@ class Daemon:
         faults.restore(self.state)
         self.state.reload_config(force=True)
         load_jobs(self.state)
+        journal.replay(self.state)
+        intake.record_stored_ids(self.state)
         self.state.usage.load(self.state.log)
         self.state.usage.configure(view.config_parts(self.state)["policy_config"], time.time())
         qcontrol.restore(self.state)
@@ -183,6 +185,9 @@ class Daemon:
     def shutdown(self):
         if not self.vanished():
             self._conclude_pass(time.time())
+            journal.feed(self.state, most=None)
+            if self.state.flush() and not self.unsettled:
+                journal.retire_if_done(self.state)
             history.write(self.state)
             self._save_usage(time.time(), force=True)
             qcontrol.persist(self.state)
@@ -245,7 +250,7 @@ class Daemon:
         self.retry_signals = suspension.resend(state, self.dispatcher)
         self._periodic(now)
         keep, max_age = self._finished_jobs_kept()
-        self.purged = reap.purge(state, keep, max_age, now) or self.purged
+        reap.purge(state, keep, max_age, now)
         self.expiry = reap.next_expiry(state, max_age)
         self._conclude_pass(now)
 
@@ -274,14 +279,27 @@ class Daemon:
         if publishing:
             self._publish(now)
         # a request is answered and removed once the status shows what it did
-        if self.unsettled and flushed and not state.need_publish and not state.unsynced:
-            self.unsettled = intake.settle(self.unsettled)
+        if self.unsettled and flushed and not state.need_publish and not state.unsynced \
+                and journal.durable(state):
+            left = intake.settle(self.unsettled)
+            if len(left) < len(self.unsettled):
+                crash.point("answer")
+            self.unsettled = left
+        self._after_answers()
         history.write(state, most=history.SLICE)
-        if self.purged:
-            self.exec.order_trash()
-            self.purged = False
         self._sweep(now)
         self._write_messages()
+
+    def _after_answers(self):
+        """Work kept off the requests' path: the folders of purged jobs go to the trash (the
+        exec server empties it), the next slice of journalled jobs is marked for writing,
+        and the journal goes once all are written."""
+        state = self.state
+        if reap.remove_purged(state):
+            self.exec.order_trash()
+        self.feeding = journal.feed(state)
+        if not self.unsettled:
+            journal.retire_if_done(state)
 
     def _save_usage(self, now, force=False):
         """Write the usage record when it changed, at most every PUBLISH_EVERY seconds
@@ -466,7 +484,7 @@ class Daemon:
             timeout = min(timeout, DELETE_RETRY)
         if self.state.need_schedule and self.state.scheduling:
             timeout = 0.0
-        if self.more_intake or self.state.history:
+        if self.more_intake or self.state.history or self.feeding:
             timeout = 0.0
         if self.state.need_publish:
             timeout = min(timeout, max(0.0, self._next_publication() - now))

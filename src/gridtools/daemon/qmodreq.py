@@ -16,7 +16,7 @@ next pass (see ``qcontrol``); job suspension is signalled at once.
 import fnmatch
 
 from gridtools.daemon import apply, auth, qcontrol, suspension, view
-from gridtools.daemon.intake import _select_tasks
+from gridtools.daemon.jobreq import select_tasks as _select_tasks
 from gridtools.daemon.state import user_name
 from gridtools.formats.sge.names import match_queue_spec
 from gridtools.model.job import TaskState

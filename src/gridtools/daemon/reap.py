@@ -17,7 +17,7 @@ import time
 
 from gridtools.accounting import records
 from gridtools.daemon import apply
-from gridtools.daemon import crash, faults, petask, view
+from gridtools.daemon import crash, faults, journal, petask, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.errors import SpoolError
 from gridtools.exec import jobproc, tasklock
@@ -173,7 +173,12 @@ def _ended_at(job):
 
 def purge(state, keep, max_age=None, now=None):
     """Remove finished jobs beyond the newest ``keep`` (conf ``finished_jobs``) and,
-    with ``max_age``, those that ended longer ago; returns how many went."""
+    with ``max_age``, those that ended longer ago; returns how many went. They leave
+    the daemon's state at once; the folders of those whose state files show how they
+    ended (or whose deletion the journal records) leave the job store after the pass
+    answered its requests (``remove_purged``): a daemon that ends before finds them
+    finished (or deleted, in the journal) and purges them again. The others' folders
+    go at once: their end is on disk by that alone."""
     now = now if now is not None else time.time()
 
     def expired(at):
@@ -186,14 +191,28 @@ def purge(state, keep, max_age=None, now=None):
         gone += 1
     if gone and not state.settle_records():
         return 0
+    covered = state.journal.covered
+    unwritten = [jid for jid in order[:gone] if jid in state.dirty and jid not in covered]
     for jid in order[:gone]:
         state.forget(jid)
     if gone:
-        jobstore.remove(*order[:gone])
+        unwritten = set(unwritten).difference(jobstore.remove(*unwritten)) if unwritten else ()
+        state.purged.extend(jid for jid in order[:gone] if jid not in unwritten)
         state.need_publish = True
     state.finished_order = order[gone:]
     state.finished_noted = set(state.finished_order)
     return gone
+
+
+def remove_purged(state):
+    """Move the folders of the jobs purged into the trash; True when some were moved
+    (those that could not be are tried again after the next pass)."""
+    ids, state.purged = state.purged, []
+    if not ids:
+        return False
+    state.purged = jobstore.remove(*ids)
+    journal.gone(state, set(ids).difference(state.purged))
+    return len(state.purged) < len(ids)
 
 
 def next_expiry(state, max_age):

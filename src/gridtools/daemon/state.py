@@ -12,7 +12,7 @@ import pwd
 import time
 
 from gridtools.daemon.usage import Keeper
-from gridtools.daemon import faults
+from gridtools.daemon import faults, journal
 from gridtools.errors import SpoolError
 from gridtools.formats.safetext import escape
 from gridtools.model.job import Job
@@ -75,6 +75,8 @@ class State:
         self.loads = {}               # host -> last load sample (admission of reservations)
         self.start_retry_at = None    # when to try again starts that could not be prepared
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
+        self.journal = journal.Journal()   # bulk changes recorded in spool/journal (daemon.journal)
+        self.purged = []              # ids of jobs purged whose folders are still to be removed
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
@@ -129,12 +131,16 @@ class State:
         chosen = self.dirty if only is None else self.dirty & set(only)
         if chosen & self.ends_unsynced and not self.settle_records():
             return False
+        stamp = journal.stamp(self)
         for job_id in sorted(chosen):
             job = self.jobs.get(job_id)
             if job is None:
                 continue
+            data = job.state_dict()
+            if stamp is not None:
+                data["journal"] = stamp
             try:
-                jobstore.write_state(job_id, job.state_dict())
+                jobstore.write_state(job_id, data)
             except SpoolError as exc:
                 if not os.path.isdir(jobstore.job_dir(job_id)):
                     continue                # its folder is gone (set aside): nothing to write
@@ -142,6 +148,7 @@ class State:
                 faults.note(self, (faults.WRITE, "state"), faults.WRITE,
                             f"cannot write job states, retrying: {exc}")
         self.dirty = failed if only is None else (self.dirty - chosen) | failed
+        journal.written(self, chosen - failed)
         if not failed:
             faults.clear(self, (faults.WRITE, "state"), "job states written again")
         return not failed

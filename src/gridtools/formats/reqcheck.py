@@ -93,8 +93,9 @@ COMMON = {"kind": jc.word, "reply": jc.boolean, "host": jc.optional(jc.line),
 #: kind -> {key: checker}; keys not listed are dropped
 BODIES = {
     "submit": {"job": any_mapping},
-    "delete": {"targets": _targets(), "force": jc.boolean},
-    "hold": {"targets": _targets(), "letters": hold_letters, "on": jc.boolean},
+    # users: every job of these users (``*``: of all) after the targets (qdel -u, qhold -u)
+    "delete": {"targets": _targets(), "force": jc.boolean, "users": jc.list_of(jc.word)},
+    "hold": {"targets": _targets(), "letters": hold_letters, "on": jc.boolean, "users": jc.list_of(jc.word)},
     "alter": {"targets": _targets(), "changes": jc.mapping(jc.word, lambda v, f: v),
               "context_ops": jc.list_of(context_op), "hold_add": hold_letters,
               "hold_remove": hold_letters},

@@ -16,6 +16,7 @@
 - ``wake``      waking the daemon (a FIFO) and detecting whether it runs
 - ``config``    reading and writing the cell's configuration objects under etc/
 - ``acct``      appending accounting records (all or nothing)
+- ``journal``   the journal of bulk job changes (``spool/journal``), flushed before answers
 - ``quarantine`` setting aside job folders and files the daemon cannot read
 - ``cellsetup`` creating a cell, and the modes of the spool's security model
 

@@ -241,17 +241,29 @@ def remove(*job_ids):
     """Take jobs' directories out of the store (after they ended and left qstat -s z).
 
     Each directory is renamed into ``spool/trash`` at once; ``empty_trash``
-    deletes the contents later, off the dispatcher's path.
+    deletes the contents later, off the dispatcher's path. Returns the ids whose
+    directories could not be moved (those gone already count as moved).
     """
     trash = cell.spool("trash")
-    if not os.path.isdir(trash):
-        makedirs(trash, 0o700)
-    jobs, tag = jobs_dir(), f"{os.getpid()}.{id(trash)}"
+    left = []
+    try:
+        if not os.path.isdir(trash):
+            makedirs(trash, 0o700)
+    except OSError:
+        return list(job_ids)
+    import time
+    jobs, tag = jobs_dir() + "/", f".{os.getpid()}.{time.monotonic_ns()}"
+    trash += "/"
+    rename = os.rename
     for job_id in job_ids:
+        name = str(job_id)
         try:
-            os.rename(os.path.join(jobs, str(job_id)), os.path.join(trash, f"{job_id}.{tag}"))
+            rename(jobs + name, trash + name + tag)
         except FileNotFoundError:
             continue
+        except OSError:
+            left.append(job_id)
+    return left
 
 
 def empty_trash(most=None):

@@ -9,6 +9,12 @@ wrote the request. The client believes ``answer`` only when it is a plain
 file (not a link, one name) owned by the daemon's uid (the spool's owner, or
 root), then removes it and its folder. The daemon removes what clients left
 behind (``sweep``).
+
+So that a client learns of its answer at once, it makes a FIFO ``wake`` in
+its folder and waits on it; the daemon writes one byte into it after the
+answer (it opens the entry only when it is a FIFO of the requester's, never
+following a link). The client looks for the answer at growing intervals all
+the same, so an answer whose byte went missing still arrives.
 """
 
 import errno
@@ -20,6 +26,8 @@ from gridtools.formats import spoolyaml
 from gridtools.spool.files import NotRegular, open_regular, read_capped
 
 ANSWER = "answer"
+#: the FIFO in a reply folder that the daemon writes a byte into once the answer is there
+WAKE = "wake"
 #: largest answer a client reads
 MAX_ANSWER = 16 << 20
 #: seconds after which the daemon removes a reply folder nobody collected
@@ -31,19 +39,24 @@ def folder():
 
 
 def prepare(name):
-    """Client: create the private folder the answer to request ``name`` will go to.
-
-    Raises FileExistsError when someone already holds that name."""
-    posix.mkdir(ospaths.join(folder(), name), 0o700)
+    """Client: create the private folder the answer to request ``name`` will go to, with
+    its wake-up FIFO. Raises FileExistsError when someone already holds that name."""
+    box = ospaths.join(folder(), name)
+    posix.mkdir(box, 0o700)
+    try:
+        posix.mkfifo(ospaths.join(box, WAKE), 0o600)
+    except OSError:
+        pass                            # the answer is looked for all the same
 
 
 def discard(name):
     """Client: remove the folder of a request (its answer read, or never sent)."""
     box = ospaths.join(folder(), name)
-    try:
-        posix.unlink(ospaths.join(box, ANSWER))
-    except OSError:
-        pass
+    for entry in (ANSWER, WAKE):
+        try:
+            posix.unlink(ospaths.join(box, entry))
+        except OSError:
+            pass
     try:
         posix.rmdir(box)
     except OSError:
@@ -65,7 +78,10 @@ def answer(name, uid, code, out, err):
         try:
             if posix.fstat(box).st_uid != uid:
                 return False
-            return _write_answer(box, data)
+            if not _write_answer(box, data):
+                return False
+            _wake(box, uid)
+            return True
         finally:
             posix.close(box)
     finally:
@@ -91,6 +107,32 @@ def _write_answer(box, data):
     except OSError:
         return False
     return True
+
+
+def _wake(box, uid):
+    """Write a byte into the reply folder's FIFO when it is one of ``uid``'s (opened by
+    its inode, so that nothing else is ever opened for writing); no reader, no matter."""
+    import stat
+    try:
+        pin = posix.open(WAKE, posix.O_PATH | posix.O_NOFOLLOW | posix.O_CLOEXEC, dir_fd=box)
+    except (OSError, AttributeError):
+        return
+    try:
+        st = posix.fstat(pin)
+        if not stat.S_ISFIFO(st.st_mode) or st.st_uid != uid:
+            return
+        fd = posix.open(f"/proc/self/fd/{pin}", posix.O_WRONLY | posix.O_NONBLOCK | posix.O_NOCTTY
+                        | posix.O_CLOEXEC)
+    except OSError:
+        return                          # nobody listens (ENXIO), or no /proc
+    finally:
+        posix.close(pin)
+    try:
+        posix.write(fd, b"!")
+    except OSError:
+        pass
+    finally:
+        posix.close(fd)
 
 
 def daemon_uids():
@@ -122,18 +164,52 @@ def _read(name, trusted):
 
 
 def wait(name, timeout=30.0):
-    """Client: wait for the daemon's answer; returns (code, out, err) or None on timeout."""
+    """Client: wait for the daemon's answer; returns (code, out, err) or None on timeout.
+    It is looked for at growing intervals, and at once when the wake-up FIFO says so."""
     trusted = daemon_uids()
     end = time.time() + timeout
     delay = 0.002
-    while time.time() < end:
-        body = _read(name, trusted)
-        if body is not None:
-            discard(name)
-            return _int(body.get("code"), 1), _text(body.get("out")), _text(body.get("err"))
-        time.sleep(delay)
-        delay = min(delay * 1.5, 0.1)
+    listen = _listener(name)
+    try:
+        while time.time() < end:
+            body = _read(name, trusted)
+            if body is not None:
+                discard(name)
+                return _int(body.get("code"), 1), _text(body.get("out")), _text(body.get("err"))
+            listen = _pause(listen, delay)
+            delay = min(delay * 1.5, 0.1)
+    finally:
+        if listen is not None:
+            posix.close(listen)
     return None
+
+
+def _listener(name):
+    """The reading end of the reply folder's FIFO (None when there is none)."""
+    try:
+        return posix.open(ospaths.join(folder(), name, WAKE),
+                          posix.O_RDONLY | posix.O_NONBLOCK | posix.O_NOFOLLOW | posix.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def _pause(listen, delay):
+    """Wait ``delay`` seconds, or until a byte comes through ``listen``; the listener to
+    go on with (None once its writer came and went: from then on it is always ready)."""
+    if listen is None:
+        time.sleep(delay)
+        return None
+    import select
+    ready, _, _ = select.select([listen], [], [], delay)
+    if ready:
+        try:
+            got = posix.read(listen, 64)
+        except BlockingIOError:
+            got = b"!"
+        if not got:                     # the writer closed: nothing more will come
+            posix.close(listen)
+            return None
+    return listen
 
 
 def _int(value, default):

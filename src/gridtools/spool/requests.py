@@ -193,6 +193,14 @@ def take(name):
     return read(_folder(), name)
 
 
+def names():
+    """The names of the requests queued now (a set)."""
+    try:
+        return {n for n in posix.listdir(_folder()) if not n.startswith(".") and not n.endswith(SUFFIX_SCRIPT)}
+    except FileNotFoundError:
+        return set()
+
+
 def read(folder, name, uid=None):
     """One request file as a Request; an entry that is not a readable plain file of
     at most MAX_REQUEST bytes comes back with kind ``invalid`` and its ``problem``.

@@ -1,8 +1,9 @@
 """qdel: delete jobs and job tasks (Grid Engine dialect).
 
 Job names and patterns are resolved here against the status snapshot; the
-deletion is a request the daemon applies (and authorises again) and answers
-with what it did to each job, which is what qdel prints. When qdel returns,
+jobs of ``-u`` users are picked by the daemon. The deletion is a request the
+daemon applies (and authorises again) and answers with what it did to each
+job, which is what qdel prints. When qdel returns,
 the deletion shows in qstat; a running task is ended by its shepherd.
 """
 
@@ -36,12 +37,12 @@ def describe(user, done, target, force):
         return [f'{user} - you do not have the necessary privileges to delete the job "{jid}"'], True
     if force:
         return [f"{user} forced the deletion of job {jid}"], False
+    if not done.get("array"):          # (task ranges are never empty)
+        if done.get("registered"):
+            return [f"{user} has registered the job {jid} for deletion"], False
+        return ([f"{user} has deleted job {jid}"] if done.get("deleted") else []), False
     registered = jobsel.task_numbers({"tasks": done.get("registered")}) or []
     deleted = jobsel.task_numbers({"tasks": done.get("deleted")}) or []
-    if not done.get("array"):
-        if registered:
-            return [f"{user} has registered the job {jid} for deletion"], False
-        return ([f"{user} has deleted job {jid}"] if deleted else []), False
     lines = [f"{user} has registered the job-array task {jid}.{n} for deletion" for n in registered]
     if deleted:
         if target["tasks"] is None:
@@ -58,17 +59,45 @@ def main(argv, prog="qdel"):
 
 
 def _delete(items, users, force):
-    """Resolve the targets, have the daemon delete them and print what it did (so a
-    message saying "deleted" is true, and qstat shows it when qdel returns)."""
+    """Resolve the job words, have the daemon delete them (and, with ``-u``, every job of
+    those users: the daemon picks them itself, with the caller's rights) and print what
+    it did, so that a message saying "deleted" is true and qstat shows it when qdel
+    returns."""
     import sys
     user = jobsel.me()
-    snap = jobsel.job_status(items, users)
-    targets, missing = jobsel.resolve(items, snap)
-    if users is not None:
-        targets.extend(jobsel.jobs_of_users(snap, users))
-    operator = jobsel.is_operator(user)
+    allowed, denied, missing, code = _screen(user, items)
+    sent = [t for t in allowed if (t["id"], str(t["tasks"])) not in denied]
+    answers = iter(_ask(sent, users, force))
+    lines = []
+    for target in allowed:
+        if (target["id"], str(target["tasks"])) in denied:
+            said, failed = describe(user, {"id": target["id"], "denied": True}, target, force)
+        else:
+            said, failed = describe(user, next(answers), target, force)
+        code = 1 if failed else code
+        lines.extend(said)
+    for done in answers:                # the jobs of the -u users, by id
+        said, failed = describe(user, done, {"id": done["id"], "tasks": None}, force)
+        code = 1 if failed else code
+        lines.extend(said)
+    for name in missing:
+        lines.append(f'denied: job "{name}" does not exist')
+        code = 1
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return code
+
+
+def _screen(user, items):
+    """(targets to print in order, keys of those denied here, names that match no job,
+    exit code so far) of the job words: each named once, narrowed to its tasks."""
+    import sys
+    targets, missing, code = [], [], 0
+    if items:
+        snap = jobsel.job_status(items, None)
+        targets, missing = jobsel.resolve(items, snap)
+    operator = jobsel.is_operator(user) if targets else False
     allowed, denied, seen = [], set(), set()
-    code = 0
     for target in targets:
         key = (target["id"], str(target["tasks"]))
         if key in seen:
@@ -83,23 +112,13 @@ def _delete(items, users, force):
                 code = 1
                 continue
         allowed.append(target)
-    sent = [t for t in allowed if (t["id"], str(t["tasks"])) not in denied]
-    answers = iter(_ask(sent, force))
-    for target in allowed:
-        if (target["id"], str(target["tasks"])) in denied:
-            lines, failed = describe(user, {"id": target["id"], "denied": True}, target, force)
-        else:
-            lines, failed = describe(user, next(answers), target, force)
-        code = 1 if failed else code
-        for line in lines:
-            print(line)
-    for name in missing:
-        print(f'denied: job "{name}" does not exist')
-        code = 1
-    return code
+    return allowed, denied, missing, code
 
 
-def _ask(targets, force):
-    if not targets:
+def _ask(targets, users, force):
+    if not targets and users is None:
         return []
-    return ask.outcomes("delete", {"targets": targets, "force": force})
+    payload = {"targets": targets, "force": force}
+    if users is not None:
+        payload["users"] = users
+    return ask.outcomes("delete", payload)

@@ -51,6 +51,8 @@ def main(argv, prog="qhold"):
 
 
 def _hold(prog, items, users, letters, on):
+    """Resolve the job words, have the daemon change the holds (of the ``-u`` users' jobs
+    too, which it picks itself with the caller's rights) and print what it did."""
     import sys
     user = jobsel.me()
     for letter, (title, check) in WHO.items():
@@ -58,12 +60,32 @@ def _hold(prog, items, users, letters, on):
             what = "manager hold" if letter == "s" else "operator hold"
             print(f'denied: "{user}" must be {title} to {"set" if on else "release"} {what}')
             return 10
-    snap = jobsel.job_status(items, users)
-    targets, missing = jobsel.resolve(items, snap)
-    if users is not None:
-        targets.extend(jobsel.jobs_of_users(snap, users))
-    operator = jobsel.is_operator(user)
-    code, sent, kept = 0, [], []
+    kept, sent, missing, code = _screen(user, items)
+    answers = iter(_ask(sent, users, letters, on))
+    lines = []
+    for target in kept:
+        done = {"id": target["id"], "denied": True} if target.get("denied") else next(answers)
+        code = _said(user, done, lines, code)
+    for done in answers:                # the jobs of the -u users, by id
+        code = _said(user, done, lines, code)
+    for name in missing:
+        lines.append(f'denied: job "{name}" does not exist')
+        code = code or 1
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return code
+
+
+def _screen(user, items):
+    """(targets to print in order, those to send, names that match no job, exit code so
+    far) of the job words; a target of another user's job is marked ``denied``."""
+    import sys
+    targets, missing, code = [], [], 0
+    if items:
+        snap = jobsel.job_status(items, None)
+        targets, missing = jobsel.resolve(items, snap)
+    operator = jobsel.is_operator(user) if targets else False
+    sent, kept = [], []
     for target in targets:
         if snap["jobs"].get(target["id"], {}).get("owner", user) != user and not operator:
             target["denied"] = True
@@ -75,24 +97,25 @@ def _hold(prog, items, users, letters, on):
                 continue
             sent.append(target)
         kept.append(target)
-    answers = iter(_ask(sent, letters, on))
-    for target in kept:
-        done = {"id": target["id"], "denied": True} if target.get("denied") else next(answers)
-        if done.get("denied"):
-            print(f'denied: "{user}" must be at least owner of job {target["id"]} to change job attributes')
-            code = 18
-        elif done.get("missing"):
-            print(f'denied: job "{target["id"]}" does not exist')
-            code = code or 1
-        for line in _messages(done) if not (done.get("denied") or done.get("missing")) else ():
-            print(line)
-    for name in missing:
-        print(f'denied: job "{name}" does not exist')
-        code = code or 1
+    return kept, sent, missing, code
+
+
+def _said(user, done, lines, code):
+    """Add the lines for what was done to one job; the exit code so far."""
+    if done.get("denied"):
+        lines.append(f'denied: "{user}" must be at least owner of job {done["id"]} to change job attributes')
+        return 18
+    if done.get("missing"):
+        lines.append(f'denied: job "{done["id"]}" does not exist')
+        return code or 1
+    lines.extend(_messages(done))
     return code
 
 
-def _ask(targets, letters, on):
-    if not targets:
+def _ask(targets, users, letters, on):
+    if not targets and users is None:
         return []
-    return ask.outcomes("hold", {"targets": targets, "letters": letters, "on": on})
+    payload = {"targets": targets, "letters": letters, "on": on}
+    if users is not None:
+        payload["users"] = users
+    return ask.outcomes("hold", payload)

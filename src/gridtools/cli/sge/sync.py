@@ -1,9 +1,12 @@
 """``qsub -sync y``: wait until every task of the job ended and return its exit status.
 
 Polls the job's state file (written only by the daemon), starting every
-10 ms and backing off to 0.5 s. Prints Grid Engine's ``Job N exited with
-exit code X.`` line per task on stderr. The exit status is the job's (for an
-array job, the highest of its tasks'); a deleted job gives 1.
+10 ms and backing off to 0.5 s. A job that left the job store before a look
+saw it finished (purged at once: many other jobs ended, or were deleted,
+meanwhile) is read from its accounting records instead. Prints Grid
+Engine's ``Job N exited with exit code X.`` line per task on stderr. The
+exit status is the job's (for an array job, the highest of its tasks'); a
+deleted job gives 1.
 """
 
 import os
@@ -41,6 +44,8 @@ def wait(spec, poll=0.01):
         except spoolyaml.SpoolFormatError:
             state = None
         done = _finished(state, numbers)
+        if done is None and state is None and _gone(spec["id"]):
+            done = _from_accounting(spec, numbers)
         if done is not None:
             _await_status(spec["id"])
             return report(spec, done)
@@ -48,6 +53,38 @@ def wait(spec, poll=0.01):
             notice.check()
         time.sleep(poll)
         poll = min(poll * 1.5, 0.5)
+
+
+def _gone(job_id):
+    """True once the job left the job store: neither its id claim (which lasts until the
+    daemon stored the job) nor, looked at after it, its folder is there."""
+    from gridtools.spool import ids
+    if os.path.lexists(os.path.join(ids.claims_dir("job"), str(job_id))):
+        return False
+    return not os.path.isdir(jobstore.job_dir(job_id))
+
+
+def _from_accounting(spec, numbers):
+    """The ends of a job that left the job store, by task: the exit status of each task's
+    last accounting record (of this job: its submission time), None for a task without
+    one (deleted before it ran)."""
+    from gridtools.formats import accounting
+    from gridtools.spool import acct
+    job, task, status, submitted = (accounting.FIELDS.index(name) for name in
+                                    ("job_number", "task_number", "exit_status", "submission_time"))
+    done = {n: {"exit_status": None} for n in numbers}
+    wanted, when = str(spec["id"]), str(int(spec.get("submit_time") or 0))
+    try:
+        with open(acct.path(), encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                fields = line.rstrip("\n").split(":")
+                if len(fields) > task and fields[job] == wanted and fields[submitted] == when:
+                    number = int(fields[task]) if fields[task].isdigit() else 0
+                    if (number or 1) in done and fields[status].lstrip("-").isdigit():
+                        done[number or 1] = {"exit_status": int(fields[status])}
+    except OSError:
+        pass
+    return done
 
 
 class _StoreNotice:

@@ -1,0 +1,277 @@
+"""Delete and hold requests (qdel, qhold, qrls): what they do to each job, and the answer.
+
+A request names target jobs (``{"id", "tasks"}``, tasks None for the whole
+job) and, with ``users`` (``qdel -u``, ``qhold -u``), every job of those
+users (``*``: of all) that is still in the system, in id order after the
+targets. The daemon resolves the users' jobs itself, with the rights of the
+request file's owner: a user's request changes only the user's own jobs
+unless the user is an operator or manager.
+
+Whole jobs that need no shepherd (waiting jobs that are no arrays, and any
+job's holds) are changed as one set (``Batch``): at least
+``journal.JOURNAL_MIN`` of them are made durable by one record of the
+journal before the request is answered, instead of a state file each (see
+``daemon.journal``). The answer says what was done to each target
+(``outcome``); outcomes of consecutive jobs that are alike travel as one,
+with a ``count`` (``outcomes_text``).
+"""
+
+from gridtools.daemon import apply, auth, condorjob, journal
+from gridtools.daemon.state import user_name
+from gridtools.model.job import TaskState
+from gridtools.model.taskset import RangeBuilder
+from gridtools.spool import rows
+
+#: more untouched tasks than this are deleted with the job as a whole, without a record each
+DELETE_AT_ONCE = 1000
+#: the states of a task a delete ends at once
+_WAITING = (TaskState.PENDING, TaskState.ERROR)
+
+
+def targets_of(state, req, before=frozenset()):
+    """(target, chosen) for each job a delete or hold request names: its targets, then
+    (``chosen``) the live jobs of its ``users`` that no target names whole, by id, with
+    those the request changed ``before`` a crash (see ``journal.answered_before``)."""
+    named = set()
+    for target in req.body.get("targets") or []:
+        if not target.get("tasks"):
+            named.add(target["id"])
+        yield target, False
+    users = req.body.get("users")
+    if not users:
+        return
+    everyone, wanted = "*" in users, set(users)
+    for job_id in sorted(state.live_ids().union(before) if before else state.live_ids()):
+        job = state.jobs.get(job_id)
+        if job_id in named:
+            continue
+        if job_id in before or (job is not None and (everyone or job.spec["owner"] in wanted)):
+            yield {"id": job_id, "tasks": None}, True
+
+
+class Batch:
+    """Whole jobs one request changes as one set: applied at the end of the request, or
+    before a job in it comes again (so that each target sees what the ones before did)."""
+
+    def __init__(self, state, req, now, op, **fields):
+        self.state, self.req, self.now, self.op, self.fields = state, req, now, op, fields
+        self.jobs, self.ids = [], set()
+
+    def add(self, job):
+        self.jobs.append(job)
+        self.ids.add(job.id)
+
+    def apply(self):
+        jobs, ids = self.jobs, self.ids
+        if not jobs:
+            return
+        self.jobs, self.ids = [], set()
+        state = self.state
+        earlier = state.dirty.intersection(ids)
+        if self.op == "delete":
+            apply.delete_waiting(state, jobs, self.now)
+        else:
+            apply.hold_jobs(state, jobs, self.fields["letters"], self.fields["on"])
+        if journal.usable(state, len(jobs)):
+            journal.note(state, self.op, ids, self.req.name, self.now, keep=earlier, **self.fields)
+
+
+# ---------------------------------------------------------------- delete
+
+def delete(state, dispatcher, req, now):
+    """Delete job tasks; answers what was done to each target (see ``outcome``)."""
+    requester = user_name(req.uid)
+    force = bool(req.body.get("force"))
+    before = journal.answered_before(state, req.name)
+    batch = Batch(state, req, now, "delete")
+    done, refused = [], 0
+    for target, chosen in targets_of(state, req, before):
+        job_id = target["id"]
+        job = state.jobs.get(job_id)
+        if job_id in batch.ids:
+            batch.apply()
+        if job is None or job.is_finished():
+            done.append((job_id, DELETED) if job_id in before and not target.get("tasks")
+                        else outcome(target, missing=True))
+        elif not auth.may_modify_job(state, requester, job):
+            refused += 1
+            if not chosen:
+                state.log(f"W|{requester} may not delete job {job.id}")
+            done.append(outcome(target, denied=True))
+        elif _waits_whole(job, target):
+            batch.add(job)
+            done.append((job_id, DELETED))
+        else:
+            done.append(delete_job(state, dispatcher, job, target, now, force))
+    batch.apply()
+    _log_refused(state, requester, req, refused, "delete")
+    return 0, outcomes_text(done), ""
+
+
+#: what was done to a waiting job that is no array, deleted whole (see ``outcome``)
+DELETED = {"missing": False, "denied": False, "array": False, "deleted": [[1, 1, 1]], "registered": []}
+
+
+def _waits_whole(job, target):
+    """True for a whole job that waits, is no array and no HTCondor job (whose removal
+    writes its user log): deleted as one of a set."""
+    return not target.get("tasks") and not job.is_array and not condorjob.is_condor(job) \
+        and job.state_of(1) in _WAITING
+
+
+def _log_refused(state, requester, req, refused, what):
+    if refused and req.body.get("users"):
+        state.log(f"W|{requester} may not {what} {refused} of the jobs named (users "
+                  f"{','.join(req.body['users'])})")
+
+
+def delete_job(state, dispatcher, job, target, now, force):
+    """Delete the tasks of one target; its outcome. A whole large array is deleted
+    without a record per untouched task."""
+    tasks = target.get("tasks")
+    untouched = job.untouched()
+    at_once = not tasks and len(untouched) > DELETE_AT_ONCE
+    numbers = sorted(job.tasks) if at_once else select_tasks(job, tasks)
+    deleted, registered = [], []
+    for number in numbers:
+        st = job.state_of(number)
+        if st is not TaskState.FINISHED:
+            (registered if st is TaskState.RUNNING else deleted).append(number)
+        apply.delete_task(state, dispatcher, job, number, now, force)
+    job_id, result = outcome(target, array=job.is_array, deleted=deleted, registered=registered)
+    if at_once:
+        result["deleted"] = _merged_runs(result["deleted"], untouched)
+        apply.delete_untouched(state, job, now)
+    elif job.is_finished():
+        state.note_finished(job.id)
+    return job_id, result
+
+
+def select_tasks(job, tasks):
+    """Task numbers of ``job`` named by a task range list (None = all)."""
+    numbers = job.numbers()
+    if not tasks:
+        return list(numbers)
+    wanted = [range(first, last + 1, step) for first, last, step in tasks]
+    return [n for n in numbers if any(n in r for r in wanted)]
+
+
+def _merged_runs(runs, untouched):
+    """Task ranges of ``runs`` ([[first, last, step], ...]) and of ``untouched``."""
+    numbers = sorted({n for first, last, step in runs for n in range(first, last + 1, step)})
+    builder = RangeBuilder()
+    for first, last, step in sorted([list(run) for run in untouched.runs] + [[n, n, 1] for n in numbers]):
+        builder.add_run(first, last, step)
+    return builder.out
+
+
+# ---------------------------------------------------------------- hold / release
+
+def hold(state, dispatcher, req, now):
+    """Set or release holds; answers, per target, the tasks the change concerned."""
+    requester = user_name(req.uid)
+    letters = req.body.get("letters", "u")
+    on = bool(req.body.get("on", True))
+    before = journal.answered_before(state, req.name)
+    batch = Batch(state, req, now, "hold", letters=letters, on=on)
+    done, refused = [], 0
+    for target, chosen in targets_of(state, req, before):
+        job = state.jobs.get(target["id"])
+        if target["id"] in batch.ids:
+            batch.apply()
+        if job is None or job.is_finished():
+            done.append(outcome(target, array=bool(job and job.is_array), changed=_ONE)
+                        if target["id"] in before else outcome(target, missing=True))
+            continue
+        if not auth.may_hold(state, requester, job, letters):
+            refused += 1
+            if not chosen:
+                state.log(f"W|{requester} may not change hold {letters} of job {job.id}")
+            done.append(outcome(target, denied=True))
+            continue
+        setting = on or job.id in before            # (as the first time: see answered_before)
+        if not target.get("tasks") and not job.is_array:
+            done.append((job.id, _whole_changed(job, letters, setting)))
+        else:
+            done.append(outcome(target, array=job.is_array,
+                                changed=_hold_concerns(job, target.get("tasks"), letters, setting)))
+        if not target.get("tasks") and not condorjob.is_condor(job):
+            batch.add(job)
+        elif target.get("tasks"):
+            for number in select_tasks(job, target["tasks"]):
+                if job.state_of(number) is TaskState.PENDING:
+                    apply.hold(state, job, number, letters, on)
+        else:
+            apply.hold(state, job, None, letters, on)
+    batch.apply()
+    _log_refused(state, requester, req, refused, "change the hold of")
+    return 0, outcomes_text(done), ""
+
+
+def _hold_concerns(job, tasks, letters, on):
+    """Task numbers a hold change concerns, as Grid Engine reports them: running tasks,
+    and pending ones when setting a hold or when they hold one of the letters."""
+    found = []
+    for number in select_tasks(job, tasks):
+        st = job.state_of(number)
+        if st is TaskState.RUNNING or (st in _WAITING and (on or set(job.holds_of(number)) & set(letters))):
+            found.append(number)
+    return found
+
+
+def _whole_changed(job, letters, on):
+    """The outcome of a hold change of a whole job that is no array (as ``_hold_concerns``
+    says, one of two shared outcomes)."""
+    st = job.state_of(1)
+    if st is TaskState.RUNNING or (st in _WAITING and (on or not set(job.holds_of(1)).isdisjoint(letters))):
+        return CHANGED_ONE
+    return CHANGED_NONE
+
+
+#: the outcomes of a hold change of a whole job that is no array
+CHANGED_ONE = {"missing": False, "denied": False, "array": False, "changed": [[1, 1, 1]]}
+CHANGED_NONE = {"missing": False, "denied": False, "array": False, "changed": []}
+#: task 1 (the tasks a hold change of a job that ended concerned, when answered again)
+_ONE = (1,)
+
+
+# ---------------------------------------------------------------- the answer
+
+def outcome(target, missing=False, denied=False, array=False, **numbers):
+    """What a request did to one target job, as (job id, what): ``missing`` (no such job,
+    or it ended), ``denied``, else the task numbers of each effect (as ranges)."""
+    result = {"missing": missing, "denied": denied, "array": array}
+    for key, found in numbers.items():
+        result[key] = rows.ranges(sorted(found)) if len(found) != 1 else [[found[0], found[0], 1]]
+    return int(target["id"]), result
+
+
+def outcomes_text(done):
+    """The answer of a request that acts on jobs: what it did to each, as JSON (which the
+    commands read faster than the spool's YAML when there are thousands); outcomes of
+    consecutive job ids that are alike are one, with ``count`` (see ``runs``)."""
+    import json
+    return json.dumps({"outcomes": runs(done)}, separators=(",", ":"))
+
+
+def runs(done):
+    """The outcomes (job id, what) of ``done`` as mappings with the ``id``; a stretch of
+    consecutive ids with the same outcome is one, of its first id, with ``count``."""
+    out, last, first, count = [], None, 0, 0
+    for job_id, what in done:
+        if last is not None and job_id == first + count and (what is last or what == last):
+            count += 1
+            continue
+        if last is not None:
+            out.append(_shown(first, count, last))
+        last, first, count = what, job_id, 1
+    if last is not None:
+        out.append(_shown(first, count, last))
+    return out
+
+
+def _shown(first, count, what):
+    found = dict(what, id=first)
+    if count > 1:
+        found["count"] = count
+    return found
