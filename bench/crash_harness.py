@@ -123,6 +123,7 @@ class Harness:
         self.bulks = {}             # client pid -> (qdel or qrls, job ids, stdout path)
         self.bulk_status = {}       # client pid -> wait status
         self.deleted = set()        # ids of the jobs given to a bulk qdel
+        self.gave_up = 0            # bulk clients that stopped waiting for their answer
 
     # ------------------------------------------------------------ the daemon
     def _fork_daemon(self, crash_spec):
@@ -395,10 +396,16 @@ class Harness:
 
     def _read_bulks(self, problems):
         """Each bulk qdel and qrls returned 0 and said, for each of its jobs in order, that
-        it deleted it or changed its hold."""
+        it deleted it or changed its hold; or it gave up waiting for an answer (while
+        the dispatcher is killed over and over on a busy machine, its 60 seconds can
+        pass): then its request is applied later all the same, which the jobs' own
+        invariants check."""
         for pid, (command, ids, out) in self.bulks.items():
             status = self.bulk_status.get(pid)
             said = open(out).read().splitlines()
+            if not said and "no answer from the gridtools daemon" in open(out + ".err").read():
+                self.gave_up += 1
+                continue
             if command == "qdel":
                 want = [f"root has deleted job {jid}" for jid in ids]
             else:
@@ -434,7 +441,8 @@ class Harness:
                  + ", ".join(f"{phase} {n}" for phase, n in sorted(self.phases.items())),
                  f"{len(self.jobs) + len(self.sync_jobs)} jobs ({len(self.sync_jobs)} with qsub -sync y), "
                  f"{sum(len(j.tasks or ()) for j in self.jobs.values())} tasks without -sync, "
-                 f"{len(self.bulks)} bulk qdel/qrls of {BULK} jobs each"]
+                 f"{len(self.bulks)} bulk qdel/qrls of {BULK} jobs each"
+                 + (f" ({self.gave_up} gave up waiting for their answer)" if self.gave_up else "")]
         if self.timed_out:
             lines.append("the last daemon did not finish every job in time")
         lines += problems or ["0 lost, 0 run twice, 0 accounted twice, 0 deleted ran, every -sync y, "

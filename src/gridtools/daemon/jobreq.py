@@ -7,8 +7,9 @@ targets. The daemon resolves the users' jobs itself, with the rights of the
 request file's owner: a user's request changes only the user's own jobs
 unless the user is an operator or manager.
 
-Whole jobs that need no shepherd (waiting jobs that are no arrays, and any
-job's holds) are changed as one set (``Batch``): at least
+Whole jobs whose change needs no shepherd and no user log (the deletion of
+waiting jobs that are no arrays, the holds of any job; HTCondor's jobs
+aside) are changed as one set (``Batch``): at least
 ``journal.JOURNAL_MIN`` of them are made durable by one record of the
 journal before the request is answered, instead of a state file each (see
 ``daemon.journal``). The answer says what was done to each target
