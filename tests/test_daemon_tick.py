@@ -111,23 +111,3 @@ def test_passes_after_ends_keep_submission_order_and_the_reasons_of_jobs_left_wa
     daemon.tick()
     assert [j for j, _ in fake.running()] == sorted([ids[3], held])
     assert list(daemon.state.reasons) == [ids[4]]
-
-
-def test_jobs_submitted_alike_keep_their_own_facts(ticking):
-    """The daemon holds and publishes what jobs submitted alike share once; each job
-    still shows its own id and submission time, and a change to one of them leaves the
-    others as they were."""
-    cell, daemon, fake = ticking
-    ids = [submit(cell, "-h") for _ in range(3)]
-    daemon.tick()
-    ask(cell, daemon, "qalter", "-N", "renamed", str(ids[1]))
-    from gridtools.spool import jobs as jobstore, status
-    facts = status.read()["jobs"]
-    assert [facts[j]["name"] for j in ids] == ["true", "renamed", "true"]
-    for jid in ids:
-        assert facts[jid]["submit_time"] == jobstore.read_spec(jid)["submit_time"]
-        assert daemon.state.jobs[jid].spec["id"] == jid
-    assert daemon.state.jobs[ids[1]].spec["name"] == "renamed"
-    out = cell.run("qstat", "-j", "true").stdout
-    numbers = [int(line.split()[1]) for line in out.splitlines() if line.startswith("job_number:")]
-    assert numbers == [ids[0], ids[2]]

@@ -201,7 +201,7 @@ def condor_release(state, job, number, reason, now, letters="u"):
         tr.set_hold(job, number, letters, False)
     info = condorjob.task_info(job, number)
     info.pop("hold", None)
-    job.book().pop("hold", None)
+    job.condor.pop("hold", None)
     _changed(state, job)
     condorjob.released_events(state, job, [number], reason, now)
     return True

@@ -44,7 +44,7 @@ def proc_ad(job, number):
 
 def task_info(job, number):
     """The bookkeeping of one task (created empty)."""
-    return job.book().setdefault("tasks", {}).setdefault(str(number), {})
+    return job.condor.setdefault("tasks", {}).setdefault(str(number), {})
 
 
 def _proc(number):
@@ -103,7 +103,7 @@ def submitted(state, job, now):
     write_events(state, job, [(n, EventType.SUBMIT, info, now) for n in job.numbers()])
     first = proc_ad(job, job.numbers()[0])
     if job.hold and isinstance(first.eval("HoldReason"), str):
-        job.book()["hold"] = [first.eval("HoldReason"), _int(first.eval("HoldReasonCode")),
+        job.condor["hold"] = [first.eval("HoldReason"), _int(first.eval("HoldReasonCode")),
                               _int(first.eval("HoldReasonSubCode")), int(now)]
         held_events(state, job, list(job.numbers()), now)
 
@@ -156,7 +156,7 @@ def removed_events(state, job, numbers, now):
         task_info(job, number)["removed"] = True
         gone = ((job.condor.get("tasks") or {}).get(str(number)) or {}).get("gone")
         if is_condor(job) and not gone and _stays(job, number):
-            job.book().setdefault("kept", []).append(number)
+            job.condor.setdefault("kept", []).append(number)
         else:
             leaving.append(number)
     for number in leaving:
@@ -215,7 +215,7 @@ def ended(state, job, task, result, now):
     write_events(state, job, [(task.number, EventType.JOB_TERMINATED, _exit_info(task, result), now)])
     _notify(state, job, task, result)
     if _stays(job, task.number):
-        job.book().setdefault("kept", []).append(task.number)
+        job.condor.setdefault("kept", []).append(task.number)
     else:
         history.record(state, job, task.number)
 
@@ -267,7 +267,7 @@ def hold_changed(state, job, number, before):
         for n in before - after:
             (job.condor.get("tasks") or {}).get(str(n), {}).pop("hold", None)
         if not after:
-            job.book().pop("hold", None)
+            job.condor.pop("hold", None)
         released_events(state, job, sorted(before - after), "via condor_release", now)
 
 
@@ -358,7 +358,7 @@ def edit_ads(state, job, numbers, attrs):
             spec["condor_ad"] = _edited_texts(spec, positions, name, text)
         _refresh(spec)
     else:                   # a qsub job: its ad is made from its description, the edits lie over it
-        job.book().setdefault("edits", {}).update(attrs)
+        job.condor.setdefault("edits", {}).update(attrs)
         prio = ads.job_ad(spec, None, 1, condor=job.condor).eval("JobPrio")
         spec["job_prio"] = int(prio) if type(prio) in (int, float) else 0
     jobstore.write_spec(spec)

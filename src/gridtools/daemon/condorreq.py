@@ -88,7 +88,7 @@ def _remove(state, dispatcher, job, target, now, reason):
             already.append(number)
         else:
             missing.append(number)
-    job.book()["remove_reason"] = reason
+    job.condor["remove_reason"] = reason
     if live:
         jobreq.delete_job(state, dispatcher, job, {"id": job.id, "tasks": target.get("tasks")}, now, False)
     return _answer(target, done=done, already=already, gone=missing)

@@ -189,29 +189,26 @@ class OrderFacts:
 ORDER_FACTS = OrderFacts()
 
 
-def _job_parts(job, order, live, rows):
-    """The published facts of a job; its rows are added to ``rows``. Its rows and the
-    facts of its version are cached on the job until it or its dependencies change,
-    in one tuple: (version, whether it waits for a live job, facts, rows...). Its
-    facts are published in three parts (see ``spool.status.job_facts``): those of its
-    version but its submission time, one mapping for the jobs whose facts are equal
-    (jobs submitted alike); its submission time; the facts that come from its order
-    (urgency, normalized numbers), one mapping for each distinct order. Equal values
-    of many jobs are one object: held once, written once by marshal."""
+def _job_parts(job, order, live):
+    """(rows, facts) of a job. Its rows and the facts of its version are cached on the job
+    until it or its dependencies change. Its facts are published in three parts (see
+    ``spool.status.job_facts``): those of its version but its submission time, one
+    mapping for the jobs whose facts are equal (jobs submitted alike); its submission
+    time; the facts that come from its order (urgency, normalized numbers), one mapping
+    for each distinct order. Equal values of many jobs are one object: held once,
+    written once by marshal."""
     waits = any(p in live for p in job.spec.get("predecessors") or ())
     cached = job.cache.get("publish")
     if cached is None or cached[0] != job.version or cached[1] != waits:
         info = job_info(job, None)
         info["submit_time"] = None
-        cached = (job.version, waits, shared.alike(info), *job_rows(job, 0.0, live))
+        cached = (job.version, waits, tuple(job_rows(job, 0.0, live)), shared.alike(info))
         job.cache["publish"] = cached
     facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
-    for place in range(3, len(cached)):
-        row = cached[place]
+    for row in cached[2]:
         row["prio"] = 0.0 if row["state"].startswith("h") else prio
-        rows.append(row)
-    return cached[2], float(job.spec["submit_time"]), facts
+    return cached[2], (cached[3], float(job.spec["submit_time"]), facts)
 
 
 def publish(state, snap_queues, loads, now=None):
@@ -219,9 +216,9 @@ def publish(state, snap_queues, loads, now=None):
     live = state.live_ids()
     rows, info = [], {}
     ORDER_FACTS.begin()
-    orders = state.orders
     for job in state.jobs.values():
-        info[job.id] = _job_parts(job, orders.get(job.id), live, rows)
+        job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live)
+        rows.extend(job_rows_)
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,
         "queues": queue_rows(state, snap_queues, loads),

@@ -4,8 +4,4 @@
 - ``taskset``      task numbers as ranges (TaskRanges), pending holds (TaskHolds)
 - ``transitions``  the one door through which every task state change passes
 - ``alteration``   which fields of a job description qalter may change, and how
-- ``shared``       one object for each distinct value of the descriptions and facts of
-                   many jobs; ``Description``, a job description held compactly
-- ``resources``    complex attributes and their values, as the scheduler reasons about them
-- ``perange``      the spooled form of a job's ``-pe`` request
 """

@@ -33,15 +33,13 @@ class Hold:
     ALL = "uos"
 
 
-#: one empty read-only mapping for what most jobs and tasks have none of: the usage of a
-#: task that has not ended (replaced when it ends, never changed in place), the task
-#: records and the HTCondor bookkeeping of a job that has none (``Job.task`` and
-#: ``Job.book`` give it a mapping of its own)
-_NONE = MappingProxyType({})
+#: the usage of a task that has not ended: one empty mapping for all (a task's usage is
+#: replaced when it ends, never changed in place)
+_NO_USAGE = MappingProxyType({})
 
 
-def _none():
-    return _NONE
+def _no_usage():
+    return _NO_USAGE
 
 
 @dataclass(slots=True)
@@ -65,7 +63,7 @@ class Task:
     failed_reason: str = ""
     error_reason: str = ""
     restarted: int = 0
-    usage: dict = field(default_factory=_none)
+    usage: dict = field(default_factory=_no_usage)
 
     def to_dict(self):
         data = {"state": self.state.value}
@@ -107,13 +105,12 @@ def task_numbers(spec):
 class Job:
     """A job: its description and the state of its tasks."""
     spec: dict
-    tasks: dict = field(default_factory=_none)    # number -> Task (only tasks with a record)
+    tasks: dict = field(default_factory=dict)     # number -> Task (only tasks with a record)
     hold: str = ""                                # job-level holds on all pending tasks
     deleted: bool = False                         # qdel of the whole job: untouched tasks ended
     deleted_at: float = 0.0                       # when that qdel came
     version: int = 0                              # bumped by every change (keys caches)
-    condor: dict = field(default_factory=_none)   # HTCondor bookkeeping (see ads._overlay_condor;
-                                                  # changed through ``book()``)
+    condor: dict = field(default_factory=dict)    # HTCondor bookkeeping (see ads._overlay_condor)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     id: int = field(init=False, default=0)        # spec["id"], kept at hand
 
@@ -138,17 +135,9 @@ class Job:
         task = self.tasks.get(number)
         if task is None:
             task = Task(number, slots=self.slots())
-            if self.tasks is _NONE:
-                self.tasks = {}
             self.tasks[number] = task
             self.cache.clear()
         return task
-
-    def book(self):
-        """The job's HTCondor bookkeeping, to change (made when it has none)."""
-        if self.condor is _NONE:
-            self.condor = {}
-        return self.condor
 
     def slots(self):
         pe = self.spec.get("pe")
@@ -231,9 +220,7 @@ class Job:
         job.hold = state.get("hold", "") or ""
         job.deleted = bool(state.get("deleted", False))
         job.deleted_at = float(state.get("deleted_at") or 0.0)
-        if isinstance(state.get("condor"), dict) and state["condor"]:
-            job.condor = dict(state["condor"])
-        records = state.get("tasks")
-        if records:
-            job.tasks = {int(key): Task.from_dict(int(key), data) for key, data in records.items()}
+        job.condor = dict(state.get("condor") or {}) if isinstance(state.get("condor"), dict) else {}
+        for key, data in (state.get("tasks") or {}).items():
+            job.tasks[int(key)] = Task.from_dict(int(key), data)
         return job

@@ -51,10 +51,6 @@ from gridtools.model.resources import Relop, Requestable
 _RISING = frozenset({Relop.GE, Relop.GT})
 #: reasons that end the look at a job's further tasks in this pass
 _JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES})
-#: the reasons without values that stop a whole job, one object each and alone in one
-#: tuple (by their id): thousands of held jobs share them
-_ERROR, _HELD, _WAITS = Reason(Why.ERROR_STATE), Reason(Why.HOLD), Reason(Why.DEPENDENCY)
-_ALONE = {id(r): (r,) for r in (_ERROR, _HELD, _WAITS)}
 
 
 class Pass:
@@ -230,13 +226,13 @@ class Pass:
         """A reason that keeps every pending task of the job from starting now, or None."""
         snap = self.snap
         if job.error:
-            return _ERROR
+            return Reason(Why.ERROR_STATE)
         if job.held_all:
-            return _HELD
+            return Reason(Why.HOLD)
         if job.start_at and job.start_at > snap.now:
             return Reason(Why.START_TIME, (job.start_at,))
         if any(p in snap.live for p in job.predecessors):
-            return _WAITS
+            return Reason(Why.DEPENDENCY)
         if job.request.ar:
             why = ar_mod.job_problem(snap, job)
             if why is not None:
@@ -313,7 +309,7 @@ def _consider(p, job, decisions):
     """Filter and place the pending tasks of one job; returns its reasons."""
     blocked = p.job_blocked(job)
     if blocked is not None:
-        return _ALONE.get(id(blocked)) or (blocked,)
+        return (blocked,)
     if job.universe:
         return local.start(p, job, decisions)
     first = next(iter(job.tasks), None)
