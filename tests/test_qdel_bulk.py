@@ -12,7 +12,6 @@ import os
 import re
 import signal
 import subprocess
-import time
 
 import pytest
 
@@ -258,13 +257,13 @@ def test_a_bulk_delete_on_a_full_disk_is_answered_once_its_record_is_written(mon
                 filler = fill(os.path.join(spool, "filler"))
             finally:
                 os.kill(pid, signal.SIGCONT)
-            time.sleep(1.0)                         # (nothing is answered meanwhile)
+            # the daemon tried and could not write the record: nothing is answered meanwhile
+            wait_for(lambda: any("cannot write the journal" in line for line in messages(cell)), timeout=30)
             assert client.poll() is None
             os.unlink(filler)
             out, err = client.communicate(timeout=60)
             assert client.returncode == 0, err
             assert out.splitlines() == [f"root has deleted job {jid}" for jid in held]
-            wait_for(lambda: any("cannot write the journal" in line for line in messages(cell)))
             assert shown(cell) == {}
             wait_for(lambda: not os.path.exists(os.path.join(spool, "journal")))
             assert {cell.task_states(jid).get(1) for jid in held} == {"finished"}
