@@ -117,6 +117,15 @@ def continue_process(pid):
     os.kill(pid, signal.SIGCONT)
 
 
+def children(pid):
+    """The pids of a process's children (none when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        return []
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as fh:
         for line in fh:

@@ -14,41 +14,20 @@ import os
 import signal
 import time
 
-
+from attack_tools import children, daemon_pid, rss_kib
 from conftest import wait_for
 
 
-def _children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as fh:
-            return [int(p) for p in fh.read().split()]
-    except OSError:
-        return []
-
-
-def _daemon_pid(cell):
-    with open(os.path.join(cell.root, "spool", "daemon.pid")) as fh:
-        return int(fh.read().split()[0])
-
-
-def _rss_kib(pid):
-    with open(f"/proc/{pid}/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
-
-
 def test_exec_server_is_small_keeps_a_spare_and_is_started_again(cell, workdir):
-    daemon = _daemon_pid(cell)
-    server = wait_for(lambda: _children(daemon))[0]
-    assert _rss_kib(server) < _rss_kib(daemon)
-    wait_for(lambda: _children(server))                     # the spare shepherd waits
+    daemon = daemon_pid(cell)
+    server = wait_for(lambda: children(daemon))[0]
+    assert rss_kib(server) < rss_kib(daemon)
+    wait_for(lambda: children(server))                     # the spare shepherd waits
     jid = int(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "true", cwd=workdir,
                         check=True).stdout)
     cell.wait_finished(jid)
     os.kill(server, signal.SIGKILL)
-    wait_for(lambda: server not in _children(daemon))
+    wait_for(lambda: server not in children(daemon))
     out = os.path.join(workdir, "after")
     jid = int(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "touch", out, cwd=workdir,
                         check=True).stdout)

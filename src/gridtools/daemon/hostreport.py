@@ -18,8 +18,6 @@ from gridtools.spool import files
 
 #: the report's file in the host's execd folder
 REPORT = "load"
-#: what sge_conf(5) gives when a configuration names no time
-DEFAULTS = {"load_report_time": 40.0, "max_unheard": 300.0}
 
 
 def path(host):
@@ -47,23 +45,24 @@ def read(host):
 
 
 def setting(conf, host, name):
-    """Seconds of ``name`` (load_report_time, max_unheard) for ``host``: its own
-    configuration's, else the global one's, else sge_conf(5)'s default."""
+    """Seconds of the time attribute ``name`` of sge_conf(5) (load_report_time,
+    max_unheard, reschedule_unknown) for ``host``: its own configuration's, else the
+    global one's, else the format's default."""
     for which in (host, "global"):
         value = (conf.objects["conf"].get(which) or {}).get(name)
-        if value:
+        if value is not None and str(value).strip():
             try:
                 return float(values.parse_time(str(value)))
             except (GridError, ValueError):
                 continue
-    return DEFAULTS[name]
+    from gridtools.formats.sge.conf import SCHEMA
+    return float(values.parse_time(str(SCHEMA.by_name[name].default)))
 
 
-def unheard(conf, host, now):
-    """True when the host's execution daemon has not reported for longer than its
-    max_unheard (a daemon that never reported counts from its lock's creation)."""
-    report = read(host)
-    return report is not None and now - report[0] > setting(conf, host, "max_unheard")
+def unheard(conf, host, heard, now):
+    """True when the host's execution daemon, last heard at ``heard`` (None: it has not
+    reported yet), has not reported for longer than its max_unheard."""
+    return heard is not None and now - heard > setting(conf, host, "max_unheard")
 
 
 class Reporter:
@@ -89,5 +88,5 @@ class Reporter:
         try:
             conf = confstore.load(on_error=lambda *_args: None)
         except GridError:
-            return DEFAULTS["load_report_time"]
+            conf = confstore.CellConfig()
         return max(1.0, setting(conf, self.host, "load_report_time"))

@@ -410,9 +410,9 @@ class Daemon:
         if now - self.load_time < LOAD_REFRESH and self.loads:
             return False
         sample = host_load.sample()
-        loads, news = {}, False
+        loads, news, self.state.heard = {}, False, {}
         for name in view.exec_hosts(self.state.config):
-            reported = _reported(name)
+            reported = _reported(name, self.state.heard)
             loads[name] = sample if reported is None else reported
             news = news or (reported is not None and reported != self.loads.get(name))
         # qhost shows an execution daemon's report when it comes, and this machine's
@@ -521,15 +521,18 @@ class Daemon:
             self.shutdown()
 
 
-def _reported(host):
-    """The load values the execution daemon serving ``host`` reported last; none ({})
-    while the execution daemon that served it is gone; None when no execution daemon
-    serves it (the dispatcher's own machine runs its jobs)."""
+def _reported(host, heard):
+    """The load values the execution daemon serving ``host`` reported last (its time
+    goes into ``heard``); none ({}) while the execution daemon that served it is gone;
+    None when no execution daemon serves it (the dispatcher's own machine runs its jobs)."""
     from gridtools.daemon import execd, hostreport
     if not os.path.isdir(execd.host_dir(host)):
         return None
     report = hostreport.read(host) if execd.registered(host) else None
-    return report[1] if report is not None else {}
+    if report is None:
+        return {}
+    heard[host] = report[0]
+    return report[1]
 
 
 def _reasons_after(reasons, decisions):

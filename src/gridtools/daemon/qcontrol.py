@@ -359,7 +359,8 @@ class Control:
                                if os.path.isdir(execd.host_dir(h)))
             conf = self.state.config
             down = frozenset(h for h in served
-                             if not execd.registered(h) or hostreport.unheard(conf, h, now))
+                             if not execd.registered(h)
+                             or hostreport.unheard(conf, h, self.state.heard.get(h), now))
             self.down = (now, down, served)
         return down
 
@@ -382,15 +383,7 @@ class Control:
 def reschedule_unknown(conf, host):
     """Seconds a host may stay unknown before its jobs are rescheduled (its own
     configuration's ``reschedule_unknown`` over the global one); 0: never."""
-    confs = conf.objects["conf"]
-    for name in (host, "global"):
-        value = (confs.get(name) or {}).get("reschedule_unknown")
-        if value is not None and str(value).strip():
-            try:
-                return float(values.parse_time(str(value)))
-            except GridError:
-                return 0.0
-    return 0.0
+    return hostreport.setting(conf, host, "reschedule_unknown")
 
 
 def _migrates_on_suspend(state, job):

@@ -73,6 +73,7 @@ class State:
         self.history = []             # (job, task) that left the queue, for the history file
         self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
         self.loads = {}               # host -> last load sample (admission of reservations)
+        self.heard = {}               # host -> time of its execution daemon's last load report
         self.start_retry_at = None    # when to try again starts that could not be prepared
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
         self.journal = journal.Journal()   # bulk changes recorded in spool/journal (daemon.journal)
