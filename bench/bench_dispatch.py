@@ -5,7 +5,7 @@ ends a task when told.
 
     python bench/bench_dispatch.py [--jobs N] [--slots S] [--profile FILE]
 
-N ``/bin/true`` jobs (default 1,000) are queued and taken in, then the daemon
+N ``/bin/true`` jobs (default 1,000; with ``--array`` one array job of N tasks) are queued and taken in, then the daemon
 ticks; after every tick each task launched so far ends (its result written
 outside the measured time). Prints the ticks, the ticks' CPU time per job and
 per tick, and the peak resident memory of the process.
@@ -41,17 +41,19 @@ def make_cell(slots):
     return root
 
 
-def queue_jobs(count):
+def queue_jobs(count, array=False):
     from gridtools.cli.sge import options, submit
     from gridtools.spool import ids, requests
     req = options.fresh_request()
     req.update(binary=True)
-    for jid in ids.allocate("job", count):
+    if array:
+        req["tasks"] = options.parse_task_range(f"1-{count}")
+    for jid in ids.allocate("job", 1 if array else count):
         spec = submit.finish_spec(req, jid, "true", "/tmp", [], command="/bin/true")
         requests.write("submit", {"job": spec})
 
 
-def run(count, slots, profile=None):
+def run(count, slots, profile=None, array=False):
     from fakeexec import FakeExecution
     from gridtools.daemon.loop import Daemon
     from gridtools.spool import requests
@@ -59,7 +61,7 @@ def run(count, slots, profile=None):
     daemon = Daemon(execution=fake)
     daemon.open()
     try:
-        queue_jobs(count)
+        queue_jobs(count, array)
         while requests.pending(limit=1):
             daemon.tick()
         profiler = None
@@ -91,11 +93,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--slots", type=int, default=2)
+    parser.add_argument("--array", action="store_true", help="one array job of N tasks")
     parser.add_argument("--profile")
     args = parser.parse_args()
     root = make_cell(args.slots)
     try:
-        run(args.jobs, args.slots, args.profile)
+        run(args.jobs, args.slots, args.profile, args.array)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

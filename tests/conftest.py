@@ -187,15 +187,22 @@ class Cell:
         return self.run("qsub", *args, **kw)
 
     def job_state(self, job_id):
-        """The job's state file as a dict (None when gone)."""
+        """The job's state as a dict, its ended tasks joined in (None when gone)."""
         sys.path.insert(0, os.path.join(REPO, "src"))
         from gridtools.formats import spoolyaml
-        path = os.path.join(self.root, "spool", "jobs", str(job_id), "state.yaml")
-        try:
-            with open(path) as fh:
-                return spoolyaml.load(fh.read())
-        except FileNotFoundError:
-            return None
+        folder = os.path.join(self.root, "spool", "jobs", str(job_id))
+        found = []
+        for name in ("state.yaml", "ended.yaml"):       # an array job's ended tasks
+            try:
+                with open(os.path.join(folder, name)) as fh:
+                    found.append(spoolyaml.load(fh.read()))
+            except FileNotFoundError:
+                found.append(None)
+        state, ended = found
+        if ended:
+            state = state or {"hold": "", "deleted": False, "tasks": {}}
+            state["tasks"] = {**ended, **state["tasks"]}
+        return state
 
     def task_states(self, job_id):
         state = self.job_state(job_id) or {}

@@ -5,7 +5,7 @@ running to answer them); each ``tick()`` takes them in, runs the pass,
 starts tasks through ``FakeExecution`` and reaps what it says ended.
 """
 
-
+import os
 
 
 def submit(cell, *args):
@@ -111,3 +111,65 @@ def test_passes_after_ends_keep_submission_order_and_the_reasons_of_jobs_left_wa
     daemon.tick()
     assert [j for j, _ in fake.running()] == sorted([ids[3], held])
     assert list(daemon.state.reasons) == [ids[4]]
+
+
+def test_an_array_jobs_ended_tasks_are_appended_once_and_read_back_after_a_restart(ticking):
+    """The state file an array job rewrites at every change does not grow with the tasks
+    that ended: their records are appended to ended.yaml, once each, and a daemon that
+    starts again knows them all as finished (none runs twice)."""
+    from gridtools.daemon.loop import Daemon
+    from gridtools.formats import spoolyaml
+    cell, daemon, fake = ticking
+    proc = cell.run("qsub", "-terse", "-t", "1-6", "-b", "y", "true", cwd="/tmp")
+    jid = int(proc.stdout.split(".")[0])
+    folder = os.path.join(cell.root, "spool", "jobs", str(jid))
+    daemon.tick()
+    for _ in range(3):
+        running = fake.running()
+        assert len(running) == 2
+        for job_id, number in running:
+            fake.finish(job_id, number, exit_status=number)
+        daemon.tick()
+        with open(os.path.join(folder, "state.yaml")) as fh:
+            own = spoolyaml.load(fh.read())["tasks"]
+        assert all(rec["state"] != "finished" for rec in own.values()), own
+    with open(os.path.join(folder, "ended.yaml")) as fh:
+        text = fh.read()
+    assert sorted(int(k) for k in spoolyaml.load(text)) == [1, 2, 3, 4, 5, 6]
+    assert text.count("state: ") == 6                   # each record written once
+    assert cell.task_states(jid) == {n: "finished" for n in range(1, 7)}
+    daemon.close()
+    daemon.close = lambda: None                         # (closed: the fixture need not)
+    again = Daemon(execution=fake)
+    again.open()
+    try:
+        again.tick()
+        job = again.state.jobs[jid]
+        assert job.is_finished() and job.task(4).exit_status == 4
+        assert fake.running() == []
+    finally:
+        again.close()
+
+
+def test_a_filed_task_that_is_put_back_is_in_the_state_file_again():
+    from gridtools.model import transitions as tr
+    from gridtools.model.job import Job, TaskState
+    job = Job({"id": 7, "name": "a", "tasks": [1, 3, 1]})
+    for n in (1, 2):
+        tr.dispatch(job, n, [["all.q", "h", 1]], 10.0)
+        tr.finish(job, n, {"exit_status": 0, "end_time": 11.0}, 11.0)
+    data, ended = job.state_parts()
+    assert sorted(ended) == ["1", "2"] and data["tasks"] == {}
+    job.filed_ended(data, ended)
+    data, ended = job.state_parts()
+    assert ended == {} and data["tasks"] == {}
+    tr.fail_to_start(job, 2, "no such file", 12.0)
+    data, ended = job.state_parts()
+    assert ended == {} and data["tasks"]["2"]["state"] == "error"
+    job.filed_ended(data, ended)
+    assert job.filed == {1}
+    joined = {"hold": "", "deleted": False, "tasks": {**{"1": job.tasks[1].to_dict()}, **data["tasks"]},
+              "ended": ["1"]}
+    back = Job.from_parts(job.spec, joined)
+    assert back.filed == {1} and back.state_of(2) is TaskState.ERROR
+    assert job.state_dict()["tasks"].keys() == {"1", "2"}

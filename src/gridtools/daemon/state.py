@@ -137,11 +137,12 @@ class State:
             job = self.jobs.get(job_id)
             if job is None:
                 continue
-            data = job.state_dict()
+            data, ended = job.state_parts()
             if stamp is not None:
                 data["journal"] = stamp
             try:
-                jobstore.write_state(job_id, data)
+                jobstore.write_state(job_id, data, ended)
+                job.filed_ended(data, ended)
             except SpoolError as exc:
                 if not os.path.isdir(jobstore.job_dir(job_id)):
                     continue                # its folder is gone (set aside): nothing to write

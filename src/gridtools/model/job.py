@@ -113,6 +113,9 @@ class Job:
     condor: dict = field(default_factory=dict)    # HTCondor bookkeeping (see ads._overlay_condor)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     id: int = field(init=False, default=0)        # spec["id"], kept at hand
+    #: an array job's finished tasks whose records are in its ended-tasks file (a set, or
+    #: None while there is none): the state file leaves them out
+    filed: set | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.spec = shared.description(self.spec)
@@ -203,13 +206,42 @@ class Job:
         return done
 
     def state_dict(self):
-        data = {"hold": self.hold, "deleted": self.deleted,
-                "tasks": {str(n): t.to_dict() for n, t in sorted(self.tasks.items())}}
+        """The whole state as one mapping (every task record)."""
+        data, ended = self.state_parts(file_ended=False)
+        return data
+
+    def state_parts(self, file_ended=True):
+        """(the state file's mapping, the records of finished tasks to append to the
+        ended-tasks file). An array job's finished tasks go to that file once each
+        (``file_ended``), so that the state file it rewrites at every change holds only
+        what may still change and does not grow with the tasks that ran; call
+        ``filed_ended`` when both were written. A plain job keeps its one task in the
+        state file."""
+        tasks, ended = {}, {}
+        filed = self.filed or ()
+        split = file_ended and self.is_array
+        for n, t in sorted(self.tasks.items()):
+            if split and t.state is TaskState.FINISHED:
+                if n not in filed:
+                    ended[str(n)] = t.to_dict()
+            else:
+                tasks[str(n)] = t.to_dict()
+        data = {"hold": self.hold, "deleted": self.deleted, "tasks": tasks}
         if self.deleted_at:
             data["deleted_at"] = self.deleted_at
         if self.condor:
             data["condor"] = self.condor
-        return data
+        return data, ended
+
+    def filed_ended(self, data, ended):
+        """The state ``data`` and the records ``ended`` (of state_parts) were written: a
+        filed task that is in the state file again (it was put back) is no longer filed."""
+        filed = self.filed if self.filed is not None else set()
+        if filed:
+            for n in data["tasks"]:
+                filed.discard(int(n))
+        filed.update(int(n) for n in ended)
+        self.filed = filed or None
 
     @classmethod
     def from_parts(cls, spec, state):
@@ -223,4 +255,6 @@ class Job:
         job.condor = dict(state.get("condor") or {}) if isinstance(state.get("condor"), dict) else {}
         for key, data in (state.get("tasks") or {}).items():
             job.tasks[int(key)] = Task.from_dict(int(key), data)
+        filed = {int(n) for n in state.get("ended") or ()}
+        job.filed = {n for n in filed if job.tasks[n].state is TaskState.FINISHED} or None
         return job

@@ -116,6 +116,22 @@ def write_new(path, data, mode, owner=None):
         raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
 
 
+def append_text(path, data, mode=0o644):
+    """Append ``data`` to ``path`` (created when missing, never through a link) in one
+    write, so that a process killed meanwhile leaves all of it or none; not flushed."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    flags = posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND | posix.O_NOFOLLOW | posix.O_CLOEXEC
+    try:
+        fd = posix.open(path, flags, mode)
+        try:
+            _write_all(fd, data)
+        finally:
+            posix.close(fd)
+    except OSError as exc:
+        raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
+
+
 def read_text(path, default=None):
     """The file's text, or ``default`` when it does not exist."""
     try:

@@ -7,6 +7,9 @@
                   by the job's owner and readable by nobody else
 - ``state.yaml``  the state of the job's tasks; written only by the daemon
                   (absent until the first task left the pending state)
+- ``ended.yaml``  an array job's finished tasks, appended as they finish (a later
+                  record of a task replaces an earlier one; a record in state.yaml
+                  replaces both)
 - ``<n>/``        per task that ran: its plan (private), the shepherd's lock (its
                   pid and the process group it runs), the PE host file,
                   ``result.reserve`` (space set aside for the result),
@@ -31,6 +34,7 @@ from gridtools.spool.files import atomic_write, makedirs, read_text, write_new
 JOB_FILE = "job.yaml"
 OWNER_FILE = "owner.yaml"
 STATE_FILE = "state.yaml"
+ENDED_FILE = "ended.yaml"
 SCRIPT_FILE = "script"
 RESULT_FILE = "result.yaml"
 SHEPHERD_LOCK = "shepherd.lock"
@@ -133,14 +137,33 @@ def write_spec(spec, fresh=False, fsync=True):
 
 
 def read_state(job_id):
-    text = read_text(os.path.join(job_dir(job_id), STATE_FILE))
-    return spoolyaml.load(text) if text is not None else None
+    """The job's state (None when nothing happened to it yet): state.yaml with the
+    records of ended.yaml joined in; ``ended`` names the task numbers (as strings) whose
+    record came from ended.yaml."""
+    folder = job_dir(job_id)
+    text = read_text(os.path.join(folder, STATE_FILE))
+    ended_text = read_text(os.path.join(folder, ENDED_FILE))
+    if ended_text is None:
+        return spoolyaml.load(text) if text is not None else None
+    state = spoolyaml.load(text) if text is not None else {"hold": "", "deleted": False, "tasks": {}}
+    ended = spoolyaml.load(ended_text)
+    if isinstance(state, dict) and isinstance(state.get("tasks"), dict) and isinstance(ended, dict):
+        own = state["tasks"]
+        state["ended"] = [n for n in ended if n not in own]
+        ended.update(own)
+        state["tasks"] = ended
+    return state
 
 
-def write_state(job_id, state):
+def write_state(job_id, state, ended=None):
+    """Write the job's state file, after appending the records ``ended`` (task number
+    as a string -> record) to its ended-tasks file."""
     # no fsync: the state is rebuilt from task results and the accounting
     # file after a machine crash (see gridtools_spool(5))
-    atomic_write(os.path.join(job_dir(job_id), STATE_FILE), spoolyaml.dump(state), fsync=False)
+    folder = job_dir(job_id)
+    if ended:
+        files.append_text(os.path.join(folder, ENDED_FILE), spoolyaml.dump(ended))
+    atomic_write(os.path.join(folder, STATE_FILE), spoolyaml.dump(state), fsync=False)
 
 
 def script_path(job_id):
