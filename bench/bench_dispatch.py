@@ -5,7 +5,8 @@ ends a task when told.
 
     python bench/bench_dispatch.py [--jobs N] [--slots S] [--profile FILE]
 
-N ``/bin/true`` jobs (default 1,000; with ``--array`` one array job of N tasks) are queued and taken in, then the daemon
+N ``/bin/true`` jobs (default 1,000; with ``--array`` one array job of N tasks, with ``--condor`` one
+HTCondor cluster of N procs from condor_submit) are queued and taken in, then the daemon
 ticks; after every tick each task launched so far ends (its result written
 outside the measured time). Prints the ticks, the ticks' CPU time per job and
 per tick, and the peak resident memory of the process.
@@ -41,6 +42,15 @@ def make_cell(slots):
     return root
 
 
+def queue_condor(count):
+    """One HTCondor cluster of ``count`` procs, submitted with condor_submit."""
+    submit = os.path.join(os.environ["GRIDTOOLS_ROOT"], "true.sub")
+    with open(submit, "w") as fh:
+        fh.write(f"executable = /bin/true\nuniverse = vanilla\nqueue {count}\n")
+    subprocess.run([os.path.join(REPO, "bin", "condor_submit"), submit], check=True,
+                   capture_output=True, cwd=os.environ["GRIDTOOLS_ROOT"])
+
+
 def queue_jobs(count, array=False):
     from gridtools.cli.sge import options, submit
     from gridtools.spool import ids, requests
@@ -53,7 +63,7 @@ def queue_jobs(count, array=False):
         requests.write("submit", {"job": spec})
 
 
-def run(count, slots, profile=None, array=False):
+def run(count, slots, profile=None, array=False, condor=False):
     from fakeexec import FakeExecution
     from gridtools.daemon.loop import Daemon
     from gridtools.spool import requests
@@ -61,7 +71,10 @@ def run(count, slots, profile=None, array=False):
     daemon = Daemon(execution=fake)
     daemon.open()
     try:
-        queue_jobs(count, array)
+        if condor:
+            queue_condor(count)
+        else:
+            queue_jobs(count, array)
         while requests.pending(limit=1):
             daemon.tick()
         profiler = None
@@ -94,11 +107,12 @@ def main():
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--slots", type=int, default=2)
     parser.add_argument("--array", action="store_true", help="one array job of N tasks")
+    parser.add_argument("--condor", action="store_true", help="one HTCondor cluster of N procs")
     parser.add_argument("--profile")
     args = parser.parse_args()
     root = make_cell(args.slots)
     try:
-        run(args.jobs, args.slots, args.profile, args.array)
+        run(args.jobs, args.slots, args.profile, args.array, args.condor)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

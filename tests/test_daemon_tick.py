@@ -173,3 +173,20 @@ def test_a_filed_task_that_is_put_back_is_in_the_state_file_again():
     back = Job.from_parts(job.spec, joined)
     assert back.filed == {1} and back.state_of(2) is TaskState.ERROR
     assert job.state_dict()["tasks"].keys() == {"1", "2"}
+
+
+def test_a_sched_conf_edit_read_when_a_request_comes_sets_the_usage_half_life(ticking):
+    """etc/ read again because a request came in (its intake looks first) is followed
+    like any other reload: the usage keeper takes the new halftime in that very tick."""
+    cell, daemon, fake = ticking
+    daemon.tick()
+    assert daemon.state.usage.halftime == (168 * 3600.0,) * 3
+    path = os.path.join(cell.root, "etc", "sched_conf")
+    with open(path) as fh:
+        text = fh.read()
+    with open(path, "w") as fh:
+        fh.write(text.replace("halftime                          168", "halftime                          2"))
+    daemon.state.config_checked = daemon.rested = 0         # (as after a quiet spell)
+    submit(cell, "-h")
+    daemon.tick()
+    assert daemon.state.usage.halftime == (7200.0,) * 3

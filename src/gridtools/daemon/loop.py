@@ -214,11 +214,14 @@ class Daemon:
             sys.stderr.write(f"gridtools daemon: the spool {cell.spool()} is gone; exiting\n")
             self.stopping = True
             return
+        generation = state.config_generation
         done, self.intake_waits = intake.run(state, self.dispatcher, now,
                                              skip={req.name for req, _ in self.unsettled})
         self.unsettled.extend(done)
         taken = len(done)
-        if state.reload_config(force=self.rested or bool(taken)):
+        # (requests taken in: etc/ was looked at before them, unless this tick's intake did)
+        state.reload_config(force=self.rested or (bool(taken) and state.config_checked != now))
+        if state.config_generation != generation:       # read again here or by a request
             qcontrol.apply_initial_states(state)
             state.usage.configure(view.config_parts(state)["policy_config"], now)
         state.condor.refresh(state, now=now)
