@@ -92,6 +92,10 @@ _TASK_DEFAULTS = {name: getattr(Task(0), name) for name in (
     "restarted", "usage")}
 
 
+def _first(pair):
+    return pair[0]
+
+
 def task_numbers(spec):
     """All task numbers of a job description, in order."""
     rng = spec.get("tasks")
@@ -218,12 +222,13 @@ class Job:
         ``filed_ended`` when both were written. A plain job keeps its one task in the
         state file."""
         tasks, ended = {}, {}
-        filed = self.filed or ()
         split = file_ended and self.is_array
-        for n, t in sorted(self.tasks.items()):
-            if split and t.state is TaskState.FINISHED:
-                if n not in filed:
-                    ended[str(n)] = t.to_dict()
+        filed = (self.filed or ()) if split else ()
+        finished = TaskState.FINISHED
+        left = [(n, t) for n, t in self.tasks.items() if n not in filed or t.state is not finished]
+        for n, t in sorted(left, key=_first):
+            if split and t.state is finished:
+                ended[str(n)] = t.to_dict()
             else:
                 tasks[str(n)] = t.to_dict()
         data = {"hold": self.hold, "deleted": self.deleted, "tasks": tasks}
