@@ -254,6 +254,7 @@ def test_a_bulk_delete_on_a_full_disk_is_answered_once_its_record_is_written(mon
                 client = subprocess.Popen(["qdel", "-u", "root"], env=cell.env, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, text=True)
                 wait_for(lambda: any(n.endswith(".delete") for n in os.listdir(os.path.join(spool, "requests"))))
+                _room_for_messages(os.path.join(spool, "messages"))
                 filler = fill(os.path.join(spool, "filler"))
             finally:
                 os.kill(pid, signal.SIGCONT)
@@ -269,6 +270,16 @@ def test_a_bulk_delete_on_a_full_disk_is_answered_once_its_record_is_written(mon
             assert {cell.task_states(jid).get(1) for jid in held} == {"finished"}
     finally:
         destroy_cell(cell)
+
+
+def _room_for_messages(path):
+    """Pad the daemon's log (it is stopped) with blank lines to just past a page, so that
+    its next lines fit in the page the small spool's file system already gave it: the
+    line saying that the journal could not be written is then written although the
+    disk is full."""
+    size = os.path.getsize(path) if os.path.exists(path) else 0
+    with open(path, "a") as fh:
+        fh.write("\n" * ((1 - size) % 4096))
 
 
 # ---------------------------------------------------------------- the journal itself
