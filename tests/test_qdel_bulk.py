@@ -248,6 +248,8 @@ def test_a_bulk_delete_on_a_full_disk_is_answered_once_its_record_is_written(mon
         with small_spool(cell, 2048) as spool:
             cell.start_daemon()
             held = queue(cell, monkeypatch, MANY)
+            requests = os.path.join(spool, "requests")      # stored, not only shown
+            wait_for(lambda: not any(n.endswith(".submit") for n in os.listdir(requests)))
             pid = daemon_pid(cell)
             os.kill(pid, signal.SIGSTOP)
             try:
