@@ -7,7 +7,10 @@ the history written in slices.
   a current one is;
 - accounting records appended beside the pass are in the file, in order, once settled;
 - a request naming many jobs travels as JSON and reads back the same;
-- a bulk removal's history ads are appended a slice per pass, all of them in the end.
+- a bulk removal's history ads are appended a slice per pass, all of them in the end;
+- a shepherd serves one task after another, unless a task set its nice value; it lets
+  go of a task only when no signal for it is on its way (the control lock), and a
+  signal that came for its last task is dropped, not taken for the next.
 """
 
 import os
@@ -148,3 +151,82 @@ def test_a_bulk_removal_writes_its_history_a_slice_per_pass(ticking, monkeypatch
     while len(banners()) < 12 and time.time() < deadline:
         daemon.tick()
     assert sorted(int(b.split("ClusterId = ")[1].split()[0]) for b in banners()) == sorted(numbers)
+
+
+# ---------------------------------------------------------------- shepherds serve again
+
+def _shepherd_of(cell, jid):
+    from gridtools.exec import tasklock
+    record = tasklock.read_lock(os.path.join(cell.root, "spool", "jobs", str(jid), "1"))
+    return record.pid if record is not None else 0
+
+
+def _lock_path(cell, jid, name="shepherd.lock"):
+    return os.path.join(cell.root, "spool", "jobs", str(jid), "1", name)
+
+
+def _run(cell, workdir, *argv):
+    jid = int(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", *argv, cwd=workdir,
+                        check=True).stdout)
+    assert cell.wait_finished(jid)
+    return jid
+
+
+def _waits_for_a_lock(pid):
+    with open(f"/proc/{pid}/wchan") as fh:
+        return "lock" in fh.read()
+
+
+def _released(cell, jid):
+    from gridtools.spool.files import is_locked
+    return not is_locked(_lock_path(cell, jid))
+
+
+def test_a_shepherd_serves_the_next_task_unless_its_task_set_a_nice_value(cell, workdir):
+    from gridtools.spool.files import is_locked
+    shepherds = []
+    for _ in range(4):                  # (a task may meet the spare forked ahead instead)
+        jid = _run(cell, workdir, "true")
+        wait_for(lambda: not is_locked(_lock_path(cell, jid)))
+        shepherds.append(_shepherd_of(cell, jid))
+    assert len(set(shepherds)) < len(shepherds)
+    cell.run("qconf", "-mattr", "queue", "priority", "5", "all.q", check=True)
+    niced = _run(cell, workdir, "true")
+    wait_for(lambda: _shepherd_of(cell, niced) not in children(children(daemon_pid(cell))[0]))
+    after = [_shepherd_of(cell, _run(cell, workdir, "true")) for _ in range(3)]
+    assert _shepherd_of(cell, niced) not in after
+
+
+def test_a_shepherd_lets_go_of_its_task_only_outside_the_control_lock(cell, workdir):
+    from gridtools.spool.files import Lock, is_locked
+    jid = int(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "0.5", cwd=workdir,
+                        check=True).stdout)
+    wait_for(lambda: is_locked(_lock_path(cell, jid)))
+    control = Lock(_lock_path(cell, jid, "control.lock"))
+    control.acquire()                   # as the daemon holds it while it signals the task
+    try:
+        result = os.path.join(cell.root, "spool", "jobs", str(jid), "1", "result.yaml")
+        wait_for(lambda: os.path.exists(result))
+        shepherd = _shepherd_of(cell, jid)
+        wait_for(lambda: _waits_for_a_lock(shepherd))   # it waits for the control lock ...
+        assert is_locked(_lock_path(cell, jid))         # ... still holding its task's
+    finally:
+        control.release()
+    wait_for(lambda: not is_locked(_lock_path(cell, jid)))
+    assert cell.wait_finished(jid)
+
+
+def test_a_signal_for_a_shepherds_last_task_is_not_taken_for_its_next(cell, workdir):
+    from gridtools.formats.accounting import FIELDS
+    for _ in range(10):                 # until the next task meets the shepherd signalled
+        first = _run(cell, workdir, "true")
+        wait_for(lambda: _released(cell, first))
+        shepherd = _shepherd_of(cell, first)
+        os.kill(shepherd, signal.SIGTERM)       # late: its task has ended
+        second = _run(cell, workdir, "sleep", "0.2")
+        if _shepherd_of(cell, second) == shepherd:
+            break
+    else:
+        raise AssertionError("no task met the shepherd of the task before it")
+    record = [r for r in cell.accounting() if r[FIELDS.index("job_number")] == str(second)][0]
+    assert (record[FIELDS.index("failed")], record[FIELDS.index("exit_status")]) == ("0", "0")

@@ -17,7 +17,8 @@ from gridtools.exec import ckpt, launch, load, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.spool import jobs as jobstore
-from gridtools.spool.files import atomic_write, is_locked
+from gridtools.errors import SpoolError
+from gridtools.spool.files import Lock, atomic_write, is_locked
 
 #: the failed code of a run ended by rescheduling (accounting(5): "rescheduling")
 FAILED_RESCHEDULED = 25
@@ -369,6 +370,36 @@ def _kill_job_groups(shepherd):
             pass
 
 
+class _Controlling:
+    """The control lock of a task, held while its shepherd is signalled: a shepherd that
+    serves one task after another (exec.launch) lets go of a task only under it, so a
+    shepherd found holding the task's lock cannot have moved on to another task before
+    the signal arrives (exec.shepherd). ``held`` is False when the lock could not be
+    had within a tenth of a second (the signal waits for a later pass)."""
+
+    TRIES = 100
+
+    def __init__(self, job_id, number):
+        self.lock = Lock(os.path.join(jobstore.task_dir(job_id, number), jobstore.CONTROL_LOCK),
+                         mode=0o600, blocking=False)
+        self.held = False
+
+    def __enter__(self):
+        for _ in range(self.TRIES):
+            try:
+                self.held = self.lock.acquire()
+            except SpoolError:          # no task folder (yet): no shepherd to signal
+                return self
+            if self.held:
+                return self
+            time.sleep(0.001)
+        return self
+
+    def __exit__(self, *exc):
+        if self.held:
+            self.lock.release()
+
+
 def shepherd_pid(job_id, number):
     """The live shepherd pid of a task, verified by its lock and start time; 0 if none."""
     tdir = jobstore.task_dir(job_id, number)
@@ -421,23 +452,25 @@ class LocalExecution:
             launch.spawn(plan, tdir)
 
     def signal(self, job_id, number, signum):
-        pid = shepherd_pid(job_id, number)
-        if not pid:
-            return False
-        try:
-            os.kill(pid, signum)
-            return True
-        except ProcessLookupError:
-            return False
+        with _Controlling(job_id, number) as control:
+            pid = shepherd_pid(job_id, number) if control.held else 0
+            if not pid:
+                return False
+            try:
+                os.kill(pid, signum)
+                return True
+            except ProcessLookupError:
+                return False
 
     def kill(self, job_id, number):
-        pid = shepherd_pid(job_id, number)
-        if pid:
-            _kill_job_groups(pid)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        with _Controlling(job_id, number) as control:
+            pid = shepherd_pid(job_id, number) if control.held else 0
+            if pid:
+                _kill_job_groups(pid)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
 
     def shepherd(self, job_id, number):
         return shepherd_pid(job_id, number)

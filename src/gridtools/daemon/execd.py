@@ -6,8 +6,8 @@ forks an *exec server* first thing (``python -m gridtools.daemon`` does so
 before it loads anything a shepherd does not need), and sends it one
 frame per task to start (the task folder and its plan, in ``marshal`` form:
 both ends are the same interpreter) through a pipe; the exec server hands
-it to a spare shepherd forked ahead of time (and forks the next one), and
-reaps it when it ends. When the pipe closes (the dispatcher ended or was
+it to a spare shepherd that waits (forked ahead of time, or one that has
+served a task before and waits for the next), and reaps it when it ends. When the pipe closes (the dispatcher ended or was
 killed) the exec server exits; its shepherds carry on.
 
 ``gridtools execd --host NAME`` is the same server for one host, taking its
@@ -109,31 +109,41 @@ TRASH_LATEST = 10.0
 TRASH_SLICE = 16
 
 
+#: most spares kept waiting for tasks (more that say they are done are let go)
+IDLE_MOST = 4
+
+
 def serve_pipe(rfd):
     """The exec server loop: start a shepherd for every order read from ``rfd``. Folders
     the dispatcher put into the trash are removed a slice at a time in quiet moments
-    (no order for TRASH_QUIET seconds), never in front of a start order."""
+    (no order for TRASH_QUIET seconds), never in front of a start order.
+
+    A task goes to a spare that waits (one that has just served another task first,
+    see ``exec.launch``), else to a new fork; one spare is always forked ahead."""
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     buffer = b""
-    children = {}
+    children = {}                # pid -> the task folder of the task it runs (None: waiting)
+    idle, busy = [launch.fork_spare()], {}      # [(pid, socket)]; socket -> pid
     trash_since = None           # when the oldest unserved trash order came
-    spare = launch.fork_spare()  # (pid, pipe) of the shepherd waiting for the next task
     while True:
         timeout = 5.0 if trash_since is None else TRASH_QUIET
         try:
-            ready, _, _ = select.select([rfd], [], [], timeout)
+            ready, _, _ = select.select([rfd, *busy], [], [], timeout)
         except InterruptedError:
             ready = []
+        for sock in [s for s in ready if s in busy]:
+            _heard(sock, busy, idle, children)
         reap_exited(children)
         now = time.monotonic()
-        if trash_since is not None and (not ready or now - trash_since > TRASH_LATEST):
+        orders_ready = rfd in ready
+        if trash_since is not None and (not orders_ready or now - trash_since > TRASH_LATEST):
             if not jobstore.empty_trash(TRASH_SLICE):
                 trash_since = None
-            elif ready:
+            elif orders_ready:
                 trash_since = now
-        if not ready:
+        if not orders_ready:
             continue
         chunk = os.read(rfd, 65536)
         if not chunk:
@@ -143,18 +153,38 @@ def serve_pipe(rfd):
             if order == "trash":
                 trash_since = trash_since or now
             else:
-                children[_start_one(spare, *order)] = order[0]
-                spare = None
+                _start_one(idle, busy, children, *order)
         reap_exited(children)
-        if spare is None:
-            spare = launch.fork_spare()
+        if not idle:
+            idle.append(launch.fork_spare())
 
 
-def _start_one(spare, task_dir, plan):
-    """Have a shepherd carry out ``plan``: the spare when there is one, else a new fork."""
-    if spare is not None and launch.hand(spare[1], task_dir, plan):
-        return spare[0]
-    return launch.spawn(plan, task_dir)
+def _heard(sock, busy, idle, children):
+    """A busy spare said it is done (it waits again) or closed its socket (it left)."""
+    pid = busy.pop(sock)
+    try:
+        said = os.read(sock, 64)
+    except OSError:
+        said = b""
+    if said and len(idle) < IDLE_MOST:
+        children[pid] = None
+        idle.append((pid, sock))
+    else:
+        if said:
+            children[pid] = None
+        os.close(sock)               # (a spare let go this way reads the end and leaves)
+
+
+def _start_one(idle, busy, children, task_dir, plan):
+    """Have a shepherd carry out ``plan``: a waiting spare (the last one that was done
+    first), else a new fork."""
+    while idle:
+        pid, sock = idle.pop()
+        if launch.hand(sock, task_dir, plan):
+            busy[sock] = pid
+            children[pid] = task_dir
+            return
+    children[launch.spawn(plan, task_dir)] = task_dir
 
 
 class ExecClient:

@@ -7,13 +7,20 @@ locks), and runs the shepherd to the end; the server reaps it when it exits.
 A shepherd outlives the daemon that started it.
 
 A server may fork a *spare* ahead of time (``fork_spare``): a child detached
-the same way that waits for its task on a pipe of its own, so that a task
-handed to it (``hand``) starts without waiting for a fork.
+the same way that waits for its task on a socket of its own, so that a task
+handed to it (``hand``) starts without waiting for a fork. A spare serves
+one task after another: once it has delivered a task's result (and let go
+of the task's lock) it says so with one byte on its socket and waits for the
+next, so that the server need not fork again (a fork, and the copies of the
+pages a Python process touches after it, cost a task more than the rest of
+its shepherd's work). It leaves when its socket closes, after REUSE_MOST
+tasks, or after a task that changed the process for good (a nice value).
 """
 
 import marshal
 import os
 import signal
+import socket
 
 from gridtools.formats import spoolyaml
 from gridtools.spool.files import atomic_write
@@ -42,51 +49,99 @@ def spawn(plan, task_dir):
         os._exit(code)
 
 
+#: most tasks one spare serves before it leaves (what a long life might accumulate)
+REUSE_MOST = 500
+#: the byte a spare sends when it is ready for another task
+DONE = b"d"
+
+
 def fork_spare():
-    """Fork a shepherd that waits for its task; returns (pid, the pipe to hand it over)."""
-    rfd, wfd = os.pipe()
+    """Fork a shepherd that waits for its tasks; returns (pid, the socket to hand them
+    over and to hear it is done, as a descriptor)."""
+    ours, theirs = socket.socketpair()
+    ours, theirs = ours.detach(), theirs.detach()
     pid = os.fork()
     if pid:
-        os.close(rfd)
-        return pid, wfd
+        os.close(theirs)
+        return pid, ours
     code = 1
     try:
-        os.close(wfd)
-        _detach(keep=rfd)
+        os.close(ours)
+        _detach(keep=theirs)
         from gridtools.exec import shepherd
         shepherd.ready()
-        task = _receive(rfd)
-        code = shepherd.main(task[1], task[0]) if task is not None else 1
+        for _served in range(REUSE_MOST):
+            task = _receive(theirs)
+            if task is None:
+                break
+            code = shepherd.main(task[1], task[0], reuse=True)
+            _reap_strays()
+            os.chdir("/")
+            if not shepherd.reusable(task[1]) or not _done(theirs):
+                break
     finally:
         os._exit(code)
 
 
-def hand(wfd, task_dir, plan):
-    """Give a spare its task (its pipe is closed); False when the spare is gone."""
+def _reap_strays():
+    """waitpid() children of the task that ended that nobody waited for."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def hand(sock, task_dir, plan):
+    """Give a spare its task; False when the spare is gone (its socket is then closed)."""
     body = marshal.dumps((task_dir, plan))
     view = memoryview(len(body).to_bytes(4, "big") + body)
     try:
         while view:
-            view = view[os.write(wfd, view):]
+            view = view[os.write(sock, view):]
         return True
     except OSError:
+        os.close(sock)
         return False
-    finally:
-        os.close(wfd)
 
 
-def _receive(rfd):
-    """(task folder, plan) read from a spare's pipe; None when it closed without one."""
-    data = b""
-    while True:
-        chunk = os.read(rfd, 1 << 16)
-        if not chunk:
-            break
-        data += chunk
-    os.close(rfd)
-    if len(data) < 4 or int.from_bytes(data[:4], "big") != len(data) - 4:
+def _done(sock):
+    try:
+        return os.write(sock, DONE) == 1
+    except OSError:
+        return False
+
+
+def _receive(sock):
+    """(task folder, plan) of the next frame on a spare's socket; None when it closed
+    (or sent something that is not a frame)."""
+    head = _read_exactly(sock, 4)
+    if head is None:
         return None
-    return marshal.loads(data[4:])
+    body = _read_exactly(sock, int.from_bytes(head, "big"))
+    if body is None:
+        return None
+    try:
+        return marshal.loads(body)
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
+def _read_exactly(fd, size):
+    data = b""
+    while len(data) < size:
+        try:
+            chunk = os.read(fd, size - len(data))
+        except InterruptedError:
+            continue
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        data += chunk
+    return data
 
 
 def _detach(keep=-1):

@@ -1,8 +1,10 @@
 """The shepherd: runs one job task from its plan and writes the task's result.
 
 One shepherd process per running task, in its own session, holding an
-exclusive lock on ``shepherd.lock`` in the task's spool folder for its whole
-life (the daemon's proof that it is alive, also after a daemon restart). It
+exclusive lock on ``shepherd.lock`` in the task's spool folder until the
+task's result is delivered (the daemon's proof that it is alive, also after
+a daemon restart); a shepherd forked as a spare then waits for another task
+(``exec.launch``). It
 creates TMPDIR, runs the queue prolog, the PE start procedure, the job (as
 the job owner when the shepherd runs as root), the PE stop procedure and the
 epilog; enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
@@ -384,10 +386,30 @@ def _deliver(plan, task_dir, result):
             delay = min(delay * 2, 5.0)
 
 
-def main(plan, task_dir):
-    """Run a plan to the end in this process; returns the process exit code."""
+#: the signals by which the daemon controls a task (see the module's docstring)
+CONTROL = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT)
+
+
+def reusable(plan):
+    """True when this process may serve another task after ``plan``'s: nothing of the
+    task changed it for good (a job started directly takes the shepherd's nice value)."""
+    return not plan.get("nice")
+
+
+def main(plan, task_dir, reuse=False):
+    """Run a plan to the end in this process; returns the process exit code.
+
+    The control signals are held back until the task's lock carries this process's
+    record, and from before that lock is let go (``reuse``: until the next task's
+    record): a signal the daemon sent for an earlier task of a shepherd that serves
+    one after another (see ``exec.launch``) is dropped, never taken for the next
+    task's. The daemon signals a task only while it holds the task's control lock and
+    finds the shepherd's lock held (``daemon.dispatch``); a shepherd lets go of its
+    task only while holding that control lock."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, CONTROL)
     shepherd = Shepherd(plan, task_dir)
-    shepherd._install_handlers()        # before the daemon can see the pid and signal it
+    shepherd._install_handlers()
+    _drop_pending()
     lock = _take_lock(task_dir)
     if lock is None:
         return 1                        # (its parent leaves an obituary: the daemon looks at once)
@@ -396,6 +418,7 @@ def main(plan, task_dir):
         return 0
     write_pid(lock)
     shepherd.lock = lock
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, CONTROL)
     if not plan.get("result_dir"):
         jobstore.reserve_result(plan["job_id"], plan["task"])
     shepherd.trace("shepherd started")
@@ -415,9 +438,34 @@ def main(plan, task_dir):
         from gridtools.formats import spoolyaml
         from gridtools.spool.files import atomic_write
         atomic_write(os.path.join(plan["result_dir"], jobstore.RESULT_FILE), spoolyaml.dump(result))
-        lock.release()
+        _let_go(lock, task_dir, reuse)
         wake.poke()
     else:
         _deliver(plan, task_dir, result)     # the daemon is woken as soon as the result is in place
-        lock.release()
+        _let_go(lock, task_dir, reuse)
     return 0
+
+
+def _let_go(lock, task_dir, reuse):
+    """Release the task's lock; before another task, with the control signals held
+    back and under the task's control lock (no signal for it is on its way)."""
+    if not reuse:
+        lock.release()
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, CONTROL)
+    control = Lock(os.path.join(task_dir, jobstore.CONTROL_LOCK), mode=0o600)
+    try:
+        control.acquire()
+    except (OSError, SpoolError):
+        control = None
+    lock.release()
+    if control is not None:
+        control.release()
+
+
+def _drop_pending():
+    """Take away control signals that came before this task (they were for another)."""
+    pending = signal.sigpending() & set(CONTROL)
+    while pending:
+        signal.sigtimedwait(pending, 0)
+        pending = signal.sigpending() & set(CONTROL)

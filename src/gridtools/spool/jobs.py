@@ -11,7 +11,8 @@
                   record of a task replaces an earlier one; a record in state.yaml
                   replaces both)
 - ``<n>/``        per task that ran: its plan (private), the shepherd's lock (its
-                  pid and the process group it runs), the PE host file,
+                  pid and the process group it runs), the control lock (held
+                  while the task is signalled), the PE host file,
                   ``result.reserve`` (space set aside for the result),
                   ``shepherd.exit`` (written by the shepherd's parent when it ended
                   without a result), ``withdrawn.<launch>`` (a launch the daemon took
@@ -38,6 +39,7 @@ ENDED_FILE = "ended.yaml"
 SCRIPT_FILE = "script"
 RESULT_FILE = "result.yaml"
 SHEPHERD_LOCK = "shepherd.lock"
+CONTROL_LOCK = "control.lock"     # held while a task is signalled, or its shepherd lets go of it
 RESERVE_FILE = "result.reserve"
 LAUNCH_FILE = "launch"             # (written by earlier versions; removed with a task's files)
 OBITUARY_FILE = "shepherd.exit"
@@ -247,7 +249,7 @@ def make_task_dir(job_id, number):
         os.mkdir(path, DIR_MODE)
     except FileExistsError:
         for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace", RESERVE_FILE, LAUNCH_FILE,
-                     OBITUARY_FILE):
+                     OBITUARY_FILE, CONTROL_LOCK):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:
