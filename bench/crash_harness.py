@@ -175,13 +175,8 @@ class Harness:
 
     def _reap(self):
         """waitpid every ended child (this harness is the subreaper of shepherds and jobs)."""
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
+        from gridtools.exec.launch import ended_children
+        for pid, status in ended_children():
             if pid == self.daemon:
                 self.daemon = 0
                 if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:

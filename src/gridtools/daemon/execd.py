@@ -37,13 +37,7 @@ def reap_exited(children=None):
     pids of shepherds to their task folders: a shepherd that ended without writing
     its task's result (killed, or failed before it could) gets an obituary there,
     and the dispatcher is woken to see to the task at once."""
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+    for pid, status in launch.ended_children():
         tdir = children.pop(pid, None) if children is not None else None
         if tdir is not None and status != 0:
             _obituary(tdir, status)

@@ -83,15 +83,22 @@ def fork_spare():
         os._exit(code)
 
 
-def _reap_strays():
-    """waitpid() children of the task that ended that nobody waited for."""
+def ended_children():
+    """waitpid() every child of this process that has ended: (pid, wait status) each."""
     while True:
         try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        yield pid, status
+
+
+def _reap_strays():
+    """Children of the task that ended that nobody waited for are let go."""
+    for _ended in ended_children():
+        pass
 
 
 def hand(sock, task_dir, plan):
