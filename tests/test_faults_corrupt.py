@@ -72,7 +72,8 @@ def test_a_corrupt_queue_file_is_set_aside_and_named_by_qconf_and_qstat(idle_cel
     assert not os.path.exists(os.path.join(cell.root, "etc", "queues", "all.q"))
     assert any("all.q" in name for name in quarantined(cell))
     assert any("etc/queues/all.q" in line for line in messages(cell)), messages(cell)
-    sql = cell.run("qconf", "-sql")
+    # (the status that names it comes with the daemon's first pass, after its start-up)
+    sql = wait_for(lambda: (lambda p: p if "quarantine" in p.stderr else None)(cell.run("qconf", "-sql")))
     assert sql.returncode == 0 and sql.stdout.split() == ["other.q"]
     assert "all.q" in sql.stderr and "quarantine" in sql.stderr, sql.stderr
     assert "all.q" in cell.run("qstat", "-f").stderr
