@@ -82,14 +82,6 @@ def peak_rss(pid):
     return None
 
 
-def children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as fh:
-            return [int(p) for p in fh.read().split()]
-    except OSError:
-        return []
-
-
 def pids_named(name):
     found = []
     for entry in os.listdir("/proc"):
@@ -219,9 +211,14 @@ class Gridtools(Spooled):
         return ["qdel", "-u", os.environ.get("USER") or "root"]
 
     def rss(self):
+        import psutil
         from gridtools.spool import daemonctl
         pid = daemonctl.pid()
-        helpers = [peak_rss(c) for c in children(pid)]
+        try:
+            kids = [c.pid for c in psutil.Process(pid).children()]
+        except psutil.Error:
+            kids = []
+        helpers = [peak_rss(c) for c in kids]
         return peak_rss(pid), max([h for h in helpers if h] or [0.0])
 
     def close(self):

@@ -7,8 +7,9 @@ before it loads anything a shepherd does not need), and sends it one
 frame per task to start (the task folder and its plan, in ``marshal`` form:
 both ends are the same interpreter) through a pipe; the exec server hands
 it to a spare shepherd that waits (forked ahead of time, or one that has
-served a task before and waits for the next), and reaps it when it ends. When the pipe closes (the dispatcher ended or was
-killed) the exec server exits; its shepherds carry on.
+served a task before and waits for the next), and reaps it when it ends.
+When the pipe closes (the dispatcher ended or was killed) the exec server
+exits; its shepherds carry on.
 
 ``gridtools execd --host NAME`` is the same server for one host, taking its
 orders from ``spool/execd/NAME/inbox/`` (one file per task, written by the
@@ -160,12 +161,11 @@ def _heard(sock, busy, idle, children):
         said = os.read(sock, 64)
     except OSError:
         said = b""
+    if said:
+        children[pid] = None         # (it ended its task: no obituary when it leaves)
     if said and len(idle) < IDLE_MOST:
-        children[pid] = None
         idle.append((pid, sock))
     else:
-        if said:
-            children[pid] = None
         os.close(sock)               # (a spare let go this way reads the end and leaves)
 
 

@@ -20,6 +20,8 @@ of a job is left out. When it passes MAX_HISTORY bytes it is renamed to
 import os
 
 from gridtools import ads, cell
+from gridtools.errors import SpoolError
+from gridtools.spool import files
 
 #: bytes after which the history file is rotated (HTCondor's MAX_HISTORY_LOG)
 MAX_HISTORY = 20 * 1024 * 1024
@@ -85,10 +87,8 @@ def append(state, final_ads):
     try:
         if os.path.exists(target) and os.path.getsize(target) > MAX_HISTORY:
             os.replace(target, target + ".old")
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        try:
-            os.write(fd, text.encode("utf-8", "backslashreplace"))
-        finally:
-            os.close(fd)
+        files.append_text(target, text.encode("utf-8", "backslashreplace"))
     except OSError as exc:
         state.log(f"E|cannot append to the job history: {exc.strerror}")
+    except SpoolError as exc:
+        state.log(f"E|cannot append to the job history: {exc}")

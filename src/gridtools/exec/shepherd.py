@@ -456,7 +456,7 @@ def _let_go(lock, task_dir, reuse):
     control = Lock(os.path.join(task_dir, jobstore.CONTROL_LOCK), mode=0o600)
     try:
         control.acquire()
-    except (OSError, SpoolError):
+    except SpoolError:
         control = None
     lock.release()
     if control is not None:

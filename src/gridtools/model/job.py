@@ -209,21 +209,15 @@ class Job:
             self.cache["finished"] = done
         return done
 
-    def state_dict(self):
-        """The whole state as one mapping (every task record)."""
-        data, ended = self.state_parts(file_ended=False)
-        return data
-
-    def state_parts(self, file_ended=True):
+    def state_parts(self):
         """(the state file's mapping, the records of finished tasks to append to the
-        ended-tasks file). An array job's finished tasks go to that file once each
-        (``file_ended``), so that the state file it rewrites at every change holds only
+        ended-tasks file). An array job's finished tasks go to that file once each, so that the state file it rewrites at every change holds only
         what may still change and does not grow with the tasks that ran; call
         ``filed_ended`` when both were written. A plain job keeps its one task in the
         state file."""
         tasks, ended = {}, {}
-        split = file_ended and self.is_array
-        filed = (self.filed or ()) if split else ()
+        split = self.is_array
+        filed = self.filed or ()
         finished = TaskState.FINISHED
         left = [(n, t) for n, t in self.tasks.items() if n not in filed or t.state is not finished]
         for n, t in sorted(left, key=_first):

@@ -249,7 +249,7 @@ def make_task_dir(job_id, number):
         os.mkdir(path, DIR_MODE)
     except FileExistsError:
         for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace", RESERVE_FILE, LAUNCH_FILE,
-                     OBITUARY_FILE, CONTROL_LOCK):
+                     OBITUARY_FILE):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:
