@@ -144,6 +144,36 @@ def test_tmpdir_is_fresh_private_and_removed(cell, workdir, users):
     assert not os.path.exists(path), "TMPDIR left behind"
 
 
+def test_a_tmpdir_kept_for_the_next_task_is_out_of_reach_of_the_job_that_left_it(cell, workdir, users):
+    """A shepherd that serves another task keeps its task's emptied TMPDIR for that task:
+    bob's job leaves a process behind in it, which can plant nothing there afterwards,
+    neither while the folder is kept nor in alice's TMPDIR made of it."""
+    alice, bob = users[0], users[1]
+    first, said, go, lurker = (os.path.join(workdir, n) for n in ("first.out", "bob.said", "go", "lurk.sh"))
+    with open(lurker, "w") as fh:
+        fh.write(f"while [ ! -e {go} ]; do sleep 0.05; done\n"
+                 f"if echo planted > here; then echo wrote; else echo denied; fi > {said}\n")
+    jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", first, "sh", "-c",
+                         f"'stat -c %i $TMPDIR; cd $TMPDIR && setsid sh {lurker} </dev/null >/dev/null 2>&1 &'",
+                         user=bob, cwd=workdir))
+    cell.wait_finished(jid)
+    inode = int(open(first).read().split()[0])
+    folder = os.path.join("/tmp", _cell_tmp_name(cell))
+    kept = [n for n in os.listdir(folder) if os.lstat(os.path.join(folder, n)).st_ino == inode]
+    assert kept and kept[0].startswith(".kept."), "the emptied TMPDIR was not kept"
+    st = os.lstat(os.path.join(folder, kept[0]))
+    assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (0, 0o700), "bob still owns the kept folder"
+    out = os.path.join(workdir, "second.out")
+    second = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", out, "sh", "-c",
+                            f"'stat -c \"%i %U %a\" $TMPDIR; touch {go}; "
+                            f"while [ ! -e {said} ]; do sleep 0.05; done; ls -A $TMPDIR | wc -l'",
+                            user=alice, cwd=workdir))
+    cell.wait_finished(second, timeout=30)
+    assert open(said).read().strip() == "denied"
+    mine, count = open(out).read().split("\n")[:2]
+    assert mine.split()[1:] == [alice, "700"] and count == "0"
+
+
 def test_two_cells_on_one_host_never_share_a_tmpdir(cell, workdir):
     other = make_cell()
     try:

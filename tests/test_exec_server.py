@@ -10,7 +10,9 @@ the history written in slices.
 - a bulk removal's history ads are appended a slice per pass, all of them in the end;
 - a shepherd serves one task after another, unless a task set its nice value; it lets
   go of a task only when no signal for it is on its way (the control lock), and a
-  signal that came for its last task is dropped, not taken for the next.
+  signal that came for its last task is dropped, not taken for the next; it never says
+  it is ready for another task when it is about to leave;
+- emptied job and task folders are kept and become the next jobs' and tasks' folders.
 """
 
 import os
@@ -230,3 +232,64 @@ def test_a_signal_for_a_shepherds_last_task_is_not_taken_for_its_next(cell, work
         raise AssertionError("no task met the shepherd of the task before it")
     record = [r for r in cell.accounting() if r[FIELDS.index("job_number")] == str(second)][0]
     assert (record[FIELDS.index("failed")], record[FIELDS.index("exit_status")]) == ("0", "0")
+
+
+def test_a_shepherd_on_its_last_task_leaves_without_saying_it_is_done(ticking, monkeypatch):
+    """A spare that would say "done" and then leave could be handed a task on its way out,
+    which nobody would run."""
+    cell, daemon, fake = ticking
+    from gridtools.exec import launch
+    from gridtools.spool import jobs as jobstore
+    jid = _submit(cell, "-b", "y", "-o", "/dev/null", "-j", "y", "true")
+    daemon.tick()
+    (job_id, task, plan), = fake.launched
+    fake.kill(job_id, task)                      # the lock is free again for a real shepherd
+    for most, says in ((2, launch.DONE), (1, b"")):
+        monkeypatch.setattr(launch, "REUSE_MOST", most)
+        pid, sock = launch.fork_spare()
+        try:
+            assert launch.hand(sock, jobstore.task_dir(job_id, task), plan)
+            heard = os.read(sock, 64)            # "done", or the end of a spare that left
+            assert heard == says
+        finally:
+            os.close(sock)
+            os.waitpid(pid, 0)
+        assert jobstore.read_result(jid, 1)["exit_status"] == 0
+        os.unlink(os.path.join(jobstore.task_dir(jid, 1), jobstore.RESULT_FILE))
+
+
+def test_emptied_folders_are_kept_and_become_new_job_and_task_folders(ticking, monkeypatch):
+    cell, daemon, fake = ticking
+    from gridtools.spool import jobs as jobstore
+    ids = [_submit(cell, "-b", "y", "-o", "/dev/null", "-j", "y", "true") for _ in range(2)]
+    daemon.tick()
+    for job_id, task, _plan in fake.launched:
+        fake.finish(job_id, task)
+    daemon.tick()
+    folders = [jobstore.job_dir(j) for j in ids] + [jobstore.task_dir(j, 1) for j in ids]
+    inodes = {os.stat(f).st_ino for f in folders}
+    odd = os.path.join(jobstore.job_dir(ids[0]), "odd")        # not a folder the spool makes
+    os.mkdir(odd, 0o755)
+    open(os.path.join(odd, "f"), "w").close()
+    assert jobstore.remove(*ids) == []
+    monkeypatch.setattr(jobstore, "FRESH_MOST", 3)
+    monkeypatch.setattr(jobstore, "FRESH_LOOK_EVERY", 0)     # (the daemon found none a moment ago)
+    jobstore.empty_trash()
+    fresh = os.path.join(cell.root, "spool", jobstore.FRESH)
+    kept = {}
+    for name in os.listdir(fresh):
+        st = os.lstat(os.path.join(fresh, name))
+        assert os.listdir(os.path.join(fresh, name)) == []
+        assert st.st_mode & 0o7777 == 0o711 and st.st_uid == os.geteuid()
+        assert st.st_ino in inodes
+        kept[st.st_ino] = name
+    assert len(kept) == 3                                     # at most FRESH_MOST
+    assert os.listdir(os.path.join(cell.root, "spool", "trash")) == []
+    new = _submit(cell, "-b", "y", "-o", "/dev/null", "-j", "y", "true")
+    daemon.tick()
+    assert [j for j, _t, _p in fake.launched][-1] == new
+    taken = {kept[os.stat(jobstore.job_dir(new)).st_ino], kept[os.stat(jobstore.task_dir(new, 1)).st_ino]}
+    assert sorted(os.listdir(fresh)) == sorted(set(kept.values()) - taken)
+    fake.finish(new, 1)
+    daemon.tick()
+    assert cell.job_state(new)["tasks"]["1"]["exit_status"] == 0

@@ -70,17 +70,28 @@ def fork_spare():
         _detach(keep=theirs)
         from gridtools.exec import shepherd
         shepherd.ready()
-        for _served in range(REUSE_MOST):
+        for served in range(1, REUSE_MOST + 1):
             task = _receive(theirs)
             if task is None:
                 break
-            code = shepherd.main(task[1], task[0], reuse=True)
+            last = served == REUSE_MOST or not shepherd.reusable(task[1])
+            code = shepherd.main(task[1], task[0], reuse=not last)
             _reap_strays()
             os.chdir("/")
-            if not shepherd.reusable(task[1]) or not _done(theirs):
-                break
+            if last or not _done(theirs):       # (never "done" before leaving: no task
+                break                           # may be handed to a spare on its way out)
     finally:
+        _leave()
         os._exit(code)
+
+
+def _leave():
+    """What a spare that leaves takes with it: the TMPDIR it kept for a next task."""
+    try:
+        from gridtools.exec import tmpdir
+        tmpdir.drop_kept()
+    except BaseException:  # noqa: BLE001 - leaving goes on whatever happens
+        pass
 
 
 def ended_children():

@@ -39,9 +39,10 @@ FAILED_STAGE_IN = 26        # an HTCondor job's input files could not be copied 
 class Shepherd:
     """Carries out one plan."""
 
-    def __init__(self, plan, task_dir):
+    def __init__(self, plan, task_dir, reuse=False):
         self.plan = plan
         self.dir = task_dir
+        self.reuse = reuse              # this process serves another task next (a spare)
         self.flags = []
         self.result = {"start_time": time.time(), "failed": 0, "failed_reason": "",
                        "exit_status": 0, "signal": 0, "deleted": False, "requeue": False,
@@ -132,7 +133,7 @@ class Shepherd:
 
     def _remove_tmpdir(self, path):
         try:
-            tmpdir.remove(self.plan["tmpdir"], path)
+            tmpdir.remove(self.plan["tmpdir"], path, keep=self.reuse)
         except OSError as exc:
             self.trace(f"cannot remove TMPDIR {path}: {exc}")
 
@@ -407,7 +408,7 @@ def main(plan, task_dir, reuse=False):
     finds the shepherd's lock held (``daemon.dispatch``); a shepherd lets go of its
     task only while holding that control lock."""
     signal.pthread_sigmask(signal.SIG_BLOCK, CONTROL)
-    shepherd = Shepherd(plan, task_dir)
+    shepherd = Shepherd(plan, task_dir, reuse)
     shepherd._install_handlers()
     _drop_pending()
     lock = _take_lock(task_dir)

@@ -11,6 +11,15 @@ owner with mode 0700, and removed when the task ends; every step works on
 directory descriptors, so a link planted anywhere on the way is never
 followed. When the cell folder cannot be made safe, the task gets a folder
 with a random name made by ``mkdtemp`` in the queue's tmpdir instead.
+
+A shepherd that serves another task next (a spare, see ``exec.launch``)
+keeps its task's folder for that task when the job left it empty
+(``remove(..., keep=True)``): it takes the folder back from the job's owner
+first (owner and mode 0700: nothing the job left running can add to it
+from then on), looks that it is empty, and renames it ``.kept.<pid>`` in
+the cell folder; its next task's folder is that one renamed (creating a
+folder costs ten times what renaming one does on some file systems). A
+spare that leaves removes what it kept (``drop_kept``).
 """
 
 import os
@@ -89,13 +98,77 @@ def _remove_dir(parent_fd, name):
         _remove_entry(parent_fd, name)
 
 
-def _fresh(parent_fd, name, uid, gid):
-    """Create ``name`` new in ``parent_fd`` (mode 0700) and give it to uid:gid."""
+def _kept_name():
+    return f".kept.{os.getpid()}"
+
+
+#: (base, cell folder) of each folder this process keeps for its next task
+_KEPT = set()
+
+
+def _keep(parent_fd, name):
+    """Keep the folder ``name`` for this process's next task (see the module's
+    docstring); False when it is not empty or cannot be kept."""
     try:
-        os.mkdir(name, 0o700, dir_fd=parent_fd)
-    except FileExistsError:                   # a leftover of an earlier run
-        _remove_entry(parent_fd, name)
-        os.mkdir(name, 0o700, dir_fd=parent_fd)
+        fd = os.open(name, _DIR | os.O_NOFOLLOW, dir_fd=parent_fd)
+    except OSError:
+        return False
+    try:
+        if os.geteuid() == 0:
+            os.fchown(fd, 0, os.getegid())
+        os.fchmod(fd, 0o700)
+        if os.listdir(fd):
+            return False
+        os.rename(name, _kept_name(), src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _take_kept(parent_fd, name):
+    """Rename the folder this process kept to ``name``; False when that fails."""
+    try:
+        os.rename(_kept_name(), name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
+        return True
+    except OSError:
+        try:
+            os.rmdir(_kept_name(), dir_fd=parent_fd)
+        except OSError:
+            pass
+        return False
+
+
+def drop_kept():
+    """Remove the folders this process kept (it serves no further task)."""
+    for base, cell_name in _KEPT:
+        try:
+            base_fd = os.open(base, _DIR)
+        except OSError:
+            continue
+        try:
+            cell_fd = os.open(cell_name, _DIR | os.O_NOFOLLOW, dir_fd=base_fd)
+            try:
+                os.rmdir(_kept_name(), dir_fd=cell_fd)
+            finally:
+                os.close(cell_fd)
+        except OSError:
+            pass
+        finally:
+            os.close(base_fd)
+    _KEPT.clear()
+
+
+def _fresh(parent_fd, name, uid, gid, kept=False):
+    """Create ``name`` new in ``parent_fd`` (mode 0700), or make it of the folder this
+    process ``kept``, and give it to uid:gid."""
+    if not kept or not _take_kept(parent_fd, name):
+        try:
+            os.mkdir(name, 0o700, dir_fd=parent_fd)
+        except FileExistsError:                   # a leftover of an earlier run
+            _remove_entry(parent_fd, name)
+            os.mkdir(name, 0o700, dir_fd=parent_fd)
     fd = os.open(name, _DIR | os.O_NOFOLLOW, dir_fd=parent_fd)
     try:
         if os.geteuid() == 0:
@@ -114,8 +187,11 @@ def make(spec, uid, gid):
             cell_fd = _cell_fd(base_fd, spec["cell"])
         except OSError:
             return _fallback(spec, uid, gid)
+        key = (spec["base"], spec["cell"])
+        kept = key in _KEPT
+        _KEPT.discard(key)
         try:
-            _fresh(cell_fd, spec["name"], uid, gid)
+            _fresh(cell_fd, spec["name"], uid, gid, kept)
         finally:
             os.close(cell_fd)
     finally:
@@ -131,8 +207,9 @@ def _fallback(spec, uid, gid):
     return path
 
 
-def remove(spec, path):
-    """Remove the TMPDIR made by ``make`` (``path`` is what it returned), following no link."""
+def remove(spec, path, keep=False):
+    """Remove the TMPDIR made by ``make`` (``path`` is what it returned), following no link;
+    with ``keep``, keep it for this process's next task when the job left it empty."""
     if path != spec["path"]:
         parent, name = os.path.split(path)
         base_fd = os.open(parent, _DIR)
@@ -146,7 +223,10 @@ def remove(spec, path):
         cell_fd = os.open(spec["cell"], _DIR | os.O_NOFOLLOW, dir_fd=base_fd)
         try:
             if os.fstat(cell_fd).st_uid == os.geteuid():
-                _remove_dir(cell_fd, spec["name"])
+                if keep and (spec["base"], spec["cell"]) not in _KEPT and _keep(cell_fd, spec["name"]):
+                    _KEPT.add((spec["base"], spec["cell"]))
+                else:
+                    _remove_dir(cell_fd, spec["name"])
         finally:
             os.close(cell_fd)
     finally:

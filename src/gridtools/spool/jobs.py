@@ -23,6 +23,14 @@ Only the daemon creates, changes and removes job directories; the shepherd
 of a task writes inside its own ``tasks/<n>/`` folder only. The folders are
 mode 0711 and owned by the daemon's user: others may pass through to what
 is theirs (their script, their task's PE host file) but list nothing.
+
+Folders are used again: emptying the trash (``empty_trash``) leaves the
+emptied job and task folders in ``spool/fresh`` (at most FRESH_MOST), and a
+new job or task folder is one of them renamed into place when there is one
+(``take_fresh``). On some file systems creating a folder costs ten times
+what renaming one does (ext4 looks for a place for it among its block
+groups): a third of a millisecond, twice for every task that runs. Only
+empty folders of mode 0711 owned by the daemon's user enter ``fresh``.
 """
 
 import os
@@ -51,6 +59,11 @@ RESERVE_SIZE = 16384        # bytes set aside for a task's result while it runs
 DIR_MODE = 0o711
 #: new job descriptions up to this many are flushed to disk one by one, more at once
 SYNC_ONE_BY_ONE = 2
+#: the folder of emptied folders kept for new jobs and tasks, and how many it keeps
+FRESH = "fresh"
+FRESH_MOST = 256
+#: seconds after finding ``fresh`` empty before looking in it again
+FRESH_LOOK_EVERY = 1.0
 
 
 def jobs_dir():
@@ -82,10 +95,11 @@ def create(spec, script):
     (left by a crash) is incomplete and is written again from the request. It is not
     flushed to disk here: ``sync_specs`` flushes the descriptions of a whole intake."""
     folder = job_dir(spec["id"])
-    try:
-        os.mkdir(folder, DIR_MODE)
-    except FileExistsError:
-        pass
+    if not take_fresh(folder):
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            pass
     os.chmod(folder, DIR_MODE)
     if script is not None:
         atomic_write(os.path.join(folder, SCRIPT_FILE), script, mode=0o500, fsync=False,
@@ -245,6 +259,8 @@ def withdrawn_name(token):
 def make_task_dir(job_id, number):
     """Create a task's folder; a folder left by an earlier run is emptied of its results."""
     path = task_dir(job_id, number)
+    if take_fresh(path):
+        return path
     try:
         os.mkdir(path, DIR_MODE)
     except FileExistsError:
@@ -255,11 +271,6 @@ def make_task_dir(job_id, number):
             except FileNotFoundError:
                 pass
     return path
-
-
-def remove_task_dir(job_id, number):
-    import shutil
-    shutil.rmtree(task_dir(job_id, number), ignore_errors=True)
 
 
 def remove(*job_ids):
@@ -292,15 +303,128 @@ def remove(*job_ids):
 
 
 def empty_trash(most=None):
-    """Delete what ``remove`` put aside (at most ``most`` folders); returns True when
-    some are left."""
-    import shutil
+    """Delete what ``remove`` put aside (at most ``most`` folders), keeping emptied
+    folders in ``fresh`` while it holds fewer than FRESH_MOST; returns True when some
+    are left."""
     trash = cell.spool("trash")
     try:
         names = os.listdir(trash)
     except FileNotFoundError:
         return False
-    import shutil
-    for name in names[:most]:
-        shutil.rmtree(os.path.join(trash, name), ignore_errors=True)
+    if names:
+        pool = _Recycler(cell.spool(FRESH))
+        for name in names[:most]:
+            pool.empty(trash, name)
     return most is not None and len(names) > most
+
+
+class _Recycler:
+    """Empties trashed folders, keeping the emptied folders in ``fresh`` (see the
+    module's docstring) while there is room."""
+
+    def __init__(self, fresh):
+        self.fresh = fresh
+        try:
+            self.room = FRESH_MOST - len(os.listdir(fresh))
+        except FileNotFoundError:
+            try:
+                makedirs(fresh, 0o700)
+                self.room = FRESH_MOST
+            except OSError:
+                self.room = 0
+        except OSError:
+            self.room = 0
+        self.me, self.serial = os.geteuid(), 0
+
+    def empty(self, parent, name):
+        """Empty folder ``name`` of ``parent`` (a job's: its task folders are emptied the
+        same way) and keep it, or remove it when it cannot be kept."""
+        path = os.path.join(parent, name)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return
+        except OSError:
+            _remove_tree(parent, name)
+            return
+        try:
+            st = os.fstat(fd)
+            keep = st.st_uid == self.me and st.st_mode & 0o7777 == DIR_MODE
+            with os.scandir(fd) as entries:
+                inside = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+            for entry, is_dir in inside:
+                if is_dir:
+                    self.empty(path, entry)
+                else:
+                    try:
+                        os.unlink(entry, dir_fd=fd)
+                    except FileNotFoundError:
+                        pass
+        finally:
+            os.close(fd)
+        if keep and self.room > 0:
+            self.serial += 1
+            try:
+                os.rename(path, f"{self.fresh}/{os.getpid()}.{self.serial}")
+                self.room -= 1
+                return
+            except OSError:
+                pass
+        _remove_tree(parent, name)
+
+
+def _remove_tree(parent, name):
+    path = os.path.join(parent, name)
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        import shutil
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class _FreshFolders:
+    """The daemon's view of ``fresh``: names listed there not taken yet."""
+
+    def __init__(self):
+        self.names = []
+        self.looked = None          # (the folder, when it was last found empty)
+
+    def take(self, target):
+        """Rename a kept folder to ``target``; False when there is none (or ``target``
+        is not an empty folder or a free name)."""
+        fresh = cell.spool(FRESH)
+        if not self.names:
+            import time
+            now = time.monotonic()
+            if self.looked is not None and self.looked[0] == fresh and now - self.looked[1] < FRESH_LOOK_EVERY:
+                return False
+            try:
+                self.names = os.listdir(fresh)
+            except OSError:
+                self.names = []
+            if not self.names:
+                self.looked = (fresh, now)
+                return False
+            self.looked = None
+        while self.names:
+            name = self.names.pop()
+            try:
+                os.rename(f"{fresh}/{name}", target)
+                return True
+            except FileNotFoundError:
+                continue            # gone meanwhile (another cell root, a cleaner)
+            except OSError:
+                self.names.append(name)
+                return False
+        return False
+
+
+_FRESH = _FreshFolders()
+
+
+def take_fresh(target):
+    """Make ``target`` (a new job or task folder) from a kept empty folder; False when
+    none is kept (the caller creates it)."""
+    return _FRESH.take(target)
