@@ -6,6 +6,8 @@ usage, as usage_weight_list says: a job that sleeps uses none.) Without tickets 
 submission order; with a share tree of 50/50 the run order interleaves the
 users, and with 75/25 the first user gets about three jobs for each of the
 second's. ``qstat -ext`` and ``-pri`` show the tickets that ordered them.
+What a running job has used counts at once, not only when it ends: a user
+whose long job is still burning CPU yields to one who has used nothing.
 """
 
 import os
@@ -23,14 +25,15 @@ def tree(alice, bob):
             f"id=2\nname=gtbob\ntype=0\nshares={bob}\nchildnodes=NONE\n")
 
 
-def configure(cell, alice, bob):
+def configure(cell, alice, bob, interval=None):
     for user in ("gtalice", "gtbob"):
         add_object(cell, "-Auser", f"name {user}\noticket 0\nfshare 0\ndelete_time 0\n"
                                    "default_project NONE\n")
     add_object(cell, "-Astree", tree(alice, bob))
     cell.run("qconf", "-mattr", "sched", "weight_tickets_share", "10000", "", check=False)
     text = cell.run("qconf", "-ssconf", check=True).stdout
-    text = "\n".join(f"weight_tickets_share 10000" if line.startswith("weight_tickets_share") else line
+    text = "\n".join(f"weight_tickets_share 10000" if line.startswith("weight_tickets_share") else
+                     f"schedule_interval {interval}" if interval and line.startswith("schedule_interval") else line
                      for line in text.splitlines()) + "\n"
     add_object(cell, "-Msconf", text)
 
@@ -182,3 +185,38 @@ def test_qconf_shows_a_users_usage(shared, workdir):
     assert "usage" not in cell.run("qconf", "-suser", "gtbob").stdout      # bob used nothing
     # what qconf shows can be read back: the usage lines are not configuration
     add_object(cell, "-Muser", cell.run("qconf", "-suser", "gtalice").stdout)
+
+
+LONG_BURN = "#!/bin/sh\nexec /usr/bin/python3 -c 'import os, time\nend = time.time() + 60\n" \
+            "while time.time() < end and not os.path.exists(os.environ[\"STOP\"]): pass'\n"
+WAIT = "#!/bin/sh\nwhile [ ! -e \"$STOP\" ]; do sleep 0.05; done\n"
+
+
+def test_a_running_jobs_usage_counts_before_it_ends(shared, workdir):
+    """alice's job burns CPU and has not ended: sge_share_mon already shows her usage, and
+    of her next job and bob's, bob's (who has used nothing) starts first."""
+    cell = shared
+    configure(cell, 50, 50, interval="0:0:1")
+    stop = os.path.join(workdir, "stop")
+    scripts = {}
+    for name, text in (("burn", LONG_BURN), ("wait", WAIT)):
+        scripts[name] = os.path.join(workdir, f"{name}.sh")
+        with open(scripts[name], "w") as fh:
+            fh.write(text)
+        os.chmod(scripts[name], 0o755)
+    common = ("-o", "/dev/null", "-j", "y", "-v", f"STOP={stop}")
+    try:
+        burner = jid_of(cell.qsub(*common, scripts["burn"], user="gtalice", cwd=workdir))
+        wait_for(lambda: float(share_rows(cell, "-u").get("/gtalice", {}).get("cpu", 0)) >= 0.5,
+                 timeout=30, interval=0.2)
+        assert cell.task_states(burner).get(1) == "running"
+        cell.run("qmod", "-d", "all.q", check=True)
+        second = jid_of(cell.qsub(*common, scripts["wait"], user="gtalice", cwd=workdir))
+        first = jid_of(cell.qsub(*common, scripts["wait"], user="gtbob", cwd=workdir))
+        cell.run("qmod", "-e", "all.q", check=True)          # one slot is free: one of them starts
+        wait_for(lambda: "running" in (cell.task_states(first).get(1), cell.task_states(second).get(1)),
+                 timeout=20)
+        assert cell.task_states(first).get(1) == "running", "alice's running usage did not count"
+        assert cell.task_states(second).get(1) in (None, "pending")
+    finally:
+        open(stop, "w").close()

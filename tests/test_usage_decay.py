@@ -186,3 +186,24 @@ def test_qconf_refuses_a_bad_halflife_decay_list_and_keeps_a_good_one(cell):
         if code:
             assert proc.stderr.count("\n") == 1 and "halflife_decay_list" in proc.stderr
     assert re.search(r"^halflife_decay_list\s+cpu=60:io=-1$", cell.run("qconf", "-ssconf").stdout, re.M)
+
+
+def test_a_running_tasks_reports_and_its_end_count_its_usage_once():
+    """The daemon counts what a running task's shepherd reports, then what its end adds
+    (daemon.usage.Keeper): the same seconds never twice, a report of nothing new is no
+    change."""
+    from gridtools.daemon.usage import Keeper
+    keeper = Keeper()
+    keeper.ledger = Ledger(HalfLife.uniform(0))          # no decay: plain sums
+    spec = {"id": 5, "owner": "alice"}
+
+    def report(cpu, at):
+        return keeper.task_running(spec, 1, {"cpu": cpu, "mem": 0.5, "io": 0.0, "time": at})
+    assert report(3.0, 100.0) and keeper.dirty
+    keeper.dirty = False
+    assert not report(3.0, 110.0) and not keeper.dirty
+    assert report(5.0, 120.0)
+    assert keeper.ledger.usage(AccountKey.user("alice"), 120.0).cpu == pytest.approx(5.0)
+    keeper.task_ended(spec, 1, {"usage": {"ru_utime": 6.0, "ru_stime": 1.0}, "end_time": 130.0}, 130.0)
+    assert keeper.ledger.usage(AccountKey.user("alice"), 130.0).cpu == pytest.approx(7.0)
+    assert keeper.ledger.debited == {}

@@ -28,6 +28,7 @@ from gridtools.errors import GridError, SpoolError
 from gridtools.exec import load as host_load
 from gridtools.formats import values
 from gridtools.spool import files, wake
+from gridtools.spool import jobs as jobstore
 from gridtools import cell
 
 LOAD_REFRESH = 2.0          # seconds between load samples of this machine
@@ -70,6 +71,7 @@ class Daemon:
         self.publish_cost = 0.0      # seconds the last publication took
         self.loads_shown = 0.0       # when new load values last asked for a publication
         self.usage_saved = 0.0
+        self.usage_sampled = 0.0     # when running tasks' usage was last read
         self.swept = 0.0
         self.stopping = False
         self.lock = None
@@ -251,11 +253,25 @@ class Daemon:
             state.condor.follow(state, self.dispatcher, self.loads, now, self.decisions)
             self.decisions = None
         self.retry_signals = suspension.resend(state, self.dispatcher)
+        self._sample_running(now)
         self._periodic(now)
         keep, max_age = self._finished_jobs_kept()
         reap.purge(state, keep, max_age, now)
         self.expiry = reap.next_expiry(state, max_age)
         self._conclude_pass(now)
+
+    def _sample_running(self, now):
+        """Once every scheduling interval, what running tasks have used so far counts in
+        their owners' usage (and so in the share tree's next pass), as Grid Engine counts
+        the usage its execution daemons report."""
+        if now - self.usage_sampled < self._interval():
+            return
+        self.usage_sampled = now
+        state = self.state
+        for job, task in state.running_tasks():
+            used = jobstore.read_usage(job.id, task.number)
+            if used is not None and state.usage.task_running(job.spec, task.number, used):
+                state.need_schedule = True
 
     def _periodic(self, now):
         """HTCondor jobs' periodic expressions, every PERIODIC_EXPR_INTERVAL seconds (read

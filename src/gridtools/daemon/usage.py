@@ -1,7 +1,10 @@
 """The daemon's record of decayed usage (``accounting.usage.Ledger``), kept in the spool.
 
-Every task that ends adds what it used (CPU seconds, memory integral, I/O,
-as its shepherd measured them) to its owner's and project's accounts; the
+Every task adds what it used (CPU seconds, memory integral, I/O, as its
+shepherd measured them) to its owner's and project's accounts: while it
+runs, what its shepherd reports (``task_running``, once every scheduling
+interval), and when it ends, the rest (``task_ended``); nothing is counted
+twice. The
 scheduler reads the accounts, decayed to the time of each pass, as the
 members' usage of the share tree. The half-life is sched_conf's
 ``halftime`` (hours; 0 keeps usage forever), or for each kind of usage the
@@ -40,6 +43,17 @@ class Keeper:
         self.halftime = seconds
         self.ledger.set_half_life(HalfLife(*seconds), now)
         self.dirty = True
+
+    def task_running(self, spec, number, used):
+        """Count what a running task has used so far (``spool.jobs.read_usage``); True
+        when that is more than was counted before."""
+        sample = Sample(spec["id"], number, spec["owner"], spec.get("project") or None,
+                        Usage(used["cpu"], used["mem"], used["io"]), used["time"])
+        before = self.ledger.debited.get((sample.job, sample.task))
+        self.ledger.record(sample)
+        grown = self.ledger.debited.get((sample.job, sample.task)) != before
+        self.dirty = self.dirty or grown
+        return grown
 
     def task_ended(self, spec, number, result, now):
         """Count what an ended task used."""

@@ -361,7 +361,9 @@ class Timers:
 
 
 class UsageMonitor:
-    """Samples the job's process tree for maximum virtual memory and integral memory usage."""
+    """Samples the job's process tree for CPU time, virtual memory (the most of it) and
+    integral memory usage, more and more seldom (every 0.2 s at first, at last every
+    5 s)."""
 
     def __init__(self, pid):
         self.pid = pid
@@ -373,33 +375,41 @@ class UsageMonitor:
         return self.next_at
 
     def sample(self, usage, final=False):
+        """Add a sample to ``usage`` when one is due; True when it took a running one."""
         now = time.time()
         if now < self.next_at and not final:
-            return
+            return False
         if not final:
-            vmem = _tree_vmem(self.pid)
+            vmem, cpu = _tree_usage(self.pid)
             usage["maxvmem"] = max(usage.get("maxvmem", 0), vmem)
             usage["vmem"] = vmem
             usage["mem"] = usage.get("mem", 0.0) + vmem / 1024 ** 3 * (now - self.last)
+            usage["cpu"] = max(usage.get("cpu", 0.0), cpu)
         self.last = now
         self.interval = min(self.interval * 2, 5.0)
         self.next_at = now + self.interval
+        return not final
 
 
-def _tree_vmem(pid):
+def _tree_usage(pid):
+    """(virtual memory bytes, CPU seconds) of the job's process tree: its live processes'
+    own times and what their ended children used."""
     import psutil
     try:
         proc = psutil.Process(pid)
         procs = [proc] + proc.children(recursive=True)
     except psutil.Error:
-        return 0
-    total = 0
+        return 0, 0.0
+    vmem, cpu = 0, 0.0
     for p in procs:
         try:
-            total += p.memory_info().vms
+            with p.oneshot():
+                vmem += p.memory_info().vms
+                times = p.cpu_times()
+                cpu += times.user + times.system + times.children_user + times.children_system
         except psutil.Error:
             pass
-    return total
+    return vmem, cpu
 
 
 def start_ticks(pid):

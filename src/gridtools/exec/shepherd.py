@@ -9,8 +9,9 @@ creates TMPDIR, runs the queue prolog, the PE start procedure, the job (as
 the job owner when the shepherd runs as root), the PE stop procedure and the
 epilog; enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
 SIGKILL) and memory limits (setrlimit); records usage (wall clock, CPU,
-maximum virtual memory); and finally writes ``result.yaml`` and wakes the
-daemon. A dispatcher crash does not touch it.
+maximum virtual memory), reporting what the job has used so far in the
+task's ``usage`` file as it runs; and finally writes ``result.yaml`` and
+wakes the daemon. A dispatcher crash does not touch it.
 
 Signals the daemon sends to a shepherd: SIGTERM ends the job (qdel), SIGHUP
 ends it to requeue it (host flush, qmod -r), SIGUSR1 suspends it, SIGUSR2
@@ -219,7 +220,8 @@ class Shepherd:
                     _drain(rfd)
                 self._handle_flags(pid)
                 self._handle_timers(pid, timers)
-                monitor.sample(self.result["usage"])
+                if monitor.sample(self.result["usage"]):
+                    jobstore.write_usage(self.dir, self.result["usage"])
                 if pidfd in ready:
                     _, status, rusage = os.wait4(pid, 0)
                     monitor.sample(self.result["usage"], final=True)

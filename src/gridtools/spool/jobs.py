@@ -17,7 +17,8 @@
                   ``shepherd.exit`` (written by the shepherd's parent when it ended
                   without a result), ``withdrawn.<launch>`` (a launch the daemon took
                   back before its shepherd started: a late shepherd of it does
-                  nothing) and, when the task ended, ``result.yaml``
+                  nothing), ``usage`` (what the job has used so far, rewritten by
+                  the shepherd as it runs) and, when the task ended, ``result.yaml``
 
 Only the daemon creates, changes and removes job directories; the shepherd
 of a task writes inside its own ``tasks/<n>/`` folder only. The folders are
@@ -36,6 +37,7 @@ empty folders of mode 0711 owned by the daemon's user enter ``fresh``.
 import os
 
 from gridtools import cell
+from gridtools.errors import SpoolError
 from gridtools.formats import spoolyaml
 from gridtools.spool import files
 from gridtools.spool.files import atomic_write, makedirs, read_text, write_new
@@ -51,6 +53,7 @@ CONTROL_LOCK = "control.lock"     # held while a task is signalled, or its sheph
 RESERVE_FILE = "result.reserve"
 LAUNCH_FILE = "launch"             # (written by earlier versions; removed with a task's files)
 OBITUARY_FILE = "shepherd.exit"
+USAGE_FILE = "usage"
 WITHDRAWN_PREFIX = "withdrawn."
 #: width of the shepherd's record at the start of its lock file (rewritten in place)
 LOCK_RECORD = 80
@@ -251,6 +254,40 @@ def write_result(job_id, number, result, on_visible=None):
         on_visible()
 
 
+#: what a running task's ``usage`` file holds (numbers; the time it was written)
+USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem")
+
+
+def write_usage(folder, usage):
+    """Shepherd side: note what the job in task folder ``folder`` has used so far."""
+    import time
+    data = {key: usage.get(key, 0) for key in USAGE_KEYS}
+    data["time"] = time.time()
+    try:
+        atomic_write(os.path.join(folder, USAGE_FILE), spoolyaml.dump(data), fsync=False)
+    except SpoolError:
+        pass
+
+
+def read_usage(job_id, number):
+    """What a running task has used so far ({key: number, "time": when}); None when its
+    shepherd has not said (or what it wrote does not read)."""
+    try:
+        text = read_text(os.path.join(task_dir(job_id, number), USAGE_FILE))
+        data = spoolyaml.load(text) if text is not None else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    found = {}
+    for key in USAGE_KEYS + ("time",):
+        value = data.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+            return None
+        found[key] = float(value)
+    return found
+
+
 def withdrawn_name(token):
     """The name of the file in a task folder that says launch ``token`` was taken back."""
     return WITHDRAWN_PREFIX + token
@@ -265,7 +302,7 @@ def make_task_dir(job_id, number):
         os.mkdir(path, DIR_MODE)
     except FileExistsError:
         for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace", RESERVE_FILE, LAUNCH_FILE,
-                     OBITUARY_FILE):
+                     OBITUARY_FILE, USAGE_FILE):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:

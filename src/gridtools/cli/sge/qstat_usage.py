@@ -1,11 +1,11 @@
 """The usage line ``qstat -j`` shows for a running task.
 
-The shepherd records usage only when the task ends, so the running values
-are read from ``/proc`` here: CPU time and virtual memory of the processes
-in the job's process group (its leader's pid is in the task's ``job_pid``
-file). That works where the job runs on this machine; elsewhere, or when
-the processes cannot be read, the values the shepherd last recorded (or
-zero) are shown, with N/A for memory sizes that are not known.
+The values are what the task's shepherd last reported (its ``usage`` file,
+rewritten every few seconds while the job runs), and where the job runs
+on this machine, the CPU time and virtual memory of the processes in the
+job's process group read from ``/proc`` now (its leader's pid is in the
+task's ``job_pid`` file), when they are more. Memory sizes nobody has
+reported show as N/A.
 """
 
 import os
@@ -58,7 +58,12 @@ def _size(nbytes):
 
 def usage_text(job_id, number, task):
     """``cpu=00:00:01, mem=0.00000 GB s, io=0.00000 GB, vmem=N/A, maxvmem=N/A``."""
-    recorded = task.get("usage") or {}
+    from gridtools.spool import jobs as jobstore
+    recorded = dict(task.get("usage") or {})
+    reported = jobstore.read_usage(job_id, number) or {}
+    for key in ("cpu", "mem", "io", "vmem", "maxvmem"):
+        if reported.get(key):
+            recorded[key] = max(float(recorded.get(key) or 0.0), reported[key])
     cpu = float(recorded.get("cpu", 0.0) or 0.0)
     vmem = recorded.get("vmem")
     maxvmem = recorded.get("maxvmem")
