@@ -32,7 +32,7 @@ def configure(cell, alice, bob, interval=None):
     add_object(cell, "-Astree", tree(alice, bob))
     cell.run("qconf", "-mattr", "sched", "weight_tickets_share", "10000", "", check=False)
     text = cell.run("qconf", "-ssconf", check=True).stdout
-    text = "\n".join(f"weight_tickets_share 10000" if line.startswith("weight_tickets_share") else
+    text = "\n".join("weight_tickets_share 10000" if line.startswith("weight_tickets_share") else
                      f"schedule_interval {interval}" if interval and line.startswith("schedule_interval") else line
                      for line in text.splitlines()) + "\n"
     add_object(cell, "-Msconf", text)
