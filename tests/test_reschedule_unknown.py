@@ -2,7 +2,8 @@
 qstat -f shows its queue instance unknown (u) and no new job goes there; after
 reschedule_unknown (sge_conf(5)) its rerunnable jobs and its checkpointing jobs under
 ``when r`` are rescheduled (Rq, an accounting record with failed 25) and run again on
-the other host, while the others stay where they are."""
+the other host, while the others stay where they are. A job left running on a machine
+the dispatcher cannot reach is ended by its own shepherd once its run was taken away."""
 
 import os
 
@@ -112,3 +113,43 @@ def test_jobs_of_a_host_unknown_past_reschedule_unknown_run_again_elsewhere(two_
 def messages(cell):
     path = os.path.join(cell.root, "spool", "messages")
     return open(path).read() if os.path.exists(path) else ""
+
+
+def test_a_job_left_on_a_lost_machine_is_ended_by_its_own_shepherd(workdir):
+    """node2's execution daemon runs on another machine (a UTS namespace of its own
+    names it otherwise), so the dispatcher cannot kill what is left there: when node2 is
+    lost past reschedule_unknown, the job's shepherd sees in the spool that its run was
+    taken away, ends the job, and leaves the run that starts again on testhost alone."""
+    import shutil
+    import subprocess
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare(1) for a second machine name")
+    cell = make_cell(slots=4, hosts=["testhost", "node2"])
+    try:
+        cell.start_execds(["testhost"])
+        other = subprocess.Popen(["unshare", "--uts", "sh", "-c",
+                                  "hostname othermachine && exec gridtools execd --host node2"],
+                                 env=cell.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lock = os.path.join(cell.root, "spool", "execd", "node2", "execd.lock")
+        wait_for(lambda: os.path.exists(lock) or other.poll() is not None)
+        if other.poll() is not None:
+            pytest.skip("unshare --uts is not allowed here")
+        edit = cell.run("qconf", "-mconf", env={"EDITOR": "sed -i 's/^reschedule_unknown .*/reschedule_unknown 0:0:2/'"})
+        assert edit.returncode == 0, edit.stderr
+        cell.run("qmod", "-d", "all.q@testhost", check=True)
+        script = (f'echo "run $JOB_ID $HOSTNAME $(hostname) $$" >> {workdir}/log\n'
+                  "exec sleep 120\n")
+        jid = jid_of(cell.qsub("-r", "y", "-o", "/dev/null", "-j", "y", input=script, cwd=workdir))
+        first = wait_for(lambda: next((line.split() for line in log(workdir)), None), timeout=20)
+        assert first[:4] == ["run", str(jid), "node2", "othermachine"]
+        old = int(first[4])
+        kill_execd(other)
+        wait_for(lambda: state_of(cell, jid) == "Rq", timeout=30)
+        cell.run("qmod", "-e", "all.q@testhost", check=True)
+        wait_for(lambda: not os.path.exists(f"/proc/{old}"), timeout=20)
+        wait_for(lambda: len(log(workdir)) == 2, timeout=20)
+        assert log(workdir)[1].split()[:3] == ["run", str(jid), "testhost"]
+        wait_state(cell, jid, "Rr")
+        assert cell.task_states(jid).get(1) == "running"
+    finally:
+        destroy_cell(cell)

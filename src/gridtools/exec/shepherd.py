@@ -11,7 +11,10 @@ epilog; enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
 SIGKILL) and memory limits (setrlimit); records usage (wall clock, CPU,
 maximum virtual memory), reporting what the job has used so far in the
 task's ``usage`` file as it runs; and finally writes ``result.yaml`` and
-wakes the daemon. A dispatcher crash does not touch it.
+wakes the daemon. A shepherd whose task was taken away meanwhile (ended
+by the daemon without it, or started again elsewhere: ``_still_mine``)
+ends its job when it notices and writes nothing more into the task's
+folder. A dispatcher crash does not touch it.
 
 Signals the daemon sends to a shepherd: SIGTERM ends the job (qdel), SIGHUP
 ends it to requeue it (host flush, qmod -r), SIGUSR1 suspends it, SIGUSR2
@@ -53,6 +56,7 @@ class Shepherd:
         self.timers = jobproc.Timers(time.time(), {}, 0)
         self.lock = None
         self.staged = 0.0
+        self.taken = False              # the task is no longer this shepherd's (_still_mine)
 
     def record_group(self, pgid):
         """Note in the lock the process group this shepherd runs (the job, a prolog ...;
@@ -220,8 +224,13 @@ class Shepherd:
                     _drain(rfd)
                 self._handle_flags(pid)
                 self._handle_timers(pid, timers)
-                if monitor.sample(self.result["usage"]):
-                    jobstore.write_usage(self.dir, self.result["usage"])
+                if monitor.sample(self.result["usage"]) and not self.taken:
+                    if self.lock is None or self.plan.get("result_dir") or _still_mine(self.lock, self.dir):
+                        jobstore.write_usage(self.dir, self.result["usage"])
+                    else:
+                        self.taken = True
+                        self.trace("the task is no longer this shepherd's: its job is ended")
+                        self._end(pid, "task taken away")
                 if pidfd in ready:
                     _, status, rusage = os.wait4(pid, 0)
                     monitor.sample(self.result["usage"], final=True)
@@ -363,6 +372,23 @@ def _current(plan, task_dir):
         and not os.path.exists(os.path.join(task_dir, jobstore.RESULT_FILE))
 
 
+def _still_mine(lock, task_dir):
+    """True while the task is this shepherd's: the lock file in its folder is the one it
+    holds, and the folder holds no result it did not write. The dispatcher ends a run
+    without its shepherd when the run's host was lost (reschedule_unknown) or with
+    ``qdel -f``, writing the result itself; a run started again since has a new lock
+    file. A shepherd whose task was taken away ends its job and writes nothing more
+    there (a shepherd on a host the dispatcher cannot reach notices this way)."""
+    try:
+        held = os.fstat(lock.fd)
+        there = os.stat(lock.path)
+    except (OSError, TypeError):
+        return False
+    if (held.st_dev, held.st_ino) != (there.st_dev, there.st_ino):
+        return False
+    return not os.path.exists(os.path.join(task_dir, jobstore.RESULT_FILE))
+
+
 def _take_lock(task_dir, tries=50):
     """The task's lock, taken without waiting for long: a held lock means another
     shepherd runs the task (or the daemon is withdrawing it)."""
@@ -430,6 +456,9 @@ def main(plan, task_dir, reuse=False):
     except Exception as exc:  # noqa: BLE001 - report any failure as the task's result
         result = dict(shepherd.result, failed=18, failed_reason=f"shepherd error: {exc}",
                       exit_status=1, end_time=time.time())
+    if not plan.get("result_dir") and (shepherd.taken or not _still_mine(lock, task_dir)):
+        lock.release()                  # another run's folder now: nothing of this one goes there
+        return 0
     shepherd.trace("writing result")
     if result.get("failed") or result.get("error_state") or os.environ.get("GRIDTOOLS_TRACE"):
         try:
