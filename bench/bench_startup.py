@@ -13,8 +13,7 @@ measures, on a cell with a running daemon:
 - qsub: ``qsub -h -b y true``
 - condor_submit: one held job from a submit file
 - qdel: ``qdel <id>`` of a held job (the daemon's answer included)
-- qstat, condor_q: with ``--pending`` held jobs in the queue (default 10,000;
-  half of them queued in the HTCondor dialect with ``--mixed``)
+- qstat, condor_q: with ``--pending`` held jobs in the queue (default 10,000)
 
 After the table, each HTCondor command's ratio to its Grid Engine
 counterpart (condor_submit to qsub, condor_q to qstat): medians, fastest
