@@ -371,7 +371,9 @@ class _Recycler:
                 self.room = 0
         except OSError:
             self.room = 0
+        import time
         self.me, self.serial = os.geteuid(), 0
+        self.tag = f"{os.getpid()}.{time.monotonic_ns()}"     # (names never met before)
 
     def empty(self, parent, name):
         """Empty folder ``name`` of ``parent`` (a job's: its task folders are emptied the
@@ -402,7 +404,7 @@ class _Recycler:
         if keep and self.room > 0:
             self.serial += 1
             try:
-                os.rename(path, f"{self.fresh}/{os.getpid()}.{self.serial}")
+                os.rename(path, f"{self.fresh}/{self.tag}.{self.serial}")
                 self.room -= 1
                 return
             except OSError:
@@ -451,6 +453,9 @@ class _FreshFolders:
                 os.rename(f"{fresh}/{name}", target)
                 return True
             except FileNotFoundError:
+                if os.path.lexists(f"{fresh}/{name}"):
+                    self.names.append(name)     # (it is the target's folder that is missing)
+                    return False
                 continue            # gone meanwhile (another cell root, a cleaner)
             except OSError:
                 self.names.append(name)
