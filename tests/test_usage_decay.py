@@ -76,9 +76,9 @@ def test_project_job_counts_for_project_and_user_in_project_not_user():
 
 
 def test_usage_kinds_decay_with_their_own_half_life():
-    """halflife_decay_list: cpu 1 h, mem never (0), io forgotten at once (-1)."""
+    """halflife_decay_list: cpu 1 h, mem never (0), io of an ended job forgotten at once (-1)."""
     ledger = Ledger(HalfLife(3600.0, 0.0, -1.0))
-    ledger.record(Sample(1, 1, "alice", None, Usage(8.0, 8.0, 8.0), time=0.0))
+    ledger.finish(Sample(1, 1, "alice", None, Usage(8.0, 8.0, 8.0), time=0.0))
     assert ledger.usage(AccountKey.user("alice"), 7200.0) == Usage(2.0, 8.0, 0.0)
 
 
@@ -207,3 +207,24 @@ def test_a_running_tasks_reports_and_its_end_count_its_usage_once():
     keeper.task_ended(spec, 1, {"usage": {"ru_utime": 6.0, "ru_stime": 1.0}, "end_time": 130.0}, 130.0)
     assert keeper.ledger.usage(AccountKey.user("alice"), 130.0).cpu == pytest.approx(7.0)
     assert keeper.ledger.debited == {}
+
+
+def test_a_negative_half_life_counts_what_running_jobs_have_used_so_far():
+    """halflife_decay_list cpu=-1: an account holds the CPU its running jobs have used so
+    far, and nothing of its ended jobs; other kinds keep their half-life."""
+    ledger = Ledger(HalfLife(-60.0, 0.0, 0.0))
+    alice = AccountKey.user("alice")
+    ledger.record(Sample(1, 1, "alice", None, Usage(cpu=10.0, mem=2.0), time=100.0))
+    ledger.record(Sample(2, 1, "alice", None, Usage(cpu=5.0), time=100.0))
+    ledger.record(Sample(3, 1, "bob", "p", Usage(cpu=7.0), time=100.0))
+    assert ledger.usage(alice, 200.0) == Usage(cpu=15.0, mem=2.0)
+    ledger.record(Sample(1, 1, "alice", None, Usage(cpu=11.0, mem=2.0), time=205.0))
+    assert ledger.usage(alice, 206.0).cpu == pytest.approx(16.0)
+    ledger.finish(Sample(1, 1, "alice", None, Usage(cpu=12.0, mem=3.0), time=210.0))
+    assert ledger.usage(alice, 220.0) == Usage(cpu=5.0, mem=3.0)       # job 1 ended: its CPU is gone
+    assert ledger.usage(AccountKey.user_in("bob", "p"), 220.0).cpu == 7.0
+    assert ledger.usage(AccountKey.of_project("p"), 220.0).cpu == 7.0
+    back = Ledger.from_data(json.loads(json.dumps(ledger.to_data())))
+    assert back.usage(alice, 220.0) == Usage(cpu=5.0, mem=3.0)
+    ledger.finish(Sample(2, 1, "alice", None, Usage(cpu=6.0), time=230.0))
+    assert ledger.usage(alice, 240.0).cpu == 0.0

@@ -11,8 +11,10 @@ This is how Grid Engine keeps usage, and how the share tree reads it back
 Decay is exact: an account holding ``u`` at time ``t0`` holds
 ``u * 0.5 ** ((t - t0) / half_life)`` at time ``t``, so 1,000 units are
 500 after one half-life, 250 after two, 125 after three. A half-life of 0
-keeps usage forever; a negative one forgets it at once (only what running
-jobs use now counts). Long-term usage is never decayed.
+keeps usage forever; a negative one forgets what was counted at once, and
+an account then holds what its running jobs have used so far (Grid Engine's
+``halflife_decay_list`` -1: only running jobs count). Long-term usage is
+never decayed.
 
 Nothing here reads a clock or a file: times are arguments, and
 ``Ledger.to_data``/``Ledger.from_data`` give the plain data the daemon
@@ -158,6 +160,8 @@ class Ledger:
     half_life: HalfLife = field(default_factory=lambda: HalfLife.hours(168))
     accounts: dict = field(default_factory=dict)     # AccountKey -> Account
     debited: dict = field(default_factory=dict)      # (job, task) -> Usage already counted
+    holders: dict = field(default_factory=dict)      # (job, task) -> (user, project) of a running one
+    _running: dict | None = field(default=None, repr=False, compare=False)   # AccountKey -> Usage
 
     def record(self, sample):
         """Count what the sample's task used beyond what was counted before.
@@ -169,6 +173,8 @@ class Ledger:
         counted = self.debited.get(key, ZERO)
         grown = sample.used.growth_since(counted)
         self.debited[key] = sample.used.most(counted)
+        self.holders[key] = (sample.user, sample.project)
+        self._running = None
         for account_key in keys_of(sample.user, sample.project):
             self._add(account_key, grown, sample.time)
 
@@ -176,13 +182,32 @@ class Ledger:
         """Count a task's final usage and stop tracking it."""
         self.record(sample)
         self.debited.pop((sample.job, sample.task), None)
+        self.holders.pop((sample.job, sample.task), None)
 
     def usage(self, key, now):
-        """The decayed usage of an account at ``now`` (zero for an unknown one)."""
+        """The decayed usage of an account at ``now`` (zero for an unknown one); for the
+        kinds whose half-life is negative, what its running jobs have used so far."""
         account = self.accounts.get(key)
-        if account is None:
-            return ZERO
-        return account.usage.times(self.half_life.factors(now - account.stamp))
+        found = ZERO if account is None else account.usage.times(self.half_life.factors(now - account.stamp))
+        hl = self.half_life
+        if hl.cpu < 0 or hl.mem < 0 or hl.io < 0:
+            running = self._running_usage().get(key, ZERO)
+            found = Usage(running.cpu if hl.cpu < 0 else found.cpu, running.mem if hl.mem < 0 else found.mem,
+                          running.io if hl.io < 0 else found.io)
+        return found
+
+    def _running_usage(self):
+        """AccountKey -> what the running tasks counted in it have used so far."""
+        if self._running is None:
+            sums = {}
+            for task, used in self.debited.items():
+                holder = self.holders.get(task)
+                if holder is None:
+                    continue
+                for account_key in keys_of(*holder):
+                    sums[account_key] = sums.get(account_key, ZERO) + used
+            self._running = sums
+        return self._running
 
     def long_term(self, key):
         account = self.accounts.get(key)
@@ -234,7 +259,8 @@ class Ledger:
                               usage=_usage_data(a.usage), long_term=_usage_data(a.long_term),
                               stamp=a.stamp)
                          for k, a in sorted(self.accounts.items(), key=lambda i: i[0].sort_key())],
-            "debited": [dict(job=job, task=task, used=_usage_data(u))
+            "debited": [dict(job=job, task=task, used=_usage_data(u),
+                             **_holder_data(self.holders.get((job, task))))
                         for (job, task), u in sorted(self.debited.items())],
         }
 
@@ -252,7 +278,17 @@ class Ledger:
         for item in _list(data, "debited"):
             key = (_integer(item.get("job")), _integer(item.get("task")))
             ledger.debited[key] = Usage(*_usage_values(item.get("used")))
+            user, project = item.get("user"), item.get("project")
+            if isinstance(user, str) and user and (project is None or isinstance(project, str)):
+                ledger.holders[key] = (user, project or None)
         return ledger
+
+
+def _holder_data(holder):
+    """The user and project a running task's usage counts for, as plain data."""
+    if holder is None:
+        return {}
+    return {"user": holder[0], "project": holder[1]}
 
 
 def _usage_data(u):
