@@ -228,3 +228,12 @@ def test_a_negative_half_life_counts_what_running_jobs_have_used_so_far():
     assert back.usage(alice, 220.0) == Usage(cpu=5.0, mem=3.0)
     ledger.finish(Sample(2, 1, "alice", None, Usage(cpu=6.0), time=230.0))
     assert ledger.usage(alice, 240.0).cpu == 0.0
+
+
+def test_a_task_that_ended_without_a_final_sample_stops_counting_as_running():
+    ledger = Ledger(HalfLife(-60.0, 0.0, 0.0))
+    alice = AccountKey.user("alice")
+    ledger.record(Sample(4, 2, "alice", None, Usage(cpu=9.0), time=10.0))
+    assert ledger.usage(alice, 20.0).cpu == 9.0
+    assert ledger.drop(4, 2) and not ledger.drop(4, 2)
+    assert ledger.usage(alice, 20.0).cpu == 0.0 and ledger.debited == {} and ledger.holders == {}

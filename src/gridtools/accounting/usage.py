@@ -184,6 +184,13 @@ class Ledger:
         self.debited.pop((sample.job, sample.task), None)
         self.holders.pop((sample.job, sample.task), None)
 
+    def drop(self, job, task):
+        """Stop tracking a task that ended without a final sample; True when it was tracked."""
+        found = self.debited.pop((job, task), None) is not None
+        if self.holders.pop((job, task), None) is not None:
+            self._running = None
+        return found
+
     def usage(self, key, now):
         """The decayed usage of an account at ``now`` (zero for an unknown one); for the
         kinds whose half-life is negative, what its running jobs have used so far."""

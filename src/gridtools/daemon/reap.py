@@ -75,6 +75,8 @@ def collect(state, dispatcher, now):
     for (job, task, result), rec in counted:
         if rec and result.get("usage"):        # usage counts once per run, as its record does
             state.usage.task_ended(job.spec, task.number, result, now)
+        else:
+            state.usage.task_gone(job.id, task.number)
     crash.point("reap")
     state.ends_unsynced.update(job.id for job, _task, _result in ended)
     for job, task, result in ended:

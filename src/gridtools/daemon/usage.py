@@ -65,6 +65,12 @@ class Keeper:
         self.ledger.finish(sample)
         self.dirty = True
 
+    def task_gone(self, job_id, number):
+        """A task ended with nothing more to count: what its running reports counted
+        stays, and the task is no longer followed."""
+        if self.ledger.drop(job_id, number):
+            self.dirty = True
+
     def clear(self, now):
         self.ledger.clear(now)
         self.dirty = self.urgent = True
