@@ -167,7 +167,7 @@ class Ledger:
         """Count what the sample's task used beyond what was counted before.
 
         Samples are cumulative; a reading lower than an earlier one adds
-        nothing, and usage is never counted twice.
+        nothing, and usage is never counted twice. Returns what it added.
         """
         key = (sample.job, sample.task)
         counted = self.debited.get(key, ZERO)
@@ -177,6 +177,7 @@ class Ledger:
         self._running = None
         for account_key in keys_of(sample.user, sample.project):
             self._add(account_key, grown, sample.time)
+        return grown
 
     def finish(self, sample):
         """Count a task's final usage and stop tracking it."""

@@ -12,7 +12,7 @@ minutes its ``halflife_decay_list`` gives (0 keeps it forever, -1 forgets
 what ended jobs used at once).
 """
 
-from gridtools.accounting.usage import AccountKey, HalfLife, Ledger, Sample, Usage
+from gridtools.accounting.usage import ZERO, AccountKey, HalfLife, Ledger, Sample, Usage
 from gridtools.sched.policy.inputs import ProjectUsage
 from gridtools.spool import usage as store
 
@@ -49,9 +49,7 @@ class Keeper:
         when that is more than was counted before."""
         sample = Sample(spec["id"], number, spec["owner"], spec.get("project") or None,
                         Usage(used["cpu"], used["mem"], used["io"]), used["time"])
-        before = self.ledger.debited.get((sample.job, sample.task))
-        self.ledger.record(sample)
-        grown = self.ledger.debited.get((sample.job, sample.task)) != before
+        grown = self.ledger.record(sample) != ZERO
         self.dirty = self.dirty or grown
         return grown
 
