@@ -329,7 +329,8 @@ def test_plain_counts_are_what_parse_queue_reads(args):
 
 def test_descriptions_without_macro_references_need_no_macro_module(ctx):
     """A description that refers to no macro builds the same ads without the macros module
-    (its texts are taken as they are: short enough for any expansion)."""
+    (its texts are taken as they are: short enough for any expansion), and one without
+    expressions of the user's builds them without the expression modules."""
     import subprocess
     import sys
     from gridtools.formats.condor import jobad, macros
@@ -341,9 +342,11 @@ def test_descriptions_without_macro_references_need_no_macro_module(ctx):
     code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
             "from gridtools.formats.condor.submit import parse_submit\n"
             "from gridtools.formats.condor.jobad import SubmitContext\n"
-            "parse_submit(sys.argv[2]).job_ads(1, SubmitContext(cwd='/', owner='a', now=1))\n"
-            "print(sorted(m for m in ('gridtools.formats.condor.macros', 'gridtools.formats.condor.queue', 're')"
-            " if m in sys.modules))")
+            "ad = parse_submit(sys.argv[2]).job_drafts(1, SubmitContext(cwd='/', owner='a', now=1))[0]\n"
+            "str(ad), ad.eval('RequestMemory'), ad.lookup('Requirements').unparse()\n"
+            "print(sorted(m for m in ('gridtools.formats.condor.macros', 'gridtools.formats.condor.queue', 're',"
+            " 'gridtools.classad.parser', 'gridtools.classad.nodes', 'gridtools.classad.operators',"
+            " 'gridtools.classad.ad') if m in sys.modules))")
     src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code, src, text], capture_output=True, text=True)
     assert out.stdout == "[]\n", out.stderr

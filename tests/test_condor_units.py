@@ -11,11 +11,12 @@ import time
 import pytest
 
 from gridtools import ads
-from gridtools.classad import parse, parse_ad
+from gridtools.classad import UNDEFINED, parse, parse_ad
+from gridtools.classad.draft import Text
 from gridtools.cli.condor import formatting, qviews
 from gridtools.cli.condor import queue as Q
 from gridtools.daemon import condorpolicy, userlogs
-from gridtools.formats.condor import exprs, jobattrs
+from gridtools.formats.condor import jobattrs
 from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
 from gridtools.formats.condor.jobad import SubmitContext
@@ -85,18 +86,43 @@ def test_attribute_names_as_commands_and_empty_values(tmp_path):
     assert ad.eval("LeaveJobInQueue") is True
 
 
-def test_built_expressions_equal_parsed_ones():
-    built = exprs.default_request_memory()
-    assert built.unparse() == parse(jobattrs.DEFAULT_REQUEST_MEMORY).unparse() == exprs.DEFAULT_REQUEST_MEMORY_TEXT
-    job = {"ImageSize": 3000}
-    assert built.eval(job) == parse(jobattrs.DEFAULT_REQUEST_MEMORY).eval(job) == 3
-    text = ('(TARGET.Arch == "X86_64") && (TARGET.Disk >= RequestDisk) && '
-            "((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer))")
-    term = exprs.paren(exprs.any_of([exprs.compare("FileSystemDomain", "==", exprs.my("FileSystemDomain")),
-                                     exprs.paren(exprs.target("HasFileTransfer"))]))
-    made = exprs.all_of([exprs.compare("Arch", "==", "X86_64"),
-                         exprs.compare("Disk", ">=", exprs.attr("RequestDisk")), term])
-    assert made.unparse() == parse(text).unparse() == text
+@pytest.mark.parametrize("text", [
+    "executable = run.sh\nqueue\n",
+    "executable = run.sh\nrequest_cpus = 2\nrequest_memory = 1G\nrequest_gpus = 1\nqueue\n",
+    "executable = run.sh\nshould_transfer_files = YES\nqueue\n",
+    "executable = run.sh\nshould_transfer_files = NO\nuniverse = parallel\nqueue\n",
+    "executable = run.sh\nuniverse = local\nrequest_memory = 2 * 512\nqueue\n",
+])
+def test_the_texts_of_a_draft_are_what_the_parser_prints(tmp_path, text):
+    """Every expression condor_submit adds as text prints as the parser prints it, in
+    both spellings, and the draft's long form is its ClassAd's."""
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    ctx = SubmitContext(cwd=str(tmp_path), owner="alice", now=1700000000, files=LocalFiles(str(tmp_path)),
+                        arch='X86_"64\\', opsys="LINUX\t")
+    draft = parse_submit(text).job_drafts(7, ctx)[0]
+    texts = [draft.lookup(name) for name in draft if isinstance(draft.lookup(name), Text)]
+    assert {"Requirements", "RequestDisk"} <= {name for name in draft if isinstance(draft.lookup(name), Text)}
+    for found in texts:
+        assert parse(found.new).unparse() == found.new and parse(found.new).unparse(True) == found.old
+    assert str(draft) == str(draft.classad())
+    assert draft.eval("RequestDisk") == draft.classad().eval("RequestDisk") == draft.eval("DiskUsage") == 1
+    assert draft.eval("Nothing") is UNDEFINED
+
+
+def test_default_request_memory_and_requirements_evaluate_as_htcondor_s(tmp_path):
+    job = parse_submit("executable = run.sh\nrequest_cpus = 2\nqueue\n").job_drafts(
+        7, SubmitContext(cwd=str(tmp_path), owner="alice", now=1, files=None))[0]
+    assert jobattrs.DEFAULT_REQUEST_MEMORY.expr().eval({"ImageSize": 3000}) == 3
+    assert job.lookup("Requirements").unparse() == (
+        '(TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && (TARGET.Disk >= RequestDisk) && '
+        "(TARGET.Memory >= RequestMemory) && (TARGET.Cpus >= RequestCpus) && "
+        "((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer))")
+    machine = {"Arch": "X86_64", "OpSys": "LINUX", "Disk": 10, "Memory": 1, "Cpus": 2, "HasFileTransfer": True}
+    assert job.eval("Requirements", machine) is True
+    assert job.eval("Requirements", dict(machine, Cpus=1)) is False
+    user = parse_submit("executable = run.sh\nrequirements = Memory > 4 || Cpus > 1\nqueue\n").job_drafts(
+        7, SubmitContext(cwd=str(tmp_path), owner="alice", now=1, files=None))[0]
+    assert user.lookup("Requirements").unparse().startswith('(Memory > 4 || Cpus > 1) && (TARGET.Arch == "X86_64")')
 
 
 # ---------------------------------------------------------------- policy

@@ -22,6 +22,10 @@ Modules:
   envargs    argsToList, listToArgs, envV1ToV2, mergeEnvironment, userMap
   timevals   absolute and relative time values, their literals and arithmetic
   match      symmetric_match() and rank() for matchmaking
+  draft      DraftAd: a job ad being built, of plain values and expression
+             texts, made a ClassAd only when one is needed
+
+The names below are loaded with their module when first used.
 
 Typical use::
 
@@ -30,18 +34,33 @@ Typical use::
     parse('TARGET.Memory >= RequestMemory').eval(job, machine)
 """
 
-from gridtools.classad.ad import ClassAd
-from gridtools.classad.match import accepts, rank, symmetric_match
-from gridtools.classad.nodes import Expr
-from gridtools.classad.parser import ClassAdSyntaxError, parse, parse_ad, parse_ads
-from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
+import sys
+
+#: where each name this package offers is defined; a module is loaded when one of its
+#: names is first asked for, so that importing one module of the package (``values``,
+#: ``draft``) does not load the others
+_EXPORTS = {
+    "ClassAd": "ad", "accepts": "match", "rank": "match", "symmetric_match": "match",
+    "Expr": "nodes", "ClassAdSyntaxError": "parser", "parse": "parser", "parse_ad": "parser",
+    "parse_ads": "parser", "ERROR": "values", "UNDEFINED": "values", "unparse_value": "values",
+}
 
 
 def unparse(item):
     """The canonical text of an expression, a ClassAd or a value."""
-    if isinstance(item, Expr):
-        return item.unparse()
+    from gridtools.classad.values import unparse_value
     return unparse_value(item)
+
+
+def __getattr__(name):
+    where = _EXPORTS.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = f"{__name__}.{where}"
+    __import__(module)
+    value = getattr(sys.modules[module], name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [

@@ -51,7 +51,6 @@ def new_name(kind):
 
 def write(kind, payload, script=None, name=None, reply=False):
     """Queue a request; returns its file name. ``script`` (bytes) travels beside it.
-    from gridtools.spool import replies
 
     With ``reply``, the daemon answers in ``spool/replies/<name>`` (see ``wait_reply``).
     """

@@ -212,7 +212,7 @@ def build(opts, text, source, claims, now):
                         batch_name=_unquoted(opts.batch_name), next_cluster=claims.next,
                         seed=time.time_ns())
     first = claims.next()
-    ads = desc.job_ads(first, ctx)
+    ads = desc.job_drafts(first, ctx)
     clusters = {}
     for ad in ads:
         clusters.setdefault(ad.eval("ClusterId"), []).append(ad)

@@ -9,8 +9,8 @@ Modules:
             item rows
   argsenv   arguments and environment in the old and new quoting
   jobattrs  the job attributes each group of submit commands sets
-  jobad     SubmitContext and build_jobs(): job ClassAds as HTCondor makes them
-  exprs     the expressions every job ad gets, built without the parser
+  jobad     SubmitContext and build_jobs(): job ads as HTCondor makes them (drafts,
+            see classad.draft)
   spec      a cluster's ads as a gridtools job description, and what running
             one proc needs (run_facts)
   fsview    the only file access submit processing needs (item files,

@@ -14,7 +14,7 @@ which are imported for the others.
 
 
 from gridtools import ospaths
-from gridtools.classad import ClassAd
+from gridtools.classad.draft import DraftAd
 from gridtools.errors import InputError
 from gridtools.formats.condor import jobattrs as A
 from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at, plain_count
@@ -134,7 +134,8 @@ def _itself(text):
 
 
 def build_jobs(desc, cluster_id, ctx, procid=0):
-    """All job ads of ``desc`` (a SubmitDescription); InputError on errors."""
+    """All job ads of ``desc`` (a SubmitDescription), as ``DraftAd``s; InputError on
+    errors."""
     jobs = _Jobs(desc, cluster_id, ctx, procid)
     for statement in desc.statements:
         if isinstance(statement, Assignment):
@@ -192,7 +193,7 @@ def _live(jobs, step, index, bindings):
 
 
 def make_ad(jobs, live):
-    """One job's ad with ``live`` macros defined."""
+    """One job's ad (a DraftAd) with ``live`` macros defined."""
     ctx = jobs.ctx
     expand = jobs.expand(live)
 
@@ -202,7 +203,7 @@ def make_ad(jobs, live):
         if raw is None and key in ALIASES:
             raw = jobs.defs.get(ALIASES[key])
         return None if raw is None else expand(raw)
-    ad = ClassAd()
+    ad = DraftAd()
     _identity(ad, jobs, ctx)
     universe = A.set_universe(ad, cmd)
     A.set_executable(ad, cmd, ctx)

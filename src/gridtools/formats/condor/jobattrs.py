@@ -1,23 +1,30 @@
 """The attributes of one job ad, from a submit description's expanded
 commands. Each ``set_*`` function reads some commands through a ``Commands``
-view and writes attributes into the ad, as HTCondor 24 names and types
-them. ``jobad`` calls them in order.
+view and writes attributes into the ad (a ``classad.draft.DraftAd``), as
+HTCondor 24 names and types them. ``jobad`` calls them in order.
+
+The expressions HTCondor adds (the default Requirements, RequestMemory and
+RequestDisk) go into the ad as their texts; what the user wrote is parsed
+(``expr``), and the ClassAd parser is loaded only then.
 """
 
 import math
 
 from gridtools import ospaths
-from gridtools.classad import parse
+from gridtools.classad.draft import Text
+from gridtools.classad.values import unparse_value
 from gridtools.errors import InputError
-from gridtools.formats.condor import argsenv, exprs
+from gridtools.formats.condor import argsenv
 from gridtools.records import ClosedSet
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
 DEFAULT_LEASE = 2400  # JobLeaseDuration, seconds, for jobs that run on execute hosts
 NICE_USER_GROUP = "nice-user"  # the accounting group of nice_user jobs
-DEFAULT_REQUEST_MEMORY = "ifthenelse(MemoryUsage =!= undefined,MemoryUsage,(ImageSize + 1023) / 1024)"
-DEFAULT_REQUEST_DISK = "DiskUsage"
+#: RequestMemory and RequestDisk of a job that does not ask (HTCondor's defaults)
+DEFAULT_REQUEST_MEMORY = Text("ifthenelse(MemoryUsage isnt undefined,MemoryUsage,(ImageSize + 1023) / 1024)",
+                              "ifthenelse(MemoryUsage =!= undefined,MemoryUsage,(ImageSize + 1023) / 1024)")
+DEFAULT_REQUEST_DISK = Text("DiskUsage")
 
 
 class Universe(int, ClosedSet):
@@ -47,6 +54,7 @@ def fail(message):
 
 def expr(name, text):
     """A parsed expression for attribute ``name``; InputError if bad."""
+    from gridtools.classad.parser import parse
     try:
         return parse(text)
     except Exception:
@@ -198,14 +206,11 @@ def _plain_amount(text):
 def _request(ad, cmd, key, attr, base_power, default):
     text = cmd(key)
     if text is None or not text.strip():
-        if default == DEFAULT_REQUEST_MEMORY:
-            ad[attr] = exprs.default_request_memory()
-        elif default is not None:
-            ad[attr] = parse(default) if isinstance(default, str) else default
-        return None
+        if default is not None:
+            ad[attr] = default
+        return
     amount = quantity(text, base_power) if base_power is not None else None
     ad[attr] = amount if amount is not None else expr(attr, text.strip())
-    return ad[attr]
 
 
 def set_requests(ad, cmd):
@@ -235,35 +240,45 @@ def set_transfer(ad, cmd, universe, ctx):
 
 
 def set_requirements(ad, cmd, universe, should, ctx):
-    """Requirements: the user's, and the terms HTCondor adds (built as nodes, see exprs)."""
-    terms = []
+    """Requirements: the user's, and the terms HTCondor adds. Without the user's, the
+    texts of the terms joined; with it, what the parser makes of them all."""
     user = cmd("requirements")
-    if user is not None and user.strip():
-        terms.append(expr("Requirements", f"({user.strip()})"))
+    user = user.strip() if user is not None else ""
+    terms = []                                  # (canonical text, long form text)
     for attr, value in (("Arch", ctx.arch), ("OpSys", ctx.opsys)):
         if not mentions(user, attr):
-            terms.append(exprs.compare(attr, "==", value))
-    terms.append(exprs.compare("Disk", ">=", exprs.attr("RequestDisk")))
+            terms.append((f"(TARGET.{attr} == {unparse_value(value)})",
+                          f"(TARGET.{attr} == {unparse_value(value, True)})"))
+    terms.append(_same("(TARGET.Disk >= RequestDisk)"))
     for target, request in (("Memory", "RequestMemory"), ("Cpus", "RequestCpus")):
         if not _is_one(ad, request):
-            terms.append(exprs.compare(target, ">=", exprs.attr(request)))
-    if "RequestGPUs" in ad and ad["RequestGPUs"].unparse() != "0":
-        terms.append(exprs.compare("GPUs", ">=", exprs.attr("RequestGPUs")))
+            terms.append(_same(f"(TARGET.{target} >= {request})"))
+    if "RequestGPUs" in ad and ad.lookup("RequestGPUs").unparse() != "0":
+        terms.append(_same("(TARGET.GPUs >= RequestGPUs)"))
     if universe.on_execute_hosts:
-        terms.append(_transfer_term(should))
-    ad["Requirements"] = exprs.all_of(terms)
+        terms.append(_same(_transfer_term(should)))
+    if user:
+        expr("Requirements", f"({user})")      # its own error first
+        ad["Requirements"] = expr("Requirements", " && ".join([f"({user})"] + [new for new, _old in terms]))
+    else:
+        ad["Requirements"] = Text(" && ".join(new for new, _old in terms),
+                                  " && ".join(old for _new, old in terms))
     rank = cmd("rank")
     ad["Rank"] = expr("Rank", rank.strip()) if rank and rank.strip() else 0.0
 
 
+def _same(text):
+    return text, text
+
+
 def _transfer_term(should):
-    shared = exprs.compare("FileSystemDomain", "==", exprs.my("FileSystemDomain"))
-    transfer = exprs.paren(exprs.target("HasFileTransfer"))
+    shared = "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
+    transfer = "(TARGET.HasFileTransfer)"
     if should == "YES":
         return transfer
     if should == "NO":
         return shared
-    return exprs.paren(exprs.any_of([shared, transfer]))
+    return f"({shared} || {transfer})"
 
 
 def mentions(user, attr):
@@ -276,8 +291,7 @@ def mentions(user, attr):
 
 
 def _is_one(ad, attr):
-    text = ad[attr].unparse()
-    return text == "1"
+    return ad.lookup(attr).unparse() == "1"
 
 
 # ---------------------------------------------------------------- policy

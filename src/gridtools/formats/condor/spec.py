@@ -18,8 +18,8 @@ plan).
 """
 
 from gridtools import ospaths
-from gridtools.formats.condor import argsenv, exprs
-from gridtools.formats.condor.jobattrs import Universe
+from gridtools.formats.condor import argsenv
+from gridtools.formats.condor.jobattrs import DEFAULT_REQUEST_MEMORY, Universe
 from gridtools.records import Factory, record
 
 #: parallel environment of jobs asking for more than one CPU on one host
@@ -137,7 +137,7 @@ def stored_ads(ads):
 def _asked(ad, name):
     """True when the ad's memory request is the user's own, not HTCondor's default."""
     expr = ad.lookup(name)
-    return expr is not None and expr.unparse() != exprs.DEFAULT_REQUEST_MEMORY_TEXT
+    return expr is not None and expr.unparse() != DEFAULT_REQUEST_MEMORY.new
 
 
 def _requests(ad, facts, submit_host):

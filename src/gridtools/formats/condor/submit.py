@@ -72,6 +72,11 @@ class SubmitDescription:
 
     def job_ads(self, cluster_id, context, procid=0):
         """The job ClassAds, item data expanded; see jobad.build_jobs."""
+        return [draft.classad() for draft in self.job_drafts(cluster_id, context, procid)]
+
+    def job_drafts(self, cluster_id, context, procid=0):
+        """The job ads as ``classad.draft.DraftAd``s (what condor_submit prints and
+        queues without making ClassAds of them)."""
         from gridtools.formats.condor.jobad import build_jobs
         return build_jobs(self, cluster_id, context, procid)
 

@@ -1,0 +1,118 @@
+"""A job ad while it is being built, made a ClassAd only when one is needed.
+
+condor_submit builds each job's ad attribute by attribute. Nearly all the
+values are plain (numbers, strings, booleans), and the expressions HTCondor
+adds itself (the default Requirements, RequestMemory and RequestDisk) are
+texts known in advance. A ``DraftAd`` keeps a plain value as it is, such an
+expression as its texts (``Text``), and what the user wrote as the
+expression the parser made of it. It reads plain values and prints the long
+form without the expression modules (nodes, operators, parser), so that
+submitting a plain job does not load them; ``classad()`` makes the ClassAd
+(each ``Text`` parsed) for whatever needs one, and ``eval`` of an
+expression goes through it.
+
+The texts of a ``Text`` are what ``parse(new)`` prints: ``new`` in the
+canonical spelling, ``old`` in the long form's (a test holds every ``Text``
+condor_submit makes to that).
+"""
+
+from gridtools.classad.values import UNDEFINED, Special, quote_name, unparse_value, wrap64
+
+#: the types of the values a DraftAd keeps as they are
+PLAIN = (bool, int, float, str, Special)
+
+
+class Text:
+    """An expression known by its texts: ``new`` (canonical) and ``old`` (the long
+    form's spelling; the same when not given)."""
+
+    __slots__ = ("new", "old")
+
+    def __init__(self, new, old=None):
+        self.new = new
+        self.old = new if old is None else old
+
+    def unparse(self, old=False):
+        return self.old if old else self.new
+
+    def expr(self):
+        """The expression itself, parsed."""
+        from gridtools.classad.parser import parse
+        return parse(self.new)
+
+    def __repr__(self):
+        return f"Text({self.new!r})"
+
+
+class _Plain:
+    """A plain value seen as an expression (what ``lookup`` gives for one)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unparse(self, old=False):
+        return unparse_value(self.value, old)
+
+
+class DraftAd:
+    """Names (case-insensitive, spelled as last set) to plain values, ``Text``s or
+    parsed expressions, in the order first set. Offers what a ClassAd offers a
+    reader of a job ad: ``in``, iteration over the names, ``lookup``, ``eval``
+    and the long form (``str``)."""
+
+    __slots__ = ("_values", "_names")
+
+    def __init__(self):
+        self._values = {}
+        self._names = {}
+
+    def __setitem__(self, name, value):
+        key = name.lower()
+        if value.__class__ is int:
+            value = wrap64(value)
+        elif value is None:
+            value = UNDEFINED
+        self._values[key] = value
+        self._names[key] = name
+
+    def __contains__(self, name):
+        return name.lower() in self._values
+
+    def __iter__(self):
+        return iter(list(self._names.values()))
+
+    def __len__(self):
+        return len(self._values)
+
+    def lookup(self, name):
+        """What ``name`` is bound to, as an expression (``unparse`` prints it), or None."""
+        value = self._values.get(name.lower())
+        if value is None:
+            return None
+        return _Plain(value) if value.__class__ in PLAIN else value
+
+    def eval(self, name, target=None):
+        """The value of ``name`` (UNDEFINED when missing); an expression is evaluated
+        in the ClassAd this draft makes."""
+        value = self._values.get(name.lower(), UNDEFINED)
+        if value.__class__ in PLAIN and target is None:
+            return value
+        return self.classad().eval(name, target)
+
+    def classad(self):
+        """The ClassAd of this draft (each ``Text`` parsed)."""
+        from gridtools.classad.ad import ClassAd
+        ad = ClassAd()
+        for key, value in self._values.items():
+            ad[self._names[key]] = value.expr() if value.__class__ is Text else value
+        return ad
+
+    def __str__(self):
+        """The long form, as ``str`` of the ClassAd prints it."""
+        names, lines = self._names, []
+        for key, value in self._values.items():
+            text = unparse_value(value, True) if value.__class__ in PLAIN else value.unparse(True)
+            lines.append(f"{quote_name(names[key])} = {text}\n")
+        return "".join(lines)
