@@ -218,3 +218,150 @@ def test_parsing_a_lone_literal_loads_no_grammar_nor_re():
     result = subprocess.run([sys.executable, "-I", "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1])\n"
                              + code, os.path.join(REPO, "src")], capture_output=True, text=True)
     assert result.stdout == "[]\n", result.stderr
+
+
+# ---------------------------------------------------------------- the reader against grammar.lark
+
+def _lark_shape(tree):
+    """A comparable shape of lark's parse tree of grammar.lark (rule aliases kept)."""
+    from lark import Token
+    from gridtools.classad import grammar
+    from gridtools.classad.parser import KEYWORDS
+    if isinstance(tree, Token):
+        return str(tree)
+    kids = [c for c in tree.children if c is not None]
+    if tree.data == "name":
+        token = kids[0]
+        return grammar.unescape(token[1:-1]) if token.type == "QNAME" else str(token)
+    if tree.data == "attr":
+        token = tree.children[0].children[0]
+        if token.type == "NAME" and token.lower() in KEYWORDS:
+            return ("lit", repr(KEYWORDS[token.lower()]))
+        return ("attr", _lark_shape(tree.children[0]))
+    if tree.data == "integer":
+        return ("lit", repr(int(kids[0])))
+    if tree.data == "real":
+        return ("lit", repr(float(kids[0])))
+    if tree.data == "string":
+        return ("lit", repr("".join(grammar.unescape(t[1:-1]) for t in kids)))
+    if tree.data in ("args", "attrdefs"):
+        return tuple(_lark_shape(c) for c in kids)
+    if tree.data in ("call", "listexpr", "adexpr"):
+        head = [_lark_shape(kids[0])] if tree.data == "call" else []
+        rest = kids[1:] if tree.data == "call" else kids
+        return (tree.data, *head, *(_lark_shape(rest[0]) if rest else ()))
+    return (tree.data, *(_lark_shape(c) for c in kids))
+
+
+def _our_shape(node):
+    from gridtools.classad import compound, nodes
+    kind = type(node)
+    if kind is nodes.Literal:
+        return ("lit", repr(node.value))
+    if kind is nodes.Attr:
+        return ("attr", node.name)
+    if kind is nodes.Scoped:
+        return ("select", ("attr", node.scope), node.name)
+    if kind in (nodes.Binary, compound.Unary):
+        return (node.op.alias, *(_our_shape(c) for c in node.children()))
+    if kind is nodes.Call:
+        return ("call", node.name, *(_our_shape(a) for a in node.args))
+    if kind is compound.ListExpr:
+        return ("listexpr", *(_our_shape(a) for a in node.items))
+    if kind is compound.AdExpr:
+        return ("adexpr", *((name, _our_shape(e)) for name, e in node.pairs))
+    if kind is compound.Select:
+        return ("select", _our_shape(node.base), node.name)
+    names = {nodes.Paren: "paren", compound.Cond: "cond", compound.Elvis: "elvis",
+             compound.Subscript: "subscript"}
+    return (names[kind], *(_our_shape(c) for c in node.children()))
+
+
+def _attrdef_shape(shape):
+    """lark's adexpr holds (name, expr) pairs as attrdef trees; ours as pairs."""
+    if isinstance(shape, tuple):
+        if shape and shape[0] == "attrdef":
+            return (shape[1], _attrdef_shape(shape[2]))
+        return tuple(_attrdef_shape(s) for s in shape)
+    return shape
+
+
+def _random_expression(rng, depth=0):
+    if depth > 4 or rng.random() < 0.3:
+        return rng.choice(["1", "0", "2.5", ".5", "1e3", '"s"', '"a" "b"', "x", "Y_1", "'q n'", "true",
+                           "UNDEFINED", "my", "target", "is", "f()", "{}", "[]", "7", "1.e5"])
+    pick = rng.randrange(9)
+    sub = lambda: _random_expression(rng, depth + 1)  # noqa: E731
+    if pick < 3:
+        op = rng.choice(["||", "&&", "|", "^", "&", "==", "!=", "=?=", "=!=", " is ", " ISNT ", "<", "<=",
+                         ">", ">=", "<<", ">>", ">>>", "+", "-", "*", "/", "%"])
+        return f"{sub()}{op}{sub()}"
+    if pick == 3:
+        return rng.choice(["-", "+", "!", "~", "- "]) + sub()
+    if pick == 4:
+        return rng.choice([f"{sub()} ? {sub()} : {sub()}", f"{sub()} ?: {sub()}", f"({sub()})"])
+    if pick == 5:
+        return f"{sub()}.{rng.choice(['a', 'B', 'true', 'is', chr(39) + 'z z' + chr(39)])}"
+    if pick == 6:
+        return f"{sub()}[{sub()}]"
+    if pick == 7:
+        return rng.choice(["f", "strcat", "size"]) + "(" + ", ".join(sub() for _ in range(rng.randrange(3))) + ")"
+    return rng.choice(["{" + ",".join(sub() for _ in range(rng.randrange(3))) + "}",
+                       "[" + "; ".join(f"n{i} = {sub()}" for i in range(rng.randrange(3))) + rng.choice(["", ";"]) + "]"])
+
+
+def _mutated(rng, text):
+    chars = list(text)
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(chars) + 1)
+        action = rng.randrange(3)
+        if action == 0 and chars and at < len(chars):
+            del chars[at]
+        else:
+            chars.insert(at, rng.choice("ab1 .()[]{}\"'+-*/%<>=!?:,;&|^~\n_/#"))
+    return "".join(chars)
+
+
+def test_the_reader_reads_what_grammar_lark_describes():
+    """The hand-written reader accepts the texts lark accepts with grammar.lark, and
+    reads each into the tree lark reads (beside what the grammar's own checks refuse:
+    ``is`` or ``isnt`` as a name)."""
+    from lark import Lark
+    from lark.exceptions import LarkError
+    from gridtools.classad import grammar
+    with open(os.path.join(REPO, "src", "gridtools", "classad", "grammar.lark"), encoding="utf-8") as fh:
+        lark = Lark(fh.read(), parser="lalr", lexer="contextual", start=["start_expr", "start_ad"],
+                    maybe_placeholders=False)
+    rng = random.Random(5)
+    texts = [_random_expression(rng) for _ in range(3000)]
+    texts += [_mutated(rng, text) for text in texts[:3000]]
+    texts += ["a // note\n + 1", "a /* x */ + /**/ 1", "/* open", "0.5e-3 + 12E+2", "007", "1..2"]
+    agreed = 0
+    for text in texts:
+        try:
+            theirs = _attrdef_shape(_lark_shape(lark.parse(text, start="start_expr").children[0]))
+        except LarkError:
+            theirs = None
+        try:
+            ours = _our_shape(grammar.run(text, "start_expr"))
+        except ClassAdSyntaxError as exc:
+            assert theirs is None or exc.reason.lower() in ("unexpected 'is'", "unexpected 'isnt'"), (text, theirs)
+            continue
+        assert ours == theirs, text
+        agreed += 1
+    assert agreed > 2000
+    ad = "[ a = 1; 'b c' = { x, 2 }; ]"
+    assert _our_shape(grammar.run(ad, "start_ad")) == _attrdef_shape(_lark_shape(lark.parse(ad, start="start_ad")
+                                                                                   .children[0]))
+
+
+def test_parsing_an_expression_loads_neither_lark_nor_re():
+    import subprocess
+    import sys
+    code = ("import sys; from gridtools.classad import parse, parse_ad\n"
+            "parse('(TARGET.Memory >= 1024) && regexp(\"^a\", Owner) ? {1, 2}[0] : [a = 1].a')\n"
+            "parse_ad('[ x = 1; y = x + 1 ]')\n"
+            "print(sorted(m for m in ('lark', 're') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", "import sys; sys.path.insert(0, sys.argv[1])\n"
+                             + code, os.path.join(REPO, "src")], capture_output=True, text=True)
+    assert result.stdout == "[]\n", result.stderr

@@ -6,11 +6,12 @@ Modules:
              (reals as HTCondor prints them, escaped strings, lists)
   operators  the operator table: spelling, precedence, strictness and
              implementation of every operator, three-valued logic
-  grammar.lark  the expression grammar (lark, LALR)
+  grammar.lark  the expression grammar, written out (lark's notation; a test
+             holds the reader to it)
   parser     parse(), parse_ad(), parse_ads(): text to expression nodes, a
              lone literal or name read by hand; results cached by text
-  grammar    the rest through grammar.lark: lark is imported on the first
-             such text only, its callbacks build the nodes
+  grammar    the rest: a recursive-descent reader of the grammar that builds
+             the nodes as it reads
   nodes      expression nodes, unparsing, and the evaluator (each node is
              compiled once into a closure; attribute scoping MY/TARGET)
   compound   the nodes only parsed text has (selections, subscripts, unary

@@ -1,94 +1,53 @@
-"""The ClassAd grammar (``grammar.lark``) through lark: the texts that are
-more than a lone literal or name (see ``parser``).
+"""Reading ClassAd text that is more than a lone literal or name (see
+``parser``): a recursive-descent reader of the grammar written out in
+``grammar.lark``, building the expression nodes as it goes.
 
-lark is imported when the first such text is parsed, and the parser is
-built once per process (``parser``); parse trees are turned into
-expression nodes by callbacks run during the LALR parse itself, so no
-intermediate tree is kept. The LALR tables are cached in the user's cache
-directory (lark checks the grammar's hash when loading).
+The grammar, lowest precedence first: ``?:`` and ``?:`` (Elvis), ``||``,
+``&&``, ``|``, ``^``, ``&``, equality (``== != =?= =!= is isnt``),
+relations (``< <= > >=``), shifts (``<< >> >>>``), ``+ -``, ``* / %``, the
+unary ``- + ! ~``, then selection (``.``) and subscripts (``[]``) after a
+primary: a number, strings (adjacent ones are one), a name (``'quoted'``
+or plain), a call, a parenthesised expression, a list ``{...}`` or an ad
+``[...]``. Binary operators group to the left, the conditional to the
+right. Blanks and ``//`` and ``/* */`` comments separate tokens.
+
+A token is read where the grammar expects it, as lark's contextual lexer
+reads ``grammar.lark``: after an operand a ``.`` is a selection and
+``is``/``isnt`` are operators, before one ``.5`` is a number and ``is`` a
+name (which the grammar then refuses). A test holds this reader to that
+grammar through lark. Reading it by hand keeps lark (about 30 ms to import
+and load) out of the commands that parse a requirement or a constraint.
 """
+
+import sys
 
 from gridtools.classad import compound, nodes, operators as ops
 from gridtools.classad.parser import KEYWORDS, MAX_DEPTH, ClassAdSyntaxError
 
 INT64_MAX = (1 << 63) - 1
+#: the recursion limit while a long text is read (each level of nesting costs the
+#: reader about six calls; MAX_DEPTH levels must fit)
+_DEEP_LIMIT = 8 * MAX_DEPTH + 1000
 
-
-class _QuotedName(str):
-    """An attribute name written in single quotes (never a keyword)."""
+_DIGITS = frozenset("0123456789")
+_OCTAL = frozenset("01234567")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_REST = _NAME_START | _DIGITS
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+#: the operator and punctuation tokens, longest first at each start
+_SYMBOLS = (">>>", "=?=", "=!=", ">>", ">=", "<<", "<=", "==", "!=", "&&", "||") + tuple("<>&|^+-*/%?:.[](){},;=!~")
+_UNARY = {op.symbol: op for op in ops.OPERATORS if op.unary}
+_NEG = ops.BY_ALIAS["neg"]
+_TIME_LITERALS = {"abstime": "parse_abs", "reltime": "parse_rel"}
 
 
 class _TooDeep(Exception):
     pass
 
 
-#: the text being parsed, for callbacks that look around a token (a threading.local, made
-#: by the first parse: most commands that import this module never parse)
-_SOURCE = []
-
-
-def _source():
-    if not _SOURCE:
-        import threading
-        _SOURCE.append(threading.local())
-    return _SOURCE[0]
-
-
-def parser():
-    """The LALR parser, built once per process."""
-    if not _LALR:
-        _LALR.append(_build_parser())
-    return _LALR[0]
-
-
-_LALR = []
-
-
-def _build_parser():
-    import os
-    from lark import Lark
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "grammar.lark")
-    with open(path, encoding="utf-8") as handle:
-        grammar = handle.read()
-    return Lark(grammar, parser="lalr", lexer="contextual",
-                start=["start_expr", "start_ad"], transformer=_callbacks(),
-                propagate_positions=False, maybe_placeholders=False,
-                cache=_cache_file())
-
-
-def _cache_file():
-    import os
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    directory = os.path.join(base, "gridtools")
-    try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        if os.stat(directory).st_uid != os.getuid() or not os.access(directory, os.W_OK):
-            return False
-    except OSError:
-        return False
-    return os.path.join(directory, "classad-grammar.cache")
-
-
-def _unescape(body):
-    """The characters of a quoted literal: C escapes and octal escapes."""
-    out, i, n = [], 0, len(body)
-    simple = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
-    while i < n:
-        ch = body[i]
-        if ch != "\\" or i + 1 == n:
-            out.append(ch)
-            i += 1
-            continue
-        nxt = body[i + 1]
-        import re
-        m = re.match(r"[0-7]{1,3}", body[i + 1:i + 4])
-        if m and not (len(m.group()) == 3 and m.group()[0] > "3"):
-            out.append(chr(int(m.group(), 8)))
-            i += 1 + len(m.group())
-            continue
-        out.append(simple.get(nxt, nxt))
-        i += 2
-    return "".join(out)
+class _MinMagnitude(nodes.Literal):
+    """The literal 9223372036854775808 written right after a minus sign:
+    with the sign it is INT64_MIN; alone it is out of range (0)."""
 
 
 def _checked(node):
@@ -97,153 +56,383 @@ def _checked(node):
     return node
 
 
-def _binary(alias):
-    op = ops.BY_ALIAS[alias]
-    return lambda children: _checked(nodes.Binary(op, children[0], children[1]))
+def unescape(body):
+    """The characters of a quoted literal: C escapes and octal escapes (at most three
+    digits; three beginning above 3 are no octal escape)."""
+    if "\\" not in body:
+        return body
+    out, i, n = [], 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch != "\\" or i + 1 == n:
+            out.append(ch)
+            i += 1
+            continue
+        digits = 0
+        while digits < 3 and i + 1 + digits < n and body[i + 1 + digits] in _OCTAL:
+            digits += 1
+        if digits and not (digits == 3 and body[i + 1] > "3"):
+            out.append(chr(int(body[i + 1:i + 1 + digits], 8)))
+            i += 1 + digits
+            continue
+        nxt = body[i + 1]
+        out.append(_SIMPLE_ESCAPES.get(nxt, nxt))
+        i += 2
+    return "".join(out)
 
 
-def _unary(alias):
-    op = ops.BY_ALIAS[alias]
-    return lambda children: _checked(compound.Unary(op, children[0]))
+class _Reader:
+    """One reading of ``text``; ``pos`` is where the next token starts (or blanks)."""
+
+    def __init__(self, text):
+        self.text, self.pos, self.end, self.nesting = text, 0, len(text), 0
+
+    # -- tokens -----------------------------------------------------------------
+    def skip(self):
+        """Step over blanks and comments; the next character (or "" at the end)."""
+        text, i, end = self.text, self.pos, self.end
+        while i < end:
+            ch = text[i]
+            if ch.isspace():
+                i += 1
+            elif ch == "/" and text.startswith("//", i):
+                found = text.find("\n", i)
+                i = end if found < 0 else found
+            elif ch == "/" and text.startswith("/*", i) and text.find("*/", i + 2) >= 0:
+                i = text.find("*/", i + 2) + 2
+            else:
+                break
+        self.pos = i
+        return text[i] if i < end else ""
+
+    def symbol(self):
+        """The operator or punctuation token at ``pos`` (after blanks), or ""."""
+        self.skip()
+        text, i = self.text, self.pos
+        for sym in _SYMBOLS:
+            if text.startswith(sym, i):
+                return sym
+        return ""
+
+    def expect(self, sym):
+        if self.symbol() != sym:
+            self.fail()
+        self.pos += len(sym)
+
+    def word(self):
+        """The name token at ``pos`` (after blanks), or ""."""
+        text, i = self.text, self.pos
+        if i >= self.end or text[i] not in _NAME_START:
+            return ""
+        j = i + 1
+        while j < self.end and text[j] in _NAME_REST:
+            j += 1
+        return text[i:j]
+
+    def quoted(self, quote):
+        """The end (after the closing quote) of the quoted token at ``pos``; fails when
+        it is not closed."""
+        text, i, end = self.text, self.pos + 1, self.end
+        while i < end:
+            ch = text[i]
+            if ch == "\\":
+                i += 2
+            elif ch == quote:
+                return i + 1
+            else:
+                i += 1
+        self.fail()
+
+    def number(self):
+        """(is it real, its end) of the number token at ``pos``, as the grammar's REAL
+        and INT read it."""
+        text, i, end = self.text, self.pos, self.end
+        j = i
+        while j < end and text[j] in _DIGITS:
+            j += 1
+        if j < end and text[j] == "." and j + 1 < end and text[j + 1] in _DIGITS:
+            j += 1
+            while j < end and text[j] in _DIGITS:
+                j += 1
+            return True, self._exponent(j) or j
+        if j > i:
+            after = self._exponent(j)
+            if after:
+                return True, after
+            return False, i + 1 if text[i] == "0" else j
+        return False, i
+
+    def _exponent(self, j):
+        text, end = self.text, self.end
+        if j < end and text[j] in "eE":
+            k = j + 1
+            if k < end and text[k] in "+-":
+                k += 1
+            start = k
+            while k < end and text[k] in _DIGITS:
+                k += 1
+            if k > start:
+                return k
+        return 0
+
+    def where(self, pos):
+        line = self.text.count("\n", 0, pos) + 1
+        return line, pos - self.text.rfind("\n", 0, pos)
+
+    def fail(self):
+        """Raise the error for the token at ``pos`` (after blanks)."""
+        ch = self.skip()
+        if not ch:
+            lines = self.text.split("\n")
+            raise ClassAdSyntaxError("unexpected end of input", len(lines), len(lines[-1]) + 1)
+        line, column = self.where(self.pos)
+        token = self.word() or self.symbol()
+        if not token and ch in _DIGITS:
+            token = self.text[self.pos:self.number()[1]]
+        if not token and ch in "\"'":
+            end = self.text.find(ch, self.pos + 1)
+            token = self.text[self.pos:end + 1] if end > 0 else ""
+        if token:
+            raise ClassAdSyntaxError(f"unexpected '{token:.40}'", line, column)
+        raise ClassAdSyntaxError(f"unexpected character {ch!r}", line, column)
+
+    # -- the grammar ------------------------------------------------------------
+    def expr(self):
+        cond = self.binary(2)
+        if self.symbol() != "?":
+            return cond
+        self.pos += 1
+        if self.symbol() == ":":
+            self.pos += 1
+            return _checked(compound.Elvis(cond, self.expr()))
+        then = self.expr()
+        self.expect(":")
+        return _checked(compound.Cond(cond, then, self.expr()))
+
+    def operator(self):
+        """The binary operator at ``pos`` (after blanks) and its length, or (None, 0)."""
+        sym = self.symbol()
+        op = ops.BINARY.get(sym)
+        if op is not None:
+            return op, len(sym)
+        word = self.word().lower()
+        if word in ops.SYNONYMS:
+            return ops.BINARY[ops.SYNONYMS[word]], len(word)
+        return None, 0
+
+    def binary(self, least):
+        left = self.unary()
+        while True:
+            op, length = self.operator()
+            if op is None or op.prec < least:
+                return left
+            self.pos += length
+            left = _checked(nodes.Binary(op, left, self.binary(op.prec + 1)))
+
+    def unary(self):
+        signs = []
+        while True:
+            sym = self.symbol()
+            if sym not in _UNARY:
+                break
+            signs.append(_UNARY[sym])
+            self.pos += 1
+        node = self.postfix()
+        for op in reversed(signs):
+            if op is _NEG and node.__class__ is _MinMagnitude:
+                node = nodes.Literal(-INT64_MAX - 1)
+            else:
+                node = _checked(compound.Unary(op, node))
+        return node
+
+    def postfix(self):
+        node = self.primary()
+        while True:
+            sym = self.symbol()
+            if sym == ".":
+                self.pos += 1
+                node = self.select(node, self.name())
+            elif sym == "[":
+                self.pos += 1
+                self.deeper()
+                index = self.expr()
+                self.expect("]")
+                self.nesting -= 1
+                node = _checked(compound.Subscript(node, index))
+            else:
+                return node
+
+    def select(self, base, name):
+        if isinstance(base, nodes.Attr) and base.key in ("my", "target"):
+            return nodes.Scoped(base.name, name)
+        return _checked(compound.Select(base, name))
+
+    def name(self):
+        """A name token (plain or quoted); its text."""
+        ch = self.skip()
+        if ch == "'":
+            end = self.quoted("'")
+            body, self.pos = self.text[self.pos + 1:end - 1], end
+            return unescape(body)
+        word = self.word()
+        if not word:
+            self.fail()
+        self.pos += len(word)
+        return word
+
+    def deeper(self):
+        self.nesting += 1
+        if self.nesting > MAX_DEPTH:
+            raise _TooDeep()
+
+    def primary(self):
+        ch = self.skip()
+        if ch in _DIGITS or (ch == "." and self.text[self.pos + 1:self.pos + 2] in _DIGITS):
+            return self.numeric()
+        if ch == '"':
+            return self.strings()
+        if ch == "'":
+            return nodes.Attr(self.name())
+        if ch in _NAME_START:
+            start = self.pos
+            word = self.name()
+            if self.symbol() == "(":
+                return self.call(word, start)
+            return self.attr(word, start)
+        if ch in "({[":
+            self.pos += 1
+            self.deeper()
+            if ch == "(":
+                node = _checked(nodes.Paren(self.expr()))
+                self.expect(")")
+            elif ch == "{":
+                node = _checked(compound.ListExpr(self.items("}")))
+            else:
+                node = self.ad_rest()
+            self.nesting -= 1
+            return node
+        self.fail()
+
+    def numeric(self):
+        start = self.pos
+        real, end = self.number()
+        self.pos = end
+        if real:
+            return nodes.Literal(float(self.text[start:end]))
+        value = int(self.text[start:end])
+        if value <= INT64_MAX:
+            return nodes.Literal(value)
+        if value == INT64_MAX + 1 and start and self.text[start - 1] == "-":
+            return _MinMagnitude(0)
+        return nodes.Literal(0)
+
+    def strings(self):
+        parts = []
+        while self.skip() == '"':
+            end = self.quoted('"')
+            parts.append(unescape(self.text[self.pos + 1:end - 1]))
+            self.pos = end
+        return nodes.Literal("".join(parts))
+
+    def attr(self, word, start):
+        keyword = KEYWORDS.get(word.lower())
+        if keyword is not None:
+            return nodes.Literal(keyword)
+        if word.lower() in ops.SYNONYMS:
+            raise ClassAdSyntaxError(f"unexpected '{word}'", *self.where(start))
+        return nodes.Attr(word)
+
+    def call(self, word, start):
+        self.pos += 1
+        self.deeper()
+        args = self.items(")")
+        self.nesting -= 1
+        check = _TIME_LITERALS.get(word.lower())
+        if check and args and isinstance(args[0], nodes.Literal) and type(args[0].value) is str:
+            from gridtools.classad import timevals
+            if getattr(timevals, check)(args[0].value) is None:
+                raise ClassAdSyntaxError(f"bad time in {word}()", *self.where(start))
+        return _checked(nodes.Call(word, args))
+
+    def items(self, close):
+        """The expressions before ``close`` (none, or one or more between commas)."""
+        if self.symbol() == close:
+            self.pos += 1
+            return ()
+        found = [self.expr()]
+        while self.symbol() == ",":
+            self.pos += 1
+            found.append(self.expr())
+        self.expect(close)
+        return tuple(found)
+
+    def ad_rest(self):
+        """A bracketed ad after its ``[``: ``name = expr`` separated by ``;`` (one after
+        the last allowed), then ``]``."""
+        pairs = []
+        if self.symbol() != "]":
+            while True:
+                name = self.name()
+                self.expect("=")
+                pairs.append((name, self.expr()))
+                if self.symbol() != ";":
+                    break
+                self.pos += 1
+                if self.symbol() == "]":
+                    break
+        self.expect("]")
+        return _checked(compound.AdExpr(tuple(pairs)))
+
+    def whole(self, start):
+        """The node of the whole text, read from rule ``start``."""
+        if start == "start_ad":
+            if self.symbol() != "[":
+                self.fail()
+            self.pos += 1
+            node = self.ad_rest()
+        else:
+            node = self.expr()
+        if self.skip():
+            self.fail()
+        return node
 
 
-def _name(children):
-    token = children[0]
-    if token.type == "QNAME":
-        return _QuotedName(_unescape(token[1:-1]))
-    return token
+class _Parser:
+    """What ``parser()`` gives: ``parse(text, start=...)``."""
+
+    @staticmethod
+    def parse(text, start="start_expr"):
+        if len(text) < 2 * MAX_DEPTH:
+            return _Reader(text).whole(start)
+        limit = sys.getrecursionlimit()
+        if limit < _DEEP_LIMIT:
+            sys.setrecursionlimit(_DEEP_LIMIT)
+        try:
+            return _Reader(text).whole(start)
+        finally:
+            if limit < _DEEP_LIMIT:
+                sys.setrecursionlimit(limit)
 
 
-def _attr(children):
-    name = children[0]
-    if isinstance(name, _QuotedName):
-        return nodes.Attr(str(name))
-    keyword = KEYWORDS.get(name.lower())
-    if keyword is not None:
-        return nodes.Literal(keyword)
-    if name.lower() in ("is", "isnt"):
-        raise ClassAdSyntaxError(f"unexpected '{name}'", name.line, name.column)
-    return nodes.Attr(str(name))
+_PARSER = _Parser()
 
 
-def _select(children):
-    base, name = children
-    if isinstance(base, nodes.Attr) and base.key in ("my", "target"):
-        return nodes.Scoped(base.name, name)
-    return _checked(compound.Select(base, name))
-
-
-class _MinMagnitude(nodes.Literal):
-    """The literal 9223372036854775808 written right after a minus sign:
-    with the sign it is INT64_MIN; alone it is out of range (0)."""
-
-
-def _integer(children):
-    """An integer literal. HTCondor reads decimal digits only; a value beyond
-    64 bits is 0, except that ``-9223372036854775808`` is INT64_MIN."""
-    token = children[0]
-    value = int(str(token))
-    if value <= INT64_MAX:
-        return nodes.Literal(value)
-    source, start = _source().text, token.start_pos
-    if value == INT64_MAX + 1 and start and source[start - 1] == "-":
-        return _MinMagnitude(0)
-    return nodes.Literal(0)
-
-
-def _neg(children):
-    if isinstance(children[0], _MinMagnitude):
-        return nodes.Literal(-INT64_MAX - 1)
-    return _checked(compound.Unary(ops.BY_ALIAS["neg"], children[0]))
-
-
-def _args(children):
-    if not children:
-        return ()
-    return tuple(children[0]) if isinstance(children[0], tuple) else ()
-
-
-_TIME_LITERALS = {"abstime": "parse_abs", "reltime": "parse_rel"}
-
-
-def _call(children):
-    name, args = children[0], _args(children[1:])
-    check = _TIME_LITERALS.get(name.lower())
-    if check and args and isinstance(args[0], nodes.Literal) and type(args[0].value) is str:
-        from gridtools.classad import timevals
-        if getattr(timevals, check)(args[0].value) is None:
-            raise ClassAdSyntaxError(f"bad time in {name}()", name.line, name.column)
-    return _checked(nodes.Call(str(name), args))
-
-
-def _callbacks():
-    from lark import Transformer
-
-    class _Build(Transformer):
-        pass
-
-    table = {alias: _binary(alias) for alias, op in ops.BY_ALIAS.items() if not op.unary}
-    table.update({alias: _unary(alias) for alias, op in ops.BY_ALIAS.items() if op.unary})
-    table["neg"] = _neg
-    table.update(
-        start_expr=lambda c: c[0],
-        start_ad=lambda c: c[0],
-        cond=lambda c: _checked(compound.Cond(*c)),
-        elvis=lambda c: _checked(compound.Elvis(*c)),
-        select=_select,
-        subscript=lambda c: _checked(compound.Subscript(*c)),
-        integer=_integer,
-        real=lambda c: nodes.Literal(float(str(c[0]))),
-        string=lambda c: nodes.Literal("".join(_unescape(t[1:-1]) for t in c)),
-        attr=_attr,
-        name=_name,
-        call=_call,
-        paren=lambda c: _checked(nodes.Paren(c[0])),
-        listexpr=lambda c: _checked(compound.ListExpr(_args(c))),
-        adexpr=lambda c: _checked(compound.AdExpr(c[0] if c else ())),
-        attrdefs=lambda c: tuple(c),
-        attrdef=lambda c: (c[0], c[1]),
-        args=lambda c: tuple(c),
-    )
-    build = _Build()
-    for alias, fn in table.items():
-        setattr(build, alias, fn)
-    return build
-
-
-def _describe(exc, text):
-    """A one-line description of a lark error, and its line and column."""
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
-    line, column = getattr(exc, "line", None), getattr(exc, "column", None)
-    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END" or isinstance(exc, UnexpectedEOF):
-        lines = text.split("\n")
-        return "unexpected end of input", len(lines), len(lines[-1]) + 1
-    if isinstance(exc, UnexpectedToken):
-        return f"unexpected '{exc.token!s:.40}'", line, column
-    if isinstance(exc, UnexpectedCharacters):
-        pos = exc.pos_in_stream
-        char = text[pos] if pos is not None and pos < len(text) else "?"
-        return f"unexpected character {char!r}", line, column
-    return "syntax error", line, column
+def parser():
+    """The reader of the grammar."""
+    return _PARSER
 
 
 def run(text, start, get_parser=parser):
-    """The node of ``text`` parsed from rule ``start`` by ``get_parser()``;
-    ClassAdSyntaxError with HTCondor's words when it is no such text."""
-    from lark.exceptions import LarkError
+    """The node of ``text`` read from rule ``start`` (``start_expr`` or ``start_ad``)
+    by ``get_parser()``; ClassAdSyntaxError with HTCondor's words when it is no such
+    text."""
     if not isinstance(text, str):
         raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
     if not text.strip():
         raise ClassAdSyntaxError("empty expression" if start == "start_expr" else "empty ClassAd")
     try:
-        _source().text = text
         return get_parser().parse(text, start=start)
-    except ClassAdSyntaxError:
-        raise
     except _TooDeep:
         raise ClassAdSyntaxError(f"expression nested more than {MAX_DEPTH} levels deep") from None
     except RecursionError:
         raise ClassAdSyntaxError("expression nested too deeply") from None
-    except LarkError as exc:
-        message, line, column = _describe(exc, text)
-        raise ClassAdSyntaxError(message, line, column) from None

@@ -1,9 +1,9 @@
 """Parsing ClassAd text: expressions, bracketed ads and long-form ads.
 
-A lone literal or name (most values in ads) is read here, by hand; any
-other text goes to the grammar (``grammar``: lark and its callbacks, imported
-on the first such text only, the LALR parser built once, through
-``_parser``). Parsed expressions are cached by their text. This module
+A lone literal or name (most values in ads) is read here; any other text
+goes to the reader of the grammar (``grammar``, imported on the first such
+text only, through ``_parser``). Parsed expressions are cached by their
+text. This module
 imports neither ``re`` nor ``os``: reading and building a plain job's ad on
 condor_submit's path costs no more than its own work.
 """
@@ -27,7 +27,7 @@ class ClassAdSyntaxError(SyntaxProblem):
 
 
 def _parser():
-    """The LALR parser of the grammar (built on first use)."""
+    """The reader of the grammar (loaded on first use)."""
     from gridtools.classad import grammar
     return grammar.parser()
 
