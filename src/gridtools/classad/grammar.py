@@ -28,6 +28,8 @@ INT64_MAX = (1 << 63) - 1
 #: the recursion limit while a long text is read (each level of nesting costs the
 #: reader about six calls; MAX_DEPTH levels must fit)
 _DEEP_LIMIT = 8 * MAX_DEPTH + 1000
+#: texts shorter than this cannot nest deep enough to need more than the usual limit
+_SHALLOW = 200
 
 _DIGITS = frozenset("0123456789")
 _OCTAL = frozenset("01234567")
@@ -402,7 +404,7 @@ class _Parser:
 
     @staticmethod
     def parse(text, start="start_expr"):
-        if len(text) < 2 * MAX_DEPTH:
+        if len(text) < _SHALLOW:
             return _Reader(text).whole(start)
         limit = sys.getrecursionlimit()
         if limit < _DEEP_LIMIT:
