@@ -427,3 +427,17 @@ def test_the_shipped_configuration_is_open_to_all_and_a_missing_one_is_read_full
     assert condor_submit.write_open_to_all() is False
     monkeypatch.setenv("CONDOR_CONFIG", "ONLY_ENV")
     assert condor_submit.write_open_to_all() is True
+
+
+def test_mentions_finds_a_machine_attribute_as_htcondor_s_pattern_does():
+    """jobattrs.mentions reads without re what the pattern (?<![\\w.])(?:TARGET\\.)?Name(?![\\w.])
+    finds, case ignored."""
+    import random
+    import re
+    rng = random.Random(3)
+    pieces = ["Arch", "arch", "ARCH", "TARGET.", "target.", "MY.", ".", "_", "x", "1", " ", "(", "==", "é", "²"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(5000)]
+    texts += ["TARGET.Arch == \"X\"", "MyArch", "Arch_x", "(Arch)", "OpSys", "xTARGET.Arch", "MY.TARGET.Arch"]
+    for text in texts:
+        expected = re.search(r"(?<![\w.])(?:TARGET\.)?Arch(?![\w.])", text, re.IGNORECASE) is not None
+        assert jobattrs.mentions(text, "Arch") is expected, text
