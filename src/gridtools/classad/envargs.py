@@ -8,20 +8,29 @@ Words are written back in V2 syntax: each run of white space and single
 quotes is put in single quotes (the quotes doubled), an empty word is ``''``.
 """
 
-import re
-
 from gridtools.classad.functions import builtin, exceptional
 from gridtools.classad.values import ERROR, UNDEFINED
 
 MANY = 1 << 30
-_SPECIAL_RUN = re.compile(r"[\s']+")
 
 
 def quote_word(word):
-    """A word in V2 syntax."""
+    """A word in V2 syntax: each run of white space and single quotes in single quotes,
+    the quotes doubled."""
     if not word:
         return "''"
-    return _SPECIAL_RUN.sub(lambda m: "'" + m.group().replace("'", "''") + "'", word)
+    out, run = [], []
+    for ch in word:
+        if ch == "'" or ch.isspace():
+            run.append("''" if ch == "'" else ch)
+            continue
+        if run:
+            out.append("'" + "".join(run) + "'")
+            run = []
+        out.append(ch)
+    if run:
+        out.append("'" + "".join(run) + "'")
+    return "".join(out)
 
 
 def split_words(text):

@@ -9,8 +9,6 @@ or one of the wrong type gives ERROR.
 """
 
 import math
-import random as _random
-import re
 import time as _time
 
 from gridtools.classad.nodes import Env
@@ -70,18 +68,29 @@ def exceptional(*values):
 
 # ------------------------------------------------------------- conversions
 
-_C_REAL = re.compile(r"\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf(inity)?|nan)", re.I)
-_C_HEX = re.compile(r"\s*([+-]?)0x([0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(p[+-]?\d+)?", re.I)
+#: the patterns parse_c_real reads (compiled on first use: ``re`` costs a command that
+#: only evaluates arithmetic more than its own work)
+_C_NUMBERS = []
+
+
+def _c_numbers():
+    if not _C_NUMBERS:
+        import re
+        _C_NUMBERS.extend((
+            re.compile(r"\s*([+-]?)0x([0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(p[+-]?\d+)?", re.I),
+            re.compile(r"\s*[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf(inity)?|nan)", re.I)))
+    return _C_NUMBERS
 
 
 def parse_c_real(text):
     """The number at the start of ``text`` (as C's strtod reads it: decimal,
     hexadecimal, inf and nan), or None."""
-    m = _C_HEX.match(text)
+    hexadecimal, decimal = _c_numbers()
+    m = hexadecimal.match(text)
     if m:
         sign, digits, power = m.groups()
         return float.fromhex(sign + "0x" + digits + (power or ""))
-    m = _C_REAL.match(text)
+    m = decimal.match(text)
     return float(m.group()) if m else None
 
 
@@ -255,10 +264,11 @@ def fn_quantize(value, step):
 
 @builtin("random", args=(0, 1))
 def fn_random(limit=1.0):
+    import random
     if type(limit) is int and limit > 0:
-        return _random.randrange(limit)
+        return random.randrange(limit)
     if type(limit) is float and limit > 0:
-        return _random.random() * limit
+        return random.random() * limit
     return ERROR
 
 

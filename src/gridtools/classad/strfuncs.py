@@ -7,10 +7,6 @@ dot matches newline, ``x`` extended; for substitution ``f`` returns the
 whole target with the substitution applied and ``g`` replaces every match.
 """
 
-import functools
-import pwd
-import re
-
 from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
 from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64
 
@@ -148,6 +144,7 @@ builtin("splitSlotName")(_split_at(False))
 def fn_user_home(name, default=UNDEFINED):
     if type(name) is not str:
         return name if name is UNDEFINED else ERROR
+    import pwd
     try:
         return pwd.getpwnam(name).pw_dir
     except KeyError:
@@ -163,7 +160,9 @@ def string_list(text, delims=None):
         delims = ", "
     if not delims:
         return [text.strip()] if text.strip() else []
-    items = re.split("[" + re.escape(delims) + "]", text)
+    items = [text]
+    for delim in delims:
+        items = [piece for item in items for piece in item.split(delim)]
     return [item.strip() for item in items if item.strip()]
 
 
@@ -223,7 +222,12 @@ def fn_string_list_size(text, delims=None):
     return len(string_list(text, delims))
 
 
-_INT_TEXT = re.compile(r"\s*[+-]?\d+\s*$")
+def _int_text(item):
+    """True when ``item`` is an integer (maybe a sign, then decimal digits; blanks around)."""
+    body = item.strip()
+    if body[:1] in ("+", "-"):
+        body = body[1:]
+    return body.isdecimal()
 
 
 def _list_numbers(text, delims):
@@ -236,7 +240,7 @@ def _list_numbers(text, delims):
         real = parse_c_real(item)
         if real is None:
             return ERROR, False
-        integers = integers and _INT_TEXT.match(item) is not None
+        integers = integers and _int_text(item)
         numbers.append(real)
     return numbers, integers
 
@@ -272,19 +276,31 @@ def fn_string_lists_intersect(first, second, delims=None):
 
 # ------------------------------------------------------ regular expressions
 
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+#: the option letters and the flags of ``re`` they stand for (by name: ``re`` is imported
+#: when the first pattern is compiled)
+_FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
+#: compiled patterns by (pattern, options); cleared when it holds REGEX_KEPT
+_REGEXES = {}
+REGEX_KEPT = 1024
 
 
-@functools.lru_cache(maxsize=1024)
 def compile_regex(pattern, options=""):
     """A compiled pattern (None when it is not a valid expression)."""
+    key = (pattern, options)
+    if key in _REGEXES:
+        return _REGEXES[key]
+    import re
     flags = 0
     for letter in options:
-        flags |= _FLAGS.get(letter, 0)
+        flags |= getattr(re, _FLAGS[letter]) if letter in _FLAGS else 0
     try:
-        return re.compile(pattern, flags)
+        found = re.compile(pattern, flags)
     except (re.error, OverflowError, RecursionError):
-        return None
+        found = None
+    if len(_REGEXES) >= REGEX_KEPT:
+        _REGEXES.clear()
+    _REGEXES[key] = found
+    return found
 
 
 def _regex_args(*values):

@@ -156,8 +156,7 @@ def _getenv(spec, environ):
     if lowered in ("false", "no", "f", "n", "0"):
         return {}
     import fnmatch
-    import re
-    patterns = [p for p in re.split(r"[,\s]+", spec) if p]
+    patterns = spec.replace(",", " ").split()
     return {name: value for name, value in environ.items()
             if any(fnmatch.fnmatchcase(name, p) for p in patterns)}
 
