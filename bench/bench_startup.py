@@ -3,8 +3,9 @@
 
     python bench/bench_startup.py [--bin DIR] [--reps N] [--pending N] [--only NAMES]
 
-Each repetition runs every measure once, in turn, so that a busy spell of a
-shared machine touches all of them alike; the table gives the median and the
+Each repetition runs every measure once, in turn (each repetition starting
+one measure further on), so that a busy spell of a shared machine, or of the
+daemon after a submission, touches all of them alike; the table gives the median and the
 fastest run of each in milliseconds, and the median's ratio to the floor
 (``python3 -I -S -c pass`` with the interpreter the launchers use). The
 measures, on a cell with a running daemon:
@@ -82,9 +83,14 @@ def queue_held(cell, count):
 
 
 def run_rounds(table, reps, results):
-    for _ in range(reps):
-        for name, fn in table.items():
-            results.setdefault(name, []).append(fn())
+    """``reps`` rounds of every measure, each round starting one measure further on, so
+    that every measure follows every other as often (a submission leaves the daemon
+    busy for a moment, which would otherwise weigh on whatever always comes next)."""
+    names = list(table)
+    for rep in range(reps):
+        turn = rep % len(names)
+        for name in names[turn:] + names[:turn]:
+            results.setdefault(name, []).append(table[name]())
 
 
 def report(results):

@@ -44,18 +44,6 @@ class Text:
         return f"Text({self.new!r})"
 
 
-class _Plain:
-    """A plain value seen as an expression (what ``lookup`` gives for one)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def unparse(self, old=False):
-        return unparse_value(self.value, old)
-
-
 class DraftAd:
     """Names (case-insensitive, spelled as last set) to plain values, ``Text``s or
     parsed expressions, in the order first set. Offers what a ClassAd offers a
@@ -91,7 +79,9 @@ class DraftAd:
         value = self._values.get(name.lower())
         if value is None:
             return None
-        return _Plain(value) if value.__class__ in PLAIN else value
+        if value.__class__ in PLAIN:
+            return Text(unparse_value(value), unparse_value(value, True))
+        return value
 
     def eval(self, name, target=None):
         """The value of ``name`` (UNDEFINED when missing); an expression is evaluated

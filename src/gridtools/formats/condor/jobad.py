@@ -140,7 +140,7 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
     for statement in desc.statements:
         if isinstance(statement, Assignment):
             key = statement.name.lower()
-            if statement.kind is Kind.ATTRIBUTE:
+            if statement.kind == Kind.ATTRIBUTE:
                 key = "my." + key
             jobs.defs[key] = statement.value
         elif isinstance(statement, QueueStatement):
@@ -244,7 +244,7 @@ def _rest(ad, cmd, ctx, universe):
     A.set_misc(ad, cmd)
     if ctx.batch_name:
         ad["JobBatchName"] = ctx.batch_name
-    if universe.on_execute_hosts:
+    if universe in A.ON_EXECUTE_HOSTS:
         ad["JobLeaseDuration"] = A.DEFAULT_LEASE
 
 
@@ -259,7 +259,7 @@ def _custom(ad, jobs, expand):
 def _attr_name(desc, lowered):
     """The spelling of a custom attribute as last written."""
     for statement in reversed(desc.statements):
-        if isinstance(statement, Assignment) and statement.kind is Kind.ATTRIBUTE \
+        if isinstance(statement, Assignment) and statement.kind == Kind.ATTRIBUTE \
                 and statement.name.lower() == lowered:
             return statement.name
     return lowered

@@ -15,7 +15,6 @@ from gridtools.classad.draft import Text
 from gridtools.classad.values import unparse_value
 from gridtools.errors import InputError
 from gridtools.formats.condor import argsenv
-from gridtools.records import ClosedSet
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
@@ -27,17 +26,21 @@ DEFAULT_REQUEST_MEMORY = Text("ifthenelse(MemoryUsage isnt undefined,MemoryUsage
 DEFAULT_REQUEST_DISK = Text("DiskUsage")
 
 
-class Universe(int, ClosedSet):
-    """The universes gridtools runs, by HTCondor's JobUniverse number."""
+class Universe:
+    """The universes gridtools runs, by HTCondor's JobUniverse number (plain constants,
+    see ``submit.Kind``)."""
 
     SCHEDULER = 7
     VANILLA = 5
     PARALLEL = 11
     LOCAL = 12
 
-    @property
-    def on_execute_hosts(self):
-        return self in (Universe.VANILLA, Universe.PARALLEL)
+
+#: the universes by their names in a submit description
+UNIVERSES = {"scheduler": Universe.SCHEDULER, "vanilla": Universe.VANILLA, "parallel": Universe.PARALLEL,
+             "local": Universe.LOCAL}
+#: the universes whose jobs run on execute hosts
+ON_EXECUTE_HOSTS = (Universe.VANILLA, Universe.PARALLEL)
 
 
 NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3}
@@ -63,17 +66,16 @@ def expr(name, text):
 
 def set_universe(ad, cmd):
     name = (cmd("universe") or "vanilla").strip().lower()
-    try:
-        universe = Universe[name.upper()]
-    except KeyError:
-        raise fail(f"I don't know about the '{name}' universe.") from None
-    ad["JobUniverse"] = int(universe)
-    if universe is Universe.PARALLEL:
+    universe = UNIVERSES.get(name)
+    if universe is None:
+        raise fail(f"I don't know about the '{name}' universe.")
+    ad["JobUniverse"] = universe
+    if universe == Universe.PARALLEL:
         count = cmd("machine_count") or "1"
         ad["MaxHosts"] = ad["MinHosts"] = _int("machine_count", count)
         ad["JobRequiresSandbox"] = True
         ad["WantIOProxy"] = True
-    if not universe.on_execute_hosts or universe is Universe.PARALLEL:
+    if universe not in ON_EXECUTE_HOSTS or universe == Universe.PARALLEL:
         ad["KillSig"] = "SIGTERM"
     return universe
 
@@ -254,7 +256,7 @@ def set_requirements(ad, cmd, universe, should, ctx):
             terms.append(_same(f"(TARGET.{target} >= {request})"))
     if "RequestGPUs" in ad and ad.lookup("RequestGPUs").unparse() != "0":
         terms.append(_same("(TARGET.GPUs >= RequestGPUs)"))
-    if universe.on_execute_hosts:
+    if universe in ON_EXECUTE_HOSTS:
         terms.append(_same(_transfer_term(should)))
     if user:
         expr("Requirements", f"({user})")      # its own error first

@@ -17,7 +17,7 @@ statement and is an error when the text has one.
 """
 
 from gridtools.errors import InputError
-from gridtools.records import ClosedSet, Factory, record
+from gridtools.records import Factory, record
 
 #: the letters a command's name starts with: ASCII letters and ``_``, and the four other
 #: letters that match them when case is ignored (as HTCondor's names are)
@@ -26,7 +26,10 @@ NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_\u0
 NAME_REST = NAME_START | frozenset("0123456789.")
 
 
-class Kind(ClosedSet):
+class Kind:
+    """What an assignment sets (plain constants: a closed set's class costs a submission
+    more than all of its statements)."""
+
     COMMAND = "command"  # name = value: a submit command and a macro
     ATTRIBUTE = "attribute"  # +Name = expr / MY.Name = expr
 
@@ -39,7 +42,7 @@ class Assignment:
     line: int = 0
 
     def render(self):
-        prefix = "+" if self.kind is Kind.ATTRIBUTE else ""
+        prefix = "+" if self.kind == Kind.ATTRIBUTE else ""
         return f"{prefix}{self.name} = {self.value}"
 
 
