@@ -183,12 +183,25 @@ def run(opts):
     for line in status.warnings(snap):
         sys.stderr.write(line + "\n")
     user, now = Q.me(), time.time()
-    everyone = Q.procs(snap)
+    everyone = Q.procs(snap, _named_clusters(opts))
     source = Q.AdSource(snap, user)
     chosen = select(opts, everyone, user, source)
     if opts.limit:
         chosen = chosen[:opts.limit]
     return render(opts, snap, chosen, everyone, user, now, source)
+
+
+#: the views that show only the chosen procs (no totals, no comparison with the others)
+_CHOSEN_ONLY = ("long", "json", "af", "format")
+
+
+def _named_clusters(opts):
+    """The clusters the command line names when only their procs matter (a view of the
+    chosen procs alone, named by cluster or id only), else None: every proc."""
+    sel = opts.selection
+    if opts.view not in _CHOSEN_ONLY or sel.users or not (sel.clusters or sel.ids):
+        return None
+    return sel.clusters | {cluster for cluster, _proc in sel.ids}
 
 
 def _from_listing(opts):
@@ -228,7 +241,7 @@ def _ads(source, procs, attributes):
 
 def render(opts, snap, chosen, everyone, user, now, source):
     view = opts.view
-    if view in ("long", "json", "af", "format"):
+    if view in _CHOSEN_ONLY:
         return _attributes(opts, chosen, source)
     head = qviews.title(_schedd(), now)
     if view == "analyze":

@@ -149,11 +149,14 @@ def _hold_of(row, info, number):
 _NO_FACTS = {}
 
 
-def procs(snap):
-    """Every Proc in the queue, by cluster and proc."""
+def procs(snap, clusters=None):
+    """Every Proc in the queue, by cluster and proc (only those of ``clusters``, a set of
+    cluster ids, when given)."""
     found = []
     jobs = snap.get("jobs") or _NO_FACTS
     for row in snap.get("rows") or ():
+        if clusters is not None and row["id"] not in clusters:
+            continue
         info = jobs.get(row["id"])
         if info is None:
             continue
