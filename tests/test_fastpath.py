@@ -358,3 +358,19 @@ def test_fast_exit_flushes_output_and_keeps_exit_codes(cell):
     proc = subprocess.run(["qstat", "-help"], stdout=write, stderr=subprocess.PIPE, env=cell.env)
     os.close(write)
     assert proc.returncode != 0
+
+
+def test_the_site_module_runs_for_a_library_and_not_for_a_standard_library_probe():
+    """A command without the site module gets it when it imports a library only the site's
+    paths hold (yaml), and not when the standard library merely probes for a module it
+    expects to miss (``copy`` tries Jython's ``org.python.core``)."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from gridtools import launch\n"
+            "sys.meta_path.append(launch.SiteOnDemand)\n"
+            "import copy\n"
+            "probed = 'site' in sys.modules\n"
+            "import yaml\n"
+            "print(probed, 'site' in sys.modules, yaml.safe_load('a: 1'))")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, os.path.join(REPO, "src")],
+                         capture_output=True, text=True)
+    assert out.stdout == "False True {'a': 1}\n", out.stderr

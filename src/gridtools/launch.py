@@ -46,11 +46,18 @@ _BOOTSTRAP = sys.modules["_frozen_importlib"]
 _EXTERNAL = sys.modules["_frozen_importlib_external"]
 
 
+#: names the standard library tries to import only to learn that they are missing (the
+#: ``copy`` module looks for Jython's ``org.python.core``): no reason to run the site module
+PROBES = frozenset({"org"})
+
+
 class SiteOnDemand:
-    """The last finder: runs the site module once, then looks again."""
+    """The last finder: runs the site module once, then looks again (not for ``PROBES``)."""
 
     @staticmethod
     def find_spec(name, path=None, target=None):
+        if name.partition(".")[0] in PROBES:
+            return None
         sys.meta_path.remove(SiteOnDemand)
         import importlib.util
         import site
