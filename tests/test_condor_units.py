@@ -441,3 +441,22 @@ def test_mentions_finds_a_machine_attribute_as_htcondor_s_pattern_does():
     for text in texts:
         expected = re.search(r"(?<![\w.])(?:TARGET\.)?Arch(?![\w.])", text, re.IGNORECASE) is not None
         assert jobattrs.mentions(text, "Arch") is expected, text
+
+
+def test_an_edit_of_condor_config_within_one_clock_tick_changes_the_periodic_interval(tmp_path, monkeypatch):
+    """The daemon reads PERIODIC_EXPR_INTERVAL again when condor_config changed, even when
+    the edit left its modification time as it was (two writes within one clock tick)."""
+    from gridtools.daemon import condorjob
+    (tmp_path / "etc").mkdir()
+    config = tmp_path / "etc" / "condor_config"
+    config.write_text("PERIODIC_EXPR_INTERVAL = 7\n")
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    monkeypatch.delenv("CONDOR_CONFIG", raising=False)
+    monkeypatch.setattr(condorjob, "_CONFIG", dict(condorjob._CONFIG, looked=0.0, root=None, stamp=None))
+    assert condorjob.periodic_interval() == 7
+    before = config.stat()
+    with open(config, "a") as fh:
+        fh.write("PERIODIC_EXPR_INTERVAL = 1\n")
+    os.utime(config, ns=(before.st_atime_ns, before.st_mtime_ns))
+    condorjob._CONFIG["looked"] = 0.0
+    assert condorjob.periodic_interval() == 1

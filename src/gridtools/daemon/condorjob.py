@@ -403,7 +403,8 @@ def periodic_interval():
     _CONFIG["looked"], _CONFIG["root"] = now, cell.root()
     path = condor_config.locate(cell.etc("condor_config"))
     try:
-        stamp = os.stat(path).st_mtime_ns
+        st = os.stat(path)
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)     # an edit within one clock tick changes the size
     except OSError:
         stamp = None
     if stamp != _CONFIG["stamp"]:
