@@ -88,9 +88,9 @@ class CondorConf:
         for path in dict.fromkeys(paths):
             try:
                 st = os.stat(path)
-                marks.append((path, st.st_mtime_ns, st.st_size))
+                marks.append((path, st.st_ino, st.st_mtime_ns, st.st_size))
             except OSError:
-                marks.append((path, None, None))
+                marks.append((path, None, None, None))
         return tuple(marks)
 
     def host(self, name):

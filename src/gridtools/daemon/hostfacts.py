@@ -84,7 +84,7 @@ class Facts:
             st = os.stat(path)
         except OSError:
             return {}
-        stamp = (st.st_mtime_ns, st.st_size)
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
         cached = self._files.get(path)
         if cached is not None and cached[0] == stamp:
             return cached[1]

@@ -66,18 +66,19 @@ def read_list(kind):
 
 
 def stamp():
-    """A value that changes whenever any configuration file changes (mtimes of etc/)."""
+    """A value that changes whenever any configuration file changes (the inodes, times and
+    sizes of etc/ and its folders' files)."""
     top = cell.etc()
     marks = []
     try:
         with os.scandir(top) as it:
             for entry in it:
                 st = entry.stat()
-                marks.append((entry.name, st.st_mtime_ns, st.st_size))
+                marks.append((entry.name, st.st_ino, st.st_mtime_ns, st.st_size))
                 if entry.is_dir():
                     for sub in os.scandir(entry.path):
                         sst = sub.stat()
-                        marks.append((entry.name + "/" + sub.name, sst.st_mtime_ns, sst.st_size))
+                        marks.append((entry.name + "/" + sub.name, sst.st_ino, sst.st_mtime_ns, sst.st_size))
     except FileNotFoundError:
         return ()
     return tuple(sorted(marks))
