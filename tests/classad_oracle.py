@@ -38,12 +38,20 @@ def load(path=DATA):
 
 
 def htcondor():
-    """The classad2 module with HTCondor's functions registered, or None."""
+    """The classad2 module with HTCondor's functions registered, or None. Importing the
+    bindings sets CONDOR_CONFIG (to /dev/null when no configuration exists): the
+    environment is put back as it was, or every later test in this process would run
+    its commands with that configuration."""
+    saved = dict(os.environ)
     try:
         import htcondor2  # noqa: F401  (registers the string-list and other functions)
         import classad2
     except ImportError:
         return None
+    finally:
+        if dict(os.environ) != saved:
+            os.environ.clear()
+            os.environ.update(saved)
     return classad2
 
 
