@@ -149,12 +149,16 @@ def test_a_tmpdir_kept_for_the_next_task_is_out_of_reach_of_the_job_that_left_it
     bob's job leaves a process behind in it, which can plant nothing there afterwards,
     neither while the folder is kept nor in alice's TMPDIR made of it."""
     alice, bob = users[0], users[1]
-    first, said, go, lurker = (os.path.join(workdir, n) for n in ("first.out", "bob.said", "go", "lurk.sh"))
+    first, said, go, lurker, ready = (os.path.join(workdir, n)
+                                      for n in ("first.out", "bob.said", "go", "lurk.sh", "lurk.ready"))
     with open(lurker, "w") as fh:
-        fh.write(f"while [ ! -e {go} ]; do sleep 0.05; done\n"
+        fh.write(f"touch {ready}\nwhile [ ! -e {go} ]; do sleep 0.05; done\n"
                  f"if echo planted > here; then echo wrote; else echo denied; fi > {said}\n")
+    # the job ends only once the lurker runs in a session of its own (the end of the job
+    # kills the job's process group, which the lurker is in until setsid has run)
     jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", first, "sh", "-c",
-                         f"'stat -c %i $TMPDIR; cd $TMPDIR && setsid sh {lurker} </dev/null >/dev/null 2>&1 &'",
+                         f"'stat -c %i $TMPDIR; cd $TMPDIR && setsid sh {lurker} </dev/null >/dev/null 2>&1 & "
+                         f"while [ ! -e {ready} ]; do sleep 0.05; done'",
                          user=bob, cwd=workdir))
     cell.wait_finished(jid)
     inode = int(open(first).read().split()[0])

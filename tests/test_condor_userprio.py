@@ -85,7 +85,8 @@ def test_only_administrators_edit_and_reconfigure(cell, users):
     proc = userprio(cell, "-setfactor", "gtbob@example.org", "9", user="gtbob", code=1)
     assert proc.stdout == ""
     assert 'SECMAN:2010:Received "DENIED" from server for user gtbob@example.org using method FS.' in proc.stderr
-    assert "PERMISSION DENIED to gtbob@example.org" in open(os.path.join(cell.root, "spool", "messages")).read()
+    messages = os.path.join(cell.root, "spool", "messages")       # written after the answer
+    wait_for(lambda: "PERMISSION DENIED to gtbob@example.org" in open(messages).read())
     proc = cell.run("condor_reconfig", user="gtbob")
     assert proc.returncode == 1 and "Can't send Reconfig command to local master" in proc.stderr
     assert "gtbob" not in userprio(cell, "-allusers", user="gtbob").stdout   # READ is open to all
