@@ -295,6 +295,7 @@ class Daemon:
         self._save_usage(now, force=state.usage.urgent)       # what a waiting client may read
         state.condor.save(state, now, publishing=publishing)
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
+        self._write_messages()          # before the status and the answers show what they tell of
         if publishing:
             self._publish(now)
         # a request is answered and removed once the status shows what it did
