@@ -226,7 +226,7 @@ def _modules(command_line, env):
 
 #: what the hot commands must not import: each costs more than their own work
 HEAVY = {"os", "re", "enum", "functools", "collections", "json", "fnmatch", "shutil", "yaml", "lark",
-         "gridtools.spool.jobs", "gridtools.formats.sge.admission"}
+         "dataclasses", "gridtools.spool.jobs", "gridtools.formats.sge.admission"}
 STORE = {"os", "gridtools.spool.jobs"}
 
 
@@ -258,15 +258,24 @@ def test_hot_commands_import_nothing_heavy(big_cell):
     with open(one, "w") as fh:
         fh.write("executable = /bin/true\narguments = a b\noutput = out.$(Cluster).$(Process)\n"
                  "request_memory = 1G\nrequest_cpus = 1\nhold = true\nqueue 2\n")
+    # an expression of the user's, a function in a request, a custom attribute (dask-jobqueue's kind)
+    exprs = os.path.join(big_cell.root, "exprs.sub")
+    with open(exprs, "w") as fh:
+        fh.write("executable = /bin/true\nrequirements = (Memory > 100) || regexp(\"x\", Name)\n"
+                 "MY.Mem = 1073741824\nRequestMemory = floor(MY.Mem / 1048576)\nhold = true\nqueue\n")
+    # condor_q of one job's attributes (parsl's status poll) reads the job store, nothing more
     for command, allowed in ((["qsub", "-h", "-b", "y", "true"], set()), (["qstat"], set()),
-                             (["condor_q"], set()), (["qhold", job], STORE), (["qdel", job], STORE),
-                             (["condor_submit", one], set())):
+                             (["condor_q"], set()), (["condor_q", f"{job}.0", "-af:jr", "JobStatus"], STORE),
+                             (["qhold", job], STORE), (["qdel", job], STORE),
+                             (["condor_submit", one], set()), (["condor_submit", exprs], set())):
         requests = os.path.join(big_cell.root, "spool", "requests")
         wait_for(lambda: not [n for n in os.listdir(requests) if n.endswith(".submit")])
         loaded, proc = _modules([os.path.join(BIN, command[0])] + command[1:], env)
         assert proc.returncode == 0, (command, proc.stderr[-500:])
         heavy = loaded & HEAVY - allowed
         assert "gridtools.launch" in loaded and not heavy, (command, sorted(heavy))
+        if "-af:jr" in command:
+            assert proc.stdout == f"{job}.0 5\n" and "gridtools.model.job" in loaded
 
 
 def test_qstat_shows_the_listing_in_another_time_zone_as_the_full_path_does(big_cell):

@@ -13,7 +13,8 @@ Packages (dependencies point downward only):
 - ``model``      plain records and the job state machine
 
 Modules beside them: ``cell`` (where a cell lives), ``errors``, ``ads`` (the
-ClassAd views of jobs and slots both dialects share), ``seclevels``
+ClassAd views of jobs and slots both dialects share; the jobs' part is
+``jobads``, which commands reading a job load alone), ``seclevels``
 (HTCondor's security levels: ALLOW_*/DENY_* lists against a caller),
 ``records`` (records declared like dataclasses, for modules on a command's
 start-up path), ``ospaths`` (paths and the environment over the posix module,

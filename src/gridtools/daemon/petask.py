@@ -246,12 +246,11 @@ def _account(state, key, info, result):
         for name in SUMMED:
             extra[name] = extra.get(name, 0) + float(usage.get(name, 0) or 0)
         return None
-    from dataclasses import replace
     from gridtools.accounting import records
     from gridtools.daemon import view
-    slave = replace(task, host=info["host"], start_time=float(result.get("start_time") or info["start"]),
-                    end_time=float(result.get("end_time") or info["start"]), slots=1,
-                    exit_status=int(result.get("exit_status") or 0), failed=int(result.get("failed") or 0))
+    slave = task.replaced(host=info["host"], start_time=float(result.get("start_time") or info["start"]),
+                          end_time=float(result.get("end_time") or info["start"]), slots=1,
+                          exit_status=int(result.get("exit_status") or 0), failed=int(result.get("failed") or 0))
     lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
     rec = records.record(job.spec, slave, usage, lists)
     rec["pe_taskid"] = f"{key[2]}.{info['host']}"

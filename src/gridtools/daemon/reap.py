@@ -11,7 +11,6 @@ record at the end of the accounting file (``recent_records``) and does not
 write it again.
 """
 
-import dataclasses
 import os
 import time
 
@@ -159,9 +158,9 @@ def _record(state, job, task, result, now):
     is in the file already). Changes nothing."""
     if result.get("never_started") or _accounted(state, job, task):
         return None
-    ended = dataclasses.replace(task, end_time=float(result.get("end_time") or now),
-                                exit_status=int(result.get("exit_status", 0) or 0),
-                                failed=int(result.get("failed", 0) or 0))
+    ended = task.replaced(end_time=float(result.get("end_time") or now),
+                          exit_status=int(result.get("exit_status", 0) or 0),
+                          failed=int(result.get("failed", 0) or 0))
     lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
     rec = records.record(job.spec, ended, petask.merged_usage(state, job, task, result.get("usage")), lists)
     if result.get("error_state"):

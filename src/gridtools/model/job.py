@@ -10,15 +10,14 @@ holds as ``TaskHolds``; a whole job deleted while pending makes no record
 either (its untouched tasks count as ended when it was deleted).
 """
 
-import enum
-from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from gridtools.model import shared
 from gridtools.model.taskset import TaskHolds, TaskRanges
+from gridtools.records import ClosedSet
 
 
-class TaskState(enum.Enum):
+class TaskState(ClosedSet):
     PENDING = "pending"        # waiting (qw), possibly held (hqw)
     RUNNING = "running"        # dispatched, its shepherd runs it (r, t, s, S, T)
     FINISHED = "finished"      # ended; kept for qstat -s z until purged
@@ -38,32 +37,67 @@ class Hold:
 _NO_USAGE = MappingProxyType({})
 
 
-def _no_usage():
-    return _NO_USAGE
+#: a task record's fields and their defaults, in order (see Task)
+_TASK_FIELDS = (
+    ("state", TaskState.PENDING),
+    ("hold", ""),                    # u/o/s letters of this task's own holds
+    ("host", None),                  # master host while running
+    ("queue", None),                 # cluster queue of the master task
+    ("granted", ()),                 # [[queue, host, slots], ...] (replaced, never changed)
+    ("pe", ""),                      # the parallel environment granted (a -pe job)
+    ("slots", 1),
+    ("start_time", 0.0),
+    ("end_time", 0.0),
+    ("suspended", ""),               # s (by qmod -sj), S (queue suspended), T (threshold)
+    ("deleting", False),             # qdel was asked while running (dr)
+    ("shepherd_pid", 0),
+    ("exit_status", None),
+    ("failed", 0),
+    ("failed_reason", ""),
+    ("error_reason", ""),
+    ("restarted", 0),
+    ("usage", _NO_USAGE),
+)
 
 
-@dataclass(slots=True)
 class Task:
-    """One task of a job, with what the daemon knows of it."""
-    number: int
-    state: TaskState = TaskState.PENDING
-    hold: str = ""                   # u/o/s letters of this task's own holds
-    host: str | None = None          # master host while running
-    queue: str | None = None         # cluster queue of the master task
-    granted: list = field(default_factory=tuple)  # [[queue, host, slots], ...] (replaced, never changed)
-    pe: str = ""                     # the parallel environment granted (a -pe job)
-    slots: int = 1
-    start_time: float = 0.0
-    end_time: float = 0.0
-    suspended: str = ""              # s (by qmod -sj), S (queue suspended), T (threshold)
-    deleting: bool = False           # qdel was asked while running (dr)
-    shepherd_pid: int = 0
-    exit_status: int | None = None
-    failed: int = 0
-    failed_reason: str = ""
-    error_reason: str = ""
-    restarted: int = 0
-    usage: dict = field(default_factory=_no_usage)
+    """One task of a job, with what the daemon knows of it: its ``number`` and the
+    fields of ``_TASK_FIELDS`` (by position after the number, or by name). A plain
+    class, not a dataclass: commands that read a job (condor_q -l, qstat right after a
+    submission) would pay for importing ``dataclasses`` more than for their work."""
+
+    __slots__ = ("number",) + tuple(name for name, _default in _TASK_FIELDS)
+    __hash__ = None
+
+    def __init__(self, number, *values, **named):
+        self.number = number
+        if len(values) > len(_TASK_FIELDS):
+            raise TypeError(f"Task() takes at most {len(_TASK_FIELDS) + 1} arguments")
+        for (name, default), value in zip(_TASK_FIELDS, values):
+            setattr(self, name, value)
+        for name, default in _TASK_FIELDS[len(values):]:
+            setattr(self, name, named.pop(name, default))
+        if named:
+            raise TypeError(f"Task() got unexpected arguments {sorted(named)}")
+
+    def replaced(self, **changes):
+        """A copy of this record with ``changes`` (field names and values)."""
+        copy = Task(self.number, *(getattr(self, name) for name, _default in _TASK_FIELDS))
+        for name, value in changes.items():
+            setattr(copy, name, value)
+        return copy
+
+    def _values(self):
+        return (self.number,) + tuple(getattr(self, name) for name, _default in _TASK_FIELDS)
+
+    def __eq__(self, other):
+        if other.__class__ is not Task:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self):
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Task({inner})"
 
     def to_dict(self):
         data = {"state": self.state.value}
@@ -86,10 +120,7 @@ class Task:
         return task
 
 
-_TASK_DEFAULTS = {name: getattr(Task(0), name) for name in (
-    "hold", "host", "queue", "granted", "pe", "slots", "start_time", "end_time", "suspended",
-    "deleting", "shepherd_pid", "exit_status", "failed", "failed_reason", "error_reason",
-    "restarted", "usage")}
+_TASK_DEFAULTS = {name: default for name, default in _TASK_FIELDS if name != "state"}
 
 
 def _first(pair):
@@ -105,25 +136,41 @@ def task_numbers(spec):
     return range(first, last + 1, step)
 
 
-@dataclass(slots=True)
 class Job:
-    """A job: its description and the state of its tasks."""
-    spec: dict
-    tasks: dict = field(default_factory=dict)     # number -> Task (only tasks with a record)
-    hold: str = ""                                # job-level holds on all pending tasks
-    deleted: bool = False                         # qdel of the whole job: untouched tasks ended
-    deleted_at: float = 0.0                       # when that qdel came
-    version: int = 0                              # bumped by every change (keys caches)
-    condor: dict = field(default_factory=dict)    # HTCondor bookkeeping (see ads._overlay_condor)
-    cache: dict = field(default_factory=dict, repr=False, compare=False)
-    id: int = field(init=False, default=0)        # spec["id"], kept at hand
-    #: an array job's finished tasks whose records are in its ended-tasks file (a set, or
-    #: None while there is none): the state file leaves them out
-    filed: set | None = field(default=None, repr=False, compare=False)
+    """A job: its description (``spec``) and the state of its tasks. A plain class for
+    the reason Task is one."""
 
-    def __post_init__(self):
-        self.spec = shared.description(self.spec)
-        self.id = self.spec["id"]
+    __slots__ = ("spec", "tasks", "hold", "deleted", "deleted_at", "version", "condor", "cache", "id",
+                 "filed")
+    __hash__ = None
+
+    def __init__(self, spec, tasks=None, hold="", deleted=False, deleted_at=0.0, version=0, condor=None,
+                 cache=None):
+        self.spec = shared.description(spec)
+        self.tasks = {} if tasks is None else tasks     # number -> Task (only tasks with a record)
+        self.hold = hold                                # job-level holds on all pending tasks
+        self.deleted = deleted                          # qdel of the whole job: untouched tasks ended
+        self.deleted_at = deleted_at                    # when that qdel came
+        self.version = version                          # bumped by every change (keys caches)
+        self.condor = {} if condor is None else condor  # HTCondor bookkeeping (see ads._overlay_condor)
+        self.cache = {} if cache is None else cache     # derived values (not compared nor shown)
+        self.id = self.spec["id"]                       # kept at hand
+        #: an array job's finished tasks whose records are in its ended-tasks file (a set,
+        #: or None while there is none): the state file leaves them out
+        self.filed = None
+
+    def _values(self):
+        return (self.spec, self.tasks, self.hold, self.deleted, self.deleted_at, self.version, self.condor,
+                self.id)
+
+    def __eq__(self, other):
+        if other.__class__ is not Job:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self):
+        return (f"Job(spec={self.spec!r}, tasks={self.tasks!r}, hold={self.hold!r}, deleted={self.deleted!r}, "
+                f"deleted_at={self.deleted_at!r}, version={self.version!r}, condor={self.condor!r}, id={self.id!r})")
 
     def changed(self):
         """Record that the job changed: derived values are recomputed on next use."""

@@ -16,13 +16,21 @@ line between ads, ``T`` values as elapsed times, ``Y`` as dates.
 that is undefined prints nothing with ``%d`` and ``%f``.
 """
 
-import re
 import time
 
 from gridtools.classad import ERROR, UNDEFINED, parse
 from gridtools.classad.values import unparse_value
 
-_CONVERSION = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d+))?([sdifgGeExXvVr%])")
+#: the pattern of a -format conversion (compiled on first use: ``re`` costs the other
+#: views more than their work)
+_CONVERSION = []
+
+
+def _conversions():
+    if not _CONVERSION:
+        import re
+        _CONVERSION.append(re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d+))?([sdifgGeExXvVr%])"))
+    return _CONVERSION[0]
 
 
 def value_text(value, quoted=False):
@@ -114,7 +122,7 @@ def format_one(ad, fmt, attr):
     """One -format item for one ad."""
     fmt = unescape(fmt)
     out, pos = [], 0
-    for m in _CONVERSION.finditer(fmt):
+    for m in _conversions().finditer(fmt):
         out.append(fmt[pos:m.start()])
         pos = m.end()
         out.append(_convert(ad, attr, m))

@@ -273,11 +273,11 @@ class AdSource:
             return None
 
     def ad(self, proc):
-        from gridtools import ads
+        from gridtools import jobads
         job = self._job(proc.cluster)
         if job is None:
             return public_ad(self.snap, proc)
-        ad = ads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold, job.deleted, job.condor)
+        ad = jobads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold, job.deleted, job.condor)
         if ad.eval("JobStatus") != proc.status:
             ad["JobStatus"] = proc.status        # the published status rules (module docstring)
         return ad
@@ -295,10 +295,10 @@ def _public_spec(info, proc):
 
 def public_ad(snap, proc):
     """The ad of another user's proc from the published facts."""
-    from gridtools import ads
+    from gridtools import jobads
     from gridtools.classad import ClassAd
     info = (snap.get("jobs") or {}).get(proc.cluster) or {}
-    ad = ads.job_ad(_public_spec(info, proc), None, proc.number)
+    ad = jobads.job_ad(_public_spec(info, proc), None, proc.number)
     for name in ("Iwd", "Out", "Err", "In"):
         if name in ad:
             del ad[name]

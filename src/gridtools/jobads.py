@@ -1,0 +1,318 @@
+"""The ClassAd views of jobs, shared by both dialects (``ads`` adds the machines).
+
+``job_ad(spec, task)`` is the ad of one task of a job as the spool
+keeps it (``spec`` is the job description, ``task`` its ``model.job.Task``
+record or None while it never left the pending state). Job N's task T is
+HTCondor's job ``N.(T-1)``: ClusterId is the job id, ProcId the task number
+minus one. A job submitted with condor_submit carries the long form of its
+original ad under ``spec["condor_ad"]`` (one text for every proc, or a list
+with one text per proc); that ad is the base and the state attributes are
+laid over it. A Grid Engine job's ad is built from its requests: ``-l
+h_vmem`` (or s_vmem, mem_free, virtual_free) times its slots becomes
+RequestMemory, the slots of ``-pe`` RequestCpus, and ``-l hostname`` or a
+``-q queue@host`` its host; Requirements says the same in ClassAd terms, so
+``condor_q -better-analyze`` can explain it. A ``-P`` project is the job's
+accounting group (AccountingGroup = ``project.owner``).
+
+JobStatus from the task's neutral state: 1 idle, 2 running, 3 removed, 4
+completed, 5 held (any hold, and Grid Engine's error state), 6 transferring
+output (never set here), 7 suspended.
+
+Standard library only, and neither ``dataclasses``, ``enum`` nor ``re`` (loaded when
+a host pattern needs one): condor_q reads a job's ad through this module.
+"""
+
+from gridtools.classad import ClassAd, parse, parse_ad
+from gridtools.classad.parser import ClassAdSyntaxError
+from gridtools.records import ClosedSet
+
+#: the universe of a Grid Engine job in HTCondor's numbering (vanilla)
+VANILLA = 5
+#: Grid Engine memory requests that become RequestMemory, in order of preference
+MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
+#: Grid Engine requests that name the execution host
+HOST_REQUESTS = ("hostname", "h")
+#: HoldReasonCode of a job held by a user or an operator (HTCondor's UserRequest)
+HOLD_CODE_USER = 1
+#: HoldReasonCode of a job that failed to start (Grid Engine's error state)
+HOLD_CODE_ERROR = 2
+_HOLD_REASONS = (("u", "held by the job's owner"), ("o", "held by an operator"),
+                 ("s", "held by the system"))
+
+
+class JobStatus(int, ClosedSet):
+    """HTCondor's JobStatus numbers."""
+    IDLE = 1
+    RUNNING = 2
+    REMOVED = 3
+    COMPLETED = 4
+    HELD = 5
+    TRANSFERRING_OUTPUT = 6
+    SUSPENDED = 7
+
+
+def job_status(task=None, job_hold="", deleted=False):
+    """The JobStatus of a task record (None: pending, never dispatched)."""
+    state = task.state.value if task is not None else "pending"
+    if state == "finished":
+        return JobStatus.REMOVED if deleted and task.exit_status is None else JobStatus.COMPLETED
+    if deleted:
+        return JobStatus.REMOVED
+    if state == "running":
+        return JobStatus.SUSPENDED if task.suspended else JobStatus.RUNNING
+    if state == "error" or job_hold or (task is not None and task.hold):
+        return JobStatus.HELD
+    return JobStatus.IDLE
+
+
+# ---------------------------------------------------------------- jobs
+
+def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
+    """The ClassAd of task ``number`` of a job (``task``: its record, or None);
+    ``condor``: the job's HTCondor bookkeeping (``model.job.Job.condor``)."""
+    ad = _base_ad(spec, number)
+    _overlay_state(ad, spec, task, job_hold, deleted)
+    if condor:
+        _overlay_condor(ad, condor, number)
+    return ad
+
+
+def job_ads(job, numbers=None):
+    """The ads of a ``model.job.Job``'s tasks (all of them, or ``numbers``)."""
+    numbers = job.numbers() if numbers is None else numbers
+    return [job_ad(job.spec, job.tasks.get(n), n, job.hold, job.deleted, job.condor) for n in numbers]
+
+
+def _base_ad(spec, number):
+    text = spec.get("condor_ad")
+    if isinstance(text, list):
+        ad = _proc_ad(tuple(text), min(number, len(text))) if text else _sge_ad(spec)
+    else:
+        ad = _parsed_ad(text).copy() if text else _sge_ad(spec)
+    ad["ClusterId"] = int(spec["id"])
+    ad["ProcId"] = number - 1
+    if "owner" in spec:                 # who submitted it, whatever the ad's text claims
+        ad["Owner"] = spec["owner"]
+    return ad
+
+
+def _proc_ad(texts, index):
+    """The ad of entry ``index`` (1-based) of a list of ad texts: the first is whole,
+    each later one is laid over it (it may hold only what differs from the first)."""
+    ad = _parsed_ad(texts[0]).copy()
+    if index > 1 and texts[index - 1]:
+        for name, expr in _parsed_ad(texts[index - 1]).items():
+            ad[name] = expr
+    return ad
+
+
+#: parsed stored ads by their text (cleared when it holds PARSED_KEPT)
+_PARSED = {}
+PARSED_KEPT = 256
+
+
+def _parsed_ad(text):
+    found = _PARSED.get(text)
+    if found is None:
+        found = parse_ad(text)
+        if len(_PARSED) >= PARSED_KEPT:
+            _PARSED.clear()
+        _PARSED[text] = found
+    return found
+
+
+def _sge_ad(spec):
+    """The ad of a job submitted with qsub (or any job without an original ad)."""
+    owner = spec["owner"]
+    ad = ClassAd({"MyType": "Job", "TargetType": "Machine", "Owner": owner,
+                  "QDate": int(spec.get("submit_time") or 0), "JobUniverse": VANILLA,
+                  "Cmd": spec.get("script_name") or spec.get("command") or "",
+                  "Arguments": _join_args(spec.get("args") or []),
+                  "Iwd": _iwd(spec), "JobPrio": int(spec.get("priority") or 0),
+                  "NiceUser": False, "JobBatchName": spec.get("name") or ""})
+    _streams(ad, spec)
+    slots, memory, hosts = _sge_requests(spec)
+    ad["RequestCpus"] = slots
+    ad["RequestMemory"] = memory
+    ad["RequestDisk"] = 0
+    ad["MinHosts"] = ad["MaxHosts"] = 1
+    ad["Requirements"] = parse(_sge_requirements(slots, memory, hosts))
+    ad["Rank"] = 0.0
+    project = spec.get("project")
+    if project:
+        ad["AcctGroup"] = project
+        ad["AcctGroupUser"] = owner
+        ad["AccountingGroup"] = f"{project}.{owner}"
+    return ad
+
+
+def _join_args(args):
+    from gridtools.formats.condor.argsenv import join_v2
+    return join_v2([str(a) for a in args])
+
+
+def _iwd(spec):
+    home = (spec.get("sge_o") or {}).get("HOME") or "/"
+    return spec.get("cwd") or home
+
+
+def _streams(ad, spec):
+    """Out, Err and In: the job's paths, or Grid Engine's defaults ``name.o<id>``."""
+    def first(key):
+        for entry in spec.get(key) or []:
+            path = entry[1] if isinstance(entry, (list, tuple)) else entry
+            if path:
+                return str(path)
+        return None
+    name, jid = spec.get("name") or "job", spec["id"]
+    ad["Out"] = first("stdout") or f"{name}.o{jid}"
+    ad["Err"] = ad.eval("Out") if spec.get("join") else (first("stderr") or f"{name}.e{jid}")
+    ad["In"] = first("stdin") or "/dev/null"
+
+
+def _sge_requests(spec):
+    """(slots, memory in MB, host patterns) of a Grid Engine job's requests."""
+    pe = spec.get("pe")
+    slots = _pe_low(pe) if pe else 1
+    hard = ((spec.get("resources") or {}).get("hard")) or {}
+    memory = 0
+    for name in MEMORY_REQUESTS:
+        if name in hard:
+            memory = _megabytes(hard[name]) * slots
+            break
+    hosts = [str(hard[n]) for n in HOST_REQUESTS if n in hard]
+    queues = list(((spec.get("queues") or {}).get("hard")) or [])
+    if queues and all("@" in q and not q.split("@", 1)[1].startswith("@") for q in queues):
+        hosts.append("|".join(q.split("@", 1)[1] for q in queues))
+    return slots, memory, hosts
+
+
+def _pe_low(pe):
+    rest = pe[1:]
+    if len(rest) == 1 and isinstance(rest[0], (list, tuple)):
+        return max(1, int(min(lo for lo, _hi in rest[0])))
+    return max(1, int(rest[0]))
+
+
+def _megabytes(text):
+    from gridtools.errors import GridError
+    from gridtools.formats.values import parse_memory
+    try:
+        value = parse_memory(str(text))
+    except GridError:
+        return 0
+    if value == float("inf"):
+        return 0
+    return -(-int(value) // (1024 * 1024))
+
+
+def _sge_requirements(slots, memory, hosts):
+    terms = []
+    if memory:
+        terms.append("(TARGET.Memory >= RequestMemory)")
+    if slots > 1:
+        terms.append("(TARGET.Cpus >= RequestCpus)")
+    for pattern in hosts:
+        terms.append(_host_clause(pattern))
+    return " && ".join(terms) if terms else "true"
+
+
+def _host_clause(pattern):
+    """A ClassAd condition that the machine's name matches a host list like ``h1|n*``."""
+    alternatives = [p for p in pattern.split("|") if p]
+    if all(not any(c in p for c in "*?[") for p in alternatives):
+        tests = [f'(TARGET.Machine == "{p}")' for p in alternatives]
+        return tests[0] if len(tests) == 1 else "(" + " || ".join(tests) + ")"
+    regex = "|".join(_glob_regex(p) for p in alternatives)
+    return f'regexp("^({regex})$", TARGET.Machine)'
+
+
+def _glob_regex(pattern):
+    import re
+    out = []
+    for ch in pattern:
+        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
+    return "".join(out)
+
+
+def _overlay_state(ad, spec, task, job_hold, deleted):
+    status = job_status(task, job_hold, deleted)
+    qdate = int(spec.get("submit_time") or 0)
+    ad["JobStatus"] = int(status)
+    entered = qdate
+    if task is not None and task.start_time:
+        _started(ad, task)
+        entered = int(task.start_time)
+    if status in (JobStatus.COMPLETED, JobStatus.REMOVED) and task is not None and task.end_time:
+        _ended(ad, task)
+        entered = int(task.end_time)
+    if status is JobStatus.HELD:
+        _held(ad, task, job_hold)
+    ad["EnteredCurrentStatus"] = entered
+
+
+def _started(ad, task):
+    if not isinstance(ad.eval("JobStartDate"), int):     # the first start, kept from the original ad
+        ad["JobStartDate"] = int(task.start_time)
+    ad["JobCurrentStartDate"] = int(task.start_time)
+    # restarted counts the runs that went back to the queue; a waiting task is not in one
+    ad["NumJobStarts"] = task.restarted + int(task.state.value in ("running", "finished"))
+    if task.state.value == "running" and task.granted:
+        queue, host = task.granted[0][0], task.granted[0][1]
+        ad["RemoteHost"] = f"{queue}@{host}"
+
+
+def _ended(ad, task):
+    ad["CompletionDate"] = int(task.end_time)
+    ad["RemoteWallClockTime"] = float(max(task.end_time - task.start_time, 0.0))
+    code = task.exit_status
+    if code is None:
+        return
+    if code > 128:
+        ad["ExitBySignal"] = True
+        ad["ExitSignal"] = code - 128
+    else:
+        ad["ExitBySignal"] = False
+        ad["ExitCode"] = code
+
+
+#: HoldReasonCode of a job held by one of its own policy expressions (JobPolicy)
+HOLD_CODE_POLICY = 3
+
+
+def _overlay_condor(ad, condor, number):
+    """What the daemon keeps of an HTCondor job beyond its tasks' states: the reason of
+    a hold, completions, attributes set by condor_qedit, removal."""
+    for name, text in (condor.get("edits") or {}).items():
+        try:
+            ad[name] = parse(text)
+        except ClassAdSyntaxError:
+            continue
+    mine = (condor.get("tasks") or {}).get(str(number)) or {}
+    if mine.get("completions"):
+        ad["NumJobCompletions"] = int(mine["completions"])
+    hold = mine.get("hold") or condor.get("hold")
+    if hold and ad.eval("JobStatus") == JobStatus.HELD:
+        ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = hold[0], int(hold[1]), int(hold[2])
+        if len(hold) > 3:
+            ad["EnteredCurrentStatus"] = int(hold[3])
+    if mine.get("removed") and ad.eval("JobStatus") in (JobStatus.COMPLETED, JobStatus.IDLE):
+        ad["JobStatus"] = int(JobStatus.REMOVED)
+    reason = mine.get("remove_reason") or condor.get("remove_reason")
+    if reason and ad.eval("JobStatus") == JobStatus.REMOVED:
+        ad["RemoveReason"] = reason
+
+
+def _held(ad, task, job_hold):
+    if task is not None and task.state.value == "error":
+        ad["HoldReason"] = task.error_reason or "the job failed to start"
+        ad["HoldReasonCode"] = HOLD_CODE_ERROR
+        ad["HoldReasonSubCode"] = 0
+        return
+    if "HoldReason" in ad:               # the original ad says why (submitted on hold)
+        return
+    letters = job_hold + (task.hold if task is not None else "")
+    reason = next((text for letter, text in _HOLD_REASONS if letter in letters), "held")
+    ad["HoldReason"] = reason
+    ad["HoldReasonCode"] = HOLD_CODE_USER
+    ad["HoldReasonSubCode"] = 0
