@@ -263,9 +263,11 @@ def test_hot_commands_import_nothing_heavy(big_cell):
     with open(exprs, "w") as fh:
         fh.write("executable = /bin/true\nrequirements = (Memory > 100) || regexp(\"x\", Name)\n"
                  "MY.Mem = 1073741824\nRequestMemory = floor(MY.Mem / 1048576)\nhold = true\nqueue\n")
-    # condor_q of one job's attributes (parsl's status poll) reads the job store, nothing more
+    # condor_q of one job's attributes (parsl's status poll) and qstat -j (toil's) read the job
+    # store, nothing more
     for command, allowed in ((["qsub", "-h", "-b", "y", "true"], set()), (["qstat"], set()),
                              (["condor_q"], set()), (["condor_q", f"{job}.0", "-af:jr", "JobStatus"], STORE),
+                             (["qstat", "-j", job], STORE),
                              (["qhold", job], STORE), (["qdel", job], STORE),
                              (["condor_submit", one], set()), (["condor_submit", exprs], set())):
         requests = os.path.join(big_cell.root, "spool", "requests")
@@ -276,6 +278,8 @@ def test_hot_commands_import_nothing_heavy(big_cell):
         assert "gridtools.launch" in loaded and not heavy, (command, sorted(heavy))
         if "-af:jr" in command:
             assert proc.stdout == f"{job}.0 5\n" and "gridtools.model.job" in loaded
+        if "-j" in command:
+            assert f"job_number:                 {job}\n" in proc.stdout
 
 
 def test_qstat_shows_the_listing_in_another_time_zone_as_the_full_path_does(big_cell):

@@ -86,3 +86,15 @@ def test_bool_resources_must_be_offered():
     assert started == []
     assert reasons(decisions, 1) == ['(-l bm=TRUE) cannot run in queue "all.q@h1" '
                                      "because job requests unknown resource (bigmem)"]
+
+
+def test_the_state_words_name_the_scheduler_s_states():
+    """qstat -j words its messages from formats.sge.statewords, which names the states by
+    the members of QState and HostState without importing the scheduler: every name
+    there is a member, and every state that blocks an instance or closes a host has its
+    word."""
+    from gridtools.formats.sge import statewords
+    from gridtools.sched.snapshot import _BLOCKING_ORDER, HostState, QState
+    assert set(statewords.WORDS) == {member.name for member in _BLOCKING_ORDER}
+    assert set(statewords.WORDS) <= set(QState.__members__)
+    assert set(statewords.HOST_WORDS) == {member.name for member in HostState if member.closed}

@@ -12,19 +12,18 @@ large cluster does not get one reason per queue instance: ``capped`` keeps the
 first few of each kind and adds a ``MORE`` reason that counts the rest.
 """
 
-import enum
-from dataclasses import dataclass
+from gridtools.records import ClosedSet
 
 #: reasons of one kind kept per job before the rest are counted in a MORE reason
 CAP_PER_KIND = 10
 
 
-class Scope(enum.Enum):
+class Scope(ClosedSet):
     JOB = "job"          # about the job (its holds, requests, limits)
     QUEUE = "queue"      # about a queue instance, the same for every job
 
 
-class Why(enum.Enum):
+class Why(ClosedSet):
     """Every reason the pass gives; the value is a stable code (spooled and published)."""
     # the job itself
     ERROR_STATE = "error"                 # ()
@@ -76,10 +75,32 @@ _QUEUE_LEVEL = frozenset({Why.QI_FULL, Why.ALL_DROPPED, Why.QI_STATE, Why.HOST_C
                           Why.QI_OVERLOADED, Why.QI_SUSPEND_ALARM})
 
 
-@dataclass(frozen=True, slots=True)
 class Reason:
-    why: Why
-    args: tuple = ()
+    """One reason: its kind (``why``) and the arguments its words need. Immutable,
+    equal and hashed by both (a plain class: qstat -j, which renders reasons, would pay
+    for importing ``dataclasses`` more than for its work)."""
+
+    __slots__ = ("why", "args")
+
+    def __init__(self, why, args=()):
+        object.__setattr__(self, "why", why)
+        object.__setattr__(self, "args", args)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot change field {name!r} of a Reason")
+
+    __delattr__ = __setattr__
+
+    def __eq__(self, other):
+        if other.__class__ is not Reason:
+            return NotImplemented
+        return self.why is other.why and self.args == other.args
+
+    def __hash__(self):
+        return hash((self.why, self.args))
+
+    def __repr__(self):
+        return f"Reason(why={self.why!r}, args={self.args!r})"
 
     def plain(self):
         """The reason as plain data (for the published status): [code, args...]."""

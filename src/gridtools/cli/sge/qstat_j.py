@@ -10,7 +10,6 @@ stderr gets ``Following jobs do not exist:`` and the identifiers, exit 1.
 kind, the jobs it applies to.
 """
 
-import fnmatch
 import time
 
 from gridtools.cli.sge import qstat_msgs, qstat_text
@@ -43,6 +42,7 @@ def resolve(identifiers, snap):
         if head.isdigit():
             hits = [int(head)] if int(head) in live else []
         else:
+            import fnmatch
             hits = [j for j in live if fnmatch.fnmatchcase(snap["jobs"][j].get("name", ""), ident)]
         if not hits:
             missing.append(ident)

@@ -6,7 +6,7 @@ to summarize the reason over many jobs. Reasons arrive as
 ``sched.reasons.Reason`` or as their plain published form ``[code, args...]``.
 """
 
-from gridtools.formats.sge.states import HOST_WORDS, WORDS
+from gridtools.formats.sge.statewords import HOST_WORDS, WORDS
 from gridtools.sched.reasons import Reason, Scope, Why
 
 

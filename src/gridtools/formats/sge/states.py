@@ -8,7 +8,8 @@ orphaned, ``a``/``A`` load/suspend alarm), and the spool keeps the letters
 administrators set.
 """
 
-from gridtools.sched.snapshot import HostState, QState
+from gridtools.formats.sge.statewords import HOST_WORDS, WORDS  # noqa: F401  (offered here too)
+from gridtools.sched.snapshot import QState
 
 LETTERS = {QState.DISABLED: "d", QState.SUSPENDED: "s", QState.ERROR: "E",
            QState.CAL_DISABLED: "D", QState.CAL_SUSPENDED: "C", QState.SUBORDINATED: "S",
@@ -16,16 +17,6 @@ LETTERS = {QState.DISABLED: "d", QState.SUSPENDED: "s", QState.ERROR: "E",
            QState.LOAD_ALARM: "a", QState.SUSPEND_ALARM: "A"}
 _BY_LETTER = {letter: state for state, letter in LETTERS.items()}
 
-#: how "dropped because it is ..." names a state that keeps an instance from taking jobs
-WORDS = {"DISABLED": "disabled", "CAL_DISABLED": "disabled", "SUSPENDED": "suspended",
-         "SUBORDINATED": "suspended", "CAL_SUSPENDED": "suspended",
-         "UNKNOWN": "temporarily not available", "ERROR": "in error state",
-         "AMBIGUOUS": "in configuration ambiguous state", "ORPHANED": "orphaned",
-         "LOAD_ALARM": "overloaded", "SUSPEND_ALARM": "overloaded"}
-
-#: how "dropped because host ... is ..." names a host state
-HOST_WORDS = {HostState.DRAIN.name: "draining", HostState.FLUSH.name: "flushed",
-              HostState.SUSPEND.name: "suspended", HostState.DOWN.name: "down"}
 
 
 def from_letters(letters):
