@@ -144,3 +144,21 @@ def test_error_jobs_are_reported_without_scheduler_reasons(spool):
             row["state"] = "Eqw"
     assert render(["-j"], snap) == "Jobs dropped because of error state\n\t54\n"
     assert render(["-j", "54"], snap).splitlines()[-1] == "scheduling info:            Job is in error state"
+
+
+def test_one_job_s_scheduling_lines_are_those_of_the_whole_listing():
+    """qstat -j <id> renders the global lines of every job's reasons but only its own job
+    lines: the same lines, in the same order, as rendering every job's."""
+    from gridtools.cli.sge import qstat_msgs
+    snap = {"rows": [{"id": n, "state": "qw"} for n in (1, 2, 3)] + [{"id": 4, "state": "Eqw"}],
+            "jobs": {n: {"owner": "bob"} for n in (1, 2, 3, 4)},
+            "reasons": {1: [["qi_full", "all.q@h1"], ["hold"]],
+                        2: [["qi_state", "all.q@h2", "DISABLED"], ["qi_full", "all.q@h1"], ["maxujobs", "bob", 2]],
+                        3: [["more", "qi_full", 3], ["qi_full", "all.q@h3"], ["dependency"]],
+                        4: [["error"]]}}
+    whole_global, whole_jobs = qstat_msgs.split(snap)
+    assert len(whole_global) == 4 and set(whole_jobs) == {1, 2, 3, 4}
+    for job in (1, 2, 3, 4):
+        global_lines, per_job = qstat_msgs.split(snap, only={job})
+        assert global_lines == whole_global
+        assert per_job[job] == whole_jobs[job]

@@ -220,7 +220,7 @@ def task_lines(spec, state):
 
 def scheduling_lines(job_id, snap):
     """The scheduling info of one job: the global messages, then the job's own."""
-    global_lines, per_job = qstat_msgs.split(snap)
+    global_lines, per_job = qstat_msgs.split(snap, only={job_id})
     return _indented("scheduling info", global_lines + per_job.get(job_id, []))
 
 

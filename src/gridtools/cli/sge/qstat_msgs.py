@@ -43,20 +43,28 @@ def render(plain, owner):
     return Msg.of(text, number, generic), False
 
 
-def split(snap):
-    """Global lines (first seen first) and {job id: [job lines]} of a snapshot's reasons.
+def split(snap, only=None):
+    """Global lines (first seen first) and {job id: [job lines]} of a snapshot's reasons
+    (the job lines of the jobs in ``only`` alone, when given; the global lines come from
+    every job's reasons all the same).
 
     A job with a task in error state gets Grid Engine's "Job is in error
     state" also when the scheduler did not look at it.
     """
-    global_lines, per_job, seen = [], {}, set()
+    global_lines, per_job, seen, looked = [], {}, set(), set()
     live = {r["id"] for r in snap["rows"] if r["state"] != "z"}
     jobs = snap.get("jobs") or {}
     for job_id in sorted(snap.get("reasons") or {}):
         if job_id not in live:
             continue
         owner = (jobs.get(job_id) or {}).get("owner", "")
+        mine = only is None or job_id in only
         for plain in snap["reasons"][job_id]:
+            if not mine:
+                key = repr(plain)                   # a queue-level line is the same for every job
+                if key in looked or not sge_reasons.is_queue_level(plain):
+                    continue
+                looked.add(key)
             msg, is_global = render(plain, owner)
             if is_global:
                 if msg not in seen:
