@@ -11,7 +11,6 @@ JSON carries the same information with plain names, see qstat(1):
 ``{"queues": [...], "jobs": [...]}`` and ``{"cluster_queues": [...]}``.
 """
 
-import json
 import time
 
 from gridtools.cli.sge import qstat_queues, qstat_text, xmlout
@@ -231,6 +230,7 @@ def job_info_json(report, snap, opts, live):
     jobs += [job_json(e, "pending", snap, opts, live) for e in report.pending]
     jobs += [job_json(e, "finished", snap, opts, live) for e in report.finished]
     doc["jobs"] = jobs
+    import json
     return json.dumps(doc, indent=2) + "\n"
 
 
@@ -242,4 +242,5 @@ def cluster_json(summary, opts):
         if opts.ext:
             row["states"] = dict(info["by_state"])
         rows.append(row)
+    import json
     return json.dumps({"cluster_queues": rows}, indent=2) + "\n"
