@@ -359,3 +359,20 @@ def test_running_job_renamed_at_once(cell, workdir):
     wait_for(lambda: running(cell, jid))
     cell.run("qalter", "-N", "moved", str(jid), check=True)
     assert row_of(cell, jid)[2] == "moved" and row_of(cell, jid)[4] == "r"
+
+
+def test_qstat_j_shows_the_predecessors_of_a_job_the_daemon_has_not_taken_yet(cell, workdir):
+    """A job qsub queued while no daemon runs is shown by qstat -j with the predecessors
+    its -hold_jid names (by name and by id), resolved as the daemon resolves them."""
+    first = jid_of(cell.qsub("-h", "-N", "first", "-b", "y", "true", cwd=workdir))
+    other = jid_of(cell.qsub("-h", "-N", "other", "-b", "y", "true", cwd=workdir))
+    wait_for(lambda: row_of(cell, other))
+    cell.stop_daemon()
+    quiet = {"GRIDTOOLS_NO_AUTOSTART": "1"}
+    dep = jid_of(cell.run("qsub", "-hold_jid", f"fir*,{other}", "-b", "y", "true", cwd=workdir, env=quiet))
+    shown = {line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+             for line in cell.run("qstat", "-j", str(dep), env=quiet).stdout.splitlines() if ":" in line}
+    assert shown["job_number"] == str(dep) and shown["jid_predecessor_list"] == f"{first},{other}"
+    cell.start_daemon()
+    wait_for(lambda: row_of(cell, dep))
+    assert field_of(cell, dep, "jid_predecessor_list") == f"{first},{other}"

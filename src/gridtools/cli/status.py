@@ -213,7 +213,25 @@ def _add_unprocessed(snap, spec):
     from gridtools.model.job import Job
     from gridtools.spool.rows import condor_info
     snap["jobs"][spec["id"]]["condor"] = condor_info(Job(spec))
+    spec = dict(spec, **_predecessors(snap, spec))                # as the daemon will resolve them
+    snap["jobs"][spec["id"]]["predecessors"] = spec["predecessors"]
     snap.setdefault("unprocessed", {})[spec["id"]] = spec      # the caller's own description
+
+
+def _predecessors(snap, spec):
+    """The predecessors and array predecessors of a job not taken in yet, resolved
+    against the listed jobs as the daemon resolves them (``model.predecessors``)."""
+    from gridtools.model import predecessors
+    jobs = snap["jobs"]
+    live = {row["id"] for row in snap["rows"] if row["state"] != "z"}
+    names = {}
+    for jid in live:
+        names.setdefault((jobs.get(jid) or {}).get("name") or "", set()).add(jid)
+
+    def owner_of(jid):
+        return (jobs.get(jid) or {}).get("owner")
+    return {key: predecessors.resolve(spec.get(field) or [], spec["owner"], spec["id"], live, names, owner_of)
+            for key, field in (("predecessors", "hold_jid"), ("ad_predecessors", "hold_jid_ad"))}
 
 
 def task_label(row):

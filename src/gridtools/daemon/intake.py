@@ -13,7 +13,6 @@ line, logged and removed; it never stops the daemon. Submits are taken in
 here; deletes and holds in ``daemon.jobreq``.
 """
 
-import fnmatch
 import functools
 import grp
 import os
@@ -25,6 +24,7 @@ from gridtools.daemon import admitjob, auth, condorjob, crash, faults, journal
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import jobcheck, reqcheck
+from gridtools.model import predecessors
 from gridtools.model.job import Job
 from gridtools.spool import ids
 from gridtools.spool import jobs as jobstore
@@ -197,19 +197,8 @@ def resolve_predecessors(state, items, owner, exclude):
     """Job ids named by -hold_jid items (ids, names, patterns) that are still in the system."""
     if not items:
         return []
-    live = state.live_ids()
-    found = []
-    for item in items:
-        if item.isdigit():
-            jid = int(item)
-            if jid in live and jid != exclude:
-                found.append(jid)
-            continue
-        for name, named in state.names.items():
-            if fnmatch.fnmatchcase(name, item):
-                found.extend(j for j in sorted(named) if j in live and j != exclude
-                             and state.jobs[j].spec["owner"] == owner)
-    return sorted(set(found))
+    return predecessors.resolve(items, owner, exclude, state.live_ids(), state.names,
+                                lambda jid: state.jobs[jid].spec["owner"])
 
 
 def submit(state, dispatcher, req, now):

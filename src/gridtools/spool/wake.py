@@ -29,6 +29,8 @@ def poke():
         posix.write(fd, b"!")
     except BlockingIOError:
         pass  # the pipe is full of wake-ups already: the daemon will wake
+    except BrokenPipeError:
+        return False  # the daemon closed it between the open and the write: it is gone
     finally:
         posix.close(fd)
     return True
