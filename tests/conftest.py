@@ -127,6 +127,14 @@ def machine_lock(name):
         os.close(fd)
 
 
+def run_bare(code, *args):
+    """Run ``code`` in a new interpreter started as the launchers start one (no site
+    module, no user path) with this checkout's src/ first on its path; ``args`` are its
+    sys.argv[1:]. Its CompletedProcess, with text output."""
+    return subprocess.run([sys.executable, "-I", "-S", "-c", "import sys; sys.path.insert(0, sys.argv.pop(1))\n"
+                           + code, os.path.join(REPO, "src"), *args], capture_output=True, text=True, timeout=60)
+
+
 def wait_for(predicate, timeout=10.0, interval=0.02):
     """Poll ``predicate`` until it returns something true; return that or fail.
 

@@ -331,46 +331,43 @@ def test_descriptions_without_macro_references_need_no_macro_module(ctx):
     """A description that refers to no macro builds the same ads without the macros module
     (its texts are taken as they are: short enough for any expansion), and one without
     expressions of the user's builds them without the expression modules."""
-    import subprocess
-    import sys
     from gridtools.formats.condor import jobad, macros
     assert jobad.VERBATIM_MAX < macros.MAX_LENGTH
     text = "executable = run.sh\narguments = a b\noutput = out.txt\nrequest_memory = 1G\nqueue 2\n"
     plain = ads(text, ctx)
     with_reference = ads(text.replace("out.txt", "$(Nothing)out.txt"), ctx)
     assert [str(ad) for ad in plain] == [str(ad) for ad in with_reference]
-    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-            "from gridtools.formats.condor.submit import parse_submit\n"
-            "from gridtools.formats.condor.jobad import SubmitContext\n"
-            "ad = parse_submit(sys.argv[2]).job_drafts(1, SubmitContext(cwd='/', owner='a', now=1))[0]\n"
-            "str(ad), ad.eval('RequestMemory'), ad.lookup('Requirements').unparse()\n"
-            "print(sorted(m for m in ('gridtools.formats.condor.macros', 'gridtools.formats.condor.queue', 're',"
-            " 'gridtools.classad.parser', 'gridtools.classad.nodes', 'gridtools.classad.operators',"
-            " 'gridtools.classad.ad') if m in sys.modules))")
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, src, text], capture_output=True, text=True)
+    out = _built_in_a_fresh_interpreter(
+        text, "ad = ads[0]\nstr(ad), ad.eval('RequestMemory'), ad.lookup('Requirements').unparse()\n"
+              "print(sorted(m for m in ('gridtools.formats.condor.macros', 'gridtools.formats.condor.queue', 're',"
+              " 'gridtools.classad.parser', 'gridtools.classad.nodes', 'gridtools.classad.operators',"
+              " 'gridtools.classad.ad') if m in sys.modules))")
     assert out.stdout == "[]\n", out.stderr
+
+
+def _built_in_a_fresh_interpreter(text, then):
+    """Run ``then`` in a new interpreter without the site module, once the description
+    ``text`` is built there into ``ads`` (drafts); its CompletedProcess."""
+    from conftest import run_bare
+    return run_bare("from gridtools.formats.condor.submit import parse_submit\n"
+                    "from gridtools.formats.condor.jobad import SubmitContext\n"
+                    "ads = parse_submit(sys.argv[1]).job_drafts(1, SubmitContext(cwd='/', owner='a', now=1))\n"
+                    + then, text)
 
 
 def test_a_description_with_expressions_and_functions_is_built_without_re(tmp_path):
     """dask-jobqueue's description (expressions with functions, custom attributes, macros)
     and a user's requirements are built, and their requests evaluated, without ``re``
     (importing it costs a submission a third of its time)."""
-    import subprocess
-    import sys
     text = ('MY.DaskWorkerName = "htcondor--$F(MY.JobId)--"\nRequestCpus = MY.DaskWorkerCores\n'
             "RequestMemory = floor(MY.DaskWorkerMemory / 1048576)\nRequestDisk = floor(MY.DaskWorkerDisk / 1024)\n"
             'MY.JobId = "$(ClusterId).$(ProcId)"\nMY.DaskWorkerCores = 1\nMY.DaskWorkerMemory = 1073741824\n'
             "MY.DaskWorkerDisk = 1073741824\nOutput = L/worker-$F(MY.JobId).out\n"
             "requirements = (Memory > 100) && regexp(\"x\", Name) =!= error\n"
             "transfer_input_files = a, b c\nArguments = \"-c 'echo hi'\"\nExecutable = /bin/sh\nQueue\n")
-    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-            "from gridtools.formats.condor.submit import parse_submit\n"
-            "from gridtools.formats.condor.jobad import SubmitContext\n"
-            "from gridtools.formats.condor.spec import cluster_spec\n"
-            "ads = parse_submit(sys.argv[2]).job_drafts(1, SubmitContext(cwd='/', owner='a', now=1))\n"
-            "spec = cluster_spec(ads, {'submit_host': 'h'})\n"
-            "print(spec['resources']['hard'], ads[0].eval('DaskWorkerName'), sorted(m for m in ('re', 'lark') if m in sys.modules))")
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, src, text], capture_output=True, text=True)
+    out = _built_in_a_fresh_interpreter(
+        text, "from gridtools.formats.condor.spec import cluster_spec\n"
+              "spec = cluster_spec(ads, {'submit_host': 'h'})\n"
+              "print(spec['resources']['hard'], ads[0].eval('DaskWorkerName'),"
+              " sorted(m for m in ('re', 'lark') if m in sys.modules))")
     assert out.stdout == "{'mem_free': '1024M'} htcondor--1.0-- []\n", out.stderr

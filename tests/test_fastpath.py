@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import BIN, REPO, wait_for
+from conftest import BIN, REPO, run_bare, wait_for
 from test_qstat_format import reference_snapshot
 from test_qstat_speed import big_snapshot
 
@@ -377,13 +377,11 @@ def test_the_site_module_runs_for_a_library_and_not_for_a_standard_library_probe
     """A command without the site module gets it when it imports a library only the site's
     paths hold (yaml), and not when the standard library merely probes for a module it
     expects to miss (``copy`` tries Jython's ``org.python.core``)."""
-    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-            "from gridtools import launch\n"
+    code = ("from gridtools import launch\n"
             "sys.meta_path.append(launch.SiteOnDemand)\n"
             "import copy\n"
             "probed = 'site' in sys.modules\n"
             "import yaml\n"
             "print(probed, 'site' in sys.modules, yaml.safe_load('a: 1'))")
-    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, os.path.join(REPO, "src")],
-                         capture_output=True, text=True)
+    out = run_bare(code)
     assert out.stdout == "False True {'a': 1}\n", out.stderr

@@ -173,18 +173,3 @@ def test_json_cluster_and_details(spool):
     assert job["scheduling_info"][-1] == "job dropped because of job dependencies"
     doc = json.loads(render(["-j", "-json"], spool))
     assert {"number": 33, "message": "Jobs dropped because of hold state", "jobs": [55, 61]} in doc["messages"]["jobs"]
-
-
-def test_the_select_pattern_match_is_fnmatch_s():
-    """qstat_select decides ``*`` and plain names itself (without fnmatch and re) as
-    fnmatch.fnmatchcase does, and leaves wildcards to it."""
-    import fnmatch
-    import random
-    from gridtools.cli.sge.qstat_select import fnmatchcase
-    rng = random.Random(4)
-    names = ["all.q", "a", "", "all.q@host", "x*y", "[a]", "b\n"]
-    patterns = ["*", "all.q", "a", "", "all.*", "?", "[ab]", "x*y", "[a]", "b\n"]
-    patterns += ["".join(rng.choice("a*?[]l.q") for _ in range(rng.randint(0, 4))) for _ in range(300)]
-    for name in names:
-        for pattern in patterns:
-            assert fnmatchcase(name, pattern) == fnmatch.fnmatchcase(name, pattern), (name, pattern)

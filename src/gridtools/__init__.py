@@ -18,7 +18,8 @@ ClassAd views of jobs and slots both dialects share; the jobs' part is
 (HTCondor's security levels: ALLOW_*/DENY_* lists against a caller),
 ``records`` (records declared like dataclasses, for modules on a command's
 start-up path), ``ospaths`` (paths and the environment over the posix module,
-for the modules on a command's start-up path), ``launch`` (what the launchers
+for the modules on a command's start-up path), ``wildcards`` (shell-style
+patterns, fnmatch loaded only for real wildcards), ``launch`` (what the launchers
 in bin/ run: a command's start-up and its end; the one module outside ``cli``
 that reaches into it).
 

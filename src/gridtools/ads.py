@@ -1,22 +1,6 @@
 """The ClassAd views of jobs and machines, shared by both dialects.
 
-Jobs (``jobads``, whose names this module offers too). ``job_ad(spec, task)`` is the ad of one task of a job as the spool
-keeps it (``spec`` is the job description, ``task`` its ``model.job.Task``
-record or None while it never left the pending state). Job N's task T is
-HTCondor's job ``N.(T-1)``: ClusterId is the job id, ProcId the task number
-minus one. A job submitted with condor_submit carries the long form of its
-original ad under ``spec["condor_ad"]`` (one text for every proc, or a list
-with one text per proc); that ad is the base and the state attributes are
-laid over it. A Grid Engine job's ad is built from its requests: ``-l
-h_vmem`` (or s_vmem, mem_free, virtual_free) times its slots becomes
-RequestMemory, the slots of ``-pe`` RequestCpus, and ``-l hostname`` or a
-``-q queue@host`` its host; Requirements says the same in ClassAd terms, so
-``condor_q -better-analyze`` can explain it. A ``-P`` project is the job's
-accounting group (AccountingGroup = ``project.owner``).
-
-JobStatus from the task's neutral state: 1 idle, 2 running, 3 removed, 4
-completed, 5 held (any hold, and Grid Engine's error state), 6 transferring
-output (never set here), 7 suspended.
+Jobs: see ``jobads``, whose names this module offers too.
 
 Machines. ``machine_ads(host, config, now, ...)`` gives the slot ads of an
 execution host from its facts (``HostFacts``: cpus, memory, disk, load,

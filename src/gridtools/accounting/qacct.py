@@ -152,12 +152,8 @@ def _any_queue(patterns, name):
 def _name_matches(pattern, name):
     if pattern is None:
         return False
-    if pattern == name:
-        return True
-    if not any(c in pattern for c in "*?["):
-        return False
-    from fnmatch import fnmatchcase
-    return fnmatchcase(name, pattern)
+    from gridtools import wildcards
+    return wildcards.match(name, pattern)
 
 
 def queue_pattern(text):

@@ -146,8 +146,8 @@ class _Reader:
         self.fail()
 
     def number(self):
-        """(is it real, its end) of the number token at ``pos``, as the grammar's REAL
-        and INT read it."""
+        """(is it real, its end) of the number token at ``pos`` (a digit, or a dot and a
+        digit), as the grammar's REAL and INT read it."""
         text, i, end = self.text, self.pos, self.end
         j = i
         while j < end and text[j] in _DIGITS:
@@ -157,12 +157,10 @@ class _Reader:
             while j < end and text[j] in _DIGITS:
                 j += 1
             return True, self._exponent(j) or j
-        if j > i:
-            after = self._exponent(j)
-            if after:
-                return True, after
-            return False, i + 1 if text[i] == "0" else j
-        return False, i
+        after = self._exponent(j)
+        if after:
+            return True, after
+        return False, i + 1 if text[i] == "0" else j
 
     def _exponent(self, j):
         text, end = self.text, self.end

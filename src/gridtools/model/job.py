@@ -63,8 +63,9 @@ _TASK_FIELDS = (
 class Task:
     """One task of a job, with what the daemon knows of it: its ``number`` and the
     fields of ``_TASK_FIELDS`` (by position after the number, or by name). A plain
-    class, not a dataclass: commands that read a job (condor_q -l, qstat right after a
-    submission) would pay for importing ``dataclasses`` more than for their work."""
+    class with slots: commands that read a job (condor_q -l, qstat right after a
+    submission) would pay for importing ``dataclasses`` more than for their work, and a
+    ``records`` record has no slots (the daemon holds a record per started task)."""
 
     __slots__ = ("number",) + tuple(name for name, _default in _TASK_FIELDS)
     __hash__ = None

@@ -6,6 +6,8 @@ is a job name or a name pattern (``fnmatch``, case kept) and names the jobs of t
 owner whose names match. The job itself is never its own predecessor.
 """
 
+from gridtools import wildcards
+
 
 def resolve(items, owner, exclude, live, names, owner_of):
     """The sorted ids ``items`` name among the ``live`` ids (``names``: job name -> ids;
@@ -20,13 +22,6 @@ def resolve(items, owner, exclude, live, names, owner_of):
                 found.add(jid)
             continue
         for name, named in names.items():
-            if _matches(name, item):
+            if wildcards.match(name, item):
                 found.update(j for j in named if j in live and j != exclude and owner_of(j) == owner)
     return sorted(found)
-
-
-def _matches(name, pattern):
-    if not any(ch in pattern for ch in "*?["):
-        return name == pattern
-    import fnmatch
-    return fnmatch.fnmatchcase(name, pattern)

@@ -8,34 +8,21 @@ resource requests), without looking at free capacity.
 """
 
 from gridtools.cli.sge import loadvalues, qstat_queues
-
-#: the characters that make a pattern a wildcard pattern
-_WILDCARDS = frozenset("*?[")
-
-
-def fnmatchcase(name, pattern):
-    """``fnmatch.fnmatchcase``, with ``*`` and patterns without wildcards decided here:
-    fnmatch imports ``re``, which costs qstat more than its listing."""
-    if pattern == "*":
-        return True
-    if _WILDCARDS.isdisjoint(pattern):
-        return name == pattern
-    import fnmatch
-    return fnmatch.fnmatchcase(name, pattern)
+from gridtools import wildcards
 
 
 def _host_match(host, pattern, snap):
     if pattern.startswith("@"):
         groups = snap.get("hostgroups") or {}
         return any(host in members for name, members in groups.items()
-                   if fnmatchcase(name, pattern))
-    return fnmatchcase(host.lower(), pattern.lower())
+                   if wildcards.match(name, pattern))
+    return wildcards.match(host.lower(), pattern.lower())
 
 
 def queue_matches(row, spec, snap):
     """Does a queue instance match one ``-q`` entry (cq, cq@host, cq@@hostgroup, wildcards)?"""
     qpart, at, hpart = spec.partition("@")
-    if not fnmatchcase(row["queue"], qpart or "*"):
+    if not wildcards.match(row["queue"], qpart or "*"):
         return False
     return not at or _host_match(row["host"], hpart, snap)
 
@@ -107,7 +94,7 @@ def queue_selected(row, snap, opts):
     if opts.queue_states is not None:
         if not set(qstat_queues.states(row, snap)) & set(opts.queue_states):
             return False
-    if opts.pes and not any(fnmatchcase(pe, want) for pe in row.get("pe_list") or ()
+    if opts.pes and not any(wildcards.match(pe, want) for pe in row.get("pe_list") or ()
                             for want in opts.pes):
         return False
     if opts.access_users and not any(user_has_access(row, u, snap) for u in opts.access_users):
@@ -127,7 +114,7 @@ def pending_fits(job, queues, snap):
         if job.get("hard_queues") and not any(queue_matches(row, q, snap) for q in job["hard_queues"]):
             continue
         pe = job.get("pe")
-        if pe and not any(fnmatchcase(name, pe[0]) for name in row.get("pe_list") or ()):
+        if pe and not any(wildcards.match(name, pe[0]) for name in row.get("pe_list") or ()):
             continue
         if not meets_requests(row, job.get("hard") or {}, snap):
             continue

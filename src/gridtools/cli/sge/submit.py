@@ -15,6 +15,7 @@ import posix
 import time
 
 from gridtools import cell, ospaths
+from gridtools import wildcards
 from gridtools.cli.identity import submitter  # noqa: F401 - qsub names it submit.submitter
 from gridtools.cli.sge.optvalues import Rejected
 from gridtools.cli.sge.tokens import read_option_file, split_words
@@ -131,16 +132,6 @@ def _resolve(entries, seen):
     return hosts
 
 
-def wild_match(name, pattern, fold=False):
-    """Shell-style match; imports fnmatch (and re) only for real wildcards."""
-    if fold:
-        name, pattern = name.lower(), pattern.lower()
-    if not any(c in pattern for c in "*?["):
-        return name == pattern
-    import fnmatch
-    return fnmatch.fnmatchcase(name, pattern)
-
-
 def check_queues(specs):
     """Refuse queue requests naming no existing queue or queue instance."""
     if not specs:
@@ -148,11 +139,11 @@ def check_queues(specs):
     queues = _etc_names("queues")
     for spec in specs:
         qpart, at, hpart = spec.partition("@")
-        names = [q for q in queues if wild_match(q, qpart or "*")]
+        names = [q for q in queues if wildcards.match(q, qpart or "*")]
         if not names:
             raise Rejected(f'Job was rejected because job requests unknown queue "{spec}"')
         if at and not hpart.startswith("@"):
-            if not any(wild_match(h, hpart, fold=True) for q in names for h in queue_hosts(q)):
+            if not any(wildcards.match(h, hpart, fold=True) for q in names for h in queue_hosts(q)):
                 raise Rejected(f'Job was rejected because job requests unknown queue "{spec}"')
 
 
@@ -160,7 +151,7 @@ def check_request(req):
     """Validate names and values a job refers to, with Grid Engine's messages."""
     check_queues(req["queues"]["hard"] + req["queues"]["soft"] + req["masterq"])
     if req["pe"]:
-        if not any(wild_match(p, req["pe"][0]) for p in _etc_names("pe")):
+        if not any(wildcards.match(p, req["pe"][0]) for p in _etc_names("pe")):
             raise Rejected(f'job rejected: the requested parallel environment "{req["pe"][0]}" does not exist')
     if req["ckpt"] and req["ckpt"] not in _etc_names("ckpt"):
         raise Rejected(f'job rejected: the requested checkpointing environment "{req["ckpt"]}" does not exist')
