@@ -12,7 +12,7 @@ from gridtools.formats.condor.fsview import LocalFiles
 from gridtools.formats.condor.jobad import SubmitContext
 from gridtools.formats.condor.macros import Expander, MacroProblem, filename_part
 from gridtools.formats.condor.queue import MatchKind, Mode, parse_queue, split_item
-from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, parse_submit
+from gridtools.formats.condor.submit import ATTRIBUTE, COMMAND, Assignment, QueueStatement, parse_submit
 
 
 @pytest.fixture
@@ -32,9 +32,9 @@ def test_statements_and_render_round_trip():
     text = ("a = 1\n+B = \"x\"\nMY.C = 3 \\\n  + 4\n# note\nqueue x,y from (\n 1 2\n 3 4\n)\n"
             "queue 2\n")
     desc = parse_submit(text)
-    assert desc.statements[:3] == [Assignment("a", "1", Kind.COMMAND, 1),
-                                   Assignment("B", '"x"', Kind.ATTRIBUTE, 2),
-                                   Assignment("C", "3   + 4", Kind.ATTRIBUTE, 3)]
+    assert desc.statements[:3] == [Assignment("a", "1", COMMAND, 1),
+                                   Assignment("B", '"x"', ATTRIBUTE, 2),
+                                   Assignment("C", "3   + 4", ATTRIBUTE, 3)]
     assert desc.statements[3] == QueueStatement("x,y from (", [" 1 2", " 3 4"], 6)
     again = parse_submit(desc.render())
     assert again.render() == desc.render()
@@ -283,7 +283,7 @@ def _by_pattern(line):
         return ("queue", m.group(1))
     m = ASSIGN.match(line)
     if m:
-        return (Kind.ATTRIBUTE if m.group(1) else Kind.COMMAND, m.group(2), m.group(3))
+        return (ATTRIBUTE if m.group(1) else COMMAND, m.group(2), m.group(3))
     return None
 
 

@@ -145,7 +145,7 @@ def _expand(runs):
 
 def run(opts, prog, action):
     from gridtools.cli.status import load
-    from gridtools.cli.condor.submit import known_schedd
+    from gridtools.cli.condor.submit_more import known_schedd
     if opts.schedd and not known_schedd(opts.schedd):
         raise GridError(f"Error: unknown schedd {opts.schedd}")
     snap = load()

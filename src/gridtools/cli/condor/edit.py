@@ -145,7 +145,7 @@ def qedit_main(argv, prog="condor_qedit"):
 
 def _check_schedd(name):
     if name:
-        from gridtools.cli.condor.submit import known_schedd
+        from gridtools.cli.condor.submit_more import known_schedd
         if not known_schedd(name):
             raise GridError(f"No such schedd named {name} in local pool")
 

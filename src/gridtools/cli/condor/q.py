@@ -165,7 +165,7 @@ def _schedd():
 
 def run(opts):
     if opts.schedd and opts.schedd != _schedd():
-        from gridtools.cli.condor.submit import known_schedd
+        from gridtools.cli.condor.submit_more import known_schedd
         if not known_schedd(opts.schedd):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
     if _from_listing(opts):

@@ -32,7 +32,7 @@ import sys
 import time
 
 from gridtools import cell, ospaths
-from gridtools.cli import ask, cellinit
+from gridtools.cli import ask
 from gridtools.cli.identity import submitter as identity
 from gridtools.errors import GridError, InputError, UsageError
 from gridtools.formats import jobcheck
@@ -42,29 +42,17 @@ from gridtools.formats.condor.jobad import SubmitContext
 from gridtools.formats.condor.submit import parse_submit
 from gridtools.spool import ids
 
-USAGE = """\
-Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
-    [options] are
-\t-file <submit-file>\tRead Submit commands from <submit-file>
-\t-terse  \t\tDisplay terse output, jobid ranges only
-\t-verbose\t\tDisplay verbose output, jobid and full job ClassAd
-\t-append <line>\t\tadd line to submit file before processing
-\t              \t\t(overrides submit file; multiple -a lines ok)
-\t-queue <queue-opts>\tappend Queue statement to submit file before processing
-\t                   \t(submit file must not already have a Queue or Iterate)
-\t-batch-name <name>\tappend a line to submit file that sets the batch name
-\t-dry-run <filename>\tprocess submit file and write ClassAd attributes to <filename>
-\t        \t\tbut do not actually submit the job(s) to the SCHEDD
-\t-name <name>\t\tsubmit to the specified schedd
-\t<attrib>=<value>\tSet <attrib>=<value> before reading the submit file.
-
-    If <submit-file> is omitted or is -, and a -queue is not provided, submit commands
-     are read from stdin. Use of - implies verbose output unless -terse is specified
-"""
 
 
 #: the request's mark of an HTCondor command (the daemon's security levels apply)
 CONDOR = "condor"
+
+
+def more():
+    """The module of what only some runs need (usage, -queue, NAME=value, -name, -terse,
+    -verbose, -dry-run, parallel environments and GPUs)."""
+    from gridtools.cli.condor import submit_more
+    return submit_more
 
 
 class Options:
@@ -104,7 +92,7 @@ def parse_args(argv):
         elif arg.startswith("-"):
             _option(opts, arg, args)
         elif "=" in arg:
-            _variable(opts, arg)
+            more().variable(opts, arg)
         else:
             opts.file = arg
     return opts
@@ -118,7 +106,7 @@ def _option(opts, arg, args):
     elif _prefix(arg, "terse", 3):
         opts.terse, opts.verbose = True, False
     elif _prefix(arg, "queue", 1):
-        _queue_words(opts, arg, args)
+        more().queue_words(opts, arg, args)
     elif _prefix(arg, "disable", 1) or _prefix(arg, "spool", 1) or _prefix(arg, "unused", 1):
         pass
     else:
@@ -132,30 +120,8 @@ def _option(opts, arg, args):
                 elif attr:
                     setattr(opts, attr, value)
                 return
-        sys.stderr.write(USAGE)
+        sys.stderr.write(more().USAGE)
         raise UsageError(f"condor_submit: unknown option {arg}", 1)
-
-
-def _queue_words(opts, arg, args):
-    if not args or args[0].startswith("-"):
-        raise UsageError(f"condor_submit: {arg} requires at least one argument", 1)
-    if opts.queue is not None:
-        raise UsageError(f"condor_submit: only one {arg} command allowed", 1)
-    words = []
-    while args and (args[0] == "-" or not args[0].startswith("-")):
-        words.append(args.pop(0))
-    opts.queue = " ".join(words)
-
-
-def _variable(opts, arg):
-    name, _, value = arg.partition("=")
-    name, value = name.strip(), value.strip()
-    if name.startswith("+"):
-        name = "MY." + name[1:]
-    if not name or not (name[0].isalpha() or name[0] == "_") or \
-            not all(c.isalnum() or c in "_." for c in name):
-        raise UsageError(f"condor_submit: invalid attribute name '{name}' for attrib=value assigment", 1)
-    opts.variables[name] = value
 
 
 # ---------------------------------------------------------------- building
@@ -179,39 +145,33 @@ def submitter(now):
     return dict(identity(posix.getcwd()), submit_time=now, account="sge")
 
 
-class Claims:
-    """Cluster ids claimed for this submission (released again when it fails)."""
+def claim(taken, dry_run):
+    """Claim the next cluster id for this submission, noted in ``taken`` (a dry run's are
+    1, 2, ..., claimed from no one)."""
+    number = ((taken[-1] + 1) if taken else 1) if dry_run else ids.allocate("job")[0]
+    taken.append(number)
+    return number
 
-    def __init__(self, dry_run):
-        self.dry_run = dry_run
-        self.taken = []
 
-    def next(self):
-        if self.dry_run:
-            number = (self.taken[-1] + 1) if self.taken else 1
-        else:
-            number = ids.allocate("job")[0]
-        self.taken.append(number)
-        return number
-
-    def release(self):
-        if self.dry_run:
-            return
-        for number in self.taken:
+def release(taken, dry_run):
+    """Give back the cluster ids ``taken`` (when the submission failed)."""
+    if not dry_run:
+        for number in taken:
             ids.release("job", number)
 
 
-def build(opts, text, source, claims, now):
-    """The job ads of the description, by cluster: [(cluster, [ads])]."""
-    cwd = posix.getcwd()
+def build(opts, text, source, taken, now):
+    """The job ads of the description, by cluster: [(cluster, [ads])]; the cluster ids
+    claimed go into ``taken``."""
+    cwd, dry_run = posix.getcwd(), opts.dry_run is not None
     desc = parse_submit(text, append=opts.append, queue_override=opts.queue, source=source)
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
     ctx = SubmitContext(cwd=cwd, owner=submitter(now)["owner"], now=int(now), files=LocalFiles(cwd),
                         environ=None, variables=opts.variables, filesystem_domain=cell.hostname(),
-                        batch_name=_unquoted(opts.batch_name), next_cluster=claims.next,
+                        batch_name=_unquoted(opts.batch_name), next_cluster=lambda: claim(taken, dry_run),
                         seed=time.time_ns())
-    first = claims.next()
+    first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
     clusters = {}
     for ad in ads:
@@ -225,28 +185,13 @@ def _unquoted(name):
     return name
 
 
-def _pe_names():
-    try:
-        return set(posix.listdir(cell.etc("pe")))
-    except OSError:
-        return set()
-
-
-def _complexes():
-    try:
-        with open(cell.etc("complex"), encoding="utf-8") as fh:
-            return {line.split()[0] for line in fh if line.strip() and not line.startswith("#")}
-    except OSError:
-        return set()
-
-
 def check_spec(spec):
     """Refuse a cluster this cell cannot run, in HTCondor's words."""
     pe = spec.get("pe")
-    if pe and pe[0] not in _pe_names():
+    if pe and pe[0] not in more().pe_names():
         raise InputError(f"ERROR: this cell has no parallel environment \"{pe[0]}\" for jobs "
                          "of more than one CPU or machine")
-    if condor_spec.GPU_REQUEST in spec["resources"]["hard"] and condor_spec.GPU_REQUEST not in _complexes():
+    if condor_spec.GPU_REQUEST in spec["resources"]["hard"] and condor_spec.GPU_REQUEST not in more().complexes():
         raise InputError("ERROR: request_gpus: this cell has no GPUs (no complex "
                          f"\"{condor_spec.GPU_REQUEST}\")")
     try:
@@ -264,13 +209,6 @@ def touch_log(ads):
             posix.close(fd)
         except OSError as exc:
             raise InputError(f"ERROR: Invalid log file: \"{path}\" ({exc.strerror})") from None
-
-
-def known_schedd(name):
-    """True when ``name`` is this cell's schedd (its host, by any of its names)."""
-    import socket
-    names = {cell.hostname(), socket.gethostname(), socket.getfqdn(), "localhost"}
-    return name in names or name.split("@")[-1] in names
 
 
 def check_write():
@@ -340,10 +278,6 @@ def _named_outside_comments(text, name):
 
 # ---------------------------------------------------------------- output
 
-def terse_lines(clusters):
-    return [f"{c}.{ads[0].eval('ProcId')} - {c}.{ads[-1].eval('ProcId')}" for c, ads in clusters]
-
-
 def summary(clusters, dry_run):
     """What condor_submit prints: a dot per proc, then a line per cluster."""
     dots = "".join("." for _c, ads in clusters for _ad in ads)
@@ -352,30 +286,13 @@ def summary(clusters, dry_run):
     return head + "".join(f"{len(ads)} job(s) {verb} to cluster {c}.\n" for c, ads in clusters)
 
 
-def verbose_text(clusters):
-    return "".join(f"\n** Proc {c}.{ad.eval('ProcId')}:\n{ad}" for c, ads in clusters for ad in ads)
-
-
-def write_dry_run(target, clusters):
-    """The ads in long form, a blank line after each, into ``target`` ("-": stdout)."""
-    text = "".join(f"{ad}\n" for _c, ads in clusters for ad in ads)
-    if target == "-":
-        sys.stdout.write(text)
-        return
-    try:
-        with open(target, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise InputError(f"ERROR: Failed to open file -dry-run output file ({exc.strerror})") from None
-
-
 # ---------------------------------------------------------------- main
 
 def main(argv, prog="condor_submit"):
     try:
         opts = parse_args(argv)
         if opts.help:
-            sys.stdout.write(USAGE)
+            sys.stdout.write(more().USAGE)
             return 0
         return _submit(opts)
     except GridError as exc:
@@ -384,26 +301,28 @@ def main(argv, prog="condor_submit"):
 
 
 def _submit(opts):
-    if opts.schedd and not known_schedd(opts.schedd):
+    if opts.schedd and not more().known_schedd(opts.schedd):
         raise InputError(f"ERROR: Can't find address of schedd {opts.schedd}")
     text, source = read_text(opts)
     now = time.time()
     if opts.dry_run is None:
-        cellinit.ensure_cell()
+        if not cell.initialised():
+            from gridtools.cli import cellinit
+            cellinit.ensure_cell()
         check_write()
-    claims = Claims(opts.dry_run is not None)
+    taken = []
     try:
-        clusters = build(opts, text, source, claims, now)
+        clusters = build(opts, text, source, taken, now)
         specs = _specs(clusters, now) if opts.dry_run is None else []
     except BaseException:
-        claims.release()
+        release(taken, opts.dry_run is not None)
         raise
     if opts.dry_run is not None:
-        write_dry_run(opts.dry_run, clusters)
+        more().write_dry_run(opts.dry_run, clusters)
         if not opts.terse and opts.dry_run != "-":
             sys.stdout.write(summary(clusters, True))
         return 0
-    _send(specs, clusters, claims)
+    _send(specs, taken)
     _report(opts, clusters)
     return 0
 
@@ -419,23 +338,22 @@ def _specs(clusters, now):
     return specs
 
 
-def _send(specs, clusters, claims):
+def _send(specs, taken):
     sent = 0
     try:
         for spec in specs:
             ask.tell("submit", {"job": spec, "dialect": CONDOR})
             sent += 1
     except BaseException:
-        for number in claims.taken[sent:]:
-            ids.release("job", number)
+        release(taken[sent:], False)
         raise
 
 
 def _report(opts, clusters):
     if opts.terse:
-        out = "".join(line + "\n" for line in terse_lines(clusters))
+        out = "".join(line + "\n" for line in more().terse_lines(clusters))
     elif opts.verbose or opts.file == "-":
-        out = verbose_text(clusters)
+        out = more().verbose_text(clusters)
     else:
         out = summary(clusters, False)
     sys.stdout.write(out)

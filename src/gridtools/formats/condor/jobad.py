@@ -17,14 +17,15 @@ from gridtools import ospaths
 from gridtools.classad.draft import DraftAd
 from gridtools.errors import InputError
 from gridtools.formats.condor import jobattrs as A
-from gridtools.formats.condor.submit import Assignment, Kind, QueueStatement, error_at, plain_count
-from gridtools.records import Factory, record
+from gridtools.formats.condor.submit import ATTRIBUTE, Assignment, QueueStatement, error_at, plain_count
 
 # JobSubmitMethod values: how a job entered the queue.
 SUBMIT_METHOD_CONDOR_SUBMIT = 0
 SUBMIT_METHOD_PYTHON = 2
 DEFAULT_VERSION = "$CondorVersion: 24.0.0 gridtools $"
 DEFAULT_PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
+#: SubmitContext's default environment: a fresh empty one
+EMPTY = object()
 #: submit commands that may also be written as the job attribute they set, as
 #: condor_submit accepts (``RequestCpus = 2`` is ``request_cpus = 2``)
 ALIASES = {
@@ -51,25 +52,35 @@ ZEROS = (
 )
 
 
-@record
 class SubmitContext:
-    """What a submission depends on besides its text."""
+    """What a submission depends on besides its text:
 
-    cwd: str
-    owner: str
-    now: int
-    files: object = None  # see fsview.LocalFiles; None: no file access
-    environ: dict = Factory(dict)  # the submitter's environment (None: this process's)
-    variables: dict = Factory(dict)  # NAME=value from the command line
-    arch: str = "X86_64"
-    opsys: str = "LINUX"
-    filesystem_domain: str = "localhost"
-    condor_version: str = DEFAULT_VERSION
-    condor_platform: str = DEFAULT_PLATFORM
-    submit_method: int = SUBMIT_METHOD_CONDOR_SUBMIT
-    seed: int = 0  # of $RANDOM_CHOICE and $RANDOM_INTEGER
-    batch_name: str | None = None  # -batch-name
-    next_cluster: object = None  # () -> the id of a further cluster (None: the last one + 1)
+    - ``cwd``, ``owner``, ``now`` (the submission's time);
+    - ``files``: see fsview.LocalFiles; None: no file access;
+    - ``environ``: the submitter's environment (default empty; None: this process's);
+    - ``variables``: NAME=value from the command line;
+    - ``arch``, ``opsys``, ``filesystem_domain``, ``condor_version``, ``condor_platform``,
+      ``submit_method``: what the ads say of the submitting host and program;
+    - ``seed``: of $RANDOM_CHOICE and $RANDOM_INTEGER;
+    - ``batch_name``: -batch-name;
+    - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1).
+    """
+
+    __slots__ = ("cwd", "owner", "now", "files", "environ", "variables", "arch", "opsys",
+                 "filesystem_domain", "condor_version", "condor_platform", "submit_method", "seed",
+                 "batch_name", "next_cluster")
+
+    def __init__(self, cwd, owner, now, files=None, environ=EMPTY, variables=None, arch="X86_64",
+                 opsys="LINUX", filesystem_domain="localhost", condor_version=DEFAULT_VERSION,
+                 condor_platform=DEFAULT_PLATFORM, submit_method=SUBMIT_METHOD_CONDOR_SUBMIT, seed=0,
+                 batch_name=None, next_cluster=None):
+        self.cwd, self.owner, self.now, self.files = cwd, owner, now, files
+        self.environ = {} if environ is EMPTY else environ
+        self.variables = {} if variables is None else variables
+        self.arch, self.opsys, self.filesystem_domain = arch, opsys, filesystem_domain
+        self.condor_version, self.condor_platform = condor_version, condor_platform
+        self.submit_method, self.seed = submit_method, seed
+        self.batch_name, self.next_cluster = batch_name, next_cluster
 
     def environment(self):
         """The submitter's environment: ``environ``, or this process's when that is
@@ -140,7 +151,7 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
     for statement in desc.statements:
         if isinstance(statement, Assignment):
             key = statement.name.lower()
-            if statement.kind == Kind.ATTRIBUTE:
+            if statement.kind == ATTRIBUTE:
                 key = "my." + key
             jobs.defs[key] = statement.value
         elif isinstance(statement, QueueStatement):
@@ -259,7 +270,7 @@ def _custom(ad, jobs, expand):
 def _attr_name(desc, lowered):
     """The spelling of a custom attribute as last written."""
     for statement in reversed(desc.statements):
-        if isinstance(statement, Assignment) and statement.kind == Kind.ATTRIBUTE \
+        if isinstance(statement, Assignment) and statement.kind == ATTRIBUTE \
                 and statement.name.lower() == lowered:
             return statement.name
     return lowered

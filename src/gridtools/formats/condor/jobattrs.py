@@ -14,7 +14,6 @@ from gridtools import ospaths
 from gridtools.classad.draft import Text
 from gridtools.classad.values import unparse_value
 from gridtools.errors import InputError
-from gridtools.formats.condor import argsenv
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
@@ -26,21 +25,19 @@ DEFAULT_REQUEST_MEMORY = Text("ifthenelse(MemoryUsage isnt undefined,MemoryUsage
 DEFAULT_REQUEST_DISK = Text("DiskUsage")
 
 
-class Universe:
-    """The universes gridtools runs, by HTCondor's JobUniverse number (plain constants,
-    see ``submit.Kind``)."""
-
-    SCHEDULER = 7
-    VANILLA = 5
-    PARALLEL = 11
-    LOCAL = 12
+# The universes gridtools runs, by HTCondor's JobUniverse number (plain constants: a class
+# costs a submission more than setting most attributes does).
+SCHEDULER = 7
+VANILLA = 5
+PARALLEL = 11
+LOCAL = 12
 
 
 #: the universes by their names in a submit description
-UNIVERSES = {"scheduler": Universe.SCHEDULER, "vanilla": Universe.VANILLA, "parallel": Universe.PARALLEL,
-             "local": Universe.LOCAL}
+UNIVERSES = {"scheduler": SCHEDULER, "vanilla": VANILLA, "parallel": PARALLEL,
+             "local": LOCAL}
 #: the universes whose jobs run on execute hosts
-ON_EXECUTE_HOSTS = (Universe.VANILLA, Universe.PARALLEL)
+ON_EXECUTE_HOSTS = (VANILLA, PARALLEL)
 
 
 NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3}
@@ -70,12 +67,12 @@ def set_universe(ad, cmd):
     if universe is None:
         raise fail(f"I don't know about the '{name}' universe.")
     ad["JobUniverse"] = universe
-    if universe == Universe.PARALLEL:
+    if universe == PARALLEL:
         count = cmd("machine_count") or "1"
         ad["MaxHosts"] = ad["MinHosts"] = _int("machine_count", count)
         ad["JobRequiresSandbox"] = True
         ad["WantIOProxy"] = True
-    if universe not in ON_EXECUTE_HOSTS or universe == Universe.PARALLEL:
+    if universe not in ON_EXECUTE_HOSTS or universe == PARALLEL:
         ad["KillSig"] = "SIGTERM"
     return universe
 
@@ -134,6 +131,7 @@ def set_arguments(ad, cmd):
     if value is None or not value.strip():
         ad["Arguments"] = ""
         return
+    from gridtools.formats.condor import argsenv
     attr, text = argsenv.parse_arguments(value.strip())
     ad[attr] = text
 
@@ -147,8 +145,13 @@ def set_environment(ad, cmd, ctx):
     if value is None:
         value = cmd("env")
     if value is not None and value.strip():
+        from gridtools.formats.condor import argsenv
         env.update(argsenv.parse_environment(value.strip()))
-    ad["Environment"] = argsenv.render_environment(env)
+    if env:
+        from gridtools.formats.condor import argsenv
+        ad["Environment"] = argsenv.render_environment(env)
+    else:
+        ad["Environment"] = ""
 
 
 def _getenv(spec, environ):

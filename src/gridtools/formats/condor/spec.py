@@ -18,9 +18,7 @@ plan).
 """
 
 from gridtools import ospaths
-from gridtools.formats.condor import argsenv
-from gridtools.formats.condor.jobattrs import DEFAULT_REQUEST_MEMORY, Universe
-from gridtools.records import Factory, record
+from gridtools.formats.condor.jobattrs import DEFAULT_REQUEST_MEMORY, LOCAL, PARALLEL, VANILLA
 
 #: parallel environment of jobs asking for more than one CPU on one host
 SMP_PE = "smp"
@@ -37,21 +35,22 @@ _NAME_BAD = frozenset("/:@\\*?\x7f")
 _PER_PROC = ("ProcId",)
 
 
-@record
 class RunFacts:
     """What running one proc needs, read from its ad."""
-    command: str
-    args: list = Factory(list)
-    iwd: str = "/"
-    env: dict = Factory(dict)
-    stdin: str = "/dev/null"
-    stdout: str = "/dev/null"
-    stderr: str = "/dev/null"
-    kill_sig: str = "SIGTERM"
-    universe: int = int(Universe.VANILLA)
-    scratch: bool = False          # runs in a scratch folder with copies of its input files
-    transfer_input: list = Factory(list)
-    transfer_output: list | None = None   # None: every new file of the scratch folder
+
+    __slots__ = ("command", "args", "iwd", "env", "stdin", "stdout", "stderr", "kill_sig", "universe",
+                 "scratch", "transfer_input", "transfer_output")
+
+    def __init__(self, command, args=None, iwd="/", env=None, stdin="/dev/null", stdout="/dev/null",
+                 stderr="/dev/null", kill_sig="SIGTERM", universe=VANILLA, scratch=False,
+                 transfer_input=None, transfer_output=None):
+        self.command, self.iwd, self.kill_sig, self.universe = command, iwd, kill_sig, universe
+        self.args = [] if args is None else args
+        self.env = {} if env is None else env
+        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self.scratch = scratch          # runs in a scratch folder with copies of its input files
+        self.transfer_input = [] if transfer_input is None else transfer_input
+        self.transfer_output = transfer_output      # None: every new file of the scratch folder
 
 
 def _text(ad, name, default=""):
@@ -69,10 +68,20 @@ def _number(ad, name, default=0):
 def arguments(ad):
     """The job's arguments as a list (``Arguments``, the V2 form, before ``Args``)."""
     if "Arguments" in ad and _text(ad, "Arguments"):
+        from gridtools.formats.condor import argsenv
         return argsenv.split_v2_args(_text(ad, "Arguments"))
     if "Args" in ad and _text(ad, "Args"):
+        from gridtools.formats.condor import argsenv
         return argsenv.split_old_args(_text(ad, "Args"))
     return []
+
+
+def _environment(text):
+    """NAME -> value of an ``Environment`` attribute's value."""
+    if not text:
+        return {}
+    from gridtools.formats.condor import argsenv
+    return argsenv.parse_environment_v2(text)
 
 
 def _path(iwd, path):
@@ -86,12 +95,12 @@ def _file_list(text):
 def run_facts(ad):
     """The RunFacts of one proc's ad."""
     iwd = _text(ad, "Iwd", "/") or "/"
-    env = argsenv.parse_environment_v2(_text(ad, "Environment")) if _text(ad, "Environment") else {}
+    env = _environment(_text(ad, "Environment"))
     should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
     output = _text(ad, "TransferOutput")
     facts = RunFacts(command=_path(iwd, _text(ad, "Cmd")), args=arguments(ad), iwd=iwd, env=env,
                      kill_sig=_text(ad, "KillSig", "SIGTERM") or "SIGTERM",
-                     universe=int(_number(ad, "JobUniverse", int(Universe.VANILLA))),
+                     universe=int(_number(ad, "JobUniverse", VANILLA)),
                      scratch=should == "YES",
                      transfer_input=[_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
                      transfer_output=_file_list(output) if output else None)
@@ -141,7 +150,7 @@ def _requests(ad, facts, submit_host):
     """(pe, hard resources) of one cluster's first ad."""
     hard, pe = {}, None
     cpus = int(_number(ad, "RequestCpus", 1) or 1)
-    if facts.universe == Universe.PARALLEL:
+    if facts.universe == PARALLEL:
         count = max(1, int(_number(ad, "MaxHosts", 1)))
         pe = [PARALLEL_PE, count, count]
     elif cpus > 1:
@@ -152,7 +161,7 @@ def _requests(ad, facts, submit_host):
     gpus = _number(ad, "RequestGPUs", 0)
     if gpus and gpus > 0:
         hard[GPU_REQUEST] = str(int(gpus))
-    if facts.universe == Universe.LOCAL:
+    if facts.universe == LOCAL:
         hard["hostname"] = submit_host
     return pe, hard
 

@@ -17,7 +17,6 @@ statement and is an error when the text has one.
 """
 
 from gridtools.errors import InputError
-from gridtools.records import Factory, record
 
 #: the letters a command's name starts with: ASCII letters and ``_``, and the four other
 #: letters that match them when case is ignored (as HTCondor's names are)
@@ -26,31 +25,50 @@ NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_\u0
 NAME_REST = NAME_START | frozenset("0123456789.")
 
 
-class Kind:
-    """What an assignment sets (plain constants: a closed set's class costs a submission
-    more than all of its statements)."""
-
-    COMMAND = "command"  # name = value: a submit command and a macro
-    ATTRIBUTE = "attribute"  # +Name = expr / MY.Name = expr
+# What an assignment sets (plain constants, as a class would cost a submission more than
+# all of its statements):
+COMMAND = "command"  # name = value: a submit command and a macro
+ATTRIBUTE = "attribute"  # +Name = expr / MY.Name = expr
 
 
-@record
-class Assignment:
-    name: str
-    value: str
-    kind: Kind = Kind.COMMAND
-    line: int = 0
+class Statement:
+    """A statement of a description: equal to another of its class with equal fields.
+    (Plain slotted classes: declaring them as records costs a submission more than
+    reading its statements.)"""
+
+    __slots__ = ()
+    __hash__ = None
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        for name in self.__slots__:
+            if getattr(self, name) != getattr(other, name):
+                return False
+        return True
+
+    def __repr__(self):
+        return f"{type(self).__name__}{tuple(getattr(self, name) for name in self.__slots__)!r}"
+
+
+class Assignment(Statement):
+    __slots__ = ("name", "value", "kind", "line")
+
+    def __init__(self, name, value, kind=COMMAND, line=0):
+        self.name, self.value, self.kind, self.line = name, value, kind, line
 
     def render(self):
-        prefix = "+" if self.kind == Kind.ATTRIBUTE else ""
+        prefix = "+" if self.kind == ATTRIBUTE else ""
         return f"{prefix}{self.name} = {self.value}"
 
 
-@record
-class QueueStatement:
-    args: str = ""  # the raw text after ``queue`` (macros not yet expanded)
-    inline: list | None = None  # lines of a list opened by ``(`` on its line
-    line: int = 0
+class QueueStatement(Statement):
+    __slots__ = ("args", "inline", "line")
+
+    def __init__(self, args="", inline=None, line=0):
+        self.args = args        # the raw text after ``queue`` (macros not yet expanded)
+        self.inline = inline    # lines of a list opened by ``(`` on its line, or None
+        self.line = line
 
     def render(self):
         head = f"queue {self.args}".rstrip()
@@ -59,12 +77,14 @@ class QueueStatement:
         return head + "\n" + "".join(line + "\n" for line in self.inline) + ")"
 
 
-@record
 class SubmitDescription:
     """The statements of a submit description, in order."""
 
-    statements: list = Factory(list)
-    source: str = "submit file"
+    __slots__ = ("statements", "source")
+
+    def __init__(self, statements=None, source="submit file"):
+        self.statements = [] if statements is None else statements
+        self.source = source
 
     @property
     def queues(self):
@@ -170,13 +190,13 @@ def assignment(text):
     case, blanks before ``=``), or None when ``text`` is none."""
     if text.startswith("+"):
         found = _name_equals(text, 1)
-        return None if found is None else (Kind.ATTRIBUTE,) + found
+        return None if found is None else (ATTRIBUTE,) + found
     if text[:3].lower() == "my.":
         found = _name_equals(text, 3)
         if found is not None:
-            return (Kind.ATTRIBUTE,) + found
+            return (ATTRIBUTE,) + found
     found = _name_equals(text, 0)                # ``MY.`` followed by no name is a name
-    return None if found is None else (Kind.COMMAND,) + found
+    return None if found is None else (COMMAND,) + found
 
 
 def _name_equals(text, start):

@@ -1,0 +1,105 @@
+"""What only some condor_submit runs need, kept out of the command's start-up
+(``cli.condor.submit`` imports it where it is used): the usage text, the
+``-queue`` and ``NAME=value`` arguments, the check of a ``-name``d schedd
+(which condor_q, condor_rm and condor_qedit make too), the ``-terse``,
+``-verbose`` and ``-dry-run`` outputs, and the checks of the parallel
+environments and GPUs a cluster asks for.
+"""
+
+import posix
+import sys
+
+from gridtools import cell
+from gridtools.errors import InputError, UsageError
+
+USAGE = """\
+Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
+    [options] are
+\t-file <submit-file>\tRead Submit commands from <submit-file>
+\t-terse  \t\tDisplay terse output, jobid ranges only
+\t-verbose\t\tDisplay verbose output, jobid and full job ClassAd
+\t-append <line>\t\tadd line to submit file before processing
+\t              \t\t(overrides submit file; multiple -a lines ok)
+\t-queue <queue-opts>\tappend Queue statement to submit file before processing
+\t                   \t(submit file must not already have a Queue or Iterate)
+\t-batch-name <name>\tappend a line to submit file that sets the batch name
+\t-dry-run <filename>\tprocess submit file and write ClassAd attributes to <filename>
+\t        \t\tbut do not actually submit the job(s) to the SCHEDD
+\t-name <name>\t\tsubmit to the specified schedd
+\t<attrib>=<value>\tSet <attrib>=<value> before reading the submit file.
+
+    If <submit-file> is omitted or is -, and a -queue is not provided, submit commands
+     are read from stdin. Use of - implies verbose output unless -terse is specified
+"""
+
+
+def queue_words(opts, arg, args):
+    """``-queue`` and the words after it (up to the next option) as the queue statement's
+    arguments."""
+    if not args or args[0].startswith("-"):
+        raise UsageError(f"condor_submit: {arg} requires at least one argument", 1)
+    if opts.queue is not None:
+        raise UsageError(f"condor_submit: only one {arg} command allowed", 1)
+    words = []
+    while args and (args[0] == "-" or not args[0].startswith("-")):
+        words.append(args.pop(0))
+    opts.queue = " ".join(words)
+
+
+def variable(opts, arg):
+    """A ``NAME=value`` argument (``+NAME`` is ``MY.NAME``), set before the file is read."""
+    name, _, value = arg.partition("=")
+    name, value = name.strip(), value.strip()
+    if name.startswith("+"):
+        name = "MY." + name[1:]
+    if not name or not (name[0].isalpha() or name[0] == "_") or \
+            not all(c.isalnum() or c in "_." for c in name):
+        raise UsageError(f"condor_submit: invalid attribute name '{name}' for attrib=value assigment", 1)
+    opts.variables[name] = value
+
+
+def known_schedd(name):
+    """True when ``name`` is this cell's schedd (its host, by any of its names)."""
+    import socket
+    names = {cell.hostname(), socket.gethostname(), socket.getfqdn(), "localhost"}
+    return name in names or name.split("@")[-1] in names
+
+
+def pe_names():
+    """The parallel environments the cell defines."""
+    try:
+        return set(posix.listdir(cell.etc("pe")))
+    except OSError:
+        return set()
+
+
+def complexes():
+    """The names of the cell's complex attributes."""
+    try:
+        with open(cell.etc("complex"), encoding="utf-8") as fh:
+            return {line.split()[0] for line in fh if line.strip() and not line.startswith("#")}
+    except OSError:
+        return set()
+
+
+def terse_lines(clusters):
+    """``-terse``: the first and last id of each cluster."""
+    return [f"{c}.{ads[0].eval('ProcId')} - {c}.{ads[-1].eval('ProcId')}" for c, ads in clusters]
+
+
+def verbose_text(clusters):
+    """``-verbose`` (and a description read from ``-``): each proc's id and ad."""
+    return "".join(f"\n** Proc {c}.{ad.eval('ProcId')}:\n{ad}" for c, ads in clusters for ad in ads)
+
+
+def write_dry_run(target, clusters):
+    """The ads in long form, a blank line after each, into ``target`` ("-": stdout)."""
+    text = "".join(f"{ad}\n" for _c, ads in clusters for ad in ads)
+    if target == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise InputError(f"ERROR: Failed to open file -dry-run output file ({exc.strerror})") from None
