@@ -88,7 +88,7 @@ def _base_ad(spec, number):
     if isinstance(text, list):
         ad = _proc_ad(tuple(text), min(number, len(text))) if text else _sge_ad(spec)
     else:
-        ad = _parsed_ad(text).copy() if text else _sge_ad(spec)
+        ad = parsed_ad(text).copy() if text else _sge_ad(spec)
     ad["ClusterId"] = int(spec["id"])
     ad["ProcId"] = number - 1
     if "owner" in spec:                 # who submitted it, whatever the ad's text claims
@@ -99,9 +99,9 @@ def _base_ad(spec, number):
 def _proc_ad(texts, index):
     """The ad of entry ``index`` (1-based) of a list of ad texts: the first is whole,
     each later one is laid over it (it may hold only what differs from the first)."""
-    ad = _parsed_ad(texts[0]).copy()
+    ad = parsed_ad(texts[0]).copy()
     if index > 1 and texts[index - 1]:
-        for name, expr in _parsed_ad(texts[index - 1]).items():
+        for name, expr in parsed_ad(texts[index - 1]).items():
             ad[name] = expr
     return ad
 
@@ -111,7 +111,9 @@ _PARSED = {}
 PARSED_KEPT = 256
 
 
-def _parsed_ad(text):
+def parsed_ad(text):
+    """The ClassAd of a stored ad's text, parsed once (the same object for the same text:
+    callers copy it before changing it)."""
     found = _PARSED.get(text)
     if found is None:
         found = parse_ad(text)

@@ -103,6 +103,14 @@ class DraftAd:
         """The long form, as ``str`` of the ClassAd prints it."""
         names, lines = self._names, []
         for key, value in self._values.items():
-            text = unparse_value(value, True) if value.__class__ in PLAIN else value.unparse(True)
+            kind = value.__class__
+            if kind is int:                 # (the commonest values, spelled here without a call)
+                text = str(value)
+            elif kind is str:
+                text = '"' + value.replace('"', '\\"') + '"'
+            elif kind in PLAIN:
+                text = unparse_value(value, True)
+            else:
+                text = value.unparse(True)
             lines.append(f"{quote_name(names[key])} = {text}\n")
         return "".join(lines)

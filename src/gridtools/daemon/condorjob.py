@@ -19,7 +19,7 @@ the queue because their ``LeaveJobInQueue`` is true.
 
 import time
 
-from gridtools import ads
+from gridtools import ads, jobads
 from gridtools.daemon import history, userlogs
 from gridtools.formats.condor.userlog import Event, EventType
 from gridtools.model import shared
@@ -52,11 +52,11 @@ def _proc(number):
 
 
 def check_new(spec):
-    """Why the ads of a new job cannot be taken ("" when they can)."""
-    from gridtools.classad import parse_ad
+    """Why the ads of a new job cannot be taken ("" when they can). The texts are parsed
+    as the job's ads will be (``jobads.parsed_ad``), once."""
     texts = spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]
     try:
-        parsed = [parse_ad(text) for text in texts if text]
+        parsed = [jobads.parsed_ad(text) for text in texts if text]
     except Exception:  # noqa: BLE001 - any text that is no ad
         return "the job's ads cannot be read"
     if not parsed or not isinstance(parsed[0].eval("Cmd"), str):
