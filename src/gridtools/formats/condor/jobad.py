@@ -66,10 +66,6 @@ class SubmitContext:
     - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1).
     """
 
-    __slots__ = ("cwd", "owner", "now", "files", "environ", "variables", "arch", "opsys",
-                 "filesystem_domain", "condor_version", "condor_platform", "submit_method", "seed",
-                 "batch_name", "next_cluster")
-
     def __init__(self, cwd, owner, now, files=None, environ=EMPTY, variables=None, arch="X86_64",
                  opsys="LINUX", filesystem_domain="localhost", condor_version=DEFAULT_VERSION,
                  condor_platform=DEFAULT_PLATFORM, submit_method=SUBMIT_METHOD_CONDOR_SUBMIT, seed=0,

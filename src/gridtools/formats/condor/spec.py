@@ -38,9 +38,6 @@ _PER_PROC = ("ProcId",)
 class RunFacts:
     """What running one proc needs, read from its ad."""
 
-    __slots__ = ("command", "args", "iwd", "env", "stdin", "stdout", "stderr", "kill_sig", "universe",
-                 "scratch", "transfer_input", "transfer_output")
-
     def __init__(self, command, args=None, iwd="/", env=None, stdin="/dev/null", stdout="/dev/null",
                  stderr="/dev/null", kill_sig="SIGTERM", universe=VANILLA, scratch=False,
                  transfer_input=None, transfer_output=None):
