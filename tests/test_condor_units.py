@@ -58,7 +58,7 @@ def test_per_proc_differences_are_stored_as_diffs_and_laid_over_proc_0(tmp_path)
     ad = ads.job_ad(spec, None, 2)
     assert ad.eval("Args") == "y" and ad.eval("Out") == "o.1" and ad.eval("ProcId") == 1
     facts = condor_spec.run_facts(ad)
-    assert facts.args == ["y"] and facts.stdout == str(tmp_path / "o.1")
+    assert facts["args"] == ["y"] and facts["stdout"] == str(tmp_path / "o.1")
 
 
 def test_the_owner_of_an_ad_is_who_submitted_it(tmp_path):

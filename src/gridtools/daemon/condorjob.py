@@ -283,21 +283,21 @@ def adjust_plan(plan, job, number):
     its input files when it transfers files; KillSig when it is removed."""
     from gridtools.formats.condor.spec import run_facts
     facts = run_facts(proc_ad(job, number))
-    plan["exec"], plan["argv"] = facts.command, [facts.command] + list(facts.args)
-    plan["cwd"] = facts.iwd
+    plan["exec"], plan["argv"] = facts["command"], [facts["command"]] + list(facts["args"])
+    plan["cwd"] = facts["iwd"]
     env = dict(plan["env"])
-    env.update(facts.env)
-    env.update({"PWD": facts.iwd, "SGE_CWD_PATH": facts.iwd, "_CONDOR_JOB_IWD": facts.iwd,
-                "_CONDOR_SCRATCH_DIR": env.get("TMPDIR", facts.iwd),
+    env.update(facts["env"])
+    env.update({"PWD": facts["iwd"], "SGE_CWD_PATH": facts["iwd"], "_CONDOR_JOB_IWD": facts["iwd"],
+                "_CONDOR_SCRATCH_DIR": env.get("TMPDIR", facts["iwd"]),
                 "CONDOR_ID": f"{job.id}.{_proc(number)}"})
     plan["env"] = env
-    plan["stdin"], plan["stdout"], plan["stderr"] = facts.stdin, facts.stdout, facts.stderr
+    plan["stdin"], plan["stdout"], plan["stderr"] = facts["stdin"], facts["stdout"], facts["stderr"]
     plan["join"] = False
-    plan["terminate_method"] = facts.kill_sig
+    plan["terminate_method"] = facts["kill_sig"]
     plan["kill_after"] = KILLING_TIMEOUT
-    if facts.scratch:
-        plan["scratch"] = {"iwd": facts.iwd, "input": facts.transfer_input,
-                           "output": facts.transfer_output}
+    if facts["scratch"]:
+        plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
+                           "output": facts["transfer_output"]}
     return plan
 
 

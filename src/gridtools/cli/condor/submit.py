@@ -55,20 +55,14 @@ def more():
     return submit_more
 
 
-class Options:
-    """What the command line asked for."""
-
-    def __init__(self):
-        self.file = None           # None: stdin; "-": stdin, verbose
-        self.append = []
-        self.queue = None
-        self.terse = False
-        self.verbose = False
-        self.dry_run = None        # the file -dry-run writes the ads to ("-": stdout)
-        self.batch_name = None
-        self.variables = {}
-        self.schedd = None
-        self.help = False
+def options():
+    """What the command line asks for, before it is read."""
+    return {
+        "file": None,           # None: stdin; "-": stdin, verbose
+        "append": [], "queue": None, "terse": False, "verbose": False,
+        "dry_run": None,        # the file -dry-run writes the ads to ("-": stdout)
+        "batch_name": None, "variables": {}, "schedd": None, "help": False,
+    }
 
 
 def _prefix(arg, word, least):
@@ -83,28 +77,28 @@ _VALUED = (("append", 1, "append"), ("batch-name", 1, "batch_name"), ("dry-run",
 
 
 def parse_args(argv):
-    opts = Options()
+    opts = options()
     args = list(argv)
     while args:
         arg = args.pop(0)
         if arg == "-":
-            opts.file = "-"
+            opts["file"] = "-"
         elif arg.startswith("-"):
             _option(opts, arg, args)
         elif "=" in arg:
             more().variable(opts, arg)
         else:
-            opts.file = arg
+            opts["file"] = arg
     return opts
 
 
 def _option(opts, arg, args):
     if _prefix(arg, "help", 1):
-        opts.help = True
+        opts["help"] = True
     elif _prefix(arg, "verbose", 1):
-        opts.verbose, opts.terse = True, False
+        opts["verbose"], opts["terse"] = True, False
     elif _prefix(arg, "terse", 3):
-        opts.terse, opts.verbose = True, False
+        opts["terse"], opts["verbose"] = True, False
     elif _prefix(arg, "queue", 1):
         more().queue_words(opts, arg, args)
     elif _prefix(arg, "disable", 1) or _prefix(arg, "spool", 1) or _prefix(arg, "unused", 1):
@@ -116,9 +110,9 @@ def _option(opts, arg, args):
                     raise UsageError(f"condor_submit: {arg} requires another argument", 1)
                 value = args.pop(0)
                 if attr == "append":
-                    opts.append.append(value)
+                    opts["append"].append(value)
                 elif attr:
-                    setattr(opts, attr, value)
+                    opts[attr] = value
                 return
         sys.stderr.write(more().USAGE)
         raise UsageError(f"condor_submit: unknown option {arg}", 1)
@@ -128,16 +122,16 @@ def _option(opts, arg, args):
 
 def read_text(opts):
     """The submit description's text and its name for messages."""
-    if opts.file in (None, "-"):
-        if opts.file is None and opts.queue is not None and opts.variables:
+    if opts["file"] in (None, "-"):
+        if opts["file"] is None and opts["queue"] is not None and opts["variables"]:
             return "", "null"           # everything came from the command line
-        data = sys.stdin.buffer.read() if not sys.stdin.isatty() or opts.file == "-" else b""
+        data = sys.stdin.buffer.read() if not sys.stdin.isatty() or opts["file"] == "-" else b""
         return data.decode("utf-8", "replace"), "(stdin)"
     try:
-        with open(opts.file, "rb", buffering=0) as fh:
-            return fh.readall().decode("utf-8", "replace"), opts.file
+        with open(opts["file"], "rb", buffering=0) as fh:
+            return fh.readall().decode("utf-8", "replace"), opts["file"]
     except OSError as exc:
-        raise InputError(f"ERROR: Failed to open command file ({opts.file}) ({exc.strerror})") from None
+        raise InputError(f"ERROR: Failed to open command file ({opts['file']}) ({exc.strerror})") from None
 
 
 def submitter(now):
@@ -163,13 +157,13 @@ def release(taken, dry_run):
 def build(opts, text, source, taken, now):
     """The job ads of the description, by cluster: [(cluster, [ads])]; the cluster ids
     claimed go into ``taken``."""
-    cwd, dry_run = posix.getcwd(), opts.dry_run is not None
-    desc = parse_submit(text, append=opts.append, queue_override=opts.queue, source=source)
+    cwd, dry_run = posix.getcwd(), opts["dry_run"] is not None
+    desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source)
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
     ctx = SubmitContext(cwd=cwd, owner=submitter(now)["owner"], now=int(now), files=LocalFiles(cwd),
-                        environ=None, variables=opts.variables, filesystem_domain=cell.hostname(),
-                        batch_name=_unquoted(opts.batch_name), next_cluster=lambda: claim(taken, dry_run),
+                        environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
+                        batch_name=_unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
                         seed=time.time_ns())
     first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
@@ -291,7 +285,7 @@ def summary(clusters, dry_run):
 def main(argv, prog="condor_submit"):
     try:
         opts = parse_args(argv)
-        if opts.help:
+        if opts["help"]:
             sys.stdout.write(more().USAGE)
             return 0
         return _submit(opts)
@@ -301,11 +295,11 @@ def main(argv, prog="condor_submit"):
 
 
 def _submit(opts):
-    if opts.schedd and not more().known_schedd(opts.schedd):
-        raise InputError(f"ERROR: Can't find address of schedd {opts.schedd}")
+    if opts["schedd"] and not more().known_schedd(opts["schedd"]):
+        raise InputError(f"ERROR: Can't find address of schedd {opts['schedd']}")
     text, source = read_text(opts)
     now = time.time()
-    if opts.dry_run is None:
+    if opts["dry_run"] is None:
         if not cell.initialised():
             from gridtools.cli import cellinit
             cellinit.ensure_cell()
@@ -313,13 +307,13 @@ def _submit(opts):
     taken = []
     try:
         clusters = build(opts, text, source, taken, now)
-        specs = _specs(clusters, now) if opts.dry_run is None else []
+        specs = _specs(clusters, now) if opts["dry_run"] is None else []
     except BaseException:
-        release(taken, opts.dry_run is not None)
+        release(taken, opts["dry_run"] is not None)
         raise
-    if opts.dry_run is not None:
-        more().write_dry_run(opts.dry_run, clusters)
-        if not opts.terse and opts.dry_run != "-":
+    if opts["dry_run"] is not None:
+        more().write_dry_run(opts["dry_run"], clusters)
+        if not opts["terse"] and opts["dry_run"] != "-":
             sys.stdout.write(summary(clusters, True))
         return 0
     _send(specs, taken)
@@ -350,9 +344,9 @@ def _send(specs, taken):
 
 
 def _report(opts, clusters):
-    if opts.terse:
+    if opts["terse"]:
         out = "".join(line + "\n" for line in more().terse_lines(clusters))
-    elif opts.verbose or opts.file == "-":
+    elif opts["verbose"] or opts["file"] == "-":
         out = more().verbose_text(clusters)
     else:
         out = summary(clusters, False)

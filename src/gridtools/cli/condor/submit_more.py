@@ -38,12 +38,12 @@ def queue_words(opts, arg, args):
     arguments."""
     if not args or args[0].startswith("-"):
         raise UsageError(f"condor_submit: {arg} requires at least one argument", 1)
-    if opts.queue is not None:
+    if opts["queue"] is not None:
         raise UsageError(f"condor_submit: only one {arg} command allowed", 1)
     words = []
     while args and (args[0] == "-" or not args[0].startswith("-")):
         words.append(args.pop(0))
-    opts.queue = " ".join(words)
+    opts["queue"] = " ".join(words)
 
 
 def variable(opts, arg):
@@ -55,7 +55,7 @@ def variable(opts, arg):
     if not name or not (name[0].isalpha() or name[0] == "_") or \
             not all(c.isalnum() or c in "_." for c in name):
         raise UsageError(f"condor_submit: invalid attribute name '{name}' for attrib=value assigment", 1)
-    opts.variables[name] = value
+    opts["variables"][name] = value
 
 
 def known_schedd(name):

@@ -35,21 +35,6 @@ _NAME_BAD = frozenset("/:@\\*?\x7f")
 _PER_PROC = ("ProcId",)
 
 
-class RunFacts:
-    """What running one proc needs, read from its ad."""
-
-    def __init__(self, command, args=None, iwd="/", env=None, stdin="/dev/null", stdout="/dev/null",
-                 stderr="/dev/null", kill_sig="SIGTERM", universe=VANILLA, scratch=False,
-                 transfer_input=None, transfer_output=None):
-        self.command, self.iwd, self.kill_sig, self.universe = command, iwd, kill_sig, universe
-        self.args = [] if args is None else args
-        self.env = {} if env is None else env
-        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
-        self.scratch = scratch          # runs in a scratch folder with copies of its input files
-        self.transfer_input = [] if transfer_input is None else transfer_input
-        self.transfer_output = transfer_output      # None: every new file of the scratch folder
-
-
 def _text(ad, name, default=""):
     value = ad.eval(name)
     return value if isinstance(value, str) else default
@@ -90,20 +75,22 @@ def _file_list(text):
 
 
 def run_facts(ad):
-    """The RunFacts of one proc's ad."""
+    """What running one proc needs, read from its ad: ``command``, ``args``, ``iwd``,
+    ``env``, ``stdin``, ``stdout``, ``stderr`` (paths), ``kill_sig``, ``universe``,
+    ``scratch`` (it runs in a scratch folder with copies of its input files),
+    ``transfer_input`` (paths) and ``transfer_output`` (names; None: every new file of
+    the scratch folder)."""
     iwd = _text(ad, "Iwd", "/") or "/"
-    env = _environment(_text(ad, "Environment"))
     should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
     output = _text(ad, "TransferOutput")
-    facts = RunFacts(command=_path(iwd, _text(ad, "Cmd")), args=arguments(ad), iwd=iwd, env=env,
-                     kill_sig=_text(ad, "KillSig", "SIGTERM") or "SIGTERM",
-                     universe=int(_number(ad, "JobUniverse", VANILLA)),
-                     scratch=should == "YES",
-                     transfer_input=[_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
-                     transfer_output=_file_list(output) if output else None)
+    facts = {"command": _path(iwd, _text(ad, "Cmd")), "args": arguments(ad), "iwd": iwd,
+             "env": _environment(_text(ad, "Environment")),
+             "kill_sig": _text(ad, "KillSig", "SIGTERM") or "SIGTERM",
+             "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
+             "transfer_input": [_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
+             "transfer_output": _file_list(output) if output else None}
     for attr, key in (("In", "stdin"), ("Out", "stdout"), ("Err", "stderr")):
-        value = _text(ad, attr, "/dev/null") or "/dev/null"
-        setattr(facts, key, _path(iwd, value))
+        facts[key] = _path(iwd, _text(ad, attr, "/dev/null") or "/dev/null")
     return facts
 
 
@@ -147,7 +134,7 @@ def _requests(ad, facts, submit_host):
     """(pe, hard resources) of one cluster's first ad."""
     hard, pe = {}, None
     cpus = int(_number(ad, "RequestCpus", 1) or 1)
-    if facts.universe == PARALLEL:
+    if facts["universe"] == PARALLEL:
         count = max(1, int(_number(ad, "MaxHosts", 1)))
         pe = [PARALLEL_PE, count, count]
     elif cpus > 1:
@@ -158,7 +145,7 @@ def _requests(ad, facts, submit_host):
     gpus = _number(ad, "RequestGPUs", 0)
     if gpus and gpus > 0:
         hard[GPU_REQUEST] = str(int(gpus))
-    if facts.universe == LOCAL:
+    if facts["universe"] == LOCAL:
         hard["hostname"] = submit_host
     return pe, hard
 
@@ -172,14 +159,14 @@ def cluster_spec(ads, submitter):
     spec = dict(submitter)
     spec.update({
         "id": int(_number(first, "ClusterId")), "name": job_name(first), "binary": True,
-        "shell_wrap": False, "command": facts.command, "args": facts.args,
-        "script_name": facts.command, "cwd": facts.iwd, "env": facts.env,
-        "stdout": [[None, facts.stdout]], "stderr": [[None, facts.stderr]],
-        "stdin": [[None, facts.stdin]], "join": False,
+        "shell_wrap": False, "command": facts["command"], "args": facts["args"],
+        "script_name": facts["command"], "cwd": facts["iwd"], "env": facts["env"],
+        "stdout": [[None, facts["stdout"]]], "stderr": [[None, facts["stderr"]]],
+        "stdin": [[None, facts["stdin"]]], "join": False,
         "resources": {"hard": hard, "soft": {}}, "queues": {"hard": [], "soft": []},
         "pe": pe, "user_hold": _number(first, "JobStatus") == 5,
         "condor_ad": stored_ads(ads), "job_prio": int(_number(first, "JobPrio", 0)),
-        "batch_name": _text(first, "JobBatchName") or None, "universe": facts.universe,
+        "batch_name": _text(first, "JobBatchName") or None, "universe": facts["universe"],
     })
     if len(ads) > 1:
         spec["tasks"] = [1, len(ads), 1]

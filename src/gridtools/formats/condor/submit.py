@@ -31,28 +31,25 @@ COMMAND = "command"  # name = value: a submit command and a macro
 ATTRIBUTE = "attribute"  # +Name = expr / MY.Name = expr
 
 
-class Statement:
-    """A statement of a description: equal to another of its class with equal fields.
-    (Plain slotted classes: declaring them as records costs a submission more than
-    reading its statements.)"""
+# The statements are plain slotted classes, equal when their fields are (declaring them
+# as records, or with a common base class, costs a submission more than reading them).
 
-    __slots__ = ()
-    __hash__ = None
-
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        for name in self.__slots__:
-            if getattr(self, name) != getattr(other, name):
-                return False
-        return True
-
-    def __repr__(self):
-        return f"{type(self).__name__}{tuple(getattr(self, name) for name in self.__slots__)!r}"
+def _same_fields(self, other):
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    for name in self.__slots__:
+        if getattr(self, name) != getattr(other, name):
+            return False
+    return True
 
 
-class Assignment(Statement):
+def _fields_repr(self):
+    return f"{type(self).__name__}{tuple(getattr(self, name) for name in self.__slots__)!r}"
+
+
+class Assignment:
     __slots__ = ("name", "value", "kind", "line")
+    __eq__, __repr__, __hash__ = _same_fields, _fields_repr, None
 
     def __init__(self, name, value, kind=COMMAND, line=0):
         self.name, self.value, self.kind, self.line = name, value, kind, line
@@ -62,8 +59,9 @@ class Assignment(Statement):
         return f"{prefix}{self.name} = {self.value}"
 
 
-class QueueStatement(Statement):
+class QueueStatement:
     __slots__ = ("args", "inline", "line")
+    __eq__, __repr__, __hash__ = _same_fields, _fields_repr, None
 
     def __init__(self, args="", inline=None, line=0):
         self.args = args        # the raw text after ``queue`` (macros not yet expanded)
