@@ -92,6 +92,7 @@ def test_attribute_names_as_commands_and_empty_values(tmp_path):
     "executable = run.sh\nshould_transfer_files = YES\nqueue\n",
     "executable = run.sh\nshould_transfer_files = NO\nuniverse = parallel\nqueue\n",
     "executable = run.sh\nuniverse = local\nrequest_memory = 2 * 512\nqueue\n",
+    "executable = run.sh\n+a.b = 1\n+Is = \"x\\\"y\"\n+Parent = 2.5\n+Big = 9223372036854775807 + 1\nqueue\n",
 ])
 def test_the_texts_of_a_draft_are_what_the_parser_prints(tmp_path, text):
     """Every expression condor_submit adds as text prints as the parser prints it, in
@@ -107,6 +108,18 @@ def test_the_texts_of_a_draft_are_what_the_parser_prints(tmp_path, text):
     assert str(draft) == str(draft.classad())
     assert draft.eval("RequestDisk") == draft.classad().eval("RequestDisk") == draft.eval("DiskUsage") == 1
     assert draft.eval("Nothing") is UNDEFINED
+
+
+def test_a_draft_quotes_names_and_wraps_integers_as_a_classad_does():
+    """Names that are no identifiers or are reserved words are quoted in the long form,
+    and integers beyond 64 bits wrap, whether set one by one or with ``update``."""
+    from gridtools.classad.draft import DraftAd
+    draft = DraftAd()
+    draft["a.b"], draft["Is"], draft["x y"], draft["Big"] = 1, 'say "hi"', None, 2 ** 63
+    draft.update([("Undefined", -2 ** 63 - 1), ("Plain", 7), ("Real", 0.0), ("Yes", True)])
+    assert draft.eval("Big") == -2 ** 63 and draft.eval("undefined") == 2 ** 63 - 1
+    assert str(draft) == str(draft.classad())
+    assert str(draft).splitlines()[:3] == ["'a.b' = 1", "'Is' = \"say \\\"hi\\\"\"", "'x y' = undefined"]
 
 
 def test_default_request_memory_and_requirements_evaluate_as_htcondor_s(tmp_path):

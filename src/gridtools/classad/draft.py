@@ -16,10 +16,11 @@ canonical spelling, ``old`` in the long form's (a test holds every ``Text``
 condor_submit makes to that).
 """
 
-from gridtools.classad.values import UNDEFINED, Special, quote_name, unparse_value, wrap64
+from gridtools.classad.values import INT64_MIN, RESERVED_WORDS, UNDEFINED, Special, quote_string, unparse_value, wrap64
 
 #: the types of the values a DraftAd keeps as they are
 PLAIN = (bool, int, float, str, Special)
+_INT64_MAX = ~INT64_MIN
 
 
 class Text:
@@ -59,11 +60,23 @@ class DraftAd:
     def __setitem__(self, name, value):
         key = name.lower()
         if value.__class__ is int:
-            value = wrap64(value)
+            if not INT64_MIN <= value <= _INT64_MAX:
+                value = wrap64(value)
         elif value is None:
             value = UNDEFINED
         self._values[key] = value
         self._names[key] = name
+
+    def update(self, pairs):
+        """Set each (name, plain value) of ``pairs``, in order: a value set in one call
+        (the attributes every job ad starts with)."""
+        values, names = self._values, self._names
+        for name, value in pairs:
+            if value.__class__ is int and not INT64_MIN <= value <= _INT64_MAX:
+                value = wrap64(value)
+            key = name.lower()
+            values[key] = value
+            names[key] = name
 
     def __contains__(self, name):
         return name.lower() in self._values
@@ -103,6 +116,9 @@ class DraftAd:
         """The long form, as ``str`` of the ClassAd prints it."""
         names, lines = self._names, []
         for key, value in self._values.items():
+            name = names[key]           # quoted as values.quote_name quotes, seen here at once
+            if not (name.isascii() and name.isidentifier()) or key in RESERVED_WORDS:
+                name = quote_string(name, "'")
             kind = value.__class__
             if kind is int:                 # (the commonest values, spelled here without a call)
                 text = str(value)
@@ -112,5 +128,5 @@ class DraftAd:
                 text = unparse_value(value, True)
             else:
                 text = value.unparse(True)
-            lines.append(f"{quote_name(names[key])} = {text}\n")
+            lines.append(f"{name} = {text}\n")
         return "".join(lines)

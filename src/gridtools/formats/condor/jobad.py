@@ -204,8 +204,9 @@ def make_ad(jobs, live):
     ctx = jobs.ctx
     expand = jobs.expand(live)
 
-    def cmd(name):
-        key = name.lower()
+    def cmd(key):
+        """The expanded value of submit command ``key`` (its name in lower case, as
+        jobattrs asks for them), or None."""
         raw = jobs.defs.get(key)
         if raw is None and key in ALIASES:
             raw = jobs.defs.get(ALIASES[key])
@@ -238,8 +239,7 @@ def _identity(ad, jobs, ctx):
     ad["CondorPlatform"] = ctx.condor_platform
     ad["JobSubmitMethod"] = ctx.submit_method
     ad["MaxHosts"] = ad["MinHosts"] = 1
-    for name, value in ZEROS:
-        ad[name] = value
+    ad.update(ZEROS)
 
 
 def _rest(ad, cmd, ctx, universe):

@@ -1,6 +1,7 @@
 """The attributes of one job ad, from a submit description's expanded
-commands. Each ``set_*`` function reads some commands through a ``Commands``
-view and writes attributes into the ad (a ``classad.draft.DraftAd``), as
+commands. Each ``set_*`` function reads some commands through ``cmd`` (a
+command's name in lower case -> its expanded value, or None) and writes
+attributes into the ad (a ``classad.draft.DraftAd``), as
 HTCondor 24 names and types them. ``jobad`` calls them in order.
 
 The expressions HTCondor adds (the default Requirements, RequestMemory and
