@@ -371,3 +371,31 @@ def test_a_description_with_expressions_and_functions_is_built_without_re(tmp_pa
               "print(spec['resources']['hard'], ads[0].eval('DaskWorkerName'),"
               " sorted(m for m in ('re', 'lark') if m in sys.modules))")
     assert out.stdout == "{'mem_free': '1024M'} htcondor--1.0-- []\n", out.stderr
+
+
+def test_a_name_before_equals_is_read_as_the_character_scan_reads_it():
+    """``_name_equals`` agrees with the plain scan (name characters, then blanks, then
+    ``=``) on random texts of names, blanks, odd letters and equals signs."""
+    import random
+    from gridtools.formats.condor.submit import NAME_REST, NAME_START, _name_equals
+
+    def scan(text, start):
+        size = len(text)
+        if start >= size or text[start] not in NAME_START:
+            return None
+        end = start + 1
+        while end < size and text[end] in NAME_REST:
+            end += 1
+        at = end
+        while at < size and text[at].isspace():
+            at += 1
+        if at == size or text[at] != "=":
+            return None
+        return text[start:end], text[at + 1:]
+
+    rng = random.Random(11)
+    pieces = ["a", "Z", "_", "1", ".", " ", "\t", "\u00a0", "\u212a", "\u0131", "=", "+", "é", "x y", "\u2028"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        for start in (0, 1, 3):
+            assert _name_equals(text, start) == scan(text, start), (text, start)

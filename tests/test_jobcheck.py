@@ -108,3 +108,19 @@ def test_a_million_pending_tasks_are_a_few_runs():
     holds = job.pending_holds()
     assert isinstance(holds, TaskHolds) and holds.get(2) == "u" and holds.get(501) == "ou"
     assert job.untouched().runs == ((1, 499, 1), (502, 1000000, 1))
+
+
+def test_control_char_finds_every_c0_del_and_c1_character_and_nothing_else():
+    """Its shortcut for printable texts misses none: every code point alone, and each
+    control character inside printable and unprintable (but allowed) text."""
+    from gridtools.formats.jobcheck import control_char
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        ch = chr(code)
+        control = code < 32 or code == 127 or 0x80 <= code < 0xA0
+        assert control_char(ch) == (ch if control else None), hex(code)
+    for bad in ("\x00", "\t", "\x1f", "\x7f", "\x85", "\x9f"):
+        for text in (f"a{bad}b", f"\u2028x{bad}", f"{bad}\u00ad"):
+            assert control_char(text) == bad
+    assert control_char("a\u2028b\u00ad\ue000") is None

@@ -64,6 +64,8 @@ def shown(text, limit=60):
 
 def control_char(text):
     """The first control character (C0, DEL, C1) in ``text``, or None."""
+    if text.isprintable():              # (none of them is printable: no need to look further)
+        return None
     for ch in text:
         code = ord(ch)
         if code < 32 or code == 127 or 0x80 <= code < 0xA0:

@@ -203,14 +203,16 @@ def make_ad(jobs, live):
     """One job's ad (a DraftAd) with ``live`` macros defined."""
     ctx = jobs.ctx
     expand = jobs.expand(live)
-
-    def cmd(key):
-        """The expanded value of submit command ``key`` (its name in lower case, as
-        jobattrs asks for them), or None."""
-        raw = jobs.defs.get(key)
-        if raw is None and key in ALIASES:
-            raw = jobs.defs.get(ALIASES[key])
-        return None if raw is None else expand(raw)
+    if expand is _itself:
+        cmd = _commands(jobs.defs).get          # (no call of ours for each command read)
+    else:
+        def cmd(key):
+            """The expanded value of submit command ``key`` (its name in lower case, as
+            jobattrs asks for them), or None."""
+            raw = jobs.defs.get(key)
+            if raw is None and key in ALIASES:
+                raw = jobs.defs.get(ALIASES[key])
+            return None if raw is None else expand(raw)
     ad = DraftAd()
     _identity(ad, jobs, ctx)
     universe = A.set_universe(ad, cmd)
@@ -226,6 +228,17 @@ def make_ad(jobs, live):
     _rest(ad, cmd, ctx, universe)
     _custom(ad, jobs, expand)
     return ad
+
+
+def _commands(defs):
+    """The submit commands of ``defs`` by their names in lower case, each alias (ALIASES)
+    standing for the attribute it names when the command itself is not set: what ``cmd``
+    reads when no text refers to a macro."""
+    found = dict(defs)
+    for alias, name in ALIASES.items():
+        if alias not in found and name in found:
+            found[alias] = found[name]
+    return found
 
 
 def _identity(ad, jobs, ctx):

@@ -200,18 +200,11 @@ def assignment(text):
 def _name_equals(text, start):
     """(name, the text after ``=``) when ``text`` from ``start`` is a name, blanks and
     ``=``; else None."""
-    size = len(text)
-    if start >= size or text[start] not in NAME_START:
+    at = text.find("=", start)
+    name = text[start:at].rstrip() if at >= 0 else ""
+    if not name or name[0] not in NAME_START or not NAME_REST.issuperset(name):
         return None
-    end = start + 1
-    while end < size and text[end] in NAME_REST:
-        end += 1
-    at = end
-    while at < size and text[at].isspace():
-        at += 1
-    if at == size or text[at] != "=":
-        return None
-    return text[start:end], text[at + 1:]
+    return name, text[at + 1:]
 
 
 def _queue_statement(number, args, lines, source):
