@@ -385,3 +385,57 @@ def test_the_site_module_runs_for_a_library_and_not_for_a_standard_library_probe
             "print(probed, 'site' in sys.modules, yaml.safe_load('a: 1'))")
     out = run_bare(code)
     assert out.stdout == "False True {'a': 1}\n", out.stderr
+
+
+def test_bundled_code_keeps_everything_but_its_docstrings():
+    """``launch.without_docstrings`` drops the docstrings of a module, its classes and
+    functions (nested ones too) and nothing else: a string a function returns first,
+    lambdas and comprehensions behave as before, and a module's docstring whose text the
+    module also uses (one constant for both) is kept."""
+    from gridtools.launch import without_docstrings
+    source = '''"""the module"""
+WORD = "the module"
+
+
+class Thing:
+    """a class"""
+    label = "a label"
+
+    def method(self):
+        """a method"""
+        return "a result"
+
+
+def first_string():
+    return "first"
+
+
+def nested():
+    """outer"""
+    def inner():
+        """inner"""
+        return "inside"
+    return inner
+
+
+def echo():
+    """echo"""
+    return "echo"
+
+
+pick = lambda: "lambda"
+listed = [text for text in ("x", "y")]
+'''
+    alone = without_docstrings(compile('"""only a docstring"""\nX = 1\n', "alone", "exec"))
+    assert "only a docstring" not in alone.co_consts
+    plain, stripped = {}, {}
+    exec(compile(source, "sample", "exec"), plain)
+    exec(without_docstrings(compile(source, "sample", "exec")), stripped)
+    assert plain["__doc__"] == stripped["__doc__"] == stripped["WORD"] == "the module"
+    assert stripped["Thing"].label == "a label"
+    assert stripped["Thing"].__doc__ is None and stripped["Thing"].method.__doc__ is None
+    assert stripped["Thing"]().method() == "a result" and stripped["first_string"]() == "first"
+    assert stripped["nested"].__doc__ is None and stripped["nested"]().__doc__ is None
+    assert stripped["nested"]()() == "inside" and stripped["pick"]() == "lambda"
+    assert stripped["listed"] == ["x", "y"] and stripped["echo"]() == "echo"
+    assert plain["Thing"].method.__doc__ == "a method" and plain["nested"]().__doc__ == "inner"
