@@ -36,7 +36,7 @@ command's path are imported at the top of the modules that need them, so
 that the bundle holds them.
 
 Only the standard library's built-in modules are imported here (and, when
-a bundle is written, ``dis``).
+a bundle is written, ``opcode``).
 """
 
 import sys
@@ -256,24 +256,38 @@ def without_docstrings(code):
     """``code`` and the code it holds without docstrings, as ``-OO`` compiles them: a
     function's docstring (its first constant, which no instruction reads: the function
     takes it from there) and the text a module or class body stores as ``__doc__``
-    become None."""
-    import dis
+    become None. A text an instruction also reads is kept."""
+    import opcode
     consts = list(code.co_consts)
     for i, const in enumerate(consts):
         if isinstance(const, type(code)):
             consts[i] = without_docstrings(const)
-    steps = list(dis.get_instructions(code))
+    steps = list(_instructions(code.co_code, opcode.EXTENDED_ARG))
+    reads = [arg for op, arg in steps if op in opcode.hasconst]
     if code.co_flags & _FUNCTION == _FUNCTION:
-        if consts and isinstance(consts[0], str) and not code.co_name.startswith("<") \
-                and not any(step.opcode in dis.hasconst and step.arg == 0 for step in steps):
+        if consts and isinstance(consts[0], str) and not code.co_name.startswith("<") and 0 not in reads:
             consts[0] = None
     else:
-        for load, store in zip(steps, steps[1:]):
-            if load.opname == "LOAD_CONST" and store.opname == "STORE_NAME" and store.argval == "__doc__" \
-                    and isinstance(load.argval, str) \
-                    and sum(step.opcode in dis.hasconst and step.arg == load.arg for step in steps) == 1:
-                consts[load.arg] = None
+        load, store = opcode.opmap["LOAD_CONST"], opcode.opmap["STORE_NAME"]
+        for (op, arg), (next_op, next_arg) in zip(steps, steps[1:]):
+            if op == load and next_op == store and code.co_names[next_arg] == "__doc__" \
+                    and isinstance(consts[arg], str) and reads.count(arg) == 1:
+                consts[arg] = None
     return code.replace(co_consts=tuple(consts))
+
+
+def _instructions(raw, extended):
+    """(opcode, argument) of each instruction of bytecode ``raw`` (EXTENDED_ARG folded in,
+    the inline caches, opcode 0, left out)."""
+    high = 0
+    for at in range(0, len(raw), 2):
+        op, arg = raw[at], raw[at + 1] | high
+        if op == extended:
+            high = arg << 8
+            continue
+        high = 0
+        if op:
+            yield op, arg
 
 
 def main():

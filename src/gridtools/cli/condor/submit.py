@@ -42,8 +42,6 @@ from gridtools.formats.condor.jobad import SubmitContext
 from gridtools.formats.condor.submit import parse_submit
 from gridtools.spool import ids
 
-
-
 #: the request's mark of an HTCondor command (the daemon's security levels apply)
 CONDOR = "condor"
 
