@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from conftest import run_bare
 from gridtools import ads
 from gridtools.classad import UNDEFINED, parse, parse_ad
 from gridtools.classad.draft import Text
@@ -473,3 +474,45 @@ def test_an_edit_of_condor_config_within_one_clock_tick_changes_the_periodic_int
     os.utime(config, ns=(before.st_atime_ns, before.st_mtime_ns))
     condorjob._CONFIG["looked"] = 0.0
     assert condorjob.periodic_interval() == 1
+
+
+def test_a_lone_literal_is_its_plain_value_as_the_parser_reads_it():
+    """``jobattrs.expr`` takes keyword literals, small decimal integers and plain strings
+    as their values without the parser: each equals (in type and value) what the parser
+    makes of the text, and prints alike in both spellings; anything else is parsed."""
+    import random
+    from gridtools.classad.draft import DraftAd
+    from gridtools.classad.parser import parse
+    from gridtools.formats.condor import jobattrs
+    rng = random.Random(5)
+    pieces = ["true", "TRUE", "False", "undefined", "ERROR", "0", "7", "01", "-1", "123456789012345678",
+              "1234567890123456789", '"', "a", " ", "\\", "é", ".", "x", "\t", "(", "1.5"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(5000)]
+    texts += ['"plain text"', '""', '"say \\"hi\\""', "9223372036854775807", "00", "tRuE", '"a"b"']
+    plain = 0
+    for text in texts:
+        found = jobattrs._plain_literal(text)
+        if found is jobattrs._NOT_PLAIN:
+            continue
+        plain += 1
+        parsed = parse(text)
+        value = parsed.eval(None) if hasattr(parsed, "eval") else parsed
+        assert type(found) is type(value) and found == value or found is value, text
+        draft = DraftAd()
+        draft["A"] = found
+        assert draft.lookup("A").unparse() == parsed.unparse(), text
+        assert draft.lookup("A").unparse(True) == parsed.unparse(True), text
+    assert plain > 300
+
+
+def test_a_description_of_literals_is_built_without_the_parser(tmp_path):
+    """parsl's kind of description (empty and keyword values) loads no expression module."""
+    code = ("import sys\nfrom gridtools.formats.condor.submit import parse_submit\n"
+            "from gridtools.formats.condor.jobad import SubmitContext\n"
+            "text = 'executable = /bin/true\\nrequirements =\\n+projectname =\\nleave_in_queue = TRUE\\n"
+            "+Cores = 4\\n+Name = \"w\"\\nqueue\\n'\n"
+            "ad = parse_submit(text).job_drafts(1, SubmitContext(cwd='/', owner='a', now=1))[0]\n"
+            "print(str(ad).count('\\n'), sorted(m for m in sys.modules if m.startswith('gridtools.classad.')))\n")
+    proc = run_bare(code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split(" ", 1)[1] == "['gridtools.classad.draft', 'gridtools.classad.values']\n", proc.stdout

@@ -13,7 +13,7 @@ import math
 
 from gridtools import ospaths
 from gridtools.classad.draft import Text
-from gridtools.classad.values import unparse_value
+from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
 from gridtools.errors import InputError
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
@@ -54,12 +54,38 @@ def fail(message):
 
 
 def expr(name, text):
-    """A parsed expression for attribute ``name``; InputError if bad."""
+    """A parsed expression for attribute ``name``; InputError if bad. A lone literal
+    (``true``, ``undefined``, ``42``, ``"text"``: what most submit files write) is its
+    plain value, which a DraftAd keeps and prints as the parser's literal, read without
+    loading the parser."""
+    value = _plain_literal(text)
+    if value is not _NOT_PLAIN:
+        return value
     from gridtools.classad.parser import parse
     try:
         return parse(text)
     except Exception:
         raise fail(f"Parse error in expression: {name} = {text}") from None
+
+
+#: _plain_literal's answer for a text that is no plain literal
+_NOT_PLAIN = object()
+#: the keywords that are literals, by their lower-case spelling
+_KEYWORDS = {"true": True, "false": False, "undefined": UNDEFINED, "error": ERROR}
+
+
+def _plain_literal(text):
+    """The value of ``text`` when it is a keyword literal (any case), a decimal integer
+    without sign or leading zero that fits 64 bits, or a string with no escape and no
+    inner quote; else _NOT_PLAIN."""
+    found = _KEYWORDS.get(text.lower(), _NOT_PLAIN)
+    if found is not _NOT_PLAIN:
+        return found
+    if text.isascii() and text.isdigit() and len(text) <= 18 and (text[0] != "0" or text == "0"):
+        return int(text)
+    if len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1] and "\\" not in text:
+        return text[1:-1]
+    return _NOT_PLAIN
 
 
 def set_universe(ad, cmd):
