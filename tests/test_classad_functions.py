@@ -233,3 +233,20 @@ def test_no_function_raises_on_exceptional_arguments(name):
             for args in ((first,), (first, second), (first, second, "undefined")):
                 result = parse(f"{name}({', '.join(args)})").eval()
                 assert unparse(result)
+
+
+def test_the_functions_of_other_modules_are_listed_where_lookup_finds_them():
+    """``functions.ELSEWHERE`` names exactly what strfuncs and envargs register, and a
+    bare interpreter evaluating floor() loads neither, while strcat() loads strfuncs."""
+    from conftest import run_bare
+    from gridtools.classad import envargs, functions, strfuncs
+    registered = {}
+    for name, builtin in functions.FUNCTIONS.items():
+        registered.setdefault(builtin.fn.__module__.rpartition(".")[2], set()).add(name)
+    assert registered["strfuncs"] == {n for n, m in functions.ELSEWHERE.items() if m == "strfuncs"}
+    assert registered["envargs"] == {n for n, m in functions.ELSEWHERE.items() if m == "envargs"}
+    assert not registered["functions"] & set(functions.ELSEWHERE) and strfuncs and envargs
+    proc = run_bare("import sys\nfrom gridtools.classad import parse\n"
+                    "print(parse('floor(7 / 2)').eval(None), 'gridtools.classad.strfuncs' in sys.modules)\n"
+                    "print(parse('strCat(\"a\", \"b\")').eval(None), 'gridtools.classad.strfuncs' in sys.modules)\n")
+    assert proc.stdout == "3 False\nab True\n", proc.stderr

@@ -1,6 +1,9 @@
 """Built-in functions: the registry, and the type, conversion, math, list,
 time and evaluation functions. String, string-list, regular-expression and
-version functions are in ``strfuncs``.
+version functions are in ``strfuncs``, the environment and argument ones in
+``envargs``; ``lookup`` imports those modules the first time one of their
+functions is called (most expressions call none of them, and they are half
+of the library).
 
 Function names are case-insensitive. A call with the wrong number of
 arguments, or of an unknown function, evaluates to ERROR. Unless a function
@@ -568,5 +571,26 @@ def fn_format_time(when=None, fmt="%c"):
         return ERROR
 
 
-from gridtools.classad import strfuncs  # noqa: E402,F401  (registers its functions)
-from gridtools.classad import envargs  # noqa: E402,F401  (registers its functions)
+# ------------------------------------------------------------- the other modules
+
+#: the functions of ``strfuncs`` and ``envargs`` by their lower-case names: those modules
+#: register them when they are imported (a test holds this table to what they register)
+ELSEWHERE = dict.fromkeys((
+    "join", "regexp", "regexpmember", "regexps", "replace", "replaceall", "split", "splitslotname",
+    "splitusername", "strcat", "strcmp", "stricmp", "stringlist_regexpmember", "stringlistavg",
+    "stringlistimember", "stringlistisubsetmatch", "stringlistmax", "stringlistmember",
+    "stringlistmin", "stringlistsintersect", "stringlistsize", "stringlistsubsetmatch",
+    "stringlistsum", "substr", "tolower", "toupper", "userhome", "version_in_range", "versioncmp",
+    "versioneq", "versionge", "versiongt", "versionle", "versionlt"), "strfuncs")
+ELSEWHERE.update(dict.fromkeys(("argstolist", "envv1tov2", "listtoargs", "mergeenvironment", "usermap"),
+                               "envargs"))
+
+
+def lookup(name):
+    """The Builtin of function ``name`` (any case), or None when there is none."""
+    key = name.lower()
+    found = FUNCTIONS.get(key)
+    if found is None and key in ELSEWHERE:
+        __import__("gridtools.classad." + ELSEWHERE[key])
+        found = FUNCTIONS.get(key)
+    return found

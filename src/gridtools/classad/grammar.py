@@ -21,7 +21,7 @@ and load) out of the commands that parse a requirement or a constraint.
 
 import sys
 
-from gridtools.classad import compound, nodes, operators as ops
+from gridtools.classad import nodes, operators as ops
 from gridtools.classad.parser import KEYWORDS, MAX_DEPTH, ClassAdSyntaxError
 
 INT64_MAX = (1 << 63) - 1
@@ -204,10 +204,10 @@ class _Reader:
         self.pos += 1
         if self.symbol() == ":":
             self.pos += 1
-            return _checked(compound.Elvis(cond, self.expr()))
+            return _checked(nodes.Elvis(cond, self.expr()))
         then = self.expr()
         self.expect(":")
-        return _checked(compound.Cond(cond, then, self.expr()))
+        return _checked(nodes.Cond(cond, then, self.expr()))
 
     def operator(self):
         """The binary operator at ``pos`` (after blanks) and its length, or (None, 0)."""
@@ -242,7 +242,7 @@ class _Reader:
             if op is _NEG and node.__class__ is _MinMagnitude:
                 node = nodes.Literal(-INT64_MAX - 1)
             else:
-                node = _checked(compound.Unary(op, node))
+                node = _checked(nodes.Unary(op, node))
         return node
 
     def postfix(self):
@@ -258,14 +258,14 @@ class _Reader:
                 index = self.expr()
                 self.expect("]")
                 self.nesting -= 1
-                node = _checked(compound.Subscript(node, index))
+                node = _checked(nodes.Subscript(node, index))
             else:
                 return node
 
     def select(self, base, name):
         if isinstance(base, nodes.Attr) and base.key in ("my", "target"):
             return nodes.Scoped(base.name, name)
-        return _checked(compound.Select(base, name))
+        return _checked(nodes.Select(base, name))
 
     def name(self):
         """A name token (plain or quoted); its text."""
@@ -306,7 +306,7 @@ class _Reader:
                 node = _checked(nodes.Paren(self.expr()))
                 self.expect(")")
             elif ch == "{":
-                node = _checked(compound.ListExpr(self.items("}")))
+                node = _checked(nodes.ListExpr(self.items("}")))
             else:
                 node = self.ad_rest()
             self.nesting -= 1
@@ -381,7 +381,7 @@ class _Reader:
                 if self.symbol() == "]":
                     break
         self.expect("]")
-        return _checked(compound.AdExpr(tuple(pairs)))
+        return _checked(nodes.AdExpr(tuple(pairs)))
 
     def whole(self, start):
         """The node of the whole text, read from rule ``start``."""

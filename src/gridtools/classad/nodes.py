@@ -25,7 +25,7 @@ from gridtools.classad.values import (
     ERROR, UNDEFINED, Special, quote_name, unparse_value, wrap64,
 )
 
-_FUNCTIONS = None  # name -> Builtin, loaded on first compile of a call
+_FUNCTIONS = None  # functions.lookup (name -> Builtin), imported on first compile of a call
 _AS_AD = None  # ad.as_ad, loaded on first evaluation (ad imports this module)
 _EMPTY = [None]  # the shared empty ad standing for "no ad" (set with _AS_AD)
 
@@ -368,9 +368,9 @@ class Call(Expr):
     def _compile(self):
         global _FUNCTIONS
         if _FUNCTIONS is None:
-            from gridtools.classad.functions import FUNCTIONS
-            _FUNCTIONS = FUNCTIONS
-        builtin = _FUNCTIONS.get(self.name.lower())
+            from gridtools.classad.functions import lookup
+            _FUNCTIONS = lookup
+        builtin = _FUNCTIONS(self.name)
         if builtin is None or not builtin.min_args <= len(self.args) <= builtin.max_args:
             return lambda env: ERROR
         return builtin.bind(self.args)
