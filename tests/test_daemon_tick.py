@@ -189,3 +189,33 @@ def test_a_sched_conf_edit_read_when_a_request_comes_sets_the_usage_half_life(ti
     submit(cell, "-h")
     daemon.tick()
     assert daemon.state.usage.halftime == (7200.0,) * 3
+
+
+def test_a_hold_of_many_jobs_keeps_what_their_descriptions_give_and_an_alteration_does_not(ticking,
+                                                                                          monkeypatch):
+    """A hold changes the jobs' states, not their descriptions: their requests and the
+    facts the status shows of them are not made again (a hold of 10,000 jobs makes none);
+    qalter sets a new description, and both are made from it."""
+    import pwd
+    from gridtools.daemon import publish, view
+    cell, daemon, fake = ticking
+    ask(cell, daemon, "qmod", "-d", "all.q")
+    ids = [submit(cell) for _ in range(3)]
+    daemon.tick()
+    daemon.tick()
+    made = []
+    request, job_info = view.inputs.request, publish.job_info
+    monkeypatch.setattr(view.inputs, "request", lambda spec, *a: made.append(("request", spec["id"])) or
+                        request(spec, *a))
+    monkeypatch.setattr(publish, "job_info", lambda job, *a: made.append(("facts", job.id)) or job_info(job, *a))
+    me = pwd.getpwuid(os.getuid()).pw_name
+    assert ask(cell, daemon, "qhold", "-u", me).count("modified hold") == 3
+    daemon.tick()
+    assert [daemon.state.jobs[i].hold for i in ids] == ["u"] * 3
+    assert cell.run("qstat", cwd="/tmp").stdout.count("hqw") == 3
+    assert made == []
+    ask(cell, daemon, "qalter", "-l", "h_vmem=1G", str(ids[0]))
+    daemon.tick()
+    assert sorted(set(made)) == [("facts", ids[0]), ("request", ids[0])]
+    assert "h_vmem" in repr(daemon.state.jobs[ids[0]].spec_cache()["request"][1].hard)
+    assert "h_vmem=1G" in cell.run("qstat", "-j", str(ids[0]), cwd="/tmp").stdout

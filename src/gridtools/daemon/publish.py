@@ -200,15 +200,27 @@ def _job_parts(job, order, live):
     waits = any(p in live for p in job.spec.get("predecessors") or ())
     cached = job.cache.get("publish")
     if cached is None or cached[0] != job.version or cached[1] != waits:
-        info = job_info(job, None)
-        info["submit_time"] = None
-        cached = (job.version, waits, tuple(job_rows(job, 0.0, live)), shared.alike(info))
+        cached = (job.version, waits, tuple(job_rows(job, 0.0, live)), _facts(job))
         job.cache["publish"] = cached
     facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
     for row in cached[2]:
         row["prio"] = 0.0 if row["state"].startswith("h") else prio
     return cached[2], (cached[3], float(job.spec["submit_time"]), facts)
+
+
+def _facts(job):
+    """The shared facts of a job's version but its submission time (see _job_parts): of
+    its description alone, and kept with it, unless HTCondor bookkeeping adds to them."""
+    held = None if job.condor else job.spec_cache()
+    found = held.get("facts") if held is not None else None
+    if found is None:
+        info = job_info(job, None)
+        info["submit_time"] = None
+        found = shared.alike(info)
+        if held is not None:
+            held["facts"] = found
+    return found
 
 
 def publish(state, snap_queues, loads, now=None):

@@ -5,7 +5,8 @@ daemon knows (its jobs and tasks, queue and host states, load samples) and
 caches what depends on the configuration only, or on one job's version.
 """
 
-from dataclasses import replace
+import operator
+from dataclasses import fields
 
 from gridtools.daemon import arreq
 from gridtools.formats.sge import states as letters
@@ -13,7 +14,7 @@ from gridtools.model.job import TaskState
 from gridtools.sched import inputs, rqs
 from gridtools.sched.inputs import (  # noqa: F401 - the daemon's modules use these from here
     LIMIT_NAMES, exec_hosts, groups_of, hostgroups, qvalue, queue_hosts, userlists_of)
-from gridtools.sched.snapshot import PolicyView, Snapshot
+from gridtools.sched.snapshot import PendingJob, PolicyView, Snapshot
 
 
 def _pairs(mapping):
@@ -93,12 +94,12 @@ def running_record(job, task, state, parts):
 
 
 def _request(job, state, parts):
-    """The job's Request, interned, cached on the job for the configuration."""
-    cached = job.cache.get("request")
+    """The job's Request, interned, cached with its description for the configuration."""
+    held = job.spec_cache()
+    cached = held.get("request")
     if cached is None or cached[0] != state.config_generation:
         req = _interned(parts, inputs.request(job.spec, state.config, parts["complexes"]))
-        cached = (state.config_generation, req)
-        job.cache["request"] = cached
+        cached = held["request"] = (state.config_generation, req)
     return cached[1]
 
 
@@ -152,10 +153,16 @@ def _pending(state, parts, live, counts):
     return result[0], dict(done)
 
 
+#: the fields of a PendingJob that place it in the order and decide what blocks it: all
+#: but its pending and running tasks, which starts and ends change
+_ORDER_FIELDS = operator.attrgetter(*(f.name for f in fields(PendingJob)
+                                      if f.name not in ("tasks", "running_tasks")))
+
+
 def _order_facts(pending):
-    """What places a pending job in the order and decides what blocks it (all but its
-    pending and running tasks, which starts and ends change)."""
-    return replace(pending, tasks=(), running_tasks=0)
+    """What places a pending job in the order and decides what blocks it (_ORDER_FIELDS),
+    as a tuple."""
+    return _ORDER_FIELDS(pending)
 
 
 def _order_changed(state):

@@ -137,6 +137,10 @@ def task_numbers(spec):
     return range(first, last + 1, step)
 
 
+#: the key of the values a Job derives from its description alone (see Job.spec_cache)
+_SPEC = "spec"
+
+
 class Job:
     """A job: its description (``spec``) and the state of its tasks. A plain class for
     the reason Task is one."""
@@ -174,9 +178,25 @@ class Job:
                 f"deleted_at={self.deleted_at!r}, version={self.version!r}, condor={self.condor!r}, id={self.id!r})")
 
     def changed(self):
-        """Record that the job changed: derived values are recomputed on next use."""
+        """Record that the job changed: derived values are recomputed on next use (but
+        those of its description, ``spec_cache``, while the description stays)."""
         self.version += 1
-        self.cache.clear()
+        cache = self.cache
+        if cache:
+            kept = cache.get(_SPEC)
+            cache.clear()
+            if kept is not None:
+                cache[_SPEC] = kept
+
+    def spec_cache(self):
+        """A dict for values derived from the description alone (the job's request, the
+        facts the status shows of it): kept while the description is this one, so that a
+        change of many jobs' states (a hold of all of a user's jobs, a start) makes them
+        again for none; an alteration sets a new description, and a new dict with it."""
+        kept = self.cache.get(_SPEC)
+        if kept is None or kept[0] is not self.spec:
+            kept = self.cache[_SPEC] = (self.spec, {})
+        return kept[1]
 
     @property
     def is_array(self):
@@ -191,7 +211,10 @@ class Job:
         if task is None:
             task = Task(number, slots=self.slots())
             self.tasks[number] = task
+            kept = self.cache.get(_SPEC)
             self.cache.clear()
+            if kept is not None:
+                self.cache[_SPEC] = kept
         return task
 
     def slots(self):
