@@ -23,9 +23,6 @@ from _collections_abc import Mapping   # collections.abc's own: that package cos
 LIMIT = 50_000
 
 _TABLE = {}
-#: id of each shared list, mapping and tuple of _TABLE -> (it, its key): a value that is
-#: already the shared object is known at once, without walking its parts again
-_SHARED = {}
 
 
 def canonical(value):
@@ -45,10 +42,6 @@ def _canonical(value):
     if kind is str:
         value = sys.intern(value)
         return value, value
-    if kind is dict or kind is list or kind is tuple:
-        known = _SHARED.get(id(value))
-        if known is not None and known[0] is value:
-            return known
     if kind is dict:
         parts = [(sys.intern(k) if type(k) is str else k, _canonical(v)) for k, v in value.items()]
         if any(part[1] is None for _k, part in parts):
@@ -80,9 +73,7 @@ def _known(key, make):
     if found is None:
         if len(_TABLE) >= LIMIT:
             _TABLE.clear()
-            _SHARED.clear()
         found = _TABLE[key] = make()
-        _SHARED[id(found)] = (found, key)
     return found
 
 
