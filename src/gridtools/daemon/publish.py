@@ -213,13 +213,13 @@ def _facts(job):
     """The shared facts of a job's version but its submission time (see _job_parts): of
     its description alone, and kept with it, unless HTCondor bookkeeping adds to them."""
     held = None if job.condor else job.spec_cache()
-    found = held.get("facts") if held is not None else None
+    found = held.facts if held is not None else None
     if found is None:
         info = job_info(job, None)
         info["submit_time"] = None
         found = shared.alike(info)
         if held is not None:
-            held["facts"] = found
+            held.facts = found
     return found
 
 

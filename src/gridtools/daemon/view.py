@@ -96,10 +96,10 @@ def running_record(job, task, state, parts):
 def _request(job, state, parts):
     """The job's Request, interned, cached with its description for the configuration."""
     held = job.spec_cache()
-    cached = held.get("request")
+    cached = held.request
     if cached is None or cached[0] != state.config_generation:
         req = _interned(parts, inputs.request(job.spec, state.config, parts["complexes"]))
-        cached = held["request"] = (state.config_generation, req)
+        cached = held.request = (state.config_generation, req)
     return cached[1]
 
 

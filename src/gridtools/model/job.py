@@ -141,6 +141,17 @@ def task_numbers(spec):
 _SPEC = "spec"
 
 
+class Derived:
+    """What the daemon derives from one job description alone, made when first needed:
+    ``request`` (the configuration's generation and the scheduler's Request) and
+    ``facts`` (what the status shows of the job). Slots: ten thousand jobs hold one."""
+
+    __slots__ = ("spec", "request", "facts")
+
+    def __init__(self, spec):
+        self.spec, self.request, self.facts = spec, None, None
+
+
 class Job:
     """A job: its description (``spec``) and the state of its tasks. A plain class for
     the reason Task is one."""
@@ -189,14 +200,14 @@ class Job:
                 cache[_SPEC] = kept
 
     def spec_cache(self):
-        """A dict for values derived from the description alone (the job's request, the
-        facts the status shows of it): kept while the description is this one, so that a
-        change of many jobs' states (a hold of all of a user's jobs, a start) makes them
-        again for none; an alteration sets a new description, and a new dict with it."""
+        """The values derived from the description alone (``Derived``): kept while the
+        description is this one, so that a change of many jobs' states (a hold of all of
+        a user's jobs, a start) makes them again for none; an alteration sets a new
+        description, and new ones are made from it."""
         kept = self.cache.get(_SPEC)
-        if kept is None or kept[0] is not self.spec:
-            kept = self.cache[_SPEC] = (self.spec, {})
-        return kept[1]
+        if kept is None or kept.spec is not self.spec:
+            kept = self.cache[_SPEC] = Derived(self.spec)
+        return kept
 
     @property
     def is_array(self):
