@@ -168,3 +168,27 @@ def test_write_level_refuses_a_submitter_visibly_and_the_daemon_checks_again(cel
     wait_for(lambda: not statuses(cell))
     allowed = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, user="gtalice", name="a.sub")
     assert set(statuses(cell)) == {f"{allowed}.0"}
+
+
+def test_usage_an_unknown_option_and_what_the_cell_lacks(cell, workdir):
+    """-help prints the usage; an unknown option prints it and one error line (exit 1);
+    a cluster asking for more CPUs than one slot, or for GPUs, in a cell without the smp
+    parallel environment or the gpu complex is refused and nothing is queued."""
+    shown = cell.run("condor_submit", "-help")
+    assert shown.returncode == 0 and shown.stdout.startswith("Usage: condor_submit [options]")
+    bad = cell.run("condor_submit", "-bogus", "x.sub", cwd=workdir)
+    assert bad.returncode == 1 and bad.stderr.startswith("Usage: condor_submit [options]")
+    assert bad.stderr.splitlines()[-1] == "condor_submit: unknown option -bogus"
+    os.remove(os.path.join(cell.root, "etc", "pe", "smp"))
+    complexes = os.path.join(cell.root, "etc", "complex")
+    with open(complexes) as fh:
+        kept = [line for line in fh if not line.startswith("gpu ")]
+    with open(complexes, "w") as fh:
+        fh.writelines(kept)
+    before = cell.run("qstat", "-u", "*").stdout
+    for request, message in (("request_cpus = 2", 'this cell has no parallel environment "smp"'),
+                             ("request_gpus = 1", "this cell has no GPUs")):
+        write(os.path.join(workdir, "lacks.sub"), f"executable = /bin/true\n{request}\nqueue\n")
+        proc = cell.run("condor_submit", "lacks.sub", cwd=workdir)
+        assert proc.returncode == 1 and message in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert cell.run("qstat", "-u", "*").stdout == before
