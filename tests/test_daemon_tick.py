@@ -217,5 +217,5 @@ def test_a_hold_of_many_jobs_keeps_what_their_descriptions_give_and_an_alteratio
     ask(cell, daemon, "qalter", "-l", "h_vmem=1G", str(ids[0]))
     daemon.tick()
     assert sorted(set(made)) == [("facts", ids[0]), ("request", ids[0])]
-    assert "h_vmem" in repr(daemon.state.jobs[ids[0]].spec_cache().request[1].hard)
+    assert "h_vmem" in repr(daemon.state.jobs[ids[0]].spec_cache().request.hard)
     assert "h_vmem=1G" in cell.run("qstat", "-j", str(ids[0]), cwd="/tmp").stdout

@@ -96,11 +96,10 @@ def running_record(job, task, state, parts):
 def _request(job, state, parts):
     """The job's Request, interned, cached with its description for the configuration."""
     held = job.spec_cache()
-    cached = held.request
-    if cached is None or cached[0] != state.config_generation:
-        req = _interned(parts, inputs.request(job.spec, state.config, parts["complexes"]))
-        cached = held.request = (state.config_generation, req)
-    return cached[1]
+    if held.request is None or held.generation != state.config_generation:
+        held.request = _interned(parts, inputs.request(job.spec, state.config, parts["complexes"]))
+        held.generation = state.config_generation
+    return held.request
 
 
 def build(state, now, loads):

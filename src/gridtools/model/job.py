@@ -143,13 +143,13 @@ _SPEC = "spec"
 
 class Derived:
     """What the daemon derives from one job description alone, made when first needed:
-    ``request`` (the configuration's generation and the scheduler's Request) and
+    ``request`` (the scheduler's Request, for the configuration of ``generation``) and
     ``facts`` (what the status shows of the job). Slots: ten thousand jobs hold one."""
 
-    __slots__ = ("spec", "request", "facts")
+    __slots__ = ("spec", "generation", "request", "facts")
 
     def __init__(self, spec):
-        self.spec, self.request, self.facts = spec, None, None
+        self.spec, self.generation, self.request, self.facts = spec, None, None, None
 
 
 class Job:
