@@ -221,8 +221,9 @@ class Daemon:
                                              skip={req.name for req, _ in self.unsettled})
         self.unsettled.extend(done)
         taken = len(done)
-        # (requests taken in: etc/ was looked at before them, unless this tick's intake did)
-        state.reload_config(force=self.rested or (bool(taken) and state.config_checked != now))
+        # (after a rest, or requests taken in: etc/ is looked at, unless this tick's intake
+        # looked at it already, before them)
+        state.reload_config(force=(self.rested or bool(taken)) and state.config_checked != now)
         if state.config_generation != generation:       # read again here or by a request
             qcontrol.apply_initial_states(state)
             state.usage.configure(view.config_parts(state)["policy_config"], now)
