@@ -224,9 +224,10 @@ def _modules(command_line, env):
     return set(listed[-1].split()[1:]) if listed else set(), proc
 
 
-#: what the hot commands must not import: each costs more than their own work
+#: what the hot commands must not import: each costs more than their own work (errno a
+#: tenth of a millisecond, for errors these commands meet rarely)
 HEAVY = {"os", "re", "enum", "functools", "collections", "json", "fnmatch", "shutil", "yaml", "lark",
-         "dataclasses", "gridtools.spool.jobs", "gridtools.formats.sge.admission"}
+         "dataclasses", "gridtools.spool.jobs", "gridtools.formats.sge.admission", "errno"}
 STORE = {"os", "gridtools.spool.jobs"}
 
 

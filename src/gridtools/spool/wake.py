@@ -7,7 +7,6 @@ The daemon also holds ``spool/daemon.lock`` while it lives, which status
 queries check.
 """
 
-import errno
 import posix
 
 from gridtools import cell, ospaths
@@ -22,6 +21,7 @@ def poke():
     try:
         fd = posix.open(fifo_path(), posix.O_WRONLY | posix.O_NONBLOCK)
     except OSError as exc:
+        import errno
         if exc.errno in (errno.ENXIO, errno.ENOENT):
             return False
         raise
