@@ -124,3 +124,18 @@ def test_control_char_finds_every_c0_del_and_c1_character_and_nothing_else():
         for text in (f"a{bad}b", f"\u2028x{bad}", f"{bad}\u00ad"):
             assert control_char(text) == bad
     assert control_char("a\u2028b\u00ad\ue000") is None
+
+
+@pytest.mark.parametrize("value, accepted", [
+    (0, True), (1_700_000_000.5, True), (-0.0, True), (2 ** 63 - 1, True),
+    (-1, False), (float("inf"), False), (float("nan"), False), (10 ** 400, False), (1e300, False),
+    ("1700000000", False), (True, False),
+])
+def test_a_time_is_a_number_of_seconds_from_0_to_the_64_bit_limit(value, accepted):
+    """submit_time, start_at and deadline: refused when negative, infinite, NaN, beyond
+    a signed 64-bit integer (which an int would crash float() with later) or not a number."""
+    if accepted:
+        assert jobcheck.moment(value, "submit_time") == value or value != value
+    else:
+        with pytest.raises(jobcheck.Invalid):
+            jobcheck.moment(value, "submit_time")

@@ -9,8 +9,6 @@ RequestDisk) go into the ad as their texts; what the user wrote is parsed
 (``expr``), and the ClassAd parser is loaded only then.
 """
 
-import math
-
 from gridtools import ospaths
 from gridtools.classad.draft import Text
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
@@ -221,6 +219,7 @@ def quantity(text, base_power):
     if not _plain_amount(number):
         return None
     power = _SCALE[suffix] if suffix else base_power
+    import math
     return math.ceil(float(number) * 1024 ** power / 1024 ** base_power)
 
 
