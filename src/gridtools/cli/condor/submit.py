@@ -18,12 +18,14 @@ command's, so the daemon applies the same check again (a refusal there,
 when the configuration changed in between, is in the daemon's messages).
 The request is not waited for, as qsub's is not.
 
-Start-up: a plain description (executable, arguments, streams, log,
-requests, ``queue``) is read, built and queued with the modules imported
-at the top here, which the launcher loads from the command's bundle, and
-none of ``os``, ``re``, ``enum`` or ``functools``; what only other
-descriptions need is imported where it is used. The WRITE check reads the
-configuration's language only when the configuration could restrict WRITE
+Start-up: a plain description (executable, streams, log, requests, literal
+values, ``queue``) is read, built and queued with the modules imported at
+the top here, which the launcher loads from the command's bundle, and none
+of ``os``, ``re``, ``enum``, ``functools``, ``math`` or ``errno``; what only
+other descriptions need (arguments and environments, macros, expressions,
+the other queue forms) and what only some runs need (``submit_more``) is
+imported where it is used. The WRITE check reads the configuration's
+language only when the configuration could restrict WRITE
 (``write_open_to_all``).
 """
 
