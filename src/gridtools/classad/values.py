@@ -8,7 +8,6 @@ everywhere (``type(v) is bool``), because in the ClassAd language booleans
 and integers are different types.
 """
 
-
 INT64_MIN = -(1 << 63)
 INT64_MASK = (1 << 64) - 1
 

@@ -19,7 +19,6 @@ the caller passes are read with ``gridtools.formats.values``.
 Standard library only: qsub imports this on every submission.
 """
 
-
 from gridtools.errors import InputError
 from gridtools.formats.safetext import escape
 

@@ -137,10 +137,6 @@ def task_numbers(spec):
     return range(first, last + 1, step)
 
 
-#: the key of the values a Job derives from its description alone (see Job.spec_cache)
-_SPEC = "spec"
-
-
 class Derived:
     """What the daemon derives from one job description alone, made when first needed:
     ``request`` (the scheduler's Request, for the configuration of ``generation``) and
@@ -157,7 +153,7 @@ class Job:
     the reason Task is one."""
 
     __slots__ = ("spec", "tasks", "hold", "deleted", "deleted_at", "version", "condor", "cache", "id",
-                 "filed")
+                 "filed", "derived")
     __hash__ = None
 
     def __init__(self, spec, tasks=None, hold="", deleted=False, deleted_at=0.0, version=0, condor=None,
@@ -174,6 +170,7 @@ class Job:
         #: an array job's finished tasks whose records are in its ended-tasks file (a set,
         #: or None while there is none): the state file leaves them out
         self.filed = None
+        self.derived = None                             # see spec_cache
 
     def _values(self):
         return (self.spec, self.tasks, self.hold, self.deleted, self.deleted_at, self.version, self.condor,
@@ -192,21 +189,16 @@ class Job:
         """Record that the job changed: derived values are recomputed on next use (but
         those of its description, ``spec_cache``, while the description stays)."""
         self.version += 1
-        cache = self.cache
-        if cache:
-            kept = cache.get(_SPEC)
-            cache.clear()
-            if kept is not None:
-                cache[_SPEC] = kept
+        self.cache.clear()
 
     def spec_cache(self):
         """The values derived from the description alone (``Derived``): kept while the
         description is this one, so that a change of many jobs' states (a hold of all of
         a user's jobs, a start) makes them again for none; an alteration sets a new
         description, and new ones are made from it."""
-        kept = self.cache.get(_SPEC)
+        kept = self.derived
         if kept is None or kept.spec is not self.spec:
-            kept = self.cache[_SPEC] = Derived(self.spec)
+            kept = self.derived = Derived(self.spec)
         return kept
 
     @property
@@ -222,10 +214,7 @@ class Job:
         if task is None:
             task = Task(number, slots=self.slots())
             self.tasks[number] = task
-            kept = self.cache.get(_SPEC)
             self.cache.clear()
-            if kept is not None:
-                self.cache[_SPEC] = kept
         return task
 
     def slots(self):

@@ -12,6 +12,7 @@ kind, the jobs it applies to.
 
 import time
 
+from gridtools import wildcards
 from gridtools.cli.sge import qstat_msgs, qstat_text
 
 WIDTH = 28
@@ -42,8 +43,7 @@ def resolve(identifiers, snap):
         if head.isdigit():
             hits = [int(head)] if int(head) in live else []
         else:
-            import fnmatch
-            hits = [j for j in live if fnmatch.fnmatchcase(snap["jobs"][j].get("name", ""), ident)]
+            hits = [j for j in live if wildcards.match(snap["jobs"][j].get("name", ""), ident)]
         if not hits:
             missing.append(ident)
         found += [h for h in hits if h not in found]

@@ -169,14 +169,14 @@ def set_environment(ad, cmd, ctx):
     value = cmd("environment")
     if value is None:
         value = cmd("env")
-    if value is not None and value.strip():
-        from gridtools.formats.condor import argsenv
-        env.update(argsenv.parse_environment(value.strip()))
-    if env:
-        from gridtools.formats.condor import argsenv
-        ad["Environment"] = argsenv.render_environment(env)
-    else:
-        ad["Environment"] = ""
+    text = value.strip() if value is not None else ""
+    if not (text or env):
+        ad["Environment"] = ""              # (without loading argsenv)
+        return
+    from gridtools.formats.condor import argsenv
+    if text:
+        env.update(argsenv.parse_environment(text))
+    ad["Environment"] = argsenv.render_environment(env)
 
 
 def _getenv(spec, environ):

@@ -18,7 +18,6 @@ LETTERS = {QState.DISABLED: "d", QState.SUSPENDED: "s", QState.ERROR: "E",
 _BY_LETTER = {letter: state for state, letter in LETTERS.items()}
 
 
-
 def from_letters(letters):
     """QState of a string of state letters (unknown letters ignored)."""
     state = QState.NONE
