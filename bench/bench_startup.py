@@ -4,8 +4,11 @@
     python bench/bench_startup.py [--bin DIR] [--reps N] [--pending N] [--only NAMES]
 
 Each repetition runs every measure once, in turn (each repetition starting
-one measure further on), so that a busy spell of a shared machine, or of the
-daemon after a submission, touches all of them alike; the table gives the median and the
+one measure further on), so that a busy spell of a shared machine touches
+all of them alike. Before each run the daemon finishes what the last run
+asked of it (``settle``): taking a submission in while the next command
+starts, it would weigh on whatever comes after a submission, which in a
+fixed turn is not every measure alike. The table gives the median and the
 fastest run of each in milliseconds, and the median's ratio to the floor
 (``python3 -I -S -c pass`` with the interpreter the launchers use). The
 measures, on a cell with a running daemon:
@@ -82,15 +85,57 @@ def queue_held(cell, count):
         time.sleep(0.2)
 
 
-def run_rounds(table, reps, results):
-    """``reps`` rounds of every measure, each round starting one measure further on, so
-    that every measure follows every other as often (a submission leaves the daemon
-    busy for a moment, which would otherwise weigh on whatever always comes next)."""
+def run_rounds(table, reps, results, quiet=None):
+    """``reps`` rounds of every measure, each round starting one measure further on, each
+    run after ``quiet()`` (when given) returns."""
     names = list(table)
     for rep in range(reps):
         turn = rep % len(names)
         for name in names[turn:] + names[:turn]:
+            if quiet is not None:
+                quiet()
             results.setdefault(name, []).append(table[name]())
+
+
+def daemon_runtime(cell):
+    """A function that returns the nanoseconds of CPU the cell's daemon has used so far
+    (its threads' scheduler statistics, which count to the nanosecond where the CPU
+    times of /proc/PID/stat count in ticks of 10 ms)."""
+    with open(os.path.join(cell.root, "spool", "daemon.pid")) as fh:
+        pid = int(fh.read().split()[0])
+    tasks = f"/proc/{pid}/task"
+
+    def runtime():
+        total = 0
+        for task in os.listdir(tasks):
+            try:
+                with open(f"{tasks}/{task}/schedstat") as fh:
+                    total += int(fh.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+        return total
+    return runtime
+
+
+def settle(cell, still=0.004, limit=2.0):
+    """A function that waits until the daemon has taken every request in and has used no
+    CPU for ``still`` seconds (at most ``limit`` seconds in all). It waits spinning, not
+    sleeping: a CPU left idle for milliseconds is slow to start the next command."""
+    folder = os.path.join(cell.root, "spool", "requests")
+    runtime = daemon_runtime(cell)
+
+    def wait():
+        deadline = time.monotonic() + limit
+        last = None
+        while time.monotonic() < deadline:
+            now = runtime()
+            if now == last and not os.listdir(folder):
+                return
+            last = now
+            until = time.monotonic() + still
+            while time.monotonic() < until:
+                pass
+    return wait
 
 
 def report(results):
@@ -143,14 +188,15 @@ def main(argv=None):
         wanted = set(args.only.split(",")) if args.only else None
         small = {k: v for k, v in table.items() if k == "floor" or wanted is None or k in wanted}
         results = {}
-        run_rounds(small, args.reps, results)
+        quiet = settle(cell)
+        run_rounds(small, args.reps, results, quiet)
         big = {"floor": table["floor"], "qstat": lambda: timed(["qstat"], cell.env),
                "condor_q": lambda: timed(["condor_q"], cell.env)}
         big = {k: v for k, v in big.items() if k == "floor" or wanted is None or k in wanted}
         if len(big) > 1:
             queue_held(cell, args.pending)
             big_results = {}
-            run_rounds(big, args.reps, big_results)
+            run_rounds(big, args.reps, big_results, quiet)
             results["floor (10k)"] = big_results.pop("floor")
             results.update(big_results)
         print(f"interpreter: {python}; {args.reps} runs each; {args.pending:,} pending jobs for qstat")
