@@ -51,3 +51,16 @@ def test_lone_surrogates_are_escaped_and_read_back(text):
     written = spoolyaml.dump({"s": text})
     assert written.encode("utf-8")          # writable as UTF-8
     assert spoolyaml.load(written) == {"s": text}
+
+
+def test_every_quoted_text_reads_back_as_written():
+    rng = random.Random(11)
+    for _ in range(20000):
+        text = "".join(rng.choice(ALPHABET + ["u", "\\u", "n"]) for _ in range(rng.randint(1, 12)))
+        assert spoolyaml.load(spoolyaml.dump({"s": text})) == {"s": text}, repr(text)
+
+
+@pytest.mark.parametrize("quoted", ['"a\\q"', '"a\\"', '"\\\\\\"', '"x\\\\\\y"', '"\\u12"', '"\\uzzzz"'])
+def test_a_bad_escape_is_a_format_error(quoted):
+    with pytest.raises(spoolyaml.SpoolFormatError, match="escape|unterminated"):
+        spoolyaml.load(f"s: {quoted}\n")

@@ -130,6 +130,10 @@ def _unquote(text, lineno):
     body = text[1:-1]
     if "\\" not in body:
         return body
+    if "\\u" not in body:
+        plain = _unescaped(body)
+        if plain is not None:
+            return plain
     out = []
     i = 0
     while True:
@@ -150,6 +154,22 @@ def _unquote(text, lineno):
             i = at + 2
         else:
             raise SpoolFormatError(f"line {lineno}: bad escape in string")
+
+
+def _unescaped(body):
+    """``body`` unescaped with a few replacements (a ClassAd's text, say: quotes and
+    lines) when it has no ``\\u`` escape; None when a backslash is left: an escaped
+    backslash (whose first one no replacement takes), or a bad escape, which the loop of
+    ``_unquote`` reads or reports. Without escaped backslashes, every backslash begins
+    an escape of the next character, so the replacements cannot overlap."""
+    for escape, char in _ESCAPED:
+        if escape in body:
+            body = body.replace(escape, char)
+    return None if "\\" in body else body
+
+
+#: (escape, character) of the escapes but ``\\\\`` and ``\\u``
+_ESCAPED = tuple(("\\" + key, char) for key, char in _UNESCAPES.items() if key != "\\")
 
 
 _WORDS = {"null": None, "~": None, "true": True, "false": False, "{}": None, "[]": None,
