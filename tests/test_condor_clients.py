@@ -8,10 +8,10 @@ they are installed (the ``test`` extra installs them).
 
 import os
 import re
-import sys
 
 import pytest
 
+from clienttools import client_env, parsl_adds, worker_init
 from condortools import statuses, wait_status, write
 from conftest import wait_for
 
@@ -140,15 +140,10 @@ def test_ipyparallel_command_lines(cell, workdir):
 
 # ---------------------------------------------------------------- the clients themselves
 
-def _client_env(cell, monkeypatch):
-    for key in ("GRIDTOOLS_ROOT", "PATH", "GRIDTOOLS_HOST", "GRIDTOOLS_NO_AUTOSTART", "TZ"):
-        monkeypatch.setenv(key, cell.env[key])
-
-
 def test_dask_htcondor_cluster_runs_a_computation(cell, workdir, monkeypatch):
     dask_jobqueue = pytest.importorskip("dask_jobqueue")
     distributed = pytest.importorskip("distributed")
-    _client_env(cell, monkeypatch)
+    client_env(cell, monkeypatch)
     cluster = dask_jobqueue.HTCondorCluster(
         cores=1, memory="1GiB", disk="1GiB", log_directory=os.path.join(workdir, "logs"),
         scheduler_options={"interface": "lo"}, worker_extra_args=["--interface", "lo"],
@@ -169,18 +164,12 @@ def test_parsl_condor_provider_runs_a_computation(cell, workdir, monkeypatch):
     from parsl.executors import HighThroughputExecutor
     from parsl.launchers import SingleNodeLauncher
     from parsl.providers import CondorProvider
-    _client_env(cell, monkeypatch)
+    client_env(cell, monkeypatch)
     monkeypatch.chdir(workdir)
-    venv = os.path.dirname(sys.executable)
     config = Config(executors=[HighThroughputExecutor(
         label="condor", address="127.0.0.1", max_workers_per_node=1,
         provider=CondorProvider(init_blocks=1, min_blocks=0, max_blocks=1, launcher=SingleNodeLauncher(),
-                                worker_init=f"export PATH={venv}:$PATH", cmd_timeout=60))],
+                                worker_init=worker_init(), cmd_timeout=60))],
         run_dir=os.path.join(workdir, "runinfo"), strategy="none")
-
-    namespace = {"__name__": "__main__"}          # so that the app travels by value, not by module
-    exec("def add(a, b):\n    return a + b\n", namespace)
-    add = parsl.python_app(namespace["add"])
-    with parsl.load(config):
-        assert add(40, 2).result(timeout=120) == 42
+    parsl_adds(parsl, config)
     wait_for(lambda: not statuses(cell), timeout=30)

@@ -7,16 +7,11 @@ installs them)."""
 
 import glob
 import os
-import sys
 
 import pytest
 
+from clienttools import client_env, parsl_adds, worker_init
 from conftest import wait_for
-
-
-def _client_env(cell, monkeypatch):
-    for key in ("GRIDTOOLS_ROOT", "PATH", "GRIDTOOLS_HOST", "GRIDTOOLS_NO_AUTOSTART", "TZ"):
-        monkeypatch.setenv(key, cell.env[key])
 
 
 def _listed(cell):
@@ -30,7 +25,7 @@ def _listed(cell):
 def test_dask_sge_cluster_runs_a_computation(cell, workdir, monkeypatch):
     dask_jobqueue = pytest.importorskip("dask_jobqueue")
     distributed = pytest.importorskip("distributed")
-    _client_env(cell, monkeypatch)
+    client_env(cell, monkeypatch)
     monkeypatch.chdir(workdir)
     logs = os.path.join(workdir, "logs")
     cluster = dask_jobqueue.SGECluster(
@@ -63,24 +58,20 @@ def test_parsl_grid_engine_provider_runs_a_computation(cell, workdir, monkeypatc
     from parsl.executors import HighThroughputExecutor
     from parsl.launchers import SingleNodeLauncher
     from parsl.providers import GridEngineProvider
-    _client_env(cell, monkeypatch)
+    client_env(cell, monkeypatch)
     monkeypatch.chdir(workdir)
-    venv = os.path.dirname(sys.executable)
     provider = GridEngineProvider(init_blocks=1, min_blocks=0, max_blocks=1, launcher=SingleNodeLauncher(),
-                                  walltime="00:10:00", worker_init=f"export PATH={venv}:$PATH",
-                                  cmd_timeout=60)
+                                  walltime="00:10:00", worker_init=worker_init(), cmd_timeout=60)
     config = Config(executors=[HighThroughputExecutor(
         label="sge", address="127.0.0.1", max_workers_per_node=1, provider=provider)],
         run_dir=os.path.join(workdir, "runinfo"), strategy="none")
+    blocks = []
 
-    namespace = {"__name__": "__main__"}          # so that the app travels by value, not by module
-    exec("def add(a, b):\n    return a + b\n", namespace)
-    add = parsl.python_app(namespace["add"])
-    with parsl.load(config):
-        assert add(40, 2).result(timeout=120) == 42
-        blocks = list(provider.resources)          # the ids qsub -terse printed
+    def running():
+        blocks.extend(provider.resources)          # the ids qsub -terse printed
         assert _listed(cell) == blocks
         assert [s.state.name for s in provider.status(blocks)] == ["RUNNING"]
+    parsl_adds(parsl, config, running)
     wait_for(lambda: not _listed(cell), timeout=30)        # qdel at shutdown
     # the block's streams are the absolute files the template names with -o and -e
     assert glob.glob(os.path.join(workdir, "runinfo", "*", "submit_scripts", "*.submit.stdout"))
