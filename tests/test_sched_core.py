@@ -105,6 +105,24 @@ def test_holds_start_time_dependencies_and_limits():
                                             "jobs (maxujobs)"]
 
 
+def test_jobs_blocked_alike_share_their_reasons():
+    """Held jobs, and jobs waiting on others, wait for one tuple of reasons each kind (the
+    status publishes it once), also once the queues are full; a start time is each job's."""
+    sc = {"hosts": ["h1"], "slots": 1, "now": 1000,
+          "jobs": [{"id": 1}, {"id": 2, "qsub": "-h"}, {"id": 3, "qsub": "-h"},
+                   {"id": 4, "predecessors": [77]}, {"id": 5, "predecessors": [77]},
+                   {"id": 6, "qsub": "-a 209901010000"}, {"id": 7, "qsub": "-a 209901010000"}],
+          "live": [77]}
+    decisions, started = run(sc)
+    assert started == ["1.1 all.q@h1=1"]
+    found = decisions.reasons
+    assert reasons(decisions, 2) == ["job dropped because of hold state"]
+    assert found[2] is found[3]
+    assert reasons(decisions, 4) == ["job dropped because of job dependencies"]
+    assert found[4] is found[5]
+    assert found[6] == found[7] and found[6] is not found[7]
+
+
 def test_task_concurrency_limit_and_held_tasks():
     sc = {"hosts": ["h1"], "slots": 8,
           "jobs": [{"id": 1, "qsub": "-t 1-6 -tc 2", "tasks": [1, 2, 3, 4, 5, 6], "held_tasks": [1]}]}

@@ -51,6 +51,15 @@ from gridtools.model.resources import Relop, Requestable
 _RISING = frozenset({Relop.GE, Relop.GT})
 #: reasons that end the look at a job's further tasks in this pass
 _JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES})
+#: the reasons of a job blocked as a whole for a reason without arguments (an error state,
+#: a hold, a dependency): one tuple for all such jobs, which the published status holds
+#: and writes once however many jobs wait for it
+_ALONE = {why: (Reason(why),) for why in (Why.ERROR_STATE, Why.HOLD, Why.DEPENDENCY)}
+
+
+def _blocked_reasons(blocked):
+    """The reasons of a job that ``blocked`` (a Reason) keeps from starting."""
+    return _ALONE.get(blocked.why, (blocked,)) if not blocked.args else (blocked,)
 
 
 class Pass:
@@ -309,7 +318,7 @@ def _consider(p, job, decisions):
     """Filter and place the pending tasks of one job; returns its reasons."""
     blocked = p.job_blocked(job)
     if blocked is not None:
-        return (blocked,)
+        return _blocked_reasons(blocked)
     if job.universe:
         return local.start(p, job, decisions)
     first = next(iter(job.tasks), None)
@@ -357,7 +366,7 @@ def _when_full(p, ordered, start, found, decisions):
                 found[job.id] = reasons if type(reasons) is tuple else capped(reasons)
             continue
         blocked = p.job_blocked(job)
-        found[job.id] = full if blocked is None else (blocked,)
+        found[job.id] = full if blocked is None else _blocked_reasons(blocked)
 
 
 @dataclass
