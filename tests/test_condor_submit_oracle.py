@@ -80,9 +80,18 @@ def live():
         pytest.skip("the htcondor package (version 1 bindings) is not installed")
 
 
+#: attributes that name the oracle's own build (our ads take them from the committed ads)
+BUILD = {"condorversion", "condorplatform"}
+
+
+def _without_build(ads):
+    return [{key: value for key, value in ad.items() if key not in BUILD} for ad in ads]
+
+
 @pytest.mark.parametrize("name", oracle.cases())
 def test_committed_ads_are_what_the_oracle_says(name, root, live):
+    """Any HTCondor 24 release installed says what the committed ads say (but its version)."""
     with open(os.path.join(oracle.CASES, name + ".sub")) as handle:
         text = oracle.oracle_text(handle.read(), root)
     with open(os.path.join(oracle.CASES, name + ".ads")) as handle:
-        assert read_ads(text) == read_ads(handle.read())
+        assert _without_build(read_ads(text)) == _without_build(read_ads(handle.read()))

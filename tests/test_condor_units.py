@@ -91,7 +91,7 @@ def test_attribute_names_as_commands_and_empty_values(tmp_path):
     "executable = run.sh\nqueue\n",
     "executable = run.sh\nrequest_cpus = 2\nrequest_memory = 1G\nrequest_gpus = 1\nqueue\n",
     "executable = run.sh\nshould_transfer_files = YES\nqueue\n",
-    "executable = run.sh\nshould_transfer_files = NO\nuniverse = parallel\nqueue\n",
+    "executable = run.sh\nshould_transfer_files = NO\nuniverse = parallel\nmachine_count = 2\nqueue\n",
     "executable = run.sh\nuniverse = local\nrequest_memory = 2 * 512\nqueue\n",
     "executable = run.sh\n+a.b = 1\n+Is = \"x\\\"y\"\n+Parent = 2.5\n+Big = 9223372036854775807 + 1\nqueue\n",
 ])

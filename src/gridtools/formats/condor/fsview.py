@@ -47,9 +47,10 @@ class LocalFiles:
         return ospaths.isdir(self._path(path))
 
     def size_kib(self, path):
-        """The size of a file in KiB rounded up, or None when it is missing."""
+        """The size of a file in KiB rounded up (0 for a directory or another kind of
+        file), or None when it is missing."""
         try:
-            size = posix.stat(self._path(path)).st_size
+            st = posix.stat(self._path(path))
         except OSError:
             return None
-        return (size + 1023) // 1024
+        return (st.st_size + 1023) // 1024 if st.st_mode & 0o170000 == 0o100000 else 0

@@ -218,7 +218,7 @@ def make_ad(jobs, live):
     universe = A.set_universe(ad, cmd)
     A.set_executable(ad, cmd, ctx)
     iwd = A.set_iwd(ad, cmd, ctx)
-    A.set_streams(ad, cmd)
+    A.set_streams(ad, cmd, ctx)
     A.set_arguments(ad, cmd)
     A.set_environment(ad, cmd, ctx)
     A.set_log(ad, cmd, iwd)
@@ -226,6 +226,9 @@ def make_ad(jobs, live):
     should = A.set_transfer(ad, cmd, universe, ctx)
     A.set_requirements(ad, cmd, universe, should, ctx)
     _rest(ad, cmd, ctx, universe)
+    if not A.MORE_COMMANDS.isdisjoint(jobs.defs):
+        from gridtools.formats.condor import moreattrs
+        moreattrs.apply(ad, cmd, jobs.defs, iwd)
     _custom(ad, jobs, expand)
     return ad
 

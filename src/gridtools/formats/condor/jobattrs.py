@@ -41,10 +41,36 @@ ON_EXECUTE_HOSTS = (VANILLA, PARALLEL)
 
 NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3}
 TRANSFER_MODES = ("YES", "NO", "IF_NEEDED")
+TRANSFER_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT")
+#: the commands moreattrs sets an attribute for each (loaded only for a description that
+#: gives one of them)
+MORE_COMMANDS = frozenset((
+    "allowed_execute_duration", "allowed_job_duration", "buffer_block_size", "buffer_size",
+    "concurrency_limits", "core_size", "coresize", "dagman_log", "description", "email_attributes",
+    "hold_kill_sig", "image_size", "job_ad_information_attrs", "job_lease_duration", "job_machine_attrs",
+    "job_machine_attrs_history_length", "job_max_vacate_time", "keep_claim_idle", "kill_sig_timeout",
+    "load_profile", "log_xml", "match_list_length", "max_idle", "max_job_retirement_time",
+    "max_transfer_input_mb", "max_transfer_output_mb", "next_job_start_delay", "periodic_vacate",
+    "remove_kill_sig", "run_as_owner", "submit_event_notes", "transfer_output_remaps",
+    "want_graceful_removal"))
+#: JobMaxRetries of a job that gives success_exit_code or retry_until but not max_retries
+#: (HTCondor's DEFAULT_JOB_MAX_RETRIES)
+DEFAULT_MAX_RETRIES = 2
 
 
-def truth(value):
-    return value is not None and value.strip().lower() in ("true", "yes", "t", "y", "1")
+def flag(name, value):
+    """The boolean of submit command ``name`` (False when not given): an expression
+    that must evaluate to a boolean, or to a number (true unless 0), as HTCondor reads
+    it; InputError in its words otherwise ("hold=yes is invalid, must eval to a
+    boolean.")."""
+    if value is None or not value.strip():
+        return False
+    text = value.strip()
+    found = _KEYWORDS.get(text.lower())
+    if type(found) is bool:
+        return found
+    from gridtools.formats.condor.moreattrs import boolean
+    return boolean(name, text)
 
 
 def fail(message):
@@ -93,7 +119,9 @@ def set_universe(ad, cmd):
         raise fail(f"I don't know about the '{name}' universe.")
     ad["JobUniverse"] = universe
     if universe == PARALLEL:
-        count = cmd("machine_count") or "1"
+        count = cmd("machine_count")
+        if count is None or not count.strip():
+            raise fail("No machine_count specified!")
         ad["MaxHosts"] = ad["MinHosts"] = _int("machine_count", count)
         ad["JobRequiresSandbox"] = True
         ad["WantIOProxy"] = True
@@ -114,36 +142,51 @@ def set_executable(ad, cmd, ctx):
     if not exe or not exe.strip():
         raise fail("No 'executable' parameter was provided")
     exe = exe.strip()
+    path = ospaths.join(ctx.cwd, exe)          # (as written: HTCondor does not tidy it)
+    size = ctx.files.size_kib(path) if ctx.files else 0
     transfer = cmd("transfer_executable")
-    if transfer is not None and not truth(transfer):
+    if transfer is not None and _is_false(transfer):
         ad["TransferExecutable"] = False
-        ad["Cmd"] = exe
-        size = 0
+        ad["Cmd"] = exe                         # a program of the execute host
+        size = size or 0
     else:
-        path = ospaths.join(ctx.cwd, exe)
-        ad["Cmd"] = ospaths.normpath(path) if not exe.startswith("/") else exe
-        size = ctx.files.size_kib(ad.eval("Cmd")) if ctx.files else 0
+        ad["Cmd"] = path
         if size is None:
-            raise fail(f"Executable file {ad.eval('Cmd')} does not exist")
+            raise fail(f"Executable file {path} does not exist")
     ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
+
+
+def _is_false(text):
+    """True when ``text`` evaluates to false or 0 (transfer_executable: anything else,
+    even what is no boolean, keeps the default)."""
+    from gridtools.formats.condor.moreattrs import evaluated
+    try:
+        value = evaluated(text.strip()) if text.strip() else True
+    except InputError:
+        return False
+    return value is False or (type(value) in (int, float) and value == 0)
 
 
 def set_iwd(ad, cmd, ctx):
     iwd = (cmd("initialdir") or cmd("initial_dir") or cmd("iwd") or "").strip()
-    path = ospaths.normpath(ospaths.join(ctx.cwd, iwd)) if iwd else ctx.cwd
+    path = ospaths.join(ctx.cwd, iwd) if iwd else ctx.cwd
     if iwd and ctx.files and not ctx.files.is_dir(path):
         raise fail(f"No such directory: {path}")
     ad["Iwd"] = path
     return path
 
 
-def set_streams(ad, cmd):
+def set_streams(ad, cmd, ctx):
     for key, attr, stream in (("input", "In", "StreamIn"), ("output", "Out", "StreamOut"),
                               ("error", "Err", "StreamErr")):
         value = cmd(key)
-        if value is not None and value.strip():
-            ad[attr] = value.strip()
-            ad[stream] = truth(cmd("stream_" + key))
+        value = value.strip() if value is not None else ""
+        streamed = flag("stream_" + key, cmd("stream_" + key))
+        if value and value != "/dev/null":
+            ad[attr] = value
+            ad[stream] = streamed
+            if key == "input":
+                _add_input(ad, ctx, (value,))
         else:
             ad[attr] = "/dev/null"
             ad["Transfer" + attr] = False
@@ -194,7 +237,7 @@ def _getenv(spec, environ):
 def set_log(ad, cmd, iwd):
     log = cmd("log")
     if log is not None and log.strip():
-        ad["UserLog"] = ospaths.normpath(ospaths.join(iwd, log.strip()))
+        ad["UserLog"] = ospaths.join(iwd, log.strip())
 
 
 # -------------------------------------------------------------- resources
@@ -252,21 +295,54 @@ def set_requests(ad, cmd):
 
 
 def set_transfer(ad, cmd, universe, ctx):
-    should = (cmd("should_transfer_files") or "IF_NEEDED").strip().upper()
+    asked = (cmd("should_transfer_files") or "").strip()
+    should = asked.upper() or "IF_NEEDED"
     if should not in TRANSFER_MODES:
-        raise fail("should_transfer_files must be YES, NO or IF_NEEDED")
+        raise fail(f"invalid value ({asked}) for ShouldTransferFiles. Please either specify YES, NO, "
+                   "or IF_NEEDED and try again.")
+    given = (cmd("when_to_transfer_output") or "").strip()
+    when = given.upper() or "ON_EXIT"
+    if when not in TRANSFER_WHEN:
+        raise fail(f"invalid value ({given}) for WhenToTransferOutput. Please either specify ON_EXIT, "
+                   "or ON_EXIT_OR_EVICT and try again.")
+    if given and should == "NO":
+        raise fail(f"WhenToTransferOutput specified as {when} yet ShouldTransferFiles defined as NO. "
+                   "Please remove this contradiction from your submit file and try again.")
+    if when == "ON_EXIT_OR_EVICT":
+        if asked:
+            if should == "IF_NEEDED":
+                raise fail('"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = '
+                           'IF_NEEDED" are incompatible. If you really want "IF_NEEDED", set '
+                           '"when_to_transfer_output = ON_EXIT". If you really want "ON_EXIT_OR_EVICT", '
+                           'please set "should_transfer_files = YES".')
+        should = "YES"                          # (what output on eviction needs)
     ad["ShouldTransferFiles"] = should
     if should != "NO":
-        when = (cmd("when_to_transfer_output") or "ON_EXIT").strip().upper()
         ad["WhenToTransferOutput"] = when
     if should != "YES":
         ad["FileSystemDomain"] = ctx.filesystem_domain
     for key, attr in (("transfer_input_files", "TransferInput"),
                       ("transfer_output_files", "TransferOutput")):
         value = cmd(key)
-        if value is not None and value.strip():
-            ad[attr] = value.strip()
+        names = [name.strip() for name in value.split(",") if name.strip()] if value is not None else ()
+        if names and should == "NO":
+            raise fail(f'you specified files you want Condor to transfer via "{key}", but you disabled '
+                       "should_transfer_files.")
+        if names:
+            ad[attr] = ",".join(names)
+            if attr == "TransferInput":
+                _add_input(ad, ctx, names)
     return should
+
+
+def _add_input(ad, ctx, names):
+    """Count the input files (``names``, relative ones from the initial directory) in
+    DiskUsage, each in KiB rounded up; a missing one counts nothing."""
+    if ctx.files is None:
+        return
+    iwd = ad.eval("Iwd")
+    sizes = [ctx.files.size_kib(ospaths.join(iwd, name)) for name in names]
+    ad["DiskUsage"] = ad.eval("DiskUsage") + sum(size for size in sizes if size)
 
 
 def set_requirements(ad, cmd, universe, should, ctx):
@@ -280,13 +356,15 @@ def set_requirements(ad, cmd, universe, should, ctx):
             terms.append((f"(TARGET.{attr} == {unparse_value(value)})",
                           f"(TARGET.{attr} == {unparse_value(value, True)})"))
     terms.append(_same("(TARGET.Disk >= RequestDisk)"))
-    for target, request in (("Memory", "RequestMemory"), ("Cpus", "RequestCpus")):
-        if not _is_one(ad, request):
-            terms.append(_same(f"(TARGET.{target} >= {request})"))
-    if "RequestGPUs" in ad and ad.lookup("RequestGPUs").unparse() != "0":
+    if not _is_one(ad, "RequestMemory"):
+        terms.append(_same("(TARGET.Memory >= RequestMemory)"))
+    if not _is_one(ad, "RequestCpus") and not mentions(user, "Cpus"):
+        terms.append(_same("(TARGET.Cpus >= RequestCpus)"))
+    if "RequestGPUs" in ad and ad.lookup("RequestGPUs").unparse() != "0" and not mentions(user, "GPUs"):
         terms.append(_same("(TARGET.GPUs >= RequestGPUs)"))
-    if universe in ON_EXECUTE_HOSTS:
-        terms.append(_same(_transfer_term(should)))
+    transfer = _transfer_term(should, user) if universe in ON_EXECUTE_HOSTS else None
+    if transfer:
+        terms.append(_same(transfer))
     if user:
         expr("Requirements", f"({user})")      # its own error first
         ad["Requirements"] = expr("Requirements", " && ".join([f"({user})"] + [new for new, _old in terms]))
@@ -301,13 +379,17 @@ def _same(text):
     return text, text
 
 
-def _transfer_term(should):
-    shared = "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
-    transfer = "(TARGET.HasFileTransfer)"
+def _transfer_term(should, user):
+    """The term that lets the job reach its files (a shared file system, file transfer,
+    or either), but what the user's own requirements already say of them (None)."""
+    shared = None if mentions(user, "FileSystemDomain") else "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
+    transfer = None if mentions(user, "HasFileTransfer") else "(TARGET.HasFileTransfer)"
     if should == "YES":
         return transfer
     if should == "NO":
         return shared
+    if transfer is None or shared is None:
+        return transfer
     return f"({shared} || {transfer})"
 
 
@@ -349,7 +431,7 @@ def set_priority(ad, cmd):
 def set_accounting(ad, cmd, owner):
     group = (cmd("accounting_group") or "").strip()
     user = (cmd("accounting_group_user") or "").strip()
-    nice = truth(cmd("nice_user"))
+    nice = flag("nice_user", cmd("nice_user"))
     if nice:
         ad["MaxJobRetirementTime"] = 0
         group = group or NICE_USER_GROUP
@@ -378,7 +460,7 @@ def set_notification(ad, cmd):
 
 def set_hold(ad, cmd, now):
     ad["JobStatus"] = 1
-    if truth(cmd("hold")):
+    if flag("hold", cmd("hold")):
         ad["JobStatus"] = 5
         ad["HoldReason"] = HELD_AT_SUBMIT
         ad["HoldReasonCode"] = HOLD_CODE_SUBMITTED_ON_HOLD
@@ -393,24 +475,36 @@ def _optional_expr(ad, cmd, key, attr):
     return False
 
 
+def _given(cmd, key):
+    value = cmd(key)
+    return value.strip() if value is not None else ""
+
+
 def set_policy(ad, cmd):
-    """on_exit_*, periodic_*, max_retries, success_exit_code."""
-    retries = cmd("max_retries")
-    success = cmd("success_exit_code")
-    user_remove = cmd("on_exit_remove")
-    if success is not None and success.strip():
-        ad["JobSuccessExitCode"] = _int("success_exit_code", success)
-    if retries is not None and retries.strip():
-        ad["JobMaxRetries"] = _int("max_retries", retries)
-        code = "JobSuccessExitCode" if "JobSuccessExitCode" in ad else "0"
-        text = f"NumJobCompletions > JobMaxRetries || ExitCode =?= {code}"
-        if user_remove is not None and user_remove.strip():
-            text += f" || {user_remove.strip()}"
-        ad["OnExitRemove"] = expr("OnExitRemove", text)
+    """on_exit_*, periodic_*, and the retry commands: max_retries, success_exit_code and
+    retry_until (either of the last two alone retries DEFAULT_MAX_RETRIES times), which
+    make OnExitRemove remove a job once it has run out of retries, has exited with the
+    success code (default 0), meets retry_until (an exit code, or an expression), or
+    meets the user's own on_exit_remove."""
+    retries, success, until = _given(cmd, "max_retries"), _given(cmd, "success_exit_code"), \
+        _given(cmd, "retry_until")
+    if not (retries or success or until):
+        _optional_expr(ad, cmd, "on_exit_remove", "OnExitRemove")
+    else:
+        from gridtools.formats.condor.moreattrs import integer
+        if success:
+            ad["JobSuccessExitCode"] = integer("success_exit_code", success)
+        ad["JobMaxRetries"] = integer("max_retries", retries) if retries else DEFAULT_MAX_RETRIES
+        terms = ["NumJobCompletions > JobMaxRetries",
+                 "ExitCode =?= " + ("JobSuccessExitCode" if success else "0")]
+        if until:
+            terms.append(_retry_until(until))
+        user_remove = _given(cmd, "on_exit_remove")
+        if user_remove:
+            terms.append(user_remove)
+        ad["OnExitRemove"] = expr("OnExitRemove", " || ".join(terms))
         if cmd("on_exit_hold") is None:
             ad["OnExitHold"] = False
-    else:
-        _optional_expr(ad, cmd, "on_exit_remove", "OnExitRemove")
     _optional_expr(ad, cmd, "on_exit_hold", "OnExitHold")
     for key, attr in (("on_exit_hold_reason", "OnExitHoldReason"),
                       ("on_exit_hold_subcode", "OnExitHoldSubCode"),
@@ -420,6 +514,20 @@ def set_policy(ad, cmd):
                       ("periodic_release", "PeriodicRelease"),
                       ("periodic_remove", "PeriodicRemove")):
         _optional_expr(ad, cmd, key, attr)
+
+
+def _retry_until(text):
+    """The OnExitRemove term of retry_until: an exit code (a number, cut to an integer),
+    else the expression."""
+    from gridtools.formats.condor.moreattrs import evaluated
+    try:
+        value = evaluated(text)
+    except InputError:
+        raise fail(f"retry_until={text} is invalid, it must be an integer or boolean expression.") from None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
+            and value not in (float("inf"), float("-inf")):
+        return f"ExitCode =?= {int(value)}"
+    return text
 
 
 def signal_name(text):

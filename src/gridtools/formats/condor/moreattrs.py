@@ -1,0 +1,157 @@
+"""Submit commands that each set one job attribute, as HTCondor 24 sets them:
+``apply`` writes those a description gives (``COMMANDS``, their names in lower case;
+jobattrs reads the others). This module is loaded only for a description that
+gives one of them.
+
+How each kind of value is written:
+
+- ``EXPR``: the expression as written;
+- ``INTEGER``, ``BOOLEAN``: an expression that must evaluate, on its own, to an
+  integer (a real is cut to one) or a boolean (a number is true unless 0), stored
+  as that value; anything else is refused ("core_size=abc is invalid, must eval
+  to an integer.");
+- ``TEXT``: the text as written, quotes and all; ``UNQUOTED``: without one pair
+  of surrounding double quotes;
+- ``NAMES``: a list of names split at commas and blanks, joined with commas;
+  ``LIMITS`` the same in lower case and sorted (concurrency limits);
+- ``SIGNAL``: a signal by name (``SIGKILL``), from a name or a number;
+- ``LEADING``: the integer its text starts with (0 when none), as C's ``atoi``
+  reads it;
+- ``SIZE``: an amount in KiB with an optional K/M/G/T suffix (rounded up), which
+  must be positive;
+- ``PATH``: a file name, relative ones taken from the job's initial directory.
+"""
+
+from gridtools import ospaths
+from gridtools.errors import InputError
+from gridtools.formats.condor.jobattrs import expr, fail, quantity, signal_name
+
+EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH = range(11)
+
+#: command -> (attribute, kind)
+COMMANDS = {
+    "allowed_execute_duration": ("AllowedExecuteDuration", EXPR),
+    "allowed_job_duration": ("AllowedJobDuration", EXPR),
+    "buffer_block_size": ("BufferBlockSize", EXPR),
+    "buffer_size": ("BufferSize", EXPR),
+    "concurrency_limits": ("ConcurrencyLimits", LIMITS),
+    "core_size": ("CoreSize", INTEGER),
+    "coresize": ("CoreSize", INTEGER),
+    "dagman_log": ("DAGManNodesLog", PATH),
+    "description": ("JobDescription", TEXT),
+    "email_attributes": ("EmailAttributes", NAMES),
+    "hold_kill_sig": ("HoldKillSig", SIGNAL),
+    "image_size": ("ImageSize", SIZE),
+    "job_ad_information_attrs": ("JobAdInformationAttrs", TEXT),
+    "job_lease_duration": ("JobLeaseDuration", EXPR),
+    "job_machine_attrs": ("JobMachineAttrs", TEXT),
+    "job_machine_attrs_history_length": ("JobMachineAttrsHistoryLength", INTEGER),
+    "job_max_vacate_time": ("JobMaxVacateTime", EXPR),
+    "keep_claim_idle": ("KeepClaimIdle", EXPR),
+    "kill_sig_timeout": ("KillSigTimeout", LEADING),
+    "load_profile": ("LoadProfile", BOOLEAN),
+    "log_xml": ("UserLogUseXML", BOOLEAN),
+    "match_list_length": ("LastMatchListLength", INTEGER),
+    "max_idle": ("JobMaterializeMaxIdle", EXPR),
+    "max_job_retirement_time": ("MaxJobRetirementTime", EXPR),
+    "max_transfer_input_mb": ("MaxTransferInputMB", EXPR),
+    "max_transfer_output_mb": ("MaxTransferOutputMB", EXPR),
+    "next_job_start_delay": ("NextJobStartDelay", EXPR),
+    "periodic_vacate": ("PeriodicVacate", EXPR),
+    "remove_kill_sig": ("RemoveKillSig", SIGNAL),
+    "run_as_owner": ("RunAsOwner", BOOLEAN),
+    "submit_event_notes": ("SubmitEventNotes", TEXT),
+    "transfer_output_remaps": ("TransferOutputRemaps", UNQUOTED),
+    "want_graceful_removal": ("WantGracefulRemoval", EXPR),
+}
+#: other spellings of a command -> the command, which wins when both are given, and is
+#: the name messages give
+_SPOKEN = {"coresize": "core_size"}
+
+
+def apply(ad, cmd, keys, iwd):
+    """Set the attributes of the commands of ``keys`` (the description's names in lower
+    case) that COMMANDS holds, from their values (``cmd``)."""
+    given = COMMANDS.keys() & set(keys)
+    for key in sorted(given):
+        if _SPOKEN.get(key) in given:
+            continue
+        text = cmd(key)
+        if text is None or not text.strip():
+            continue
+        attr, kind = COMMANDS[key]
+        ad[attr] = _value(_SPOKEN.get(key, key), attr, kind, text.strip(), iwd)
+
+
+def _value(name, attr, kind, text, iwd):
+    if kind == EXPR:
+        return expr(attr, text)
+    if kind == INTEGER:
+        return integer(name, text)
+    if kind == BOOLEAN:
+        return boolean(name, text)
+    if kind == TEXT:
+        return text
+    if kind == UNQUOTED:
+        return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
+    if kind in (NAMES, LIMITS):
+        names = text.replace(",", " ").split()
+        return ",".join(sorted(n.lower() for n in names) if kind == LIMITS else names)
+    if kind == SIGNAL:
+        return signal_name(text)
+    if kind == LEADING:
+        return leading_int(text)
+    if kind == SIZE:
+        size = quantity(text, 1)
+        if size is None or size <= 0:
+            raise fail("Image Size must be positive")
+        return size
+    return ospaths.join(iwd, text)
+
+
+def evaluated(text):
+    """The value of an expression evaluated on its own."""
+    value = expr("", text)
+    return value.eval() if hasattr(value, "eval") else value
+
+
+def integer(name, text):
+    """The integer an expression evaluates to (a real cut to one; decimal digits, with a
+    sign or leading zeros, are read as a decimal number); InputError in HTCondor's words
+    otherwise."""
+    digits = text[1:] if text[:1] in "+-" else text
+    if digits.isascii() and digits.isdigit():
+        return int(text)
+    try:
+        value = evaluated(text)
+    except InputError:
+        value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value \
+            or value in (float("inf"), float("-inf")):
+        raise fail(f"{name}={text} is invalid, must eval to an integer.")
+    return int(value)
+
+
+def boolean(name, text):
+    """The boolean an expression evaluates to (a number is true unless 0)."""
+    try:
+        value = evaluated(text)
+    except InputError:
+        value = None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value == value:
+        return value != 0
+    raise fail(f"{name}={text} is invalid, must eval to a boolean.")
+
+
+def leading_int(text):
+    """The integer ``text`` starts with, as C's ``atoi`` reads it (0 when none)."""
+    text = text.lstrip()
+    sign = text[:1] if text[:1] in "+-" else ""
+    digits = ""
+    for ch in text[len(sign):]:
+        if not ("0" <= ch <= "9"):
+            break
+        digits += ch
+    return int(sign + digits) if digits else 0
