@@ -422,3 +422,10 @@ def test_a_name_before_equals_is_read_as_the_character_scan_reads_it():
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
         for start in (0, 1, 3):
             assert _name_equals(text, start) == scan(text, start), (text, start)
+
+
+def test_the_hot_module_knows_every_command_moreattrs_sets():
+    """jobattrs names the commands of moreattrs, so that a description without any of
+    them does not load it."""
+    from gridtools.formats.condor import jobattrs, moreattrs
+    assert jobattrs.MORE_COMMANDS == set(moreattrs.COMMANDS)
