@@ -1,9 +1,12 @@
 """HTCondor's own submit code (the ``htcondor`` package, version 1 bindings)
 as a test oracle, and the fixture directory the submit cases run in.
 
-Run as a script to regenerate the committed expected ads::
+Run as a script to regenerate the committed expected ads, or to compare
+gridtools with the oracle on N random descriptions (differences are printed
+by attribute, each with the shortest description that shows it)::
 
     GRIDTOOLS_HTCONDOR_PYTHON=/path/to/python python tests/condor_oracle.py
+    GRIDTOOLS_HTCONDOR_PYTHON=/path/to/python python tests/condor_oracle.py fuzz N [SEED]
 
 The interpreter named by GRIDTOOLS_HTCONDOR_PYTHON (default: this one) must
 import an ``htcondor`` whose ``Submit.jobs()`` works (HTCondor 23 or 24).
@@ -11,6 +14,7 @@ import an ``htcondor`` whose ``Submit.jobs()`` works (HTCondor 23 or 24).
 
 import glob
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -98,5 +102,180 @@ def regenerate():
                 handle.write(text)
 
 
+# ---------------------------------------------------------------- fuzzing
+
+#: submit commands and values a random description picks from
+FUZZ_COMMANDS = {
+    "executable": ["run.sh", "/bin/echo", "./run.sh"],
+    "arguments": ['"a b c"', "a b c", "\"'one two' three\"", '"x=$(Process)"', "$(Item) $(Step)", "a\\ b"],
+    "environment": ['"A=1 B=two"', "A=1;B=2", '"A=\'x y\' C=3"', "X=$(Process)"],
+    "getenv": ["true", "false", "GT_A", "GT_*", "GT_A, PATH"],
+    "input": ["in.txt", "/dev/null", "list.txt"],
+    "output": ["out.$(Process)", "/tmp/x.out", "o_$(Item)", "/dev/null"],
+    "error": ["err.$(Process)", "err.txt"],
+    "log": ["job.log", "log.$(Cluster)", "./x.log"],
+    "initialdir": ["sub", "/tmp", "g", "sub/.."],
+    "universe": ["vanilla", "local", "scheduler"],
+    "requirements": ["Memory > 100", "Cpus > 1", "GPUs > 0", "HasFileTransfer", 'FileSystemDomain == "x"',
+                     'OpSys == "LINUX"', "TARGET.Cpus >= 2"],
+    "rank": ["Memory", "-KFlops", "0"],
+    "request_cpus": ["1", "2", "$(Step)+1"],
+    "request_memory": ["100", "1G", "512 MB", "1.5G", "100K", "MY.RequestCpus * 100"],
+    "request_disk": ["1G", "100", "10 MB"],
+    "request_gpus": ["1", "0"],
+    "priority": ["0", "5", "-3"],
+    "nice_user": ["true", "false", "1"],
+    "accounting_group": ["physics", "group_a.sub"],
+    "accounting_group_user": ["bob"],
+    "notification": ["never", "Always", "complete", "error"],
+    "notify_user": ["me@example.org"],
+    "hold": ["true", "False", "1"],
+    "on_exit_remove": ["ExitCode == 0", "true"],
+    "on_exit_hold": ["ExitCode != 0", "false"],
+    "periodic_hold": ["NumJobStarts > 2"],
+    "periodic_release": ["true"],
+    "periodic_remove": ["JobStatus == 5"],
+    "max_retries": ["3", "0"],
+    "success_exit_code": ["2"],
+    "retry_until": ["3", "ExitCode > 10", "2.5"],
+    "kill_sig": ["SIGINT", "9"],
+    "batch_name": ["mybatch", '"quoted batch"', "b_$(Cluster)"],
+    "should_transfer_files": ["YES", "IF_NEEDED"],
+    "transfer_input_files": ["in.txt", "in.txt, run.sh , list.txt"],
+    "transfer_output_files": ["out.txt", "a , b"],
+    "transfer_executable": ["false", "true"],
+    "leave_in_queue": ["true", "false"],
+    "stream_output": ["true", "0"],
+    "concurrency_limits": ["Foo, bar:2", "a b"],
+    "description": ["my job", '"quoted"'],
+    "email_attributes": ["A, B"],
+    "hold_kill_sig": ["SIGKILL", "3"],
+    "kill_sig_timeout": ["5", "12abc"],
+    "log_xml": ["true", "0"],
+    "image_size": ["100", "1 GB", "1.5k"],
+    "job_lease_duration": ["100"],
+    "dagman_log": ["dag.log"],
+    "coresize": ["0", "05"],
+    "transfer_output_remaps": ['"a = b"'],
+    "want_graceful_removal": ["MY.X"],
+    "job_max_vacate_time": ["60"],
+    "max_idle": ["1+2"],
+}
+#: other lines: macros, custom attributes, and queue statements (one ends each description)
+FUZZ_MACROS = ["x = 5", "name = job_$(x)", "base = $(x:7)", "r = $INT(x)", "f = $REAL(x)"]
+FUZZ_CUSTOM = ["+Foo = 1", '+Bar = "text"', "MY.Baz = 3.5", "+Expr = Memory * 2", '+Name = "$(Item)"',
+               "MY.List = {1, 2}", "+Big = 9223372036854775807", "+Proc = $(Process)"]
+FUZZ_QUEUES = ["queue", "queue 3", "queue 2 Item from (a b c)", "queue Item in (x y z)",
+               "queue Item matching g/*.dat", "queue a,b from list.txt", "queue 2 Item in (p, q)",
+               "queue Item from (\n  r1\n  r2\n)"]
+
+_RUN_MANY = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import htcondor
+out = []
+for text in json.load(sys.stdin):
+    try:
+        ads = htcondor.Submit(text).jobs(clusterid=%d, qdate=%d)
+        out.append(["\n".join("%%s = %%s" %% (k, " ".join(str(ad.lookup(k)).split())) for k in ad.keys())
+                    for ad in ads])
+    except Exception as exc:
+        out.append(str(exc).strip().replace("\n", " "))
+json.dump(out, sys.stdout)
+""" % (CLUSTER, QDATE)
+
+
+def random_description(rng):
+    """A submit description of macros, commands, custom attributes and one queue statement
+    (one command name in five in another case)."""
+    lines = rng.sample(FUZZ_MACROS, rng.randint(1, 3)) if rng.random() < 0.3 else []
+    names = rng.sample(sorted(FUZZ_COMMANDS), rng.randint(2, 10))
+    if "executable" not in names:
+        names.insert(0, "executable")
+    for name in names:
+        shown = name if rng.random() < 0.8 else rng.choice([name.upper(), name.title()])
+        lines.append(f"{shown} = {rng.choice(FUZZ_COMMANDS[name])}")
+    if rng.random() < 0.4:
+        lines += rng.sample(FUZZ_CUSTOM, rng.randint(1, 3))
+    lines.append(rng.choice(FUZZ_QUEUES))
+    return "\n".join(lines) + "\n"
+
+
+def gridtools_ads(text, root, version):
+    """{lower-case name: (name, canonical value text)} of each job ad gridtools makes of
+    ``text`` in ``root`` (as the oracle's: placeholders, the oracle's version), or the
+    error's text."""
+    from gridtools.classad import parse
+    from gridtools.errors import GridError
+    from gridtools.formats.condor.fsview import LocalFiles
+    from gridtools.formats.condor.jobad import SUBMIT_METHOD_PYTHON, SubmitContext
+    from gridtools.formats.condor.submit import parse_submit
+    ctx = SubmitContext(cwd=root, owner="root", now=QDATE, files=LocalFiles(root), environ=dict(ENVIRON),
+                        filesystem_domain="@HOST@", condor_version=version, submit_method=SUBMIT_METHOD_PYTHON)
+    try:
+        ads = parse_submit(text).job_ads(CLUSTER, ctx)
+    except GridError as exc:
+        return str(exc)
+    return [{name.lower(): (name, parse(placeholders(ad[name].unparse(), root)).unparse()) for name in ad}
+            for ad in ads]
+
+
+def _oracle_ads(block, root):
+    from gridtools.classad import parse
+    ad = {}
+    for line in placeholders(block, root).splitlines():
+        name, _, value = line.partition(" = ")
+        ad[name.lower()] = (name, parse(value).unparse())
+    return ad
+
+
+#: what gridtools and the oracle may rightly make differently: the oracle's own build, the
+#: owner (which HTCondor's submit library leaves to the schedd)
+FUZZ_IGNORED = {"condorplatform", "condorversion", "owner"}
+
+
+def fuzz(count, seed=1):
+    """Compare gridtools with the oracle on ``count`` random descriptions; print what
+    differs, by attribute (or kind of refusal), each with its shortest example. A
+    missing executable is not compared: the oracle does not look for files."""
+    import json
+    rng = random.Random(seed)
+    texts = [random_description(rng) for _ in range(count)]
+    found = {}
+    with tempfile.TemporaryDirectory() as root:
+        root = os.path.realpath(root)
+        make_fixture(root)
+        proc = subprocess.run([oracle_python(), "-c", _RUN_MANY], input=json.dumps(texts), cwd=root,
+                              capture_output=True, text=True, env=ENVIRON, timeout=600)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr)
+        for text, answer in zip(texts, json.loads(proc.stdout)):
+            ours = gridtools_ads(text, root, "$CondorVersion: fuzz $")
+            if isinstance(ours, str) and "does not exist" in ours:
+                continue
+            if isinstance(answer, str) or isinstance(ours, str):
+                if isinstance(answer, str) != isinstance(ours, str):
+                    key = "oracle refuses: " + answer if isinstance(answer, str) else "gridtools refuses: " + ours
+                    found.setdefault(key[:100], []).append(text)
+                continue
+            theirs = [_oracle_ads(block, root) for block in answer]
+            if len(theirs) != len(ours):
+                found.setdefault(f"{len(ours)} ads, oracle {len(theirs)}", []).append(text)
+                continue
+            for want, have in zip(theirs, ours):
+                for key in sorted((set(want) | set(have)) - FUZZ_IGNORED):
+                    if (want.get(key) or (None, None))[1] != (have.get(key) or (None, None))[1]:
+                        found.setdefault(f"{key}: oracle {want.get(key)}, gridtools {have.get(key)}"[:160],
+                                         []).append(text)
+    for what, texts_ in sorted(found.items(), key=lambda kv: -len(kv[1])):
+        example = min(texts_, key=len).rstrip("\n").replace("\n", "\n    ")
+        print(f"{len(texts_)} x {what}\n    {example}")
+    print(f"{count} descriptions, {len(found)} kinds of difference")
+    return len(found)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["fuzz"]:
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
+        sys.exit(1 if fuzz(int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 1) else 0)
     regenerate()

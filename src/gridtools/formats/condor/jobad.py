@@ -216,8 +216,9 @@ def make_ad(jobs, live):
     ad = DraftAd()
     _identity(ad, jobs, ctx)
     universe = A.set_universe(ad, cmd)
-    A.set_executable(ad, cmd, ctx)
-    iwd = A.set_iwd(ad, cmd, ctx)
+    iwd = A.initial_dir(cmd, ctx)
+    A.set_executable(ad, cmd, ctx, iwd)
+    ad["Iwd"] = iwd
     A.set_streams(ad, cmd, ctx)
     A.set_arguments(ad, cmd)
     A.set_environment(ad, cmd, ctx)

@@ -137,20 +137,23 @@ def _int(name, text):
         raise fail(f"{name} must be an integer, not {text.strip()}") from None
 
 
-def set_executable(ad, cmd, ctx):
+def set_executable(ad, cmd, ctx, iwd):
+    """Cmd and the sizes of the executable: a relative name from the directory
+    condor_submit runs in, or, when the executable is not transferred (a program of the
+    execute host, its name kept as written), from the initial directory ``iwd``."""
     exe = cmd("executable")
     if not exe or not exe.strip():
         raise fail("No 'executable' parameter was provided")
     exe = exe.strip()
-    path = ospaths.join(ctx.cwd, exe)          # (as written: HTCondor does not tidy it)
-    size = ctx.files.size_kib(path) if ctx.files else 0
     transfer = cmd("transfer_executable")
     if transfer is not None and _is_false(transfer):
         ad["TransferExecutable"] = False
-        ad["Cmd"] = exe                         # a program of the execute host
-        size = size or 0
+        ad["Cmd"] = exe
+        size = (ctx.files.size_kib(ospaths.join(iwd, exe)) if ctx.files else 0) or 0
     else:
+        path = ospaths.join(ctx.cwd, exe)      # (as written: HTCondor does not tidy it)
         ad["Cmd"] = path
+        size = ctx.files.size_kib(path) if ctx.files else 0
         if size is None:
             raise fail(f"Executable file {path} does not exist")
     ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
@@ -167,12 +170,13 @@ def _is_false(text):
     return value is False or (type(value) in (int, float) and value == 0)
 
 
-def set_iwd(ad, cmd, ctx):
+def initial_dir(cmd, ctx):
+    """The job's initial directory (Iwd): ``initialdir`` joined to the directory
+    condor_submit runs in, as written, or that directory; it must exist."""
     iwd = (cmd("initialdir") or cmd("initial_dir") or cmd("iwd") or "").strip()
     path = ospaths.join(ctx.cwd, iwd) if iwd else ctx.cwd
     if iwd and ctx.files and not ctx.files.is_dir(path):
         raise fail(f"No such directory: {path}")
-    ad["Iwd"] = path
     return path
 
 
