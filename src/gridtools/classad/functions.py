@@ -238,31 +238,54 @@ def _c_pow(x, y):
         return math.copysign(math.inf, x) if odd else math.inf
 
 
-def _multiple_of(value, step):
-    if type(step) is bool or type(step) not in (int, float) or step == 0:
-        return ERROR
-    product = math.ceil(value / step) * step
-    return wrap64(int(product)) if type(step) is int else float(product)
+def _quantum_number(value):
+    """A number quantize() reads: an integer, else a real (a boolean or a string read
+    as one); None for anything else."""
+    t = type(value)
+    if t is int or t is float:
+        return value
+    if t is bool:
+        return float(value)
+    if t is str:
+        return parse_c_real(value)
+    return None
+
+
+def _c_quotient(a, b):
+    """C's integer division (towards zero)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
 
 
 @builtin("quantize", args=(2, 2))
 def fn_quantize(value, step):
-    if type(value) is str:
-        value = parse_c_real(value)
-        step = float(step) if type(step) is int else step
-    if type(value) not in (int, float):
+    """The first multiple of ``step`` at or above ``value``, as HTCondor computes it:
+    for integers ``((value + step - 1) / step) * step`` in C's 64-bit arithmetic (which
+    for a negative step is not a multiple above), else a real. With a list, its first
+    element at or above the value (as it is), else the last one as the step; an empty
+    list gives the value back. A step of 0 gives the value."""
+    number = _quantum_number(value)
+    if number is None:
         return ERROR
-    if type(step) in (int, float) and step == 0:
-        return value
-    real = float(value)
-    if type(step) is not list:
-        return _multiple_of(real, step)
-    for item in step:
-        if type(item) not in (int, float):
+    if type(step) is list:
+        if not step:
+            return value
+        for item in step:
+            if type(item) not in (int, float):
+                return ERROR
+            if item >= number:
+                return item
+        step = step[-1]
+    else:
+        step = _quantum_number(step)
+        if step is None:
             return ERROR
-        if item >= real:
-            return item
-    return _multiple_of(real, step[-1]) if step else ERROR
+    if step == 0:
+        return value
+    if type(number) is int and type(step) is int:
+        return wrap64(_c_quotient(wrap64(number + step - 1), step) * step)
+    ratio = number / step
+    return float((math.ceil(ratio) if math.isfinite(ratio) else ratio) * step)
 
 
 @builtin("random", args=(0, 1))

@@ -71,6 +71,8 @@ def fn_substr(text, offset, length=None):
 
 def _compare_strings(fold):
     def apply(a, b):
+        if a is UNDEFINED or b is UNDEFINED:
+            return UNDEFINED            # (before an ERROR on either side, as HTCondor)
         parts = _strings((a, b))
         if type(parts) is Special:
             return parts
@@ -475,12 +477,11 @@ builtin("versionEQ", args=(2, 2))(_version_test(lambda r: r == 0))
 
 @builtin("version_in_range", args=(3, 3))
 def fn_version_in_range(version, low, high):
-    bad = exceptional(version, low, high)
-    if bad is ERROR:
-        return ERROR
+    """HTCondor looks at the bounds first: an UNDEFINED bound gives UNDEFINED, then an
+    ERROR bound ERROR; then a version that is not a value gives ERROR."""
     if low is UNDEFINED or high is UNDEFINED:
         return UNDEFINED
-    if version is UNDEFINED:
+    if low is ERROR or high is ERROR or type(version) is Special:
         return ERROR
     v, lo, hi = _strings((version, low, high))
     return natural_cmp(lo, v) <= 0 and natural_cmp(v, hi) <= 0
