@@ -20,7 +20,7 @@ from gridtools.classad.operators import (
 )
 from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
 from gridtools.classad.values import (
-    ERROR, UNDEFINED, Special, to_int32, to_int64, truth, unparse_value, wrap64,
+    ERROR, UNDEFINED, Special, to_int32, to_int64, truth, unparse_value, wrap32, wrap64,
 )
 
 FUNCTIONS = {}
@@ -505,13 +505,15 @@ def fn_time():
 
 @builtin("interval")
 def fn_interval(seconds):
-    """Seconds as ``[-][D+][H:]M:SS``, with the leading zero parts left out."""
+    """Seconds as ``[-][D+][H:]M:SS``, with the leading zero parts left out; the seconds
+    are a C int, as HTCondor holds them (a real read as a 64-bit integer first, then
+    either cut to its low 32 bits)."""
     if type(seconds) is RelTime:
-        seconds = seconds.secs
+        seconds = seconds.whole()
     real = parse_c_real(seconds) if type(seconds) is str else seconds
     if type(real) not in (int, float, bool):
         return ERROR
-    whole = to_int64(float(real))
+    whole = wrap32(int(real) if type(real) is not float else to_int64(real))
     sign, whole = ("-", -whole) if whole < 0 else ("", whole)
     days, rest = divmod(whole, 86400)
     hours, rest = divmod(rest, 3600)
@@ -553,7 +555,7 @@ def fn_abs_time(env, args):
     if type(when) not in (int, float) or offset is not None and type(offset) is not int:
         return ERROR
     # Seconds are held in a C int: integers wrap, reals out of range give INT32_MIN.
-    secs = ((when + (1 << 31)) & 0xFFFFFFFF) - (1 << 31) if type(when) is int else to_int32(when)
+    secs = wrap32(when) if type(when) is int else to_int32(when)
     return AbsTime(secs, offset)
 
 
@@ -571,7 +573,7 @@ def fn_rel_time(env, args):
         return RelTime(0)
     if type(value) not in (int, float):
         return ERROR
-    return RelTime(value)
+    return RelTime(wrap32(value) if type(value) is int else value)     # (an integer: a C int)
 
 
 builtin("isAbsTime")(lambda v: type(v) is AbsTime)

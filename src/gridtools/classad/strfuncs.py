@@ -261,8 +261,14 @@ def _list_reducer(reduce, empty):
 
 builtin("stringListSum", args=(1, 2))(_list_reducer(sum, 0.0))
 builtin("stringListAvg", args=(1, 2))(_list_reducer(lambda ns: sum(ns) / len(ns), 0.0))
-builtin("stringListMin", args=(1, 2))(_list_reducer(min, UNDEFINED))
-builtin("stringListMax", args=(1, 2))(_list_reducer(max, UNDEFINED))
+#: where HTCondor's stringListMin and stringListMax start from, C's FLT_MAX and FLT_MIN (so
+#: a list of numbers all above FLT_MAX has FLT_MAX as its least, and one of numbers all
+#: below FLT_MIN, the negative ones among them, has FLT_MIN, as an integer 0, as its most)
+FLT_MAX = 3.4028234663852886e+38
+FLT_MIN = 1.1754943508222875e-38
+
+builtin("stringListMin", args=(1, 2))(_list_reducer(lambda ns: min(FLT_MAX, *ns), UNDEFINED))
+builtin("stringListMax", args=(1, 2))(_list_reducer(lambda ns: max(FLT_MIN, *ns), UNDEFINED))
 
 
 @builtin("stringListsIntersect", args=(2, 3))

@@ -12,7 +12,10 @@ time is ERROR. Comparisons work between two times of the same kind.
 
 import time
 
-from gridtools.classad.values import ERROR
+from gridtools.classad.values import ERROR, to_int32
+
+#: the least C int, which the text of a relative time cannot negate
+INT32_MIN = -2147483648
 
 
 def local_offset(when):
@@ -55,9 +58,21 @@ class RelTime:
     def __init__(self, secs):
         self.secs = secs
 
+    def whole(self):
+        """The seconds as HTCondor reads them to print them: a C int (a real cut towards
+        zero; out of range, INT32_MIN)."""
+        return self.secs if type(self.secs) is int else to_int32(self.secs)
+
     def text(self):
-        whole = int(self.secs)
+        whole = self.whole()
         sign = "-" if whole < 0 else ""
+        if whole == INT32_MIN:
+            # HTCondor negates it as a C int, where it stays negative, and divides it as C
+            # does (towards zero): every part comes out negative
+            days, rest = -(-whole // 86400), -(-whole % 86400)
+            hours, rest = -(-rest // 3600), -(-rest % 3600)
+            minutes, secs = -(-rest // 60), -(-rest % 60)
+            return f"{sign}{days}+{hours:02d}:{minutes:02d}:{secs:02d}"
         days, rest = divmod(abs(whole), 86400)
         hours, rest = divmod(rest, 3600)
         minutes, secs = divmod(rest, 60)

@@ -80,6 +80,11 @@ def format_real(value):
 _INFINITIES = (float("inf"), float("-inf"))     # (``math`` is not imported: it costs a command 50 µs)
 
 
+def wrap32(number):
+    """An integer as a C int holds it (the low 32 bits, signed)."""
+    return ((number + 2147483648) & 0xFFFFFFFF) - 2147483648
+
+
 def to_int32(real):
     """A real converted to a C int as x86-64 does it (INT32_MIN when out of range)."""
     if real != real or not -2147483648.0 <= real < 2147483648.0:
