@@ -248,6 +248,8 @@ def _quantum_number(value):
         return float(value)
     if t is str:
         return parse_c_real(value)
+    if t is RelTime or t is AbsTime:
+        return float(value.secs)
     return None
 
 
@@ -271,21 +273,23 @@ def fn_quantize(value, step):
         if not step:
             return value
         for item in step:
-            if type(item) not in (int, float):
+            reading = _quantum_number(item)
+            if reading is None:
                 return ERROR
-            if item >= number:
+            if reading >= number:
                 return item
         step = step[-1]
-    else:
-        step = _quantum_number(step)
-        if step is None:
-            return ERROR
+    step = _quantum_number(step) if type(step) is not int else step
+    if step is None:
+        return ERROR
     if step == 0:
         return value
     if type(number) is int and type(step) is int:
         return wrap64(_c_quotient(wrap64(number + step - 1), step) * step)
     ratio = number / step
-    return float((math.ceil(ratio) if math.isfinite(ratio) else ratio) * step)
+    if math.isfinite(ratio):
+        ratio = math.copysign(float(math.ceil(ratio)), ratio)    # (C's ceil keeps the sign of -0.4)
+    return ratio * step
 
 
 @builtin("random", args=(0, 1))

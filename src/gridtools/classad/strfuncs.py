@@ -8,7 +8,7 @@ whole target with the substitution applied and ``g`` replaces every match.
 """
 
 from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
-from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64
+from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64, wrap32
 
 MANY = 1 << 30
 
@@ -58,6 +58,8 @@ def fn_substr(text, offset, length=None):
     if type(text) is not str or type(offset) is not int or \
             (length is not None and type(length) is not int):
         return ERROR
+    offset = wrap32(offset)             # (C ints, as HTCondor's)
+    length = None if length is None else wrap32(length)
     size = len(text)
     start = max(size + offset, 0) if offset < 0 else min(offset, size)
     if length is None:
