@@ -573,6 +573,8 @@ def fn_rel_time(env, args):
         return value
     if type(value) is RelTime:
         return value
+    if type(value) is AbsTime:
+        return RelTime(value.secs)
     if type(value) is str:
         return RelTime(0)
     if type(value) not in (int, float):

@@ -177,7 +177,8 @@ def _list_args(values):
 
 def _lists_or_empty(values):
     """Arguments of the membership and subset functions: strings, with
-    UNDEFINED read as an empty list; None when one is of another type."""
+    UNDEFINED read as an empty list (when the other list is not UNDEFINED too);
+    None when one is of another type."""
     if any(type(v) is not str and v is not UNDEFINED for v in values):
         return None
     return ["" if v is UNDEFINED else v for v in values]
@@ -191,7 +192,7 @@ def _member_of(fold):
         if args is None:
             return ERROR
         if item is UNDEFINED or text is UNDEFINED:
-            return False
+            return UNDEFINED if item is text else False     # (both: UNDEFINED, as HTCondor)
         items = string_list(text, delims)
         if fold:
             return item.lower() in (i.lower() for i in items)
@@ -208,6 +209,8 @@ def _subset_of(fold):
         args = _lists_or_empty((first, second) if delims is None else (first, second, delims))
         if args is None:
             return ERROR
+        if first is UNDEFINED and second is UNDEFINED:
+            return UNDEFINED
         small, big = (string_list(t, delims) for t in args[:2])
         if fold:
             small, big = [i.lower() for i in small], [i.lower() for i in big]
