@@ -103,3 +103,20 @@ def test_qhold_answer_comes_from_the_daemon_for_another_users_job(cell, workdir,
     proc = cell.run("qrls", str(jid), user="gtbob")
     assert proc.returncode != 0 and "modified" not in proc.stdout
     assert "hqw" in cell.run("qstat", "-u", "*").stdout
+
+
+def test_a_job_the_daemon_has_not_taken_in_yet_shows_as_it_will_be(cell, workdir):
+    """With the daemon stopped, a job just submitted on hold lists as held (hqw, hold
+    letter u) and qalter -w v says it is held, as once the daemon has taken it in."""
+    pid = daemon_pid(cell)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        held = int(cell.qsub("-terse", "-h", "-b", "y", "true", cwd=workdir, check=True).stdout)
+        free = int(cell.qsub("-terse", "-b", "y", "true", cwd=workdir, check=True).stdout)
+        assert _row(cell, held)[4] == "hqw"
+        assert _row(cell, held, "-s", "hu") is not None and _row(cell, free, "-s", "hu") is None
+        verified = cell.run("qalter", "-w", "v", str(held))
+        assert verified.stdout == "verification: job is already running or is held\n"
+        assert cell.run("qalter", "-w", "v", str(free)).stdout == "verification: found suitable queue(s)\n"
+    finally:
+        os.kill(pid, signal.SIGCONT)

@@ -200,6 +200,7 @@ def _add_unprocessed(snap, spec):
     from gridtools.model import perange
     slots = perange.low(spec["pe"]) if spec.get("pe") else 1
     snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
+                         "hold": "u" if spec.get("user_hold") else "",     # (as the daemon will hold it)
                          "time": float(spec["submit_time"]), "queue": "", "slots": slots})
     res = spec.get("resources") or {}
     snap["jobs"][spec["id"]] = {
