@@ -516,3 +516,15 @@ def test_a_description_of_literals_is_built_without_the_parser(tmp_path):
     proc = run_bare(code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split(" ", 1)[1] == "['gridtools.classad.draft', 'gridtools.classad.values']\n", proc.stdout
+
+
+def test_a_custom_resource_request_matches_machines_that_offer_enough(tmp_path):
+    """request_<name> asks the machine's attribute of that name for at least as much."""
+    from gridtools.classad import accepts
+    job = cluster_ads("executable = run.sh\nrequest_Foo = 2\nqueue\n", tmp_path)[0]
+    assert job.eval("RequestFoo") == 2
+    machine = 'Arch = "X86_64"; OpSys = "LINUX"; Disk = 10000000; Memory = 4096; Cpus = 4; ' \
+              'FileSystemDomain = "x"; HasFileTransfer = true'
+    assert accepts(job, parse_ad(f"[{machine}; Foo = 3]"))
+    assert not accepts(job, parse_ad(f"[{machine}; Foo = 1]"))
+    assert not accepts(job, parse_ad(f"[{machine}]"))

@@ -290,12 +290,28 @@ def _request(ad, cmd, key, attr, base_power, default):
     ad[attr] = amount if amount is not None else expr(attr, text.strip())
 
 
-def set_requests(ad, cmd):
-    """RequestCpus, RequestMemory (MB), RequestDisk (KB), RequestGPUs."""
+#: the requests set_requests reads itself (any other ``request_<name>`` asks for a custom
+#: machine resource)
+REQUESTS = frozenset(("request_cpus", "request_disk", "request_memory", "request_gpus"))
+
+
+def set_requests(ad, cmd, custom=()):
+    """RequestCpus, RequestMemory (MB), RequestDisk (KB), RequestGPUs, and the custom
+    resources ``custom`` names: (command, its name as written after ``request_``), each
+    ``Request<name>``, an expression. Returns the names of the custom ones that ask for
+    some (not a literal 0), sorted, for the requirements."""
     _request(ad, cmd, "request_cpus", "RequestCpus", None, 1)
     _request(ad, cmd, "request_disk", "RequestDisk", 1, DEFAULT_REQUEST_DISK)
     _request(ad, cmd, "request_memory", "RequestMemory", 2, DEFAULT_REQUEST_MEMORY)
     _request(ad, cmd, "request_gpus", "RequestGPUs", None, None)
+    asked = []
+    for key, name in custom:
+        text = cmd(key)
+        if text is not None and text.strip():
+            ad["Request" + name] = expr("Request" + name, text.strip())
+            if text.strip() != "0":
+                asked.append(name)
+    return sorted(asked, key=str.lower)
 
 
 def set_transfer(ad, cmd, universe, ctx):
@@ -349,7 +365,7 @@ def _add_input(ad, ctx, names):
     ad["DiskUsage"] = ad.eval("DiskUsage") + sum(size for size in sizes if size)
 
 
-def set_requirements(ad, cmd, universe, should, ctx):
+def set_requirements(ad, cmd, universe, should, ctx, custom=()):
     """Requirements: the user's, and the terms HTCondor adds. Without the user's, the
     texts of the terms joined; with it, what the parser makes of them all."""
     user = cmd("requirements")
@@ -364,6 +380,9 @@ def set_requirements(ad, cmd, universe, should, ctx):
         terms.append(_same("(TARGET.Memory >= RequestMemory)"))
     if not _is_one(ad, "RequestCpus") and not mentions(user, "Cpus"):
         terms.append(_same("(TARGET.Cpus >= RequestCpus)"))
+    for name in custom:
+        if not mentions(user, name):
+            terms.append(_same(f"(TARGET.{name} >= Request{name})"))
     if "RequestGPUs" in ad and ad.lookup("RequestGPUs").unparse() != "0" and not mentions(user, "GPUs"):
         terms.append(_same("(TARGET.GPUs >= RequestGPUs)"))
     transfer = _transfer_term(should, user) if universe in ON_EXECUTE_HOSTS else None
