@@ -248,13 +248,23 @@ class Cell:
 
 
 def _kill_cell_processes(root):
-    """Kill every process whose environment points into the cell, and wait until they are gone."""
+    """Kill every process whose environment points into the cell, and wait until they are
+    gone; again until a pass finds none (a shepherd may start a job, in a process group of
+    its own, between the pass that lists the processes and the signal that kills it)."""
+    for _round in range(20):
+        killed = _kill_matching(root)
+        wait_for(lambda: all(_gone(proc) for proc in killed))
+        if not killed:
+            return
+
+
+def _kill_matching(root):
     import psutil
     me = os.getpid()
     killed = []
-    for proc in psutil.process_iter(["pid", "environ"]):
+    for proc in psutil.process_iter(["pid", "environ", "status"]):
         try:
-            if proc.pid == me:
+            if proc.pid == me or proc.info.get("status") == psutil.STATUS_ZOMBIE:
                 continue
             env = proc.info.get("environ") or {}
             if root in (env.get("GRIDTOOLS_ROOT"), env.get("SGE_ROOT")):
@@ -262,7 +272,7 @@ def _kill_cell_processes(root):
                 killed.append(proc)
         except (psutil.Error, OSError):
             continue
-    wait_for(lambda: all(_gone(proc) for proc in killed))
+    return killed
 
 
 def _gone(proc):
