@@ -166,7 +166,8 @@ FUZZ_COMMANDS = {
 #: other lines: macros, custom attributes, and queue statements (one ends each description)
 FUZZ_MACROS = ["x = 5", "name = job_$(x)", "base = $(x:7)", "r = $INT(x)", "f = $REAL(x)"]
 FUZZ_CUSTOM = ["+Foo = 1", '+Bar = "text"', "MY.Baz = 3.5", "+Expr = Memory * 2", '+Name = "$(Item)"',
-               "MY.List = {1, 2}", "+Big = 9223372036854775807", "+Proc = $(Process)"]
+               "MY.List = {1, 2}", "+Big = 9223372036854775807", "+Proc = $(Process)",
+               r'+Pattern = regexp("a\.b\d", Name)', r'+Escapes = "x\ny\\z\"q"', r'+Ends = "end\\"']
 FUZZ_QUEUES = ["queue", "queue 3", "queue 2 Item from (a b c)", "queue Item in (x y z)",
                "queue Item matching g/*.dat", "queue a,b from list.txt", "queue 2 Item in (p, q)",
                "queue Item from (\n  r1\n  r2\n)"]

@@ -12,6 +12,7 @@ import pytest
 import condor_oracle as oracle
 from gridtools.classad import parse
 from gridtools.formats.condor.fsview import LocalFiles
+from gridtools.formats.condor.jobattrs import old_strings
 from gridtools.formats.condor.jobad import SUBMIT_METHOD_PYTHON, SubmitContext
 from gridtools.formats.condor.submit import parse_submit
 
@@ -20,13 +21,14 @@ SCHEDD_FILLS = {"owner"}
 
 
 def read_ads(text):
-    """[{lowered name: (name, normalized value text)}] from long-form ads."""
+    """[{lowered name: (name, normalized value text)}] from long-form ads (HTCondor prints
+    them in the old ClassAd syntax, where a backslash in a string is itself)."""
     ads = []
     for block in text.strip().split("\n\n"):
         ad = {}
         for line in block.splitlines():
             name, _, value = line.partition(" = ")
-            ad[name.lower()] = (name, parse(value).unparse())
+            ad[name.lower()] = (name, parse(old_strings(value)).unparse())
         ads.append(ad)
     return ads
 

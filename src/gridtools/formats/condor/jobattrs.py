@@ -87,9 +87,38 @@ def expr(name, text):
         return value
     from gridtools.classad.parser import parse
     try:
-        return parse(text)
+        return parse(old_strings(text) if "\\" in text else text)
     except Exception:
         raise fail(f"Parse error in expression: {name} = {text}") from None
+
+
+def old_strings(text):
+    """``text`` with its double-quoted strings read as HTCondor reads those of a submit
+    description (the old ClassAd syntax), written in the new syntax the parser reads: a
+    backslash is itself, but before a double quote, which it escapes (``"a\\.b"`` is
+    the four characters a, backslash, dot, b; ``"q\\"t"`` is q, quote, t), and two
+    backslashes are both themselves (so ``"end\\\\"`` ends at its quote)."""
+    out, i, inside, size = [], 0, False, len(text)
+    while i < size:
+        ch = text[i]
+        if not inside:
+            inside = ch == '"'
+            out.append(ch)
+        elif ch == '"':
+            inside = False
+            out.append(ch)
+        elif ch != "\\":
+            out.append(ch)
+        elif text.startswith('\\"', i):
+            out.append('\\"')
+            i += 1
+        elif text.startswith("\\\\", i):
+            out.append("\\\\\\\\")
+            i += 1
+        else:
+            out.append("\\\\")
+        i += 1
+    return "".join(out)
 
 
 #: _plain_literal's answer for a text that is no plain literal
