@@ -44,6 +44,19 @@ def test_max_retries_runs_again_until_success_or_the_limit(cell, workdir):
     assert open(os.path.join(workdir, "runs")).read() == "x\nx\nx\n"
 
 
+def test_retry_until_and_success_exit_code_end_the_retries(cell, workdir):
+    """success_exit_code alone retries twice (HTCondor's default); retry_until stops at
+    its exit code before max_retries runs out."""
+    plain = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo x >> a; exit 0'\"\n"
+                         "success_exit_code = 3\nlog = a.log\nqueue\n", cwd=workdir)
+    until = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo x >> b; exit 5'\"\n"
+                         "max_retries = 4\nretry_until = 5\nlog = b.log\nqueue\n", cwd=workdir)
+    wait_events(os.path.join(workdir, "a.log"), f"{plain}.0", [0, 1, 4, 1, 4, 1, 5], timeout=40)
+    wait_events(os.path.join(workdir, "b.log"), f"{until}.0", [0, 1, 5], timeout=40)
+    assert open(os.path.join(workdir, "a")).read() == "x\nx\nx\n"
+    assert open(os.path.join(workdir, "b")).read() == "x\n"
+
+
 def test_on_exit_hold_holds_with_the_jobs_reason(cell, workdir):
     cluster = submit(cell, "executable = /bin/false\non_exit_hold = ExitCode != 0\n"
                            'on_exit_hold_reason = strcat("failed: ", string(ExitCode))\n'
