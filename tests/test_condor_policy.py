@@ -3,7 +3,7 @@ expressions, removal; the user log and the history it leaves."""
 
 import os
 
-from condortools import events, history, statuses, submit, wait_events, wait_status, write
+from condortools import history, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
 
 FAST = "PERIODIC_EXPR_INTERVAL = 1\n"

@@ -5,12 +5,11 @@ come up; a read-only spool gives one clear line to every command."""
 
 import os
 import shutil
-import subprocess
 
 import pytest
 
 from conftest import wait_for
-from faulttools import daemon_pid, messages, quarantined, small_spool
+from faulttools import messages, quarantined, small_spool
 
 
 def _submit_held(cell, n, workdir):

@@ -298,7 +298,7 @@ def test_running_job_keeps_project_and_consumables(cell, workdir):
     wait_for(lambda: running(cell, jid))
     proc = cell.run("qalter", "-l", "lic=2", str(jid))
     assert (proc.returncode, proc.stdout) == (
-        1, f"denied: can't change consumable resource request \"lic\" of running job\n")
+        1, "denied: can't change consumable resource request \"lic\" of running job\n")
     proc = cell.run("qalter", "-l", "h_rt=100", str(jid))
     assert "lacks in new resource request" in proc.stdout and proc.returncode == 1
     assert cell.run("qalter", "-l", "lic=1,h_rt=100", str(jid)).returncode == 0

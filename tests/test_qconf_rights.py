@@ -7,7 +7,7 @@ The daemon checks again whatever the client let through.
 
 import os
 
-from conftest import REPO, user_bin
+from conftest import user_bin
 
 PE = "pe_name            {}\nslots              4\nuser_lists         NONE\nxuser_lists        NONE\n" \
      "start_proc_args    NONE\nstop_proc_args     NONE\nallocation_rule    $pe_slots\n" \

@@ -2,7 +2,6 @@
 
 import os
 
-from conftest import wait_for
 from qtools import add_object, jid_of, wait_state
 
 RQS = "{\n   name         max_slots_per_user\n   description  NONE\n   enabled      TRUE\n" \

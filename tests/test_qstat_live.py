@@ -146,7 +146,7 @@ def test_j_for_running_and_missing_jobs(cell, busy):
     text = qstat(cell, "-j", str(busy["run1"]))
     labels = [line[:28] for line in text.splitlines()]
     assert labels[0] == "=" * 28 and labels[1] == "job_number:                 "
-    assert f"job_name:                   run_one" in text
+    assert "job_name:                   run_one" in text
     assert re.search(r"^usage +1: +cpu=\d\d:\d\d:\d\d, mem=\d+\.\d{5} GB s, io=\d+\.\d{5} GB, vmem=\S+, maxvmem=\S+$",
                      text, re.M)
     proc = cell.run("qstat", "-j", "999999")

@@ -6,7 +6,6 @@ import re
 
 import pytest
 
-from conftest import wait_for
 
 
 def submit_ok(cell, *args, **kw):

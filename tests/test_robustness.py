@@ -8,7 +8,6 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 
 from conftest import wait_for
 
