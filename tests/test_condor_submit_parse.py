@@ -138,6 +138,8 @@ def test_owner_and_ids(ctx):
      "ERROR: WhenToTransferOutput specified as ON_EXIT yet ShouldTransferFiles defined as NO."),
     ("executable = run.sh\nshould_transfer_files = IF_NEEDED\nwhen_to_transfer_output = ON_EXIT_OR_EVICT\nqueue\n",
      '"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = IF_NEEDED" are incompatible.'),
+    ("executable = run.sh\naccounting_group = a b\nqueue\n", "ERROR: Invalid accounting_group: a b"),
+    ("executable = run.sh\naccounting_group_user = u v\nqueue\n", "ERROR: Invalid accounting_group_user: u v"),
     ("executable = run.sh\nshould_transfer_files = NO\ntransfer_input_files = a\nqueue\n",
      'ERROR: you specified files you want Condor to transfer via "transfer_input_files", but you disabled '
      "should_transfer_files."),

@@ -483,6 +483,9 @@ def set_priority(ad, cmd):
 def set_accounting(ad, cmd, owner):
     group = (cmd("accounting_group") or "").strip()
     user = (cmd("accounting_group_user") or "").strip()
+    for key, name in (("accounting_group", group), ("accounting_group_user", user)):
+        if name and (" " in name or not name.isprintable()):      # (blanks and control characters)
+            raise fail(f"Invalid {key}: {name}")
     nice = flag("nice_user", cmd("nice_user"))
     if nice:
         ad["MaxJobRetirementTime"] = 0
