@@ -141,7 +141,7 @@ FUZZ_COMMANDS = {
     "success_exit_code": ["2"],
     "retry_until": ["3", "ExitCode > 10", "2.5"],
     "kill_sig": ["SIGINT", "9"],
-    "batch_name": ["mybatch", '"quoted batch"', "b_$(Cluster)"],
+    "batch_name": ["mybatch", '"quoted batch"', "b_$(Cluster)", "$(p)_$(q)_$(c)", "$(e)$(h)$(fn)$(fx)$(fq)$(d)"],
     "should_transfer_files": ["YES", "IF_NEEDED"],
     "transfer_input_files": ["in.txt", "in.txt, run.sh , list.txt"],
     "transfer_output_files": ["out.txt", "a , b"],
@@ -164,7 +164,10 @@ FUZZ_COMMANDS = {
     "max_idle": ["1+2"],
 }
 #: other lines: macros, custom attributes, and queue statements (one ends each description)
-FUZZ_MACROS = ["x = 5", "name = job_$(x)", "base = $(x:7)", "r = $INT(x)", "f = $REAL(x)"]
+FUZZ_MACROS = ["x = 5", "name = job_$(x)", "base = $(x:7)", "r = $INT(x)", "f = $REAL(x)",
+               "p = $INT(x,%03d)", "q = $REAL(x,%.2f)", "c = $CHOICE(Step, a, b, c)", "e = $ENV(GT_A)",
+               "h = $ENV(NOPE:dflt)", "fn = $Fn(Item)", "fx = $Fx(Item)", "fq = $Fqd(Item)",
+               "d = $(Item:none)", "u = $F(Cmd)"]
 FUZZ_CUSTOM = ["+Foo = 1", '+Bar = "text"', "MY.Baz = 3.5", "+Expr = Memory * 2", '+Name = "$(Item)"',
                "MY.List = {1, 2}", "+Big = 9223372036854775807", "+Proc = $(Process)",
                r'+Pattern = regexp("a\.b\d", Name)', r'+Escapes = "x\ny\\z\"q"', r'+Ends = "end\\"']
@@ -191,7 +194,8 @@ json.dump(out, sys.stdout)
 def random_description(rng):
     """A submit description of macros, commands, custom attributes and one queue statement
     (one command name in five in another case)."""
-    lines = rng.sample(FUZZ_MACROS, rng.randint(1, 3)) if rng.random() < 0.3 else []
+    # (x first: HTCondor's submit code stops the whole process on $INT(x) of an undefined x)
+    lines = ["x = 5"] + rng.sample(FUZZ_MACROS[1:], rng.randint(1, 5)) if rng.random() < 0.4 else []
     names = rng.sample(sorted(FUZZ_COMMANDS), rng.randint(2, 10))
     if "executable" not in names:
         names.insert(0, "executable")

@@ -431,3 +431,9 @@ def test_the_hot_module_knows_every_command_moreattrs_sets():
     them does not load it."""
     from gridtools.formats.condor import jobattrs, moreattrs
     assert jobattrs.MORE_COMMANDS == set(moreattrs.COMMANDS)
+
+
+@pytest.mark.parametrize("value, name", [('"quoted batch"', "quoted batch"), ('1""', '1""'), ('"ab', '"ab'),
+                                         ('""ab""', '"ab"'), ('"a"b"', 'a"b')])
+def test_a_batch_name_loses_one_pair_of_quotes_around_it(value, name, ctx):
+    assert ads(f"executable = run.sh\nbatch_name = {value}\nqueue\n", ctx)[0].eval("JobBatchName") == name

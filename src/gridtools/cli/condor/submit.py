@@ -40,6 +40,7 @@ from gridtools.errors import GridError, InputError, UsageError
 from gridtools.formats import jobcheck
 from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
+from gridtools.formats.condor.jobattrs import unquoted
 from gridtools.formats.condor.jobad import SubmitContext
 from gridtools.formats.condor.submit import parse_submit
 from gridtools.spool import ids
@@ -163,7 +164,7 @@ def build(opts, text, source, taken, now):
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
     ctx = SubmitContext(cwd=cwd, owner=submitter(now)["owner"], now=int(now), files=LocalFiles(cwd),
                         environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
-                        batch_name=_unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
+                        batch_name=unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
                         seed=time.time_ns())
     first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
@@ -171,12 +172,6 @@ def build(opts, text, source, taken, now):
     for ad in ads:
         clusters.setdefault(ad.eval("ClusterId"), []).append(ad)
     return sorted(clusters.items())
-
-
-def _unquoted(name):
-    if name and len(name) >= 2 and name[0] == name[-1] == '"':
-        return name[1:-1]
-    return name
 
 
 def check_spec(spec):

@@ -73,6 +73,12 @@ def flag(name, value):
     return boolean(name, text)
 
 
+def unquoted(text):
+    """``text`` without one pair of double quotes around it, when it has them (None:
+    None)."""
+    return text[1:-1] if text and len(text) >= 2 and text[0] == text[-1] == '"' else text
+
+
 def fail(message):
     return InputError(f"ERROR: {message}")
 
@@ -610,5 +616,5 @@ def set_misc(ad, cmd):
         ad["KillSig"] = signal_name(kill)
     batch = cmd("batch_name")
     if batch is not None and batch.strip():
-        ad["JobBatchName"] = batch.strip().strip('"')
+        ad["JobBatchName"] = unquoted(batch.strip())
 

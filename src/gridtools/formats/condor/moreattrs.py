@@ -24,7 +24,7 @@ How each kind of value is written:
 
 from gridtools import ospaths
 from gridtools.errors import InputError
-from gridtools.formats.condor.jobattrs import expr, fail, quantity, signal_name
+from gridtools.formats.condor.jobattrs import expr, fail, quantity, signal_name, unquoted
 
 EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH = range(11)
 
@@ -93,7 +93,7 @@ def _value(name, attr, kind, text, iwd):
     if kind == TEXT:
         return text
     if kind == UNQUOTED:
-        return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
+        return unquoted(text)
     if kind in (NAMES, LIMITS):
         names = text.replace(",", " ").split()
         return ",".join(sorted(n.lower() for n in names) if kind == LIMITS else names)
