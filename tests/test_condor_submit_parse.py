@@ -207,9 +207,13 @@ def expander(values, environ=None, seed=0):
     ("$ENV(NOPE:d)", "d"), ("$SUBSTR(F,2,3)", "/b/"), ("$SUBSTR(F,-3)", ".gz"),
     ("$CHOICE(1,a,b,c)", "b"), ("$RANDOM_CHOICE(x)", "x"), ("$RANDOM_INTEGER(4,4)", "4"),
     ("$UNKNOWN(A)", "$UNKNOWN(A)"),
+    ("$(E:dflt)", "dflt"), ("<$F(E)>", "<>"), ("<$Fq(E)>", '<"">'), ("<$Fqa(E)>", "<''>"),
+    ("<$Fqd(E)>", '<">'), ("<$Fqx(E)>", '<">'), ("$Fn(nosuch.txt)", "nosuch"),
 ])
 def test_macro_expansion(text, result):
-    exp = expander({"A": "5", "R": "2.7", "F": "/a/b/c.tar.gz"}, {"HOME": "/home/a"})
+    """(as HTCondor 24 expands them; E is defined and empty: a default stands for it,
+    and $F quotes its nothing oddly)"""
+    exp = expander({"A": "5", "R": "2.7", "F": "/a/b/c.tar.gz", "E": ""}, {"HOME": "/home/a"})
     assert exp.expand(text) == result
 
 
@@ -434,6 +438,14 @@ def test_the_hot_module_knows_every_command_moreattrs_sets():
 
 
 @pytest.mark.parametrize("value, name", [('"quoted batch"', "quoted batch"), ('1""', '1""'), ('"ab', '"ab'),
-                                         ('""ab""', '"ab"'), ('"a"b"', 'a"b')])
+                                         ('""ab""', '"ab"'), ('"a"b"', 'a"b'), ('"', "")])
 def test_a_batch_name_loses_one_pair_of_quotes_around_it(value, name, ctx):
     assert ads(f"executable = run.sh\nbatch_name = {value}\nqueue\n", ctx)[0].eval("JobBatchName") == name
+
+
+def test_a_queue_of_a_count_hides_a_macro_named_item(ctx):
+    """HTCondor binds Item to nothing for ``queue N`` (a default then stands for it), and
+    leaves it alone for a queue with other variables."""
+    text = "executable = run.sh\nItem = foo\nbatch_name = <$(Item)|$(Item:none)>\n"
+    assert ads(text + "queue 2\n", ctx)[0].eval("JobBatchName") == "<|none>"
+    assert ads(text + "queue a from (x y)\n", ctx)[0].eval("JobBatchName") == "<foo|foo>"

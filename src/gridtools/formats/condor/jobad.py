@@ -188,7 +188,8 @@ def _items(jobs, statement, args):
 
 
 def _no_bindings(row):
-    return {}
+    """A queue of a count binds ``Item`` to nothing (see queue.QueueSpec.bindings)."""
+    return {"item": ""}
 
 
 def _live(jobs, step, index, bindings):

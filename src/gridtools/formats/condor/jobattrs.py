@@ -74,9 +74,9 @@ def flag(name, value):
 
 
 def unquoted(text):
-    """``text`` without one pair of double quotes around it, when it has them (None:
-    None)."""
-    return text[1:-1] if text and len(text) >= 2 and text[0] == text[-1] == '"' else text
+    """``text`` without one pair of double quotes around it, when it has them (a lone
+    double quote counts as the pair, as in HTCondor; None: None)."""
+    return text[1:-1] if text and text[0] == text[-1] == '"' else text
 
 
 def fail(message):

@@ -132,8 +132,8 @@ class Expander:
         if not is_name(name):
             return original
         raw = self.lookup(name)
-        if raw is None:
-            return self.expand(default, depth + 1) if colon else ""
+        if raw is None or colon and not raw.strip():
+            return self.expand(default, depth + 1) if colon else ""   # (empty: the default too)
         return self.expand(raw, depth + 1)
 
     def _function(self, fname, body, original, depth):
@@ -284,9 +284,14 @@ def _select_parts(path, directory, stem, ext, letters):
 def _file_function(exp, fname, body, depth):
     letters = fname[1:]
     path = exp.value_of(body.strip(), depth)
-    if not path:
-        raise MacroProblem(f"${fname}() macro: {body} is undefined")
-    return filename_part(path, letters)
+    if path:
+        return filename_part(path, letters)
+    if "Q" not in letters:
+        return ""
+    # HTCondor's quoting of nothing: two quotes, but one when a directory, path or
+    # extension part was asked for
+    quote = "'" if "A" in letters else '"'
+    return quote if set(letters) & set("DPX") else quote * 2
 
 
 _FUNCTIONS = {

@@ -90,9 +90,10 @@ class QueueSpec:
         return found
 
     def bindings(self, row):
-        """Variable name -> value for one item row."""
+        """Variable name -> value for one item row; a queue of a count only binds
+        ``Item`` to nothing (as HTCondor does: it hides a macro of that name)."""
         if row is None:
-            return {}
+            return {DEFAULT_VAR: ""}
         return split_item(row, self.names)
 
     def render(self):
