@@ -234,6 +234,16 @@ def test_file_name_parts(letters, result):
     assert filename_part("/a/b/c.tar.gz", letters) == result
 
 
+@pytest.mark.parametrize("path, letters, result", [
+    ("/a/b/c.txt", "dx", "b/c.txt"), ("/a/b/c.txt", "px", "/a/b/c.txt"), ("c.txt", "dx", ".txt"),
+    ("g/sub1.dat/", "b", "g/sub1.dat/"), ("g/sub1.dat/", "pb", "g/sub1.dat"), ("a/b/", "pnb", "a/b/"),
+])
+def test_file_name_parts_as_htcondor_joins_them(path, letters, result):
+    """A directory part with x brings the name along (when there is a directory), and b
+    drops the slash only of a result that ends with a directory part."""
+    assert filename_part(path, letters) == result
+
+
 def test_circular_macros_are_an_error():
     with pytest.raises(MacroProblem):
         expander({"A": "$(B)", "B": "$(A)"}).expand("$(A)")
@@ -449,3 +459,10 @@ def test_a_queue_of_a_count_hides_a_macro_named_item(ctx):
     text = "executable = run.sh\nItem = foo\nbatch_name = <$(Item)|$(Item:none)>\n"
     assert ads(text + "queue 2\n", ctx)[0].eval("JobBatchName") == "<|none>"
     assert ads(text + "queue a from (x y)\n", ctx)[0].eval("JobBatchName") == "<foo|foo>"
+
+
+def test_a_later_proc_takes_from_proc_0_what_it_does_not_set(ctx):
+    """As HTCondor chains a proc's ad to its cluster's: proc 1's empty batch name leaves
+    it proc 0's."""
+    found = ads("executable = run.sh\nbatch_name = $(b)\nqueue a,b from (\n  x y\n  z\n)\n", ctx)
+    assert [ad.eval("JobBatchName") for ad in found] == ["y", "y"]

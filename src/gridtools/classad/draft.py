@@ -78,6 +78,15 @@ class DraftAd:
             values[key] = value
             names[key] = name
 
+    def inherit(self, base):
+        """Take from ``base`` what this draft does not set (after the rest): as a proc ad
+        of HTCondor's chains to its cluster's ad, proc 0's."""
+        values, names = self._values, self._names
+        for key, value in base._values.items():
+            if key not in values:
+                values[key] = value
+                names[key] = base._names[key]
+
     def __contains__(self, name):
         return name.lower() in self._values
 

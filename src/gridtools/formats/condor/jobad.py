@@ -152,7 +152,19 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
             jobs.defs[key] = statement.value
         elif isinstance(statement, QueueStatement):
             _queue(jobs, statement)
+    _chain(jobs.ads)
     return jobs.ads
+
+
+def _chain(ads):
+    """Each later proc of a cluster takes from proc 0 what it does not set itself (a
+    batch name, a log, ... its own macros made empty), as HTCondor chains a proc's ad
+    to its cluster's, which holds proc 0's."""
+    first = {}
+    for ad in ads:
+        base = first.setdefault(ad.eval("ClusterId"), ad)
+        if base is not ad:
+            ad.inherit(base)
 
 
 def _queue(jobs, statement):

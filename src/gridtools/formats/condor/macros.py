@@ -238,9 +238,9 @@ def filename_part(path, letters):
     """The part of ``path`` that the ``$F`` letters select: ``p`` the
     directory (with its slash), ``d`` the last directory name (with its
     slash; ``dd`` the last two; it wins over ``p``), ``n`` the base name
-    without its last extension, ``x`` the extension (with its dot), ``b``
-    drops a trailing slash, ``q`` wraps the result in double quotes (``qa``
-    in single quotes),
+    without its last extension, ``x`` the extension (with its dot; with a directory
+    part of a name in a directory, the name too), ``b`` drops the trailing slash of a result that ends with a
+    directory part, ``q`` wraps the result in double quotes (``qa`` in single quotes),
     ``w`` turns slashes into backslashes. No letter (or ``f``, ``u``) is
     the whole name. Quotes around the value are removed first."""
     letters = letters.lower()
@@ -253,7 +253,8 @@ def filename_part(path, letters):
         stem, ext = base, ""
     ext = "." + ext if dot else ""
     result = _select_parts(path, directory, stem, ext, letters)
-    if "b" in letters and result.endswith("/") and len(result) > 1:
+    ends_with_directory = ("p" in letters or "d" in letters) and not ("n" in letters or "x" in letters)
+    if "b" in letters and ends_with_directory and result.endswith("/") and len(result) > 1:
         result = result[:-1]
     if "w" in letters:
         result = result.replace("/", "\\")
@@ -268,6 +269,8 @@ def _select_parts(path, directory, stem, ext, letters):
     has_p, has_n, has_x = "p" in letters, "n" in letters, "x" in letters
     if not (has_p or dirs or has_n or has_x):
         return path
+    # (HTCondor's: a directory part and x give the name too, when there is a directory)
+    has_n = has_n or has_x and (has_p or dirs > 0) and bool(directory)
     parts = []
     if dirs:
         names = [d for d in directory.split("/") if d]
