@@ -12,7 +12,7 @@ import pytest
 import condor_oracle as oracle
 from gridtools.classad import parse
 from gridtools.formats.condor.fsview import LocalFiles
-from gridtools.formats.condor.jobattrs import old_strings
+from gridtools.formats.condor.moreattrs import old_strings
 from gridtools.formats.condor.jobad import SUBMIT_METHOD_PYTHON, SubmitContext
 from gridtools.formats.condor.submit import parse_submit
 

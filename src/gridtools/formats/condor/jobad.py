@@ -237,7 +237,10 @@ def make_ad(jobs, live):
     A.set_environment(ad, cmd, ctx)
     A.set_log(ad, cmd, iwd)
     custom = [key for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS]
-    custom = A.set_requests(ad, cmd, _custom_requests(jobs.desc, custom) if custom else ())
+    if custom:
+        from gridtools.formats.condor.moreattrs import custom_requests
+        custom = custom_requests(jobs.desc, custom)
+    custom = A.set_requests(ad, cmd, custom)
     should = A.set_transfer(ad, cmd, universe, ctx)
     A.set_requirements(ad, cmd, universe, should, ctx, custom)
     _rest(ad, cmd, ctx, universe)
@@ -292,21 +295,6 @@ def _custom(ad, jobs, expand):
             name = _attr_name(jobs.desc, key[3:])
             text = expand(raw).strip()
             ad[name] = A.expr(name, text or "undefined")    # an empty value is UNDEFINED
-
-
-def _custom_requests(desc, keys):
-    """(command, its name as last written after ``request_``) of the requests of custom
-    machine resources ``keys``."""
-    return [(key, _command_name(desc, key)[len("request_"):]) for key in keys]
-
-
-def _command_name(desc, lowered):
-    """The spelling of a submit command as last written."""
-    for statement in reversed(desc.statements):
-        if isinstance(statement, Assignment) and statement.kind != ATTRIBUTE \
-                and statement.name.lower() == lowered:
-            return statement.name
-    return lowered
 
 
 def _attr_name(desc, lowered):

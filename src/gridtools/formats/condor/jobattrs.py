@@ -92,39 +92,14 @@ def expr(name, text):
     if value is not _NOT_PLAIN:
         return value
     from gridtools.classad.parser import parse
+    readable = text
+    if "\\" in text:                  # strings in the old syntax (see moreattrs.old_strings)
+        from gridtools.formats.condor.moreattrs import old_strings
+        readable = old_strings(text)
     try:
-        return parse(old_strings(text) if "\\" in text else text)
+        return parse(readable)
     except Exception:
         raise fail(f"Parse error in expression: {name} = {text}") from None
-
-
-def old_strings(text):
-    """``text`` with its double-quoted strings read as HTCondor reads those of a submit
-    description (the old ClassAd syntax), written in the new syntax the parser reads: a
-    backslash is itself, but before a double quote, which it escapes (``"a\\.b"`` is
-    the four characters a, backslash, dot, b; ``"q\\"t"`` is q, quote, t), and two
-    backslashes are both themselves (so ``"end\\\\"`` ends at its quote)."""
-    out, i, inside, size = [], 0, False, len(text)
-    while i < size:
-        ch = text[i]
-        if not inside:
-            inside = ch == '"'
-            out.append(ch)
-        elif ch == '"':
-            inside = False
-            out.append(ch)
-        elif ch != "\\":
-            out.append(ch)
-        elif text.startswith('\\"', i):
-            out.append('\\"')
-            i += 1
-        elif text.startswith("\\\\", i):
-            out.append("\\\\\\\\")
-            i += 1
-        else:
-            out.append("\\\\")
-        i += 1
-    return "".join(out)
 
 
 #: _plain_literal's answer for a text that is no plain literal
@@ -181,7 +156,7 @@ def set_executable(ad, cmd, ctx, iwd):
         raise fail("No 'executable' parameter was provided")
     exe = exe.strip()
     transfer = cmd("transfer_executable")
-    if transfer is not None and _is_false(transfer):
+    if transfer is not None and _false(transfer):
         ad["TransferExecutable"] = False
         ad["Cmd"] = exe
         size = (ctx.files.size_kib(ospaths.join(iwd, exe)) if ctx.files else 0) or 0
@@ -194,15 +169,9 @@ def set_executable(ad, cmd, ctx, iwd):
     ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
 
 
-def _is_false(text):
-    """True when ``text`` evaluates to false or 0 (transfer_executable: anything else,
-    even what is no boolean, keeps the default)."""
-    from gridtools.formats.condor.moreattrs import evaluated
-    try:
-        value = evaluated(text.strip()) if text.strip() else True
-    except InputError:
-        return False
-    return value is False or (type(value) in (int, float) and value == 0)
+def _false(text):
+    from gridtools.formats.condor.moreattrs import is_false
+    return is_false(text)
 
 
 def initial_dir(cmd, ctx):
@@ -552,20 +521,8 @@ def set_policy(ad, cmd):
     if not (retries or success or until):
         _optional_expr(ad, cmd, "on_exit_remove", "OnExitRemove")
     else:
-        from gridtools.formats.condor.moreattrs import integer
-        if success:
-            ad["JobSuccessExitCode"] = integer("success_exit_code", success)
-        ad["JobMaxRetries"] = integer("max_retries", retries) if retries else DEFAULT_MAX_RETRIES
-        terms = ["NumJobCompletions > JobMaxRetries",
-                 "ExitCode =?= " + ("JobSuccessExitCode" if success else "0")]
-        if until:
-            terms.append(_retry_until(until))
-        user_remove = _given(cmd, "on_exit_remove")
-        if user_remove:
-            terms.append(user_remove)
-        ad["OnExitRemove"] = expr("OnExitRemove", " || ".join(terms))
-        if cmd("on_exit_hold") is None:
-            ad["OnExitHold"] = False
+        from gridtools.formats.condor.moreattrs import set_retries
+        set_retries(ad, cmd, retries, success, until)
     _optional_expr(ad, cmd, "on_exit_hold", "OnExitHold")
     for key, attr in (("on_exit_hold_reason", "OnExitHoldReason"),
                       ("on_exit_hold_subcode", "OnExitHoldSubCode"),
@@ -575,20 +532,6 @@ def set_policy(ad, cmd):
                       ("periodic_release", "PeriodicRelease"),
                       ("periodic_remove", "PeriodicRemove")):
         _optional_expr(ad, cmd, key, attr)
-
-
-def _retry_until(text):
-    """The OnExitRemove term of retry_until: an exit code (a number, cut to an integer),
-    else the expression."""
-    from gridtools.formats.condor.moreattrs import evaluated
-    try:
-        value = evaluated(text)
-    except InputError:
-        raise fail(f"retry_until={text} is invalid, it must be an integer or boolean expression.") from None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
-            and value not in (float("inf"), float("-inf")):
-        return f"ExitCode =?= {int(value)}"
-    return text
 
 
 def signal_name(text):

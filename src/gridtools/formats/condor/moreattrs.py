@@ -1,7 +1,13 @@
-"""Submit commands that each set one job attribute, as HTCondor 24 sets them:
-``apply`` writes those a description gives (``COMMANDS``, their names in lower case;
-jobattrs reads the others). This module is loaded only for a description that
-gives one of them.
+"""What fewer submit descriptions need, loaded only for one that needs it (a plain
+description is built without it, see jobattrs):
+
+- the commands that each set one job attribute, as HTCondor 24 sets them: ``apply``
+  writes those a description gives (``COMMANDS``, their names in lower case;
+  jobattrs reads the others);
+- the retry commands (``set_retries``), a ``transfer_executable`` read
+  (``is_false``), custom resource requests (``custom_requests``), the strings of
+  expressions in the old ClassAd syntax (``old_strings``), and the evaluation of
+  integers and booleans (``integer``, ``boolean``).
 
 How each kind of value is written:
 
@@ -24,7 +30,8 @@ How each kind of value is written:
 
 from gridtools import ospaths
 from gridtools.errors import InputError
-from gridtools.formats.condor.jobattrs import expr, fail, quantity, signal_name, unquoted
+from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, quantity, signal_name, unquoted
+from gridtools.formats.condor.submit import ATTRIBUTE, Assignment
 
 EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH = range(11)
 
@@ -155,3 +162,90 @@ def leading_int(text):
             break
         digits += ch
     return int(sign + digits) if digits else 0
+
+
+def set_retries(ad, cmd, retries, success, until):
+    """The retry commands' attributes (see jobattrs.set_policy): JobMaxRetries (given,
+    else DEFAULT_MAX_RETRIES), JobSuccessExitCode, and OnExitRemove, which removes a job
+    once it has run out of retries, has exited with the success code (default 0), meets
+    retry_until, or meets the user's own on_exit_remove."""
+    if success:
+        ad["JobSuccessExitCode"] = integer("success_exit_code", success)
+    ad["JobMaxRetries"] = integer("max_retries", retries) if retries else DEFAULT_MAX_RETRIES
+    terms = ["NumJobCompletions > JobMaxRetries",
+             "ExitCode =?= " + ("JobSuccessExitCode" if success else "0")]
+    if until:
+        terms.append(retry_until(until))
+    user_remove = cmd("on_exit_remove")
+    if user_remove is not None and user_remove.strip():
+        terms.append(user_remove.strip())
+    ad["OnExitRemove"] = expr("OnExitRemove", " || ".join(terms))
+    if cmd("on_exit_hold") is None:
+        ad["OnExitHold"] = False
+
+
+def retry_until(text):
+    """The OnExitRemove term of retry_until: an exit code (a number, cut to an integer),
+    else the expression."""
+    try:
+        value = evaluated(text)
+    except InputError:
+        raise fail(f"retry_until={text} is invalid, it must be an integer or boolean expression.") from None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
+            and value not in (float("inf"), float("-inf")):
+        return f"ExitCode =?= {int(value)}"
+    return text
+
+
+def is_false(text):
+    """True when ``text`` evaluates to false or 0 (transfer_executable: anything else,
+    even what is no boolean, keeps the default)."""
+    try:
+        value = evaluated(text.strip()) if text.strip() else True
+    except InputError:
+        return False
+    return value is False or (type(value) in (int, float) and value == 0)
+
+
+def old_strings(text):
+    """``text`` with its double-quoted strings read as HTCondor reads those of a submit
+    description (the old ClassAd syntax), written in the new syntax the parser reads: a
+    backslash is itself, but before a double quote, which it escapes (``"a\\.b"`` is
+    the four characters a, backslash, dot, b; ``"q\\"t"`` is q, quote, t), and two
+    backslashes are both themselves (so ``"end\\\\"`` ends at its quote)."""
+    out, i, inside, size = [], 0, False, len(text)
+    while i < size:
+        ch = text[i]
+        if not inside:
+            inside = ch == '"'
+            out.append(ch)
+        elif ch == '"':
+            inside = False
+            out.append(ch)
+        elif ch != "\\":
+            out.append(ch)
+        elif text.startswith('\\"', i):
+            out.append('\\"')
+            i += 1
+        elif text.startswith("\\\\", i):
+            out.append("\\\\\\\\")
+            i += 1
+        else:
+            out.append("\\\\")
+        i += 1
+    return "".join(out)
+
+
+def custom_requests(desc, keys):
+    """(command, its name as last written after ``request_``) of the requests of custom
+    machine resources ``keys``."""
+    return [(key, command_name(desc, key)[len("request_"):]) for key in keys]
+
+
+def command_name(desc, lowered):
+    """The spelling of a submit command as last written."""
+    for statement in reversed(desc.statements):
+        if isinstance(statement, Assignment) and statement.kind != ATTRIBUTE \
+                and statement.name.lower() == lowered:
+            return statement.name
+    return lowered
