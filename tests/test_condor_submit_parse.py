@@ -102,7 +102,7 @@ def test_owner_and_ids(ctx):
     ("universe = vanilla\nqueue\n", "ERROR: No 'executable' parameter was provided"),
     ("executable = run.sh\nuniverse = bogus\nqueue\n", "I don't know about the 'bogus' universe."),
     ("executable = run.sh\nnotification = sometimes\nqueue\n",
-     "Notification must be 'Never', 'Always', 'Complete', or 'Error'"),
+     "Notification must be 'Never', 'Always', 'Complete', 'Start', or 'Error'"),
     ("executable = run.sh\nrequest_memory = abc def\nqueue\n",
      "ERROR: Parse error in expression: RequestMemory = abc def"),
     ("executable = run.sh\nrequirements = a &&\nqueue\n", "Parse error in expression: Requirements"),

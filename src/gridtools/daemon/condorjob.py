@@ -29,8 +29,9 @@ HOLD_CODE_USER = 1
 HOLD_CODE_POLICY = 3
 #: seconds between evaluations of the periodic expressions (PERIODIC_EXPR_INTERVAL)
 DEFAULT_PERIODIC_INTERVAL = 60.0
-#: JobNotification values that ask for mail at the end: always, complete, error
-_NOTIFY_ALWAYS, _NOTIFY_COMPLETE, _NOTIFY_ERROR = 1, 2, 3
+#: JobNotification values that ask for mail at the end (always, complete, error) and when
+#: the job starts (start)
+_NOTIFY_ALWAYS, _NOTIFY_COMPLETE, _NOTIFY_ERROR, _NOTIFY_START = 1, 2, 3, 4
 
 
 def is_condor(job):
@@ -114,6 +115,10 @@ def started(state, job, number, now):
     slot = f"{task.queue}@{task.host}" if task is not None else ""
     write_events(state, job, [(number, EventType.EXECUTE,
                                {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}, now)])
+    ad = proc_ad(job, number)
+    if ad.eval("JobNotification") == _NOTIFY_START:
+        state.log(f"I|mail to {_mail_to(job, ad)}: Condor Job {job.id}.{_proc(number)} started "
+                  "(not sent: noted here)")
 
 
 def _usage_info(task, result):
@@ -233,9 +238,13 @@ def _notify(state, job, task, result):
     failed = bool(result.get("signal")) or int(result.get("exit_status", 0) or 0) != 0
     if wanted not in (_NOTIFY_ALWAYS, _NOTIFY_COMPLETE) and not (wanted == _NOTIFY_ERROR and failed):
         return
-    who = _text(ad.eval("NotifyUser")) or f"{job.spec['owner']}@{_host(job)}"
-    state.log(f"I|mail to {who}: Condor Job {job.id}.{_proc(task.number)} "
+    state.log(f"I|mail to {_mail_to(job, ad)}: Condor Job {job.id}.{_proc(task.number)} "
               f"exited with status {int(result.get('exit_status', 0) or 0)} (not sent: noted here)")
+
+
+def _mail_to(job, ad):
+    """Whom HTCondor would mail about the job: NotifyUser, else its owner at its host."""
+    return _text(ad.eval("NotifyUser")) or f"{job.spec['owner']}@{_host(job)}"
 
 
 # ---------------------------------------------------------------- holds by Grid Engine requests

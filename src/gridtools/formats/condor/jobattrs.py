@@ -39,7 +39,7 @@ UNIVERSES = {"scheduler": SCHEDULER, "vanilla": VANILLA, "parallel": PARALLEL,
 ON_EXECUTE_HOSTS = (VANILLA, PARALLEL)
 
 
-NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3}
+NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3, "start": 4}
 TRANSFER_MODES = ("YES", "NO", "IF_NEEDED")
 TRANSFER_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT")
 #: the commands moreattrs sets an attribute for each (loaded only for a description that
@@ -479,7 +479,7 @@ def set_notification(ad, cmd):
     if value is not None and value.strip():
         key = value.strip().lower()
         if key not in NOTIFICATION:
-            raise fail("Notification must be 'Never', 'Always', 'Complete', or 'Error'")
+            raise fail("Notification must be 'Never', 'Always', 'Complete', 'Start', or 'Error'")
         ad["JobNotification"] = NOTIFICATION[key]
     else:
         ad["JobNotification"] = NOTIFICATION["never"]
