@@ -129,7 +129,7 @@ FUZZ_COMMANDS = {
     "nice_user": ["true", "false", "1"],
     "accounting_group": ["physics", "group_a.sub"],
     "accounting_group_user": ["bob"],
-    "notification": ["never", "Always", "complete", "error"],
+    "notification": ["never", "Always", "complete", "error", "Start"],
     "notify_user": ["me@example.org"],
     "hold": ["true", "False", "1"],
     "on_exit_remove": ["ExitCode == 0", "true"],
