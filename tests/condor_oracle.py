@@ -107,8 +107,10 @@ def regenerate():
 #: submit commands and values a random description picks from
 FUZZ_COMMANDS = {
     "executable": ["run.sh", "/bin/echo", "./run.sh"],
-    "arguments": ['"a b c"', "a b c", "\"'one two' three\"", '"x=$(Process)"', "$(Item) $(Step)", "a\\ b"],
-    "environment": ['"A=1 B=two"', "A=1;B=2", '"A=\'x y\' C=3"', "X=$(Process)"],
+    "arguments": ['"a b c"', "a b c", "\"'one two' three\"", '"x=$(Process)"', "$(Item) $(Step)", "a\\ b",
+                  "\"it''s ok\"", '"say ""hi"""', '"  spaced   out  "', "\"''\"", 'old \\"q\\" x'],
+    "environment": ['"A=1 B=two"', "A=1;B=2", '"A=\'x y\' C=3"', "X=$(Process)",
+                    '"A=\'it\'\'s\' B="', "A=;B=x y", '"Q=""quoted"""', "C=a=b"],
     "getenv": ["true", "false", "GT_A", "GT_*", "GT_A, PATH"],
     "input": ["in.txt", "/dev/null", "list.txt"],
     "output": ["out.$(Process)", "/tmp/x.out", "o_$(Item)", "/dev/null"],
@@ -173,7 +175,10 @@ FUZZ_CUSTOM = ["+Foo = 1", '+Bar = "text"', "MY.Baz = 3.5", "+Expr = Memory * 2"
                r'+Pattern = regexp("a\.b\d", Name)', r'+Escapes = "x\ny\\z\"q"', r'+Ends = "end\\"']
 FUZZ_QUEUES = ["queue", "queue 3", "queue 2 Item from (a b c)", "queue Item in (x y z)",
                "queue Item matching g/*.dat", "queue a,b from list.txt", "queue 2 Item in (p, q)",
-               "queue Item from (\n  r1\n  r2\n)"]
+               "queue Item from (\n  r1\n  r2\n)", "queue Item in [1:] (a b c)", "queue Item in [::2] (a b c d)",
+               "queue 2 a,b from list.txt", "queue Item matching files g/*", "queue Item matching dirs g/*",
+               "queue a b from (\n  1 2\n  3, 4\n)", "queue Item in (\n  x, y\n  z\n)", "queue Item from [1:2] list.txt",
+               "queue $(x) Item in (p)", "queue 2*2"]
 
 _RUN_MANY = r"""
 import json, sys, warnings
