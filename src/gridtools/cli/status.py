@@ -182,15 +182,28 @@ def _merge_requests(snap, pending):
     for spec, uid in pending:
         if not isinstance(spec, dict) or not isinstance(spec.get("id"), int) or spec["id"] in known:
             continue
-        import pwd
         try:
-            spec["owner"] = pwd.getpwuid(uid).pw_name
-        except KeyError:
-            spec["owner"] = str(uid)
-        try:
-            _add_unprocessed(snap, spec)
+            _add_unprocessed(snap, as_taken_in(spec, uid))
         except (KeyError, TypeError, ValueError, IndexError):
             continue
+
+
+def as_taken_in(spec, uid):
+    """A submit request's description with the owner and group the daemon gives it when
+    it takes it in: the owner of the request file (whatever the description says) and
+    the name of its group."""
+    import grp
+    import pwd
+    spec = dict(spec)
+    try:
+        spec["owner"] = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        spec["owner"] = str(uid)
+    try:
+        spec["group"] = grp.getgrgid(spec.get("gid", -1)).gr_name
+    except (KeyError, TypeError, OverflowError):
+        spec["group"] = str(spec.get("gid", ""))
+    return spec
 
 
 def _add_unprocessed(snap, spec):

@@ -10,6 +10,7 @@ held job is not verified. Nothing is changed by ``-w v`` or ``-w p``.
 
 import sys
 
+from gridtools.cli import status
 from gridtools.cli.sge import jobsel, qstatus, verify
 
 RUNNING_OR_HELD = "verification: job is already running or is held"
@@ -46,25 +47,8 @@ def _spec(job_id, changes, context_ops):
     if spec is None:            # submitted a moment ago, not taken in by the daemon yet
         found = next((r for r in requests.pending_submits()
                       if (r.body.get("job") or {}).get("id") == job_id), None)
-        spec = _as_taken_in(found.body["job"], found.uid) if found is not None else None
+        spec = status.as_taken_in(found.body["job"], found.uid) if found is not None else None
     return alteration.apply(spec, changes, context_ops) if spec is not None else None
-
-
-def _as_taken_in(spec, uid):
-    """A submit request's description with the owner and group the daemon gives it when
-    it takes it in (from the request file's owner)."""
-    import grp
-    import pwd
-    spec = dict(spec)
-    try:
-        spec.setdefault("owner", pwd.getpwuid(uid).pw_name)
-    except KeyError:
-        spec.setdefault("owner", str(uid))
-    try:
-        spec.setdefault("group", grp.getgrgid(spec.get("gid", -1)).gr_name)
-    except (KeyError, TypeError, OverflowError):
-        spec.setdefault("group", str(spec.get("gid", "")))
-    return spec
 
 
 def _outcome(snap, target, changes, context_ops, mode):

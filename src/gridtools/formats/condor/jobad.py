@@ -17,7 +17,7 @@ from gridtools import ospaths
 from gridtools.classad.draft import DraftAd
 from gridtools.errors import InputError
 from gridtools.formats.condor import jobattrs as A
-from gridtools.formats.condor.submit import ATTRIBUTE, Assignment, QueueStatement, error_at, plain_count
+from gridtools.formats.condor.submit import ATTRIBUTE, COMMAND, Assignment, QueueStatement, error_at, plain_count
 
 # JobSubmitMethod values: how a job entered the queue.
 SUBMIT_METHOD_CONDOR_SUBMIT = 0
@@ -236,13 +236,11 @@ def make_ad(jobs, live):
     A.set_arguments(ad, cmd)
     A.set_environment(ad, cmd, ctx)
     A.set_log(ad, cmd, iwd)
-    custom = [key for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS]
-    if custom:
-        from gridtools.formats.condor.moreattrs import custom_requests
-        custom = custom_requests(jobs.desc, custom)
-    custom = A.set_requests(ad, cmd, custom)
+    custom = [(key, spelling(jobs.desc, key, COMMAND)[len("request_"):])
+              for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS]
+    asked = A.set_requests(ad, cmd, custom)
     should = A.set_transfer(ad, cmd, universe, ctx)
-    A.set_requirements(ad, cmd, universe, should, ctx, custom)
+    A.set_requirements(ad, cmd, universe, should, ctx, asked)
     _rest(ad, cmd, ctx, universe)
     if not A.MORE_COMMANDS.isdisjoint(jobs.defs):
         from gridtools.formats.condor import moreattrs
@@ -292,15 +290,16 @@ def _rest(ad, cmd, ctx, universe):
 def _custom(ad, jobs, expand):
     for key, raw in jobs.defs.items():
         if key.startswith("my."):
-            name = _attr_name(jobs.desc, key[3:])
+            name = spelling(jobs.desc, key[3:])
             text = expand(raw).strip()
             ad[name] = A.expr(name, text or "undefined")    # an empty value is UNDEFINED
 
 
-def _attr_name(desc, lowered):
-    """The spelling of a custom attribute as last written."""
+def spelling(desc, lowered, kind=ATTRIBUTE):
+    """The spelling of a custom attribute (or, of ``kind`` COMMAND, a submit command) as
+    last written."""
     for statement in reversed(desc.statements):
-        if isinstance(statement, Assignment) and statement.kind == ATTRIBUTE \
+        if isinstance(statement, Assignment) and statement.kind == kind \
                 and statement.name.lower() == lowered:
             return statement.name
     return lowered

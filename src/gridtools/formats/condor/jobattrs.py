@@ -155,8 +155,11 @@ def set_executable(ad, cmd, ctx, iwd):
     if not exe or not exe.strip():
         raise fail("No 'executable' parameter was provided")
     exe = exe.strip()
-    transfer = cmd("transfer_executable")
-    if transfer is not None and _false(transfer):
+    transfer, kept = cmd("transfer_executable"), False
+    if transfer is not None:                    # (a rare command, read in moreattrs)
+        from gridtools.formats.condor.moreattrs import is_false
+        kept = is_false(transfer)
+    if kept:
         ad["TransferExecutable"] = False
         ad["Cmd"] = exe
         size = (ctx.files.size_kib(ospaths.join(iwd, exe)) if ctx.files else 0) or 0
@@ -167,11 +170,6 @@ def set_executable(ad, cmd, ctx, iwd):
         if size is None:
             raise fail(f"Executable file {path} does not exist")
     ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
-
-
-def _false(text):
-    from gridtools.formats.condor.moreattrs import is_false
-    return is_false(text)
 
 
 def initial_dir(cmd, ctx):

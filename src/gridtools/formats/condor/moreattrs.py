@@ -5,9 +5,9 @@ description is built without it, see jobattrs):
   writes those a description gives (``COMMANDS``, their names in lower case;
   jobattrs reads the others);
 - the retry commands (``set_retries``), a ``transfer_executable`` read
-  (``is_false``), custom resource requests (``custom_requests``), the strings of
-  expressions in the old ClassAd syntax (``old_strings``), and the evaluation of
-  integers and booleans (``integer``, ``boolean``).
+  (``is_false``), the strings of expressions in the old ClassAd syntax
+  (``old_strings``), and the evaluation of integers and booleans (``integer``,
+  ``boolean``).
 
 How each kind of value is written:
 
@@ -31,7 +31,6 @@ How each kind of value is written:
 from gridtools import ospaths
 from gridtools.errors import InputError
 from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, quantity, signal_name, unquoted
-from gridtools.formats.condor.submit import ATTRIBUTE, Assignment
 
 EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH = range(11)
 
@@ -133,10 +132,14 @@ def integer(name, text):
         value = evaluated(text)
     except InputError:
         value = None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value \
-            or value in (float("inf"), float("-inf")):
+    if not _finite_number(value):
         raise fail(f"{name}={text} is invalid, must eval to an integer.")
     return int(value)
+
+
+def _finite_number(value):
+    """True for an integer or a finite real (not a boolean)."""
+    return type(value) in (int, float) and value == value and value not in (float("inf"), float("-inf"))
 
 
 def boolean(name, text):
@@ -191,8 +194,7 @@ def retry_until(text):
         value = evaluated(text)
     except InputError:
         raise fail(f"retry_until={text} is invalid, it must be an integer or boolean expression.") from None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
-            and value not in (float("inf"), float("-inf")):
+    if _finite_number(value):
         return f"ExitCode =?= {int(value)}"
     return text
 
@@ -234,18 +236,3 @@ def old_strings(text):
             out.append("\\\\")
         i += 1
     return "".join(out)
-
-
-def custom_requests(desc, keys):
-    """(command, its name as last written after ``request_``) of the requests of custom
-    machine resources ``keys``."""
-    return [(key, command_name(desc, key)[len("request_"):]) for key in keys]
-
-
-def command_name(desc, lowered):
-    """The spelling of a submit command as last written."""
-    for statement in reversed(desc.statements):
-        if isinstance(statement, Assignment) and statement.kind != ATTRIBUTE \
-                and statement.name.lower() == lowered:
-            return statement.name
-    return lowered
