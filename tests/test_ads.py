@@ -204,3 +204,30 @@ def test_job_load_goes_to_busy_slots_and_owner_load_to_the_first():
     one, two = ads.machine_ads(host, config(), NOW, views)
     assert (one.eval("LoadAvg"), one.eval("CondorLoadAvg")) == (0.5, 0.0)
     assert (two.eval("LoadAvg"), two.eval("CondorLoadAvg")) == (1.0, 1.0)
+
+
+def test_slots_share_the_hosts_gpus():
+    host = ads.HostFacts("g", cpus=4, memory=4096, disk=100, gpus=3)
+    slots = ads.machine_ads(host, config(), NOW)
+    assert [s.eval("GPUs") for s in slots] == [1, 1, 1, 0]
+    assert {s.eval("TotalGPUs") for s in slots} == {3}
+    cfg = config("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = cpus=2, gpus=2\nNUM_SLOTS_TYPE_2 = 2\n"
+                 "SLOT_TYPE_2 = cpus=1\n")
+    assert [s.eval("GPUs") for s in ads.machine_ads(host, cfg, NOW)] == [2, 1, 0]
+    plain = ads.machine_ads(ads.HostFacts("n", cpus=2, memory=10, disk=10), config(), NOW)
+    assert all("GPUs" not in s and "TotalGPUs" not in s for s in plain)
+    one = parse_ad("[ RequestGPUs = 1 ]")
+    assert [s.eval("GPUs") >= one.eval("RequestGPUs") for s in slots] == [True, True, True, False]
+
+
+def test_a_partitionable_slot_gives_its_gpus_to_dynamic_slots():
+    cfg = config("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n")
+    host = ads.HostFacts("big", cpus=8, memory=16384, disk=1000, gpus=2)
+    claim = ads.Claim("5.0", "alice", "alice", cpus=1, memory=100, disk=10, gpus=1)
+    views = {"slot1_1@big": ads.SlotView("Claimed", "Busy", NOW, NOW)}
+    pslot, dslot = ads.machine_ads(host, cfg, NOW, views, {"slot1_1@big": claim})
+    assert (pslot.eval("GPUs"), dslot.eval("GPUs"), pslot.eval("TotalGPUs")) == (1, 1, 2)
+    asks = {n: parse_ad(f"[ RequestCpus = 1; RequestMemory = 1; RequestDisk = 1{extra} ]")
+            for n, extra in (("none", ""), ("one", "; RequestGPUs = 1"), ("two", "; RequestGPUs = 2"))}
+    assert {n: pslot.eval("Requirements", ad) for n, ad in asks.items()} == {
+        "none": True, "one": True, "two": False}

@@ -99,3 +99,31 @@ def test_init_offers_the_detected_gpus(tmp_path):
         text = (root / "etc" / "exechosts" / host).read_text()
         assert [l.split() for l in text.splitlines() if l.startswith("complex_values")] == [
             ["complex_values", "gpu=2"]]
+
+
+def test_condor_jobs_see_the_gpus_in_the_slot_ads_and_share_them(workdir):
+    """A host of three slots offers gpu=2: its slot ads say GPUs 1, 1, 0 (TotalGPUs 2);
+    three HTCondor jobs asking for one GPU each run two at a time, each with its own."""
+    from conftest import destroy_cell, make_cell
+    from condortools import statuses, submit, wait_status
+    cell = make_cell(slots=3)
+    try:
+        cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
+        shown = cell.run("condor_status", "-af", "Name", "GPUs", "TotalGPUs").stdout.split("\n")
+        assert shown[:3] == ["slot1@testhost 1 2", "slot2@testhost 1 2", "slot3@testhost 0 2"]
+        text = ("executable = /bin/sh\narguments = \"-c 'echo $CUDA_VISIBLE_DEVICES; sleep 30'\"\n"
+                "request_gpus = 1\noutput = out.$(Process)\nqueue 3\n")
+        cluster = submit(cell, text, cwd=workdir)
+        wait_for(lambda: sorted(statuses(cell, str(cluster)).values()) == [1, 2, 2])
+        outs = [os.path.join(workdir, f"out.{p}") for p in range(3)]
+        seen = wait_for(lambda: sorted(open(p).read().strip() for p in outs if os.path.exists(p)
+                                       and open(p).read().strip()))
+        assert seen == ["0", "1"]
+        why = cell.run("condor_q", "-better-analyze", f"{cluster}.2").stdout
+        assert "( TARGET.GPUs >= RequestGPUs )" in why
+        running = [jid for jid, st in statuses(cell, str(cluster)).items() if st == 2]
+        cell.run("condor_rm", running[0], check=True)
+        wait_status(cell, next(j for j, st in statuses(cell, str(cluster)).items() if j not in running), 2)
+        cell.run("condor_rm", str(cluster), check=True)
+    finally:
+        destroy_cell(cell)

@@ -416,3 +416,13 @@ def test_analysis_of_jobs_that_are_not_idle(status, text):
     out = analysis.analyze(ad, [], {})
     assert out.startswith(f"---\n003.000:  {text}\n\n")
     assert ("Hold reason: held by the job's owner" in out) == (status == 5)
+
+
+def test_a_partitionable_slot_is_carved_no_further_than_its_gpus():
+    cfg = config("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n")
+    pslot = ads.machine_ads(ads.HostFacts("big", cpus=8, memory=8192, disk=10**6, gpus=2), cfg, NOW)[0]
+    idle = jobs("alice", 4, memory=100, RequestGPUs=1)
+    out = negotiate(idle, [N.Slot("slot1@big", pslot)], {})
+    assert len(out.matches) == 2
+    cpu_only = negotiate(jobs("bob", 4, memory=100), [N.Slot("slot1@big", pslot)], {})
+    assert len(cpu_only.matches) == 4

@@ -41,16 +41,17 @@ class HostFacts:
     opsys: str = "LINUX"
     uid_domain: str = ""
     filesystem_domain: str = ""
+    gpus: int = 0                 # its GPUs (the ``gpu`` consumable of its complex_values)
 
     @classmethod
-    def from_load(cls, name, load, disk=0, keyboard_idle=0, condor_load_avg=0.0):
+    def from_load(cls, name, load, disk=0, keyboard_idle=0, condor_load_avg=0.0, gpus=0):
         """Facts from Grid Engine load values (``exec.load.sample()``'s names)."""
         from gridtools.formats.values import parse_memory
         total = load.get("mem_total")
         memory = int(parse_memory(str(total)) // (1024 * 1024)) if total is not None else 0
         return cls(name, cpus=int(load.get("num_proc") or 1), memory=memory, disk=int(disk),
                    load_avg=float(load.get("load_avg") or 0.0), condor_load_avg=condor_load_avg,
-                   keyboard_idle=int(keyboard_idle))
+                   keyboard_idle=int(keyboard_idle), gpus=gpus)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ class Claim:
     cpus: int = 1                 # what a dynamic slot carves from its partitionable slot
     memory: int = 0               # MB
     disk: int = 0                 # KB
+    gpus: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +86,7 @@ class SlotType:
     memory: object = "auto"       # MB, fraction or "auto"
     disk: object = "auto"         # KB, fraction or "auto"
     partitionable: bool = False
+    gpus: object = "auto"         # int, fraction or "auto"
 
 
 def slot_types(config, cpus):
@@ -106,7 +109,7 @@ def _resources(text):
     items = [p.strip() for p in re.split(r"[,;]", text) if p.strip()]
     if len(items) == 1 and "=" not in items[0]:
         share = _amount(items[0], 1)
-        return {"cpus": share, "memory": share, "disk": share}
+        return {"cpus": share, "memory": share, "disk": share, "gpus": share}
     out = {}
     for item in items:
         key, _, value = item.partition("=")
@@ -117,6 +120,8 @@ def _resources(text):
             out["memory"] = _amount(value, 2)
         elif key in ("disk", "d"):
             out["disk"] = _amount(value, 1)
+        elif key in ("gpus", "gpu"):
+            out["gpus"] = _amount(value, 0)
     return out
 
 
@@ -146,21 +151,32 @@ class _Layout:
     memory: int
     disk: int
     partitionable: bool
+    gpus: int = 0
 
 
 def layout(host, config):
     """Name, id and resources of every (non-dynamic) slot of a host."""
     types = slot_types(config, host.cpus)
     total = sum(t.count for t in types)
-    out, slot_id = [], 0
+    out, slot_id, gpus_left = [], 0, host.gpus
     for kind in types:
         for _ in range(kind.count):
             slot_id += 1
+            gpus = min(gpus_left, _gpu_share(kind.gpus, host.gpus, total, slot_id))
+            gpus_left -= gpus
             out.append(_Layout(f"slot{slot_id}@{host.name}", slot_id,
                                _share(kind.cpus, host.cpus, total, minimum=1),
                                _share(kind.memory, host.memory, total),
-                               _share(kind.disk, host.disk, total), kind.partitionable))
+                               _share(kind.disk, host.disk, total), kind.partitionable, gpus))
     return out
+
+
+def _gpu_share(spec, total, count, slot_id):
+    """The GPUs of slot ``slot_id`` (1, 2, ...) of ``count``: an even share of ``total``
+    ("auto"), the first slots taking one more while the rest lasts; or its type's own."""
+    if spec == "auto":
+        return total // count + (1 if slot_id <= total % count else 0)
+    return _share(spec, total, count)
 
 
 def _share(spec, total, count, minimum=0):
@@ -182,18 +198,18 @@ def machine_ads(host, config, now, views=None, claims=None):
     rows = []
     for lay in layout(host, config):
         dynamic = _dynamic_of(lay, host, claims)
-        used = [sum(getattr(c, k) for _n, c in dynamic) for k in ("cpus", "memory", "disk")]
+        used = [sum(getattr(c, k) for _n, c in dynamic) for k in ("cpus", "memory", "disk", "gpus")]
         rows.append((lay, None, max(lay.cpus - used[0], 0), max(lay.memory - used[1], 0),
-                     max(lay.disk - used[2], 0)))
-        for index, (name, claim) in enumerate(dynamic, 1):
-            dyn = _Layout(name, lay.slot_id, claim.cpus, claim.memory, claim.disk, False)
-            rows.append((dyn, lay, claim.cpus, claim.memory, claim.disk))
+                     max(lay.disk - used[2], 0), max(lay.gpus - used[3], 0)))
+        for name, claim in dynamic:
+            dyn = _Layout(name, lay.slot_id, claim.cpus, claim.memory, claim.disk, False, claim.gpus)
+            rows.append((dyn, lay, claim.cpus, claim.memory, claim.disk, claim.gpus))
     busy = [r[0].name for r in rows if _view(views, r[0].name, now).activity in ("Busy", "Retiring")]
     ads = []
-    for order, (lay, parent, cpus, memory, disk) in enumerate(rows):
+    for order, (lay, parent, cpus, memory, disk, gpus) in enumerate(rows):
         load = _slot_load(host, order, len(rows), lay.name, busy)
         ads.append(slot_ad(host, lay, cpus, memory, disk, _view(views, lay.name, now), claims.get(lay.name),
-                           policy, now, load, total_slots=len(rows), parent=parent))
+                           policy, now, load, total_slots=len(rows), parent=parent, gpus=gpus))
     return ads
 
 
@@ -245,8 +261,9 @@ def _policy_texts(config):
 
 
 def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 0.0),
-            total_slots=1, parent=None):
-    """The ad of one slot (see ``machine_ads``)."""
+            total_slots=1, parent=None, gpus=0):
+    """The ad of one slot (see ``machine_ads``). GPUs and TotalGPUs are published for
+    a host with GPUs."""
     texts, extra = policy
     ad = ClassAd({"MyType": "Machine", "TargetType": "Job", "Name": lay.name, "Machine": host.name,
                   "SlotID": lay.slot_id, "Arch": host.arch, "OpSys": host.opsys,
@@ -261,10 +278,12 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   "EnteredCurrentActivity": int(view.entered_activity), "CurrentTime": int(now),
                   "HasFileTransfer": True, "UidDomain": host.uid_domain or host.name,
                   "FileSystemDomain": host.filesystem_domain or host.name})
+    if host.gpus:
+        ad["GPUs"], ad["TotalGPUs"] = gpus, host.gpus
     _slot_kind(ad, lay, parent)
     for attr in ("Start", "Rank"):
         ad[attr] = _expr(texts[attr])
-    ad["Requirements"] = parse(_requirements(view.state, lay.partitionable))
+    ad["Requirements"] = parse(_requirements(view.state, lay.partitionable, host.gpus > 0))
     for name, text in extra:
         ad[name] = _expr(text)
     if claim is not None:
@@ -284,15 +303,17 @@ def _slot_kind(ad, lay, parent):
         ad["SlotType"] = "Static"
 
 
-#: a partitionable slot also checks that the job's requests fit what is left
+#: a partitionable slot also checks that the job's requests fit what is left (its GPUs
+#: too, on a host with GPUs: a job without RequestGPUs asks for none)
 _FITS = ("(MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory"
-         " && TARGET.RequestDisk <= MY.Disk)")
+         " && TARGET.RequestDisk <= MY.Disk{})")
+_FITS_GPUS = " && (TARGET.RequestGPUs =?= undefined || TARGET.RequestGPUs <= MY.GPUs)"
 
 
-def _requirements(state, partitionable):
+def _requirements(state, partitionable, gpus=False):
     if state in ("Matched", "Preempting"):
         return "false"
-    return f"START && {_FITS}" if partitionable else "START"
+    return f"START && {_FITS.format(_FITS_GPUS if gpus else '')}" if partitionable else "START"
 
 
 def _claim_attrs(ad, claim):

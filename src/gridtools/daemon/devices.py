@@ -22,7 +22,8 @@ GPU = "gpu"
 FILE = "devices"
 
 
-def _capacity(conf, host):
+def capacity(conf, host):
+    """The GPUs host ``host`` offers (its ``gpu`` complex value; 0 when it has none)."""
     obj = conf.objects["exechost"].get(host) or {}
     try:
         return max(0, int(float(str((obj.get("complex_values") or {}).get(GPU, 0)))))
@@ -82,7 +83,7 @@ def assign(state, job, number, granted, table):
     chosen = {}
     for i, (_queue, host, slots) in enumerate(granted):
         need = int(per_grant(cx, amount, int(slots), i == 0))
-        free = [d for d in range(_capacity(state.config, host))
+        free = [d for d in range(capacity(state.config, host))
                 if d not in busy.get(host, set()) and d not in chosen.get(host, [])]
         chosen.setdefault(host, []).extend(free[:need])
     atomic_write(os.path.join(jobstore.task_dir(job.id, number), FILE), spoolyaml.dump(chosen),

@@ -175,8 +175,9 @@ class Machines:
         cpus = sum(g[2] for g in task.granted if g[1] == task.host) or 1
         memory = _number(ad.eval("RequestMemory"))
         disk = _number(ad.eval("RequestDisk"))
+        gpus = _number(ad.eval("RequestGPUs"))
         return ads.Claim(f"{job.id}.{task.number - 1}", job.spec["owner"], accounting_name(ad), rank,
-                         task.start_time or now, cpus, memory, disk)
+                         task.start_time or now, cpus, memory, disk, gpus)
 
     def _free_static(self, host, count, hint):
         free = [n for n, r in self.slots.items() if r.host == host and r.task is None and not r.dynamic

@@ -25,7 +25,7 @@ import time
 from gridtools import ads, cell
 from gridtools.classad import ClassAd
 from gridtools.classad.nodes import Literal
-from gridtools.daemon import qcontrol, view
+from gridtools.daemon import devices, qcontrol, view
 from gridtools.sched import autocluster as acl
 from gridtools.sched import negotiator as N
 from gridtools.sched import startd
@@ -77,7 +77,7 @@ class Context:
         if found is None:
             found = self._facts[host] = self.facts.of(host, self.conf.host(host), self.loads.get(host) or {},
                                                       self._ge_slots().get(host, 0), self._busy().get(host, 0),
-                                                      self.now)
+                                                      self.now, devices.capacity(self.state.config, host))
         return found
 
     def layout(self, host):
@@ -85,7 +85,7 @@ class Context:
         found = self._layout.get(host)
         if found is None:
             facts = self.host_facts(host)[0]
-            key = (facts.name, facts.cpus, facts.memory, facts.disk)
+            key = (facts.name, facts.cpus, facts.memory, facts.disk, facts.gpus)
             kept = self.conf.derived("layouts", dict)       # host -> (key, layout), per reading
             if host not in kept or kept[host][0] != key:
                 kept[host] = (key, ads.layout(facts, self.conf.host(host)))
@@ -255,13 +255,13 @@ def _refusing(ad, hosts, names, memo):
 
 
 #: slot attributes a host ad for a job's Requirements holds the host's totals of
-HOST_TOTALS = ("Cpus", "Memory", "Disk")
+HOST_TOTALS = ("Cpus", "Memory", "Disk", "GPUs")
 
 
 def _free_ads(ctx):
     """host -> the ad a job's Requirements are matched against in Grid Engine's order:
-    its free slot's, with the host's totals of CPUs, memory and disk (Grid Engine's
-    placement counts what is free, across slots for a parallel job)."""
+    its free slot's, with the host's totals of CPUs, memory, disk and GPUs (Grid
+    Engine's placement counts what is free, across slots for a parallel job)."""
     found = {}
     for host in ctx.hosts():
         ad = _free_ad(ctx, host)

@@ -28,7 +28,7 @@ class _AutoCluster:
     def __init__(self, rep):
         self.rep = rep
         self.request = tuple(max(number_or(rep.eval(a), 0.0), 0.0)
-                             for a in ("RequestCpus", "RequestMemory", "RequestDisk"))
+                             for a in ("RequestCpus", "RequestMemory", "RequestDisk", "RequestGPUs"))
         self.lists = {}          # only-rank mode -> _MatchList
         self.why = None          # why it found no slot the last time it tried
 
@@ -407,17 +407,21 @@ class Cycle:
         self.charge(sub.name, cost)
 
     def _carve(self, i, ac):
-        """Take a job's request out of a partitionable slot; it stays while cpus are left."""
-        cpus, memory, disk = (int(math.ceil(v)) for v in ac.request)
+        """Take a job's request out of a partitionable slot; it stays while cpus are left
+        (its GPUs are taken too, when it has them)."""
+        cpus, memory, disk, gpus = (int(math.ceil(v)) for v in ac.request)
         cpus = max(cpus, 1)
         ad = self.ads[i].copy()
         left = {}
-        for attr, amount in (("Cpus", cpus), ("Memory", memory), ("Disk", disk)):
+        amounts = [("Cpus", cpus), ("Memory", memory), ("Disk", disk)]
+        if "GPUs" in ad:
+            amounts.append(("GPUs", gpus))
+        for attr, amount in amounts:
             left[attr] = number_or(ad.eval(attr), 0) - amount
             ad[attr] = int(left[attr])
         self.ads[i] = ad
         self.dirty.add(i)
-        if left["Cpus"] <= 0 or left["Memory"] < 0 or left["Disk"] < 0:
+        if left["Cpus"] <= 0 or left["Memory"] < 0 or left["Disk"] < 0 or left.get("GPUs", 0) < 0:
             self.taken.add(i)
         return cpus, memory, disk
 

@@ -2,10 +2,12 @@
 
 The text comes from ``sched.analysis`` (a job ad against slot ads);
 -better-analyze analyses the match of running and held jobs too. The
-slot ads are those every execution host of the cell offers
-(``ads.machine_ads``), made from the hosts' published load values and the
-cell's condor_config; the slots that run tasks are Claimed/Busy by the
-owners of those tasks, the others Unclaimed/Idle.
+slot ads are the ones the daemon publishes (what condor_status shows:
+states, claims, GPUs); before the daemon has published any, those every
+execution host of the cell offers (``ads.machine_ads``), made from the
+hosts' published load values, GPUs and the cell's condor_config, with the
+slots that run tasks Claimed/Busy by the owners of those tasks and the
+others Unclaimed/Idle.
 """
 
 import shutil
@@ -34,6 +36,14 @@ def _free_disk_kib():
         return 0
 
 
+def _gpus(values):
+    """The GPUs of a host's published complex values (its ``gpu`` consumable)."""
+    try:
+        return max(0, int(float(str((values or {}).get("gpu", 0)))))
+    except ValueError:
+        return 0
+
+
 def slot_ads(snap, everyone, now):
     """The slot ads of every execution host of the cell."""
     from gridtools import ads
@@ -43,7 +53,8 @@ def slot_ads(snap, everyone, now):
     disk = _free_disk_kib()
     found = []
     for name in names:
-        facts = ads.HostFacts.from_load(name, hosts.get(name) or {}, disk=disk)
+        facts = ads.HostFacts.from_load(name, hosts.get(name) or {}, disk=disk,
+                                        gpus=_gpus((snap.get("host_values") or {}).get(name)))
         running = [p for p in everyone if p.host == name and p.status in (Q.RUNNING, Q.SUSPENDED)]
         views, claims = {}, {}
         busy = iter(running)
@@ -60,7 +71,11 @@ def slot_ads(snap, everyone, now):
 def report(snap, chosen, everyone, source, better, now):
     """The analysis of every chosen proc."""
     from gridtools.sched import analysis
-    machines = slot_ads(snap, everyone, now)
+    if snap.get("slots"):
+        from gridtools.cli.condor import adformat
+        machines = [adformat.full(adformat.from_plain(item)) for item in snap["slots"]]
+    else:
+        machines = slot_ads(snap, everyone, now)
     out = []
     for proc in chosen:
         ad = source.ad(proc)

@@ -36,7 +36,7 @@ import time
 from gridtools import cell, ospaths
 from gridtools.cli import ask
 from gridtools.cli.identity import submitter as identity
-from gridtools.errors import GridError, InputError, UsageError
+from gridtools.errors import GridError, InputError
 from gridtools.formats import jobcheck
 from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
@@ -50,7 +50,7 @@ CONDOR = "condor"
 
 
 def more():
-    """The module of what only some runs need (usage, -queue, NAME=value, -name, -terse,
+    """The module of what only some runs need (usage, options, NAME=value, -name, -terse,
     -verbose, -dry-run, parallel environments and GPUs)."""
     from gridtools.cli.condor import submit_more
     return submit_more
@@ -66,17 +66,6 @@ def options():
     }
 
 
-def _prefix(arg, word, least):
-    """HTCondor's option matching: ``-word`` abbreviated to at least ``least`` letters."""
-    name = arg.lstrip("-")
-    return arg.startswith("-") and least <= len(name) <= len(word) and word.startswith(name)
-
-
-_VALUED = (("append", 1, "append"), ("batch-name", 1, "batch_name"), ("dry-run", 3, "dry_run"),
-           ("file", 2, "file"), ("name", 1, "schedd"), ("remote", 1, "schedd"),
-           ("pool", 2, None), ("addr", 2, None))
-
-
 def parse_args(argv):
     opts = options()
     args = list(argv)
@@ -85,38 +74,12 @@ def parse_args(argv):
         if arg == "-":
             opts["file"] = "-"
         elif arg.startswith("-"):
-            _option(opts, arg, args)
+            more().option(opts, arg, args)
         elif "=" in arg:
             more().variable(opts, arg)
         else:
             opts["file"] = arg
     return opts
-
-
-def _option(opts, arg, args):
-    if _prefix(arg, "help", 1):
-        opts["help"] = True
-    elif _prefix(arg, "verbose", 1):
-        opts["verbose"], opts["terse"] = True, False
-    elif _prefix(arg, "terse", 3):
-        opts["terse"], opts["verbose"] = True, False
-    elif _prefix(arg, "queue", 1):
-        more().queue_words(opts, arg, args)
-    elif _prefix(arg, "disable", 1) or _prefix(arg, "spool", 1) or _prefix(arg, "unused", 1):
-        pass
-    else:
-        for word, least, attr in _VALUED:
-            if _prefix(arg, word, least):
-                if not args or (args[0].startswith("-") and args[0] != "-"):
-                    raise UsageError(f"condor_submit: {arg} requires another argument", 1)
-                value = args.pop(0)
-                if attr == "append":
-                    opts["append"].append(value)
-                elif attr:
-                    opts[attr] = value
-                return
-        sys.stderr.write(more().USAGE)
-        raise UsageError(f"condor_submit: unknown option {arg}", 1)
 
 
 # ---------------------------------------------------------------- building
@@ -155,14 +118,14 @@ def release(taken, dry_run):
             ids.release("job", number)
 
 
-def build(opts, text, source, taken, now):
+def build(opts, text, source, taken, now, who):
     """The job ads of the description, by cluster: [(cluster, [ads])]; the cluster ids
-    claimed go into ``taken``."""
+    claimed go into ``taken``; ``who``: the ``submitter``."""
     cwd, dry_run = posix.getcwd(), opts["dry_run"] is not None
     desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source)
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
-    ctx = SubmitContext(cwd=cwd, owner=submitter(now)["owner"], now=int(now), files=LocalFiles(cwd),
+    ctx = SubmitContext(cwd=cwd, owner=who["owner"], now=int(now), files=LocalFiles(cwd),
                         environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
                         batch_name=unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
                         seed=time.time_ns())
@@ -301,8 +264,9 @@ def _submit(opts):
         check_write()
     taken = []
     try:
-        clusters = build(opts, text, source, taken, now)
-        specs = _specs(clusters, now) if opts["dry_run"] is None else []
+        who = submitter(now)
+        clusters = build(opts, text, source, taken, now, who)
+        specs = _specs(clusters, who) if opts["dry_run"] is None else []
     except BaseException:
         release(taken, opts["dry_run"] is not None)
         raise
@@ -316,8 +280,7 @@ def _submit(opts):
     return 0
 
 
-def _specs(clusters, now):
-    who = submitter(now)
+def _specs(clusters, who):
     specs = []
     for _cluster, ads in clusters:
         spec = condor_spec.cluster_spec(ads, who)

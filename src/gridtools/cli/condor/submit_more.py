@@ -1,9 +1,9 @@
 """What only some condor_submit runs need, kept out of the command's start-up
 (``cli.condor.submit`` imports it where it is used): the usage text, the
-``-queue`` and ``NAME=value`` arguments, the check of a ``-name``d schedd
-(which condor_q, condor_rm and condor_qedit make too), the ``-terse``,
-``-verbose`` and ``-dry-run`` outputs, and the checks of the parallel
-environments and GPUs a cluster asks for.
+options (every ``-word``) and ``NAME=value`` arguments, the check of a
+``-name``d schedd (which condor_q, condor_rm and condor_qedit make too), the
+``-terse``, ``-verbose`` and ``-dry-run`` outputs, and the checks of the
+parallel environments and GPUs a cluster asks for.
 """
 
 import posix
@@ -31,6 +31,46 @@ Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
     If <submit-file> is omitted or is -, and a -queue is not provided, submit commands
      are read from stdin. Use of - implies verbose output unless -terse is specified
 """
+
+
+def _prefix(arg, word, least):
+    """HTCondor's option matching: ``-word`` abbreviated to at least ``least`` letters."""
+    name = arg.lstrip("-")
+    return arg.startswith("-") and least <= len(name) <= len(word) and word.startswith(name)
+
+
+#: the options with a value: (name, fewest letters, the key of the options it sets; None:
+#: read and ignored)
+_VALUED = (("append", 1, "append"), ("batch-name", 1, "batch_name"), ("dry-run", 3, "dry_run"),
+           ("file", 2, "file"), ("name", 1, "schedd"), ("remote", 1, "schedd"),
+           ("pool", 2, None), ("addr", 2, None))
+
+
+def option(opts, arg, args):
+    """Read option ``arg`` into ``opts`` (its value, when it takes one, from ``args``)."""
+    if _prefix(arg, "help", 1):
+        opts["help"] = True
+    elif _prefix(arg, "verbose", 1):
+        opts["verbose"], opts["terse"] = True, False
+    elif _prefix(arg, "terse", 3):
+        opts["terse"], opts["verbose"] = True, False
+    elif _prefix(arg, "queue", 1):
+        queue_words(opts, arg, args)
+    elif _prefix(arg, "disable", 1) or _prefix(arg, "spool", 1) or _prefix(arg, "unused", 1):
+        pass
+    else:
+        for word, least, attr in _VALUED:
+            if _prefix(arg, word, least):
+                if not args or (args[0].startswith("-") and args[0] != "-"):
+                    raise UsageError(f"condor_submit: {arg} requires another argument", 1)
+                value = args.pop(0)
+                if attr == "append":
+                    opts["append"].append(value)
+                elif attr:
+                    opts[attr] = value
+                return
+        sys.stderr.write(USAGE)
+        raise UsageError(f"condor_submit: unknown option {arg}", 1)
 
 
 def queue_words(opts, arg, args):
