@@ -137,6 +137,18 @@ def test_qedit_sets_attributes_and_the_scheduler_follows(cell, workdir):
     assert syntax.returncode == 1 and "illegal value" in syntax.stderr
 
 
+def test_qedit_of_the_first_proc_leaves_the_others_alone(cell, workdir):
+    cluster = submit(cell, SLEEP + "hold = true\n+Shade = 1\nqueue 3\n", cwd=workdir)
+    assert cell.run("condor_qedit", f"{cluster}.0", "Zed", "1", "Shade", "2").returncode == 0
+    shown = cell.run("condor_q", str(cluster), "-af:j", "Zed", "Shade").stdout
+    assert shown == f"{cluster}.0 1 2\n{cluster}.1 undefined 1\n{cluster}.2 undefined 1\n"
+    assert "Zed" not in cell.run("condor_q", f"{cluster}.1", "-l").stdout
+    assert cell.run("condor_qedit", f"{cluster}.2", "Zed", "3").returncode == 0
+    assert cell.run("condor_q", str(cluster), "-af", "Zed").stdout == "1\nundefined\n3\n"
+    assert cell.run("condor_qedit", str(cluster), "Zed", "4").returncode == 0
+    assert cell.run("condor_q", str(cluster), "-af", "Zed").stdout == "4\n4\n4\n"
+
+
 def test_qedit_of_a_qsub_job(cell, workdir):
     proc = cell.qsub("-h", "-b", "y", "sleep", "300", cwd=workdir)
     jid = int(re.search(r"(\d+)", proc.stdout).group(1))

@@ -23,7 +23,9 @@ a host pattern needs one): condor_q reads a job's ad through this module.
 """
 
 from gridtools.classad import ClassAd, parse, parse_ad
+from gridtools.classad.nodes import Literal
 from gridtools.classad.parser import ClassAdSyntaxError
+from gridtools.classad.values import UNDEFINED
 from gridtools.records import ClosedSet
 
 #: the universe of a Grid Engine job in HTCondor's numbering (vanilla)
@@ -98,11 +100,17 @@ def _base_ad(spec, number):
 
 def _proc_ad(texts, index):
     """The ad of entry ``index`` (1-based) of a list of ad texts: the first is whole,
-    each later one is laid over it (it may hold only what differs from the first)."""
+    each later one is laid over it (it may hold only what differs from the first). A
+    later entry's ``Name = undefined`` takes ``Name`` out: the first proc has an
+    attribute (set by condor_qedit) that this one has not."""
     ad = parsed_ad(texts[0]).copy()
     if index > 1 and texts[index - 1]:
         for name, expr in parsed_ad(texts[index - 1]).items():
-            ad[name] = expr
+            if expr.__class__ is Literal and expr.value is UNDEFINED:
+                if name in ad:
+                    del ad[name]
+            else:
+                ad[name] = expr
     return ad
 
 

@@ -333,8 +333,8 @@ def _edited_texts(spec, numbers, name, value_text):
             [_without(t, name) for t in texts[1:]]
         return texts if any(texts[1:]) else texts[0]
     base = parse_ad(texts[0])
-    if 1 in numbers and name in base:
-        old = base.lookup(name).unparse(True)
+    if 1 in numbers:        # the other procs keep what they had: proc 0's old value, or nothing
+        old = base.lookup(name).unparse(True) if name in base else "undefined"
         texts[1:] = [t if _defines(t, name) else _set_in(t, name, old) for t in texts[1:]]
     for number in numbers:
         texts[number - 1] = _set_in(texts[number - 1], name, value_text)
