@@ -54,6 +54,22 @@ def test_terse_dry_run_append_queue_batch_name_and_macros(cell, workdir):
     assert 'Cmd = "/bin/echo"' in text and "ClusterId = 1" in text and text.endswith("\n\n")
 
 
+def test_command_line_settings_stand_at_the_top_of_the_description(cell, workdir):
+    write(os.path.join(workdir, "s.sub"), "executable = /bin/echo\nrequest_memory = 5\nqueue\n")
+    dry = cell.run("condor_submit", "-dry-run", "-", "+Foo=3", "request_memory=77", "arguments=x",
+                   "request_disk=2048", "s.sub", cwd=workdir)
+    assert dry.returncode == 0, dry.stderr
+    assert "Foo = 3\n" in dry.stdout and 'Args = "x"\n' in dry.stdout
+    assert "RequestMemory = 5\n" in dry.stdout               # the file sets it again
+    assert "RequestDisk = 2048\n" in dry.stdout
+    alone = cell.run("condor_submit", "executable=/bin/echo", "arguments=from_the_line", "output=alone.out",
+                     "-queue", "1", input="", cwd=workdir)
+    assert alone.returncode == 0, alone.stderr
+    assert alone.stdout.startswith("Submitting job(s).\n1 job(s) submitted to cluster ")
+    out = os.path.join(workdir, "alone.out")
+    wait_for(lambda: os.path.exists(out) and open(out).read() == "from_the_line\n")
+
+
 def test_stdin_dash_is_verbose_and_no_file_reads_stdin(cell, workdir):
     proc = cell.run("condor_submit", "-", input=SLEEP + "queue\n", cwd=workdir)
     assert proc.returncode == 0 and "** Proc " in proc.stdout and 'Cmd = "/bin/sleep"' in proc.stdout

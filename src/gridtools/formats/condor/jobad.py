@@ -17,7 +17,9 @@ from gridtools import ospaths
 from gridtools.classad.draft import DraftAd
 from gridtools.errors import InputError
 from gridtools.formats.condor import jobattrs as A
-from gridtools.formats.condor.submit import ATTRIBUTE, COMMAND, Assignment, QueueStatement, error_at, plain_count
+from gridtools.formats.condor.submit import (
+    ATTRIBUTE, COMMAND, Assignment, QueueStatement, SubmitDescription, error_at, plain_count,
+)
 
 # JobSubmitMethod values: how a job entered the queue.
 SUBMIT_METHOD_CONDOR_SUBMIT = 0
@@ -58,7 +60,8 @@ class SubmitContext:
     - ``cwd``, ``owner``, ``now`` (the submission's time);
     - ``files``: see fsview.LocalFiles; None: no file access;
     - ``environ``: the submitter's environment (default empty; None: this process's);
-    - ``variables``: NAME=value from the command line;
+    - ``variables``: NAME=value from the command line, read as if they stood at the top
+      of the description (``MY.Name`` or ``+Name``: an attribute), which may set them again;
     - ``arch``, ``opsys``, ``filesystem_domain``, ``condor_version``, ``condor_platform``,
       ``submit_method``: what the ads say of the submitting host and program;
     - ``seed``: of $RANDOM_CHOICE and $RANDOM_INTEGER;
@@ -94,20 +97,16 @@ class _Jobs:
         self.cluster, self.proc = cluster_id, procid
         self.defs = {}
         self.rng = None                     # macros.SeededRandom, made with the first Expander
-        self.verbatim = _verbatim(desc, ctx)
+        self.verbatim = _verbatim(desc)
         self.last_exe = None
         self.ads = []
 
     def lookup(self, live):
-        variables = {k.lower(): v for k, v in self.ctx.variables.items()}
-
         def find(name):
             key = name.lower()
             if key in live:
                 return live[key]
-            if key in self.defs:
-                return self.defs[key]
-            return variables.get(key)
+            return self.defs.get(key)
         return find
 
     def expand(self, live):
@@ -126,11 +125,11 @@ class _Jobs:
 VERBATIM_MAX = 1 << 16
 
 
-def _verbatim(desc, ctx):
-    """True when no text of the description (nor of its NAME=value settings) refers to a
-    macro (holds a ``$``) and none is longer than VERBATIM_MAX: every text expands to
-    itself, and the macros module is not needed."""
-    texts = list(ctx.variables.values())
+def _verbatim(desc):
+    """True when no text of the description refers to a macro (holds a ``$``) and none is
+    longer than VERBATIM_MAX: every text expands to itself, and the macros module is not
+    needed."""
+    texts = []
     for statement in desc.statements:
         texts.append(statement.value if isinstance(statement, Assignment) else statement.args)
     return all("$" not in text and len(text) <= VERBATIM_MAX for text in texts)
@@ -143,6 +142,8 @@ def _itself(text):
 def build_jobs(desc, cluster_id, ctx, procid=0):
     """All job ads of ``desc`` (a SubmitDescription), as ``DraftAd``s; InputError on
     errors."""
+    if ctx.variables:
+        desc = SubmitDescription(_settings(ctx.variables) + desc.statements, desc.source)
     jobs = _Jobs(desc, cluster_id, ctx, procid)
     for statement in desc.statements:
         if isinstance(statement, Assignment):
@@ -154,6 +155,20 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
             _queue(jobs, statement)
     _chain(jobs.ads)
     return jobs.ads
+
+
+def _settings(variables):
+    """The statements of NAME=value settings, in their order: ``MY.Name`` (and ``+Name``)
+    an attribute, any other name a submit command or macro."""
+    found = []
+    for name, value in variables.items():
+        if name[:1] == "+":
+            found.append(Assignment(name[1:], value, ATTRIBUTE))
+        elif name[:3].lower() == "my.":
+            found.append(Assignment(name[3:], value, ATTRIBUTE))
+        else:
+            found.append(Assignment(name, value, COMMAND))
+    return found
 
 
 def _chain(ads):
