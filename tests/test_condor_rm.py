@@ -115,6 +115,18 @@ def test_prio_orders_one_owners_jobs(cell, workdir):
     assert started == [f"{high}.0", f"{low}.0"]
 
 
+def test_each_proc_has_its_own_priority_and_arguments_in_condor_q(cell, workdir):
+    text = "executable = /bin/sleep\nhold = true\narguments = 100\nqueue\narguments = 1\nqueue 2\n"
+    cluster = submit(cell, text, cwd=workdir)
+    assert cell.run("condor_prio", "-p", "5", f"{cluster}.0").returncode == 0
+    assert cell.run("condor_prio", "+3", f"{cluster}.1").returncode == 0
+    assert cell.run("condor_prio", "-2", f"{cluster}.2").returncode == 0
+    assert cell.run("condor_q", str(cluster), "-af", "JobPrio", "Args").stdout == "5 100\n3 1\n-2 1\n"
+    rows = cell.run("condor_q", str(cluster), "-nobatch").stdout.splitlines()[4:7]
+    assert [(r.split()[0], r.split()[6], " ".join(r.split()[8:])) for r in rows] == [
+        (f"{cluster}.0", "5", "sleep 100"), (f"{cluster}.1", "3", "sleep 1"), (f"{cluster}.2", "-2", "sleep 1")]
+
+
 def _order(path):
     from gridtools.formats.condor.userlog import parse_events
     with open(path) as fh:

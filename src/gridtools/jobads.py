@@ -88,7 +88,7 @@ def job_ads(job, numbers=None):
 def _base_ad(spec, number):
     text = spec.get("condor_ad")
     if isinstance(text, list):
-        ad = _proc_ad(tuple(text), min(number, len(text))) if text else _sge_ad(spec)
+        ad = proc_ad(tuple(text), min(number, len(text))) if text else _sge_ad(spec)
     else:
         ad = parsed_ad(text).copy() if text else _sge_ad(spec)
     ad["ClusterId"] = int(spec["id"])
@@ -98,7 +98,7 @@ def _base_ad(spec, number):
     return ad
 
 
-def _proc_ad(texts, index):
+def proc_ad(texts, index):
     """The ad of entry ``index`` (1-based) of a list of ad texts: the first is whole,
     each later one is laid over it (it may hold only what differs from the first). A
     later entry's ``Name = undefined`` takes ``Name`` out: the first proc has an

@@ -84,6 +84,33 @@ def _compact(runs):
     return builder.out
 
 
+#: the attributes of a proc condor_q shows in its own row (in lower case)
+_PROC_FACTS = ("args", "arguments", "jobprio")
+
+
+def _names_proc_fact(text):
+    lowered = text.lower() if text else ""
+    return any(name in lowered for name in _PROC_FACTS)
+
+
+def _proc_facts(texts, info):
+    """Task number (as text) -> {"args": [...], "prio": N} of the later procs of a
+    cluster whose arguments or JobPrio differ from proc 0's (``info``)."""
+    from gridtools.formats.condor.spec import arguments
+    from gridtools.jobads import proc_ad
+    found = {}
+    for number, text in enumerate(texts[1:], 2):
+        if not _names_proc_fact(text):
+            continue
+        ad = proc_ad(tuple(texts), number)
+        prio = ad.eval("JobPrio")
+        mine = {"args": [str(a) for a in arguments(ad)],
+                "prio": prio if type(prio) is int else info["prio"]}
+        if mine["args"] != info["args"] or mine["prio"] != info["prio"]:
+            found[str(number)] = mine
+    return found
+
+
 def job_info(job, decisions_urg):
     spec = job.spec
     res = spec.get("resources") or {}
@@ -109,14 +136,18 @@ def job_info(job, decisions_urg):
 
 def condor_info(job):
     """What condor_q shows of a job besides its rows: its command and arguments, batch
-    name, JobPrio and universe, and the HTCondor bookkeeping of its tasks (hold
-    reasons, removals, finished tasks kept in the queue; see daemon.condorjob)."""
+    name, JobPrio and universe (proc 0's; ``procs`` the arguments and JobPrio of the
+    procs whose own differ), and the HTCondor bookkeeping of its tasks (hold reasons,
+    removals, finished tasks kept in the queue; see daemon.condorjob)."""
     spec = job.spec
     info = {"cmd": spec.get("command") or spec.get("script_name") or "",
             "args": [str(a) for a in spec.get("args") or ()],
             "batch": spec.get("batch_name") if spec.get("condor_ad") else spec.get("name"),
             "prio": int(spec.get("job_prio") or 0), "universe": int(spec.get("universe") or 5),
             "ads": bool(spec.get("condor_ad"))}
+    texts = spec.get("condor_ad")
+    if isinstance(texts, list) and any(_names_proc_fact(text) for text in texts[1:]):
+        info["procs"] = _proc_facts(texts, info)
     book = job.condor
     if book:
         info["kept"] = list(book.get("kept") or ())

@@ -73,12 +73,15 @@ class Proc:
         return proc
 
     def _fill(self):
-        row, info, cinfo, _number = self._source
+        row, info, cinfo, number = self._source
         running = row["state"] in _RUNNING_STATES
-        args = cinfo.get("args")
+        own = cinfo.get("procs")
+        own = own.get(str(number)) if own else None
+        args = cinfo.get("args") if own is None else own["args"]
         self.start = float(row["time"]) if running else 0.0
         self.host = (row.get("queue") or "").partition("@")[2] if running else ""
-        self.prio, self.cmd = int(cinfo.get("prio") or 0), cinfo.get("cmd") or info.get("name") or ""
+        self.prio = int((cinfo if own is None else own).get("prio") or 0)
+        self.cmd = cinfo.get("cmd") or info.get("name") or ""
         self.args, self.universe = (list(args) if args else []), int(cinfo.get("universe") or 5)
         self.slots, self.is_condor = int(row.get("slots") or 1), bool(cinfo.get("ads"))
 
