@@ -236,3 +236,52 @@ def test_shipped_configuration(cell):
     result = run(cell, "MINUTE", "HOUR", "START")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "60\n(60 * 60)\nTrue\n"
+
+
+def test_a_knob_no_file_sets_has_its_default(cell):
+    cell.write("PRIORITY_HALFLIFE = 600\n")
+    result = run(cell, "PRIORITY_HALFLIFE", "periodic_expr_interval", "UID_DOMAIN", "START")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["600", "60", os.uname().nodename, "true"]
+    verbose = run(cell, "-v", "MATCH_TIMEOUT")
+    assert verbose.stdout == "MATCH_TIMEOUT: 300\n  Defined in <Default>\n"
+    assert run(cell, "-raw", "FILESYSTEM_DOMAIN").stdout == "$(FULL_HOSTNAME)\n"
+
+
+def test_every_default_is_the_one_the_code_uses():
+    """condor_config_val's defaults say what the daemon does when a knob is not set."""
+    from gridtools.accounting.userprio import Settings
+    from gridtools.ads import PUBLISHED_POLICY
+    from gridtools.daemon.condorpolicy import interval
+    from gridtools.formats.condor_params import DEFAULTS
+    from gridtools.sched import groups, negotiator, startd
+
+    def none(_name):
+        return None
+    prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
+    pol = startd.Policy()
+    code = {
+        "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
+        "NICE_USER_PRIO_FACTOR": prio.nice_factor, "REMOTE_PRIO_FACTOR": prio.remote_factor,
+        "PREEMPTION_REQUIREMENTS": neg.preemption_requirements, "PREEMPTION_RANK": neg.preemption_rank,
+        "NEGOTIATOR_CONSIDER_PREEMPTION": neg.consider_preemption,
+        "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS": grp.max_rounds, "GROUP_SORT_EXPR": grp.sort_expr,
+        "NEGOTIATOR_STRICT_ENFORCE_QUOTA": grp.strict, "GROUP_ACCEPT_SURPLUS": False,
+        "GROUP_AUTOREGROUP": False,
+        "MATCH_TIMEOUT": pol.match_timeout, "KILLING_TIMEOUT": pol.killing_timeout,
+        "POLLING_INTERVAL": pol.polling_interval, "UPDATE_INTERVAL": pol.update_interval,
+        "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
+        "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
+    }
+    code.update({k: v for k, v in startd.DEFAULTS.items() if v is not None})
+    assert set(code) == set(DEFAULTS)
+    for name, value in code.items():
+        text = DEFAULTS[name]
+        if isinstance(value, bool):
+            assert text == str(value).lower(), name
+        elif isinstance(value, (int, float)):
+            assert float(text) == value, name
+        else:
+            assert text == value, name
+    configured = groups.GroupsConfig.from_config({"GROUP_NAMES": "g"}).groups[0]
+    assert (configured.accept_surplus, configured.autoregroup) == (False, False)

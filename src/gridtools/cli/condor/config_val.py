@@ -6,15 +6,16 @@
     condor_config_val -macro TEXT ...
 
 The configuration is read from CONDOR_CONFIG or the cell's etc/condor_config
-and the local files it names (see condor_config(5)). Options may be written
-with one or two dashes and abbreviated to any unambiguous prefix.
+and the local files it names (see condor_config(5)); a knob none of them sets
+has its default (``formats.condor_params``). Options may be written with one
+or two dashes and abbreviated to any unambiguous prefix.
 """
 
 import sys
 
 from gridtools import cell
 from gridtools.errors import GridError
-from gridtools.formats import condor_config
+from gridtools.formats import condor_config, condor_params
 
 USAGE = """\
 Usage: {prog} [options] NAME ...
@@ -72,6 +73,8 @@ def parse_args(argv):
 
 def where(definition):
     """Where a definition was made, as -v prints it."""
+    if definition.source == condor_params.SOURCE:
+        return f"  Defined in {condor_params.SOURCE}"
     if definition.line:
         return f"  Defined in '{definition.source}', line {definition.line}"
     return f"  Defined in '{definition.source}'"
@@ -89,11 +92,19 @@ def show_values(config, names, options, out, err):
     """Print each named value; stop with status 1 at the first undefined."""
     for name in names:
         definition = config.definition(name)
+        if definition is None and condor_params.default(name) is not None:
+            definition = condor_config.Definition(name.upper(), condor_params.default(name),
+                                                  condor_params.SOURCE, 0)
         if definition is None:
             out.flush()
             err.write(f"Not defined: {name}\n")
             return 1
-        value = definition.raw if "raw" in options else config.get(name)
+        if "raw" in options:
+            value = definition.raw
+        elif definition.source == condor_params.SOURCE:
+            value = config.expand(definition.raw)
+        else:
+            value = config.get(name)
         if "verbose" in options:
             out.write(f"{definition.name}: {value}\n{where(definition)}\n")
         else:

@@ -1,0 +1,55 @@
+"""The defaults of the configuration knobs gridtools acts on, as ``condor_config_val``
+prints them for a knob that no configuration file sets (HTCondor prints the default of
+its parameter table; ``<Default>`` is where such a value comes from).
+
+Each value is the one the code uses when the knob is not set (``tests/test_condor_config_val``
+holds every entry to the module that reads the knob). Knobs whose default depends on the
+host (``NUM_SLOTS``, ``NUM_CPUS``, ``MEMORY``) are not listed; the predefined macros
+(``FULL_HOSTNAME`` ...) are the configuration's own (``condor_config.builtin_defaults``).
+"""
+
+#: where a default comes from, as ``condor_config_val -verbose`` names it
+SOURCE = "<Default>"
+
+DEFAULTS = {
+    # user priorities (accounting.userprio)
+    "PRIORITY_HALFLIFE": "86400",
+    "DEFAULT_PRIO_FACTOR": "1.0",
+    "NICE_USER_PRIO_FACTOR": "1000000",
+    "REMOTE_PRIO_FACTOR": "10000000",
+    # the negotiator (sched.negotiator, sched.groups)
+    "PREEMPTION_REQUIREMENTS": "false",
+    "PREEMPTION_RANK": "(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRunTime), 0, "
+                       "TotalJobRunTime)",
+    "NEGOTIATOR_CONSIDER_PREEMPTION": "true",
+    "GROUP_ACCEPT_SURPLUS": "false",
+    "GROUP_AUTOREGROUP": "false",
+    "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS": "3",
+    "GROUP_SORT_EXPR": 'ifThenElse(AccountingGroup =?= "<none>", 3.4e+38, '
+                       'ifThenElse(GroupQuota > 0, GroupResourcesInUse / GroupQuota, 3.3e+38))',
+    "NEGOTIATOR_STRICT_ENFORCE_QUOTA": "true",
+    # the startd policy and its timers (sched.startd, ads)
+    "START": "true",
+    "SUSPEND": "false",
+    "CONTINUE": "true",
+    "PREEMPT": "false",
+    "KILL": "false",
+    "WANT_SUSPEND": "true",
+    "WANT_VACATE": "true",
+    "MAXJOBRETIREMENTTIME": "0",
+    "RANK": "0.0",
+    "MATCH_TIMEOUT": "300",
+    "KILLING_TIMEOUT": "30",
+    "POLLING_INTERVAL": "5",
+    "UPDATE_INTERVAL": "300",
+    # the schedule of job policies (daemon.condorpolicy)
+    "PERIODIC_EXPR_INTERVAL": "60",
+    # domains (daemon.hostfacts, the security levels)
+    "UID_DOMAIN": "$(FULL_HOSTNAME)",
+    "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
+}
+
+
+def default(name):
+    """The default text of knob ``name`` (any case), or None."""
+    return DEFAULTS.get(name.upper())
