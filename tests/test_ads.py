@@ -231,3 +231,20 @@ def test_a_partitionable_slot_gives_its_gpus_to_dynamic_slots():
             for n, extra in (("none", ""), ("one", "; RequestGPUs = 1"), ("two", "; RequestGPUs = 2"))}
     assert {n: pslot.eval("Requirements", ad) for n, ad in asks.items()} == {
         "none": True, "one": True, "two": False}
+
+
+def test_a_hosts_other_resources_are_shared_among_its_slots():
+    host = ads.HostFacts("r", cpus=2, memory=100, disk=100, resources=(("foo", 3),))
+    slots = ads.machine_ads(host, config(), NOW)
+    assert [(s.eval("foo"), s.eval("Totalfoo")) for s in slots] == [(2, 3), (1, 3)]
+    assert slots[0].eval("MachineResources") == "Cpus Disk Memory foo"
+    asks = parse_ad("[ Requestfoo = 2 ]")
+    assert [s.eval("foo") >= asks.eval("RequestFoo") for s in slots] == [True, False]
+    cfg = config("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n")
+    claim = ads.Claim("5.0", "alice", "alice", cpus=1, memory=10, disk=1, resources=(("foo", 2),))
+    views = {"slot1_1@r": ads.SlotView("Claimed", "Busy", NOW, NOW)}
+    pslot, dslot = ads.machine_ads(host, cfg, NOW, views, {"slot1_1@r": claim})
+    assert (pslot.eval("foo"), dslot.eval("foo")) == (1, 2)
+    two = parse_ad("[ RequestCpus = 1; RequestMemory = 1; RequestDisk = 1; Requestfoo = 2 ]")
+    plain = parse_ad("[ RequestCpus = 1; RequestMemory = 1; RequestDisk = 1 ]")
+    assert (pslot.eval("Requirements", two), pslot.eval("Requirements", plain)) == (False, True)

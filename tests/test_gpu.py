@@ -127,3 +127,26 @@ def test_condor_jobs_see_the_gpus_in_the_slot_ads_and_share_them(workdir):
         cell.run("condor_rm", str(cluster), check=True)
     finally:
         destroy_cell(cell)
+
+
+def test_condor_jobs_count_down_a_machine_resource_of_the_cell(workdir):
+    """A consumable complex of whole units that a host offers is a machine resource:
+    its slot ads publish it, request_<name> asks for it, and the jobs that hold it
+    count it down as qsub -l jobs do."""
+    from conftest import destroy_cell, make_cell
+    from condortools import statuses, submit
+    from qtools import add_complex
+    cell = make_cell(slots=3)
+    try:
+        add_complex(cell, "licence lic INT <= YES YES 0 0")
+        cell.run("qconf", "-mattr", "exechost", "complex_values", "licence=2", "testhost", check=True)
+        shown = cell.run("condor_status", "-af", "Name", "licence", "Totallicence").stdout.split("\n")
+        assert shown[:3] == ["slot1@testhost 1 2", "slot2@testhost 1 2", "slot3@testhost 0 2"]
+        text = "executable = /bin/sleep\narguments = 30\nrequest_licence = 1\nqueue 3\n"
+        cluster = submit(cell, text, cwd=workdir)
+        assert "licence=1" in cell.run("qstat", "-j", str(cluster)).stdout
+        wait_for(lambda: sorted(statuses(cell, str(cluster)).values()) == [1, 2, 2])
+        assert "hc:licence=0" in cell.run("qstat", "-F", "licence").stdout
+        cell.run("condor_rm", str(cluster), check=True)
+    finally:
+        destroy_cell(cell)

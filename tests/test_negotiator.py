@@ -426,3 +426,11 @@ def test_a_partitionable_slot_is_carved_no_further_than_its_gpus():
     assert len(out.matches) == 2
     cpu_only = negotiate(jobs("bob", 4, memory=100), [N.Slot("slot1@big", pslot)], {})
     assert len(cpu_only.matches) == 4
+
+
+def test_a_partitionable_slot_is_carved_no_further_than_its_other_resources():
+    cfg = config("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n")
+    host = ads.HostFacts("big", cpus=8, memory=8192, disk=10**6, resources=(("licence", 3),))
+    pslot = ads.machine_ads(host, cfg, NOW)[0]
+    out = negotiate(jobs("alice", 4, memory=100, Requestlicence=2), [N.Slot("slot1@big", pslot)], {})
+    assert len(out.matches) == 1

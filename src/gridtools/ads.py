@@ -42,6 +42,7 @@ class HostFacts:
     uid_domain: str = ""
     filesystem_domain: str = ""
     gpus: int = 0                 # its GPUs (the ``gpu`` consumable of its complex_values)
+    resources: tuple = ()         # ((name, amount), ...): its other countable consumables
 
     @classmethod
     def from_load(cls, name, load, disk=0, keyboard_idle=0, condor_load_avg=0.0, gpus=0):
@@ -66,6 +67,7 @@ class Claim:
     memory: int = 0               # MB
     disk: int = 0                 # KB
     gpus: int = 0
+    resources: tuple = ()         # ((name, amount), ...) of the host's other resources
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +154,7 @@ class _Layout:
     disk: int
     partitionable: bool
     gpus: int = 0
+    resources: tuple = ()         # ((name, amount), ...): its share of the host's others
 
 
 def layout(host, config):
@@ -159,21 +162,29 @@ def layout(host, config):
     types = slot_types(config, host.cpus)
     total = sum(t.count for t in types)
     out, slot_id, gpus_left = [], 0, host.gpus
+    left = dict(host.resources)
     for kind in types:
         for _ in range(kind.count):
             slot_id += 1
             gpus = min(gpus_left, _gpu_share(kind.gpus, host.gpus, total, slot_id))
             gpus_left -= gpus
+            mine = []
+            for name, amount in host.resources:
+                share = min(left[name], _gpu_share("auto", amount, total, slot_id))
+                left[name] -= share
+                mine.append((name, share))
             out.append(_Layout(f"slot{slot_id}@{host.name}", slot_id,
                                _share(kind.cpus, host.cpus, total, minimum=1),
                                _share(kind.memory, host.memory, total),
-                               _share(kind.disk, host.disk, total), kind.partitionable, gpus))
+                               _share(kind.disk, host.disk, total), kind.partitionable, gpus,
+                               tuple(mine)))
     return out
 
 
 def _gpu_share(spec, total, count, slot_id):
-    """The GPUs of slot ``slot_id`` (1, 2, ...) of ``count``: an even share of ``total``
-    ("auto"), the first slots taking one more while the rest lasts; or its type's own."""
+    """The GPUs (or other countable resource) of slot ``slot_id`` (1, 2, ...) of
+    ``count``: an even share of ``total`` ("auto"), the first slots taking one more
+    while the rest lasts; or its type's own."""
     if spec == "auto":
         return total // count + (1 if slot_id <= total % count else 0)
     return _share(spec, total, count)
@@ -199,17 +210,24 @@ def machine_ads(host, config, now, views=None, claims=None):
     for lay in layout(host, config):
         dynamic = _dynamic_of(lay, host, claims)
         used = [sum(getattr(c, k) for _n, c in dynamic) for k in ("cpus", "memory", "disk", "gpus")]
+        taken = {}
+        for _n, c in dynamic:
+            for res, amount in c.resources:
+                taken[res] = taken.get(res, 0) + amount
+        rest = tuple((res, max(amount - taken.get(res, 0), 0)) for res, amount in lay.resources)
         rows.append((lay, None, max(lay.cpus - used[0], 0), max(lay.memory - used[1], 0),
-                     max(lay.disk - used[2], 0), max(lay.gpus - used[3], 0)))
+                     max(lay.disk - used[2], 0), max(lay.gpus - used[3], 0), rest))
         for name, claim in dynamic:
-            dyn = _Layout(name, lay.slot_id, claim.cpus, claim.memory, claim.disk, False, claim.gpus)
-            rows.append((dyn, lay, claim.cpus, claim.memory, claim.disk, claim.gpus))
+            dyn = _Layout(name, lay.slot_id, claim.cpus, claim.memory, claim.disk, False, claim.gpus,
+                          claim.resources)
+            rows.append((dyn, lay, claim.cpus, claim.memory, claim.disk, claim.gpus, claim.resources))
     busy = [r[0].name for r in rows if _view(views, r[0].name, now).activity in ("Busy", "Retiring")]
     ads = []
-    for order, (lay, parent, cpus, memory, disk, gpus) in enumerate(rows):
+    for order, (lay, parent, cpus, memory, disk, gpus, resources) in enumerate(rows):
         load = _slot_load(host, order, len(rows), lay.name, busy)
         ads.append(slot_ad(host, lay, cpus, memory, disk, _view(views, lay.name, now), claims.get(lay.name),
-                           policy, now, load, total_slots=len(rows), parent=parent, gpus=gpus))
+                           policy, now, load, total_slots=len(rows), parent=parent, gpus=gpus,
+                           resources=resources))
     return ads
 
 
@@ -261,9 +279,10 @@ def _policy_texts(config):
 
 
 def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 0.0),
-            total_slots=1, parent=None, gpus=0):
+            total_slots=1, parent=None, gpus=0, resources=()):
     """The ad of one slot (see ``machine_ads``). GPUs and TotalGPUs are published for
-    a host with GPUs."""
+    a host with GPUs, ``<name>`` and ``Total<name>`` for each of its other resources
+    (``resources``: this slot's amounts), and MachineResources names them all."""
     texts, extra = policy
     ad = ClassAd({"MyType": "Machine", "TargetType": "Job", "Name": lay.name, "Machine": host.name,
                   "SlotID": lay.slot_id, "Arch": host.arch, "OpSys": host.opsys,
@@ -278,12 +297,19 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   "EnteredCurrentActivity": int(view.entered_activity), "CurrentTime": int(now),
                   "HasFileTransfer": True, "UidDomain": host.uid_domain or host.name,
                   "FileSystemDomain": host.filesystem_domain or host.name})
+    names = ["Cpus", "Disk", "Memory"]
     if host.gpus:
         ad["GPUs"], ad["TotalGPUs"] = gpus, host.gpus
+        names.append("GPUs")
+    totals = dict(host.resources)
+    for name, amount in resources:
+        ad[name], ad[f"Total{name}"] = amount, totals.get(name, amount)
+        names.append(name)
+    ad["MachineResources"] = " ".join(names)
     _slot_kind(ad, lay, parent)
     for attr in ("Start", "Rank"):
         ad[attr] = _expr(texts[attr])
-    ad["Requirements"] = parse(_requirements(view.state, lay.partitionable, host.gpus > 0))
+    ad["Requirements"] = parse(_requirements(view.state, lay.partitionable, names[3:]))
     for name, text in extra:
         ad[name] = _expr(text)
     if claim is not None:
@@ -304,16 +330,20 @@ def _slot_kind(ad, lay, parent):
 
 
 #: a partitionable slot also checks that the job's requests fit what is left (its GPUs
-#: too, on a host with GPUs: a job without RequestGPUs asks for none)
+#: and other resources too, where the host has them: a job without Request<name> asks
+#: for none)
 _FITS = ("(MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory"
          " && TARGET.RequestDisk <= MY.Disk{})")
-_FITS_GPUS = " && (TARGET.RequestGPUs =?= undefined || TARGET.RequestGPUs <= MY.GPUs)"
+_FITS_MORE = " && (TARGET.Request{0} =?= undefined || TARGET.Request{0} <= MY.{0})"
 
 
-def _requirements(state, partitionable, gpus=False):
+def _requirements(state, partitionable, more=()):
+    """A slot's Requirements; ``more``: the names of its resources besides CPUs, memory
+    and disk."""
     if state in ("Matched", "Preempting"):
         return "false"
-    return f"START && {_FITS.format(_FITS_GPUS if gpus else '')}" if partitionable else "START"
+    fits = _FITS.format("".join(_FITS_MORE.format(name) for name in more))
+    return f"START && {fits}" if partitionable else "START"
 
 
 def _claim_attrs(ad, claim):

@@ -365,7 +365,8 @@ def edit_ads(state, job, numbers, attrs):
         positions = [job.numbers().index(n) + 1 for n in numbers]
         for name, text in attrs.items():
             spec["condor_ad"] = _edited_texts(spec, positions, name, text)
-        _refresh(spec)
+        from gridtools.daemon.devices import countable_complexes
+        _refresh(spec, countable_complexes(state.config))
     else:                   # a qsub job: its ad is made from its description, the edits lie over it
         job.condor.setdefault("edits", {}).update(attrs)
         prio = ads.job_ad(spec, None, 1, condor=job.condor).eval("JobPrio")
@@ -377,14 +378,15 @@ def edit_ads(state, job, numbers, attrs):
     state.log(f"I|job {job.id}: attributes {', '.join(sorted(attrs))} set")
 
 
-def _refresh(spec):
-    """The description's requests from the ad of its first proc."""
+def _refresh(spec, counted=None):
+    """The description's requests from the ad of its first proc (``counted``: see
+    ``formats.condor.spec.cluster_spec``)."""
     from gridtools.formats.condor import spec as condor_spec
     first = ads.job_ad(spec, None, 1)
     owner_fields = {k: spec[k] for k in ("owner", "uid", "gid", "sge_o", "submit_host", "submit_time")
                     if k in spec}
     owner_fields.setdefault("submit_host", "")
-    fresh = condor_spec.cluster_spec([first], owner_fields)
+    fresh = condor_spec.cluster_spec([first], owner_fields, counted)
     for key in ("pe", "resources", "job_prio", "batch_name", "universe", "command", "args", "cwd",
                 "env", "stdout", "stderr", "stdin"):
         spec[key] = fresh[key]

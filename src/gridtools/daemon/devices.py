@@ -31,6 +31,29 @@ def capacity(conf, host):
         return 0
 
 
+def countable_complexes(conf):
+    """Name in lower case -> name of the cell's machine resources
+    (``formats.sge.complex.machine_resources``)."""
+    from gridtools.formats.sge.complex import machine_resources
+    return machine_resources(conf.single.get("complex") or {})
+
+
+def countable(conf, host):
+    """((name, amount), ...) of the machine resources (``countable_complexes``) that
+    ``host`` offers in its complex_values: what its slot ads publish."""
+    offered = (conf.objects["exechost"].get(host) or {}).get("complex_values") or {}
+    if not offered:
+        return ()
+    found = []
+    for name in countable_complexes(conf).values():
+        if name in offered:
+            try:
+                found.append((name, max(0, int(float(str(offered[name]))))))
+            except ValueError:
+                continue
+    return tuple(sorted(found))
+
+
 def _asked(job, table):
     """(amount per slot or per job, consumable kind) of the job's gpu request, or None."""
     text = ((job.spec.get("resources") or {}).get("hard") or {}).get(GPU)

@@ -99,10 +99,10 @@ class Facts:
         self._files[path] = (stamp, found)
         return found
 
-    def of(self, host, cfg, load, slots, busy, now=None, gpus=0):
+    def of(self, host, cfg, load, slots, busy, now=None, gpus=0, resources=()):
         """(HostFacts, overlay) of ``host``: ``cfg`` its condor_config, ``load`` its load
         values, ``slots`` the slots of its queue instances, ``busy`` CPUs its jobs use,
-        ``gpus`` the GPUs it offers."""
+        ``gpus`` the GPUs it offers, ``resources`` its other countable consumables."""
         now = time.time() if now is None else now
         devices = [d for d in (cfg.get("CONSOLE_DEVICES") or "").replace(",", " ").split() if d]
         load_avg = float(load.get("load_avg") or 0.0)
@@ -113,5 +113,6 @@ class Facts:
             memory=_int(cfg.get("MEMORY"), _mb(load.get("mem_total"))), disk=self.disk(now),
             load_avg=load_avg, condor_load_avg=min(load_avg, float(busy)), keyboard_idle=idle,
             console_idle=idle, arch=_arch(), opsys="LINUX", uid_domain=domain,
-            filesystem_domain=(cfg.get("FILESYSTEM_DOMAIN") or "").strip() or domain, gpus=gpus)
+            filesystem_domain=(cfg.get("FILESYSTEM_DOMAIN") or "").strip() or domain, gpus=gpus,
+            resources=resources)
         return facts, self.overlay((cfg.get("STARTD_FACTS_FILE") or "").strip())

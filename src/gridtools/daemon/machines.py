@@ -176,8 +176,10 @@ class Machines:
         memory = _number(ad.eval("RequestMemory"))
         disk = _number(ad.eval("RequestDisk"))
         gpus = _number(ad.eval("RequestGPUs"))
+        others = tuple((res, _number(ad.eval("Request" + res))) for res, _amount in
+                       ctx.host_facts(task.host)[0].resources)
         return ads.Claim(f"{job.id}.{task.number - 1}", job.spec["owner"], accounting_name(ad), rank,
-                         task.start_time or now, cpus, memory, disk, gpus)
+                         task.start_time or now, cpus, memory, disk, gpus, others)
 
     def _free_static(self, host, count, hint):
         free = [n for n, r in self.slots.items() if r.host == host and r.task is None and not r.dynamic

@@ -77,7 +77,8 @@ class Context:
         if found is None:
             found = self._facts[host] = self.facts.of(host, self.conf.host(host), self.loads.get(host) or {},
                                                       self._ge_slots().get(host, 0), self._busy().get(host, 0),
-                                                      self.now, devices.capacity(self.state.config, host))
+                                                      self.now, devices.capacity(self.state.config, host),
+                                                      devices.countable(self.state.config, host))
         return found
 
     def layout(self, host):
@@ -85,7 +86,7 @@ class Context:
         found = self._layout.get(host)
         if found is None:
             facts = self.host_facts(host)[0]
-            key = (facts.name, facts.cpus, facts.memory, facts.disk, facts.gpus)
+            key = (facts.name, facts.cpus, facts.memory, facts.disk, facts.gpus, facts.resources)
             kept = self.conf.derived("layouts", dict)       # host -> (key, layout), per reading
             if host not in kept or kept[host][0] != key:
                 kept[host] = (key, ads.layout(facts, self.conf.host(host)))
@@ -254,7 +255,8 @@ def _refusing(ad, hosts, names, memo):
     return frozenset(refused)
 
 
-#: slot attributes a host ad for a job's Requirements holds the host's totals of
+#: slot attributes a host ad for a job's Requirements holds the host's totals of (and of
+#: the other resources its MachineResources name)
 HOST_TOTALS = ("Cpus", "Memory", "Disk", "GPUs")
 
 
@@ -269,7 +271,9 @@ def _free_ads(ctx):
             continue
         ad = ad.copy()
         slots = ctx.host_ads(host).values()
-        for name in HOST_TOTALS:
+        named = ad.eval("MachineResources")
+        more = [n for n in (named.split() if isinstance(named, str) else ()) if n not in HOST_TOTALS]
+        for name in HOST_TOTALS + tuple(more):
             values = [slot.eval(name) for slot in slots]
             if values and all(type(v) in (int, float) for v in values):
                 ad[name] = sum(values)

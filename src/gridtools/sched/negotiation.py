@@ -28,7 +28,7 @@ class _AutoCluster:
     def __init__(self, rep):
         self.rep = rep
         self.request = tuple(max(number_or(rep.eval(a), 0.0), 0.0)
-                             for a in ("RequestCpus", "RequestMemory", "RequestDisk", "RequestGPUs"))
+                             for a in ("RequestCpus", "RequestMemory", "RequestDisk"))
         self.lists = {}          # only-rank mode -> _MatchList
         self.why = None          # why it found no slot the last time it tried
 
@@ -408,20 +408,23 @@ class Cycle:
 
     def _carve(self, i, ac):
         """Take a job's request out of a partitionable slot; it stays while cpus are left
-        (its GPUs are taken too, when it has them)."""
-        cpus, memory, disk, gpus = (int(math.ceil(v)) for v in ac.request)
+        (the slot's other resources, its MachineResources besides CPUs, memory and disk,
+        are taken too: GPUs, ...)."""
+        cpus, memory, disk = (int(math.ceil(v)) for v in ac.request)
         cpus = max(cpus, 1)
         ad = self.ads[i].copy()
         left = {}
         amounts = [("Cpus", cpus), ("Memory", memory), ("Disk", disk)]
-        if "GPUs" in ad:
-            amounts.append(("GPUs", gpus))
+        named = ad.eval("MachineResources")
+        for name in (named.split() if isinstance(named, str) else ()):
+            if name.lower() not in ("cpus", "memory", "disk"):
+                amounts.append((name, int(math.ceil(max(number_or(ac.rep.eval("Request" + name), 0.0), 0.0)))))
         for attr, amount in amounts:
             left[attr] = number_or(ad.eval(attr), 0) - amount
             ad[attr] = int(left[attr])
         self.ads[i] = ad
         self.dirty.add(i)
-        if left["Cpus"] <= 0 or left["Memory"] < 0 or left["Disk"] < 0 or left.get("GPUs", 0) < 0:
+        if left["Cpus"] <= 0 or any(v < 0 for v in left.values()):
             self.taken.add(i)
         return cpus, memory, disk
 

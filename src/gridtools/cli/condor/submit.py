@@ -283,7 +283,8 @@ def _submit(opts):
 def _specs(clusters, who):
     specs = []
     for _cluster, ads in clusters:
-        spec = condor_spec.cluster_spec(ads, who)
+        counted = more().countable_complexes() if condor_spec.custom_requests(ads[0]) else None
+        spec = condor_spec.cluster_spec(ads, who, counted)
         check_spec(spec)
         specs.append(spec)
     touch_log([ad for _c, ads in clusters for ad in ads])

@@ -10,7 +10,7 @@ import posix
 import sys
 
 from gridtools import cell
-from gridtools.errors import InputError, UsageError
+from gridtools.errors import GridError, InputError, UsageError
 
 USAGE = """\
 Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
@@ -120,6 +120,18 @@ def complexes():
             return {line.split()[0] for line in fh if line.strip() and not line.startswith("#")}
     except OSError:
         return set()
+
+
+def countable_complexes():
+    """Name in lower case -> name of the cell's machine resources
+    (``formats.sge.complex.machine_resources``), as the daemon counts them; none when
+    the complex cannot be read (the daemon checks the job again)."""
+    from gridtools.formats.sge import complex as complex_
+    try:
+        with open(cell.etc("complex"), encoding="utf-8") as fh:
+            return complex_.machine_resources(complex_.parse(fh.read()))
+    except (OSError, GridError):
+        return {}
 
 
 def terse_lines(clusters):

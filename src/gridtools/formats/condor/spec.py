@@ -9,7 +9,8 @@ standard streams, the slots and resource requests the scheduler places
 (``RequestCpus`` > 1 becomes the parallel environment ``smp``, a parallel
 universe job's ``machine_count`` the parallel environment ``mpi``,
 ``RequestMemory`` a ``mem_free`` request (when the user asked for memory), ``RequestGPUs`` a ``gpu``
-request, the local universe the submit host), a hold, and under
+request, a ``Request<name>`` of a countable consumable of the cell a request of it, the
+local universe the submit host), a hold, and under
 ``condor_ad`` the ads themselves: the long form of proc 0's ad, or a list
 whose later entries hold only what differs from proc 0 (``ads.job_ad``
 lays them over the first). ``run_facts`` reads back from one proc's ad
@@ -130,8 +131,19 @@ def _asked(ad, name):
     return expr is not None and expr.unparse() != DEFAULT_REQUEST_MEMORY.new
 
 
-def _requests(ad, facts, submit_host):
-    """(pe, hard resources) of one cluster's first ad."""
+#: the requests ``_requests`` reads by name (in lower case)
+_OWN_REQUESTS = frozenset(("requestcpus", "requestmemory", "requestdisk", "requestgpus"))
+
+
+def custom_requests(ad):
+    """The names (after ``Request``) of the other resources an ad asks for: its
+    ``request_<name>`` commands (and ``+Request<name>`` attributes)."""
+    return [name[7:] for name in ad if name[:7].lower() == "request" and len(name) > 7
+            and name.lower() not in _OWN_REQUESTS]
+
+
+def _requests(ad, facts, submit_host, counted=None):
+    """(pe, hard resources) of one cluster's first ad; ``counted``: see cluster_spec."""
     hard, pe = {}, None
     cpus = int(_number(ad, "RequestCpus", 1) or 1)
     if facts["universe"] == PARALLEL:
@@ -147,15 +159,22 @@ def _requests(ad, facts, submit_host):
         hard[GPU_REQUEST] = str(int(gpus))
     if facts["universe"] == LOCAL:
         hard["hostname"] = submit_host
+    for name in custom_requests(ad) if counted else ():
+        complex_name = counted.get(name.lower())
+        amount = _number(ad, "Request" + name, 0)
+        if complex_name and amount > 0:
+            hard[complex_name] = str(int(amount)) if amount == int(amount) else str(amount)
     return pe, hard
 
 
-def cluster_spec(ads, submitter):
+def cluster_spec(ads, submitter, counted=None):
     """The job description of one cluster (``ads``: its procs in order). ``submitter``:
-    owner, uid, gid, sge_o, submit_host and submit_time, as every job carries them."""
+    owner, uid, gid, sge_o, submit_host and submit_time, as every job carries them.
+    ``counted``: the cell's countable consumables (name in lower case -> complex name);
+    a ``request_<name>`` of one of them is also a Grid Engine request of it."""
     first = ads[0]
     facts = run_facts(first)
-    pe, hard = _requests(first, facts, submitter["submit_host"])
+    pe, hard = _requests(first, facts, submitter["submit_host"], counted)
     spec = dict(submitter)
     spec.update({
         "id": int(_number(first, "ClusterId")), "name": job_name(first), "binary": True,

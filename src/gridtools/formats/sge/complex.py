@@ -129,6 +129,21 @@ def parse(text):
     return result
 
 
+#: consumables that HTCondor's view does not count as machine resources: slots, and gpu
+#: (the slot ads' GPUs)
+NOT_MACHINE_RESOURCES = frozenset({"slots", "gpu"})
+
+
+def machine_resources(obj):
+    """Name in lower case -> name of the complexes of ``obj`` (a complex dict) that are
+    machine resources in HTCondor's view: consumables of whole units (INT or DOUBLE,
+    consumable, requestable) besides NOT_MACHINE_RESOURCES. A host's slot ads publish
+    those it offers, and an HTCondor job's ``request_<name>`` of one is a request of it."""
+    return {name.lower(): name for name, row in obj.items()
+            if name not in NOT_MACHINE_RESOURCES and str(row["type"]) in ("INT", "DOUBLE")
+            and str(row["consumable"]) != "NO" and str(row["requestable"]) != "NO"}
+
+
 def render(obj):
     """``qconf -sc`` text of a complex dict, rows sorted by name."""
     rows = [[str(obj[name][c]) for c in COLUMNS] for name in sorted(obj)]
