@@ -66,6 +66,18 @@ def node_started(folder, name):
     return os.path.exists(os.path.join(folder, "order")) and name in order(folder)
 
 
+def batch_rows(cell, *args):
+    """The rows of condor_q's batch view, split in words."""
+    lines = cell.run("condor_q", *args).stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("OWNER"))
+    return [line.split() for line in lines[head + 1:lines.index("", head)]]
+
+
+def history(cell, *attrs):
+    """``condor_history -af ATTRS`` of every job that left the queue, as a set of lines."""
+    return set(cell.run("condor_history", "-af", *attrs).stdout.splitlines())
+
+
 def order(folder):
     with open(os.path.join(folder, "order")) as fh:
         return fh.read().split()
@@ -213,6 +225,47 @@ def test_removing_the_dag_removes_its_node_jobs_and_leaves_a_rescue_dag(cell, wo
     assert "#   A,<ENDLIST>" in rescue and "DONE" not in rescue.split("<ENDLIST>")[1]
     assert "Node A: its job was removed" in open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
+
+
+def test_a_dag_and_its_node_jobs_are_one_batch_named_after_the_dag_file(cell, workdir):
+    node(workdir, "A", body=gate(workdir))
+    for name in "BCD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND)
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    name = f"diamond.dag+{dag}"
+    rows = batch_rows(cell)
+    assert len(rows) == 1 and rows[0][1] == name and rows[0][-3:] == [f"{dag}.0", "...", f"{dag + 1}.0"]
+    shown = cell.run("condor_q", "-af", "ClusterId", "JobBatchName", "DAGManJobId").stdout.splitlines()
+    assert shown == [f"{dag} {name} undefined", f"{dag + 1} {name} {dag}"]
+    write(workdir, "go", "")
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert history(cell, "JobBatchName") == {name}                   # the manager and its 4 nodes
+    assert len(cell.run("condor_history", "-af", "ClusterId").stdout.split()) == 5
+
+
+def test_batch_name_names_the_dag_and_a_node_may_name_its_own(cell, workdir):
+    for name in "ABCD":
+        node(workdir, name)
+    write(workdir, "B.sub", "batch_name = mine\n" + open(os.path.join(workdir, "B.sub")).read())
+    write(workdir, "diamond.dag", DIAMOND)
+    dag = dagman_id(submit_dag(cell, workdir, "-batch-name", "mydag"))
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert history(cell, "DAGNodeName", "JobBatchName") == {
+        "undefined mydag", "A mydag", "B mine", "C mydag", "D mydag"}
+
+
+def test_a_dag_submit_file_submitted_by_hand_gets_its_batch_name_from_its_manager(cell, workdir):
+    for name in "ABCD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND)
+    submit_dag(cell, workdir, "-no_submit")
+    proc = cell.run("condor_submit", "diamond.dag.condor.sub", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    dag = dagman_id(proc)
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert history(cell, "JobBatchName") == {f"diamond.dag+{dag}"}
 
 
 def test_a_second_manager_of_a_running_dag_leaves_it_to_the_first(cell, workdir):

@@ -6,15 +6,17 @@ condor_submit_dag submits it; it runs as the DAG's owner in the DAG file's
 folder, holding no slot. It takes the DAG's lock (-Lockfile, by default
 ``DAGFILE.lock``; see ``daglock``) and leaves at once when another manager
 runs the DAG. It reads the DAG (and, with -AutoRescue 1, the newest rescue
-DAG, or the one -DoRescueFrom names: the nodes marked DONE there are done),
-then until nothing more can run:
+DAG, or the one -DoRescueFrom names: the nodes marked DONE there are done)
+and the batch name of its own job (giving it ``DAGFILE+cluster`` when it
+has none), then until nothing more can run:
 
 - starts every node whose parents are done, best PRIORITY first and at most
   -MaxJobs at once (``formats.condor.dagstate.ready_nodes``): its PRE script
   runs first (a PRE script that fails fails the node), then its submit file
   is submitted with the node's VARS as macros and ``DAGManJobId``,
   ``DAGNodeName``, ``DAGParentNodeNames`` and ``JobPrio`` (the node's
-  PRIORITY) in its job ads, and the user log ``DAGFILE.nodes.log``;
+  PRIORITY) in its job ads, the DAG's batch name in those that name
+  none, and the user log ``DAGFILE.nodes.log``;
 - follows each node job to its end (``dagwatch``): a node succeeds when its
   jobs exit with 0, or, with a POST script, when the POST script (given
   ``$RETURN``) exits with 0; a failed node runs again while its RETRY count
@@ -134,6 +136,38 @@ def own_job_id():
     return int(os.environ.get("JOB_ID", "0") or 0)
 
 
+def default_batch_name(dag_file, cluster):
+    """The batch name of a DAG submitted without -batch-name: the DAG file's name, ``+``
+    and its manager's cluster id (``diamond.dag+10``), as HTCondor's DAGMan names it."""
+    return f"{os.path.basename(dag_file)}+{cluster}"
+
+
+def own_batch_name(dag_file, own_id, log):
+    """The batch name of this run, which every node job gets: the manager job's
+    JobBatchName; a manager job without one (its submit file was submitted by hand)
+    is given the default first. A manager run outside the queue names it by the DAG file."""
+    from gridtools.classad.values import quote_string
+    from gridtools.cli.ask import outcomes
+    from gridtools.cli.condor import queue as Q
+    from gridtools.cli.status import load
+    if not own_id:
+        return dag_file
+    name = default_batch_name(dag_file, own_id)
+    try:
+        mine = Q.procs(load(), clusters={own_id})
+    except GridError as exc:
+        log(f"WARNING: reading the batch name of job {own_id} failed: {exc}")
+        return name
+    if mine and mine[0].batch:
+        return mine[0].batch
+    try:
+        outcomes("condor_qedit", {"targets": [{"id": own_id, "tasks": None}],
+                                  "attrs": {"JobBatchName": quote_string(name)}})
+    except GridError as exc:
+        log(f"WARNING: setting the batch name of job {own_id} failed: {exc}")
+    return name
+
+
 class Removal:
     """The removal of the manager's job (condor_rm, qdel), which may come at any time:
     SIGUSR2 warns before the kill (the job runs with -notify), or SIGTERM, SIGINT;
@@ -207,10 +241,12 @@ def _run(opts, log, removal, prog):
     from gridtools.cli.condor.dagrun import Runner
     try:
         dag = load(opts["dag"], opts, log)
+        opts["batch_name"] = own_batch_name(opts["dag"], own_job_id(), log)
     except (GridError, OSError) as exc:
         log(f"ERROR: {exc}")
         sys.stderr.write(f"{prog}: {exc}\n")
         return EXIT_FAILED
+    log(f"Batch name of the DAG's jobs: {opts['batch_name']}")
     runner = Runner(opts["dag"], dag, opts, log)
     removal.follow(runner)
     return runner.run()
