@@ -4,6 +4,7 @@ ABORT-DAG-ON, PRIORITY, and the files a previous run left."""
 
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -55,6 +56,28 @@ def dag_ended(cell, job_id, timeout=60):
         [r for r in cell.accounting() if int(r[5]) == job_id]
 
 
+def gate(folder):
+    """A node job's body that waits for the file ``go`` (the test makes it when it is ready)."""
+    return f"while [ ! -e {folder}/go ]; do sleep 0.05; done"
+
+
+def node_started(folder, name):
+    """True once node ``name``'s job started (it is in the queue until ``go`` exists)."""
+    return os.path.exists(os.path.join(folder, "order")) and name in order(folder)
+
+
+def batch_rows(cell, *args):
+    """The rows of condor_q's batch view, split in words."""
+    lines = cell.run("condor_q", *args).stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("OWNER"))
+    return [line.split() for line in lines[head + 1:lines.index("", head)]]
+
+
+def history(cell, *attrs):
+    """``condor_history -af ATTRS`` of every job that left the queue, as a set of lines."""
+    return set(cell.run("condor_history", "-af", *attrs).stdout.splitlines())
+
+
 def order(folder):
     with open(os.path.join(folder, "order")) as fh:
         return fh.read().split()
@@ -79,6 +102,7 @@ def test_a_diamond_runs_in_order(cell, workdir):
     assert "All jobs Completed!" in out and "EXITING WITH STATUS 0" in out
     assert os.path.exists(os.path.join(workdir, "diamond.dag.condor.sub"))
     assert "universe\t= scheduler" in open(os.path.join(workdir, "diamond.dag.condor.sub")).read()
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))    # its manager let it go
 
 
 def test_a_failed_node_leaves_a_rescue_dag_that_resumes_where_it_stopped(cell, workdir):
@@ -93,6 +117,7 @@ def test_a_failed_node_leaves_a_rescue_dag_that_resumes_where_it_stopped(cell, w
     rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
     assert "# Nodes that failed: 1\n#   B,<ENDLIST>\n" in rescue
     assert [ln for ln in rescue.splitlines() if ln.startswith("DONE")] == ["DONE A", "DONE C"]
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
     # files of the first run are there: only the rescue DAG lets the DAG be submitted again
     write(workdir, "fixed", "")
     second = submit_dag(cell, workdir)
@@ -199,3 +224,82 @@ def test_removing_the_dag_removes_its_node_jobs_and_leaves_a_rescue_dag(cell, wo
     rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
     assert "#   A,<ENDLIST>" in rescue and "DONE" not in rescue.split("<ENDLIST>")[1]
     assert "Node A: its job was removed" in open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
+
+
+def test_a_dag_and_its_node_jobs_are_one_batch_named_after_the_dag_file(cell, workdir):
+    node(workdir, "A", body=gate(workdir))
+    for name in "BCD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND)
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    name = f"diamond.dag+{dag}"
+    rows = batch_rows(cell)
+    assert len(rows) == 1 and rows[0][1] == name and rows[0][-3:] == [f"{dag}.0", "...", f"{dag + 1}.0"]
+    shown = cell.run("condor_q", "-af", "ClusterId", "JobBatchName", "DAGManJobId").stdout.splitlines()
+    assert shown == [f"{dag} {name} undefined", f"{dag + 1} {name} {dag}"]
+    write(workdir, "go", "")
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert history(cell, "JobBatchName") == {name}                   # the manager and its 4 nodes
+    assert len(cell.run("condor_history", "-af", "ClusterId").stdout.split()) == 5
+
+
+def test_batch_name_names_the_dag_and_a_node_may_name_its_own(cell, workdir):
+    for name in "ABCD":
+        node(workdir, name)
+    write(workdir, "B.sub", "batch_name = mine\n" + open(os.path.join(workdir, "B.sub")).read())
+    write(workdir, "diamond.dag", DIAMOND)
+    dag = dagman_id(submit_dag(cell, workdir, "-batch-name", "mydag"))
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert history(cell, "DAGNodeName", "JobBatchName") == {
+        "undefined mydag", "A mydag", "B mine", "C mydag", "D mydag"}
+
+
+def test_a_dag_submit_file_submitted_by_hand_gets_its_batch_name_from_its_manager(cell, workdir):
+    for name in "ABCD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND)
+    submit_dag(cell, workdir, "-no_submit")
+    proc = cell.run("condor_submit", "diamond.dag.condor.sub", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    dag = dagman_id(proc)
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert history(cell, "JobBatchName") == {f"diamond.dag+{dag}"}
+
+
+def test_a_second_manager_of_a_running_dag_leaves_it_to_the_first(cell, workdir):
+    node(workdir, "A", body=gate(workdir))
+    for name in "BCD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND)
+    first = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    lock = open(os.path.join(workdir, "diamond.dag.lock")).read().split()
+    assert lock[3] == str(first)
+    second = dagman_id(submit_dag(cell, workdir, "-f"))            # -f: its files are overwritten
+    assert dag_ended(cell, second)[0][12] == "1"
+    refusal = (f"ERROR: another DAG manager (pid {lock[0]}, job {first}) is running diamond.dag "
+               "(lock file diamond.dag.lock); this one ends without running it")
+    assert open(os.path.join(workdir, "diamond.dag.lib.err")).read() == refusal + "\n"
+    assert refusal in open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
+    assert cell.task_states(first) == {1: "running"} and order(workdir) == ["A"]
+    write(workdir, "go", "")
+    assert dag_ended(cell, first)[0][12] == "0"
+    ran = order(workdir)
+    assert sorted(ran) == ["A", "B", "C", "D"] and ran[3] == "D"     # each node once
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
+
+
+def test_a_lock_left_by_a_manager_that_is_gone_is_taken_over(cell, workdir):
+    node(workdir, "A")
+    write(workdir, "diamond.dag", "JOB A A.sub\n")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    write(workdir, "diamond.dag.lock", f"{gone.pid} 1 {os.uname().nodename} 3\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert order(workdir) == ["A"]
+    out = open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
+    assert f"Lock file diamond.dag.lock names manager pid {gone.pid}, which is gone: taking it over" in out
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))

@@ -18,7 +18,8 @@
 - ``reconfig``    condor_reconfig
 - ``submit_dag``  condor_submit_dag; ``dagman`` (``gridtools dagman``), ``dagrun``
                   and ``dagwatch``: the DAG's manager, its loop and how it learns
-                  that node jobs ended
+                  that node jobs ended; ``daglock`` the lock file that keeps a
+                  second manager off a running DAG
 - ``jobsubmit``   a submit description to a submit request (the path DAG nodes take)
 - ``adformat``    -long, -af, -format, -json and -constraint for ad listings
 """

@@ -3,16 +3,20 @@
     gridtools dagman -Dag DAGFILE [-AutoRescue 0|1] [-DoRescueFrom N] [-MaxJobs N] ...
 
 condor_submit_dag submits it; it runs as the DAG's owner in the DAG file's
-folder, holding no slot. It reads the DAG (and, with -AutoRescue 1, the
-newest rescue DAG, or the one -DoRescueFrom names: the nodes marked DONE
-there are done), then until nothing more can run:
+folder, holding no slot. It takes the DAG's lock (-Lockfile, by default
+``DAGFILE.lock``; see ``daglock``) and leaves at once when another manager
+runs the DAG. It reads the DAG (and, with -AutoRescue 1, the newest rescue
+DAG, or the one -DoRescueFrom names: the nodes marked DONE there are done)
+and the batch name of its own job (giving it ``DAGFILE+cluster`` when it
+has none), then until nothing more can run:
 
 - starts every node whose parents are done, best PRIORITY first and at most
   -MaxJobs at once (``formats.condor.dagstate.ready_nodes``): its PRE script
   runs first (a PRE script that fails fails the node), then its submit file
   is submitted with the node's VARS as macros and ``DAGManJobId``,
   ``DAGNodeName``, ``DAGParentNodeNames`` and ``JobPrio`` (the node's
-  PRIORITY) in its job ads, and the user log ``DAGFILE.nodes.log``;
+  PRIORITY) in its job ads, the DAG's batch name in those that name
+  none, and the user log ``DAGFILE.nodes.log``;
 - follows each node job to its end (``dagwatch``): a node succeeds when its
   jobs exit with 0, or, with a POST script, when the POST script (given
   ``$RETURN``) exits with 0; a failed node runs again while its RETRY count
@@ -23,9 +27,10 @@ there are done), then until nothing more can run:
   nodes that are done; a later condor_submit_dag of the same DAG resumes
   there.
 
-Its progress goes to ``DAGFILE.dagman.out``. Exit status: 0 when every node
-succeeded, 1 when some failed or it was removed, the ABORT-DAG-ON RETURN
-value (else the node's status) when aborted.
+Its progress goes to ``DAGFILE.dagman.out``. It removes the lock file when it
+ends, however it ends. Exit status: 0 when every node succeeded, 1 when some
+failed, it was removed or another manager runs the DAG, the ABORT-DAG-ON
+RETURN value (else the node's status) when aborted.
 """
 
 import os
@@ -61,16 +66,16 @@ def job_environment():
 
 
 def parse_args(argv):
-    opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0}
+    opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0, "lockfile": None}
     names = {"-dag": "dag", "-autorescue": "auto_rescue", "-dorescuefrom": "rescue_from",
-             "-maxjobs": "maxjobs"}
-    valued = {"-p", "-l", "-lockfile", "-csdversion", "-dagman", "-maxidle", "-maxpre", "-maxpost"}
+             "-maxjobs": "maxjobs", "-lockfile": "lockfile"}
+    valued = {"-p", "-l", "-csdversion", "-dagman", "-maxidle", "-maxpre", "-maxpost"}
     i = 0
     while i < len(argv):
         word = argv[i].lower()
         if word in names and i + 1 < len(argv):
             value = argv[i + 1]
-            opts[names[word]] = value if word == "-dag" else int(value)
+            opts[names[word]] = value if word in ("-dag", "-lockfile") else int(value)
             i += 2
         elif word in valued:
             i += 2
@@ -78,6 +83,7 @@ def parse_args(argv):
             i += 1
     if not opts["dag"]:
         raise GridError("gridtools dagman: -Dag DAGFILE is required", 1)
+    opts["lockfile"] = opts["lockfile"] or opts["dag"] + ".lock"
     return opts
 
 
@@ -125,23 +131,122 @@ def _reader(dag_file):
     return read
 
 
+def own_job_id():
+    """The manager's job id (0 when it runs outside the queue)."""
+    return int(os.environ.get("JOB_ID", "0") or 0)
+
+
+def default_batch_name(dag_file, cluster):
+    """The batch name of a DAG submitted without -batch-name: the DAG file's name, ``+``
+    and its manager's cluster id (``diamond.dag+10``), as HTCondor's DAGMan names it."""
+    return f"{os.path.basename(dag_file)}+{cluster}"
+
+
+def own_batch_name(dag_file, own_id, log):
+    """The batch name of this run, which every node job gets: the manager job's
+    JobBatchName; a manager job without one (its submit file was submitted by hand)
+    is given the default first. A manager run outside the queue names it by the DAG file."""
+    from gridtools.classad.values import quote_string
+    from gridtools.cli.ask import outcomes
+    from gridtools.cli.condor import queue as Q
+    from gridtools.cli.status import load
+    if not own_id:
+        return dag_file
+    name = default_batch_name(dag_file, own_id)
+    try:
+        mine = Q.procs(load(), clusters={own_id})
+    except GridError as exc:
+        log(f"WARNING: reading the batch name of job {own_id} failed: {exc}")
+        return name
+    if mine and mine[0].batch:
+        return mine[0].batch
+    try:
+        outcomes("condor_qedit", {"targets": [{"id": own_id, "tasks": None}],
+                                  "attrs": {"JobBatchName": quote_string(name)}})
+    except GridError as exc:
+        log(f"WARNING: setting the batch name of job {own_id} failed: {exc}")
+    return name
+
+
+class Removal:
+    """The removal of the manager's job (condor_rm, qdel), which may come at any time:
+    SIGUSR2 warns before the kill (the job runs with -notify), or SIGTERM, SIGINT;
+    SIGUSR1 only warns of a suspension. Once the runner runs, it is told at once."""
+
+    def __init__(self):
+        self.asked = False
+        self.runner = None
+
+    def install(self):
+        for sig in (signal.SIGTERM, signal.SIGUSR2, signal.SIGINT):
+            signal.signal(sig, self)
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+
+    def __call__(self, *_):
+        self.asked = True
+        if self.runner is not None:
+            self.runner.remove_requested()
+
+    def follow(self, runner):
+        self.runner = runner
+        if self.asked:
+            runner.remove_requested()
+
+
 def main(argv, prog="gridtools dagman"):
-    from gridtools.cli.condor.dagrun import Runner
+    removal = Removal()
+    removal.install()
     try:
         opts = parse_args(list(argv))
         log = Log(opts["dag"] + ".dagman.out")
         log("******************************************************")
         log(f"** gridtools dagman (DAGMan) for {opts['dag']}, pid {os.getpid()}")
-        dag = load(opts["dag"], opts, log)
+        lock = _lock(opts, log)
     except (GridError, OSError) as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
         return EXIT_FAILED
-    runner = Runner(opts["dag"], dag, opts, log)
-    # removal: SIGUSR2 warns before the kill (the job runs with -notify), SIGTERM, SIGINT;
-    # SIGUSR1 only warns of a suspension
-    for sig in (signal.SIGTERM, signal.SIGUSR2, signal.SIGINT):
-        signal.signal(sig, runner.remove_requested)
-    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
-    code = runner.run()
+    if lock is None:
+        return EXIT_FAILED
+    try:
+        code = _run(opts, log, removal, prog)
+    finally:
+        lock.release()
     log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {code}")
     return code
+
+
+def _lock(opts, log):
+    """The DAG's lock (``daglock``), or None when another manager runs the DAG (said in
+    the DAG's log and on stderr, which is DAGFILE.lib.err)."""
+    from gridtools.cli.condor import daglock
+    lock, holder = daglock.take(opts["lockfile"], own_job_id())
+    if lock is not None:
+        if holder is not None:
+            log(f"Lock file {opts['lockfile']} names manager pid {holder.pid}, which is gone: "
+                "taking it over")
+        return lock
+    if holder is None:
+        who = "pid unknown"
+    else:
+        who = f"pid {holder.pid}" + (f", job {holder.job}" if holder.job else "")
+    text = (f"ERROR: another DAG manager ({who}) is running {opts['dag']} (lock file "
+            f"{opts['lockfile']}); this one ends without running it")
+    log(text)
+    log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {EXIT_FAILED}")
+    sys.stderr.write(text + "\n")
+    return None
+
+
+def _run(opts, log, removal, prog):
+    from gridtools.cli.condor.dagrun import Runner
+    try:
+        dag = load(opts["dag"], opts, log)
+        opts["batch_name"] = own_batch_name(opts["dag"], own_job_id(), log)
+    except (GridError, OSError) as exc:
+        log(f"ERROR: {exc}")
+        sys.stderr.write(f"{prog}: {exc}\n")
+        return EXIT_FAILED
+    log(f"Batch name of the DAG's jobs: {opts['batch_name']}")
+    runner = Runner(opts["dag"], dag, opts, log)
+    removal.follow(runner)
+    return runner.run()

@@ -96,7 +96,8 @@ class Runner:
         variables = dict(node.vars)
         variables.setdefault("DAGManJobId", str(self.own_id))
         variables.setdefault("JOB", name)
-        return jobsubmit.submit_text(text, cwd, source=path, variables=variables, extra=extra)
+        return jobsubmit.submit_text(text, cwd, source=path, variables=variables, extra=extra,
+                                     batch_name=self.opts.get("batch_name"))
 
     # ------------------------------------------------------------ following jobs
     def _follow(self, now):

@@ -39,10 +39,13 @@ def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, en
     return desc.job_ads(cluster, ctx)
 
 
-def submit_text(text, cwd, source="submit file", variables=None, extra=None, name=None, notify=False):
+def submit_text(text, cwd, source="submit file", variables=None, extra=None, name=None, notify=False,
+                batch_name=None):
     """Submit one cluster (see the module docstring); ``extra``: attribute name -> value
     laid over every job ad (DAGNodeName, DAGManJobId, ...); ``name``: the job's name;
-    ``notify``: warn the job (SIGUSR2) before it is killed when removed (qsub -notify)."""
+    ``notify``: warn the job (SIGUSR2) before it is killed when removed (qsub -notify);
+    ``batch_name``: the JobBatchName of the job ads the description gives none, or a
+    function of the cluster id that makes it."""
     from gridtools.cli.condor.submit import check_spec, submitter
     from gridtools.formats.condor.spec import cluster_spec
     from gridtools.spool import ids
@@ -51,9 +54,13 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
     cluster = ids.allocate("job")[0]
     try:
         ads = make_ads(text, cwd, cluster, who["owner"], source, variables)
+        if callable(batch_name):
+            batch_name = batch_name(cluster)
         for ad in ads:
             for attr, value in (extra or {}).items():
                 ad[attr] = value
+            if batch_name and "JobBatchName" not in ad:
+                ad["JobBatchName"] = batch_name
         spec = cluster_spec(ads, who)
         if name:
             spec["name"] = name
