@@ -34,8 +34,12 @@ MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_
 HOST_REQUESTS = ("hostname", "h")
 #: HoldReasonCode of a job held by a user or an operator (HTCondor's UserRequest)
 HOLD_CODE_USER = 1
-#: HoldReasonCode of a job that failed to start (Grid Engine's error state)
-HOLD_CODE_ERROR = 2
+#: HoldReasonCode of a job that failed to start (Grid Engine's error state) when the
+#: daemon noted no better one (HTCondor's FailedToCreateProcess); see HOLD_CODE_IWD
+HOLD_CODE_ERROR = 6
+#: HoldReasonCode of a job whose working directory could not be entered (IwdError), for
+#: Grid Engine's failure code 28
+HOLD_CODE_IWD, FAILED_CHDIR = 14, 28
 _HOLD_REASONS = (("u", "held by the job's owner"), ("o", "held by an operator"),
                  ("s", "held by the system"))
 
@@ -308,7 +312,7 @@ def _overlay_condor(ad, condor, number):
 def _held(ad, task, job_hold):
     if task is not None and task.state.value == "error":
         ad["HoldReason"] = task.error_reason or "the job failed to start"
-        ad["HoldReasonCode"] = HOLD_CODE_ERROR
+        ad["HoldReasonCode"] = HOLD_CODE_IWD if task.failed == FAILED_CHDIR else HOLD_CODE_ERROR
         ad["HoldReasonSubCode"] = 0
         return
     if "HoldReason" in ad:               # the original ad says why (submitted on hold)

@@ -139,7 +139,7 @@ def _hold_of(row, info, number):
     if info.get("hold"):
         return list(info["hold"])
     if row["state"].startswith("E"):
-        return ["the job failed to start", 2, 0]
+        return ["the job failed to start", 6, 0]        # FailedToCreateProcess
     for letter, reason, code in _GE_HOLDS:
         if letter in (row.get("hold") or "u"):
             return [reason, code, 0]
