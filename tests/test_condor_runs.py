@@ -1,5 +1,6 @@
 """What an HTCondor job's runs leave behind: the holds of starts that failed and of
-output files that were not there, with HTCondor's codes, and event 012 in the log."""
+output files that were not there (with HTCondor's codes, and event 012 in the log),
+and the event of a run its policy put back."""
 
 import os
 
@@ -77,6 +78,21 @@ def test_a_qsub_job_that_cannot_start_shows_htcondor_s_hold(cell, workdir):
     wait_status(cell, f"{jid}.0", 5)
     code, sub, reason = _hold(cell, f"{jid}.0")
     assert (code, sub) == (8, 2) and "Failed to open" in reason and "standard input" in reason
+
+
+def test_a_retry_is_logged_as_terminated_and_requeued(cell, workdir):
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'exit 3'\"\nmax_retries = 1\n"
+                           "log = m.log\nqueue\n", cwd=workdir)
+    log = os.path.join(workdir, "m.log")
+    wait_events(log, f"{cluster}.0", [0, 1, 4, 1, 5])
+    text = open(log).read()
+    assert "\t(0) Job terminated and was requeued\n" in text and "Job was not checkpointed" not in text
+    read = htcondor_events(log)
+    if read is not None:
+        [evicted] = [e for e in read if e["type"] == 4]
+        assert (evicted["TerminatedAndRequeued"], evicted["TerminatedNormally"], evicted["ReturnValue"]) == \
+            (True, True, 3)
+        assert evicted["Reason"].startswith("The job attribute OnExitRemove expression ")
 
 
 TRANSFER = """executable = /bin/sh

@@ -92,7 +92,7 @@ def _condor_exit(state, job, task, result, now):
                                                           int(now)]
         condorjob.held_events(state, job, [task.number], now)
     else:
-        condorjob.evicted(state, job, task, result, now)
+        condorjob.requeued(state, job, task, result, decision.reason, now)
     state.log(f"I|job {job.id}.{task.number} {decision.action.value} by its exit policy")
     return True
 

@@ -4,10 +4,11 @@ policy expressions, removal that leaves a job in the queue, and history.
 ``daemon.apply`` calls in here whenever a job with HTCondor ads
 (``spec["condor_ad"]``, see formats.condor.spec) changes: it was taken in
 (event 000), a task started (001), ended (005, or 009 when it was removed),
-was evicted and requeued (004), held (012) or released (013). At a task's
-exit the job's ``OnExitHold`` and ``OnExitRemove`` (with ``max_retries``
-folded in at submit) decide, with HTCondor's precedence, whether it is held,
-run again or leaves; a task whose start failed (its working directory, a stream, its
+was evicted and requeued (004: by the host, or terminated and requeued by
+its own policy), held (012) or released (013). At a task's exit the job's
+``OnExitHold`` and ``OnExitRemove`` (with ``max_retries`` folded in at
+submit) decide, with HTCondor's precedence, whether it is held, run again or
+leaves; a task whose start failed (its working directory, a stream, its
 command, its input files) or whose listed output files were not there is
 held with HTCondor's hold code and words for it (``start_hold``,
 ``output_hold``); ``periodic`` evaluates ``PeriodicHold``,
@@ -164,6 +165,15 @@ def evicted(state, job, task, result, now):
         job.changed()
         return
     write_events(state, job, [(task.number, EventType.JOB_EVICTED, _usage_info(task, result), now)])
+
+
+def requeued(state, job, task, result, reason, now):
+    """A task that exited was put back to run again by its own policy (OnExitRemove false,
+    max_retries): event 004 in its terminated-and-requeued form, with the exit and why."""
+    info = dict(_exit_info(task, result), TerminatedAndRequeued=True)
+    if reason:
+        info["Reason"] = reason
+    write_events(state, job, [(task.number, EventType.JOB_EVICTED, info, now)])
 
 
 def removed_events(state, job, numbers, now):
