@@ -1,10 +1,11 @@
 """What an HTCondor job's runs leave behind: the holds of starts that failed and of
 output files that were not there (with HTCondor's codes, and event 012 in the log),
-and the event of a run its policy put back."""
+the event of a run its policy put back, and its run times."""
 
 import os
 
-from condortools import events, htcondor_events, submit, wait_events, wait_status, write
+from condortools import events, history, htcondor_events, submit, wait_events, wait_status, write
+from conftest import wait_for
 
 
 def _hold(cell, jid):
@@ -93,6 +94,38 @@ def test_a_retry_is_logged_as_terminated_and_requeued(cell, workdir):
         assert (evicted["TerminatedAndRequeued"], evicted["TerminatedNormally"], evicted["ReturnValue"]) == \
             (True, True, 3)
         assert evicted["Reason"].startswith("The job attribute OnExitRemove expression ")
+
+
+#: runs at least 1.5 s, then waits to be held; the run after that takes 2 s and ends
+TWO_RUNS = """#!/bin/sh
+if [ -e first.done ]; then sleep 2; exit 0; fi
+touch first.done
+sleep 1.5
+echo ready > ready
+sleep 60
+"""
+
+
+def test_run_times_add_up_over_a_hold(cell, workdir):
+    write(os.path.join(workdir, "two.sh"), TWO_RUNS, 0o755)
+    cluster = submit(cell, "executable = two.sh\nlog = t.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "ready")), timeout=20)
+    assert cell.run("condor_q", jid, "-af", "CurrentHosts").stdout == "1\n"
+    assert cell.run("condor_hold", jid).returncode == 0
+    wait_status(cell, jid, 5)
+    wait_events(os.path.join(workdir, "t.log"), jid, [0, 1, 12])
+    held = cell.run("condor_q", jid, "-af", "RemoteWallClockTime", "CurrentHosts").stdout.split()
+    first = float(held[0])
+    assert first >= 1.5 and held[1] == "0"
+    row = [line for line in cell.run("condor_q", jid, "-nobatch").stdout.splitlines() if line.split()[:1] == [jid]]
+    assert row and row[0].split()[4] == f"0+00:00:{int(first):02d}"          # RUN_TIME of a held job
+    assert cell.run("condor_release", jid).returncode == 0
+    wait_for(lambda: f"{cluster}.0" in history(cell), timeout=30)
+    wall, committed, slot_time, hosts = history(cell, str(cluster), "-af", "RemoteWallClockTime", "CommittedTime",
+                                                "CumulativeSlotTime", "CurrentHosts").split()
+    assert int(committed) >= 2 and hosts == "0"               # the run that completed it
+    assert abs(float(wall) - first - int(committed)) < 1 and float(slot_time) == float(wall)
 
 
 TRANSFER = """executable = /bin/sh

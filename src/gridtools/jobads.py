@@ -16,7 +16,11 @@ accounting group (AccountingGroup = ``project.owner``).
 
 JobStatus from the task's neutral state: 1 idle, 2 running, 3 removed, 4
 completed, 5 held (any hold, and Grid Engine's error state), 6 transferring
-output (never set here), 7 suspended.
+output (never set here), 7 suspended. Every ad has ``CurrentHosts`` (1
+while the proc runs), and, from the runs a proc had, ``RemoteWallClockTime``
+(the seconds of all its runs), ``CumulativeSlotTime`` (the same in
+slot-seconds), ``CommittedTime`` and ``CommittedSlotTime`` (of the run that
+completed it).
 
 Standard library only, and neither ``dataclasses``, ``enum`` nor ``re`` (loaded when
 a host pattern needs one): condor_q reads a job's ad through this module.
@@ -76,8 +80,11 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
     ``condor``: the job's HTCondor bookkeeping (``model.job.Job.condor``)."""
     ad = _base_ad(spec, number)
     _overlay_state(ad, spec, task, job_hold, deleted)
+    mine = _NO_RUNS
     if condor:
         _overlay_condor(ad, condor, number)
+        mine = (condor.get("tasks") or _NO_RUNS).get(str(number)) or _NO_RUNS
+    _run_times(ad, task, mine)
     return ad
 
 
@@ -245,6 +252,7 @@ def _overlay_state(ad, spec, task, job_hold, deleted):
     status = job_status(task, job_hold, deleted)
     qdate = int(spec.get("submit_time") or 0)
     ad["JobStatus"] = int(status)
+    ad["CurrentHosts"] = int(task is not None and task.state.value == "running")
     entered = qdate
     if task is not None and task.start_time:
         _started(ad, task)
@@ -270,7 +278,6 @@ def _started(ad, task):
 
 def _ended(ad, task):
     ad["CompletionDate"] = int(task.end_time)
-    ad["RemoteWallClockTime"] = float(max(task.end_time - task.start_time, 0.0))
     code = task.exit_status
     if code is None:
         return
@@ -307,6 +314,31 @@ def _overlay_condor(ad, condor, number):
     reason = mine.get("remove_reason") or condor.get("remove_reason")
     if reason and ad.eval("JobStatus") == JobStatus.REMOVED:
         ad["RemoveReason"] = reason
+
+
+#: the bookkeeping of a task that has none
+_NO_RUNS = {}
+
+
+def _run_times(ad, task, mine):
+    """RemoteWallClockTime and CumulativeSlotTime: the runs that ended without ending the
+    task (``mine``: its HTCondor bookkeeping) and the run that ended it; CommittedTime and
+    CommittedSlotTime: the run that completed it. A running proc shows its earlier runs."""
+    wall = float(mine.get("wall") or 0.0)
+    slot_time = float(mine.get("slot_time") or wall)
+    last = None
+    if task is not None and task.state.value == "finished" and task.exit_status is not None \
+            and task.start_time:
+        last = max(task.end_time - task.start_time, 0.0)
+        weight = max(1, int(task.slots or 1))
+        wall += last
+        slot_time += last * weight
+        if ad.eval("JobStatus") == JobStatus.COMPLETED:
+            ad["CommittedTime"] = int(last)
+            ad["CommittedSlotTime"] = float(int(last) * weight)
+    if wall or last is not None:
+        ad["RemoteWallClockTime"] = wall
+        ad["CumulativeSlotTime"] = slot_time
 
 
 def _held(ad, task, job_hold):

@@ -85,6 +85,7 @@ def _condor_exit(state, job, task, result, now):
     if decision is None:
         return False
     task.end_time = float(result.get("end_time") or now)
+    condorjob.ran(job, task)
     tr.requeue(job, task.number, now)
     if decision.action is condorpolicy.Action.HOLD:
         tr.set_hold(job, task.number, "u", True)

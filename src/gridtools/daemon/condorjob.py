@@ -17,9 +17,10 @@ seconds. What the daemon keeps per task beyond the task states lives in
 ``job.condor`` (``ads._overlay_condor`` shows it), for a job of either
 dialect: per task ``hold`` (reason, code, subcode), ``completions``,
 ``removed``, ``gone`` (forced out with ``condor_rm -forcex``), ``vacating``
-(a running task being held); for the job ``edits`` (condor_qedit) and
-``kept``: finished tasks that stay in the queue because their
-``LeaveJobInQueue`` is true.
+(a running task being held), ``wall`` and ``slot_time`` (the seconds, and
+slot-seconds, of its runs that ended without ending the task); for the job
+``edits`` (condor_qedit) and ``kept``: finished tasks that stay in the queue
+because their ``LeaveJobInQueue`` is true.
 """
 
 import os
@@ -160,6 +161,7 @@ def _exit_info(task, result):
 
 def evicted(state, job, task, result, now):
     """A running task went back to waiting (host flush, qmod -r, a hold)."""
+    ran(job, task)
     mine = task_info(job, task.number) if is_condor(job) else {}
     if mine.pop("vacating", None):          # held: event 012 was written already
         job.changed()
@@ -174,6 +176,18 @@ def requeued(state, job, task, result, reason, now):
     if reason:
         info["Reason"] = reason
     write_events(state, job, [(task.number, EventType.JOB_EVICTED, info, now)])
+
+
+def ran(job, task):
+    """Count a run that ended without ending its task (it waits, or is held, to run again)
+    into the task's ``wall`` and ``slot_time`` (RemoteWallClockTime, CumulativeSlotTime)."""
+    if not task.start_time or task.end_time <= task.start_time:
+        return
+    seconds = task.end_time - task.start_time
+    mine = task_info(job, task.number)
+    mine["wall"] = float(mine.get("wall", 0.0)) + seconds
+    mine["slot_time"] = float(mine.get("slot_time", 0.0)) + seconds * max(1, int(task.slots or 1))
+    job.changed()
 
 
 def removed_events(state, job, numbers, now):
