@@ -1,10 +1,11 @@
 """What an HTCondor job's runs leave behind: the holds of starts that failed and of
 output files that were not there (with HTCondor's codes, and event 012 in the log),
-the event of a run its policy put back, and its run times."""
+the event of a run its policy put back, its run times, and the ads' User and
+GlobalJobId, for jobs of both dialects."""
 
 import os
 
-from condortools import events, history, htcondor_events, submit, wait_events, wait_status, write
+from condortools import events, history, htcondor_events, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
 
 
@@ -126,6 +127,22 @@ def test_run_times_add_up_over_a_hold(cell, workdir):
                                                 "CumulativeSlotTime", "CurrentHosts").split()
     assert int(committed) >= 2 and hosts == "0"               # the run that completed it
     assert abs(float(wall) - first - int(committed)) < 1 and float(slot_time) == float(wall)
+
+
+def test_user_and_global_job_id_in_both_dialects(cell, workdir):
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("UID_DOMAIN = example.org\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    cluster = submit(cell, "executable = /bin/true\nhold = true\nqueue\n", cwd=workdir)
+    job = cell.run("qsub", "-terse", "-h", "-b", "y", "/bin/true", cwd=workdir).stdout.strip()
+    for jid in (f"{cluster}.0", f"{job}.0"):
+        wait_for(lambda jid=jid: jid in statuses(cell, jid))
+        user, qdate, global_id = cell.run("condor_q", jid, "-af", "User", "QDate", "GlobalJobId").stdout.split()
+        assert user == "root@example.org" and global_id == f"{cell.host}#{jid}#{qdate}"
+        assert f'User = "root@example.org"' in cell.run("condor_q", jid, "-l").stdout
+    assert cell.run("condor_rm", str(cluster), job).returncode == 0
+    wait_for(lambda: f"{job}.0" in history(cell) and f"{cluster}.0" in history(cell))
+    assert history(cell, str(cluster), "-af", "User", "GlobalJobId").startswith(f"root@example.org {cell.host}#")
 
 
 TRANSFER = """executable = /bin/sh

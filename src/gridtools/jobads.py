@@ -16,7 +16,9 @@ accounting group (AccountingGroup = ``project.owner``).
 
 JobStatus from the task's neutral state: 1 idle, 2 running, 3 removed, 4
 completed, 5 held (any hold, and Grid Engine's error state), 6 transferring
-output (never set here), 7 suspended. Every ad has ``CurrentHosts`` (1
+output (never set here), 7 suspended. Every ad has ``User`` (Owner@UID_DOMAIN,
+the domain the daemon noted when it took the job in, else its submit host) and
+``GlobalJobId`` (``submit host#cluster.proc#QDate``), ``CurrentHosts`` (1
 while the proc runs), and, from the runs a proc had, ``RemoteWallClockTime``
 (the seconds of all its runs), ``CumulativeSlotTime`` (the same in
 slot-seconds), ``CommittedTime`` and ``CommittedSlotTime`` (of the run that
@@ -104,6 +106,9 @@ def _base_ad(spec, number):
     ad["ProcId"] = number - 1
     if "owner" in spec:                 # who submitted it, whatever the ad's text claims
         ad["Owner"] = spec["owner"]
+        host = spec.get("submit_host") or "localhost"
+        ad["User"] = f"{spec['owner']}@{spec.get('uid_domain') or host}"
+        ad["GlobalJobId"] = f"{host}#{spec['id']}.{number - 1}#{int(spec.get('submit_time') or 0)}"
     return ad
 
 
