@@ -85,3 +85,27 @@ CONTINUE = $(CPU_Idle) && KeyboardIdle > 120
 PREEMPT = (Activity == "Suspended") && $(ActivityTimer) > 300
 KILL     = $(ActivityTimer) > 300
 """
+
+
+_JOB_EVENTS = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+print(json.dumps([dict({k: e.get(k) for k in e.keys()}, type=int(e.type))
+                  for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0)], default=str))
+"""
+
+
+def htcondor_events(path):
+    """The events of a user log as HTCondor's own JobEventLog reads them (a list of dicts,
+    each with its ``type`` number), or None when the htcondor2 package is missing."""
+    import json
+    import subprocess
+    import sys
+    python = os.environ.get("GRIDTOOLS_HTCONDOR2_PYTHON", sys.executable)
+    if subprocess.run([python, "-c", "import htcondor2"], capture_output=True).returncode != 0:
+        return None
+    proc = subprocess.run([python, "-c", _JOB_EVENTS, path], capture_output=True, text=True,
+                          env=dict(os.environ, CONDOR_CONFIG="/dev/null"))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)

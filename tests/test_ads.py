@@ -86,8 +86,10 @@ def test_held_and_finished_details():
     spec = qsub_spec("")
     held = ads.job_ad(spec, None, 1, "u")
     assert held.eval("HoldReason") == "held by the job's owner" and held.eval("HoldReasonCode") == 1
-    error = ads.job_ad(spec, Task(1, TaskState.ERROR, error_reason="can't chdir"))
-    assert error.eval("HoldReason") == "can't chdir" and error.eval("HoldReasonCode") == 2
+    error = ads.job_ad(spec, Task(1, TaskState.ERROR, error_reason="can't chdir", failed=28))
+    assert error.eval("HoldReason") == "can't chdir" and error.eval("HoldReasonCode") == 14     # IwdError
+    shell = ads.job_ad(spec, Task(1, TaskState.ERROR, error_reason="can't execute", failed=27))
+    assert shell.eval("HoldReasonCode") == 6                                   # FailedToCreateProcess
     done = ads.job_ad(spec, Task(1, TaskState.FINISHED, start_time=NOW + 5, end_time=NOW + 65,
                                  exit_status=3))
     assert (done.eval("ExitCode"), done.eval("ExitBySignal")) == (3, False)

@@ -131,3 +131,60 @@ def test_htcondor_reads_the_log(tmp_path):
         [(int(e.type), e.cluster, e.proc, int(e.timestamp)) for e in want]
     assert rows[6][4] == "3" and rows[7][5] == "9" and rows[4][6] == "1"
     assert rows[8][7] == "via condor_rm (by user alice)"
+
+
+def requeued():
+    """Two procs that exited and were put back by their own policy: one with a return
+    value, one killed by a signal."""
+    why = "The job attribute OnExitRemove expression 'ExitCode == 0' evaluated to FALSE"
+    return [Event(E.JOB_EVICTED, 9, 0, 0, T0, {"TerminatedAndRequeued": True, "ReturnValue": 3,
+                                                "RunRemoteUserCpu": 61, "Reason": why}),
+            Event(E.JOB_EVICTED, 9, 1, 0, T0 + 1, {"TerminatedAndRequeued": True, "TerminatedNormally": False,
+                                                    "TerminatedBySignal": 9})]
+
+
+def test_terminated_and_requeued_is_written_as_htcondor_writes_it():
+    lines = render_event(requeued()[0]).splitlines()
+    assert lines == [
+        "004 (009.000.000) 2023-11-14 22:13:20 Job was evicted.",
+        "\t(0) Job terminated and was requeued",
+        "\t\tUsr 0 00:01:01, Sys 0 00:00:00  -  Run Remote Usage",
+        "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Local Usage",
+        "\t0  -  Run Bytes Sent By Job",
+        "\t0  -  Run Bytes Received By Job",
+        "\t(1) Normal termination (return value 3)",
+        "\tThe job attribute OnExitRemove expression 'ExitCode == 0' evaluated to FALSE",
+        "..."]
+    killed = render_event(requeued()[1]).splitlines()
+    assert killed[6:8] == ["\t(0) Abnormal termination (signal 9)", "\t(0) No core file"]
+    back = parse_events(render_events(requeued()))
+    assert back[0].info["TerminatedAndRequeued"] is True and back[0].info["ReturnValue"] == 3
+    assert back[0].info["Reason"] == requeued()[0].info["Reason"]
+    assert back[0].info["RunRemoteUserCpu"] == 61
+    assert (back[1].info["TerminatedNormally"], back[1].info["TerminatedBySignal"]) == (False, 9)
+    plain = parse_events(render_event(sample()[3]))[0]
+    assert "TerminatedAndRequeued" not in plain.info
+
+
+_READ_REQUEUED = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    print(int(e.type), e.proc, e.get("TerminatedAndRequeued"), e.get("TerminatedNormally"),
+          e.get("ReturnValue"), e.get("TerminatedBySignal"), e.get("Reason"))
+"""
+
+
+def test_htcondor_reads_terminated_and_requeued(tmp_path):
+    python = _oracle_python()
+    if python is None:
+        pytest.skip("the htcondor package (htcondor2) is not installed")
+    path = tmp_path / "requeued.log"
+    path.write_text(render_events(requeued()))
+    proc = subprocess.run([python, "-c", _READ_REQUEUED, str(path)], capture_output=True, text=True,
+                          env=dict(os.environ, TZ="UTC", CONDOR_CONFIG="/dev/null"))
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split(" ", 6) for line in proc.stdout.splitlines()]
+    assert rows[0] == ["4", "0", "True", "True", "3", "None", requeued()[0].info["Reason"]]
+    assert rows[1][:6] == ["4", "1", "True", "False", "None", "9"]

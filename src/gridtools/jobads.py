@@ -16,7 +16,13 @@ accounting group (AccountingGroup = ``project.owner``).
 
 JobStatus from the task's neutral state: 1 idle, 2 running, 3 removed, 4
 completed, 5 held (any hold, and Grid Engine's error state), 6 transferring
-output (never set here), 7 suspended.
+output (never set here), 7 suspended. Every ad has ``User`` (Owner@UID_DOMAIN,
+the domain the daemon noted when it took the job in, else its submit host) and
+``GlobalJobId`` (``submit host#cluster.proc#QDate``), ``CurrentHosts`` (1
+while the proc runs), and, from the runs a proc had, ``RemoteWallClockTime``
+(the seconds of all its runs), ``CumulativeSlotTime`` (the same in
+slot-seconds), ``CommittedTime`` and ``CommittedSlotTime`` (of the run that
+completed it).
 
 Standard library only, and neither ``dataclasses``, ``enum`` nor ``re`` (loaded when
 a host pattern needs one): condor_q reads a job's ad through this module.
@@ -36,8 +42,12 @@ MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_
 HOST_REQUESTS = ("hostname", "h")
 #: HoldReasonCode of a job held by a user or an operator (HTCondor's UserRequest)
 HOLD_CODE_USER = 1
-#: HoldReasonCode of a job that failed to start (Grid Engine's error state)
-HOLD_CODE_ERROR = 2
+#: HoldReasonCode of a job that failed to start (Grid Engine's error state) when the
+#: daemon noted no better one (HTCondor's FailedToCreateProcess); see HOLD_CODE_IWD
+HOLD_CODE_ERROR = 6
+#: HoldReasonCode of a job whose working directory could not be entered (IwdError), for
+#: Grid Engine's failure code 28
+HOLD_CODE_IWD, FAILED_CHDIR = 14, 28
 _HOLD_REASONS = (("u", "held by the job's owner"), ("o", "held by an operator"),
                  ("s", "held by the system"))
 
@@ -74,8 +84,11 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
     ``condor``: the job's HTCondor bookkeeping (``model.job.Job.condor``)."""
     ad = _base_ad(spec, number)
     _overlay_state(ad, spec, task, job_hold, deleted)
+    mine = _NO_RUNS
     if condor:
         _overlay_condor(ad, condor, number)
+        mine = (condor.get("tasks") or _NO_RUNS).get(str(number)) or _NO_RUNS
+    _run_times(ad, task, mine)
     return ad
 
 
@@ -95,6 +108,9 @@ def _base_ad(spec, number):
     ad["ProcId"] = number - 1
     if "owner" in spec:                 # who submitted it, whatever the ad's text claims
         ad["Owner"] = spec["owner"]
+        host = spec.get("submit_host") or "localhost"
+        ad["User"] = f"{spec['owner']}@{spec.get('uid_domain') or host}"
+        ad["GlobalJobId"] = f"{host}#{spec['id']}.{number - 1}#{int(spec.get('submit_time') or 0)}"
     return ad
 
 
@@ -249,6 +265,7 @@ def _overlay_state(ad, spec, task, job_hold, deleted):
     status = job_status(task, job_hold, deleted)
     qdate = int(spec.get("submit_time") or 0)
     ad["JobStatus"] = int(status)
+    ad["CurrentHosts"] = int(task is not None and task.state.value == "running")
     entered = qdate
     if task is not None and task.start_time:
         _started(ad, task)
@@ -274,7 +291,6 @@ def _started(ad, task):
 
 def _ended(ad, task):
     ad["CompletionDate"] = int(task.end_time)
-    ad["RemoteWallClockTime"] = float(max(task.end_time - task.start_time, 0.0))
     code = task.exit_status
     if code is None:
         return
@@ -313,10 +329,35 @@ def _overlay_condor(ad, condor, number):
         ad["RemoveReason"] = reason
 
 
+#: the bookkeeping of a task that has none
+_NO_RUNS = {}
+
+
+def _run_times(ad, task, mine):
+    """RemoteWallClockTime and CumulativeSlotTime: the runs that ended without ending the
+    task (``mine``: its HTCondor bookkeeping) and the run that ended it; CommittedTime and
+    CommittedSlotTime: the run that completed it. A running proc shows its earlier runs."""
+    wall = float(mine.get("wall") or 0.0)
+    slot_time = float(mine.get("slot_time") or wall)
+    last = None
+    if task is not None and task.state.value == "finished" and task.exit_status is not None \
+            and task.start_time:
+        last = max(task.end_time - task.start_time, 0.0)
+        weight = max(1, int(task.slots or 1))
+        wall += last
+        slot_time += last * weight
+        if ad.eval("JobStatus") == JobStatus.COMPLETED:
+            ad["CommittedTime"] = int(last)
+            ad["CommittedSlotTime"] = float(int(last) * weight)
+    if wall or last is not None:
+        ad["RemoteWallClockTime"] = wall
+        ad["CumulativeSlotTime"] = slot_time
+
+
 def _held(ad, task, job_hold):
     if task is not None and task.state.value == "error":
         ad["HoldReason"] = task.error_reason or "the job failed to start"
-        ad["HoldReasonCode"] = HOLD_CODE_ERROR
+        ad["HoldReasonCode"] = HOLD_CODE_IWD if task.failed == FAILED_CHDIR else HOLD_CODE_ERROR
         ad["HoldReasonSubCode"] = 0
         return
     if "HoldReason" in ad:               # the original ad says why (submitted on hold)

@@ -61,11 +61,13 @@ def concluded(state, job, task, result, now):
         state.log(f"I|job {job.id}.{number} requeued")
         condorjob.evicted(state, job, task, result, now)
     elif result.get("error_state"):
+        hold = condorjob.start_hold(job, task, result)      # while the task knows its slot
         tr.finish(job, number, result, now)
         task.start_time = 0.0
         tr.fail_to_start(job, number, result.get("error_reason") or result.get("failed_reason", ""), now)
         task.failed = int(result.get("failed", 0))
         state.log(f"W|job {job.id}.{number} set to error state: {task.error_reason}")
+        condorjob.failed_to_start(state, job, number, hold, now)
     elif _condor_exit(state, job, task, result, now):
         pass                                    # held or run again by the job's own policy
     else:
@@ -83,6 +85,7 @@ def _condor_exit(state, job, task, result, now):
     if decision is None:
         return False
     task.end_time = float(result.get("end_time") or now)
+    condorjob.ran(job, task)
     tr.requeue(job, task.number, now)
     if decision.action is condorpolicy.Action.HOLD:
         tr.set_hold(job, task.number, "u", True)
@@ -90,7 +93,7 @@ def _condor_exit(state, job, task, result, now):
                                                           int(now)]
         condorjob.held_events(state, job, [task.number], now)
     else:
-        condorjob.evicted(state, job, task, result, now)
+        condorjob.requeued(state, job, task, result, decision.reason, now)
     state.log(f"I|job {job.id}.{task.number} {decision.action.value} by its exit policy")
     return True
 
@@ -165,6 +168,7 @@ def clear_error(state, job, number):
     """qmod -cj: a task in error state waits again; True when it was in error."""
     if not tr.clear_error(job, number):
         return False
+    condorjob.error_cleared(job, number)
     _changed(state, job)
     return True
 

@@ -4,19 +4,26 @@ policy expressions, removal that leaves a job in the queue, and history.
 ``daemon.apply`` calls in here whenever a job with HTCondor ads
 (``spec["condor_ad"]``, see formats.condor.spec) changes: it was taken in
 (event 000), a task started (001), ended (005, or 009 when it was removed),
-was evicted and requeued (004), held (012) or released (013). At a task's
-exit the job's ``OnExitHold`` and ``OnExitRemove`` (with ``max_retries``
-folded in at submit) decide, with HTCondor's precedence, whether it is held,
-run again or leaves; ``periodic`` evaluates ``PeriodicHold``,
+was evicted and requeued (004: by the host, or terminated and requeued by
+its own policy), held (012) or released (013). At a task's exit the job's
+``OnExitHold`` and ``OnExitRemove`` (with ``max_retries`` folded in at
+submit) decide, with HTCondor's precedence, whether it is held, run again or
+leaves; a task whose start failed (its working directory, a stream, its
+command, its input files) or whose listed output files were not there is
+held with HTCondor's hold code and words for it (``start_hold``,
+``output_hold``); ``periodic`` evaluates ``PeriodicHold``,
 ``PeriodicRelease`` and ``PeriodicRemove`` every ``PERIODIC_EXPR_INTERVAL``
-seconds. What the daemon keeps per job beyond the task states lives in
-``job.condor`` (``ads._overlay_condor`` shows it): per task ``hold``
-(reason, code, subcode), ``completions``, ``removed``, ``gone`` (forced out
-with ``condor_rm -forcex``), ``vacating`` (a running task being held); for
-the job ``edits`` (condor_qedit) and ``kept``: finished tasks that stay in
-the queue because their ``LeaveJobInQueue`` is true.
+seconds. What the daemon keeps per task beyond the task states lives in
+``job.condor`` (``ads._overlay_condor`` shows it), for a job of either
+dialect: per task ``hold`` (reason, code, subcode), ``completions``,
+``removed``, ``gone`` (forced out with ``condor_rm -forcex``), ``vacating``
+(a running task being held), ``wall`` and ``slot_time`` (the seconds, and
+slot-seconds, of its runs that ended without ending the task); for the job
+``edits`` (condor_qedit) and ``kept``: finished tasks that stay in the queue
+because their ``LeaveJobInQueue`` is true.
 """
 
+import os
 import time
 
 from gridtools import ads, jobads
@@ -24,9 +31,23 @@ from gridtools.daemon import history, userlogs
 from gridtools.formats.condor.userlog import Event, EventType
 from gridtools.model import shared
 
-#: HTCondor's HoldReasonCode values used here
+#: HTCondor's HoldReasonCode values used here (condor_holdcodes)
 HOLD_CODE_USER = 1
 HOLD_CODE_POLICY = 3
+HOLD_CODE_CREATE_PROCESS = 6        # FailedToCreateProcess
+HOLD_CODE_OUTPUT = 7                # UnableToOpenOutput
+HOLD_CODE_INPUT = 8                 # UnableToOpenInput
+HOLD_CODE_TRANSFER_OUTPUT = 12      # TransferOutputError
+HOLD_CODE_TRANSFER_INPUT = 13       # TransferInputError
+HOLD_CODE_IWD = 14                  # IwdError
+#: the hold code of each step of a start that can fail (exec.jobproc.STEPS, exec.transfer)
+_START_CODES = {"cwd": HOLD_CODE_IWD, "stdin": HOLD_CODE_INPUT, "stdout": HOLD_CODE_OUTPUT,
+                "stderr": HOLD_CODE_OUTPUT, "exec": HOLD_CODE_CREATE_PROCESS,
+                "transfer_input": HOLD_CODE_TRANSFER_INPUT}
+#: how HTCondor's starter names each stream
+_STREAMS = {"stdin": "standard input", "stdout": "standard output", "stderr": "standard error"}
+#: the address the words of a failed transfer give both ends (gridtools has no ports)
+_ADDRESS = "<127.0.0.1:0>"
 #: seconds between evaluations of the periodic expressions (PERIODIC_EXPR_INTERVAL)
 DEFAULT_PERIODIC_INTERVAL = 60.0
 #: JobNotification values that ask for mail at the end (always, complete, error) and when
@@ -140,11 +161,33 @@ def _exit_info(task, result):
 
 def evicted(state, job, task, result, now):
     """A running task went back to waiting (host flush, qmod -r, a hold)."""
+    ran(job, task)
     mine = task_info(job, task.number) if is_condor(job) else {}
     if mine.pop("vacating", None):          # held: event 012 was written already
         job.changed()
         return
     write_events(state, job, [(task.number, EventType.JOB_EVICTED, _usage_info(task, result), now)])
+
+
+def requeued(state, job, task, result, reason, now):
+    """A task that exited was put back to run again by its own policy (OnExitRemove false,
+    max_retries): event 004 in its terminated-and-requeued form, with the exit and why."""
+    info = dict(_exit_info(task, result), TerminatedAndRequeued=True)
+    if reason:
+        info["Reason"] = reason
+    write_events(state, job, [(task.number, EventType.JOB_EVICTED, info, now)])
+
+
+def ran(job, task):
+    """Count a run that ended without ending its task (it waits, or is held, to run again)
+    into the task's ``wall`` and ``slot_time`` (RemoteWallClockTime, CumulativeSlotTime)."""
+    if not task.start_time or task.end_time <= task.start_time:
+        return
+    seconds = task.end_time - task.start_time
+    mine = task_info(job, task.number)
+    mine["wall"] = float(mine.get("wall", 0.0)) + seconds
+    mine["slot_time"] = float(mine.get("slot_time", 0.0)) + seconds * max(1, int(task.slots or 1))
+    job.changed()
 
 
 def removed_events(state, job, numbers, now):
@@ -182,6 +225,63 @@ def held_events(state, job, numbers, now):
     write_events(state, job, items)
 
 
+def start_hold(job, task, result):
+    """[reason, code, subcode] of the hold of a task whose start failed (result's
+    ``start_failure``: the step, path and errno), in HTCondor's words; a failure the
+    result does not name (a prolog's) is FailedToCreateProcess with its Grid Engine
+    reason. Called while the task still knows its slot."""
+    failure = result.get("start_failure")
+    if not isinstance(failure, dict) or failure.get("step") not in _START_CODES:
+        why = _text(result.get("error_reason")) or _text(result.get("failed_reason")) or "the job failed to start"
+        return [why, HOLD_CODE_CREATE_PROCESS, 0]
+    step, path, err = failure["step"], _text(failure.get("path")), _int(failure.get("errno"))
+    slot = f"{task.queue}@{task.host}"
+    text = _strerror(err)
+    if step == "cwd":
+        reason = f"Cannot access initial working directory {path}: {text}"
+    elif step in _STREAMS:
+        reason = f"Error from {slot}: Failed to open '{path}' as {_STREAMS[step]}: {text} (errno {err})"
+    elif step == "exec":
+        ad = proc_ad(job, task.number)
+        args = _text(ad.eval("Arguments")) or _text(ad.eval("Args"))
+        reason = f"Error from {slot}: Failed to execute '{path}'" + (f" with arguments {args}" if args else "") + \
+            f": (errno={err}: '{text}')"
+    else:
+        reason = (f"Transfer input files failure at access point {_host(job)} while sending files to "
+                  f"execution point {slot}. Details: {result.get('error_reason') or result.get('failed_reason')}")
+    return [reason, _START_CODES[step], err]
+
+
+def output_hold(job, task, result):
+    """[reason, code, subcode] of the hold of a task whose exit left out a file its
+    ``transfer_output_files`` names (result's ``output_failure``), or None."""
+    failure = result.get("output_failure")
+    if not isinstance(failure, dict):
+        return None
+    err = _int(failure.get("errno"))
+    slot = f"{task.queue}@{task.host}"
+    details = (f"Error from {slot}: STARTER at 127.0.0.1 failed to send file(s) to {_ADDRESS}: "
+               f"error reading from {_text(failure.get('path'))}: (errno {err}) {_strerror(err)}; "
+               f"SHADOW failed to receive file(s) from {_ADDRESS}")
+    return [f"Transfer output files failure at execution point {slot} while sending files to access "
+            f"point {_host(job)}. Details: {details}", HOLD_CODE_TRANSFER_OUTPUT, err]
+
+
+def failed_to_start(state, job, number, hold, now):
+    """A task whose start failed waits in the error state: its hold (``start_hold``) is
+    kept for condor_q, for a job of either dialect, and event 012 tells its log."""
+    task_info(job, number)["hold"] = list(hold[:3]) + [int(now)]
+    job.changed()
+    held_events(state, job, [number], now)
+
+
+def error_cleared(job, number):
+    """qmod -cj of a task in the error state: the hold of its failed start goes."""
+    mine = (job.condor.get("tasks") or {}).get(str(number))
+    if mine and mine.pop("hold", None) is not None:
+        job.changed()
+
+
 def released_events(state, job, numbers, reason, now):
     write_events(state, job, [(n, EventType.JOB_RELEASED, {"Reason": reason}, now) for n in numbers])
 
@@ -194,14 +294,25 @@ def _int(value):
     return int(value) if type(value) in (int, float) else 0
 
 
+def _strerror(err):
+    try:
+        return os.strerror(err) if err else "unknown error"
+    except (ValueError, OverflowError):
+        return "unknown error"
+
+
 # ---------------------------------------------------------------- exits
 
 def exit_decision(job, task, result, now):
     """What the job's exit policy says of a task that exited of its own accord
-    (``condorpolicy.Decision``), or None: it leaves the queue. Counts the completion."""
+    (``condorpolicy.Decision``), or None: it leaves the queue. Counts the completion.
+    A task whose output files were not all there is held first (``output_hold``)."""
     if not is_condor(job) or task.deleting or result.get("deleted"):
         return None
     from gridtools.daemon import condorpolicy
+    hold = output_hold(job, task, result)
+    if hold is not None:
+        return condorpolicy.Decision(condorpolicy.Action.HOLD, *hold)
     mine = task_info(job, task.number)
     mine["completions"] = int(mine.get("completions", 0)) + 1
     ad = condorpolicy.with_exit(proc_ad(job, task.number), result, mine["completions"], now)
@@ -304,6 +415,7 @@ def adjust_plan(plan, job, number):
     plan["join"] = False
     plan["terminate_method"] = facts["kill_sig"]
     plan["kill_after"] = KILLING_TIMEOUT
+    plan["strict_exec"] = True          # a command that cannot be executed holds the job
     if facts["scratch"]:
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
                            "output": facts["transfer_output"]}

@@ -84,7 +84,8 @@ def at_exit(ad):
         value = ad.eval("OnExitRemove")
         if (isinstance(value, bool) and not value) or \
                 (not isinstance(value, bool) and isinstance(value, (int, float)) and value == 0):
-            return Decision(Action.REQUEUE)
+            return Decision(Action.REQUEUE, "The job attribute OnExitRemove expression "
+                            f"'{ad.lookup('OnExitRemove').unparse()}' evaluated to FALSE")
     return None
 
 

@@ -193,6 +193,14 @@ def _identity(spec, uid):
     spec["group"] = _group_name(spec["gid"])
 
 
+def uid_domain(state):
+    """The UID_DOMAIN a job's User names (user@domain, as condor_userprio names its
+    submitters): condor_config's, else this machine's full name."""
+    from gridtools import cell, seclevels
+    get = state.condor.conf.get if state.condor is not None else (lambda name: None)
+    return seclevels.identity("", get, cell.hostname()).domain
+
+
 def resolve_predecessors(state, items, owner, exclude):
     """Job ids named by -hold_jid items (ids, names, patterns) that are still in the system."""
     if not items:
@@ -216,6 +224,7 @@ def submit(state, dispatcher, req, now):
             ids.release("job", claimed)
         return refuse(state, req, problem)
     _identity(spec, req.uid)
+    spec["uid_domain"] = uid_domain(state)
     if spec.get("priority", 0) > 0 and not auth.is_operator(state, spec["owner"]):
         spec["priority"] = 0
         state.log(f"W|job {spec['id']}: positive priority needs operator rights, set to 0")

@@ -4,8 +4,10 @@
 sets resource limits, drops to the job owner's uid/gid/groups when running
 as root, changes to the working directory, opens stdin/stdout/stderr and
 executes the job. A failure before exec travels back through a close-on-exec
-pipe as a Grid Engine failure code (26 opening output files, 27 shell, 28
-working directory) so the task can go to the error state (Eqw).
+pipe as a Grid Engine failure code (26 opening an input or output file, 27
+shell, 28 working directory) so the task can go to the error state (Eqw),
+with the step that failed (``STEPS``), the path and the errno, from which
+each dialect words it (``start_failure`` of the task's result).
 """
 
 import errno
@@ -19,6 +21,49 @@ FAILED_OPEN = 26
 FAILED_SHELL = 27
 FAILED_CHDIR = 28
 FAILED_BEFORE_JOB = 11
+
+#: the steps of a job's start that can fail: its working directory, its three streams,
+#: the exec of its command
+STEP_CWD, STEP_STDIN, STEP_STDOUT, STEP_STDERR, STEP_EXEC = "cwd", "stdin", "stdout", "stderr", "exec"
+STEPS = (STEP_CWD, STEP_STDIN, STEP_STDOUT, STEP_STDERR, STEP_EXEC)
+#: the failure code of each step
+_STEP_CODES = {STEP_CWD: FAILED_CHDIR, STEP_STDIN: FAILED_OPEN, STEP_STDOUT: FAILED_OPEN,
+               STEP_STDERR: FAILED_OPEN, STEP_EXEC: FAILED_SHELL}
+#: Grid Engine's words for a step that failed (the shepherd's error line)
+_STEP_WORDS = {STEP_CWD: "can't chdir to {}", STEP_STDIN: "can't open input file {}",
+               STEP_STDOUT: "can't open output file {}", STEP_STDERR: "can't open output file {}",
+               STEP_EXEC: "can't execute {}"}
+
+
+class StartFailed(Exception):
+    """A step of a job's start failed: ``step`` (STEPS), the ``path`` it concerned, the
+    ``errno`` and its text; ``code`` is Grid Engine's failure code of the step."""
+
+    def __init__(self, step, path, err, text):
+        super().__init__(step, path, err, text)
+        self.step, self.path, self.errno, self.text = step, str(path), int(err or 0), text
+        self.code = _STEP_CODES.get(step, FAILED_BEFORE_JOB)
+
+    @classmethod
+    def of(cls, step, path, exc):
+        return cls(step, path, exc.errno, exc.strerror or str(exc))
+
+    def reason(self):
+        words = _STEP_WORDS.get(self.step)
+        return f"{words.format(self.path)}: {self.text}" if words else f"before job: {self.text}"
+
+    def failure(self, code=None):
+        """The failure as a task's result records it."""
+        return {"code": self.code if code is None else code, "reason": self.reason(), "step": self.step,
+                "path": self.path, "errno": self.errno}
+
+    def encode(self):
+        return f"{self.step}\0{self.errno}\0{self.path}\0{self.text}"
+
+    @classmethod
+    def decode(cls, text):
+        step, err, path, words = (text.split("\0", 3) + ["", "", ""])[:4]
+        return cls(step, path, int(err) if err.isdigit() else 0, words)
 
 _RLIMITS = {
     "h_cpu": resource.RLIMIT_CPU, "h_fsize": resource.RLIMIT_FSIZE,
@@ -64,22 +109,36 @@ def become_owner(plan):
     os.setuid(uid)
 
 
-def _open_streams(plan):
+def open_streams(plan):
+    """Descriptors of the job's stdin, stdout and stderr (stderr is stdout's when they
+    are joined); StartFailed names the stream that could not be opened."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-    stdin = os.open(plan["stdin"], os.O_RDONLY)
-    out = os.open(plan["stdout"], flags, 0o644)
-    err = out if plan.get("join") else os.open(plan["stderr"], flags, 0o644)
-    for fd, target in ((stdin, 0), (out, 1), (err, 2)):
-        if fd != target:
-            os.dup2(fd, target)
-    for fd in {stdin, out, err}:
-        if fd > 2:
+    opened = []
+    try:
+        for step, how in ((STEP_STDIN, os.O_RDONLY), (STEP_STDOUT, flags), (STEP_STDERR, flags)):
+            if step == STEP_STDERR and plan.get("join"):
+                opened.append(opened[1])
+                continue
+            try:
+                opened.append(os.open(plan[step], how, 0o644))
+            except OSError as exc:
+                raise StartFailed.of(step, plan[step], exc) from None
+    except StartFailed:
+        for fd in set(opened):
             os.close(fd)
+        raise
+    return opened
+
+
+def _chdir(plan):
+    try:
+        os.chdir(plan["cwd"])
+    except OSError as exc:
+        raise StartFailed.of(STEP_CWD, plan["cwd"], exc) from None
 
 
 def _child(plan, wfd):
     """In the forked child: prepare and exec the job; never returns."""
-    code, message = FAILED_BEFORE_JOB, "before job"
     try:
         os.setpgid(0, 0)
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
@@ -90,22 +149,30 @@ def _child(plan, wfd):
             os.nice(int(plan["nice"]))
         apply_limits(plan.get("limits") or {})
         become_owner(plan)
-        code, message = FAILED_CHDIR, f"can't chdir to {plan['cwd']}"
-        os.chdir(plan["cwd"])
-        code = FAILED_OPEN
-        message = f"can't open output file {plan['stdout']}"
-        _open_streams(plan)
-        code, message = FAILED_SHELL, f"can't execute {plan['exec']}"
-        os.execve(plan["exec"], plan["argv"], plan["env"])
+        _chdir(plan)
+        opened = open_streams(plan)
+        for target, fd in enumerate(opened):
+            if fd != target:
+                os.dup2(fd, target)
+        for fd in set(opened):
+            if fd > 2:
+                os.close(fd)
+        try:
+            os.execve(plan["exec"], plan["argv"], plan["env"])
+        except OSError as exc:
+            raise StartFailed.of(STEP_EXEC, plan["exec"], exc) from None
+    except StartFailed as exc:
+        failed = exc
     except OSError as exc:
-        message = f"{message}: {exc.strerror}"
-        if code == FAILED_SHELL and exc.errno in (errno.ENOENT, errno.EACCES, errno.ENOEXEC):
-            # the job itself is missing or not executable: report it like a shell would
-            code = 127 if exc.errno == errno.ENOENT else 126
+        failed = StartFailed("", "", exc.errno, exc.strerror or str(exc))
     except BaseException as exc:  # noqa: BLE001
-        message = f"{message}: {exc}"
+        failed = StartFailed("", "", 0, str(exc))
+    code = failed.code
+    if failed.step == STEP_EXEC and failed.errno in (errno.ENOENT, errno.EACCES, errno.ENOEXEC):
+        # the job itself is missing or not executable: exit as a shell would
+        code = 127 if failed.errno == errno.ENOENT else 126
     try:
-        os.write(wfd, f"{code} {message}".encode())
+        os.write(wfd, f"{code} {failed.encode()}".encode())
     finally:
         os._exit(code if code < 256 else 1)
 
@@ -126,21 +193,13 @@ def can_spawn_directly(plan):
 
 
 def spawn_directly(plan):
-    """posix_spawn the job from the shepherd; returns (pid, None) or (None, (code, message))."""
+    """posix_spawn the job from the shepherd; returns (pid, None) or (None, failure) (see
+    ``StartFailed.failure``), or (None, None) when posix_spawn could not (fork then)."""
     try:
-        os.chdir(plan["cwd"])
-    except OSError as exc:
-        return None, (FAILED_CHDIR, f"can't chdir to {plan['cwd']}: {exc.strerror}")
-    opened = []
-    try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-        opened.append(os.open(plan["stdin"], os.O_RDONLY))
-        opened.append(os.open(plan["stdout"], flags, 0o644))
-        opened.append(opened[1] if plan.get("join") else os.open(plan["stderr"], flags, 0o644))
-    except OSError as exc:
-        for fd in set(opened):
-            os.close(fd)
-        return None, (FAILED_OPEN, f"can't open output file {exc.filename}: {exc.strerror}")
+        _chdir(plan)
+        opened = open_streams(plan)
+    except StartFailed as exc:
+        return None, exc.failure()
     try:
         if plan.get("nice"):
             os.nice(int(plan["nice"]))
@@ -166,8 +225,11 @@ def spawn_job(plan):
     return pid, rfd
 
 
-def read_spawn_failure(rfd):
-    """(code, message) if the child failed before exec, else None (the pipe closed on exec)."""
+def read_spawn_failure(rfd, strict=False):
+    """The failure (see ``StartFailed.failure``) if the child failed before its job ran,
+    else None (the pipe closed on exec). A command that is missing or not executable
+    is a job that ran and exited 127 or 126, as under a shell, unless ``strict``: then
+    it is a failure of the exec."""
     chunks = []
     while True:
         chunk = os.read(rfd, 4096)
@@ -178,11 +240,12 @@ def read_spawn_failure(rfd):
     if not chunks:
         return None
     text = b"".join(chunks).decode(errors="replace")
-    code, _, message = text.partition(" ")
+    code, _, detail = text.partition(" ")
     code = int(code)
-    if code in (126, 127):
-        return None          # the job "ran" and failed like a command that is not there
-    return code, message
+    if code in (126, 127) and not strict:
+        return None
+    failed = StartFailed.decode(detail)
+    return failed.failure(failed.code if code in (126, 127) else code)
 
 
 def signal_job(pid, sig):

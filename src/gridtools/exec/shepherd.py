@@ -89,9 +89,10 @@ class Shepherd:
             if self._stage_in(made) and self._procedure("prolog", FAILED_PROLOG) and \
                     self._procedure("pe_start", FAILED_PESTART):
                 ckpt.prepare_restart(plan)
-                self._run_job()
+                ran = self._run_job()
                 ckpt.clean(plan, self.result)
-                self._stage_out()
+                if ran:
+                    self._stage_out()
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
@@ -127,14 +128,23 @@ class Shepherd:
         done, why = transfer.stage_in(self.plan)
         if not done:
             self.result.update(failed=FAILED_STAGE_IN, failed_reason=why, exit_status=1,
-                               error_state=True, error_reason=why)
+                               error_state=True, error_reason=why,
+                               start_failure={"step": transfer.STEP_INPUT, "path": "", "errno": 0})
         return done
 
     def _stage_out(self):
-        if self.plan.get("scratch"):
-            from gridtools.exec import transfer
-            if not transfer.stage_out(self.plan, self.staged):
-                self.trace("cannot copy output files back to the job's Iwd")
+        """Copy the job's output files back (see exec.transfer). A file it was to leave
+        that is not there, after it exited of its own accord, is the result's
+        ``output_failure`` (the step, the path and the errno)."""
+        if not self.plan.get("scratch"):
+            return
+        from gridtools.exec import transfer
+        done, missing = transfer.stage_out(self.plan, self.staged)
+        if not done:
+            self.trace("cannot copy output files back to the job's Iwd")
+        ended = not (self.killed_by or self.result["deleted"] or self.result["requeue"])
+        if missing is not None and ended:
+            self.result["output_failure"] = dict(missing, step=transfer.STEP_OUTPUT)
 
     def _remove_tmpdir(self, path):
         try:
@@ -159,23 +169,23 @@ class Shepherd:
         return any(s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) for s in self.flags)
 
     def _run_job(self):
+        """Start the job and see it to its end; False when it could not be started."""
         self.trace("starting job")
         pid = failure = None
         if jobproc.can_spawn_directly(self.plan):
             pid, failure = jobproc.spawn_directly(self.plan)
         if pid is None and failure is None:
             pid, errpipe = jobproc.spawn_job(self.plan)
-            failure = jobproc.read_spawn_failure(errpipe)
+            failure = jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec")))
         self.trace(f"job pid {pid} " + ("failed to start" if failure else "executing"))
         if failure is not None:
-            code, message = failure
             if pid is not None:
                 os.waitpid(pid, 0)
-            self.result.update(failed=code, failed_reason=message, exit_status=1)
-            if code in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL):
-                self.result["error_state"] = True
-                self.result["error_reason"] = message
-            return
+            self.result.update(failed=failure["code"], failed_reason=failure["reason"], exit_status=1)
+            if failure["code"] in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL):
+                self.result.update(error_state=True, error_reason=failure["reason"],
+                                   start_failure={k: failure[k] for k in ("step", "path", "errno")})
+            return False
         self.record_group(pid)
         try:
             atomic_write(os.path.join(self.dir, "job_pid"), f"{pid}\n", fsync=False)
@@ -184,6 +194,7 @@ class Shepherd:
         status, rusage = self._supervise(pid)
         self.trace(f"job exited with status {status}")
         self._record_exit(status, rusage)
+        return True
 
     def _record_exit(self, status, rusage):
         res = self.result

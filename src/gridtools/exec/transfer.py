@@ -4,10 +4,12 @@ A plan with ``scratch`` (``should_transfer_files = YES``) runs in the task's
 TMPDIR instead of its ``Iwd``: before the job starts, the files of
 ``transfer_input_files`` are copied in (a folder with its contents, a name
 ending in ``/`` its contents only); when it ends, the files it made or
-changed at the top of the folder (or only those of
-``transfer_output_files``) are copied back to ``Iwd``. Every copy is made by
-a child process with the job owner's identity, so it reads and writes only
-what the owner may.
+changed at the top of the folder are copied back to ``Iwd``, or those
+``transfer_output_files`` names: a file, or a folder with all it holds (a
+name ending in ``/`` its contents only), each under its last name. A name
+listed there that the job did not leave is reported (the task is held, as
+HTCondor holds it). Every copy is made by a child process with the job
+owner's identity, so it reads and writes only what the owner may.
 """
 
 import os
@@ -16,22 +18,37 @@ import time
 
 from gridtools.exec import jobproc
 
+#: the steps of a transfer that can fail, as a task's result names them
+STEP_INPUT, STEP_OUTPUT = "transfer_input", "transfer_output"
+
 
 def _as_owner(plan, work):
-    """Run ``work()`` in a child with the owner's identity; its exit code (0: done)."""
+    """Run ``work()`` in a child with the owner's identity; (its exit code (0: done),
+    the text ``work`` returned)."""
+    rfd, wfd = os.pipe2(os.O_CLOEXEC)
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
+            os.close(rfd)
             jobproc.become_owner(plan)
-            work()
+            said = work() or ""
+            os.write(wfd, said.encode(errors="surrogateescape"))
             code = 0
         except BaseException:  # noqa: BLE001 - the parent learns it failed
             code = 1
         finally:
             os._exit(code)
+    os.close(wfd)
+    chunks = []
+    while True:
+        chunk = os.read(rfd, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(rfd)
     _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode(errors="surrogateescape")
 
 
 def _copy_in(source, folder):
@@ -54,30 +71,56 @@ def stage_in(plan):
     def work():
         for source in scratch.get("input") or ():
             _copy_in(source, folder)
-    if _as_owner(plan, work) != 0:
+    if _as_owner(plan, work)[0] != 0:
         return False, "Transfer input files failure: cannot copy " + \
             ", ".join(scratch.get("input") or ()) + f" into {folder}"
     return True, ""
 
 
+def _copy_out(path, name, iwd):
+    """Copy output ``name`` (found at ``path``) into ``iwd``: a file, or a folder with all
+    it holds (its contents only when ``name`` ends in ``/``)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        target = iwd if name.endswith("/") else os.path.join(iwd, os.path.basename(name.rstrip("/")))
+        shutil.copytree(path, target, symlinks=True, dirs_exist_ok=True)
+    elif os.path.isfile(path) and not os.path.islink(path):
+        shutil.copy2(path, os.path.join(iwd, os.path.basename(name)))
+
+
+def _missing(path):
+    """"" when ``path`` is there, else "errno path" (the first name not found)."""
+    try:
+        os.lstat(path)
+        return ""
+    except OSError as exc:
+        return f"{exc.errno} {path}"
+
+
 def stage_out(plan, since):
-    """Copy what the job left in its scratch folder back to its Iwd; True when done."""
+    """Copy what the job left in its scratch folder back to its Iwd: (True when the copies
+    were made, None or the first name of ``transfer_output_files`` the job did not leave:
+    {"path", "errno"})."""
     scratch = plan.get("scratch") or {}
     folder, iwd = plan["cwd"], scratch.get("iwd")
     if not iwd or folder == iwd:
-        return True
+        return True, None
     wanted = scratch.get("output")
 
     def work():
         names = wanted if wanted is not None else os.listdir(folder)
+        missing = ""
         for name in names:
             path = os.path.join(folder, name)
-            if not os.path.isfile(path) or os.path.islink(path):
+            if wanted is not None:
+                missing = missing or _missing(path)
+            elif not os.path.isfile(path) or os.path.islink(path) or os.stat(path).st_mtime < since:
                 continue
-            if wanted is None and os.stat(path).st_mtime < since:
-                continue
-            shutil.copy2(path, os.path.join(iwd, os.path.basename(name)))
-    return _as_owner(plan, work) == 0
+            if os.path.lexists(path):
+                _copy_out(path, name, iwd)
+        return missing
+    code, said = _as_owner(plan, work)
+    err, _, path = said.partition(" ")
+    return code == 0, ({"path": path, "errno": int(err)} if said else None)
 
 
 def started_at():

@@ -43,7 +43,7 @@ LIMIT_TYPES = dict.fromkeys(("s_rt", "h_rt", "s_cpu", "h_cpu"), "TIME") | dict.f
      "s_rss", "h_rss", "s_vmem", "h_vmem"), "MEMORY")
 #: fields the daemon sets itself; a client's values are dropped
 DAEMON_FIELDS = frozenset({"owner", "uid", "group", "predecessors", "ad_predecessors", "version",
-                           "pe_granted", "has_shebang", "department"})
+                           "pe_granted", "has_shebang", "department", "uid_domain"})
 #: the submitter's environment facts a job carries (qsub's SGE_O_* variables)
 SGE_O_KEYS = frozenset({"HOME", "LOGNAME", "PATH", "SHELL", "WORKDIR", "HOST", "MAIL"})
 #: message of a job array larger than the configuration's max_aj_tasks (Grid Engine's words)

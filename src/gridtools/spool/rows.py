@@ -138,7 +138,8 @@ def condor_info(job):
     """What condor_q shows of a job besides its rows: its command and arguments, batch
     name, JobPrio and universe (proc 0's; ``procs`` the arguments and JobPrio of the
     procs whose own differ), and the HTCondor bookkeeping of its tasks (hold reasons,
-    removals, finished tasks kept in the queue; see daemon.condorjob)."""
+    removals, the seconds of their earlier runs, finished tasks kept in the queue; see
+    daemon.condorjob)."""
     spec = job.spec
     info = {"cmd": spec.get("command") or spec.get("script_name") or "",
             "args": [str(a) for a in spec.get("args") or ()],
@@ -152,7 +153,7 @@ def condor_info(job):
     if book:
         info["kept"] = list(book.get("kept") or ())
         info["hold"] = book.get("hold")
-        info["tasks"] = {str(k): {f: v for f, v in t.items() if f in ("hold", "removed", "gone")}
+        info["tasks"] = {str(k): {f: v for f, v in t.items() if f in ("hold", "removed", "gone", "wall")}
                          for k, t in (book.get("tasks") or {}).items()}
     return info
 

@@ -44,23 +44,25 @@ def me():
 
 
 #: what a Proc works out from its published row when first asked for (_fill)
-_LAZY = ("start", "host", "prio", "cmd", "args", "universe", "slots", "is_condor")
+_LAZY = ("start", "host", "prio", "cmd", "args", "universe", "slots", "is_condor", "wall")
 
 
 class Proc:
     """One proc of the queue, from the published status (a plain class: condor_q makes
     10,000 of them and must not pay for importing dataclasses). What the batch view
-    does not show (start, host, prio, cmd, args, universe, slots, is_condor, and
-    the hold of a held proc) is read from the published row when first asked for."""
+    does not show (start, host, prio, cmd, args, universe, slots, is_condor, the
+    seconds of its earlier runs (wall), and the hold of a held proc) is read from the
+    published row when first asked for."""
 
     __slots__ = ("cluster", "proc", "owner", "status", "qdate", "batch", "_hold", "_source") + _LAZY
 
     def __init__(self, cluster, proc, owner, status, qdate, start=0.0, host="", prio=0, cmd="",
-                 args=(), batch=None, universe=5, hold=None, slots=1, is_condor=False):
+                 args=(), batch=None, universe=5, hold=None, slots=1, is_condor=False, wall=0.0):
         self.cluster, self.proc, self.owner, self.status = cluster, proc, owner, status
         self.qdate, self.batch = qdate, batch
         self.start, self.host, self.prio, self.cmd = start, host, prio, cmd
         self.args, self.universe, self.slots, self.is_condor = args, universe, slots, is_condor
+        self.wall = wall
         self._hold = hold           # [reason, code, subcode(, since)] of a held proc
         self._source = None         # (row, job facts, condor facts, task number) when read lazily
 
@@ -74,6 +76,7 @@ class Proc:
 
     def _fill(self):
         row, info, cinfo, number = self._source
+        self.wall = float(((cinfo.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS).get("wall") or 0.0)
         running = row["state"] in _RUNNING_STATES
         own = cinfo.get("procs")
         own = own.get(str(number)) if own else None
@@ -142,7 +145,7 @@ def _hold_of(row, info, number):
     if info.get("hold"):
         return list(info["hold"])
     if row["state"].startswith("E"):
-        return ["the job failed to start", 2, 0]
+        return ["the job failed to start", 6, 0]        # FailedToCreateProcess
     for letter, reason, code in _GE_HOLDS:
         if letter in (row.get("hold") or "u"):
             return [reason, code, 0]

@@ -49,7 +49,10 @@ def title(schedd, now):
 
 
 def run_time(proc, now):
-    return now - proc.start if proc.start and proc.status in (Q.RUNNING, Q.SUSPENDED, Q.HELD) else 0
+    """RUN_TIME: the seconds of the proc's earlier runs (RemoteWallClockTime) and of the
+    one it is in."""
+    current = now - proc.start if proc.start and proc.status in (Q.RUNNING, Q.SUSPENDED, Q.HELD) else 0
+    return proc.wall + current
 
 
 def _base(cmd):

@@ -111,18 +111,28 @@ def _rusage_block(info, totals):
     return "".join(lines)
 
 
-def _terminated(info):
+def _termination(info):
+    """The lines that say how a job ended: its return value, or its signal."""
     if info.get("TerminatedNormally", True):
-        text = f"Job terminated.\n\t(1) Normal termination (return value {int(info.get('ReturnValue', 0))})\n"
-    else:
-        text = (f"Job terminated.\n\t(0) Abnormal termination (signal {int(info.get('TerminatedBySignal', 0))})\n"
-                "\t(0) No core file\n")
-    return text + _rusage_block(info, totals=True)
+        return f"\t(1) Normal termination (return value {int(info.get('ReturnValue', 0))})\n"
+    return (f"\t(0) Abnormal termination (signal {int(info.get('TerminatedBySignal', 0))})\n"
+            "\t(0) No core file\n")
+
+
+def _terminated(info):
+    return "Job terminated.\n" + _termination(info) + _rusage_block(info, totals=True)
 
 
 def _evicted(info):
-    text = "Job was evicted.\n\t(0) Job was not checkpointed.\n"
-    return text + _rusage_block(info, totals=False)
+    """A job evicted from its slot; with ``TerminatedAndRequeued`` one that exited and was
+    put back by its own policy: after the usage come how it ended and why it was requeued."""
+    if not info.get("TerminatedAndRequeued"):
+        return "Job was evicted.\n\t(0) Job was not checkpointed.\n" + _rusage_block(info, totals=False)
+    text = "Job was evicted.\n\t(0) Job terminated and was requeued\n" + _rusage_block(info, totals=False)
+    text += _termination(info)
+    if info.get("Reason"):
+        text += f"\t{info['Reason']}\n"
+    return text
 
 
 def _image_size(info):
@@ -283,9 +293,8 @@ def _read_usage(body, info):
     return info
 
 
-def _read_terminated(body):
-    info = {}
-    for line in body[1:3]:
+def _read_termination(lines, info):
+    for line in lines:
         m = re.search(r"Normal termination \(return value (-?\d+)\)", line)
         if m:
             info.update(TerminatedNormally=True, ReturnValue=int(m.group(1)))
@@ -295,11 +304,24 @@ def _read_terminated(body):
         core = _after("(1) Corefile in:", line.strip())
         if core:
             info["CoreFile"] = core
-    return _read_usage(body, info)
+    return info
+
+
+def _read_terminated(body):
+    return _read_usage(body, _read_termination(body[1:3], {}))
 
 
 def _read_evicted(body):
     info = {"Checkpointed": any("(1) Job was checkpointed" in line for line in body)}
+    if len(body) > 1 and "Job terminated and was requeued" in body[1]:
+        info["TerminatedAndRequeued"] = True
+        rest = [line for line in body[2:] if not _BYTES.match(line) and not _USAGE.search(line)]
+        ends = [i for i, line in enumerate(rest) if "termination (" in line]
+        if ends:
+            last = ends[0] + (2 if "Abnormal" in rest[ends[0]] else 1)
+            _read_termination(rest[ends[0]:last], info)
+            if last < len(rest) and rest[last].strip():
+                info["Reason"] = rest[last].strip()
     return _read_usage(body, info)
 
 

@@ -1,0 +1,173 @@
+"""What an HTCondor job's runs leave behind: the holds of starts that failed and of
+output files that were not there (with HTCondor's codes, and event 012 in the log),
+the event of a run its policy put back, its run times, and the ads' User and
+GlobalJobId, for jobs of both dialects."""
+
+import os
+
+from condortools import events, history, htcondor_events, statuses, submit, wait_events, wait_status, write
+from conftest import wait_for
+
+
+def _hold(cell, jid):
+    """(HoldReasonCode, HoldReasonSubCode, HoldReason) as condor_q shows them."""
+    def shown(name):
+        return cell.run("condor_q", jid, "-af", name).stdout.rstrip("\n")
+    return int(shown("HoldReasonCode")), int(shown("HoldReasonSubCode")), shown("HoldReason")
+
+
+def _held_events(log, jid):
+    """The 012 events of ``jid`` as HTCondor's JobEventLog reads them (gridtools' own
+    reader when the htcondor2 package is missing)."""
+    cluster, proc = (int(n) for n in jid.split("."))
+    read = htcondor_events(log)
+    if read is None:
+        from gridtools.formats.condor.userlog import parse_events
+        with open(log) as fh:
+            read = [dict(e.info, type=int(e.type), Cluster=e.cluster, Proc=e.proc) for e in parse_events(fh.read())]
+    return [e for e in read if e["type"] == 12 and (e["Cluster"], e["Proc"]) == (cluster, proc)]
+
+
+def test_a_missing_input_file_holds_the_job_with_one_held_event(cell, workdir):
+    cluster = submit(cell, "executable = /bin/cat\ninput = missing.txt\nlog = e9.log\nqueue\n", cwd=workdir)
+    jid, log = f"{cluster}.0", os.path.join(workdir, "e9.log")
+    wait_events(log, jid, [0, 1, 12])
+    missing = os.path.join(workdir, "missing.txt")
+    want = f"Failed to open '{missing}' as standard input: No such file or directory (errno 2)"
+    code, sub, reason = _hold(cell, jid)
+    assert (code, sub) == (8, 2) and reason.endswith(want)                  # UnableToOpenInput
+    [held] = _held_events(log, jid)
+    assert (held["HoldReasonCode"], held["HoldReasonSubCode"]) == (8, 2) and held["HoldReason"] == reason
+    waited = cell.run("condor_wait", "-wait", "1", log)          # a held job has not ended
+    assert (waited.returncode, waited.stdout) == (1, "Time expired.\n")
+    assert events(log)[jid] == [0, 1, 12]
+    assert "can't open input file " + missing in cell.run("qstat", "-j", str(cluster)).stdout
+
+
+def test_an_output_file_a_user_cannot_open_holds_with_unable_to_open_output(cell, workdir, users):
+    """The job of a plain user is started by a forked child that drops to the user."""
+    cluster = submit(cell, "executable = /bin/echo\noutput = nodir/out.txt\nlog = o.log\nqueue\n",
+                     cwd=workdir, user=users[0])
+    jid = f"{cluster}.0"
+    wait_events(os.path.join(workdir, "o.log"), jid, [0, 1, 12])
+    code, sub, reason = _hold(cell, jid)
+    target = os.path.join(workdir, "nodir", "out.txt")
+    assert (code, sub) == (7, 2)
+    assert reason.endswith(f"Failed to open '{target}' as standard output: No such file or directory (errno 2)")
+
+
+def test_a_command_or_initial_directory_gone_before_the_start(cell, workdir):
+    write(os.path.join(workdir, "gone.sh"), "#!/bin/sh\necho hi\n", 0o755)
+    os.mkdir(os.path.join(workdir, "iw"))
+    gone = submit(cell, "executable = gone.sh\narguments = a b\nhold = true\nlog = x.log\nqueue\n", cwd=workdir)
+    away = submit(cell, f"executable = /bin/true\ninitialdir = iw\nhold = true\nlog = {workdir}/y.log\n"
+                        "queue\n", cwd=workdir, name="y.sub")
+    os.unlink(os.path.join(workdir, "gone.sh"))
+    os.rmdir(os.path.join(workdir, "iw"))
+    assert cell.run("condor_release", str(gone), str(away)).returncode == 0
+    wait_events(os.path.join(workdir, "x.log"), f"{gone}.0", [0, 12, 13, 1, 12])
+    wait_events(os.path.join(workdir, "y.log"), f"{away}.0", [0, 12, 13, 1, 12])
+    code, sub, reason = _hold(cell, f"{gone}.0")
+    assert (code, sub) == (6, 2) and reason.endswith(                       # FailedToCreateProcess
+        f"Failed to execute '{workdir}/gone.sh' with arguments a b: (errno=2: 'No such file or directory')")
+    assert _hold(cell, f"{away}.0") == (14, 2, f"Cannot access initial working directory {workdir}/iw: "
+                                                "No such file or directory")              # IwdError
+
+
+def test_a_qsub_job_that_cannot_start_shows_htcondor_s_hold(cell, workdir):
+    out = cell.run("qsub", "-terse", "-b", "y", "-cwd", "-i", "nofile.txt", "/bin/cat", cwd=workdir)
+    jid = out.stdout.strip()
+    wait_status(cell, f"{jid}.0", 5)
+    code, sub, reason = _hold(cell, f"{jid}.0")
+    assert (code, sub) == (8, 2) and "Failed to open" in reason and "standard input" in reason
+
+
+def test_a_retry_is_logged_as_terminated_and_requeued(cell, workdir):
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'exit 3'\"\nmax_retries = 1\n"
+                           "log = m.log\nqueue\n", cwd=workdir)
+    log = os.path.join(workdir, "m.log")
+    wait_events(log, f"{cluster}.0", [0, 1, 4, 1, 5])
+    text = open(log).read()
+    assert "\t(0) Job terminated and was requeued\n" in text and "Job was not checkpointed" not in text
+    read = htcondor_events(log)
+    if read is not None:
+        [evicted] = [e for e in read if e["type"] == 4]
+        assert (evicted["TerminatedAndRequeued"], evicted["TerminatedNormally"], evicted["ReturnValue"]) == \
+            (True, True, 3)
+        assert evicted["Reason"].startswith("The job attribute OnExitRemove expression ")
+
+
+#: runs at least 1.5 s, then waits to be held; the run after that takes 2 s and ends
+TWO_RUNS = """#!/bin/sh
+if [ -e first.done ]; then sleep 2; exit 0; fi
+touch first.done
+sleep 1.5
+echo ready > ready
+sleep 60
+"""
+
+
+def test_run_times_add_up_over_a_hold(cell, workdir):
+    write(os.path.join(workdir, "two.sh"), TWO_RUNS, 0o755)
+    cluster = submit(cell, "executable = two.sh\nlog = t.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "ready")), timeout=20)
+    assert cell.run("condor_q", jid, "-af", "CurrentHosts").stdout == "1\n"
+    assert cell.run("condor_hold", jid).returncode == 0
+    wait_status(cell, jid, 5)
+    wait_events(os.path.join(workdir, "t.log"), jid, [0, 1, 12])
+    held = cell.run("condor_q", jid, "-af", "RemoteWallClockTime", "CurrentHosts").stdout.split()
+    first = float(held[0])
+    assert first >= 1.5 and held[1] == "0"
+    row = [line for line in cell.run("condor_q", jid, "-nobatch").stdout.splitlines() if line.split()[:1] == [jid]]
+    assert row and row[0].split()[4] == f"0+00:00:{int(first):02d}"          # RUN_TIME of a held job
+    assert cell.run("condor_release", jid).returncode == 0
+    wait_for(lambda: f"{cluster}.0" in history(cell), timeout=30)
+    wall, committed, slot_time, hosts = history(cell, str(cluster), "-af", "RemoteWallClockTime", "CommittedTime",
+                                                "CumulativeSlotTime", "CurrentHosts").split()
+    assert int(committed) >= 2 and hosts == "0"               # the run that completed it
+    assert abs(float(wall) - first - int(committed)) < 1 and float(slot_time) == float(wall)
+
+
+def test_user_and_global_job_id_in_both_dialects(cell, workdir):
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("UID_DOMAIN = example.org\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    cluster = submit(cell, "executable = /bin/true\nhold = true\nqueue\n", cwd=workdir)
+    job = cell.run("qsub", "-terse", "-h", "-b", "y", "/bin/true", cwd=workdir).stdout.strip()
+    for jid in (f"{cluster}.0", f"{job}.0"):
+        wait_for(lambda jid=jid: jid in statuses(cell, jid))
+        user, qdate, global_id = cell.run("condor_q", jid, "-af", "User", "QDate", "GlobalJobId").stdout.split()
+        assert user == "root@example.org" and global_id == f"{cell.host}#{jid}#{qdate}"
+        assert f'User = "root@example.org"' in cell.run("condor_q", jid, "-l").stdout
+    assert cell.run("condor_rm", str(cluster), job).returncode == 0
+    wait_for(lambda: f"{job}.0" in history(cell) and f"{cluster}.0" in history(cell))
+    assert history(cell, str(cluster), "-af", "User", "GlobalJobId").startswith(f"root@example.org {cell.host}#")
+
+
+TRANSFER = """executable = /bin/sh
+arguments = "-c 'mkdir -p od/sub; echo a > od/a; echo b > od/sub/b; echo x > out.txt'"
+should_transfer_files = YES
+transfer_output_files = out.txt, od{more}
+log = {log}
+queue
+"""
+
+
+def test_output_folders_come_back_whole_and_a_missing_file_holds(cell, workdir):
+    done = submit(cell, TRANSFER.format(more="", log="d.log"), cwd=workdir)
+    wait_events(os.path.join(workdir, "d.log"), f"{done}.0", [0, 1, 5])
+    assert open(os.path.join(workdir, "od", "sub", "b")).read() == "b\n"
+    assert open(os.path.join(workdir, "od", "a")).read() == "a\n"
+    os.unlink(os.path.join(workdir, "out.txt"))
+    short = submit(cell, TRANSFER.format(more=", nothere.txt", log="n.log"), cwd=workdir, name="n.sub")
+    jid, log = f"{short}.0", os.path.join(workdir, "n.log")
+    wait_events(log, jid, [0, 1, 12])
+    code, sub, reason = _hold(cell, jid)
+    assert (code, sub) == (12, 2)                                           # TransferOutputError
+    assert reason.startswith("Transfer output files failure at execution point ")
+    assert "/nothere.txt: (errno 2) No such file or directory" in reason
+    [held] = _held_events(log, jid)
+    assert held["HoldReasonCode"] == 12 and held["HoldReason"] == reason
+    assert open(os.path.join(workdir, "out.txt")).read() == "x\n"           # what was there came back
+    assert cell.run("condor_q", jid, "-af", "NumJobStarts").stdout == "1\n"
