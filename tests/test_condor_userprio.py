@@ -33,7 +33,9 @@ def userprio(cell, *args, user=None, code=0):
 def test_a_user_with_running_jobs_is_listed_with_its_use(cell):
     cell.qsub("-b", "y", "sleep", "30", check=True)
     cell.qsub("-b", "y", "sleep", "30", check=True)
-    out = wait_for(lambda: (lambda o: o if "root@example.org" in o else None)(userprio(cell).stdout), timeout=20)
+    # both jobs running: the daemon publishes the second start in a later pass than the first
+    using_two = re.compile(r"^root@example\.org +\S+ +\S+ +2 ", re.M)
+    out = wait_for(lambda: (lambda o: o if using_two.search(o) else None)(userprio(cell).stdout), timeout=20)
     lines = out.splitlines()
     assert re.fullmatch(r"Last Priority Update: [ \d]\d/[\d ]{2} \d\d:\d\d", lines[0])
     assert lines[1] == "                    Effective   Priority  Wghted Total Usage  Time Since"
