@@ -4,6 +4,7 @@ the event of a run its policy put back, its run times, and the ads' User and
 GlobalJobId, for jobs of both dialects."""
 
 import os
+import re
 
 from condortools import events, history, htcondor_events, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
@@ -171,3 +172,23 @@ def test_output_folders_come_back_whole_and_a_missing_file_holds(cell, workdir):
     assert held["HoldReasonCode"] == 12 and held["HoldReason"] == reason
     assert open(os.path.join(workdir, "out.txt")).read() == "x\n"           # what was there came back
     assert cell.run("condor_q", jid, "-af", "NumJobStarts").stdout == "1\n"
+
+
+def test_a_running_proc_names_its_slot_as_condor_status_does(cell, workdir):
+    """RemoteHost, the log's SlotName and condor_q -run's HOST(S) name the slot the proc
+    holds (slotN@host, a name condor_status knows); LastRemoteHost once it has left it."""
+    log = os.path.join(workdir, "s.log")
+    cluster = submit(cell, f"executable = /bin/sleep\narguments = 30\nlog = {log}\nqueue 2\n", cwd=workdir)
+    wait_for(lambda: sorted(statuses(cell, str(cluster)).values()) == [2, 2])
+    hosts = cell.run("condor_q", str(cluster), "-af", "RemoteHost").stdout.split()
+    slots = cell.run("condor_status", "-af", "Name").stdout.split()
+    assert sorted(hosts) == sorted(slots) == ["slot1@testhost", "slot2@testhost"]
+    mine = cell.run("condor_status", hosts[0], "-af", "JobId").stdout.split()
+    assert mine == [f"{cluster}.0"]
+    text = wait_for(lambda: (lambda t: t if t.count("SlotName:") == 2 else None)(open(log).read()))
+    assert sorted(re.findall(r"SlotName: (\S+)", text)) == slots
+    run = cell.run("condor_q", str(cluster), "-run").stdout
+    assert f"{cluster}.0" in run and hosts[0] in run
+    cell.run("condor_rm", f"{cluster}.0", check=True)
+    wait_for(lambda: cell.run("condor_history", f"{cluster}.0", "-af", "LastRemoteHost").stdout == hosts[0] + "\n")
+    cell.run("condor_rm", str(cluster), check=True)

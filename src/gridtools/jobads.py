@@ -89,6 +89,9 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
         _overlay_condor(ad, condor, number)
         mine = (condor.get("tasks") or _NO_RUNS).get(str(number)) or _NO_RUNS
     _run_times(ad, task, mine)
+    if mine.get("slot"):                # the slot it holds, or held last (condor_status's name)
+        ad["RemoteHost" if task is not None and task.state.value == "running" else "LastRemoteHost"] = \
+            mine["slot"]
     return ad
 
 

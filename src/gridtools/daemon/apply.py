@@ -28,7 +28,7 @@ def dispatched(state, job, number, granted, pe, now):
     tr.dispatch(job, number, granted, now, pe=pe)
     state.active_jobs.add(job.id)
     _changed(state, job, schedule=False)
-    condorjob.started(state, job, number, now)
+    state.starting.append((job, number, now))       # see condorjob.started_events
 
 
 def reject(state, job, now, reason="immediate job could not be scheduled"):

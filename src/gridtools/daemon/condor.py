@@ -21,7 +21,7 @@ Nothing here decides anything itself: the startd's transitions are
 
 from dataclasses import replace
 
-from gridtools.daemon import slotads, userprio
+from gridtools.daemon import condorjob, slotads, userprio
 from gridtools.daemon.condorconf import CondorConf
 from gridtools.daemon.hostfacts import Facts
 from gridtools.daemon.machines import Machines
@@ -122,6 +122,8 @@ class Condor:
         """After a pass's starts (or a tick's ends): slots, preemptions, priorities."""
         ctx = self.context(state, dispatcher, loads, now)
         self.machines.update(ctx, now, decisions.slots if decisions is not None else None)
+        if state.starting:
+            condorjob.started_events(state, self.machines.slot_of)
         for preempt in (decisions.preempts if decisions is not None else ()):
             if self.machines.preempt(ctx, preempt.slot, preempt.by, now):
                 state.log(f"I|job {preempt.job_id}.{preempt.task} preempted from {preempt.slot} "

@@ -130,10 +130,34 @@ def submitted(state, job, now):
         held_events(state, job, list(job.numbers()), now)
 
 
-def started(state, job, number, now):
+def started_events(state, slot_of):
+    """The tasks started in this pass (``state.starting``), once their slots are taken
+    (``slot_of((job id, number))``: the name of the task's first slot, or None): event 001
+    of each HTCondor job with the slot's name."""
+    starting, state.starting = state.starting, []
+    for job, number, when in starting:
+        task = job.tasks.get(number)
+        if task is not None and task.state.value == "running" and task.start_time == when:
+            started(state, job, number, when, slot_of((job.id, number)))
+
+
+def took_slot(job, number, slot):
+    """Task ``number`` of HTCondor job ``job`` holds slot ``slot`` (its first): its ads
+    name it (RemoteHost while it runs, LastRemoteHost after). True when that is news
+    (the job is to be written again)."""
+    if is_condor(job):
+        mine = task_info(job, number)
+        if mine.get("slot") != slot:
+            mine["slot"] = slot
+            job.changed()
+            return True
+    return False
+
+
+def started(state, job, number, now, slot=None):
     task = job.tasks.get(number)
     host = task.host if task is not None else ""
-    slot = f"{task.queue}@{task.host}" if task is not None else ""
+    slot = slot or (f"{task.queue}@{task.host}" if task is not None else "")
     write_events(state, job, [(number, EventType.EXECUTE,
                                {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}, now)])
     ad = proc_ad(job, number)

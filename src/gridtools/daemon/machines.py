@@ -27,7 +27,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 
 from gridtools import ads
-from gridtools.daemon import apply
+from gridtools.daemon import apply, condorjob
 from gridtools.errors import ConfigError
 from gridtools.sched import startd
 from gridtools.sched.negotiator import accounting_name
@@ -156,6 +156,8 @@ class Machines:
         if not names:
             return
         self.tasks[(job.id, task.number)] = names
+        if condorjob.took_slot(job, task.number, names[0]):
+            ctx.state.touch(job)
         claim = self._claim_of(ctx, job, task, ad, names[0], now)
         ctx.invalidate(host)
         for n, name in enumerate(names):
@@ -311,7 +313,7 @@ class Machines:
         return first.claim if first is not None else None
 
     def slot_of(self, key):
-        """The first slot a task holds, or None."""
+        """The first slot a task (``key``: (job id, task number)) holds, or None."""
         names = self.tasks.get(key)
         return names[0] if names else None
 

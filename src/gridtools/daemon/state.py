@@ -76,6 +76,7 @@ class State:
         self.heard = {}               # host -> time of its execution daemon's last load report
         self.start_retry_at = None    # when to try again starts that could not be prepared
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
+        self.starting = []            # (job, task number, time) started, their events unwritten
         self.journal = journal.Journal()   # bulk changes recorded in spool/journal (daemon.journal)
         self.purged = []              # ids of jobs purged whose folders are still to be removed
 

@@ -82,7 +82,8 @@ class Proc:
         own = own.get(str(number)) if own else None
         args = cinfo.get("args") if own is None else own["args"]
         self.start = float(row["time"]) if running else 0.0
-        self.host = (row.get("queue") or "").partition("@")[2] if running else ""
+        self.host = ((((cinfo.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS).get("slot")
+                      or (row.get("queue") or "").partition("@")[2]) if running else "")
         self.prio = int((cinfo if own is None else own).get("prio") or 0)
         self.cmd = cinfo.get("cmd") or info.get("name") or ""
         self.args, self.universe = (list(args) if args else []), int(cinfo.get("universe") or 5)
