@@ -48,7 +48,7 @@ def test_nobatch_run_and_hold_views(cell, workdir):
                     lines[4])
     run = _lines(cell, "-run")
     assert run[3] == " ID      OWNER            SUBMITTED     RUN_TIME HOST(S)"
-    assert run[4].endswith(" testhost") and run[5:] == [""]
+    assert run[4].endswith(" slot1@testhost") and run[5:] == [""]
     assert cell.run("condor_hold", "-reason", "wait", jid).stdout == f"Job {jid} held\n"
     wait_status(cell, jid, 5)
     held = _lines(cell, "-hold")
