@@ -32,8 +32,10 @@ ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(
 #: with, and the HTCondor bookkeeping of its tasks (kept, hold, per task; None if none)
 J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK = range(10)
 
-#: qstat states of a task that holds (or is leaving) a slot
-ACTIVE = ("r", "hr", "Rr", "t", "s", "S", "T", "dr", "dt")
+#: qstat states of a task that holds (or is leaving) a slot (see ``rows.running_state``)
+ACTIVE = ("r", "hr", "Rr", "hRr", "t", "s", "hs", "S", "Sh", "T", "Th", "dr", "dhr", "dt")
+#: those of a suspended task (``qstat -s s``)
+SUSPENDED = ("s", "hs", "S", "Sh", "T", "Th")
 #: how qstat shows a time
 TIME_FORMAT = "%m/%d/%Y %H:%M:%S"
 
