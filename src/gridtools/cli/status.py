@@ -16,7 +16,7 @@ import time
 
 from gridtools import cell
 from gridtools.spool import daemonctl, status as spool_status
-from gridtools.spool.listing import ACTIVE, SUSPENDED  # noqa: F401 - the views name them from here
+from gridtools.spool.listing import ACTIVE, SUSPENDED, tasks_text  # noqa: F401 - the views name them from here
 
 
 def load_listing(lines=False):
@@ -261,7 +261,4 @@ def task_label(row):
     tasks = row.get("tasks")
     if not tasks:
         return ""
-    parts = []
-    for first, last, step in tasks:
-        parts.append(str(first) if first == last else f"{first}-{last}:{step}")
-    return ",".join(parts)
+    return tasks_text(tasks)

@@ -209,4 +209,19 @@ def task_label(run):
         return "       "
     if type(tasks) is int:
         return str(tasks)
-    return ",".join(str(first) if first == last else f"{first}-{last}:{step}" for first, last, step in tasks)
+    return tasks_text(tasks)
+
+
+def tasks_text(runs):
+    """Task runs [[first, last, step], ...] as qstat writes them, comma-separated: a run
+    of one task as its number, of two tasks as both numbers (``1,3``, ``5,6``), of more
+    as ``first-last:step`` (Grid Engine's range_to_dstring)."""
+    parts = []
+    for first, last, step in runs:
+        if first == last:
+            parts.append(str(first))
+        elif first + step == last:
+            parts.append(f"{first},{last}")
+        else:
+            parts.append(f"{first}-{last}:{step}")
+    return ",".join(parts)
