@@ -52,6 +52,7 @@ def _submit(req, rest, paths, cwd):
     spec = submit.finish_spec(req, 1, command, cwd, args, command=command)
     spec["job_script"] = "QRSH"
     submit.check_spec(spec)
+    submit.check_like_daemon(req)
     spec["id"] = ids.allocate("job")[0]
     tell("submit", {"job": spec})
     return spec
