@@ -6,6 +6,7 @@ refuses what reaches it anyway."""
 import os
 import re
 
+from attack_tools import forge_submit
 from conftest import wait_for
 from qtools import add_object, jid_of
 
@@ -115,3 +116,30 @@ def test_the_daemon_refuses_a_request_that_skipped_the_checks(cell, users, workd
     wait_for(lambda: line in open(os.path.join(cell.root, "spool", "messages")).read())
     cell.wait_finished(sneaked)
     assert not [r for r in cell.accounting() if r[5] == str(sneaked)]     # it never ran
+
+
+PRIORITY = REFUSED.format("positive submission priority requires operator privileges")
+
+
+def test_a_positive_priority_needs_an_operator(cell, users, workdir):
+    alice = users[0]
+    for command in (("qsub", "-p", "5", "-b", "y", "true"), ("qrsh", "-p", "1", "true")):
+        proc = cell.run(*command, user=alice, cwd=workdir)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", PRIORITY)
+    assert cell.run("qstat", "-u", "*").stdout == ""                  # nothing was queued
+    lowered = jid_of(cell.qsub("-p", "-5", "-h", "-b", "y", "true", user=alice, cwd=workdir))
+    proc = cell.run("qalter", "-p", "5", str(lowered), user=alice, cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (1, f'denied: "{alice}" must be operator to increase job priority\n')
+    raised = jid_of(cell.qsub("-p", "5", "-h", "-b", "y", "true", cwd=workdir))      # root
+    cell.run("qconf", "-ao", alice, check=True)
+    mine = jid_of(cell.qsub("-p", "7", "-h", "-b", "y", "true", user=alice, cwd=workdir))
+    for jid, value in ((lowered, "-5"), (raised, "5"), (mine, "7")):
+        line = next(l for l in cell.run("qstat", "-j", str(jid)).stdout.splitlines() if l.startswith("priority:"))
+        assert line.split()[1] == value
+
+
+def test_the_daemon_refuses_a_positive_priority_that_skipped_the_check(cell, users):
+    claimed, _name, answer = forge_submit(cell, users[0], {"priority": 5}, reply=True)
+    assert answer == [1, "", PRIORITY]
+    assert not os.path.exists(os.path.join(cell.root, "spool", "jobs", str(claimed)))
+    wait_for(lambda: cell.run("qstat", "-u", "*").stdout == "")   # once the request is removed

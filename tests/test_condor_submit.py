@@ -31,7 +31,7 @@ def test_one_cluster_is_one_job_proc_p_is_task_p_plus_one(cell, workdir):
     cluster = submit(cell, SLEEP + "queue 2\n", cwd=workdir)
     out = cell.run("qstat").stdout
     row = [ln for ln in out.splitlines() if ln.split()[:1] == [str(cluster)]]
-    assert row and row[0].split()[-1] == "1-2:1"           # an array job of two tasks
+    assert row and row[0].split()[-1] == "1,2"             # an array job of two tasks
     assert set(statuses(cell, str(cluster))) == {f"{cluster}.0", f"{cluster}.1"}
     assert cell.run("qdel", str(cluster)).returncode == 0
     wait_for(lambda: not statuses(cell, str(cluster)))

@@ -61,6 +61,35 @@ def test_per_host_and_per_group_values_and_purge(cell):
     assert "[" not in text
 
 
+def test_host_entries_in_the_value(cell):
+    """[host=value] and [@group=value], as Grid Engine's execution host installer writes
+    them (qconf -aattr queue slots "[host=N]" all.q), for every attribute with per-host values."""
+    ok(cell, "-aattr", "queue", "slots", "[testhost=1]", "all.q")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "slots") == "slots                 2,[testhost=1]"
+    ok(cell, "-mattr", "queue", "slots", "[testhost=3]", "all.q")
+    ok(cell, "-aattr", "queue", "slots", "[@allhosts=5]", "all.q")
+    ok(cell, "-mattr", "queue", "slots", "4,[testhost=6]", "all.q")
+    assert line_of(ok(cell, "-sq", "all.q").stdout, "slots") == "slots                 4,[@allhosts=5],[testhost=6]"
+    ok(cell, "-aattr", "queue", "load_thresholds", "[testhost=load_avg=4]", "all.q")
+    ok(cell, "-mattr", "queue", "load_thresholds", "[testhost=np_load_avg=3]", "all.q")
+    ok(cell, "-dattr", "queue", "load_thresholds", "[testhost=load_avg]", "all.q")
+    ok(cell, "-aattr", "queue", "complex_values", "[testhost=h_vmem=2G]", "all.q")
+    ok(cell, "-dattr", "queue", "pe_list", "[testhost=make]", "all.q")
+    text = ok(cell, "-sq", "all.q").stdout
+    assert line_of(text, "load_thresholds") == "load_thresholds       NONE,[testhost=np_load_avg=3]"
+    assert line_of(text, "complex_values") == "complex_values        NONE,[testhost=h_vmem=2G]"
+    assert line_of(text, "pe_list") == "pe_list               make smp mpi,[testhost=smp mpi]"
+    assert fails(cell, "-aattr", "queue", "slots", "[nosuch=2]", "all.q") == '"nosuch" is not an execution host\n'
+    assert fails(cell, "-dattr", "queue", "slots", "[testhost=1]", "all.q").startswith(
+        'denied: attribute "slots" is not a list attribute')
+    assert fails(cell, "-aattr", "queue", "slots", "[testhost=x]", "all.q") == \
+        'error: invalid value "x" for attribute "slots": expected an integer from 0 to 9999999\n'
+    assert fails(cell, "-aattr", "exechost", "complex_values", "[x=1]", "testhost").startswith(
+        'error: invalid value "[x=1]" for attribute "complex_values"')
+    ok(cell, "-rattr", "queue", "slots", "2,[testhost=1]", "all.q")
+    assert "all.q@testhost                 BIP   0/0/1" in cell.run("qstat", "-f").stdout
+
+
 def test_attribute_files(cell, workdir):
     path = os.path.join(workdir, "attrs")
     with open(path, "w") as fh:

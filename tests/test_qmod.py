@@ -88,6 +88,42 @@ def test_a_job_suspended_explicitly_stays_suspended_when_its_queue_resumes(cell,
     wait_for(lambda: running(pid))
 
 
+def _listed(cell, *states):
+    """Job ids (as text) that ``qstat -s states`` lists."""
+    return [line.split()[0] for line in cell.run("qstat", "-s", *states).stdout.splitlines()[2:]]
+
+
+def test_a_held_job_shows_its_hold_beside_each_suspension(cell, workdir):
+    """Grid Engine writes every state letter in its order (d S T h R r s): a held job
+    suspended by qmod -sj is hs, by its queue Sh, by a threshold Th; -s s and -s hu list it."""
+    jid = sleeper(cell, workdir)
+    wait_state(cell, jid, "r")
+    pid = job_pid(cell, jid)
+    cell.run("qhold", str(jid), check=True)
+    wait_state(cell, jid, "hr")
+    assert _listed(cell, "hu") == [str(jid)] and _listed(cell, "s") == []
+    cell.run("qmod", "-sj", str(jid), check=True)
+    wait_state(cell, jid, "hs")
+    wait_for(lambda: stopped(pid))
+    assert _listed(cell, "s") == [str(jid)] and _listed(cell, "r") == []
+    cell.run("qmod", "-usj", str(jid), check=True)
+    wait_state(cell, jid, "hr")
+    cell.run("qmod", "-s", "all.q", check=True)
+    wait_state(cell, jid, "Sh")
+    assert _listed(cell, "s") == [str(jid)]
+    cell.run("qmod", "-us", "all.q", check=True)
+    wait_state(cell, jid, "hr")
+    set_attr(cell, "all.q", "suspend_interval", "0:0:1")
+    set_attr(cell, "all.q", "suspend_thresholds", "np_load_avg=0")
+    wait_state(cell, jid, "Th")
+    assert _listed(cell, "s") == [str(jid)]
+    set_attr(cell, "all.q", "suspend_thresholds", "NONE")
+    wait_state(cell, jid, "hr")
+    cell.run("qrls", str(jid), check=True)
+    wait_state(cell, jid, "r")
+    wait_for(lambda: running(pid))
+
+
 def test_job_suspension_messages(cell, workdir):
     run = sleeper(cell, workdir)
     wait_state(cell, run, "r")

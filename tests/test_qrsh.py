@@ -34,6 +34,18 @@ def test_qrsh_environment(cell, workdir):
     assert env["JOB_NAME"] == "env" and env["NSLOTS"] == "1"
 
 
+def test_qrsh_job_is_named_after_the_first_word_of_its_command(cell, workdir):
+    """As Grid Engine names it (qrsh-b-n-env.txt): never with a blank, which would shift
+    the columns of qstat that clients split."""
+    proc = cell.run("qrsh", "env | sort", cwd=workdir)
+    env = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    assert (env["JOB_NAME"], env["REQUEST"]) == ("env", "env")
+    for command, name in ((["echo a; exit 4"], "echo"), (["/bin/sh", "-c", "exit 0"], "sh"),
+                          (["-N", "mine", "true"], "mine")):
+        cell.run("qrsh", *command, cwd=workdir)
+        assert cell.accounting()[-1][4] == name
+
+
 def test_qrsh_immediate_refused_when_full_and_waits_with_now_n(cell, workdir):
     release = os.path.join(workdir, "release")
     for _ in range(2):                   # both slots taken until the test releases them

@@ -142,6 +142,24 @@ def test_finished_job_leaves_plain_and_xml_promptly_and_shows_with_s_z(cell, wor
     assert finished.get(job) == "z"
 
 
+def test_two_tasks_of_a_row_are_listed_not_a_range(cell, workdir):
+    """Grid Engine writes a run of two tasks as both numbers (qstat-Eqw.txt, qstat-s-z.txt,
+    qstat-after-qdels.txt), one of more as first-last:step, in every row and in -xml."""
+    def labels(*args):
+        return {int(line.split()[0]): line.split()[-1] for line in qstat(cell, *args).splitlines()[2:]}
+    failed = submit(cell, "-t", "1-3:2", "-o", "/nonexistent/dir/", "-b", "y", "true", cwd=workdir)
+    done = submit(cell, "-t", "1-3:2", "-b", "y", "true", cwd=workdir)
+    cell.wait_finished(done, tasks=(1, 3))
+    pair = submit(cell, "-t", "1-2", "-h", "-b", "y", "true", cwd=workdir)
+    more = submit(cell, "-t", "1-6", "-h", "-b", "y", "true", cwd=workdir)
+    wait_for(lambda: labels().get(failed) == "1,3" and states(cell).get(failed) == "Eqw")
+    assert (labels()[pair], labels()[more]) == ("1,2", "1-6:1")
+    wait_for(lambda: labels("-s", "z").get(done) == "1,3")
+    assert "<tasks>1,3</tasks>" in qstat(cell, "-xml") and "<tasks>1,2</tasks>" in qstat(cell, "-xml")
+    cell.run("qdel", f"{more}.2-5", check=True)
+    wait_for(lambda: labels().get(more) == "1,6")
+
+
 def test_j_for_running_and_missing_jobs(cell, busy):
     text = qstat(cell, "-j", str(busy["run1"]))
     labels = [line[:28] for line in text.splitlines()]

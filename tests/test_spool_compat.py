@@ -20,7 +20,7 @@ def test_old_spool_is_taken_over():
         cell.start_daemon()
         out = cell.run("qstat", "-u", "*").stdout
         assert re.search(r"^\s+2 .* held_job .* hqw ", out, re.M)
-        assert re.search(r"^\s+3 .* arr_job .* hqw .* 1-3:2$", out, re.M)
+        assert re.search(r"^\s+3 .* arr_job .* hqw .* 1,3$", out, re.M)
         assert re.search(r"^\s+4 .* dep_job .* hqw ", out, re.M)
         assert re.search(r"^\s+1 .* done_job .* z ", cell.run("qstat", "-u", "*", "-s", "z").stdout, re.M)
         assert "jobname      done_job" in cell.run("qacct", "-j", "1").stdout

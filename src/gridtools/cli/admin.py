@@ -106,11 +106,12 @@ def daemon_status():
     """Print pid, uptime and the number of running and pending jobs (exit 1: not running)."""
     from gridtools.spool import daemonctl as control
     from gridtools.spool import status
+    from gridtools.spool.listing import ACTIVE
     if not control.running():
         click.echo("daemon not running")
         sys.exit(1)
     snap = status.read() or {}
-    running = sum(1 for r in snap.get("rows", []) if r["state"] in ("r", "Rr", "s", "S", "T", "dr", "t"))
+    running = sum(1 for r in snap.get("rows", []) if r["state"] in ACTIVE)
     pending = sum(1 for r in snap.get("rows", []) if "q" in r["state"])
     import time
     uptime = int(time.time() - snap.get("started", time.time()))

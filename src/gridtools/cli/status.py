@@ -16,7 +16,7 @@ import time
 
 from gridtools import cell
 from gridtools.spool import daemonctl, status as spool_status
-from gridtools.spool.listing import ACTIVE  # noqa: F401 - the views name it from here
+from gridtools.spool.listing import ACTIVE, SUSPENDED, tasks_text  # noqa: F401 - the views name them from here
 
 
 def load_listing(lines=False):
@@ -94,7 +94,7 @@ def _daemon_running():
 
 def _job_parts(job_ids):
     """(rows, info) of the given jobs, read from the spool."""
-    from gridtools.spool.rows import job_info, job_rows
+    from gridtools.spool.rows import ad_done_of, job_info, job_rows
     from gridtools.model.job import Job
     from gridtools.spool import jobs as jobstore
     from gridtools.formats import spoolyaml
@@ -107,9 +107,10 @@ def _job_parts(job_ids):
         except (OSError, spoolyaml.SpoolFormatError):
             continue
     live = {j.id for j in jobs if not j.is_finished()}
+    by_id = {j.id: j for j in jobs}
     rows, info = [], {}
     for job in jobs:
-        rows.extend(job_rows(job, 0.0, live))
+        rows.extend(job_rows(job, 0.0, live, ad_done_of(job, live, by_id.get)))
         info[job.id] = job_info(job, None)
     return rows, info
 
@@ -209,12 +210,16 @@ def as_taken_in(spec, uid):
 def _add_unprocessed(snap, spec):
     rng = spec.get("tasks")
     tasks = [list(rng)] if rng else None
-    state = "hqw" if spec.get("user_hold") or spec.get("hold_jid") else "qw"
+    found = resolve_predecessors(snap, spec)            # as the daemon will resolve them
+    state = "hqw" if spec.get("user_hold") or found["predecessors"] or found["ad_predecessors"] else "qw"
     from gridtools.model import perange
     slots = perange.low(spec["pe"]) if spec.get("pe") else 1
-    snap["rows"].append({"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
-                         "hold": "u" if spec.get("user_hold") else "",     # (as the daemon will hold it)
-                         "time": float(spec["submit_time"]), "queue": "", "slots": slots})
+    row = {"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
+           "hold": "u" if spec.get("user_hold") else "",     # (as the daemon will hold it)
+           "time": float(spec["submit_time"]), "queue": "", "slots": slots}
+    if found["ad_predecessors"]:
+        row["ad"] = True
+    snap["rows"].append(row)
     res = spec.get("resources") or {}
     snap["jobs"][spec["id"]] = {
         "name": spec.get("name") or "", "owner": spec["owner"], "group": "", "project": spec.get("project") or "",
@@ -227,12 +232,13 @@ def _add_unprocessed(snap, spec):
     from gridtools.model.job import Job
     from gridtools.spool.rows import condor_info
     snap["jobs"][spec["id"]]["condor"] = condor_info(Job(spec))
-    spec = dict(spec, **_predecessors(snap, spec))                # as the daemon will resolve them
+    spec = dict(spec, **found)
     snap["jobs"][spec["id"]]["predecessors"] = spec["predecessors"]
+    snap["jobs"][spec["id"]]["ad_predecessors"] = spec["ad_predecessors"]
     snap.setdefault("unprocessed", {})[spec["id"]] = spec      # the caller's own description
 
 
-def _predecessors(snap, spec):
+def resolve_predecessors(snap, spec):
     """The predecessors and array predecessors of a job not taken in yet, resolved
     against the listed jobs as the daemon resolves them (``model.predecessors``)."""
     from gridtools.model import predecessors
@@ -255,7 +261,4 @@ def task_label(row):
     tasks = row.get("tasks")
     if not tasks:
         return ""
-    parts = []
-    for first, last, step in tasks:
-        parts.append(str(first) if first == last else f"{first}-{last}:{step}")
-    return ",".join(parts)
+    return tasks_text(tasks)

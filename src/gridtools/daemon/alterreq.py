@@ -15,7 +15,7 @@ from gridtools.daemon import apply, auth, intake, view
 from gridtools.daemon.state import user_name
 from gridtools.formats import jobcheck
 from gridtools.model import shared
-from gridtools.model import alteration
+from gridtools.model import alteration, predecessors
 from gridtools.spool import jobs as jobstore
 
 
@@ -163,20 +163,18 @@ def _resolve_dependencies(state, job, changes):
         live = state.live_ids()
         exited = [int(i) for i in items if i.isdigit() and int(i) not in live]
         if field == "hold_jid_ad":
-            _check_array_dependency(state, job, blocking)
+            _check_array_dependency(state, job, items, blocking)
         found[field] = (blocking, exited)
     if found:
         _check_cycles(state, job, found)
     return found
 
 
-def _check_array_dependency(state, job, blocking):
-    if not job.is_array:
-        raise Refused('Can only specify "-hold_jid_ad" option with an array job (using "-t" option)')
-    for jid in blocking:
-        if state.jobs[jid].spec.get("tasks") != job.spec.get("tasks"):
-            raise Refused("This array job must have the same range of sub-tasks as the dependent "
-                          "array job specified with -hold_jid_ad")
+def _check_array_dependency(state, job, items, blocking):
+    why = predecessors.ad_refusal(items, job.spec.get("tasks"),
+                                  [state.jobs[jid].spec.get("tasks") for jid in blocking])
+    if why:
+        raise Refused(why)
 
 
 def _check_cycles(state, job, found):

@@ -13,7 +13,10 @@ One request changes attributes of several object instances at once.
 
 For queues the instance may be ``queue`` (the default value), ``queue@host``
 or ``queue@@hostgroup`` (the value for that host or group, created from the
-default when missing). For resource quota sets it is ``set`` (description,
+default when missing); the value itself may name hosts and groups,
+``default,[host=value],[@group=value]`` or only ``[host=value]`` (as Grid
+Engine's installer adds a host's slots), each entry applied as if given for
+``queue@host``. For resource quota sets it is ``set`` (description,
 enabled, limit rules) or ``set/rule`` (rule number or name: limit, filters,
 name). Each changed object is validated and stored as a whole.
 """
@@ -21,7 +24,7 @@ name). Each changed object is validated and stored as a whole.
 from gridtools.daemon import confstore
 from gridtools.errors import ConfigError, GridError
 from gridtools.formats.sge import objects
-from gridtools.formats.sge.codecs import PerHost, PerHostCodec, ValueProblem, split_words
+from gridtools.formats.sge.codecs import PerHost, PerHostCodec, ValueProblem, split_per_host, split_words
 
 #: the obj_nm words of qconf -> object kind
 OBJECTS = {"queue": "queue", "exechost": "exechost", "hostgroup": "hostgroup", "pe": "pe",
@@ -125,24 +128,49 @@ def _split_target(kind, target):
 def _apply_one(kind, obj, attr, text, mode, key, owner):
     codec = _codec(kind, attr)
     value = obj.get(attr)
-    if isinstance(value, PerHost) and mode == "replace" and not key and "[" in str(text):
-        # a whole value with its per-host overrides: "2,[host=3],[@group=4]"
-        try:
-            obj[attr] = PerHostCodec(codec).parse(str(text).strip())
-        except ValueProblem as exc:
-            raise AttrProblem(f'error: invalid value "{text}" for attribute "{attr}": {exc}') from None
+    if isinstance(value, PerHost) and "[" in str(text):
+        _apply_entries(value, obj, attr, codec, str(text).strip(), mode, key, owner)
         return
     if isinstance(value, PerHost):
-        current = value.overrides.get(key, value.default) if key else value.default
-        merged = merge(mode, current, text, codec, attr, owner)
-        if key:
-            value.overrides[key] = merged
-        else:
-            value.default = merged
+        _apply_entry(value, key, mode, text, codec, attr, owner)
         return
     if key:
         raise AttrProblem(f'denied: attribute "{attr}" has no per-host values')
     obj[attr] = merge(mode, value, text, codec, attr, owner)
+
+
+def _apply_entry(value, key, mode, text, codec, attr, owner):
+    """Apply ``text`` to the default (``key`` None) or to the value of one host or @group,
+    which starts as a copy of the default when the queue has none for it yet."""
+    current = value.overrides.get(key, value.default) if key else value.default
+    if key and mode == "add" and not isinstance(current, (list, dict)):
+        mode = "modify"         # -aattr "[host=value]": the host gets a value of its own
+    merged = merge(mode, current, text, codec, attr, owner)
+    if key:
+        value.overrides[key] = merged
+    else:
+        value.default = merged
+
+
+def _apply_entries(value, obj, attr, codec, text, mode, key, owner):
+    """A value with host entries, ``default,[host=value],[@group=value]`` or only
+    ``[host=value]``: -rattr sets the whole value; the other modes apply its default
+    (when given) to the default, and each entry as if given for queue@host."""
+    if key:
+        raise AttrProblem(f'error: invalid value "{text}" for attribute "{attr}": '
+                          "a queue instance takes no [host=value]")
+    try:
+        if mode == "replace":
+            obj[attr] = PerHostCodec(codec).parse(text)
+            return
+        default_text, entries = split_per_host(text)
+    except ValueProblem as exc:
+        raise AttrProblem(f'error: invalid value "{text}" for attribute "{attr}": {exc}') from None
+    if default_text is not None:
+        _apply_entry(value, None, mode, default_text, codec, attr, owner)
+    for host, entry in entries:
+        _check_host_key(host)
+        _apply_entry(value, host, mode, entry, codec, attr, owner)
 
 
 def apply(ctx):

@@ -24,6 +24,7 @@ from gridtools.daemon import admitjob, auth, condorjob, crash, faults, journal
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError, SpoolError
 from gridtools.formats import jobcheck, reqcheck
+from gridtools.formats.sge import admission
 from gridtools.model import predecessors
 from gridtools.model.job import Job
 from gridtools.spool import ids
@@ -225,12 +226,12 @@ def submit(state, dispatcher, req, now):
         return refuse(state, req, problem)
     _identity(spec, req.uid)
     spec["uid_domain"] = uid_domain(state)
-    if spec.get("priority", 0) > 0 and not auth.is_operator(state, spec["owner"]):
-        spec["priority"] = 0
-        state.log(f"W|job {spec['id']}: positive priority needs operator rights, set to 0")
     spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],
                                                    spec["owner"], spec["id"])
+    why = _not_allowed(state, spec)
+    if why:
+        return _turn_away(state, spec, why)
     script = None
     if not spec.get("binary"):
         cap = _max_script(state)
@@ -248,6 +249,24 @@ def submit(state, dispatcher, req, now):
     state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
     condorjob.submitted(state, job, now)
     admitjob.accept(state, dispatcher, job, now)
+
+
+def _not_allowed(state, spec):
+    """Why Grid Engine would refuse a job whose description is sound ("" when it would
+    not), checked in its order: a positive priority from a user who is no operator or
+    manager, then a -hold_jid_ad that names jobs of another task range (qsub checks
+    both before it queues a job; qalter refuses the same)."""
+    tasks = [state.jobs[p].spec.get("tasks") for p in spec["ad_predecessors"]]
+    return (admission.priority_refusal(spec.get("priority", 0), auth.is_operator(state, spec["owner"]))
+            or predecessors.ad_refusal(spec.get("hold_jid_ad"), spec.get("tasks"), tasks) or "")
+
+
+def _turn_away(state, spec, why):
+    """Refuse a sound job that Grid Engine would not take: nothing is queued and its id
+    is free again. The answer is qsub's words (a client that asked for one sees them)."""
+    ids.release("job", spec["id"])
+    state.log(f"W|job {spec['id']} of {spec['owner']} refused: {why}")
+    return 1, "", f"Unable to run job: {why}\nExiting.\n"
 
 
 def _store(state, spec, script):

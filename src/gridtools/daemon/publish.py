@@ -17,7 +17,7 @@ from gridtools.formats.sge import states as state_letters
 from gridtools.model import shared
 from gridtools.sched.snapshot import QState
 from gridtools.spool import listing, status as spool_status
-from gridtools.spool.rows import job_info, job_rows
+from gridtools.spool.rows import ad_done_of, job_info, job_rows
 
 #: the job listing's builder and renderer, kept from one snapshot to the next (the
 #: builder's facts objects and the renderer's lines of runs that did not change)
@@ -189,7 +189,7 @@ class OrderFacts:
 ORDER_FACTS = OrderFacts()
 
 
-def _job_parts(job, order, live):
+def _job_parts(job, order, live, jobs):
     """(rows, facts) of a job. Its rows and the facts of its version are cached on the job
     until it or its dependencies change. Its facts are published in three parts (see
     ``spool.status.job_facts``): those of its version but its submission time, one
@@ -198,14 +198,17 @@ def _job_parts(job, order, live):
     for each distinct order. Equal values of many jobs are one object: held once,
     written once by marshal."""
     waits = any(p in live for p in job.spec.get("predecessors") or ())
+    ad_done = ad_done_of(job, live, jobs.get) if job.spec.get("ad_predecessors") else None
+    if ad_done:
+        waits = (waits, tuple((p, jobs[p].version) for p in ad_done))
     cached = job.cache.get("publish")
     if cached is None or cached[0] != job.version or cached[1] != waits:
-        cached = (job.version, waits, tuple(job_rows(job, 0.0, live)), _facts(job))
+        cached = (job.version, waits, tuple(job_rows(job, 0.0, live, ad_done)), _facts(job))
         job.cache["publish"] = cached
     facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
     for row in cached[2]:
-        row["prio"] = 0.0 if row["state"].startswith("h") else prio
+        row["prio"] = 0.0 if row["state"].startswith("h") and "granted" not in row else prio
     return cached[2], (cached[3], float(job.spec["submit_time"]), facts)
 
 
@@ -229,7 +232,7 @@ def publish(state, snap_queues, loads, now=None):
     rows, info = [], {}
     ORDER_FACTS.begin()
     for job in state.jobs.values():
-        job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live)
+        job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live, state.jobs)
         rows.extend(job_rows_)
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,

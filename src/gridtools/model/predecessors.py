@@ -25,3 +25,27 @@ def resolve(items, owner, exclude, live, names, owner_of):
             if wildcards.match(name, item):
                 found.update(j for j in named if j in live and j != exclude and owner_of(j) == owner)
     return sorted(found)
+
+
+#: Grid Engine's refusals of a -hold_jid_ad request, word for word
+AD_NOT_ARRAY = 'Can only specify "-hold_jid_ad" option with an array job (using "-t" option)'
+AD_OTHER_RANGE = ("This array job must have the same range of sub-tasks as the dependent "
+                  "array job specified with -hold_jid_ad")
+
+
+def ad_refusal(items, tasks, predecessor_tasks):
+    """Why a job with the task range ``tasks`` ([first, last, step]; None for a job that
+    is no array) may not wait with ``-hold_jid_ad items`` for the jobs those items name
+    (``predecessor_tasks``: their task ranges, None for a job that is no array); None
+    when it may. Task n of the job waits for task n of each of them, so each must be
+    an array with the very same range."""
+    if not items:
+        return None
+    if not tasks:
+        return AD_NOT_ARRAY
+    for other in predecessor_tasks:
+        if not other:
+            return AD_NOT_ARRAY
+        if list(other) != list(tasks):
+            return AD_OTHER_RANGE
+    return None

@@ -32,8 +32,10 @@ ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(
 #: with, and the HTCondor bookkeeping of its tasks (kept, hold, per task; None if none)
 J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK = range(10)
 
-#: qstat states of a task that holds (or is leaving) a slot
-ACTIVE = ("r", "hr", "Rr", "t", "s", "S", "T", "dr", "dt")
+#: qstat states of a task that holds (or is leaving) a slot (see ``rows.running_state``)
+ACTIVE = ("r", "hr", "Rr", "hRr", "t", "s", "hs", "S", "Sh", "T", "Th", "dr", "dhr", "dt")
+#: those of a suspended task (``qstat -s s``)
+SUSPENDED = ("s", "hs", "S", "Sh", "T", "Th")
 #: how qstat shows a time
 TIME_FORMAT = "%m/%d/%Y %H:%M:%S"
 
@@ -207,4 +209,19 @@ def task_label(run):
         return "       "
     if type(tasks) is int:
         return str(tasks)
-    return ",".join(str(first) if first == last else f"{first}-{last}:{step}" for first, last, step in tasks)
+    return tasks_text(tasks)
+
+
+def tasks_text(runs):
+    """Task runs [[first, last, step], ...] as qstat writes them, comma-separated: a run
+    of one task as its number, of two tasks as both numbers (``1,3``, ``5,6``), of more
+    as ``first-last:step`` (Grid Engine's range_to_dstring)."""
+    parts = []
+    for first, last, step in runs:
+        if first == last:
+            parts.append(str(first))
+        elif first + step == last:
+            parts.append(f"{first},{last}")
+        else:
+            parts.append(f"{first}-{last}:{step}")
+    return ",".join(parts)

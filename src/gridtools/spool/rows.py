@@ -10,7 +10,7 @@ the letters qstat shows.
 
 from gridtools.model import perange
 from gridtools.model.job import TaskState
-from gridtools.model.taskset import RangeBuilder
+from gridtools.model.taskset import RangeBuilder, TaskRanges
 
 
 def ranges(numbers):
@@ -21,59 +21,115 @@ def ranges(numbers):
     return builder.out
 
 
+def _suspension(task):
+    """The one letter of a running task's suspension ("" when it is not suspended): s by
+    qmod -sj, S by its queue (suspended, subordinated, calendar; P, the machine's policy,
+    is HTCondor's SUSPEND), T by a suspend threshold."""
+    for letter in ("s", "S", "T", "P"):
+        if letter in task.suspended:
+            return "S" if letter == "P" else letter
+    return ""
+
+
 def running_state(task, held=""):
+    """qstat state letters of a running task, in Grid Engine's order (d S T h R r s): a
+    hold is shown with the other letters (hr, hs, Sh, Th), never instead of them."""
+    hold = "h" if held else ""
     if task.deleting:
-        return "dr"
-    if held:
-        return "hr"
-    if "s" in task.suspended:
-        return "s"
-    if "S" in task.suspended:
-        return "S"
-    if "T" in task.suspended:
-        return "T"
-    if "P" in task.suspended:           # the machine's policy (HTCondor's SUSPEND)
-        return "S"
-    return "Rr" if task.restarted else "r"
+        return "d" + hold + "r"
+    suspended = _suspension(task)
+    if suspended == "s":
+        return hold + "s"
+    if suspended:
+        return suspended + hold
+    return hold + ("Rr" if task.restarted else "r")
 
 
-def pending_state(job, number, task, live):
-    """qstat state letters of a task that has not run (or waits to run again)."""
+def pending_state(job, number, task, live, ad_done=None):
+    """qstat state letters of a task that has not run (or waits to run again). Holds,
+    predecessors still in the system (-hold_jid) and array predecessors whose task of
+    the same number has not finished (-hold_jid_ad, see ``ad_waiting``) show ``h``."""
     if task is not None and task.state is TaskState.ERROR:
         return "Eqw"
-    held = bool(job.holds_of(number)) or any(p in live for p in job.spec.get("predecessors") or ())
+    held = bool(job.holds_of(number)) or any(p in live for p in job.spec.get("predecessors") or ()) \
+        or ad_waiting(number, ad_done)
     restarted = task is not None and task.restarted
     if held:
         return "hRq" if restarted else "hqw"
     return "Rq" if restarted else "qw"
 
 
-def job_rows(job, prio, live):
+def finished_tasks(job):
+    """The task numbers of a job that have finished."""
+    return frozenset(n for n, t in job.tasks.items() if t.state is TaskState.FINISHED)
+
+
+def ad_done_of(job, live, lookup):
+    """{array predecessor id: its finished task numbers} of the job's -hold_jid_ad
+    predecessors still in the system (``lookup``: job id -> Job or None); {} for none."""
+    found = {}
+    for pred in job.spec.get("ad_predecessors") or ():
+        other = lookup(pred) if pred in live else None
+        if other is not None:
+            found[pred] = finished_tasks(other)
+    return found
+
+
+def ad_waiting(number, ad_done):
+    """True when task ``number`` waits for an array predecessor (``ad_done`` from
+    ``ad_done_of``): one of them has not finished its task ``number``."""
+    return bool(ad_done) and any(number not in done for done in ad_done.values())
+
+
+def _split_waiting(rest, ad_done):
+    """(runs that wait for an array predecessor, runs that do not) of the TaskRanges ``rest``."""
+    if not ad_done:
+        return (), rest.runs
+    free = set.intersection(*({n for n in done if n in rest} for done in ad_done.values()))
+    if not free:
+        return rest.runs, ()
+    waiting = [run for first, last, step in rest.runs
+               for run in TaskRanges.of_range(first, last, step, free).runs]
+    return waiting, ranges(sorted(free))
+
+
+def job_rows(job, prio, live, ad_done=None):
     """The qstat rows of one job: a row per running task, one per group of waiting or
-    finished tasks with the same state (tasks without a record form one group at once)."""
+    finished tasks with the same state (tasks without a record form one group at once,
+    or two when some wait for an array predecessor: ``ad_done`` from ``ad_done_of``).
+    A row of tasks that wait for an array predecessor is marked ``ad``."""
     rows = []
     groups = {}
     for number, task in sorted(job.tasks.items()):
         if task.state is TaskState.RUNNING:
             rows.append({"id": job.id, "task": number if job.is_array else None,
-                         "state": running_state(task, job.holds_of(number)), "time": task.start_time,
+                         "state": running_state(task, job.holds_of(number)),
+                         "hold": job.holds_of(number), "time": task.start_time,
                          "queue": f"{task.queue}@{task.host}", "slots": task.slots,
                          "granted": task.granted, "pe": task.pe, "prio": prio})
             continue
         if task.state is TaskState.FINISHED:
-            key = ("z", "")
+            key = ("z", "", False)
         else:
-            key = (pending_state(job, number, task, live), job.holds_of(number))
+            waits = task.state is not TaskState.ERROR and ad_waiting(number, ad_done)
+            key = (pending_state(job, number, task, live, ad_done), job.holds_of(number), waits)
         groups.setdefault(key, []).append((number, number, 1))
     rest = job.untouched()
-    if rest:
-        key = ("z", "") if job.deleted else (pending_state(job, rest.first(), None, live), job.hold)
-        groups.setdefault(key, []).extend(rest.runs)
+    if rest and job.deleted:
+        groups.setdefault(("z", "", False), []).extend(rest.runs)
+    elif rest:
+        for waits, runs in zip((True, False), _split_waiting(rest, ad_done)):
+            if runs:
+                key = (pending_state(job, runs[0][0], None, live, ad_done), job.hold, waits)
+                groups.setdefault(key, []).extend(tuple(run) for run in runs)
     slots = perange.low(job.spec["pe"]) if job.spec.get("pe") else 1
-    for (key, hold), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
-        rows.append({"id": job.id, "tasks": _compact(runs) if job.is_array else None,
-                     "state": key, "hold": hold, "time": float(job.spec["submit_time"]), "queue": "",
-                     "slots": slots, "prio": 0.0 if key.startswith("h") else prio})
+    for (key, hold, waits), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
+        row = {"id": job.id, "tasks": _compact(runs) if job.is_array else None,
+               "state": key, "hold": hold, "time": float(job.spec["submit_time"]), "queue": "",
+               "slots": slots, "prio": 0.0 if key.startswith("h") else prio}
+        if waits:
+            row["ad"] = True
+        rows.append(row)
     return rows
 
 

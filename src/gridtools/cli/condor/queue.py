@@ -28,8 +28,9 @@ IDLE, RUNNING, REMOVED, COMPLETED, HELD, TRANSFERRING, SUSPENDED = 1, 2, 3, 4, 5
 STATUS_LETTER = {IDLE: "I", RUNNING: "R", REMOVED: "X", COMPLETED: "C", HELD: "H",
                  TRANSFERRING: ">", SUSPENDED: "S"}
 #: Grid Engine state letters of a row -> JobStatus
-_RUNNING_STATES = {"r": RUNNING, "Rr": RUNNING, "t": RUNNING, "hr": HELD, "dr": REMOVED, "dt": REMOVED,
-                   "s": SUSPENDED, "S": SUSPENDED, "T": SUSPENDED}
+_RUNNING_STATES = {"r": RUNNING, "Rr": RUNNING, "t": RUNNING, "dr": REMOVED, "dhr": REMOVED, "dt": REMOVED,
+                   "s": SUSPENDED, "S": SUSPENDED, "T": SUSPENDED,
+                   "hr": HELD, "hRr": HELD, "hs": HELD, "Sh": HELD, "Th": HELD}
 #: why a proc held by Grid Engine hold letters is held: (letter, reason, code)
 _GE_HOLDS = (("u", "held by the job's owner", 1), ("o", "held by an operator", 1),
              ("s", "held by the system", 1))

@@ -29,6 +29,20 @@ def attributes(path):
     return found
 
 
+def _listed(kind, user):
+    """True when ``user`` is a line of etc/``kind`` (managers, operators)."""
+    try:
+        with open(cell.etc(kind), encoding="utf-8", errors="replace") as fh:
+            return any(line.strip() == user for line in fh)
+    except OSError:
+        return False
+
+
+def is_operator(user):
+    """True when ``user`` is an operator or a manager (root always is)."""
+    return user == "root" or _listed("managers", user) or _listed("operators", user)
+
+
 def names(text):
     """The names of a list value (``NONE`` and blanks dropped)."""
     return [n for n in (text or "").replace(",", " ").split() if n.lower() != "none"]

@@ -62,8 +62,7 @@ def _outcome(snap, target, changes, context_ops, mode):
         if spec.get("pe"):
             return True, [f"verification: found possible assignment with {slots} slots"]
         return True, ["verification: found suitable queue(s)"]
-    lines = [f"Job {spec['id']} {line}" if line.startswith(("cannot", "(-l")) else line for line in reasons]
-    return False, lines + [NO_QUEUES]
+    return False, verify.job_lines(spec["id"], reasons) + [NO_QUEUES]
 
 
 def report(targets, snap, changes, context_ops, mode):

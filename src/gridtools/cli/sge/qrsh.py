@@ -41,10 +41,25 @@ def build_request(argv, cwd):
     return req, rest
 
 
+def job_name(command):
+    """The name of a qrsh job without -N, as Grid Engine names it: the first word of the
+    command before any ``;``, without its directory (``env | sort`` is ``env``);
+    ``QRSH`` when there is no such word. It never holds a blank."""
+    parts = [part for part in command.split(";") if part]
+    words = parts[0].split() if parts else []
+    return (words[0].rpartition("/")[2] if words else "") or "QRSH"
+
+
+#: the name of a qrsh job without a command (a login shell), as in Grid Engine
+LOGIN_NAME = "QRLOGIN"
+
+
 def _submit(req, rest, paths, cwd):
     from gridtools.spool import ids
     command = rest[0] if rest else os.environ.get("SHELL", "/bin/sh")
     args = rest[1:] if rest else ["-i"]
+    if not req.get("name"):
+        req["name"] = job_name(command) if rest else LOGIN_NAME
     req.update(binary=True, interactive=True,
                stdin=[[None, paths["stdin"]]], stdout=[[None, paths["stdout"]]],
                stderr=[[None, paths["stderr"]]], join=False)
@@ -52,6 +67,7 @@ def _submit(req, rest, paths, cwd):
     spec = submit.finish_spec(req, 1, command, cwd, args, command=command)
     spec["job_script"] = "QRSH"
     submit.check_spec(spec)
+    submit.check_like_daemon(req)
     spec["id"] = ids.allocate("job")[0]
     tell("submit", {"job": spec})
     return spec

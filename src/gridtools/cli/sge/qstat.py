@@ -29,7 +29,7 @@ _STATE_WORDS = ("hu", "ho", "hs", "hd", "hj", "ha", "p", "r", "s", "z", "h", "a"
 _EXPAND = {"h": ("hu", "ho", "hs", "hd", "hj", "ha"), "a": ("p", "r", "s")}
 QUEUE_STATE_LETTERS = "acdosuACDES"
 # running states that count as suspended for -s s
-SUSPENDED = ("s", "S", "T")
+SUSPENDED = frozenset(qstatus.SUSPENDED)
 
 
 class Options:
@@ -206,9 +206,10 @@ def state_selected(words, state, hold):
         return state != "z"
     if state == "z":
         return "z" in words
+    held = any(("h" + letter) in words and letter in hold for letter in "uos")
     if state in qstatus.ACTIVE:
-        return ("s" if state in SUSPENDED else "r") in words
-    return "p" in words or any(("h" + letter) in words and letter in hold for letter in "uos")
+        return ("s" if state in SUSPENDED else "r") in words or held
+    return "p" in words or held
 
 
 class StateFilter:
@@ -236,7 +237,7 @@ class StateFilter:
         job = self.snap["jobs"].get(row["id"], {})
         if "hj" in words and any(p in self.live() for p in job.get("predecessors") or ()):
             return True
-        if "hd" in words and any(p in self.live() for p in job.get("ad_predecessors") or ()):
+        if "hd" in words and row.get("ad"):
             return True
         return "ha" in words and (job.get("start_at") or 0) > time.time()
 

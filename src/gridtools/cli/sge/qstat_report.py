@@ -44,8 +44,9 @@ class Entry:
 class Scores:
     """Priority and urgency numbers of rows, normalized the way qstat -pri/-urg shows them.
 
-    Held and error rows were not considered by the scheduler: their numbers
-    are zero, as in Grid Engine. Urgency is normalized over the considered
+    Held waiting rows and error rows were not considered by the scheduler: their
+    numbers are zero, as in Grid Engine (a running task keeps its numbers when
+    it is held). Urgency is normalized over the considered
     rows; tickets are not used, so every considered row has 0.5 normalized
     tickets.
     """
@@ -59,7 +60,7 @@ class Scores:
     @staticmethod
     def considered(row):
         state = row["state"]
-        return not (state.startswith("h") or state in ("z", "Eqw"))
+        return state in qstatus.ACTIVE or not (state.startswith("h") or state in ("z", "Eqw"))
 
     def _urg(self, row):
         values = self.jobs.get(row["id"], {}).get("urgency") or (0.0, 0.0, 0.0, 0.0)

@@ -130,6 +130,7 @@ def _submit(argv, prog):
     _check_admission(req, conf)
     if req.get("ar"):
         _check_ar(req)
+    submit.check_like_daemon(req)
     spec = submit.finish_spec(req, 1, name, cwd, args, command)
     submit.check_spec(spec, script, conf)
     spec["id"] = ids.allocate("job")[0]

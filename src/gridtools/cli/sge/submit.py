@@ -239,6 +239,39 @@ def max_script(conf=None):
     return MAX_SCRIPT
 
 
+def check_like_daemon(req):
+    """Refuse, with Grid Engine's words, what the daemon refuses when it takes the job in
+    (and Grid Engine at submit): a positive priority from a user who is neither operator
+    nor manager, a -hold_jid_ad for a job that is no array or that names jobs with
+    another task range (those found in the published status). Nothing is read unless
+    the job asks for either."""
+    if (req.get("priority") or 0) > 0:
+        from gridtools.cli.sge import cellfacts
+        from gridtools.formats.sge import admission
+        why = admission.priority_refusal(req["priority"], cellfacts.is_operator(_owner()))
+        if why:
+            raise Rejected(why)
+    if req.get("hold_jid_ad"):
+        _check_array_dependency(req, _owner())
+
+
+def _owner():
+    return submitter(posix.getcwd())["owner"]
+
+
+def _check_array_dependency(req, owner):
+    from gridtools.cli import status
+    from gridtools.model import predecessors
+    tasks = []
+    if req.get("tasks"):
+        snap = status.load()
+        found = status.resolve_predecessors(snap, {"hold_jid_ad": req["hold_jid_ad"], "owner": owner, "id": 0})
+        tasks = [(snap["jobs"].get(p) or {}).get("tasks") for p in found["ad_predecessors"]]
+    why = predecessors.ad_refusal(req["hold_jid_ad"], req.get("tasks"), tasks)
+    if why:
+        raise Rejected(why)
+
+
 # ---------------------------------------------------------------- identity
 
 def finish_spec(req, job_id, script_name, cwd, args, command=None):

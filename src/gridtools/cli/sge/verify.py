@@ -18,10 +18,27 @@ def _probe_spec(req):
     return submit.finish_spec(req, 0, "verify", "/", [])
 
 
-def check(req, use_load=False, running=()):
-    """(True, []) when the job could run, else (False, reason lines)."""
-    ok, reasons, _ = check_spec(_probe_spec(req), use_load, running)
-    return ok, reasons
+def check(req, use_load=False, running=(), job_id=0):
+    """(True, []) when the job could run, else (False, reason lines); ``job_id``: the
+    number the lines give the job."""
+    spec = _probe_spec(req)
+    spec["id"] = job_id
+    ok, reasons, _ = check_spec(spec, use_load, running)
+    return ok, job_lines(job_id, reasons)
+
+
+def job_lines(job_id, reasons):
+    """The reason lines as ``-w v`` prints them: a line about the job begins with it
+    (``Job 7 cannot run in queue ...``, ``Job 7 (-l arch=...) cannot run ...``)."""
+    return [f"Job {job_id} {line}" if line.startswith(("cannot", "(-l")) else line for line in reasons]
+
+
+def _would_be_id():
+    """The number the job would get: its id is claimed and given back at once."""
+    from gridtools.spool import ids
+    number = ids.allocate("job")[0]
+    ids.release("job", number)
+    return number
 
 
 def check_spec(spec, use_load=False, running=()):
@@ -112,15 +129,14 @@ def report(req, client, prog):
     if mode == "p":
         from gridtools.cli.sge import qstatus
         running = occupation(qstatus.load())
-    ok, reasons = check(req, use_load=(mode == "p"), running=running)
+    job_id = _would_be_id() if mode in ("v", "p") else 0
+    ok, reasons = check(req, use_load=(mode == "p"), running=running, job_id=job_id)
     if mode in ("v", "p"):
         if ok:
             print("verification: found suitable queue(s)")
             return 0
-        for line in reasons:
-            if "PE" in line or "parallel" in line:
-                sys.stderr.write(f"Unable to run job: {line}\n")
-        sys.stderr.write("verification: no suitable queues\nExiting.\n")
+        lines = reasons + ["verification: no suitable queues"]
+        sys.stderr.write("Unable to run job: " + "\n".join(lines) + "\nExiting.\n")
         return 1
     if ok:
         return None

@@ -20,6 +20,15 @@ parsed configuration, provide). Nothing here reads files.
 
 #: the access list whose members may use -dl
 DEADLINE_USERS = "deadlineusers"
+#: Grid Engine's refusal of a positive -p from a user who is neither operator nor manager
+NONADMIN_PRIORITY = "job rejected: positive submission priority requires operator privileges"
+
+
+def priority_refusal(priority, operator):
+    """The refusal of a new job's priority (``-p``) when its owner is (``operator``
+    true) or is not an operator or manager; None when it is allowed. Only operators
+    and managers may submit with a priority above 0."""
+    return NONADMIN_PRIORITY if priority > 0 and not operator else None
 
 
 class CellView:

@@ -310,7 +310,7 @@ class KeyValues(Codec):
         result = {}
         for item in split_words(text):
             name, eq, value = item.partition("=")
-            if not name or not eq or not value or name in result:
+            if not name or not eq or not value or name in result or "[" in name or "]" in name:
                 raise ValueProblem(f"expected {self.expected}")
             result[name] = Real().parse(value) if self.real else value
         if not result:
@@ -367,6 +367,45 @@ class PerHost:
         return f"PerHost({self.default!r}, {self.overrides!r})"
 
 
+def split_per_host(text):
+    """``(default text or None, [(host or @group, value text), ...])`` of a value with
+    host entries, ``default,[host=value],[@group=value]``; the default may be left
+    out (``[host=value]``) and a value without ``[`` is all default."""
+    text = text.strip()
+    if "[" not in text:
+        return text, []
+    head, _, tail = text.partition("[")
+    head = head.rstrip()
+    default_text = None
+    if head:
+        if not head.endswith(","):
+            raise ValueProblem("expected ',' before '['")
+        default_text = head[:-1].strip()
+        if not default_text:
+            raise ValueProblem("missing default value before the first '['")
+    return default_text, _entries("[" + tail)
+
+
+def _entries(rest):
+    entries, seen = [], set()
+    while rest:
+        end = rest.find("]")
+        if not rest.startswith("[") or end < 0:
+            raise ValueProblem("expected [host=value] or [@group=value]")
+        key, eq, value = rest[1:end].partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key or not value or key in seen or len(key.split()) != 1:
+            raise ValueProblem("expected [host=value] or [@group=value]")
+        entries.append((key, value))
+        seen.add(key)
+        rest = rest[end + 1:].lstrip()
+        if rest:
+            if not rest.startswith(","):
+                raise ValueProblem("expected ',' between overrides")
+            rest = rest[1:].lstrip()
+    return entries
+
+
 class PerHostCodec(Codec):
     """``default,[host=value],[@group=value]`` around an inner codec."""
 
@@ -375,34 +414,11 @@ class PerHostCodec(Codec):
         self.expected = inner.expected
 
     def parse(self, text):
-        if "[" not in text:
-            return PerHost(self.inner.parse(text))
-        head, _, tail = text.partition("[")
-        head = head.rstrip()
-        if not head.endswith(","):
-            raise ValueProblem("expected ',' before '['")
-        default_text = head[:-1].strip()
-        if not default_text:
+        default_text, entries = split_per_host(text)
+        if default_text is None:
             raise ValueProblem("missing default value before the first '['")
-        return PerHost(self.inner.parse(default_text), self._overrides("[" + tail))
-
-    def _overrides(self, rest):
-        overrides = {}
-        while rest:
-            end = rest.find("]")
-            if not rest.startswith("[") or end < 0:
-                raise ValueProblem("expected [host=value] or [@group=value]")
-            key, eq, value = rest[1:end].partition("=")
-            key, value = key.strip(), value.strip()
-            if not eq or not key or not value or key in overrides or len(key.split()) != 1:
-                raise ValueProblem("expected [host=value] or [@group=value]")
-            overrides[key] = self.inner.parse(value)
-            rest = rest[end + 1:].lstrip()
-            if rest:
-                if not rest.startswith(","):
-                    raise ValueProblem("expected ',' between overrides")
-                rest = rest[1:].lstrip()
-        return overrides
+        return PerHost(self.inner.parse(default_text),
+                       {key: self.inner.parse(value) for key, value in entries})
 
     def render(self, value):
         if not isinstance(value, PerHost):
