@@ -235,13 +235,19 @@ def test_a_dag_and_its_node_jobs_are_one_batch_named_after_the_dag_file(cell, wo
     dag = dagman_id(submit_dag(cell, workdir))
     wait_for(lambda: node_started(workdir, "A"), timeout=30)
     name = f"diamond.dag+{dag}"
-    rows = batch_rows(cell)
-    assert len(rows) == 1 and rows[0][1] == name and rows[0][-3:] == [f"{dag}.0", "...", f"{dag + 1}.0"]
+    # one row: the node jobs (not the manager) running and idle, the nodes done and in all
+    # as the manager counts them (DAG_NodesDone, DAG_NodesTotal)
+    rows = wait_for(lambda: (lambda r: r if len(r) == 1 and r[0][-2] == "4" else None)(batch_rows(cell)))
+    assert rows[0][1] == name and rows[0][4:] == ["_", "1", "_", "4", f"{dag + 1}.0"]
+    assert batch_rows(cell, "-constraint", "true") == rows      # the view of a record per proc
+    counts = cell.run("condor_q", str(dag), "-af", "DAG_NodesTotal", "DAG_NodesDone", "DAG_NodesFailed")
+    assert counts.stdout == "4 0 0\n"
     shown = cell.run("condor_q", "-af", "ClusterId", "JobBatchName", "DAGManJobId").stdout.splitlines()
     assert shown == [f"{dag} {name} undefined", f"{dag + 1} {name} {dag}"]
     write(workdir, "go", "")
     assert dag_ended(cell, dag)[0][12] == "0"
     assert history(cell, "JobBatchName") == {name}                   # the manager and its 4 nodes
+    assert cell.run("condor_history", str(dag), "-af", "DAG_NodesDone").stdout == "4\n"
     assert len(cell.run("condor_history", "-af", "ClusterId").stdout.split()) == 5
 
 

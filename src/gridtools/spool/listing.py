@@ -29,8 +29,9 @@ import time
 ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(11)
 #: job fact fields: owner, name, and what condor_q shows: batch name, command, arguments,
 #: JobPrio, universe, whether it was submitted as ClassAds, the tasks it was submitted
-#: with, and the HTCondor bookkeeping of its tasks (kept, hold, per task; None if none)
-J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK = range(10)
+#: with, the HTCondor bookkeeping of its tasks (kept, hold, per task; None if none), and
+#: of a DAG's manager the DAG's (total, done, failed) nodes (None for other jobs)
+J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK, J_DAG = range(11)
 
 #: qstat states of a task that holds (or is leaving) a slot (see ``rows.running_state``)
 ACTIVE = ("r", "hr", "Rr", "hRr", "t", "s", "hs", "S", "Sh", "T", "Th", "dr", "dhr", "dt")
@@ -53,7 +54,8 @@ def _job_facts(info, shared):
         book = {k: cinfo[k] for k in ("kept", "hold", "tasks") if k in cinfo}
     facts = (info.get("owner", ""), info.get("name", ""), cinfo.get("batch"), cinfo.get("cmd") or "",
              tuple(cinfo.get("args") or ()), int(cinfo.get("prio") or 0), int(cinfo.get("universe") or 5),
-             bool(cinfo.get("ads")), _submitted(info), book)
+             bool(cinfo.get("ads")), _submitted(info), book,
+             tuple(cinfo["dag"]) if cinfo.get("dag") else None)
     return facts if book is not None else shared.setdefault(facts, facts)
 
 

@@ -140,6 +140,21 @@ def _compact(runs):
     return builder.out
 
 
+#: JobUniverse of the jobs that run beside the schedd (a DAG's manager among them)
+_SCHEDULER = 7
+
+
+def _dag_counts(text):
+    """[total, done, failed] nodes of a DAG manager's ad text (the DAG_Nodes* attributes
+    it keeps up to date), or None for a job that is not one."""
+    if "DAG_NodesTotal" not in text:
+        return None
+    from gridtools.jobads import parsed_ad
+    ad = parsed_ad(text)
+    found = [ad.eval(name) for name in ("DAG_NodesTotal", "DAG_NodesDone", "DAG_NodesFailed")]
+    return [n if type(n) is int else 0 for n in found]
+
+
 #: the attributes of a proc condor_q shows in its own row (in lower case)
 _PROC_FACTS = ("args", "arguments", "jobprio")
 
@@ -205,6 +220,10 @@ def condor_info(job):
     texts = spec.get("condor_ad")
     if isinstance(texts, list) and any(_names_proc_fact(text) for text in texts[1:]):
         info["procs"] = _proc_facts(texts, info)
+    if info["universe"] == _SCHEDULER and texts:
+        dag = _dag_counts(texts[0] if isinstance(texts, list) else texts)
+        if dag is not None:
+            info["dag"] = dag
     book = job.condor
     if book:
         info["kept"] = list(book.get("kept") or ())

@@ -36,6 +36,7 @@ class Runner:
         self.removing = False
         self.abort_code = None
         self.own_id = int(os.environ.get("JOB_ID", "0") or 0)
+        self.counted = None                 # the node counts the manager's job ad shows
 
     # ------------------------------------------------------------ the loop
     def run(self):
@@ -52,9 +53,27 @@ class Runner:
                 self._start(name)
             if not self.running and not ready_nodes(self.dag, self.done, self.failed, self.running):
                 break
+            self._count()
             time.sleep(POLL)
             self._follow(time.time())
+        self._count()
         return self._finish()
+
+    def _count(self):
+        """Show the DAG's node counts in the manager's job ad (DAG_NodesTotal,
+        DAG_NodesDone, DAG_NodesFailed, as HTCondor's DAGMan keeps them up to date):
+        condor_q's batch view counts the DAG's row by them. Only changes are sent."""
+        counts = (len(self.dag.nodes), len(self.done), len(self.failed))
+        if not self.own_id or counts == self.counted:
+            return
+        from gridtools.cli.ask import outcomes
+        attrs = {"DAG_NodesTotal": str(counts[0]), "DAG_NodesDone": str(counts[1]),
+                 "DAG_NodesFailed": str(counts[2])}
+        try:
+            outcomes("condor_qedit", {"targets": [{"id": self.own_id, "tasks": None}], "attrs": attrs})
+            self.counted = counts
+        except GridError as exc:
+            self.log(f"WARNING: showing the node counts in job {self.own_id} failed: {exc}")
 
     def remove_requested(self, *_):
         """condor_rm / qdel of the DAGMan job: stop, remove the node jobs, leave a rescue DAG."""

@@ -15,13 +15,14 @@ class Group:
     """The procs ``procs`` (numbers from 0) of ``clusters`` consecutive clusters from
     ``cluster``, all of one owner, batch and status."""
 
-    __slots__ = ("cluster", "clusters", "procs", "status", "owner", "batch", "qdate", "submitted")
+    __slots__ = ("cluster", "clusters", "procs", "status", "owner", "batch", "qdate", "submitted", "dag")
 
     def __init__(self, run, procs, status):
         job = run[L.JOB]
         self.cluster, self.clusters, self.procs, self.status = run[L.ID], run[L.COUNT], procs, status
         self.owner, self.batch, self.qdate = job[L.J_OWNER], job[L.J_BATCH], run[L.SUBMITTED]
         self.submitted = job[L.J_SUBMITTED]
+        self.dag = job[L.J_DAG] if len(job) > L.J_DAG else None     # a DAG manager's node counts
 
     @property
     def size(self):
@@ -52,15 +53,20 @@ def groups(listing):
 
 
 class _Batch:
-    """What the batch view shows of one batch, counted group by group."""
+    """What the batch view shows of one batch, counted group by group. A DAG's batch
+    counts its node jobs, and takes the nodes done and in all from its manager's job,
+    which it does not count (as HTCondor's condor_q shows a DAG)."""
 
-    def __init__(self, owner, name, first, qdate):
-        self.owner, self.name, self.first, self.last, self.qdate = owner, name, first, first, qdate
+    def __init__(self, owner, name, qdate):
+        self.owner, self.name, self.first, self.last, self.qdate = owner, name, None, None, qdate
         self.size, self.counts = 0, {}
         self.totals = {}             # cluster -> procs submitted (clusters of several groups)
         self.whole = 0               # procs submitted by clusters of one group each
+        self.manager, self.dag = None, None
 
     def add(self, group, first, last, clusters):
+        if self.first is None:
+            self.first = self.last = first
         self.last = max(self.last, last)
         self.size += clusters * len(group.procs)
         self.counts[group.status] = self.counts.get(group.status, 0) + clusters * len(group.procs)
@@ -74,7 +80,9 @@ class _Batch:
         idle = self.counts.get(Q.IDLE, 0) + self.counts.get(Q.SUSPENDED, 0)
         total = self.whole + sum(self.totals.values())
         counts = (max(0, total - self.size), run, idle, self.counts.get(Q.HELD, 0), total)
-        first, last = self.first, self.last
+        if self.dag is not None:
+            counts = (self.dag[1],) + counts[1:4] + (self.dag[0],)
+        first, last = self.first or self.manager, self.last or self.manager
         if first == last:
             ids = f"{first[0]}.{first[1]}"
         elif first[0] == last[0]:
@@ -96,7 +104,10 @@ def batch_rows(chosen):
         for key, first, last in parts:
             batch = found.get(key)
             if batch is None:
-                batch = found[key] = _Batch(g.owner, g.batch or f"ID: {first}", (first, g.procs[0]), g.qdate)
+                batch = found[key] = _Batch(g.owner, g.batch or f"ID: {first}", g.qdate)
+            if g.dag is not None and batch.dag is None and g.batch:
+                batch.manager, batch.dag = (first, g.procs[0]), g.dag
+                continue
             batch.add(g, (first, g.procs[0]), (last, g.procs[-1]), last - first + 1)
     return [b.row() for b in found.values()]
 

@@ -143,9 +143,12 @@ class Batch:
         self.owner, self.name = owner, name
         self.procs = []
         self.totals = {}            # cluster -> procs it was submitted with
+        self.manager = None         # the DAG manager's proc, when the batch is a DAG's
+        self.dag = None             # its [total, done, failed] nodes
 
     def counts(self):
-        """(done, running, idle, held, total) procs."""
+        """(done, running, idle, held, total) procs (of a DAG: its node jobs, and the
+        nodes done and in all, as its manager counts them)."""
         run = idle = hold = 0
         for p in self.procs:
             status = p.status
@@ -155,10 +158,17 @@ class Batch:
                 idle += 1
             elif status == Q.HELD:
                 hold += 1
+        if self.dag is not None:
+            return self.dag[1], run, idle, hold, self.dag[0]
         total = sum(self.totals.values())
         return max(0, total - len(self.procs)), run, idle, hold, total
 
+    def qdate(self):
+        return (self.manager or self.procs[0]).qdate
+
     def ids(self):
+        if not self.procs:
+            return self.manager.id
         first, last = self.procs[0], self.procs[-1]
         if first is last:
             return first.id
@@ -178,11 +188,17 @@ def batches(procs, totals):
             batch = found[key] = Batch(p.owner, p.batch or f"ID: {p.cluster}")
         batch.procs.append(p)
         batch.totals[p.cluster] = totals.get(p.cluster, 1)
+    for batch in found.values():        # a DAG's manager comes first, submitted before its nodes
+        first = batch.procs[0]
+        dag = first._source[2].get("dag") if first._source is not None else None
+        if dag is not None:
+            batch.manager, batch.dag = first, dag
+            del batch.procs[0]
     return list(found.values())
 
 
 def batch_view(procs, totals):
-    return batch_table([(b.owner, b.name, b.procs[0].qdate, b.counts(), b.ids())
+    return batch_table([(b.owner, b.name, b.qdate(), b.counts(), b.ids())
                         for b in batches(procs, totals)])
 
 
