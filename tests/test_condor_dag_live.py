@@ -227,13 +227,19 @@ def test_removing_the_dag_removes_its_node_jobs_and_leaves_a_rescue_dag(cell, wo
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
 
 
-def test_a_dag_and_its_node_jobs_are_one_batch_named_after_the_dag_file(cell, workdir):
+def gated_diamond(cell, workdir, *args):
+    """Submit the diamond with node A waiting for ``go``; its manager's id, once A runs."""
     node(workdir, "A", body=gate(workdir))
     for name in "BCD":
         node(workdir, name)
     write(workdir, "diamond.dag", DIAMOND)
-    dag = dagman_id(submit_dag(cell, workdir))
+    dag = dagman_id(submit_dag(cell, workdir, *args))
     wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    return dag
+
+
+def test_a_dag_and_its_node_jobs_are_one_batch_named_after_the_dag_file(cell, workdir):
+    dag = gated_diamond(cell, workdir)
     name = f"diamond.dag+{dag}"
     # one row: the node jobs (not the manager) running and idle, the nodes done and in all
     # as the manager counts them (DAG_NodesDone, DAG_NodesTotal)
@@ -275,12 +281,7 @@ def test_a_dag_submit_file_submitted_by_hand_gets_its_batch_name_from_its_manage
 
 
 def test_a_second_manager_of_a_running_dag_leaves_it_to_the_first(cell, workdir):
-    node(workdir, "A", body=gate(workdir))
-    for name in "BCD":
-        node(workdir, name)
-    write(workdir, "diamond.dag", DIAMOND)
-    first = dagman_id(submit_dag(cell, workdir))
-    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    first = gated_diamond(cell, workdir)
     lock = open(os.path.join(workdir, "diamond.dag.lock")).read().split()
     assert lock[3] == str(first)
     second = dagman_id(submit_dag(cell, workdir, "-f"))            # -f: its files are overwritten

@@ -116,16 +116,22 @@ for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
 """
 
 
-def test_htcondor_reads_the_log(tmp_path):
+def _htcondor_reads(tmp_path, events, program):
+    """The lines ``program`` (run by an interpreter with htcondor2) prints of a log of
+    ``events``; the test is skipped where the package is missing."""
     python = _oracle_python()
     if python is None:
         pytest.skip("the htcondor package (htcondor2) is not installed")
     path = tmp_path / "job.log"
-    path.write_text(render_events(sample()))
-    proc = subprocess.run([python, "-c", _READ, str(path)], capture_output=True, text=True,
+    path.write_text(render_events(events))
+    proc = subprocess.run([python, "-c", program, str(path)], capture_output=True, text=True,
                           env=dict(os.environ, TZ="UTC", CONDOR_CONFIG="/dev/null"))
     assert proc.returncode == 0, proc.stderr
-    rows = [line.split(" ", 7) for line in proc.stdout.splitlines()]
+    return proc.stdout.splitlines()
+
+
+def test_htcondor_reads_the_log(tmp_path):
+    rows = [line.split(" ", 7) for line in _htcondor_reads(tmp_path, sample(), _READ)]
     want = sample()
     assert [(int(r[0]), int(r[1]), int(r[2]), int(r[3])) for r in rows] == \
         [(int(e.type), e.cluster, e.proc, int(e.timestamp)) for e in want]
@@ -177,14 +183,6 @@ for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
 
 
 def test_htcondor_reads_terminated_and_requeued(tmp_path):
-    python = _oracle_python()
-    if python is None:
-        pytest.skip("the htcondor package (htcondor2) is not installed")
-    path = tmp_path / "requeued.log"
-    path.write_text(render_events(requeued()))
-    proc = subprocess.run([python, "-c", _READ_REQUEUED, str(path)], capture_output=True, text=True,
-                          env=dict(os.environ, TZ="UTC", CONDOR_CONFIG="/dev/null"))
-    assert proc.returncode == 0, proc.stderr
-    rows = [line.split(" ", 6) for line in proc.stdout.splitlines()]
+    rows = [line.split(" ", 6) for line in _htcondor_reads(tmp_path, requeued(), _READ_REQUEUED)]
     assert rows[0] == ["4", "0", "True", "True", "3", "None", requeued()[0].info["Reason"]]
     assert rows[1][:6] == ["4", "1", "True", "False", "None", "9"]

@@ -225,21 +225,27 @@ def spawn_job(plan):
     return pid, rfd
 
 
+def read_to_end(fd):
+    """All that can be read from ``fd`` until its writers close it; ``fd`` is closed."""
+    chunks = []
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
 def read_spawn_failure(rfd, strict=False):
     """The failure (see ``StartFailed.failure``) if the child failed before its job ran,
     else None (the pipe closed on exec). A command that is missing or not executable
     is a job that ran and exited 127 or 126, as under a shell, unless ``strict``: then
     it is a failure of the exec."""
-    chunks = []
-    while True:
-        chunk = os.read(rfd, 4096)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(rfd)
-    if not chunks:
+    data = read_to_end(rfd)
+    if not data:
         return None
-    text = b"".join(chunks).decode(errors="replace")
+    text = data.decode(errors="replace")
     code, _, detail = text.partition(" ")
     code = int(code)
     if code in (126, 127) and not strict:

@@ -40,15 +40,9 @@ def _as_owner(plan, work):
         finally:
             os._exit(code)
     os.close(wfd)
-    chunks = []
-    while True:
-        chunk = os.read(rfd, 4096)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(rfd)
+    said = jobproc.read_to_end(rfd)
     _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode(errors="surrogateescape")
+    return os.waitstatus_to_exitcode(status), said.decode(errors="surrogateescape")
 
 
 def _copy_in(source, folder):
