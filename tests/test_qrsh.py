@@ -2,10 +2,12 @@
 
 import os
 import re
+import signal
 import subprocess
 import time
 
 from conftest import wait_for
+from qtools import jid_of, state_of
 
 
 def test_qrsh_runs_command_and_returns_its_output(cell, workdir):
@@ -80,3 +82,67 @@ def test_qsub_now_y(cell, workdir):
     jid = re.search(r"(\d+)", proc.stdout).group(1)
     assert proc.stderr == ("Waiting for immediate job to be scheduled.\n\n"
                            f"Your immediate job {jid} has been successfully scheduled.\n")
+
+
+# ---------------------------------------------------------------- a qrsh that goes away
+
+def _fill_slots(cell, workdir):
+    """Both slots taken by batch jobs; their ids."""
+    ids = [jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir)) for _ in range(2)]
+    wait_for(lambda: all(state_of(cell, jid) == "r" for jid in ids))
+    return ids
+
+
+#: the signals by which qrsh is told to go
+ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+def _qrsh(cell, workdir, *args, setup=None, **streams):
+    """Start qrsh, its job named qrshjob, with the default action for the ENDING signals
+    (a test run in the background or under nohup would hand it some of them ignored,
+    and qrsh keeps them ignored), its FIFOs in ``workdir`` (what a qrsh killed leaves
+    goes with it); ``setup`` runs in the child before it executes qrsh."""
+    def prepare():
+        for sig in ENDING:
+            signal.signal(sig, signal.SIG_DFL)
+        if setup is not None:
+            setup()
+    streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE,
+               **streams}
+    env = dict(cell.env, TMPDIR=workdir)
+    return subprocess.Popen(["qrsh", "-N", "qrshjob", *args], cwd=workdir, env=env, preexec_fn=prepare,
+                            **streams)
+
+
+def _qrsh_job(cell, state):
+    """The id of the qrsh job (named qrshjob) once qstat shows it in ``state``."""
+    def found():
+        for line in cell.run("qstat").stdout.splitlines()[2:]:
+            fields = line.split()
+            if fields[2:3] == ["qrshjob"] and fields[4] == state:
+                return int(fields[0])
+        return None
+    return wait_for(found)
+
+
+def _gone_soon(cell, jid, timeout=5):
+    wait_for(lambda: state_of(cell, jid) is None, timeout)
+
+
+def test_plain_qdel_ends_a_job_waiting_for_its_qrsh(cell, workdir):
+    batch = _fill_slots(cell, workdir)
+    proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
+    jid = _qrsh_job(cell, "qw")
+    proc.send_signal(signal.SIGSTOP)    # alive but silent: its job's process waits for it
+    try:
+        cell.run("qdel", str(batch[0]), check=True)
+        wait_for(lambda: state_of(cell, jid) == "r")
+        time.sleep(0.5)
+        assert state_of(cell, jid) == "r"
+        cell.run("qdel", str(jid), check=True)
+        _gone_soon(cell, jid, timeout=3)
+        rec = [row for row in cell.accounting() if row[5] == str(jid)][0]
+        assert rec[11] == "100"
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    proc.wait(timeout=10)

@@ -16,6 +16,10 @@ by the daemon without it, or started again elsewhere: ``_still_mine``)
 ends its job when it notices and writes nothing more into the task's
 folder. A dispatcher crash does not touch it.
 
+A job whose streams are FIFOs (a qrsh client's) is started by a forked job
+process, which may wait long in opening them; the shepherd meanwhile still
+obeys its signals.
+
 Signals the daemon sends to a shepherd: SIGTERM ends the job (qdel), SIGHUP
 ends it to requeue it (host flush, qmod -r), SIGUSR1 suspends it, SIGUSR2
 resumes it. With ``-notify`` the job first gets SIGUSR1 (before suspension)
@@ -176,7 +180,8 @@ class Shepherd:
             pid, failure = jobproc.spawn_directly(self.plan)
         if pid is None and failure is None:
             pid, errpipe = jobproc.spawn_job(self.plan)
-            failure = jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec")))
+            self.record_group(pid)
+            failure = self._await_start(pid, errpipe)
         self.trace(f"job pid {pid} " + ("failed to start" if failure else "executing"))
         if failure is not None:
             if pid is not None:
@@ -195,6 +200,30 @@ class Shepherd:
         self.trace(f"job exited with status {status}")
         self._record_exit(status, rusage)
         return True
+
+    def _await_start(self, pid, errpipe):
+        """Wait until the forked job process executed the job (None) or failed before
+        it (the failure, see ``jobproc.read_spawn_failure``). Opening its streams may wait for long: a FIFO's open waits
+        for its other end, a qrsh client's. Meanwhile the shepherd obeys qdel and
+        requeueing (the job process is killed, and ``_supervise`` ends the task as it
+        ends a running one)."""
+        rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wfd)
+        try:
+            while True:
+                if self.flags_stop():
+                    self.trace("job process killed before it executed the job")
+                    os.kill(pid, signal.SIGKILL)        # our child, not waited for yet
+                    os.close(errpipe)
+                    return None
+                ready, _, _ = select.select([errpipe, rfd], [], [])
+                if errpipe in ready:
+                    return jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec")))
+                _drain(rfd)
+        finally:
+            signal.set_wakeup_fd(-1)
+            for fd in (rfd, wfd):
+                os.close(fd)
 
     def _record_exit(self, status, rusage):
         res = self.result
