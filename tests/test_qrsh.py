@@ -2,6 +2,7 @@
 
 import os
 import re
+import select
 import signal
 import subprocess
 import time
@@ -129,6 +130,18 @@ def _gone_soon(cell, jid, timeout=5):
     wait_for(lambda: state_of(cell, jid) is None, timeout)
 
 
+#: a qrsh command that says when it runs (qstat shows r from the dispatch on, before the
+#: job's process has taken its streams from qrsh)
+SAYS_IT_RUNS = "echo running; sleep 300"
+
+
+def _running(cell, proc):
+    """The id of the qrsh job (running SAYS_IT_RUNS) once its command runs."""
+    ready, _, _ = select.select([proc.stdout], [], [], 15)
+    assert ready and proc.stdout.readline() == b"running\n"
+    return _qrsh_job(cell, "r")
+
+
 def test_plain_qdel_ends_a_job_waiting_for_its_qrsh(cell, workdir):
     batch = _fill_slots(cell, workdir)
     proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
@@ -146,3 +159,52 @@ def test_plain_qdel_ends_a_job_waiting_for_its_qrsh(cell, workdir):
     finally:
         proc.send_signal(signal.SIGCONT)
     proc.wait(timeout=10)
+
+
+def test_a_job_whose_qrsh_vanished_ends_and_frees_its_slot(cell, workdir):
+    batch = _fill_slots(cell, workdir)
+    proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
+    jid = _qrsh_job(cell, "qw")
+    proc.kill()                         # SIGKILL: qrsh cannot delete its job
+    proc.wait(timeout=10)
+    cell.run("qdel", str(batch[0]), check=True)
+    cell.wait_finished(jid, timeout=10)             # started, and given up at once
+    rec = [row for row in cell.accounting() if row[5] == str(jid)][0]
+    assert rec[11] == "11" and rec[12] == "1"        # failed "before job"
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert re.search(rf"\|W\|job {jid}\.1 failed on host testhost general before job because: "
+                     rf"the qrsh client \(pid {proc.pid}\) went away\n", messages)
+    after = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))    # the slot is free again
+    cell.wait_finished(after, timeout=10)
+
+
+def test_a_running_job_whose_qrsh_vanished_is_ended(cell, workdir):
+    proc = _qrsh(cell, workdir, SAYS_IT_RUNS)
+    jid = _running(cell, proc)
+    proc.kill()                         # nobody reads its output any more
+    proc.wait(timeout=10)
+    cell.wait_finished(jid, timeout=10)
+    rec = [row for row in cell.accounting() if row[5] == str(jid)][0]
+    assert rec[11] == "100" and rec[12] == "137"
+
+
+def test_a_job_whose_qrsh_does_not_connect_is_given_up_after_the_handshake_timeout(cell, workdir):
+    conf = os.path.join(cell.root, "etc", "conf", "global")
+    text = re.sub(r"^execd_params\s+.*$", "execd_params                 QRSH_HANDSHAKE_TIMEOUT=1",
+                  open(conf).read(), flags=re.M)
+    open(conf, "w").write(text)
+    time.sleep(0.3)
+    batch = _fill_slots(cell, workdir)
+    proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
+    jid = _qrsh_job(cell, "qw")
+    proc.send_signal(signal.SIGSTOP)
+    try:
+        cell.run("qdel", str(batch[0]), check=True)
+        wait_for(lambda: state_of(cell, jid) == "r")
+        cell.wait_finished(jid, timeout=5)
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    assert proc.wait(timeout=10) == 1
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert f"job {jid}.1 failed on host testhost general before job because: the qrsh client did not " \
+           "take the job's input and output within 1 s\n" in messages

@@ -6,7 +6,9 @@ folder that qrsh creates; qrsh copies its own standard input into the first
 and the job's output out of the other two, and ends with the command's exit
 status. By default the job must start at once (``-now y``): if no slot is
 free, qrsh says the request could not be scheduled and exits 1; with
-``-now n`` it waits in the queue like a batch job.
+``-now n`` it waits in the queue like a batch job. The job names its
+client (``exec.client``), so that its shepherd gives it up when qrsh went
+away.
 """
 
 import errno
@@ -55,6 +57,7 @@ LOGIN_NAME = "QRLOGIN"
 
 
 def _submit(req, rest, paths, cwd):
+    from gridtools.exec import client
     from gridtools.spool import ids
     command = rest[0] if rest else os.environ.get("SHELL", "/bin/sh")
     args = rest[1:] if rest else ["-i"]
@@ -66,6 +69,7 @@ def _submit(req, rest, paths, cwd):
     req["env"] = dict(req["env"], QRSH_COMMAND=" ".join([command] + args))
     spec = submit.finish_spec(req, 1, command, cwd, args, command=command)
     spec["job_script"] = "QRSH"
+    spec["client"] = client.identity()
     submit.check_spec(spec)
     submit.check_like_daemon(req)
     spec["id"] = ids.allocate("job")[0]
