@@ -1,12 +1,15 @@
 """qrsh and immediate jobs: streams attached, exit status returned, -now semantics."""
 
+import fcntl
 import os
 import re
 import select
 import signal
 import subprocess
+import termios
 import time
 
+import pytest
 from conftest import wait_for
 from qtools import jid_of, state_of
 
@@ -208,3 +211,43 @@ def test_a_job_whose_qrsh_does_not_connect_is_given_up_after_the_handshake_timeo
     messages = open(os.path.join(cell.root, "spool", "messages")).read()
     assert f"job {jid}.1 failed on host testhost general before job because: the qrsh client did not " \
            "take the job's input and output within 1 s\n" in messages
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
+def test_qrsh_ended_by_a_signal_while_waiting_deletes_its_job(cell, workdir, sig):
+    batch = _fill_slots(cell, workdir)
+    proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
+    jid = _qrsh_job(cell, "qw")
+    proc.send_signal(sig)
+    assert proc.wait(timeout=10) == 128 + sig
+    _gone_soon(cell, jid)
+    cell.run("qdel", str(batch[0]), check=True)      # a slot frees up: nothing is left to take it
+    probe = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    cell.wait_finished(probe)
+    assert state_of(cell, jid) is None
+    assert not any(row[5] == str(jid) for row in cell.accounting())     # it never ran
+
+
+def test_qrsh_ended_by_a_signal_while_its_job_runs_deletes_it(cell, workdir):
+    proc = _qrsh(cell, workdir, SAYS_IT_RUNS)
+    jid = _running(cell, proc)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == 143
+    _gone_soon(cell, jid)
+    rec = wait_for(lambda: [row for row in cell.accounting() if row[5] == str(jid)])[0]
+    assert rec[11] == "100" and rec[12] == "137"          # failed: killed; exit status 128 + 9
+
+
+def test_qrsh_whose_terminal_hangs_up_deletes_its_job(cell, workdir):
+    master, slave = os.openpty()
+
+    def own_terminal():                 # a session whose controlling terminal is the pty
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    proc = _qrsh(cell, workdir, "sleep", "300", stdin=slave, stdout=slave, stderr=slave,
+                 setup=own_terminal)
+    os.close(slave)
+    jid = _qrsh_job(cell, "r")
+    os.close(master)                    # the terminal goes away: SIGHUP
+    assert proc.wait(timeout=10) == 129
+    _gone_soon(cell, jid)
