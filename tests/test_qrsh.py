@@ -1,11 +1,17 @@
 """qrsh and immediate jobs: streams attached, exit status returned, -now semantics."""
 
+import fcntl
 import os
 import re
+import select
+import signal
 import subprocess
+import termios
 import time
 
+import pytest
 from conftest import wait_for
+from qtools import jid_of, state_of
 
 
 def test_qrsh_runs_command_and_returns_its_output(cell, workdir):
@@ -80,3 +86,168 @@ def test_qsub_now_y(cell, workdir):
     jid = re.search(r"(\d+)", proc.stdout).group(1)
     assert proc.stderr == ("Waiting for immediate job to be scheduled.\n\n"
                            f"Your immediate job {jid} has been successfully scheduled.\n")
+
+
+# ---------------------------------------------------------------- a qrsh that goes away
+
+def _fill_slots(cell, workdir):
+    """Both slots taken by batch jobs; their ids."""
+    ids = [jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir)) for _ in range(2)]
+    wait_for(lambda: all(state_of(cell, jid) == "r" for jid in ids))
+    return ids
+
+
+#: the signals by which qrsh is told to go
+ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+def _qrsh(cell, workdir, *args, setup=None, **streams):
+    """Start qrsh, its job named qrshjob, with the default action for the ENDING signals
+    (a test run in the background or under nohup would hand it some of them ignored,
+    and qrsh keeps them ignored), its FIFOs in ``workdir`` (what a qrsh killed leaves
+    goes with it); ``setup`` runs in the child before it executes qrsh."""
+    def prepare():
+        for sig in ENDING:
+            signal.signal(sig, signal.SIG_DFL)
+        if setup is not None:
+            setup()
+    streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE,
+               **streams}
+    env = dict(cell.env, TMPDIR=workdir)
+    return subprocess.Popen(["qrsh", "-N", "qrshjob", *args], cwd=workdir, env=env, preexec_fn=prepare,
+                            **streams)
+
+
+def _qrsh_job(cell, state):
+    """The id of the qrsh job (named qrshjob) once qstat shows it in ``state``."""
+    def found():
+        for line in cell.run("qstat").stdout.splitlines()[2:]:
+            fields = line.split()
+            if fields[2:3] == ["qrshjob"] and fields[4] == state:
+                return int(fields[0])
+        return None
+    return wait_for(found)
+
+
+def _gone_soon(cell, jid, timeout=5):
+    wait_for(lambda: state_of(cell, jid) is None, timeout)
+
+
+#: a qrsh command that says when it runs (qstat shows r from the dispatch on, before the
+#: job's process has taken its streams from qrsh)
+SAYS_IT_RUNS = "echo running; sleep 300"
+
+
+def _running(cell, proc):
+    """The id of the qrsh job (running SAYS_IT_RUNS) once its command runs."""
+    ready, _, _ = select.select([proc.stdout], [], [], 15)
+    assert ready and proc.stdout.readline() == b"running\n"
+    return _qrsh_job(cell, "r")
+
+
+def test_plain_qdel_ends_a_job_waiting_for_its_qrsh(cell, workdir):
+    batch = _fill_slots(cell, workdir)
+    proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
+    jid = _qrsh_job(cell, "qw")
+    proc.send_signal(signal.SIGSTOP)    # alive but silent: its job's process waits for it
+    try:
+        cell.run("qdel", str(batch[0]), check=True)
+        wait_for(lambda: state_of(cell, jid) == "r")
+        time.sleep(0.5)
+        assert state_of(cell, jid) == "r"
+        cell.run("qdel", str(jid), check=True)
+        _gone_soon(cell, jid, timeout=3)
+        rec = [row for row in cell.accounting() if row[5] == str(jid)][0]
+        assert rec[11] == "100"
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    proc.wait(timeout=10)
+
+
+def test_a_job_whose_qrsh_vanished_ends_and_frees_its_slot(cell, workdir):
+    batch = _fill_slots(cell, workdir)
+    proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
+    jid = _qrsh_job(cell, "qw")
+    proc.kill()                         # SIGKILL: qrsh cannot delete its job
+    proc.wait(timeout=10)
+    cell.run("qdel", str(batch[0]), check=True)
+    cell.wait_finished(jid, timeout=10)             # started, and given up at once
+    rec = [row for row in cell.accounting() if row[5] == str(jid)][0]
+    assert rec[11] == "11" and rec[12] == "1"        # failed "before job"
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert re.search(rf"\|W\|job {jid}\.1 failed on host testhost general before job because: "
+                     rf"the qrsh client \(pid {proc.pid}\) went away\n", messages)
+    after = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))    # the slot is free again
+    cell.wait_finished(after, timeout=10)
+
+
+def test_a_running_job_whose_qrsh_vanished_is_ended(cell, workdir):
+    proc = _qrsh(cell, workdir, SAYS_IT_RUNS)
+    jid = _running(cell, proc)
+    proc.kill()                         # nobody reads its output any more
+    proc.wait(timeout=10)
+    cell.wait_finished(jid, timeout=10)
+    rec = [row for row in cell.accounting() if row[5] == str(jid)][0]
+    assert rec[11] == "100" and rec[12] == "137"
+
+
+def test_a_job_whose_qrsh_does_not_connect_is_given_up_after_the_handshake_timeout(cell, workdir):
+    conf = os.path.join(cell.root, "etc", "conf", "global")
+    text = re.sub(r"^execd_params\s+.*$", "execd_params                 QRSH_HANDSHAKE_TIMEOUT=1",
+                  open(conf).read(), flags=re.M)
+    open(conf, "w").write(text)
+    time.sleep(0.3)
+    batch = _fill_slots(cell, workdir)
+    proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
+    jid = _qrsh_job(cell, "qw")
+    proc.send_signal(signal.SIGSTOP)
+    try:
+        cell.run("qdel", str(batch[0]), check=True)
+        wait_for(lambda: state_of(cell, jid) == "r")
+        cell.wait_finished(jid, timeout=5)
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    assert proc.wait(timeout=10) == 1
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert f"job {jid}.1 failed on host testhost general before job because: the qrsh client did not " \
+           "take the job's input and output within 1 s\n" in messages
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
+def test_qrsh_ended_by_a_signal_while_waiting_deletes_its_job(cell, workdir, sig):
+    batch = _fill_slots(cell, workdir)
+    proc = _qrsh(cell, workdir, "-now", "n", "exit", "5")
+    jid = _qrsh_job(cell, "qw")
+    proc.send_signal(sig)
+    assert proc.wait(timeout=10) == 128 + sig
+    _gone_soon(cell, jid)
+    cell.run("qdel", str(batch[0]), check=True)      # a slot frees up: nothing is left to take it
+    probe = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    cell.wait_finished(probe)
+    assert state_of(cell, jid) is None
+    assert not any(row[5] == str(jid) for row in cell.accounting())     # it never ran
+
+
+def test_qrsh_ended_by_a_signal_while_its_job_runs_deletes_it(cell, workdir):
+    proc = _qrsh(cell, workdir, SAYS_IT_RUNS)
+    jid = _running(cell, proc)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == 143
+    _gone_soon(cell, jid)
+    rec = wait_for(lambda: [row for row in cell.accounting() if row[5] == str(jid)])[0]
+    assert rec[11] == "100" and rec[12] == "137"          # failed: killed; exit status 128 + 9
+
+
+def test_qrsh_whose_terminal_hangs_up_deletes_its_job(cell, workdir):
+    master, slave = os.openpty()
+
+    def own_terminal():                 # a session whose controlling terminal is the pty
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    proc = _qrsh(cell, workdir, "sleep", "300", stdin=slave, stdout=slave, stderr=slave,
+                 setup=own_terminal)
+    os.close(slave)
+    jid = _qrsh_job(cell, "r")
+    os.close(master)                    # the terminal goes away: SIGHUP
+    assert proc.wait(timeout=10) == 129
+    _gone_soon(cell, jid)

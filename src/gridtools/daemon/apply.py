@@ -72,10 +72,23 @@ def concluded(state, job, task, result, now):
         pass                                    # held or run again by the job's own policy
     else:
         tr.finish(job, number, result, now)
+        _note_failure(state, job, task, result)
         condorjob.ended(state, job, task, result, now)
         if job.is_finished():
             state.note_finished(job.id)
     _changed(state, job)
+
+
+def _note_failure(state, job, task, result):
+    """A task that failed other than by being killed (before its job ran, or its
+    shepherd) says why in the messages file, in Grid Engine's words."""
+    from gridtools.exec.shepherd import FAILED_KILLED
+    failed = int(result.get("failed") or 0)
+    if failed in (0, FAILED_KILLED) or result.get("deleted"):
+        return
+    from gridtools.accounting.report import FAILED, UNKNOWN_FAILED
+    state.log(f"W|job {job.id}.{task.number} failed on host {task.host} general "
+              f"{FAILED.get(failed, UNKNOWN_FAILED)} because: {result.get('failed_reason') or ''}")
 
 
 def _condor_exit(state, job, task, result, now):

@@ -13,7 +13,7 @@ import time
 
 from gridtools import cell
 from gridtools.daemon import apply, condorjob, crash, devices, execd, view
-from gridtools.exec import ckpt, launch, load, tasklock, tmpdir
+from gridtools.exec import ckpt, client, launch, load, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.spool import jobs as jobstore
@@ -96,6 +96,9 @@ class Dispatcher:
             "suspend_method": q("suspend_method"), "resume_method": q("resume_method"),
             "terminate_method": q("terminate_method"), "granted": granted,
         }
+        if spec.get("interactive"):
+            plan["interactive"] = {"client": spec.get("client"),
+                                   "handshake_timeout": _handshake_timeout(conf, host)}
         if spec.get("condor_ad"):
             condorjob.adjust_plan(plan, job, number)
         plan.update(_pe_procedures(spec, conf, ctx, job.id, number))
@@ -250,6 +253,22 @@ def _checkpoint(spec, conf, q):
     if not 0 < interval < values.INFINITY:
         return None
     return {"interval": interval, "command": env.get("ckpt_command"), "signal": env.get("signal")}
+
+
+def _handshake_timeout(conf, host):
+    """Seconds the job process of an interactive job on ``host`` may wait for its qrsh
+    client to take the job's streams: execd_params QRSH_HANDSHAKE_TIMEOUT of the host's
+    configuration, else of the global one, else exec.client's default."""
+    from gridtools.formats.sge.conf import parse_params
+    for which in (host, "global"):
+        params = parse_params((conf.objects["conf"].get(which) or {}).get("execd_params"))
+        try:
+            seconds = float(values.parse_time(params["QRSH_HANDSHAKE_TIMEOUT"]))
+        except Exception:  # noqa: BLE001 - not set there, or not a time: look further
+            continue
+        if 0 < seconds < values.INFINITY:
+            return seconds
+    return client.HANDSHAKE_TIMEOUT
 
 
 def _account(owner):

@@ -6,6 +6,7 @@
 - ``tasklock``  that lock file as the daemon reads it, and launches taken back
 - ``jobproc``   the job process: identity, limits, streams, signals, procedures,
                 and killing the processes a killed shepherd left behind
+- ``client``    the qrsh client of an interactive job: who it is, whether it is gone
 - ``plan``      building the plan a shepherd carries out (command line, environment)
 - ``tmpdir``    the task's TMPDIR: fresh, private, made without following links
 - ``ckpt``      checkpointing environments in a running task: migration,

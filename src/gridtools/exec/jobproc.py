@@ -15,6 +15,7 @@ import os
 import pwd
 import resource
 import signal
+import stat
 import time
 
 FAILED_OPEN = 26
@@ -186,10 +187,23 @@ def _has_limits(plan):
 
 
 def can_spawn_directly(plan):
-    """True when the job needs no identity change and no resource limits: then it is
-    started with posix_spawn, which costs far less than forking the shepherd."""
+    """True when the job needs no identity change and no resource limits, and none of
+    its streams is a FIFO: then it is started with posix_spawn, which costs far less
+    than forking the shepherd. (Opening a FIFO waits for its other end, a qrsh client's:
+    only a forked job process waits there, while the shepherd stays free to obey its
+    signals.)"""
     same_user = os.geteuid() != 0 or plan["uid"] == 0
-    return same_user and not _has_limits(plan)
+    return same_user and not _has_limits(plan) and not _fifo_streams(plan)
+
+
+def _fifo_streams(plan):
+    for key in ("stdin", "stdout", "stderr"):
+        try:
+            if stat.S_ISFIFO(os.stat(plan[key]).st_mode):
+                return True
+        except (OSError, KeyError, TypeError, ValueError):
+            continue
+    return False
 
 
 def spawn_directly(plan):
@@ -222,6 +236,10 @@ def spawn_job(plan):
         os.close(rfd)
         _child(plan, wfd)
     os.close(wfd)
+    try:
+        os.setpgid(pid, pid)            # as the child does: its group exists from now on
+    except OSError:
+        pass                            # (it did, and may have executed the job already)
     return pid, rfd
 
 

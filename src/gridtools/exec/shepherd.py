@@ -16,6 +16,12 @@ by the daemon without it, or started again elsewhere: ``_still_mine``)
 ends its job when it notices and writes nothing more into the task's
 folder. A dispatcher crash does not touch it.
 
+A job whose streams are FIFOs (a qrsh client's) is started by a forked job
+process, which may wait long in opening them; the shepherd meanwhile still
+obeys its signals. An interactive job is given up, before it runs or while
+it runs, when its qrsh client went away, and before it runs when the client
+did not take its streams within the handshake time (see ``exec.client``).
+
 Signals the daemon sends to a shepherd: SIGTERM ends the job (qdel), SIGHUP
 ends it to requeue it (host flush, qmod -r), SIGUSR1 suspends it, SIGUSR2
 resumes it. With ``-notify`` the job first gets SIGUSR1 (before suspension)
@@ -28,7 +34,7 @@ import signal
 import time
 
 from gridtools.errors import SpoolError
-from gridtools.exec import ckpt, jobproc, tmpdir
+from gridtools.exec import ckpt, client, jobproc, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -176,13 +182,16 @@ class Shepherd:
             pid, failure = jobproc.spawn_directly(self.plan)
         if pid is None and failure is None:
             pid, errpipe = jobproc.spawn_job(self.plan)
-            failure = jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec")))
+            self.record_group(pid)
+            failure = self._await_start(pid, errpipe)
         self.trace(f"job pid {pid} " + ("failed to start" if failure else "executing"))
         if failure is not None:
             if pid is not None:
                 os.waitpid(pid, 0)
             self.result.update(failed=failure["code"], failed_reason=failure["reason"], exit_status=1)
-            if failure["code"] in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL):
+            # (an interactive job's streams are its client's: without them, nothing to retry)
+            if failure["code"] in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL) and \
+                    not self.plan.get("interactive"):
                 self.result.update(error_state=True, error_reason=failure["reason"],
                                    start_failure={k: failure[k] for k in ("step", "path", "errno")})
             return False
@@ -195,6 +204,36 @@ class Shepherd:
         self.trace(f"job exited with status {status}")
         self._record_exit(status, rusage)
         return True
+
+    def _await_start(self, pid, errpipe):
+        """Wait until the forked job process executed the job (None) or failed before
+        it (the failure, see ``jobproc.read_spawn_failure``). Opening its streams may
+        wait for long: a FIFO's open waits for its other end, a qrsh client's.
+        Meanwhile the shepherd obeys qdel and requeueing (the job process is killed,
+        and ``_supervise`` ends the task as it ends a running one), and gives up an
+        interactive job whose client went away or did not take the job's streams
+        within the handshake time."""
+        interactive = self.plan.get("interactive") or {}
+        started = time.time()
+        rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wfd)
+        try:
+            while True:
+                given_up = _handshake_failed(interactive, started) if interactive else None
+                if given_up or self.flags_stop():
+                    self.trace("job process killed before it executed the job")
+                    os.kill(pid, signal.SIGKILL)        # our child, not waited for yet
+                    os.close(errpipe)
+                    return given_up
+                wait = client.CHECK_EVERY if interactive else None
+                ready, _, _ = select.select([errpipe, rfd], [], [], wait)
+                if errpipe in ready:
+                    return jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec")))
+                _drain(rfd)
+        finally:
+            signal.set_wakeup_fd(-1)
+            for fd in (rfd, wfd):
+                os.close(fd)
 
     def _record_exit(self, status, rusage):
         res = self.result
@@ -223,6 +262,8 @@ class Shepherd:
         checkpoint = plan.get("checkpoint") or {}
         if checkpoint.get("interval"):
             timers.pending["checkpoint"] = start + float(checkpoint["interval"])
+        if (plan.get("interactive") or {}).get("client"):
+            timers.pending["client"] = start + client.CHECK_EVERY
         monitor = jobproc.UsageMonitor(pid)
         pidfd = os.pidfd_open(pid)
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -303,6 +344,14 @@ class Shepherd:
         jobproc.terminate(self.plan, pid)
         self._kill_later()
 
+    def _check_client(self, pid, timers):
+        """An interactive job whose client went away is ended: nobody reads its output
+        nor writes its input any more."""
+        if not client.gone(self.plan["interactive"]["client"]):
+            timers.pending["client"] = time.time() + client.CHECK_EVERY
+        elif not self.killed_by:
+            self._end(pid, "the qrsh client went away")
+
     def _checkpoint(self, pid):
         """Periodic checkpoint (min_cpu_interval): the environment's command, else its signal."""
         checkpoint = self.plan.get("checkpoint") or {}
@@ -325,9 +374,26 @@ class Shepherd:
                 self._checkpoint(pid)
             elif event == "force_kill":
                 jobproc.signal_job(pid, signal.SIGKILL)
+            elif event == "client":
+                self._check_client(pid, timers)
             elif event in ("h_rt", "kill"):
                 self._terminate(pid, "wallclock limit (h_rt) exceeded" if event == "h_rt" else "killed")
                 self.killed_by = "h_rt limit exceeded" if event == "h_rt" else self.killed_by
+
+
+def _handshake_failed(interactive, started):
+    """The failure (as ``jobproc.read_spawn_failure`` gives one) when an interactive job
+    whose process started waiting for its client's FIFOs at ``started`` is to be given
+    up, else None."""
+    who = interactive.get("client")
+    limit = float(interactive.get("handshake_timeout") or client.HANDSHAKE_TIMEOUT)
+    if client.gone(who):
+        reason = f"the qrsh client (pid {who['pid']}) went away"
+    elif time.time() - started >= limit:
+        reason = f"the qrsh client did not take the job's input and output within {limit:g} s"
+    else:
+        return None
+    return {"code": jobproc.FAILED_BEFORE_JOB, "reason": reason, "step": "", "path": "", "errno": 0}
 
 
 def procedure_failure(which, status):

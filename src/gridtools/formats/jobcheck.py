@@ -306,6 +306,16 @@ def condor_ads(value, field):
     return list(texts) if isinstance(value, list) else value
 
 
+def client(value, field):
+    """The qrsh process an interactive job's streams lead to (exec.client): its pid,
+    that process's start time in clock ticks, and the machine it runs on."""
+    if not isinstance(value, dict) or set(value) != {"pid", "start", "machine"}:
+        raise _bad(field, "must hold the pid, start and machine of the client")
+    return {"pid": integer(1, 2 ** 31 - 1)(value["pid"], field),
+            "start": integer(0, 2 ** 63 - 1)(value["start"], field),
+            "machine": word(value["machine"], field)}
+
+
 #: field -> checker; the job description's fields as qsub, qrsh and qalter write them
 FIELDS = {
     "id": job_id, "name": job_name, "binary": boolean, "shell_wrap": boolean,
@@ -328,7 +338,7 @@ FIELDS = {
     "gid": integer(0, 2 ** 32 - 2), "sge_o": mapping(one_of(*sorted(SGE_O_KEYS)), env_value),
     "submit_host": word, "submit_time": moment, "script_name": line,
     "args": list_of(env_value), "command": optional(line), "aliases": list_of(alias),
-    "job_script": one_of("QRSH"), "interactive": boolean,
+    "job_script": one_of("QRSH"), "interactive": boolean, "client": client,
     "condor_ad": condor_ads, "job_prio": integer(-2 ** 31, 2 ** 31 - 1),
     "batch_name": optional(line), "universe": integer(1, 20),
 }

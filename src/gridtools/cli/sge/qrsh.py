@@ -7,12 +7,20 @@ and the job's output out of the other two, and ends with the command's exit
 status. By default the job must start at once (``-now y``): if no slot is
 free, qrsh says the request could not be scheduled and exits 1; with
 ``-now n`` it waits in the queue like a batch job.
+
+A qrsh ended by a signal (interrupt, termination, hangup, quit) or whose
+terminal or output went away deletes its job, as qdel does, whether the job
+still waits or runs, and ends with the status a shell gives for that signal
+(128 + its number). The job also names its client (``exec.client``), so that
+its shepherd gives it up when qrsh ended without a word (SIGKILL).
 """
 
+import contextlib
 import errno
 import os
 import select
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -21,6 +29,55 @@ from gridtools.cli.sge import options, submit
 from gridtools.errors import GridError, UsageError
 
 POLL = 0.05
+#: the signals that end qrsh and delete its job
+ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+
+class Ended(Exception):
+    """qrsh is to end and delete its job, with exit status ``status``."""
+
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
+
+
+def _on_signal(signum, _frame):
+    _disarm()                           # one is enough: the job is deleted once
+    raise Ended(128 + signum)
+
+
+def _disarm():
+    for sig in ENDING:
+        signal.signal(sig, signal.SIG_IGN)
+
+
+def _catch_signals():
+    """End qrsh through Ended on the ENDING signals but those ignored from the start (a
+    qrsh run by nohup keeps running when its terminal goes away)."""
+    for sig in ENDING:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _on_signal)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold the ENDING signals back while the job is submitted: one that comes meanwhile
+    is taken afterwards, when qrsh knows which job to delete."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _output_lost(exc):
+    """The status qrsh ends with when ``exc`` says its terminal or output went away (a
+    terminal hung up: EIO, as for SIGHUP; a closed pipe: EPIPE, as for SIGPIPE), else None."""
+    if isinstance(exc, BrokenPipeError):
+        return 128 + signal.SIGPIPE
+    if exc.errno == errno.EIO:
+        return 128 + signal.SIGHUP
+    return None
 
 
 def _fifos():
@@ -55,6 +112,7 @@ LOGIN_NAME = "QRLOGIN"
 
 
 def _submit(req, rest, paths, cwd):
+    from gridtools.exec import client
     from gridtools.spool import ids
     command = rest[0] if rest else os.environ.get("SHELL", "/bin/sh")
     args = rest[1:] if rest else ["-i"]
@@ -66,6 +124,7 @@ def _submit(req, rest, paths, cwd):
     req["env"] = dict(req["env"], QRSH_COMMAND=" ".join([command] + args))
     spec = submit.finish_spec(req, 1, command, cwd, args, command=command)
     spec["job_script"] = "QRSH"
+    spec["client"] = client.identity()
     submit.check_spec(spec)
     submit.check_like_daemon(req)
     spec["id"] = ids.allocate("job")[0]
@@ -190,23 +249,45 @@ def main(argv, prog="qrsh"):
     except (UsageError, GridError) as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
         return exc.exit_code
-    folder, paths = _fifos()
-    spec = None
+    _catch_signals()
+    folder = spec = None
     try:
-        spec = _submit(req, rest, paths, cwd)
-        relay = Relay(paths)
-        return run_job(spec, relay)
+        folder, paths = _fifos()
+        with _signals_held():
+            spec = _submit(req, rest, paths, cwd)
+        return run_job(spec, Relay(paths))
     except submit.Rejected as exc:
         sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
         return exc.exit_code
-    except KeyboardInterrupt:
-        if spec is not None:
-            _cancel(spec["id"])
-        return 130
+    except Ended as exc:
+        return _end(spec, exc.status)
+    except OSError as exc:
+        status = _output_lost(exc)
+        if status is None:
+            raise
+        _silence()
+        return _end(spec, status)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        _disarm()                       # qrsh leaves: a signal coming now changes nothing
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
-def _cancel(job_id):
-    tell("delete", {"targets": [{"id": job_id, "tasks": None}], "force": False})
+def _end(spec, status):
+    """Delete qrsh's job (when it was submitted), as qdel does; returns ``status``."""
+    _disarm()
+    if spec is not None:
+        try:
+            tell("delete", {"targets": [{"id": spec["id"], "tasks": None}], "force": False})
+        except (OSError, GridError):
+            pass                        # (no daemon to tell: nothing runs the job either)
+    return status
+
+
+def _silence():
+    """Standard output and error lead nowhere now: what is left in their buffers is dropped."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(null, fd)
+    os.close(null)
 
