@@ -139,13 +139,16 @@ def task_numbers(spec):
 
 class Derived:
     """What the daemon derives from one job description alone, made when first needed:
-    ``request`` (the scheduler's Request, for the configuration of ``generation``) and
-    ``facts`` (what the status shows of the job). Slots: ten thousand jobs hold one."""
+    ``request`` (the scheduler's Request, for the configuration of ``generation``),
+    ``facts`` (what the status shows of the job) and ``condor_facts`` (what condor_q
+    shows of it, from its description: ``spool.rows.condor_info``). Slots: ten thousand
+    jobs hold one."""
 
-    __slots__ = ("spec", "generation", "request", "facts")
+    __slots__ = ("spec", "generation", "request", "facts", "condor_facts")
 
     def __init__(self, spec):
         self.spec, self.generation, self.request, self.facts = spec, None, None, None
+        self.condor_facts = None
 
 
 class Job:

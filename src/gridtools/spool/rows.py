@@ -140,6 +140,24 @@ def _compact(runs):
     return builder.out
 
 
+def _description_facts(spec):
+    """The part of ``condor_info`` its description alone decides (made once for it: the
+    per-proc facts of a large cluster take a parse of every proc's ad)."""
+    info = {"cmd": spec.get("command") or spec.get("script_name") or "",
+            "args": [str(a) for a in spec.get("args") or ()],
+            "batch": spec.get("batch_name") if spec.get("condor_ad") else spec.get("name"),
+            "prio": int(spec.get("job_prio") or 0), "universe": int(spec.get("universe") or 5),
+            "ads": bool(spec.get("condor_ad"))}
+    texts = spec.get("condor_ad")
+    if isinstance(texts, list) and any(_names_proc_fact(text) for text in texts[1:]):
+        info["procs"] = _proc_facts(texts, info)
+    if info["universe"] == _SCHEDULER and texts:
+        dag = _dag_counts(texts[0] if isinstance(texts, list) else texts)
+        if dag is not None:
+            info["dag"] = dag
+    return info
+
+
 #: JobUniverse of the jobs that run beside the schedd (a DAG's manager among them)
 _SCHEDULER = 7
 
@@ -211,19 +229,10 @@ def condor_info(job):
     procs whose own differ), and the HTCondor bookkeeping of its tasks (hold reasons,
     removals, the seconds of their earlier runs, finished tasks kept in the queue; see
     daemon.condorjob)."""
-    spec = job.spec
-    info = {"cmd": spec.get("command") or spec.get("script_name") or "",
-            "args": [str(a) for a in spec.get("args") or ()],
-            "batch": spec.get("batch_name") if spec.get("condor_ad") else spec.get("name"),
-            "prio": int(spec.get("job_prio") or 0), "universe": int(spec.get("universe") or 5),
-            "ads": bool(spec.get("condor_ad"))}
-    texts = spec.get("condor_ad")
-    if isinstance(texts, list) and any(_names_proc_fact(text) for text in texts[1:]):
-        info["procs"] = _proc_facts(texts, info)
-    if info["universe"] == _SCHEDULER and texts:
-        dag = _dag_counts(texts[0] if isinstance(texts, list) else texts)
-        if dag is not None:
-            info["dag"] = dag
+    held = job.spec_cache()
+    if held.condor_facts is None:
+        held.condor_facts = _description_facts(job.spec)
+    info = dict(held.condor_facts)
     book = job.condor
     if book:
         info["kept"] = list(book.get("kept") or ())
