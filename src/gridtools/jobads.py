@@ -89,9 +89,8 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
         _overlay_condor(ad, condor, number)
         mine = (condor.get("tasks") or _NO_RUNS).get(str(number)) or _NO_RUNS
     _run_times(ad, task, mine)
-    if mine.get("slot"):                # the slot it holds, or held last (condor_status's name)
-        ad["RemoteHost" if task is not None and task.state.value == "running" else "LastRemoteHost"] = \
-            mine["slot"]
+    if mine.get("slot") and task is not None and task.state.value == "running":
+        ad["RemoteHost"] = mine["slot"]         # the slot it holds (condor_status's name)
     return ad
 
 

@@ -143,8 +143,8 @@ def started_events(state, slot_of):
 
 def took_slot(job, number, slot):
     """Task ``number`` of HTCondor job ``job`` holds slot ``slot`` (its first): its ads
-    name it (RemoteHost while it runs, LastRemoteHost after). True when that is news
-    (the job is to be written again)."""
+    name it (RemoteHost) while it runs. True when that is news (the job is to be
+    written again)."""
     if is_condor(job):
         mine = task_info(job, number)
         if mine.get("slot") != slot:
@@ -152,6 +152,18 @@ def took_slot(job, number, slot):
             job.changed()
             return True
     return False
+
+
+def left_slot(job, number):
+    """Task ``number`` of ``job`` holds no slot any more: its ads forget the slot (a
+    finished task keeps no entry of its own, which every publish of a large cluster
+    would carry)."""
+    tasks = job.condor.get("tasks") if job.condor else None
+    mine = tasks.get(str(number)) if tasks else None
+    if mine and mine.pop("slot", None) is not None:
+        if not mine:
+            del tasks[str(number)]
+        job.changed()
 
 
 def started(state, job, number, now, slot=None):

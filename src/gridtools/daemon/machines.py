@@ -202,6 +202,9 @@ class Machines:
 
     def _release(self, ctx, key, now):
         """A task that ended gives its slots back."""
+        job = ctx.state.jobs.get(key[0])
+        if job is not None:
+            condorjob.left_slot(job, key[1])
         for name in self.tasks.pop(key, []):
             rec = self.slots.get(name)
             if rec is None:
