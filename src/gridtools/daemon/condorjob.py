@@ -143,8 +143,10 @@ def started_events(state, slot_of):
 
 def took_slot(job, number, slot):
     """Task ``number`` of HTCondor job ``job`` holds slot ``slot`` (its first): its ads
-    name it (RemoteHost) while it runs. True when that is news (the job is to be
-    written again)."""
+    name it (RemoteHost) while it runs. The bookkeeping holds it in memory and the
+    published status shows it; it is not written to the spool for itself (a job's
+    state is written whole, and a large cluster's would be written again at every
+    start). True when that is news."""
     if is_condor(job):
         mine = task_info(job, number)
         if mine.get("slot") != slot:

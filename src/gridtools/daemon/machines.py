@@ -157,7 +157,8 @@ class Machines:
             return
         self.tasks[(job.id, task.number)] = names
         if condorjob.took_slot(job, task.number, names[0]):
-            ctx.state.touch(job)
+            ctx.state.need_publish = True       # (kept in memory and published, not written:
+            #                                      a restarted daemon's claims record it again)
         claim = self._claim_of(ctx, job, task, ad, names[0], now)
         ctx.invalidate(host)
         for n, name in enumerate(names):

@@ -17,7 +17,7 @@ from gridtools.formats.sge import states as state_letters
 from gridtools.model import shared
 from gridtools.sched.snapshot import QState
 from gridtools.spool import listing, status as spool_status
-from gridtools.spool.rows import ad_done_of, job_info, job_rows
+from gridtools.spool.rows import ad_done_of, condor_info, job_info, job_rows
 
 #: the job listing's builder and renderer, kept from one snapshot to the next (the
 #: builder's facts objects and the renderer's lines of runs that did not change)
@@ -214,15 +214,19 @@ def _job_parts(job, order, live, jobs):
 
 def _facts(job):
     """The shared facts of a job's version but its submission time (see _job_parts): of
-    its description alone, and kept with it, unless HTCondor bookkeeping adds to them."""
-    held = None if job.condor else job.spec_cache()
-    found = held.facts if held is not None else None
+    its description alone, kept with it; HTCondor bookkeeping (holds, removals, the
+    slots of running procs ...) makes their ``condor`` part again."""
+    held = job.spec_cache()
+    found = held.facts
     if found is None:
         info = job_info(job, None)
         info["submit_time"] = None
-        found = shared.alike(info)
-        if held is not None:
-            held.facts = found
+        if job.condor:
+            info["condor"] = dict(held.condor_facts)     # the description's part alone
+        found = held.facts = shared.alike(info)
+    if job.condor:
+        found = dict(found)
+        found["condor"] = condor_info(job)
     return found
 
 

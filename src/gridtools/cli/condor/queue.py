@@ -288,6 +288,8 @@ class AdSource:
         ad = jobads.job_ad(job.spec, job.tasks.get(proc.number), proc.number, job.hold, job.deleted, job.condor)
         if ad.eval("JobStatus") != proc.status:
             ad["JobStatus"] = proc.status        # the published status rules (module docstring)
+        if "@" in proc.host:
+            ad["RemoteHost"] = proc.host         # the slot the daemon published
         return ad
 
 
