@@ -224,3 +224,26 @@ def test_htcondor_requirements_hold_in_grid_engines_order(workdir):
         assert cell.run("condor_q", f"{cluster}.1", "-af", "JobStatus").stdout == "1\n"
     finally:
         destroy_cell(cell)
+
+
+def test_a_suspended_htcondor_job_logs_it_and_counts_it(desktop, workdir):
+    cell, kbd = desktop
+    from condortools import statuses, submit, wait_events
+    log = os.path.join(workdir, "d.log")
+    cluster = submit(cell, f"executable = /bin/sleep\narguments = 300\nlog = {log}\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_events(log, jid, [0, 1])
+    keyboard(kbd, 0)                                          # the owner is back: SUSPEND
+    wait_events(log, jid, [0, 1, 10])
+    assert statuses(cell, jid)[jid] == 7
+    assert "Number of processes actually suspended: 1" in open(log).read()
+    shown = cell.run("condor_q", jid, "-af", "TotalSuspensions", "LastSuspensionTime").stdout.split()
+    assert shown[0] == "1" and int(shown[1]) > 0
+    time.sleep(1.1)
+    keyboard(kbd, 600)                                        # idle long enough for CONTINUE
+    wait_events(log, jid, [0, 1, 10, 11])
+    wait_for(lambda: statuses(cell, jid)[jid] == 2)
+    shown = cell.run("condor_q", jid, "-af", "TotalSuspensions", "CumulativeSuspensionTime",
+                     "LastSuspensionTime").stdout.split()
+    assert shown[0] == "1" and int(shown[1]) >= 1 and shown[2] == "0"
+    cell.run("condor_rm", str(cluster), check=True)

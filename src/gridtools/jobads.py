@@ -338,7 +338,13 @@ _NO_RUNS = {}
 def _run_times(ad, task, mine):
     """RemoteWallClockTime and CumulativeSlotTime: the runs that ended without ending the
     task (``mine``: its HTCondor bookkeeping) and the run that ended it; CommittedTime and
-    CommittedSlotTime: the run that completed it. A running proc shows its earlier runs."""
+    CommittedSlotTime: the run that completed it. A running proc shows its earlier runs.
+    TotalSuspensions, CumulativeSuspensionTime (the suspensions that ended) and
+    LastSuspensionTime (while one lasts) from the bookkeeping."""
+    if mine.get("suspensions"):
+        ad["TotalSuspensions"] = int(mine["suspensions"])
+        ad["CumulativeSuspensionTime"] = int(mine.get("suspension_time", 0))
+        ad["LastSuspensionTime"] = int(mine.get("suspended_at", 0))
     wall = float(mine.get("wall") or 0.0)
     slot_time = float(mine.get("slot_time") or wall)
     last = None

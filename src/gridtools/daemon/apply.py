@@ -9,6 +9,8 @@ shepherds where a running task is concerned. Nothing else in the daemon
 writes a job's state.
 """
 
+import time
+
 from gridtools.daemon import condorjob, condorpolicy
 from gridtools.model import transitions as tr
 from gridtools.model.job import TaskState
@@ -270,6 +272,8 @@ def suspend(state, dispatcher, job, task, why, on, force=False):
     after = bool(task.suspended)
     if before != after or (force and task.state is TaskState.RUNNING):
         suspension.send(state, dispatcher, job, task, "suspend" if after else "resume")
+    if before != after and task.state is TaskState.RUNNING:
+        condorjob.stopped(state, job, task, after, time.time())
     return changed
 
 

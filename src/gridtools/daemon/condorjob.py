@@ -156,6 +156,25 @@ def took_slot(job, number, slot):
     return False
 
 
+def stopped(state, job, task, on, now):
+    """A running task of an HTCondor job was suspended (``on``) or resumed: event 010 or
+    011, and its bookkeeping counts the suspension (TotalSuspensions,
+    CumulativeSuspensionTime, LastSuspensionTime while it lasts)."""
+    if not is_condor(job):
+        return
+    mine = task_info(job, task.number)
+    if on:
+        mine["suspensions"] = int(mine.get("suspensions", 0)) + 1
+        mine["suspended_at"] = int(now)
+        write_events(state, job, [(task.number, EventType.JOB_SUSPENDED, {"NumberOfPIDs": 1}, now)])
+    else:
+        since = mine.pop("suspended_at", None)
+        if since is not None:
+            mine["suspension_time"] = int(mine.get("suspension_time", 0)) + max(0, int(now) - int(since))
+        write_events(state, job, [(task.number, EventType.JOB_UNSUSPENDED, {}, now)])
+    job.changed()
+
+
 def left_slot(job, number):
     """Task ``number`` of ``job`` holds no slot any more: its ads forget the slot (a
     finished task keeps no entry of its own, which every publish of a large cluster
