@@ -247,3 +247,26 @@ def test_a_suspended_htcondor_job_logs_it_and_counts_it(desktop, workdir):
                      "LastSuspensionTime").stdout.split()
     assert shown[0] == "1" and int(shown[1]) >= 1 and shown[2] == "0"
     cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_the_free_slots_of_a_host_running_a_job_follow_its_owner_at_each_poll(workdir):
+    """UPDATE_INTERVAL (300 s) paces a host's idle slots, but while one of its slots runs a
+    job every slot is evaluated each POLLING_INTERVAL: the free one turns Owner at once."""
+    cell = make_cell(slots=2, hosts=["desk"], start=False)
+    try:
+        kbd = os.path.join(cell.root, "etc", "keyboard")
+        open(kbd, "w").close()
+        keyboard(kbd, 3600)
+        configure(cell, f"START = KeyboardIdle > 60\nSUSPEND = False\nCONSOLE_DEVICES = {kbd}\n"
+                        "POLLING_INTERVAL = 1\n")
+        cell.start_daemon()
+        job = cell.qsub("-terse", "-b", "y", "sleep", "60", check=True).stdout.strip()
+        wait_for(lambda: qstat_state(cell, job) == "r", timeout=20)
+        busy = next(s for s in ("slot1@desk", "slot2@desk") if slot_state(cell, s) == "Claimed Busy")
+        free = ({"slot1@desk", "slot2@desk"} - {busy}).pop()
+        assert slot_state(cell, free) == "Unclaimed Idle"
+        keyboard(kbd, 0)                                      # the owner is back
+        wait_for(lambda: slot_state(cell, free) == "Owner Idle", timeout=10)
+        cell.run("qdel", job, check=True)
+    finally:
+        destroy_cell(cell)

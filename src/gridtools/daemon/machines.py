@@ -80,6 +80,7 @@ class Machines:
     def __init__(self):
         self.slots = {}            # slot name -> SlotRec
         self.tasks = {}            # (job id, task) -> [slot names]
+        self._serving = set()      # hosts with a slot running a task (their slots poll)
         self.next_wake = None
         self.dirty = False
         self.changed = set()       # hosts with a slot that changed since the last publish
@@ -112,6 +113,7 @@ class Machines:
         pass); ``hints``: (job id, task) -> the slot a negotiator match chose."""
         self._layout(ctx, now)
         self._sync(ctx, now, hints or {})
+        self._poll_free_slots(ctx, now)
         for name in sorted(self.slots):
             rec = self.slots.get(name)
             if rec is not None and rec.due <= now + COALESCE and \
@@ -237,6 +239,20 @@ class Machines:
         if result is not None:
             self._carry_out(ctx, rec, result, now)
 
+    def _poll_free_slots(self, ctx, now):
+        """While a slot of a host runs a task, its other slots are evaluated every
+        POLLING_INTERVAL too (UPDATE_INTERVAL paces the slots of a host without jobs), as
+        HTCondor's startd polls all its slots while one is claimed."""
+        self._serving = {rec.host for rec in self.slots.values() if rec.task is not None}
+        for rec in self.slots.values():
+            if rec.task is None and rec.host in self._serving:
+                try:
+                    policy = ctx.policy(rec.host)
+                except ConfigError:
+                    continue
+                if not fixed(policy):
+                    rec.due = min(rec.due, now + policy.polling_interval)
+
     def _step(self, ctx, name, rec, now, event, with_job):
         try:
             policy = ctx.policy(rec.host)
@@ -266,6 +282,8 @@ class Machines:
         rec.due = min(result.next_check, now + LONGEST_WAIT)
         if fixed(policy) and rec.slot.state is not startd.State.PREEMPTING:
             rec.due = now + LONGEST_WAIT        # nothing in the policy can change by itself
+        elif rec.host in self._serving:         # a host running a job polls all its slots
+            rec.due = min(rec.due, now + policy.polling_interval)
         return result
 
     def _carry_out(self, ctx, rec, result, now):
