@@ -310,3 +310,20 @@ def test_a_lock_left_by_a_manager_that_is_gone_is_taken_over(cell, workdir):
     out = open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
     assert f"Lock file diamond.dag.lock names manager pid {gone.pid}, which is gone: taking it over" in out
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
+
+
+def test_a_node_that_names_its_own_batch_is_still_in_its_dags_row(cell, workdir):
+    node(workdir, "A")
+    node(workdir, "B", body=gate(workdir))
+    write(workdir, "B.sub", "batch_name = mine\n" + open(os.path.join(workdir, "B.sub")).read())
+    for name in "CD":
+        node(workdir, name)
+    write(workdir, "diamond.dag", DIAMOND)
+    dag = dagman_id(submit_dag(cell, workdir, "-batch-name", "mydag"))
+    wait_for(lambda: node_started(workdir, "B"), timeout=30)
+    rows = wait_for(lambda: (lambda r: r if len(r) == 1 and r[0][4] == "1" and r[0][5] in ("1", "2")
+                             and r[0][-2] == "4" else None)(batch_rows(cell)))
+    assert rows[0][1] == "mydag"
+    assert [r[1] for r in batch_rows(cell, "-constraint", "true")] == ["mydag"]
+    write(workdir, "go", "")
+    assert dag_ended(cell, dag)[0][12] == "0"

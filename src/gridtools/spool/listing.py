@@ -29,9 +29,11 @@ import time
 ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(11)
 #: job fact fields: owner, name, and what condor_q shows: batch name, command, arguments,
 #: JobPrio, universe, whether it was submitted as ClassAds, the tasks it was submitted
-#: with, the HTCondor bookkeeping of its tasks (kept, hold, per task; None if none), and
-#: of a DAG's manager the DAG's (total, done, failed) nodes (None for other jobs)
-J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK, J_DAG = range(11)
+#: with, the HTCondor bookkeeping of its tasks (kept, hold, per task; None if none), of a
+#: DAG's manager the DAG's (total, done, failed) nodes (None for other jobs), and of a
+#: DAG's node job its manager's cluster (0 for other jobs)
+(J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK, J_DAG,
+ J_DAGMAN) = range(12)
 
 #: qstat states of a task that holds (or is leaving) a slot (see ``rows.running_state``)
 ACTIVE = ("r", "hr", "Rr", "hRr", "t", "s", "hs", "S", "Sh", "T", "Th", "dr", "dhr", "dt")
@@ -55,7 +57,7 @@ def _job_facts(info, shared):
     facts = (info.get("owner", ""), info.get("name", ""), cinfo.get("batch"), cinfo.get("cmd") or "",
              tuple(cinfo.get("args") or ()), int(cinfo.get("prio") or 0), int(cinfo.get("universe") or 5),
              bool(cinfo.get("ads")), _submitted(info), book,
-             tuple(cinfo["dag"]) if cinfo.get("dag") else None)
+             tuple(cinfo["dag"]) if cinfo.get("dag") else None, int(cinfo.get("dagman") or 0))
     return facts if book is not None else shared.setdefault(facts, facts)
 
 

@@ -151,11 +151,23 @@ def _description_facts(spec):
     texts = spec.get("condor_ad")
     if isinstance(texts, list) and any(_names_proc_fact(text) for text in texts[1:]):
         info["procs"] = _proc_facts(texts, info)
-    if info["universe"] == _SCHEDULER and texts:
-        dag = _dag_counts(texts[0] if isinstance(texts, list) else texts)
+    first = (texts[0] if isinstance(texts, list) else texts) if texts else ""
+    if info["universe"] == _SCHEDULER and first:
+        dag = _dag_counts(first)
         if dag is not None:
             info["dag"] = dag
+    if "DAGManJobId" in first:
+        manager = _dag_manager(first)
+        if manager:
+            info["dagman"] = manager
     return info
+
+
+def _dag_manager(text):
+    """The cluster of the DAG manager that submitted a node job (its DAGManJobId), or 0."""
+    from gridtools.jobads import parsed_ad
+    found = parsed_ad(text).eval("DAGManJobId")
+    return found if type(found) is int else 0
 
 
 #: JobUniverse of the jobs that run beside the schedd (a DAG's manager among them)

@@ -15,7 +15,8 @@ class Group:
     """The procs ``procs`` (numbers from 0) of ``clusters`` consecutive clusters from
     ``cluster``, all of one owner, batch and status."""
 
-    __slots__ = ("cluster", "clusters", "procs", "status", "owner", "batch", "qdate", "submitted", "dag")
+    __slots__ = ("cluster", "clusters", "procs", "status", "owner", "batch", "qdate", "submitted", "dag",
+                 "dagman")
 
     def __init__(self, run, procs, status):
         job = run[L.JOB]
@@ -23,6 +24,7 @@ class Group:
         self.owner, self.batch, self.qdate = job[L.J_OWNER], job[L.J_BATCH], run[L.SUBMITTED]
         self.submitted = job[L.J_SUBMITTED]
         self.dag = job[L.J_DAG] if len(job) > L.J_DAG else None     # a DAG manager's node counts
+        self.dagman = job[L.J_DAGMAN] if len(job) > L.J_DAGMAN else 0   # a DAG node's manager
 
     @property
     def size(self):
@@ -93,11 +95,15 @@ class _Batch:
 
 
 def batch_rows(chosen):
-    """The batch view's rows (``qviews.batch_table``) of the groups ``chosen``."""
+    """The batch view's rows (``qviews.batch_table``) of the groups ``chosen``; a DAG's
+    node jobs are in its row whatever their own batch names."""
     found = {}
+    dags = {g.cluster: (g.owner, g.batch) for g in chosen if g.dag is not None and g.batch}
     for g in chosen:
         last_cluster = g.cluster + g.clusters - 1
-        if g.batch:
+        if g.dagman in dags:
+            parts = [(dags[g.dagman], g.cluster, last_cluster)]
+        elif g.batch:
             parts = [((g.owner, g.batch), g.cluster, last_cluster)]
         else:
             parts = [(("", c), c, c) for c in range(g.cluster, last_cluster + 1)]

@@ -181,8 +181,15 @@ def batches(procs, totals):
     """The batches of ``procs`` (sorted by id) in the order of their first proc;
     ``totals``: cluster -> procs submitted."""
     found = {}
+    dags = {}
     for p in procs:
         key = (p.owner, p.batch) if p.batch else ("", p.cluster)
+        cinfo = p._source[2] if p._source is not None else None
+        if cinfo:
+            if cinfo.get("dag") is not None and p.batch:
+                dags[p.cluster] = key
+            elif cinfo.get("dagman") in dags:       # a node job: in its DAG's row
+                key = dags[cinfo["dagman"]]
         batch = found.get(key)
         if batch is None:
             batch = found[key] = Batch(p.owner, p.batch or f"ID: {p.cluster}")
