@@ -74,11 +74,22 @@ def test_a_running_job_claims_a_slot(pool):
     assert re.search(r"\s+4\s+0\s+1\s+3\s+0\s+0\s+0\s+0\s+0$", out.splitlines()[-1])
     run = status(pool, "-run").splitlines()
     assert run[0].split() == ["Name", "OpSys", "Arch", "LoadAv", "RemoteUser", "ClientMachine"]
-    assert len([ln for ln in run if ln.startswith("slot")]) == 1 and " root " in run[2]
+    assert len([ln for ln in run if ln.startswith("slot")]) == 1 and " root@" in run[2]
     avail = status(pool, "-avail")
     assert len([ln for ln in avail.splitlines() if ln.startswith("slot")]) == 3
     total = status(pool, "-total").splitlines()
     assert total[0].strip().startswith("Total Owner Claimed") and not any(ln.startswith("slot") for ln in total)
+
+
+def test_a_claimed_slot_names_the_job_and_its_user_as_the_queue_does(pool):
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    running(pool, 1)
+    user, global_id = pool.run("condor_q", "-af", "User", "GlobalJobId").stdout.split()
+    claimed = 'State == "Claimed"'
+    assert status(pool, "-cons", claimed, "-af", "RemoteUser", "RemoteOwner", "AccountingGroup", "JobId",
+                  "GlobalJobId") == f"{user} {user} undefined 1.0 {global_id}\n"
+    assert user.startswith("root@") and "#1.0#" in global_id
+    assert status(pool, "-af", "Name", "-cons", f'RemoteUser == "{user}"').count("\n") == 1
 
 
 def test_long_autoformat_format_constraint_and_names(pool):
