@@ -81,6 +81,28 @@ def test_a_running_job_claims_a_slot(pool):
     assert total[0].strip().startswith("Total Owner Claimed") and not any(ln.startswith("slot") for ln in total)
 
 
+def test_run_and_claimed_summarize_machines_mips_kflops_and_load(pool):
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    running(pool, 2)
+    arch = status(pool, "slot1@hosta", "-af", "Arch").strip()
+    summary = [
+        "               Machines         MIPS       KFLOPS   AvgLoadAvg",
+        "",
+        f"{arch}/LINUX".rjust(14) + "        2            0            0   0.000",
+        "",
+        "         Total        2            0            0   0.000",
+        "",
+        "              (Omitted 2 malformed ads in computed attribute totals)",
+        "",
+        ""]
+    for mode in ("-run", "-claimed"):
+        lines = status(pool, mode).split("\n")
+        assert len([ln for ln in lines if ln.startswith("slot")]) == 2 and lines[4] == ""
+        assert lines[5:] == summary, mode
+        assert status(pool, mode, "-total").split("\n") == summary
+
+
 def test_a_claimed_slot_names_the_job_and_its_user_as_the_queue_does(pool):
     pool.qsub("-b", "y", "sleep", "30", check=True)
     running(pool, 1)
@@ -110,6 +132,14 @@ def test_long_autoformat_format_constraint_and_names(pool):
     assert status(pool, "-format", "%d|", "Cpus", "-format", "%d\\n", "TotalCpus", "slot1@hosta") == "1|2\n"
 
 
+def test_nothing_is_printed_when_no_ad_matches(pool):
+    """No headings and no totals, and success, as HTCondor."""
+    for args in (("-constraint", 'State == "Nope"'), ("-run",), ("-claimed",), ("-submitters",),
+                 ("-total", "-constraint", 'State == "Nope"'), ("-run", "-total"), ("nosuchhost",)):
+        proc = pool.run("condor_status", *args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), args
+
+
 def test_json(pool):
     text = status(pool, "-json")
     ads = json.loads(text)
@@ -129,8 +159,13 @@ def test_submitters_and_schedd(pool):
     assert out[2].split()[-3:] == ["4", "1", "1"]
     assert out[-1].split() == ["Total", "4", "1", "1"]
     schedd = status(pool, "-schedd").splitlines()
-    assert schedd[0].split() == ["Name", "Machine", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"]
+    # HTCondor's scheddNormal format: the Total* attributes under the submitters' headings
+    name_w = len(schedd[2].split()[0])
+    assert schedd[0] == "Name".ljust(name_w) + " " + "Machine".ljust(len(schedd[2].split()[1])) + \
+        " RunningJobs   IdleJobs   HeldJobs"
     assert schedd[2].split()[-3:] == ["4", "1", "1"]
+    assert schedd[4:] == ["                TotalRunningJobs      TotalIdleJobs      TotalHeldJobs", "",
+                          "         Total                 4                  1                  1"]
     assert status(pool, "-sub", "-af", "RunningJobs", "IdleJobs", "HeldJobs") == "4 1 1\n"
 
 
