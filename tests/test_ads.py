@@ -191,6 +191,25 @@ def test_partitionable_slot_and_its_dynamic_slots():
     assert pslot.eval("Requirements", big) is False        # only 6 cpus are left
 
 
+def test_a_claimed_slot_names_its_job_as_htcondor_does():
+    """RemoteUser and RemoteOwner are the job's User, AccountingGroup the job's group
+    qualified with the User's domain, GlobalJobId the job's own."""
+    host = ads.HostFacts("h", memory=10, disk=10)
+    view = {"slot1@h": ads.SlotView("Claimed", "Busy", NOW, NOW)}
+
+    def slot(claim):
+        return ads.machine_ads(host, config(), NOW, view, {"slot1@h": claim})[0]
+    plain = slot(ads.Claim("5.0", "alice", "alice", job_user="alice@example.org",
+                           global_job_id="sub#5.0#1699999000"))
+    assert (plain.eval("RemoteUser"), plain.eval("RemoteOwner")) == ("alice@example.org",) * 2
+    assert plain.lookup("AccountingGroup") is None
+    assert (plain.eval("JobId"), plain.eval("GlobalJobId")) == ("5.0", "sub#5.0#1699999000")
+    grouped = slot(ads.Claim("6.0", "alice", "physics.alice", job_user="alice@example.org",
+                             group="physics.alice", global_job_id="sub#6.0#1699999000"))
+    assert (grouped.eval("RemoteUser"), grouped.eval("RemoteOwner")) == ("alice@example.org",) * 2
+    assert grouped.eval("AccountingGroup") == "physics.alice@example.org"
+
+
 def test_matched_and_preempting_slots_advertise_false_requirements():
     host = ads.HostFacts("h", memory=10, disk=10)
     for state in ("Matched", "Preempting"):

@@ -128,9 +128,10 @@ def negotiating():
         destroy_cell(cell)
 
 
-def running_by_owner(cell):
+def running_by_owner(cell, attr="RemoteUser"):
+    """How many slots each user (each accounting group, with ``attr`` AccountingGroup) holds."""
     counts = {}
-    for line in cell.run("condor_status", "-af", "RemoteUser").stdout.splitlines():
+    for line in cell.run("condor_status", "-af", attr).stdout.splitlines():
         if line != "undefined":
             counts[line] = counts.get(line, 0) + 1
     return counts
@@ -152,7 +153,7 @@ def test_priority_factors_1_and_2_converge_to_a_2_to_1_split(negotiating, users,
     def sample():
         counts = running_by_owner(cell)
         if sum(counts.values()) == 6:
-            samples.append((counts.get("gtalice", 0), counts.get("gtbob", 0)))
+            samples.append((counts.get("gtalice@example.org", 0), counts.get("gtbob@example.org", 0)))
         return len(samples) >= 8
     wait_for(sample, timeout=60, interval=0.3)
     # as in HTCondor, shares are not whole slots: as real priorities move with use, a
@@ -182,7 +183,8 @@ def test_groups_below_their_quota_negotiate_first(negotiating, users, workdir):
         cell.run("qsub", "-P", "chemistry", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "30",
                  user="gtbob", cwd=workdir, check=True)
     wait_for(lambda: sum(running_by_owner(cell).values()) == 6, timeout=30)
-    assert running_by_owner(cell) == {"physics.gtalice": 4, "chemistry.gtbob": 2}
+    assert running_by_owner(cell, "AccountingGroup") == {"physics.gtalice@example.org": 4,
+                                                         "chemistry.gtbob@example.org": 2}
 
 
 def test_preemption_requirements_let_a_better_user_take_a_slot(users, workdir):
@@ -200,7 +202,7 @@ def test_preemption_requirements_let_a_better_user_take_a_slot(users, workdir):
                           user="gtalice", cwd=workdir, check=True).stdout.strip()
         wait_for(lambda: qstat_state(cell, better) == "r", timeout=30)
         assert qstat_state(cell, victim) in ("qw", "Rq")
-        assert running_by_owner(cell) == {"gtalice": 1}
+        assert running_by_owner(cell) == {"gtalice@example.org": 1}
         messages = open(os.path.join(cell.root, "spool", "messages")).read()
         assert f"job {victim}.1 preempted from slot1@p1 by job {better} (priority)" in messages
     finally:

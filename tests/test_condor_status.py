@@ -74,11 +74,44 @@ def test_a_running_job_claims_a_slot(pool):
     assert re.search(r"\s+4\s+0\s+1\s+3\s+0\s+0\s+0\s+0\s+0$", out.splitlines()[-1])
     run = status(pool, "-run").splitlines()
     assert run[0].split() == ["Name", "OpSys", "Arch", "LoadAv", "RemoteUser", "ClientMachine"]
-    assert len([ln for ln in run if ln.startswith("slot")]) == 1 and " root " in run[2]
+    assert len([ln for ln in run if ln.startswith("slot")]) == 1 and " root@" in run[2]
     avail = status(pool, "-avail")
     assert len([ln for ln in avail.splitlines() if ln.startswith("slot")]) == 3
     total = status(pool, "-total").splitlines()
     assert total[0].strip().startswith("Total Owner Claimed") and not any(ln.startswith("slot") for ln in total)
+
+
+def test_run_and_claimed_summarize_machines_mips_kflops_and_load(pool):
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    running(pool, 2)
+    arch = status(pool, "slot1@hosta", "-af", "Arch").strip()
+    summary = [
+        "               Machines         MIPS       KFLOPS   AvgLoadAvg",
+        "",
+        f"{arch}/LINUX".rjust(14) + "        2            0            0   0.000",
+        "",
+        "         Total        2            0            0   0.000",
+        "",
+        "              (Omitted 2 malformed ads in computed attribute totals)",
+        "",
+        ""]
+    for mode in ("-run", "-claimed"):
+        lines = status(pool, mode).split("\n")
+        assert len([ln for ln in lines if ln.startswith("slot")]) == 2 and lines[4] == ""
+        assert lines[5:] == summary, mode
+        assert status(pool, mode, "-total").split("\n") == summary
+
+
+def test_a_claimed_slot_names_the_job_and_its_user_as_the_queue_does(pool):
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    running(pool, 1)
+    user, global_id = pool.run("condor_q", "-af", "User", "GlobalJobId").stdout.split()
+    claimed = 'State == "Claimed"'
+    assert status(pool, "-cons", claimed, "-af", "RemoteUser", "RemoteOwner", "AccountingGroup", "JobId",
+                  "GlobalJobId") == f"{user} {user} undefined 1.0 {global_id}\n"
+    assert user.startswith("root@") and "#1.0#" in global_id
+    assert status(pool, "-af", "Name", "-cons", f'RemoteUser == "{user}"').count("\n") == 1
 
 
 def test_long_autoformat_format_constraint_and_names(pool):
@@ -97,6 +130,14 @@ def test_long_autoformat_format_constraint_and_names(pool):
     out = status(pool, "-format", "%s ", "Arch", "-format", "%s\\n", "OpSys")
     assert len(out.splitlines()) == 4 and all(ln.endswith(" LINUX") for ln in out.splitlines())
     assert status(pool, "-format", "%d|", "Cpus", "-format", "%d\\n", "TotalCpus", "slot1@hosta") == "1|2\n"
+
+
+def test_nothing_is_printed_when_no_ad_matches(pool):
+    """No headings and no totals, and success, as HTCondor."""
+    for args in (("-constraint", 'State == "Nope"'), ("-run",), ("-claimed",), ("-submitters",),
+                 ("-total", "-constraint", 'State == "Nope"'), ("-run", "-total"), ("nosuchhost",)):
+        proc = pool.run("condor_status", *args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), args
 
 
 def test_json(pool):
@@ -118,8 +159,13 @@ def test_submitters_and_schedd(pool):
     assert out[2].split()[-3:] == ["4", "1", "1"]
     assert out[-1].split() == ["Total", "4", "1", "1"]
     schedd = status(pool, "-schedd").splitlines()
-    assert schedd[0].split() == ["Name", "Machine", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"]
+    # HTCondor's scheddNormal format: the Total* attributes under the submitters' headings
+    name_w = len(schedd[2].split()[0])
+    assert schedd[0] == "Name".ljust(name_w) + " " + "Machine".ljust(len(schedd[2].split()[1])) + \
+        " RunningJobs   IdleJobs   HeldJobs"
     assert schedd[2].split()[-3:] == ["4", "1", "1"]
+    assert schedd[4:] == ["                TotalRunningJobs      TotalIdleJobs      TotalHeldJobs", "",
+                          "         Total                 4                  1                  1"]
     assert status(pool, "-sub", "-af", "RunningJobs", "IdleJobs", "HeldJobs") == "4 1 1\n"
 
 

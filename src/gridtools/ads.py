@@ -68,6 +68,9 @@ class Claim:
     disk: int = 0                 # KB
     gpus: int = 0
     resources: tuple = ()         # ((name, amount), ...) of the host's other resources
+    job_user: str = ""            # the job's User (owner@UID_DOMAIN): RemoteUser and RemoteOwner
+    group: str = ""               # the job's AccountingGroup ("": none)
+    global_job_id: str = ""       # the job's GlobalJobId (schedd#cluster.proc#QDate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,11 +350,17 @@ def _requirements(state, partitionable, more=()):
 
 
 def _claim_attrs(ad, claim):
-    ad["RemoteUser"] = claim.user
-    ad["RemoteOwner"] = claim.owner
-    ad["AccountingGroup"] = claim.user
+    """What a claimed slot tells of its job, as HTCondor's startd publishes it:
+    RemoteUser and RemoteOwner are the job's User, AccountingGroup (only for a job
+    with one) its group qualified with the User's domain. A claim that does not
+    know the job's User (restored from an older spool) gives the bare names."""
+    ad["RemoteUser"] = claim.job_user or claim.user
+    ad["RemoteOwner"] = claim.job_user or claim.owner
+    if claim.group:
+        domain = claim.job_user.partition("@")[2]
+        ad["AccountingGroup"] = f"{claim.group}@{domain}" if domain else claim.group
     ad["JobId"] = claim.job
-    ad["GlobalJobId"] = claim.job
+    ad["GlobalJobId"] = claim.global_job_id or claim.job
     ad["JobStart"] = int(claim.start)
     ad["CurrentRank"] = float(claim.rank)
     ad["TotalJobRunTime"] = max(ad.eval("CurrentTime") - int(claim.start), 0)

@@ -184,7 +184,9 @@ class Machines:
         others = tuple((res, _number(ad.eval("Request" + res))) for res, _amount in
                        ctx.host_facts(task.host)[0].resources)
         return ads.Claim(f"{job.id}.{task.number - 1}", job.spec["owner"], accounting_name(ad), rank,
-                         task.start_time or now, cpus, memory, disk, gpus, others)
+                         task.start_time or now, cpus, memory, disk, gpus, others,
+                         _text(ad.eval("User")), _text(ad.eval("AccountingGroup")),
+                         _text(ad.eval("GlobalJobId")))
 
     def _free_static(self, host, count, hint):
         free = [n for n, r in self.slots.items() if r.host == host and r.task is None and not r.dynamic
@@ -385,6 +387,10 @@ def _constant(ctx, rec, policy, event):
 def ads_rank(machine, job):
     from gridtools.classad.match import rank
     return float(rank(machine, job)) if machine is not None and job is not None else 0.0
+
+
+def _text(value):
+    return value if isinstance(value, str) else ""
 
 
 def _number(value):

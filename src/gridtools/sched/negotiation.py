@@ -140,7 +140,6 @@ class Cycle:
         if claim is None:
             return slot.ad
         ad = slot.ad.copy()
-        ad["RemoteUser"] = claim.user
         ad["CurrentRank"] = float(claim.rank)
         ad["RemoteUserPrio"] = float(self.prio(claim.user))
         ad["RemoteUserResourcesInUse"] = self.usage.get(claim.user, 0.0)

@@ -8,10 +8,16 @@ Layouts follow HTCondor's condor_status:
   wide as their longest value), a blank line, then the summary per
   ``Arch/OpSys`` and in total: ``Total Owner Claimed Unclaimed Matched
   Preempting Drain Backfill BkIdle``;
-- ``-run``: ``Name OpSys Arch LoadAv RemoteUser ClientMachine``;
+- ``-run`` (``-claimed``): ``Name OpSys Arch LoadAv RemoteUser
+  ClientMachine``, then the summary ``Machines MIPS KFLOPS AvgLoadAvg`` per
+  ``Arch/OpSys`` and in total (an ad without Mips, KFlops or LoadAvg counts
+  as malformed, and a line says how many were);
 - ``-submitters``: ``Name Machine RunningJobs IdleJobs HeldJobs`` and their
-  totals; ``-schedd``: ``Name Machine TotalRunningJobs TotalIdleJobs
-  TotalHeldJobs``.
+  totals; ``-schedd``: the same headings (of its TotalRunningJobs,
+  TotalIdleJobs and TotalHeldJobs), then ``TotalRunningJobs TotalIdleJobs
+  TotalHeldJobs`` in its totals.
+
+When no ad matches nothing is printed: neither headings nor totals.
 
 ``check_read`` applies the READ security level to the caller before
 anything is shown.
@@ -33,6 +39,9 @@ STATES = ("Owner", "Claimed", "Unclaimed", "Matched", "Preempting")
 _TOTAL_HEAD = ("%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s"
                % ("Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
                   "BkIdle"))
+_RUN_HEAD = "%9.9s  %11.11s  %11.11s  %11.11s" % ("Machines", "MIPS", "KFLOPS", "AvgLoadAvg")
+#: the job counts of -submitters and -schedd: (heading, width)
+_JOB_COLUMNS = (("RunningJobs", 11), ("IdleJobs", 10), ("HeldJobs", 10))
 #: seconds a query waits for the first status of a daemon that has just started
 FIRST_STATUS_WAIT = 10.0
 #: widest Name column of the slot table
@@ -194,8 +203,44 @@ def slot_table(mode, ads, now, totals_only=False):
         out.append(_line(head, widths, head_aligns, joined).rstrip() + "\n\n")
         out.extend(_line(r, widths, aligns, joined) + "\n" for r in rows)
     if ads:
-        out.append(("\n" if not totals_only else "") + summary(ads))
+        out.append(("\n" if not totals_only else "") + (run_summary(ads) if mode == "run" else summary(ads)))
     return "".join(out)
+
+
+def _key_width(keys):
+    return max([KEY_WIDTH] + [len(k) for k in keys])
+
+
+def run_summary(ads):
+    """-run's summary: per Arch/OpSys and in total the claimed slots, the sum of their
+    Mips and KFlops and their mean LoadAvg. As in HTCondor, an ad that lacks one of
+    them is malformed (gridtools runs no benchmarks: its slots have neither Mips nor
+    KFlops) and counts 0 for it; one without Arch or OpSys is left out."""
+    rows, total, malformed = {}, [0, 0, 0, 0.0], 0
+    for ad in ads:
+        arch, opsys = ad.eval("Arch"), ad.eval("OpSys")
+        if not (isinstance(arch, str) and isinstance(opsys, str)):
+            malformed += 1
+            continue
+        values = (_number(ad, "Mips"), _number(ad, "KFlops"), _number(ad, "LoadAvg"))
+        malformed += None in values
+        row = rows.setdefault(f"{arch}/{opsys}", [0, 0, 0, 0.0])
+        for sums in (row, total):
+            sums[0] += 1
+            sums[1] += int(values[0] or 0)
+            sums[2] += int(values[1] or 0)
+            sums[3] += float(values[2] or 0.0)
+    key_w = _key_width(rows)
+
+    def numbers(row):
+        machines, mips, kflops, load = row
+        return "%9d  %11d  %11d   %.3f\n" % (machines, mips, kflops, load / machines if machines else 0.0)
+    lines = [" " * key_w + _RUN_HEAD + "\n", "\n"]
+    lines += [key.rjust(key_w) + numbers(row) for key, row in sorted(rows.items())]
+    lines += ["\n" if rows else "", "Total".rjust(key_w) + numbers(total)]
+    if malformed:
+        lines.append(f"\n{' ' * key_w}(Omitted {malformed} malformed ads in computed attribute totals)\n\n")
+    return "".join(lines)
 
 
 def summary(ads):
@@ -209,7 +254,7 @@ def summary(ads):
         if state in STATES:
             row[1 + STATES.index(state)] += 1
     total = [sum(r[i] for r in counts.values()) for i in range(len(STATES) + 1)]
-    key_w = max([KEY_WIDTH] + [len(k) for k in counts])
+    key_w = _key_width(counts)
 
     def numbers(row):
         machines, owner, claimed, unclaimed, matched, preempting = row
@@ -282,11 +327,13 @@ def schedd_ads(snap, now):
                      "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})]
 
 
-def _job_table(ads, names, prefix, totals_only):
-    attrs = [prefix + a for a in ("RunningJobs", "IdleJobs", "HeldJobs")]
+def _job_table(ads, prefix, totals_only):
+    """The rows of -submitters (``prefix`` "") or -schedd ("Total": the attributes are
+    TotalRunningJobs ..., the headings the same as the submitters')."""
+    attrs = [prefix + name for name, _w in _JOB_COLUMNS]
+    names, widths = [name for name, _w in _JOB_COLUMNS], [w for _n, w in _JOB_COLUMNS]
     name_w = max([4] + [len(_text(ad, "Name")) for ad in ads])
     mach_w = max([7] + [len(_text(ad, "Machine")) for ad in ads])
-    widths = [11, 10, 10] if not prefix else [16, 13, 13]
     out = []
     if not totals_only:
         head = "Name".ljust(name_w) + " " + "Machine".ljust(mach_w) + " " + " ".join(
@@ -300,7 +347,7 @@ def _job_table(ads, names, prefix, totals_only):
 
 
 def submitter_table(ads, totals_only=False):
-    out = _job_table(ads, ("RunningJobs", "IdleJobs", "HeldJobs"), "", totals_only)
+    out = _job_table(ads, "", totals_only)
     if ads:
         key_w = max([5] + [len(_text(ad, "Name")) for ad in ads])
         sums = [sum(_number(ad, a) or 0 for ad in ads) for a in ("RunningJobs", "IdleJobs", "HeldJobs")]
@@ -314,7 +361,7 @@ def submitter_table(ads, totals_only=False):
 
 
 def schedd_table(ads, totals_only=False):
-    out = _job_table(ads, ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"), "Total", totals_only)
+    out = _job_table(ads, "Total", totals_only)
     if ads:
         sums = [sum(_number(ad, a) or 0 for ad in ads)
                 for a in ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")]
@@ -325,6 +372,10 @@ def schedd_table(ads, totals_only=False):
 
 
 def table(mode, ads, now, totals_only=False, wide=False):
+    """The table of a query mode; nothing at all when no ad matches (as HTCondor,
+    which prints headings and totals only when there are ads)."""
+    if not ads:
+        return ""
     if mode == "submitters":
         return submitter_table(ads, totals_only)
     if mode == "schedd":
