@@ -155,3 +155,22 @@ def test_dag_nodes_under_their_dagman_job(cell, workdir):
     assert lines[3] == " ID      OWNER/NODENAME      SUBMITTED     RUN_TIME ST PRI SIZE CMD"
     assert re.match(rf"^ *{dag}\.0   root +", lines[4])
     assert re.match(rf"^ *{node}\.0    \|-NodeA +", lines[5])
+
+
+def test_read_level_refuses_condor_q_as_the_schedd_does(cell, workdir, users):
+    """condor_q needs READ at the SCHEDD: a caller ALLOW_READ does not name gets the failed
+    query's two lines and exit 1, whatever the view; condor_history reads the history file
+    itself, as HTCondor's does without SCHEDD_HOST, so READ does not apply to it."""
+    cluster = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, user="gtalice")
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("ALLOW_READ = gtalice@*/*, root@*\n")
+    for argv in ([], ["-allusers", "-nobatch"], ["-totals"], [str(cluster), "-af", "JobStatus"], ["-l"]):
+        proc = cell.run("condor_q", *argv, user="gtbob")
+        assert (proc.returncode, proc.stdout) == (1, ""), argv
+        lines = proc.stderr.split("\n")
+        assert lines[0] == "" and re.fullmatch(r"-- Failed to fetch ads from: <127\.0\.0\.1:9618\?\S*> : \S+",
+                                               lines[1]), proc.stderr
+        assert re.fullmatch(r'SECMAN:2010:Received "DENIED" from server for user gtbob@\S+ using method FS\.',
+                            lines[2]) and lines[3:] == [""], proc.stderr
+    assert cell.run("condor_q", "-allusers", "-af", "ClusterId", user="gtalice").stdout == f"{cluster}\n"
+    assert cell.run("condor_history", user="gtbob").returncode == 0

@@ -166,3 +166,24 @@ def test_qedit_of_a_qsub_job(cell, workdir):
     jid = int(re.search(r"(\d+)", proc.stdout).group(1))
     assert cell.run("condor_qedit", str(jid), "Note", '"x"').returncode == 0
     assert cell.run("condor_q", str(jid), "-af", "Note", "Cmd").stdout == "x sleep\n"
+
+
+def test_write_level_refuses_before_any_job_is_selected(cell, workdir, users):
+    """A caller WRITE denies is refused at the schedd whatever the selection (-all,
+    -constraint, a user, a cluster, a job): the one DENIED line, exit 1, nothing done."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("ALLOW_WRITE = gtalice@*, root@*\nDENY_WRITE = gtbob@*\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    cluster = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, user="gtalice")
+    denied = re.compile(r'SECMAN:2010:Received "DENIED" from server for user gtbob@\S+ using method FS\.\n')
+    for argv in (["condor_rm", "-all"], ["condor_rm", "-constraint", "true"], ["condor_rm", "gtalice"],
+                 ["condor_rm", str(cluster)], ["condor_rm", "999"], ["condor_rm", "999.0"],
+                 ["condor_hold", "-all"], ["condor_release", "gtalice"],
+                 ["condor_qedit", "-constraint", "true", "Tag", "1"], ["condor_qedit", "999", "Tag", "1"],
+                 ["condor_prio", "-p", "5", "gtalice"], ["condor_prio", "-p", "5", "999.0"]):
+        proc = cell.run(*argv, user="gtbob")
+        assert (proc.returncode, proc.stdout) == (1, ""), argv
+        assert denied.fullmatch(proc.stderr), (argv, proc.stderr)
+    assert statuses(cell, str(cluster)) == {f"{cluster}.0": 5}           # still held
+    mine = cell.run("condor_rm", "-all", user="gtalice")
+    assert (mine.returncode, mine.stdout) == (0, "All jobs have been marked for removal\n")

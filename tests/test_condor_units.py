@@ -413,7 +413,7 @@ def test_write_is_seen_open_without_the_configuration_language_only_when_it_is(t
     """condor_submit reads the configuration's language for the WRITE check only when the
     configuration could restrict WRITE; when it does not, the full check allows too."""
     from gridtools import cell, seclevels
-    from gridtools.cli.condor import machineviews, submit as condor_submit
+    from gridtools.cli.condor import access, machineviews
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc" / "condor_config").write_text(text)
     monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
@@ -421,26 +421,51 @@ def test_write_is_seen_open_without_the_configuration_language_only_when_it_is(t
     for key in [k for k in os.environ if k.upper().startswith("_CONDOR_")]:
         monkeypatch.delenv(key)
     assert cell.etc("condor_config") == str(tmp_path / "etc" / "condor_config")
-    assert condor_submit.write_open_to_all() is open_to_all
+    assert access.open_to_all("WRITE") is open_to_all
     if open_to_all:
         assert machineviews.verdict(seclevels.Level.WRITE, "SCHEDD")[0].allowed
     monkeypatch.setenv("_CONDOR_DENY_WRITE", "root@*/*")
-    assert condor_submit.write_open_to_all() is False
+    assert access.open_to_all("WRITE") is False
     monkeypatch.delenv("_CONDOR_DENY_WRITE")
     monkeypatch.setenv("_CONDOR_MINUTE", "60")
-    assert condor_submit.write_open_to_all() is open_to_all
+    assert access.open_to_all("WRITE") is open_to_all
+
+
+@pytest.mark.parametrize("text, open_to_read", [
+    ("ALLOW_WRITE = nobody@*/*\n", True),                  # only READ's own lists restrict READ
+    ("# ALLOW_READ = nobody@*/*\n", True),
+    ("ALLOW_READ = nobody@*/*\n", False),
+    ("HOSTDENY_READ = *\n", False),
+    ("DENY_READ_SCHEDD = root@*/*\n", False),
+])
+def test_read_is_seen_open_by_the_same_scan(tmp_path, monkeypatch, text, open_to_read):
+    """condor_q's READ check and condor_submit's WRITE check are one scan for either level."""
+    from gridtools import seclevels
+    from gridtools.cli.condor import access, machineviews
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "condor_config").write_text(text)
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    monkeypatch.delenv("CONDOR_CONFIG", raising=False)
+    for key in [k for k in os.environ if k.upper().startswith("_CONDOR_")]:
+        monkeypatch.delenv(key)
+    assert access.open_to_all("READ") is open_to_read
+    if open_to_read:
+        assert machineviews.verdict(seclevels.Level.READ, "SCHEDD")[0].allowed
+        assert access.refused("READ", "SCHEDD") is None
+    monkeypatch.setenv("_CONDOR_ALLOW_READ", "root@*/*")
+    assert access.open_to_all("READ") is False
 
 
 def test_the_shipped_configuration_is_open_to_all_and_a_missing_one_is_read_fully(tmp_path, monkeypatch):
     from gridtools import cell
-    from gridtools.cli.condor import submit as condor_submit
+    from gridtools.cli.condor import access
     monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
     monkeypatch.setenv("CONDOR_CONFIG", os.path.join(cell.shipped_etc(), "condor_config"))
-    assert condor_submit.write_open_to_all() is True
+    assert access.open_to_all("WRITE") is True
     monkeypatch.setenv("CONDOR_CONFIG", str(tmp_path / "missing"))
-    assert condor_submit.write_open_to_all() is False
+    assert access.open_to_all("WRITE") is False
     monkeypatch.setenv("CONDOR_CONFIG", "ONLY_ENV")
-    assert condor_submit.write_open_to_all() is True
+    assert access.open_to_all("WRITE") is True
 
 
 def test_mentions_finds_a_machine_attribute_as_htcondor_s_pattern_does():

@@ -11,12 +11,14 @@ daemon.condorreq) and answers what it did to each proc; the messages are
 HTCondor's: one line per ``cluster.proc`` named, one sentence for each
 other kind of selection (``All jobs in cluster 23 have been marked for
 removal``). The exit code is 1 when something named could not be acted on.
+A caller the WRITE level at the SCHEDD does not allow is refused before any
+job is selected (``check_write``), whatever the selection.
 """
 
 import sys
 from dataclasses import dataclass
 
-from gridtools.cli.condor import queue as Q
+from gridtools.cli.condor import access, queue as Q
 from gridtools.errors import GridError, UsageError
 
 
@@ -148,6 +150,7 @@ def run(opts, prog, action):
     from gridtools.cli.condor.submit_more import known_schedd
     if opts.schedd and not known_schedd(opts.schedd):
         raise GridError(f"Error: unknown schedd {opts.schedd}")
+    check_write()
     snap = load()
     user = Q.me()
     code = 0
@@ -157,6 +160,15 @@ def run(opts, prog, action):
     if sel.clusters or sel.users or sel.constraints or opts.all:
         code |= _by_constraint(snap, opts, action, user, prog)
     return code
+
+
+def check_write():
+    """Refuse a caller the WRITE level at the SCHEDD does not allow, before any job is
+    looked at (as the schedd refuses the connection): whatever the selection, the
+    refusal is the one a request the daemon refused is answered with."""
+    who = access.refused("WRITE", "SCHEDD")
+    if who is not None:
+        raise GridError(access.denied_line(who), 1)
 
 
 def _payload(action, opts, targets):

@@ -8,13 +8,16 @@ Both send the request ``condor_qedit`` (daemon.condorreq): the daemon sets
 the attributes in the jobs' ads and brings what the scheduler reads (slots,
 requests, JobPrio) in line. VALUE is a ClassAd expression (a string needs
 its quotes: ``'"text"'``). condor_prio sets JobPrio, which orders one
-owner's jobs among themselves; priorities run from -20 to 20.
+owner's jobs among themselves; priorities run from -20 to 20. As condor_rm's,
+a caller the WRITE level at the SCHEDD does not allow is refused before any
+job is selected.
 """
 
 import re
 import sys
 
 from gridtools.cli.condor import queue as Q
+from gridtools.cli.condor.act import check_write
 from gridtools.errors import GridError, UsageError
 
 #: the range of JobPrio condor_prio sets
@@ -122,6 +125,7 @@ def qedit_main(argv, prog="condor_qedit"):
     try:
         sel, attrs, schedd = parse_qedit(argv)
         _check_schedd(schedd)
+        check_write()
         procs = _select(sel, Q.me())
         if not procs:
             what = " || ".join(sel.constraints) or "the jobs named"
@@ -188,6 +192,7 @@ def prio_main(argv, prog="condor_prio"):
             raise UsageError(PRIO_USAGE.rstrip(), 1)
         sel, absolute, adjust, schedd = parse_prio(argv)
         _check_schedd(schedd)
+        check_write()
         return _set_prio(sel, absolute, adjust)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")

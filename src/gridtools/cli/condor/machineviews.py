@@ -99,8 +99,9 @@ def verdict(level, subsystem):
 
 def check_read(err, subsystem):
     """Refuse (GridError) a caller the READ level does not allow."""
-    found, who = verdict(seclevels.Level.READ, subsystem)
-    if not found.allowed:
+    from gridtools.cli.condor import access
+    who = access.refused("READ", subsystem)
+    if who is not None:
         err.write(f"Error: Failed to fetch ads from: {who.hosts[0]}\n")
         raise GridError(seclevels.denied_line(who), 1)
 

@@ -7,14 +7,17 @@ are built only for ``-l``, ``-json``, ``-af``, ``-format``, ``-constraint``,
 ``-idle``, ``-dag`` and the analysis, and only for the procs selected by ids
 and users first. Options
 may be abbreviated as HTCondor allows. Tables are in ``qviews``; attribute
-printing in ``formatting``; the analysis in ``analyze``.
+printing in ``formatting``; the analysis in ``analyze``. A caller the READ
+level at the SCHEDD does not allow is refused before anything is read
+(``check_read``); without a READ restriction in the configuration that costs
+one read of its global file (``access.open_to_all``).
 """
 
 import sys
 import time
 
 from gridtools.cli import status
-from gridtools.cli.condor import qlisting, qviews, queue as Q
+from gridtools.cli.condor import access, qlisting, qviews, queue as Q
 from gridtools.errors import GridError, UsageError
 
 USAGE = """\
@@ -163,11 +166,26 @@ def _schedd():
     return cell.hostname()
 
 
+#: the schedd's address as a failed query names it (its summary heads the tables: qviews)
+SCHEDD_ADDRESS = "<127.0.0.1:9618?addrs=127.0.0.1-9618&alias={host}>"
+
+
+def check_read():
+    """Refuse a caller the READ level at the SCHEDD does not allow, in the words of
+    condor_q's failed query (exit 1); nothing of the queue is read before."""
+    who = access.refused("READ", "SCHEDD")
+    if who is not None:
+        host = _schedd()
+        sys.stderr.write(f"\n-- Failed to fetch ads from: {SCHEDD_ADDRESS.format(host=host)} : {host}\n")
+        raise GridError(access.denied_line(who), 1)
+
+
 def run(opts):
     if opts.schedd and opts.schedd != _schedd():
         from gridtools.cli.condor.submit_more import known_schedd
         if not known_schedd(opts.schedd):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
+    check_read()
     if _from_listing(opts):
         listing = status.load_listing()
         if listing is not None:

@@ -26,15 +26,16 @@ other descriptions need (arguments and environments, macros, expressions,
 the other queue forms) and what only some runs need (``submit_more``) is
 imported where it is used. The WRITE check reads the configuration's
 language only when the configuration could restrict WRITE
-(``write_open_to_all``).
+(``access.open_to_all``).
 """
 
 import posix
 import sys
 import time
 
-from gridtools import cell, ospaths
+from gridtools import cell
 from gridtools.cli import ask
+from gridtools.cli.condor import access
 from gridtools.cli.identity import submitter as identity
 from gridtools.errors import GridError, InputError
 from gridtools.formats import jobcheck
@@ -166,66 +167,10 @@ def touch_log(ads):
 def check_write():
     """Refuse (exit 1) a caller the WRITE level at the SCHEDD does not allow, as
     condor_submit words a schedd's refusal."""
-    if write_open_to_all():
-        return
-    from gridtools import seclevels
-    from gridtools.cli.condor import machineviews
-    found, who = machineviews.verdict(seclevels.Level.WRITE, "SCHEDD")
-    if not found.allowed:
+    who = access.refused("WRITE", "SCHEDD")
+    if who is not None:
         sys.stderr.write("ERROR: Failed to connect to local queue manager\n")
-        raise GridError(seclevels.denied_line(who), 1)
-
-
-#: what a line of the configuration names when it could restrict WRITE or read more files:
-#: ALLOW_WRITE, DENY_WRITE, HOSTALLOW_WRITE, HOSTDENY_WRITE and their daemons' variants,
-#: includes, LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR (in lower case)
-_RESTRICTING = ("allow_write", "deny_write", "include", "local_config")
-_RESTRICTING_VARIABLES = tuple(name.upper().encode() for name in _RESTRICTING)
-
-
-def write_open_to_all():
-    """True when the cell's configuration lets every caller WRITE, seen without reading
-    its language: no ``_CONDOR_`` variable of the environment names a setting of
-    ``_RESTRICTING``, and the global file (``CONDOR_CONFIG``, else the cell's
-    condor_config) names one only in comments and has no other line that is not ASCII.
-    (The full check, ``seclevels.verify``, finds the same: a level without ALLOW and
-    DENY lists allows everybody.) False when that cannot be seen so simply."""
-    if b"_CONDOR_" in b"\0".join(posix.environ).upper():
-        for key in posix.environ:
-            upper = key.upper()
-            if upper.startswith(b"_CONDOR_") and any(name in upper for name in _RESTRICTING_VARIABLES):
-                return False
-    path = ospaths.getenv("CONDOR_CONFIG") or cell.etc("condor_config")
-    if path == "ONLY_ENV":
-        return True
-    try:
-        with open(path, "rb", buffering=0) as fh:
-            text = fh.readall().decode("utf-8", "replace")
-    except OSError:
-        return False
-    lowered = text.replace("\r\n", "\n").replace("\r", "\n").lower()    # lines as text mode reads them
-    if not lowered.isascii() and not all(line.isascii() for line in _setting_lines(lowered)):
-        return False
-    return not any(_named_outside_comments(lowered, name) for name in _RESTRICTING)
-
-
-def _setting_lines(text):
-    """The lines of configuration text that are not blank or comments."""
-    for line in text.split("\n"):
-        line = line.lstrip()
-        if line and not line.startswith("#"):
-            yield line
-
-
-def _named_outside_comments(text, name):
-    """True when ``name`` stands in a line of ``text`` that is not a comment."""
-    at = text.find(name)
-    while at >= 0:
-        start = text.rfind("\n", 0, at) + 1
-        if not text[start:at].lstrip().startswith("#"):
-            return True
-        at = text.find(name, at + 1)
-    return False
+        raise GridError(access.denied_line(who), 1)
 
 
 # ---------------------------------------------------------------- output

@@ -1,106 +1,145 @@
 """condor_wait: wait until the jobs of a user log are done (HTCondor dialect).
 
-    condor_wait [-wait SECONDS] [-num N] [-status] [-echo] LOGFILE [JOBID]
+    condor_wait [-wait SECONDS] [-num N] [-status] [-echo] [-debug] LOGFILE [JOBID]
 
 Follows the log (formats.condor.userlog): a job is known from its submit
 event (000) and done at its terminated (005) or aborted (009) event. Ends
 with ``All jobs done.`` (exit 0) when every job the log submitted (or JOBID:
-``C``, ``C.P`` or ``C.P.S``) is done, with ``Specifed number of jobs (N)
-done.`` once N jobs are done, or with ``Time expired.`` (exit 1) after
-``-wait`` seconds. ``-status`` prints each job's events as they come,
-``-echo`` the events themselves.
+``C``, ``C.P`` or ``C.P.S``, -1 for any) is done, with ``Specifed number of
+jobs (N) done.`` once N jobs are done, or with ``Time expired.`` (exit 1)
+after ``-wait`` seconds. ``-wait 0`` reads the log to its end and stops
+there with exit 0 whatever it found, as HTCondor's does. ``-status`` prints
+each job's events as they come, ``-echo`` the events themselves.
+
+Options are HTCondor's, spelled out in full. The usage text goes to the
+standard error, with exit 0 for ``-help`` and 1 for a command line that
+cannot be run (``UsageText``).
 """
 
+import re
 import select
 import sys
 import time
 
-from gridtools.errors import GridError, UsageError
+from gridtools.errors import GridError
 
 #: seconds between looks at a log that has not grown (no change notice exists for plain files)
 POLL = 0.1
+#: a job number as HTCondor reads it (sscanf "%d.%d.%d": leading fields, the rest ignored)
+_JOB_NUMBER = re.compile(r"\s*([-+]?\d+)(?:\.\s*([-+]?\d+)(?:\.\s*([-+]?\d+))?)?")
+#: the field of a job number that matches any value
+ANY = -1
 
 USAGE = """
-Use: condor_wait [options] <log-file> [job-number]
+Use: {prog} [options] <log-file> [job-number]
 Where options are:
     -help             Display options
+    -version          Display Condor version
+    -debug            Show extra debugging info
     -status           Show job start and terminate info
-    -echo             Print the events as they are read
-    -wait <seconds>   Wait no more than this time
+    -echo             Echo log events relevant to [job-number]
     -num <number>     Wait for this many jobs to end
                        (default is all jobs)
-    The job-number may be a cluster, cluster.proc or cluster.proc.subproc
+    -wait <seconds>   Wait no more than this time
+                       (default is unlimited)
+
+This command watches a log file, and indicates when
+a specific job (or all jobs mentioned in the log)
+have completed or aborted.  It returns success if
+all such jobs have completed or aborted, and returns
+failure otherwise.
+
+Examples:
+    {prog} logfile
+    {prog} logfile 35
+    {prog} logfile 1406.35
+    {prog} -wait 60 logfile 13.25.3
+    {prog} -num 2 logfile
 """
+
+
+class UsageText(Exception):
+    """Stop and print ``lead`` then the usage text on the standard error."""
+
+    def __init__(self, lead="", exit_code=1):
+        super().__init__(lead)
+        self.lead, self.exit_code = lead, exit_code
+
+
+class Version(Exception):
+    """Stop and print the version (exit 1, as HTCondor's condor_wait does)."""
 
 
 class Options:
     def __init__(self):
         self.log = None
         self.job = None
-        self.wait = None
+        self.wait = None             # None: no limit; 0: read to the end of the log and stop
         self.num = 0
         self.status = False
         self.echo = False
 
 
 def parse_args(argv):
-    opts, args = Options(), list(argv)
+    opts, args, job = Options(), list(argv), None
     while args:
         arg = args.pop(0)
-        if arg.startswith("-") and len(arg) > 1:
+        if arg == "-1" and opts.log is not None and job is None:
+            job = arg                                  # a bare -1 is any cluster
+        elif arg.startswith("-"):
             _option(opts, arg, args)
         elif opts.log is None:
             opts.log = arg
-        elif opts.job is None:
-            opts.job = _job_number(arg)
+        elif job is None:
+            job = arg
         else:
-            raise UsageError(f"Extra argument: {arg}\n" + USAGE, 1)
+            raise UsageText(f"Extra argument: {arg}\n\n")
     if opts.log is None:
-        raise UsageError(USAGE.strip("\n"), 1)
+        raise UsageText()
+    if job is not None:
+        opts.job = _job_number(job)
     return opts
 
 
 def _option(opts, arg, args):
-    name = arg.lstrip("-")
-    if name in ("help", "h"):
-        raise UsageError(USAGE.strip("\n"), 0)
-    if "wait".startswith(name):
-        opts.wait = _number(args, "-wait requires an argument")
-    elif "num".startswith(name):
-        opts.num = _number(args, "-num requires an argument")
-        if opts.num <= 0:
-            raise UsageError("-num must be greater than zero", 1)
-    elif "status".startswith(name):
+    if arg == "-help":
+        raise UsageText(exit_code=0)
+    if arg == "-version":
+        raise Version()
+    if arg in ("-status", "-debug"):
         opts.status = True
-    elif name.startswith("echo"):
+    elif arg == "-echo":
         opts.echo = True
-    elif name.startswith("debug"):
-        opts.status = True
+    elif arg == "-wait":
+        opts.wait = _number(args, "-wait requires an argument\n")
+    elif arg == "-num":
+        opts.num = _number(args, "-num requires an argument\n")
+        if opts.num < 1:
+            raise UsageText("-num must be greater than zero\n")
     else:
-        raise UsageError(USAGE.strip("\n"), 1)
+        raise UsageText()
 
 
-def _number(args, message):
+def _number(args, missing):
+    """The next argument as C's atoi reads it: its leading integer, else 0."""
     if not args:
-        raise UsageError(message, 1)
-    try:
-        return int(args.pop(0))
-    except ValueError:
-        raise UsageError(message, 1) from None
+        raise UsageText(missing)
+    found = re.match(r"\s*[-+]?\d+", args.pop(0))
+    return int(found.group()) if found else 0
 
 
 def _job_number(text):
-    parts = text.split(".")
-    if not 1 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
-        raise UsageError(f"Couldn't understand job number: {text}", 1)
-    return tuple(int(p) for p in parts)
+    found = _JOB_NUMBER.match(text)
+    if not found:
+        raise GridError(f"Couldn't understand job number: {text}", 1)
+    return tuple(ANY if f is None else int(f) for f in found.groups())
 
 
 def _matches(event, job):
     if job is None:
         return True
     fields = (event.cluster, event.proc, event.subproc)
-    return all(want == have for want, have in zip(job, fields))
+    return all(want in (ANY, have) for want, have in zip(job, fields))
 
 
 class Follower:
@@ -165,7 +204,7 @@ def run(opts):
 
 
 def _follow(opts, follower, progress):
-    stop = time.time() + opts.wait if opts.wait is not None else None
+    stop = time.time() + opts.wait if opts.wait else None
     initial = True
     while True:
         if stop is not None and time.time() > stop:
@@ -182,15 +221,16 @@ def _follow(opts, follower, progress):
                 return 0
         if events:
             continue
-        if initial:
-            initial = False
-            if not progress.table and not opts.num:
-                print("All jobs done.")
-                return 0
-        elif not progress.table and not progress.submitted:
-            sys.stderr.write("This log does not mention any jobs!\n" if opts.job is None else
+        first, initial = initial, False
+        if first and not progress.table and not opts.num:
+            print("All jobs done.")
+            return 0
+        if not progress.table and not progress.submitted and (opts.wait == 0 or not first):
+            sys.stderr.write("This log does not mention any jobs!\n" if (opts.job or (ANY,))[0] == ANY else
                              "This log does not mention that job!\n")
-            return 1
+            return 0 if opts.wait == 0 else 1
+        if opts.wait == 0:
+            return 0                  # the end of the log, jobs done or not: HTCondor's -wait 0
         _pause(stop)
 
 
@@ -199,12 +239,20 @@ def _pause(stop):
     select.select([], [], [], wait)
 
 
+def usage(prog):
+    return USAGE.format(prog=prog)
+
+
 def main(argv, prog="condor_wait"):
     try:
         return run(parse_args(argv))
-    except UsageError as exc:
-        sys.stderr.write(f"{exc}\n")
-        return exc.exit_code
+    except UsageText as stop:
+        sys.stderr.write(stop.lead + usage(prog))
+        return stop.exit_code
+    except Version:
+        from gridtools.formats.condor.jobad import DEFAULT_PLATFORM, DEFAULT_VERSION
+        sys.stdout.write(f"{DEFAULT_VERSION}\n{DEFAULT_PLATFORM}\n")
+        return 1
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code

@@ -1,0 +1,87 @@
+"""The security level a command needs at a daemon, checked before the command looks at
+any job (HTCondor dialect; the rules are ``gridtools.seclevels``).
+
+``refused(level, subsystem)`` is None when the caller may act at ``level``
+("READ", "WRITE") at the daemon ``subsystem`` ("SCHEDD", "COLLECTOR" ...),
+else the caller's Identity, for the command to word the refusal as its
+HTCondor namesake does (``denied_line``). It reads the configuration's
+language only when the configuration could restrict the level
+(``open_to_all``): the hot commands (condor_q, condor_submit, condor_rm)
+pay one read of the global file, with nothing imported beyond what they
+load anyway.
+"""
+
+import posix
+
+from gridtools import cell, ospaths
+
+
+def refused(level, subsystem):
+    """The caller's Identity when ``level`` at ``subsystem`` does not allow it, else None."""
+    if open_to_all(level):
+        return None
+    from gridtools import seclevels
+    from gridtools.cli.condor import machineviews
+    found, who = machineviews.verdict(seclevels.Level(level), subsystem)
+    return None if found.allowed else who
+
+
+def denied_line(who):
+    """What an HTCondor tool prints when a daemon refused it."""
+    from gridtools import seclevels
+    return seclevels.denied_line(who)
+
+
+def _restricting(level):
+    """What a line of the configuration names (in lower case) when it could restrict
+    ``level`` or read more files: ALLOW_<LEVEL>, DENY_<LEVEL>, their HOST and daemon
+    variants, includes, LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR."""
+    low = level.lower()
+    return (f"allow_{low}", f"deny_{low}", "include", "local_config")
+
+
+def open_to_all(level):
+    """True when the cell's configuration lets every caller act at ``level``, seen without
+    reading its language: no ``_CONDOR_`` variable of the environment names a setting of
+    ``_restricting(level)``, and the global file (``CONDOR_CONFIG``, else the cell's
+    condor_config) names one only in comments and has no other line that is not ASCII.
+    (The full check, ``seclevels.verify``, finds the same: a level without ALLOW and
+    DENY lists allows everybody.) False when that cannot be seen so simply."""
+    names = _restricting(level)
+    if b"_CONDOR_" in b"\0".join(posix.environ).upper():
+        variables = tuple(name.upper().encode() for name in names)
+        for key in posix.environ:
+            upper = key.upper()
+            if upper.startswith(b"_CONDOR_") and any(name in upper for name in variables):
+                return False
+    path = ospaths.getenv("CONDOR_CONFIG") or cell.etc("condor_config")
+    if path == "ONLY_ENV":
+        return True
+    try:
+        with open(path, "rb", buffering=0) as fh:
+            text = fh.readall().decode("utf-8", "replace")
+    except OSError:
+        return False
+    lowered = text.replace("\r\n", "\n").replace("\r", "\n").lower()    # lines as text mode reads them
+    if not lowered.isascii() and not all(line.isascii() for line in _setting_lines(lowered)):
+        return False
+    return not any(_named_outside_comments(lowered, name) for name in names)
+
+
+def _setting_lines(text):
+    """The lines of configuration text that are not blank or comments."""
+    for line in text.split("\n"):
+        line = line.lstrip()
+        if line and not line.startswith("#"):
+            yield line
+
+
+def _named_outside_comments(text, name):
+    """True when ``name`` stands in a line of ``text`` that is not a comment."""
+    at = text.find(name)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if not text[start:at].lstrip().startswith("#"):
+            return True
+        at = text.find(name, at + 1)
+    return False
