@@ -407,6 +407,17 @@ WRITE_CONFIGS = [
 ]
 
 
+def _only_this_config(tmp_path, monkeypatch, text):
+    """A cell in ``tmp_path`` whose condor_config is ``text``, and no other configuration
+    (no CONDOR_CONFIG, no _CONDOR_ variables)."""
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "condor_config").write_text(text)
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    monkeypatch.delenv("CONDOR_CONFIG", raising=False)
+    for key in [k for k in os.environ if k.upper().startswith("_CONDOR_")]:
+        monkeypatch.delenv(key)
+
+
 @pytest.mark.parametrize("text, open_to_all", WRITE_CONFIGS)
 def test_write_is_seen_open_without_the_configuration_language_only_when_it_is(tmp_path, monkeypatch,
                                                                                 text, open_to_all):
@@ -414,12 +425,7 @@ def test_write_is_seen_open_without_the_configuration_language_only_when_it_is(t
     configuration could restrict WRITE; when it does not, the full check allows too."""
     from gridtools import cell, seclevels
     from gridtools.cli.condor import access, machineviews
-    (tmp_path / "etc").mkdir()
-    (tmp_path / "etc" / "condor_config").write_text(text)
-    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
-    monkeypatch.delenv("CONDOR_CONFIG", raising=False)
-    for key in [k for k in os.environ if k.upper().startswith("_CONDOR_")]:
-        monkeypatch.delenv(key)
+    _only_this_config(tmp_path, monkeypatch, text)
     assert cell.etc("condor_config") == str(tmp_path / "etc" / "condor_config")
     assert access.open_to_all("WRITE") is open_to_all
     if open_to_all:
@@ -442,12 +448,7 @@ def test_read_is_seen_open_by_the_same_scan(tmp_path, monkeypatch, text, open_to
     """condor_q's READ check and condor_submit's WRITE check are one scan for either level."""
     from gridtools import seclevels
     from gridtools.cli.condor import access, machineviews
-    (tmp_path / "etc").mkdir()
-    (tmp_path / "etc" / "condor_config").write_text(text)
-    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
-    monkeypatch.delenv("CONDOR_CONFIG", raising=False)
-    for key in [k for k in os.environ if k.upper().startswith("_CONDOR_")]:
-        monkeypatch.delenv(key)
+    _only_this_config(tmp_path, monkeypatch, text)
     assert access.open_to_all("READ") is open_to_read
     if open_to_read:
         assert machineviews.verdict(seclevels.Level.READ, "SCHEDD")[0].allowed
