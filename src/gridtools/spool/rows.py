@@ -242,8 +242,9 @@ def condor_info(job):
     removals, the seconds of their earlier runs, finished tasks kept in the queue; see
     daemon.condorjob)."""
     held = job.spec_cache()
-    if held.condor_facts is None:
-        held.condor_facts = _description_facts(job.spec)
+    if held.condor_facts is None:           # (one mapping for alike jobs: a daemon holds 10,000)
+        from gridtools.model import shared
+        held.condor_facts = shared.alike(_description_facts(job.spec))
     info = dict(held.condor_facts)
     book = job.condor
     if book:
