@@ -287,3 +287,12 @@ def test_on_hosts_with_their_own_execution_daemons_a_window_serves_only_its_jobs
             "all.q@testhost", "all.q@node2"]
     finally:
         destroy_cell(cell)
+
+
+def test_a_reservation_from_now_starts_on_a_whole_second():
+    """qrsub -e alone: the start is now in whole seconds, so that the duration qrstat shows
+    is the time between the start and the end it shows."""
+    from gridtools.cli.sge.qrsub import window
+    assert window({"start": None, "end": 14_412.0, "duration": None}, 12.75) == (12, 14_412.0)
+    assert window({"start": None, "end": None, "duration": 60}, 12.75) == (12, 72)
+    assert window({"start": 100, "end": None, "duration": 60}, 12.75) == (100, 160)

@@ -135,13 +135,15 @@ def default_words():
 
 
 def window(req, now):
-    """(start, end) of the request: -a (default now), then -e or -a plus -d."""
+    """(start, end) of the request: -a (default now, in whole seconds as Grid Engine
+    keeps it, so that -e alone gives the duration between the two shown), then -e or
+    -a plus -d."""
     start = req["start"]
     end = req["end"]
     if end is None and req["duration"] is None:
         raise UsageError("no end time or duration specified: use -e or -d")
     if start is None:
-        start = end - req["duration"] if end is not None and req["duration"] is not None else now
+        start = end - req["duration"] if end is not None and req["duration"] is not None else int(now)
     if end is None:
         end = start + req["duration"]
     if end <= start:
