@@ -24,11 +24,9 @@ FILE = "devices"
 
 def capacity(conf, host):
     """The GPUs host ``host`` offers (its ``gpu`` complex value; 0 when it has none)."""
+    from gridtools.formats.sge.complex import whole_amount
     obj = conf.objects["exechost"].get(host) or {}
-    try:
-        return max(0, int(float(str((obj.get("complex_values") or {}).get(GPU, 0)))))
-    except ValueError:
-        return 0
+    return whole_amount((obj.get("complex_values") or {}).get(GPU, 0))
 
 
 def countable_complexes(conf):
@@ -44,14 +42,9 @@ def countable(conf, host):
     offered = (conf.objects["exechost"].get(host) or {}).get("complex_values") or {}
     if not offered:
         return ()
-    found = []
-    for name in countable_complexes(conf).values():
-        if name in offered:
-            try:
-                found.append((name, max(0, int(float(str(offered[name]))))))
-            except ValueError:
-                continue
-    return tuple(sorted(found))
+    from gridtools.formats.sge.complex import whole_amount
+    return tuple(sorted((name, whole_amount(offered[name]))
+                        for name in countable_complexes(conf).values() if name in offered))
 
 
 def _asked(job, table):

@@ -11,7 +11,7 @@ be looked at: only the handshake's time limit applies to it.
 
 import os
 
-from gridtools.exec.jobproc import start_ticks
+from gridtools.exec.jobproc import start_ticks, stat_fields
 
 #: seconds the job process of an interactive job may wait for its client to take the job's
 #: streams, unless execd_params sets QRSH_HANDSHAKE_TIMEOUT (sge_conf(5))
@@ -35,8 +35,7 @@ def gone(client):
     if type(pid) is not int or pid <= 0:
         return False
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rpartition(b")")[2].split()
+        fields = stat_fields(pid)
     except (FileNotFoundError, ProcessLookupError):
         return True
     except OSError:

@@ -499,14 +499,20 @@ def _tree_usage(pid):
     return vmem, cpu
 
 
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command's name, its state first (the start
+    time in clock ticks since boot is [19]); OSError when it cannot be read."""
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        data = fh.read()
+    return data[data.rindex(b")") + 2:].split()
+
+
 def start_ticks(pid):
     """A process's start time in clock ticks since boot (/proc/PID/stat field 22); 0 if gone."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            data = fh.read()
+        return int(stat_fields(pid)[19])
     except OSError:
         return 0
-    return int(data[data.rindex(b")") + 2:].split()[19])
 
 
 def home_of(user):

@@ -38,10 +38,8 @@ def _free_disk_kib():
 
 def _gpus(values):
     """The GPUs of a host's published complex values (its ``gpu`` consumable)."""
-    try:
-        return max(0, int(float(str((values or {}).get("gpu", 0)))))
-    except ValueError:
-        return 0
+    from gridtools.formats.sge.complex import whole_amount
+    return whole_amount((values or {}).get("gpu", 0))
 
 
 def slot_ads(snap, everyone, now):

@@ -144,6 +144,15 @@ def machine_resources(obj):
             and str(row["consumable"]) != "NO" and str(row["requestable"]) != "NO"}
 
 
+def whole_amount(text):
+    """A host's offered amount of a machine resource (a complex value's text) in whole
+    units, 0 when it is none or no number."""
+    try:
+        return max(0, int(float(str(text))))
+    except (ValueError, OverflowError):
+        return 0
+
+
 def render(obj):
     """``qconf -sc`` text of a complex dict, rows sorted by name."""
     rows = [[str(obj[name][c]) for c in COLUMNS] for name in sorted(obj)]
