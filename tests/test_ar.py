@@ -57,6 +57,21 @@ def test_only_arusers_and_managers_reserve(cell, users, alice_home):
     ar_of(cell.run("qrsub", "-d", "1:0:0", "-N", "ar_root"))
 
 
+def test_reservation_ids_as_grid_engine_numbers_them(cell, users):
+    """A refusal before the request is checked (not a reserver) uses up no id; one checked
+    against the cell and refused (no slots) does, as Grid Engine numbers a reservation
+    before it looks for slots; no claim is left behind."""
+    first = ar_of(cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "2"))
+    denied = cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", user="gtalice")
+    assert denied.returncode == 1 and "arusers" in denied.stdout
+    assert ar_of(cell.run("qrsub", "-a", at(7200), "-d", "0:10:0")) == first + 1
+    assert cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "2").returncode == 1
+    assert ar_of(cell.run("qrsub", "-a", at(7200), "-d", "0:10:0")) == first + 3
+    assert os.listdir(os.path.join(cell.root, "spool", "arids")) == []
+    with open(os.path.join(cell.root, "spool", "arseqnum")) as fh:
+        assert fh.read() == f"{first + 3}\n"
+
+
 def test_qrstat_forms_and_qrdel_rights(cell, users, alice_home):
     cell.run("qconf", "-au", "gtalice", "arusers", check=True)
     mine = ar_of(cell.run("qrsub", "-a", at(7200), "-d", "1:0:0", "-N", "ar_alice", "-pe", "make", "1",

@@ -21,6 +21,7 @@ import math
 
 from gridtools.daemon import apply, auth
 from gridtools.daemon.state import user_name
+from gridtools.errors import GridError
 from gridtools.formats.sge import arwords as words
 from gridtools.formats.sge.names import FORBIDDEN_NAME_CHARS
 from gridtools.model import shared
@@ -29,6 +30,7 @@ from gridtools.sched import ar as sched_ar
 from gridtools.sched import inputs
 from gridtools.sched.snapshot import ARState, QState
 from gridtools.spool import ars as store
+from gridtools.spool import ids
 from gridtools.spool import jobs as jobstore
 from gridtools.spool.ids import MAX_ID
 
@@ -171,15 +173,21 @@ def submit(state, dispatcher, req, now):
     owner, gid, _groups = _account(req.uid)
     group = _group_name(gid)
     if not may_reserve(state, owner, group):
+        _give_back(req)
         return 1, words.not_reserver(owner) + "\n", ""
     try:
         rec = _record(req.body, owner, group, now, state_complexes(state))
     except Refused as exc:
+        _give_back(req)
         return 1, "", f"{exc}\n"
-    if rec["id"] in table(state):
-        return 1, "", f"error: advance reservation {rec['id']} already exists\n"
-    found = _admission(state, rec, now)
     verify = req.body.get("verify") == "v"
+    if not verify and rec["id"] in table(state):
+        return 1, "", f"error: advance reservation {rec['id']} already exists\n"
+    if not verify and not ids.claimed_by("ar", rec["id"], req.uid):
+        return 1, "", "error: invalid advance reservation id\n"
+    found = _admission(state, rec, now)
+    if not verify:
+        _take(rec["id"])
     if not found.ok:
         return 1, (_reason_lines(found, owner) if verify else "") + NO_QUEUES + "\n", ""
     if verify:
@@ -192,6 +200,28 @@ def submit(state, dispatcher, req, now):
     state.need_publish = True
     state.log(f"I|advance reservation {rec['id']} granted to {owner}")
     return 0, words.granted(rec["id"]) + "\n", ""
+
+
+def _give_back(req):
+    """A request refused before it was checked (not a reserver, bad input) uses up no id,
+    as in Grid Engine: the claim of its id, when the caller made it, is removed."""
+    ar_id = req.body.get("id")
+    if type(ar_id) is int and 1 <= ar_id <= MAX_ID and ids.claimed_by("ar", ar_id, req.uid):
+        ids.release("ar", ar_id)
+
+
+def _take(ar_id):
+    """A request checked against the cell uses up its id, granted or not (Grid Engine
+    numbers a reservation before it looks for slots): the clients' hint moves to it and
+    its claim is removed (kept when the hint cannot be written, so that the id is not
+    handed out again)."""
+    last = ids.peek("ar")
+    if ar_id > last or last - ar_id > ids.WINDOW:
+        try:
+            ids.record("ar", ar_id)
+        except (OSError, GridError):
+            return
+    ids.release("ar", ar_id)
 
 
 def state_complexes(state):

@@ -180,6 +180,7 @@ class Daemon:
         requests.sweep(now)
         if not self.more_intake:
             ids.sweep("job", now)
+        ids.sweep("ar", now)
 
     def _on_stop(self, *_):
         self.stopping = True
