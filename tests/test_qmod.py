@@ -165,7 +165,7 @@ def test_reschedule_needs_a_rerunnable_job(cell, workdir):
     wait_state(cell, plain, "r")
     proc = cell.run("qmod", "-rj", str(plain))
     assert proc.stdout == f"The job {plain} is running in queue {Q} where jobs are not rerunable.\n"
-    assert proc.returncode == 1
+    assert proc.returncode == 0                   # a warning, as in the 8.1.9 capture
     assert state_of(cell, plain) == "r"
     rerun = sleeper(cell, workdir, "-r", "y")
     wait_state(cell, rerun, "r")

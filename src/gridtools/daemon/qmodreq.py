@@ -218,15 +218,17 @@ def rerunnable(state, job, task):
 
 
 def _reschedule(ctx, job, task):
+    # a task that cannot be rescheduled is a warning, as Grid Engine answers it: qmod
+    # still exits 0
     kind, ident = _label(job, task.number)
     if task.deleting:
-        return ctx.refuse(f"The {kind} {ident} is already in deleted state. No rescheduling!")
+        return ctx.say(f"The {kind} {ident} is already in deleted state. No rescheduling!")
     if job.spec.get("interactive"):
-        return ctx.refuse(f"{kind} {ident} is a qsh, qlogin, qrsh or a qrlogin {kind}. "
-                          f"These types of {kind} are not restartable")
+        return ctx.say(f"{kind} {ident} is a qsh, qlogin, qrsh or a qrlogin {kind}. "
+                       f"These types of {kind} are not restartable")
     if not ctx.force and not rerunnable(ctx.state, job, task):
-        return ctx.refuse(f"The {kind} {ident} is running in queue {task.queue}@{task.host} "
-                          "where jobs are not rerunable.")
+        return ctx.say(f"The {kind} {ident} is running in queue {task.queue}@{task.host} "
+                       "where jobs are not rerunable.")
     suspension.requeue(ctx.state, ctx.dispatcher, job, task)
     ctx.state.log(f"I|{ctx.who} rescheduled {kind} {ident}")
     return ctx.say(f"{ctx.user} - reschedule {kind} {ident}")
