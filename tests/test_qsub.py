@@ -175,6 +175,14 @@ def test_plain_job_task_variables_are_undefined(cell, workdir):
     for name in ("SGE_TASK_ID", "SGE_TASK_FIRST", "SGE_TASK_LAST", "SGE_TASK_STEPSIZE"):
         assert env[name] == "undefined"
     assert "PE_HOSTFILE" not in env
+    assert env["SGE_EXECD_PIDFILE"] == os.path.join(cell.root, "spool", "daemon.pid")
+
+
+def test_a_job_finds_the_commands_in_sge_binary_path(cell, workdir):
+    jid, _ = submit_ok(cell, "-cwd", "-N", "binpath", cwd=workdir,
+                       input='"$SGE_BINARY_PATH/qstat" -j "$JOB_ID" | grep "^job_number"\n')
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"binpath.o{jid}")).split() == ["job_number:", str(jid)]
 
 
 def test_export_all_with_V(cell, workdir):

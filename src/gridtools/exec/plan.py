@@ -105,6 +105,7 @@ def job_environment(spec, task, ctx):
         "QUEUE": ctx["queue"], "RESTARTED": "1" if ctx.get("restarted") else "0",
         "SGE_ACCOUNT": spec.get("account") or "sge", "SGE_CELL": "default",
         "SGE_ROOT": ctx["root"], "SGE_BINARY_PATH": ctx.get("binary_path", ""),
+        "SGE_EXECD_PIDFILE": ctx.get("execd_pidfile", ""),
         "SGE_CWD_PATH": ctx["cwd"], "PWD": ctx["cwd"], "SGE_JOB_SPOOL_DIR": ctx["spool_dir"],
         "SGE_STDOUT_PATH": ctx["stdout"], "SGE_STDERR_PATH": ctx["stderr"],
         "SGE_STDIN_PATH": ctx["stdin"], "TMPDIR": ctx["tmpdir"]["path"], "TMP": ctx["tmpdir"]["path"],
