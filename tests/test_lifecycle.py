@@ -160,6 +160,30 @@ def test_sync_returns_exit_status(cell, workdir):
     assert proc.stderr.count("exited with exit code 0.") == 2
 
 
+def test_a_job_that_never_ran_is_accounted_and_synced_as_grid_engine_does(cell, workdir):
+    """A job that cannot open its output file goes to the error state; deleted from there
+    it is accounted with exit status 0 (the 8.1.9 capture qacct-j-Eqw-deleted), and
+    qsub -sync y says it could not run it and exits 1."""
+    import subprocess
+    waiting = subprocess.Popen(["qsub", "-sync", "y", "-o", "/nonexistent/dir/out", "-b", "y", "true"],
+                               env=cell.env, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        wait_for(lambda: os.path.exists(os.path.join(cell.root, "spool", "jobseqnum")))
+        jid = int(re.search(r"Your job (\d+)", waiting.stdout.readline()).group(1))
+        wait_for(lambda: cell.job_state(jid) and cell.job_state(jid)["tasks"]["1"].get("state") == "error")
+        cell.run("qdel", str(jid), check=True)
+        _out, err = waiting.communicate(timeout=30)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert (waiting.returncode, err) == (1, f"Unable to run job {jid}\n")
+    lines = cell.run("qacct", "-j", str(jid), check=True).stdout.splitlines()
+    assert "failed       26  : opening input/output file" in lines
+    assert "exit_status  0                   " in lines
+    assert "start_time   -/-" in lines
+
+
 def test_hard_wallclock_limit_kills(cell, workdir):
     jid = jid_of(cell.qsub("-l", "h_rt=1", "-b", "y", "sleep", "30", cwd=workdir))
     t0 = time.time()

@@ -192,7 +192,9 @@ class Shepherd:
             # (an interactive job's streams are its client's: without them, nothing to retry)
             if failure["code"] in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL) and \
                     not self.plan.get("interactive"):
-                self.result.update(error_state=True, error_reason=failure["reason"],
+                # the job never ran: Grid Engine accounts it with exit status 0 (and qsub
+                # -sync y tells it from a run by its start time of 0)
+                self.result.update(error_state=True, error_reason=failure["reason"], exit_status=0,
                                    start_failure={k: failure[k] for k in ("step", "path", "errno")})
             return False
         self.record_group(pid)

@@ -4,9 +4,11 @@ Polls the job's state file (written only by the daemon), starting every
 10 ms and backing off to 0.5 s. A job that left the job store before a look
 saw it finished (purged at once: many other jobs ended, or were deleted,
 meanwhile) is read from its accounting records instead. Prints Grid
-Engine's ``Job N exited with exit code X.`` line per task on stderr. The
-exit status is the job's (for an array job, the highest of its tasks'); a
-deleted job gives 1.
+Engine's ``Job N exited with exit code X.`` line per task on stderr, or
+``Unable to run job N`` for a task that never ran (deleted while it waited,
+or from the error state). The exit status is the job's (for an array job,
+the highest of its tasks'); a task that never ran gives 1 (Grid Engine's
+qsub gives 0, which would tell a script that the job succeeded).
 """
 
 import os
@@ -67,11 +69,13 @@ def _gone(job_id):
 def _from_accounting(spec, numbers):
     """The ends of a job that left the job store, by task: the exit status of each task's
     last accounting record (of this job: its submission time), None for a task without
-    one (deleted before it ran)."""
+    one or whose last one says it never started (deleted before it ran, or from the
+    error state)."""
     from gridtools.formats import accounting
     from gridtools.spool import acct
-    job, task, status, submitted = (accounting.FIELDS.index(name) for name in
-                                    ("job_number", "task_number", "exit_status", "submission_time"))
+    job, task, status, submitted, started = (
+        accounting.FIELDS.index(name) for name in
+        ("job_number", "task_number", "exit_status", "submission_time", "start_time"))
     done = {n: {"exit_status": None} for n in numbers}
     wanted, when = str(spec["id"]), str(int(spec.get("submit_time") or 0))
     try:
@@ -81,7 +85,8 @@ def _from_accounting(spec, numbers):
                 if len(fields) > task and fields[job] == wanted and fields[submitted] == when:
                     number = int(fields[task]) if fields[task].isdigit() else 0
                     if (number or 1) in done and fields[status].lstrip("-").isdigit():
-                        done[number or 1] = {"exit_status": int(fields[status])}
+                        ran = fields[started] not in ("", "0")
+                        done[number or 1] = {"exit_status": int(fields[status]) if ran else None}
     except OSError:
         pass
     return done
@@ -149,7 +154,7 @@ def report(spec, done):
         label = f"{spec['id']}.{n}" if spec.get("tasks") else str(spec["id"])
         status = task.get("exit_status")
         if status is None:
-            sys.stderr.write(f"Job {label} was deleted.\n")
+            sys.stderr.write(f"Unable to run job {label}\n")
             worst = max(worst, 1)
             continue
         sys.stderr.write(f"Job {label} exited with exit code {status}.\n")
