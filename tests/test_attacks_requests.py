@@ -113,6 +113,9 @@ BAD_FIELDS = [
     {"job_script": "/etc/shadow"},
     {"account": "a:b"},
     {"start_at": float("nan")},
+    {"submit_time": 2 ** 63 - 1},
+    {"start_at": 2 ** 62},
+    {"deadline": 1e300},
     {"mail_options": "xyz"},
     {"ar": -1},
     {"gid": "0"},
@@ -149,6 +152,52 @@ def test_forged_owner_and_unknown_keys(cell, workdir, users):
     spec = open(os.path.join(_jobs_dir(cell), str(jid), "job.yaml")).read()
     assert f'owner: "{bob}"' in spec and f"uid: {entry.pw_uid}" in spec
     assert "evil_key" not in spec and "pe_granted" not in spec and "version" not in spec
+
+
+def test_the_daemon_sets_the_submission_time_whatever_the_request_says(cell, workdir, users):
+    """A forged early submission time would put a job before everybody else's (the
+    queue breaks ties on it, waiting time raises urgency): the daemon takes its own."""
+    bob = users[1]
+    before = time.time()
+    jid, name, answer = forge_submit(cell, bob, {"submit_time": 1, "user_hold": True}, reply=True)
+    assert answer[0] == 0, answer
+    spec = open(os.path.join(_jobs_dir(cell), str(jid), "job.yaml")).read()
+    stamp = float(re.search(r"^submit_time: ([0-9.e+]+)$", spec, re.M).group(1))
+    assert before - 1 <= stamp <= time.time() + 1
+    listing = cell.run("qstat", "-u", "*", check=True).stdout
+    assert "01/01/1970" not in listing and time.strftime("%m/%d/%Y") in listing
+    qdate = cell.run("condor_q", str(jid), "-af", "QDate", check=True).stdout.split()
+    assert qdate and before - 1 <= int(qdate[0]) <= time.time() + 1
+
+
+def test_leaving_a_group_takes_it_from_the_next_submission(cell, workdir, users):
+    """A job runs with the group its submitter chose only while the submitter belongs to
+    it: membership is read again (after intake.ACCOUNT_KEPT seconds), not remembered."""
+    import grp
+    import subprocess
+    from gridtools.daemon.intake import ACCOUNT_KEPT
+    bob, group = users[1], "gtrevoked"
+    subprocess.run(["groupadd", "-f", group], check=True)
+    try:
+        gid = grp.getgrnam(group).gr_gid
+        subprocess.run(["usermod", "-aG", group, bob], check=True)
+        first = os.path.join(workdir, "first")
+        jid, _, answer = forge_submit(cell, bob, {"gid": gid, "command": "/usr/bin/id", "args": ["-g"],
+                                                  "stdout": [[None, first]]}, reply=True)
+        assert answer[0] == 0, answer
+        cell.wait_finished(jid)
+        assert open(first).read() == f"{gid}\n"
+        subprocess.run(["gpasswd", "-d", bob, group], check=True, capture_output=True)
+        time.sleep(ACCOUNT_KEPT + 0.2)           # the documented time membership is kept
+        second = os.path.join(workdir, "second")
+        jid, _, answer = forge_submit(cell, bob, {"gid": gid, "command": "/usr/bin/id", "args": ["-g"],
+                                                  "stdout": [[None, second]]}, reply=True)
+        assert answer[0] == 0, answer
+        cell.wait_finished(jid)
+        import pwd
+        assert open(second).read() == f"{pwd.getpwnam(bob).pw_gid}\n"
+    finally:
+        subprocess.run(["groupdel", group], capture_output=True)
 
 
 # ---------------------------------------------------------------- the other request kinds

@@ -3,7 +3,7 @@ expressions, removal; the user log and the history it leaves."""
 
 import os
 
-from condortools import history, statuses, submit, wait_events, wait_status, write
+from condortools import events, history, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
 
 FAST = "PERIODIC_EXPR_INTERVAL = 1\n"
@@ -96,6 +96,28 @@ def test_periodic_release_of_a_policy_hold(cell, workdir):
     cluster = submit(cell, "executable = /bin/false\non_exit_hold = NumJobCompletions < 2\n"
                            "periodic_release = HoldReasonCode == 3\nlog = pr.log\nqueue\n", cwd=workdir)
     wait_events(os.path.join(workdir, "pr.log"), f"{cluster}.0", [0, 1, 12, 13, 1, 5], timeout=40)
+
+
+def test_periodic_release_never_lifts_an_operators_hold(cell, workdir, users):
+    """A job's own PeriodicRelease lifts its owner's hold, not one an operator or a
+    manager put on it (which its owner may not lift with qrls either)."""
+    _fast_periodic(cell)
+    user = users[0]
+    os.chmod(workdir, 0o777)
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\n"
+                           "periodic_release = ReleaseMe =?= true\nlog = rel.log\nqueue 2\n",
+                     cwd=workdir, user=user)
+    for letter in "os":
+        assert cell.run("qhold", "-h", letter, f"{cluster}.1").returncode == 0
+    refused = cell.run("qrls", "-h", "o", f"{cluster}.1", user=user)
+    assert "must be" in refused.stdout + refused.stderr
+    assert cell.run("condor_qedit", str(cluster), "ReleaseMe", "true", user=user).returncode == 0
+    log = os.path.join(workdir, "rel.log")
+    wait_events(log, f"{cluster}.1", [0, 12, 13])         # the policy ran on both procs
+    assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == 5
+    assert events(log)[f"{cluster}.0"] == [0, 12]
+    line = [ln for ln in cell.run("qstat", "-u", "*").stdout.splitlines() if ln.split()[:1] == [str(cluster)]]
+    assert line and "hqw" in line[0]
 
 
 def test_removal_writes_aborted_and_kill_sig_reaches_the_job(cell, workdir):

@@ -266,6 +266,7 @@ def _glob_regex(pattern):
 def _overlay_state(ad, spec, task, job_hold, deleted):
     status = job_status(task, job_hold, deleted)
     qdate = int(spec.get("submit_time") or 0)
+    ad["QDate"] = qdate                 # the daemon's intake time, whatever the submitted ad said
     ad["JobStatus"] = int(status)
     ad["CurrentHosts"] = int(task is not None and task.state.value == "running")
     entered = qdate

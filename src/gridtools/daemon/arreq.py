@@ -22,6 +22,7 @@ import math
 from gridtools.daemon import apply, auth
 from gridtools.daemon.state import user_name
 from gridtools.errors import GridError
+from gridtools.formats import jobcheck
 from gridtools.formats.sge import arwords as words
 from gridtools.formats.sge.names import FORBIDDEN_NAME_CHARS
 from gridtools.model import shared
@@ -95,6 +96,8 @@ def _window(body, now):
         raise Refused("error: the end time of the advance reservation must be after its start time")
     if end <= now:
         raise Refused("error: the end time of the advance reservation is in the past")
+    if end > jobcheck.MAX_MOMENT:
+        raise Refused("error: the end time of the advance reservation is later than the year 9999")
     return max(start, now), end
 
 

@@ -633,7 +633,11 @@ def _carry_out(state, dispatcher, job, number, decision, now):
         return apply.condor_hold(state, dispatcher, job, number,
                                  [decision.reason, decision.code, decision.subcode], now)
     if decision.action is Action.RELEASE:
-        return apply.condor_release(state, job, number, decision.reason, now, "uos")
+        # the job's own policy releases what its owner may: never an operator's or a
+        # manager's hold (qhold -h o / -h s), which only they lift
+        if set(job.holds_of(number)) & set("os"):
+            return False
+        return apply.condor_release(state, job, number, decision.reason, now, "u")
     task_info(job, number)["remove_reason"] = decision.reason
     apply.delete_task(state, dispatcher, job, number, now, False)
     if job.is_finished():

@@ -166,16 +166,31 @@ def refuse(state, req, why):
 
 # ---------------------------------------------------------------- submit
 
-@functools.lru_cache(maxsize=256)
+#: seconds a user's group membership is taken from memory: a burst of submits reads the
+#: group database once, and a user taken out of a group cannot submit with it for longer
+ACCOUNT_KEPT = 2.0
+_ACCOUNTS = {}
+
+
 def _account(uid):
-    """(name, primary gid, all gids) of a uid; cached for the daemon's life."""
+    """(name, primary gid, all gids) of a uid, as the user and group databases say now
+    (read again after ACCOUNT_KEPT seconds)."""
+    now = time.monotonic()
+    kept = _ACCOUNTS.get(uid)
+    if kept is not None and now - kept[0] < ACCOUNT_KEPT:
+        return kept[1]
     name = user_name(uid)
     try:
         entry = pwd.getpwuid(uid)
     except KeyError:
-        return name, uid, frozenset({uid})
-    groups = {entry.pw_gid} | {g.gr_gid for g in grp.getgrall() if name in g.gr_mem}
-    return name, entry.pw_gid, frozenset(groups)
+        found = name, uid, frozenset({uid})
+    else:
+        groups = {entry.pw_gid} | {g.gr_gid for g in grp.getgrall() if name in g.gr_mem}
+        found = name, entry.pw_gid, frozenset(groups)
+    if len(_ACCOUNTS) >= 256:
+        _ACCOUNTS.clear()
+    _ACCOUNTS[uid] = (now, found)
+    return found
 
 
 @functools.lru_cache(maxsize=256)
@@ -225,6 +240,7 @@ def submit(state, dispatcher, req, now):
             ids.release("job", claimed)
         return refuse(state, req, problem)
     _identity(spec, req.uid)
+    spec["submit_time"] = now       # the daemon's clock, never the client's: it orders the queue
     spec["uid_domain"] = uid_domain(state)
     spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],

@@ -49,10 +49,11 @@ SGE_O_KEYS = frozenset({"HOME", "LOGNAME", "PATH", "SHELL", "WORKDIR", "HOST", "
 #: message of a job array larger than the configuration's max_aj_tasks (Grid Engine's words)
 TOO_MANY_TASKS = "job rejected: You try to submit a job with more than {} tasks"
 
-#: the latest time a job description may name (seconds since the epoch, the largest a
-#: signed 64-bit integer holds): a bound that also refuses infinity and NaN without
-#: ``math``, whose import costs a qsub 50 microseconds
-MAX_MOMENT = 2 ** 63 - 1
+#: the latest time a job description may name (seconds since the epoch: the last day of
+#: the year 9999 in every time zone, the latest qsub -a can name and the latest the
+#: listings can print): a bound that also refuses infinity and NaN without ``math``,
+#: whose import costs a qsub 50 microseconds
+MAX_MOMENT = 253402214399
 
 
 class Invalid(InputError):
