@@ -273,6 +273,9 @@ def test_every_default_is_the_one_the_code_uses():
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
         "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
     }
+    from gridtools.sched.local import KNOBS
+    from gridtools.sched.snapshot import SchedConfig
+    code.update({KNOBS[u]: text for u, text in SchedConfig().slotless_start})
     code.update({k: v for k, v in startd.DEFAULTS.items() if v is not None})
     assert set(code) == set(DEFAULTS)
     for name, value in code.items():

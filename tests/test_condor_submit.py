@@ -121,6 +121,21 @@ def test_local_universe_runs_on_the_submit_host(cell, workdir):
     wait_for(lambda: os.path.exists(os.path.join(workdir, "h.out")))
 
 
+def test_local_universe_jobs_run_while_start_local_universe_allows(cell, workdir):
+    """Local universe jobs hold no slot, but no more run at once than
+    START_LOCAL_UNIVERSE allows; the others wait and say why."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("START_LOCAL_UNIVERSE = TotalLocalJobsRunning < 2\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    cluster = submit(cell, "universe = local\nexecutable = /bin/sleep\narguments = 60\nqueue 4\n",
+                     cwd=workdir)
+    wait_for(lambda: sorted(statuses(cell, str(cluster)).values()) == [1, 1, 2, 2])
+    why = wait_for(lambda: re.search(r"START_LOCAL_UNIVERSE \(TotalLocalJobsRunning < 2\) is false",
+                                     cell.run("qstat", "-j", str(cluster)).stdout))
+    assert why
+    assert cell.run("condor_rm", str(cluster)).returncode == 0
+
+
 def test_parallel_universe_takes_machine_count_slots(cell, workdir):
     cluster = submit(cell, "universe = parallel\nmachine_count = 2\nexecutable = /bin/sh\n"
                            "arguments = \"-c 'echo $NSLOTS > n.out'\"\nqueue\n", cwd=workdir)

@@ -168,3 +168,27 @@ def test_slotless_jobs_start_without_a_slot_in_both_orders():
     assert schedkit.starts(cycle(snap)) == ["1.1 all.q@h1=0"]
     negotiated = replace(snap, config=replace(snap.config, params={"NEGOTIATOR": "1"}))
     assert schedkit.starts(matchpass.match_pass(negotiated, inputs(negotiated))) == ["1.1 all.q@h1=0"]
+
+
+def test_slotless_jobs_start_while_their_universes_rule_allows():
+    """START_LOCAL_UNIVERSE (HTCondor's TotalLocalJobsRunning < 200 unless configured)
+    counts the local universe tasks running and those the pass starts; the others wait
+    with the rule as their reason, in both orders."""
+    sc = {"hosts": ["h1"], "slots": 1, "jobs": [{"id": 1, "tasks": [1, 2, 3, 4, 5]}], "running": [
+        {"job": 9, "owner": "bob", "granted": "all.q@h1=1", "start": 900},
+        {"job": 8, "owner": "bob", "granted": "all.q@h1=1", "start": 900}]}
+    snap = schedkit.snapshot(sc)
+    local = replace(snap.jobs[0], universe="local", submit_host="h1")
+    running = (replace(snap.running[0], universe="local", granted=(("all.q", "h1", 0),)),
+               replace(snap.running[1], universe="scheduler", granted=(("all.q", "h1", 0),)))
+    rule = (("local", "TotalLocalJobsRunning < 3"), ("scheduler", "TotalSchedulerJobsRunning < 500"))
+    snap = replace(snap, jobs=(local,), running=running, config=replace(snap.config, slotless_start=rule))
+    expected_reason = "cannot run because START_LOCAL_UNIVERSE (TotalLocalJobsRunning < 3) is false"
+    decisions = cycle(snap)
+    assert schedkit.starts(decisions) == ["1.1 all.q@h1=0", "1.2 all.q@h1=0"]
+    assert expected_reason in schedkit.reasons(decisions, 1)
+    negotiated = replace(snap, config=replace(snap.config, params={"NEGOTIATOR": "1"}))
+    decisions = matchpass.match_pass(negotiated, inputs(negotiated))
+    assert schedkit.starts(decisions) == ["1.1 all.q@h1=0", "1.2 all.q@h1=0"]
+    assert schedkit.starts(cycle(replace(snap, config=replace(snap.config, slotless_start=()))))[-1] == \
+        "1.5 all.q@h1=0"

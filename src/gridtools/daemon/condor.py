@@ -78,6 +78,9 @@ class Condor:
         ``sched.cycle.Memo`` still valid) a quick pass when Grid Engine's order decides."""
         ctx = self.context(state, dispatcher, loads, now)
         self.machines.update(ctx, now)
+        rules = self._slotless_rules()
+        if rules != snap.config.slotless_start:
+            snap = replace(snap, config=replace(snap.config, slotless_start=rules))
         if not matchpass.enabled(snap.config):
             condor_jobs = memo.condor_jobs if memo is not None else True
             refused, unwanted, condor_jobs = slotads.refusals(ctx, snap.jobs, condor_jobs)
@@ -110,6 +113,17 @@ class Condor:
             if job is not None and item.tasks:
                 names.add(accounting_name(ctx.job_ad(job, next(iter(item.tasks)))))
         return self.priorities.effective(names)
+
+    def _slotless_rules(self):
+        """condor_config's START_LOCAL_UNIVERSE and START_SCHEDULER_UNIVERSE, HTCondor's
+        defaults where unset (``SchedConfig.slotless_start``)."""
+        from gridtools.sched.local import KNOBS
+        from gridtools.sched.snapshot import SchedConfig
+        found = []
+        for universe, default in SchedConfig().slotless_start:
+            text = (self.conf.get(KNOBS[universe]) or "").strip()
+            found.append((universe, text or default))
+        return tuple(found)
 
     def _negotiator_config(self, state):
         try:

@@ -28,6 +28,9 @@ DEFAULTS = {
     "GROUP_SORT_EXPR": 'ifThenElse(AccountingGroup =?= "<none>", 3.4e+38, '
                        'ifThenElse(GroupQuota > 0, GroupResourcesInUse / GroupQuota, 3.3e+38))',
     "NEGOTIATOR_STRICT_ENFORCE_QUOTA": "true",
+    # how many slot-less jobs run at once (sched.local)
+    "START_LOCAL_UNIVERSE": "TotalLocalJobsRunning < 200",
+    "START_SCHEDULER_UNIVERSE": "TotalSchedulerJobsRunning < 500",
     # the startd policy and its timers (sched.startd, ads)
     "START": "true",
     "SUSPEND": "false",

@@ -414,7 +414,7 @@ def running_record(job, task, table, req, department="defaultdepartment"):
                    pe=task.pe or "", amounts=consumable_amounts(req, table),
                    start_time=task.start_time, end_time=task.start_time + req.runtime,
                    project=req.project, department=department, suspended=bool(task.suspended),
-                   ar=req.ar, userlists=req.userlists)
+                   ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec))
 
 
 def consumable_amounts(req, table):

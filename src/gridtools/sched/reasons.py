@@ -64,6 +64,7 @@ class Why(ClosedSet):
     START_REFUSED = "start_refused"       # (queue instance, host): the host's START is false for it
     UNWANTED = "unwanted"                 # (queue instance, host): the job's Requirements are false for it
     NEGOTIATOR = "negotiator"             # (why,): the negotiator did not match it (its words)
+    SLOTLESS_LIMIT = "slotless_limit"     # (knob, expression): too many slot-less jobs run
     MORE = "more"                         # (code of the kind, how many more)
 
     @property

@@ -232,6 +232,7 @@ class Running:
     suspended: bool = False
     ar: int = 0                          # the advance reservation it runs in (0: none)
     userlists: frozenset = frozenset()   # access lists its owner belongs to
+    universe: str = ""                   # "scheduler" or "local" when it runs without a slot
 
     @property
     def slots(self):
@@ -254,6 +255,10 @@ class SchedConfig:
     default_duration: float = INFINITY   # run time assumed for jobs without h_rt/s_rt
     schedule_interval: float = 15.0      # what a task running past its end is given more
     params: dict = field(default_factory=dict)   # sched_conf "params" (MONITOR=1, ...)
+    #: when a slot-less job of a universe may start (condor_config's START_LOCAL_UNIVERSE
+    #: and START_SCHEDULER_UNIVERSE): (universe, ClassAd expression)
+    slotless_start: tuple = (("local", "TotalLocalJobsRunning < 200"),
+                             ("scheduler", "TotalSchedulerJobsRunning < 500"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,6 +86,7 @@ _TEXT = {
     Why.UNWANTED: lambda a, o: (f'cannot run in queue instance "{a[0]}" because the job\'s Requirements '
                                 f'are false for host "{a[1]}"'),
     Why.NEGOTIATOR: lambda a, o: f"not matched by the negotiator: {a[0]}",
+    Why.SLOTLESS_LIMIT: lambda a, o: f"cannot run because {a[0]} ({a[1]}) is false",
     Why.MORE: lambda a, o: f"... and {a[1]} more lines like the above",
 }
 
