@@ -184,6 +184,40 @@ def test_a_job_that_never_ran_is_accounted_and_synced_as_grid_engine_does(cell, 
     assert "start_time   -/-" in lines
 
 
+def test_exit_99_runs_the_job_again_and_exit_100_sets_it_into_error(cell, workdir):
+    """Grid Engine's shepherd rule for a job's own exit status: 99 reschedules it (each
+    run accounted, the first with failed 25), 100 leaves it in the error state (failed
+    30), where a job that waits for it with -hold_jid waits too."""
+    script = "echo run >> runs\n[ -f flag ] && exit 0\ntouch flag\nexit 99\n"
+    jid = jid_of(cell.qsub("-cwd", "-o", "/dev/null", "-j", "y", cwd=workdir, input=script))
+    cell.wait_finished(jid, timeout=30)
+    assert open(os.path.join(workdir, "runs")).read() == "run\nrun\n"
+    records = accounting_of(cell, jid)
+    assert [(r[11], r[12]) for r in records] == [("25", "99"), ("0", "0")]
+    failing = jid_of(cell.qsub("-cwd", "-o", "/dev/null", "-j", "y", cwd=workdir, input="exit 100\n"))
+    after = jid_of(cell.qsub("-hold_jid", str(failing), "-b", "y", "true", cwd=workdir))
+    wait_for(lambda: qstat_state(cell, failing) == "Eqw", timeout=20)
+    shown = cell.run("qstat", "-j", str(failing)).stdout
+    assert re.search(r"error reason\s+1:.*exit_status of job start = 100", shown), shown
+    assert [(r[11], r[12]) for r in accounting_of(cell, failing)] == [("30", "100")]
+    assert qstat_state(cell, after) == "hqw"
+    cell.run("qdel", str(failing), str(after), check=True)
+
+
+def test_qmaster_params_forbid_the_exit_status_rules(cell, workdir):
+    conf = os.path.join(cell.root, "etc", "conf", "global")
+    text = re.sub(r"^qmaster_params\s+.*$", "qmaster_params               FORBID_RESCHEDULE,FORBID_APPERROR",
+                  open(conf).read(), flags=re.M)
+    open(conf, "w").write(text)
+    assert "FORBID_APPERROR" in cell.run("qconf", "-sconf", check=True).stdout
+    first = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", cwd=workdir, input="exit 99\n"))
+    second = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", cwd=workdir, input="exit 100\n"))
+    cell.wait_finished(first, timeout=20)
+    cell.wait_finished(second, timeout=20)
+    assert [(r[11], r[12]) for r in accounting_of(cell, first) + accounting_of(cell, second)] == \
+        [("0", "99"), ("0", "100")]
+
+
 def test_hard_wallclock_limit_kills(cell, workdir):
     jid = jid_of(cell.qsub("-l", "h_rt=1", "-b", "y", "sleep", "30", cwd=workdir))
     t0 = time.time()

@@ -60,6 +60,7 @@ def collect(state, dispatcher, now):
             result = jobstore.read_result(job.id, task.number) or _lost(state, dispatcher, job, task, now)
             if result is None:
                 continue
+        _application_exit(state, job, task, result)
         ended.append((job, task, result))
     if not ended:
         return 0
@@ -85,6 +86,33 @@ def collect(state, dispatcher, now):
         apply.concluded(state, job, task, result, now)
     crash.point("reap")
     return len(ended)
+
+
+#: a batch job's own exit status that asks to be run again, and the one that asks for
+#: the error state (Grid Engine's shepherd), with the failure codes they are accounted with
+RESCHEDULE_EXIT, APPERROR_EXIT = 99, 100
+FAILED_AGAIN, FAILED_APPERROR = 25, 30
+
+
+def _application_exit(state, job, task, result):
+    """Grid Engine's rule for a batch job that exited of its own accord with status 99
+    (it is rescheduled: it waits and runs again) or 100 (it is set to the error state,
+    where its dependants wait too), unless the configuration's qmaster_params say
+    FORBID_RESCHEDULE or FORBID_APPERROR. Not for HTCondor jobs, which have an exit
+    policy of their own, nor for interactive ones. Changes ``result``."""
+    status = result.get("exit_status")
+    if status not in (RESCHEDULE_EXIT, APPERROR_EXIT) or task.deleting or job.spec.get("interactive") \
+            or job.spec.get("condor_ad") or any(result.get(k) for k in (
+                "failed", "signal", "deleted", "requeue", "error_state", "never_started")):
+        return
+    from gridtools.formats.sge.conf import parse_params
+    params = parse_params((state.config.objects["conf"].get("global") or {}).get("qmaster_params"))
+    forbidden = {k.upper() for k, v in params.items() if str(v).lower() in ("1", "true")}
+    if status == RESCHEDULE_EXIT and "FORBID_RESCHEDULE" not in forbidden:
+        result.update(failed=FAILED_AGAIN, failed_reason="rescheduling", requeue=True)
+    elif status == APPERROR_EXIT and "FORBID_APPERROR" not in forbidden:
+        result.update(failed=FAILED_APPERROR, failed_reason="rescheduling on application error",
+                      error_state=True, ran=True, error_reason=f"exit_status of job start = {status}")
 
 
 def _lost(state, dispatcher, job, task, now):
@@ -163,7 +191,7 @@ def _record(state, job, task, result, now):
                           failed=int(result.get("failed", 0) or 0))
     lists = view.userlists_of(state.config, job.spec["owner"], job.spec.get("group", ""))
     rec = records.record(job.spec, ended, petask.merged_usage(state, job, task, result.get("usage")), lists)
-    if result.get("error_state"):
+    if result.get("error_state") and not result.get("ran"):
         rec["start_time"] = rec["end_time"] = rec["ru_wallclock"] = 0
     return rec
 

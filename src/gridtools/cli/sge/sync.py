@@ -68,7 +68,8 @@ def _gone(job_id):
 
 def _from_accounting(spec, numbers):
     """The ends of a job that left the job store, by task: the exit status of each task's
-    last accounting record (of this job: its submission time), None for a task without
+    last accounting record (of this job: submitted when qsub sent it or after, by the
+    daemon's clock, which stamps the submission time), None for a task without
     one or whose last one says it never started (deleted before it ran, or from the
     error state)."""
     from gridtools.formats import accounting
@@ -77,12 +78,13 @@ def _from_accounting(spec, numbers):
         accounting.FIELDS.index(name) for name in
         ("job_number", "task_number", "exit_status", "submission_time", "start_time"))
     done = {n: {"exit_status": None} for n in numbers}
-    wanted, when = str(spec["id"]), str(int(spec.get("submit_time") or 0))
+    wanted, since = str(spec["id"]), int(spec.get("submit_time") or 0) - 1
     try:
         with open(acct.path(), encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 fields = line.rstrip("\n").split(":")
-                if len(fields) > task and fields[job] == wanted and fields[submitted] == when:
+                if len(fields) > task and fields[job] == wanted and \
+                        fields[submitted].isdigit() and int(fields[submitted]) >= since:
                     number = int(fields[task]) if fields[task].isdigit() else 0
                     if (number or 1) in done and fields[status].lstrip("-").isdigit():
                         ran = fields[started] not in ("", "0")
