@@ -293,3 +293,24 @@ def test_pe_start_and_stop_procedures(cell, workdir):
     cell.wait_finished(jid)
     with open(os.path.join(workdir, f"pejob.o{jid}")) as fh:
         assert fh.read() == f"start 2 testhost smp\njob\nstop {jid}\n"
+
+
+def test_the_scheduler_runs_every_schedule_interval_while_nothing_happens(cell, workdir):
+    """Grid Engine's scheduler runs every schedule_interval: a job that waits (no room)
+    sees its waiting time contribution grow without any other event."""
+    text = cell.run("qconf", "-ssconf", check=True).stdout
+    text = re.sub(r"^schedule_interval\s+.*$", "schedule_interval 0:0:1", text, flags=re.M)
+    text = re.sub(r"^weight_waiting_time\s+.*$", "weight_waiting_time 1.000000", text, flags=re.M)
+    path = os.path.join(workdir, "sconf")
+    open(path, "w").write(text)
+    cell.run("qconf", "-Msconf", path, check=True)
+    cell.run("qconf", "-mattr", "queue", "slots", "0", "all.q", check=True)
+    jid = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+
+    def wtcontr():
+        for line in cell.run("qstat", "-urg", "-u", "*").stdout.splitlines()[2:]:
+            fields = line.split()
+            if fields and fields[0] == str(jid):
+                return int(fields[5])             # job-ID prior nurg urg rrcontr wtcontr
+        return None
+    assert wait_for(lambda: (wtcontr() or 0) >= 3, timeout=15)

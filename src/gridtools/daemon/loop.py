@@ -61,6 +61,7 @@ class Daemon:
         self.load_time = 0.0
         self.snap_queues = ()
         self.next_event = None
+        self.last_pass = 0.0         # when the last scheduling pass ran
         self.retry_deletes = False
         self.more_intake = False
         self.rested = True
@@ -240,6 +241,8 @@ class Daemon:
             state.need_schedule = True
         if self.next_event is not None and now >= self.next_event:
             state.need_schedule = True
+        if now - self.last_pass >= self._interval():
+            state.need_schedule = True          # Grid Engine's regular pass: urgency, monitor
         if state.start_retry_at is not None and now >= state.start_retry_at:
             state.start_retry_at = None
             state.need_schedule = True
@@ -362,6 +365,7 @@ class Daemon:
     def schedule(self, now):
         state = self.state
         state.need_schedule = False
+        self.last_pass = now
         snap = view.build(state, now, self.loads)
         if arreq.check_errors(state, snap):
             snap = view.build(state, now, self.loads)
@@ -494,6 +498,8 @@ class Daemon:
     def wait(self):
         timeout = min(self._interval(), CELL_CHECK)
         now = time.time()
+        if self.state.scheduling:
+            timeout = min(timeout, max(0.0, self.last_pass + self._interval() - now))
         if self._retrying():
             timeout = min(timeout, WRITE_RETRY)
         condor = self.state.condor.next_wake()
