@@ -246,6 +246,9 @@ def big_cell(cell):
             "wake.poke()\n") % os.path.join(REPO, "src")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
     wait_for(lambda: cell.run("qstat").stdout.count("\n") == 302, timeout=60)
+    # (qstat also lists requests not taken in yet, with the time their client wrote: wait
+    # until the daemon took every one in and stamped its own)
+    wait_for(lambda: not os.listdir(os.path.join(cell.root, "spool", "requests")), timeout=60)
     return cell
 
 
