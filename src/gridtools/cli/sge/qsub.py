@@ -133,6 +133,10 @@ def _submit(argv, prog):
     submit.check_like_daemon(req)
     spec = submit.finish_spec(req, 1, name, cwd, args, command)
     submit.check_spec(spec, script, conf)
+    guard = None
+    if client.get("sync"):
+        from gridtools.cli.sge import sync
+        guard = sync.arm()          # an interruption from here on deletes the job
     spec["id"] = ids.allocate("job")[0]
     ask.tell("submit", {"job": spec}, script=script)
     print(submitted_message(spec, client.get("terse")), flush=True)
@@ -142,5 +146,5 @@ def _submit(argv, prog):
             return 1
     if client.get("sync"):
         from gridtools.cli.sge import sync
-        return sync.wait(spec)
+        return sync.wait(spec, guard=guard, terse=bool(client.get("terse")))
     return 0
