@@ -292,3 +292,17 @@ def test_path_aliases_rewrite_working_directory(cell, workdir):
     jid, _ = submit_ok(cell, "-cwd", "-N", "aliased", "-o", real + "/", cwd=link, input="pwd\n")
     cell.wait_finished(jid)
     assert read(os.path.join(real, f"aliased.o{jid}")) == real + "\n"
+
+
+def test_a_job_sources_the_cells_settings_and_reads_its_accounting(cell, workdir):
+    """A job script written for Grid Engine: ". $SGE_ROOT/$SGE_CELL/common/settings.sh" gives
+    it the cell's commands (its PATH had none), and common/accounting is the accounting file."""
+    first, _ = submit_ok(cell, "-sync", "y", "-b", "y", "true", cwd=workdir)
+    script = ("#!/bin/sh\nPATH=/usr/bin:/bin; unset GRIDTOOLS_ROOT\n"
+              ". $SGE_ROOT/$SGE_CELL/common/settings.sh\n"
+              "qsub -terse -sync y -b y true\necho rc=$?\n"
+              f"grep -c '^all.q:[^:]*:[^:]*:[^:]*:[^:]*:{first}:' $SGE_ROOT/$SGE_CELL/common/accounting\n")
+    jid, _ = submit_ok(cell, "-sync", "y", "-cwd", "-j", "y", "-o", "inner.out", cwd=workdir, input=script)
+    lines = read(os.path.join(workdir, "inner.out")).splitlines()
+    assert len(lines) == 3 and lines[0].isdigit() and int(lines[0]) > jid
+    assert lines[1:] == ["rc=0", "1"]
