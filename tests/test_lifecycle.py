@@ -159,8 +159,8 @@ def test_sync_returns_exit_status(cell, workdir):
     assert proc.returncode == 0
     # Grid Engine 8.1.9 (capture qsub-sync-y-exit0): a zero exit code is said on stdout
     jid = int(re.search(r"(\d+)", proc.stdout).group(1))
-    assert proc.stdout.splitlines()[1:] == [f"Job {jid}.1 exited with exit code 0.",
-                                            f"Job {jid}.2 exited with exit code 0."]
+    assert sorted(proc.stdout.splitlines()[1:]) == [f"Job {jid}.1 exited with exit code 0.",
+                                                    f"Job {jid}.2 exited with exit code 0."]
     assert proc.stderr == ""
     proc = cell.qsub("-sync", "y", "-terse", "-b", "y", "true", cwd=workdir)
     assert (proc.returncode, re.fullmatch(r"\d+\n", proc.stdout) is not None, proc.stderr) == (0, True, "")

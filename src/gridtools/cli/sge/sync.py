@@ -32,6 +32,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 KILLED = 100
 #: seconds qsub waits for the job to be gone after an interruption (Grid Engine: 15)
 SHUTDOWN_WAIT = 15.0
+#: seconds between the deletions qsub asks for while the job is not gone
+ASK_AGAIN = 3.0
 
 
 class Interrupted(Exception):
@@ -136,13 +138,16 @@ def _shut_down(spec):
         signal.signal(sig, signal.SIG_IGN)      # shutting down already: the job goes
     from gridtools.cli import ask
     from gridtools.errors import GridError
-    try:
-        ask.outcomes("delete", {"targets": [{"id": spec["id"], "tasks": None}], "force": False})
-    except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
-        return 1
     end = time.time() + SHUTDOWN_WAIT
+    asked = 0.0
     while time.time() < end and not _ended(spec):
+        if time.time() - asked >= ASK_AGAIN:     # again: a job taken in after the first ask
+            asked = time.time()
+            try:
+                ask.outcomes("delete", {"targets": [{"id": spec["id"], "tasks": None}], "force": False})
+            except GridError as exc:
+                sys.stderr.write(f"{exc}\n")
+                return 1
         time.sleep(0.05)
     _await_status(spec["id"], timeout=max(0.1, end - time.time()))
     return 1
