@@ -310,7 +310,7 @@ def template_cell(slots, hosts):
 
 def copy_cell(template, root):
     """Make at ``root`` (an empty folder) what ``gridtools init`` made at ``template``: the
-    same folders, files and FIFOs with the same modes, the template's path in the files
+    same folders, files, FIFOs and links with the same modes, the template's path in the files
     replaced by ``root`` (test_fixture_cells checks that this equals an initialised cell)."""
     old, new = template.encode(), root.encode()
     for folder, _dirs, names in os.walk(template):
@@ -321,6 +321,9 @@ def copy_cell(template, root):
         for name in names:
             source, copy = os.path.join(folder, name), os.path.join(target, name)
             mode = os.lstat(source).st_mode
+            if stat.S_ISLNK(mode):                  # default/common/accounting
+                os.symlink(os.readlink(source), copy)
+                continue
             if stat.S_ISFIFO(mode):
                 os.mkfifo(copy)
             elif stat.S_ISREG(mode):

@@ -154,7 +154,30 @@ def test_daemon_run_serves_in_the_foreground_until_sigterm(idle_cell):
     try:
         done = idle_cell.run("qsub", "-sync", "y", "-b", "y", "true", timeout=60)
         assert done.returncode == 0, done.stderr
-        assert done.stderr == "Job 1 exited with exit code 0.\n"
+        assert done.stdout.splitlines()[-1] == "Job 1 exited with exit code 0." and done.stderr == ""
     finally:
         proc.terminate()
         assert proc.wait(timeout=30) == 0
+
+
+def test_init_makes_grid_engines_common_folder(scratch):
+    """$SGE_ROOT/$SGE_CELL/common (jobs get SGE_ROOT = the cell, SGE_CELL = default) holds
+    the accounting file (accounting(5)) and settings.sh/settings.csh, writable by nobody
+    but the cell's owner; a daemon started in a cell without it makes it."""
+    env = env_for(scratch)
+    assert run(env, "gridtools", "init", "--slots", "1").returncode == 0
+    common = os.path.join(scratch, "default", "common")
+    for path in (os.path.join(scratch, "default"), common):
+        st = os.lstat(path)
+        assert os.path.isdir(path) and st.st_uid == os.geteuid() and st.st_mode & 0o7777 == 0o755
+    for name in ("settings.sh", "settings.csh"):
+        st = os.lstat(os.path.join(common, name))
+        assert st.st_uid == os.geteuid() and st.st_mode & 0o7777 == 0o644
+    assert os.path.realpath(os.path.join(common, "accounting")) == os.path.join(scratch, "spool", "accounting")
+    probe = run({"PATH": "/usr/bin:/bin"}, "sh", "-c", f". {common}/settings.sh; "
+                'echo "$GRIDTOOLS_ROOT $SGE_ROOT $SGE_CELL"; command -v qsub')
+    assert probe.stdout.splitlines() == [f"{scratch} {scratch} default", os.path.join(BIN, "qsub")]
+    shutil.rmtree(os.path.join(scratch, "default"))
+    assert run(env, "gridtools", "daemon", "start").returncode == 0
+    wait_for(lambda: os.path.isdir(common) and
+             sorted(os.listdir(common)) == ["accounting", "settings.csh", "settings.sh"])

@@ -223,3 +223,18 @@ def test_usage_an_unknown_option_and_what_the_cell_lacks(cell, workdir):
         proc = cell.run("condor_submit", "lacks.sub", cwd=workdir)
         assert proc.returncode == 1 and message in proc.stderr and len(proc.stderr.splitlines()) == 1
     assert cell.run("qstat", "-u", "*").stdout == before
+
+
+def test_stdout_and_stderr_keys_write_the_job_streams(cell, workdir):
+    """stdout/stderr are HTCondor's other names of output/error, StreamOut its name of
+    stream_output: the job's streams reach the files, and the ad says so."""
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo out; echo err >&2'\"\n"
+                           "stdout = so.txt\nstderr = se.txt\nStreamOut = true\nqueue\n", cwd=workdir)
+    for name, text in (("so.txt", "out\n"), ("se.txt", "err\n")):
+        path = os.path.join(workdir, name)
+        wait_for(lambda p=path, t=text: os.path.exists(p) and open(p).read() == t)
+    proc = cell.run("condor_q", str(cluster), "-af", "Out", "Err", "StreamOut", cwd=workdir)
+    if not proc.stdout.strip():         # it left the queue already
+        wait_for(lambda: cell.run("condor_history", str(cluster), "-af", "Out", cwd=workdir).stdout.strip())
+        proc = cell.run("condor_history", str(cluster), "-af", "Out", "Err", "StreamOut", cwd=workdir)
+    assert proc.stdout.split() == ["so.txt", "se.txt", "true"]

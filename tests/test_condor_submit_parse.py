@@ -466,3 +466,24 @@ def test_a_later_proc_takes_from_proc_0_what_it_does_not_set(ctx):
     it proc 0's."""
     found = ads("executable = run.sh\nbatch_name = $(b)\nqueue a,b from (\n  x y\n  z\n)\n", ctx)
     assert [ad.eval("JobBatchName") for ad in found] == ["y", "y"]
+
+
+# ----------------------------------------------------------------- stream command aliases
+
+def test_stream_commands_take_htcondors_other_names(ctx):
+    """stdin/stdout/stderr stand for input/output/error, StreamIn/StreamOut/StreamErr for
+    stream_input/... and TransferIn/... for transfer_input/..., as condor_submit reads them
+    (submit_utils.cpp SetStdin/SetStdout/SetStderr); the first name wins over the other."""
+    (ad,) = ads("executable = run.sh\nstdin = run.sh\nstdout = so.txt\nstderr = se.txt\n"
+                "StreamOut = true\nStreamErr = true\nqueue\n", ctx)
+    assert (ad.eval("In"), ad.eval("Out"), ad.eval("Err")) == ("run.sh", "so.txt", "se.txt")
+    assert (ad.eval("StreamIn"), ad.eval("StreamOut"), ad.eval("StreamErr")) == (False, True, True)
+    (ad,) = ads("executable = run.sh\noutput = o.txt\nstdout = so.txt\nstream_output = false\n"
+                "StreamOut = true\nerror = e.txt\ntransfer_error = false\nstream_error = true\n"
+                "queue\n", ctx)
+    assert (ad.eval("Out"), ad.eval("StreamOut")) == ("o.txt", False)
+    assert ad.eval("Err") == "e.txt" and ad.eval("TransferErr") is False and "StreamErr" not in ad
+    (ad,) = ads("executable = run.sh\nstdout = o.txt\nTransferOut = false\nStreamOut = true\nqueue\n", ctx)
+    assert (ad.eval("Out"), ad.eval("TransferOut")) == ("o.txt", False) and "StreamOut" not in ad
+    (ad,) = ads("executable = run.sh\ntransfer_output = true\noutput = o.txt\nqueue\n", ctx)
+    assert "TransferOut" not in ad and ad.eval("StreamOut") is False

@@ -24,6 +24,8 @@ def tree(root):
             if stat.S_ISREG(st.st_mode):
                 with open(path, "rb") as fh:
                     content = fh.read().replace(root.encode(), b"ROOT")
+            elif stat.S_ISLNK(st.st_mode):
+                content = os.readlink(path).replace(root, "ROOT")
             found[os.path.relpath(path, root)] = (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode),
                                                   st.st_uid, st.st_gid, content)
     return found
@@ -38,6 +40,7 @@ def test_a_copied_cell_is_what_init_makes_there(slots, hosts):
         copy_cell(template_cell(slots, hosts), copied)
         expected = tree(made)
         assert "etc/conf/global" in expected and "spool/wakeup" in expected
+        assert "default/common/accounting" in expected
         assert tree(copied) == expected
     finally:
         shutil.rmtree(made, ignore_errors=True)

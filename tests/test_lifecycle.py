@@ -157,7 +157,87 @@ def test_sync_returns_exit_status(cell, workdir):
     assert proc.stderr == f"Job {jid} exited with exit code 3.\n"
     proc = cell.qsub("-sync", "y", "-t", "1-2", "-b", "y", "true", cwd=workdir)
     assert proc.returncode == 0
-    assert proc.stderr.count("exited with exit code 0.") == 2
+    # Grid Engine 8.1.9 (capture qsub-sync-y-exit0): a zero exit code is said on stdout
+    jid = int(re.search(r"(\d+)", proc.stdout).group(1))
+    assert sorted(proc.stdout.splitlines()[1:]) == [f"Job {jid}.1 exited with exit code 0.",
+                                                    f"Job {jid}.2 exited with exit code 0."]
+    assert proc.stderr == ""
+    proc = cell.qsub("-sync", "y", "-terse", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, re.fullmatch(r"\d+\n", proc.stdout) is not None, proc.stderr) == (0, True, "")
+
+
+def test_sync_says_a_signal_and_exits_1(cell, workdir):
+    """A job whose process a signal ended: "Job N exited because of signal SIGTERM", exit 1
+    (qsub.c report_exit_status), also when qdel killed it."""
+    proc = cell.qsub("-sync", "y", cwd=workdir, input="#!/bin/bash\nkill -TERM $$\n")
+    jid = int(re.search(r"(\d+)", proc.stdout).group(1))
+    assert (proc.returncode, proc.stderr) == (1, f"Job {jid} exited because of signal SIGTERM\n")
+    import subprocess
+    waiting = subprocess.Popen(["qsub", "-sync", "y", "-b", "y", "sleep", "60"], env=cell.env, cwd=workdir,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        jid = int(re.search(r"Your job (\d+)", waiting.stdout.readline()).group(1))
+        wait_for(lambda: states(cell, jid).get(1) == "running", timeout=20)
+        cell.run("qdel", str(jid), check=True)
+        _out, err = waiting.communicate(timeout=30)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert (waiting.returncode, err) == (1, f"Job {jid} exited because of signal SIGKILL\n")
+
+
+def test_sync_array_exits_with_the_first_non_zero_task_to_end(cell, workdir):
+    """submit(1): the exit code of an array job is that of the first completed task with
+    a non-zero one; each task is said as it ends."""
+    script = "#!/bin/bash\nif [ $SGE_TASK_ID = 1 ]; then sleep 3; exit 5; else exit 2; fi\n"
+    proc = cell.qsub("-sync", "y", "-t", "1-2", cwd=workdir, input=script, timeout=60)
+    jid = int(re.search(r"(\d+)", proc.stdout).group(1))
+    assert proc.returncode == 2
+    assert proc.stderr == f"Job {jid}.2 exited with exit code 2.\nJob {jid}.1 exited with exit code 5.\n"
+
+
+def _interrupted(cell, workdir, signum):
+    import signal
+    import subprocess
+    waiting = subprocess.Popen(["qsub", "-sync", "y", "-t", "1-3", "-b", "y", "sleep", "60"], env=cell.env,
+                               cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        jid = int(re.search(r"Your job-array (\d+)", waiting.stdout.readline()).group(1))
+        wait_for(lambda: "running" in states(cell, jid).values(), timeout=20)
+        waiting.send_signal(signum)
+        _out, err = waiting.communicate(timeout=30)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    return jid, waiting.returncode, err
+
+
+def test_interrupting_sync_deletes_the_job(cell, workdir):
+    """submit(1) -sync: "If qsub is interrupted, e.g. with CTRL-C, before the job
+    completes, the job will be canceled" (all its tasks); qsub.c says so on stderr."""
+    import signal
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        jid, code, err = _interrupted(cell, workdir, signum)
+        assert (code, err) == (1, "\nInterrupted!\nPlease wait while qsub shuts down.\n")
+        assert set(states(cell, jid).values()) <= {"finished"}
+        assert qstat_state(cell, jid) is None         # gone from qstat when qsub returns
+
+
+def test_error_reason_has_grid_engines_prefix(cell, workdir):
+    """qstat -j: "error reason 1: MM/DD/YYYY HH:MM:SS [uid:pid]: error: ..." (capture qstat-j-Eqw)."""
+    missing = os.path.join(workdir, "nonexist")
+    jid = jid_of(cell.qsub("-wd", missing, "-b", "y", "true", cwd=workdir))
+    wait_for(lambda: states(cell, jid).get(1) == "error", timeout=20)
+    line = next(line for line in cell.run("qstat", "-j", str(jid)).stdout.splitlines()
+                if line.startswith("error reason"))
+    m = re.fullmatch(r"error reason          1:      (\d\d/\d\d/\d{4} \d\d:\d\d:\d\d) \[(\d+):(\d+)\]: error: (.*)",
+                     line)
+    assert m, line
+    assert int(m.group(2)) == os.getuid() and int(m.group(3)) > 0
+    assert m.group(4) == f"can't chdir to {missing}: No such file or directory"
+    stamp = time.mktime(time.strptime(m.group(1), "%m/%d/%Y %H:%M:%S"))
+    assert abs(stamp - time.time()) < 60
 
 
 def test_a_job_that_never_ran_is_accounted_and_synced_as_grid_engine_does(cell, workdir):

@@ -66,11 +66,28 @@ def test_error_state_lines(spool):
         if row["id"] == 53:
             row["state"] = "Eqw"
     snap["reasons"] = {53: [["error"]]}
-    reason = "11/29/2026 20:14:34 [2001:3132]: error: can't open output file \"/home/alice/envout/\": Is a directory"
-    states[53] = {"tasks": {"1": {"state": "error", "error_reason": reason}}}
+    # as the daemon keeps it: the reason, when it happened, the shepherd that found it
+    reason = "can't open output file \"/home/alice/envout/\": Is a directory"
+    states[53] = {"tasks": {"1": {"state": "error", "error_reason": reason, "end_time": at("20:14:34"),
+                                  "error_pid": 3132}}}
     lines = render(["-j", "53"], snap).splitlines()
     want = reference("qstat-j-Eqw.txt").splitlines()
     assert lines[-2:] == want[-2:]
+    # a task put in error state before the shepherd's pid was kept: pid 0
+    del states[53]["tasks"]["1"]["error_pid"]
+    assert render(["-j", "53"], snap).splitlines()[-2] == want[-2].replace("[2001:3132]", "[2001:0]")
+
+
+def test_times_are_written_as_ctime_pads_the_day(spool):
+    """submission_time, execution_time and deadline as C's ctime(): "Wed Dec  2"."""
+    snap, specs, _states = spool
+    import time
+    day = time.mktime(time.strptime("2026-12-02 20:48:25", "%Y-%m-%d %H:%M:%S"))
+    specs[53].update(submit_time=day, start_at=day + 60, deadline=day + 120)
+    lines = render(["-j", "53"], snap).splitlines()
+    assert "submission_time:            Wed Dec  2 20:48:25 2026" in lines
+    assert "execution_time:             Wed Dec  2 20:49:25 2026" in lines
+    assert "deadline:                   Wed Dec  2 20:50:25 2026" in lines
 
 
 def test_missing_job_message_and_exit_status(spool, capsys):

@@ -251,6 +251,29 @@ def test_directive_prefix_C(cell, workdir):
     assert '("fromprefix")' in proc.stdout
 
 
+def test_qsub_only_options_in_directives_and_request_files(cell, workdir):
+    """As Grid Engine's qsub (qsub.c, parse_job_cull.c): -terse, -sync, -verify and -C are
+    taken in #$ directives and .sge_request files too; -terse and -C count there for
+    nothing (Nextflow writes "#$ -terse" into every job script), -sync and -verify do."""
+    proc = cell.qsub("-h", cwd=workdir, input="#!/bin/bash\n#$ -terse\n#$ -C %X\necho hi\n")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert re.fullmatch(r'Your job \d+ \("STDIN"\) has been submitted\n', proc.stdout)
+    proc = cell.qsub("-cwd", cwd=workdir, input="#!/bin/bash\n#$ -sync y\nexit 4\n")
+    jid = int(re.search(r"(\d+)", proc.stdout).group(1))
+    assert (proc.returncode, proc.stderr) == (4, f"Job {jid} exited with exit code 4.\n")
+    proc = cell.qsub(cwd=workdir, input="#!/bin/bash\n#$ -verify\necho\n")
+    assert (proc.returncode, proc.stdout) == (0, "verification: found suitable queue(s)\n")
+    with open(os.path.join(workdir, ".sge_request"), "w") as fh:
+        fh.write("-terse -sync y -C %X\n")
+    proc = cell.qsub("-b", "y", "true", cwd=workdir)
+    jid = int(re.search(r"(\d+)", proc.stdout).group(1))
+    assert (proc.returncode, proc.stdout) == (0, f'Your job {jid} ("true") has been submitted\n'
+                                                 f"Job {jid} exited with exit code 0.\n")
+    # the command line's own -terse and -sync n win
+    proc = cell.qsub("-terse", "-sync", "n", "-h", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, re.fullmatch(r"\d+\n", proc.stdout) is not None) == (0, True)
+
+
 def test_option_file_with_at(cell, workdir):
     path = os.path.join(workdir, "opts")
     with open(path, "w") as fh:
@@ -269,3 +292,17 @@ def test_path_aliases_rewrite_working_directory(cell, workdir):
     jid, _ = submit_ok(cell, "-cwd", "-N", "aliased", "-o", real + "/", cwd=link, input="pwd\n")
     cell.wait_finished(jid)
     assert read(os.path.join(real, f"aliased.o{jid}")) == real + "\n"
+
+
+def test_a_job_sources_the_cells_settings_and_reads_its_accounting(cell, workdir):
+    """A job script written for Grid Engine: ". $SGE_ROOT/$SGE_CELL/common/settings.sh" gives
+    it the cell's commands (its PATH had none), and common/accounting is the accounting file."""
+    first, _ = submit_ok(cell, "-sync", "y", "-b", "y", "true", cwd=workdir)
+    script = ("#!/bin/sh\nPATH=/usr/bin:/bin; unset GRIDTOOLS_ROOT\n"
+              ". $SGE_ROOT/$SGE_CELL/common/settings.sh\n"
+              "qsub -terse -sync y -b y true\necho rc=$?\n"
+              f"grep -c '^all.q:[^:]*:[^:]*:[^:]*:[^:]*:{first}:' $SGE_ROOT/$SGE_CELL/common/accounting\n")
+    jid, _ = submit_ok(cell, "-sync", "y", "-cwd", "-j", "y", "-o", "inner.out", cwd=workdir, input=script)
+    lines = read(os.path.join(workdir, "inner.out")).splitlines()
+    assert len(lines) == 3 and lines[0].isdigit() and int(lines[0]) > jid
+    assert lines[1:] == ["rc=0", "1"]

@@ -64,9 +64,11 @@ def concluded(state, job, task, result, now):
         condorjob.evicted(state, job, task, result, now)
     elif result.get("error_state"):
         hold = condorjob.start_hold(job, task, result)      # while the task knows its slot
+        shepherd = _shepherd_of(job.id, number) or task.shepherd_pid
         tr.finish(job, number, result, now)
         task.start_time = 0.0
-        tr.fail_to_start(job, number, result.get("error_reason") or result.get("failed_reason", ""), now)
+        tr.fail_to_start(job, number, result.get("error_reason") or result.get("failed_reason", ""), now,
+                         pid=shepherd)
         task.failed = int(result.get("failed", 0))
         state.log(f"W|job {job.id}.{number} set to error state: {task.error_reason}")
         condorjob.failed_to_start(state, job, number, hold, now)
@@ -79,6 +81,14 @@ def concluded(state, job, task, result, now):
         if job.is_finished():
             state.note_finished(job.id)
     _changed(state, job)
+
+
+def _shepherd_of(job_id, number):
+    """The pid of the shepherd that ran a task, from its lock record (0: none known)."""
+    from gridtools.exec import tasklock
+    from gridtools.spool import jobs as jobstore
+    record = tasklock.read_lock(jobstore.task_dir(job_id, number))
+    return record.pid if record is not None else 0
 
 
 def _note_failure(state, job, task, result):

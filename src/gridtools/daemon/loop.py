@@ -170,6 +170,11 @@ class Daemon:
             cellsetup.secure(cell.root())
         except (OSError, GridError) as exc:
             self.state.log(f"E|cannot set the spool's permissions: {exc}")
+        from gridtools.spool import cellcommon
+        try:
+            cellcommon.ensure_here(cell.root())     # a cell made before it had default/common
+        except (OSError, GridError) as exc:
+            self.state.log(f"E|cannot make {cellcommon.folder(cell.root())}: {exc}")
 
     def _sweep(self, now):
         """Remove what clients left behind: old replies, stale id claims, temporary files."""

@@ -57,6 +57,8 @@ _TASK_FIELDS = (
     ("error_reason", ""),
     ("restarted", 0),
     ("usage", _NO_USAGE),
+    ("signal", 0),                   # the signal that ended the job's process (0: it exited)
+    ("error_pid", 0),                # pid of the shepherd that put the task in error state
 )
 
 
@@ -104,7 +106,7 @@ class Task:
         data = {"state": self.state.value}
         for name in ("hold", "host", "queue", "granted", "pe", "slots", "start_time", "end_time",
                      "suspended", "deleting", "shepherd_pid", "exit_status", "failed",
-                     "failed_reason", "error_reason", "restarted", "usage"):
+                     "failed_reason", "error_reason", "restarted", "usage", "signal", "error_pid"):
             value = getattr(self, name)
             if value != _TASK_DEFAULTS[name]:
                 data[name] = value

@@ -60,6 +60,7 @@ def dispatch(job, number, granted, now, shepherd_pid=0, pe=""):
     task.shepherd_pid = shepherd_pid
     task.exit_status = None
     task.failed = 0
+    task.signal = 0
     job.changed()
     return True
 
@@ -73,6 +74,7 @@ def finish(job, number, result, now):
     task.state = after
     task.end_time = float(result.get("end_time") or now)
     task.exit_status = int(result.get("exit_status", 0))
+    task.signal = int(result.get("signal") or 0)
     task.failed = int(result.get("failed", 0))
     task.failed_reason = str(result.get("failed_reason", ""))
     task.usage = dict(result.get("usage") or {})
@@ -81,14 +83,17 @@ def finish(job, number, result, now):
     return True
 
 
-def fail_to_start(job, number, reason, now):
-    """A task could not be started (working directory, output file, shell): error state."""
+def fail_to_start(job, number, reason, now, pid=0):
+    """A task could not be started (working directory, output file, shell): error state.
+    ``pid``: the shepherd that found it (qstat -j shows it with the reason, as Grid
+    Engine's ``[uid:pid]``); the time is ``now``, kept as the task's end time."""
     task = job.task(number)
     after = legal(task.state, "fail_to_start")
     if after is None:
         raise TransitionError(f"task {job.id}.{number} is {task.state.value}: it did not start")
     task.state = after
     task.error_reason = reason
+    task.error_pid = int(pid or 0)
     task.end_time = now
     task.host = task.queue = None
     task.granted = ()

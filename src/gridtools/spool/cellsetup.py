@@ -7,7 +7,8 @@ into a cell run by root, and nothing more: the folders of requests, replies
 and job id claims are world-writable with the sticky bit (like /tmp), the
 wake-up FIFO is writable by all; everything else belongs to the daemon's
 user, and job folders can be passed through but not listed
-(gridtools_spool(5)). ``secure`` applies these rules again to a cell made
+(gridtools_spool(5)). ``default/common/`` holds Grid Engine's common files
+(``spool.cellcommon``). ``secure`` applies these rules again to a cell made
 by an older version; the daemon calls it when it starts.
 """
 
@@ -136,6 +137,8 @@ def initialise(root, hosts, slots, manager, gpus=0, personal=False):
     _substitute_root(etc_dir, root)
     atomic_write(os.path.join(etc_dir, MARKER), "gridtools cell\n")
     _make_spool(root)
+    from gridtools.spool import cellcommon
+    cellcommon.ensure_here(root)
     return sorted(_listing(etc_dir) - before)
 
 

@@ -243,7 +243,9 @@ def _users(opt, text):
 
 
 # option name -> (number of argument words, applier, who may use it)
-# who: "all" everywhere, "submit" not in qalter, "cli" command line only, "alter" qalter only
+# who: "all" everywhere, "submit" not in qalter, "alter" qalter only, "cli" qsub only:
+# accepted in its request files and directives too, where -terse and -C are ignored
+# (qsub.build), as Grid Engine's qsub does
 OPTIONS = {
     "-a": (1, _apply_a("start_at", "-a"), "all"),
     "-ac": (1, _apply_ctx("add"), "all"),

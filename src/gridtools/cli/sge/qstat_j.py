@@ -26,7 +26,21 @@ def field(label, value):
 
 
 def ctime(epoch):
-    return time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(epoch))
+    """A time as C's ctime() writes it (the day padded with a space: ``Wed Dec  2``)."""
+    return time.asctime(time.localtime(epoch))
+
+
+def error_text(spec, task):
+    """The error reason of a task in error state, as Grid Engine's shepherd wrote it:
+    ``MM/DD/YYYY HH:MM:SS [uid:pid]: error: reason``, the time when the task went
+    into error state, the job owner's uid and the pid of the shepherd that found it
+    (0 for a task put there before gridtools kept it)."""
+    reason = task.get("error_reason") or task.get("failed_reason") or "unknown"
+    when = task.get("end_time") or 0
+    if not when:
+        return reason
+    stamp = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(when))
+    return f"{stamp} [{spec.get('uid', '')}:{int(task.get('error_pid') or 0)}]: error: {reason}"
 
 
 def live_jobs(snap):
@@ -213,8 +227,7 @@ def task_lines(spec, state):
     for number in sorted(tasks):
         task = tasks[number]
         if task.get("state") == "error":
-            reason = task.get("error_reason") or task.get("failed_reason") or "unknown"
-            lines.append(f"error reason {number:>10}:      {reason}")
+            lines.append(f"error reason {number:>10}:      {error_text(spec, task)}")
     return lines
 
 

@@ -63,13 +63,18 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
         directives = _without_prefix_option(script_directives(text, prefix))
     req = options.fresh_request()
     ctx = options.Context(prog, cwd)
-    options.parse(submit.default_request_words(cwd), req, ctx, allowed=("all", "submit"), stop_at_arg=False)
+    everything = ("all", "submit", "cli")
+    options.parse(submit.default_request_words(cwd), req, ctx, allowed=everything, stop_at_arg=False)
     ctx.soft = False
     if directives:
-        left = options.parse(directives, req, ctx, allowed=("all", "submit"))
+        left = options.parse(directives, req, ctx, allowed=everything)
         if left:
             raise UsageError(f'invalid option argument "{left[0]}" in script directive')
         ctx.soft = False
+    # as Grid Engine's qsub: -sync and -verify count from any source, -terse and -C
+    # only from the command line (Nextflow writes "#$ -terse" into every job script)
+    ctx.client.pop("terse", None)
+    ctx.client.pop("prefix", None)
     options.parse(list(argv), req, ctx)
     submit.check_request(req)
     if binary:
@@ -133,6 +138,10 @@ def _submit(argv, prog):
     submit.check_like_daemon(req)
     spec = submit.finish_spec(req, 1, name, cwd, args, command)
     submit.check_spec(spec, script, conf)
+    guard = None
+    if client.get("sync"):
+        from gridtools.cli.sge import sync
+        guard = sync.arm()          # an interruption from here on deletes the job
     spec["id"] = ids.allocate("job")[0]
     ask.tell("submit", {"job": spec}, script=script)
     print(submitted_message(spec, client.get("terse")), flush=True)
@@ -142,5 +151,5 @@ def _submit(argv, prog):
             return 1
     if client.get("sync"):
         from gridtools.cli.sge import sync
-        return sync.wait(spec)
+        return sync.wait(spec, guard=guard, terse=bool(client.get("terse")))
     return 0

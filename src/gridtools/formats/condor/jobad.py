@@ -40,6 +40,9 @@ ALIASES = {
     "periodic_hold_subcode": "periodicholdsubcode", "periodic_release": "periodicrelease",
     "periodic_remove": "periodicremove", "kill_sig": "killsig", "leave_in_queue": "leavejobinqueue",
     "batch_name": "jobbatchname", "notify_user": "notifyuser", "success_exit_code": "jobsuccessexitcode",
+    "input": "stdin", "output": "stdout", "error": "stderr",
+    "stream_input": "streamin", "stream_output": "streamout", "stream_error": "streamerr",
+    "transfer_input": "transferin", "transfer_output": "transferout", "transfer_error": "transfererr",
 }
 # Counters and usage every new job starts with (name, value), in HTCondor's types.
 ZEROS = (

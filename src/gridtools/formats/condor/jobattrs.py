@@ -183,13 +183,21 @@ def initial_dir(cmd, ctx):
 
 
 def set_streams(ad, cmd, ctx):
+    """In, Out, Err from input (stdin), output (stdout), error (stderr); StreamIn ...
+    from stream_input (StreamIn) ...; a stream given with transfer_input (TransferIn)
+    ... false is not streamed: TransferIn ... is false instead (the aliases: jobad.ALIASES)."""
     for key, attr, stream in (("input", "In", "StreamIn"), ("output", "Out", "StreamOut"),
                               ("error", "Err", "StreamErr")):
         value = cmd(key)
         value = value.strip() if value is not None else ""
         streamed = flag("stream_" + key, cmd("stream_" + key))
+        given = cmd("transfer_" + key)
+        transfer = flag("transfer_" + key, given) if given is not None and given.strip() else True
         if value and value != "/dev/null":
             ad[attr] = value
+            if not transfer:
+                ad["Transfer" + attr] = False
+                continue
             ad[stream] = streamed
             if key == "input":
                 _add_input(ad, ctx, (value,))
