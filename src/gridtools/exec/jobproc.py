@@ -13,6 +13,7 @@ each dialect words it (``start_failure`` of the task's result).
 import errno
 import os
 import pwd
+import re
 import resource
 import signal
 import stat
@@ -168,9 +169,14 @@ def _child(plan, wfd):
         failed = StartFailed("", "", exc.errno, exc.strerror or str(exc))
     except BaseException as exc:  # noqa: BLE001
         failed = StartFailed("", "", 0, str(exc))
+    _exit_failed(failed, wfd)
+
+
+def _exit_failed(failed, wfd):
+    """In a forked child that failed before its exec: tell the parent, and exit."""
     code = failed.code
     if failed.step == STEP_EXEC and failed.errno in (errno.ENOENT, errno.EACCES, errno.ENOEXEC):
-        # the job itself is missing or not executable: exit as a shell would
+        # the command is missing or not executable: exit as a shell would
         code = 127 if failed.errno == errno.ENOENT else 126
     try:
         os.write(wfd, f"{code} {failed.encode()}".encode())
@@ -197,13 +203,37 @@ def can_spawn_directly(plan):
 
 
 def _fifo_streams(plan):
-    for key in ("stdin", "stdout", "stderr"):
-        try:
-            if stat.S_ISFIFO(os.stat(plan[key]).st_mode):
-                return True
-        except (OSError, KeyError, TypeError, ValueError):
-            continue
+    """True when one of the job's streams is a FIFO, looked at with the owner's rights."""
+    with owner_rights(plan):
+        for key in ("stdin", "stdout", "stderr"):
+            try:
+                if stat.S_ISFIFO(os.stat(plan[key]).st_mode):
+                    return True
+            except (OSError, KeyError, TypeError, ValueError):
+                continue
     return False
+
+
+def resolve_streams(plan):
+    """Put the default file name inside an output path of the user's that is a
+    directory (``plan["stream_names"]``, see ``exec.plan.output_path``), as Grid
+    Engine's shepherd does; looked at with the job owner's rights, so that nobody
+    learns through it what lies in a folder closed to them. SGE_STDOUT_PATH and
+    SGE_STDERR_PATH follow."""
+    names = plan.get("stream_names") or {}
+    if not names:
+        return
+    with owner_rights(plan):
+        for key, name in names.items():
+            path = plan.get(key)
+            if path and os.path.isdir(path):
+                plan[key] = path + "/" + name
+    for key, var in (("stdout", "SGE_STDOUT_PATH"), ("stderr", "SGE_STDERR_PATH")):
+        if key in names:
+            for env in (plan.get("env"), plan.get("proc_env")):
+                if env is not None:
+                    env[var] = plan[key]
+    plan["stream_names"] = {}
 
 
 def spawn_directly(plan):
@@ -285,43 +315,76 @@ def _method(plan, which):
     return method if method and method.upper() != "NONE" else None
 
 
-def expand_method(plan, command, pid):
-    """A queue method's command line with Grid Engine's variables replaced."""
-    env = plan.get("env") or {}
-    names = {"$job_pid": str(pid), "$job_id": str(plan["job_id"]), "$job_owner": plan["owner"],
-             "$job_name": env.get("JOB_NAME", ""), "$queue": env.get("QUEUE", ""),
-             "$host": env.get("HOSTNAME", ""), "$ja_task_id": env.get("SGE_TASK_ID", "")}
-    for name in sorted(names, key=len, reverse=True):
-        command = command.replace(name, names[name])
-    return command
+_VARIABLE = re.compile(r"\$([A-Za-z0-9_]+)")
+
+
+def expand_words(command, values):
+    """The argv of a configured command line: split into words at blanks first, then
+    each ``$name`` in a word that ``values`` knows replaced by its value (a name runs
+    as far as letters, digits and '_' go; an unknown one stays as it is). A value
+    never becomes more than part of its word, whatever it holds."""
+    return [_VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), word)
+            for word in str(command).split()]
+
+
+def expand_text(command, values):
+    """A method's command line (run by a shell, as Grid Engine runs them) with the
+    ``$name``s that ``values`` knows replaced."""
+    return _VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), str(command))
+
+
+def procedure_values(plan, pid=None):
+    """The values of the variables of a procedure's or method's command line
+    (sge_conf(5) prolog, sge_pe(5) start_proc_args, queue_conf(5) methods)."""
+    values = dict(plan.get("proc_vars") or {})
+    if not values:                  # (a plan written before they were part of it)
+        env = plan.get("env") or {}
+        task = env.get("SGE_TASK_ID", "")
+        values = {"job_id": str(plan["job_id"]), "job_owner": plan["owner"],
+                  "job_name": env.get("JOB_NAME", ""), "queue": env.get("QUEUE", ""),
+                  "host": env.get("HOSTNAME", ""), "ja_task_id": task if task.isdigit() else "0"}
+    values.update(stdin_path=str(plan.get("stdin", "")), stdout_path=str(plan.get("stdout", "")),
+                  stderr_path=str(plan.get("stdout" if plan.get("join") else "stderr", "")))
+    if pid is not None:
+        values["job_pid"] = str(pid)
+    return values
+
+
+def run_method(plan, command, pid):
+    """Run a queue's or checkpointing environment's command (suspend_method,
+    ckpt_command, ...) as Grid Engine does: by ``/bin/sh -c`` as the job owner, in the
+    job's working directory (changed to after dropping to the owner), with ``$job_pid``
+    and the other variables replaced."""
+    return run_procedure(plan, ["", command], pid=pid, shell=True)
 
 
 def suspend(plan, pid):
     """Stop the job: its suspend_method (a command or a signal), else SIGSTOP."""
     method = _method(plan, "suspend_method")
     if method and method.startswith("/"):
-        run_procedure(plan, ["", expand_method(plan, method, pid)])
+        run_method(plan, method, pid)
     else:
-        signal_job(pid, _signal_named(method, signal.SIGSTOP))
+        signal_job(pid, signal_named(method, signal.SIGSTOP))
 
 
 def resume(plan, pid):
     """Continue the job: its resume_method (a command or a signal), else SIGCONT."""
     method = _method(plan, "resume_method")
     if method and method.startswith("/"):
-        run_procedure(plan, ["", expand_method(plan, method, pid)])
+        run_method(plan, method, pid)
     else:
-        signal_job(pid, _signal_named(method, signal.SIGCONT))
+        signal_job(pid, signal_named(method, signal.SIGCONT))
 
 
 def terminate(plan, pid):
-    """End the job: its terminate_method, or SIGKILL to the whole process group."""
+    """End the job: its terminate_method (the queue's command or signal; an HTCondor
+    job's KillSig, which is only ever a signal), or SIGKILL to the whole process group."""
     method = _method(plan, "terminate_method")
     signal_job(pid, signal.SIGCONT)
     if method and method.startswith("/"):
-        run_procedure(plan, ["", expand_method(plan, method, pid)])
+        run_method(plan, method, pid)
     else:
-        signal_job(pid, _signal_named(method, signal.SIGKILL))
+        signal_job(pid, signal_named(method, signal.SIGKILL))
 
 
 def signal_named(name, default):
@@ -340,29 +403,118 @@ def _signal_named(name, default):
     return getattr(signal, name, default)
 
 
-def run_procedure(plan, spec, on_start=None):
-    """Run a prolog/epilog/PE procedure ``[user, command line]`` in a session of its
-    own; returns its exit status. ``on_start(pid)`` learns its process group."""
-    import subprocess
-    user, command = spec
-    env = dict(plan["env"])
+class Ran:
+    """How a procedure went: its exit ``status`` (128 + the signal that ended it);
+    ``owner``, True when it ran as the job owner with the job's environment; ``failure``
+    (as ``StartFailed.failure`` gives one) when it could not be started, e.g. not
+    changing to the job's working directory."""
 
-    def prepare():
-        os.setsid()
-        if not user or user != "root":
-            become_owner(plan)
+    def __init__(self, status, owner, failure=None):
+        self.status, self.owner, self.failure = status, owner, failure
+
+
+def runs_as_owner(plan, user):
+    """True when a procedure configured for ``user`` ("" for none) runs as the job
+    owner: then it has the job's environment and working directory. One for root (a
+    ``root@`` procedure) or any other user, or that the daemon's user runs because it
+    cannot change its identity, has a clean environment instead (``proc_env``)."""
+    if user and (user == "root" or user != plan["owner"]):
+        return False
+    euid = os.geteuid()
+    return euid == 0 or euid == plan["uid"]
+
+
+def run_procedure(plan, spec, on_start=None, pid=None, outputs=("stdout", "stderr"), shell=False):
+    """Run a prolog/epilog/PE procedure or method ``[user, command line]`` in a session
+    of its own, as Grid Engine's shepherd does: the command line split into words,
+    its variables replaced in each word, and executed without a shell.
+
+    One that runs as the job owner gets the job's environment and starts in its
+    working directory (changed to after dropping to the owner); any other one runs
+    as the user named (root for ``root@``, when the shepherd may change its identity)
+    with the clean environment of ``proc_env`` in ``/``. Its output goes to the plan's
+    ``outputs`` files (standard output, error output: the job's, or the PE's
+    ``.po``/``.pe`` files), opened with the owner's rights. ``on_start(pid)`` learns
+    its process group. Returns a ``Ran``. (``shell``: a method's command line, given
+    to ``/bin/sh -c`` with its variables replaced.)"""
+    user, command = spec
+    values = procedure_values(plan, pid)
+    argv = ["/bin/sh", "-c", expand_text(command, values)] if shell else expand_words(command, values)
+    owner = runs_as_owner(plan, user)
+    if not argv:
+        return Ran(0, owner)
+    if owner:
+        env, cwd, account = dict(plan["env"]), plan["cwd"], None
+    else:
+        env, cwd, account = dict(plan.get("proc_env") or {"PATH": "/usr/bin:/bin"}), "/", None
+        if os.geteuid() == 0 and user and user != "root":
+            try:
+                account = pwd.getpwnam(user)
+            except KeyError:
+                return Ran(1, owner, {"code": FAILED_BEFORE_JOB, "reason": f"unknown user {user}",
+                                      "step": "", "path": "", "errno": 0})
+        env["HOME"] = account.pw_dir if account else home_of_uid(os.geteuid())
+    out_key, err_key = outputs
+    out = _open_as_owner(plan, plan.get(out_key) or plan["stdout"])
+    err = out if plan.get("join") else _open_as_owner(plan, plan.get(err_key) or plan["stderr"])
+    rfd, wfd = os.pipe2(os.O_CLOEXEC)
     try:
-        with _open_as_owner(plan, plan["stdout"]) as out:
-            proc = subprocess.Popen(["/bin/sh", "-c", command],
-                                    cwd=plan["cwd"] if os.path.isdir(plan["cwd"]) else "/",
-                                    env=env, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, preexec_fn=prepare)
-            if on_start is not None:
-                on_start(proc.pid)
-            proc.wait()
-    except OSError:
-        return 1
-    return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+        child = os.fork()
+        if child == 0:
+            os.close(rfd)
+            _procedure_child(plan, argv, env, cwd, owner, account, (out.fileno(), err.fileno()), wfd)
+    finally:
+        os.close(wfd)
+        out.close()
+        if err is not out:
+            err.close()
+    if on_start is not None:
+        on_start(child)
+    failure = read_spawn_failure(rfd)
+    _, status = os.waitpid(child, 0)
+    if failure is not None:
+        return Ran(1, owner, failure)
+    if os.WIFSIGNALED(status):
+        return Ran(128 + os.WTERMSIG(status), owner)
+    return Ran(os.WEXITSTATUS(status), owner)
+
+
+def _procedure_child(plan, argv, env, cwd, owner, account, fds, wfd):
+    """In the forked child of a procedure: take its identity, then change to its
+    working directory, then execute it; never returns."""
+    try:
+        os.setsid()
+        for sig in _DEFAULT_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        if owner:
+            become_owner(plan)
+        elif account is not None:
+            os.initgroups(account.pw_name, account.pw_gid)
+            os.setgid(account.pw_gid)
+            os.setuid(account.pw_uid)
+        _chdir({"cwd": cwd})
+        null = os.open(os.devnull, os.O_RDONLY)
+        for target, fd in enumerate((null,) + tuple(fds)):
+            os.dup2(fd, target)
+        try:
+            os.execvpe(argv[0], argv, env)
+        except OSError as exc:
+            raise StartFailed.of(STEP_EXEC, argv[0], exc) from None
+    except StartFailed as exc:
+        failed = exc
+    except OSError as exc:
+        failed = StartFailed("", "", exc.errno, exc.strerror or str(exc))
+    except BaseException as exc:  # noqa: BLE001
+        failed = StartFailed("", "", 0, str(exc))
+    _exit_failed(failed, wfd)
+
+
+def home_of_uid(uid):
+    try:
+        return pwd.getpwuid(uid).pw_dir
+    except KeyError:
+        return "/"
 
 
 def kill_group(pgid, ticks):
@@ -403,28 +555,46 @@ def group_members(pgid):
     return found
 
 
+class owner_rights:
+    """``with owner_rights(plan):`` the file system sees the job owner (effective uid,
+    gid and the owner's groups) instead of root; nothing changes for a shepherd that
+    is not root or a job of root's."""
+
+    def __init__(self, plan):
+        self.plan = plan
+        self.saved = None
+
+    def __enter__(self):
+        plan = self.plan
+        if os.geteuid() != 0 or plan["uid"] == 0:
+            return self
+        self.saved = (os.getgroups(), os.getegid())
+        try:
+            owner_groups = os.getgrouplist(plan["owner"], plan["gid"])
+        except (KeyError, OSError):
+            owner_groups = [plan["gid"]]
+        os.setgroups(owner_groups)
+        os.setegid(plan["gid"])
+        os.seteuid(plan["uid"])
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            os.seteuid(0)
+            os.setegid(self.saved[1])
+            os.setgroups(self.saved[0])
+            self.saved = None
+
+
 def _open_as_owner(plan, path):
     """Open the job's output file for appending with the job owner's rights (uid, gid and
     the owner's groups, never root's), so that a procedure run before the job creates it
     as the job itself would, and a link planted in its place gives no access."""
-    if os.geteuid() != 0 or plan["uid"] == 0:
-        return open(path, "ab")
-    groups, egid = os.getgroups(), os.getegid()
-    try:
-        owner_groups = os.getgrouplist(plan["owner"], plan["gid"])
-    except (KeyError, OSError):
-        owner_groups = [plan["gid"]]
-    os.setgroups(owner_groups)
-    os.setegid(plan["gid"])
-    os.seteuid(plan["uid"])
-    try:
-        return open(path, "ab")
-    except OSError:
-        return open(os.devnull, "ab")
-    finally:
-        os.seteuid(0)
-        os.setegid(egid)
-        os.setgroups(groups)
+    with owner_rights(plan):
+        try:
+            return open(path, "ab")
+        except OSError:
+            return open(os.devnull, "ab")
 
 
 class Timers:
