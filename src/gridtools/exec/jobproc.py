@@ -23,6 +23,8 @@ FAILED_OPEN = 26
 FAILED_SHELL = 27
 FAILED_CHDIR = 28
 FAILED_BEFORE_JOB = 11
+#: PATH of a procedure that does not run with the job's environment (exec.plan's DEFAULT_PATH)
+CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 #: the steps of a job's start that can fail: its working directory, its three streams,
 #: the exec of its command
@@ -446,7 +448,7 @@ def run_procedure(plan, spec, on_start=None, pid=None, outputs=("stdout", "stder
     if owner:
         env, cwd, account = dict(plan["env"]), plan["cwd"], None
     else:
-        env, cwd, account = dict(plan.get("proc_env") or {"PATH": "/usr/bin:/bin"}), "/", None
+        env, cwd, account = dict(plan.get("proc_env") or {"PATH": CLEAN_PATH}), "/", None
         if os.geteuid() == 0 and user and user != "root":
             try:
                 account = pwd.getpwnam(user)
@@ -468,9 +470,9 @@ def run_procedure(plan, spec, on_start=None, pid=None, outputs=("stdout", "stder
         out.close()
         if err is not out:
             err.close()
-    if on_start is not None:
+    failure = read_spawn_failure(rfd)         # (back once it executed, in its own session)
+    if on_start is not None and failure is None:
         on_start(child)
-    failure = read_spawn_failure(rfd)
     _, status = os.waitpid(child, 0)
     if failure is not None:
         return Ran(1, owner, failure)
