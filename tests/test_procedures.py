@@ -200,3 +200,15 @@ def test_killsig_of_an_ad(given, signal):
     from gridtools.formats.condor.spec import kill_signal, signal_of
     quoted = given.replace("\\", "\\\\").replace('"', '\\"')
     assert signal_of(kill_signal(parse_ad(f'KillSig = "{quoted}"\n'))) == signal
+
+
+def test_a_jobs_own_start_failure_stays_its_reason_after_the_epilog(cell, users, workdir, root_only):
+    epilog = script(workdir, "epilog.sh", f"#!/bin/sh\npwd > {workdir}/epilog-ran\n")
+    set_attr(cell, "all.q", "epilog", epilog)
+    jid = jid_of(cell.qsub("-wd", root_only, "-o", workdir + "/", "-j", "y", "-b", "y", "true",
+                           user=users[1], cwd=workdir))
+    wait_state(cell, jid, "Eqw")
+    text = cell.run("qstat", "-j", str(jid)).stdout
+    assert re.search(rf"error reason +1: +can't chdir to {root_only}: Permission denied", text), text
+    assert read(os.path.join(workdir, "epilog-ran")) is None
+    assert queue_letters(cell, Q) == ""

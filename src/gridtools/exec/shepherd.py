@@ -168,11 +168,13 @@ class Shepherd:
         outputs = ("pe_stdout", "pe_stderr") if which.startswith("pe_") else ("stdout", "stderr")
         ran = jobproc.run_procedure(self.plan, spec, on_start=self.record_group, outputs=outputs)
         if ran.failure is not None:
-            # (as the job's own start: the job goes to the error state, the queue stays)
+            # (as the job's own start: the job goes to the error state, the queue stays;
+            # an earlier failure, the job's own say, is the one the task keeps)
             reason = f"{which}: {ran.failure['reason']}"
             self.trace(f"{which} could not be started: {ran.failure['reason']}")
-            self.result.update(failed=failed_code, failed_reason=reason, exit_status=1,
-                               error_state=True, error_reason=reason)
+            if not self.result["failed"]:
+                self.result.update(failed=failed_code, failed_reason=reason, exit_status=1,
+                                   error_state=True, error_reason=reason)
             return False
         status = ran.status
         if status != 0:
