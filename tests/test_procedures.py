@@ -17,7 +17,7 @@ import pytest
 
 from condortools import statuses, submit as condor_submit, wait_status
 from conftest import wait_for
-from qtools import add_object, jid_of, queue_letters, set_attr, state_of, wait_state
+from qtools import jid_of, queue_letters, set_attr, state_of, wait_state
 
 Q = "all.q@testhost"
 FIXED_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -381,7 +381,7 @@ def _queue_limits(q):
 
 def _pe_procedures(spec, conf, ctx):
     """The PE's start_proc_args and stop_proc_args as [user, command line] (their
-    variables are replaced word by word when they run: see ``jobproc.run_procedure``)."""
+    variables are replaced word by word when they run: see ``exec.procedure.run_procedure``)."""
     if not spec.get("pe"):
         return {"pe_start": None, "pe_stop": None}
     pe = conf.objects["pe"].get(ctx["pe_name"]) or {}
@@ -391,7 +391,7 @@ def _pe_procedures(spec, conf, ctx):
 def _procedure_variables(spec, ctx, job_id, number, q):
     """The values of the variables of procedure command lines (sge_conf(5) prolog,
     sge_pe(5) start_proc_args), but for the paths of the job's streams (the shepherd
-    knows them: see ``jobproc.procedure_values``)."""
+    knows them: see ``exec.procedure.procedure_values``)."""
     is_array = bool(spec.get("tasks"))
     found = {"host": ctx["host"], "ja_task_id": str(number) if is_array else "0",
              "job_owner": spec["owner"], "job_id": str(job_id), "job_name": spec["name"],

@@ -21,7 +21,7 @@ the environment's ``ckpt_dir``.
 
 import signal
 
-from gridtools.exec import jobproc
+from gridtools.exec import jobproc, procedure
 
 #: ``when`` letters under which leaving a host is a migration that checkpoints first
 MIGRATING = frozenset("sxr")
@@ -63,7 +63,7 @@ def migrate(plan, pid):
     ckpt = plan.get("ckpt") or {}
     command = ckpt.get("migr") or ckpt.get("ckpt")
     if command:
-        jobproc.run_method(plan, command, pid)
+        procedure.run_method(plan, command, pid)
     elif ckpt.get("signal"):
         jobproc.signal_job(pid, signal.SIGCONT)
         jobproc.signal_job(pid, jobproc.signal_named(ckpt["signal"], signal.SIGUSR1))
@@ -75,7 +75,7 @@ def prepare_restart(plan):
     """A restarted task runs the environment's restart_command, when it has one."""
     ckpt = plan.get("ckpt") or {}
     if ckpt.get("restart") and plan["env"].get("RESTARTED") == "1":
-        command = jobproc.expand_text(ckpt["restart"], jobproc.procedure_values(plan, 0))
+        command = procedure.expand_text(ckpt["restart"], procedure.procedure_values(plan, 0))
         plan["exec"], plan["argv"] = "/bin/sh", ["sh", "-c", command]
 
 
@@ -83,4 +83,4 @@ def clean(plan, result):
     """After the job's end (not when it migrates): the environment's clean_command."""
     ckpt = plan.get("ckpt") or {}
     if ckpt.get("clean") and not result.get("requeue"):
-        jobproc.run_method(plan, ckpt["clean"], 0)
+        procedure.run_method(plan, ckpt["clean"], 0)

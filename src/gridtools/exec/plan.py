@@ -140,7 +140,7 @@ def procedure_environment(grid):
     """The environment of a procedure that does not run as the job owner (a ``root@``
     prolog, say): a fixed PATH and the task's Grid Engine variables ``grid`` as the
     daemon set them, nothing the job asked for. HOME, SHELL and PWD are the
-    procedure's own (see ``jobproc.run_procedure``)."""
+    procedure's own (see ``exec.procedure.run_procedure``)."""
     env = dict(grid)
     env.update(PATH=DEFAULT_PATH, LANG="C", SHELL="/bin/sh", PWD="/")
     return env

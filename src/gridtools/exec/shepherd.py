@@ -34,7 +34,7 @@ import signal
 import time
 
 from gridtools.errors import SpoolError
-from gridtools.exec import ckpt, client, jobproc, tmpdir
+from gridtools.exec import ckpt, client, jobproc, procedure, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -166,7 +166,7 @@ class Shepherd:
         if not spec or self.flags_stop():
             return True
         outputs = ("pe_stdout", "pe_stderr") if which.startswith("pe_") else ("stdout", "stderr")
-        ran = jobproc.run_procedure(self.plan, spec, on_start=self.record_group, outputs=outputs)
+        ran = procedure.run_procedure(self.plan, spec, on_start=self.record_group, outputs=outputs)
         if ran.failure is not None:
             # (as the job's own start: the job goes to the error state, the queue stays;
             # an earlier failure, the job's own say, is the one the task keeps)
@@ -313,10 +313,10 @@ class Shepherd:
             sig = self.flags.pop(0)
             if sig == signal.SIGUSR1:
                 if not self._warned(pid, signal.SIGUSR1, "notify_stop"):
-                    jobproc.suspend(self.plan, pid)
+                    procedure.suspend(self.plan, pid)
             elif sig == signal.SIGUSR2:
                 if self.timers.pending.pop("notify_stop", None) is None:
-                    jobproc.resume(self.plan, pid)
+                    procedure.resume(self.plan, pid)
             elif sig in (signal.SIGTERM, signal.SIGINT):
                 self.result["deleted"] = True
                 self._end(pid, "job deleted")
@@ -345,7 +345,7 @@ class Shepherd:
         self.timers.pending.pop("notify_stop", None)
         jobproc.signal_job(pid, signal.SIGCONT)
         if not self._warned(pid, signal.SIGUSR2, "notify_kill"):
-            jobproc.terminate(self.plan, pid)
+            procedure.terminate(self.plan, pid)
             self._kill_later()
 
     def _kill_later(self):
@@ -357,7 +357,7 @@ class Shepherd:
 
     def _terminate(self, pid, why):
         self.killed_by = why
-        jobproc.terminate(self.plan, pid)
+        procedure.terminate(self.plan, pid)
         self._kill_later()
 
     def _check_client(self, pid, timers):
@@ -372,7 +372,7 @@ class Shepherd:
         """Periodic checkpoint (min_cpu_interval): the environment's command, else its signal."""
         checkpoint = self.plan.get("checkpoint") or {}
         if checkpoint.get("command"):
-            jobproc.run_method(self.plan, checkpoint["command"], pid)
+            procedure.run_method(self.plan, checkpoint["command"], pid)
         elif checkpoint.get("signal"):
             jobproc.signal_job(pid, jobproc.signal_named(checkpoint["signal"], signal.SIGUSR1))
         self.timers.pending["checkpoint"] = time.time() + float(checkpoint["interval"])
@@ -382,9 +382,9 @@ class Shepherd:
             if event == "s_rt":
                 jobproc.signal_job(pid, signal.SIGUSR1)
             elif event == "notify_stop":
-                jobproc.suspend(self.plan, pid)
+                procedure.suspend(self.plan, pid)
             elif event == "notify_kill":
-                jobproc.terminate(self.plan, pid)
+                procedure.terminate(self.plan, pid)
                 self._kill_later()
             elif event == "checkpoint":
                 self._checkpoint(pid)
