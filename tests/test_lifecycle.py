@@ -371,8 +371,13 @@ def test_pe_start_and_stop_procedures(cell, workdir):
     time.sleep(0.3)
     jid = jid_of(cell.qsub("-cwd", "-pe", "smp", "2", "-N", "pejob", cwd=workdir, input="echo job\n"))
     cell.wait_finished(jid)
+    # the procedures' output goes to REQUEST.poJID and REQUEST.peJID (sge_pe(5)), not the job's
     with open(os.path.join(workdir, f"pejob.o{jid}")) as fh:
-        assert fh.read() == f"start 2 testhost smp\njob\nstop {jid}\n"
+        assert fh.read() == "job\n"
+    with open(os.path.join(workdir, f"pejob.po{jid}")) as fh:
+        assert fh.read() == f"start 2 testhost smp\nstop {jid}\n"
+    with open(os.path.join(workdir, f"pejob.pe{jid}")) as fh:
+        assert fh.read() == ""
 
 
 def test_the_scheduler_runs_every_schedule_interval_while_nothing_happens(cell, workdir):

@@ -458,7 +458,7 @@ def adjust_plan(plan, job, number):
     """The execution plan of an HTCondor proc: its own command, arguments, working
     directory, environment and streams from its ad; a scratch folder with copies of
     its input files when it transfers files; KillSig when it is removed."""
-    from gridtools.formats.condor.spec import run_facts
+    from gridtools.formats.condor.spec import run_facts, signal_of
     facts = run_facts(proc_ad(job, number))
     plan["exec"], plan["argv"] = facts["command"], [facts["command"]] + list(facts["args"])
     plan["cwd"] = facts["iwd"]
@@ -470,7 +470,8 @@ def adjust_plan(plan, job, number):
     plan["env"] = env
     plan["stdin"], plan["stdout"], plan["stderr"] = facts["stdin"], facts["stdout"], facts["stderr"]
     plan["join"] = False
-    plan["terminate_method"] = facts["kill_sig"]
+    plan["stream_names"] = {}           # an ad's Out and Err name files, never folders
+    plan["terminate_method"] = signal_of(facts["kill_sig"])     # a signal's name, never a command
     plan["kill_after"] = KILLING_TIMEOUT
     plan["strict_exec"] = True          # a command that cannot be executed holds the job
     if facts["scratch"]:

@@ -95,13 +95,18 @@ class Dispatcher:
             "epilog": _procedure(q("epilog")) or _procedure(_conf_value(gconf, "epilog")),
             "suspend_method": q("suspend_method"), "resume_method": q("resume_method"),
             "terminate_method": q("terminate_method"), "granted": granted,
+            "stream_names": ctx["stream_names"],
+            "proc_env": plan_mod.procedure_environment(plan_mod.grid_variables(spec, number, ctx)),
+            "proc_vars": _procedure_variables(spec, ctx, job.id, number, q),
         }
+        if spec.get("pe"):
+            plan["pe_stdout"], plan["pe_stderr"] = ctx["pe_stdout"], ctx["pe_stderr"]
         if spec.get("interactive"):
             plan["interactive"] = {"client": spec.get("client"),
                                    "handshake_timeout": _handshake_timeout(conf, host)}
         if spec.get("condor_ad"):
             condorjob.adjust_plan(plan, job, number)
-        plan.update(_pe_procedures(spec, conf, ctx, job.id, number))
+        plan.update(_pe_procedures(spec, conf, ctx))
         _add_queue_methods(plan, spec, conf, q)
         return plan
 
@@ -127,6 +132,7 @@ class Dispatcher:
         plan["launch"] = tasklock.launch_token(started)
         chosen = devices.assign(self.state, job, number, granted, view.config_parts(self.state)["complexes"])
         plan["env"].update(devices.environment(chosen, granted[0][1]))
+        plan["proc_env"].update(devices.environment(chosen, granted[0][1]))
         if job.spec.get("pe"):
             _write_pe_hostfile(tdir, granted)
         if execd.registered(granted[0][1]):
@@ -305,8 +311,12 @@ def _task_context(job, number, granted, q, gconf, pe=""):
         "execd_pidfile": execd.host_dir(host, "execd.pid") if execd.registered(host)
         else cell.spool("daemon.pid"),
     }
-    for stream, key in (("o", "stdout"), ("e", "stderr"), ("i", "stdin")):
-        ctx[key] = plan_mod.output_path(spec, stream, pseudo, cwd, host, number, is_array)
+    ctx["stream_names"] = names = {}
+    for stream, key, postfix in (("o", "stdout", None), ("e", "stderr", None), ("i", "stdin", None),
+                                 ("o", "pe_stdout", "po"), ("e", "pe_stderr", "pe")):
+        ctx[key], name = plan_mod.output_path(spec, stream, pseudo, cwd, host, number, is_array, postfix)
+        if name:
+            names[key] = name
     if ctx["shell_start_mode"] == "unix_behavior" and not spec.get("shell"):
         ctx["has_shebang"] = _has_shebang(script)
     return ctx
@@ -369,22 +379,32 @@ def _queue_limits(q):
     return limits
 
 
-def _pe_procedures(spec, conf, ctx, job_id, number):
-    """The PE's start_proc_args and stop_proc_args with their variables filled in (sge_pe(5))."""
+def _pe_procedures(spec, conf, ctx):
+    """The PE's start_proc_args and stop_proc_args as [user, command line] (their
+    variables are replaced word by word when they run: see ``exec.procedure.run_procedure``)."""
     if not spec.get("pe"):
         return {"pe_start": None, "pe_stop": None}
     pe = conf.objects["pe"].get(ctx["pe_name"]) or {}
-    words = {"$pe_hostfile": os.path.join(ctx["spool_dir"], "pe_hostfile"), "$host": ctx["host"],
-             "$job_owner": spec["owner"], "$job_id": str(job_id), "$job_name": spec["name"],
-             "$pe_slots": str(ctx["slots"]), "$processors": "UNDEFINED", "$queue": ctx["queue"],
-             "$pe": ctx["pe_name"], "$ja_task_id": str(number) if spec.get("tasks") else "undefined"}
-    result = {}
-    for key, attr in (("pe_start", "start_proc_args"), ("pe_stop", "stop_proc_args")):
-        text = pe.get(attr)
-        for name in sorted(words, key=len, reverse=True):
-            text = text.replace(name, words[name]) if text else text
-        result[key] = _procedure(text)
-    return result
+    return {"pe_start": _procedure(pe.get("start_proc_args")), "pe_stop": _procedure(pe.get("stop_proc_args"))}
+
+
+def _procedure_variables(spec, ctx, job_id, number, q):
+    """The values of the variables of procedure command lines (sge_conf(5) prolog,
+    sge_pe(5) start_proc_args), but for the paths of the job's streams (the shepherd
+    knows them: see ``exec.procedure.procedure_values``)."""
+    is_array = bool(spec.get("tasks"))
+    found = {"host": ctx["host"], "ja_task_id": str(number) if is_array else "0",
+             "job_owner": spec["owner"], "job_id": str(job_id), "job_name": spec["name"],
+             "processors": str(q("processors") or "UNDEFINED"), "queue": ctx["queue"],
+             "sge_cell": "default", "sge_root": ctx["root"],
+             "merge_stderr": "1" if spec.get("join") else "0"}
+    for stream in ("stdin", "stdout", "stderr"):
+        found.update({f"fs_{stream}_host": "", f"fs_{stream}_path": "", f"fs_{stream}_tmp_path": "",
+                      f"fs_{stream}_file_staging": "0"})
+    if spec.get("pe"):
+        found.update(pe=ctx["pe_name"], pe_slots=str(ctx["slots"]),
+                     pe_hostfile=os.path.join(ctx["spool_dir"], "pe_hostfile"))
+    return found
 
 
 def _login_shells(gconf):

@@ -140,7 +140,8 @@ def _plan(dispatcher, job, task, host, body, tdir):
     streams = body.get("streams") or {}
     plan.update(exec=command[0], argv=command, prolog=None, epilog=None, pe_start=None, pe_stop=None,
                 stdout=str(streams.get("stdout")), stderr=str(streams.get("stderr")),
-                stdin=str(streams.get("stdin")), join=False, result_dir=tdir, pe_task=True)
+                stdin=str(streams.get("stdin")), join=False, result_dir=tdir, pe_task=True,
+                stream_names={})
     spec = plan.get("tmpdir")
     if isinstance(spec, dict):          # a TMPDIR of its own beside the job's (exec.tmpdir)
         spec = dict(spec, name=spec["name"] + "." + os.path.basename(tdir))

@@ -13,14 +13,15 @@ The shepherd then:
   instead of the job's command line, if one is set;
 - when the job is over (not migrating) runs ``clean_command``.
 
-Commands run as the job's owner with the job's environment, ``$job_pid``,
+Commands run as the job's owner with the job's environment (by ``/bin/sh -c``,
+as Grid Engine runs them, in the job's working directory), ``$job_pid``,
 ``$job_id`` and the other method variables replaced; ``SGE_CKPT_DIR`` names
 the environment's ``ckpt_dir``.
 """
 
 import signal
 
-from gridtools.exec import jobproc
+from gridtools.exec import jobproc, procedure
 
 #: ``when`` letters under which leaving a host is a migration that checkpoints first
 MIGRATING = frozenset("sxr")
@@ -62,7 +63,7 @@ def migrate(plan, pid):
     ckpt = plan.get("ckpt") or {}
     command = ckpt.get("migr") or ckpt.get("ckpt")
     if command:
-        jobproc.run_procedure(plan, ["", jobproc.expand_method(plan, command, pid)])
+        procedure.run_method(plan, command, pid)
     elif ckpt.get("signal"):
         jobproc.signal_job(pid, signal.SIGCONT)
         jobproc.signal_job(pid, jobproc.signal_named(ckpt["signal"], signal.SIGUSR1))
@@ -74,7 +75,7 @@ def prepare_restart(plan):
     """A restarted task runs the environment's restart_command, when it has one."""
     ckpt = plan.get("ckpt") or {}
     if ckpt.get("restart") and plan["env"].get("RESTARTED") == "1":
-        command = jobproc.expand_method(plan, ckpt["restart"], 0)
+        command = procedure.expand_text(ckpt["restart"], procedure.procedure_values(plan, 0))
         plan["exec"], plan["argv"] = "/bin/sh", ["sh", "-c", command]
 
 
@@ -82,4 +83,4 @@ def clean(plan, result):
     """After the job's end (not when it migrates): the environment's clean_command."""
     ckpt = plan.get("ckpt") or {}
     if ckpt.get("clean") and not result.get("requeue"):
-        jobproc.run_procedure(plan, ["", jobproc.expand_method(plan, ckpt["clean"], 0)])
+        procedure.run_method(plan, ckpt["clean"], 0)

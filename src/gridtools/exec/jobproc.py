@@ -131,11 +131,12 @@ def open_streams(plan):
     return opened
 
 
-def _chdir(plan):
+def chdir_to(cwd):
+    """Change to a working directory; StartFailed (STEP_CWD) when that fails."""
     try:
-        os.chdir(plan["cwd"])
+        os.chdir(cwd)
     except OSError as exc:
-        raise StartFailed.of(STEP_CWD, plan["cwd"], exc) from None
+        raise StartFailed.of(STEP_CWD, cwd, exc) from None
 
 
 def _child(plan, wfd):
@@ -150,7 +151,7 @@ def _child(plan, wfd):
             os.nice(int(plan["nice"]))
         apply_limits(plan.get("limits") or {})
         become_owner(plan)
-        _chdir(plan)
+        chdir_to(plan["cwd"])
         opened = open_streams(plan)
         for target, fd in enumerate(opened):
             if fd != target:
@@ -168,9 +169,14 @@ def _child(plan, wfd):
         failed = StartFailed("", "", exc.errno, exc.strerror or str(exc))
     except BaseException as exc:  # noqa: BLE001
         failed = StartFailed("", "", 0, str(exc))
+    exit_failed(failed, wfd)
+
+
+def exit_failed(failed, wfd):
+    """In a forked child that failed before its exec: tell the parent, and exit."""
     code = failed.code
     if failed.step == STEP_EXEC and failed.errno in (errno.ENOENT, errno.EACCES, errno.ENOEXEC):
-        # the job itself is missing or not executable: exit as a shell would
+        # the command is missing or not executable: exit as a shell would
         code = 127 if failed.errno == errno.ENOENT else 126
     try:
         os.write(wfd, f"{code} {failed.encode()}".encode())
@@ -178,7 +184,7 @@ def _child(plan, wfd):
         os._exit(code if code < 256 else 1)
 
 
-_DEFAULT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT,
+DEFAULT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT,
                     signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD)
 
 
@@ -197,20 +203,44 @@ def can_spawn_directly(plan):
 
 
 def _fifo_streams(plan):
-    for key in ("stdin", "stdout", "stderr"):
-        try:
-            if stat.S_ISFIFO(os.stat(plan[key]).st_mode):
-                return True
-        except (OSError, KeyError, TypeError, ValueError):
-            continue
+    """True when one of the job's streams is a FIFO, looked at with the owner's rights."""
+    with owner_rights(plan):
+        for key in ("stdin", "stdout", "stderr"):
+            try:
+                if stat.S_ISFIFO(os.stat(plan[key]).st_mode):
+                    return True
+            except (OSError, KeyError, TypeError, ValueError):
+                continue
     return False
+
+
+def resolve_streams(plan):
+    """Put the default file name inside an output path of the user's that is a
+    directory (``plan["stream_names"]``, see ``exec.plan.output_path``), as Grid
+    Engine's shepherd does; looked at with the job owner's rights, so that nobody
+    learns through it what lies in a folder closed to them. SGE_STDOUT_PATH and
+    SGE_STDERR_PATH follow."""
+    names = plan.get("stream_names") or {}
+    if not names:
+        return
+    with owner_rights(plan):
+        for key, name in names.items():
+            path = plan.get(key)
+            if path and os.path.isdir(path):
+                plan[key] = path + "/" + name
+    for key, var in (("stdout", "SGE_STDOUT_PATH"), ("stderr", "SGE_STDERR_PATH")):
+        if key in names:
+            for env in (plan.get("env"), plan.get("proc_env")):
+                if env is not None:
+                    env[var] = plan[key]
+    plan["stream_names"] = {}
 
 
 def spawn_directly(plan):
     """posix_spawn the job from the shepherd; returns (pid, None) or (None, failure) (see
     ``StartFailed.failure``), or (None, None) when posix_spawn could not (fork then)."""
     try:
-        _chdir(plan)
+        chdir_to(plan["cwd"])
         opened = open_streams(plan)
     except StartFailed as exc:
         return None, exc.failure()
@@ -219,7 +249,7 @@ def spawn_directly(plan):
             os.nice(int(plan["nice"]))
         actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(opened)]
         pid = os.posix_spawn(plan["exec"], plan["argv"], plan["env"], file_actions=actions,
-                             setpgroup=0, setsigdef=_DEFAULT_SIGNALS, setsigmask=())
+                             setpgroup=0, setsigdef=DEFAULT_SIGNALS, setsigmask=())
     except OSError:
         pid = None
     finally:
@@ -280,50 +310,6 @@ def signal_job(pid, sig):
         pass
 
 
-def _method(plan, which):
-    method = plan.get(which)
-    return method if method and method.upper() != "NONE" else None
-
-
-def expand_method(plan, command, pid):
-    """A queue method's command line with Grid Engine's variables replaced."""
-    env = plan.get("env") or {}
-    names = {"$job_pid": str(pid), "$job_id": str(plan["job_id"]), "$job_owner": plan["owner"],
-             "$job_name": env.get("JOB_NAME", ""), "$queue": env.get("QUEUE", ""),
-             "$host": env.get("HOSTNAME", ""), "$ja_task_id": env.get("SGE_TASK_ID", "")}
-    for name in sorted(names, key=len, reverse=True):
-        command = command.replace(name, names[name])
-    return command
-
-
-def suspend(plan, pid):
-    """Stop the job: its suspend_method (a command or a signal), else SIGSTOP."""
-    method = _method(plan, "suspend_method")
-    if method and method.startswith("/"):
-        run_procedure(plan, ["", expand_method(plan, method, pid)])
-    else:
-        signal_job(pid, _signal_named(method, signal.SIGSTOP))
-
-
-def resume(plan, pid):
-    """Continue the job: its resume_method (a command or a signal), else SIGCONT."""
-    method = _method(plan, "resume_method")
-    if method and method.startswith("/"):
-        run_procedure(plan, ["", expand_method(plan, method, pid)])
-    else:
-        signal_job(pid, _signal_named(method, signal.SIGCONT))
-
-
-def terminate(plan, pid):
-    """End the job: its terminate_method, or SIGKILL to the whole process group."""
-    method = _method(plan, "terminate_method")
-    signal_job(pid, signal.SIGCONT)
-    if method and method.startswith("/"):
-        run_procedure(plan, ["", expand_method(plan, method, pid)])
-    else:
-        signal_job(pid, _signal_named(method, signal.SIGKILL))
-
-
 def signal_named(name, default):
     """The signal called ``name`` (``SIGUSR1``, ``usr1``, ``10``), else ``default``."""
     if name and str(name).isdigit():
@@ -338,31 +324,6 @@ def _signal_named(name, default):
     if not name.startswith("SIG"):
         name = "SIG" + name
     return getattr(signal, name, default)
-
-
-def run_procedure(plan, spec, on_start=None):
-    """Run a prolog/epilog/PE procedure ``[user, command line]`` in a session of its
-    own; returns its exit status. ``on_start(pid)`` learns its process group."""
-    import subprocess
-    user, command = spec
-    env = dict(plan["env"])
-
-    def prepare():
-        os.setsid()
-        if not user or user != "root":
-            become_owner(plan)
-    try:
-        with _open_as_owner(plan, plan["stdout"]) as out:
-            proc = subprocess.Popen(["/bin/sh", "-c", command],
-                                    cwd=plan["cwd"] if os.path.isdir(plan["cwd"]) else "/",
-                                    env=env, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, preexec_fn=prepare)
-            if on_start is not None:
-                on_start(proc.pid)
-            proc.wait()
-    except OSError:
-        return 1
-    return proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
 
 
 def kill_group(pgid, ticks):
@@ -403,28 +364,46 @@ def group_members(pgid):
     return found
 
 
-def _open_as_owner(plan, path):
+class owner_rights:
+    """``with owner_rights(plan):`` the file system sees the job owner (effective uid,
+    gid and the owner's groups) instead of root; nothing changes for a shepherd that
+    is not root or a job of root's."""
+
+    def __init__(self, plan):
+        self.plan = plan
+        self.saved = None
+
+    def __enter__(self):
+        plan = self.plan
+        if os.geteuid() != 0 or plan["uid"] == 0:
+            return self
+        self.saved = (os.getgroups(), os.getegid())
+        try:
+            owner_groups = os.getgrouplist(plan["owner"], plan["gid"])
+        except (KeyError, OSError):
+            owner_groups = [plan["gid"]]
+        os.setgroups(owner_groups)
+        os.setegid(plan["gid"])
+        os.seteuid(plan["uid"])
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is not None:
+            os.seteuid(0)
+            os.setegid(self.saved[1])
+            os.setgroups(self.saved[0])
+            self.saved = None
+
+
+def open_as_owner(plan, path):
     """Open the job's output file for appending with the job owner's rights (uid, gid and
     the owner's groups, never root's), so that a procedure run before the job creates it
     as the job itself would, and a link planted in its place gives no access."""
-    if os.geteuid() != 0 or plan["uid"] == 0:
-        return open(path, "ab")
-    groups, egid = os.getgroups(), os.getegid()
-    try:
-        owner_groups = os.getgrouplist(plan["owner"], plan["gid"])
-    except (KeyError, OSError):
-        owner_groups = [plan["gid"]]
-    os.setgroups(owner_groups)
-    os.setegid(plan["gid"])
-    os.seteuid(plan["uid"])
-    try:
-        return open(path, "ab")
-    except OSError:
-        return open(os.devnull, "ab")
-    finally:
-        os.seteuid(0)
-        os.setegid(egid)
-        os.setgroups(groups)
+    with owner_rights(plan):
+        try:
+            return open(path, "ab")
+        except OSError:
+            return open(os.devnull, "ab")
 
 
 class Timers:

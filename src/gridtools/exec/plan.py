@@ -41,24 +41,36 @@ def _pick_path(path_list, host):
     return fallback
 
 
-def output_path(spec, stream, pseudo, cwd, host, task, is_array):
-    """Absolute file for ``stream`` ('o', 'e' or 'i') of a task, as Grid Engine names it."""
+def default_name(pseudo, stream, task, is_array):
+    """Grid Engine's file name for a stream ('o', 'e', or 'po' and 'pe' of the PE
+    procedures): ``NAME.oJOBID``, with ``.TASK`` for an array task."""
+    return f"{pseudo['JOB_NAME']}.{stream}{pseudo['JOB_ID']}" + (f".{task}" if is_array else "")
+
+
+def output_path(spec, stream, pseudo, cwd, host, task, is_array, postfix=None):
+    """(file, name) for ``stream`` ('o', 'e' or 'i') of a task, as Grid Engine names it;
+    ``postfix`` ('po', 'pe') names the file of a PE procedure's stream instead.
+
+    ``name`` is not empty when the path is the user's own choice, which may be a
+    directory: the file is then ``name`` inside it. Whether it is one is decided by
+    the shepherd with the job owner's rights (``jobproc.resolve_streams``), never here:
+    the daemon runs as root and must not probe the users' folders."""
     field = {"o": "stdout", "e": "stderr", "i": "stdin"}[stream]
     chosen = _pick_path(spec.get(field), host)
     if stream == "i":
         if not chosen:
-            return "/dev/null"
+            return "/dev/null", ""
         chosen = expand_pseudo(chosen, pseudo)
-        return chosen if os.path.isabs(chosen) else os.path.join(cwd, chosen)
-    default_name = f"{pseudo['JOB_NAME']}.{stream}{pseudo['JOB_ID']}" + (f".{task}" if is_array else "")
+        return (chosen if os.path.isabs(chosen) else os.path.join(cwd, chosen)), ""
+    name = default_name(pseudo, postfix or stream, task, is_array)
     if not chosen:
-        return os.path.join(cwd, default_name)
+        return os.path.join(cwd, name), ""
     chosen = expand_pseudo(chosen, pseudo)
     if not os.path.isabs(chosen):
         chosen = os.path.join(cwd, chosen)
-    if chosen.endswith("/") or os.path.isdir(chosen):
-        return chosen + "/" + default_name if not chosen.endswith("//") else chosen + default_name
-    return chosen
+    if chosen.endswith("/"):
+        return (chosen + "/" + name if not chosen.endswith("//") else chosen + name), ""
+    return chosen, name
 
 
 def apply_aliases(path, aliases, host):
@@ -92,9 +104,14 @@ def job_environment(spec, task, ctx):
         env["LANG"] = ctx.get("lang", "C.UTF-8")
         env["TERM"] = ""
     env.update(spec.get("env") or {})
-    sge_o = spec.get("sge_o") or {}
-    for key, value in sge_o.items():
-        env["SGE_O_" + key] = value
+    env.update(grid_variables(spec, task, ctx))
+    return env
+
+
+def grid_variables(spec, task, ctx):
+    """The Grid Engine variables of a task, set by the daemon over anything of the same
+    name the job asked for (JOB_ID, SGE_TASK_ID, NSLOTS, PE_HOSTFILE, SGE_O_*, ...)."""
+    env = {"SGE_O_" + key: value for key, value in (spec.get("sge_o") or {}).items()}
     env.update({
         "ARC": ctx["arch"], "SGE_ARCH": ctx["arch"], "ENVIRONMENT": "BATCH",
         "HOME": ctx["home"], "USER": spec["owner"], "LOGNAME": spec["owner"],
@@ -116,6 +133,16 @@ def job_environment(spec, task, ctx):
         env["PE_HOSTFILE"] = os.path.join(ctx["spool_dir"], "pe_hostfile")
     if spec.get("ckpt"):
         env["SGE_CKPT_ENV"] = spec["ckpt"]
+    return env
+
+
+def procedure_environment(grid):
+    """The environment of a procedure that does not run as the job owner (a ``root@``
+    prolog, say): a fixed PATH and the task's Grid Engine variables ``grid`` as the
+    daemon set them, nothing the job asked for. HOME, SHELL and PWD are the
+    procedure's own (see ``exec.procedure.run_procedure``)."""
+    env = dict(grid)
+    env.update(PATH=DEFAULT_PATH, LANG="C", SHELL="/bin/sh", PWD="/")
     return env
 
 

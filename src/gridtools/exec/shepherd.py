@@ -34,7 +34,7 @@ import signal
 import time
 
 from gridtools.errors import SpoolError
-from gridtools.exec import ckpt, client, jobproc, tmpdir
+from gridtools.exec import ckpt, client, jobproc, procedure, tmpdir
 from gridtools.spool import jobs as jobstore
 from gridtools.spool import wake
 from gridtools.spool.files import Lock, atomic_write
@@ -90,6 +90,7 @@ class Shepherd:
     def run(self):
         self._install_handlers()
         plan = self.plan
+        jobproc.resolve_streams(plan)
         made = self._make_tmpdir()
         try:
             if self._stage_in(made) and self._procedure("prolog", FAILED_PROLOG) and \
@@ -118,7 +119,9 @@ class Shepherd:
         except OSError as exc:
             self.trace(f"cannot create TMPDIR {spec.get('path')}: {exc}")
             return None
-        plan["env"]["TMPDIR"] = plan["env"]["TMP"] = path
+        for env in (plan["env"], plan.get("proc_env")):
+            if env is not None:
+                env["TMPDIR"] = env["TMP"] = path
         return path
 
     def _stage_in(self, made):
@@ -162,12 +165,23 @@ class Shepherd:
         spec = self.plan.get(which)
         if not spec or self.flags_stop():
             return True
-        status = jobproc.run_procedure(self.plan, spec, on_start=self.record_group)
+        outputs = ("pe_stdout", "pe_stderr") if which.startswith("pe_") else ("stdout", "stderr")
+        ran = procedure.run_procedure(self.plan, spec, on_start=self.record_group, outputs=outputs)
+        if ran.failure is not None:
+            # (as the job's own start: the job goes to the error state, the queue stays;
+            # an earlier failure, the job's own say, is the one the task keeps)
+            reason = f"{which}: {ran.failure['reason']}"
+            self.trace(f"{which} could not be started: {ran.failure['reason']}")
+            if not self.result["failed"]:
+                self.result.update(failed=failed_code, failed_reason=reason, exit_status=1,
+                                   error_state=True, error_reason=reason)
+            return False
+        status = ran.status
         if status != 0:
             self.result["failed"] = failed_code
             self.result["failed_reason"] = f"{which} failed with exit status {status}"
             self.result["exit_status"] = status
-            self.result.update(procedure_failure(which, status))
+            self.result.update(procedure_failure(which, status, ran.owner))
             return False
         return True
 
@@ -299,10 +313,10 @@ class Shepherd:
             sig = self.flags.pop(0)
             if sig == signal.SIGUSR1:
                 if not self._warned(pid, signal.SIGUSR1, "notify_stop"):
-                    jobproc.suspend(self.plan, pid)
+                    procedure.suspend(self.plan, pid)
             elif sig == signal.SIGUSR2:
                 if self.timers.pending.pop("notify_stop", None) is None:
-                    jobproc.resume(self.plan, pid)
+                    procedure.resume(self.plan, pid)
             elif sig in (signal.SIGTERM, signal.SIGINT):
                 self.result["deleted"] = True
                 self._end(pid, "job deleted")
@@ -331,7 +345,7 @@ class Shepherd:
         self.timers.pending.pop("notify_stop", None)
         jobproc.signal_job(pid, signal.SIGCONT)
         if not self._warned(pid, signal.SIGUSR2, "notify_kill"):
-            jobproc.terminate(self.plan, pid)
+            procedure.terminate(self.plan, pid)
             self._kill_later()
 
     def _kill_later(self):
@@ -343,7 +357,7 @@ class Shepherd:
 
     def _terminate(self, pid, why):
         self.killed_by = why
-        jobproc.terminate(self.plan, pid)
+        procedure.terminate(self.plan, pid)
         self._kill_later()
 
     def _check_client(self, pid, timers):
@@ -358,7 +372,7 @@ class Shepherd:
         """Periodic checkpoint (min_cpu_interval): the environment's command, else its signal."""
         checkpoint = self.plan.get("checkpoint") or {}
         if checkpoint.get("command"):
-            jobproc.run_procedure(self.plan, ["", jobproc.expand_method(self.plan, checkpoint["command"], pid)])
+            procedure.run_method(self.plan, checkpoint["command"], pid)
         elif checkpoint.get("signal"):
             jobproc.signal_job(pid, jobproc.signal_named(checkpoint["signal"], signal.SIGUSR1))
         self.timers.pending["checkpoint"] = time.time() + float(checkpoint["interval"])
@@ -368,9 +382,9 @@ class Shepherd:
             if event == "s_rt":
                 jobproc.signal_job(pid, signal.SIGUSR1)
             elif event == "notify_stop":
-                jobproc.suspend(self.plan, pid)
+                procedure.suspend(self.plan, pid)
             elif event == "notify_kill":
-                jobproc.terminate(self.plan, pid)
+                procedure.terminate(self.plan, pid)
                 self._kill_later()
             elif event == "checkpoint":
                 self._checkpoint(pid)
@@ -398,15 +412,20 @@ def _handshake_failed(interactive, started):
     return {"code": jobproc.FAILED_BEFORE_JOB, "reason": reason, "step": "", "path": "", "errno": 0}
 
 
-def procedure_failure(which, status):
-    """What a prolog, epilog or PE procedure failing with ``status`` means, as in
-    Grid Engine: 99 requeues the job, 100 puts it into the error state, any
-    other status puts the queue into the error state and requeues the job
-    (except after pe_stop, when the job has ended)."""
+def procedure_failure(which, status, owner=False):
+    """What a prolog, epilog or PE procedure failing with ``status`` means. As in
+    Grid Engine, 99 requeues the job and 100 puts it into the error state. Any other
+    status of a procedure that ran as the job owner with the job's environment (which
+    the job's owner chooses, and so its exit status) puts the job into the error
+    state; of one that ran with a clean environment (as root, say), Grid Engine's
+    rule: the queue goes into the error state and the job is requeued (except
+    after pe_stop, when the job has ended)."""
     if status == 99:
         return {"requeue": True}
     if status == 100:
         return {"error_state": True}
+    if owner:
+        return {"error_state": True, "error_reason": f"{which} failed with exit status {status}"}
     return {"queue_error": f"{which} failed with exit status {status}", "requeue": which != "pe_stop"}
 
 

@@ -75,6 +75,30 @@ def _file_list(text):
     return text.replace(",", " ").split() if text else []
 
 
+def kill_signal(ad):
+    """The signal that ends the proc (``KillSig``): a signal's name, with or without SIG,
+    or its number; SIGTERM when it is anything else. Only ever a signal: a job's ad
+    never chooses a command for the shepherd to run (``signal_of`` then checks that
+    the signal exists)."""
+    value = ad.eval("KillSig")
+    text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    return text if text.isdigit() or (text.isascii() and text.isalnum()) else "SIGTERM"
+
+
+def signal_of(text, default="SIGTERM"):
+    """The name of the signal ``text`` names (``term``, ``SIGTERM``, ``15``), else ``default``."""
+    import signal
+    text = str(text or "").strip()
+    if text.isdigit():
+        try:
+            return signal.Signals(int(text)).name
+        except ValueError:
+            return default
+    name = text.upper()
+    name = name if name.startswith("SIG") else "SIG" + name
+    return name if name in signal.Signals.__members__ else default
+
+
 def run_facts(ad):
     """What running one proc needs, read from its ad: ``command``, ``args``, ``iwd``,
     ``env``, ``stdin``, ``stdout``, ``stderr`` (paths), ``kill_sig``, ``universe``,
@@ -86,7 +110,7 @@ def run_facts(ad):
     output = _text(ad, "TransferOutput")
     facts = {"command": _path(iwd, _text(ad, "Cmd")), "args": arguments(ad), "iwd": iwd,
              "env": _environment(_text(ad, "Environment")),
-             "kill_sig": _text(ad, "KillSig", "SIGTERM") or "SIGTERM",
+             "kill_sig": kill_signal(ad),
              "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
              "transfer_input": [_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
              "transfer_output": _file_list(output) if output else None}
