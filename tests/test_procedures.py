@@ -142,6 +142,9 @@ def test_owner_procedure_failure_is_the_jobs_error_not_the_queues(cell, users, w
                              cwd=workdir))
     cell.wait_finished(other)
     assert state_of(cell, failing) == "Eqw"
+    # the job ran before its epilog failed: its record keeps the run's times
+    record = cell.run("qacct", "-j", str(failing)).stdout
+    assert re.search(r"^start_time\s+\w{3} \w{3} ", record, re.M), record
 
 
 def test_pe_procedure_output_files_of_an_array_task(cell, workdir):

@@ -182,6 +182,8 @@ class Shepherd:
             self.result["failed_reason"] = f"{which} failed with exit status {status}"
             self.result["exit_status"] = status
             self.result.update(procedure_failure(which, status, ran.owner))
+            if self.result["usage"]:
+                self.result["ran"] = True       # after the job's run: its record keeps its times
             return False
         return True
 
