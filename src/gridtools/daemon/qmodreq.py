@@ -10,7 +10,9 @@ Rights: managers and operators may do everything; the owners of a queue
 instance (its ``owner_list``) may suspend, unsuspend, disable and enable
 it; the owner of a job may suspend, unsuspend, clear and reschedule it.
 ``-f`` needs operator rights. Queue suspension reaches the tasks on the
-next pass (see ``qcontrol``); job suspension is signalled at once.
+next pass (see ``qcontrol``); job suspension is signalled at once. A job
+whose checkpointing environment's ``when`` holds ``x`` is migrated instead
+of being stopped, whether its queue or the job itself is suspended.
 """
 
 import fnmatch
@@ -181,7 +183,10 @@ def _suspend(ctx, job, task):
     kind, ident = _label(job, task.number)
     if "s" in task.suspended and not ctx.force:
         return ctx.say(f"{ctx.user} - {kind} {ident} is already suspended")
-    suspension.change(ctx.state, ctx.dispatcher, job, task, "s", True, force=ctx.force)
+    if qcontrol.migrates_on_suspend(ctx.state, job):
+        suspension.requeue(ctx.state, ctx.dispatcher, job, task)       # checkpoint(5) "x"
+    else:
+        suspension.change(ctx.state, ctx.dispatcher, job, task, "s", True, force=ctx.force)
     if ctx.force:
         return ctx.say(f"{ctx.user} - forced suspension of {kind} {ident}")
     ctx.state.log(f"I|{ctx.who} suspended {kind} {ident}")
