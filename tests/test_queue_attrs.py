@@ -197,6 +197,10 @@ def test_a_threshold_does_not_resume_a_job_suspended_by_qmod(cell, workdir, expl
     assert cell.run("qmod", "-usj", str(jid)).stdout == (
         f"root - job {jid} is not suspended by administrator - modify suspend threshold list of "
         "queue to remove suspend state\n")
+    assert cell.run("qmod", "-f", "-usj", str(jid)).stdout == (
+        f"root - job {jid} is not suspended by administrator - modify suspend threshold list of "
+        "queue to remove suspend state\n")
+    assert state_of(cell, jid) == "T" and stopped(pid)
     cell.run("qmod", "-sj", str(jid), check=True)
     set_attr(cell, "all.q", "suspend_thresholds", "NONE")
     wait_for(lambda: "T" not in (cell.job_state(jid)["tasks"]["1"].get("suspended") or ""))
