@@ -17,9 +17,19 @@ def _full(a, _o):
 def _alarm(kind):
     def text(a, _o):
         head = ("dropped because it is overloaded" if kind == "load" else "is in suspend alarm")
-        return (f'queue instance "{a[0]}" {head}: {a[1]}={a[2]:.6f} (= {a[3]:.6f} + {a[4]:.6f}) '
-                f'{a[5]} {a[6]}')
+        return f'queue instance "{a[0]}" {head}: {a[1]}={a[2]:.6f} ({_diagnosis(a)}) {a[7]} {a[8]}'
     return text
+
+
+def _diagnosis(a):
+    """The load adjustment in a load alarm: "= reported + per-slot * recent slots [with
+    nproc=n]" (minus for values that fall, compared with <= or ==)."""
+    _qi, _name, _value, reported, written, lc, nproc, relop = a[:8]
+    if not written:
+        return "no load adjustment"
+    sign = "+" if relop in (">=", ">") else "-"
+    per = f"{written} * {lc:.6f}" + (f" with nproc={nproc}" if nproc else "")
+    return f"= {reported:.6f} {sign} {per}"
 
 
 def _short(a, _o):
