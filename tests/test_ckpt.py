@@ -1,7 +1,7 @@
 """Checkpointing end to end (checkpoint(5)): a checkpointed job whose host is flushed
 runs its migration command, restarts on another host with RESTARTED=1 through its
-restart command, and runs its clean command at the end; under "x" a suspended queue
-migrates it too."""
+restart command, and runs its clean command at the end; under "x" suspending its queue
+or the job itself migrates it too."""
 
 import os
 
@@ -76,6 +76,17 @@ def test_a_suspended_queue_migrates_a_job_checkpointed_on_suspension(two_execds,
     setup(cell, workdir, when="x")
     jid = start_on_first_host(cell, workdir)
     cell.run("qmod", "-s", "all.q@testhost", check=True)
+    cell.wait_finished(jid, timeout=30)
+    assert [line.split()[0] for line in log(workdir)] == ["run", "migrate", "restart", "clean"]
+    assert log(workdir)[2].split()[2] == "node2"
+
+
+def test_suspending_the_job_itself_migrates_a_job_checkpointed_on_suspension(two_execds, workdir):
+    cell = two_execds
+    setup(cell, workdir, when="x")
+    jid = start_on_first_host(cell, workdir)
+    answer = cell.run("qmod", "-sj", str(jid))
+    assert answer.returncode == 0, answer.stderr
     cell.wait_finished(jid, timeout=30)
     assert [line.split()[0] for line in log(workdir)] == ["run", "migrate", "restart", "clean"]
     assert log(workdir)[2].split()[2] == "node2"

@@ -176,8 +176,8 @@ def test_share_tree_nodes(cell, workdir):
     ok(cell, "-Aprj", path)
     assert fails(cell, "-astnode", "/projA=60") == "No sharetree\n"
     proc = ok(cell, "-astree", env={"EDITOR": "true"})
-    assert proc.stderr == "root@testhost has added sharetree with 1 nodes and 1 leafs\n"
-    ok(cell, "-astnode", "/projA=60,/default=40")
+    assert proc.stderr == "changed sharetree\n"
+    assert ok(cell, "-astnode", "/projA=60,/default=40").stderr == "modified sharetree\n"
     ok(cell, "-astnode", "/projA/alice=10")
     ok(cell, "-mstnode", "/projA/alice=20")
     assert ok(cell, "-sst").stdout == "Root=1\n   projA=60\n      alice=20\n   default=40\n"
@@ -191,6 +191,12 @@ def test_share_tree_nodes(cell, workdir):
     assert fails(cell, "-mstnode", "/nope=1") == 'Unable to locate "/nope" in sharetree\n'
     assert ok(cell, "-dstree").stderr == "root@testhost removed sharetree list\n"
     assert fails(cell, "-sstree") == "no sharetree element\n"
+    assert fails(cell, "-dstree") == "sharetree does not exist\n"
+    bad = os.path.join(workdir, "tree")
+    with open(bad, "w") as fh:
+        fh.write("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                 "id=1\nname=nosuch\ntype=1\nshares=10\nchildnodes=NONE\n")
+    assert fails(cell, "-Astree", bad) == 'denied: share tree contains reference to unknown project "nosuch"\n'
     ok(cell, "-dprj", "projA")
 
 

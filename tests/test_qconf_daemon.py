@@ -135,7 +135,12 @@ def test_stop_and_restart_scheduling(cell):
     cell.wait_finished(job)
 
 
+#: a ctime(3) time stamp, the day padded with a space ("Wed Dec  2 20:51:54 2026")
+CTIME = r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ 123]\d \d\d:\d\d:\d\d \d{4}"
+
+
 def test_trigger_scheduler_monitoring(cell):
+    cell.run("qconf", "-mattr", "queue", "slots", "1", "all.q", check=True)
     job = submit(cell, "-b", "y", "sleep", "30")
     wait_for(lambda: running(cell, job))
     proc = cell.run("qconf", "-tsm")
@@ -150,7 +155,26 @@ def test_trigger_scheduler_monitoring(cell):
     runlog = open(os.path.join(cell.root, "spool", "schedd_runlog")).read()
     assert "|-------------START-SCHEDULER-RUN-------------\n" in runlog
     assert runlog.endswith("|--------------STOP-SCHEDULER-RUN-------------\n")
+    assert all(re.match(CTIME + r"\|", line) for line in runlog.splitlines()), runlog
+    # as in capture sched-qconf-tsm-schedd_runlog.txt: the load correction of the task
+    # started lately, then the full queue instance
+    assert re.search(rf"\|JOB {job}\.1 \[1\] in queue all\.q@testhost increased absolute lc of "
+                     r"host testhost by (\d+) to \1\n", runlog), runlog
+    assert '|queue instance "all.q@testhost" dropped because it is full\n' in runlog
+    assert "|queues dropped because they are full: all.q@testhost\n" in runlog
     cell.run("qdel", str(job))
+
+
+def test_monitor_in_params_keeps_the_schedule_file_only(cell):
+    text = cell.run("qconf", "-ssconf", check=True).stdout
+    path = os.path.join(cell.root, "conf.txt")
+    with open(path, "w") as fh:
+        fh.write(re.sub(r"^params .*$", "params MONITOR=1", text, flags=re.M))
+    cell.run("qconf", "-Msconf", path, check=True)
+    submit(cell, "-b", "y", "true")
+    schedule = os.path.join(cell.root, "spool", "schedule")
+    wait_for(lambda: os.path.exists(schedule) and open(schedule).read().count("::::::::\n") >= 2)
+    assert not os.path.exists(os.path.join(cell.root, "spool", "schedd_runlog"))
 
 
 def test_kill_master_stops_the_daemon(cell):

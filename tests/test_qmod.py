@@ -132,6 +132,11 @@ def test_job_suspension_messages(cell, workdir):
     assert (proc.returncode, proc.stdout) == (0, f"root - job {run} is already suspended\n")
     assert cell.run("qmod", "-us", str(run)).stdout == f"root - unsuspended job {run}\n"
     assert cell.run("qmod", "-usj", str(run)).stdout == f"root - job {run} is already unsuspended\n"
+    assert cell.run("qmod", "-f", "-usj", str(run)).stdout == f"root - forced enabling of job {run}\n"
+    cell.run("qmod", "-sj", str(run), check=True)
+    proc = cell.run("qmod", "-f", "-us", str(run))
+    assert proc.stdout == f"root@testhost forced unsuspension of job {run}\n"
+    wait_state(cell, run, "r")
     held = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
     proc = cell.run("qmod", "-sj", str(held))
     assert proc.stdout == f"Modify operation can not be applied on job-array task {held}.1 in pending/hold state\n"
@@ -171,11 +176,14 @@ def test_reschedule_needs_a_rerunnable_job(cell, workdir):
     wait_state(cell, rerun, "r")
     pid = job_pid(cell, rerun)
     proc = cell.run("qmod", "-rj", str(rerun))
-    assert (proc.returncode, proc.stdout) == (0, f"root - reschedule job {rerun}\n")
+    assert (proc.returncode, proc.stdout) == (0, f"Pushed rescheduling of job {rerun} on host testhost\n")
     wait_for(lambda: not running(pid))
     wait_state(cell, rerun, ("Rr", "Rq"))
     assert cell.job_state(rerun)["tasks"]["1"]["restarted"] == 1
     assert state_of(cell, plain) == "r"
+    proc = cell.run("qmod", "-f", "-rj", str(plain))
+    assert (proc.returncode, proc.stdout) == (0, f"Forced rescheduling of job {plain} on host testhost\n")
+    wait_state(cell, plain, ("Rr", "Rq"))
 
 
 def test_queue_rerun_makes_jobs_rerunnable_and_rq_reschedules_a_queue(cell, workdir):
@@ -185,7 +193,7 @@ def test_queue_rerun_makes_jobs_rerunnable_and_rq_reschedules_a_queue(cell, work
     wait_state(cell, jid, "r")
     wait_state(cell, refuses, "r")
     proc = cell.run("qmod", "-rq", "all.q")
-    assert f"root - reschedule job {jid}\n" in proc.stdout
+    assert f"Pushed rescheduling of job {jid} on host testhost\n" in proc.stdout
     assert f"The job {refuses} is running in queue {Q} where jobs are not rerunable.\n" in proc.stdout
     wait_state(cell, jid, ("Rr", "Rq"))
     assert state_of(cell, refuses) == "r"

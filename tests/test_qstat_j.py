@@ -122,9 +122,15 @@ def test_ids_wrap_after_eight_per_line():
 @pytest.mark.parametrize("plain, line, number", [
     (["qi_full", "all.q@h"], 'queue instance "all.q@h" dropped because it is full', 37),
     (["all_dropped"], "All queues dropped because of overload or full", 28),
-    (["qi_overloaded", "all.q@h", "np_load_avg", 2.0, 1.0, 1.0, ">=", "1.75"],
+    (["qi_overloaded", "all.q@h", "np_load_avg", 2.0, 1.0, "0.50", 4.0, 2, ">=", "1.75"],
      'queue instance "all.q@h" dropped because it is overloaded: '
-     "np_load_avg=2.000000 (= 1.000000 + 1.000000) >= 1.75", 27),
+     "np_load_avg=2.000000 (= 1.000000 + 0.50 * 4.000000 with nproc=2) >= 1.75", 27),
+    (["qi_overloaded", "all.q@h", "mem_free", 1.0e9, 4.0e9, "1G", 3.0, 0, "<=", "2G"],
+     'queue instance "all.q@h" dropped because it is overloaded: '
+     "mem_free=1000000000.000000 (= 4000000000.000000 - 1G * 3.000000) <= 2G", 27),
+    (["qi_overloaded", "all.q@h", "np_load_avg", 2.0, 2.0, "", 0.0, 0, ">=", "1.75"],
+     'queue instance "all.q@h" dropped because it is overloaded: '
+     "np_load_avg=2.000000 (no load adjustment) >= 1.75", 27),
     (["qi_state", "all.q@h", "DISABLED"], 'queue instance "all.q@h" dropped because it is disabled', 39)])
 def test_queue_messages_are_global(plain, line, number):
     msg, is_global = qstat_msgs.render(plain, "alice")

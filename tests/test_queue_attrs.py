@@ -6,11 +6,13 @@ suspend_thresholds (with nsuspend and suspend_interval); calendars and
 subordinate queues are in test_queue_calendars.py.
 """
 
+import os
+import re
 import time
 
 import pytest
 
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import REPO, destroy_cell, make_cell, wait_for
 from qtools import (add_complex, add_object, add_queue, jid_of, job_pid, queue_letters, reasons,
                     running, set_attr, state_of, stopped, wait_state)
 
@@ -155,6 +157,33 @@ def test_load_thresholds_put_the_queue_in_alarm(cell, workdir):
     cell.wait_finished(jid)
 
 
+def _captured_alarm():
+    """The alarm line of capture qstat-j-pending-alarm.txt, and a pattern of it where the
+    load values, the fading factor and the processors may differ."""
+    path = os.path.join(REPO, "tests", "data", "reference", "sge", "qstat-j-pending-alarm.txt")
+    with open(path) as fh:
+        line = next(x for x in fh if x.startswith("scheduling info:"))
+    text = line.split(":", 1)[1].strip().replace("localhost", "testhost")
+    pattern = re.escape(text)
+    for number in ("0.378564", "0.153564", "0.900000"):
+        pattern = pattern.replace(re.escape(number), r"\d+\.\d{6}")
+    return text, re.compile(pattern.replace("nproc=2", r"nproc=\d+"))
+
+
+def test_a_suspend_alarm_shows_the_load_adjustment_of_recent_starts(cell, workdir):
+    """As in capture qstat-j-pending-alarm.txt: a job started lately adds job_load_adjustments
+    (np_load_avg=0.50 per slot, fading over load_adjustment_decay_time, divided by the
+    processors) to the load a threshold sees, and the reason shows the sum."""
+    captured, shape = _captured_alarm()
+    assert shape.fullmatch(captured)
+    started = sleeper(cell, workdir)
+    wait_state(cell, started, "r")
+    set_attr(cell, "all.q", "suspend_thresholds", "np_load_avg=0.001")
+    waiting = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    wait_for(lambda: any(shape.fullmatch(r) for r in reasons(cell, waiting)))
+    set_attr(cell, "all.q", "suspend_thresholds", "NONE")
+
+
 def test_suspend_thresholds_suspend_nsuspend_jobs_per_interval(cell, workdir):
     jobs = [sleeper(cell, workdir), sleeper(cell, workdir)]
     for jid in jobs:
@@ -197,6 +226,10 @@ def test_a_threshold_does_not_resume_a_job_suspended_by_qmod(cell, workdir, expl
     assert cell.run("qmod", "-usj", str(jid)).stdout == (
         f"root - job {jid} is not suspended by administrator - modify suspend threshold list of "
         "queue to remove suspend state\n")
+    assert cell.run("qmod", "-f", "-usj", str(jid)).stdout == (
+        f"root - job {jid} is not suspended by administrator - modify suspend threshold list of "
+        "queue to remove suspend state\n")
+    assert state_of(cell, jid) == "T" and stopped(pid)
     cell.run("qmod", "-sj", str(jid), check=True)
     set_attr(cell, "all.q", "suspend_thresholds", "NONE")
     wait_for(lambda: "T" not in (cell.job_state(jid)["tasks"]["1"].get("suspended") or ""))

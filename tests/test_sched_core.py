@@ -101,8 +101,7 @@ def test_holds_start_time_dependencies_and_limits():
     assert reasons(decisions, 1) == ["job dropped because of hold state"]
     assert reasons(decisions, 2) == ["execution time not reached"]
     assert reasons(decisions, 3) == ["job dropped because of job dependencies"]
-    assert reasons(decisions, 5, "bob") == ['job dropped because user "bob" already has 1 running '
-                                            "jobs (maxujobs)"]
+    assert reasons(decisions, 5, "bob") == ["job dropped because of user limitations"]
 
 
 def test_jobs_blocked_alike_share_their_reasons():
@@ -129,7 +128,7 @@ def test_task_concurrency_limit_and_held_tasks():
     decisions, started = run(sc)
     assert started == ["1.2 all.q@h1=1", "1.3 all.q@h1=1"]
     assert reasons(decisions, 1) == ["job dropped because of hold state",
-                                     "job dropped because of task concurrency limit (-tc)"]
+                                     "not all array task may be started due to 'max_aj_instances'"]
 
 
 def test_an_immediate_job_that_cannot_start_is_rejected():

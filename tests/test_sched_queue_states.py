@@ -38,7 +38,7 @@ def test_load_threshold_alarm():
                                       load={"h1": {"np_load_avg": 0.25}}, sched={"job_load_adjustments": "NONE"}))
     assert started == []
     assert reasons(decisions, 1)[0] == ('queue instance "all.q@h1" dropped because it is overloaded: '
-                                        'np_load_avg=0.250000 (= 0.250000 + 0.000000) >= 0.2')
+                                        'np_load_avg=0.250000 (no load adjustment) >= 0.2')
     assert decisions.load_alarms                # the daemon looks again when the load changes
     calm, started = run(scenario(queue={"load_thresholds": "np_load_avg=0.3"},
                                  load={"h1": {"np_load_avg": 0.25}}, sched={"job_load_adjustments": "NONE"}))
@@ -52,7 +52,8 @@ def test_load_adjustment_of_a_start_counts_in_the_same_pass():
                                       jobs=[{"id": 1}, {"id": 2}]))
     assert started == ["1.1 all.q@h1=1"]
     assert reasons(decisions, 2)[0] == ('queue instance "all.q@h1" dropped because it is overloaded: '
-                                        'np_load_avg=0.250000 (= 0.000000 + 0.250000) >= 0.2')
+                                        'np_load_avg=0.250000 (= 0.000000 + 0.50 * 1.000000 with nproc=2) '
+                                        '>= 0.2')
 
 
 def test_suspend_threshold_alarm_comes_first():
@@ -60,7 +61,7 @@ def test_suspend_threshold_alarm_comes_first():
                                        "suspend_thresholds": "np_load_avg=0.2"},
                                 load={"h1": {"np_load_avg": 0.25}}, sched={"job_load_adjustments": "NONE"}))
     assert reasons(decisions, 1)[0] == ('queue instance "all.q@h1" is in suspend alarm: '
-                                        'np_load_avg=0.250000 (= 0.250000 + 0.000000) >= 0.2')
+                                        'np_load_avg=0.250000 (no load adjustment) >= 0.2')
 
 
 def test_seq_no_orders_instances_with_seqno_sorting():

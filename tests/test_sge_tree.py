@@ -90,7 +90,7 @@ def test_broken_share_trees_are_refused(text, message):
 def test_share_tree_validation():
     root = objects.parse("sharetree", NESTED)
     objects.validate("sharetree", root, {"project": {"projA"}})
-    with pytest.raises(ConfigError, match='"name" refers to project "projA"'):
+    with pytest.raises(ConfigError, match='share tree contains reference to unknown project "projA"'):
         objects.validate("sharetree", root, {"project": set()})
     root["childnodes"][0]["childnodes"][1]["name"] = "alice"
     with pytest.raises(ConfigError, match="two children with the same name"):

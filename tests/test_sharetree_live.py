@@ -136,7 +136,8 @@ def share_rows(cell, *args):
     rows = {}
     for line in proc.stdout.splitlines():
         if line:
-            fields = dict(item.split("=", 1) for item in line.split("\t"))
+            assert line.endswith("\t")                # every field ends with the delimiter
+            fields = dict(item.split("=", 1) for item in line[:-1].split("\t"))
             rows[fields["node_name"]] = fields
     return rows
 
@@ -153,10 +154,16 @@ def test_share_monitor_and_clearusage(shared, workdir):
     rows = wait_for(lambda: (lambda r: r if float(r.get("/gtalice", {}).get("ltcpu", 0)) >= 0.9 else None)(
         share_rows(cell)), timeout=10)
     assert set(rows) == {"/", "/gtalice", "/gtbob"}
-    assert rows["/gtalice"]["shares"] == "75" and rows["/gtbob"]["level%"] == "25.00"
+    assert rows["/gtalice"]["shares"] == "75" and rows["/gtbob"]["level%"] == "0.250000"
+    assert rows["/gtbob"]["total%"] == "0.250000" and rows["/"]["level%"] == "1.000000"
     assert float(rows["/gtbob"]["ltcpu"]) == 0.0
-    header = cell.run("sge_share_mon", "-c", "1", "-h", "-f", "node_name,shares", "-x").stdout.splitlines()
-    assert header == ["node_name\tshares", "/gtalice\t75", "/gtbob\t25"]
+    assert float(rows["/gtalice"]["cpu"]) >= 0.9          # decayed usage, without -u too
+    assert rows["/"]["usage_time"] == "0" and int(rows["/gtalice"]["usage_time"]) > 0
+    # the header once, before the first collection, then the record delimiter
+    text = cell.run("sge_share_mon", "-c", "2", "-i", "0.1", "-h", "-f", "node_name,shares", "-x").stdout
+    assert text == ("node_name\tshares\t\n\n/gtalice\t75\t\n/gtbob\t25\t\n"
+                    "\n/gtalice\t75\t\n/gtbob\t25\t\n")
+    assert cell.run("sge_share_mon", "-c", "1", "-f", "node_name", "/gtbob").stdout == "/gtbob\t\n"
     assert cell.run("qconf", "-clearusage", user="gtalice").returncode != 0   # managers only
     cell.run("qconf", "-clearusage", check=True)
     cell.run("qmod", "-e", "all.q", check=True)            # any change makes a new pass
@@ -165,7 +172,14 @@ def test_share_monitor_and_clearusage(shared, workdir):
     assert bad.returncode == 2 and bad.stderr.startswith("sge_share_mon: unknown field")
 
 
-def test_qconf_shows_a_users_usage(shared, workdir):
+def test_without_a_share_tree_the_monitor_says_so(cell):
+    proc = cell.run("sge_share_mon", "-c", "1")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", "No share tree\n")
+
+
+def test_qconf_shows_a_users_configuration_without_the_usage(shared, workdir):
+    """Grid Engine keeps a user's usage to its spool: qconf -suser shows the five
+    configuration fields even once the user has used CPU, which sge_share_mon shows."""
     cell = shared
     configure(cell, 75, 25)
     script = os.path.join(workdir, "burn.sh")
@@ -174,17 +188,9 @@ def test_qconf_shows_a_users_usage(shared, workdir):
     os.chmod(script, 0o755)
     jid = jid_of(cell.qsub("-o", "/dev/null", "-j", "y", script, user="gtalice", cwd=workdir))
     cell.wait_finished(jid, timeout=30)
-
-    def usage():
-        text = cell.run("qconf", "-suser", "gtalice").stdout
-        lines = dict(line.split(" ", 1) for line in text.splitlines())
-        return lines if "usage" in lines else None
-    lines = wait_for(usage, timeout=10)
-    cpu = float(lines["long_term_usage"].split(",")[0].split("=")[1])
-    assert cpu >= 0.9 and lines["name"] == "gtalice"
-    assert "usage" not in cell.run("qconf", "-suser", "gtbob").stdout      # bob used nothing
-    # what qconf shows can be read back: the usage lines are not configuration
-    add_object(cell, "-Muser", cell.run("qconf", "-suser", "gtalice").stdout)
+    wait_for(lambda: float(share_rows(cell).get("/gtalice", {}).get("ltcpu", 0)) >= 0.9, timeout=10)
+    shown = cell.run("qconf", "-suser", "gtalice").stdout
+    assert shown == "name gtalice\noticket 0\nfshare 0\ndelete_time 0\ndefault_project NONE\n"
 
 
 LONG_BURN = "#!/bin/sh\nexec /usr/bin/python3 -c 'import os, time\nend = time.time() + 60\n" \

@@ -117,7 +117,7 @@ def delete(ctx):
     kind = ctx.body.get("object")
     if kind == "sharetree":
         if not confstore.exists("sharetree"):
-            return ctx.fail("no sharetree element")
+            return ctx.fail("sharetree does not exist")
         confstore.remove(ctx.state, "sharetree")
         return ctx.info(f"{ctx.who} removed sharetree list")
     if kind not in confstore.LABELS or kind in ("sched", "complex") + confstore.LIST_KINDS:
@@ -203,14 +203,29 @@ def _tree_counts(tree):
     return len(nodes), sum(1 for n in nodes if not n["childnodes"])
 
 
+def _validate_tree(tree):
+    """Grid Engine denies a share tree naming an unknown project."""
+    from gridtools.formats.sge.sharetree import UnknownReference
+    try:
+        objects.validate("sharetree", tree, confstore.known())
+    except UnknownReference as exc:
+        raise GridError(f"denied: {exc}") from None
+    except ConfigError as exc:
+        raise GridError(f"error: {exc}") from None
+
+
+def _log_tree(ctx, tree, verb):
+    nodes, leafs = _tree_counts(tree)
+    ctx.state.log(f"I|{ctx.who} has {verb} sharetree with {nodes} nodes and {leafs} leafs")
+
+
 def _store_sharetree(ctx, text):
     tree = _parse("sharetree", text)
-    _validate("sharetree", tree)
+    _validate_tree(tree)
     existed = confstore.exists("sharetree")
     confstore.write(ctx.state, "sharetree", None, tree)
-    nodes, leafs = _tree_counts(tree)
-    ctx.info(f"{ctx.who} has {'modified' if existed else 'added'} sharetree with {nodes} nodes and "
-             f"{leafs} leafs")
+    _log_tree(ctx, tree, "modified" if existed else "added")
+    ctx.info("changed sharetree")
 
 
 # ---------------------------------------------------------------- resource quota sets
@@ -344,10 +359,10 @@ def stnode(ctx):
         raise GridError(f"error: unknown share tree node operation {mode!r}")
     for path, shares in ctx.body.get("items") or []:
         step(tree, str(path), shares)
-    _validate("sharetree", tree)
+    _validate_tree(tree)
     confstore.write(ctx.state, "sharetree", None, tree)
-    nodes, leafs = _tree_counts(tree)
-    ctx.info(f"{ctx.who} has modified sharetree with {nodes} nodes and {leafs} leafs")
+    _log_tree(ctx, tree, "modified")
+    ctx.info("modified sharetree")
 
 
 def _locate(tree, path):

@@ -4,19 +4,37 @@
 Engine's schedule file (``sched.schedule``: one record per resource a task
 holds or will hold, ``job:task:STATE:start:duration:level:object:resource:
 amount``, then a line of eight colons). ``spool/schedd_runlog`` gets the
-trace of the pass: the starts and the reasons jobs did not start, between
-START and STOP lines. A pass is monitored after ``qconf -tsm`` (once) and
-every pass while sched_conf's ``params`` has ``MONITOR=1``.
+trace of the pass, each line behind a ctime(3) time stamp: how recently
+started tasks raise their hosts' load correction, the queue instances
+dropped because they are full, the starts and the reasons jobs did not
+start, between START and STOP lines. A pass is monitored after ``qconf
+-tsm`` (once) and every pass while sched_conf's ``params`` has
+``MONITOR=1``; as in Grid Engine, the run log is written only for the pass
+``qconf -tsm`` asked for (``trigger``), MONITOR=1 keeps the schedule file
+alone.
 """
 
 import time
 
 from gridtools import cell
 from gridtools.formats.sge import reasons
+from gridtools.sched import queues as qsel
 from gridtools.sched import schedule
 
 SCHEDULE_FILE = "schedule"
 RUNLOG_FILE = "schedd_runlog"
+#: queue instances named on one "queues dropped because they are full" line
+FULL_PER_LINE = 10
+
+
+class _Asked:
+    """Whether ``qconf -tsm`` asked for a run log of the next monitored pass."""
+    runlog = False
+
+
+def trigger():
+    """qconf -tsm: the next monitored pass writes the run log too."""
+    _Asked.runlog = True
 
 
 def wanted(snap):
@@ -25,14 +43,53 @@ def wanted(snap):
     return value in ("1", "true", "yes", "y")
 
 
+def load_correction_lines(snap, now):
+    """What each task started within load_adjustment_decay_time adds to its hosts' load
+    correction (a hundredth per slot, fading with age), and the host's sum so far."""
+    decay = snap.config.load_adjustment_decay
+    if decay <= 0:
+        return []
+    sums, lines = {}, []
+    for run in sorted(snap.running, key=lambda r: (r.job_id, r.task)):
+        age = int(now) - int(run.start_time)
+        if age > decay:
+            continue
+        for queue, host, slots in run.granted:
+            added = (1.0 - age / decay) * slots * 100
+            sums[host] = int(added + sums.get(host, 0))
+            lines.append(f"JOB {run.job_id}.{run.task} [{slots}] in queue {queue}@{host} "
+                         f"increased absolute lc of host {host} by {int(added)} to {sums[host]}")
+    return lines
+
+
+def full_instances(snap):
+    """Queue instances that take jobs but have no free slot at the start of the pass."""
+    used = {}
+    for run in snap.running:
+        for queue, host, slots in run.granted:
+            used[f"{queue}@{host}"] = used.get(f"{queue}@{host}", 0) + slots
+    return [qi.name for qi in snap.queues
+            if used.get(qi.name, 0) >= qi.slots and qsel.closed(qi, snap.hosts.get(qi.host)) is None]
+
+
+def _full_lines(names):
+    lines = [f'queue instance "{name}" dropped because it is full' for name in names]
+    for at in range(0, len(names), FULL_PER_LINE):
+        lines.append("queues dropped because they are full: " + " ".join(names[at:at + FULL_PER_LINE]))
+    return lines
+
+
 def runlog_block(snap, decisions, now):
-    """The trace of one pass: starts and reasons between START and STOP lines."""
-    stamp = time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(now))
+    """The trace of one pass: load corrections, full queue instances, starts and reasons
+    between START and STOP lines."""
+    stamp = time.ctime(now)
     lines = ["-------------START-SCHEDULER-RUN-------------"]
+    lines += load_correction_lines(snap, now)
+    lines += _full_lines(full_instances(snap))
     for start in decisions.starts:
         for queue, host, slots in start.granted:
             lines.append(f"JOB {start.job_id}.{start.task} [{slots}] starts in queue {queue}@{host}")
-    seen = set()
+    seen = set(lines)
     owners = {job.id: job.owner for job in snap.jobs}
     for job_id in sorted(decisions.reasons):
         for reason in decisions.reasons[job_id]:
@@ -45,8 +102,12 @@ def runlog_block(snap, decisions, now):
 
 
 def write(snap, decisions, now):
-    """Append this pass to spool/schedule and spool/schedd_runlog."""
-    for name, text in ((SCHEDULE_FILE, schedule.block(snap, decisions)),
-                       (RUNLOG_FILE, runlog_block(snap, decisions, now))):
+    """Append this pass to spool/schedule, and to spool/schedd_runlog when ``qconf -tsm``
+    asked for it."""
+    files = [(SCHEDULE_FILE, schedule.block(snap, decisions))]
+    if _Asked.runlog:
+        _Asked.runlog = False
+        files.append((RUNLOG_FILE, runlog_block(snap, decisions, now)))
+    for name, text in files:
         with open(cell.spool(name), "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)

@@ -32,17 +32,29 @@ def order_numbers(order):
             "urg": list(order.urgency), "tickets": list(order.tickets) + [order.share]}
 
 
-def share_tree_rows(nodes):
-    """Share tree report rows as plain data (sge_share_mon)."""
+def share_tree_rows(nodes, ledger=None):
+    """Share tree report rows as plain data (sge_share_mon); a user's row carries when
+    the user's usage was last brought up to date (``usage_time``, 0 on other rows)."""
+    stamps = _user_stamps(ledger) if ledger is not None and nodes else {}
     rows = []
     for n in nodes:
         rows.append({"path": n.path, "user": n.user, "project": n.project, "shares": n.shares,
                      "job_count": n.job_count, "level": n.level, "total": n.total,
                      "long_target": n.long_target, "short_target": n.short_target,
                      "actual": n.actual, "usage": n.usage, "tickets": n.tickets,
+                     "usage_time": int(stamps.get(n.user, 0)) if n.user else 0,
                      "cpu": n.decayed.cpu, "mem": n.decayed.mem, "io": n.decayed.io,
                      "ltcpu": n.long_term.cpu, "ltmem": n.long_term.mem, "ltio": n.long_term.io})
     return rows
+
+
+def _user_stamps(ledger):
+    """user -> when one of the user's usage accounts was last decayed (the latest)."""
+    stamps = {}
+    for key, account in ledger.accounts.items():
+        if key.holder.value != "project":
+            stamps[key.name] = max(stamps.get(key.name, 0.0), account.stamp)
+    return stamps
 
 
 #: queue_conf attributes copied into each queue row's ``attrs`` (qstat -F, -explain, -U, -l)
@@ -244,7 +256,8 @@ def publish(state, snap_queues, loads, now=None):
         "hosts": host_rows(state, loads),
         "exechosts": view.exec_hosts(state.config),
         "reasons": _plain_reasons(state.reasons),
-        "share_tree": share_tree_rows(state.share_tree),
+        "share_tree": share_tree_rows(state.share_tree, state.usage.ledger),
+        "share_halflife": list(state.usage.halftime or ()),     # seconds of cpu, mem, io
         "faults": faults.published(state),
     }
     snapshot.update(config_facts(state.config))

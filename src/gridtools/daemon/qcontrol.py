@@ -342,7 +342,7 @@ class Control:
             task = job.tasks.get(number) if job is not None else None
             if task is None:
                 continue
-            if on and _migrates_on_suspend(state, job):
+            if on and migrates_on_suspend(state, job):
                 suspension.requeue(state, self.dispatcher, job, task)     # checkpoint(5) "x"
                 continue
             suspension.change(state, self.dispatcher, job, task, "T" if why == "threshold" else "S", on)
@@ -386,7 +386,7 @@ def reschedule_unknown(conf, host):
     return hostreport.setting(conf, host, "reschedule_unknown")
 
 
-def _migrates_on_suspend(state, job):
+def migrates_on_suspend(state, job):
     """A job whose checkpointing environment says ``x``: suspending it migrates it instead."""
     from gridtools.exec import ckpt
     return "x" in ckpt.letters(state.config.objects["ckpt"], job.spec)

@@ -10,7 +10,9 @@ Rights: managers and operators may do everything; the owners of a queue
 instance (its ``owner_list``) may suspend, unsuspend, disable and enable
 it; the owner of a job may suspend, unsuspend, clear and reschedule it.
 ``-f`` needs operator rights. Queue suspension reaches the tasks on the
-next pass (see ``qcontrol``); job suspension is signalled at once.
+next pass (see ``qcontrol``); job suspension is signalled at once. A job
+whose checkpointing environment's ``when`` holds ``x`` is migrated instead
+of being stopped, whether its queue or the job itself is suspended.
 """
 
 import fnmatch
@@ -181,7 +183,10 @@ def _suspend(ctx, job, task):
     kind, ident = _label(job, task.number)
     if "s" in task.suspended and not ctx.force:
         return ctx.say(f"{ctx.user} - {kind} {ident} is already suspended")
-    suspension.change(ctx.state, ctx.dispatcher, job, task, "s", True, force=ctx.force)
+    if qcontrol.migrates_on_suspend(ctx.state, job):
+        suspension.requeue(ctx.state, ctx.dispatcher, job, task)       # checkpoint(5) "x"
+    else:
+        suspension.change(ctx.state, ctx.dispatcher, job, task, "s", True, force=ctx.force)
     if ctx.force:
         return ctx.say(f"{ctx.user} - forced suspension of {kind} {ident}")
     ctx.state.log(f"I|{ctx.who} suspended {kind} {ident}")
@@ -189,19 +194,23 @@ def _suspend(ctx, job, task):
 
 
 def _unsuspend(ctx, job, task):
+    # a suspend threshold's stop is not the administrator's to lift, -f or not
     kind, ident = _label(job, task.number)
-    if "s" not in task.suspended and not ctx.force:
-        if "T" in task.suspended:
-            return ctx.say(f"{ctx.user} - {kind} {ident} is not suspended by administrator - "
-                           "modify suspend threshold list of queue to remove suspend state")
-        return ctx.say(f"{ctx.user} - {kind} {ident} is already unsuspended")
+    if "T" in task.suspended and "s" not in task.suspended:
+        return ctx.say(f"{ctx.user} - {kind} {ident} is not suspended by administrator - "
+                       "modify suspend threshold list of queue to remove suspend state")
+    if "s" not in task.suspended:
+        if not ctx.force:
+            return ctx.say(f"{ctx.user} - {kind} {ident} is already unsuspended")
+        suspension.change(ctx.state, ctx.dispatcher, job, task, "s", False, force=True)
+        return ctx.say(f"{ctx.user} - forced enabling of {kind} {ident}")
     suspension.change(ctx.state, ctx.dispatcher, job, task, "s", False, force=ctx.force)
     ctx.state.log(f"I|{ctx.who} unsuspended {kind} {ident}")
-    if ctx.force:
-        return ctx.say(f"{ctx.who} forced unsuspension of {kind} {ident}")
     if "T" in task.suspended:
         return ctx.say(f"{ctx.who} removed administrator suspension of {kind} {ident} "
                        "(suspend threshold is still active)")
+    if ctx.force:
+        return ctx.say(f"{ctx.who} forced unsuspension of {kind} {ident}")
     return ctx.say(f"{ctx.user} - unsuspended {kind} {ident}")
 
 
@@ -230,8 +239,9 @@ def _reschedule(ctx, job, task):
         return ctx.say(f"The {kind} {ident} is running in queue {task.queue}@{task.host} "
                        "where jobs are not rerunable.")
     suspension.requeue(ctx.state, ctx.dispatcher, job, task)
-    ctx.state.log(f"I|{ctx.who} rescheduled {kind} {ident}")
-    return ctx.say(f"{ctx.user} - reschedule {kind} {ident}")
+    how = "Forced" if ctx.force else "Pushed"
+    ctx.state.log(f"W|{how} rescheduling of {kind} {ident} on host {task.host}")
+    return ctx.say(f"{how} rescheduling of {kind} {ident} on host {task.host}")
 
 
 def _clear(ctx, job, tasks):

@@ -80,6 +80,7 @@ class Pass:
         self.forced = any(cx.requestable is Requestable.FORCED for cx in self.table.values())
         self.formula = qsel.compiled(snap.config.load_formula)
         self.adjust = {}              # (host, load value name) -> load added by recent starts
+        self.lc = {}                  # host -> slots of recent starts, each fading with its age
         self.user_running, self.job_running, self.pe_used = {}, {}, {}
         self.categories, self.ar_pools = {}, {}
         self.started = []             # (job, pe name, granted) of this pass's starts
@@ -148,7 +149,8 @@ class Pass:
         for _queue, host_name, slots in granted:
             host = self.snap.hosts.get(host_name)
             nproc = max(1, host.num_proc if host else 1)
-            for name, amount in self.snap.config.job_load_adjustments:
+            self.lc[host_name] = self.lc.get(host_name, 0.0) + factor * slots
+            for name, amount, _text in self.snap.config.job_load_adjustments:
                 per = amount * factor * slots / (nproc if name.startswith("np_") else 1)
                 cx = self.table.get(name)
                 if cx is not None and cx.relop not in _RISING:

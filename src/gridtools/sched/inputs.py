@@ -277,14 +277,16 @@ def sched_config(conf):
 
 
 def _adjustments(adjust, conf):
-    """job_load_adjustments as (name, amount) with amounts of the complex's type (1G)."""
+    """job_load_adjustments as (name, amount, text) with amounts of the complex's type (1G)
+    and the text as written (the scheduler's reasons quote it)."""
     table = complexes(conf) if adjust else {}
     found = []
     for name, text in adjust.items():
         cx = table.get(str(name))
         amount = value_or_none(cx, text) if cx is not None else None
         found.append((cx.name if cx is not None else str(name),
-                      float(amount) if isinstance(amount, (int, float)) else _float(text, 0.0)))
+                      float(amount) if isinstance(amount, (int, float)) else _float(text, 0.0),
+                      str(text)))
     return tuple(found)
 
 

@@ -32,8 +32,20 @@ def alarm(p, qi):
                 continue
             adj = p.adjust.get((qi.host, cx.name), 0.0)
             if cx.relop.holds(raw + adj, threshold):
-                return Reason(kind, (qi.name, cx.name, raw + adj, raw, adj, cx.relop.value, text))
+                return Reason(kind, (qi.name, cx.name, raw + adj, raw) + _adjustment(p, host, cx.name)
+                              + (cx.relop.value, text))
     return None
+
+
+def _adjustment(p, host, name):
+    """How the recent starts' load adjustment of a value came about: (the adjustment per
+    slot as written, the recent slots fading with age, the processors it is divided by
+    or 0), or ("", 0.0, 0) when none applies."""
+    lc = p.lc.get(host.name, 0.0)
+    written = next((t for n, _a, t in p.snap.config.job_load_adjustments if n == name), None)
+    if written is None or lc <= 0:
+        return ("", 0.0, 0)
+    return (written, lc, max(1, host.num_proc) if name.startswith("np_") else 0)
 
 
 def _soft_consumable_misses(p, req, qi):

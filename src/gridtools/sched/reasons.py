@@ -38,8 +38,10 @@ class Why(ClosedSet):
     ALL_DROPPED = "all_dropped"           # ()
     QI_STATE = "qi_state"                 # (queue instance, state word)
     HOST_CLOSED = "host_closed"           # (queue instance, host, state word)
-    QI_OVERLOADED = "qi_overloaded"       # (queue instance, name, value, adjustment, relop, threshold)
-    QI_SUSPEND_ALARM = "qi_suspend_alarm"  # (queue instance, name, value, adjustment, relop, threshold)
+    # (queue instance, name, adjusted value, reported value, adjustment per slot as written
+    #  or "" for none, recent slots (fading), processors dividing it or 0, relop, threshold)
+    QI_OVERLOADED = "qi_overloaded"
+    QI_SUSPEND_ALARM = "qi_suspend_alarm"
     # the job against one queue instance
     NOT_TYPE = "not_type"                 # (queue instance, "batch"/"interactive")
     NOT_HARD_QUEUE = "not_hard_queue"     # (queue instance,)

@@ -248,7 +248,7 @@ class SchedConfig:
     load_formula: str = "np_load_avg"
     maxujobs: int = 0
     max_aj_instances: int = 2000
-    job_load_adjustments: tuple = (("np_load_avg", 0.5),)
+    job_load_adjustments: tuple = (("np_load_avg", 0.5, "0.50"),)   # (name, per slot, as written)
     load_adjustment_decay: float = 450.0
     max_pending_tasks_per_job: int = 50
     max_reservation: int = 0             # jobs that may get a reservation per pass

@@ -77,39 +77,16 @@ def parsed(kind, name=None):
 
 
 def show_named(kind, words):
-    """-sp, -sckpt, -scal, -shgrp, -su, -suser, -sprj: the stored text of each name."""
+    """-sp, -sckpt, -scal, -shgrp, -su, -suser, -sprj: the stored text of each name (a
+    user's or project's usage is not configuration: sge_share_mon shows it)."""
     code = 0
     for name in split(words):
         text = stored(kind, name)
         if text is None:
             code = error(MISSING[kind].format(name))
         else:
-            sys.stdout.write(text + (usage_lines(kind, name) if kind in ("user", "project") else ""))
+            sys.stdout.write(text)
     return code
-
-
-def usage_lines(kind, name):
-    """The usage lines of a user or project (decayed to now, and long-term), as Grid
-    Engine shows them below the object; '' when it has used nothing."""
-    import time
-    from gridtools.accounting.usage import AccountKey, Ledger
-    from gridtools.spool import usage as usage_store
-    data = usage_store.load()
-    if data is None:
-        return ""
-    try:
-        ledger = Ledger.from_data(data)
-    except ValueError:
-        return ""
-    key = AccountKey.user(name) if kind == "user" else AccountKey.of_project(name)
-    if key not in ledger.accounts:
-        return ""
-    now = time.time()
-
-    def text(u):
-        return f"cpu={u.cpu:.6f},mem={u.mem:.6f},io={u.io:.6f}"
-    return (f"usage {text(ledger.usage(key, now))}\nusage_time_stamp {int(ledger.stamp(key))}\n"
-            f"long_term_usage {text(ledger.long_term(key))}\n")
 
 
 def show_names(kind, _words=()):

@@ -1,12 +1,18 @@
 """sge_share_mon: the live share tree, node by node, as the scheduler's last pass left it.
 
 Each collection prints one record per node (rows of the published status's
-``share_tree``): the fields below, in this order unless ``-f`` picks others,
-tab separated (``-d``), one node per line (``-l``), collections separated by
-a blank line (``-r``). ``-n`` prints ``name=value``, ``-h`` a header line,
-``-u`` decayed usage instead of long-term usage in the usage columns, ``-x``
-leaf nodes only, ``-t`` times as ctime(3) text; ``-c`` collections ``-i``
-seconds apart (default: forever, every 15 seconds).
+``share_tree``), as Grid Engine's monitor does: the fields below, in this
+order unless ``-f`` picks others, each followed by the delimiter (``-d``,
+a tab), each node ending with ``-l`` (a newline), collections separated by
+``-r`` (a newline). ``-n`` prints ``name=value``; ``-h`` prints the field
+names once, before the first collection, followed by ``-l`` and ``-r``.
+level% and total% are fractions (0 to 1). usage_time is when a user's
+usage was last brought up to date (0 on nodes that are no user). cpu, mem
+and io are the decayed usage as of the last pass, ``-u`` decays it on to
+now; ltcpu, ltmem and ltio the long-term usage. ``-x`` prints leaf nodes
+only, ``-t`` times as ctime(3) text; node names after the options print
+only those nodes; ``-c`` collections ``-i`` seconds apart (default:
+forever, every 15 seconds).
 """
 
 import sys
@@ -19,7 +25,7 @@ FIELDS = ("curr_time", "usage_time", "node_name", "user_name", "project_name", "
           "actual_share", "usage", "cpu", "mem", "io", "ltcpu", "ltmem", "ltio")
 USAGE = ("usage: sge_share_mon [-c count] [-d delimiter] [-f field,field...] [-h] [-i interval]\n"
          "                     [-l delimiter] [-m output_mode] [-n] [-o output_file] [-r delimiter]\n"
-         "                     [-s string_format] [-t] [-u] [-x]\n")
+         "                     [-s string_format] [-t] [-u] [-x] [node_names ...]\n")
 _VALUED = {"-c": "count", "-d": "delim", "-f": "fields", "-i": "interval", "-l": "node_delim",
            "-m": "mode", "-o": "output", "-r": "record_delim", "-s": "string_format"}
 _FLAGS = {"-h": "header", "-n": "names", "-t": "ctime", "-u": "decayed", "-x": "leaves"}
@@ -36,12 +42,13 @@ class Options:
     record_delim = "\n"
     string_format = "%s"
     header = names = ctime = decayed = leaves = False
+    nodes = ()                          # node names to print (all when empty)
 
 
 def parse_args(argv):
     opts = Options()
     words = list(argv)
-    while words:
+    while words and words[0].startswith("-"):
         word = words.pop(0)
         if word in _FLAGS:
             setattr(opts, _FLAGS[word], True)
@@ -54,6 +61,7 @@ def parse_args(argv):
             raise SystemExit(0)
         else:
             raise UsageError(f'invalid option "{word}"')
+    opts.nodes = tuple(words)
     return opts
 
 
@@ -80,21 +88,44 @@ def _set(opts, name, value, word):
     setattr(opts, name, value)
 
 
-def _values(row, now, published, opts):
-    when = time.ctime(now) if opts.ctime else str(int(now))
-    stamp = time.ctime(published) if opts.ctime else str(int(published))
-    usage = ("cpu", "mem", "io") if opts.decayed else ("ltcpu", "ltmem", "ltio")
-    return {
-        "curr_time": when, "usage_time": stamp, "node_name": row["path"],
-        "user_name": row.get("user") or "", "project_name": row.get("project") or "",
+def _time(opts, when):
+    """A time field: seconds, or ctime(3) text with -t (0 stays 0)."""
+    if opts.ctime and when:
+        return _format(opts.string_format, time.ctime(when))
+    return str(int(when))
+
+
+def _decay(row, factors):
+    """The row's decayed cpu, mem and io, decayed on by ``factors``."""
+    return tuple(row[k] * f for k, f in zip(("cpu", "mem", "io"), factors))
+
+
+def _values(row, now, factors, opts):
+    cpu, mem, io = _decay(row, factors)
+    text = {"node_name": row["path"], "user_name": row.get("user") or "",
+            "project_name": row.get("project") or ""}
+    values = {k: _format(opts.string_format, v) for k, v in text.items()}
+    values.update({
+        "curr_time": _time(opts, now), "usage_time": _time(opts, row.get("usage_time") or 0),
         "shares": str(row["shares"]), "job_count": str(row["job_count"]),
-        "level%": f"{row['level'] * 100:.2f}", "total%": f"{row['total'] * 100:.2f}",
+        "level%": f"{row['level']:.6f}", "total%": f"{row['total']:.6f}",
         "long_target_share": f"{row['long_target']:.6f}",
         "short_target_share": f"{row['short_target']:.6f}",
         "actual_share": f"{row['actual']:.6f}", "usage": f"{row['usage']:.6f}",
-        "cpu": f"{row[usage[0]]:.6f}", "mem": f"{row[usage[1]]:.6f}", "io": f"{row[usage[2]]:.6f}",
+        "cpu": f"{cpu:.6f}", "mem": f"{mem:.6f}", "io": f"{io:.6f}",
         "ltcpu": f"{row['ltcpu']:.6f}", "ltmem": f"{row['ltmem']:.6f}", "ltio": f"{row['ltio']:.6f}",
-    }
+    })
+    return values
+
+
+def _factors(snap, now, opts):
+    """What is left of the published decayed usage at ``now`` (-u), per cpu, mem and io."""
+    if not opts.decayed:
+        return (1.0, 1.0, 1.0)
+    from gridtools.accounting.usage import decay_factor
+    lives = snap.get("share_halflife") or ()
+    elapsed = now - float(snap.get("time") or now)
+    return tuple(decay_factor(float(h), elapsed) for h in lives) if len(lives) == 3 else (1.0, 1.0, 1.0)
 
 
 def _is_leaf(rows, row):
@@ -110,19 +141,25 @@ def _format(fmt, text):
         return text
 
 
+def header(opts):
+    """The field names, each followed by the delimiter, then the line and record ends."""
+    return "".join(f + opts.delim for f in opts.fields) + opts.node_delim + opts.record_delim
+
+
 def collection(snap, opts, now):
     """The text of one collection from a published status snapshot."""
     rows = snap.get("share_tree") or []
     if opts.leaves:
         rows = [r for r in rows if _is_leaf(snap.get("share_tree"), r)]
+    if opts.nodes:
+        rows = [r for r in rows if r["path"] in opts.nodes]
+    factors = _factors(snap, now, opts)
     lines = []
-    if opts.header and not opts.names:
-        lines.append(opts.delim.join(opts.fields))
     for row in rows:
-        values = _values(row, now, snap.get("time") or now, opts)
-        items = [(f, _format(opts.string_format, values[f])) for f in opts.fields]
-        lines.append(opts.delim.join(f"{f}={v}" if opts.names else v for f, v in items))
-    return opts.node_delim.join(lines) + opts.node_delim
+        values = _values(row, now, factors, opts)
+        lines.append("".join((f"{f}={values[f]}" if opts.names else values[f]) + opts.delim
+                             for f in opts.fields) + opts.node_delim)
+    return "".join(lines)
 
 
 def main(argv, prog="sge_share_mon"):
@@ -143,10 +180,12 @@ def main(argv, prog="sge_share_mon"):
     while opts.count is None or done < opts.count:
         snap = qstatus.load()
         if not snap.get("share_tree"):
-            sys.stderr.write(f"{prog}: no share tree\n")
-            return 1
+            sys.stderr.write("No share tree\n")
+            return 2
         if done:
             out.write(opts.record_delim)
+        elif opts.header:
+            out.write(header(opts))
         out.write(collection(snap, opts, time.time()))
         out.flush()
         done += 1

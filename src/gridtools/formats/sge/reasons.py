@@ -17,9 +17,19 @@ def _full(a, _o):
 def _alarm(kind):
     def text(a, _o):
         head = ("dropped because it is overloaded" if kind == "load" else "is in suspend alarm")
-        return (f'queue instance "{a[0]}" {head}: {a[1]}={a[2]:.6f} (= {a[3]:.6f} + {a[4]:.6f}) '
-                f'{a[5]} {a[6]}')
+        return f'queue instance "{a[0]}" {head}: {a[1]}={a[2]:.6f} ({_diagnosis(a)}) {a[7]} {a[8]}'
     return text
+
+
+def _diagnosis(a):
+    """The load adjustment in a load alarm: "= reported + per-slot * recent slots [with
+    nproc=n]" (minus for values that fall, compared with <= or ==)."""
+    _qi, _name, _value, reported, written, lc, nproc, relop = a[:8]
+    if not written:
+        return "no load adjustment"
+    sign = "+" if relop in (">=", ">") else "-"
+    per = f"{written} * {lc:.6f}" + (f" with nproc={nproc}" if nproc else "")
+    return f"= {reported:.6f} {sign} {per}"
 
 
 def _short(a, _o):
@@ -42,9 +52,9 @@ _TEXT = {
     Why.HOLD: lambda a, o: "job dropped because of hold state",
     Why.START_TIME: lambda a, o: "execution time not reached",
     Why.DEPENDENCY: lambda a, o: "job dropped because of job dependencies",
-    Why.TASK_LIMIT: lambda a, o: "job dropped because of task concurrency limit (-tc)",
-    Why.MAXUJOBS: lambda a, o: f'job dropped because user "{a[0]}" already has {a[1]} running jobs (maxujobs)',
-    Why.MAX_AJ_INSTANCES: lambda a, o: f"job dropped because of max_aj_instances limit ({a[0]} tasks)",
+    Why.TASK_LIMIT: lambda a, o: "not all array task may be started due to 'max_aj_instances'",
+    Why.MAXUJOBS: lambda a, o: "job dropped because of user limitations",
+    Why.MAX_AJ_INSTANCES: lambda a, o: "not all array task may be started due to 'max_aj_instances'",
     Why.QI_FULL: _full,
     Why.ALL_DROPPED: lambda a, o: "All queues dropped because of overload or full",
     Why.QI_STATE: lambda a, o: f'queue instance "{a[0]}" dropped because it is {WORDS.get(a[1], a[1].lower())}',
@@ -97,8 +107,8 @@ _JOB_GENERIC = {
     Why.ERROR_STATE: (32, "Jobs dropped because of error state"),
     Why.START_TIME: (31, "Jobs can not run because execution time not reached"),
     Why.MAXUJOBS: (34, "Job dropped because of user limitations"),
-    Why.MAX_AJ_INSTANCES: (34, "Job dropped because of user limitations"),
-    Why.TASK_LIMIT: (45, "Jobs dropped because of the task concurrency limit"),
+    Why.MAX_AJ_INSTANCES: (45, "Not all array tasks may be started due to 'max_aj_instances'"),
+    Why.TASK_LIMIT: (45, "Not all array tasks may be started due to 'max_aj_instances'"),
     Why.PE_ABSENT: (43, "Jobs can not run because no parallel environment matches"),
     Why.PE_TOO_FEW: (24, "Jobs can not run because the parallel environment offers too few slots"),
     Why.USER_LIST: (1, "Jobs can not run because of missing permission for queue instances"),

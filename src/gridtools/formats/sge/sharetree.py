@@ -15,7 +15,7 @@ leading ``/`` starts anywhere. ``render_tree`` gives ``qconf -sst`` and
 """
 
 from gridtools.formats.sge.attrfile import FieldError, logical_lines, wrap_line
-from gridtools.formats.sge.names import check_object_name, require_known
+from gridtools.formats.sge.names import check_object_name
 
 #: node types
 USER_NODE, PROJECT_NODE = 0, 1
@@ -129,8 +129,13 @@ def validate(obj, known=None):
         names = [c.get("name") for c in node.get("childnodes", [])]
         if len(set(names)) != len(names):
             raise FieldError(f'node "{name}" has two children with the same name', "childnodes")
-        if node["type"] == PROJECT_NODE and node is not obj:
-            require_known([name], known, "project", "name", "project")
+        if node["type"] == PROJECT_NODE and node is not obj and known and "project" in known \
+                and name not in known["project"]:
+            raise UnknownReference(f'share tree contains reference to unknown project "{name}"', "name")
+
+
+class UnknownReference(FieldError):
+    """A share tree node naming a project that does not exist (Grid Engine denies it)."""
 
 
 def find_node(root, path):
