@@ -164,6 +164,10 @@ def test_share_monitor_and_clearusage(shared, workdir):
     assert text == ("node_name\tshares\t\n\n/gtalice\t75\t\n/gtbob\t25\t\n"
                     "\n/gtalice\t75\t\n/gtbob\t25\t\n")
     assert cell.run("sge_share_mon", "-c", "1", "-f", "node_name", "/gtbob").stdout == "/gtbob\t\n"
+    out = os.path.join(workdir, "mon.out")          # -o appends unless -m w
+    for extra, lines in (((), 1), ((), 2), (("-m", "w"), 1)):
+        cell.run("sge_share_mon", "-c", "1", "-f", "node_name", "-o", out, *extra, "/gtbob", check=True)
+        assert open(out).read() == "/gtbob\t\n" * lines
     assert cell.run("qconf", "-clearusage", user="gtalice").returncode != 0   # managers only
     cell.run("qconf", "-clearusage", check=True)
     cell.run("qmod", "-e", "all.q", check=True)            # any change makes a new pass

@@ -15,7 +15,7 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import apply, monitor, view
+from gridtools.daemon import apply, view
 from gridtools.daemon.state import running_tasks
 from gridtools.errors import GridError
 from gridtools.spool.files import is_locked, read_text
@@ -123,7 +123,6 @@ def trigger_monitoring(ctx):
     if not ctx.state.scheduling:
         return ctx.fail("no scheduler registered at qmaster")
     ctx.state.monitor_next = True
-    monitor.trigger()
     ctx.state.need_schedule = True
     ctx.info(f"{ctx.who} triggers scheduler monitoring")
 

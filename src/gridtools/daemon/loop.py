@@ -389,7 +389,7 @@ class Daemon:
         self._keep(decisions)
         self._renice(snap, decisions, now)
         if state.monitor_next or monitor.wanted(snap):
-            monitor.write(snap, decisions, now)
+            monitor.write(snap, decisions, now, runlog=state.monitor_next)
             state.monitor_next = False
         quick = memo if decisions.examined is not None else None
         self.next_event = _next_start_time(snap, now, arreq.next_event(state, now), quick)

@@ -10,7 +10,7 @@ dropped because they are full, the starts and the reasons jobs did not
 start, between START and STOP lines. A pass is monitored after ``qconf
 -tsm`` (once) and every pass while sched_conf's ``params`` has
 ``MONITOR=1``; as in Grid Engine, the run log is written only for the pass
-``qconf -tsm`` asked for (``trigger``), MONITOR=1 keeps the schedule file
+``qconf -tsm`` asked for (``State.monitor_next``), MONITOR=1 keeps the schedule file
 alone.
 """
 
@@ -25,16 +25,6 @@ SCHEDULE_FILE = "schedule"
 RUNLOG_FILE = "schedd_runlog"
 #: queue instances named on one "queues dropped because they are full" line
 FULL_PER_LINE = 10
-
-
-class _Asked:
-    """Whether ``qconf -tsm`` asked for a run log of the next monitored pass."""
-    runlog = False
-
-
-def trigger():
-    """qconf -tsm: the next monitored pass writes the run log too."""
-    _Asked.runlog = True
 
 
 def wanted(snap):
@@ -101,12 +91,11 @@ def runlog_block(snap, decisions, now):
     return "".join(f"{stamp}|{line}\n" for line in lines)
 
 
-def write(snap, decisions, now):
-    """Append this pass to spool/schedule, and to spool/schedd_runlog when ``qconf -tsm``
-    asked for it."""
+def write(snap, decisions, now, runlog=False):
+    """Append this pass to spool/schedule, and to spool/schedd_runlog with ``runlog``
+    (the pass ``qconf -tsm`` asked for)."""
     files = [(SCHEDULE_FILE, schedule.block(snap, decisions))]
-    if _Asked.runlog:
-        _Asked.runlog = False
+    if runlog:
         files.append((RUNLOG_FILE, runlog_block(snap, decisions, now)))
     for name, text in files:
         with open(cell.spool(name), "a", encoding="utf-8", errors="backslashreplace") as fh:

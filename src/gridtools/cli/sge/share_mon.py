@@ -37,7 +37,7 @@ class Options:
     fields = FIELDS
     interval = 15.0
     node_delim = "\n"
-    mode = "w"
+    mode = "a"
     output = None
     record_delim = "\n"
     string_format = "%s"
