@@ -386,7 +386,8 @@ class Harness:
             elif not os.WIFEXITED(status) or os.WEXITSTATUS(status) != job.status:
                 problems.append(f"qsub -sync y of job {job.id} ended with {status}, expected exit {job.status}: "
                                 f"{open(err).read().strip()}")
-            elif f"Job {job.id} exited with exit code {job.status}." not in open(err).read():
+            elif f"Job {job.id} exited with exit code {job.status}." not in \
+                    open(out if job.status == 0 else err).read():       # 0 on stdout, others on stderr
                 problems.append(f"qsub -sync y of job {job.id} did not report its exit code")
 
     def _read_bulks(self, problems):

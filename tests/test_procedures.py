@@ -212,6 +212,6 @@ def test_a_jobs_own_start_failure_stays_its_reason_after_the_epilog(cell, users,
                            user=users[1], cwd=workdir))
     wait_state(cell, jid, "Eqw")
     text = cell.run("qstat", "-j", str(jid)).stdout
-    assert re.search(rf"error reason +1: +can't chdir to {root_only}: Permission denied", text), text
+    assert re.search(rf"error reason +1: +\S+ \S+ \[\d+:\d+\]: error: can't chdir to {root_only}: Permission denied", text), text
     assert read(os.path.join(workdir, "epilog-ran")) is None
     assert queue_letters(cell, Q) == ""
