@@ -9,7 +9,7 @@ quotes is put in single quotes (the quotes doubled), an empty word is ``''``.
 """
 
 from gridtools.classad.functions import builtin, exceptional
-from gridtools.classad.values import ERROR, UNDEFINED
+from gridtools.classad.values import ERROR, MAX_STRING, UNDEFINED, built
 
 MANY = 1 << 30
 
@@ -74,7 +74,9 @@ def fn_args_to_list(text):
 def fn_list_to_args(items):
     if type(items) is not list or any(type(item) is not str for item in items):
         return ERROR
-    return " ".join(quote_word(item) for item in items)
+    if sum(len(item) for item in items) > MAX_STRING:
+        return ERROR
+    return built(" ".join(quote_word(item) for item in items))
 
 
 @builtin("envV1ToV2")
@@ -86,7 +88,7 @@ def fn_env_v1_to_v2(text):
     entries = [entry for entry in text.split(";") if entry]
     if any("=" not in entry for entry in entries):
         return ERROR
-    return " ".join(quote_word(entry) for entry in entries)
+    return built(" ".join(quote_word(entry) for entry in entries))
 
 
 @builtin("mergeEnvironment", args=(0, MANY))
@@ -106,7 +108,7 @@ def fn_merge_environment(*texts):
         for word in words:
             name, _, value = word.partition("=")
             merged[name] = value
-    return " ".join(quote_word(f"{name}={merged[name]}") for name in sorted(merged))
+    return built(" ".join(quote_word(f"{name}={merged[name]}") for name in sorted(merged)))
 
 
 @builtin("userMap", args=(2, 3))

@@ -5,10 +5,22 @@ Regular expressions use Python's ``re``, which reads the common PCRE subset.
 Options are letters: ``i`` ignore case, ``m`` multi-line ``^``/``$``, ``s``
 dot matches newline, ``x`` extended; for substitution ``f`` returns the
 whole target with the substitution applied and ``g`` replaces every match.
+
+``re`` backtracks: a pattern such as ``^(a|aa)*$`` takes exponential time on a
+target it does not match. Rewriting patterns cannot rule that out, so matching is
+timed instead: ``re`` looks for signals while it matches, and every match runs
+under an interval timer (SIGALRM) set to what is left of the evaluation's
+``values.REGEX_SECONDS``; when it fires the evaluation is over its budget and
+its value is ERROR. (Outside the main thread no signal can be caught there;
+matching is not timed there.) Strings functions build are at most
+``values.MAX_STRING`` characters long (ERROR).
 """
 
 from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
-from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64, wrap32
+from gridtools.classad.values import (
+    ERROR, MAX_STRING, REGEX_SECONDS, STEP_CHARS, UNDEFINED, Special, TooCostly, built, charge,
+    current_run, to_int64, wrap32,
+)
 
 MANY = 1 << 30
 
@@ -27,7 +39,11 @@ def _strings(values):
 @builtin("strcat", args=(0, MANY))
 def fn_strcat(*values):
     parts = _strings(values)
-    return parts if type(parts) is Special else "".join(parts)
+    if type(parts) is Special:
+        return parts
+    if sum(len(part) for part in parts) > MAX_STRING:
+        return ERROR
+    return built("".join(parts))
 
 
 @builtin("join", args=(0, MANY))
@@ -48,7 +64,9 @@ def fn_join(*values):
         return UNDEFINED
     if values[0] is UNDEFINED and len(values) == 1:
         return UNDEFINED
-    return sep.join(items)
+    if sum(len(item) for item in items) + len(sep) * len(items) > MAX_STRING:
+        return ERROR
+    return built(sep.join(items))
 
 
 @builtin("substr", args=(2, 3))
@@ -111,6 +129,7 @@ def split_tokens(text, delims):
     """HTCondor's tokenizer for split(): white space among the delimiters
     separates without making empty tokens; another delimiter ends a token,
     and makes an empty one when it follows the same delimiter."""
+    charge(len(text) // STEP_CHARS)
     tokens, current, last = [], [], None
     for ch in text:
         if ch not in delims:
@@ -162,6 +181,7 @@ def string_list(text, delims=None):
     and space. Items are trimmed and empty items dropped."""
     if delims is None:
         delims = ", "
+    charge(len(text) // STEP_CHARS)
     if not delims:
         return [text.strip()] if text.strip() else []
     items = [text]
@@ -316,6 +336,52 @@ def compile_regex(pattern, options=""):
     return found
 
 
+class _Expired(TooCostly):
+    """The matching time of an evaluation is over."""
+
+
+#: whether a timed match is going on (a signal that comes after it is let go)
+_ARMED = [False]
+
+
+def _expire(signum, frame):
+    if _ARMED[0]:
+        _ARMED[0] = False
+        raise _Expired
+
+
+def timed(match):
+    """``match()`` (a call into ``re``) timed: TooCostly when what is left of the
+    evaluation's REGEX_SECONDS runs out first (or, outside an evaluation, REGEX_SECONDS).
+    A timer armed by the caller is put back, less the time spent here."""
+    import signal
+    import time
+    run = current_run()
+    allowance = run.regex_left if run is not None else REGEX_SECONDS
+    if allowance <= 0:
+        raise _Expired
+    try:
+        old_handler = signal.signal(signal.SIGALRM, _expire)
+    except ValueError:                  # not the main thread: no signal can be caught here
+        return match()
+    began = time.monotonic()
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, allowance)
+    if old_delay and old_delay < allowance:
+        signal.setitimer(signal.ITIMER_REAL, old_delay)
+    _ARMED[0] = True
+    try:
+        return match()
+    finally:
+        _ARMED[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        spent = time.monotonic() - began
+        if run is not None:
+            run.regex_left -= spent
+        if old_delay:
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - spent, 1e-6), old_interval)
+
+
 def _regex_args(*values):
     """The common checks: ERROR first, then UNDEFINED, then string types."""
     bad = exceptional(*values)
@@ -330,7 +396,7 @@ def fn_regexp(pattern, target, options=""):
     if bad is not None:
         return bad
     regex = compile_regex(pattern, options)
-    return ERROR if regex is None else regex.search(target) is not None
+    return ERROR if regex is None else timed(lambda: regex.search(target)) is not None
 
 
 def expand_template(match, template):
@@ -361,13 +427,28 @@ def _substitute(pattern, target, template, options):
     if regex is None:
         return ERROR
     full, every = "f" in options, "g" in options
-    if not full:
-        if every:
-            return "".join(expand_template(m, template) for m in regex.finditer(target))
-        match = regex.search(target)
-        return expand_template(match, template) if match else ""
-    count = 0 if every else 1
-    return regex.sub(lambda m: expand_template(m, template), target, count=count)
+    size = [len(target) if full else 0]
+
+    def expand(match):
+        text = expand_template(match, template)
+        size[0] += len(text)
+        if size[0] > MAX_STRING:
+            raise _TooLong
+        return text
+    try:
+        if not full:
+            if every:
+                return built(timed(lambda: "".join(expand(m) for m in regex.finditer(target))))
+            match = timed(lambda: regex.search(target))
+            return expand_template(match, template) if match else ""
+        count = 0 if every else 1
+        return built(timed(lambda: regex.sub(expand, target, count=count)))
+    except _TooLong:
+        return ERROR
+
+
+class _TooLong(Exception):
+    """A substitution would build a string longer than MAX_STRING."""
 
 
 @builtin("regexps", args=(3, 4))
@@ -399,6 +480,10 @@ def fn_regexp_member(pattern, items, options=""):
     regex = compile_regex(pattern, options)
     if regex is None:
         return ERROR
+    return timed(lambda: _member_matches(regex, items))
+
+
+def _member_matches(regex, items):
     saw_undefined = False
     for item in items:
         if item is UNDEFINED:
@@ -418,7 +503,8 @@ def fn_string_list_regexp_member(pattern, text, delims=None, options=""):
     regex = compile_regex(pattern, options)
     if regex is None:
         return ERROR
-    return any(regex.search(item) for item in string_list(text, delims))
+    items = string_list(text, delims)
+    return timed(lambda: any(regex.search(item) for item in items))
 
 
 # -------------------------------------------------------------- versions
