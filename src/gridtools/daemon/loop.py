@@ -9,7 +9,11 @@ watched shepherd process, the fallback tick (``schedule_interval``), or the
 next time-based event (a ``-a`` start time, a retry). A pass that has
 nothing to do costs a few system calls. A pass that meets a full or
 read-only spool is retried every WRITE_RETRY seconds; a daemon whose cell
-vanished exits.
+vanished exits. A pass cut short by anything else (a defect, a spool item that
+reads but makes no sense) is written to spool/messages with where it happened;
+the pass's changes are written and the requests it took answered as far as
+possible, and the daemon goes on, the next pass after FAILED_REST seconds,
+doubled for each failed pass in a row up to FAILED_REST_MOST.
 """
 
 import os
@@ -41,6 +45,8 @@ PUBLISH_SHARE = 0.1         # most share of the time publishing ends and starts 
 WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
 CELL_CHECK = 5.0            # most seconds between two looks whether the cell still exists
 MESSAGES_KEPT = 1000        # log lines kept in memory while spool/messages cannot be written
+FAILED_REST = 0.5           # seconds before the pass after one that failed
+FAILED_REST_MOST = 10.0     # most seconds between passes that keep failing
 
 
 class Daemon:
@@ -81,6 +87,9 @@ class Daemon:
         self.intake_waits = False    # a request waits for the spool to take it
         self.periodic_at = None      # when HTCondor jobs' periodic expressions are looked at next
         self.periodic_last = None    # when they were looked at last
+        self.failures = 0            # passes in a row cut short by an unexpected exception
+        self.failure = None          # what the last of them met (type, message, place)
+        self.resume_at = None        # no pass before this time (after failed passes)
 
     # ------------------------------------------------------------ life
     def startup(self):
@@ -187,14 +196,17 @@ class Daemon:
 
     def shutdown(self):
         if not self.vanished():
-            self._conclude_pass(time.time())
-            journal.feed(self.state, most=None)
-            if self.state.flush() and not self.unsettled:
-                journal.retire_if_done(self.state)
-            history.write(self.state)
-            self._save_usage(time.time(), force=True)
-            qcontrol.persist(self.state)
-            self.state.condor.save(self.state, time.time(), force=True)
+            try:
+                self._conclude_pass(time.time())
+                journal.feed(self.state, most=None)
+                if self.state.flush() and not self.unsettled:
+                    journal.retire_if_done(self.state)
+                history.write(self.state)
+                self._save_usage(time.time(), force=True)
+                qcontrol.persist(self.state)
+                self.state.condor.save(self.state, time.time(), force=True)
+            except Exception as exc:    # (what a failed pass met): the daemon still stops
+                self.state.log(f"E|stopping: {_failure_text(exc)}")
         self.exec.stop()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         self._write_messages()
@@ -529,18 +541,85 @@ class Daemon:
         self.startup()
         try:
             while not self.stopping:
-                try:
-                    self.tick()
-                    faults.clear(self.state, (faults.WRITE, "pass"))
-                except SpoolError as exc:     # a full or read-only spool: try again later
-                    faults.note(self.state, (faults.WRITE, "pass"), faults.WRITE,
-                                f"a pass was cut short, retrying: {exc}")
-                    self._write_messages()
+                if self.resume_at is not None and not self._rest(self.resume_at):
+                    break
+                self.guarded_tick()
                 if once:
                     break
                 self.wait()
         finally:
             self.shutdown()
+
+    def guarded_tick(self, now=None):
+        """One pass (``tick``); one that meets a full or read-only spool is retried
+        later, one cut short by anything else is logged and rested after (see the
+        module's docstring). True when the pass ran to its end."""
+        try:
+            self.tick(now)
+            faults.clear(self.state, (faults.WRITE, "pass"))
+        except SpoolError as exc:     # a full or read-only spool: try again later
+            faults.note(self.state, (faults.WRITE, "pass"), faults.WRITE,
+                        f"a pass was cut short, retrying: {exc}")
+            self._write_messages()
+            return False
+        except Exception as exc:
+            self._failed_pass(exc)
+            return False
+        if self.failures:
+            self.state.log(f"I|a pass ran to its end again, after {self.failures} cut short")
+            self._write_messages()
+        self.failures, self.failure, self.resume_at = 0, None, None
+        return True
+
+    def _failed_pass(self, exc):
+        """A pass cut short by ``exc``: logged (the first time, and again after 2, 4, 8...
+        passes in a row that meet the same), what it did is written and answered as far
+        as possible, and the next pass waits."""
+        place = _failure_place(exc)
+        same = self.failure == (type(exc), str(exc), place)
+        self.failures += 1
+        self.failure = (type(exc), str(exc), place)
+        if not same:
+            self.state.log(f"E|a pass was cut short, going on: {_failure_text(exc)}")
+        elif self.failures & (self.failures - 1) == 0:
+            self.state.log(f"E|{self.failures} passes in a row were cut short, the last by the same: "
+                           f"{_failure_text(exc)}")
+        self.state.need_schedule = True         # (the pass may have stopped before it)
+        now = time.time()
+        try:
+            self._conclude_pass(now)
+        except Exception as again:      # (the failure may lie there): what is kept waits
+            if not same:
+                self.state.log(f"E|the pass's changes could not all be written: {_failure_text(again)}")
+        self._write_messages()
+        rest = min(FAILED_REST * 2 ** min(self.failures - 1, 16), FAILED_REST_MOST)
+        self.resume_at = time.time() + rest
+
+    def _rest(self, until):
+        """Wait until ``until`` (after failed passes), woken only by a signal; False when
+        the daemon is to stop."""
+        while not self.stopping:
+            left = until - time.time()
+            if left <= 0:
+                return True
+            try:
+                ready, _, _ = select.select([self.sigpipe], [], [], left)
+            except InterruptedError:
+                ready = []
+            if ready:
+                wake.drain(self.sigpipe)
+        return False
+
+
+def _failure_place(exc):
+    """Where ``exc`` was raised: the last three frames, as ``module.py:line function``."""
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)[-3:]
+    return " < ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in reversed(frames))
+
+
+def _failure_text(exc):
+    return f"{type(exc).__name__}: {exc} (at {_failure_place(exc)})"
 
 
 def _reported(host, heard):
