@@ -11,9 +11,11 @@ import pytest
 from gridtools.classad import ERROR, ClassAd, parse
 from gridtools.classad.values import MAX_STRING
 
-#: what "quickly" means here: each of these ends in a fraction of a second (the steps
-#: take about 0.2 s, matching 0.2 s); a second leaves room for a loaded machine
-QUICK = 1.0
+#: what "quickly" means here: each of these ends in a fraction of a second on an idle
+#: machine (the steps take about 0.2 s, matching 0.2 s, the clock stops any evaluation
+#: after 1 s); two seconds leave room for a loaded one (without the bounds they take
+#: hours, or all memory)
+QUICK = 2.0
 
 REDOS = 'regexp("^(a|aa)*$", "' + "a" * 100 + 'b")'
 
@@ -180,3 +182,13 @@ def test_ordinary_evaluation_is_not_slowed():
     for _ in range(2000):
         assert job.eval("Requirements", machine) is True
     assert time.monotonic() - began < 2.0      # about 20 ms; 2 s only on a very busy machine
+
+
+def test_evaluations_over_the_budget_are_counted_apart_from_other_errors():
+    from gridtools.classad.values import over_budget
+    before = over_budget()
+    assert parse("1/0").eval() is ERROR and parse("size(1)").eval() is ERROR
+    assert over_budget() == before
+    assert ClassAd({"R": parse(REDOS)}).eval("R") is ERROR
+    assert parse(REDOS).eval() is ERROR
+    assert over_budget() == before + 2

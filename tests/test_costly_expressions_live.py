@@ -100,3 +100,43 @@ def test_a_job_description_that_makes_no_sense_does_not_end_the_daemon(cell, wor
     stop_promptly(cell)
     with open(messages) as fh:
         assert "daemon stopped" in fh.read().splitlines()[-1]
+
+
+def test_a_costly_periodic_expression_is_not_true_and_is_left_alone(cell, workdir):
+    """PeriodicHold over the budget is ERROR, which never fires: the job runs to its end,
+    the daemon says once that the expression is too costly, and a cheap PeriodicHold of
+    another job evaluated at the same passes still holds that one."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("PERIODIC_EXPR_INTERVAL = 1\n")
+    gate = os.path.join(workdir, "gate")
+    body = f'executable = /bin/sh\narguments = "-c \'while [ ! -e {gate} ]; do sleep 0.1; done\'"\n'
+    costly = submit(cell, body + f"periodic_hold = {REDOS}\nqueue\n", cwd=workdir, name="c.sub")
+    cheap = submit(cell, body + "periodic_hold = JobStatus == 2\nqueue\n", cwd=workdir, name="h.sub")
+    wait_for(lambda: statuses(cell, f"{cheap}.0").get(f"{cheap}.0") == 5, timeout=20)     # held
+    messages = os.path.join(cell.root, "spool", "messages")
+    warned = f"job {costly}: its periodic expressions cost more than an evaluation may"
+    wait_for(lambda: warned in open(messages).read(), timeout=20)
+    assert statuses(cell, f"{costly}.0") == {f"{costly}.0": 2}                         # running
+    write(gate, "")
+    wait_for(lambda: f"{costly}.0" not in statuses(cell, f"{costly}.0"), timeout=20)   # ended
+    assert open(messages).read().count(warned) == 1
+    stop_promptly(cell)
+
+
+def test_a_start_expression_reading_a_costly_job_attribute_refuses_that_job_only():
+    from conftest import destroy_cell, make_cell
+    cell = make_cell(slots=2, start=False)
+    workdir = cell.root
+    try:
+        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+            fh.write('START = TARGET.Dept =!= "closed"\n')
+        cell.start_daemon()
+        costly = submit(cell, f'executable = /bin/true\n+Dept = ifThenElse({REDOS}, "a", "b")\nqueue\n',
+                        cwd=workdir, name="c.sub")
+        plain = submit(cell, '+Dept = "physics"\nexecutable = /bin/true\nqueue\n', cwd=workdir, name="p.sub")
+        wait_for(lambda: f"{plain}.0" not in statuses(cell, f"{plain}.0"), timeout=20)        # ran
+        wait_for(lambda: "START expression" in cell.run("qstat", "-j", str(costly)).stdout, timeout=15)
+        assert statuses(cell, f"{costly}.0") == {f"{costly}.0": 1}
+        stop_promptly(cell)
+    finally:
+        destroy_cell(cell)

@@ -271,3 +271,30 @@ def test_a_pass_cut_short_by_a_spool_item_that_makes_no_sense_is_logged_and_the_
         assert [round(r, 1) for r in rests] == [0.5, 1.0, 2.0, 4.0, 8.0]
     finally:
         again.close()
+
+
+def test_requirements_over_the_evaluation_budget_are_not_evaluated_again_until_the_job_changes(ticking):
+    """A job whose Requirements go over the budget of an evaluation (classad(5), COST)
+    matches no slot; later passes do not evaluate them again (each would cost the budget
+    once more), until condor_qedit changes the job."""
+    from gridtools.classad.values import over_budget
+    cell, daemon, fake = ticking
+    redos = 'regexp("^(a|aa)*$", "' + "a" * 100 + 'b")'
+    path = os.path.join(cell.root, "costly.sub")
+    with open(path, "w") as fh:
+        fh.write(f"executable = /bin/true\nrequirements = {redos}\nqueue\n")
+    import re
+    costly = int(re.search(r"submitted to cluster (\d+)", ask(cell, daemon, "condor_submit", path)).group(1))
+    daemon.tick()
+    assert costly in daemon.state.jobs
+    assert fake.running() == []
+    seen = over_budget()
+    assert seen >= 1
+    plain = submit(cell)
+    for _ in range(3):
+        daemon.tick()
+    assert fake.running() == [(plain, 1)]
+    assert over_budget() == seen                        # not evaluated again
+    ask(cell, daemon, "condor_qedit", str(costly), "Requirements", "TARGET.Cpus > 0")
+    daemon.tick()
+    assert (costly, 1) in fake.running()

@@ -11,7 +11,7 @@ here: that module costs a command more than building its ads).
 
 from gridtools.classad.nodes import Env, Literal, to_expr
 from gridtools.classad.values import (
-    _CURRENT, ERROR, UNDEFINED, Run, TooCostly, quote_name, unparse_value,
+    _CURRENT, _OVER, ERROR, UNDEFINED, Run, TooCostly, quote_name, unparse_value,
 )
 
 
@@ -152,7 +152,10 @@ class ClassAd:
         current[0] = run
         try:
             return expr.compiled()(Env(self, as_ad(target, empty=None), run))
-        except (TooCostly, RecursionError, MemoryError):
+        except (TooCostly, MemoryError):
+            _OVER[0] += 1
+            return ERROR
+        except RecursionError:
             return ERROR
         finally:
             current[0] = outer

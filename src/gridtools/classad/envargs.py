@@ -9,7 +9,7 @@ quotes is put in single quotes (the quotes doubled), an empty word is ``''``.
 """
 
 from gridtools.classad.functions import builtin, exceptional
-from gridtools.classad.values import ERROR, MAX_STRING, UNDEFINED, built
+from gridtools.classad.values import ERROR, LOOP_CHARS, MAX_STRING, UNDEFINED, built, charge
 
 MANY = 1 << 30
 
@@ -19,6 +19,7 @@ def quote_word(word):
     the quotes doubled."""
     if not word:
         return "''"
+    charge(len(word) // LOOP_CHARS)
     out, run = [], []
     for ch in word:
         if ch == "'" or ch.isspace():
@@ -35,6 +36,7 @@ def quote_word(word):
 
 def split_words(text):
     """The words of a V2 string, or None when a quote is not closed."""
+    charge(len(text) // LOOP_CHARS)
     words, current, in_word, i, n = [], [], False, 0, len(text)
     while i < n:
         ch = text[i]
@@ -95,6 +97,8 @@ def fn_env_v1_to_v2(text):
 def fn_merge_environment(*texts):
     bad = exceptional(*texts)
     if bad is ERROR:
+        return ERROR
+    if sum(len(text) for text in texts if type(text) is str) > MAX_STRING:
         return ERROR
     merged = {}
     for text in texts:

@@ -174,7 +174,10 @@ class Expr:
         current[0] = run
         try:
             return self.compiled()(Env(_AS_AD(my), _AS_AD(target, empty=None), run))
-        except (TooCostly, RecursionError, MemoryError):
+        except (TooCostly, MemoryError):
+            values._OVER[0] += 1
+            return ERROR
+        except RecursionError:
             return ERROR
         finally:
             current[0] = outer

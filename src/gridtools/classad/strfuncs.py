@@ -18,7 +18,7 @@ matching is not timed there.) Strings functions build are at most
 
 from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
 from gridtools.classad.values import (
-    ERROR, MAX_STRING, REGEX_SECONDS, STEP_CHARS, UNDEFINED, Special, TooCostly, built, charge,
+    ERROR, LOOP_CHARS, MAX_STRING, REGEX_SECONDS, STEP_CHARS, UNDEFINED, Special, TooCostly, built, charge,
     current_run, to_int64, wrap32,
 )
 
@@ -129,7 +129,7 @@ def split_tokens(text, delims):
     """HTCondor's tokenizer for split(): white space among the delimiters
     separates without making empty tokens; another delimiter ends a token,
     and makes an empty one when it follows the same delimiter."""
-    charge(len(text) // STEP_CHARS)
+    charge(len(text) // LOOP_CHARS)
     tokens, current, last = [], [], None
     for ch in text:
         if ch not in delims:
@@ -401,6 +401,7 @@ def fn_regexp(pattern, target, options=""):
 
 def expand_template(match, template):
     """The substitution text: ``\\0``..``\\9`` name groups, ``\\\\`` a backslash."""
+    charge(len(template) // LOOP_CHARS)
     out, i = [], 0
     while i < len(template):
         ch = template[i]
@@ -531,6 +532,7 @@ def natural_cmp(a, b):
     i = 0
     while i < len(a) and i < len(b) and a[i] == b[i]:
         i += 1
+    charge(i // LOOP_CHARS)
     if i == len(a) and i == len(b):
         return 0
     ca, cb = (a[i] if i < len(a) else ""), (b[i] if i < len(b) else "")

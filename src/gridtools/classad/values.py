@@ -164,8 +164,10 @@ def quote_name(name):
 # by the daemon; its cost is bounded so that no expression can hold it up. One evaluation
 # (ClassAd.eval, Expr.eval) may take STEPS steps: an attribute evaluated or taken again
 # from the evaluation's memo, a function called, an element of a list walked by a
-# function, and one step per STEP_CHARS characters of the strings functions build (or of
-# a long value taken again). Every STEP_CHUNK steps the clock is looked at too: an
+# function, one step per STEP_CHARS characters of the strings functions build (or of
+# a long value taken again), and one per LOOP_CHARS characters functions read one by
+# one in Python (split, the argument and environment functions, versions, the
+# spelling of strings in lists). Every STEP_CHUNK steps the clock is looked at too: an
 # evaluation that ran SECONDS is over its budget however few steps it took. Functions
 # build no string longer than MAX_STRING characters (ERROR), and regular expressions
 # match for REGEX_SECONDS at most in one evaluation (see strfuncs). An evaluation over
@@ -177,6 +179,8 @@ STEPS = 300_000
 STEP_CHUNK = 1024
 #: characters of a built string that cost one step
 STEP_CHARS = 256
+#: characters read one by one in Python that cost one step (about what a step costs)
+LOOP_CHARS = 4
 #: most seconds one evaluation may take, whatever its steps (a backstop)
 SECONDS = 1.0
 #: most seconds regular expressions may spend matching in one evaluation
@@ -222,6 +226,15 @@ class Run(set):
 
 #: the evaluation going on (None outside of one): what functions charge their work to
 _CURRENT = [None]
+#: how many evaluations of this process went over their budget or ran out of memory
+_OVER = [0]
+
+
+def over_budget():
+    """How many evaluations of this process went over their budget or ran out of memory
+    so far: a caller that compares it before and after an evaluation knows whether its
+    ERROR was one of those (and may leave the expression alone afterwards)."""
+    return _OVER[0]
 
 
 def current_run():
@@ -264,7 +277,7 @@ def unparse_value(value, old=False):
         return '"' + value.replace('"', '\\"') + '"' if old else quote_string(value)
     if t is list:
         if _CURRENT[0] is not None:     # (a list may hold the same list many times over)
-            charge(len(value) + sum(len(v) for v in value if type(v) is str) // STEP_CHARS)
+            charge(len(value) + sum(len(v) for v in value if type(v) is str) // LOOP_CHARS)
         return "{ " + ",".join(unparse_value(v, old) for v in value) + " }"
     if t is Special:
         return value.name
