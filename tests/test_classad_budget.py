@@ -54,14 +54,28 @@ def test_doubling_that_cannot_be_remembered_is_error_quickly():
     assert value is ERROR and took < QUICK
 
 
-def test_memo_keeps_what_depends_on_the_cycle_apart():
-    # B evaluated on its own is A, which reads B back (a cycle): UNDEFINED + 1
-    ad = ClassAd({"A": parse("B"), "B": parse("A + 1"), "C": parse("B + B"), "D": parse("A")})
-    assert ad.eval("A") is not ERROR
-    assert str(ad.eval("B")) == "UNDEFINED" and str(ad.eval("C")) == "UNDEFINED"
+def long(text):
+    """``text`` in an evaluation that has taken its first chunk of steps (walking a list
+    of 2000 ads) before: from then on attribute values are remembered."""
+    ads = "{" + ",".join(["[]"] * 2000) + "}"
+    return f"size(evalInEachContext(1, {ads})) == 2000 ? ({text}) : error"
+
+
+def test_remembered_values_keep_what_depends_on_a_cycle_apart():
+    # B evaluated on its own reads A, which reads B back (a cycle): UNDEFINED + 1; but
+    # A evaluated on its own is B's value, 'A + 1' with A cycling: not remembered as such
+    ad = ClassAd({"A": parse("B"), "B": parse("A + 1"), "C": parse("B + B"), "N": parse("isUndefined(A)")})
+    for text, expected in (("isUndefined(B)", True), ("isUndefined(C)", True), ("N", True),
+                           ("isUndefined(A) && isUndefined(B) && N", True)):
+        assert parse(text).eval(ad) is expected
+        assert parse(long(text)).eval(ad) is expected, text
+    # read inside A, B meets the cycle (UNDEFINED); read on its own it is A's value, 1
+    ad = ClassAd({"A": parse("isUndefined(B) ? 1 : 2"), "B": parse("A")})
+    assert parse("A + B").eval(ad) == 2 and parse(long("A + B")).eval(ad) == 2
     # nested ads made twice are two ads: each its own values
-    assert parse("[a = 1].a + [a = 2].a").eval() == 3
-    assert parse("{[a = 1], [a = 2], [a = 3]}.a").eval() == [1, 2, 3]
+    assert parse(long("[a = 1].a + [a = 2].a")).eval() == 3
+    assert parse(long("{[a = 1], [a = 2], [a = 3]}.a")).eval() == [1, 2, 3]
+    assert parse(long("[a = x; x = 1].a + [a = x; x = 2].a")).eval() == 3
 
 
 def test_remembered_values_follow_the_ad_and_the_target():
@@ -71,7 +85,11 @@ def test_remembered_values_follow_the_ad_and_the_target():
     # Want of each ad, each against the other, in one evaluation
     a = ClassAd({"Memory": 1, "Want": parse("TARGET.Memory * 2")})
     b = ClassAd({"Memory": 10, "Want": parse("TARGET.Memory * 3")})
-    assert parse("Want + TARGET.Want + Want + TARGET.Want").eval(a, b) == 2 * (20 + 3)
+    for text in ("Want + TARGET.Want + Want + TARGET.Want", long("Want + TARGET.Want + Want + TARGET.Want")):
+        assert parse(text).eval(a, b) == 2 * (20 + 3)
+    # random() is drawn again at each read
+    ad = ClassAd({"R": parse("random(1000000)")})
+    assert parse(long("R != R || R != R || R != R")).eval(ad) is True
 
 
 def test_strcat_doubling_is_error_and_small_strings_are_not():

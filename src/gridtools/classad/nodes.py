@@ -47,16 +47,33 @@ class Env:
 
 def eval_attr(ad, key, expr, target, env):
     """Evaluate ``ad``'s attribute ``key`` (whose expression is ``expr``) with
-    ``ad`` as MY and ``target`` as TARGET. Within one evaluation the value is
-    remembered by (ad, name, target) unless it depended on more than those (a cycle
-    met on the way, which depends on what else is being evaluated; random()): an
-    attribute read many times is evaluated once."""
+    ``ad`` as MY and ``target`` as TARGET. Once an evaluation has taken a first chunk
+    of steps (values.STEP_CHUNK: ordinary ones never do), the values of its attributes
+    are remembered by (ad, name, target), unless one depended on more than those (a
+    cycle met on the way, which depends on what else is being evaluated; random()): an
+    attribute read many times is then evaluated once."""
     if expr.__class__ is Literal:
         return expr.value
     run = env.busy
     run.left -= 1
     if run.left < 0:
         run.refill()
+    if run.spent:
+        return _remembered(ad, key, expr, target, env, run)
+    token = (id(ad), key)
+    if token in run:
+        run.impure += 1
+        return UNDEFINED
+    run.add(token)
+    try:
+        inner = env if (ad is env.my and target is env.target) else Env(ad, target, run)
+        return expr.compiled()(inner)
+    finally:
+        run.discard(token)
+
+
+def _remembered(ad, key, expr, target, env, run):
+    """eval_attr in a long evaluation: the value from the memo, or evaluated and kept."""
     mkey = (id(ad), key, id(target))
     memo = run.memo
     found = memo.get(mkey)

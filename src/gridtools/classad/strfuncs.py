@@ -16,6 +16,11 @@ matching is not timed there.) Strings functions build are at most
 ``values.MAX_STRING`` characters long (ERROR).
 """
 
+import _signal
+from _signal import ITIMER_REAL, SIGALRM, setitimer
+from _thread import get_ident
+from time import monotonic
+
 from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
 from gridtools.classad.values import (
     ERROR, LOOP_CHARS, MAX_STRING, REGEX_SECONDS, STEP_CHARS, UNDEFINED, Special, TooCostly, built, charge,
@@ -342,6 +347,8 @@ class _Expired(TooCostly):
 
 #: whether a timed match is going on (a signal that comes after it is let go)
 _ARMED = [False]
+#: the main thread's id, once _expire is SIGALRM's handler for good
+_TIMING = []
 
 
 def _expire(signum, frame):
@@ -353,33 +360,45 @@ def _expire(signum, frame):
 def timed(match):
     """``match()`` (a call into ``re``) timed: TooCostly when what is left of the
     evaluation's REGEX_SECONDS runs out first (or, outside an evaluation, REGEX_SECONDS).
-    A timer armed by the caller is put back, less the time spent here."""
-    import signal
-    import time
+
+    The first timed match of a process whose SIGALRM has its default action makes
+    _expire its handler for good (a SIGALRM that comes while no match is timed is then
+    let go); a program with a handler of its own has it put back after each match. A
+    timer armed by the caller is put back too, less the time spent here. (``_signal``:
+    the functions of ``signal`` without its enumerations, which cost microseconds.)"""
     run = current_run()
     allowance = run.regex_left if run is not None else REGEX_SECONDS
     if allowance <= 0:
         raise _Expired
-    try:
-        old_handler = signal.signal(signal.SIGALRM, _expire)
-    except ValueError:                  # not the main thread: no signal can be caught here
-        return match()
-    began = time.monotonic()
-    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, allowance)
+    if _TIMING:
+        if get_ident() != _TIMING[0]:
+            return match()              # (another thread: no signal can be caught there)
+        old_handler = None if _signal.getsignal(SIGALRM) is _expire else _signal.signal(SIGALRM, _expire)
+    else:
+        try:
+            old_handler = _signal.signal(SIGALRM, _expire)
+        except ValueError:              # not the main thread: no signal can be caught here
+            return match()
+        if old_handler == _signal.SIG_DFL:
+            _TIMING.append(get_ident())
+            old_handler = None
+    began = monotonic()
+    old_delay, old_interval = setitimer(ITIMER_REAL, allowance)
     if old_delay and old_delay < allowance:
-        signal.setitimer(signal.ITIMER_REAL, old_delay)
+        setitimer(ITIMER_REAL, old_delay)
     _ARMED[0] = True
     try:
         return match()
     finally:
         _ARMED[0] = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_handler)
-        spent = time.monotonic() - began
+        setitimer(ITIMER_REAL, 0)
+        if old_handler is not None:
+            _signal.signal(SIGALRM, old_handler)
+        spent = monotonic() - began
         if run is not None:
             run.regex_left -= spent
         if old_delay:
-            signal.setitimer(signal.ITIMER_REAL, max(old_delay - spent, 1e-6), old_interval)
+            setitimer(ITIMER_REAL, max(old_delay - spent, 1e-6), old_interval)
 
 
 def _regex_args(*values):

@@ -196,8 +196,9 @@ class TooCostly(Exception):
 class Run(set):
     """One evaluation: the attributes in the middle of evaluation (a set of (ad id,
     name), for cycle detection), the steps left until the next look at the budget,
-    the memo of attribute values, and how often a value depended on more than its
-    ad, its name and its target (a cycle met, random()): ``impure``."""
+    the memo of attribute values (from the first look on: see nodes.eval_attr), and
+    how often a value depended on more than its ad, its name and its target (a cycle
+    met, random()): ``impure``."""
 
     __slots__ = ("left", "spent", "deadline", "memo", "impure", "regex_left")
 
@@ -205,7 +206,7 @@ class Run(set):
         self.left = STEP_CHUNK
         self.spent = 0
         self.deadline = None
-        self.memo = {}
+        self.memo = None
         self.impure = 0
         self.regex_left = REGEX_SECONDS
 
@@ -219,6 +220,7 @@ class Run(set):
         now = time.monotonic()
         if self.deadline is None:
             self.deadline = now + SECONDS
+            self.memo = {}
         elif now > self.deadline:
             raise TooCostly
         self.left = STEP_CHUNK
