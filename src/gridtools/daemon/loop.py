@@ -546,7 +546,10 @@ class Daemon:
                 self.guarded_tick()
                 if once:
                     break
-                self.wait()
+                try:
+                    self.wait()
+                except Exception as exc:        # (as a pass cut short: logged, then a rest)
+                    self._failed_pass(exc)
         finally:
             self.shutdown()
 
