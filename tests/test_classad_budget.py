@@ -210,3 +210,12 @@ def test_evaluations_over_the_budget_are_counted_apart_from_other_errors():
     assert ClassAd({"R": parse(REDOS)}).eval("R") is ERROR
     assert parse(REDOS).eval() is ERROR
     assert over_budget() == before + 2
+
+
+def test_long_patterns_cost_steps_to_compile():
+    ad = doubling('"(a|b)"', "strcat({prev}, {prev})", count=19)      # a pattern of 2.6 Mi characters
+    value, took = timed(lambda: parse("regexp(A19, A0)").eval(ad))
+    assert value is ERROR and took < QUICK
+    assert parse(f'regexp(A6, "{"ab" * 32}")').eval(ad) is True                # 64 groups
+    assert parse("regexp(A6, strcat(A0, A0))").eval(ad) is False
+    assert parse('regexp(A3, "abababab")').eval(ad) is True

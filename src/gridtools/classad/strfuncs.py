@@ -320,6 +320,8 @@ _FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
 #: compiled patterns by (pattern, options); cleared when it holds REGEX_KEPT
 _REGEXES = {}
 REGEX_KEPT = 1024
+#: longest pattern kept compiled (longer ones are compiled at each use, and cost steps)
+REGEX_KEPT_CHARS = 4096
 
 
 def compile_regex(pattern, options=""):
@@ -327,6 +329,7 @@ def compile_regex(pattern, options=""):
     key = (pattern, options)
     if key in _REGEXES:
         return _REGEXES[key]
+    charge(len(pattern) // LOOP_CHARS)  # (re reads a pattern in Python, a character at a time)
     import re
     flags = 0
     for letter in options:
@@ -335,9 +338,10 @@ def compile_regex(pattern, options=""):
         found = re.compile(pattern, flags)
     except (re.error, OverflowError, RecursionError):
         found = None
-    if len(_REGEXES) >= REGEX_KEPT:
-        _REGEXES.clear()
-    _REGEXES[key] = found
+    if len(pattern) <= REGEX_KEPT_CHARS:
+        if len(_REGEXES) >= REGEX_KEPT:
+            _REGEXES.clear()
+        _REGEXES[key] = found
     return found
 
 
