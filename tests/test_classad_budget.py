@@ -144,11 +144,11 @@ def test_timed_matching_gives_back_an_armed_timer_and_the_handler():
     fired = []
     old = signal.signal(signal.SIGALRM, lambda *_: fired.append(1))
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.6)
+        signal.setitimer(signal.ITIMER_REAL, 1.5)
         assert parse(REDOS).eval() is ERROR
         assert parse('regexp("^slot[0-9]+@", "slot12@host")').eval() is True
         left, _ = signal.getitimer(signal.ITIMER_REAL)
-        assert 0 < left < 0.6
+        assert fired == [] and 0 < left < 1.5
         deadline = time.monotonic() + 5
         while not fired and time.monotonic() < deadline:
             signal.pause() if hasattr(signal, "pause") else time.sleep(0.01)

@@ -256,9 +256,8 @@ def test_a_pass_cut_short_by_a_spool_item_that_makes_no_sense_is_logged_and_the_
         good = submit(cell)
         rests = []
         for _ in range(5):
-            began = time.time()
             assert again.guarded_tick() is False
-            rests.append(again.resume_at - began)
+            rests.append(again.failures.resume_at - time.time())
         assert good in again.state.jobs and fake.running() == []
         with open(messages) as fh:
             cut = [line for line in fh if "cut short" in line]
@@ -268,7 +267,7 @@ def test_a_pass_cut_short_by_a_spool_item_that_makes_no_sense_is_logged_and_the_
         assert re.search(r"\|E\|a pass was cut short, going on: TypeError: .* \(at \S+\.py:\d+ \w+ < ",
                          cut[0]), cut[0]
         assert "4 passes in a row" in cut[-1]
-        assert [round(r, 1) for r in rests] == [0.5, 1.0, 2.0, 4.0, 8.0]
+        assert all(want - 0.25 < rest <= want for rest, want in zip(rests, [0.5, 1.0, 2.0, 4.0, 8.0])), rests
     finally:
         again.close()
 

@@ -12,8 +12,7 @@ read-only spool is retried every WRITE_RETRY seconds; a daemon whose cell
 vanished exits. A pass cut short by anything else (a defect, a spool item that
 reads but makes no sense) is written to spool/messages with where it happened;
 the pass's changes are written and the requests it took answered as far as
-possible, and the daemon goes on, the next pass after FAILED_REST seconds,
-doubled for each failed pass in a row up to FAILED_REST_MOST.
+possible, and the daemon goes on after a rest (``failures``).
 """
 
 import os
@@ -23,7 +22,7 @@ import sys
 import time
 
 from gridtools.daemon import apply, arreq, crash, faults, intake, journal, monitor, petask, publish, qcontrol, reap
-from gridtools.daemon import condorjob, history, suspension, view
+from gridtools.daemon import condorjob, failures, history, suspension, view
 from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
@@ -45,8 +44,6 @@ PUBLISH_SHARE = 0.1         # most share of the time publishing ends and starts 
 WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
 CELL_CHECK = 5.0            # most seconds between two looks whether the cell still exists
 MESSAGES_KEPT = 1000        # log lines kept in memory while spool/messages cannot be written
-FAILED_REST = 0.5           # seconds before the pass after one that failed
-FAILED_REST_MOST = 10.0     # most seconds between passes that keep failing
 
 
 class Daemon:
@@ -87,9 +84,7 @@ class Daemon:
         self.intake_waits = False    # a request waits for the spool to take it
         self.periodic_at = None      # when HTCondor jobs' periodic expressions are looked at next
         self.periodic_last = None    # when they were looked at last
-        self.failures = 0            # passes in a row cut short by an unexpected exception
-        self.failure = None          # what the last of them met (type, message, place)
-        self.resume_at = None        # no pass before this time (after failed passes)
+        self.failures = failures.Failures()     # passes in a row cut short, and the rest after
 
     # ------------------------------------------------------------ life
     def startup(self):
@@ -206,7 +201,7 @@ class Daemon:
                 qcontrol.persist(self.state)
                 self.state.condor.save(self.state, time.time(), force=True)
             except Exception as exc:    # (what a failed pass met): the daemon still stops
-                self.state.log(f"E|stopping: {_failure_text(exc)}")
+                self.state.log(f"E|stopping: {failures.describe(exc)}")
         self.exec.stop()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         self._write_messages()
@@ -541,7 +536,7 @@ class Daemon:
         self.startup()
         try:
             while not self.stopping:
-                if self.resume_at is not None and not self._rest(self.resume_at):
+                if self.failures.resume_at is not None and not self._rest(self.failures.resume_at):
                     break
                 self.guarded_tick()
                 if once:
@@ -568,35 +563,22 @@ class Daemon:
         except Exception as exc:
             self._failed_pass(exc)
             return False
-        if self.failures:
-            self.state.log(f"I|a pass ran to its end again, after {self.failures} cut short")
+        if self.failures.over(self.state.log):
             self._write_messages()
-        self.failures, self.failure, self.resume_at = 0, None, None
         return True
 
     def _failed_pass(self, exc):
-        """A pass cut short by ``exc``: logged (the first time, and again after 2, 4, 8...
-        passes in a row that meet the same), what it did is written and answered as far
-        as possible, and the next pass waits."""
-        place = _failure_place(exc)
-        same = self.failure == (type(exc), str(exc), place)
-        self.failures += 1
-        self.failure = (type(exc), str(exc), place)
-        if not same:
-            self.state.log(f"E|a pass was cut short, going on: {_failure_text(exc)}")
-        elif self.failures & (self.failures - 1) == 0:
-            self.state.log(f"E|{self.failures} passes in a row were cut short, the last by the same: "
-                           f"{_failure_text(exc)}")
+        """A pass cut short by ``exc``: logged (see ``failures``), what it did is written
+        and answered as far as possible, and the next pass waits."""
+        new = self.failures.note(exc, self.state.log)
         self.state.need_schedule = True         # (the pass may have stopped before it)
-        now = time.time()
         try:
-            self._conclude_pass(now)
+            self._conclude_pass(time.time())
         except Exception as again:      # (the failure may lie there): what is kept waits
-            if not same:
-                self.state.log(f"E|the pass's changes could not all be written: {_failure_text(again)}")
+            if new:
+                self.state.log(f"E|the pass's changes could not all be written: {failures.describe(again)}")
         self._write_messages()
-        rest = min(FAILED_REST * 2 ** min(self.failures - 1, 16), FAILED_REST_MOST)
-        self.resume_at = time.time() + rest
+        self.failures.rest(time.time())
 
     def _rest(self, until):
         """Wait until ``until`` (after failed passes), woken only by a signal; False when
@@ -612,17 +594,6 @@ class Daemon:
             if ready:
                 wake.drain(self.sigpipe)
         return False
-
-
-def _failure_place(exc):
-    """Where ``exc`` was raised: the last three frames, as ``module.py:line function``."""
-    import traceback
-    frames = traceback.extract_tb(exc.__traceback__)[-3:]
-    return " < ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in reversed(frames))
-
-
-def _failure_text(exc):
-    return f"{type(exc).__name__}: {exc} (at {_failure_place(exc)})"
 
 
 def _reported(host, heard):
