@@ -219,3 +219,81 @@ def test_a_hold_of_many_jobs_keeps_what_their_descriptions_give_and_an_alteratio
     assert sorted(set(made)) == [("facts", ids[0]), ("request", ids[0])]
     assert "h_vmem" in repr(daemon.state.jobs[ids[0]].spec_cache().request.hard)
     assert "h_vmem=1G" in cell.run("qstat", "-j", str(ids[0]), cwd="/tmp").stdout
+
+
+def break_job(cell, daemon, job_id):
+    """Write into the spool, by hand, a parallel environment that is a number into the
+    description of job ``job_id`` (held so far, now released), and open the cell with a
+    new daemon (the given one is closed): every pass that looks at the job fails."""
+    import re
+    from gridtools.daemon import loop
+    daemon.close()
+    path = os.path.join(cell.root, "spool", "jobs", str(job_id), "job.yaml")
+    with open(path) as fh:
+        text = fh.read()
+    text = re.sub(r"^user_hold: .*$", "user_hold: false", text, flags=re.M)
+    with open(path, "w") as fh:
+        fh.write(re.sub(r"^pe: .*$", "pe: 7", text, flags=re.M))
+    again = loop.Daemon(execution=daemon.exec)
+    again.open()
+    return again
+
+
+def test_a_pass_cut_short_by_a_spool_item_that_makes_no_sense_is_logged_and_the_daemon_goes_on(ticking):
+    """A job description that reads but makes no sense (a parallel environment that is a
+    number) makes every pass fail. The daemon does not end: each failure goes to
+    spool/messages with where it happened (the same one again only after 2, 4, ... passes
+    in a row), the passes rest longer and longer, and requests are still taken in."""
+    import re
+    import time
+    cell, daemon, fake = ticking
+    bad = int(cell.run("qsub", "-terse", "-h", "-b", "y", "true", cwd="/tmp").stdout)
+    daemon.tick()
+    again = break_job(cell, daemon, bad)
+    daemon.close = lambda: None                         # (closed by break_job: the fixture need not)
+    messages = os.path.join(cell.root, "spool", "messages")
+    try:
+        good = submit(cell)
+        rests = []
+        for _ in range(5):
+            assert again.guarded_tick() is False
+            rests.append(again.failures.resume_at - time.time())
+        assert good in again.state.jobs and fake.running() == []
+        with open(messages) as fh:
+            cut = [line for line in fh if "cut short" in line]
+        # the first failure (in scheduling, then where the status is written: two places),
+        # and the same again after 4 passes in a row; not one line for each pass
+        assert len(cut) == 3, cut
+        assert re.search(r"\|E\|a pass was cut short, going on: TypeError: .* \(at \S+\.py:\d+ \w+ < ",
+                         cut[0]), cut[0]
+        assert "4 passes in a row" in cut[-1]
+        assert all(want - 0.25 < rest <= want for rest, want in zip(rests, [0.5, 1.0, 2.0, 4.0, 8.0])), rests
+    finally:
+        again.close()
+
+
+def test_requirements_over_the_evaluation_budget_are_not_evaluated_again_until_the_job_changes(ticking):
+    """A job whose Requirements go over the budget of an evaluation (classad(5), COST)
+    matches no slot; later passes do not evaluate them again (each would cost the budget
+    once more), until condor_qedit changes the job."""
+    from gridtools.classad.values import over_budget
+    cell, daemon, fake = ticking
+    redos = 'regexp("^(a|aa)*$", "' + "a" * 100 + 'b")'
+    path = os.path.join(cell.root, "costly.sub")
+    with open(path, "w") as fh:
+        fh.write(f"executable = /bin/true\nrequirements = {redos}\nqueue\n")
+    import re
+    costly = int(re.search(r"submitted to cluster (\d+)", ask(cell, daemon, "condor_submit", path)).group(1))
+    daemon.tick()
+    assert costly in daemon.state.jobs
+    assert fake.running() == []
+    seen = over_budget()
+    assert seen >= 1
+    plain = submit(cell)
+    for _ in range(3):
+        daemon.tick()
+    assert fake.running() == [(plain, 1)]
+    assert over_budget() == seen                        # not evaluated again
+    ask(cell, daemon, "condor_qedit", str(costly), "Requirements", "TARGET.Cpus > 0")
+    daemon.tick()
+    assert (costly, 1) in fake.running()

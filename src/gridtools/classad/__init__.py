@@ -3,7 +3,8 @@ Requirements and Rank, host START policies and matchmaking.
 
 Modules:
   values     UNDEFINED and ERROR, type helpers, canonical spelling of values
-             (reals as HTCondor prints them, escaped strings, lists)
+             (reals as HTCondor prints them, escaped strings, lists), and the
+             budget of one evaluation (steps, time, string sizes)
   operators  the operator table: spelling, precedence, strictness and
              implementation of every operator, three-valued logic
   grammar.lark  the expression grammar, written out (lark's notation; a test
@@ -20,6 +21,7 @@ Modules:
   functions  the built-in function registry; type, conversion, math, list,
              time and evaluation functions
   strfuncs   string, string-list, regular-expression and version functions
+  timing     regular-expression matching with a time limit (SIGALRM)
   envargs    argsToList, listToArgs, envV1ToV2, mergeEnvironment, userMap
   timevals   absolute and relative time values, their literals and arithmetic
   match      symmetric_match() and rank() for matchmaking

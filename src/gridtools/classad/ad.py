@@ -9,8 +9,10 @@ mutable mapping (those ``collections.abc.MutableMapping`` would add, written
 here: that module costs a command more than building its ads).
 """
 
-from gridtools.classad.nodes import Env, Literal, eval_attr, to_expr
-from gridtools.classad.values import ERROR, UNDEFINED, quote_name, unparse_value
+from gridtools.classad.nodes import Env, Literal, to_expr
+from gridtools.classad.values import (
+    _CURRENT, _OVER, ERROR, UNDEFINED, Run, TooCostly, quote_name, unparse_value,
+)
 
 
 class ClassAd:
@@ -135,18 +137,28 @@ class ClassAd:
 
     def eval(self, name, target=None):
         """The value of attribute ``name`` with this ad as MY and ``target``
-        as TARGET; UNDEFINED when the attribute is missing."""
+        as TARGET; UNDEFINED when the attribute is missing; ERROR when the evaluation
+        goes over its budget (``values.STEPS``), runs out of memory or of recursion depth."""
         key = name.lower()
         expr = self._exprs.get(key)
         if expr is None:
             return UNDEFINED
         if expr.__class__ is Literal:
             return expr.value
-        env = Env(self, as_ad(target, empty=None), set())
+        run = Run()
+        run.add((id(self), key))
+        current = _CURRENT              # (the evaluation going on: functions charge it)
+        outer = current[0]
+        current[0] = run
         try:
-            return eval_attr(self, key, expr, env.target, env)
+            return expr.compiled()(Env(self, as_ad(target, empty=None), run))
+        except (TooCostly, MemoryError):
+            _OVER[0] += 1
+            return ERROR
         except RecursionError:
             return ERROR
+        finally:
+            current[0] = outer
 
     def set_expr(self, name, text):
         """Bind ``name`` to the expression parsed from ``text``."""

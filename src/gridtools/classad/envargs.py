@@ -9,7 +9,7 @@ quotes is put in single quotes (the quotes doubled), an empty word is ``''``.
 """
 
 from gridtools.classad.functions import builtin, exceptional
-from gridtools.classad.values import ERROR, UNDEFINED
+from gridtools.classad.values import ERROR, LOOP_CHARS, MAX_STRING, UNDEFINED, built, charge
 
 MANY = 1 << 30
 
@@ -19,6 +19,7 @@ def quote_word(word):
     the quotes doubled."""
     if not word:
         return "''"
+    charge(len(word) // LOOP_CHARS)
     out, run = [], []
     for ch in word:
         if ch == "'" or ch.isspace():
@@ -35,6 +36,7 @@ def quote_word(word):
 
 def split_words(text):
     """The words of a V2 string, or None when a quote is not closed."""
+    charge(len(text) // LOOP_CHARS)
     words, current, in_word, i, n = [], [], False, 0, len(text)
     while i < n:
         ch = text[i]
@@ -74,7 +76,9 @@ def fn_args_to_list(text):
 def fn_list_to_args(items):
     if type(items) is not list or any(type(item) is not str for item in items):
         return ERROR
-    return " ".join(quote_word(item) for item in items)
+    if sum(len(item) for item in items) > MAX_STRING:
+        return ERROR
+    return built(" ".join(quote_word(item) for item in items))
 
 
 @builtin("envV1ToV2")
@@ -86,13 +90,15 @@ def fn_env_v1_to_v2(text):
     entries = [entry for entry in text.split(";") if entry]
     if any("=" not in entry for entry in entries):
         return ERROR
-    return " ".join(quote_word(entry) for entry in entries)
+    return built(" ".join(quote_word(entry) for entry in entries))
 
 
 @builtin("mergeEnvironment", args=(0, MANY))
 def fn_merge_environment(*texts):
     bad = exceptional(*texts)
     if bad is ERROR:
+        return ERROR
+    if sum(len(text) for text in texts if type(text) is str) > MAX_STRING:
         return ERROR
     merged = {}
     for text in texts:
@@ -106,7 +112,7 @@ def fn_merge_environment(*texts):
         for word in words:
             name, _, value = word.partition("=")
             merged[name] = value
-    return " ".join(quote_word(f"{name}={merged[name]}") for name in sorted(merged))
+    return built(" ".join(quote_word(f"{name}={merged[name]}") for name in sorted(merged)))
 
 
 @builtin("userMap", args=(2, 3))

@@ -20,7 +20,8 @@ from gridtools.classad.operators import (
 )
 from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
 from gridtools.classad.values import (
-    ERROR, UNDEFINED, Special, to_int32, to_int64, truth, unparse_value, wrap32, wrap64,
+    ERROR, STEP_CHARS, UNDEFINED, Special, built, charge, current_run, to_int32, to_int64, truth,
+    unparse_value, wrap32, wrap64,
 )
 
 FUNCTIONS = {}
@@ -38,17 +39,44 @@ class Builtin:
         self.min_args, self.max_args = min_args, max_args
 
     def bind(self, args):
-        """A closure evaluating a call of this function on ``args``."""
+        """A closure evaluating a call of this function on ``args`` (a call is a step
+        of the evaluation's budget)."""
         fn = self.fn
         fns = tuple(arg.compiled() for arg in args)
         if self.mode == "lazy":
-            return lambda env: fn(env, fns)
+            def call_lazy(env):
+                run = env.busy
+                run.left -= 1
+                if run.left < 0:
+                    run.refill()
+                return fn(env, fns)
+            return call_lazy
         if self.mode == "nodes":
-            return lambda env: fn(env, args)
+            def call_nodes(env):
+                run = env.busy
+                run.left -= 1
+                if run.left < 0:
+                    run.refill()
+                return fn(env, args)
+            return call_nodes
         if len(fns) == 1:
             only = fns[0]
-            return lambda env: fn(only(env))
-        return lambda env: fn(*[g(env) for g in fns])
+
+            def call_one(env):
+                run = env.busy
+                run.left -= 1
+                if run.left < 0:
+                    run.refill()
+                return fn(only(env))
+            return call_one
+
+        def call(env):
+            run = env.busy
+            run.left -= 1
+            if run.left < 0:
+                run.refill()
+            return fn(*[g(env) for g in fns])
+        return call
 
 
 def builtin(*names, args=(1, 1), mode="values"):
@@ -153,7 +181,8 @@ def fn_real(value):
 
 @builtin("string")
 def fn_string(value):
-    return to_string(value)
+    text = to_string(value)
+    return built(text) if type(value) is list else text
 
 
 @builtin("bool")
@@ -295,6 +324,9 @@ def fn_quantize(value, step):
 @builtin("random", args=(0, 1))
 def fn_random(limit=1.0):
     import random
+    run = current_run()
+    if run is not None:
+        run.impure += 1                 # (an attribute calling random() is not remembered)
     if type(limit) is int and limit > 0:
         return random.randrange(limit)
     if type(limit) is float and limit > 0:
@@ -451,6 +483,7 @@ def fn_eval(env, fns):
     if type(text) is not str:
         return ERROR if type(text) is Special else text
     from gridtools.classad.parser import ClassAdSyntaxError, parse
+    charge(len(text) // STEP_CHARS)
     try:
         expr = parse(text)
     except ClassAdSyntaxError:
@@ -469,7 +502,7 @@ def fn_unparse(env, args):
     else:
         return ERROR
     expr = ad.lookup(node.name) if ad is not None else None
-    return "" if expr is None else expr.unparse()
+    return "" if expr is None else built(expr.unparse())
 
 
 @builtin("debug")
@@ -481,6 +514,7 @@ def _contexts(env, fns):
     ads = fns[1](env) if len(fns) > 1 else UNDEFINED
     if type(ads) is not list:
         return None
+    charge(len(ads))                    # (each element evaluates the expression once)
     return [Env(ad, env.target, env.busy) if hasattr(ad, "_exprs") else ad for ad in ads]
 
 

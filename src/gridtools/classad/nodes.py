@@ -21,8 +21,9 @@ asked for (``nodes.Select`` and the others still name them).
 import time
 
 from gridtools.classad import operators as ops
+from gridtools.classad import values
 from gridtools.classad.values import (
-    ERROR, UNDEFINED, Special, quote_name, unparse_value, wrap64,
+    ERROR, STEP_CHARS, UNDEFINED, Run, Special, TooCostly, quote_name, unparse_value, wrap64,
 )
 
 _FUNCTIONS = None  # functions.lookup (name -> Builtin), imported on first compile of a call
@@ -32,7 +33,9 @@ _EMPTY = [None]  # the shared empty ad standing for "no ad" (set with _AS_AD)
 
 class Env:
     """Where an expression is evaluated: its own ad, the target ad, and the
-    attributes in the middle of evaluation (for cycle detection: an attribute that needs its own value is UNDEFINED)."""
+    evaluation's Run (``busy``): the attributes in the middle of evaluation (for cycle
+    detection: an attribute that needs its own value is UNDEFINED), its budget and its
+    memo."""
 
     __slots__ = ("my", "target", "busy")
 
@@ -44,19 +47,57 @@ class Env:
 
 def eval_attr(ad, key, expr, target, env):
     """Evaluate ``ad``'s attribute ``key`` (whose expression is ``expr``) with
-    ``ad`` as MY and ``target`` as TARGET."""
+    ``ad`` as MY and ``target`` as TARGET. Once an evaluation has taken a first chunk
+    of steps (values.STEP_CHUNK: ordinary ones never do), the values of its attributes
+    are remembered by (ad, name, target), unless one depended on more than those (a
+    cycle met on the way, which depends on what else is being evaluated; random()): an
+    attribute read many times is then evaluated once."""
     if expr.__class__ is Literal:
         return expr.value
-    busy = env.busy
+    run = env.busy
+    run.left -= 1
+    if run.left < 0:
+        run.refill()
+    if run.spent:
+        return _remembered(ad, key, expr, target, env, run)
     token = (id(ad), key)
-    if token in busy:
+    if token in run:
+        run.impure += 1
         return UNDEFINED
-    busy.add(token)
+    run.add(token)
     try:
-        inner = env if (ad is env.my and target is env.target) else Env(ad, target, busy)
+        inner = env if (ad is env.my and target is env.target) else Env(ad, target, run)
         return expr.compiled()(inner)
     finally:
-        busy.discard(token)
+        run.discard(token)
+
+
+def _remembered(ad, key, expr, target, env, run):
+    """eval_attr in a long evaluation: the value from the memo, or evaluated and kept."""
+    mkey = (id(ad), key, id(target))
+    memo = run.memo
+    found = memo.get(mkey)
+    if found is not None and found[0] is ad and found[1] is target:
+        if found[3]:
+            run.left -= found[3]
+        return found[2]
+    token = (id(ad), key)
+    if token in run:
+        run.impure += 1
+        return UNDEFINED
+    impure = run.impure
+    run.add(token)
+    try:
+        inner = env if (ad is env.my and target is env.target) else Env(ad, target, run)
+        value = expr.compiled()(inner)
+    finally:
+        run.discard(token)
+    if run.impure == impure:
+        # (the ads are kept with the value: their ids cannot be taken by others meanwhile)
+        cls = value.__class__
+        memo[mkey] = (ad, target, value,
+                      len(value) // STEP_CHARS if cls is str or cls is list else 0)
+    return value
 
 
 def _root(ad):
@@ -103,6 +144,10 @@ def select(base, key, env):
     """``base.key``: an attribute of a nested ad, or of each ad in a list."""
     cls = base.__class__
     if cls is list:
+        run = env.busy
+        run.left -= len(base)
+        if run.left < 0:
+            run.refill()
         return [select(item, key, env) for item in base]
     if base is UNDEFINED:
         return UNDEFINED
@@ -133,16 +178,26 @@ class Expr:
 
     def eval(self, my=None, target=None):
         """The value of this expression with ``my`` as its own ad and
-        ``target`` as the other ad (ClassAd, dict or None)."""
+        ``target`` as the other ad (ClassAd, dict or None); ERROR when the
+        evaluation goes over its budget (``values.STEPS``), runs out of memory or of
+        recursion depth."""
         global _AS_AD
         if _AS_AD is None:
             from gridtools.classad.ad import _EMPTY as empty, as_ad
             _AS_AD, _EMPTY[0] = as_ad, empty
-        env = Env(_AS_AD(my), _AS_AD(target, empty=None), set())
+        run = Run()
+        current = values._CURRENT       # (the evaluation going on: functions charge it)
+        outer = current[0]
+        current[0] = run
         try:
-            return self.compiled()(env)
+            return self.compiled()(Env(_AS_AD(my), _AS_AD(target, empty=None), run))
+        except (TooCostly, MemoryError):
+            values._OVER[0] += 1
+            return ERROR
         except RecursionError:
             return ERROR
+        finally:
+            current[0] = outer
 
     def compiled(self):
         """The closure evaluating this node (built on first use)."""

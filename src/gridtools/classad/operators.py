@@ -17,7 +17,7 @@ the ordering operators compare strings case-insensitively, ``=?=`` exactly.
 import _operator as operator   # the functions of ``operator``, without its module's start-up
 import math
 
-from gridtools.classad.values import INT64_MIN, ERROR, UNDEFINED, Special, truth, wrap64
+from gridtools.classad.values import INT64_MIN, ERROR, UNDEFINED, Special, charge, truth, wrap64
 
 _INTLIKE = (int, bool)
 _NUMERIC = (int, float, bool)
@@ -156,7 +156,10 @@ def identical(a, b):
     if ta is Special:
         return a is b
     if ta is list:
-        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
+        if len(a) != len(b):
+            return False
+        charge(len(a))                  # (a list may hold the same list many times over)
+        return all(identical(x, y) for x, y in zip(a, b))
     if ta in _NUMERIC or ta is str:
         return a == b
     if ta in _timevals().TIME_TYPES:

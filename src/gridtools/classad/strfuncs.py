@@ -5,10 +5,17 @@ Regular expressions use Python's ``re``, which reads the common PCRE subset.
 Options are letters: ``i`` ignore case, ``m`` multi-line ``^``/``$``, ``s``
 dot matches newline, ``x`` extended; for substitution ``f`` returns the
 whole target with the substitution applied and ``g`` replaces every match.
+
+``re`` backtracks: a pattern such as ``^(a|aa)*$`` takes exponential time on a
+target it does not match; every match is timed (``timing``). Strings functions
+build are at most ``values.MAX_STRING`` characters long (ERROR).
 """
 
 from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
-from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64, wrap32
+from gridtools.classad.timing import timed
+from gridtools.classad.values import (
+    ERROR, LOOP_CHARS, MAX_STRING, STEP_CHARS, UNDEFINED, Special, built, charge, to_int64, wrap32,
+)
 
 MANY = 1 << 30
 
@@ -27,7 +34,11 @@ def _strings(values):
 @builtin("strcat", args=(0, MANY))
 def fn_strcat(*values):
     parts = _strings(values)
-    return parts if type(parts) is Special else "".join(parts)
+    if type(parts) is Special:
+        return parts
+    if sum(len(part) for part in parts) > MAX_STRING:
+        return ERROR
+    return built("".join(parts))
 
 
 @builtin("join", args=(0, MANY))
@@ -48,7 +59,9 @@ def fn_join(*values):
         return UNDEFINED
     if values[0] is UNDEFINED and len(values) == 1:
         return UNDEFINED
-    return sep.join(items)
+    if sum(len(item) for item in items) + len(sep) * len(items) > MAX_STRING:
+        return ERROR
+    return built(sep.join(items))
 
 
 @builtin("substr", args=(2, 3))
@@ -111,6 +124,7 @@ def split_tokens(text, delims):
     """HTCondor's tokenizer for split(): white space among the delimiters
     separates without making empty tokens; another delimiter ends a token,
     and makes an empty one when it follows the same delimiter."""
+    charge(len(text) // LOOP_CHARS)
     tokens, current, last = [], [], None
     for ch in text:
         if ch not in delims:
@@ -162,6 +176,7 @@ def string_list(text, delims=None):
     and space. Items are trimmed and empty items dropped."""
     if delims is None:
         delims = ", "
+    charge(len(text) // STEP_CHARS)
     if not delims:
         return [text.strip()] if text.strip() else []
     items = [text]
@@ -295,6 +310,8 @@ _FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
 #: compiled patterns by (pattern, options); cleared when it holds REGEX_KEPT
 _REGEXES = {}
 REGEX_KEPT = 1024
+#: longest pattern kept compiled (longer ones are compiled at each use, and cost steps)
+REGEX_KEPT_CHARS = 4096
 
 
 def compile_regex(pattern, options=""):
@@ -302,6 +319,7 @@ def compile_regex(pattern, options=""):
     key = (pattern, options)
     if key in _REGEXES:
         return _REGEXES[key]
+    charge(len(pattern) // LOOP_CHARS)  # (re reads a pattern in Python, a character at a time)
     import re
     flags = 0
     for letter in options:
@@ -310,9 +328,10 @@ def compile_regex(pattern, options=""):
         found = re.compile(pattern, flags)
     except (re.error, OverflowError, RecursionError):
         found = None
-    if len(_REGEXES) >= REGEX_KEPT:
-        _REGEXES.clear()
-    _REGEXES[key] = found
+    if len(pattern) <= REGEX_KEPT_CHARS:
+        if len(_REGEXES) >= REGEX_KEPT:
+            _REGEXES.clear()
+        _REGEXES[key] = found
     return found
 
 
@@ -330,11 +349,12 @@ def fn_regexp(pattern, target, options=""):
     if bad is not None:
         return bad
     regex = compile_regex(pattern, options)
-    return ERROR if regex is None else regex.search(target) is not None
+    return ERROR if regex is None else timed(lambda: regex.search(target)) is not None
 
 
 def expand_template(match, template):
     """The substitution text: ``\\0``..``\\9`` name groups, ``\\\\`` a backslash."""
+    charge(len(template) // LOOP_CHARS)
     out, i = [], 0
     while i < len(template):
         ch = template[i]
@@ -361,13 +381,28 @@ def _substitute(pattern, target, template, options):
     if regex is None:
         return ERROR
     full, every = "f" in options, "g" in options
-    if not full:
-        if every:
-            return "".join(expand_template(m, template) for m in regex.finditer(target))
-        match = regex.search(target)
-        return expand_template(match, template) if match else ""
-    count = 0 if every else 1
-    return regex.sub(lambda m: expand_template(m, template), target, count=count)
+    size = [len(target) if full else 0]
+
+    def expand(match):
+        text = expand_template(match, template)
+        size[0] += len(text)
+        if size[0] > MAX_STRING:
+            raise _TooLong
+        return text
+    try:
+        if not full:
+            if every:
+                return built(timed(lambda: "".join(expand(m) for m in regex.finditer(target))))
+            match = timed(lambda: regex.search(target))
+            return expand_template(match, template) if match else ""
+        count = 0 if every else 1
+        return built(timed(lambda: regex.sub(expand, target, count=count)))
+    except _TooLong:
+        return ERROR
+
+
+class _TooLong(Exception):
+    """A substitution would build a string longer than MAX_STRING."""
 
 
 @builtin("regexps", args=(3, 4))
@@ -399,6 +434,10 @@ def fn_regexp_member(pattern, items, options=""):
     regex = compile_regex(pattern, options)
     if regex is None:
         return ERROR
+    return timed(lambda: _member_matches(regex, items))
+
+
+def _member_matches(regex, items):
     saw_undefined = False
     for item in items:
         if item is UNDEFINED:
@@ -418,7 +457,8 @@ def fn_string_list_regexp_member(pattern, text, delims=None, options=""):
     regex = compile_regex(pattern, options)
     if regex is None:
         return ERROR
-    return any(regex.search(item) for item in string_list(text, delims))
+    items = string_list(text, delims)
+    return timed(lambda: any(regex.search(item) for item in items))
 
 
 # -------------------------------------------------------------- versions
@@ -445,6 +485,7 @@ def natural_cmp(a, b):
     i = 0
     while i < len(a) and i < len(b) and a[i] == b[i]:
         i += 1
+    charge(i // LOOP_CHARS)
     if i == len(a) and i == len(b):
         return 0
     ca, cb = (a[i] if i < len(a) else ""), (b[i] if i < len(b) else "")

@@ -611,19 +611,29 @@ def _has_periodic(job):
 
 def periodic(state, dispatcher, now):
     """Evaluate the periodic expressions of every live task of the jobs that have them
-    and carry out what they decide; returns the number of tasks changed."""
+    and carry out what they decide; returns the number of tasks changed. A job whose
+    expressions went over the evaluation budget (classad(5), COST: ERROR, which never
+    fires) is left alone until it changes, rather than evaluated again and again."""
+    from gridtools.classad.values import over_budget
     from gridtools.daemon import condorpolicy
     from gridtools.model.job import TaskState
     changed = 0
     for job in list(state.jobs.values()):
-        if job.is_finished() or not _has_periodic(job):
+        if job.is_finished() or not _has_periodic(job) or job.cache.get("periodic_too_costly") == job.version:
             continue
         for number in job.numbers():
             if job.state_of(number) is TaskState.FINISHED:
                 continue
+            over = over_budget()
             decision = condorpolicy.periodic(proc_ad(job, number), now)
+            costly = over_budget() != over
             if decision is not None and _carry_out(state, dispatcher, job, number, decision, now):
                 changed += 1
+            if costly:
+                job.cache["periodic_too_costly"] = job.version
+                state.log(f"W|job {job.id}: its periodic expressions cost more than an evaluation may; "
+                          "they are not evaluated again until the job changes")
+                break
     return changed
 
 

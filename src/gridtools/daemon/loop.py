@@ -9,7 +9,10 @@ watched shepherd process, the fallback tick (``schedule_interval``), or the
 next time-based event (a ``-a`` start time, a retry). A pass that has
 nothing to do costs a few system calls. A pass that meets a full or
 read-only spool is retried every WRITE_RETRY seconds; a daemon whose cell
-vanished exits.
+vanished exits. A pass cut short by anything else (a defect, a spool item that
+reads but makes no sense) is written to spool/messages with where it happened;
+the pass's changes are written and the requests it took answered as far as
+possible, and the daemon goes on after a rest (``failures``).
 """
 
 import os
@@ -19,7 +22,7 @@ import sys
 import time
 
 from gridtools.daemon import apply, arreq, crash, faults, intake, journal, monitor, petask, publish, qcontrol, reap
-from gridtools.daemon import condorjob, history, suspension, view
+from gridtools.daemon import condorjob, failures, history, suspension, view
 from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
@@ -82,6 +85,7 @@ class Daemon:
         self.intake_waits = False    # a request waits for the spool to take it
         self.periodic_at = None      # when HTCondor jobs' periodic expressions are looked at next
         self.periodic_last = None    # when they were looked at last
+        self.failures = failures.Failures()     # passes in a row cut short, and the rest after
 
     # ------------------------------------------------------------ life
     def startup(self):
@@ -193,14 +197,17 @@ class Daemon:
 
     def shutdown(self):
         if not self.vanished():
-            self._conclude_pass(time.time())
-            journal.feed(self.state, most=None)
-            if self.state.flush() and not self.unsettled:
-                journal.retire_if_done(self.state)
-            history.write(self.state)
-            self._save_usage(time.time(), force=True)
-            qcontrol.persist(self.state)
-            self.state.condor.save(self.state, time.time(), force=True)
+            try:
+                self._conclude_pass(time.time())
+                journal.feed(self.state, most=None)
+                if self.state.flush() and not self.unsettled:
+                    journal.retire_if_done(self.state)
+                history.write(self.state)
+                self._save_usage(time.time(), force=True)
+                qcontrol.persist(self.state)
+                self.state.condor.save(self.state, time.time(), force=True)
+            except Exception as exc:    # (what a failed pass met): the daemon still stops
+                self.state.log(f"E|stopping: {failures.describe(exc)}")
         self.exec.stop()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         self._write_messages()
@@ -540,18 +547,64 @@ class Daemon:
         self.startup()
         try:
             while not self.stopping:
-                try:
-                    self.tick()
-                    faults.clear(self.state, (faults.WRITE, "pass"))
-                except SpoolError as exc:     # a full or read-only spool: try again later
-                    faults.note(self.state, (faults.WRITE, "pass"), faults.WRITE,
-                                f"a pass was cut short, retrying: {exc}")
-                    self._write_messages()
+                if self.failures.resume_at is not None and not self._rest(self.failures.resume_at):
+                    break
+                self.guarded_tick()
                 if once:
                     break
-                self.wait()
+                try:
+                    self.wait()
+                except Exception as exc:        # (as a pass cut short: logged, then a rest)
+                    self._failed_pass(exc)
         finally:
             self.shutdown()
+
+    def guarded_tick(self, now=None):
+        """One pass (``tick``); one that meets a full or read-only spool is retried
+        later, one cut short by anything else is logged and rested after (see the
+        module's docstring). True when the pass ran to its end."""
+        try:
+            self.tick(now)
+            faults.clear(self.state, (faults.WRITE, "pass"))
+        except SpoolError as exc:     # a full or read-only spool: try again later
+            faults.note(self.state, (faults.WRITE, "pass"), faults.WRITE,
+                        f"a pass was cut short, retrying: {exc}")
+            self._write_messages()
+            return False
+        except Exception as exc:
+            self._failed_pass(exc)
+            return False
+        if self.failures.over(self.state.log):
+            self._write_messages()
+        return True
+
+    def _failed_pass(self, exc):
+        """A pass cut short by ``exc``: logged (see ``failures``), what it did is written
+        and answered as far as possible, and the next pass waits."""
+        new = self.failures.note(exc, self.state.log)
+        self.state.need_schedule = True         # (the pass may have stopped before it)
+        try:
+            self._conclude_pass(time.time())
+        except Exception as again:      # (the failure may lie there): what is kept waits
+            if new:
+                self.state.log(f"E|the pass's changes could not all be written: {failures.describe(again)}")
+        self._write_messages()
+        self.failures.rest(time.time())
+
+    def _rest(self, until):
+        """Wait until ``until`` (after failed passes), woken only by a signal; False when
+        the daemon is to stop."""
+        while not self.stopping:
+            left = until - time.time()
+            if left <= 0:
+                return True
+            try:
+                ready, _, _ = select.select([self.sigpipe], [], [], left)
+            except InterruptedError:
+                ready = []
+            if ready:
+                wake.drain(self.sigpipe)
+        return False
 
 
 def _reported(host, heard):

@@ -25,6 +25,7 @@ import time
 from gridtools import ads, cell
 from gridtools.classad import ClassAd
 from gridtools.classad.nodes import Literal
+from gridtools.classad.values import over_budget
 from gridtools.daemon import devices, qcontrol, view
 from gridtools.sched import autocluster as acl
 from gridtools.sched import negotiator as N
@@ -218,7 +219,7 @@ def refusals(ctx, jobs, condor_jobs=True):
         if not pending.tasks or pending.held_all or not (hosts or job.spec.get("condor_ad")):
             continue                    # a held job is not placed: nothing to leave out for it
         ad = ctx.job_ad(job, next(iter(pending.tasks)))
-        found = _refusing(ad, hosts, names, memo)
+        found = _refusing(job, ad, hosts, names, memo)
         if found:
             refused[pending.id] = found
         if job.spec.get("condor_ad"):
@@ -243,13 +244,22 @@ def _starting_hosts(ctx):
     return hosts
 
 
-def _refusing(ad, hosts, names, memo):
+def _refusing(job, ad, hosts, names, memo):
+    """Hosts whose START refuses the job. One whose evaluation went over its budget
+    (reading the job's attributes: classad(5), COST) refuses it on every host until
+    the job changes."""
+    if job.cache.get("start_too_costly") == job.version:
+        return frozenset(hosts)
     refused = set()
     for host, machine in hosts.items():
         key = (host, acl.job_key(ad, names[host]))
         ok = memo.get(key)
         if ok is None:
+            over = over_budget()
             ok = memo[key] = machine.eval("Requirements", ad) is True
+            if over_budget() != over:
+                job.cache["start_too_costly"] = job.version
+                return frozenset(hosts)
         if not ok:
             refused.add(host)
     return frozenset(refused)
@@ -284,7 +294,9 @@ def _free_ads(ctx):
 def _unwanted(job, ad, frees, memo):
     """Hosts whose free slot the job's Requirements are not true for; the job's part
     of the memo's key (its Requirements and what they read of the job) is kept on
-    the job by its version."""
+    the job by its version. Requirements whose evaluation went over its budget
+    (classad(5), COST) want no host until the job is changed: they are not evaluated
+    again at every pass."""
     cache = job.cache.get("requirements_key")
     if cache is None or cache[0] != job.version:
         req = ad.lookup("Requirements")
@@ -293,12 +305,18 @@ def _unwanted(job, ad, frees, memo):
                                                  acl.job_key(ad, own))
     if cache[1] is None:
         return frozenset()
+    if job.cache.get("requirements_too_costly") == job.version:
+        return frozenset(frees)
     out = set()
     for host, machine in frees.items():
         key = (host, cache[1])
         ok = memo.get(key)
         if ok is None:
+            over = over_budget()
             ok = memo[key] = ad.eval("Requirements", machine) is True
+            if over_budget() != over:
+                job.cache["requirements_too_costly"] = job.version
+                return frozenset(frees)
         if not ok:
             out.add(host)
     return frozenset(out)
