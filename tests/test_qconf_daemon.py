@@ -75,12 +75,12 @@ def test_unknown_pe_reference_refused(cell):
 
 def test_referenced_objects_cannot_be_deleted(cell, workdir):
     proc = cell.run("qconf", "-dp", "smp")
-    assert proc.stderr == 'denied: parallel environment "smp" is still referenced in pe_list of cluster queue "all.q"\n'
+    assert proc.stderr == 'denied: Parallel environment "smp" is still referenced in queue "all.q".\n'
     proc = cell.run("qconf", "-dhgrp", "@allhosts")
     assert proc.stderr == 'denied: following cluster queues still reference "@allhosts": all.q\n'
     cell.run("qconf", "-aattr", "queue", "user_lists", "arusers", "all.q", check=True)
     proc = cell.run("qconf", "-dul", "arusers")
-    assert proc.stderr == 'denied: userset "arusers" is still referenced in user_lists of cluster queue "all.q"\n'
+    assert proc.stderr == 'denied: userset "arusers" is still referenced in user list of queue "all.q"\n'
     cell.run("qconf", "-dattr", "queue", "user_lists", "arusers", "all.q", check=True)
     proc = cell.run("qconf", "-dul", "arusers")
     assert proc.stderr == 'root@testhost removed "arusers" from userset list\n'
@@ -89,6 +89,55 @@ def test_referenced_objects_cannot_be_deleted(cell, workdir):
     assert cell.run("qconf", "-dp", "smp").returncode == 0
     for code, args in ((1, ("-sp", "smp")), (1, ("-dp", "smp"))):
         assert cell.run("qconf", *args).returncode == code
+
+
+CKPT = ("ckpt_name ckm\ninterface USERDEFINED\nckpt_command none\nmigr_command none\n"
+        "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen x\n")
+
+
+def test_pe_and_ckpt_requested_by_a_job_cannot_be_deleted(cell, workdir):
+    path = os.path.join(workdir, "ckm")
+    with open(path, "w") as fh:
+        fh.write(CKPT)
+    cell.run("qconf", "-Ackpt", path, check=True)
+    job = submit(cell, "-h", "-pe", "ma*", "1", "-ckpt", "ckm", "-b", "y", "true")
+    cell.run("qconf", "-dattr", "queue", "pe_list", "make", "all.q", check=True)
+    proc = cell.run("qconf", "-dp", "make")
+    assert (proc.stderr, proc.returncode) == (
+        f'denied: Parallel environment "make" is still referenced in job {job}.\n', 1)
+    proc = cell.run("qconf", "-dckpt", "ckm")
+    assert (proc.stderr, proc.returncode) == (
+        f'denied: Checkpointing object "ckm" is still referenced in job {job}.\n', 1)
+    assert "make" in cell.run("qconf", "-spl").stdout.split()
+    cell.run("qdel", str(job), check=True)
+    cell.wait_finished(job)
+    assert cell.run("qconf", "-dp", "make").returncode == 0
+    assert cell.run("qconf", "-dckpt", "ckm").returncode == 0
+
+
+def _write_complex(cell, workdir, text):
+    path = os.path.join(workdir, "cx")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return cell.run("qconf", "-Mc", path)
+
+
+def test_complex_attribute_in_use_cannot_be_removed(cell, workdir):
+    text = cell.run("qconf", "-sc").stdout
+    extra = "lic lic INT <= YES YES 0 0\nfoo foo DOUBLE >= NO NO 0 0\n"
+    assert _write_complex(cell, workdir, text + extra).returncode == 0
+    cell.run("qconf", "-mattr", "queue", "complex_values", "lic=4", "all.q", check=True)
+    sched = cell.run("qconf", "-ssconf").stdout
+    path = os.path.join(workdir, "sc")
+    with open(path, "w") as fh:
+        fh.write(re.sub(r"(?m)^load_formula .*$", "load_formula np_load_avg+foo", sched))
+    cell.run("qconf", "-Msconf", path, check=True)
+    for kept, where in (("foo", 'queue "all.q"'), ("lic", "scheduler configuration")):
+        proc = _write_complex(cell, workdir, text + [ln for ln in extra.splitlines(True)
+                                                     if ln.startswith(kept)][0])
+        gone = "lic" if kept == "foo" else "foo"
+        assert (proc.stderr, proc.returncode) == (
+            f'denied: Complex attribute "{gone}" is still referenced in {where}.\n', 1)
 
 
 def test_queue_with_running_job_cannot_be_deleted(cell):

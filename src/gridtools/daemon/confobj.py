@@ -158,7 +158,11 @@ def _undeletable(ctx, kind, name):
     if kind in ("queue", "exechost") and _has_running(ctx.state, kind, name):
         return ("There are still running jobs in the queue. Deletion denied." if kind == "queue"
                 else f'denied: there are still running jobs on host "{name}"')
-    return confrefs.refusal(kind, name)
+    return confrefs.refusal(kind, name, _unfinished(ctx.state) if kind in confrefs.JOB_REFERENCES else ())
+
+
+def _unfinished(state):
+    return [state.jobs[i] for i in state.live_ids() if i in state.jobs]
 
 
 def _has_running(state, kind, name):
@@ -184,7 +188,7 @@ def _modify_complex(ctx, text):
     _validate("complex", new)
     old = confstore.load("complex") or {}
     for name in sorted(set(old) - set(new)):
-        reason = confrefs.complex_refusal(name)
+        reason = confrefs.complex_refusal(name, confstore.load("sched"))
         if reason:
             return ctx.fail(reason)
     confstore.write(ctx.state, "complex", None, new)
