@@ -187,7 +187,19 @@ def _order_without_tickets(snap, config):
         ordered = sorted(eligible, key=lambda j: (j.submit_time, j.id))
     else:
         ordered = sorted(eligible, key=lambda j: (-numbers[j.id].prio, j.submit_time, j.id))
-    return ordered, numbers, len(shared) <= 1
+    return ordered, numbers, len(shared) <= 1 or _one_key(config, shared)
+
+
+def _one_key(config, shared):
+    """True when the order follows one key that neither time nor jobs leaving change:
+    urgency alone (POSIX priorities all alike, or weighing nothing) or POSIX priority
+    alone. Waiting time adds the same to every job's urgency as time passes; a
+    deadline's contribution does not, so it never is such a key."""
+    if any(urg.dlcontr for _prio, urg in shared):
+        return False
+    if config.weight_priority == 0 or config.weight_urgency == 0:
+        return True
+    return len({prio for prio, _urg in shared}) == 1 or len({urg.total for _prio, urg in shared}) == 1
 
 
 def order(snap):
