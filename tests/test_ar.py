@@ -311,3 +311,16 @@ def test_a_reservation_from_now_starts_on_a_whole_second():
     assert window({"start": None, "end": 14_412.0, "duration": None}, 12.75) == (12, 14_412.0)
     assert window({"start": None, "end": None, "duration": 60}, 12.75) == (12, 72)
     assert window({"start": 100, "end": None, "duration": 60}, 12.75) == (100, 160)
+
+
+def test_a_reservation_of_a_duration_from_now_lasts_that_long(cell):
+    """qrsub -d alone: the daemon starts it on its own whole second and ends it the
+    duration later, however long the request took to reach it."""
+    for _ in range(3):
+        ar = ar_of(cell.run("qrsub", "-d", "0:1:0"))
+        assert cell.run("qrstat").stdout.splitlines()[2].split()[-1] == "00:01:00"
+        text = open(os.path.join(cell.root, "spool", "ars", str(ar))).read()
+        start = float(re.search(r"(?m)^start: (.*)$", text).group(1))
+        end = float(re.search(r"(?m)^end: (.*)$", text).group(1))
+        assert (start == int(start), end - start) == (True, 60.0)
+        cell.run("qrdel", str(ar), check=True)
