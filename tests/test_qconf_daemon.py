@@ -140,6 +140,19 @@ def test_complex_attribute_in_use_cannot_be_removed(cell, workdir):
             f'denied: Complex attribute "{gone}" is still referenced in {where}.\n', 1)
 
 
+def test_complex_definitions_grid_engine_refuses(cell, workdir):
+    text = cell.run("qconf", "-sc").stdout
+    for row, answer in (("c1 c1 DOUBLE >= YES YES 0 0", 'Consumable "c1" can have only <= as an relational operator'),
+                        ("c2 c2 INT <= YES NO 5 0", 'Complex "c2" cannot have a (non-zero) default value'),
+                        ("c3 c3 INT <= NO YES 0 0",
+                         'Consumable "c3" needs a default value because it is not requestable.')):
+        proc = _write_complex(cell, workdir, text + row + "\n")
+        assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
+    proc = _write_complex(cell, workdir, re.sub(r"(?m)^tmpdir .*$", "tmpdir tmp STRING == YES NO NONE 0", text))
+    assert (proc.stderr, proc.returncode) == ('Complex attribute "tmpdir" is not requestable\n', 1)
+    assert cell.run("qconf", "-sc").stdout == text
+
+
 def test_queue_with_running_job_cannot_be_deleted(cell):
     job = submit(cell, "-b", "y", "sleep", "30")
     wait_for(lambda: running(cell, job))

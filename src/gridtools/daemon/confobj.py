@@ -12,6 +12,7 @@ from gridtools.daemon import confrefs, confstore
 from gridtools.daemon.confstore import LABELS
 from gridtools.errors import ConfigError, GridError
 from gridtools.formats.sge import objects
+from gridtools.formats.sge.attrfile import problem_line
 
 #: execution host attributes a host reports; never stored
 REPORTED = ("load_values", "processors")
@@ -28,7 +29,7 @@ def _validate(kind, obj):
     try:
         objects.validate(kind, obj, confstore.known())
     except ConfigError as exc:
-        raise GridError(f"error: {exc}") from None
+        raise GridError(problem_line(exc)) from None
 
 
 def missing(kind, name):
