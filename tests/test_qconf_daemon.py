@@ -153,6 +153,28 @@ def test_complex_definitions_grid_engine_refuses(cell, workdir):
     assert cell.run("qconf", "-sc").stdout == text
 
 
+def test_scheduler_configurations_grid_engine_refuses(cell, workdir):
+    text = cell.run("qconf", "-ssconf").stdout
+    path = os.path.join(workdir, "sc")
+    for changes, answer in (
+            ({"params": "bogus"}, 'found unknown param: "bogus"'),
+            ({"load_formula": "np_load_avg+foo"}, '"load_formula" references not existing complex attribute "foo"'),
+            ({"max_pending_tasks_per_job": "0"}, 'invalid setting for param: "max_pending_tasks_per_job"(should be ">0")'),
+            ({"max_reservation": "10", "default_duration": "0:0:0"},
+             "denied: resource reservation requires valid default duration")):
+        changed = text
+        for key, value in changes.items():
+            changed = re.sub(rf"(?m)^{key} .*$", f"{key} {value}", changed)
+        with open(path, "w") as fh:
+            fh.write(changed)
+        proc = cell.run("qconf", "-Msconf", path)
+        assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
+    assert cell.run("qconf", "-ssconf").stdout == text
+    with open(path, "w") as fh:
+        fh.write(re.sub(r"(?m)^load_formula .*$", "load_formula np_load_avg*2+$slots-1e3", text))
+    assert cell.run("qconf", "-Msconf", path).returncode == 0
+
+
 def test_queue_with_running_job_cannot_be_deleted(cell):
     job = submit(cell, "-b", "y", "sleep", "30")
     wait_for(lambda: running(cell, job))
