@@ -175,6 +175,30 @@ def test_scheduler_configurations_grid_engine_refuses(cell, workdir):
     assert cell.run("qconf", "-Msconf", path).returncode == 0
 
 
+def test_usersets_grid_engine_refuses(cell, workdir):
+    path = os.path.join(workdir, "us")
+
+    def load(option, text):
+        with open(path, "w") as fh:
+            fh.write(text)
+        return cell.run("qconf", option, path)
+    acl = "name acl9\ntype ACL\nfshare {}\noticket {}\nentries root\n"
+    assert load("-Au", acl.format(10, 5)).returncode == 0          # (checked on changes only)
+    for fshare, oticket, answer in ((10, 0, '"fshare"'), (0, 5, '"oticket"')):
+        proc = load("-Mu", acl.format(fshare, oticket))
+        assert (proc.stderr, proc.returncode) == (f"not allowed to set {answer} for ACL lists\n", 1)
+    assert load("-Mu", acl.format(0, 0)).returncode == 0
+    dept = "name defaultdepartment\ntype {}\nfshare 0\noticket 0\nentries {}\n"
+    for kind, entries, answer in (("DEPT", "root", 'all users are assigned to the "defaultdepartment" automatically'),
+                                  ("ACL", "NONE", 'the "defaultdepartment" has to be of type "DEPT"')):
+        proc = load("-Mu", dept.format(kind, entries))
+        assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
+    proc = cell.run("qconf", "-au", "root", "defaultdepartment")
+    assert (proc.stderr, proc.returncode) == (
+        'all users are assigned to the "defaultdepartment" automatically\n', 1)
+    assert cell.run("qconf", "-su", "defaultdepartment").stdout.endswith("entries NONE\n")
+
+
 def test_queue_with_running_job_cannot_be_deleted(cell):
     job = submit(cell, "-b", "y", "sleep", "30")
     wait_for(lambda: running(cell, job))

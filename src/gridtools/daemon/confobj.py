@@ -60,6 +60,8 @@ def _check(kind, name, obj, adding):
             raise GridError(f"denied: shared namespace between project and user: there is already a "
                             f'{other} which is named "{name}"')
     _validate(kind, obj)
+    if kind == "userset":
+        _userset_refusal(obj, not adding)
     if kind == "hostgroup":
         from gridtools.formats.sge.hostgroup import resolve_hostgroups
         groups = confstore.load_all("hostgroup")
@@ -68,6 +70,13 @@ def _check(kind, name, obj, adding):
             resolve_hostgroups(groups)
         except ConfigError as exc:
             raise GridError(f"error: {exc}") from None
+
+
+def _userset_refusal(obj, modifying):
+    from gridtools.formats.sge import userset
+    why = userset.refusal(obj, modifying)
+    if why:
+        raise GridError(why)
 
 
 # ---------------------------------------------------------------- add / modify / delete
@@ -309,15 +318,18 @@ def acl_add(ctx):
         obj = confstore.load("userset", list_name)
         if obj is None:
             obj = objects.template("userset", list_name)
-        entries = obj["entries"]
+        entries, added = obj["entries"], []
         for user in ctx.body.get("users") or []:
             if user in entries:
                 ctx.fail(f'"{user}" is already in access list "{list_name}"')
                 continue
             entries.append(user)
-            ctx.info(f'added "{user}" to access list "{list_name}"')
+            added.append(user)
         _validate("userset", obj)
+        _userset_refusal(obj, confstore.exists("userset", list_name))
         confstore.write(ctx.state, "userset", list_name, obj)
+        for user in added:
+            ctx.info(f'added "{user}" to access list "{list_name}"')
 
 
 def acl_delete(ctx):
