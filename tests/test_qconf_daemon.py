@@ -69,7 +69,7 @@ def test_queue_added_through_the_editor(cell):
 def test_unknown_pe_reference_refused(cell):
     proc = cell.run("qconf", "-aattr", "queue", "pe_list", "nope", "all.q")
     assert proc.returncode == 1
-    assert proc.stderr == 'error: attribute "pe_list" refers to parallel environment "nope" which does not exist\n'
+    assert proc.stderr == 'Parallel environment "nope" does not exist\n'
     assert "pe_list               make smp mpi\n" in cell.run("qconf", "-sq", "all.q").stdout
 
 
@@ -89,6 +89,17 @@ def test_referenced_objects_cannot_be_deleted(cell, workdir):
     assert cell.run("qconf", "-dp", "smp").returncode == 0
     for code, args in ((1, ("-sp", "smp")), (1, ("-dp", "smp"))):
         assert cell.run("qconf", *args).returncode == code
+    path = os.path.join(workdir, "obj")
+    for option, text in (("-Acal", "calendar_name night\nyear NONE\nweek NONE\n"),
+                         ("-Aprj", "name projA\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")):
+        with open(path, "w") as fh:
+            fh.write(text)
+        cell.run("qconf", option, path, check=True)
+    cell.run("qconf", "-mattr", "queue", "calendar", "night", "all.q", check=True)
+    cell.run("qconf", "-aattr", "queue", "xprojects", "projA", "all.q", check=True)
+    assert cell.run("qconf", "-dcal", "night").stderr == 'denied: Calendar "night" is still referenced in queue "all.q"\n'
+    assert cell.run("qconf", "-dprj", "projA").stderr == \
+        'denied: project "projA" is still referenced in xprojects of queue "all.q"\n'
 
 
 CKPT = ("ckpt_name ckm\ninterface USERDEFINED\nckpt_command none\nmigr_command none\n"

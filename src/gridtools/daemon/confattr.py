@@ -219,7 +219,8 @@ def _store(ctx, kind, name, obj):
     try:
         objects.validate(kind, obj, confstore.known())
     except ConfigError as exc:
-        raise AttrProblem(f"error: {exc}") from None
+        from gridtools.formats.sge.attrfile import problem_line
+        raise AttrProblem(problem_line(exc)) from None
     confstore.write(ctx.state, kind, name, obj)
     ctx.modified(kind, name)
 
