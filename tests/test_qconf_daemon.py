@@ -210,6 +210,16 @@ def test_usersets_grid_engine_refuses(cell, workdir):
     assert cell.run("qconf", "-su", "defaultdepartment").stdout.endswith("entries NONE\n")
 
 
+def test_quota_sets_refused_in_grid_engines_words(cell, workdir):
+    path = os.path.join(workdir, "rqs")
+    for limit, answer in (("users * to nosuch=1", '"resource_quota" references not existing complex attribute "nosuch"'),
+                          ("users * to slots=$num_proc*2", "dynamic limits are only supported for per host rules")):
+        with open(path, "w") as fh:
+            fh.write(f"{{\n name r1\n enabled true\n limit {limit}\n}}\n")
+        proc = cell.run("qconf", "-Arqs", path)
+        assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
+
+
 def test_queue_with_running_job_cannot_be_deleted(cell):
     job = submit(cell, "-b", "y", "sleep", "30")
     wait_for(lambda: running(cell, job))
