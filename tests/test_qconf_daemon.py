@@ -220,6 +220,20 @@ def test_quota_sets_refused_in_grid_engines_words(cell, workdir):
         assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
 
 
+def test_host_groups_add_only_hosts_that_resolve(cell, workdir):
+    path = os.path.join(workdir, "hg")
+    with open(path, "w") as fh:
+        fh.write("group_name @hgx\nhostlist testhost no-such-host.invalid\n")
+    proc = cell.run("qconf", "-Ahgrp", path)
+    assert (proc.stderr, proc.returncode) == ('unable to resolve host "no-such-host.invalid"\n', 1)
+    with open(path, "w") as fh:
+        fh.write("group_name @hgx\nhostlist testhost localhost\n")    # a cell host, a host that resolves
+    assert cell.run("qconf", "-Ahgrp", path).returncode == 0
+    proc = cell.run("qconf", "-aattr", "hostgroup", "hostlist", "other.invalid", "@hgx")
+    assert (proc.stderr, proc.returncode) == ('unable to resolve host "other.invalid"\n', 1)
+    assert cell.run("qconf", "-shgrp", "@hgx").stdout == "group_name @hgx\nhostlist testhost localhost\n"
+
+
 def test_queue_with_running_job_cannot_be_deleted(cell):
     job = submit(cell, "-b", "y", "sleep", "30")
     wait_for(lambda: running(cell, job))

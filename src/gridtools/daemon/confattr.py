@@ -221,6 +221,9 @@ def _store(ctx, kind, name, obj):
     except ConfigError as exc:
         from gridtools.formats.sge.attrfile import problem_line
         raise AttrProblem(problem_line(exc)) from None
+    if kind == "hostgroup":
+        from gridtools.daemon.confobj import resolvable
+        resolvable(name, obj)
     confstore.write(ctx.state, kind, name, obj)
     ctx.modified(kind, name)
 

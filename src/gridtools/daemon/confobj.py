@@ -63,6 +63,7 @@ def _check(kind, name, obj, adding):
     if kind == "userset":
         _userset_refusal(obj, not adding)
     if kind == "hostgroup":
+        resolvable(name, obj)
         from gridtools.formats.sge.hostgroup import resolve_hostgroups
         groups = confstore.load_all("hostgroup")
         groups[name] = obj
@@ -70,6 +71,27 @@ def _check(kind, name, obj, adding):
             resolve_hostgroups(groups)
         except ConfigError as exc:
             raise GridError(f"error: {exc}") from None
+
+
+def resolvable(name, obj):
+    """Refuse host names a group adds that are no host of the cell and do not resolve
+    (Grid Engine resolves the hosts added to a group)."""
+    old = confstore.load("hostgroup", name) or {}
+    added = [h for h in obj.get("hostlist") or [] if not h.startswith("@")
+             and h not in (old.get("hostlist") or [])]
+    if not added:
+        return
+    known = set(confstore.names("exechost"))
+    for kind in ("adminhosts", "submithosts"):
+        known.update(confstore.load(kind) or [])
+    import socket
+    for host in added:
+        if host in known:
+            continue
+        try:
+            socket.getaddrinfo(host, None)
+        except (OSError, UnicodeError):
+            raise GridError(f'unable to resolve host "{host}"') from None
 
 
 def _userset_refusal(obj, modifying):
