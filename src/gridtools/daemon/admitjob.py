@@ -6,13 +6,14 @@ request file is untrusted. A job the rules refuse is not run: its tasks
 end at once with the refusal as their reason. Under ``enforce_user auto`` a
 user's first job creates their user object from the ``auto_user_*``
 defaults (managers excepted), and each later job moves its ``delete_time``
-on. A job's department is fixed here, from the DEPT usersets of the moment. Jobs into an advance reservation are checked by ``arreq``.
+on. A job's department is fixed here, from the DEPT usersets of the moment.
+Jobs into an advance reservation are checked by ``arreq``.
 """
 
 from gridtools.daemon import arreq, auth, confstore
 from gridtools.formats.sge import admission
-from gridtools.model import shared
 from gridtools.daemon import apply
+from gridtools.model import shared
 from gridtools.sched import inputs
 from gridtools.spool import jobs as jobstore
 

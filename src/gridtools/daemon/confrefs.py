@@ -15,7 +15,7 @@ from gridtools.daemon import confstore
 from gridtools.formats.sge.codecs import PerHost
 
 #: kind -> [(kind of the referring objects, attributes that may name it)]; the first
-#: one found is named in the refusal, in the words of WORDING
+#: one found is named in the refusal (in Grid Engine's words: ``_referenced``)
 REFERENCES = {
     "pe": [("queue", ("pe_list",))],
     "ckpt": [("queue", ("ckpt_list",))],
