@@ -52,7 +52,9 @@ def license_cell():
     try:
         add_complex(cell, "license             lic        INT       <=    YES         YES        0        100")
         cell.run("qconf", "-mattr", "exechost", "complex_values", "license=5", "global", check=True)
-        set_sched(cell, max_reservation="10", params="MONITOR=1")
+        # the guide's example assumes N1 Grid Engine 6's weights (8.1.9's differ)
+        set_sched(cell, max_reservation="10", params="MONITOR=1", weight_priority="1",
+                  weight_urgency="0.1", weight_ticket="0.01", weight_waiting_time="0")
         yield cell
     finally:
         destroy_cell(cell)

@@ -140,3 +140,22 @@ def test_the_daemon_refuses_a_positive_priority_that_skipped_the_check(cell, use
     assert answer == [1, "", PRIORITY]
     assert not os.path.exists(os.path.join(cell.root, "spool", "jobs", str(claimed)))
     wait_for(lambda: cell.run("qstat", "-u", "*").stdout == "")   # once the request is removed
+
+
+def test_department_is_the_first_dept_userset_naming_the_owner_or_group(cell, users, workdir):
+    add_object(cell, "-Au", "name dept1\ntype DEPT\nfshare 0\noticket 0\nentries gtalice\n")
+    add_object(cell, "-Au", "name dept2\ntype DEPT\nfshare 0\noticket 0\nentries @gtbob\n")
+    add_object(cell, "-Au", "name dept3\ntype DEPT\nfshare 0\noticket 0\nentries gtbob,@gtalice\n")
+    jobs = {user: jid_of(cell.qsub("-h", "-b", "y", "true", user=user, cwd=workdir))
+            for user in ("gtalice", "gtbob", "gtcarol")}
+    expected = {"gtalice": "dept1", "gtbob": "dept3", "gtcarol": "defaultdepartment"}
+
+    def shown():
+        rows = cell.run("qstat", "-ext", "-u", "*").stdout.splitlines()[2:]
+        return {row.split()[4]: row.split()[6] for row in rows}
+    wait_for(lambda: len(shown()) == 3)
+    assert shown() == {u: d[:10] for u, d in expected.items()}
+    cell.run("qrls", *map(str, jobs.values()), check=True)
+    for job in jobs.values():
+        cell.wait_finished(job)
+    assert {r[3]: r[32] for r in cell.accounting() if int(r[5]) in jobs.values()} == expected

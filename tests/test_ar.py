@@ -189,7 +189,8 @@ def test_a_disabled_reserved_queue_puts_the_reservation_in_error(cell):
     ar = ar_of(cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", "-he", "y", "-N", "err"))
     cell.run("qmod", "-d", "all.q@testhost", check=True)
     cell.qsub("-b", "y", "true")                           # something to make a pass
-    assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "E")
+    # (W: waiting with an error; E is running with one)
+    assert wait_for(lambda: cell.run("qrstat").stdout.splitlines()[2].split()[3] == "W")
     long = cell.run("qrstat", "-ar", str(ar)).stdout.splitlines()
     assert long[7:9] == ["duration                       01:00:00",
                          "message                        reserved queue all.q@testhost is disabled"]
@@ -311,3 +312,24 @@ def test_a_reservation_from_now_starts_on_a_whole_second():
     assert window({"start": None, "end": 14_412.0, "duration": None}, 12.75) == (12, 14_412.0)
     assert window({"start": None, "end": None, "duration": 60}, 12.75) == (12, 72)
     assert window({"start": 100, "end": None, "duration": 60}, 12.75) == (100, 160)
+
+
+def test_a_reservation_of_a_duration_from_now_lasts_that_long(cell):
+    """qrsub -d alone: the daemon starts it on its own whole second and ends it the
+    duration later, however long the request took to reach it."""
+    for _ in range(3):
+        ar = ar_of(cell.run("qrsub", "-d", "0:1:0"))
+        assert cell.run("qrstat").stdout.splitlines()[2].split()[-1] == "00:01:00"
+        text = open(os.path.join(cell.root, "spool", "ars", str(ar))).read()
+        start = float(re.search(r"(?m)^start: (.*)$", text).group(1))
+        end = float(re.search(r"(?m)^end: (.*)$", text).group(1))
+        assert (start == int(start), end - start) == (True, 60.0)
+        cell.run("qrdel", str(ar), check=True)
+
+
+def test_state_letters_of_a_reservation_in_error():
+    """qrstat(1): W is waiting with an error, E running with one."""
+    from gridtools.cli.sge.arlist import letter
+    ar = {"state": "error", "start": 100.0, "end": 200.0}
+    assert [letter(ar, now) for now in (50, 150)] == ["W", "E"]
+    assert [letter(dict(ar, state="granted"), now) for now in (50, 150, 250)] == ["w", "r", "x"]

@@ -89,6 +89,12 @@ def test_resource_request_makes_pending_job_unrunnable(cell, workdir):
 
 
 def test_priority_reorders_pending_jobs(cell, workdir):
+    text = re.sub(r"(?m)^weight_priority .*$", "weight_priority 1",
+                  cell.run("qconf", "-ssconf", check=True).stdout)   # (Grid Engine's default: 0)
+    path = os.path.join(workdir, "sched_conf")
+    with open(path, "w") as fh:
+        fh.write(text)
+    cell.run("qconf", "-Msconf", path, check=True)
     busy = fill(cell, workdir)
     first = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))
     second = jid_of(cell.qsub("-b", "y", "sleep", "300", cwd=workdir))

@@ -113,8 +113,8 @@ def test_other_objects(cell):
     ok(cell, "-mattr", "exechost", "complex_values", "h_vmem=8G", "testhost")
     assert line_of(ok(cell, "-se", "testhost").stdout, "complex_values") == "complex_values        gpu=0,h_vmem=8G"
     assert fails(cell, "-mattr", "exechost", "load_values", "x=1", "testhost").startswith("denied:")
-    ok(cell, "-aattr", "hostgroup", "hostlist", "node2", "@allhosts")
-    assert ok(cell, "-shgrp", "@allhosts").stdout == "group_name @allhosts\nhostlist testhost node2\n"
+    ok(cell, "-aattr", "hostgroup", "hostlist", "localhost", "@allhosts")
+    assert ok(cell, "-shgrp", "@allhosts").stdout == "group_name @allhosts\nhostlist testhost localhost\n"
     ok(cell, "-mattr", "pe", "slots", "16", "smp,mpi")
     assert line_of(ok(cell, "-sp", "mpi").stdout, "slots") == "slots              16"
     assert line_of(ok(cell, "-sp", "smp").stdout, "slots") == "slots              16"
@@ -203,7 +203,7 @@ def test_share_tree_nodes(cell, workdir):
 @pytest.mark.parametrize("args,show,attr,value", [
     (("-mq", "all.q"), ("-sq", "all.q"), "seq_no", "5"),
     (("-me", "testhost"), ("-se", "testhost"), "usage_scaling", "cpu=2.000000"),
-    (("-mhgrp", "@allhosts"), ("-shgrp", "@allhosts"), "hostlist", "testhost node3"),
+    (("-mhgrp", "@allhosts"), ("-shgrp", "@allhosts"), "hostlist", "testhost localhost"),
     (("-mp", "smp"), ("-sp", "smp"), "slots", "12"),
     (("-mu", "arusers"), ("-su", "arusers"), "entries", "alice"),
     (("-mconf",), ("-sconf",), "finished_jobs", "7"),
@@ -251,7 +251,13 @@ def test_users_and_projects_share_names(cell):
     proc = cell.run("qconf", "-aprj", env={"EDITOR": "sed -i 's/^name .*/name default/'"})
     assert proc.returncode == 1 and '"default"' in proc.stderr
     ok(cell, "-duser", "alice")
-    assert fails(cell, "-suser", "alice") == "alice is not known as user\n"
+    assert fails(cell, "-suser", "alice") == "alice is not known as a user\n"
+
+
+def test_missing_objects_shown_in_grid_engines_words(cell):
+    assert fails(cell, "-sprj", "nosuch") == "nosuch is not known as a project\n"
+    assert fails(cell, "-su", "nosuch") == 'denied: access list "nosuch" does not exist\n'
+    assert fails(cell, "-srqs", "nosuch") == "No resource quota set found\n"
 
 
 def test_objects_named_by_quota_rules_cannot_be_deleted(cell, workdir):

@@ -69,18 +69,18 @@ def test_queue_added_through_the_editor(cell):
 def test_unknown_pe_reference_refused(cell):
     proc = cell.run("qconf", "-aattr", "queue", "pe_list", "nope", "all.q")
     assert proc.returncode == 1
-    assert proc.stderr == 'error: attribute "pe_list" refers to parallel environment "nope" which does not exist\n'
+    assert proc.stderr == 'Parallel environment "nope" does not exist\n'
     assert "pe_list               make smp mpi\n" in cell.run("qconf", "-sq", "all.q").stdout
 
 
 def test_referenced_objects_cannot_be_deleted(cell, workdir):
     proc = cell.run("qconf", "-dp", "smp")
-    assert proc.stderr == 'denied: parallel environment "smp" is still referenced in pe_list of cluster queue "all.q"\n'
+    assert proc.stderr == 'denied: Parallel environment "smp" is still referenced in queue "all.q".\n'
     proc = cell.run("qconf", "-dhgrp", "@allhosts")
     assert proc.stderr == 'denied: following cluster queues still reference "@allhosts": all.q\n'
     cell.run("qconf", "-aattr", "queue", "user_lists", "arusers", "all.q", check=True)
     proc = cell.run("qconf", "-dul", "arusers")
-    assert proc.stderr == 'denied: userset "arusers" is still referenced in user_lists of cluster queue "all.q"\n'
+    assert proc.stderr == 'denied: userset "arusers" is still referenced in user list of queue "all.q"\n'
     cell.run("qconf", "-dattr", "queue", "user_lists", "arusers", "all.q", check=True)
     proc = cell.run("qconf", "-dul", "arusers")
     assert proc.stderr == 'root@testhost removed "arusers" from userset list\n'
@@ -89,6 +89,149 @@ def test_referenced_objects_cannot_be_deleted(cell, workdir):
     assert cell.run("qconf", "-dp", "smp").returncode == 0
     for code, args in ((1, ("-sp", "smp")), (1, ("-dp", "smp"))):
         assert cell.run("qconf", *args).returncode == code
+    path = os.path.join(workdir, "obj")
+    for option, text in (("-Acal", "calendar_name night\nyear NONE\nweek NONE\n"),
+                         ("-Aprj", "name projA\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")):
+        with open(path, "w") as fh:
+            fh.write(text)
+        cell.run("qconf", option, path, check=True)
+    cell.run("qconf", "-mattr", "queue", "calendar", "night", "all.q", check=True)
+    cell.run("qconf", "-aattr", "queue", "xprojects", "projA", "all.q", check=True)
+    assert cell.run("qconf", "-dcal", "night").stderr == 'denied: Calendar "night" is still referenced in queue "all.q"\n'
+    assert cell.run("qconf", "-dprj", "projA").stderr == \
+        'denied: project "projA" is still referenced in xprojects of queue "all.q"\n'
+
+
+CKPT = ("ckpt_name ckm\ninterface USERDEFINED\nckpt_command none\nmigr_command none\n"
+        "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen x\n")
+
+
+def test_pe_and_ckpt_requested_by_a_job_cannot_be_deleted(cell, workdir):
+    path = os.path.join(workdir, "ckm")
+    with open(path, "w") as fh:
+        fh.write(CKPT)
+    cell.run("qconf", "-Ackpt", path, check=True)
+    job = submit(cell, "-h", "-pe", "ma*", "1", "-ckpt", "ckm", "-b", "y", "true")
+    cell.run("qconf", "-dattr", "queue", "pe_list", "make", "all.q", check=True)
+    proc = cell.run("qconf", "-dp", "make")
+    assert (proc.stderr, proc.returncode) == (
+        f'denied: Parallel environment "make" is still referenced in job {job}.\n', 1)
+    proc = cell.run("qconf", "-dckpt", "ckm")
+    assert (proc.stderr, proc.returncode) == (
+        f'denied: Checkpointing object "ckm" is still referenced in job {job}.\n', 1)
+    assert "make" in cell.run("qconf", "-spl").stdout.split()
+    cell.run("qdel", str(job), check=True)
+    cell.wait_finished(job)
+    assert cell.run("qconf", "-dp", "make").returncode == 0
+    assert cell.run("qconf", "-dckpt", "ckm").returncode == 0
+
+
+def _write_complex(cell, workdir, text):
+    path = os.path.join(workdir, "cx")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return cell.run("qconf", "-Mc", path)
+
+
+def test_complex_attribute_in_use_cannot_be_removed(cell, workdir):
+    text = cell.run("qconf", "-sc").stdout
+    extra = "lic lic INT <= YES YES 0 0\nfoo foo DOUBLE >= NO NO 0 0\n"
+    assert _write_complex(cell, workdir, text + extra).returncode == 0
+    cell.run("qconf", "-mattr", "queue", "complex_values", "lic=4", "all.q", check=True)
+    sched = cell.run("qconf", "-ssconf").stdout
+    path = os.path.join(workdir, "sc")
+    with open(path, "w") as fh:
+        fh.write(re.sub(r"(?m)^load_formula .*$", "load_formula np_load_avg+foo", sched))
+    cell.run("qconf", "-Msconf", path, check=True)
+    for kept, where in (("foo", 'queue "all.q"'), ("lic", "scheduler configuration")):
+        proc = _write_complex(cell, workdir, text + [ln for ln in extra.splitlines(True)
+                                                     if ln.startswith(kept)][0])
+        gone = "lic" if kept == "foo" else "foo"
+        assert (proc.stderr, proc.returncode) == (
+            f'denied: Complex attribute "{gone}" is still referenced in {where}.\n', 1)
+
+
+def test_complex_definitions_grid_engine_refuses(cell, workdir):
+    text = cell.run("qconf", "-sc").stdout
+    for row, answer in (("c1 c1 DOUBLE >= YES YES 0 0", 'Consumable "c1" can have only <= as an relational operator'),
+                        ("c2 c2 INT <= YES NO 5 0", 'Complex "c2" cannot have a (non-zero) default value'),
+                        ("c3 c3 INT <= NO YES 0 0",
+                         'Consumable "c3" needs a default value because it is not requestable.')):
+        proc = _write_complex(cell, workdir, text + row + "\n")
+        assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
+    proc = _write_complex(cell, workdir, re.sub(r"(?m)^tmpdir .*$", "tmpdir tmp STRING == YES NO NONE 0", text))
+    assert (proc.stderr, proc.returncode) == ('Complex attribute "tmpdir" is not requestable\n', 1)
+    assert cell.run("qconf", "-sc").stdout == text
+
+
+def test_scheduler_configurations_grid_engine_refuses(cell, workdir):
+    text = cell.run("qconf", "-ssconf").stdout
+    path = os.path.join(workdir, "sc")
+    for changes, answer in (
+            ({"params": "bogus"}, 'found unknown param: "bogus"'),
+            ({"load_formula": "np_load_avg+foo"}, '"load_formula" references not existing complex attribute "foo"'),
+            ({"max_pending_tasks_per_job": "0"}, 'invalid setting for param: "max_pending_tasks_per_job"(should be ">0")'),
+            ({"max_reservation": "10", "default_duration": "0:0:0"},
+             "denied: resource reservation requires valid default duration")):
+        changed = text
+        for key, value in changes.items():
+            changed = re.sub(rf"(?m)^{key} .*$", f"{key} {value}", changed)
+        with open(path, "w") as fh:
+            fh.write(changed)
+        proc = cell.run("qconf", "-Msconf", path)
+        assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
+    assert cell.run("qconf", "-ssconf").stdout == text
+    with open(path, "w") as fh:
+        fh.write(re.sub(r"(?m)^load_formula .*$", "load_formula np_load_avg*2+$slots-1e3", text))
+    assert cell.run("qconf", "-Msconf", path).returncode == 0
+
+
+def test_usersets_grid_engine_refuses(cell, workdir):
+    path = os.path.join(workdir, "us")
+
+    def load(option, text):
+        with open(path, "w") as fh:
+            fh.write(text)
+        return cell.run("qconf", option, path)
+    acl = "name acl9\ntype ACL\nfshare {}\noticket {}\nentries root\n"
+    assert load("-Au", acl.format(10, 5)).returncode == 0          # (checked on changes only)
+    for fshare, oticket, answer in ((10, 0, '"fshare"'), (0, 5, '"oticket"')):
+        proc = load("-Mu", acl.format(fshare, oticket))
+        assert (proc.stderr, proc.returncode) == (f"not allowed to set {answer} for ACL lists\n", 1)
+    assert load("-Mu", acl.format(0, 0)).returncode == 0
+    dept = "name defaultdepartment\ntype {}\nfshare 0\noticket 0\nentries {}\n"
+    for kind, entries, answer in (("DEPT", "root", 'all users are assigned to the "defaultdepartment" automatically'),
+                                  ("ACL", "NONE", 'the "defaultdepartment" has to be of type "DEPT"')):
+        proc = load("-Mu", dept.format(kind, entries))
+        assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
+    proc = cell.run("qconf", "-au", "root", "defaultdepartment")
+    assert (proc.stderr, proc.returncode) == (
+        'all users are assigned to the "defaultdepartment" automatically\n', 1)
+    assert cell.run("qconf", "-su", "defaultdepartment").stdout.endswith("entries NONE\n")
+
+
+def test_quota_sets_refused_in_grid_engines_words(cell, workdir):
+    path = os.path.join(workdir, "rqs")
+    for limit, answer in (("users * to nosuch=1", '"resource_quota" references not existing complex attribute "nosuch"'),
+                          ("users * to slots=$num_proc*2", "dynamic limits are only supported for per host rules")):
+        with open(path, "w") as fh:
+            fh.write(f"{{\n name r1\n enabled true\n limit {limit}\n}}\n")
+        proc = cell.run("qconf", "-Arqs", path)
+        assert (proc.stderr, proc.returncode) == (answer + "\n", 1)
+
+
+def test_host_groups_add_only_hosts_that_resolve(cell, workdir):
+    path = os.path.join(workdir, "hg")
+    with open(path, "w") as fh:
+        fh.write("group_name @hgx\nhostlist testhost no-such-host.invalid\n")
+    proc = cell.run("qconf", "-Ahgrp", path)
+    assert (proc.stderr, proc.returncode) == ('unable to resolve host "no-such-host.invalid"\n', 1)
+    with open(path, "w") as fh:
+        fh.write("group_name @hgx\nhostlist testhost localhost\n")    # a cell host, a host that resolves
+    assert cell.run("qconf", "-Ahgrp", path).returncode == 0
+    proc = cell.run("qconf", "-aattr", "hostgroup", "hostlist", "other.invalid", "@hgx")
+    assert (proc.stderr, proc.returncode) == ('unable to resolve host "other.invalid"\n', 1)
+    assert cell.run("qconf", "-shgrp", "@hgx").stdout == "group_name @hgx\nhostlist testhost localhost\n"
 
 
 def test_queue_with_running_job_cannot_be_deleted(cell):

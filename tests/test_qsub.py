@@ -57,6 +57,8 @@ def test_reversed_task_range_is_swapped(cell, workdir):
      'Unable to run job: Job was rejected because job requests unknown queue "all.q@nosuchhost"'),
     (["-pe", "nosuchpe", "2", "-b", "y", "true"], 1,
      'Unable to run job: job rejected: the requested parallel environment "nosuchpe" does not exist'),
+    (["-P", "nosuchprj", "-b", "y", "true"], 1,
+     'Unable to run job: job rejected: the requested project "nosuchprj" does not exist'),
     (["-p", "2000", "-b", "y", "true"], 7,
      'qsub: invalid priority "2000".  Must be an integer from -1023 to 1024'),
     (["-l", "h_rt=abc", "-b", "y", "true"], 1, 'Unable to run job: attribute "h_rt" is not a time value'),

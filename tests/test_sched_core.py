@@ -139,12 +139,21 @@ def test_an_immediate_job_that_cannot_start_is_rejected():
 
 
 def test_posix_priority_orders_the_jobs():
-    sc = {"hosts": ["h1"], "slots": 1,
+    sc = {"hosts": ["h1"], "slots": 1, "sched": {"weight_priority": 1},
           "jobs": [{"id": 1, "qsub": "-p -100"}, {"id": 2}, {"id": 3, "qsub": "-p -10"}]}
     decisions, started = run(sc)
     assert started == ["2.1 all.q@h1=1"]
     order = sorted(decisions.order, key=lambda j: -decisions.order[j].prio)
     assert order == [2, 3, 1]
+
+
+def test_posix_priority_weighs_nothing_by_default():
+    """Grid Engine 8.1.9's weight_priority is 0: the oldest job goes first."""
+    sc = {"hosts": ["h1"], "slots": 1, "now": 100,
+          "jobs": [{"id": 1, "qsub": "-p -100", "submit": 1}, {"id": 2, "submit": 2},
+                   {"id": 3, "qsub": "-p -10", "submit": 3}]}
+    _decisions, started = run(sc)
+    assert started == ["1.1 all.q@h1=1"]
 
 
 def test_the_snapshot_is_typed():

@@ -10,6 +10,9 @@ from gridtools.sched.urgency import ComplexUrgency
 
 COMPLEXES = {"slots": ComplexUrgency("slots", 1000.0),
              "license": ComplexUrgency("license", 100.0)}
+#: the weights of the guide's examples (N1 Grid Engine 6's defaults; 8.1.9's are the
+#: PolicyConfig defaults: priority 0, urgency 0.5, ticket 0.5, waiting time 0.278)
+GUIDE = {"weight_priority": 1.0, "weight_urgency": 0.1, "weight_ticket": 0.01, "weight_waiting_time": 0.0}
 
 
 def test_normalize():
@@ -34,7 +37,7 @@ def test_seed_license_example():
                       requests=(Request("license", 4.0, per_slot=False),)),
             PolicyJob(3128, "alice", 11.0, requests=(Request("license", 5.0, per_slot=False),)),
             PolicyJob(3129, "alice", 12.0, requests=(Request("license", 1.0, per_slot=False),))]
-    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=20.0)
+    result = priority.evaluate(jobs, Members(), PolicyConfig(**GUIDE), COMPLEXES, now=20.0)
     prios = result.priorities.jobs
     assert [round(prios[i].prio, 5) for i in (3127, 3128, 3129)] == [1.08, 0.105, 0.005]
     assert [prios[i].nurg for i in (3127, 3128, 3129)] == [0.75, 1.0, 0.0]
@@ -45,17 +48,19 @@ def test_posix_priority_is_normalized_over_the_pending_jobs():
     """-p -100 among -p 0 jobs: npprior 0 and 1 (the fixed range -1023..1024
     of Grid Engine 8.1.9 would give 0.45117 and 0.5)."""
     jobs = [PolicyJob(1, "a", priority=-100), PolicyJob(2, "a")]
-    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=0.0)
+    result = priority.evaluate(jobs, Members(), PolicyConfig(**GUIDE), COMPLEXES, now=0.0)
     assert [result.priorities.jobs[i].npprior for i in (1, 2)] == [0.0, 1.0]
     assert result.order == (2, 1)
 
 
 def test_all_equal_gives_one_half_everywhere():
     jobs = [PolicyJob(1, "a"), PolicyJob(2, "b")]
-    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=0.0)
+    result = priority.evaluate(jobs, Members(), PolicyConfig(**GUIDE), COMPLEXES, now=0.0)
     first = result.priorities.jobs[1]
     assert (first.npprior, first.nurg, first.ntckts) == (0.5, 0.5, 0.5)
     assert first.prio == pytest.approx(0.5 * (1 + 0.1 + 0.01))
+    default = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=0.0).priorities.jobs[1]
+    assert default.prio == pytest.approx(0.5)             # Grid Engine 8.1.9's weights: 0.5 * (0.5 + 0.5)
 
 
 def test_equal_priorities_go_first_come_first_served():
@@ -78,13 +83,13 @@ def test_tickets_order_jobs_of_equal_priority_and_urgency():
     assert result.order == (1, 3, 2, 4)
 
 
-def test_urgency_outweighs_tickets_with_the_default_weights():
+def test_urgency_outweighs_tickets_with_the_guide_weights():
     """A 2-slot job (urg 2000) against 1-slot jobs (1000): nurg 1 vs 0 adds
     0.1, more than the 0.01 tickets can add."""
     jobs = [PolicyJob(1, "a", 1.0), PolicyJob(2, "a", 2.0, slots=2)]
     members = Members.of(users=[Member("a")])
     tree = ShareNode("Root", 1, (ShareNode("a", 1),))
-    result = priority.evaluate(jobs, members, PolicyConfig(weight_tickets_share=1000),
+    result = priority.evaluate(jobs, members, PolicyConfig(weight_tickets_share=1000, **GUIDE),
                                COMPLEXES, now=5.0, tree=tree)
     assert result.order == (2, 1)
 
@@ -92,7 +97,7 @@ def test_urgency_outweighs_tickets_with_the_default_weights():
 def test_running_jobs_are_normalized_with_the_pending_ranges_and_clipped():
     jobs = [PolicyJob(1, "a", priority=500, pending=(), running=(1,)),
             PolicyJob(2, "a", priority=10), PolicyJob(3, "a", priority=20)]
-    result = priority.evaluate(jobs, Members(), PolicyConfig(), COMPLEXES, now=0.0)
+    result = priority.evaluate(jobs, Members(), PolicyConfig(**GUIDE), COMPLEXES, now=0.0)
     assert result.priorities.jobs[1].npprior == 1.0
     assert result.order == (3, 2)
 
@@ -105,7 +110,7 @@ def test_next_array_task_priority_uses_its_own_tickets():
     jobs = [PolicyJob(1, "a", 1.0, pending=range(1, 4)), PolicyJob(2, "b", 2.0)]
     members = Members.of(users=[Member("a"), Member("b")])
     tree = ShareNode("Root", 1, (ShareNode("a", 75), ShareNode("b", 25)))
-    result = priority.evaluate(jobs, members, PolicyConfig(weight_tickets_share=1000),
+    result = priority.evaluate(jobs, members, PolicyConfig(weight_tickets_share=1000, **GUIDE),
                                COMPLEXES, now=5.0, tree=tree)
     assert [result.tickets.of(1, t).stckt for t in (1, 2, 3)] == pytest.approx(
         [750.0, 375.0, 250.0])

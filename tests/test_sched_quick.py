@@ -51,7 +51,14 @@ def test_a_job_the_queue_cannot_take_is_looked_past_until_the_queue_is_full():
 
 def test_an_order_by_priority_is_not_remembered():
     jobs = [{"id": 1, "qsub": "-p -100"}, {"id": 2}, {"id": 3}]
-    assert cycle(snapshot(scenario(jobs))).memo is None
+    assert cycle(snapshot(scenario(jobs, sched={"weight_priority": 1}))).memo is None
+
+
+def test_an_order_by_waiting_time_alone_is_remembered():
+    """Waiting time adds the same to every job as time passes: the order holds."""
+    jobs = [{"id": 1, "submit": 3}, {"id": 2, "submit": 1, "qsub": "-p -100"}, {"id": 3, "submit": 2}]
+    full = cycle(snapshot(scenario(jobs)))
+    assert full.memo is not None and full.memo.ids == [2, 3, 1]
 
 
 def test_jobs_that_a_full_queue_does_not_settle_leave_no_memo():

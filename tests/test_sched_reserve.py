@@ -11,7 +11,9 @@ LICENSE = {"hosts": ["bilbur", "carc", "es-ergb01-01"], "slots": 1,
                     "es-ergb01-01": {"np_load_avg": 0.2}},
            "complex": ["license lic INT <= YES YES 0 100"],
            "exechost": {"global": {"complex_values": "license=5"}},
-           "sched": {"max_reservation": 10}}
+           # the guide's example sets N1 Grid Engine 6's weights (8.1.9's differ: sched_conf(5))
+           "sched": {"max_reservation": 10, "weight_priority": 1, "weight_urgency": 0.1,
+                     "weight_ticket": 0.01, "weight_waiting_time": 0}}
 L4 = {"id": 3127, "name": "L4_RR", "qsub": "-R y -l h_rt=30,license=4 -p 100", "submit": 1}
 L5 = {"id": 3128, "name": "L5_RR", "qsub": "-R y -l h_rt=30,license=5", "submit": 2}
 L1 = {"id": 3129, "name": "L1_RR", "qsub": "-R y -l h_rt=31,license=1", "submit": 3}

@@ -250,31 +250,34 @@ def test_valid_queue_passes_reference_checks():
                                      user_lists=["arusers"], subordinate_list=["low.q=2"]), KNOWN)
 
 
-REFERENCE_ERRORS = [
-    ({"pe_list": ["make", "bigmpi"]}, "pe_list", 'parallel environment "bigmpi"'),
-    ({"ckpt_list": ["blcr"]}, "ckpt_list", 'checkpointing environment "blcr"'),
-    ({"calendar": "weekend"}, "calendar", 'calendar "weekend"'),
-    ({"user_lists": ["staff"]}, "user_lists", 'user list "staff"'),
-    ({"xprojects": ["projB"]}, "xprojects", 'project "projB"'),
-    ({"hostlist": ["@gpu"]}, "hostlist", 'host group "@gpu"'),
-    ({"hostlist": ["node9"]}, "hostlist", 'execution host "node9"'),
-    ({"subordinate_list": ["other.q"]}, "subordinate_list", 'queue "other.q"'),
-    ({"complex_values": {"gpu": "2"}}, "complex_values", 'complex attribute "gpu"'),
+REFERENCE_ERRORS = [                  # (Grid Engine's words where it has them)
+    ({"pe_list": ["make", "bigmpi"]}, "pe_list", 'Parallel environment "bigmpi" does not exist'),
+    ({"ckpt_list": ["blcr"]}, "ckpt_list", 'Ckpt "blcr" does not exist'),
+    ({"calendar": "weekend"}, "calendar", 'Calendar "weekend" does not exist'),
+    ({"user_lists": ["staff"]}, "user_lists", 'Userset "staff" does not exist'),
+    ({"xprojects": ["projB"]}, "xprojects", 'Project "projB" does not exist'),
+    ({"hostlist": ["@gpu"]}, "hostlist",
+     'attribute "hostlist" refers to host group "@gpu" which does not exist'),
+    ({"hostlist": ["node9"]}, "hostlist",
+     'attribute "hostlist" refers to execution host "node9" which does not exist'),
+    ({"subordinate_list": ["other.q"]}, "subordinate_list",
+     'Subordinated cluster queue "other.q" referenced in "all.q" does not exist'),
+    ({"complex_values": {"gpu": "2"}}, "complex_values", 'Complex attribute "gpu" does not exist'),
 ]
 
 
-@pytest.mark.parametrize("values,attribute,what", REFERENCE_ERRORS)
-def test_queue_naming_missing_objects_is_refused(values, attribute, what):
+@pytest.mark.parametrize("values,attribute,message", REFERENCE_ERRORS)
+def test_queue_naming_missing_objects_is_refused(values, attribute, message):
     with pytest.raises(ConfigError) as err:
         objects.validate("queue", _queue(**values), KNOWN)
-    assert str(err.value) == f'attribute "{attribute}" refers to {what} which does not exist'
+    assert str(err.value) == message
     assert err.value.field == attribute
 
 
 def test_references_in_host_overrides_are_checked():
     text = objects.render("queue", _queue()).replace("make smp mpi", "make,[node1=smp hpc]")
     queue = objects.parse("queue", text)
-    with pytest.raises(ConfigError, match='"pe_list" refers to parallel environment "hpc"'):
+    with pytest.raises(ConfigError, match='Parallel environment "hpc" does not exist'):
         objects.validate("queue", queue, KNOWN)
     text = objects.render("queue", _queue()).replace("slots                 1", "slots 1,[@gpu=4]")
     with pytest.raises(ConfigError, match='"slots" refers to host group "@gpu"'):

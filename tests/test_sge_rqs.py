@@ -162,8 +162,11 @@ def test_dynamic_limits():
     assert rqs.dynamic_terms(value) == [(5.0, "num_proc")]
     assert rqs.dynamic_terms("2*$num_proc+$m_core-1.5e-1") == [(2.0, "num_proc"), (1.0, "m_core"), (-0.15, None)]
     collective = objects.parse("rqs", "{\n name dyn\n limit hosts @linux to slots=$num_proc*5\n}\n")
-    with pytest.raises(ConfigError, match="needs an expanded hosts filter"):
+    with pytest.raises(ConfigError, match="^dynamic limits are only supported for per host rules$"):
         objects.validate("rqs", collective)
+    unknown = objects.parse("rqs", "{\n name dyn\n limit hosts {*} to slots=$nosuch*5\n}\n")
+    with pytest.raises(ConfigError, match='^"dynamical_limit" references not existing complex attribute "nosuch"$'):
+        objects.validate("rqs", unknown, {"complex": {"slots", "num_proc"}})
     broken = objects.parse("rqs", "{\n name dyn\n limit hosts {*} to slots=$num_proc**5\n}\n")
     with pytest.raises(ConfigError, match="invalid dynamic limit"):
         objects.validate("rqs", broken)
@@ -200,7 +203,7 @@ def test_limits_are_checked_against_the_complex():
     with pytest.raises(ConfigError, match='invalid value "lots" for limit "h_vmem"'):
         objects.validate("rqs", quota, {"complex": complex_.template()})
     quota = objects.parse("rqs", "{\nname a\nlimit users * to licenses=4\n}\n")
-    with pytest.raises(ConfigError, match='complex attribute "licenses" which does not exist'):
+    with pytest.raises(ConfigError, match='^"resource_quota" references not existing complex attribute "licenses"$'):
         objects.validate("rqs", quota, {"complex": complex_.template()})
     objects.validate("rqs", objects.parse("rqs", "{\nname a\nlimit users * to h_vmem=4G\n}\n"),
                      {"complex": complex_.template()})

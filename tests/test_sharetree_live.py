@@ -32,7 +32,9 @@ def configure(cell, alice, bob, interval=None):
     add_object(cell, "-Astree", tree(alice, bob))
     cell.run("qconf", "-mattr", "sched", "weight_tickets_share", "10000", "", check=False)
     text = cell.run("qconf", "-ssconf", check=True).stdout
+    # no waiting-time urgency: the tickets alone tell the users' jobs apart
     text = "\n".join("weight_tickets_share 10000" if line.startswith("weight_tickets_share") else
+                     "weight_waiting_time 0" if line.startswith("weight_waiting_time") else
                      f"schedule_interval {interval}" if interval and line.startswith("schedule_interval") else line
                      for line in text.splitlines()) + "\n"
     add_object(cell, "-Msconf", text)

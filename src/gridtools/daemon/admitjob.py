@@ -6,15 +6,21 @@ request file is untrusted. A job the rules refuse is not run: its tasks
 end at once with the refusal as their reason. Under ``enforce_user auto`` a
 user's first job creates their user object from the ``auto_user_*``
 defaults (managers excepted), and each later job moves its ``delete_time``
-on. Jobs into an advance reservation are checked by ``arreq``.
+on. A job's department is fixed here, from the DEPT usersets of the moment.
+Jobs into an advance reservation are checked by ``arreq``.
 """
 
 from gridtools.daemon import arreq, auth, confstore
 from gridtools.formats.sge import admission
 from gridtools.daemon import apply
+from gridtools.model import shared
 from gridtools.sched import inputs
 from gridtools.spool import jobs as jobstore
 
+
+#: the department of a job whose owner no DEPT userset lists; a description names its
+#: department only when it is another one
+DEFAULT_DEPARTMENT = "defaultdepartment"
 
 #: seconds a user's delete_time may lag behind before a new job moves it on (each move
 #: rewrites the user object and reloads the configuration)
@@ -47,14 +53,17 @@ def refuse(state, job, why, now):
 
 def accept(state, dispatcher, job, now):
     """Apply the admission rules to a job just taken in (counted without itself)."""
-    spec = job.spec
-    project = spec.get("project")
+    spec = dict(job.spec)
     why = admission.check(spec, view(state, exclude=job.id))
     if why is not None:
         refuse(state, job, why, now)
         return
-    if spec.get("project") != project:
+    department = inputs.department_of(state.config, spec["owner"], spec.get("group", ""))
+    if department != DEFAULT_DEPARTMENT:
+        spec["department"] = department
+    if spec != job.spec:
         jobstore.write_spec(spec)
+        job.spec = shared.description(spec)
         job.cache.clear()
     _auto_user(state, spec["owner"], now)
     arreq.accept_job(state, dispatcher, job, now)

@@ -87,9 +87,15 @@ def _account_string(value):
 
 
 def _window(body, now):
+    """(start, end) in whole seconds, as Grid Engine keeps them: a request without a
+    start begins now, and with a duration (qrsub -d without -a) ends that long after."""
+    now = math.floor(now)
     try:
         start = float(body.get("start") or now)
-        end = float(body["end"])
+        if body.get("start") is None and body.get("duration") is not None:
+            end = start + _duration(body["duration"])
+        else:
+            end = float(body["end"])
     except (KeyError, TypeError, ValueError):
         raise Refused("error: the reservation needs an end time (-e) or a duration (-d)") from None
     if not (math.isfinite(start) and math.isfinite(end)) or end <= start:
@@ -99,6 +105,12 @@ def _window(body, now):
     if end > jobcheck.MAX_MOMENT:
         raise Refused("error: the end time of the advance reservation is later than the year 9999")
     return max(start, now), end
+
+
+def _duration(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise Refused("error: invalid duration of the advance reservation")
+    return value
 
 
 def _resources(value, complexes):

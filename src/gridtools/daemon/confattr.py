@@ -219,7 +219,11 @@ def _store(ctx, kind, name, obj):
     try:
         objects.validate(kind, obj, confstore.known())
     except ConfigError as exc:
-        raise AttrProblem(f"error: {exc}") from None
+        from gridtools.formats.sge.attrfile import problem_line
+        raise AttrProblem(problem_line(exc)) from None
+    if kind == "hostgroup":
+        from gridtools.daemon.confobj import resolvable
+        resolvable(name, obj)
     confstore.write(ctx.state, kind, name, obj)
     ctx.modified(kind, name)
 

@@ -12,6 +12,7 @@ from gridtools.daemon import confrefs, confstore
 from gridtools.daemon.confstore import LABELS
 from gridtools.errors import ConfigError, GridError
 from gridtools.formats.sge import objects
+from gridtools.formats.sge.attrfile import problem_line
 
 #: execution host attributes a host reports; never stored
 REPORTED = ("load_values", "processors")
@@ -28,7 +29,7 @@ def _validate(kind, obj):
     try:
         objects.validate(kind, obj, confstore.known())
     except ConfigError as exc:
-        raise GridError(f"error: {exc}") from None
+        raise GridError(problem_line(exc)) from None
 
 
 def missing(kind, name):
@@ -59,7 +60,10 @@ def _check(kind, name, obj, adding):
             raise GridError(f"denied: shared namespace between project and user: there is already a "
                             f'{other} which is named "{name}"')
     _validate(kind, obj)
+    if kind == "userset":
+        _userset_refusal(obj, not adding)
     if kind == "hostgroup":
+        resolvable(name, obj)
         from gridtools.formats.sge.hostgroup import resolve_hostgroups
         groups = confstore.load_all("hostgroup")
         groups[name] = obj
@@ -67,6 +71,34 @@ def _check(kind, name, obj, adding):
             resolve_hostgroups(groups)
         except ConfigError as exc:
             raise GridError(f"error: {exc}") from None
+
+
+def resolvable(name, obj):
+    """Refuse host names a group adds that are no host of the cell and do not resolve
+    (Grid Engine resolves the hosts added to a group)."""
+    old = confstore.load("hostgroup", name) or {}
+    added = [h for h in obj.get("hostlist") or [] if not h.startswith("@")
+             and h not in (old.get("hostlist") or [])]
+    if not added:
+        return
+    known = set(confstore.names("exechost"))
+    for kind in ("adminhosts", "submithosts"):
+        known.update(confstore.load(kind) or [])
+    import socket
+    for host in added:
+        if host in known:
+            continue
+        try:
+            socket.getaddrinfo(host, None)
+        except (OSError, UnicodeError):
+            raise GridError(f'unable to resolve host "{host}"') from None
+
+
+def _userset_refusal(obj, modifying):
+    from gridtools.formats.sge import userset
+    why = userset.refusal(obj, modifying)
+    if why:
+        raise GridError(why)
 
 
 # ---------------------------------------------------------------- add / modify / delete
@@ -158,7 +190,11 @@ def _undeletable(ctx, kind, name):
     if kind in ("queue", "exechost") and _has_running(ctx.state, kind, name):
         return ("There are still running jobs in the queue. Deletion denied." if kind == "queue"
                 else f'denied: there are still running jobs on host "{name}"')
-    return confrefs.refusal(kind, name)
+    return confrefs.refusal(kind, name, _unfinished(ctx.state) if kind in confrefs.JOB_REFERENCES else ())
+
+
+def _unfinished(state):
+    return [state.jobs[i] for i in state.live_ids() if i in state.jobs]
 
 
 def _has_running(state, kind, name):
@@ -184,7 +220,7 @@ def _modify_complex(ctx, text):
     _validate("complex", new)
     old = confstore.load("complex") or {}
     for name in sorted(set(old) - set(new)):
-        reason = confrefs.complex_refusal(name)
+        reason = confrefs.complex_refusal(name, confstore.load("sched"))
         if reason:
             return ctx.fail(reason)
     confstore.write(ctx.state, "complex", None, new)
@@ -319,15 +355,18 @@ def acl_add(ctx):
         obj = confstore.load("userset", list_name)
         if obj is None:
             obj = objects.template("userset", list_name)
-        entries = obj["entries"]
+        entries, added = obj["entries"], []
         for user in ctx.body.get("users") or []:
             if user in entries:
                 ctx.fail(f'"{user}" is already in access list "{list_name}"')
                 continue
             entries.append(user)
-            ctx.info(f'added "{user}" to access list "{list_name}"')
+            added.append(user)
         _validate("userset", obj)
+        _userset_refusal(obj, confstore.exists("userset", list_name))
         confstore.write(ctx.state, "userset", list_name, obj)
+        for user in added:
+            ctx.info(f'added "{user}" to access list "{list_name}"')
 
 
 def acl_delete(ctx):

@@ -1,10 +1,12 @@
 """Who refers to a configuration object: deleting a referenced object is refused.
 
-``refusal(kind, name)`` returns Grid Engine's "denied: ... still referenced"
-line when some stored object names ``name`` (a parallel environment in a
-queue's pe_list, a user list in a project's acl, a host group in a queue's
-hostlist or in another group, a queue in a subordinate_list, a project node
-of the share tree, ...), and None when the object may go.
+``refusal(kind, name, jobs)`` returns Grid Engine's "denied: ... still
+referenced" line when a job that has not finished requests ``name`` (a
+parallel environment or a checkpointing environment) or some stored object
+names it (a parallel environment in a queue's pe_list, a user list in a
+project's acl, a host group in a queue's hostlist or in another group, a
+queue in a subordinate_list, a project node of the share tree, ...), and None
+when the object may go.
 ``complex_refusal(attribute)`` does the same for a complex attribute that a
 ``qconf -mc`` would remove.
 """
@@ -12,7 +14,8 @@ of the share tree, ...), and None when the object may go.
 from gridtools.daemon import confstore
 from gridtools.formats.sge.codecs import PerHost
 
-#: kind -> [(kind of the referring objects, attributes that may name it)]
+#: kind -> [(kind of the referring objects, attributes that may name it)]; the first
+#: one found is named in the refusal (in Grid Engine's words: ``_referenced``)
 REFERENCES = {
     "pe": [("queue", ("pe_list",))],
     "ckpt": [("queue", ("ckpt_list",))],
@@ -25,7 +28,19 @@ REFERENCES = {
                 ("conf", ("projects", "xprojects", "auto_user_default_project"))],
     "exechost": [("queue", ("hostlist",))],
 }
-#: attributes naming complex attributes
+#: how Grid Engine names a referring attribute in "still referenced in ATTR of KIND"
+ATTR_WORDS = {"user_lists": "user list", "xuser_lists": "xuser list", "acl": "user list",
+              "xacl": "xuser list"}
+#: how Grid Engine names the kind of a referring object there
+OWNER_WORDS = {"queue": "queue", "pe": "parallel environment", "project": "project",
+               "exechost": "exechost", "conf": "configuration"}
+#: objects whose refusal names only the queue: "<What> "x" is still referenced in queue "q"."
+QUEUE_ONLY = {"pe": 'Parallel environment "{}" is still referenced in queue "{}".',
+              "ckpt": 'Ckpt "{}" is still referenced in queue "{}".',
+              "calendar": 'Calendar "{}" is still referenced in queue "{}"'}
+#: the refusal when a job that has not finished requests the object
+JOB_REFERENCES = {"pe": 'Parallel environment "{}" is still referenced in job {}.',
+                  "ckpt": 'Checkpointing object "{}" is still referenced in job {}.'}
 #: kind -> (resource quota filter that may name it, how the name is written there)
 RQS_REFERENCES = {"userset": ("users", "@{}"), "project": ("projects", "{}"), "pe": ("pes", "{}"),
                   "exechost": ("hosts", "{}")}
@@ -62,21 +77,51 @@ def _first_user(table, name):
     return None
 
 
-def refusal(kind, name):
-    """The line refusing to delete ``kind`` ``name``, or None when nothing refers to it."""
+def refusal(kind, name, jobs=()):
+    """The line refusing to delete ``kind`` ``name``, or None when nothing refers to it.
+    ``jobs``: the jobs that have not finished (a PE or checkpointing environment one of
+    them requests stays)."""
     special = {"hostgroup": _hostgroup_refusal, "queue": _queue_refusal}.get(kind)
     if special is not None:
         return special(name)
-    found = _first_user(REFERENCES.get(kind, ()), name)
-    if found is not None:
-        attr, owner_kind, owner = found
-        return (f'denied: {confstore.LABELS[kind]} "{name}" is still referenced in {attr} of '
-                f'{confstore.LABELS[owner_kind]} "{owner}"')
+    if kind in JOB_REFERENCES:
+        job_id = requesting_job(kind, name, jobs)
+        if job_id is not None:
+            return "denied: " + JOB_REFERENCES[kind].format(name, job_id)
     if kind in ("project", "user") and _in_sharetree(name):
         return f'denied: may not remove {kind} "{name}" still referenced in share tree'
+    found = _first_user(REFERENCES.get(kind, ()), name)
+    if found is not None:
+        return _referenced(kind, name, *found)
     if kind in RQS_REFERENCES:
         filter_kind, written = RQS_REFERENCES[kind]
         return _rqs_refusal(filter_kind, written.format(name), confstore.LABELS[kind])
+    return None
+
+
+def _referenced(kind, name, attr, owner_kind, owner):
+    """Grid Engine's words for ``name`` being named by ``attr`` of ``owner``."""
+    if kind == "exechost":
+        return f'Host object "{name}" is still referenced in cluster queue "{owner}".'
+    if kind in QUEUE_ONLY:
+        return "denied: " + QUEUE_ONLY[kind].format(name, owner)
+    if kind == "project" and owner_kind == "user":
+        return f'project "{name}" is still referenced by user "{owner}"'
+    what = ATTR_WORDS.get(attr, attr)
+    return f'denied: {kind} "{name}" is still referenced in {what} of {OWNER_WORDS[owner_kind]} "{owner}"'
+
+
+def requesting_job(kind, name, jobs):
+    """The lowest id of the ``jobs`` requesting PE (a wildcard request matching it counts)
+    or checkpointing environment ``name``, or None."""
+    from gridtools.formats.sge.names import wildcard_match
+    for job in sorted(jobs, key=lambda j: j.id):
+        if kind == "pe":
+            pe = job.spec.get("pe")
+            if pe and wildcard_match(str(pe[0]), name):
+                return job.id
+        elif job.spec.get("ckpt") == name:
+            return job.id
     return None
 
 
@@ -127,15 +172,26 @@ def _rqs_refusal(filter_kind, name, what):
     return None
 
 
-def complex_refusal(attribute):
-    """The line refusing to remove complex attribute ``attribute``, or None."""
+def complex_refusal(attribute, sched=None):
+    """The line refusing to remove complex attribute ``attribute``, or None. ``sched``:
+    the scheduler configuration (its load_formula and job_load_adjustments)."""
+    if sched and _sched_names(sched, attribute):
+        return f'denied: Complex attribute "{attribute}" is still referenced in scheduler configuration.'
     found = _first_user(COMPLEX_REFERENCES, attribute)
     if found is not None:
-        attr, owner_kind, owner = found
-        return (f'denied: complex attribute "{attribute}" is still referenced in {attr} of '
-                f'{confstore.LABELS[owner_kind]} "{owner}"')
+        _attr, owner_kind, owner = found
+        where = "queue" if owner_kind == "queue" else "host"
+        return f'denied: Complex attribute "{attribute}" is still referenced in {where} "{owner}".'
     for set_name, rqs in sorted(confstore.load_all("rqs").items()):
         if any(attribute in rule["to"] for rule in rqs["limit"]):
-            return (f'denied: complex attribute "{attribute}" is still referenced in resource quota set '
-                    f'"{set_name}"')
+            return (f'denied: Complex attribute "{attribute}" is still referenced in resource quota set '
+                    f'"{set_name}".')
     return None
+
+
+def _sched_names(sched, attribute):
+    import re
+    formula = str(sched.get("load_formula") or "")
+    if attribute in re.findall(r"[A-Za-z_][\w.]*", formula):
+        return True
+    return attribute in names_in(sched.get("job_load_adjustments"))

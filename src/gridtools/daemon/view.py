@@ -37,7 +37,7 @@ def config_parts(state):
              "config": inputs.sched_config(conf), "pes": inputs.pes(conf),
              "policy_config": inputs.policy_config(conf), "tree": inputs.share_tree(conf),
              "quotas": rqs.quota_sets(conf, table),
-             "global_values": inputs.global_values(conf, table), "departments": {},
+             "global_values": inputs.global_values(conf, table),
              "deadline_users": frozenset(deadline.get("entries") or ())}
     state.view_cache["config"] = (state.config_generation, parts)
     return parts
@@ -57,19 +57,16 @@ def _queues(state, parts):
     return cached[1]
 
 
-def _department(state, parts, owner, group):
-    found = parts["departments"].get((owner, group))
-    if found is None:
-        found = parts["departments"][(owner, group)] = inputs.department_of(state.config, owner, group)
-    return found
+def _department(spec):
+    """The department fixed when the job was taken in (a description names it only
+    when it is not defaultdepartment)."""
+    return spec.get("department") or "defaultdepartment"
 
 
 def pending_job(job, state, parts, running_count):
     """The PendingJob of a daemon job with pending tasks."""
-    spec = job.spec
-    owner, group = spec["owner"], spec.get("group", "")
     return inputs.pending_job(job, state.config, parts["complexes"], _request(job, state, parts),
-                              running_count, _department(state, parts, owner, group),
+                              running_count, _department(job.spec),
                               parts["deadline_users"])
 
 
@@ -88,9 +85,8 @@ def _interned(parts, req):
 
 def running_record(job, task, state, parts):
     """The Running record of a running task."""
-    spec = job.spec
     return inputs.running_record(job, task, parts["complexes"], _request(job, state, parts),
-                                 _department(state, parts, spec["owner"], spec.get("group", "")))
+                                 _department(job.spec))
 
 
 def _request(job, state, parts):

@@ -113,7 +113,7 @@ BODIES = {
     # qrsub: each field is checked by the daemon as it builds the reservation (daemon.arreq)
     "ar_submit": dict.fromkeys(("id", "name", "account", "resources", "queues", "masterq", "pe",
                                 "ckpt", "now", "users", "mail_options", "mail_list", "hard_error",
-                                "verify", "start", "end"), _as_given),
+                                "verify", "start", "end", "duration"), _as_given),
     "ar_delete": {"targets": jc.list_of(jc.line), "users": jc.optional(jc.list_of(jc.word)),
                   "force": jc.boolean},
     # qrsh -inherit: checked against the job's granted hosts by the daemon (daemon.petask)

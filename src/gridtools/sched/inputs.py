@@ -301,14 +301,18 @@ def userlists_of(conf, user, group):
 
 
 def department_of(conf, user, group):
-    """The department (a userset of type DEPT) ``user`` belongs to."""
+    """The department (a userset of type DEPT) ``user`` belongs to: the first that lists
+    the user, else the first that lists ``@group``, else defaultdepartment (Grid
+    Engine sets a job's department so when it is submitted)."""
+    departments = []
     for name, obj in sorted(conf.objects["userset"].items()):
         kinds = obj.get("type") or ()
-        if "DEPT" not in (kinds if isinstance(kinds, (list, tuple)) else str(kinds).split(",")):
-            continue
-        entries = obj.get("entries") or []
-        if user in entries or f"@{group}" in entries:
-            return name
+        if "DEPT" in (kinds if isinstance(kinds, (list, tuple)) else str(kinds).split(",")):
+            departments.append((name, obj.get("entries") or []))
+    for wanted in (user, f"@{group}"):
+        for name, entries in departments:
+            if wanted in entries:
+                return name
     return "defaultdepartment"
 
 

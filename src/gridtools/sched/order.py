@@ -26,11 +26,10 @@ from gridtools.sched import urgency as urgency_mod
 from gridtools.sched.policy.config import PolicyConfig
 from gridtools.sched.policy.inputs import Members, PolicyJob
 from gridtools.sched.policy.inputs import Request as PolicyRequest
-from gridtools.sched.policy.tickets import Tickets
 from gridtools.sched.snapshot import JobOrder
 
 _NO_MEMBERS = Members()
-_ZERO = Tickets()
+_NO_TICKETS = (0.0, 0.0, 0.0, 0.0)          # total, override, functional, share tree
 #: the numbers of a job no policy looked at
 _KEPT_BACK = JobOrder(prio=0.0)
 
@@ -171,23 +170,39 @@ def _order_without_tickets(snap, config):
         dl = (config.weight_deadline / max(1.0, job.deadline - now)
               if job.deadline and job.deadline_user else 0.0)
         urgencies[job.id] = found if not (wt or dl) else urgency_mod.Urgency(found.rrcontr, wt, dl)
-    norm = priority_mod.Normalizer(priority_mod.Range.of(j.priority for j in eligible),
-                                   priority_mod.Range.of(u.total for u in urgencies.values()),
-                                   priority_mod.Range(), (config.weight_priority, config.weight_urgency,
-                                                          config.weight_ticket))
+    posix = priority_mod.Range.of(j.priority for j in eligible)
+    urgency = priority_mod.Range.of(u.total for u in urgencies.values())
+    # (the Normalizer's sum, written out: with waiting time every job has numbers of its own)
+    wp, wu, wt = config.weight_priority, config.weight_urgency, config.weight_ticket
+    ntckts = priority_mod.Range().normalized(0.0)
     shared, numbers = {}, {}
     for job in eligible:
         urg = urgencies[job.id]
         key = (job.priority, urg)
         found = shared.get(key)
         if found is None:
-            found = shared[key] = _job_order(norm.priority(job.priority, urg, 0.0), _ZERO)
+            npprior, total = posix.normalized(job.priority), urg.total
+            nurg = urgency.normalized(total)
+            found = shared[key] = JobOrder(wp * npprior + wu * nurg + wt * ntckts, npprior, (total, *urg),
+                                           nurg, _NO_TICKETS, ntckts, 0.0)
         numbers[job.id] = found
     if len(shared) == 1:            # one priority for all: submission order decides
         ordered = sorted(eligible, key=lambda j: (j.submit_time, j.id))
     else:
         ordered = sorted(eligible, key=lambda j: (-numbers[j.id].prio, j.submit_time, j.id))
-    return ordered, numbers, len(shared) <= 1
+    return ordered, numbers, len(shared) <= 1 or _one_key(config, shared)
+
+
+def _one_key(config, shared):
+    """True when the order follows one key that neither time nor jobs leaving change:
+    urgency alone (POSIX priorities all alike, or weighing nothing) or POSIX priority
+    alone. Waiting time adds the same to every job's urgency as time passes; a
+    deadline's contribution does not, so it never is such a key."""
+    if any(urg.dlcontr for _prio, urg in shared):
+        return False
+    if config.weight_priority == 0 or config.weight_urgency == 0:
+        return True
+    return len({prio for prio, _urg in shared}) == 1 or len({urg.total for _prio, urg in shared}) == 1
 
 
 def order(snap):

@@ -25,8 +25,10 @@ def me():
 
 
 def letter(ar, now):
+    """qrstat's state letter: in error, W (warning) while the window is ahead and E once
+    it has begun, as Grid Engine tells a waiting reservation from a running one."""
     if ar.get("state") == "error":
-        return "E"
+        return "W" if now < float(ar["start"]) else "E"
     if ar.get("state") == "deleted":
         return "d"
     if now < float(ar["start"]):

@@ -119,7 +119,8 @@ def check(kind, text):
             obj["conf_name"] = "global"
         objects.validate(kind, obj)
     except ConfigError as exc:
-        raise GridError(f"error: {exc}") from None
+        from gridtools.formats.sge.attrfile import problem_line
+        raise GridError(problem_line(exc)) from None
 
 
 def template_text(kind, name=None):

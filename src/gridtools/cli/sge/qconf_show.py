@@ -22,10 +22,10 @@ MISSING = {
     "pe": "{} is not a parallel environment",
     "ckpt": "{} is not a checkpointing interface definition",
     "calendar": "{} is not a calendar",
-    "userset": 'access list "{}" does not exist',
-    "user": "{} is not known as user",
-    "project": "{} is not known as project",
-    "rqs": 'resource quota set "{}" does not exist',
+    "userset": 'denied: access list "{}" does not exist',
+    "user": "{} is not known as a user",
+    "project": "{} is not known as a project",
+    "rqs": "No resource quota set found",
     "conf": "configuration {} not defined",
 }
 #: kind -> message when there is no object of the kind

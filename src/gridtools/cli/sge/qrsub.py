@@ -191,5 +191,7 @@ def _run(argv):
     from gridtools.spool import ids
     body = {k: v for k, v in req.items() if k not in ("start", "end", "duration")}
     body.update(start=start, end=end)
+    if req["start"] is None and req["end"] is None:     # -d alone: it starts when the daemon takes it
+        body.update(start=None, end=None, duration=req["duration"])
     body["id"] = ids.allocate("ar")[0] if req["verify"] != "v" else 0
     return ask("ar_submit", body)

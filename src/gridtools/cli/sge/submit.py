@@ -156,7 +156,7 @@ def check_request(req):
     if req["ckpt"] and req["ckpt"] not in _etc_names("ckpt"):
         raise Rejected(f'job rejected: the requested checkpointing environment "{req["ckpt"]}" does not exist')
     if req["project"] and req["project"] not in _etc_names("projects"):
-        raise Rejected(f'job rejected: project "{req["project"]}" does not exist')
+        raise Rejected(f'job rejected: the requested project "{req["project"]}" does not exist')
     check_resources(req)
 
 

@@ -31,6 +31,15 @@ class FieldError(ConfigError):
         self.line = line
 
 
+class Refusal(FieldError):
+    """A refusal in Grid Engine's own words, shown as it is (no "error:" before it)."""
+
+
+def problem_line(exc):
+    """The line qconf shows for a ConfigError: a Refusal as it is, others after "error: "."""
+    return str(exc) if isinstance(exc, Refusal) else f"error: {exc}"
+
+
 def copy_value(value):
     """A copy of a default so templates never share mutable values."""
     if isinstance(value, list):

@@ -10,7 +10,7 @@ three, under the ``#name shortcut ...`` header, followed by qconf's footer.
 """
 
 from gridtools.errors import InputError
-from gridtools.formats.sge.attrfile import FieldError
+from gridtools.formats.sge.attrfile import FieldError, Refusal
 from gridtools.formats.values import not_a_value, parse_number, parse_typed
 
 #: column names, in order
@@ -218,15 +218,52 @@ def _check_row(name, row):
         if column not in row:
             raise FieldError(f'missing column "{column}" of attribute "{name}"', column)
         _canonical(column, str(row[column]), None)
-    kind, relop, consumable = row["type"], row["relop"], row["consumable"]
-    if kind in STRING_TYPES and relop != "==":
-        bad("relop", "string attributes only allow ==")
-    if relop == "EXCL" and not (kind == "BOOL" and consumable != "NO"):
-        bad("relop", "EXCL is only valid for consumable BOOL attributes")
-    if consumable != "NO" and not (kind in NUMERIC_TYPES or relop == "EXCL"):
-        bad("consumable", "only numeric attributes can be consumable")
-    if not (row["default"].upper() == "NONE" and kind in STRING_TYPES) and not value_ok(kind, row["default"]):
-        bad("default", f"not a valid {kind} value")
+    if not (row["default"].upper() == "NONE" and row["type"] in STRING_TYPES) and \
+            not value_ok(row["type"], row["default"]):
+        bad("default", f"not a valid {row['type']} value")
+    why = _type_refusal(name, row) or _default_refusal(name, row)
+    if why:
+        raise Refusal(why, "default" if "default" in why else "relop")
+
+
+def _type_refusal(name, row):
+    """Grid Engine's refusal of a relational operator or consumable the type does not
+    allow (centry_elem_validate), or None."""
+    kind, relop, consumable = row["type"], row["relop"], row["consumable"] != "NO"
+    if kind in STRING_TYPES:
+        if relop not in ("==", "!="):
+            return f'Complex "{name}" has an invalid relational operator'
+        if consumable:
+            return f'Complex "{name}" of type "{kind}" cannot be a consumable'
+    elif kind == "BOOL":
+        if relop not in ("==", "EXCL"):
+            return f'Complex "{name}" has an invalid relational operator'
+        if consumable and relop != "EXCL":
+            return f'Exclusive complex "{name}" must have EXCL as relational operator'
+        if relop == "EXCL" and not consumable:
+            return f'Exclusive complex "{name}" must be a consumable'
+    elif relop == "EXCL":
+        return f'Complex "{name}" must be BOOL to use EXCL as relational operator'
+    if name == "tmpdir" and row["requestable"] != "NO":
+        return f'Complex attribute "{name}" is not requestable'
+    if consumable and relop not in ("<=", "EXCL"):
+        return f'Consumable "{name}" can have only <= as an relational operator'
+    return None
+
+
+def _default_refusal(name, row):
+    """Grid Engine's refusal of a default the attribute may not have, or None: only
+    consumables have one, which a consumable that cannot be requested needs and a
+    forced one may not have."""
+    kind, default = row["type"], row["default"]
+    zero = default.upper() == "NONE" if kind in STRING_TYPES else not parse_typed(kind, default)
+    if row["consumable"] == "NO":
+        return None if zero else f'Complex "{name}" cannot have a (non-zero) default value'
+    if row["requestable"] == "NO" and zero:
+        return f'Consumable "{name}" needs a default value because it is not requestable.'
+    if row["requestable"] == "FORCED" and not zero:
+        return f'Consumable "{name}" cannot have a (non-zero) default value because it is forced.'
+    return None
 
 
 def validate(obj, known=None):

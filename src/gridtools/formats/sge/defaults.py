@@ -84,17 +84,10 @@ def _queue(slots, personal=False):
     return obj
 
 
-#: policy weights of a new cell: the POSIX priority (-p) orders jobs first,
-#: then urgency, then tickets; pending jobs of equal priority run in
-#: submission order (no waiting-time bonus is needed for that)
-SCHED_WEIGHTS = {"weight_priority": 1.0, "weight_urgency": 0.1, "weight_ticket": 0.01,
-                 "weight_waiting_time": 0.0}
-
-
 def _sched():
-    obj = sched.template()
-    obj.update(SCHED_WEIGHTS)
-    return obj
+    """The scheduler configuration of a new cell: Grid Engine's defaults (urgency and
+    tickets weigh half each, waiting time adds 0.278 per second, -p weighs nothing)."""
+    return sched.template()
 
 
 #: attributes a new cell defines besides Grid Engine's: the GPU consumable and the memory

@@ -104,8 +104,9 @@ def parse_resource_list(text):
     return result
 
 
-def require_known(names, known, kind, field, what):
-    """Raise FieldError naming ``field`` if a name is missing from ``known[kind]``.
+def require_known(names, known, kind, field, what, words=None):
+    """Raise FieldError naming ``field`` if a name is missing from ``known[kind]``; with
+    ``words`` (Grid Engine's sentence, ``{}`` for the name) a Refusal in those words.
 
     Checks nothing when ``known`` holds no entry for ``kind``; names with
     wildcards are not checked.
@@ -115,4 +116,7 @@ def require_known(names, known, kind, field, what):
     existing = known[kind]
     for name in names:
         if not is_pattern(name) and name not in existing:
+            if words:
+                from gridtools.formats.sge.attrfile import Refusal
+                raise Refusal(words.format(name), field)
             raise FieldError(f'attribute "{field}" refers to {what} "{name}" which does not exist', field)

@@ -196,36 +196,38 @@ def _check_hosts(obj, known):
                 check_host_name(key, attr)
 
 
-#: list attribute -> (kind in ``known``, what it names)
+#: list attribute -> (kind in ``known``, Grid Engine's words for a name that does not exist)
 _REFERENCES = {
-    "pe_list": ("pe", "parallel environment"),
-    "ckpt_list": ("ckpt", "checkpointing environment"),
-    "user_lists": ("userset", "user list"),
-    "xuser_lists": ("userset", "user list"),
-    "projects": ("project", "project"),
-    "xprojects": ("project", "project"),
-    "load_thresholds": ("complex", "complex attribute"),
-    "suspend_thresholds": ("complex", "complex attribute"),
-    "complex_values": ("complex", "complex attribute"),
+    "pe_list": ("pe", 'Parallel environment "{}" does not exist'),
+    "ckpt_list": ("ckpt", 'Ckpt "{}" does not exist'),
+    "user_lists": ("userset", 'Userset "{}" does not exist'),
+    "xuser_lists": ("userset", 'Userset "{}" does not exist'),
+    "projects": ("project", 'Project "{}" does not exist'),
+    "xprojects": ("project", 'Project "{}" does not exist'),
+    "load_thresholds": ("complex", 'Complex attribute "{}" does not exist'),
+    "suspend_thresholds": ("complex", 'Complex attribute "{}" does not exist'),
+    "complex_values": ("complex", 'Complex attribute "{}" does not exist'),
 }
 
 
 def _check_references(obj, known):
     from gridtools.formats.sge.complex import check_values
-    for attr, (kind, what) in _REFERENCES.items():
+    for attr, (kind, words) in _REFERENCES.items():
         for value in values_of(obj, attr):
-            require_known(list(value), known, kind, attr, what)
+            require_known(list(value), known, kind, attr, kind, words)
             if kind == "complex" and known:
                 check_values(value, known.get("complex"), attr, consumables=attr == "complex_values")
     for value in values_of(obj, "calendar"):
         if value is not None:
-            require_known([value], known, "calendar", "calendar", "calendar")
+            require_known([value], known, "calendar", "calendar", "calendar", 'Calendar "{}" does not exist')
     for value in values_of(obj, "subordinate_list"):
         names = [name for name, _ in subordinate_queues(value)]
         if obj["qname"] in names:
             raise FieldError(f'queue "{obj["qname"]}" cannot be subordinate to itself',
                              "subordinate_list")
-        require_known(names, known, "queue", "subordinate_list", "queue")
+        require_known(names, known, "queue", "subordinate_list", "queue",
+                      'Subordinated cluster queue "{}" referenced in "' + obj["qname"].replace("{", "{{")
+                      .replace("}", "}}") + '" does not exist')
 
 
 def _check_paths(obj):

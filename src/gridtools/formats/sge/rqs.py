@@ -21,7 +21,7 @@ takes its records from ``sched.schedule``. The rule grammar lives in
 ``rqs.lark``; lark is imported on first use.
 """
 
-from gridtools.formats.sge.attrfile import FieldError, logical_lines, split_attr, wrap_line
+from gridtools.formats.sge.attrfile import FieldError, Refusal, logical_lines, split_attr, wrap_line
 from gridtools.formats.sge.codecs import Boolean, ValueProblem, is_none_word
 from gridtools.formats.sge.names import check_object_name, wildcard_match
 
@@ -291,19 +291,18 @@ def _check_limit(rule, resource, value, known):
         raise FieldError(f'invalid limit "{resource}={value}"', "limit")
     entries = (known or {}).get("complex")
     if entries is not None and resource not in entries:
-        raise FieldError(f'attribute "limit" refers to complex attribute "{resource}" which does not exist',
-                         "limit")
+        raise Refusal(f'"resource_quota" references not existing complex attribute "{resource}"', "limit")
     if is_dynamic(value):
         if rule.get("hosts") is None or not rule["hosts"].expand:
-            raise FieldError(f'dynamic limit "{resource}={value}" needs an expanded hosts filter '
-                             "(hosts {...})", "limit")
+            raise Refusal("dynamic limits are only supported for per host rules", "limit")
         try:
             attributes = [a for _, a in dynamic_terms(value) if a is not None]
         except ValueProblem as err:
             raise FieldError(str(err), "limit") from None
         for attribute in attributes:
             if entries is not None and attribute not in entries:
-                raise FieldError(f'dynamic limit "{value}" refers to unknown attribute "{attribute}"', "limit")
+                raise Refusal(f'"dynamical_limit" references not existing complex attribute "{attribute}"',
+                              "limit")
     elif isinstance(entries, dict):
         from gridtools.formats.sge.complex import value_ok
         if not value_ok(entries[resource]["type"], value):

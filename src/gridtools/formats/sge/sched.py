@@ -7,7 +7,7 @@ io to floats; ``params`` and ``halflife_decay_list`` are text or None
 (written ``none``).
 """
 
-from gridtools.formats.sge.attrfile import Field, FieldError, Schema
+from gridtools.formats.sge.attrfile import Field, FieldError, Refusal, Schema
 from gridtools.formats.sge.codecs import (
     Boolean, Choice, Integer, KeyValues, OptText, Real, Text, Time, TimeSpec)
 
@@ -131,3 +131,55 @@ def validate(obj, known=None):
     if unknown:
         raise FieldError(f'invalid value "{sorted(unknown)[0]}" in attribute "usage_weight_list": '
                          "expected cpu, mem and io", "usage_weight_list")
+    why = _params_refusal(obj["params"]) or _limits_refusal(obj) or \
+        _formula_refusal(str(obj["load_formula"]), (known or {}).get("complex"))
+    if why:
+        raise Refusal(why, "params")
+
+
+#: the names params may set: Grid Engine's, and NEGOTIATOR (sched_conf(5))
+PARAMS = frozenset({"PROFILE", "MONITOR", "JC_FILTER", "DURATION_OFFSET", "PE_RANGE_ALG", "NONE",
+                    "NEGOTIATOR"})
+
+
+def _params_refusal(text):
+    """Grid Engine's refusal of a params entry it does not know, or None."""
+    for item in str(text or "").replace(";", ",").replace(" ", ",").split(","):
+        if item and item.partition("=")[0].strip().upper() not in PARAMS:
+            return f'found unknown param: "{item}"'
+    return None
+
+
+def _limits_refusal(obj):
+    if obj["max_pending_tasks_per_job"] == 0:
+        return 'invalid setting for param: "max_pending_tasks_per_job"(should be ">0")'
+    if obj["max_reservation"] != 0 and obj["default_duration"].seconds == 0:
+        return "denied: resource reservation requires valid default duration"
+    return None
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _formula_refusal(formula, complexes):
+    """Grid Engine's refusal of a load_formula naming an attribute that does not exist,
+    or one of a string type; None when ``complexes`` (the complex) is not at hand."""
+    if not complexes or formula.lower() == "none":
+        return 'The keyword "none" is not allowed in "load_formula"' if complexes else None
+    import re
+    from gridtools.formats.sge.complex import STRING_TYPES, lookup
+    for factor in re.split(r"[-+*/]", formula.replace(" ", "")):
+        name = factor.lstrip("$")
+        if not name or _is_number(name):
+            continue
+        row = lookup(complexes, name)
+        if row is None:
+            return f'"load_formula" references not existing complex attribute "{name}"'
+        if row["type"] in STRING_TYPES:
+            return f'String, CString, ReString or Host attributes are not allowed in "load_formula": "{name}"'
+    return None

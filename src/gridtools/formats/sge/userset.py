@@ -65,3 +65,25 @@ def validate(obj, known=None):
     """Raise ConfigError for a malformed userset."""
     SCHEMA.check(obj)
     check_object_name(obj["name"], "user list", "name")
+
+
+#: the department of every user no other department lists
+DEFAULT_DEPARTMENT = "defaultdepartment"
+
+
+def refusal(obj, modifying):
+    """Grid Engine's refusal of a userset the daemon checks beyond its form, or None:
+    defaultdepartment must be a DEPT without entries, and a plain access list that is
+    modified (not added, as Grid Engine checks it) may not carry fshare or oticket."""
+    kinds = obj.get("type") or ()
+    if obj.get("name") == DEFAULT_DEPARTMENT:
+        if "DEPT" not in kinds:
+            return 'the "defaultdepartment" has to be of type "DEPT"'
+        if obj.get("entries"):
+            return 'all users are assigned to the "defaultdepartment" automatically'
+    if modifying and "DEPT" not in kinds:
+        if obj.get("fshare", 0) > 0:
+            return 'not allowed to set "fshare" for ACL lists'
+        if obj.get("oticket", 0) > 0:
+            return 'not allowed to set "oticket" for ACL lists'
+    return None

@@ -83,11 +83,11 @@ class PolicyConfig:
     usage_weights: Usage = Usage(1.0, 0.0, 0.0)
     compensation_factor: float = 5.0
     # job priority = weight_priority*npprior + weight_urgency*nurg + weight_ticket*ntckts
-    weight_priority: float = 1.0
-    weight_urgency: float = 0.1
-    weight_ticket: float = 0.01
+    weight_priority: float = 0.0
+    weight_urgency: float = 0.5
+    weight_ticket: float = 0.5
     # urgency: per second waited, and the numerator of the deadline contribution
-    weight_waiting_time: float = 0.0
+    weight_waiting_time: float = 0.278
     weight_deadline: float = 3600000.0
     # seconds between renicing running jobs by their tickets (0: never)
     reprioritize_interval: float = 0.0
