@@ -9,7 +9,7 @@ import time
 import pytest
 
 from gridtools.classad import ERROR, ClassAd, parse
-from gridtools.classad.values import MAX_STRING
+from gridtools.classad.budget import MAX_STRING
 
 #: what "quickly" means here: each of these ends in a fraction of a second on an idle
 #: machine (the steps take about 0.2 s, matching 0.2 s, the clock stops any evaluation
@@ -203,7 +203,7 @@ def test_ordinary_evaluation_is_not_slowed():
 
 
 def test_evaluations_over_the_budget_are_counted_apart_from_other_errors():
-    from gridtools.classad.values import over_budget
+    from gridtools.classad.budget import over_budget
     before = over_budget()
     assert parse("1/0").eval() is ERROR and parse("size(1)").eval() is ERROR
     assert over_budget() == before

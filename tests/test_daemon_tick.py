@@ -276,7 +276,7 @@ def test_requirements_over_the_evaluation_budget_are_not_evaluated_again_until_t
     """A job whose Requirements go over the budget of an evaluation (classad(5), COST)
     matches no slot; later passes do not evaluate them again (each would cost the budget
     once more), until condor_qedit changes the job."""
-    from gridtools.classad.values import over_budget
+    from gridtools.classad.budget import over_budget
     cell, daemon, fake = ticking
     redos = 'regexp("^(a|aa)*$", "' + "a" * 100 + 'b")'
     path = os.path.join(cell.root, "costly.sub")

@@ -10,9 +10,8 @@ here: that module costs a command more than building its ads).
 """
 
 from gridtools.classad.nodes import Env, Literal, to_expr
-from gridtools.classad.values import (
-    _CURRENT, _OVER, ERROR, UNDEFINED, Run, TooCostly, quote_name, unparse_value,
-)
+from gridtools.classad.budget import _OVER, Run, TooCostly
+from gridtools.classad.values import _CURRENT, ERROR, UNDEFINED, quote_name, unparse_value
 
 
 class ClassAd:
@@ -138,7 +137,7 @@ class ClassAd:
     def eval(self, name, target=None):
         """The value of attribute ``name`` with this ad as MY and ``target``
         as TARGET; UNDEFINED when the attribute is missing; ERROR when the evaluation
-        goes over its budget (``values.STEPS``), runs out of memory or of recursion depth."""
+        goes over its budget (``budget.STEPS``), runs out of memory or of recursion depth."""
         key = name.lower()
         expr = self._exprs.get(key)
         if expr is None:

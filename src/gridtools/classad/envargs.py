@@ -9,7 +9,8 @@ quotes is put in single quotes (the quotes doubled), an empty word is ``''``.
 """
 
 from gridtools.classad.functions import builtin, exceptional
-from gridtools.classad.values import ERROR, LOOP_CHARS, MAX_STRING, UNDEFINED, built, charge
+from gridtools.classad.budget import LOOP_CHARS, MAX_STRING, built, charge
+from gridtools.classad.values import ERROR, UNDEFINED
 
 MANY = 1 << 30
 

@@ -19,9 +19,9 @@ from gridtools.classad.operators import (
     BINARY, identical, logical_operand, op_add, op_div, op_gt, op_lt,
 )
 from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
+from gridtools.classad.budget import STEP_CHARS, built, charge, current_run
 from gridtools.classad.values import (
-    ERROR, STEP_CHARS, UNDEFINED, Special, built, charge, current_run, to_int32, to_int64, truth,
-    unparse_value, wrap32, wrap64,
+    ERROR, UNDEFINED, Special, to_int32, to_int64, truth, unparse_value, wrap32, wrap64,
 )
 
 FUNCTIONS = {}

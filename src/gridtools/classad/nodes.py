@@ -21,10 +21,9 @@ asked for (``nodes.Select`` and the others still name them).
 import time
 
 from gridtools.classad import operators as ops
-from gridtools.classad import values
-from gridtools.classad.values import (
-    ERROR, STEP_CHARS, UNDEFINED, Run, Special, TooCostly, quote_name, unparse_value, wrap64,
-)
+from gridtools.classad import budget, values
+from gridtools.classad.budget import STEP_CHARS, Run, TooCostly
+from gridtools.classad.values import ERROR, UNDEFINED, Special, quote_name, unparse_value, wrap64
 
 _FUNCTIONS = None  # functions.lookup (name -> Builtin), imported on first compile of a call
 _AS_AD = None  # ad.as_ad, loaded on first evaluation (ad imports this module)
@@ -48,7 +47,7 @@ class Env:
 def eval_attr(ad, key, expr, target, env):
     """Evaluate ``ad``'s attribute ``key`` (whose expression is ``expr``) with
     ``ad`` as MY and ``target`` as TARGET. Once an evaluation has taken a first chunk
-    of steps (values.STEP_CHUNK: ordinary ones never do), the values of its attributes
+    of steps (budget.STEP_CHUNK: ordinary ones never do), the values of its attributes
     are remembered by (ad, name, target), unless one depended on more than those (a
     cycle met on the way, which depends on what else is being evaluated; random()): an
     attribute read many times is then evaluated once."""
@@ -179,7 +178,7 @@ class Expr:
     def eval(self, my=None, target=None):
         """The value of this expression with ``my`` as its own ad and
         ``target`` as the other ad (ClassAd, dict or None); ERROR when the
-        evaluation goes over its budget (``values.STEPS``), runs out of memory or of
+        evaluation goes over its budget (``budget.STEPS``), runs out of memory or of
         recursion depth."""
         global _AS_AD
         if _AS_AD is None:
@@ -192,7 +191,7 @@ class Expr:
         try:
             return self.compiled()(Env(_AS_AD(my), _AS_AD(target, empty=None), run))
         except (TooCostly, MemoryError):
-            values._OVER[0] += 1
+            budget._OVER[0] += 1
             return ERROR
         except RecursionError:
             return ERROR

@@ -17,7 +17,8 @@ the ordering operators compare strings case-insensitively, ``=?=`` exactly.
 import _operator as operator   # the functions of ``operator``, without its module's start-up
 import math
 
-from gridtools.classad.values import INT64_MIN, ERROR, UNDEFINED, Special, charge, truth, wrap64
+from gridtools.classad.budget import charge
+from gridtools.classad.values import INT64_MIN, ERROR, UNDEFINED, Special, truth, wrap64
 
 _INTLIKE = (int, bool)
 _NUMERIC = (int, float, bool)

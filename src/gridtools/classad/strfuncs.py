@@ -8,14 +8,13 @@ whole target with the substitution applied and ``g`` replaces every match.
 
 ``re`` backtracks: a pattern such as ``^(a|aa)*$`` takes exponential time on a
 target it does not match; every match is timed (``timing``). Strings functions
-build are at most ``values.MAX_STRING`` characters long (ERROR).
+build are at most ``budget.MAX_STRING`` characters long (ERROR).
 """
 
 from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
 from gridtools.classad.timing import timed
-from gridtools.classad.values import (
-    ERROR, LOOP_CHARS, MAX_STRING, STEP_CHARS, UNDEFINED, Special, built, charge, to_int64, wrap32,
-)
+from gridtools.classad.budget import LOOP_CHARS, MAX_STRING, STEP_CHARS, built, charge
+from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64, wrap32
 
 MANY = 1 << 30
 

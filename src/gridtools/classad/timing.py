@@ -3,7 +3,7 @@
 ``re`` backtracks: a pattern such as ``^(a|aa)*$`` takes exponential time on a
 target it does not match, and rewriting patterns cannot rule that out. But ``re``
 looks for signals while it matches, so every match runs under an interval timer
-(SIGALRM) set to what is left of the evaluation's ``values.REGEX_SECONDS``; when it
+(SIGALRM) set to what is left of the evaluation's ``budget.REGEX_SECONDS``; when it
 fires the evaluation is over its budget (TooCostly) and its value is ERROR. Outside
 the main thread no signal can be caught, and matching there is not timed.
 """
@@ -13,7 +13,7 @@ from _signal import ITIMER_REAL, SIGALRM, setitimer
 from _thread import get_ident
 from time import monotonic
 
-from gridtools.classad.values import REGEX_SECONDS, TooCostly, current_run
+from gridtools.classad.budget import REGEX_SECONDS, TooCostly, current_run
 
 
 class _Expired(TooCostly):

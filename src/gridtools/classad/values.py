@@ -158,110 +158,10 @@ def quote_name(name):
     return found
 
 
-# ------------------------------------------------------------ the cost of one evaluation
-#
-# An expression comes from a user (a job's Requirements, a condor_qedit) and is evaluated
-# by the daemon; its cost is bounded so that no expression can hold it up. One evaluation
-# (ClassAd.eval, Expr.eval) may take STEPS steps: an attribute evaluated or taken again
-# from the evaluation's memo, a function called, an element of a list walked by a
-# function, one step per STEP_CHARS characters of the strings functions build (or of
-# a long value taken again), and one per LOOP_CHARS characters functions read one by
-# one in Python (split, the argument and environment functions, versions, the
-# spelling of strings in lists). Every STEP_CHUNK steps the clock is looked at too: an
-# evaluation that ran SECONDS is over its budget however few steps it took. Functions
-# build no string longer than MAX_STRING characters (ERROR), and regular expressions
-# match for REGEX_SECONDS at most in one evaluation (see strfuncs). An evaluation over
-# its budget is ERROR, as is one that runs out of memory or of recursion depth.
-
-#: most steps of one evaluation (an ordinary Requirements takes a few dozen)
-STEPS = 300_000
-#: steps between two looks at the clock
-STEP_CHUNK = 1024
-#: characters of a built string that cost one step
-STEP_CHARS = 256
-#: characters read one by one in Python that cost one step (about what a step costs)
-LOOP_CHARS = 4
-#: most seconds one evaluation may take, whatever its steps (a backstop)
-SECONDS = 1.0
-#: most seconds regular expressions may spend matching in one evaluation
-REGEX_SECONDS = 0.2
-#: longest string a function builds (characters)
-MAX_STRING = 1 << 21
-
-
-class TooCostly(Exception):
-    """An evaluation went over its budget; it is ERROR."""
-
-
-class Run(set):
-    """One evaluation: the attributes in the middle of evaluation (a set of (ad id,
-    name), for cycle detection), the steps left until the next look at the budget,
-    the memo of attribute values (from the first look on: see nodes.eval_attr), and
-    how often a value depended on more than its ad, its name and its target (a cycle
-    met, random()): ``impure``."""
-
-    __slots__ = ("left", "spent", "deadline", "memo", "impure", "regex_left")
-
-    def __init__(self):
-        self.left = STEP_CHUNK
-        self.spent = 0
-        self.deadline = None
-        self.memo = None
-        self.impure = 0
-        self.regex_left = REGEX_SECONDS
-
-    def refill(self):
-        """The steps of the last chunk are spent: raise TooCostly when the budget or
-        the time is over, else give the next chunk."""
-        self.spent += STEP_CHUNK - self.left
-        if self.spent > STEPS:
-            raise TooCostly
-        import time
-        now = time.monotonic()
-        if self.deadline is None:
-            self.deadline = now + SECONDS
-            self.memo = {}
-        elif now > self.deadline:
-            raise TooCostly
-        self.left = STEP_CHUNK
-
-
-#: the evaluation going on (None outside of one): what functions charge their work to
+#: the evaluation going on (None outside of one), whose cost ``budget`` counts: here so
+#: that spelling a list (below) charges it without loading ``budget`` for commands that
+#: evaluate nothing
 _CURRENT = [None]
-#: how many evaluations of this process went over their budget or ran out of memory
-_OVER = [0]
-
-
-def over_budget():
-    """How many evaluations of this process went over their budget or ran out of memory
-    so far: a caller that compares it before and after an evaluation knows whether its
-    ERROR was one of those (and may leave the expression alone afterwards)."""
-    return _OVER[0]
-
-
-def current_run():
-    """The Run of the evaluation going on, or None."""
-    return _CURRENT[0]
-
-
-def charge(steps):
-    """Count ``steps`` against the evaluation going on (if any)."""
-    run = _CURRENT[0]
-    if run is not None:
-        run.left -= steps
-        if run.left < 0:
-            run.refill()
-
-
-def built(text):
-    """A string a function built: ERROR when longer than MAX_STRING, else the text
-    (its length charged)."""
-    size = len(text)
-    if size > MAX_STRING:
-        return ERROR
-    if size >= STEP_CHARS:
-        charge(size // STEP_CHARS)
-    return text
 
 
 def unparse_value(value, old=False):
@@ -279,6 +179,7 @@ def unparse_value(value, old=False):
         return '"' + value.replace('"', '\\"') + '"' if old else quote_string(value)
     if t is list:
         if _CURRENT[0] is not None:     # (a list may hold the same list many times over)
+            from gridtools.classad.budget import LOOP_CHARS, charge
             charge(len(value) + sum(len(v) for v in value if type(v) is str) // LOOP_CHARS)
         return "{ " + ",".join(unparse_value(v, old) for v in value) + " }"
     if t is Special:

@@ -614,7 +614,7 @@ def periodic(state, dispatcher, now):
     and carry out what they decide; returns the number of tasks changed. A job whose
     expressions went over the evaluation budget (classad(5), COST: ERROR, which never
     fires) is left alone until it changes, rather than evaluated again and again."""
-    from gridtools.classad.values import over_budget
+    from gridtools.classad.budget import over_budget
     from gridtools.daemon import condorpolicy
     from gridtools.model.job import TaskState
     changed = 0

@@ -25,7 +25,7 @@ import time
 from gridtools import ads, cell
 from gridtools.classad import ClassAd
 from gridtools.classad.nodes import Literal
-from gridtools.classad.values import over_budget
+from gridtools.classad.budget import over_budget
 from gridtools.daemon import devices, qcontrol, view
 from gridtools.sched import autocluster as acl
 from gridtools.sched import negotiator as N
