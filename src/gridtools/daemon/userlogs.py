@@ -13,43 +13,16 @@ comes from ``formats.condor.userlog``.
 import os
 import stat
 
+from gridtools.exec.jobproc import owner_rights
 from gridtools.formats.condor import userlog
 
 _FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-class _AsOwner:
-    """The effective identity of a job's owner for the time of one open (root only)."""
-
-    def __init__(self, owner, uid, gid):
-        self.owner, self.uid, self.gid = owner, uid, gid
-        self.saved = None
-
-    def __enter__(self):
-        if os.geteuid() != 0 or self.uid == 0:
-            return self
-        try:
-            groups = os.getgrouplist(self.owner, self.gid)
-        except (KeyError, OSError):
-            groups = [self.gid]
-        self.saved = (os.getgroups(), os.getegid())
-        os.setgroups(groups)
-        os.setegid(self.gid)
-        os.seteuid(self.uid)
-        return self
-
-    def __exit__(self, *exc):
-        if self.saved is not None:
-            os.seteuid(0)
-            os.setegid(self.saved[1])
-            os.setgroups(self.saved[0])
-        return False
-
-
 def open_log(path, owner, uid, gid):
     """A descriptor of the log at ``path`` opened for appending as its owner, or
     raise OSError (a link, not a plain file, another owner's file)."""
-    with _AsOwner(owner, uid, gid):
+    with owner_rights({"owner": owner, "uid": uid, "gid": gid}):
         fd = os.open(path, _FLAGS, 0o644)
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or (uid != 0 and st.st_uid != uid):

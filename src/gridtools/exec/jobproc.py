@@ -141,28 +141,51 @@ def chdir_to(cwd):
 
 def _child(plan, wfd):
     """In the forked child: prepare and exec the job; never returns."""
+    exec_or_report(lambda: _start_job(plan), wfd)
+
+
+def _start_job(plan):
+    """The job's side of its start: its identity, limits, directory and streams, then
+    its program (``_child``)."""
+    os.setpgid(0, 0)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
+                signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    if plan.get("nice"):
+        os.nice(int(plan["nice"]))
+    apply_limits(plan.get("limits") or {})
+    become_owner(plan)
+    chdir_to(plan["cwd"])
+    opened = open_streams(plan)
+    for target, fd in enumerate(opened):
+        if fd != target:
+            os.dup2(fd, target)
+    for fd in set(opened):
+        if fd > 2:
+            os.close(fd)
+    exec_program(plan["exec"], plan["argv"], plan["env"])
+
+
+def exec_program(path, argv, env, search=False):
+    """Execute a program (found on env's PATH with ``search``); StartFailed (STEP_EXEC)
+    when that fails."""
     try:
-        os.setpgid(0, 0)
-        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
-                    signal.SIGINT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD):
-            signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        if plan.get("nice"):
-            os.nice(int(plan["nice"]))
-        apply_limits(plan.get("limits") or {})
-        become_owner(plan)
-        chdir_to(plan["cwd"])
-        opened = open_streams(plan)
-        for target, fd in enumerate(opened):
-            if fd != target:
-                os.dup2(fd, target)
-        for fd in set(opened):
-            if fd > 2:
-                os.close(fd)
-        try:
-            os.execve(plan["exec"], plan["argv"], plan["env"])
-        except OSError as exc:
-            raise StartFailed.of(STEP_EXEC, plan["exec"], exc) from None
+        if search:
+            os.execvpe(path, argv, env)
+        else:
+            os.execve(path, argv, env)
+    except OSError as exc:
+        raise StartFailed.of(STEP_EXEC, path, exc) from None
+
+
+def exec_or_report(start, wfd):
+    """In a forked child: ``start()`` ends by executing a program; when it fails
+    instead, tell the parent why through ``wfd`` and exit (``exit_failed``). Never
+    returns."""
+    try:
+        start()
+        failed = StartFailed("", "", 0, "the program returned")
     except StartFailed as exc:
         failed = exc
     except OSError as exc:

@@ -22,7 +22,7 @@ import re
 import signal
 
 from gridtools.exec.jobproc import (
-    DEFAULT_SIGNALS, FAILED_BEFORE_JOB, STEP_EXEC, StartFailed, become_owner, chdir_to, exit_failed,
+    DEFAULT_SIGNALS, FAILED_BEFORE_JOB, become_owner, chdir_to, exec_or_report, exec_program,
     open_as_owner, read_spawn_failure, signal_job, signal_named)
 
 #: PATH of a procedure that does not run with the job's environment (exec.plan's DEFAULT_PATH)
@@ -185,32 +185,26 @@ def run_procedure(plan, spec, on_start=None, pid=None, outputs=("stdout", "stder
 def _procedure_child(plan, argv, env, cwd, owner, account, fds, wfd):
     """In the forked child of a procedure: take its identity, then change to its
     working directory, then execute it; never returns."""
-    try:
-        os.setsid()
-        for sig in DEFAULT_SIGNALS:
-            signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        if owner:
-            become_owner(plan)
-        elif account is not None:
-            os.initgroups(account.pw_name, account.pw_gid)
-            os.setgid(account.pw_gid)
-            os.setuid(account.pw_uid)
-        chdir_to(cwd)
-        null = os.open(os.devnull, os.O_RDONLY)
-        for target, fd in enumerate((null,) + tuple(fds)):
-            os.dup2(fd, target)
-        try:
-            os.execvpe(argv[0], argv, env)
-        except OSError as exc:
-            raise StartFailed.of(STEP_EXEC, argv[0], exc) from None
-    except StartFailed as exc:
-        failed = exc
-    except OSError as exc:
-        failed = StartFailed("", "", exc.errno, exc.strerror or str(exc))
-    except BaseException as exc:  # noqa: BLE001
-        failed = StartFailed("", "", 0, str(exc))
-    exit_failed(failed, wfd)
+    exec_or_report(lambda: _start_procedure(plan, argv, env, cwd, owner, account, fds), wfd)
+
+
+def _start_procedure(plan, argv, env, cwd, owner, account, fds):
+    """The procedure's side of its start (``_procedure_child``)."""
+    os.setsid()
+    for sig in DEFAULT_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    if owner:
+        become_owner(plan)
+    elif account is not None:
+        os.initgroups(account.pw_name, account.pw_gid)
+        os.setgid(account.pw_gid)
+        os.setuid(account.pw_uid)
+    chdir_to(cwd)
+    null = os.open(os.devnull, os.O_RDONLY)
+    for target, fd in enumerate((null,) + tuple(fds)):
+        os.dup2(fd, target)
+    exec_program(argv[0], argv, env, search=True)
 
 
 def home_of_uid(uid):
