@@ -79,20 +79,20 @@ def run_method(plan, command, pid):
 
 def suspend(plan, pid):
     """Stop the job: its suspend_method (a command or a signal), else SIGSTOP."""
-    method = _method(plan, "suspend_method")
-    if method and method.startswith("/"):
-        run_method(plan, method, pid)
-    else:
-        signal_job(pid, signal_named(method, signal.SIGSTOP))
+    _command_or_signal(plan, "suspend_method", signal.SIGSTOP, pid)
 
 
 def resume(plan, pid):
     """Continue the job: its resume_method (a command or a signal), else SIGCONT."""
-    method = _method(plan, "resume_method")
+    _command_or_signal(plan, "resume_method", signal.SIGCONT, pid)
+
+
+def _command_or_signal(plan, key, default, pid):
+    method = _method(plan, key)
     if method and method.startswith("/"):
         run_method(plan, method, pid)
     else:
-        signal_job(pid, signal_named(method, signal.SIGCONT))
+        signal_job(pid, signal_named(method, default))
 
 
 def terminate(plan, pid):
