@@ -219,3 +219,24 @@ def test_long_patterns_cost_steps_to_compile():
     assert parse(f'regexp(A6, "{"ab" * 32}")').eval(ad) is True                # 64 groups
     assert parse("regexp(A6, strcat(A0, A0))").eval(ad) is False
     assert parse('regexp(A3, "abababab")').eval(ad) is True
+
+
+def test_eval_of_a_built_text_is_charged_before_it_is_parsed_and_not_kept():
+    """eval() of a megabyte text an expression built is ERROR at once (parsing it would
+    take seconds and hundreds of megabytes); a modest one is parsed, and a long text is
+    not kept in the parser's cache."""
+    from gridtools.classad import parser
+    ad = doubling('"' + "1," * 500 + '"', "strcat({prev}, {prev})", count=10)     # A10: 1 MiB
+    value, took = timed(lambda: parse('size(eval(strcat("{", A10, "1}")))').eval(ad))
+    assert value is ERROR and took < QUICK
+    assert parse('size(eval(strcat("{", A3, "1}")))').eval(ad) == 4001
+    assert not any(len(text) > parser.KEPT_CHARS for text in parser._PARSED)
+    assert parse('size(eval(strcat("{", A5, "2}")))').eval(ad) == 16001       # 32 KiB: kept
+    assert any(len(text) > 32000 for text in parser._PARSED)
+
+
+def test_format_time_builds_no_string_beyond_the_limit():
+    ad = doubling('"' + "%c" * 512 + '"', "strcat({prev}, {prev})", count=10)
+    value, took = timed(lambda: parse("formatTime(0, A10)").eval(ad))
+    assert value is ERROR and took < QUICK
+    assert parse('size(formatTime(0, "%Y"))').eval(ad) == 4

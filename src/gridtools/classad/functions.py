@@ -19,7 +19,7 @@ from gridtools.classad.operators import (
     BINARY, identical, logical_operand, op_add, op_div, op_gt, op_lt,
 )
 from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
-from gridtools.classad.budget import STEP_CHARS, built, charge, current_run
+from gridtools.classad.budget import LOOP_CHARS, MAX_STRING, built, charge, current_run
 from gridtools.classad.values import (
     ERROR, UNDEFINED, Special, to_int32, to_int64, truth, unparse_value, wrap32, wrap64,
 )
@@ -477,13 +477,20 @@ builtin("allCompare", args=(3, 3))(_list_compare(True))
 
 # ------------------------------------------------------------- evaluation
 
+#: steps charged for each character eval() parses (Python's parser takes a few
+#: microseconds a character; a step is about half of one)
+PARSE_STEPS = 6
+
+
 @builtin("eval", mode="lazy")
 def fn_eval(env, fns):
     text = fns[0](env)
     if type(text) is not str:
         return ERROR if type(text) is Special else text
     from gridtools.classad.parser import ClassAdSyntaxError, parse
-    charge(len(text) // STEP_CHARS)
+    # parsing costs about what PARSE_STEPS steps cost for each character: the text is
+    # charged in full first, so that a text too long for the budget is never parsed
+    charge(len(text) * PARSE_STEPS)
     try:
         expr = parse(text)
     except ClassAdSyntaxError:
@@ -630,8 +637,11 @@ def fn_format_time(when=None, fmt="%c"):
         return UNDEFINED
     if type(when) not in (int, float) or type(fmt) is not str:
         return ERROR
+    charge(len(fmt) // LOOP_CHARS)
+    if len(fmt) > MAX_STRING // 64:         # (a conversion spells at most a few dozen characters)
+        return ERROR
     try:
-        return _time.strftime(fmt, _time.localtime(when))
+        return built(_time.strftime(fmt, _time.localtime(when)))
     except (ValueError, OverflowError, OSError):
         return ERROR
 

@@ -46,15 +46,19 @@ def parse(text):
     return _parse_cached(text)
 
 
-#: parsed expressions by their text (cleared when it holds PARSED_KEPT)
+#: parsed expressions by their text (cleared when it holds PARSED_KEPT); a text longer
+#: than KEPT_CHARS is parsed each time (one, built by an expression, could weigh megabytes)
 _PARSED = {}
 PARSED_KEPT = 16384
+KEPT_CHARS = 65536
 
 
 def _parse_cached(text):
     found = _PARSED.get(text)
     if found is None:
         found = _simple(text) or _run(text, "start_expr")
+        if len(text) > KEPT_CHARS:
+            return found
         if len(_PARSED) >= PARSED_KEPT:
             _PARSED.clear()
         _PARSED[text] = found
