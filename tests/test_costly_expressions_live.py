@@ -140,3 +140,21 @@ def test_a_start_expression_reading_a_costly_job_attribute_refuses_that_job_only
         stop_promptly(cell)
     finally:
         destroy_cell(cell)
+
+
+def test_infinite_amounts_cut_no_pass_short_and_the_job_holds_its_slot(cell, workdir):
+    """request_disk = 1e400 is infinity: a job whose owner made it match anyway runs in
+    a slot that says so (condor_status), no pass is cut short; an infinite hold code
+    given at submission is stored as 0."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 60\nrequest_disk = 1e400\n"
+                           "hold = true\nqueue\n", cwd=workdir)
+    assert cell.run("condor_qedit", str(cluster), "Requirements", "true").returncode == 0
+    assert cell.run("condor_release", str(cluster)).returncode == 0
+    wait_for(lambda: statuses(cell, str(cluster)).get(f"{cluster}.0") == 2)
+    wait_for(lambda: "Claimed" in cell.run("condor_status").stdout)
+    held = submit(cell, 'executable = /bin/true\nhold = true\n+HoldReason = "x"\n'
+                        '+HoldReasonCode = real("inf")\nqueue\n', cwd=workdir, name="h.sub")
+    wait_for(lambda: statuses(cell, str(held)).get(f"{held}.0") == 5)
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert "cut short" not in messages and "OverflowError" not in messages
+    cell.run("condor_rm", str(cluster), str(held))

@@ -348,7 +348,8 @@ def _text(value):
 
 
 def _int(value):
-    return int(value) if type(value) in (int, float) else 0
+    """A whole number of an ad's value (0 for anything else, infinity and NaN too)."""
+    return int(value) if type(value) in (int, float) and value - value == 0 else 0
 
 
 def _strerror(err):

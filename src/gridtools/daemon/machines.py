@@ -394,7 +394,8 @@ def _text(value):
 
 
 def _number(value):
-    return int(value) if type(value) in (int, float) and value > 0 else 0
+    """A positive amount of an ad's value (0 for anything else, infinity and NaN too)."""
+    return int(value) if type(value) in (int, float) and value > 0 and value - value == 0 else 0
 
 
 def _slot_number(name):

@@ -332,4 +332,4 @@ def wrap(text, width=80):
 
 
 def _int(value):
-    return int(value) if type(value) in (int, float) else 0
+    return int(value) if type(value) in (int, float) and value - value == 0 else 0

@@ -409,7 +409,7 @@ class Cycle:
         """Take a job's request out of a partitionable slot; it stays while cpus are left
         (the slot's other resources, its MachineResources besides CPUs, memory and disk,
         are taken too: GPUs, ...)."""
-        cpus, memory, disk = (int(math.ceil(v)) for v in ac.request)
+        cpus, memory, disk = (_whole(v) for v in ac.request)
         cpus = max(cpus, 1)
         ad = self.ads[i].copy()
         left = {}
@@ -417,7 +417,7 @@ class Cycle:
         named = ad.eval("MachineResources")
         for name in (named.split() if isinstance(named, str) else ()):
             if name.lower() not in ("cpus", "memory", "disk"):
-                amounts.append((name, int(math.ceil(max(number_or(ac.rep.eval("Request" + name), 0.0), 0.0)))))
+                amounts.append((name, _whole(max(number_or(ac.rep.eval("Request" + name), 0.0), 0.0))))
         for attr, amount in amounts:
             left[attr] = number_or(ad.eval(attr), 0) - amount
             ad[attr] = int(left[attr])
@@ -441,3 +441,15 @@ class Cycle:
                                                    self.usage.get(name, 0.0))
         out.groups = list(self.root.walk()) if self.config.groups.enabled else []
         return out
+
+
+#: the most a request is taken for (an infinite one takes all there is, and more)
+MOST = 1 << 62
+
+
+def _whole(amount):
+    """A request's amount rounded up to a whole number: NaN is 0, more than MOST
+    (infinity) is MOST."""
+    if amount != amount:
+        return 0
+    return MOST if amount > MOST else int(math.ceil(amount))
