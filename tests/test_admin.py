@@ -68,6 +68,30 @@ def test_init_refuses_a_foreign_directory(scratch):
     assert os.listdir(scratch) == ["precious.txt"]
 
 
+def test_a_cell_must_be_its_daemon_users_own(scratch, users):
+    """A cell folder another user owns (he made the path first) or may write to is
+    refused by init and by the daemon: its owner could put his own etc/ in place."""
+    import pwd
+    env = env_for(scratch)
+    entry = pwd.getpwnam(users[1])
+    os.chown(scratch, entry.pw_uid, entry.pw_gid)
+    proc = run(env, "gridtools", "init", "--slots", "1")
+    assert proc.returncode == 1 and f"{scratch} belongs to {users[1]}" in proc.stderr
+    assert os.listdir(scratch) == []
+    os.chown(scratch, 0, 0)
+    os.chmod(scratch, 0o777)
+    proc = run(env, "gridtools", "init", "--slots", "1")
+    assert proc.returncode == 1 and f"others may write to {scratch}" in proc.stderr
+    os.chmod(scratch, 0o755)
+    assert run(env, "gridtools", "init", "--slots", "1").returncode == 0
+    os.chown(os.path.join(scratch, "etc"), entry.pw_uid, entry.pw_gid)     # swapped later
+    proc = run(env, "gridtools", "daemon", "start")
+    assert proc.returncode != 0
+    assert "belongs to " + users[1] in proc.stdout + proc.stderr + open(
+        os.path.join(scratch, "spool", "daemon.out")).read()
+    assert run(env, "gridtools", "daemon", "status").returncode == 1
+
+
 def test_commands_refuse_an_uninitialised_named_cell(scratch):
     proc = run(env_for(scratch), "qsub", "-b", "y", "true")
     assert proc.returncode == 1

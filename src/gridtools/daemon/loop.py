@@ -107,6 +107,8 @@ class Daemon:
         self._listen()
 
     def _take_lock(self):
+        from gridtools.spool import cellsetup
+        cellsetup.check_owned(cell.root())
         files.makedirs(cell.spool())
         # forked while the daemon is small, and before it holds its lock (a fork made
         # later shares the lock until it closed it, which could outlive a killed daemon)

@@ -10,6 +10,12 @@ user, and job folders can be passed through but not listed
 (gridtools_spool(5)). ``default/common/`` holds Grid Engine's common files
 (``spool.cellcommon``). ``secure`` applies these rules again to a cell made
 by an older version; the daemon calls it when it starts.
+
+The cell's own folder, ``etc/`` and ``spool/`` must belong to the user who
+initialises the cell and runs its daemon, and be writable by nobody else
+(``check_owned``): a user who owned the folder of a cell root runs could put
+a configuration of his own in place of ``etc/``, managers and root
+procedures included.
 """
 
 import os
@@ -25,6 +31,29 @@ MARKER = "cell"          # etc/cell: marks a directory as a gridtools cell
 
 def is_cell(root):
     return os.path.exists(os.path.join(root, "etc", MARKER))
+
+
+def check_owned(root):
+    """Refuse (ConfigError) a cell whose folder, etc/ or spool/ is not a folder of this
+    process's user that nobody else may write to."""
+    import pwd
+    me = os.geteuid()
+    for path in (root, os.path.join(root, "etc"), os.path.join(root, "spool")):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            raise ConfigError(f"refusing the cell {root}: {path} is not a folder")
+        if st.st_uid != me:
+            try:
+                owner = pwd.getpwuid(st.st_uid).pw_name
+            except KeyError:
+                owner = str(st.st_uid)
+            raise ConfigError(f"refusing the cell {root}: {path} belongs to {owner}, "
+                              "not to the user of its daemon")
+        if st.st_mode & 0o022:
+            raise ConfigError(f"refusing the cell {root}: others may write to {path}")
 
 
 def _copy_defaults(src, dst):
@@ -121,6 +150,7 @@ def initialise(root, hosts, slots, manager, gpus=0, personal=False):
     user's own cell (see ``default_cell_objects``)."""
 
     root = os.path.abspath(root)
+    check_owned(root)
     if os.path.isdir(root) and os.listdir(root) and not is_cell(root):
         raise ConfigError(f"refusing to initialise {root}: the directory is not empty "
                           "and is not a gridtools cell")
