@@ -53,10 +53,10 @@ def test_later_redefinition_wins(cell):
 
 def test_undefined_name_exits_1_with_htcondor_message(cell):
     cell.write("A = 1\n")
-    result = run(cell, "A", "NOT_THERE", "A")
+    result = run(cell, "A", "NOT_THERE", "A", "ALSO_NOT", "OPSYS")
     assert result.returncode == 1
-    assert result.stdout == "1\n"
-    assert result.stderr == "Not defined: NOT_THERE\n"
+    assert result.stdout == "1\n1\nLINUX\n"
+    assert result.stderr == "Not defined: NOT_THERE\nNot defined: ALSO_NOT\n"
 
 
 def test_verbose_says_file_and_line(cell, tmp_path):
@@ -248,7 +248,28 @@ def test_a_knob_no_file_sets_has_its_default(cell):
     assert run(cell, "-raw", "FILESYSTEM_DOMAIN").stdout == "$(FULL_HOSTNAME)\n"
 
 
-def test_every_default_is_the_one_the_code_uses():
+def test_where_the_cell_and_gridtools_keep_their_files(cell):
+    """HTCondor's LOCAL_DIR, SPOOL, LOG ... name the cell's folders; COLLECTOR_HOST and
+    DAEMON_LIST are defined; a file's macros may use them."""
+    cell.write("MYLOG = $(LOG)/mine\nSPOOL = $(SPOOL)/sub\n")
+    root, release = str(cell.root), os.path.dirname(BIN)
+    result = run(cell, "LOCAL_DIR", "ETC", "LOG", "HISTORY", "RELEASE_DIR", "BIN",
+                 "DAEMON_LIST", "COLLECTOR_HOST", "FULL_HOSTNAME", "MYLOG", "SPOOL")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        root, f"{root}/etc", f"{root}/spool/sub", f"{root}/spool/sub/history", release, BIN,
+        "MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD", os.uname().nodename,
+        os.uname().nodename, f"{root}/spool/sub/mine", f"{root}/spool/sub"]
+    verbose = run(cell, "-v", "-raw", "COLLECTOR_HOST", "LOCAL_DIR")
+    assert verbose.stdout == ("COLLECTOR_HOST: $(CONDOR_HOST)\n  Defined in <Default>\n"
+                              f"LOCAL_DIR: {root}\n  Defined in <Default>\n")
+    assert run(cell, "-macro", "$(SPOOL:x)").stdout == f"{root}/spool/sub\n"
+    dump = run(cell, "-dump").stdout.splitlines()
+    assert "SPOOL = $(LOCAL_DIR)/spool/sub" in dump and not any(
+        line.startswith(("LOCAL_DIR", "LOG ")) for line in dump)
+
+
+def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     """condor_config_val's defaults say what the daemon does when a knob is not set."""
     from gridtools.accounting.userprio import Settings
     from gridtools.ads import PUBLISHED_POLICY
@@ -277,7 +298,20 @@ def test_every_default_is_the_one_the_code_uses():
     from gridtools.sched.snapshot import SchedConfig
     code.update({KNOBS[u]: text for u, text in SchedConfig().slotless_start})
     code.update({k: v for k, v in startd.DEFAULTS.items() if v is not None})
-    assert set(code) == set(DEFAULTS)
+    from gridtools import cell
+    from gridtools.daemon.dispatch import binary_path
+    from gridtools.formats import condor_config, condor_params
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    config = condor_config.Config(condor_config.builtin_defaults(), {}, condor_params.default)
+    paths = {"ETC": cell.etc(), "SPOOL": cell.spool(), "HISTORY": cell.spool("history"),
+             "LOG": os.path.dirname(cell.spool("messages")), "BIN": binary_path()}
+    for name, path in paths.items():
+        assert condor_config.expand(DEFAULTS[name], config.raw, {}, name) == path, name
+    assert condor_params.default("local_dir") == cell.root() == str(tmp_path)
+    # what the cell says of itself only (no code reads these knobs)
+    code.update({"DAEMON_LIST": "MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD",
+                 "CONDOR_HOST": "$(FULL_HOSTNAME)", "COLLECTOR_HOST": "$(CONDOR_HOST)"})
+    assert set(code) | set(paths) == set(DEFAULTS)
     for name, value in code.items():
         text = DEFAULTS[name]
         if isinstance(value, bool):

@@ -208,9 +208,12 @@ class Definition:
 class Config:
     """Macros read from configuration text, in definition order."""
 
-    def __init__(self, defaults=None, environ=None):
+    def __init__(self, defaults=None, environ=None, fallback=None):
         self._defs = {}
         self.environ = os.environ if environ is None else environ
+        #: ``fallback(name)``: the raw value of a name no definition sets (a knob's
+        #: default), or None; seen by expansion, not listed by ``definitions``
+        self.fallback = fallback
         self.global_file = None
         self.local_files = []
         for name, value in (defaults or {}).items():
@@ -220,7 +223,7 @@ class Config:
         """Set ``name`` to the raw text ``raw``; self-references append."""
         key = name.lower()
         old = self._defs.get(key)
-        raw = substitute_self(raw, name, old.raw if old else None)
+        raw = substitute_self(raw, name, old.raw if old else self.raw(name))
         self._defs.pop(key, None)
         self._defs[key] = Definition(name, raw, source, line)
 
@@ -229,9 +232,12 @@ class Config:
         return self._defs.get(name.lower())
 
     def raw(self, name):
-        """The unexpanded value of ``name``, or None when undefined."""
+        """The unexpanded value of ``name`` (its fallback when no definition sets it), or
+        None when undefined."""
         d = self._defs.get(name.lower())
-        return d.raw if d else None
+        if d is None:
+            return self.fallback(name) if self.fallback else None
+        return d.raw
 
     def get(self, name, default=None):
         """The expanded value of ``name``, or ``default`` when undefined."""
@@ -384,11 +390,12 @@ def locate(default_path, environ=None):
     return environ.get("CONDOR_CONFIG") or default_path
 
 
-def load(global_path, environ=None, defaults=None):
+def load(global_path, environ=None, defaults=None, fallback=None):
     """Read the global file, the local files it names and the environment
-    overrides; return the Config. Raises ConfigError on any problem."""
+    overrides; return the Config (``fallback`` as Config takes it). Raises
+    ConfigError on any problem."""
     environ = os.environ if environ is None else environ
-    config = Config(builtin_defaults() if defaults is None else defaults, environ)
+    config = Config(builtin_defaults() if defaults is None else defaults, environ, fallback)
     if global_path != "ONLY_ENV":
         config.global_file = global_path
         config.read_file(global_path)

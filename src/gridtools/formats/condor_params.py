@@ -3,8 +3,9 @@ prints them for a knob that no configuration file sets (HTCondor prints the defa
 its parameter table; ``<Default>`` is where such a value comes from).
 
 Each value is the one the code uses when the knob is not set (``tests/test_condor_config_val``
-holds every entry to the module that reads the knob). Knobs whose default depends on the
-host (``NUM_SLOTS``, ``NUM_CPUS``, ``MEMORY``) are not listed; the predefined macros
+holds every entry to the module that reads the knob). ``LOCAL_DIR`` (the cell's folder) and
+``RELEASE_DIR`` (where gridtools is installed) are found when asked for. Knobs whose
+default depends on the host (``NUM_SLOTS``, ``NUM_CPUS``, ``MEMORY``) are not listed; the predefined macros
 (``FULL_HOSTNAME`` ...) are the configuration's own (``condor_config.builtin_defaults``).
 """
 
@@ -50,9 +51,38 @@ DEFAULTS = {
     # domains (daemon.hostfacts, the security levels)
     "UID_DOMAIN": "$(FULL_HOSTNAME)",
     "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
+    # where the cell keeps its files (cell): LOCAL_DIR is the cell's folder (below)
+    "ETC": "$(LOCAL_DIR)/etc",
+    "SPOOL": "$(LOCAL_DIR)/spool",
+    "LOG": "$(SPOOL)",
+    "HISTORY": "$(SPOOL)/history",
+    # where gridtools is installed: RELEASE_DIR is the folder above its commands (below)
+    "BIN": "$(RELEASE_DIR)/bin",
+    # the one daemon of the cell plays every role (daemon.loop); it is reached
+    # through the cell's spool, from any host that shares it
+    "DAEMON_LIST": "MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD",
+    "CONDOR_HOST": "$(FULL_HOSTNAME)",
+    "COLLECTOR_HOST": "$(CONDOR_HOST)",
 }
+
+#: knobs whose default is found when asked for
+COMPUTED = ("LOCAL_DIR", "RELEASE_DIR")
 
 
 def default(name):
     """The default text of knob ``name`` (any case), or None."""
-    return DEFAULTS.get(name.upper())
+    key = name.upper()
+    if key == "LOCAL_DIR":
+        from gridtools import cell
+        return cell.root()
+    if key == "RELEASE_DIR":
+        return release_dir()
+    return DEFAULTS.get(key)
+
+
+def release_dir():
+    """The folder whose bin/ holds the gridtools commands (a checkout or an installed
+    copy), or "" when none is found."""
+    from gridtools.daemon.dispatch import binary_path
+    found = binary_path()
+    return found.rpartition("/")[0]

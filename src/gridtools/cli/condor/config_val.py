@@ -89,7 +89,9 @@ def show_sources(config, out):
 
 
 def show_values(config, names, options, out, err):
-    """Print each named value; stop with status 1 at the first undefined."""
+    """Print each named value; an undefined one is named on stderr and the others are
+    still printed (status 1 at the end, as HTCondor's condor_config_val does)."""
+    status = 0
     for name in names:
         definition = config.definition(name)
         if definition is None and condor_params.default(name) is not None:
@@ -98,18 +100,21 @@ def show_values(config, names, options, out, err):
         if definition is None:
             out.flush()
             err.write(f"Not defined: {name}\n")
-            return 1
+            err.flush()
+            status = 1
+            continue
         if "raw" in options:
             value = definition.raw
         elif definition.source == condor_params.SOURCE:
-            value = config.expand(definition.raw)
+            value = condor_config.expand(definition.raw, config.raw, config.environ,
+                                         name=definition.name)
         else:
             value = config.get(name)
         if "verbose" in options:
             out.write(f"{definition.name}: {value}\n{where(definition)}\n")
         else:
             out.write(f"{value}\n")
-    return 0
+    return status
 
 
 def show_dump(config, patterns, options, out):
@@ -132,7 +137,8 @@ def run(argv, out, err):
     modes = options & {"config", "dump", "macro"}
     if not modes and not words:
         raise _Usage("no macro names given")
-    config = condor_config.load(condor_config.locate(cell.etc("condor_config")))
+    config = condor_config.load(condor_config.locate(cell.etc("condor_config")),
+                                fallback=condor_params.default)
     if "config" in options:
         show_sources(config, out)
     if "macro" in options:
