@@ -69,6 +69,20 @@ def test_on_exit_hold_holds_with_the_jobs_reason(cell, workdir):
     assert cell.run("condor_q", "-hold").stdout.count(jid) == 1
 
 
+def test_a_policys_own_reason_spells_the_expression_as_htcondor_does(cell, workdir):
+    """Without a reason of the job's, the hold reason quotes the expression in the
+    old-ClassAd spelling (=!=, reals as 1.5), as HTCondor's user_job_policy does."""
+    cluster = submit(cell, "executable = /bin/false\n"
+                           "on_exit_hold = ExitCode =!= 0 && 1.5 > 1\nlog = w.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 5)
+    reason = ("The job attribute OnExitHold expression 'ExitCode =!= 0 && 1.5 > 1' "
+              "evaluated to TRUE")
+    assert cell.run("condor_q", jid, "-af", "HoldReason").stdout == reason + "\n"
+    wait_events(os.path.join(workdir, "w.log"), jid, [0, 1, 12])
+    assert f"\t{reason}\n" in open(os.path.join(workdir, "w.log")).read()
+
+
 def test_on_exit_remove_false_keeps_running_it(cell, workdir):
     cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo x >> n; test $(wc -l < n) -ge 2'\"\n"
                            "on_exit_remove = ExitCode == 0\nlog = e.log\nqueue\n", cwd=workdir)

@@ -154,8 +154,9 @@ def test_exit_policy_precedence():
         _policy_ad(OnExitHold="ExitCode == 3", OnExitRemove="false"), result, 1, 0))
     assert held.action is condorpolicy.Action.HOLD and held.code == 3
     assert held.reason == "The job attribute OnExitHold expression 'ExitCode == 3' evaluated to TRUE"
-    again = condorpolicy.at_exit(condorpolicy.with_exit(_policy_ad(OnExitRemove="ExitCode == 0"), result, 1, 0))
+    again = condorpolicy.at_exit(condorpolicy.with_exit(_policy_ad(OnExitRemove="ExitCode =?= 0.5"), result, 1, 0))
     assert again.action is condorpolicy.Action.REQUEUE
+    assert again.reason == "The job attribute OnExitRemove expression 'ExitCode =?= 0.5' evaluated to FALSE"
     retries = "NumJobCompletions > JobMaxRetries || ExitCode =?= 0"
     ad = _policy_ad(OnExitRemove=retries, JobMaxRetries="2")
     assert condorpolicy.at_exit(condorpolicy.with_exit(ad, result, 2, 0)).action is condorpolicy.Action.REQUEUE
@@ -175,7 +176,9 @@ def test_periodic_policy():
     user_held["JobStatus"] = 5
     assert condorpolicy.periodic(user_held, now) is None           # the owner's hold stays
     user_held["HoldReasonCode"] = 3
-    assert condorpolicy.periodic(user_held, now).action is condorpolicy.Action.RELEASE
+    released = condorpolicy.periodic(user_held, now)
+    assert released.action is condorpolicy.Action.RELEASE
+    assert released.reason == "The job attribute PeriodicRelease expression 'true' evaluated to TRUE"
     gone = condorpolicy.periodic(_policy_ad(PeriodicRemove="NumJobStarts >= 1"), now)
     assert gone.action is condorpolicy.Action.REMOVE
     assert condorpolicy.interval(lambda name: "5") == 5.0 and condorpolicy.interval(lambda name: None) == 60.0

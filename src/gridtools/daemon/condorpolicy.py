@@ -53,7 +53,7 @@ def _why(ad, name):
     subcode = int(subcode) if type(subcode) in (int, float) else 0
     if isinstance(reason, str) and reason:
         return reason, subcode
-    text = ad.lookup(name).unparse()
+    text = ad.lookup(name).unparse(True)
     return f"The job attribute {name} expression '{text}' evaluated to TRUE", subcode
 
 
@@ -85,7 +85,7 @@ def at_exit(ad):
         if (isinstance(value, bool) and not value) or \
                 (not isinstance(value, bool) and isinstance(value, (int, float)) and value == 0):
             return Decision(Action.REQUEUE, "The job attribute OnExitRemove expression "
-                            f"'{ad.lookup('OnExitRemove').unparse()}' evaluated to FALSE")
+                            f"'{ad.lookup('OnExitRemove').unparse(True)}' evaluated to FALSE")
     return None
 
 
@@ -101,7 +101,7 @@ def periodic(ad, now):
     if status == ads.JobStatus.HELD and ad.eval("HoldReasonCode") != HOLD_CODE_USER \
             and fires(ad, "PeriodicRelease"):
         return Decision(Action.RELEASE, "The job attribute PeriodicRelease expression '"
-                        f"{ad.lookup('PeriodicRelease').unparse()}' evaluated to TRUE")
+                        f"{ad.lookup('PeriodicRelease').unparse(True)}' evaluated to TRUE")
     if status != ads.JobStatus.REMOVED and fires(ad, "PeriodicRemove"):
         reason, _ = _why(ad, "PeriodicRemove")
         return Decision(Action.REMOVE, reason)
