@@ -105,6 +105,31 @@ def test_a_diamond_runs_in_order(cell, workdir):
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))    # its manager let it go
 
 
+def test_node_jobs_write_their_own_log_and_the_nodes_log_with_the_dag_node_note(cell, workdir):
+    """As HTCondor's WriteUserLog: a node job's events go to the log of its own submit
+    file and to DAGFILE.nodes.log; its submit events carry DAGMan's note 'DAG Node: NAME'."""
+    from condortools import htcondor_events
+    node(workdir, "A")
+    node(workdir, "B")
+    with open(os.path.join(workdir, "A.sub")) as fh:
+        text = fh.read()
+    write(workdir, "A.sub", "log = own.log\n" + text)
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    assert dag_ended(cell, dagman_id(submit_dag(cell, workdir)))[0][12] == "0"
+    own = open(os.path.join(workdir, "own.log")).read()
+    nodes = open(os.path.join(workdir, "diamond.dag.nodes.log")).read()
+    assert [line[:3] for line in own.splitlines() if line[:3].isdigit()] == ["000", "001", "005"]
+    assert own.count("\n    DAG Node: A\n") == 1 and "DAG Node: B" not in own
+    assert nodes.count("\n    DAG Node: A\n") == 1 and nodes.count("\n    DAG Node: B\n") == 1
+    a_cluster = re.match(r"000 \((\d+)\.", own).group(1)
+    assert own.splitlines()[:2] == [line for line in nodes.splitlines()
+                                    if line.startswith(f"000 ({a_cluster}.")] + ["    DAG Node: A"]
+    events = htcondor_events(os.path.join(workdir, "diamond.dag.nodes.log"))
+    if events is not None:                     # HTCondor's own reader, where it is installed
+        notes = [e.get("LogNotes") for e in events if e["type"] == 0]
+        assert notes == ["DAG Node: A", "DAG Node: B"]
+
+
 def test_a_failed_node_leaves_a_rescue_dag_that_resumes_where_it_stopped(cell, workdir):
     for name in "ACD":
         node(workdir, name)

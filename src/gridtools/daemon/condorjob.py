@@ -95,9 +95,18 @@ def spec_numbers(spec):
 
 # ---------------------------------------------------------------- writing events
 
-def _log_path(ad):
-    path = ad.eval("UserLog")
-    return path if isinstance(path, str) and path.startswith("/") else None
+#: the attributes naming the logs a proc's events go to: its own user log and the nodes
+#: log of the DAG it is a node of (HTCondor's WriteUserLog writes to both)
+LOG_ATTRS = ("UserLog", "DAGManNodesLog")
+
+
+def _log_paths(ad):
+    found = []
+    for attr in LOG_ATTRS:
+        path = ad.eval(attr)
+        if isinstance(path, str) and path.startswith("/") and path not in found:
+            found.append(path)
+    return found
 
 
 def write_events(state, job, items):
@@ -106,8 +115,7 @@ def write_events(state, job, items):
         return
     by_path = {}
     for number, kind, info, when in items:
-        path = _log_path(proc_ad(job, number))
-        if path:
+        for path in _log_paths(proc_ad(job, number)):
             by_path.setdefault(path, []).append(Event(kind, job.id, _proc(number), 0, when, info))
     for path, events in by_path.items():
         userlogs.append(job.spec, path, events, state.log)
@@ -121,13 +129,25 @@ def submitted(state, job, now):
     """A new job was taken in: event 000 for every proc, and its hold on submit."""
     if not is_condor(job):
         return
-    info = {"SubmitHost": f"<127.0.0.1:0?alias={_host(job)}>"}
-    write_events(state, job, [(n, EventType.SUBMIT, info, now) for n in job.numbers()])
+    host = f"<127.0.0.1:0?alias={_host(job)}>"
+    write_events(state, job, [(n, EventType.SUBMIT, _submit_info(proc_ad(job, n), host), now)
+                              for n in job.numbers()])
     first = proc_ad(job, job.numbers()[0])
     if job.hold and isinstance(first.eval("HoldReason"), str):
         job.condor["hold"] = [first.eval("HoldReason"), _int(first.eval("HoldReasonCode")),
                               _int(first.eval("HoldReasonSubCode")), int(now)]
         held_events(state, job, list(job.numbers()), now)
+
+
+def _submit_info(ad, host):
+    """The submit event of a proc: its host and the notes its ad asks for
+    (``SubmitEventNotes``, ``SubmitEventUserNotes``, as HTCondor's schedd writes them)."""
+    info = {"SubmitHost": host}
+    for attr, key in (("SubmitEventNotes", "LogNotes"), ("SubmitEventUserNotes", "UserNotes")):
+        value = ad.eval(attr)
+        if isinstance(value, str) and value:
+            info[key] = value
+    return info
 
 
 def started_events(state, slot_of):

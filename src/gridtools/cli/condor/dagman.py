@@ -16,7 +16,10 @@ has none), then until nothing more can run:
   is submitted with the node's VARS as macros and ``DAGManJobId``,
   ``DAGNodeName``, ``DAGParentNodeNames`` and ``JobPrio`` (the node's
   PRIORITY) in its job ads, the DAG's batch name in those that name
-  none, and the user log ``DAGFILE.nodes.log``;
+  none, the nodes log ``DAGFILE.nodes.log`` (``DAGManNodesLog``: the
+  daemon writes each event there and to the node's own ``log =``, if any)
+  and ``SubmitEventNotes = "DAG Node: NAME"`` (the note of its submit
+  events, as HTCondor's DAGMan gives it);
 - follows each node job to its end (``dagwatch``): a node succeeds when its
   jobs exit with 0, or, with a POST script, when the POST script (given
   ``$RETURN``) exits with 0; a failed node runs again while its RETRY count

@@ -108,7 +108,8 @@ class Runner:
         path = os.path.join(cwd, node.submit_file)
         with open(path, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
-        extra = {"DAGManJobId": self.own_id, "DAGNodeName": name, "UserLog": self.nodes_log,
+        extra = {"DAGManJobId": self.own_id, "DAGNodeName": name, "DAGManNodesLog": self.nodes_log,
+                 "SubmitEventNotes": f"DAG Node: {name}",
                  "DAGParentNodeNames": ",".join(sorted(self.dag.parents(name)))}
         if node.priority:
             extra["JobPrio"] = int(node.priority)

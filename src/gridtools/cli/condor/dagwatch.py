@@ -1,7 +1,7 @@
 """How the DAG runner learns that a node's job ended, and how it ended.
 
-A node job's end is read from the node log (``DAGFILE.nodes.log``, the user
-log every node job writes to) when it holds the job's terminated (005) or
+A node job's end is read from the node log (``DAGFILE.nodes.log``, the log
+every node job writes to besides its own) when it holds the job's terminated (005) or
 aborted (009) events; otherwise from the cell itself: the published status
 says when the job has no task left waiting or running, and the accounting
 file (readable by everybody) gives each task's exit status. A job that left

@@ -84,9 +84,15 @@ def header(event, style=DateStyle.ISO):
 
 def _submit(info):
     text = f"Job submitted from host: {info.get('SubmitHost', DEFAULT_HOST)}\n"
-    if info.get("LogNotes"):
-        text += f"    {info['LogNotes']}\n"
+    for key in ("LogNotes", "UserNotes"):
+        if info.get(key):
+            text += f"    {_one_line(info[key])[:8191]}\n"
     return text
+
+
+def _one_line(text):
+    """A note as one line of the log (a newline would start a line the readers misread)."""
+    return " ".join(str(text).splitlines())
 
 
 def _execute(info):
@@ -260,6 +266,8 @@ def _read_submit(body):
     info = {"SubmitHost": _after("Job submitted from host:", body[0]) or ""}
     if len(body) > 1 and body[1].strip():
         info["LogNotes"] = body[1].strip()
+    if len(body) > 2 and body[2].strip():
+        info["UserNotes"] = body[2].strip()
     return info
 
 
