@@ -238,3 +238,65 @@ def test_stdout_and_stderr_keys_write_the_job_streams(cell, workdir):
         wait_for(lambda: cell.run("condor_history", str(cluster), "-af", "Out", cwd=workdir).stdout.strip())
         proc = cell.run("condor_history", str(cluster), "-af", "Out", "Err", "StreamOut", cwd=workdir)
     assert proc.stdout.split() == ["so.txt", "se.txt", "true"]
+
+
+_ITEMDATA = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+print(json.dumps(list(htcondor2.Submit(sys.stdin.read()).itemdata())))
+"""
+
+
+def _htcondor_items(text, cwd):
+    """The items HTCondor's own submit code (htcondor2) reads from a description, or None
+    where it is not installed."""
+    import subprocess
+    import sys
+    import json
+    env = dict(os.environ, CONDOR_CONFIG="/dev/null")
+    if subprocess.run([sys.executable, "-c", "import htcondor2"], capture_output=True,
+                      env=env).returncode != 0:
+        return None
+    proc = subprocess.run([sys.executable, "-c", _ITEMDATA], input=text, capture_output=True,
+                          text=True, cwd=cwd, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _dry_args(cell, workdir, name, user=None):
+    """(exit status, the Args of each dry-run ad, stderr) of ``condor_submit -dry-run``."""
+    proc = cell.run("condor_submit", "-dry-run", "-", name, cwd=workdir, user=user)
+    return proc.returncode, re.findall(r'^Args = "(.*)"$', proc.stdout, re.M), proc.stderr
+
+
+def test_comment_lines_of_an_inline_item_list_are_skipped(idle_cell, workdir):
+    text = ("executable = /bin/echo\narguments = $(Item)\nqueue from (\n  one\n  # left out\n"
+            "#two\n  three\n)\nqueue in (\n  a b\n  # c d\n)\n")
+    write(os.path.join(workdir, "c.sub"), text)
+    assert _dry_args(idle_cell, workdir, "c.sub") == (0, ["one", "three", "a", "b"], "")
+    oracle = _htcondor_items(text.split("queue in")[0], workdir)
+    if oracle is not None:
+        assert [row["Item"] for row in oracle] == ["one", "three"]
+
+
+def test_queue_from_a_command_takes_its_output_as_items(idle_cell, workdir, users):
+    text = "executable = /bin/echo\narguments = $(a)-$(b)\nqueue a,b from seq -s, 3 2 7 |\n"
+    write(os.path.join(workdir, "p.sub"), text)
+    assert _dry_args(idle_cell, workdir, "p.sub") == (0, ["3-5,7"], "")
+    oracle = _htcondor_items(text, workdir)
+    if oracle is not None:
+        assert oracle == [{"a": "3", "b": "5,7"}]
+    # run by condor_submit, that is as the user who submits, in the submit folder
+    write(os.path.join(workdir, "u.sub"), "executable = /bin/echo\narguments = $(who)\n"
+                                          "queue who from id -un |\nqueue who from pwd |\n")
+    assert _dry_args(idle_cell, workdir, "u.sub", user="gtalice") == (0, ["gtalice", workdir], "")
+
+
+def test_an_items_source_that_cannot_be_read_is_an_error_at_its_line(idle_cell, workdir):
+    write(os.path.join(workdir, "n.sub"), "executable = /bin/echo\n\nqueue a from nothere.txt\n")
+    write(os.path.join(workdir, "m.sub"), "executable = /bin/echo\nqueue a from no-such-program x |\n")
+    assert _dry_args(idle_cell, workdir, "n.sub") == (
+        1, [], "ERROR: on Line 3 of n.sub: can't open file nothere.txt: No such file or directory\n")
+    assert _dry_args(idle_cell, workdir, "m.sub") == (
+        1, [], "ERROR: on Line 2 of m.sub: not a valid command, errno=2 : No such file or directory\n")

@@ -1,9 +1,9 @@
 """File access that submit descriptions need, behind one small interface.
 
 Submit processing itself is pure; what it needs from the file system (the
-lines of a ``queue from`` file, the names a ``matching`` glob finds, the
-size of the executable) comes through an object with the four methods of
-``LocalFiles``. Tests and callers can hand in their own.
+lines of a ``queue from`` file or command, the names a ``matching`` glob
+finds, the size of the executable) comes through an object with the methods
+of ``LocalFiles``. Tests and callers can hand in their own.
 """
 
 import posix
@@ -28,6 +28,28 @@ class LocalFiles:
                 return handle.read().splitlines()
         except OSError as exc:
             raise InputError(f"can't open file {path}: {exc.strerror}") from None
+
+    def command_lines(self, command):
+        """The lines a command prints on its standard output (``queue from CMD |``), run
+        as the caller in ``cwd`` without a shell: its words are split at blanks (quotes
+        are part of the words), or read in the new syntax when it starts with ``"``, as HTCondor's
+        condor_submit runs it. Its exit status is not looked at (nor is it by HTCondor);
+        InputError when it cannot be started."""
+        import subprocess
+        from gridtools.errors import InputError
+        from gridtools.formats.condor import argsenv
+        try:
+            words = argsenv.split_new(command) if argsenv.is_new_syntax(command) else command.split()
+        except InputError as exc:
+            raise InputError(f"Can't append args, {exc}") from None
+        if not words:
+            raise InputError("not a valid command, | must be at the end")
+        try:
+            done = subprocess.run(words, cwd=self.cwd, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, check=False)
+        except OSError as exc:
+            raise InputError(f"not a valid command, errno={exc.errno} : {exc.strerror}") from None
+        return done.stdout.decode("utf-8", "replace").splitlines()
 
     def glob(self, pattern, kind):
         """Names matching ``pattern`` in sorted order, relative as written;

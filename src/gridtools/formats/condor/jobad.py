@@ -214,7 +214,13 @@ def _items(jobs, statement, args):
         raise error_at(statement.line, str(exc), jobs.desc.source) from None
     if statement.inline is not None:
         spec.inline = statement.inline
-    return spec.count, spec.rows(jobs.ctx.files), spec.bindings
+    try:
+        rows = spec.rows(jobs.ctx.files)
+    except InputError as exc:       # the items' file or command: where its statement is
+        if str(exc).startswith("ERROR"):
+            raise
+        raise error_at(statement.line, str(exc), jobs.desc.source) from None
+    return spec.count, rows, spec.bindings
 
 
 def _no_bindings(row):

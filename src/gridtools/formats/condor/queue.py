@@ -5,13 +5,15 @@ Forms (``N`` is a ClassAd integer expression, 1 when left out)::
     queue [N]
     queue [N] [vars] in       [slice] item, item ...     or  ( items )
     queue [N] [vars] from     [slice] file               or  ( one item per line )
+    queue [N] [vars] from     [slice] command |          (the lines it prints)
     queue [N] [vars] matching [files | dirs] [slice] glob ...  or  ( globs )
 
 ``vars`` are names separated by commas or blanks (``Item`` when none). For
 several vars an item is split at commas and blanks: each var but the last
 takes one field, the last takes the rest. A slice is ``[start:end:step]``
 as in Python; ``[start]`` alone means ``[start:]``. Directories found by
-``matching`` end in ``/``. ``N`` jobs are made for every item.
+``matching`` end in ``/``. ``N`` jobs are made for every item. In a list
+written in the submit text, lines starting with ``#`` are comments.
 
 ``parse_queue`` reads the statement; ``QueueSpec.items(files)`` produces the
 item rows, reading files and globbing through ``files`` (see fsview).
@@ -82,6 +84,9 @@ class QueueSpec:
         if self.mode is Mode.FROM:
             if self.inline is not None:
                 return list(self.inline)
+            command = piped_command(self.source)
+            if command is not None:
+                return _require(files).command_lines(command)
             return _require(files).read_lines(self.source)
         patterns = split_in_items(self.inline if self.inline is not None else [self.source])
         found = []
@@ -116,6 +121,15 @@ def _require(files):
     if files is None:
         raise InputError("ERROR: queue items need files, but no file access was given")
     return files
+
+
+def piped_command(source):
+    """The command of a ``from`` source that ends in ``|`` (the ``|`` and the blanks
+    before it taken off), or None for a file name."""
+    text = source.rstrip()
+    if not text.endswith("|"):
+        return None
+    return text.rstrip("| ")
 
 
 def split_in_items(lines):

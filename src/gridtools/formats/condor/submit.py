@@ -215,7 +215,8 @@ def _queue_statement(number, args, lines, source):
     for _, line in lines:
         if line.lstrip().startswith(")"):
             return QueueStatement(args, inline, number)
-        inline.append(line)
+        if not line.lstrip().startswith("#"):           # a comment, as HTCondor skips it
+            inline.append(line)
     raise InputError("Reached end of file without finding closing brace ')' "
                      f"for Queue command on line {number}")
 
