@@ -2,6 +2,7 @@
 expressions, removal; the user log and the history it leaves."""
 
 import os
+import re
 
 from condortools import events, history, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
@@ -32,7 +33,11 @@ def test_events_of_a_run_and_the_history(cell, workdir):
     assert history(cell, "-constraint", "ExitCode == 99", "-af", "ProcId") == ""
     assert len(history(cell, "-limit", "1").splitlines()) == 2            # the heading and one row
     import json
-    [ad] = json.loads(history(cell, str(cluster), "-json"))
+    text = history(cell, str(cluster), "-json")
+    [ad] = json.loads(text)
+    assert '  "Requirements": "\\/Expr(' in text
+    assert re.fullmatch(r"\d+\.\d+ 3\.0\n", history(cell, str(cluster), "-af", "RemoteWallClockTime", "real(3)"))
+    assert re.fullmatch(r"\d+\.\d+\n", history(cell, str(cluster), "-format", "%s\\n", "RemoteWallClockTime"))
     assert (ad["ClusterId"], ad["ExitCode"], ad["Cmd"]) == (cluster, 3, "/bin/sh")
 
 

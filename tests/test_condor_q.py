@@ -157,6 +157,32 @@ def test_dag_nodes_under_their_dagman_job(cell, workdir):
     assert re.match(rf"^ *{node}\.0    \|-NodeA +", lines[5])
 
 
+def test_af_and_format_print_reals_as_htcondor_and_json_marks_expressions(cell, workdir):
+    """Reals as the old-ClassAd unparser writes them (%.16G, .0 on a whole number), the
+    -af:, separator between columns only, and ``"\\/Expr(...)\\/"`` in -json."""
+    c = submit(cell, SLEEP + "+Rate = 512.0\n+Small = 0.008332967758178711\nhold = true\nqueue\n", cwd=workdir)
+    out = cell.run("condor_q", str(c), "-af", "real(3)", "1.5", "ClusterId*2.5", "Rate", "Small", "999.0").stdout
+    assert out == f"3.0 1.5 {c * 2.5!r} 512.0 0.008332967758178711 999.0\n"
+    assert cell.run("condor_q", str(c), "-format", "%s\\n", "Small", "-format", "%v\\n", "Rate").stdout == \
+        "0.008332967758178711\n512.0\n"
+    assert cell.run("condor_q", str(c), "-af:,", "ClusterId", "Owner").stdout == f"{c}, root\n"
+    assert cell.run("condor_q", str(c), "-af:j,", "Rate").stdout == f"{c}.0, 512.0\n"
+    text = cell.run("condor_q", str(c), "-json").stdout
+    assert re.search(r'^  "Requirements": "\\/Expr\(.+\)\\/",$', text, re.M), text
+    assert '"Rate": 512.0,' in text and text.startswith("[\n{\n") and text.endswith("\n}\n]\n")
+
+
+def test_the_dagman_job_reads_condor_dagman_in_cmd(cell, workdir):
+    dag = submit(cell, "universe = scheduler\nexecutable = /usr/bin/python3\n"
+                       "arguments = -m gridtools.cli.entry gridtools dagman -p 0 -Dag x.dag\nhold = true\nqueue\n",
+                 cwd=workdir)
+    row = [ln for ln in _lines(cell, "-nobatch", "-dag") if ln.lstrip().startswith(f"{dag}.0 ")]
+    assert len(row) == 1 and row[0].endswith(" condor_dagman -p 0 -Dag x.dag"), row
+    plain = submit(cell, "universe = scheduler\nexecutable = /bin/sleep\narguments = -m 5\nhold = true\nqueue\n",
+                   cwd=workdir, name="p.sub")
+    assert [ln for ln in _lines(cell, "-nobatch") if ln.lstrip().startswith(f"{plain}.0 ")][0].endswith(" sleep -m 5")
+
+
 def test_read_level_refuses_condor_q_as_the_schedd_does(cell, workdir, users):
     """condor_q needs READ at the SCHEDD: a caller ALLOW_READ does not name gets the failed
     query's two lines and exit 1, whatever the view; condor_history reads the history file

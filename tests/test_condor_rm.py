@@ -27,6 +27,31 @@ def test_rm_messages_and_exit_codes(cell, workdir):
     assert none.returncode == 1 and none.stderr.startswith("You did not specify any jobs\n")
 
 
+def test_totals_and_cluster_zero(cell, workdir):
+    """-totals prints HTCondor's counts line before the usual lines; cluster 0 is refused
+    with its own line and the rest goes on."""
+    a = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir)
+    b = submit(cell, SLEEP + "hold = true\nqueue 2\n", cwd=workdir, name="b.sub")
+    by_id = cell.run("condor_rm", "-totals", f"{a}.0", "999.0")
+    assert by_id.returncode == 1 and by_id.stderr == "Job 999.0 not found\n"
+    assert by_id.stdout == ("1 Succeeded, 0 Failed, 1 Not Found, 0 Bad Status, 0 Already Done, "
+                            f"0 Permission Denied\nJob {a}.0 marked for removal\n")
+    held = cell.run("condor_hold", "-tot", str(b))
+    assert held.returncode == 1 and held.stderr == f"Couldn't find/hold all jobs in cluster {b}\n"
+    assert held.stdout == "0 Succeeded, 0 Failed, 0 Not Found, 0 Bad Status, 2 Already Done, 0 Permission Denied\n"
+    released = cell.run("condor_release", "0", str(b))
+    assert released.stderr == "Invalid cluster # from 0.\n" and released.returncode == 1
+    assert released.stdout == f"All jobs in cluster {b} have been released\n"
+    assert wait_for(lambda: set(statuses(cell, str(b)).values()) <= {1, 2})
+    zero = cell.run("condor_rm", "0")
+    assert zero.returncode == 1 and zero.stdout == ""
+    assert zero.stderr.startswith("Invalid cluster # from 0.\nYou did not specify any jobs\nUsage: condor_rm ")
+    gone = cell.run("condor_rm", "-totals", str(b))
+    assert (gone.returncode, gone.stderr) == (0, "")
+    assert gone.stdout == ("2 Succeeded, 0 Failed, 0 Not Found, 0 Bad Status, 0 Already Done, 0 Permission Denied\n"
+                           f"All jobs in cluster {b} have been marked for removal\n")
+
+
 def test_rm_by_user_constraint_and_all(cell, workdir):
     a = submit(cell, SLEEP + "+Tag = 1\nhold = true\nqueue\n", cwd=workdir)
     b = submit(cell, SLEEP + "+Tag = 2\nhold = true\nqueue\n", cwd=workdir, name="b.sub")
@@ -144,9 +169,34 @@ def test_qedit_sets_attributes_and_the_scheduler_follows(cell, workdir):
     assert one.stdout == 'Set attribute "Colour" for 1 matching jobs.\n'
     assert cell.run("condor_q", str(cluster), "-af", "Colour").stdout == "green\nred\n"
     denied = cell.run("condor_qedit", str(cluster), "Owner", '"bob"')
-    assert denied.returncode == 1 and 'Update of immutable attribute "Owner" is not allowed.' in denied.stderr
+    assert (denied.returncode, denied.stdout) == (1, "")
+    assert denied.stderr == ('Update of immutable attribute "Owner" is not allowed.\n'
+                             "Transaction failed.  No attributes were set.\n")
     syntax = cell.run("condor_qedit", str(cluster), "Colour", '"unclosed')
     assert syntax.returncode == 1 and "illegal value" in syntax.stderr
+
+
+FAILED = "Queue transaction failed.  No attributes were set.\n"
+
+
+def test_qedit_failures_in_htcondor_words(cell, workdir, users):
+    """A job named by its id that cannot be edited names the job; any other selection
+    that matches nothing names the constraint condor_qedit made of it."""
+    mine = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir)
+    for argv, first in ((["999.0", "Foo", "1"], 'Failed to set attribute "Foo" for job 999.0.\n'),
+                        (["999", "Foo", "1"], 'Failed to set attribute "Foo" by constraint: ( (ClusterId == 999 ) )\n'),
+                        (["-constraint", "Tag == 9", "Foo", "1"],
+                         'Failed to set attribute "Foo" by constraint: ( (Tag == 9) )\n'),
+                        (["nobody", "Foo", "1"],
+                         'Failed to set attribute "Foo" by constraint: ( (Owner=="nobody") )\n')):
+        proc = cell.run("condor_qedit", *argv)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", first + FAILED), argv
+    theirs = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, user="gtalice", name="t.sub")
+    other = cell.run("condor_qedit", f"{theirs}.0", "JobPrio", "5", "Colour", "1", user="gtbob")
+    assert (other.returncode, other.stdout) == (1, "")
+    assert other.stderr == f'Failed to set attribute "Colour" for job {theirs}.0.\n' + FAILED
+    assert cell.run("condor_q", str(theirs), "-af", "JobPrio", "Colour").stdout == "0 undefined\n"
+    assert cell.run("condor_qedit", f"{mine}.0", "Zed", "1").returncode == 0
 
 
 def test_qedit_of_the_first_proc_leaves_the_others_alone(cell, workdir):

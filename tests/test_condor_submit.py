@@ -79,7 +79,8 @@ def test_stdin_dash_is_verbose_and_no_file_reads_stdin(cell, workdir):
 
 @pytest.mark.parametrize("text, args, message", [
     ("executable = /bin/true\n", (), "doesn't contain any \"queue\" commands"),
-    ("executable = /nonexistent/x\nqueue\n", (), "does not exist"),
+    ("executable = /nonexistent/x\nqueue\n", (),
+     "ERROR: Can't access executable file /nonexistent/x: No such file or directory"),
     ("universe = grid\nexecutable = /bin/true\nqueue\n", (), "I don't know about the 'grid' universe."),
     ("executable = /bin/true\nqueue\n", ("-name", "nowhere.example"), "Can't find address of schedd"),
     ("executable = /bin/true\nthis is wrong\nqueue\n", (), "Submit file syntax error"),
@@ -91,6 +92,14 @@ def test_bad_input_one_line_and_nothing_queued(cell, workdir, text, args, messag
     assert proc.returncode == 1 and message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert cell.run("qstat", "-u", "*").stdout == before
+
+
+def test_queue_argument_conflicts_with_a_queue_statement(cell, workdir):
+    """HTCondor's text names the line of the file's queue statement."""
+    write(os.path.join(workdir, "q.sub"), "executable = /bin/true\n\nqueue 3\n")
+    proc = cell.run("condor_submit", "q.sub", "-queue", "2", cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == "ERROR: on Line 3 of q.sub: -queue argument conflicts with queue statement in submit file\n"
 
 
 def test_missing_file(cell, workdir):

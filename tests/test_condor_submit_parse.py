@@ -61,8 +61,9 @@ def test_append_goes_before_the_queue_statement(ctx):
 def test_queue_override(ctx):
     got = ads("executable = run.sh\narguments = $(Item)\n", ctx, queue_override="in a b c")
     assert [ad.eval("Args") for ad in got] == ["a", "b", "c"]
-    with pytest.raises(InputError, match="-queue may not be used"):
-        parse_submit("executable = run.sh\nqueue\n", queue_override="2")
+    with pytest.raises(InputError) as err:
+        parse_submit("executable = run.sh\nqueue\n", queue_override="2", source="a.sub")
+    assert str(err.value) == "ERROR: on Line 2 of a.sub: -queue argument conflicts with queue statement in submit file"
 
 
 def test_command_line_variables_and_batch_name(ctx):
@@ -108,7 +109,7 @@ def test_owner_and_ids(ctx):
     ("executable = run.sh\nrequirements = a &&\nqueue\n", "Parse error in expression: Requirements"),
     ("executable = run.sh\n+Foo = (\nqueue\n", "Parse error in expression: Foo = ("),
     ("executable = run.sh\narguments = a \"b c\"\nqueue\n", "Found illegal unescaped double-quote"),
-    ("executable = nothere.sh\nqueue\n", "does not exist"),
+    ("executable = nothere.sh\nqueue\n", "/nothere.sh: No such file or directory"),
     ("executable = run.sh\ninitialdir = nodir\nqueue\n", "No such directory"),
     ("executable = run.sh\nqueue -1\n", "Queue count out of range"),
     ("executable = run.sh\nqueue nosuch words\n", "Invalid Queue count expression"),

@@ -200,10 +200,22 @@ def test_autoformat_qualifiers():
     assert formatting.autoformat(ads_[:1], ["Owner", "Cmd"], "") == "alice /bin/x\n"
     assert formatting.autoformat(ads_[:1], ["Owner"], "V") == '"alice"\n'
     assert formatting.autoformat(ads_[:1], ["Owner", "ProcId"], "l") == "Owner = alice ProcId = 0\n"
-    assert formatting.autoformat(ads_[:1], ["Owner", "Missing"], ",") == "alice, undefined,\n"
+    assert formatting.autoformat(ads_[:1], ["Owner", "Missing"], ",") == "alice, undefined\n"
+    assert formatting.autoformat(ads_, ["ProcId"], "j,") == "5.0, 0\n5.1, 1\n"
     assert formatting.autoformat(ads_[:1], ["Owner", "ProcId"], "n") == "alice\n0\n"
     assert formatting.autoformat(ads_[:1], ["ProcId + 1"], "") == "1\n"
     assert formatting.autoformat(ads_, ["ProcId", "Owner"], "h") == "ProcId Owner\n0      alice\n1      alice\n"
+
+
+def test_reals_print_as_the_old_classad_unparser_writes_them():
+    """-af and -format %s/%v: %.16G with .0 added to a whole number, never %.15E."""
+    ad = _job(5, 0, Wall=0.008332967758178711, Mem=512.0)
+    assert formatting.autoformat([ad], ["real(3)", "1.5", "ClusterId*2.5", "Wall", "999.0", "Mem"], "") == \
+        "3.0 1.5 12.5 0.008332967758178711 999.0 512.0\n"
+    assert formatting.autoformat([ad], ["Mem", "Wall"], "l") == "Mem = 512.0 Wall = 0.008332967758178711\n"
+    assert formatting.format_one(ad, "%s\\n", "Wall") == "0.008332967758178711\n"
+    assert formatting.format_one(ad, "%v %V", "Mem") == "512.0 512.0"
+    assert formatting.autoformat([ad], ["{ 1.5, 2 }"], "") == "{ 1.5,2 }\n"
 
 
 def test_printf_format():
@@ -221,6 +233,31 @@ def test_json_form():
     data = json.loads(formatting.json_ads([ad]))
     assert data[0]["ClusterId"] == 5 and data[0]["Flag"] is True and data[0]["Rate"] == 2.5
     assert data[0]["Requirements"] == "/Expr(TARGET.Cpus > 1)/"
+
+
+def test_json_expressions_are_written_as_htcondor_writes_them():
+    """condor_q and condor_history -json share condor_status's writer: ``"\\/Expr(...)\\/"``,
+    which HTCondor's readers turn back into an expression."""
+    ad = _job(5, 0, Requirements=parse('TARGET.Arch == "X86_64"'), Bad=parse("error"),
+              Big=parse('real("INF")'), Gone=parse("undefined"))
+    text = formatting.json_ads([ad])
+    assert '  "Requirements": "\\/Expr(TARGET.Arch == \\"X86_64\\")\\/"\n}' in text
+    assert '  "Bad": "\\/Expr(error)\\/",\n' in text and '  "Gone": null,\n' in text
+    assert text.startswith("[\n{\n  \"Bad\"") and text.endswith("\n}\n]\n")
+    data = json.loads(text)[0]
+    assert data["Requirements"] == '/Expr(TARGET.Arch == "X86_64")/' and data["Big"].startswith("/Expr(")
+    assert formatting.json_ads([]) == ""
+    # HTCondor's own reader, in a process of its own (its library leaves state behind
+    # that the cells of later tests in this process would see)
+    read = ("import sys, classad2\n"
+            "ad = next(classad2.parseAds(sys.stdin.read(), classad2.ParserType.JSON))\n"
+            "e = ad.lookup('Requirements')\n"
+            "print(type(e).__name__, e, ad['Rate'])\n")
+    proc = subprocess.run([sys.executable, "-c", read], input=text[text.index("{"):text.rindex("}") + 1],
+                          capture_output=True, text=True, check=False)
+    if "No module named 'classad2'" in proc.stderr:
+        pytest.skip("HTCondor's classad2 is not installed")
+    assert proc.stdout == 'ExprTree TARGET.Arch == "X86_64" 2.5\n', proc.stderr
 
 
 # ---------------------------------------------------------------- condor_q tables

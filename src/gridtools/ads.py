@@ -9,7 +9,8 @@ expanded text): static slots ``slot1@host`` ... (NUM_SLOTS, default one per
 CPU, resources split evenly), or the slot types of ``SLOT_TYPE_<n>`` /
 ``NUM_SLOTS_TYPE_<n>`` / ``SLOT_TYPE_<n>_PARTITIONABLE``; a partitionable
 slot's claims become dynamic slots ``slot1_1@host`` carved from it. Each ad
-carries START, RANK and the values named by ``STARTD_ATTRS`` and ``STARTD_EXPRS``;
+carries fixed Mips and KFlops (``SLOT_MIPS``, ``SLOT_KFLOPS``), START, RANK
+and the values named by ``STARTD_ATTRS`` and ``STARTD_EXPRS``;
 Requirements is START (and the resource check of a partitionable slot), or
 false while the slot is Matched or Preempting, as HTCondor advertises it.
 """
@@ -261,6 +262,14 @@ def _slot_load(host, order, count, name, busy):
     return own + condor, condor
 
 
+#: the benchmark figures every slot ad publishes (HTCondor's startd measures them with
+#: Dhrystone and Linpack; gridtools runs no benchmarks and gives each slot these fixed
+#: figures of one present-day core, so condor_status -run finds no malformed ad and a
+#: Rank on Mips or KFlops has a number to compare; STARTD_ATTRS or STARTD_FACTS_FILE
+#: may set others)
+SLOT_MIPS = 30000
+SLOT_KFLOPS = 2000000
+
 #: machine policy expressions published in every slot ad: (config name, attribute, default)
 PUBLISHED_POLICY = (("START", "Start", "true"), ("RANK", "Rank", "0.0"))
 
@@ -298,6 +307,7 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   "State": view.state, "Activity": view.activity,
                   "EnteredCurrentState": int(view.entered_state),
                   "EnteredCurrentActivity": int(view.entered_activity), "CurrentTime": int(now),
+                  "Mips": SLOT_MIPS, "KFlops": SLOT_KFLOPS,
                   "HasFileTransfer": True, "UidDomain": host.uid_domain or host.name,
                   "FileSystemDomain": host.filesystem_domain or host.name})
     names = ["Cpus", "Disk", "Memory"]

@@ -45,6 +45,7 @@ Usage: {prog} [options] [constraints]
   -help               Display this message and exit
   -name schedd_name   Connect to the given schedd
   -reason reason      Use the given reason
+  -totals             Display success/failure totals
 {extra} and where [constraints] is one of:
   cluster.proc        {verb} the given job
   cluster             {verb} the given cluster of jobs
@@ -64,6 +65,8 @@ class Options:
         self.subcode = None
         self.schedd = None
         self.help = False
+        self.totals = False
+        self.bad_words = False     # an argument refused with its own line (cluster 0)
 
 
 def _is(arg, word, least=1):
@@ -77,8 +80,14 @@ def parse_args(argv, prog):
     while args:
         arg = args.pop(0)
         if not arg.startswith("-"):
+            if _cluster_zero(arg):
+                sys.stderr.write(f"Invalid cluster # from {arg}.\n")
+                opts.bad_words = True
+                continue
             opts.selection.add_word(arg)
             opts.words.append(arg)
+        elif _is(arg, "totals", 3):
+            opts.totals = True
         elif _is(arg, "help"):
             opts.help = True
         elif _is(arg, "all"):
@@ -100,6 +109,12 @@ def parse_args(argv, prog):
     if opts.all and (opts.words or opts.selection.constraints):
         raise UsageError(f"{prog}: can't mix -all with other constraints", 1)
     return opts
+
+
+def _cluster_zero(word):
+    """``0`` or ``0.N``: HTCondor numbers clusters from 1 and refuses the argument."""
+    head, dot, tail = word.partition(".")
+    return head.isdigit() and int(head) == 0 and (not dot or tail.isdigit())
 
 
 def _value(args, arg, prog, dash_ok=False):
@@ -159,7 +174,7 @@ def run(opts, prog, action):
         code |= _by_ids(snap, sel.ids, action, opts, user)
     if sel.clusters or sel.users or sel.constraints or opts.all:
         code |= _by_constraint(snap, opts, action, user, prog)
-    return code
+    return code | opts.bad_words
 
 
 def check_write():
@@ -200,25 +215,41 @@ def _by_ids(snap, ids, action, opts, user):
             wanted.setdefault(cluster, set()).add(proc + 1)
     targets = [{"id": c, "tasks": _ranges(n)} for c, n in sorted(wanted.items())]
     answers = {a["id"]: a for a in _send(action, opts, targets)} if targets else {}
-    failed = 0
+    failed, lines, counts = 0, [], dict.fromkeys(_TOTALS, 0)
     for cluster, proc in sorted(ids):
-        line, ok = _id_line(answers.get(cluster), cluster, proc, action)
-        (sys.stdout if ok else sys.stderr).write(line + "\n")
-        failed |= 0 if ok else 1
+        line, kind = _id_line(answers.get(cluster), cluster, proc, action)
+        lines.append((line, kind))
+        counts[kind] += 1
+        failed |= 0 if kind == "ok" else 1
+    if opts.totals:
+        sys.stdout.write(_totals_line(counts))
+    for line, kind in lines:
+        (sys.stdout if kind == "ok" else sys.stderr).write(line + "\n")
     return failed
 
 
+#: the outcomes -totals counts, in the order of its line
+_TOTALS = ("ok", "failed", "missing", "bad", "already", "denied")
+
+
+def _totals_line(counts):
+    """HTCondor's -totals line (rm.cpp: the schedd's JobActionResults)."""
+    return ("{ok} Succeeded, {failed} Failed, {missing} Not Found, {bad} Bad Status, "
+            "{already} Already Done, {denied} Permission Denied\n").format(**counts)
+
+
 def _id_line(answer, cluster, proc, action):
+    """The line for one ``cluster.proc`` and what happened (one of ``_TOTALS``)."""
     jid, number = f"{cluster}.{proc}", proc + 1
     if answer is None or answer.get("missing") or number in _expand(answer.get("gone")):
-        return f"Job {jid} not found", False
+        return f"Job {jid} not found", "missing"
     if answer.get("denied"):
-        return f"Permission denied to {action.verb} job {jid}", False
+        return f"Permission denied to {action.verb} job {jid}", "denied"
     if number in _expand(answer.get("done")):
-        return f"Job {jid} {action.past}", True
+        return f"Job {jid} {action.past}", "ok"
     if number in _expand(answer.get("already")):
-        return f"Job {jid} {action.already}", False
-    return f"Job {jid} {action.bad or 'not found'}", False
+        return f"Job {jid} {action.already}", "already"
+    return f"Job {jid} {action.bad or 'not found'}", "missing" if not action.bad else "bad"
 
 
 def _describe(opts, sel):
@@ -257,6 +288,26 @@ def _chosen(snap, opts, user):
     return [{"id": c, "tasks": None} for c in sorted({p.cluster for p in pool})]
 
 
+def _constraint_counts(snap, targets, answers):
+    """-totals of a constraint selection: each job it matched, by what happened to it."""
+    counts = dict.fromkeys(_TOTALS, 0)
+    procs = {}
+    for p in Q.procs(snap):
+        procs.setdefault(p.cluster, set()).add(p.number)
+    asked = {t["id"]: _expand(t["tasks"]) if t.get("tasks") else procs.get(t["id"], set()) for t in targets}
+    for a in answers:
+        if a.get("missing"):
+            counts["missing"] += len(asked.get(a["id"]) or ())
+        elif a.get("denied"):
+            counts["denied"] += len(asked.get(a["id"]) or ())
+        else:
+            counts["ok"] += len(_expand(a.get("done")))
+            counts["already"] += len(_expand(a.get("already")))
+            counts["bad"] += len(_expand(a.get("bad")))
+            counts["missing"] += len(_expand(a.get("gone")))
+    return counts
+
+
 def _is_operator(user):
     from gridtools import cell
     for kind in ("managers", "operators"):
@@ -273,6 +324,8 @@ def _by_constraint(snap, opts, action, user, prog):
     targets = _chosen(snap, opts, user)
     answers = _send(action, opts, targets)
     acted = any(_expand(a.get("done")) for a in answers)
+    if opts.totals:
+        sys.stdout.write(_totals_line(_constraint_counts(snap, targets, answers)))
     words = _describe(opts, opts.selection)
     past = "marked for removal" if action is REMOVE else action.past
     if acted:

@@ -9,8 +9,8 @@ Shared by the commands that list ads (condor_status, condor_userprio -l).
   ``V`` quoted), other values as the long form writes them, a missing
   attribute as ``undefined``. Qualifiers: ``l`` label each value,
   ``h`` column headings, ``V`` quote strings, ``r`` raw (unevaluated)
-  values, ``,`` a comma after each value, ``t`` a tab instead of a space
-  between values, ``n`` a newline after each value, ``g`` a newline between
+  values, ``,`` a comma between values (none after the last), ``t`` a tab
+  instead of a space between values, ``n`` a newline after each value, ``g`` a newline between
   ads, ``j`` the ad's id first.
 - ``printf``: ``-format FMT ATTR`` pairs, printf-style (``%d %i %s %f %e %g
   %x %o %c %v %V %%``); a pair whose attribute is undefined prints nothing.
@@ -107,13 +107,11 @@ def _autoformat(ad, qualifiers, exprs, ad_id):
         value = _raw(ad, text) if "r" in qualifiers else shown(value_of(ad, text), "V" in qualifiers)
         if "l" in qualifiers:
             value = f"{text} = {value}"
-        if "," in qualifiers:
-            value += ","
         fields.append(value)
     if "n" in qualifiers:
         text = "".join(f + "\n" for f in fields)
     else:
-        text = ("" if "g" in qualifiers else "") + sep.join(fields) + "\n"
+        text = (("," if "," in qualifiers else "") + sep).join(fields) + "\n"
     return text + ("\n" if "g" in qualifiers else "")
 
 
@@ -167,24 +165,30 @@ def long_form(ad):
 
 
 def _json_value(expr):
+    """The JSON text of an attribute's expression: a plain value as JSON, anything else
+    (an expression, ``error``, an infinite or NaN real) as ``"\\/Expr(text)\\/"``, the
+    form HTCondor's JSON writer uses and its readers turn back into an expression."""
     from gridtools.classad.nodes import Literal
     if expr.__class__ is Literal:
         value = expr.value
-        if value is UNDEFINED or value is ERROR:
-            return None
-        if isinstance(value, (bool, int, float, str)):
-            return value
-    return "\\/Expr(" + expr.unparse() + ")\\/"
+        if value is UNDEFINED:
+            return "null"
+        if isinstance(value, (bool, int, str)) or (isinstance(value, float) and value == value
+                                                   and abs(value) != float("inf")):
+            return json.dumps(value)
+    return '"\\/Expr(' + json.dumps(expr.unparse())[1:-1] + ')\\/"'
 
 
 def json_form(ads):
-    """The ads as HTCondor's -json prints them."""
+    """The ads as HTCondor's -json prints them (condor_status, condor_q, condor_history):
+    a list of objects, attributes sorted by name; nothing at all for no ads."""
     if not ads:
         return ""
     parts = []
     for ad in map(full, ads):
-        body = {name: _json_value(ad.lookup(name)) for name in sorted(ad, key=str.lower)}
-        parts.append(json.dumps(body, indent=2).replace("\\\\/", "\\/"))
+        body = ",\n".join(f"  {json.dumps(name)}: {_json_value(ad.lookup(name))}"
+                          for name in sorted(ad, key=str.lower))
+        parts.append("{\n" + body + "\n}")
     return "[\n" + "\n,\n".join(parts) + "\n]\n"
 
 

@@ -126,16 +126,23 @@ def qedit_main(argv, prog="condor_qedit"):
         sel, attrs, schedd = parse_qedit(argv)
         _check_schedd(schedd)
         check_write()
+        _check_protected(attrs)
         procs = _select(sel, Q.me())
-        if not procs:
-            what = " || ".join(sel.constraints) or "the jobs named"
-            sys.stderr.write(f"No jobs match the constraint: {what}\n")
-            return 1
+        first = sorted(attrs)[0]
+        by_id = not (sel.clusters or sel.users or sel.constraints)
+        if by_id:
+            found = {(p.cluster, p.proc) for p in procs}
+            missing = sorted(sel.ids - found)
+            if missing:
+                return _failed(first, missing[0])
+        elif not procs:
+            return _failed(first, None, sel)
         answers = _send(procs, attrs)
         count = _acted(answers)
         if not count:
-            sys.stderr.write("Transaction failed.  No attributes were set.\n")
-            return 1
+            done = {(a["id"], n) for a in answers for f, l, s in a.get("done") or () for n in range(f, l + 1, s)}
+            left = sorted((p.cluster, p.proc) for p in procs if (p.cluster, p.number) not in done)
+            return _failed(first, left[0] if by_id and left else None, sel)
         for name in attrs:
             sys.stdout.write(f'Set attribute "{name}" for {count} matching jobs.\n')
         return 0
@@ -145,6 +152,50 @@ def qedit_main(argv, prog="condor_qedit"):
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
+
+
+def _check_protected(attrs):
+    """HTCondor refuses an edit of an immutable or protected attribute before it looks
+    at the queue (the daemon refuses it too)."""
+    from gridtools.daemon.condorreq import IMMUTABLE, PROTECTED
+    bad = [name for name in attrs if name.lower() in IMMUTABLE or name.lower() in PROTECTED]
+    if bad:
+        for name in bad:
+            kind = "immutable" if name.lower() in IMMUTABLE else "protected"
+            sys.stderr.write(f'Update of {kind} attribute "{name}" is not allowed.\n')
+        raise GridError("Transaction failed.  No attributes were set.", 1)
+
+
+def _failed(attr, job, sel=None):
+    """HTCondor's two lines when the schedd refuses the first attribute: for a job named
+    by its id, or for the constraint the selection makes."""
+    if job is not None:
+        sys.stderr.write(f'Failed to set attribute "{attr}" for job {job[0]}.{job[1]}.\n')
+    else:
+        sys.stderr.write(f'Failed to set attribute "{attr}" by constraint: {_constraint_text(sel)}\n')
+    sys.stderr.write("Queue transaction failed.  No attributes were set.\n")
+    return 1
+
+
+def _constraint_text(sel):
+    """The constraint HTCondor's condor_qedit builds from its arguments: owners and
+    -constraint expressions ANDed, job ids as ClusterId/ProcId tests."""
+    parts = [f'Owner=="{user}"' for user in sel.users] + list(sel.constraints)
+    clusters = {c: set() for c in sel.clusters}
+    for c, p in sorted(sel.ids):
+        if c not in sel.clusters:
+            clusters.setdefault(c, set()).add(p)
+    ids = []
+    for c, procs in sorted(clusters.items()):
+        if not procs:
+            ids.append(f"ClusterId == {c} ")
+        elif len(procs) == 1:
+            ids.append(f"( ClusterId == {c} && ProcId == {min(procs)} )")
+        else:
+            ids.append(f"( ClusterId == {c} && (" + " || ".join(f"ProcId == {p} " for p in sorted(procs)) + "))")
+    if ids:
+        parts.append("|| ".join(ids))
+    return "(" + " && ".join(f" ({p})" for p in parts).replace(" &&  (", " && (") + " )"
 
 
 def _check_schedd(name):

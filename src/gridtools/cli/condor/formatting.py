@@ -6,8 +6,12 @@ of each ad, one ad per line, separated by a space. Qualifiers: ``j`` the
 job id first, ``l`` label each field (``Name = value``), ``h`` a heading
 line (then the columns are aligned), ``V`` strings in quotes, ``r`` the
 expression as written, unevaluated, ``t`` a tab between fields, ``n`` a
-newline after each field, ``,`` a comma after each field, ``g`` an empty
-line between ads, ``T`` values as elapsed times, ``Y`` as dates.
+newline after each field, ``,`` a comma between fields (HTCondor's column
+suffix, none after the last), ``g`` an empty line between ads, ``T`` values
+as elapsed times, ``Y`` as dates.
+
+Reals print as HTCondor's old-ClassAd unparser writes them (``%.16G``, with
+``.0`` added to a whole number: ``10.0``, ``0.008332967758178711``).
 
 ``-format FMT ATTR`` prints with a printf conversion: ``%s``, ``%d``,
 ``%f`` (with flags, width and precision), ``%v`` (the value as it reads),
@@ -41,7 +45,7 @@ def value_text(value, quoted=False):
         return "error"
     if isinstance(value, str) and not quoted:
         return value
-    return unparse_value(value)
+    return unparse_value(value, True)
 
 
 def _expr(text):
@@ -57,7 +61,7 @@ def field_value(ad, attr, raw=False, quoted=False, elapsed=False, date=False):
         expr = ad.lookup(attr) if attr.replace("_", "").isalnum() else None
         if expr is None:
             expr = _expr(attr)
-        return expr.unparse() if expr is not None else "undefined"
+        return expr.unparse(True) if expr is not None else "undefined"
     value = ad.eval(attr) if attr.replace("_", "").isalnum() and attr in ad else _eval(ad, attr)
     if elapsed and type(value) in (int, float):
         return _elapsed(value)
@@ -101,7 +105,7 @@ def autoformat(ads, attrs, qualifiers=""):
         if "n" in q:
             out.append("".join(cell + after + "\n" for cell in cells))
         else:
-            out.append(sep.join(cell + after for cell in cells) + "\n")
+            out.append((after + sep).join(cells) + "\n")
         if "g" in q:
             out.append("\n")
     return "".join(out)
@@ -156,29 +160,10 @@ def format_ads(ads, items):
     return "".join(format_one(ad, fmt, attr) for ad in ads for fmt, attr in items)
 
 
-def _json_value(expr):
-    import json
-    from gridtools.classad.nodes import Literal
-    if isinstance(expr, Literal):
-        value = expr.value
-        if value is UNDEFINED:
-            return "null"
-        if isinstance(value, (bool, int, str)) or (isinstance(value, float) and value == value
-                                                   and abs(value) != float("inf")):
-            return json.dumps(value)
-    return json.dumps(f"/Expr({expr.unparse()})/")
-
-
 def json_ads(ads):
-    """Ads in HTCondor's JSON form: a list of objects, attributes by name, expressions
-    that are not plain values as ``"/Expr(...)/"``."""
-    import json
-    blocks = []
-    for ad in ads:
-        names = sorted(ad, key=str.lower)
-        body = ",\n".join(f"  {json.dumps(name)}: {_json_value(ad.lookup(name))}" for name in names)
-        blocks.append("{\n" + body + "\n}")
-    return "[\n" + ",\n".join(blocks) + "\n]\n"
+    """Ads in HTCondor's JSON form (condor_status -json's, one writer for both)."""
+    from gridtools.cli.condor.adformat import json_form
+    return json_form(ads)
 
 
 def long_ads(ads):

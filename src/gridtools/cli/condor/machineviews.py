@@ -215,8 +215,9 @@ def _key_width(keys):
 def run_summary(ads):
     """-run's summary: per Arch/OpSys and in total the claimed slots, the sum of their
     Mips and KFlops and their mean LoadAvg. As in HTCondor, an ad that lacks one of
-    them is malformed (gridtools runs no benchmarks: its slots have neither Mips nor
-    KFlops) and counts 0 for it; one without Arch or OpSys is left out."""
+    them is malformed and counts 0 for it (gridtools' slots publish fixed Mips and
+    KFlops, see ads.SLOT_MIPS; a facts file may take them away); one without Arch or
+    OpSys is left out."""
     rows, total, malformed = {}, [0, 0, 0, 0.0], 0
     for ad in ads:
         arch, opsys = ad.eval("Arch"), ad.eval("OpSys")

@@ -168,7 +168,7 @@ def set_executable(ad, cmd, ctx, iwd):
         ad["Cmd"] = path
         size = ctx.files.size_kib(path) if ctx.files else 0
         if size is None:
-            raise fail(f"Executable file {path} does not exist")
+            raise fail(f"Can't access executable file {path}: No such file or directory")
     ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
 
 

@@ -139,8 +139,8 @@ def parse_submit(text, *, append=(), queue_override=None, source="submit file"):
     _add_append(desc, append, source)
     if queue_override is not None:
         if desc.queues:
-            raise InputError("ERROR: -queue may not be used with a submit file "
-                             "that has a queue statement")
+            raise error_at(desc.queues[0].line,
+                           "-queue argument conflicts with queue statement in submit file", source)
         _check_queue_args(queue_override, 0, source)
         desc.statements.append(QueueStatement(queue_override.strip(), None, 0))
     return desc
