@@ -140,7 +140,7 @@ def test_user_and_global_job_id_in_both_dialects(cell, workdir):
         wait_for(lambda jid=jid: jid in statuses(cell, jid))
         user, qdate, global_id = cell.run("condor_q", jid, "-af", "User", "QDate", "GlobalJobId").stdout.split()
         assert user == "root@example.org" and global_id == f"{cell.host}#{jid}#{qdate}"
-        assert f'User = "root@example.org"' in cell.run("condor_q", jid, "-l").stdout
+        assert 'User = "root@example.org"' in cell.run("condor_q", jid, "-l").stdout
     assert cell.run("condor_rm", str(cluster), job).returncode == 0
     wait_for(lambda: f"{job}.0" in history(cell) and f"{cluster}.0" in history(cell))
     assert history(cell, str(cluster), "-af", "User", "GlobalJobId").startswith(f"root@example.org {cell.host}#")
