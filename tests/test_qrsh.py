@@ -38,6 +38,10 @@ def test_qrsh_environment(cell, workdir):
     env = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
     assert env["JOB_SCRIPT"] == "QRSH" and env["QRSH_COMMAND"] == "env"
     assert env["JOB_NAME"] == "env" and env["NSLOTS"] == "1"
+    # the caller's terminal type (capture qrsh-b-n-env: TERM=xterm); -v still wins
+    shown = cell.run("qrsh", "echo $TERM", cwd=workdir, env={"TERM": "vt100"}).stdout
+    assert shown == "vt100\n"
+    assert cell.run("qrsh", "-v", "TERM=dumb", "echo $TERM", cwd=workdir, env={"TERM": "vt100"}).stdout == "dumb\n"
 
 
 def test_qrsh_job_is_named_after_the_first_word_of_its_command(cell, workdir):

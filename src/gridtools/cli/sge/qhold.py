@@ -92,7 +92,7 @@ def _screen(user, items):
         else:
             target, problem = jobsel.narrow(snap, target)
             if problem:
-                sys.stderr.write(problem + "\n")
+                sys.stdout.write(problem + "\n")          # (Grid Engine prints its answers there)
                 code = code or 1
                 continue
             sent.append(target)

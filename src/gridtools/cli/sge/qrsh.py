@@ -122,6 +122,8 @@ def _submit(req, rest, paths, cwd):
                stdin=[[None, paths["stdin"]]], stdout=[[None, paths["stdout"]]],
                stderr=[[None, paths["stderr"]]], join=False)
     req["env"] = dict(req["env"], QRSH_COMMAND=" ".join([command] + args))
+    if "TERM" not in req["env"] and os.environ.get("TERM"):
+        req["env"]["TERM"] = os.environ["TERM"]         # the caller's terminal, as Grid Engine's qrsh
     spec = submit.finish_spec(req, 1, command, cwd, args, command=command)
     spec["job_script"] = "QRSH"
     spec["client"] = client.identity()
