@@ -175,27 +175,26 @@ def test_leaving_a_group_takes_it_from_the_next_submission(cell, workdir, users)
     it: membership is read again (after intake.ACCOUNT_KEPT seconds), not remembered."""
     import grp
     import subprocess
+    import pwd
     from gridtools.daemon.intake import ACCOUNT_KEPT
     bob, group = users[1], "gtrevoked"
+
+    def group_of_a_job_asking_for(gid, name):
+        """The group id a job of bob's that asks for group ``gid`` runs with."""
+        out = os.path.join(workdir, name)
+        jid, _, answer = forge_submit(cell, bob, {"gid": gid, "command": "/usr/bin/id", "args": ["-g"],
+                                                  "stdout": [[None, out]]}, reply=True)
+        assert answer[0] == 0, answer
+        cell.wait_finished(jid)
+        return int(open(out).read())
     subprocess.run(["groupadd", "-f", group], check=True)
     try:
         gid = grp.getgrnam(group).gr_gid
         subprocess.run(["usermod", "-aG", group, bob], check=True)
-        first = os.path.join(workdir, "first")
-        jid, _, answer = forge_submit(cell, bob, {"gid": gid, "command": "/usr/bin/id", "args": ["-g"],
-                                                  "stdout": [[None, first]]}, reply=True)
-        assert answer[0] == 0, answer
-        cell.wait_finished(jid)
-        assert open(first).read() == f"{gid}\n"
+        assert group_of_a_job_asking_for(gid, "first") == gid
         subprocess.run(["gpasswd", "-d", bob, group], check=True, capture_output=True)
         time.sleep(ACCOUNT_KEPT + 0.2)           # the documented time membership is kept
-        second = os.path.join(workdir, "second")
-        jid, _, answer = forge_submit(cell, bob, {"gid": gid, "command": "/usr/bin/id", "args": ["-g"],
-                                                  "stdout": [[None, second]]}, reply=True)
-        assert answer[0] == 0, answer
-        cell.wait_finished(jid)
-        import pwd
-        assert open(second).read() == f"{pwd.getpwnam(bob).pw_gid}\n"
+        assert group_of_a_job_asking_for(gid, "second") == pwd.getpwnam(bob).pw_gid
     finally:
         subprocess.run(["groupdel", group], capture_output=True)
 
