@@ -135,8 +135,9 @@ def test_periodic_release_never_lifts_an_operators_hold(cell, workdir, users):
     wait_events(log, f"{cluster}.1", [0, 12, 13])         # the policy ran on both procs
     assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == 5
     assert events(log)[f"{cluster}.0"] == [0, 12]
-    line = [ln for ln in cell.run("qstat", "-u", "*").stdout.splitlines() if ln.split()[:1] == [str(cluster)]]
-    assert line and "hqw" in line[0]
+    rows = [ln.split() for ln in cell.run("qstat", "-u", "*").stdout.splitlines()[2:]]
+    first = [row for row in rows if row[0] == str(cluster) and row[-1] == "1"]      # task 1 = proc 0
+    assert first and first[0][4] == "hqw", rows
 
 
 def test_removal_writes_aborted_and_kill_sig_reaches_the_job(cell, workdir):
