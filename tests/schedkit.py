@@ -16,7 +16,7 @@ test) that names what a Grid Engine administrator and users would set up:
     host_states: {h2: drain}
     now: 1000
     running: [{job: 9, owner: bob, granted: "all.q@h1=1", l: "gpu=1,h_rt=60", pe: smp, start: 990,
-               ar: 0, project: p1}]
+               ar: 0, project: p1, submit: 980}]
     jobs: [{id: 1, owner: alice, qsub: "-l h_vmem=1G -pe smp 2", submit: 1, tasks: [1, 2]},
            {id: 2, pe: [mpi, [[1, 1], [2, 2], [4, 4], [8, 8]]]}]    # pe: the spooled form
     objects: {rqs/maxujobs: "{\\n name maxujobs\\n enabled true\\n limit users * to slots=20\\n}"}
@@ -98,7 +98,9 @@ def _running(run, conf, table):
                    pe=run.get("pe", ""), amounts=inputs.consumable_amounts(req, table),
                    start_time=start, end_time=start + req.runtime, project=req.project,
                    suspended=bool(run.get("suspended")), ar=int(run.get("ar") or 0),
-                   userlists=req.userlists)
+                   userlists=req.userlists, submit_time=spec["submit_time"],
+                   priority=int(spec.get("priority") or 0),
+                   deadline=float(spec.get("deadline") or 0.0), request=req)
 
 
 def _ar(item, table):

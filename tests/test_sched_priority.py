@@ -72,14 +72,15 @@ def test_equal_priorities_go_first_come_first_served():
 
 def test_tickets_order_jobs_of_equal_priority_and_urgency():
     """Share tree 50/50 (a, b) with weight_tickets_share 1000: tickets
-    500, 250, 500, 250 → ntckts 1, 0, 1, 0 → order a1, b1, a2, b2."""
+    500, 250, 500, 250 → ntckts (from 0 to the most, as Grid Engine's
+    sgeee_scheduler normalizes them) 1, 0.5, 1, 0.5 → order a1, b1, a2, b2."""
     jobs = [PolicyJob(1, "a", 1.0), PolicyJob(2, "a", 2.0), PolicyJob(3, "b", 3.0),
             PolicyJob(4, "b", 4.0)]
     members = Members.of(users=[Member("a"), Member("b")])
     tree = ShareNode("Root", 1, (ShareNode("a", 50), ShareNode("b", 50)))
     result = priority.evaluate(jobs, members, PolicyConfig(weight_tickets_share=1000),
                                COMPLEXES, now=5.0, tree=tree)
-    assert [result.priorities.jobs[i].ntckts for i in (1, 2, 3, 4)] == [1.0, 0.0, 1.0, 0.0]
+    assert [result.priorities.jobs[i].ntckts for i in (1, 2, 3, 4)] == [1.0, 0.5, 1.0, 0.5]
     assert result.order == (1, 3, 2, 4)
 
 
@@ -105,8 +106,8 @@ def test_running_jobs_are_normalized_with_the_pending_ranges_and_clipped():
 def test_next_array_task_priority_uses_its_own_tickets():
     """a (75 shares) has an array job of three tasks, b (25) one job;
     weight_tickets_share 1000. a's tasks get 750, 375, 250; b's job 250.
-    The pending range is 250..750, so once task 1 has started, task 2's
-    375 tickets normalize to 0.25: prio 0.5 + 0.05 + 0.0025."""
+    Tickets normalize from 0 to the most (750), so once task 1 has
+    started, task 2's 375 tickets normalize to 0.5: prio 0.5 + 0.05 + 0.005."""
     jobs = [PolicyJob(1, "a", 1.0, pending=range(1, 4)), PolicyJob(2, "b", 2.0)]
     members = Members.of(users=[Member("a"), Member("b")])
     tree = ShareNode("Root", 1, (ShareNode("a", 75), ShareNode("b", 25)))
@@ -116,8 +117,8 @@ def test_next_array_task_priority_uses_its_own_tickets():
         [750.0, 375.0, 250.0])
     assert result.tickets.of(2).stckt == pytest.approx(250.0)
     following = result.priorities.of_task(jobs[0], result.urgencies[1], 375.0)
-    assert following.ntckts == pytest.approx(0.25)
-    assert following.prio == pytest.approx(0.5525)
+    assert following.ntckts == pytest.approx(0.5)
+    assert following.prio == pytest.approx(0.555)
     assert result.priorities.jobs[1].ntckts == 1.0
 
 
@@ -133,3 +134,37 @@ def test_renice_is_due_by_reprioritize_interval():
     assert renice.due(None, 100.0, 60)
     assert not renice.due(50.0, 100.0, 60)
     assert renice.due(40.0, 100.0, 60)
+
+
+def test_running_jobs_urgency_counts_in_its_range():
+    """Grid Engine normalizes urgency over the pending and the running jobs, and a
+    running job's waiting time runs on: a running job that waited less than the
+    pending ones is the range's low end."""
+    jobs = [PolicyJob(1, "a", 19.0, pending=(), running=(1,)), PolicyJob(2, "a", 10.0),
+            PolicyJob(3, "a", 10.0, slots=2)]
+    result = priority.evaluate(jobs, Members(), PolicyConfig(weight_waiting_time=1.0),
+                               COMPLEXES, now=20.0)
+    urg = {i: result.priorities.jobs[i].urgency.total for i in (1, 2, 3)}
+    assert urg == {1: 1001.0, 2: 1010.0, 3: 2010.0}
+    assert [round(result.priorities.jobs[i].nurg, 5) for i in (1, 2, 3)] == [0.0, 0.00892, 1.0]
+
+
+def test_sge_capture_numbers_of_running_and_pending_jobs():
+    """The scheduler pass's numbers for the jobs of the reference capture
+    qstat-pri.txt / qstat-urg.txt (Son of Grid Engine 8.1.9, default weights):
+    two running jobs submitted 4 s before the pending ones, seen 18 s after."""
+    import schedkit
+    from gridtools.sched.order import order
+    sc = {"hosts": ["h1"], "slots": 2, "queue": {"pe_list": "smp"}, "now": 1018,
+          "running": [{"job": 51, "granted": "all.q@h1=1", "start": 1000, "submit": 1000},
+                      {"job": 52, "granted": "all.q@h1=1", "start": 1000, "submit": 1000}],
+          "jobs": [{"id": 56, "qsub": "-pe smp 2", "submit": 1004},
+                   {"id": 53, "submit": 1004},
+                   {"id": 60, "qsub": "-p -100", "submit": 1004}]}
+    ordered, numbers, _tree = order(schedkit.snapshot(sc))
+    assert [job.id for job in ordered] == [56, 53, 60]
+    shown = {jid: (round(o.prio, 5), round(o.nurg, 5), round(o.urgency[0]), round(o.urgency[2]))
+             for jid, o in numbers.items()}
+    assert shown[51] == shown[52] == (0.25056, 0.00111, 1005, 5)
+    assert shown[56] == (0.75, 1.0, 2004, 4)
+    assert shown[53] == shown[60] == (0.25, 0.0, 1004, 4)

@@ -420,7 +420,10 @@ def running_record(job, task, table, req, department="defaultdepartment"):
                    pe=task.pe or "", amounts=consumable_amounts(req, table),
                    start_time=task.start_time, end_time=task.start_time + req.runtime,
                    project=req.project, department=department, suspended=bool(task.suspended),
-                   ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec))
+                   ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec),
+                   submit_time=float(job.spec["submit_time"]),
+                   priority=int(job.spec.get("priority", 0)),
+                   deadline=float(job.spec.get("deadline") or 0.0), request=req)
 
 
 def consumable_amounts(req, table):

@@ -4,7 +4,9 @@ Grid Engine's order (sge_priority(5))::
 
     prio = weight_priority * npprior + weight_urgency * nurg + weight_ticket * ntckts
 
-each term normalized over the pending jobs; tickets come from the share
+each term normalized as ``sched.priority`` says (urgency over the pending
+and running jobs, tickets from 0, POSIX priority over the pending jobs);
+tickets come from the share
 tree, functional and override policies (``sched.policy``), urgency from the
 jobs' requests, waiting time and deadlines (``sched.urgency``). The
 snapshot's jobs and running tasks become the policies' ``PolicyJob``
@@ -12,9 +14,9 @@ records here. ``order(snap)`` returns the pending jobs best first and each
 job's ``JobOrder`` (running jobs included, for their tickets), which
 ``qstat -pri``/``-urg``/``-ext`` show.
 
-Only pending tasks that may run now take part in tickets, urgency and
-normalization; jobs kept back by holds, a start time, dependencies or an
-error come after the others and get no tickets.
+Only pending tasks that may run now, and running tasks, take part in
+tickets, urgency and normalization; jobs kept back by holds, a start time,
+dependencies or an error come after the others and get no tickets.
 """
 
 import itertools
@@ -83,16 +85,13 @@ def _matches(name, pattern):
 
 def policy_jobs(snap, limit):
     """PolicyJobs of the eligible pending jobs and of the jobs with running tasks."""
-    table = snap.complexes
     cache = {}
     found = {}
     for job in snap.jobs:
         if not _eligible(job, snap):
             continue
         req = job.request
-        shape = cache.get(req)
-        if shape is None:
-            shape = cache[req] = (_slots(req, snap), req.min_slots, _requests(req, table))
+        shape = _shape(req, snap, cache)
         tasks = [t for t in itertools.islice(job.tasks, limit) if t not in job.held]
         found[job.id] = PolicyJob(
             id=job.id, owner=job.owner, submit_time=job.submit_time, project=req.project or None,
@@ -108,10 +107,24 @@ def policy_jobs(snap, limit):
         if base is not None:
             found[job_id] = _with_running(base, tasks)
         else:
+            shape = (run.slots, run.slots, ()) if run.request is None else \
+                _shape(run.request, snap, cache)
             found[job_id] = PolicyJob(id=job_id, owner=run.owner, project=run.project or None,
-                                      department=run.department, slots=run.slots, pending=(),
-                                      running=tuple(tasks), submit_time=run.start_time)
+                                      department=run.department, slots=shape[0],
+                                      min_slots=shape[1], requests=shape[2], pending=(),
+                                      running=tuple(tasks), submit_time=run.submit_time,
+                                      priority=run.priority, deadline=run.deadline or None,
+                                      deadline_user=bool(run.deadline))
     return list(found.values())
+
+
+def _shape(req, snap, cache):
+    """(slots urgency assumes, lowest slot count, hard requests) of a Request, kept in
+    ``cache``."""
+    shape = cache.get(req)
+    if shape is None:
+        shape = cache[req] = (_slots(req, snap), req.min_slots, _requests(req, snap.complexes))
+    return shape
 
 
 def _with_running(job, tasks):
@@ -154,43 +167,63 @@ def _order_without_tickets(snap, config):
     """The order when every job has 0 tickets: urgency and POSIX priority alone.
 
     Jobs with the same request and priority share one JobOrder (the pass over
-    100,000 jobs then costs a few dictionary lookups per job).
+    100,000 jobs then costs a few dictionary lookups per job). Running jobs
+    get their numbers too, and their urgency counts in its range.
     """
     eligible = [job for job in snap.jobs if _eligible(job, snap)]
     complexes = _complex_urgencies(snap)
     per_request, urgencies = {}, {}
     waiting, now = config.weight_waiting_time, snap.now
-    for job in eligible:
-        req = job.request
-        found = per_request.get(req)
+
+    def urgency_of(req, slots, submit_time, deadline, deadline_user):
+        key = req if req is not None else slots
+        found = per_request.get(key)
         if found is None:
-            rr = urgency_mod.resource_contribution(_slots(req, snap), _requests(req, snap.complexes), complexes)
-            found = per_request[req] = urgency_mod.Urgency(rr, 0.0, 0.0)
-        wt = waiting * max(0.0, now - job.submit_time) if waiting else 0.0
-        dl = (config.weight_deadline / max(1.0, job.deadline - now)
-              if job.deadline and job.deadline_user else 0.0)
-        urgencies[job.id] = found if not (wt or dl) else urgency_mod.Urgency(found.rrcontr, wt, dl)
-    posix = priority_mod.Range.of(j.priority for j in eligible)
+            rr = urgency_mod.resource_contribution(
+                _slots(req, snap) if req is not None else slots,
+                _requests(req, snap.complexes) if req is not None else (), complexes)
+            found = per_request[key] = urgency_mod.Urgency(rr, 0.0, 0.0)
+        wt = waiting * max(0.0, now - submit_time) if waiting else 0.0
+        dl = (config.weight_deadline / max(1.0, deadline - now)
+              if deadline and deadline_user else 0.0)
+        return found if not (wt or dl) else urgency_mod.Urgency(found.rrcontr, wt, dl)
+
+    for job in eligible:
+        urgencies[job.id] = urgency_of(job.request, 1, job.submit_time, job.deadline,
+                                       job.deadline_user)
+    running = {}
+    for run in snap.running:
+        if not run.suspended and run.job_id not in urgencies and run.job_id not in running:
+            running[run.job_id] = run
+            urgencies[run.job_id] = urgency_of(run.request, run.slots, run.submit_time,
+                                               run.deadline, True)
     urgency = priority_mod.Range.of(u.total for u in urgencies.values())
     # (the Normalizer's sum, written out: with waiting time every job has numbers of its own)
     wp, wu, wt = config.weight_priority, config.weight_urgency, config.weight_ticket
     ntckts = priority_mod.Range().normalized(0.0)
+    posix = priority_mod.Range.of(j.priority for j in eligible)
     shared, numbers = {}, {}
-    for job in eligible:
-        urg = urgencies[job.id]
-        key = (job.priority, urg)
+
+    def numbers_of(priority, urg):
+        key = (priority, urg)
         found = shared.get(key)
         if found is None:
-            npprior, total = posix.normalized(job.priority), urg.total
+            npprior, total = posix.normalized(priority), urg.total
             nurg = urgency.normalized(total)
-            found = shared[key] = JobOrder(wp * npprior + wu * nurg + wt * ntckts, npprior, (total, *urg),
-                                           nurg, _NO_TICKETS, ntckts, 0.0)
-        numbers[job.id] = found
-    if len(shared) == 1:            # one priority for all: submission order decides
+            found = shared[key] = JobOrder(wp * npprior + wu * nurg + wt * ntckts, npprior,
+                                           (total, *urg), nurg, _NO_TICKETS, ntckts, 0.0)
+        return found
+
+    for job in eligible:
+        numbers[job.id] = numbers_of(job.priority, urgencies[job.id])
+    pending_keys = list(shared)
+    for job_id, run in running.items():
+        numbers[job_id] = numbers_of(run.priority, urgencies[job_id])
+    if len(pending_keys) == 1:      # one priority for all: submission order decides
         ordered = sorted(eligible, key=lambda j: (j.submit_time, j.id))
     else:
         ordered = sorted(eligible, key=lambda j: (-numbers[j.id].prio, j.submit_time, j.id))
-    return ordered, numbers, len(shared) <= 1 or _one_key(config, shared)
+    return ordered, numbers, len(pending_keys) <= 1 or _one_key(config, pending_keys)
 
 
 def _one_key(config, shared):

@@ -233,6 +233,11 @@ class Running:
     ar: int = 0                          # the advance reservation it runs in (0: none)
     userlists: frozenset = frozenset()   # access lists its owner belongs to
     universe: str = ""                   # "scheduler" or "local" when it runs without a slot
+    # what its job's urgency and POSIX priority come from, as a pending job's
+    submit_time: float = 0.0
+    priority: int = 0                    # POSIX priority (-p)
+    deadline: float = 0.0                # latest start time (-dl), 0 for none
+    request: object = None               # the job's Request (None: its slots alone)
 
     @property
     def slots(self):
