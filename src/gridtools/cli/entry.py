@@ -19,6 +19,7 @@ COMMANDS = {
     "gridtools": "admin",
     "qsub": "sge.qsub",
     "qstat": "sge.qstat",
+    "qselect": "sge.qselect",
     "qdel": "sge.qdel",
     "qhold": "sge.qhold",
     "qrls": "sge.qhold",

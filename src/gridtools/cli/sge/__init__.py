@@ -4,7 +4,7 @@ Commands: ``qsub``, ``qrsh`` (with ``qrsh_inherit`` for ``qrsh -inherit``),
 ``qalter`` (``qalter_verify``), ``qdel``, ``qhold`` (qhold and qrls), ``qmod``,
 ``qstat`` (``qstat_select``, ``qstat_text``, ``qstat_queues``, ``qstat_views``,
 ``qstat_report``, ``qstat_j``, ``qstat_jxml``, ``qstat_xml``, ``qstat_msgs``,
-``qstat_usage``), ``qhost`` (``qhost_xml``), ``qacct``, ``qconf`` (``qconf_show``,
+``qstat_usage``), ``qselect``, ``qhost`` (``qhost_xml``), ``qacct``, ``qconf`` (``qconf_show``,
 ``qconf_change``, ``qconf_attr``, ``qconf_usage``), ``qquota``, ``qrsub``,
 ``qrstat``, ``qrdel``, ``share_mon``.
 
