@@ -70,6 +70,13 @@ def test_shell_and_shell_start_mode(cell, workdir):
     set_attr(cell, "all.q", "shell_start_mode", "unix_behavior")
     assert fresh_output(cell, workdir, bang) == "bash=yes\n"     # unix_behavior: the #! line
     assert fresh_output(cell, workdir, plain) == "bash=\n"
+    # -S does not override a #! line under unix_behavior (Grid Engine execs the script);
+    # it runs a script without one, and it is the job's SHELL either way
+    assert fresh_output(cell, workdir, "-S", "/bin/dash", bang) == "bash=yes\n"
+    assert fresh_output(cell, workdir, "-S", "/bin/bash", plain) == "bash=yes\n"
+    shell = script(workdir, "shell.sh", '#!/bin/sh\necho "SHELL=$SHELL"\n')
+    assert fresh_output(cell, workdir, shell) == "SHELL=/bin/dash\n"
+    assert fresh_output(cell, workdir, "-S", "/bin/bash", shell) == "SHELL=/bin/bash\n"
     set_attr(cell, "all.q", "shell_start_mode", "script_from_stdin")
     stdin = script(workdir, "stdin.sh", 'echo "$0 from stdin"\n')
     assert fresh_output(cell, workdir, stdin) == "dash from stdin\n"

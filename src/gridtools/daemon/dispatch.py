@@ -317,7 +317,7 @@ def _task_context(job, number, granted, q, gconf, pe=""):
         ctx[key], name = plan_mod.output_path(spec, stream, pseudo, cwd, host, number, is_array, postfix)
         if name:
             names[key] = name
-    if ctx["shell_start_mode"] == "unix_behavior" and not spec.get("shell"):
+    if ctx["shell_start_mode"] == "unix_behavior":
         ctx["has_shebang"] = _has_shebang(script)
     return ctx
 

@@ -115,7 +115,7 @@ def grid_variables(spec, task, ctx):
     env.update({
         "ARC": ctx["arch"], "SGE_ARCH": ctx["arch"], "ENVIRONMENT": "BATCH",
         "HOME": ctx["home"], "USER": spec["owner"], "LOGNAME": spec["owner"],
-        "SHELL": ctx["login_shell"], "HOSTNAME": ctx["host"],
+        "SHELL": job_shell(spec, ctx), "HOSTNAME": ctx["host"],
         "JOB_ID": str(spec["id"]), "JOB_NAME": spec["name"], "REQNAME": spec["name"],
         "REQUEST": spec["name"], "JOB_SCRIPT": ctx["job_script"],
         "NSLOTS": str(ctx["slots"]), "NHOSTS": str(ctx["nhosts"]), "NQUEUES": str(ctx["nqueues"]),
@@ -146,12 +146,17 @@ def procedure_environment(grid):
     return env
 
 
+def job_shell(spec, ctx):
+    """The shell of a job: its -S, else the queue's (what Grid Engine sets SHELL to)."""
+    return spec.get("shell") or ctx.get("queue_shell") or "/bin/sh"
+
+
 def command_line(spec, ctx):
     """argv to execute for the job, honouring -b, -S, -shell and shell_start_mode.
 
     Returns (path to execute, argv list).
     """
-    shell = spec.get("shell") or ctx["queue_shell"] or "/bin/sh"
+    shell = job_shell(spec, ctx)
     mode = ctx.get("shell_start_mode", "posix_compliant")
     # login shells are a posix_compliant matter (sge_conf(5) login_shells)
     login = mode == "posix_compliant" and os.path.basename(shell) in ctx.get("login_shells", ())
@@ -164,8 +169,8 @@ def command_line(spec, ctx):
         text = " ".join([command] + args)
         return shell, [argv0, "-c", text]
     script = ctx["job_script"]
-    if mode == "unix_behavior" and not spec.get("shell") and ctx.get("has_shebang"):
-        return script, [script] + args
+    if mode == "unix_behavior" and ctx.get("has_shebang"):
+        return script, [script] + args          # its #! line chooses, whatever -S says
     if mode == "script_from_stdin":
         return shell, [argv0] + args
     return shell, [argv0, script] + args
