@@ -237,3 +237,26 @@ def test_write_level_refuses_before_any_job_is_selected(cell, workdir, users):
     assert statuses(cell, str(cluster)) == {f"{cluster}.0": 5}           # still held
     mine = cell.run("condor_rm", "-all", user="gtalice")
     assert (mine.returncode, mine.stdout) == (0, "All jobs have been marked for removal\n")
+
+
+def test_messages_of_several_lines_keep_their_lines(idle_cell, tmp_path):
+    """HTCondor prints a sentence and then its usage or hint on lines of their own."""
+    usage = ("Usage: condor_prio [{+|-}priority ] [-p priority] [ -a ] [-n schedd_name] "
+             "[ -pool pool_name ] [user | cluster | cluster.proc | -a] ...\n")
+    proc = idle_cell.run("condor_prio", "7")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == "You must specify a new priority or priority adjustment.\n" + usage
+    proc = idle_cell.run("condor_qedit")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == ("condor_qedit : Error - there were no jobs specified.\n"
+                           "\tuse -constraint, jobid or owner argument to indicate which jobs to edit\n")
+    sub = tmp_path / "quote.sub"
+    sub.write_text('executable = /bin/true\narguments = a b"c\nqueue\n')
+    proc = idle_cell.run("condor_submit", str(sub))
+    assert proc.returncode == 1
+    assert proc.stderr == ('ERROR: Found illegal unescaped double-quote: "c\n'
+                           'The full arguments you specified were: a b"c\n')
+    # what a line quotes from its input still cannot break it
+    sub.write_text('executable = /bin/true\narguments = a b"c\x1b[2J\nqueue\n')
+    proc = idle_cell.run("condor_submit", str(sub))
+    assert "\x1b" not in proc.stderr and proc.stderr.count("\n") == 2

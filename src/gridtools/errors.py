@@ -25,14 +25,27 @@ def one_line(text):
     return "".join(out)
 
 
+class Lines(str):
+    """A message of several lines, each made safe as ``one_line`` makes a message
+    (see ``lines``): GridError keeps its line breaks."""
+
+
+def lines(*parts):
+    """One message of the lines ``parts`` (as the real commands print some: a sentence
+    and then a hint or a usage), each escaped by ``one_line`` but for a leading tab."""
+    return Lines("\n".join("\t" + one_line(part[1:]) if part.startswith("\t") else one_line(part)
+                           for part in parts))
+
+
 class GridError(Exception):
     """A failure a user can act on. ``str(err)`` is the line to print: one line,
-    whatever the input it quotes (see ``one_line``)."""
+    whatever the input it quotes (see ``one_line``), or the lines of a ``Lines``."""
 
     exit_code = 1
 
     def __init__(self, message, exit_code=None):
-        super().__init__(one_line(str(message).rstrip("\n")))
+        super().__init__(message.rstrip("\n") if isinstance(message, Lines)
+                         else one_line(str(message).rstrip("\n")))
         if exit_code is not None:
             self.exit_code = exit_code
 

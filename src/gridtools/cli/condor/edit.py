@@ -18,7 +18,7 @@ import sys
 
 from gridtools.cli.condor import queue as Q
 from gridtools.cli.condor.act import check_write
-from gridtools.errors import GridError, UsageError
+from gridtools.errors import GridError, UsageError, lines
 
 #: the range of JobPrio condor_prio sets
 PRIO_RANGE = (-20, 20)
@@ -32,7 +32,7 @@ Usage: condor_qedit [general-opts] {cluster | cluster.proc | owner | -constraint
    attribute-value may be any ClassAd expression; a string needs its quotes: '"text"'
 """
 PRIO_USAGE = """\
-Usage: condor_prio [{+|-}priority ] [-p priority] [ -a ] [-n schedd_name] [user | cluster | cluster.proc | -a] ...
+Usage: condor_prio [{+|-}priority ] [-p priority] [ -a ] [-n schedd_name] [ -pool pool_name ] [user | cluster | cluster.proc | -a] ...
 """
 
 
@@ -90,8 +90,9 @@ def parse_qedit(argv):
         else:
             pairs.append(arg)
     if not chosen:
-        raise UsageError("condor_qedit : Error - there were no jobs specified.\n\tuse -constraint, "
-                         "jobid or owner argument to indicate which jobs to edit", 1)
+        raise UsageError(lines("condor_qedit : Error - there were no jobs specified.",
+                               "\tuse -constraint, jobid or owner argument to indicate which "
+                               "jobs to edit"), 1)
     if not pairs or len(pairs) % 2:
         raise UsageError("condor_qedit : Error - no attributes specifed." if not pairs else
                          f"condor_qedit : expression required after attribute {pairs[-1]}", 1)
@@ -226,7 +227,8 @@ def parse_prio(argv):
         else:
             sel.add_word(arg)
     if absolute is None and adjust is None:
-        raise UsageError("You must specify a new priority or priority adjustment.\n" + PRIO_USAGE.rstrip(), 1)
+        raise UsageError(lines("You must specify a new priority or priority adjustment.",
+                               *PRIO_USAGE.rstrip().splitlines()), 1)
     return sel, absolute, adjust, schedd
 
 

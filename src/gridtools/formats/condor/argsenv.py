@@ -14,7 +14,7 @@ entries separated by white space. Either way the job's ``Environment``
 attribute holds the new form.
 """
 
-from gridtools.errors import InputError
+from gridtools.errors import InputError, lines
 
 _BLANKS = " \t\r\n"
 
@@ -36,8 +36,8 @@ def split_old_args(value):
             pending, i = True, i + 2
             continue
         if ch == '"':
-            raise InputError(f"Found illegal unescaped double-quote: {value[i:]}\n"
-                             f"The full arguments you specified were: {value}")
+            raise InputError(lines(f"ERROR: Found illegal unescaped double-quote: {value[i:]}",
+                                   f"The full arguments you specified were: {value}"))
         if ch in _BLANKS:
             if pending:
                 args.append("".join(current))
