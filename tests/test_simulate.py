@@ -63,3 +63,22 @@ def test_the_command_prints_the_report(tmp_path):
     proc = subprocess.run([sys.executable, f"{BIN}/gridtools", "simulate", str(bad)],
                           capture_output=True, text=True)
     assert proc.returncode != 0 and proc.stderr.count("\n") == 1
+
+
+def test_hosts_may_be_a_count_and_anything_else_is_one_clear_line(tmp_path):
+    import subprocess
+    import sys
+    trace = tmp_path / "t.yaml"
+    trace.write_text("cell: {hosts: 2, slots: 1}\nreport_every: 10\nuntil: 20\n"
+                     "submissions:\n  - {time: 0, user: alice, count: 4, runtime: 30}\n")
+    proc = subprocess.run([sys.executable, f"{BIN}/gridtools", "simulate", "--json", str(trace)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    import json
+    assert json.loads(proc.stdout)["capacity"] == 2
+    trace.write_text("cell: {hosts: x}\nsubmissions: []\n")
+    proc = subprocess.run([sys.executable, f"{BIN}/gridtools", "simulate", str(trace)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr == (f"Error: trace {trace}: hosts: expected a list of host names or a "
+                           "number of hosts, not 'x'\n")

@@ -2,7 +2,7 @@
 
 The description is a mapping (from a simulator trace or a test scenario)::
 
-    hosts: [h1, h2]                 # execution hosts; queue all.q on each
+    hosts: [h1, h2]                 # execution hosts (or a count: 2); queue all.q on each
     slots: 2                        # slots per host (or {h1: 2, h2: 4})
     queue: {pe_list: "make smp"}    # all.q attributes, in qconf -sq syntax
     queues: {big.q: {seq_no: 10}}   # more queues: like all.q, attributes changed
@@ -56,10 +56,22 @@ def _member(kind, name, attrs):
     return "".join(f"{k} {v}\n" for k, v in base.items())
 
 
+def host_names(hosts):
+    """The execution hosts of a description: a list of names, or a count N for h1..hN
+    (one host, h1, when none is given)."""
+    if hosts is None or hosts == []:
+        return ["h1"]
+    if isinstance(hosts, int) and not isinstance(hosts, bool) and hosts > 0:
+        return [f"h{n}" for n in range(1, hosts + 1)]
+    if isinstance(hosts, list) and all(isinstance(h, str) and h for h in hosts):
+        return list(hosts)
+    raise ValueError(f"hosts: expected a list of host names or a number of hosts, not {hosts!r}")
+
+
 def files_of(desc):
     """The text of every configuration file the description makes."""
     files = _shipped()
-    files.update(defaults.default_cell_objects(list(desc.get("hosts") or ["h1"]), desc.get("slots", 2),
+    files.update(defaults.default_cell_objects(host_names(desc.get("hosts")), desc.get("slots", 2),
                                                "root"))
     base = replace_attrs(files["queues/all.q"], {"load_thresholds": "NONE", **(desc.get("queue") or {})})
     files["queues/all.q"] = base
