@@ -3,6 +3,7 @@
 import os
 import pwd
 import re
+import subprocess
 
 import pytest
 
@@ -168,6 +169,28 @@ def test_job_environment(cell, workdir):
     assert env["TMPDIR"] == f"/tmp/{cell_folder_name(cell.root)}/{jid}.3.all.q"
     assert env["SGE_STDOUT_PATH"] == os.path.join(workdir, f"envjob.o{jid}.3")
     assert not os.path.exists(env["TMPDIR"])      # removed after the job
+
+
+def test_path_starts_with_tmpdir_and_sge_o_holds_what_was_set(cell, workdir):
+    """Grid Engine's execd puts TMPDIR first on the job's PATH (the -v PATH, or its
+    default), and job_initialize_env copies HOME, LOGNAME, PATH, SHELL, TZ and MAIL
+    of qsub's environment, only those set."""
+    submit_env = {k: v for k, v in cell.env.items() if k not in ("MAIL", "SHELL")}
+    submit_env["TZ"] = "Europe/Paris"
+    proc = subprocess.run(["qsub", "-cwd", "-N", "pathenv", "-v", "PATH=/opt/x:/usr/bin:/bin"],
+                          input="env\n", env=submit_env, cwd=workdir, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    jid = int(proc.stdout.split()[2])
+    cell.wait_finished(jid)
+    env = env_of(os.path.join(workdir, f"pathenv.o{jid}"))
+    assert env["PATH"] == env["TMPDIR"] + ":/opt/x:/usr/bin:/bin"
+    assert env["SGE_O_TZ"] == "Europe/Paris" and env["SGE_O_PATH"] == submit_env["PATH"]
+    assert "SGE_O_MAIL" not in env and "SGE_O_SHELL" not in env
+    jid, _ = submit_ok(cell, "-cwd", "-N", "pathdef", cwd=workdir, input="env\n")
+    cell.wait_finished(jid)
+    env = env_of(os.path.join(workdir, f"pathdef.o{jid}"))
+    assert env["PATH"] == env["TMPDIR"] + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    assert env.get("SGE_O_TZ") == cell.env.get("TZ")
 
 
 def test_plain_job_task_variables_are_undefined(cell, workdir):

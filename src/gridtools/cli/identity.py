@@ -23,13 +23,18 @@ def _account(uid):
     return found
 
 
+#: the submit environment's variables a job gets as SGE_O_<name>
+_PASSED = ("HOME", "LOGNAME", "PATH", "SHELL", "TZ", "MAIL")
+
+
 def submitter(cwd):
     """Owner, uid, gid, submit host and the SGE_O_* values of the calling user."""
     uid = posix.getuid()
-    owner, home, shell = _account(uid)
+    owner = _account(uid)[0]
     host = cell.hostname()
+    # the submit environment's own values, as Grid Engine copies them: a variable that
+    # is not set is not passed on
     env = ospaths.getenv
-    sge_o = {"HOME": env("HOME", home), "LOGNAME": env("LOGNAME", owner),
-             "PATH": env("PATH", ""), "SHELL": env("SHELL", shell),
-             "WORKDIR": cwd, "HOST": host, "MAIL": env("MAIL", f"/var/mail/{owner}")}
+    sge_o = {name: env(name) for name in _PASSED if env(name) is not None}
+    sge_o.update(WORKDIR=cwd, HOST=host)
     return {"owner": owner, "uid": uid, "gid": posix.getgid(), "sge_o": sge_o, "submit_host": host}

@@ -104,6 +104,9 @@ def job_environment(spec, task, ctx):
         env["LANG"] = ctx.get("lang", "C.UTF-8")
         env["TERM"] = ""
     env.update(spec.get("env") or {})
+    if not spec.get("condor_ad"):
+        # Grid Engine's execd puts the task's TMPDIR first on the PATH
+        env["PATH"] = ctx["tmpdir"]["path"] + ":" + (env.get("PATH") or DEFAULT_PATH)
     env.update(grid_variables(spec, task, ctx))
     return env
 

@@ -45,7 +45,7 @@ LIMIT_TYPES = dict.fromkeys(("s_rt", "h_rt", "s_cpu", "h_cpu"), "TIME") | dict.f
 DAEMON_FIELDS = frozenset({"owner", "uid", "group", "predecessors", "ad_predecessors", "version",
                            "pe_granted", "has_shebang", "department", "uid_domain"})
 #: the submitter's environment facts a job carries (qsub's SGE_O_* variables)
-SGE_O_KEYS = frozenset({"HOME", "LOGNAME", "PATH", "SHELL", "WORKDIR", "HOST", "MAIL"})
+SGE_O_KEYS = frozenset({"HOME", "LOGNAME", "PATH", "SHELL", "TZ", "WORKDIR", "HOST", "MAIL"})
 #: message of a job array larger than the configuration's max_aj_tasks (Grid Engine's words)
 TOO_MANY_TASKS = "job rejected: You try to submit a job with more than {} tasks"
 
