@@ -47,8 +47,17 @@ def test_unknown_queues_and_jobs_are_refused(cell):
     assert (proc.returncode, proc.stdout) == (1, 'invalid queue "nosuch.q"\n')
     proc = cell.run("qmod", "-s", "nosuch")
     assert (proc.returncode, proc.stdout) == (1, 'invalid queue or job "nosuch"\n')
+    # sge_qmod_qmaster.c: a job action that finds nothing is MSG_QUEUE_INVALIDQORJOB_S
     proc = cell.run("qmod", "-sj", "4242")
-    assert (proc.returncode, proc.stdout) == (1, 'denied: job "4242" does not exist\n')
+    assert (proc.returncode, proc.stdout) == (1, 'invalid queue or job "4242"\n')
+    proc = cell.run("qmod", "-cj", "4242")
+    assert (proc.returncode, proc.stdout) == (1, 'invalid queue or job "4242"\n')
+    jid = int(cell.qsub("-h", "-t", "1-3", "-b", "y", "true").stdout.split()[2].split(".")[0])
+    proc = cell.run("qmod", "-sj", f"{jid}.9")        # a task the job does not have
+    assert (proc.returncode, proc.stdout) == (1, f'invalid queue or job "{jid}"\n')
+    proc = cell.run("qmod", "-sj", f"{jid}.2")
+    assert (proc.returncode, proc.stdout) == (
+        0, f"Modify operation can not be applied on job-array task {jid}.2 in pending/hold state\n")
     proc = cell.run("qmod", "-d")
     assert proc.returncode == 1 and "needs a list of queues" in proc.stderr
 

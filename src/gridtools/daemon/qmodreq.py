@@ -79,9 +79,7 @@ def _item(ctx, scope, word, tasks):
         _job_op(ctx, job, tasks)
     if queues or jobs:
         return
-    if scope == "job":
-        ctx.refuse(f'denied: job "{word}" does not exist')
-    elif scope == "queue":
+    if scope == "queue":
         ctx.refuse(f'invalid queue "{word}"')
     else:
         ctx.refuse(f'invalid queue or job "{word}"')
@@ -163,7 +161,9 @@ def _job_op(ctx, job, tasks):
         return ctx.refuse(f'{ctx.user} - you have no permission to modify job "{job.id}"')
     if ctx.op == "clear":
         return _clear(ctx, job, tasks)
-    numbers = _select_tasks(job, tasks)
+    numbers = [n for n in _select_tasks(job, tasks) if job.state_of(n) is not TaskState.FINISHED]
+    if not numbers:          # a range without a live task of the job: nothing found, as a bad id
+        return ctx.refuse(f'invalid queue or job "{job.id}"')
     running = [n for n in numbers if job.state_of(n) is TaskState.RUNNING]
     pending = [n for n in numbers if job.state_of(n) in (TaskState.PENDING, TaskState.ERROR)]
     if pending and (not running or tasks or not job.is_array):
