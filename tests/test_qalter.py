@@ -279,9 +279,14 @@ def test_verify_running_held_and_poke(cell, workdir):
     proc = cell.run("qalter", "-w", "v", str(waiting))
     assert (proc.returncode, proc.stdout) == (0, "verification: found suitable queue(s)\n")
     proc = cell.run("qalter", "-w", "p", str(waiting))
-    assert proc.returncode == 1
-    assert proc.stdout.splitlines()[-1] == "verification: no suitable queues"
-    assert "full" in proc.stdout
+    # as capture qalter-w-p-pending.txt words a full queue
+    assert (proc.returncode, proc.stdout) == (
+        1, f'Job {waiting} (-l NONE) cannot run in queue "all.q@testhost" because it offers only '
+           "qc:slots=0.000000\nverification: no suitable queues\n")
+    asking = jid_of(cell.qsub("-l", "h_vmem=1G", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-w", "p", str(asking))
+    assert proc.stdout.splitlines()[0] == (f'Job {asking} (-l h_vmem=1G) cannot run in queue '
+                                           '"all.q@testhost" because it offers only qc:slots=0.000000')
 
 
 def test_verify_error_mode_refuses_the_change(cell, workdir):

@@ -62,8 +62,29 @@ def check_spec(spec, use_load=False, running=()):
     decisions = cycle(snap)
     if decisions.starts:
         return True, [], sum(slots for _q, _h, slots in decisions.starts[0].granted)
-    lines = [sge_reasons.render(r, spec["owner"]) for r in decisions.reasons.get(spec["id"], ())]
+    reasons = decisions.reasons.get(spec["id"], ())
+    if running:
+        reasons = _full_as_short(reasons, req)
+    lines = [sge_reasons.render(r, spec["owner"]) for r in reasons]
     return False, lines, 0
+
+
+def _full_as_short(reasons, req):
+    """The reasons of a check against the queues as they are now, as Grid Engine's
+    verification words them: a full queue instance is one that offers only
+    ``qc:slots=0`` (the scheduler's "dropped because it is full" and "All queues
+    dropped" are what its passes say)."""
+    from gridtools.formats.sge.reasons import as_reason
+    from gridtools.sched.reasons import Reason, Why
+    asked = ",".join(ask.text for ask in req.hard if getattr(ask, "text", "")) or "NONE"
+    found = []
+    for item in reasons:
+        reason = as_reason(item)
+        if reason.why is Why.QI_FULL:
+            found.append(Reason(Why.RESOURCE_SHORT, (asked, "queue", reason.args[0], "slots", 0.0)))
+        elif reason.why is not Why.ALL_DROPPED:
+            found.append(item)
+    return found
 
 
 def cell_snapshot(conf, jobs=(), running=(), use_load=False, quotas=False):
