@@ -272,3 +272,53 @@ def test_the_free_slots_of_a_host_running_a_job_follow_its_owner_at_each_poll(wo
         cell.run("qdel", job, check=True)
     finally:
         destroy_cell(cell)
+
+
+@pytest.mark.parametrize("policy, soft_first", [
+    ("KILL = $(ActivityTimer) > 2\n", True),      # Vacating, then KILL: SIGKILL at once
+    ("WANT_VACATE = False\n", False),            # straight to Killing: no soft signal at all
+])
+def test_killing_kills_the_job_at_once(workdir, policy, soft_first):
+    """Seed 000's Preempting state: in Killing the job is killed at once (HTCondor's
+    starter sends SIGKILL, no SIGCONT, no soft signal); a job that ignores its soft
+    signal is gone as soon as KILL turns true, long before the soft kill's timeout."""
+    cell = make_cell(slots=1, hosts=["desk"], start=False)
+    try:
+        kbd = os.path.join(cell.root, "etc", "keyboard")
+        open(kbd, "w").close()
+        keyboard(kbd, 3600)
+        configure(cell, f"CONSOLE_DEVICES = {kbd}\nPOLLING_INTERVAL = 1\nUPDATE_INTERVAL = 1\n"
+                        "ActivityTimer = (CurrentTime - EnteredCurrentActivity)\n"
+                        "START = KeyboardIdle > 300\nWANT_SUSPEND = False\n"
+                        "PREEMPT = KeyboardIdle < 10\n" + policy)
+        cell.start_daemon()
+        pidfile, termfile = os.path.join(workdir, "pid"), os.path.join(workdir, "term")
+        script = os.path.join(workdir, "stubborn.sh")
+        with open(script, "w") as fh:
+            fh.write(f"#!/bin/sh\ntrap 'echo TERM >> {termfile}' TERM\necho $$ > {pidfile}\n"
+                     "while true; do sleep 0.1; done\n")
+        os.chmod(script, 0o755)
+        sub = os.path.join(workdir, "job.sub")
+        with open(sub, "w") as fh:
+            fh.write(f"executable = {script}\noutput = /dev/null\nqueue\n")
+        cell.run("condor_submit", sub, cwd=workdir, check=True)
+        wait_for(lambda: os.path.exists(pidfile) and os.path.getsize(pidfile) > 0, timeout=20)
+        pid = int(open(pidfile).read())
+        keyboard(kbd, 0)                                          # the owner is back
+        began = time.time()
+
+        def gone():
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            return False
+        wait_for(gone, timeout=15)
+        assert time.time() - began < 15                          # not the 30 s of a soft kill
+        assert os.path.exists(termfile) == soft_first
+        wait_for(lambda: slot_state(cell, "slot1@desk") == "Owner Idle", timeout=15)
+        messages = open(os.path.join(cell.root, "spool", "messages")).read()
+        assert "evicted by the policy of desk" in messages
+        assert cell.run("condor_q", "-af", "JobStatus").stdout.split() == ["1"]   # idle again
+    finally:
+        destroy_cell(cell)

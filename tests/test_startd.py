@@ -115,8 +115,13 @@ def test_want_vacate_false_kills_at_once_and_killing_timeout_gives_up():
     assert where(r2) == ("Preempting", "Killing")
     r3 = desk.step(r2.slot, T0 + 50, 1)
     assert r3.actions == (Action.KILL,) and r3.reason == "KILLING_TIMEOUT expired"
-    assert r3.path[0] == (State.OWNER, Activity.IDLE)       # START is true: on to Unclaimed
-    assert r3.slot.state is State.UNCLAIMED
+    # the job is still there: killed again, the slot stays Preempting until it is gone
+    assert where(r3) == ("Preempting", "Killing") and r3.slot.entered_activity == T0 + 50
+    gone = desk.step(r3.slot, T0 + 52, 1, Event.JOB_EXIT, job=False)
+    assert gone.path[0] == (State.OWNER, Activity.IDLE)       # START is true: on to Unclaimed
+    assert gone.slot.state is State.UNCLAIMED
+    r4 = desk.step(r3.slot, T0 + 70, 1, job=False)            # gone without a word: leaves too
+    assert r4.actions == (Action.KILL,) and r4.slot.state is State.UNCLAIMED
 
 
 def test_max_job_retirement_time_lets_the_job_finish_first():

@@ -309,11 +309,12 @@ def reschedule_lost(state, dispatcher, job, task, host, now):
     return True
 
 
-def vacate(state, dispatcher, job, task, why):
+def vacate(state, dispatcher, job, task, why, hard=False):
     """Evict a running task for HTCondor's policy (the startd's PREEMPT or KILL, or a
-    negotiator preemption): its shepherd ends it and it waits to run again."""
+    negotiator preemption): its shepherd ends it (``hard``: with SIGKILL at once, the
+    startd's Killing activity) and it waits to run again."""
     from gridtools.daemon import suspension
-    if not suspension.requeue(state, dispatcher, job, task):
+    if not suspension.requeue(state, dispatcher, job, task, hard):
         return False
     state.log(f"I|job {job.id}.{task.number} {why}")
     return True

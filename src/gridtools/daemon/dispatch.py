@@ -23,7 +23,7 @@ from gridtools.spool.files import Lock, atomic_write, is_locked
 #: the failed code of a run ended by rescheduling (accounting(5): "rescheduling")
 FAILED_RESCHEDULED = 25
 
-_SIGNALS = {"delete": signal.SIGTERM, "requeue": signal.SIGHUP,
+_SIGNALS = {"delete": signal.SIGTERM, "requeue": signal.SIGHUP, "kill": signal.SIGQUIT,
             "suspend": signal.SIGUSR1, "resume": signal.SIGUSR2}
 
 #: seconds after which a pass tries again to start what could not be prepared

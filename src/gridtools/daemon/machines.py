@@ -304,7 +304,8 @@ class Machines:
                 ctx.log(f"I|job {job.id}.{task.number} continued by the policy of {rec.host}")
             else:
                 apply.vacate(ctx.state, ctx.dispatcher, job, task,
-                             f"evicted by the policy of {rec.host} ({result.reason or action.value})")
+                             f"evicted by the policy of {rec.host} ({result.reason or action.value})",
+                             hard=action is startd.Action.KILL)
 
     # ------------------------------------------------------------ negotiator preemption
     def preempt(self, ctx, slot_name, by_job, now):

@@ -17,7 +17,9 @@ from gridtools.model.job import TaskState
 
 #: what ``state.unsignalled`` may ask for besides following the task's suspension
 REQUEUE = "requeue"
+KILL = "kill"           # requeue it, the job killed at once (HTCondor's Killing activity)
 SYNC = "sync"
+_ENDING = (REQUEUE, KILL)
 
 
 def change(state, dispatcher, job, task, why, on, force=False):
@@ -30,11 +32,11 @@ def send(state, dispatcher, job, task, what):
     """Signal a task's shepherd; remember the wish when there is no shepherd to tell yet."""
     key = (job.id, task.number)
     if dispatcher.signal_task(job, task, what):
-        if state.unsignalled.get(key) != REQUEUE or what == REQUEUE:
+        if state.unsignalled.get(key) not in _ENDING or what in _ENDING:
             state.unsignalled.pop(key, None)
         return True
-    if state.unsignalled.get(key) != REQUEUE:
-        state.unsignalled[key] = REQUEUE if what == REQUEUE else SYNC
+    if state.unsignalled.get(key) not in _ENDING or what == KILL:
+        state.unsignalled[key] = what if what in _ENDING else SYNC
     return False
 
 
@@ -53,9 +55,10 @@ def resend(state, dispatcher):
     return bool(state.unsignalled)
 
 
-def requeue(state, dispatcher, job, task):
-    """Have a running task ended and put back into the pending state (qmod -r, host flush)."""
+def requeue(state, dispatcher, job, task, hard=False):
+    """Have a running task ended and put back into the pending state (qmod -r, host flush):
+    by its shepherd's ending signals, or, ``hard``, by SIGKILL at once."""
     if task.state is not TaskState.RUNNING or task.deleting:
         return False
-    send(state, dispatcher, job, task, REQUEUE)
+    send(state, dispatcher, job, task, KILL if hard else REQUEUE)
     return True

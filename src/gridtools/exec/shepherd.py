@@ -23,8 +23,9 @@ it runs, when its qrsh client went away, and before it runs when the client
 did not take its streams within the handshake time (see ``exec.client``).
 
 Signals the daemon sends to a shepherd: SIGTERM ends the job (qdel), SIGHUP
-ends it to requeue it (host flush, qmod -r), SIGUSR1 suspends it, SIGUSR2
-resumes it. With ``-notify`` the job first gets SIGUSR1 (before suspension)
+ends it to requeue it (host flush, qmod -r), SIGQUIT requeues it with the
+job killed at once (an HTCondor startd's Killing), SIGUSR1 suspends it,
+SIGUSR2 resumes it. With ``-notify`` the job first gets SIGUSR1 (before suspension)
 or SIGUSR2 (before being killed) and ``notify`` seconds to react.
 """
 
@@ -83,7 +84,7 @@ class Shepherd:
         self.flags.append(signum)
 
     def _install_handlers(self):
-        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT):
+        for sig in CONTROL:
             signal.signal(sig, self._on_signal)
 
     # ------------------------------------------------------------ phases
@@ -188,7 +189,7 @@ class Shepherd:
         return True
 
     def flags_stop(self):
-        return any(s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) for s in self.flags)
+        return any(s in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGINT) for s in self.flags)
 
     def _run_job(self):
         """Start the job and see it to its end; False when it could not be started."""
@@ -322,6 +323,8 @@ class Shepherd:
             elif sig in (signal.SIGTERM, signal.SIGINT):
                 self.result["deleted"] = True
                 self._end(pid, "job deleted")
+            elif sig == signal.SIGQUIT:
+                self._kill_now(pid)
             elif sig == signal.SIGHUP:
                 self.result["requeue"] = True
                 if ckpt.migrates(self.plan) and ckpt.migrate(self.plan, pid):
@@ -349,6 +352,15 @@ class Shepherd:
         if not self._warned(pid, signal.SIGUSR2, "notify_kill"):
             procedure.terminate(self.plan, pid)
             self._kill_later()
+
+    def _kill_now(self, pid):
+        """Requeue the task, its job killed at once: no warning, no SIGCONT, no soft
+        signal (HTCondor's Killing activity)."""
+        self.result["requeue"] = True
+        self.killed_by = "job killed"
+        for event in ("notify_stop", "notify_kill"):
+            self.timers.pending.pop(event, None)
+        jobproc.signal_job(pid, signal.SIGKILL)
 
     def _kill_later(self):
         """A job ended with a gentler signal (an HTCondor job's KillSig) gets SIGKILL
@@ -516,7 +528,7 @@ def _deliver(plan, task_dir, result):
 
 
 #: the signals by which the daemon controls a task (see the module's docstring)
-CONTROL = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT)
+CONTROL = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT)
 
 
 def reusable(plan):

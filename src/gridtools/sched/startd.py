@@ -401,6 +401,8 @@ def _preempting(ctx, slot):
         return _moved(slot, ctx.now, activity=Activity.KILLING), "KILL is true"
     if slot.activity is Activity.KILLING and ctx.now - slot.entered_activity >= ctx.policy.killing_timeout:
         ctx.act(Action.KILL)
+        if ctx.job is not None:         # the slot stays Preempting until its job is gone
+            return _moved(slot, ctx.now, activity=Activity.KILLING), "KILLING_TIMEOUT expired"
         return _arrive(slot, ctx.now), "KILLING_TIMEOUT expired"
     return None, ""
 
