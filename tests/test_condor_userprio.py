@@ -122,3 +122,24 @@ def test_groups_are_shown_with_their_members():
     assert names == ["physics", "physics.alice@x.org", "<none>", "bob@x.org"]
     assert text.splitlines()[1].startswith("Group ") and text.splitlines()[2].startswith("  User Name")
     assert "Config" in text.splitlines()[1] and "Surplus" in text.splitlines()[2]
+
+
+def test_use_surplus_says_the_groups_policy_as_htcondor_does(tmp_path, monkeypatch):
+    """user_prio.cpp SurplusName: Regroup (GROUP_AUTOREGROUP), ByQuota
+    (GROUP_ACCEPT_SURPLUS) or no; the <none> group always takes surplus: yes."""
+    config = tmp_path / "condor_config"
+    config.write_text("GROUP_NAMES = cms, infn, lhcb\nGROUP_QUOTA_cms = 1\n"
+                      "GROUP_ACCEPT_SURPLUS_cms = True\nGROUP_QUOTA_DYNAMIC_infn = 0.5\n"
+                      "GROUP_AUTOREGROUP_infn = True\nGROUP_QUOTA_lhcb = 2\n")
+    monkeypatch.setenv("CONDOR_CONFIG", str(config))
+    settings = Settings(groups=("cms", "infn", "lhcb"))
+    acc = Accountant(settings)
+    usage = {"cms.alice": 1, "infn.bob": 1, "lhcb.carol": 1, "dave": 1}
+    acc.update(1000.0, usage)
+    acc.update(1000.0 + 3600, usage)
+    text = userprio_table.render(acc.rows(acc.last_update), acc, "x.org", acc.last_update)
+    rule = text.splitlines()[3]                     # the third column is Use Surplus
+    start = rule.index(" -------", rule.index(" ---------") + 1) + 1
+    surplus = {ln.split()[0]: ln[start:start + 7].strip() for ln in text.splitlines()[4:-2]
+               if not ln.startswith("  ")}
+    assert surplus == {"cms": "ByQuota", "infn": "Regroup", "lhcb": "no", "<none>": "yes"}

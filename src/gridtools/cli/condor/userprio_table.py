@@ -73,7 +73,8 @@ def _since(seconds):
 def _cell(key, row, quota):
     width = COLUMNS[key][0]
     if row is None:
-        return " " * width
+        # the <none> group takes any surplus (HTCondor's condor_userprio says "yes")
+        return ("yes" if key == "surplus" and quota == _NONE_GROUP else "").ljust(width)
     if key == "effective":
         return "" if row.is_group else _number(row.effective, 2, width)
     if key == "real":
@@ -91,10 +92,20 @@ def _cell(key, row, quota):
     if key == "since":
         return _since(row.since_last_usage).rjust(width)
     if key == "cfgquota":
-        return _number(quota[0], 2, width) if row.is_group and quota else ""
+        return _number(quota[0], 2, width) if row.is_group and quota and quota[0] is not None else ""
     if key == "surplus":
         return (quota[1] if row.is_group and quota else "").ljust(width)
     return ""
+
+
+#: what the Use Surplus column says of the <none> group
+_NONE_GROUP = (None, "yes")
+
+
+def surplus_policy(spec):
+    """A group's Use Surplus word, as HTCondor's condor_userprio prints its SurplusPolicy:
+    Regroup (GROUP_AUTOREGROUP), ByQuota (GROUP_ACCEPT_SURPLUS) or no."""
+    return "Regroup" if spec.autoregroup else "ByQuota" if spec.accept_surplus else "no"
 
 
 def _groups_config():
@@ -126,7 +137,8 @@ def render(rows, acc, domain, now, shown=()):
     quotas = {}
     if acc.settings.groups:
         for spec in _groups_config().groups:
-            quotas[spec.name] = (spec.quota, "yes" if spec.accept_surplus else "no")
+            quotas[spec.name] = (spec.quota, surplus_policy(spec))
+        quotas["<none>"] = _NONE_GROUP
     users = sum(1 for r in rows if not r.is_group)
 
     def label(row, name, member):
