@@ -202,3 +202,18 @@ def test_read_access_follows_allow_read(pool, users):
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith("Error: Failed to fetch ads from: ")
     assert 'SECMAN:2010:Received "DENIED" from server for user gtbob@' in proc.stderr
+
+
+def test_master_lists_each_machine_of_the_pool(pool):
+    """Seed 002: condor_status -master lists the condor_masters, in HTCondor's
+    masterNormal columns (Name, Version, Cpus, Memory, Uptime)."""
+    out = status(pool, "-master").splitlines()
+    assert out[0].split() == ["Name", "Version", "Cpus", "Memory", "Uptime"] and out[1] == ""
+    rows = {line.split()[0]: line.split() for line in out[2:]}
+    assert {"hosta", "hostb"} <= set(rows)
+    assert rows["hosta"][1:5] == ["24.0.0", "2", "4.0", "GB"]
+    assert re.fullmatch(r"0\+00:\d\d:\d\d", rows["hosta"][5])
+    af = status(pool, "-master", "-af", "MyType", "Name", "DetectedMemory", "-constraint",
+                'Name == "hostb"')
+    assert af == "DaemonMaster hostb 4096\n"
+    assert status(pool, "-master", "-total") == ""

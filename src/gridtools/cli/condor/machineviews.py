@@ -329,6 +329,63 @@ def schedd_ads(snap, now):
                      "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})]
 
 
+#: the version a master ad gives (as the job ads' CondorVersion)
+CONDOR_VERSION = "$CondorVersion: 24.0.0 gridtools $"
+
+
+def master_ads(snap, now):
+    """A DaemonMaster ad for every machine of the pool: each execution host, and this
+    one, where the cell's daemon runs (seed 002: condor_status -master)."""
+    machines = {}
+    for values, _exprs in snap.get("slots") or []:
+        name = values.get("Machine")
+        if isinstance(name, str) and name not in machines:
+            machines[name] = (values.get("TotalCpus"), values.get("TotalMemory"))
+    machines.setdefault(cell.hostname(), (None, None))
+    started = snap.get("started")
+    ads = []
+    for name in sorted(machines):
+        cpus, memory = machines[name]
+        attrs = {"MyType": "DaemonMaster", "Name": name, "Machine": name,
+                 "CondorVersion": CONDOR_VERSION, "CurrentTime": int(now)}
+        if type(cpus) is int:
+            attrs["DetectedCpus"] = cpus
+        if type(memory) is int:
+            attrs["DetectedMemory"] = memory
+        if type(started) in (int, float):
+            attrs["DaemonStartTime"] = int(started)
+        ads.append(ClassAd(attrs))
+    return ads
+
+
+def _readable_mb(megabytes):
+    """HTCondor's READABLE_MB: the size in the largest unit of 1024 under which it stays
+    above 1, with one decimal (``23.5 GB``)."""
+    value, power = float(megabytes) * 1024 * 1024, 0
+    while value > 1024.0 and power < 4:
+        value, power = value / 1024.0, power + 1
+    return f"{value:.1f} " + ("B ", "KB", "MB", "GB", "TB")[power]
+
+
+def master_table(ads, now):
+    """condor_status -master: Name, Version, Cpus, Memory, Uptime (HTCondor's columns)."""
+    name_w = max([4] + [len(_text(ad, "Name")) for ad in ads])
+    out = [f"{'Name'.ljust(name_w)} {'Version':<14} Cpus {'  Memory':>10} {'   Uptime':>13}".rstrip()
+           + "\n\n"]
+    for ad in ads:
+        version = _text(ad, "CondorVersion", "")
+        version = version.split()[1] if version.startswith("$CondorVersion:") and \
+            len(version.split()) > 1 else "??"
+        cpus, memory, start = (_number(ad, a) for a in ("DetectedCpus", "DetectedMemory",
+                                                        "DaemonStartTime"))
+        line = (f"{_text(ad, 'Name').ljust(name_w)} {version:<14} "
+                + (f"{int(cpus):4d}" if cpus is not None else "  ??")
+                + f" {(_readable_mb(memory) if memory is not None else '??'):>10}"
+                + f" {(elapsed(now - start) if start is not None else ''):>13}")
+        out.append(line.rstrip() + "\n")
+    return "".join(out)
+
+
 def _job_table(ads, prefix, totals_only):
     """The rows of -submitters (``prefix`` "") or -schedd ("Total": the attributes are
     TotalRunningJobs ..., the headings the same as the submitters')."""
@@ -382,4 +439,6 @@ def table(mode, ads, now, totals_only=False, wide=False):
         return submitter_table(ads, totals_only)
     if mode == "schedd":
         return schedd_table(ads, totals_only)
+    if mode == "master":
+        return "" if totals_only else master_table(ads, now)
     return slot_table(mode, ads, now, totals_only)

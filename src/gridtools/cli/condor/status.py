@@ -1,6 +1,6 @@
 """condor_status: the cell's slots (and submitters, schedd) as HTCondor shows them.
 
-    condor_status [-avail | -run | -submitters | -schedd] [-total]
+    condor_status [-avail | -run | -submitters | -schedd | -master] [-total]
                   [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json]
                   [-constraint EXPR] [NAME ...]
 
@@ -28,6 +28,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -claimed                Print information about claimed resources
         -submitters             Display information about request submitters
         -schedd                 Display attributes of schedds
+        -master                 Display daemon master attributes
         -constraint <const>     Add constraint on classads
     and [display-opt] is one of
         -long                   Display entire classads
@@ -40,7 +41,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
 
 #: (option, shortest prefix, what it sets)
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
-          ("schedd", 2, "schedd"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
+          ("schedd", 2, "schedd"), ("master", 2, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
           ("help", 1, "help"), ("wide", 1, "wide"))
 
 
@@ -95,7 +96,7 @@ def _one(opts, argv, i, arg):
         return i + 2
     for word, shortest, what in _FLAGS:
         if _prefix(arg, word, shortest):
-            if what in ("avail", "run", "submitters", "schedd"):
+            if what in ("avail", "run", "submitters", "schedd", "master"):
                 opts.mode = what
             else:
                 setattr(opts, what, True)
@@ -115,6 +116,8 @@ def _ads(opts, snap, now):
         ads = views.submitter_ads(snap, now)
     elif opts.mode == "schedd":
         ads = views.schedd_ads(snap, now)
+    elif opts.mode == "master":
+        ads = views.master_ads(snap, now)
     else:
         ads = [adformat.from_plain(item) for item in snap.get("slots") or []]
         if opts.mode in views.MODE_CONSTRAINTS:
