@@ -309,3 +309,36 @@ def test_an_items_source_that_cannot_be_read_is_an_error_at_its_line(idle_cell, 
         1, [], "ERROR: on Line 3 of n.sub: can't open file nothere.txt: No such file or directory\n")
     assert _dry_args(idle_cell, workdir, "m.sub") == (
         1, [], "ERROR: on Line 2 of m.sub: not a valid command, errno=2 : No such file or directory\n")
+
+
+def test_a_condor_config_that_does_not_read_keeps_its_deny_lists_closed(cell, workdir, users):
+    """A broken etc/condor_config with a DENY list: the tools refuse to run on it, as
+    HTCondor's do, and a daemon that starts on it does not take the built-in defaults
+    for its ALLOW and DENY lists (they would let everybody in)."""
+    cell.stop_daemon()
+    config = os.path.join(cell.root, "etc", "condor_config")
+    with open(config) as fh:
+        good = fh.read()
+    with open(config, "a") as fh:
+        fh.write("DENY_WRITE = gtbob@*/*\noops no equals sign\n")
+    cell.start_daemon()
+    messages = os.path.join(cell.root, "spool", "messages")
+    wait_for(lambda: "condor_config not read, the built-in defaults stand in" in open(messages).read())
+    write(os.path.join(workdir, "w.sub"), SLEEP + "hold = true\nqueue\n")
+    proc = cell.run("condor_submit", "w.sub", cwd=workdir, user="gtbob")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.splitlines()[0] == f"Configuration Error while reading config source {config}"
+    assert "expected NAME = value" in proc.stderr.splitlines()[1]
+    # past the tool's own check, the daemon refuses too: nothing is queued
+    open_config = write(os.path.join(workdir, "open_config"), "ALLOW_WRITE = *\n")
+    proc = cell.run("condor_submit", "w.sub", cwd=workdir, user="gtbob", env={"CONDOR_CONFIG": open_config})
+    assert proc.returncode == 0, proc.stderr
+    wait_for(lambda: "condor_config cannot be read" in open(messages).read())
+    assert not statuses(cell)
+    # repaired and read again: the DENY list holds, and others submit
+    with open(config, "w") as fh:
+        fh.write(good + "DENY_WRITE = gtbob@*/*\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    assert cell.run("condor_submit", "w.sub", cwd=workdir, user="gtbob").returncode == 1
+    allowed = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, user="gtalice", name="a.sub")
+    assert set(statuses(cell)) == {f"{allowed}.0"}

@@ -7,8 +7,12 @@ once per execution host: a host's copy is read with ``HOSTNAME`` and
 so ``LOCAL_CONFIG_FILE = $(ETC)/hosts/$(HOSTNAME).local`` gives each host
 its own policy. The files are read again when one of them changed (looked
 at once a second) or at once on ``condor_reconfig``. A file that cannot be
-read keeps the last good configuration (at start-up: the built-in
-defaults) and is reported in the daemon's messages.
+read keeps the last good configuration and is reported in the daemon's
+messages; at start-up the built-in defaults stand in (``unread`` says why),
+and a request at a security level the file could restrict is refused
+meanwhile (``daemon.condorsec``): the ALLOW and DENY lists of a file that
+does not read are not known, and the defaults would let every caller past
+them.
 
 What the daemon derives from it (the negotiator's knobs, the accountant's
 settings, each host's startd policy, the security levels) is cached per
@@ -54,6 +58,7 @@ class CondorConf:
 
     def __init__(self):
         self.main = None
+        self.unread = None          # why the configuration in use is not the cell's (defaults)
         self.generation = 0
         self.checked = 0.0
         self._stamp = None
@@ -72,11 +77,15 @@ class CondorConf:
         try:
             main = _read(_path())
         except ConfigError as exc:
-            log(f"E|condor_config not read, the configuration read before is kept: {exc}")
             if self.main is not None:
+                log(f"E|condor_config not read, the configuration read before is kept: {exc}")
                 self._stamp = stamp
                 return False
-            main = condor_config.load("ONLY_ENV", defaults=_defaults())
+            log(f"E|condor_config not read, the built-in defaults stand in, and HTCondor "
+                f"requests at a level it could restrict are refused until it reads: {exc}")
+            main, self.unread = condor_config.load("ONLY_ENV", defaults=_defaults()), str(exc)
+        else:
+            self.unread = None
         self.main, self._hosts, self._derived = main, {}, {}
         self._stamp = self._current_stamp()
         self.generation += 1

@@ -26,6 +26,11 @@ CONDOR_KINDS = {kind: (Level.WRITE, "SCHEDD") for kind in ("submit", "delete", "
 CONDOR = "condor"
 
 
+def _config_path():
+    from gridtools.formats import condor_config
+    return condor_config.locate(cell.etc("condor_config"))
+
+
 def level_of(req):
     """(Level, subsystem) a request needs, or None when Grid Engine's rules apply."""
     if req.kind in LEVELS:
@@ -42,6 +47,15 @@ def check(state, req):
         return None
     level, subsystem = needed
     conf = state.condor.conf
+    if conf.unread is not None:
+        # its ALLOW and DENY lists are not known: refused when the file could hold some
+        # for the level (as the tools see it: cli.condor.access), else the defaults stand
+        from gridtools.cli.condor import access
+        if not access.open_to_all(level.value):
+            state.log(f"W|PERMISSION DENIED to {user_name(req.uid)} for request {req.kind}: "
+                      f"condor_config cannot be read: {conf.unread}")
+            return 1, "", (f"Configuration Error while reading config source {_config_path()}\n"
+                           f"{conf.unread}\n")
     get = conf.main.get if conf.main is not None else (lambda name: None)
     who = seclevels.identity(user_name(req.uid), get, cell.hostname())
     verdict = seclevels.verify(get, level, who, subsystem, seclevels.manager_defaults(state.config.managers))

@@ -63,11 +63,17 @@ def in_mode(mode, ad):
 # ---------------------------------------------------------------- access
 
 def client_config():
+    """The configuration as the tools read it. One that cannot be read is refused, as
+    HTCondor's tools refuse to run on it (never read as the defaults, which would let
+    every caller past the ALLOW and DENY lists it holds)."""
+    from gridtools.errors import lines
     from gridtools.formats import condor_config
+    path = condor_config.locate(cell.etc("condor_config"))
     try:
-        return condor_config.load(condor_config.locate(cell.etc("condor_config")))
-    except (GridError, OSError):
-        return condor_config.Config(condor_config.builtin_defaults())
+        return condor_config.load(path)
+    except (GridError, OSError) as exc:
+        raise GridError(lines(f"Configuration Error while reading config source {path}",
+                              str(exc)), 1) from None
 
 
 def _managers():
