@@ -281,6 +281,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         return None
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
+    from gridtools.formats.condor import jobad
     code = {
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
         "NICE_USER_PRIO_FACTOR": prio.nice_factor, "REMOTE_PRIO_FACTOR": prio.remote_factor,
@@ -293,6 +294,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "POLLING_INTERVAL": pol.polling_interval, "UPDATE_INTERVAL": pol.update_interval,
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
         "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
+        "MAX_JOBS_PER_SUBMISSION": jobad.MAX_JOBS_PER_SUBMISSION,
     }
     from gridtools.sched.local import KNOBS
     from gridtools.sched.snapshot import SchedConfig

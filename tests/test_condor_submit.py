@@ -342,3 +342,22 @@ def test_a_condor_config_that_does_not_read_keeps_its_deny_lists_closed(cell, wo
     assert cell.run("condor_submit", "w.sub", cwd=workdir, user="gtbob").returncode == 1
     allowed = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, user="gtalice", name="a.sub")
     assert set(statuses(cell)) == {f"{allowed}.0"}
+
+
+def test_a_submission_makes_at_most_max_jobs_per_submission(cell, workdir):
+    """HTCondor's schedd refuses a submission of more procs than MAX_JOBS_PER_SUBMISSION
+    (20,000 by default); a count at or above INT_MAX is out of range before any proc is
+    made (it used to make them, for ever)."""
+    write(os.path.join(workdir, "huge.sub"), SLEEP + "hold = true\nqueue 3000000000\n")
+    proc = cell.run("condor_submit", "huge.sub", cwd=workdir, timeout=20)
+    assert (proc.returncode, proc.stderr) == (1, "ERROR: on Line 4 of huge.sub: Queue count out of range\n")
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("MAX_JOBS_PER_SUBMISSION = 25\n")
+    write(os.path.join(workdir, "many.sub"), SLEEP + "hold = true\nqueue 20\nqueue 6\n")
+    proc = cell.run("condor_submit", "many.sub", cwd=workdir)
+    assert proc.returncode == 1
+    assert proc.stderr == ("ERROR: Failed to create proc\n"
+                           "Number of submitted jobs would exceed MAX_JOBS_PER_SUBMISSION\n")
+    cluster = submit(cell, SLEEP + "hold = true\nqueue 25\n", cwd=workdir, name="fits.sub")
+    wait_for(lambda: len(statuses(cell)) == 25)
+    assert all(s.startswith(f"{cluster}.") for s in statuses(cell))

@@ -112,6 +112,13 @@ def test_owner_and_ids(ctx):
     ("executable = nothere.sh\nqueue\n", "/nothere.sh: No such file or directory"),
     ("executable = run.sh\ninitialdir = nodir\nqueue\n", "No such directory"),
     ("executable = run.sh\nqueue -1\n", "Queue count out of range"),
+    ("executable = run.sh\nqueue 3000000000\n", "ERROR: on Line 2 of submit file: Queue count out of range"),
+    ("executable = run.sh\nqueue 2147483647\n", "Queue count out of range"),
+    ("executable = run.sh\nqueue 9223372036854775808\n", "Queue count out of range"),   # strtoll's
+    ("executable = run.sh\nqueue 99999999999999999999 x in (a)\n", "Queue count out of range"),
+    ("executable = run.sh\nqueue 20001\n",
+     "ERROR: Failed to create proc\nNumber of submitted jobs would exceed MAX_JOBS_PER_SUBMISSION"),
+    ("executable = run.sh\nqueue 10000\nqueue 10001 x in (a)\n", "exceed MAX_JOBS_PER_SUBMISSION"),
     ("executable = run.sh\nqueue nosuch words\n", "Invalid Queue count expression"),
     ("executable = run.sh\nqueue x matching files dirs *\n", "Queue keyword conflict"),
     ("executable = run.sh\nqueue from nolist.txt\n", "can't open file nolist.txt"),
@@ -149,7 +156,8 @@ def test_errors_in_htcondor_words(text, message, ctx):
     with pytest.raises(InputError) as info:
         ads(text, ctx)
     assert message in str(info.value)
-    assert "\n" not in str(info.value).strip() or "full arguments" in str(info.value)
+    assert "\n" not in str(info.value).strip() or "full arguments" in str(info.value) or \
+        "MAX_JOBS_PER_SUBMISSION" in str(info.value)
 
 
 # ---------------------------------------------------------------------- queue
@@ -354,7 +362,8 @@ def test_macro_references_and_names_are_read_as_their_patterns_read_them():
         assert is_name(text[1:]) == bool(NAME.match(text[1:])), repr(text)
 
 
-@pytest.mark.parametrize("args", ["", " ", "0", "1", "7", "42 ", "123456789012345678", "1234567890123456789",
+@pytest.mark.parametrize("args", ["", " ", "0", "1", "7", "42 ", "2147483646", "123456789012345678",
+                                  "1234567890123456789",
                                   "007", "2*3", "+5", "-1", "\u0663", "1e3", "x in a", "5 from f"])
 def test_plain_counts_are_what_parse_queue_reads(args):
     from gridtools.formats.condor.submit import plain_count
@@ -364,7 +373,7 @@ def test_plain_counts_are_what_parse_queue_reads(args):
         assert (spec.count, spec.mode, is_open) == (count, Mode.COUNT, False)
     else:
         assert args.strip() and not (args.strip().isascii() and args.strip().isdigit()
-                                     and len(args.strip()) <= 18 and args.strip()[0] != "0")
+                                     and int(args) < 2 ** 31 - 1 and args.strip()[0] != "0")
 
 
 def test_descriptions_without_macro_references_need_no_macro_module(ctx):

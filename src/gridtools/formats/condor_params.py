@@ -48,6 +48,8 @@ DEFAULTS = {
     "UPDATE_INTERVAL": "300",
     # the schedule of job policies (daemon.condorpolicy)
     "PERIODIC_EXPR_INTERVAL": "60",
+    # the most procs of one submission (cli.condor.submit)
+    "MAX_JOBS_PER_SUBMISSION": "20000",
     # domains (daemon.hostfacts, the security levels)
     "UID_DOMAIN": "$(FULL_HOSTNAME)",
     "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",

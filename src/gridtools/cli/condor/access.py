@@ -54,18 +54,40 @@ def open_to_all(level):
             upper = key.upper()
             if upper.startswith(b"_CONDOR_") and any(name in upper for name in variables):
                 return False
+    lowered = _global_text()
+    if lowered is None:
+        return False
+    if not lowered.isascii() and not all(line.isascii() for line in _setting_lines(lowered)):
+        return False
+    return not any(_named_outside_comments(lowered, name) for name in names)
+
+
+def _global_text():
+    """The global configuration file's text in lower case ("" for ONLY_ENV), None when
+    it cannot be read."""
     path = ospaths.getenv("CONDOR_CONFIG") or cell.etc("condor_config")
     if path == "ONLY_ENV":
-        return True
+        return ""
     try:
         with open(path, "rb", buffering=0) as fh:
             text = fh.readall().decode("utf-8", "replace")
     except OSError:
-        return False
-    lowered = text.replace("\r\n", "\n").replace("\r", "\n").lower()    # lines as text mode reads them
-    if not lowered.isascii() and not all(line.isascii() for line in _setting_lines(lowered)):
-        return False
-    return not any(_named_outside_comments(lowered, name) for name in names)
+        return None
+    return text.replace("\r\n", "\n").replace("\r", "\n").lower()    # lines as text mode reads them
+
+
+def may_set(name):
+    """False when the configuration surely leaves ``name`` at its default: neither the
+    environment (``_CONDOR_``) nor the global file names it, nor does the file include
+    others. True otherwise (the caller then reads the configuration's language)."""
+    upper = name.upper().encode()
+    if any(key.upper().startswith(b"_CONDOR_") and upper in key.upper() for key in posix.environ):
+        return True
+    lowered = _global_text()
+    if lowered is None:
+        return True
+    return any(_named_outside_comments(lowered, word)
+               for word in (name.lower(), "include", "local_config"))
 
 
 def _setting_lines(text):

@@ -119,6 +119,20 @@ def release(taken, dry_run):
             ids.release("job", number)
 
 
+def max_jobs():
+    """The most procs one submission may make: MAX_JOBS_PER_SUBMISSION, read from the
+    configuration only when it may set it."""
+    from gridtools.formats.condor.jobad import MAX_JOBS_PER_SUBMISSION
+    if not access.may_set("MAX_JOBS_PER_SUBMISSION"):
+        return MAX_JOBS_PER_SUBMISSION
+    from gridtools.cli.condor.machineviews import client_config
+    value = client_config().get("MAX_JOBS_PER_SUBMISSION")
+    try:
+        return int(str(value).strip()) if value not in (None, "") else MAX_JOBS_PER_SUBMISSION
+    except ValueError:
+        return MAX_JOBS_PER_SUBMISSION
+
+
 def build(opts, text, source, taken, now, who):
     """The job ads of the description, by cluster: [(cluster, [ads])]; the cluster ids
     claimed go into ``taken``; ``who``: the ``submitter``."""
@@ -129,7 +143,7 @@ def build(opts, text, source, taken, now, who):
     ctx = SubmitContext(cwd=cwd, owner=who["owner"], now=int(now), files=LocalFiles(cwd),
                         environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
                         batch_name=unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
-                        seed=time.time_ns())
+                        seed=time.time_ns(), max_jobs=max_jobs())
     first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
     clusters = {}

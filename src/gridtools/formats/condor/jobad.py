@@ -15,7 +15,7 @@ which are imported for the others.
 
 from gridtools import ospaths
 from gridtools.classad.draft import DraftAd
-from gridtools.errors import InputError
+from gridtools.errors import InputError, lines
 from gridtools.formats.condor import jobattrs as A
 from gridtools.formats.condor.submit import (
     ATTRIBUTE, COMMAND, Assignment, QueueStatement, SubmitDescription, error_at, plain_count,
@@ -26,6 +26,10 @@ SUBMIT_METHOD_CONDOR_SUBMIT = 0
 SUBMIT_METHOD_PYTHON = 2
 DEFAULT_VERSION = "$CondorVersion: 24.0.0 gridtools $"
 DEFAULT_PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
+#: a queue count at or above this is out of range (HTCondor's INT_MAX)
+INT_MAX = 2 ** 31 - 1
+#: the most procs one submission makes, HTCondor's default MAX_JOBS_PER_SUBMISSION
+MAX_JOBS_PER_SUBMISSION = 20000
 #: SubmitContext's default environment: a fresh empty one
 EMPTY = object()
 #: submit commands that may also be written as the job attribute they set, as
@@ -69,13 +73,14 @@ class SubmitContext:
       ``submit_method``: what the ads say of the submitting host and program;
     - ``seed``: of $RANDOM_CHOICE and $RANDOM_INTEGER;
     - ``batch_name``: -batch-name;
-    - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1).
+    - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1);
+    - ``max_jobs``: the most procs one submission makes (MAX_JOBS_PER_SUBMISSION).
     """
 
     def __init__(self, cwd, owner, now, files=None, environ=EMPTY, variables=None, arch="X86_64",
                  opsys="LINUX", filesystem_domain="localhost", condor_version=DEFAULT_VERSION,
                  condor_platform=DEFAULT_PLATFORM, submit_method=SUBMIT_METHOD_CONDOR_SUBMIT, seed=0,
-                 batch_name=None, next_cluster=None):
+                 batch_name=None, next_cluster=None, max_jobs=MAX_JOBS_PER_SUBMISSION):
         self.cwd, self.owner, self.now, self.files = cwd, owner, now, files
         self.environ = {} if environ is EMPTY else environ
         self.variables = {} if variables is None else variables
@@ -83,6 +88,7 @@ class SubmitContext:
         self.condor_version, self.condor_platform = condor_version, condor_platform
         self.submit_method, self.seed = submit_method, seed
         self.batch_name, self.next_cluster = batch_name, next_cluster
+        self.max_jobs = max_jobs
 
     def environment(self):
         """The submitter's environment: ``environ``, or this process's when that is
@@ -194,6 +200,11 @@ def _queue(jobs, statement):
     jobs.last_exe = exe
     args = jobs.expand(base)(statement.args)
     count, rows, bindings = _items(jobs, statement, args)
+    if count >= INT_MAX:
+        raise error_at(statement.line, "Queue count out of range", jobs.desc.source)
+    if len(jobs.ads) + count * len(rows) > jobs.ctx.max_jobs:
+        raise InputError(lines("ERROR: Failed to create proc",
+                               "Number of submitted jobs would exceed MAX_JOBS_PER_SUBMISSION"))
     for index, row in rows:
         for step in range(count):
             live = _live(jobs, step, index, bindings(row))

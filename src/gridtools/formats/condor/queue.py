@@ -213,9 +213,19 @@ def _parse_head(head, has_keyword):
     return count, tokens
 
 
+#: a queue count at or above this is out of range (HTCondor's INT_MAX; formats.condor.jobad)
+INT_MAX = 2 ** 31 - 1
+
+
 def _count(text, evaluate_count):
     if not text:
         return 1
+    digits = text.strip()
+    if digits.isascii() and (digits[1:] if digits[:1] in ("+", "-") else digits).isdigit():
+        value = int(digits)     # a number as strtoll reads it: too large is out of range
+        if value < 0 or value >= INT_MAX:
+            raise InputError("Queue count out of range")
+        return value
     from gridtools.classad import parse
     try:
         value = evaluate_count(text) if evaluate_count else parse(text).eval()
@@ -223,7 +233,7 @@ def _count(text, evaluate_count):
         raise InputError("Invalid Queue count expression") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError("Invalid Queue count expression")
-    if value < 0:
+    if value < 0 or value >= INT_MAX:
         raise InputError("Queue count out of range")
     return int(value)
 

@@ -237,11 +237,13 @@ def _check_queue_args(args, number, source):
 
 def plain_count(args):
     """The count of a queue statement that is nothing but a count in decimal digits
-    (none: 1), as ``queue.parse_queue`` reads it; None for every other statement
-    (which that module reads: a plain ``queue`` or ``queue N`` needs none of it)."""
+    (none: 1) below HTCondor's INT_MAX, as ``queue.parse_queue`` reads it; None for
+    every other statement, which that module reads (and refuses, for a larger count):
+    a plain ``queue`` or ``queue N`` needs none of it."""
     text = args.strip()
     if not text:
         return 1
-    if text.isascii() and text.isdigit() and len(text) <= 18 and (text == "0" or text[0] != "0"):
+    if text.isascii() and text.isdigit() and len(text) <= 10 and (text == "0" or text[0] != "0") \
+            and int(text) < 2 ** 31 - 1:
         return int(text)
     return None
