@@ -63,12 +63,15 @@ def in_mode(mode, ad):
 # ---------------------------------------------------------------- access
 
 def client_config():
-    """The configuration as the tools read it. One that cannot be read is refused, as
-    HTCondor's tools refuse to run on it (never read as the defaults, which would let
-    every caller past the ALLOW and DENY lists it holds)."""
+    """The configuration as the tools read it: the built-in defaults when the cell has
+    no file. One that cannot be read is refused, as HTCondor's tools refuse to run on
+    it (never read as the defaults, which would let every caller past the ALLOW and
+    DENY lists it holds)."""
     from gridtools.errors import lines
     from gridtools.formats import condor_config
     path = condor_config.locate(cell.etc("condor_config"))
+    if path != "ONLY_ENV" and not os.path.lexists(path):    # (as the daemon reads a cell without one)
+        return condor_config.load("ONLY_ENV")
     try:
         return condor_config.load(path)
     except (GridError, OSError) as exc:
