@@ -133,7 +133,7 @@ def groups_of(host, groups):
     return frozenset(g for g, members in groups.items() if host in members)
 
 
-def _instance(qname, queue, host, groups, table, states):
+def _instance(qname, queue, host, groups, table, states, usersets=None, host_access=None):
     def v(attr):
         return qvalue(queue, attr, host, groups)
     limits = {n: v(n) for n in LIMIT_NAMES if str(v(n)).upper() != "INFINITY"}
@@ -145,6 +145,8 @@ def _instance(qname, queue, host, groups, table, states):
         batch="BATCH" in qtype, interactive="INTERACTIVE" in qtype, states=states,
         pe_list=tuple(v("pe_list") or ()), ckpt_list=tuple(v("ckpt_list") or ()),
         user_lists=tuple(v("user_lists") or ()), xuser_lists=tuple(v("xuser_lists") or ()),
+        xuser_unknown=_unknown_lists(v("xuser_lists"), usersets),
+        host_access=host_access or (),
         projects=tuple(v("projects") or ()), xprojects=tuple(v("xprojects") or ()),
         values=parsed_pairs(offered, table),
         load_thresholds=parsed_pairs(v("load_thresholds"), table),
@@ -152,10 +154,30 @@ def _instance(qname, queue, host, groups, table, states):
         hostgroups=groups_of(host, groups))
 
 
+def _host_access(conf, host, usersets):
+    """(user_lists, xuser_lists, xuser_unknown, projects, xprojects) of an execution host
+    (host_conf(5)), None when it names none of them."""
+    obj = conf.objects["exechost"].get(host) or {}
+    found = tuple(tuple(obj.get(attr) or ()) for attr in ("user_lists", "xuser_lists"))
+    projects = tuple(tuple(obj.get(attr) or ()) for attr in ("projects", "xprojects"))
+    if not any(found) and not any(projects):
+        return None
+    return found + (_unknown_lists(found[1], usersets),) + projects
+
+
+def _unknown_lists(names, usersets):
+    """True when an access list of ``names`` is not among ``usersets`` (a deny list set
+    aside or removed denies everyone: it is not known whom it named)."""
+    return usersets is not None and any(name not in usersets for name in names or ())
+
+
 def queue_instances(conf, groups, table, states_of=lambda name: QState.NONE):
     """Every queue instance of the configuration; ``states_of("q@h")`` gives its QState."""
     known = set(exec_hosts(conf))
-    return tuple(_instance(qname, queue, host, groups, table, states_of(f"{qname}@{host}"))
+    usersets = conf.objects["userset"]
+    access = {host: _host_access(conf, host, usersets) for host in known}
+    return tuple(_instance(qname, queue, host, groups, table, states_of(f"{qname}@{host}"),
+                           usersets, access.get(host))
                  for qname, queue in sorted(conf.objects["queue"].items())
                  for host in queue_hosts(queue, groups, known))
 
@@ -219,6 +241,8 @@ def pes(conf):
         found[name] = PE(name=name, slots=int(obj.get("slots") or 0), allocation=allocation,
                          per_host=per_host, user_lists=tuple(obj.get("user_lists") or ()),
                          xuser_lists=tuple(obj.get("xuser_lists") or ()),
+                         xuser_unknown=_unknown_lists(obj.get("xuser_lists"),
+                                                      conf.objects["userset"]),
                          urgency_slots=obj.get("urgency_slots", "min"),
                          control_slaves=bool(obj.get("control_slaves")),
                          job_is_first_task=bool(obj.get("job_is_first_task", True)))

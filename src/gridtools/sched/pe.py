@@ -29,7 +29,7 @@ def denied(pe, req):
     """True when the job's owner may not use the PE (its user lists)."""
     if pe.user_lists and not req.userlists.intersection(pe.user_lists):
         return True
-    return bool(pe.xuser_lists and req.userlists.intersection(pe.xuser_lists))
+    return bool(pe.xuser_lists and (pe.xuser_unknown or req.userlists.intersection(pe.xuser_lists)))
 
 
 def free_by_host(cands, pool, job, pe_name, reasons=None):

@@ -32,12 +32,25 @@ def access_denied(req, owner, qi):
     """Reason the job's owner or project may not use the queue instance, or None."""
     if qi.user_lists and not req.userlists.intersection(qi.user_lists):
         return Reason(Why.USER_LIST, (qi.name, owner))
-    if qi.xuser_lists and req.userlists.intersection(qi.xuser_lists):
+    if qi.xuser_lists and (qi.xuser_unknown or req.userlists.intersection(qi.xuser_lists)):
         return Reason(Why.XUSER_LIST, (qi.name, owner))
     if qi.projects and req.project not in qi.projects:
         return Reason(Why.PROJECT_LIST, (qi.name,))
     if qi.xprojects and req.project and req.project in qi.xprojects:
         return Reason(Why.XPROJECT_LIST, (qi.name,))
+    if qi.host_access:
+        return _host_denied(req, qi)
+    return None
+
+
+def _host_denied(req, qi):
+    """Reason the host's access and project lists (host_conf(5)) keep the job out, or None."""
+    users, xusers, xunknown, projects, xprojects = qi.host_access
+    if users and not req.userlists.intersection(users) or \
+            xusers and (xunknown or req.userlists.intersection(xusers)):
+        return Reason(Why.NO_PERMISSION, ("host", qi.host))
+    if projects and req.project not in projects or xprojects and req.project in xprojects:
+        return Reason(Why.HOST_PROJECT, (req.project or "", qi.host))
     return None
 
 

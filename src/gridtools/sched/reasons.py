@@ -51,6 +51,8 @@ class Why(ClosedSet):
     XUSER_LIST = "xuser_list"             # (queue instance, owner)
     PROJECT_LIST = "project_list"         # (queue instance,)
     XPROJECT_LIST = "xproject_list"       # (queue instance,)
+    NO_PERMISSION = "no_permission"       # ("host", host): its access lists keep the owner out
+    HOST_PROJECT = "host_project"         # (project or "", host): its project lists refuse it
     RESOURCE_SHORT = "resource_short"     # (request text, level word, where, complex, left[, reserved])
     RESOURCE_ABSENT = "resource_absent"   # (request text, queue instance, complex)
     RESOURCE_VALUE = "resource_value"     # (request text, queue instance, level, complex, offer)

@@ -77,6 +77,7 @@ class PE:
     per_host: int = 0                    # slots per host for Allocation.FIXED
     user_lists: tuple = ()
     xuser_lists: tuple = ()
+    xuser_unknown: bool = False          # an xuser list that does not exist: denies everyone
     urgency_slots: object = "min"        # "min", "max", "avg" or a number
     control_slaves: bool = False
     job_is_first_task: bool = True
@@ -96,6 +97,9 @@ class QueueInstance:
     ckpt_list: tuple = ()
     user_lists: tuple = ()               # access lists that may use it (empty: everyone)
     xuser_lists: tuple = ()              # access lists that may not
+    xuser_unknown: bool = False          # one of them does not exist (set aside): denies everyone
+    host_access: tuple = ()              # its host's (user_lists, xuser_lists, xuser_unknown,
+                                         # projects, xprojects), when it names any
     projects: tuple = ()
     xprojects: tuple = ()
     values: tuple = ()                   # (complex name, parsed value, text): complex_values, limits

@@ -76,6 +76,10 @@ _TEXT = {
                                     "in its project list"),
     Why.XPROJECT_LIST: lambda a, o: (f'cannot run in queue instance "{a[0]}" because it is contained in '
                                      "its excluded project list"),
+    Why.NO_PERMISSION: lambda a, o: f'has no permission for {a[0]} "{a[1]}"',
+    Why.HOST_PROJECT: lambda a, o: (f'(project {a[0]}) does not have the correct project to run in '
+                                    f'host "{a[1]}"' if a[0] else
+                                    f'(no project) does not have the correct project to run in host "{a[1]}"'),
     Why.RESOURCE_SHORT: _short,
     Why.RESOURCE_ABSENT: lambda a, o: (f'(-l {a[0]}) cannot run in queue "{a[1]}" because job requests '
                                        f"unknown resource ({a[2]})"),
@@ -114,6 +118,8 @@ _JOB_GENERIC = {
     Why.USER_LIST: (1, "Jobs can not run because of missing permission for queue instances"),
     Why.XUSER_LIST: (1, "Jobs can not run because of missing permission for queue instances"),
     Why.XPROJECT_LIST: (4, "Jobs can not run because their project is excluded from queue instances"),
+    Why.NO_PERMISSION: (1, "Jobs can not run because of missing permission for queue instances"),
+    Why.HOST_PROJECT: (2, "Jobs can not run because their project is not allowed in queue instances"),
     Why.PROJECT_LIST: (2, "Jobs can not run because their project is not allowed in queue instances"),
     Why.NOT_HARD_QUEUE: (6, "Jobs can not run because queue instances are not in their hard queue list"),
     Why.NOT_IN_PE_LIST: (8, "Jobs can not run because queue instances are not in the queue list of their PE"),
