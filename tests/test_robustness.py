@@ -138,3 +138,34 @@ def test_jobs_run_as_their_owner(cell, workdir, users):
         assert fh.read() == f"{alice}\n"
     import pwd
     assert os.stat(os.path.join(workdir, "owned")).st_uid == pwd.getpwnam(alice).pw_uid
+
+
+def test_a_client_whose_daemon_dies_says_so_at_once_and_nothing_is_done_later(cell, workdir):
+    """A command waiting for the daemon's answer notices that the daemon stopped, within
+    a second, and withdraws its request: the deletion it reports as failed does not
+    happen when the daemon starts again (it used to wait 60 s and be carried out then)."""
+    jid = int(cell.qsub("-terse", "-h", "-b", "y", "true", cwd=workdir).stdout)
+    wait_for(lambda: f"{jid} " in cell.run("qstat").stdout)     # taken in
+    pid = daemon_pid(cell)
+    os.kill(pid, signal.SIGSTOP)                 # it takes nothing in while stopped
+    try:
+        began = time.time()
+        qdel = subprocess.Popen(["qdel", str(jid)], env=cell.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        os.kill(pid, signal.SIGKILL)
+        out, err = qdel.communicate(timeout=20)
+    finally:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    assert time.time() - began < 5
+    assert qdel.returncode == 1 and out == ""
+    assert err == ("error: the gridtools daemon stopped before it answered; "
+                   "the request was withdrawn, nothing was done\n")
+    assert not [n for n in os.listdir(os.path.join(cell.root, "spool", "requests"))
+                if n.endswith(".delete")]           # nothing left to be carried out later
+    cell.start_daemon()
+    proc = cell.run("qdel", str(jid))             # the job is still there to delete
+    assert proc.returncode == 0 and proc.stdout.strip().endswith(f"has deleted job {jid}")

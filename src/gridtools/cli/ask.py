@@ -49,8 +49,6 @@ def ask(kind, payload, timeout=REPLY_TIMEOUT):
     name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
     wake.poke()
     answer = requests.wait_reply(name, timeout)
-    if answer is None:
-        raise GridError("error: no answer from the gridtools daemon")
     code, out, err = answer
     sys.stdout.write(out)
     sys.stderr.write(err)
@@ -68,8 +66,6 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
     name = requests.write(kind, dict(payload, host=cell.hostname()), reply=True)
     wake.poke()
     answer = requests.wait_reply(name, timeout)
-    if answer is None:
-        raise GridError("error: no answer from the gridtools daemon")
     code, out, err = answer
     if code or err:
         raise GridError((err or "error: the gridtools daemon refused the request").rstrip("\n"))

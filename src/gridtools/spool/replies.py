@@ -162,19 +162,38 @@ def _read(name, trusted):
     return body if isinstance(body, dict) else None
 
 
-def wait(name, timeout=30.0):
-    """Client: wait for the daemon's answer; returns (code, out, err) or None on timeout.
-    It is looked for at growing intervals, and at once when the wake-up FIFO says so."""
+#: what ``wait`` returns when the daemon stopped before it answered
+STOPPED = "stopped"
+#: seconds between two looks whether the daemon still runs, while waiting
+ALIVE_EVERY = 0.5
+
+
+def wait(name, timeout=30.0, alive=None):
+    """Client: wait for the daemon's answer; returns (code, out, err), None on timeout, or
+    STOPPED when ``alive()`` (looked at every ALIVE_EVERY seconds) says the daemon no
+    longer runs. It is looked for at growing intervals, and at once when the wake-up
+    FIFO says so."""
     trusted = daemon_uids()
-    end = time.time() + timeout
+    now = time.time()
+    end, look = now + timeout, now + ALIVE_EVERY
     delay = 0.002
     listen = _listener(name)
     try:
-        while time.time() < end:
+        while True:
             body = _read(name, trusted)
             if body is not None:
                 discard(name)
                 return _int(body.get("code"), 1), _text(body.get("out")), _text(body.get("err"))
+            now = time.time()
+            if now >= end:
+                break
+            if alive is not None and now >= look:
+                look = now + ALIVE_EVERY
+                if not alive():
+                    body = _read(name, trusted)         # (it may have answered, then gone)
+                    if body is not None:
+                        continue
+                    return STOPPED
             listen = _pause(listen, delay)
             delay = min(delay * 1.5, 0.1)
     finally:

@@ -286,9 +286,39 @@ def answer(req, code, out="", err=""):
 
 
 def wait_reply(name, timeout=30.0):
-    """Client side: wait for the daemon's reply; returns (code, out, err) or None on timeout."""
-    from gridtools.spool import replies
-    return replies.wait(name, timeout)
+    """Client side: wait for the daemon's reply; returns (code, out, err). Raises
+    GridError when there is none: the daemon stopped, or gave no answer within
+    ``timeout`` seconds. A request still queued then is withdrawn, so that nothing the
+    caller was told failed is done later; one the daemon took in may have been."""
+    from gridtools.errors import GridError
+    from gridtools.spool import daemonctl, replies
+    answer = replies.wait(name, timeout, alive=daemonctl.running)
+    if answer is not None and answer != replies.STOPPED:
+        return answer
+    withdrawn = withdraw(name)
+    replies.discard(name)
+    if answer == replies.STOPPED:
+        head = "error: the gridtools daemon stopped before it answered"
+    else:
+        head = "error: no answer from the gridtools daemon"
+    tail = ("the request was withdrawn, nothing was done" if withdrawn else
+            "the daemon had taken the request in: it may have been carried out")
+    raise GridError(f"{head}; {tail}")
+
+
+def withdraw(name):
+    """Remove the caller's queued request ``name`` (and its script); True when it was
+    still queued (the daemon had not taken it in)."""
+    folder = _folder()
+    try:
+        posix.unlink(ospaths.join(folder, name))
+    except OSError:
+        return False
+    try:
+        posix.unlink(ospaths.join(folder, name + SUFFIX_SCRIPT))
+    except OSError:
+        pass
+    return True
 
 
 def pending_submits():

@@ -80,9 +80,10 @@ def _send(spec):
     ensure_daemon()
     name = requests.write("submit", {"job": spec, "dialect": "condor", "host": cell.hostname()}, reply=True)
     wake.poke()
-    answer = requests.wait_reply(name, SUBMIT_TIMEOUT)
-    if answer is None:
-        raise GridError("ERROR: no answer from the gridtools daemon")
+    try:
+        answer = requests.wait_reply(name, SUBMIT_TIMEOUT)
+    except GridError as exc:                # in HTCondor's capitals
+        raise GridError("ERROR: " + str(exc).removeprefix("error: ")) from None
     code, _out, err = answer
     if code:
         raise InputError((err or "ERROR: the job was refused").rstrip("\n"))

@@ -42,8 +42,6 @@ def _ask(job_id, task, host, command, paths):
     name = requests.write("pe_task", body, reply=True)
     wake.poke()
     answer = requests.wait_reply(name, REPLY_TIMEOUT)
-    if answer is None:
-        raise GridError("error: no answer from the gridtools daemon")
     code, out, err = answer
     if int(code) != 0:
         raise GridError(err.strip() or "error: the task could not be started")
