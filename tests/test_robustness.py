@@ -169,3 +169,35 @@ def test_a_client_whose_daemon_dies_says_so_at_once_and_nothing_is_done_later(ce
     cell.start_daemon()
     proc = cell.run("qdel", str(jid))             # the job is still there to delete
     assert proc.returncode == 0 and proc.stdout.strip().endswith(f"has deleted job {jid}")
+
+
+def test_the_daemon_starts_again_when_its_code_changes(cell, workdir, tmp_path):
+    """An upgrade under a running daemon (its package's files change): it stops as
+    ``gridtools daemon stop`` does and executes its program again, new code and all,
+    in the same process; a job that runs meanwhile goes on, and later jobs run."""
+    import shutil
+    import sys
+    copy = tmp_path / "pkg"
+    shutil.copytree(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                 "src", "gridtools"), copy / "gridtools",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    cell.stop_daemon()
+    subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1])\n"
+                    "from gridtools.spool import daemonctl; daemonctl.start()", str(copy)],
+                   env=cell.env, check=True, timeout=30)
+    pid = daemon_pid(cell)
+    mark = os.path.join(workdir, "mark")
+    running = int(cell.qsub("-terse", "-b", "y", "sh", "-c", f"'sleep 3; echo done > {mark}'",
+                            cwd=workdir).stdout)
+    wait_for(lambda: cell.job_state(running) and "running" in str(cell.task_states(running)))
+    later = time.time() + 60
+    os.utime(copy / "gridtools" / "errors.py", (later, later))      # the upgrade
+    messages = os.path.join(cell.root, "spool", "messages")
+    wait_for(lambda: "code changed since it started: starting again" in open(messages).read(),
+             timeout=30)
+    wait_for(lambda: os.path.exists(os.path.join(cell.root, "spool", "daemon.pid"))
+             and daemon_pid(cell) == pid, timeout=30)              # the same process, again
+    cell.wait_finished(running, timeout=30)
+    assert open(mark).read() == "done\n"
+    after = int(cell.qsub("-terse", "-b", "y", "true", cwd=workdir).stdout)
+    cell.wait_finished(after, timeout=30)

@@ -3,9 +3,11 @@
 Its exec server (``daemon.execd``) is forked first, while the process has
 loaded only what a shepherd needs: every shepherd is a fork of that small
 process, not of the daemon that holds every job. Then the daemon runs
-(``daemon.loop``).
+(``daemon.loop``). A daemon that stopped because its code changed
+(``daemon.upgrade``) executes its program again, in the same process.
 """
 
+import os
 import sys
 
 from gridtools.daemon.execd import ExecClient
@@ -15,7 +17,11 @@ def main():
     client = ExecClient()
     client.start()
     from gridtools.daemon import loop
-    return loop.main(exec_client=client)
+    code = loop.main(exec_client=client)
+    from gridtools.daemon.upgrade import RESTART
+    if code == RESTART:                 # its code changed (daemon.upgrade): the new one runs
+        os.execv(sys.executable, [sys.executable] + sys.orig_argv[1:])
+    return code
 
 
 if __name__ == "__main__":

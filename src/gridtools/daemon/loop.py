@@ -86,6 +86,8 @@ class Daemon:
         self.periodic_at = None      # when HTCondor jobs' periodic expressions are looked at next
         self.periodic_last = None    # when they were looked at last
         self.failures = failures.Failures()     # passes in a row cut short, and the rest after
+        self.code = None             # upgrade.Watch of the daemon's own code (set by run)
+        self.restart = False         # stopped to start again: its code changed
 
     # ------------------------------------------------------------ life
     def startup(self):
@@ -547,12 +549,18 @@ class Daemon:
 
     def run(self, once=False):
         self.startup()
+        from gridtools.daemon import upgrade
+        self.code = upgrade.Watch(time.time())
         try:
             while not self.stopping:
                 if self.failures.resume_at is not None and not self._rest(self.failures.resume_at):
                     break
                 self.guarded_tick()
                 if once:
+                    break
+                if self.code.changed(time.time()):
+                    self.state.log("I|the daemon's code changed since it started: starting again")
+                    self.restart = True
                     break
                 try:
                     self.wait()
@@ -653,10 +661,14 @@ def main(argv=None, exec_client=None):
     already; see ``gridtools.daemon.__main__``)."""
     try:
         execution = LocalExecution(exec_client) if exec_client is not None else None
-        Daemon(execution).run()
+        daemon = Daemon(execution)
+        daemon.run()
     except GridError as exc:
         sys.stderr.write(f"gridtools daemon: {exc}\n")
         return exc.exit_code
+    if daemon.restart:
+        from gridtools.daemon.upgrade import RESTART
+        return RESTART
     return 0
 
 
