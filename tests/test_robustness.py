@@ -201,3 +201,16 @@ def test_the_daemon_starts_again_when_its_code_changes(cell, workdir, tmp_path):
     assert open(mark).read() == "done\n"
     after = int(cell.qsub("-terse", "-b", "y", "true", cwd=workdir).stdout)
     cell.wait_finished(after, timeout=30)
+
+
+def test_a_fifo_in_etc_blocks_neither_the_daemon_nor_qconf(cell, workdir):
+    """A named pipe left among the configuration files is not a file: the daemon goes on
+    with the configuration it has (and says why it could not reload), qconf says so."""
+    fifo = os.path.join(cell.root, "etc", "usersets", "pipe")
+    os.mkfifo(fifo)
+    messages = os.path.join(cell.root, "spool", "messages")
+    jid = int(cell.qsub("-terse", "-b", "y", "true", cwd=workdir).stdout)
+    cell.wait_finished(jid, timeout=20)
+    wait_for(lambda: "not a regular file" in open(messages).read())
+    proc = cell.run("qconf", "-su", "pipe", timeout=10)
+    assert proc.returncode == 1 and proc.stderr.strip().endswith("not a regular file")

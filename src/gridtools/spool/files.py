@@ -133,14 +133,20 @@ def append_text(path, data, mode=0o644):
 
 
 def read_text(path, default=None):
-    """The file's text, or ``default`` when it does not exist."""
+    """The file's text, or ``default`` when it does not exist. Anything but a plain file
+    (a link to one is followed) raises NotRegular at once: a FIFO is never waited on."""
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+        fd = posix.open(path, posix.O_RDONLY | posix.O_NONBLOCK | posix.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return default
+    try:
+        if posix.fstat(fd).st_mode & 0o170000 != 0o100000:
+            import errno
+            raise NotRegular(errno.EINVAL, "not a regular file", path)
+        with open(fd, encoding="utf-8", errors="surrogateescape", closefd=False) as fh:
             return fh.read()
-    except FileNotFoundError:
-        return default
-    except NotADirectoryError:
-        return default
+    finally:
+        posix.close(fd)
 
 
 class NotRegular(OSError):
