@@ -79,6 +79,15 @@ def test_a_corrupt_queue_file_is_set_aside_and_named_by_qconf_and_qstat(idle_cel
     # the remaining queue serves jobs
     jid = int(cell.qsub("-terse", "-b", "y", "true", cwd=workdir, check=True).stdout)
     cell.wait_finished(jid)
+    # repaired (put back in its place) the warning goes, without a daemon restart
+    shutil.copy(other, os.path.join(cell.root, "etc", "queues", "all.q"))
+    with open(os.path.join(cell.root, "etc", "queues", "all.q")) as fh:
+        text = fh.read().replace("qname                 other.q", "qname                 all.q")
+    with open(os.path.join(cell.root, "etc", "queues", "all.q"), "w") as fh:
+        fh.write(text)
+    wait_for(lambda: cell.run("qstat", "-f").stderr == "", timeout=15)
+    assert any("etc/queues/all.q is in its place again and reads" in line for line in messages(cell))
+    assert cell.run("qconf", "-sql").stdout.split() == ["all.q", "other.q"]
 
 
 @pytest.mark.parametrize("relpath", ["sched_conf", "complex", "conf/global", "exechosts/testhost",

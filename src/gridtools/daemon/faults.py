@@ -15,6 +15,7 @@ appears and when it is over. Kinds:
                   read-only file system); it retries
 """
 
+from gridtools import cell
 from gridtools.spool import quarantine
 
 QUARANTINE, CONFIG, STORE, WRITE = "quarantine", "config", "store", "write"
@@ -58,6 +59,22 @@ def set_aside(state, path, what, reason, job=None):
     note(state, (QUARANTINE, rel), QUARANTINE,
          f"{what} set aside into {quarantine.relative(target)}: {reason}", job, rel)
     return True
+
+
+def settle(state):
+    """Quarantine faults that are over: the object is no longer in quarantine (an
+    administrator removed it or took it back), or a configuration file set aside is in
+    its place again and reads (``state.unreadable`` does not name it)."""
+    import os
+    for key, fault in list(state.faults.items()):
+        if fault["kind"] != QUARANTINE:
+            continue
+        rel = fault.get("path") or key[1]
+        if not os.path.lexists(os.path.join(quarantine.folder(), rel)):
+            clear(state, key, f"{rel} is no longer in spool/quarantine")
+        elif rel.startswith("etc/") and os.path.isfile(os.path.join(cell.root(), rel)) and \
+                (CONFIG, rel) not in state.unreadable:
+            clear(state, key, f"{rel} is in its place again and reads")
 
 
 def restore(state):

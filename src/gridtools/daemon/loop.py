@@ -192,6 +192,7 @@ class Daemon:
         self.swept = now
         replies.sweep(now)
         requests.sweep(now)
+        faults.settle(self.state)
         if not self.more_intake:
             ids.sweep("job", now)
         ids.sweep("ar", now)

@@ -211,6 +211,7 @@ class State:
         for key, fault in list(self.faults.items()):
             if fault["kind"] == faults.CONFIG and key not in self.unreadable:
                 faults.clear(self, key, f"{key[1]} read again")
+        faults.settle(self)
         self.config_stamp = stamp
         self.config_generation += 1
         self.need_schedule = True
