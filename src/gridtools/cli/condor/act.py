@@ -206,12 +206,16 @@ def _send(action, opts, targets):
     return outcomes(action.kind, _payload(action, opts, targets))
 
 
+#: the most tasks a job may have (the task numbers a request may name)
+_MOST_TASKS = 2 ** 31 - 1
+
+
 def _by_ids(snap, ids, action, opts, user):
     """``cluster.proc`` arguments: a line for each."""
     known = snap.get("jobs") or {}
     wanted = {}
     for cluster, proc in ids:
-        if cluster in known:
+        if cluster in known and proc < _MOST_TASKS:     # (a larger proc is no proc: not found)
             wanted.setdefault(cluster, set()).add(proc + 1)
     targets = [{"id": c, "tasks": _ranges(n)} for c, n in sorted(wanted.items())]
     answers = {a["id"]: a for a in _send(action, opts, targets)} if targets else {}
