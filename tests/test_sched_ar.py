@@ -132,3 +132,16 @@ def test_an_overloaded_host_is_still_reserved_for_later():
     assert "dropped because it is overloaded" in reasons(decisions, 1)[0]
     snap = snapshot(loaded)
     assert admit(snap, request(loaded), "alice", 3000, 6600).granted == (("all.q", "h1", 1),)
+
+
+def test_a_job_in_a_reservation_runs_in_the_pe_it_was_granted():
+    """qrsub -pe fix2 2, then qsub -ar 1 -pe smp 2: Grid Engine's scheduler puts the job
+    in the reservation's PE (sge_select_queue.c takes AR_granted_pe), not in the one it
+    asked for."""
+    fix2 = SMP.replace("pe_name smp", "pe_name fix2").replace("$pe_slots", "2")
+    ars = [{"id": 1, "owner": "alice", "start": 1000, "end": 2000, "granted": "all.q@h1=2",
+            "pe": "fix2"}]
+    decisions, started = run(cell(ars=ars, objects={"pe/smp": SMP, "pe/fix2": fix2},
+                                  queue={"pe_list": "smp fix2"},
+                                  jobs=[{"id": 1, "qsub": "-ar 1 -pe smp 2"}]))
+    assert started == ["1.1 all.q@h1=2"] and decisions.starts[0].pe == "fix2"

@@ -124,7 +124,11 @@ def distribute(pe, want, by_host):
 def place(job, cands, pool, snap, reasons):
     """(pe name, ((queue, host, slots), ...)) for a PE job, master first, or None."""
     req = job.request
-    names = matching(req.pe.pattern, snap.pes)
+    ar = getattr(pool, "ar", None)
+    if ar is not None and ar.pe and ar.pe in snap.pes:
+        names = [ar.pe]         # a job in a reservation runs in the PE it was granted
+    else:
+        names = matching(req.pe.pattern, snap.pes)
     if not names:
         reasons.append(Reason(Why.PE_ABSENT, (req.pe.pattern,)))
         return None
