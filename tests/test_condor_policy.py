@@ -192,3 +192,24 @@ def test_notification_mail_is_noted_when_the_job_starts_or_ends(cell, workdir):
     assert any(f"Condor Job {start}.0 started" in line for line in lines), lines
     assert not any(f"Condor Job {start}.0 exited" in line for line in lines)
     assert any(f"mail to me@example.org: Condor Job {done}.0 exited with status 0" in line for line in lines)
+
+
+def test_a_job_that_ended_while_no_daemon_ran_is_logged_at_its_end(cell, workdir):
+    """Event 005 carries the time the job ended, not the time a later daemon reaped it."""
+    import time
+    from gridtools.formats.condor.userlog import EventType, parse_events
+    log, mark = os.path.join(workdir, "job.log"), os.path.join(workdir, "mark")
+    write(os.path.join(workdir, "end.sub"),
+          f"executable = /bin/sh\narguments = \"-c 'sleep 1; touch {mark}'\"\nlog = {log}\nqueue\n")
+    cluster = submit(cell, open(os.path.join(workdir, "end.sub")).read(), cwd=workdir)
+    wait_events(log, f"{cluster}.0", [0, 1])
+    cell.stop_daemon()
+    wait_for(lambda: os.path.exists(mark))
+    ended = os.path.getmtime(mark)
+    time.sleep(2.5)                             # the daemon comes back well after the end
+    restarted = time.time()
+    cell.start_daemon()
+    wait_events(log, f"{cluster}.0", [0, 1, 5])
+    with open(log) as fh:
+        done = [e for e in parse_events(fh.read()) if e.type == EventType.JOB_TERMINATED]
+    assert ended - 1 <= done[0].timestamp <= ended + 1 < restarted

@@ -406,7 +406,10 @@ def ended(state, job, task, result, now):
     if not is_condor(job):
         history.record(state, job, task.number)
         return
-    write_events(state, job, [(task.number, EventType.JOB_TERMINATED, _exit_info(task, result), now)])
+    # dated when the job ended (a job that ended while no daemon ran is reaped later)
+    when = result.get("end_time") if isinstance(result.get("end_time"), (int, float)) else now
+    write_events(state, job, [(task.number, EventType.JOB_TERMINATED, _exit_info(task, result),
+                               min(when, now) if when > 0 else now)])
     _notify(state, job, task, result)
     if _stays(job, task.number):
         job.condor.setdefault("kept", []).append(task.number)
