@@ -11,8 +11,9 @@ _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 def one_line(text):
     """``text`` with line breaks, control characters and undecodable bytes written as
-    escapes (``\\n``, ``\\x1b``, ``\\udcff``): what a message quotes from its input can
-    neither break it into several lines nor reach a terminal as a control sequence."""
+    escapes (``\\n``, ``\\x1b``; an undecodable byte, which Python holds as a lone
+    surrogate, as the byte: ``\\xff``): what a message quotes from its input can neither
+    break it into several lines nor reach a terminal as a control sequence."""
     if text.isprintable():
         return text
     out = []
@@ -21,6 +22,8 @@ def one_line(text):
             out.append(ch)
         else:
             code = ord(ch)
+            if 0xdc80 <= code <= 0xdcff:            # a byte that did not decode
+                code -= 0xdc00
             out.append(_ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
     return "".join(out)
 
