@@ -101,6 +101,10 @@ def test_qrstat_forms_and_qrdel_rights(cell, users, alice_home):
     assert (other.returncode, other.stdout) == (code, out.replace("alice", "gtalice").replace('"6"', f'"{root}"'))
     missing = cell.run("qrdel", "9999", user="gtalice")
     assert (missing.returncode, missing.stdout) == reference("qrdel-nonexistent.txt")
+    huge = "x" * 100000                       # no reservation has such a name: the same answer
+    missing = cell.run("qrdel", huge, user="gtalice")
+    assert (missing.returncode, missing.stdout, missing.stderr) == (
+        1, f'denied: advance_reservation "{huge}" does not exist\n', "")
     gone = cell.run("qrdel", "ar_alice", user="gtalice")
     assert (gone.returncode, gone.stdout) == (0, f"gtalice has deleted advance_reservation {mine}\n")
     assert [line.split()[0] for line in cell.run("qrstat", "-u", "*").stdout.splitlines()[2:]] == [str(root)]

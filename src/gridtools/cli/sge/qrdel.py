@@ -9,7 +9,7 @@ are ended at once).
 import sys
 
 from gridtools.cli.sge.tokens import split_list
-from gridtools.errors import GridError, UsageError
+from gridtools.errors import GridError, UsageError, one_line
 
 HELP = """SGE 8.1.9
 usage: qrdel [options] ar_id_list
@@ -45,14 +45,27 @@ def parse_args(argv):
     return force, users, targets
 
 
+#: the longest name a reservation (or its id) may have in a request
+MAX_NAME = 4096
+
+
 def main(argv, prog="qrdel"):
     if "-help" in argv:
         sys.stdout.write(HELP)
         return 0
     try:
         force, users, targets = parse_args(argv)
+        # a name no reservation can have is answered here, as the daemon answers a
+        # name it does not know (it would refuse the whole request)
+        impossible = [t for t in targets if len(t) > MAX_NAME or not t.isprintable()]
+        for name in impossible:
+            sys.stdout.write(f'denied: advance_reservation "{one_line(name)}" does not exist\n')
+        targets = [t for t in targets if t not in impossible]
+        if impossible and not targets and users is None:
+            return 1
         from gridtools.cli.ask import ask
-        return ask("ar_delete", {"targets": targets, "users": users, "force": force})
+        code = ask("ar_delete", {"targets": targets, "users": users, "force": force})
+        return code or (1 if impossible else 0)
     except UsageError as exc:
         sys.stderr.write(f"{prog}: {exc}\n{HELP}")
         return exc.exit_code
