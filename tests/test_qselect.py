@@ -2,18 +2,27 @@
 
 import subprocess
 
+from conftest import wait_for
+
 
 def qselect(cell, *args, user=None):
     proc = cell.run("qselect", *args, user=user)
     return proc.returncode, proc.stdout.splitlines(), proc.stderr
 
 
+def published(cell):
+    """Wait for the daemon's first status (queue states come with it)."""
+    wait_for(lambda: cell.run("qstat", "-f").stdout.count("all.q@") == 2)
+
+
 def test_without_options_every_queue_instance_in_qstat_order(cell_two_hosts):
+    published(cell_two_hosts)
     assert qselect(cell_two_hosts) == (0, ["all.q@node2", "all.q@testhost"], "")
 
 
 def test_each_selection_and_all_of_them_together(cell_two_hosts, users):
     cell = cell_two_hosts
+    published(cell)
     cell.run("qconf", "-au", "gtalice", "friends", check=True)
     cell.run("qconf", "-mattr", "queue", "user_lists", "friends", "all.q@node2", check=True)
     cell.run("qconf", "-mattr", "queue", "pe_list", "mpi", "all.q@testhost", check=True)
@@ -31,12 +40,14 @@ def test_each_selection_and_all_of_them_together(cell_two_hosts, users):
 
 
 def test_nothing_selected_exits_1_silently(cell_two_hosts):
+    published(cell_two_hosts)
     assert qselect(cell_two_hosts, "-q", "nosuch.q") == (1, [], "")
     assert qselect(cell_two_hosts, "-qs", "s") == (1, [], "")
 
 
 def test_the_admin_idiom_disables_what_it_names(cell_two_hosts):
     cell = cell_two_hosts
+    published(cell)
     proc = subprocess.run(["sh", "-c", "qmod -d $(qselect -l hostname=testhost)"],
                           env=cell.env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
