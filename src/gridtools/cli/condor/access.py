@@ -64,16 +64,27 @@ def open_to_all(level):
 
 def _global_text():
     """The global configuration file's text in lower case ("" for ONLY_ENV), None when
-    it cannot be read."""
+    it cannot be read. The last text read is kept with the file's identity and times,
+    and given again while they are the same (a command asks more than once)."""
     path = ospaths.getenv("CONDOR_CONFIG") or cell.etc("condor_config")
     if path == "ONLY_ENV":
         return ""
     try:
         with open(path, "rb", buffering=0) as fh:
+            st = posix.fstat(fh.fileno())
+            key = (path, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+            if _LAST and _LAST[0] == key:
+                return _LAST[1]
             text = fh.readall().decode("utf-8", "replace")
     except OSError:
         return None
-    return text.replace("\r\n", "\n").replace("\r", "\n").lower()    # lines as text mode reads them
+    lowered = text.replace("\r\n", "\n").replace("\r", "\n").lower()    # lines as text mode reads them
+    _LAST[:] = [key, lowered]
+    return lowered
+
+
+#: (file key, lowered text) of the last reading (see _global_text)
+_LAST = []
 
 
 def may_set(name):
