@@ -286,15 +286,23 @@ def answer(req, code, out="", err=""):
 
 
 def wait_reply(name, timeout=30.0):
-    """Client side: wait for the daemon's reply; returns (code, out, err). Raises
-    GridError when there is none: the daemon stopped, or gave no answer within
-    ``timeout`` seconds. A request still queued then is withdrawn, so that nothing the
-    caller was told failed is done later; one the daemon took in may have been."""
+    """Client side: wait for the daemon's reply; returns (code, out, err).
+
+    When the daemon stops before it answered, the caller starts it again if it may
+    (as a command that finds no daemon does) and goes on waiting: the new daemon takes
+    the request in, or answers what the stopped one did from its record. When there is
+    no answer (no daemon, or none within ``timeout`` seconds) GridError says so; a
+    request still queued then is withdrawn, so that nothing the caller was told failed
+    is done later, and one the daemon took in may have been carried out."""
     from gridtools.errors import GridError
     from gridtools.spool import daemonctl, replies
-    answer = replies.wait(name, timeout, alive=daemonctl.running)
-    if answer is not None and answer != replies.STOPPED:
-        return answer
+    end = time.time() + timeout
+    while True:
+        answer = replies.wait(name, max(0.0, end - time.time()), alive=daemonctl.running)
+        if answer is not None and answer != replies.STOPPED:
+            return answer
+        if answer is None or time.time() >= end or not _revive():
+            break
     withdrawn = withdraw(name)
     replies.discard(name)
     if answer == replies.STOPPED:
@@ -304,6 +312,22 @@ def wait_reply(name, timeout=30.0):
     tail = ("the request was withdrawn, nothing was done" if withdrawn else
             "the daemon had taken the request in: it may have been carried out")
     raise GridError(f"{head}; {tail}")
+
+
+def _revive():
+    """Start the daemon again when this caller may (GRIDTOOLS_NO_AUTOSTART unset, the
+    spool writable); True when a daemon runs afterwards."""
+    from gridtools.errors import GridError
+    from gridtools.spool import daemonctl
+    if daemonctl.running():
+        return True
+    if ospaths.getenv(daemonctl.ENV_NO_AUTOSTART, "") not in ("", "0") or \
+            not posix.access(cell.spool(), posix.W_OK):
+        return False
+    try:
+        return daemonctl.start()
+    except GridError:
+        return daemonctl.running()
 
 
 def withdraw(name):
