@@ -159,3 +159,20 @@ def test_department_is_the_first_dept_userset_naming_the_owner_or_group(cell, us
     for job in jobs.values():
         cell.wait_finished(job)
     assert {r[3]: r[32] for r in cell.accounting() if int(r[5]) in jobs.values()} == expected
+
+
+def test_the_clusters_access_lists_say_who_may_submit(cell, users, workdir):
+    """The global configuration's user_lists/xuser_lists (seed 004: access lists of the
+    cluster configuration): Grid Engine's qmaster refuses a job of a user they keep out."""
+    add_list(cell, "outcasts", "gtbob")
+    set_global(cell, xuser_lists="outcasts")
+    bob = cell.qsub("-b", "y", "true", user="gtbob", cwd=workdir)
+    assert re.fullmatch(REFUSED.format(r"gtbob@\S+ is not allowed to submit jobs").replace(".\n", r"\.\n"),
+                        bob.stderr), bob.stderr
+    assert bob.returncode == 1
+    assert cell.qsub("-b", "y", "true", user="gtalice", cwd=workdir).returncode == 0
+    add_list(cell, "members", "gtalice")
+    set_global(cell, xuser_lists="NONE", user_lists="members")
+    assert cell.qsub("-b", "y", "true", user="gtalice", cwd=workdir).returncode == 0
+    carol = cell.qsub("-b", "y", "true", user="gtcarol", cwd=workdir)
+    assert carol.returncode == 1 and "gtcarol@" in carol.stderr

@@ -81,7 +81,8 @@ def member_lists(user):
 #: attributes of the global configuration that let the admission rules act on a job
 #: without a project: a switch acts when "true", a value when set (not empty, 0 or NONE)
 RULE_ATTRIBUTES = {"enforce_user": "switch", "enforce_project": "switch", "projects": "value",
-                   "max_u_jobs": "value", "max_jobs": "value"}
+                   "max_u_jobs": "value", "max_jobs": "value", "user_lists": "value",
+                   "xuser_lists": "value"}
 
 
 def _object(folder, name):
@@ -157,7 +158,7 @@ def refusal(req, owner, conf=None):
     if not _rules_apply(req, owner, conf):
         return None
     from gridtools.formats.sge import admission
-    spec = dict(req, owner=owner, group=_group())
+    spec = dict(req, owner=owner, group=_group(), submit_host=cell.hostname())
     why = admission.check(spec, cell_view(conf))
     if why is None and spec.get("project") != req.get("project"):
         req["project"] = spec["project"]

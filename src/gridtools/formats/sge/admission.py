@@ -2,6 +2,8 @@
 
 The rules, in the order Grid Engine applies them at submit:
 
+0. The global ``user_lists``/``xuser_lists``: the owner must be in one of
+   the first (when any) and in none of the second.
 1. ``enforce_user true``: the owner must have a user object.
 2. A job naming no project gets its owner's ``default_project``.
 3. A named project must exist, let the owner in (its ``acl``/``xacl`` access
@@ -113,6 +115,8 @@ def check(spec, view):
     """The refusal of job description ``spec`` (owner and group filled in), or None;
     sets ``spec["project"]`` to the owner's default project when it names none."""
     user, group = spec["owner"], spec.get("group", "")
+    if not has_access(view, view.conf.get("user_lists"), view.conf.get("xuser_lists"), user, group):
+        return f"job rejected: {user}@{spec.get('submit_host') or 'unknown'} is not allowed to submit jobs"
     obj = view.user(user)
     if obj is None and str(view.conf.get("enforce_user", "")).strip().lower() == "true":
         return f'job rejected: the user "{user}" does not exist'
