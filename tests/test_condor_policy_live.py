@@ -32,6 +32,22 @@ def keyboard(path, idle_seconds):
     os.utime(path, (when, when))
 
 
+def desk(slots, config):
+    """A started cell of one host, desk, whose owner last touched its keyboard an hour
+    ago; ``config(keyboard path)`` is added to its condor_config. (cell, keyboard path)."""
+    cell = make_cell(slots=slots, hosts=["desk"], start=False)
+    try:
+        kbd = os.path.join(cell.root, "etc", "keyboard")
+        open(kbd, "w").close()
+        keyboard(kbd, 3600)
+        configure(cell, config(kbd))
+        cell.start_daemon()
+    except BaseException:
+        destroy_cell(cell)
+        raise
+    return cell, kbd
+
+
 def slot_state(cell, name):
     out = cell.run("condor_status", name, "-af", "State", "Activity").stdout.strip()
     return out
@@ -254,14 +270,9 @@ def test_a_suspended_htcondor_job_logs_it_and_counts_it(desktop, workdir):
 def test_the_free_slots_of_a_host_running_a_job_follow_its_owner_at_each_poll(workdir):
     """UPDATE_INTERVAL (300 s) paces a host's idle slots, but while one of its slots runs a
     job every slot is evaluated each POLLING_INTERVAL: the free one turns Owner at once."""
-    cell = make_cell(slots=2, hosts=["desk"], start=False)
+    cell, kbd = desk(2, lambda kbd: f"START = KeyboardIdle > 60\nSUSPEND = False\n"
+                                    f"CONSOLE_DEVICES = {kbd}\nPOLLING_INTERVAL = 1\n")
     try:
-        kbd = os.path.join(cell.root, "etc", "keyboard")
-        open(kbd, "w").close()
-        keyboard(kbd, 3600)
-        configure(cell, f"START = KeyboardIdle > 60\nSUSPEND = False\nCONSOLE_DEVICES = {kbd}\n"
-                        "POLLING_INTERVAL = 1\n")
-        cell.start_daemon()
         job = cell.qsub("-terse", "-b", "y", "sleep", "60", check=True).stdout.strip()
         wait_for(lambda: qstat_state(cell, job) == "r", timeout=20)
         busy = next(s for s in ("slot1@desk", "slot2@desk") if slot_state(cell, s) == "Claimed Busy")
@@ -282,16 +293,12 @@ def test_killing_kills_the_job_at_once(workdir, policy, soft_first):
     """Seed 000's Preempting state: in Killing the job is killed at once (HTCondor's
     starter sends SIGKILL, no SIGCONT, no soft signal); a job that ignores its soft
     signal is gone as soon as KILL turns true, long before the soft kill's timeout."""
-    cell = make_cell(slots=1, hosts=["desk"], start=False)
+    cell, kbd = desk(1, lambda kbd: f"CONSOLE_DEVICES = {kbd}\nPOLLING_INTERVAL = 1\n"
+                                    "UPDATE_INTERVAL = 1\n"
+                                    "ActivityTimer = (CurrentTime - EnteredCurrentActivity)\n"
+                                    "START = KeyboardIdle > 300\nWANT_SUSPEND = False\n"
+                                    "PREEMPT = KeyboardIdle < 10\n" + policy)
     try:
-        kbd = os.path.join(cell.root, "etc", "keyboard")
-        open(kbd, "w").close()
-        keyboard(kbd, 3600)
-        configure(cell, f"CONSOLE_DEVICES = {kbd}\nPOLLING_INTERVAL = 1\nUPDATE_INTERVAL = 1\n"
-                        "ActivityTimer = (CurrentTime - EnteredCurrentActivity)\n"
-                        "START = KeyboardIdle > 300\nWANT_SUSPEND = False\n"
-                        "PREEMPT = KeyboardIdle < 10\n" + policy)
-        cell.start_daemon()
         pidfile, termfile = os.path.join(workdir, "pid"), os.path.join(workdir, "term")
         script = os.path.join(workdir, "stubborn.sh")
         with open(script, "w") as fh:

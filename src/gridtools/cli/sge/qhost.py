@@ -278,15 +278,10 @@ def usage(stream):
 
 
 def main(argv, prog="qhost"):
-    try:
-        opts = parse_args(list(argv))
-    except GridError as exc:
-        usage(sys.stderr)
-        sys.stderr.write(f"{exc}\n")
-        return 1
-    if opts.help:
-        usage(sys.stdout)
-        return 0
+    from gridtools.cli.sge.qstat import parsed_or_usage
+    opts, code = parsed_or_usage(parse_args, list(argv), usage)
+    if opts is None:
+        return code
     try:
         snap = qstatus.load()
         opts.requests = loadvalues.check_requests(opts.requests, opts.resources, snap.get("complexes"))

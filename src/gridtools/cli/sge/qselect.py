@@ -11,7 +11,7 @@ printed, as Grid Engine's qselect does.
 import sys
 
 from gridtools.cli.sge import qstatus
-from gridtools.cli.sge.qstat import Options, _apply
+from gridtools.cli.sge.qstat import Options, parsed_or_usage, take_value
 from gridtools.errors import GridError, UsageError
 
 #: options that take an argument (qstat's queue selection)
@@ -46,11 +46,7 @@ def parse_args(argv):
     while i < len(argv):
         word = argv[i]
         if word in _WITH_ARG:
-            if i + 1 >= len(argv):
-                raise UsageError(f'invalid option argument "{word}"')
-            if not _apply(opts, word, argv[i + 1]):
-                raise UsageError(f'invalid option argument "{word} {argv[i + 1]}"')
-            i += 2
+            i = take_value(opts, argv, i)
         elif word == "-help":
             opts.help = True
             i += 1
@@ -67,15 +63,9 @@ def usage(stream):
 
 
 def main(argv, prog="qselect"):
-    try:
-        opts = parse_args(list(argv))
-    except GridError as exc:
-        usage(sys.stderr)
-        sys.stderr.write(f"{exc}\n")
-        return 1
-    if opts.help:
-        usage(sys.stdout)
-        return 0
+    opts, code = parsed_or_usage(parse_args, list(argv), usage)
+    if opts is None:
+        return code
     try:
         snap = qstatus.load()
         from gridtools.cli.sge.loadvalues import check_requests

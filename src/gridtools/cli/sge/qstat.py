@@ -117,6 +117,17 @@ def _apply(opts, word, value):
     return True
 
 
+def take_value(opts, argv, i):
+    """Apply the option ``argv[i]`` with the argument after it; the index past them.
+    UsageError when the argument is missing or not valid."""
+    word = argv[i]
+    if i + 1 >= len(argv):
+        raise UsageError(f'invalid option argument "{word}"')
+    if not _apply(opts, word, argv[i + 1]):
+        raise UsageError(f'invalid option argument "{word} {argv[i + 1]}"')
+    return i + 2
+
+
 def parse_args(argv):
     opts = Options()
     i = 0
@@ -130,11 +141,7 @@ def parse_args(argv):
             i += 1
             continue
         if word in _WITH_ARG:
-            if i + 1 >= len(argv):
-                raise UsageError(f'invalid option argument "{word}"')
-            if not _apply(opts, word, argv[i + 1]):
-                raise UsageError(f'invalid option argument "{word} {argv[i + 1]}"')
-            i += 2
+            i = take_value(opts, argv, i)
             continue
         flag = _FLAGS.get(word)
         if flag is None:
@@ -385,16 +392,26 @@ def run(opts):
     return 0
 
 
-def main(argv, prog="qstat"):
+def parsed_or_usage(parse, argv, usage_of):
+    """(options, None) of a command line, or (None, exit code) once the usage is printed:
+    on standard error with the error (1), or on standard output for -help (0). The
+    way of qstat, qselect and qhost."""
     try:
-        opts = parse_args(default_words() + list(argv))
+        opts = parse(argv)
     except GridError as exc:
-        usage(sys.stderr)
+        usage_of(sys.stderr)
         sys.stderr.write(f"{exc}\n")
-        return 1
+        return None, 1
     if opts.help:
-        usage(sys.stdout)
-        return 0
+        usage_of(sys.stdout)
+        return None, 0
+    return opts, None
+
+
+def main(argv, prog="qstat"):
+    opts, code = parsed_or_usage(lambda words: parse_args(default_words() + words), list(argv), usage)
+    if opts is None:
+        return code
     try:
         return run(opts) or 0
     except GridError as exc:
