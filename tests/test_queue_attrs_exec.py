@@ -185,3 +185,18 @@ def test_min_cpu_interval_checkpoints_periodically(cell, workdir):
     wait_state(cell, jid, "r")
     pid = job_pid(cell, jid)
     wait_for(lambda: read(log).split()[:3] == [str(pid)] * 3)
+
+
+def test_the_job_spool_folder_keeps_environment_and_exit_status(cell, users, workdir):
+    """As Grid Engine's execd keeps them in active_jobs/<job>.<task>/ (captures
+    execd-active_job-environment.txt, -exit_status.txt): the job's environment, which an
+    owner's epilog reads, and the job's exit status, both readable by the owner alone."""
+    log = os.path.join(workdir, "epilog.log")
+    proc = script(workdir, "epi.sh", "#!/bin/sh\n"
+                  f'grep "^JOB_ID=" "$SGE_JOB_SPOOL_DIR/environment" >> {log}\n'
+                  f'echo "status $(cat "$SGE_JOB_SPOOL_DIR/exit_status")" >> {log}\n'
+                  f'stat -c "%U %a" "$SGE_JOB_SPOOL_DIR/environment" >> {log}\n')
+    set_attr(cell, "all.q", "epilog", proc)
+    jid = submit(cell, workdir, "-b", "y", "-v", "SECRET=x", "sh", "-c", "'exit 3'", user="gtbob")
+    cell.wait_finished(jid)
+    assert read(log).splitlines() == [f"JOB_ID={jid}", "status 3", "gtbob 600"]

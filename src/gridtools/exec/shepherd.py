@@ -93,6 +93,8 @@ class Shepherd:
         plan = self.plan
         jobproc.resolve_streams(plan)
         made = self._make_tmpdir()
+        self._keep_file("environment", "".join(f"{k}={v}\n" for k, v in plan["env"].items()
+                                               if "\n" not in f"{k}{v}"))
         try:
             if self._stage_in(made) and self._procedure("prolog", FAILED_PROLOG) and \
                     self._procedure("pe_start", FAILED_PESTART):
@@ -254,6 +256,20 @@ class Shepherd:
             for fd in (rfd, wfd):
                 os.close(fd)
 
+    def _keep_file(self, name, text):
+        """A file of the task's spool folder ($SGE_JOB_SPOOL_DIR) as Grid Engine's execd
+        keeps one beside a job (``environment``: the job's NAME=value lines, those with
+        a line break left out; ``exit_status``), readable by the job's owner alone."""
+        if self.plan.get("result_dir"):
+            return                          # (a task inside a parallel job: not its folder)
+        path = os.path.join(self.dir, name)
+        try:
+            atomic_write(path, text, mode=0o600, fsync=False)
+            if os.geteuid() == 0 and self.plan["uid"] != 0:
+                os.chown(path, self.plan["uid"], self.plan["gid"])
+        except (OSError, SpoolError) as exc:
+            self.trace(f"cannot write {name}: {exc}")
+
     def _record_exit(self, status, rusage):
         res = self.result
         if os.WIFSIGNALED(status):
@@ -261,6 +277,7 @@ class Shepherd:
             res["exit_status"] = 128 + res["signal"]
         else:
             res["exit_status"] = os.WEXITSTATUS(status)
+        self._keep_file("exit_status", f"{res['exit_status']}\n")
         if self.killed_by:
             res["failed"] = FAILED_KILLED
             res["failed_reason"] = self.killed_by
