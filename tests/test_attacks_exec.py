@@ -15,6 +15,7 @@ import pytest
 
 from attack_tools import user_py
 from conftest import destroy_cell, machine_lock, make_cell, wait_for
+from qtools import jid_of
 
 
 @pytest.fixture
@@ -221,3 +222,28 @@ def test_output_link_to_a_file_not_the_owners_writes_nothing(cell, workdir, user
                          user=bob, cwd=workdir))
     wait_for(lambda: cell.task_states(jid).get(1) in ("finished", "error"), timeout=20)
     assert open(victim).read() == "unchanged\n"
+
+
+def test_modules_planted_where_root_starts_the_daemon_are_never_loaded(cell, users, workdir):
+    """A user who can write the folder root stands in (here a 1777 one) plants a gridtools
+    package and standard library names there; the daemon root starts from it, restarts
+    or keeps running loads none of them (Grid Engine's and HTCondor's daemons leave the
+    folder they were started in)."""
+    import subprocess
+    marker = os.path.join(workdir, "pwned")
+    plant = (f"open({marker!r}, 'a').write(__name__ + '\\n')\n")
+    for name in ("gridtools/__init__.py", "random.py", "json.py", "fnmatch.py", "shlex.py",
+                 "tempfile.py", "uuid.py"):
+        path = os.path.join(workdir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(plant)
+    subprocess.run(["chown", "-R", "gtbob", workdir], check=True)
+    cell.stop_daemon()
+    assert cell.run("gridtools", "daemon", "start", cwd=workdir).returncode == 0
+    jid = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))
+    cell.wait_finished(jid)
+    with open(os.path.join(cell.root, "spool", "daemon.pid")) as fh:
+        pid = int(fh.read())
+    assert os.readlink(f"/proc/{pid}/cwd") == "/"
+    assert not os.path.exists(marker)

@@ -5,6 +5,10 @@ loaded only what a shepherd needs: every shepherd is a fork of that small
 process, not of the daemon that holds every job. Then the daemon runs
 (``daemon.loop``). A daemon that stopped because its code changed
 (``daemon.upgrade``) executes its program again, in the same process.
+
+It is started with ``-P`` (``spool.daemonctl``), so that the folder it was
+started from, which other users may write to, is never searched for modules,
+and it works from ``/``.
 """
 
 import os
@@ -14,6 +18,7 @@ from gridtools.daemon.execd import ExecClient
 
 
 def main():
+    os.chdir("/")                       # (not the folder of whoever started it)
     client = ExecClient()
     client.start()
     from gridtools.daemon import loop

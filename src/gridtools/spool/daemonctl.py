@@ -57,7 +57,10 @@ def spawn():
         env[cell.ENV_ROOT] = cell.root()
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        return os.posix_spawn(sys.executable, [sys.executable, "-m", "gridtools.daemon"], env,
+        # -P (and PYTHONSAFEPATH for any Python it starts): the folder the caller stands in,
+        # which others may write to, is never searched for modules (-m would put it first)
+        env["PYTHONSAFEPATH"] = "1"
+        return os.posix_spawn(sys.executable, [sys.executable, "-P", "-m", "gridtools.daemon"], env,
                               file_actions=actions, setsid=True)
     finally:
         os.close(out)
