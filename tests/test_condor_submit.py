@@ -361,3 +361,12 @@ def test_a_submission_makes_at_most_max_jobs_per_submission(cell, workdir):
     cluster = submit(cell, SLEEP + "hold = true\nqueue 25\n", cwd=workdir, name="fits.sub")
     wait_for(lambda: len(statuses(cell)) == 25)
     assert all(s.startswith(f"{cluster}.") for s in statuses(cell))
+    # the daemon holds to the cell's limit whatever the submitter's own configuration says
+    assert cell.run("condor_reconfig").returncode == 0
+    write(os.path.join(workdir, "more.sub"), SLEEP + "hold = true\nqueue 30\n")
+    proc = cell.run("condor_submit", "more.sub", cwd=workdir,
+                    env={"_CONDOR_MAX_JOBS_PER_SUBMISSION": "100"})
+    assert proc.returncode == 0, proc.stderr
+    messages = os.path.join(cell.root, "spool", "messages")
+    wait_for(lambda: "would exceed MAX_JOBS_PER_SUBMISSION" in open(messages).read())
+    assert len(statuses(cell)) == 25

@@ -225,6 +225,21 @@ def resolve_predecessors(state, items, owner, exclude):
                                 lambda jid: state.jobs[jid].spec["owner"])
 
 
+def _too_many_procs(state, spec):
+    """The refusal of a cluster with more procs than the cell's MAX_JOBS_PER_SUBMISSION
+    (as HTCondor's schedd enforces it, whatever the submitter's own configuration said)."""
+    from gridtools.formats.condor.jobad import MAX_JOBS_PER_SUBMISSION
+    from gridtools.model.job import task_numbers
+    get = state.condor.conf.get if state.condor is not None else (lambda name, default=None: None)
+    try:
+        most = int(str(get("MAX_JOBS_PER_SUBMISSION") or MAX_JOBS_PER_SUBMISSION).strip())
+    except ValueError:
+        most = MAX_JOBS_PER_SUBMISSION
+    if len(task_numbers(spec)) > most:
+        return "Number of submitted jobs would exceed MAX_JOBS_PER_SUBMISSION"
+    return None
+
+
 def submit(state, dispatcher, req, now):
     raw = req.body.get("job")
     claimed = raw.get("id") if isinstance(raw, dict) and type(raw.get("id")) is int else None
@@ -232,7 +247,7 @@ def submit(state, dispatcher, req, now):
         spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
         problem = _not_new(state, spec, req.uid)
         if not problem and spec.get("condor_ad"):
-            problem = condorjob.check_new(spec)
+            problem = condorjob.check_new(spec) or _too_many_procs(state, spec)
     except jobcheck.Invalid as exc:
         problem = str(exc)
     if problem:
