@@ -221,3 +221,24 @@ def test_a_fifo_in_etc_blocks_neither_the_daemon_nor_qconf(cell, workdir):
     wait_for(lambda: "not a regular file" in open(messages).read())
     proc = cell.run("qconf", "-su", "pipe", timeout=10)
     assert proc.returncode == 1 and proc.stderr.strip().endswith("not a regular file")
+
+
+def test_a_stop_asked_while_the_daemon_starts_itself_again_waits_for_it(cell):
+    """In the moment a daemon executes itself again (its code changed) no daemon holds
+    the lock; ``gridtools daemon stop`` then waits for it to be back, and stops it."""
+    import threading
+    cell.stop_daemon()
+    stand_in = subprocess.Popen(["sleep", "30"])        # the restarting daemon's process
+    try:
+        with open(os.path.join(cell.root, "spool", "daemon.restarting"), "w") as fh:
+            fh.write(f"{stand_in.pid}\n")
+        later = threading.Timer(0.5, cell.start_daemon)
+        later.start()
+        proc = cell.run("gridtools", "daemon", "stop")
+        later.join()
+    finally:
+        stand_in.kill()
+        stand_in.wait()
+    assert proc.returncode == 0 and "stopped" in proc.stdout, (proc.stdout, proc.stderr)
+    assert cell.run("gridtools", "daemon", "status").returncode == 1
+    assert not os.path.exists(os.path.join(cell.root, "spool", "daemon.restarting"))

@@ -89,7 +89,7 @@ def daemon_start():
 def daemon_stop():
     """Stop the daemon; running jobs continue under their shepherds."""
     from gridtools.spool import daemonctl as control
-    if not control.running():
+    if not control.running() and not control.coming_back(control.STOP_WAIT):
         click.echo("daemon not running")
         return
     try:

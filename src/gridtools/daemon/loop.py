@@ -30,7 +30,7 @@ from gridtools.daemon.state import State, load_jobs
 from gridtools.errors import GridError, SpoolError
 from gridtools.exec import load as host_load
 from gridtools.formats import values
-from gridtools.spool import files, wake
+from gridtools.spool import daemonctl, files, wake
 from gridtools.spool import jobs as jobstore
 from gridtools import cell
 
@@ -100,6 +100,10 @@ class Daemon:
         except OSError as exc:
             raise GridError(f"cannot start: {faults.describe(exc)}") from None
         files.atomic_write(cell.spool("daemon.pid"), f"{os.getpid()}\n", fsync=False)
+        try:
+            os.unlink(cell.spool(daemonctl.RESTARTING))
+        except FileNotFoundError:
+            pass
         crash.point("startup")
 
     def _startup(self):
@@ -562,6 +566,8 @@ class Daemon:
                 if self.code.changed(time.time()):
                     self.state.log("I|the daemon's code changed since it started: starting again")
                     self.restart = True
+                    files.atomic_write(cell.spool(daemonctl.RESTARTING), f"{os.getpid()}\n",
+                                       fsync=False)
                     break
                 try:
                     self.wait()

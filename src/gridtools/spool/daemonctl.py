@@ -119,9 +119,38 @@ def autostart():
     return True
 
 
+#: what a daemon that starts itself again leaves while it does (its pid)
+RESTARTING = "daemon.restarting"
+#: seconds ``gridtools daemon stop`` waits for a daemon that starts itself again
+STOP_WAIT = 10.0
+
+
+def coming_back(wait):
+    """True when a daemon that is starting itself again (``RESTARTING``, its process
+    alive) runs again within ``wait`` seconds."""
+    try:
+        with open(cell.spool(RESTARTING)) as fh:
+            target = int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    end = time.time() + wait
+    while time.time() < end:
+        if running():
+            return True
+        try:
+            posix.kill(target, 0)
+        except ProcessLookupError:
+            return running()
+        except PermissionError:
+            pass
+        time.sleep(0.02)
+    return running()
+
+
 def stop(wait=10.0):
-    """Ask the daemon to stop (SIGTERM) and wait until it released its lock."""
-    if not running():
+    """Ask the daemon to stop (SIGTERM) and wait until it released its lock (one that is
+    starting itself again is waited for first)."""
+    if not running() and not coming_back(wait):
         return False
     end = time.time() + wait
     target = pid()
