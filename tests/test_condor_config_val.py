@@ -324,3 +324,15 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
             assert text == value, name
     configured = groups.GroupsConfig.from_config({"GROUP_NAMES": "g"}).groups[0]
     assert (configured.accept_surplus, configured.autoregroup) == (False, False)
+
+
+def test_a_fifo_named_as_the_configuration_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "config"
+    os.mkfifo(fifo)
+    env = dict(os.environ, CONDOR_CONFIG=str(fifo), GRIDTOOLS_ROOT=str(tmp_path / "cell"))
+    bin_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin")
+    for command in (["condor_config_val", "HOUR"], ["condor_q"]):
+        proc = subprocess.run([os.path.join(bin_dir, command[0])] + command[1:], env=env,
+                              capture_output=True, text=True, timeout=20)
+        assert proc.returncode == 1
+        assert f"cannot read configuration file {fifo}: not a regular file" in proc.stderr

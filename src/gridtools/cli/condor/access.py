@@ -70,14 +70,22 @@ def _global_text():
     if path == "ONLY_ENV":
         return ""
     try:
-        with open(path, "rb", buffering=0) as fh:
-            st = posix.fstat(fh.fileno())
-            key = (path, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
-            if _LAST and _LAST[0] == key:
-                return _LAST[1]
+        fd = posix.open(path, posix.O_RDONLY | posix.O_NONBLOCK | posix.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = posix.fstat(fd)
+        if st.st_mode & 0o170000 != 0o100000:     # not a plain file (a FIFO is not waited on)
+            return None
+        key = (path, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+        if _LAST and _LAST[0] == key:
+            return _LAST[1]
+        with open(fd, "rb", buffering=0, closefd=False) as fh:
             text = fh.readall().decode("utf-8", "replace")
     except OSError:
         return None
+    finally:
+        posix.close(fd)
     lowered = text.replace("\r\n", "\n").replace("\r", "\n").lower()    # lines as text mode reads them
     _LAST[:] = [key, lowered]
     return lowered
