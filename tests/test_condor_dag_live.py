@@ -352,3 +352,166 @@ def test_a_node_that_names_its_own_batch_is_still_in_its_dags_row(cell, workdir)
     assert [r[1] for r in batch_rows(cell, "-constraint", "true")] == ["mydag"]
     write(workdir, "go", "")
     assert dag_ended(cell, dag)[0][12] == "0"
+
+
+def dagman_out(folder):
+    path = os.path.join(folder, "diamond.dag.dagman.out")
+    return open(path).read() if os.path.exists(path) else ""
+
+
+def manager_status(cell, dag):
+    return cell.run("condor_q", str(dag), "-af", "JobStatus").stdout.strip()
+
+
+def clusters_of(cell, node_name):
+    """The clusters, in the queue or gone, of the jobs of DAG node ``node_name``."""
+    lines = cell.run("condor_history", "-af", "DAGNodeName", "ClusterId").stdout.splitlines()
+    lines += cell.run("condor_q", "-af", "DAGNodeName", "ClusterId").stdout.splitlines()
+    return sorted({int(line.split()[1]) for line in lines if line.split()[0] == node_name})
+
+
+def test_holding_the_dag_leaves_its_node_jobs_running_and_release_resumes_it(cell, workdir):
+    """As HTCondor's condor_hold of a DAGMan job: nothing new is submitted, the node jobs in
+    the queue go on undisturbed, no rescue DAG; condor_release resumes (recovery mode)."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    assert cell.run("condor_hold", str(dag)).returncode == 0
+    wait_for(lambda: "the next start recovers the DAG" in dagman_out(workdir), timeout=30)
+    wait_for(lambda: manager_status(cell, dag) == "5", timeout=30)          # held
+    assert cell.task_states(dag + 1) == {1: "running"}                       # A runs on
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+    assert "its job was removed" not in dagman_out(workdir)
+    assert cell.run("condor_release", str(dag)).returncode == 0
+    wait_for(lambda: "Recovery mode: 1 node(s)" in dagman_out(workdir), timeout=30)
+    write(workdir, "go", "")
+    wait_for(lambda: "EXITING WITH STATUS 0" in dagman_out(workdir), timeout=60)
+    assert order(workdir) == ["A", "B"]                                      # A ran once
+    assert clusters_of(cell, "A") == [dag + 1]
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
+
+
+def test_a_manager_killed_and_requeued_recovers_its_dag_without_running_a_node_twice(cell, workdir):
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    wait_for(lambda: "Submitting HTCondor Node A" in dagman_out(workdir), timeout=30)
+    pid = int(open(os.path.join(workdir, "diamond.dag.lock")).read().split()[0])
+    os.kill(pid, 9)                                  # a crash: on_exit_remove requeues the job
+    wait_for(lambda: "Recovery mode: 1 node(s)" in dagman_out(workdir), timeout=60)
+    assert f"Recovery: node A has job(s) in cluster {dag + 1}" in dagman_out(workdir)
+    write(workdir, "go", "")
+    wait_for(lambda: "EXITING WITH STATUS 0" in dagman_out(workdir), timeout=60)
+    assert order(workdir) == ["A", "B"]
+    assert clusters_of(cell, "A") == [dag + 1]
+
+
+def test_the_final_node_runs_after_abort_dag_on_and_its_success_is_the_dags(cell, workdir):
+    node(workdir, "A", body="exit 3")
+    node(workdir, "B")
+    node(workdir, "Z")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nFINAL Z Z.sub\nPARENT A CHILD B\n"
+                                  "ABORT-DAG-ON A 3 RETURN 5\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir), timeout=60)
+    assert order(workdir) == ["A", "Z"]
+    assert "EXITING WITH STATUS 0" in dagman_out(workdir)
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    assert "#   A,<ENDLIST>" in rescue and "DONE Z" not in rescue           # Z runs again with it
+    dag_ended(cell, dag)
+
+
+def test_a_failed_node_and_a_successful_final_node_make_a_successful_dag(cell, workdir):
+    node(workdir, "A", body="exit 3")
+    node(workdir, "B")
+    node(workdir, "Z")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nFINAL Z Z.sub\nPARENT A CHILD B\n")
+    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)))
+    assert record[-1][12] == "0"
+    assert order(workdir) == ["A", "Z"]
+
+
+def test_a_failed_final_node_fails_the_dag(cell, workdir):
+    node(workdir, "A")
+    node(workdir, "Z", body="exit 4")
+    write(workdir, "diamond.dag", "JOB A A.sub\nFINAL Z Z.sub\n")
+    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)))
+    assert record[-1][12] == "1"
+    assert order(workdir) == ["A", "Z"]
+
+
+def test_removing_the_dag_still_runs_its_final_node(cell, workdir):
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    node(workdir, "Z")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nFINAL Z Z.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir), timeout=40)
+    assert order(workdir) == ["A", "Z"]
+    out = dagman_out(workdir)
+    assert "Node A: its job was removed" in out and "Node Z completed successfully." in out
+    assert "#   A,<ENDLIST>" in open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    dag_ended(cell, dag)
+
+
+def test_node_submit_files_and_scripts_get_dagmans_macros(cell, workdir):
+    """$(RETRY), $(DAG_STATUS), $(FAILED_COUNT), $(DAG_PARENT_NAMES) in submit files; in
+    scripts only whole words are macros ($JOBID is the job's cluster.proc, out.$JOB stays)."""
+    node(workdir, "A", body="exit 3")
+    write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
+    write(workdir, "Z.sub", "executable = show.sh\narguments = \"Z r=$(RETRY) st=$(DAG_STATUS) "
+                            "fc=$(FAILED_COUNT) p=$(DAG_PARENT_NAMES)\"\noutput = z.out\nerror = z.err\nqueue\n")
+    write(workdir, "B.sub", "executable = show.sh\narguments = \"B r=$(RETRY) p=$(DAG_PARENT_NAMES)\"\n"
+                            "output = b.out\nerror = b.err\nqueue\n")
+    write(workdir, "C.sub", "executable = show.sh\narguments = \"C p=$(DAG_PARENT_NAMES)\"\n"
+                            "output = c.out\nerror = c.err\nqueue\n")
+    write(workdir, "diamond.dag",
+          "JOB A A.sub\nJOB C C.sub\nJOB B B.sub\nPARENT C CHILD B\nFINAL Z Z.sub\n"
+          "SCRIPT PRE B show.sh pre $NODE $RETRY $JOBID\n"
+          "SCRIPT POST B show.sh post $JOB $RETURN $PRE_SCRIPT_RETURN $MAX_RETRIES out.$JOB\n"
+          "SCRIPT POST Z show.sh post $JOB $DAG_STATUS $FAILED_COUNT $JOBID $CLUSTERID $RETURN\n"
+          "RETRY B 1\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir), timeout=60)
+    shown = open(os.path.join(workdir, "shown")).read().splitlines()
+    z = clusters_of(cell, "Z")[0]
+    assert "C p=" in shown
+    assert shown.index("pre B 0 $JOBID") < shown.index("B r=0 p=C") < shown.index("post B 0 0 1 out.$JOB")
+    assert shown[-2:] == ["Z r=0 st=2 fc=1 p=", f"post Z 2 1 {z}.0 {z} 0"]
+    dag_ended(cell, dag)
+
+
+def test_noop_nodes_run_their_scripts_and_a_deferring_script_runs_again(cell, workdir):
+    write(workdir, "log.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
+    write(workdir, "defer.sh", f"#!/bin/sh\necho defer \"$@\" >> {workdir}/shown\n"
+                               f"test -e {workdir}/deferred && exit 0\ntouch {workdir}/deferred\nexit 4\n")
+    node(workdir, "A")
+    write(workdir, "diamond.dag", "JOB N A.sub NOOP\nSCRIPT PRE N log.sh pre $JOB\n"
+                                  "SCRIPT POST N log.sh post $JOB $RETURN\n"
+                                  "JOB A A.sub\nSCRIPT DEFER 4 1 PRE A defer.sh $JOB\nPARENT N CHILD A\n")
+    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)))
+    assert record[-1][12] == "0"
+    assert open(os.path.join(workdir, "shown")).read().splitlines() == [
+        "pre N", "post N 0", "defer A", "defer A"]
+    assert order(workdir) == ["A"]                       # the NOOP node's job never ran
+    assert "exited with its DEFER status 4: running it again in 1 seconds" in dagman_out(workdir)
+
+
+def test_a_pre_script_exiting_with_the_pre_skip_value_makes_the_node_done_without_its_job(cell, workdir):
+    write(workdir, "skip.sh", f"#!/bin/sh\necho pre-$1 >> {workdir}/order\nexit 7\n")
+    write(workdir, "post.sh", f"#!/bin/sh\necho post-$1 >> {workdir}/order\n")
+    node(workdir, "A")
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nSCRIPT PRE A skip.sh $JOB\nSCRIPT POST A post.sh $JOB\n"
+                                  "PRE_SKIP A 7\nJOB B B.sub\nPARENT A CHILD B\n")
+    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)))
+    assert record[-1][12] == "0"
+    assert order(workdir) == ["pre-A", "B"]               # neither A's job nor its POST script
+    assert "exited with its PRE_SKIP value 7" in dagman_out(workdir)

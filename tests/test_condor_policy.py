@@ -151,6 +151,24 @@ def test_removal_writes_aborted_and_kill_sig_reaches_the_job(cell, workdir):
     assert open(os.path.join(workdir, "sig.out")).read() == "got USR1\n"
 
 
+def test_remove_kill_sig_ends_a_removed_job_and_kill_sig_a_held_one(cell, workdir):
+    """As HTCondor's RemoveKillSig: condor_rm sends it, condor_hold sends KillSig."""
+    write(os.path.join(workdir, "trap.sh"), "#!/bin/sh\ntrap 'echo got USR1 > $1.out; exit 0' USR1\n"
+                                           "trap 'echo got TERM > $1.out; exit 0' TERM\n"
+                                           "echo started > $1.ready\nwhile :; do sleep 0.1; done\n", 0o755)
+    text = "executable = trap.sh\narguments = {0}\nremove_kill_sig = SIGUSR1\nlog = {0}.log\nqueue\n"
+    removed = submit(cell, text.format("rm"), cwd=workdir)
+    held = submit(cell, text.format("hold"), cwd=workdir)
+    wait_for(lambda: all(os.path.exists(os.path.join(workdir, f"{n}.ready")) for n in ("rm", "hold")))
+    assert cell.run("condor_rm", str(removed)).returncode == 0
+    assert cell.run("condor_hold", str(held)).returncode == 0
+    wait_events(os.path.join(workdir, "rm.log"), f"{removed}.0", [0, 1, 9])
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "hold.out")))
+    assert open(os.path.join(workdir, "rm.out")).read() == "got USR1\n"
+    assert open(os.path.join(workdir, "hold.out")).read() == "got TERM\n"
+    assert cell.run("condor_rm", str(held)).returncode == 0
+
+
 def test_user_log_refuses_a_planted_link(cell, workdir, users):
     target = os.path.join(workdir, "victim")
     write(target, "untouched\n", 0o666)

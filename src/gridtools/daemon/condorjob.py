@@ -481,7 +481,8 @@ KILLING_TIMEOUT = 30.0
 def adjust_plan(plan, job, number):
     """The execution plan of an HTCondor proc: its own command, arguments, working
     directory, environment and streams from its ad; a scratch folder with copies of
-    its input files when it transfers files; KillSig when it is removed."""
+    its input files when it transfers files; KillSig when it is stopped, RemoveKillSig
+    (when it has one) when it is removed."""
     from gridtools.formats.condor.spec import run_facts, signal_of
     facts = run_facts(proc_ad(job, number))
     plan["exec"], plan["argv"] = facts["command"], [facts["command"]] + list(facts["args"])
@@ -496,6 +497,8 @@ def adjust_plan(plan, job, number):
     plan["join"] = False
     plan["stream_names"] = {}           # an ad's Out and Err name files, never folders
     plan["terminate_method"] = signal_of(facts["kill_sig"])     # a signal's name, never a command
+    if facts["remove_kill_sig"]:
+        plan["remove_method"] = signal_of(facts["remove_kill_sig"])     # condor_rm: RemoveKillSig
     plan["kill_after"] = KILLING_TIMEOUT
     plan["strict_exec"] = True          # a command that cannot be executed holds the job
     if facts["scratch"]:

@@ -339,7 +339,7 @@ class Shepherd:
                     procedure.resume(self.plan, pid)
             elif sig in (signal.SIGTERM, signal.SIGINT):
                 self.result["deleted"] = True
-                self._end(pid, "job deleted")
+                self._end(pid, "job deleted", removal=True)
             elif sig == signal.SIGQUIT:
                 self._kill_now(pid)
             elif sig == signal.SIGHUP:
@@ -359,13 +359,19 @@ class Shepherd:
         self.timers.pending[event] = time.time() + notify
         return True
 
-    def _end(self, pid, why):
-        """End the job (qdel, requeue), after the -notify warning when one was asked for."""
+    def _end(self, pid, why, removal=False):
+        """End the job (qdel, requeue), after the -notify warning when one was asked for.
+        An HTCondor job removed (condor_rm, qdel) that has a RemoveKillSig gets that
+        signal at once instead (and SIGKILL ``kill_after`` seconds later)."""
         self.killed_by = why
         if "notify_kill" in self.timers.pending:
             return
         self.timers.pending.pop("notify_stop", None)
         jobproc.signal_job(pid, signal.SIGCONT)
+        if removal and self.plan.get("remove_method"):
+            jobproc.signal_job(pid, jobproc.signal_named(self.plan["remove_method"], signal.SIGTERM))
+            self._kill_later()
+            return
         if not self._warned(pid, signal.SIGUSR2, "notify_kill"):
             procedure.terminate(self.plan, pid)
             self._kill_later()

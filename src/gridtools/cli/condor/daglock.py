@@ -30,6 +30,7 @@ class Holder:
     ticks: int          # its start time (clock ticks since boot)
     node: str = ""      # the machine it runs on
     job: int = 0        # its job id (0: not run as a job)
+    since: int = 0      # the size of the DAG's nodes log when the DAG's run began
 
     def alive(self):
         """True when this machine runs the process the record names (same pid, same
@@ -44,20 +45,21 @@ def parse_record(data):
     try:
         pid, ticks = int(fields[0]), int(fields[1])
         job = int(fields[3]) if len(fields) > 3 else 0
+        since = int(fields[4]) if len(fields) > 4 else 0
     except (IndexError, ValueError):
         return None
-    return Holder(pid, ticks, fields[2] if len(fields) > 2 else "", job)
+    return Holder(pid, ticks, fields[2] if len(fields) > 2 else "", job, since)
 
 
 def render_record(holder):
-    text = f"{holder.pid} {holder.ticks} {holder.node} {holder.job}"
+    text = f"{holder.pid} {holder.ticks} {holder.node} {holder.job} {holder.since}"
     return (text[:RECORD - 1].ljust(RECORD - 1) + "\n").encode("utf-8")
 
 
-def myself(job):
+def myself(job, since=0):
     from gridtools.exec.jobproc import start_ticks
     pid = os.getpid()
-    return Holder(pid, start_ticks(pid), os.uname().nodename, int(job or 0))
+    return Holder(pid, start_ticks(pid), os.uname().nodename, int(job or 0), int(since or 0))
 
 
 class Taken:
@@ -76,12 +78,20 @@ class Taken:
                 pass
         self.lock.release()
 
+    def keep(self):
+        """Let the flock go but leave the file: the manager stopped (held) and its next
+        start takes the lock over and recovers the DAG."""
+        if self.lock.fd is not None:
+            self.lock.release()
 
-def take(path, job=0):
+
+def take(path, job=0, since=0):
     """Take the lock of a DAG: (Taken, the Holder of the stale lock taken over or None),
-    or (None, the Holder of the live lock, None when it wrote nothing yet)."""
+    or (None, the Holder of the live lock, None when it wrote nothing yet). ``since``:
+    the size of the nodes log now, written in the record unless a stale record is
+    taken over (then its own is kept: the run it began goes on)."""
     from gridtools.spool.files import Lock
-    me = myself(job)
+    me = myself(job, since)
     for _ in range(TRIES):
         lock = Lock(path, mode=0o600, blocking=False)
         if not lock.acquire():
@@ -93,6 +103,8 @@ def take(path, job=0):
         if found is not None and found.pid != me.pid and found.alive():
             lock.release()              # a live process that holds no flock (an older manager)
             return None, found
+        if found is not None:
+            me = myself(job, found.since)
         os.pwrite(lock.fd, render_record(me), 0)
         os.ftruncate(lock.fd, RECORD)
         return Taken(lock), found

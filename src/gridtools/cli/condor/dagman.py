@@ -25,15 +25,23 @@ has none), then until nothing more can run:
   ``$RETURN``) exits with 0; a failed node runs again while its RETRY count
   allows (not after its UNLESS-EXIT status); an exit status that matches
   ABORT-DAG-ON ends the DAG at once (running node jobs are removed);
+- the FINAL node runs last, also after ABORT-DAG-ON and removal, and its
+  result is the DAG's;
 - when it ends with failed nodes (or aborted, or removed with condor_rm /
-  qdel) it writes the next rescue DAG, ``DAGFILE.rescueNNN``, marking the
-  nodes that are done; a later condor_submit_dag of the same DAG resumes
-  there.
+  qdel: SIGUSR1, its RemoveKillSig) it writes the next rescue DAG,
+  ``DAGFILE.rescueNNN``, marking the nodes that are done; a later
+  condor_submit_dag of the same DAG resumes there.
+
+Held (condor_hold: SIGTERM, its KillSig) it leaves at once, its node jobs
+running, no rescue DAG, and keeps the lock file: a manager that takes over
+a lock left by one that is gone runs in recovery mode (``Runner.recover``),
+restoring the submitted nodes from the nodes log.
 
 Its progress goes to ``DAGFILE.dagman.out``. It removes the lock file when it
-ends, however it ends. Exit status: 0 when every node succeeded, 1 when some
-failed, it was removed or another manager runs the DAG, the ABORT-DAG-ON
-RETURN value (else the node's status) when aborted.
+ends, unless held. Exit status: 0 when every node (or the FINAL node)
+succeeded, 1 when some failed, it was removed or another manager runs the
+DAG, the ABORT-DAG-ON RETURN value (else the node's status) when aborted,
+3 when held.
 """
 
 import os
@@ -172,28 +180,39 @@ def own_batch_name(dag_file, own_id, log):
 
 
 class Removal:
-    """The removal of the manager's job (condor_rm, qdel), which may come at any time:
-    SIGUSR2 warns before the kill (the job runs with -notify), or SIGTERM, SIGINT;
-    SIGUSR1 only warns of a suspension. Once the runner runs, it is told at once."""
+    """The end of the manager's job, which may come at any time. SIGUSR1 (its
+    RemoveKillSig: condor_rm, qdel) removes the DAG: the runner removes the node jobs,
+    runs the FINAL node and writes a rescue DAG. SIGTERM (its KillSig: condor_hold,
+    a vacate), SIGINT or SIGUSR2 stops it: the node jobs run on, the lock file stays,
+    and the next start of the manager recovers the DAG from its nodes log. Once the
+    runner runs, it is told at once."""
 
     def __init__(self):
-        self.asked = False
+        self.asked = None           # "remove" or "stop"
         self.runner = None
 
     def install(self):
+        signal.signal(signal.SIGUSR1, self.remove)
         for sig in (signal.SIGTERM, signal.SIGUSR2, signal.SIGINT):
-            signal.signal(sig, self)
-        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+            signal.signal(sig, self.stop)
 
-    def __call__(self, *_):
-        self.asked = True
+    def remove(self, *_):
+        self.asked = "remove"
         if self.runner is not None:
             self.runner.remove_requested()
 
+    def stop(self, *_):
+        if self.asked != "remove":
+            self.asked = "stop"
+        if self.runner is not None:
+            self.runner.stop_requested()
+
     def follow(self, runner):
         self.runner = runner
-        if self.asked:
+        if self.asked == "remove":
             runner.remove_requested()
+        elif self.asked == "stop":
+            runner.stop_requested()
 
 
 def main(argv, prog="gridtools dagman"):
@@ -210,10 +229,15 @@ def main(argv, prog="gridtools dagman"):
         return EXIT_FAILED
     if lock is None:
         return EXIT_FAILED
+    lock, opts["recover_from"] = lock
+    stopped = False
     try:
-        code = _run(opts, log, removal, prog)
+        code, stopped = _run(opts, log, removal, prog)
     finally:
-        lock.release()
+        if stopped:
+            lock.keep()             # the next start recovers the DAG
+        else:
+            lock.release()
     log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {code}")
     return code
 
@@ -222,12 +246,13 @@ def _lock(opts, log):
     """The DAG's lock (``daglock``), or None when another manager runs the DAG (said in
     the DAG's log and on stderr, which is DAGFILE.lib.err)."""
     from gridtools.cli.condor import daglock
-    lock, holder = daglock.take(opts["lockfile"], own_job_id())
+    lock, holder = daglock.take(opts["lockfile"], own_job_id(), _size(opts["dag"] + ".nodes.log"))
     if lock is not None:
         if holder is not None:
             log(f"Lock file {opts['lockfile']} names manager pid {holder.pid}, which is gone: "
-                "taking it over")
-        return lock
+                "taking it over; running in recovery mode")
+            return lock, holder.since
+        return lock, None
     if holder is None:
         who = "pid unknown"
     else:
@@ -240,7 +265,15 @@ def _lock(opts, log):
     return None
 
 
+def _size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def _run(opts, log, removal, prog):
+    """(exit status, True when the manager was stopped and the DAG goes on later)."""
     from gridtools.cli.condor.dagrun import Runner
     try:
         dag = load(opts["dag"], opts, log)
@@ -248,8 +281,11 @@ def _run(opts, log, removal, prog):
     except (GridError, OSError) as exc:
         log(f"ERROR: {exc}")
         sys.stderr.write(f"{prog}: {exc}\n")
-        return EXIT_FAILED
+        return EXIT_FAILED, False
     log(f"Batch name of the DAG's jobs: {opts['batch_name']}")
     runner = Runner(opts["dag"], dag, opts, log)
+    if opts.get("recover_from") is not None:
+        runner.recover(opts["recover_from"])
     removal.follow(runner)
-    return runner.run()
+    code = runner.run()
+    return code, runner.stopping

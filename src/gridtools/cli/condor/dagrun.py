@@ -16,6 +16,8 @@ from gridtools.errors import GridError
 POLL = 0.5
 #: the exit status of a DAG with failed nodes (or removed)
 EXIT_FAILED = 1
+#: the exit status of a manager stopped by condor_hold (not 0-2: its job stays queued)
+EXIT_STOPPED = 3
 #: the most rescue DAGs kept (DAGMAN_MAX_RESCUE_NUM)
 MAX_RESCUE = 100
 #: the $RETURN a POST script gets for a node whose PRE script failed or whose job was removed
@@ -34,7 +36,10 @@ class Runner:
         self.done = {n for n, node in dag.nodes.items() if node.done}
         self.failed, self.running, self.attempts = set(), {}, {}
         self.removing = False
+        self.stopping = False               # held or vacated: leave, the node jobs run on
         self.abort_code = None
+        self.pre_status = {}                # node -> its PRE script's last exit status
+        self.jobs = {}                      # node -> (cluster, procs) of its last job
         self.own_id = int(os.environ.get("JOB_ID", "0") or 0)
         self.counted = None                 # the node counts the manager's job ad shows
 
@@ -42,9 +47,14 @@ class Runner:
     def run(self):
         from gridtools.formats.condor.dagstate import ready_nodes
         self.log(f"DAG {self.dag_file}: {len(self.dag.nodes)} nodes, {len(self.done)} done before")
+        for note in self.dag.notes:
+            self.log(f"Note: {note}")
         while True:
+            if self.stopping:
+                break
             if self.removing or self.abort_code is not None:
                 self._remove_running()
+                self._run_final()
                 break
             limit = int(self.opts.get("maxjobs") or 0)
             for name in ready_nodes(self.dag, self.done, self.failed, self.running):
@@ -76,21 +86,72 @@ class Runner:
             self.log(f"WARNING: showing the node counts in job {self.own_id} failed: {exc}")
 
     def remove_requested(self, *_):
-        """condor_rm / qdel of the DAGMan job: stop, remove the node jobs, leave a rescue DAG."""
+        """condor_rm / qdel of the DAGMan job: stop, remove the node jobs, run the FINAL
+        node, leave a rescue DAG."""
         self.removing = True
+
+    def stop_requested(self, *_):
+        """condor_hold (or a vacate) of the DAGMan job: submit nothing more and leave;
+        the node jobs run on, and the next start recovers the DAG."""
+        self.stopping = True
+
+    # ------------------------------------------------------------ recovery
+    def recover(self, since):
+        """Recovery mode: restore what the manager that ran before knew from the nodes
+        log (from offset ``since``, where the DAG's run began): each node whose job was
+        submitted is followed again from its last submitted cluster (its job may still
+        be queued or running, or may have ended: then its end is taken as it is), and
+        counts the submits as its attempts. No node job is submitted twice."""
+        from gridtools.formats.condor import userlog
+        try:
+            with open(self.nodes_log, "rb") as fh:
+                fh.seek(since)
+                text = fh.read().decode("utf-8", "replace")
+        except OSError:
+            text = ""
+        try:
+            events = userlog.parse_events(text)
+        except Exception:  # noqa: BLE001 - a log being written may end mid-event
+            events = []
+        clusters, procs = {}, {}
+        for event in events:
+            if event.type is not userlog.EventType.SUBMIT:
+                continue
+            note = str(event.info.get("LogNotes") or "")
+            if not note.startswith("DAG Node:"):
+                continue
+            name = note.split(":", 1)[1].strip()
+            if name not in self.dag.nodes or name in self.done:
+                continue
+            seen = clusters.setdefault(name, [])
+            if event.cluster not in seen:
+                seen.append(event.cluster)
+            procs[event.cluster] = max(procs.get(event.cluster, 0), event.proc + 1)
+        for name, seen in clusters.items():
+            self.attempts[name] = len(seen)
+            self.running[name] = self.jobs[name] = (seen[-1], procs[seen[-1]])
+            self.log(f"Recovery: node {name} has job(s) in cluster {seen[-1]}; following it")
+        self.log(f"Recovery mode: {len(self.running)} node(s) with submitted job(s) restored "
+                 f"from {self.nodes_log}")
 
     # ------------------------------------------------------------ starting a node
     def _start(self, name):
         node = self.dag.nodes[name]
         self.attempts[name] = self.attempts.get(name, 0) + 1
-        if node.noop:
-            self.log(f"Node {name}: NOOP, done")
-            self._ended(name, 0, job=False)
-            return
         pre = self._script(name, "PRE", None)
+        self.pre_status[name] = pre
+        if pre is not None and pre != 0 and pre == node.pre_skip:
+            self.log(f"PRE Script of node {name} exited with its PRE_SKIP value {pre}: the node is "
+                     "done, its job and POST script skipped")
+            self.done.add(name)
+            return
         if pre is not None and pre != 0:
             self.log(f"PRE Script of node {name} failed with status {pre}")
             self._node_failed(name, pre, job=False)
+            return
+        if node.noop:
+            self.log(f"Node {name}: NOOP, its job is not submitted")
+            self._ended(name, 0, job=False)
             return
         try:
             submitted = self._submit(name, node)
@@ -99,8 +160,17 @@ class Runner:
             self._node_failed(name, RETURN_NO_JOB, job=False)
             return
         self.running[name] = (submitted.cluster, submitted.procs)
+        self.jobs[name] = (submitted.cluster, submitted.procs)
         self.log(f"Submitting HTCondor Node {name} job(s)... {submitted.procs} job(s) submitted to "
                  f"cluster {submitted.cluster}.")
+
+    def dag_status(self):
+        """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed."""
+        if self.removing:
+            return 4
+        if self.abort_code is not None:
+            return 3
+        return 2 if self.failed else 0
 
     def _submit(self, name, node):
         from gridtools.cli.condor import jobsubmit
@@ -116,6 +186,12 @@ class Runner:
         variables = dict(node.vars)
         variables.setdefault("DAGManJobId", str(self.own_id))
         variables.setdefault("JOB", name)
+        variables.setdefault("RETRY", str(self.attempts.get(name, 1) - 1))
+        variables.setdefault("DAG_STATUS", str(self.dag_status()))
+        variables.setdefault("FAILED_COUNT", str(len(self.failed)))
+        parents = ",".join(sorted(self.dag.parents(name)))
+        if parents:
+            variables.setdefault("DAG_PARENT_NAMES", parents)
         return jobsubmit.submit_text(text, cwd, source=path, variables=variables, extra=extra,
                                      batch_name=self.opts.get("batch_name"))
 
@@ -158,46 +234,104 @@ class Runner:
         self.log(f"Node {name} failed with status {status}.")
 
     def _script(self, name, when, status):
-        """Run a node's PRE or POST script; its exit status, or None without one."""
+        """Run a node's PRE or POST script; its exit status, or None without one. A
+        script that exits with its DEFER status runs again DEFER time seconds later."""
         from gridtools.formats.condor.dag import ScriptWhen
         node = self.dag.nodes[name]
         script = node.scripts.get(ScriptWhen[when])
         if script is None:
             return None
-        values = {"$JOB": name, "$RETRY": str(self.attempts.get(name, 1) - 1),
-                  "$MAX_RETRIES": str(node.retry), "$RETURN": str(status if status is not None else 0),
-                  "$DAG_STATUS": "0", "$FAILED_COUNT": str(len(self.failed))}
-        words = shlex.split(script.command)
-        words = [_substitute(w, values) for w in words]
-        cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
-        if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
-            words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
-        try:
-            done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False)
-        except OSError as exc:
-            self.log(f"{when} Script of node {name} could not run: {exc.strerror}")
-            return 1
-        self.log(f"{when} Script of node {name} completed with status {done.returncode}")
-        return done.returncode
+        while True:
+            words = [self._macro(w, name, when, status) for w in shlex.split(script.command)]
+            cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
+            if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
+                words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
+            try:
+                done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False)
+            except OSError as exc:
+                self.log(f"{when} Script of node {name} could not run: {exc.strerror}")
+                return 1
+            code = done.returncode
+            if script.defer_status is None or code != script.defer_status or self.removing \
+                    or self.stopping:
+                break
+            self.log(f"{when} Script of node {name} exited with its DEFER status {code}: "
+                     f"running it again in {script.defer_time} seconds")
+            until = time.monotonic() + script.defer_time
+            while time.monotonic() < until and not (self.removing or self.stopping):
+                time.sleep(min(POLL, max(0.0, until - time.monotonic())))
+        self.log(f"{when} Script of node {name} completed with status {code}")
+        return code
+
+    def _macro(self, word, name, when, status):
+        """A script argument: a whole-word macro's value (as HTCondor's DAGMan gives
+        them; those of the node's job only to POST scripts), else the word as it is."""
+        node = self.dag.nodes[name]
+        key = word.upper()
+        values = {"$JOB": name, "$NODE": name, "$RETRY": str(self.attempts.get(name, 1) - 1),
+                  "$MAX_RETRIES": str(node.retry), "$DAG_STATUS": str(self.dag_status()),
+                  "$FAILED_COUNT": str(len(self.failed)), "$DONE_COUNT": str(len(self.done)),
+                  "$NODE_COUNT": str(len(self.dag.nodes)), "$QUEUED_COUNT": str(len(self.running)),
+                  "$DAGID": str(self.own_id)}
+        if key in values:
+            return values[key]
+        if when == "PRE":
+            return word
+        cluster, procs = self.jobs.get(name, (0, 0))
+        job_values = {"$RETURN": str(status if status is not None else 0),
+                      "$PRE_SCRIPT_RETURN": str(self.pre_status.get(name) if self.pre_status.get(name)
+                                                is not None else -1),
+                      "$JOBID": f"{cluster}.0", "$CLUSTERID": str(cluster), "$JOB_COUNT": str(procs),
+                      "$SUCCESS": "True" if status == 0 else "False"}
+        return job_values.get(key, word)
 
     # ------------------------------------------------------------ ending
+    def _final_name(self):
+        from gridtools.formats.condor.dag import NodeKind
+        return next((n for n, node in self.dag.nodes.items() if node.kind is NodeKind.FINAL), None)
+
+    def _run_final(self):
+        """After ABORT-DAG-ON or condor_rm: the FINAL node still runs, to its end."""
+        final = self._final_name()
+        if final is None or final in self.done or final in self.failed:
+            return
+        if final not in self.running:
+            self.log(f"Running the FINAL node {final}")
+            self._start(final)
+        while final in self.running and not self.stopping:
+            self._count()
+            time.sleep(POLL)
+            self._follow(time.time())
+        if final not in self.done and final not in self.running:
+            self.failed.add(final)
+
     def _remove_running(self):
         from gridtools.cli.ask import outcomes
-        if not self.running:
+        final = self._final_name()
+        doomed = {n: job for n, job in self.running.items() if n != final}
+        if not doomed:
             return
-        targets = [{"id": cluster, "tasks": None} for cluster, _procs in self.running.values()]
+        targets = [{"id": cluster, "tasks": None} for cluster, _procs in doomed.values()]
         try:
             outcomes("delete", {"targets": targets, "force": False, "dialect": "condor"})
         except GridError as exc:
             self.log(f"ERROR: removing the running node jobs failed: {exc}")
-        for name in self.running:
+        for name in doomed:
             self.failed.add(name)
             self.log(f"Node {name}: its job was removed")
-        self.running.clear()
+            del self.running[name]
 
     def _finish(self):
-        if self.failed or self.removing or self.abort_code is not None:
+        if self.stopping:
+            self.log(f"Stopped (held or vacated): {len(self.running)} node job(s) left to run; "
+                     "the next start recovers the DAG")
+            return EXIT_STOPPED
+        final = self._final_name()
+        if self.failed - {final} or self.removing or self.abort_code is not None:
             self._write_rescue()
+        if final is not None and final in self.done:
+            self.log(f"FINAL node {final} succeeded: the DAG succeeds")
+            return 0
         if self.abort_code is not None:
             return int(self.abort_code)
         if self.failed or self.removing:
@@ -212,13 +346,10 @@ class Runner:
         number = min(last + 1, MAX_RESCUE)
         name = dagstate.rescue_name(self.dag_file, number)
         created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
-        text = dagstate.render_rescue(self.dag_file, self.dag, self.done, self.failed, created)
+        final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
+        text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,
+                                      created)
         with open(name, "w", encoding="utf-8") as fh:
             fh.write(text)
         self.log(f"Writing Rescue DAG file {name}")
 
-
-def _substitute(word, values):
-    for key in sorted(values, key=len, reverse=True):
-        word = word.replace(key, values[key])
-    return word

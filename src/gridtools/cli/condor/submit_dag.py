@@ -201,7 +201,7 @@ def submit_one(opts, dag, out, err):
     out.write("Submitting job(s).\n")
     out.flush()
     from gridtools.cli.condor.dagman import default_batch_name
-    done = jobsubmit.submit_text(text, os.getcwd(), source=files["sub"], name="condor_dagman", notify=True,
+    done = jobsubmit.submit_text(text, os.getcwd(), source=files["sub"], name="condor_dagman",
                                  batch_name=lambda cluster: default_batch_name(dag, cluster))
     out.write(f"{done.procs} job(s) submitted to cluster {done.cluster}.\n{_RULE}\n")
     return 0

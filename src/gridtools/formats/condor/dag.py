@@ -68,6 +68,7 @@ class Node:
     priority: int = 0
     abort_on: int | None = None  # exit status of the node that aborts the DAG
     abort_return: int | None = None  # the DAG's exit status then (default: the node's)
+    pre_skip: int | None = None  # a PRE script's exit status that skips the node (done)
     category: str = ""
     line: int = 0
 
@@ -160,9 +161,9 @@ def _statement(dag, number, line, splices):
     keyword = words[0].upper()
     handler = _HANDLERS.get(keyword)
     if handler is None:
-        raise _error(dag, number, "expected JOB, DATA, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
+        raise _error(dag, number, "expected JOB, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
                                   "ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, CONFIG, "
-                                  "SPLICE, or DONE token")
+                                  "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, or DONE token")
     handler(dag, number, words, line, splices)
 
 
@@ -311,6 +312,26 @@ def _dot(dag, number, words, _line, _splices):
                      f"{' '.join(words)} ignored")
 
 
+def _pre_skip(dag, number, words, _line, _splices):
+    if len(words) < 3:
+        raise _error(dag, number, "Missing exit code" if len(words) == 2 else "Missing node name")
+    if len(words) > 3:
+        raise _error(dag, number, f"invalid parameter \"{words[3]}\"")
+    try:
+        code = int(words[2])
+    except ValueError:
+        raise _error(dag, number, f"Invalid exit code \"{words[2]}\"") from None
+    for node in _targets(dag, number, words[1]):
+        node.pre_skip = code
+
+
+def _not_written(dag, number, words, _line, _splices):
+    if len(words) < 2:
+        raise _error(dag, number, f"expected {words[0].upper()} file")
+    dag.notes.append(f"{dag.source} (line {number}): {words[0].upper()} files are not written; "
+                     f"{' '.join(words)} ignored")
+
+
 def _done(dag, number, words, _line, _splices):
     if len(words) != 2:
         raise _error(dag, number, "expected DONE name")
@@ -327,7 +348,8 @@ _HANDLERS = {
     "SPLICE": _node_pass, "PARENT": _parent, "RETRY": _retry, "VARS": _vars,
     "SCRIPT": _script, "PRIORITY": _priority, "ABORT-DAG-ON": _abort,
     "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
-    "DONE": _done,
+    "DONE": _done, "PRE_SKIP": _pre_skip, "NODE_STATUS_FILE": _not_written,
+    "JOBSTATE_LOG": _not_written,
 }
 
 

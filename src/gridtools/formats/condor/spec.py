@@ -75,14 +75,14 @@ def _file_list(text):
     return text.replace(",", " ").split() if text else []
 
 
-def kill_signal(ad):
-    """The signal that ends the proc (``KillSig``): a signal's name, with or without SIG,
-    or its number; SIGTERM when it is anything else. Only ever a signal: a job's ad
+def kill_signal(ad, name="KillSig", default="SIGTERM"):
+    """The signal that ends the proc (``KillSig``; ``RemoveKillSig`` when it is removed):
+    a signal's name, with or without SIG, or its number; ``default`` when it is anything else. Only ever a signal: a job's ad
     never chooses a command for the shepherd to run (``signal_of`` then checks that
     the signal exists)."""
-    value = ad.eval("KillSig")
+    value = ad.eval(name)
     text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
-    return text if text.isdigit() or (text.isascii() and text.isalnum()) else "SIGTERM"
+    return text if text and (text.isdigit() or (text.isascii() and text.isalnum())) else default
 
 
 def signal_of(text, default="SIGTERM"):
@@ -110,7 +110,7 @@ def run_facts(ad):
     output = _text(ad, "TransferOutput")
     facts = {"command": _path(iwd, _text(ad, "Cmd")), "args": arguments(ad), "iwd": iwd,
              "env": _environment(_text(ad, "Environment")),
-             "kill_sig": kill_signal(ad),
+             "kill_sig": kill_signal(ad), "remove_kill_sig": kill_signal(ad, "RemoveKillSig", None),
              "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
              "transfer_input": [_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
              "transfer_output": _file_list(output) if output else None}
