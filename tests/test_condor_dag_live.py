@@ -515,3 +515,19 @@ def test_a_pre_script_exiting_with_the_pre_skip_value_makes_the_node_done_withou
     assert record[-1][12] == "0"
     assert order(workdir) == ["pre-A", "B"]               # neither A's job nor its POST script
     assert "exited with its PRE_SKIP value 7" in dagman_out(workdir)
+
+
+def test_the_dags_scripts_see_the_submitters_pythonpath_as_htcondors_do(cell, workdir):
+    """HTCondor's DAGMan job takes PATH, PYTHONPATH, HOME, LANG, PERL*, PEGASUS_* ... of the
+    submitter's environment (condor_submit_dag's getenv), and its scripts see them."""
+    write(workdir, "env.sh", f"#!/bin/sh\nenv > {workdir}/pre_env\n")
+    node(workdir, "A")
+    write(workdir, "diamond.dag", "JOB A A.sub\nSCRIPT PRE A env.sh\n")
+    proc = cell.run("condor_submit_dag", "diamond.dag", cwd=workdir,
+                    env={"PYTHONPATH": "/opt/mylib", "PEGASUS_HOME": "/opt/peg", "MYVAR": "1"})
+    assert proc.returncode == 0, proc.stderr
+    dag_ended(cell, dagman_id(proc))
+    seen = dict(line.split("=", 1) for line in open(os.path.join(workdir, "pre_env")).read().splitlines()
+                if "=" in line)
+    assert seen["PYTHONPATH"].split(os.pathsep)[-1] == "/opt/mylib"
+    assert seen["PEGASUS_HOME"] == "/opt/peg" and "MYVAR" not in seen

@@ -64,13 +64,23 @@ def job_arguments(dag, opts):
     return join_v2(args).replace('"', '""')
 
 
+#: what the DAGMan job takes of the submitter's environment, as HTCondor's
+#: condor_submit_dag's getenv names it, and gridtools' own variables
+KEEP_ENV = frozenset({"GRIDTOOLS_ROOT", "GRIDTOOLS_HOST", "GRIDTOOLS_NO_AUTOSTART", "CONDOR_CONFIG",
+                      "PATH", "PYTHONPATH", "TZ", "HOME", "USER", "LANG", "LC_ALL", "ASAN_OPTIONS",
+                      "LSAN_OPTIONS", "BEARER_TOKEN", "BEARER_TOKEN_FILE"})
+KEEP_PREFIXES = ("_CONDOR_", "PERL", "PEGASUS_")
+
+
 def job_environment():
-    """The DAGMan job's environment (V2 syntax): how it finds the cell and gridtools."""
+    """The DAGMan job's environment (V2 syntax): what HTCondor's DAGMan job gets of the
+    submitter's (its PRE and POST scripts see it), how it finds the cell, and gridtools
+    first on the PYTHONPATH."""
     import gridtools
     from gridtools.formats.condor.argsenv import join_v2
-    keep = {"GRIDTOOLS_ROOT", "GRIDTOOLS_HOST", "GRIDTOOLS_NO_AUTOSTART", "CONDOR_CONFIG", "PATH", "TZ"}
-    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("_CONDOR_")}
-    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(gridtools.__file__)))
+    env = {k: v for k, v in os.environ.items() if k in KEEP_ENV or k.startswith(KEEP_PREFIXES)}
+    own = os.path.dirname(os.path.dirname(os.path.abspath(gridtools.__file__)))
+    env["PYTHONPATH"] = own + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     from gridtools import cell
     env["GRIDTOOLS_ROOT"] = cell.root()
     return join_v2(f"{k}={v}" for k, v in sorted(env.items())).replace('"', '""')
