@@ -162,6 +162,12 @@ def test_files_of_a_previous_run_need_f(cell, workdir):
     assert proc.stdout == ""
     forced = submit_dag(cell, workdir, "-f")
     assert dag_ended(cell, dagman_id(forced))[0][12] == "0"
+    # -update_submit writes the submit file again and goes on; -allowversionmismatch is
+    # accepted (the manager is always this gridtools)
+    os.remove(os.path.join(workdir, "order"))
+    updated = submit_dag(cell, workdir, "-update_submit", "-allowversionmismatch")
+    assert dag_ended(cell, dagman_id(updated))[0][12] == "0"
+    assert sorted(order(workdir)) == ["A", "B", "C", "D"]
 
 
 def test_retry_vars_pre_and_post_scripts(cell, workdir):

@@ -27,6 +27,8 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     Options:
     -help               (print usage info and exit)
     -force / -f         (overwrite files condor_submit_dag uses if they exist)
+    -update_submit      (update the submit file if it exists and go on)
+    -allowversionmismatch (accepted: the manager is always this gridtools)
     -no_submit          (DAG is not submitted to HTCondor)
     -maxjobs <number>   (maximum number of job clusters submitted at once)
     -DoRescueFrom <number>  (run rescue DAG of given number)
@@ -43,12 +45,14 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
             "autorescue": ("auto_rescue", True), "batch-name": ("batch_name", True),
             "notification": ("notification", True), "help": ("help", False),
             "maxidle": ("maxidle", True), "maxpre": ("maxpre", True), "maxpost": ("maxpost", True),
-            "verbose": ("verbose", False)}
+            "verbose": ("verbose", False), "update_submit": ("update_submit", False),
+            "allowversionmismatch": ("allow_version_mismatch", False)}
 
 
 class Options:
     def __init__(self):
         self.force = self.no_submit = self.help = self.verbose = False
+        self.update_submit = self.allow_version_mismatch = False
         self.maxjobs = "0"
         self.rescue_from = "0"
         self.auto_rescue = "1"
@@ -130,6 +134,9 @@ def prepare(opts, dag, err):
         sys.stdout.write(f"Running rescue DAG {rescue_number(dag)}\n")
         return True
     if int(opts.rescue_from) > 0:
+        return True
+    if opts.update_submit:              # the submit file is written again, the rest kept
+        _unlink(files["sub"])
         return True
     existing = [files[k] for k in ("sub", "lib_out", "lib_err", "log") if os.path.exists(files[k])]
     for name in existing:
