@@ -288,21 +288,29 @@ def answer(req, code, out="", err=""):
 def wait_reply(name, timeout=30.0):
     """Client side: wait for the daemon's reply; returns (code, out, err).
 
-    When the daemon stops before it answered, the caller starts it again if it may
-    (as a command that finds no daemon does) and goes on waiting: the new daemon takes
-    the request in, or answers what the stopped one did from its record. When there is
-    no answer (no daemon, or none within ``timeout`` seconds) GridError says so; a
-    request still queued then is withdrawn, so that nothing the caller was told failed
-    is done later, and one the daemon took in may have been carried out."""
+    When the daemon stops before it answered, a caller that may start it (as a command
+    that finds no daemon does) starts it again and goes on waiting: the new daemon
+    takes the request in, or answers what the stopped one did from its record. A
+    caller that may not goes on waiting only for a request the daemon took in (its
+    answer comes when the daemon is back); one still queued is withdrawn at once, so
+    that nothing the caller is told failed is done later. With no answer within
+    ``timeout`` seconds GridError says so; the request is withdrawn when still queued,
+    and one the daemon took in may have been carried out."""
     from gridtools.errors import GridError
     from gridtools.spool import daemonctl, replies
     end = time.time() + timeout
+    may_start = _may_start()
     while True:
         answer = replies.wait(name, max(0.0, end - time.time()), alive=daemonctl.running)
         if answer is not None and answer != replies.STOPPED:
             return answer
-        if answer is None or time.time() >= end or not _revive():
+        if answer is None or time.time() >= end:
             break
+        if may_start:
+            if not _revive():
+                time.sleep(0.1)                 # (someone else may start it meanwhile)
+        elif _queued(name):
+            break                               # nobody takes it in: withdrawn below
     withdrawn = withdraw(name)
     replies.discard(name)
     if answer == replies.STOPPED:
@@ -314,20 +322,29 @@ def wait_reply(name, timeout=30.0):
     raise GridError(f"{head}; {tail}")
 
 
+def _may_start():
+    """True when this caller may start the daemon (GRIDTOOLS_NO_AUTOSTART unset, the
+    spool writable)."""
+    from gridtools.spool import daemonctl
+    return ospaths.getenv(daemonctl.ENV_NO_AUTOSTART, "") in ("", "0") and \
+        posix.access(cell.spool(), posix.W_OK)
+
+
 def _revive():
-    """Start the daemon again when this caller may (GRIDTOOLS_NO_AUTOSTART unset, the
-    spool writable); True when a daemon runs afterwards."""
+    """Start the daemon again; True when a daemon runs afterwards."""
     from gridtools.errors import GridError
     from gridtools.spool import daemonctl
     if daemonctl.running():
         return True
-    if ospaths.getenv(daemonctl.ENV_NO_AUTOSTART, "") not in ("", "0") or \
-            not posix.access(cell.spool(), posix.W_OK):
-        return False
     try:
         return daemonctl.start()
     except GridError:
         return daemonctl.running()
+
+
+def _queued(name):
+    """True while the request ``name`` waits in the queue (the daemon has not taken it)."""
+    return ospaths.exists(ospaths.join(_folder(), name))
 
 
 def withdraw(name):
