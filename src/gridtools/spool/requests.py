@@ -285,31 +285,43 @@ def answer(req, code, out="", err=""):
         replies.answer(req.name, req.uid, code, out, err)
 
 
+#: seconds a caller that may not start the daemon waits for one to be back before it
+#: withdraws a request still queued
+COME_BACK = 5.0
+
+
 def wait_reply(name, timeout=30.0):
     """Client side: wait for the daemon's reply; returns (code, out, err).
 
     When the daemon stops before it answered, a caller that may start it (as a command
     that finds no daemon does) starts it again and goes on waiting: the new daemon
     takes the request in, or answers what the stopped one did from its record. A
-    caller that may not goes on waiting only for a request the daemon took in (its
-    answer comes when the daemon is back); one still queued is withdrawn at once, so
-    that nothing the caller is told failed is done later. With no answer within
+    caller that may not goes on waiting for a request the daemon took in (its answer
+    comes when a daemon is back); one still queued is withdrawn when no daemon came
+    back within COME_BACK seconds, so that nothing the caller is told failed is done
+    later. With no answer within
     ``timeout`` seconds GridError says so; the request is withdrawn when still queued,
     and one the daemon took in may have been carried out."""
     from gridtools.errors import GridError
     from gridtools.spool import daemonctl, replies
     end = time.time() + timeout
     may_start = _may_start()
+    stopped = None                  # since when no daemon ran (for a caller that may not start it)
     while True:
         answer = replies.wait(name, max(0.0, end - time.time()), alive=daemonctl.running)
         if answer is not None and answer != replies.STOPPED:
             return answer
-        if answer is None or time.time() >= end:
+        now = time.time()
+        if answer is None or now >= end:
             break
         if may_start:
             if not _revive():
                 time.sleep(0.1)                 # (someone else may start it meanwhile)
-        elif _queued(name):
+        elif daemonctl.running():
+            stopped = None
+        elif stopped is None:
+            stopped = now
+        elif now - stopped >= COME_BACK and _queued(name):
             break                               # nobody takes it in: withdrawn below
     withdrawn = withdraw(name)
     replies.discard(name)
