@@ -537,3 +537,29 @@ def test_the_dags_scripts_see_the_submitters_pythonpath_as_htcondors_do(cell, wo
                 if "=" in line)
     assert seen["PYTHONPATH"].split(os.pathsep)[-1] == "/opt/mylib"
     assert seen["PEGASUS_HOME"] == "/opt/peg" and "MYVAR" not in seen
+
+
+def test_a_subdag_external_node_runs_its_dag_in_a_manager_of_its_own(cell, workdir):
+    """SUBDAG EXTERNAL S inner.dag: the node's job is a DAG manager for inner.dag (as
+    condor_submit_dag -no_submit writes it); the outer DAG goes on when it succeeded."""
+    for name in ("A", "X", "Y", "D"):
+        node(workdir, name)
+    write(workdir, "inner.dag", "JOB X X.sub\nJOB Y Y.sub\nPARENT X CHILD Y\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nSUBDAG EXTERNAL S inner.dag\nJOB D D.sub\n"
+                                  "PARENT A CHILD S\nPARENT S CHILD D\n")
+    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)), timeout=120)
+    assert record[-1][12] == "0"
+    assert order(workdir) == ["A", "X", "Y", "D"]
+    assert os.path.exists(os.path.join(workdir, "inner.dag.condor.sub"))
+    assert "EXITING WITH STATUS 0" in open(os.path.join(workdir, "inner.dag.dagman.out")).read()
+
+
+def test_a_failing_subdag_fails_its_node(cell, workdir):
+    node(workdir, "X", body="exit 4")
+    node(workdir, "D")
+    write(workdir, "inner.dag", "JOB X X.sub\n")
+    write(workdir, "diamond.dag", "SUBDAG EXTERNAL S inner.dag\nJOB D D.sub\nPARENT S CHILD D\n")
+    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)), timeout=120)
+    assert record[-1][12] != "0"
+    assert order(workdir) == ["X"]                    # D never ran
+    assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))

@@ -11,6 +11,7 @@ import subprocess
 import time
 
 from gridtools.errors import GridError
+from gridtools.formats.condor.dag import NodeKind
 
 #: seconds between two looks at the node jobs
 POLL = 0.5
@@ -176,8 +177,11 @@ class Runner:
         from gridtools.cli.condor import jobsubmit
         cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
         path = os.path.join(cwd, node.submit_file)
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
+        if node.kind is NodeKind.SUBDAG:
+            path, text = self._subdag(name, path)
+        else:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
         extra = {"DAGManJobId": self.own_id, "DAGNodeName": name, "DAGManNodesLog": self.nodes_log,
                  "SubmitEventNotes": f"DAG Node: {name}",
                  "DAGParentNodeNames": ",".join(sorted(self.dag.parents(name)))}
@@ -194,6 +198,21 @@ class Runner:
             variables.setdefault("DAG_PARENT_NAMES", parents)
         return jobsubmit.submit_text(text, cwd, source=path, variables=variables, extra=extra,
                                      batch_name=self.opts.get("batch_name"))
+
+    def _subdag(self, name, dag):
+        """(submit file, its text) of a SUBDAG EXTERNAL node: a DAG manager job of its
+        own for the inner DAG file, written as condor_submit_dag -no_submit writes it
+        (the node is done when that DAG succeeds)."""
+        from gridtools.cli.condor import submit_dag
+        submit_dag.check_dag(dag)
+        opts = submit_dag.Options()
+        opts.maxjobs = str(self.opts.get("maxjobs") or 0)
+        text = submit_dag.submit_description(opts, dag)
+        sub = submit_dag.files_of(dag)["sub"]
+        with open(sub, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        self.log(f"Node {name}: the sub-DAG {dag} runs in a manager job of its own")
+        return sub, text
 
     # ------------------------------------------------------------ following jobs
     def _follow(self, now):
@@ -287,7 +306,6 @@ class Runner:
 
     # ------------------------------------------------------------ ending
     def _final_name(self):
-        from gridtools.formats.condor.dag import NodeKind
         return next((n for n, node in self.dag.nodes.items() if node.kind is NodeKind.FINAL), None)
 
     def _run_final(self):
