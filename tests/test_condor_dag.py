@@ -158,3 +158,17 @@ def test_pre_skip_node_status_file_and_jobstate_log_are_read():
         with pytest.raises(DagError) as caught:
             parse_dag("JOB A a.sub\n" + text, source="t.dag")
         assert str(caught.value) == f"ERROR: t.dag (line 2): {error}"
+
+
+def test_do_rescue_from_sets_the_later_rescue_dags_aside(tmp_path):
+    """condor_submit_dag -DoRescueFrom 1 with rescue001 and rescue002: as DAGMan's
+    RenameRescueDagsAfter, rescue002 becomes rescue002.old (the run's own rescue DAG is
+    then rescue002); -usedagdir and -allowversionmismatch are accepted."""
+    import io
+    from gridtools.cli.condor import submit_dag
+    dag = str(tmp_path / "a.dag")
+    for name in ("a.dag", "a.dag.rescue001", "a.dag.rescue002"):
+        (tmp_path / name).write_text("JOB A a.sub\n")
+    opts = submit_dag.parse_args(["-DoRescueFrom", "1", "-usedagdir", "-allowversionmismatch", dag])
+    assert submit_dag.prepare(opts, dag, io.StringIO())
+    assert sorted(os.listdir(tmp_path)) == ["a.dag", "a.dag.rescue001", "a.dag.rescue002.old"]

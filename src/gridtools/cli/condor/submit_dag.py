@@ -29,6 +29,7 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     -force / -f         (overwrite files condor_submit_dag uses if they exist)
     -update_submit      (update the submit file if it exists and go on)
     -allowversionmismatch (accepted: the manager is always this gridtools)
+    -usedagdir          (accepted: paths are always relative to the DAG file's folder)
     -no_submit          (DAG is not submitted to HTCondor)
     -maxjobs <number>   (maximum number of job clusters submitted at once)
     -DoRescueFrom <number>  (run rescue DAG of given number)
@@ -46,13 +47,14 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
             "notification": ("notification", True), "help": ("help", False),
             "maxidle": ("maxidle", True), "maxpre": ("maxpre", True), "maxpost": ("maxpost", True),
             "verbose": ("verbose", False), "update_submit": ("update_submit", False),
-            "allowversionmismatch": ("allow_version_mismatch", False)}
+            "allowversionmismatch": ("allow_version_mismatch", False),
+            "usedagdir": ("use_dag_dir", False)}
 
 
 class Options:
     def __init__(self):
         self.force = self.no_submit = self.help = self.verbose = False
-        self.update_submit = self.allow_version_mismatch = False
+        self.update_submit = self.allow_version_mismatch = self.use_dag_dir = False
         self.maxjobs = "0"
         self.rescue_from = "0"
         self.auto_rescue = "1"
@@ -126,6 +128,7 @@ def prepare(opts, dag, err):
             err.write(f"ERROR: -dorescuefrom {opts.rescue_from} specified, but rescue DAG file {name} "
                       "does not exist!\n")
             return False
+        _rename_rescues(dag, after=int(opts.rescue_from))    # later ones go, as DAGMan's do
     if opts.force:
         for key in ("sub", "log", "lib_out", "lib_err"):
             _unlink(files[key])
@@ -156,9 +159,10 @@ def _unlink(path):
         pass
 
 
-def _rename_rescues(dag):
+def _rename_rescues(dag, after=0):
+    """Rename the rescue DAGs numbered above ``after`` to ``*.old``."""
     from gridtools.formats.condor.dagstate import rescue_name
-    for number in range(1, rescue_number(dag) + 1):
+    for number in range(after + 1, rescue_number(dag) + 1):
         name = rescue_name(dag, number)
         if os.path.exists(name):
             os.replace(name, name + ".old")
