@@ -122,3 +122,21 @@ def exists(path):
 
 def lexists(path):
     return _mode(path, follow=False) is not None
+
+
+class NotRegular(OSError):
+    """A path that is not a plain file (a FIFO, device, directory or link)."""
+
+
+def open_plain(path):
+    """A read-only descriptor of the plain file at ``path`` (a link to one is followed),
+    opened without blocking, so that a FIFO is never waited on: NotRegular for
+    anything but a plain file, OSError when it cannot be opened."""
+    fd = posix.open(path, posix.O_RDONLY | posix.O_NONBLOCK | posix.O_CLOEXEC)
+    try:
+        if posix.fstat(fd).st_mode & 0o170000 != 0o100000:
+            raise NotRegular(22, "not a regular file", path)     # (EINVAL)
+    except BaseException:
+        posix.close(fd)
+        raise
+    return fd

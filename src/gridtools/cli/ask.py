@@ -9,10 +9,9 @@ the caller may start it; otherwise the command fails with one line.
 Standard library only: every user runs these.
 """
 
-import posix
 import sys
 
-from gridtools import cell, ospaths
+from gridtools import cell
 from gridtools.errors import GridError
 from gridtools.spool import requests, wake
 
@@ -25,9 +24,7 @@ def ensure_daemon():
     from gridtools.spool import daemonctl as control
     if control.running():
         return
-    allowed = ospaths.getenv(control.ENV_NO_AUTOSTART, "") in ("", "0") \
-        and posix.access(cell.spool(), posix.W_OK)
-    if not allowed:
+    if not control.may_autostart():
         raise GridError(f"error: the gridtools daemon of cell {cell.root()} is not running "
                         "(start it with: gridtools daemon start)")
     control.start()

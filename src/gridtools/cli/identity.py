@@ -34,7 +34,7 @@ def submitter(cwd):
     host = cell.hostname()
     # the submit environment's own values, as Grid Engine copies them: a variable that
     # is not set is not passed on
-    env = ospaths.getenv
-    sge_o = {name: env(name) for name in _PASSED if env(name) is not None}
+    values = ((name, ospaths.getenv(name)) for name in _PASSED)
+    sge_o = {name: value for name, value in values if value is not None}
     sge_o.update(WORKDIR=cwd, HOST=host)
     return {"owner": owner, "uid": uid, "gid": posix.getgid(), "sge_o": sge_o, "submit_host": host}

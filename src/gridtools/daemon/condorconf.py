@@ -32,7 +32,9 @@ CHECK_EVERY = 1.0
 STARTD = "STARTD"
 
 
-def _path():
+def config_path():
+    """The global file the daemon reads (CONDOR_CONFIG in its environment, else the
+    cell's etc/condor_config)."""
     return condor_config.locate(cell.etc("condor_config"))
 
 
@@ -75,7 +77,7 @@ class CondorConf:
         if not force and self.main is not None and stamp == self._stamp:
             return False
         try:
-            main = _read(_path())
+            main = _read(config_path())
         except ConfigError as exc:
             if self.main is not None:
                 log(f"E|condor_config not read, the configuration read before is kept: {exc}")
@@ -92,7 +94,7 @@ class CondorConf:
         return True
 
     def _current_stamp(self):
-        paths = [_path()] + (self.main.sources() if self.main is not None else [])
+        paths = [config_path()] + (self.main.sources() if self.main is not None else [])
         marks = []
         for path in dict.fromkeys(paths):
             try:
@@ -107,7 +109,7 @@ class CondorConf:
         found = self._hosts.get(name)
         if found is None:
             try:
-                found = _read(_path(), name)
+                found = _read(config_path(), name)
             except ConfigError:
                 found = self.main
             self._hosts[name] = found

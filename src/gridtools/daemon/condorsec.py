@@ -13,6 +13,7 @@ tool prints.
 """
 
 from gridtools import cell, seclevels
+from gridtools.daemon import condorconf
 from gridtools.daemon.state import user_name
 from gridtools.seclevels import Level
 
@@ -24,11 +25,6 @@ LEVELS = {"userprio": (Level.ADMINISTRATOR, "NEGOTIATOR"), "reconfig": (Level.AD
 CONDOR_KINDS = {kind: (Level.WRITE, "SCHEDD") for kind in ("submit", "delete", "hold", "alter", "qmod")}
 #: the value of a request's "dialect" key that marks an HTCondor command's request
 CONDOR = "condor"
-
-
-def _config_path():
-    from gridtools.formats import condor_config
-    return condor_config.locate(cell.etc("condor_config"))
 
 
 def level_of(req):
@@ -54,7 +50,7 @@ def check(state, req):
         if not access.open_to_all(level.value):
             state.log(f"W|PERMISSION DENIED to {user_name(req.uid)} for request {req.kind}: "
                       f"condor_config cannot be read: {conf.unread}")
-            return 1, "", (f"Configuration Error while reading config source {_config_path()}\n"
+            return 1, "", (f"Configuration Error while reading config source {condorconf.config_path()}\n"
                            f"{conf.unread}\n")
     get = conf.main.get if conf.main is not None else (lambda name: None)
     who = seclevels.identity(user_name(req.uid), get, cell.hostname())

@@ -228,14 +228,10 @@ def resolve_predecessors(state, items, owner, exclude):
 def _too_many_procs(state, spec):
     """The refusal of a cluster with more procs than the cell's MAX_JOBS_PER_SUBMISSION
     (as HTCondor's schedd enforces it, whatever the submitter's own configuration said)."""
-    from gridtools.formats.condor.jobad import MAX_JOBS_PER_SUBMISSION
+    from gridtools.formats.condor.jobad import max_jobs
     from gridtools.model.job import task_numbers
-    get = state.condor.conf.get if state.condor is not None else (lambda name, default=None: None)
-    try:
-        most = int(str(get("MAX_JOBS_PER_SUBMISSION") or MAX_JOBS_PER_SUBMISSION).strip())
-    except ValueError:
-        most = MAX_JOBS_PER_SUBMISSION
-    if len(task_numbers(spec)) > most:
+    value = state.condor.conf.get("MAX_JOBS_PER_SUBMISSION") if state.condor is not None else None
+    if len(task_numbers(spec)) > max_jobs(value):
         return "Number of submitted jobs would exceed MAX_JOBS_PER_SUBMISSION"
     return None
 

@@ -28,8 +28,8 @@ language with the same syntax (submit description files).
 
 import os
 import re
-import stat
 
+from gridtools import ospaths
 from gridtools.errors import ConfigError
 
 DEFAULT_SOURCE = "<Default>"
@@ -273,18 +273,10 @@ class Config:
         """Read a configuration file: a plain file (a link to one is followed); anything
         else, a FIFO say, is refused at once, never waited on."""
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError as exc:
-            raise ConfigError(f"cannot read configuration file {path}: {exc.strerror}") from None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise ConfigError(f"cannot read configuration file {path}: not a regular file")
-            with open(fd, encoding="utf-8", errors="replace", closefd=False) as handle:
+            with open(ospaths.open_plain(path), encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
         except OSError as exc:
             raise ConfigError(f"cannot read configuration file {path}: {exc.strerror}") from None
-        finally:
-            os.close(fd)
         self.read_text(text, path, depth)
 
     def _include(self, target, optional, source, line, depth):

@@ -106,11 +106,15 @@ def _cause(status, offset):
     return lines[-1].removeprefix("gridtools daemon: ").removeprefix("cannot start: ")
 
 
+def may_autostart():
+    """True when a client may start the daemon itself: GRIDTOOLS_NO_AUTOSTART unset (or
+    0) and the spool writable by the caller."""
+    return ospaths.getenv(ENV_NO_AUTOSTART, "") in ("", "0") and posix.access(cell.spool(), posix.W_OK)
+
+
 def autostart():
     """Start the daemon for a client that found it not running (unless disabled)."""
-    if ospaths.getenv(ENV_NO_AUTOSTART, "") not in ("", "0"):
-        return False
-    if not posix.access(cell.spool(), posix.W_OK):
+    if not may_autostart():
         return False
     try:
         spawn()

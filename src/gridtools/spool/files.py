@@ -18,6 +18,7 @@ commands take no lock and meet no error.
 import posix
 
 from gridtools import ospaths
+from gridtools.ospaths import NotRegular
 from gridtools.errors import SpoolError
 
 
@@ -136,21 +137,11 @@ def read_text(path, default=None):
     """The file's text, or ``default`` when it does not exist. Anything but a plain file
     (a link to one is followed) raises NotRegular at once: a FIFO is never waited on."""
     try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_NONBLOCK | posix.O_CLOEXEC)
+        fd = ospaths.open_plain(path)
     except (FileNotFoundError, NotADirectoryError):
         return default
-    try:
-        if posix.fstat(fd).st_mode & 0o170000 != 0o100000:
-            import errno
-            raise NotRegular(errno.EINVAL, "not a regular file", path)
-        with open(fd, encoding="utf-8", errors="surrogateescape", closefd=False) as fh:
-            return fh.read()
-    finally:
-        posix.close(fd)
-
-
-class NotRegular(OSError):
-    """A spool entry that is not a plain file (a FIFO, device, directory or link)."""
+    with open(fd, encoding="utf-8", errors="surrogateescape") as fh:
+        return fh.read()
 
 
 def open_regular(path, dir_fd=None):

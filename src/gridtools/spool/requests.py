@@ -305,7 +305,7 @@ def wait_reply(name, timeout=30.0):
     from gridtools.errors import GridError
     from gridtools.spool import daemonctl, replies
     end = time.time() + timeout
-    may_start = _may_start()
+    may_start = daemonctl.may_autostart()
     stopped = None                  # since when no daemon ran (for a caller that may not start it)
     while True:
         answer = replies.wait(name, max(0.0, end - time.time()), alive=daemonctl.running)
@@ -332,14 +332,6 @@ def wait_reply(name, timeout=30.0):
     tail = ("the request was withdrawn, nothing was done" if withdrawn else
             "the daemon had taken the request in: it may have been carried out")
     raise GridError(f"{head}; {tail}")
-
-
-def _may_start():
-    """True when this caller may start the daemon (GRIDTOOLS_NO_AUTOSTART unset, the
-    spool writable)."""
-    from gridtools.spool import daemonctl
-    return ospaths.getenv(daemonctl.ENV_NO_AUTOSTART, "") in ("", "0") and \
-        posix.access(cell.spool(), posix.W_OK)
 
 
 def _revive():

@@ -70,13 +70,11 @@ def _global_text():
     if path == "ONLY_ENV":
         return ""
     try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_NONBLOCK | posix.O_CLOEXEC)
+        fd = ospaths.open_plain(path)
     except OSError:
         return None
     try:
         st = posix.fstat(fd)
-        if st.st_mode & 0o170000 != 0o100000:     # not a plain file (a FIFO is not waited on)
-            return None
         key = (path, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
         if _LAST and _LAST[0] == key:
             return _LAST[1]

@@ -122,15 +122,11 @@ def release(taken, dry_run):
 def max_jobs():
     """The most procs one submission may make: MAX_JOBS_PER_SUBMISSION, read from the
     configuration only when it may set it."""
-    from gridtools.formats.condor.jobad import MAX_JOBS_PER_SUBMISSION
+    from gridtools.formats.condor import jobad
     if not access.may_set("MAX_JOBS_PER_SUBMISSION"):
-        return MAX_JOBS_PER_SUBMISSION
+        return jobad.MAX_JOBS_PER_SUBMISSION
     from gridtools.cli.condor.machineviews import client_config
-    value = client_config().get("MAX_JOBS_PER_SUBMISSION")
-    try:
-        return int(str(value).strip()) if value not in (None, "") else MAX_JOBS_PER_SUBMISSION
-    except ValueError:
-        return MAX_JOBS_PER_SUBMISSION
+    return jobad.max_jobs(client_config().get("MAX_JOBS_PER_SUBMISSION"))
 
 
 def build(opts, text, source, taken, now, who):

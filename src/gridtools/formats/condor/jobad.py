@@ -30,6 +30,14 @@ DEFAULT_PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
 INT_MAX = 2 ** 31 - 1
 #: the most procs one submission makes, HTCondor's default MAX_JOBS_PER_SUBMISSION
 MAX_JOBS_PER_SUBMISSION = 20000
+
+
+def max_jobs(value):
+    """The MAX_JOBS_PER_SUBMISSION a configuration's value (text, or None) sets."""
+    try:
+        return int(str(value).strip()) if value not in (None, "") else MAX_JOBS_PER_SUBMISSION
+    except ValueError:
+        return MAX_JOBS_PER_SUBMISSION
 #: SubmitContext's default environment: a fresh empty one
 EMPTY = object()
 #: submit commands that may also be written as the job attribute they set, as
