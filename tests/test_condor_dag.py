@@ -172,3 +172,42 @@ def test_do_rescue_from_sets_the_later_rescue_dags_aside(tmp_path):
     opts = submit_dag.parse_args(["-DoRescueFrom", "1", "-usedagdir", "-allowversionmismatch", dag])
     assert submit_dag.prepare(opts, dag, io.StringIO())
     assert sorted(os.listdir(tmp_path)) == ["a.dag", "a.dag.rescue001", "a.dag.rescue002.old"]
+
+
+def include_reader(files):
+    def read(path):
+        if path not in files:
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return files[path]
+    return read
+
+
+def test_include_reads_a_files_statements_in_its_place_nested_too():
+    files = {"nodes.inc": "JOB B b.sub\nINCLUDE more/deps.inc\n",
+             "more/deps.inc": "# the edges\nPARENT A CHILD B\nVARS B x=\"1\"\n"}
+    dag = parse_dag("JOB A a.sub\nINCLUDE nodes.inc\nRETRY B 2\n", source="top.dag",
+                    read=include_reader(files))
+    assert list(dag.nodes) == ["A", "B"]
+    assert dag.edges == {("A", "B")}
+    assert dag.nodes["B"].retry == 2 and dag.nodes["B"].submit_file == "b.sub"
+    assert dag.nodes["B"].vars == {"x": "1"}
+
+
+@pytest.mark.parametrize("files, message", [
+    ({}, "ERROR: top.dag (line 2): Could not open INCLUDE file nodes.inc: No such file or directory"),
+    ({"nodes.inc": "INCLUDE top.dag\n"},
+     "ERROR: nodes.inc (line 1): INCLUDE of top.dag makes a cycle of includes (top.dag -> nodes.inc -> top.dag)"),
+    ({"nodes.inc": "INCLUDE ./nodes.inc\n"}, "ERROR: nodes.inc (line 1): INCLUDE of ./nodes.inc makes a cycle"),
+    ({"nodes.inc": "JOB B b.sub\nPARENT B CHILD Z\n"}, "ERROR: nodes.inc (line 2): Unknown Job Z"),
+    ({"nodes.inc": "JOB A other.sub\n"}, "ERROR: nodes.inc (line 1): node name A already exists"),
+    ({"nodes.inc": "INCLUDE\n"}, "ERROR: nodes.inc (line 1): expected INCLUDE filename"),
+])
+def test_include_errors_name_the_file_and_line(files, message):
+    with pytest.raises(DagError) as info:
+        parse_dag("JOB A a.sub\nINCLUDE nodes.inc\n", source="top.dag", read=include_reader(files))
+    assert str(info.value).startswith(message)
+
+
+def test_include_needs_a_reader():
+    with pytest.raises(DagError, match="INCLUDE needs the included file"):
+        parse_dag("INCLUDE x.inc\n", source="t.dag")

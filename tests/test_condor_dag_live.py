@@ -563,3 +563,26 @@ def test_a_failing_subdag_fails_its_node(cell, workdir):
     assert record[-1][12] != "0"
     assert order(workdir) == ["X"]                    # D never ran
     assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+
+
+def test_included_files_are_read_in_place_and_a_missing_one_is_refused(cell, workdir):
+    for name in "ABC":
+        node(workdir, name)
+    os.makedirs(os.path.join(workdir, "parts"))
+    write(workdir, "parts/nodes.inc", "JOB B B.sub\nINCLUDE parts/edges.inc\n")
+    write(workdir, "parts/edges.inc", "PARENT A CHILD B\nPARENT B CHILD C\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nINCLUDE parts/nodes.inc\nJOB C C.sub\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert order(workdir) == ["A", "B", "C"]
+    write(workdir, "other.dag", "JOB A A.sub\nINCLUDE parts/gone.inc\n")
+    refused = cell.run("condor_submit_dag", "other.dag", cwd=workdir)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr == ("ERROR: other.dag (line 2): Could not open INCLUDE file parts/gone.inc: "
+                              "No such file or directory\n")
+    assert not os.path.exists(os.path.join(workdir, "other.dag.condor.sub"))
+    write(workdir, "parts/loop.inc", "INCLUDE loop.dag\n")
+    write(workdir, "loop.dag", "JOB A A.sub\nINCLUDE parts/loop.inc\n")
+    looped = cell.run("condor_submit_dag", "loop.dag", cwd=workdir)
+    assert looped.returncode == 1 and looped.stderr.count("\n") == 1
+    assert "makes a cycle of includes (loop.dag -> parts/loop.inc -> loop.dag)" in looped.stderr

@@ -17,12 +17,18 @@ lines they name):
   ABORT-DAG-ON name|ALL_NODES status [RETURN value]
   CATEGORY name|ALL_NODES category;  MAXJOBS category value
   CONFIG file;  DOT file ... (noted and ignored)
+  INCLUDE file                      the file's statements, read as if written here
+
+Every file a DAG names (INCLUDE, SPLICE, submit files) is taken relative
+to the folder of the DAG file given to condor_submit_dag, also in included
+files, as DAGMan takes them relative to its working directory.
 
 Errors read as DAGMan words them: ``ERROR: FILE (line N): ...``. Rescue
 DAGs and the choice of the nodes to run next are in dagstate.
 """
 
 import enum
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -71,6 +77,7 @@ class Node:
     pre_skip: int | None = None  # a PRE script's exit status that skips the node (done)
     category: str = ""
     line: int = 0
+    source: str = ""  # the file that defines it (an INCLUDEd one, or the DAG file)
 
 
 @dataclass
@@ -81,6 +88,7 @@ class Dag:
     config: str = ""
     notes: list = field(default_factory=list)  # what was accepted but ignored
     source: str = "dag file"
+    at: str = ""  # the file of the statement being read (INCLUDE), while parsing
 
     def parents(self, name):
         return {p for p, c in self.edges if c == name}
@@ -93,20 +101,24 @@ class DagError(InputError):
     """A DAG file that DAGMan would refuse."""
 
 
+def _where(dag):
+    return dag.at or dag.source
+
+
 def _error(dag, line, message):
-    return DagError(f"ERROR: {dag.source} (line {line}): {message}")
+    return DagError(f"ERROR: {_where(dag)} (line {line}): {message}")
 
 
 # -------------------------------------------------------------------- parsing
 
 def parse_dag(text, source="dag file", read=None):
     """A validated Dag from DAG file text. ``read(path)`` returns the text
-    of a spliced file (SPLICE is refused without it)."""
+    of a spliced or included file (SPLICE and INCLUDE are refused without it)."""
     dag = Dag(source=source)
-    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)]
-    lines = [(n, line) for n, line in lines if line and not line.startswith("#")]
+    lines = _lines(dag, text, source, read, [os.path.normpath(os.path.basename(source))])
     splices = []
-    for number, line in lines:  # first pass: the statements that make nodes
+    for where, number, line in lines:  # first pass: the statements that make nodes
+        dag.at = where
         words = line.split()
         keyword = words[0].upper()
         if keyword in ("JOB", "NODE", "FINAL"):
@@ -117,10 +129,51 @@ def parse_dag(text, source="dag file", read=None):
             _add_node(dag, number, words[1:], NodeKind.SUBDAG)
         elif keyword == "SPLICE":
             splices.append(_splice(dag, number, words, read))
-    for number, line in lines:  # second pass: everything else
+    for where, number, line in lines:  # second pass: everything else
+        dag.at = where
         _statement(dag, number, line, splices)
+    dag.at = ""
     validate(dag)
     return dag
+
+
+#: the deepest nesting of INCLUDE files
+MAX_INCLUDE_DEPTH = 64
+
+
+def _lines(dag, text, source, read, stack):
+    """(file, line number, statement) of every statement of ``text``, the statements
+    of INCLUDEd files in place of their INCLUDE line (``stack``: the files being read,
+    the outermost first, to refuse an include cycle)."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        words = line.split()
+        if words[0].upper() != "INCLUDE":
+            out.append((source, number, line))
+            continue
+        dag.at = source
+        if len(words) != 2:
+            raise _error(dag, number, "expected INCLUDE filename")
+        path = words[1]
+        if read is None:
+            raise _error(dag, number, "INCLUDE needs the included file, which was not given")
+        key = os.path.normpath(path)
+        if key in stack:
+            raise _error(dag, number, f"INCLUDE of {path} makes a cycle of includes ("
+                         f"{' -> '.join(stack + [key])})")
+        if len(stack) > MAX_INCLUDE_DEPTH:
+            raise _error(dag, number, f"INCLUDE files nested more than {MAX_INCLUDE_DEPTH} deep")
+        try:
+            inner = read(path)
+        except OSError as exc:
+            raise _error(dag, number, f"Could not open INCLUDE file {path}: "
+                         f"{exc.strerror or exc}") from None
+        out += _lines(dag, inner, path, read, stack + [key])
+    dag.at = ""
+    return out
 
 
 def _check_name(dag, number, name):
@@ -139,7 +192,7 @@ def _add_node(dag, number, words, kind):
         raise _error(dag, number, "inline submit descriptions are not supported")
     if name in dag.nodes:
         raise _error(dag, number, f"node name {name} already exists")
-    node = Node(name, path, kind, line=number)
+    node = Node(name, path, kind, line=number, source=_where(dag))
     rest = words[3:]
     while rest:
         option = rest.pop(0).upper()
@@ -163,7 +216,7 @@ def _statement(dag, number, line, splices):
     if handler is None:
         raise _error(dag, number, "expected JOB, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
                                   "ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, CONFIG, "
-                                  "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, or DONE token")
+                                  "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, INCLUDE, or DONE token")
     handler(dag, number, words, line, splices)
 
 
@@ -308,7 +361,7 @@ def _config(dag, number, words, _line, _splices):
 
 
 def _dot(dag, number, words, _line, _splices):
-    dag.notes.append(f"{dag.source} (line {number}): DOT files are not written; "
+    dag.notes.append(f"{_where(dag)} (line {number}): DOT files are not written; "
                      f"{' '.join(words)} ignored")
 
 
@@ -328,7 +381,7 @@ def _pre_skip(dag, number, words, _line, _splices):
 def _not_written(dag, number, words, _line, _splices):
     if len(words) < 2:
         raise _error(dag, number, f"expected {words[0].upper()} file")
-    dag.notes.append(f"{dag.source} (line {number}): {words[0].upper()} files are not written; "
+    dag.notes.append(f"{_where(dag)} (line {number}): {words[0].upper()} files are not written; "
                      f"{' '.join(words)} ignored")
 
 
@@ -385,7 +438,8 @@ def validate(dag):
     for parent, child in dag.edges:
         for name in (parent, child):
             if dag.nodes[name].kind is NodeKind.FINAL:
-                raise DagError(f"ERROR: {dag.source} (line {dag.nodes[name].line}): "
+                raise DagError(f"ERROR: {dag.nodes[name].source or dag.source} "
+                               f"(line {dag.nodes[name].line}): "
                                f"FINAL node {name} cannot have parents or children")
     if find_cycle(dag):
         raise DagError("ERROR: a cycle exists in the dag, please check input")
