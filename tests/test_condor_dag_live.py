@@ -586,3 +586,20 @@ def test_included_files_are_read_in_place_and_a_missing_one_is_refused(cell, wor
     looped = cell.run("condor_submit_dag", "loop.dag", cwd=workdir)
     assert looped.returncode == 1 and looped.stderr.count("\n") == 1
     assert "makes a cycle of includes (loop.dag -> parts/loop.inc -> loop.dag)" in looped.stderr
+
+
+def test_prepended_vars_come_before_the_submit_file_and_appended_ones_after(cell, workdir):
+    """As HTCondor documents VARS PREPEND|APPEND: a prepended macro is set before the
+    submit file is read, which may set it again; an appended one (the default) is set
+    after the file is read, over the file's own value."""
+    write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
+    write(workdir, "vars.sub", "executable = show.sh\nvar1 = file\nvar2 = file\n"
+                               "arguments = \"$(JOB) $(var1) $(var2) $(var3)\"\n"
+                               "output = $(JOB).out\nerror = $(JOB).err\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A vars.sub\nJOB B vars.sub\n"
+                                  "VARS A PREPEND var1=\"dag\"\nVARS A APPEND var2=\"dag\"\n"
+                                  "VARS B var1=\"dag\" var3=\"x\"\nVARS B PREPEND var2=\"dag\"\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    shown = sorted(open(os.path.join(workdir, "shown")).read().splitlines())
+    assert shown == ["A file dag", "B dag file x"]

@@ -187,7 +187,7 @@ class Runner:
                  "DAGParentNodeNames": ",".join(sorted(self.dag.parents(name)))}
         if node.priority:
             extra["JobPrio"] = int(node.priority)
-        variables = dict(node.vars)
+        variables = dict(node.prepend_vars)
         variables.setdefault("DAGManJobId", str(self.own_id))
         variables.setdefault("JOB", name)
         variables.setdefault("RETRY", str(self.attempts.get(name, 1) - 1))
@@ -197,7 +197,7 @@ class Runner:
         if parents:
             variables.setdefault("DAG_PARENT_NAMES", parents)
         return jobsubmit.submit_text(text, cwd, source=path, variables=variables, extra=extra,
-                                     batch_name=self.opts.get("batch_name"))
+                                     batch_name=self.opts.get("batch_name"), appended=node.vars)
 
     def _subdag(self, name, dag):
         """(submit file, its text) of a SUBDAG EXTERNAL node: a DAG manager job of its

@@ -11,7 +11,7 @@ lines they name):
   SPLICE name dagfile [DIR dir]     the file's nodes join as ``name+node``
   PARENT p ... CHILD c ...          every parent before every child
   RETRY name|ALL_NODES N [UNLESS-EXIT value]
-  VARS name|ALL_NODES key="value" ...
+  VARS name|ALL_NODES [PREPEND|APPEND] key="value" ...
   SCRIPT [DEFER status seconds] PRE|POST name|ALL_NODES program [args]
   PRIORITY name|ALL_NODES value
   ABORT-DAG-ON name|ALL_NODES status [RETURN value]
@@ -69,7 +69,8 @@ class Node:
     done: bool = False
     retry: int = 0
     retry_unless_exit: int | None = None
-    vars: dict = field(default_factory=dict)
+    vars: dict = field(default_factory=dict)  # APPEND (the default): after the submit file
+    prepend_vars: dict = field(default_factory=dict)  # PREPEND: before it
     scripts: dict = field(default_factory=dict)  # ScriptWhen -> Script
     priority: int = 0
     abort_on: int | None = None  # exit status of the node that aborts the DAG
@@ -281,8 +282,12 @@ _VAR = re.compile(r'\s*([A-Za-z_+][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 def _vars(dag, number, words, line, _splices):
     if len(words) < 3:
-        raise _error(dag, number, 'expected VARS name key="value" ...')
-    rest = line.split(None, 2)[2]
+        raise _error(dag, number, 'expected VARS name [PREPEND|APPEND] key="value" ...')
+    prepend = words[2].upper() == "PREPEND"
+    skip = 3 if words[2].upper() in ("PREPEND", "APPEND") else 2
+    if len(words) <= skip:
+        raise _error(dag, number, 'expected VARS name [PREPEND|APPEND] key="value" ...')
+    rest = line.split(None, skip)[skip]
     pairs, at = {}, 0
     while rest[at:].strip():
         m = _VAR.match(rest, at)
@@ -293,7 +298,10 @@ def _vars(dag, number, words, line, _splices):
         pairs[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
         at = m.end()
     for node in _targets(dag, number, words[1]):
-        node.vars.update(pairs)
+        mine, other = (node.prepend_vars, node.vars) if prepend else (node.vars, node.prepend_vars)
+        for key, value in pairs.items():
+            other.pop(key, None)            # the last definition of a macro is the one used
+            mine[key] = value
 
 
 def _script(dag, number, words, line, _splices):
@@ -492,6 +500,9 @@ def _node_options(node):
     if node.retry:
         unless = f" UNLESS-EXIT {node.retry_unless_exit}" if node.retry_unless_exit is not None else ""
         lines.append(f"RETRY {node.name} {node.retry}{unless}")
+    if node.prepend_vars:
+        pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in node.prepend_vars.items())
+        lines.append(f"VARS {node.name} PREPEND {pairs}")
     if node.vars:
         pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in node.vars.items())
         lines.append(f"VARS {node.name} {pairs}")
