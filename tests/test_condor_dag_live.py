@@ -603,3 +603,42 @@ def test_prepended_vars_come_before_the_submit_file_and_appended_ones_after(cell
     assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
     shown = sorted(open(os.path.join(workdir, "shown")).read().splitlines())
     assert shown == ["A file dag", "B dag file x"]
+
+
+def test_removing_a_held_dag_removes_its_node_jobs_as_other_job_remove_requirements_says(cell, workdir):
+    """A held manager does not run, so it cannot remove its nodes itself: the queue removes
+    the jobs its OtherJobRemoveRequirements (DAGManJobId =?= its cluster) matches, as
+    HTCondor's schedd does, with HTCondor's reason."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    assert cell.run("condor_hold", str(dag)).returncode == 0
+    wait_for(lambda: manager_status(cell, dag) == "5", timeout=30)
+    assert cell.task_states(dag + 1) == {1: "running"}
+    other = cell.run("condor_submit", "A.sub", cwd=workdir)              # no node of the DAG
+    assert other.returncode == 0, other.stderr
+    lone = int(re.search(r"submitted to cluster (\d+)\.", other.stdout).group(1))
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "finished"}, timeout=30)
+    dag_ended(cell, dag)
+    reason = cell.run("condor_history", str(dag + 1), "-af", "RemoveReason").stdout.strip()
+    assert reason == (f"removed because <OtherJobRemoveRequirements = DAGManJobId =?= {dag}> "
+                      f"fired when job ({dag}.0) was removed")
+    assert cell.task_states(lone) == {1: "running"}                      # left alone
+    assert cell.run("condor_rm", str(lone)).returncode == 0
+
+
+def test_removing_a_running_dag_with_condor_rm_removes_its_node_jobs(cell, workdir):
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "finished"}, timeout=30)
+    dag_ended(cell, dag)
+    assert "Node A: its job was removed" in dagman_out(workdir)
+    assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+    assert clusters_of(cell, "B") == []
