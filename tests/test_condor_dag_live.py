@@ -642,3 +642,35 @@ def test_removing_a_running_dag_with_condor_rm_removes_its_node_jobs(cell, workd
     assert "Node A: its job was removed" in dagman_out(workdir)
     assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
     assert clusters_of(cell, "B") == []
+
+
+def test_recovery_does_not_run_a_post_script_again_that_had_finished(cell, workdir):
+    """The manager notes each finished POST script in the nodes log (event 016, as
+    HTCondor's DAGMan does); a manager that recovers the DAG takes such a node as ended
+    by its POST script and does not run the script again."""
+    node(workdir, "A")
+    node(workdir, "B", body=gate(workdir))
+    node(workdir, "C", body=gate(workdir))
+    write(workdir, "post.sh", f"#!/bin/sh\necho post-$1-$2 >> {workdir}/order\nexit $3\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nJOB D A.sub\n"
+                                  "SCRIPT POST A post.sh $JOB $RETURN 0\n"
+                                  "SCRIPT POST B post.sh $JOB $RETURN 1\nRETRY B 1\n"
+                                  "PARENT A CHILD B\nPARENT B CHILD C\nPARENT C CHILD D\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "B"), timeout=30)
+    wait_for(lambda: "Submitting HTCondor Node B" in dagman_out(workdir), timeout=30)
+    nodes_log = open(os.path.join(workdir, "diamond.dag.nodes.log")).read()
+    assert re.search(r"^016 \(%03d\.000\.000\) .* POST Script terminated\.\n"
+                     r"\t\(1\) Normal termination \(return value 0\)\n    DAG Node: A\n\.\.\.$" % (dag + 1),
+                     nodes_log, re.M)
+    pid = int(open(os.path.join(workdir, "diamond.dag.lock")).read().split()[0])
+    os.kill(pid, 9)                                  # a crash: on_exit_remove requeues the job
+    wait_for(lambda: "Recovery mode: 1 node(s)" in dagman_out(workdir), timeout=60)
+    assert "Recovery: node A's POST script already ran (status 0)" in dagman_out(workdir)
+    write(workdir, "go", "")
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir).partition("Recovery mode")[2],
+             timeout=60)
+    # B's POST fails it once, its retry runs it again; A's POST ran once
+    assert order(workdir) == ["A", "post-A-0", "B", "post-B-0", "B", "post-B-0"]
+    assert "EXITING WITH STATUS 1" in dagman_out(workdir).partition("Recovery mode")[2]
+    dag_ended(cell, dag)

@@ -25,6 +25,13 @@ MAX_RESCUE = 100
 RETURN_NO_JOB = -1004
 
 
+def _post_status(info):
+    """The exit status of a POST script as its event 016 gives it (minus the signal)."""
+    if info.get("TerminatedNormally", True):
+        return int(info.get("ReturnValue", 0))
+    return -int(info.get("TerminatedBySignal", 0))
+
+
 class Runner:
     """One run of a DAG."""
 
@@ -114,8 +121,11 @@ class Runner:
             events = userlog.parse_events(text)
         except Exception:  # noqa: BLE001 - a log being written may end mid-event
             events = []
-        clusters, procs = {}, {}
+        clusters, procs, posts = {}, {}, {}
         for event in events:
+            if event.type is userlog.EventType.POST_SCRIPT_TERMINATED:
+                posts[(event.cluster, event.info.get("DAGNodeName"))] = event.info
+                continue
             if event.type is not userlog.EventType.SUBMIT:
                 continue
             note = str(event.info.get("LogNotes") or "")
@@ -128,10 +138,23 @@ class Runner:
             if event.cluster not in seen:
                 seen.append(event.cluster)
             procs[event.cluster] = max(procs.get(event.cluster, 0), event.proc + 1)
+        ended = []
         for name, seen in clusters.items():
             self.attempts[name] = len(seen)
-            self.running[name] = self.jobs[name] = (seen[-1], procs[seen[-1]])
+            self.jobs[name] = (seen[-1], procs[seen[-1]])
+            post = posts.get((seen[-1], name))
+            if post is not None:
+                ended.append((name, _post_status(post)))
+                continue
+            self.running[name] = self.jobs[name]
             self.log(f"Recovery: node {name} has job(s) in cluster {seen[-1]}; following it")
+        for name, status in ended:      # its last job ended and its POST script ran
+            self.log(f"Recovery: node {name}'s POST script already ran (status {status}) after its "
+                     f"job(s) in cluster {self.jobs[name][0]}; it is not run again")
+            if status == 0:
+                self.done.add(name)
+            else:
+                self._node_failed(name, status)
         self.log(f"Recovery mode: {len(self.running)} node(s) with submitted job(s) restored "
                  f"from {self.nodes_log}")
 
@@ -229,12 +252,34 @@ class Runner:
 
     def _ended(self, name, status, job=True):
         post = self._script(name, "POST", status)
+        if post is not None and job:
+            self._note_post(name, post)
         final = post if post is not None else status
         if final == 0:
             self.done.add(name)
             self.log(f"Node {name} completed successfully.")
             return
         self._node_failed(name, final, job)
+
+    def _note_post(self, name, code):
+        """Write the end of a node's POST script to the nodes log (event 016, as HTCondor's
+        DAGMan writes it), for a manager that recovers the DAG later (``recover``)."""
+        from gridtools.formats.condor import userlog
+        cluster = self.jobs.get(name, (0, 0))[0]
+        if not cluster:
+            return
+        info = {"TerminatedNormally": True, "ReturnValue": code, "DAGNodeName": name} if code >= 0 \
+            else {"TerminatedNormally": False, "TerminatedBySignal": -code, "DAGNodeName": name}
+        event = userlog.Event(userlog.EventType.POST_SCRIPT_TERMINATED, cluster, 0, 0, time.time(), info)
+        try:
+            fd = os.open(self.nodes_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            try:
+                os.write(fd, userlog.render_event(event).encode("utf-8", "backslashreplace"))
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self.log(f"WARNING: writing the POST script event of node {name} to {self.nodes_log} "
+                     f"failed: {exc}")
 
     def _node_failed(self, name, status, job=True):
         from gridtools.formats.condor.dagstate import abort_status, should_retry
