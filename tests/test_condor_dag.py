@@ -225,3 +225,29 @@ def test_vars_prepend_and_append_are_kept_apart_and_round_trip():
     assert (again.prepend_vars, again.vars) == (node.prepend_vars, node.vars)
     with pytest.raises(DagError, match="line 2"):
         parse_dag("JOB A a.sub\nVARS A PREPEND\n")
+
+
+def test_set_job_attr_and_env_are_read_and_round_trip():
+    dag = parse_dag('JOB A a.sub\nSET_JOB_ATTR TestNumber = 17\nSET_JOB_ATTR Label = "a b"\n'
+                    'SET_JOB_ATTR TestNumber = 18\nENV GET HOME, MYVAR LANG\n'
+                    'ENV SET FOO=bar;BAZ=q r; \n')
+    assert dag.job_attrs == {"TestNumber": "18", "Label": '"a b"'}
+    assert dag.env_get == ["HOME", "MYVAR", "LANG"]
+    assert dag.env_set == {"FOO": "bar", "BAZ": "q r"}
+    again = parse_dag(render_dag(dag))
+    assert (again.job_attrs, again.env_get, again.env_set) == (dag.job_attrs, dag.env_get, dag.env_set)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("SET_JOB_ATTR TestNumber 17", "expected SET_JOB_ATTR name = value"),
+    ("SET_JOB_ATTR = 17", "expected SET_JOB_ATTR name = value"),
+    ("SET_JOB_ATTR A = a b", "invalid value of attribute A: a b"),
+    ("SET_JOB_ATTR 1x = 2", 'invalid attribute name "1x"'),
+    ("ENV PUT X", "expected ENV GET name ... or ENV SET name=value;..."),
+    ("ENV SET FOO", 'invalid ENV SET setting "FOO" (expected name=value)'),
+    ("ENV GET A-B", 'invalid environment variable name "A-B"'),
+])
+def test_set_job_attr_and_env_errors(line, message):
+    with pytest.raises(DagError) as info:
+        parse_dag(f"JOB A a.sub\n{line}\n", source="t.dag")
+    assert str(info.value) == f"ERROR: t.dag (line 2): {message}"

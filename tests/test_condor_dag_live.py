@@ -674,3 +674,32 @@ def test_recovery_does_not_run_a_post_script_again_that_had_finished(cell, workd
     assert order(workdir) == ["A", "post-A-0", "B", "post-B-0", "B", "post-B-0"]
     assert "EXITING WITH STATUS 1" in dagman_out(workdir).partition("Recovery mode")[2]
     dag_ended(cell, dag)
+
+
+def test_set_job_attr_is_in_the_managers_ad_and_env_reaches_scripts_and_node_jobs(cell, workdir):
+    """SET_JOB_ATTR sets attributes of the manager job's ad only; ENV GET takes variables
+    of the submitter's environment into the manager's, ENV SET sets others: its scripts
+    see them, and node submit files read them (getenv, $ENV()), as HTCondor documents."""
+    write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" \"$MYVAR\" \"$FOO\" \"$BAZ\" \"$NOTASKED\" "
+                              f">> {workdir}/shown\n{gate(workdir)}\n")
+    write(workdir, "pre.sh", f"#!/bin/sh\necho \"$@\" \"$MYVAR\" \"$FOO\" \"$BAZ\" \"$NOTASKED\" "
+                             f">> {workdir}/shown\n")
+    write(workdir, "A.sub", "executable = show.sh\narguments = \"job $ENV(FOO)\"\ngetenv = MYVAR,BAZ\n"
+                            "output = a.out\nerror = a.err\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nSCRIPT PRE A pre.sh pre\n"
+                                  "SET_JOB_ATTR TestNumber = 17\nSET_JOB_ATTR Label = \"two words\"\n"
+                                  "ENV GET MYVAR\nENV SET FOO=bar;BAZ=q r\n")
+    proc = cell.run("condor_submit_dag", "diamond.dag", cwd=workdir,
+                    env={"MYVAR": "hello", "NOTASKED": "no"})
+    assert proc.returncode == 0, proc.stderr
+    dag = dagman_id(proc)
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "shown")) and
+             len(open(os.path.join(workdir, "shown")).read().splitlines()) == 2, timeout=30)
+    ad = cell.run("condor_q", "-l", str(dag)).stdout.splitlines()
+    assert "TestNumber = 17" in ad and 'Label = "two words"' in ad
+    node_ad = cell.run("condor_q", "-l", str(dag + 1)).stdout
+    assert "TestNumber" not in node_ad
+    write(workdir, "go", "")
+    dag_ended(cell, dag)
+    assert open(os.path.join(workdir, "shown")).read().splitlines() == \
+        ["pre hello bar q r ", "job bar hello  q r "]

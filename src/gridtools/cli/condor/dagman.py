@@ -72,13 +72,16 @@ KEEP_ENV = frozenset({"GRIDTOOLS_ROOT", "GRIDTOOLS_HOST", "GRIDTOOLS_NO_AUTOSTAR
 KEEP_PREFIXES = ("_CONDOR_", "PERL", "PEGASUS_")
 
 
-def job_environment():
+def job_environment(get=(), set_=None):
     """The DAGMan job's environment (V2 syntax): what HTCondor's DAGMan job gets of the
-    submitter's (its PRE and POST scripts see it), how it finds the cell, and gridtools
-    first on the PYTHONPATH."""
+    submitter's (its PRE and POST scripts see it) and the variables the DAG's ENV GET
+    names (when the submitter has them), ENV SET's settings (``set_``) over those, how
+    it finds the cell, and gridtools first on the PYTHONPATH."""
     import gridtools
     from gridtools.formats.condor.argsenv import join_v2
-    env = {k: v for k, v in os.environ.items() if k in KEEP_ENV or k.startswith(KEEP_PREFIXES)}
+    env = {k: v for k, v in os.environ.items()
+           if k in KEEP_ENV or k.startswith(KEEP_PREFIXES) or k in get}
+    env.update(set_ or {})
     own = os.path.dirname(os.path.dirname(os.path.abspath(gridtools.__file__)))
     env["PYTHONPATH"] = own + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     from gridtools import cell

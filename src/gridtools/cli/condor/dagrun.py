@@ -227,10 +227,10 @@ class Runner:
         own for the inner DAG file, written as condor_submit_dag -no_submit writes it
         (the node is done when that DAG succeeds)."""
         from gridtools.cli.condor import submit_dag
-        submit_dag.check_dag(dag)
+        parsed = submit_dag.check_dag(dag)
         opts = submit_dag.Options()
         opts.maxjobs = str(self.opts.get("maxjobs") or 0)
-        text = submit_dag.submit_description(opts, dag)
+        text = submit_dag.submit_description(opts, dag, parsed)
         sub = submit_dag.files_of(dag)["sub"]
         with open(sub, "w", encoding="utf-8") as fh:
             fh.write(text)

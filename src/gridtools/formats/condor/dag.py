@@ -18,6 +18,8 @@ lines they name):
   CATEGORY name|ALL_NODES category;  MAXJOBS category value
   CONFIG file;  DOT file ... (noted and ignored)
   INCLUDE file                      the file's statements, read as if written here
+  SET_JOB_ATTR name = value         an attribute of the DAG manager job's ad
+  ENV GET var ...;  ENV SET name=value;...   the DAG manager job's environment
 
 Every file a DAG names (INCLUDE, SPLICE, submit files) is taken relative
 to the folder of the DAG file given to condor_submit_dag, also in included
@@ -87,6 +89,9 @@ class Dag:
     edges: set = field(default_factory=set)  # (parent, child)
     maxjobs: dict = field(default_factory=dict)  # category -> limit
     config: str = ""
+    job_attrs: dict = field(default_factory=dict)  # SET_JOB_ATTR: name -> ClassAd value text
+    env_get: list = field(default_factory=list)  # ENV GET: names taken from the submitter's
+    env_set: dict = field(default_factory=dict)  # ENV SET: name -> value
     notes: list = field(default_factory=list)  # what was accepted but ignored
     source: str = "dag file"
     at: str = ""  # the file of the statement being read (INCLUDE), while parsing
@@ -217,7 +222,8 @@ def _statement(dag, number, line, splices):
     if handler is None:
         raise _error(dag, number, "expected JOB, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
                                   "ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, CONFIG, "
-                                  "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, INCLUDE, or DONE token")
+                                  "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, INCLUDE, SET_JOB_ATTR, "
+                                  "ENV, or DONE token")
     handler(dag, number, words, line, splices)
 
 
@@ -400,6 +406,51 @@ def _done(dag, number, words, _line, _splices):
         node.done = True
 
 
+_ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def _set_job_attr(dag, number, _words, line, _splices):
+    """SET_JOB_ATTR name = value: an attribute of the manager job's ad (the last value
+    given for a name is used)."""
+    rest = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
+    name, equals, value = rest.partition("=")
+    name, value = name.strip(), value.strip()
+    if not equals or not name or not value:
+        raise _error(dag, number, "expected SET_JOB_ATTR name = value")
+    if not _ATTR_NAME.match(name):
+        raise _error(dag, number, f"invalid attribute name \"{name}\"")
+    from gridtools.classad import ClassAdSyntaxError, parse
+    try:
+        parse(value)
+    except (ClassAdSyntaxError, ValueError):
+        raise _error(dag, number, f"invalid value of attribute {name}: {value}") from None
+    dag.job_attrs[name] = value
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _env(dag, number, words, line, _splices):
+    """ENV GET name ... (names may be separated by commas too) | ENV SET name=value;..."""
+    if len(words) < 3 or words[1].upper() not in ("GET", "SET"):
+        raise _error(dag, number, "expected ENV GET name ... or ENV SET name=value;...")
+    rest = line.split(None, 2)[2]
+    if words[1].upper() == "GET":
+        for name in rest.replace(",", " ").split():
+            if not _ENV_NAME.match(name):
+                raise _error(dag, number, f"invalid environment variable name \"{name}\"")
+            if name not in dag.env_get:
+                dag.env_get.append(name)
+        return
+    for pair in rest.split(";"):
+        if not pair.strip():
+            continue
+        name, equals, value = pair.strip().partition("=")
+        if not equals or not _ENV_NAME.match(name.strip()):
+            raise _error(dag, number, f"invalid ENV SET setting \"{pair.strip()}\" (expected name=value)")
+        dag.env_set[name.strip()] = value
+
+
 def _node_pass(*_args):
     """Statements handled by the first pass."""
 
@@ -410,7 +461,7 @@ _HANDLERS = {
     "SCRIPT": _script, "PRIORITY": _priority, "ABORT-DAG-ON": _abort,
     "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
     "DONE": _done, "PRE_SKIP": _pre_skip, "NODE_STATUS_FILE": _not_written,
-    "JOBSTATE_LOG": _not_written,
+    "JOBSTATE_LOG": _not_written, "SET_JOB_ATTR": _set_job_attr, "ENV": _env,
 }
 
 
@@ -531,4 +582,7 @@ def render_dag(dag):
             lines.append(f"PARENT {parent} CHILD {' '.join(kids)}")
     lines += [f"MAXJOBS {cat} {limit}" for cat, limit in dag.maxjobs.items()]
     lines += [f"CONFIG {dag.config}"] if dag.config else []
+    lines += [f"SET_JOB_ATTR {name} = {value}" for name, value in dag.job_attrs.items()]
+    lines += [f"ENV GET {' '.join(dag.env_get)}"] if dag.env_get else []
+    lines += [f"ENV SET {name}={value}" for name, value in dag.env_set.items()]
     return "".join(line + "\n" for line in lines)
