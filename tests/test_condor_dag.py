@@ -251,3 +251,18 @@ def test_set_job_attr_and_env_errors(line, message):
     with pytest.raises(DagError) as info:
         parse_dag(f"JOB A a.sub\n{line}\n", source="t.dag")
     assert str(info.value) == f"ERROR: t.dag (line 2): {message}"
+
+
+def test_script_debug_is_read_after_defer_and_round_trips():
+    dag = parse_dag("JOB A a.sub\nSCRIPT DEBUG dbg.txt ALL PRE A pre.sh $JOB x\n"
+                    "SCRIPT DEFER 4 60 DEBUG out.txt stdout POST A post.sh $RETURN\n")
+    pre, post = dag.nodes["A"].scripts[ScriptWhen.PRE], dag.nodes["A"].scripts[ScriptWhen.POST]
+    assert (pre.command, pre.debug_file, pre.debug_streams, pre.defer_status) == \
+        ("pre.sh $JOB x", "dbg.txt", "ALL", None)
+    assert (post.command, post.debug_file, post.debug_streams, post.defer_status, post.defer_time) == \
+        ("post.sh $RETURN", "out.txt", "STDOUT", 4, 60)
+    text = render_dag(dag)
+    assert "SCRIPT DEFER 4 60 DEBUG out.txt STDOUT POST A post.sh $RETURN\n" in text
+    assert render_dag(parse_dag(text)) == text
+    with pytest.raises(DagError, match=r'line 2\): invalid DEBUG output type "BOTH"'):
+        parse_dag("JOB A a.sub\nSCRIPT DEBUG f BOTH PRE A x\n")

@@ -703,3 +703,27 @@ def test_set_job_attr_is_in_the_managers_ad_and_env_reaches_scripts_and_node_job
     dag_ended(cell, dag)
     assert open(os.path.join(workdir, "shown")).read().splitlines() == \
         ["pre hello bar q r ", "job bar hello  q r "]
+
+
+def test_script_debug_appends_the_chosen_output_of_the_script_to_its_file(cell, workdir):
+    """SCRIPT DEBUG file STDOUT|STDERR|ALL: each run of the script appends a line naming
+    the node, the script and its status, then what it wrote on the chosen streams."""
+    write(workdir, "talk.sh", "#!/bin/sh\necho out-$1\necho err-$1 >&2\nexit $2\n")
+    node(workdir, "A")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B A.sub\nPARENT A CHILD B\n"
+                                  "SCRIPT DEBUG both.txt ALL PRE A talk.sh preA 0\n"
+                                  "SCRIPT DEBUG out.txt STDOUT POST A talk.sh postA 0\n"
+                                  "SCRIPT DEBUG err.txt STDERR PRE B talk.sh preB 0\n"
+                                  "SCRIPT DEBUG both.txt ALL POST B talk.sh postB 3\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "1"           # B's POST failed it
+
+    def read(name):
+        return open(os.path.join(workdir, name)).read()
+    head = r"\*\*\* Node=%s Type=%s Status=%d Completion=\d+ Cmd='\S*talk.sh %s %d'\n"
+    assert re.fullmatch(head % ("A", "PRE", 0, "preA", 0) + "out-preA\nerr-preA\n" +
+                        head % ("B", "POST", 3, "postB", 3) + "out-postB\nerr-postB\n", read("both.txt"))
+    assert re.fullmatch(head % ("A", "POST", 0, "postA", 0) + "out-postA\n", read("out.txt"))
+    assert re.fullmatch(head % ("B", "PRE", 0, "preB", 0) + "err-preB\n", read("err.txt"))
+    lib_out = read("diamond.dag.lib.out")
+    assert "out-preB" in lib_out and "out-preA" not in lib_out       # the rest goes where it went

@@ -310,12 +310,17 @@ class Runner:
             cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
             if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
                 words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
+            streams = script.debug_streams if script.debug_file else ""
+            pipe = {"stdout": subprocess.PIPE if streams in ("STDOUT", "ALL") else None,
+                    "stderr": subprocess.PIPE if streams in ("STDERR", "ALL") else None}
             try:
-                done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False)
+                done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False, **pipe)
             except OSError as exc:
                 self.log(f"{when} Script of node {name} could not run: {exc.strerror}")
                 return 1
             code = done.returncode
+            if streams:
+                self._debug_output(name, when, script, cwd, words, done)
             if script.defer_status is None or code != script.defer_status or self.removing \
                     or self.stopping:
                 break
@@ -326,6 +331,20 @@ class Runner:
                 time.sleep(min(POLL, max(0.0, until - time.monotonic())))
         self.log(f"{when} Script of node {name} completed with status {code}")
         return code
+
+    def _debug_output(self, name, when, script, cwd, words, done):
+        """SCRIPT DEBUG: append what the script wrote on the chosen streams to its debug
+        file (taken relative to the node's folder), after a line saying which run it
+        was, as HTCondor's DAGMan writes it: its standard output, then its error."""
+        head = (f"*** Node={name} Type={when} Status={done.returncode} "
+                f"Completion={int(time.time())} Cmd='{' '.join(words)}'\n").encode()
+        path = os.path.join(cwd, script.debug_file)
+        try:
+            with open(path, "ab") as fh:
+                fh.write(head + (done.stdout or b"") + (done.stderr or b""))
+        except OSError as exc:
+            self.log(f"ERROR: writing the output of the {when} script of node {name} to {path} "
+                     f"failed: {exc.strerror}")
 
     def _macro(self, word, name, when, status):
         """A script argument: a whole-word macro's value (as HTCondor's DAGMan gives

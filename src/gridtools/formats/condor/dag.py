@@ -12,7 +12,7 @@ lines they name):
   PARENT p ... CHILD c ...          every parent before every child
   RETRY name|ALL_NODES N [UNLESS-EXIT value]
   VARS name|ALL_NODES [PREPEND|APPEND] key="value" ...
-  SCRIPT [DEFER status seconds] PRE|POST name|ALL_NODES program [args]
+  SCRIPT [DEFER status seconds] [DEBUG file STDOUT|STDERR|ALL] PRE|POST name|ALL_NODES program [args]
   PRIORITY name|ALL_NODES value
   ABORT-DAG-ON name|ALL_NODES status [RETURN value]
   CATEGORY name|ALL_NODES category;  MAXJOBS category value
@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from gridtools.errors import InputError
 
 ALL_NODES = "ALL_NODES"
+#: what SCRIPT DEBUG may capture
+DEBUG_STREAMS = ("STDOUT", "STDERR", "ALL")
 SPLICE_SEPARATOR = "+"
 RESERVED = ("PARENT", "CHILD", ALL_NODES)
 
@@ -59,6 +61,8 @@ class Script:
     command: str  # the program and its arguments, as written
     defer_status: int | None = None  # exit status that defers the script
     defer_time: int = 0  # seconds to wait before running it again
+    debug_file: str = ""  # DEBUG: the file its output is appended to
+    debug_streams: str = ""  # DEBUG: STDOUT, STDERR or ALL
 
 
 @dataclass
@@ -319,16 +323,27 @@ def _script(dag, number, words, line, _splices):
         status = _int(dag, number, parts[1], "DEFER status")
         delay = _int(dag, number, parts[2], "DEFER time")
         parts = parts[3:]
+    debug_file, streams = "", ""
+    if parts and parts[0].upper() == "DEBUG":
+        if len(parts) < 3:
+            raise _error(dag, number, "expected SCRIPT [DEFER status time] DEBUG file STDOUT|STDERR|ALL")
+        debug_file, streams = parts[1], parts[2].upper()
+        if streams not in DEBUG_STREAMS:
+            raise _error(dag, number, f"invalid DEBUG output type \"{parts[2]}\" "
+                                      "(expected STDOUT, STDERR or ALL)")
+        parts = parts[3:]
     if len(parts) < 3:
-        raise _error(dag, number, "expected SCRIPT [DEFER status time] PRE|POST|HOLD node program")
+        raise _error(dag, number, "expected SCRIPT [DEFER status time] [DEBUG file type] "
+                                  "PRE|POST|HOLD node program")
     try:
         when = ScriptWhen(parts[0].upper())
     except ValueError:
         raise _error(dag, number, f"expected PRE, POST or HOLD, found {parts[0]}") from None
-    skip = 3 if status is None else 6  # SCRIPT [DEFER s t] WHEN NODE, then the command
+    # SCRIPT [DEFER s t] [DEBUG f t] WHEN NODE, then the command
+    skip = 3 + (3 if status is not None else 0) + (3 if debug_file else 0)
     command = line.split(None, skip)[skip].strip()
     for node in _targets(dag, number, parts[1]):
-        node.scripts[when] = Script(when, command, status, delay)
+        node.scripts[when] = Script(when, command, status, delay, debug_file, streams)
 
 
 def _priority(dag, number, words, _line, _splices):
@@ -560,7 +575,8 @@ def _node_options(node):
     for script in node.scripts.values():
         defer = f"DEFER {script.defer_status} {script.defer_time} " \
             if script.defer_status is not None else ""
-        lines.append(f"SCRIPT {defer}{script.when.value} {node.name} {script.command}")
+        debug = f"DEBUG {script.debug_file} {script.debug_streams} " if script.debug_file else ""
+        lines.append(f"SCRIPT {defer}{debug}{script.when.value} {node.name} {script.command}")
     if node.priority:
         lines.append(f"PRIORITY {node.name} {node.priority}")
     if node.abort_on is not None:
