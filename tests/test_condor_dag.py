@@ -266,3 +266,19 @@ def test_script_debug_is_read_after_defer_and_round_trips():
     assert render_dag(parse_dag(text)) == text
     with pytest.raises(DagError, match=r'line 2\): invalid DEBUG output type "BOTH"'):
         parse_dag("JOB A a.sub\nSCRIPT DEBUG f BOTH PRE A x\n")
+
+
+def test_save_point_files_are_named_and_placed_as_dagman_does(tmp_path):
+    from gridtools.formats.condor.dagstate import load_save_path, save_path
+    dag = parse_dag("JOB A a.sub\nJOB B b.sub\nSAVE_POINT_FILE A\nSAVE_POINT_FILE B sub/b.save\n",
+                    source="run/x.dag")
+    assert dag.nodes["A"].save_file == "A-x.dag.save" and dag.nodes["B"].save_file == "sub/b.save"
+    assert "SAVE_POINT_FILE B sub/b.save\n" in render_dag(dag)
+    top = str(tmp_path / "x.dag")
+    assert save_path(top, "A-x.dag.save") == str(tmp_path / "save_files" / "A-x.dag.save")
+    assert save_path(top, "./d.save") == str(tmp_path / "d.save")
+    assert save_path(top, "../e/f.save") == str(tmp_path.parent / "e" / "f.save")
+    assert load_save_path(top, "A-x.dag.save", "/elsewhere") == str(tmp_path / "save_files" / "A-x.dag.save")
+    assert load_save_path(top, "./d.save", "/elsewhere") == "/elsewhere/d.save"
+    with pytest.raises(DagError, match="Unknown Job Z"):
+        parse_dag("JOB A a.sub\nSAVE_POINT_FILE Z\n")

@@ -727,3 +727,35 @@ def test_script_debug_appends_the_chosen_output_of_the_script_to_its_file(cell, 
     assert re.fullmatch(head % ("B", "PRE", 0, "preB", 0) + "err-preB\n", read("err.txt"))
     lib_out = read("diamond.dag.lib.out")
     assert "out-preB" in lib_out and "out-preA" not in lib_out       # the rest goes where it went
+
+
+def test_save_point_files_are_written_when_their_node_starts_and_load_save_resumes_there(cell, workdir):
+    """SAVE_POINT_FILE: the first start of the node writes the DAG's progress in a partial
+    rescue DAG's form (a bare name in save_files/ beside the DAG, a name with a folder
+    relative to the DAG's folder; a file of that name becomes .old); condor_submit_dag
+    -load_save runs the DAG from that progress."""
+    node(workdir, "A")
+    node(workdir, "B")
+    node(workdir, "C", body=f"test -e {workdir}/fail && exit 1\nexit 0")
+    write(workdir, "fail", "")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nPARENT A CHILD B\n"
+                                  "PARENT B CHILD C\nSAVE_POINT_FILE B\nSAVE_POINT_FILE A ./prog.save\n"
+                                  "SAVE_POINT_FILE C ./prog.save\nRETRY C 1\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    assert dag_ended(cell, dag)[0][12] == "1"
+    assert order(workdir) == ["A", "B", "C", "C"]
+
+    def done_in(path):
+        return [line.split()[1] for line in open(os.path.join(workdir, path)) if line.startswith("DONE ")]
+    assert done_in("save_files/B-diamond.dag.save") == ["A"]
+    assert done_in("prog.save") == ["A", "B"] and done_in("prog.save.old") == []   # C's retry wrote none
+    assert "# Rescue DAG version: 2.0.1 (partial)" in open(os.path.join(workdir, "prog.save")).read()
+    os.unlink(os.path.join(workdir, "fail"))
+    os.unlink(os.path.join(workdir, "order"))
+    proc = submit_dag(cell, workdir, "-load_save", "B-diamond.dag.save")
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert order(workdir) == ["B", "C"]                       # A was done in the save file
+    assert "Loading the save point file" in dagman_out(workdir)
+    missing = cell.run("condor_submit_dag", "-load_save", "./nope.save", "diamond.dag", cwd=workdir)
+    assert missing.returncode == 1
+    assert missing.stderr == f"ERROR: save point file {workdir}/nope.save (-load_save ./nope.save) does not exist\n"

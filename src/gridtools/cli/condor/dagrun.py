@@ -162,6 +162,8 @@ class Runner:
     def _start(self, name):
         node = self.dag.nodes[name]
         self.attempts[name] = self.attempts.get(name, 0) + 1
+        if node.save_file and self.attempts[name] == 1:
+            self._write_save(name, node)
         pre = self._script(name, "PRE", None)
         self.pre_status[name] = pre
         if pre is not None and pre != 0 and pre == node.pre_skip:
@@ -420,6 +422,27 @@ class Runner:
             return EXIT_FAILED
         self.log("All jobs Completed!")
         return 0
+
+    def _write_save(self, name, node):
+        """SAVE_POINT_FILE: the first time the node starts, the DAG's progress so far in a
+        partial rescue DAG's form (``dagstate.save_path`` says where); a file of that
+        name is kept as ``.old`` (an older ``.old`` goes), as HTCondor's DAGMan does."""
+        from gridtools.formats.condor import dagstate
+        path = dagstate.save_path(self.dag_file, node.save_file)
+        created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
+        final = {self._final_name()}
+        text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,
+                                      created)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if os.path.exists(path):
+                os.replace(path, path + ".old")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            self.log(f"ERROR: writing the save point file {path} of node {name} failed: {exc.strerror}")
+            return
+        self.log(f"Node {name}: wrote save point file {path}")
 
     def _write_rescue(self):
         from gridtools.formats.condor import dagstate

@@ -35,6 +35,7 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     -DoRescueFrom <number>  (run rescue DAG of given number)
     -AutoRescue 0|1     (whether to automatically run newest rescue DAG;
                          0 = false, 1 = true)
+    -load_save <filename> (run the DAG from the progress a save point file holds)
     -batch-name <name>  (set the batch name for the dag)
     -notification <value> (Determines how much email you get from HTCondor.
                          See the condor_submit man page for values.)
@@ -48,7 +49,7 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
             "maxidle": ("maxidle", True), "maxpre": ("maxpre", True), "maxpost": ("maxpost", True),
             "verbose": ("verbose", False), "update_submit": ("update_submit", False),
             "allowversionmismatch": ("allow_version_mismatch", False),
-            "usedagdir": ("use_dag_dir", False)}
+            "usedagdir": ("use_dag_dir", False), "load_save": ("load_save", True)}
 
 
 class Options:
@@ -59,6 +60,7 @@ class Options:
         self.rescue_from = "0"
         self.auto_rescue = "1"
         self.batch_name = ""
+        self.load_save = ""
         self.notification = "never"
         self.maxidle = self.maxpre = self.maxpost = "0"
         self.dags = []
@@ -121,6 +123,8 @@ def rescue_number(dag):
 def prepare(opts, dag, err):
     """Check the files of a run before this one; True when the DAG may be submitted."""
     files = files_of(dag)
+    if opts.load_save:
+        return _load_save(opts, dag, files, err)
     if int(opts.rescue_from) > 0:
         from gridtools.formats.condor.dagstate import rescue_name
         name = rescue_name(dag, int(opts.rescue_from))
@@ -149,6 +153,22 @@ def prepare(opts, dag, err):
                   "- Use the \"-f\" option to force them to be overwritten\n"
                   "\tor\n- Use the \"-update_submit\" option to update the submit file and continue.\n")
         return False
+    return True
+
+
+def _load_save(opts, dag, files, err):
+    """-load_save: the run starts from the save file's progress (no rescue DAG is read);
+    the files of an earlier run are written again."""
+    from gridtools.formats.condor.dagstate import load_save_path
+    if int(opts.rescue_from) > 0:
+        err.write("ERROR: -load_save and -dorescuefrom cannot be used together\n")
+        return False
+    path = load_save_path(dag, opts.load_save, os.getcwd())
+    if not os.path.isfile(path):
+        err.write(f"ERROR: save point file {path} (-load_save {opts.load_save}) does not exist\n")
+        return False
+    opts.load_save = path
+    _unlink(files["sub"])
     return True
 
 

@@ -20,6 +20,7 @@ lines they name):
   INCLUDE file                      the file's statements, read as if written here
   SET_JOB_ATTR name = value         an attribute of the DAG manager job's ad
   ENV GET var ...;  ENV SET name=value;...   the DAG manager job's environment
+  SAVE_POINT_FILE name [file]       a save file of the DAG's progress when it starts
 
 Every file a DAG names (INCLUDE, SPLICE, submit files) is taken relative
 to the folder of the DAG file given to condor_submit_dag, also in included
@@ -83,6 +84,7 @@ class Node:
     abort_return: int | None = None  # the DAG's exit status then (default: the node's)
     pre_skip: int | None = None  # a PRE script's exit status that skips the node (done)
     category: str = ""
+    save_file: str = ""  # SAVE_POINT_FILE: written the first time the node starts
     line: int = 0
     source: str = ""  # the file that defines it (an INCLUDEd one, or the DAG file)
 
@@ -227,7 +229,7 @@ def _statement(dag, number, line, splices):
         raise _error(dag, number, "expected JOB, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
                                   "ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, CONFIG, "
                                   "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, INCLUDE, SET_JOB_ATTR, "
-                                  "ENV, or DONE token")
+                                  "ENV, SAVE_POINT_FILE, or DONE token")
     handler(dag, number, words, line, splices)
 
 
@@ -466,6 +468,16 @@ def _env(dag, number, words, line, _splices):
         dag.env_set[name.strip()] = value
 
 
+def _save_point(dag, number, words, _line, _splices):
+    """SAVE_POINT_FILE name [file]: the default file is NAME-DAGFILE.save, DAGFILE the
+    name of the file the statement is in."""
+    if len(words) not in (2, 3):
+        raise _error(dag, number, "expected SAVE_POINT_FILE name [file]")
+    for node in _targets(dag, number, words[1]):
+        node.save_file = words[2] if len(words) == 3 else \
+            f"{node.name}-{os.path.basename(_where(dag))}.save"
+
+
 def _node_pass(*_args):
     """Statements handled by the first pass."""
 
@@ -477,6 +489,7 @@ _HANDLERS = {
     "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
     "DONE": _done, "PRE_SKIP": _pre_skip, "NODE_STATUS_FILE": _not_written,
     "JOBSTATE_LOG": _not_written, "SET_JOB_ATTR": _set_job_attr, "ENV": _env,
+    "SAVE_POINT_FILE": _save_point,
 }
 
 
@@ -584,6 +597,8 @@ def _node_options(node):
         lines.append(f"ABORT-DAG-ON {node.name} {node.abort_on}{ret}")
     if node.category:
         lines.append(f"CATEGORY {node.name} {node.category}")
+    if node.save_file:
+        lines.append(f"SAVE_POINT_FILE {node.name} {node.save_file}")
     return lines
 
 
