@@ -5,7 +5,8 @@ import os
 import pytest
 
 from gridtools.formats.condor.dag import (
-    DagError, NodeKind, ScriptWhen, find_cycle, parse_dag, render_dag)
+    DagError, NodeKind, ScriptWhen, find_cycle, parse_dag)
+from gridtools.formats.condor.dagrender import render_dag
 from gridtools.formats.condor.dagstate import (
     abort_status, apply_rescue, latest_rescue, parse_rescue, ready_nodes, render_rescue,
     rescue_name, should_retry, unreachable)
