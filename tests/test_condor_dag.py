@@ -5,7 +5,8 @@ import os
 import pytest
 
 from gridtools.formats.condor.dag import (
-    DagError, NodeKind, ScriptWhen, find_cycle, parse_dag, render_dag)
+    DagError, NodeKind, ScriptWhen, find_cycle, parse_dag)
+from gridtools.formats.condor.dagrender import render_dag
 from gridtools.formats.condor.dagstate import (
     abort_status, apply_rescue, latest_rescue, parse_rescue, ready_nodes, render_rescue,
     rescue_name, should_retry, unreachable)
@@ -172,3 +173,113 @@ def test_do_rescue_from_sets_the_later_rescue_dags_aside(tmp_path):
     opts = submit_dag.parse_args(["-DoRescueFrom", "1", "-usedagdir", "-allowversionmismatch", dag])
     assert submit_dag.prepare(opts, dag, io.StringIO())
     assert sorted(os.listdir(tmp_path)) == ["a.dag", "a.dag.rescue001", "a.dag.rescue002.old"]
+
+
+def include_reader(files):
+    def read(path):
+        if path not in files:
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return files[path]
+    return read
+
+
+def test_include_reads_a_files_statements_in_its_place_nested_too():
+    files = {"nodes.inc": "JOB B b.sub\nINCLUDE more/deps.inc\n",
+             "more/deps.inc": "# the edges\nPARENT A CHILD B\nVARS B x=\"1\"\n"}
+    dag = parse_dag("JOB A a.sub\nINCLUDE nodes.inc\nRETRY B 2\n", source="top.dag",
+                    read=include_reader(files))
+    assert list(dag.nodes) == ["A", "B"]
+    assert dag.edges == {("A", "B")}
+    assert dag.nodes["B"].retry == 2 and dag.nodes["B"].submit_file == "b.sub"
+    assert dag.nodes["B"].vars == {"x": "1"}
+
+
+@pytest.mark.parametrize("files, message", [
+    ({}, "ERROR: top.dag (line 2): Could not open INCLUDE file nodes.inc: No such file or directory"),
+    ({"nodes.inc": "INCLUDE top.dag\n"},
+     "ERROR: nodes.inc (line 1): INCLUDE of top.dag makes a cycle of includes (top.dag -> nodes.inc -> top.dag)"),
+    ({"nodes.inc": "INCLUDE ./nodes.inc\n"}, "ERROR: nodes.inc (line 1): INCLUDE of ./nodes.inc makes a cycle"),
+    ({"nodes.inc": "JOB B b.sub\nPARENT B CHILD Z\n"}, "ERROR: nodes.inc (line 2): Unknown Job Z"),
+    ({"nodes.inc": "JOB A other.sub\n"}, "ERROR: nodes.inc (line 1): node name A already exists"),
+    ({"nodes.inc": "INCLUDE\n"}, "ERROR: nodes.inc (line 1): expected INCLUDE filename"),
+])
+def test_include_errors_name_the_file_and_line(files, message):
+    with pytest.raises(DagError) as info:
+        parse_dag("JOB A a.sub\nINCLUDE nodes.inc\n", source="top.dag", read=include_reader(files))
+    assert str(info.value).startswith(message)
+
+
+def test_include_needs_a_reader():
+    with pytest.raises(DagError, match="INCLUDE needs the included file"):
+        parse_dag("INCLUDE x.inc\n", source="t.dag")
+
+
+def test_vars_prepend_and_append_are_kept_apart_and_round_trip():
+    dag = parse_dag('JOB A a.sub\nVARS A PREPEND p="1" both="early"\nVARS A APPEND q="2"\n'
+                    'VARS A r="3" both="late"\nVARS ALL_NODES prepend s="4"\n')
+    node = dag.nodes["A"]
+    assert node.prepend_vars == {"p": "1", "s": "4"}
+    assert node.vars == {"q": "2", "r": "3", "both": "late"}     # the last definition is used
+    text = render_dag(dag)
+    assert 'VARS A PREPEND p="1" s="4"\nVARS A q="2" r="3" both="late"\n' in text
+    again = parse_dag(text).nodes["A"]
+    assert (again.prepend_vars, again.vars) == (node.prepend_vars, node.vars)
+    with pytest.raises(DagError, match="line 2"):
+        parse_dag("JOB A a.sub\nVARS A PREPEND\n")
+
+
+def test_set_job_attr_and_env_are_read_and_round_trip():
+    dag = parse_dag('JOB A a.sub\nSET_JOB_ATTR TestNumber = 17\nSET_JOB_ATTR Label = "a b"\n'
+                    'SET_JOB_ATTR TestNumber = 18\nENV GET HOME, MYVAR LANG\n'
+                    'ENV SET FOO=bar;BAZ=q r; \n')
+    assert dag.job_attrs == {"TestNumber": "18", "Label": '"a b"'}
+    assert dag.env_get == ["HOME", "MYVAR", "LANG"]
+    assert dag.env_set == {"FOO": "bar", "BAZ": "q r"}
+    again = parse_dag(render_dag(dag))
+    assert (again.job_attrs, again.env_get, again.env_set) == (dag.job_attrs, dag.env_get, dag.env_set)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("SET_JOB_ATTR TestNumber 17", "expected SET_JOB_ATTR name = value"),
+    ("SET_JOB_ATTR = 17", "expected SET_JOB_ATTR name = value"),
+    ("SET_JOB_ATTR A = a b", "invalid value of attribute A: a b"),
+    ("SET_JOB_ATTR 1x = 2", 'invalid attribute name "1x"'),
+    ("ENV PUT X", "expected ENV GET name ... or ENV SET name=value;..."),
+    ("ENV SET FOO", 'invalid ENV SET setting "FOO" (expected name=value)'),
+    ("ENV GET A-B", 'invalid environment variable name "A-B"'),
+])
+def test_set_job_attr_and_env_errors(line, message):
+    with pytest.raises(DagError) as info:
+        parse_dag(f"JOB A a.sub\n{line}\n", source="t.dag")
+    assert str(info.value) == f"ERROR: t.dag (line 2): {message}"
+
+
+def test_script_debug_is_read_after_defer_and_round_trips():
+    dag = parse_dag("JOB A a.sub\nSCRIPT DEBUG dbg.txt ALL PRE A pre.sh $JOB x\n"
+                    "SCRIPT DEFER 4 60 DEBUG out.txt stdout POST A post.sh $RETURN\n")
+    pre, post = dag.nodes["A"].scripts[ScriptWhen.PRE], dag.nodes["A"].scripts[ScriptWhen.POST]
+    assert (pre.command, pre.debug_file, pre.debug_streams, pre.defer_status) == \
+        ("pre.sh $JOB x", "dbg.txt", "ALL", None)
+    assert (post.command, post.debug_file, post.debug_streams, post.defer_status, post.defer_time) == \
+        ("post.sh $RETURN", "out.txt", "STDOUT", 4, 60)
+    text = render_dag(dag)
+    assert "SCRIPT DEFER 4 60 DEBUG out.txt STDOUT POST A post.sh $RETURN\n" in text
+    assert render_dag(parse_dag(text)) == text
+    with pytest.raises(DagError, match=r'line 2\): invalid DEBUG output type "BOTH"'):
+        parse_dag("JOB A a.sub\nSCRIPT DEBUG f BOTH PRE A x\n")
+
+
+def test_save_point_files_are_named_and_placed_as_dagman_does(tmp_path):
+    from gridtools.formats.condor.dagstate import load_save_path, save_path
+    dag = parse_dag("JOB A a.sub\nJOB B b.sub\nSAVE_POINT_FILE A\nSAVE_POINT_FILE B sub/b.save\n",
+                    source="run/x.dag")
+    assert dag.nodes["A"].save_file == "A-x.dag.save" and dag.nodes["B"].save_file == "sub/b.save"
+    assert "SAVE_POINT_FILE B sub/b.save\n" in render_dag(dag)
+    top = str(tmp_path / "x.dag")
+    assert save_path(top, "A-x.dag.save") == str(tmp_path / "save_files" / "A-x.dag.save")
+    assert save_path(top, "./d.save") == str(tmp_path / "d.save")
+    assert save_path(top, "../e/f.save") == str(tmp_path.parent / "e" / "f.save")
+    assert load_save_path(top, "A-x.dag.save", "/elsewhere") == str(tmp_path / "save_files" / "A-x.dag.save")
+    assert load_save_path(top, "./d.save", "/elsewhere") == "/elsewhere/d.save"
+    with pytest.raises(DagError, match="Unknown Job Z"):
+        parse_dag("JOB A a.sub\nSAVE_POINT_FILE Z\n")

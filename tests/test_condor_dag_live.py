@@ -563,3 +563,199 @@ def test_a_failing_subdag_fails_its_node(cell, workdir):
     assert record[-1][12] != "0"
     assert order(workdir) == ["X"]                    # D never ran
     assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+
+
+def test_included_files_are_read_in_place_and_a_missing_one_is_refused(cell, workdir):
+    for name in "ABC":
+        node(workdir, name)
+    os.makedirs(os.path.join(workdir, "parts"))
+    write(workdir, "parts/nodes.inc", "JOB B B.sub\nINCLUDE parts/edges.inc\n")
+    write(workdir, "parts/edges.inc", "PARENT A CHILD B\nPARENT B CHILD C\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nINCLUDE parts/nodes.inc\nJOB C C.sub\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert order(workdir) == ["A", "B", "C"]
+    write(workdir, "other.dag", "JOB A A.sub\nINCLUDE parts/gone.inc\n")
+    refused = cell.run("condor_submit_dag", "other.dag", cwd=workdir)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr == ("ERROR: other.dag (line 2): Could not open INCLUDE file parts/gone.inc: "
+                              "No such file or directory\n")
+    assert not os.path.exists(os.path.join(workdir, "other.dag.condor.sub"))
+    write(workdir, "parts/loop.inc", "INCLUDE loop.dag\n")
+    write(workdir, "loop.dag", "JOB A A.sub\nINCLUDE parts/loop.inc\n")
+    looped = cell.run("condor_submit_dag", "loop.dag", cwd=workdir)
+    assert looped.returncode == 1 and looped.stderr.count("\n") == 1
+    assert "makes a cycle of includes (loop.dag -> parts/loop.inc -> loop.dag)" in looped.stderr
+
+
+def test_prepended_vars_come_before_the_submit_file_and_appended_ones_after(cell, workdir):
+    """As HTCondor documents VARS PREPEND|APPEND: a prepended macro is set before the
+    submit file is read, which may set it again; an appended one (the default) is set
+    after the file is read, over the file's own value."""
+    write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
+    write(workdir, "vars.sub", "executable = show.sh\nvar1 = file\nvar2 = file\n"
+                               "arguments = \"$(JOB) $(var1) $(var2) $(var3)\"\n"
+                               "output = $(JOB).out\nerror = $(JOB).err\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A vars.sub\nJOB B vars.sub\n"
+                                  "VARS A PREPEND var1=\"dag\"\nVARS A APPEND var2=\"dag\"\n"
+                                  "VARS B var1=\"dag\" var3=\"x\"\nVARS B PREPEND var2=\"dag\"\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    shown = sorted(open(os.path.join(workdir, "shown")).read().splitlines())
+    assert shown == ["A file dag", "B dag file x"]
+
+
+def test_removing_a_held_dag_removes_its_node_jobs_as_other_job_remove_requirements_says(cell, workdir):
+    """A held manager does not run, so it cannot remove its nodes itself: the queue removes
+    the jobs its OtherJobRemoveRequirements (DAGManJobId =?= its cluster) matches, as
+    HTCondor's schedd does, with HTCondor's reason."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    assert cell.run("condor_hold", str(dag)).returncode == 0
+    wait_for(lambda: manager_status(cell, dag) == "5", timeout=30)
+    assert cell.task_states(dag + 1) == {1: "running"}
+    other = cell.run("condor_submit", "A.sub", cwd=workdir)              # no node of the DAG
+    assert other.returncode == 0, other.stderr
+    lone = int(re.search(r"submitted to cluster (\d+)\.", other.stdout).group(1))
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "finished"}, timeout=30)
+    dag_ended(cell, dag)
+    reason = cell.run("condor_history", str(dag + 1), "-af", "RemoveReason").stdout.strip()
+    assert reason == (f"removed because <OtherJobRemoveRequirements = DAGManJobId =?= {dag}> "
+                      f"fired when job ({dag}.0) was removed")
+    assert cell.task_states(lone) == {1: "running"}                      # left alone
+    assert cell.run("condor_rm", str(lone)).returncode == 0
+
+
+def test_removing_a_running_dag_with_condor_rm_removes_its_node_jobs(cell, workdir):
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "finished"}, timeout=30)
+    dag_ended(cell, dag)
+    assert "Node A: its job was removed" in dagman_out(workdir)
+    assert os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+    assert clusters_of(cell, "B") == []
+
+
+def test_recovery_does_not_run_a_post_script_again_that_had_finished(cell, workdir):
+    """The manager notes each finished POST script in the nodes log (event 016, as
+    HTCondor's DAGMan does); a manager that recovers the DAG takes such a node as ended
+    by its POST script and does not run the script again."""
+    node(workdir, "A")
+    node(workdir, "B", body=gate(workdir))
+    node(workdir, "C", body=gate(workdir))
+    write(workdir, "post.sh", f"#!/bin/sh\necho post-$1-$2 >> {workdir}/order\nexit $3\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nJOB D A.sub\n"
+                                  "SCRIPT POST A post.sh $JOB $RETURN 0\n"
+                                  "SCRIPT POST B post.sh $JOB $RETURN 1\nRETRY B 1\n"
+                                  "PARENT A CHILD B\nPARENT B CHILD C\nPARENT C CHILD D\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "B"), timeout=30)
+    wait_for(lambda: "Submitting HTCondor Node B" in dagman_out(workdir), timeout=30)
+    nodes_log = open(os.path.join(workdir, "diamond.dag.nodes.log")).read()
+    assert re.search(r"^016 \(%03d\.000\.000\) .* POST Script terminated\.\n"
+                     r"\t\(1\) Normal termination \(return value 0\)\n    DAG Node: A\n\.\.\.$" % (dag + 1),
+                     nodes_log, re.M)
+    pid = int(open(os.path.join(workdir, "diamond.dag.lock")).read().split()[0])
+    os.kill(pid, 9)                                  # a crash: on_exit_remove requeues the job
+    wait_for(lambda: "Recovery mode: 1 node(s)" in dagman_out(workdir), timeout=60)
+    assert "Recovery: node A's POST script already ran (status 0)" in dagman_out(workdir)
+    write(workdir, "go", "")
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir).partition("Recovery mode")[2],
+             timeout=60)
+    # B's POST fails it once, its retry runs it again; A's POST ran once
+    assert order(workdir) == ["A", "post-A-0", "B", "post-B-0", "B", "post-B-0"]
+    assert "EXITING WITH STATUS 1" in dagman_out(workdir).partition("Recovery mode")[2]
+    dag_ended(cell, dag)
+
+
+def test_set_job_attr_is_in_the_managers_ad_and_env_reaches_scripts_and_node_jobs(cell, workdir):
+    """SET_JOB_ATTR sets attributes of the manager job's ad only; ENV GET takes variables
+    of the submitter's environment into the manager's, ENV SET sets others: its scripts
+    see them, and node submit files read them (getenv, $ENV()), as HTCondor documents."""
+    write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" \"$MYVAR\" \"$FOO\" \"$BAZ\" \"$NOTASKED\" "
+                              f">> {workdir}/shown\n{gate(workdir)}\n")
+    write(workdir, "pre.sh", f"#!/bin/sh\necho \"$@\" \"$MYVAR\" \"$FOO\" \"$BAZ\" \"$NOTASKED\" "
+                             f">> {workdir}/shown\n")
+    write(workdir, "A.sub", "executable = show.sh\narguments = \"job $ENV(FOO)\"\ngetenv = MYVAR,BAZ\n"
+                            "output = a.out\nerror = a.err\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nSCRIPT PRE A pre.sh pre\n"
+                                  "SET_JOB_ATTR TestNumber = 17\nSET_JOB_ATTR Label = \"two words\"\n"
+                                  "ENV GET MYVAR\nENV SET FOO=bar;BAZ=q r\n")
+    proc = cell.run("condor_submit_dag", "diamond.dag", cwd=workdir,
+                    env={"MYVAR": "hello", "NOTASKED": "no"})
+    assert proc.returncode == 0, proc.stderr
+    dag = dagman_id(proc)
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "shown")) and
+             len(open(os.path.join(workdir, "shown")).read().splitlines()) == 2, timeout=30)
+    ad = cell.run("condor_q", "-l", str(dag)).stdout.splitlines()
+    assert "TestNumber = 17" in ad and 'Label = "two words"' in ad
+    node_ad = cell.run("condor_q", "-l", str(dag + 1)).stdout
+    assert "TestNumber" not in node_ad
+    write(workdir, "go", "")
+    dag_ended(cell, dag)
+    assert open(os.path.join(workdir, "shown")).read().splitlines() == \
+        ["pre hello bar q r ", "job bar hello  q r "]
+
+
+def test_script_debug_appends_the_chosen_output_of_the_script_to_its_file(cell, workdir):
+    """SCRIPT DEBUG file STDOUT|STDERR|ALL: each run of the script appends a line naming
+    the node, the script and its status, then what it wrote on the chosen streams."""
+    write(workdir, "talk.sh", "#!/bin/sh\necho out-$1\necho err-$1 >&2\nexit $2\n")
+    node(workdir, "A")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B A.sub\nPARENT A CHILD B\n"
+                                  "SCRIPT DEBUG both.txt ALL PRE A talk.sh preA 0\n"
+                                  "SCRIPT DEBUG out.txt STDOUT POST A talk.sh postA 0\n"
+                                  "SCRIPT DEBUG err.txt STDERR PRE B talk.sh preB 0\n"
+                                  "SCRIPT DEBUG both.txt ALL POST B talk.sh postB 3\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "1"           # B's POST failed it
+
+    def read(name):
+        return open(os.path.join(workdir, name)).read()
+    head = r"\*\*\* Node=%s Type=%s Status=%d Completion=\d+ Cmd='\S*talk.sh %s %d'\n"
+    assert re.fullmatch(head % ("A", "PRE", 0, "preA", 0) + "out-preA\nerr-preA\n" +
+                        head % ("B", "POST", 3, "postB", 3) + "out-postB\nerr-postB\n", read("both.txt"))
+    assert re.fullmatch(head % ("A", "POST", 0, "postA", 0) + "out-postA\n", read("out.txt"))
+    assert re.fullmatch(head % ("B", "PRE", 0, "preB", 0) + "err-preB\n", read("err.txt"))
+    lib_out = read("diamond.dag.lib.out")
+    assert "out-preB" in lib_out and "out-preA" not in lib_out       # the rest goes where it went
+
+
+def test_save_point_files_are_written_when_their_node_starts_and_load_save_resumes_there(cell, workdir):
+    """SAVE_POINT_FILE: the first start of the node writes the DAG's progress in a partial
+    rescue DAG's form (a bare name in save_files/ beside the DAG, a name with a folder
+    relative to the DAG's folder; a file of that name becomes .old); condor_submit_dag
+    -load_save runs the DAG from that progress."""
+    node(workdir, "A")
+    node(workdir, "B")
+    node(workdir, "C", body=f"test -e {workdir}/fail && exit 1\nexit 0")
+    write(workdir, "fail", "")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nPARENT A CHILD B\n"
+                                  "PARENT B CHILD C\nSAVE_POINT_FILE B\nSAVE_POINT_FILE A ./prog.save\n"
+                                  "SAVE_POINT_FILE C ./prog.save\nRETRY C 1\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    assert dag_ended(cell, dag)[0][12] == "1"
+    assert order(workdir) == ["A", "B", "C", "C"]
+
+    def done_in(path):
+        return [line.split()[1] for line in open(os.path.join(workdir, path)) if line.startswith("DONE ")]
+    assert done_in("save_files/B-diamond.dag.save") == ["A"]
+    assert done_in("prog.save") == ["A", "B"] and done_in("prog.save.old") == []   # C's retry wrote none
+    assert "# Rescue DAG version: 2.0.1 (partial)" in open(os.path.join(workdir, "prog.save")).read()
+    os.unlink(os.path.join(workdir, "fail"))
+    os.unlink(os.path.join(workdir, "order"))
+    proc = submit_dag(cell, workdir, "-load_save", "B-diamond.dag.save")
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert order(workdir) == ["B", "C"]                       # A was done in the save file
+    assert "Loading the save point file" in dagman_out(workdir)
+    missing = cell.run("condor_submit_dag", "-load_save", "./nope.save", "diamond.dag", cwd=workdir)
+    assert missing.returncode == 1
+    assert missing.stderr == f"ERROR: save point file {workdir}/nope.save (-load_save ./nope.save) does not exist\n"

@@ -186,3 +186,32 @@ def test_htcondor_reads_terminated_and_requeued(tmp_path):
     rows = [line.split(" ", 6) for line in _htcondor_reads(tmp_path, requeued(), _READ_REQUEUED)]
     assert rows[0] == ["4", "0", "True", "True", "3", "None", requeued()[0].info["Reason"]]
     assert rows[1][:6] == ["4", "1", "True", "False", "None", "9"]
+
+
+def test_post_script_terminated_is_written_as_dagman_writes_it_and_read_back():
+    events = [Event(E.POST_SCRIPT_TERMINATED, 7, 0, 0, T0, {"ReturnValue": 2, "DAGNodeName": "A"}),
+              Event(E.POST_SCRIPT_TERMINATED, 8, 0, 0, T0, {"TerminatedNormally": False,
+                                                            "TerminatedBySignal": 15, "DAGNodeName": "B"})]
+    text = render_events(events)
+    assert text.splitlines()[:4] == ["016 (007.000.000) 2023-11-14 22:13:20 POST Script terminated.",
+                                     "\t(1) Normal termination (return value 2)", "    DAG Node: A", "..."]
+    assert "\t(0) Abnormal termination (signal 15)\n" in text
+    back = parse_events(text)
+    assert back[0].info == {"TerminatedNormally": True, "ReturnValue": 2, "DAGNodeName": "A"}
+    assert back[1].info == {"TerminatedNormally": False, "TerminatedBySignal": 15, "DAGNodeName": "B"}
+
+
+_READ_POST = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    print(int(e.type), e.cluster, dict(e.items()).get("DAGNodeName"), e.get("ReturnValue"), e.get("TerminatedBySignal"))
+"""
+
+
+def test_htcondor_reads_the_post_script_events(tmp_path):
+    events = [Event(E.POST_SCRIPT_TERMINATED, 7, 0, 0, T0, {"ReturnValue": 2, "DAGNodeName": "A"}),
+              Event(E.POST_SCRIPT_TERMINATED, 8, 0, 0, T0, {"TerminatedNormally": False,
+                                                            "TerminatedBySignal": 15, "DAGNodeName": "B"})]
+    assert _htcondor_reads(tmp_path, events, _READ_POST) == ["16 7 A 2 None", "16 8 B None 15"]

@@ -39,6 +39,8 @@
                 ``condorpolicy`` the job's own expressions as pure decisions,
                 ``condorreq`` the requests of condor_rm/hold/release/qedit/prio,
                 ``userlogs`` appending to a user log as its owner,
+                ``otherremove`` the jobs a removed job's OtherJobRemoveRequirements
+                takes with it,
                 ``history`` the job history file condor_history reads
 - ``condor``    the HTCondor side at the loop's phases: which pass decides (Grid
                 Engine's order with START, or the negotiator's), slots, priorities

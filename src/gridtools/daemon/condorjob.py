@@ -286,6 +286,9 @@ def removed_events(state, job, numbers, now):
             leaving.append(number)
     for number in leaving:
         history.record(state, job, number)
+    if is_condor(job):
+        from gridtools.daemon import otherremove
+        otherremove.note(state, job, numbers)
 
 
 def held_events(state, job, numbers, now):

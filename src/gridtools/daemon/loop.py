@@ -22,7 +22,7 @@ import sys
 import time
 
 from gridtools.daemon import apply, arreq, crash, faults, intake, journal, monitor, petask, publish, qcontrol, reap
-from gridtools.daemon import condorjob, failures, history, suspension, view
+from gridtools.daemon import condorjob, failures, history, otherremove, suspension, view
 from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
@@ -281,6 +281,8 @@ class Daemon:
         self.retry_signals = suspension.resend(state, self.dispatcher)
         self._sample_running(now)
         self._periodic(now)
+        if state.other_removals:
+            otherremove.carry_out(state, self.dispatcher, now)
         keep, max_age = self._finished_jobs_kept()
         reap.purge(state, keep, max_age, now)
         self.expiry = reap.next_expiry(state, max_age)

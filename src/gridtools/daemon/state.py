@@ -44,6 +44,7 @@ class State:
         self.finished_order = []      # ids of finished jobs, oldest first
         self.finished_noted = set()   # the ids in finished_order
         self.ends_unsynced = set()    # ids of jobs whose ended tasks' records may not be on disk yet
+        self.other_removals = []      # (job id, task, owner, OtherJobRemoveRequirements) to carry out
         self.need_schedule = True
         self.need_publish = True
         self.reasons = {}             # job id -> tuple of sched.reasons.Reason

@@ -61,6 +61,8 @@ def job_arguments(dag, opts):
     args = ["-m", "gridtools.cli.entry", "gridtools", "dagman", "-p", "0", "-f", "-l", ".",
             "-Lockfile", dag + ".lock", "-AutoRescue", str(opts.auto_rescue), "-DoRescueFrom",
             str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs), "-Dag", dag, "-Suppress_notification"]
+    if getattr(opts, "load_save", ""):
+        args += ["-load_save", opts.load_save]
     return join_v2(args).replace('"', '""')
 
 
@@ -72,13 +74,16 @@ KEEP_ENV = frozenset({"GRIDTOOLS_ROOT", "GRIDTOOLS_HOST", "GRIDTOOLS_NO_AUTOSTAR
 KEEP_PREFIXES = ("_CONDOR_", "PERL", "PEGASUS_")
 
 
-def job_environment():
+def job_environment(get=(), set_=None):
     """The DAGMan job's environment (V2 syntax): what HTCondor's DAGMan job gets of the
-    submitter's (its PRE and POST scripts see it), how it finds the cell, and gridtools
-    first on the PYTHONPATH."""
+    submitter's (its PRE and POST scripts see it) and the variables the DAG's ENV GET
+    names (when the submitter has them), ENV SET's settings (``set_``) over those, how
+    it finds the cell, and gridtools first on the PYTHONPATH."""
     import gridtools
     from gridtools.formats.condor.argsenv import join_v2
-    env = {k: v for k, v in os.environ.items() if k in KEEP_ENV or k.startswith(KEEP_PREFIXES)}
+    env = {k: v for k, v in os.environ.items()
+           if k in KEEP_ENV or k.startswith(KEEP_PREFIXES) or k in get}
+    env.update(set_ or {})
     own = os.path.dirname(os.path.dirname(os.path.abspath(gridtools.__file__)))
     env["PYTHONPATH"] = own + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     from gridtools import cell
@@ -87,16 +92,17 @@ def job_environment():
 
 
 def parse_args(argv):
-    opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0, "lockfile": None}
+    opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0, "lockfile": None,
+            "load_save": ""}
     names = {"-dag": "dag", "-autorescue": "auto_rescue", "-dorescuefrom": "rescue_from",
-             "-maxjobs": "maxjobs", "-lockfile": "lockfile"}
+             "-maxjobs": "maxjobs", "-lockfile": "lockfile", "-load_save": "load_save"}
     valued = {"-p", "-l", "-csdversion", "-dagman", "-maxidle", "-maxpre", "-maxpost"}
     i = 0
     while i < len(argv):
         word = argv[i].lower()
         if word in names and i + 1 < len(argv):
             value = argv[i + 1]
-            opts[names[word]] = value if word in ("-dag", "-lockfile") else int(value)
+            opts[names[word]] = value if word in ("-dag", "-lockfile", "-load_save") else int(value)
             i += 2
         elif word in valued:
             i += 2
@@ -130,6 +136,12 @@ def load(dag_file, opts, log):
     with open(dag_file, encoding="utf-8", errors="replace") as fh:
         dag = parse_dag(fh.read(), source=dag_file, read=_reader(dag_file))
     validate(dag)
+    if opts.get("load_save"):
+        name = opts["load_save"]
+        with open(name, encoding="utf-8") as fh:
+            dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
+        log(f"Loading the save point file {name}: its DONE nodes are done; no rescue DAG is read")
+        return dag
     number = opts["rescue_from"]
     if not number and opts["auto_rescue"]:
         number = dagstate.latest_rescue(os.path.basename(dag_file), os.listdir(_folder(dag_file)))[1]

@@ -25,6 +25,13 @@ MAX_RESCUE = 100
 RETURN_NO_JOB = -1004
 
 
+def _post_status(info):
+    """The exit status of a POST script as its event 016 gives it (minus the signal)."""
+    if info.get("TerminatedNormally", True):
+        return int(info.get("ReturnValue", 0))
+    return -int(info.get("TerminatedBySignal", 0))
+
+
 class Runner:
     """One run of a DAG."""
 
@@ -114,8 +121,11 @@ class Runner:
             events = userlog.parse_events(text)
         except Exception:  # noqa: BLE001 - a log being written may end mid-event
             events = []
-        clusters, procs = {}, {}
+        clusters, procs, posts = {}, {}, {}
         for event in events:
+            if event.type is userlog.EventType.POST_SCRIPT_TERMINATED:
+                posts[(event.cluster, event.info.get("DAGNodeName"))] = event.info
+                continue
             if event.type is not userlog.EventType.SUBMIT:
                 continue
             note = str(event.info.get("LogNotes") or "")
@@ -128,10 +138,23 @@ class Runner:
             if event.cluster not in seen:
                 seen.append(event.cluster)
             procs[event.cluster] = max(procs.get(event.cluster, 0), event.proc + 1)
+        ended = []
         for name, seen in clusters.items():
             self.attempts[name] = len(seen)
-            self.running[name] = self.jobs[name] = (seen[-1], procs[seen[-1]])
+            self.jobs[name] = (seen[-1], procs[seen[-1]])
+            post = posts.get((seen[-1], name))
+            if post is not None:
+                ended.append((name, _post_status(post)))
+                continue
+            self.running[name] = self.jobs[name]
             self.log(f"Recovery: node {name} has job(s) in cluster {seen[-1]}; following it")
+        for name, status in ended:      # its last job ended and its POST script ran
+            self.log(f"Recovery: node {name}'s POST script already ran (status {status}) after its "
+                     f"job(s) in cluster {self.jobs[name][0]}; it is not run again")
+            if status == 0:
+                self.done.add(name)
+            else:
+                self._node_failed(name, status)
         self.log(f"Recovery mode: {len(self.running)} node(s) with submitted job(s) restored "
                  f"from {self.nodes_log}")
 
@@ -139,6 +162,8 @@ class Runner:
     def _start(self, name):
         node = self.dag.nodes[name]
         self.attempts[name] = self.attempts.get(name, 0) + 1
+        if node.save_file and self.attempts[name] == 1:
+            self._write_save(name, node)
         pre = self._script(name, "PRE", None)
         self.pre_status[name] = pre
         if pre is not None and pre != 0 and pre == node.pre_skip:
@@ -187,7 +212,7 @@ class Runner:
                  "DAGParentNodeNames": ",".join(sorted(self.dag.parents(name)))}
         if node.priority:
             extra["JobPrio"] = int(node.priority)
-        variables = dict(node.vars)
+        variables = dict(node.prepend_vars)
         variables.setdefault("DAGManJobId", str(self.own_id))
         variables.setdefault("JOB", name)
         variables.setdefault("RETRY", str(self.attempts.get(name, 1) - 1))
@@ -197,17 +222,17 @@ class Runner:
         if parents:
             variables.setdefault("DAG_PARENT_NAMES", parents)
         return jobsubmit.submit_text(text, cwd, source=path, variables=variables, extra=extra,
-                                     batch_name=self.opts.get("batch_name"))
+                                     batch_name=self.opts.get("batch_name"), appended=node.vars)
 
     def _subdag(self, name, dag):
         """(submit file, its text) of a SUBDAG EXTERNAL node: a DAG manager job of its
         own for the inner DAG file, written as condor_submit_dag -no_submit writes it
         (the node is done when that DAG succeeds)."""
         from gridtools.cli.condor import submit_dag
-        submit_dag.check_dag(dag)
+        parsed = submit_dag.check_dag(dag)
         opts = submit_dag.Options()
         opts.maxjobs = str(self.opts.get("maxjobs") or 0)
-        text = submit_dag.submit_description(opts, dag)
+        text = submit_dag.submit_description(opts, dag, parsed)
         sub = submit_dag.files_of(dag)["sub"]
         with open(sub, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -229,12 +254,34 @@ class Runner:
 
     def _ended(self, name, status, job=True):
         post = self._script(name, "POST", status)
+        if post is not None and job:
+            self._note_post(name, post)
         final = post if post is not None else status
         if final == 0:
             self.done.add(name)
             self.log(f"Node {name} completed successfully.")
             return
         self._node_failed(name, final, job)
+
+    def _note_post(self, name, code):
+        """Write the end of a node's POST script to the nodes log (event 016, as HTCondor's
+        DAGMan writes it), for a manager that recovers the DAG later (``recover``)."""
+        from gridtools.formats.condor import userlog
+        cluster = self.jobs.get(name, (0, 0))[0]
+        if not cluster:
+            return
+        info = {"TerminatedNormally": True, "ReturnValue": code, "DAGNodeName": name} if code >= 0 \
+            else {"TerminatedNormally": False, "TerminatedBySignal": -code, "DAGNodeName": name}
+        event = userlog.Event(userlog.EventType.POST_SCRIPT_TERMINATED, cluster, 0, 0, time.time(), info)
+        try:
+            fd = os.open(self.nodes_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            try:
+                os.write(fd, userlog.render_event(event).encode("utf-8", "backslashreplace"))
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self.log(f"WARNING: writing the POST script event of node {name} to {self.nodes_log} "
+                     f"failed: {exc}")
 
     def _node_failed(self, name, status, job=True):
         from gridtools.formats.condor.dagstate import abort_status, should_retry
@@ -265,12 +312,17 @@ class Runner:
             cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
             if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
                 words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
+            streams = script.debug_streams if script.debug_file else ""
+            pipe = {"stdout": subprocess.PIPE if streams in ("STDOUT", "ALL") else None,
+                    "stderr": subprocess.PIPE if streams in ("STDERR", "ALL") else None}
             try:
-                done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False)
+                done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False, **pipe)
             except OSError as exc:
                 self.log(f"{when} Script of node {name} could not run: {exc.strerror}")
                 return 1
             code = done.returncode
+            if streams:
+                self._debug_output(name, when, script, cwd, words, done)
             if script.defer_status is None or code != script.defer_status or self.removing \
                     or self.stopping:
                 break
@@ -281,6 +333,20 @@ class Runner:
                 time.sleep(min(POLL, max(0.0, until - time.monotonic())))
         self.log(f"{when} Script of node {name} completed with status {code}")
         return code
+
+    def _debug_output(self, name, when, script, cwd, words, done):
+        """SCRIPT DEBUG: append what the script wrote on the chosen streams to its debug
+        file (taken relative to the node's folder), after a line saying which run it
+        was, as HTCondor's DAGMan writes it: its standard output, then its error."""
+        head = (f"*** Node={name} Type={when} Status={done.returncode} "
+                f"Completion={int(time.time())} Cmd='{' '.join(words)}'\n").encode()
+        path = os.path.join(cwd, script.debug_file)
+        try:
+            with open(path, "ab") as fh:
+                fh.write(head + (done.stdout or b"") + (done.stderr or b""))
+        except OSError as exc:
+            self.log(f"ERROR: writing the output of the {when} script of node {name} to {path} "
+                     f"failed: {exc.strerror}")
 
     def _macro(self, word, name, when, status):
         """A script argument: a whole-word macro's value (as HTCondor's DAGMan gives
@@ -356,6 +422,27 @@ class Runner:
             return EXIT_FAILED
         self.log("All jobs Completed!")
         return 0
+
+    def _write_save(self, name, node):
+        """SAVE_POINT_FILE: the first time the node starts, the DAG's progress so far in a
+        partial rescue DAG's form (``dagstate.save_path`` says where); a file of that
+        name is kept as ``.old`` (an older ``.old`` goes), as HTCondor's DAGMan does."""
+        from gridtools.formats.condor import dagstate
+        path = dagstate.save_path(self.dag_file, node.save_file)
+        created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
+        final = {self._final_name()}
+        text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,
+                                      created)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if os.path.exists(path):
+                os.replace(path, path + ".old")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            self.log(f"ERROR: writing the save point file {path} of node {name} failed: {exc.strerror}")
+            return
+        self.log(f"Node {name}: wrote save point file {path}")
 
     def _write_rescue(self):
         from gridtools.formats.condor import dagstate

@@ -28,11 +28,13 @@ class Submitted:
     ads: tuple
 
 
-def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, environ=None):
+def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, environ=None,
+             appended=None):
     from gridtools.formats.condor.fsview import LocalFiles
     from gridtools.formats.condor.jobad import SubmitContext
     from gridtools.formats.condor.submit import parse_submit
-    desc = parse_submit(text, source=source)
+    append = [f"{name} = {value}" for name, value in (appended or {}).items()]
+    desc = parse_submit(text, append=append, source=source)
     ctx = SubmitContext(cwd=cwd, owner=owner, now=int(time.time()), files=LocalFiles(cwd),
                         environ=dict(os.environ if environ is None else environ),
                         variables=dict(variables or {}), filesystem_domain=cell.hostname())
@@ -40,8 +42,11 @@ def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, en
 
 
 def submit_text(text, cwd, source="submit file", variables=None, extra=None, name=None, notify=False,
-                batch_name=None):
-    """Submit one cluster (see the module docstring); ``extra``: attribute name -> value
+                batch_name=None, appended=None):
+    """Submit one cluster (see the module docstring); ``variables``: NAME -> value read
+    before the description (condor_submit's NAME=value arguments); ``appended``: NAME ->
+    value read after it, before its first queue statement (condor_submit -append);
+    ``extra``: attribute name -> value
     laid over every job ad (DAGNodeName, DAGManJobId, ...); ``name``: the job's name;
     ``notify``: warn the job (SIGUSR2) before it is killed when removed (qsub -notify);
     ``batch_name``: the JobBatchName of the job ads the description gives none, or a
@@ -53,7 +58,7 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
     who["sge_o"]["WORKDIR"] = cwd
     cluster = ids.allocate("job")[0]
     try:
-        ads = make_ads(text, cwd, cluster, who["owner"], source, variables)
+        ads = make_ads(text, cwd, cluster, who["owner"], source, variables, appended=appended)
         if callable(batch_name):
             batch_name = batch_name(cluster)
         for ad in ads:

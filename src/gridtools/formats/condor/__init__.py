@@ -16,7 +16,10 @@ Modules:
   fsview    the only file access submit processing needs (item files,
             globs, executable size), behind a small interface
   userlog   the job event log ("user log"): events rendered and read back
-  dag       DAG input files for condor_submit_dag: parse, validate, render
-  dagstate  rescue DAGs (write, read, find the latest) and the nodes ready
-            to run, retries and ABORT-DAG-ON outcomes
+  dag       DAG input files for condor_submit_dag: parse (INCLUDE files in
+            place), validate
+  dagrender the text of a parsed DAG (reads back to the same DAG)
+  dagstate  rescue DAGs (write, read, find the latest), where save point
+            files go, and the nodes ready to run, retries and ABORT-DAG-ON
+            outcomes
 """

@@ -11,24 +11,36 @@ lines they name):
   SPLICE name dagfile [DIR dir]     the file's nodes join as ``name+node``
   PARENT p ... CHILD c ...          every parent before every child
   RETRY name|ALL_NODES N [UNLESS-EXIT value]
-  VARS name|ALL_NODES key="value" ...
-  SCRIPT [DEFER status seconds] PRE|POST name|ALL_NODES program [args]
+  VARS name|ALL_NODES [PREPEND|APPEND] key="value" ...
+  SCRIPT [DEFER status seconds] [DEBUG file STDOUT|STDERR|ALL] PRE|POST name|ALL_NODES program [args]
   PRIORITY name|ALL_NODES value
   ABORT-DAG-ON name|ALL_NODES status [RETURN value]
   CATEGORY name|ALL_NODES category;  MAXJOBS category value
   CONFIG file;  DOT file ... (noted and ignored)
+  INCLUDE file                      the file's statements, read as if written here
+  SET_JOB_ATTR name = value         an attribute of the DAG manager job's ad
+  ENV GET var ...;  ENV SET name=value;...   the DAG manager job's environment
+  SAVE_POINT_FILE name [file]       a save file of the DAG's progress when it starts
+
+Every file a DAG names (INCLUDE, SPLICE, submit files) is taken relative
+to the folder of the DAG file given to condor_submit_dag, also in included
+files, as DAGMan takes them relative to its working directory.
 
 Errors read as DAGMan words them: ``ERROR: FILE (line N): ...``. Rescue
-DAGs and the choice of the nodes to run next are in dagstate.
+DAGs and the choice of the nodes to run next are in dagstate, the text of
+a Dag (``render_dag``) in dagrender.
 """
 
 import enum
+import os
 import re
 from dataclasses import dataclass, field
 
 from gridtools.errors import InputError
 
 ALL_NODES = "ALL_NODES"
+#: what SCRIPT DEBUG may capture
+DEBUG_STREAMS = ("STDOUT", "STDERR", "ALL")
 SPLICE_SEPARATOR = "+"
 RESERVED = ("PARENT", "CHILD", ALL_NODES)
 
@@ -51,6 +63,8 @@ class Script:
     command: str  # the program and its arguments, as written
     defer_status: int | None = None  # exit status that defers the script
     defer_time: int = 0  # seconds to wait before running it again
+    debug_file: str = ""  # DEBUG: the file its output is appended to
+    debug_streams: str = ""  # DEBUG: STDOUT, STDERR or ALL
 
 
 @dataclass
@@ -63,14 +77,17 @@ class Node:
     done: bool = False
     retry: int = 0
     retry_unless_exit: int | None = None
-    vars: dict = field(default_factory=dict)
+    vars: dict = field(default_factory=dict)  # APPEND (the default): after the submit file
+    prepend_vars: dict = field(default_factory=dict)  # PREPEND: before it
     scripts: dict = field(default_factory=dict)  # ScriptWhen -> Script
     priority: int = 0
     abort_on: int | None = None  # exit status of the node that aborts the DAG
     abort_return: int | None = None  # the DAG's exit status then (default: the node's)
     pre_skip: int | None = None  # a PRE script's exit status that skips the node (done)
     category: str = ""
+    save_file: str = ""  # SAVE_POINT_FILE: written the first time the node starts
     line: int = 0
+    source: str = ""  # the file that defines it (an INCLUDEd one, or the DAG file)
 
 
 @dataclass
@@ -79,8 +96,12 @@ class Dag:
     edges: set = field(default_factory=set)  # (parent, child)
     maxjobs: dict = field(default_factory=dict)  # category -> limit
     config: str = ""
+    job_attrs: dict = field(default_factory=dict)  # SET_JOB_ATTR: name -> ClassAd value text
+    env_get: list = field(default_factory=list)  # ENV GET: names taken from the submitter's
+    env_set: dict = field(default_factory=dict)  # ENV SET: name -> value
     notes: list = field(default_factory=list)  # what was accepted but ignored
     source: str = "dag file"
+    at: str = ""  # the file of the statement being read (INCLUDE), while parsing
 
     def parents(self, name):
         return {p for p, c in self.edges if c == name}
@@ -93,20 +114,24 @@ class DagError(InputError):
     """A DAG file that DAGMan would refuse."""
 
 
+def _where(dag):
+    return dag.at or dag.source
+
+
 def _error(dag, line, message):
-    return DagError(f"ERROR: {dag.source} (line {line}): {message}")
+    return DagError(f"ERROR: {_where(dag)} (line {line}): {message}")
 
 
 # -------------------------------------------------------------------- parsing
 
 def parse_dag(text, source="dag file", read=None):
     """A validated Dag from DAG file text. ``read(path)`` returns the text
-    of a spliced file (SPLICE is refused without it)."""
+    of a spliced or included file (SPLICE and INCLUDE are refused without it)."""
     dag = Dag(source=source)
-    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)]
-    lines = [(n, line) for n, line in lines if line and not line.startswith("#")]
+    lines = _lines(dag, text, source, read, [os.path.normpath(os.path.basename(source))])
     splices = []
-    for number, line in lines:  # first pass: the statements that make nodes
+    for where, number, line in lines:  # first pass: the statements that make nodes
+        dag.at = where
         words = line.split()
         keyword = words[0].upper()
         if keyword in ("JOB", "NODE", "FINAL"):
@@ -117,10 +142,51 @@ def parse_dag(text, source="dag file", read=None):
             _add_node(dag, number, words[1:], NodeKind.SUBDAG)
         elif keyword == "SPLICE":
             splices.append(_splice(dag, number, words, read))
-    for number, line in lines:  # second pass: everything else
+    for where, number, line in lines:  # second pass: everything else
+        dag.at = where
         _statement(dag, number, line, splices)
+    dag.at = ""
     validate(dag)
     return dag
+
+
+#: the deepest nesting of INCLUDE files
+MAX_INCLUDE_DEPTH = 64
+
+
+def _lines(dag, text, source, read, stack):
+    """(file, line number, statement) of every statement of ``text``, the statements
+    of INCLUDEd files in place of their INCLUDE line (``stack``: the files being read,
+    the outermost first, to refuse an include cycle)."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        words = line.split()
+        if words[0].upper() != "INCLUDE":
+            out.append((source, number, line))
+            continue
+        dag.at = source
+        if len(words) != 2:
+            raise _error(dag, number, "expected INCLUDE filename")
+        path = words[1]
+        if read is None:
+            raise _error(dag, number, "INCLUDE needs the included file, which was not given")
+        key = os.path.normpath(path)
+        if key in stack:
+            raise _error(dag, number, f"INCLUDE of {path} makes a cycle of includes ("
+                         f"{' -> '.join(stack + [key])})")
+        if len(stack) > MAX_INCLUDE_DEPTH:
+            raise _error(dag, number, f"INCLUDE files nested more than {MAX_INCLUDE_DEPTH} deep")
+        try:
+            inner = read(path)
+        except OSError as exc:
+            raise _error(dag, number, f"Could not open INCLUDE file {path}: "
+                         f"{exc.strerror or exc}") from None
+        out += _lines(dag, inner, path, read, stack + [key])
+    dag.at = ""
+    return out
 
 
 def _check_name(dag, number, name):
@@ -139,7 +205,7 @@ def _add_node(dag, number, words, kind):
         raise _error(dag, number, "inline submit descriptions are not supported")
     if name in dag.nodes:
         raise _error(dag, number, f"node name {name} already exists")
-    node = Node(name, path, kind, line=number)
+    node = Node(name, path, kind, line=number, source=_where(dag))
     rest = words[3:]
     while rest:
         option = rest.pop(0).upper()
@@ -163,7 +229,8 @@ def _statement(dag, number, line, splices):
     if handler is None:
         raise _error(dag, number, "expected JOB, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
                                   "ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, CONFIG, "
-                                  "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, or DONE token")
+                                  "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, INCLUDE, SET_JOB_ATTR, "
+                                  "ENV, SAVE_POINT_FILE, or DONE token")
     handler(dag, number, words, line, splices)
 
 
@@ -228,8 +295,12 @@ _VAR = re.compile(r'\s*([A-Za-z_+][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 def _vars(dag, number, words, line, _splices):
     if len(words) < 3:
-        raise _error(dag, number, 'expected VARS name key="value" ...')
-    rest = line.split(None, 2)[2]
+        raise _error(dag, number, 'expected VARS name [PREPEND|APPEND] key="value" ...')
+    prepend = words[2].upper() == "PREPEND"
+    skip = 3 if words[2].upper() in ("PREPEND", "APPEND") else 2
+    if len(words) <= skip:
+        raise _error(dag, number, 'expected VARS name [PREPEND|APPEND] key="value" ...')
+    rest = line.split(None, skip)[skip]
     pairs, at = {}, 0
     while rest[at:].strip():
         m = _VAR.match(rest, at)
@@ -240,7 +311,10 @@ def _vars(dag, number, words, line, _splices):
         pairs[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
         at = m.end()
     for node in _targets(dag, number, words[1]):
-        node.vars.update(pairs)
+        mine, other = (node.prepend_vars, node.vars) if prepend else (node.vars, node.prepend_vars)
+        for key, value in pairs.items():
+            other.pop(key, None)            # the last definition of a macro is the one used
+            mine[key] = value
 
 
 def _script(dag, number, words, line, _splices):
@@ -252,16 +326,27 @@ def _script(dag, number, words, line, _splices):
         status = _int(dag, number, parts[1], "DEFER status")
         delay = _int(dag, number, parts[2], "DEFER time")
         parts = parts[3:]
+    debug_file, streams = "", ""
+    if parts and parts[0].upper() == "DEBUG":
+        if len(parts) < 3:
+            raise _error(dag, number, "expected SCRIPT [DEFER status time] DEBUG file STDOUT|STDERR|ALL")
+        debug_file, streams = parts[1], parts[2].upper()
+        if streams not in DEBUG_STREAMS:
+            raise _error(dag, number, f"invalid DEBUG output type \"{parts[2]}\" "
+                                      "(expected STDOUT, STDERR or ALL)")
+        parts = parts[3:]
     if len(parts) < 3:
-        raise _error(dag, number, "expected SCRIPT [DEFER status time] PRE|POST|HOLD node program")
+        raise _error(dag, number, "expected SCRIPT [DEFER status time] [DEBUG file type] "
+                                  "PRE|POST|HOLD node program")
     try:
         when = ScriptWhen(parts[0].upper())
     except ValueError:
         raise _error(dag, number, f"expected PRE, POST or HOLD, found {parts[0]}") from None
-    skip = 3 if status is None else 6  # SCRIPT [DEFER s t] WHEN NODE, then the command
+    # SCRIPT [DEFER s t] [DEBUG f t] WHEN NODE, then the command
+    skip = 3 + (3 if status is not None else 0) + (3 if debug_file else 0)
     command = line.split(None, skip)[skip].strip()
     for node in _targets(dag, number, parts[1]):
-        node.scripts[when] = Script(when, command, status, delay)
+        node.scripts[when] = Script(when, command, status, delay, debug_file, streams)
 
 
 def _priority(dag, number, words, _line, _splices):
@@ -308,7 +393,7 @@ def _config(dag, number, words, _line, _splices):
 
 
 def _dot(dag, number, words, _line, _splices):
-    dag.notes.append(f"{dag.source} (line {number}): DOT files are not written; "
+    dag.notes.append(f"{_where(dag)} (line {number}): DOT files are not written; "
                      f"{' '.join(words)} ignored")
 
 
@@ -328,7 +413,7 @@ def _pre_skip(dag, number, words, _line, _splices):
 def _not_written(dag, number, words, _line, _splices):
     if len(words) < 2:
         raise _error(dag, number, f"expected {words[0].upper()} file")
-    dag.notes.append(f"{dag.source} (line {number}): {words[0].upper()} files are not written; "
+    dag.notes.append(f"{_where(dag)} (line {number}): {words[0].upper()} files are not written; "
                      f"{' '.join(words)} ignored")
 
 
@@ -337,6 +422,61 @@ def _done(dag, number, words, _line, _splices):
         raise _error(dag, number, "expected DONE name")
     for node in _targets(dag, number, words[1]):
         node.done = True
+
+
+_ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def _set_job_attr(dag, number, _words, line, _splices):
+    """SET_JOB_ATTR name = value: an attribute of the manager job's ad (the last value
+    given for a name is used)."""
+    rest = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
+    name, equals, value = rest.partition("=")
+    name, value = name.strip(), value.strip()
+    if not equals or not name or not value:
+        raise _error(dag, number, "expected SET_JOB_ATTR name = value")
+    if not _ATTR_NAME.match(name):
+        raise _error(dag, number, f"invalid attribute name \"{name}\"")
+    from gridtools.classad import ClassAdSyntaxError, parse
+    try:
+        parse(value)
+    except (ClassAdSyntaxError, ValueError):
+        raise _error(dag, number, f"invalid value of attribute {name}: {value}") from None
+    dag.job_attrs[name] = value
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _env(dag, number, words, line, _splices):
+    """ENV GET name ... (names may be separated by commas too) | ENV SET name=value;..."""
+    if len(words) < 3 or words[1].upper() not in ("GET", "SET"):
+        raise _error(dag, number, "expected ENV GET name ... or ENV SET name=value;...")
+    rest = line.split(None, 2)[2]
+    if words[1].upper() == "GET":
+        for name in rest.replace(",", " ").split():
+            if not _ENV_NAME.match(name):
+                raise _error(dag, number, f"invalid environment variable name \"{name}\"")
+            if name not in dag.env_get:
+                dag.env_get.append(name)
+        return
+    for pair in rest.split(";"):
+        if not pair.strip():
+            continue
+        name, equals, value = pair.strip().partition("=")
+        if not equals or not _ENV_NAME.match(name.strip()):
+            raise _error(dag, number, f"invalid ENV SET setting \"{pair.strip()}\" (expected name=value)")
+        dag.env_set[name.strip()] = value
+
+
+def _save_point(dag, number, words, _line, _splices):
+    """SAVE_POINT_FILE name [file]: the default file is NAME-DAGFILE.save, DAGFILE the
+    name of the file the statement is in."""
+    if len(words) not in (2, 3):
+        raise _error(dag, number, "expected SAVE_POINT_FILE name [file]")
+    for node in _targets(dag, number, words[1]):
+        node.save_file = words[2] if len(words) == 3 else \
+            f"{node.name}-{os.path.basename(_where(dag))}.save"
 
 
 def _node_pass(*_args):
@@ -349,7 +489,8 @@ _HANDLERS = {
     "SCRIPT": _script, "PRIORITY": _priority, "ABORT-DAG-ON": _abort,
     "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
     "DONE": _done, "PRE_SKIP": _pre_skip, "NODE_STATUS_FILE": _not_written,
-    "JOBSTATE_LOG": _not_written,
+    "JOBSTATE_LOG": _not_written, "SET_JOB_ATTR": _set_job_attr, "ENV": _env,
+    "SAVE_POINT_FILE": _save_point,
 }
 
 
@@ -385,7 +526,8 @@ def validate(dag):
     for parent, child in dag.edges:
         for name in (parent, child):
             if dag.nodes[name].kind is NodeKind.FINAL:
-                raise DagError(f"ERROR: {dag.source} (line {dag.nodes[name].line}): "
+                raise DagError(f"ERROR: {dag.nodes[name].source or dag.source} "
+                               f"(line {dag.nodes[name].line}): "
                                f"FINAL node {name} cannot have parents or children")
     if find_cycle(dag):
         raise DagError("ERROR: a cycle exists in the dag, please check input")
@@ -415,55 +557,3 @@ def find_cycle(dag):
             if found:
                 return found
     return []
-
-
-# ------------------------------------------------------------------ rendering
-
-def _node_line(node):
-    keyword = {NodeKind.JOB: "JOB", NodeKind.FINAL: "FINAL",
-               NodeKind.SUBDAG: "SUBDAG EXTERNAL"}[node.kind]
-    words = [keyword, node.name, node.submit_file]
-    words += ["DIR", node.directory] if node.directory else []
-    words += ["NOOP"] if node.noop else []
-    words += ["DONE"] if node.done else []
-    return " ".join(words)
-
-
-def _quote_var(value):
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _node_options(node):
-    lines = []
-    if node.retry:
-        unless = f" UNLESS-EXIT {node.retry_unless_exit}" if node.retry_unless_exit is not None else ""
-        lines.append(f"RETRY {node.name} {node.retry}{unless}")
-    if node.vars:
-        pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in node.vars.items())
-        lines.append(f"VARS {node.name} {pairs}")
-    for script in node.scripts.values():
-        defer = f"DEFER {script.defer_status} {script.defer_time} " \
-            if script.defer_status is not None else ""
-        lines.append(f"SCRIPT {defer}{script.when.value} {node.name} {script.command}")
-    if node.priority:
-        lines.append(f"PRIORITY {node.name} {node.priority}")
-    if node.abort_on is not None:
-        ret = f" RETURN {node.abort_return}" if node.abort_return is not None else ""
-        lines.append(f"ABORT-DAG-ON {node.name} {node.abort_on}{ret}")
-    if node.category:
-        lines.append(f"CATEGORY {node.name} {node.category}")
-    return lines
-
-
-def render_dag(dag):
-    """DAG file text that parses back to the same Dag (splices flattened)."""
-    lines = [_node_line(node) for node in dag.nodes.values()]
-    for node in dag.nodes.values():
-        lines += _node_options(node)
-    for parent in dag.nodes:
-        kids = [c for c in dag.nodes if (parent, c) in dag.edges]
-        if kids:
-            lines.append(f"PARENT {parent} CHILD {' '.join(kids)}")
-    lines += [f"MAXJOBS {cat} {limit}" for cat, limit in dag.maxjobs.items()]
-    lines += [f"CONFIG {dag.config}"] if dag.config else []
-    return "".join(line + "\n" for line in lines)

@@ -6,6 +6,7 @@ DAG file it lets a new run resume where the last one stopped.
 ``ready_nodes`` is the pure choice a DAG runner makes after every event.
 """
 
+import os
 import re
 
 from gridtools.formats.condor.dag import DagError, NodeKind
@@ -71,6 +72,33 @@ def apply_rescue(dag, done_names, source="rescue dag"):
         if name not in dag.nodes:
             raise DagError(f"ERROR: {source}: Unknown Job {name}")
         dag.nodes[name].done = True
+
+
+# ------------------------------------------------------------ save point files
+
+#: the folder beside the DAG file that holds the save files named without a folder
+SAVE_FOLDER = "save_files"
+
+
+def save_path(dag_file, name):
+    """Where SAVE_POINT_FILE ``name`` of ``dag_file`` is written: a name without a
+    folder in SAVE_FOLDER beside the DAG file, any other relative to the DAG's folder
+    (DAGMan's working directory), as HTCondor's DAGMan places them."""
+    if os.path.isabs(name):
+        return name
+    folder = os.path.dirname(os.path.abspath(dag_file))
+    if os.sep not in name:
+        return os.path.join(folder, SAVE_FOLDER, name)
+    return os.path.normpath(os.path.join(folder, name))
+
+
+def load_save_path(dag_file, name, cwd):
+    """The save file ``condor_submit_dag -load_save name`` reads: a name with a folder
+    relative to ``cwd`` (where condor_submit_dag runs), a bare name in SAVE_FOLDER
+    beside the DAG file."""
+    if os.sep not in name:
+        return os.path.join(os.path.dirname(os.path.abspath(dag_file)), SAVE_FOLDER, name)
+    return os.path.normpath(os.path.join(cwd, name))
 
 
 # -------------------------------------------------------------- what may run

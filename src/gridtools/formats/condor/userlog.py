@@ -176,6 +176,18 @@ def _generic(info):
     return f"{info.get('Info', '')}\n"
 
 
+def _post_script(info):
+    """A DAG node's POST script ended (DAGMan writes it to the DAG's nodes log)."""
+    if info.get("TerminatedNormally", True):
+        how = f"\t(1) Normal termination (return value {int(info.get('ReturnValue', 0))})\n"
+    else:                                   # (no core file line, unlike a job's end)
+        how = f"\t(0) Abnormal termination (signal {int(info.get('TerminatedBySignal', 0))})\n"
+    text = "POST Script terminated.\n" + how
+    if info.get("DAGNodeName"):
+        text += f"    DAG Node: {info['DAGNodeName']}\n"
+    return text
+
+
 _WRITERS = {
     EventType.SUBMIT: _submit,
     EventType.EXECUTE: _execute,
@@ -189,6 +201,7 @@ _WRITERS = {
     EventType.JOB_HELD: _held,
     EventType.JOB_RELEASED: _reason_event("Job was released."),
     EventType.GENERIC: _generic,
+    EventType.POST_SCRIPT_TERMINATED: _post_script,
     EventType.JOB_AD_INFORMATION: _job_ad,
 }
 
@@ -375,7 +388,17 @@ def _read_text(body):
     return {"Text": "\n".join(body)}
 
 
+def _read_post_script(body):
+    info = _read_termination(body[1:2], {})
+    for line in body[1:]:
+        name = _after("DAG Node:", line.strip())
+        if name is not None:
+            info["DAGNodeName"] = name
+    return info
+
+
 _READERS = {
+    EventType.POST_SCRIPT_TERMINATED: _read_post_script,
     EventType.SUBMIT: _read_submit,
     EventType.EXECUTE: _read_execute,
     EventType.JOB_EVICTED: _read_evicted,

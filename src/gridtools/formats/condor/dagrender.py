@@ -1,0 +1,63 @@
+"""The text of a Dag: DAG file statements that ``dag.parse_dag`` reads back to
+the same Dag (splices flattened, INCLUDEs in place)."""
+
+from gridtools.formats.condor.dag import NodeKind
+
+
+def _node_line(node):
+    keyword = {NodeKind.JOB: "JOB", NodeKind.FINAL: "FINAL",
+               NodeKind.SUBDAG: "SUBDAG EXTERNAL"}[node.kind]
+    words = [keyword, node.name, node.submit_file]
+    words += ["DIR", node.directory] if node.directory else []
+    words += ["NOOP"] if node.noop else []
+    words += ["DONE"] if node.done else []
+    return " ".join(words)
+
+
+def _quote_var(value):
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _node_options(node):
+    lines = []
+    if node.retry:
+        unless = f" UNLESS-EXIT {node.retry_unless_exit}" if node.retry_unless_exit is not None else ""
+        lines.append(f"RETRY {node.name} {node.retry}{unless}")
+    if node.prepend_vars:
+        pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in node.prepend_vars.items())
+        lines.append(f"VARS {node.name} PREPEND {pairs}")
+    if node.vars:
+        pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in node.vars.items())
+        lines.append(f"VARS {node.name} {pairs}")
+    for script in node.scripts.values():
+        defer = f"DEFER {script.defer_status} {script.defer_time} " \
+            if script.defer_status is not None else ""
+        debug = f"DEBUG {script.debug_file} {script.debug_streams} " if script.debug_file else ""
+        lines.append(f"SCRIPT {defer}{debug}{script.when.value} {node.name} {script.command}")
+    if node.priority:
+        lines.append(f"PRIORITY {node.name} {node.priority}")
+    if node.abort_on is not None:
+        ret = f" RETURN {node.abort_return}" if node.abort_return is not None else ""
+        lines.append(f"ABORT-DAG-ON {node.name} {node.abort_on}{ret}")
+    if node.category:
+        lines.append(f"CATEGORY {node.name} {node.category}")
+    if node.save_file:
+        lines.append(f"SAVE_POINT_FILE {node.name} {node.save_file}")
+    return lines
+
+
+def render_dag(dag):
+    """DAG file text that parses back to the same Dag (splices flattened)."""
+    lines = [_node_line(node) for node in dag.nodes.values()]
+    for node in dag.nodes.values():
+        lines += _node_options(node)
+    for parent in dag.nodes:
+        kids = [c for c in dag.nodes if (parent, c) in dag.edges]
+        if kids:
+            lines.append(f"PARENT {parent} CHILD {' '.join(kids)}")
+    lines += [f"MAXJOBS {cat} {limit}" for cat, limit in dag.maxjobs.items()]
+    lines += [f"CONFIG {dag.config}"] if dag.config else []
+    lines += [f"SET_JOB_ATTR {name} = {value}" for name, value in dag.job_attrs.items()]
+    lines += [f"ENV GET {' '.join(dag.env_get)}"] if dag.env_get else []
+    lines += [f"ENV SET {name}={value}" for name, value in dag.env_set.items()]
+    return "".join(line + "\n" for line in lines)
