@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from conftest import wait_for
 from qtools import jid_of, set_attr
 
 SCRIPT = 'echo "SHELL=$SHELL bash=${BASH_VERSION:+yes}"\n'
@@ -21,6 +22,18 @@ def _script(workdir):
     with open(path, "w") as fh:
         fh.write(SCRIPT)
     return path
+
+
+def _shell_list(cell, jid, wanted):
+    """qstat -j's shell_list line once it shows ``wanted`` (the last one seen otherwise)."""
+    seen = []
+
+    def shown():
+        seen[:] = [ln for ln in cell.run("qstat", "-j", str(jid)).stdout.splitlines()
+                   if ln.startswith("shell_list:")]
+        return seen == [f"shell_list:                 {wanted}"]
+    wait_for(shown, timeout=10)
+    return seen
 
 
 def _run_on(cell, workdir, host, shell_list, *more):
@@ -53,12 +66,12 @@ def test_shell_list_in_script_and_qalter(cell_two_hosts, workdir, shells):
         fh.write("#$ -S node2:/bin/dash,/bin/bash\n" + SCRIPT)
     out = os.path.join(workdir, "directive.out")
     jid = jid_of(cell.qsub("-cwd", "-h", "-o", out, "-j", "y", "-l", "h=testhost", script, cwd=workdir))
-    shown = [ln for ln in cell.run("qstat", "-j", str(jid)).stdout.splitlines() if ln.startswith("shell_list:")]
-    assert shown == ["shell_list:                 node2:/bin/dash,NONE:/bin/bash"]
+    assert _shell_list(cell, jid, "node2:/bin/dash,NONE:/bin/bash") == \
+        ["shell_list:                 node2:/bin/dash,NONE:/bin/bash"]
     proc = cell.run("qalter", "-S", "testhost:/bin/dash,/bin/bash", str(jid), cwd=workdir)
     assert proc.returncode == 0, proc.stderr + proc.stdout
-    shown = [ln for ln in cell.run("qstat", "-j", str(jid)).stdout.splitlines() if ln.startswith("shell_list:")]
-    assert shown == ["shell_list:                 testhost:/bin/dash,NONE:/bin/bash"]
+    assert _shell_list(cell, jid, "testhost:/bin/dash,NONE:/bin/bash") == \
+        ["shell_list:                 testhost:/bin/dash,NONE:/bin/bash"]
     xml = cell.run("qstat", "-j", str(jid), "-xml").stdout
     assert "<PN_path>/bin/dash</PN_path>" in xml and "<PN_host>testhost</PN_host>" in xml
     cell.run("qrls", str(jid), check=True)
