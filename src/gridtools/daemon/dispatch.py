@@ -73,8 +73,10 @@ class Dispatcher:
         self.dying = set()            # (job, task) lost, whose processes were killed and linger
 
     # ------------------------------------------------------------ start
-    def build_plan(self, job, number, granted, pe=""):
-        """Everything the shepherd of task ``number`` needs (see exec.plan)."""
+    def build_plan(self, job, number, granted, pe="", qrsh_client=None):
+        """Everything the shepherd of task ``number`` needs (see exec.plan); ``qrsh_client``:
+        the qrsh whose FIFOs are the streams of a task started by ``qrsh -inherit``
+        (``exec.client.identity``), looked after as an interactive job's client."""
         conf = self.state.config
         spec = job.spec
         queue_name, host = granted[0][0], granted[0][1]
@@ -101,8 +103,8 @@ class Dispatcher:
         }
         if spec.get("pe"):
             plan["pe_stdout"], plan["pe_stderr"] = ctx["pe_stdout"], ctx["pe_stderr"]
-        if spec.get("interactive"):
-            plan["interactive"] = {"client": spec.get("client"),
+        if spec.get("interactive") or qrsh_client:
+            plan["interactive"] = {"client": qrsh_client or spec.get("client"),
                                    "handshake_timeout": _handshake_timeout(conf, host)}
         if spec.get("condor_ad"):
             condorjob.adjust_plan(plan, job, number)
