@@ -110,6 +110,54 @@ def test_long_form_and_autoformat(cell):
     assert userprio(cell, "-allusers", "-af", "Name", "Priority").stdout == "gtcarol@example.org 2.0\n"
 
 
+def test_long_form_of_groups_carries_their_quotas(workdir):
+    """HTCondor's accountant publishes ConfigQuota (the configured value: slots, or the
+    fraction of a dynamic quota), EffectiveQuota and SubtreeQuota (slots, from the last
+    negotiation) and SurplusPolicy (no, byquota, regroup) in each group's ad, and every
+    ad's AccountingGroup."""
+    from condortools import submit
+    cell = make_cell(slots=2, hosts=["n1", "n2", "n3"], start=False)
+    try:
+        path = os.path.join(cell.root, "etc", "sched_conf")
+        with open(path) as fh:
+            text = re.sub(r"(?m)^params .*$", "params                            NEGOTIATOR=1", fh.read())
+        with open(path, "w") as fh:
+            fh.write(text)
+        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+            fh.write("UID_DOMAIN = example.org\nGROUP_NAMES = physics, chemistry\n"
+                     "GROUP_QUOTA_physics = 4\nGROUP_AUTOREGROUP_physics = True\n"
+                     "GROUP_QUOTA_DYNAMIC_chemistry = 0.5\nGROUP_ACCEPT_SURPLUS_chemistry = True\n")
+        cell.start_daemon()
+        for group in ("physics", "chemistry"):
+            submit(cell, f"executable = /bin/sleep\narguments = 30\naccounting_group = {group}\n"
+                         "queue\n", cwd=workdir, name=f"{group}.sub")
+
+        def ads():
+            out = userprio(cell, "-allusers", "-l").stdout
+            found = {}
+            for block in out.strip().split("\n\n"):
+                attrs = dict(line.split(" = ", 1) for line in block.splitlines())
+                found[attrs["Name"].strip('"')] = attrs
+            groups = [found.get(g, {}) for g in ("physics", "chemistry")]
+            return found if all(a.get("EffectiveQuota", "0.0") != "0.0" for a in groups) else None
+        found = wait_for(ads, timeout=30)
+        physics, chemistry = found["physics"], found["chemistry"]
+        # 6 slots: physics has its static 4, chemistry half of the 2 left, <none> the rest
+        assert (physics["ConfigQuota"], physics["EffectiveQuota"], physics["SubtreeQuota"]) == \
+            ("4.0", "4.0", "4.0")
+        assert (chemistry["ConfigQuota"], chemistry["EffectiveQuota"], chemistry["SubtreeQuota"]) == \
+            ("0.5", "1.0", "1.0")
+        assert physics["SurplusPolicy"] == '"regroup"' and chemistry["SurplusPolicy"] == '"byquota"'
+        assert physics["IsAccountingGroup"] == "true" and physics["AccountingGroup"] == '"physics"'
+        user = found["physics.root@example.org"]
+        assert user["IsAccountingGroup"] == "false" and user["AccountingGroup"] == '"physics"'
+        assert "ConfigQuota" not in user and "SurplusPolicy" not in user
+        assert userprio(cell, "-allusers", "-constraint", 'SurplusPolicy == "byquota"',
+                        "-af", "Name", "ConfigQuota").stdout == "chemistry 0.5\n"
+    finally:
+        destroy_cell(cell)
+
+
 # ---------------------------------------------------------------- the table, pure
 
 def test_groups_are_shown_with_their_members():

@@ -49,6 +49,19 @@ def test_bad_fields_are_named(fields, words):
     assert "\n" not in str(info.value) and "\x1b" not in str(info.value)
 
 
+def test_shell_lists():
+    """-S keeps [host or None, path] pairs; a path is absolute or starts with a pseudo
+    variable; a job spooled when -S kept one path as text still passes (qalter checks
+    the whole description again)."""
+    shells = [["node2", "/bin/bash"], [None, "$HOME/bin/zsh"]]
+    assert jobcheck.check(_spec(shell=shells))["shell"] == shells
+    assert jobcheck.check(_spec(shell="/bin/bash"))["shell"] == "/bin/bash"
+    for bad in ([[None, "bash"]], "bash", [["a b", "/bin/sh"]], [[None]]):
+        with pytest.raises(jobcheck.Invalid) as info:
+            jobcheck.check(_spec(shell=bad))
+        assert 'field "shell"' in str(info.value)
+
+
 def test_pe_slot_lists_pass_sorted():
     spec = _spec(pe=options.pe_request("mpi", "8,1,2-4,16-"))
     assert jobcheck.check(spec)["pe"] == ["mpi", [[1, 1], [2, 4], [8, 8], [16, 0]]]

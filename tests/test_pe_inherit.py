@@ -127,3 +127,48 @@ def test_tasks_end_with_their_job(two_hosts, workdir):
     assert time.time() - began < 30                            # the slave's sleep 60 was ended
     slave = [r for r in records if r[41] != "NONE"][0]
     assert int(slave[10]) - int(slave[9]) < 20
+
+
+CLIENT = """#!/bin/sh
+other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
+echo "$other" > {dir}/other
+qrsh -inherit "$other" sh -c 'echo $$ > {dir}/slave.pid; exec sleep 120' &
+echo $! > {dir}/client.pid
+wait
+echo "client ended"
+sleep 120
+"""
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def test_a_task_whose_qrsh_inherit_was_killed_ends(two_hosts, workdir):
+    """As an interactive job whose qrsh went away: nobody reads its output any more."""
+    cell = two_hosts
+    text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
+    add_object(cell, "-Ap", text)
+    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-V", "-pe", "rr", "4", "-o", f"{workdir}/client.out", "-j", "y",
+                           input=CLIENT.format(dir=workdir), cwd=workdir))
+
+    def pids():
+        try:
+            return [int(open(f"{workdir}/{n}.pid").read()) for n in ("client", "slave")]
+        except (OSError, ValueError):
+            return None
+    client, slave = wait_for(pids, timeout=30)
+    assert _alive(slave)
+    os.kill(client, 9)                  # SIGKILL: qrsh -inherit cannot end its task
+    wait_for(lambda: not _alive(slave), timeout=15)
+    records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid) and r[41] != "NONE"],
+                       timeout=15)
+    assert records[0][1] == open(f"{workdir}/other").read().strip()
+    assert records[0][12] == "137"                      # killed (128 + SIGKILL), as qdel kills
+    wait_for(lambda: "client ended" in open(f"{workdir}/client.out").read(), timeout=10)
+    cell.run("qdel", str(jid), check=True)

@@ -187,6 +187,38 @@ def test_min_cpu_interval_checkpoints_periodically(cell, workdir):
     wait_for(lambda: read(log).split()[:3] == [str(pid)] * 3)
 
 
+def test_the_job_spool_folder_keeps_pid_trace_and_error(cell, users, workdir):
+    """As Grid Engine's execd keeps them beside a job (captures execd-active_job-pid.txt,
+    -trace.txt, -error.txt): the shepherd's pid, its steps as ``MM/DD/YYYY HH:MM:SS
+    [euid:pid]: text`` lines, and an error file, empty while all goes well and holding
+    the reason when the job could not be started; all readable by the owner alone."""
+    import pwd
+    import re
+    import stat as st
+    job = script(workdir, "spool.sh", "#!/bin/sh\n"
+                 'echo "ppid $PPID pid $(cat "$SGE_JOB_SPOOL_DIR/pid")"\n'
+                 'stat -c "%n %U %a %s" "$SGE_JOB_SPOOL_DIR/pid" "$SGE_JOB_SPOOL_DIR/trace" '
+                 '"$SGE_JOB_SPOOL_DIR/error"\n'
+                 'cat "$SGE_JOB_SPOOL_DIR/trace"\n')
+    lines = output(cell, workdir, submit(cell, workdir, job, user="gtbob")).splitlines()
+    ppid, pid = lines[0].split()[1], lines[0].split()[3]
+    assert ppid == pid                              # the job's parent: its shepherd
+    files = {os.path.basename(ln.split()[0]): ln.split()[1:] for ln in lines[1:4]}
+    assert files["pid"] == ["gtbob", "600", str(len(pid) + 1)]
+    assert files["error"] == ["gtbob", "600", "0"]
+    assert files["trace"][:2] == ["gtbob", "600"]
+    trace = lines[4:]
+    assert trace and all(re.fullmatch(rf"\d\d/\d\d/\d{{4}} \d\d:\d\d:\d\d \[\d+:{pid}\]: \S.*", t)
+                         for t in trace), trace
+    bad = submit(cell, workdir, "-wd", "/nonexistent", "-b", "y", "true", user="gtbob")
+    wait_state(cell, bad, "Eqw")
+    error = os.path.join(cell.root, "spool", "jobs", str(bad), "1", "error")
+    with open(error) as fh:
+        assert fh.read() == "can't chdir to /nonexistent: No such file or directory\n"
+    info = os.stat(error)
+    assert st.S_IMODE(info.st_mode) == 0o600 and info.st_uid == pwd.getpwnam("gtbob").pw_uid
+
+
 def test_the_job_spool_folder_keeps_environment_and_exit_status(cell, users, workdir):
     """As Grid Engine's execd keeps them in active_jobs/<job>.<task>/ (captures
     execd-active_job-environment.txt, -exit_status.txt): the job's environment, which an

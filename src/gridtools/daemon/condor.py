@@ -48,6 +48,7 @@ class Condor:
         self.ctx = None
         self.negotiated = 0.0          # when the negotiator last ran
         self.submitters = {}           # name -> SubmitterReport of the last negotiation
+        self.groups = {}               # accounting group -> its quotas in the last negotiation
         self._published = None         # (configuration key, time, {host: slot rows}) last published
         self.slots_saved = 0.0         # when the slots' states were last written
 
@@ -96,7 +97,7 @@ class Condor:
                                   self._priorities(state, ctx, snap.jobs), self._negotiator_config(state),
                                   frozenset(self.machines.preempting()))
         decisions = matchpass.match_pass(snap, inputs)
-        self.negotiated, self.submitters = now, decisions.submitters
+        self.negotiated, self.submitters, self.groups = now, decisions.submitters, decisions.groups
         return decisions
 
     @staticmethod
@@ -201,7 +202,8 @@ class Condor:
         return {"slots": rows, "negotiator": {
             "time": self.negotiated, "mode": "negotiator" if self._negotiating(state) else "sge",
             "uid_domain": (self.conf.get("UID_DOMAIN") or "").strip(),
-            "submitters": {n: [r.priority, r.share, r.usage] for n, r in self.submitters.items()}}}
+            "submitters": {n: [r.priority, r.share, r.usage] for n, r in self.submitters.items()},
+            "groups": self.groups}}
 
     @staticmethod
     def _negotiating(state):

@@ -73,8 +73,10 @@ class Dispatcher:
         self.dying = set()            # (job, task) lost, whose processes were killed and linger
 
     # ------------------------------------------------------------ start
-    def build_plan(self, job, number, granted, pe=""):
-        """Everything the shepherd of task ``number`` needs (see exec.plan)."""
+    def build_plan(self, job, number, granted, pe="", qrsh_client=None):
+        """Everything the shepherd of task ``number`` needs (see exec.plan); ``qrsh_client``:
+        the qrsh whose FIFOs are the streams of a task started by ``qrsh -inherit``
+        (``exec.client.identity``), looked after as an interactive job's client."""
         conf = self.state.config
         spec = job.spec
         queue_name, host = granted[0][0], granted[0][1]
@@ -101,13 +103,13 @@ class Dispatcher:
         }
         if spec.get("pe"):
             plan["pe_stdout"], plan["pe_stderr"] = ctx["pe_stdout"], ctx["pe_stderr"]
-        if spec.get("interactive"):
-            plan["interactive"] = {"client": spec.get("client"),
+        if spec.get("interactive") or qrsh_client:
+            plan["interactive"] = {"client": qrsh_client or spec.get("client"),
                                    "handshake_timeout": _handshake_timeout(conf, host)}
         if spec.get("condor_ad"):
             condorjob.adjust_plan(plan, job, number)
         plan.update(_pe_procedures(spec, conf, ctx))
-        _add_queue_methods(plan, spec, conf, q)
+        _add_queue_methods(plan, spec, conf, q, plan_mod.job_shell(spec, ctx))
         return plan
 
     def _queue_values(self, queue_name, host):
@@ -210,12 +212,11 @@ class Dispatcher:
         self.state.need_schedule = True
 
 
-def _add_queue_methods(plan, spec, conf, q):
+def _add_queue_methods(plan, spec, conf, q, shell):
     """The queue's starter_method around the job's command line, and the periodic
     checkpoint of a checkpointing job (min_cpu_interval)."""
     starter = q("starter_method")
     if starter and str(starter).upper() != "NONE":
-        shell = spec.get("shell") or str(q("shell") or "/bin/sh")
         login = str(plan["argv"][0]).startswith("-")
         plan["exec"], plan["argv"] = plan_mod.with_starter(str(starter), plan["exec"], plan["argv"])
         plan["env"].update(plan_mod.starter_env(shell, str(q("shell_start_mode") or "posix_compliant"),
@@ -317,6 +318,7 @@ def _task_context(job, number, granted, q, gconf, pe=""):
         ctx[key], name = plan_mod.output_path(spec, stream, pseudo, cwd, host, number, is_array, postfix)
         if name:
             names[key] = name
+    ctx["job_shell"] = plan_mod.pick_shell(spec, host, pseudo)
     if ctx["shell_start_mode"] == "unix_behavior":
         ctx["has_shebang"] = _has_shebang(script)
     return ctx

@@ -12,9 +12,11 @@ streams tied to the FIFOs qrsh relays. Its usage is the job's: with the
 PE's ``accounting_summary FALSE`` each such task gets its own accounting
 record (``pe_taskid`` names it), with ``TRUE`` it is added to the usage of
 the job's own record. A task still running when the job's own task has
-ended is ended too. Each task's folder keeps where it runs (``task.yaml``)
-and, once accounted, an ``accounted`` mark: a restarted daemon finds the
-tasks it has still to account there (under ``accounting_summary TRUE`` the
+ended is ended too, and so is one whose qrsh -inherit process went away (as
+an interactive job whose qrsh went away: nobody reads its output any more).
+Each task's folder keeps where it runs (``task.yaml``) and, once accounted,
+an ``accounted`` mark: a restarted daemon finds the tasks it has still to
+account there (under ``accounting_summary TRUE`` the
 usage summed so far is kept in memory only).
 """
 
@@ -133,7 +135,8 @@ def _strings(value):
 
 def _plan(dispatcher, job, task, host, body, tdir):
     granted = [g for g in task.granted if g[1] == host][:1] or [[task.queue, host, 1]]
-    plan = dispatcher.build_plan(job, task.number, granted, task.pe)
+    plan = dispatcher.build_plan(job, task.number, granted, task.pe,
+                                 qrsh_client=body.get("client"))   # ended when it goes away
     command = _strings(body.get("command"))
     if not command:
         raise Refused("error: no command given")

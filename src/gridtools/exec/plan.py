@@ -149,9 +149,25 @@ def procedure_environment(grid):
     return env
 
 
+def shell_list(spec):
+    """The job's -S list as ``[[host or None, path], ...]`` (a job spooled before -S
+    kept its host names held the one path as a string)."""
+    shells = spec.get("shell")
+    return [[None, shells]] if isinstance(shells, str) else list(shells or ())
+
+
+def pick_shell(spec, host, pseudo):
+    """The -S path for ``host``: the one given for that host, else the one given
+    without a host, with the pseudo variables of -o expanded; None when the list names
+    neither (the queue's shell is used then)."""
+    chosen = _pick_path(shell_list(spec), host)
+    return expand_pseudo(chosen, pseudo) if chosen else None
+
+
 def job_shell(spec, ctx):
-    """The shell of a job: its -S, else the queue's (what Grid Engine sets SHELL to)."""
-    return spec.get("shell") or ctx.get("queue_shell") or "/bin/sh"
+    """The shell of a job: its -S for the execution host, else the queue's (what Grid
+    Engine sets SHELL to)."""
+    return ctx.get("job_shell") or ctx.get("queue_shell") or "/bin/sh"
 
 
 def command_line(spec, ctx):

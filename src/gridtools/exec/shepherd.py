@@ -59,7 +59,8 @@ class Shepherd:
                        "exit_status": 0, "signal": 0, "deleted": False, "requeue": False,
                        "error_state": False, "error_reason": "", "usage": {}}
         self.killed_by = None
-        self.trace_lines = []
+        self.trace_lines = []           # steps noted before the trace file was made
+        self.trace_fd = None
         self.timers = jobproc.Timers(time.time(), {}, 0)
         self.lock = None
         self.staged = 0.0
@@ -76,8 +77,56 @@ class Shepherd:
                 pass
 
     def trace(self, text):
-        """Note a step in the task's trace file (written when the task ends)."""
-        self.trace_lines.append(f"{time.time():.6f} {text}")
+        """Note a step in the task's ``trace`` file, a line as Grid Engine's shepherd
+        writes one: ``MM/DD/YYYY HH:MM:SS [euid:pid]: text`` (kept until the file is
+        made, then written at once)."""
+        line = f"{time.strftime('%m/%d/%Y %H:%M:%S')} [{os.geteuid()}:{os.getpid()}]: {text}\n"
+        if self.trace_fd is None:
+            self.trace_lines.append(line)
+            return
+        try:
+            os.write(self.trace_fd, line.encode("utf-8", "replace"))
+        except OSError:
+            pass
+
+    def _open_trace(self):
+        """The ``trace`` file of the task's folder, with the steps noted so far."""
+        fd = self._own_file("trace")
+        if fd is not None:
+            self.trace_fd = fd
+            lines, self.trace_lines = self.trace_lines, []
+            try:
+                os.write(fd, "".join(lines).encode("utf-8", "replace"))
+            except OSError:
+                pass
+
+    def close_trace(self):
+        if self.trace_fd is not None:
+            os.close(self.trace_fd)
+            self.trace_fd = None
+
+    def _own_file(self, name, text=None):
+        """Create (empty) a file of the task's folder, mode 0600 and owned by the job's
+        owner as Grid Engine's execd keeps its per-job files; ``text``: write it and
+        close the file (returns None), else the open descriptor."""
+        path = os.path.join(self.dir, name)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            self.trace(f"cannot write {name}: {exc}")
+            return None
+        try:
+            os.fchmod(fd, 0o600)
+            if os.geteuid() == 0 and self.plan["uid"] != 0:
+                os.fchown(fd, self.plan["uid"], self.plan["gid"])
+            if text is not None:
+                os.write(fd, text.encode("utf-8", "replace"))
+        except OSError as exc:
+            self.trace(f"cannot write {name}: {exc}")
+        if text is None:
+            return fd
+        os.close(fd)
+        return None
 
     # ------------------------------------------------------------ signals
     def _on_signal(self, signum, _frame):
@@ -92,6 +141,9 @@ class Shepherd:
         self._install_handlers()
         plan = self.plan
         jobproc.resolve_streams(plan)
+        self._open_trace()
+        self._own_file("pid", f"{os.getpid()}\n")
+        self._own_file("error", "")
         made = self._make_tmpdir()
         self._keep_file("environment", "".join(f"{k}={v}\n" for k, v in plan["env"].items()
                                                if "\n" not in f"{k}{v}"))
@@ -207,6 +259,7 @@ class Shepherd:
         if failure is not None:
             if pid is not None:
                 os.waitpid(pid, 0)
+            self._own_file("error", failure["reason"] + "\n")
             self.result.update(failed=failure["code"], failed_reason=failure["reason"], exit_status=1)
             # (an interactive job's streams are its client's: without them, nothing to retry)
             if failure["code"] in (jobproc.FAILED_CHDIR, jobproc.FAILED_OPEN, jobproc.FAILED_SHELL) and \
@@ -592,15 +645,11 @@ def main(plan, task_dir, reuse=False):
         result = dict(shepherd.result, failed=18, failed_reason=f"shepherd error: {exc}",
                       exit_status=1, end_time=time.time())
     if not plan.get("result_dir") and (shepherd.taken or not _still_mine(lock, task_dir)):
+        shepherd.close_trace()
         lock.release()                  # another run's folder now: nothing of this one goes there
         return 0
     shepherd.trace("writing result")
-    if result.get("failed") or result.get("error_state") or os.environ.get("GRIDTOOLS_TRACE"):
-        try:
-            with open(os.path.join(task_dir, "trace"), "w") as fh:
-                fh.write("\n".join(shepherd.trace_lines) + "\n")
-        except OSError:
-            pass
+    shepherd.close_trace()
     if plan.get("result_dir"):          # a task started inside a parallel job (qrsh -inherit)
         from gridtools.formats import spoolyaml
         from gridtools.spool.files import atomic_write

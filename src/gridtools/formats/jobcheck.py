@@ -218,6 +218,22 @@ def env_value(value, field):
     return text(value, field)
 
 
+def shell_entry(value, field):
+    """``[host or None, path]`` of -S: an absolute path, or one that starts with a
+    pseudo variable ($HOME/bin/zsh), expanded on the execution host."""
+    host, target = path_entry(value, field)
+    if not target.startswith(("/", "$")):
+        raise _bad(field, f'must hold absolute paths ("{shown(target)}")')
+    return [host, target]
+
+
+def shell_list(value, field):
+    """The -S list; a job spooled before -S kept host names holds its one path as text."""
+    if isinstance(value, str):
+        return path(value, field)
+    return list_of(shell_entry)(value, field)
+
+
 def path_entry(value, field):
     """``[host or None, path]`` of -o, -e, -i."""
     if not isinstance(value, list) or len(value) != 2:
@@ -320,7 +336,7 @@ def client(value, field):
 #: field -> checker; the job description's fields as qsub, qrsh and qalter write them
 FIELDS = {
     "id": job_id, "name": job_name, "binary": boolean, "shell_wrap": boolean,
-    "shell": optional(path), "cwd": optional(path), "stdout": list_of(path_entry),
+    "shell": optional(shell_list), "cwd": optional(path), "stdout": list_of(path_entry),
     "stderr": list_of(path_entry), "stdin": list_of(path_entry), "join": boolean,
     "env": mapping(env_name, env_value), "export_all": boolean,
     "submit_env": mapping(env_name, env_value), "priority": integer(-1023, 1024),

@@ -21,7 +21,7 @@ FIELDS = {
     "mail_options": (str,), "mail_list": (list,), "resources": (dict,), "queues": (dict,),
     "masterq": (list,), "pe": (list, _NONE), "project": (str, _NONE), "ar": (int, _NONE),
     "priority": (int,), "jobshare": (int,), "override_tickets": (int,), "tc": (int, _NONE),
-    "hold_jid": (list,), "hold_jid_ad": (list,), "shell": (str, _NONE), "env": (dict,),
+    "hold_jid": (list,), "hold_jid_ad": (list,), "shell": (list, _NONE), "env": (dict,),
     "export_all": (bool,), "submit_env": (dict,), "args": (list,), "ckpt": (str, _NONE),
     "ckpt_when": (str, _NONE), "binding": (str, _NONE),
 }

@@ -128,6 +128,20 @@ def build(config):
     return root
 
 
+def surplus_policy(spec):
+    """HTCondor's SurplusPolicy word of a group: regroup (GROUP_AUTOREGROUP), byquota
+    (GROUP_ACCEPT_SURPLUS) or no."""
+    return "regroup" if spec.autoregroup else "byquota" if spec.accept_surplus else "no"
+
+
+def report(group):
+    """What the accountant publishes of a group after a cycle (condor_userprio -long):
+    its configured quota (slots, or the fraction of a dynamic quota), its effective and
+    subtree quotas in slots, and its surplus policy."""
+    return {"ConfigQuota": float(group.spec.quota), "EffectiveQuota": float(group.quota),
+            "SubtreeQuota": float(group.subtree_quota), "SurplusPolicy": surplus_policy(group.spec)}
+
+
 def group_of(root, name):
     """The group of an accounting name: ``g.user`` (optionally ``@domain``) belongs to
     the deepest configured group on the path ``g``; others to the root."""

@@ -31,6 +31,7 @@ job ads come from the ``job_ad(job id, task)`` function in the inputs.
 from dataclasses import dataclass, field
 
 from gridtools.sched import ar as ar_mod
+from gridtools.sched import groups as grp
 from gridtools.sched import local
 from gridtools.sched import negotiator as N
 from gridtools.sched import pe as pe_stage
@@ -157,6 +158,7 @@ def match_pass(snap, inp):
     outcome = N.negotiate(N.submitters_from(idle), inp.slots, inp.priorities, inp.config, snap.now)
     _carry(p, outcome, {job.id: job for job in snap.jobs}, decisions, reasons)
     decisions.submitters = dict(outcome.submitters)
+    decisions.groups = {g.name: grp.report(g) for g in outcome.groups}
     for job_id, found in reasons.items():
         if found:
             decisions.reasons[job_id] = capped(found)

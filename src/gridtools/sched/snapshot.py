@@ -451,5 +451,6 @@ class Decisions:
     preempts: list = field(default_factory=list)     # Preempt (the negotiator's order)
     slots: dict = field(default_factory=dict)        # (job id, task) -> slot a match chose
     submitters: dict = field(default_factory=dict)   # name -> sched.negotiator.SubmitterReport
+    groups: dict = field(default_factory=dict)       # accounting group -> sched.groups.report()
     examined: tuple = None           # a quick pass: the jobs it looked at (None: every job)
     memo: object = None              # a full pass: what quick passes may reuse (sched.cycle.Memo)

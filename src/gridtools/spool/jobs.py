@@ -301,8 +301,8 @@ def make_task_dir(job_id, number):
     try:
         os.mkdir(path, DIR_MODE)
     except FileExistsError:
-        for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "trace", RESERVE_FILE, LAUNCH_FILE,
-                     OBITUARY_FILE, USAGE_FILE):
+        for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "pid", "trace", "error", RESERVE_FILE,
+                     LAUNCH_FILE, OBITUARY_FILE, USAGE_FILE):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:

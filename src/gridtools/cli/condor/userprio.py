@@ -158,16 +158,43 @@ def accountant():
         raise GridError(f"Error: the user priorities cannot be read: {exc}", 1) from None
 
 
-def record_ad(row, domain):
-    """The accounting ad of one row (the names condor_userprio -l shows)."""
+def record_ad(row, domain, group="<none>", quotas=None):
+    """The accounting ad of one row (the names condor_userprio -l shows): ``group`` is
+    the accounting group of a user (a group's own name for a group), ``quotas`` a
+    group's ConfigQuota, EffectiveQuota, SubtreeQuota and SurplusPolicy
+    (``group_quotas``)."""
     from gridtools.classad import ClassAd
-    return ClassAd({"Name": f"{row.name}@{domain}" if not row.is_group else row.name,
-                    "Priority": row.effective, "PriorityFactor": row.factor,
-                    "ResourcesUsed": int(round(row.in_use)), "WeightedResourcesUsed": row.in_use,
-                    "AccumulatedUsage": row.accumulated_hours * 3600.0,
-                    "WeightedAccumulatedUsage": row.accumulated_hours * 3600.0,
-                    "BeginUsageTime": int(row.begin_usage), "LastUsageTime": int(row.last_usage),
-                    "IsAccountingGroup": row.is_group, "RealPriority": row.real})
+    ad = ClassAd({"Name": f"{row.name}@{domain}" if not row.is_group else row.name,
+                  "Priority": row.effective, "PriorityFactor": row.factor,
+                  "ResourcesUsed": int(round(row.in_use)), "WeightedResourcesUsed": row.in_use,
+                  "AccumulatedUsage": row.accumulated_hours * 3600.0,
+                  "WeightedAccumulatedUsage": row.accumulated_hours * 3600.0,
+                  "BeginUsageTime": int(row.begin_usage), "LastUsageTime": int(row.last_usage),
+                  "IsAccountingGroup": row.is_group, "AccountingGroup": row.name if row.is_group else group,
+                  "RealPriority": row.real})
+    for name, value in (quotas or {}).items():
+        ad[name] = value
+    return ad
+
+
+def group_quotas(acc):
+    """group -> the attributes HTCondor's accountant publishes of it: ConfigQuota and
+    SurplusPolicy from condor_config, EffectiveQuota and SubtreeQuota as the last
+    negotiation worked them out (0.0 before one, as HTCondor's)."""
+    if not acc.settings.groups:
+        return {}
+    from gridtools.sched.groups import GroupsConfig, surplus_policy
+    from gridtools.spool import status
+    snap = status.read() or {}
+    worked = (snap.get("negotiator") or {}).get("groups") or {}
+    found = {}
+    for spec in GroupsConfig.from_config(views.client_config()).groups:
+        last = worked.get(spec.name) or {}
+        found[spec.name] = {"ConfigQuota": float(spec.quota),
+                            "EffectiveQuota": float(last.get("EffectiveQuota", 0.0)),
+                            "SubtreeQuota": float(last.get("SubtreeQuota", 0.0)),
+                            "SurplusPolicy": surplus_policy(spec)}
+    return found
 
 
 def run(argv, out, err, prog="condor_userprio"):
@@ -185,14 +212,17 @@ def run(argv, out, err, prog="condor_userprio"):
     names = {n.partition("@")[0] for n in opts.names} or None
     rows = acc.rows(now, all_users="allusers" in opts.shown, names=names)
     if opts.constraint is not None or opts.formatter or "long" in opts.shown:
-        ads = adformat.selected([record_ad(r, domain) for r in rows], opts.constraint)
+        quotas = group_quotas(acc)
+        ads = adformat.selected([record_ad(r, domain, acc.settings.group_of(r.name) or "<none>",
+                                           quotas.get(r.name) if r.is_group else None)
+                                 for r in rows], opts.constraint)
         if opts.formatter:
             out.write(opts.formatter.render(ads, lambda ad: str(ad.eval("Name"))))
         elif "long" in opts.shown:
             out.write("".join(adformat.long_form(ad) for ad in ads))
         else:
             keep = {ad.eval("Name") for ad in ads}
-            rows = [r for r in rows if record_ad(r, domain).eval("Name") in keep]
+            rows = [r for r in rows if (r.name if r.is_group else f"{r.name}@{domain}") in keep]
     if not opts.formatter and "long" not in opts.shown:
         out.write(userprio_table.render(rows, acc, domain, now, opts.shown))
     return 0

@@ -221,7 +221,7 @@ def _apply_clear(req, args, ctx):
 
 
 def _apply_S(req, args, ctx):
-    req["shell"] = parse_path_list(args[0], "-S")[0][1]
+    req["shell"] = parse_path_list(args[0], "-S")
 
 
 def _apply_binding(req, args, ctx):

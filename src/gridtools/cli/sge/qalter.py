@@ -196,6 +196,10 @@ def changes_of(p):
 def _check_names(changes):
     """Queues, PE, checkpointing environment, project and resource values must exist and parse."""
     from gridtools.cli.sge import submit
+    try:
+        submit.check_path_lists(changes)
+    except submit.Rejected as exc:
+        raise GridError(str(exc)) from None
     probe = options.fresh_request()
     for field in ("masterq", "pe", "ckpt", "project"):
         if changes.get(field):

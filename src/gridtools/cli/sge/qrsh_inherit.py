@@ -5,7 +5,8 @@ The job is the one named by ``JOB_ID`` (and ``SGE_TASK_ID``); the host must be i
 its ``PE_HOSTFILE``. The dispatcher checks again that the caller owns the job and
 that the job's parallel environment controls its slaves (``control_slaves``), then
 starts the command under its own shepherd. Its output and input are relayed like
-qrsh's, and qrsh ends with the command's exit status.
+qrsh's, and qrsh ends with the command's exit status. The request names this
+process (``exec.client``): a task whose qrsh -inherit went away is ended.
 """
 
 import os
@@ -36,9 +37,10 @@ def _granted_hosts():
 
 
 def _ask(job_id, task, host, command, paths):
+    from gridtools.exec import client
     from gridtools.spool import requests, wake
     body = {"job_id": job_id, "task": task, "host": host, "command": command, "cwd": os.getcwd(),
-            "streams": paths}
+            "streams": paths, "client": client.identity()}
     name = requests.write("pe_task", body, reply=True)
     wake.poke()
     answer = requests.wait_reply(name, REPLY_TIMEOUT)

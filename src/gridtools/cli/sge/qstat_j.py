@@ -94,6 +94,12 @@ def _paths(items):
     return ",".join(f"NONE:{host or 'NONE'}:{path}" for host, path in items)
 
 
+def _shells(spec):
+    """The -S list; a job spooled before -S kept host names holds one path."""
+    shells = spec["shell"]
+    return [[None, shells]] if isinstance(shells, str) else shells
+
+
 def _pairs(mapping):
     return ",".join(f"{k}={v}" for k, v in mapping.items())
 
@@ -159,7 +165,7 @@ def body_fields(spec):
         out.append(("priority", spec["priority"]))
     out.append(("jobshare", spec.get("jobshare", 0)))
     if spec.get("shell"):
-        out.append(("shell_list", f"NONE:{spec['shell']}"))
+        out.append(("shell_list", ",".join(f"{host or 'NONE'}:{path}" for host, path in _shells(spec))))
     out.append(("env_list", _env(spec)))
     if spec.get("context"):
         out.append(("context", _pairs(spec["context"])))

@@ -142,7 +142,8 @@ def _body(w, spec, state, snap):
     _list(w, "JB_hard_queue_list", "destin_ident_list", "QR_name", queues.get("hard"))
     _list(w, "JB_soft_queue_list", "destin_ident_list", "QR_name", queues.get("soft"))
     if spec.get("shell"):
-        _path_list(w, "JB_shell_list", [[None, spec["shell"]]])
+        shells = spec["shell"]
+        _path_list(w, "JB_shell_list", [[None, shells]] if isinstance(shells, str) else shells)
     _env(w, spec)
     _list(w, "JB_job_args", "element", "ST_name", [str(a) for a in spec.get("args") or ()])
     w.leaf("JB_script_file", spec.get("command") or spec.get("script_name") or "STDIN")

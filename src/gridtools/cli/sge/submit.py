@@ -147,8 +147,18 @@ def check_queues(specs):
                 raise Rejected(f'Job was rejected because job requests unknown queue "{spec}"')
 
 
+def check_path_lists(req):
+    """Refuse a -o, -e, -i or -S list that gives two paths for one host (or two
+    without a host): which one applies would be a guess."""
+    for field in ("stdout", "stderr", "stdin", "shell"):
+        hosts = [(host or "").lower() for host, _ in req.get(field) or ()]
+        if len(set(hosts)) < len(hosts):
+            raise Rejected("ERROR! two files are specified for the same host")
+
+
 def check_request(req):
     """Validate names and values a job refers to, with Grid Engine's messages."""
+    check_path_lists(req)
     check_queues(req["queues"]["hard"] + req["queues"]["soft"] + req["masterq"])
     if req["pe"]:
         if not any(wildcards.match(p, req["pe"][0]) for p in _etc_names("pe")):
