@@ -376,18 +376,25 @@ def clusters_of(cell, node_name):
     return sorted({int(line.split()[1]) for line in lines if line.split()[0] == node_name})
 
 
-def test_holding_the_dag_leaves_its_node_jobs_running_and_release_resumes_it(cell, workdir):
-    """As HTCondor's condor_hold of a DAGMan job: nothing new is submitted, the node jobs in
-    the queue go on undisturbed, no rescue DAG; condor_release resumes (recovery mode)."""
+def held_while_a_runs(cell, workdir):
+    """Submit the DAG A -> B (A waits for a file ``go``) and hold its manager while A
+    runs; the manager's id, once it is held with A still running."""
     node(workdir, "A", body=gate(workdir))
     node(workdir, "B")
     write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
     dag = dagman_id(submit_dag(cell, workdir))
     wait_for(lambda: node_started(workdir, "A"), timeout=30)
     assert cell.run("condor_hold", str(dag)).returncode == 0
-    wait_for(lambda: "the next start recovers the DAG" in dagman_out(workdir), timeout=30)
     wait_for(lambda: manager_status(cell, dag) == "5", timeout=30)          # held
     assert cell.task_states(dag + 1) == {1: "running"}                       # A runs on
+    return dag
+
+
+def test_holding_the_dag_leaves_its_node_jobs_running_and_release_resumes_it(cell, workdir):
+    """As HTCondor's condor_hold of a DAGMan job: nothing new is submitted, the node jobs in
+    the queue go on undisturbed, no rescue DAG; condor_release resumes (recovery mode)."""
+    dag = held_while_a_runs(cell, workdir)
+    wait_for(lambda: "the next start recovers the DAG" in dagman_out(workdir), timeout=30)
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
     assert "its job was removed" not in dagman_out(workdir)
     assert cell.run("condor_release", str(dag)).returncode == 0
@@ -609,14 +616,7 @@ def test_removing_a_held_dag_removes_its_node_jobs_as_other_job_remove_requireme
     """A held manager does not run, so it cannot remove its nodes itself: the queue removes
     the jobs its OtherJobRemoveRequirements (DAGManJobId =?= its cluster) matches, as
     HTCondor's schedd does, with HTCondor's reason."""
-    node(workdir, "A", body=gate(workdir))
-    node(workdir, "B")
-    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
-    dag = dagman_id(submit_dag(cell, workdir))
-    wait_for(lambda: node_started(workdir, "A"), timeout=30)
-    assert cell.run("condor_hold", str(dag)).returncode == 0
-    wait_for(lambda: manager_status(cell, dag) == "5", timeout=30)
-    assert cell.task_states(dag + 1) == {1: "running"}
+    dag = held_while_a_runs(cell, workdir)
     other = cell.run("condor_submit", "A.sub", cwd=workdir)              # no node of the DAG
     assert other.returncode == 0, other.stderr
     lone = int(re.search(r"submitted to cluster (\d+)\.", other.stdout).group(1))
