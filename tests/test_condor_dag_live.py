@@ -759,3 +759,48 @@ def test_save_point_files_are_written_when_their_node_starts_and_load_save_resum
     missing = cell.run("condor_submit_dag", "-load_save", "./nope.save", "diamond.dag", cwd=workdir)
     assert missing.returncode == 1
     assert missing.stderr == f"ERROR: save point file {workdir}/nope.save (-load_save ./nope.save) does not exist\n"
+
+
+PROGRESS = ("DAG_NodesTotal", "DAG_NodesDone", "DAG_NodesPrerun", "DAG_NodesQueued", "DAG_NodesPostrun",
+            "DAG_NodesReady", "DAG_NodesUnready", "DAG_NodesFailed", "DAG_NodesFutile", "DAG_Status",
+            "DAG_InRecovery", "DAG_JobsSubmitted", "DAG_JobsCompleted", "DAG_JobsIdle", "DAG_JobsHeld",
+            "DAG_JobsRunning")
+
+
+def progress(cell, dag, command="condor_q"):
+    """The manager's progress attributes (PROGRESS), as condor_q -af shows them."""
+    return cell.run(command, str(dag), "-af", *PROGRESS).stdout.strip()
+
+
+def waits_for(folder, name):
+    """A script that waits for the file ``name`` to exist."""
+    return write(folder, f"wait-{name}.sh", f"#!/bin/sh\nwhile [ ! -e {folder}/{name} ]; do sleep 0.05; done\n")
+
+
+def test_the_managers_ad_shows_the_dags_progress_as_htcondors_dagman_publishes_it(cell, workdir):
+    """DAG_Nodes* (every node in one of done, prerun, queued, postrun, ready, unready, failed,
+    futile), DAG_Jobs*, DAG_Status and DAG_InRecovery follow the run in condor_q -l."""
+    node(workdir, "A", body=gate(workdir) + "\nexit 1")
+    node(workdir, "B")
+    node(workdir, "C", body=f"while [ ! -e {workdir}/c-go ]; do sleep 0.05; done")
+    waits_for(workdir, "pre-go")
+    waits_for(workdir, "post-go")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nPARENT A CHILD B\n"
+                                  "SCRIPT PRE A wait-pre-go.sh\nSCRIPT POST C wait-post-go.sh\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    # A's PRE script runs, C is ready (it waits for the PRE script), B waits for A
+    wait_for(lambda: progress(cell, dag) == "3 0 1 0 0 1 1 0 0 0 0 0 0 0 0 0", timeout=30)
+    assert "DAG_NodesPrerun = 1" in cell.run("condor_q", "-l", str(dag)).stdout
+    write(workdir, "pre-go", "")
+    wait_for(lambda: progress(cell, dag) == "3 0 0 2 0 0 1 0 0 0 0 2 0 0 0 2", timeout=30)
+    write(workdir, "c-go", "")          # C's job ends: its POST script runs, A's job runs on
+    wait_for(lambda: progress(cell, dag) == "3 0 0 1 1 0 1 0 0 0 0 2 1 0 0 1", timeout=30)
+    write(workdir, "post-go", "")
+    wait_for(lambda: progress(cell, dag) == "3 1 0 1 0 0 1 0 0 0 0 2 1 0 0 1", timeout=30)
+    assert cell.run("condor_hold", str(dag + 1)).returncode == 0
+    wait_for(lambda: progress(cell, dag) == "3 1 0 1 0 0 1 0 0 0 0 2 1 0 1 0", timeout=30)
+    write(workdir, "go", "")
+    assert cell.run("condor_release", str(dag + 1)).returncode == 0
+    assert dag_ended(cell, dag)[0][12] == "1"
+    # A failed, so B can never run (futile); the DAG's status: a node failed
+    assert progress(cell, dag, "condor_history") == "3 1 0 0 0 0 0 1 1 2 0 2 2 0 0 0"

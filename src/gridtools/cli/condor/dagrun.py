@@ -49,7 +49,10 @@ class Runner:
         self.pre_status = {}                # node -> its PRE script's last exit status
         self.jobs = {}                      # node -> (cluster, procs) of its last job
         self.own_id = int(os.environ.get("JOB_ID", "0") or 0)
-        self.counted = None                 # the node counts the manager's job ad shows
+        self.counted = None                 # the progress attributes the manager's job ad shows
+        self.scripting = {"PRE": set(), "POST": set()}     # nodes running that script now
+        self.in_recovery = False
+        self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
 
     # ------------------------------------------------------------ the loop
     def run(self):
@@ -78,20 +81,30 @@ class Runner:
         return self._finish()
 
     def _count(self):
-        """Show the DAG's node counts in the manager's job ad (DAG_NodesTotal,
-        DAG_NodesDone, DAG_NodesFailed, as HTCondor's DAGMan keeps them up to date):
+        """Show the DAG's progress in the manager's job ad (``dagprogress``: DAG_Status,
+        DAG_InRecovery, DAG_Nodes*, DAG_Jobs*, as HTCondor's DAGMan publishes them):
         condor_q's batch view counts the DAG's row by them. Only changes are sent."""
-        counts = (len(self.dag.nodes), len(self.done), len(self.failed))
-        if not self.own_id or counts == self.counted:
+        from gridtools.formats.condor.dagprogress import progress_attrs
+        if not self.own_id:
+            return
+        attrs = progress_attrs(self.dag, self._progress())
+        if attrs == self.counted:
             return
         from gridtools.cli.ask import outcomes
-        attrs = {"DAG_NodesTotal": str(counts[0]), "DAG_NodesDone": str(counts[1]),
-                 "DAG_NodesFailed": str(counts[2])}
         try:
             outcomes("condor_qedit", {"targets": [{"id": self.own_id, "tasks": None}], "attrs": attrs})
-            self.counted = counts
+            self.counted = attrs
         except GridError as exc:
-            self.log(f"WARNING: showing the node counts in job {self.own_id} failed: {exc}")
+            self.log(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}")
+
+    def _progress(self):
+        from gridtools.formats.condor.dagprogress import Progress
+        idle, held, running = self.watcher.proc_states(c for c, _procs in self.running.values())
+        return Progress(done=set(self.done), failed=set(self.failed), queued=set(self.running),
+                        prerun=set(self.scripting["PRE"]), postrun=set(self.scripting["POST"]),
+                        status=self.dag_status(), in_recovery=self.in_recovery,
+                        jobs_submitted=self.jobs_submitted, jobs_completed=self.jobs_completed,
+                        jobs_idle=idle, jobs_held=held, jobs_running=running)
 
     def remove_requested(self, *_):
         """condor_rm / qdel of the DAGMan job: stop, remove the node jobs, run the FINAL
@@ -111,6 +124,8 @@ class Runner:
         be queued or running, or may have ended: then its end is taken as it is), and
         counts the submits as its attempts. No node job is submitted twice."""
         from gridtools.formats.condor import userlog
+        self.in_recovery = True
+        self._count()
         try:
             with open(self.nodes_log, "rb") as fh:
                 fh.seek(since)
@@ -140,6 +155,7 @@ class Runner:
             procs[event.cluster] = max(procs.get(event.cluster, 0), event.proc + 1)
         ended = []
         for name, seen in clusters.items():
+            self.jobs_submitted += sum(procs[c] for c in seen)
             self.attempts[name] = len(seen)
             self.jobs[name] = (seen[-1], procs[seen[-1]])
             post = posts.get((seen[-1], name))
@@ -157,6 +173,7 @@ class Runner:
                 self._node_failed(name, status)
         self.log(f"Recovery mode: {len(self.running)} node(s) with submitted job(s) restored "
                  f"from {self.nodes_log}")
+        self.in_recovery = False
 
     # ------------------------------------------------------------ starting a node
     def _start(self, name):
@@ -187,6 +204,7 @@ class Runner:
             return
         self.running[name] = (submitted.cluster, submitted.procs)
         self.jobs[name] = (submitted.cluster, submitted.procs)
+        self.jobs_submitted += submitted.procs
         self.log(f"Submitting HTCondor Node {name} job(s)... {submitted.procs} job(s) submitted to "
                  f"cluster {submitted.cluster}.")
 
@@ -247,6 +265,7 @@ class Runner:
             if codes is None:
                 continue
             del self.running[name]
+            self.jobs_completed += sum(1 for c in codes if c is not None)
             bad = [c for c in codes if c != 0]
             status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (bad[0] if bad else 0)
             self.log(f"Node {name} job(s) (cluster {cluster}) ended with status {status}")
@@ -307,6 +326,14 @@ class Runner:
         script = node.scripts.get(ScriptWhen[when])
         if script is None:
             return None
+        self.scripting[when].add(name)
+        self._count()
+        try:
+            return self._run_script(name, when, status, node, script)
+        finally:
+            self.scripting[when].discard(name)
+
+    def _run_script(self, name, when, status, node, script):
         while True:
             words = [self._macro(w, name, when, status) for w in shlex.split(script.command)]
             cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
