@@ -304,3 +304,12 @@ def test_progress_puts_every_node_in_one_state_as_dagman_counts_them():
         "DAG_JobsSubmitted": "3", "DAG_JobsCompleted": "2", "DAG_JobsIdle": "1"}
     # with D and E done, only the FINAL node is left, and ready
     assert node_counts(dag, Progress(done={"A", "D", "E"}, failed={"B"}))["Ready"] == 1
+
+
+def test_exit_code_macros_as_dagman_gives_them_to_post_scripts():
+    from gridtools.formats.condor.dagstate import exit_code_macros
+    assert exit_code_macros([3, 0, None, 3, -9]) == {
+        "$EXIT_CODES": "-9,0,3", "$EXIT_CODE_COUNTS": "-9:1,0:1,3:2",
+        "$EXIT_CODE_LIST": "3,0,,3,-9", "$JOB_ABORT_COUNT": "1"}
+    assert exit_code_macros([]) == {"$EXIT_CODES": "", "$EXIT_CODE_COUNTS": "",
+                                    "$EXIT_CODE_LIST": "", "$JOB_ABORT_COUNT": "0"}

@@ -804,3 +804,34 @@ def test_the_managers_ad_shows_the_dags_progress_as_htcondors_dagman_publishes_i
     assert dag_ended(cell, dag)[0][12] == "1"
     # A failed, so B can never run (futile); the DAG's status: a node failed
     assert progress(cell, dag, "condor_history") == "3 1 0 0 0 0 0 1 1 2 0 2 2 0 0 0"
+
+
+def test_post_scripts_get_the_exit_codes_of_the_nodes_jobs_and_all_scripts_the_futile_count(cell, workdir):
+    """$EXIT_CODES, $EXIT_CODE_COUNTS, $EXIT_CODE_LIST, $JOB_ABORT_COUNT of a cluster whose
+    procs exit with 0, 3, 3 and one is removed; $JOBID names its last proc; $FUTILE_COUNT."""
+    write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
+    write(workdir, "fail.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\nexit 1\n")
+    write(workdir, "many.sh", "#!/bin/sh\ncase $SGE_TASK_ID in\n1) exit 0;;\n2|3) exit 3;;\n"
+                              f"*) touch {workdir}/last; while :; do sleep 0.05; done;;\nesac\n")
+    write(workdir, "A.sub", "executable = many.sh\noutput = a.$(Process).out\nerror = a.err\nqueue 4\n")
+    node(workdir, "B")
+    node(workdir, "Z")
+    write(workdir, "diamond.dag",
+          "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\nFINAL Z Z.sub\n"
+          "SCRIPT POST A fail.sh A $EXIT_CODES $EXIT_CODE_COUNTS $Exit_Code_List $JOB_ABORT_COUNT "
+          "$JOBID $JOB_COUNT $FUTILE_COUNT\n"
+          "SCRIPT PRE Z show.sh pre $FUTILE_COUNT $EXIT_CODES $JOB_ABORT_COUNT\n"
+          "SCRIPT POST Z show.sh post $FUTILE_COUNT $EXIT_CODES $EXIT_CODE_LIST $JOB_ABORT_COUNT\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "last")), timeout=30)
+    wait_for(lambda: cell.task_states(dag + 1).get(4) == "running", timeout=30)
+    wait_for(lambda: all(cell.task_states(dag + 1).get(n) in (None, "finished") for n in (1, 2, 3)),
+             timeout=30)
+    assert cell.run("condor_rm", f"{dag + 1}.3").returncode == 0
+    assert dag_ended(cell, dag)[0][12] == "0"             # the FINAL node's success
+    z = clusters_of(cell, "Z")[0]
+    assert open(os.path.join(workdir, "shown")).read().splitlines() == [
+        f"A 0,3 0:1,3:2 0,3,3, 1 {dag + 1}.3 4 0",
+        "pre 1 $EXIT_CODES $JOB_ABORT_COUNT",
+        "post 1 0 0 0"]
+    assert z > dag + 1 and not node_started(workdir, "B")       # A failed: B is futile

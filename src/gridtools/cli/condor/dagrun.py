@@ -48,6 +48,7 @@ class Runner:
         self.abort_code = None
         self.pre_status = {}                # node -> its PRE script's last exit status
         self.jobs = {}                      # node -> (cluster, procs) of its last job
+        self.exit_codes = {}                # node -> each proc's exit status (None: aborted)
         self.own_id = int(os.environ.get("JOB_ID", "0") or 0)
         self.counted = None                 # the progress attributes the manager's job ad shows
         self.scripting = {"PRE": set(), "POST": set()}     # nodes running that script now
@@ -179,6 +180,7 @@ class Runner:
     def _start(self, name):
         node = self.dag.nodes[name]
         self.attempts[name] = self.attempts.get(name, 0) + 1
+        self.exit_codes.pop(name, None)         # a retry's macros are of its own jobs
         if node.save_file and self.attempts[name] == 1:
             self._write_save(name, node)
         pre = self._script(name, "PRE", None)
@@ -266,6 +268,7 @@ class Runner:
                 continue
             del self.running[name]
             self.jobs_completed += sum(1 for c in codes if c is not None)
+            self.exit_codes[name] = list(codes)
             bad = [c for c in codes if c != 0]
             status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (bad[0] if bad else 0)
             self.log(f"Node {name} job(s) (cluster {cluster}) ended with status {status}")
@@ -378,23 +381,26 @@ class Runner:
     def _macro(self, word, name, when, status):
         """A script argument: a whole-word macro's value (as HTCondor's DAGMan gives
         them; those of the node's job only to POST scripts), else the word as it is."""
+        from gridtools.formats.condor.dagstate import exit_code_macros, unreachable
         node = self.dag.nodes[name]
         key = word.upper()
+        futile = unreachable(self.dag, self.failed) - self.done - self.failed
         values = {"$JOB": name, "$NODE": name, "$RETRY": str(self.attempts.get(name, 1) - 1),
                   "$MAX_RETRIES": str(node.retry), "$DAG_STATUS": str(self.dag_status()),
                   "$FAILED_COUNT": str(len(self.failed)), "$DONE_COUNT": str(len(self.done)),
                   "$NODE_COUNT": str(len(self.dag.nodes)), "$QUEUED_COUNT": str(len(self.running)),
-                  "$DAGID": str(self.own_id)}
+                  "$FUTILE_COUNT": str(len(futile)), "$DAGID": str(self.own_id)}
         if key in values:
             return values[key]
         if when == "PRE":
             return word
         cluster, procs = self.jobs.get(name, (0, 0))
+        pre = self.pre_status.get(name)
         job_values = {"$RETURN": str(status if status is not None else 0),
-                      "$PRE_SCRIPT_RETURN": str(self.pre_status.get(name) if self.pre_status.get(name)
-                                                is not None else -1),
-                      "$JOBID": f"{cluster}.0", "$CLUSTERID": str(cluster), "$JOB_COUNT": str(procs),
-                      "$SUCCESS": "True" if status == 0 else "False"}
+                      "$PRE_SCRIPT_RETURN": str(pre if pre is not None else -1),
+                      "$JOBID": f"{cluster}.{max(procs - 1, 0)}", "$CLUSTERID": str(cluster),
+                      "$JOB_COUNT": str(procs), "$SUCCESS": "True" if status == 0 else "False"}
+        job_values.update(exit_code_macros(self.exit_codes.get(name, ())))
         return job_values.get(key, word)
 
     # ------------------------------------------------------------ ending
