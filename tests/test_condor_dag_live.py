@@ -835,3 +835,36 @@ def test_post_scripts_get_the_exit_codes_of_the_nodes_jobs_and_all_scripts_the_f
         "pre 1 $EXIT_CODES $JOB_ABORT_COUNT",
         "post 1 0 0 0"]
     assert z > dag + 1 and not node_started(workdir, "B")       # A failed: B is futile
+
+
+def test_a_halt_file_pauses_the_dag_and_a_halted_dag_ends_with_a_rescue_dag(cell, workdir):
+    """As HTCondor's DAGMan: while DAGFILE.halt exists no node starts (running jobs and POST
+    scripts go on); removing it resumes; halted with nothing left running, the DAG writes a
+    rescue DAG and ends; condor_submit_dag removes an old halt file."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    node(workdir, "C")
+    write(workdir, "post.sh", f"#!/bin/sh\necho post-$1 >> {workdir}/order\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nPARENT A CHILD B\n"
+                                  "PARENT B CHILD C\nSCRIPT POST A post.sh A\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    halt = os.path.join(workdir, "diamond.dag.halt")
+    status = lambda: cell.run("condor_q", str(dag), "-af", "DAG_Status").stdout.strip()  # noqa: E731
+    write(workdir, "diamond.dag.halt", "")
+    wait_for(lambda: "DAG halted" in dagman_out(workdir) and status() == "6", timeout=30)
+    os.unlink(halt)
+    wait_for(lambda: "DAG resumed" in dagman_out(workdir) and status() == "0", timeout=30)
+    write(workdir, "diamond.dag.halt", "")
+    wait_for(lambda: dagman_out(workdir).count("DAG halted") == 2, timeout=30)
+    write(workdir, "go", "")
+    assert dag_ended(cell, dag)[0][12] == "1"
+    assert order(workdir) == ["A", "post-A"]             # A's POST script ran, B did not start
+    assert "Exiting because DAG is halted" in dagman_out(workdir)
+    assert cell.run("condor_history", str(dag), "-af", "DAG_Status").stdout == "6\n"
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    assert rescue.splitlines()[-1] == "DONE A" and "DONE B" not in rescue
+    again = dagman_id(submit_dag(cell, workdir))       # from the rescue DAG, unhalted
+    assert not os.path.exists(halt)
+    assert dag_ended(cell, again)[0][12] == "0"
+    assert order(workdir) == ["A", "post-A", "B", "C"]

@@ -27,7 +27,10 @@ has none), then until nothing more can run:
   ABORT-DAG-ON ends the DAG at once (running node jobs are removed);
 - the FINAL node runs last, also after ABORT-DAG-ON and removal, and its
   result is the DAG's;
-- when it ends with failed nodes (or aborted, or removed with condor_rm /
+- while ``DAGFILE.halt`` exists the DAG is halted (``Runner.check_halt``): no node
+  starts, running jobs and POST scripts go on; halted with nothing running, it ends
+  as below;
+- when it ends with failed nodes (or aborted, halted, or removed with condor_rm /
   qdel: SIGUSR1, its RemoveKillSig) it writes the next rescue DAG,
   ``DAGFILE.rescueNNN``, marking the nodes that are done; a later
   condor_submit_dag of the same DAG resumes there.
@@ -39,9 +42,9 @@ restoring the submitted nodes from the nodes log.
 
 Its progress goes to ``DAGFILE.dagman.out``. It removes the lock file when it
 ends, unless held. Exit status: 0 when every node (or the FINAL node)
-succeeded, 1 when some failed, it was removed or another manager runs the
-DAG, the ABORT-DAG-ON RETURN value (else the node's status) when aborted,
-3 when held.
+succeeded, 1 when some failed, it was removed or halted or another manager
+runs the DAG, the ABORT-DAG-ON RETURN value (else the node's status) when
+aborted, 3 when held.
 """
 
 import os

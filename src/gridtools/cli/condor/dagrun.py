@@ -54,6 +54,9 @@ class Runner:
         self.scripting = {"PRE": set(), "POST": set()}     # nodes running that script now
         self.in_recovery = False
         self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
+        self.halt_file = os.path.abspath(dag_file) + ".halt"
+        self.halted = False                 # the halt file exists
+        self.halt_exit = False              # the run ended because the DAG was halted
 
     # ------------------------------------------------------------ the loop
     def run(self):
@@ -69,17 +72,42 @@ class Runner:
                 self._run_final()
                 break
             limit = int(self.opts.get("maxjobs") or 0)
-            for name in ready_nodes(self.dag, self.done, self.failed, self.running):
+            for name in self._startable():
                 if limit and len(self.running) >= limit:
                     break
                 self._start(name)
-            if not self.running and not ready_nodes(self.dag, self.done, self.failed, self.running):
+            if not self.running and not self._startable():
                 break
             self._count()
             time.sleep(POLL)
             self._follow(time.time())
+        if self.halted and not self.stopping and ready_nodes(self.dag, self.done, self.failed, self.running):
+            self.halt_exit = True
+            self.log("Exiting because DAG is halted and no jobs or scripts are running")
+            self._run_final()
         self._count()
         return self._finish()
+
+    def _startable(self):
+        """The ready nodes the manager may start now: none but the FINAL node while the
+        DAG is halted (``check_halt``)."""
+        from gridtools.formats.condor.dagstate import ready_nodes
+        ready = ready_nodes(self.dag, self.done, self.failed, self.running)
+        if self.check_halt():
+            final = self._final_name()
+            return [n for n in ready if n == final]
+        return ready
+
+    def check_halt(self):
+        """Whether the DAG is halted: its halt file (DAGFILE.halt) exists, as HTCondor's
+        DAGMan halts. A halted DAG starts no node (no PRE script, no job); running jobs
+        and POST scripts go on. Removing the file resumes it."""
+        halted = os.path.exists(self.halt_file)
+        if halted != self.halted:
+            self.log(f"DAG halted: {self.halt_file} exists; no new node is started" if halted
+                     else f"DAG resumed: {self.halt_file} is gone")
+            self.halted = halted
+        return halted
 
     def _count(self):
         """Show the DAG's progress in the manager's job ad (``dagprogress``: DAG_Status,
@@ -211,11 +239,14 @@ class Runner:
                  f"cluster {submitted.cluster}.")
 
     def dag_status(self):
-        """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed."""
+        """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed,
+        6 halted."""
         if self.removing:
             return 4
         if self.abort_code is not None:
             return 3
+        if self.halted or self.halt_exit:
+            return 6
         return 2 if self.failed else 0
 
     def _submit(self, name, node):
@@ -444,14 +475,14 @@ class Runner:
                      "the next start recovers the DAG")
             return EXIT_STOPPED
         final = self._final_name()
-        if self.failed - {final} or self.removing or self.abort_code is not None:
+        if self.failed - {final} or self.removing or self.abort_code is not None or self.halt_exit:
             self._write_rescue()
         if final is not None and final in self.done:
             self.log(f"FINAL node {final} succeeded: the DAG succeeds")
             return 0
         if self.abort_code is not None:
             return int(self.abort_code)
-        if self.failed or self.removing:
+        if self.failed or self.removing or self.halt_exit:
             return EXIT_FAILED
         self.log("All jobs Completed!")
         return 0

@@ -123,6 +123,7 @@ def rescue_number(dag):
 def prepare(opts, dag, err):
     """Check the files of a run before this one; True when the DAG may be submitted."""
     files = files_of(dag)
+    _unlink(dag + ".halt")              # a halt file of an earlier run would halt this one
     if opts.load_save:
         return _load_save(opts, dag, files, err)
     if int(opts.rescue_from) > 0:
