@@ -313,3 +313,16 @@ def test_exit_code_macros_as_dagman_gives_them_to_post_scripts():
         "$EXIT_CODE_LIST": "3,0,,3,-9", "$JOB_ABORT_COUNT": "1"}
     assert exit_code_macros([]) == {"$EXIT_CODES": "", "$EXIT_CODE_COUNTS": "",
                                     "$EXIT_CODE_LIST": "", "$JOB_ABORT_COUNT": "0"}
+
+
+def test_a_dags_config_file_gives_the_dagman_settings_gridtools_follows(tmp_path):
+    from gridtools.cli.condor.dagman import read_config
+    from gridtools.errors import GridError
+    path = tmp_path / "dag.config"
+    path.write_text("N = 3\nDAGMAN_MAX_JOBS_SUBMITTED = $(N)\ndagman_max_rescue_num = 0\n"
+                    "DAGMAN_MAX_POST_SCRIPTS = 2\nDAGMAN_ALWAYS_RUN_POST = true\nOTHER = 1\n")
+    assert read_config(str(path)) == ({"maxjobs": 3, "max_rescue": 0},
+                                      ["DAGMAN_MAX_POST_SCRIPTS", "DAGMAN_ALWAYS_RUN_POST"])
+    path.write_text("DAGMAN_MAX_RESCUE_NUM = -1\n")
+    with pytest.raises(GridError, match="DAGMAN_MAX_RESCUE_NUM must be a non-negative integer"):
+        read_config(str(path))

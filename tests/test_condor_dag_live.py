@@ -868,3 +868,58 @@ def test_a_halt_file_pauses_the_dag_and_a_halted_dag_ends_with_a_rescue_dag(cell
     assert not os.path.exists(halt)
     assert dag_ended(cell, again)[0][12] == "0"
     assert order(workdir) == ["A", "post-A", "B", "C"]
+
+
+def test_config_outfile_dir_append_insert_sub_file_and_import_env(cell, workdir):
+    """-config FILE's DAGMAN_MAX_JOBS_SUBMITTED limits the node jobs, -outfile_dir places
+    the .dagman.out, -insert_sub_file and -append add commands to the manager's submit file,
+    -import_env gives it (and its scripts) the whole environment."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B", body=gate(workdir))
+    write(workdir, "pre.sh", f"#!/bin/sh\necho \"$DAG_ONLY_VAR\" >> {workdir}/seen\n")
+    write(workdir, "dag.config", "DAGMAN_MAX_JOBS_SUBMITTED = 1\nDAGMAN_MAX_PRE_SCRIPTS = 4\n"
+                                 "DAGMAN_SUPPRESS_JOB_LOGS = true\nOTHER = x\n")
+    write(workdir, "extra.sub", "+Inserted = \"yes\"\n")
+    os.mkdir(os.path.join(workdir, "logs"))
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nSCRIPT PRE A pre.sh\n")
+    proc = cell.run("condor_submit_dag", "-config", "dag.config", "-outfile_dir", "logs",
+                    "-insert_sub_file", "extra.sub", "-append", "+Appended = 7", "-import_env",
+                    "diamond.dag", cwd=workdir, env={"DAG_ONLY_VAR": "imported"})
+    assert proc.returncode == 0, proc.stderr
+    assert "Log of DAGMan debugging messages                   : logs/diamond.dag.dagman.out" \
+        in proc.stdout
+    dag = dagman_id(proc)
+    assert cell.run("condor_q", str(dag), "-af", "Inserted", "Appended").stdout == "yes 7\n"
+    # one node job at a time: B is ready, waiting for A's
+    wait_for(lambda: cell.run("condor_q", str(dag), "-af", "DAG_NodesQueued", "DAG_NodesReady")
+             .stdout == "1 1\n", timeout=30)
+    write(workdir, "go", "")
+    assert dag_ended(cell, dag)[0][12] == "0"
+    out = open(os.path.join(workdir, "logs", "diamond.dag.dagman.out")).read()
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.dagman.out"))
+    assert f"Using DAGMan config file {workdir}/dag.config" in out
+    assert "Note: config setting DAGMAN_MAX_PRE_SCRIPTS: without effect here" in out
+    assert "Note: config setting DAGMAN_SUPPRESS_JOB_LOGS: not supported, ignored" in out
+    assert open(os.path.join(workdir, "seen")).read() == "imported\n"
+
+
+@pytest.mark.parametrize("args, dag, message", [
+    (("-config", "none.config"), "JOB A A.sub\n",
+     "ERROR: DAGMan config file {w}/none.config: cannot read configuration file {w}/none.config: "
+     "No such file or directory"),
+    (("-config", "a.config"), "JOB A A.sub\nCONFIG b.config\n",
+     "ERROR: Conflicting DAGMan config files specified: {w}/a.config and {w}/b.config"),
+    ((), "JOB A A.sub\nCONFIG bad.config\n",
+     "ERROR: {w}/bad.config: DAGMAN_MAX_JOBS_SUBMITTED must be a non-negative integer, not 'many'"),
+    (("-outfile_dir", "nowhere"), "JOB A A.sub\n", "ERROR: -outfile_dir nowhere is not a directory"),
+    (("-insert_sub_file", "none.sub"), "JOB A A.sub\n", "ERROR: -insert_sub_file none.sub cannot be read"),
+])
+def test_bad_dagman_options_are_refused_before_anything_is_written(cell, workdir, args, dag, message):
+    node(workdir, "A")
+    for name in ("a.config", "b.config"):
+        write(workdir, name, "DAGMAN_MAX_JOBS_SUBMITTED = 2\n")
+    write(workdir, "bad.config", "DAGMAN_MAX_JOBS_SUBMITTED = many\n")
+    write(workdir, "diamond.dag", dag)
+    proc = submit_dag(cell, workdir, *args, code=1)
+    assert proc.stderr.splitlines() == [message.format(w=workdir)]
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.condor.sub"))

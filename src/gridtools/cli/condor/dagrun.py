@@ -283,6 +283,7 @@ class Runner:
         parsed = submit_dag.check_dag(dag)
         opts = submit_dag.Options()
         opts.maxjobs = str(self.opts.get("maxjobs") or 0)
+        submit_dag.check_options(opts, dag, parsed)         # its own CONFIG file
         text = submit_dag.submit_description(opts, dag, parsed)
         sub = submit_dag.files_of(dag)["sub"]
         with open(sub, "w", encoding="utf-8") as fh:
@@ -512,7 +513,11 @@ class Runner:
         from gridtools.formats.condor import dagstate
         base = os.path.basename(self.dag_file)
         last = dagstate.latest_rescue(base, os.listdir(self.folder))[1]
-        number = min(last + 1, MAX_RESCUE)
+        most = self.opts.get("max_rescue", MAX_RESCUE)
+        if not most:
+            self.log("No rescue DAG written because DAGMAN_MAX_RESCUE_NUM is 0")
+            return
+        number = min(last + 1, most)
         name = dagstate.rescue_name(self.dag_file, number)
         created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG

@@ -1,7 +1,9 @@
 """condor_submit_dag: submit a DAG as a DAGMan job.
 
     condor_submit_dag [-f] [-no_submit] [-maxjobs N] [-batch-name NAME]
-                      [-DoRescueFrom N] [-AutoRescue 0|1] [-notification WHEN] DAGFILE
+                      [-DoRescueFrom N] [-AutoRescue 0|1] [-notification WHEN]
+                      [-config FILE] [-outfile_dir DIR] [-append CMD]
+                      [-insert_sub_file FILE] [-import_env] DAGFILE
 
 The DAG file is read and checked first (``formats.condor.dag``: JOB,
 PARENT ... CHILD, RETRY, VARS, SCRIPT PRE/POST, PRIORITY, ABORT-DAG-ON,
@@ -37,6 +39,11 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
                          0 = false, 1 = true)
     -load_save <filename> (run the DAG from the progress a save point file holds)
     -batch-name <name>  (set the batch name for the dag)
+    -config <filename>  (DAGMan configuration file: its DAGMAN_* settings)
+    -outfile_dir <dir>  (directory into which to put the dagman.out file)
+    -append <command>   (append submit command to the DAGMan job's submit file)
+    -insert_sub_file <filename> (insert submit commands into the DAGMan job's submit file)
+    -import_env         (the DAGMan job gets the whole current environment)
     -notification <value> (Determines how much email you get from HTCondor.
                          See the condor_submit man page for values.)
 """
@@ -49,7 +56,10 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
             "maxidle": ("maxidle", True), "maxpre": ("maxpre", True), "maxpost": ("maxpost", True),
             "verbose": ("verbose", False), "update_submit": ("update_submit", False),
             "allowversionmismatch": ("allow_version_mismatch", False),
-            "usedagdir": ("use_dag_dir", False), "load_save": ("load_save", True)}
+            "usedagdir": ("use_dag_dir", False), "load_save": ("load_save", True),
+            "config": ("config", True), "outfile_dir": ("outfile_dir", True),
+            "append": ("append", True), "insert_sub_file": ("insert_sub_file", True),
+            "import_env": ("import_env", False)}
 
 
 class Options:
@@ -63,6 +73,10 @@ class Options:
         self.load_save = ""
         self.notification = "never"
         self.maxidle = self.maxpre = self.maxpost = "0"
+        self.config = self.outfile_dir = self.insert_sub_file = ""
+        self.import_env = False
+        self.appends = []               # -append commands, in order
+        self.config_path = ""           # the DAG's configuration file (check_options)
         self.dags = []
 
 
@@ -81,7 +95,10 @@ def parse_args(argv):
         if takes:
             if i + 1 >= len(argv):
                 raise UsageError(f"{arg} argument needs a value")
-            setattr(opts, attr, argv[i + 1])
+            if attr == "append":
+                opts.appends.append(argv[i + 1])
+            else:
+                setattr(opts, attr, argv[i + 1])
             i += 2
         else:
             setattr(opts, attr, True)
@@ -92,10 +109,30 @@ def parse_args(argv):
     return opts
 
 
-def files_of(dag):
-    """The files condor_submit_dag writes for DAG file ``dag``."""
-    return {"sub": dag + ".condor.sub", "out": dag + ".dagman.out", "lib_out": dag + ".lib.out",
+def files_of(dag, outfile_dir=""):
+    """The files condor_submit_dag writes for DAG file ``dag`` (its .dagman.out in
+    ``outfile_dir`` when given)."""
+    from gridtools.cli.condor.dagman import out_file
+    return {"sub": dag + ".condor.sub", "out": out_file(dag, outfile_dir), "lib_out": dag + ".lib.out",
             "lib_err": dag + ".lib.err", "log": dag + ".dagman.log"}
+
+
+def check_options(opts, dag, parsed):
+    """Check -outfile_dir, -insert_sub_file and the DAG's configuration file (-config, or
+    the DAG file's CONFIG statement: only one may be given) before anything is written;
+    the configuration file's path goes to the manager (``opts.config_path``)."""
+    from gridtools.cli.condor.dagman import read_config
+    if opts.outfile_dir and not os.path.isdir(opts.outfile_dir):
+        raise InputError(f"ERROR: -outfile_dir {opts.outfile_dir} is not a directory")
+    if opts.insert_sub_file and not os.path.isfile(opts.insert_sub_file):
+        raise InputError(f"ERROR: -insert_sub_file {opts.insert_sub_file} cannot be read")
+    given = os.path.abspath(opts.config) if opts.config else ""
+    named = os.path.join(os.path.dirname(os.path.abspath(dag)), parsed.config) if parsed.config else ""
+    if given and named and os.path.realpath(given) != os.path.realpath(named):
+        raise InputError(f"ERROR: Conflicting DAGMan config files specified: {given} and {named}")
+    opts.config_path = given or named
+    if opts.config_path:
+        read_config(opts.config_path)
 
 
 def check_dag(path):
@@ -196,7 +233,8 @@ def submit_description(opts, dag, parsed=None):
     files = files_of(dag)
     args = dagman.job_arguments(dag, opts)
     env = dagman.job_environment(get=parsed.env_get if parsed else (),
-                                 set_=parsed.env_set if parsed else None)
+                                 set_=parsed.env_set if parsed else None,
+                                 everything=getattr(opts, "import_env", False))
     lines = [f"# Filename: {files['sub']}", f"# Generated by condor_submit_dag {dag}",
              "universe\t= scheduler", f"executable\t= {sys.executable}",
              f"output\t\t= {files['lib_out']}", f"error\t\t= {files['lib_err']}",
@@ -209,16 +247,29 @@ def submit_description(opts, dag, parsed=None):
         lines.append(f"+JobBatchName\t= \"{opts.batch_name}\"")
     for name, value in (parsed.job_attrs if parsed else {}).items():
         lines.append(f"+{name}\t= {value}")
+    lines += _inserted(opts)
     lines.append("queue")
     return "".join(line + "\n" for line in lines)
+
+
+def _inserted(opts):
+    """The lines of -insert_sub_file, then the -append commands, which HTCondor's
+    condor_submit_dag writes into the submit file before its queue statement."""
+    lines = []
+    if getattr(opts, "insert_sub_file", ""):
+        with open(opts.insert_sub_file, encoding="utf-8", errors="replace") as fh:
+            lines += [line for line in fh.read().splitlines()
+                      if not line.strip().lower().startswith("queue")]
+    return lines + list(getattr(opts, "appends", ()))
 
 
 def submit_one(opts, dag, out, err):
     from gridtools.cli.condor import jobsubmit
     parsed = check_dag(dag)
+    check_options(opts, dag, parsed)
     if not prepare(opts, dag, err):
         return 1
-    files = files_of(dag)
+    files = files_of(dag, opts.outfile_dir)
     text = submit_description(opts, dag, parsed)
     with open(files["sub"], "w", encoding="utf-8") as fh:
         fh.write(text)
