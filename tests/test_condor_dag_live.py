@@ -923,3 +923,36 @@ def test_bad_dagman_options_are_refused_before_anything_is_written(cell, workdir
     proc = submit_dag(cell, workdir, *args, code=1)
     assert proc.stderr.splitlines() == [message.format(w=workdir)]
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.condor.sub"))
+
+
+def test_several_dag_files_run_as_one_dag_named_after_the_first(cell, workdir):
+    """condor_submit_dag one.dag sub/two.dag: one manager, two.dag's statements may name
+    one.dag's nodes, its nodes run in its folder, the rescue DAG is one.dag_multi.rescueNNN
+    and the same command resumes from it; a node name used twice is refused."""
+    sub = os.path.join(workdir, "sub")
+    os.mkdir(sub)
+    node(workdir, "A")
+    node(workdir, "B")
+    write(sub, "C.sh", f"#!/bin/sh\necho C >> {workdir}/order\ntest -e {workdir}/flag && exit 0\n"
+                       f"touch {workdir}/flag\nexit 1\n")
+    write(sub, "C.sub", "executable = C.sh\noutput = C.out\nerror = C.err\nqueue\n")
+    write(workdir, "one.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    write(sub, "two.dag", "JOB C C.sub\nPARENT A CHILD C\n")
+    proc = cell.run("condor_submit_dag", "one.dag", "sub/two.dag", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("submitted to cluster") == 1
+    assert "File for submitting this DAG to HTCondor           : one.dag.condor.sub" in proc.stdout
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "1"
+    assert order(workdir)[0] == "A" and sorted(order(workdir)[1:]) == ["B", "C"]
+    assert os.path.exists(os.path.join(sub, "C.out"))                   # C ran in its folder
+    rescue = open(os.path.join(workdir, "one.dag_multi.rescue001")).read()
+    assert "#   C,<ENDLIST>" in rescue and {"DONE A", "DONE B"} <= set(rescue.splitlines())
+    assert not os.path.exists(os.path.join(workdir, "one.dag.rescue001"))
+    again = cell.run("condor_submit_dag", "one.dag", "sub/two.dag", cwd=workdir)
+    assert again.stdout.startswith("Running rescue DAG 1\n"), again.stderr
+    assert dag_ended(cell, dagman_id(again))[0][12] == "0"
+    assert order(workdir)[3:] == ["C"]                                   # only C ran again
+    write(sub, "three.dag", "JOB B C.sub\n")
+    twice = cell.run("condor_submit_dag", "-f", "one.dag", "sub/three.dag", cwd=workdir)
+    assert twice.returncode == 1
+    assert twice.stderr.splitlines() == ["ERROR: sub/three.dag (line 1): node name B already exists"]

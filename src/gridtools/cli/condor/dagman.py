@@ -63,7 +63,10 @@ def job_arguments(dag, opts):
     from gridtools.formats.condor.argsenv import join_v2
     args = ["-m", "gridtools.cli.entry", "gridtools", "dagman", "-p", "0", "-f", "-l", ".",
             "-Lockfile", dag + ".lock", "-AutoRescue", str(opts.auto_rescue), "-DoRescueFrom",
-            str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs), "-Dag", dag, "-Suppress_notification"]
+            str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs)]
+    for name in getattr(opts, "dags", None) or [dag]:
+        args += ["-Dag", name]
+    args.append("-Suppress_notification")
     if getattr(opts, "load_save", ""):
         args += ["-load_save", opts.load_save]
     if getattr(opts, "config_path", ""):
@@ -150,7 +153,7 @@ def apply_config(opts, log):
 
 def parse_args(argv):
     opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0, "lockfile": None,
-            "load_save": "", "config": "", "outfile_dir": ""}
+            "load_save": "", "config": "", "outfile_dir": "", "dags": []}
     names = {"-dag": "dag", "-autorescue": "auto_rescue", "-dorescuefrom": "rescue_from",
              "-maxjobs": "maxjobs", "-lockfile": "lockfile", "-load_save": "load_save",
              "-config": "config", "-outfile_dir": "outfile_dir"}
@@ -159,6 +162,8 @@ def parse_args(argv):
     i = 0
     while i < len(argv):
         word = argv[i].lower()
+        if word == "-dag" and i + 1 < len(argv):
+            opts["dags"].append(argv[i + 1])
         if word in names and i + 1 < len(argv):
             value = argv[i + 1]
             opts[names[word]] = value if word in texts else int(value)
@@ -169,6 +174,7 @@ def parse_args(argv):
             i += 1
     if not opts["dag"]:
         raise GridError("gridtools dagman: -Dag DAGFILE is required", 1)
+    opts["dag"] = opts["dags"][0]          # several DAG files run as one, named by the first
     opts["lockfile"] = opts["lockfile"] or opts["dag"] + ".lock"
     return opts
 
@@ -197,11 +203,11 @@ def out_file(dag_file, outfile_dir=""):
 
 def load(dag_file, opts, log):
     """The DAG with the nodes of the chosen rescue DAG marked DONE."""
+    from gridtools.cli.condor.submit_dag import check_dags
     from gridtools.formats.condor import dagstate
-    from gridtools.formats.condor.dag import parse_dag, validate
-    with open(dag_file, encoding="utf-8", errors="replace") as fh:
-        dag = parse_dag(fh.read(), source=dag_file, read=_reader(dag_file))
-    validate(dag)
+    dags = opts.get("dags") or [dag_file]
+    dag = check_dags(dags)
+    base = dagstate.rescue_base(dag_file, len(dags) > 1)
     if opts.get("load_save"):
         name = opts["load_save"]
         with open(name, encoding="utf-8") as fh:
@@ -210,9 +216,9 @@ def load(dag_file, opts, log):
         return dag
     number = opts["rescue_from"]
     if not number and opts["auto_rescue"]:
-        number = dagstate.latest_rescue(os.path.basename(dag_file), os.listdir(_folder(dag_file)))[1]
+        number = dagstate.latest_rescue(os.path.basename(base), os.listdir(_folder(dag_file)))[1]
     if number:
-        name = dagstate.rescue_name(dag_file, number)
+        name = dagstate.rescue_name(base, number)
         with open(name, encoding="utf-8") as fh:
             dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
         log(f"Running rescue DAG {number} ({name})")
@@ -221,13 +227,6 @@ def load(dag_file, opts, log):
 
 def _folder(path):
     return os.path.dirname(os.path.abspath(path))
-
-
-def _reader(dag_file):
-    def read(name):
-        with open(os.path.join(_folder(dag_file), name), encoding="utf-8") as fh:
-            return fh.read()
-    return read
 
 
 def own_job_id():

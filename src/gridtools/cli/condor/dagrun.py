@@ -511,14 +511,14 @@ class Runner:
 
     def _write_rescue(self):
         from gridtools.formats.condor import dagstate
-        base = os.path.basename(self.dag_file)
-        last = dagstate.latest_rescue(base, os.listdir(self.folder))[1]
+        base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
+        last = dagstate.latest_rescue(os.path.basename(base), os.listdir(self.folder))[1]
         most = self.opts.get("max_rescue", MAX_RESCUE)
         if not most:
             self.log("No rescue DAG written because DAGMAN_MAX_RESCUE_NUM is 0")
             return
         number = min(last + 1, most)
-        name = dagstate.rescue_name(self.dag_file, number)
+        name = dagstate.rescue_name(base, number)
         created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,

@@ -16,6 +16,13 @@ from gridtools.formats.condor.dag import DagError, NodeKind
 RESCUE_VERSION = "2.0.1"
 
 
+def rescue_base(dag_file, multi=False):
+    """What the rescue DAGs of a run are named after: the DAG file, or for several DAG
+    files run as one, the first with ``_multi`` (``a.dag_multi.rescue001``), as
+    HTCondor's DAGMan names them."""
+    return dag_file + "_multi" if multi else dag_file
+
+
 def rescue_name(dag_file, number):
     """The name of the NUMBERth rescue DAG of ``dag_file``."""
     return f"{dag_file}.rescue{number:03d}"
