@@ -5,6 +5,7 @@ ABORT-DAG-ON, PRIORITY, and the files a previous run left."""
 import os
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -790,7 +791,9 @@ def test_the_managers_ad_shows_the_dags_progress_as_htcondors_dagman_publishes_i
     dag = dagman_id(submit_dag(cell, workdir))
     # A's PRE script runs, C is ready (it waits for the PRE script), B waits for A
     wait_for(lambda: progress(cell, dag) == "3 0 1 0 0 1 1 0 0 0 0 0 0 0 0 0", timeout=30)
-    assert "DAG_NodesPrerun = 1" in cell.run("condor_q", "-l", str(dag)).stdout
+    long = cell.run("condor_q", "-l", str(dag)).stdout
+    assert "DAG_NodesPrerun = 1" in long
+    assert abs(int(re.search(r"^DAG_AdUpdateTime = (\d+)$", long, re.M).group(1)) - time.time()) < 60
     write(workdir, "pre-go", "")
     wait_for(lambda: progress(cell, dag) == "3 0 0 2 0 0 1 0 0 0 0 2 0 0 0 2", timeout=30)
     write(workdir, "c-go", "")          # C's job ends: its POST script runs, A's job runs on

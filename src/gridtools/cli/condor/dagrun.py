@@ -120,8 +120,9 @@ class Runner:
         if attrs == self.counted:
             return
         from gridtools.cli.ask import outcomes
+        sent = dict(attrs, DAG_AdUpdateTime=str(int(time.time())))
         try:
-            outcomes("condor_qedit", {"targets": [{"id": self.own_id, "tasks": None}], "attrs": attrs})
+            outcomes("condor_qedit", {"targets": [{"id": self.own_id, "tasks": None}], "attrs": sent})
             self.counted = attrs
         except GridError as exc:
             self.log(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}")

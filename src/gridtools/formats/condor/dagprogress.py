@@ -45,8 +45,12 @@ def node_counts(dag, p):
     busy = p.queued | p.prerun | p.postrun
     done = p.done | {n for n, node in dag.nodes.items() if node.done}
     futile = unreachable(dag, p.failed) - done - p.failed - busy
+    parents = {}
+    for parent, child in dag.edges:
+        parents.setdefault(child, set()).add(parent)
+    settled = done | p.failed | busy
     ready = {n for n, node in dag.nodes.items() if node.kind is not NodeKind.FINAL
-             and n not in done | p.failed | busy and dag.parents(n) <= done}
+             and n not in settled and parents.get(n, set()) <= done}
     ready |= {n for n in ready_nodes(dag, done, p.failed, busy) if dag.nodes[n].kind is NodeKind.FINAL}
     counts = {"Total": len(dag.nodes), "Done": len(done), "Failed": len(p.failed),
               "Prerun": len(p.prerun), "Queued": len(p.queued - p.prerun - p.postrun),
