@@ -879,15 +879,23 @@ def test_config_outfile_dir_append_insert_sub_file_and_import_env(cell, workdir)
     -import_env gives it (and its scripts) the whole environment."""
     node(workdir, "A", body=gate(workdir))
     node(workdir, "B", body=gate(workdir))
-    write(workdir, "pre.sh", f"#!/bin/sh\necho \"$DAG_ONLY_VAR\" >> {workdir}/seen\n")
+    write(workdir, "pre.sh", f"#!/bin/sh\necho \"$DAG_ONLY_VAR $PICKED $SET_A $SET_B\" >> {workdir}/seen\n")
     write(workdir, "dag.config", "DAGMAN_MAX_JOBS_SUBMITTED = 1\nDAGMAN_MAX_PRE_SCRIPTS = 4\n"
                                  "DAGMAN_SUPPRESS_JOB_LOGS = true\nOTHER = x\n")
     write(workdir, "extra.sub", "+Inserted = \"yes\"\n")
     os.mkdir(os.path.join(workdir, "logs"))
     write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nSCRIPT PRE A pre.sh\n")
+    picked = cell.run("condor_submit_dag", "-no_submit", "-include_env", "PICKED,NOT_SET",
+                      "-insert_env", "|SET_A=1|SET_B=x;y", "diamond.dag", cwd=workdir,
+                      env={"DAG_ONLY_VAR": "imported", "PICKED": "p", "NOT_PICKED": "n"})
+    assert picked.returncode == 0, picked.stderr
+    env = [line for line in open(os.path.join(workdir, "diamond.dag.condor.sub")) if line.startswith("env")]
+    assert "PICKED=p" in env[0] and "SET_A=1" in env[0] and "SET_B=x;y" in env[0]
+    assert "DAG_ONLY_VAR" not in env[0] and "NOT_PICKED" not in env[0]
     proc = cell.run("condor_submit_dag", "-config", "dag.config", "-outfile_dir", "logs",
                     "-insert_sub_file", "extra.sub", "-append", "+Appended = 7", "-import_env",
-                    "diamond.dag", cwd=workdir, env={"DAG_ONLY_VAR": "imported"})
+                    "-include_env", "PICKED", "-insert_env", "SET_A=1;SET_B=2", "-f",
+                    "diamond.dag", cwd=workdir, env={"DAG_ONLY_VAR": "imported", "PICKED": "p"})
     assert proc.returncode == 0, proc.stderr
     assert "Log of DAGMan debugging messages                   : logs/diamond.dag.dagman.out" \
         in proc.stdout
@@ -903,7 +911,7 @@ def test_config_outfile_dir_append_insert_sub_file_and_import_env(cell, workdir)
     assert f"Using DAGMan config file {workdir}/dag.config" in out
     assert "Note: config setting DAGMAN_MAX_PRE_SCRIPTS: without effect here" in out
     assert "Note: config setting DAGMAN_SUPPRESS_JOB_LOGS: not supported, ignored" in out
-    assert open(os.path.join(workdir, "seen")).read() == "imported\n"
+    assert open(os.path.join(workdir, "seen")).read() == "imported p 1 2\n"
 
 
 @pytest.mark.parametrize("args, dag, message", [
@@ -916,6 +924,7 @@ def test_config_outfile_dir_append_insert_sub_file_and_import_env(cell, workdir)
      "ERROR: {w}/bad.config: DAGMAN_MAX_JOBS_SUBMITTED must be a non-negative integer, not 'many'"),
     (("-outfile_dir", "nowhere"), "JOB A A.sub\n", "ERROR: -outfile_dir nowhere is not a directory"),
     (("-insert_sub_file", "none.sub"), "JOB A A.sub\n", "ERROR: -insert_sub_file none.sub cannot be read"),
+    (("-insert_env", "A=1;B"), "JOB A A.sub\n", "ERROR: -insert_env B is not key=value"),
 ])
 def test_bad_dagman_options_are_refused_before_anything_is_written(cell, workdir, args, dag, message):
     node(workdir, "A")
