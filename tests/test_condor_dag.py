@@ -283,3 +283,46 @@ def test_save_point_files_are_named_and_placed_as_dagman_does(tmp_path):
     assert load_save_path(top, "./d.save", "/elsewhere") == "/elsewhere/d.save"
     with pytest.raises(DagError, match="Unknown Job Z"):
         parse_dag("JOB A a.sub\nSAVE_POINT_FILE Z\n")
+
+
+def test_progress_puts_every_node_in_one_state_as_dagman_counts_them():
+    from gridtools.formats.condor.dagprogress import Progress, node_counts, progress_attrs
+    dag = parse_dag("JOB A a\nJOB B b\nJOB C c\nJOB D d\nJOB E e\nFINAL F f\n"
+                    "PARENT A CHILD B\nPARENT B CHILD C\nPARENT D CHILD E\n", source="p.dag")
+    counts = node_counts(dag, Progress(done={"A"}, prerun={"B"}, queued={"D"}))
+    assert counts == {"Total": 6, "Done": 1, "Failed": 0, "Prerun": 1, "Queued": 1, "Postrun": 0,
+                      "Ready": 0, "Unready": 3, "Futile": 0}
+    # B failed: C can never run; D's POST script runs; the FINAL node waits for it
+    later = Progress(done={"A"}, failed={"B"}, postrun={"D"}, status=2, jobs_submitted=3,
+                     jobs_completed=2, jobs_idle=1)
+    attrs = progress_attrs(dag, later)
+    assert {k: attrs[k] for k in ("DAG_NodesFutile", "DAG_NodesFailed", "DAG_NodesPostrun",
+                                  "DAG_NodesUnready", "DAG_NodesReady", "DAG_Status",
+                                  "DAG_JobsSubmitted", "DAG_JobsCompleted", "DAG_JobsIdle")} == {
+        "DAG_NodesFutile": "1", "DAG_NodesFailed": "1", "DAG_NodesPostrun": "1",
+        "DAG_NodesUnready": "2", "DAG_NodesReady": "0", "DAG_Status": "2",
+        "DAG_JobsSubmitted": "3", "DAG_JobsCompleted": "2", "DAG_JobsIdle": "1"}
+    # with D and E done, only the FINAL node is left, and ready
+    assert node_counts(dag, Progress(done={"A", "D", "E"}, failed={"B"}))["Ready"] == 1
+
+
+def test_exit_code_macros_as_dagman_gives_them_to_post_scripts():
+    from gridtools.formats.condor.dagstate import exit_code_macros
+    assert exit_code_macros([3, 0, None, 3, -9]) == {
+        "$EXIT_CODES": "-9,0,3", "$EXIT_CODE_COUNTS": "-9:1,0:1,3:2",
+        "$EXIT_CODE_LIST": "3,0,,3,-9", "$JOB_ABORT_COUNT": "1"}
+    assert exit_code_macros([]) == {"$EXIT_CODES": "", "$EXIT_CODE_COUNTS": "",
+                                    "$EXIT_CODE_LIST": "", "$JOB_ABORT_COUNT": "0"}
+
+
+def test_a_dags_config_file_gives_the_dagman_settings_gridtools_follows(tmp_path):
+    from gridtools.cli.condor.dagman import read_config
+    from gridtools.errors import GridError
+    path = tmp_path / "dag.config"
+    path.write_text("N = 3\nDAGMAN_MAX_JOBS_SUBMITTED = $(N)\ndagman_max_rescue_num = 0\n"
+                    "DAGMAN_MAX_POST_SCRIPTS = 2\nDAGMAN_ALWAYS_RUN_POST = true\nOTHER = 1\n")
+    assert read_config(str(path)) == ({"maxjobs": 3, "max_rescue": 0},
+                                      ["DAGMAN_MAX_POST_SCRIPTS", "DAGMAN_ALWAYS_RUN_POST"])
+    path.write_text("DAGMAN_MAX_RESCUE_NUM = -1\n")
+    with pytest.raises(GridError, match="DAGMAN_MAX_RESCUE_NUM must be a non-negative integer"):
+        read_config(str(path))

@@ -5,6 +5,7 @@ ABORT-DAG-ON, PRIORITY, and the files a previous run left."""
 import os
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -759,3 +760,211 @@ def test_save_point_files_are_written_when_their_node_starts_and_load_save_resum
     missing = cell.run("condor_submit_dag", "-load_save", "./nope.save", "diamond.dag", cwd=workdir)
     assert missing.returncode == 1
     assert missing.stderr == f"ERROR: save point file {workdir}/nope.save (-load_save ./nope.save) does not exist\n"
+
+
+PROGRESS = ("DAG_NodesTotal", "DAG_NodesDone", "DAG_NodesPrerun", "DAG_NodesQueued", "DAG_NodesPostrun",
+            "DAG_NodesReady", "DAG_NodesUnready", "DAG_NodesFailed", "DAG_NodesFutile", "DAG_Status",
+            "DAG_InRecovery", "DAG_JobsSubmitted", "DAG_JobsCompleted", "DAG_JobsIdle", "DAG_JobsHeld",
+            "DAG_JobsRunning")
+
+
+def progress(cell, dag, command="condor_q"):
+    """The manager's progress attributes (PROGRESS), as condor_q -af shows them."""
+    return cell.run(command, str(dag), "-af", *PROGRESS).stdout.strip()
+
+
+def waits_for(folder, name):
+    """A script that waits for the file ``name`` to exist."""
+    return write(folder, f"wait-{name}.sh", f"#!/bin/sh\nwhile [ ! -e {folder}/{name} ]; do sleep 0.05; done\n")
+
+
+def test_the_managers_ad_shows_the_dags_progress_as_htcondors_dagman_publishes_it(cell, workdir):
+    """DAG_Nodes* (every node in one of done, prerun, queued, postrun, ready, unready, failed,
+    futile), DAG_Jobs*, DAG_Status and DAG_InRecovery follow the run in condor_q -l."""
+    node(workdir, "A", body=gate(workdir) + "\nexit 1")
+    node(workdir, "B")
+    node(workdir, "C", body=f"while [ ! -e {workdir}/c-go ]; do sleep 0.05; done")
+    waits_for(workdir, "pre-go")
+    waits_for(workdir, "post-go")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nPARENT A CHILD B\n"
+                                  "SCRIPT PRE A wait-pre-go.sh\nSCRIPT POST C wait-post-go.sh\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    # A's PRE script runs, C is ready (it waits for the PRE script), B waits for A
+    wait_for(lambda: progress(cell, dag) == "3 0 1 0 0 1 1 0 0 0 0 0 0 0 0 0", timeout=30)
+    long = cell.run("condor_q", "-l", str(dag)).stdout
+    assert "DAG_NodesPrerun = 1" in long
+    assert abs(int(re.search(r"^DAG_AdUpdateTime = (\d+)$", long, re.M).group(1)) - time.time()) < 60
+    write(workdir, "pre-go", "")
+    wait_for(lambda: progress(cell, dag) == "3 0 0 2 0 0 1 0 0 0 0 2 0 0 0 2", timeout=30)
+    write(workdir, "c-go", "")          # C's job ends: its POST script runs, A's job runs on
+    wait_for(lambda: progress(cell, dag) == "3 0 0 1 1 0 1 0 0 0 0 2 1 0 0 1", timeout=30)
+    write(workdir, "post-go", "")
+    wait_for(lambda: progress(cell, dag) == "3 1 0 1 0 0 1 0 0 0 0 2 1 0 0 1", timeout=30)
+    assert cell.run("condor_hold", str(dag + 1)).returncode == 0
+    wait_for(lambda: progress(cell, dag) == "3 1 0 1 0 0 1 0 0 0 0 2 1 0 1 0", timeout=30)
+    write(workdir, "go", "")
+    assert cell.run("condor_release", str(dag + 1)).returncode == 0
+    assert dag_ended(cell, dag)[0][12] == "1"
+    # A failed, so B can never run (futile); the DAG's status: a node failed
+    assert progress(cell, dag, "condor_history") == "3 1 0 0 0 0 0 1 1 2 0 2 2 0 0 0"
+
+
+def test_post_scripts_get_the_exit_codes_of_the_nodes_jobs_and_all_scripts_the_futile_count(cell, workdir):
+    """$EXIT_CODES, $EXIT_CODE_COUNTS, $EXIT_CODE_LIST, $JOB_ABORT_COUNT of a cluster whose
+    procs exit with 0, 3, 3 and one is removed; $JOBID names its last proc; $FUTILE_COUNT."""
+    write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
+    write(workdir, "fail.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\nexit 1\n")
+    write(workdir, "many.sh", "#!/bin/sh\ncase $SGE_TASK_ID in\n1) exit 0;;\n2|3) exit 3;;\n"
+                              f"*) touch {workdir}/last; while :; do sleep 0.05; done;;\nesac\n")
+    write(workdir, "A.sub", "executable = many.sh\noutput = a.$(Process).out\nerror = a.err\nqueue 4\n")
+    node(workdir, "B")
+    node(workdir, "Z")
+    write(workdir, "diamond.dag",
+          "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\nFINAL Z Z.sub\n"
+          "SCRIPT POST A fail.sh A $EXIT_CODES $EXIT_CODE_COUNTS $Exit_Code_List $JOB_ABORT_COUNT "
+          "$JOBID $JOB_COUNT $FUTILE_COUNT\n"
+          "SCRIPT PRE Z show.sh pre $FUTILE_COUNT $EXIT_CODES $JOB_ABORT_COUNT\n"
+          "SCRIPT POST Z show.sh post $FUTILE_COUNT $EXIT_CODES $EXIT_CODE_LIST $JOB_ABORT_COUNT\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "last")), timeout=30)
+    wait_for(lambda: cell.task_states(dag + 1).get(4) == "running", timeout=30)
+    wait_for(lambda: all(cell.task_states(dag + 1).get(n) in (None, "finished") for n in (1, 2, 3)),
+             timeout=30)
+    assert cell.run("condor_rm", f"{dag + 1}.3").returncode == 0
+    assert dag_ended(cell, dag)[0][12] == "0"             # the FINAL node's success
+    z = clusters_of(cell, "Z")[0]
+    assert open(os.path.join(workdir, "shown")).read().splitlines() == [
+        f"A 0,3 0:1,3:2 0,3,3, 1 {dag + 1}.3 4 0",
+        "pre 1 $EXIT_CODES $JOB_ABORT_COUNT",
+        "post 1 0 0 0"]
+    assert z > dag + 1 and not node_started(workdir, "B")       # A failed: B is futile
+
+
+def test_a_halt_file_pauses_the_dag_and_a_halted_dag_ends_with_a_rescue_dag(cell, workdir):
+    """As HTCondor's DAGMan: while DAGFILE.halt exists no node starts (running jobs and POST
+    scripts go on); removing it resumes; halted with nothing left running, the DAG writes a
+    rescue DAG and ends; condor_submit_dag removes an old halt file."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    node(workdir, "C")
+    write(workdir, "post.sh", f"#!/bin/sh\necho post-$1 >> {workdir}/order\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nPARENT A CHILD B\n"
+                                  "PARENT B CHILD C\nSCRIPT POST A post.sh A\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    halt = os.path.join(workdir, "diamond.dag.halt")
+    status = lambda: cell.run("condor_q", str(dag), "-af", "DAG_Status").stdout.strip()  # noqa: E731
+    write(workdir, "diamond.dag.halt", "")
+    wait_for(lambda: "DAG halted" in dagman_out(workdir) and status() == "6", timeout=30)
+    os.unlink(halt)
+    wait_for(lambda: "DAG resumed" in dagman_out(workdir) and status() == "0", timeout=30)
+    write(workdir, "diamond.dag.halt", "")
+    wait_for(lambda: dagman_out(workdir).count("DAG halted") == 2, timeout=30)
+    write(workdir, "go", "")
+    assert dag_ended(cell, dag)[0][12] == "1"
+    assert order(workdir) == ["A", "post-A"]             # A's POST script ran, B did not start
+    assert "Exiting because DAG is halted" in dagman_out(workdir)
+    assert cell.run("condor_history", str(dag), "-af", "DAG_Status").stdout == "6\n"
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    assert rescue.splitlines()[-1] == "DONE A" and "DONE B" not in rescue
+    again = dagman_id(submit_dag(cell, workdir))       # from the rescue DAG, unhalted
+    assert not os.path.exists(halt)
+    assert dag_ended(cell, again)[0][12] == "0"
+    assert order(workdir) == ["A", "post-A", "B", "C"]
+
+
+def test_config_outfile_dir_append_insert_sub_file_and_import_env(cell, workdir):
+    """-config FILE's DAGMAN_MAX_JOBS_SUBMITTED limits the node jobs, -outfile_dir places
+    the .dagman.out, -insert_sub_file and -append add commands to the manager's submit file,
+    -import_env gives it (and its scripts) the whole environment."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B", body=gate(workdir))
+    write(workdir, "pre.sh", f"#!/bin/sh\necho \"$DAG_ONLY_VAR $PICKED $SET_A $SET_B\" >> {workdir}/seen\n")
+    write(workdir, "dag.config", "DAGMAN_MAX_JOBS_SUBMITTED = 1\nDAGMAN_MAX_PRE_SCRIPTS = 4\n"
+                                 "DAGMAN_SUPPRESS_JOB_LOGS = true\nOTHER = x\n")
+    write(workdir, "extra.sub", "+Inserted = \"yes\"\n")
+    os.mkdir(os.path.join(workdir, "logs"))
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nSCRIPT PRE A pre.sh\n")
+    picked = cell.run("condor_submit_dag", "-no_submit", "-include_env", "PICKED,NOT_SET",
+                      "-insert_env", "|SET_A=1|SET_B=x;y", "diamond.dag", cwd=workdir,
+                      env={"DAG_ONLY_VAR": "imported", "PICKED": "p", "NOT_PICKED": "n"})
+    assert picked.returncode == 0, picked.stderr
+    env = [line for line in open(os.path.join(workdir, "diamond.dag.condor.sub")) if line.startswith("env")]
+    assert "PICKED=p" in env[0] and "SET_A=1" in env[0] and "SET_B=x;y" in env[0]
+    assert "DAG_ONLY_VAR" not in env[0] and "NOT_PICKED" not in env[0]
+    proc = cell.run("condor_submit_dag", "-config", "dag.config", "-outfile_dir", "logs",
+                    "-insert_sub_file", "extra.sub", "-append", "+Appended = 7", "-import_env",
+                    "-include_env", "PICKED", "-insert_env", "SET_A=1;SET_B=2", "-f",
+                    "diamond.dag", cwd=workdir, env={"DAG_ONLY_VAR": "imported", "PICKED": "p"})
+    assert proc.returncode == 0, proc.stderr
+    assert "Log of DAGMan debugging messages                   : logs/diamond.dag.dagman.out" \
+        in proc.stdout
+    dag = dagman_id(proc)
+    assert cell.run("condor_q", str(dag), "-af", "Inserted", "Appended").stdout == "yes 7\n"
+    # one node job at a time: B is ready, waiting for A's
+    wait_for(lambda: cell.run("condor_q", str(dag), "-af", "DAG_NodesQueued", "DAG_NodesReady")
+             .stdout == "1 1\n", timeout=30)
+    write(workdir, "go", "")
+    assert dag_ended(cell, dag)[0][12] == "0"
+    out = open(os.path.join(workdir, "logs", "diamond.dag.dagman.out")).read()
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.dagman.out"))
+    assert f"Using DAGMan config file {workdir}/dag.config" in out
+    assert "Note: config setting DAGMAN_MAX_PRE_SCRIPTS: without effect here" in out
+    assert "Note: config setting DAGMAN_SUPPRESS_JOB_LOGS: not supported, ignored" in out
+    assert open(os.path.join(workdir, "seen")).read() == "imported p 1 2\n"
+
+
+@pytest.mark.parametrize("args, dag, message", [
+    (("-config", "none.config"), "JOB A A.sub\n",
+     "ERROR: DAGMan config file {w}/none.config: cannot read configuration file {w}/none.config: "
+     "No such file or directory"),
+    (("-config", "a.config"), "JOB A A.sub\nCONFIG b.config\n",
+     "ERROR: Conflicting DAGMan config files specified: {w}/a.config and {w}/b.config"),
+    ((), "JOB A A.sub\nCONFIG bad.config\n",
+     "ERROR: {w}/bad.config: DAGMAN_MAX_JOBS_SUBMITTED must be a non-negative integer, not 'many'"),
+    (("-outfile_dir", "nowhere"), "JOB A A.sub\n", "ERROR: -outfile_dir nowhere is not a directory"),
+    (("-insert_sub_file", "none.sub"), "JOB A A.sub\n", "ERROR: -insert_sub_file none.sub cannot be read"),
+    (("-insert_env", "A=1;B"), "JOB A A.sub\n", "ERROR: -insert_env B is not key=value"),
+])
+def test_bad_dagman_options_are_refused_before_anything_is_written(cell, workdir, args, dag, message):
+    node(workdir, "A")
+    for name in ("a.config", "b.config"):
+        write(workdir, name, "DAGMAN_MAX_JOBS_SUBMITTED = 2\n")
+    write(workdir, "bad.config", "DAGMAN_MAX_JOBS_SUBMITTED = many\n")
+    write(workdir, "diamond.dag", dag)
+    proc = submit_dag(cell, workdir, *args, code=1)
+    assert proc.stderr.splitlines() == [message.format(w=workdir)]
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.condor.sub"))
+
+
+def test_several_dag_files_run_as_one_dag_named_after_the_first(cell, workdir):
+    """condor_submit_dag one.dag sub/two.dag: one manager, two.dag's statements may name
+    one.dag's nodes, its nodes run in its folder, the rescue DAG is one.dag_multi.rescueNNN
+    and the same command resumes from it; a node name used twice is refused."""
+    sub = os.path.join(workdir, "sub")
+    os.mkdir(sub)
+    node(workdir, "A")
+    node(workdir, "B")
+    write(sub, "C.sh", f"#!/bin/sh\necho C >> {workdir}/order\ntest -e {workdir}/flag && exit 0\n"
+                       f"touch {workdir}/flag\nexit 1\n")
+    write(sub, "C.sub", "executable = C.sh\noutput = C.out\nerror = C.err\nqueue\n")
+    write(workdir, "one.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    write(sub, "two.dag", "JOB C C.sub\nPARENT A CHILD C\n")
+    proc = cell.run("condor_submit_dag", "one.dag", "sub/two.dag", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("submitted to cluster") == 1
+    assert "File for submitting this DAG to HTCondor           : one.dag.condor.sub" in proc.stdout
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "1"
+    assert order(workdir)[0] == "A" and sorted(order(workdir)[1:]) == ["B", "C"]
+    assert os.path.exists(os.path.join(sub, "C.out"))                   # C ran in its folder
+    rescue = open(os.path.join(workdir, "one.dag_multi.rescue001")).read()
+    assert "#   C,<ENDLIST>" in rescue and {"DONE A", "DONE B"} <= set(rescue.splitlines())
+    assert not os.path.exists(os.path.join(workdir, "one.dag.rescue001"))
+    again = cell.run("condor_submit_dag", "one.dag", "sub/two.dag", cwd=workdir)
+    assert again.stdout.startswith("Running rescue DAG 1\n"), again.stderr
+    assert dag_ended(cell, dagman_id(again))[0][12] == "0"
+    assert order(workdir)[3:] == ["C"]                                   # only C ran again
+    write(sub, "three.dag", "JOB B C.sub\n")
+    twice = cell.run("condor_submit_dag", "-f", "one.dag", "sub/three.dag", cwd=workdir)
+    assert twice.returncode == 1
+    assert twice.stderr.splitlines() == ["ERROR: sub/three.dag (line 1): node name B already exists"]

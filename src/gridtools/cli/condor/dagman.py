@@ -27,7 +27,10 @@ has none), then until nothing more can run:
   ABORT-DAG-ON ends the DAG at once (running node jobs are removed);
 - the FINAL node runs last, also after ABORT-DAG-ON and removal, and its
   result is the DAG's;
-- when it ends with failed nodes (or aborted, or removed with condor_rm /
+- while ``DAGFILE.halt`` exists the DAG is halted (``Runner.check_halt``): no node
+  starts, running jobs and POST scripts go on; halted with nothing running, it ends
+  as below;
+- when it ends with failed nodes (or aborted, halted, or removed with condor_rm /
   qdel: SIGUSR1, its RemoveKillSig) it writes the next rescue DAG,
   ``DAGFILE.rescueNNN``, marking the nodes that are done; a later
   condor_submit_dag of the same DAG resumes there.
@@ -39,9 +42,9 @@ restoring the submitted nodes from the nodes log.
 
 Its progress goes to ``DAGFILE.dagman.out``. It removes the lock file when it
 ends, unless held. Exit status: 0 when every node (or the FINAL node)
-succeeded, 1 when some failed, it was removed or another manager runs the
-DAG, the ABORT-DAG-ON RETURN value (else the node's status) when aborted,
-3 when held.
+succeeded, 1 when some failed, it was removed or halted or another manager
+runs the DAG, the ABORT-DAG-ON RETURN value (else the node's status) when
+aborted, 3 when held.
 """
 
 import os
@@ -60,9 +63,16 @@ def job_arguments(dag, opts):
     from gridtools.formats.condor.argsenv import join_v2
     args = ["-m", "gridtools.cli.entry", "gridtools", "dagman", "-p", "0", "-f", "-l", ".",
             "-Lockfile", dag + ".lock", "-AutoRescue", str(opts.auto_rescue), "-DoRescueFrom",
-            str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs), "-Dag", dag, "-Suppress_notification"]
+            str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs)]
+    for name in getattr(opts, "dags", None) or [dag]:
+        args += ["-Dag", name]
+    args.append("-Suppress_notification")
     if getattr(opts, "load_save", ""):
         args += ["-load_save", opts.load_save]
+    if getattr(opts, "config_path", ""):
+        args += ["-config", opts.config_path]
+    if getattr(opts, "outfile_dir", ""):
+        args += ["-outfile_dir", os.path.abspath(opts.outfile_dir)]
     return join_v2(args).replace('"', '""')
 
 
@@ -74,15 +84,17 @@ KEEP_ENV = frozenset({"GRIDTOOLS_ROOT", "GRIDTOOLS_HOST", "GRIDTOOLS_NO_AUTOSTAR
 KEEP_PREFIXES = ("_CONDOR_", "PERL", "PEGASUS_")
 
 
-def job_environment(get=(), set_=None):
+def job_environment(get=(), set_=None, everything=False):
     """The DAGMan job's environment (V2 syntax): what HTCondor's DAGMan job gets of the
-    submitter's (its PRE and POST scripts see it) and the variables the DAG's ENV GET
+    submitter's (its PRE and POST scripts see it; all of it, but for values of several
+    lines, with ``everything``: -import_env) and the variables the DAG's ENV GET
     names (when the submitter has them), ENV SET's settings (``set_``) over those, how
     it finds the cell, and gridtools first on the PYTHONPATH."""
     import gridtools
     from gridtools.formats.condor.argsenv import join_v2
     env = {k: v for k, v in os.environ.items()
-           if k in KEEP_ENV or k.startswith(KEEP_PREFIXES) or k in get}
+           if k in KEEP_ENV or k.startswith(KEEP_PREFIXES) or k in get
+           or (everything and "\n" not in v)}
     env.update(set_ or {})
     own = os.path.dirname(os.path.dirname(os.path.abspath(gridtools.__file__)))
     env["PYTHONPATH"] = own + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -91,18 +103,70 @@ def job_environment(get=(), set_=None):
     return join_v2(f"{k}={v}" for k, v in sorted(env.items())).replace('"', '""')
 
 
+#: DAGMan configuration settings gridtools' manager follows -> its option
+CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM": "max_rescue"}
+#: settings accepted without effect: the manager runs one script at a time and
+#: does not count idle procs (as -maxpre, -maxpost and -maxidle)
+CONFIG_INERT = frozenset({"DAGMAN_MAX_PRE_SCRIPTS", "DAGMAN_MAX_POST_SCRIPTS", "DAGMAN_MAX_JOBS_IDLE"})
+
+
+def read_config(path):
+    """(settings, ignored names) of a DAG's configuration file (CONFIG, -config): the
+    CONFIG_KNOBS it sets, as {option: int}, and the other DAGMAN_* names it sets that
+    have no effect here. A file that cannot be read or a value that is not a
+    non-negative integer raises GridError."""
+    from gridtools.formats import condor_config
+    config = condor_config.Config(environ={})
+    try:
+        config.read_file(path)
+        found, ignored = {}, []
+        for definition in config.definitions():
+            name = definition.name.upper()
+            if name in CONFIG_KNOBS:
+                value = config.get(name).strip()
+                if not value.isdigit():
+                    raise GridError(f"ERROR: {path}: {name} must be a non-negative integer, "
+                                    f"not '{value}'", 1)
+                found[CONFIG_KNOBS[name]] = int(value)
+            elif name.startswith("DAGMAN_"):
+                ignored.append(name)
+    except condor_config.ConfigError as exc:
+        raise GridError(f"ERROR: DAGMan config file {path}: {exc}", 1) from None
+    return found, ignored
+
+
+def apply_config(opts, log):
+    """The settings of -config FILE over the manager's defaults (a -maxjobs given on the
+    command line wins, as in HTCondor)."""
+    if not opts.get("config"):
+        return
+    found, ignored = read_config(opts["config"])
+    log(f"Using DAGMan config file {opts['config']}")
+    if found.get("maxjobs") is not None and not opts["maxjobs"]:
+        opts["maxjobs"] = found["maxjobs"]
+    if found.get("max_rescue") is not None:
+        opts["max_rescue"] = found["max_rescue"]
+    for name in ignored:
+        note = "without effect here" if name in CONFIG_INERT else "not supported, ignored"
+        log(f"Note: config setting {name}: {note}")
+
+
 def parse_args(argv):
     opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0, "lockfile": None,
-            "load_save": ""}
+            "load_save": "", "config": "", "outfile_dir": "", "dags": []}
     names = {"-dag": "dag", "-autorescue": "auto_rescue", "-dorescuefrom": "rescue_from",
-             "-maxjobs": "maxjobs", "-lockfile": "lockfile", "-load_save": "load_save"}
+             "-maxjobs": "maxjobs", "-lockfile": "lockfile", "-load_save": "load_save",
+             "-config": "config", "-outfile_dir": "outfile_dir"}
+    texts = ("-dag", "-lockfile", "-load_save", "-config", "-outfile_dir")
     valued = {"-p", "-l", "-csdversion", "-dagman", "-maxidle", "-maxpre", "-maxpost"}
     i = 0
     while i < len(argv):
         word = argv[i].lower()
+        if word == "-dag" and i + 1 < len(argv):
+            opts["dags"].append(argv[i + 1])
         if word in names and i + 1 < len(argv):
             value = argv[i + 1]
-            opts[names[word]] = value if word in ("-dag", "-lockfile", "-load_save") else int(value)
+            opts[names[word]] = value if word in texts else int(value)
             i += 2
         elif word in valued:
             i += 2
@@ -110,6 +174,7 @@ def parse_args(argv):
             i += 1
     if not opts["dag"]:
         raise GridError("gridtools dagman: -Dag DAGFILE is required", 1)
+    opts["dag"] = opts["dags"][0]          # several DAG files run as one, named by the first
     opts["lockfile"] = opts["lockfile"] or opts["dag"] + ".lock"
     return opts
 
@@ -129,13 +194,20 @@ class Log:
             pass
 
 
+def out_file(dag_file, outfile_dir=""):
+    """The manager's log, DAGFILE.dagman.out: beside the DAG file, or in -outfile_dir."""
+    if outfile_dir:
+        return os.path.join(outfile_dir, os.path.basename(dag_file) + ".dagman.out")
+    return dag_file + ".dagman.out"
+
+
 def load(dag_file, opts, log):
     """The DAG with the nodes of the chosen rescue DAG marked DONE."""
+    from gridtools.cli.condor.submit_dag import check_dags
     from gridtools.formats.condor import dagstate
-    from gridtools.formats.condor.dag import parse_dag, validate
-    with open(dag_file, encoding="utf-8", errors="replace") as fh:
-        dag = parse_dag(fh.read(), source=dag_file, read=_reader(dag_file))
-    validate(dag)
+    dags = opts.get("dags") or [dag_file]
+    dag = check_dags(dags)
+    base = dagstate.rescue_base(dag_file, len(dags) > 1)
     if opts.get("load_save"):
         name = opts["load_save"]
         with open(name, encoding="utf-8") as fh:
@@ -144,9 +216,9 @@ def load(dag_file, opts, log):
         return dag
     number = opts["rescue_from"]
     if not number and opts["auto_rescue"]:
-        number = dagstate.latest_rescue(os.path.basename(dag_file), os.listdir(_folder(dag_file)))[1]
+        number = dagstate.latest_rescue(os.path.basename(base), os.listdir(_folder(dag_file)))[1]
     if number:
-        name = dagstate.rescue_name(dag_file, number)
+        name = dagstate.rescue_name(base, number)
         with open(name, encoding="utf-8") as fh:
             dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
         log(f"Running rescue DAG {number} ({name})")
@@ -155,13 +227,6 @@ def load(dag_file, opts, log):
 
 def _folder(path):
     return os.path.dirname(os.path.abspath(path))
-
-
-def _reader(dag_file):
-    def read(name):
-        with open(os.path.join(_folder(dag_file), name), encoding="utf-8") as fh:
-            return fh.read()
-    return read
 
 
 def own_job_id():
@@ -242,7 +307,7 @@ def main(argv, prog="gridtools dagman"):
     removal.install()
     try:
         opts = parse_args(list(argv))
-        log = Log(opts["dag"] + ".dagman.out")
+        log = Log(out_file(opts["dag"], opts["outfile_dir"]))
         log("******************************************************")
         log(f"** gridtools dagman (DAGMan) for {opts['dag']}, pid {os.getpid()}")
         lock = _lock(opts, log)
@@ -298,6 +363,7 @@ def _run(opts, log, removal, prog):
     """(exit status, True when the manager was stopped and the DAG goes on later)."""
     from gridtools.cli.condor.dagrun import Runner
     try:
+        apply_config(opts, log)
         dag = load(opts["dag"], opts, log)
         opts["batch_name"] = own_batch_name(opts["dag"], own_job_id(), log)
     except (GridError, OSError) as exc:

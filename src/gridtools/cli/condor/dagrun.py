@@ -48,8 +48,15 @@ class Runner:
         self.abort_code = None
         self.pre_status = {}                # node -> its PRE script's last exit status
         self.jobs = {}                      # node -> (cluster, procs) of its last job
+        self.exit_codes = {}                # node -> each proc's exit status (None: aborted)
         self.own_id = int(os.environ.get("JOB_ID", "0") or 0)
-        self.counted = None                 # the node counts the manager's job ad shows
+        self.counted = None                 # the progress attributes the manager's job ad shows
+        self.scripting = {"PRE": set(), "POST": set()}     # nodes running that script now
+        self.in_recovery = False
+        self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
+        self.halt_file = os.path.abspath(dag_file) + ".halt"
+        self.halted = False                 # the halt file exists
+        self.halt_exit = False              # the run ended because the DAG was halted
 
     # ------------------------------------------------------------ the loop
     def run(self):
@@ -65,33 +72,69 @@ class Runner:
                 self._run_final()
                 break
             limit = int(self.opts.get("maxjobs") or 0)
-            for name in ready_nodes(self.dag, self.done, self.failed, self.running):
+            for name in self._startable():
                 if limit and len(self.running) >= limit:
                     break
                 self._start(name)
-            if not self.running and not ready_nodes(self.dag, self.done, self.failed, self.running):
+            if not self.running and not self._startable():
                 break
             self._count()
             time.sleep(POLL)
             self._follow(time.time())
+        if self.halted and not self.stopping and ready_nodes(self.dag, self.done, self.failed, self.running):
+            self.halt_exit = True
+            self.log("Exiting because DAG is halted and no jobs or scripts are running")
+            self._run_final()
         self._count()
         return self._finish()
 
+    def _startable(self):
+        """The ready nodes the manager may start now: none but the FINAL node while the
+        DAG is halted (``check_halt``)."""
+        from gridtools.formats.condor.dagstate import ready_nodes
+        ready = ready_nodes(self.dag, self.done, self.failed, self.running)
+        if self.check_halt():
+            final = self._final_name()
+            return [n for n in ready if n == final]
+        return ready
+
+    def check_halt(self):
+        """Whether the DAG is halted: its halt file (DAGFILE.halt) exists, as HTCondor's
+        DAGMan halts. A halted DAG starts no node (no PRE script, no job); running jobs
+        and POST scripts go on. Removing the file resumes it."""
+        halted = os.path.exists(self.halt_file)
+        if halted != self.halted:
+            self.log(f"DAG halted: {self.halt_file} exists; no new node is started" if halted
+                     else f"DAG resumed: {self.halt_file} is gone")
+            self.halted = halted
+        return halted
+
     def _count(self):
-        """Show the DAG's node counts in the manager's job ad (DAG_NodesTotal,
-        DAG_NodesDone, DAG_NodesFailed, as HTCondor's DAGMan keeps them up to date):
+        """Show the DAG's progress in the manager's job ad (``dagprogress``: DAG_Status,
+        DAG_InRecovery, DAG_Nodes*, DAG_Jobs*, as HTCondor's DAGMan publishes them):
         condor_q's batch view counts the DAG's row by them. Only changes are sent."""
-        counts = (len(self.dag.nodes), len(self.done), len(self.failed))
-        if not self.own_id or counts == self.counted:
+        from gridtools.formats.condor.dagprogress import progress_attrs
+        if not self.own_id:
+            return
+        attrs = progress_attrs(self.dag, self._progress())
+        if attrs == self.counted:
             return
         from gridtools.cli.ask import outcomes
-        attrs = {"DAG_NodesTotal": str(counts[0]), "DAG_NodesDone": str(counts[1]),
-                 "DAG_NodesFailed": str(counts[2])}
+        sent = dict(attrs, DAG_AdUpdateTime=str(int(time.time())))
         try:
-            outcomes("condor_qedit", {"targets": [{"id": self.own_id, "tasks": None}], "attrs": attrs})
-            self.counted = counts
+            outcomes("condor_qedit", {"targets": [{"id": self.own_id, "tasks": None}], "attrs": sent})
+            self.counted = attrs
         except GridError as exc:
-            self.log(f"WARNING: showing the node counts in job {self.own_id} failed: {exc}")
+            self.log(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}")
+
+    def _progress(self):
+        from gridtools.formats.condor.dagprogress import Progress
+        idle, held, running = self.watcher.proc_states(c for c, _procs in self.running.values())
+        return Progress(done=set(self.done), failed=set(self.failed), queued=set(self.running),
+                        prerun=set(self.scripting["PRE"]), postrun=set(self.scripting["POST"]),
+                        status=self.dag_status(), in_recovery=self.in_recovery,
+                        jobs_submitted=self.jobs_submitted, jobs_completed=self.jobs_completed,
+                        jobs_idle=idle, jobs_held=held, jobs_running=running)
 
     def remove_requested(self, *_):
         """condor_rm / qdel of the DAGMan job: stop, remove the node jobs, run the FINAL
@@ -111,6 +154,8 @@ class Runner:
         be queued or running, or may have ended: then its end is taken as it is), and
         counts the submits as its attempts. No node job is submitted twice."""
         from gridtools.formats.condor import userlog
+        self.in_recovery = True
+        self._count()
         try:
             with open(self.nodes_log, "rb") as fh:
                 fh.seek(since)
@@ -140,6 +185,7 @@ class Runner:
             procs[event.cluster] = max(procs.get(event.cluster, 0), event.proc + 1)
         ended = []
         for name, seen in clusters.items():
+            self.jobs_submitted += sum(procs[c] for c in seen)
             self.attempts[name] = len(seen)
             self.jobs[name] = (seen[-1], procs[seen[-1]])
             post = posts.get((seen[-1], name))
@@ -157,11 +203,13 @@ class Runner:
                 self._node_failed(name, status)
         self.log(f"Recovery mode: {len(self.running)} node(s) with submitted job(s) restored "
                  f"from {self.nodes_log}")
+        self.in_recovery = False
 
     # ------------------------------------------------------------ starting a node
     def _start(self, name):
         node = self.dag.nodes[name]
         self.attempts[name] = self.attempts.get(name, 0) + 1
+        self.exit_codes.pop(name, None)         # a retry's macros are of its own jobs
         if node.save_file and self.attempts[name] == 1:
             self._write_save(name, node)
         pre = self._script(name, "PRE", None)
@@ -187,15 +235,19 @@ class Runner:
             return
         self.running[name] = (submitted.cluster, submitted.procs)
         self.jobs[name] = (submitted.cluster, submitted.procs)
+        self.jobs_submitted += submitted.procs
         self.log(f"Submitting HTCondor Node {name} job(s)... {submitted.procs} job(s) submitted to "
                  f"cluster {submitted.cluster}.")
 
     def dag_status(self):
-        """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed."""
+        """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed,
+        6 halted."""
         if self.removing:
             return 4
         if self.abort_code is not None:
             return 3
+        if self.halted or self.halt_exit:
+            return 6
         return 2 if self.failed else 0
 
     def _submit(self, name, node):
@@ -232,6 +284,7 @@ class Runner:
         parsed = submit_dag.check_dag(dag)
         opts = submit_dag.Options()
         opts.maxjobs = str(self.opts.get("maxjobs") or 0)
+        submit_dag.check_options(opts, dag, parsed)         # its own CONFIG file
         text = submit_dag.submit_description(opts, dag, parsed)
         sub = submit_dag.files_of(dag)["sub"]
         with open(sub, "w", encoding="utf-8") as fh:
@@ -247,6 +300,8 @@ class Runner:
             if codes is None:
                 continue
             del self.running[name]
+            self.jobs_completed += sum(1 for c in codes if c is not None)
+            self.exit_codes[name] = list(codes)
             bad = [c for c in codes if c != 0]
             status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (bad[0] if bad else 0)
             self.log(f"Node {name} job(s) (cluster {cluster}) ended with status {status}")
@@ -307,6 +362,14 @@ class Runner:
         script = node.scripts.get(ScriptWhen[when])
         if script is None:
             return None
+        self.scripting[when].add(name)
+        self._count()
+        try:
+            return self._run_script(name, when, status, node, script)
+        finally:
+            self.scripting[when].discard(name)
+
+    def _run_script(self, name, when, status, node, script):
         while True:
             words = [self._macro(w, name, when, status) for w in shlex.split(script.command)]
             cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
@@ -351,23 +414,26 @@ class Runner:
     def _macro(self, word, name, when, status):
         """A script argument: a whole-word macro's value (as HTCondor's DAGMan gives
         them; those of the node's job only to POST scripts), else the word as it is."""
+        from gridtools.formats.condor.dagstate import exit_code_macros, unreachable
         node = self.dag.nodes[name]
         key = word.upper()
+        futile = unreachable(self.dag, self.failed) - self.done - self.failed
         values = {"$JOB": name, "$NODE": name, "$RETRY": str(self.attempts.get(name, 1) - 1),
                   "$MAX_RETRIES": str(node.retry), "$DAG_STATUS": str(self.dag_status()),
                   "$FAILED_COUNT": str(len(self.failed)), "$DONE_COUNT": str(len(self.done)),
                   "$NODE_COUNT": str(len(self.dag.nodes)), "$QUEUED_COUNT": str(len(self.running)),
-                  "$DAGID": str(self.own_id)}
+                  "$FUTILE_COUNT": str(len(futile)), "$DAGID": str(self.own_id)}
         if key in values:
             return values[key]
         if when == "PRE":
             return word
         cluster, procs = self.jobs.get(name, (0, 0))
+        pre = self.pre_status.get(name)
         job_values = {"$RETURN": str(status if status is not None else 0),
-                      "$PRE_SCRIPT_RETURN": str(self.pre_status.get(name) if self.pre_status.get(name)
-                                                is not None else -1),
-                      "$JOBID": f"{cluster}.0", "$CLUSTERID": str(cluster), "$JOB_COUNT": str(procs),
-                      "$SUCCESS": "True" if status == 0 else "False"}
+                      "$PRE_SCRIPT_RETURN": str(pre if pre is not None else -1),
+                      "$JOBID": f"{cluster}.{max(procs - 1, 0)}", "$CLUSTERID": str(cluster),
+                      "$JOB_COUNT": str(procs), "$SUCCESS": "True" if status == 0 else "False"}
+        job_values.update(exit_code_macros(self.exit_codes.get(name, ())))
         return job_values.get(key, word)
 
     # ------------------------------------------------------------ ending
@@ -411,14 +477,14 @@ class Runner:
                      "the next start recovers the DAG")
             return EXIT_STOPPED
         final = self._final_name()
-        if self.failed - {final} or self.removing or self.abort_code is not None:
+        if self.failed - {final} or self.removing or self.abort_code is not None or self.halt_exit:
             self._write_rescue()
         if final is not None and final in self.done:
             self.log(f"FINAL node {final} succeeded: the DAG succeeds")
             return 0
         if self.abort_code is not None:
             return int(self.abort_code)
-        if self.failed or self.removing:
+        if self.failed or self.removing or self.halt_exit:
             return EXIT_FAILED
         self.log("All jobs Completed!")
         return 0
@@ -446,10 +512,14 @@ class Runner:
 
     def _write_rescue(self):
         from gridtools.formats.condor import dagstate
-        base = os.path.basename(self.dag_file)
-        last = dagstate.latest_rescue(base, os.listdir(self.folder))[1]
-        number = min(last + 1, MAX_RESCUE)
-        name = dagstate.rescue_name(self.dag_file, number)
+        base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
+        last = dagstate.latest_rescue(os.path.basename(base), os.listdir(self.folder))[1]
+        most = self.opts.get("max_rescue", MAX_RESCUE)
+        if not most:
+            self.log("No rescue DAG written because DAGMAN_MAX_RESCUE_NUM is 0")
+            return
+        number = min(last + 1, most)
+        name = dagstate.rescue_name(base, number)
         created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,

@@ -32,16 +32,19 @@ class Watcher:
         self.log_events = {}       # (cluster, proc) -> ("terminated", return value) or ("aborted", None)
         self.rows = {}             # job id -> [row states] of the last status read
         self.finished_at = {}      # job id -> when it was first seen without live tasks
+        self.procs = {}            # job id -> [(row state, procs in the row)] of the last status read
 
     def refresh(self, now):
         """Read what changed since the last look."""
         self._read_accounting()
         self._read_log()
         snap = spool_status.read() or {}
-        rows = {}
+        rows, procs = {}, {}
         for row in snap.get("rows") or []:
-            rows.setdefault(row["id"], []).append(row.get("state", ""))
-        self.rows = rows
+            state = row.get("state", "")
+            rows.setdefault(row["id"], []).append(state)
+            procs.setdefault(row["id"], []).append((state, _row_procs(row)))
+        self.rows, self.procs = rows, procs
         self.now = now
 
     def _read_accounting(self):
@@ -83,6 +86,22 @@ class Watcher:
             elif event.type is userlog.EventType.JOB_ABORTED:
                 self.log_events[key] = ("aborted", None)
 
+    def proc_states(self, clusters):
+        """(idle, held, running) procs of the ``clusters`` in the queue, as the last status
+        read shows them (a proc that ended is in none)."""
+        idle = held = running = 0
+        for cluster in clusters:
+            for state, count in self.procs.get(cluster, ()):
+                if state.startswith("z"):
+                    continue
+                if "h" in state:
+                    held += count
+                elif "r" in state and "q" not in state:
+                    running += count
+                else:
+                    idle += count
+        return idle, held, running
+
     def outcome(self, cluster, procs):
         """None while the job has live tasks; else a list with each proc's exit status
         (REMOVED for a proc that ended without one)."""
@@ -105,6 +124,14 @@ def _size(path):
         return os.path.getsize(path)
     except OSError:
         return 0
+
+
+def _row_procs(row):
+    """How many procs a status row stands for (a row of waiting tasks may group several)."""
+    runs = row.get("tasks")
+    if not isinstance(runs, list):
+        return 1
+    return sum((last - first) // step + 1 for first, last, step in runs) or 1
 
 
 def _status(record):

@@ -1,8 +1,11 @@
 """condor_submit_dag: submit a DAG as a DAGMan job.
 
     condor_submit_dag [-f] [-no_submit] [-maxjobs N] [-batch-name NAME]
-                      [-DoRescueFrom N] [-AutoRescue 0|1] [-notification WHEN] DAGFILE
+                      [-DoRescueFrom N] [-AutoRescue 0|1] [-notification WHEN]
+                      [-config FILE] [-outfile_dir DIR] [-append CMD]
+                      [-insert_sub_file FILE] [-import_env] DAGFILE
 
+Several DAG files run as one DAG, named after the first (``check_dags``).
 The DAG file is read and checked first (``formats.condor.dag``: JOB,
 PARENT ... CHILD, RETRY, VARS, SCRIPT PRE/POST, PRIORITY, ABORT-DAG-ON,
 ...). Then ``DAGFILE.condor.sub`` is written: a scheduler universe job
@@ -37,6 +40,15 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
                          0 = false, 1 = true)
     -load_save <filename> (run the DAG from the progress a save point file holds)
     -batch-name <name>  (set the batch name for the dag)
+    -config <filename>  (DAGMan configuration file: its DAGMAN_* settings)
+    -outfile_dir <dir>  (directory into which to put the dagman.out file)
+    -append <command>   (append submit command to the DAGMan job's submit file)
+    -insert_sub_file <filename> (insert submit commands into the DAGMan job's submit file)
+    -import_env         (the DAGMan job gets the whole current environment)
+    -include_env <variable[,variable...]> (variables of the current environment
+                         the DAGMan job gets)
+    -insert_env <key=value[;key=value...]> (variables set in the DAGMan job's
+                         environment)
     -notification <value> (Determines how much email you get from HTCondor.
                          See the condor_submit man page for values.)
 """
@@ -49,7 +61,11 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
             "maxidle": ("maxidle", True), "maxpre": ("maxpre", True), "maxpost": ("maxpost", True),
             "verbose": ("verbose", False), "update_submit": ("update_submit", False),
             "allowversionmismatch": ("allow_version_mismatch", False),
-            "usedagdir": ("use_dag_dir", False), "load_save": ("load_save", True)}
+            "usedagdir": ("use_dag_dir", False), "load_save": ("load_save", True),
+            "config": ("config", True), "outfile_dir": ("outfile_dir", True),
+            "append": ("append", True), "insert_sub_file": ("insert_sub_file", True),
+            "import_env": ("import_env", False), "include_env": ("include_env", True),
+            "insert_env": ("insert_env", True)}
 
 
 class Options:
@@ -63,6 +79,12 @@ class Options:
         self.load_save = ""
         self.notification = "never"
         self.maxidle = self.maxpre = self.maxpost = "0"
+        self.config = self.outfile_dir = self.insert_sub_file = ""
+        self.import_env = False
+        self.appends = []               # -append commands, in order
+        self.include_env = []           # -include_env names
+        self.insert_env = {}            # -insert_env settings
+        self.config_path = ""           # the DAG's configuration file (check_options)
         self.dags = []
 
 
@@ -81,7 +103,12 @@ def parse_args(argv):
         if takes:
             if i + 1 >= len(argv):
                 raise UsageError(f"{arg} argument needs a value")
-            setattr(opts, attr, argv[i + 1])
+            if attr == "append":
+                opts.appends.append(argv[i + 1])
+            elif attr in ("include_env", "insert_env"):
+                _add_env(opts, attr, argv[i + 1])
+            else:
+                setattr(opts, attr, argv[i + 1])
             i += 2
         else:
             setattr(opts, attr, True)
@@ -92,13 +119,67 @@ def parse_args(argv):
     return opts
 
 
-def files_of(dag):
-    """The files condor_submit_dag writes for DAG file ``dag``."""
-    return {"sub": dag + ".condor.sub", "out": dag + ".dagman.out", "lib_out": dag + ".lib.out",
+def _add_env(opts, attr, value):
+    """-include_env NAME[,NAME...]; -insert_env KEY=VALUE[;KEY=VALUE...] (a first
+    character that cannot start a name is the delimiter instead: ``|a=1|b=2``)."""
+    if attr == "include_env":
+        opts.include_env += [name.strip() for name in value.split(",") if name.strip()]
+        return
+    delimiter = ";"
+    if value and not (value[0].isalnum() or value[0] == "_"):
+        delimiter, value = value[0], value[1:]
+    for pair in value.split(delimiter):
+        if not pair.strip():
+            continue
+        key, equals, setting = pair.partition("=")
+        if not equals or not key.strip():
+            raise InputError(f"ERROR: -insert_env {pair} is not key=value")
+        opts.insert_env[key.strip()] = setting
+
+
+def files_of(dag, outfile_dir=""):
+    """The files condor_submit_dag writes for DAG file ``dag`` (its .dagman.out in
+    ``outfile_dir`` when given)."""
+    from gridtools.cli.condor.dagman import out_file
+    return {"sub": dag + ".condor.sub", "out": out_file(dag, outfile_dir), "lib_out": dag + ".lib.out",
             "lib_err": dag + ".lib.err", "log": dag + ".dagman.log"}
 
 
-def check_dag(path):
+def check_options(opts, dag, parsed):
+    """Check -outfile_dir, -insert_sub_file and the DAG's configuration file (-config, or
+    the DAG file's CONFIG statement: only one may be given) before anything is written;
+    the configuration file's path goes to the manager (``opts.config_path``)."""
+    from gridtools.cli.condor.dagman import read_config
+    if opts.outfile_dir and not os.path.isdir(opts.outfile_dir):
+        raise InputError(f"ERROR: -outfile_dir {opts.outfile_dir} is not a directory")
+    if opts.insert_sub_file and not os.path.isfile(opts.insert_sub_file):
+        raise InputError(f"ERROR: -insert_sub_file {opts.insert_sub_file} cannot be read")
+    given = os.path.abspath(opts.config) if opts.config else ""
+    named = os.path.join(os.path.dirname(os.path.abspath(dag)), parsed.config) if parsed.config else ""
+    if given and named and os.path.realpath(given) != os.path.realpath(named):
+        raise InputError(f"ERROR: Conflicting DAGMan config files specified: {given} and {named}")
+    opts.config_path = given or named
+    if opts.config_path:
+        read_config(opts.config_path)
+
+
+def check_dags(paths):
+    """One Dag of the DAG files given together (read as HTCondor's DAGMan reads them:
+    the nodes of each join those of the files before it, names unique across them all).
+    The nodes of a file in another folder than the first one's run in its folder."""
+    dag = None
+    first = os.path.dirname(os.path.abspath(paths[0]))
+    for path in paths:
+        before = set(dag.nodes) if dag is not None else set()
+        dag = check_dag(path, into=dag)
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder != first:
+            for name in set(dag.nodes) - before:
+                dag.nodes[name].directory = os.path.join(folder, dag.nodes[name].directory)
+    return dag
+
+
+def check_dag(path, into=None):
     from gridtools.formats.condor.dag import parse_dag, validate
 
     def read(name):
@@ -109,7 +190,7 @@ def check_dag(path):
             text = fh.read()
     except OSError as exc:
         raise InputError(f"Error reading DAG file: can't open file {path}: {exc.strerror}") from None
-    dag = parse_dag(text, source=path, read=read)
+    dag = parse_dag(text, source=path, read=read, into=into)
     validate(dag)
     return dag
 
@@ -122,23 +203,26 @@ def rescue_number(dag):
 
 def prepare(opts, dag, err):
     """Check the files of a run before this one; True when the DAG may be submitted."""
+    from gridtools.formats.condor.dagstate import rescue_base
     files = files_of(dag)
+    base = rescue_base(dag, len(opts.dags) > 1)
+    _unlink(dag + ".halt")              # a halt file of an earlier run would halt this one
     if opts.load_save:
         return _load_save(opts, dag, files, err)
     if int(opts.rescue_from) > 0:
         from gridtools.formats.condor.dagstate import rescue_name
-        name = rescue_name(dag, int(opts.rescue_from))
+        name = rescue_name(base, int(opts.rescue_from))
         if not os.path.exists(name):
             err.write(f"ERROR: -dorescuefrom {opts.rescue_from} specified, but rescue DAG file {name} "
                       "does not exist!\n")
             return False
-        _rename_rescues(dag, after=int(opts.rescue_from))    # later ones go, as DAGMan's do
+        _rename_rescues(base, after=int(opts.rescue_from))    # later ones go, as DAGMan's do
     if opts.force:
         for key in ("sub", "log", "lib_out", "lib_err"):
             _unlink(files[key])
-        _rename_rescues(dag)
-    if opts.auto_rescue != "0" and rescue_number(dag) > 0:
-        sys.stdout.write(f"Running rescue DAG {rescue_number(dag)}\n")
+        _rename_rescues(base)
+    if opts.auto_rescue != "0" and rescue_number(base) > 0:
+        sys.stdout.write(f"Running rescue DAG {rescue_number(base)}\n")
         return True
     if int(opts.rescue_from) > 0:
         return True
@@ -194,9 +278,11 @@ def submit_description(opts, dag, parsed=None):
     from gridtools.cli.condor import dagman
     files = files_of(dag)
     args = dagman.job_arguments(dag, opts)
-    env = dagman.job_environment(get=parsed.env_get if parsed else (),
-                                 set_=parsed.env_set if parsed else None)
-    lines = [f"# Filename: {files['sub']}", f"# Generated by condor_submit_dag {dag}",
+    get = list(parsed.env_get if parsed else ()) + list(getattr(opts, "include_env", ()))
+    set_ = dict(parsed.env_set if parsed else {}, **getattr(opts, "insert_env", {}))
+    env = dagman.job_environment(get=get, set_=set_, everything=getattr(opts, "import_env", False))
+    lines = [f"# Filename: {files['sub']}",
+             f"# Generated by condor_submit_dag {' '.join(getattr(opts, 'dags', None) or [dag])}",
              "universe\t= scheduler", f"executable\t= {sys.executable}",
              f"output\t\t= {files['lib_out']}", f"error\t\t= {files['lib_err']}",
              f"log\t\t= {files['log']}", "remove_kill_sig\t= SIGUSR1",
@@ -208,16 +294,29 @@ def submit_description(opts, dag, parsed=None):
         lines.append(f"+JobBatchName\t= \"{opts.batch_name}\"")
     for name, value in (parsed.job_attrs if parsed else {}).items():
         lines.append(f"+{name}\t= {value}")
+    lines += _inserted(opts)
     lines.append("queue")
     return "".join(line + "\n" for line in lines)
 
 
+def _inserted(opts):
+    """The lines of -insert_sub_file, then the -append commands, which HTCondor's
+    condor_submit_dag writes into the submit file before its queue statement."""
+    lines = []
+    if getattr(opts, "insert_sub_file", ""):
+        with open(opts.insert_sub_file, encoding="utf-8", errors="replace") as fh:
+            lines += [line for line in fh.read().splitlines()
+                      if not line.strip().lower().startswith("queue")]
+    return lines + list(getattr(opts, "appends", ()))
+
+
 def submit_one(opts, dag, out, err):
     from gridtools.cli.condor import jobsubmit
-    parsed = check_dag(dag)
+    parsed = check_dags(opts.dags or [dag])
+    check_options(opts, dag, parsed)
     if not prepare(opts, dag, err):
         return 1
-    files = files_of(dag)
+    files = files_of(dag, opts.outfile_dir)
     text = submit_description(opts, dag, parsed)
     with open(files["sub"], "w", encoding="utf-8") as fh:
         fh.write(text)
@@ -249,10 +348,7 @@ def run(argv, out, err):
         return 0
     if not opts.dags:
         raise UsageError("ERROR: no dag file specified; aborting.")
-    code = 0
-    for dag in opts.dags:
-        code = submit_one(opts, dag, out, err) or code
-    return code
+    return submit_one(opts, opts.dags[0], out, err)     # several DAG files run as one
 
 
 def main(argv, prog="condor_submit_dag"):

@@ -22,4 +22,6 @@ Modules:
   dagstate  rescue DAGs (write, read, find the latest), where save point
             files go, and the nodes ready to run, retries and ABORT-DAG-ON
             outcomes
+  dagprogress a running DAG's progress as the DAG_Status, DAG_Nodes* and
+            DAG_Jobs* attributes of its manager's job ad
 """

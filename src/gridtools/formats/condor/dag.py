@@ -124,10 +124,14 @@ def _error(dag, line, message):
 
 # -------------------------------------------------------------------- parsing
 
-def parse_dag(text, source="dag file", read=None):
+def parse_dag(text, source="dag file", read=None, into=None):
     """A validated Dag from DAG file text. ``read(path)`` returns the text
-    of a spliced or included file (SPLICE and INCLUDE are refused without it)."""
-    dag = Dag(source=source)
+    of a spliced or included file (SPLICE and INCLUDE are refused without it).
+    With ``into`` (the Dag of the DAG files before this one on a condor_submit_dag
+    command line) the file's nodes join it: their names must be new, and its
+    statements may name the nodes of the earlier files, as HTCondor's DAGMan reads
+    several DAG files as one DAG."""
+    dag = into if into is not None else Dag(source=source)
     lines = _lines(dag, text, source, read, [os.path.normpath(os.path.basename(source))])
     splices = []
     for where, number, line in lines:  # first pass: the statements that make nodes

@@ -16,6 +16,13 @@ from gridtools.formats.condor.dag import DagError, NodeKind
 RESCUE_VERSION = "2.0.1"
 
 
+def rescue_base(dag_file, multi=False):
+    """What the rescue DAGs of a run are named after: the DAG file, or for several DAG
+    files run as one, the first with ``_multi`` (``a.dag_multi.rescue001``), as
+    HTCondor's DAGMan names them."""
+    return dag_file + "_multi" if multi else dag_file
+
+
 def rescue_name(dag_file, number):
     """The name of the NUMBERth rescue DAG of ``dag_file``."""
     return f"{dag_file}.rescue{number:03d}"
@@ -159,3 +166,21 @@ def abort_status(node, exit_code):
     if node.abort_on is None or exit_code != node.abort_on:
         return None
     return exit_code if node.abort_return is None else node.abort_return
+
+
+# ------------------------------------------------------------ script macros
+
+def exit_code_macros(codes):
+    """The POST script macros a node's jobs' ends give: ``codes`` is each proc's exit
+    status in proc order, None for a proc that left the queue without one (an abort
+    event). $EXIT_CODES: the distinct statuses, ascending; $EXIT_CODE_COUNTS: each with
+    how many procs had it (``0:2,1:1``); $EXIT_CODE_LIST: every proc's, an aborted one
+    leaving its place empty; $JOB_ABORT_COUNT: the aborted procs."""
+    counts = {}
+    for code in codes:
+        if code is not None:
+            counts[code] = counts.get(code, 0) + 1
+    return {"$EXIT_CODES": ",".join(str(c) for c in sorted(counts)),
+            "$EXIT_CODE_COUNTS": ",".join(f"{c}:{counts[c]}" for c in sorted(counts)),
+            "$EXIT_CODE_LIST": ",".join("" if c is None else str(c) for c in codes),
+            "$JOB_ABORT_COUNT": str(sum(1 for c in codes if c is None))}
