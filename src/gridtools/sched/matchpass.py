@@ -128,7 +128,7 @@ def _carry(p, outcome, jobs, decisions, reasons):
     """Starts and preemptions from the negotiator's matches, in its order."""
     for match in outcome.matches:
         job_id, task = _unproc(match.job)
-        job = jobs[job_id]
+        job = p.task_job(jobs[job_id], task)        # the proc's own requests
         host = match.slot.rpartition("@")[2]
         if match.victim is not None:
             victim, victim_task = _unproc(match.victim.job)
