@@ -82,3 +82,16 @@ def test_each_proc_goes_where_its_own_requirements_allow(cell_two_hosts, workdir
     assert wait_status(cell, f"{cluster}.1", RUNNING)
     assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
     assert cell.run("condor_q", f"{cluster}.1", "-af", "RemoteHost").stdout.strip().endswith("@node2")
+
+
+def test_each_proc_counts_down_its_own_amount_of_a_machine_resource(cell, workdir):
+    """request_<name> of a machine resource of the cell (licence=2 on testhost) per proc:
+    proc 0 asks for 3 and waits, proc 1 for 2 and runs; qstat -F counts its 2."""
+    from qtools import add_complex
+    add_complex(cell, "licence lic INT <= YES YES 0 0")
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "licence=2", "testhost", check=True)
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_licence = 3\nqueue\n"
+                     "request_licence = 2\nqueue\n", cwd=workdir)
+    assert wait_status(cell, f"{cluster}.1", RUNNING)
+    assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
+    assert "hc:licence=0" in cell.run("qstat", "-F", "licence").stdout

@@ -212,6 +212,7 @@ def refusals(ctx, jobs, condor_jobs=True):
         return {}, {}, {}, False
     names = {h: tuple(sorted(acl.ad_references(ad, ("requirements",)))) for h, ad in hosts.items()}
     memo, job_memo, refused, unwanted, frees, by_task = {}, {}, {}, {}, None, {}
+    start_names = frozenset().union(*names.values())
     condor = False
     for pending in jobs:
         job = ctx.state.jobs.get(pending.id)
@@ -232,18 +233,19 @@ def refusals(ctx, jobs, condor_jobs=True):
             if mine:
                 unwanted[pending.id] = mine
             if isinstance(texts, list) and len(texts) > 1:
-                own = _task_refusals(ctx, job, pending, (found, mine), hosts, names, memo, frees, job_memo)
+                own = _task_refusals(ctx, job, pending, (found, mine), hosts, names, start_names, memo, frees,
+                                     job_memo)
                 if own:
                     by_task[pending.id] = own
     return refused, unwanted, by_task, condor
 
 
-def _task_refusals(ctx, job, pending, first_found, hosts, names, memo, frees, job_memo):
+def _task_refusals(ctx, job, pending, first_found, hosts, names, start_names, memo, frees, job_memo):
     """task -> (refused, unwanted) of the pending procs of a cluster whose stored ads
     differ (``spec["condor_ad"]`` a list) that refuse other hosts than the first pending
     proc (``first_found``). Procs whose ads agree in what the Requirements and the
     hosts' START read (``_refusal_keys``) share one answer."""
-    keys = _refusal_keys(job, frozenset().union(*names.values()) if names else frozenset())
+    keys = _refusal_keys(job, start_names)
     if not keys:
         return {}
     tasks = iter(pending.tasks)

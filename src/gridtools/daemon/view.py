@@ -97,9 +97,12 @@ def task_request(job, number, state):
 
 def _task_request(job, number, state, parts):
     req = _request(job, state, parts)
-    for task, own in _task_requests(job, state, parts):
+    own = job.derived.task_requests
+    if own is None:
+        own = _task_requests(job, state, parts)
+    for task, mine in own:
         if task == number:
-            return own
+            return mine
     return req
 
 
