@@ -95,3 +95,17 @@ def test_each_proc_counts_down_its_own_amount_of_a_machine_resource(cell, workdi
     assert wait_status(cell, f"{cluster}.1", RUNNING)
     assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
     assert "hc:licence=0" in cell.run("qstat", "-F", "licence").stdout
+
+
+def test_a_later_proc_asking_for_what_the_cell_lacks_is_refused_at_submission(cell, workdir):
+    """proc 1 asks for two CPUs (the parallel environment smp) in a cell without smp:
+    condor_submit refuses the cluster, as it would for proc 0, and queues nothing."""
+    cell.run("qconf", "-dattr", "queue", "pe_list", "smp", "all.q", check=True)
+    cell.run("qconf", "-dp", "smp", check=True)
+    text = "executable = /bin/true\nqueue\nrequest_cpus = 2\nqueue\n"
+    with open(os.path.join(workdir, "c.sub"), "w") as fh:
+        fh.write(text)
+    refused = cell.run("condor_submit", "c.sub", cwd=workdir)
+    assert (refused.returncode, refused.stderr) == (
+        1, 'ERROR: this cell has no parallel environment "smp" for jobs of more than one CPU or machine\n')
+    assert cell.run("condor_q", "-af", "ClusterId").stdout == ""

@@ -118,7 +118,7 @@ def _request(job, state, parts):
 
 def _task_requests(job, state, parts):
     """((task, Request), ...) of the procs of an HTCondor cluster that ask for other
-    resources than proc 0 (``formats.condor.spec.task_requests``), cached beside the
+    resources than proc 0 (``daemon.condorjob.task_requests``), cached beside the
     job's Request; () for every other job."""
     held = job.spec_cache()
     _request(job, state, parts)
