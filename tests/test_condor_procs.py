@@ -109,3 +109,16 @@ def test_a_later_proc_asking_for_what_the_cell_lacks_is_refused_at_submission(ce
     assert (refused.returncode, refused.stderr) == (
         1, 'ERROR: this cell has no parallel environment "smp" for jobs of more than one CPU or machine\n')
     assert cell.run("condor_q", "-af", "ClusterId").stdout == ""
+
+
+def test_another_users_view_of_a_running_proc_shows_its_own_memory(cell, workdir, users):
+    """condor_q of another user's procs builds their ads from the published facts: a
+    running proc that asks for other memory than proc 0 shows its own RequestMemory."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_memory = 20\nqueue\n"
+                     "request_memory = 10\nqueue\n", cwd=workdir, user=users[0])
+    assert wait_status(cell, f"{cluster}.1", RUNNING, user=users[0])
+
+    def shown(proc):
+        return cell.run("condor_q", f"{cluster}.{proc}", "-allusers", "-af", "RequestMemory",
+                        user=users[1]).stdout.strip()
+    assert (shown(0), shown(1)) == ("20", "10")

@@ -305,8 +305,10 @@ class Snapshot:
     policy: PolicyView = PolicyView()               # users, projects, share tree, usage
     quotas: tuple = ()                               # QuotaSet, in configuration order
     ars: dict = field(default_factory=dict)          # id -> AdvanceReservation
-    refused: dict = field(default_factory=dict)      # job id -> hosts whose START refuses it
-    unwanted: dict = field(default_factory=dict)     # job id -> hosts its own Requirements refuse
+    #: job id -> hosts whose START refuses it, and hosts its own Requirements refuse (those
+    #: of its first pending task)
+    refused: dict = field(default_factory=dict)
+    unwanted: dict = field(default_factory=dict)
     #: job id -> {task: (refused, unwanted)} for the tasks whose own ad (an HTCondor
     #: cluster whose procs differ) gives other hosts than ``refused`` and ``unwanted``
     task_refusals: dict = field(default_factory=dict)
