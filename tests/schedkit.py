@@ -19,6 +19,9 @@ test) that names what a Grid Engine administrator and users would set up:
                ar: 0, project: p1, submit: 980}]
     jobs: [{id: 1, owner: alice, qsub: "-l h_vmem=1G -pe smp 2", submit: 1, tasks: [1, 2]},
            {id: 2, pe: [mpi, [[1, 1], [2, 2], [4, 4], [8, 8]]]}]    # pe: the spooled form
+    jobs: [{id: 3, tasks: [1, 2], qsub: "-l gpu=2", task_qsub: {2: "-l gpu=1"},   # an HTCondor
+            unwanted: [h1], task_unwanted: {2: [h2]}}]    # cluster whose procs ask differently,
+                                                          # and whose Requirements refuse hosts
     objects: {rqs/maxujobs: "{\\n name maxujobs\\n enabled true\\n limit users * to slots=20\\n}"}
     ars: [{id: 1, owner: alice, start: 1000, end: 2000, granted: "all.q@h1=2", l: "gpu=1",
            pe: smp, users: [bob, "!carol"], state: granted}]
@@ -79,8 +82,11 @@ def _pending(job, conf, table):
     spec = _spec(job)
     tasks = tuple(job.get("tasks") or (1,))
     held = frozenset(job.get("held_tasks") or ())
+    own = tuple((int(task), inputs.request(_spec({**job, "qsub": qsub}), conf, table))
+                for task, qsub in sorted((job.get("task_qsub") or {}).items()))
     return PendingJob(id=job["id"], owner=spec["owner"], group=spec["group"], name=spec["name"],
                       request=inputs.request(spec, conf, table), submit_time=spec["submit_time"],
+                      task_requests=own,
                       tasks=tasks, priority=int(spec.get("priority") or 0), held=held,
                       held_all=bool(spec.get("user_hold") or job.get("hold")),
                       start_at=float(spec.get("start_at") or 0.0),
@@ -126,7 +132,11 @@ def snapshot(sc):
     live = frozenset(j.id for j in jobs) | frozenset(r.job_id for r in running) \
         | frozenset(sc.get("live") or ())
     ars = {a.id: a for a in (_ar(item, table) for item in sc.get("ars") or ())}
+    unwanted = {j["id"]: frozenset(j["unwanted"]) for j in sc.get("jobs") or () if j.get("unwanted")}
+    by_task = {j["id"]: {int(t): ((), frozenset(hosts)) for t, hosts in j["task_unwanted"].items()}
+               for j in sc.get("jobs") or () if j.get("task_unwanted")}
     return Snapshot(now=float(sc.get("now", 1000.0)), jobs=jobs, running=running, queues=queues,
+                    unwanted=unwanted, task_refusals=by_task,
                     hosts=inputs.hosts(conf, loads, sc.get("host_states") or {}, table),
                     complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
                     global_values=inputs.global_values(conf, table), live=live,

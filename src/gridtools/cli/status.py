@@ -254,6 +254,16 @@ def resolve_predecessors(snap, spec):
             for key, field in (("predecessors", "hold_jid"), ("ad_predecessors", "hold_jid_ad"))}
 
 
+def task_hard(snap, row):
+    """The hard requests of a task row: its own, for an HTCondor proc that asks for other
+    resources than its proc 0 (the status's ``task_hard``, of running procs), else its
+    job's."""
+    own = (snap.get("task_hard") or {}).get(row["id"])
+    if own and row.get("task") in own:
+        return own[row["task"]]
+    return (snap["jobs"].get(row["id"]) or {}).get("hard") or {}
+
+
 def task_label(row):
     """The ja-task-ID column text of a row."""
     if row.get("task") is not None:

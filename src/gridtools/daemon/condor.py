@@ -84,8 +84,8 @@ class Condor:
             snap = replace(snap, config=replace(snap.config, slotless_start=rules))
         if not matchpass.enabled(snap.config):
             condor_jobs = memo.condor_jobs if memo is not None else True
-            refused, unwanted, condor_jobs = slotads.refusals(ctx, snap.jobs, condor_jobs)
-            snap = replace(snap, refused=refused, unwanted=unwanted)
+            refused, unwanted, by_task, condor_jobs = slotads.refusals(ctx, snap.jobs, condor_jobs)
+            snap = replace(snap, refused=refused, unwanted=unwanted, task_refusals=by_task)
             decisions = quick_cycle(snap, memo, pending_of) if memo is not None else None
             if decisions is None:
                 decisions = cycle(snap)

@@ -47,16 +47,15 @@ def countable(conf, host):
                         for name in countable_complexes(conf).values() if name in offered))
 
 
-def _asked(job, table):
-    """(amount per slot or per job, consumable kind) of the job's gpu request, or None."""
-    text = ((job.spec.get("resources") or {}).get("hard") or {}).get(GPU)
+def _asked(req, table):
+    """(amount per slot or per job, consumable kind) of a task's gpu request (its
+    Request: an HTCondor proc may ask for other amounts than its cluster's proc 0), or
+    None."""
     cx = table.get(GPU)
-    if text is None or cx is None:
+    value = next((a.value for a in req.hard if cx is not None and a.name == cx.name), None)
+    if cx is None or type(value) not in (int, float):
         return None
-    try:
-        amount = int(float(str(text)))
-    except ValueError:
-        return None
+    amount = int(value)
     return (amount, cx) if amount > 0 else None
 
 
@@ -90,8 +89,9 @@ def held(state, skip=None):
 def assign(state, job, number, granted, table):
     """Pick the task's device indices on each granted host and write them beside it;
     returns host -> [indices] ({} when the job asked for no gpu)."""
+    from gridtools.daemon.view import task_request
     from gridtools.sched.resources import per_grant
-    asked = _asked(job, table)
+    asked = _asked(task_request(job, number, state), table)
     if asked is None:
         return {}
     amount, cx = asked

@@ -242,6 +242,20 @@ def _facts(job):
     return found
 
 
+def task_hard(state):
+    """job id -> {task: hard requests} of the running procs of HTCondor clusters that ask
+    for other resources than their proc 0 (the job's facts hold proc 0's): what qstat
+    -F, qhost -F and -w v count such a proc to hold."""
+    found = {}
+    for job, task in state.running_tasks():
+        if not isinstance(job.spec.get("condor_ad"), list):
+            continue
+        req = view.task_request(job, task.number, state)
+        if req is not view.task_request(job, 0, state):
+            found.setdefault(job.id, {})[task.number] = dict(a.text.split("=", 1) for a in req.hard)
+    return found
+
+
 def publish(state, snap_queues, loads, now=None):
     now = now or time.time()
     live = state.live_ids()
@@ -259,6 +273,7 @@ def publish(state, snap_queues, loads, now=None):
         "share_tree": share_tree_rows(state.share_tree, state.usage.ledger),
         "share_halflife": list(state.usage.halftime or ()),     # seconds of cpu, mem, io
         "faults": faults.published(state),
+        "task_hard": task_hard(state),
     }
     snapshot.update(config_facts(state.config))
     if state.condor is not None:

@@ -199,35 +199,97 @@ def _free_ad(ctx, host):
 
 
 def refusals(ctx, jobs, condor_jobs=True):
-    """(refused, unwanted, an HTCondor job is pending) in Grid Engine's order, each job
-    id -> frozenset of hosts, for each job's first pending task: hosts whose START
-    (their free slot's Requirements) refuses the job, and hosts an HTCondor job's own
-    Requirements refuse (the match is symmetric in either order). Empty when every
-    host's START is ``True`` and no HTCondor job waits (``condor_jobs`` False: the
-    caller knows none does, and the jobs are not looked at)."""
+    """(refused, unwanted, task refusals, an HTCondor job is pending) in Grid Engine's
+    order, each job id -> frozenset of hosts, for each job's first pending task: hosts
+    whose START (their free slot's Requirements) refuses the job, and hosts an HTCondor
+    job's own Requirements refuse (the match is symmetric in either order). The task
+    refusals (``Snapshot.task_refusals``) hold the pending procs of a cluster whose
+    stored ads differ that refuse other hosts than its first pending proc. Empty when
+    every host's START is ``True`` and no HTCondor job waits (``condor_jobs`` False:
+    the caller knows none does, and the jobs are not looked at)."""
     hosts = _starting_hosts(ctx)
     if not hosts and not condor_jobs:
-        return {}, {}, False
+        return {}, {}, {}, False
     names = {h: tuple(sorted(acl.ad_references(ad, ("requirements",)))) for h, ad in hosts.items()}
-    memo, job_memo, refused, unwanted, frees = {}, {}, {}, {}, None
+    memo, job_memo, refused, unwanted, frees, by_task = {}, {}, {}, {}, None, {}
+    start_names = frozenset().union(*names.values())
     condor = False
     for pending in jobs:
         job = ctx.state.jobs.get(pending.id)
         if job is None:
             continue
-        condor = condor or bool(job.spec.get("condor_ad"))
-        if not pending.tasks or pending.held_all or not (hosts or job.spec.get("condor_ad")):
+        texts = job.spec.get("condor_ad")
+        condor = condor or bool(texts)
+        if not pending.tasks or pending.held_all or not (hosts or texts):
             continue                    # a held job is not placed: nothing to leave out for it
-        ad = ctx.job_ad(job, next(iter(pending.tasks)))
+        first = next(iter(pending.tasks))
+        ad = ctx.job_ad(job, first)
         found = _refusing(job, ad, hosts, names, memo)
         if found:
             refused[pending.id] = found
-        if job.spec.get("condor_ad"):
+        if texts:
             frees = _free_ads(ctx) if frees is None else frees
-            found = _unwanted(job, ad, frees, job_memo)
-            if found:
-                unwanted[pending.id] = found
-    return refused, unwanted, condor
+            mine = _unwanted(job, ad, frees, job_memo)
+            if mine:
+                unwanted[pending.id] = mine
+            if isinstance(texts, list) and len(texts) > 1:
+                own = _task_refusals(ctx, job, pending, (found, mine), hosts, names, start_names, memo, frees,
+                                     job_memo)
+                if own:
+                    by_task[pending.id] = own
+    return refused, unwanted, by_task, condor
+
+
+def _task_refusals(ctx, job, pending, first_found, hosts, names, start_names, memo, frees, job_memo):
+    """task -> (refused, unwanted) of the pending procs of a cluster whose stored ads
+    differ (``spec["condor_ad"]`` a list) that refuse other hosts than the first pending
+    proc (``first_found``). Procs whose ads agree in what the Requirements and the
+    hosts' START read (``_refusal_keys``) share one answer."""
+    keys = _refusal_keys(job, start_names)
+    if not keys:
+        return {}
+    tasks = iter(pending.tasks)
+    first = next(tasks)
+    known = {keys.get(first, ()): first_found}
+    found = {}
+    for number in tasks:
+        key = keys.get(number, ())
+        mine = known.get(key)
+        if mine is None:
+            ad = ctx.job_ad(job, number)
+            mine = known[key] = (_refusing(job, ad, hosts, names, memo),
+                                 _unwanted(job, ad, frees, job_memo, f"requirements_key:{number}"))
+        if mine != first_found:
+            found[number] = mine
+    return found
+
+
+def _refusal_keys(job, start_names):
+    """task -> what its stored ad changes of proc 0's in the attributes its Requirements
+    and the hosts' START (``start_names``) read, for the procs that change any (the
+    others are as proc 0); kept with the description. Empty when no proc does."""
+    held = job.spec_cache()
+    cached = held.refusal_keys
+    if cached is not None and cached[0] == start_names:
+        return cached[1]
+    from gridtools.classad import parse_ad
+    from gridtools.jobads import parsed_ad
+    texts = job.spec["condor_ad"]
+    base = parsed_ad(texts[0])
+    relevant = set(start_names) | acl.ad_references(base, ("requirements",)) | {"requirements"}
+    keys = {}
+    for number, text in enumerate(texts[1:], 2):
+        if not text:
+            continue
+        diff = parse_ad(text)
+        changed = sorted((name.lower(), diff.lookup(name).unparse()) for name in diff
+                         if name.lower() in relevant)
+        if any(name == "requirements" for name, _text in changed):
+            changed = [("", text)]          # its own Requirements: the whole change counts
+        if changed:
+            keys[number] = tuple(changed) + ((number,) if "procid" in relevant else ())
+    held.refusal_keys = (start_names, keys)
+    return keys
 
 
 def _starting_hosts(ctx):
@@ -291,18 +353,17 @@ def _free_ads(ctx):
     return found
 
 
-def _unwanted(job, ad, frees, memo):
+def _unwanted(job, ad, frees, memo, slot="requirements_key"):
     """Hosts whose free slot the job's Requirements are not true for; the job's part
     of the memo's key (its Requirements and what they read of the job) is kept on
     the job by its version. Requirements whose evaluation went over its budget
     (classad(5), COST) want no host until the job is changed: they are not evaluated
     again at every pass."""
-    cache = job.cache.get("requirements_key")
+    cache = job.cache.get(slot)
     if cache is None or cache[0] != job.version:
         req = ad.lookup("Requirements")
         own = tuple(sorted(acl.ad_references(ad, ("requirements",))))
-        cache = job.cache["requirements_key"] = (job.version, None if _constant_true(req) else
-                                                 acl.job_key(ad, own))
+        cache = job.cache[slot] = (job.version, None if _constant_true(req) else acl.job_key(ad, own))
     if cache[1] is None:
         return frozenset()
     if job.cache.get("requirements_too_costly") == job.version:

@@ -67,7 +67,7 @@ def pending_job(job, state, parts, running_count):
     """The PendingJob of a daemon job with pending tasks."""
     return inputs.pending_job(job, state.config, parts["complexes"], _request(job, state, parts),
                               running_count, _department(job.spec),
-                              parts["deadline_users"])
+                              parts["deadline_users"], _task_requests(job, state, parts))
 
 
 #: most distinct requests remembered for interning before the table starts again
@@ -85,8 +85,25 @@ def _interned(parts, req):
 
 def running_record(job, task, state, parts):
     """The Running record of a running task."""
-    return inputs.running_record(job, task, parts["complexes"], _request(job, state, parts),
+    return inputs.running_record(job, task, parts["complexes"], _task_request(job, task.number, state, parts),
                                  _department(job.spec))
+
+
+def task_request(job, number, state):
+    """The Request of task ``number`` of a job: its own when it asks for other resources
+    than the job (``_task_requests``), else the job's."""
+    return _task_request(job, number, state, config_parts(state))
+
+
+def _task_request(job, number, state, parts):
+    req = _request(job, state, parts)
+    own = job.derived.task_requests
+    if own is None:
+        own = _task_requests(job, state, parts)
+    for task, mine in own:
+        if task == number:
+            return mine
+    return req
 
 
 def _request(job, state, parts):
@@ -94,8 +111,37 @@ def _request(job, state, parts):
     held = job.spec_cache()
     if held.request is None or held.generation != state.config_generation:
         held.request = _interned(parts, inputs.request(job.spec, state.config, parts["complexes"]))
+        held.task_requests = None
         held.generation = state.config_generation
     return held.request
+
+
+def _task_requests(job, state, parts):
+    """((task, Request), ...) of the procs of an HTCondor cluster that ask for other
+    resources than proc 0 (``daemon.condorjob.task_requests``), cached beside the
+    job's Request; () for every other job."""
+    held = job.spec_cache()
+    _request(job, state, parts)
+    if held.task_requests is None:
+        held.task_requests = ()
+        if isinstance(job.spec.get("condor_ad"), list):
+            held.task_requests = _proc_requests(job.spec, state, parts)
+    return held.task_requests
+
+
+def _proc_requests(spec, state, parts):
+    from gridtools.daemon.condorjob import task_requests
+    from gridtools.daemon.devices import countable_complexes
+    try:
+        found = task_requests(spec, countable_complexes(state.config))
+    except Exception as exc:  # noqa: BLE001 - a client's ad must not stop the pass
+        state.log(f"W|job {spec['id']}: the requests of its procs cannot be read, "
+                  f"proc 0's stand in: {exc}")
+        return ()
+    table = parts["complexes"]
+    return tuple((task, _interned(parts, inputs.request(
+        dict(spec, pe=pe, resources={"hard": hard, "soft": (spec.get("resources") or {}).get("soft") or {}}),
+        state.config, table))) for task, (pe, hard) in sorted(found.items()))
 
 
 def build(state, now, loads):

@@ -87,8 +87,7 @@ def build(p, job):
     soft = soft_fixed + soft_counted
     forced = p.forced
     reserved = _ar_instances(snap, req.ar)
-    refused = snap.refused.get(job.id, ())
-    unwanted = snap.unwanted.get(job.id, ())
+    refused, unwanted = p.refusals(job)
     suitable, static, rejects, misses = [], list(p.closed), 0, {}
     for qi in p.open:
         why = None

@@ -30,9 +30,16 @@ a category found no room, the later jobs of the category share its reasons
 without being placed again (room only shrinks during a pass). With resource
 quotas the owner is part of the category. Reasons are structured
 (``sched.reasons``) and capped per kind.
+
+The tasks of a job ask alike, but for an HTCondor cluster whose procs ask
+for other resources (``PendingJob.task_requests``) or whose ads refuse other
+hosts (``Snapshot.task_refusals``): each of its tasks is placed and booked
+as a view of the job with its own request and refusals (``Pass.task_job``),
+and a task that finds no room does not end the look at the later ones that
+ask otherwise. Its place in the order is the job's (proc 0's request).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gridtools.sched import ar as ar_mod
 from gridtools.sched import category as category_mod
@@ -83,6 +90,7 @@ class Pass:
         self.lc = {}                  # host -> slots of recent starts, each fading with its age
         self.user_running, self.job_running, self.pe_used = {}, {}, {}
         self.categories, self.ar_pools = {}, {}
+        self._task_requests = {}      # job id -> {task: Request} of the jobs whose tasks differ
         self.started = []             # (job, pe name, granted) of this pass's starts
         self.planner = None
         self.reserved = 0             # reservations made in this pass
@@ -270,13 +278,46 @@ class Pass:
                 return Reason(Why.DEPENDENCY)
         return self.limit_reached(job)
 
+    # ------------------------------------------------------------ tasks that differ
+    def split(self, job):
+        """True when the job's tasks do not all ask alike: an HTCondor cluster whose procs
+        request other resources, or whose ads refuse other hosts (``task_job``)."""
+        return bool(job.task_requests) or job.id in self.snap.task_refusals
+
+    def task_job(self, job, task):
+        """The job as the placement sees its task ``task``: with the task's own request and
+        refused hosts when they differ from the job's (``split``), else the job itself."""
+        if not job.task_requests and job.id not in self.snap.task_refusals:
+            return job
+        return replace(job, request=self.task_request(job, task), task=task)
+
+    def task_request(self, job, task):
+        """The Request of task ``task`` of the job (``PendingJob.task_requests``)."""
+        if not job.task_requests:
+            return job.request
+        own = self._task_requests.get(job.id)
+        if own is None:
+            own = self._task_requests[job.id] = dict(job.task_requests)
+        return own.get(task, job.request)
+
+    def refusals(self, job, task=0):
+        """(hosts whose START refuses the job, hosts its own Requirements refuse): those of
+        its first pending task, or of task ``task`` (by default the one a ``task_job`` view
+        stands for)."""
+        snap = self.snap
+        task = task or job.task
+        if task:
+            own = snap.task_refusals.get(job.id)
+            if own and task in own:
+                return own[task]
+        return snap.refused.get(job.id, ()), snap.unwanted.get(job.id, ())
+
     # ------------------------------------------------------------ categories
     def category(self, job):
         key = (job.request, job.owner) if self.quotas else job.request
-        refused = self.snap.refused.get(job.id)
+        refused, unwanted = self.refusals(job)
         if refused:                       # hosts whose START refuses this job (HTCondor's policy)
             key = (key, refused)
-        unwanted = self.snap.unwanted.get(job.id)
         if unwanted:                      # hosts this job's own Requirements refuse
             key = (key, "unwanted", unwanted)
         cat = self.categories.get(key)
@@ -323,6 +364,8 @@ def _consider(p, job, decisions):
         return _blocked_reasons(blocked)
     if job.universe:
         return local.start(p, job, decisions)
+    if p.split(job):
+        return _consider_tasks(p, job, decisions)
     first = next(iter(job.tasks), None)
     shared = p.shared_reasons(job) if first is not None and first not in job.held else None
     if shared is not None and not job.ad_predecessors:
@@ -347,6 +390,44 @@ def _consider(p, job, decisions):
             break
         pe_name, granted = found
         place_stage.pool_of(p, job).take(job, pe_name, granted)
+        decisions.starts.append(Start(job.id, task, granted, pe_name))
+        started = True
+    if job.now_only and not started:
+        decisions.rejects.append(Reject(job.id))
+    return reasons
+
+
+def _consider_tasks(p, job, decisions):
+    """``_consider`` for a job whose tasks ask differently (``Pass.split``): each task is
+    placed with its own request and refusals. Once a task found no room, the later tasks
+    that ask as it does wait with it (room only shrinks in a pass), and the others are
+    still looked at: HTCondor matches each proc of a cluster on its own ad."""
+    reasons, failed, started, reserved = [], set(), False, False
+    for task in job.tasks:
+        why = p.task_blocked(job, task)
+        if why is not None:
+            reasons.append(why)
+            if why.why in _JOB_WIDE:
+                break
+            continue
+        key = (p.task_request(job, task),) + p.refusals(job, task)
+        if key in failed:
+            continue
+        view = p.task_job(job, task)
+        if p.open_instances <= 0 and not view.request.ar:
+            reasons.extend(p.full_reasons())
+            if not reserved:
+                p.maybe_reserve(view, task, decisions)
+            break
+        found = place_stage.place(p, view, reasons)
+        if found is None:
+            failed.add(key)
+            if not reserved:
+                p.maybe_reserve(view, task, decisions)
+                reserved = True
+            continue
+        pe_name, granted = found
+        place_stage.pool_of(p, view).take(view, pe_name, granted)
         decisions.starts.append(Start(job.id, task, granted, pe_name))
         started = True
     if job.now_only and not started:

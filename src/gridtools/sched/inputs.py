@@ -409,9 +409,10 @@ _NONE_HELD = frozenset()
 
 
 def pending_job(job, conf, table, request=None, running_count=0, department="defaultdepartment",
-                deadline_users=frozenset()):
+                deadline_users=frozenset(), task_requests=()):
     """The PendingJob of a ``model.job.Job`` with pending tasks (``request``: its Request,
-    when the caller keeps one)."""
+    when the caller keeps one; ``task_requests``: ((task, Request), ...) of the tasks
+    that ask otherwise)."""
     from gridtools.sched.snapshot import PendingJob
     spec = job.spec
     pending = job.pending_numbers()
@@ -428,7 +429,8 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
         deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in deadline_users,
         jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
         now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0),
-        universe=_slotless(spec), submit_host=spec.get("submit_host") or "")
+        universe=_slotless(spec), submit_host=spec.get("submit_host") or "",
+        task_requests=task_requests)
 
 
 def _slotless(spec):

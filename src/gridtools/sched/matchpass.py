@@ -18,7 +18,8 @@ a matched job fits:
 3. place  -- in the order of the matches, each task is placed on the
    matched slot's host by Grid Engine's own placement (``sched.place``:
    queue instances of the category, free slots, consumables, resource
-   quotas, PE allocation). A match that does not fit there waits, with
+   quotas, PE allocation), with the matched proc's own request
+   (``cycle.Pass.task_job``). A match that does not fit there waits, with
    Grid Engine's reasons.
 4. preempt -- a match that takes a claimed slot becomes a ``Preempt``
    decision: the daemon evicts the slot's job; the matched job starts when
@@ -128,7 +129,7 @@ def _carry(p, outcome, jobs, decisions, reasons):
     """Starts and preemptions from the negotiator's matches, in its order."""
     for match in outcome.matches:
         job_id, task = _unproc(match.job)
-        job = jobs[job_id]
+        job = p.task_job(jobs[job_id], task)        # the proc's own requests
         host = match.slot.rpartition("@")[2]
         if match.victim is not None:
             victim, victim_task = _unproc(match.victim.job)

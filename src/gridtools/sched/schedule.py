@@ -129,10 +129,10 @@ def _uses(snap, decisions):
             if job is None:
                 continue
             start = now if kind == "STARTING" else item.start
-            runtime = job.request.runtime if job.request.runtime != INFINITY else config.default_duration
-            who = None if job.request.ar else Who(job.owner, job.request.userlists, job.request.project,
-                                                   item.pe)
-            yield _Use(job.id, item.task, kind, start, start + runtime, who, job.request.consumed,
+            req = job.request_of(item.task)
+            runtime = req.runtime if req.runtime != INFINITY else config.default_duration
+            who = None if req.ar else Who(job.owner, req.userlists, req.project, item.pe)
+            yield _Use(job.id, item.task, kind, start, start + runtime, who, req.consumed,
                        item.pe, item.granted)
 
 

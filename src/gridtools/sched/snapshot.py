@@ -215,9 +215,20 @@ class PendingJob:
     job_prio: int = 0                    # HTCondor's JobPrio: orders one owner's jobs among themselves
     universe: str = ""                   # "scheduler" or "local": runs on its submit host without a slot
     submit_host: str = ""
+    #: ((task, Request), ...): the tasks that ask for other resources than ``request`` (an
+    #: HTCondor cluster whose procs differ), ascending; the others ask for ``request``
+    task_requests: tuple = ()
+    task: int = 0                        # a view of the job for this one task (``Pass.task_job``)
 
     def held_task(self, number):
         return self.held_all or number in self.held
+
+    def request_of(self, task):
+        """The Request of task ``task`` (``task_requests``, else the job's)."""
+        for number, req in self.task_requests:
+            if number == task:
+                return req
+        return self.request
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,8 +305,13 @@ class Snapshot:
     policy: PolicyView = PolicyView()               # users, projects, share tree, usage
     quotas: tuple = ()                               # QuotaSet, in configuration order
     ars: dict = field(default_factory=dict)          # id -> AdvanceReservation
-    refused: dict = field(default_factory=dict)      # job id -> hosts whose START refuses it
-    unwanted: dict = field(default_factory=dict)     # job id -> hosts its own Requirements refuse
+    #: job id -> hosts whose START refuses it, and hosts its own Requirements refuse (those
+    #: of its first pending task)
+    refused: dict = field(default_factory=dict)
+    unwanted: dict = field(default_factory=dict)
+    #: job id -> {task: (refused, unwanted)} for the tasks whose own ad (an HTCondor
+    #: cluster whose procs differ) gives other hosts than ``refused`` and ``unwanted``
+    task_refusals: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

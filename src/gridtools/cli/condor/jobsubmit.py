@@ -71,7 +71,7 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
             spec["name"] = name
         if notify:
             spec["notify"] = True
-        check_spec(spec)
+        check_spec(spec, ads)
         _send(spec)
     except BaseException:
         ids.release("job", cluster)

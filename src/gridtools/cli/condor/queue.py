@@ -293,12 +293,13 @@ class AdSource:
         return ad
 
 
-def _public_spec(info, proc):
-    """A job description holding only what the status publishes of another user's job."""
+def _public_spec(info, proc, own_hard=None):
+    """A job description holding only what the status publishes of another user's job
+    (``own_hard``: the requests of a running proc that asks otherwise than proc 0)."""
     return {"id": proc.cluster, "owner": info["owner"], "name": info.get("name") or "",
             "submit_time": info.get("submit_time") or 0, "priority": info.get("priority") or 0,
             "script_name": proc.cmd, "pe": info.get("pe"), "project": info.get("project") or None,
-            "resources": {"hard": dict(info.get("hard") or {})},
+            "resources": {"hard": dict(own_hard if own_hard is not None else info.get("hard") or {})},
             "queues": {"hard": list(info.get("hard_queues") or [])},
             "stdout": [[None, "/dev/null"]], "stderr": [[None, "/dev/null"]]}
 
@@ -308,7 +309,8 @@ def public_ad(snap, proc):
     from gridtools import jobads
     from gridtools.classad import ClassAd
     info = (snap.get("jobs") or {}).get(proc.cluster) or {}
-    ad = jobads.job_ad(_public_spec(info, proc), None, proc.number)
+    own = (snap.get("task_hard") or {}).get(proc.cluster) or {}
+    ad = jobads.job_ad(_public_spec(info, proc, own.get(proc.number)), None, proc.number)
     for name in ("Iwd", "Out", "Err", "In"):
         if name in ad:
             del ad[name]

@@ -148,19 +148,28 @@ def build(opts, text, source, taken, now, who):
     return sorted(clusters.items())
 
 
-def check_spec(spec):
-    """Refuse a cluster this cell cannot run, in HTCondor's words."""
-    pe = spec.get("pe")
-    if pe and pe[0] not in more().pe_names():
-        raise InputError(f"ERROR: this cell has no parallel environment \"{pe[0]}\" for jobs "
-                         "of more than one CPU or machine")
-    if condor_spec.GPU_REQUEST in spec["resources"]["hard"] and condor_spec.GPU_REQUEST not in more().complexes():
-        raise InputError("ERROR: request_gpus: this cell has no GPUs (no complex "
-                         f"\"{condor_spec.GPU_REQUEST}\")")
+def check_spec(spec, ads=()):
+    """Refuse a cluster this cell cannot run, in HTCondor's words (``ads``: its procs, whose
+    own requests are checked too where their stored ads change any)."""
+    _check_requests(spec.get("pe"), spec["resources"]["hard"])
+    texts = spec.get("condor_ad")
+    if isinstance(texts, list):
+        for ad, text in zip(ads[1:], texts[1:]):
+            if "request" in text.lower() or "maxhosts" in text.lower():
+                _check_requests(*condor_spec.requests_of(ad, ""))
     try:
         jobcheck.check(spec)
     except jobcheck.Invalid as exc:
         raise InputError(f"ERROR: {exc}") from None
+
+
+def _check_requests(pe, hard):
+    if pe and pe[0] not in more().pe_names():
+        raise InputError(f"ERROR: this cell has no parallel environment \"{pe[0]}\" for jobs "
+                         "of more than one CPU or machine")
+    if condor_spec.GPU_REQUEST in hard and condor_spec.GPU_REQUEST not in more().complexes():
+        raise InputError("ERROR: request_gpus: this cell has no GPUs (no complex "
+                         f"\"{condor_spec.GPU_REQUEST}\")")
 
 
 def touch_log(ads):
@@ -240,7 +249,7 @@ def _specs(clusters, who):
     for _cluster, ads in clusters:
         counted = more().countable_complexes() if condor_spec.custom_requests(ads[0]) else None
         spec = condor_spec.cluster_spec(ads, who, counted)
-        check_spec(spec)
+        check_spec(spec, ads)
         specs.append(spec)
     touch_log([ad for _c, ads in clusters for ad in ads])
     return specs

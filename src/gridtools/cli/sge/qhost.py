@@ -187,7 +187,7 @@ def held(host, snap):
     counted = {n: r for n, r in complexes.items() if len(r) > 4 and r[4] in ("YES", "JOB") and n != "slots"}
     found = {}
     for row in snap.get("rows", ()):
-        hard = (snap["jobs"].get(row["id"]) or {}).get("hard") or {}
+        hard = qstatus.task_hard(snap, row)
         for i, (_q, h, slots) in enumerate(row.get("granted") or ()):
             if host != "global" and h != host:
                 continue

@@ -8,6 +8,7 @@ values is in the unknown state ``u``.
 """
 
 from gridtools.cli.sge import loadvalues
+from gridtools.cli.status import task_hard
 
 #: queue instance state letters in the order Grid Engine prints them
 STATE_ORDER = "aACDduESsco"
@@ -126,7 +127,7 @@ def consumed(snap, level, name):
     for row in snap["rows"]:
         if "granted" not in row or row["state"] == "z":
             continue
-        want = loadvalues.to_number((jobs.get(row["id"], {}).get("hard") or {}).get(name, 0)) or 0.0
+        want = loadvalues.to_number(task_hard(snap, row).get(name, 0)) or 0.0
         for i, (queue, host, slots) in enumerate(row["granted"]):
             hit = (level[0] == "global" or (level[0] == "host" and host == level[1])
                    or (level[0] == "queue" and f"{queue}@{host}" == level[1]))

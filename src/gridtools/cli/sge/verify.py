@@ -120,6 +120,7 @@ def _running(items, conf, table):
 
 def occupation(snap, exclude=None):
     """The tasks running now, from a published status snapshot."""
+    from gridtools.cli.status import task_hard
     found = []
     for row in snap.get("rows", ()):
         if not row.get("granted") or row["id"] == exclude:
@@ -127,7 +128,7 @@ def occupation(snap, exclude=None):
         info = snap["jobs"].get(row["id"], {})
         found.append({"id": row["id"], "task": row.get("task") or 1, "owner": info.get("owner", ""),
                       "granted": tuple(tuple(g) for g in row["granted"]),
-                      "hard": dict(info.get("hard") or {}), "pe": row.get("pe") or "",
+                      "hard": dict(task_hard(snap, row)), "pe": row.get("pe") or "",
                       "project": info.get("project") or "",
                       "time": float(row.get("time") or 0.0)})
     return tuple(found)

@@ -13,7 +13,8 @@ request, a ``Request<name>`` of a countable consumable of the cell a request of 
 local universe the submit host), a hold, and under
 ``condor_ad`` the ads themselves: the long form of proc 0's ad, or a list
 whose later entries hold only what differs from proc 0 (``ads.job_ad``
-lays them over the first). ``run_facts`` reads back from one proc's ad
+lays them over the first). The slots and requests are proc 0's; the daemon places
+a proc whose ad asks otherwise with its own (``requests_of``). ``run_facts`` reads back from one proc's ad
 what its execution needs (the same for the description and the daemon's
 plan).
 """
@@ -189,6 +190,12 @@ def _requests(ad, facts, submit_host, counted=None):
         if complex_name and amount > 0:
             hard[complex_name] = str(int(amount)) if amount == int(amount) else str(amount)
     return pe, hard
+
+
+def requests_of(ad, submit_host, counted=None):
+    """(pe, hard resources) of one proc's ad, as ``cluster_spec`` reads proc 0's (the
+    daemon places a proc that asks otherwise with its own)."""
+    return _requests(ad, {"universe": int(_number(ad, "JobUniverse", VANILLA))}, submit_host, counted)
 
 
 def cluster_spec(ads, submitter, counted=None):

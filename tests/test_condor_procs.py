@@ -1,0 +1,124 @@
+"""The procs of one cluster that ask for different resources, end to end: each is matched,
+placed and booked with its own requests (its own ad), as HTCondor does, while the
+cluster is one gridtools job whose description holds proc 0's."""
+
+import os
+
+from condortools import statuses, submit, wait_status
+from conftest import wait_for
+
+IDLE, RUNNING = 1, 2
+
+
+def _info(cell, cluster):
+    return cell.run("qstat", "-j", str(cluster)).stdout
+
+
+def test_a_proc_asking_for_less_memory_runs_while_proc_0_waits(cell, workdir):
+    """The cluster's proc 0 asks for more memory than any machine has, proc 1 for 10 MB:
+    proc 1 runs, proc 0 stays idle with the reason of its own request. condor_qedit of
+    proc 0's RequestMemory then lets it run too."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_memory = 99999999\nqueue\n"
+                     "request_memory = 10\nqueue\n", cwd=workdir)
+    assert wait_status(cell, f"{cluster}.1", RUNNING)
+    assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
+    assert wait_for(lambda: "Requirements are false" in _info(cell, cluster), 20)
+    analyzed = cell.run("condor_q", "-better-analyze", f"{cluster}.0").stdout
+    assert "No machines matched job's requirements" in analyzed
+    assert "( TARGET.Memory >= 99999999 )" in analyzed
+    edited = cell.run("condor_qedit", f"{cluster}.0", "RequestMemory", "10")
+    assert edited.returncode == 0, edited.stderr
+    assert wait_status(cell, f"{cluster}.0", RUNNING)
+
+
+def test_queue_from_a_list_gives_each_proc_its_own_memory(cell, workdir):
+    """``request_memory = $(mem)`` with ``queue mem in (...)``: the proc asking for 100 MB
+    runs, the one asking for 200 TB waits."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_memory = $(mem)\n"
+                     "queue mem in (200000000, 100)\n", cwd=workdir)
+    assert wait_status(cell, f"{cluster}.1", RUNNING)
+    assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
+
+
+def test_each_proc_gets_and_holds_its_own_number_of_gpus(cell, workdir):
+    """testhost offers gpu=2; procs ask for 1, 2 and 1 GPUs. Procs 0 and 2 run with one
+    device each (CUDA_VISIBLE_DEVICES), proc 1 waits for two, and qstat -F shows none left."""
+    assert cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost").returncode == 0
+    cluster = submit(cell, "executable = /bin/sh\n"
+                     "arguments = \"-c 'echo $CUDA_VISIBLE_DEVICES; exec sleep 300'\"\noutput = dev.$(Process)\n"
+                     "request_gpus = 1\nqueue\nrequest_gpus = 2\nqueue\n"
+                     "request_gpus = 1\nqueue\n", cwd=workdir)
+
+    def devices(proc):
+        try:
+            with open(os.path.join(workdir, f"dev.{proc}")) as fh:
+                return fh.read().strip()
+        except FileNotFoundError:
+            return ""
+    assert wait_for(lambda: devices(0) and devices(2), 30), _info(cell, cluster)
+    assert sorted([devices(0), devices(2)]) == ["0", "1"]
+    assert statuses(cell, f"{cluster}.1")[f"{cluster}.1"] == IDLE
+    assert "hc:gpu=0" in cell.run("qstat", "-F", "gpu").stdout
+    assert wait_for(lambda: "offers only hc:gpu=1" in _info(cell, cluster), 20), _info(cell, cluster)
+
+
+def test_a_proc_asking_for_two_cpus_gets_two_slots_while_proc_0_waits_for_four(cell, workdir):
+    """request_cpus is the smp parallel environment per proc: on two slots, proc 1 (2
+    CPUs) runs on both, proc 0 (4 CPUs) waits."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_cpus = 4\nqueue\n"
+                     "request_cpus = 2\nqueue\n", cwd=workdir)
+    assert wait_status(cell, f"{cluster}.1", RUNNING)
+    assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
+    assert " 0/2/2 " in cell.run("qstat", "-f").stdout
+
+
+def test_each_proc_goes_where_its_own_requirements_allow(cell_two_hosts, workdir):
+    """Proc 0's Requirements want a machine the cell lacks, proc 1's node2: proc 1 runs
+    there, proc 0 waits."""
+    cell = cell_two_hosts
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\n"
+                     "requirements = (TARGET.Machine == \"nowhere\")\nqueue\n"
+                     "requirements = (TARGET.Machine == \"node2\")\nqueue\n", cwd=workdir)
+    assert wait_status(cell, f"{cluster}.1", RUNNING)
+    assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
+    assert cell.run("condor_q", f"{cluster}.1", "-af", "RemoteHost").stdout.strip().endswith("@node2")
+
+
+def test_each_proc_counts_down_its_own_amount_of_a_machine_resource(cell, workdir):
+    """request_<name> of a machine resource of the cell (licence=2 on testhost) per proc:
+    proc 0 asks for 3 and waits, proc 1 for 2 and runs; qstat -F counts its 2."""
+    from qtools import add_complex
+    add_complex(cell, "licence lic INT <= YES YES 0 0")
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "licence=2", "testhost", check=True)
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_licence = 3\nqueue\n"
+                     "request_licence = 2\nqueue\n", cwd=workdir)
+    assert wait_status(cell, f"{cluster}.1", RUNNING)
+    assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
+    assert "hc:licence=0" in cell.run("qstat", "-F", "licence").stdout
+
+
+def test_a_later_proc_asking_for_what_the_cell_lacks_is_refused_at_submission(cell, workdir):
+    """proc 1 asks for two CPUs (the parallel environment smp) in a cell without smp:
+    condor_submit refuses the cluster, as it would for proc 0, and queues nothing."""
+    cell.run("qconf", "-dattr", "queue", "pe_list", "smp", "all.q", check=True)
+    cell.run("qconf", "-dp", "smp", check=True)
+    text = "executable = /bin/true\nqueue\nrequest_cpus = 2\nqueue\n"
+    with open(os.path.join(workdir, "c.sub"), "w") as fh:
+        fh.write(text)
+    refused = cell.run("condor_submit", "c.sub", cwd=workdir)
+    assert (refused.returncode, refused.stderr) == (
+        1, 'ERROR: this cell has no parallel environment "smp" for jobs of more than one CPU or machine\n')
+    assert cell.run("condor_q", "-af", "ClusterId").stdout == ""
+
+
+def test_another_users_view_of_a_running_proc_shows_its_own_memory(cell, workdir, users):
+    """condor_q of another user's procs builds their ads from the published facts: a
+    running proc that asks for other memory than proc 0 shows its own RequestMemory."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nrequest_memory = 20\nqueue\n"
+                     "request_memory = 10\nqueue\n", cwd=workdir, user=users[0])
+    assert wait_status(cell, f"{cluster}.1", RUNNING, user=users[0])
+
+    def shown(proc):
+        return cell.run("condor_q", f"{cluster}.{proc}", "-allusers", "-af", "RequestMemory",
+                        user=users[1]).stdout.strip()
+    assert (shown(0), shown(1)) == ("20", "10")
