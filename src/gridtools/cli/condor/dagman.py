@@ -40,7 +40,8 @@ running, no rescue DAG, and keeps the lock file: a manager that takes over
 a lock left by one that is gone runs in recovery mode (``Runner.recover``),
 restoring the submitted nodes from the nodes log.
 
-Its progress goes to ``DAGFILE.dagman.out``. It removes the lock file when it
+Its progress goes to ``DAGFILE.dagman.out``; with JOBSTATE_LOG every node
+event also goes to the job state log (``dagfiles``). It removes the lock file when it
 ends, unless held. Exit status: 0 when every node (or the FINAL node)
 succeeded, 1 when some failed, it was removed or halted or another manager
 runs the DAG, the ABORT-DAG-ON RETURN value (else the node's status) when
@@ -213,6 +214,7 @@ def load(dag_file, opts, log):
         with open(name, encoding="utf-8") as fh:
             dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
         log(f"Loading the save point file {name}: its DONE nodes are done; no rescue DAG is read")
+        opts["rescue_run"] = True
         return dag
     number = opts["rescue_from"]
     if not number and opts["auto_rescue"]:
@@ -222,6 +224,7 @@ def load(dag_file, opts, log):
         with open(name, encoding="utf-8") as fh:
             dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
         log(f"Running rescue DAG {number} ({name})")
+        opts["rescue_run"] = True
     return dag
 
 
@@ -372,6 +375,7 @@ def _run(opts, log, removal, prog):
         return EXIT_FAILED, False
     log(f"Batch name of the DAG's jobs: {opts['batch_name']}")
     runner = Runner(opts["dag"], dag, opts, log)
+    runner.begin()
     if opts.get("recover_from") is not None:
         runner.recover(opts["recover_from"])
     removal.follow(runner)

@@ -57,6 +57,27 @@ class Runner:
         self.halt_file = os.path.abspath(dag_file) + ".halt"
         self.halted = False                 # the halt file exists
         self.halt_exit = False              # the run ended because the DAG was halted
+        from gridtools.cli.condor.dagfiles import JobstateLog
+        jobstate = os.path.join(self.folder, dag.jobstate_log) if dag.jobstate_log else ""
+        self.jobstate = JobstateLog(jobstate, log, self._job_tag)
+
+    def begin(self):
+        """The run's start in the job state log (before a recovery); a rescue DAG's run
+        numbers its nodes' runs on from the last run's."""
+        self.jobstate.started(self.own_id)
+        if self.opts.get("rescue_run"):
+            self.jobstate.rescue()
+
+    def _job_tag(self, name):
+        """The job tag of a node's lines in the job state log, from its submit file."""
+        from gridtools.formats.condor.dagjobstate import NONE, job_tag
+        node = self.dag.nodes[name]
+        cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
+        try:
+            with open(os.path.join(cwd, node.submit_file), encoding="utf-8", errors="replace") as fh:
+                return job_tag(fh.read())
+        except OSError:
+            return NONE
 
     # ------------------------------------------------------------ the loop
     def run(self):
@@ -86,7 +107,9 @@ class Runner:
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
             self._run_final()
         self._count()
-        return self._finish()
+        code = self._finish()
+        self.jobstate.finished(code)
+        return code
 
     def _startable(self):
         """The ready nodes the manager may start now: none but the FINAL node while the
@@ -155,6 +178,7 @@ class Runner:
         counts the submits as its attempts. No node job is submitted twice."""
         from gridtools.formats.condor import userlog
         self.in_recovery = True
+        self.jobstate.recovery_started()
         self._count()
         try:
             with open(self.nodes_log, "rb") as fh:
@@ -203,6 +227,7 @@ class Runner:
                 self._node_failed(name, status)
         self.log(f"Recovery mode: {len(self.running)} node(s) with submitted job(s) restored "
                  f"from {self.nodes_log}")
+        self.jobstate.recovery_finished()
         self.in_recovery = False
 
     # ------------------------------------------------------------ starting a node
@@ -210,6 +235,8 @@ class Runner:
         node = self.dag.nodes[name]
         self.attempts[name] = self.attempts.get(name, 0) + 1
         self.exit_codes.pop(name, None)         # a retry's macros are of its own jobs
+        if self.attempts[name] > 1:
+            self.jobstate.retried(name)
         if node.save_file and self.attempts[name] == 1:
             self._write_save(name, node)
         pre = self._script(name, "PRE", None)
@@ -231,6 +258,7 @@ class Runner:
             submitted = self._submit(name, node)
         except (GridError, OSError) as exc:
             self.log(f"ERROR: submitting the job of node {name} failed: {exc}")
+            self.jobstate.node(name, "SUBMIT_FAILURE")
             self._node_failed(name, RETURN_NO_JOB, job=False)
             return
         self.running[name] = (submitted.cluster, submitted.procs)
@@ -295,6 +323,7 @@ class Runner:
     # ------------------------------------------------------------ following jobs
     def _follow(self, now):
         self.watcher.refresh(now)
+        self._relay_events()
         for name, (cluster, procs) in list(self.running.items()):
             codes = self.watcher.outcome(cluster, procs)
             if codes is None:
@@ -305,7 +334,21 @@ class Runner:
             bad = [c for c in codes if c != 0]
             status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (bad[0] if bad else 0)
             self.log(f"Node {name} job(s) (cluster {cluster}) ended with status {status}")
+            self.jobstate.node(name, "JOB_SUCCESS" if status == 0 else "JOB_FAILURE", str(status))
             self._ended(name, status)
+
+    def _relay_events(self):
+        """The node jobs' events new in the nodes log, to the job state log under their
+        user log names (SUBMIT, EXECUTE, JOB_TERMINATED, JOB_HELD, ...). The POST script
+        events the manager writes itself are logged when the script ends (``_script``)."""
+        from gridtools.formats.condor.userlog import EventType
+        nodes = {cluster: name for name, (cluster, _procs) in self.jobs.items()}
+        for event in self.watcher.fresh:
+            name = nodes.get(event.cluster)
+            if name is None or event.type is EventType.POST_SCRIPT_TERMINATED \
+                    or not isinstance(event.type, EventType):
+                continue
+            self.jobstate.node(name, event.type.name, f"{event.cluster}.{event.proc}", event.timestamp)
 
     def _ended(self, name, status, job=True):
         post = self._script(name, "POST", status)
@@ -364,10 +407,17 @@ class Runner:
             return None
         self.scripting[when].add(name)
         self._count()
+        cluster = self.jobs.get(name, (0, 0))[0] if when == "POST" else 0
+        job_id = f"{cluster}.0" if cluster else "-"
+        self.jobstate.node(name, f"{when}_SCRIPT_STARTED", job_id)
         try:
-            return self._run_script(name, when, status, node, script)
+            code = self._run_script(name, when, status, node, script)
         finally:
             self.scripting[when].discard(name)
+        if cluster:
+            self.jobstate.node(name, "POST_SCRIPT_TERMINATED", job_id)
+        self.jobstate.node(name, f"{when}_SCRIPT_{'SUCCESS' if code == 0 else 'FAILURE'}", job_id)
+        return code
 
     def _run_script(self, name, when, status, node, script):
         while True:

@@ -17,6 +17,7 @@ lines they name):
   ABORT-DAG-ON name|ALL_NODES status [RETURN value]
   CATEGORY name|ALL_NODES category;  MAXJOBS category value
   CONFIG file;  DOT file ... (noted and ignored)
+  JOBSTATE_LOG file                 the job state log (Pegasus's), see dagjobstate
   INCLUDE file                      the file's statements, read as if written here
   SET_JOB_ATTR name = value         an attribute of the DAG manager job's ad
   ENV GET var ...;  ENV SET name=value;...   the DAG manager job's environment
@@ -99,6 +100,7 @@ class Dag:
     job_attrs: dict = field(default_factory=dict)  # SET_JOB_ATTR: name -> ClassAd value text
     env_get: list = field(default_factory=list)  # ENV GET: names taken from the submitter's
     env_set: dict = field(default_factory=dict)  # ENV SET: name -> value
+    jobstate_log: str = ""  # JOBSTATE_LOG: the job state log (the first one given counts)
     notes: list = field(default_factory=list)  # what was accepted but ignored
     source: str = "dag file"
     at: str = ""  # the file of the statement being read (INCLUDE), while parsing
@@ -421,6 +423,19 @@ def _not_written(dag, number, words, _line, _splices):
                      f"{' '.join(words)} ignored")
 
 
+def _jobstate_log(dag, number, words, _line, _splices):
+    """JOBSTATE_LOG file: a later one does not override the first (a warning)."""
+    if len(words) < 2:
+        raise _error(dag, number, "Missing jobstate log file name")
+    if len(words) > 2:
+        raise _error(dag, number, f"Extra token ({words[2]}) on JOBSTATE_LOG line")
+    if dag.jobstate_log:
+        dag.notes.append(f"{_where(dag)} (line {number}): Warning: Attempt to set JOBSTATE_LOG to "
+                         f"{words[1]} does not override existing value of {dag.jobstate_log}")
+        return
+    dag.jobstate_log = words[1]
+
+
 def _done(dag, number, words, _line, _splices):
     if len(words) != 2:
         raise _error(dag, number, "expected DONE name")
@@ -493,7 +508,7 @@ _HANDLERS = {
     "SCRIPT": _script, "PRIORITY": _priority, "ABORT-DAG-ON": _abort,
     "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
     "DONE": _done, "PRE_SKIP": _pre_skip, "NODE_STATUS_FILE": _not_written,
-    "JOBSTATE_LOG": _not_written, "SET_JOB_ATTR": _set_job_attr, "ENV": _env,
+    "JOBSTATE_LOG": _jobstate_log, "SET_JOB_ATTR": _set_job_attr, "ENV": _env,
     "SAVE_POINT_FILE": _save_point,
 }
 

@@ -60,4 +60,5 @@ def render_dag(dag):
     lines += [f"SET_JOB_ATTR {name} = {value}" for name, value in dag.job_attrs.items()]
     lines += [f"ENV GET {' '.join(dag.env_get)}"] if dag.env_get else []
     lines += [f"ENV SET {name}={value}" for name, value in dag.env_set.items()]
+    lines += [f"JOBSTATE_LOG {dag.jobstate_log}"] if dag.jobstate_log else []
     return "".join(line + "\n" for line in lines)

@@ -1,0 +1,88 @@
+"""The files a DAG manager writes for others to follow its DAG: the job state log
+(JOBSTATE_LOG).
+
+The lines' form is ``formats.condor.dagjobstate``'s; this module writes them.
+A file that cannot be written is noted in DAGFILE.dagman.out and the DAG goes on.
+"""
+
+import os
+import time
+
+from gridtools.formats.condor import dagjobstate
+
+
+class JobstateLog:
+    """JOBSTATE_LOG: every node event and the manager's start, recovery and end, one
+    line each, appended. Without a file (``path`` empty) it writes nothing."""
+
+    def __init__(self, path, log, tag_of=None):
+        self.path, self.log = path, log
+        self.tag_of = tag_of or (lambda _name: dagjobstate.NONE)
+        self.tags = {}                  # node -> its job tag, read once
+        self.sequences = {}             # node -> the sequence number of its current run
+        self.next_sequence = 1
+        self.recovery = None            # dagjobstate.Recovery while a recovered DAG is followed
+
+    def _read(self):
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except OSError:
+            return ""
+
+    def _write(self, line):
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            try:
+                os.write(fd, (line + "\n").encode("utf-8", "backslashreplace"))
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self.log(f"Could not write jobstate log file {self.path}: {exc.strerror}")
+            self.path = ""              # said once; the DAG goes on without it
+
+    def internal(self, what):
+        if self.path:
+            self._write(dagjobstate.internal_line(time.time(), what))
+
+    def started(self, job_id):
+        self.internal(f"DAGMAN_STARTED {job_id}.0")
+
+    def finished(self, code):
+        self.internal(f"DAGMAN_FINISHED {code}")
+
+    def rescue(self):
+        """A rescue DAG runs: sequence numbers go on after the highest in the file."""
+        if self.path:
+            self.next_sequence = dagjobstate.Recovery(self._read()).highest + 1
+
+    def recovery_started(self):
+        """Recovery mode: the lines the manager before wrote are not written again; each
+        node keeps its sequence number."""
+        if not self.path:
+            return
+        self.internal("RECOVERY_STARTED")
+        self.recovery = dagjobstate.Recovery(self._read())
+        self.sequences = dict(self.recovery.sequences)
+        self.next_sequence = self.recovery.highest + 1
+
+    def recovery_finished(self):
+        self.internal("RECOVERY_FINISHED")
+
+    def retried(self, name):
+        """A node runs again: its lines get a new sequence number."""
+        self.sequences.pop(name, None)
+
+    def node(self, name, event, job_id=dagjobstate.NONE, when=None):
+        if not self.path:
+            return
+        if name not in self.sequences:
+            self.sequences[name] = self.next_sequence
+            self.next_sequence += 1
+        if name not in self.tags:
+            self.tags[name] = self.tag_of(name)
+        line = dagjobstate.node_line(when or time.time(), name, event, job_id, self.tags[name],
+                                     self.sequences[name])
+        if self.recovery is not None and self.recovery.written(line):
+            return
+        self._write(line)
