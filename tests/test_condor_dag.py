@@ -151,9 +151,8 @@ def test_pre_skip_node_status_file_and_jobstate_log_are_read():
     dag = parse_dag("JOB A a.sub\nJOB B b.sub\nPRE_SKIP A 7\nPRE_SKIP ALL_NODES 9\nPRE_SKIP B 8\n"
                     "NODE_STATUS_FILE status.txt 30\nJOBSTATE_LOG js.log\n", source="t.dag")
     assert (dag.nodes["A"].pre_skip, dag.nodes["B"].pre_skip) == (9, 8)
-    assert dag.notes == ["t.dag (line 6): NODE_STATUS_FILE files are not written; "
-                         "NODE_STATUS_FILE status.txt 30 ignored"]
-    assert dag.jobstate_log == "js.log"
+    assert dag.notes == []
+    assert dag.jobstate_log == "js.log" and dag.status_file.path == "status.txt"
     for text, error in (("PRE_SKIP A x\n", 'Invalid exit code "x"'), ("PRE_SKIP A\n", "Missing exit code"),
                         ("PRE_SKIP A 1 2\n", 'invalid parameter "2"'), ("PRE_SKIP Z 1\n", "Unknown Job Z")):
         with pytest.raises(DagError) as caught:

@@ -3,10 +3,12 @@
 lines of DAGFILE.dagman.out that tools read."""
 
 import os
+import re
+import time
 
 import pytest
 
-from conftest import destroy_cell, make_cell
+from conftest import destroy_cell, make_cell, wait_for
 from gridtools.formats.condor import dagjobstate
 from gridtools.formats.condor.dag import DagError, parse_dag
 from test_condor_dag_live import dag_ended, dagman_id, submit_dag, write
@@ -99,3 +101,99 @@ def test_the_jobstate_log_follows_every_node_event_as_dagman_writes_it(cell, wor
         f"B SUBMIT {b2}.0 - - 3", f"B EXECUTE {b2}.0 - - 3", f"B JOB_TERMINATED {b2}.0 - - 3",
         "B JOB_SUCCESS 0 - - 3",
         "INTERNAL *** DAGMAN_FINISHED 0 ***"]
+
+
+# ------------------------------------------------------------------ node status file
+
+def status_dag():
+    return parse_dag("JOB A a.sub\nJOB B b.sub\nJOB C c.sub\nJOB D d.sub DONE\nJOB E e.sub\n"
+                     "PARENT A CHILD B\nPARENT C CHILD E\n", source="s.dag")
+
+
+def test_the_node_status_file_is_dagmans_set_of_classads():
+    from gridtools.formats.condor.dagnodestatus import Details, render_node_status
+    from gridtools.formats.condor.dagprogress import Progress
+    p = Progress(done={"A"}, failed={"C"}, queued={"B"}, jobs_idle=1, jobs_held=1)
+    d = Details(["s.dag"], retries={"C": 2}, procs={"B": (2, 1, 0)},
+                errors={"C": "Job proc (7.0.0) failed with status 3 (after 2 node retries)"})
+    when = 1399674138
+    stamp = time.ctime(when)
+    text = render_node_status(status_dag(), p, d, when, 30)
+    ads = [block for block in text.split("]\n") if block]
+    assert ads[0] == (
+        '[\n  Type = "DagStatus";\n  DagFiles = {\n    "s.dag"\n  };\n'
+        f'  Timestamp = {when}; /* "{stamp}" */\n  DagStatus = 3; /* "STATUS_SUBMITTED ()" */\n'
+        "  NodesTotal = 5;\n  NodesDone = 2;\n  NodesPre = 0;\n  NodesQueued = 1;\n  NodesPost = 0;\n"
+        "  NodesReady = 0;\n  NodesUnready = 0;\n  NodesFutile = 1;\n  NodesFailed = 1;\n"
+        "  JobProcsHeld = 1;\n  JobProcsIdle = 2; /* includes held */\n")
+    assert ads[2] == ('[\n  Type = "NodeStatus";\n  Node = "B";\n  NodeStatus = 3; /* "STATUS_SUBMITTED" */\n'
+                      '  StatusDetails = "idle";\n  RetryCount = 0;\n  JobProcsQueued = 2;\n'
+                      "  JobProcsHeld = 1;\n")
+    details = [re.search(r'NodeStatus = (\d); .*\n  StatusDetails = (".*");\n  RetryCount = (\d)', ad).groups()
+               for ad in ads[1:6]]
+    assert details == [("5", '""', "0"), ("3", '"idle"', "0"),
+                       ("6", '"Job proc (7.0.0) failed with status 3 (after 2 node retries)"', "2"),
+                       ("5", '"User defined as DONE"', "0"), ("7", '"Had an ancestor node fail"', "0")]
+    assert ads[6] == (f'[\n  Type = "StatusEnd";\n  EndTime = {when}; /* "{stamp}" */\n'
+                      f'  NextUpdate = {when + 30}; /* "{time.ctime(when + 30)}" */\n')
+
+
+def test_a_finished_dags_status_file_counts_its_running_nodes_failed_and_has_no_next_update():
+    from gridtools.formats.condor.dagnodestatus import Details, render_node_status
+    from gridtools.formats.condor.dagprogress import Progress
+    p = Progress(done={"A"}, failed={"C"}, queued={"B"})
+    text = render_node_status(status_dag(), p, Details(["s.dag"], outcome="failed", finished=True), 100, 30)
+    assert 'DagStatus = 6; /* "STATUS_ERROR (failed)" */' in text
+    assert "NodesQueued = 0;" in text and "NodesFailed = 2;" in text
+    assert 'NodeStatus = 6; /* "STATUS_ERROR" */\n  StatusDetails = "Was STATUS_SUBMITTED";' in text
+    assert 'NextUpdate = 0; /* "none" */' in text
+    done = render_node_status(status_dag(), Progress(done=set("ABCE")), Details(["s.dag"], outcome="success",
+                                                                                  finished=True), 100, 30)
+    assert 'DagStatus = 5; /* "STATUS_DONE (success)" */' in done
+
+
+def test_node_status_file_is_read_as_dagman_reads_it():
+    dag = parse_dag("JOB A a.sub\nNODE_STATUS_FILE st 5 always-update\nNODE_STATUS_FILE other\n", source="t.dag")
+    assert (dag.status_file.path, dag.status_file.min_update, dag.status_file.always) == ("st", 5, True)
+    assert dag.notes == ["t.dag (line 3): Warning: Attempt to set NODE_STATUS_FILE to other does "
+                         "not override existing value of st"]
+    assert parse_dag("JOB A a.sub\nNODE_STATUS_FILE st\n").status_file.min_update == 60
+    for text, error in (("NODE_STATUS_FILE\n", "Missing node status file name"),
+                        ("NODE_STATUS_FILE st x\n", 'Invalid min update time value "x"'),
+                        ("NODE_STATUS_FILE st 5 SOMETIMES\n", 'invalid parameter "SOMETIMES"'),
+                        ("NODE_STATUS_FILE st 5 ALWAYS-UPDATE x\n", "Extra token (x) on NODE_STATUS_FILE line")):
+        with pytest.raises(DagError) as caught:
+            parse_dag("JOB A a.sub\n" + text, source="t.dag")
+        assert str(caught.value) == f"ERROR: t.dag (line 2): {error}"
+
+
+def node_status(folder, name="status"):
+    """{node: NodeStatus} and the DagStatus of the node status file, parsed as ClassAds."""
+    from gridtools.classad.parser import parse_ad
+    text = read(folder, name)
+    ads = [parse_ad(block + "]") for block in text.split("]\n") if block.strip()]
+    values = [{key: ad.eval(key) for key in ("Type", "Node", "NodeStatus", "DagStatus", "EndTime",
+                                             "NextUpdate") if key in ad} for ad in ads]
+    assert values[0]["Type"] == "DagStatus" and values[-1]["Type"] == "StatusEnd"
+    return {v["Node"]: v["NodeStatus"] for v in values[1:-1]}, values[0]["DagStatus"], values[-1]
+
+
+def test_the_node_status_file_follows_the_dag_and_is_rewritten_whole(cell, workdir):
+    write(workdir, "A.sh", f"#!/bin/sh\nwhile [ ! -e {workdir}/go ]; do sleep 0.05; done\n")
+    write(workdir, "A.sub", "executable = A.sh\nqueue\n")
+    write(workdir, "B.sh", "#!/bin/sh\nexit 4\n")
+    write(workdir, "B.sub", "executable = B.sh\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C A.sub\nPARENT A CHILD B\n"
+                                  "PARENT B CHILD C\nNODE_STATUS_FILE status 0\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "status"))
+             and node_status(workdir)[0].get("A") == 3, timeout=30)
+    nodes, status, end = node_status(workdir)
+    assert nodes == {"A": 3, "B": 0, "C": 0} and status == 3 and end["NextUpdate"] >= end["EndTime"]
+    write(workdir, "go", "")
+    assert dag_ended(cell, dag)[0][12] == "1"
+    nodes, status, end = node_status(workdir)
+    assert nodes == {"A": 5, "B": 6, "C": 7} and status == 6 and end["NextUpdate"] == 0
+    text = read(workdir, "status")
+    assert f'StatusDetails = "Job proc ({dag + 2}.0.0) failed with status 4";' in text
+    assert not os.path.exists(os.path.join(workdir, "status.tmp"))

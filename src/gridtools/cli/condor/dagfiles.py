@@ -1,7 +1,8 @@
 """The files a DAG manager writes for others to follow its DAG: the job state log
-(JOBSTATE_LOG).
+(JOBSTATE_LOG) and the node status file (NODE_STATUS_FILE).
 
-The lines' form is ``formats.condor.dagjobstate``'s; this module writes them.
+Their form is ``formats.condor.dagjobstate``'s and ``dagnodestatus``'s; this module
+writes them.
 A file that cannot be written is noted in DAGFILE.dagman.out and the DAG goes on.
 """
 
@@ -86,3 +87,38 @@ class JobstateLog:
         if self.recovery is not None and self.recovery.written(line):
             return
         self._write(line)
+
+
+class NodeStatusFile:
+    """NODE_STATUS_FILE: the DAG's and each node's status, rewritten whole (through a
+    temporary file renamed over it) when a node's status changed, or every time with
+    ALWAYS-UPDATE, but not sooner than its min_update_time after the last rewrite;
+    the DAG's end (or its manager's hold or removal) is always written."""
+
+    def __init__(self, spec, folder, log):
+        self.spec, self.log = spec, log
+        self.path = os.path.join(folder, spec.path) if spec is not None else ""
+        self.written_at = 0.0
+        self.shown = None               # what the file last said, but for its times
+
+    def update(self, dag, progress, details, force=False):
+        from gridtools.formats.condor.dagnodestatus import node_statuses, render_node_status
+        if not self.path:
+            return
+        now = time.time()
+        shown = (details.outcome, node_statuses(dag, progress, details))
+        if not force:
+            if shown == self.shown and not self.spec.always:
+                return
+            if self.spec.min_update > 0 and now - self.written_at < self.spec.min_update:
+                return
+        text = render_node_status(dag, progress, details, now, self.spec.min_update)
+        temporary = self.path + ".tmp"
+        try:
+            with open(temporary, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(temporary, self.path)
+        except OSError as exc:
+            self.log(f"Warning: can't write node status file '{self.path}': {exc.strerror}")
+            return
+        self.written_at, self.shown = now, shown

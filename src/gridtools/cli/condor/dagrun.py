@@ -25,6 +25,17 @@ MAX_RESCUE = 100
 RETURN_NO_JOB = -1004
 
 
+def _job_error(cluster, codes):
+    """Why a node's jobs failed, as the node status file words it: the first proc that
+    exited with a status other than 0, or that left the queue without one."""
+    for proc, code in enumerate(codes):
+        if code is None:
+            return f"HTCondor reported ULOG_JOB_ABORTED event for job proc ({cluster}.{proc}.0)"
+        if code != 0:
+            return f"Job proc ({cluster}.{proc}.0) failed with status {code}"
+    return ""
+
+
 def _post_status(info):
     """The exit status of a POST script as its event 016 gives it (minus the signal)."""
     if info.get("TerminatedNormally", True):
@@ -60,6 +71,9 @@ class Runner:
         from gridtools.cli.condor.dagfiles import JobstateLog
         jobstate = os.path.join(self.folder, dag.jobstate_log) if dag.jobstate_log else ""
         self.jobstate = JobstateLog(jobstate, log, self._job_tag)
+        from gridtools.cli.condor.dagfiles import NodeStatusFile
+        self.status_file = NodeStatusFile(dag.status_file, self.folder, log)
+        self.errors = {}                    # node -> why it failed (the node status file's details)
 
     def begin(self):
         """The run's start in the job state log (before a recovery); a rescue DAG's run
@@ -108,8 +122,22 @@ class Runner:
             self._run_final()
         self._count()
         code = self._finish()
+        self._count(self._outcome(code), finished=not self.stopping)
         self.jobstate.finished(code)
         return code
+
+    def _outcome(self, code=None):
+        """How the DAG stands for the node status file: "" while it runs, else held,
+        success, removed, aborted or failed (``code``: the manager's exit status, at its end)."""
+        if self.stopping:
+            return "held"
+        if code == 0:
+            return "success"
+        if self.removing:
+            return "removed"
+        if self.abort_code is not None:
+            return "aborted"
+        return "failed" if code is not None else ""
 
     def _startable(self):
         """The ready nodes the manager may start now: none but the FINAL node while the
@@ -132,14 +160,18 @@ class Runner:
             self.halted = halted
         return halted
 
-    def _count(self):
-        """Show the DAG's progress in the manager's job ad (``dagprogress``: DAG_Status,
+    def _count(self, outcome=None, finished=False):
+        """Show the DAG's progress in the node status file (``outcome`` given: its last
+        rewrite, forced) and in the manager's job ad (``dagprogress``: DAG_Status,
         DAG_InRecovery, DAG_Nodes*, DAG_Jobs*, as HTCondor's DAGMan publishes them):
         condor_q's batch view counts the DAG's row by them. Only changes are sent."""
         from gridtools.formats.condor.dagprogress import progress_attrs
+        progress = self._progress()
+        self.status_file.update(self.dag, progress, self._details(outcome, finished),
+                                force=outcome is not None)
         if not self.own_id:
             return
-        attrs = progress_attrs(self.dag, self._progress())
+        attrs = progress_attrs(self.dag, progress)
         if attrs == self.counted:
             return
         from gridtools.cli.ask import outcomes
@@ -149,6 +181,22 @@ class Runner:
             self.counted = attrs
         except GridError as exc:
             self.log(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}")
+
+    def _details(self, outcome, finished):
+        """What the node status file says besides the progress counts."""
+        from gridtools.formats.condor.dagnodestatus import Details
+        if not self.status_file.path:
+            return None
+        final = self._final_name()
+        procs = {}
+        for name, (cluster, _procs) in self.running.items():
+            idle, held, running = self.watcher.proc_states([cluster])
+            procs[name] = (idle + held + running, held, running)
+        return Details(dag_files=list(self.opts.get("dags") or [self.dag_file]),
+                       outcome=self._outcome() if outcome is None else outcome,
+                       final_pending=final is not None and final not in self.done | self.failed,
+                       finished=finished, retries={n: max(a - 1, 0) for n, a in self.attempts.items()},
+                       procs=procs, errors=dict(self.errors))
 
     def _progress(self):
         from gridtools.formats.condor.dagprogress import Progress
@@ -248,6 +296,7 @@ class Runner:
             return
         if pre is not None and pre != 0:
             self.log(f"PRE Script of node {name} failed with status {pre}")
+            self.errors[name] = f"PRE Script failed with status {pre}"
             self._node_failed(name, pre, job=False)
             return
         if node.noop:
@@ -259,6 +308,7 @@ class Runner:
         except (GridError, OSError) as exc:
             self.log(f"ERROR: submitting the job of node {name} failed: {exc}")
             self.jobstate.node(name, "SUBMIT_FAILURE")
+            self.errors[name] = "Job submit failed"
             self._node_failed(name, RETURN_NO_JOB, job=False)
             return
         self.running[name] = (submitted.cluster, submitted.procs)
@@ -335,6 +385,8 @@ class Runner:
             status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (bad[0] if bad else 0)
             self.log(f"Node {name} job(s) (cluster {cluster}) ended with status {status}")
             self.jobstate.node(name, "JOB_SUCCESS" if status == 0 else "JOB_FAILURE", str(status))
+            if bad:
+                self.errors[name] = _job_error(cluster, codes)
             self._ended(name, status)
 
     def _relay_events(self):
@@ -355,6 +407,9 @@ class Runner:
         if post is not None and job:
             self._note_post(name, post)
         final = post if post is not None else status
+        if post:
+            job_part = f"Job exited with status {status} and " if job and status else ""
+            self.errors[name] = f"{job_part}POST Script failed with status {post}"
         if final == 0:
             self.done.add(name)
             self.log(f"Node {name} completed successfully.")
@@ -395,6 +450,8 @@ class Runner:
                      f"({self.attempts[name]} of {node.retry} retries)")
             return                          # ready again: started by the next round
         self.failed.add(name)
+        if self.attempts.get(name, 1) > 1 and name in self.errors:
+            self.errors[name] += f" (after {self.attempts[name] - 1} node retries)"
         self.log(f"Node {name} failed with status {status}.")
 
     def _script(self, name, when, status):
@@ -516,8 +573,9 @@ class Runner:
             outcomes("delete", {"targets": targets, "force": False, "dialect": "condor"})
         except GridError as exc:
             self.log(f"ERROR: removing the running node jobs failed: {exc}")
-        for name in doomed:
+        for name, (cluster, _procs) in doomed.items():
             self.failed.add(name)
+            self.errors[name] = f"HTCondor reported ULOG_JOB_ABORTED event for job proc ({cluster}.0.0)"
             self.log(f"Node {name}: its job was removed")
             del self.running[name]
 

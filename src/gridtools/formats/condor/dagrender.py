@@ -61,4 +61,8 @@ def render_dag(dag):
     lines += [f"ENV GET {' '.join(dag.env_get)}"] if dag.env_get else []
     lines += [f"ENV SET {name}={value}" for name, value in dag.env_set.items()]
     lines += [f"JOBSTATE_LOG {dag.jobstate_log}"] if dag.jobstate_log else []
+    status = dag.status_file
+    if status is not None:
+        lines.append(f"NODE_STATUS_FILE {status.path} {status.min_update}"
+                     + (" ALWAYS-UPDATE" if status.always else ""))
     return "".join(line + "\n" for line in lines)
