@@ -37,8 +37,8 @@ def test_every_statement_is_read(diamond):
     assert d.priority == 5 and (c.abort_on, c.abort_return) == (3, 1)
     assert {n.category for n in (a, b, c, d)} == {"cat"} and f.category == ""
     assert diamond.maxjobs == {"cat": 2} and diamond.config == "dag.config"
-    assert diamond.notes == ["diamond.dag (line 17): DOT files are not written; "
-                             "DOT x.dot UPDATE ignored"]
+    assert diamond.notes == []
+    assert (diamond.dot.path, diamond.dot.update, diamond.dot.overwrite) == ("x.dot", True, True)
 
 
 def test_render_is_committed_and_round_trips(diamond):

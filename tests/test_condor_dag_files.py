@@ -197,3 +197,61 @@ def test_the_node_status_file_follows_the_dag_and_is_rewritten_whole(cell, workd
     text = read(workdir, "status")
     assert f'StatusDetails = "Job proc ({dag + 2}.0.0) failed with status 4";' in text
     assert not os.path.exists(os.path.join(workdir, "status.tmp"))
+
+
+# ------------------------------------------------------------------ dot file
+
+def test_the_dag_is_drawn_as_dagman_draws_it():
+    from gridtools.formats.condor.dagdot import render_dot
+    from gridtools.formats.condor.dagnodestatus import NodeStatus as S
+    dag = parse_dag("JOB A a.sub\nJOB B b.sub\nJOB C c.sub\nJOB D d.sub\nJOB E e.sub\nJOB F f.sub\n"
+                    "JOB G g.sub\nPARENT A CHILD C B\nPARENT B C CHILD D\n")
+    statuses = {"A": S.STATUS_DONE, "B": S.STATUS_SUBMITTED, "C": S.STATUS_ERROR, "D": S.STATUS_FUTILE,
+                "E": S.STATUS_PRERUN, "F": S.STATUS_POSTRUN, "G": S.STATUS_READY}
+    assert render_dot(dag, statuses, 100, ("head.dot", "size=\"7,10\";\n")) == (
+        "digraph DAG {\n"
+        f'    label="DAGMan Job status at {time.ctime(100)}";\n\n'
+        "// Beginning of commands included from head.dot.\n"
+        'size="7,10";\n'
+        "// End of commands included from head.dot.\n\n"
+        '    "A" [shape=ellipse label="A (Done)" style=bold];\n'
+        '    "B" [shape=ellipse label="B (R)" peripheries=2];\n'
+        '    "C" [shape=box label="C (E)"];\n'
+        '    "D" [shape=ellipse label="D (I)"];\n'
+        '    "E" [shape=ellipse label="E (Pre)" style=dotted];\n'
+        '    "F" [shape=ellipse label="F (Post)" style=dotted];\n'
+        '    "G" [shape=ellipse label="G (I)"];\n\n'
+        '    "A" -> "B";\n    "A" -> "C";\n    "B" -> "D";\n    "C" -> "D";\n'
+        "}\n")
+
+
+def test_dot_is_read_as_dagman_reads_it():
+    dag = parse_dag("JOB A a.sub\nDOT a.dot UPDATE DONT-OVERWRITE INCLUDE h.dot\n")
+    assert (dag.dot.path, dag.dot.update, dag.dot.overwrite, dag.dot.include) == \
+        ("a.dot", True, False, "h.dot")
+    dag = parse_dag("JOB A a.sub\nDOT a.dot\n")
+    assert (dag.dot.update, dag.dot.overwrite, dag.dot.include) == (False, True, "")
+    for text, error in (("DOT\n", "Missing dot file name"), ("DOT a.dot INCLUDE\n", "Missing include file name.")):
+        with pytest.raises(DagError) as caught:
+            parse_dag("JOB A a.sub\n" + text, source="t.dag")
+        assert str(caught.value) == f"ERROR: t.dag (line 2): {error}"
+
+
+def test_dot_files_are_drawn_at_the_start_and_numbered_with_dont_overwrite(cell, workdir):
+    write(workdir, "A.sh", "#!/bin/sh\nexit 0\n")
+    write(workdir, "A.sub", "executable = A.sh\nqueue\n")
+    write(workdir, "head.dot", "size=\"7,10\";\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B A.sub\nPARENT A CHILD B\n"
+                                  "DOT dag.dot UPDATE DONT-OVERWRITE INCLUDE head.dot\n")
+    assert dag_ended(cell, dagman_id(submit_dag(cell, workdir)))[0][12] == "0"
+    drawn = sorted((name for name in os.listdir(workdir) if name.startswith("dag.dot.")),
+                   key=lambda name: int(name.rsplit(".", 1)[1]))
+    assert len(drawn) >= 3 and drawn[0] == "dag.dot.0" and not any(n.endswith(".temp") for n in drawn)
+    first, last = read(workdir, drawn[0]), read(workdir, drawn[-1])
+    assert first.startswith('digraph DAG {\n    label="DAGMan Job status at ')
+    assert "// Beginning of commands included from head.dot.\nsize=\"7,10\";\n" in first
+    assert '"A" [shape=ellipse label="A (I)"];\n    "B" [shape=ellipse label="B (I)"];\n\n' \
+           '    "A" -> "B";\n}\n' in first
+    assert '"A" [shape=ellipse label="A (Done)" style=bold];\n' \
+           '    "B" [shape=ellipse label="B (Done)" style=bold];\n' in last
+    assert any('label="A (R)" peripheries=2' in read(workdir, name) for name in drawn)

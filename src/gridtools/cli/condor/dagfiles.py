@@ -1,8 +1,9 @@
 """The files a DAG manager writes for others to follow its DAG: the job state log
-(JOBSTATE_LOG) and the node status file (NODE_STATUS_FILE).
+(JOBSTATE_LOG), the node status file (NODE_STATUS_FILE) and the drawing of the DAG
+(DOT).
 
-Their form is ``formats.condor.dagjobstate``'s and ``dagnodestatus``'s; this module
-writes them.
+Their form is ``formats.condor.dagjobstate``'s, ``dagnodestatus``'s and ``dagdot``'s;
+this module writes them.
 A file that cannot be written is noted in DAGFILE.dagman.out and the DAG goes on.
 """
 
@@ -122,3 +123,46 @@ class NodeStatusFile:
             self.log(f"Warning: can't write node status file '{self.path}': {exc.strerror}")
             return
         self.written_at, self.shown = now, shown
+
+
+class DotWriter:
+    """DOT: the DAG drawn when its manager starts and, with UPDATE, again whenever its
+    progress changes; written to a temporary file (FILE.temp) renamed over it. With
+    DONT-OVERWRITE each drawing goes to a new file, FILE.N, N the first unused from 0."""
+
+    def __init__(self, spec, folder, log):
+        self.spec, self.folder, self.log = spec, folder, log
+        self.path = os.path.join(folder, spec.path) if spec is not None else ""
+        self.suffix = 0
+
+    def _name(self):
+        if self.spec.overwrite:
+            return self.path
+        while os.path.exists(f"{self.path}.{self.suffix}"):
+            self.suffix += 1
+        return f"{self.path}.{self.suffix}"
+
+    def _include(self):
+        if not self.spec.include:
+            return None
+        try:
+            with open(os.path.join(self.folder, self.spec.include), encoding="utf-8",
+                      errors="replace") as fh:
+                return self.spec.include, fh.read()
+        except OSError:
+            self.log(f"Can't open dot include file {self.spec.include}")
+            return None
+
+    def write(self, dag, statuses, changed=False):
+        """Draw the DAG: at the start, or after a change (``changed``) with UPDATE."""
+        from gridtools.formats.condor.dagdot import render_dot
+        if not self.path or (changed and not self.spec.update):
+            return
+        name = self._name()
+        temporary = name + ".temp"
+        try:
+            with open(temporary, "w", encoding="utf-8") as fh:
+                fh.write(render_dot(dag, statuses, time.time(), self._include()))
+            os.replace(temporary, name)
+        except OSError as exc:
+            self.log(f"Can't create dot file '{name}': {exc.strerror}")

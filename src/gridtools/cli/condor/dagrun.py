@@ -74,13 +74,18 @@ class Runner:
         from gridtools.cli.condor.dagfiles import NodeStatusFile
         self.status_file = NodeStatusFile(dag.status_file, self.folder, log)
         self.errors = {}                    # node -> why it failed (the node status file's details)
+        from gridtools.cli.condor.dagfiles import DotWriter
+        self.dot = DotWriter(dag.dot, self.folder, log)
+        self.counts_shown = None            # the node counts when the progress last changed
 
     def begin(self):
         """The run's start in the job state log (before a recovery); a rescue DAG's run
         numbers its nodes' runs on from the last run's."""
+        from gridtools.formats.condor.dagnodestatus import plain_statuses
         self.jobstate.started(self.own_id)
         if self.opts.get("rescue_run"):
             self.jobstate.rescue()
+        self.dot.write(self.dag, plain_statuses(self.dag, self._progress()))
 
     def _job_tag(self, name):
         """The job tag of a node's lines in the job state log, from its submit file."""
@@ -167,6 +172,7 @@ class Runner:
         condor_q's batch view counts the DAG's row by them. Only changes are sent."""
         from gridtools.formats.condor.dagprogress import progress_attrs
         progress = self._progress()
+        self._changed(progress)
         self.status_file.update(self.dag, progress, self._details(outcome, finished),
                                 force=outcome is not None)
         if not self.own_id:
@@ -181,6 +187,17 @@ class Runner:
             self.counted = attrs
         except GridError as exc:
             self.log(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}")
+
+    def _changed(self, progress):
+        """When the node counts (or the held procs) changed: the DAG drawn again (DOT
+        UPDATE)."""
+        from gridtools.formats.condor.dagnodestatus import plain_statuses
+        from gridtools.formats.condor.dagprogress import node_counts
+        counts = dict(node_counts(self.dag, progress), held=progress.jobs_held)
+        if counts == self.counts_shown:
+            return
+        self.counts_shown = counts
+        self.dot.write(self.dag, plain_statuses(self.dag, progress), changed=True)
 
     def _details(self, outcome, finished):
         """What the node status file says besides the progress counts."""

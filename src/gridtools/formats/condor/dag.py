@@ -16,7 +16,8 @@ lines they name):
   PRIORITY name|ALL_NODES value
   ABORT-DAG-ON name|ALL_NODES status [RETURN value]
   CATEGORY name|ALL_NODES category;  MAXJOBS category value
-  CONFIG file;  DOT file ... (noted and ignored)
+  CONFIG file
+  DOT file [UPDATE|DONT-UPDATE] [OVERWRITE|DONT-OVERWRITE] [INCLUDE header]   see dagdot
   JOBSTATE_LOG file                 the job state log (Pegasus's), see dagjobstate
   NODE_STATUS_FILE file [min_update_time] [ALWAYS-UPDATE]   see dagnodestatus
   INCLUDE file                      the file's statements, read as if written here
@@ -102,6 +103,16 @@ class StatusFile:
 
 
 @dataclass
+class DotFile:
+    """DOT: the file the DAG's graph is drawn in (dot syntax)."""
+
+    path: str
+    update: bool = False  # UPDATE: drawn again whenever the DAG's progress changes
+    overwrite: bool = True  # DONT-OVERWRITE: each drawing in a new file, path.0, path.1, ...
+    include: str = ""  # INCLUDE: a file whose text goes in each drawing, after its label
+
+
+@dataclass
 class Dag:
     nodes: dict = field(default_factory=dict)  # name -> Node, in file order
     edges: set = field(default_factory=set)  # (parent, child)
@@ -112,6 +123,7 @@ class Dag:
     env_set: dict = field(default_factory=dict)  # ENV SET: name -> value
     jobstate_log: str = ""  # JOBSTATE_LOG: the job state log (the first one given counts)
     status_file: StatusFile | None = None  # NODE_STATUS_FILE (the first one given counts)
+    dot: DotFile | None = None  # DOT (a later one names another file)
     notes: list = field(default_factory=list)  # what was accepted but ignored
     source: str = "dag file"
     at: str = ""  # the file of the statement being read (INCLUDE), while parsing
@@ -409,9 +421,28 @@ def _config(dag, number, words, _line, _splices):
     dag.config = words[1]
 
 
+_DOT_FLAGS = {"UPDATE": ("update", True), "DONT-UPDATE": ("update", False),
+              "OVERWRITE": ("overwrite", True), "DONT-OVERWRITE": ("overwrite", False)}
+
+
 def _dot(dag, number, words, _line, _splices):
-    dag.notes.append(f"{_where(dag)} (line {number}): DOT files are not written; "
-                     f"{' '.join(words)} ignored")
+    """DOT file [UPDATE|DONT-UPDATE] [OVERWRITE|DONT-OVERWRITE] [INCLUDE header]: a later
+    DOT names another file and changes the options it gives; other words are passed
+    over, as DAGMan passes them."""
+    if len(words) < 2:
+        raise _error(dag, number, "Missing dot file name")
+    if dag.dot is None:
+        dag.dot = DotFile(words[1])
+    dag.dot.path = words[1]
+    rest = iter(words[2:])
+    for word in rest:
+        if word.upper() in _DOT_FLAGS:
+            name, value = _DOT_FLAGS[word.upper()]
+            setattr(dag.dot, name, value)
+        elif word.upper() == "INCLUDE":
+            dag.dot.include = next(rest, "")
+            if not dag.dot.include:
+                raise _error(dag, number, "Missing include file name.")
 
 
 def _pre_skip(dag, number, words, _line, _splices):

@@ -76,12 +76,18 @@ def dag_status(d):
     return NodeStatus.STATUS_SUBMITTED, d.outcome if d.outcome == "held" else "", False
 
 
-def node_statuses(dag, p, d, mark_error=False):
-    """{node: (NodeStatus, details, procs queued, procs held)} in DAG file order."""
+def plain_statuses(dag, p):
+    """{node: NodeStatus} of every node, from the progress sets alone."""
     states = {}
     for key, names in node_sets(dag, p).items():
         for name in names:
             states[name] = _STATUS_OF[key]
+    return states
+
+
+def node_statuses(dag, p, d, mark_error=False):
+    """{node: (NodeStatus, details, procs queued, procs held)} in DAG file order."""
+    states = plain_statuses(dag, p)
     out = {}
     for name, node in dag.nodes.items():
         status = states[name]

@@ -65,4 +65,9 @@ def render_dag(dag):
     if status is not None:
         lines.append(f"NODE_STATUS_FILE {status.path} {status.min_update}"
                      + (" ALWAYS-UPDATE" if status.always else ""))
+    dot = dag.dot
+    if dot is not None:
+        lines.append(f"DOT {dot.path} {'UPDATE' if dot.update else 'DONT-UPDATE'} "
+                     f"{'OVERWRITE' if dot.overwrite else 'DONT-OVERWRITE'}"
+                     + (f" INCLUDE {dot.include}" if dot.include else ""))
     return "".join(line + "\n" for line in lines)
