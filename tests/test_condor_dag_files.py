@@ -255,3 +255,44 @@ def test_dot_files_are_drawn_at_the_start_and_numbered_with_dont_overwrite(cell,
     assert '"A" [shape=ellipse label="A (Done)" style=bold];\n' \
            '    "B" [shape=ellipse label="B (Done)" style=bold];\n' in last
     assert any('label="A (R)" peripheries=2' in read(workdir, name) for name in drawn)
+
+
+# ------------------------------------------------------------------ DAGFILE.dagman.out
+
+def test_dagman_out_has_dagmans_time_stamps_and_the_lines_workflow_tools_read(cell, workdir):
+    write(workdir, "pre.sh", "#!/bin/sh\nexit 0\n")
+    write(workdir, "A.sh", "#!/bin/sh\nexit 0\n")
+    write(workdir, "A.sub", "executable = A.sh\nqueue\n")
+    write(workdir, "flaky.sh", f"#!/bin/sh\ntest -e {workdir}/tried && exit 0\ntouch {workdir}/tried\n"
+                               "exit 5\n")
+    write(workdir, "B.sub", "executable = flaky.sh\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nSCRIPT PRE A pre.sh\nJOB B B.sub\nRETRY B 1\n"
+                                  "PARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    assert dag_ended(cell, dag)[0][12] == "0"
+    lines = read(workdir, "diamond.dag.dagman.out").splitlines()
+    stamp = re.compile(r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d ")
+    assert all(stamp.match(line) for line in lines)
+    text = [line[18:] for line in lines]
+    a, b1, b2 = dag + 1, dag + 2, dag + 3
+    for wanted in (f"** condor_scheduniv_exec.{dag}.0 (CONDOR_DAGMAN) STARTING UP",
+                   "Parsing diamond.dag ...", "Running PRE script of Node A...",
+                   "PRE Script of node A completed successfully.", "Submitting HTCondor Node A job(s)...",
+                   f"\tassigned HTCondor ID ({a}.0.0)", f"Node A job proc ({a}.0.0) completed successfully.",
+                   f"Node B job proc ({b1}.0.0) failed with status 5.", "Retrying node B (retry #1 of 1)...",
+                   f"Node B job proc ({b2}.0.0) completed successfully.", "All jobs Completed!",
+                   "Of 2 nodes total:",
+                   " Done     Pre   Queued    Post   Ready   Un-Ready   Failed   Futile",
+                   "  ===     ===      ===     ===     ===        ===      ===      ===",
+                   "    2       0        0       0       0          0        0        0",
+                   "0 job proc(s) currently held"):
+        assert wanted in text, wanted
+    assert any(re.fullmatch(r"\*\* PID = \d+", line) for line in text)
+    events = [line for line in text if line.startswith("Event: ")]
+    assert re.fullmatch(rf"Event: ULOG_SUBMIT for HTCondor Node A \({a}\.0\.0\) "
+                        r"\{\d\d/\d\d/\d\d \d\d:\d\d:\d\d\}", events[0])
+    assert f"Event: ULOG_JOB_TERMINATED for HTCondor Node B ({b2}.0.0)" in events[-1]
+    finished = re.search(r"\(condor_DAGMAN\)[\w\s]+EXITING WITH STATUS (\d+)$", lines[-1])  # Pegasus's
+    assert finished and finished.group(1) == "0"
+    assert lines[-1].endswith(f"**** condor_scheduniv_exec.{dag}.0 (condor_DAGMAN) pid "
+                              f"{lines[-1].split(' pid ')[1].split()[0]} EXITING WITH STATUS 0")

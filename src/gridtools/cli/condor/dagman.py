@@ -207,6 +207,8 @@ def load(dag_file, opts, log):
     from gridtools.cli.condor.submit_dag import check_dags
     from gridtools.formats.condor import dagstate
     dags = opts.get("dags") or [dag_file]
+    for name in dags:
+        log(f"Parsing {name} ...")
     dag = check_dags(dags)
     base = dagstate.rescue_base(dag_file, len(dags) > 1)
     if opts.get("load_save"):
@@ -305,14 +307,33 @@ class Removal:
             runner.stop_requested()
 
 
+#: the rule around the banner DAGFILE.dagman.out begins with
+BANNER_RULE = "*" * 54
+
+
+def _exec_name():
+    """The manager's name in its banner and last line, as HTCondor's names its scheduler
+    universe job's executable (``condor_scheduniv_exec.CLUSTER.PROC``)."""
+    return f"condor_scheduniv_exec.{own_job_id()}.0"
+
+
+def exit_line(code):
+    """The last line of DAGFILE.dagman.out, in DaemonCore's words (workflow tools such as
+    Pegasus look for it)."""
+    return f"**** {_exec_name()} (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS {code}"
+
+
 def main(argv, prog="gridtools dagman"):
     removal = Removal()
     removal.install()
     try:
         opts = parse_args(list(argv))
         log = Log(out_file(opts["dag"], opts["outfile_dir"]))
-        log("******************************************************")
-        log(f"** gridtools dagman (DAGMan) for {opts['dag']}, pid {os.getpid()}")
+        log(BANNER_RULE)
+        log(f"** {_exec_name()} (CONDOR_DAGMAN) STARTING UP")
+        log(f"** gridtools dagman (DAGMan) for {opts['dag']}")
+        log(f"** PID = {os.getpid()}")
+        log(BANNER_RULE)
         lock = _lock(opts, log)
     except (GridError, OSError) as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
@@ -328,7 +349,7 @@ def main(argv, prog="gridtools dagman"):
             lock.keep()             # the next start recovers the DAG
         else:
             lock.release()
-    log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {code}")
+    log(exit_line(code))
     return code
 
 
@@ -350,7 +371,7 @@ def _lock(opts, log):
     text = (f"ERROR: another DAG manager ({who}) is running {opts['dag']} (lock file "
             f"{opts['lockfile']}); this one ends without running it")
     log(text)
-    log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {EXIT_FAILED}")
+    log(exit_line(EXIT_FAILED))
     sys.stderr.write(text + "\n")
     return None
 

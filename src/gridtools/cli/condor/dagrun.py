@@ -189,15 +189,26 @@ class Runner:
             self.log(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}")
 
     def _changed(self, progress):
-        """When the node counts (or the held procs) changed: the DAG drawn again (DOT
-        UPDATE)."""
+        """When the node counts (or the held procs) changed: the progress table in
+        DAGFILE.dagman.out, the DAG drawn again (DOT UPDATE)."""
         from gridtools.formats.condor.dagnodestatus import plain_statuses
         from gridtools.formats.condor.dagprogress import node_counts
         counts = dict(node_counts(self.dag, progress), held=progress.jobs_held)
         if counts == self.counts_shown:
             return
         self.counts_shown = counts
+        self._print_status(counts)
         self.dot.write(self.dag, plain_statuses(self.dag, progress), changed=True)
+
+    def _print_status(self, counts):
+        """The DAG's progress table in DAGFILE.dagman.out, as HTCondor's DAGMan prints it."""
+        self.log(f"Of {counts['Total']} nodes total:")
+        self.log(" Done     Pre   Queued    Post   Ready   Un-Ready   Failed   Futile")
+        self.log("  ===     ===      ===     ===     ===        ===      ===      ===")
+        self.log("{:5d}   {:5d}    {:5d}   {:5d}   {:5d}      {:5d}    {:5d}    {:5d}".format(
+            *(counts[key] for key in ("Done", "Prerun", "Queued", "Postrun", "Ready", "Unready",
+                                      "Failed", "Futile"))))
+        self.log(f"{counts['held']} job proc(s) currently held")
 
     def _details(self, outcome, finished):
         """What the node status file says besides the progress counts."""
@@ -227,6 +238,8 @@ class Runner:
     def remove_requested(self, *_):
         """condor_rm / qdel of the DAGMan job: stop, remove the node jobs, run the FINAL
         node, leave a rescue DAG."""
+        if not self.removing:
+            self.log("Received SIGUSR1")
         self.removing = True
 
     def stop_requested(self, *_):
@@ -312,7 +325,6 @@ class Runner:
             self.done.add(name)
             return
         if pre is not None and pre != 0:
-            self.log(f"PRE Script of node {name} failed with status {pre}")
             self.errors[name] = f"PRE Script failed with status {pre}"
             self._node_failed(name, pre, job=False)
             return
@@ -331,8 +343,9 @@ class Runner:
         self.running[name] = (submitted.cluster, submitted.procs)
         self.jobs[name] = (submitted.cluster, submitted.procs)
         self.jobs_submitted += submitted.procs
-        self.log(f"Submitting HTCondor Node {name} job(s)... {submitted.procs} job(s) submitted to "
-                 f"cluster {submitted.cluster}.")
+        self.log(f"Submitting HTCondor Node {name} job(s)...")
+        self.log(f"\tassigned HTCondor ID ({submitted.cluster}.0.0)")
+        self.log(f"{submitted.procs} job(s) submitted to cluster {submitted.cluster}.")
 
     def dag_status(self):
         """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed,
@@ -400,6 +413,10 @@ class Runner:
             self.exit_codes[name] = list(codes)
             bad = [c for c in codes if c != 0]
             status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (bad[0] if bad else 0)
+            for proc, code in enumerate(codes):
+                if code is not None:
+                    self.log(f"Node {name} job proc ({cluster}.{proc}.0) " + (
+                        "completed successfully." if code == 0 else f"failed with status {code}."))
             self.log(f"Node {name} job(s) (cluster {cluster}) ended with status {status}")
             self.jobstate.node(name, "JOB_SUCCESS" if status == 0 else "JOB_FAILURE", str(status))
             if bad:
@@ -407,17 +424,23 @@ class Runner:
             self._ended(name, status)
 
     def _relay_events(self):
-        """The node jobs' events new in the nodes log, to the job state log under their
-        user log names (SUBMIT, EXECUTE, JOB_TERMINATED, JOB_HELD, ...). The POST script
-        events the manager writes itself are logged when the script ends (``_script``)."""
+        """The node jobs' events new in the nodes log, to DAGFILE.dagman.out ("Event:
+        ULOG_EXECUTE for HTCondor Node A (12.0.0) {TIME}", as HTCondor's DAGMan says them)
+        and to the job state log under their user log names (SUBMIT, EXECUTE,
+        JOB_TERMINATED, JOB_HELD, ...); there the POST script events the manager writes
+        itself are logged when the script ends (``_script``)."""
         from gridtools.formats.condor.userlog import EventType
         nodes = {cluster: name for name, (cluster, _procs) in self.jobs.items()}
         for event in self.watcher.fresh:
             name = nodes.get(event.cluster)
-            if name is None or event.type is EventType.POST_SCRIPT_TERMINATED \
-                    or not isinstance(event.type, EventType):
+            if name is None or not isinstance(event.type, EventType):
                 continue
-            self.jobstate.node(name, event.type.name, f"{event.cluster}.{event.proc}", event.timestamp)
+            stamp = time.strftime("%m/%d/%y %H:%M:%S", time.localtime(event.timestamp))
+            self.log(f"Event: ULOG_{event.type.name} for HTCondor Node {name} "
+                     f"({event.cluster}.{event.proc}.{event.subproc}) {{{stamp}}}")
+            if event.type is not EventType.POST_SCRIPT_TERMINATED:
+                self.jobstate.node(name, event.type.name, f"{event.cluster}.{event.proc}",
+                                   event.timestamp)
 
     def _ended(self, name, status, job=True):
         post = self._script(name, "POST", status)
@@ -465,6 +488,7 @@ class Runner:
         if should_retry(node, self.attempts[name], status):
             self.log(f"Node {name} failed with status {status}; retrying "
                      f"({self.attempts[name]} of {node.retry} retries)")
+            self.log(f"Retrying node {name} (retry #{self.attempts[name]} of {node.retry})...")
             return                          # ready again: started by the next round
         self.failed.add(name)
         if self.attempts.get(name, 1) > 1 and name in self.errors:
@@ -484,6 +508,7 @@ class Runner:
         cluster = self.jobs.get(name, (0, 0))[0] if when == "POST" else 0
         job_id = f"{cluster}.0" if cluster else "-"
         self.jobstate.node(name, f"{when}_SCRIPT_STARTED", job_id)
+        self.log(f"Running {when} script of Node {name}...")
         try:
             code = self._run_script(name, when, status, node, script)
         finally:
@@ -518,7 +543,10 @@ class Runner:
             until = time.monotonic() + script.defer_time
             while time.monotonic() < until and not (self.removing or self.stopping):
                 time.sleep(min(POLL, max(0.0, until - time.monotonic())))
-        self.log(f"{when} Script of node {name} completed with status {code}")
+        if code == 0:
+            self.log(f"{when} Script of node {name} completed successfully.")
+        else:
+            self.log(f"{when} Script of node {name} failed with status {code}")
         return code
 
     def _debug_output(self, name, when, script, cwd, words, done):
