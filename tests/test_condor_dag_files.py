@@ -296,3 +296,32 @@ def test_dagman_out_has_dagmans_time_stamps_and_the_lines_workflow_tools_read(ce
     assert finished and finished.group(1) == "0"
     assert lines[-1].endswith(f"**** condor_scheduniv_exec.{dag}.0 (condor_DAGMAN) pid "
                               f"{lines[-1].split(' pid ')[1].split()[0]} EXITING WITH STATUS 0")
+
+
+def test_a_held_and_released_dag_recovers_its_jobstate_log_without_writing_a_line_twice(cell, workdir):
+    from test_condor_dag_live import dagman_out, gate, manager_status, node, node_started
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\nJOBSTATE_LOG js.log\n"
+                                  "NODE_STATUS_FILE status 0\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A") and "EXECUTE" in read(workdir, "js.log"), timeout=30)
+    assert cell.run("condor_hold", str(dag)).returncode == 0
+    wait_for(lambda: manager_status(cell, dag) == "5", timeout=30)
+    wait_for(lambda: "DAGMAN_FINISHED 3" in read(workdir, "js.log"), timeout=30)
+    assert 'DagStatus = 3; /* "STATUS_SUBMITTED (held)" */' in read(workdir, "status")
+    assert cell.run("condor_release", str(dag)).returncode == 0
+    wait_for(lambda: "Recovery mode: 1 node(s)" in dagman_out(workdir), timeout=30)
+    write(workdir, "go", "")
+    wait_for(lambda: "EXITING WITH STATUS 0" in dagman_out(workdir), timeout=60)
+    words = [line.split(" ", 1)[1] for line in read(workdir, "js.log").splitlines()]
+    a, b = dag + 1, dag + 2
+    assert words == [
+        f"INTERNAL *** DAGMAN_STARTED {dag}.0 ***", f"A SUBMIT {a}.0 - - 1", f"A EXECUTE {a}.0 - - 1",
+        "INTERNAL *** DAGMAN_FINISHED 3 ***",
+        f"INTERNAL *** DAGMAN_STARTED {dag}.0 ***", "INTERNAL *** RECOVERY_STARTED ***",
+        "INTERNAL *** RECOVERY_FINISHED ***",
+        f"A JOB_TERMINATED {a}.0 - - 1", "A JOB_SUCCESS 0 - - 1",
+        f"B SUBMIT {b}.0 - - 2", f"B EXECUTE {b}.0 - - 2", f"B JOB_TERMINATED {b}.0 - - 2",
+        "B JOB_SUCCESS 0 - - 2", "INTERNAL *** DAGMAN_FINISHED 0 ***"]
+    assert 'DagStatus = 5; /* "STATUS_DONE (success)" */' in read(workdir, "status")
