@@ -40,8 +40,10 @@ running, no rescue DAG, and keeps the lock file: a manager that takes over
 a lock left by one that is gone runs in recovery mode (``Runner.recover``),
 restoring the submitted nodes from the nodes log.
 
-Its progress goes to ``DAGFILE.dagman.out``; with JOBSTATE_LOG every node
-event also goes to the job state log (``dagfiles``). It removes the lock file when it
+Its progress goes to ``DAGFILE.dagman.out`` (the lines workflow tools read in
+HTCondor's DAGMan's words); with JOBSTATE_LOG every node event also goes to the
+job state log, with NODE_STATUS_FILE the node status file follows the DAG, with
+DOT the DAG is drawn (``dagfiles``). It removes the lock file when it
 ends, unless held. Exit status: 0 when every node (or the FINAL node)
 succeeded, 1 when some failed, it was removed or halted or another manager
 runs the DAG, the ABORT-DAG-ON RETURN value (else the node's status) when
