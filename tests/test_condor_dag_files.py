@@ -325,3 +325,32 @@ def test_a_held_and_released_dag_recovers_its_jobstate_log_without_writing_a_lin
         f"B SUBMIT {b}.0 - - 2", f"B EXECUTE {b}.0 - - 2", f"B JOB_TERMINATED {b}.0 - - 2",
         "B JOB_SUCCESS 0 - - 2", "INTERNAL *** DAGMAN_FINISHED 0 ***"]
     assert 'DagStatus = 5; /* "STATUS_DONE (success)" */' in read(workdir, "status")
+
+
+def test_held_node_jobs_show_in_the_jobstate_log_and_min_update_time_spaces_status_rewrites(cell, workdir):
+    from test_condor_dag_live import dagman_out, node, node_started
+    node(workdir, "A", body=f"while [ ! -e {workdir}/go ]; do sleep 0.05; done")
+    node(workdir, "B", body=f"while [ ! -e {workdir}/go2 ]; do sleep 0.05; done")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\nJOBSTATE_LOG js.log\n"
+                                  "NODE_STATUS_FILE status 3600\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    a, b = dag + 1, dag + 2
+    wait_for(lambda: node_started(workdir, "A") and os.path.exists(os.path.join(workdir, "status")), timeout=30)
+    first = read(workdir, "status")
+    assert node_status(workdir)[0] == {"A": 3, "B": 0}
+    assert cell.run("condor_hold", str(a)).returncode == 0
+    wait_for(lambda: f"A JOB_HELD {a}.0 - - 1" in read(workdir, "js.log"), timeout=30)
+    assert cell.run("condor_release", str(a)).returncode == 0
+    wait_for(lambda: f"A JOB_RELEASED {a}.0 - - 1" in read(workdir, "js.log"), timeout=30)
+    write(workdir, "go", "")
+    wait_for(lambda: node_started(workdir, "B"), timeout=60)
+    assert read(workdir, "status") == first              # not rewritten within the hour
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    dag_ended(cell, dag)
+    nodes, status, end = node_status(workdir)
+    assert nodes == {"A": 5, "B": 6} and status == 6 and end["NextUpdate"] == 0
+    text = read(workdir, "status")
+    assert 'DagStatus = 6; /* "STATUS_ERROR (removed)" */' in text
+    assert f'StatusDetails = "HTCondor reported ULOG_JOB_ABORTED event for job proc ({b}.0.0)";' in text
+    assert read(workdir, "js.log").splitlines()[-1].endswith(" INTERNAL *** DAGMAN_FINISHED 1 ***")
+    assert "Received SIGUSR1" in dagman_out(workdir)
