@@ -37,8 +37,8 @@ def test_every_statement_is_read(diamond):
     assert d.priority == 5 and (c.abort_on, c.abort_return) == (3, 1)
     assert {n.category for n in (a, b, c, d)} == {"cat"} and f.category == ""
     assert diamond.maxjobs == {"cat": 2} and diamond.config == "dag.config"
-    assert diamond.notes == ["diamond.dag (line 17): DOT files are not written; "
-                             "DOT x.dot UPDATE ignored"]
+    assert diamond.notes == []
+    assert (diamond.dot.path, diamond.dot.update, diamond.dot.overwrite) == ("x.dot", True, True)
 
 
 def test_render_is_committed_and_round_trips(diamond):
@@ -151,9 +151,8 @@ def test_pre_skip_node_status_file_and_jobstate_log_are_read():
     dag = parse_dag("JOB A a.sub\nJOB B b.sub\nPRE_SKIP A 7\nPRE_SKIP ALL_NODES 9\nPRE_SKIP B 8\n"
                     "NODE_STATUS_FILE status.txt 30\nJOBSTATE_LOG js.log\n", source="t.dag")
     assert (dag.nodes["A"].pre_skip, dag.nodes["B"].pre_skip) == (9, 8)
-    assert dag.notes == ["t.dag (line 6): NODE_STATUS_FILE files are not written; "
-                         "NODE_STATUS_FILE status.txt 30 ignored",
-                         "t.dag (line 7): JOBSTATE_LOG files are not written; JOBSTATE_LOG js.log ignored"]
+    assert dag.notes == []
+    assert dag.jobstate_log == "js.log" and dag.status_file.path == "status.txt"
     for text, error in (("PRE_SKIP A x\n", 'Invalid exit code "x"'), ("PRE_SKIP A\n", "Missing exit code"),
                         ("PRE_SKIP A 1 2\n", 'invalid parameter "2"'), ("PRE_SKIP Z 1\n", "Unknown Job Z")):
         with pytest.raises(DagError) as caught:

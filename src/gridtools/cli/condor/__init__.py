@@ -19,7 +19,9 @@
 - ``submit_dag``  condor_submit_dag; ``dagman`` (``gridtools dagman``), ``dagrun``
                   and ``dagwatch``: the DAG's manager, its loop and how it learns
                   that node jobs ended; ``daglock`` the lock file that keeps a
-                  second manager off a running DAG
+                  second manager off a running DAG; ``dagscripts`` the nodes'
+                  PRE and POST scripts; ``dagfiles`` the job state log, node
+                  status file and dot file it writes
 - ``jobsubmit``   a submit description to a submit request (the path DAG nodes take)
 - ``adformat``    -long, -af, -format, -json and -constraint for ad listings
 """

@@ -40,7 +40,10 @@ running, no rescue DAG, and keeps the lock file: a manager that takes over
 a lock left by one that is gone runs in recovery mode (``Runner.recover``),
 restoring the submitted nodes from the nodes log.
 
-Its progress goes to ``DAGFILE.dagman.out``. It removes the lock file when it
+Its progress goes to ``DAGFILE.dagman.out`` (the lines workflow tools read in
+HTCondor's DAGMan's words); with JOBSTATE_LOG every node event also goes to the
+job state log, with NODE_STATUS_FILE the node status file follows the DAG, with
+DOT the DAG is drawn (``dagfiles``). It removes the lock file when it
 ends, unless held. Exit status: 0 when every node (or the FINAL node)
 succeeded, 1 when some failed, it was removed or halted or another manager
 runs the DAG, the ABORT-DAG-ON RETURN value (else the node's status) when
@@ -206,6 +209,8 @@ def load(dag_file, opts, log):
     from gridtools.cli.condor.submit_dag import check_dags
     from gridtools.formats.condor import dagstate
     dags = opts.get("dags") or [dag_file]
+    for name in dags:
+        log(f"Parsing {name} ...")
     dag = check_dags(dags)
     base = dagstate.rescue_base(dag_file, len(dags) > 1)
     if opts.get("load_save"):
@@ -213,6 +218,7 @@ def load(dag_file, opts, log):
         with open(name, encoding="utf-8") as fh:
             dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
         log(f"Loading the save point file {name}: its DONE nodes are done; no rescue DAG is read")
+        opts["rescue_run"] = True
         return dag
     number = opts["rescue_from"]
     if not number and opts["auto_rescue"]:
@@ -222,6 +228,7 @@ def load(dag_file, opts, log):
         with open(name, encoding="utf-8") as fh:
             dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
         log(f"Running rescue DAG {number} ({name})")
+        opts["rescue_run"] = True
     return dag
 
 
@@ -302,14 +309,33 @@ class Removal:
             runner.stop_requested()
 
 
+#: the rule around the banner DAGFILE.dagman.out begins with
+BANNER_RULE = "*" * 54
+
+
+def _exec_name():
+    """The manager's name in its banner and last line, as HTCondor's names its scheduler
+    universe job's executable (``condor_scheduniv_exec.CLUSTER.PROC``)."""
+    return f"condor_scheduniv_exec.{own_job_id()}.0"
+
+
+def exit_line(code):
+    """The last line of DAGFILE.dagman.out, in DaemonCore's words (workflow tools such as
+    Pegasus look for it)."""
+    return f"**** {_exec_name()} (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS {code}"
+
+
 def main(argv, prog="gridtools dagman"):
     removal = Removal()
     removal.install()
     try:
         opts = parse_args(list(argv))
         log = Log(out_file(opts["dag"], opts["outfile_dir"]))
-        log("******************************************************")
-        log(f"** gridtools dagman (DAGMan) for {opts['dag']}, pid {os.getpid()}")
+        log(BANNER_RULE)
+        log(f"** {_exec_name()} (CONDOR_DAGMAN) STARTING UP")
+        log(f"** gridtools dagman (DAGMan) for {opts['dag']}")
+        log(f"** PID = {os.getpid()}")
+        log(BANNER_RULE)
         lock = _lock(opts, log)
     except (GridError, OSError) as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
@@ -325,7 +351,7 @@ def main(argv, prog="gridtools dagman"):
             lock.keep()             # the next start recovers the DAG
         else:
             lock.release()
-    log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {code}")
+    log(exit_line(code))
     return code
 
 
@@ -347,7 +373,7 @@ def _lock(opts, log):
     text = (f"ERROR: another DAG manager ({who}) is running {opts['dag']} (lock file "
             f"{opts['lockfile']}); this one ends without running it")
     log(text)
-    log(f"**** gridtools dagman (pid {os.getpid()}) EXITING WITH STATUS {EXIT_FAILED}")
+    log(exit_line(EXIT_FAILED))
     sys.stderr.write(text + "\n")
     return None
 
@@ -372,6 +398,7 @@ def _run(opts, log, removal, prog):
         return EXIT_FAILED, False
     log(f"Batch name of the DAG's jobs: {opts['batch_name']}")
     runner = Runner(opts["dag"], dag, opts, log)
+    runner.begin()
     if opts.get("recover_from") is not None:
         runner.recover(opts["recover_from"])
     removal.follow(runner)

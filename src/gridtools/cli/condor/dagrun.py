@@ -6,15 +6,12 @@ come from ``dagwatch``.
 """
 
 import os
-import shlex
-import subprocess
 import time
 
+from gridtools.cli.condor.dagscripts import POLL, NodeScripts
 from gridtools.errors import GridError
 from gridtools.formats.condor.dag import NodeKind
 
-#: seconds between two looks at the node jobs
-POLL = 0.5
 #: the exit status of a DAG with failed nodes (or removed)
 EXIT_FAILED = 1
 #: the exit status of a manager stopped by condor_hold (not 0-2: its job stays queued)
@@ -25,6 +22,17 @@ MAX_RESCUE = 100
 RETURN_NO_JOB = -1004
 
 
+def _job_error(cluster, codes):
+    """Why a node's jobs failed, as the node status file words it: the first proc that
+    exited with a status other than 0, or that left the queue without one."""
+    for proc, code in enumerate(codes):
+        if code is None:
+            return f"HTCondor reported ULOG_JOB_ABORTED event for job proc ({cluster}.{proc}.0)"
+        if code != 0:
+            return f"Job proc ({cluster}.{proc}.0) failed with status {code}"
+    return ""
+
+
 def _post_status(info):
     """The exit status of a POST script as its event 016 gives it (minus the signal)."""
     if info.get("TerminatedNormally", True):
@@ -32,7 +40,7 @@ def _post_status(info):
     return -int(info.get("TerminatedBySignal", 0))
 
 
-class Runner:
+class Runner(NodeScripts):
     """One run of a DAG."""
 
     def __init__(self, dag_file, dag, opts, log):
@@ -57,6 +65,35 @@ class Runner:
         self.halt_file = os.path.abspath(dag_file) + ".halt"
         self.halted = False                 # the halt file exists
         self.halt_exit = False              # the run ended because the DAG was halted
+        from gridtools.cli.condor.dagfiles import JobstateLog
+        jobstate = os.path.join(self.folder, dag.jobstate_log) if dag.jobstate_log else ""
+        self.jobstate = JobstateLog(jobstate, log, self._job_tag)
+        from gridtools.cli.condor.dagfiles import NodeStatusFile
+        self.status_file = NodeStatusFile(dag.status_file, self.folder, log)
+        self.errors = {}                    # node -> why it failed (the node status file's details)
+        from gridtools.cli.condor.dagfiles import DotWriter
+        self.dot = DotWriter(dag.dot, self.folder, log)
+        self.counts_shown = None            # the node counts when the progress last changed
+
+    def begin(self):
+        """The run's start in the job state log (before a recovery); a rescue DAG's run
+        numbers its nodes' runs on from the last run's."""
+        from gridtools.formats.condor.dagnodestatus import plain_statuses
+        self.jobstate.started(self.own_id)
+        if self.opts.get("rescue_run"):
+            self.jobstate.rescue()
+        self.dot.write(self.dag, plain_statuses(self.dag, self._progress()))
+
+    def _job_tag(self, name):
+        """The job tag of a node's lines in the job state log, from its submit file."""
+        from gridtools.formats.condor.dagjobstate import NONE, job_tag
+        node = self.dag.nodes[name]
+        cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
+        try:
+            with open(os.path.join(cwd, node.submit_file), encoding="utf-8", errors="replace") as fh:
+                return job_tag(fh.read())
+        except OSError:
+            return NONE
 
     # ------------------------------------------------------------ the loop
     def run(self):
@@ -86,7 +123,23 @@ class Runner:
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
             self._run_final()
         self._count()
-        return self._finish()
+        code = self._finish()
+        self._count(self._outcome(code), finished=not self.stopping)
+        self.jobstate.finished(code)
+        return code
+
+    def _outcome(self, code=None):
+        """How the DAG stands for the node status file: "" while it runs, else held,
+        success, removed, aborted or failed (``code``: the manager's exit status, at its end)."""
+        if self.stopping:
+            return "held"
+        if code == 0:
+            return "success"
+        if self.removing:
+            return "removed"
+        if self.abort_code is not None:
+            return "aborted"
+        return "failed" if code is not None else ""
 
     def _startable(self):
         """The ready nodes the manager may start now: none but the FINAL node while the
@@ -109,14 +162,19 @@ class Runner:
             self.halted = halted
         return halted
 
-    def _count(self):
-        """Show the DAG's progress in the manager's job ad (``dagprogress``: DAG_Status,
+    def _count(self, outcome=None, finished=False):
+        """Show the DAG's progress in the node status file (``outcome`` given: its last
+        rewrite, forced) and in the manager's job ad (``dagprogress``: DAG_Status,
         DAG_InRecovery, DAG_Nodes*, DAG_Jobs*, as HTCondor's DAGMan publishes them):
         condor_q's batch view counts the DAG's row by them. Only changes are sent."""
         from gridtools.formats.condor.dagprogress import progress_attrs
+        progress = self._progress()
+        self._changed(progress)
+        self.status_file.update(self.dag, progress, self._details(outcome, finished),
+                                force=outcome is not None)
         if not self.own_id:
             return
-        attrs = progress_attrs(self.dag, self._progress())
+        attrs = progress_attrs(self.dag, progress)
         if attrs == self.counted:
             return
         from gridtools.cli.ask import outcomes
@@ -126,6 +184,44 @@ class Runner:
             self.counted = attrs
         except GridError as exc:
             self.log(f"WARNING: showing the DAG's progress in job {self.own_id} failed: {exc}")
+
+    def _changed(self, progress):
+        """When the node counts (or the held procs) changed: the progress table in
+        DAGFILE.dagman.out, the DAG drawn again (DOT UPDATE)."""
+        from gridtools.formats.condor.dagnodestatus import plain_statuses
+        from gridtools.formats.condor.dagprogress import node_counts
+        counts = dict(node_counts(self.dag, progress), held=progress.jobs_held)
+        if counts == self.counts_shown:
+            return
+        self.counts_shown = counts
+        self._print_status(counts)
+        self.dot.write(self.dag, plain_statuses(self.dag, progress), changed=True)
+
+    def _print_status(self, counts):
+        """The DAG's progress table in DAGFILE.dagman.out, as HTCondor's DAGMan prints it."""
+        self.log(f"Of {counts['Total']} nodes total:")
+        self.log(" Done     Pre   Queued    Post   Ready   Un-Ready   Failed   Futile")
+        self.log("  ===     ===      ===     ===     ===        ===      ===      ===")
+        self.log("{:5d}   {:5d}    {:5d}   {:5d}   {:5d}      {:5d}    {:5d}    {:5d}".format(
+            *(counts[key] for key in ("Done", "Prerun", "Queued", "Postrun", "Ready", "Unready",
+                                      "Failed", "Futile"))))
+        self.log(f"{counts['held']} job proc(s) currently held")
+
+    def _details(self, outcome, finished):
+        """What the node status file says besides the progress counts."""
+        from gridtools.formats.condor.dagnodestatus import Details
+        if not self.status_file.path:
+            return None
+        final = self._final_name()
+        procs = {}
+        for name, (cluster, _procs) in self.running.items():
+            idle, held, running = self.watcher.proc_states([cluster])
+            procs[name] = (idle + held + running, held, running)
+        return Details(dag_files=list(self.opts.get("dags") or [self.dag_file]),
+                       outcome=self._outcome() if outcome is None else outcome,
+                       final_pending=final is not None and final not in self.done | self.failed,
+                       finished=finished, retries={n: max(a - 1, 0) for n, a in self.attempts.items()},
+                       procs=procs, errors=dict(self.errors))
 
     def _progress(self):
         from gridtools.formats.condor.dagprogress import Progress
@@ -139,6 +235,8 @@ class Runner:
     def remove_requested(self, *_):
         """condor_rm / qdel of the DAGMan job: stop, remove the node jobs, run the FINAL
         node, leave a rescue DAG."""
+        if not self.removing:
+            self.log("Received SIGUSR1")
         self.removing = True
 
     def stop_requested(self, *_):
@@ -155,6 +253,7 @@ class Runner:
         counts the submits as its attempts. No node job is submitted twice."""
         from gridtools.formats.condor import userlog
         self.in_recovery = True
+        self.jobstate.recovery_started()
         self._count()
         try:
             with open(self.nodes_log, "rb") as fh:
@@ -203,6 +302,7 @@ class Runner:
                 self._node_failed(name, status)
         self.log(f"Recovery mode: {len(self.running)} node(s) with submitted job(s) restored "
                  f"from {self.nodes_log}")
+        self.jobstate.recovery_finished()
         self.in_recovery = False
 
     # ------------------------------------------------------------ starting a node
@@ -210,6 +310,8 @@ class Runner:
         node = self.dag.nodes[name]
         self.attempts[name] = self.attempts.get(name, 0) + 1
         self.exit_codes.pop(name, None)         # a retry's macros are of its own jobs
+        if self.attempts[name] > 1:
+            self.jobstate.retried(name)
         if node.save_file and self.attempts[name] == 1:
             self._write_save(name, node)
         pre = self._script(name, "PRE", None)
@@ -220,7 +322,7 @@ class Runner:
             self.done.add(name)
             return
         if pre is not None and pre != 0:
-            self.log(f"PRE Script of node {name} failed with status {pre}")
+            self.errors[name] = f"PRE Script failed with status {pre}"
             self._node_failed(name, pre, job=False)
             return
         if node.noop:
@@ -231,13 +333,16 @@ class Runner:
             submitted = self._submit(name, node)
         except (GridError, OSError) as exc:
             self.log(f"ERROR: submitting the job of node {name} failed: {exc}")
+            self.jobstate.node(name, "SUBMIT_FAILURE")
+            self.errors[name] = "Job submit failed"
             self._node_failed(name, RETURN_NO_JOB, job=False)
             return
         self.running[name] = (submitted.cluster, submitted.procs)
         self.jobs[name] = (submitted.cluster, submitted.procs)
         self.jobs_submitted += submitted.procs
-        self.log(f"Submitting HTCondor Node {name} job(s)... {submitted.procs} job(s) submitted to "
-                 f"cluster {submitted.cluster}.")
+        self.log(f"Submitting HTCondor Node {name} job(s)...")
+        self.log(f"\tassigned HTCondor ID ({submitted.cluster}.0.0)")
+        self.log(f"{submitted.procs} job(s) submitted to cluster {submitted.cluster}.")
 
     def dag_status(self):
         """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed,
@@ -295,6 +400,7 @@ class Runner:
     # ------------------------------------------------------------ following jobs
     def _follow(self, now):
         self.watcher.refresh(now)
+        self._relay_events()
         for name, (cluster, procs) in list(self.running.items()):
             codes = self.watcher.outcome(cluster, procs)
             if codes is None:
@@ -304,14 +410,43 @@ class Runner:
             self.exit_codes[name] = list(codes)
             bad = [c for c in codes if c != 0]
             status = RETURN_NO_JOB if bad and any(c is None for c in bad) else (bad[0] if bad else 0)
+            for proc, code in enumerate(codes):
+                if code is not None:
+                    self.log(f"Node {name} job proc ({cluster}.{proc}.0) " + (
+                        "completed successfully." if code == 0 else f"failed with status {code}."))
             self.log(f"Node {name} job(s) (cluster {cluster}) ended with status {status}")
+            self.jobstate.node(name, "JOB_SUCCESS" if status == 0 else "JOB_FAILURE", str(status))
+            if bad:
+                self.errors[name] = _job_error(cluster, codes)
             self._ended(name, status)
+
+    def _relay_events(self):
+        """The node jobs' events new in the nodes log, to DAGFILE.dagman.out ("Event:
+        ULOG_EXECUTE for HTCondor Node A (12.0.0) {TIME}", as HTCondor's DAGMan says them)
+        and to the job state log under their user log names (SUBMIT, EXECUTE,
+        JOB_TERMINATED, JOB_HELD, ...); there the POST script events the manager writes
+        itself are logged when the script ends (``_script``)."""
+        from gridtools.formats.condor.userlog import EventType
+        nodes = {cluster: name for name, (cluster, _procs) in self.jobs.items()}
+        for event in self.watcher.fresh:
+            name = nodes.get(event.cluster)
+            if name is None or not isinstance(event.type, EventType):
+                continue
+            stamp = time.strftime("%m/%d/%y %H:%M:%S", time.localtime(event.timestamp))
+            self.log(f"Event: ULOG_{event.type.name} for HTCondor Node {name} "
+                     f"({event.cluster}.{event.proc}.{event.subproc}) {{{stamp}}}")
+            if event.type is not EventType.POST_SCRIPT_TERMINATED:
+                self.jobstate.node(name, event.type.name, f"{event.cluster}.{event.proc}",
+                                   event.timestamp)
 
     def _ended(self, name, status, job=True):
         post = self._script(name, "POST", status)
         if post is not None and job:
             self._note_post(name, post)
         final = post if post is not None else status
+        if post:
+            job_part = f"Job exited with status {status} and " if job and status else ""
+            self.errors[name] = f"{job_part}POST Script failed with status {post}"
         if final == 0:
             self.done.add(name)
             self.log(f"Node {name} completed successfully.")
@@ -350,91 +485,12 @@ class Runner:
         if should_retry(node, self.attempts[name], status):
             self.log(f"Node {name} failed with status {status}; retrying "
                      f"({self.attempts[name]} of {node.retry} retries)")
+            self.log(f"Retrying node {name} (retry #{self.attempts[name]} of {node.retry})...")
             return                          # ready again: started by the next round
         self.failed.add(name)
+        if self.attempts.get(name, 1) > 1 and name in self.errors:
+            self.errors[name] += f" (after {self.attempts[name] - 1} node retries)"
         self.log(f"Node {name} failed with status {status}.")
-
-    def _script(self, name, when, status):
-        """Run a node's PRE or POST script; its exit status, or None without one. A
-        script that exits with its DEFER status runs again DEFER time seconds later."""
-        from gridtools.formats.condor.dag import ScriptWhen
-        node = self.dag.nodes[name]
-        script = node.scripts.get(ScriptWhen[when])
-        if script is None:
-            return None
-        self.scripting[when].add(name)
-        self._count()
-        try:
-            return self._run_script(name, when, status, node, script)
-        finally:
-            self.scripting[when].discard(name)
-
-    def _run_script(self, name, when, status, node, script):
-        while True:
-            words = [self._macro(w, name, when, status) for w in shlex.split(script.command)]
-            cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
-            if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
-                words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
-            streams = script.debug_streams if script.debug_file else ""
-            pipe = {"stdout": subprocess.PIPE if streams in ("STDOUT", "ALL") else None,
-                    "stderr": subprocess.PIPE if streams in ("STDERR", "ALL") else None}
-            try:
-                done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False, **pipe)
-            except OSError as exc:
-                self.log(f"{when} Script of node {name} could not run: {exc.strerror}")
-                return 1
-            code = done.returncode
-            if streams:
-                self._debug_output(name, when, script, cwd, words, done)
-            if script.defer_status is None or code != script.defer_status or self.removing \
-                    or self.stopping:
-                break
-            self.log(f"{when} Script of node {name} exited with its DEFER status {code}: "
-                     f"running it again in {script.defer_time} seconds")
-            until = time.monotonic() + script.defer_time
-            while time.monotonic() < until and not (self.removing or self.stopping):
-                time.sleep(min(POLL, max(0.0, until - time.monotonic())))
-        self.log(f"{when} Script of node {name} completed with status {code}")
-        return code
-
-    def _debug_output(self, name, when, script, cwd, words, done):
-        """SCRIPT DEBUG: append what the script wrote on the chosen streams to its debug
-        file (taken relative to the node's folder), after a line saying which run it
-        was, as HTCondor's DAGMan writes it: its standard output, then its error."""
-        head = (f"*** Node={name} Type={when} Status={done.returncode} "
-                f"Completion={int(time.time())} Cmd='{' '.join(words)}'\n").encode()
-        path = os.path.join(cwd, script.debug_file)
-        try:
-            with open(path, "ab") as fh:
-                fh.write(head + (done.stdout or b"") + (done.stderr or b""))
-        except OSError as exc:
-            self.log(f"ERROR: writing the output of the {when} script of node {name} to {path} "
-                     f"failed: {exc.strerror}")
-
-    def _macro(self, word, name, when, status):
-        """A script argument: a whole-word macro's value (as HTCondor's DAGMan gives
-        them; those of the node's job only to POST scripts), else the word as it is."""
-        from gridtools.formats.condor.dagstate import exit_code_macros, unreachable
-        node = self.dag.nodes[name]
-        key = word.upper()
-        futile = unreachable(self.dag, self.failed) - self.done - self.failed
-        values = {"$JOB": name, "$NODE": name, "$RETRY": str(self.attempts.get(name, 1) - 1),
-                  "$MAX_RETRIES": str(node.retry), "$DAG_STATUS": str(self.dag_status()),
-                  "$FAILED_COUNT": str(len(self.failed)), "$DONE_COUNT": str(len(self.done)),
-                  "$NODE_COUNT": str(len(self.dag.nodes)), "$QUEUED_COUNT": str(len(self.running)),
-                  "$FUTILE_COUNT": str(len(futile)), "$DAGID": str(self.own_id)}
-        if key in values:
-            return values[key]
-        if when == "PRE":
-            return word
-        cluster, procs = self.jobs.get(name, (0, 0))
-        pre = self.pre_status.get(name)
-        job_values = {"$RETURN": str(status if status is not None else 0),
-                      "$PRE_SCRIPT_RETURN": str(pre if pre is not None else -1),
-                      "$JOBID": f"{cluster}.{max(procs - 1, 0)}", "$CLUSTERID": str(cluster),
-                      "$JOB_COUNT": str(procs), "$SUCCESS": "True" if status == 0 else "False"}
-        job_values.update(exit_code_macros(self.exit_codes.get(name, ())))
-        return job_values.get(key, word)
 
     # ------------------------------------------------------------ ending
     def _final_name(self):
@@ -466,8 +522,9 @@ class Runner:
             outcomes("delete", {"targets": targets, "force": False, "dialect": "condor"})
         except GridError as exc:
             self.log(f"ERROR: removing the running node jobs failed: {exc}")
-        for name in doomed:
+        for name, (cluster, _procs) in doomed.items():
             self.failed.add(name)
+            self.errors[name] = f"HTCondor reported ULOG_JOB_ABORTED event for job proc ({cluster}.0.0)"
             self.log(f"Node {name}: its job was removed")
             del self.running[name]
 

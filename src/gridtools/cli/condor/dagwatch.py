@@ -4,7 +4,8 @@ A node job's end is read from the node log (``DAGFILE.nodes.log``, the log
 every node job writes to besides its own) when it holds the job's terminated (005) or
 aborted (009) events; otherwise from the cell itself: the published status
 says when the job has no task left waiting or running, and the accounting
-file (readable by everybody) gives each task's exit status. A job that left
+file (readable by everybody) gives each task's exit status. The events new at
+each look are kept (``fresh``) for the job state log. A job that left
 the queue without an accounting record (removed before it ran) ended
 without a status (``REMOVED``). Nothing here writes.
 """
@@ -30,6 +31,8 @@ class Watcher:
         self.records = {}          # job id -> {task number: (exit status, failed)}
         self.log_offset = 0
         self.log_events = {}       # (cluster, proc) -> ("terminated", return value) or ("aborted", None)
+        self.events_read = 0       # how many events of the node log were read before
+        self.fresh = []            # the node log's events new at the last look, in log order
         self.rows = {}             # job id -> [row states] of the last status read
         self.finished_at = {}      # job id -> when it was first seen without live tasks
         self.procs = {}            # job id -> [(row state, procs in the row)] of the last status read
@@ -69,6 +72,7 @@ class Watcher:
             self.records.setdefault(rec["job_number"], {})[task] = (rec["exit_status"], rec["failed"])
 
     def _read_log(self):
+        self.fresh = []
         if not self.nodes_log or not os.path.exists(self.nodes_log):
             return
         from gridtools.formats.condor import userlog
@@ -78,6 +82,7 @@ class Watcher:
             events = userlog.parse_events(text)
         except Exception:  # noqa: BLE001 - a log being written may end mid-event
             return
+        self.fresh, self.events_read = events[self.events_read:], len(events)
         for event in events:
             key = (event.cluster, event.proc)
             if event.type is userlog.EventType.JOB_TERMINATED:

@@ -24,4 +24,7 @@ Modules:
             outcomes
   dagprogress a running DAG's progress as the DAG_Status, DAG_Nodes* and
             DAG_Jobs* attributes of its manager's job ad
+  dagjobstate the job state log's lines (JOBSTATE_LOG), as Pegasus reads them
+  dagnodestatus the node status file (NODE_STATUS_FILE): DAGMan's ClassAds
+  dagdot    the DAG drawn in dot syntax (DOT)
 """

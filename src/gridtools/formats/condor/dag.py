@@ -16,7 +16,10 @@ lines they name):
   PRIORITY name|ALL_NODES value
   ABORT-DAG-ON name|ALL_NODES status [RETURN value]
   CATEGORY name|ALL_NODES category;  MAXJOBS category value
-  CONFIG file;  DOT file ... (noted and ignored)
+  CONFIG file
+  DOT file [UPDATE|DONT-UPDATE] [OVERWRITE|DONT-OVERWRITE] [INCLUDE header]   see dagdot
+  JOBSTATE_LOG file                 the job state log (Pegasus's), see dagjobstate
+  NODE_STATUS_FILE file [min_update_time] [ALWAYS-UPDATE]   see dagnodestatus
   INCLUDE file                      the file's statements, read as if written here
   SET_JOB_ATTR name = value         an attribute of the DAG manager job's ad
   ENV GET var ...;  ENV SET name=value;...   the DAG manager job's environment
@@ -91,6 +94,25 @@ class Node:
 
 
 @dataclass
+class StatusFile:
+    """NODE_STATUS_FILE: the node status file and when it is rewritten."""
+
+    path: str
+    min_update: int = 60  # the fewest seconds between two rewrites (the last is always written)
+    always: bool = False  # ALWAYS-UPDATE: rewritten even when no node changed
+
+
+@dataclass
+class DotFile:
+    """DOT: the file the DAG's graph is drawn in (dot syntax)."""
+
+    path: str
+    update: bool = False  # UPDATE: drawn again whenever the DAG's progress changes
+    overwrite: bool = True  # DONT-OVERWRITE: each drawing in a new file, path.0, path.1, ...
+    include: str = ""  # INCLUDE: a file whose text goes in each drawing, after its label
+
+
+@dataclass
 class Dag:
     nodes: dict = field(default_factory=dict)  # name -> Node, in file order
     edges: set = field(default_factory=set)  # (parent, child)
@@ -99,6 +121,9 @@ class Dag:
     job_attrs: dict = field(default_factory=dict)  # SET_JOB_ATTR: name -> ClassAd value text
     env_get: list = field(default_factory=list)  # ENV GET: names taken from the submitter's
     env_set: dict = field(default_factory=dict)  # ENV SET: name -> value
+    jobstate_log: str = ""  # JOBSTATE_LOG: the job state log (the first one given counts)
+    status_file: StatusFile | None = None  # NODE_STATUS_FILE (the first one given counts)
+    dot: DotFile | None = None  # DOT (a later one names another file)
     notes: list = field(default_factory=list)  # what was accepted but ignored
     source: str = "dag file"
     at: str = ""  # the file of the statement being read (INCLUDE), while parsing
@@ -396,9 +421,28 @@ def _config(dag, number, words, _line, _splices):
     dag.config = words[1]
 
 
+_DOT_FLAGS = {"UPDATE": ("update", True), "DONT-UPDATE": ("update", False),
+              "OVERWRITE": ("overwrite", True), "DONT-OVERWRITE": ("overwrite", False)}
+
+
 def _dot(dag, number, words, _line, _splices):
-    dag.notes.append(f"{_where(dag)} (line {number}): DOT files are not written; "
-                     f"{' '.join(words)} ignored")
+    """DOT file [UPDATE|DONT-UPDATE] [OVERWRITE|DONT-OVERWRITE] [INCLUDE header]: a later
+    DOT names another file and changes the options it gives; other words are passed
+    over, as DAGMan passes them."""
+    if len(words) < 2:
+        raise _error(dag, number, "Missing dot file name")
+    if dag.dot is None:
+        dag.dot = DotFile(words[1])
+    dag.dot.path = words[1]
+    rest = iter(words[2:])
+    for word in rest:
+        if word.upper() in _DOT_FLAGS:
+            name, value = _DOT_FLAGS[word.upper()]
+            setattr(dag.dot, name, value)
+        elif word.upper() == "INCLUDE":
+            dag.dot.include = next(rest, "")
+            if not dag.dot.include:
+                raise _error(dag, number, "Missing include file name.")
 
 
 def _pre_skip(dag, number, words, _line, _splices):
@@ -414,11 +458,41 @@ def _pre_skip(dag, number, words, _line, _splices):
         node.pre_skip = code
 
 
-def _not_written(dag, number, words, _line, _splices):
+def _status_file(dag, number, words, _line, _splices):
+    """NODE_STATUS_FILE file [min_update_time] [ALWAYS-UPDATE]: a later one does not
+    override the first (a warning)."""
     if len(words) < 2:
-        raise _error(dag, number, f"expected {words[0].upper()} file")
-    dag.notes.append(f"{_where(dag)} (line {number}): {words[0].upper()} files are not written; "
-                     f"{' '.join(words)} ignored")
+        raise _error(dag, number, "Missing node status file name")
+    spec = StatusFile(words[1])
+    if len(words) > 2:
+        try:
+            spec.min_update = int(words[2])
+        except ValueError:
+            raise _error(dag, number, f"Invalid min update time value \"{words[2]}\"") from None
+    if len(words) > 3:
+        if words[3].upper() != "ALWAYS-UPDATE":
+            raise _error(dag, number, f"invalid parameter \"{words[3]}\"")
+        spec.always = True
+    if len(words) > 4:
+        raise _error(dag, number, f"Extra token ({words[4]}) on NODE_STATUS_FILE line")
+    if dag.status_file is not None:
+        dag.notes.append(f"{_where(dag)} (line {number}): Warning: Attempt to set NODE_STATUS_FILE to "
+                         f"{words[1]} does not override existing value of {dag.status_file.path}")
+        return
+    dag.status_file = spec
+
+
+def _jobstate_log(dag, number, words, _line, _splices):
+    """JOBSTATE_LOG file: a later one does not override the first (a warning)."""
+    if len(words) < 2:
+        raise _error(dag, number, "Missing jobstate log file name")
+    if len(words) > 2:
+        raise _error(dag, number, f"Extra token ({words[2]}) on JOBSTATE_LOG line")
+    if dag.jobstate_log:
+        dag.notes.append(f"{_where(dag)} (line {number}): Warning: Attempt to set JOBSTATE_LOG to "
+                         f"{words[1]} does not override existing value of {dag.jobstate_log}")
+        return
+    dag.jobstate_log = words[1]
 
 
 def _done(dag, number, words, _line, _splices):
@@ -492,8 +566,8 @@ _HANDLERS = {
     "SPLICE": _node_pass, "PARENT": _parent, "RETRY": _retry, "VARS": _vars,
     "SCRIPT": _script, "PRIORITY": _priority, "ABORT-DAG-ON": _abort,
     "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
-    "DONE": _done, "PRE_SKIP": _pre_skip, "NODE_STATUS_FILE": _not_written,
-    "JOBSTATE_LOG": _not_written, "SET_JOB_ATTR": _set_job_attr, "ENV": _env,
+    "DONE": _done, "PRE_SKIP": _pre_skip, "NODE_STATUS_FILE": _status_file,
+    "JOBSTATE_LOG": _jobstate_log, "SET_JOB_ATTR": _set_job_attr, "ENV": _env,
     "SAVE_POINT_FILE": _save_point,
 }
 

@@ -36,9 +36,9 @@ class Progress:
     jobs_running: int = 0
 
 
-def node_counts(dag, p):
-    """{"Total", "Done", "Failed", "Prerun", "Queued", "Postrun", "Ready", "Unready",
-    "Futile"} node counts: every node is in exactly one of the last eight. Ready nodes
+def node_sets(dag, p):
+    """{"Done", "Failed", "Prerun", "Queued", "Postrun", "Ready", "Unready", "Futile"}:
+    the names of the nodes in each state; every node is in exactly one. Ready nodes
     could start now (their parents are done) but wait (-maxjobs, a MAXJOBS category, a
     retry, a halt); futile ones can never run (an ancestor failed); unready ones wait
     for their parents."""
@@ -52,10 +52,18 @@ def node_counts(dag, p):
     ready = {n for n, node in dag.nodes.items() if node.kind is not NodeKind.FINAL
              and n not in settled and parents.get(n, set()) <= done}
     ready |= {n for n in ready_nodes(dag, done, p.failed, busy) if dag.nodes[n].kind is NodeKind.FINAL}
-    counts = {"Total": len(dag.nodes), "Done": len(done), "Failed": len(p.failed),
-              "Prerun": len(p.prerun), "Queued": len(p.queued - p.prerun - p.postrun),
-              "Postrun": len(p.postrun), "Ready": len(ready), "Futile": len(futile)}
-    counts["Unready"] = len(set(dag.nodes) - done - p.failed - busy - ready - futile)
+    sets = {"Done": done, "Failed": set(p.failed), "Prerun": set(p.prerun),
+            "Queued": p.queued - p.prerun - p.postrun, "Postrun": set(p.postrun), "Ready": ready,
+            "Futile": futile}
+    sets["Unready"] = set(dag.nodes) - done - p.failed - busy - ready - futile
+    return sets
+
+
+def node_counts(dag, p):
+    """{"Total", "Done", "Failed", "Prerun", "Queued", "Postrun", "Ready", "Unready",
+    "Futile"} node counts (``node_sets``)."""
+    counts = {"Total": len(dag.nodes)}
+    counts.update({key: len(names) for key, names in node_sets(dag, p).items()})
     return counts
 
 

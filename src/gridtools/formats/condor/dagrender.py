@@ -60,4 +60,14 @@ def render_dag(dag):
     lines += [f"SET_JOB_ATTR {name} = {value}" for name, value in dag.job_attrs.items()]
     lines += [f"ENV GET {' '.join(dag.env_get)}"] if dag.env_get else []
     lines += [f"ENV SET {name}={value}" for name, value in dag.env_set.items()]
+    lines += [f"JOBSTATE_LOG {dag.jobstate_log}"] if dag.jobstate_log else []
+    status = dag.status_file
+    if status is not None:
+        lines.append(f"NODE_STATUS_FILE {status.path} {status.min_update}"
+                     + (" ALWAYS-UPDATE" if status.always else ""))
+    dot = dag.dot
+    if dot is not None:
+        lines.append(f"DOT {dot.path} {'UPDATE' if dot.update else 'DONT-UPDATE'} "
+                     f"{'OVERWRITE' if dot.overwrite else 'DONT-OVERWRITE'}"
+                     + (f" INCLUDE {dot.include}" if dot.include else ""))
     return "".join(line + "\n" for line in lines)
