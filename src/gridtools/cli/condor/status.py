@@ -43,7 +43,8 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
 #: (option, shortest prefix, what it sets)
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
           ("schedd", 2, "schedd"), ("master", 2, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
-          ("help", 1, "help"), ("wide", 1, "wide"), ("compact", 3, "compact"))
+          ("help", 1, "help"), ("wide", 1, "wide"),
+          ("compact", 3, "compact"))
 
 
 class Options:
