@@ -137,7 +137,8 @@ def test_qconf_ke_marks_the_host_down_at_once():
     cell = make_cell(slots=2, hosts=["testhost", "node2"])
     try:
         cell.start_execds(["node2"])
-        jid_of(cell.qsub("-b", "y", "true", cwd="/tmp"))     # a pass just before: hosts were looked at
+        # passes just before -ke (a job's start and end): the hosts were looked at then
+        cell.wait_finished(jid_of(cell.qsub("-b", "y", "true", cwd="/tmp")))
         cell.run("qconf", "-ke", "node2", check=True)
         jid = jid_of(cell.qsub("-l", "h=node2", "-b", "y", "true", cwd="/tmp"))
         wait_for(lambda: "temporarily not available" in cell.run("qstat", "-j", str(jid)).stdout)
