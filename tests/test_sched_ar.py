@@ -122,6 +122,17 @@ def test_admission_of_a_new_reservation():
     assert admit(snap, request(other, "-q all.q@h1"), "alice", 4000, 5000).ok
 
 
+def test_a_reservations_master_slot_is_where_masterq_says():
+    """qrsub -masterq: the first granted instance (the master slot) is one it names."""
+    base = cell(ars=[], objects={"pe/smp": SMP}, queue={"pe_list": "smp"})
+    snap = snapshot(base)
+    got = admit(snap, request(base, "-pe smp 2 -masterq all.q@h2"), "alice", 3000, 6600)
+    assert (got.pe, got.granted) == ("smp", (("all.q", "h2", 2),))
+    busy = cell(ars=[], objects={"pe/smp": SMP}, queue={"pe_list": "smp"},
+                running=[{"job": 9, "granted": "all.q@h2=2", "start": 1000}])
+    assert not admit(snapshot(busy), request(busy, "-pe smp 1 -masterq all.q@h2"), "alice", 3000, 6600).ok
+
+
 def test_an_overloaded_host_is_still_reserved_for_later():
     """h1 and h2 are over all.q's load threshold now (np_load_avg 2.5 >= 1.75): no job
     starts there, but a reservation for 3000..6600 is granted all the same."""

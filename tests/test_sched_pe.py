@@ -79,3 +79,31 @@ def test_pe_access_lists():
     decisions, found = run(sc)
     assert found == ["1.1 all.q@h1=2"]
     assert reasons(decisions, 2, "bob") == ['cannot run because no access to PE "mpi"']
+
+
+@pytest.mark.parametrize("rule, qsub, started", [
+    ("$round_robin", "-pe mpi 3 -masterq all.q@h2", "all.q@h2=2,all.q@h1=1"),
+    ("$round_robin", "-pe mpi 1 -masterq 'all.q@h[23]'", "all.q@h2=1"),
+    ("$fill_up", "-pe mpi 6 -masterq all.q@h2", "all.q@h2=4,all.q@h1=2"),
+    ("$pe_slots", "-pe mpi 2 -masterq all.q@h2", "all.q@h2=2"),
+    ("2", "-pe mpi 4 -masterq all.q@h2", "all.q@h2=2,all.q@h1=2"),
+    # an instance -masterq names but -q does not holds the master task only, with one slot
+    ("$fill_up", "-pe mpi 3 -q all.q@h1 -masterq all.q@h2", "all.q@h2=1,all.q@h1=2"),
+    ("$pe_slots", "-pe mpi 2 -q all.q@h1 -masterq all.q@h2", None)])
+def test_the_master_task_goes_only_to_a_masterq_instance(rule, qsub, started):
+    """-masterq (submit(1)): the first instance of the grant, where the master task
+    runs, is one the list names; without one the job waits."""
+    decisions, found = run(cell(rule, jobs=[{"id": 1, "qsub": qsub}]))
+    assert found == ([f"1.1 {started}"] if started else [])
+    if started is None:
+        assert reasons(decisions, 1)[-1].startswith('cannot run in PE "mpi" because it only offers')
+
+
+def test_a_job_waits_while_its_master_queue_is_full():
+    sc = cell("$round_robin", jobs=[{"id": 1, "qsub": "-pe mpi 2 -masterq all.q@h2"}],
+              running=[{"job": 9, "granted": "all.q@h2=4"}])
+    decisions, found = run(sc)
+    assert found == []
+    assert reasons(decisions, 1) == ['cannot run in PE "mpi" because it only offers 4 slots']
+    sc["running"] = [{"job": 9, "granted": "all.q@h2=3"}]
+    assert run(sc)[1] == ["1.1 all.q@h2=1,all.q@h1=1"]

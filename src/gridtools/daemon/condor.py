@@ -194,11 +194,15 @@ class Condor:
                 del rows_of[host]
         self.machines.changed = set()
         ctx = self.context(state, dispatcher, loads, now)
+        shown = state.host_display or {}
+        closed = _closed_slots(state)
         rows = []
         for host in ctx.hosts():
+            if shown.get(host) == "Down":
+                continue                # a startd that is gone has no ads in the collector
             if host not in rows_of:
                 rows_of[host] = [slotads.plain(ad) for ad in ctx.host_ads(host).values()]
-            rows.extend(rows_of[host])
+            rows.extend(_owner_rows(rows_of[host], closed[host]) if host in closed else rows_of[host])
         return {"slots": rows, "negotiator": {
             "time": self.negotiated, "mode": "negotiator" if self._negotiating(state) else "sge",
             "uid_domain": (self.conf.get("UID_DOMAIN") or "").strip(),
@@ -210,3 +214,44 @@ class Condor:
         from gridtools.daemon import view
         return matchpass.enabled(view.config_parts(state)["config"])
 
+
+
+#: queue instance state letters that take no new jobs: disabled (qmod -d, calendar) and error
+_NO_NEW_JOBS = frozenset("dDE")
+
+
+def _closed_slots(state):
+    """host -> how many of its unclaimed slots have no open queue instance behind them,
+    for the hosts with a disabled or error queue instance (none: {}, nothing counted)."""
+    hosts = set()
+    for letters in (state.queue_states, state.derived_states):
+        for name, value in letters.items():
+            if _NO_NEW_JOBS.intersection(value):
+                hosts.add(name.partition("@")[2])
+    if not hosts:
+        return {}
+    from gridtools.daemon import qcontrol
+    used, _tasks = qcontrol.used_slots(state)
+    free = dict.fromkeys(hosts, 0)
+    for inst in qcontrol.instances(state):
+        if inst.host in free:
+            letters = state.queue_states.get(inst.name, "") + state.derived_states.get(inst.name, "")
+            if not _NO_NEW_JOBS.intersection(letters):
+                free[inst.host] += max(0, inst.slots - used.get(inst.name, 0))
+    return free
+
+
+def _owner_rows(rows, open_slots):
+    """The slot rows of a host with closed queue instances: the unclaimed slots beyond
+    the ``open_slots`` its open instances have free show as a startd whose START is
+    false shows them (Owner, Start false), so no job is counted as able to use them."""
+    out = []
+    for values, exprs in rows:
+        if values.get("State") == "Unclaimed":
+            if open_slots > 0:
+                open_slots -= 1
+            else:
+                values = {**values, "State": "Owner", "Activity": "Idle", "Start": False}
+                exprs = {k: v for k, v in exprs.items() if k != "Start"}
+        out.append([values, exprs])
+    return out

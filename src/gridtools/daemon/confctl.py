@@ -56,6 +56,8 @@ def _kill_execds(ctx, hosts, jobs):
         if pid:
             os.kill(pid, signal.SIGTERM)
             _await_exit(host)
+            ctx.state.execd_stopped = True       # the host is Down (state u) before the next pass
+            ctx.state.need_schedule = True
             ctx.info(f"{ctx.who} kills execd@{host}")
         else:
             ctx.info(f"no execd known on host {host}")
@@ -74,9 +76,9 @@ def _migrate_checkpointed(ctx, host):
 
 
 def _await_exit(host, limit=3.0):
-    """Give an execution daemon sent SIGTERM a moment to let go of its lock, so a task
-    started on its host from now on goes to the dispatcher's own exec server rather
-    than into an inbox nobody reads any more."""
+    """Give an execution daemon sent SIGTERM a moment to let go of its lock, so that the
+    next pass finds its host Down (its queue instances in state u take no jobs) rather
+    than putting tasks into an inbox nobody reads any more."""
     lock = os.path.join(cell.spool("execd", host), "execd.lock")
     end = time.monotonic() + limit
     while is_locked(lock) and time.monotonic() < end:

@@ -311,7 +311,15 @@ def _take_inbox(inbox, children):
 
 
 def serve_host(host):
-    """``gridtools execd --host NAME``: serve the host's inbox until SIGTERM."""
+    """``gridtools execd --host NAME``: serve the host's inbox until SIGTERM. NAME must be
+    an execution host of the cell (a typo would serve nobody's jobs)."""
+    try:
+        known = set(os.listdir(cell.etc("exechosts"))) - {"global"}
+    except OSError:
+        known = set()
+    if host not in known or "/" in host:
+        sys.stderr.write(f'gridtools execd: "{host}" is not an execution host\n')
+        return 1
     files.makedirs(host_dir(host), 0o755)
     inbox = host_dir(host, "inbox")
     files.makedirs(inbox, 0o755)

@@ -153,6 +153,7 @@ class Machines:
         """A task that started takes slots of its host."""
         host, count = task.host, sum(g[2] for g in task.granted if g[1] == task.host) or 1
         ad = ctx.job_ad(job, task.number)
+        hint = hint or ctx.wanted_slot(host, ad)       # Requirements that pick a slot
         names = self._dynamic(ctx, host, task, ad) if ctx.partitionable(host) else \
             self._free_static(host, count, hint)
         if not names:

@@ -352,9 +352,11 @@ class Control:
 
     # ------------------------------------------------------------ hosts
     def _down_hosts(self, now):
-        """Hosts an execution daemon served that is gone now (checked once per load step)."""
+        """Hosts an execution daemon served that is gone now (checked once per load step,
+        and at once after qconf -ke stopped one: Grid Engine marks the host unheard then)."""
         checked, down, served = self.down
-        if now - checked >= LOAD_STEP:
+        if now - checked >= LOAD_STEP or self.state.execd_stopped:
+            self.state.execd_stopped = False
             served = frozenset(h for h in view.exec_hosts(self.state.config)
                                if os.path.isdir(execd.host_dir(h)))
             conf = self.state.config

@@ -13,7 +13,10 @@ until a slot of the host changes. The same ads serve:
   Requirements refuse (matched against the host's totals of CPUs, memory
   and disk: Grid Engine's placement counts what is free), which the pass
   leaves out for it (the job's Rank plays no part there: Grid Engine's
-  queue sort places it);
+  queue sort places it). Requirements that read an attribute that tells
+  the slots of a host apart (``SLOT_ATTRIBUTES``: Name, SlotID, ...) are
+  matched against each free slot's ad in turn, and the task that starts
+  takes the first free slot they are true for (``Context.wanted_slot``);
 - ``published``: condor_status's slot ads in the status snapshot, each as
   ``[literal values, expression texts]``.
 
@@ -148,6 +151,17 @@ class Context:
             return float(expr.value)
         return None
 
+    def wanted_slot(self, host, job_ad):
+        """The first unclaimed static slot of ``host`` whose ad the job's Requirements are
+        true for, when they read an attribute that tells slots apart; else None."""
+        if not _slot_specific(job_ad):
+            return None
+        for name, ad in self.host_ads(host).items():
+            if ad.lookup("RemoteUser") is None and ad.eval("DynamicSlot") is not True \
+                    and job_ad.eval("Requirements", ad) is True:
+                return name
+        return None
+
     def slot_ad(self, name, rec=None):
         host = rec.host if rec is not None else name.rpartition("@")[2]
         return self.host_ads(host).get(name)
@@ -229,7 +243,7 @@ def refusals(ctx, jobs, condor_jobs=True):
             refused[pending.id] = found
         if texts:
             frees = _free_ads(ctx) if frees is None else frees
-            mine = _unwanted(job, ad, frees, job_memo)
+            mine = _unwanted(job, ad, frees, job_memo, ctx=ctx)
             if mine:
                 unwanted[pending.id] = mine
             if isinstance(texts, list) and len(texts) > 1:
@@ -258,7 +272,7 @@ def _task_refusals(ctx, job, pending, first_found, hosts, names, start_names, me
         if mine is None:
             ad = ctx.job_ad(job, number)
             mine = known[key] = (_refusing(job, ad, hosts, names, memo),
-                                 _unwanted(job, ad, frees, job_memo, f"requirements_key:{number}"))
+                                 _unwanted(job, ad, frees, job_memo, f"requirements_key:{number}", ctx))
         if mine != first_found:
             found[number] = mine
     return found
@@ -330,6 +344,33 @@ def _refusing(job, ad, hosts, names, memo):
 #: slot attributes a host ad for a job's Requirements holds the host's totals of (and of
 #: the other resources its MachineResources name)
 HOST_TOTALS = ("Cpus", "Memory", "Disk", "GPUs")
+#: attributes (lower case) whose values tell the slots of one host apart: Requirements
+#: that read one are matched against each free slot's ad, not the host's
+SLOT_ATTRIBUTES = frozenset(("name", "slotid", "slottype", "dynamicslot", "partitionableslot",
+                             "parentslotname", "dslotid"))
+
+
+def _slot_specific(job_ad):
+    """True when the job's Requirements read an attribute that tells slots apart."""
+    return not SLOT_ATTRIBUTES.isdisjoint(acl.ad_references(job_ad, ("requirements",)))
+
+
+def _free_slot_ads(ctx, host, free):
+    """Each unclaimed static slot's ad of ``host`` (every static slot's when none is
+    free: the host is full anyway) with the host's totals of ``free`` (the host's ad
+    for Requirements): what slot-specific Requirements are matched to."""
+    statics = [ad for ad in ctx.host_ads(host).values() if ad.eval("DynamicSlot") is not True]
+    unclaimed = [ad for ad in statics if ad.lookup("RemoteUser") is None]
+    found = []
+    named = free.eval("MachineResources")
+    more = [n for n in (named.split() if isinstance(named, str) else ()) if n not in HOST_TOTALS]
+    for ad in unclaimed or statics:
+        ad = ad.copy()
+        for name in HOST_TOTALS + tuple(more):
+            if free.lookup(name) is not None:
+                ad[name] = free.lookup(name)
+        found.append(ad)
+    return found
 
 
 def _free_ads(ctx):
@@ -353,8 +394,9 @@ def _free_ads(ctx):
     return found
 
 
-def _unwanted(job, ad, frees, memo, slot="requirements_key"):
-    """Hosts whose free slot the job's Requirements are not true for; the job's part
+def _unwanted(job, ad, frees, memo, slot="requirements_key", ctx=None):
+    """Hosts whose free slot the job's Requirements are not true for (whose every free
+    slot, when they read an attribute that tells slots apart); the job's part
     of the memo's key (its Requirements and what they read of the job) is kept on
     the job by its version. Requirements whose evaluation went over its budget
     (classad(5), COST) want no host until the job is changed: they are not evaluated
@@ -362,8 +404,10 @@ def _unwanted(job, ad, frees, memo, slot="requirements_key"):
     cache = job.cache.get(slot)
     if cache is None or cache[0] != job.version:
         req = ad.lookup("Requirements")
-        own = tuple(sorted(acl.ad_references(ad, ("requirements",))))
-        cache = job.cache[slot] = (job.version, None if _constant_true(req) else acl.job_key(ad, own))
+        refs = acl.ad_references(ad, ("requirements",))
+        own = tuple(sorted(refs))
+        cache = job.cache[slot] = (job.version, None if _constant_true(req) else acl.job_key(ad, own),
+                                   not SLOT_ATTRIBUTES.isdisjoint(refs))
     if cache[1] is None:
         return frozenset()
     if job.cache.get("requirements_too_costly") == job.version:
@@ -374,7 +418,11 @@ def _unwanted(job, ad, frees, memo, slot="requirements_key"):
         ok = memo.get(key)
         if ok is None:
             over = over_budget()
-            ok = memo[key] = ad.eval("Requirements", machine) is True
+            if cache[2] and ctx is not None:
+                ok = any(ad.eval("Requirements", free) is True for free in _free_slot_ads(ctx, host, machine))
+            else:
+                ok = ad.eval("Requirements", machine) is True
+            memo[key] = ok
             if over_budget() != over:
                 job.cache["requirements_too_costly"] = job.version
                 return frozenset(frees)

@@ -75,6 +75,7 @@ class State:
         self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
         self.loads = {}               # host -> last load sample (admission of reservations)
         self.heard = {}               # host -> time of its execution daemon's last load report
+        self.execd_stopped = False    # qconf -ke stopped an execution daemon: look at the hosts now
         self.start_retry_at = None    # when to try again starts that could not be prepared
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
         self.starting = []            # (job, task number, time) started, their events unwritten

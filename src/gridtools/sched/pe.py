@@ -12,10 +12,19 @@ instance gives at most what its consumables and resource quotas leave for
 the job's per-slot requests (JOB consumables count once, on the master);
 the whole grant is checked again, since hosts, the global host and quota
 counters are shared by several instances.
+
+A job that asks ``-masterq QUEUES`` gets its master task (the first line of
+the PE host file, where the job script runs) only in a queue instance those
+name: each host with such an instance is tried as the master host in turn,
+that instance first, and a grant whose first instance is not one of them is
+no grant. An instance named by ``-masterq`` but not by the job's ``-q`` list
+may hold the master task only, with one slot (as in Grid Engine); without a
+master instance the job waits with the PE's "only offers" reason.
 """
 
 import fnmatch
 
+from gridtools.sched.queues import spec_matches
 from gridtools.sched.reasons import Reason, Why
 from gridtools.sched.snapshot import Allocation
 
@@ -121,6 +130,41 @@ def distribute(pe, want, by_host):
     return _fill_up(want, by_host)
 
 
+def _named(specs, qi):
+    return any(spec_matches(s, qi) for s in specs)
+
+
+def _master_orders(req, by_host):
+    """The ``by_host`` orders to try for a job with ``-masterq``: for each host holding an
+    instance the master queue list names, that host first with that instance first
+    (one slot where the ``-q`` list does not name it); elsewhere only ``-q`` instances."""
+    masters, hard = req.master_queues, req.hard_queues
+    slaves = [(h, [(qi, r) for qi, r in items if not hard or _named(hard, qi)])
+              for h, items in by_host]
+    for host, items in by_host:
+        for qi, room in items:
+            if not _named(masters, qi):
+                continue
+            slave_ok = not hard or _named(hard, qi)
+            first = [(qi, room if slave_ok else 1)]
+            rest = [(q, r) for q, r in items if q is not qi and (not hard or _named(hard, q))]
+            order = [(host, first + rest)]
+            order += [(h, its) for h, its in slaves if h != host and its]
+            yield qi, order
+
+
+def distribute_job(req, pe, want, by_host):
+    """``distribute`` honouring the job's master queue list (``-masterq``): the grant's
+    first instance, which holds the master task, is one it names, or None."""
+    if not req.master_queues:
+        return distribute(pe, want, by_host)
+    for master, order in _master_orders(req, by_host):
+        grant = distribute(pe, want, order)
+        if grant and next(iter(grant.values()))[0] is master:
+            return grant
+    return None
+
+
 def place(job, cands, pool, snap, reasons):
     """(pe name, ((queue, host, slots), ...)) for a PE job, master first, or None."""
     req = job.request
@@ -149,7 +193,7 @@ def _try_pe(job, pe, cands, pool, reasons):
     total = sum(r for _, items in by_host for _, r in items)
     why = None
     for want in job.request.pe.counts(min(total, room)):
-        grant = distribute(pe, want, by_host)
+        grant = distribute_job(job.request, pe, want, by_host)
         if not grant:
             continue
         granted = tuple((qi.queue, qi.host, n) for qi, n in grant.values())

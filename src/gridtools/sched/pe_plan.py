@@ -4,8 +4,9 @@ The candidate start times are now and every later time at which the use of
 a queue instance, consumable or PE the job could take changes. At each, in
 order, the slots each queue instance keeps free for the job's whole run
 time are spread by the PE's allocation rule (``sched.pe.distribute``), the
-largest slot count the job accepts first, and the first grant whose every
-demand fits over the window is the reservation.
+largest slot count the job accepts first (the master task in an instance
+of the job's ``-masterq`` list when it has one), and the first grant whose
+every demand fits over the window is the reservation.
 """
 
 from gridtools.sched import pe as pe_stage
@@ -37,7 +38,7 @@ def fit_window(planner, job, cands, pe, start, end, who):
     total = sum(r for _, items in by_host for _, r in items)
     offered = max(0, min(total, int(max(0.0, timeline.free(("pe", pe.name), start, end)))))
     for want in job.request.pe.counts(offered):
-        grant = pe_stage.distribute(pe, want, by_host)
+        grant = pe_stage.distribute_job(job.request, pe, want, by_host)
         if not grant:
             continue
         granted = tuple((qi.queue, qi.host, n) for qi, n in grant.values())

@@ -2,7 +2,8 @@
 
 ``unsuitable(request, owner, qi, host)`` gives the reason a queue instance
 can never serve a request in this pass (its state, its host's state, its
-type, the job's queue list, PE and checkpointing lists, access lists), or
+type, the job's queue list (or, for a parallel job, its master queue list),
+PE and checkpointing lists, access lists), or
 None; it depends on the request and the configuration only, so jobs of one
 category share its answer. ``sort_key`` orders suitable instances by the
 queue sort method: ``load`` (the host's load formula value with the load
@@ -80,7 +81,8 @@ def unsuitable(req, owner, qi, host=None):
             return why
     if not (qi.interactive if req.interactive else qi.batch):
         return Reason(Why.NOT_TYPE, (qi.name, "interactive" if req.interactive else "batch"))
-    if req.hard_queues and not any(spec_matches(s, qi) for s in req.hard_queues):
+    if req.hard_queues and not any(spec_matches(s, qi) for s in req.hard_queues) and \
+            not (req.pe is not None and any(spec_matches(s, qi) for s in req.master_queues)):
         return Reason(Why.NOT_HARD_QUEUE, (qi.name,))
     if req.pe is not None and not any(fnmatch.fnmatchcase(pe, req.pe.pattern) for pe in qi.pe_list):
         return Reason(Why.NOT_IN_PE_LIST, (qi.name, req.pe.pattern))

@@ -254,8 +254,9 @@ def run_summary(ads):
     return "".join(lines)
 
 
-def summary(ads):
-    """The per Arch/OpSys and total counts of slots by state."""
+def summary(ads, first="Total"):
+    """The per Arch/OpSys and total counts of slots by state (``first``: the heading of
+    the count column, Machines in -compact's, whose width it takes)."""
     counts = {}
     for ad in ads:
         key = f"{_text(ad, 'Arch')}/{_text(ad, 'OpSys')}"
@@ -267,11 +268,14 @@ def summary(ads):
     total = [sum(r[i] for r in counts.values()) for i in range(len(STATES) + 1)]
     key_w = _key_width(counts)
 
+    width = max(6, len(first))
+
     def numbers(row):
         machines, owner, claimed, unclaimed, matched, preempting = row
-        return "%6d %5d %7d %9d %7d %10d %6d %8d %6d" % (machines, owner, claimed, unclaimed, matched,
+        return "%*d %5d %7d %9d %7d %10d %6d %8d %6d" % (width, machines, owner, claimed, unclaimed, matched,
                                                          preempting, 0, 0, 0)
-    lines = [" " * key_w + _TOTAL_HEAD + "\n", "\n"]
+    head = _TOTAL_HEAD if first == "Total" else first.rjust(width) + _TOTAL_HEAD[6:]
+    lines = [" " * key_w + head + "\n", "\n"]
     lines += [key.rjust(key_w) + numbers(row) + "\n" for key, row in sorted(counts.items())]
     lines += ["\n", "Total".rjust(key_w) + numbers(total) + "\n"]
     return "".join(lines)
@@ -436,6 +440,96 @@ def schedd_table(ads, totals_only=False):
         out.append(("\n" if not totals_only else "") + " " * KEY_WIDTH + "%18s %18s %18s\n" %
                    ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") + "\n")
         out.append("Total".rjust(KEY_WIDTH) + "%18d %18d %18d\n" % tuple(sums))
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- -compact
+
+#: -compact's columns: (heading, width, alignment); Slots is followed by its one-letter
+#: slot kind tag (S: static slots, blank: a partitionable slot) without a blank between
+COMPACT_COLUMNS = (("Machine", 12, "<"), ("Platform", 11, "<"), ("Slots", 5, ">"), ("Cpus", 4, ">"),
+                   ("Gpus", 4, ">"), ("TotalGb", 8, ">"), ("FreCpu", 6, ">"), ("FreeGb", 8, ">"),
+                   ("CpuLoad", 7, ">"), ("ST", 2, "<"), ("Jobs/Min", 8, ">"), ("MaxSlotGb", 9, ">"))
+_STATE_LETTERS = {"Owner": "O", "Unclaimed": "U", "Matched": "M", "Claimed": "C", "Preempting": "P",
+                  "Shutdown": "S", "Delete": "X", "Backfill": "F", "Drained": "D"}
+_ACTIVITY_LETTERS = {"Idle": "i", "Busy": "b", "Retiring": "r", "Vacating": "v", "Suspended": "s",
+                     "Benchmarking": "e", "Killing": "k", "Checkpointing": "c"}
+
+
+def _activity_code(ads):
+    """HTCondor's two-letter state/activity code (Ui, Cb, ...); a letter the slots of a
+    machine disagree on is ``*``."""
+    codes = {(_STATE_LETTERS.get(_text(ad, "State", ""), " "), _ACTIVITY_LETTERS.get(_text(ad, "Activity", ""), " "))
+             for ad in ads}
+    states, acts = {c[0] for c in codes}, {c[1] for c in codes}
+    return (states.pop() if len(states) == 1 else "*") + (acts.pop() if len(acts) == 1 else "*")
+
+
+def _platform(ad):
+    arch, opsys = ad.eval("Arch"), ad.eval("OpSysAndVer")
+    if not isinstance(opsys, str):
+        opsys = ad.eval("OpSys")
+    arch = {"X86_64": "x64", "X86": "x86"}.get(arch, arch if isinstance(arch, str) else "")
+    return f"{arch}/{opsys}" if isinstance(opsys, str) else ""
+
+
+def _compact_row(machine, ads):
+    """The -compact line of one machine: its static slots rolled up, or its partitionable
+    slot with the dynamic slots carved from it."""
+    parts = [ad for ad in ads if ad.eval("PartitionableSlot") is True]
+    dyns = [ad for ad in ads if ad.eval("DynamicSlot") is True]
+    statics = [ad for ad in ads if ad not in parts and ad not in dyns]
+
+    def num(ad, *attrs):
+        for attr in attrs:
+            value = _number(ad, attr)
+            if value is not None:
+                return value
+        return 0.0
+    free = [ad for ad in statics if _text(ad, "State", "") not in ("Claimed", "Preempting", "Matched")] + parts
+    cpus = sum(num(ad, "TotalSlotCpus", "Cpus") for ad in statics + parts)
+    gpus = [num(ad, "TotalSlotGPUs", "GPUs") for ad in statics + parts if _number(ad, "GPUs") is not None]
+    memory = sum(num(ad, "TotalSlotMemory", "Memory") for ad in statics + parts)
+    first = ads[0]
+    total_cpus = _number(first, "TotalCpus")
+    load = _number(first, "TotalLoadAvg")
+    sizes = [num(ad, "Memory") for ad in statics + dyns]
+    starts = [_number(ad, "RecentJobStarts") for ad in statics + parts]
+    starts = [s for s in starts if s is not None]
+    return [machine, _platform(first),
+            "%d%s" % (len(statics) + len(dyns), "S" if statics and not parts else " "),
+            "%d" % cpus, "%d" % sum(gpus) if gpus else "", "%.2f" % (memory / 1024.0),
+            "%d" % sum(num(ad, "Cpus") for ad in free), "%.2f" % (sum(num(ad, "Memory") for ad in free) / 1024.0),
+            "%.2f" % (load / total_cpus) if load is not None and total_cpus else "",
+            _activity_code(statics + dyns + parts if dyns else statics + parts),
+            "%.2f" % (sum(starts) / 20.0) if starts else "_",
+            "%.2f" % (max(sizes) / 1024.0) if sizes else "*"]
+
+
+def compact_table(ads, totals_only=False):
+    """condor_status -compact: one line per machine (Machine as wide as the longest,
+    at least 12), then the slot counts by state with a Machines column."""
+    machines = {}
+    for ad in ads:
+        machines.setdefault(_text(ad, "Machine"), []).append(ad)
+    rows = [_compact_row(name, group) for name, group in machines.items()]
+    out = []
+    if not totals_only:
+        widths = [max([w] + [len(r[i]) for r in rows]) for i, (_h, w, _a) in enumerate(COMPACT_COLUMNS)]
+        widths[2] = max(widths[2], max(len(r[2]) for r in rows)) if rows else widths[2]
+
+        def line(cells, header=False):
+            parts = []
+            for i, (text, width, (_h, _w, align)) in enumerate(zip(cells, widths, COMPACT_COLUMNS)):
+                if i == 2 and not header:        # the count right-aligned, its tag after it
+                    parts.append(text[:-1].rjust(width - 1) + text[-1:])
+                else:
+                    parts.append(text.ljust(width) if align == "<" else text.rjust(width))
+            return " ".join(parts).rstrip() + "\n"
+        out.append(line([h for h, _w, _a in COMPACT_COLUMNS], header=True) + "\n")
+        out.extend(line(r) for r in rows)
+        out.append("\n")
+    out.append(summary(ads, "Machines"))
     return "".join(out)
 
 

@@ -1,6 +1,6 @@
 """condor_status: the cell's slots (and submitters, schedd) as HTCondor shows them.
 
-    condor_status [-avail | -run | -submitters | -schedd | -master] [-total]
+    condor_status [-avail | -run | -submitters | -schedd | -master] [-total] [-compact]
                   [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json]
                   [-constraint EXPR] [NAME ...]
 
@@ -37,18 +37,20 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -format <fmt> <attr>    Print attribute attr using format fmt
         -json                   Display entire classads in JSON format
         -total                  Print totals only
+        -compact                Show a single line per machine
 """
 
 #: (option, shortest prefix, what it sets)
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
           ("schedd", 2, "schedd"), ("master", 2, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
-          ("help", 1, "help"), ("wide", 1, "wide"))
+          ("help", 1, "help"), ("wide", 1, "wide"),
+          ("compact", 3, "compact"))
 
 
 class Options:
     def __init__(self):
         self.mode = "slots"
-        self.long = self.json = self.total = self.help = self.wide = False
+        self.long = self.json = self.total = self.help = self.wide = self.compact = False
         self.formatter = adformat.Formatter()
         self.constraints = []
         self.names = []
@@ -136,6 +138,8 @@ def render(opts, snap, now):
         return adformat.json_form(ads)
     if opts.formatter:
         return opts.formatter.render(ads, lambda ad: str(ad.eval("Name")))
+    if opts.compact and opts.mode in ("slots", "avail", "run") and ads:
+        return views.compact_table(ads, totals_only=opts.total)
     return views.table(opts.mode, ads, now, totals_only=opts.total, wide=opts.wide)
 
 

@@ -29,6 +29,16 @@ def attributes(path):
     return found
 
 
+def job_is_first_task(pe_name, _known={}):
+    """The PE's job_is_first_task (TRUE unless its file says FALSE; TRUE for no PE)."""
+    if not pe_name:
+        return True
+    if pe_name not in _known:
+        value = attributes(cell.etc("pe", pe_name)).get("job_is_first_task", "TRUE")
+        _known[pe_name] = value.strip().lower() not in ("false", "0", "no", "f", "n")
+    return _known[pe_name]
+
+
 def _listed(kind, user):
     """True when ``user`` is a line of etc/``kind`` (managers, operators)."""
     try:

@@ -116,7 +116,8 @@ def host_queues(host, snap):
 
 
 def host_jobs(host, snap, opts):
-    """(row, job info, queue instance, master label) of each job slot on ``host``."""
+    """(row, job info, queue instance, master label) of each job slot on ``host``, and a
+    MASTER line more on the master host of a PE whose job_is_first_task is FALSE."""
     from gridtools.cli.sge import qstat
     owner_ok = qstat.user_filter(opts.users if opts.users is not None else ["*"])
     found = []
@@ -128,7 +129,11 @@ def host_jobs(host, snap, opts):
         for i, (queue, qhost, slots) in enumerate(row["granted"]):
             if qhost != host:
                 continue
-            for slot in range(max(1, slots) if job.get("pe") else 1):
+            count = max(1, slots) if job.get("pe") else 1
+            if i == 0 and row.get("pe"):     # a master that is no task holds no slot: one more line
+                from gridtools.cli.sge.cellfacts import job_is_first_task
+                count += not job_is_first_task(row["pe"])
+            for slot in range(count):
                 label = "MASTER" if i == 0 and slot == 0 else "SLAVE"
                 found.append((row, job, f"{queue}@{qhost}", label))
     return found

@@ -117,9 +117,15 @@ def _task_label(row):
 
 
 def _pe_lines(row, job, scores, queue, slots, first):
-    """-g t lines of a running task in one queue instance: MASTER, then SLAVE per slot."""
+    """-g t lines of a running task in one queue instance: MASTER, then SLAVE per slot.
+    On the master instance of a PE whose job_is_first_task is FALSE the master task holds
+    no slot of its own: MASTER and then a SLAVE line for each slot (Grid Engine's
+    ``slot_adjust``)."""
     lines = []
     count = max(1, slots)
+    if first and row.get("pe"):
+        from gridtools.cli.sge.cellfacts import job_is_first_task
+        count += not job_is_first_task(row["pe"])
     for i in range(count):
         master = "MASTER" if first and i == 0 else "SLAVE"
         lines.append(Entry(row, job, scores, _task_label(row), queue, 1, master,
