@@ -515,9 +515,15 @@ class LocalExecution:
         else:
             launch.spawn(plan, tdir)
 
-    def run_plan(self, plan, tdir):
-        """Have a shepherd started for a plan of this machine (a task inside a parallel job)."""
-        if self.client is not None:
+    def run_plan(self, plan, tdir, host=None):
+        """Have a shepherd started for a task inside a parallel job (its folder ``tdir``
+        in the job's task folder): by the execution daemon of ``host`` when one serves
+        it (through its inbox, the plan written into the folder, as a job's start),
+        else by the dispatcher's exec server."""
+        if host is not None and execd.registered(host):
+            launch.write_plan(tdir, plan)
+            execd.send_folder(host, tdir)
+        elif self.client is not None:
             self.client.order(plan, tdir)
         else:
             launch.spawn(plan, tdir)
