@@ -57,6 +57,12 @@ def _tasks(state):
     return state.pe_tasks
 
 
+def tasks_of(state):
+    """The tasks inside jobs not yet accounted (see ``_tasks``): also the nodes of an
+    HTCondor parallel universe job (``daemon.parnodes``)."""
+    return _tasks(state)
+
+
 def _recover(found, job, task):
     from gridtools.formats import spoolyaml
     from gridtools.spool.files import read_text
@@ -151,8 +157,18 @@ def _plan(dispatcher, job, task, host, body, tdir):
                 stdout=str(streams.get("stdout")), stderr=str(streams.get("stderr")),
                 stdin=str(streams.get("stdin")), join=False, result_dir=tdir, pe_task=True,
                 stream_names={})
+    own_tmpdir(plan, job, task.number, tdir)
+    if isinstance(body.get("cwd"), str) and os.path.isabs(body["cwd"]):
+        plan["cwd"] = body["cwd"]
+        plan["env"]["PWD"] = body["cwd"]
+    return plan
+
+
+def own_tmpdir(plan, job, number, tdir):
+    """Give the plan of a task inside a job (folder ``tdir``) a TMPDIR of its own beside
+    the job's (exec.tmpdir), and the job's PE_HOSTFILE."""
     spec = plan.get("tmpdir")
-    if isinstance(spec, dict):          # a TMPDIR of its own beside the job's (exec.tmpdir)
+    if isinstance(spec, dict):
         spec = dict(spec, name=spec["name"] + "." + os.path.basename(tdir))
         spec["path"] = os.path.join(spec["base"], spec["cell"], spec["name"])
         plan["tmpdir"] = spec
@@ -160,10 +176,7 @@ def _plan(dispatcher, job, task, host, body, tdir):
     else:
         tmpdir = plan["env"]["TMPDIR"] + "." + os.path.basename(tdir)
     plan["env"] = dict(plan["env"], TMPDIR=tmpdir, TMP=tmpdir,
-                       PE_HOSTFILE=os.path.join(jobstore.task_dir(job.id, task.number), "pe_hostfile"))
-    if isinstance(body.get("cwd"), str) and os.path.isabs(body["cwd"]):
-        plan["cwd"] = body["cwd"]
-        plan["env"]["PWD"] = body["cwd"]
+                       PE_HOSTFILE=os.path.join(jobstore.task_dir(job.id, number), "pe_hostfile"))
     return plan
 
 
