@@ -6,7 +6,8 @@ executable runs once per slot, as HTCondor's shadow starts it on every
 claimed slot: node 0 is the job's own task (on the master, the first slot of
 its ``PE_HOSTFILE``), nodes 1 .. N-1 are tasks inside it started on the
 other slots in ``PE_HOSTFILE`` order (``jobs/<id>/<n>/pe.<k>``, k the node
-number, looked after and accounted as the tasks of ``qrsh -inherit`` are, see
+number in the first run, counted on from an earlier run's folders in a later
+one), looked after and accounted as the tasks of ``qrsh -inherit`` are (see
 ``daemon.petask``; on a host an execution daemon serves, that daemon starts
 them). Each node's environment has ``_CONDOR_PROCNO`` (its number) and
 ``_CONDOR_NPROCS`` (N), and the placeholder condor_submit left for
@@ -72,8 +73,9 @@ def start_nodes(state, dispatcher, job, number, now):
     known = petask.tasks_of(state)
     sizes = {"NSLOTS": str(len(slots)), "NHOSTS": str(len({h for _q, h, _n in task.granted})),
              "NQUEUES": str(len(task.granted))}
+    base = max([n for n, _path in petask.folders(folder)] + [0])   # (an earlier run's stay)
     for node, (queue, host) in enumerate(slots[1:], 1):
-        tdir = os.path.join(folder, f"pe.{node}")
+        tdir = os.path.join(folder, f"pe.{base + node}")
         try:
             makedirs(tdir, 0o755)
             plan = dispatcher.build_plan(job, number, [[queue, host, 1]], task.pe)
@@ -91,7 +93,7 @@ def start_nodes(state, dispatcher, job, number, now):
             state.log(f"E|job {job.id}.{number}: cannot start node {node} on {host}: {exc!r}")
             continue
         plan["launch"] = tasklock.launch_token(now)
-        known[(job.id, number, node)] = dict(info, dir=tdir)
+        known[(job.id, number, base + node)] = dict(info, dir=tdir)
         dispatcher.execution.run_plan(plan, tdir, host)
     if len(slots) > 1:
         state.log(f"I|job {job.id}.{number}: nodes 1..{len(slots) - 1} of {len(slots)} started")

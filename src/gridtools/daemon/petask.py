@@ -57,6 +57,11 @@ def _tasks(state):
     return state.pe_tasks
 
 
+def folders(folder):
+    """(number, path) of the ``pe.<n>`` folders of a task folder."""
+    return _folders(folder)
+
+
 def tasks_of(state):
     """The tasks inside jobs not yet accounted (see ``_tasks``): also the nodes of an
     HTCondor parallel universe job (``daemon.parnodes``)."""
