@@ -126,3 +126,19 @@ def test_a_grid_engine_pe_job_claims_its_slots_on_every_host(two_hosts, workdir)
         ["slot1@testhost", "slot2@testhost", "slot1@node2", "slot2@node2"])
     assert cell.run("condor_status", "-claimed", "-af", "Name").stdout.split() != []
     cell.run("qdel", str(jid), check=True)
+
+
+def test_a_job_run_again_starts_every_node_again(two_hosts, workdir):
+    cell = two_hosts
+    cluster = _start(cell, workdir, 0, 0, extra='+ParallelShutdownPolicy = "WAIT_FOR_ALL"\n')
+    first = [open(os.path.join(workdir, f"pid.{n}")).read() for n in range(4)]
+    assert cell.run("condor_hold", str(cluster)).returncode == 0
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["5"])
+    for n in range(4):
+        os.unlink(os.path.join(workdir, f"pid.{n}"))
+    assert cell.run("condor_release", str(cluster)).returncode == 0
+    wait_for(lambda: all(os.path.exists(os.path.join(workdir, f"pid.{n}")) for n in range(4)), timeout=30)
+    assert not set(first) & {open(os.path.join(workdir, f"pid.{n}")).read() for n in range(4)}
+    open(os.path.join(workdir, "release"), "w").close()
+    cell.wait_finished(cluster, timeout=30)
+    assert all(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(4))

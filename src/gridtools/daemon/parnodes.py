@@ -105,10 +105,18 @@ def _policy(job, number):
     return value.strip().upper() if isinstance(value, str) else ""
 
 
+#: what a result of node 0 says when it did not exit of its own accord
+_STOPPED = ("signal", "failed", "deleted", "requeue", "never_started", "error_state")
+
+
 def waits(state, job, task, result):
-    """True while the ended node 0 of a WAIT_FOR_ALL parallel job has to wait for other
-    nodes that still run (a removed or deleted job never waits)."""
-    if not is_parallel(job) or task.deleting or result.get("deleted") or job.deleted:
+    """True while node 0 of a WAIT_FOR_ALL parallel job exited of its own accord and other
+    nodes still run. A node 0 that was ended (removed, deleted, held, evicted, killed by
+    a signal) or failed to start never waits: its job ends, and so do the other nodes."""
+    if not is_parallel(job) or task.deleting or job.deleted or any(result.get(k) for k in _STOPPED):
+        return False
+    mine = ((job.condor or {}).get("tasks") or {}).get(str(task.number)) or {}
+    if mine.get("vacating") or mine.get("removed") or mine.get("gone"):
         return False
     from gridtools.daemon import petask
     running = [key for key in petask.tasks_of(state) if key[:2] == (job.id, task.number)]
