@@ -186,6 +186,7 @@ qrsh -V -inherit "$other" 'echo hydra $FOO on $HOSTNAME'; echo "hydra $?"
 qrsh -inherit "$other" 'echo "without -V [$FOO]"; ls / > /dev/null; exit 4'; echo "shell $?"
 qrsh -inherit -v X=1,FOO "$other" 'echo "-v $X $FOO"'; echo "v $?"
 qrsh -inherit -noshell "$other" /bin/echo 'a;b' '$FOO'; echo "noshell $?"
+qrsh -inherit -noshell "$other" echo on the PATH; echo "noshell path $?"
 qrsh -inherit -now n -verbose "$other" true; echo "ignored $?"
 qrsh -inherit "$other" /nonexist/x; echo "missing $?"
 qrsh -inherit -noshell "$other" /nonexist/x; echo "missing noshell $?"
@@ -198,7 +199,7 @@ def test_inherit_takes_the_mpi_launchers_options_and_runs_a_shell(two_hosts, wor
     run_job(cell, workdir, "FALSE", out="options", job=OPTIONS)
     other, *out = open(f"{workdir}/options").read().splitlines()
     assert out == ["ompi", "ompi 0", f"hydra bar on {other}", "hydra 0", "without -V []", "shell 4",
-                   "-v 1 bar", "v 0", "a;b $FOO", "noshell 0", "ignored 0", "missing 127",
+                   "-v 1 bar", "v 0", "a;b $FOO", "noshell 0", "on the PATH", "noshell path 0", "ignored 0", "missing 127",
                    "missing noshell 1", "bogus 2"]
     err = open(f"{workdir}/options.err").read().splitlines()
     assert any("/nonexist/x" in line for line in err if not line.startswith("qrsh_starter"))  # the shell's

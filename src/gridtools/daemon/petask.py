@@ -156,7 +156,9 @@ def _plan(dispatcher, job, task, host, body, tdir):
     streams = body.get("streams") or {}
     plan["env"] = _environment(plan, body.get("env"))
     noshell = bool(body.get("noshell"))
-    exe, argv = _command(job, command, noshell, plan["env"].get("PATH") or _DEFAULT_SEARCH)
+    exe, argv = _command(job, command, noshell)
+    # -noshell: found on the task's PATH when it executes (execvp), its failure reported
+    plan["exec_search"] = noshell
     plan["exec_failure"] = "qrsh_starter" if noshell else None
     plan.update(exec=exe, argv=argv, prolog=None, epilog=None, pe_start=None, pe_stop=None,
                 stdout=str(streams.get("stdout")), stderr=str(streams.get("stderr")),
@@ -185,24 +187,18 @@ def own_tmpdir(plan, job, number, tdir):
     return plan
 
 
-def _command(job, command, noshell, path):
+def _command(job, command, noshell):
     """(program, argv) of a task: with -noshell the command itself (a program that cannot
     be executed is reported as Grid Engine's qrsh_starter does, see ``exec.jobproc``),
     else ``<owner's login shell> -c "<the words joined by blanks>"``."""
     if noshell:
-        import shutil
-        return shutil.which(command[0], path=path) or command[0], command
+        return command[0], command
     import pwd
     try:
         shell = pwd.getpwnam(job.spec["owner"]).pw_shell or "/bin/sh"
     except KeyError:
         shell = "/bin/sh"
     return shell, [os.path.basename(shell), "-c", " ".join(command)]
-
-
-#: where a -noshell command named without a directory is looked for when the task's
-#: environment has no PATH (else on its PATH, as execvp does)
-_DEFAULT_SEARCH = "/usr/local/bin:/usr/bin:/bin"
 
 
 def _environment(plan, extra):

@@ -165,7 +165,7 @@ def _start_job(plan):
         if fd > 2:
             os.close(fd)
     try:
-        exec_program(plan["exec"], plan["argv"], plan["env"])
+        exec_program(plan["exec"], plan["argv"], plan["env"], search=bool(plan.get("exec_search")))
     except StartFailed as exc:
         if plan.get("exec_failure") != "qrsh_starter":
             raise
