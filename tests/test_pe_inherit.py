@@ -217,7 +217,8 @@ echo "status $?"
 
 def test_a_task_for_a_host_with_an_execd_is_started_by_that_execd(two_hosts, workdir):
     cell = two_hosts
-    execd_pid = int(open(os.path.join(cell.root, "spool", "execd", "node2", "execd.pid")).read())
+    pidfile = os.path.join(cell.root, "spool", "execd", "node2", "execd.pid")
+    execd_pid = int(wait_for(lambda: os.path.exists(pidfile) and open(pidfile).read().strip()))
     text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
     add_object(cell, "-Ap", text)
     cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
