@@ -38,7 +38,7 @@ class FakeExecution:
         self.locks[(job_id, number)] = fd
         self.launched.append((job_id, number, plan))
 
-    def run_plan(self, plan, tdir):
+    def run_plan(self, plan, tdir, host=None):
         self.launched.append((plan.get("job_id"), plan.get("task"), plan))
 
     def signal(self, job_id, number, signum):

@@ -1,10 +1,13 @@
 """Parallel jobs across execution hosts: a $round_robin job over two hosts, each served by
 its own execution daemon, gets a correct PE_HOSTFILE, runs its PE start and stop
-procedures, and starts a task on the second host with qrsh -inherit, accounted to it."""
+procedures, and starts a task on the second host with qrsh -inherit, accounted to it;
+the options MPI launchers put before the host name, the shell the command line runs
+in, and the execution daemon of the host named starting the task."""
 
 import os
 import time
 
+import psutil
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
@@ -26,7 +29,7 @@ qsort_args         NONE
 
 JOB = """#!/bin/sh
 cat "$PE_HOSTFILE" > {dir}/hostfile
-qrsh -inherit node2 sh -c 'echo slave on $HOSTNAME; echo slave-err >&2; exit 7'
+qrsh -inherit node2 'echo slave on $HOSTNAME; echo slave-err >&2; exit 7'
 echo "inherit status $?"
 qrsh -inherit elsewhere true
 echo "elsewhere status $?"
@@ -132,7 +135,7 @@ def test_tasks_end_with_their_job(two_hosts, workdir):
 CLIENT = """#!/bin/sh
 other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
 echo "$other" > {dir}/other
-qrsh -inherit "$other" sh -c 'echo $$ > {dir}/slave.pid; exec sleep 120' &
+qrsh -inherit "$other" 'echo $$ > {dir}/slave.pid; exec sleep 120' &
 echo $! > {dir}/client.pid
 wait
 echo "client ended"
@@ -172,3 +175,80 @@ def test_a_task_whose_qrsh_inherit_was_killed_ends(two_hosts, workdir):
     assert records[0][12] == "137"                      # killed (128 + SIGKILL), as qdel kills
     wait_for(lambda: "client ended" in open(f"{workdir}/client.out").read(), timeout=10)
     cell.run("qdel", str(jid), check=True)
+
+
+OPTIONS = """#!/bin/sh
+other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
+FOO=bar; export FOO
+echo "$other"
+qrsh -inherit -nostdin -V "$other" /bin/echo ompi; echo "ompi $?"
+qrsh -V -inherit "$other" 'echo hydra $FOO on $HOSTNAME'; echo "hydra $?"
+qrsh -inherit "$other" 'echo "without -V [$FOO]"; ls / > /dev/null; exit 4'; echo "shell $?"
+qrsh -inherit -v X=1,FOO "$other" 'echo "-v $X $FOO"'; echo "v $?"
+qrsh -inherit -noshell "$other" /bin/echo 'a;b' '$FOO'; echo "noshell $?"
+qrsh -inherit -noshell "$other" echo on the PATH; echo "noshell path $?"
+qrsh -inherit -now n -verbose "$other" true; echo "ignored $?"
+qrsh -inherit "$other" /nonexist/x; echo "missing $?"
+qrsh -inherit -noshell "$other" /nonexist/x; echo "missing noshell $?"
+qrsh -inherit -bogus "$other" true; echo "bogus $?"
+"""
+
+
+def test_inherit_takes_the_mpi_launchers_options_and_runs_a_shell(two_hosts, workdir):
+    cell = two_hosts
+    run_job(cell, workdir, "FALSE", out="options", job=OPTIONS)
+    other, *out = open(f"{workdir}/options").read().splitlines()
+    assert out == ["ompi", "ompi 0", f"hydra bar on {other}", "hydra 0", "without -V []", "shell 4",
+                   "-v 1 bar", "v 0", "a;b $FOO", "noshell 0", "on the PATH", "noshell path 0", "ignored 0", "missing 127",
+                   "missing noshell 1", "bogus 2"]
+    err = open(f"{workdir}/options.err").read().splitlines()
+    assert any("/nonexist/x" in line for line in err if not line.startswith("qrsh_starter"))  # the shell's
+    assert ("qrsh_starter: executing child process /nonexist/x failed: No such file or directory"
+            in err)
+    assert any(line.startswith("task ") and f".{other} of job " in line for line in err)   # -verbose
+    assert any("-bogus" in line for line in err)
+
+
+EXECD_TASK = """#!/bin/sh
+qrsh -inherit node2 'echo $$ > {dir}/task.pid; sleep 5; echo done on $HOSTNAME; exit 3'
+echo "status $?"
+"""
+
+
+def test_a_task_for_a_host_with_an_execd_is_started_by_that_execd(two_hosts, workdir):
+    cell = two_hosts
+    pidfile = os.path.join(cell.root, "spool", "execd", "node2", "execd.pid")
+    execd_pid = int(wait_for(lambda: os.path.exists(pidfile) and open(pidfile).read().strip()))
+    text = PE.format(name="rr", dir=workdir, control="TRUE", summary="FALSE", first="FALSE")
+    add_object(cell, "-Ap", text)
+    cell.run("qconf", "-aattr", "queue", "pe_list", "rr", "all.q", check=True)
+    jid = jid_of(cell.qsub("-V", "-pe", "rr", "4", "-o", f"{workdir}/et.out",
+                           "-e", f"{workdir}/et.err", input=EXECD_TASK.format(dir=workdir), cwd=workdir))
+    pid = int(wait_for(lambda: os.path.exists(f"{workdir}/task.pid") and open(f"{workdir}/task.pid").read().strip(),
+                       timeout=30))
+    lineage = []
+    proc = psutil.Process(pid)
+    while proc is not None:
+        lineage.append(proc.pid)
+        proc = proc.parent()
+    assert execd_pid in lineage                 # the task's shepherd is a child of node2's execd
+    cell.wait_finished(jid, timeout=30)
+    assert open(f"{workdir}/et.out").read().splitlines() == ["done on node2", "status 3"]
+    records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid) and r[41] != "NONE"],
+                       timeout=15)
+    assert records[0][1] == "node2" and records[0][12] == "3"
+
+
+def test_without_execds_the_dispatcher_starts_the_tasks(workdir):
+    cell = make_cell(slots=2, hosts=["testhost", "node2"])
+    try:
+        with open(os.path.join(workdir, "proc.sh"), "w") as fh:
+            fh.write("true\n")
+        jid = run_job(cell, workdir, "FALSE", out="noexecd", job=JOB)
+        assert open(f"{workdir}/noexecd").read().splitlines() == [
+            "slave on node2", "inherit status 7", "elsewhere status 1"]
+        records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid) and r[41] != "NONE"],
+                           timeout=15)
+        assert records[0][1] == "node2" and records[0][12] == "7"
+    finally:
+        destroy_cell(cell)

@@ -19,7 +19,8 @@ completed, 5 held (any hold, and Grid Engine's error state), 6 transferring
 output (never set here), 7 suspended. Every ad has ``User`` (Owner@UID_DOMAIN,
 the domain the daemon noted when it took the job in, else its submit host) and
 ``GlobalJobId`` (``submit host#cluster.proc#QDate``), ``CurrentHosts`` (1
-while the proc runs), and, from the runs a proc had, ``RemoteWallClockTime``
+while the proc runs; a running parallel universe job: its number of nodes, whose
+slots ``RemoteHosts`` names), and, from the runs a proc had, ``RemoteWallClockTime``
 (the seconds of all its runs), ``CumulativeSlotTime`` (the same in
 slot-seconds), ``CommittedTime`` and ``CommittedSlotTime`` (of the run that
 completed it).
@@ -36,6 +37,8 @@ from gridtools.records import ClosedSet
 
 #: the universe of a Grid Engine job in HTCondor's numbering (vanilla)
 VANILLA = 5
+#: HTCondor's parallel universe (formats.condor.jobattrs.PARALLEL)
+PARALLEL_UNIVERSE = 11
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
 #: Grid Engine requests that name the execution host
@@ -91,6 +94,8 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
     _run_times(ad, task, mine)
     if mine.get("slot") and task is not None and task.state.value == "running":
         ad["RemoteHost"] = mine["slot"]         # the slot it holds (condor_status's name)
+        if mine.get("slots"):                   # a parallel universe job: every node's slot
+            ad["RemoteHosts"] = ",".join(mine["slots"])
     return ad
 
 
@@ -268,7 +273,10 @@ def _overlay_state(ad, spec, task, job_hold, deleted):
     qdate = int(spec.get("submit_time") or 0)
     ad["QDate"] = qdate                 # the daemon's intake time, whatever the submitted ad said
     ad["JobStatus"] = int(status)
-    ad["CurrentHosts"] = int(task is not None and task.state.value == "running")
+    running = task is not None and task.state.value == "running"
+    # a parallel universe job runs on as many hosts as it has nodes (one per granted slot)
+    ad["CurrentHosts"] = (sum(int(g[2]) for g in task.granted) or 1) \
+        if running and spec.get("universe") == PARALLEL_UNIVERSE and task.granted else int(running)
     entered = qdate
     if task is not None and task.start_time:
         _started(ad, task)

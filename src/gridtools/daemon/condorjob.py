@@ -161,16 +161,23 @@ def started_events(state, slot_of):
             started(state, job, number, when, slot_of((job.id, number)))
 
 
-def took_slot(job, number, slot):
+def took_slot(job, number, slot, slots=()):
     """Task ``number`` of HTCondor job ``job`` holds slot ``slot`` (its first): its ads
-    name it (RemoteHost) while it runs. The bookkeeping holds it in memory and the
-    published status shows it; it is not written to the spool for itself (a job's
-    state is written whole, and a large cluster's would be written again at every
-    start). True when that is news."""
+    name it (RemoteHost) while it runs; a parallel universe job names the slots of all
+    its nodes (``slots``, RemoteHosts). The
+    bookkeeping holds it in memory and the published status shows it; it is not
+    written to the spool for itself (a job's state is written whole, and a large
+    cluster's would be written again at every start). True when that is news."""
     if is_condor(job):
         mine = task_info(job, number)
-        if mine.get("slot") != slot:
+        from gridtools.formats.condor.jobattrs import PARALLEL
+        many = list(slots) if job.spec.get("universe") == PARALLEL and len(slots) > 1 else None
+        if mine.get("slot") != slot or mine.get("slots") != many:
             mine["slot"] = slot
+            if many:
+                mine["slots"] = many
+            else:
+                mine.pop("slots", None)
             job.changed()
             return True
     return False
@@ -201,6 +208,8 @@ def left_slot(job, number):
     would carry)."""
     tasks = job.condor.get("tasks") if job.condor else None
     mine = tasks.get(str(number)) if tasks else None
+    if mine:
+        mine.pop("slots", None)
     if mine and mine.pop("slot", None) is not None:
         if not mine:
             del tasks[str(number)]

@@ -12,7 +12,7 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import apply, condorjob, crash, devices, execd, view
+from gridtools.daemon import apply, condorjob, crash, devices, execd, parnodes, view
 from gridtools.exec import ckpt, client, launch, load, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
@@ -131,6 +131,8 @@ class Dispatcher:
         started = time.time()
         tdir = jobstore.make_task_dir(job.id, number)
         plan = self.build_plan(job, number, granted, pe)
+        if parnodes.is_parallel(job):          # node 0 of an HTCondor parallel universe job
+            parnodes.for_node(plan, 0, len(parnodes.node_slots(granted)))
         plan["launch"] = tasklock.launch_token(started)
         chosen = devices.assign(self.state, job, number, granted, view.config_parts(self.state)["complexes"])
         plan["env"].update(devices.environment(chosen, granted[0][1]))
@@ -150,6 +152,8 @@ class Dispatcher:
         """
         self.state.launching[(job.id, number)] = time.time()
         self.execution.launch(job.id, number, plan, tdir, job.task(number).host)
+        if parnodes.is_parallel(job):          # and its other nodes, one per granted slot
+            parnodes.start_nodes(self.state, self, job, number, time.time())
 
     def start_all(self, starts, now):
         """Dispatch decided tasks: persist all their states once, then fork the shepherds.
@@ -515,9 +519,15 @@ class LocalExecution:
         else:
             launch.spawn(plan, tdir)
 
-    def run_plan(self, plan, tdir):
-        """Have a shepherd started for a plan of this machine (a task inside a parallel job)."""
-        if self.client is not None:
+    def run_plan(self, plan, tdir, host=None):
+        """Have a shepherd started for a task inside a parallel job (its folder ``tdir``
+        in the job's task folder): by the execution daemon of ``host`` when one serves
+        it (through its inbox, the plan written into the folder, as a job's start),
+        else by the dispatcher's exec server."""
+        if host is not None and execd.registered(host):
+            launch.write_plan(tdir, plan)
+            execd.send_folder(host, tdir)
+        elif self.client is not None:
             self.client.order(plan, tdir)
         else:
             launch.spawn(plan, tdir)

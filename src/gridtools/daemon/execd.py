@@ -13,7 +13,8 @@ exits; its shepherds carry on.
 
 ``gridtools execd --host NAME`` is the same server for one host, taking its
 orders from ``spool/execd/NAME/inbox/`` (one file per task, written by the
-dispatcher) and woken through ``spool/execd/NAME/wakeup``. It holds
+dispatcher: ``<job>.<task>`` for a job's task, ``<job>.<task>.<k>`` for task k
+that qrsh -inherit started inside it; the plan lies in the task's folder) and woken through ``spool/execd/NAME/wakeup``. It holds
 ``spool/execd/NAME/execd.lock`` while it runs; the dispatcher sends a host's
 tasks to its execd only while that lock is held. It reports the load of its
 machine in ``spool/execd/NAME/load`` (``daemon.hostreport``).
@@ -54,8 +55,7 @@ def _obituary(tdir, status):
     wake.poke()
 
 
-def _start(job_id, number, children):
-    tdir = jobstore.task_dir(job_id, number)
+def _start(tdir, children):
     try:
         plan = launch.read_plan(tdir)
     except (OSError, ValueError):
@@ -283,8 +283,20 @@ def registered(host):
 
 def send(host, job_id, number):
     """Dispatcher side: hand a task to the execd of ``host``."""
+    _post(host, f"{job_id}.{number}")
+
+
+def send_folder(host, tdir):
+    """Dispatcher side: hand the execd of ``host`` a task inside a parallel job (qrsh
+    -inherit), whose folder is ``jobs/<id>/<n>/pe.<k>`` (entry ``<id>.<n>.<k>``)."""
+    parent, name = os.path.split(tdir)
+    number_dir, number = os.path.split(parent)
+    _post(host, f"{os.path.basename(number_dir)}.{number}.{name[3:]}")
+
+
+def _post(host, entry):
     inbox = host_dir(host, "inbox")
-    files.atomic_write(os.path.join(inbox, f"{job_id}.{number}"), b"", fsync=False)
+    files.atomic_write(os.path.join(inbox, entry), b"", fsync=False)
     try:
         fd = os.open(host_dir(host, "wakeup"), os.O_WRONLY | os.O_NONBLOCK)
     except OSError:
@@ -301,13 +313,14 @@ def _take_inbox(inbox, children):
     for name in sorted(os.listdir(inbox)):
         if name.startswith("."):
             continue
-        job, _, task = name.partition(".")
+        parts = name.split(".")
         try:
             os.unlink(os.path.join(inbox, name))
         except FileNotFoundError:
             continue
-        if job.isdigit() and task.isdigit():
-            _start(int(job), int(task), children)
+        if len(parts) in (2, 3) and all(p.isdigit() for p in parts):
+            tdir = jobstore.task_dir(int(parts[0]), int(parts[1]))
+            _start(os.path.join(tdir, f"pe.{parts[2]}") if len(parts) == 3 else tdir, children)
 
 
 def serve_host(host):

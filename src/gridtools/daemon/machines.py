@@ -55,6 +55,14 @@ class SlotRec:
     dynamic: bool = False                 # a dynamic slot, gone when released
 
 
+def _granted_hosts(task):
+    """(host, slots) of a task's grant, its master host first, each host once."""
+    found = {task.host: 0}
+    for _queue, host, slots in task.granted:
+        found[host] = found.get(host, 0) + int(slots)
+    return [(host, count or 1) for host, count in found.items()]
+
+
 def _plain(rec):
     data = asdict(rec.slot)
     data["state"], data["activity"] = rec.slot.state.value, rec.slot.activity.value
@@ -150,40 +158,50 @@ class Machines:
 
     # ------------------------------------------------------------ claims
     def _claim(self, ctx, job, task, hint, now):
-        """A task that started takes slots of its host."""
-        host, count = task.host, sum(g[2] for g in task.granted if g[1] == task.host) or 1
+        """A task that started takes slots of its hosts: of the master host first, then
+        of every other host a parallel job was granted slots on (each claimed as
+        HTCondor's startd claims the slots of a parallel job's nodes)."""
         ad = ctx.job_ad(job, task.number)
-        hint = hint or ctx.wanted_slot(host, ad)       # Requirements that pick a slot
-        names = self._dynamic(ctx, host, task, ad) if ctx.partitionable(host) else \
-            self._free_static(host, count, hint)
-        if not names:
+        taken = []
+        for host, count in _granted_hosts(task):
+            master = host == task.host
+            wanted = (hint or ctx.wanted_slot(host, ad)) if master else None   # Requirements that pick a slot
+            names = self._dynamic(ctx, host, task, ad) if ctx.partitionable(host) else \
+                self._free_static(host, count, wanted)
+            if names:
+                taken.append((host, names))
+            elif master:
+                return
+        if not taken:
             return
-        self.tasks[(job.id, task.number)] = names
-        if condorjob.took_slot(job, task.number, names[0]):
+        self.tasks[(job.id, task.number)] = [name for _host, names in taken for name in names]
+        if condorjob.took_slot(job, task.number, taken[0][1][0], self.tasks[(job.id, task.number)]):
             ctx.state.need_publish = True       # (kept in memory and published, not written:
             #                                      a restarted daemon's claims record it again)
-        claim = self._claim_of(ctx, job, task, ad, names[0], now)
-        ctx.invalidate(host)
-        for n, name in enumerate(names):
-            rec = self.slots[name]
-            rec.task, rec.claim, rec.reserved = (job.id, task.number), claim if n == 0 else None, 0
-            if rec.slot.state is startd.State.OWNER:       # started although the owner has it
-                rec.slot = replace(rec.slot, state=startd.State.UNCLAIMED)
-            for event in (startd.Event.CLAIM, startd.Event.ACTIVATE):
-                self._event(ctx, name, rec, event, now, evaluate=False)
-            rec.due = now
+        for host, names in taken:
+            claim = self._claim_of(ctx, job, task, ad, names[0], now, host)
+            ctx.invalidate(host)
+            for n, name in enumerate(names):
+                rec = self.slots[name]
+                rec.task, rec.claim, rec.reserved = (job.id, task.number), claim if n == 0 else None, 0
+                if rec.slot.state is startd.State.OWNER:       # started although the owner has it
+                    rec.slot = replace(rec.slot, state=startd.State.UNCLAIMED)
+                for event in (startd.Event.CLAIM, startd.Event.ACTIVATE):
+                    self._event(ctx, name, rec, event, now, evaluate=False)
+                rec.due = now
         self._unreserve(job.id)
 
-    def _claim_of(self, ctx, job, task, ad, name, now):
+    def _claim_of(self, ctx, job, task, ad, name, now, host=None):
+        host = host or task.host
         rank = ctx.constant_rank(name)
         if rank is None:
             rank = ads_rank(ctx.slot_ad(name), ad)
-        cpus = sum(g[2] for g in task.granted if g[1] == task.host) or 1
+        cpus = sum(g[2] for g in task.granted if g[1] == host) or 1
         memory = _number(ad.eval("RequestMemory"))
         disk = _number(ad.eval("RequestDisk"))
         gpus = _number(ad.eval("RequestGPUs"))
         others = tuple((res, _number(ad.eval("Request" + res))) for res, _amount in
-                       ctx.host_facts(task.host)[0].resources)
+                       ctx.host_facts(host)[0].resources)
         return ads.Claim(f"{job.id}.{task.number - 1}", job.spec["owner"], accounting_name(ad), rank,
                          task.start_time or now, cpus, memory, disk, gpus, others,
                          _text(ad.eval("User")), _text(ad.eval("AccountingGroup")),

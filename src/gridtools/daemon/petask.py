@@ -6,7 +6,9 @@ when the job's parallel environment has ``control_slaves TRUE``, and no
 more at once on a host than the job's slots there (one fewer on the master
 host when ``job_is_first_task`` is TRUE: the job script is a task). The
 command runs under its own shepherd on that host, in a folder of the
-task's spool (``jobs/<id>/<n>/pe.<k>``), as the job's owner, with the job's
+task's spool (``jobs/<id>/<n>/pe.<k>``), started by the execution daemon
+that serves that host (``gridtools execd``) or, when none does, by the
+dispatcher's exec server, as the job's owner, with the job's
 environment (``HOSTNAME``, ``JOB_ID``, ``PE_HOSTFILE``, ...) and its
 streams tied to the FIFOs qrsh relays. Its usage is the job's: with the
 PE's ``accounting_summary FALSE`` each such task gets its own accounting
@@ -53,6 +55,17 @@ def _tasks(state):
         for job, task in state.running_tasks():
             _recover(state.pe_tasks, job, task)
     return state.pe_tasks
+
+
+def folders(folder):
+    """(number, path) of the ``pe.<n>`` folders of a task folder."""
+    return _folders(folder)
+
+
+def tasks_of(state):
+    """The tasks inside jobs not yet accounted (see ``_tasks``): also the nodes of an
+    HTCondor parallel universe job (``daemon.parnodes``)."""
+    return _tasks(state)
 
 
 def _recover(found, job, task):
@@ -141,12 +154,28 @@ def _plan(dispatcher, job, task, host, body, tdir):
     if not command:
         raise Refused("error: no command given")
     streams = body.get("streams") or {}
-    plan.update(exec=command[0], argv=command, prolog=None, epilog=None, pe_start=None, pe_stop=None,
+    plan["env"] = _environment(plan, body.get("env"))
+    noshell = bool(body.get("noshell"))
+    exe, argv = _command(job, command, noshell)
+    # -noshell: found on the task's PATH when it executes (execvp), its failure reported
+    plan["exec_search"] = noshell
+    plan["exec_failure"] = "qrsh_starter" if noshell else None
+    plan.update(exec=exe, argv=argv, prolog=None, epilog=None, pe_start=None, pe_stop=None,
                 stdout=str(streams.get("stdout")), stderr=str(streams.get("stderr")),
                 stdin=str(streams.get("stdin")), join=False, result_dir=tdir, pe_task=True,
                 stream_names={})
+    own_tmpdir(plan, job, task.number, tdir)
+    if isinstance(body.get("cwd"), str) and os.path.isabs(body["cwd"]):
+        plan["cwd"] = body["cwd"]
+        plan["env"]["PWD"] = body["cwd"]
+    return plan
+
+
+def own_tmpdir(plan, job, number, tdir):
+    """Give the plan of a task inside a job (folder ``tdir``) a TMPDIR of its own beside
+    the job's (exec.tmpdir), and the job's PE_HOSTFILE."""
     spec = plan.get("tmpdir")
-    if isinstance(spec, dict):          # a TMPDIR of its own beside the job's (exec.tmpdir)
+    if isinstance(spec, dict):
         spec = dict(spec, name=spec["name"] + "." + os.path.basename(tdir))
         spec["path"] = os.path.join(spec["base"], spec["cell"], spec["name"])
         plan["tmpdir"] = spec
@@ -154,10 +183,39 @@ def _plan(dispatcher, job, task, host, body, tdir):
     else:
         tmpdir = plan["env"]["TMPDIR"] + "." + os.path.basename(tdir)
     plan["env"] = dict(plan["env"], TMPDIR=tmpdir, TMP=tmpdir,
-                       PE_HOSTFILE=os.path.join(jobstore.task_dir(job.id, task.number), "pe_hostfile"))
-    if isinstance(body.get("cwd"), str) and os.path.isabs(body["cwd"]):
-        plan["cwd"] = body["cwd"]
+                       PE_HOSTFILE=os.path.join(jobstore.task_dir(job.id, number), "pe_hostfile"))
     return plan
+
+
+def _command(job, command, noshell):
+    """(program, argv) of a task: with -noshell the command itself (a program that cannot
+    be executed is reported as Grid Engine's qrsh_starter does, see ``exec.jobproc``),
+    else ``<owner's login shell> -c "<the words joined by blanks>"``."""
+    if noshell:
+        return command[0], command
+    import pwd
+    try:
+        shell = pwd.getpwnam(job.spec["owner"]).pw_shell or "/bin/sh"
+    except KeyError:
+        shell = "/bin/sh"
+    return shell, [os.path.basename(shell), "-c", " ".join(command)]
+
+
+def _environment(plan, extra):
+    """The task's environment: the job's, with the variables qrsh -inherit passed (-V,
+    -v) over it, and the Grid Engine variables of the task over those (as Grid Engine's
+    execd sets HOSTNAME, TMPDIR, ... after a task's own variables)."""
+    env = dict(plan["env"])
+    if extra is None:
+        return env
+    if not isinstance(extra, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                              for k, v in extra.items()):
+        raise Refused("error: invalid request")
+    env.update(extra)
+    for name in plan.get("proc_env") or ():
+        if name in plan["env"] and name not in ("PATH", "LANG", "PWD"):
+            env[name] = plan["env"][name]
+    return env
 
 
 def start(state, dispatcher, req, now):
@@ -178,7 +236,7 @@ def start(state, dispatcher, req, now):
     atomic_write(os.path.join(tdir, INFO_FILE), spoolyaml.dump(info), fsync=False)
     plan["launch"] = tasklock.launch_token(now)          # the launch its shepherd may run
     known[(job.id, task.number, ident)] = dict(info, dir=tdir)
-    dispatcher.execution.run_plan(plan, tdir)
+    dispatcher.execution.run_plan(plan, tdir, host)
     state.log(f"I|job {job.id}.{task.number}: task {ident}.{host} started")
     return 0, tdir + "\n", ""
 

@@ -16,7 +16,7 @@ import time
 
 from gridtools.accounting import records
 from gridtools.daemon import apply
-from gridtools.daemon import crash, faults, journal, petask, view
+from gridtools.daemon import crash, faults, journal, parnodes, petask, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.errors import SpoolError
 from gridtools.exec import jobproc, tasklock
@@ -60,6 +60,8 @@ def collect(state, dispatcher, now):
             result = jobstore.read_result(job.id, task.number) or _lost(state, dispatcher, job, task, now)
             if result is None:
                 continue
+        if parnodes.waits(state, job, task, result):
+            continue                  # node 0 of a WAIT_FOR_ALL parallel job: the others run on
         _application_exit(state, job, task, result)
         ended.append((job, task, result))
     if not ended:

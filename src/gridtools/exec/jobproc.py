@@ -164,7 +164,16 @@ def _start_job(plan):
     for fd in set(opened):
         if fd > 2:
             os.close(fd)
-    exec_program(plan["exec"], plan["argv"], plan["env"])
+    try:
+        exec_program(plan["exec"], plan["argv"], plan["env"], search=bool(plan.get("exec_search")))
+    except StartFailed as exc:
+        if plan.get("exec_failure") != "qrsh_starter":
+            raise
+        # a qrsh -inherit -noshell task: said on the task's stderr and exit 1 (EXIT_FAILURE),
+        # as Grid Engine's qrsh_starter reports a child it could not execute
+        os.write(2, f"qrsh_starter: executing child process {plan['argv'][0]} failed: "
+                    f"{os.strerror(exc.errno or errno.ENOENT)}\n".encode())
+        os._exit(1)
 
 
 def exec_program(path, argv, env, search=False):

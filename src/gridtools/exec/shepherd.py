@@ -286,7 +286,8 @@ class Shepherd:
         Meanwhile the shepherd obeys qdel and requeueing (the job process is killed,
         and ``_supervise`` ends the task as it ends a running one), and gives up an
         interactive job whose client went away or did not take the job's streams
-        within the handshake time."""
+        within the handshake time (unless the job process executed the job meanwhile:
+        then the job runs, and the client check of a running job ends it)."""
         interactive = self.plan.get("interactive") or {}
         started = time.time()
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -294,6 +295,9 @@ class Shepherd:
         try:
             while True:
                 given_up = _handshake_failed(interactive, started) if interactive else None
+                if given_up and select.select([errpipe], [], [], 0)[0]:
+                    # it executed the job meanwhile: a running job, whose client check ends it
+                    return jobproc.read_spawn_failure(errpipe, strict=bool(self.plan.get("strict_exec")))
                 if given_up or self.flags_stop():
                     self.trace("job process killed before it executed the job")
                     os.kill(pid, signal.SIGKILL)        # our child, not waited for yet

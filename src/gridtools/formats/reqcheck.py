@@ -119,7 +119,8 @@ BODIES = {
     # qrsh -inherit: checked against the job's granted hosts by the daemon (daemon.petask)
     "pe_task": {"job_id": jc.integer(1, 9_999_999), "task": jc.integer(1, 1 << 31),
                 "host": jc.word, "command": _as_given, "cwd": jc.line, "streams": _as_given,
-                "client": jc.optional(jc.client)},
+                "client": jc.optional(jc.client),
+                "env": jc.optional(jc.mapping(jc.env_name, jc.env_value)), "noshell": jc.boolean},
     "condor_rm": {"targets": _targets(), "force": jc.boolean, "reason": jc.optional(jc.line)},
     "condor_hold": {"targets": _targets(), "on": jc.boolean, "reason": jc.optional(jc.line),
                     "subcode": jc.optional(jc.integer(-2 ** 31, 2 ** 31 - 1))},

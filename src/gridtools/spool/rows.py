@@ -250,7 +250,7 @@ def condor_info(job):
     if book:
         info["kept"] = list(book.get("kept") or ())
         info["hold"] = book.get("hold")
-        info["tasks"] = {str(k): {f: v for f, v in t.items() if f in ("hold", "removed", "gone", "wall", "slot")}
+        info["tasks"] = {str(k): {f: v for f, v in t.items() if f in ("hold", "removed", "gone", "wall", "slot", "slots")}
                          for k, t in (book.get("tasks") or {}).items()}
     return info
 

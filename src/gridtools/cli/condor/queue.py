@@ -45,7 +45,7 @@ def me():
 
 
 #: what a Proc works out from its published row when first asked for (_fill)
-_LAZY = ("start", "host", "prio", "cmd", "args", "universe", "slots", "is_condor", "wall")
+_LAZY = ("start", "host", "prio", "cmd", "args", "universe", "slots", "is_condor", "wall", "hosts")
 
 
 class Proc:
@@ -63,7 +63,7 @@ class Proc:
         self.qdate, self.batch = qdate, batch
         self.start, self.host, self.prio, self.cmd = start, host, prio, cmd
         self.args, self.universe, self.slots, self.is_condor = args, universe, slots, is_condor
-        self.wall = wall
+        self.wall, self.hosts = wall, None
         self._hold = hold           # [reason, code, subcode(, since)] of a held proc
         self._source = None         # (row, job facts, condor facts, task number) when read lazily
 
@@ -83,8 +83,9 @@ class Proc:
         own = own.get(str(number)) if own else None
         args = cinfo.get("args") if own is None else own["args"]
         self.start = float(row["time"]) if running else 0.0
-        self.host = ((((cinfo.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS).get("slot")
-                      or (row.get("queue") or "").partition("@")[2]) if running else "")
+        mine = (cinfo.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS
+        self.host = ((mine.get("slot") or (row.get("queue") or "").partition("@")[2]) if running else "")
+        self.hosts = mine.get("slots") if running else None     # a parallel universe job's nodes
         self.prio = int((cinfo if own is None else own).get("prio") or 0)
         self.cmd = cinfo.get("cmd") or info.get("name") or ""
         self.args, self.universe = (list(args) if args else []), int(cinfo.get("universe") or 5)
@@ -290,6 +291,8 @@ class AdSource:
             ad["JobStatus"] = proc.status        # the published status rules (module docstring)
         if "@" in proc.host:
             ad["RemoteHost"] = proc.host         # the slot the daemon published
+        if proc.hosts:
+            ad["RemoteHosts"] = ",".join(proc.hosts)
         return ad
 
 

@@ -238,9 +238,11 @@ def main(argv, prog="qrsh"):
         sys.stdout.write(options.usage(prog, ("all", "submit")))
         return 0
     cwd = os.getcwd()
-    if argv[:1] == ["-inherit"]:
+    if "-inherit" in argv:
         from gridtools.cli.sge import qrsh_inherit
-        return qrsh_inherit.main(argv[1:], prog)
+        at = qrsh_inherit.inherit_position(argv)
+        if at >= 0:
+            return qrsh_inherit.main(argv[:at] + argv[at + 1:], prog)
     try:
         req, rest = build_request(argv, cwd)
         from gridtools.cli import cellinit

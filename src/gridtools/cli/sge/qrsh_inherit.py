@@ -1,5 +1,15 @@
-"""qrsh -inherit HOST command: start a task of the running parallel job this command
-runs in, on one of the hosts granted to it.
+"""qrsh -inherit [options] HOST command [args]: start a task of the running parallel
+job this command runs in, on one of the hosts granted to it.
+
+As in Grid Engine, the options before the host name that mean something to a task
+are ``-V`` (the caller's whole environment goes to the task), ``-v NAME[=value],...``
+(those variables), ``-nostdin`` (the task reads /dev/null), ``-noshell`` (the
+command is executed directly) and ``-verbose``; the other qrsh/qsub options are
+accepted and ignored (``submit(1)``). The tight integrations of Open MPI
+(``-inherit -nostdin -V host ...``) and MPICH/hydra (``-inherit -V host ...``) call
+it so. Without ``-noshell`` the command line (its words joined by blanks) runs as
+``<the owner's login shell> -c "<command line>"``, as Grid Engine's qrsh_starter
+runs it.
 
 The job is the one named by ``JOB_ID`` (and ``SGE_TASK_ID``); the host must be in
 its ``PE_HOSTFILE``. The dispatcher checks again that the caller owns the job and
@@ -36,11 +46,82 @@ def _granted_hosts():
         raise GridError("error: qrsh -inherit needs the PE_HOSTFILE of a parallel job") from None
 
 
-def _ask(job_id, task, host, command, paths):
+#: qrsh options that take no argument and mean something to -inherit
+FLAGS = ("-nostdin", "-noshell", "-verbose", "-V")
+#: qrsh options without an argument that -inherit accepts and ignores
+IGNORED_FLAGS = ("-inherit",)
+#: qrsh's own options with one argument, accepted and ignored
+QRSH_ONLY = ("-pty",)
+
+
+class Call:
+    """What a qrsh -inherit command line asks for."""
+
+    def __init__(self):
+        self.flags = set()
+        self.env = {}
+        self.host = ""
+        self.command = []
+
+
+def parse(argv):
+    """The Call of ``argv`` (the words after qrsh, -inherit among the options);
+    UsageError for an option it does not know or a missing argument."""
+    from gridtools.cli.sge import options
+    from gridtools.cli.sge.optvalues import parse_env_list
+    call, at = Call(), 0
+    while at < len(argv) and argv[at].startswith("-"):
+        word = argv[at]
+        if word in FLAGS or word in IGNORED_FLAGS:
+            call.flags.add(word)
+            at += 1
+            continue
+        if word in QRSH_ONLY and at + 1 < len(argv):
+            at += 2
+            continue
+        if word not in options.OPTIONS:
+            raise UsageError(f"error: ERROR! invalid option argument \"{word}\"")
+        count = options.arity(word, argv[at + 1:])
+        if len(argv) - at - 1 < count:
+            raise UsageError(f"error: ERROR! {word} option must have argument")
+        if word == "-v":
+            call.env.update(parse_env_list(argv[at + 1], os.environ))
+        at += 1 + count
+    if len(argv) - at < 2:
+        raise UsageError("usage: qrsh -inherit [options] hostname command [args]")
+    call.host, call.command = argv[at], list(argv[at + 1:])
+    return call
+
+
+def inherit_position(argv):
+    """The index of ``-inherit`` among the options of a qrsh command line, or -1 when it
+    is not one of them (a word of the command, say)."""
+    from gridtools.cli.sge import options
+    at = 0
+    while at < len(argv) and argv[at].startswith("-"):
+        word = argv[at]
+        if word == "-inherit":
+            return at
+        count = options.arity(word, argv[at + 1:]) if word in options.OPTIONS else 0
+        at += 1 + count
+    return -1
+
+
+def task_environment(call):
+    """The variables the task is to get besides the job's: with -V the whole environment
+    of the caller, with -v the ones named (the later wins)."""
+    env = dict(os.environ) if "-V" in call.flags else {}
+    env.update(call.env)
+    return env
+
+
+def _ask(job_id, task, host, command, paths, call=None):
     from gridtools.exec import client
     from gridtools.spool import requests, wake
     body = {"job_id": job_id, "task": task, "host": host, "command": command, "cwd": os.getcwd(),
             "streams": paths, "client": client.identity()}
+    if call is not None:
+        body.update(env=task_environment(call), noshell="-noshell" in call.flags)
     name = requests.write("pe_task", body, reply=True)
     wake.poke()
     answer = requests.wait_reply(name, REPLY_TIMEOUT)
@@ -77,12 +158,14 @@ def _relay(relay, folder):
 
 
 def main(argv, prog="qrsh"):
-    if len(argv) < 2:
-        sys.stderr.write(f"{prog}: usage: qrsh -inherit hostname command [args]\n")
+    """``argv``: the words after qrsh without its ``-inherit``."""
+    try:
+        call = parse(argv)
+    except UsageError as exc:
+        sys.stderr.write(f"{prog}: {exc}\n")
         return 2
-    import shutil
-    host, command = argv[0], list(argv[1:])
-    command[0] = shutil.which(command[0]) or command[0]
+    host, command = call.host, call.command
+    verbose = "-verbose" in call.flags
     try:
         job_id, task = _job()
         if host not in _granted_hosts():
@@ -93,11 +176,13 @@ def main(argv, prog="qrsh"):
     folder, paths = _fifos()
     try:
         relay = Relay(paths)
-        if _stdin_is_null():
+        if "-nostdin" in call.flags or _stdin_is_null():
             paths = dict(paths, stdin=os.devnull)
             relay.stdin_open = False
             relay.to_job = -1
-        result_dir = _ask(job_id, task, host, command, paths)
+        result_dir = _ask(job_id, task, host, command, paths, call)
+        if verbose:
+            sys.stderr.write(f"task {os.path.basename(result_dir)[3:]}.{host} of job {job_id} started\n")
         return _relay(relay, result_dir)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")

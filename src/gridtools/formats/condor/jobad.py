@@ -4,8 +4,9 @@ attributes every job carries.
 ``build_jobs`` walks the statements; at each queue statement it expands
 the queue arguments, reads the items, and for every item and every count
 step makes one ad with these macros defined: ``Cluster``/``ClusterId``,
-``Process``/``ProcId``, ``Step``, ``ItemIndex``/``Row`` and the queue's
-variables (``Item`` by default). A queue statement whose executable
+``Process``/``ProcId``, ``Step``, ``ItemIndex``/``Row``, in the parallel
+universe ``Node`` (a placeholder each node's number replaces when the job
+runs) and the queue's variables (``Item`` by default). A queue statement whose executable
 differs from the previous one starts a new cluster, as condor_submit does.
 A description that refers to no macro and queues by a plain count (the
 common one-job description) is built without the macros and queue modules,
@@ -247,11 +248,20 @@ def _no_bindings(row):
     return {"item": ""}
 
 
+#: what ``$(Node)`` stands for in a parallel universe job's commands: the node number,
+#: put in per node when the job starts (``daemon.parnodes``), as HTCondor's shadow does
+NODE_PLACEHOLDER = "#pArAlLeLnOdE#"
+
+
 def _live(jobs, step, index, bindings):
     live = {k.lower(): v for k, v in bindings.items()}
     live.update({"cluster": str(jobs.cluster), "clusterid": str(jobs.cluster),
                  "process": str(jobs.proc), "procid": str(jobs.proc), "step": str(step),
                  "itemindex": str(index), "row": str(index)})
+    universe = jobs.defs.get("universe")
+    if universe and "node" not in live and (universe.strip().lower() == "parallel" or (
+            "$" in universe and jobs.expand(live)(universe).strip().lower() == "parallel")):
+        live["node"] = NODE_PLACEHOLDER
     return live
 
 

@@ -1,0 +1,123 @@
+"""HTCondor's parallel universe: one process per granted slot.
+
+A ``universe = parallel`` job with ``machine_count = N`` holds N slots of the
+parallel environment ``mpi`` (``formats.condor.spec``). When it starts, its
+executable runs once per slot, as HTCondor's shadow starts it on every
+claimed slot: node 0 is the job's own task (on the master, the first slot of
+its ``PE_HOSTFILE``), nodes 1 .. N-1 are tasks inside it started on the
+other slots in ``PE_HOSTFILE`` order (``jobs/<id>/<n>/pe.<k>``, k the node
+number in the first run, counted on from an earlier run's folders in a later
+one), looked after and accounted as the tasks of ``qrsh -inherit`` are (see
+``daemon.petask``; on a host an execution daemon serves, that daemon starts
+them). Each node's environment has ``_CONDOR_PROCNO`` (its number) and
+``_CONDOR_NPROCS`` (N), and the placeholder condor_submit left for
+``$(Node)`` (``#pArAlLeLnOdE#``) is replaced by the node number in its
+command, arguments, environment, working directory and file names.
+
+The job ends as HTCondor's parallel universe ends by default: when node 0
+exits (the other nodes still running are then ended). With
+``ParallelShutdownPolicy = "WAIT_FOR_ALL"`` in its ad it ends once every
+node has exited (``waits``), with node 0's exit status.
+"""
+
+import os
+
+from gridtools.formats.condor.jobad import NODE_PLACEHOLDER
+from gridtools.formats.condor.jobattrs import PARALLEL
+
+
+def is_parallel(job):
+    """True for an HTCondor parallel universe job."""
+    return bool(job.spec.get("condor_ad")) and job.spec.get("universe") == PARALLEL
+
+
+def node_slots(granted):
+    """(queue, host) of every node in PE_HOSTFILE order: one per granted slot."""
+    return [(queue, host) for queue, host, slots in granted for _ in range(int(slots))]
+
+
+def _put(value, node):
+    return value.replace(NODE_PLACEHOLDER, node) if isinstance(value, str) else value
+
+
+def for_node(plan, node, count):
+    """Make ``plan`` (an HTCondor job's, ``condorjob.adjust_plan``) node ``node``'s of
+    ``count``."""
+    text = str(node)
+    plan["exec"] = _put(plan["exec"], text)
+    plan["argv"] = [_put(a, text) for a in plan["argv"]]
+    for key in ("stdin", "stdout", "stderr", "cwd"):
+        plan[key] = _put(plan.get(key), text)
+    env = {k: _put(v, text) for k, v in plan["env"].items()}
+    env.update(_CONDOR_PROCNO=text, _CONDOR_NPROCS=str(count))
+    plan["env"] = env
+    scratch = plan.get("scratch")
+    if isinstance(scratch, dict):
+        plan["scratch"] = dict(scratch, input=[_put(p, text) for p in scratch.get("input") or ()],
+                               output=None if scratch.get("output") is None else
+                               [_put(p, text) for p in scratch["output"]])
+    return plan
+
+
+def start_nodes(state, dispatcher, job, number, now):
+    """Start nodes 1 .. N-1 of a parallel universe job whose task ``number`` (node 0)
+    was just launched."""
+    from gridtools.daemon import petask
+    from gridtools.exec import tasklock
+    from gridtools.formats import spoolyaml
+    from gridtools.spool import jobs as jobstore
+    from gridtools.spool.files import atomic_write, makedirs
+    task = job.task(number)
+    slots = node_slots(task.granted)
+    folder = jobstore.task_dir(job.id, number)
+    known = petask.tasks_of(state)
+    sizes = {"NSLOTS": str(len(slots)), "NHOSTS": str(len({h for _q, h, _n in task.granted})),
+             "NQUEUES": str(len(task.granted))}
+    base = max([n for n, _path in petask.folders(folder)] + [0])   # (an earlier run's stay)
+    for node, (queue, host) in enumerate(slots[1:], 1):
+        tdir = os.path.join(folder, f"pe.{base + node}")
+        try:
+            makedirs(tdir, 0o755)
+            plan = dispatcher.build_plan(job, number, [[queue, host, 1]], task.pe)
+            for_node(plan, node, len(slots))
+            plan["env"].update(sizes)           # the job's, not those of the node's one slot
+            plan.update(prolog=None, epilog=None, pe_start=None, pe_stop=None, result_dir=tdir,
+                        pe_task=True)
+            before = plan["env"].get("TMPDIR")
+            petask.own_tmpdir(plan, job, number, tdir)
+            if plan["env"].get("_CONDOR_SCRATCH_DIR") == before:
+                plan["env"]["_CONDOR_SCRATCH_DIR"] = plan["env"]["TMPDIR"]
+            info = {"host": host, "start": now, "queue": queue, "node": node}
+            atomic_write(os.path.join(tdir, petask.INFO_FILE), spoolyaml.dump(info), fsync=False)
+        except Exception as exc:  # noqa: BLE001 - one node that cannot start must not stop the rest
+            state.log(f"E|job {job.id}.{number}: cannot start node {node} on {host}: {exc!r}")
+            continue
+        plan["launch"] = tasklock.launch_token(now)
+        known[(job.id, number, base + node)] = dict(info, dir=tdir)
+        dispatcher.execution.run_plan(plan, tdir, host)
+    if len(slots) > 1:
+        state.log(f"I|job {job.id}.{number}: nodes 1..{len(slots) - 1} of {len(slots)} started")
+
+
+def _policy(job, number):
+    from gridtools.daemon import condorjob
+    value = condorjob.proc_ad(job, number).eval("ParallelShutdownPolicy")
+    return value.strip().upper() if isinstance(value, str) else ""
+
+
+#: what a result of node 0 says when it did not exit of its own accord
+_STOPPED = ("signal", "failed", "deleted", "requeue", "never_started", "error_state")
+
+
+def waits(state, job, task, result):
+    """True while node 0 of a WAIT_FOR_ALL parallel job exited of its own accord and other
+    nodes still run. A node 0 that was ended (removed, deleted, held, evicted, killed by
+    a signal) or failed to start never waits: its job ends, and so do the other nodes."""
+    if not is_parallel(job) or task.deleting or job.deleted or any(result.get(k) for k in _STOPPED):
+        return False
+    mine = ((job.condor or {}).get("tasks") or {}).get(str(task.number)) or {}
+    if mine.get("vacating") or mine.get("removed") or mine.get("gone"):
+        return False
+    from gridtools.daemon import petask
+    running = [key for key in petask.tasks_of(state) if key[:2] == (job.id, task.number)]
+    return bool(running) and _policy(job, task.number) == "WAIT_FOR_ALL"

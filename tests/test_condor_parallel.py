@@ -1,0 +1,144 @@
+"""HTCondor's parallel universe on a cell of two hosts, each served by its own execution
+daemon: the executable runs once per granted slot (node 0 on the master), each node with
+_CONDOR_PROCNO/_CONDOR_NPROCS and $(Node) expanded to its number; the job ends when node
+0 ends (the other nodes are ended) or, with ParallelShutdownPolicy WAIT_FOR_ALL, when
+every node ended; condor_q shows CurrentHosts and RemoteHosts, and condor_status every
+slot a multi-host job holds (also a Grid Engine PE job's) as Claimed/Busy."""
+
+import os
+import time
+
+import psutil
+import pytest
+
+from condortools import submit, write
+from conftest import destroy_cell, make_cell, wait_for
+from qtools import jid_of
+
+NODE = """#!/bin/sh
+echo "node=$_CONDOR_PROCNO of $_CONDOR_NPROCS host=$HOSTNAME arg=$1"
+echo $$ > pid.$_CONDOR_PROCNO
+while [ ! -e release ]; do sleep 0.1; done
+if [ "$_CONDOR_PROCNO" = 0 ]; then
+    sleep "$2"
+else
+    sleep "$3"
+fi
+echo "node $_CONDOR_PROCNO done" > done.$_CONDOR_PROCNO
+"""
+
+
+@pytest.fixture
+def two_hosts():
+    cell = make_cell(slots=2, hosts=["testhost", "node2"], execds=True)
+    try:
+        yield cell
+    finally:
+        destroy_cell(cell)
+
+
+def _description(first, others, extra=""):
+    return ("universe = parallel\nexecutable = node.sh\nmachine_count = 4\n"
+            f"arguments = a$(Node) {first} {others}\noutput = out.$(Node)\nerror = err.$(Node)\n"
+            f"log = par.log\n{extra}queue\n")
+
+
+def _start(cell, workdir, first, others, extra=""):
+    write(os.path.join(workdir, "node.sh"), NODE)
+    os.chmod(os.path.join(workdir, "node.sh"), 0o755)
+    cluster = submit(cell, _description(first, others, extra), cwd=workdir)
+    wait_for(lambda: all(os.path.exists(os.path.join(workdir, f"pid.{n}")) for n in range(4)), timeout=30)
+    return cluster
+
+
+def _lineage(pid):
+    found, proc = [], psutil.Process(pid)
+    while proc is not None:
+        found.append(proc.pid)
+        proc = proc.parent()
+    return found
+
+
+def _execd(cell, host):
+    return int(open(os.path.join(cell.root, "spool", "execd", host, "execd.pid")).read())
+
+
+def test_every_slot_runs_a_node_of_its_own(two_hosts, workdir):
+    cell = two_hosts
+    cluster = _start(cell, workdir, 0, 0)
+    hostfile = open(os.path.join(cell.root, "spool", "jobs", str(cluster), "1", "pe_hostfile")).read()
+    hosts = [h for line in hostfile.splitlines() for h in [line.split()[0]] * int(line.split()[1])]
+    assert sorted(hosts) == ["node2", "node2", "testhost", "testhost"]
+    # each node runs under the execution daemon of its host
+    for node, host in enumerate(hosts):
+        pid = int(open(os.path.join(workdir, f"pid.{node}")).read())
+        assert _execd(cell, host) in _lineage(pid), (node, host)
+    q = cell.run("condor_q", str(cluster), "-af", "CurrentHosts", "RemoteHosts").stdout.split()
+    assert q[0] == "4" and sorted(q[1].split(",")) == sorted(
+        ["slot1@testhost", "slot2@testhost", "slot1@node2", "slot2@node2"])
+    status = cell.run("condor_status", "-af", "Name", "State", "Activity", "JobId").stdout.splitlines()
+    assert sorted(status) == sorted(f"{s} Claimed Busy {cluster}.0" for s in q[1].split(","))
+    open(os.path.join(workdir, "release"), "w").close()
+    cell.wait_finished(cluster, timeout=30)
+    for node, host in enumerate(hosts):
+        assert open(os.path.join(workdir, f"out.{node}")).read() == \
+            f"node={node} of 4 host={host} arg=a{node}\n"
+        assert os.path.exists(os.path.join(workdir, f"err.{node}"))
+    records = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(cluster)]
+                       if len([r for r in cell.accounting() if r[5] == str(cluster)]) == 4 else None, timeout=15)
+    assert sorted(r[1] for r in records) == sorted(hosts)
+    wait_for(lambda: set(cell.run("condor_status", "-af", "State").stdout.split()) == {"Unclaimed"},
+             timeout=20)                # every slot given back
+
+
+def test_the_job_ends_with_node_0_and_the_other_nodes_are_ended(two_hosts, workdir):
+    cell = two_hosts
+    began = time.time()
+    cluster = _start(cell, workdir, 0, 120)
+    pids = [int(open(os.path.join(workdir, f"pid.{n}")).read()) for n in range(1, 4)]
+    open(os.path.join(workdir, "release"), "w").close()
+    cell.wait_finished(cluster, timeout=30)
+    assert time.time() - began < 60
+    wait_for(lambda: not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+                             for p in pids), timeout=20)
+    assert os.path.exists(os.path.join(workdir, "done.0"))
+    assert not any(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(1, 4))
+
+
+def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
+    cell = two_hosts
+    cluster = _start(cell, workdir, 0, 4, extra='+ParallelShutdownPolicy = "WAIT_FOR_ALL"\n')
+    open(os.path.join(workdir, "release"), "w").close()
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "done.0")), timeout=20)
+    time.sleep(1)                       # node 0 is over; the job still runs while the others do
+    assert cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["2"]
+    cell.wait_finished(cluster, timeout=30)
+    assert all(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(4))
+
+
+def test_a_grid_engine_pe_job_claims_its_slots_on_every_host(two_hosts, workdir):
+    cell = two_hosts
+    jid = jid_of(cell.qsub("-pe", "mpi", "4", "-b", "y", "sleep", "60", cwd=workdir))
+    wait_for(lambda: cell.task_states(jid).get(1) == "running")
+    status = wait_for(lambda: (lambda s: s if len(s) == 4 and all("Claimed Busy" in ln for ln in s) else None)(
+        cell.run("condor_status", "-af", "Name", "State", "Activity").stdout.splitlines()), timeout=15)
+    assert sorted(ln.split()[0] for ln in status) == sorted(
+        ["slot1@testhost", "slot2@testhost", "slot1@node2", "slot2@node2"])
+    assert cell.run("condor_status", "-claimed", "-af", "Name").stdout.split() != []
+    cell.run("qdel", str(jid), check=True)
+
+
+def test_a_job_run_again_starts_every_node_again(two_hosts, workdir):
+    cell = two_hosts
+    cluster = _start(cell, workdir, 0, 0, extra='+ParallelShutdownPolicy = "WAIT_FOR_ALL"\n')
+    first = [open(os.path.join(workdir, f"pid.{n}")).read() for n in range(4)]
+    assert cell.run("condor_hold", str(cluster)).returncode == 0
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["5"])
+    for n in range(4):
+        os.unlink(os.path.join(workdir, f"pid.{n}"))
+    assert cell.run("condor_release", str(cluster)).returncode == 0
+    wait_for(lambda: all(os.path.exists(os.path.join(workdir, f"pid.{n}")) for n in range(4)), timeout=30)
+    assert not set(first) & {open(os.path.join(workdir, f"pid.{n}")).read() for n in range(4)}
+    open(os.path.join(workdir, "release"), "w").close()
+    cell.wait_finished(cluster, timeout=30)
+    assert all(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(4))
