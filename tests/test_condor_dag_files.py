@@ -28,6 +28,14 @@ def read(folder, name):
         return fh.read()
 
 
+def assert_refused(cases):
+    """Each (statement, error) of ``cases``, after a JOB line, is refused as DAGMan words it."""
+    for text, error in cases:
+        with pytest.raises(DagError) as caught:
+            parse_dag("JOB A a.sub\n" + text, source="t.dag")
+        assert str(caught.value) == f"ERROR: t.dag (line 2): {error}"
+
+
 # ------------------------------------------------------------------ job state log
 
 def test_jobstate_lines_have_dagmans_form():
@@ -65,11 +73,8 @@ def test_jobstate_log_is_read_and_the_first_one_counts():
     assert dag.jobstate_log == "js.log"
     assert dag.notes == ["t.dag (line 3): Warning: Attempt to set JOBSTATE_LOG to other.log does "
                          "not override existing value of js.log"]
-    for text, error in (("JOBSTATE_LOG\n", "Missing jobstate log file name"),
-                        ("JOBSTATE_LOG a b\n", "Extra token (b) on JOBSTATE_LOG line")):
-        with pytest.raises(DagError) as caught:
-            parse_dag("JOB A a.sub\n" + text, source="t.dag")
-        assert str(caught.value) == f"ERROR: t.dag (line 2): {error}"
+    assert_refused((("JOBSTATE_LOG\n", "Missing jobstate log file name"),
+                    ("JOBSTATE_LOG a b\n", "Extra token (b) on JOBSTATE_LOG line")))
 
 
 def test_the_jobstate_log_follows_every_node_event_as_dagman_writes_it(cell, workdir):
@@ -158,13 +163,10 @@ def test_node_status_file_is_read_as_dagman_reads_it():
     assert dag.notes == ["t.dag (line 3): Warning: Attempt to set NODE_STATUS_FILE to other does "
                          "not override existing value of st"]
     assert parse_dag("JOB A a.sub\nNODE_STATUS_FILE st\n").status_file.min_update == 60
-    for text, error in (("NODE_STATUS_FILE\n", "Missing node status file name"),
-                        ("NODE_STATUS_FILE st x\n", 'Invalid min update time value "x"'),
-                        ("NODE_STATUS_FILE st 5 SOMETIMES\n", 'invalid parameter "SOMETIMES"'),
-                        ("NODE_STATUS_FILE st 5 ALWAYS-UPDATE x\n", "Extra token (x) on NODE_STATUS_FILE line")):
-        with pytest.raises(DagError) as caught:
-            parse_dag("JOB A a.sub\n" + text, source="t.dag")
-        assert str(caught.value) == f"ERROR: t.dag (line 2): {error}"
+    assert_refused((("NODE_STATUS_FILE\n", "Missing node status file name"),
+                    ("NODE_STATUS_FILE st x\n", 'Invalid min update time value "x"'),
+                    ("NODE_STATUS_FILE st 5 SOMETIMES\n", 'invalid parameter "SOMETIMES"'),
+                    ("NODE_STATUS_FILE st 5 ALWAYS-UPDATE x\n", "Extra token (x) on NODE_STATUS_FILE line")))
 
 
 def node_status(folder, name="status"):
@@ -231,10 +233,7 @@ def test_dot_is_read_as_dagman_reads_it():
         ("a.dot", True, False, "h.dot")
     dag = parse_dag("JOB A a.sub\nDOT a.dot\n")
     assert (dag.dot.update, dag.dot.overwrite, dag.dot.include) == (False, True, "")
-    for text, error in (("DOT\n", "Missing dot file name"), ("DOT a.dot INCLUDE\n", "Missing include file name.")):
-        with pytest.raises(DagError) as caught:
-            parse_dag("JOB A a.sub\n" + text, source="t.dag")
-        assert str(caught.value) == f"ERROR: t.dag (line 2): {error}"
+    assert_refused((("DOT\n", "Missing dot file name"), ("DOT a.dot INCLUDE\n", "Missing include file name.")))
 
 
 def test_dot_files_are_drawn_at_the_start_and_numbered_with_dont_overwrite(cell, workdir):
