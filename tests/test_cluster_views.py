@@ -5,6 +5,7 @@ disabled, condor_status -compact, Requirements that pick a slot, qconf -ke, and
 gridtools execd for a host the cell does not have."""
 
 import os
+import re
 
 import pytest
 
@@ -153,3 +154,53 @@ def test_execd_refuses_a_host_the_cell_does_not_have(cluster):
     assert proc.returncode == 1
     assert proc.stderr == 'gridtools execd: "nosuchhost" is not an execution host\n'
     assert not os.path.exists(os.path.join(cluster.root, "spool", "execd", "nosuchhost"))
+
+
+def _procs(cell, cluster_id, *attrs):
+    out = cell.run("condor_q", str(cluster_id), "-af", "ProcId", *attrs, check=True).stdout
+    return {int(line.split()[0]): line.split()[1:] for line in out.splitlines() if line.strip()}
+
+
+def test_procs_that_name_one_slot_take_it_one_after_the_other(workdir):
+    """Procs of one cluster whose Requirements name the same slot, placed in one pass:
+    one runs on that slot, the others wait (never on another slot) and run on it in
+    turn; a proc naming a slot keeps it from a sibling placed before it in the pass."""
+    cell = make_cell(slots=4)
+    try:
+        cluster_id = submit(cell, 'executable = /bin/sleep\narguments = 3\n'
+                            'log = q3.log\nrequirements = TARGET.Name == "slot2@testhost"\nqueue 3\n',
+                            cwd=workdir)
+        wait_for(lambda: [p[0] for p in _procs(cell, cluster_id, "JobStatus").values()].count("2") == 1,
+                 timeout=30)
+
+        def one_at_a_time():
+            procs = _procs(cell, cluster_id, "JobStatus", "RemoteHost")
+            running = {n: p[1] for n, p in procs.items() if p[0] == "2"}
+            assert len(running) <= 1, procs
+            assert set(running.values()) <= {"slot2@testhost"}, procs
+            assert all(p[0] in ("1", "2") for p in procs.values()), procs
+            return not procs
+        wait_for(one_at_a_time, timeout=60, interval=0.2)
+        runs, text = [], open(os.path.join(workdir, "q3.log")).read()
+        for event, proc, more in re.findall(r"^(00[15]) \(\d+\.(\d+)\.\d+\)[^\n]*\n((?:\t[^\n]*\n)*)",
+                                            text, re.M):
+            slot = re.search(r"SlotName: (\S+)", more)
+            runs.append((event, int(proc)) + ((slot.group(1),) if event == "001" else ()))
+        assert len(runs) == 6 and sorted(p for _e, p, *_s in runs[::2]) == [0, 1, 2]
+        for start, end in zip(runs[::2], runs[1::2]):           # each ran alone, on slot2
+            assert start == ("001", start[1], "slot2@testhost") and end == ("005", start[1]), runs
+
+        # proc 0 asks for two CPUs and names no slot, proc 1 names slot2: one pass
+        # places both, and proc 0's two slots leave slot2 to proc 1
+        cluster_id = submit(cell, 'executable = /bin/sleep\narguments = 30\nrequest_cpus = 2\nqueue\n'
+                            'request_cpus = 1\nrequirements = TARGET.Name == "slot2@testhost"\nqueue\n',
+                            cwd=workdir)
+        wait_for(lambda: [p[0] for p in _procs(cell, cluster_id, "JobStatus").values()] == ["2", "2"],
+                 timeout=30)
+        assert _procs(cell, cluster_id, "RemoteHost")[1] == ["slot2@testhost"]
+        out = cell.run("condor_status", "-af", "Name", "JobId", check=True).stdout.splitlines()
+        assert sorted(line for line in out if line.endswith(f" {cluster_id}.0")) == \
+            [f"slot1@testhost {cluster_id}.0", f"slot3@testhost {cluster_id}.0"]
+        cell.run("condor_rm", str(cluster_id), check=True)
+    finally:
+        destroy_cell(cell)

@@ -91,6 +91,8 @@ class Condor:
                 decisions = cycle(snap)
                 if decisions.memo is not None:
                     decisions.memo.condor_jobs = condor_jobs
+            if condor_jobs and self.machines.pick_slots(ctx, decisions):
+                state.need_schedule = True      # what the taken back starts had booked is free
             return decisions
         self._charge(ctx, now)
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),

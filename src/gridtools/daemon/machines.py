@@ -149,25 +149,30 @@ class Machines:
         running = {(job.id, task.number): (job, task) for job, task in ctx.state.running_tasks()}
         for key in [k for k in self.tasks if k not in running]:
             self._release(ctx, key, now)
-        for key, (job, task) in running.items():
-            if key not in self.tasks:
-                self._claim(ctx, job, task, hints.get(key), now)
+        new = [key for key in running if key not in self.tasks]
+        hinted = {hints[key] for key in new if hints.get(key)}     # no other new task takes these
+        for key in new:
+            job, task = running[key]
+            hint = hints.get(key)
+            self._claim(ctx, job, task, hint, now, hinted - {hint})
         for name, rec in list(self.slots.items()):
             if rec.task is None and rec.slot.state is startd.State.CLAIMED and not rec.reserved:
                 self._event(ctx, name, rec, startd.Event.RELEASE, now)
 
     # ------------------------------------------------------------ claims
-    def _claim(self, ctx, job, task, hint, now):
+    def _claim(self, ctx, job, task, hint, now, avoid=frozenset()):
         """A task that started takes slots of its hosts: of the master host first, then
         of every other host a parallel job was granted slots on (each claimed as
-        HTCondor's startd claims the slots of a parallel job's nodes)."""
+        HTCondor's startd claims the slots of a parallel job's nodes). ``hint``: the
+        slot chosen for it (a negotiator match, ``pick_slots``); ``avoid``: slots
+        chosen for other tasks that start with it."""
         ad = ctx.job_ad(job, task.number)
         taken = []
         for host, count in _granted_hosts(task):
             master = host == task.host
-            wanted = (hint or ctx.wanted_slot(host, ad)) if master else None   # Requirements that pick a slot
+            wanted = (hint or ctx.wanted_slot(host, ad, avoid)) if master else None   # Requirements that pick a slot
             names = self._dynamic(ctx, host, task, ad) if ctx.partitionable(host) else \
-                self._free_static(host, count, wanted)
+                self._free_static(host, count, wanted, avoid)
             if names:
                 taken.append((host, names))
             elif master:
@@ -191,6 +196,40 @@ class Machines:
                 rec.due = now
         self._unreserve(job.id)
 
+    def pick_slots(self, ctx, decisions):
+        """Give each start of a Grid Engine order pass whose task's Requirements pick a
+        slot (``Context.picks_slot``) the first free static slot of its master host they
+        are true for that no earlier start of the pass was given, as its hint (its claim
+        takes that slot, no other task's claim does). The pass counts a host's free
+        slots, not which ones: a start left without such a slot is taken back before it
+        is carried out (its task waits, as HTCondor never runs a job on a slot its
+        Requirements refuse; the next pass, which sees the slots claimed, says why).
+        True when a start was taken back because an earlier start of the pass was given
+        its slot (another pass then books again what it had booked)."""
+        given, kept, again = set(), [], False
+        for start in decisions.starts:
+            key = (start.job_id, start.task)
+            job = ctx.state.jobs.get(start.job_id)
+            host = start.granted[0][1] if start.granted else None
+            if job is None or host is None or not job.spec.get("condor_ad") or key in decisions.slots \
+                    or ctx.partitionable(host):
+                kept.append(start)
+                continue
+            ad = ctx.job_ad(job, start.task)
+            if not ctx.picks_slot(ad):
+                kept.append(start)
+                continue
+            name = ctx.wanted_slot(host, ad, given)
+            if name is None:
+                again = again or (bool(given) and ctx.wanted_slot(host, ad) is not None)
+                continue
+            given.add(name)
+            decisions.slots[key] = name
+            kept.append(start)
+        if len(kept) != len(decisions.starts):
+            decisions.starts[:] = kept
+        return again
+
     def _claim_of(self, ctx, job, task, ad, name, now, host=None):
         host = host or task.host
         rank = ctx.constant_rank(name)
@@ -207,9 +246,9 @@ class Machines:
                          _text(ad.eval("User")), _text(ad.eval("AccountingGroup")),
                          _text(ad.eval("GlobalJobId")))
 
-    def _free_static(self, host, count, hint):
+    def _free_static(self, host, count, hint, avoid=frozenset()):
         free = [n for n, r in self.slots.items() if r.host == host and r.task is None and not r.dynamic
-                and r.slot.state not in (startd.State.PREEMPTING,)]
+                and r.slot.state not in (startd.State.PREEMPTING,) and n not in avoid]
         free.sort(key=lambda n: (n != hint, bool(self.slots[n].reserved), _slot_number(n)))
         return free[:count]
 

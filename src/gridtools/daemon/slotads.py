@@ -16,7 +16,9 @@ until a slot of the host changes. The same ads serve:
   queue sort places it). Requirements that read an attribute that tells
   the slots of a host apart (``SLOT_ATTRIBUTES``: Name, SlotID, ...) are
   matched against each free slot's ad in turn, and the task that starts
-  takes the first free slot they are true for (``Context.wanted_slot``);
+  takes the first free slot they are true for (``Context.wanted_slot``) that
+  no earlier start of the pass was given (``Machines.pick_slots``: a start
+  left without one waits);
 - ``published``: condor_status's slot ads in the status snapshot, each as
   ``[literal values, expression texts]``.
 
@@ -151,15 +153,22 @@ class Context:
             return float(expr.value)
         return None
 
-    def wanted_slot(self, host, job_ad):
-        """The first unclaimed static slot of ``host`` whose ad the job's Requirements are
-        true for, when they read an attribute that tells slots apart; else None."""
+    def picks_slot(self, job_ad):
+        """True when the job's Requirements read an attribute that tells slots apart."""
+        return _slot_specific(job_ad)
+
+    def wanted_slot(self, host, job_ad, given=()):
+        """The first unclaimed static slot of ``host``, not in ``given``, whose ad (with
+        the host's totals, as ``refusals`` matches it) the job's Requirements are true
+        for, when they read an attribute that tells slots apart; else None."""
         if not _slot_specific(job_ad):
             return None
+        totals = None
         for name, ad in self.host_ads(host).items():
-            if ad.lookup("RemoteUser") is None and ad.eval("DynamicSlot") is not True \
-                    and job_ad.eval("Requirements", ad) is True:
-                return name
+            if name not in given and ad.lookup("RemoteUser") is None and ad.eval("DynamicSlot") is not True:
+                totals = _host_ad(self, host) if totals is None else totals
+                if job_ad.eval("Requirements", _with_totals(ad, totals)) is True:
+                    return name
         return None
 
     def slot_ad(self, name, rec=None):
@@ -361,36 +370,49 @@ def _free_slot_ads(ctx, host, free):
     for Requirements): what slot-specific Requirements are matched to."""
     statics = [ad for ad in ctx.host_ads(host).values() if ad.eval("DynamicSlot") is not True]
     unclaimed = [ad for ad in statics if ad.lookup("RemoteUser") is None]
-    found = []
-    named = free.eval("MachineResources")
-    more = [n for n in (named.split() if isinstance(named, str) else ()) if n not in HOST_TOTALS]
-    for ad in unclaimed or statics:
-        ad = ad.copy()
-        for name in HOST_TOTALS + tuple(more):
-            if free.lookup(name) is not None:
-                ad[name] = free.lookup(name)
-        found.append(ad)
-    return found
+    return [_with_totals(ad, free) for ad in unclaimed or statics]
+
+
+def _totals_named(ad):
+    """The attributes a host's ad holds the totals of: HOST_TOTALS and the other
+    resources its MachineResources name."""
+    named = ad.eval("MachineResources")
+    return HOST_TOTALS + tuple(n for n in (named.split() if isinstance(named, str) else ()) if n not in HOST_TOTALS)
+
+
+def _with_totals(ad, free):
+    """A copy of slot ``ad`` with the host's totals of ``free`` (its ``_host_ad``)."""
+    ad = ad.copy()
+    for name in _totals_named(free):
+        if free.lookup(name) is not None:
+            ad[name] = free.lookup(name)
+    return ad
+
+
+def _host_ad(ctx, host):
+    """The ad a job's Requirements are matched against in Grid Engine's order: the
+    host's free slot's, with the host's totals of CPUs, memory, disk and GPUs (Grid
+    Engine's placement counts what is free, across slots for a parallel job); None
+    for a host without slots."""
+    ad = _free_ad(ctx, host)
+    if ad is None:
+        return None
+    ad = ad.copy()
+    slots = ctx.host_ads(host).values()
+    for name in _totals_named(ad):
+        values = [slot.eval(name) for slot in slots]
+        if values and all(type(v) in (int, float) for v in values):
+            ad[name] = sum(values)
+    return ad
 
 
 def _free_ads(ctx):
-    """host -> the ad a job's Requirements are matched against in Grid Engine's order:
-    its free slot's, with the host's totals of CPUs, memory, disk and GPUs (Grid
-    Engine's placement counts what is free, across slots for a parallel job)."""
+    """host -> its ``_host_ad``, for every host with slots."""
     found = {}
     for host in ctx.hosts():
-        ad = _free_ad(ctx, host)
-        if ad is None:
-            continue
-        ad = ad.copy()
-        slots = ctx.host_ads(host).values()
-        named = ad.eval("MachineResources")
-        more = [n for n in (named.split() if isinstance(named, str) else ()) if n not in HOST_TOTALS]
-        for name in HOST_TOTALS + tuple(more):
-            values = [slot.eval(name) for slot in slots]
-            if values and all(type(v) in (int, float) for v in values):
-                ad[name] = sum(values)
-        found[host] = ad
+        ad = _host_ad(ctx, host)
+        if ad is not None:
+            found[host] = ad
     return found
 
 
