@@ -72,6 +72,30 @@ def test_bad_input_one_line_and_exit_code(cell, workdir, args, code, text):
     assert os.listdir(os.path.join(cell.root, "spool", "requests")) == []
 
 
+def test_masterq_without_a_parallel_environment_is_refused_at_submission(cell, workdir):
+    """Grid Engine refuses a master queue for a job without -pe when it is submitted
+    (qsub options, #$ lines, qrsh); qalter may still set one, and with -pe it is taken."""
+    text = ("Unable to run job: job rejected: specification of master queue is not allowed for "
+            "non-parallel jobs\nExiting.\n")
+    script = os.path.join(workdir, "mq.sh")
+    with open(script, "w") as fh:
+        fh.write("#!/bin/sh\n#$ -masterq all.q\ntrue\n")
+    for proc in (cell.qsub("-masterq", "all.q", "-b", "y", "true", cwd=workdir),
+                 cell.qsub("-masterq", "nosuch.q", "-b", "y", "true", cwd=workdir),
+                 cell.qsub(script, cwd=workdir),
+                 cell.run("qrsh", "-masterq", "all.q", "true", cwd=workdir)):
+        assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", text)
+    assert os.listdir(os.path.join(cell.root, "spool", "requests")) == []
+    with_pe, _ = submit_ok(cell, "-h", "-pe", "smp", "1", "-masterq", "all.q", "-b", "y", "true", cwd=workdir)
+    plain, _ = submit_ok(cell, "-h", "-b", "y", "true", cwd=workdir)
+    proc = cell.run("qalter", "-masterq", "all.q", str(plain), cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    for jid in (with_pe, plain):
+        out = cell.run("qstat", "-j", str(jid), check=True).stdout
+        assert re.search(r"^master_hard_queue_list: +all\.q$", out, re.M), out
+    cell.run("qdel", str(with_pe), str(plain), check=True)
+
+
 def test_no_script_on_stdin(cell, workdir):
     proc = cell.qsub(cwd=workdir, input="")
     assert proc.returncode == 4

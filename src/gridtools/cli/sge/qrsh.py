@@ -94,7 +94,7 @@ def build_request(argv, cwd):
     options.parse(submit.default_request_words(cwd), req, ctx, allowed=("all",), stop_at_arg=False)
     req["now"] = True
     rest = options.parse(list(argv), req, ctx, allowed=("all", "submit"))
-    submit.check_request(req)
+    submit.check_request(req, new_job=True)
     return req, rest
 
 

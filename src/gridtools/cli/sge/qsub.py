@@ -76,7 +76,7 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
     ctx.client.pop("terse", None)
     ctx.client.pop("prefix", None)
     options.parse(list(argv), req, ctx)
-    submit.check_request(req)
+    submit.check_request(req, new_job=True)
     if binary:
         name, command, args = rest[0], rest[0], rest[1:]
     else:

@@ -156,9 +156,14 @@ def check_path_lists(req):
             raise Rejected("ERROR! two files are specified for the same host")
 
 
-def check_request(req):
-    """Validate names and values a job refers to, with Grid Engine's messages."""
+def check_request(req, new_job=False):
+    """Validate names and values a job refers to, with Grid Engine's messages.
+    ``new_job``: the request of a job being submitted (qsub, qrsh), not a probe of
+    qalter's or qrsub's: a master queue (-masterq) without a parallel environment is
+    refused, as Grid Engine's qmaster refuses it at submission (and only there)."""
     check_path_lists(req)
+    if new_job and req["masterq"] and not req["pe"]:
+        raise Rejected("job rejected: specification of master queue is not allowed for non-parallel jobs")
     check_queues(req["queues"]["hard"] + req["queues"]["soft"] + req["masterq"])
     if req["pe"]:
         if not any(wildcards.match(p, req["pe"][0]) for p in _etc_names("pe")):
