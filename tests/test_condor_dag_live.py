@@ -677,6 +677,74 @@ def test_recovery_does_not_run_a_post_script_again_that_had_finished(cell, workd
     dag_ended(cell, dag)
 
 
+def hold_and_release_while_a_script_runs(cell, workdir, when):
+    """Submit A -> B with a ``when`` (PRE or POST) script on A that notes each run in
+    ``order`` and then waits for the file ``go``; hold the manager while the script runs,
+    release it, let the scripts go on; the manager's id once the DAG ended."""
+    node(workdir, "A")
+    node(workdir, "B")
+    write(workdir, "script.sh", f"#!/bin/sh\necho {when.lower()}-$1 >> {workdir}/order\n"
+                                f"{gate(workdir)}\nexit 0\n")
+    write(workdir, "diamond.dag", f"JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n"
+                                  f"SCRIPT {when} A script.sh $JOB\nJOBSTATE_LOG js.log\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, f"{when.lower()}-A"), timeout=30)
+    assert cell.run("condor_hold", str(dag)).returncode == 0
+    wait_for(lambda: "the next start recovers the DAG" in dagman_out(workdir), timeout=30)
+    assert cell.run("condor_release", str(dag)).returncode == 0
+    wait_for(lambda: order(workdir).count(f"{when.lower()}-A") == 2, timeout=30)  # run again
+    write(workdir, "go", "")
+    dag_ended(cell, dag)
+    return dag
+
+
+@pytest.mark.parametrize("when, runs", [("POST", ["A", "post-A", "post-A", "B"]),
+                                        ("PRE", ["pre-A", "pre-A", "A", "B"])])
+def test_a_script_cut_short_by_holding_the_dag_is_recorded_nowhere_and_runs_again(
+        cell, workdir, when, runs):
+    """As HTCondor's DAGMan, whose script reaper never runs when the manager is held: a
+    PRE or POST script that the hold's signal ended is not the node's failure; no end
+    of it in the nodes log (event 016) nor the job state log, and the recovering manager
+    runs it again: the DAG succeeds."""
+    hold_and_release_while_a_script_runs(cell, workdir, when)
+    out = dagman_out(workdir)
+    assert "EXITING WITH STATUS 0" in out, out
+    assert order(workdir) == runs
+    assert f"{when} Script of node A was cut short: the DAG manager is stopping" in out
+    assert "failed with status -15" not in out and "Node A failed" not in out
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.rescue001"))
+    nodes_log = open(os.path.join(workdir, "diamond.dag.nodes.log")).read()
+    assert nodes_log.count("POST Script terminated.") == (when == "POST")
+    assert "Abnormal termination" not in nodes_log
+    events = [line.split()[1:3] for line in open(os.path.join(workdir, "js.log"))
+              if line.split()[1] == "A"]
+    ends = [e for n, e in events if e.startswith(when) and not e.endswith("_STARTED")]
+    assert ends == ([f"{when}_SCRIPT_TERMINATED"] if when == "POST" else []) + [f"{when}_SCRIPT_SUCCESS"]
+    assert [e for n, e in events if e.endswith("_STARTED")] == [f"{when}_SCRIPT_STARTED"] * 2
+
+
+def test_a_post_script_cut_short_by_removing_the_dag_is_not_recorded(cell, workdir):
+    """condor_rm of the manager while a POST script runs: the script ends with the
+    manager, its end is written nowhere, the node is not done and the rescue DAG runs
+    it again."""
+    node(workdir, "A")
+    node(workdir, "B")
+    write(workdir, "post.sh", f"#!/bin/sh\necho post-$1 >> {workdir}/order\n{gate(workdir)}\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n"
+                                  "SCRIPT POST A post.sh $JOB\nJOBSTATE_LOG js.log\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "post-A"), timeout=30)
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    dag_ended(cell, dag)
+    out = dagman_out(workdir)
+    assert "POST Script of node A was cut short: the DAG manager is being removed" in out
+    assert "POST Script terminated." not in open(os.path.join(workdir, "diamond.dag.nodes.log")).read()
+    assert "POST_SCRIPT_FAILURE" not in open(os.path.join(workdir, "js.log")).read()
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    assert "DONE A" not in rescue
+    assert order(workdir) == ["A", "post-A"]
+
+
 def test_set_job_attr_is_in_the_managers_ad_and_env_reaches_scripts_and_node_jobs(cell, workdir):
     """SET_JOB_ATTR sets attributes of the manager job's ad only; ENV GET takes variables
     of the submitter's environment into the manager's, ENV SET sets others: its scripts

@@ -297,3 +297,75 @@ def test_requirements_over_the_evaluation_budget_are_not_evaluated_again_until_t
     ask(cell, daemon, "condor_qedit", str(costly), "Requirements", "TARGET.Cpus > 0")
     daemon.tick()
     assert (costly, 1) in fake.running()
+
+
+def _condor_submit(cell, daemon, name, text):
+    import re
+    path = os.path.join(cell.root, name)
+    with open(path, "w") as fh:
+        fh.write(text)
+    return int(re.search(r"submitted to cluster (\d+)", ask(cell, daemon, "condor_submit", path)).group(1))
+
+
+def _live(daemon, cluster):
+    """The procs of ``cluster`` in the queue, not removed (by their task numbers)."""
+    from gridtools.model.job import TaskState
+    job = daemon.state.jobs.get(cluster)
+    if job is None or job.is_finished():
+        return []
+    return [n for n in job.numbers() if job.state_of(n) is not TaskState.FINISHED]
+
+
+def test_other_job_remove_requirements_are_evaluated_once_per_expression_and_job(ticking):
+    """condor_rm of a cluster whose procs all carry one OtherJobRemoveRequirements costs
+    one evaluation per other job of the owner whose procs share what it reads, not one
+    per pair of procs; the jobs it matches are removed all the same, the others stay."""
+    from gridtools.daemon import otherremove
+    cell, daemon, fake = ticking
+    held = "executable = /bin/true\nhold = true\n"
+    manager = _condor_submit(cell, daemon, "m.sub", held + "queue\n")
+    nodes = _condor_submit(cell, daemon, "n.sub", held + f"+DAGManJobId = {manager}\nqueue 40\n")
+    keep = _condor_submit(cell, daemon, "k.sub", held + "queue 40\n")
+    doomed = _condor_submit(cell, daemon, "d.sub", held + '+OtherJobRemoveRequirements = '
+                            f'"DAGManJobId =?= {manager}"\nqueue 40\n')
+    daemon.tick()
+    before = otherremove.EVALUATIONS[0]
+    ask(cell, daemon, "condor_rm", str(doomed))
+    daemon.tick()
+    assert _live(daemon, doomed) == [] and _live(daemon, nodes) == []
+    assert len(_live(daemon, keep)) == 40 and _live(daemon, manager) == [1]
+    assert otherremove.EVALUATIONS[0] - before == 3       # the manager, the nodes, keep
+    reason = cell.run("condor_history", f"{nodes}.7", "-af", "RemoveReason").stdout.strip()
+    assert reason == (f"removed because <OtherJobRemoveRequirements = DAGManJobId =?= {manager}> "
+                      f"fired when job ({doomed}.0) was removed")
+
+
+def test_other_job_remove_requirements_reading_proc_attributes_carry_work_past_the_pass_budget(
+        ticking, monkeypatch):
+    """An expression that reads what differs by proc (ProcId) is evaluated per proc, at
+    most EVALS_PER_PASS a pass: the rest waits for the next pass, and every proc it
+    matches is removed in the end."""
+    import time
+    from gridtools.daemon import otherremove
+    cell, daemon, fake = ticking
+    monkeypatch.setattr(otherremove, "EVALS_PER_PASS", 5)
+    held = "executable = /bin/true\nhold = true\n"
+    target = _condor_submit(cell, daemon, "t.sub", held + "queue 12\n")
+    doomed = _condor_submit(cell, daemon, "d.sub", held + '+OtherJobRemoveRequirements = '
+                            f'"ProcId >= 4 && ClusterId == {target}"\nqueue 3\n')
+    daemon.tick()
+    before = otherremove.EVALUATIONS[0]
+    removing = tell(cell, "condor_rm", str(doomed))
+    steps = []
+    end = time.time() + 30
+    while time.time() < end and (removing.poll() is None or daemon.state.other_removals):
+        seen = otherremove.EVALUATIONS[0]
+        daemon.tick()
+        steps.append(otherremove.EVALUATIONS[0] - seen)
+        time.sleep(0.01)
+    assert removing.wait(timeout=5) == 0
+    assert [step for step in steps if step] == [5, 5, 2]
+    assert _live(daemon, doomed) == []
+    assert _live(daemon, target) == [1, 2, 3, 4]
+    assert otherremove.EVALUATIONS[0] - before == 12       # one evaluation per proc, once
+    assert daemon.state.other_removals == []

@@ -38,7 +38,9 @@ has none), then until nothing more can run:
 Held (condor_hold: SIGTERM, its KillSig) it leaves at once, its node jobs
 running, no rescue DAG, and keeps the lock file: a manager that takes over
 a lock left by one that is gone runs in recovery mode (``Runner.recover``),
-restoring the submitted nodes from the nodes log.
+restoring the submitted nodes from the nodes log. A PRE or POST script that the
+manager's own stop (hold or removal) cut short is recorded nowhere, as with
+HTCondor's DAGMan (``NodeScripts._script``): it runs again.
 
 Its progress goes to ``DAGFILE.dagman.out`` (the lines workflow tools read in
 HTCondor's DAGMan's words); with JOBSTATE_LOG every node event also goes to the

@@ -8,7 +8,7 @@ come from ``dagwatch``.
 import os
 import time
 
-from gridtools.cli.condor.dagscripts import POLL, NodeScripts
+from gridtools.cli.condor.dagscripts import CUT_SHORT, POLL, NodeScripts
 from gridtools.errors import GridError
 from gridtools.formats.condor.dag import NodeKind
 
@@ -110,7 +110,7 @@ class Runner(NodeScripts):
                 break
             limit = int(self.opts.get("maxjobs") or 0)
             for name in self._startable():
-                if limit and len(self.running) >= limit:
+                if (limit and len(self.running) >= limit) or self._stops() != (False, False):
                     break
                 self._start(name)
             if not self.running and not self._startable():
@@ -315,6 +315,9 @@ class Runner(NodeScripts):
         if node.save_file and self.attempts[name] == 1:
             self._write_save(name, node)
         pre = self._script(name, "PRE", None)
+        if pre is CUT_SHORT:
+            self._cut_short(name, "PRE")
+            return
         self.pre_status[name] = pre
         if pre is not None and pre != 0 and pre == node.pre_skip:
             self.log(f"PRE Script of node {name} exited with its PRE_SKIP value {pre}: the node is "
@@ -401,7 +404,10 @@ class Runner(NodeScripts):
     def _follow(self, now):
         self.watcher.refresh(now)
         self._relay_events()
+        stops = self._stops()
         for name, (cluster, procs) in list(self.running.items()):
+            if self._stops() != stops:
+                break                       # stopped or removed: no further POST script
             codes = self.watcher.outcome(cluster, procs)
             if codes is None:
                 continue
@@ -441,6 +447,9 @@ class Runner(NodeScripts):
 
     def _ended(self, name, status, job=True):
         post = self._script(name, "POST", status)
+        if post is CUT_SHORT:
+            self._cut_short(name, "POST")
+            return
         if post is not None and job:
             self._note_post(name, post)
         final = post if post is not None else status
@@ -472,6 +481,14 @@ class Runner(NodeScripts):
         except OSError as exc:
             self.log(f"WARNING: writing the POST script event of node {name} to {self.nodes_log} "
                      f"failed: {exc}")
+
+    def _cut_short(self, name, when):
+        """A node whose script the manager's own stop cut short: neither done nor failed
+        when the manager was held or vacated (the next start recovers it and runs the
+        script again); not done when it was removed (the rescue DAG runs it again)."""
+        if self.removing and not self.stopping:
+            self.failed.add(name)
+            self.errors[name] = f"{when} Script cut short: the DAG was removed"
 
     def _node_failed(self, name, status, job=True):
         from gridtools.formats.condor.dagstate import abort_status, should_retry

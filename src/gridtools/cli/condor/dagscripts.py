@@ -16,12 +16,27 @@ import time
 POLL = 0.5
 
 
+class _CutShort:
+    """The outcome of a script cut short by the manager's own stop (``CUT_SHORT``)."""
+
+    def __repr__(self):
+        return "CUT_SHORT"
+
+
+#: what ``NodeScripts._script`` gives for a script that the manager's stop cut short
+CUT_SHORT = _CutShort()
+
+
 class NodeScripts:
     """The scripts of a Runner's nodes (see the module docstring)."""
 
     def _script(self, name, when, status):
         """Run a node's PRE or POST script; its exit status, or None without one. A
-        script that exits with its DEFER status runs again DEFER time seconds later."""
+        script that exits with its DEFER status runs again DEFER time seconds later.
+        A script cut short because the manager itself is stopping (held, vacated or
+        removed: the signal reaches the script too) gives CUT_SHORT and is recorded
+        nowhere, as with HTCondor's DAGMan, whose script reaper never runs then: no
+        end in the job state log, no event 016, so a recovering manager runs it again."""
         from gridtools.formats.condor.dag import ScriptWhen
         node = self.dag.nodes[name]
         script = node.scripts.get(ScriptWhen[when])
@@ -37,12 +52,22 @@ class NodeScripts:
             code = self._run_script(name, when, status, node, script)
         finally:
             self.scripting[when].discard(name)
+        if code is CUT_SHORT:
+            self.log(f"{when} Script of node {name} was cut short: the DAG manager is "
+                     + ("being removed" if self.removing else
+                        "stopping; it runs again when the DAG is recovered"))
+            return CUT_SHORT
         if cluster:
             self.jobstate.node(name, "POST_SCRIPT_TERMINATED", job_id)
         self.jobstate.node(name, f"{when}_SCRIPT_{'SUCCESS' if code == 0 else 'FAILURE'}", job_id)
         return code
 
+    def _stops(self):
+        """The manager's stops asked so far (each goes from False to True only once)."""
+        return (self.removing, self.stopping)
+
     def _run_script(self, name, when, status, node, script):
+        before = self._stops()              # a FINAL node's scripts run during a removal
         while True:
             words = [self._macro(w, name, when, status) for w in shlex.split(script.command)]
             cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
@@ -56,17 +81,20 @@ class NodeScripts:
             except OSError as exc:
                 self.log(f"{when} Script of node {name} could not run: {exc.strerror}")
                 return 1
+            if self._stops() != before:
+                return CUT_SHORT            # its end is the manager's stop, not its own
             code = done.returncode
             if streams:
                 self._debug_output(name, when, script, cwd, words, done)
-            if script.defer_status is None or code != script.defer_status or self.removing \
-                    or self.stopping:
+            if script.defer_status is None or code != script.defer_status:
                 break
             self.log(f"{when} Script of node {name} exited with its DEFER status {code}: "
                      f"running it again in {script.defer_time} seconds")
             until = time.monotonic() + script.defer_time
-            while time.monotonic() < until and not (self.removing or self.stopping):
+            while time.monotonic() < until and self._stops() == before:
                 time.sleep(min(POLL, max(0.0, until - time.monotonic())))
+            if self._stops() != before:
+                return CUT_SHORT            # deferred, not run again: not ended
         if code == 0:
             self.log(f"{when} Script of node {name} completed successfully.")
         else:
