@@ -369,3 +369,18 @@ def test_other_job_remove_requirements_reading_proc_attributes_carry_work_past_t
     assert _live(daemon, target) == [1, 2, 3, 4]
     assert otherremove.EVALUATIONS[0] - before == 12       # one evaluation per proc, once
     assert daemon.state.other_removals == []
+
+
+def test_a_task_of_several_slots_leaves_the_loop_nothing_due_until_its_policy_is(ticking):
+    """The slots a task holds besides its first are not evaluated on their own: they are
+    never due, so a running job of two slots leaves the loop a wake-up in the future (it
+    used to leave one in the past for the job's whole run: the daemon spun)."""
+    import time
+    cell, daemon, fake = ticking
+    jid = submit(cell, "-pe", "smp", "2")
+    daemon.tick()
+    assert fake.running() == [(jid, 1)]
+    for _ in range(3):
+        daemon.tick()
+        wake = daemon.state.condor.next_wake()
+        assert wake is None or wake > time.time(), wake

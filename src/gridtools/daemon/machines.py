@@ -124,10 +124,16 @@ class Machines:
         self._poll_free_slots(ctx, now)
         for name in sorted(self.slots):
             rec = self.slots.get(name)
-            if rec is not None and rec.due <= now + COALESCE and \
-                    (rec.task is None or name == self.tasks[rec.task][0]):
+            if rec is not None and rec.due <= now + COALESCE and self._evaluated(name, rec):
                 self._evaluate(ctx, name, rec, now)
-        self.next_wake = min((r.due for r in self.slots.values()), default=None)
+        # (only the slots evaluated count: another slot of a task keeps the due of its claim,
+        # which would leave the loop a wake-up in the past for the task's whole run)
+        self.next_wake = min((r.due for n, r in self.slots.items() if self._evaluated(n, r)), default=None)
+
+    def _evaluated(self, name, rec):
+        """Whether the policy is evaluated on slot ``name``: a free slot, or the first of the
+        slots a task holds (the others follow it)."""
+        return rec.task is None or name == self.tasks[rec.task][0]
 
     def _layout(self, ctx, now):
         """Records for every configured slot; slots no longer configured go when free."""
