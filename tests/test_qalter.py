@@ -349,6 +349,19 @@ def test_bad_command_lines(cell, workdir):
     assert help_text.returncode == 0 and "-ot override_tickets" in help_text.stdout
 
 
+def test_an_unknown_queue_is_refused_in_qsubs_words(cell, workdir):
+    """-q and -masterq naming no queue: Grid Engine's qmaster checks qalter's new list as
+    qsub's, with the same message."""
+    jid = jid_of(cell.qsub("-h", "-pe", "smp", "1", "-b", "y", "true", cwd=workdir))
+    for opt, name in (("-q", "nosuch.q"), ("-masterq", "nosuch.q"), ("-masterq", "all.q@nosuchhost")):
+        proc = cell.run("qalter", opt, name, str(jid))
+        assert (proc.returncode, proc.stderr) == (
+            1, f'Job was rejected because job requests unknown queue "{name}"\n')
+    assert field_of(cell, jid, "master_hard_queue_list") is None
+    assert cell.run("qalter", "-masterq", "all.q", str(jid)).returncode == 0
+    assert field_of(cell, jid, "master_hard_queue_list") == "all.q"
+
+
 def test_qsub_keeps_refusing_qalter_only_options(cell, workdir):
     for opt in ("-ot", "-u"):
         proc = cell.qsub(opt, "1", "-b", "y", "true", cwd=workdir)

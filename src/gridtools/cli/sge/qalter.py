@@ -193,6 +193,11 @@ def changes_of(p):
     return changes
 
 
+#: the start of the refusal of a -q or -masterq naming no queue: the same for qalter as
+#: for qsub (Grid Engine's qmaster checks both with one function)
+UNKNOWN_QUEUE = "Job was rejected because job requests unknown queue "
+
+
 def _check_names(changes):
     """Queues, PE, checkpointing environment, project and resource values must exist and parse."""
     from gridtools.cli.sge import submit
@@ -210,6 +215,8 @@ def _check_names(changes):
         submit.check_request(probe)
     except submit.Rejected as exc:
         text = str(exc)
+        if text.startswith(UNKNOWN_QUEUE):         # Grid Engine's qmaster says it so to qalter too
+            raise GridError(text) from None
         for head in ("job rejected: ", "Job was rejected because job ", "Job was rejected because "):
             if text.startswith(head):
                 text = text[len(head):]
