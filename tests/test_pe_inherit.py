@@ -209,6 +209,33 @@ def test_inherit_takes_the_mpi_launchers_options_and_runs_a_shell(two_hosts, wor
     assert any("-bogus" in line for line in err)
 
 
+WHERE = """#!/bin/sh
+other=$(awk -v h="$HOSTNAME" '$1 != h {{print $1}}' "$PE_HOSTFILE")
+mkdir -p {dir}/elsewhere/sub {dir}/abs
+cd {dir}/elsewhere
+qrsh -inherit "$other" pwd -P
+qrsh -inherit -cwd "$other" pwd -P
+qrsh -inherit -wd sub "$other" pwd -P
+qrsh -inherit -wd {dir}/abs -noshell "$other" /bin/pwd -P
+"""
+
+
+def test_a_task_runs_where_its_job_does_unless_cwd_or_wd_say_otherwise(two_hosts, workdir):
+    """Not in the caller's current directory: in the job's (qsub -cwd), else the owner's
+    home; -cwd and -wd given to qrsh -inherit choose another (as Grid Engine's execd)."""
+    import pwd as pwdb
+    cell = two_hosts
+    real = os.path.realpath(workdir)
+    home = os.path.realpath(pwdb.getpwuid(os.getuid()).pw_dir)
+    expected = [f"{real}/elsewhere", f"{real}/elsewhere/sub", f"{real}/abs"]
+    run_job(cell, workdir, "FALSE", out="home", job=WHERE)
+    assert open(f"{workdir}/home").read().splitlines() == [home] + expected
+    jid = jid_of(cell.qsub("-V", "-cwd", "-pe", "rr", "4", "-o", f"{workdir}/cwd", "-e", f"{workdir}/cwd.err",
+                           input=WHERE.format(dir=workdir), cwd=workdir))
+    cell.wait_finished(jid, timeout=40)
+    assert open(f"{workdir}/cwd").read().splitlines() == [real] + expected
+
+
 EXECD_TASK = """#!/bin/sh
 qrsh -inherit node2 'echo $$ > {dir}/task.pid; sleep 5; echo done on $HOSTNAME; exit 3'
 echo "status $?"

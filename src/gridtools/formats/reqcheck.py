@@ -118,7 +118,8 @@ BODIES = {
                   "force": jc.boolean},
     # qrsh -inherit: checked against the job's granted hosts by the daemon (daemon.petask)
     "pe_task": {"job_id": jc.integer(1, 9_999_999), "task": jc.integer(1, 1 << 31),
-                "host": jc.word, "command": _as_given, "cwd": jc.line, "streams": _as_given,
+                "host": jc.word, "command": _as_given, "cwd": jc.optional(jc.line),
+                "streams": _as_given,
                 "client": jc.optional(jc.client),
                 "env": jc.optional(jc.mapping(jc.env_name, jc.env_value)), "noshell": jc.boolean},
     "condor_rm": {"targets": _targets(), "force": jc.boolean, "reason": jc.optional(jc.line)},

@@ -3,8 +3,11 @@ job this command runs in, on one of the hosts granted to it.
 
 As in Grid Engine, the options before the host name that mean something to a task
 are ``-V`` (the caller's whole environment goes to the task), ``-v NAME[=value],...``
-(those variables), ``-nostdin`` (the task reads /dev/null), ``-noshell`` (the
-command is executed directly) and ``-verbose``; the other qrsh/qsub options are
+(those variables), ``-cwd`` and ``-wd DIR`` (the task's working directory: the
+caller's, or DIR; without them the job's, that is its ``qsub -cwd``/``-wd`` folder
+or else the owner's home, as Grid Engine's execd chooses it), ``-nostdin`` (the task
+reads /dev/null), ``-noshell`` (the command is executed directly) and ``-verbose``;
+the other qrsh/qsub options are
 accepted and ignored (``submit(1)``). The tight integrations of Open MPI
 (``-inherit -nostdin -V host ...``) and MPICH/hydra (``-inherit -V host ...``) call
 it so. Without ``-noshell`` the command line (its words joined by blanks) runs as
@@ -62,6 +65,7 @@ class Call:
         self.env = {}
         self.host = ""
         self.command = []
+        self.cwd = None             # -cwd / -wd: the task's working directory
 
 
 def parse(argv):
@@ -86,6 +90,10 @@ def parse(argv):
             raise UsageError(f"error: ERROR! {word} option must have argument")
         if word == "-v":
             call.env.update(parse_env_list(argv[at + 1], os.environ))
+        elif word == "-cwd":
+            call.cwd = os.getcwd()
+        elif word == "-wd":
+            call.cwd = os.path.normpath(os.path.join(os.getcwd(), argv[at + 1]))
         at += 1 + count
     if len(argv) - at < 2:
         raise UsageError("usage: qrsh -inherit [options] hostname command [args]")
@@ -118,10 +126,12 @@ def task_environment(call):
 def _ask(job_id, task, host, command, paths, call=None):
     from gridtools.exec import client
     from gridtools.spool import requests, wake
-    body = {"job_id": job_id, "task": task, "host": host, "command": command, "cwd": os.getcwd(),
+    body = {"job_id": job_id, "task": task, "host": host, "command": command,
             "streams": paths, "client": client.identity()}
     if call is not None:
         body.update(env=task_environment(call), noshell="-noshell" in call.flags)
+        if call.cwd is not None:
+            body["cwd"] = call.cwd
     name = requests.write("pe_task", body, reply=True)
     wake.poke()
     answer = requests.wait_reply(name, REPLY_TIMEOUT)
