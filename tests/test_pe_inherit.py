@@ -205,7 +205,10 @@ def test_inherit_takes_the_mpi_launchers_options_and_runs_a_shell(two_hosts, wor
     assert any("/nonexist/x" in line for line in err if not line.startswith("qrsh_starter"))  # the shell's
     assert ("qrsh_starter: executing child process /nonexist/x failed: No such file or directory"
             in err)
-    assert any(line.startswith("task ") and f".{other} of job " in line for line in err)   # -verbose
+    # -verbose: Grid Engine's two lines, the second naming the task (k.host)
+    assert f'Starting server daemon at host "{other}"' in err
+    assert any(line.startswith("Server daemon successfully started with task id ")
+               and line.endswith(f'.{other}"') for line in err)
     assert any("-bogus" in line for line in err)
 
 

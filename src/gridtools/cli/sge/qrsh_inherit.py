@@ -6,8 +6,8 @@ are ``-V`` (the caller's whole environment goes to the task), ``-v NAME[=value],
 (those variables), ``-cwd`` and ``-wd DIR`` (the task's working directory: the
 caller's, or DIR; without them the job's, that is its ``qsub -cwd``/``-wd`` folder
 or else the owner's home, as Grid Engine's execd chooses it), ``-nostdin`` (the task
-reads /dev/null), ``-noshell`` (the command is executed directly) and ``-verbose``;
-the other qrsh/qsub options are
+reads /dev/null), ``-noshell`` (the command is executed directly) and ``-verbose``
+(Grid Engine's two lines on standard error); the other qrsh/qsub options are
 accepted and ignored (``submit(1)``). The tight integrations of Open MPI
 (``-inherit -nostdin -V host ...``) and MPICH/hydra (``-inherit -V host ...``) call
 it so. Without ``-noshell`` the command line (its words joined by blanks) runs as
@@ -190,9 +190,14 @@ def main(argv, prog="qrsh"):
             paths = dict(paths, stdin=os.devnull)
             relay.stdin_open = False
             relay.to_job = -1
+        if verbose:                                     # Grid Engine's qrsh -verbose lines
+            sys.stderr.write(f'Starting server daemon at host "{host}"\n')
+            sys.stderr.flush()
         result_dir = _ask(job_id, task, host, command, paths, call)
         if verbose:
-            sys.stderr.write(f"task {os.path.basename(result_dir)[3:]}.{host} of job {job_id} started\n")
+            task_id = f"{os.path.basename(result_dir)[3:]}.{host}"
+            sys.stderr.write(f'Server daemon successfully started with task id "{task_id}"\n')
+            sys.stderr.flush()
         return _relay(relay, result_dir)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
