@@ -191,6 +191,7 @@ qrsh -inherit -now n -verbose "$other" true; echo "ignored $?"
 qrsh -inherit "$other" /nonexist/x; echo "missing $?"
 qrsh -inherit -noshell "$other" /nonexist/x; echo "missing noshell $?"
 qrsh -inherit -bogus "$other" true; echo "bogus $?"
+qrsh -inherit -noshell "$(echo "$other" | tr a-z A-Z)" /bin/sh -c 'echo "upper on $HOSTNAME"'; echo "upper $?"
 """
 
 
@@ -200,7 +201,7 @@ def test_inherit_takes_the_mpi_launchers_options_and_runs_a_shell(two_hosts, wor
     other, *out = open(f"{workdir}/options").read().splitlines()
     assert out == ["ompi", "ompi 0", f"hydra bar on {other}", "hydra 0", "without -V []", "shell 4",
                    "-v 1 bar", "v 0", "a;b $FOO", "noshell 0", "on the PATH", "noshell path 0", "ignored 0", "missing 127",
-                   "missing noshell 1", "bogus 2"]
+                   "missing noshell 1", "bogus 2", f"upper on {other}", "upper 0"]
     err = open(f"{workdir}/options.err").read().splitlines()
     assert any("/nonexist/x" in line for line in err if not line.startswith("qrsh_starter"))  # the shell's
     assert ("qrsh_starter: executing child process /nonexist/x failed: No such file or directory"

@@ -115,8 +115,10 @@ def _target(state, req):
     if user_name(req.uid) not in (job.spec["owner"], "root"):
         raise Refused(f"error: job {job.id} does not belong to {user_name(req.uid)}")
     task = job.task(number)
-    if host not in {g[1] for g in task.granted}:
-        raise Refused(f'error: host "{host}" is not granted to job {job.id}')
+    named = host
+    host = next((g[1] for g in task.granted if g[1].lower() == host.lower()), None)
+    if host is None:                # host names compare without regard to case
+        raise Refused(f'error: host "{named}" is not granted to job {job.id}')
     pe = _pe(state, job, task)
     if not _flag(pe.get("control_slaves")):
         raise Refused(f"error: the parallel environment of job {job.id} does not control its slave tasks")

@@ -49,6 +49,12 @@ def _granted_hosts():
         raise GridError("error: qrsh -inherit needs the PE_HOSTFILE of a parallel job") from None
 
 
+def granted_name(host, granted):
+    """The name among ``granted`` of ``host``, compared without regard to case (as Grid
+    Engine compares host names); None when it is none of them."""
+    return next((name for name in granted if name.lower() == host.lower()), None)
+
+
 #: qrsh options that take no argument and mean something to -inherit
 FLAGS = ("-nostdin", "-noshell", "-verbose", "-V")
 #: qrsh options without an argument that -inherit accepts and ignores
@@ -178,8 +184,9 @@ def main(argv, prog="qrsh"):
     verbose = "-verbose" in call.flags
     try:
         job_id, task = _job()
-        if host not in _granted_hosts():
-            raise GridError(f'error: host "{host}" is not granted to job {job_id}')
+        host = granted_name(host, _granted_hosts())
+        if host is None:
+            raise GridError(f'error: host "{call.host}" is not granted to job {job_id}')
     except (GridError, UsageError) as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
