@@ -338,7 +338,7 @@ def test_bad_command_lines(cell, workdir):
     assert (proc.returncode, proc.stderr) == (2, 'qalter: invalid option argument "-badopt"\n')
     proc = cell.run("qalter", "-pe", "nosuchpe", "2", str(jid))
     assert (proc.returncode, proc.stderr) == (
-        1, 'denied: the requested parallel environment "nosuchpe" does not exist\n')
+        1, 'denied: parallel environment "nosuchpe" does not exist\n')
     proc = cell.run("qalter", "-p", "5000", str(jid))
     assert (proc.returncode, proc.stderr) == (
         7, 'qalter: invalid priority "5000".  Must be an integer from -1023 to 1024\n')

@@ -222,6 +222,9 @@ def _check_names(changes):
                 text = text[len(head):]
                 break
         text = text[len("requests "):] if text.startswith("requests ") else text
+        # (an unknown PE: qsub's words name "the requested" one, the qmaster's answer to
+        # qalter names the object alone)
+        text = text[len("the requested "):] if text.startswith("the requested parallel environment") else text
         raise GridError(f"denied: {text}") from None
     if "resources" in changes:
         changes["resources"] = {part: probe["resources"][part] for part in changes["resources"]}
