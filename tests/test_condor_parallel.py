@@ -141,12 +141,13 @@ def test_the_log_says_when_each_node_starts_and_ends(two_hosts, workdir):
     hosts = [h for line in hostfile.splitlines() for h in [line.split()[0]] * int(line.split()[1])]
     open(os.path.join(workdir, "release"), "w").close()
     cell.wait_finished(cluster, timeout=30)
+    # (the other nodes' ends are written once they are gone, after the job's)
+    events = wait_for(lambda: (lambda ev: ev if len([e for e in ev if e.type == EventType.NODE_TERMINATED]) == 4
+                               else None)(_log(workdir)), timeout=20)
     text = open(os.path.join(workdir, "par.log")).read()
     for node, host in enumerate(hosts):
         assert f"014 ({cluster:03d}.000.{node:03d}) " in text
         assert f"Node {node} executing on host: <127.0.0.1:0?alias={host}>" in text
-    events = wait_for(lambda: (lambda ev: ev if len([e for e in ev if e.type == EventType.NODE_TERMINATED]) == 4
-                               else None)(_log(workdir)), timeout=20)
     kinds = [(int(e.type), e.subproc) for e in events]
     assert kinds[:6] == [(0, 0), (14, 0), (14, 1), (14, 2), (14, 3), (1, 0)]
     ends = {e.subproc: e.info for e in events if e.type == EventType.NODE_TERMINATED}
@@ -213,3 +214,40 @@ def test_a_job_run_again_starts_every_node_again(two_hosts, workdir):
     open(os.path.join(workdir, "release"), "w").close()
     cell.wait_finished(cluster, timeout=30)
     assert all(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(4))
+
+
+def _running_on(cell, cluster, attr="RemoteHosts"):
+    """The slots a running job holds (its RemoteHosts), once it runs."""
+    found = wait_for(lambda: (lambda out: out if out and out[0] == "2" else None)(
+        cell.run("condor_q", str(cluster), "-af", "JobStatus", attr).stdout.split()), timeout=30)
+    return sorted(found[1].split(","))
+
+
+def _unclaimed(cell, host):
+    status = cell.run("condor_status", "-af", "Name", "State").stdout.splitlines()
+    return sorted(ln for ln in status if ln.split()[0].endswith("@" + host)) == \
+        [f"slot1@{host} Unclaimed", f"slot2@{host} Unclaimed"]
+
+
+def test_every_node_runs_on_a_slot_the_requirements_accept(two_hosts, workdir):
+    cell = two_hosts
+    # two nodes, and only one slot the Requirements accept: it waits
+    idle = submit(cell, "universe = parallel\nexecutable = /bin/sleep\narguments = 60\nmachine_count = 2\n"
+                  'requirements = TARGET.Name == "slot1@testhost"\nqueue\n', cwd=workdir)
+    # two nodes on slots both of which the Requirements accept: they run there
+    fits = submit(cell, "universe = parallel\nexecutable = /bin/sleep\narguments = 60\nmachine_count = 2\n"
+                  'requirements = regexp("@node2$", TARGET.Name)\nqueue\n', cwd=workdir)
+    assert _running_on(cell, fits) == ["slot1@node2", "slot2@node2"]
+    assert cell.run("condor_q", str(idle), "-af", "JobStatus").stdout.split() == ["1"]
+    assert _unclaimed(cell, "testhost")
+
+
+def test_a_job_of_two_cpus_takes_only_slots_the_requirements_accept(two_hosts, workdir):
+    cell = two_hosts
+    idle = submit(cell, "executable = /bin/sleep\narguments = 60\nrequest_cpus = 2\n"
+                  'requirements = TARGET.Name == "slot2@testhost"\nqueue\n', cwd=workdir)
+    one = submit(cell, "executable = /bin/sleep\narguments = 60\n"
+                 'requirements = TARGET.Name == "slot1@node2"\nqueue\n', cwd=workdir)
+    assert _running_on(cell, one, "RemoteHost") == ["slot1@node2"]
+    assert cell.run("condor_q", str(idle), "-af", "JobStatus").stdout.split() == ["1"]
+    assert _unclaimed(cell, "testhost")
