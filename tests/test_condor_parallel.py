@@ -11,7 +11,8 @@ import time
 import psutil
 import pytest
 
-from condortools import submit, write
+from condortools import history, submit, write
+from gridtools.formats.condor.userlog import EventType, parse_events
 from conftest import destroy_cell, make_cell, wait_for
 from qtools import jid_of
 
@@ -105,6 +106,11 @@ def test_the_job_ends_with_node_0_and_the_other_nodes_are_ended(two_hosts, workd
     assert not any(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(1, 4))
 
 
+def _log(workdir):
+    with open(os.path.join(workdir, "par.log")) as fh:
+        return parse_events(fh.read())
+
+
 def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
     cell = two_hosts
     cluster = _start(cell, workdir, 0, 4, extra='+ParallelShutdownPolicy = "WAIT_FOR_ALL"\n')
@@ -114,6 +120,72 @@ def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
     assert cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["2"]
     cell.wait_finished(cluster, timeout=30)
     assert all(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(4))
+    # the job ended with its last node: its 005, CompletionDate and RemoteWallClockTime say so
+    events = _log(workdir)
+    ends = {e.subproc: e for e in events if e.type == EventType.NODE_TERMINATED}
+    assert sorted(ends) == [0, 1, 2, 3] and all(ends[n].info["Node"] == n for n in ends)
+    assert all(e.info["ReturnValue"] == 0 for e in ends.values())
+    last = max(e.timestamp for e in ends.values())
+    assert last - ends[0].timestamp >= 3             # the other nodes ran 4 s longer than node 0
+    (done,) = [e for e in events if e.type == EventType.JOB_TERMINATED]
+    assert done.timestamp >= last and events[-1] is done
+    started, ended, wall = history(cell, str(cluster), "-af", "JobCurrentStartDate", "CompletionDate",
+                                   "RemoteWallClockTime").split()
+    assert int(ended) >= int(last) and int(ended) - int(started) >= 3 and float(wall) >= 3
+
+
+def test_the_log_says_when_each_node_starts_and_ends(two_hosts, workdir):
+    cell = two_hosts
+    cluster = _start(cell, workdir, 0, 120)
+    hostfile = open(os.path.join(cell.root, "spool", "jobs", str(cluster), "1", "pe_hostfile")).read()
+    hosts = [h for line in hostfile.splitlines() for h in [line.split()[0]] * int(line.split()[1])]
+    open(os.path.join(workdir, "release"), "w").close()
+    cell.wait_finished(cluster, timeout=30)
+    # (the other nodes' ends are written once they are gone, after the job's)
+    events = wait_for(lambda: (lambda ev: ev if len([e for e in ev if e.type == EventType.NODE_TERMINATED]) == 4
+                               else None)(_log(workdir)), timeout=20)
+    text = open(os.path.join(workdir, "par.log")).read()
+    for node, host in enumerate(hosts):
+        assert f"014 ({cluster:03d}.000.{node:03d}) " in text
+        assert f"Node {node} executing on host: <127.0.0.1:0?alias={host}>" in text
+    kinds = [(int(e.type), e.subproc) for e in events]
+    assert kinds[:6] == [(0, 0), (14, 0), (14, 1), (14, 2), (14, 3), (1, 0)]
+    ends = {e.subproc: e.info for e in events if e.type == EventType.NODE_TERMINATED}
+    assert ends[0]["TerminatedNormally"] and ends[0]["ReturnValue"] == 0      # node 0 exited
+    for node in (1, 2, 3):                           # the others were ended with it
+        assert not ends[node]["TerminatedNormally"] and ends[node]["TerminatedBySignal"] == 15
+    assert "Node 1 terminated.\n\t(0) Abnormal termination (signal 15)\n" in text
+    assert "\t0  -  Total Bytes Received By Node\n" in text
+
+
+def test_a_job_held_while_it_waits_for_its_other_nodes_is_held(two_hosts, workdir):
+    cell = two_hosts
+    cluster = _start(cell, workdir, 0, 120, extra='+ParallelShutdownPolicy = "WAIT_FOR_ALL"\n')
+    pids = [int(open(os.path.join(workdir, f"pid.{n}")).read()) for n in range(4)]
+    open(os.path.join(workdir, "release"), "w").close()
+    # node 0 exited, and the daemon knows (its 015 is written); nodes 1..3 run on
+    wait_for(lambda: any(e.type == EventType.NODE_TERMINATED and e.subproc == 0 for e in _log(workdir)),
+             timeout=20)
+    assert cell.run("condor_hold", str(cluster)).returncode == 0
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["5"])
+    reason = cell.run("condor_q", str(cluster), "-af", "HoldReason").stdout
+    assert reason.startswith("via condor_hold"), reason
+    wait_for(lambda: not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+                             for p in pids[1:]), timeout=20)
+    time.sleep(1)                       # (a completion would have been reaped by now)
+    assert cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["5"]
+    kinds = [int(e.type) for e in _log(workdir) if e.subproc == 0 and e.type not in
+             (EventType.NODE_EXECUTE, EventType.NODE_TERMINATED)]
+    assert kinds == [0, 1, 12]
+    # released, it runs every node again
+    for n in range(4):
+        os.unlink(os.path.join(workdir, f"pid.{n}"))
+    os.unlink(os.path.join(workdir, "release"))
+    assert cell.run("condor_release", str(cluster)).returncode == 0
+    wait_for(lambda: all(os.path.exists(os.path.join(workdir, f"pid.{n}")) for n in range(4)), timeout=30)
+    assert cell.run("condor_q", str(cluster), "-af", "JobStatus", "NumJobStarts").stdout.split() == ["2", "2"]
+    assert cell.run("condor_rm", str(cluster)).returncode == 0
+    cell.wait_finished(cluster, timeout=30)
 
 
 def test_a_grid_engine_pe_job_claims_its_slots_on_every_host(two_hosts, workdir):
@@ -142,3 +214,40 @@ def test_a_job_run_again_starts_every_node_again(two_hosts, workdir):
     open(os.path.join(workdir, "release"), "w").close()
     cell.wait_finished(cluster, timeout=30)
     assert all(os.path.exists(os.path.join(workdir, f"done.{n}")) for n in range(4))
+
+
+def _running_on(cell, cluster, attr="RemoteHosts"):
+    """The slots a running job holds (its RemoteHosts), once it runs."""
+    found = wait_for(lambda: (lambda out: out if out and out[0] == "2" else None)(
+        cell.run("condor_q", str(cluster), "-af", "JobStatus", attr).stdout.split()), timeout=30)
+    return sorted(found[1].split(","))
+
+
+def _unclaimed(cell, host):
+    status = cell.run("condor_status", "-af", "Name", "State").stdout.splitlines()
+    return sorted(ln for ln in status if ln.split()[0].endswith("@" + host)) == \
+        [f"slot1@{host} Unclaimed", f"slot2@{host} Unclaimed"]
+
+
+def test_every_node_runs_on_a_slot_the_requirements_accept(two_hosts, workdir):
+    cell = two_hosts
+    # two nodes, and only one slot the Requirements accept: it waits
+    idle = submit(cell, "universe = parallel\nexecutable = /bin/sleep\narguments = 60\nmachine_count = 2\n"
+                  'requirements = TARGET.Name == "slot1@testhost"\nqueue\n', cwd=workdir)
+    # two nodes on slots both of which the Requirements accept: they run there
+    fits = submit(cell, "universe = parallel\nexecutable = /bin/sleep\narguments = 60\nmachine_count = 2\n"
+                  'requirements = regexp("@node2$", TARGET.Name)\nqueue\n', cwd=workdir)
+    assert _running_on(cell, fits) == ["slot1@node2", "slot2@node2"]
+    assert cell.run("condor_q", str(idle), "-af", "JobStatus").stdout.split() == ["1"]
+    assert _unclaimed(cell, "testhost")
+
+
+def test_a_job_of_two_cpus_takes_only_slots_the_requirements_accept(two_hosts, workdir):
+    cell = two_hosts
+    idle = submit(cell, "executable = /bin/sleep\narguments = 60\nrequest_cpus = 2\n"
+                  'requirements = TARGET.Name == "slot2@testhost"\nqueue\n', cwd=workdir)
+    one = submit(cell, "executable = /bin/sleep\narguments = 60\n"
+                 'requirements = TARGET.Name == "slot1@node2"\nqueue\n', cwd=workdir)
+    assert _running_on(cell, one, "RemoteHost") == ["slot1@node2"]
+    assert cell.run("condor_q", str(idle), "-af", "JobStatus").stdout.split() == ["1"]
+    assert _unclaimed(cell, "testhost")

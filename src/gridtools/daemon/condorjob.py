@@ -110,13 +110,16 @@ def _log_paths(ad):
 
 
 def write_events(state, job, items):
-    """Append events to the user logs of their procs: ``items`` is [(number, type, info)]."""
+    """Append events to the user logs of their procs: ``items`` is [(number, type, info,
+    when)], or [(number, type, info, when, subproc)] for the events of a parallel
+    universe job's nodes (the subproc is the node's number)."""
     if not is_condor(job):
         return
     by_path = {}
-    for number, kind, info, when in items:
+    for number, kind, info, when, *sub in items:
         for path in _log_paths(proc_ad(job, number)):
-            by_path.setdefault(path, []).append(Event(kind, job.id, _proc(number), 0, when, info))
+            by_path.setdefault(path, []).append(Event(kind, job.id, _proc(number), sub[0] if sub else 0,
+                                                      when, info))
     for path, events in by_path.items():
         userlogs.append(job.spec, path, events, state.log)
 
@@ -220,8 +223,14 @@ def started(state, job, number, now, slot=None):
     task = job.tasks.get(number)
     host = task.host if task is not None else ""
     slot = slot or (f"{task.queue}@{task.host}" if task is not None else "")
-    write_events(state, job, [(number, EventType.EXECUTE,
-                               {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}, now)])
+    items = []
+    from gridtools.formats.condor.jobattrs import PARALLEL
+    if task is not None and job.spec.get("universe") == PARALLEL:
+        from gridtools.daemon.parnodes import node_slots
+        items = [(number, EventType.NODE_EXECUTE, {"Node": node, "ExecuteHost": f"<127.0.0.1:0?alias={where}>"},
+                  now, node) for node, (_queue, where) in enumerate(node_slots(task.granted))]
+    write_events(state, job, items + [(number, EventType.EXECUTE,
+                                       {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}, now)])
     ad = proc_ad(job, number)
     if ad.eval("JobNotification") == _NOTIFY_START:
         state.log(f"I|mail to {_mail_to(job, ad)}: Condor Job {job.id}.{_proc(number)} started "
@@ -243,6 +252,14 @@ def _exit_info(task, result):
     else:
         info.update(TerminatedNormally=True, ReturnValue=int(result.get("exit_status", 0) or 0))
     return info
+
+
+def node_ended(state, job, number, node, result):
+    """Node ``node`` of parallel universe job ``job`` (task ``number``) exited: event 015,
+    with the subproc of its number, dated when it exited."""
+    when = result.get("end_time") if isinstance(result.get("end_time"), (int, float)) else time.time()
+    write_events(state, job, [(number, EventType.NODE_TERMINATED,
+                               dict(_exit_info(None, result), Node=int(node)), when, int(node))])
 
 
 def evicted(state, job, task, result, now):

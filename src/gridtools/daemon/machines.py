@@ -177,8 +177,14 @@ class Machines:
         for host, count in _granted_hosts(task):
             master = host == task.host
             wanted = (hint or ctx.wanted_slot(host, ad, avoid)) if master else None   # Requirements that pick a slot
-            names = self._dynamic(ctx, host, task, ad) if ctx.partitionable(host) else \
-                self._free_static(host, count, wanted, avoid)
+            if ctx.partitionable(host):
+                names = self._dynamic(ctx, host, task, ad)
+            else:
+                names = self._free_static(host, count, wanted, avoid)
+                picked = ctx.wanted_slots(host, ad, count, set(avoid) | self._taken(host)) \
+                    if count > 1 and ctx.picks_slot(ad) else None
+                if picked is not None and len(picked) == count:     # every slot one they accept
+                    names = sorted(picked, key=lambda n: n != wanted)
             if names:
                 taken.append((host, names))
             elif master:
@@ -210,6 +216,9 @@ class Machines:
         slots, not which ones: a start left without such a slot is taken back before it
         is carried out (its task waits, as HTCondor never runs a job on a slot its
         Requirements refuse; the next pass, which sees the slots claimed, says why).
+        A start of several slots (a parallel universe job, ``request_cpus = 2``) needs
+        as many such slots on each host it was granted, as HTCondor matches every slot
+        a job takes against its Requirements; its claim takes them.
         True when a start was taken back because an earlier start of the pass was given
         its slot (another pass then books again what it had booked)."""
         given, kept, again = set(), [], False
@@ -225,16 +234,28 @@ class Machines:
             if not ctx.picks_slot(ad):
                 kept.append(start)
                 continue
-            name = ctx.wanted_slot(host, ad, given)
-            if name is None:
-                again = again or (bool(given) and ctx.wanted_slot(host, ad) is not None)
+            counts = {}
+            for _queue, where, slots in start.granted:
+                counts[where] = counts.get(where, 0) + int(slots)
+            counts = {where: max(1, n) for where, n in counts.items()
+                      if where == host or not ctx.partitionable(where)}
+            picked = {where: ctx.wanted_slots(where, ad, n, given | self._taken(where))
+                      for where, n in counts.items()}
+            if any(len(names) < counts[where] for where, names in picked.items()):
+                again = again or (bool(given) and all(
+                    len(ctx.wanted_slots(where, ad, n, self._taken(where))) >= n for where, n in counts.items()))
                 continue
-            given.add(name)
-            decisions.slots[key] = name
+            for names in picked.values():
+                given.update(names)
+            decisions.slots[key] = picked[host][0]
             kept.append(start)
         if len(kept) != len(decisions.starts):
             decisions.starts[:] = kept
         return again
+
+    def _taken(self, host):
+        """The slots of ``host`` a running task holds (also those its claim is not on)."""
+        return {n for n, r in self.slots.items() if r.host == host and r.task is not None}
 
     def _claim_of(self, ctx, job, task, ad, name, now, host=None):
         host = host or task.host

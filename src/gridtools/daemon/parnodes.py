@@ -109,10 +109,33 @@ def _policy(job, number):
 _STOPPED = ("signal", "failed", "deleted", "requeue", "never_started", "error_state")
 
 
+def node_ended(state, job, number, node, result):
+    """Node ``node`` of task ``number`` exited with ``result``: event 015 in its user log
+    (a node that never started writes none)."""
+    from gridtools.daemon import condorjob
+    if job is not None and is_parallel(job) and not result.get("never_started") \
+            and not result.get("error_state"):
+        condorjob.node_ended(state, job, number, node, result)
+
+
+def first_node_ended(state, job, task, result):
+    """Node 0 (the task) exited with ``result``: event 015 for it, once per run (a
+    WAIT_FOR_ALL job's node 0 is looked at again at every pass while the others run)."""
+    if not is_parallel(job):
+        return
+    from gridtools.daemon import condorjob
+    mine = condorjob.task_info(job, task.number)
+    if mine.get("node0_ended") != task.start_time:
+        mine["node0_ended"] = task.start_time
+        job.changed()
+        node_ended(state, job, task.number, 0, result)
+
+
 def waits(state, job, task, result):
     """True while node 0 of a WAIT_FOR_ALL parallel job exited of its own accord and other
     nodes still run. A node 0 that was ended (removed, deleted, held, evicted, killed by
-    a signal) or failed to start never waits: its job ends, and so do the other nodes."""
+    a signal) or failed to start never waits: its job ends, and so do the other nodes
+    (``concluding`` says how)."""
     if not is_parallel(job) or task.deleting or job.deleted or any(result.get(k) for k in _STOPPED):
         return False
     mine = ((job.condor or {}).get("tasks") or {}).get(str(task.number)) or {}
@@ -121,3 +144,50 @@ def waits(state, job, task, result):
     from gridtools.daemon import petask
     running = [key for key in petask.tasks_of(state) if key[:2] == (job.id, task.number)]
     return bool(running) and _policy(job, task.number) == "WAIT_FOR_ALL"
+
+
+def _waited(job, task, result):
+    """True when ``result`` is that of node 0 of a WAIT_FOR_ALL parallel job that exited
+    of its own accord (its job ends with the last node, or waited for the others)."""
+    return is_parallel(job) and not any(result.get(k) for k in _STOPPED) and \
+        not result.get("requeue") and _policy(job, task.number) == "WAIT_FOR_ALL"
+
+
+def concluding(job, task, result, now):
+    """Node 0's ``result`` made the job's end (``waits`` said it waits no more). Node 0
+    of a WAIT_FOR_ALL job exited of its own accord long before: when the job was then
+    held (condor_hold, PeriodicHold), the job goes back to wait, held, as any held job
+    does (and runs every node again once released), rather than ending with node 0's
+    exit; it ends now. Otherwise its end is the last node's (the event 005, CompletionDate
+    and RemoteWallClockTime), as HTCondor's parallel shadow ends the job after its last
+    node. Changes ``result``; node 0's own accounting record was made before."""
+    mine = ((job.condor or {}).get("tasks") or {}).get(str(task.number)) or {}
+    if mine.pop("node0_ended", None) is not None:
+        job.changed()
+    if not _waited(job, task, result):
+        return
+    if mine.get("vacating"):
+        result.update(requeue=True, end_time=now)
+        return
+    if task.deleting or job.deleted or mine.get("removed") or mine.get("gone"):
+        return
+    result["end_time"] = max([float(result.get("end_time") or 0)] + _node_ends(job, task))
+
+
+def _node_ends(job, task):
+    """The end times of the nodes of the task's current run (their result files)."""
+    from gridtools.daemon import petask
+    from gridtools.formats import spoolyaml
+    from gridtools.spool import jobs as jobstore
+    from gridtools.spool.files import read_text
+    ends = []
+    for _number, tdir in petask.folders(jobstore.task_dir(job.id, task.number)):
+        text = read_text(os.path.join(tdir, jobstore.RESULT_FILE))
+        try:
+            found = spoolyaml.load(text) if text else None
+        except spoolyaml.SpoolFormatError:
+            continue
+        if isinstance(found, dict) and isinstance(found.get("end_time"), (int, float)) and \
+                float(found.get("start_time") or 0) >= float(task.start_time or 0) - 1:
+            ends.append(float(found["end_time"]))
+    return ends

@@ -296,6 +296,10 @@ def collect(state, now):
     records = [r for r in (_account(state, key, info, result) for key, info, result in ended) if r]
     if records:
         acct.append(records)
+    for key, info, result in ended:
+        if "node" in info:             # a node of an HTCondor parallel universe job: its event
+            from gridtools.daemon import parnodes
+            parnodes.node_ended(state, state.jobs.get(key[0]), key[1], info["node"], result)
     return len(ended)
 
 

@@ -60,6 +60,7 @@ def collect(state, dispatcher, now):
             result = jobstore.read_result(job.id, task.number) or _lost(state, dispatcher, job, task, now)
             if result is None:
                 continue
+        parnodes.first_node_ended(state, job, task, result)
         if parnodes.waits(state, job, task, result):
             continue                  # node 0 of a WAIT_FOR_ALL parallel job: the others run on
         _application_exit(state, job, task, result)
@@ -85,6 +86,7 @@ def collect(state, dispatcher, now):
         state.launching.pop((job.id, task.number), None)
         dispatcher.unwatch_shepherd(job, task)
         dispatcher.dying.discard((job.id, task.number))
+        parnodes.concluding(job, task, result, now)     # (after node 0's record was made)
         apply.concluded(state, job, task, result, now)
     crash.point("reap")
     return len(ended)

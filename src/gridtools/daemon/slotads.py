@@ -18,7 +18,10 @@ until a slot of the host changes. The same ads serve:
   matched against each free slot's ad in turn, and the task that starts
   takes the first free slot they are true for (``Context.wanted_slot``) that
   no earlier start of the pass was given (``Machines.pick_slots``: a start
-  left without one waits);
+  left without one waits); a task of several slots (a parallel universe
+  job's nodes, ``request_cpus = 2``) takes only slots they are true for, on
+  every host it was granted, and waits when there are not that many
+  (``Context.wanted_slots``);
 - ``published``: condor_status's slot ads in the status snapshot, each as
   ``[literal values, expression texts]``.
 
@@ -161,15 +164,24 @@ class Context:
         """The first unclaimed static slot of ``host``, not in ``given``, whose ad (with
         the host's totals, as ``refusals`` matches it) the job's Requirements are true
         for, when they read an attribute that tells slots apart; else None."""
+        names = self.wanted_slots(host, job_ad, 1, given)
+        return names[0] if names else None
+
+    def wanted_slots(self, host, job_ad, count, given=()):
+        """The first ``count`` (or fewer: all there are) unclaimed static slots of
+        ``host``, not in ``given``, that the job's Requirements are true for (as
+        ``wanted_slot``), when they read an attribute that tells slots apart; else None."""
         if not _slot_specific(job_ad):
             return None
-        totals = None
+        totals, found = None, []
         for name, ad in self.host_ads(host).items():
+            if len(found) >= count:
+                break
             if name not in given and ad.lookup("RemoteUser") is None and ad.eval("DynamicSlot") is not True:
                 totals = _host_ad(self, host) if totals is None else totals
                 if job_ad.eval("Requirements", _with_totals(ad, totals)) is True:
-                    return name
-        return None
+                    found.append(name)
+        return found
 
     def slot_ad(self, name, rec=None):
         host = rec.host if rec is not None else name.rpartition("@")[2]

@@ -102,18 +102,18 @@ def _execute(info):
     return text
 
 
-def _rusage_block(info, totals):
+def _rusage_block(info, totals, by="Job"):
     lines = [f"\t\t{usage_line(info.get('RunRemoteUserCpu'), info.get('RunRemoteSysCpu'))}"
              "  -  Run Remote Usage\n",
              f"\t\t{usage_line()}  -  Run Local Usage\n"]
     if totals:
         lines += [f"\t\t{usage_line(info.get('TotalRemoteUserCpu'), info.get('TotalRemoteSysCpu'))}"
                   "  -  Total Remote Usage\n", f"\t\t{usage_line()}  -  Total Local Usage\n"]
-    lines += [f"\t{int(info.get('SentBytes', 0))}  -  Run Bytes Sent By Job\n",
-              f"\t{int(info.get('ReceivedBytes', 0))}  -  Run Bytes Received By Job\n"]
+    lines += [f"\t{int(info.get('SentBytes', 0))}  -  Run Bytes Sent By {by}\n",
+              f"\t{int(info.get('ReceivedBytes', 0))}  -  Run Bytes Received By {by}\n"]
     if totals:
-        lines += [f"\t{int(info.get('TotalSentBytes', 0))}  -  Total Bytes Sent By Job\n",
-                  f"\t{int(info.get('TotalReceivedBytes', 0))}  -  Total Bytes Received By Job\n"]
+        lines += [f"\t{int(info.get('TotalSentBytes', 0))}  -  Total Bytes Sent By {by}\n",
+                  f"\t{int(info.get('TotalReceivedBytes', 0))}  -  Total Bytes Received By {by}\n"]
     return "".join(lines)
 
 
@@ -127,6 +127,17 @@ def _termination(info):
 
 def _terminated(info):
     return "Job terminated.\n" + _termination(info) + _rusage_block(info, totals=True)
+
+
+def _node_execute(info):
+    """A node of a parallel universe job started (its number is the event's subproc)."""
+    return f"Node {int(info.get('Node', 0))} executing on host: {info.get('ExecuteHost', DEFAULT_HOST)}\n"
+
+
+def _node_terminated(info):
+    """A node of a parallel universe job exited: how, and its usage."""
+    return f"Node {int(info.get('Node', 0))} terminated.\n" + _termination(info) + \
+        _rusage_block(info, totals=True, by="Node")
 
 
 def _evicted(info):
@@ -193,6 +204,8 @@ _WRITERS = {
     EventType.EXECUTE: _execute,
     EventType.JOB_EVICTED: _evicted,
     EventType.JOB_TERMINATED: _terminated,
+    EventType.NODE_EXECUTE: _node_execute,
+    EventType.NODE_TERMINATED: _node_terminated,
     EventType.IMAGE_SIZE: _image_size,
     EventType.JOB_ABORTED: _reason_event("Job was aborted."),
     EventType.JOB_SUSPENDED: lambda info: "Job was suspended.\n\tNumber of processes actually suspended: "
@@ -293,7 +306,7 @@ def _read_execute(body):
     return info
 
 
-_BYTES = re.compile(r"^\s*([\d.]+)\s+-\s+(Run|Total) Bytes (Sent|Received) By Job")
+_BYTES = re.compile(r"^\s*([\d.]+)\s+-\s+(Run|Total) Bytes (Sent|Received) By (?:Job|Node)")
 _USAGE = re.compile(r"Usr (\d+) (\d\d):(\d\d):(\d\d), Sys (\d+) (\d\d):(\d\d):(\d\d)\s+-\s+(Run|Total) Remote Usage")
 
 
@@ -330,6 +343,17 @@ def _read_termination(lines, info):
 
 def _read_terminated(body):
     return _read_usage(body, _read_termination(body[1:3], {}))
+
+
+def _read_node_execute(body):
+    m = re.match(r"Node (\d+) executing on host: ?(.*)$", body[0].strip())
+    return {"Node": int(m.group(1)), "ExecuteHost": m.group(2).strip()} if m else {"Info": body[0]}
+
+
+def _read_node_terminated(body):
+    m = re.match(r"Node (\d+) terminated", body[0].strip())
+    info = {"Node": int(m.group(1))} if m else {}
+    return _read_usage(body, _read_termination(body[1:3], info))
 
 
 def _read_evicted(body):
@@ -403,6 +427,8 @@ _READERS = {
     EventType.EXECUTE: _read_execute,
     EventType.JOB_EVICTED: _read_evicted,
     EventType.JOB_TERMINATED: _read_terminated,
+    EventType.NODE_EXECUTE: _read_node_execute,
+    EventType.NODE_TERMINATED: _read_node_terminated,
     EventType.IMAGE_SIZE: _read_image_size,
     EventType.JOB_ABORTED: _read_reason,
     EventType.JOB_HELD: _read_held,
