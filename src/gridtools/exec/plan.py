@@ -113,7 +113,8 @@ def job_environment(spec, task, ctx):
 
 def grid_variables(spec, task, ctx):
     """The Grid Engine variables of a task, set by the daemon over anything of the same
-    name the job asked for (JOB_ID, SGE_TASK_ID, NSLOTS, PE_HOSTFILE, SGE_O_*, ...)."""
+    name the job asked for (JOB_ID, SGE_TASK_ID, NSLOTS, PE_HOSTFILE, SGE_O_*, ...), and
+    GRIDTOOLS_ROOT: the commands a job runs address the job's own cell."""
     env = {"SGE_O_" + key: value for key, value in (spec.get("sge_o") or {}).items()}
     env.update({
         "ARC": ctx["arch"], "SGE_ARCH": ctx["arch"], "ENVIRONMENT": "BATCH",
@@ -124,7 +125,7 @@ def grid_variables(spec, task, ctx):
         "NSLOTS": str(ctx["slots"]), "NHOSTS": str(ctx["nhosts"]), "NQUEUES": str(ctx["nqueues"]),
         "QUEUE": ctx["queue"], "RESTARTED": "1" if ctx.get("restarted") else "0",
         "SGE_ACCOUNT": spec.get("account") or "sge", "SGE_CELL": "default",
-        "SGE_ROOT": ctx["root"], "SGE_BINARY_PATH": ctx.get("binary_path", ""),
+        "SGE_ROOT": ctx["root"], "GRIDTOOLS_ROOT": ctx["root"], "SGE_BINARY_PATH": ctx.get("binary_path", ""),
         "SGE_EXECD_PIDFILE": ctx.get("execd_pidfile", ""),
         "SGE_CWD_PATH": ctx["cwd"], "PWD": ctx["cwd"], "SGE_JOB_SPOOL_DIR": ctx["spool_dir"],
         "SGE_STDOUT_PATH": ctx["stdout"], "SGE_STDERR_PATH": ctx["stderr"],
