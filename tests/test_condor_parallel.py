@@ -18,7 +18,7 @@ from qtools import jid_of
 
 NODE = """#!/bin/sh
 echo "node=$_CONDOR_PROCNO of $_CONDOR_NPROCS host=$HOSTNAME arg=$1"
-echo $$ > pid.$_CONDOR_PROCNO
+echo $$ > pidtmp.$_CONDOR_PROCNO && mv pidtmp.$_CONDOR_PROCNO pid.$_CONDOR_PROCNO
 while [ ! -e release ]; do sleep 0.1; done
 if [ "$_CONDOR_PROCNO" = 0 ]; then
     sleep "$2"
