@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from gridtools.daemon.dispatch import binary_path
 
 
 def submit_ok(cell, *args, **kw):
@@ -213,7 +214,8 @@ def test_path_starts_with_tmpdir_and_sge_o_holds_what_was_set(cell, workdir):
     jid, _ = submit_ok(cell, "-cwd", "-N", "pathdef", cwd=workdir, input="env\n")
     cell.wait_finished(jid)
     env = env_of(os.path.join(workdir, f"pathdef.o{jid}"))
-    assert env["PATH"] == env["TMPDIR"] + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    assert env["PATH"] == (env["TMPDIR"] + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:"
+                           + binary_path())
     assert env.get("SGE_O_TZ") == cell.env.get("TZ")
 
 
@@ -232,6 +234,19 @@ def test_a_job_finds_the_commands_in_sge_binary_path(cell, workdir):
                        input='"$SGE_BINARY_PATH/qstat" -j "$JOB_ID" | grep "^job_number"\n')
     cell.wait_finished(jid)
     assert read(os.path.join(workdir, f"binpath.o{jid}")).split() == ["job_number:", str(jid)]
+
+
+def test_a_job_finds_the_commands_on_its_path(cell, workdir):
+    """Without -V a job's PATH is the system's folders, then the commands' folder."""
+    jid, _ = submit_ok(cell, "-cwd", "-N", "onpath", cwd=workdir,
+                       input='command -v qsub\necho "$PATH"\nqstat -j "$JOB_ID" | grep "^job_number"\n')
+    cell.wait_finished(jid)
+    where, path, number = read(os.path.join(workdir, f"onpath.o{jid}")).splitlines()
+    commands = binary_path()           # the checkout's bin/, which the daemon runs from
+    assert where == os.path.join(commands, "qsub")
+    assert path.split(":")[-1] == commands
+    assert path.split(":")[1:7] == ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+    assert number.split() == ["job_number:", str(jid)]
 
 
 def test_export_all_with_V(cell, workdir):

@@ -94,13 +94,22 @@ def _task_env(spec, task):
             "SGE_TASK_LAST": str(rng[1]), "SGE_TASK_STEPSIZE": str(rng[2])}
 
 
+def default_path(binary_path):
+    """PATH of a job that does not export its submitter's: the system folders, then the
+    folder of the gridtools commands, so that a job finds qsub, qstat, condor_submit ...
+    as it would on a host where the batch system is installed among the system's commands."""
+    if binary_path and binary_path not in DEFAULT_PATH.split(":"):
+        return DEFAULT_PATH + ":" + binary_path
+    return DEFAULT_PATH
+
+
 def job_environment(spec, task, ctx):
     """The environment a task starts with (ctx: host, queue, slots, paths, account data)."""
     env = {}
     if spec.get("export_all"):
         env.update(spec.get("submit_env") or {})
     else:
-        env["PATH"] = DEFAULT_PATH
+        env["PATH"] = default_path(ctx.get("binary_path"))
         env["LANG"] = ctx.get("lang", "C.UTF-8")
         env["TERM"] = ""
     env.update(spec.get("env") or {})
