@@ -54,6 +54,11 @@ COMMANDS = {
 #: commands whose standard output is their job's, passed on unchanged
 RAW_OUTPUT = frozenset({"qrsh"})
 
+#: commands whose work is done before they report it: a report that cannot be written
+#: (a closed or full standard output) does not make them fail, as a caller that took the
+#: failure for a refusal would submit again
+REPORT_AFTER = frozenset({"qsub", "condor_submit", "qrsub", "condor_submit_dag"})
+
 def command_module(name):
     """The module that runs command ``name`` (imported), or None for an unknown name."""
     module = COMMANDS.get(name)
@@ -67,16 +72,24 @@ def run(name, argv=None):
     if name not in COMMANDS:
         sys.stderr.write(f"gridtools: unknown command {name!r}\n")
         return 1
+    if sys.stdin is None or sys.stdout is None or sys.stderr is None:
+        _standard_streams()
     for stream in (sys.stdout, sys.stderr):
         # names from the file system may hold bytes that are not UTF-8: write them back as
         # they came, as Grid Engine's programs do, whatever the locale's error handling
         if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="surrogateescape")
     if name not in RAW_OUTPUT:
-        sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
+        sys.stdout = SafeStream(sys.stdout, keep_going=name in REPORT_AFTER)
+        sys.stderr = SafeStream(sys.stderr, keep_going=True)
     mod = command_module(name)
     try:
-        return mod.main(argv, prog=name) or 0
+        code = mod.main(argv, prog=name) or 0
+        sys.stdout.flush()
+        if name in REPORT_AFTER and sys.stdout.lost is not None:
+            sys.stderr.write(f"{name}: cannot write to standard output: "
+                             f"{sys.stdout.lost.strerror or sys.stdout.lost}\n")
+        return code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -88,6 +101,21 @@ def run(name, argv=None):
     except GridError as exc:        # one line, never a traceback
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
+
+
+def _standard_streams():
+    """Open /dev/null in place of a standard stream the command was started without (a
+    closed descriptor 0, 1 or 2, as some daemons and cron set-ups leave them): reading it
+    finds nothing, writing to it goes nowhere, and no file the command opens takes its
+    descriptor."""
+    import posix
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is None:
+            null = posix.open("/dev/null", posix.O_RDWR)
+            if null != fd:
+                posix.dup2(null, fd)
+                posix.close(null)
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
 
 
 if __name__ == "__main__":

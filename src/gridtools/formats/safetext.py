@@ -51,21 +51,53 @@ def for_terminal(text):
 
 class SafeStream:
     """A text stream wrapper whose ``write`` passes text through ``for_terminal`` (and
-    writes bytes that were not UTF-8 back as they came)."""
+    writes bytes that were not UTF-8 back as they came).
 
-    def __init__(self, stream):
+    When the stream cannot be written (a full disk, a closed pipe, a file system gone),
+    its descriptor is pointed at /dev/null, so that what is still buffered and whatever
+    comes after goes nowhere without another error (the interpreter's own last flush
+    included), and the first error is kept in ``lost``. With ``keep_going`` the error
+    stops there (a command whose work is done, a submission say, is not undone by its
+    report going astray); else it is raised, once."""
+
+    def __init__(self, stream, keep_going=False):
         try:
             stream.reconfigure(errors="surrogateescape")
         except (AttributeError, ValueError):
             pass
-        self._stream = stream
+        self._stream, self.keep_going, self.lost = stream, keep_going, None
 
     def write(self, text):
-        return self._stream.write(for_terminal(text))
+        try:
+            return self._stream.write(for_terminal(text))
+        except OSError as exc:
+            self._failed(exc)
+            return len(text)
 
     def writelines(self, lines):
         for text in lines:
             self.write(text)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            self._failed(exc)
+
+    def _failed(self, exc):
+        first = self.lost is None
+        if first:
+            self.lost = exc
+            import posix
+            try:
+                null = posix.open("/dev/null", posix.O_WRONLY)
+                posix.dup2(null, self._stream.fileno())
+                posix.close(null)
+                self._stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        if first and not self.keep_going:
+            raise exc
 
     def __getattr__(self, name):
         return getattr(self._stream, name)

@@ -1,0 +1,71 @@
+"""Commands started with a standard stream closed, or whose output cannot be written (a
+full disk, here /dev/full): a submission that was made is never reported as failed (a
+caller would submit again), nothing prints a traceback, and a command whose output is all
+it does says in one line that it could not write it, and fails."""
+
+from qtools import jid_of
+
+
+def sh(cell, line, user=None):
+    """Run ``line`` with /bin/sh (for its redirections) in the cell's environment."""
+    return cell.run("/bin/sh", "-c", line, user=user)
+
+
+def no_traceback(proc):
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+
+
+def queued_names(cell):
+    out = cell.run("qstat", "-u", "*", check=True).stdout.splitlines()[2:]
+    return [line.split()[2] for line in out]
+
+
+def test_qsub_with_stdin_closed_submits_a_binary_job(cell):
+    proc = sh(cell, "qsub -h -N closedin -b y true <&-")
+    no_traceback(proc)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("Your job ") and '("closedin") has been submitted' in proc.stdout
+    assert "closedin" in queued_names(cell)
+
+
+def test_qsub_with_stdin_closed_and_no_script_reads_nothing(cell):
+    proc = sh(cell, "qsub -h -N nothing <&-")
+    no_traceback(proc)
+    assert proc.returncode != 0
+    assert "no input read from stdin" in proc.stderr
+    assert "nothing" not in queued_names(cell)
+
+
+def test_a_submission_whose_report_cannot_be_written_succeeds(cell, workdir):
+    with open(f"{workdir}/one.sub", "w") as fh:
+        fh.write("executable = /bin/true\nhold = true\nqueue\n")
+    for line, name in (("qsub -h -N fullout -b y true >/dev/full", "fullout"),
+                       ("qsub -h -N closedout -b y true >&-", "closedout"),
+                       (f"condor_submit -batch-name fullsub {workdir}/one.sub >/dev/full", None)):
+        proc = sh(cell, line)
+        no_traceback(proc)
+        assert proc.returncode == 0, (line, proc.stderr)
+        if "/dev/full" in line:
+            assert proc.stderr.splitlines() == [
+                f"{line.split()[0]}: cannot write to standard output: No space left on device"]
+        if name:
+            assert name in queued_names(cell)
+    batches = cell.run("condor_q", "-af", "JobBatchName", check=True).stdout.split()
+    assert batches.count("fullsub") == 1
+
+
+def test_a_listing_that_cannot_be_written_fails_in_one_line(cell):
+    jid_of(cell.qsub("-h", "-b", "y", "true"))
+    for line in ("qstat >/dev/full", "qconf -sq all.q >/dev/full", "condor_q >/dev/full"):
+        proc = sh(cell, line)
+        no_traceback(proc)
+        assert proc.returncode == 1, line
+        assert proc.stderr.splitlines() == [f"{line.split()[0]}: error: No space left on device"]
+
+
+def test_commands_started_without_output_streams_run(cell):
+    """Descriptors 1 and 2 closed (as some daemons start their children): the commands
+    act and exit 0, their output gone."""
+    for line in ("qsub -h -N nostreams -b y true >&- 2>&-", "qstat >&- 2>&-", "qconf -sql >&- 2>&-"):
+        assert sh(cell, line).returncode == 0, line
+    assert "nostreams" in queued_names(cell)
