@@ -123,6 +123,15 @@ def test_other_users_see_public_facts_only(cell, workdir, users):
     assert denied.returncode == 1 and denied.stderr == f"Permission denied to remove job {cluster}.0\n"
 
 
+def test_a_cluster_that_left_the_queue_is_not_found_by_anyone(cell, workdir, users):
+    cluster = submit(cell, "executable = /bin/true\nqueue\n", cwd=workdir)
+    cell.wait_finished(cluster)
+    for user in (None, users[0]):
+        for command in ("condor_rm", "condor_hold", "condor_release"):
+            proc = cell.run(command, f"{cluster}.0", user=user)
+            assert (proc.returncode, proc.stderr) == (1, f"Job {cluster}.0 not found\n"), (user, command)
+
+
 def test_ten_thousand_jobs_as_fast_as_qstat(tmp_path, monkeypatch):
     """The default view of 10,000 jobs from the published status, in CPU time."""
     monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))

@@ -104,6 +104,20 @@ def test_other_user_cannot_delete_or_hold(cell, workdir, users):
     cell.wait_finished(jid)
 
 
+def test_a_job_that_ended_does_not_exist_for_anyone(cell, workdir, users):
+    """Grid Engine forgets a job that ended: another user is told it does not exist, as
+    its owner is, not that they lack the privileges."""
+    alice, bob = users[0], users[1]
+    jid = int(cell.qsub("-terse", "-b", "y", "true", user=alice, cwd=workdir).stdout)
+    cell.wait_finished(jid)
+    wait_for(lambda: str(jid) not in cell.run("qstat", "-u", "*").stdout)
+    for user in (alice, bob):
+        for command, code in (("qdel", 1), ("qhold", 1), ("qrls", 1)):
+            proc = cell.run(command, str(jid), user=user)
+            assert (proc.returncode, proc.stdout + proc.stderr) == (code, f'denied: job "{jid}" does not exist\n'), \
+                (user, command)
+
+
 def test_forged_request_is_not_applied(cell, workdir, users):
     """A request file written directly by another user is checked against its owner."""
     alice, bob = users[0], users[1]

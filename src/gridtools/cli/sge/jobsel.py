@@ -105,16 +105,19 @@ def _item(text):
     return (text, None)
 
 
-def live_in_spool(jid):
+def live_in_spool(jid, snap=None):
     """True when the job exists in the spool and has a task that did not finish.
 
-    The spool is the record; the status snapshot may be a moment behind it.
+    The spool is the record; the status snapshot may be a moment behind it. Another
+    user's job, whose description is private, is live while the status ``snap`` shows a
+    task of it that did not finish, or when the status does not show it (yet): the
+    daemon answers for it then.
     """
     try:
         spec = jobstore.read_spec(jid)
         state = jobstore.read_state(jid) or {}
     except (spoolyaml.SpoolFormatError, PermissionError):
-        return True           # another user's job: its description is private
+        return snap is None or jid not in snap["jobs"] or _has_live_rows(snap, jid)
     if spec is None:
         return _submit_pending(jid)
     rng = spec.get("tasks")
@@ -160,7 +163,7 @@ def resolve(items, snap):
     for name, tasks in items:
         if name.isdigit():
             jid = int(name)
-            if live_in_spool(jid) if jid in jobs else (in_flight(jid) or live_in_spool(jid)):
+            if live_in_spool(jid, snap) if jid in jobs else (in_flight(jid) or live_in_spool(jid)):
                 targets.append({"id": jid, "tasks": tasks})
             else:
                 missing.append(name)
@@ -168,7 +171,7 @@ def resolve(items, snap):
         import fnmatch
         found = [jid for jid, info in sorted(jobs.items())
                  if fnmatch.fnmatchcase(info["name"], name) and _has_live_rows(snap, jid)
-                 and live_in_spool(jid)]
+                 and live_in_spool(jid, snap)]
         if not found:
             missing.append(name)
         targets.extend({"id": jid, "tasks": tasks} for jid in found)
