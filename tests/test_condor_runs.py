@@ -190,3 +190,25 @@ def test_a_running_proc_names_its_slot_as_condor_status_does(cell, workdir):
     run = cell.run("condor_q", str(cluster), "-run").stdout
     assert f"{cluster}.0" in run and hosts[0] in run
     cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_last_remote_host_names_the_slot_a_run_left(cell, workdir):
+    """A proc that left its slot (held, or gone to the history) names it in
+    LastRemoteHost, as HTCondor's schedd does; a qsub job names its queue instance."""
+    log = os.path.join(workdir, "l.log")
+    cluster = submit(cell, f"executable = /bin/sleep\narguments = 30\nlog = {log}\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2)
+    slot = cell.run("condor_q", jid, "-af", "RemoteHost").stdout.strip()
+    assert re.fullmatch(r"slot\d+@testhost", slot)
+    assert cell.run("condor_q", jid, "-af", "LastRemoteHost").stdout == "undefined\n"
+    assert cell.run("condor_hold", jid).returncode == 0
+    wait_status(cell, jid, 5)
+    left = f"{slot} undefined\n"           # (once its run has left the slot)
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "LastRemoteHost", "RemoteHost").stdout == left)
+    assert cell.run("condor_rm", jid).returncode == 0
+    done = cell.run("qsub", "-terse", "-b", "y", "/bin/true", cwd=workdir).stdout.strip()
+    wait_for(lambda: jid in history(cell) and f"{done}.0" in history(cell), timeout=30)
+    assert history(cell, str(cluster), "-af", "LastRemoteHost") == f"{slot}\n"
+    assert f'LastRemoteHost = "{slot}"\n' in history(cell, str(cluster), "-l")
+    assert history(cell, done, "-af", "LastRemoteHost") == "all.q@testhost\n"

@@ -18,7 +18,8 @@ seconds. What the daemon keeps per task beyond the task states lives in
 dialect: per task ``hold`` (reason, code, subcode), ``completions``,
 ``removed``, ``gone`` (forced out with ``condor_rm -forcex``), ``vacating``
 (a running task being held), ``wall`` and ``slot_time`` (the seconds, and
-slot-seconds, of its runs that ended without ending the task); for the job
+slot-seconds, of its runs that ended without ending the task), ``last`` (the
+slot its last run left: LastRemoteHost); for the job
 ``edits`` (condor_qedit) and ``kept``: finished tasks that stay in the queue
 because their ``LeaveJobInQueue`` is true.
 """
@@ -206,16 +207,17 @@ def stopped(state, job, task, on, now):
 
 
 def left_slot(job, number):
-    """Task ``number`` of ``job`` holds no slot any more: its ads forget the slot (a
-    finished task keeps no entry of its own, which every publish of a large cluster
-    would carry)."""
+    """Task ``number`` of ``job`` holds no slot any more: its ads forget the slot and
+    name it LastRemoteHost from now on, as HTCondor's schedd does when a job leaves
+    its slot (``last``; the history drops it from a finished task once its final ad
+    is written, so that a large cluster's finished tasks keep no entry of their own)."""
     tasks = job.condor.get("tasks") if job.condor else None
     mine = tasks.get(str(number)) if tasks else None
     if mine:
         mine.pop("slots", None)
-    if mine and mine.pop("slot", None) is not None:
-        if not mine:
-            del tasks[str(number)]
+    slot = mine.pop("slot", None) if mine else None
+    if slot is not None:
+        mine["last"] = slot
         job.changed()
 
 
