@@ -141,9 +141,13 @@ def test_the_log_says_when_each_node_starts_and_ends(two_hosts, workdir):
     hosts = [h for line in hostfile.splitlines() for h in [line.split()[0]] * int(line.split()[1])]
     open(os.path.join(workdir, "release"), "w").close()
     cell.wait_finished(cluster, timeout=30)
-    # (the other nodes' ends are written once they are gone, after the job's)
-    events = wait_for(lambda: (lambda ev: ev if len([e for e in ev if e.type == EventType.NODE_TERMINATED]) == 4
+    # the other nodes were ended with node 0, and the job's end waited for theirs: every
+    # node's 015 comes before the job's 005, as HTCondor's shadow writes them
+    events = wait_for(lambda: (lambda ev: ev if any(e.type == EventType.JOB_TERMINATED for e in ev)
                                else None)(_log(workdir)), timeout=20)
+    assert events[-1].type == EventType.JOB_TERMINATED
+    assert sorted(e.subproc for e in events if e.type == EventType.NODE_TERMINATED) == [0, 1, 2, 3]
+    assert events[-1].timestamp >= max(e.timestamp for e in events if e.type == EventType.NODE_TERMINATED)
     text = open(os.path.join(workdir, "par.log")).read()
     for node, host in enumerate(hosts):
         assert f"014 ({cluster:03d}.000.{node:03d}) " in text
