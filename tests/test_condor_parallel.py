@@ -6,6 +6,7 @@ every node ended; condor_q shows CurrentHosts and RemoteHosts, and condor_status
 slot a multi-host job holds (also a Grid Engine PE job's) as Claimed/Busy."""
 
 import os
+import re
 import time
 
 import psutil
@@ -255,3 +256,20 @@ def test_a_job_of_two_cpus_takes_only_slots_the_requirements_accept(two_hosts, w
     assert _running_on(cell, one, "RemoteHost") == ["slot1@node2"]
     assert cell.run("condor_q", str(idle), "-af", "JobStatus").stdout.split() == ["1"]
     assert _unclaimed(cell, "testhost")
+
+
+def test_a_node_0_that_cannot_start_holds_the_job_naming_its_slot(two_hosts, workdir):
+    """HTCondor's hold reason names the slot node 0 failed on (slotN@host), as RemoteHost
+    does, not a queue instance."""
+    cell = two_hosts
+    for node in (1, 2, 3):
+        write(os.path.join(workdir, f"in.{node}"), "x\n")
+    cluster = submit(cell, "universe = parallel\nexecutable = /bin/cat\nmachine_count = 4\n"
+                           "input = in.$(Node)\nlog = par.log\nqueue\n", cwd=workdir)
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["5"], timeout=30)
+    code = cell.run("condor_q", str(cluster), "-af", "HoldReasonCode").stdout
+    reason = cell.run("condor_q", str(cluster), "-af", "HoldReason").stdout
+    missing = os.path.join(workdir, "in.0")
+    assert code == "8\n" and re.fullmatch(r"Error from slot\d+@(testhost|node2): Failed to open '"
+                                         + re.escape(missing) + r"' as standard input: No such file or "
+                                         r"directory \(errno 2\)\n", reason), reason

@@ -37,6 +37,7 @@ def test_a_missing_input_file_holds_the_job_with_one_held_event(cell, workdir):
     want = f"Failed to open '{missing}' as standard input: No such file or directory (errno 2)"
     code, sub, reason = _hold(cell, jid)
     assert (code, sub) == (8, 2) and reason.endswith(want)                  # UnableToOpenInput
+    assert re.fullmatch(r"Error from slot\d+@testhost: ", reason[:-len(want)])    # the slot, as HTCondor
     [held] = _held_events(log, jid)
     assert (held["HoldReasonCode"], held["HoldReasonSubCode"]) == (8, 2) and held["HoldReason"] == reason
     waited = cell.run("condor_wait", "-wait", "1", log)          # a held job has not ended
@@ -166,7 +167,8 @@ def test_output_folders_come_back_whole_and_a_missing_file_holds(cell, workdir):
     wait_events(log, jid, [0, 1, 12])
     code, sub, reason = _hold(cell, jid)
     assert (code, sub) == (12, 2)                                           # TransferOutputError
-    assert reason.startswith("Transfer output files failure at execution point ")
+    assert re.match(r"Transfer output files failure at execution point slot\d+@testhost while sending ", reason)
+    assert re.search(r"Details: Error from slot\d+@testhost: STARTER ", reason)
     assert "/nothere.txt: (errno 2) No such file or directory" in reason
     [held] = _held_events(log, jid)
     assert held["HoldReasonCode"] == 12 and held["HoldReason"] == reason

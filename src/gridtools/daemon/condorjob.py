@@ -343,7 +343,7 @@ def start_hold(job, task, result):
         why = _text(result.get("error_reason")) or _text(result.get("failed_reason")) or "the job failed to start"
         return [why, HOLD_CODE_CREATE_PROCESS, 0]
     step, path, err = failure["step"], _text(failure.get("path")), _int(failure.get("errno"))
-    slot = f"{task.queue}@{task.host}"
+    slot = _slot_name(job, task)
     text = _strerror(err)
     if step == "cwd":
         reason = f"Cannot access initial working directory {path}: {text}"
@@ -360,6 +360,13 @@ def start_hold(job, task, result):
     return [reason, _START_CODES[step], err]
 
 
+def _slot_name(job, task):
+    """The slot a task holds (node 0's, of a parallel universe job), as HTCondor's words
+    name it (``slot1@host``); its queue instance when it holds none of its own."""
+    mine = ((job.condor or {}).get("tasks") or {}).get(str(task.number)) or {}
+    return mine.get("slot") or f"{task.queue}@{task.host}"
+
+
 def output_hold(job, task, result):
     """[reason, code, subcode] of the hold of a task whose exit left out a file its
     ``transfer_output_files`` names (result's ``output_failure``), or None."""
@@ -367,7 +374,7 @@ def output_hold(job, task, result):
     if not isinstance(failure, dict):
         return None
     err = _int(failure.get("errno"))
-    slot = f"{task.queue}@{task.host}"
+    slot = _slot_name(job, task)
     details = (f"Error from {slot}: STARTER at 127.0.0.1 failed to send file(s) to {_ADDRESS}: "
                f"error reading from {_text(failure.get('path'))}: (errno {err}) {_strerror(err)}; "
                f"SHADOW failed to receive file(s) from {_ADDRESS}")
