@@ -6,6 +6,7 @@ every node ended; condor_q shows CurrentHosts and RemoteHosts, and condor_status
 slot a multi-host job holds (also a Grid Engine PE job's) as Claimed/Busy."""
 
 import os
+import re
 import time
 
 import psutil
@@ -141,9 +142,13 @@ def test_the_log_says_when_each_node_starts_and_ends(two_hosts, workdir):
     hosts = [h for line in hostfile.splitlines() for h in [line.split()[0]] * int(line.split()[1])]
     open(os.path.join(workdir, "release"), "w").close()
     cell.wait_finished(cluster, timeout=30)
-    # (the other nodes' ends are written once they are gone, after the job's)
-    events = wait_for(lambda: (lambda ev: ev if len([e for e in ev if e.type == EventType.NODE_TERMINATED]) == 4
+    # the other nodes were ended with node 0, and the job's end waited for theirs: every
+    # node's 015 comes before the job's 005, as HTCondor's shadow writes them
+    events = wait_for(lambda: (lambda ev: ev if any(e.type == EventType.JOB_TERMINATED for e in ev)
                                else None)(_log(workdir)), timeout=20)
+    assert events[-1].type == EventType.JOB_TERMINATED
+    assert sorted(e.subproc for e in events if e.type == EventType.NODE_TERMINATED) == [0, 1, 2, 3]
+    assert events[-1].timestamp >= max(e.timestamp for e in events if e.type == EventType.NODE_TERMINATED)
     text = open(os.path.join(workdir, "par.log")).read()
     for node, host in enumerate(hosts):
         assert f"014 ({cluster:03d}.000.{node:03d}) " in text
@@ -251,3 +256,20 @@ def test_a_job_of_two_cpus_takes_only_slots_the_requirements_accept(two_hosts, w
     assert _running_on(cell, one, "RemoteHost") == ["slot1@node2"]
     assert cell.run("condor_q", str(idle), "-af", "JobStatus").stdout.split() == ["1"]
     assert _unclaimed(cell, "testhost")
+
+
+def test_a_node_0_that_cannot_start_holds_the_job_naming_its_slot(two_hosts, workdir):
+    """HTCondor's hold reason names the slot node 0 failed on (slotN@host), as RemoteHost
+    does, not a queue instance."""
+    cell = two_hosts
+    for node in (1, 2, 3):
+        write(os.path.join(workdir, f"in.{node}"), "x\n")
+    cluster = submit(cell, "universe = parallel\nexecutable = /bin/cat\nmachine_count = 4\n"
+                           "input = in.$(Node)\nlog = par.log\nqueue\n", cwd=workdir)
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["5"], timeout=30)
+    code = cell.run("condor_q", str(cluster), "-af", "HoldReasonCode").stdout
+    reason = cell.run("condor_q", str(cluster), "-af", "HoldReason").stdout
+    missing = os.path.join(workdir, "in.0")
+    assert code == "8\n" and re.fullmatch(r"Error from slot\d+@(testhost|node2): Failed to open '"
+                                         + re.escape(missing) + r"' as standard input: No such file or "
+                                         r"directory \(errno 2\)\n", reason), reason

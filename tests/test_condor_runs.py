@@ -37,6 +37,7 @@ def test_a_missing_input_file_holds_the_job_with_one_held_event(cell, workdir):
     want = f"Failed to open '{missing}' as standard input: No such file or directory (errno 2)"
     code, sub, reason = _hold(cell, jid)
     assert (code, sub) == (8, 2) and reason.endswith(want)                  # UnableToOpenInput
+    assert re.fullmatch(r"Error from slot\d+@testhost: ", reason[:-len(want)])    # the slot, as HTCondor
     [held] = _held_events(log, jid)
     assert (held["HoldReasonCode"], held["HoldReasonSubCode"]) == (8, 2) and held["HoldReason"] == reason
     waited = cell.run("condor_wait", "-wait", "1", log)          # a held job has not ended
@@ -166,7 +167,8 @@ def test_output_folders_come_back_whole_and_a_missing_file_holds(cell, workdir):
     wait_events(log, jid, [0, 1, 12])
     code, sub, reason = _hold(cell, jid)
     assert (code, sub) == (12, 2)                                           # TransferOutputError
-    assert reason.startswith("Transfer output files failure at execution point ")
+    assert re.match(r"Transfer output files failure at execution point slot\d+@testhost while sending ", reason)
+    assert re.search(r"Details: Error from slot\d+@testhost: STARTER ", reason)
     assert "/nothere.txt: (errno 2) No such file or directory" in reason
     [held] = _held_events(log, jid)
     assert held["HoldReasonCode"] == 12 and held["HoldReason"] == reason
@@ -190,3 +192,25 @@ def test_a_running_proc_names_its_slot_as_condor_status_does(cell, workdir):
     run = cell.run("condor_q", str(cluster), "-run").stdout
     assert f"{cluster}.0" in run and hosts[0] in run
     cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_last_remote_host_names_the_slot_a_run_left(cell, workdir):
+    """A proc that left its slot (held, or gone to the history) names it in
+    LastRemoteHost, as HTCondor's schedd does; a qsub job names its queue instance."""
+    log = os.path.join(workdir, "l.log")
+    cluster = submit(cell, f"executable = /bin/sleep\narguments = 30\nlog = {log}\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2)
+    slot = cell.run("condor_q", jid, "-af", "RemoteHost").stdout.strip()
+    assert re.fullmatch(r"slot\d+@testhost", slot)
+    assert cell.run("condor_q", jid, "-af", "LastRemoteHost").stdout == "undefined\n"
+    assert cell.run("condor_hold", jid).returncode == 0
+    wait_status(cell, jid, 5)
+    left = f"{slot} undefined\n"           # (once its run has left the slot)
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "LastRemoteHost", "RemoteHost").stdout == left)
+    assert cell.run("condor_rm", jid).returncode == 0
+    done = cell.run("qsub", "-terse", "-b", "y", "/bin/true", cwd=workdir).stdout.strip()
+    wait_for(lambda: jid in history(cell) and f"{done}.0" in history(cell), timeout=30)
+    assert history(cell, str(cluster), "-af", "LastRemoteHost") == f"{slot}\n"
+    assert f'LastRemoteHost = "{slot}"\n' in history(cell, str(cluster), "-l")
+    assert history(cell, done, "-af", "LastRemoteHost") == "all.q@testhost\n"

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from condortools import events, statuses, submit, wait_events, wait_status, write
+from condortools import events, history, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
 
 SLEEP = "executable = /bin/sleep\narguments = 30\n"
@@ -151,6 +151,30 @@ def test_parallel_universe_takes_machine_count_slots(cell, workdir):
     assert re.search(r"parallel environment:\s+mpi range: 2", cell.run("qstat", "-j", str(cluster)).stdout)
     wait_for(lambda: os.path.exists(os.path.join(workdir, "n.out")) and
              open(os.path.join(workdir, "n.out")).read().strip() == "2")
+
+
+def test_any_machine_count_or_request_cpus_is_taken_as_condor_submit_takes_it(cell, workdir):
+    """condor_submit reads machine_count as C's atoi and takes any request_cpus: none is
+    refused. A count of 0 or below runs on one node; more nodes (or CPUs) than the cell
+    has wait, with the ad as HTCondor makes it."""
+    counts = {}
+    for text in ("0", "-3", "99999999999", "2 nodes"):
+        proc = cell.run("condor_submit", cwd=workdir, input="universe = parallel\nexecutable = /bin/true\n"
+                        f"machine_count = {text}\nqueue\n")
+        assert proc.returncode == 0 and proc.stderr == "" and "1 job(s) submitted" in proc.stdout, proc.stderr
+        counts[text] = _cluster(proc)
+    proc = cell.run("condor_submit", cwd=workdir, input="executable = /bin/true\nrequest_cpus = 99999999999\n"
+                    "queue\n")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    many = _cluster(proc)
+    shown = cell.run("condor_q", str(counts["99999999999"]), str(counts["2 nodes"]), "-af", "MinHosts").stdout
+    assert shown.split() == ["1215752191", "2"]                 # (the 32 bits atoi keeps)
+    done = [f"{counts[text]}.0" for text in ("0", "-3", "2 nodes")]
+    wait_for(lambda: all(jid in history(cell) for jid in done), timeout=30)
+    assert history(cell, str(counts["0"]), "-af", "MinHosts", "ExitCode") == "0 0\n"
+    assert statuses(cell, str(counts["99999999999"])) == {f"{counts['99999999999']}.0": 1}
+    assert statuses(cell, str(many)) == {f"{many}.0": 1}
+    cell.run("condor_rm", str(counts["99999999999"]), str(many), check=True)
 
 
 def test_per_proc_arguments_environment_and_streams(cell, workdir):

@@ -113,8 +113,8 @@ def test_long_form_and_autoformat(cell):
 def test_long_form_of_groups_carries_their_quotas(workdir):
     """HTCondor's accountant publishes ConfigQuota (the configured value: slots, or the
     fraction of a dynamic quota), EffectiveQuota and SubtreeQuota (slots, from the last
-    negotiation) and SurplusPolicy (no, byquota, regroup) in each group's ad, and every
-    ad's AccountingGroup."""
+    negotiation), SurplusPolicy (no, byquota, regroup), GroupSortKey and Requested in each
+    group's ad, and every ad's AccountingGroup."""
     from condortools import submit
     cell = make_cell(slots=2, hosts=["n1", "n2", "n3"], start=False)
     try:
@@ -148,10 +148,14 @@ def test_long_form_of_groups_carries_their_quotas(workdir):
         assert (chemistry["ConfigQuota"], chemistry["EffectiveQuota"], chemistry["SubtreeQuota"]) == \
             ("0.5", "1.0", "1.0")
         assert physics["SurplusPolicy"] == '"regroup"' and chemistry["SurplusPolicy"] == '"byquota"'
+        # what each group's submitters asked for (one job: idle, or running), and its place
+        # in the order of GROUP_SORT_EXPR (its usage over its quota)
+        assert physics["Requested"] == chemistry["Requested"] == "1.0"
+        assert physics["GroupSortKey"] in ("0.0", "0.25") and chemistry["GroupSortKey"] in ("0.0", "1.0")
         assert physics["IsAccountingGroup"] == "true" and physics["AccountingGroup"] == '"physics"'
         user = found["physics.root@example.org"]
         assert user["IsAccountingGroup"] == "false" and user["AccountingGroup"] == '"physics"'
-        assert "ConfigQuota" not in user and "SurplusPolicy" not in user
+        assert "ConfigQuota" not in user and "SurplusPolicy" not in user and "GroupSortKey" not in user
         assert userprio(cell, "-allusers", "-constraint", 'SurplusPolicy == "byquota"',
                         "-af", "Name", "ConfigQuota").stdout == "chemistry 0.5\n"
     finally:

@@ -326,6 +326,8 @@ def _overlay_condor(ad, condor, number):
         except ClassAdSyntaxError:
             continue
     mine = (condor.get("tasks") or {}).get(str(number)) or {}
+    if mine.get("last"):
+        ad["LastRemoteHost"] = mine["last"]     # the slot its last run left
     if mine.get("completions"):
         ad["NumJobCompletions"] = int(mine["completions"])
     hold = mine.get("hold") or condor.get("hold")

@@ -18,7 +18,8 @@ seconds. What the daemon keeps per task beyond the task states lives in
 dialect: per task ``hold`` (reason, code, subcode), ``completions``,
 ``removed``, ``gone`` (forced out with ``condor_rm -forcex``), ``vacating``
 (a running task being held), ``wall`` and ``slot_time`` (the seconds, and
-slot-seconds, of its runs that ended without ending the task); for the job
+slot-seconds, of its runs that ended without ending the task), ``last`` (the
+slot its last run left: LastRemoteHost); for the job
 ``edits`` (condor_qedit) and ``kept``: finished tasks that stay in the queue
 because their ``LeaveJobInQueue`` is true.
 """
@@ -206,16 +207,17 @@ def stopped(state, job, task, on, now):
 
 
 def left_slot(job, number):
-    """Task ``number`` of ``job`` holds no slot any more: its ads forget the slot (a
-    finished task keeps no entry of its own, which every publish of a large cluster
-    would carry)."""
+    """Task ``number`` of ``job`` holds no slot any more: its ads forget the slot and
+    name it LastRemoteHost from now on, as HTCondor's schedd does when a job leaves
+    its slot (``last``; the history drops it from a finished task once its final ad
+    is written, so that a large cluster's finished tasks keep no entry of their own)."""
     tasks = job.condor.get("tasks") if job.condor else None
     mine = tasks.get(str(number)) if tasks else None
     if mine:
         mine.pop("slots", None)
-    if mine and mine.pop("slot", None) is not None:
-        if not mine:
-            del tasks[str(number)]
+    slot = mine.pop("slot", None) if mine else None
+    if slot is not None:
+        mine["last"] = slot
         job.changed()
 
 
@@ -341,7 +343,7 @@ def start_hold(job, task, result):
         why = _text(result.get("error_reason")) or _text(result.get("failed_reason")) or "the job failed to start"
         return [why, HOLD_CODE_CREATE_PROCESS, 0]
     step, path, err = failure["step"], _text(failure.get("path")), _int(failure.get("errno"))
-    slot = f"{task.queue}@{task.host}"
+    slot = _slot_name(job, task)
     text = _strerror(err)
     if step == "cwd":
         reason = f"Cannot access initial working directory {path}: {text}"
@@ -358,6 +360,13 @@ def start_hold(job, task, result):
     return [reason, _START_CODES[step], err]
 
 
+def _slot_name(job, task):
+    """The slot a task holds (node 0's, of a parallel universe job), as HTCondor's words
+    name it (``slot1@host``); its queue instance when it holds none of its own."""
+    mine = ((job.condor or {}).get("tasks") or {}).get(str(task.number)) or {}
+    return mine.get("slot") or f"{task.queue}@{task.host}"
+
+
 def output_hold(job, task, result):
     """[reason, code, subcode] of the hold of a task whose exit left out a file its
     ``transfer_output_files`` names (result's ``output_failure``), or None."""
@@ -365,7 +374,7 @@ def output_hold(job, task, result):
     if not isinstance(failure, dict):
         return None
     err = _int(failure.get("errno"))
-    slot = f"{task.queue}@{task.host}"
+    slot = _slot_name(job, task)
     details = (f"Error from {slot}: STARTER at 127.0.0.1 failed to send file(s) to {_ADDRESS}: "
                f"error reading from {_text(failure.get('path'))}: (errno {err}) {_strerror(err)}; "
                f"SHADOW failed to receive file(s) from {_ADDRESS}")

@@ -12,8 +12,10 @@ of what ran, which is the accounting file), at most SLICE of them per pass:
 after a bulk removal the rest follow in the next passes, so that requests
 are not kept waiting behind thousands of ads.
 
-The file is readable by everyone (as HTCondor's is); the ``Environment``
-of a job is left out. When it passes MAX_HISTORY bytes it is renamed to
+A task that ran names the slot its last run left (``LastRemoteHost``, as
+HTCondor's schedd sets it; a job that held no slot of its own: the queue
+instance it ran in). The file is readable by everyone (as HTCondor's is);
+the ``Environment`` of a job is left out. When it passes MAX_HISTORY bytes it is renamed to
 ``history.old`` (the one rotation kept) and a new one begun.
 """
 
@@ -53,6 +55,8 @@ def final_ad(job, number):
         if name in ad:
             del ad[name]
     _usage(ad, task)
+    if "LastRemoteHost" not in ad and task is not None and task.host and task.start_time:
+        ad["LastRemoteHost"] = f"{task.queue}@{task.host}"      # (a job that held no slot)
     if "CompletionDate" not in ad:
         ad["CompletionDate"] = int(task.end_time) if task is not None and task.end_time else \
             int(job.deleted_at or 0)
@@ -77,6 +81,17 @@ def write(state, most=None):
     if state.history:
         noted, state.history = state.history[:most], state.history[len(state.history[:most]):]
         append(state, [final_ad(job, number) for job, number in noted])
+        for job, number in noted:
+            _forget_slot(job, number)
+
+
+def _forget_slot(job, number):
+    """A task whose final ad is written keeps no note of its last slot (the note of a
+    finished task kept in the queue stays: its ad shows it)."""
+    tasks = job.condor.get("tasks") if job.condor else None
+    mine = tasks.get(str(number)) if tasks else None
+    if mine and mine.pop("last", None) is not None and not mine:
+        del tasks[str(number)]
 
 
 def append(state, final_ads):

@@ -15,12 +15,18 @@ them). Each node's environment has ``_CONDOR_PROCNO`` (its number) and
 command, arguments, environment, working directory and file names.
 
 The job ends as HTCondor's parallel universe ends by default: when node 0
-exits (the other nodes still running are then ended). With
-``ParallelShutdownPolicy = "WAIT_FOR_ALL"`` in its ad it ends once every
-node has exited (``waits``), with node 0's exit status.
+exits, the other nodes still running are ended, and once they are gone (at
+most NODES_GRACE seconds later) the job ends with node 0's exit status, so
+that its user log has every node's 015 before the job's 005, as HTCondor's
+shadow writes them. With ``ParallelShutdownPolicy = "WAIT_FOR_ALL"`` in its ad
+it ends once every node has exited of its own accord (``waits``).
 """
 
 import os
+import time
+
+#: seconds a job whose node 0 exited waits for its other nodes to end when told to
+NODES_GRACE = 30.0
 
 from gridtools.formats.condor.jobad import NODE_PLACEHOLDER
 from gridtools.formats.condor.jobattrs import PARALLEL
@@ -132,9 +138,11 @@ def first_node_ended(state, job, task, result):
 
 
 def waits(state, job, task, result):
-    """True while node 0 of a WAIT_FOR_ALL parallel job exited of its own accord and other
-    nodes still run. A node 0 that was ended (removed, deleted, held, evicted, killed by
-    a signal) or failed to start never waits: its job ends, and so do the other nodes
+    """True while node 0 of a parallel job exited of its own accord and other nodes still
+    run: those of a WAIT_FOR_ALL job run on; those of any other are told to stop, and the
+    job waits (NODES_GRACE at most) until they are gone, so that their 015 come before
+    its 005. A node 0 that was ended (removed, deleted, held, evicted, killed by a
+    signal) or failed to start never waits: its job ends, and so do the other nodes
     (``concluding`` says how)."""
     if not is_parallel(job) or task.deleting or job.deleted or any(result.get(k) for k in _STOPPED):
         return False
@@ -142,20 +150,28 @@ def waits(state, job, task, result):
     if mine.get("vacating") or mine.get("removed") or mine.get("gone"):
         return False
     from gridtools.daemon import petask
-    running = [key for key in petask.tasks_of(state) if key[:2] == (job.id, task.number)]
-    return bool(running) and _policy(job, task.number) == "WAIT_FOR_ALL"
+    tasks = petask.tasks_of(state)
+    running = [key for key in tasks if key[:2] == (job.id, task.number)]
+    if not running:
+        return False
+    if _policy(job, task.number) == "WAIT_FOR_ALL":
+        return True
+    for key in running:
+        petask.end_task(tasks[key])
+    ended = result.get("end_time")
+    return isinstance(ended, (int, float)) and time.time() - float(ended) < NODES_GRACE
 
 
 def _waited(job, task, result):
-    """True when ``result`` is that of node 0 of a WAIT_FOR_ALL parallel job that exited
-    of its own accord (its job ends with the last node, or waited for the others)."""
-    return is_parallel(job) and not any(result.get(k) for k in _STOPPED) and \
-        not result.get("requeue") and _policy(job, task.number) == "WAIT_FOR_ALL"
+    """True when ``result`` is that of node 0 of a parallel job that exited of its own
+    accord (its job ends with the last node: it waited for the others)."""
+    return is_parallel(job) and not any(result.get(k) for k in _STOPPED) and not result.get("requeue")
 
 
 def concluding(job, task, result, now):
     """Node 0's ``result`` made the job's end (``waits`` said it waits no more). Node 0
-    of a WAIT_FOR_ALL job exited of its own accord long before: when the job was then
+    that exited of its own accord may have done so long before (a WAIT_FOR_ALL job's,
+    or one whose other nodes took a while to stop): when the job was then
     held (condor_hold, PeriodicHold), the job goes back to wait, held, as any held job
     does (and runs every node again once released), rather than ending with node 0's
     exit; it ends now. Otherwise its end is the last node's (the event 005, CompletionDate

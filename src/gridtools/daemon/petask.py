@@ -252,13 +252,21 @@ def _end_orphan(state, key, info):
     pid = _shepherd(info["dir"])
     if not pid:
         return not os.path.exists(os.path.join(info["dir"], jobstore.RESULT_FILE))
-    if not info.get("ending"):
+    end_task(info, pid)
+    return False
+
+
+def end_task(info, pid=None):
+    """Tell the shepherd of a task (``info``: its entry in ``tasks_of``) to stop, once."""
+    if info.get("ending"):
+        return
+    pid = _shepherd(info["dir"]) if pid is None else pid
+    if pid:
         try:
             os.kill(pid, signal.SIGTERM)
         except OSError:
             pass
         info["ending"] = True
-    return False
 
 
 def _shepherd(tdir):

@@ -97,6 +97,8 @@ class Group:
     allocated: float = 0.0                # what it may use this cycle
     usage: float = 0.0                    # weighted slots its submitters hold now
     submitters: list = field(default_factory=list)
+    asked: float = 0.0                    # what its submitters asked for as the cycle began
+    sort_key: float = 0.0                 # its GROUP_SORT_EXPR value when last ordered
 
     @property
     def accept_surplus(self):
@@ -137,9 +139,12 @@ def surplus_policy(spec):
 def report(group):
     """What the accountant publishes of a group after a cycle (condor_userprio -long):
     its configured quota (slots, or the fraction of a dynamic quota), its effective and
-    subtree quotas in slots, and its surplus policy."""
+    subtree quotas in slots, its surplus policy, its GROUP_SORT_EXPR value as the groups
+    were last ordered (GroupSortKey) and what its submitters asked for as the cycle
+    began (Requested: their idle jobs' CPUs and the slots they held)."""
     return {"ConfigQuota": float(group.spec.quota), "EffectiveQuota": float(group.quota),
-            "SubtreeQuota": float(group.subtree_quota), "SurplusPolicy": surplus_policy(group.spec)}
+            "SubtreeQuota": float(group.subtree_quota), "SurplusPolicy": surplus_policy(group.spec),
+            "GroupSortKey": float(group.sort_key), "Requested": float(group.asked)}
 
 
 def group_of(root, name):
@@ -341,6 +346,7 @@ def _requests(cycle, root):
         for sub in group.submitters:
             idle = sum(max(cycle.ac_of[j.id].request[0], 1.0) for j in cycle.idle_jobs(sub))
             group.requested += idle + cycle.usage.get(sub.name, 0.0)
+        group.asked = group.requested
 
 
 def _allocate(cycle, root, usage_of):
@@ -356,7 +362,9 @@ def _allocate(cycle, root, usage_of):
 
 def _in_order(root, expr, usage_of):
     groups = list(root.walk())
-    keys = {id(g): (sort_key(g, expr, usage_of), n) for n, g in enumerate(groups)}
+    for group in groups:
+        group.sort_key = sort_key(group, expr, usage_of)
+    keys = {id(g): (g.sort_key, n) for n, g in enumerate(groups)}
     return sorted(groups, key=lambda g: keys[id(g)])
 
 

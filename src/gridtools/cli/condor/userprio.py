@@ -161,8 +161,8 @@ def accountant():
 def record_ad(row, domain, group="<none>", quotas=None):
     """The accounting ad of one row (the names condor_userprio -l shows): ``group`` is
     the accounting group of a user (a group's own name for a group), ``quotas`` a
-    group's ConfigQuota, EffectiveQuota, SubtreeQuota and SurplusPolicy
-    (``group_quotas``)."""
+    group's ConfigQuota, EffectiveQuota, SubtreeQuota, GroupSortKey, SurplusPolicy and
+    Requested (``group_quotas``)."""
     from gridtools.classad import ClassAd
     ad = ClassAd({"Name": f"{row.name}@{domain}" if not row.is_group else row.name,
                   "Priority": row.effective, "PriorityFactor": row.factor,
@@ -179,8 +179,8 @@ def record_ad(row, domain, group="<none>", quotas=None):
 
 def group_quotas(acc):
     """group -> the attributes HTCondor's accountant publishes of it: ConfigQuota and
-    SurplusPolicy from condor_config, EffectiveQuota and SubtreeQuota as the last
-    negotiation worked them out (0.0 before one, as HTCondor's)."""
+    SurplusPolicy from condor_config, EffectiveQuota, SubtreeQuota, GroupSortKey and
+    Requested as the last negotiation worked them out (0.0 before one, as HTCondor's)."""
     if not acc.settings.groups:
         return {}
     from gridtools.sched.groups import GroupsConfig, surplus_policy
@@ -193,7 +193,9 @@ def group_quotas(acc):
         found[spec.name] = {"ConfigQuota": float(spec.quota),
                             "EffectiveQuota": float(last.get("EffectiveQuota", 0.0)),
                             "SubtreeQuota": float(last.get("SubtreeQuota", 0.0)),
-                            "SurplusPolicy": surplus_policy(spec)}
+                            "GroupSortKey": float(last.get("GroupSortKey", 0.0)),
+                            "SurplusPolicy": surplus_policy(spec),
+                            "Requested": float(last.get("Requested", 0.0))}
     return found
 
 

@@ -46,6 +46,7 @@ EMPTY = object()
 ALIASES = {
     "request_cpus": "requestcpus", "request_memory": "requestmemory",
     "request_disk": "requestdisk", "request_gpus": "requestgpus", "priority": "jobprio",
+    "machine_count": "machinecount",
     "notification": "jobnotification", "max_retries": "jobmaxretries",
     "on_exit_remove": "onexitremove", "on_exit_hold": "onexithold",
     "on_exit_hold_reason": "onexitholdreason", "on_exit_hold_subcode": "onexitholdsubcode",

@@ -130,14 +130,31 @@ def set_universe(ad, cmd):
     ad["JobUniverse"] = universe
     if universe == PARALLEL:
         count = cmd("machine_count")
+        if count is None:                       # (its other names, as condor_submit reads them)
+            count = cmd("node_count") if cmd("node_count") is not None else cmd("nodecount")
         if count is None or not count.strip():
             raise fail("No machine_count specified!")
-        ad["MaxHosts"] = ad["MinHosts"] = _int("machine_count", count)
+        ad["MaxHosts"] = ad["MinHosts"] = c_atoi(count)
         ad["JobRequiresSandbox"] = True
         ad["WantIOProxy"] = True
     if universe not in ON_EXECUTE_HOSTS or universe == PARALLEL:
         ad["KillSig"] = "SIGTERM"
     return universe
+
+
+def c_atoi(text):
+    """The number C's ``atoi`` reads from ``text``, as condor_submit reads machine_count:
+    leading blanks, a sign and the digits that follow (0 when there are none; what comes
+    after is ignored), saturated to 64 bits and then wrapped to a 32-bit int, as glibc's
+    ``(int) strtol`` does (``1.5`` is 1, ``4294967297`` is 1, ``abc`` is 0)."""
+    rest = text.lstrip(" \t\n\v\f\r")
+    sign = -1 if rest[:1] == "-" else 1
+    rest = rest[1:] if rest[:1] in ("-", "+") else rest
+    digits = len(rest) - len(rest.lstrip("0123456789"))
+    number = rest[:digits].lstrip("0")
+    value = sign * (int(number or "0") if len(number) <= 19 else 2 ** 63)     # (beyond 64 bits: saturated)
+    value = max(-2 ** 63, min(2 ** 63 - 1, value))
+    return (value + 2 ** 31) % 2 ** 32 - 2 ** 31
 
 
 def _int(name, text):
@@ -290,12 +307,18 @@ def _plain_amount(text):
     return whole.isdecimal() and (not fraction or fraction.isdecimal())
 
 
+#: the requests that ``undefined`` leaves out of the ad (and their terms out of Requirements)
+_UNDEFINED_DROPS = frozenset(("request_cpus", "request_memory", "request_gpus"))
+
+
 def _request(ad, cmd, key, attr, base_power, default):
     text = cmd(key)
     if text is None or not text.strip():
         if default is not None:
             ad[attr] = default
         return
+    if key in _UNDEFINED_DROPS and text.strip().lower() == "undefined":
+        return                                  # (as condor_submit: no such attribute)
     amount = quantity(text, base_power) if base_power is not None else None
     ad[attr] = amount if amount is not None else expr(attr, text.strip())
 
@@ -386,9 +409,9 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
             terms.append((f"(TARGET.{attr} == {unparse_value(value)})",
                           f"(TARGET.{attr} == {unparse_value(value, True)})"))
     terms.append(_same("(TARGET.Disk >= RequestDisk)"))
-    if not _is_one(ad, "RequestMemory"):
+    if "RequestMemory" in ad and not _is_one(ad, "RequestMemory"):
         terms.append(_same("(TARGET.Memory >= RequestMemory)"))
-    if not _is_one(ad, "RequestCpus") and not mentions(user, "Cpus"):
+    if not _at_most_one(ad, "RequestCpus") and not mentions(user, "Cpus"):
         terms.append(_same("(TARGET.Cpus >= RequestCpus)"))
     for name in custom:
         if not mentions(user, name):
@@ -452,6 +475,22 @@ def _word_or_dot(text, at):
 
 def _is_one(ad, attr):
     return ad.lookup(attr).unparse() == "1"
+
+
+def _at_most_one(ad, attr):
+    """True when ``attr`` is a literal number (or boolean) no greater than 1: a request
+    of 0, 1 or fewer CPUs, for which condor_submit adds no Cpus term (an expression,
+    even ``1 + 0``, gets one)."""
+    if attr not in ad:
+        return True
+    text = ad.lookup(attr).unparse().strip().lower()
+    if text in ("true", "false"):
+        return True
+    body = text[1:] if text[:1] == "-" else text
+    digits = body.replace(".", "", 1).replace("e+", "", 1).replace("e-", "", 1)
+    if not digits.isascii() or not digits.isdigit():
+        return False
+    return float(text) <= 1
 
 
 # ---------------------------------------------------------------- policy

@@ -26,6 +26,8 @@ from gridtools.formats.condor.jobattrs import DEFAULT_REQUEST_MEMORY, LOCAL, PAR
 SMP_PE = "smp"
 #: parallel environment of parallel universe jobs (machine_count slots)
 PARALLEL_PE = "mpi"
+#: the most slots a job description may ask for (formats.jobcheck's bound, MAX_JOB_ID)
+MAX_SLOTS = 9_999_999
 #: the Grid Engine request a job's RequestMemory (MB) becomes
 MEMORY_REQUEST = "mem_free"
 #: the Grid Engine request a job's RequestGPUs becomes
@@ -40,6 +42,15 @@ _PER_PROC = ("ProcId",)
 def _text(ad, name, default=""):
     value = ad.eval(name)
     return value if isinstance(value, str) else default
+
+
+def _slots(value):
+    """The slots a number of CPUs or nodes asks for: at least 1 (a machine_count or
+    request_cpus of 0 or below runs on one), at most MAX_SLOTS (more than any cell has:
+    the job waits)."""
+    if not value >= 1:                          # (below 1, or NaN)
+        return 1
+    return int(min(value, MAX_SLOTS))
 
 
 def _number(ad, name, default=0):
@@ -170,9 +181,9 @@ def custom_requests(ad):
 def _requests(ad, facts, submit_host, counted=None):
     """(pe, hard resources) of one cluster's first ad; ``counted``: see cluster_spec."""
     hard, pe = {}, None
-    cpus = int(_number(ad, "RequestCpus", 1) or 1)
+    cpus = _slots(_number(ad, "RequestCpus", 1))
     if facts["universe"] == PARALLEL:
-        count = max(1, int(_number(ad, "MaxHosts", 1)))
+        count = _slots(_number(ad, "MaxHosts", 1))
         pe = [PARALLEL_PE, count, count]
     elif cpus > 1:
         pe = [SMP_PE, cpus, cpus]
