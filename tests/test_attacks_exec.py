@@ -247,3 +247,35 @@ def test_modules_planted_where_root_starts_the_daemon_are_never_loaded(cell, use
         pid = int(fh.read())
     assert os.readlink(f"/proc/{pid}/cwd") == "/"
     assert not os.path.exists(marker)
+
+
+def test_a_link_another_user_planted_in_a_shared_folder_is_not_followed(cell, workdir, users):
+    """bob plants a link in a sticky folder anyone may write (as /tmp) where alice's job
+    will write its output, pointing at a file of alice's: the job does not follow it (as
+    the kernel's protected_symlinks), its file is left as it was and the job is in error;
+    a link alice made there herself is followed."""
+    alice, bob = users[0], users[1]
+    shared = os.path.join(workdir, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    entry = pwd.getpwnam(alice)
+    victim = os.path.join(workdir, "profile")
+    with open(victim, "w") as fh:
+        fh.write("unchanged\n")
+    os.chown(victim, entry.pw_uid, entry.pw_gid)
+    planted = os.path.join(shared, "alice.out")
+    user_py(cell, bob, f"import os; os.symlink({victim!r}, {planted!r})", check=True)
+    jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", planted, "echo", "OWNED",
+                         user=alice, cwd=workdir))
+    wait_for(lambda: cell.task_states(jid).get(1) in ("finished", "error"), timeout=20)
+    assert cell.task_states(jid).get(1) == "error"
+    assert open(victim).read() == "unchanged\n"
+    reason = [line for line in cell.run("qstat", "-j", str(jid)).stdout.splitlines()
+              if line.startswith("error reason")]
+    assert reason and reason[0].endswith(f"can't open output file {planted}: Permission denied"), reason
+    own = os.path.join(shared, "alice-own.out")
+    user_py(cell, alice, f"import os; os.symlink({victim!r}, {own!r})", check=True)
+    jid = _jid(cell.qsub("-terse", "-b", "y", "-j", "y", "-o", own, "echo", "mine",
+                         user=alice, cwd=workdir))
+    cell.wait_finished(jid)
+    assert open(victim).read() == "unchanged\nmine\n"

@@ -121,7 +121,7 @@ def open_streams(plan):
                 opened.append(opened[1])
                 continue
             try:
-                opened.append(os.open(plan[step], how, 0o644))
+                opened.append(open_stream(plan[step], how))
             except OSError as exc:
                 raise StartFailed.of(step, plan[step], exc) from None
     except StartFailed:
@@ -129,6 +129,24 @@ def open_streams(plan):
             os.close(fd)
         raise
     return opened
+
+
+def open_stream(path, how):
+    """Open one of the job's files as its owner, following a link only where the kernel's
+    protected_symlinks would: a link in a sticky folder anyone may write (/tmp) is
+    followed when its owner is the job's owner or the folder's, so that another user
+    cannot plant one where the job's output is going (PermissionError otherwise)."""
+    try:
+        return os.open(path, how | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+    link = os.lstat(path)
+    folder = os.stat(os.path.dirname(path) or ".")
+    shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+    if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+    return os.open(path, how, 0o644)
 
 
 def chdir_to(cwd):
