@@ -34,7 +34,13 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     -allowversionmismatch (accepted: the manager is always this gridtools)
     -usedagdir          (accepted: paths are always relative to the DAG file's folder)
     -no_submit          (DAG is not submitted to HTCondor)
+    -maxidle <number>   (maximum number of idle nodes allowed)
     -maxjobs <number>   (maximum number of job clusters submitted at once)
+    -maxpre <number>    (maximum number of PRE scripts to run at once)
+    -maxpost <number>   (maximum number of POST scripts to run at once)
+    -AlwaysRunPost      (run POST scripts even if PRE script fails)
+    -DontAlwaysRunPost  (don't run POST scripts if PRE script fails; the default)
+    -priority <priority> (the minimum JobPrio of the DAG's node jobs)
     -DoRescueFrom <number>  (run rescue DAG of given number)
     -AutoRescue 0|1     (whether to automatically run newest rescue DAG;
                          0 = false, 1 = true)
@@ -65,7 +71,8 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
             "config": ("config", True), "outfile_dir": ("outfile_dir", True),
             "append": ("append", True), "insert_sub_file": ("insert_sub_file", True),
             "import_env": ("import_env", False), "include_env": ("include_env", True),
-            "insert_env": ("insert_env", True)}
+            "insert_env": ("insert_env", True), "alwaysrunpost": ("always_run_post", False),
+            "dontalwaysrunpost": ("dont_always_run_post", False), "priority": ("priority", True)}
 
 
 class Options:
@@ -81,6 +88,8 @@ class Options:
         self.maxidle = self.maxpre = self.maxpost = "0"
         self.config = self.outfile_dir = self.insert_sub_file = ""
         self.import_env = False
+        self.always_run_post = None     # -AlwaysRunPost / -DontAlwaysRunPost: the last one given
+        self.priority = "0"
         self.appends = []               # -append commands, in order
         self.include_env = []           # -include_env names
         self.insert_env = {}            # -insert_env settings
@@ -110,9 +119,14 @@ def parse_args(argv):
             else:
                 setattr(opts, attr, argv[i + 1])
             i += 2
+        elif attr == "dont_always_run_post":
+            opts.always_run_post = False
+            i += 1
         else:
             setattr(opts, attr, True)
             i += 1
+    if not opts.priority.lstrip("-").isdigit():
+        raise UsageError("-priority argument needs an integer value")
     for name in ("maxjobs", "rescue_from", "auto_rescue", "maxidle", "maxpre", "maxpost"):
         if not str(getattr(opts, name)).isdigit():
             raise UsageError(f"-{name} argument needs an integer value")
