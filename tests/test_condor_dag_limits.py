@@ -154,3 +154,68 @@ def test_recovery_takes_a_noop_node_that_ran_as_done_and_runs_a_failed_pre_scrip
     rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read().splitlines()
     assert {"DONE P", "DONE Q", "DONE A"} <= set(rescue) and "DONE F" not in rescue
     dag_ended(cell, dag)
+
+
+@pytest.mark.parametrize("args, config, shown", [
+    ((), "", "A 0"),
+    (("-dont_suppress_notification",), "", "A 2"),
+    (("-dont_suppress_notification", "-suppress_notification"), "", "A 0"),
+    ((), "DAGMAN_SUPPRESS_NOTIFICATION = False\n", "A 2")])
+def test_node_jobs_send_no_mail_unless_notification_is_not_suppressed(cell, workdir, args, config, shown):
+    """HTCondor's DAGMAN_SUPPRESS_NOTIFICATION defaults to True: the node jobs get
+    notification never whatever their submit files say; -dont_suppress_notification (or the
+    setting False) leaves them theirs; the last of the two options wins."""
+    write(workdir, "A.sh", "#!/bin/sh\nexit 0\n")
+    write(workdir, "A.sub", "executable = A.sh\nnotification = Complete\nqueue\n")
+    write(workdir, "dag.config", config)
+    write(workdir, "diamond.dag", "JOB A A.sub\n" + ("CONFIG dag.config\n" if config else ""))
+    dag = dagman_id(submit_dag(cell, workdir, *args))
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert shown in cell.run("condor_history", "-af", "DAGNodeName", "JobNotification").stdout.splitlines()
+
+
+def test_dump_rescue_writes_the_rescue_dag_at_once_and_runs_nothing(cell, workdir):
+    """-DumpRescue: the manager writes the DAG's rescue DAG (its DONE nodes) and ends with
+    status 0, submitting no node job."""
+    node(workdir, "A")
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub DONE\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir, "-DumpRescue"))
+    assert dag_ended(cell, dag)[0][12] == "0"
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read().splitlines()
+    assert "DONE A" in rescue and "DONE B" not in rescue
+    assert not os.path.exists(os.path.join(workdir, "order"))
+    assert "Dumping rescue DAG and exiting because of -DumpRescue flag" in dagman_out(workdir)
+
+
+def test_dagman_and_debug_are_accepted_and_a_bad_debug_level_is_refused(cell, workdir):
+    """-dagman PATH names HTCondor's DAGMan executable: accepted, not used (the manager is
+    gridtools'); -debug LEVEL is accepted; a level that is not a number is refused."""
+    node(workdir, "A")
+    write(workdir, "diamond.dag", "JOB A A.sub\n")
+    dag = dagman_id(submit_dag(cell, workdir, "-dagman", "/no/such/condor_dagman", "-debug", "4"))
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert order(workdir) == ["A"]
+    bad = cell.run("condor_submit_dag", "-f", "-debug", "loud", "diamond.dag", cwd=workdir)
+    assert bad.returncode == 1 and bad.stderr.startswith("-debug argument needs an integer value\n")
+
+
+def test_do_recurse_writes_and_checks_the_nested_dags_submit_files_at_once(cell, workdir):
+    """-do_recurse: condor_submit_dag checks each SUBDAG EXTERNAL node's DAG, and the DAGs
+    those name, and writes their submit files before submitting; by default (-no_recurse)
+    the manager writes them when it starts those nodes. A nested DAG with an error is
+    then refused before anything is submitted."""
+    write(workdir, "inner.dag", "SUBDAG EXTERNAL T innermost.dag\n")
+    write(workdir, "innermost.dag", "JOB X X.sub\n")
+    write(workdir, "diamond.dag", "SUBDAG EXTERNAL S inner.dag\n")
+    plain = cell.run("condor_submit_dag", "-no_submit", "diamond.dag", cwd=workdir)
+    assert plain.returncode == 0, plain.stderr
+    assert not os.path.exists(os.path.join(workdir, "inner.dag.condor.sub"))
+    deep = cell.run("condor_submit_dag", "-no_submit", "-f", "-do_recurse", "diamond.dag", cwd=workdir)
+    assert deep.returncode == 0, deep.stderr
+    for name in ("inner.dag", "innermost.dag"):
+        assert "universe\t= scheduler" in open(os.path.join(workdir, name + ".condor.sub")).read()
+    write(workdir, "innermost.dag", "JOB X X.sub\nPARENT X CHILD Y\n")
+    bad = cell.run("condor_submit_dag", "-f", "-do_recurse", "diamond.dag", cwd=workdir)
+    assert bad.returncode == 1 and "innermost.dag" in bad.stderr
+    assert "submitted to cluster" not in bad.stdout

@@ -36,6 +36,8 @@ has none), then until nothing more can run:
 - while ``DAGFILE.halt`` exists the DAG is halted (``Runner.check_halt``): no node
   starts, running jobs and POST scripts go on; halted with nothing running, it ends
   as below;
+- with -DumpRescue it writes the rescue DAG of the DAG as read (its DONE nodes)
+  at once and ends (exit status 0), running nothing;
 - when it ends with failed nodes (or aborted, halted, or removed with condor_rm /
   qdel: SIGUSR1, its RemoveKillSig) it writes the next rescue DAG,
   ``DAGFILE.rescueNNN``, marking the nodes that are done; a later
@@ -85,7 +87,13 @@ def job_arguments(dag, opts):
         args += ["-Priority", str(opts.priority)]
     for name in getattr(opts, "dags", None) or [dag]:
         args += ["-Dag", name]
-    args.append("-Suppress_notification")
+    suppress = getattr(opts, "suppress_notification", None)
+    if suppress is not None:        # else the configuration's DAGMAN_SUPPRESS_NOTIFICATION
+        args.append("-Suppress_notification" if suppress else "-Dont_Suppress_notification")
+    if getattr(opts, "dump_rescue", False):
+        args.append("-DumpRescue")
+    if getattr(opts, "debug", None) is not None:
+        args += ["-Debug", str(opts.debug)]
     if getattr(opts, "load_save", ""):
         args += ["-load_save", opts.load_save]
     if getattr(opts, "config_path", ""):
@@ -127,9 +135,11 @@ CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM":
                 "DAGMAN_MAX_PRE_SCRIPTS": "maxpre", "DAGMAN_MAX_POST_SCRIPTS": "maxpost",
                 "DAGMAN_MAX_JOBS_IDLE": "maxidle"}
 #: the boolean ones -> its option
-CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post"}
+CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
+                "DAGMAN_SUPPRESS_NOTIFICATION": "suppress_notification"}
 #: the manager's defaults of the settings the command line may leave unset, as HTCondor's
-DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": False}
+DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": False,
+            "suppress_notification": True}
 
 
 def _settings(config, source, names=None):
@@ -202,36 +212,43 @@ def apply_config(opts, log):
             opts[key] = found[key]
     if found.get("max_rescue") is not None:
         opts["max_rescue"] = found["max_rescue"]
-    if opts.get("always_run_post") is None:
-        opts["always_run_post"] = found.get("always_run_post", False)
+    for key in ("always_run_post", "suppress_notification"):
+        if opts.get(key) is None:
+            opts[key] = found.get(key, DEFAULTS[key])
     for key, value in DEFAULTS.items():
-        if not opts.get(key) and found.get(key) is None:
+        if not opts.get(key) and found.get(key) is None and key not in ("always_run_post",
+                                                                        "suppress_notification"):
             opts[key] = value
     log(f"DAGMAN_MAX_JOBS_SUBMITTED setting: {opts['maxjobs']}")
     log(f"DAGMAN_MAX_JOBS_IDLE setting: {opts['maxidle']}")
     log(f"DAGMAN_MAX_PRE_SCRIPTS setting: {opts['maxpre']}")
     log(f"DAGMAN_MAX_POST_SCRIPTS setting: {opts['maxpost']}")
     log(f"DAGMAN_ALWAYS_RUN_POST setting: {bool(opts['always_run_post'])}")
+    log(f"DAGMAN_SUPPRESS_NOTIFICATION setting: {bool(opts['suppress_notification'])}")
 
 
 def parse_args(argv):
     opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0, "lockfile": None,
             "load_save": "", "config": "", "outfile_dir": "", "dags": [], "maxidle": 0,
-            "maxpre": 0, "maxpost": 0, "always_run_post": None, "priority": 0}
+            "maxpre": 0, "maxpost": 0, "always_run_post": None, "priority": 0,
+            "suppress_notification": None, "dump_rescue": False, "debug": None}
     names = {"-dag": "dag", "-autorescue": "auto_rescue", "-dorescuefrom": "rescue_from",
              "-maxjobs": "maxjobs", "-lockfile": "lockfile", "-load_save": "load_save",
              "-config": "config", "-outfile_dir": "outfile_dir", "-maxidle": "maxidle",
              "-maxpre": "maxpre", "-maxpost": "maxpost", "-priority": "priority"}
     texts = ("-dag", "-lockfile", "-load_save", "-config", "-outfile_dir")
     valued = {"-p", "-l", "-csdversion", "-dagman", "-debug"}
-    flags = {"-alwaysrunpost": True, "-dontalwaysrunpost": False}
+    flags = {"-alwaysrunpost": ("always_run_post", True), "-dontalwaysrunpost": ("always_run_post", False),
+             "-suppress_notification": ("suppress_notification", True),
+             "-dont_suppress_notification": ("suppress_notification", False),
+             "-dumprescue": ("dump_rescue", True)}
     i = 0
     while i < len(argv):
         word = argv[i].lower()
         if word == "-dag" and i + 1 < len(argv):
             opts["dags"].append(argv[i + 1])
         if word in flags:
-            opts["always_run_post"] = flags[word]
+            opts[flags[word][0]] = flags[word][1]
             i += 1
         elif word in names and i + 1 < len(argv):
             value = argv[i + 1]
@@ -467,6 +484,10 @@ def _run(opts, log, removal, prog):
         return EXIT_FAILED, False
     log(f"Batch name of the DAG's jobs: {opts['batch_name']}")
     runner = Runner(opts["dag"], dag, opts, log)
+    if opts.get("dump_rescue"):
+        log("Dumping rescue DAG and exiting because of -DumpRescue flag")
+        runner.write_rescue()
+        return 0, False
     runner.begin()
     if opts.get("recover_from") is not None:
         runner.recover(opts["recover_from"])

@@ -330,6 +330,8 @@ class Runner(NodeScripts, NodesLog):
         extra = {"DAGManJobId": self.own_id, "DAGNodeName": name, "DAGManNodesLog": self.nodes_log,
                  "SubmitEventNotes": f"DAG Node: {name}",
                  "DAGParentNodeNames": ",".join(sorted(self.dag.parents(name)))}
+        if self.opts.get("suppress_notification", True):
+            extra["JobNotification"] = 0        # never: DAGMAN_SUPPRESS_NOTIFICATION
         prio = int(node.priority or 0)
         if self.opts.get("priority"):           # -priority: the least JobPrio of the node jobs
             prio = max(prio, int(self.opts["priority"]))
@@ -499,7 +501,7 @@ class Runner(NodeScripts, NodesLog):
             return EXIT_STOPPED
         final = self._final_name()
         if self.failed - {final} or self.removing or self.abort_code is not None or self.halt_exit:
-            self._write_rescue()
+            self.write_rescue()
         if final is not None and final in self.done:
             self.log(f"FINAL node {final} succeeded: the DAG succeeds")
             return 0
@@ -531,7 +533,7 @@ class Runner(NodeScripts, NodesLog):
             return
         self.log(f"Node {name}: wrote save point file {path}")
 
-    def _write_rescue(self):
+    def write_rescue(self):
         from gridtools.formats.condor import dagstate
         base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
         last = dagstate.latest_rescue(os.path.basename(base), os.listdir(self.folder))[1]
