@@ -219,3 +219,33 @@ def test_do_recurse_writes_and_checks_the_nested_dags_submit_files_at_once(cell,
     bad = cell.run("condor_submit_dag", "-f", "-do_recurse", "diamond.dag", cwd=workdir)
     assert bad.returncode == 1 and "innermost.dag" in bad.stderr
     assert "submitted to cluster" not in bad.stdout
+
+
+def test_while_the_dag_is_halted_no_pre_script_starts_and_no_job_is_submitted(cell, workdir):
+    """-maxpre 1: B's PRE script waits while A's runs; the DAG is halted meanwhile (C's job
+    keeps it going): A's PRE script ends but A's job is not submitted (the node is ready),
+    and B's PRE script does not start, until the halt file is removed; then the DAG
+    resumes and succeeds, as HTCondor's DAGMan does."""
+    write(workdir, "note.sh", f"#!/bin/sh\necho $1 >> {workdir}/order\n")
+    write(workdir, "hold.sh", f"#!/bin/sh\necho $1 >> {workdir}/order\n{gate(workdir)}\n")
+    node(workdir, "A")
+    node(workdir, "C", body=f"while [ ! -e {workdir}/go2 ]; do sleep 0.05; done")
+    write(workdir, "diamond.dag", "JOB A A.sub\nSCRIPT PRE A hold.sh pre-A\n"
+                                  "JOB B none.sub NOOP\nSCRIPT PRE B note.sh pre-B\nJOB C C.sub\n")
+    dag = dagman_id(submit_dag(cell, workdir, "-maxpre", "1"))
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "order")) and set(order(workdir)) == {"pre-A", "C"},
+             timeout=30)
+    write(workdir, "diamond.dag.halt", "")
+    wait_for(lambda: "DAG halted" in dagman_out(workdir), timeout=30)
+    write(workdir, "go", "")
+    # halted: A ready (its PRE script done, its job not submitted), B waits for its PRE script
+    wait_for(lambda: cell.run("condor_q", str(dag), "-af", "DAG_Status", "DAG_NodesDone", "DAG_NodesPrerun",
+                              "DAG_NodesQueued", "DAG_NodesReady").stdout == "6 0 1 1 1\n", timeout=30)
+    assert "Node A: its job waits: the DAG is halted" in dagman_out(workdir)
+    assert "Submitting HTCondor Node A" not in dagman_out(workdir)
+    assert sorted(order(workdir)) == ["C", "pre-A"]
+    os.unlink(os.path.join(workdir, "diamond.dag.halt"))
+    wait_for(lambda: {"pre-B", "A"} <= set(order(workdir)), timeout=30)
+    write(workdir, "go2", "")
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert "DAG resumed" in dagman_out(workdir)

@@ -34,7 +34,8 @@ has none), then until nothing more can run:
 - the FINAL node runs last, also after ABORT-DAG-ON and removal, and its
   result is the DAG's;
 - while ``DAGFILE.halt`` exists the DAG is halted (``Runner.check_halt``): no node
-  starts, running jobs and POST scripts go on; halted with nothing running, it ends
+  starts, no queued PRE script starts and no node job is submitted, running jobs and
+  scripts go on; removing the file resumes it; halted with nothing running, it ends
   as below;
 - with -DumpRescue it writes the rescue DAG of the DAG as read (its DONE nodes)
   at once and ends (exit status 0), running nothing;

@@ -56,6 +56,7 @@ class Runner(NodeScripts, NodesLog):
         self.counted = None                 # the progress attributes the manager's job ad shows
         self.scripting = {"PRE": set(), "POST": set()}     # nodes queued for or running that script
         self._init_scripts()
+        self.parked = []                    # nodes whose PRE script ended while the DAG was halted
         self.in_recovery = False
         self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
         self.halt_file = os.path.abspath(dag_file) + ".halt"
@@ -105,6 +106,8 @@ class Runner(NodeScripts, NodesLog):
                 self._remove_running()
                 self._run_final()
                 break
+            while self.parked and not self.check_halt() and self._stops() == (False, False):
+                self._submit_node(self.parked.pop(0))
             for name in self._startable():
                 if self._held_back() or self._stops() != (False, False):
                     break
@@ -145,7 +148,7 @@ class Runner(NodeScripts, NodesLog):
         a PRE script queued or running, or -MaxIdle (DAGMAN_MAX_JOBS_IDLE) or more of the
         DAG's job procs are idle, as the last look at the queue showed them."""
         limit = int(self.opts.get("maxjobs") or 0)
-        if limit and len(self.running) + len(self.scripting["PRE"]) >= limit:
+        if limit and len(self.running) + len(self.scripting["PRE"]) + len(self.parked) >= limit:
             return True
         idle = int(self.opts.get("maxidle") or 0)
         return bool(idle and self.watcher.proc_states(c for c, _procs in self.running.values())[0] >= idle)
@@ -154,7 +157,8 @@ class Runner(NodeScripts, NodesLog):
         """The ready nodes the manager may start now: none but the FINAL node while the
         DAG is halted (``check_halt``)."""
         from gridtools.formats.condor.dagstate import ready_nodes
-        ready = ready_nodes(self.dag, self.done, self.failed, set(self.running) | set(self.then))
+        ready = ready_nodes(self.dag, self.done, self.failed,
+                            set(self.running) | set(self.then) | set(self.parked))
         if self.check_halt():
             final = self._final_name()
             return [n for n in ready if n == final]
@@ -162,8 +166,9 @@ class Runner(NodeScripts, NodesLog):
 
     def check_halt(self):
         """Whether the DAG is halted: its halt file (DAGFILE.halt) exists, as HTCondor's
-        DAGMan halts. A halted DAG starts no node (no PRE script, no job); running jobs
-        and POST scripts go on. Removing the file resumes it."""
+        DAGMan halts. A halted DAG starts no node (no PRE script, no job: the job of a
+        node whose PRE script ends then waits in ``parked``); running jobs and POST
+        scripts go on. Removing the file resumes it."""
         halted = os.path.exists(self.halt_file)
         if halted != self.halted:
             self.log(f"DAG halted: {self.halt_file} exists; no new node is started" if halted
@@ -287,6 +292,16 @@ class Runner(NodeScripts, NodesLog):
             self.errors[name] = f"PRE Script failed with status {pre}"
             self._node_failed(name, pre, job=False)
             return
+        if self.halted and name != self._final_name():
+            self.log(f"Node {name}: its job waits: the DAG is halted")
+            self.parked.append(name)        # submitted once the DAG resumes (``run``)
+            return
+        self._submit_node(name)
+
+    def _submit_node(self, name):
+        """A node whose PRE script succeeded (or that has none): its job submitted (a NOOP
+        node's faked)."""
+        node = self.dag.nodes[name]
         if node.noop:
             self.log(f"Node {name}: NOOP, its job is not submitted")
             self._note_noop(name)
