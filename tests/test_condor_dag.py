@@ -320,8 +320,13 @@ def test_a_dags_config_file_gives_the_dagman_settings_gridtools_follows(tmp_path
     path = tmp_path / "dag.config"
     path.write_text("N = 3\nDAGMAN_MAX_JOBS_SUBMITTED = $(N)\ndagman_max_rescue_num = 0\n"
                     "DAGMAN_MAX_POST_SCRIPTS = 2\nDAGMAN_ALWAYS_RUN_POST = true\nOTHER = 1\n")
-    assert read_config(str(path)) == ({"maxjobs": 3, "max_rescue": 0},
-                                      ["DAGMAN_MAX_POST_SCRIPTS", "DAGMAN_ALWAYS_RUN_POST"])
+    assert read_config(str(path)) == ({"maxjobs": 3, "max_rescue": 0, "maxpost": 2,
+                                       "always_run_post": True}, [])
+    path.write_text("DAGMAN_MAX_PRE_SCRIPTS = 1\nDAGMAN_MAX_JOBS_IDLE = 5\nDAGMAN_SUPPRESS_JOB_LOGS = 1\n")
+    assert read_config(str(path)) == ({"maxpre": 1, "maxidle": 5}, ["DAGMAN_SUPPRESS_JOB_LOGS"])
     path.write_text("DAGMAN_MAX_RESCUE_NUM = -1\n")
     with pytest.raises(GridError, match="DAGMAN_MAX_RESCUE_NUM must be a non-negative integer"):
+        read_config(str(path))
+    path.write_text("DAGMAN_ALWAYS_RUN_POST = maybe\n")
+    with pytest.raises(GridError, match="DAGMAN_ALWAYS_RUN_POST must be True or False, not 'maybe'"):
         read_config(str(path))

@@ -287,6 +287,11 @@ def test_dagman_out_has_dagmans_time_stamps_and_the_lines_workflow_tools_read(ce
                    "0 job proc(s) currently held"):
         assert wanted in text, wanted
     assert any(re.fullmatch(r"\*\* PID = \d+", line) for line in text)
+    banner = text[:text.index("*" * 54, 1) + 1]        # DaemonCore's banner, its version lines in it
+    assert banner[0] == "*" * 54 and banner[1].endswith("STARTING UP")
+    assert banner[3:5] == ["** $CondorVersion: 24.0.0 gridtools $",
+                           "** $CondorPlatform: X86_64-Linux gridtools $"]
+    assert re.fullmatch(r"\*\* PID = \d+", banner[5])
     events = [line for line in text if line.startswith("Event: ")]
     assert re.fullmatch(rf"Event: ULOG_SUBMIT for HTCondor Node A \({a}\.0\.0\) "
                         r"\{\d\d/\d\d/\d\d \d\d:\d\d:\d\d\}", events[0])

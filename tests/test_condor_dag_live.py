@@ -861,8 +861,8 @@ def test_the_managers_ad_shows_the_dags_progress_as_htcondors_dagman_publishes_i
     write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nJOB C C.sub\nPARENT A CHILD B\n"
                                   "SCRIPT PRE A wait-pre-go.sh\nSCRIPT POST C wait-post-go.sh\n")
     dag = dagman_id(submit_dag(cell, workdir))
-    # A's PRE script runs, C is ready (it waits for the PRE script), B waits for A
-    wait_for(lambda: progress(cell, dag) == "3 0 1 0 0 1 1 0 0 0 0 0 0 0 0 0", timeout=30)
+    # A's PRE script runs, C's job runs beside it (scripts run apart), B waits for A
+    wait_for(lambda: progress(cell, dag) == "3 0 1 1 0 0 1 0 0 0 0 1 0 0 0 1", timeout=30)
     long = cell.run("condor_q", "-l", str(dag)).stdout
     assert "DAG_NodesPrerun = 1" in long
     assert abs(int(re.search(r"^DAG_AdUpdateTime = (\d+)$", long, re.M).group(1)) - time.time()) < 60
@@ -872,10 +872,11 @@ def test_the_managers_ad_shows_the_dags_progress_as_htcondors_dagman_publishes_i
     wait_for(lambda: progress(cell, dag) == "3 0 0 1 1 0 1 0 0 0 0 2 1 0 0 1", timeout=30)
     write(workdir, "post-go", "")
     wait_for(lambda: progress(cell, dag) == "3 1 0 1 0 0 1 0 0 0 0 2 1 0 0 1", timeout=30)
-    assert cell.run("condor_hold", str(dag + 1)).returncode == 0
+    a = clusters_of(cell, "A")[0]
+    assert cell.run("condor_hold", str(a)).returncode == 0
     wait_for(lambda: progress(cell, dag) == "3 1 0 1 0 0 1 0 0 0 0 2 1 0 1 0", timeout=30)
     write(workdir, "go", "")
-    assert cell.run("condor_release", str(dag + 1)).returncode == 0
+    assert cell.run("condor_release", str(a)).returncode == 0
     assert dag_ended(cell, dag)[0][12] == "1"
     # A failed, so B can never run (futile); the DAG's status: a node failed
     assert progress(cell, dag, "condor_history") == "3 1 0 0 0 0 0 1 1 2 0 2 2 0 0 0"
@@ -981,7 +982,7 @@ def test_config_outfile_dir_append_insert_sub_file_and_import_env(cell, workdir)
     out = open(os.path.join(workdir, "logs", "diamond.dag.dagman.out")).read()
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.dagman.out"))
     assert f"Using DAGMan config file {workdir}/dag.config" in out
-    assert "Note: config setting DAGMAN_MAX_PRE_SCRIPTS: without effect here" in out
+    assert "DAGMAN_MAX_PRE_SCRIPTS setting: 4" in out and "DAGMAN_MAX_POST_SCRIPTS setting: 20" in out
     assert "Note: config setting DAGMAN_SUPPRESS_JOB_LOGS: not supported, ignored" in out
     assert open(os.path.join(workdir, "seen")).read() == "imported p 1 2\n"
 

@@ -20,7 +20,8 @@
                   and ``dagwatch``: the DAG's manager, its loop and how it learns
                   that node jobs ended; ``daglock`` the lock file that keeps a
                   second manager off a running DAG; ``dagscripts`` the nodes'
-                  PRE and POST scripts; ``dagfiles`` the job state log, node
+                  PRE and POST scripts; ``dagrecover`` the manager's own
+                  events in the nodes log and recovery; ``dagfiles`` the job state log, node
                   status file and dot file it writes
 - ``jobsubmit``   a submit description to a submit request (the path DAG nodes take)
 - ``adformat``    -long, -af, -format, -json and -constraint for ad listings

@@ -1,6 +1,7 @@
 """``gridtools dagman``: the manager of one DAG, run as a scheduler universe job.
 
-    gridtools dagman -Dag DAGFILE [-AutoRescue 0|1] [-DoRescueFrom N] [-MaxJobs N] ...
+    gridtools dagman -Dag DAGFILE [-AutoRescue 0|1] [-DoRescueFrom N] [-MaxJobs N]
+                     [-MaxIdle N] [-MaxPre N] [-MaxPost N] [-AlwaysRunPost] [-Priority N] ...
 
 condor_submit_dag submits it; it runs as the DAG's owner in the DAG file's
 folder, holding no slot. It takes the DAG's lock (-Lockfile, by default
@@ -11,8 +12,13 @@ and the batch name of its own job (giving it ``DAGFILE+cluster`` when it
 has none), then until nothing more can run:
 
 - starts every node whose parents are done, best PRIORITY first and at most
-  -MaxJobs at once (``formats.condor.dagstate.ready_nodes``): its PRE script
-  runs first (a PRE script that fails fails the node), then its submit file
+  -MaxJobs at once (``formats.condor.dagstate.ready_nodes``), none while
+  -MaxIdle of the DAG's procs are idle: its PRE script runs first (a PRE
+  script that fails fails the node; with -AlwaysRunPost its POST script
+  decides), at most -MaxPre PRE and -MaxPost POST scripts at once
+  (``dagscripts``; the settings come from the command line, the DAG's
+  CONFIG file, the cell's condor_config, HTCondor's defaults: ``apply_config``),
+  a NOOP node writes its fake job's events (``dagrecover``), then its submit file
   is submitted with the node's VARS as macros and ``DAGManJobId``,
   ``DAGNodeName``, ``DAGParentNodeNames`` and ``JobPrio`` (the node's
   PRIORITY) in its job ads, the DAG's batch name in those that name
@@ -28,8 +34,11 @@ has none), then until nothing more can run:
 - the FINAL node runs last, also after ABORT-DAG-ON and removal, and its
   result is the DAG's;
 - while ``DAGFILE.halt`` exists the DAG is halted (``Runner.check_halt``): no node
-  starts, running jobs and POST scripts go on; halted with nothing running, it ends
+  starts, no queued PRE script starts and no node job is submitted, running jobs and
+  scripts go on; removing the file resumes it; halted with nothing running, it ends
   as below;
+- with -DumpRescue it writes the rescue DAG of the DAG as read (its DONE nodes)
+  at once and ends (exit status 0), running nothing;
 - when it ends with failed nodes (or aborted, halted, or removed with condor_rm /
   qdel: SIGUSR1, its RemoveKillSig) it writes the next rescue DAG,
   ``DAGFILE.rescueNNN``, marking the nodes that are done; a later
@@ -38,9 +47,10 @@ has none), then until nothing more can run:
 Held (condor_hold: SIGTERM, its KillSig) it leaves at once, its node jobs
 running, no rescue DAG, and keeps the lock file: a manager that takes over
 a lock left by one that is gone runs in recovery mode (``Runner.recover``),
-restoring the submitted nodes from the nodes log. A PRE or POST script that the
-manager's own stop (hold or removal) cut short is recorded nowhere, as with
-HTCondor's DAGMan (``NodeScripts._script``): it runs again.
+restoring the submitted nodes (and the NOOP nodes that ran) from the nodes log.
+A PRE or POST script that the manager's own stop (hold or removal) cut short is
+recorded nowhere, as with HTCondor's DAGMan (``NodeScripts._reap_scripts``): it
+runs again.
 
 Its progress goes to ``DAGFILE.dagman.out`` (the lines workflow tools read in
 HTCondor's DAGMan's words); with JOBSTATE_LOG every node event also goes to the
@@ -69,9 +79,22 @@ def job_arguments(dag, opts):
     args = ["-m", "gridtools.cli.entry", "gridtools", "dagman", "-p", "0", "-f", "-l", ".",
             "-Lockfile", dag + ".lock", "-AutoRescue", str(opts.auto_rescue), "-DoRescueFrom",
             str(opts.rescue_from), "-MaxJobs", str(opts.maxjobs)]
+    for flag, name in (("-MaxIdle", "maxidle"), ("-MaxPre", "maxpre"), ("-MaxPost", "maxpost")):
+        if int(getattr(opts, name, 0) or 0):        # 0: not given (the configuration's)
+            args += [flag, str(getattr(opts, name))]
+    if getattr(opts, "always_run_post", None) is not None:
+        args.append("-AlwaysRunPost" if opts.always_run_post else "-DontAlwaysRunPost")
+    if int(getattr(opts, "priority", 0) or 0):
+        args += ["-Priority", str(opts.priority)]
     for name in getattr(opts, "dags", None) or [dag]:
         args += ["-Dag", name]
-    args.append("-Suppress_notification")
+    suppress = getattr(opts, "suppress_notification", None)
+    if suppress is not None:        # else the configuration's DAGMAN_SUPPRESS_NOTIFICATION
+        args.append("-Suppress_notification" if suppress else "-Dont_Suppress_notification")
+    if getattr(opts, "dump_rescue", False):
+        args.append("-DumpRescue")
+    if getattr(opts, "debug", None) is not None:
+        args += ["-Debug", str(opts.debug)]
     if getattr(opts, "load_save", ""):
         args += ["-load_save", opts.load_save]
     if getattr(opts, "config_path", ""):
@@ -109,67 +132,126 @@ def job_environment(get=(), set_=None, everything=False):
 
 
 #: DAGMan configuration settings gridtools' manager follows -> its option
-CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM": "max_rescue"}
-#: settings accepted without effect: the manager runs one script at a time and
-#: does not count idle procs (as -maxpre, -maxpost and -maxidle)
-CONFIG_INERT = frozenset({"DAGMAN_MAX_PRE_SCRIPTS", "DAGMAN_MAX_POST_SCRIPTS", "DAGMAN_MAX_JOBS_IDLE"})
+CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM": "max_rescue",
+                "DAGMAN_MAX_PRE_SCRIPTS": "maxpre", "DAGMAN_MAX_POST_SCRIPTS": "maxpost",
+                "DAGMAN_MAX_JOBS_IDLE": "maxidle"}
+#: the boolean ones -> its option
+CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
+                "DAGMAN_SUPPRESS_NOTIFICATION": "suppress_notification"}
+#: the manager's defaults of the settings the command line may leave unset, as HTCondor's
+DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": False,
+            "suppress_notification": True}
+
+
+def _settings(config, source, names=None):
+    """{option: value} of the CONFIG_KNOBS and CONFIG_FLAGS a Config sets (of ``names``
+    only, when given), and the other DAGMAN_* names it sets."""
+    from gridtools.formats.condor_config import ConfigError
+    found, ignored = {}, []
+    for name in names if names is not None else [d.name.upper() for d in config.definitions()]:
+        try:
+            value = (config.get(name) or "").strip()
+        except ConfigError:
+            continue
+        if name in CONFIG_KNOBS:
+            if not value.isdigit():
+                raise GridError(f"ERROR: {source}: {name} must be a non-negative integer, "
+                                f"not '{value}'", 1)
+            found[CONFIG_KNOBS[name]] = int(value)
+        elif name in CONFIG_FLAGS:
+            if value.lower() not in ("true", "false"):
+                raise GridError(f"ERROR: {source}: {name} must be True or False, not '{value}'", 1)
+            found[CONFIG_FLAGS[name]] = value.lower() == "true"
+        elif name.startswith("DAGMAN_"):
+            ignored.append(name)
+    return found, ignored
 
 
 def read_config(path):
     """(settings, ignored names) of a DAG's configuration file (CONFIG, -config): the
-    CONFIG_KNOBS it sets, as {option: int}, and the other DAGMAN_* names it sets that
-    have no effect here. A file that cannot be read or a value that is not a
-    non-negative integer raises GridError."""
+    CONFIG_KNOBS and CONFIG_FLAGS it sets, as {option: value}, and the other DAGMAN_*
+    names it sets, which have no effect here. A file that cannot be read or a value of
+    the wrong kind raises GridError."""
     from gridtools.formats import condor_config
     config = condor_config.Config(environ={})
     try:
         config.read_file(path)
-        found, ignored = {}, []
-        for definition in config.definitions():
-            name = definition.name.upper()
-            if name in CONFIG_KNOBS:
-                value = config.get(name).strip()
-                if not value.isdigit():
-                    raise GridError(f"ERROR: {path}: {name} must be a non-negative integer, "
-                                    f"not '{value}'", 1)
-                found[CONFIG_KNOBS[name]] = int(value)
-            elif name.startswith("DAGMAN_"):
-                ignored.append(name)
+        return _settings(config, path)
     except condor_config.ConfigError as exc:
         raise GridError(f"ERROR: DAGMan config file {path}: {exc}", 1) from None
-    return found, ignored
+
+
+def cell_config():
+    """{option: value} of the DAGMan settings the cell's condor_config (or _CONDOR_*
+    variables) sets; {} when it sets none or cannot be read."""
+    from gridtools import cell
+    from gridtools.formats import condor_config
+    try:
+        path = condor_config.locate(cell.etc("condor_config"))
+        if path != "ONLY_ENV" and not os.path.exists(path):
+            path = "ONLY_ENV"
+        config = condor_config.load(path)
+        names = [n for n in list(CONFIG_KNOBS) + list(CONFIG_FLAGS) if n in config]
+        return _settings(config, path, names)[0]
+    except (GridError, OSError, condor_config.ConfigError):
+        return {}
 
 
 def apply_config(opts, log):
-    """The settings of -config FILE over the manager's defaults (a -maxjobs given on the
-    command line wins, as in HTCondor)."""
-    if not opts.get("config"):
-        return
-    found, ignored = read_config(opts["config"])
-    log(f"Using DAGMan config file {opts['config']}")
-    if found.get("maxjobs") is not None and not opts["maxjobs"]:
-        opts["maxjobs"] = found["maxjobs"]
+    """The DAGMan settings of the command line, over those of -config FILE (the DAG's
+    CONFIG), over those of the cell's condor_config, over HTCondor's defaults: a -MaxJobs,
+    -MaxIdle, -MaxPre or -MaxPost of 0 is not given, as condor_submit_dag passes it."""
+    found = cell_config()
+    if opts.get("config"):
+        own, ignored = read_config(opts["config"])
+        log(f"Using DAGMan config file {opts['config']}")
+        found.update(own)
+        for name in ignored:
+            log(f"Note: config setting {name}: not supported, ignored")
+    for key in ("maxjobs", "maxidle", "maxpre", "maxpost"):
+        if not opts.get(key) and found.get(key) is not None:
+            opts[key] = found[key]
     if found.get("max_rescue") is not None:
         opts["max_rescue"] = found["max_rescue"]
-    for name in ignored:
-        note = "without effect here" if name in CONFIG_INERT else "not supported, ignored"
-        log(f"Note: config setting {name}: {note}")
+    for key in ("always_run_post", "suppress_notification"):
+        if opts.get(key) is None:
+            opts[key] = found.get(key, DEFAULTS[key])
+    for key, value in DEFAULTS.items():
+        if not opts.get(key) and found.get(key) is None and key not in ("always_run_post",
+                                                                        "suppress_notification"):
+            opts[key] = value
+    log(f"DAGMAN_MAX_JOBS_SUBMITTED setting: {opts['maxjobs']}")
+    log(f"DAGMAN_MAX_JOBS_IDLE setting: {opts['maxidle']}")
+    log(f"DAGMAN_MAX_PRE_SCRIPTS setting: {opts['maxpre']}")
+    log(f"DAGMAN_MAX_POST_SCRIPTS setting: {opts['maxpost']}")
+    log(f"DAGMAN_ALWAYS_RUN_POST setting: {bool(opts['always_run_post'])}")
+    log(f"DAGMAN_SUPPRESS_NOTIFICATION setting: {bool(opts['suppress_notification'])}")
 
 
 def parse_args(argv):
     opts = {"dag": None, "auto_rescue": 1, "rescue_from": 0, "maxjobs": 0, "lockfile": None,
-            "load_save": "", "config": "", "outfile_dir": "", "dags": []}
+            "load_save": "", "config": "", "outfile_dir": "", "dags": [], "maxidle": 0,
+            "maxpre": 0, "maxpost": 0, "always_run_post": None, "priority": 0,
+            "suppress_notification": None, "dump_rescue": False, "debug": None}
     names = {"-dag": "dag", "-autorescue": "auto_rescue", "-dorescuefrom": "rescue_from",
              "-maxjobs": "maxjobs", "-lockfile": "lockfile", "-load_save": "load_save",
-             "-config": "config", "-outfile_dir": "outfile_dir"}
+             "-config": "config", "-outfile_dir": "outfile_dir", "-maxidle": "maxidle",
+             "-maxpre": "maxpre", "-maxpost": "maxpost", "-priority": "priority"}
     texts = ("-dag", "-lockfile", "-load_save", "-config", "-outfile_dir")
-    valued = {"-p", "-l", "-csdversion", "-dagman", "-maxidle", "-maxpre", "-maxpost"}
+    valued = {"-p", "-l", "-csdversion", "-dagman", "-debug"}
+    flags = {"-alwaysrunpost": ("always_run_post", True), "-dontalwaysrunpost": ("always_run_post", False),
+             "-suppress_notification": ("suppress_notification", True),
+             "-dont_suppress_notification": ("suppress_notification", False),
+             "-dumprescue": ("dump_rescue", True)}
     i = 0
     while i < len(argv):
         word = argv[i].lower()
         if word == "-dag" and i + 1 < len(argv):
             opts["dags"].append(argv[i + 1])
-        if word in names and i + 1 < len(argv):
+        if word in flags:
+            opts[flags[word][0]] = flags[word][1]
+            i += 1
+        elif word in names and i + 1 < len(argv):
             value = argv[i + 1]
             opts[names[word]] = value if word in texts else int(value)
             i += 2
@@ -336,6 +418,9 @@ def main(argv, prog="gridtools dagman"):
         log(BANNER_RULE)
         log(f"** {_exec_name()} (CONDOR_DAGMAN) STARTING UP")
         log(f"** gridtools dagman (DAGMan) for {opts['dag']}")
+        from gridtools.formats.condor.jobad import DEFAULT_PLATFORM, DEFAULT_VERSION
+        log(f"** {DEFAULT_VERSION}")
+        log(f"** {DEFAULT_PLATFORM}")
         log(f"** PID = {os.getpid()}")
         log(BANNER_RULE)
         lock = _lock(opts, log)
@@ -400,6 +485,10 @@ def _run(opts, log, removal, prog):
         return EXIT_FAILED, False
     log(f"Batch name of the DAG's jobs: {opts['batch_name']}")
     runner = Runner(opts["dag"], dag, opts, log)
+    if opts.get("dump_rescue"):
+        log("Dumping rescue DAG and exiting because of -DumpRescue flag")
+        runner.write_rescue()
+        return 0, False
     runner.begin()
     if opts.get("recover_from") is not None:
         runner.recover(opts["recover_from"])

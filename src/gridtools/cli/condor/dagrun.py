@@ -8,6 +8,7 @@ come from ``dagwatch``.
 import os
 import time
 
+from gridtools.cli.condor.dagrecover import NodesLog
 from gridtools.cli.condor.dagscripts import CUT_SHORT, POLL, NodeScripts
 from gridtools.errors import GridError
 from gridtools.formats.condor.dag import NodeKind
@@ -33,14 +34,7 @@ def _job_error(cluster, codes):
     return ""
 
 
-def _post_status(info):
-    """The exit status of a POST script as its event 016 gives it (minus the signal)."""
-    if info.get("TerminatedNormally", True):
-        return int(info.get("ReturnValue", 0))
-    return -int(info.get("TerminatedBySignal", 0))
-
-
-class Runner(NodeScripts):
+class Runner(NodeScripts, NodesLog):
     """One run of a DAG."""
 
     def __init__(self, dag_file, dag, opts, log):
@@ -56,10 +50,13 @@ class Runner(NodeScripts):
         self.abort_code = None
         self.pre_status = {}                # node -> its PRE script's last exit status
         self.jobs = {}                      # node -> (cluster, procs) of its last job
+        self.noops, self.noop_runs = {}, 0  # NOOP node -> the subproc of its last fake job
         self.exit_codes = {}                # node -> each proc's exit status (None: aborted)
         self.own_id = int(os.environ.get("JOB_ID", "0") or 0)
         self.counted = None                 # the progress attributes the manager's job ad shows
-        self.scripting = {"PRE": set(), "POST": set()}     # nodes running that script now
+        self.scripting = {"PRE": set(), "POST": set()}     # nodes queued for or running that script
+        self._init_scripts()
+        self.parked = []                    # nodes whose PRE script ended while the DAG was halted
         self.in_recovery = False
         self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
         self.halt_file = os.path.abspath(dag_file) + ".halt"
@@ -105,19 +102,24 @@ class Runner(NodeScripts):
             if self.stopping:
                 break
             if self.removing or self.abort_code is not None:
+                self._stop_scripts()
                 self._remove_running()
                 self._run_final()
                 break
-            limit = int(self.opts.get("maxjobs") or 0)
+            while self.parked and not self.check_halt() and self._stops() == (False, False):
+                self._submit_node(self.parked.pop(0))
             for name in self._startable():
-                if (limit and len(self.running) >= limit) or self._stops() != (False, False):
+                if self._held_back() or self._stops() != (False, False):
                     break
                 self._start(name)
-            if not self.running and not self._startable():
+            if not self.running and not self._scripts_busy() and not self._startable():
                 break
             self._count()
             time.sleep(POLL)
             self._follow(time.time())
+        if self.stopping:
+            self._stop_scripts()
+        self._drop_waiting_pre()
         if self.halted and not self.stopping and ready_nodes(self.dag, self.done, self.failed, self.running):
             self.halt_exit = True
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
@@ -141,11 +143,22 @@ class Runner(NodeScripts):
             return "aborted"
         return "failed" if code is not None else ""
 
+    def _held_back(self):
+        """Whether no further node may start now: -MaxJobs nodes have jobs in the queue or
+        a PRE script queued or running, or -MaxIdle (DAGMAN_MAX_JOBS_IDLE) or more of the
+        DAG's job procs are idle, as the last look at the queue showed them."""
+        limit = int(self.opts.get("maxjobs") or 0)
+        if limit and len(self.running) + len(self.scripting["PRE"]) + len(self.parked) >= limit:
+            return True
+        idle = int(self.opts.get("maxidle") or 0)
+        return bool(idle and self.watcher.proc_states(c for c, _procs in self.running.values())[0] >= idle)
+
     def _startable(self):
         """The ready nodes the manager may start now: none but the FINAL node while the
         DAG is halted (``check_halt``)."""
         from gridtools.formats.condor.dagstate import ready_nodes
-        ready = ready_nodes(self.dag, self.done, self.failed, self.running)
+        ready = ready_nodes(self.dag, self.done, self.failed,
+                            set(self.running) | set(self.then) | set(self.parked))
         if self.check_halt():
             final = self._final_name()
             return [n for n in ready if n == final]
@@ -153,8 +166,9 @@ class Runner(NodeScripts):
 
     def check_halt(self):
         """Whether the DAG is halted: its halt file (DAGFILE.halt) exists, as HTCondor's
-        DAGMan halts. A halted DAG starts no node (no PRE script, no job); running jobs
-        and POST scripts go on. Removing the file resumes it."""
+        DAGMan halts. A halted DAG starts no node (no PRE script, no job: the job of a
+        node whose PRE script ends then waits in ``parked``); running jobs and POST
+        scripts go on. Removing the file resumes it."""
         halted = os.path.exists(self.halt_file)
         if halted != self.halted:
             self.log(f"DAG halted: {self.halt_file} exists; no new node is started" if halted
@@ -244,67 +258,6 @@ class Runner(NodeScripts):
         the node jobs run on, and the next start recovers the DAG."""
         self.stopping = True
 
-    # ------------------------------------------------------------ recovery
-    def recover(self, since):
-        """Recovery mode: restore what the manager that ran before knew from the nodes
-        log (from offset ``since``, where the DAG's run began): each node whose job was
-        submitted is followed again from its last submitted cluster (its job may still
-        be queued or running, or may have ended: then its end is taken as it is), and
-        counts the submits as its attempts. No node job is submitted twice."""
-        from gridtools.formats.condor import userlog
-        self.in_recovery = True
-        self.jobstate.recovery_started()
-        self._count()
-        try:
-            with open(self.nodes_log, "rb") as fh:
-                fh.seek(since)
-                text = fh.read().decode("utf-8", "replace")
-        except OSError:
-            text = ""
-        try:
-            events = userlog.parse_events(text)
-        except Exception:  # noqa: BLE001 - a log being written may end mid-event
-            events = []
-        clusters, procs, posts = {}, {}, {}
-        for event in events:
-            if event.type is userlog.EventType.POST_SCRIPT_TERMINATED:
-                posts[(event.cluster, event.info.get("DAGNodeName"))] = event.info
-                continue
-            if event.type is not userlog.EventType.SUBMIT:
-                continue
-            note = str(event.info.get("LogNotes") or "")
-            if not note.startswith("DAG Node:"):
-                continue
-            name = note.split(":", 1)[1].strip()
-            if name not in self.dag.nodes or name in self.done:
-                continue
-            seen = clusters.setdefault(name, [])
-            if event.cluster not in seen:
-                seen.append(event.cluster)
-            procs[event.cluster] = max(procs.get(event.cluster, 0), event.proc + 1)
-        ended = []
-        for name, seen in clusters.items():
-            self.jobs_submitted += sum(procs[c] for c in seen)
-            self.attempts[name] = len(seen)
-            self.jobs[name] = (seen[-1], procs[seen[-1]])
-            post = posts.get((seen[-1], name))
-            if post is not None:
-                ended.append((name, _post_status(post)))
-                continue
-            self.running[name] = self.jobs[name]
-            self.log(f"Recovery: node {name} has job(s) in cluster {seen[-1]}; following it")
-        for name, status in ended:      # its last job ended and its POST script ran
-            self.log(f"Recovery: node {name}'s POST script already ran (status {status}) after its "
-                     f"job(s) in cluster {self.jobs[name][0]}; it is not run again")
-            if status == 0:
-                self.done.add(name)
-            else:
-                self._node_failed(name, status)
-        self.log(f"Recovery mode: {len(self.running)} node(s) with submitted job(s) restored "
-                 f"from {self.nodes_log}")
-        self.jobstate.recovery_finished()
-        self.in_recovery = False
-
     # ------------------------------------------------------------ starting a node
     def _start(self, name):
         node = self.dag.nodes[name]
@@ -314,7 +267,13 @@ class Runner(NodeScripts):
             self.jobstate.retried(name)
         if node.save_file and self.attempts[name] == 1:
             self._write_save(name, node)
-        pre = self._script(name, "PRE", None)
+        self._queue_script(name, "PRE", None, lambda pre: self._after_pre(name, pre))
+
+    def _after_pre(self, name, pre):
+        """A node's PRE script ended (``pre``: its exit status, None without one): submit
+        its job, unless the script failed (then, with -AlwaysRunPost, its POST script
+        runs with $RETURN -1004)."""
+        node = self.dag.nodes[name]
         if pre is CUT_SHORT:
             self._cut_short(name, "PRE")
             return
@@ -325,11 +284,27 @@ class Runner(NodeScripts):
             self.done.add(name)
             return
         if pre is not None and pre != 0:
+            from gridtools.formats.condor.dag import ScriptWhen
+            if self.opts.get("always_run_post") and ScriptWhen.POST in node.scripts:
+                self.log(f"PRE Script of node {name} failed: running its POST script (-AlwaysRunPost)")
+                self._ended(name, RETURN_NO_JOB, job=False)
+                return
             self.errors[name] = f"PRE Script failed with status {pre}"
             self._node_failed(name, pre, job=False)
             return
+        if self.halted and name != self._final_name():
+            self.log(f"Node {name}: its job waits: the DAG is halted")
+            self.parked.append(name)        # submitted once the DAG resumes (``run``)
+            return
+        self._submit_node(name)
+
+    def _submit_node(self, name):
+        """A node whose PRE script succeeded (or that has none): its job submitted (a NOOP
+        node's faked)."""
+        node = self.dag.nodes[name]
         if node.noop:
             self.log(f"Node {name}: NOOP, its job is not submitted")
+            self._note_noop(name)
             self._ended(name, 0, job=False)
             return
         try:
@@ -370,8 +345,13 @@ class Runner(NodeScripts):
         extra = {"DAGManJobId": self.own_id, "DAGNodeName": name, "DAGManNodesLog": self.nodes_log,
                  "SubmitEventNotes": f"DAG Node: {name}",
                  "DAGParentNodeNames": ",".join(sorted(self.dag.parents(name)))}
-        if node.priority:
-            extra["JobPrio"] = int(node.priority)
+        if self.opts.get("suppress_notification", True):
+            extra["JobNotification"] = 0        # never: DAGMAN_SUPPRESS_NOTIFICATION
+        prio = int(node.priority or 0)
+        if self.opts.get("priority"):           # -priority: the least JobPrio of the node jobs
+            prio = max(prio, int(self.opts["priority"]))
+        if prio:
+            extra["JobPrio"] = prio
         variables = dict(node.prepend_vars)
         variables.setdefault("DAGManJobId", str(self.own_id))
         variables.setdefault("JOB", name)
@@ -404,6 +384,8 @@ class Runner(NodeScripts):
     def _follow(self, now):
         self.watcher.refresh(now)
         self._relay_events()
+        self._reap_scripts()
+        self._launch_waiting()
         stops = self._stops()
         for name, (cluster, procs) in list(self.running.items()):
             if self._stops() != stops:
@@ -431,7 +413,7 @@ class Runner(NodeScripts):
         ULOG_EXECUTE for HTCondor Node A (12.0.0) {TIME}", as HTCondor's DAGMan says them)
         and to the job state log under their user log names (SUBMIT, EXECUTE,
         JOB_TERMINATED, JOB_HELD, ...); there the POST script events the manager writes
-        itself are logged when the script ends (``_script``)."""
+        itself are logged when the script ends (``dagscripts``)."""
         from gridtools.formats.condor.userlog import EventType
         nodes = {cluster: name for name, (cluster, _procs) in self.jobs.items()}
         for event in self.watcher.fresh:
@@ -446,11 +428,13 @@ class Runner(NodeScripts):
                                    event.timestamp)
 
     def _ended(self, name, status, job=True):
-        post = self._script(name, "POST", status)
+        self._queue_script(name, "POST", status, lambda post: self._after_post(name, status, job, post))
+
+    def _after_post(self, name, status, job, post):
         if post is CUT_SHORT:
             self._cut_short(name, "POST")
             return
-        if post is not None and job:
+        if post is not None and (job or name in self.noops):
             self._note_post(name, post)
         final = post if post is not None else status
         if post:
@@ -461,26 +445,6 @@ class Runner(NodeScripts):
             self.log(f"Node {name} completed successfully.")
             return
         self._node_failed(name, final, job)
-
-    def _note_post(self, name, code):
-        """Write the end of a node's POST script to the nodes log (event 016, as HTCondor's
-        DAGMan writes it), for a manager that recovers the DAG later (``recover``)."""
-        from gridtools.formats.condor import userlog
-        cluster = self.jobs.get(name, (0, 0))[0]
-        if not cluster:
-            return
-        info = {"TerminatedNormally": True, "ReturnValue": code, "DAGNodeName": name} if code >= 0 \
-            else {"TerminatedNormally": False, "TerminatedBySignal": -code, "DAGNodeName": name}
-        event = userlog.Event(userlog.EventType.POST_SCRIPT_TERMINATED, cluster, 0, 0, time.time(), info)
-        try:
-            fd = os.open(self.nodes_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-            try:
-                os.write(fd, userlog.render_event(event).encode("utf-8", "backslashreplace"))
-            finally:
-                os.close(fd)
-        except OSError as exc:
-            self.log(f"WARNING: writing the POST script event of node {name} to {self.nodes_log} "
-                     f"failed: {exc}")
 
     def _cut_short(self, name, when):
         """A node whose script the manager's own stop cut short: neither done nor failed
@@ -521,7 +485,7 @@ class Runner(NodeScripts):
         if final not in self.running:
             self.log(f"Running the FINAL node {final}")
             self._start(final)
-        while final in self.running and not self.stopping:
+        while (final in self.running or final in self.then) and not self.stopping:
             self._count()
             time.sleep(POLL)
             self._follow(time.time())
@@ -552,7 +516,7 @@ class Runner(NodeScripts):
             return EXIT_STOPPED
         final = self._final_name()
         if self.failed - {final} or self.removing or self.abort_code is not None or self.halt_exit:
-            self._write_rescue()
+            self.write_rescue()
         if final is not None and final in self.done:
             self.log(f"FINAL node {final} succeeded: the DAG succeeds")
             return 0
@@ -584,7 +548,7 @@ class Runner(NodeScripts):
             return
         self.log(f"Node {name}: wrote save point file {path}")
 
-    def _write_rescue(self):
+    def write_rescue(self):
         from gridtools.formats.condor import dagstate
         base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
         last = dagstate.latest_rescue(os.path.basename(base), os.listdir(self.folder))[1]

@@ -1,19 +1,30 @@
 """The PRE and POST scripts of a DAG's nodes, as the DAG runner runs them.
 
-``NodeScripts`` is a part of ``dagrun.Runner``: it runs a node's script in the
-node's folder with DAGMan's macros ($JOB, $RETURN, $DAG_STATUS, ...) put in
-its arguments, runs it again after its DEFER time while it exits with its
-DEFER status, appends its output to its DEBUG file, and says its start and
-end in DAGFILE.dagman.out and the job state log.
+``NodeScripts`` is a part of ``dagrun.Runner``. A node's script is queued
+(``_queue_script``) with what to do once it ended; the runner's loop starts
+queued scripts (``_launch_waiting``), in the order they were queued, while
+fewer than -MaxPre PRE scripts (resp. -MaxPost POST scripts) run (0: no
+limit; HTCondor's DAGMan's DAGMAN_MAX_PRE_SCRIPTS and DAGMAN_MAX_POST_SCRIPTS
+default to 20), and collects those that ended (``_reap_scripts``). A script
+runs in the node's folder with DAGMan's macros ($JOB, $RETURN, $DAG_STATUS,
+...) put in its arguments, runs again after its DEFER time while it exits
+with its DEFER status, appends its output to its DEBUG file, and says its
+start and end in DAGFILE.dagman.out and the job state log. While the DAG is
+halted no queued PRE script starts.
 """
 
 import os
 import shlex
 import subprocess
+import tempfile
 import time
 
-#: seconds between two looks at the node jobs (and at a deferred script's time)
+#: seconds between two looks at the node jobs (and at the scripts)
 POLL = 0.5
+#: HTCondor's DAGMan's default DAGMAN_MAX_PRE_SCRIPTS and DAGMAN_MAX_POST_SCRIPTS
+MAX_SCRIPTS = 20
+#: seconds a script the manager's own stop signalled is given to end before it is killed
+STOP_GRACE = 5
 
 
 class _CutShort:
@@ -23,94 +34,191 @@ class _CutShort:
         return "CUT_SHORT"
 
 
-#: what ``NodeScripts._script`` gives for a script that the manager's stop cut short
+#: what a queued script's continuation is given for a script the manager's stop cut short
 CUT_SHORT = _CutShort()
+
+
+class _Run:
+    """A script running now."""
+
+    def __init__(self, name, when, status, proc, words, before, streams):
+        self.name, self.when, self.status, self.proc = name, when, status, proc
+        self.words, self.before, self.streams = words, before, streams
 
 
 class NodeScripts:
     """The scripts of a Runner's nodes (see the module docstring)."""
 
-    def _script(self, name, when, status):
-        """Run a node's PRE or POST script; its exit status, or None without one. A
-        script that exits with its DEFER status runs again DEFER time seconds later.
-        A script cut short because the manager itself is stopping (held, vacated or
-        removed: the signal reaches the script too) gives CUT_SHORT and is recorded
-        nowhere, as with HTCondor's DAGMan, whose script reaper never runs then: no
-        end in the job state log, no event 016, so a recovering manager runs it again."""
+    def _init_scripts(self):
+        self.waiting = []                   # (name, when, status, first run) to start, in order
+        self.deferred = []                  # (when due, name, when, status): DEFER
+        self.active = {}                    # node -> _Run
+        self.then = {}                      # node -> what to do with its script's exit status
+
+    def _queue_script(self, name, when, status, then):
+        """Run the node's PRE or POST script (``when``) when a place is free, then
+        ``then(code)``: its exit status, or CUT_SHORT. A node without that script goes on
+        at once: ``then(None)``."""
+        from gridtools.formats.condor.dag import ScriptWhen
+        if self.dag.nodes[name].scripts.get(ScriptWhen[when]) is None:
+            then(None)
+            return
+        self.scripting[when].add(name)
+        self.then[name] = then
+        self.waiting.append((name, when, status, True))
+        self._count()
+        self._launch_waiting()
+
+    def script_limit(self, when):
+        value = self.opts.get("maxpre" if when == "PRE" else "maxpost")
+        return MAX_SCRIPTS if value is None else int(value)
+
+    def _launch_waiting(self):
+        """Start the queued scripts that may run now (deferred ones whose time came join
+        the queue's end), in order, under the -MaxPre and -MaxPost limits."""
+        now = time.monotonic()
+        for entry in [d for d in self.deferred if d[0] <= now]:
+            self.deferred.remove(entry)
+            self.waiting.append(entry[1:] + (False,))
+        for entry in list(self.waiting):
+            name, when, status, first = entry
+            if when == "PRE" and first and self.halted and name != self._final_name():
+                continue
+            limit = self.script_limit(when)
+            if limit and sum(1 for r in self.active.values() if r.when == when) >= limit:
+                continue
+            self.waiting.remove(entry)
+            self._launch(name, when, status, first)
+
+    def _scripts_busy(self):
+        """Whether a script runs, is deferred, or waits for a place and may take one."""
+        return bool(self.active or self.deferred or any(
+            not (e[1] == "PRE" and e[3] and self.halted) for e in self.waiting))
+
+    def _launch(self, name, when, status, first):
         from gridtools.formats.condor.dag import ScriptWhen
         node = self.dag.nodes[name]
-        script = node.scripts.get(ScriptWhen[when])
-        if script is None:
-            return None
-        self.scripting[when].add(name)
-        self._count()
+        script = node.scripts[ScriptWhen[when]]
+        if first:
+            cluster = self.jobs.get(name, (0, 0))[0] if when == "POST" else 0
+            self.jobstate.node(name, f"{when}_SCRIPT_STARTED", f"{cluster}.0" if cluster else "-")
+            self.log(f"Running {when} script of Node {name}...")
+        words = [self._macro(w, name, when, status) for w in shlex.split(script.command)]
+        cwd = self._cwd(node)
+        if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
+            words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
+        streams = script.debug_streams if script.debug_file else ""
+        out = tempfile.TemporaryFile() if streams in ("STDOUT", "ALL") else None
+        err = tempfile.TemporaryFile() if streams in ("STDERR", "ALL") else None
+        try:
+            proc = subprocess.Popen(words, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        except OSError as exc:
+            self.log(f"{when} Script of node {name} could not run: {exc.strerror}")
+            self._script_done(name, when, 1)
+            return
+        self.active[name] = _Run(name, when, status, proc, words, self._stops(), (out, err))
+
+    def _cwd(self, node):
+        return os.path.join(self.folder, node.directory) if node.directory else self.folder
+
+    def _reap_scripts(self):
+        """The scripts that ended: their DEBUG output, DEFER, their end said and acted on.
+        A script that ended after the manager's own stop (hold, vacate, removal: the
+        signal reaches the script too) is CUT_SHORT and recorded nowhere, as with
+        HTCondor's DAGMan, whose script reaper never runs then: no end in the job state
+        log, no event 016, so a recovering manager runs it again."""
+        for name, run in list(self.active.items()):
+            code = run.proc.poll()
+            if code is None:
+                continue
+            del self.active[name]
+            self._ended_script(run, code)
+
+    def _ended_script(self, run, code):
+        from gridtools.formats.condor.dag import ScriptWhen
+        name, when = run.name, run.when
+        script = self.dag.nodes[name].scripts[ScriptWhen[when]]
+        if self._stops() != run.before:     # its end is the manager's stop, not its own
+            self._script_done(name, when, CUT_SHORT)
+            return
+        if script.debug_file:
+            self._debug_output(name, when, script, run, code)
+        if script.defer_status is not None and code == script.defer_status:
+            self.log(f"{when} Script of node {name} exited with its DEFER status {code}: "
+                     f"running it again in {script.defer_time} seconds")
+            self.deferred.append((time.monotonic() + script.defer_time, name, when, run.status))
+            return
+        if code == 0:
+            self.log(f"{when} Script of node {name} completed successfully.")
+        else:
+            self.log(f"{when} Script of node {name} failed with status {code}")
         cluster = self.jobs.get(name, (0, 0))[0] if when == "POST" else 0
         job_id = f"{cluster}.0" if cluster else "-"
-        self.jobstate.node(name, f"{when}_SCRIPT_STARTED", job_id)
-        self.log(f"Running {when} script of Node {name}...")
-        try:
-            code = self._run_script(name, when, status, node, script)
-        finally:
-            self.scripting[when].discard(name)
+        if cluster:
+            self.jobstate.node(name, "POST_SCRIPT_TERMINATED", job_id)
+        self.jobstate.node(name, f"{when}_SCRIPT_{'SUCCESS' if code == 0 else 'FAILURE'}", job_id)
+        self._script_done(name, when, code)
+
+    def _script_done(self, name, when, code):
+        self.scripting[when].discard(name)
+        then = self.then.pop(name)
         if code is CUT_SHORT:
             self.log(f"{when} Script of node {name} was cut short: the DAG manager is "
                      + ("being removed" if self.removing else
                         "stopping; it runs again when the DAG is recovered"))
-            return CUT_SHORT
-        if cluster:
-            self.jobstate.node(name, "POST_SCRIPT_TERMINATED", job_id)
-        self.jobstate.node(name, f"{when}_SCRIPT_{'SUCCESS' if code == 0 else 'FAILURE'}", job_id)
-        return code
+        then(code)
+
+    def _stop_scripts(self, keep=None):
+        """The manager stops (held, vacated, removed, aborted): the scripts that run (but
+        node ``keep``'s) are given STOP_GRACE seconds to end (the stop's signal reached
+        them) and are then killed, and are cut short; queued and deferred ones (but
+        ``keep``'s) are dropped unrun, and cut short as well."""
+        doomed = [r for n, r in self.active.items() if n != keep]
+        until = time.monotonic() + STOP_GRACE
+        for run in doomed:
+            try:
+                run.proc.wait(max(0.0, until - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                run.proc.kill()
+                run.proc.wait()
+            del self.active[run.name]
+            self._script_done(run.name, run.when, CUT_SHORT)
+        for entry in [e for e in self.waiting if e[0] != keep]:
+            self.waiting.remove(entry)
+            self._script_done(entry[0], entry[1], CUT_SHORT)
+        for entry in [e for e in self.deferred if e[1] != keep]:
+            self.deferred.remove(entry)
+            self._script_done(entry[1], entry[2], CUT_SHORT)
+
+    def _drop_waiting_pre(self):
+        """A halted DAG ends: the PRE scripts still queued do not run (their nodes are not
+        done; the rescue DAG runs them)."""
+        for entry in [e for e in self.waiting if e[1] == "PRE"]:
+            self.waiting.remove(entry)
+            self.scripting["PRE"].discard(entry[0])
+            self.then.pop(entry[0], None)
+            self.log(f"Node {entry[0]}: its PRE script did not run: the DAG is halted")
 
     def _stops(self):
         """The manager's stops asked so far (each goes from False to True only once)."""
         return (self.removing, self.stopping)
 
-    def _run_script(self, name, when, status, node, script):
-        before = self._stops()              # a FINAL node's scripts run during a removal
-        while True:
-            words = [self._macro(w, name, when, status) for w in shlex.split(script.command)]
-            cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
-            if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
-                words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
-            streams = script.debug_streams if script.debug_file else ""
-            pipe = {"stdout": subprocess.PIPE if streams in ("STDOUT", "ALL") else None,
-                    "stderr": subprocess.PIPE if streams in ("STDERR", "ALL") else None}
-            try:
-                done = subprocess.run(words, cwd=cwd, stdin=subprocess.DEVNULL, check=False, **pipe)
-            except OSError as exc:
-                self.log(f"{when} Script of node {name} could not run: {exc.strerror}")
-                return 1
-            if self._stops() != before:
-                return CUT_SHORT            # its end is the manager's stop, not its own
-            code = done.returncode
-            if streams:
-                self._debug_output(name, when, script, cwd, words, done)
-            if script.defer_status is None or code != script.defer_status:
-                break
-            self.log(f"{when} Script of node {name} exited with its DEFER status {code}: "
-                     f"running it again in {script.defer_time} seconds")
-            until = time.monotonic() + script.defer_time
-            while time.monotonic() < until and self._stops() == before:
-                time.sleep(min(POLL, max(0.0, until - time.monotonic())))
-            if self._stops() != before:
-                return CUT_SHORT            # deferred, not run again: not ended
-        if code == 0:
-            self.log(f"{when} Script of node {name} completed successfully.")
-        else:
-            self.log(f"{when} Script of node {name} failed with status {code}")
-        return code
-
-    def _debug_output(self, name, when, script, cwd, words, done):
+    def _debug_output(self, name, when, script, run, code):
         """SCRIPT DEBUG: append what the script wrote on the chosen streams to its debug
         file (taken relative to the node's folder), after a line saying which run it
         was, as HTCondor's DAGMan writes it: its standard output, then its error."""
-        head = (f"*** Node={name} Type={when} Status={done.returncode} "
-                f"Completion={int(time.time())} Cmd='{' '.join(words)}'\n").encode()
-        path = os.path.join(cwd, script.debug_file)
+        head = (f"*** Node={name} Type={when} Status={code} "
+                f"Completion={int(time.time())} Cmd='{' '.join(run.words)}'\n").encode()
+        path = os.path.join(self._cwd(self.dag.nodes[name]), script.debug_file)
+        texts = []
+        for stream in run.streams:
+            if stream is not None:
+                stream.seek(0)
+                texts.append(stream.read())
+                stream.close()
         try:
             with open(path, "ab") as fh:
-                fh.write(head + (done.stdout or b"") + (done.stderr or b""))
+                fh.write(head + b"".join(texts))
         except OSError as exc:
             self.log(f"ERROR: writing the output of the {when} script of node {name} to {path} "
                      f"failed: {exc.strerror}")

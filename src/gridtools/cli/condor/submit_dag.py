@@ -3,7 +3,9 @@
     condor_submit_dag [-f] [-no_submit] [-maxjobs N] [-batch-name NAME]
                       [-DoRescueFrom N] [-AutoRescue 0|1] [-notification WHEN]
                       [-config FILE] [-outfile_dir DIR] [-append CMD]
-                      [-insert_sub_file FILE] [-import_env] DAGFILE
+                      [-insert_sub_file FILE] [-import_env] [-maxidle N] [-maxpre N]
+                      [-maxpost N] [-AlwaysRunPost] [-priority N] [-DumpRescue]
+                      [-suppress_notification] [-do_recurse] [-debug N] DAGFILE
 
 Several DAG files run as one DAG, named after the first (``check_dags``).
 The DAG file is read and checked first (``formats.condor.dag``: JOB,
@@ -34,7 +36,20 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     -allowversionmismatch (accepted: the manager is always this gridtools)
     -usedagdir          (accepted: paths are always relative to the DAG file's folder)
     -no_submit          (DAG is not submitted to HTCondor)
+    -maxidle <number>   (maximum number of idle nodes allowed)
     -maxjobs <number>   (maximum number of job clusters submitted at once)
+    -maxpre <number>    (maximum number of PRE scripts to run at once)
+    -maxpost <number>   (maximum number of POST scripts to run at once)
+    -AlwaysRunPost      (run POST scripts even if PRE script fails)
+    -DontAlwaysRunPost  (don't run POST scripts if PRE script fails; the default)
+    -priority <priority> (the minimum JobPrio of the DAG's node jobs)
+    -suppress_notification (node jobs send no e-mail; the default)
+    -dont_suppress_notification (node jobs send e-mail as their submit files say)
+    -DumpRescue         (the DAG manager writes a rescue DAG and exits at once)
+    -debug <level>      (accepted: the manager's log has the same lines at every level)
+    -dagman <path>      (accepted and not used: the manager is always gridtools dagman)
+    -do_recurse         (write the submit files of SUBDAG EXTERNAL DAGs now)
+    -no_recurse         (leave them to the manager, when it starts those nodes; the default)
     -DoRescueFrom <number>  (run rescue DAG of given number)
     -AutoRescue 0|1     (whether to automatically run newest rescue DAG;
                          0 = false, 1 = true)
@@ -65,7 +80,12 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
             "config": ("config", True), "outfile_dir": ("outfile_dir", True),
             "append": ("append", True), "insert_sub_file": ("insert_sub_file", True),
             "import_env": ("import_env", False), "include_env": ("include_env", True),
-            "insert_env": ("insert_env", True)}
+            "insert_env": ("insert_env", True), "alwaysrunpost": ("always_run_post", False),
+            "dontalwaysrunpost": ("dont_always_run_post", False), "priority": ("priority", True),
+            "suppress_notification": ("suppress_notification", False),
+            "dont_suppress_notification": ("dont_suppress_notification", False),
+            "dumprescue": ("dump_rescue", False), "dagman": ("dagman", True), "debug": ("debug", True),
+            "do_recurse": ("do_recurse", False), "no_recurse": ("no_recurse", False)}
 
 
 class Options:
@@ -81,6 +101,12 @@ class Options:
         self.maxidle = self.maxpre = self.maxpost = "0"
         self.config = self.outfile_dir = self.insert_sub_file = ""
         self.import_env = False
+        self.always_run_post = None     # -AlwaysRunPost / -DontAlwaysRunPost: the last one given
+        self.priority = "0"
+        self.suppress_notification = None   # -suppress_notification / -dont_...: the last one
+        self.dump_rescue = self.do_recurse = False
+        self.dagman = ""                # -dagman PATH: accepted, not used (see the man page)
+        self.debug = None               # -debug LEVEL, passed to the manager
         self.appends = []               # -append commands, in order
         self.include_env = []           # -include_env names
         self.insert_env = {}            # -insert_env settings
@@ -110,9 +136,19 @@ def parse_args(argv):
             else:
                 setattr(opts, attr, argv[i + 1])
             i += 2
+        elif attr == "dont_always_run_post":
+            opts.always_run_post = False
+            i += 1
+        elif attr in ("dont_suppress_notification", "no_recurse"):
+            setattr(opts, {"no_recurse": "do_recurse"}.get(attr, "suppress_notification"), False)
+            i += 1
         else:
             setattr(opts, attr, True)
             i += 1
+    if not opts.priority.lstrip("-").isdigit():
+        raise UsageError("-priority argument needs an integer value")
+    if opts.debug is not None and not opts.debug.isdigit():
+        raise UsageError("-debug argument needs an integer value")
     for name in ("maxjobs", "rescue_from", "auto_rescue", "maxidle", "maxpre", "maxpost"):
         if not str(getattr(opts, name)).isdigit():
             raise UsageError(f"-{name} argument needs an integer value")
@@ -310,12 +346,38 @@ def _inserted(opts):
     return lines + list(getattr(opts, "appends", ()))
 
 
+def write_subdags(dag, parsed, maxjobs="0", seen=()):
+    """-do_recurse: check the DAG of each SUBDAG EXTERNAL node and write its submit file
+    (``DAGFILE.condor.sub``), and so on down, before the DAG is submitted; the paths
+    written, in order. A DAG that names itself again below is left out."""
+    from gridtools.formats.condor.dag import NodeKind
+    written = []
+    folder = os.path.dirname(os.path.abspath(dag))
+    for node in parsed.nodes.values():
+        if node.kind is not NodeKind.SUBDAG:
+            continue
+        path = os.path.join(folder, node.directory or "", node.submit_file)
+        if os.path.realpath(path) in seen:
+            continue
+        inner = check_dag(path)
+        opts = Options()
+        opts.maxjobs = maxjobs
+        check_options(opts, path, inner)
+        written += write_subdags(path, inner, maxjobs, tuple(seen) + (os.path.realpath(dag),))
+        with open(files_of(path)["sub"], "w", encoding="utf-8") as fh:
+            fh.write(submit_description(opts, path, inner))
+        written.append(files_of(path)["sub"])
+    return written
+
+
 def submit_one(opts, dag, out, err):
     from gridtools.cli.condor import jobsubmit
     parsed = check_dags(opts.dags or [dag])
     check_options(opts, dag, parsed)
     if not prepare(opts, dag, err):
         return 1
+    if opts.do_recurse:
+        write_subdags(dag, parsed, opts.maxjobs)
     files = files_of(dag, opts.outfile_dir)
     text = submit_description(opts, dag, parsed)
     with open(files["sub"], "w", encoding="utf-8") as fh:
