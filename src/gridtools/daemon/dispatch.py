@@ -130,6 +130,7 @@ class Dispatcher:
         granted = [list(g) for g in granted]
         started = time.time()
         tdir = jobstore.make_task_dir(job.id, number)
+        jobstore.let_owner_list(tdir, job.spec["uid"])    # $SGE_JOB_SPOOL_DIR: the job lists it
         plan = self.build_plan(job, number, granted, pe)
         if parnodes.is_parallel(job):          # node 0 of an HTCondor parallel universe job
             parnodes.for_node(plan, 0, len(parnodes.node_slots(granted)))
