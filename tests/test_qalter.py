@@ -332,6 +332,20 @@ def test_unknown_jobs_names_and_users(cell, workdir):
     assert cell.run("qalter", "-u", "root", "-m", "e", str(a)).returncode == 1
 
 
+def test_answers_come_in_the_order_of_the_job_list(cell, workdir):
+    """As Grid Engine's qmaster answers the jobs of one qalter in order, on standard
+    output (refusals too, as 8.1.9's qalter prints every answer), exit status 1 when
+    one job was refused; a name matching no job is answered last."""
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    proc = cell.run("qalter", "-N", "x", "9999999", str(jid), "9999998", "nosuchname")
+    assert (proc.returncode, proc.stderr) == (1, "")
+    assert proc.stdout == ('denied: job "9999999" does not exist\n'
+                           f"modified job name of job {jid}\n"
+                           'denied: job "9999998" does not exist\n'
+                           'denied: job "nosuchname" does not exist\n')
+    assert row_of(cell, jid)[2] == "x"
+
+
 def test_bad_command_lines(cell, workdir):
     jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
     proc = cell.run("qalter", "-badopt", str(jid))

@@ -168,3 +168,25 @@ def test_sge_capture_numbers_of_running_and_pending_jobs():
     assert shown[51] == shown[52] == (0.25056, 0.00111, 1005, 5)
     assert shown[56] == (0.75, 1.0, 2004, 4)
     assert shown[53] == shown[60] == (0.25, 0.0, 1004, 4)
+
+
+def test_jobs_submitted_within_one_second_waited_equally_long():
+    """Grid Engine counts waiting time in whole seconds: the pending jobs of the
+    capture qstat-pri.txt, submitted within the same second (here at different
+    fractions of it), all show nurg 0.00000 and prior 0.25000, and the running
+    ones 0.00111 and 0.25056, however far apart in the second they came."""
+    import schedkit
+    from gridtools.sched.order import order
+    sc = {"hosts": ["h1"], "slots": 2, "queue": {"pe_list": "smp"}, "now": 1018.2,
+          "running": [{"job": 51, "granted": "all.q@h1=1", "start": 1000.9, "submit": 1000.9},
+                      {"job": 52, "granted": "all.q@h1=1", "start": 1000.1, "submit": 1000.1}],
+          "jobs": [{"id": 56, "qsub": "-pe smp 2", "submit": 1004.95},
+                   {"id": 53, "submit": 1004.05},
+                   {"id": 58, "submit": 1004.5},
+                   {"id": 60, "qsub": "-p -100", "submit": 1004.9}]}
+    ordered, numbers, _tree = order(schedkit.snapshot(sc))
+    assert [job.id for job in ordered] == [56, 53, 58, 60]     # equal: by submission, id
+    shown = {jid: (f"{o.prio:.5f}", f"{o.nurg:.5f}") for jid, o in numbers.items()}
+    assert shown[51] == shown[52] == ("0.25056", "0.00111")
+    assert shown[56] == ("0.75000", "1.00000")
+    assert shown[53] == shown[58] == shown[60] == ("0.25000", "0.00000")

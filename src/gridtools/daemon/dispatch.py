@@ -12,7 +12,7 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import apply, condorjob, crash, devices, execd, parnodes, view
+from gridtools.daemon import apply, condorjob, crash, devices, execd, parnodes, petask, view
 from gridtools.exec import ckpt, client, launch, load, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
@@ -130,6 +130,7 @@ class Dispatcher:
         granted = [list(g) for g in granted]
         started = time.time()
         tdir = jobstore.make_task_dir(job.id, number)
+        jobstore.let_owner_list(tdir, job.spec["uid"])    # $SGE_JOB_SPOOL_DIR: the job lists it
         plan = self.build_plan(job, number, granted, pe)
         if parnodes.is_parallel(job):          # node 0 of an HTCondor parallel universe job
             parnodes.for_node(plan, 0, len(parnodes.node_slots(granted)))
@@ -183,8 +184,12 @@ class Dispatcher:
     # ------------------------------------------------------------ control
     def signal_task(self, job, task, what):
         """Send the shepherd of a running task the signal for ``what``; False when there
-        is no shepherd (yet) to tell."""
-        return self.execution.signal(job.id, task.number, _SIGNALS[what])
+        is no shepherd (yet) to tell. The tasks inside a parallel job are suspended and
+        resumed with it (``petask.follow_suspension``)."""
+        sent = self.execution.signal(job.id, task.number, _SIGNALS[what])
+        if what in ("suspend", "resume"):
+            petask.follow_suspension(self.state, job, task.number)
+        return sent
 
     def force_end(self, job, task, now):
         """qdel -f: end the task now, whether or not its shepherd answers."""

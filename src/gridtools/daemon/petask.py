@@ -16,10 +16,15 @@ record (``pe_taskid`` names it), with ``TRUE`` it is added to the usage of
 the job's own record. A task still running when the job's own task has
 ended is ended too, and so is one whose qrsh -inherit process went away (as
 an interactive job whose qrsh went away: nobody reads its output any more).
-Each task's folder keeps where it runs (``task.yaml``) and, once accounted,
-an ``accounted`` mark: a restarted daemon finds the tasks it has still to
-account there (under ``accounting_summary TRUE`` the
-usage summed so far is kept in memory only).
+A task is stopped and continued with its job: while the job's own task is
+suspended (``qmod -sj``, its queue instance suspended, a suspend threshold)
+the shepherd of every task inside it, on every host, is told to suspend it
+too (the queue's ``suspend_method``, else SIGSTOP), and to resume it when
+the job's task is resumed; one started while its job is suspended is
+stopped as soon as its shepherd runs. Each task's folder keeps where it
+runs (``task.yaml``) and, once accounted, an ``accounted`` mark: a
+restarted daemon finds the tasks it has still to account there (under
+``accounting_summary TRUE`` the usage summed so far is kept in memory only).
 """
 
 import os
@@ -269,14 +274,49 @@ def end_task(info, pid=None):
         info["ending"] = True
 
 
-def _shepherd(tdir):
-    """The live shepherd pid of a task folder, proven by its lock and start time; 0 if none."""
+def follow_suspension(state, job=None, number=None):
+    """Have the shepherd of every task inside a running job (only those of task
+    ``number`` of ``job`` when given) suspend or resume it as its job's own task is
+    suspended or not (SIGUSR1 / SIGUSR2, as the job's own shepherd is told); True while
+    some of them have no shepherd yet to tell."""
+    waiting = False
+    for key, info in _tasks(state).items():
+        if job is not None and key[:2] != (job.id, number):
+            continue
+        owner = state.jobs.get(key[0])
+        task = owner.tasks.get(key[1]) if owner is not None else None
+        if task is None or task.state is not TaskState.RUNNING or info.get("ending"):
+            continue
+        wanted = bool(task.suspended)
+        if bool(info.get("stopped")) == wanted:
+            continue
+        pid = _shepherd(info["dir"], here=True)
+        if not pid:
+            waiting = waiting or _starting(info["dir"])
+            continue
+        try:
+            os.kill(pid, signal.SIGUSR1 if wanted else signal.SIGUSR2)
+        except OSError:
+            continue
+        info["stopped"] = wanted
+    return waiting
+
+
+def _starting(tdir):
+    """True while a task's shepherd has still to start (no lock record, no result)."""
+    return tasklock.read_lock(tdir) is None and \
+        not os.path.exists(os.path.join(tdir, jobstore.RESULT_FILE))
+
+
+def _shepherd(tdir, here=False):
+    """The live shepherd pid of a task folder, proven by its lock and start time; 0 if
+    none (and, ``here``, when it runs on another machine)."""
     from gridtools.exec.jobproc import start_ticks
     from gridtools.spool.files import is_locked
     if not is_locked(os.path.join(tdir, jobstore.SHEPHERD_LOCK)):
         return 0
     record = tasklock.read_lock(tdir)
-    if record is None or not record.pid:
+    if record is None or not record.pid or (here and not record.here()):
         return 0
     return record.pid if start_ticks(record.pid) == record.ticks else 0
 

@@ -8,6 +8,10 @@ suspend threshold. Its shepherd gets the suspend signal when the first
 reason comes and the resume signal when the last one goes: a job suspended
 explicitly stays stopped when its queue is resumed, and the other way round.
 
+The tasks started inside a parallel job (``qrsh -inherit``, the nodes of an
+HTCondor parallel universe job) follow its suspension on every host
+(``daemon.petask.follow_suspension``).
+
 A signal that finds no shepherd (the task is still being started) is kept
 in ``state.unsignalled`` and sent again on later passes until the shepherd
 answers or the task ended.
@@ -52,7 +56,9 @@ def resend(state, dispatcher):
             what = "suspend" if task.suspended else "resume"
         if dispatcher.signal_task(job, task, what):
             state.unsignalled.pop(key, None)
-    return bool(state.unsignalled)
+    from gridtools.daemon import petask
+    inside = petask.follow_suspension(state)
+    return bool(state.unsignalled) or inside
 
 
 def requeue(state, dispatcher, job, task, hard=False):

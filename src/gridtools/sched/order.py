@@ -183,7 +183,7 @@ def _order_without_tickets(snap, config):
                 _slots(req, snap) if req is not None else slots,
                 _requests(req, snap.complexes) if req is not None else (), complexes)
             found = per_request[key] = urgency_mod.Urgency(rr, 0.0, 0.0)
-        wt = waiting * max(0.0, now - submit_time) if waiting else 0.0
+        wt = waiting * max(0, int(now) - int(submit_time)) if waiting else 0.0   # whole seconds
         dl = (config.weight_deadline / max(1.0, deadline - now)
               if deadline and deadline_user else 0.0)
         return found if not (wt or dl) else urgency_mod.Urgency(found.rrcontr, wt, dl)

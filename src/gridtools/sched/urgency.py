@@ -5,7 +5,9 @@
               urgency(complex) * amount * slots    numeric, per-slot amount
               urgency(complex) * amount            numeric, per-job amount
               urgency(complex)                     string-valued complexes
-    wtcontr = weight_waiting_time * seconds since submission
+    wtcontr = weight_waiting_time * seconds since submission (whole seconds,
+              as Grid Engine keeps times: jobs submitted within the same second
+              have waited equally long)
     dlcontr = weight_deadline / max(1, seconds left until the deadline)
               (only jobs with a deadline whose owner is in deadlineusers)
 
@@ -78,8 +80,13 @@ def resource_contribution(slots, requests, complexes):
     return total
 
 
+def waited(job, now):
+    """Whole seconds job waited since its submission (Grid Engine's times are whole seconds)."""
+    return max(0, int(now) - int(job.submit_time))
+
+
 def waiting_contribution(job, config, now):
-    return config.weight_waiting_time * max(0.0, now - job.submit_time)
+    return config.weight_waiting_time * waited(job, now)
 
 
 def deadline_contribution(job, config, now):
@@ -105,7 +112,7 @@ def urgencies(jobs, complexes, config, now):
         rr = cache.get(key)
         if rr is None:
             rr = cache[key] = resource_contribution(job.slots, job.requests, complexes)
-        wt = weight_wait * max(0.0, now - job.submit_time) if weight_wait else 0.0
+        wt = weight_wait * waited(job, now) if weight_wait else 0.0
         dl = deadline_contribution(job, config, now) if job.deadline is not None else 0.0
         result[job.id] = Urgency(rr, wt, dl)
     return result

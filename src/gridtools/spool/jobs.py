@@ -60,6 +60,8 @@ LOCK_RECORD = 80
 RESERVE_SIZE = 16384        # bytes set aside for a task's result while it runs
 #: mode of the job and task folders: passable, not listable, by others
 DIR_MODE = 0o711
+#: mode a task folder shows once its job's owner may list it too (``let_owner_list``)
+LISTED_MODE = 0o751
 #: new job descriptions up to this many are flushed to disk one by one, more at once
 SYNC_ONE_BY_ONE = 2
 #: the folder of emptied folders kept for new jobs and tasks, and how many it keeps
@@ -310,6 +312,42 @@ def make_task_dir(job_id, number):
     return path
 
 
+def let_owner_list(path, uid):
+    """Let user ``uid`` (the job's owner) list and read the task folder ``path``
+    ($SGE_JOB_SPOOL_DIR) as well as the folder's owner, every other user still only
+    passing through: one POSIX ACL entry (user ``uid``: r-x). True when the folder
+    is the user's or the entry was set; False where the file system has no ACLs."""
+    if uid == os.geteuid():
+        return True
+    import struct
+    unset = 0xFFFFFFFF
+
+    def entry(tag, perm, ident=unset):
+        return struct.pack("<HHI", tag, perm, ident)
+    # version 2; owner rwx, user uid r-x, owning group --x, mask r-x, others --x
+    acl = struct.pack("<I", 2) + entry(0x01, 7) + entry(0x02, 5, int(uid)) + entry(0x04, 1) + \
+        entry(0x10, 5) + entry(0x20, 1)
+    try:
+        os.setxattr(path, "system.posix_acl_access", acl, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
+
+
+def _unlisted(fd):
+    """Take back what ``let_owner_list`` gave on a folder open at ``fd``; True when it
+    has DIR_MODE again."""
+    try:
+        os.removexattr(fd, "system.posix_acl_access")
+    except OSError:
+        pass
+    try:
+        os.fchmod(fd, DIR_MODE)
+    except OSError:
+        return False
+    return os.fstat(fd).st_mode & 0o7777 == DIR_MODE
+
+
 def remove(*job_ids):
     """Take jobs' directories out of the store (after they ended and left qstat -s z).
 
@@ -388,7 +426,8 @@ class _Recycler:
             return
         try:
             st = os.fstat(fd)
-            keep = st.st_uid == self.me and st.st_mode & 0o7777 == DIR_MODE
+            keep = st.st_uid == self.me and (st.st_mode & 0o7777 == DIR_MODE or
+                                             st.st_mode & 0o7777 == LISTED_MODE and _unlisted(fd))
             with os.scandir(fd) as entries:
                 inside = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
             for entry, is_dir in inside:

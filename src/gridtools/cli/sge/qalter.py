@@ -263,7 +263,7 @@ def _alter(p):
         raise GridError("error: no option given to change the job")
     changes = changes_of(p)
     snap = qstatus.load()
-    targets, missing = jobsel.resolve(items, snap)
+    targets, missing = _resolve(items, snap, p.verify in (None, "n"))
     if p.users is not None:
         targets = jobsel.jobs_of_users(snap, p.users)
     if p.verify not in (None, "n"):        # verifying needs what the status shows of a job
@@ -283,6 +283,25 @@ def _alter(p):
         print(f'denied: job "{name}" does not exist')
         code = 1
     return code
+
+
+def _resolve(items, snap, in_order):
+    """(targets, missing names) of the job list; ``in_order``: job ids are all targets,
+    in the order given, so that the daemon answers for each in its place (an unknown one
+    with "denied: job ... does not exist", as Grid Engine's qmaster answers the jobs of
+    one qalter in order); only names that match no job are left for qalter to answer."""
+    from gridtools.cli.sge import jobsel
+    if not in_order:
+        return jobsel.resolve(items, snap)
+    targets, missing = [], []
+    for name, tasks in items:
+        if name.isdigit():
+            targets.append({"id": int(name), "tasks": tasks})
+            continue
+        found, unknown = jobsel.resolve([(name, tasks)], snap)
+        targets.extend(found)
+        missing.extend(unknown)
+    return targets, missing
 
 
 def _send(targets, p, changes):

@@ -1,0 +1,78 @@
+"""A job reads its own spool folder ($SGE_JOB_SPOOL_DIR): in a cell started by root,
+the job of a plain user lists the folder and reads its environment and pe_hostfile,
+while other users may only pass through it; a folder given back for reuse keeps
+nothing of the grant."""
+
+import os
+import stat
+
+from conftest import wait_for
+from qtools import add_object, jid_of
+
+PE = """pe_name            two
+slots              8
+user_lists         NONE
+xuser_lists        NONE
+start_proc_args    NONE
+stop_proc_args     NONE
+allocation_rule    $fill_up
+control_slaves     FALSE
+job_is_first_task  TRUE
+urgency_slots      min
+accounting_summary FALSE
+qsort_args         NONE
+"""
+
+JOB = """#!/bin/sh
+echo "$SGE_JOB_SPOOL_DIR" > {dir}/where
+ls "$SGE_JOB_SPOOL_DIR" > {dir}/listing; echo "ls $?" > {dir}/status
+grep -c '^JOB_ID=' "$SGE_JOB_SPOOL_DIR/environment" >> {dir}/status
+cat "$PE_HOSTFILE" > {dir}/hostfile
+touch {dir}/ready
+while [ ! -e {dir}/go ]; do sleep 0.1; done
+"""
+
+
+def test_a_plain_users_job_lists_its_spool_folder_and_nobody_else_does(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    add_object(cell, "-Ap", PE)
+    cell.run("qconf", "-aattr", "queue", "pe_list", "two", "all.q", check=True)
+    jid = jid_of(cell.qsub("-pe", "two", "2", "-o", "/dev/null", "-j", "y",
+                           input=JOB.format(dir=workdir), user=alice, cwd=workdir))
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "ready")), timeout=30)
+    folder = open(os.path.join(workdir, "where")).read().strip()
+    listing = open(os.path.join(workdir, "listing")).read().split()
+    assert "environment" in listing and "pe_hostfile" in listing
+    assert open(os.path.join(workdir, "status")).read().split() == ["ls", "0", "1"]
+    assert open(os.path.join(workdir, "hostfile")).read().split()[1] == "2"
+    # the job's owner lists it from outside the job too; another user cannot
+    assert cell.run("ls", folder, user=alice).returncode == 0
+    other = cell.run("ls", folder, user=bob)
+    assert other.returncode != 0 and "Permission denied" in other.stderr
+    assert cell.run("cat", os.path.join(folder, "environment"), user=bob).returncode != 0
+    assert os.stat(folder).st_uid == 0              # still the daemon's: the user owns nothing
+    open(os.path.join(workdir, "go"), "w").close()
+    cell.wait_finished(jid, timeout=30)
+
+
+def test_a_reused_folder_keeps_no_grant(tmp_path, monkeypatch, users):
+    """The folders of removed jobs are kept for new ones: a task folder the job's owner
+    could list comes back with the plain mode, its ACL gone."""
+    import pwd
+    from gridtools.spool import jobs as jobstore
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    os.makedirs(tmp_path / "spool" / "jobs" / "7")
+    task = tmp_path / "spool" / "jobs" / "7" / "1"
+    os.mkdir(task, jobstore.DIR_MODE)
+    os.chmod(task, jobstore.DIR_MODE)
+    os.chmod(tmp_path / "spool" / "jobs" / "7", jobstore.DIR_MODE)
+    assert jobstore.let_owner_list(str(task), pwd.getpwnam(users[0]).pw_uid)
+    assert stat.S_IMODE(os.stat(task).st_mode) == jobstore.LISTED_MODE
+    assert "system.posix_acl_access" in os.listxattr(task)
+    assert jobstore.remove(7) == []
+    jobstore.empty_trash()
+    kept = [tmp_path / "spool" / jobstore.FRESH / n for n in os.listdir(tmp_path / "spool" / jobstore.FRESH)]
+    assert len(kept) == 2                               # the job's folder and its task's
+    for path in kept:
+        assert stat.S_IMODE(os.stat(path).st_mode) == jobstore.DIR_MODE
+        assert "system.posix_acl_access" not in os.listxattr(path)
