@@ -156,6 +156,41 @@ def test_recovery_takes_a_noop_node_that_ran_as_done_and_runs_a_failed_pre_scrip
     dag_ended(cell, dag)
 
 
+def test_recovery_takes_a_node_its_pre_script_skipped_as_done(cell, workdir):
+    """As HTCondor's DAGMan: a PRE script that exits with its node's PRE_SKIP value leaves a
+    PRE_SKIP event (034, "DAG Node: NAME") in the nodes log, numbered as a NOOP node's fake
+    job, so a manager that recovers the DAG takes the node as done: neither its PRE script
+    nor its job runs again. condor_wait reads the log with the event in it."""
+    write(workdir, "skip.sh", f"#!/bin/sh\necho pre-$1 >> {workdir}/order\nexit 7\n")
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    node(workdir, "C")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nSCRIPT PRE B skip.sh $JOB\nPRE_SKIP B 7\n"
+                                  "JOB C C.sub\nPARENT A B CHILD C\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: "exited with its PRE_SKIP value 7" in dagman_out(workdir)
+             and "Submitting HTCondor Node A" in dagman_out(workdir), timeout=30)
+    nodes_log = open(os.path.join(workdir, "diamond.dag.nodes.log")).read()
+    assert re.search(r"^034 \(000\.2147483647\.001\) \d{4}-\d\d-\d\d \d\d:\d\d:\d\d "
+                     r"PRE script return value is PRE_SKIP value\n    DAG Node: B\n\.\.\.$", nodes_log, re.M)
+    pid = int(open(os.path.join(workdir, "diamond.dag.lock")).read().split()[0])
+    os.kill(pid, 9)                                  # a crash: on_exit_remove requeues the job
+    wait_for(lambda: "Recovery mode:" in dagman_out(workdir), timeout=60)
+    assert "Recovery: node B's PRE script exited with its PRE_SKIP value; the node is done" \
+        in dagman_out(workdir)
+    write(workdir, "go", "")
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir).partition("Recovery mode")[2],
+             timeout=60)
+    assert "EXITING WITH STATUS 0" in dagman_out(workdir).partition("Recovery mode")[2]
+    ran = order(workdir)
+    assert ran.count("pre-B") == 1 and "B" not in ran and ran[-1] == "C" and ran.count("A") == 1
+    dag_ended(cell, dag)
+    waited = cell.run("condor_wait", "-echo", "-wait", "5", "diamond.dag.nodes.log", cwd=workdir)
+    assert waited.returncode == 0, waited.stderr
+    assert "PRE script return value is PRE_SKIP value\n    DAG Node: B\n" in waited.stdout
+    assert waited.stdout.splitlines()[-1] == "All jobs done."
+
+
 @pytest.mark.parametrize("args, config, shown", [
     ((), "", "A 0"),
     (("-dont_suppress_notification",), "", "A 2"),

@@ -215,3 +215,32 @@ def test_htcondor_reads_the_post_script_events(tmp_path):
               Event(E.POST_SCRIPT_TERMINATED, 8, 0, 0, T0, {"TerminatedNormally": False,
                                                             "TerminatedBySignal": 15, "DAGNodeName": "B"})]
     assert _htcondor_reads(tmp_path, events, _READ_POST) == ["16 7 A 2 None", "16 8 B None 15"]
+
+
+def pre_skips():
+    return [Event(E.PRE_SKIP, 0, 2147483647, 1, T0, {"SkipEventLogNotes": "DAG Node: B"})]
+
+
+def test_pre_skip_is_written_as_dagman_writes_it_and_read_back():
+    """HTCondor's DAGMan's PRE_SKIP event (034): a fixed line, then the node's note."""
+    text = render_events(pre_skips())
+    assert text.splitlines() == [
+        "034 (000.2147483647.001) 2023-11-14 22:13:20 PRE script return value is PRE_SKIP value",
+        "    DAG Node: B", "..."]
+    back = parse_events(text)
+    assert (back[0].type, back[0].cluster, back[0].proc, back[0].subproc) == (E.PRE_SKIP, 0, 2147483647, 1)
+    assert back[0].info == {"SkipEventLogNotes": "DAG Node: B"}
+    assert job_outcomes(back) == {}                 # no job of condor_wait's
+
+
+_READ_PRE_SKIP = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    print(int(e.type), e.cluster, e.proc, e.get("SkipEventLogNotes"))
+"""
+
+
+def test_htcondor_reads_the_pre_skip_event(tmp_path):
+    assert _htcondor_reads(tmp_path, pre_skips(), _READ_PRE_SKIP) == ["34 0 2147483647 DAG Node: B"]

@@ -9,7 +9,9 @@ N counting the NOOP nodes' runs), noted ``DAG Node: NAME``. A manager that
 takes over a DAG whose manager is gone (``recover``) reads them back: a
 node's job is followed again, a NOOP node that ran is done (or its POST
 script runs, when it had not ended), a POST script that ended is not run
-again. A node whose PRE script failed has nothing in the log (HTCondor's
+again. A node whose PRE script exited with its PRE_SKIP value gets a PRE_SKIP event
+(034, numbered as a NOOP node's fake job, noted ``DAG Node: NAME``): recovered, it is
+done. A node whose PRE script failed has nothing in the log (HTCondor's
 DAGMan writes no event for it either) and runs again.
 """
 
@@ -25,6 +27,12 @@ def _post_status(info):
     if info.get("TerminatedNormally", True):
         return int(info.get("ReturnValue", 0))
     return -int(info.get("TerminatedBySignal", 0))
+
+
+def _node_of(note):
+    """The node a ``DAG Node: NAME`` note names (None for another note)."""
+    note = str(note or "")
+    return note.split(":", 1)[1].strip() if note.startswith("DAG Node:") else None
 
 
 class NodesLog:
@@ -53,6 +61,16 @@ class NodesLog:
                           {"SubmitHost": "<dummy-submit-for-noop-job>", "LogNotes": f"DAG Node: {name}"}),
             userlog.Event(userlog.EventType.JOB_TERMINATED, 0, NOOP_PROC, subproc, now,
                           {"TerminatedNormally": True, "ReturnValue": 0})], f"events of NOOP node {name}")
+
+    def _note_pre_skip(self, name):
+        """A node whose PRE script exited with its PRE_SKIP value: event 034, numbered as a
+        NOOP node's fake job (HTCondor's DAGMan numbers both from one counter), noted
+        ``DAG Node: NAME``, so that a manager that recovers the DAG takes the node as done."""
+        from gridtools.formats.condor import userlog
+        self.noop_runs += 1
+        self._write_events([userlog.Event(userlog.EventType.PRE_SKIP, 0, NOOP_PROC, self.noop_runs,
+                                          time.time(), {"SkipEventLogNotes": f"DAG Node: {name}"})],
+                           f"PRE_SKIP event of node {name}")
 
     def _note_post(self, name, code):
         """Write the end of a node's POST script to the nodes log (event 016, as HTCondor's
@@ -91,17 +109,20 @@ class NodesLog:
             events = userlog.parse_events(text)
         except Exception:  # noqa: BLE001 - a log being written may end mid-event
             events = []
-        clusters, procs, posts, noops = {}, {}, {}, {}
+        clusters, procs, posts, noops, skipped = {}, {}, {}, {}, []
         for event in events:
+            if event.type is userlog.EventType.PRE_SKIP:
+                self.noop_runs = max(self.noop_runs, event.subproc)
+                name = _node_of(event.info.get("SkipEventLogNotes"))
+                if name in self.dag.nodes and name not in self.done and name not in skipped:
+                    skipped.append(name)
+                continue
             if event.type is userlog.EventType.POST_SCRIPT_TERMINATED:
                 posts[(event.cluster, event.subproc, event.info.get("DAGNodeName"))] = event.info
                 continue
             if event.type is not userlog.EventType.SUBMIT:
                 continue
-            note = str(event.info.get("LogNotes") or "")
-            if not note.startswith("DAG Node:"):
-                continue
-            name = note.split(":", 1)[1].strip()
+            name = _node_of(event.info.get("LogNotes"))
             if name not in self.dag.nodes or name in self.done:
                 continue
             if event.cluster == 0 and event.proc == NOOP_PROC:
@@ -111,6 +132,13 @@ class NodesLog:
             if event.cluster not in seen:
                 seen.append(event.cluster)
             procs[event.cluster] = max(procs.get(event.cluster, 0), event.proc + 1)
+        for name in skipped:            # its PRE script skipped it: done, whatever ran before
+            noops.pop(name, None)
+            for cluster in clusters.pop(name, []):
+                self.jobs_submitted += procs[cluster]
+            self.done.add(name)
+            self.log(f"Recovery: node {name}'s PRE script exited with its PRE_SKIP value; "
+                     "the node is done")
         ended, again = [], []
         for name, runs in noops.items():
             self.attempts[name] = len(runs)

@@ -281,6 +281,7 @@ class Runner(NodeScripts, NodesLog):
         if pre is not None and pre != 0 and pre == node.pre_skip:
             self.log(f"PRE Script of node {name} exited with its PRE_SKIP value {pre}: the node is "
                      "done, its job and POST script skipped")
+            self._note_pre_skip(name)       # a recovering manager takes it as done
             self.done.add(name)
             return
         if pre is not None and pre != 0:

@@ -47,6 +47,7 @@ class EventType(enum.IntEnum):
     NODE_TERMINATED = 15
     POST_SCRIPT_TERMINATED = 16
     JOB_AD_INFORMATION = 28
+    PRE_SKIP = 34
 
 
 class DateStyle(enum.Enum):
@@ -199,6 +200,13 @@ def _post_script(info):
     return text
 
 
+def _pre_skip(info):
+    """A DAG node's PRE script exited with the node's PRE_SKIP value: DAGMan writes it to
+    the DAG's nodes log, noted ``DAG Node: NAME`` (the note is not optional)."""
+    return ("PRE script return value is PRE_SKIP value\n"
+            f"    {_one_line(info.get('SkipEventLogNotes', ''))[:8191]}\n")
+
+
 _WRITERS = {
     EventType.SUBMIT: _submit,
     EventType.EXECUTE: _execute,
@@ -216,6 +224,7 @@ _WRITERS = {
     EventType.GENERIC: _generic,
     EventType.POST_SCRIPT_TERMINATED: _post_script,
     EventType.JOB_AD_INFORMATION: _job_ad,
+    EventType.PRE_SKIP: _pre_skip,
 }
 
 
@@ -421,6 +430,11 @@ def _read_post_script(body):
     return info
 
 
+def _read_pre_skip(body):
+    notes = next((line.strip() for line in body[1:] if line.strip()), "")
+    return {"SkipEventLogNotes": notes} if notes else {}
+
+
 _READERS = {
     EventType.POST_SCRIPT_TERMINATED: _read_post_script,
     EventType.SUBMIT: _read_submit,
@@ -435,6 +449,7 @@ _READERS = {
     EventType.JOB_RELEASED: _read_reason,
     EventType.GENERIC: lambda body: {"Info": body[0]},
     EventType.JOB_AD_INFORMATION: _read_job_ad,
+    EventType.PRE_SKIP: _read_pre_skip,
 }
 
 
