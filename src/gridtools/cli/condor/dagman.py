@@ -17,7 +17,9 @@ has none), then until nothing more can run:
   script that fails fails the node; with -AlwaysRunPost its POST script
   decides), at most -MaxPre PRE and -MaxPost POST scripts at once
   (``dagscripts``; the settings come from the command line, the DAG's
-  CONFIG file, the cell's condor_config, HTCondor's defaults: ``apply_config``),
+  CONFIG file, the cell's condor_config, HTCondor's defaults: ``apply_config``;
+  DAGMAN_GENERATE_SUBDAG_SUBMITS False: a SUBDAG EXTERNAL node's submit file is
+  not written but taken as it is),
   a NOOP node writes its fake job's events (``dagrecover``), then its submit file
   is submitted with the node's VARS as macros and ``DAGManJobId``,
   ``DAGNodeName``, ``DAGParentNodeNames`` and ``JobPrio`` (the node's
@@ -137,7 +139,11 @@ CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM":
                 "DAGMAN_MAX_JOBS_IDLE": "maxidle"}
 #: the boolean ones -> its option
 CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
-                "DAGMAN_SUPPRESS_NOTIFICATION": "suppress_notification"}
+                "DAGMAN_SUPPRESS_NOTIFICATION": "suppress_notification",
+                "DAGMAN_GENERATE_SUBDAG_SUBMITS": "generate_subdag_submits"}
+#: the ones whose value is text (condor_submit_dag's: DAGMAN_INSERT_SUB_FILE is the
+#: default of -insert_sub_file) -> its option
+CONFIG_TEXTS = {"DAGMAN_INSERT_SUB_FILE": "insert_sub_file"}
 #: the manager's defaults of the settings the command line may leave unset, as HTCondor's
 DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": False,
             "suppress_notification": True}
@@ -162,6 +168,9 @@ def _settings(config, source, names=None):
             if value.lower() not in ("true", "false"):
                 raise GridError(f"ERROR: {source}: {name} must be True or False, not '{value}'", 1)
             found[CONFIG_FLAGS[name]] = value.lower() == "true"
+        elif name in CONFIG_TEXTS:
+            if value:
+                found[CONFIG_TEXTS[name]] = value
         elif name.startswith("DAGMAN_"):
             ignored.append(name)
     return found, ignored
@@ -191,7 +200,7 @@ def cell_config():
         if path != "ONLY_ENV" and not os.path.exists(path):
             path = "ONLY_ENV"
         config = condor_config.load(path)
-        names = [n for n in list(CONFIG_KNOBS) + list(CONFIG_FLAGS) if n in config]
+        names = [n for n in list(CONFIG_KNOBS) + list(CONFIG_FLAGS) + list(CONFIG_TEXTS) if n in config]
         return _settings(config, path, names)[0]
     except (GridError, OSError, condor_config.ConfigError):
         return {}
@@ -200,7 +209,10 @@ def cell_config():
 def apply_config(opts, log):
     """The DAGMan settings of the command line, over those of -config FILE (the DAG's
     CONFIG), over those of the cell's condor_config, over HTCondor's defaults: a -MaxJobs,
-    -MaxIdle, -MaxPre or -MaxPost of 0 is not given, as condor_submit_dag passes it."""
+    -MaxIdle, -MaxPre or -MaxPost of 0 is not given, as condor_submit_dag passes it.
+    DAGMAN_GENERATE_SUBDAG_SUBMITS (no option) says whether the manager writes the submit
+    file of a SUBDAG EXTERNAL node's DAG when it starts the node (True, the default) or
+    submits the one there (written by condor_submit_dag -do_recurse or -no_submit)."""
     found = cell_config()
     if opts.get("config"):
         own, ignored = read_config(opts["config"])
@@ -213,6 +225,7 @@ def apply_config(opts, log):
             opts[key] = found[key]
     if found.get("max_rescue") is not None:
         opts["max_rescue"] = found["max_rescue"]
+    opts["generate_subdag_submits"] = found.get("generate_subdag_submits", True)
     for key in ("always_run_post", "suppress_notification"):
         if opts.get(key) is None:
             opts[key] = found.get(key, DEFAULTS[key])
@@ -226,6 +239,7 @@ def apply_config(opts, log):
     log(f"DAGMAN_MAX_POST_SCRIPTS setting: {opts['maxpost']}")
     log(f"DAGMAN_ALWAYS_RUN_POST setting: {bool(opts['always_run_post'])}")
     log(f"DAGMAN_SUPPRESS_NOTIFICATION setting: {bool(opts['suppress_notification'])}")
+    log(f"DAGMAN_GENERATE_SUBDAG_SUBMITS setting: {opts['generate_subdag_submits']}")
 
 
 def parse_args(argv):

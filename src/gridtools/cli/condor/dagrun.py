@@ -368,14 +368,20 @@ class Runner(NodeScripts, NodesLog):
     def _subdag(self, name, dag):
         """(submit file, its text) of a SUBDAG EXTERNAL node: a DAG manager job of its
         own for the inner DAG file, written as condor_submit_dag -no_submit writes it
-        (the node is done when that DAG succeeds)."""
+        (the node is done when that DAG succeeds); with DAGMAN_GENERATE_SUBDAG_SUBMITS
+        False, the one there (none: the submission fails)."""
         from gridtools.cli.condor import submit_dag
+        sub = submit_dag.files_of(dag)["sub"]
+        if not self.opts.get("generate_subdag_submits", True):      # -do_recurse wrote it
+            self.log(f"Node {name}: the sub-DAG {dag} runs from {sub} as it is "
+                     "(DAGMAN_GENERATE_SUBDAG_SUBMITS is False)")
+            with open(sub, encoding="utf-8", errors="replace") as fh:
+                return sub, fh.read()
         parsed = submit_dag.check_dag(dag)
         opts = submit_dag.Options()
         opts.maxjobs = str(self.opts.get("maxjobs") or 0)
         submit_dag.check_options(opts, dag, parsed)         # its own CONFIG file
         text = submit_dag.submit_description(opts, dag, parsed)
-        sub = submit_dag.files_of(dag)["sub"]
         with open(sub, "w", encoding="utf-8") as fh:
             fh.write(text)
         self.log(f"Node {name}: the sub-DAG {dag} runs in a manager job of its own")

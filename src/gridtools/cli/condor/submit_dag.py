@@ -58,7 +58,8 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     -config <filename>  (DAGMan configuration file: its DAGMAN_* settings)
     -outfile_dir <dir>  (directory into which to put the dagman.out file)
     -append <command>   (append submit command to the DAGMan job's submit file)
-    -insert_sub_file <filename> (insert submit commands into the DAGMan job's submit file)
+    -insert_sub_file <filename> (insert submit commands into the DAGMan job's submit file;
+                         default: DAGMAN_INSERT_SUB_FILE)
     -import_env         (the DAGMan job gets the whole current environment)
     -include_env <variable[,variable...]> (variables of the current environment
                          the DAGMan job gets)
@@ -182,21 +183,25 @@ def files_of(dag, outfile_dir=""):
 
 
 def check_options(opts, dag, parsed):
-    """Check -outfile_dir, -insert_sub_file and the DAG's configuration file (-config, or
-    the DAG file's CONFIG statement: only one may be given) before anything is written;
-    the configuration file's path goes to the manager (``opts.config_path``)."""
-    from gridtools.cli.condor.dagman import read_config
+    """Check -outfile_dir, the DAG's configuration file (-config, or the DAG file's CONFIG
+    statement: only one may be given) and -insert_sub_file (by default the configuration
+    file's DAGMAN_INSERT_SUB_FILE, else the cell's) before anything is written; the
+    configuration file's path goes to the manager (``opts.config_path``)."""
+    from gridtools.cli.condor.dagman import cell_config, read_config
     if opts.outfile_dir and not os.path.isdir(opts.outfile_dir):
         raise InputError(f"ERROR: -outfile_dir {opts.outfile_dir} is not a directory")
-    if opts.insert_sub_file and not os.path.isfile(opts.insert_sub_file):
-        raise InputError(f"ERROR: -insert_sub_file {opts.insert_sub_file} cannot be read")
     given = os.path.abspath(opts.config) if opts.config else ""
     named = os.path.join(os.path.dirname(os.path.abspath(dag)), parsed.config) if parsed.config else ""
     if given and named and os.path.realpath(given) != os.path.realpath(named):
         raise InputError(f"ERROR: Conflicting DAGMan config files specified: {given} and {named}")
     opts.config_path = given or named
-    if opts.config_path:
-        read_config(opts.config_path)
+    own = read_config(opts.config_path)[0] if opts.config_path else {}
+    where = "-insert_sub_file"
+    if not opts.insert_sub_file:
+        opts.insert_sub_file = own.get("insert_sub_file") or cell_config().get("insert_sub_file", "")
+        where = "DAGMAN_INSERT_SUB_FILE"
+    if opts.insert_sub_file and not os.path.isfile(opts.insert_sub_file):
+        raise InputError(f"ERROR: {where} {opts.insert_sub_file} cannot be read")
 
 
 def check_dags(paths):

@@ -1,0 +1,85 @@
+"""DAGMan configuration settings that are no command-line option's against a running
+daemon: DAGMAN_INSERT_SUB_FILE (the default of condor_submit_dag -insert_sub_file) and
+DAGMAN_GENERATE_SUBDAG_SUBMITS (whether the manager writes a nested DAG's submit file)."""
+
+import os
+
+import pytest
+
+from conftest import destroy_cell, make_cell
+from test_condor_dag_live import dag_ended, dagman_id, dagman_out, node, order, submit_dag, write
+
+
+@pytest.fixture
+def cell():
+    c = make_cell(slots=2)
+    try:
+        yield c
+    finally:
+        destroy_cell(c)
+
+
+def submit_file(workdir, dag="diamond.dag"):
+    return open(os.path.join(workdir, dag + ".condor.sub")).read().splitlines()
+
+
+def test_insert_sub_file_setting_is_the_default_of_the_option(cell, workdir):
+    """DAGMAN_INSERT_SUB_FILE in the DAG's CONFIG file (else the cell's configuration, here a
+    _CONDOR_ variable) names the submit commands written into DAGFILE.condor.sub before its
+    queue statement and the -append commands, as -insert_sub_file does; the option wins;
+    a file that cannot be read is refused before anything is written."""
+    node(workdir, "A")
+    write(workdir, "conf.sub", "+FromConfig = \"c\"\nqueue\n")
+    write(workdir, "cell.sub", "+FromCell = \"e\"\n")
+    write(workdir, "own.sub", "+FromOption = \"o\"\n")
+    write(workdir, "plain.dag", "JOB A A.sub\n")
+    from_cell = cell.run("condor_submit_dag", "-no_submit", "plain.dag", cwd=workdir,
+                         env={"_CONDOR_DAGMAN_INSERT_SUB_FILE": "cell.sub"})
+    assert from_cell.returncode == 0, from_cell.stderr
+    assert submit_file(workdir, "plain.dag")[-2:] == ["+FromCell = \"e\"", "queue"]
+    write(workdir, "dag.config", "DAGMAN_INSERT_SUB_FILE = conf.sub\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\nCONFIG dag.config\n")
+    option = cell.run("condor_submit_dag", "-no_submit", "-insert_sub_file", "own.sub", "diamond.dag",
+                      cwd=workdir, env={"_CONDOR_DAGMAN_INSERT_SUB_FILE": "cell.sub"})
+    assert option.returncode == 0, option.stderr
+    lines = submit_file(workdir)
+    assert "+FromOption = \"o\"" in lines and "+FromConfig = \"c\"" not in lines and "+FromCell = \"e\"" not in lines
+    proc = submit_dag(cell, workdir, "-f", "-append", "+Appended = 7")
+    lines = submit_file(workdir)
+    assert lines[-3:] == ["+FromConfig = \"c\"", "+Appended = 7", "queue"]    # its queue left out
+    dag = dagman_id(proc)
+    assert cell.run("condor_q", str(dag), "-af", "FromConfig", "Appended").stdout == "c 7\n"
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert "DAGMAN_INSERT_SUB_FILE: not supported" not in dagman_out(workdir)
+    write(workdir, "dag.config", "DAGMAN_INSERT_SUB_FILE = none.sub\n")
+    os.unlink(os.path.join(workdir, "diamond.dag.condor.sub"))
+    bad = cell.run("condor_submit_dag", "-f", "diamond.dag", cwd=workdir)
+    assert bad.returncode == 1
+    assert bad.stderr.splitlines() == ["ERROR: DAGMAN_INSERT_SUB_FILE none.sub cannot be read"]
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.condor.sub"))
+
+
+def test_generate_subdag_submits_false_submits_the_nested_dags_submit_file_as_it_is(cell, workdir):
+    """DAGMAN_GENERATE_SUBDAG_SUBMITS = False: the manager does not write the submit file of
+    a SUBDAG EXTERNAL node's DAG; it submits the one condor_submit_dag -no_submit (or
+    -do_recurse) wrote, as it is, and without one the node's submission fails."""
+    node(workdir, "X")
+    node(workdir, "D")
+    write(workdir, "inner.dag", "JOB X X.sub\n")
+    write(workdir, "dag.config", "DAGMAN_GENERATE_SUBDAG_SUBMITS = False\n")
+    write(workdir, "diamond.dag", "SUBDAG EXTERNAL S inner.dag\nJOB D D.sub\nPARENT S CHILD D\n"
+                                  "CONFIG dag.config\n")
+    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)), timeout=120)
+    assert record[-1][12] == "1"
+    out = dagman_out(workdir)
+    assert "DAGMAN_GENERATE_SUBDAG_SUBMITS setting: False" in out
+    assert "ERROR: submitting the job of node S failed" in out
+    assert not os.path.exists(os.path.join(workdir, "inner.dag.condor.sub"))
+    assert not os.path.exists(os.path.join(workdir, "order"))
+    made = cell.run("condor_submit_dag", "-no_submit", "-append", "+Marker = 5", "inner.dag", cwd=workdir)
+    assert made.returncode == 0, made.stderr
+    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir, "-f")), timeout=120)
+    assert record[-1][12] == "0"
+    assert order(workdir) == ["X", "D"]
+    assert "+Marker = 5" in submit_file(workdir, "inner.dag")               # not written again
+    assert "5" in cell.run("condor_history", "-af", "Marker").stdout.split()
