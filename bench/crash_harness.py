@@ -43,6 +43,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, "bin")
 PHASES = ("intake", "pass", "pass", "start", "start", "reap", "reap", "publish", "publish", "startup",
           "journal", "answer")
+#: what a client says when it withdrew its request unanswered
+WITHDRAWN = "the request was withdrawn, nothing was done"
 BULK = 40                 # jobs of one bulk qdel or qrls (the dispatcher journals 32 or more)
 # a bulk client: the command ($0) of the jobs, its output in $1; started again while it finds
 # no dispatcher running (it then sent nothing)
@@ -124,6 +126,7 @@ class Harness:
         self.bulk_status = {}       # client pid -> wait status
         self.deleted = set()        # ids of the jobs given to a bulk qdel
         self.gave_up = 0            # bulk clients that stopped waiting for their answer
+        self.withdrawn_problems = {}  # bulk client pid -> what its withdrawn request changed
 
     # ------------------------------------------------------------ the daemon
     def _fork_daemon(self, crash_spec):
@@ -312,6 +315,7 @@ class Harness:
             self._reap()
             time.sleep(0.005)
         self._new_life(armed=False)
+        self._redo_withdrawn()
         end = time.time() + FINISH_WAIT
         while time.time() < end and not (self._all_ended() and len(self.sync_status) == len(self.syncs)
                                          and not self._bulk_waits()):
@@ -324,13 +328,32 @@ class Harness:
             time.sleep(0.01)
         return self.check()
 
+    def _redo_withdrawn(self):
+        """A bulk client whose dispatcher stayed down longer than a client waits for one to
+        come back (a busy machine) withdrew its request and said nothing was done: its
+        jobs must still wait with their holds, even after the dispatcher replayed its
+        journal. Checked once the last daemon started; then the command is run again,
+        undisturbed, so that the jobs end."""
+        end = time.time() + FINISH_WAIT
+        while time.time() < end and not (self._started() and all(pid in self.bulk_status for pid in self.bulks)):
+            self._reap()
+            time.sleep(0.01)
+        for pid, (command, ids, out) in self.bulks.items():
+            if pid not in self.bulk_status or WITHDRAWN not in open(out + ".err").read():
+                continue
+            touched = [jid for jid in ids if not _still_held(jid)]
+            if touched:
+                self.withdrawn_problems[pid] = [f"{command} of jobs {ids[0]}-{ids[-1]} said nothing was "
+                                                f"done, yet jobs {touched[:3]} changed"]
+            subprocess.run([command] + [str(jid) for jid in ids], env=self.env, capture_output=True)
+
     def _all_ended(self):
         from gridtools.spool import jobs as jobstore
         for jid in list(self.jobs) + [j.id for j in self.sync_jobs if j.id] + sorted(self.deleted):
             state = jobstore.read_state(jid) if os.path.isdir(jobstore.job_dir(jid)) else None
             if os.path.isdir(jobstore.job_dir(jid)) and not _finished(state):
                 return False
-        if os.listdir(os.path.join(self.root, "spool", "requests")):
+        if _queued_requests(self.root):
             return False
         return True
 
@@ -398,9 +421,13 @@ class Harness:
         invariants check."""
         for pid, (command, ids, out) in self.bulks.items():
             status = self.bulk_status.get(pid)
-            said = open(out).read().splitlines()
-            if not said and "no answer from the gridtools daemon" in open(out + ".err").read():
+            said, err = open(out).read().splitlines(), open(out + ".err").read()
+            if not said and "no answer from the gridtools daemon" in err:
                 self.gave_up += 1
+                continue
+            if not said and WITHDRAWN in err:
+                self.gave_up += 1
+                problems.extend(self.withdrawn_problems.get(pid, ()))
                 continue
             if command == "qdel":
                 want = [f"root has deleted job {jid}" for jid in ids]
@@ -422,7 +449,7 @@ class Harness:
         quarantine = os.path.join(self.root, "spool", "quarantine")
         if os.path.exists(quarantine):
             found.append(f"the spool has quarantined objects: {os.listdir(quarantine)}")
-        left = os.listdir(os.path.join(self.root, "spool", "requests"))
+        left = _queued_requests(self.root)
         if left:
             found.append(f"requests left in the spool: {left[:5]}")
         if os.path.exists(os.path.join(self.root, "spool", "journal")):
@@ -448,6 +475,22 @@ class Harness:
     def cleanup(self):
         _kill_cell(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _queued_requests(root):
+    """The requests waiting in the cell's queue (a withdrawn one is a hidden file the
+    dispatcher sweeps later)."""
+    return [n for n in os.listdir(os.path.join(root, "spool", "requests")) if not n.startswith(".")]
+
+
+def _still_held(jid):
+    """True when job ``jid`` is in the spool, user-held, and none of its tasks started."""
+    from gridtools.spool import jobs as jobstore
+    state = jobstore.read_state(jid) if os.path.isdir(jobstore.job_dir(jid)) else None
+    if state is None:
+        return os.path.isdir(jobstore.job_dir(jid))     # (no state yet: only arrived)
+    return "u" in (state.get("hold") or "") and not state.get("deleted") and \
+        all(task.get("state") == "pending" for task in (state.get("tasks") or {}).values())
 
 
 def _finished(state):

@@ -238,6 +238,27 @@ def test_a_crash_between_the_record_and_the_answer_answers_the_deletion(cell, mo
     assert shown(cell) == {}
 
 
+def test_a_recorded_request_its_client_withdrew_is_not_carried_out(cell, monkeypatch):
+    """Killed after the record and before the answer, with no daemon back within the five
+    seconds a client that may not start one waits: the client withdraws its request and
+    says nothing was done; the next daemon's replay of the journal leaves the jobs as
+    they were, as the client said."""
+    held = queue(cell, monkeypatch, MANY)
+    pid = _crashing_daemon(cell, "journal")
+    proc = cell.run("qdel", "-u", "root", env={"GRIDTOOLS_NO_AUTOSTART": "1"})
+    wait_for(lambda: daemon_gone(cell, pid))
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == ("error: the gridtools daemon stopped before it answered; "
+                           "the request was withdrawn, nothing was done\n")
+    assert os.path.exists(journal_path(cell))       # the deletion was recorded
+    cell.start_daemon()
+    assert sorted(shown(cell)) == sorted(held)      # and not carried out
+    assert "was withdrawn unanswered" in "".join(messages(cell))
+    proc = cell.run("qdel", "-u", "root")           # asked again, it is
+    assert proc.stdout.splitlines() == [f"root has deleted job {jid}" for jid in held]
+    assert shown(cell) == {}
+
+
 def test_a_bulk_delete_on_a_full_disk_is_answered_once_its_record_is_written(monkeypatch, workdir):
     """The journal's record cannot be written: the request waits (qdel too), then is
     answered once there is room; the jobs are deleted and nothing is left behind."""

@@ -74,7 +74,8 @@ class Batch:
         else:
             apply.hold_jobs(state, jobs, self.fields["letters"], self.fields["on"])
         if journal.usable(state, len(jobs)):
-            journal.note(state, self.op, ids, self.req.name, self.now, keep=earlier, **self.fields)
+            journal.note(state, self.op, ids, self.req.name, self.now, keep=earlier, uid=self.req.uid,
+                         **self.fields)
 
 
 # ---------------------------------------------------------------- delete

@@ -47,15 +47,17 @@ def usable(state, count):
     return count >= JOURNAL_MIN and not state.journal.sealed
 
 
-def note(state, op, job_ids, req_name, now, keep=(), **fields):
+def note(state, op, job_ids, req_name, now, keep=(), uid=None, **fields):
     """Record a change made in memory to ``job_ids`` (``op``: delete or hold, with its
-    ``fields``); the jobs' state files are not written for it (those of ``keep``, changed
-    earlier in the pass, are)."""
+    ``fields``) that request ``req_name`` of user ``uid`` asked for; the jobs' state files
+    are not written for it (those of ``keep``, changed earlier in the pass, are)."""
     j = state.journal
     if j.token is None:
         j.token, j.begun = spool_journal.fresh_token(), False
     j.seq += 1
     record = {"seq": j.seq, "op": op, "at": now, "jobs": ranges(sorted(job_ids)), "req": req_name}
+    if uid is not None:
+        record["uid"] = uid
     record.update(fields)
     j.waiting.append(record)
     for job_id in job_ids:
@@ -161,6 +163,9 @@ def replay(state):
             j.replayed.setdefault(rec["req"], set()).update(ids)
         if rec["op"] == "answered":
             continue
+        if _withdrawn(rec, queued):
+            state.log(f"I|journal: request {rec['req']} was withdrawn unanswered: its change is not made")
+            continue
         older = [state.jobs[i] for i in ids if i in state.jobs and _older(stamps, i, token, rec["seq"])]
         _apply(state, rec, older)
         for job in older:
@@ -168,6 +173,14 @@ def replay(state):
     state.log(f"I|journal replayed: {len(records)} records, {len(j.covered)} jobs changed again")
     if state.flush():
         _begin_again(state)
+
+
+def _withdrawn(rec, queued):
+    """True when the request of a record was taken back by its sender before any daemon
+    answered it (``spool.requests.withdraw``): the sender was told nothing was done."""
+    name, uid = rec.get("req"), rec.get("uid")
+    return (isinstance(name, str) and type(uid) is int and name not in queued
+            and spool_requests.withdrawn_by(name, uid))
 
 
 def _begin_again(state):

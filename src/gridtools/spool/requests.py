@@ -351,12 +351,20 @@ def _queued(name):
     return ospaths.exists(ospaths.join(_folder(), name))
 
 
+#: the prefix of a withdrawn request's file (``withdraw``): hidden, so never taken in
+WITHDRAWN = ".withdrawn."
+
+
 def withdraw(name):
-    """Remove the caller's queued request ``name`` (and its script); True when it was
-    still queued (the daemon had not taken it in)."""
+    """Take back the caller's queued request ``name`` (and remove its script); True when it
+    was still queued (no daemon answered it). Its file is renamed ``WITHDRAWN`` + name, not
+    removed: a daemon that recorded the request in its journal and was killed before it
+    answered finds it there when it starts again, and leaves the change undone
+    (``daemon.journal.replay``), as the caller was told. The daemon sweeps such files
+    after STALE seconds."""
     folder = _folder()
     try:
-        posix.unlink(ospaths.join(folder, name))
+        posix.rename(ospaths.join(folder, name), ospaths.join(folder, WITHDRAWN + name))
     except OSError:
         return False
     try:
@@ -364,6 +372,16 @@ def withdraw(name):
     except OSError:
         pass
     return True
+
+
+def withdrawn_by(name, uid):
+    """True when request ``name`` was withdrawn by user ``uid`` (its ``withdraw`` file is a
+    plain file of theirs)."""
+    try:
+        st = posix.lstat(ospaths.join(_folder(), WITHDRAWN + name))
+    except OSError:
+        return False
+    return st.st_uid == uid and (st.st_mode & 0o170000) == 0o100000
 
 
 def pending_submits():
