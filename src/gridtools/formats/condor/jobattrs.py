@@ -308,7 +308,7 @@ def _plain_amount(text):
 
 
 #: the requests that ``undefined`` leaves out of the ad (and their terms out of Requirements)
-_UNDEFINED_DROPS = frozenset(("request_cpus", "request_memory", "request_gpus"))
+_UNDEFINED_DROPS = frozenset(("request_cpus", "request_disk", "request_memory", "request_gpus"))
 
 
 def _request(ad, cmd, key, attr, base_power, default):
@@ -408,7 +408,10 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
         if not mentions(user, attr):
             terms.append((f"(TARGET.{attr} == {unparse_value(value)})",
                           f"(TARGET.{attr} == {unparse_value(value, True)})"))
-    terms.append(_same("(TARGET.Disk >= RequestDisk)"))
+    if "RequestDisk" in ad:
+        terms.append(_same("(TARGET.Disk >= RequestDisk)"))
+    elif not mentions(user, "Disk"):            # (request_disk = undefined)
+        terms.append(_same("(TARGET.Disk >= DiskUsage)"))
     if "RequestMemory" in ad and not _is_one(ad, "RequestMemory"):
         terms.append(_same("(TARGET.Memory >= RequestMemory)"))
     if not _at_most_one(ad, "RequestCpus") and not mentions(user, "Cpus"):
