@@ -394,3 +394,15 @@ def test_a_submission_makes_at_most_max_jobs_per_submission(cell, workdir):
     messages = os.path.join(cell.root, "spool", "messages")
     wait_for(lambda: "would exceed MAX_JOBS_PER_SUBMISSION" in open(messages).read())
     assert len(statuses(cell)) == 25
+
+
+def test_a_minus_sign_before_digits_makes_a_negative_literal_as_htcondor_prints_it(idle_cell, workdir):
+    """HTCondor's ClassAd lexer reads ``-1`` as one negative number (printed ``-1``) and
+    ``- 1`` as a negation (printed `` -1``, its unparser's blank before the operator)."""
+    write(os.path.join(workdir, "n.sub"), "executable = /bin/echo\nrequest_cpus = -1\n+Lit = -3\n"
+                                          "+Neg = - 3\n+Product = 2*-3\nqueue\n")
+    proc = idle_cell.run("condor_submit", "-dry-run", "-", "n.sub", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    for line in ("RequestCpus = -1", "Lit = -3", "Neg =  -3", "Product = 2 * -3"):
+        assert line in lines

@@ -10,6 +10,7 @@ import pytest
 from conftest import destroy_cell, make_cell, wait_for
 from gridtools.accounting.userprio import Accountant, Settings
 from gridtools.cli.condor import userprio_table
+from gridtools.cli.condor.userprio import record_ad
 
 
 @pytest.fixture
@@ -131,14 +132,15 @@ def test_long_form_of_groups_carries_their_quotas(workdir):
         for group in ("physics", "chemistry"):
             submit(cell, f"executable = /bin/sleep\narguments = 30\naccounting_group = {group}\n"
                          "queue\n", cwd=workdir, name=f"{group}.sub")
+        submit(cell, "executable = /bin/sleep\narguments = 30\nqueue\n", cwd=workdir, name="none.sub")
 
         def ads():
             out = userprio(cell, "-allusers", "-l").stdout
             found = {}
-            for block in out.strip().split("\n\n"):
+            for block in out.strip().split("\n\n") if out.strip() else ():
                 attrs = dict(line.split(" = ", 1) for line in block.splitlines())
                 found[attrs["Name"].strip('"')] = attrs
-            groups = [found.get(g, {}) for g in ("physics", "chemistry")]
+            groups = [found.get(g, {}) for g in ("physics", "chemistry", "<none>")]
             return found if all(a.get("EffectiveQuota", "0.0") != "0.0" for a in groups) else None
         found = wait_for(ads, timeout=30)
         physics, chemistry = found["physics"], found["chemistry"]
@@ -158,6 +160,14 @@ def test_long_form_of_groups_carries_their_quotas(workdir):
         assert "ConfigQuota" not in user and "SurplusPolicy" not in user and "GroupSortKey" not in user
         assert userprio(cell, "-allusers", "-constraint", 'SurplusPolicy == "byquota"',
                         "-af", "Name", "ConfigQuota").stdout == "chemistry 0.5\n"
+        # the root group <none> too (its ad charged with root's job): nothing configured,
+        # the whole pool under it, and regroup since a group autoregroups (byquota
+        # otherwise); in autoregroup mode HTCondor gives it the whole pool as its quota
+        none = found["<none>"]
+        assert (none["ConfigQuota"], none["EffectiveQuota"], none["SubtreeQuota"]) == ("0.0", "6.0", "6.0")
+        assert none["ResourcesUsed"] == "1" and none["GroupSortKey"] == "3.4E+38"
+        assert none["SurplusPolicy"] == '"regroup"' and none["Requested"] == "1.0"
+        assert none["IsAccountingGroup"] == "true" and none["AccountingGroup"] == '"<none>"'
     finally:
         destroy_cell(cell)
 
@@ -174,6 +184,23 @@ def test_groups_are_shown_with_their_members():
     assert names == ["physics", "physics.alice@x.org", "<none>", "bob@x.org"]
     assert text.splitlines()[1].startswith("Group ") and text.splitlines()[2].startswith("  User Name")
     assert "Config" in text.splitlines()[1] and "Surplus" in text.splitlines()[2]
+
+
+def test_the_root_group_is_charged_for_the_users_in_no_group_when_groups_are_configured():
+    """HTCondor's accountant keeps a record of the root group <none> and charges it for
+    the submitters of no configured group, as each group for its own."""
+    plain = Accountant(Settings())
+    grouped = Accountant(Settings(groups=("physics",)))
+    for acc in (plain, grouped):
+        acc.update(1000.0, {"physics.alice": 2, "bob": 1})
+        acc.update(1000.0 + 3600, {"physics.alice": 2, "bob": 1})
+    assert sorted(plain.records) == ["bob", "physics.alice"]
+    assert sorted(grouped.records) == ["<none>", "bob", "physics", "physics.alice"]
+    none = next(r for r in grouped.rows(grouped.last_update) if r.name == "<none>")
+    assert none.is_group and none.in_use == 1 and none.accumulated_hours == 1.0
+    ad = record_ad(none, "x.org", quotas={"ConfigQuota": 0.0, "SurplusPolicy": "byquota"})
+    assert ad.eval("AccountingGroup") == "<none>" and ad.eval("IsAccountingGroup") is True
+    assert ad.eval("Name") == "<none>" and ad.eval("SurplusPolicy") == "byquota"
 
 
 def test_use_surplus_says_the_groups_policy_as_htcondor_does(tmp_path, monkeypatch):

@@ -42,6 +42,8 @@ MIN_PRIORITY = 0.5
 MIN_PRIORITY_FACTOR = 1.0
 #: the prefix of the accounting names of nice_user jobs
 NICE_USER_PREFIX = "nice-user."
+#: the root accounting group: submitters in none of the configured groups (GROUP_NAMES)
+ROOT_GROUP = "<none>"
 #: a user is active (listed without -allusers) if it used resources this recently, seconds
 ACTIVE_WINDOW = 24 * 3600.0
 
@@ -61,7 +63,7 @@ class Settings:
     def from_config(cls, config):
         """Settings from an object with ``get(name)`` giving expanded text or None."""
         d = cls()
-        groups = tuple(g for g in _split(config.get("GROUP_NAMES") or "") if g != "<none>")
+        groups = tuple(g for g in _split(config.get("GROUP_NAMES") or "") if g != ROOT_GROUP)
         factors = []
         for g in groups:
             value = _float(config.get(f"GROUP_PRIO_FACTOR_{g}"), 0.0)
@@ -198,9 +200,13 @@ class Accountant:
         return usage
 
     def _groups_of(self, name):
-        """The group of a member and the group's ancestors, deepest first."""
+        """The group of a member and the group's ancestors, deepest first. With groups
+        configured, a name in none of them belongs to the root group ``<none>`` (as in
+        HTCondor's accountant, which charges that group's record too)."""
         group = self.settings.group_of(name)
-        if not group or group == name.split("@", 1)[0]:
+        if not group:
+            return [ROOT_GROUP] if self.settings.groups and not self._is_group(name) else []
+        if group == name.split("@", 1)[0]:
             return []
         found = [group]
         while "." in group:
@@ -266,7 +272,11 @@ class Accountant:
         factor = self.factor(name)
         since = now - record.last_usage if record.last_usage > 0 else None
         return Row(name, real * factor, real, factor, record.in_use, record.accumulated / 3600.0,
-                   record.begin_usage, record.last_usage, since, name in self.settings.groups)
+                   record.begin_usage, record.last_usage, since, self._is_group(name))
+
+    def _is_group(self, name):
+        """Whether ``name`` is a configured group, or the root group beside them."""
+        return name in self.settings.groups or (name == ROOT_GROUP and bool(self.settings.groups))
 
     # ------------------------------------------------------------ persistence
     def to_data(self):

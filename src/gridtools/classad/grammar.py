@@ -14,7 +14,10 @@ right. Blanks and ``//`` and ``/* */`` comments separate tokens.
 A token is read where the grammar expects it, as lark's contextual lexer
 reads ``grammar.lark``: after an operand a ``.`` is a selection and
 ``is``/``isnt`` are operators, before one ``.5`` is a number and ``is`` a
-name (which the grammar then refuses). A test holds this reader to that
+name (which the grammar then refuses), and ``-`` right before a digit (or a dot
+and a digit) is the sign of a negative number (``-2`` is the literal -2, as
+HTCondor's lexer reads it; ``- 2``, ``-(2)`` and ``3-2`` hold an operator). A
+test holds this reader to that
 grammar through lark. Reading it by hand keeps lark (about 30 ms to import
 and load) out of the commands that parse a requirement or a constraint.
 """
@@ -39,17 +42,11 @@ _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "
 #: the operator and punctuation tokens, longest first at each start
 _SYMBOLS = (">>>", "=?=", "=!=", ">>", ">=", "<<", "<=", "==", "!=", "&&", "||") + tuple("<>&|^+-*/%?:.[](){},;=!~")
 _UNARY = {op.symbol: op for op in ops.OPERATORS if op.unary}
-_NEG = ops.BY_ALIAS["neg"]
 _TIME_LITERALS = {"abstime": "parse_abs", "reltime": "parse_rel"}
 
 
 class _TooDeep(Exception):
     pass
-
-
-class _MinMagnitude(nodes.Literal):
-    """The literal 9223372036854775808 written right after a minus sign:
-    with the sign it is INT64_MIN; alone it is out of range (0)."""
 
 
 def _checked(node):
@@ -233,17 +230,21 @@ class _Reader:
         signs = []
         while True:
             sym = self.symbol()
-            if sym not in _UNARY:
+            if sym not in _UNARY or (sym == "-" and self.signed_number()):
                 break
             signs.append(_UNARY[sym])
             self.pos += 1
         node = self.postfix()
         for op in reversed(signs):
-            if op is _NEG and node.__class__ is _MinMagnitude:
-                node = nodes.Literal(-INT64_MAX - 1)
-            else:
-                node = _checked(nodes.Unary(op, node))
+            node = _checked(nodes.Unary(op, node))
         return node
+
+    def signed_number(self):
+        """Whether the ``-`` at ``pos`` starts a negative number: a digit, or a dot and
+        a digit, right after it (``-2`` is a literal, ``- 2`` and ``-(2)`` negations)."""
+        text, i = self.text, self.pos + 1
+        ch = text[i:i + 1]
+        return ch in _DIGITS if ch != "." else text[i + 1:i + 2] in _DIGITS
 
     def postfix(self):
         node = self.primary()
@@ -289,6 +290,9 @@ class _Reader:
         ch = self.skip()
         if ch in _DIGITS or (ch == "." and self.text[self.pos + 1:self.pos + 2] in _DIGITS):
             return self.numeric()
+        if ch == "-" and self.signed_number():
+            self.pos += 1
+            return self.numeric(-1)
         if ch == '"':
             return self.strings()
         if ch == "'":
@@ -313,17 +317,17 @@ class _Reader:
             return node
         self.fail()
 
-    def numeric(self):
+    def numeric(self, sign=1):
+        """The number token at ``pos``; ``sign`` -1 when a minus sign led it (one
+        token: ``-9223372036854775808`` is INT64_MIN, a magnitude out of range 0)."""
         start = self.pos
         real, end = self.number()
         self.pos = end
         if real:
-            return nodes.Literal(float(self.text[start:end]))
-        value = int(self.text[start:end])
-        if value <= INT64_MAX:
+            return nodes.Literal(sign * float(self.text[start:end]))
+        value = sign * int(self.text[start:end])
+        if -INT64_MAX - 1 <= value <= INT64_MAX:
             return nodes.Literal(value)
-        if value == INT64_MAX + 1 and start and self.text[start - 1] == "-":
-            return _MinMagnitude(0)
         return nodes.Literal(0)
 
     def strings(self):

@@ -84,7 +84,7 @@ _NAME_REST = _NAME_START | _DIGITS
 
 def _simple(text):
     """The node for a lone number (an integer of at most 18 digits, or digits, a dot and
-    digits), a string without escapes or a name, blanks around it allowed, without the
+    digits; a minus sign right before them is the number's), a string without escapes or a name, blanks around it allowed, without the
     parser (most values in ads are such literals); None for anything else."""
     body = text.strip()
     if not body:
@@ -92,6 +92,9 @@ def _simple(text):
     first = body[0]
     if first in _DIGITS:
         return _simple_number(body)
+    if first == "-" and body[1:2] in _DIGITS:
+        found = _simple_number(body[1:])
+        return None if found is None else nodes.Literal(-found.value)
     if first == '"':
         inner = body[1:-1]
         if len(body) >= 2 and body[-1] == '"' and '"' not in inner and "\\" not in inner \

@@ -180,15 +180,18 @@ def record_ad(row, domain, group="<none>", quotas=None):
 def group_quotas(acc):
     """group -> the attributes HTCondor's accountant publishes of it: ConfigQuota and
     SurplusPolicy from condor_config, EffectiveQuota, SubtreeQuota, GroupSortKey and
-    Requested as the last negotiation worked them out (0.0 before one, as HTCondor's)."""
+    Requested as the last negotiation worked them out (0.0 before one, as HTCondor's).
+    The root group ``<none>`` has them too: no configured quota (0.0), the pool's rest
+    as its effective quota, and surplus by quota (regroup when a group autoregroups)."""
     if not acc.settings.groups:
         return {}
-    from gridtools.sched.groups import GroupsConfig, surplus_policy
+    from gridtools.sched.groups import GroupsConfig, build, surplus_policy
     from gridtools.spool import status
     snap = status.read() or {}
     worked = (snap.get("negotiator") or {}).get("groups") or {}
     found = {}
-    for spec in GroupsConfig.from_config(views.client_config()).groups:
+    config = GroupsConfig.from_config(views.client_config())
+    for spec in config.groups + (build(config).spec,):
         last = worked.get(spec.name) or {}
         found[spec.name] = {"ConfigQuota": float(spec.quota),
                             "EffectiveQuota": float(last.get("EffectiveQuota", 0.0)),

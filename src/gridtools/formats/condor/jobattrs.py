@@ -273,42 +273,47 @@ def set_log(ad, cmd, iwd):
 
 # -------------------------------------------------------------- resources
 
-_SCALE = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+_SCALE = {"k": 1, "m": 2, "g": 3, "t": 4}
+_UNITS = "kKmMgGtT"
+_C_SPACE = " \t\n\v\f\r"                    # (C's isspace)
 
 
 def quantity(text, base_power):
-    """An amount with an optional K/M/G/T/P suffix (any case, a ``B`` after it allowed)
-    in units of 1024**base_power bytes (rounded up), or None when ``text`` is no plain
-    amount (decimal digits with at most one dot, blanks around the parts)."""
-    body = text.strip()
+    """An amount in units of 1024**base_power bytes, read as condor_submit reads one: an
+    integer (a sign allowed), maybe a dot and digits (the first three count), blanks,
+    maybe a K, M, G or T (any case, a ``B`` after it allowed), blanks; the bytes
+    rounded up to the unit as C does it (towards zero: ``-2`` MB is -1). None when
+    ``text`` is no such amount (an expression)."""
+    body, base = text.lstrip(_C_SPACE), 1024 ** base_power
     end = len(body)
-    if end and body[end - 1] in "bB":
-        end -= 1
-    suffix = body[end - 1].lower() if end else ""
-    if suffix in _SCALE and suffix:
-        end -= 1
-    else:
-        suffix = ""
-    number = body[:end].rstrip()
-    if not _plain_amount(number):
+    i = 1 if body[:1] in ("+", "-") else 0
+    j = i
+    while j < end and "0" <= body[j] <= "9":
+        j += 1
+    whole, p = (int(body[:j]), j) if j > i else (0, 0)
+    fraction = 0.0
+    if body[p:p + 1] == ".":
+        p += 1
+        for place in (10.0, 100.0, 1000.0):
+            if p < end and "0" <= body[p] <= "9":
+                fraction += int(body[p]) / place
+                p += 1
+        while p < end and "0" <= body[p] <= "9":
+            p += 1
+    if p == 0:
         return None
-    power = _SCALE[suffix] if suffix else base_power
-    import math
-    return math.ceil(float(number) * 1024 ** power / 1024 ** base_power)
-
-
-def _plain_amount(text):
-    """Digits, digits with a dot and maybe more digits, or a dot and digits."""
-    whole, dot, fraction = text.partition(".")
-    if not dot:
-        return whole.isdecimal()
-    if not whole:
-        return fraction.isdecimal()
-    return whole.isdecimal() and (not fraction or fraction.isdecimal())
+    rest = body[p:].strip(_C_SPACE)
+    unit = base
+    if rest:
+        if rest[0] not in _UNITS or rest[1:] not in ("", "b", "B"):
+            return None
+        unit = 1024 ** _SCALE[rest[0].lower()]
+    scaled = int((whole + fraction) * unit + base - 1)
+    return scaled // base if scaled >= 0 else -(-scaled // base)
 
 
 #: the requests that ``undefined`` leaves out of the ad (and their terms out of Requirements)
-_UNDEFINED_DROPS = frozenset(("request_cpus", "request_memory", "request_gpus"))
+_UNDEFINED_DROPS = frozenset(("request_cpus", "request_disk", "request_memory", "request_gpus"))
 
 
 def _request(ad, cmd, key, attr, base_power, default):
@@ -408,10 +413,14 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
         if not mentions(user, attr):
             terms.append((f"(TARGET.{attr} == {unparse_value(value)})",
                           f"(TARGET.{attr} == {unparse_value(value, True)})"))
-    terms.append(_same("(TARGET.Disk >= RequestDisk)"))
-    if "RequestMemory" in ad and not _is_one(ad, "RequestMemory"):
+    if "RequestDisk" not in ad:                 # (request_disk = undefined)
+        if not mentions(user, "Disk"):
+            terms.append(_same("(TARGET.Disk >= DiskUsage)"))
+    elif mentions(user, "Disk") or not _at_most(ad, "RequestDisk", 0):
+        terms.append(_same("(TARGET.Disk >= RequestDisk)"))
+    if not _at_most(ad, "RequestMemory"):
         terms.append(_same("(TARGET.Memory >= RequestMemory)"))
-    if not _at_most_one(ad, "RequestCpus") and not mentions(user, "Cpus"):
+    if not _at_most(ad, "RequestCpus") and not mentions(user, "Cpus"):
         terms.append(_same("(TARGET.Cpus >= RequestCpus)"))
     for name in custom:
         if not mentions(user, name):
@@ -473,24 +482,18 @@ def _word_or_dot(text, at):
     return ch == "." or ch == "_" or ch.isalnum()
 
 
-def _is_one(ad, attr):
-    return ad.lookup(attr).unparse() == "1"
-
-
-def _at_most_one(ad, attr):
-    """True when ``attr`` is a literal number (or boolean) no greater than 1: a request
-    of 0, 1 or fewer CPUs, for which condor_submit adds no Cpus term (an expression,
-    even ``1 + 0``, gets one)."""
+def _at_most(ad, attr, limit=1):
+    """True when ``attr`` is missing, or a literal number (a boolean counts as 1 or 0)
+    no greater than ``limit``: a request for which condor_submit adds no term (an
+    expression, even ``1 + 0`` or `` -2``, gets one)."""
     if attr not in ad:
         return True
-    text = ad.lookup(attr).unparse().strip().lower()
+    text = ad.lookup(attr).unparse().lower()    # (a negation prints with a blank first)
     if text in ("true", "false"):
-        return True
+        return (text == "true") <= limit
     body = text[1:] if text[:1] == "-" else text
     digits = body.replace(".", "", 1).replace("e+", "", 1).replace("e-", "", 1)
-    if not digits.isascii() or not digits.isdigit():
-        return False
-    return float(text) <= 1
+    return digits.isascii() and digits.isdigit() and float(text) <= limit
 
 
 # ---------------------------------------------------------------- policy
