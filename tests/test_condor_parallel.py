@@ -273,3 +273,25 @@ def test_a_node_0_that_cannot_start_holds_the_job_naming_its_slot(two_hosts, wor
     assert code == "8\n" and re.fullmatch(r"Error from slot\d+@(testhost|node2): Failed to open '"
                                          + re.escape(missing) + r"' as standard input: No such file or "
                                          r"directory \(errno 2\)\n", reason), reason
+
+
+def test_every_node_has_its_slot_and_the_ads_in_its_scratch_dir(two_hosts, workdir):
+    """As HTCondor's starter on each node's slot: _CONDOR_SLOT and .machine.ad name the
+    node's own slot, .job.ad is the job's, OMP_NUM_THREADS the node's one CPU."""
+    cell = two_hosts
+    write(os.path.join(workdir, "ads.sh"), '#!/bin/sh\n'
+          'echo "$_CONDOR_SLOT $OMP_NUM_THREADS $BATCH_SYSTEM" '
+          '$(grep "^Name = " "$_CONDOR_MACHINE_AD") $(grep "^ClusterId = " "$_CONDOR_JOB_AD") '
+          '$(dirname "$_CONDOR_JOB_AD" | grep -cx "$_CONDOR_SCRATCH_DIR") > out.tmp.$1\n'
+          'mv out.tmp.$1 out.$1\n', 0o755)
+    cluster = submit(cell, "universe = parallel\nexecutable = ads.sh\nmachine_count = 4\narguments = $(Node)\n"
+                     "+ParallelShutdownPolicy = \"WAIT_FOR_ALL\"\nqueue\n", cwd=workdir)
+    outs = [os.path.join(workdir, f"out.{n}") for n in range(4)]
+    wait_for(lambda: all(os.path.exists(p) for p in outs), timeout=30)
+    lines = [open(p).read().split() for p in outs]
+    for words in lines:
+        slot, threads, batch, _n, _eq, name, _c, _eq2, clusterid, same = words
+        assert (threads, batch, clusterid, same) == ("1", "HTCondor", str(cluster), "1")
+        assert name.strip('"').partition("@")[0] == slot
+    assert sorted(w[5].strip('"') for w in lines) == sorted(
+        ["slot1@testhost", "slot2@testhost", "slot1@node2", "slot2@node2"])

@@ -255,3 +255,53 @@ def test_qrsh_whose_terminal_hangs_up_deletes_its_job(cell, workdir):
     os.close(master)                    # the terminal goes away: SIGHUP
     assert proc.wait(timeout=10) == 129
     _gone_soon(cell, jid)
+
+
+# ---------------------------------------------------------------- qrsh -b n: a script
+
+def _script(workdir, name, text, mode=0o644):
+    path = os.path.join(workdir, name)
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, mode)
+    return path
+
+
+def test_qrsh_b_n_runs_a_script_with_its_directives_and_arguments(cell, workdir):
+    """submit(1): with -b n the command is a script, read on the submit host, sent with
+    the job and searched for directives; it need not be executable."""
+    _script(workdir, "job.sh", '#!/bin/sh\n#$ -N fromscript\n#$ -v GREETING=hi\n'
+            'echo "$JOB_NAME $GREETING $# [$1] [$2]"\nexit 3\n')
+    proc = cell.run("qrsh", "-b", "n", "job.sh", "one", "two words", cwd=workdir)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (3, "fromscript hi 2 [one] [two words]\n", "")
+    # the command line wins over a directive
+    proc = cell.run("qrsh", "-N", "mine", "-b", "n", "job.sh", cwd=workdir)
+    assert proc.stdout == "mine hi 0 [] []\n"
+    # the job runs the copy sent with it: the script may change or go once submitted
+    proc = cell.run("qrsh", "-b", "n", "./job.sh", "x", cwd=workdir)
+    assert proc.stdout.startswith("fromscript hi 1 [x]")
+
+
+def test_qrsh_b_n_without_directives_is_named_after_the_script(cell, workdir):
+    _script(workdir, "plain.sh", 'echo "$JOB_NAME"\ncat\n')
+    proc = cell.run("qrsh", "-b", "n", "plain.sh", input="typed\n", cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (0, "plain.sh\ntyped\n")
+
+
+def test_qrsh_b_y_and_default_do_not_read_the_command(cell, workdir):
+    """qrsh applies -b y when nothing else is said: a command is run as it is, its
+    directives are no options, and a script that is not executable cannot be run."""
+    script = _script(workdir, "job.sh", '#!/bin/sh\n#$ -N fromscript\necho "$JOB_NAME"\n', mode=0o755)
+    assert cell.run("qrsh", script, cwd=workdir).stdout == "job.sh\n"
+    assert cell.run("qrsh", "-b", "y", script, cwd=workdir).stdout == "job.sh\n"
+    script = _script(workdir, "noexec.sh", 'echo ran\n')
+    assert cell.run("qrsh", script, cwd=workdir).returncode == 126
+    assert cell.run("qrsh", "-b", "n", script, cwd=workdir).stdout == "ran\n"
+
+
+def test_qrsh_b_n_with_a_script_it_cannot_read(cell, workdir):
+    proc = cell.run("qrsh", "-b", "n", "missing.sh", cwd=workdir)
+    assert proc.returncode == 14
+    assert "Unable to read script file because of error: error opening missing.sh: " \
+           "No such file or directory" in proc.stderr
+    assert cell.run("qstat").stdout == ""

@@ -149,6 +149,13 @@ class Condor:
         if self.machines.changed:
             state.need_publish = True
 
+    def claim_started(self, state, now, hints=None):
+        """The tasks just started take their slots now (``follow`` would take them after
+        the pass), so that their shepherds know them (``daemon.jobside``); ``hints``:
+        the slots the pass chose for some (``Decisions.slots``)."""
+        if self.ctx is not None:
+            self.machines.claim_new(self.ctx, now, hints)
+
     def due(self, now):
         wake = self.machines.next_wake
         return wake is not None and wake <= now

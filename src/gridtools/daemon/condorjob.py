@@ -516,11 +516,13 @@ def hold_changed(state, job, number, before):
 KILLING_TIMEOUT = 30.0
 
 
-def adjust_plan(plan, job, number):
+def adjust_plan(plan, job, number, thread_names=None):
     """The execution plan of an HTCondor proc: its own command, arguments, working
-    directory, environment and streams from its ad; a scratch folder with copies of
-    its input files when it transfers files; KillSig when it is stopped, RemoveKillSig
-    (when it has one) when it is removed."""
+    directory, environment and streams from its ad, with what HTCondor's starter adds
+    (``daemon.jobside``; ``thread_names``: its thread-count variables); a scratch
+    folder with copies of its input files when it transfers files; KillSig when it is
+    stopped, RemoveKillSig (when it has one) when it is removed."""
+    from gridtools.daemon import jobside
     from gridtools.formats.condor.spec import run_facts, signal_of
     facts = run_facts(proc_ad(job, number))
     plan["exec"], plan["argv"] = facts["command"], [facts["command"]] + list(facts["args"])
@@ -530,6 +532,8 @@ def adjust_plan(plan, job, number):
     env.update({"PWD": facts["iwd"], "SGE_CWD_PATH": facts["iwd"], "_CONDOR_JOB_IWD": facts["iwd"],
                 "_CONDOR_SCRATCH_DIR": env.get("TMPDIR", facts["iwd"]),
                 "CONDOR_ID": f"{job.id}.{_proc(number)}"})
+    jobside.environment(env, facts["env"], jobside.job_cpus(job, plan.get("granted")),
+                        jobside.THREAD_VARS if thread_names is None else thread_names)
     plan["env"] = env
     plan["stdin"], plan["stdout"], plan["stderr"] = facts["stdin"], facts["stdout"], facts["stderr"]
     plan["join"] = False

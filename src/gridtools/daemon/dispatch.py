@@ -12,7 +12,7 @@ import signal
 import time
 
 from gridtools import cell
-from gridtools.daemon import apply, condorjob, crash, devices, execd, parnodes, petask, view
+from gridtools.daemon import apply, condorjob, crash, devices, execd, jobside, parnodes, petask, view
 from gridtools.exec import ckpt, client, launch, load, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
@@ -107,7 +107,7 @@ class Dispatcher:
             plan["interactive"] = {"client": qrsh_client or spec.get("client"),
                                    "handshake_timeout": _handshake_timeout(conf, host)}
         if spec.get("condor_ad"):
-            condorjob.adjust_plan(plan, job, number)
+            condorjob.adjust_plan(plan, job, number, jobside.thread_names(self.state.condor))
         plan.update(_pe_procedures(spec, conf, ctx))
         _add_queue_methods(plan, spec, conf, q, plan_mod.job_shell(spec, ctx))
         return plan
@@ -156,7 +156,7 @@ class Dispatcher:
         if parnodes.is_parallel(job):          # and its other nodes, one per granted slot
             parnodes.start_nodes(self.state, self, job, number, time.time())
 
-    def start_all(self, starts, now):
+    def start_all(self, starts, now, slots=None):
         """Dispatch decided tasks: persist all their states once, then fork the shepherds.
 
         A task whose new state could not be written (a full disk) is not started:
@@ -174,6 +174,7 @@ class Dispatcher:
                 self.state.log(f"E|cannot start job {job.id}.{start.task}: {exc!r}")
                 self.state.start_retry_at = now + START_RETRY     # a full disk may free up
         if ready:
+            jobside.finish_plans(self.state, ready, now, slots)
             self.state.flush(only={job.id for job, *_rest in ready})
         crash.point("start")
         for job, number, plan, tdir in ready:

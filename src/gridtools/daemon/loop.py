@@ -401,7 +401,7 @@ class Daemon:
             self.memo = (view.order_epoch(state), decisions.memo) if decisions.memo is not None else None
         crash.point("pass")
         self.control.load_blocked = decisions.load_alarms
-        self.dispatcher.start_all(decisions.starts, now)
+        self.dispatcher.start_all(decisions.starts, now, decisions.slots)
         arreq.kill(state, self.dispatcher, decisions.kills, now)
         self._reject_immediate(decisions, now)
         self._keep(decisions)

@@ -130,6 +130,12 @@ class Machines:
         # which would leave the loop a wake-up in the past for the task's whole run)
         self.next_wake = min((r.due for n, r in self.slots.items() if self._evaluated(n, r)), default=None)
 
+    def claim_new(self, ctx, now, hints=None):
+        """Only the claims of the tasks that started (``update`` without evaluating the
+        policies of the slots that are due)."""
+        self._layout(ctx, now)
+        self._sync(ctx, now, hints or {})
+
     def _evaluated(self, name, rec):
         """Whether the policy is evaluated on slot ``name``: a free slot, or the first of the
         slots a task holds (the others follow it)."""

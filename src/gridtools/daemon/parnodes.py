@@ -68,7 +68,7 @@ def for_node(plan, node, count):
 def start_nodes(state, dispatcher, job, number, now):
     """Start nodes 1 .. N-1 of a parallel universe job whose task ``number`` (node 0)
     was just launched."""
-    from gridtools.daemon import petask
+    from gridtools.daemon import jobside, petask
     from gridtools.exec import tasklock
     from gridtools.formats import spoolyaml
     from gridtools.spool import jobs as jobstore
@@ -80,6 +80,7 @@ def start_nodes(state, dispatcher, job, number, now):
     sizes = {"NSLOTS": str(len(slots)), "NHOSTS": str(len({h for _q, h, _n in task.granted})),
              "NQUEUES": str(len(task.granted))}
     base = max([n for n, _path in petask.folders(folder)] + [0])   # (an earlier run's stay)
+    claimed = _claimed_slots(state, job, number, slots)
     for node, (queue, host) in enumerate(slots[1:], 1):
         tdir = os.path.join(folder, f"pe.{base + node}")
         try:
@@ -93,6 +94,7 @@ def start_nodes(state, dispatcher, job, number, now):
             petask.own_tmpdir(plan, job, number, tdir)
             if plan["env"].get("_CONDOR_SCRATCH_DIR") == before:
                 plan["env"]["_CONDOR_SCRATCH_DIR"] = plan["env"]["TMPDIR"]
+            jobside.add_files(plan, job, number, state.condor, claimed[node])
             info = {"host": host, "start": now, "queue": queue, "node": node}
             atomic_write(os.path.join(tdir, petask.INFO_FILE), spoolyaml.dump(info), fsync=False)
         except Exception as exc:  # noqa: BLE001 - one node that cannot start must not stop the rest
@@ -103,6 +105,21 @@ def start_nodes(state, dispatcher, job, number, now):
         dispatcher.execution.run_plan(plan, tdir, host)
     if len(slots) > 1:
         state.log(f"I|job {job.id}.{number}: nodes 1..{len(slots) - 1} of {len(slots)} started")
+
+
+def _claimed_slots(state, job, number, slots):
+    """The slot each node holds (None where it is not known), in the order of ``slots``
+    (``node_slots``): the slots the task claimed, each node taking the first one of
+    its host no earlier node took."""
+    machines = state.condor.machines if state.condor is not None else None
+    names = list(machines.tasks.get((job.id, number)) or ()) if machines is not None else []
+    found = []
+    for _queue, host in slots:
+        name = next((n for n in names if n.rpartition("@")[2] == host), None)
+        if name is not None:
+            names.remove(name)
+        found.append(name)
+    return found
 
 
 def _policy(job, number):

@@ -145,6 +145,7 @@ class Shepherd:
         self._own_file("pid", f"{os.getpid()}\n")
         self._own_file("error", "")
         made = self._make_tmpdir()
+        self._write_ad_files(made)
         self._keep_file("environment", "".join(f"{k}={v}\n" for k, v in plan["env"].items()
                                                if "\n" not in f"{k}{v}"))
         try:
@@ -176,8 +177,20 @@ class Shepherd:
             return None
         for env in (plan["env"], plan.get("proc_env")):
             if env is not None:
+                if env.get("_CONDOR_SCRATCH_DIR") and env["_CONDOR_SCRATCH_DIR"] == env.get("TMPDIR"):
+                    env["_CONDOR_SCRATCH_DIR"] = path   # (a fallback folder: the scratch dir too)
                 env["TMPDIR"] = env["TMP"] = path
         return path
+
+    def _write_ad_files(self, made):
+        """An HTCondor job's ad files (``plan["ad_files"]``) in its TMPDIR ``made``
+        (``tmpdir.write_files``); the variables that name them are set for those written."""
+        files = self.plan.get("ad_files")
+        if files and made:
+            written, faults = tmpdir.write_files(made, files, self.plan["uid"], self.plan["gid"])
+            self.plan["env"].update(written)
+            for fault in faults:
+                self.trace(fault)
 
     def _stage_in(self, made):
         """An HTCondor job that transfers files runs in its TMPDIR with copies of its
@@ -211,6 +224,7 @@ class Shepherd:
             self.result["output_failure"] = dict(missing, step=transfer.STEP_OUTPUT)
 
     def _remove_tmpdir(self, path):
+        tmpdir.remove_files(path, self.plan.get("ad_files"))    # (a folder left empty is kept)
         try:
             tmpdir.remove(self.plan["tmpdir"], path, keep=self.reuse)
         except OSError as exc:

@@ -231,3 +231,43 @@ def remove(spec, path, keep=False):
             os.close(cell_fd)
     finally:
         os.close(base_fd)
+
+
+def write_files(path, files, uid, gid):
+    """Write ``files`` ([name, variable, text] each: an HTCondor job's ad files) into the
+    task's folder ``path``, owned by uid:gid, mode 0600, each made new: nothing there is
+    followed or overwritten. Returns ({variable: the file's path} of those written, the
+    faults met, one sentence each)."""
+    written, faults = {}, []
+    try:
+        folder = os.open(path, _DIR | os.O_NOFOLLOW)
+    except OSError as exc:
+        return written, [f"cannot write files in {path}: {exc}"]
+    try:
+        for name, variable, text in files:
+            name = os.path.basename(name)
+            try:
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                             0o600, dir_fd=folder)
+            except OSError as exc:
+                faults.append(f"cannot write {name} in {path}: {exc}")
+                continue
+            try:
+                if os.geteuid() == 0 and uid != 0:
+                    os.fchown(fd, uid, gid)
+                os.write(fd, text.encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+            written[variable] = os.path.join(path, name)
+    finally:
+        os.close(folder)
+    return written, faults
+
+
+def remove_files(path, files):
+    """Remove what ``write_files`` wrote (entries of those names) from folder ``path``."""
+    for name, _variable, _text in files or ():
+        try:
+            os.unlink(os.path.join(path, os.path.basename(name)))
+        except OSError:
+            pass

@@ -88,14 +88,23 @@ def _fifos():
     return folder, paths
 
 
-def build_request(argv, cwd):
-    req = options.fresh_request()
-    ctx = options.Context("qrsh", cwd)
-    options.parse(submit.default_request_words(cwd), req, ctx, allowed=("all",), stop_at_arg=False)
+def _immediate(req):
     req["now"] = True
-    rest = options.parse(list(argv), req, ctx, allowed=("all", "submit"))
-    submit.check_request(req, new_job=True)
-    return req, rest
+
+
+def build_request(argv, cwd):
+    """(request, script bytes or None, the words after the options). qrsh applies -b y
+    unless told otherwise; with ``-b n`` its command is a script, read here (it must be
+    readable on the submit host), sent with the job, and searched for ``#$``
+    directives, as qsub does (``qsub.build``)."""
+    from gridtools.cli.sge import qsub
+    req, script, _client, name, command, args = qsub.build(
+        argv, None, "qrsh", cwd, allowed=("all", "submit"), binary=True, preset=_immediate, in_files=("all",))
+    if script is None:
+        rest = [command] + list(args) if command is not None else []
+    else:
+        rest = [name] + list(args)
+    return req, script, rest
 
 
 def job_name(command):
@@ -111,26 +120,32 @@ def job_name(command):
 LOGIN_NAME = "QRLOGIN"
 
 
-def _submit(req, rest, paths, cwd):
+def _submit(req, rest, paths, cwd, script=None):
+    """Submit qrsh's job: its command (``rest``), or with ``script`` (qrsh -b n) the
+    script ``rest[0]`` with arguments ``rest[1:]``."""
     from gridtools.exec import client
     from gridtools.spool import ids
     command = rest[0] if rest else os.environ.get("SHELL", "/bin/sh")
     args = rest[1:] if rest else ["-i"]
     if not req.get("name"):
-        req["name"] = job_name(command) if rest else LOGIN_NAME
-    req.update(binary=True, interactive=True,
+        if script is not None:
+            req["name"] = os.path.basename(command) or "QRSH"
+        else:
+            req["name"] = job_name(command) if rest else LOGIN_NAME
+    req.update(binary=script is None, interactive=True,
                stdin=[[None, paths["stdin"]]], stdout=[[None, paths["stdout"]]],
                stderr=[[None, paths["stderr"]]], join=False)
     req["env"] = dict(req["env"], QRSH_COMMAND=" ".join([command] + args))
     if "TERM" not in req["env"] and os.environ.get("TERM"):
         req["env"]["TERM"] = os.environ["TERM"]         # the caller's terminal, as Grid Engine's qrsh
-    spec = submit.finish_spec(req, 1, command, cwd, args, command=command)
-    spec["job_script"] = "QRSH"
+    spec = submit.finish_spec(req, 1, command, cwd, args, command=command if script is None else None)
+    if script is None:
+        spec["job_script"] = "QRSH"
     spec["client"] = client.identity()
-    submit.check_spec(spec)
+    submit.check_spec(spec, script)
     submit.check_like_daemon(req)
     spec["id"] = ids.allocate("job")[0]
-    tell("submit", {"job": spec})
+    tell("submit", {"job": spec}, script=script)
     return spec
 
 
@@ -244,7 +259,7 @@ def main(argv, prog="qrsh"):
         if at >= 0:
             return qrsh_inherit.main(argv[:at] + argv[at + 1:], prog)
     try:
-        req, rest = build_request(argv, cwd)
+        req, script, rest = build_request(argv, cwd)
         from gridtools.cli import cellinit
         cellinit.ensure_cell()
     except submit.Rejected as exc:
@@ -258,7 +273,7 @@ def main(argv, prog="qrsh"):
     try:
         folder, paths = _fifos()
         with _signals_held():
-            spec = _submit(req, rest, paths, cwd)
+            spec = _submit(req, rest, paths, cwd, script)
         return run_job(spec, Relay(paths))
     except submit.Rejected as exc:
         sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")

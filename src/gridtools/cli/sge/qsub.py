@@ -44,30 +44,42 @@ def _without_prefix_option(words):
     return out
 
 
-def build(argv, stdin=None, prog="qsub", cwd=None):
-    """Parse everything and return (spec without id, script bytes, client flags)."""
+#: the options qsub takes (options.parse's ``allowed``)
+EVERYTHING = ("all", "submit", "cli")
+
+
+def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=False, preset=None,
+          in_files=None):
+    """Parse everything and return (spec without id, script bytes, client flags, job
+    name, command, arguments). Also qrsh's: ``allowed`` its options (``in_files``
+    those of the sge_request files, when others), ``binary`` its default for -b (y),
+    ``preset(req)`` its defaults that the request files do not change but directives
+    and the command line do."""
     cwd = cwd or posix.getcwd()
     probe_ctx = options.Context(prog, cwd)
     probe = options.fresh_request()
-    rest = options.parse(list(argv), probe, probe_ctx)
+    probe["binary"] = binary
+    rest = options.parse(list(argv), probe, probe_ctx, allowed=allowed)
     binary = probe["binary"]
     prefix = probe_ctx.client.get("prefix", "#$")
     script = None
     directives = []
     if binary:
-        if not rest:
+        if not rest and prog == "qsub":
             raise UsageError("no command given for -b y")
     else:
         script = submit.read_script(rest[0] if rest else None, stdin)
         text = script.decode("utf-8", "replace")
         directives = _without_prefix_option(script_directives(text, prefix))
     req = options.fresh_request()
+    req["binary"] = binary
     ctx = options.Context(prog, cwd)
-    everything = ("all", "submit", "cli")
-    options.parse(submit.default_request_words(cwd), req, ctx, allowed=everything, stop_at_arg=False)
+    options.parse(submit.default_request_words(cwd), req, ctx, allowed=in_files or allowed, stop_at_arg=False)
     ctx.soft = False
+    if preset is not None:
+        preset(req)
     if directives:
-        left = options.parse(directives, req, ctx, allowed=everything)
+        left = options.parse(directives, req, ctx, allowed=allowed)
         if left:
             raise UsageError(f'invalid option argument "{left[0]}" in script directive')
         ctx.soft = False
@@ -75,10 +87,10 @@ def build(argv, stdin=None, prog="qsub", cwd=None):
     # only from the command line (Nextflow writes "#$ -terse" into every job script)
     ctx.client.pop("terse", None)
     ctx.client.pop("prefix", None)
-    options.parse(list(argv), req, ctx)
+    options.parse(list(argv), req, ctx, allowed=allowed)
     submit.check_request(req, new_job=True)
     if binary:
-        name, command, args = rest[0], rest[0], rest[1:]
+        name, command, args = (rest[0], rest[0], rest[1:]) if rest else (None, None, [])
     else:
         name = rest[0] if rest and rest[0] != "-" else "STDIN"
         command, args = None, rest[1:]

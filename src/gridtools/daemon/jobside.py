@@ -1,0 +1,110 @@
+"""What HTCondor's starter gives a job besides its own environment.
+
+An HTCondor job (one with an ad: condor_submit's, vanilla or parallel
+universe) sees, as under HTCondor's starter:
+
+- ``BATCH_SYSTEM=HTCondor``;
+- the thread-count variables (condor_config's STARTER_NUM_THREADS_ENV_VARS,
+  HTCondor 24's list by default) set to the number of CPUs the job was given
+  on its host (its slot's Cpus: request_cpus), each one the job's own
+  ``environment`` (or ``getenv``) does not set already;
+- ``_CONDOR_SLOT``, the name of its slot without the host (``slot1``,
+  ``slot1_1`` for a dynamic slot);
+- ``_CONDOR_JOB_AD`` and ``_CONDOR_MACHINE_AD``: files ``.job.ad`` and
+  ``.machine.ad`` in its scratch directory (``_CONDOR_SCRATCH_DIR``, its
+  TMPDIR) holding its ad as ``condor_q -l`` shows it to its owner and its
+  slot's ad as ``condor_status -l`` shows it, both as of its start.
+
+The daemon claims the slots of the HTCondor jobs a pass starts before their
+shepherds are started (``Dispatcher.start_all``), so that the slot's name and
+ad are known; the shepherd writes the two files into the TMPDIR it made,
+owned by the job's owner and readable by nobody else, before the job runs,
+and removes them when the job is over (``exec.shepherd``).
+"""
+
+#: HTCondor 24's default STARTER_NUM_THREADS_ENV_VARS
+THREAD_VARS = ("CUBACORES", "GOMAXPROCS", "JULIA_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+               "OMP_NUM_THREADS", "OMP_THREAD_LIMIT", "OPENBLAS_NUM_THREADS", "ROOT_MAX_THREADS",
+               "TF_LOOP_PARALLEL_ITERATIONS", "TF_NUM_THREADS")
+#: the files of the job's scratch directory, and the variables that name their paths
+JOB_AD, MACHINE_AD = ".job.ad", ".machine.ad"
+VARIABLES = {JOB_AD: "_CONDOR_JOB_AD", MACHINE_AD: "_CONDOR_MACHINE_AD"}
+
+
+def thread_names(condor):
+    """The thread-count variables: condor_config's STARTER_NUM_THREADS_ENV_VARS (names
+    split at commas and blanks), HTCondor's default list where it is unset."""
+    text = condor.conf.get("STARTER_NUM_THREADS_ENV_VARS") if condor is not None else None
+    if text is None:
+        return THREAD_VARS
+    return tuple(name for name in text.replace(",", " ").split() if name)
+
+
+def job_cpus(job, granted):
+    """The CPUs a task (granted ``granted``) was given on its (first) host: its slot's
+    Cpus; 1 for each node of a parallel universe job (a slot per node)."""
+    from gridtools.formats.condor.jobattrs import PARALLEL
+    if not granted or job.spec.get("universe") == PARALLEL:
+        return 1
+    host = granted[0][1]
+    return sum(int(slots) for _queue, where, slots in granted if where == host) or 1
+
+
+def environment(env, own, cpus, names=THREAD_VARS):
+    """Add the starter's variables to ``env`` (a job's environment; ``own``: the names
+    the job's ``environment`` sets, which win over the thread counts)."""
+    env["BATCH_SYSTEM"] = "HTCondor"
+    for name in names:
+        if name not in own:
+            env[name] = str(cpus)
+
+
+def slot_variable(slot):
+    """``_CONDOR_SLOT`` of slot ``slot1_1@host``: ``slot1_1``."""
+    return slot.partition("@")[0]
+
+
+def long_form(ad):
+    """``Name = value`` lines, sorted by name as condor_status -l prints them."""
+    return "".join(f"{name} = {ad.lookup(name).unparse(True)}\n" for name in sorted(ad, key=str.lower))
+
+
+def add_files(plan, job, number, condor, slot):
+    """Give the plan of task ``number`` of HTCondor job ``job`` (which holds ``slot``,
+    its first slot, or None) its ad files (``plan["ad_files"]``: [name, the variable
+    naming it, text] each, for the shepherd to write) and ``_CONDOR_SLOT``."""
+    from gridtools.daemon import condorjob
+    files = {JOB_AD: str(condorjob.proc_ad(job, number))}
+    ctx = condor.ctx if condor is not None else None
+    machine = ctx.slot_ad(slot) if ctx is not None and slot else None
+    if machine is not None:
+        files[MACHINE_AD] = long_form(machine)
+    if slot:
+        plan["env"]["_CONDOR_SLOT"] = slot_variable(slot)
+    plan["ad_files"] = [[name, VARIABLES[name], text] for name, text in files.items()]
+
+
+def finish_plans(state, ready, now, slots=None):
+    """The last touches of the plans of a pass's starts (``ready``: (job, number, plan,
+    task folder) each): the slots of its HTCondor jobs are claimed now, before their
+    shepherds start, so that each gets its slot's name and its ad files (``add_files``),
+    and its plan is written again when an execution daemon reads it. ``slots``: the
+    slots the pass chose for some starts (``Decisions.slots``)."""
+    from gridtools.daemon import condorjob, execd
+    condor = state.condor
+    if condor is None or not any(condorjob.is_condor(job) for job, *_rest in ready):
+        return
+    try:
+        condor.claim_started(state, now, slots)
+    except Exception as exc:  # noqa: BLE001 - the next pass claims them then
+        state.log(f"E|cannot claim the slots of the jobs starting now: {exc!r}")
+    for job, number, plan, tdir in ready:
+        if not condorjob.is_condor(job):
+            continue
+        try:
+            add_files(plan, job, number, condor, condor.machines.slot_of((job.id, number)))
+            if execd.registered(plan["granted"][0][1]):
+                from gridtools.exec import launch
+                launch.write_plan(tdir, plan)    # written again, with them
+        except Exception as exc:  # noqa: BLE001 - the job runs without them
+            state.log(f"E|job {job.id}.{number}: cannot make its ad files: {exc!r}")
