@@ -47,28 +47,15 @@ class Scores:
     Held waiting rows and error rows were not considered by the scheduler: their
     numbers are zero, as in Grid Engine (a running task keeps its numbers when
     it is held). Urgency is normalized over the considered
-    rows, POSIX priority over the considered pending ones (clipped to 0..1 for
-    a running one), as the scheduler normalizes them (sched.priority); tickets
-    are not used, so every considered row has 0.5 normalized tickets.
+    rows; tickets are not used, so every considered row has 0.5 normalized
+    tickets.
     """
 
     def __init__(self, snap):
         self.jobs = snap["jobs"]
-        considered = [r for r in snap["rows"] if self.considered(r)]
-        urgs = [self._urg(r)[0] for r in considered]
+        urgs = [self._urg(r)[0] for r in snap["rows"] if self.considered(r)]
         self.low = min(urgs) if urgs else 0.0
         self.high = max(urgs) if urgs else 0.0
-        posix = [self._posix(r) for r in considered if r["state"] not in qstatus.ACTIVE]
-        self.posix = (min(posix), max(posix)) if posix else (0, 0)
-
-    def _posix(self, row):
-        return int(self.jobs.get(row["id"], {}).get("priority", 0))
-
-    def _npprior(self, priority):
-        low, high = self.posix
-        if high - low < 0.00001:
-            return 0.5
-        return min(1.0, max(0.0, (priority - low) / (high - low)))
 
     @staticmethod
     def considered(row):
@@ -92,7 +79,7 @@ class Scores:
             return self._published(scores, order)
         urg = self._urg(row)
         scores.update(urg=urg[0], rrcontr=urg[1], wtcontr=urg[2], dlcontr=urg[3], ntckts=0.5,
-                      npprior=self._npprior(priority))
+                      npprior=(priority + 1024) / 2048.0)
         span = self.high - self.low
         scores["nurg"] = (urg[0] - self.low) / span if span else 0.5
         return scores
