@@ -191,7 +191,7 @@ def test_suspend_thresholds_suspend_nsuspend_jobs_per_interval(cell, workdir):
     pids = [job_pid(cell, jid) for jid in jobs]
     set_attr(cell, "all.q", "slots", "3")
     set_attr(cell, "all.q", "nsuspend", "1")
-    set_attr(cell, "all.q", "suspend_interval", "0:0:3")
+    set_attr(cell, "all.q", "suspend_interval", "0:0:4")    # (2 s of it left to noticing each step late)
     began = time.time()
     set_attr(cell, "all.q", "suspend_thresholds", "np_load_avg=0")
     wait_for(lambda: "A" in queue_letters(cell, Q))
