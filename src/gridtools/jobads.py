@@ -39,6 +39,11 @@ from gridtools.records import ClosedSet
 VANILLA = 5
 #: HTCondor's parallel universe (formats.condor.jobattrs.PARALLEL)
 PARALLEL_UNIVERSE = 11
+#: what only a job's owner (and root) sees of its ad: its command's path, arguments,
+#: environment and files (condor_q and condor_history leave them out of another user's
+#: ads; the daemon writes them to no file other users read)
+PRIVATE_ATTRS = ("Cmd", "Arguments", "Args", "Environment", "Env", "Iwd", "Out", "Err", "In", "UserLog",
+                 "TransferInput", "TransferOutput", "TransferOutputRemaps")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
 #: Grid Engine requests that name the execution host

@@ -92,9 +92,10 @@ def _daemon_running():
     return daemonctl.running()
 
 
-def _job_parts(job_ids):
-    """(rows, info) of the given jobs, read from the spool."""
-    from gridtools.spool.rows import ad_done_of, job_info, job_rows
+def _job_parts(job_ids, private):
+    """(rows, info) of the given jobs, read from the spool (those the caller may read:
+    their private facts go to ``private``, job id -> facts)."""
+    from gridtools.spool.rows import ad_done_of, job_info, job_rows, private_facts
     from gridtools.model.job import Job
     from gridtools.spool import jobs as jobstore
     from gridtools.formats import spoolyaml
@@ -112,14 +113,18 @@ def _job_parts(job_ids):
     for job in jobs:
         rows.extend(job_rows(job, 0.0, live, ad_done_of(job, live, by_id.get)))
         info[job.id] = job_info(job, None)
+        mine = private_facts(job)
+        if mine is not None:
+            private[job.id] = mine
     return rows, info
 
 
 def _from_spool():
     from gridtools.spool import jobs as jobstore
-    rows, info = _job_parts(jobstore.list_ids())
+    private = {}
+    rows, info = _job_parts(jobstore.list_ids(), private)
     return {"time": 0.0, "rows": rows, "jobs": info, "queues": [], "hosts": {}, "reasons": {},
-            "exechosts": []}
+            "exechosts": [], "private": private}
 
 
 def _reconcile(snap):
@@ -138,7 +143,7 @@ def _reconcile(snap):
             del known[job_id]
     unknown = sorted(stored - set(known) - _deleted_in_journal())
     if unknown:
-        rows, info = _job_parts(unknown)
+        rows, info = _job_parts(unknown, snap.setdefault("private", {}))
         snap["rows"].extend(rows)
         known.update(info)
 
@@ -230,8 +235,11 @@ def _add_unprocessed(snap, spec):
         "urgency": [0.0, 0.0, 0.0, 0.0], "deadline": None, "array": bool(rng), "tasks": rng,
         "account": spec.get("account") or "sge", "ar": spec.get("ar")}
     from gridtools.model.job import Job
-    from gridtools.spool.rows import condor_info
-    snap["jobs"][spec["id"]]["condor"] = condor_info(Job(spec))
+    from gridtools.spool.rows import condor_info, private_facts
+    job = Job(spec)
+    snap["jobs"][spec["id"]]["condor"] = condor_info(job)
+    if private_facts(job) is not None:
+        snap.setdefault("private", {})[spec["id"]] = private_facts(job)
     spec = dict(spec, **found)
     snap["jobs"][spec["id"]]["predecessors"] = spec["predecessors"]
     snap["jobs"][spec["id"]]["ad_predecessors"] = spec["ad_predecessors"]

@@ -14,9 +14,14 @@ are not kept waiting behind thousands of ads.
 
 A task that ran names the slot its last run left (``LastRemoteHost``, as
 HTCondor's schedd sets it; a job that held no slot of its own: the queue
-instance it ran in). The file is readable by everyone (as HTCondor's is);
-the ``Environment`` of a job is left out. When it passes MAX_HISTORY bytes it is renamed to
-``history.old`` (the one rotation kept) and a new one begun.
+instance it ran in). The file is readable by everyone (as HTCondor's is),
+and holds what every user may see of a job: its private attributes
+(``jobads.PRIVATE_ATTRS``: command path, arguments, files; not the
+``Environment``, kept nowhere) are appended instead, with the job's
+ClusterId, ProcId and GlobalJobId, to ``history.private/<uid>``, readable by
+the job's owner only, which condor_history joins to the job's ad for its
+owner and root. When a file passes MAX_HISTORY bytes it is renamed to
+``.old`` (the one rotation kept) and a new one begun.
 """
 
 import os
@@ -27,8 +32,10 @@ from gridtools.spool import files
 
 #: bytes after which the history file is rotated (HTCondor's MAX_HISTORY_LOG)
 MAX_HISTORY = 20 * 1024 * 1024
-#: attributes not written to the history (private to the job's owner)
+#: attributes not written to the history at all (private to the job's owner)
 PRIVATE = ("Environment", "Env")
+#: what a private record names its job by
+_KEYS = ("ClusterId", "ProcId", "GlobalJobId")
 #: most ads one pass makes and appends
 SLICE = 500
 
@@ -80,7 +87,7 @@ def write(state, most=None):
     """Append the final ads of the tasks noted (the first ``most`` of them), in one write."""
     if state.history:
         noted, state.history = state.history[:most], state.history[len(state.history[:most]):]
-        append(state, [final_ad(job, number) for job, number in noted])
+        append(state, [final_ad(job, number) for job, number in noted], [job.spec for job, _n in noted])
         for job, number in noted:
             _forget_slot(job, number)
 
@@ -94,15 +101,44 @@ def _forget_slot(job, number):
         del tasks[str(number)]
 
 
-def append(state, final_ads):
+def private_dir():
+    return cell.spool("history.private")
+
+
+def _split(ad, spec, private):
+    """Move the private attributes of ``ad`` to the text of its owner's record in
+    ``private`` (uid -> (gid, [texts]))."""
+    from gridtools.classad import ClassAd
+    from gridtools.jobads import PRIVATE_ATTRS
+    mine = [(name, ad.lookup(name)) for name in PRIVATE_ATTRS if name in ad]
+    for name, _expr in mine:
+        del ad[name]
+    if not mine or spec.get("uid") is None:
+        return
+    record = ClassAd([(name, ad.lookup(name)) for name in _KEYS if name in ad] + mine)
+    entry = private.setdefault(int(spec["uid"]), (int(spec.get("gid") or 0), []))
+    entry[1].append(f"{record}{banner(ad)}")
+
+
+def _append(target, text, mode=0o644, owner=None):
+    if os.path.exists(target) and os.path.getsize(target) > MAX_HISTORY:
+        os.replace(target, target + ".old")
+    files.append_text(target, text.encode("utf-8", "backslashreplace"), mode=mode, owner=owner)
+
+
+def append(state, final_ads, specs=None):
     if not final_ads:
         return
+    private = {}
+    for ad, spec in zip(final_ads, specs or ()):
+        _split(ad, spec, private)
     text = "".join(f"{ad}{banner(ad)}" for ad in final_ads)
-    target = path()
     try:
-        if os.path.exists(target) and os.path.getsize(target) > MAX_HISTORY:
-            os.replace(target, target + ".old")
-        files.append_text(target, text.encode("utf-8", "backslashreplace"))
+        _append(path(), text)
+        if private:
+            files.makedirs(private_dir(), 0o711)
+        for uid, (gid, texts) in private.items():
+            _append(os.path.join(private_dir(), str(uid)), "".join(texts), mode=0o400, owner=(uid, gid))
     except OSError as exc:
         state.log(f"E|cannot append to the job history: {exc.strerror}")
     except SpoolError as exc:

@@ -17,7 +17,7 @@ from gridtools.formats.sge import states as state_letters
 from gridtools.model import shared
 from gridtools.sched.snapshot import QState
 from gridtools.spool import listing, status as spool_status
-from gridtools.spool.rows import ad_done_of, condor_info, job_info, job_rows
+from gridtools.spool.rows import ad_done_of, condor_info, job_info, job_rows, private_facts
 
 #: the job listing's builder and renderer, kept from one snapshot to the next (the
 #: builder's facts objects and the renderer's lines of runs that did not change)
@@ -259,11 +259,14 @@ def task_hard(state):
 def publish(state, snap_queues, loads, now=None):
     now = now or time.time()
     live = state.live_ids()
-    rows, info = [], {}
+    rows, info, private = [], {}, {}
     ORDER_FACTS.begin()
     for job in state.jobs.values():
         job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live, state.jobs)
         rows.extend(job_rows_)
+        mine = private_facts(job)
+        if mine is not None:
+            _owner_facts(private, job.spec)[job.id] = mine
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,
         "queues": queue_rows(state, snap_queues, loads),
@@ -279,4 +282,16 @@ def publish(state, snap_queues, loads, now=None):
     if state.condor is not None:
         snapshot.update(state.condor.published(state, None, loads, now))
     spool_status.publish(snapshot, *LISTING)
+    spool_status.publish_private(private)
     state.need_publish = False
+
+
+def _owner_facts(private, spec):
+    """The mapping of private facts (job id -> facts) of the owner of the job ``spec``."""
+    uid = spec.get("uid")
+    if uid is None:             # (no owner to give them to: they are not published)
+        return {}
+    entry = private.get(int(uid))
+    if entry is None:
+        entry = private[int(uid)] = (int(spec.get("gid") or 0), {})
+    return entry[1]

@@ -117,15 +117,19 @@ def write_new(path, data, mode, owner=None):
         raise SpoolError(f"cannot write {path}: {exc.strerror}") from None
 
 
-def append_text(path, data, mode=0o644):
+def append_text(path, data, mode=0o644, owner=None):
     """Append ``data`` to ``path`` (created when missing, never through a link) in one
-    write, so that a process killed meanwhile leaves all of it or none; not flushed."""
+    write, so that a process killed meanwhile leaves all of it or none; not flushed.
+    ``owner`` (uid, gid) is given the file (when run as root)."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     flags = posix.O_WRONLY | posix.O_CREAT | posix.O_APPEND | posix.O_NOFOLLOW | posix.O_CLOEXEC
     try:
         fd = posix.open(path, flags, mode)
         try:
+            if owner is not None and posix.geteuid() == 0 and posix.fstat(fd).st_uid != owner[0]:
+                posix.fchown(fd, owner[0], owner[1])
+                posix.fchmod(fd, mode)
             _write_all(fd, data)
         finally:
             posix.close(fd)

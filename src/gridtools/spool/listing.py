@@ -27,7 +27,8 @@ import time
 
 #: run fields
 ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(11)
-#: job fact fields: owner, name, and what condor_q shows: batch name, command, arguments,
+#: job fact fields: owner, name, and what condor_q shows: batch name, command's base name,
+#: arguments (always empty: they are private to the job's owner, see ``spool.status``),
 #: JobPrio, universe, whether it was submitted as ClassAds, the tasks it was submitted
 #: with, the HTCondor bookkeeping of its tasks (kept, hold, per task; None if none), of a
 #: DAG's manager the DAG's (total, done, failed) nodes (None for other jobs), and of a

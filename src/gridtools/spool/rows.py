@@ -142,15 +142,27 @@ def _compact(runs):
 
 def _description_facts(spec):
     """The part of ``condor_info`` its description alone decides (made once for it: the
-    per-proc facts of a large cluster take a parse of every proc's ad)."""
-    info = {"cmd": spec.get("command") or spec.get("script_name") or "",
-            "args": [str(a) for a in spec.get("args") or ()],
+    per-proc facts of a large cluster take a parse of every proc's ad), and the private
+    part (``private_facts``). ``cmd`` is what condor_q's CMD column shows first: the
+    command's base name, ``condor_dagman`` for a DAG's manager (its full path is
+    private, as its arguments are)."""
+    from gridtools import ospaths
+    command = spec.get("command") or spec.get("script_name") or ""
+    args = [str(a) for a in spec.get("args") or ()]
+    info = {"cmd": ospaths.basename(command) or command,
             "batch": spec.get("batch_name") if spec.get("condor_ad") else spec.get("name"),
             "prio": int(spec.get("job_prio") or 0), "universe": int(spec.get("universe") or 5),
             "ads": bool(spec.get("condor_ad"))}
+    if info["universe"] == _SCHEDULER and tuple(args[:4]) == DAGMAN_ARGS:
+        info["cmd"], args = "condor_dagman", args[4:]
+    private = {"args": args} if args else {}
     texts = spec.get("condor_ad")
     if isinstance(texts, list) and any(_names_proc_fact(text) for text in texts[1:]):
-        info["procs"] = _proc_facts(texts, info)
+        prios, own_args = _proc_facts(texts, info, args)
+        if prios:
+            info["procs"] = prios
+        if own_args:
+            private["procs"] = own_args
     first = (texts[0] if isinstance(texts, list) else texts) if texts else ""
     if info["universe"] == _SCHEDULER and first:
         dag = _dag_counts(first)
@@ -160,7 +172,23 @@ def _description_facts(spec):
         manager = _dag_manager(first)
         if manager:
             info["dagman"] = manager
-    return info
+    return info, private or None
+
+
+#: a DAGMan job (scheduler universe) runs ``python3 -m gridtools.cli.entry gridtools dagman
+#: ARGS``; its CMD reads ``condor_dagman ARGS``, as HTCondor's DAGMan job's does
+DAGMAN_ARGS = ("-m", "gridtools.cli.entry", "gridtools", "dagman")
+
+
+def private_facts(job):
+    """What condor_q shows of a job to its owner (and root) only, or None: the arguments
+    of its CMD column (``args``; ``procs``: task number as text -> those of the procs
+    whose own differ from proc 0's). The daemon publishes them in a file only the
+    owner reads (``spool.status.publish_private``), never in the status."""
+    held = job.spec_cache()
+    if held.condor_facts is None:
+        condor_info(job)
+    return held.private_facts
 
 
 def _dag_manager(text):
@@ -194,22 +222,24 @@ def _names_proc_fact(text):
     return any(name in lowered for name in _PROC_FACTS)
 
 
-def _proc_facts(texts, info):
-    """Task number (as text) -> {"args": [...], "prio": N} of the later procs of a
-    cluster whose arguments or JobPrio differ from proc 0's (``info``)."""
+def _proc_facts(texts, info, args):
+    """({task number as text: {"prio": N}}, {task number as text: [arguments]}) of the
+    later procs of a cluster whose JobPrio, or arguments, differ from proc 0's (``info``,
+    ``args``)."""
     from gridtools.formats.condor.spec import arguments
     from gridtools.jobads import proc_ad
-    found = {}
+    prios, own_args = {}, {}
     for number, text in enumerate(texts[1:], 2):
         if not _names_proc_fact(text):
             continue
         ad = proc_ad(tuple(texts), number)
         prio = ad.eval("JobPrio")
-        mine = {"args": [str(a) for a in arguments(ad)],
-                "prio": prio if type(prio) is int else info["prio"]}
-        if mine["args"] != info["args"] or mine["prio"] != info["prio"]:
-            found[str(number)] = mine
-    return found
+        mine = [str(a) for a in arguments(ad)]
+        if mine != args:
+            own_args[str(number)] = mine
+        if type(prio) is int and prio != info["prio"]:
+            prios[str(number)] = {"prio": prio}
+    return prios, own_args
 
 
 def job_info(job, decisions_urg):
@@ -232,19 +262,24 @@ def job_info(job, decisions_urg):
         "binding": spec.get("binding"), "masterq": list(spec.get("masterq") or []),
         "tc": spec.get("tc"), "override_tickets": int(spec.get("override_tickets") or 0),
         "jobshare": int(spec.get("jobshare") or 0), "condor": condor_info(job),
+        # not secrets (ls -l shows a uid, qstat -j of the owner the job's type and host):
+        # what other users' views show of the job in place of the private description
+        "uid": spec.get("uid"), "gid": spec.get("gid"), "binary": bool(spec.get("binary")),
+        "submit_host": spec.get("submit_host") or "", "uid_domain": spec.get("uid_domain") or "",
     }
 
 
 def condor_info(job):
-    """What condor_q shows of a job besides its rows: its command and arguments, batch
-    name, JobPrio and universe (proc 0's; ``procs`` the arguments and JobPrio of the
-    procs whose own differ), and the HTCondor bookkeeping of its tasks (hold reasons,
+    """What condor_q shows of a job besides its rows: its command's base name, batch
+    name, JobPrio and universe (proc 0's; ``procs`` the JobPrio of the procs whose own
+    differs; its arguments are private: ``private_facts``), and the HTCondor bookkeeping of its tasks (hold reasons,
     removals, the seconds of their earlier runs, finished tasks kept in the queue; see
     daemon.condorjob)."""
     held = job.spec_cache()
     if held.condor_facts is None:           # (one mapping for alike jobs: a daemon holds 10,000)
         from gridtools.model import shared
-        held.condor_facts = shared.alike(_description_facts(job.spec))
+        public, held.private_facts = _description_facts(job.spec)
+        held.condor_facts = shared.alike(public)
     info = dict(held.condor_facts)
     book = job.condor
     if book:

@@ -27,6 +27,12 @@ the job shares with jobs submitted alike (one object for all of them, its
 ``submit_time`` None), its submission time, and the facts of its place in
 the order (``urgency``, ``order``; one object for the jobs that stand
 alike). ``read`` returns them joined.
+
+The snapshot is world-readable: it carries what every user may see of every
+job. What only a job's owner (and root) sees in the queries that read it,
+the arguments of condor_q's CMD column, is published beside it in
+``spool/private/<uid>``, one file per user with jobs that have some (mode
+0400, owned by that user; ``publish_private``, ``read_private``).
 """
 
 import marshal
@@ -175,3 +181,64 @@ def mtime():
         return posix.stat(path()).st_mtime
     except OSError:
         return 0.0
+
+
+# ---------------------------------------------------------------- private facts
+
+#: uid -> the bytes last written to that user's private file
+_WRITTEN = {}
+
+
+def private_dir():
+    return cell.spool("private")
+
+
+def publish_private(by_uid):
+    """Write each user's private facts (``by_uid``: uid -> (gid, {job id: facts})) to
+    ``spool/private/<uid>``, readable by that user only, when they changed; remove the
+    files of users who have none any more."""
+    import os
+    from gridtools.spool.files import makedirs
+    folder = private_dir()
+    if not _WRITTEN:
+        makedirs(folder, 0o711)
+        stale = {name for name in os.listdir(folder) if name.isdigit()}
+    else:
+        stale = {str(uid) for uid in _WRITTEN}
+    for uid, (gid, facts) in by_uid.items():
+        stale.discard(str(uid))
+        blob = marshal.dumps(facts)
+        if _WRITTEN.get(uid) != blob:
+            atomic_write(os.path.join(folder, str(uid)), blob, mode=0o400, fsync=False, owner=(uid, gid))
+            _WRITTEN[uid] = blob
+    for name in stale:
+        _WRITTEN.pop(int(name), None)
+        try:
+            os.unlink(os.path.join(folder, name))
+        except FileNotFoundError:
+            pass
+
+
+def read_private(uid):
+    """{file's uid: {job id: private facts}} of the files the daemon published for user
+    ``uid`` (for every user for root); {} when there are none or they cannot be read. A
+    user may rewrite their own file: a reader other than its user trusts it only for
+    jobs of that uid."""
+    import posix
+    folder = private_dir()
+    try:
+        names = posix.listdir(folder) if uid == 0 else [str(uid)]
+    except OSError:
+        return {}
+    found = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"{folder}/{name}", "rb") as fh:
+                facts = marshal.loads(fh.read())
+        except (OSError, EOFError, ValueError, TypeError):
+            continue
+        if type(facts) is dict:
+            found[int(name)] = facts
+    return found

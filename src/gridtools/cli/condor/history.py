@@ -8,6 +8,12 @@ Reads the history file the daemon appends a job's final ad to when it
 leaves the queue (``spool/history`` and its rotation ``history.old``; see
 daemon.history), newest first unless ``-forwards``. The default table has
 a row per job: ID, OWNER, SUBMITTED, RUN_TIME, ST, COMPLETED, CMD.
+
+The history file holds what every user may see of a job; its private
+attributes (command path, arguments, files: ``jobads.PRIVATE_ATTRS``) are
+in a file of its owner's (``history.private/<uid>``, see daemon.history),
+joined to the job's ad for its owner and for root: another user's job shows
+exactly what condor_q shows of it, without them.
 """
 
 import os
@@ -132,6 +138,54 @@ def read_ads(paths):
     return found
 
 
+def private_files():
+    """(uid, path) of the private history files the caller may read: its own (every
+    user's for root)."""
+    from gridtools import cell
+    folder = cell.spool("history.private")
+    uid = os.getuid()
+    try:
+        names = sorted({n.split(".")[0] for n in os.listdir(folder)}) if uid == 0 else [str(uid)]
+    except OSError:
+        return []
+    return [(int(n), os.path.join(folder, n + suffix)) for n in names if n.isdigit() for suffix in (".old", "")]
+
+
+def _uid_of(name, known):
+    if name not in known:
+        import pwd
+        try:
+            known[name] = pwd.getpwnam(name).pw_uid if isinstance(name, str) else None
+        except KeyError:
+            known[name] = None
+    return known[name]
+
+
+def join_private(ads):
+    """Lay the private attributes the caller may read over the ads of their jobs (by
+    GlobalJobId, which names one run of one proc). A user may rewrite their own file:
+    its records are laid over the ads of that user's jobs only."""
+    by_id = {}
+    for uid, path in private_files():
+        try:
+            records = read_ads([path])
+        except InputError:
+            continue
+        for record in records:
+            key = record.eval("GlobalJobId")
+            if isinstance(key, str):
+                by_id[key] = (uid, record)
+    if not by_id:
+        return
+    known = {}
+    for ad in ads:
+        uid, record = by_id.get(ad.eval("GlobalJobId"), (None, None))
+        if record is not None and _uid_of(ad.eval("Owner"), known) == uid:
+            for name in record:
+                if name not in ("ClusterId", "ProcId", "GlobalJobId"):
+                    ad[name] = record.lookup(name)
+
+
 def select(opts, ads):
     sel = opts.selection
     exprs = Q.compile_constraints(sel.constraints) if sel.constraints else []
@@ -189,7 +243,10 @@ def main(argv, prog="condor_history"):
         if opts.help:
             sys.stdout.write(USAGE)
             return 0
-        ads = select(opts, read_ads(history_files(opts)))
+        ads = read_ads(history_files(opts))
+        if not opts.file:
+            join_private(ads)
+        ads = select(opts, ads)
         if opts.view == "long":
             out = formatting.long_ads(ads)
         elif opts.view == "json":

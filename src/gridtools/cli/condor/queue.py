@@ -65,23 +65,23 @@ class Proc:
         self.args, self.universe, self.slots, self.is_condor = args, universe, slots, is_condor
         self.wall, self.hosts = wall, None
         self._hold = hold           # [reason, code, subcode(, since)] of a held proc
-        self._source = None         # (row, job facts, condor facts, task number) when read lazily
+        self._source = None         # (row, job facts, condor facts, task number, snapshot) when read lazily
 
     @classmethod
-    def published(cls, row, info, cinfo, number, status):
+    def published(cls, row, info, cinfo, number, status, snap=None):
         proc = cls.__new__(cls)
         proc.cluster, proc.proc, proc.owner, proc.status = row["id"], number - 1, info["owner"], status
         proc.qdate, proc.batch = float(info.get("submit_time") or 0.0), cinfo.get("batch")
-        proc._hold, proc._source = None, (row, info, cinfo, number)
+        proc._hold, proc._source = None, (row, info, cinfo, number, snap)
         return proc
 
     def _fill(self):
-        row, info, cinfo, number = self._source
+        row, info, cinfo, number, snap = self._source
         self.wall = float(((cinfo.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS).get("wall") or 0.0)
         running = row["state"] in _RUNNING_STATES
         own = cinfo.get("procs")
         own = own.get(str(number)) if own else None
-        args = cinfo.get("args") if own is None else own["args"]
+        args = _private_args(snap, row["id"], number) if snap is not None else None
         self.start = float(row["time"]) if running else 0.0
         mine = (cinfo.get("tasks") or _NO_FACTS).get(str(number)) or _NO_FACTS
         self.host = ((mine.get("slot") or (row.get("queue") or "").partition("@")[2]) if running else "")
@@ -101,7 +101,7 @@ class Proc:
     @property
     def hold(self):
         if self._hold is None and self._source is not None and self.status == HELD:
-            row, _info, cinfo, number = self._source
+            row, _info, cinfo, number, _snap = self._source
             self._hold = _hold_of(row, cinfo, number)
         return self._hold
 
@@ -174,9 +174,36 @@ def procs(snap, clusters=None):
         for number in _numbers(row):
             status = _status(state, cinfo, number)
             if status is not None:
-                found.append(Proc.published(row, info, cinfo, number, status))
+                found.append(Proc.published(row, info, cinfo, number, status, snap))
     found.sort(key=_order)
     return found
+
+
+def private_facts(snap):
+    """{job id: private facts} of the jobs of ``snap`` the caller may see all of (its
+    own; everyone's for root): from the snapshot when the caller made it from the job
+    store, else from the files the daemon publishes for each user (read once)."""
+    found = snap.get("private_read")
+    if found is None:
+        from gridtools.spool import status as spool_status
+        jobs, found = snap.get("jobs") or _NO_FACTS, {}
+        for uid, facts in spool_status.read_private(posix.getuid()).items():
+            for job_id, mine in facts.items():
+                if (jobs.get(job_id) or _NO_FACTS).get("uid") == uid:     # (see read_private)
+                    found[job_id] = mine
+        found.update(snap.get("private") or ())
+        snap["private_read"] = found
+    return found
+
+
+def _private_args(snap, cluster, number):
+    """The arguments of a proc, when the caller may see them (else None)."""
+    mine = private_facts(snap).get(cluster)
+    if mine is None:
+        return None
+    own = mine.get("procs")
+    own = own.get(str(number)) if own else None
+    return own if own is not None else mine.get("args")
 
 
 def _order(proc):
@@ -299,23 +326,57 @@ class AdSource:
 def _public_spec(info, proc, own_hard=None):
     """A job description holding only what the status publishes of another user's job
     (``own_hard``: the requests of a running proc that asks otherwise than proc 0)."""
-    return {"id": proc.cluster, "owner": info["owner"], "name": info.get("name") or "",
+    spec = {"id": proc.cluster, "owner": info["owner"], "name": info.get("name") or "",
             "submit_time": info.get("submit_time") or 0, "priority": info.get("priority") or 0,
-            "script_name": proc.cmd, "pe": info.get("pe"), "project": info.get("project") or None,
+            "pe": info.get("pe"), "project": info.get("project") or None,
             "resources": {"hard": dict(own_hard if own_hard is not None else info.get("hard") or {})},
             "queues": {"hard": list(info.get("hard_queues") or [])},
             "stdout": [[None, "/dev/null"]], "stderr": [[None, "/dev/null"]]}
+    for key in ("submit_host", "uid_domain"):
+        if info.get(key):
+            spec[key] = info[key]
+    return spec
+
+
+#: what the ad of another user's job submitted as an ad leaves out besides its private
+#: parts (``jobads.PRIVATE_ATTRS``): what only that ad says (not published: made up
+#: from its requests, these could be false); its CPUs and memory are what it asked
+#: for (``_condor_requests``)
+_OWN_AD_ATTRS = ("RequestCpus", "RequestMemory", "RequestDisk", "Requirements", "Rank", "MinHosts",
+                 "MaxHosts", "NiceUser", "JobBatchName")
+
+
+def _condor_requests(ad, spec):
+    """RequestCpus and RequestMemory of a job submitted as an ad, from the requests it
+    became (formats.condor.spec: more than one CPU the parallel environment smp, memory
+    asked for a mem_free request); absent when they say nothing sure of it."""
+    from gridtools import jobads
+    pe = spec.get("pe")
+    if pe and pe[0] == "smp" and pe[1] == pe[2]:
+        ad["RequestCpus"] = int(pe[1])
+    elif not pe:
+        ad["RequestCpus"] = 1
+    memory = spec["resources"]["hard"].get("mem_free")
+    if memory is not None and jobads._megabytes(memory) > 0:
+        ad["RequestMemory"] = jobads._megabytes(memory)
 
 
 def public_ad(snap, proc):
-    """The ad of another user's proc from the published facts."""
+    """The ad of another user's proc from the published facts: what they do not say is
+    absent, never made up (see ``jobads.PRIVATE_ATTRS``)."""
     from gridtools import jobads
     from gridtools.classad import ClassAd
     info = (snap.get("jobs") or {}).get(proc.cluster) or {}
     own = (snap.get("task_hard") or {}).get(proc.cluster) or {}
-    ad = jobads.job_ad(_public_spec(info, proc, own.get(proc.number)), None, proc.number)
-    for name in ("Iwd", "Out", "Err", "In"):
+    spec = _public_spec(info, proc, own.get(proc.number))
+    ad = jobads.job_ad(spec, None, proc.number)
+    for name in jobads.PRIVATE_ATTRS + (_OWN_AD_ATTRS if proc.is_condor else ()):
         if name in ad:
+            del ad[name]
+    if proc.is_condor and proc.universe != jobads.PARALLEL_UNIVERSE:
+        _condor_requests(ad, spec)
+    if not info.get("submit_host"):         # (a status of an earlier version)
+        for name in ("User", "GlobalJobId"):
             del ad[name]
     ad["JobStatus"] = proc.status
     ad["JobPrio"] = proc.prio
@@ -324,7 +385,15 @@ def public_ad(snap, proc):
         ad["JobBatchName"] = proc.batch
     if proc.start:
         ad["JobCurrentStartDate"] = ad["JobStartDate"] = int(proc.start)
-        ad["RemoteHost"] = proc.host
+        # the slot the daemon published, else the queue instance (as the owner's ad)
+        ad["RemoteHost"] = proc.host if "@" in proc.host or proc._source is None \
+            else proc._source[0].get("queue") or proc.host
+        if proc.hosts:
+            ad["RemoteHosts"] = ",".join(proc.hosts)
+        ad["CurrentHosts"] = proc.slots if proc.universe == jobads.PARALLEL_UNIVERSE else 1
+        ad["EnteredCurrentStatus"] = int(proc.start)
+    elif proc._source is not None and "R" in proc._source[0]["state"]:
+        del ad["EnteredCurrentStatus"]          # it ran before: when it came back is not published
     if proc.hold:
         ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = \
             proc.hold[0], int(proc.hold[1]), int(proc.hold[2])

@@ -68,19 +68,12 @@ def _id_cells(proc):
 
 def command_text(proc, user):
     """The CMD column: the command's base name and its arguments (another user's
-    arguments are not shown); a DAGMan job's command is ``condor_dagman``."""
+    arguments are private: see ``spool.status``); a DAGMan job's command is
+    ``condor_dagman`` (the published ``cmd``: ``spool.rows``)."""
     text, args = _base(proc.cmd), proc.args
-    if proc.universe == _SCHEDULER and tuple(args[:4]) == _DAGMAN_ARGS:
-        text, args = "condor_dagman", args[4:]
     if args and (user in (proc.owner, "root")):
         text += " " + " ".join(args)
     return text
-
-
-#: a DAGMan job (scheduler universe) runs ``python3 -m gridtools.cli.entry gridtools dagman
-#: ARGS``; its CMD reads ``condor_dagman ARGS``, as HTCondor's DAGMan job's does
-_SCHEDULER = 7
-_DAGMAN_ARGS = ("-m", "gridtools.cli.entry", "gridtools", "dagman")
 
 
 # ---------------------------------------------------------------- per proc

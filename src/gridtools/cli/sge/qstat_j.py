@@ -78,8 +78,15 @@ def load_spec(job_id, snap):
 
 
 def _spec_from_info(job_id, info):
+    """The description of another user's job as far as the status publishes it
+    (``public``): the fields it does not carry are left out of -j, never shown empty."""
     res = {"hard": dict(info.get("hard") or {}), "soft": dict(info.get("soft") or {})}
     return {"id": job_id, "name": info.get("name", ""), "owner": info.get("owner", ""),
+            "public": True, "uid": info.get("uid"), "gid": info.get("gid"), "binary": info.get("binary"),
+            "jobshare": info.get("jobshare", 0), "binding": info.get("binding"),
+            "deadline": info.get("deadline"), "start_at": info.get("start_at"), "ckpt": info.get("ckpt"),
+            "hold_jid_ad": info.get("hold_jid_ad") or [], "ad_predecessors": info.get("ad_predecessors") or [],
+            "masterq": info.get("masterq") or [], "tc": info.get("tc"),
             "group": info.get("group", ""), "submit_time": info.get("submit_time", 0.0),
             "priority": info.get("priority", 0), "resources": res, "pe": info.get("pe"),
             "hold_jid": info.get("hold_jid") or [], "predecessors": info.get("predecessors") or [],
@@ -115,8 +122,10 @@ def identity_fields(spec):
     out = [("job_number", spec["id"])]
     if not spec.get("binary") and spec.get("script_name") is not None:
         out.append(("exec_file", f"job_scripts/{spec['id']}"))
-    out += [("submission_time", ctime(spec.get("submit_time", 0))), ("owner", spec.get("owner", "")),
-            ("uid", spec.get("uid", "")), ("group", spec.get("group", "")), ("gid", spec.get("gid", ""))]
+    out.append(("submission_time", ctime(spec.get("submit_time", 0))))
+    for label in ("owner", "uid", "group", "gid"):
+        if spec.get(label) is not None:         # (a status of an earlier version: no uid)
+            out.append((label, spec[label]))
     for label, key in (("sge_o_home", "HOME"), ("sge_o_log_name", "LOGNAME"), ("sge_o_path", "PATH"),
                        ("sge_o_shell", "SHELL"), ("sge_o_workdir", "WORKDIR"), ("sge_o_host", "HOST")):
         if key in sge_o:
@@ -151,8 +160,10 @@ def request_fields(spec):
         out.append(("restart", "y" if spec["rerun"] else "n"))
     if spec.get("mail_options"):
         out.append(("mail_options", spec["mail_options"]))
-    out += [("mail_list", ",".join(spec.get("mail_list") or [])),
-            ("notify", "TRUE" if spec.get("notify") else "FALSE"), ("job_name", spec.get("name", ""))]
+    if not spec.get("public"):          # (private: the owner's addresses and choices)
+        out += [("mail_list", ",".join(spec.get("mail_list") or [])),
+                ("notify", "TRUE" if spec.get("notify") else "FALSE")]
+    out.append(("job_name", spec.get("name", "")))
     return out
 
 
@@ -166,12 +177,14 @@ def body_fields(spec):
     out.append(("jobshare", spec.get("jobshare", 0)))
     if spec.get("shell"):
         out.append(("shell_list", ",".join(f"{host or 'NONE'}:{path}" for host, path in _shells(spec))))
-    out.append(("env_list", _env(spec)))
+    if not spec.get("public"):
+        out.append(("env_list", _env(spec)))
     if spec.get("context"):
         out.append(("context", _pairs(spec["context"])))
     if spec.get("args"):
         out.append(("job_args", ",".join(str(a) for a in spec["args"])))
-    out.append(("script_file", spec.get("command") or spec.get("script_name") or "STDIN"))
+    if not spec.get("public"):
+        out.append(("script_file", spec.get("command") or spec.get("script_name") or "STDIN"))
     if spec.get("deadline"):
         out.append(("deadline", ctime(spec["deadline"])))
     return out

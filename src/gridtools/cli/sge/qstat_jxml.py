@@ -116,20 +116,24 @@ def _head(w, spec, snap):
         w.leaf("JB_exec_file", f"job_scripts/{spec['id']}")
     w.leaf("JB_submission_time", int(spec.get("submit_time") or 0))
     for tag, key in (("JB_owner", "owner"), ("JB_uid", "uid"), ("JB_group", "group"), ("JB_gid", "gid")):
-        w.leaf(tag, spec.get(key, ""))
+        if spec.get(key) is not None:
+            w.leaf(tag, spec[key])
     w.leaf("JB_account", spec.get("account") or "sge")
-    w.leaf("JB_merge_stderr", _bool(spec.get("join")))
-    w.open("JB_mail_list")
-    for address in spec.get("mail_list") or ():
-        user, _, host = address.partition("@")
-        w.open("element")
-        w.leaf("MR_user", user)
-        w.leaf("MR_host", host)
+    public = spec.get("public")         # another user's job: its private fields are left out
+    if not public:
+        w.leaf("JB_merge_stderr", _bool(spec.get("join")))
+        w.open("JB_mail_list")
+        for address in spec.get("mail_list") or ():
+            user, _, host = address.partition("@")
+            w.open("element")
+            w.leaf("MR_user", user)
+            w.leaf("MR_host", host)
+            w.close()
         w.close()
-    w.close()
     if spec.get("project"):
         w.leaf("JB_project", spec["project"])
-    w.leaf("JB_notify", _bool(spec.get("notify")))
+    if not public:
+        w.leaf("JB_notify", _bool(spec.get("notify")))
     w.leaf("JB_job_name", spec.get("name", ""))
 
 
@@ -144,9 +148,10 @@ def _body(w, spec, state, snap):
     if spec.get("shell"):
         shells = spec["shell"]
         _path_list(w, "JB_shell_list", [[None, shells]] if isinstance(shells, str) else shells)
-    _env(w, spec)
-    _list(w, "JB_job_args", "element", "ST_name", [str(a) for a in spec.get("args") or ()])
-    w.leaf("JB_script_file", spec.get("command") or spec.get("script_name") or "STDIN")
+    if not spec.get("public"):
+        _env(w, spec)
+        _list(w, "JB_job_args", "element", "ST_name", [str(a) for a in spec.get("args") or ()])
+        w.leaf("JB_script_file", spec.get("command") or spec.get("script_name") or "STDIN")
     _tasks(w, state)
     if spec.get("cwd"):
         w.leaf("JB_cwd", spec["cwd"])
@@ -168,14 +173,18 @@ def _tail(w, spec, snap):
         w.leaf("JB_checkpoint_name", spec["ckpt"])
     for tag in ("JB_checkpoint_attr", "JB_checkpoint_interval"):
         w.leaf(tag, 0)
-    w.leaf("JB_reserve", _bool(spec.get("reserve")))
-    w.leaf("JB_mail_options", 0)
+    public = spec.get("public")
+    if not public:
+        w.leaf("JB_reserve", _bool(spec.get("reserve")))
+        w.leaf("JB_mail_options", 0)
     _path_list(w, "JB_stdin_path_list", spec.get("stdin"))
     w.leaf("JB_priority", 1024 + int(spec.get("priority") or 0))
-    w.leaf("JB_restart", {None: 0, True: 1, False: 2}.get(spec.get("rerun"), 0))
-    w.leaf("JB_verify", 0)
+    if not public:
+        w.leaf("JB_restart", {None: 0, True: 1, False: 2}.get(spec.get("rerun"), 0))
+        w.leaf("JB_verify", 0)
     _list(w, "JB_master_hard_queue_list", "destin_ident_list", "QR_name", spec.get("masterq"))
-    w.leaf("JB_script_size", 0)
+    if not public:
+        w.leaf("JB_script_size", 0)
     if spec.get("pe"):
         w.leaf("JB_pe", spec["pe"][0])
         w.open("JB_pe_range")
@@ -193,7 +202,7 @@ def _tail(w, spec, snap):
     w.leaf("JB_override_tickets", spec.get("override_tickets") or 0)
     w.leaf("JB_version", spec.get("version") or 0)
     _ranges(w, "JB_ja_structure", "task_id_range", *(spec.get("tasks") or (1, 1, 1)))
-    w.leaf("JB_type", 0)
+    w.leaf("JB_type", 0)                 # (Grid Engine's bit field: gridtools sets none)
     _binding(w)
     w.leaf("JB_ja_task_concurrency", spec.get("tc") or 0)
     w.leaf("JB_nurg", f"{_nurg(spec['id'], snap):f}")

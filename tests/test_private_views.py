@@ -1,0 +1,148 @@
+"""What one user sees of another user's jobs in a shared cell: the private parts of a
+job (environment, paths, arguments, mail addresses) are left out, never shown with a
+false value, and no file the other user can read carries them; the public facts
+(uid, gid, job type, state, hosts) are shown with their true values."""
+
+import os
+import pwd
+import re
+
+from attack_tools import user_py
+from condortools import submit, wait_status
+from conftest import wait_for
+
+TOKEN = "tok4712secret"
+#: a command that runs five minutes with TOKEN among its arguments (as $0 of sh -c)
+RUN = f"executable = /bin/sh\narguments = \"-c 'sleep 300' {TOKEN}\"\n"
+SHOWN = f"sh -c sleep 300 {TOKEN}"
+
+
+def _ad(text):
+    """name -> value text of a condor_q -l / condor_history -l ad."""
+    return dict(line.split(" = ", 1) for line in text.splitlines() if " = " in line)
+
+
+def test_qstat_j_leaves_private_fields_out_and_shows_true_public_ones(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    jid = int(cell.qsub("-terse", "-N", "pend", "-h", "-M", f"{alice}@mailhost", "-b", "y", "sleep", TOKEN,
+                        user=alice, cwd=workdir).stdout)
+    wait_for(lambda: str(jid) in cell.run("qstat", "-u", "*", user=bob).stdout)
+    entry = pwd.getpwnam(alice)
+    mine = cell.run("qstat", "-j", str(jid), user=alice).stdout
+    theirs = cell.run("qstat", "-j", str(jid), user=bob).stdout
+    for label, value in (("uid", entry.pw_uid), ("gid", entry.pw_gid), ("job_type", "binary"),
+                         ("owner", alice), ("job_name", "pend")):
+        line = f"{label + ':':<28}{value}"
+        assert line in mine.splitlines() and line in theirs.splitlines(), (label, theirs)
+    assert f"mail_list:                  {alice}@mailhost" in mine and f"job_args:                   {TOKEN}" in mine
+    assert "script_file:                sleep" in mine
+    for label in ("mail_list:", "notify:", "env_list:", "job_args:", "script_file:", "sge_o_"):
+        assert label not in theirs, (label, theirs)
+    xml = cell.run("qstat", "-j", str(jid), "-xml", user=bob).stdout
+    assert f"<JB_uid>{entry.pw_uid}</JB_uid>" in xml and f"<JB_gid>{entry.pw_gid}</JB_gid>" in xml
+    for tag in ("JB_mail_list", "JB_notify", "JB_job_args", "JB_script_file", "JB_env_list"):
+        assert tag not in xml, tag
+    assert TOKEN not in theirs + xml
+
+
+def test_condor_q_ad_of_another_users_running_job_holds_only_true_values(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    cluster = submit(cell, RUN + 'environment = "SECRET=x"\noutput = /dev/null\nqueue\n', cwd=workdir,
+                     user=alice)
+    ge = int(cell.qsub("-terse", "-b", "y", "-o", "/dev/null", "-j", "y", "sleep", "300",
+                       user=alice, cwd=workdir).stdout)
+    for job in (cluster, ge):
+        wait_status(cell, f"{job}.0", 2, user=bob)
+        mine = _ad(cell.run("condor_q", "-l", str(job), user=alice).stdout)
+        theirs = _ad(cell.run("condor_q", "-l", str(job), user=bob).stdout)
+        shown = mine.get("Args") or mine.get("Arguments")
+        assert TOKEN in shown if job == cluster else shown == '"300"', shown
+        assert "Cmd" in mine and "Iwd" in mine
+        for name in ("Arguments", "Args", "Cmd", "Environment", "Iwd", "Out", "Err", "In"):
+            assert name not in theirs, (job, name)
+        # every attribute another user sees has the value its owner sees
+        assert {n: v for n, v in theirs.items() if mine.get(n) != v} == {}, job
+        for name in ("JobStatus", "CurrentHosts", "RemoteHost", "User", "GlobalJobId", "Owner"):
+            assert theirs.get(name) == mine[name], (job, name)
+        assert theirs["CurrentHosts"] == "1" and theirs["JobStatus"] == "2"
+        af = cell.run("condor_q", str(job), "-af", "Arguments", "CurrentHosts", "Cmd", user=bob).stdout
+        assert af == "undefined 1 undefined\n"
+    rows = cell.run("condor_q", "-nobatch", str(cluster), user=bob).stdout
+    assert re.search(rf"^ *{cluster}\.0 .* sh$", rows, re.M), rows
+    rows = cell.run("condor_q", "-nobatch", str(cluster), user=alice).stdout
+    assert re.search(rf"^ *{cluster}\.0 .* {SHOWN}$", rows, re.M), rows
+
+
+def test_no_file_another_user_reads_carries_the_arguments(cell, workdir, users):
+    """The status snapshot, the job listing and the history hold no argument of a job;
+    its owner's views take them from files only the owner reads."""
+    alice, bob = users[0], users[1]
+    running = submit(cell, RUN + "output = /dev/null\nqueue\n", cwd=workdir, user=alice)
+    done = submit(cell, f"executable = /bin/echo\narguments = {TOKEN}\noutput = /dev/null\nqueue\n",
+                  cwd=workdir, user=alice, name="done.sub")
+    wait_status(cell, f"{running}.0", 2)
+    wait_for(lambda: f"{done}.0" in cell.run("condor_history", str(done)).stdout)
+    # every file under the cell bob can open
+    proc = user_py(cell, bob, f"""
+    import os
+    for top, dirs, names in os.walk({cell.root!r}):
+        for name in names:
+            try:
+                with open(os.path.join(top, name), "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            if {TOKEN.encode()!r} in data:
+                print(os.path.join(top, name))
+    """, check=True)
+    assert proc.stdout == ""
+    private = os.path.join(cell.root, "spool", "private", str(pwd.getpwnam(alice).pw_uid))
+    st = os.stat(private)
+    assert (st.st_uid, st.st_mode & 0o777) == (pwd.getpwnam(alice).pw_uid, 0o400)
+    rows = cell.run("condor_q", "-nobatch", user=alice).stdout
+    assert re.search(rf"^ *{running}\.0 .* {SHOWN}$", rows, re.M), rows
+    rows = cell.run("condor_q", "-nobatch", "-allusers").stdout
+    assert re.search(rf"^ *{running}\.0 .* {SHOWN}$", rows, re.M), rows
+
+
+def test_condor_history_hides_what_condor_q_hides(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    cluster = submit(cell, f"executable = /bin/echo\narguments = {TOKEN}\noutput = /dev/null\nqueue\n",
+                     cwd=workdir, user=alice)
+    wait_for(lambda: f"{cluster}.0" in cell.run("condor_history", str(cluster)).stdout)
+    for user in (alice, None):
+        ad = _ad(cell.run("condor_history", "-l", str(cluster), user=user).stdout)
+        assert (ad["Cmd"], ad["Out"], ad["Iwd"]) == ('"/bin/echo"', '"/dev/null"', f'"{workdir}"'), user
+        assert TOKEN in (ad.get("Args") or ad.get("Arguments")), user
+    theirs = cell.run("condor_history", "-l", str(cluster), user=bob).stdout
+    assert f"ClusterId = {cluster}" in theirs and f'Owner = "{alice}"' in theirs
+    ad = _ad(theirs)
+    for name in ("Cmd", "Arguments", "Args", "Iwd", "Out", "Err", "In", "Environment"):
+        assert name not in ad, name
+    assert cell.run("condor_history", str(cluster), "-af", "Cmd", "Args", user=bob).stdout == \
+        "undefined undefined\n"
+    table = cell.run("condor_history", str(cluster), user=bob).stdout.splitlines()
+    assert table[1].startswith(f"{cluster}.0") and table[1].endswith(" ") and TOKEN not in table[1]
+    mine = cell.run("condor_history", str(cluster), user=alice).stdout.splitlines()
+    assert mine[1].endswith(f"echo {TOKEN}")
+
+
+def test_a_user_who_rewrites_their_private_file_fools_nobody_else(cell, workdir, users):
+    """A user owns the file of their jobs' arguments and may rewrite it: root's views
+    take from it only what concerns that user's jobs."""
+    alice, bob = users[0], users[1]
+    mine = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n", cwd=workdir,
+                  user=alice)
+    theirs = submit(cell, "executable = /bin/sleep\narguments = 301\nhold = true\nqueue\n", cwd=workdir,
+                    user=bob, name="bob.sub")
+    private = os.path.join(cell.root, "spool", "private", str(pwd.getpwnam(alice).pw_uid))
+    wait_for(lambda: os.path.exists(private) and f" {theirs}.0" in cell.run("condor_q", "-nobatch").stdout)
+    user_py(cell, alice, f"""
+    import marshal, os
+    os.chmod({private!r}, 0o600)
+    with open({private!r}, "wb") as fh:
+        fh.write(marshal.dumps({{{mine}: {{"args": ["{TOKEN}"]}}, {theirs}: {{"args": ["{TOKEN}"]}}}}))
+    """, check=True)
+    rows = cell.run("condor_q", "-nobatch").stdout
+    assert re.search(rf"^ *{theirs}\.0 .* sleep 301$", rows, re.M), rows
+    assert re.search(rf"^ *{mine}\.0 .* sleep {TOKEN}$", rows, re.M), rows
