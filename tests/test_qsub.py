@@ -256,6 +256,26 @@ def test_export_all_with_V(cell, workdir):
     assert read(os.path.join(workdir, f"vjob.o{jid}")) == "hello_V\n"
 
 
+def test_export_all_keeps_exported_functions_and_names_a_shell_would_not_take(cell, workdir):
+    """An exported bash function (BASH_FUNC_name%%, as environment modules' ``module``)
+    and a variable whose name has a dot reach the job with -V: the launcher of the
+    commands that pass the environment on is run by bash, which keeps them."""
+    env = {"BASH_FUNC_greet%%": "() {  echo \"hello from $1\"\n}", "MY.DOTTED": "dotted"}
+    jid, _ = submit_ok(cell, "-cwd", "-V", "-S", "/bin/bash", "-N", "funcs", cwd=workdir, env=env,
+                       input='greet job\nenv | grep "^MY.DOTTED="\n')
+    cell.wait_finished(jid)
+    assert read(os.path.join(workdir, f"funcs.o{jid}")) == "hello from job\nMY.DOTTED=dotted\n"
+
+
+def test_the_launchers_are_one_program(cell):
+    """bin/gridtools-env is bin/gridtools run by bash: the same text after the first line."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bin")
+    plain, full = (open(os.path.join(here, name)).read().split("\n", 1) for name in ("gridtools", "gridtools-env"))
+    assert (plain[0], full[0]) == ("#!/bin/sh", "#!/bin/bash -p") and plain[1] == full[1]
+    for command in ("qsub", "qrsh", "qalter", "condor_submit", "condor_submit_dag"):
+        assert os.readlink(os.path.join(here, command)) == "gridtools-env"
+
+
 def test_pe_job_gets_slots_and_hostfile(cell, workdir):
     jid, _ = submit_ok(cell, "-cwd", "-pe", "smp", "2", "-N", "pejob", cwd=workdir,
                        input='echo "$NSLOTS $PE"; cat $PE_HOSTFILE\n')
