@@ -9,17 +9,8 @@ import re
 
 import pytest
 
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import wait_for
 from test_condor_dag_live import dag_ended, dagman_id, dagman_out, gate, node, order, submit_dag, write
-
-
-@pytest.fixture
-def cell():
-    c = make_cell(slots=2)
-    try:
-        yield c
-    finally:
-        destroy_cell(c)
 
 
 def most_at_once(lines, kind):
