@@ -54,6 +54,8 @@ def refused(proc, code, line):
     (["-N", ""], 2, "qsub: empty string argument to -N option invalid"),
     (["-N", "1job"], 2, 'qsub: denied: "1job" is not a valid object name (cannot start with a digit)'),
     (["-N", "a\nb"], 7, "qsub: Return not allowed in objectname"),
+    (["-N", "bad\udcffname"], 7, "qsub: Non-graphic character (hex ff) not allowed in objectname"),
+    (["-N", "caf\u00e9"], 7, "qsub: Non-graphic character (hex c3) not allowed in objectname"),
     (["-c", "bogus"], 2, "qsub: -c specifier invalid"),
     (["-c", "0"], 2, "qsub: -c argument invalid"),
     (["-js", "-5"], 2, "qsub: invalid jobshare, must be an unsigned integer"),

@@ -166,9 +166,10 @@ def parse_job_name(text):
         if char in text:
             shown = f" ('{char}')" if char.isprintable() else ""
             raise fail(f"{word}{shown} not allowed in objectname", SYNTAX)
-    odd = next((c for c in text if not (c.isascii() and c.isprintable() and c != " ")), None)
-    if odd is not None:
-        raise fail(f"Non-graphic character (hex {ord(odd):x}) not allowed in objectname", SYNTAX)
+    if not (text.isascii() and text.isprintable()) or " " in text:
+        # the first byte that is not a graphic ASCII character, as Grid Engine names it
+        odd = next(b for b in text.encode("utf-8", "surrogateescape") if not 0x21 <= b <= 0x7e)
+        raise fail(f"Non-graphic character (hex {odd:x}) not allowed in objectname", SYNTAX)
     if text[0] in _DIGITS:
         raise fail(f'denied: "{text}" is not a valid object name (cannot start with a digit)')
     if text.upper() in ("NONE", "ALL", "TEMPLATE"):
