@@ -156,12 +156,12 @@ class Gridtools(Spooled):
         return subprocess.run(list(args), env=self.env, capture_output=True, text=True, check=check, cwd="/tmp")
 
     def interpreter(self):
-        """The interpreter the qsub launcher runs with: a shell launcher's python3 beside
-        it, else python3 on the PATH; otherwise its #! line."""
+        """The interpreter the qsub launcher runs with: a shell launcher's (sh or bash)
+        python3 beside it, else python3 on the PATH; otherwise its #! line."""
         qsub = shutil.which("qsub", path=self.env["PATH"])
         with open(qsub) as fh:
             words = fh.readline()[2:].split()
-        if words and os.path.basename(words[0]) == "sh":
+        if words and os.path.basename(words[0]) in ("sh", "bash"):
             beside = os.path.join(os.path.dirname(qsub), "python3")
             return beside if os.access(beside, os.X_OK) else shutil.which("python3", path=self.env["PATH"])
         if words and os.path.basename(words[0]) == "env":
