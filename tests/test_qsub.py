@@ -3,11 +3,10 @@
 import os
 import pwd
 import re
+import shutil
 import subprocess
 
 import pytest
-
-from gridtools.daemon.dispatch import binary_path
 
 
 def submit_ok(cell, *args, **kw):
@@ -215,7 +214,7 @@ def test_path_starts_with_tmpdir_and_sge_o_holds_what_was_set(cell, workdir):
     cell.wait_finished(jid)
     env = env_of(os.path.join(workdir, f"pathdef.o{jid}"))
     assert env["PATH"] == (env["TMPDIR"] + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:"
-                           + binary_path())
+                           + env["SGE_BINARY_PATH"])
     assert env.get("SGE_O_TZ") == cell.env.get("TZ")
 
 
@@ -239,10 +238,11 @@ def test_a_job_finds_the_commands_in_sge_binary_path(cell, workdir):
 def test_a_job_finds_the_commands_on_its_path(cell, workdir):
     """Without -V a job's PATH is the system's folders, then the commands' folder."""
     jid, _ = submit_ok(cell, "-cwd", "-N", "onpath", cwd=workdir,
-                       input='command -v qsub\necho "$PATH"\nqstat -j "$JOB_ID" | grep "^job_number"\n')
+                       input='command -v qsub\necho "$PATH"\nqstat -j "$JOB_ID" | grep "^job_number"\n'
+                             'echo "$SGE_BINARY_PATH"\n')
     cell.wait_finished(jid)
-    where, path, number = read(os.path.join(workdir, f"onpath.o{jid}")).splitlines()
-    commands = binary_path()           # the checkout's bin/, which the daemon runs from
+    where, path, number, commands = read(os.path.join(workdir, f"onpath.o{jid}")).splitlines()
+    assert commands and os.path.samefile(commands, os.path.dirname(shutil.which("qsub", path=cell.env["PATH"])))
     assert where == os.path.join(commands, "qsub")
     assert path.split(":")[-1] == commands
     assert path.split(":")[1:7] == ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
