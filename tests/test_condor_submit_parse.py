@@ -291,6 +291,17 @@ def test_getenv_patterns(ctx):
     assert got[0].eval("Environment") == "GT_A=1 GT_B=2 HOME=/h"
 
 
+def test_getenv_leaves_out_values_of_several_lines(ctx):
+    """As HTCondor's condor_submit: an exported bash function (its value has several
+    lines) is not taken; a name with a dot or %% is."""
+    ctx.environ = {"BASH_FUNC_greet%%": "() {  echo hi\n}", "MY.DOTTED": "d", "PCT%%": "v",
+                   "GT_NL": "a\nb", "GT_OK": "1"}
+    got = ads("executable = run.sh\ngetenv = true\nqueue\n", ctx)
+    assert got[0].eval("Environment") == "GT_OK=1 MY.DOTTED=d PCT%%=v"
+    got = ads("executable = run.sh\ngetenv = GT_*, BASH_FUNC_*\nqueue\n", ctx)
+    assert got[0].eval("Environment") == "GT_OK=1"
+
+
 def test_matching_relative_and_absolute(ctx, tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "f1").write_text("")

@@ -254,15 +254,18 @@ def set_environment(ad, cmd, ctx):
 
 
 def _getenv(spec, environ):
+    """The variables of the submitter's environment ``getenv`` takes: all, none, or those
+    whose names match its patterns; never one whose value has several lines (as an
+    exported bash function's), which HTCondor's condor_submit leaves out too."""
     lowered = spec.lower()
-    if lowered in ("true", "yes", "t", "y", "1"):
-        return dict(environ)
     if lowered in ("false", "no", "f", "n", "0"):
         return {}
+    if lowered in ("true", "yes", "t", "y", "1"):
+        return {name: value for name, value in environ.items() if "\n" not in value}
     import fnmatch
     patterns = spec.replace(",", " ").split()
     return {name: value for name, value in environ.items()
-            if any(fnmatch.fnmatchcase(name, p) for p in patterns)}
+            if "\n" not in value and any(fnmatch.fnmatchcase(name, p) for p in patterns)}
 
 
 def set_log(ad, cmd, iwd):
