@@ -46,9 +46,10 @@ def _for_each(state, req, act):
     done = []
     for target in req.body.get("targets") or []:
         job = state.jobs.get(target["id"])
-        if job is None or (job.is_finished() and not auth.may_modify_job(state, requester, job)):
+        allowed = job is not None and auth.may_modify_job(state, requester, job)
+        if job is None or (job.is_finished() and not allowed):
             done.append(_answer(target, missing=True))      # (a job that ended is no one's)
-        elif not auth.may_modify_job(state, requester, job):
+        elif not allowed:
             state.log(f"W|{requester} may not change job {job.id}")
             done.append(_answer(target, denied=True))
         else:

@@ -255,7 +255,9 @@ def write_files(path, files, uid, gid):
             try:
                 if os.geteuid() == 0 and uid != 0:
                     os.fchown(fd, uid, gid)
-                os.write(fd, text.encode("utf-8", "replace"))
+                data = text.encode("utf-8", "replace")
+                while data:                     # (a short write: the rest next)
+                    data = data[os.write(fd, data):]
             finally:
                 os.close(fd)
             written[variable] = os.path.join(path, name)
