@@ -167,11 +167,12 @@ def test_any_machine_count_or_request_cpus_is_taken_as_condor_submit_takes_it(ce
                     "queue\n")
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     many = _cluster(proc)
-    shown = cell.run("condor_q", str(counts["99999999999"]), str(counts["2 nodes"]), "-af", "MinHosts").stdout
-    assert shown.split() == ["1215752191", "2"]                 # (the 32 bits atoi keeps)
+    shown = cell.run("condor_q", str(counts["99999999999"]), "-af", "MinHosts").stdout
+    assert shown.split() == ["1215752191"]                      # (the 32 bits atoi keeps; it waits)
     done = [f"{counts[text]}.0" for text in ("0", "-3", "2 nodes")]
     wait_for(lambda: all(jid in history(cell) for jid in done), timeout=30)
     assert history(cell, str(counts["0"]), "-af", "MinHosts", "ExitCode") == "0 0\n"
+    assert history(cell, str(counts["2 nodes"]), "-af", "MinHosts") == "2\n"
     assert statuses(cell, str(counts["99999999999"])) == {f"{counts['99999999999']}.0": 1}
     assert statuses(cell, str(many)) == {f"{many}.0": 1}
     cell.run("condor_rm", str(counts["99999999999"]), str(many), check=True)
