@@ -407,3 +407,43 @@ def test_the_daemon_wakes_only_a_fifo_of_the_requester(tmp_path, monkeypatch):
         assert os.read(listen, 8) == b"!"
     finally:
         os.close(listen)
+
+
+def test_a_job_taken_in_while_qdel_looks_for_it_is_found(inproc, monkeypatch):
+    """qdel finds no description of a job just submitted, and before it looks for the
+    submit request the daemon has taken the job in (written it, answered, removed the
+    request): the job is still one qdel acts on, not one that "does not exist"."""
+    from gridtools.cli.sge import jobsel
+    cell, start = inproc
+    daemon = start()
+    [jid] = send(cell, monkeypatch, 1)
+    real = jobsel._submit_pending
+    seen = []
+
+    def taken_in_meanwhile(number):
+        daemon.tick()
+        seen.append(real(number))
+        return seen[-1]
+    monkeypatch.setattr(jobsel, "_submit_pending", taken_in_meanwhile)
+    assert jobsel.live_in_spool(jid) is True
+    assert seen == [False]                          # the request was gone when it looked
+    assert jobsel.live_in_spool(jid + 1) is False   # (no such job, nothing pending)
+    assert _ask(cell, daemon, "qdel", str(jid)) == f"root has deleted job {jid}\n"
+
+
+def test_a_job_taken_in_while_qalter_w_v_looks_for_it_is_verified(inproc, monkeypatch):
+    """The same moment for ``qalter -w v``: the job is verified, not "does not exist"."""
+    from gridtools.cli.sge import qalter_verify
+    from gridtools.spool import requests
+    cell, start = inproc
+    daemon = start()
+    [jid] = send(cell, monkeypatch, 1)
+    real = requests.pending_submits
+
+    def taken_in_meanwhile():
+        daemon.tick()
+        return real()
+    monkeypatch.setattr(requests, "pending_submits", taken_in_meanwhile)
+    spec = qalter_verify._spec(jid, {}, {})
+    assert spec is not None and spec["id"] == jid
+    assert real() == []                             # it was taken in when it looked

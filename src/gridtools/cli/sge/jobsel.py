@@ -115,11 +115,17 @@ def live_in_spool(jid, snap=None):
     """
     try:
         spec = jobstore.read_spec(jid)
+        if spec is None:
+            # not taken in yet, or taken in since: the daemon writes the description
+            # before it removes the request
+            if _submit_pending(jid):
+                return True
+            spec = jobstore.read_spec(jid)
+            if spec is None:
+                return False
         state = jobstore.read_state(jid) or {}
     except (spoolyaml.SpoolFormatError, PermissionError):
         return snap is None or jid not in snap["jobs"] or _has_live_rows(snap, jid)
-    if spec is None:
-        return _submit_pending(jid)
     rng = spec.get("tasks")
     total = len(range(rng[0], rng[1] + 1, rng[2])) if rng else 1
     tasks = state.get("tasks") or {}

@@ -47,7 +47,9 @@ def _spec(job_id, changes, context_ops):
     if spec is None:            # submitted a moment ago, not taken in by the daemon yet
         found = next((r for r in requests.pending_submits()
                       if (r.body.get("job") or {}).get("id") == job_id), None)
-        spec = status.as_taken_in(found.body["job"], found.uid) if found is not None else None
+        # (else taken in since: the daemon writes the description before it removes the request)
+        spec = status.as_taken_in(found.body["job"], found.uid) if found is not None \
+            else jobstore.read_spec(job_id)
     return alteration.apply(spec, changes, context_ops) if spec is not None else None
 
 
