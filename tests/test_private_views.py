@@ -24,23 +24,28 @@ def _ad(text):
 
 def test_qstat_j_leaves_private_fields_out_and_shows_true_public_ones(cell, workdir, users):
     alice, bob = users[0], users[1]
-    jid = int(cell.qsub("-terse", "-N", "pend", "-h", "-M", f"{alice}@mailhost", "-b", "y", "sleep", TOKEN,
+    jid = int(cell.qsub("-terse", "-N", "pend", "-h", "-M", f"{alice}@mailhost", "-m", "be", "-R", "y",
+                        "-j", "y", "-r", "n", "-notify", "-b", "y", "sleep", TOKEN,
                         user=alice, cwd=workdir).stdout)
     wait_for(lambda: str(jid) in cell.run("qstat", "-u", "*", user=bob).stdout)
     entry = pwd.getpwnam(alice)
     mine = cell.run("qstat", "-j", str(jid), user=alice).stdout
     theirs = cell.run("qstat", "-j", str(jid), user=bob).stdout
     for label, value in (("uid", entry.pw_uid), ("gid", entry.pw_gid), ("job_type", "binary"),
-                         ("owner", alice), ("job_name", "pend")):
+                         ("owner", alice), ("job_name", "pend"), ("reserve", "y"), ("merge", "y"),
+                         ("restart", "n"), ("mail_options", "be"), ("notify", "TRUE")):
         line = f"{label + ':':<28}{value}"
         assert line in mine.splitlines() and line in theirs.splitlines(), (label, theirs)
     assert f"mail_list:                  {alice}@mailhost" in mine and f"job_args:                   {TOKEN}" in mine
     assert "script_file:                sleep" in mine
-    for label in ("mail_list:", "notify:", "env_list:", "job_args:", "script_file:", "sge_o_"):
+    for label in ("mail_list:", "env_list:", "job_args:", "script_file:", "sge_o_"):
         assert label not in theirs, (label, theirs)
     xml = cell.run("qstat", "-j", str(jid), "-xml", user=bob).stdout
     assert f"<JB_uid>{entry.pw_uid}</JB_uid>" in xml and f"<JB_gid>{entry.pw_gid}</JB_gid>" in xml
-    for tag in ("JB_mail_list", "JB_notify", "JB_job_args", "JB_script_file", "JB_env_list"):
+    for tag in ("<JB_notify>true</JB_notify>", "<JB_merge_stderr>true</JB_merge_stderr>",
+                "<JB_reserve>true</JB_reserve>", "<JB_restart>2</JB_restart>"):
+        assert tag in xml, tag
+    for tag in ("JB_mail_list", "JB_job_args", "JB_script_file", "JB_env_list"):
         assert tag not in xml, tag
     assert TOKEN not in theirs + xml
 

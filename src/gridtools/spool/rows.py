@@ -266,7 +266,24 @@ def job_info(job, decisions_urg):
         # what other users' views show of the job in place of the private description
         "uid": spec.get("uid"), "gid": spec.get("gid"), "binary": bool(spec.get("binary")),
         "submit_host": spec.get("submit_host") or "", "uid_domain": spec.get("uid_domain") or "",
+        **_choices(spec),
     }
+
+
+#: the job's yes/no choices qstat -j shows of every job (-R, -j, -notify, -r), by field
+_CHOICES = ("reserve", "join", "notify")
+
+
+def _choices(spec):
+    """The choices of ``spec`` that are not the default (published only then: absent,
+    a choice is the default), with its mail options (the letters; the addresses are
+    private)."""
+    found = {key: True for key in _CHOICES if spec.get(key)}
+    if spec.get("rerun") is not None:
+        found["rerun"] = bool(spec["rerun"])
+    if spec.get("mail_options"):
+        found["mail_options"] = spec["mail_options"]
+    return found
 
 
 def condor_info(job):

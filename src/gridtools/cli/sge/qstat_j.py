@@ -92,7 +92,10 @@ def _spec_from_info(job_id, info):
             "hold_jid": info.get("hold_jid") or [], "predecessors": info.get("predecessors") or [],
             "tasks": info.get("tasks"), "project": info.get("project"), "account": info.get("account", "sge"),
             "ar": info.get("ar"), "queues": {"hard": info.get("hard_queues") or [],
-                                               "soft": info.get("soft_queues") or []}}
+                                               "soft": info.get("soft_queues") or []},
+            "reserve": info.get("reserve", False), "join": info.get("join", False),
+            "notify": info.get("notify", False), "rerun": info.get("rerun"),
+            "mail_options": info.get("mail_options")}
 
 
 # ---------------------------------------------------------------- job fields
@@ -160,9 +163,9 @@ def request_fields(spec):
         out.append(("restart", "y" if spec["rerun"] else "n"))
     if spec.get("mail_options"):
         out.append(("mail_options", spec["mail_options"]))
-    if not spec.get("public"):          # (private: the owner's addresses and choices)
-        out += [("mail_list", ",".join(spec.get("mail_list") or [])),
-                ("notify", "TRUE" if spec.get("notify") else "FALSE")]
+    if not spec.get("public"):          # (private: the owner's addresses)
+        out.append(("mail_list", ",".join(spec.get("mail_list") or [])))
+    out.append(("notify", "TRUE" if spec.get("notify") else "FALSE"))
     out.append(("job_name", spec.get("name", "")))
     return out
 

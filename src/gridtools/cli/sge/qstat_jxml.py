@@ -120,8 +120,8 @@ def _head(w, spec, snap):
             w.leaf(tag, spec[key])
     w.leaf("JB_account", spec.get("account") or "sge")
     public = spec.get("public")         # another user's job: its private fields are left out
+    w.leaf("JB_merge_stderr", _bool(spec.get("join")))
     if not public:
-        w.leaf("JB_merge_stderr", _bool(spec.get("join")))
         w.open("JB_mail_list")
         for address in spec.get("mail_list") or ():
             user, _, host = address.partition("@")
@@ -132,8 +132,7 @@ def _head(w, spec, snap):
         w.close()
     if spec.get("project"):
         w.leaf("JB_project", spec["project"])
-    if not public:
-        w.leaf("JB_notify", _bool(spec.get("notify")))
+    w.leaf("JB_notify", _bool(spec.get("notify")))
     w.leaf("JB_job_name", spec.get("name", ""))
 
 
@@ -174,14 +173,12 @@ def _tail(w, spec, snap):
     for tag in ("JB_checkpoint_attr", "JB_checkpoint_interval"):
         w.leaf(tag, 0)
     public = spec.get("public")
-    if not public:
-        w.leaf("JB_reserve", _bool(spec.get("reserve")))
-        w.leaf("JB_mail_options", 0)
+    w.leaf("JB_reserve", _bool(spec.get("reserve")))
+    w.leaf("JB_mail_options", 0)
     _path_list(w, "JB_stdin_path_list", spec.get("stdin"))
     w.leaf("JB_priority", 1024 + int(spec.get("priority") or 0))
-    if not public:
-        w.leaf("JB_restart", {None: 0, True: 1, False: 2}.get(spec.get("rerun"), 0))
-        w.leaf("JB_verify", 0)
+    w.leaf("JB_restart", {None: 0, True: 1, False: 2}.get(spec.get("rerun"), 0))
+    w.leaf("JB_verify", 0)
     _list(w, "JB_master_hard_queue_list", "destin_ident_list", "QR_name", spec.get("masterq"))
     if not public:
         w.leaf("JB_script_size", 0)
