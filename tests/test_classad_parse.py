@@ -247,8 +247,9 @@ def _lark_shape(tree):
         if token.type == "NAME" and token.lower() in KEYWORDS:
             return ("lit", repr(KEYWORDS[token.lower()]))
         return ("attr", _lark_shape(tree.children[0]))
-    if tree.data == "integer":
-        return ("lit", repr(int(kids[0])))
+    if tree.data == "integer":           # (decimal digits, as C's strtoll base 10: 0x1F is 0)
+        digits = str(kids[0]).lower().split("x")[0]
+        return ("lit", repr(int(digits) if digits not in ("-0", "0") else 0))
     if tree.data == "real":
         return ("lit", repr(float(kids[0])))
     if tree.data == "string":
@@ -344,7 +345,9 @@ def test_the_reader_reads_what_grammar_lark_describes():
     rng = random.Random(5)
     texts = [_random_expression(rng) for _ in range(3000)]
     texts += [_mutated(rng, text) for text in texts[:3000]]
-    texts += ["a // note\n + 1", "a /* x */ + /**/ 1", "/* open", "0.5e-3 + 12E+2", "007", "1..2"]
+    texts += ["a // note\n + 1", "a /* x */ + /**/ 1", "/* open", "0.5e-3 + 12E+2", "007", "1..2",
+              "017 + 0x1F", "-0X1f", "08", "08.5", "0x", "0x1F.5", "2.x", "2 .x", "1.e3", "5e", "5e+", "1.5.x",
+              "a.b", "(2).x", "019", "07e1"]
     agreed = 0
     for text in texts:
         try:

@@ -36,6 +36,9 @@ _SHALLOW = 200
 
 _DIGITS = frozenset("0123456789")
 _OCTAL = frozenset("01234567")
+_HEX = frozenset("0123456789abcdefABCDEF")
+#: the kinds of number token (``Reader.number``)
+INTEGER, REAL, HEX, OCTAL, BAD = range(5)
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NAME_REST = _NAME_START | _DIGITS
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
@@ -143,21 +146,38 @@ class _Reader:
         self.fail()
 
     def number(self):
-        """(is it real, its end) of the number token at ``pos`` (a digit, or a dot and a
-        digit), as the grammar's REAL and INT read it."""
+        """(kind, end) of the number token at ``pos`` (a digit, or a dot and a digit), as
+        HTCondor's lexer reads numbers: kind ``INTEGER``, ``REAL``, ``HEX`` (``0x`` and
+        hexadecimal digits), ``OCTAL`` (a zero and octal digits) or ``BAD`` (no number:
+        a ``0x`` without digits, a leading zero before an 8 or a 9 in an integer, a dot
+        or an exponent mark without digits after it, as in ``2.x`` or ``5e``; ``end`` is
+        past what was read). The grammar's REAL and INT read the same."""
         text, i, end = self.text, self.pos, self.end
         j = i
+        if text[i] == "0" and i + 1 < end and text[i + 1] in "xX":
+            j = i + 2
+            while j < end and text[j] in _HEX:
+                j += 1
+            if j == i + 2 or (j < end and text[j] == "."):
+                return BAD, j + 1
+            return HEX, j
         while j < end and text[j] in _DIGITS:
             j += 1
-        if j < end and text[j] == "." and j + 1 < end and text[j + 1] in _DIGITS:
+        real = j < end and text[j] in ".eE"
+        if j < end and text[j] == ".":
             j += 1
+            if not (j < end and text[j] in _DIGITS):
+                return BAD, j + (j < end)
             while j < end and text[j] in _DIGITS:
                 j += 1
-            return True, self._exponent(j) or j
-        after = self._exponent(j)
-        if after:
-            return True, after
-        return False, i + 1 if text[i] == "0" else j
+        if real and j < end and text[j] in "eE":
+            after = self._exponent(j)
+            if not after:
+                return BAD, min(j + 1, end)
+            j = after
+        if not real and text[i] == "0" and j > i + 1:
+            return (OCTAL if _OCTAL.issuperset(text[i:j]) else BAD), j
+        return (REAL if real else INTEGER), j
 
     def _exponent(self, j):
         text, end = self.text, self.end
@@ -321,10 +341,16 @@ class _Reader:
         """The number token at ``pos``; ``sign`` -1 when a minus sign led it (one
         token: ``-9223372036854775808`` is INT64_MIN, a magnitude out of range 0)."""
         start = self.pos
-        real, end = self.number()
+        kind, end = self.number()
+        if kind == BAD or (sign > 0 and kind in (HEX, OCTAL)):
+            # (HTCondor's tools refuse 017 and 0x1F, and read -017 as -17 and -0x1F as 0)
+            line, column = self.where(start)
+            raise ClassAdSyntaxError(f"unexpected '{self.text[start:end]:.40}'", line, column)
         self.pos = end
-        if real:
+        if kind == REAL:
             return nodes.Literal(sign * float(self.text[start:end]))
+        if kind == HEX:
+            return nodes.Literal(0)
         value = sign * int(self.text[start:end])
         if -INT64_MAX - 1 <= value <= INT64_MAX:
             return nodes.Literal(value)
