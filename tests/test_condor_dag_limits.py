@@ -59,8 +59,10 @@ def test_scripts_run_together_up_to_the_default_limit(cell, workdir):
 
 
 def test_maxidle_holds_back_submissions_while_the_dag_has_that_many_idle_procs(cell, workdir):
-    """-maxidle 1: A queues three procs on two slots (one stays idle); B, ready after X,
-    is not submitted while that proc is idle, and is once A's procs ran."""
+    """-maxidle 1: A queues three procs on two slots (one stays idle). X's PRE script runs
+    meanwhile (a throttle holds back submissions, not scripts), but X (a NOOP node, which
+    goes through the submit queue too) and so B after it wait while that proc is idle;
+    once A's procs ran, X and then B go."""
     write(workdir, "A.sh", f"#!/bin/sh\n{gate(workdir)}\n")
     write(workdir, "A.sub", "executable = A.sh\noutput = A.$(Process).out\nerror = A.err\nqueue 3\n")
     node(workdir, "B")
@@ -68,13 +70,40 @@ def test_maxidle_holds_back_submissions_while_the_dag_has_that_many_idle_procs(c
     write(workdir, "diamond.dag", "JOB A A.sub\nJOB X none.sub NOOP\nSCRIPT PRE X wait.sh\n"
                                   "JOB B B.sub\nPARENT X CHILD B\n")
     dag = dagman_id(submit_dag(cell, workdir, "-maxidle", "1"))
-    wait_for(lambda: cell.run("condor_q", str(dag), "-af", "DAG_NodesDone", "DAG_NodesReady",
-                              "DAG_JobsIdle").stdout == "1 1 1\n", timeout=60)
+    wait_for(lambda: "PRE Script of node X completed successfully." in dagman_out(workdir)
+             and cell.run("condor_q", str(dag), "-af", "DAG_NodesDone", "DAG_NodesReady",
+                          "DAG_JobsIdle").stdout == "0 1 1\n", timeout=60)
+    assert "Node X: NOOP" not in dagman_out(workdir)
     assert "Submitting HTCondor Node B" not in dagman_out(workdir)
     write(workdir, "go", "")
     assert dag_ended(cell, dag)[0][12] == "0"
     assert order(workdir) == ["B"]
-    assert "DAGMAN_MAX_JOBS_IDLE setting: 1" in dagman_out(workdir)
+    out = dagman_out(workdir)
+    assert out.index("Node X: NOOP") < out.index("Submitting HTCondor Node B")
+    assert "DAGMAN_MAX_JOBS_IDLE setting: 1" in out
+
+
+def test_maxjobs_throttles_job_submissions_not_pre_scripts(cell, workdir):
+    """-maxjobs 1, as HTCondor's DAGMan: the PRE scripts of three ready nodes run together
+    (each waits until all three have begun), and then their jobs go to the queue one
+    node at a time, every one of them."""
+    write(workdir, "pre.sh", f"#!/bin/sh\necho $1 >> {workdir}/began\nfor i in $(seq 300); do\n"
+                             f"  [ $(wc -l < {workdir}/began) -ge 3 ] && exit 0; sleep 0.05\ndone\n"
+                             f"echo alone-$1 >> {workdir}/began\n")
+    write(workdir, "job.sh", f"#!/bin/sh\necho + JOB $1 >> {workdir}/spans\nsleep 0.5\n"
+                             f"echo - JOB $1 >> {workdir}/spans\n")
+    dag = ""
+    for name in "ABC":
+        write(workdir, f"{name}.sub", f"executable = job.sh\narguments = {name}\nqueue\n")
+        dag += f"JOB {name} {name}.sub\nSCRIPT PRE {name} pre.sh $JOB\n"
+    write(workdir, "diamond.dag", dag)
+    dag_id = dagman_id(submit_dag(cell, workdir, "-maxjobs", "1"))
+    assert dag_ended(cell, dag_id)[0][12] == "0", dagman_out(workdir)
+    assert sorted(open(os.path.join(workdir, "began")).read().split()) == ["A", "B", "C"]
+    spans = open(os.path.join(workdir, "spans")).read().splitlines()
+    assert most_at_once(spans, "JOB") == 1
+    assert sorted(line.split()[2] for line in spans if line.startswith("+")) == ["A", "B", "C"]
+    assert "DAGMAN_MAX_JOBS_SUBMITTED setting: 1" in dagman_out(workdir)
 
 
 @pytest.mark.parametrize("args, code, ran", [((), "1", []),

@@ -56,7 +56,8 @@ class Runner(NodeScripts, NodesLog):
         self.counted = None                 # the progress attributes the manager's job ad shows
         self.scripting = {"PRE": set(), "POST": set()}     # nodes queued for or running that script
         self._init_scripts()
-        self.parked = []                    # nodes whose PRE script ended while the DAG was halted
+        self.parked = []                    # nodes whose PRE script ended, their jobs waiting
+                                            # for the DAG to resume or for -MaxJobs/-MaxIdle
         self.in_recovery = False
         self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
         self.halt_file = os.path.abspath(dag_file) + ".halt"
@@ -106,13 +107,15 @@ class Runner(NodeScripts, NodesLog):
                 self._remove_running()
                 self._run_final()
                 break
-            while self.parked and not self.check_halt() and self._stops() == (False, False):
+            while self.parked and not self.check_halt() and not self._held_back() \
+                    and self._stops() == (False, False):
                 self._submit_node(self.parked.pop(0))
             for name in self._startable():
-                if self._held_back() or self._stops() != (False, False):
+                if self._stops() != (False, False):
                     break
                 self._start(name)
-            if not self.running and not self._scripts_busy() and not self._startable():
+            if not self.running and not self._scripts_busy() and not self._startable() \
+                    and (not self.parked or self.halted):
                 break
             self._count()
             time.sleep(POLL)
@@ -144,11 +147,13 @@ class Runner(NodeScripts, NodesLog):
         return "failed" if code is not None else ""
 
     def _held_back(self):
-        """Whether no further node may start now: -MaxJobs nodes have jobs in the queue or
-        a PRE script queued or running, or -MaxIdle (DAGMAN_MAX_JOBS_IDLE) or more of the
-        DAG's job procs are idle, as the last look at the queue showed them."""
+        """Whether no further node job may be submitted now: -MaxJobs nodes have jobs in
+        the queue, or -MaxIdle (DAGMAN_MAX_JOBS_IDLE) or more of the DAG's job procs are
+        idle, as the last look at the queue showed them. As in HTCondor's DAGMan these
+        throttle submissions only: a ready node's PRE script runs (within -MaxPre), and its
+        job then waits in ``parked`` for its turn."""
         limit = int(self.opts.get("maxjobs") or 0)
-        if limit and len(self.running) + len(self.scripting["PRE"]) + len(self.parked) >= limit:
+        if limit and len(self.running) >= limit:
             return True
         idle = int(self.opts.get("maxidle") or 0)
         return bool(idle and self.watcher.proc_states(c for c, _procs in self.running.values())[0] >= idle)
@@ -296,6 +301,9 @@ class Runner(NodeScripts, NodesLog):
         if self.halted and name != self._final_name():
             self.log(f"Node {name}: its job waits: the DAG is halted")
             self.parked.append(name)        # submitted once the DAG resumes (``run``)
+            return
+        if self.parked or self._held_back():
+            self.parked.append(name)        # submitted in its turn (``run``)
             return
         self._submit_node(name)
 
