@@ -7,6 +7,8 @@ import re
 import sys
 import time
 
+import pytest
+
 from condortools import statuses, submit, wait_status
 from conftest import wait_for
 
@@ -123,6 +125,53 @@ def test_other_users_see_public_facts_only(cell, workdir, users):
     assert denied.returncode == 1 and denied.stderr == f"Permission denied to remove job {cluster}.0\n"
 
 
+UNMATCHABLE = ("executable = /bin/sleep\narguments = 300 private-arg\nenvironment = \"SECRET=x\"\n"
+               "requirements = TARGET.Memory > 100000000\nrank = TARGET.Memory * 2\nrequest_memory = 123\n"
+               "+Colour = \"blue\"\nqueue\n")
+
+
+def test_other_users_see_the_ad_a_job_was_submitted_with(cell, workdir, users):
+    """User B sees what user A's ad says (Requirements, Rank, requests ...) as A does, in
+    condor_q's attribute views, constraints and analysis, and in condor_history; never
+    its command, arguments, environment or directory."""
+    alice, bob = users[0], users[1]
+    cluster = submit(cell, UNMATCHABLE, cwd=workdir, user=alice)
+    jid = f"{cluster}.0"
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "ClusterId", user=bob).stdout == f"{cluster}\n")
+    for qualifiers in ("-af", "-af:r"):
+        args = (jid, qualifiers, "Requirements", "Rank", "RequestMemory", "RequestCpus", "MinHosts", "Colour")
+        mine = cell.run("condor_q", *args, user=alice).stdout
+        assert cell.run("condor_q", *args, user=bob).stdout == mine
+    raw = cell.run("condor_q", jid, "-af:r", "Requirements", "Rank", "RequestMemory", user=bob).stdout
+    assert raw.startswith("(TARGET.Memory > 100000000) && ") and raw.endswith(" TARGET.Memory * 2 123\n")
+    theirs = cell.run("condor_q", jid, "-l", user=bob).stdout
+    assert "Requirements = (TARGET.Memory > 100000000) && " in theirs and 'Colour = "blue"' in theirs
+    for hidden in ("Args", "Arguments", "Cmd", "Environment", "Iwd", "Out", "Err"):
+        assert f"\n{hidden} = " not in theirs, hidden
+    assert "private-arg" not in theirs and "SECRET" not in theirs and workdir not in theirs
+    assert "/bin/sleep" not in theirs
+    # the same analysis, line for line (below the schedd's title, which has the time)
+    analyses = [cell.run("condor_q", "-better-analyze", jid, user=u).stdout.split("\n")[3:] for u in (alice, bob)]
+    assert analyses[0] == analyses[1]
+    assert "      2 are rejected by your job's requirements" in analyses[1]
+    assert any(re.match(r"1\s+\( TARGET\.Memory > 100000000 \)\s+0\s+MODIFY TO", line) for line in analyses[1])
+    chosen = cell.run("condor_q", "-allusers", "-constraint", "RequestMemory == 123 && Rank =?= TARGET.Memory * 2",
+                      "-af", "ClusterId", user=bob)
+    assert chosen.stdout == f"{cluster}\n", chosen.stderr
+    # an edit of the owner's is what the others see
+    assert cell.run("condor_qedit", jid, "Colour", '"red"', user=alice).returncode == 0
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "Colour", user=bob).stdout == "red\n")
+    # and so it is in the history
+    assert cell.run("condor_rm", jid, user=alice).returncode == 0
+    history = (jid, "-af:r", "Requirements", "Rank", "RequestMemory", "Colour")
+    wait_for(lambda: cell.run("condor_history", *history, user=alice).stdout)
+    assert cell.run("condor_history", *history, user=bob).stdout == \
+        cell.run("condor_history", *history, user=alice).stdout == raw[:-1] + ' "red"\n'
+    ended = cell.run("condor_history", jid, "-l", user=bob).stdout
+    assert "Requirements = (TARGET.Memory > 100000000) && " in ended
+    assert "private-arg" not in ended and "SECRET" not in ended and workdir not in ended
+
+
 def test_a_cluster_that_left_the_queue_is_not_found_by_anyone(cell, workdir, users):
     cluster = submit(cell, "executable = /bin/true\nqueue\n", cwd=workdir)
     cell.wait_finished(cluster)
@@ -140,6 +189,8 @@ def test_ten_thousand_jobs_as_fast_as_qstat(tmp_path, monkeypatch):
     from test_qstat_speed import big_snapshot
     from gridtools.spool import status
     status.publish(big_snapshot())
+    # the tables show no ad: they read no public ad (condor_q -l, -af ... do)
+    monkeypatch.setattr(status, "read_public", lambda clusters: pytest.fail("public ads read"))
     from gridtools.cli import entry
     best = None
     for args in (["-allusers"], ["-allusers", "-nobatch"]):

@@ -354,6 +354,53 @@ def test_history_round_trip(tmp_path, monkeypatch):
         '*** ProcId = 0 ClusterId = 2 Owner = "alice" CompletionDate = 6'
 
 
+def test_the_public_text_of_an_ad_leaves_out_private_and_state_attributes(tmp_path):
+    from gridtools.jobads import job_ad
+    from gridtools.model.job import Job
+    from gridtools.spool.rows import public_ad
+    text = ("executable = run.sh\narguments = secret-arg\nenvironment = \"K=secret\"\n"
+            "requirements = TARGET.Memory > 7\nrank = TARGET.Mips\n+Colour = \"blue\"\nqueue 2\n")
+    spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), dict(WHO, id=7))
+    spec["id"] = 7
+    job = Job(spec)
+    published = public_ad(job)
+    assert published is public_ad(job)             # made once for a description
+    first = published[0] if isinstance(published, list) else published
+    assert "secret" not in str(published) and str(tmp_path) not in str(published)
+    assert "\nClusterId = undefined\n" in first and "NumJobStarts" not in first
+    # laid under the state as the owner's ad is, it says what the owner's says but the private part
+    for number in (1, 2):
+        owner = job_ad(job.spec, None, number)
+        other = job_ad({"id": 7, "owner": "alice", "condor_ad": published}, None, number)
+        assert other.eval("ProcId") == number - 1 and other.eval("Owner") == "alice"
+        for name in ("Requirements", "Rank", "RequestMemory", "RequestCpus", "Colour", "MinHosts"):
+            assert str(other.lookup(name)) == str(owner.lookup(name)), name
+        assert "Arguments" not in other and "Environment" not in other and "Cmd" not in other
+    assert public_ad(Job(dict(spec, condor_ad=None))) is None
+
+
+def test_public_ads_files_are_written_when_they_change(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    (tmp_path / "spool").mkdir()
+    from gridtools.spool import status
+    monkeypatch.setattr(status, "_PUBLIC", {})
+    monkeypatch.setattr(status, "_LISTED", [])
+    folder = tmp_path / "spool" / "public"
+    folder.mkdir()
+    (folder / "9").write_bytes(b"left by an earlier daemon")
+    a, b = "Rank = 1\n", "Rank = 2\n"
+    status.publish_public({0: {5: a}, 1: {1005: [a, ""]}})
+    assert sorted(os.listdir(folder)) == ["0", "1"]
+    assert oct(os.stat(folder / "0").st_mode & 0o777) == "0o644"
+    inodes = {n: os.stat(folder / n).st_ino for n in ("0", "1")}
+    status.publish_public({0: {5: a, 6: b}, 1: {1005: [a, ""]}})
+    assert os.stat(folder / "1").st_ino == inodes["1"] and os.stat(folder / "0").st_ino != inodes["0"]
+    assert status.read_public([6, 1005]) == {5: a, 6: b, 1005: [a, ""]}
+    assert status.read_public([5]) == {5: a, 6: b}              # only the file of cluster 5
+    status.publish_public({1: {1005: [a, ""]}})
+    assert os.listdir(folder) == ["1"] and status.read_public([5]) == {}
+
+
 def test_condor_wait_follows_a_log_as_it_grows(tmp_path):
     log = tmp_path / "w.log"
     submit_ev = [Event(EventType.SUBMIT, 3, p, 0, 1700000000.0, {}) for p in (0, 1)]

@@ -44,6 +44,18 @@ PARALLEL_UNIVERSE = 11
 #: ads; the daemon writes them to no file other users read)
 PRIVATE_ATTRS = ("Cmd", "Arguments", "Args", "Environment", "Env", "Iwd", "Out", "Err", "In", "UserLog",
                  "TransferInput", "TransferOutput", "TransferOutputRemaps")
+#: what ``job_ad`` sets in every ad, from the job's description and its task's state
+SET_ATTRS = ("ClusterId", "ProcId", "Owner", "User", "GlobalJobId", "QDate", "JobStatus", "CurrentHosts",
+             "EnteredCurrentStatus")
+#: what the state of a job's tasks lays over its ad when it has something to say (a start,
+#: an end, a hold, runs, suspensions ...). The published text of the ad another user's
+#: view starts from (``spool.rows.public_ad``) says neither these nor SET_ATTRS, as it
+#: says nothing private: that view takes them from the status
+STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "NumJobStarts", "RemoteHost", "RemoteHosts",
+               "LastRemoteHost", "CompletionDate", "ExitBySignal", "ExitSignal", "ExitCode", "HoldReason",
+               "HoldReasonCode", "HoldReasonSubCode", "NumJobCompletions", "RemoveReason",
+               "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime", "CommittedTime",
+               "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
 #: Grid Engine requests that name the execution host

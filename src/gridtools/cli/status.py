@@ -92,10 +92,11 @@ def _daemon_running():
     return daemonctl.running()
 
 
-def _job_parts(job_ids, private):
+def _job_parts(job_ids, private, public=None):
     """(rows, info) of the given jobs, read from the spool (those the caller may read:
-    their private facts go to ``private``, job id -> facts)."""
-    from gridtools.spool.rows import ad_done_of, job_info, job_rows, private_facts
+    their private facts go to ``private``, job id -> facts, and the public text of the
+    ad of those submitted as one to ``public``: ``spool.rows.public_ad``)."""
+    from gridtools.spool.rows import ad_done_of, job_info, job_rows, private_facts, public_ad
     from gridtools.model.job import Job
     from gridtools.spool import jobs as jobstore
     from gridtools.formats import spoolyaml
@@ -116,15 +117,17 @@ def _job_parts(job_ids, private):
         mine = private_facts(job)
         if mine is not None:
             private[job.id] = mine
+        if public is not None and public_ad(job) is not None:
+            public[job.id] = public_ad(job)
     return rows, info
 
 
 def _from_spool():
     from gridtools.spool import jobs as jobstore
-    private = {}
-    rows, info = _job_parts(jobstore.list_ids(), private)
+    private, public = {}, {}
+    rows, info = _job_parts(jobstore.list_ids(), private, public)
     return {"time": 0.0, "rows": rows, "jobs": info, "queues": [], "hosts": {}, "reasons": {},
-            "exechosts": [], "private": private}
+            "exechosts": [], "private": private, "public_ads": public}
 
 
 def _reconcile(snap):
@@ -143,7 +146,7 @@ def _reconcile(snap):
             del known[job_id]
     unknown = sorted(stored - set(known) - _deleted_in_journal())
     if unknown:
-        rows, info = _job_parts(unknown, snap.setdefault("private", {}))
+        rows, info = _job_parts(unknown, snap.setdefault("private", {}), snap.setdefault("public_ads", {}))
         snap["rows"].extend(rows)
         known.update(info)
 

@@ -7,7 +7,10 @@ snapshot carries the few configuration facts the queries show or select by:
 queue attributes (``attrs`` of each queue row), the complex table, host and
 global complex values, host groups and access lists; and the daemon's faults
 (``faults``: objects set aside, writes that wait). Everything is plain data
-(marshal-able).
+(marshal-able). Beside it go what each user alone sees of their jobs
+(``spool/private``) and the ads of the jobs submitted as ads, as every user
+sees them (``spool/public``, written before the status and only where they
+changed: see ``spool.status``).
 """
 
 import time
@@ -17,7 +20,7 @@ from gridtools.formats.sge import states as state_letters
 from gridtools.model import shared
 from gridtools.sched.snapshot import QState
 from gridtools.spool import listing, status as spool_status
-from gridtools.spool.rows import ad_done_of, condor_info, job_info, job_rows, private_facts
+from gridtools.spool.rows import ad_done_of, condor_info, job_info, job_rows, private_facts, public_ad
 
 #: the job listing's builder and renderer, kept from one snapshot to the next (the
 #: builder's facts objects and the renderer's lines of runs that did not change)
@@ -259,14 +262,22 @@ def task_hard(state):
 def publish(state, snap_queues, loads, now=None):
     now = now or time.time()
     live = state.live_ids()
-    rows, info, private = [], {}, {}
+    rows, info, private, public = [], {}, {}, {}
     ORDER_FACTS.begin()
+    bucket = spool_status.BUCKET
     for job in state.jobs.values():
         job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live, state.jobs)
         rows.extend(job_rows_)
         mine = private_facts(job)
         if mine is not None:
             _owner_facts(private, job.spec)[job.id] = mine
+        ad = public_ad(job)
+        if ad is not None:
+            number = job.id // bucket
+            found = public.get(number)
+            if found is None:
+                found = public[number] = {}
+            found[job.id] = ad
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,
         "queues": queue_rows(state, snap_queues, loads),
@@ -281,6 +292,7 @@ def publish(state, snap_queues, loads, now=None):
     snapshot.update(config_facts(state.config))
     if state.condor is not None:
         snapshot.update(state.condor.published(state, None, loads, now))
+    spool_status.publish_public(public)     # (before the status: a job it shows has its ad)
     spool_status.publish(snapshot, *LISTING)
     spool_status.publish_private(private)
     state.need_publish = False

@@ -146,16 +146,16 @@ class Derived:
     ``refusal_keys`` (``daemon.slotads``: which procs' ads may refuse other hosts),
     ``facts`` (what the status shows of the job) and ``condor_facts`` (what condor_q
     shows of it, from its description: ``spool.rows.condor_info``; ``private_facts``
-    what it shows the job's owner only). Slots: ten thousand
-    jobs hold one."""
+    what it shows the job's owner only; ``public_ad`` the text of its ad every user
+    sees, ``spool.rows.public_ad``). Slots: ten thousand jobs hold one."""
 
     __slots__ = ("spec", "generation", "request", "task_requests", "facts", "condor_facts",
-                 "private_facts", "refusal_keys")
+                 "private_facts", "public_ad", "refusal_keys")
 
     def __init__(self, spec):
         self.spec, self.generation, self.request, self.facts = spec, None, None, None
         self.task_requests = self.refusal_keys = None
-        self.condor_facts = self.private_facts = None
+        self.condor_facts = self.private_facts = self.public_ad = None
 
 
 class Job:

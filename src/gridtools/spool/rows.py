@@ -307,3 +307,53 @@ def condor_info(job):
     return info
 
 
+def public_ad(job):
+    """The ad a job was submitted with (``spec["condor_ad"]``) as every user may see it,
+    or None for a job submitted otherwise: its text, or one text for each proc as the
+    description holds them, without the private attributes (``jobads.PRIVATE_ATTRS``:
+    command, arguments, environment, files) nor those the queue lays over it from the
+    state of its tasks (``jobads.STATE_ATTRS``); those it sets in every ad
+    (``jobads.SET_ATTRS``) are ``undefined`` in its first text (where they stand in the
+    owner's ad) and left out of the others: another user's view takes them from the
+    status. Each other line is the job's own, as its owner's ad shows it. Made once for
+    a description; alike jobs share one text (their ads differ in what is left out)."""
+    held = job.spec_cache()
+    if held.public_ad is None:
+        texts = job.spec.get("condor_ad")
+        if not texts:
+            held.public_ad = ""
+        elif isinstance(texts, list):
+            held.public_ad = [public_text(text, n == 0) for n, text in enumerate(texts)]
+        else:
+            held.public_ad = public_text(texts)
+    return held.public_ad or None
+
+
+#: the attributes ``public_ad`` leaves out, and those it makes undefined, in lower case
+_NOT_PUBLIC = []
+
+
+def public_text(text, first=True):
+    """A stored ad's text as ``public_ad`` publishes it (``first``: the text of the first
+    proc, or of all); the long form is one attribute a line (see ``classad.parse_ad``)."""
+    import sys
+    if not _NOT_PUBLIC:
+        from gridtools.jobads import PRIVATE_ATTRS, SET_ATTRS, STATE_ATTRS
+        _NOT_PUBLIC.extend((frozenset(n.lower() for n in PRIVATE_ATTRS + STATE_ATTRS),
+                            frozenset(n.lower() for n in SET_ATTRS)))
+    left_out, undefined = _NOT_PUBLIC
+    if not text:
+        return ""
+    if text.lstrip().startswith("["):       # the bracketed form: in the long form
+        from gridtools.classad import parse_ad
+        text = str(parse_ad(text))
+    kept = []
+    for line in text.splitlines(True):
+        name = line.partition("=")[0].strip()
+        lowered = name.lower()
+        if lowered in undefined:
+            if first:
+                kept.append(f"{name} = undefined\n")
+        elif lowered not in left_out:
+            kept.append(line)
+    return sys.intern("".join(kept))

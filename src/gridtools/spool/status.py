@@ -33,6 +33,15 @@ job. What only a job's owner (and root) sees in the queries that read it,
 the arguments of condor_q's CMD column, is published beside it in
 ``spool/private/<uid>``, one file per user with jobs that have some (mode
 0400, owned by that user; ``publish_private``, ``read_private``).
+
+What every user sees of a job submitted as an ad besides what the snapshot
+says, the text of that ad without its private attributes (``spool.rows.public_ad``),
+is published in ``spool/public/<n>``, world-readable, one file for the
+clusters ``n * BUCKET`` to ``n * BUCKET + BUCKET - 1`` (``publish_public``,
+``read_public``): a file is rewritten only when what it holds changed (a
+submission rewrites one, the newest), and a query reads only the files of
+the clusters whose ads it shows, only when it shows ads (condor_q -l, -af,
+-constraint, -analyze ...).
 """
 
 import marshal
@@ -241,4 +250,71 @@ def read_private(uid):
             continue
         if type(facts) is dict:
             found[int(name)] = facts
+    return found
+
+
+# ---------------------------------------------------------------- public ads
+
+#: clusters in one file of ``spool/public``
+BUCKET = 1000
+#: file number -> the mapping last written to it
+_PUBLIC = {}
+#: [the folder], once made and its files from before listed
+_LISTED = []
+
+
+def public_dir():
+    return cell.spool("public")
+
+
+def publish_public(by_bucket):
+    """Write the public ads (``by_bucket``: file number -> {cluster id: text, or list of
+    texts, of ``spool.rows.public_ad``}) to ``spool/public/<n>`` (mode 0644), each
+    file when it changed; remove the files of numbers with none any more. Mappings of
+    the same texts compare at once: the daemon's texts are one object for a
+    description."""
+    import os
+    from gridtools.spool.files import makedirs
+    folder = public_dir()
+    if _LISTED != [folder]:                 # the first time (for this cell), or after a failure
+        _PUBLIC.clear()
+        _LISTED[:] = []
+        try:
+            makedirs(folder, 0o755)
+            stale = {name for name in os.listdir(folder) if name.isdigit()}
+        except OSError as exc:
+            from gridtools.errors import SpoolError
+            raise SpoolError(f"cannot write {folder}: {exc.strerror}") from None
+        _LISTED.append(folder)
+    else:
+        stale = {str(n) for n in _PUBLIC}
+    for number, ads in by_bucket.items():
+        stale.discard(str(number))
+        if _PUBLIC.get(number) != ads:
+            try:
+                atomic_write(os.path.join(folder, str(number)), marshal.dumps(ads), mode=0o644, fsync=False)
+            except BaseException:
+                _LISTED.clear()             # (the folder is looked at again next time)
+                raise
+            _PUBLIC[number] = ads
+    for name in stale:
+        _PUBLIC.pop(int(name), None)
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            pass                # (gone already; else looked at again when the daemon restarts)
+
+
+def read_public(clusters):
+    """{cluster id: public ad} of the files holding ``clusters`` (an iterable of cluster
+    ids); {} for those that cannot be read."""
+    found = {}
+    for number in sorted({int(c) // BUCKET for c in clusters}):
+        try:
+            with open(f"{public_dir()}/{number}", "rb") as fh:
+                ads = marshal.loads(fh.read())
+        except (OSError, EOFError, ValueError, TypeError):
+            continue
+        if type(ads) is dict:
+            found.update(ads)
     return found

@@ -7,7 +7,9 @@ ClassAd, which is what the default views of condor_q need; ``ads`` builds
 the ads of the procs that need them, lazily: the caller's own jobs (and
 every job, for root) from their stored description and state, other users'
 jobs from what the status publishes (no environment, paths or arguments,
-as qstat -j keeps them private). A proc's JobStatus is always the one of
+as qstat -j keeps them private) and, for a job submitted as an ad, from the
+text of that ad the daemon publishes for every user (``published_ad``: what
+its owner's ad says but its private attributes). A proc's JobStatus is always the one of
 the status the procs were read from, even in an ad built from a stored
 state the daemon has already moved on (it writes a job's state before it
 publishes the status that shows it): so every view of one condor_q agrees,
@@ -339,7 +341,8 @@ def _public_spec(info, proc, own_hard=None):
 
 
 #: what the ad of another user's job submitted as an ad leaves out besides its private
-#: parts (``jobads.PRIVATE_ATTRS``): what only that ad says (not published: made up
+#: parts (``jobads.PRIVATE_ATTRS``) when the daemon published no text of that ad
+#: (``published_ad``; a status of an earlier version): what only that ad says (made up
 #: from its requests, these could be false); its CPUs and memory are what it asked
 #: for (``_condor_requests``)
 _OWN_AD_ATTRS = ("RequestCpus", "RequestMemory", "RequestDisk", "Requirements", "Rank", "MinHosts",
@@ -361,19 +364,57 @@ def _condor_requests(ad, spec):
         ad["RequestMemory"] = jobads._megabytes(memory)
 
 
+def published_ad(snap, cluster):
+    """The text of the ad cluster ``cluster`` was submitted with as every user sees it
+    (or one text for each proc: ``spool.rows.public_ad``), or None: from the snapshot
+    when the caller made it from the job store, else from the file the daemon
+    published it in (each file read once, when an ad of one of its clusters is first
+    asked for: views without ads read none)."""
+    found = snap.get("public_ads")
+    if found is None:
+        found = snap["public_ads"] = {}
+    if cluster not in found:
+        from gridtools.spool import status as spool_status
+        read = snap.get("public_read")
+        if read is None:
+            read = snap["public_read"] = set()
+        number = cluster // spool_status.BUCKET
+        if number in read:
+            return None
+        read.add(number)
+        for key, texts in spool_status.read_public((cluster,)).items():
+            found.setdefault(key, texts)
+    texts = found.get(cluster)
+    if type(texts) is list:
+        return texts if texts and type(texts[0]) is str and texts[0] else None
+    return texts if type(texts) is str and texts else None
+
+
 def public_ad(snap, proc):
-    """The ad of another user's proc from the published facts: what they do not say is
+    """The ad of another user's proc from the published facts: the text of the ad it was
+    submitted with that the daemon publishes (``published_ad``), with what the status
+    says of its state laid over it, as over its owner's; what they do not say is
     absent, never made up (see ``jobads.PRIVATE_ATTRS``)."""
     from gridtools import jobads
     from gridtools.classad import ClassAd
+    from gridtools.classad.parser import ClassAdSyntaxError
     info = (snap.get("jobs") or {}).get(proc.cluster) or {}
     own = (snap.get("task_hard") or {}).get(proc.cluster) or {}
     spec = _public_spec(info, proc, own.get(proc.number))
-    ad = jobads.job_ad(spec, None, proc.number)
-    for name in jobads.PRIVATE_ATTRS + (_OWN_AD_ATTRS if proc.is_condor else ()):
+    texts = published_ad(snap, proc.cluster) if proc.is_condor else None
+    if texts is not None:
+        spec["condor_ad"] = texts
+    try:
+        ad = jobads.job_ad(spec, None, proc.number)
+    except ClassAdSyntaxError:          # (a published text that does not parse: the facts alone)
+        if texts is None:
+            raise
+        del spec["condor_ad"]
+        texts, ad = None, jobads.job_ad(spec, None, proc.number)
+    for name in jobads.PRIVATE_ATTRS + (_OWN_AD_ATTRS if proc.is_condor and texts is None else ()):
         if name in ad:
             del ad[name]
-    if proc.is_condor and proc.universe != jobads.PARALLEL_UNIVERSE:
+    if proc.is_condor and texts is None and proc.universe != jobads.PARALLEL_UNIVERSE:
         _condor_requests(ad, spec)
     if not info.get("submit_host"):         # (a status of an earlier version)
         for name in ("User", "GlobalJobId"):
