@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import run_bare
+from conftest import REPO, run_bare
 from gridtools import ads
 from gridtools.classad import UNDEFINED, parse, parse_ad
 from gridtools.classad.draft import Text
@@ -633,3 +633,36 @@ def test_a_custom_resource_request_matches_machines_that_offer_enough(tmp_path):
     assert accepts(job, parse_ad(f"[{machine}; Foo = 3]"))
     assert not accepts(job, parse_ad(f"[{machine}; Foo = 1]"))
     assert not accepts(job, parse_ad(f"[{machine}]"))
+
+
+def test_history_since_completedsince_and_scanlimit_stop_the_scan(tmp_path, monkeypatch):
+    """condor_history scans newest first and stops at the ad -since names (a job id, or
+    the first ad its expression is true of), at the first job that completed before
+    -completedsince, after -scanlimit ads; the ad it stops at is not shown."""
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    (tmp_path / "spool").mkdir()
+    from gridtools.daemon import history
+
+    class State:
+        def log(self, text):
+            raise AssertionError(text)
+    history.append(State(), [_job(cluster, proc, CompletionDate=100 + 10 * cluster + proc)
+                             for cluster, proc in ((1, 0), (2, 0), (2, 1), (3, 0), (4, 0))])
+    env = dict(os.environ, GRIDTOOLS_ROOT=str(tmp_path))
+
+    def shown(*args):
+        proc = subprocess.run([os.path.join(REPO, "bin", "condor_history"), "-af:j", "Owner", *args],
+                              env=env, capture_output=True, text=True)
+        return proc.returncode, proc.stdout.split()[::2], proc.stderr
+    assert shown() == (0, ["4.0", "3.0", "2.1", "2.0", "1.0"], "")
+    assert shown("-since", "2.1") == (0, ["4.0", "3.0"], "")
+    assert shown("-since", "2") == (0, ["4.0", "3.0"], "")          # the cluster's first ad met
+    assert shown("-since", "ClusterId < 3") == (0, ["4.0", "3.0"], "")
+    assert shown("-completedsince", "121") == (0, ["4.0", "3.0", "2.1"], "")
+    assert shown("-scanlimit", "2", "-constraint", "ClusterId != 4") == (0, ["3.0"], "")
+    assert shown("-since", "1.0", "-match", "1") == (0, ["4.0"], "")
+    assert shown("-since", "4.0") == (0, [], "")
+    code, out, err = shown("-completedsince", "yesterday")
+    assert (code, out) == (1, []) and err == "Error: -completedsince requires a Unix time, not yesterday\n"
+    code, out, err = shown("-since", "ClusterId <")
+    assert (code, out) == (1, []) and err.startswith("Error: Invalid constraint expression")

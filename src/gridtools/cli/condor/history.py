@@ -2,12 +2,17 @@
 
     condor_history [-l | -json | -af[:quals] ATTR ... | -format FMT ATTR ...]
                    [-constraint EXPR] [-limit N | -match N] [-forwards]
+                   [-since JOBID | EXPR] [-completedsince TIME] [-scanlimit N]
                    [-file FILE] [cluster | cluster.proc | owner] ...
 
 Reads the history file the daemon appends a job's final ad to when it
 leaves the queue (``spool/history`` and its rotation ``history.old``; see
 daemon.history), newest first unless ``-forwards``. The default table has
 a row per job: ID, OWNER, SUBMITTED, RUN_TIME, ST, COMPLETED, CMD.
+The scan stops at the ad of job ``-since`` names (cluster.proc; a bare
+cluster: its first ad met) or at the first ad its expression is true of,
+at the first ad of a job that completed before ``-completedsince`` (Unix
+time), and after ``-scanlimit`` ads; the ad it stops at is not shown.
 
 The history file holds what every user may see of a job; its private
 attributes (command path, arguments, files: ``jobads.PRIVATE_ATTRS``) are
@@ -34,6 +39,9 @@ Usage: condor_history [options]
         -long                 Display entire ClassAds
         -json                 Display entire ClassAds in JSON
         -format <fmt> <attr>  Print attribute attr using format fmt
+        -since <jobid>|<expr> Stop scanning at this job id, or when expr is true
+        -completedsince <time>  Stop scanning at a job that completed before time
+        -scanlimit <num>      Stop scanning after num ads
         -autoformat[:jlhVr,tng] <attr> [<attr2> [...]]
         -af[:jlhVr,tng] <attr> [<attr2> [...]]
     and [cluster | cluster.proc | owner] restrict the jobs shown
@@ -46,6 +54,8 @@ class Options:
         self.view = "table"
         self.af_attrs, self.af_quals, self.formats = [], "", []
         self.limit = 0
+        self.since = self.completed_since = None
+        self.scanlimit = 0
         self.forwards = False
         self.file = None
         self.help = False
@@ -84,7 +94,13 @@ def parse_args(argv):
         elif _is(arg, "constraint", 1):
             opts.selection.constraints.append(_take(args, arg))
         elif _is(arg, "match", 1) or _is(arg, "limit", 3):
-            opts.limit = _count(_take(args, arg))
+            opts.limit = _count(_take(args, arg), "-match")
+        elif _is(arg, "since", 3):
+            opts.since = _take(args, arg)
+        elif _is(arg, "completedsince", 3):
+            opts.completed_since = _timestamp(_take(args, arg))
+        elif _is(arg, "scanlimit", 2):
+            opts.scanlimit = _count(_take(args, arg), "-scanlimit")
         elif _is(arg, "forwards", 4):
             opts.forwards = True
         elif _is(arg, "backwards", 1):
@@ -98,11 +114,40 @@ def parse_args(argv):
     return opts
 
 
-def _count(text):
+def _count(text, option):
     try:
         return max(0, int(text))
     except ValueError:
-        raise UsageError(f"Error: -match requires a number, not {text}", 1) from None
+        raise UsageError(f"Error: {option} requires a number, not {text}", 1) from None
+
+
+def _timestamp(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"Error: -completedsince requires a Unix time, not {text}", 1) from None
+
+
+def _stop_test(opts):
+    """The test of the ad a scan stops at (``-since``, ``-completedsince``), or None."""
+    tests = []
+    if opts.since is not None:
+        cluster, dot, proc = opts.since.partition(".")
+        if cluster.isdigit() and (not dot or proc.isdigit()):
+            wanted = (int(cluster), int(proc) if dot else None)
+            tests.append(lambda ad: ad.eval("ClusterId") == wanted[0]
+                         and wanted[1] in (None, ad.eval("ProcId")))
+        else:
+            [expr] = Q.compile_constraints([opts.since])
+            tests.append(lambda ad: Q.truthy(expr.eval(ad)))
+    if opts.completed_since is not None:
+        def before(ad, when=opts.completed_since):
+            done = ad.eval("CompletionDate")
+            return type(done) in (int, float) and 0 < done < when
+        tests.append(before)
+    if not tests:
+        return None
+    return lambda ad: any(test(ad) for test in tests)
 
 
 # ---------------------------------------------------------------- reading
@@ -189,8 +234,11 @@ def join_private(ads):
 def select(opts, ads):
     sel = opts.selection
     exprs = Q.compile_constraints(sel.constraints) if sel.constraints else []
+    stop = _stop_test(opts)
     chosen = []
-    for ad in ads if opts.forwards else reversed(ads):
+    for scanned, ad in enumerate(ads if opts.forwards else reversed(ads)):
+        if (opts.scanlimit and scanned >= opts.scanlimit) or (stop is not None and stop(ad)):
+            break
         cluster, proc, owner = ad.eval("ClusterId"), ad.eval("ProcId"), ad.eval("Owner")
         if sel.named and not (cluster in sel.clusters or (cluster, proc) in sel.ids or owner in sel.users):
             continue
