@@ -359,7 +359,8 @@ def test_the_public_text_of_an_ad_leaves_out_private_and_state_attributes(tmp_pa
     from gridtools.model.job import Job
     from gridtools.spool.rows import public_ad
     text = ("executable = run.sh\narguments = secret-arg\nenvironment = \"K=secret\"\n"
-            "requirements = TARGET.Memory > 7\nrank = TARGET.Mips\n+Colour = \"blue\"\nqueue 2\n")
+            "requirements = TARGET.Memory > 7\nrank = TARGET.Mips\n+Colour = \"blue\"\n"
+            "dagman_log = /home/secret/run.nodes.log\nqueue 2\n")
     spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), dict(WHO, id=7))
     spec["id"] = 7
     job = Job(spec)
@@ -376,6 +377,7 @@ def test_the_public_text_of_an_ad_leaves_out_private_and_state_attributes(tmp_pa
         for name in ("Requirements", "Rank", "RequestMemory", "RequestCpus", "Colour", "MinHosts"):
             assert str(other.lookup(name)) == str(owner.lookup(name)), name
         assert "Arguments" not in other and "Environment" not in other and "Cmd" not in other
+        assert owner.eval("DAGManNodesLog") == "/home/secret/run.nodes.log" and "DAGManNodesLog" not in other
     assert public_ad(Job(dict(spec, condor_ad=None))) is None
 
 
