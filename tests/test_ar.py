@@ -337,3 +337,44 @@ def test_state_letters_of_a_reservation_in_error():
     ar = {"state": "error", "start": 100.0, "end": 200.0}
     assert [letter(ar, now) for now in (50, 150)] == ["W", "E"]
     assert [letter(dict(ar, state="granted"), now) for now in (50, 150, 250)] == ["w", "r", "x"]
+
+
+def test_calendars_are_judged_over_the_reservations_window(cell):
+    """A weekend-off calendar: a Saturday reservation is refused, with Grid Engine's note
+    on the queue instance. A calendar that disables the queue today only (state D now):
+    a reservation for tomorrow is granted. A calendar change that would close the
+    reserved queue instance in that window is refused, by -mattr and by -Mcal."""
+    import datetime
+    import zoneinfo
+    from gridtools.formats.sge.calendar import WEEKDAYS
+    zone = zoneinfo.ZoneInfo(cell.env["TZ"])
+    today = datetime.datetime.now(zone)
+    saturday = (today + datetime.timedelta(days=(5 - today.weekday()) % 7 or 7)).replace(
+        hour=10, minute=0, second=0, microsecond=0)
+    tomorrow = (today + datetime.timedelta(days=1)).replace(hour=10, minute=0, second=0, microsecond=0)
+    weekday = WEEKDAYS[today.weekday()]
+    add_object(cell, "-Acal", "calendar_name wkend\nyear NONE\nweek sat-sun=off\n")
+    add_object(cell, "-Acal", f"calendar_name today\nyear NONE\nweek {weekday}=off\n")
+    cell.run("qconf", "-mattr", "queue", "calendar", "wkend", "all.q", check=True)
+    refused = cell.run("qrsub", "-a", saturday.strftime("%Y%m%d%H%M"), "-d", "1:0:0")
+    assert (refused.returncode, refused.stdout) == (
+        1, 'queue "all.q@testhost" is calendar disabled in selected time frame\n'
+           "advance_reservation: no suitable queues\n")
+    cell.run("qconf", "-mattr", "queue", "calendar", "today", "all.q", check=True)
+    assert wait_for(lambda: "D" in queue_line(cell, "all.q@testhost").split()[-1])
+    ar = ar_of(cell.run("qrsub", "-a", tomorrow.strftime("%Y%m%d%H%M"), "-d", "1:0:0"))
+    closing = WEEKDAYS[tomorrow.weekday()]
+    add_object(cell, "-Acal", f"calendar_name closing\nyear NONE\nweek {closing}=off\n")
+    changed = cell.run("qconf", "-mattr", "queue", "calendar", "closing", "all.q")
+    assert changed.returncode == 1
+    assert changed.stderr == f'denied: changing "closing" to calendar would break advance reservation {ar}\n'
+    assert cell.run("qconf", "-sq", "all.q").stdout.count("calendar              today") == 1
+    path = os.path.join(cell.root, "today.cal")
+    with open(path, "w") as fh:
+        fh.write(f"calendar_name today\nyear NONE\nweek {weekday},{closing}=off\n")
+    modified = cell.run("qconf", "-Mcal", path)
+    assert modified.returncode == 1
+    assert modified.stderr == f'denied: changing "today" to calendar would break advance reservation {ar}\n'
+    assert f"week             {weekday}=off" in cell.run("qconf", "-scal", "today").stdout
+    cell.run("qrdel", str(ar), check=True)
+    cell.run("qconf", "-mattr", "queue", "calendar", "closing", "all.q", check=True)

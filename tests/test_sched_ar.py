@@ -156,3 +156,43 @@ def test_a_job_in_a_reservation_runs_in_the_pe_it_was_granted():
                                   queue={"pe_list": "smp fix2"},
                                   jobs=[{"id": 1, "qsub": "-ar 1 -pe smp 2"}]))
     assert started == ["1.1 all.q@h1=2"] and decisions.starts[0].pe == "fix2"
+
+
+def _local(text):
+    """POSIX time of a local "YYYY-MM-DD HH:MM"."""
+    import datetime
+    return datetime.datetime.strptime(text, "%Y-%m-%d %H:%M").timestamp()
+
+
+def _calendar(week):
+    from gridtools.formats.sge.calendar import parse_field
+    return (parse_field("year", None), parse_field("week", week))
+
+
+def test_calendars_are_judged_over_the_window_not_now():
+    """Thursday 2026-12-03 10:00. h1's calendar closes it on weekends: a Saturday
+    reservation goes to h2, and Grid Engine's note names h1. h2's calendar disables it
+    on Thursdays (it is "D" now): a reservation for Friday is granted there all the
+    same. A window that reaches into a closed time (Friday 23:30 to Saturday 00:30 on
+    h1, suspended from 12:00 to 13:00 on h2) is refused."""
+    now = _local("2026-12-03 10:00")
+    sc = cell(now=now, ars=[], queue_states={"all.q@h2": "D"})
+    snap = snapshot(sc)
+    calendars = {"all.q@h1": _calendar("sat-sun=off"), "all.q@h2": _calendar("thu=off")}
+    saturday = admit(snap, request(sc), "alice", _local("2026-12-05 10:00"), _local("2026-12-05 11:00"),
+                     calendars=calendars)
+    assert (saturday.granted, saturday.closed) == ((("all.q", "h2", 1),), ("all.q@h1",))
+    friday = admit(snap, request(sc, "-q all.q@h2"), "alice", _local("2026-12-04 10:00"),
+                   _local("2026-12-04 11:00"), calendars=calendars)
+    assert (friday.granted, friday.closed) == ((("all.q", "h2", 1),), ())
+    across = admit(snap, request(sc, "-q all.q@h1"), "alice", _local("2026-12-04 23:30"),
+                   _local("2026-12-05 00:30"), calendars=calendars)
+    assert (across.ok, across.closed) == (False, ("all.q@h1",))
+    # ending exactly when the calendar closes the queue is fine
+    assert admit(snap, request(sc, "-q all.q@h1"), "alice", _local("2026-12-04 23:00"),
+                 _local("2026-12-05 00:00"), calendars=calendars).ok
+    lunch = {"all.q@h2": _calendar("mon-sun=12-13=suspended")}
+    assert not admit(snap, request(sc, "-q all.q@h2"), "alice", _local("2026-12-04 11:30"),
+                     _local("2026-12-04 12:30"), calendars=lunch).ok
+    assert admit(snap, request(sc, "-q all.q@h2"), "alice", _local("2026-12-04 13:00"),
+                 _local("2026-12-04 14:00"), calendars=lunch).ok

@@ -131,3 +131,23 @@ def test_continued_lines_join_entries():
     text = "calendar_name c\nyear NONE\nweek mon=6-8 \\\n     tue=9-10\n"
     calendar = objects.parse("calendar", text)
     assert len(parse_field("week", calendar["week"])) == 2
+
+
+def test_open_during_a_window():
+    """A calendar keeps its queue open over [start, end) only when no disabled or
+    suspended moment lies in it; a change at the end does not count."""
+    import datetime
+    from gridtools.formats.sge.calendar import parse_field
+    from gridtools.sched.calendar import open_during
+    week = parse_field("week", "sat-sun=off mon-fri=12-13=suspended")
+    d = datetime.datetime
+    assert open_during((), week, d(2026, 12, 4, 9), d(2026, 12, 4, 12))
+    assert not open_during((), week, d(2026, 12, 4, 9), d(2026, 12, 4, 12, 0, 1))
+    assert not open_during((), week, d(2026, 12, 4, 12, 30), d(2026, 12, 4, 12, 40))
+    assert open_during((), week, d(2026, 12, 4, 13), d(2026, 12, 5))
+    assert not open_during((), week, d(2026, 12, 4, 13), d(2026, 12, 5, 0, 1))
+    assert not open_during((), week, d(2026, 12, 6, 10), d(2026, 12, 6, 11))
+    stamp = d(2026, 12, 7, 9).timestamp()
+    assert open_during((), week, stamp, stamp + 3 * 3600)
+    assert not open_during((), week, stamp, stamp + 3 * 3600 + 1)
+    assert open_during((), (), stamp, stamp + 10 ** 8)

@@ -7,6 +7,11 @@ working copy, jobs submitted into a reservation, and the end of reservations.
   what runs, what other reservations hold and the last pass's job
   reservations. A granted reservation is stored (``spool.ars``) and shows
   at once in the snapshot the pass sees.
+  Queue calendars are judged over the window (``sched.admit``); the
+  instances they close then are named in the answer, in Grid Engine's words.
+- ``calendar_conflict``: a queue or calendar change (qconf) that would make a
+  calendar close a reserved queue instance within its reservation's window
+  is refused, as Grid Engine refuses it.
 - ``ar_delete``: the owner, operators and managers delete reservations by id,
   name or owner (``-u``); its jobs go with it.
 - ``expire``: a reservation whose end has come is removed with its jobs:
@@ -170,11 +175,13 @@ def _request(state, rec):
 
 
 def _admission(state, rec, now):
-    from gridtools.daemon import view
+    from gridtools.daemon import qcontrol, view
     from gridtools.sched.admit import admit
     snap = view.build(state, now, getattr(state, "loads", None) or {})
+    calendars = {name: inst.calendar for name, inst in qcontrol.instance_map(state).items()
+                 if inst.calendar}
     return admit(snap, _request(state, rec), rec["owner"], rec["start"], rec["end"],
-                 reserves=state.reserves)
+                 reserves=state.reserves, calendars=calendars)
 
 
 def may_reserve(state, user, group):
@@ -203,10 +210,11 @@ def submit(state, dispatcher, req, now):
     found = _admission(state, rec, now)
     if not verify:
         _take(rec["id"])
+    notes = "".join(words.calendar_closed(name) + "\n" for name in found.closed)
     if not found.ok:
-        return 1, (_reason_lines(found, owner) if verify else "") + NO_QUEUES + "\n", ""
+        return 1, notes + (_reason_lines(found, owner) if verify else "") + NO_QUEUES + "\n", ""
     if verify:
-        return 0, "verification: found suitable queue(s)\n", ""
+        return 0, notes + "verification: found suitable queue(s)\n", ""
     rec["granted"] = [list(g) for g in found.granted]
     rec["pe"] = found.pe
     store.write(rec)
@@ -214,7 +222,7 @@ def submit(state, dispatcher, req, now):
     state.need_schedule = True
     state.need_publish = True
     state.log(f"I|advance reservation {rec['id']} granted to {owner}")
-    return 0, words.granted(rec["id"]) + "\n", ""
+    return 0, notes + words.granted(rec["id"]) + "\n", ""
 
 
 def _give_back(req):
@@ -335,6 +343,38 @@ def kill(state, dispatcher, kills, now):
         if not job.task(item.task).deleting:
             apply.delete_task(state, dispatcher, job, item.task, now, False)
             state.log(f"I|job {job.id}.{item.task} ended: advance reservation {item.ar} is over")
+
+
+# ---------------------------------------------------------------- calendars
+
+def calendar_conflict(state, kind, name, obj):
+    """Grid Engine's refusal when storing ``obj``, a queue or a calendar named ``name``,
+    would leave a reserved queue instance disabled or suspended by its calendar during
+    its reservation's window; None when it may be stored."""
+    if kind not in ("queue", "calendar") or not table(state):
+        return None
+    from gridtools.formats.sge import calendar as calendar_format
+    from gridtools.sched.calendar import open_during
+    conf = state.config
+    groups = inputs.hostgroups(conf)
+    for ar_id, data in sorted(table(state).items()):
+        for q, h, _n in data.get("granted") or ():
+            queue = obj if kind == "queue" else conf.objects["queue"].get(q)
+            if queue is None or (kind == "queue" and q != name):
+                continue
+            cal_name = str(inputs.qvalue(queue, "calendar", h, groups) or "")
+            if kind == "calendar" and cal_name != name:
+                continue
+            cal = obj if kind == "calendar" else conf.objects["calendar"].get(cal_name)
+            if cal is None:
+                continue
+            try:
+                year, week = calendar_format.entries(cal)
+            except GridError:
+                continue
+            if not open_during(year, week, float(data["start"]), float(data["end"])):
+                return words.calendar_conflict(cal_name, ar_id)
+    return None
 
 
 # ---------------------------------------------------------------- errors

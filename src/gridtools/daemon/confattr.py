@@ -21,7 +21,7 @@ enabled, limit rules) or ``set/rule`` (rule number or name: limit, filters,
 name). Each changed object is validated and stored as a whole.
 """
 
-from gridtools.daemon import confstore
+from gridtools.daemon import arreq, confstore
 from gridtools.errors import ConfigError, GridError
 from gridtools.formats.sge import objects
 from gridtools.formats.sge.codecs import PerHost, PerHostCodec, ValueProblem, split_per_host, split_words
@@ -224,6 +224,9 @@ def _store(ctx, kind, name, obj):
     if kind == "hostgroup":
         from gridtools.daemon.confobj import resolvable
         resolvable(name, obj)
+    why = arreq.calendar_conflict(ctx.state, kind, name, obj)
+    if why:
+        raise AttrProblem(why)
     confstore.write(ctx.state, kind, name, obj)
     ctx.modified(kind, name)
 

@@ -8,7 +8,7 @@ here: the one-name lists (managers, operators, admin and submit hosts),
 user entries of access lists (-au/-du) and share tree nodes (-astnode ...).
 """
 
-from gridtools.daemon import confrefs, confstore
+from gridtools.daemon import arreq, confrefs, confstore
 from gridtools.daemon.confstore import LABELS
 from gridtools.errors import ConfigError, GridError
 from gridtools.formats.sge import objects
@@ -141,6 +141,9 @@ def modify(ctx):
     if not confstore.exists(kind, name):
         return ctx.fail(f"configuration {name} does not exist" if kind == "conf" else missing(kind, name))
     _check(kind, name, obj, adding=False)
+    why = arreq.calendar_conflict(ctx.state, kind, name, obj)
+    if why:
+        return ctx.fail(why)
     confstore.write(ctx.state, kind, name, obj)
     ctx.modified(kind, name)
 

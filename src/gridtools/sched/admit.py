@@ -10,7 +10,12 @@ reservations) if given. Queue instances are tried in the pass's order
 (static suitability, soft requests, queue sort); a parallel request goes
 through its PE's allocation rule. Resource quotas do not apply (the tasks
 of a reservation are not counted against them), nor do load thresholds (the
-load now says nothing about the window). The answer is an
+load now says nothing about the window). Calendars are judged over the
+window, not now (Grid Engine's qmaster does the same): ``calendars`` maps
+"queue@host" to the (year, week) entries of the instance's calendar; an
+instance whose calendar disables or suspends it at any moment of ``[start,
+end)`` is left out (and named in ``Admission.closed``), one that is open
+then is tried even while its calendar closes it now. The answer is an
 ``Admission``: the granted ((queue, host, slots), ...) and PE, or the
 reasons (qrsub -w v, and the daemon's "no suitable queues").
 """
@@ -19,11 +24,15 @@ from dataclasses import dataclass, replace
 
 from gridtools.sched import pe as pe_stage
 from gridtools.sched import place as place_stage
+from gridtools.sched.calendar import open_during
 from gridtools.sched.cycle import Pass
 from gridtools.sched.pe_plan import fit_window
 from gridtools.sched.reasons import Reason, Why, capped
 from gridtools.sched.reserve import Planner, reason_of
-from gridtools.sched.snapshot import PendingJob
+from gridtools.sched.snapshot import PendingJob, QState
+
+#: the states a calendar gives a queue instance now (they say nothing about the window)
+CALENDAR_STATES = QState.CAL_DISABLED | QState.CAL_SUSPENDED
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,19 +40,21 @@ class Admission:
     granted: tuple = ()                  # ((queue, host, slots), ...); empty when refused
     pe: str = ""
     reasons: tuple = ()                  # Reason, when refused
+    closed: tuple = ()                   # "queue@host" its calendar closes within the window
 
     @property
     def ok(self):
         return bool(self.granted)
 
 
-def admit(snap, request, owner, start, end, reserves=()):
+def admit(snap, request, owner, start, end, reserves=(), calendars=None):
     """The Admission of a reservation request over ``[start, end)``."""
     if end <= start:
         return Admission(reasons=(Reason(Why.START_TIME, (start,)),))
     job = PendingJob(id=0, owner=owner, request=replace(request, ar=0, reserve=False),
                      submit_time=snap.now, tasks=(1,))
-    p = Pass(replace(snap, jobs=(job,), quotas=(), queues=_without_load_thresholds(snap.queues)))
+    queues, closed = _calendar_open(snap.queues, calendars or {}, start, end)
+    p = Pass(replace(snap, jobs=(job,), quotas=(), queues=_without_load_thresholds(queues)))
     planner = p.planner or Planner(p)
     for item in reserves:
         planner.add(None, (), item.pe, item.granted, item.start, item.end)
@@ -55,8 +66,21 @@ def admit(snap, request, owner, start, end, reserves=()):
     else:
         found = _serial_grant(planner, job, cands, start, end, reasons)
     if found is None:
-        return Admission(reasons=capped(reasons))
-    return Admission(granted=found[1], pe=found[0])
+        return Admission(reasons=capped(reasons), closed=closed)
+    return Admission(granted=found[1], pe=found[0], closed=closed)
+
+
+def _calendar_open(queues, calendars, start, end):
+    """(the queue instances whose calendar keeps them open over ``[start, end)``, with
+    the calendar's state of now taken off; names of those it closes in the window)."""
+    kept, closed = [], []
+    for qi in queues:
+        entries = calendars.get(qi.name)
+        if entries and not open_during(entries[0], entries[1], start, end):
+            closed.append(qi.name)
+            continue
+        kept.append(replace(qi, states=qi.states & ~CALENDAR_STATES) if qi.states & CALENDAR_STATES else qi)
+    return tuple(kept), tuple(closed)
 
 
 def _without_load_thresholds(queues):

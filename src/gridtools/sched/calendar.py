@@ -8,6 +8,12 @@ them: within the entries that apply, "on" wins over "suspended", which wins
 over "off"; a day named by a year entry ignores the week entries; times no
 entry covers are "on". A time range whose end lies before its start covers
 the day outside the gap (``20-6``: midnight to 6:00 and 20:00 to midnight).
+
+``open_during(year, week, start, end)`` tells whether a calendar keeps its
+queue open (neither disabled nor suspended) over the whole of ``[start,
+end)``: an advance reservation is granted only in such queue instances,
+whatever their calendar says now, and a calendar change that would close one
+during a granted reservation's window is refused.
 """
 
 import datetime
@@ -94,3 +100,13 @@ def state_at(year, week, when):
             if point > moment and _state(year, week, point) != current:
                 return current, (point.timestamp() if stamp else point)
     return current, None
+
+
+def open_during(year, week, start, end):
+    """True when the calendar's state is "on" over all of ``[start, end)`` (POSIX
+    timestamps or naive local datetimes, both the same); a change at ``end`` itself
+    does not count."""
+    state, change = state_at(year, week, start)
+    while state is CalState.ON and change is not None and change < end:
+        state, change = state_at(year, week, change)
+    return state is CalState.ON

@@ -15,6 +15,18 @@ def not_reserver(user):
     return f'denied: "{user}" must be manager or in userset "{AR_USERS}"'
 
 
+def calendar_closed(instance):
+    """qrsub's note on a queue instance left out because its calendar disables or
+    suspends it during the requested window."""
+    return f'queue "{instance}" is calendar disabled in selected time frame'
+
+
+def calendar_conflict(calendar, ar_id):
+    """qconf's refusal of a calendar (a queue's calendar attribute or a changed calendar)
+    that would close a reserved queue instance during a reservation's window."""
+    return f'denied: changing "{calendar}" to calendar would break advance reservation {ar_id}'
+
+
 def invalid_id(ar_id):
     return f"the advance reservation id {ar_id} is invalid"
 
