@@ -83,6 +83,23 @@ def test_running_job_removed_then_forced_out_as_parsl_does(cell, workdir):
     assert refused.stderr == f"Job {not_x}.0 not in `X' state to be forcibly removed\n"
 
 
+def test_parsl_cancel_of_a_running_job_without_leave_in_queue_exits_0(cell, workdir):
+    """The job removed while it ran counts as in X for a -forcex just after (HTCondor keeps
+    it in the queue until its processes are gone): forced out, once; later not found."""
+    cluster = submit(cell, SLEEP + "log = p.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2)
+    cancel = cell.run("sh", "-c", f"condor_rm {jid}; condor_rm -forcex {jid}")
+    assert (cancel.returncode, cancel.stderr) == (0, "")
+    assert cancel.stdout == (f"Job {jid} marked for removal\n"
+                             f"Job {jid} removed locally (remote state unknown)\n")
+    wait_events(os.path.join(workdir, "p.log"), jid, [0, 1, 9])
+    wait_for(lambda: not statuses(cell, jid))
+    again = cell.run("condor_rm", "-forcex", jid)
+    assert (again.returncode, again.stderr) == (1, f"Job {jid} not found\n")
+    assert cell.run("condor_history", jid, "-af", "JobStatus").stdout == "3\n"
+
+
 def test_leave_in_queue_keeps_completed_jobs_until_forced_out(cell, workdir):
     cluster = submit(cell, "executable = /bin/true\nleave_in_queue = TRUE\nqueue\n", cwd=workdir)
     jid = f"{cluster}.0"
