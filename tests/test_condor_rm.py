@@ -83,6 +83,23 @@ def test_running_job_removed_then_forced_out_as_parsl_does(cell, workdir):
     assert refused.stderr == f"Job {not_x}.0 not in `X' state to be forcibly removed\n"
 
 
+def test_parsl_cancel_of_a_running_job_without_leave_in_queue_exits_0(cell, workdir):
+    """The job removed while it ran counts as in X for a -forcex just after (HTCondor keeps
+    it in the queue until its processes are gone): forced out, once; later not found."""
+    cluster = submit(cell, SLEEP + "log = p.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2)
+    cancel = cell.run("sh", "-c", f"condor_rm {jid}; condor_rm -forcex {jid}")
+    assert (cancel.returncode, cancel.stderr) == (0, "")
+    assert cancel.stdout == (f"Job {jid} marked for removal\n"
+                             f"Job {jid} removed locally (remote state unknown)\n")
+    wait_events(os.path.join(workdir, "p.log"), jid, [0, 1, 9])
+    wait_for(lambda: not statuses(cell, jid))
+    again = cell.run("condor_rm", "-forcex", jid)
+    assert (again.returncode, again.stderr) == (1, f"Job {jid} not found\n")
+    assert cell.run("condor_history", jid, "-af", "JobStatus").stdout == "3\n"
+
+
 def test_leave_in_queue_keeps_completed_jobs_until_forced_out(cell, workdir):
     cluster = submit(cell, "executable = /bin/true\nleave_in_queue = TRUE\nqueue\n", cwd=workdir)
     jid = f"{cluster}.0"
@@ -131,8 +148,11 @@ def test_prio_orders_one_owners_jobs(cell, workdir):
     assert cell.run("condor_prio", "+5", str(high)).returncode == 0
     assert cell.run("condor_prio", "-p", "-3", str(low)).returncode == 0
     assert cell.run("condor_q", str(low), str(high), "-af", "JobPrio").stdout == "-3\n5\n"
-    bad = cell.run("condor_prio", "-p", "21", str(low))
-    assert bad.returncode == 1 and "between -20 and 20" in bad.stderr
+    # any integer, as HTCondor's (no -20..20 range): the order stays high before low
+    for argv, prio in ((("-p", "25", str(high)), "25"), (("-30", f"{low}.0"), "-33")):
+        moved = cell.run("condor_prio", *argv)
+        assert (moved.returncode, moved.stdout, moved.stderr) == (0, "", ""), argv
+    assert cell.run("condor_q", str(low), str(high), "-af", "JobPrio").stdout == "-33\n25\n"
     cell.run("condor_rm", str(blocker), check=True)
     log = os.path.join(workdir, "o.log")
     wait_for(lambda: len([e for e in _order(log) if e[1] == 1]) == 2)
@@ -260,3 +280,19 @@ def test_messages_of_several_lines_keep_their_lines(idle_cell, tmp_path):
     sub.write_text('executable = /bin/true\narguments = a b"c\x1b[2J\nqueue\n')
     proc = idle_cell.run("condor_submit", str(sub))
     assert "\x1b" not in proc.stderr and proc.stderr.count("\n") == 2
+
+
+def test_num_job_starts_of_a_job_removed_while_held_counts_its_runs_only(cell, workdir):
+    cluster = submit(cell, SLEEP + "log = n.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    log = os.path.join(workdir, "n.log")
+    for runs in (1, 2):
+        if runs == 2:
+            cell.run("condor_release", jid, check=True)
+        wait_events(log, jid, [0] + [1, 12, 13] * (runs - 1) + [1])
+        cell.run("condor_hold", jid, check=True)
+        wait_status(cell, jid, 5)
+        assert cell.run("condor_q", jid, "-af", "NumJobStarts").stdout == f"{runs}\n"
+    cell.run("condor_rm", jid, check=True)
+    wait_for(lambda: cell.run("condor_history", jid, "-af", "NumJobStarts").stdout == "2\n")
+    assert events(log)[jid].count(1) == 2

@@ -407,3 +407,34 @@ def test_a_minus_sign_before_digits_makes_a_negative_literal_as_htcondor_prints_
     lines = proc.stdout.splitlines()
     for line in ("RequestCpus = -1", "Lit = -3", "Neg =  -3", "Product = 2 * -3"):
         assert line in lines
+
+
+def test_without_transfer_output_files_only_what_the_job_made_or_changed_comes_back(cell, workdir):
+    os.makedirs(os.path.join(workdir, "sub"))
+    write(os.path.join(workdir, "sub", "in2.txt"), "in2\n")         # fresh: made just before it runs
+    write(os.path.join(workdir, "sub", "chg.txt"), "old\n")
+    cluster = submit(cell, "executable = /bin/sh\n"
+                           "arguments = \"-c 'echo res > result.txt; echo more >> chg.txt'\"\n"
+                           "should_transfer_files = YES\nwhen_to_transfer_output = ON_EXIT\n"
+                           "transfer_input_files = sub/in2.txt, sub/chg.txt\nlog = t.log\nqueue\n", cwd=workdir)
+    wait_events(os.path.join(workdir, "t.log"), f"{cluster}.0", [0, 1, 5])
+    assert sorted(os.listdir(workdir)) == ["chg.txt", "job.sub", "result.txt", "sub", "t.log"]
+    assert open(os.path.join(workdir, "result.txt")).read() == "res\n"
+    assert open(os.path.join(workdir, "chg.txt")).read() == "old\nmore\n"
+
+
+def test_each_start_empties_the_output_files_but_those_of_append_files(cell, workdir):
+    for name in ("t.out", "a.err", "g.out"):
+        write(os.path.join(workdir, name), "old content\n")
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo new; echo err >&2'\"\n"
+                           "output = t.out\nerror = a.err\nappend_files = a.err\nlog = t.log\nqueue\n",
+                     cwd=workdir)
+    wait_events(os.path.join(workdir, "t.log"), f"{cluster}.0", [0, 1, 5])
+    assert cell.run("condor_q", str(cluster), "-af", "AppendFiles").stdout == "a.err\n"
+    assert open(os.path.join(workdir, "t.out")).read() == "new\n"
+    assert open(os.path.join(workdir, "a.err")).read() == "old content\nerr\n"
+    # a Grid Engine job appends to its output file, as qsub's always did
+    job = cell.run("qsub", "-terse", "-b", "y", "-o", os.path.join(workdir, "g.out"), "-j", "y", "echo", "new",
+                   cwd=workdir, check=True).stdout.strip()
+    cell.wait_finished(job)
+    assert open(os.path.join(workdir, "g.out")).read() == "old content\nnew\n"

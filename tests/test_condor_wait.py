@@ -54,3 +54,36 @@ def test_wait_0_reads_to_the_end_of_the_log_and_stops(tmp_path, events, args, ex
     log.write_text(render_events(events))
     proc = condor_wait("-wait", "0", *args, str(log))
     assert (proc.returncode, proc.stdout, proc.stderr) == expected
+
+
+@pytest.mark.parametrize("events, job, said", [
+    ([], (), "This log does not mention any jobs!\n"),
+    (SUBMITTED + ENDED, ("99",), "This log does not mention that job!\n"),
+])
+def test_a_log_without_the_jobs_is_waited_on_until_time_runs_out(tmp_path, events, job, said):
+    log = tmp_path / "w.log"
+    log.write_text(render_events(events))
+    proc = condor_wait("-wait", "1", str(log), *job)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", said)
+
+
+def test_an_empty_log_is_waited_on_until_its_jobs_are_submitted_and_done(tmp_path):
+    log = tmp_path / "w.log"
+    log.write_text("")
+    waiting = subprocess.Popen([sys.executable, LAUNCHER, str(log)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            waiting.wait(timeout=1.5)           # an empty log names no job: not done
+        with open(log, "a") as fh:
+            fh.write(render_events(SUBMITTED))
+        with pytest.raises(subprocess.TimeoutExpired):
+            waiting.wait(timeout=0.5)
+        with open(log, "a") as fh:
+            fh.write(render_events(ENDED))
+        out, err = waiting.communicate(timeout=20)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+            waiting.wait()
+    assert (waiting.returncode, out, err) == (0, "All jobs done.\n", "")

@@ -310,8 +310,12 @@ def _started(ad, task):
     if not isinstance(ad.eval("JobStartDate"), int):     # the first start, kept from the original ad
         ad["JobStartDate"] = int(task.start_time)
     ad["JobCurrentStartDate"] = int(task.start_time)
-    # restarted counts the runs that went back to the queue; a waiting task is not in one
-    ad["NumJobStarts"] = task.restarted + int(task.state.value in ("running", "finished"))
+    # restarted counts the runs that went back to the queue; a waiting task is not in one,
+    # nor a finished one that was removed while waiting (no exit status: its runs, if
+    # any, went back to the queue before)
+    state = task.state.value
+    ad["NumJobStarts"] = task.restarted + int(state == "running" or
+                                              (state == "finished" and task.exit_status is not None))
     if task.state.value == "running" and task.granted:
         queue, host = task.granted[0][0], task.granted[0][1]
         ad["RemoteHost"] = f"{queue}@{host}"

@@ -112,8 +112,13 @@ def become_owner(plan):
 
 def open_streams(plan):
     """Descriptors of the job's stdin, stdout and stderr (stderr is stdout's when they
-    are joined); StartFailed names the stream that could not be opened."""
+    are joined); StartFailed names the stream that could not be opened. Output files
+    are appended to (Grid Engine's way), but those of ``plan["truncate"]`` (an
+    HTCondor job's, see daemon.condorjob) are emptied first, as HTCondor's starter
+    does at each start: when that open fails, the file is opened again without
+    truncating it."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    truncate = plan.get("truncate") or ()
     opened = []
     try:
         for step, how in ((STEP_STDIN, os.O_RDONLY), (STEP_STDOUT, flags), (STEP_STDERR, flags)):
@@ -121,6 +126,12 @@ def open_streams(plan):
                 opened.append(opened[1])
                 continue
             try:
+                if step in truncate:
+                    try:
+                        opened.append(open_stream(plan[step], how | os.O_TRUNC))
+                        continue
+                    except OSError:
+                        pass
                 opened.append(open_stream(plan[step], how))
             except OSError as exc:
                 raise StartFailed.of(step, plan[step], exc) from None

@@ -63,7 +63,6 @@ class Shepherd:
         self.trace_fd = None
         self.timers = jobproc.Timers(time.time(), {}, 0)
         self.lock = None
-        self.staged = 0.0
         self.taken = False              # the task is no longer this shepherd's (_still_mine)
 
     def record_group(self, pgid):
@@ -201,7 +200,6 @@ class Shepherd:
         if made:
             self.plan["cwd"] = made
             self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
-        self.staged = transfer.started_at()
         done, why = transfer.stage_in(self.plan)
         if not done:
             self.result.update(failed=FAILED_STAGE_IN, failed_reason=why, exit_status=1,
@@ -216,7 +214,7 @@ class Shepherd:
         if not self.plan.get("scratch"):
             return
         from gridtools.exec import transfer
-        done, missing = transfer.stage_out(self.plan, self.staged)
+        done, missing = transfer.stage_out(self.plan)
         if not done:
             self.trace("cannot copy output files back to the job's Iwd")
         ended = not (self.killed_by or self.result["deleted"] or self.result["requeue"])

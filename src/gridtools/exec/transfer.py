@@ -4,7 +4,7 @@ A plan with ``scratch`` (``should_transfer_files = YES``) runs in the task's
 TMPDIR instead of its ``Iwd``: before the job starts, the files of
 ``transfer_input_files`` are copied in (a folder with its contents, a name
 ending in ``/`` its contents only); when it ends, the files it made or
-changed at the top of the folder are copied back to ``Iwd``, or those
+changed at the top of the folder (never the job's ad files) are copied back to ``Iwd``, or those
 ``transfer_output_files`` names: a file, or a folder with all it holds (a
 name ending in ``/`` its contents only), each under its last name. A name
 listed there that the job did not leave is reported (the task is held, as
@@ -14,7 +14,6 @@ owner's identity, so it reads and writes only what the owner may.
 
 import os
 import shutil
-import time
 
 from gridtools.exec import jobproc
 
@@ -57,17 +56,47 @@ def _copy_in(source, folder):
     shutil.copy2(source, os.path.join(folder, os.path.basename(source)))
 
 
+def _catalog(folder):
+    """The files at the top of ``folder``, one line each: name, size and mtime (ns)."""
+    lines = []
+    for name in os.listdir(folder):
+        try:
+            info = os.lstat(os.path.join(folder, name))
+        except OSError:
+            continue
+        if "\n" not in name:
+            lines.append(f"{info.st_size} {info.st_mtime_ns} {name}")
+    return "\n".join(lines)
+
+
+def _read_catalog(text):
+    found = {}
+    for line in (text or "").split("\n"):
+        size, _, rest = line.partition(" ")
+        mtime, _, name = rest.partition(" ")
+        if name:
+            found[name] = (size, mtime)
+    return found
+
+
 def stage_in(plan):
-    """Copy the input files into the scratch folder; (True, "") or (False, why)."""
+    """Copy the input files into the scratch folder; (True, "") or (False, why). What
+    the folder then holds (the job's ad files too) is noted in ``plan["scratch"]``
+    (``catalog``): without transfer_output_files, only the files the job makes or
+    changes come back (``stage_out``)."""
     scratch = plan.get("scratch") or {}
     folder = plan["cwd"]
 
     def work():
         for source in scratch.get("input") or ():
             _copy_in(source, folder)
-    if _as_owner(plan, work)[0] != 0:
+        return _catalog(folder)
+    code, said = _as_owner(plan, work)
+    if code != 0:
         return False, "Transfer input files failure: cannot copy " + \
             ", ".join(scratch.get("input") or ()) + f" into {folder}"
+    if "scratch" in plan:
+        plan["scratch"]["catalog"] = said
     return True, ""
 
 
@@ -90,15 +119,20 @@ def _missing(path):
         return f"{exc.errno} {path}"
 
 
-def stage_out(plan, since):
+def stage_out(plan):
     """Copy what the job left in its scratch folder back to its Iwd: (True when the copies
     were made, None or the first name of ``transfer_output_files`` the job did not leave:
-    {"path", "errno"})."""
+    {"path", "errno"}). Without that list, the plain files at the top of the folder
+    that the job made or changed come back (size or mtime other than ``stage_in``
+    noted), never its ad files (``plan["ad_files"]``), as HTCondor's starter sends
+    back only what is new or modified, never its own files."""
     scratch = plan.get("scratch") or {}
     folder, iwd = plan["cwd"], scratch.get("iwd")
     if not iwd or folder == iwd:
         return True, None
     wanted = scratch.get("output")
+    before = _read_catalog(scratch.get("catalog"))
+    own = {entry[0] for entry in plan.get("ad_files") or ()}
 
     def work():
         names = wanted if wanted is not None else os.listdir(folder)
@@ -107,7 +141,8 @@ def stage_out(plan, since):
             path = os.path.join(folder, name)
             if wanted is not None:
                 missing = missing or _missing(path)
-            elif not os.path.isfile(path) or os.path.islink(path) or os.stat(path).st_mtime < since:
+            elif name in own or not os.path.isfile(path) or os.path.islink(path) or \
+                    before.get(name) == _noted(path):
                 continue
             if os.path.lexists(path):
                 _copy_out(path, name, iwd)
@@ -117,5 +152,7 @@ def stage_out(plan, since):
     return code == 0, ({"path": path, "errno": int(err)} if said else None)
 
 
-def started_at():
-    return time.time() - 1.0
+def _noted(path):
+    """(size, mtime) of a file as ``_catalog`` notes them."""
+    info = os.lstat(path)
+    return str(info.st_size), str(info.st_mtime_ns)

@@ -215,7 +215,9 @@ def _by_ids(snap, ids, action, opts, user):
     known = snap.get("jobs") or {}
     wanted = {}
     for cluster, proc in ids:
-        if cluster in known and proc < _MOST_TASKS:     # (a larger proc is no proc: not found)
+        # (a larger proc is no proc: not found); -forcex asks also for a job that has just
+        # left the queue, which the daemon may still count as removed (X)
+        if (cluster in known or action is FORCEX) and proc < _MOST_TASKS:
             wanted.setdefault(cluster, set()).add(proc + 1)
     targets = [{"id": c, "tasks": _ranges(n)} for c, n in sorted(wanted.items())]
     answers = {a["id"]: a for a in _send(action, opts, targets)} if targets else {}

@@ -21,7 +21,6 @@ from gridtools.cli.condor.act import check_write
 from gridtools.errors import GridError, UsageError, lines
 
 #: the range of JobPrio condor_prio sets
-PRIO_RANGE = (-20, 20)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
 
 QEDIT_USAGE = """\
@@ -265,11 +264,6 @@ def _set_prio(sel, absolute, adjust):
     groups = {}
     for p in procs:
         new = absolute if absolute is not None else p.prio + adjust
-        if not PRIO_RANGE[0] <= new <= PRIO_RANGE[1]:
-            sys.stderr.write(f"Invalid priority {new} for {p.id}: it must be between "
-                             f"{PRIO_RANGE[0]} and {PRIO_RANGE[1]}.\n")
-            code = 1
-            continue
         groups.setdefault(new, []).append(p)
     for new, members in sorted(groups.items()):
         answers = _send(members, {"JobPrio": str(new)})

@@ -7,7 +7,9 @@ event (000) and done at its terminated (005) or aborted (009) event. Ends
 with ``All jobs done.`` (exit 0) when every job the log submitted (or JOBID:
 ``C``, ``C.P`` or ``C.P.S``, -1 for any) is done, with ``Specifed number of
 jobs (N) done.`` once N jobs are done, or with ``Time expired.`` (exit 1)
-after ``-wait`` seconds. ``-wait 0`` reads the log to its end and stops
+after ``-wait`` seconds (``This log does not mention any jobs!``, or ``that
+job!``, on the standard error instead when no job it waits for was submitted
+there yet: until then it waits on). ``-wait 0`` reads the log to its end and stops
 there with exit 0 whatever it found, as HTCondor's does. ``-status`` prints
 each job's events as they come, ``-echo`` the events themselves.
 
@@ -208,6 +210,8 @@ def _follow(opts, follower, progress):
     initial = True
     while True:
         if stop is not None and time.time() > stop:
+            if not progress.submitted:
+                return _unmentioned(opts, 1)
             print("Time expired.")
             return 1
         events = follower.events()
@@ -222,16 +226,19 @@ def _follow(opts, follower, progress):
         if events:
             continue
         first, initial = initial, False
-        if first and not progress.table and not opts.num:
+        if first and not progress.table and progress.submitted and not opts.num:
             print("All jobs done.")
             return 0
-        if not progress.table and not progress.submitted and (opts.wait == 0 or not first):
-            sys.stderr.write("This log does not mention any jobs!\n" if (opts.job or (ANY,))[0] == ANY else
-                             "This log does not mention that job!\n")
-            return 0 if opts.wait == 0 else 1
-        if opts.wait == 0:
-            return 0                  # the end of the log, jobs done or not: HTCondor's -wait 0
+        if opts.wait == 0:            # the end of the log, jobs done or not: HTCondor's -wait 0
+            return _unmentioned(opts, 0) if not progress.submitted else 0
         _pause(stop)
+
+
+def _unmentioned(opts, code):
+    """A log that names none of the jobs waited for, at its end (-wait 0) or when time ran out."""
+    sys.stderr.write("This log does not mention any jobs!\n" if (opts.job or (ANY,))[0] == ANY else
+                     "This log does not mention that job!\n")
+    return code
 
 
 def _pause(stop):

@@ -45,7 +45,7 @@ TRANSFER_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT")
 #: the commands moreattrs sets an attribute for each (loaded only for a description that
 #: gives one of them)
 MORE_COMMANDS = frozenset((
-    "allowed_execute_duration", "allowed_job_duration", "buffer_block_size", "buffer_size",
+    "allowed_execute_duration", "allowed_job_duration", "append_files", "buffer_block_size", "buffer_size",
     "concurrency_limits", "core_size", "coresize", "dagman_log", "description", "email_attributes",
     "hold_kill_sig", "image_size", "job_ad_information_attrs", "job_lease_duration", "job_machine_attrs",
     "job_machine_attrs_history_length", "job_max_vacate_time", "keep_claim_idle", "kill_sig_timeout",
