@@ -423,16 +423,16 @@ def test_without_transfer_output_files_only_what_the_job_made_or_changed_comes_b
     assert open(os.path.join(workdir, "chg.txt")).read() == "old\nmore\n"
 
 
-def test_each_start_empties_the_output_files_but_those_of_append_files(cell, workdir):
+def test_each_start_empties_the_output_files_whatever_append_files_says(cell, workdir):
     for name in ("t.out", "a.err", "g.out"):
         write(os.path.join(workdir, name), "old content\n")
     cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'echo new; echo err >&2'\"\n"
-                           "output = t.out\nerror = a.err\nappend_files = a.err\nlog = t.log\nqueue\n",
+                           "output = t.out\nerror = a.err\nappend_files = a.err, t.out\nlog = t.log\nqueue\n",
                      cwd=workdir)
     wait_events(os.path.join(workdir, "t.log"), f"{cluster}.0", [0, 1, 5])
-    assert cell.run("condor_q", str(cluster), "-af", "AppendFiles").stdout == "a.err\n"
+    assert cell.run("condor_q", str(cluster), "-af", "AppendFiles").stdout == "a.err, t.out\n"      # (as written)
     assert open(os.path.join(workdir, "t.out")).read() == "new\n"
-    assert open(os.path.join(workdir, "a.err")).read() == "old content\nerr\n"
+    assert open(os.path.join(workdir, "a.err")).read() == "err\n"       # (as HTCondor 24's starter)
     # a Grid Engine job appends to its output file, as qsub's always did
     job = cell.run("qsub", "-terse", "-b", "y", "-o", os.path.join(workdir, "g.out"), "-j", "y", "echo", "new",
                    cwd=workdir, check=True).stdout.strip()

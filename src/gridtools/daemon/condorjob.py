@@ -521,8 +521,8 @@ def adjust_plan(plan, job, number, thread_names=None):
     directory, environment and streams from its ad, with what HTCondor's starter adds
     (``daemon.jobside``; ``thread_names``: its thread-count variables); a scratch
     folder with copies of its input files when it transfers files; its output and
-error files emptied at the start (``plan["truncate"]``) unless append_files names
-them; KillSig when it is
+error files emptied at the start (``plan["truncate"]``: HTCondor 24's starter
+empties them whatever AppendFiles says); KillSig when it is
     stopped, RemoveKillSig (when it has one) when it is removed."""
     from gridtools.daemon import jobside
     from gridtools.formats.condor.spec import run_facts, signal_of
@@ -541,7 +541,7 @@ them; KillSig when it is
     plan["join"] = False
     plan["stream_names"] = {}           # an ad's Out and Err name files, never folders
     # each start empties the output and error files, but those append_files names
-    plan["truncate"] = [key for key in ("stdout", "stderr") if facts[key] not in facts["append"]]
+    plan["truncate"] = ["stdout", "stderr"]
     plan["terminate_method"] = signal_of(facts["kill_sig"])     # a signal's name, never a command
     if facts["remove_kill_sig"]:
         plan["remove_method"] = signal_of(facts["remove_kill_sig"])     # condor_rm: RemoveKillSig

@@ -38,7 +38,7 @@ EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PA
 COMMANDS = {
     "allowed_execute_duration": ("AllowedExecuteDuration", EXPR),
     "allowed_job_duration": ("AllowedJobDuration", EXPR),
-    "append_files": ("AppendFiles", NAMES),
+    "append_files": ("AppendFiles", TEXT),
     "buffer_block_size": ("BufferBlockSize", EXPR),
     "buffer_size": ("BufferSize", EXPR),
     "concurrency_limits": ("ConcurrencyLimits", LIMITS),

@@ -115,9 +115,8 @@ def run_facts(ad):
     """What running one proc needs, read from its ad: ``command``, ``args``, ``iwd``,
     ``env``, ``stdin``, ``stdout``, ``stderr`` (paths), ``kill_sig``, ``universe``,
     ``scratch`` (it runs in a scratch folder with copies of its input files),
-    ``transfer_input`` (paths), ``transfer_output`` (names; None: every new file of
-    the scratch folder) and ``append`` (the paths of append_files: output files that
-    are appended to, not emptied at each start)."""
+    ``transfer_input`` (paths) and ``transfer_output`` (names; None: every new file of
+    the scratch folder)."""
     iwd = _text(ad, "Iwd", "/") or "/"
     should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
     output = _text(ad, "TransferOutput")
@@ -126,8 +125,7 @@ def run_facts(ad):
              "kill_sig": kill_signal(ad), "remove_kill_sig": kill_signal(ad, "RemoveKillSig", None),
              "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
              "transfer_input": [_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
-             "transfer_output": _file_list(output) if output else None,
-             "append": {_path(iwd, f) for f in _file_list(_text(ad, "AppendFiles"))}}
+             "transfer_output": _file_list(output) if output else None}
     for attr, key in (("In", "stdin"), ("Out", "stdout"), ("Err", "stderr")):
         facts[key] = _path(iwd, _text(ad, attr, "/dev/null") or "/dev/null")
     return facts
