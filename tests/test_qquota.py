@@ -39,3 +39,43 @@ def test_qquota_shows_the_slots_in_use(cell, users, workdir):
     assert "<users>gtalice</users>" in xml
     bad = cell.run("qquota", "-x")
     assert bad.returncode != 0 and "invalid option" in bad.stderr
+
+
+def _me():
+    import pwd
+    return pwd.getpwuid(os.getuid()).pw_name
+
+
+def test_qquota_prints_memory_in_grid_engines_form(cell, workdir):
+    from conftest import wait_for
+    from qtools import add_complex
+    add_complex(cell, "memc                mc         MEMORY    <=    YES         YES        1G       0")
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "memc=8G", "testhost", check=True)
+    add_object(cell, "-Arqs", "{\n   name         memlim\n   description  NONE\n   enabled      TRUE\n"
+                              "   limit        users {*} to memc=3G\n}\n")
+    jid = jid_of(cell.qsub("-pe", "smp", "2", "-b", "y", "sleep", "60", cwd=workdir))   # 2 x default 1G
+    wait_state(cell, jid, "r")
+    line = f"memlim/1           memc=2.000G/3.000G   users {_me()}"
+    assert wait_for(lambda: line in cell.run("qquota").stdout.splitlines()), cell.run("qquota").stdout
+    assert "<limit resource='memc' limit='3.000G' value='2.000G'/>" in cell.run("qquota", "-xml").stdout
+
+
+def test_qquota_filter_column_shows_every_filter_as_written(cell, workdir):
+    add_object(cell, "-Arqs", "{\n   name         stat\n   description  NONE\n   enabled      TRUE\n"
+                              f"   limit        users {_me()} hosts {{*}} to h_vmem=4G\n"
+                              "   limit        users {*} queues all.q hosts testhost to h_rt=1:0:0\n}\n")
+    add_object(cell, "-Arqs", "{\n   name         pstar\n   description  NONE\n   enabled      TRUE\n"
+                              "   limit        projects * to slots=4\n}\n")
+    add_object(cell, "-Aprj", "name projA\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
+    jid = jid_of(cell.qsub("-P", "projA", "-b", "y", "sleep", "60", cwd=workdir))
+    wait_state(cell, jid, "r")
+    from conftest import wait_for
+    assert wait_for(lambda: "pstar/1" in cell.run("qquota").stdout)
+    assert cell.run("qquota").stdout.splitlines()[2:] == [
+        "pstar/1            slots=1/4            projects *",
+        f"stat/1             h_vmem=4G            users {_me()} hosts {{*}}",
+        "stat/2             h_rt=1:0:0           users {*} queues all.q hosts testhost"]
+    xml = cell.run("qquota", "-xml").stdout
+    assert "<qquota_rule name='stat/2'>\n   <users>*</users>\n   <queues>all.q</queues>\n" \
+           "   <hosts>testhost</hosts>\n   <limit resource='h_rt' limit='1:0:0'/>" in xml
+    assert "<qquota_rule name='pstar/1'>\n   <projects>*</projects>\n" in xml

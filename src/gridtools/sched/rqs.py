@@ -298,24 +298,9 @@ class QuotaRow:
     resource: str                # complex name
     used: object                 # amount in use (None for a limit that counts nothing)
     limit: object                # the limit (a number, or the configured text)
-    filters: tuple               # ((filter word, text), ...): "users MyUser", "hosts @linux"
-
-    @property
-    def limit_text(self):
-        """``slots=5/20`` (or ``arch=lx-amd64`` for a limit that counts nothing)."""
-        if self.used is None:
-            return f"{self.resource}={self.limit}"
-        return f"{self.resource}={_number(self.used)}/{_number(self.limit)}"
-
-    @property
-    def filter_text(self):
-        return " ".join(f"{word} {text}" for word, text in self.filters) or "-"
-
-
-def _number(value):
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    filters: tuple               # ((filter word, name counted or QuotaFilter as written), ...)
+    kind: str = "INT"            # the complex's type (how qquota prints amounts)
+    dynamic: bool = False        # the limit is worked out per host ($num_proc*2)
 
 
 def holders(snap):
@@ -326,23 +311,12 @@ def holders(snap):
             for run in snap.running if not ar_mod.inside(snap, run)]
 
 
-def _filter_text(flt):
-    return ",".join([*flt.include, *("!" + n for n in flt.exclude)])
-
-
 def _row_filters(rule, parts):
-    """The effective filter of a row: an expanded filter shows the name counted, another
-    its configuration; a plain ``*`` is left out."""
-    found = []
-    for kind, flt in enumerate(rule.filters):
-        if flt is None:
-            continue
-        if flt.expand and parts[kind]:
-            found.append((FILTERS[kind], parts[kind]))
-        elif flt.include != ("*",) or flt.exclude:
-            text = _filter_text(flt)
-            found.append((FILTERS[kind], "{" + text + "}" if flt.expand else text))
-    return tuple(found)
+    """The effective filter of a row, in Grid Engine's way: an expanded filter shows the
+    name counted (``parts``), any other filter (and every filter of a row that counts
+    nothing) the QuotaFilter as written."""
+    return tuple((FILTERS[kind], parts[kind] if flt.expand and parts[kind] else flt)
+                 for kind, flt in enumerate(rule.filters) if flt is not None)
 
 
 def _selected(rule, wanted, userlists, groups):
@@ -395,7 +369,8 @@ def _rule_rows(book, rule, wanted, resources, rows, seen):
         if resources is not None and cx.name not in resources and cx.shortcut not in resources:
             continue
         if not counted(cx):
-            _add_row(rows, seen, QuotaRow(rule.label, cx.name, None, limit.text, _row_filters(rule, [""] * 5)))
+            _add_row(rows, seen, QuotaRow(rule.label, cx.name, None, limit.text, _row_filters(rule, [""] * 5),
+                                          cx.type.value))
             continue
         for (label, name, key), used in sorted(book.used.items()):
             if label != rule.label or name != limit.name or used <= 0:
@@ -403,7 +378,8 @@ def _rule_rows(book, rule, wanted, resources, rows, seen):
             parts = key.split("/")[:5]
             if _key_selected(parts, wanted):
                 cap = book.cap(rule, limit, parts[HOSTS])
-                _add_row(rows, seen, QuotaRow(rule.label, cx.name, used, cap, _row_filters(rule, parts)))
+                _add_row(rows, seen, QuotaRow(rule.label, cx.name, used, cap, _row_filters(rule, parts),
+                                              cx.type.value, bool(limit.terms) or limit.value is None))
 
 
 def _add_row(rows, seen, row):

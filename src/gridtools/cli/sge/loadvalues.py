@@ -79,6 +79,13 @@ def to_number(value):
         return None
 
 
+def request_amount(name, row, hard):
+    """The amount of consumable ``name`` (complex table ``row``) a job holds per slot (or
+    per job): what its hard requests ``hard`` ask for, else the complex's default."""
+    value = hard.get(name, row[5] if row and len(row) > 5 else 0)
+    return to_number(value) or 0.0
+
+
 def memory(nbytes, decimals=3):
     """Memory the way Grid Engine prints load values: ``23.541G``, ``312.383M``, ``0.000``."""
     if nbytes == values.INFINITY:
@@ -95,7 +102,11 @@ def _is_infinite(value):
 
 def qstat_value(name, value, complexes):
     """A value as ``qstat -F`` shows it (``num_proc=2``, ``cpu=5.700000``, ``rerun=0.000000``)."""
-    kind = ctype(name, complexes)
+    return typed_value(ctype(name, complexes), value)
+
+
+def typed_value(kind, value):
+    """A value of complex type ``kind`` as qstat -F and qquota show it."""
     if kind in ("STRING", "CSTRING", "RESTRING", "HOST"):
         return str(value)
     if _is_infinite(value):

@@ -179,13 +179,6 @@ GLOBAL_COLUMNS = {k: "-" for k in ("arch_string", "num_proc", "m_socket", "m_cor
                                    "load_avg", "mem_total", "mem_used", "swap_total", "swap_used")}
 
 
-def _request_amount(name, row, hard):
-    """The amount of consumable ``name`` a job holds per slot (or per job): what it asked
-    for, else the complex's default."""
-    value = hard.get(name, row[5] if len(row) > 5 else 0)
-    return loadvalues.to_number(value) or 0.0
-
-
 def held(host, snap):
     """name -> amount of the consumables running tasks hold on ``host`` (``global``: all)."""
     complexes = snap.get("complexes") or {}
@@ -197,7 +190,7 @@ def held(host, snap):
             if host != "global" and h != host:
                 continue
             for name, cx in counted.items():
-                amount = _request_amount(name, cx, hard)
+                amount = loadvalues.request_amount(name, cx, hard)
                 share = (amount if i == 0 else 0.0) if cx[4] == "JOB" else amount * slots
                 found[name] = found.get(name, 0.0) + share
     return found

@@ -69,8 +69,37 @@ def _rows(opts):
                           hosts=opts["hosts"] or ("*",), resources=resources, userlists=lists)
 
 
+def _amount(row, value, limit=False):
+    """A used amount or limit in the complex's form (``2.000G``, ``4``); a limit worked out
+    per host is a whole number."""
+    from gridtools.cli.sge import loadvalues
+    if limit and row.dynamic:
+        return str(int(value))
+    return loadvalues.typed_value(row.kind, value)
+
+
+def limit_text(row):
+    """``slots=5/20``, ``memc=2.000G/3.000G`` (``arch=lx-amd64`` for a limit that counts nothing)."""
+    if row.used is None:
+        return f"{row.resource}={row.limit}"
+    return f"{row.resource}={_amount(row, row.used)}/{_amount(row, row.limit, True)}"
+
+
+def _written(flt):
+    """A filter as written in the rule: ``*``, ``{*}``, ``!p1``, ``{@linux,!h3}``."""
+    text = ",".join([*flt.include, *("!" + n for n in flt.exclude)])
+    return "{" + text + "}" if flt.expand else text
+
+
+def filter_text(row):
+    """The filter column: each filter of the rule (the name counted for an expanded one),
+    "-" for a rule without filters."""
+    return " ".join(f"{word} {value if isinstance(value, str) else _written(value)}"
+                    for word, value in row.filters) or "-"
+
+
 def text(rows):
-    return HEADER + "".join(f"{r.rule:<18} {r.limit_text:<20} {r.filter_text}\n" for r in rows)
+    return HEADER + "".join(f"{r.rule:<18} {limit_text(r)[:20]:<20} {filter_text(r)}\n" for r in rows)
 
 
 def _attr(value):
@@ -78,21 +107,30 @@ def _attr(value):
     return "'" + escape(str(value), {"'": "&apos;"}) + "'"
 
 
-def xml(rows):
+def _xml_filters(row):
     from xml.sax.saxutils import escape
+    out = []
+    for word, value in row.filters:
+        if isinstance(value, str):
+            out.append(f"   <{word}>{escape(value)}</{word}>")
+            continue
+        out += [f"   <{word}>{escape(name)}</{word}>" for name in value.include]
+        out += [f"   <x{word}>{escape(name)}</x{word}>" for name in value.exclude]
+    return out
+
+
+def xml(rows):
     out = ["<?xml version='1.0'?>",
            '<qquota_result xmlns="http://arc.liv.ac.uk/repos/darcs/sge/source/source/dist/util/'
            'resources/schemas/qquota/qquota.xsd">']
     for row in rows:
         out.append(f" <qquota_rule name={_attr(row.rule)}>")
-        for word, value in row.filters:
-            out.append(f"   <{word}>{escape(value)}</{word}>")
+        out += _xml_filters(row)
         if row.used is None:
             out.append(f"   <limit resource={_attr(row.resource)} limit={_attr(row.limit)}/>")
         else:
-            used, limit = row.limit_text.split("=", 1)[1].split("/")
-            out.append(f"   <limit resource={_attr(row.resource)} limit={_attr(limit)} "
-                       f"value={_attr(used)}/>")
+            out.append(f"   <limit resource={_attr(row.resource)} limit={_attr(_amount(row, row.limit, True))} "
+                       f"value={_attr(_amount(row, row.used))}/>")
         out.append(" </qquota_rule>")
     out.append("</qquota_result>")
     return "\n".join(out) + "\n"

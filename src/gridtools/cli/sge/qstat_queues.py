@@ -116,18 +116,19 @@ def _consumable(name, complexes):
 
 
 def consumed(snap, level, name):
-    """Amount of consumable ``name`` taken by running jobs at a level.
+    """Amount of consumable ``name`` taken by running jobs at a level: what each job
+    asked for, else the complex's default (as the scheduler and qhost count it).
 
     ``level`` is ("global",), ("host", host) or ("queue", queue instance name).
     """
     total = 0.0
-    jobs = snap["jobs"]
     complexes = snap.get("complexes") or {}
-    per_job = complexes.get(name, [None] * 5)[4] == "JOB"
+    row_cx = complexes.get(name)
+    per_job = (row_cx or [None] * 5)[4] == "JOB"
     for row in snap["rows"]:
         if "granted" not in row or row["state"] == "z":
             continue
-        want = loadvalues.to_number(task_hard(snap, row).get(name, 0)) or 0.0
+        want = loadvalues.request_amount(name, row_cx, task_hard(snap, row))
         for i, (queue, host, slots) in enumerate(row["granted"]):
             hit = (level[0] == "global" or (level[0] == "host" and host == level[1])
                    or (level[0] == "queue" and f"{queue}@{host}" == level[1]))
@@ -137,47 +138,78 @@ def consumed(snap, level, name):
 
 
 def _complex_entries(values_map, prefix, level, snap):
+    """(domain, name, number or None, raw value) of the complex values of one layer."""
     complexes = snap.get("complexes") or {}
     found = []
     for name, value in values_map.items():
         if _consumable(name, complexes):
             left = (loadvalues.to_number(value) or 0.0) - consumed(snap, level, name)
-            found.append((prefix + "c", name, loadvalues.qstat_value(name, left, complexes)))
+            found.append((prefix + "c", name, left, left))
         else:
-            found.append((prefix + "f", name, loadvalues.qstat_value(name, value, complexes)))
+            found.append((prefix + "f", name, _number(name, value, complexes), value))
     return found
 
 
+def _number(name, value, complexes):
+    if loadvalues.ctype(name, complexes) in ("STRING", "CSTRING", "RESTRING", "HOST"):
+        return None
+    if str(value).strip().upper() == "INFINITY":
+        return float("inf")
+    return loadvalues.to_number(value)
+
+
 def resources(row, snap, wanted=None):
-    """(domain, name, value) of every resource -F shows for a queue instance."""
+    """(domain, name, value) of every resource -F shows for a queue instance.
+
+    Names come in Grid Engine's order (global values, host load values, host
+    values, the queue's own, the queue's complex values); a name defined on
+    several layers shows once, with the dominant value: the smallest for a
+    ``<=``/``<`` complex, the largest for ``>=``/``>``, else the outermost
+    layer's (global before host before queue)."""
     complexes = snap.get("complexes") or {}
     host_values = snap.get("host_values") or {}
     attrs = row.get("attrs") or {}
-    found = [("hl", n, loadvalues.qstat_value(n, v, complexes))
-             for n, v in loadvalues.ordered_loads(host_load(snap, row["host"]))]
-    found += _complex_entries(host_values.get(row["host"], {}), "h", ("host", row["host"]), snap)
-    found += _complex_entries(host_values.get("global", {}), "g", ("global",), snap)
-    found += [("qf", "qname", row["queue"]), ("qf", "hostname", row["host"]),
-              ("qc", "slots", str(max(0, row["slots"] - row["used"] - row.get("resv", 0))))]
+    host = row["host"]
+    found = _complex_entries(host_values.get("global", {}), "g", ("global",), snap)
+    found += [("hl", n, _number(n, v, complexes), v)
+              for n, v in loadvalues.ordered_loads(host_load(snap, host))]
+    found += _complex_entries(host_values.get(host, {}), "h", ("host", host), snap)
+    free = max(0, row["slots"] - row["used"] - row.get("resv", 0))
+    found += [("qf", "qname", None, row["queue"]), ("qf", "hostname", None, host),
+              ("qc", "slots", float(free), free)]
+    found += [("qf", name, _number(name, attrs[name], complexes), attrs[name])
+              for name in QUEUE_FIXED if name in attrs]
     found += _complex_entries(attrs.get("complex_values") or {}, "q", ("queue", row["name"]), snap)
-    for name in QUEUE_FIXED:
-        if name in attrs:
-            found.append(("qf", name, loadvalues.qstat_value(name, attrs[name], complexes)))
-    found = _dedupe(found)
+    found = [(dom, name, loadvalues.qstat_value(name, value, complexes))
+             for dom, name, _n, value in _dominant(found, complexes)]
     if wanted:
         names = _full_names(wanted, complexes)
         found = [entry for entry in found if entry[1] in names]
     return found
 
 
-def _dedupe(entries):
-    """Keep the first entry of each name: host load and complex values hide queue values."""
-    seen, out = set(), []
+def _dominant(entries, complexes):
+    """One entry per name, at the place of its first one: the dominant value of its layers."""
+    best, order = {}, []
     for entry in entries:
-        if entry[1] not in seen:
-            seen.add(entry[1])
-            out.append(entry)
-    return out
+        name = entry[1]
+        if name not in best:
+            best[name] = entry
+            order.append(name)
+        elif _overrides(entry, best[name], complexes):
+            best[name] = entry
+    return [best[name] for name in order]
+
+
+def _overrides(lower, upper, complexes):
+    """True when a later layer's entry dominates an earlier one (Grid Engine keeps the
+    earlier on a tie, for ``==``/``!=`` complexes, and for values that are no number)."""
+    relop = (complexes.get(lower[1]) or [None, None, "<="])[2]
+    if relop in ("==", "!=") or lower[2] is None or upper[2] is None:
+        return False
+    if relop in (">=", ">"):
+        return lower[2] > upper[2]
+    return lower[2] < upper[2]
 
 
 def _full_names(names, complexes):
