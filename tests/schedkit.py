@@ -25,6 +25,8 @@ test) that names what a Grid Engine administrator and users would set up:
     objects: {rqs/maxujobs: "{\\n name maxujobs\\n enabled true\\n limit users * to slots=20\\n}"}
     ars: [{id: 1, owner: alice, start: 1000, end: 2000, granted: "all.q@h1=2", l: "gpu=1",
            pe: smp, users: [bob, "!carol"], state: granted}]
+    objects: {calendars/night: "calendar_name night\nyear NONE\nweek mon-sun=20-6=off"}
+    queue: {calendar: night}        # its closed periods from ``now`` go into the Snapshot
 
 ``snapshot(scenario)`` builds the real Snapshot with ``sched.inputs`` from
 configuration objects parsed by the real parsers (resource quota sets
@@ -44,6 +46,8 @@ from gridtools.cli.sge import options
 from gridtools.formats.sge import reasons as sge_reasons
 from gridtools.formats.sge import states as letters
 from gridtools.sched import ar as ar_mod
+from gridtools.formats.sge import calendar as calendar_format
+from gridtools.sched import calendar as calendar_mod
 from gridtools.sched import inputs, rqs
 from gridtools.sched.cycle import cycle
 from gridtools.sched.snapshot import PendingJob, Running, Snapshot
@@ -135,12 +139,26 @@ def snapshot(sc):
     unwanted = {j["id"]: frozenset(j["unwanted"]) for j in sc.get("jobs") or () if j.get("unwanted")}
     by_task = {j["id"]: {int(t): ((), frozenset(hosts)) for t, hosts in j["task_unwanted"].items()}
                for j in sc.get("jobs") or () if j.get("task_unwanted")}
-    return Snapshot(now=float(sc.get("now", 1000.0)), jobs=jobs, running=running, queues=queues,
+    now = float(sc.get("now", 1000.0))
+    return Snapshot(now=now, jobs=jobs, running=running, queues=queues,
                     unwanted=unwanted, task_refusals=by_task,
                     hosts=inputs.hosts(conf, loads, sc.get("host_states") or {}, table),
                     complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
                     global_values=inputs.global_values(conf, table), live=live,
-                    policy=inputs.policy_view(conf), quotas=rqs.quota_sets(conf, table), ars=ars)
+                    policy=inputs.policy_view(conf), quotas=rqs.quota_sets(conf, table), ars=ars,
+                    closings=calendar_mod.closings(_calendars(conf, queues), now))
+
+
+def _calendars(conf, queues):
+    """"queue@host" -> (year, week) entries of the instances that have a calendar."""
+    groups = inputs.hostgroups(conf)
+    found = {}
+    for qi in queues:
+        name = str(inputs.qvalue(conf.objects["queue"][qi.queue], "calendar", qi.host, groups) or "")
+        cal = conf.objects["calendar"].get(name) if name not in ("", "NONE", "None") else None
+        if cal is not None:
+            found[qi.name] = calendar_format.entries(cal)
+    return found
 
 
 def request(sc, qsub="", owner="alice"):

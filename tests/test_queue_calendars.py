@@ -34,6 +34,27 @@ def test_a_calendar_that_disables_the_queue_keeps_new_jobs_pending(cell, workdir
     cell.wait_finished(jid)
 
 
+def test_a_job_that_would_run_into_a_coming_closed_period_waits(cell, workdir):
+    """sched_conf(5): the scheduler books a calendar's coming closed periods as used slots;
+    a job whose h_rt reaches into one is not started, a shorter one is."""
+    zone = zoneinfo.ZoneInfo(cell.env["TZ"])
+    now = datetime.datetime.now(zone)
+    start, end = now + datetime.timedelta(seconds=120), now + datetime.timedelta(seconds=720)
+    if end.date() != now.date():
+        pytest.skip("too close to midnight for a window within one day")
+    add_calendar(cell, "soon", week=f"mon-sun={start:%H:%M:%S}-{end:%H:%M:%S}=off")
+    set_attr(cell, "all.q", "calendar", "soon")
+    long_job = sleeper(cell, workdir, "-l", "h_rt=600")
+    short_job = sleeper(cell, workdir, "-l", "h_rt=60")
+    wait_state(cell, short_job, "r")
+    wait_for(lambda: f'(-l slots=1) cannot run in queue "{Q}" because it offers only qc:slots=0.000000 '
+                     "due to a reservation" in "\n".join(reasons(cell, long_job)))
+    assert state_of(cell, long_job) == "qw"
+    assert queue_letters(cell, Q) == ""
+    set_attr(cell, "all.q", "calendar", "NONE")
+    wait_state(cell, long_job, "r")
+
+
 def test_the_daemon_wakes_up_when_the_calendar_opens_the_queue(cell, workdir):
     zone = zoneinfo.ZoneInfo(cell.env["TZ"])
     now = datetime.datetime.now(zone)

@@ -160,7 +160,33 @@ def build(state, now, loads):
         complexes=parts["complexes"], config=parts["config"], pes=parts["pes"],
         global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done,
         policy=policy_view(state, parts, now), quotas=parts["quotas"],
-        ars=arreq.records(state, parts["complexes"]))
+        ars=arreq.records(state, parts["complexes"]), closings=_closings(state, now))
+
+
+#: seconds after which the calendars' closed periods are worked out again at the latest
+#: (their look ahead moves on)
+CLOSINGS_REFRESH = 3600.0
+
+
+def _closings(state, now):
+    """The coming closed periods of the queue instances' calendars (``Snapshot.closings``),
+    kept until the first of them begins or ends, the configuration changes or
+    ``CLOSINGS_REFRESH`` passed; nothing to do in a cell without calendars."""
+    cached = state.view_cache.get("closings")
+    if cached is not None and cached[0] == state.config_generation and cached[1] <= now < cached[2]:
+        return cached[3]
+    from gridtools.daemon import qcontrol
+    from gridtools.sched.calendar import closings
+    calendars = {name: inst.calendar for name, inst in qcontrol.instance_map(state).items()
+                 if inst.calendar}
+    found = closings(calendars, now) if calendars else {}
+    until = min((p[0] if p[0] > now else p[1] for periods in found.values() for p in periods[:1]),
+                default=now + CLOSINGS_REFRESH)
+    if not calendars:
+        until = float("inf")
+    state.view_cache["closings"] = (state.config_generation, now,
+                                    min(until, now + CLOSINGS_REFRESH), found)
+    return found
 
 
 def _pending(state, parts, live, counts):

@@ -14,6 +14,12 @@ queue open (neither disabled nor suspended) over the whole of ``[start,
 end)``: an advance reservation is granted only in such queue instances,
 whatever their calendar says now, and a calendar change that would close one
 during a granted reservation's window is refused.
+
+``closed_periods(year, week, start)`` lists the coming periods in which a
+calendar closes its queue: the scheduling pass books them as fully used
+slots, so that a job whose run time would reach into one is not started
+there (Grid Engine's scheduler does the same with the calendar's next
+states).
 """
 
 import datetime
@@ -23,6 +29,9 @@ import enum
 DAY = 86400
 #: days looked ahead from each point where the applying entries change
 LOOKAHEAD_DAYS = 8
+#: closed periods ``closed_periods`` lists at most, and how far ahead it looks (seconds)
+MAX_PERIODS = 16
+HORIZON = LOOKAHEAD_DAYS * DAY
 
 
 class CalState(enum.Enum):
@@ -110,3 +119,40 @@ def open_during(year, week, start, end):
     while state is CalState.ON and change is not None and change < end:
         state, change = state_at(year, week, change)
     return state is CalState.ON
+
+
+def closed_periods(year, week, start, horizon=HORIZON, most=MAX_PERIODS):
+    """((from, till), ...): the periods from ``start`` (a POSIX timestamp) on in which the
+    calendar's state is not "on" (off and suspended ones in a row merged), the first
+    clipped to ``start``; ``till`` is infinity when the queue never opens again. Only
+    periods that begin before ``start + horizon`` count, at most ``most`` of them."""
+    found = []
+    when = start
+    state, change = state_at(year, week, when)
+    while len(found) < most:
+        if state is CalState.ON:
+            if change is None or change >= start + horizon:
+                break
+            when = change
+            state, change = state_at(year, week, when)
+            continue
+        begin = when
+        while state is not CalState.ON and change is not None:
+            when = change
+            state, change = state_at(year, week, when)
+        if state is not CalState.ON:
+            found.append((begin, float("inf")))
+            break
+        found.append((begin, when))
+    return tuple(found)
+
+
+def closings(calendars, now):
+    """"queue@host" -> closed periods (``closed_periods``) from ``now`` of the instances in
+    ``calendars`` ("queue@host" -> (year entries, week entries)) that have any."""
+    found = {}
+    for name, (year, week) in calendars.items():
+        periods = closed_periods(year, week, now)
+        if periods:
+            found[name] = periods
+    return found

@@ -14,7 +14,8 @@ The pass runs in stages:
               resources allow (at most ``max_reservation`` per pass), and from
               then on lower-priority jobs only start where they do not delay a
               reservation (``sched.reserve``); advance reservations' windows are
-              respected the same way (``sched.ar``).
+              respected the same way (``sched.ar``), and so are the coming
+              periods in which queue calendars close instances.
 
 A *quick* pass (``quick_cycle``) follows a full one while no pending job's own
 facts changed and the full pass's order was stable (every eligible job got the
@@ -99,7 +100,8 @@ class Pass:
         self._full = None
         self.open, self.closed = self._split_closed()
         self._count_running()
-        if any(ar.start > snap.now and ar.state is not ARState.DELETED for ar in snap.ars.values()):
+        if snap.closings or any(ar.start > snap.now and ar.state is not ARState.DELETED
+                                for ar in snap.ars.values()):
             self.planner = Planner(self)
 
     def _split_closed(self):

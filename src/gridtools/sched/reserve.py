@@ -6,7 +6,9 @@ reservation starts later), a ``Planner`` builds a ``timeline.Timeline``
 of every resource's use: running tasks until their expected end (start
 plus ``h_rt``/``s_rt``, else ``default_duration``; a task already past it
 is given one more ``schedule_interval``), advance reservations over their
-windows, and the tasks started so far in the pass. From then on:
+windows, the periods in which queue calendars will close queue instances
+(as all their slots in use), and the tasks started so far in the pass.
+From then on:
 
 - a task starts now only when what it uses stays free until its own
   expected end (backfilling: a lower-priority job runs before a
@@ -17,7 +19,8 @@ windows, and the tasks started so far in the pass. From then on:
   instances that give it, which are then held for it.
 
 Jobs without a run time last ``default_duration`` (INFINITY by default, so
-they are never backfilled in front of a reservation).
+they are never backfilled in front of a reservation, nor started in a queue
+instance that its calendar will close).
 """
 
 from gridtools.sched.reasons import Reason, Why
@@ -47,6 +50,7 @@ class Planner:
         self._free_from = {}          # timeline key -> {amount: first time that much is free}
         self._demands = {}            # ((consumables, who), queue instance) -> demands of a slot
         self._caps()
+        self._calendars()
         self._running()
         self._reservations()
         for job, pe_name, granted in p.started:
@@ -62,6 +66,14 @@ class Planner:
             tl.set_cap(("cx",) + key, self.p.configured[key])
         for name, pe in snap.pes.items():
             tl.set_cap(("pe", name), pe.slots)
+
+    def _calendars(self):
+        """A calendar's closed periods use all of its instance's slots (Grid Engine books
+        them so: nothing that would still run then starts or is reserved there)."""
+        snap, tl = self.p.snap, self.timeline
+        for qi in snap.queues:
+            for start, end in snap.closings.get(qi.name, ()):
+                tl.add(("slots", qi.name), max(start, self.now), end, qi.slots)
 
     def _running(self):
         snap = self.p.snap

@@ -312,6 +312,9 @@ class Snapshot:
     #: job id -> {task: (refused, unwanted)} for the tasks whose own ad (an HTCondor
     #: cluster whose procs differ) gives other hosts than ``refused`` and ``unwanted``
     task_refusals: dict = field(default_factory=dict)
+    #: "queue@host" -> ((from, till), ...): the coming periods in which the instance's
+    #: calendar disables or suspends it (``sched.calendar.closings``); empty without calendars
+    closings: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
