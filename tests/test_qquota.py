@@ -72,10 +72,10 @@ def test_qquota_filter_column_shows_every_filter_as_written(cell, workdir):
     from conftest import wait_for
     assert wait_for(lambda: "pstar/1" in cell.run("qquota").stdout)
     assert cell.run("qquota").stdout.splitlines()[2:] == [
-        "pstar/1            slots=1/4            projects *",
+        "pstar/1            slots=1/4            -",                  # (a plain *: as the guide)
         f"stat/1             h_vmem=4G            users {_me()} hosts {{*}}",
         "stat/2             h_rt=1:0:0           users {*} queues all.q hosts testhost"]
     xml = cell.run("qquota", "-xml").stdout
     assert "<qquota_rule name='stat/2'>\n   <users>*</users>\n   <queues>all.q</queues>\n" \
            "   <hosts>testhost</hosts>\n   <limit resource='h_rt' limit='1:0:0'/>" in xml
-    assert "<qquota_rule name='pstar/1'>\n   <projects>*</projects>\n" in xml
+    assert "<qquota_rule name='pstar/1'>\n   <limit resource='slots'" in xml

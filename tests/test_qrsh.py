@@ -178,9 +178,10 @@ def test_a_job_whose_qrsh_vanished_ends_and_frees_its_slot(cell, workdir):
     cell.wait_finished(jid, timeout=10)             # started, and given up at once
     rec = [row for row in cell.accounting() if row[5] == str(jid)][0]
     assert rec[11] == "11" and rec[12] == "1"        # failed "before job"
-    messages = open(os.path.join(cell.root, "spool", "messages")).read()
-    assert re.search(rf"\|W\|job {jid}\.1 failed on host testhost general before job because: "
-                     rf"the qrsh client \(pid {proc.pid}\) went away\n", messages)
+    said = rf"\|W\|job {jid}\.1 failed on host testhost general before job because: " \
+           rf"the qrsh client \(pid {proc.pid}\) went away\n"
+    # (the daemon writes its messages with the pass's other files, after the accounting record)
+    assert wait_for(lambda: re.search(said, open(os.path.join(cell.root, "spool", "messages")).read()))
     after = jid_of(cell.qsub("-b", "y", "true", cwd=workdir))    # the slot is free again
     cell.wait_finished(after, timeout=10)
 

@@ -81,29 +81,28 @@ def _table(rows):
 def test_qquota_tables_of_the_guide():
     """The guide's qquota tables (rows sorted: the guide lists host1 and host2 in either
     order). For user1 the rule that applies is max_per_host/2 (1 slot per Linux host), so
-    its row is slots=1/1; the guide prints max_per_host/1 with 1/2 there. The guide also
-    leaves ``users *`` out of the filter column; qquota prints every filter of the rule as
-    written ("-" only for a rule without filters), as sge_qquota.c does."""
+    its row is slots=1/1; the guide prints max_per_host/1 with 1/2 there. A plain ``users *``
+    is left out of the filter column, as the guide shows it."""
     snap = snapshot(guide(running=RUNNING))
     assert _table(rqs.quota_rows(snap, users=["MyUser"])) == [
-        ("max_linux/1", "slots=5/5", "users * hosts @linux"),
+        ("max_linux/1", "slots=5/5", "hosts @linux"),
         ("max_per_host/1", "slots=2/2", "users MyUser hosts host1"),
         ("max_per_host/1", "slots=2/2", "users MyUser hosts host2"),
-        ("maxujobs/1", "slots=5/20", "users *")]
+        ("maxujobs/1", "slots=5/20", "-")]
     assert _table(rqs.quota_rows(snap, users=["MyUser"], hosts=["host2"])) == [
-        ("max_linux/1", "slots=5/5", "users * hosts @linux"),
+        ("max_linux/1", "slots=5/5", "hosts @linux"),
         ("max_per_host/1", "slots=2/2", "users MyUser hosts host2"),
-        ("maxujobs/1", "slots=5/20", "users *")]
+        ("maxujobs/1", "slots=5/20", "-")]
     assert _table(rqs.quota_rows(snap, users=["user1"])) == [
-        ("max_linux/1", "slots=5/5", "users * hosts @linux"),
+        ("max_linux/1", "slots=5/5", "hosts @linux"),
         ("max_per_host/2", "slots=1/1", "users user1 hosts host2"),
-        ("maxujobs/1", "slots=5/20", "users *")]
+        ("maxujobs/1", "slots=5/20", "-")]
     assert _table(rqs.quota_rows(snap, users=["*"])) == [
-        ("max_linux/1", "slots=5/5", "users * hosts @linux"),
+        ("max_linux/1", "slots=5/5", "hosts @linux"),
         ("max_per_host/1", "slots=2/2", "users MyUser hosts host1"),
         ("max_per_host/1", "slots=2/2", "users MyUser hosts host2"),
         ("max_per_host/2", "slots=1/1", "users user1 hosts host2"),
-        ("maxujobs/1", "slots=5/20", "users *")]
+        ("maxujobs/1", "slots=5/20", "-")]
     rows = rqs.quota_rows(snap, users=["*"])
     assert [r.rule for r in rows][:2] == ["maxujobs/1", "max_linux/1"]      # the sets' order
 
@@ -207,7 +206,7 @@ def test_consumable_and_fixed_limits():
     assert [s.split()[0] for s in started] == ["2.1", "3.1"]
     assert reasons(decisions, 1) == ['cannot run because it exceeds limit "/////" in rule "vmem/1"']
     assert [(qquota.limit_text(r), qquota.filter_text(r)) for r in rqs.quota_rows(snapshot(sc))] == [
-        ("h_vmem=2G", "users *")]
+        ("h_vmem=2G", "-")]
 
 
 def test_parallel_jobs_count_all_their_slots():
@@ -283,14 +282,14 @@ def test_qquota_filters_by_queue_pe_project_and_resource():
     snap = snapshot(sc)
     everyone = {"users": ["*"]}
     assert _table(rqs.quota_rows(snap, **everyone)) == [
-        ("licenses/1", "lic=3/5", "users *"),
+        ("licenses/1", "lic=3/5", "-"),
         ("per_pe/1", "slots=2/8", "pes mpi"),
         ("per_project/1", "slots=1/6", "projects p2"),
         ("per_project/1", "slots=2/6", "projects p1"),
         ("per_queue/1", "slots=1/4", "users bob queues b.q"),
         ("per_queue/1", "slots=2/4", "users alice queues all.q")]
     assert _table(rqs.quota_rows(snap, queues=["b.q"], **everyone)) == [
-        ("licenses/1", "lic=3/5", "users *"),
+        ("licenses/1", "lic=3/5", "-"),
         ("per_pe/1", "slots=2/8", "pes mpi"),
         ("per_project/1", "slots=1/6", "projects p2"),
         ("per_project/1", "slots=2/6", "projects p1"),
@@ -298,12 +297,12 @@ def test_qquota_filters_by_queue_pe_project_and_resource():
     assert [r.rule for r in rqs.quota_rows(snap, pes=["mpi"], projects=["p1"], queues=["all.q"], **everyone)
             if r.rule.startswith("per_")] == ["per_project/1", "per_pe/1", "per_queue/1"]
     assert _table(rqs.quota_rows(snap, projects=["p2"], **everyone)) == [
-        ("licenses/1", "lic=3/5", "users *"),
+        ("licenses/1", "lic=3/5", "-"),
         ("per_pe/1", "slots=2/8", "pes mpi"),
         ("per_project/1", "slots=1/6", "projects p2"),
         ("per_queue/1", "slots=1/4", "users bob queues b.q"),
         ("per_queue/1", "slots=2/4", "users alice queues all.q")]
-    assert _table(rqs.quota_rows(snap, resources=["lic"], **everyone)) == [("licenses/1", "lic=3/5", "users *")]
+    assert _table(rqs.quota_rows(snap, resources=["lic"], **everyone)) == [("licenses/1", "lic=3/5", "-")]
     assert _table(rqs.quota_rows(snap, users=["bob"], resources=["slots"])) == [
         ("per_pe/1", "slots=2/8", "pes mpi"),
         ("per_project/1", "slots=1/6", "projects p2"),

@@ -312,11 +312,13 @@ def holders(snap):
 
 
 def _row_filters(rule, parts):
-    """The effective filter of a row, in Grid Engine's way: an expanded filter shows the
-    name counted (``parts``), any other filter (and every filter of a row that counts
-    nothing) the QuotaFilter as written."""
+    """The effective filter of a row: an expanded filter shows the name counted
+    (``parts``), any other filter (and every filter of a row that counts nothing) the
+    QuotaFilter as written, but a plain ``*``, which the admin guide's qquota tables
+    leave out ("-" for ``users *``)."""
     return tuple((FILTERS[kind], parts[kind] if flt.expand and parts[kind] else flt)
-                 for kind, flt in enumerate(rule.filters) if flt is not None)
+                 for kind, flt in enumerate(rule.filters)
+                 if flt is not None and (flt.expand or flt.include != ("*",) or flt.exclude))
 
 
 def _selected(rule, wanted, userlists, groups):
