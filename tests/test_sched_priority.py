@@ -190,3 +190,19 @@ def test_jobs_submitted_within_one_second_waited_equally_long():
     assert shown[51] == shown[52] == ("0.25056", "0.00111")
     assert shown[56] == ("0.75000", "1.00000")
     assert shown[53] == shown[58] == shown[60] == ("0.25000", "0.00000")
+
+
+def test_avg_urgency_slots_of_a_slot_list_averages_every_number():
+    """urgency_slots avg: a job asking -pe mpi 1,2,4,8 counts for the average of the
+    numbers it names (3.75, its whole part: 3), as Grid Engine's pe_urgency_slots; a
+    range 2-8 for that of 2..8 (5)."""
+    import schedkit
+    from gridtools.sched.order import order
+    pe = ("pe_name mpi\nslots 16\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\n"
+          "stop_proc_args NONE\nallocation_rule $fill_up\ncontrol_slaves FALSE\n"
+          "job_is_first_task TRUE\nurgency_slots avg\naccounting_summary FALSE\nqsort_args NONE\n")
+    sc = {"hosts": ["h1"], "slots": 1, "queue": {"pe_list": "mpi"}, "now": 1010, "objects": {"pe/mpi": pe},
+          "jobs": [{"id": 1, "qsub": "-pe mpi 1,2,4,8", "submit": 1000},
+                   {"id": 2, "qsub": "-pe mpi 2-8", "submit": 1000}]}
+    _ordered, numbers, _tree = order(schedkit.snapshot(sc))
+    assert (round(numbers[1].urgency[1]), round(numbers[2].urgency[1])) == (3000, 5000)     # rrcontr

@@ -37,23 +37,27 @@ def test_an_explicit_slots_request_is_not_counted_twice():
     assert resource_contribution(2, (Request("slots", 2.0),), COMPLEXES) == 2000.0
 
 
-@pytest.mark.parametrize("setting, low, high, pe_slots, expected", [
-    ("min", 2, 8, 16, 2),
-    ("max", 2, 8, 16, 8),
-    ("max", 2, None, 16, 16),      # no upper bound: the PE's slots
-    ("avg", 2, 8, 16, 5),
-    ("avg", 1, None, 10, 5),       # 1..10 averages 5.5, rounded down
-    ("avg", 4, 100, 6, 5),         # the average of 4..6
-    ("6", 2, 8, 16, 6),
-    (" MIN ", 3, 4, 4, 3),
+@pytest.mark.parametrize("setting, ranges, pe_slots, expected", [
+    ("min", ((2, 8),), 16, 2),
+    ("max", ((2, 8),), 16, 8),
+    ("max", ((2, None),), 16, 16),      # no upper bound: the PE's slots
+    ("avg", ((2, 8),), 16, 5),
+    ("avg", ((1, None),), 10, 5),       # 1..10 averages 5.5: its whole part
+    ("avg", ((4, 100),), 6, 5),         # the average of 4..6
+    ("avg", ((1, 1), (2, 2), (4, 4), (8, 8)), 16, 3),    # -pe mpi 1,2,4,8: 3.75
+    ("avg", ((1, 2), (6, 6)), 16, 3),   # 1,2,6
+    ("max", ((1, 1), (2, 2), (4, 4), (8, 8)), 16, 8),
+    ("min", ((1, 1), (2, 2), (4, 4), (8, 8)), 16, 1),
+    ("6", ((2, 8),), 16, 6),
+    (" MIN ", ((3, 4),), 4, 3),
 ])
-def test_urgency_slots(setting, low, high, pe_slots, expected):
-    assert urgency_slots(setting, low, high, pe_slots) == expected
+def test_urgency_slots(setting, ranges, pe_slots, expected):
+    assert urgency_slots(setting, ranges, pe_slots) == expected
 
 
 def test_urgency_slots_refuses_other_words():
     with pytest.raises(ValueError, match="urgency_slots"):
-        urgency_slots("most", 1, 2, 2)
+        urgency_slots("most", ((1, 2),), 2)
 
 
 def test_waiting_time_contribution():

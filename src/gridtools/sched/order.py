@@ -73,7 +73,7 @@ def _slots(req, snap):
     if not pes:
         return low
     try:
-        return urgency_mod.urgency_slots(pes[0].urgency_slots, low, high, pes[0].slots)
+        return urgency_mod.urgency_slots(pes[0].urgency_slots, req.pe.ranges, pes[0].slots)
     except ValueError:
         return low
 

@@ -43,21 +43,30 @@ class Urgency(NamedTuple):
         return self.rrcontr + self.wtcontr + self.dlcontr
 
 
-def urgency_slots(setting, low, high, pe_slots):
-    """Slots assumed for a PE slot range ``low``..``high`` (None: no upper bound).
+def urgency_slots(setting, ranges, pe_slots):
+    """Slots assumed for a PE slot request of ``ranges`` ((low, high or None: no upper
+    bound), ...; a list such as ``1,2,4,8`` is several).
 
-    ``setting`` is the PE's urgency_slots: ``min``, ``max``, ``avg`` (of the
-    whole numbers in the range, at most ``pe_slots``, rounded down) or a
-    number; without an upper bound the PE's ``slots`` stands in for it.
+    ``setting`` is the PE's urgency_slots: ``min``, ``max``, ``avg`` (of every
+    number the request names, at most ``pe_slots``, the whole part, as Grid
+    Engine's: 1,2,4,8 is 3) or a number; without an upper bound the PE's
+    ``slots`` stands in for it.
     """
     word = str(setting).strip().lower()
+    low = ranges[0][0]
     if word == "min":
         return low
     if word == "max":
-        return pe_slots if high is None else high
+        highs = [high for _low, high in ranges]
+        return pe_slots if None in highs else max(highs)
     if word == "avg":
-        top = pe_slots if high is None else (min(high, pe_slots) if pe_slots else high)
-        return (low + max(low, top)) // 2
+        total = count = 0
+        for first, high in ranges:
+            top = pe_slots if high is None else (min(high, pe_slots) if pe_slots else high)
+            last = max(first, top)
+            total += (first + last) * (last - first + 1) // 2
+            count += last - first + 1
+        return total // count
     if word.isdigit():
         return int(word)
     raise ValueError(f"urgency_slots: {setting!r} is not min, max, avg or a number")
