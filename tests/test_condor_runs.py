@@ -5,6 +5,7 @@ GlobalJobId, for jobs of both dialects."""
 
 import os
 import re
+import time
 
 from condortools import events, history, htcondor_events, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
@@ -118,11 +119,19 @@ def test_run_times_add_up_over_a_hold(cell, workdir):
     assert cell.run("condor_hold", jid).returncode == 0
     wait_status(cell, jid, 5)
     wait_events(os.path.join(workdir, "t.log"), jid, [0, 1, 12])
-    held = cell.run("condor_q", jid, "-af", "RemoteWallClockTime", "CurrentHosts").stdout.split()
-    first = float(held[0])
-    assert first >= 1.5 and held[1] == "0"
-    row = [line for line in cell.run("condor_q", jid, "-nobatch").stdout.splitlines() if line.split()[:1] == [jid]]
-    assert row and row[0].split()[4] == f"0+00:00:{int(first):02d}"          # RUN_TIME of a held job
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "CurrentHosts").stdout == "0\n")   # its run ended
+
+    def run_times():
+        """(RemoteWallClockTime, the -nobatch RUN_TIME) when the two agree (the listing
+        and the ads come from one publication, which the end of the run may follow)."""
+        wall = float(cell.run("condor_q", jid, "-af", "RemoteWallClockTime").stdout)
+        row = [line for line in cell.run("condor_q", jid, "-nobatch").stdout.splitlines()
+               if line.split()[:1] == [jid]]
+        return row and row[0].split()[4] == f"0+00:00:{int(wall):02d}" and (wall, row[0].split()[4])
+    first, shown = wait_for(run_times)
+    assert first >= 1.5
+    time.sleep(1.1)                                     # a held job's RUN_TIME stands still
+    assert run_times() == (first, shown)
     assert cell.run("condor_release", jid).returncode == 0
     wait_for(lambda: f"{cluster}.0" in history(cell), timeout=30)
     wall, committed, slot_time, hosts = history(cell, str(cluster), "-af", "RemoteWallClockTime", "CommittedTime",
