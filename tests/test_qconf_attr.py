@@ -174,9 +174,10 @@ def test_share_tree_nodes(cell, workdir):
     with open(path, "w") as fh:
         fh.write("name projA\noticket 0\nfshare 0\nacl NONE\nxacl NONE\n")
     ok(cell, "-Aprj", path)
-    assert fails(cell, "-astnode", "/projA=60") == "No sharetree\n"
-    proc = ok(cell, "-astree", env={"EDITOR": "true"})
-    assert proc.stderr == "changed sharetree\n"
+    with open(path, "w") as fh:
+        fh.write("name alice\noticket 0\nfshare 0\ndelete_time 0\ndefault_project NONE\n")
+    ok(cell, "-Auser", path)
+    assert fails(cell, "-mstnode", "/projA=60") == "No sharetree\n"
     assert ok(cell, "-astnode", "/projA=60,/default=40").stderr == "modified sharetree\n"
     ok(cell, "-astnode", "/projA/alice=10")
     ok(cell, "-mstnode", "/projA/alice=20")
@@ -196,7 +197,7 @@ def test_share_tree_nodes(cell, workdir):
     with open(bad, "w") as fh:
         fh.write("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
                  "id=1\nname=nosuch\ntype=1\nshares=10\nchildnodes=NONE\n")
-    assert fails(cell, "-Astree", bad) == 'denied: share tree contains reference to unknown project "nosuch"\n'
+    assert fails(cell, "-Astree", bad) == 'denied: share tree contains reference to unknown user/project "nosuch"\n'
     ok(cell, "-dprj", "projA")
 
 

@@ -87,14 +87,57 @@ def test_broken_share_trees_are_refused(text, message):
         objects.parse("sharetree", text)
 
 
+KNOWN = {"user": {"alice", "bob"}, "project": {"projA", "projB"}}
+
+
 def test_share_tree_validation():
     root = objects.parse("sharetree", NESTED)
-    objects.validate("sharetree", root, {"project": {"projA"}})
-    with pytest.raises(ConfigError, match='share tree contains reference to unknown project "projA"'):
-        objects.validate("sharetree", root, {"project": set()})
+    objects.validate("sharetree", root, KNOWN)
+    with pytest.raises(ConfigError, match='^denied: share tree contains reference to unknown project "projA"$'):
+        objects.validate("sharetree", root, {"user": {"alice", "bob"}, "project": set()})
     root["childnodes"][0]["childnodes"][1]["name"] = "alice"
-    with pytest.raises(ConfigError, match="two children with the same name"):
+    with pytest.raises(ConfigError, match='^denied: found node "alice" twice under node "projA"$'):
         objects.validate("sharetree", root)
+
+
+def tree_of(spec):
+    """A share tree from nested ``(name, [children])`` pairs under a root "Root"."""
+    def node(name, children=()):
+        return {"id": 0, "name": name, "type": 0, "shares": 10, "childnodes": [node(*c) for c in children]}
+    return node("Root", spec)
+
+
+@pytest.mark.parametrize("spec,message", [
+    ([("nosuch",)], 'denied: share tree contains reference to unknown user/project "nosuch"'),
+    ([("alice", [("bob",)])], 'found user "alice" in share tree as a non-leaf node'),
+    ([("alice",), ("grp", [("alice",)])], 'found user "alice" twice in share tree'),
+    ([("projA",), ("projA",)], 'denied: found node "projA" twice under node "Root"'),
+    ([("projA",), ("grp", [("projA",)])], 'found project "projA" twice in share tree'),
+    ([("projA", [("alice",)]), ("grp", [("projA", [("bob",)])])], 'found project "projA" twice in share tree'),
+    ([("projA", [("projB",)])], 'found project "projB" in project "projA" sub-tree of share tree'),
+    ([("projA", [("grp", [("projB", [("bob",)])])])],
+     'found project "projB" in project "projA" sub-tree of share tree'),
+    ([("projA", [("ghost",)])], 'denied: share tree contains reference to unknown user "ghost"'),
+    ([("projA", [("alice",), ("grp", [("alice",)])])],
+     'found user "alice" twice in project "projA" sub-tree of share tree'),
+    ([], 'denied: share tree contains reference to unknown user/project "Root"'),
+])
+def test_share_tree_names_grid_engine_refuses(spec, message):
+    with pytest.raises(ConfigError) as info:
+        objects.validate("sharetree", tree_of(spec), KNOWN)
+    assert str(info.value) == message
+
+
+def test_share_tree_names_grid_engine_accepts():
+    """A user once outside and once in each project subtree, "default" leaves, inner
+    group nodes of any other name; leaves naming a project become project nodes."""
+    root = tree_of([("alice",), ("default",), ("projA", [("grp", [("alice",)]), ("default",)]),
+                    ("projB", [("alice",), ("bob",)]), ("dept", [("bob",)])])
+    objects.validate("sharetree", root, KNOWN)
+    leaf = tree_of([("projB",)])
+    objects.validate("sharetree", leaf, KNOWN)
+    assert leaf["childnodes"][0]["type"] == sharetree.PROJECT_NODE
+    assert [n["type"] for n in root["childnodes"]] == [0, 0, 1, 1, 0]
 
 
 # --- complex -------------------------------------------------------------------------

@@ -243,14 +243,12 @@ def _tree_counts(tree):
 
 
 def _validate_tree(tree):
-    """Grid Engine denies a share tree naming an unknown project."""
-    from gridtools.formats.sge.sharetree import UnknownReference
+    """Grid Engine's checks of a share tree against the users and projects (a refusal
+    in its words: an unknown name, a user as an inner node, a name twice ...)."""
     try:
         objects.validate("sharetree", tree, confstore.known())
-    except UnknownReference as exc:
-        raise GridError(f"denied: {exc}") from None
     except ConfigError as exc:
-        raise GridError(f"error: {exc}") from None
+        raise GridError(problem_line(exc)) from None
 
 
 def _log_tree(ctx, tree, verb):
@@ -391,11 +389,15 @@ def acl_delete(ctx):
 # ---------------------------------------------------------------- share tree nodes
 
 def stnode(ctx):
-    """-astnode / -mstnode / -dstnode: change nodes of the stored share tree."""
+    """-astnode / -mstnode / -dstnode: change nodes of the stored share tree (-astnode
+    without one starts a tree at a node "Root" of 1 share, as qconf does)."""
     tree = confstore.load("sharetree")
+    existed = tree is not None
+    mode = ctx.body.get("mode")
+    if tree is None and mode == "add":
+        tree = {"id": 0, "name": "Root", "type": 0, "shares": 1, "childnodes": []}
     if tree is None:
         return ctx.fail("No sharetree")
-    mode = ctx.body.get("mode")
     step = {"add": _add_node, "modify": _modify_node, "delete": _delete_node}.get(mode)
     if step is None:
         raise GridError(f"error: unknown share tree node operation {mode!r}")
@@ -403,7 +405,7 @@ def stnode(ctx):
         step(tree, str(path), shares)
     _validate_tree(tree)
     confstore.write(ctx.state, "sharetree", None, tree)
-    _log_tree(ctx, tree, "modified")
+    _log_tree(ctx, tree, "modified" if existed else "added")
     ctx.info("modified sharetree")
 
 

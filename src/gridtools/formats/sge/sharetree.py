@@ -14,7 +14,7 @@ leading ``/`` starts anywhere. ``render_tree`` gives ``qconf -sst`` and
 ``render_nodes`` gives ``qconf -sstnode`` / ``-rsstnode``.
 """
 
-from gridtools.formats.sge.attrfile import FieldError, logical_lines, wrap_line
+from gridtools.formats.sge.attrfile import FieldError, Refusal, logical_lines, wrap_line
 from gridtools.formats.sge.names import check_object_name
 
 #: node types
@@ -117,7 +117,9 @@ def template(name="template"):
 
 
 def validate(obj, known=None):
-    """Raise ConfigError for bad nodes, twin sibling names or unknown projects."""
+    """Raise ConfigError for bad nodes or twin sibling names; with ``known`` (the
+    existing names of each kind, ``{"user": ..., "project": ...}``) also for the names
+    Grid Engine refuses (``check_references``)."""
     for node in walk(obj):
         name = node.get("name")
         check_object_name(name, "share tree node", "name")
@@ -126,16 +128,72 @@ def validate(obj, known=None):
         shares = node.get("shares")
         if isinstance(shares, bool) or not isinstance(shares, int) or shares < 0:
             raise FieldError(f'invalid shares "{shares}" of node "{name}"', "shares")
-        names = [c.get("name") for c in node.get("childnodes", [])]
-        if len(set(names)) != len(names):
-            raise FieldError(f'node "{name}" has two children with the same name', "childnodes")
-        if node["type"] == PROJECT_NODE and node is not obj and known and "project" in known \
-                and name not in known["project"]:
-            raise UnknownReference(f'share tree contains reference to unknown project "{name}"', "name")
+        seen = set()
+        for child in node.get("childnodes", []):
+            if child.get("name") in seen:
+                raise Refusal(f'denied: found node "{child.get("name")}" twice under node "{name}"',
+                              "childnodes")
+            seen.add(child.get("name"))
+    if known and "project" in known:
+        check_references(obj, known.get("user") or (), known["project"])
 
 
-class UnknownReference(FieldError):
-    """A share tree node naming a project that does not exist (Grid Engine denies it)."""
+class UnknownReference(Refusal):
+    """A share tree node naming a user or project that does not exist (Grid Engine denies it)."""
+
+
+#: the user name a leaf of a project subtree may carry for every user without a leaf
+DEFAULT_USER = "default"
+
+
+def check_references(root, users, projects):
+    """Grid Engine's rules for the names in a share tree, checked before it is stored.
+
+    A node naming a project starts that project's subtree; a project appears once
+    in the tree and never inside another project's subtree. A user is a leaf, never
+    an inner node. A leaf outside project subtrees names a user, a project or
+    ``default``, each once there; a leaf inside a project subtree names a user or
+    ``default``, each once in that subtree. Inner nodes naming neither a user nor a
+    project group their children. Raises a Refusal in Grid Engine's words; sets
+    ``type`` of nodes naming a project to 1 (and of leaves naming none to 0).
+    """
+    _check_node(root, set(users), set(projects), None, set())
+
+
+def _check_node(node, users, projects, project, found):
+    name, children = node["name"], node["childnodes"]
+    if children:
+        if name in projects:
+            node["type"] = PROJECT_NODE
+            if project is not None:
+                raise Refusal(f'found project "{name}" in project "{project}" sub-tree of share tree', "name")
+            if name in found:
+                raise Refusal(f'found project "{name}" twice in share tree', "name")
+            found.add(name)
+            project, found = name, set()
+        elif name in users:
+            raise Refusal(f'found user "{name}" in share tree as a non-leaf node', "name")
+        elif node["type"] == PROJECT_NODE:
+            raise UnknownReference(f'denied: share tree contains reference to unknown project "{name}"', "name")
+        for child in children:
+            _check_node(child, users, projects, project, found)
+        return
+    is_user = name in users or name == DEFAULT_USER
+    if project is not None:
+        if name in projects:
+            raise Refusal(f'found project "{name}" in project "{project}" sub-tree of share tree', "name")
+        if not is_user:
+            raise UnknownReference(f'denied: share tree contains reference to unknown user "{name}"', "name")
+        if name in found:
+            raise Refusal(f'found user "{name}" twice in project "{project}" sub-tree of share tree', "name")
+    else:
+        if not is_user and name not in projects:
+            raise UnknownReference(f'denied: share tree contains reference to unknown user/project "{name}"',
+                                   "name")
+        if name in found:
+            raise Refusal(f'found {"user" if is_user else "project"} "{name}" twice in share tree', "name")
+    node["type"] = USER_NODE if is_user else PROJECT_NODE
+    found.add(name)
 
 
 def find_node(root, path):
