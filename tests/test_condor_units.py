@@ -3,6 +3,7 @@ stored ads, the job's policy, -af and -format, condor_q's layouts, JobPrio order
 user logs, history, condor_wait's reading."""
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -385,8 +386,7 @@ def test_public_ads_files_are_written_when_they_change(tmp_path, monkeypatch):
     monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
     (tmp_path / "spool").mkdir()
     from gridtools.spool import status
-    monkeypatch.setattr(status, "_PUBLIC", {})
-    monkeypatch.setattr(status, "_LISTED", [])
+    monkeypatch.setattr(status, "PUBLIC", status.FolderFiles("public", 0o755))
     folder = tmp_path / "spool" / "public"
     folder.mkdir()
     (folder / "9").write_bytes(b"left by an earlier daemon")
@@ -668,3 +668,25 @@ def test_history_since_completedsince_and_scanlimit_stop_the_scan(tmp_path, monk
     assert (code, out) == (1, []) and err == "Error: -completedsince requires a Unix time, not yesterday\n"
     code, out, err = shown("-since", "ClusterId <")
     assert (code, out) == (1, []) and err.startswith("Error: Invalid constraint expression")
+
+
+def test_private_facts_files_are_written_when_they_change(tmp_path, monkeypatch):
+    """Each user's private facts go to spool/private/<uid>, owned by that user, mode 0400,
+    rewritten only when they change; a user with none left loses the file, and the files
+    an earlier daemon left are removed the first time (for each cell)."""
+    from gridtools.spool import status
+    monkeypatch.setattr(status, "PRIVATE", status.FolderFiles("private", 0o711))
+    for cell_root in (tmp_path / "one", tmp_path / "two"):
+        monkeypatch.setenv("GRIDTOOLS_ROOT", str(cell_root))
+        folder = cell_root / "spool" / "private"
+        folder.mkdir(parents=True)
+        (folder / "999").write_bytes(b"left by an earlier daemon")
+        status.publish_private({4321: (4322, {7: {"args": ["a"]}}), 4400: (4400, {8: {"args": []}})})
+        assert sorted(os.listdir(folder)) == ["4321", "4400"]
+        st = os.stat(folder / "4321")
+        assert (st.st_uid, st.st_gid, oct(st.st_mode & 0o777)) == (4321, 4322, "0o400")
+        status.publish_private({4321: (4322, {7: {"args": ["a"]}}), 4400: (4400, {8: {"args": ["b"]}})})
+        assert os.stat(folder / "4321").st_ino == st.st_ino             # unchanged: not rewritten
+        assert marshal.loads((folder / "4400").read_bytes()) == {8: {"args": ["b"]}}
+        status.publish_private({4400: (4400, {8: {"args": ["b"]}})})
+        assert os.listdir(folder) == ["4400"]

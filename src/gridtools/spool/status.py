@@ -192,10 +192,58 @@ def mtime():
         return 0.0
 
 
+# ---------------------------------------------------------------- published files
+
+class FolderFiles:
+    """The files of one spool folder that the daemon writes whole (``spool/private``,
+    ``spool/public``): each only when what it holds changed, the files it no longer has
+    removed. The first time (for this cell), and after a failed write, the folder is made
+    and its files from before are listed, so that those a daemon left are removed too."""
+
+    def __init__(self, name, folder_mode):
+        self.name, self.folder_mode = name, folder_mode
+        self.held = {}          # file name -> what it holds (as ``publish`` was given it)
+        self.folder = None      # the folder, once made and listed
+
+    def publish(self, files):
+        """Write ``files`` (file name -> (what it holds: bytes, or a value written in
+        marshal form; mode; owner (uid, gid) or None)); a value is compared with what
+        the file was given last time before it is written."""
+        import os
+        folder = cell.spool(self.name)
+        if self.folder != folder:
+            from gridtools.spool.files import makedirs
+            self.held.clear()
+            try:
+                makedirs(folder, self.folder_mode)
+                stale = {name for name in os.listdir(folder) if name.isdigit()}
+            except OSError as exc:
+                from gridtools.errors import SpoolError
+                raise SpoolError(f"cannot write {folder}: {exc.strerror}") from None
+            self.folder = folder
+        else:
+            stale = set(self.held)
+        for name, (value, mode, owner) in files.items():
+            stale.discard(name)
+            if self.held.get(name) != value:
+                data = value if isinstance(value, bytes) else marshal.dumps(value)
+                try:
+                    atomic_write(os.path.join(folder, name), data, mode=mode, fsync=False, owner=owner)
+                except BaseException:
+                    self.folder = None          # (the folder is looked at again next time)
+                    raise
+                self.held[name] = value
+        for name in stale:
+            self.held.pop(name, None)
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass            # (gone already; else looked at again when the daemon restarts)
+
+
 # ---------------------------------------------------------------- private facts
 
-#: uid -> the bytes last written to that user's private file
-_WRITTEN = {}
+PRIVATE = FolderFiles("private", 0o711)
 
 
 def private_dir():
@@ -205,27 +253,10 @@ def private_dir():
 def publish_private(by_uid):
     """Write each user's private facts (``by_uid``: uid -> (gid, {job id: facts})) to
     ``spool/private/<uid>``, readable by that user only, when they changed; remove the
-    files of users who have none any more."""
-    import os
-    from gridtools.spool.files import makedirs
-    folder = private_dir()
-    if not _WRITTEN:
-        makedirs(folder, 0o711)
-        stale = {name for name in os.listdir(folder) if name.isdigit()}
-    else:
-        stale = {str(uid) for uid in _WRITTEN}
-    for uid, (gid, facts) in by_uid.items():
-        stale.discard(str(uid))
-        blob = marshal.dumps(facts)
-        if _WRITTEN.get(uid) != blob:
-            atomic_write(os.path.join(folder, str(uid)), blob, mode=0o400, fsync=False, owner=(uid, gid))
-            _WRITTEN[uid] = blob
-    for name in stale:
-        _WRITTEN.pop(int(name), None)
-        try:
-            os.unlink(os.path.join(folder, name))
-        except FileNotFoundError:
-            pass
+    files of users who have none any more. The facts are compared in marshal form (a
+    job's facts are kept between passes, and may change in place)."""
+    PRIVATE.publish({str(uid): (marshal.dumps(facts), 0o400, (uid, gid))
+                     for uid, (gid, facts) in by_uid.items()})
 
 
 def read_private(uid):
@@ -257,10 +288,7 @@ def read_private(uid):
 
 #: clusters in one file of ``spool/public``
 BUCKET = 1000
-#: file number -> the mapping last written to it
-_PUBLIC = {}
-#: [the folder], once made and its files from before listed
-_LISTED = []
+PUBLIC = FolderFiles("public", 0o755)
 
 
 def public_dir():
@@ -273,36 +301,7 @@ def publish_public(by_bucket):
     file when it changed; remove the files of numbers with none any more. Mappings of
     the same texts compare at once: the daemon's texts are one object for a
     description."""
-    import os
-    from gridtools.spool.files import makedirs
-    folder = public_dir()
-    if _LISTED != [folder]:                 # the first time (for this cell), or after a failure
-        _PUBLIC.clear()
-        _LISTED[:] = []
-        try:
-            makedirs(folder, 0o755)
-            stale = {name for name in os.listdir(folder) if name.isdigit()}
-        except OSError as exc:
-            from gridtools.errors import SpoolError
-            raise SpoolError(f"cannot write {folder}: {exc.strerror}") from None
-        _LISTED.append(folder)
-    else:
-        stale = {str(n) for n in _PUBLIC}
-    for number, ads in by_bucket.items():
-        stale.discard(str(number))
-        if _PUBLIC.get(number) != ads:
-            try:
-                atomic_write(os.path.join(folder, str(number)), marshal.dumps(ads), mode=0o644, fsync=False)
-            except BaseException:
-                _LISTED.clear()             # (the folder is looked at again next time)
-                raise
-            _PUBLIC[number] = ads
-    for name in stale:
-        _PUBLIC.pop(int(name), None)
-        try:
-            os.unlink(os.path.join(folder, name))
-        except OSError:
-            pass                # (gone already; else looked at again when the daemon restarts)
+    PUBLIC.publish({str(number): (ads, 0o644, None) for number, ads in by_bucket.items()})
 
 
 def read_public(clusters):
