@@ -2,9 +2,9 @@
 Engine's qmaster does: a tree it refuses is refused whole, with its message and exit
 code 1, and the stored tree stays as it was."""
 
-import os
-
 import pytest
+
+from test_qconf_change import write
 
 USERS = ("stalice", "stbob")
 PROJECTS = ("stprjA", "stprjB")
@@ -44,13 +44,6 @@ REFUSED = [
     (node_text([("Root", 1, [1, 2]), ("stbob", 10, []), ("stbob", 20, [])]),
      'denied: found node "stbob" twice under node "Root"'),
 ]
-
-
-def write(workdir, name, text):
-    path = os.path.join(workdir, name)
-    with open(path, "w") as fh:
-        fh.write(text)
-    return path
 
 
 def qconf(cell, *args, **kw):

@@ -272,16 +272,20 @@ def read_private(uid):
         return {}
     found = {}
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"{folder}/{name}", "rb") as fh:
-                facts = marshal.loads(fh.read())
-        except (OSError, EOFError, ValueError, TypeError):
-            continue
-        if type(facts) is dict:
+        facts = _mapping(f"{folder}/{name}") if name.isdigit() else None
+        if facts is not None:
             found[int(name)] = facts
     return found
+
+
+def _mapping(path):
+    """The mapping a published file holds, or None when it cannot be read as one."""
+    try:
+        with open(path, "rb") as fh:
+            value = marshal.loads(fh.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return value if type(value) is dict else None
 
 
 # ---------------------------------------------------------------- public ads
@@ -309,11 +313,5 @@ def read_public(clusters):
     ids); {} for those that cannot be read."""
     found = {}
     for number in sorted({int(c) // BUCKET for c in clusters}):
-        try:
-            with open(f"{public_dir()}/{number}", "rb") as fh:
-                ads = marshal.loads(fh.read())
-        except (OSError, EOFError, ValueError, TypeError):
-            continue
-        if type(ads) is dict:
-            found.update(ads)
+        found.update(_mapping(f"{public_dir()}/{number}") or {})
     return found
