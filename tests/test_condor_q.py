@@ -6,6 +6,7 @@ import os
 import re
 import sys
 import time
+from xml.etree import ElementTree
 
 import pytest
 
@@ -95,6 +96,15 @@ def test_constraint_totals_json_and_limit(cell, workdir):
     ads = json.loads(cell.run("condor_q", str(b), "-json").stdout)
     assert [(ad["ClusterId"], ad["ProcId"], ad["Colour"]) for ad in ads] == [(b, 0, "blue")]
     assert ads[0]["Requirements"].startswith("/Expr(")
+    xml = cell.run("condor_q", str(b), "-xml").stdout
+    assert xml.startswith('<?xml version="1.0"?>\n<!DOCTYPE classads SYSTEM "classads.dtd">\n<classads>\n<c>\n')
+    [ad] = ElementTree.fromstring(xml.split("\n", 2)[2]).findall("c")
+    attrs = {a.get("n"): a[0] for a in ad.findall("a")}
+    assert (attrs["ClusterId"].tag, attrs["ClusterId"].text) == ("i", str(b))
+    assert (attrs["Colour"].tag, attrs["Colour"].text) == ("s", "blue")
+    assert attrs["Requirements"].tag == "e" and "TARGET.Memory" in attrs["Requirements"].text   # (& unescaped)
+    assert (attrs["ExitBySignal"].tag, attrs["ExitBySignal"].get("v")) == ("b", "f")
+    assert [a.get("n") for a in ad.findall("a")] == sorted(attrs, key=str.lower)
     assert cell.run("condor_q", "-af", "ClusterId", "-limit", "1").stdout == f"{a}\n"
     bad = cell.run("condor_q", "-constraint", "Colour ==")
     assert bad.returncode == 1 and "Invalid constraint" in bad.stderr

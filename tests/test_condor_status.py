@@ -4,6 +4,7 @@
 import json
 import os
 import re
+from xml.etree import ElementTree
 
 import pytest
 
@@ -146,6 +147,12 @@ def test_json(pool):
     assert (ads[0]["Mips"], ads[0]["KFlops"]) == (30000, 2000000)
     assert status(pool, "slot1@hosta", "-af:,", "Name", "Cpus", "Mips") == "slot1@hosta, 1, 30000\n"
     assert '"Requirements": "\\/Expr(START)\\/"' in text and text.startswith("[\n{\n")
+    xml = status(pool, "-xml")
+    slots = ElementTree.fromstring(xml.split("\n", 2)[2]).findall("c")
+    named = [{a.get("n"): a[0] for a in slot.findall("a")} for slot in slots]
+    assert [(s["Name"].tag, s["Name"].text) for s in named][:1] == [("s", "slot1@hosta")]
+    assert len(named) == 4 and (named[0]["Requirements"].tag, named[0]["Requirements"].text) == ("e", "START")
+    assert (named[0]["Mips"].tag, named[0]["Mips"].text) == ("i", "30000")
 
 
 def test_submitters_and_schedd(pool):

@@ -668,6 +668,13 @@ def test_history_since_completedsince_and_scanlimit_stop_the_scan(tmp_path, monk
     assert (code, out) == (1, []) and err == "Error: -completedsince requires a Unix time, not yesterday\n"
     code, out, err = shown("-since", "ClusterId <")
     assert (code, out) == (1, []) and err.startswith("Error: Invalid constraint expression")
+    xml = subprocess.run([os.path.join(REPO, "bin", "condor_history"), "-xml", "-match", "2"], env=env,
+                         capture_output=True, text=True).stdout
+    from xml.etree import ElementTree
+    ads = ElementTree.fromstring(xml.split("\n", 2)[2]).findall("c")
+    assert [[(a.get("n"), a[0].tag, a[0].text) for a in ad.findall("a") if a.get("n") in ("ClusterId", "Owner")]
+            for ad in ads] == [[("ClusterId", "i", "4"), ("Owner", "s", "alice")],
+                               [("ClusterId", "i", "3"), ("Owner", "s", "alice")]]
 
 
 def test_private_facts_files_are_written_when_they_change(tmp_path, monkeypatch):

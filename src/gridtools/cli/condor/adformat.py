@@ -192,6 +192,53 @@ def json_form(ads):
     return "[\n" + "\n,\n".join(parts) + "\n]\n"
 
 
+#: the XML form's escapes (what HTCondor's XML writer replaces)
+_XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
+
+
+def _xml_text(text):
+    return "".join(_XML_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _xml_value(expr):
+    """The XML element of an attribute's expression: ``<i>`` an integer, ``<r>`` a real,
+    ``<s>`` a string, ``<b v="t"/>`` a boolean, ``<un/>`` undefined, ``<er/>`` error,
+    ``<l>`` a list of literals, ``<e>`` any other expression (its text)."""
+    from gridtools.classad.compound import ListExpr
+    from gridtools.classad.nodes import Literal
+    if expr.__class__ is Literal:
+        value = expr.value
+        if value is UNDEFINED:
+            return "<un/>"
+        if value is ERROR:
+            return "<er/>"
+        if isinstance(value, bool):
+            return f'<b v="{"t" if value else "f"}"/>'
+        if isinstance(value, int):
+            return f"<i>{value}</i>"
+        if isinstance(value, float):
+            return f"<r>{expr.unparse()}</r>"
+        if isinstance(value, str):
+            return f"<s>{_xml_text(value)}</s>"
+    if expr.__class__ is ListExpr and all(item.__class__ is Literal for item in expr.items):
+        return "<l>" + "".join(_xml_value(item) for item in expr.items) + "</l>"
+    return f"<e>{_xml_text(expr.unparse())}</e>"
+
+
+def xml_form(ads):
+    """The ads as HTCondor's -xml prints them (condor_q, condor_history, condor_status):
+    the ``classads`` document, a ``c`` element per ad, an ``a`` element (its ``n`` the
+    name) per attribute, sorted by name as -long is."""
+    parts = ['<?xml version="1.0"?>\n<!DOCTYPE classads SYSTEM "classads.dtd">\n<classads>\n']
+    for ad in map(full, ads):
+        parts.append("<c>\n")
+        parts += [f'    <a n="{_xml_text(name)}">{_xml_value(ad.lookup(name))}</a>\n'
+                  for name in sorted(ad, key=str.lower)]
+        parts.append("</c>\n")
+    parts.append("</classads>\n")
+    return "".join(parts)
+
+
 def constraint(text):
     """A -constraint expression, or UsageError in HTCondor's words."""
     try:

@@ -166,6 +166,12 @@ def json_ads(ads):
     return json_form(ads)
 
 
+def xml_ads(ads):
+    """Ads in HTCondor's XML form (condor_status -xml's, one writer for both)."""
+    from gridtools.cli.condor.adformat import xml_form
+    return xml_form(ads)
+
+
 def long_ads(ads):
     """Ads in the long form, an empty line after each (condor_q -l)."""
     return "".join(f"{ad}\n" for ad in ads)

@@ -1,6 +1,6 @@
 """condor_history: jobs that have left the queue (HTCondor dialect).
 
-    condor_history [-l | -json | -af[:quals] ATTR ... | -format FMT ATTR ...]
+    condor_history [-l | -json | -xml | -af[:quals] ATTR ... | -format FMT ATTR ...]
                    [-constraint EXPR] [-limit N | -match N] [-forwards]
                    [-since JOBID | EXPR] [-completedsince TIME] [-scanlimit N]
                    [-file FILE] [cluster | cluster.proc | owner] ...
@@ -38,6 +38,7 @@ Usage: condor_history [options]
         -constraint <expr>    Display jobs that satisfy the expression
         -long                 Display entire ClassAds
         -json                 Display entire ClassAds in JSON
+        -xml                  Display entire ClassAds in XML
         -format <fmt> <attr>  Print attribute attr using format fmt
         -since <jobid>|<expr> Stop scanning at this job id, or when expr is true
         -completedsince <time>  Stop scanning at a job that completed before time
@@ -87,6 +88,8 @@ def parse_args(argv):
             opts.view = "long"
         elif _is(arg, "json", 4):
             opts.view = "json"
+        elif _is(arg, "xml", 2):
+            opts.view = "xml"
         elif _is(arg, "format", 2):
             fmt = _take(args, arg)
             opts.formats.append((fmt, _take(args, arg)))
@@ -299,6 +302,8 @@ def main(argv, prog="condor_history"):
             out = formatting.long_ads(ads)
         elif opts.view == "json":
             out = formatting.json_ads(ads) if ads else ""
+        elif opts.view == "xml":
+            out = formatting.xml_ads(ads)
         elif opts.view == "af":
             out = formatting.autoformat(ads, opts.af_attrs, opts.af_quals)
         elif opts.view == "format":

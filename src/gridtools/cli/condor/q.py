@@ -42,6 +42,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t-totals\t\t\t Display only job totals
 \t-long\t\t\t Display entire ClassAds
 \t-json\t\t\t Display entire ClassAds in JSON
+\t-xml\t\t\t Display entire ClassAds in XML
 \t-attributes X,Y,...\t Attributes to show in -long and -json
 \t-format <fmt> <attr>\t Print attribute attr using format fmt
 \t-autoformat[:jlhVr,tng] <attr> [<attr2> [...]]
@@ -82,7 +83,7 @@ def _take(args, arg):
 
 _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), ("hold", 2, "hold"),
           ("held", 2, "hold"), ("idle", 3, "idle"), ("totals", 3, "totals"), ("long", 1, "long"),
-          ("json", 2, "json"))
+          ("json", 2, "json"), ("xml", 2, "xml"))
 
 
 def parse_args(argv):
@@ -210,7 +211,7 @@ def run(opts):
 
 
 #: the views that show only the chosen procs (no totals, no comparison with the others)
-_CHOSEN_ONLY = ("long", "json", "af", "format")
+_CHOSEN_ONLY = ("long", "json", "xml", "af", "format")
 
 
 def _named_clusters(opts):
@@ -286,6 +287,8 @@ def _attributes(opts, chosen, source):
         return formatting.long_ads(_ads(source, chosen, opts.attributes))
     if opts.view == "json":
         return formatting.json_ads(_ads(source, chosen, opts.attributes)) if chosen else ""
+    if opts.view == "xml":
+        return formatting.xml_ads(_ads(source, chosen, opts.attributes))
     if opts.view == "af":
         return formatting.autoformat(_ads(source, chosen, None), opts.af_attrs, opts.af_quals)
     return formatting.format_ads(_ads(source, chosen, None), opts.formats)

@@ -36,6 +36,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
                                 Print attr(s) with automatic formatting
         -format <fmt> <attr>    Print attribute attr using format fmt
         -json                   Display entire classads in JSON format
+        -xml                    Display entire classads in XML format
         -total                  Print totals only
         -compact                Show a single line per machine
 """
@@ -43,14 +44,14 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
 #: (option, shortest prefix, what it sets)
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
           ("schedd", 2, "schedd"), ("master", 2, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
-          ("help", 1, "help"), ("wide", 1, "wide"),
+          ("xml", 2, "xml"), ("help", 1, "help"), ("wide", 1, "wide"),
           ("compact", 3, "compact"))
 
 
 class Options:
     def __init__(self):
         self.mode = "slots"
-        self.long = self.json = self.total = self.help = self.wide = self.compact = False
+        self.long = self.json = self.xml = self.total = self.help = self.wide = self.compact = False
         self.formatter = adformat.Formatter()
         self.constraints = []
         self.names = []
@@ -136,6 +137,8 @@ def render(opts, snap, now):
         return "".join(adformat.long_form(ad) for ad in ads)
     if opts.json:
         return adformat.json_form(ads)
+    if opts.xml:
+        return adformat.xml_form(ads)
     if opts.formatter:
         return opts.formatter.render(ads, lambda ad: str(ad.eval("Name")))
     if opts.compact and opts.mode in ("slots", "avail", "run") and ads:
