@@ -117,8 +117,9 @@ def _job_parts(job_ids, private, public=None):
         mine = private_facts(job)
         if mine is not None:
             private[job.id] = mine
-        if public is not None and public_ad(job) is not None:
-            public[job.id] = public_ad(job)
+        ad = public_ad(job) if public is not None else None
+        if ad is not None:
+            public[job.id] = ad
     return rows, info
 
 

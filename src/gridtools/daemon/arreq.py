@@ -178,10 +178,8 @@ def _admission(state, rec, now):
     from gridtools.daemon import qcontrol, view
     from gridtools.sched.admit import admit
     snap = view.build(state, now, getattr(state, "loads", None) or {})
-    calendars = {name: inst.calendar for name, inst in qcontrol.instance_map(state).items()
-                 if inst.calendar}
     return admit(snap, _request(state, rec), rec["owner"], rec["start"], rec["end"],
-                 reserves=state.reserves, calendars=calendars)
+                 reserves=state.reserves, calendars=qcontrol.calendars(state))
 
 
 def may_reserve(state, user, group):

@@ -273,11 +273,7 @@ def publish(state, snap_queues, loads, now=None):
             _owner_facts(private, job.spec)[job.id] = mine
         ad = public_ad(job)
         if ad is not None:
-            number = job.id // bucket
-            found = public.get(number)
-            if found is None:
-                found = public[number] = {}
-            found[job.id] = ad
+            public.setdefault(job.id // bucket, {})[job.id] = ad
     snapshot = {
         "time": now, "started": state.started, "rows": rows, "jobs": info,
         "queues": queue_rows(state, snap_queues, loads),

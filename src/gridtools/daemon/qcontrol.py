@@ -109,6 +109,12 @@ def instance_map(state):
     return _instance_table(state)[1]
 
 
+def calendars(state):
+    """``queue@host`` -> the (year, week) entries of its calendar, of every configured
+    queue instance that has one."""
+    return {name: inst.calendar for name, inst in instance_map(state).items() if inst.calendar}
+
+
 def _instance_table(state):
     cached = state.view_cache.get("control")
     if cached is not None and cached[0] == state.config_generation:

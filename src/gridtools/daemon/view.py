@@ -177,8 +177,7 @@ def _closings(state, now):
         return cached[3]
     from gridtools.daemon import qcontrol
     from gridtools.sched.calendar import closings
-    calendars = {name: inst.calendar for name, inst in qcontrol.instance_map(state).items()
-                 if inst.calendar}
+    calendars = qcontrol.calendars(state)
     found = closings(calendars, now) if calendars else {}
     until = min((p[0] if p[0] > now else p[1] for periods in found.values() for p in periods[:1]),
                 default=now + CLOSINGS_REFRESH)

@@ -370,14 +370,10 @@ def published_ad(snap, cluster):
     when the caller made it from the job store, else from the file the daemon
     published it in (each file read once, when an ad of one of its clusters is first
     asked for: views without ads read none)."""
-    found = snap.get("public_ads")
-    if found is None:
-        found = snap["public_ads"] = {}
+    found = snap.setdefault("public_ads", {})
     if cluster not in found:
         from gridtools.spool import status as spool_status
-        read = snap.get("public_read")
-        if read is None:
-            read = snap["public_read"] = set()
+        read = snap.setdefault("public_read", set())
         number = cluster // spool_status.BUCKET
         if number in read:
             return None

@@ -138,10 +138,6 @@ def validate(obj, known=None):
         check_references(obj, known.get("user") or (), known["project"])
 
 
-class UnknownReference(Refusal):
-    """A share tree node naming a user or project that does not exist (Grid Engine denies it)."""
-
-
 #: the user name a leaf of a project subtree may carry for every user without a leaf
 DEFAULT_USER = "default"
 
@@ -174,7 +170,7 @@ def _check_node(node, users, projects, project, found):
         elif name in users:
             raise Refusal(f'found user "{name}" in share tree as a non-leaf node', "name")
         elif node["type"] == PROJECT_NODE:
-            raise UnknownReference(f'denied: share tree contains reference to unknown project "{name}"', "name")
+            raise Refusal(f'denied: share tree contains reference to unknown project "{name}"', "name")
         for child in children:
             _check_node(child, users, projects, project, found)
         return
@@ -183,13 +179,12 @@ def _check_node(node, users, projects, project, found):
         if name in projects:
             raise Refusal(f'found project "{name}" in project "{project}" sub-tree of share tree', "name")
         if not is_user:
-            raise UnknownReference(f'denied: share tree contains reference to unknown user "{name}"', "name")
+            raise Refusal(f'denied: share tree contains reference to unknown user "{name}"', "name")
         if name in found:
             raise Refusal(f'found user "{name}" twice in project "{project}" sub-tree of share tree', "name")
     else:
         if not is_user and name not in projects:
-            raise UnknownReference(f'denied: share tree contains reference to unknown user/project "{name}"',
-                                   "name")
+            raise Refusal(f'denied: share tree contains reference to unknown user/project "{name}"', "name")
         if name in found:
             raise Refusal(f'found {"user" if is_user else "project"} "{name}" twice in share tree', "name")
     node["type"] = USER_NODE if is_user else PROJECT_NODE
