@@ -124,6 +124,23 @@ def test_a_draft_quotes_names_and_wraps_integers_as_a_classad_does():
     assert str(draft).splitlines()[:3] == ["'a.b' = 1", "'Is' = \"say \\\"hi\\\"\"", "'x y' = undefined"]
 
 
+def test_a_draft_evaluates_what_it_holds_now():
+    """The ClassAd a draft evaluates expressions in is made again after every change:
+    by one name, by ``update`` and by ``inherit``."""
+    from gridtools.classad.draft import DraftAd
+    draft, base = DraftAd(), DraftAd()
+    draft["X"], draft["Twice"] = 2, parse("X * 2")
+    assert draft.eval("Twice") == 4
+    draft["X"] = 5
+    assert draft.eval("Twice") == 10
+    draft.update([("X", 6)])
+    assert draft.eval("Twice") == 12
+    base["Y"], draft["Sum"] = 1, parse("X + Y")
+    assert draft.eval("Sum") is UNDEFINED
+    draft.inherit(base)
+    assert draft.eval("Sum") == 7
+
+
 def test_default_request_memory_and_requirements_evaluate_as_htcondor_s(tmp_path):
     job = parse_submit("executable = run.sh\nrequest_cpus = 2\nqueue\n").job_drafts(
         7, SubmitContext(cwd=str(tmp_path), owner="alice", now=1, files=None))[0]

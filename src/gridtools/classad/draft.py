@@ -49,13 +49,15 @@ class DraftAd:
     """Names (case-insensitive, spelled as last set) to plain values, ``Text``s or
     parsed expressions, in the order first set. Offers what a ClassAd offers a
     reader of a job ad: ``in``, iteration over the names, ``lookup``, ``eval``
-    and the long form (``str``)."""
+    and the long form (``str``). ``eval`` of an expression evaluates it in the
+    ClassAd the draft makes, made once until the draft changes."""
 
-    __slots__ = ("_values", "_names")
+    __slots__ = ("_values", "_names", "_made")
 
     def __init__(self):
         self._values = {}
         self._names = {}
+        self._made = None
 
     def __setitem__(self, name, value):
         key = name.lower()
@@ -66,11 +68,13 @@ class DraftAd:
             value = UNDEFINED
         self._values[key] = value
         self._names[key] = name
+        self._made = None
 
     def update(self, pairs):
         """Set each (name, plain value) of ``pairs``, in order: a value set in one call
         (the attributes every job ad starts with)."""
         values, names = self._values, self._names
+        self._made = None
         for name, value in pairs:
             if value.__class__ is int and not INT64_MIN <= value <= _INT64_MAX:
                 value = wrap64(value)
@@ -82,6 +86,7 @@ class DraftAd:
         """Take from ``base`` what this draft does not set (after the rest): as a proc ad
         of HTCondor's chains to its cluster's ad, proc 0's."""
         values, names = self._values, self._names
+        self._made = None
         for key, value in base._values.items():
             if key not in values:
                 values[key] = value
@@ -111,7 +116,10 @@ class DraftAd:
         value = self._values.get(name.lower(), UNDEFINED)
         if value.__class__ in PLAIN and target is None:
             return value
-        return self.classad().eval(name, target)
+        made = self._made
+        if made is None:
+            made = self._made = self.classad()
+        return made.eval(name, target)
 
     def classad(self):
         """The ClassAd of this draft (each ``Text`` parsed)."""
