@@ -16,6 +16,9 @@ measures, on a cell with a running daemon:
 - floor: the bare interpreter
 - qsub: ``qsub -h -b y true``
 - condor_submit: one held job from a submit file
+- qsub dask, condor_submit dask: one held job from the files dask-jobqueue writes
+  (its SGECluster's job script, its HTCondorCluster's submit description, with the
+  expressions and macros it uses), as real clients submit
 - qdel: ``qdel <id>`` of a held job (the daemon's answer included)
 - qstat, condor_q: with ``--pending`` held jobs in the queue (default 10,000)
 
@@ -42,6 +45,47 @@ from bench_table import Gridtools  # noqa: E402
 
 SUBMIT = "executable = /bin/true\nhold = true\nqueue\n"
 
+#: dask-jobqueue's job script for SGECluster(cores=1, memory="1GiB", walltime="00:10:00",
+#: log_directory=LOGS), and its submit description for HTCondorCluster with the same
+#: settings (held, so that nothing runs)
+DASK_SGE = """#!/usr/bin/env bash
+
+#$ -N dask-worker
+#$ -l h_rt=00:10:00
+#$ -e LOGS/
+#$ -o LOGS/
+#$ -cwd
+#$ -j y
+
+/usr/bin/python3 -m distributed.cli.dask_worker tcp://127.0.0.1:39311 --name SGECluster-1 --nthreads 1 \
+--memory-limit 1.00GiB --nanny --death-timeout 60 --interface lo
+"""
+DASK_CONDOR = """#!/usr/bin/env condor_submit
+
+MY.DaskWorkerName = "htcondor--$F(MY.JobId)--"
+batch_name = HTCondorCluster-0
+RequestCpus = MY.DaskWorkerCores
+RequestMemory = floor(MY.DaskWorkerMemory / 1048576)
+RequestDisk = floor(MY.DaskWorkerDisk / 1024)
+MY.JobId = "$(ClusterId).$(ProcId)"
+MY.DaskWorkerCores = 1
+MY.DaskWorkerMemory = 1073741824
+MY.DaskWorkerDisk = 1073741824
+LogDirectory = LOGS
+Output = $(LogDirectory)/worker-$F(MY.JobId).out
+Error = $(LogDirectory)/worker-$F(MY.JobId).err
+Log = $(LogDirectory)/worker-$(ClusterId).log
+Stream_Output = True
+Stream_Error = True
+hold = true
+
+Arguments = "-c '/usr/bin/python3 -m distributed.cli.dask_worker tcp://127.0.0.1:39311 --name HTCondorCluster-0 \
+--nthreads 1 --memory-limit 1.00GiB --nanny --death-timeout 60'"
+Executable = /bin/sh
+
+Queue
+"""
+
 
 def timed(args, env):
     """(wall, user + system CPU) milliseconds of one run of ``args``."""
@@ -53,13 +97,15 @@ def timed(args, env):
     return wall * 1000, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def measures(cell, python, sub_file, victims):
+def measures(cell, python, files, victims):
     """name -> a function that runs the measure once and returns its milliseconds."""
     env = cell.env
     found = {
         "floor": lambda: timed([python, "-I", "-S", "-c", "pass"], env),
         "qsub": lambda: timed(["qsub", "-h", "-b", "y", "true"], env),
-        "condor_submit": lambda: timed(["condor_submit", sub_file], env),
+        "condor_submit": lambda: timed(["condor_submit", files["one.sub"]], env),
+        "qsub dask": lambda: timed(["qsub", "-h", files["dask.sh"]], env),
+        "condor_submit dask": lambda: timed(["condor_submit", files["dask.sub"]], env),
         "qdel": lambda: timed(["qdel", str(victims.pop())], env),
     }
     return found
@@ -145,13 +191,13 @@ def report(results):
     floor = statistics.median(w for w, _ in results["floor"])
     cfloor = statistics.median(c for _, c in results["floor"])
     heads = ("median", "fastest", "/ floor", "cpu med", "cpu min", "/ floor")
-    print(f"{'measure':<16} " + " ".join(f"{h:>8}" for h in heads[:3]) + "   "
+    print(f"{'measure':<20} " + " ".join(f"{h:>8}" for h in heads[:3]) + "   "
           + " ".join(f"{h:>8}" for h in heads[3:]))
     for name, values in results.items():
         wall = [w for w, _ in values]
         cpu = [c for _, c in values]
         med, cmed = statistics.median(wall), statistics.median(cpu)
-        print(f"{name:<16} {med:8.1f} {min(wall):8.1f} {med / floor:8.2f}   "
+        print(f"{name:<20} {med:8.1f} {min(wall):8.1f} {med / floor:8.2f}   "
               f"{cmed:8.1f} {min(cpu):8.1f} {cmed / cfloor:8.2f}")
     for name, beside in COUNTERPARTS.items():
         if name in results and beside in results:
@@ -163,7 +209,7 @@ def report(results):
 
 
 #: the HTCondor commands and the Grid Engine commands they are measured beside
-COUNTERPARTS = {"condor_submit": "qsub", "condor_q": "qstat"}
+COUNTERPARTS = {"condor_submit": "qsub", "condor_submit dask": "qsub dask", "condor_q": "qstat"}
 
 
 def _ratio(results, name, beside, column, summary):
@@ -189,12 +235,16 @@ def main(argv=None):
     cell = Gridtools(os.path.abspath(args.bin))
     try:
         python = cell.interpreter()
-        sub_file = os.path.join(cell.root, "one.sub")
-        with open(sub_file, "w") as fh:
-            fh.write(SUBMIT)
+        logs = os.path.join(cell.root, "logs")
+        os.makedirs(logs, exist_ok=True)
+        files = {}
+        for name, text in (("one.sub", SUBMIT), ("dask.sh", DASK_SGE), ("dask.sub", DASK_CONDOR)):
+            files[name] = os.path.join(cell.root, name)
+            with open(files[name], "w") as fh:
+                fh.write(text.replace("LOGS", logs))
         queue_held(cell, args.reps)
         victims = listed_ids(cell)
-        table = measures(cell, python, sub_file, victims)
+        table = measures(cell, python, files, victims)
         wanted = set(args.only.split(",")) if args.only else None
         small = {k: v for k, v in table.items() if k == "floor" or wanted is None or k in wanted}
         results = {}
