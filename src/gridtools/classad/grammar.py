@@ -83,6 +83,13 @@ def unescape(body):
     return "".join(out)
 
 
+#: the symbols that begin with each character, longest first
+_SYMBOLS_AT = {}
+for _sym in _SYMBOLS:
+    _SYMBOLS_AT.setdefault(_sym[0], []).append(_sym)
+del _sym
+
+
 class _Reader:
     """One reading of ``text``; ``pos`` is where the next token starts (or blanks)."""
 
@@ -109,9 +116,9 @@ class _Reader:
 
     def symbol(self):
         """The operator or punctuation token at ``pos`` (after blanks), or ""."""
-        self.skip()
+        first = self.skip()
         text, i = self.text, self.pos
-        for sym in _SYMBOLS:
+        for sym in _SYMBOLS_AT.get(first, ()):
             if text.startswith(sym, i):
                 return sym
         return ""
