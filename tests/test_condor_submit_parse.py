@@ -508,3 +508,22 @@ def test_stream_commands_take_htcondors_other_names(ctx):
     assert (ad.eval("Out"), ad.eval("TransferOut")) == ("o.txt", False) and "StreamOut" not in ad
     (ad,) = ads("executable = run.sh\ntransfer_output = true\noutput = o.txt\nqueue\n", ctx)
     assert "TransferOut" not in ad and ad.eval("StreamOut") is False
+
+
+def test_the_function_forms_load_only_when_a_description_uses_one():
+    """``$(name)`` and ``$F(name)`` expand without the module of the other function forms;
+    ``$INT``, ``$ENV`` and the rest load it and expand as before."""
+    import subprocess
+    import sys
+    program = (
+        "import sys\n"
+        "from gridtools.formats.condor.macros import Expander\n"
+        "values = {'x': '/a/b.txt', 'n': '6'}\n"
+        "exp = Expander(values.get, environ={'HOME': '/h'})\n"
+        "print(exp.expand('$(x) $Fn(x) $(y:none)'))\n"
+        "print('gridtools.formats.condor.macrofuncs' in sys.modules)\n"
+        "print(exp.expand('$INT(n,%03d) $ENV(HOME) $SUBSTR(x,-3) $CHOICE(1,p,q)'))\n"
+        "print('gridtools.formats.condor.macrofuncs' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "src")))
+    assert out.stdout.splitlines() == ["/a/b.txt b none", "False", "006 /h txt q", "True"]

@@ -15,7 +15,8 @@ match-time expansion. The function forms:
   ``$RANDOM_INTEGER(min,max[,step])`` an integer at random
 
 Randomness comes from the ``rng`` handed to ``expand`` so that results can
-be reproduced.
+be reproduced. The forms other than ``$F`` live in ``macrofuncs``, loaded
+when a description uses one.
 """
 
 from gridtools.errors import InputError
@@ -65,10 +66,6 @@ def closing_paren(text, start):
             if depth == 0:
                 return i
     return -1
-
-
-def split_args(body):
-    return [part.strip() for part in body.split(",")]
 
 
 class SeededRandom:
@@ -138,95 +135,17 @@ class Expander:
 
     def _function(self, fname, body, original, depth):
         upper = fname.upper()
-        handler = _FUNCTIONS.get(upper)
-        if handler is None and upper.startswith("F") and set(upper[1:]) <= set(_FILE_LETTERS):
-            handler = _file_function
-        if handler is None:
-            return original
-        return handler(self, upper, body, depth)
+        if upper in _FUNCTIONS:
+            from gridtools.formats.condor.macrofuncs import FUNCTIONS
+            return FUNCTIONS[upper](self, upper, body, depth)
+        if upper.startswith("F") and set(upper[1:]) <= set(_FILE_LETTERS):
+            return _file_function(self, upper, body, depth)
+        return original
 
     def value_of(self, arg, depth):
         """The expanded value of a macro name, or ``arg`` itself expanded."""
         raw = self.lookup(arg) if is_name(arg) else None
         return self.expand(arg if raw is None else raw, depth + 1)
-
-
-def _env(exp, _fname, body, depth):
-    name, colon, default = exp.expand(body, depth + 1).partition(":")
-    value = exp.environ.get(name.strip())
-    if value is None:
-        return default if colon else "UNDEFINED"
-    return value
-
-
-def _evaluate(text):
-    from gridtools.classad import ERROR, UNDEFINED, parse
-    try:
-        return parse(text).eval()
-    except Exception:  # any text that is no expression
-        return ERROR if text else UNDEFINED
-
-
-def _number(exp, fname, body, depth):
-    args = split_args(body)
-    text = exp.value_of(args[0], depth)
-    value = _evaluate(text)
-    kind = "integer" if fname == "INT" else "real"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise MacroProblem(f"${fname}() macro: {text} does not evaluate to an "
-                           f"{'integer' if fname == 'INT' else 'real'}!")
-    if kind == "integer":
-        value = int(value)
-        fmt = args[1] if len(args) > 1 else "%d"
-    else:
-        value = float(value)
-        fmt = args[1] if len(args) > 1 else "%.16G"
-    try:
-        return fmt % value
-    except (TypeError, ValueError):
-        raise MacroProblem(f"${fname}() macro: bad format {fmt}") from None
-
-
-def _substr(exp, _fname, body, depth):
-    args = split_args(body)
-    text = exp.value_of(args[0], depth)
-    try:
-        start = int(_evaluate(exp.expand(args[1], depth + 1)))
-        length = int(_evaluate(exp.expand(args[2], depth + 1))) if len(args) > 2 else None
-    except (IndexError, TypeError, ValueError):
-        raise MacroProblem(f"$SUBSTR() macro: {body} is not valid") from None
-    if start < 0:
-        start = max(0, len(text) + start)
-    if length is None:
-        return text[start:]
-    return text[start:start + length] if length >= 0 else text[start:length]
-
-
-def _choice(exp, _fname, body, depth):
-    args = split_args(exp.expand(body, depth + 1))
-    index_text = exp.value_of(args[0], depth) if args else ""
-    index = _evaluate(index_text)
-    items = args[1:]
-    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
-        raise MacroProblem(f"$CHOICE() macro: {index_text} is invalid index!")
-    return items[index]
-
-
-def _random_choice(exp, _fname, body, depth):
-    items = split_args(exp.expand(body, depth + 1))
-    return exp.rng.choice(items)
-
-
-def _random_integer(exp, _fname, body, depth):
-    args = split_args(exp.expand(body, depth + 1))
-    try:
-        low, high = int(args[0]), int(args[1])
-        step = int(args[2]) if len(args) > 2 else 1
-    except (IndexError, ValueError):
-        raise MacroProblem(f"$RANDOM_INTEGER() macro: invalid arguments: {body}") from None
-    if step < 1 or high < low:
-        raise MacroProblem(f"$RANDOM_INTEGER() macro: invalid arguments: {body}")
-    return str(low + step * exp.rng.randint(0, (high - low) // step))
 
 
 # ---------------------------------------------------------------- file names
@@ -297,12 +216,5 @@ def _file_function(exp, fname, body, depth):
     return quote if set(letters) & set("DPX") else quote * 2
 
 
-_FUNCTIONS = {
-    "ENV": _env,
-    "INT": _number,
-    "REAL": _number,
-    "SUBSTR": _substr,
-    "CHOICE": _choice,
-    "RANDOM_CHOICE": _random_choice,
-    "RANDOM_INTEGER": _random_integer,
-}
+#: the function forms ``macrofuncs`` expands (loaded when a description uses one)
+_FUNCTIONS = frozenset(("ENV", "INT", "REAL", "SUBSTR", "CHOICE", "RANDOM_CHOICE", "RANDOM_INTEGER"))
