@@ -96,6 +96,11 @@ def test_commands_refuse_an_uninitialised_named_cell(scratch):
     proc = run(env_for(scratch), "qsub", "-b", "y", "true")
     assert proc.returncode == 1
     assert "not an initialised gridtools cell" in proc.stderr
+    for args in (["qsub", "-l", "h_rt=10", "-b", "y", "true"], ["qsub", "-pe", "smp", "2", "-b", "y", "true"]):
+        proc = run(env_for(scratch), *args)         # the cell is missing, not the resource
+        assert proc.returncode == 1
+        assert proc.stderr.splitlines() == [f"error: {scratch} is not an initialised gridtools cell "
+                                            "(run: gridtools init)"]
 
 
 def test_daemon_start_status_stop_and_autostart(scratch):

@@ -134,10 +134,10 @@ def main(argv, prog="qsub"):
 def _submit(argv, prog):
     cwd = posix.getcwd()
     stdin = sys.stdin.buffer if not sys.stdin.isatty() else None
-    req, script, client, name, command, args = build(argv, stdin, prog, cwd)
-    if not cell.initialised():
+    if not cell.initialised():          # (before the options: their defaults and checks read it)
         from gridtools.cli import cellinit
         cellinit.ensure_cell()
+    req, script, client, name, command, args = build(argv, stdin, prog, cwd)
     conf = cellfacts.attributes(cell.etc("conf", "global"))
     if req["verify"] in ("e", "v", "w", "p") or client.get("verify_only"):
         from gridtools.cli.sge import verify
