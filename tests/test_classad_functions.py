@@ -236,17 +236,25 @@ def test_no_function_raises_on_exceptional_arguments(name):
 
 
 def test_the_functions_of_other_modules_are_listed_where_lookup_finds_them():
-    """``functions.ELSEWHERE`` names exactly what strfuncs and envargs register, and a
-    bare interpreter evaluating floor() loads neither, while strcat() loads strfuncs."""
+    """``functions.ELSEWHERE`` names exactly what strfuncs, regexfuncs, timefuncs and
+    envargs register, and a bare interpreter evaluating floor() loads none of them nor
+    the time values, strcat() only strfuncs, regexp() regexfuncs and its timing, and
+    absTime() timefuncs and the time values."""
     from conftest import run_bare
-    from gridtools.classad import envargs, functions, strfuncs
+    from gridtools.classad import envargs, functions, regexfuncs, strfuncs, timefuncs
     registered = {}
     for name, builtin in functions.FUNCTIONS.items():
         registered.setdefault(builtin.fn.__module__.rpartition(".")[2], set()).add(name)
-    assert registered["strfuncs"] == {n for n, m in functions.ELSEWHERE.items() if m == "strfuncs"}
-    assert registered["envargs"] == {n for n, m in functions.ELSEWHERE.items() if m == "envargs"}
+    for module in ("strfuncs", "regexfuncs", "timefuncs", "envargs"):
+        assert registered[module] == {n for n, m in functions.ELSEWHERE.items() if m == module}, module
     assert not registered["functions"] & set(functions.ELSEWHERE) and strfuncs and envargs
+    assert regexfuncs and timefuncs
+    loaded = (", sorted(m.rpartition('.')[2] for m in sys.modules if m.rpartition('.')[2] in"
+              " ('strfuncs', 'regexfuncs', 'timefuncs', 'envargs', 'timevals', 'timing', 're')))\n")
     proc = run_bare("import sys\nfrom gridtools.classad import parse\n"
-                    "print(parse('floor(7 / 2)').eval(None), 'gridtools.classad.strfuncs' in sys.modules)\n"
-                    "print(parse('strCat(\"a\", \"b\")').eval(None), 'gridtools.classad.strfuncs' in sys.modules)\n")
-    assert proc.stdout == "3 False\nab True\n", proc.stderr
+                    "print(parse('floor(7 / 2) + int(3.5) + size({1})').eval(None)" + loaded
+                    + "print(parse('strCat(\"a\", \"b\")').eval(None)" + loaded
+                    + "print(parse('regexp(\"b\", \"abc\")').eval(None)" + loaded
+                    + "print(parse('isAbsTime(absTime(0))').eval(None)" + loaded)
+    assert proc.stdout == ("7 []\nab ['strfuncs']\nTrue ['re', 'regexfuncs', 'strfuncs', 'timing']\n"
+                           "True ['re', 'regexfuncs', 'strfuncs', 'timefuncs', 'timevals', 'timing']\n"), proc.stderr

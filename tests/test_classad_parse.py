@@ -1,6 +1,7 @@
 """Parsing and unparsing: canonical spelling, round trips, and malformed
 input (always ClassAdSyntaxError with a position, never another exception)."""
 
+import json
 import os
 import random
 
@@ -8,8 +9,7 @@ import pytest
 
 from conftest import REPO
 from gridtools.classad import ClassAdSyntaxError, parse, unparse
-from gridtools.classad.nodes import Binary, Literal, Paren, Unary
-from gridtools.classad.operators import BINARY, UNARY
+from gridtools.classad.nodes import BINARY, UNARY, Binary, Literal, Paren, Unary
 from gridtools.errors import InputError, SyntaxProblem
 
 CANONICAL = [
@@ -374,3 +374,36 @@ def test_parsing_an_expression_loads_neither_lark_nor_re():
                       "parse_ad('[ x = 1; y = x + 1 ]')\n"
                       "print(sorted(m for m in ('lark', 're') if m in sys.modules))")
     assert result.stdout == "[]\n", result.stderr
+
+
+#: what only evaluating needs: the evaluator, the operators' functions, the budget, the
+#: built-in functions and the time values
+EVALUATION_MODULES = ("gridtools.classad.evaluator", "gridtools.classad.operators", "gridtools.classad.budget",
+                      "gridtools.classad.functions", "gridtools.classad.timevals")
+
+
+def test_parsing_and_printing_load_nothing_of_the_evaluator_and_evaluating_then_works():
+    """In a fresh interpreter, expressions of every kind of node and ads are parsed and
+    printed (canonical and long forms) without the evaluation modules; evaluating them
+    afterwards loads those and gives what it gives in a process that had them all along."""
+    from conftest import run_bare
+    from gridtools.classad import parse_ad
+    texts = ["floor(MY.DaskWorkerMemory / 1048576)", "MY.DaskWorkerCores", "-x + 2.5 * y",
+             "x =?= undefined || !(y >= 3 && z isnt 1)", "{1, y}[1] ?: TARGET.Memory", "x > 1 ? 'a b' : x",
+             "[a = x; b = a << 2].b", "strcat(\"v\", 1) == \"V1\"", "size({1, 2}) + int(\"3.5\")"]
+    ad_text = "X = 4\nY = 1.5\nZ = X + Y\nMemory = 7\nName = \"q\"\nDaskWorkerMemory = 3145728\nDaskWorkerCores = 2\n"
+    code = ("import json\nfrom gridtools.classad.parser import parse, parse_ad\ntexts = json.loads(sys.argv[1])\n"
+            "exprs = [parse(t) for t in texts]\nad = parse_ad(sys.argv[2])\n"
+            "printed = [(e.unparse(), e.unparse(True)) for e in exprs] + [str(ad), ad.unparse(), ad.unparse(True)]\n"
+            f"loaded = sorted(m for m in {EVALUATION_MODULES!r} if m in sys.modules)\n"
+            "values = [repr(e.eval(ad, ad)) for e in exprs] + [repr(ad.eval('Z'))]\n"
+            f"print(json.dumps([printed, loaded, values, [m in sys.modules for m in {EVALUATION_MODULES[:4]!r}]]))")
+    result = run_bare(code, json.dumps(texts), ad_text)
+    assert result.returncode == 0, result.stderr
+    printed, loaded, values, after = json.loads(result.stdout)
+    ad = parse_ad(ad_text)
+    exprs = [parse(t) for t in texts]
+    assert printed == [[e.unparse(), e.unparse(True)] for e in exprs] + [str(ad), ad.unparse(), ad.unparse(True)]
+    assert loaded == []
+    assert values == [repr(e.eval(ad, ad)) for e in exprs] + [repr(ad.eval("Z"))]
+    assert values[:2] == ["3", "2"] and after == [True] * 4

@@ -5,22 +5,26 @@ Modules:
   values     UNDEFINED and ERROR, type helpers, canonical spelling of values
              (reals as HTCondor prints them, escaped strings, lists), and the
              budget of one evaluation (steps, time, string sizes)
-  operators  the operator table: spelling, precedence, strictness and
-             implementation of every operator, three-valued logic
+  operators  the implementation of every operator (the table of their
+             spellings and precedences is in ``nodes``), three-valued logic
   grammar.lark  the expression grammar, written out (lark's notation; a test
              holds the reader to it)
   parser     parse(), parse_ad(), parse_ads(): text to expression nodes, a
              lone literal or name read by hand; results cached by text
   grammar    the rest: a recursive-descent reader of the grammar that builds
              the nodes as it reads
-  nodes      expression nodes, unparsing, and the evaluator (each node is
-             compiled once into a closure; attribute scoping MY/TARGET)
+  nodes      expression nodes and their unparsing; the operator table:
+             spelling, precedence, strictness and arity of every operator
   compound   the nodes only parsed text has (selections, subscripts, unary
              operators, conditionals, lists, nested ads)
+  evaluator  the evaluator, loaded by the first evaluation: each node is
+             compiled once into a closure; attribute scoping MY/TARGET
   ad         ClassAd, a case-insensitive mapping of names to expressions
-  functions  the built-in function registry; type, conversion, math, list,
-             time and evaluation functions
-  strfuncs   string, string-list, regular-expression and version functions
+  functions  the built-in function registry; type, conversion, math, list
+             and evaluation functions
+  strfuncs   string, string-list and version functions
+  regexfuncs regular-expression functions
+  timefuncs  the functions of time values (absTime, relTime, formatTime...)
   timing     regular-expression matching with a time limit (SIGALRM)
   envargs    argsToList, listToArgs, envV1ToV2, mergeEnvironment, userMap
   timevals   absolute and relative time values, their literals and arithmetic

@@ -9,9 +9,19 @@ mutable mapping (those ``collections.abc.MutableMapping`` would add, written
 here: that module costs a command more than building its ads).
 """
 
-from gridtools.classad.nodes import Env, Literal, to_expr
-from gridtools.classad.budget import _OVER, Run, TooCostly
+from gridtools.classad.nodes import Literal, to_expr
 from gridtools.classad.values import _CURRENT, ERROR, UNDEFINED, quote_name, unparse_value
+
+#: what evaluating needs (the evaluator's Env, the budget's Run, TooCostly and count of
+#: evaluations over it), bound by the first evaluation (``_load_evaluator``): building,
+#: reading and printing ads load none of it
+_Env = _Run = _TooCostly = _OVER = None
+
+
+def _load_evaluator():
+    global _Env, _Run, _TooCostly, _OVER
+    from gridtools.classad import budget, evaluator
+    _Env, _Run, _TooCostly, _OVER = evaluator.Env, budget.Run, budget.TooCostly, budget._OVER
 
 
 class ClassAd:
@@ -144,14 +154,16 @@ class ClassAd:
             return UNDEFINED
         if expr.__class__ is Literal:
             return expr.value
-        run = Run()
+        if _Run is None:
+            _load_evaluator()
+        run = _Run()
         run.add((id(self), key))
         current = _CURRENT              # (the evaluation going on: functions charge it)
         outer = current[0]
         current[0] = run
         try:
-            return expr.compiled()(Env(self, as_ad(target, empty=None), run))
-        except (TooCostly, MemoryError):
+            return expr.compiled()(_Env(self, as_ad(target, empty=None), run))
+        except (_TooCostly, MemoryError):
             _OVER[0] += 1
             return ERROR
         except RecursionError:

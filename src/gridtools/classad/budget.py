@@ -10,7 +10,7 @@ one in Python (split, the argument and environment functions, versions, the
 spelling of strings in lists). Every STEP_CHUNK steps the clock is looked at too: an
 evaluation that ran SECONDS is over its budget however few steps it took. Functions
 build no string longer than MAX_STRING characters (ERROR), and regular expressions
-match for REGEX_SECONDS at most in one evaluation (see strfuncs). An evaluation over
+match for REGEX_SECONDS at most in one evaluation (see regexfuncs). An evaluation over
 its budget is ERROR, as is one that runs out of memory or of recursion depth.
 """
 
@@ -39,7 +39,7 @@ class TooCostly(Exception):
 class Run(set):
     """One evaluation: the attributes in the middle of evaluation (a set of (ad id,
     name), for cycle detection), the steps left until the next look at the budget,
-    the memo of attribute values (from the first look on: see nodes.eval_attr), and
+    the memo of attribute values (from the first look on: see evaluator.eval_attr), and
     how often a value depended on more than its ad, its name and its target (a cycle
     met, random()): ``impure``."""
 

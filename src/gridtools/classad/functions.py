@@ -1,9 +1,11 @@
 """Built-in functions: the registry, and the type, conversion, math, list,
-time and evaluation functions. String, string-list, regular-expression and
-version functions are in ``strfuncs``, the environment and argument ones in
+evaluation functions and time(). String, string-list and version functions
+are in ``strfuncs``, the regular-expression ones in ``regexfuncs``, those of
+time values in ``timefuncs``, the environment and argument ones in
 ``envargs``; ``lookup`` imports those modules the first time one of their
-functions is called (most expressions call none of them, and they are half
-of the library).
+functions is called (most expressions call none of them, and they are more
+than half of the library). Time values (``timevals``) are imported by the
+first one met.
 
 Function names are case-insensitive. A call with the wrong number of
 arguments, or of an unknown function, evaluates to ERROR. Unless a function
@@ -14,15 +16,11 @@ or one of the wrong type gives ERROR.
 import math
 import time as _time
 
-from gridtools.classad.nodes import Env
-from gridtools.classad.operators import (
-    BINARY, identical, logical_operand, op_add, op_div, op_gt, op_lt,
-)
-from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
-from gridtools.classad.budget import LOOP_CHARS, MAX_STRING, built, charge, current_run
-from gridtools.classad.values import (
-    ERROR, UNDEFINED, Special, to_int32, to_int64, truth, unparse_value, wrap32, wrap64,
-)
+from gridtools.classad.evaluator import Env
+from gridtools.classad.nodes import BINARY
+from gridtools.classad.operators import identical, logical_operand, op_add, op_div, op_gt, op_lt
+from gridtools.classad.budget import built, charge, current_run
+from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64, truth, unparse_value, wrap64
 
 FUNCTIONS = {}
 
@@ -125,13 +123,27 @@ def parse_c_real(text):
     return float(m.group()) if m else None
 
 
+#: the types of the values that are no time values (see _is_time)
+_PLAIN = frozenset((bool, int, float, str, list, Special))
+
+
+def _is_time(t):
+    """Whether ``t`` is AbsTime or RelTime. Their module is imported by the first value
+    of a type no plain one is (no time value exists before it is): evaluating plain
+    values loads none of it."""
+    if t in _PLAIN:
+        return False
+    from gridtools.classad.timevals import TIME_TYPES
+    return t in TIME_TYPES
+
+
 def to_string(value):
     """A value as a string: strings as they are, times as their text,
     others unparsed."""
     t = type(value)
     if t is str or t is Special:
         return value
-    if t is AbsTime or t is RelTime:
+    if _is_time(t):
         return value.text()
     return unparse_value(value)
 
@@ -145,7 +157,7 @@ def to_real(value):
         return float(value)
     if t is str:
         return parse_c_real(value)
-    if t is RelTime or t is AbsTime:
+    if _is_time(t):
         return float(int(value.secs))
     return None
 
@@ -158,11 +170,11 @@ def to_int(value):
         return int(value)
     if value is UNDEFINED:
         return UNDEFINED
-    if t is RelTime or t is AbsTime:
-        return to_int64(float(value.secs))
     if t is float or t is str:
         real = value if t is float else parse_c_real(value)
         return ERROR if real is None else to_int64(real)
+    if _is_time(t):
+        return to_int64(float(value.secs))
     return ERROR
 
 
@@ -192,10 +204,10 @@ def fn_bool(value):
         return UNDEFINED
     if t is str:
         return {"true": True, "false": False}.get(value.lower(), UNDEFINED)
-    if t is RelTime or t is AbsTime:
-        return value.secs != 0
     b = truth(value)
-    return ERROR if b is None else b
+    if b is None:
+        return value.secs != 0 if _is_time(t) else ERROR
+    return b
 
 
 # ------------------------------------------------------------ type tests
@@ -277,7 +289,7 @@ def _quantum_number(value):
         return float(value)
     if t is str:
         return parse_c_real(value)
-    if t is RelTime or t is AbsTime:
+    if _is_time(t):
         return float(value.secs)
     return None
 
@@ -548,115 +560,21 @@ def fn_time():
     return int(_time.time())
 
 
-@builtin("interval")
-def fn_interval(seconds):
-    """Seconds as ``[-][D+][H:]M:SS``, with the leading zero parts left out; the seconds
-    are a C int, as HTCondor holds them (a real read as a 64-bit integer first, then
-    either cut to its low 32 bits)."""
-    if type(seconds) is RelTime:
-        seconds = seconds.whole()
-    real = parse_c_real(seconds) if type(seconds) is str else seconds
-    if type(real) not in (int, float, bool):
-        return ERROR
-    whole = wrap32(int(real) if type(real) is not float else to_int64(real))
-    sign, whole = ("-", -whole) if whole < 0 else ("", whole)
-    days, rest = divmod(whole, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{sign}{days}+{hours:02d}:{minutes:02d}:{secs:02d}"
-    if hours:
-        return f"{sign}{hours}:{minutes:02d}:{secs:02d}"
-    if minutes:
-        return f"{sign}{minutes}:{secs:02d}"
-    return f"{sign}{secs}"
-
-
-def _time_arg(node, env):
-    """The value of an absTime()/relTime() argument; a string written as a
-    literal is marked by returning it inside a tuple."""
-    from gridtools.classad.nodes import Literal
-    if isinstance(node, Literal) and type(node.value) is str:
-        return (node.value,)
-    return node.compiled()(env)
-
-
-@builtin("absTime", args=(0, 2), mode="nodes")
-def fn_abs_time(env, args):
-    if not args:
-        return AbsTime(int(_time.time()))
-    when = _time_arg(args[0], env)
-    offset = args[1].compiled()(env) if len(args) > 1 else None
-    if type(when) is tuple:
-        parsed = parse_abs(when[0])
-        return ERROR if parsed is None else parsed
-    bad = exceptional(when, offset)
-    if bad is not None:
-        return bad
-    if type(when) is str:
-        return when
-    if type(when) is AbsTime:
-        return when if offset is None else AbsTime(when.secs, offset)
-    if type(when) not in (int, float) or offset is not None and type(offset) is not int:
-        return ERROR
-    # Seconds are held in a C int: integers wrap, reals out of range give INT32_MIN.
-    secs = wrap32(when) if type(when) is int else to_int32(when)
-    return AbsTime(secs, offset)
-
-
-@builtin("relTime", mode="nodes")
-def fn_rel_time(env, args):
-    value = _time_arg(args[0], env)
-    if type(value) is tuple:
-        secs = parse_rel(value[0])
-        return ERROR if secs is None else float(secs)
-    if value is UNDEFINED or value is ERROR:
-        return value
-    if type(value) is RelTime:
-        return value
-    if type(value) is AbsTime:
-        return RelTime(value.secs)
-    if type(value) is str:
-        return RelTime(0)
-    if type(value) not in (int, float):
-        return ERROR
-    return RelTime(wrap32(value) if type(value) is int else value)     # (an integer: a C int)
-
-
-builtin("isAbsTime")(lambda v: type(v) is AbsTime)
-builtin("isRelTime")(lambda v: type(v) is RelTime)
-
-
-@builtin("formatTime", args=(0, 2))
-def fn_format_time(when=None, fmt="%c"):
-    if when is None:
-        when = _time.time()
-    if type(when) is AbsTime:
-        when = when.secs
-    if when is UNDEFINED:
-        return UNDEFINED
-    if type(when) not in (int, float) or type(fmt) is not str:
-        return ERROR
-    charge(len(fmt) // LOOP_CHARS)
-    if len(fmt) > MAX_STRING // 64:         # (a conversion spells at most a few dozen characters)
-        return ERROR
-    try:
-        return built(_time.strftime(fmt, _time.localtime(when)))
-    except (ValueError, OverflowError, OSError):
-        return ERROR
-
-
 # ------------------------------------------------------------- the other modules
 
-#: the functions of ``strfuncs`` and ``envargs`` by their lower-case names: those modules
-#: register them when they are imported (a test holds this table to what they register)
+#: the functions of ``strfuncs``, ``regexfuncs``, ``timefuncs`` and ``envargs`` by their
+#: lower-case names: those modules register them when they are imported (a test holds this table to what they register)
 ELSEWHERE = dict.fromkeys((
-    "join", "regexp", "regexpmember", "regexps", "replace", "replaceall", "split", "splitslotname",
-    "splitusername", "strcat", "strcmp", "stricmp", "stringlist_regexpmember", "stringlistavg",
-    "stringlistimember", "stringlistisubsetmatch", "stringlistmax", "stringlistmember",
-    "stringlistmin", "stringlistsintersect", "stringlistsize", "stringlistsubsetmatch",
-    "stringlistsum", "substr", "tolower", "toupper", "userhome", "version_in_range", "versioncmp",
-    "versioneq", "versionge", "versiongt", "versionle", "versionlt"), "strfuncs")
+    "join", "split", "splitslotname", "splitusername", "strcat", "strcmp", "stricmp",
+    "stringlistavg", "stringlistimember", "stringlistisubsetmatch", "stringlistmax",
+    "stringlistmember", "stringlistmin", "stringlistsintersect", "stringlistsize",
+    "stringlistsubsetmatch", "stringlistsum", "substr", "tolower", "toupper", "userhome",
+    "version_in_range", "versioncmp", "versioneq", "versionge", "versiongt", "versionle",
+    "versionlt"), "strfuncs")
+ELSEWHERE.update(dict.fromkeys(("regexp", "regexpmember", "regexps", "replace", "replaceall",
+                                "stringlist_regexpmember"), "regexfuncs"))
+ELSEWHERE.update(dict.fromkeys(("abstime", "formattime", "interval", "isabstime", "isreltime",
+                                "reltime"), "timefuncs"))
 ELSEWHERE.update(dict.fromkeys(("argstolist", "envv1tov2", "listtoargs", "mergeenvironment", "usermap"),
                                "envargs"))
 

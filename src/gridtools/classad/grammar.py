@@ -24,7 +24,7 @@ and load) out of the commands that parse a requirement or a constraint.
 
 import sys
 
-from gridtools.classad import nodes, operators as ops
+from gridtools.classad import nodes
 from gridtools.classad.parser import KEYWORDS, MAX_DEPTH, ClassAdSyntaxError
 
 INT64_MAX = (1 << 63) - 1
@@ -44,7 +44,7 @@ _NAME_REST = _NAME_START | _DIGITS
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 #: the operator and punctuation tokens, longest first at each start
 _SYMBOLS = (">>>", "=?=", "=!=", ">>", ">=", "<<", "<=", "==", "!=", "&&", "||") + tuple("<>&|^+-*/%?:.[](){},;=!~")
-_UNARY = {op.symbol: op for op in ops.OPERATORS if op.unary}
+_UNARY = {op.symbol: op for op in nodes.OPERATORS if op.unary}
 _TIME_LITERALS = {"abstime": "parse_abs", "reltime": "parse_rel"}
 
 
@@ -236,12 +236,12 @@ class _Reader:
     def operator(self):
         """The binary operator at ``pos`` (after blanks) and its length, or (None, 0)."""
         sym = self.symbol()
-        op = ops.BINARY.get(sym)
+        op = nodes.BINARY.get(sym)
         if op is not None:
             return op, len(sym)
         word = self.word().lower()
-        if word in ops.SYNONYMS:
-            return ops.BINARY[ops.SYNONYMS[word]], len(word)
+        if word in nodes.SYNONYMS:
+            return nodes.BINARY[nodes.SYNONYMS[word]], len(word)
         return None, 0
 
     def binary(self, least):
@@ -375,7 +375,7 @@ class _Reader:
         keyword = KEYWORDS.get(word.lower())
         if keyword is not None:
             return nodes.Literal(keyword)
-        if word.lower() in ops.SYNONYMS:
+        if word.lower() in nodes.SYNONYMS:
             raise ClassAdSyntaxError(f"unexpected '{word}'", *self.where(start))
         return nodes.Attr(word)
 

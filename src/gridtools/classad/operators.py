@@ -1,5 +1,6 @@
-"""The operator table: every ClassAd operator with its spelling, precedence,
-strictness and implementation, in one place.
+"""What the ClassAd operators do: the implementation of every operator of the
+table (``nodes.OPERATORS``), set as its ``fn`` when this module is imported (by the first
+evaluation), and three-valued logic.
 
 Strict operators (most of them) never see UNDEFINED or ERROR: the evaluator
 propagates those first (ERROR wins over UNDEFINED). Non-strict operators
@@ -18,25 +19,11 @@ import _operator as operator   # the functions of ``operator``, without its modu
 import math
 
 from gridtools.classad.budget import charge
+from gridtools.classad.nodes import OPERATORS
 from gridtools.classad.values import INT64_MIN, ERROR, UNDEFINED, Special, truth, wrap64
 
 _INTLIKE = (int, bool)
 _NUMERIC = (int, float, bool)
-
-
-class Op:
-    """One operator: ``alias`` is its grammar rule name, ``prec`` its binding
-    strength (higher binds tighter), ``fn`` its implementation; a strict
-    operator gives ERROR or UNDEFINED when an operand is one of those."""
-
-    __slots__ = ("symbol", "alias", "prec", "fn", "strict", "unary")
-
-    def __init__(self, symbol, alias, prec, fn, strict=True, unary=False):
-        self.symbol, self.alias, self.prec, self.fn = symbol, alias, prec, fn
-        self.strict, self.unary = strict, unary
-
-    def __repr__(self):
-        return f"Op({self.symbol!r})"
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -291,43 +278,15 @@ def or_rest(a, b):
     return ERROR if b is ERROR else UNDEFINED
 
 
-# Precedence levels, lowest first. The conditional (?:) is level 1.
-COND_PREC = 1
-UNARY_PREC = 12
-POSTFIX_PREC = 13
+#: the function of each operator, by its alias (see ``nodes.OPERATORS``)
+IMPLEMENTATIONS = {
+    "lor": or_rest, "land": and_rest, "bitor_": op_bor, "bitxor_": op_bxor, "bitand_": op_band,
+    "eq": op_eq, "ne": op_ne, "is_": op_is, "isnt": op_isnt, "lt": op_lt, "le": op_le, "gt": op_gt,
+    "ge": op_ge, "lshift": op_lshift, "rshift": op_rshift, "urshift": op_urshift, "add": op_add,
+    "sub": op_sub, "mul": op_mul, "div": op_div, "mod": op_mod, "neg": op_neg, "pos": op_pos,
+    "not_": op_not, "bnot": op_bnot,
+}
 
-OPERATORS = [
-    Op("||", "lor", 2, or_rest, strict=False),
-    Op("&&", "land", 3, and_rest, strict=False),
-    Op("|", "bitor_", 4, op_bor),
-    Op("^", "bitxor_", 5, op_bxor),
-    Op("&", "bitand_", 6, op_band),
-    Op("==", "eq", 7, op_eq),
-    Op("!=", "ne", 7, op_ne),
-    Op("=?=", "is_", 7, op_is, strict=False),
-    Op("=!=", "isnt", 7, op_isnt, strict=False),
-    Op("<", "lt", 8, op_lt),
-    Op("<=", "le", 8, op_le),
-    Op(">", "gt", 8, op_gt),
-    Op(">=", "ge", 8, op_ge),
-    Op("<<", "lshift", 9, op_lshift),
-    Op(">>", "rshift", 9, op_rshift),
-    Op(">>>", "urshift", 9, op_urshift),
-    Op("+", "add", 10, op_add),
-    Op("-", "sub", 10, op_sub),
-    Op("*", "mul", 11, op_mul),
-    Op("/", "div", 11, op_div),
-    Op("%", "mod", 11, op_mod),
-    Op("-", "neg", UNARY_PREC, op_neg, unary=True),
-    Op("+", "pos", UNARY_PREC, op_pos, unary=True),
-    Op("!", "not_", UNARY_PREC, op_not, unary=True),
-    Op("~", "bnot", UNARY_PREC, op_bnot, unary=True),
-]
-
-BINARY = {op.symbol: op for op in OPERATORS if not op.unary}
-UNARY = {op.symbol: op for op in OPERATORS if op.unary}
-BY_ALIAS = {op.alias: op for op in OPERATORS}
-# Other spellings of =?= and =!= that the parser accepts.
-SYNONYMS = {"is": "=?=", "isnt": "=!="}
-# How the canonical unparser spells them.
-NEW_SPELLING = {"=?=": "is", "=!=": "isnt"}
+for _op in OPERATORS:
+    _op.fn = IMPLEMENTATIONS[_op.alias]
+del _op

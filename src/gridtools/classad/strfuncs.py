@@ -1,18 +1,11 @@
-"""Built-in string functions: strings, string lists ("a, b, c"), regular
-expressions and version comparison. Registered in ``functions.FUNCTIONS``.
-
-Regular expressions use Python's ``re``, which reads the common PCRE subset.
-Options are letters: ``i`` ignore case, ``m`` multi-line ``^``/``$``, ``s``
-dot matches newline, ``x`` extended; for substitution ``f`` returns the
-whole target with the substitution applied and ``g`` replaces every match.
-
-``re`` backtracks: a pattern such as ``^(a|aa)*$`` takes exponential time on a
-target it does not match; every match is timed (``timing``). Strings functions
-build are at most ``budget.MAX_STRING`` characters long (ERROR).
+"""Built-in string functions: strings, string lists ("a, b, c") and version
+comparison. Registered in ``functions.FUNCTIONS`` when first called
+(``functions.lookup``); the regular-expression ones are in ``regexfuncs``.
+Strings these functions build are at most ``budget.MAX_STRING`` characters
+long (ERROR).
 """
 
 from gridtools.classad.functions import builtin, exceptional, parse_c_real, to_string
-from gridtools.classad.timing import timed
 from gridtools.classad.budget import LOOP_CHARS, MAX_STRING, STEP_CHARS, built, charge
 from gridtools.classad.values import ERROR, UNDEFINED, Special, to_int64, wrap32
 
@@ -184,7 +177,7 @@ def string_list(text, delims=None):
     return [item.strip() for item in items if item.strip()]
 
 
-def _list_args(values):
+def list_args(values):
     """Arguments of the stringList functions: all must be strings."""
     return all(type(v) is str for v in values)
 
@@ -238,7 +231,7 @@ builtin("stringListISubsetMatch", args=(2, 3))(_subset_of(True))
 
 @builtin("stringListSize", args=(1, 2))
 def fn_string_list_size(text, delims=None):
-    if not _list_args((text,) if delims is None else (text, delims)):
+    if not list_args((text,) if delims is None else (text, delims)):
         return ERROR
     return len(string_list(text, delims))
 
@@ -254,7 +247,7 @@ def _int_text(item):
 def _list_numbers(text, delims):
     """The numbers of a string list, each read as C's strtod reads it, and
     whether all of them are integers."""
-    if not _list_args((text,) if delims is None else (text, delims)):
+    if not list_args((text,) if delims is None else (text, delims)):
         return ERROR, False
     numbers, integers = [], True
     for item in string_list(text, delims):
@@ -296,168 +289,9 @@ def fn_string_lists_intersect(first, second, delims=None):
     bad = exceptional(*args)
     if bad is not None:
         return bad
-    if not _list_args(args):
+    if not list_args(args):
         return ERROR
     return bool(set(string_list(first, delims)) & set(string_list(second, delims)))
-
-
-# ------------------------------------------------------ regular expressions
-
-#: the option letters and the flags of ``re`` they stand for (by name: ``re`` is imported
-#: when the first pattern is compiled)
-_FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
-#: compiled patterns by (pattern, options); cleared when it holds REGEX_KEPT
-_REGEXES = {}
-REGEX_KEPT = 1024
-#: longest pattern kept compiled (longer ones are compiled at each use, and cost steps)
-REGEX_KEPT_CHARS = 4096
-
-
-def compile_regex(pattern, options=""):
-    """A compiled pattern (None when it is not a valid expression)."""
-    key = (pattern, options)
-    if key in _REGEXES:
-        return _REGEXES[key]
-    charge(len(pattern) // LOOP_CHARS)  # (re reads a pattern in Python, a character at a time)
-    import re
-    flags = 0
-    for letter in options:
-        flags |= getattr(re, _FLAGS[letter]) if letter in _FLAGS else 0
-    try:
-        found = re.compile(pattern, flags)
-    except (re.error, OverflowError, RecursionError):
-        found = None
-    if len(pattern) <= REGEX_KEPT_CHARS:
-        if len(_REGEXES) >= REGEX_KEPT:
-            _REGEXES.clear()
-        _REGEXES[key] = found
-    return found
-
-
-def _regex_args(*values):
-    """The common checks: ERROR first, then UNDEFINED, then string types."""
-    bad = exceptional(*values)
-    if bad is not None:
-        return bad
-    return None if all(type(v) is str for v in values) else ERROR
-
-
-@builtin("regexp", args=(2, 3))
-def fn_regexp(pattern, target, options=""):
-    bad = _regex_args(pattern, target, options)
-    if bad is not None:
-        return bad
-    regex = compile_regex(pattern, options)
-    return ERROR if regex is None else timed(lambda: regex.search(target)) is not None
-
-
-def expand_template(match, template):
-    """The substitution text: ``\\0``..``\\9`` name groups, ``\\\\`` a backslash."""
-    charge(len(template) // LOOP_CHARS)
-    out, i = [], 0
-    while i < len(template):
-        ch = template[i]
-        if ch == "\\" and i + 1 < len(template):
-            nxt = template[i + 1]
-            if nxt.isdigit():
-                group = int(nxt)
-                if group <= (match.re.groups or 0):
-                    out.append(match.group(group) or "")
-            else:
-                out.append(nxt)
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _substitute(pattern, target, template, options):
-    bad = _regex_args(pattern, target, template, options)
-    if bad is not None:
-        return bad
-    regex = compile_regex(pattern, options.replace("f", "").replace("g", ""))
-    if regex is None:
-        return ERROR
-    full, every = "f" in options, "g" in options
-    size = [len(target) if full else 0]
-
-    def expand(match):
-        text = expand_template(match, template)
-        size[0] += len(text)
-        if size[0] > MAX_STRING:
-            raise _TooLong
-        return text
-    try:
-        if not full:
-            if every:
-                return built(timed(lambda: "".join(expand(m) for m in regex.finditer(target))))
-            match = timed(lambda: regex.search(target))
-            return expand_template(match, template) if match else ""
-        count = 0 if every else 1
-        return built(timed(lambda: regex.sub(expand, target, count=count)))
-    except _TooLong:
-        return ERROR
-
-
-class _TooLong(Exception):
-    """A substitution would build a string longer than MAX_STRING."""
-
-
-@builtin("regexps", args=(3, 4))
-def fn_regexps(pattern, target, template, options=""):
-    return _substitute(pattern, target, template, options)
-
-
-@builtin("replace", args=(3, 4))
-def fn_replace(pattern, target, template, options=""):
-    if type(options) is str:
-        options += "f"
-    return _substitute(pattern, target, template, options)
-
-
-@builtin("replaceAll", args=(3, 4))
-def fn_replace_all(pattern, target, template, options=""):
-    if type(options) is str:
-        options += "fg"
-    return _substitute(pattern, target, template, options)
-
-
-@builtin("regexpMember", args=(2, 3))
-def fn_regexp_member(pattern, items, options=""):
-    bad = _regex_args(pattern, options)
-    if bad is not None:
-        return bad
-    if type(items) is not list:
-        return UNDEFINED if items is UNDEFINED else ERROR
-    regex = compile_regex(pattern, options)
-    if regex is None:
-        return ERROR
-    return timed(lambda: _member_matches(regex, items))
-
-
-def _member_matches(regex, items):
-    saw_undefined = False
-    for item in items:
-        if item is UNDEFINED:
-            saw_undefined = True
-        elif type(item) is not str:
-            return ERROR
-        elif regex.search(item):
-            return True
-    return UNDEFINED if saw_undefined else False
-
-
-@builtin("stringList_regexpMember", args=(2, 4))
-def fn_string_list_regexp_member(pattern, text, delims=None, options=""):
-    args = [pattern, text, options] + ([delims] if delims is not None else [])
-    if not _list_args(args):
-        return ERROR
-    regex = compile_regex(pattern, options)
-    if regex is None:
-        return ERROR
-    items = string_list(text, delims)
-    return timed(lambda: any(regex.search(item) for item in items))
 
 
 # -------------------------------------------------------------- versions

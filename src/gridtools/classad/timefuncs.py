@@ -1,0 +1,110 @@
+"""Built-in functions of time values: absTime(), relTime(), isAbsTime(),
+isRelTime(), interval() and formatTime(). Registered in ``functions.FUNCTIONS``
+when first called (``functions.lookup``), with the time values (``timevals``)
+they make: evaluating expressions without them loads neither.
+"""
+
+import time as _time
+
+from gridtools.classad.functions import builtin, exceptional, parse_c_real
+from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
+from gridtools.classad.budget import LOOP_CHARS, MAX_STRING, built, charge
+from gridtools.classad.values import ERROR, UNDEFINED, to_int32, to_int64, wrap32
+
+
+@builtin("interval")
+def fn_interval(seconds):
+    """Seconds as ``[-][D+][H:]M:SS``, with the leading zero parts left out; the seconds
+    are a C int, as HTCondor holds them (a real read as a 64-bit integer first, then
+    either cut to its low 32 bits)."""
+    if type(seconds) is RelTime:
+        seconds = seconds.whole()
+    real = parse_c_real(seconds) if type(seconds) is str else seconds
+    if type(real) not in (int, float, bool):
+        return ERROR
+    whole = wrap32(int(real) if type(real) is not float else to_int64(real))
+    sign, whole = ("-", -whole) if whole < 0 else ("", whole)
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{sign}{days}+{hours:02d}:{minutes:02d}:{secs:02d}"
+    if hours:
+        return f"{sign}{hours}:{minutes:02d}:{secs:02d}"
+    if minutes:
+        return f"{sign}{minutes}:{secs:02d}"
+    return f"{sign}{secs}"
+
+
+def _time_arg(node, env):
+    """The value of an absTime()/relTime() argument; a string written as a
+    literal is marked by returning it inside a tuple."""
+    from gridtools.classad.nodes import Literal
+    if isinstance(node, Literal) and type(node.value) is str:
+        return (node.value,)
+    return node.compiled()(env)
+
+
+@builtin("absTime", args=(0, 2), mode="nodes")
+def fn_abs_time(env, args):
+    if not args:
+        return AbsTime(int(_time.time()))
+    when = _time_arg(args[0], env)
+    offset = args[1].compiled()(env) if len(args) > 1 else None
+    if type(when) is tuple:
+        parsed = parse_abs(when[0])
+        return ERROR if parsed is None else parsed
+    bad = exceptional(when, offset)
+    if bad is not None:
+        return bad
+    if type(when) is str:
+        return when
+    if type(when) is AbsTime:
+        return when if offset is None else AbsTime(when.secs, offset)
+    if type(when) not in (int, float) or offset is not None and type(offset) is not int:
+        return ERROR
+    # Seconds are held in a C int: integers wrap, reals out of range give INT32_MIN.
+    secs = wrap32(when) if type(when) is int else to_int32(when)
+    return AbsTime(secs, offset)
+
+
+@builtin("relTime", mode="nodes")
+def fn_rel_time(env, args):
+    value = _time_arg(args[0], env)
+    if type(value) is tuple:
+        secs = parse_rel(value[0])
+        return ERROR if secs is None else float(secs)
+    if value is UNDEFINED or value is ERROR:
+        return value
+    if type(value) is RelTime:
+        return value
+    if type(value) is AbsTime:
+        return RelTime(value.secs)
+    if type(value) is str:
+        return RelTime(0)
+    if type(value) not in (int, float):
+        return ERROR
+    return RelTime(wrap32(value) if type(value) is int else value)     # (an integer: a C int)
+
+
+builtin("isAbsTime")(lambda v: type(v) is AbsTime)
+builtin("isRelTime")(lambda v: type(v) is RelTime)
+
+
+@builtin("formatTime", args=(0, 2))
+def fn_format_time(when=None, fmt="%c"):
+    if when is None:
+        when = _time.time()
+    if type(when) is AbsTime:
+        when = when.secs
+    if when is UNDEFINED:
+        return UNDEFINED
+    if type(when) not in (int, float) or type(fmt) is not str:
+        return ERROR
+    charge(len(fmt) // LOOP_CHARS)
+    if len(fmt) > MAX_STRING // 64:         # (a conversion spells at most a few dozen characters)
+        return ERROR
+    try:
+        return built(_time.strftime(fmt, _time.localtime(when)))
+    except (ValueError, OverflowError, OSError):
+        return ERROR
