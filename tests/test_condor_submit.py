@@ -122,6 +122,26 @@ def test_description_the_daemon_schedules(cell, workdir):
     wait_status(cell, f"{cluster}.0", (2, 3, 4))
 
 
+def test_requests_given_as_expressions_are_read_by_the_daemon(cell, workdir):
+    """dask-jobqueue's kind of description: RequestCpus and RequestMemory are expressions
+    over attributes of the ad. condor_submit leaves them to the daemon, which takes the
+    job in with the PE and the memory request they evaluate to; the job runs."""
+    cluster = submit(cell, "executable = /bin/true\nMY.Cores = 2\nMY.Mem = 1073741824\n"
+                           "RequestCpus = MY.Cores\nRequestMemory = floor(MY.Mem / 1048576)\n"
+                           "hold = true\nqueue\n", cwd=workdir)
+    found = {}
+
+    def described():
+        found["job"] = cell.run("qstat", "-j", str(cluster)).stdout
+        return re.search(r"parallel environment:\s+smp range: 2", found["job"])
+    wait_for(described)
+    assert "mem_free=1024M" in found["job"]
+    ad = cell.run("condor_q", f"{cluster}.0", "-af", "RequestCpus", "RequestMemory").stdout.split()
+    assert ad == ["2", "1024"]
+    assert cell.run("condor_release", str(cluster)).returncode == 0
+    wait_for(lambda: history(cell, f"{cluster}.0", "-af", "JobStatus", "ExitCode").split() == ["4", "0"])
+
+
 def test_local_universe_runs_on_the_submit_host(cell, workdir):
     cluster = submit(cell, "universe = local\nexecutable = /bin/hostname\noutput = h.out\nqueue\n",
                      cwd=workdir)

@@ -17,7 +17,7 @@ from gridtools.classad import UNDEFINED, parse, parse_ad
 from gridtools.classad.draft import Text
 from gridtools.cli.condor import formatting, qviews
 from gridtools.cli.condor import queue as Q
-from gridtools.daemon import condorpolicy, userlogs
+from gridtools.daemon import condorjob, condorpolicy, userlogs
 from gridtools.formats.condor import jobattrs
 from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
@@ -33,6 +33,13 @@ def cluster_ads(text, tmp_path, cluster=7):
     (tmp_path / "run.sh").write_text("#!/bin/sh\n")
     ctx = SubmitContext(cwd=str(tmp_path), owner="alice", now=1700000000, files=LocalFiles(str(tmp_path)))
     return parse_submit(text).job_ads(cluster, ctx)
+
+
+def cluster_drafts(text, tmp_path, cluster=7):
+    """The ads of ``text`` as condor_submit holds them (``DraftAd``s)."""
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    ctx = SubmitContext(cwd=str(tmp_path), owner="alice", now=1700000000, files=LocalFiles(str(tmp_path)))
+    return parse_submit(text).job_drafts(cluster, ctx)
 
 
 # ---------------------------------------------------------------- a cluster as a job
@@ -78,6 +85,27 @@ def test_universes_and_requests(tmp_path):
     assert par["pe"] == ["mpi", 3, 3]
     gpu = condor_spec.cluster_spec(cluster_ads("request_gpus = 2\nexecutable = run.sh\nqueue\n", tmp_path), WHO)
     assert gpu["resources"]["hard"]["gpu"] == "2"
+
+
+def test_requests_given_as_expressions_are_left_to_the_daemon(tmp_path):
+    """With ``defer`` (condor_submit's way) the requests an ad gives as expressions are
+    left out and ``requests_pending`` set, and nothing is evaluated; the daemon's reading
+    of proc 0's ad gives what evaluating them on the spot gives. Plain values are read as
+    before, with nothing pending."""
+    text = ("executable = run.sh\nMY.Cores = 3\nRequestCpus = MY.Cores\n"
+            "RequestMemory = floor(MY.Mem / 1048576)\nMY.Mem = 2147483648\nrequest_gpus = 1\nqueue\n")
+    deferred = condor_spec.cluster_spec(cluster_drafts(text, tmp_path), WHO, defer=True)
+    assert deferred["requests_pending"] is True
+    assert deferred["pe"] is None and deferred["resources"]["hard"] == {"gpu": "1"}
+    on_the_spot = condor_spec.cluster_spec(cluster_ads(text, tmp_path), WHO)
+    assert "requests_pending" not in on_the_spot
+    assert on_the_spot["pe"] == ["smp", 3, 3]
+    assert on_the_spot["resources"]["hard"] == {"mem_free": "2048M", "gpu": "1"}
+    settled = condorjob.settle_requests(deferred)
+    assert (settled["pe"], settled["resources"]) == (on_the_spot["pe"], on_the_spot["resources"])
+    plain = condor_spec.cluster_spec(cluster_drafts("executable = run.sh\nrequest_cpus = 2\nqueue\n", tmp_path),
+                                     WHO, defer=True)
+    assert "requests_pending" not in plain and plain["pe"] == ["smp", 2, 2]
 
 
 def test_attribute_names_as_commands_and_empty_values(tmp_path):

@@ -284,6 +284,9 @@ def test_hot_commands_import_nothing_heavy(big_cell):
             assert proc.stdout == f"{job}.0 5\n" and "gridtools.model.job" in loaded
         if "-j" in command:
             assert f"job_number:                 {job}\n" in proc.stdout
+        if exprs in command:            # the expressions are parsed, none evaluated (the daemon reads them)
+            evaluating = {"gridtools.classad." + name for name in ("evaluator", "operators", "functions", "ad")}
+            assert "gridtools.classad.parser" in loaded and not loaded & evaluating, sorted(loaded & evaluating)
 
 
 def test_qstat_shows_the_listing_in_another_time_zone_as_the_full_path_does(big_cell):

@@ -110,6 +110,11 @@ class DraftAd:
             return Text(unparse_value(value), unparse_value(value, True))
         return value
 
+    def plain(self, name):
+        """True when ``name`` is missing or a plain value: what ``eval`` reads without
+        evaluating anything."""
+        return self._values.get(name.lower(), UNDEFINED).__class__ in PLAIN
+
     def eval(self, name, target=None):
         """The value of ``name`` (UNDEFINED when missing); an expression is evaluated
         in the ClassAd this draft makes."""

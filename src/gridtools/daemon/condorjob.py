@@ -89,6 +89,16 @@ def check_new(spec):
     return ""
 
 
+def settle_requests(spec, counted=None):
+    """A new job's description with the requests of proc 0's ad: for a job whose
+    submitter left to the daemon those the ad gives as expressions (``requests_pending``:
+    see ``formats.condor.spec.cluster_spec``; ``counted`` as there)."""
+    from gridtools.formats.condor.spec import requests_of
+    texts = spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]
+    pe, hard = requests_of(jobads.proc_ad(tuple(texts), 1), spec.get("submit_host") or "", counted)
+    return dict(spec, pe=pe, resources={"hard": hard, "soft": {}})
+
+
 def spec_numbers(spec):
     from gridtools.model.job import task_numbers
     return list(task_numbers(spec))

@@ -241,9 +241,14 @@ def submit(state, dispatcher, req, now):
     claimed = raw.get("id") if isinstance(raw, dict) and type(raw.get("id")) is int else None
     try:
         spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
+        pending = spec.pop("requests_pending", False)
         problem = _not_new(state, spec, req.uid)
         if not problem and spec.get("condor_ad"):
             problem = condorjob.check_new(spec) or _too_many_procs(state, spec)
+            if not problem and pending:         # (requests its ad gives as expressions)
+                from gridtools.daemon.devices import countable_complexes
+                spec = jobcheck.check(condorjob.settle_requests(spec, countable_complexes(state.config)),
+                                      types=_complex_types(state), max_tasks=_max_aj_tasks(state))
     except jobcheck.Invalid as exc:
         problem = str(exc)
     if problem:

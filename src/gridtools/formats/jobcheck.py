@@ -357,7 +357,7 @@ FIELDS = {
     "args": list_of(env_value), "command": optional(line), "aliases": list_of(alias),
     "job_script": one_of("QRSH"), "interactive": boolean, "client": client,
     "condor_ad": condor_ads, "job_prio": integer(-2 ** 31, 2 ** 31 - 1),
-    "batch_name": optional(line), "universe": integer(1, 20),
+    "batch_name": optional(line), "universe": integer(1, 20), "requests_pending": boolean,
 }
 #: fields every job description has
 REQUIRED = ("id", "name", "submit_time")

@@ -248,7 +248,7 @@ def _specs(clusters, who):
     specs = []
     for _cluster, ads in clusters:
         counted = more().countable_complexes() if condor_spec.custom_requests(ads[0]) else None
-        spec = condor_spec.cluster_spec(ads, who, counted)
+        spec = condor_spec.cluster_spec(ads, who, counted, defer=True)
         check_spec(spec, ads)
         specs.append(spec)
     touch_log([ad for _c, ads in clusters for ad in ads])

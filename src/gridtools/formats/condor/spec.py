@@ -53,7 +53,13 @@ def _slots(value):
     return int(min(value, MAX_SLOTS))
 
 
-def _number(ad, name, default=0):
+def _number(ad, name, default=0, later=None):
+    """The number ``name`` evaluates to (``default`` when it is none). ``later``: a list
+    that takes ``name`` instead, and ``default`` is returned, when the value is an
+    expression (an ad that is a ``DraftAd``: see ``cluster_spec``)."""
+    if later is not None and not ad.plain(name):
+        later.append(name)
+        return default
     value = ad.eval(name)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return default
@@ -178,26 +184,27 @@ def custom_requests(ad):
             and name.lower() not in _OWN_REQUESTS]
 
 
-def _requests(ad, facts, submit_host, counted=None):
-    """(pe, hard resources) of one cluster's first ad; ``counted``: see cluster_spec."""
+def _requests(ad, facts, submit_host, counted=None, later=None):
+    """(pe, hard resources) of one cluster's first ad; ``counted`` and ``later``: see
+    cluster_spec."""
     hard, pe = {}, None
-    cpus = _slots(_number(ad, "RequestCpus", 1))
+    cpus = _slots(_number(ad, "RequestCpus", 1, later))
     if facts["universe"] == PARALLEL:
-        count = _slots(_number(ad, "MaxHosts", 1))
+        count = _slots(_number(ad, "MaxHosts", 1, later))
         pe = [PARALLEL_PE, count, count]
     elif cpus > 1:
         pe = [SMP_PE, cpus, cpus]
-    memory = _number(ad, "RequestMemory", 0) if _asked(ad, "RequestMemory") else 0
+    memory = _number(ad, "RequestMemory", 0, later) if _asked(ad, "RequestMemory") else 0
     if memory and memory > 0:
         hard[MEMORY_REQUEST] = f"{int(memory)}M"
-    gpus = _number(ad, "RequestGPUs", 0)
+    gpus = _number(ad, "RequestGPUs", 0, later)
     if gpus and gpus > 0:
         hard[GPU_REQUEST] = str(int(gpus))
     if facts["universe"] == LOCAL:
         hard["hostname"] = submit_host
     for name in custom_requests(ad) if counted else ():
         complex_name = counted.get(name.lower())
-        amount = _number(ad, "Request" + name, 0)
+        amount = _number(ad, "Request" + name, 0, later)
         if complex_name and amount > 0:
             hard[complex_name] = str(int(amount)) if amount == int(amount) else str(amount)
     return pe, hard
@@ -209,14 +216,20 @@ def requests_of(ad, submit_host, counted=None):
     return _requests(ad, {"universe": int(_number(ad, "JobUniverse", VANILLA))}, submit_host, counted)
 
 
-def cluster_spec(ads, submitter, counted=None):
+def cluster_spec(ads, submitter, counted=None, defer=False):
     """The job description of one cluster (``ads``: its procs in order). ``submitter``:
     owner, uid, gid, sge_o, submit_host and submit_time, as every job carries them.
     ``counted``: the cell's countable consumables (name in lower case -> complex name);
-    a ``request_<name>`` of one of them is also a Grid Engine request of it."""
+    a ``request_<name>`` of one of them is also a Grid Engine request of it.
+
+    ``defer`` (``ads`` are ``DraftAd``s): the requests whose values are expressions
+    (``RequestCpus = MY.Cores``) are left out, and ``requests_pending`` tells the daemon
+    to read the requests from proc 0's ad when it takes the job in, as HTCondor's
+    condor_submit evaluates none of them: so a submission needs no evaluator."""
     first = ads[0]
     facts = run_facts(first)
-    pe, hard = _requests(first, facts, submitter["submit_host"], counted)
+    later = [] if defer else None
+    pe, hard = _requests(first, facts, submitter["submit_host"], counted, later)
     spec = dict(submitter)
     spec.update({
         "id": int(_number(first, "ClusterId")), "name": job_name(first), "binary": True,
@@ -231,4 +244,6 @@ def cluster_spec(ads, submitter, counted=None):
     })
     if len(ads) > 1:
         spec["tasks"] = [1, len(ads), 1]
+    if later:
+        spec["requests_pending"] = True
     return spec
