@@ -26,6 +26,7 @@ from gridtools import ospaths
 from gridtools.cli import status as cli_status
 from gridtools.cli.condor import q as condor_q, qlisting, queue as Q
 from gridtools.cli.sge import jobsel, qstat
+from gridtools.launch import BUNDLE_MAGIC
 from gridtools.spool import listing as L, status as spool_status
 
 QSTAT_ARGS = ([], ["-u", "*"], ["-s", "p", "-u", "*"], ["-s", "r", "-u", "*"], ["-s", "z", "-u", "*"],
@@ -361,11 +362,129 @@ def test_condor_submits_bundle_holds_each_module_once_and_serves_every_start(cel
     outs += [cell.run(condor_submit, str(one)).stdout for _ in range(2)]
     assert all(out.startswith("Submitting job(s).\n1 job(s) submitted to cluster ") for out in outs)
     assert bundle.stat().st_mtime_ns == written
-    with open(bundle, "rb") as fh:
-        names = [entry[0] for entry in marshal.loads(fh.read())[1]]
+    names, _lazy = _bundle_names(bundle)
     assert len(names) == len(set(names))
     assert names.index("gridtools.classad.draft") < names.index("gridtools.classad")
     assert not {"gridtools.classad.parser", "gridtools.classad.nodes", "gridtools.classad.operators"} & set(names)
+
+
+#: a submit description of dask-jobqueue's kind: its expressions and macros make condor_submit
+#: import the ClassAd parser, its nodes and the macro expander while it runs
+EXPRESSIONS = ('MY.JobId = "$(ClusterId).$(ProcId)"\nMY.DaskWorkerMemory = 1073741824\n'
+               "RequestCpus = MY.DaskWorkerCores\nMY.DaskWorkerCores = 1\n"
+               "RequestMemory = floor(MY.DaskWorkerMemory / 1048576)\n"
+               "Output = /tmp/x/worker-$F(MY.JobId).out\nArguments = \"-c 'echo hi'\"\n"
+               "Executable = /bin/sh\nhold = true\nQueue\n")
+
+
+def _copied_tree(tmp_path, command):
+    """A copy of the package and its launchers; the launcher of ``command`` and its bundle."""
+    subprocess.run(["cp", "-r", os.path.join(REPO, "src"), str(tmp_path / "src")], check=True)
+    subprocess.run(["cp", "-r", BIN, str(tmp_path / "bin")], check=True)
+    bundle = tmp_path / "src" / "gridtools" / "__pycache__" / \
+        f"launch.{command}.{sys.implementation.cache_tag}.bundle"
+    return str(tmp_path / "bin" / command), bundle
+
+
+def _bundle_names(bundle):
+    """The names of a bundle's eager entries, in order, and its lazy entries: name ->
+    (source's place in the package, its modification time and size, marshalled code)."""
+    data = bundle.read_bytes()
+    start = len(BUNDLE_MAGIC) + 4
+    assert data[:len(BUNDLE_MAGIC)] == BUNDLE_MAGIC
+    length = int.from_bytes(data[start - 4:start], "little")
+    eager, index = marshal.loads(data[start:start + length])
+    tail = data[start + length:]
+    lazy = {name: (where, mtime, size, tail[at:at + count]) for name, (where, mtime, size, at, count) in index.items()}
+    assert sum(entry[4] for entry in index.values()) == len(tail)
+    return [entry[0] for entry in eager], lazy
+
+
+def test_modules_a_run_imports_later_are_lazy_entries_served_from_the_bundle(cell, tmp_path):
+    """The modules condor_submit imports while it reads a description with expressions
+    are kept in its bundle as lazy entries, not run at start: a plain description's run
+    does not run them, and the next run that needs them takes their code from the
+    bundle (a lazy module's cached bytecode, removed, is not made again)."""
+    condor_submit, bundle = _copied_tree(tmp_path, "condor_submit")
+    parser = tmp_path / "src" / "gridtools" / "classad" / "parser.py"
+    parser.write_text(parser.read_text() + "\nimport posix  # noqa: E402\nposix.write(2, b'parser ran\\n')\n")
+    exprs, plain = tmp_path / "exprs.sub", tmp_path / "plain.sub"
+    exprs.write_text(EXPRESSIONS)
+    plain.write_text("executable = /bin/true\nhold = true\nqueue\n")
+    first = cell.run(condor_submit, str(exprs))
+    assert first.stdout.startswith("Submitting job(s).\n1 job(s) submitted to cluster ")
+    assert first.stderr == "parser ran\n"
+    eager, lazy = _bundle_names(bundle)
+    assert {"gridtools.classad.parser", "gridtools.classad.nodes", "gridtools.classad.grammar",
+            "gridtools.formats.condor.macros"} <= set(lazy)
+    assert not set(lazy) & set(eager) and "gridtools.cli.condor.submit" in eager
+    where, mtime, size, data = lazy["gridtools.classad.parser"]
+    assert where == "/classad/parser.py" and (mtime, size) == (parser.stat().st_mtime_ns, parser.stat().st_size)
+    assert "_parse_long" in marshal.loads(data).co_names
+    written = bundle.stat().st_mtime_ns
+    cached = parser.parent / "__pycache__" / f"parser.{sys.implementation.cache_tag}.pyc"
+    assert cached.exists()
+    cached.unlink()
+    plain_run = cell.run(condor_submit, str(plain))
+    assert plain_run.stdout.startswith("Submitting job(s).\n1 job(s) submitted to cluster ")
+    assert plain_run.stderr == ""                   # the lazy entries did not run
+    for _ in range(2):
+        again = cell.run(condor_submit, str(exprs))
+        assert again.stdout.startswith("Submitting job(s).\n1 job(s) submitted to cluster ")
+        assert again.stderr == "parser ran\n"
+    assert not cached.exists()                      # its code came from the bundle
+    assert bundle.stat().st_mtime_ns == written
+    def requests():             # the daemon took the four jobs in
+        shown = cell.run("condor_q", "-af", "RequestMemory", "RequestCpus").stdout.splitlines()
+        return shown if len(shown) == 4 else None
+    assert wait_for(requests).count("1024 1") == 3  # what the expressions asked for
+
+
+def test_a_lazy_module_whose_source_changed_is_compiled_again_and_its_entry_renewed(cell, tmp_path):
+    """A lazy entry is used only while its own source is unchanged: a changed module
+    runs as changed, and the bundle is written again with the new code, which later
+    runs take from it."""
+    condor_submit, bundle = _copied_tree(tmp_path, "condor_submit")
+    exprs = tmp_path / "exprs.sub"
+    exprs.write_text(EXPRESSIONS)
+    assert cell.run(condor_submit, str(exprs)).returncode == 0
+    written = bundle.stat().st_mtime_ns
+    eager_before, lazy_before = _bundle_names(bundle)
+    macros = tmp_path / "src" / "gridtools" / "formats" / "condor" / "macros.py"
+    macros.write_text(macros.read_text() + "\nimport posix  # noqa: E402\nposix.write(2, b'macros changed\\n')\n")
+    changed = cell.run(condor_submit, str(exprs))
+    assert changed.stdout.startswith("Submitting job(s).\n1 job(s) submitted to cluster ")
+    assert changed.stderr == "macros changed\n"
+    assert bundle.stat().st_mtime_ns != written
+    eager, lazy = _bundle_names(bundle)
+    assert eager == eager_before and set(lazy) == set(lazy_before)
+    where, mtime, size, data = lazy["gridtools.formats.condor.macros"]
+    assert (mtime, size) == (macros.stat().st_mtime_ns, macros.stat().st_size)
+    assert lazy["gridtools.classad.parser"] == lazy_before["gridtools.classad.parser"]     # kept as it was
+    rewritten = bundle.stat().st_mtime_ns
+    (macros.parent / "__pycache__" / f"macros.{sys.implementation.cache_tag}.pyc").unlink()
+    later = cell.run(condor_submit, str(exprs))
+    assert later.stderr == "macros changed\n" and bundle.stat().st_mtime_ns == rewritten
+    assert not (macros.parent / "__pycache__" / f"macros.{sys.implementation.cache_tag}.pyc").exists()
+
+
+def test_a_lazy_entry_that_cannot_be_read_is_made_again(cell, tmp_path):
+    """A lazy entry whose code is damaged in the bundle: the run that imports it loads
+    the module as Python would and writes the bundle again, with the entry whole."""
+    condor_submit, bundle = _copied_tree(tmp_path, "condor_submit")
+    exprs = tmp_path / "exprs.sub"
+    exprs.write_text(EXPRESSIONS)
+    assert cell.run(condor_submit, str(exprs)).returncode == 0
+    _eager, lazy = _bundle_names(bundle)
+    data = bundle.read_bytes()
+    code = lazy["gridtools.classad.nodes"][3]
+    assert data.count(code) == 1
+    bundle.write_bytes(data.replace(code, b"\0" * len(code)))
+    damaged = bundle.stat().st_mtime_ns
+    out = cell.run(condor_submit, str(exprs))
+    assert out.stdout.startswith("Submitting job(s).\n1 job(s) submitted to cluster ") and out.stderr == ""
+    assert bundle.stat().st_mtime_ns != damaged
+    assert marshal.loads(_bundle_names(bundle)[1]["gridtools.classad.nodes"][3]) == marshal.loads(code)
 
 
 def test_fast_exit_flushes_output_and_keeps_exit_codes(cell):

@@ -20,20 +20,36 @@ package first on its path, then calls ``main``, which
   is closed and on disk before they print).
 
 A bundle, ``__pycache__/launch.<command>.<cache tag>.bundle`` beside the
-package's cached bytecode, holds the compiled code of the gridtools modules
-the command's module imports (itself included, and the modules they import
-in turn: what importing it loads, which their sources decide, not what a
-run of the command happens to need besides), in the order their loading
-ended (each after the modules it imports), with each source's place in the
-package, modification time and size. Loading them from it skips the import system's search and
-locking for each, which costs more than their code. The code is kept
-without its docstrings (as ``python -OO`` compiles it, but with its
-asserts): they are a sixth of it, and reading them costs every start while
-no command reads them. A bundle is used only when every source is
-unchanged, and written again (when the folder is writable, atomically) when
-importing the command loaded modules it lacked. The modules on a hot
-command's path are imported at the top of the modules that need them, so
-that the bundle holds them.
+package's cached bytecode, holds as its *eager* entries the compiled code of
+the gridtools modules the command's module imports (itself included, and the
+modules they import in turn: what importing it loads, which their sources
+decide, not what a run of the command happens to need besides), in the order
+their loading ended (each after the modules it imports), with each source's
+place in the package, modification time and size. Loading them from it skips
+the import system's search and locking for each, which costs more than their
+code. Its *lazy* entries are the modules the command's runs imported later,
+inside its functions (the ClassAd parser for a submit description's
+expressions, the job store for ``qstat -j``): each the bytes of its
+marshalled code, with its source's place, modification time and size. The
+bundle is a short prefix (``BUNDLE_MAGIC`` and the length of the head), the
+head (the eager entries and the lazy entries' index, marshalled) and the
+lazy entries' code. A start reads only the prefix and the head, and keeps
+the bundle open: none of the lazy code is read or run then (reading it would
+cost a plain qstat a few hundredths of its time, in the pages the bytes
+fill). When a run imports a lazy module, the finder reads its code from the
+bundle (one ``pread``) while its source is unchanged: the import system's
+search and locking remain, the opening and reading of its cached bytecode
+go. The code is kept without its docstrings (as ``python -OO`` compiles it,
+but with its asserts): they are a sixth of it, and reading them costs every
+start while no command reads them. The eager entries are used only when
+every one of their sources is unchanged, a lazy entry only when its own is.
+The bundle is written again (when the folder is writable, atomically) when
+importing the command loaded modules it lacked, and when a run that ended by
+returning from the command imported modules its lazy entries lacked or held
+for another source: then with the lazy entries it held whose sources are
+unchanged and those the run imported. A module the command's module imports
+is eager, never lazy. The modules on a hot command's path are imported at
+the top of the modules that need them, so that the bundle holds them.
 
 Only the standard library's built-in modules are imported here (and, when
 a bundle is written, ``opcode``).
@@ -48,6 +64,10 @@ FAST_EXIT = frozenset({"qsub", "qstat", "qdel", "qhold", "qrls", "condor_submit"
 
 _BOOTSTRAP = sys.modules["_frozen_importlib"]
 _EXTERNAL = sys.modules["_frozen_importlib_external"]
+
+#: what a bundle starts with: the bytecode's magic number and the bundle's own format; then
+#: comes the length of its head (4 bytes, little-endian), the head, and the lazy entries' code
+BUNDLE_MAGIC = _EXTERNAL.MAGIC_NUMBER + b"bdl2"
 
 
 #: names the standard library tries to import only to learn that they are missing (the
@@ -70,16 +90,27 @@ class SiteOnDemand:
 
 
 class CachedLoader(_EXTERNAL.SourceFileLoader):
-    """Loads a gridtools module from its cached bytecode when the cache holds the
-    source's modification time and size (what Python's own loader checks), else as
-    Python's own loader does (compiling the source and caching it). Tells ``loaded``
-    of each module it loaded."""
+    """Loads a gridtools module from a bundle's lazy entry for this very source when
+    there is one (``bundled``: the finder, and the entry; an entry that cannot be read
+    is dropped, so that the bundle is written again); else from its cached bytecode
+    when the cache holds the source's modification time and size (what Python's own
+    loader checks), else as Python's own loader does (compiling the source and
+    caching it). Tells ``loaded`` of each module it loaded."""
 
-    def __init__(self, name, path, cached, source, loaded=None):
+    def __init__(self, name, path, cached, source, loaded=None, bundled=None):
         super().__init__(name, path)
-        self.cached, self.source, self.loaded = cached, source, loaded
+        self.cached, self.source, self.loaded, self.bundled = cached, source, loaded, bundled
 
     def get_code(self, fullname):
+        if self.bundled is not None:
+            import marshal
+            finder, entry = self.bundled
+            try:
+                code = marshal.loads(finder.code_of(entry))
+                sys.modules["_imp"]._fix_co_filename(code, self.path)
+                return code
+            except (EOFError, ValueError, TypeError):
+                finder.lazy.pop(fullname, None)
         try:
             with open(self.cached, "rb", buffering=0) as fh:
                 data = fh.readall()
@@ -105,10 +136,14 @@ class CachedLoader(_EXTERNAL.SourceFileLoader):
 class OwnModules:
     """The first finder, for gridtools' own modules (a package folder, then a module
     file, as Python's path finder tries them); None for every other name. ``loaded``:
-    (name, source, its stat, code) of each module loaded, in the order loading ended."""
+    (name, source, its stat, code) of each module loaded, in the order loading ended.
+    ``lazy``: a bundle's lazy entries, name -> (source's place in the package, its
+    modification time in nanoseconds, its size, where its marshalled code starts in
+    the bundle's tail, its length); a module whose source is still that one is
+    loaded from there. ``tail``: the bundle, open, and where its tail starts."""
 
     def __init__(self, folder, tag):
-        self.folder, self.tag, self.loaded = folder, tag, []
+        self.folder, self.tag, self.loaded, self.lazy, self.tail = folder, tag, [], {}, None
 
     def find_spec(self, name, path=None, target=None):
         if not name.startswith("gridtools."):
@@ -120,13 +155,27 @@ class OwnModules:
                 st = posix.stat(source)
             except OSError:
                 continue
-            return self.spec(name, source, st, package, self.loaded)
+            held = self.lazy.get(name)
+            bundled = (self, held) if held is not None and held[1] == st.st_mtime_ns \
+                and held[2] == st.st_size and self.folder + held[0] == source else None
+            return self.spec(name, source, st, package, self.loaded, bundled)
         return None
 
-    def spec(self, name, source, st, package, loaded=None):
+    def code_of(self, entry):
+        """The marshalled code of lazy entry ``entry``, read from the bundle (b"" when
+        it cannot be)."""
+        import posix
+        try:
+            fd, start = self.tail
+            data = posix.pread(fd, entry[4], start + entry[3])
+        except (OSError, TypeError, ValueError, IndexError, OverflowError):
+            return b""
+        return data if len(data) == entry[4] else b""
+
+    def spec(self, name, source, st, package, loaded=None, bundled=None):
         head, _, tail = source.rpartition("/")
         cached = f"{head}/__pycache__/{tail[:-3]}.{self.tag}.pyc"
-        spec = _BOOTSTRAP.ModuleSpec(name, CachedLoader(name, source, cached, st, loaded), origin=source,
+        spec = _BOOTSTRAP.ModuleSpec(name, CachedLoader(name, source, cached, st, loaded, bundled), origin=source,
                                      is_package=package)
         spec.has_location, spec.cached = True, cached
         if package:
@@ -137,23 +186,35 @@ class OwnModules:
 class Bundle:
     """The bundle of one command (see the module's docstring). ``order`` is the list the
     finder tells of the modules it loaded, in the order loading ended; the bundle adds
-    those it loads itself, so the list is the order to load them all in next time."""
+    those it loads itself, so the list is the order to load them all in next time.
+    Its first ``eager`` entries are what importing the command loaded, the others what
+    its run imported later."""
 
     def __init__(self, finder, command):
-        self.finder, self.order, self.held = finder, finder.loaded, set()
+        self.finder, self.order, self.held, self.eager = finder, finder.loaded, set(), 0
         self.path = f"{finder.folder}/__pycache__/launch.{command}.{finder.tag}.bundle"
 
     def read(self):
-        """(name, source, its stat, code) of the modules of the bundle when it is whole
-        and its sources are unchanged, else []."""
+        """(name, source, its stat, code) of the eager modules of the bundle when it is
+        whole and their sources are unchanged, else []. Reads only the head: gives the
+        finder the lazy entries and the bundle, left open, to read their code from
+        when their modules are imported (each entry is checked then)."""
         import marshal
         import posix
-        found, folder = [], self.finder.folder
+        found, folder, finder = [], self.finder.folder, self.finder
         try:
-            with open(self.path, "rb", buffering=0) as fh:
-                magic, entries = marshal.loads(fh.readall())
-            if magic != _EXTERNAL.MAGIC_NUMBER:
+            fd = posix.open(self.path, posix.O_RDONLY)
+        except OSError:
+            return []
+        try:
+            prefix = posix.read(fd, len(BUNDLE_MAGIC) + 4)
+            length = int.from_bytes(prefix[-4:], "little")
+            head = posix.read(fd, length) if prefix[:-4] == BUNDLE_MAGIC else b""
+            if len(head) != length or not length:
                 return []
+            entries, lazy = marshal.loads(head)
+            if type(lazy) is dict and lazy:
+                finder.lazy, finder.tail, fd = lazy, (fd, len(prefix) + length), None
             for name, where, mtime, size, code in entries:
                 source = folder + where
                 st = posix.stat(source)
@@ -161,8 +222,11 @@ class Bundle:
                     return []
                 sys.modules["_imp"]._fix_co_filename(code, source)
                 found.append((name, source, st, code))
-        except (OSError, EOFError, ValueError, TypeError):
+        except (OSError, EOFError, ValueError, TypeError, MemoryError):     # (a length gone wrong)
             return []
+        finally:
+            if fd is not None:
+                posix.close(fd)
         return found
 
     def load(self):
@@ -224,21 +288,66 @@ class Bundle:
         sys.modules[name] = module
         return module
 
-    def stale(self):
-        """True when importing the command loaded modules the bundle did not hold."""
-        return any(name not in self.held for name, _source, _st, _code in self.order)
+    def started(self):
+        """The command's module is imported: what is loaded so far is the eager part.
+        Write the bundle again when it did not hold all of it."""
+        self.eager = len(self.order)
+        if any(name not in self.held for name, _source, _st, _code in self.order):
+            self.write()
+
+    def ended(self):
+        """The command ran: write the bundle again when the run imported modules the
+        bundle's lazy entries did not hold (or held for another source)."""
+        if len(self.order) == self.eager:
+            return
+        lazy, folder = self.finder.lazy, self.finder.folder
+        for name, source, st, _code in self.order[self.eager:]:
+            held = lazy.get(name)
+            if held is None or held[1] != st.st_mtime_ns or held[2] != st.st_size or folder + held[0] != source:
+                self.write()
+                return
 
     def write(self):
-        """Write the bundle again: the modules loaded so far, in the order loading ended."""
+        """Write the bundle again: as its eager entries, the modules loaded when the
+        command's module was imported, in the order loading ended; as its lazy entries,
+        those loaded since (from the lazy entries the bundle held when their source is
+        that one) and the lazy entries it held for modules not loaded whose sources are
+        unchanged. A module is never both."""
         import marshal
         import posix
         folder = self.finder.folder
+        if not posix.access(f"{folder}/__pycache__", posix.W_OK):
+            return                  # a shared install: compiling the entries would be for nothing
         entries = [(name, source[len(folder):], st.st_mtime_ns, st.st_size, without_docstrings(code))
-                   for name, source, st, code in self.order if source.startswith(folder + "/")]
+                   for name, source, st, code in self.order[:self.eager] if source.startswith(folder + "/")]
+        eager = {entry[0] for entry in entries}
+        kept = {}
+        for name, held in self.finder.lazy.items():
+            try:
+                st = posix.stat(folder + held[0])
+            except (OSError, TypeError, IndexError):
+                continue
+            data = b""
+            if name not in eager and held[1] == st.st_mtime_ns and held[2] == st.st_size:
+                data = self.finder.code_of(held)
+            if data:
+                kept[name] = (held[0], held[1], held[2], data)
+        for name, source, st, code in self.order[self.eager:]:
+            where = source[len(folder):]
+            if name in eager or not source.startswith(folder + "/") \
+                    or kept.get(name, ())[:3] == (where, st.st_mtime_ns, st.st_size):
+                continue
+            kept[name] = (where, st.st_mtime_ns, st.st_size, marshal.dumps(without_docstrings(code)))
+        lazy, codes, start = {}, [], 0
+        for name, (where, mtime, size, data) in kept.items():
+            lazy[name] = (where, mtime, size, start, len(data))
+            codes.append(data)
+            start += len(data)
+        head = marshal.dumps((entries, lazy))
         tmp = f"{self.path}.{posix.getpid()}"
         try:
             with open(tmp, "xb") as fh:
-                fh.write(marshal.dumps((_EXTERNAL.MAGIC_NUMBER, entries)))
+                fh.write(BUNDLE_MAGIC + len(head).to_bytes(4, "little") + head + b"".join(codes))
             posix.rename(tmp, self.path)
         except (OSError, ValueError):
             try:
@@ -309,9 +418,11 @@ def main():
         bundle.load()
     from gridtools.cli import entry
     entry.command_module(name)
-    if bundle is not None and bundle.stale():
-        bundle.write()
+    if bundle is not None:
+        bundle.started()
     code = entry.run(name)
+    if bundle is not None:
+        bundle.ended()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
