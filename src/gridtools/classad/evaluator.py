@@ -16,9 +16,8 @@ The compile functions are found by the name of the node's class.
 
 import time
 
-from gridtools.classad import budget, values
-from gridtools.classad.ad import _EMPTY, ClassAd, as_ad
-from gridtools.classad.budget import STEP_CHARS, Run, TooCostly
+from gridtools.classad.ad import _EMPTY, ClassAd
+from gridtools.classad.budget import STEP_CHARS
 from gridtools.classad.nodes import Literal
 from gridtools.classad.operators import and_rest, logical_operand, or_rest
 from gridtools.classad.values import ERROR, UNDEFINED, Special, truth
@@ -38,23 +37,6 @@ class Env:
         self.my = my
         self.target = target
         self.busy = busy
-
-
-def evaluate(expr, my, target):
-    """``expr.eval(my, target)`` (see ``nodes.Expr.eval``)."""
-    run = Run()
-    current = values._CURRENT       # (the evaluation going on: functions charge it)
-    outer = current[0]
-    current[0] = run
-    try:
-        return expr.compiled()(Env(as_ad(my), as_ad(target, empty=None), run))
-    except (TooCostly, MemoryError):
-        budget._OVER[0] += 1
-        return ERROR
-    except RecursionError:
-        return ERROR
-    finally:
-        current[0] = outer
 
 
 def eval_attr(ad, key, expr, target, env):
