@@ -182,6 +182,19 @@ def test_other_users_see_the_ad_a_job_was_submitted_with(cell, workdir, users):
     assert "private-arg" not in ended and "SECRET" not in ended and workdir not in ended
 
 
+def test_other_users_see_the_edits_of_a_qsub_job(cell, workdir, users):
+    """condor_qedit of a job submitted with qsub: the others see the attributes it set as
+    its owner does, except the private ones (Cmd, Iwd ...)."""
+    alice, bob = users[0], users[1]
+    jid = cell.run("qsub", "-terse", "-h", "-b", "y", "true", cwd=workdir, user=alice).stdout.strip()
+    for name, value in (("Colour", '"red"'), ("Size", "7"), ("Cmd", '"/private/tool"')):
+        assert cell.run("condor_qedit", jid, name, value, user=alice).returncode == 0
+    asked = (f"{jid}.0", "-af", "Colour", "Size", "Cmd")
+    wait_for(lambda: cell.run("condor_q", *asked, user=alice).stdout == "red 7 /private/tool\n")
+    wait_for(lambda: cell.run("condor_q", *asked, user=bob).stdout == "red 7 undefined\n")
+    assert "/private/tool" not in cell.run("condor_q", f"{jid}.0", "-l", user=bob).stdout
+
+
 def test_a_cluster_that_left_the_queue_is_not_found_by_anyone(cell, workdir, users):
     cluster = submit(cell, "executable = /bin/true\nqueue\n", cwd=workdir)
     cell.wait_finished(cluster)

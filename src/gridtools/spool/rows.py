@@ -304,6 +304,9 @@ def condor_info(job):
         info["hold"] = book.get("hold")
         info["tasks"] = {str(k): {f: v for f, v in t.items() if f in ("hold", "removed", "gone", "wall", "slot", "slots")}
                          for k, t in (book.get("tasks") or {}).items()}
+        if book.get("edits"):               # (condor_qedit of a job submitted otherwise)
+            left_out = _not_public()[0]
+            info["edits"] = {name: text for name, text in book["edits"].items() if name.lower() not in left_out}
     return info
 
 
@@ -333,15 +336,20 @@ def public_ad(job):
 _NOT_PUBLIC = []
 
 
-def public_text(text, first=True):
-    """A stored ad's text as ``public_ad`` publishes it (``first``: the text of the first
-    proc, or of all); the long form is one attribute a line (see ``classad.parse_ad``)."""
-    import sys
+def _not_public():
+    """(the names ``public_ad`` leaves out, those it makes undefined), in lower case."""
     if not _NOT_PUBLIC:
         from gridtools.jobads import PRIVATE_ATTRS, SET_ATTRS, STATE_ATTRS
         _NOT_PUBLIC.extend((frozenset(n.lower() for n in PRIVATE_ATTRS + STATE_ATTRS),
                             frozenset(n.lower() for n in SET_ATTRS)))
-    left_out, undefined = _NOT_PUBLIC
+    return _NOT_PUBLIC
+
+
+def public_text(text, first=True):
+    """A stored ad's text as ``public_ad`` publishes it (``first``: the text of the first
+    proc, or of all); the long form is one attribute a line (see ``classad.parse_ad``)."""
+    import sys
+    left_out, undefined = _not_public()
     if not text:
         return ""
     if text.lstrip().startswith("["):       # the bracketed form: in the long form

@@ -400,13 +400,15 @@ def public_ad(snap, proc):
     texts = published_ad(snap, proc.cluster) if proc.is_condor else None
     if texts is not None:
         spec["condor_ad"] = texts
+    edits = (info.get("condor") or {}).get("edits")     # (condor_qedit of a qsub job: public ones)
+    book = {"edits": edits} if edits else None
     try:
-        ad = jobads.job_ad(spec, None, proc.number)
+        ad = jobads.job_ad(spec, None, proc.number, condor=book)
     except ClassAdSyntaxError:          # (a published text that does not parse: the facts alone)
         if texts is None:
             raise
         del spec["condor_ad"]
-        texts, ad = None, jobads.job_ad(spec, None, proc.number)
+        texts, ad = None, jobads.job_ad(spec, None, proc.number, condor=book)
     for name in jobads.PRIVATE_ATTRS + (_OWN_AD_ATTRS if proc.is_condor and texts is None else ()):
         if name in ad:
             del ad[name]
