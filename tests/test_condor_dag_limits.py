@@ -106,6 +106,31 @@ def test_maxjobs_throttles_job_submissions_not_pre_scripts(cell, workdir):
     assert "DAGMAN_MAX_JOBS_SUBMITTED setting: 1" in dagman_out(workdir)
 
 
+def test_a_maxjobs_category_throttles_its_job_submissions_not_its_pre_scripts(cell, workdir):
+    """MAXJOBS heavy 1, as HTCondor's DAGMan: the PRE scripts of the category's three ready
+    nodes run together, then their jobs go to the queue one at a time; a node of no
+    category is not held back by them."""
+    write(workdir, "pre.sh", f"#!/bin/sh\necho $1 >> {workdir}/began\nfor i in $(seq 300); do\n"
+                             f"  [ $(wc -l < {workdir}/began) -ge 3 ] && exit 0; sleep 0.05\ndone\n"
+                             f"echo alone-$1 >> {workdir}/began\n")
+    write(workdir, "job.sh", f"#!/bin/sh\necho + JOB $1 >> {workdir}/spans\nsleep 0.5\n"
+                             f"echo - JOB $1 >> {workdir}/spans\n")
+    dag = ""
+    for name in "ABCD":
+        write(workdir, f"{name}.sub", f"executable = job.sh\narguments = {name}\nqueue\n")
+        dag += f"JOB {name} {name}.sub\n"
+    for name in "ABC":
+        dag += f"SCRIPT PRE {name} pre.sh $JOB\nCATEGORY {name} heavy\n"
+    write(workdir, "diamond.dag", dag + "MAXJOBS heavy 1\n")
+    dag_id = dagman_id(submit_dag(cell, workdir))
+    assert dag_ended(cell, dag_id)[0][12] == "0", dagman_out(workdir)
+    assert sorted(open(os.path.join(workdir, "began")).read().split()) == ["A", "B", "C"]
+    spans = open(os.path.join(workdir, "spans")).read().splitlines()
+    heavy = [line for line in spans if line.split()[2] in "ABC"]
+    assert most_at_once(heavy, "JOB") == 1
+    assert sorted(line.split()[2] for line in spans if line.startswith("+")) == ["A", "B", "C", "D"]
+
+
 @pytest.mark.parametrize("args, code, ran", [((), "1", []),
                                              (("-AlwaysRunPost",), "0", ["post-A--1004-1"]),
                                              (("-AlwaysRunPost", "-DontAlwaysRunPost"), "1", [])])

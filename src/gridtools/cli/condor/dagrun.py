@@ -109,7 +109,11 @@ class Runner(NodeScripts, NodesLog):
                 break
             while self.parked and not self.check_halt() and not self._held_back() \
                     and self._stops() == (False, False):
-                self._submit_node(self.parked.pop(0))
+                name = next((n for n in self.parked if not self._category_full(n)), None)
+                if name is None:
+                    break
+                self.parked.remove(name)
+                self._submit_node(name)
             for name in self._startable():
                 if self._stops() != (False, False):
                     break
@@ -158,12 +162,20 @@ class Runner(NodeScripts, NodesLog):
         idle = int(self.opts.get("maxidle") or 0)
         return bool(idle and self.watcher.proc_states(c for c, _procs in self.running.values())[0] >= idle)
 
+    def _category_full(self, name):
+        """Whether node ``name``'s category has as many nodes with jobs in the queue as its
+        MAXJOBS allows: as HTCondor's DAGMan, the limit throttles the submission of the
+        category's jobs, not its nodes' PRE scripts (the node's job waits in ``parked``)."""
+        category = self.dag.nodes[name].category
+        limit = self.dag.maxjobs.get(category) if category else None
+        return limit is not None and sum(self.dag.nodes[n].category == category for n in self.running) >= limit
+
     def _startable(self):
         """The ready nodes the manager may start now: none but the FINAL node while the
         DAG is halted (``check_halt``)."""
         from gridtools.formats.condor.dagstate import ready_nodes
         ready = ready_nodes(self.dag, self.done, self.failed,
-                            set(self.running) | set(self.then) | set(self.parked))
+                            set(self.running) | set(self.then) | set(self.parked), by_category=False)
         if self.check_halt():
             final = self._final_name()
             return [n for n in ready if n == final]
@@ -302,7 +314,7 @@ class Runner(NodeScripts, NodesLog):
             self.log(f"Node {name}: its job waits: the DAG is halted")
             self.parked.append(name)        # submitted once the DAG resumes (``run``)
             return
-        if self.parked or self._held_back():
+        if self.parked or self._held_back() or self._category_full(name):
             self.parked.append(name)        # submitted in its turn (``run``)
             return
         self._submit_node(name)

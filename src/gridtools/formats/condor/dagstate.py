@@ -110,11 +110,11 @@ def load_save_path(dag_file, name, cwd):
 
 # -------------------------------------------------------------- what may run
 
-def ready_nodes(dag, done=(), failed=(), running=()):
+def ready_nodes(dag, done=(), failed=(), running=(), by_category=True):
     """Names of the nodes that may start now, best first (higher PRIORITY,
     then file order): every parent done, not itself done, failed or
-    running, and its category under MAXJOBS. The FINAL node is ready once
-    every other node is done, failed or can no longer run."""
+    running, and (``by_category``) its category under MAXJOBS. The FINAL node
+    is ready once every other node is done, failed or can no longer run."""
     done = set(done) | {n for n, node in dag.nodes.items() if node.done}
     failed, running = set(failed), set(running)
     busy = {}
@@ -130,7 +130,7 @@ def ready_nodes(dag, done=(), failed=(), running=()):
     names = []
     for _, _, name in sorted(candidates):
         category = dag.nodes[name].category
-        limit = dag.maxjobs.get(category) if category else None
+        limit = dag.maxjobs.get(category) if category and by_category else None
         if limit is not None and busy.get(category, 0) >= limit:
             continue
         busy[category] = busy.get(category, 0) + 1
