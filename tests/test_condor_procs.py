@@ -97,6 +97,40 @@ def test_each_proc_counts_down_its_own_amount_of_a_machine_resource(cell, workdi
     assert "hc:licence=0" in cell.run("qstat", "-F", "licence").stdout
 
 
+def test_a_dag_node_counts_down_its_request_of_a_machine_resource(cell, workdir):
+    """A DAG node's request_<name> of a machine resource of the cell is a request of it,
+    as condor_submit's is: the node's job holds its 2 licences while it runs."""
+    from qtools import add_complex
+    from test_condor_dag_live import submit_dag
+    add_complex(cell, "licence lic INT <= YES YES 0 0")
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "licence=2", "testhost", check=True)
+    gate = os.path.join(workdir, "gate")
+    with open(os.path.join(workdir, "a.sub"), "w") as fh:
+        fh.write(f"executable = /bin/sh\narguments = \"-c 'while [ ! -e {gate} ]; do sleep 0.1; done'\"\n"
+                 "request_licence = 2\nqueue\n")
+    with open(os.path.join(workdir, "diamond.dag"), "w") as fh:
+        fh.write("JOB A a.sub\n")
+    submit_dag(cell, workdir)
+    wait_for(lambda: "hc:licence=0" in cell.run("qstat", "-F", "licence").stdout)
+    open(gate, "w").close()
+    wait_for(lambda: "hc:licence=2" in cell.run("qstat", "-F", "licence").stdout)
+
+
+def test_requests_no_host_can_meet_leave_the_job_waiting(cell, workdir):
+    """Requests given as expressions that evaluate to more memory than can be written,
+    or to infinity, are taken in as the largest request: the job waits (as HTCondor's
+    stays idle), the next submission gets its own cluster, and the daemon goes on."""
+    texts = ("executable = /bin/true\nMY.Mem = 10000000000000\nrequest_memory = MY.Mem\nqueue\n",
+             "executable = /bin/true\nrequest_memory = real(\"INF\")\nrequest_gpus = real(\"INF\")\nqueue\n",
+             "executable = /bin/true\nqueue\n")
+    clusters = [submit(cell, text, cwd=workdir) for text in texts]
+    assert len(set(clusters)) == 3
+    for cluster in clusters[:2]:
+        wait_for(lambda c=cluster: "mem_free=8796093022207M" in cell.run("qstat", "-j", str(c)).stdout)
+        assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
+    cell.wait_finished(clusters[2])
+
+
 def test_a_later_proc_asking_for_what_the_cell_lacks_is_refused_at_submission(cell, workdir):
     """proc 1 asks for two CPUs (the parallel environment smp) in a cell without smp:
     condor_submit refuses the cluster, as it would for proc 0, and queues nothing."""

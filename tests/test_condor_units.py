@@ -108,6 +108,24 @@ def test_requests_given_as_expressions_are_left_to_the_daemon(tmp_path):
     assert "requests_pending" not in plain and plain["pe"] == ["smp", 2, 2]
 
 
+def test_requests_are_whole_amounts_rounded_up_and_bounded(tmp_path):
+    """A request is rounded up (a slot must hold what the ad asks for) and bounded (one no
+    host can meet, infinity too, is the largest a description holds): read on the spot
+    or by the daemon alike; NaN asks for nothing; JobPrio is a 32-bit int."""
+    cases = [("RequestMemory = 2001 / 2.0\nRequestGPUs = 3 / 2.0", {"mem_free": "1001M", "gpu": "2"}),
+             ("RequestMemory = 10000000000000", {"mem_free": "8796093022207M"}),
+             ('RequestMemory = real("INF")\nRequestGPUs = real("INF")',
+              {"mem_free": "8796093022207M", "gpu": str(2 ** 63 - 1)}),
+             ('RequestMemory = real("NaN")', {})]
+    for text, wanted in cases:
+        text = f"executable = run.sh\n{text}\n+JobPrio = real(\"-INF\")\nqueue\n"
+        spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), WHO)
+        assert spec["resources"]["hard"] == wanted, text
+        assert spec["job_prio"] == -2 ** 31
+        deferred = condor_spec.cluster_spec(cluster_drafts(text, tmp_path), WHO, defer=True)
+        assert condorjob.settle_requests(deferred)["resources"]["hard"] == wanted, text
+
+
 def test_attribute_names_as_commands_and_empty_values(tmp_path):
     ad = cluster_ads("executable = run.sh\nRequestCpus = 3\nRequestMemory = floor(2048 / 2)\n"
                      "+projectname =\nleave_in_queue = TRUE\nqueue\n", tmp_path)[0]

@@ -251,6 +251,8 @@ def submit(state, dispatcher, req, now):
                                       types=_complex_types(state), max_tasks=_max_aj_tasks(state))
     except jobcheck.Invalid as exc:
         problem = str(exc)
+    except (ArithmeticError, ValueError, TypeError) as exc:     # (an ad no check foresaw)
+        problem = f"the job's requests cannot be read: {exc}"
     if problem:
         if claimed is not None and ids.claimed_by("job", claimed, req.uid):
             ids.release("job", claimed)

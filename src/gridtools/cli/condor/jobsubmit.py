@@ -52,7 +52,7 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
     ``batch_name``: the JobBatchName of the job ads the description gives none, or a
     function of the cluster id that makes it."""
     from gridtools.cli.condor.submit import check_spec, submitter
-    from gridtools.formats.condor.spec import cluster_spec
+    from gridtools.formats.condor.spec import cluster_spec, custom_requests
     from gridtools.spool import ids
     who = submitter(time.time())
     who["sge_o"]["WORKDIR"] = cwd
@@ -66,7 +66,11 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
                 ad[attr] = value
             if batch_name and "JobBatchName" not in ad:
                 ad["JobBatchName"] = batch_name
-        spec = cluster_spec(ads, who)
+        counted = None
+        if custom_requests(ads[0]):         # (request_<name> of a consumable: as condor_submit's)
+            from gridtools.cli.condor.submit_more import countable_complexes
+            counted = countable_complexes()
+        spec = cluster_spec(ads, who, counted)
         if name:
             spec["name"] = name
         if notify:

@@ -32,6 +32,10 @@ MAX_SLOTS = 9_999_999
 MEMORY_REQUEST = "mem_free"
 #: the Grid Engine request a job's RequestGPUs becomes
 GPU_REQUEST = "gpu"
+#: the largest memory request (MB) and other amount a description holds (formats.values'
+#: MEMORY_MAX bytes; a 63-bit count): larger requests, infinite ones too, are these
+MAX_MEMORY_MB = (2 ** 63 - 1) >> 20
+MAX_AMOUNT = 2 ** 63 - 1
 #: characters a Grid Engine job name may not hold (and the control characters), replaced
 #: in names made from ads
 _NAME_BAD = frozenset("/:@\\*?\x7f")
@@ -195,19 +199,38 @@ def _requests(ad, facts, submit_host, counted=None, later=None):
     elif cpus > 1:
         pe = [SMP_PE, cpus, cpus]
     memory = _number(ad, "RequestMemory", 0, later) if _asked(ad, "RequestMemory") else 0
-    if memory and memory > 0:
-        hard[MEMORY_REQUEST] = f"{int(memory)}M"
+    if memory > 0:
+        hard[MEMORY_REQUEST] = f"{_whole(memory, MAX_MEMORY_MB)}M"
     gpus = _number(ad, "RequestGPUs", 0, later)
-    if gpus and gpus > 0:
-        hard[GPU_REQUEST] = str(int(gpus))
+    if gpus > 0:
+        hard[GPU_REQUEST] = str(_whole(gpus, MAX_AMOUNT))
     if facts["universe"] == LOCAL:
         hard["hostname"] = submit_host
     for name in custom_requests(ad) if counted else ():
         complex_name = counted.get(name.lower())
         amount = _number(ad, "Request" + name, 0, later)
         if complex_name and amount > 0:
-            hard[complex_name] = str(int(amount)) if amount == int(amount) else str(amount)
+            whole = amount >= MAX_AMOUNT or amount == int(amount)
+            hard[complex_name] = str(_whole(amount, MAX_AMOUNT)) if whole else str(amount)
     return pe, hard
+
+
+def _prio(value):
+    """JobPrio as the description holds it: a 32-bit int (a real cut to one)."""
+    if value != value:
+        return 0
+    return int(max(-2 ** 31, min(2 ** 31 - 1, value)))
+
+
+def _whole(value, limit):
+    """A positive amount as a whole number: rounded up (a slot must hold at least what the
+    ad asks for, as its ``TARGET.Memory >= RequestMemory`` says), at most ``limit``
+    (infinity too): a request no host can meet leaves the job waiting, as HTCondor leaves
+    a job no machine matches idle, instead of a description that cannot be stored."""
+    if value >= limit:
+        return limit
+    whole = int(value)
+    return whole + 1 if whole < value else whole
 
 
 def requests_of(ad, submit_host, counted=None):
@@ -239,7 +262,7 @@ def cluster_spec(ads, submitter, counted=None, defer=False):
         "stdin": [[None, facts["stdin"]]], "join": False,
         "resources": {"hard": hard, "soft": {}}, "queues": {"hard": [], "soft": []},
         "pe": pe, "user_hold": _number(first, "JobStatus") == 5,
-        "condor_ad": stored_ads(ads), "job_prio": int(_number(first, "JobPrio", 0)),
+        "condor_ad": stored_ads(ads), "job_prio": _prio(_number(first, "JobPrio", 0)),
         "batch_name": _text(first, "JobBatchName") or None, "universe": facts["universe"],
     })
     if len(ads) > 1:
