@@ -574,7 +574,9 @@ ELSEWHERE = dict.fromkeys((
 ELSEWHERE.update(dict.fromkeys(("regexp", "regexpmember", "regexps", "replace", "replaceall",
                                 "stringlist_regexpmember"), "regexfuncs"))
 ELSEWHERE.update(dict.fromkeys(("abstime", "formattime", "interval", "isabstime", "isreltime",
-                                "reltime"), "timefuncs"))
+                                "reltime", "splittime", "getyear", "getmonth", "getdayofmonth",
+                                "getdayofweek", "getdayofyear", "gethours", "getminutes",
+                                "getseconds", "getdays"), "timefuncs"))
 ELSEWHERE.update(dict.fromkeys(("argstolist", "envv1tov2", "listtoargs", "mergeenvironment", "usermap"),
                                "envargs"))
 

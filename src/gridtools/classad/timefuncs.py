@@ -1,5 +1,6 @@
 """Built-in functions of time values: absTime(), relTime(), isAbsTime(),
-isRelTime(), interval() and formatTime(). Registered in ``functions.FUNCTIONS``
+isRelTime(), interval(), formatTime(), splitTime() and the get functions of
+their parts (getYear() ... getSeconds(), getDays()). Registered in ``functions.FUNCTIONS``
 when first called (``functions.lookup``), with the time values (``timevals``)
 they make: evaluating expressions without them loads neither.
 """
@@ -7,7 +8,7 @@ they make: evaluating expressions without them loads neither.
 import time as _time
 
 from gridtools.classad.functions import builtin, exceptional, parse_c_real
-from gridtools.classad.timevals import AbsTime, RelTime, parse_abs, parse_rel
+from gridtools.classad.timevals import AbsTime, RelTime, local_offset, parse_abs, parse_rel
 from gridtools.classad.budget import LOOP_CHARS, MAX_STRING, built, charge
 from gridtools.classad.values import ERROR, UNDEFINED, to_int32, to_int64, wrap32
 
@@ -95,16 +96,88 @@ builtin("isRelTime")(lambda v: type(v) is RelTime)
 def fn_format_time(when=None, fmt="%c"):
     if when is None:
         when = _time.time()
-    if type(when) is AbsTime:
-        when = when.secs
-    if when is UNDEFINED:
-        return UNDEFINED
-    if type(when) not in (int, float) or type(fmt) is not str:
+    own = type(when) is AbsTime             # (its own zone's clock: the time shifted by its offset)
+    if type(when) not in (int, float, AbsTime) or type(fmt) is not str:
         return ERROR
     charge(len(fmt) // LOOP_CHARS)
     if len(fmt) > MAX_STRING // 64:         # (a conversion spells at most a few dozen characters)
         return ERROR
     try:
-        return built(_time.strftime(fmt, _time.localtime(when)))
+        fields = _time.gmtime(when.secs + when.offset) if own else _time.localtime(when)
+        return built(_time.strftime(fmt, fields))
     except (ValueError, OverflowError, OSError):
         return ERROR
+
+
+@builtin("splitTime")
+def fn_split_time(when):
+    """The parts of a time value as an ad: of a relative time, Days, Hours, Minutes and
+    Seconds (a real), the sign on the first part that is not zero; of an absolute time
+    (or a number of seconds since the epoch), Year, Month, Day, Hours, Minutes, Seconds
+    and Offset, on the clock of its own zone (a number's: this machine's)."""
+    from gridtools.classad.ad import ClassAd
+    if when is UNDEFINED:
+        return UNDEFINED
+    if type(when) is RelTime:
+        secs = when.secs
+        negative, secs = secs < 0, abs(secs)
+        days, rest = divmod(int(secs), 86400)
+        hours, rest = divmod(rest, 3600)
+        minutes, whole = divmod(rest, 60)
+        parts = [days, hours, minutes, float(whole) + (secs - int(secs))]
+        if negative:
+            first = next((i for i, part in enumerate(parts) if part), 3)
+            parts[first] = -parts[first]
+        return ClassAd({"Type": "RelativeTime", "Days": parts[0], "Hours": parts[1],
+                        "Minutes": parts[2], "Seconds": parts[3]})
+    if type(when) is AbsTime:
+        secs, offset = when.secs, when.offset
+    elif type(when) in (int, float):
+        secs = int(when)
+        offset = local_offset(secs)
+    else:
+        return ERROR
+    try:
+        fields = _time.gmtime(secs + offset)
+    except (ValueError, OverflowError, OSError):
+        return ERROR
+    return ClassAd({"Type": "AbsoluteTime", "Year": fields.tm_year, "Month": fields.tm_mon,
+                    "Day": fields.tm_mday, "Hours": fields.tm_hour, "Minutes": fields.tm_min,
+                    "Seconds": fields.tm_sec, "Offset": offset})
+
+
+#: what each get function reads of an absolute time (this machine's clock) ...
+_ABS_PARTS = {"getyear": lambda t: t.tm_year, "getmonth": lambda t: t.tm_mon,
+              "getdayofmonth": lambda t: t.tm_mday, "getdayofweek": lambda t: (t.tm_wday + 1) % 7,
+              "getdayofyear": lambda t: t.tm_yday - 1, "gethours": lambda t: t.tm_hour,
+              "getminutes": lambda t: t.tm_min, "getseconds": lambda t: t.tm_sec}
+#: ... and of a relative time (its whole seconds, parts cut towards zero as C divides)
+_REL_PARTS = {"getdays": lambda s: _c_div(s, 86400), "gethours": lambda s: _c_div(_c_mod(s, 86400), 3600),
+              "getminutes": lambda s: _c_div(_c_mod(s, 3600), 60), "getseconds": lambda s: _c_mod(s, 60)}
+
+
+def _c_div(a, b):
+    return -(-a // b) if a < 0 else a // b
+
+
+def _c_mod(a, b):
+    return a - b * _c_div(a, b)
+
+
+def _getter(name):
+    def get(when):
+        if type(when) is AbsTime and name in _ABS_PARTS:
+            try:
+                return _ABS_PARTS[name](_time.localtime(when.secs))
+            except (ValueError, OverflowError, OSError):
+                return ERROR
+        if type(when) is RelTime and name in _REL_PARTS:
+            return _REL_PARTS[name](int(when.secs))
+        return ERROR
+    return get
+
+
+for _name in ("getYear", "getMonth", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getHours",
+              "getMinutes", "getSeconds", "getDays"):
+    builtin(_name)(_getter(_name.lower()))
+del _name
