@@ -150,3 +150,28 @@ def test_condor_jobs_count_down_a_machine_resource_of_the_cell(workdir):
         cell.run("condor_rm", str(cluster), check=True)
     finally:
         destroy_cell(cell)
+
+
+def test_a_condor_job_of_several_cpus_holds_its_gpus_once(workdir):
+    """request_cpus = 2 with request_gpus = 1 on a host with one GPU: the job runs on two
+    slots holding the one GPU (HTCondor counts request_gpus for the job, not per CPU);
+    a second job asking for a GPU waits until it is free."""
+    from conftest import destroy_cell, make_cell
+    from condortools import statuses, submit, wait_status
+    cell = make_cell(slots=3)
+    try:
+        cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=1", "testhost", check=True)
+        text = ("executable = /bin/sh\narguments = \"-c 'echo $CUDA_VISIBLE_DEVICES; sleep 30'\"\n"
+                "request_cpus = 2\nrequest_gpus = 1\noutput = out\nqueue\n")
+        big = submit(cell, text, cwd=workdir)
+        wait_status(cell, f"{big}.0", 2)
+        out = os.path.join(workdir, "out")
+        assert wait_for(lambda: os.path.exists(out) and open(out).read().strip()) == "0"
+        assert "hc:gpu=0" in cell.run("qstat", "-F", "gpu").stdout
+        small = submit(cell, "executable = /bin/true\nrequest_gpus = 1\nqueue\n", cwd=workdir)
+        wait_for(lambda: "gpu" in cell.run("qstat", "-j", str(small)).stdout)
+        assert statuses(cell, f"{small}.0")[f"{small}.0"] == 1
+        cell.run("condor_rm", str(big), check=True)
+        wait_for(lambda: statuses(cell, f"{small}.0").get(f"{small}.0") in (None, 2, 4))
+    finally:
+        destroy_cell(cell)

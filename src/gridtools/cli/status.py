@@ -276,6 +276,12 @@ def task_hard(snap, row):
     return (snap["jobs"].get(row["id"]) or {}).get("hard") or {}
 
 
+def held_once(snap, row, name):
+    """Whether the job of a task row holds its request of ``name`` once, on its master
+    queue, not on each slot (its description's ``per_job_requests``)."""
+    return name in ((snap["jobs"].get(row["id"]) or {}).get("per_job") or ())
+
+
 def task_label(row):
     """The ja-task-ID column text of a row."""
     if row.get("task") is not None:

@@ -93,10 +93,14 @@ def settle_requests(spec, counted=None):
     """A new job's description with the requests of proc 0's ad: for a job whose
     submitter left to the daemon those the ad gives as expressions (``requests_pending``:
     see ``formats.condor.spec.cluster_spec``; ``counted`` as there)."""
-    from gridtools.formats.condor.spec import requests_of
+    from gridtools.formats.condor.spec import per_job_requests, requests_of
     texts = spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]
     pe, hard = requests_of(jobads.proc_ad(tuple(texts), 1), spec.get("submit_host") or "", counted)
-    return dict(spec, pe=pe, resources={"hard": hard, "soft": {}})
+    settled = dict(spec, pe=pe, resources={"hard": hard, "soft": {}})
+    settled.pop("per_job_requests", None)
+    if per_job_requests(pe, hard, counted):
+        settled["per_job_requests"] = per_job_requests(pe, hard, counted)
+    return settled
 
 
 def spec_numbers(spec):
@@ -643,6 +647,9 @@ def _refresh(spec, counted=None):
     for key in ("pe", "resources", "job_prio", "batch_name", "universe", "command", "args", "cwd",
                 "env", "stdout", "stderr", "stdin"):
         spec[key] = fresh[key]
+    spec.pop("per_job_requests", None)
+    if fresh.get("per_job_requests"):
+        spec["per_job_requests"] = fresh["per_job_requests"]
     spec["user_hold"] = bool(spec.get("user_hold"))
 
 

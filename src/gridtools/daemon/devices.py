@@ -14,6 +14,7 @@ shows granted resource map ids.
 import os
 
 from gridtools.formats import spoolyaml
+from gridtools.model.resources import PER_JOB, per_job
 from gridtools.spool import jobs as jobstore
 from gridtools.spool.files import atomic_write, read_text
 
@@ -53,9 +54,9 @@ def _asked(req, table):
     None."""
     cx = table.get(GPU)
     value = next((a.value for a in req.hard if cx is not None and a.name == cx.name), None)
-    if cx is None or type(value) not in (int, float):
+    if cx is None or not isinstance(value, (int, float)) or isinstance(value, bool):
         return None
-    amount = int(value)
+    amount = per_job(int(value)) if isinstance(value, PER_JOB) else int(value)
     return (amount, cx) if amount > 0 else None
 
 

@@ -74,6 +74,27 @@ class Consumable(enum.Enum):
     JOB = "JOB"        # the job as a whole holds it, on its master host
 
 
+class PerJobInt(int):
+    """A request's amount that the job as a whole holds, as of a consumable JOB, whatever
+    the consumable's own kind (``per_job``)."""
+    __slots__ = ()
+
+
+class PerJobFloat(float):
+    """``PerJobInt`` of a real amount."""
+    __slots__ = ()
+
+
+PER_JOB = (PerJobInt, PerJobFloat)
+
+
+def per_job(value):
+    """``value`` (a number) marked as an amount the job as a whole holds: a job
+    description's ``per_job_requests`` (an HTCondor job's request_gpus, counted once for
+    the job where Grid Engine counts a request once per slot)."""
+    return PerJobInt(value) if isinstance(value, int) else PerJobFloat(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Complex:
     """One complex attribute definition."""

@@ -10,7 +10,7 @@ daemon builds its snapshots here, and so do ``qsub -w`` and ``qalter -w``.
 
 from gridtools.errors import GridError
 from gridtools.formats import values
-from gridtools.model.resources import INFINITY, Complex, Consumable, CxType, Relop, Requestable
+from gridtools.model.resources import INFINITY, Complex, Consumable, CxType, Relop, Requestable, per_job
 from gridtools.sched.snapshot import (
     PE, Allocation, Ask, Host, HostState, PeRequest, QState, QueueInstance, Request, SchedConfig,
     SortMethod)
@@ -360,14 +360,18 @@ def _high(value):
     return None if value is None or int(value) == 0 else int(value)
 
 
-def asks(mapping, table):
-    """Ask records of a name=value request mapping, canonical names; unknown names left out."""
+def asks(mapping, table, per_job_names=()):
+    """Ask records of a name=value request mapping, canonical names; unknown names left
+    out; the amounts of ``per_job_names`` (canonical) marked as the job's as a whole
+    (``model.resources.per_job``)."""
     found = []
     for name, text in (mapping or {}).items():
         cx = table.get(str(name))
         if cx is None:
             continue
         value = value_or_none(cx, text)
+        if cx.name in per_job_names and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = per_job(value)
         if value is not None:
             found.append(Ask(cx.name, value, f"{name}={text}"))
     return tuple(sorted(found, key=lambda a: a.name))
@@ -392,7 +396,8 @@ def request(spec, conf, table):
     """The Request of a job description."""
     res = spec.get("resources") or {}
     queues = spec.get("queues") or {}
-    hard = asks(res.get("hard"), table)
+    per_job_names = tuple(sorted(spec.get("per_job_requests") or ()))
+    hard = asks(res.get("hard"), table, per_job_names)
     return Request(
         hard=hard, soft=asks(res.get("soft"), table),
         hard_queues=tuple(queues.get("hard") or ()), soft_queues=tuple(queues.get("soft") or ()),
@@ -401,7 +406,7 @@ def request(spec, conf, table):
         project=spec.get("project") or "",
         userlists=userlists_of(conf, spec["owner"], spec.get("group", "")),
         ar=int(spec.get("ar") or 0), reserve=bool(spec.get("reserve")), runtime=runtime(hard),
-        implicit=implicit_defaults(hard, table))
+        implicit=implicit_defaults(hard, table), per_job=per_job_names)
 
 
 #: the held tasks of most jobs: one empty set for all

@@ -22,7 +22,7 @@ dependencies or an error come after the others and get no tickets.
 import itertools
 from dataclasses import replace
 
-from gridtools.model.resources import Consumable
+from gridtools.model.resources import PER_JOB, Consumable
 from gridtools.sched import priority as priority_mod
 from gridtools.sched import urgency as urgency_mod
 from gridtools.sched.policy.config import PolicyConfig
@@ -58,7 +58,8 @@ def _requests(req, table):
         if cx is None:
             continue
         amount = float(ask.value) if isinstance(ask.value, (int, float)) else 1.0
-        found.append(PolicyRequest(cx.name, amount, cx.consumable is not Consumable.JOB))
+        found.append(PolicyRequest(cx.name, amount, cx.consumable is not Consumable.JOB
+                                   and not isinstance(ask.value, PER_JOB)))
     return tuple(found)
 
 

@@ -21,7 +21,7 @@ sampled, do not hold a job back); a queue instance, host or global host
 that offers a FORCED complex only takes jobs that request it.
 """
 
-from gridtools.model.resources import Consumable, CxType, Relop, Requestable, satisfies
+from gridtools.model.resources import PER_JOB, Consumable, CxType, Relop, Requestable, satisfies
 from gridtools.sched.inputs import value_or_none
 from gridtools.sched.reasons import Reason, Why
 
@@ -175,6 +175,7 @@ class Capacity:
             cx = table.get(ask.name)
             if cx is None or not cx.counted or cx.consumable is Consumable.JOB \
                     or not isinstance(ask.value, (int, float)) or ask.value <= 0 \
+                    or isinstance(ask.value, PER_JOB) \
                     or cx.name in self.exclusive:
                 continue
             for level in levels(queue, host):
@@ -191,8 +192,9 @@ def capacity_kind(cx):
 
 
 def per_grant(cx, amount, slots, master):
-    """What ``slots`` slots of a task hold of consumable ``cx`` on one queue instance."""
-    if cx.consumable is Consumable.JOB:
+    """What ``slots`` slots of a task hold of consumable ``cx`` on one queue instance (an
+    amount the job as a whole holds, ``model.resources.per_job``, as of a consumable JOB)."""
+    if cx.consumable is Consumable.JOB or isinstance(amount, PER_JOB):
         return amount if master else 0
     return amount * slots
 

@@ -166,13 +166,14 @@ class Request:
     reserve: bool = False
     runtime: float = INFINITY            # seconds (h_rt, else s_rt; INFINITY without)
     implicit: tuple = ()                 # Ask: defaults of consumables the job did not ask for
+    per_job: tuple = ()                  # names of the hard requests the job holds as a whole
     key: int = field(default=0, compare=False, repr=False)   # the hash, computed once
 
     def __post_init__(self):
         object.__setattr__(self, "key", hash((self.hard, self.soft, self.hard_queues, self.soft_queues,
                                               self.master_queues, self.pe, self.ckpt, self.interactive,
                                               self.project, self.userlists, self.ar, self.reserve,
-                                              self.runtime, self.implicit)))
+                                              self.runtime, self.implicit, self.per_job)))
 
     def __hash__(self):
         return self.key

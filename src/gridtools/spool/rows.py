@@ -267,6 +267,8 @@ def job_info(job, decisions_urg):
         "uid": spec.get("uid"), "gid": spec.get("gid"), "binary": bool(spec.get("binary")),
         "submit_host": spec.get("submit_host") or "", "uid_domain": spec.get("uid_domain") or "",
         **_choices(spec),
+        # the hard requests the job holds once, not per slot (an HTCondor job of several CPUs)
+        **({"per_job": list(spec["per_job_requests"])} if spec.get("per_job_requests") else {}),
     }
 
 

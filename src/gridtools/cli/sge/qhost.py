@@ -191,7 +191,8 @@ def held(host, snap):
                 continue
             for name, cx in counted.items():
                 amount = loadvalues.request_amount(name, cx, hard)
-                share = (amount if i == 0 else 0.0) if cx[4] == "JOB" else amount * slots
+                once = cx[4] == "JOB" or qstatus.held_once(snap, row, name)
+                share = (amount if i == 0 else 0.0) if once else amount * slots
                 found[name] = found.get(name, 0.0) + share
     return found
 

@@ -8,7 +8,7 @@ values is in the unknown state ``u``.
 """
 
 from gridtools.cli.sge import loadvalues
-from gridtools.cli.status import task_hard
+from gridtools.cli.status import held_once, task_hard
 
 #: queue instance state letters in the order Grid Engine prints them
 STATE_ORDER = "aACDduESsco"
@@ -129,11 +129,12 @@ def consumed(snap, level, name):
         if "granted" not in row or row["state"] == "z":
             continue
         want = loadvalues.request_amount(name, row_cx, task_hard(snap, row))
+        once = per_job or held_once(snap, row, name)
         for i, (queue, host, slots) in enumerate(row["granted"]):
             hit = (level[0] == "global" or (level[0] == "host" and host == level[1])
                    or (level[0] == "queue" and f"{queue}@{host}" == level[1]))
-            if hit and (not per_job or i == 0):
-                total += want * (1 if per_job else slots)
+            if hit and (not once or i == 0):
+                total += want * (1 if once else slots)
     return total
 
 

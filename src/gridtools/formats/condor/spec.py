@@ -233,6 +233,17 @@ def _whole(value, limit):
     return whole + 1 if whole < value else whole
 
 
+def per_job_requests(pe, hard, counted=None):
+    """The names of the requests (of ``hard``) that a job of several CPUs on one host holds
+    once, not on each slot: its gpu request and its requests of machine resources
+    (``counted``), which HTCondor counts for the job where Grid Engine counts a request
+    for each slot (see ``model.resources.per_job``)."""
+    if not pe or pe[0] != SMP_PE:
+        return []
+    names = {GPU_REQUEST, *(counted or {}).values()}
+    return sorted(name for name in hard if name in names)
+
+
 def requests_of(ad, submit_host, counted=None):
     """(pe, hard resources) of one proc's ad, as ``cluster_spec`` reads proc 0's (the
     daemon places a proc that asks otherwise with its own)."""
@@ -269,4 +280,7 @@ def cluster_spec(ads, submitter, counted=None, defer=False):
         spec["tasks"] = [1, len(ads), 1]
     if later:
         spec["requests_pending"] = True
+    held_once = per_job_requests(pe, hard, counted)
+    if held_once:
+        spec["per_job_requests"] = held_once
     return spec
