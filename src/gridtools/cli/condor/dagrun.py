@@ -330,7 +330,7 @@ class Runner(NodeScripts, NodesLog):
             return
         try:
             submitted = self._submit(name, node)
-        except (GridError, OSError) as exc:
+        except (GridError, OSError, ArithmeticError, ValueError, TypeError) as exc:  # (the node fails, not the DAG)
             self.log(f"ERROR: submitting the job of node {name} failed: {exc}")
             self.jobstate.node(name, "SUBMIT_FAILURE")
             self.errors[name] = "Job submit failed"
