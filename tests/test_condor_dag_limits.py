@@ -83,15 +83,21 @@ def test_maxidle_holds_back_submissions_while_the_dag_has_that_many_idle_procs(c
     assert "DAGMAN_MAX_JOBS_IDLE setting: 1" in out
 
 
-def test_maxjobs_throttles_job_submissions_not_pre_scripts(cell, workdir):
-    """-maxjobs 1, as HTCondor's DAGMan: the PRE scripts of three ready nodes run together
-    (each waits until all three have begun), and then their jobs go to the queue one
-    node at a time, every one of them."""
+def throttle_scripts(workdir):
+    """pre.sh NODE: notes NODE in ``began`` and waits until three nodes began (else
+    notes ``alone-NODE``); job.sh NODE: notes its span in ``spans``."""
     write(workdir, "pre.sh", f"#!/bin/sh\necho $1 >> {workdir}/began\nfor i in $(seq 300); do\n"
                              f"  [ $(wc -l < {workdir}/began) -ge 3 ] && exit 0; sleep 0.05\ndone\n"
                              f"echo alone-$1 >> {workdir}/began\n")
     write(workdir, "job.sh", f"#!/bin/sh\necho + JOB $1 >> {workdir}/spans\nsleep 0.5\n"
                              f"echo - JOB $1 >> {workdir}/spans\n")
+
+
+def test_maxjobs_throttles_job_submissions_not_pre_scripts(cell, workdir):
+    """-maxjobs 1, as HTCondor's DAGMan: the PRE scripts of three ready nodes run together
+    (each waits until all three have begun), and then their jobs go to the queue one
+    node at a time, every one of them."""
+    throttle_scripts(workdir)
     dag = ""
     for name in "ABC":
         write(workdir, f"{name}.sub", f"executable = job.sh\narguments = {name}\nqueue\n")
@@ -110,11 +116,7 @@ def test_a_maxjobs_category_throttles_its_job_submissions_not_its_pre_scripts(ce
     """MAXJOBS heavy 1, as HTCondor's DAGMan: the PRE scripts of the category's three ready
     nodes run together, then their jobs go to the queue one at a time; a node of no
     category is not held back by them."""
-    write(workdir, "pre.sh", f"#!/bin/sh\necho $1 >> {workdir}/began\nfor i in $(seq 300); do\n"
-                             f"  [ $(wc -l < {workdir}/began) -ge 3 ] && exit 0; sleep 0.05\ndone\n"
-                             f"echo alone-$1 >> {workdir}/began\n")
-    write(workdir, "job.sh", f"#!/bin/sh\necho + JOB $1 >> {workdir}/spans\nsleep 0.5\n"
-                             f"echo - JOB $1 >> {workdir}/spans\n")
+    throttle_scripts(workdir)
     dag = ""
     for name in "ABCD":
         write(workdir, f"{name}.sub", f"executable = job.sh\narguments = {name}\nqueue\n")
