@@ -19,6 +19,7 @@ test) that names what a Grid Engine administrator and users would set up:
                ar: 0, project: p1, submit: 980}]
     jobs: [{id: 1, owner: alice, qsub: "-l h_vmem=1G -pe smp 2", submit: 1, tasks: [1, 2]},
            {id: 2, pe: [mpi, [[1, 1], [2, 2], [4, 4], [8, 8]]]}]    # pe: the spooled form
+    jobs: [{id: 4, qsub: "-pe smp 2 -l gpu=1", per_job: [gpu]}]   # gpu held once, not per slot
     jobs: [{id: 3, tasks: [1, 2], qsub: "-l gpu=2", task_qsub: {2: "-l gpu=1"},   # an HTCondor
             unwanted: [h1], task_unwanted: {2: [h2]}}]    # cluster whose procs ask differently,
                                                           # and whose Requirements refuse hosts
@@ -70,6 +71,8 @@ def _spec(job, conf_defaults=None):
                 submit_time=float(job.get("submit", job["id"])), name=job.get("name", f"j{job['id']}"))
     if job.get("pe"):
         spec["pe"] = job["pe"]              # the spooled form, e.g. a slot list
+    if job.get("per_job"):
+        spec["per_job_requests"] = job["per_job"]   # requests held once (an HTCondor job's)
     return spec
 
 

@@ -111,3 +111,20 @@ def test_the_negotiators_match_is_placed_with_the_procs_own_request():
     assert schedkit.starts(decisions) == ["1.2 all.q@h1=1"]
     alike = replace(snap, jobs=(replace(snap.jobs[0], task_requests=()),))
     assert schedkit.starts(matchpass.match_pass(alike, inputs(alike))) == []
+
+
+def test_requests_held_once_are_booked_once_for_all_the_slots():
+    """An HTCondor job of two CPUs asking for one GPU (per_job_requests) runs on a host
+    with one GPU and holds it once; the same request made by qsub -pe smp 2 -l gpu=1
+    asks for one GPU per slot and waits; a job running that way holds one GPU too."""
+    base = {**GPU, "hosts": ["h1"], "slots": 4, "queue": {"pe_list": "smp"},
+            "exechost": {"h1": {"complex_values": "gpu=2"}}}
+    sc = {**base, "jobs": [{"id": 1, "qsub": "-pe smp 2 -l gpu=1", "per_job": ["gpu"]},
+                           {"id": 2, "qsub": "-pe smp 2 -l gpu=1", "submit": 5}]}
+    decisions, started = run(sc)
+    assert started == ["1.1 all.q@h1=2"]
+    assert reasons(decisions, 2) == ['cannot run in PE "smp" because it only offers 1 slots']
+    held = {**base, "running": [{"job": 9, "granted": "all.q@h1=2", "l": "gpu=1", "pe": "smp",
+                                 "per_job": ["gpu"]}],
+            "jobs": [{"id": 3, "qsub": "-l gpu=1"}]}
+    assert run(held)[1] == ["3.1 all.q@h1=1"]
