@@ -10,7 +10,8 @@ import re
 import pytest
 
 from conftest import wait_for
-from test_condor_dag_live import dag_ended, dagman_id, dagman_out, gate, node, order, submit_dag, write
+from test_condor_dag_live import (dag_ended, dagman_id, dagman_out, gate, node, node_started, order,
+                                  submit_dag, write)
 
 
 def most_at_once(lines, kind):
@@ -331,3 +332,20 @@ def test_while_the_dag_is_halted_no_pre_script_starts_and_no_job_is_submitted(ce
     write(workdir, "go2", "")
     assert dag_ended(cell, dag)[0][12] == "0"
     assert "DAG resumed" in dagman_out(workdir)
+
+
+def test_removing_a_dag_whose_node_waits_for_its_category_still_runs_the_final_node(cell, workdir):
+    """MAXJOBS c 1: A's job runs, B waits for its category's turn; condor_rm of the DAG
+    removes A's job, B is never submitted, and the FINAL node runs."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    node(workdir, "Z")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nCATEGORY A c\nCATEGORY B c\nMAXJOBS c 1\n"
+                                  "FINAL Z Z.sub\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir), timeout=40)
+    assert order(workdir) == ["A", "Z"]
+    assert "Node Z completed successfully." in dagman_out(workdir)
+    dag_ended(cell, dag)

@@ -175,3 +175,25 @@ def test_a_condor_job_of_several_cpus_holds_its_gpus_once(workdir):
         wait_for(lambda: statuses(cell, f"{small}.0").get(f"{small}.0") in (None, 2, 4))
     finally:
         destroy_cell(cell)
+
+
+def test_a_later_proc_of_several_cpus_holds_its_gpu_once_and_the_views_count_one(workdir):
+    """Proc 0 asks for 1 CPU, proc 1 for 2 CPUs and 1 GPU, on a host with two GPUs: proc 1
+    sees one device; qstat -F counts one GPU held, and qsub -w p finds the other free."""
+    from conftest import destroy_cell, make_cell
+    from condortools import submit, wait_status
+    cell = make_cell(slots=4)
+    try:
+        cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
+        text = ("executable = /bin/sh\narguments = \"-c 'echo $CUDA_VISIBLE_DEVICES; sleep 30'\"\n"
+                "output = out.$(Process)\nqueue\nrequest_cpus = 2\nrequest_gpus = 1\nqueue\n")
+        cluster = submit(cell, text, cwd=workdir)
+        wait_status(cell, f"{cluster}.1", 2)
+        out = os.path.join(workdir, "out.1")
+        assert wait_for(lambda: os.path.exists(out) and open(out).read().strip()) == "0"
+        assert wait_for(lambda: "hc:gpu=1" in cell.run("qstat", "-F", "gpu").stdout)
+        verified = cell.run("qsub", "-w", "p", "-l", "gpu=1", "-b", "y", "true")
+        assert verified.stdout == "verification: found suitable queue(s)\n", verified.stderr
+        cell.run("condor_rm", str(cluster), check=True)
+    finally:
+        destroy_cell(cell)

@@ -128,3 +128,16 @@ def test_requests_held_once_are_booked_once_for_all_the_slots():
                                  "per_job": ["gpu"]}],
             "jobs": [{"id": 3, "qsub": "-l gpu=1"}]}
     assert run(held)[1] == ["3.1 all.q@h1=1"]
+
+
+def test_a_quota_counts_a_request_held_once_once():
+    """limit users {*} to gpu=1: the HTCondor job of two CPUs and one GPU (held once) fits
+    the quota and starts; the same request made per slot would break it."""
+    sc = {**GPU, "hosts": ["h1"], "slots": 4, "queue": {"pe_list": "smp"},
+          "exechost": {"h1": {"complex_values": "gpu=2"}},
+          "objects": {"rqs/gpus": "{\n name gpus\n enabled true\n limit users {*} to gpu=1\n}\n"},
+          "jobs": [{"id": 1, "qsub": "-pe smp 2 -l gpu=1", "per_job": ["gpu"]},
+                   {"id": 2, "owner": "bob", "qsub": "-pe smp 2 -l gpu=1", "submit": 5}]}
+    decisions, started = run(sc)
+    assert started == ["1.1 all.q@h1=2"]
+    assert reasons(decisions, 2) == ['cannot run in PE "smp" because it only offers 1 slots']

@@ -278,7 +278,11 @@ def task_hard(snap, row):
 
 def held_once(snap, row, name):
     """Whether the job of a task row holds its request of ``name`` once, on its master
-    queue, not on each slot (its description's ``per_job_requests``)."""
+    queue, not on each slot (its description's ``per_job_requests``; a proc that asks
+    for other resources than its proc 0, its own)."""
+    own = (snap.get("task_hard") or {}).get(row["id"])
+    if own and row.get("task") in own:
+        return name in ((own.get("per_job") or {}).get(row["task"]) or ())
     return name in ((snap["jobs"].get(row["id"]) or {}).get("per_job") or ())
 
 

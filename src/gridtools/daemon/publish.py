@@ -256,6 +256,8 @@ def task_hard(state):
         req = view.task_request(job, task.number, state)
         if req is not view.task_request(job, 0, state):
             found.setdefault(job.id, {})[task.number] = dict(a.text.split("=", 1) for a in req.hard)
+            if req.per_job:                 # (the requests it holds once: see held_once)
+                found[job.id].setdefault("per_job", {})[task.number] = list(req.per_job)
     return found
 
 

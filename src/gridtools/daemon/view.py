@@ -138,9 +138,11 @@ def _proc_requests(spec, state, parts):
         state.log(f"W|job {spec['id']}: the requests of its procs cannot be read, "
                   f"proc 0's stand in: {exc}")
         return ()
-    table = parts["complexes"]
+    from gridtools.formats.condor.spec import per_job_requests
+    table, counted = parts["complexes"], countable_complexes(state.config)
     return tuple((task, _interned(parts, inputs.request(
-        dict(spec, pe=pe, resources={"hard": hard, "soft": (spec.get("resources") or {}).get("soft") or {}}),
+        dict(spec, pe=pe, resources={"hard": hard, "soft": (spec.get("resources") or {}).get("soft") or {}},
+             per_job_requests=per_job_requests(pe, hard, counted)),
         state.config, table))) for task, (pe, hard) in sorted(found.items()))
 
 

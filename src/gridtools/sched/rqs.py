@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from gridtools.formats.sge.codecs import ValueProblem
 from gridtools.formats.sge.rqs import FILTERS, dynamic_terms, is_dynamic
-from gridtools.model.resources import Consumable, satisfies
+from gridtools.model.resources import PER_JOB, Consumable, satisfies
 from gridtools.sched.inputs import value_or_none
 from gridtools.sched.reasons import Reason, Why
 from gridtools.sched.resources import per_grant
@@ -246,9 +246,11 @@ class QuotaBook:
         found, broken = self.demands(who, asks, queue, host, 1)
         if broken is not None:
             return 0
+        once = {ask.name for ask in asks if isinstance(ask.value, PER_JOB)}   # (held once: no bound)
         best = None
         for counter, amount, cap in found:
-            if amount > 0 and self.table[counter[1]].consumable is not Consumable.JOB:
+            if amount > 0 and self.table[counter[1]].consumable is not Consumable.JOB \
+                    and counter[1] not in once:
                 fit = int((cap - self.used.get(counter, 0.0) + 1e-9) // amount)
                 best = fit if best is None else min(best, fit)
         return best

@@ -314,8 +314,8 @@ class Runner(NodeScripts, NodesLog):
             self.log(f"Node {name}: its job waits: the DAG is halted")
             self.parked.append(name)        # submitted once the DAG resumes (``run``)
             return
-        if self.parked or self._held_back() or self._category_full(name):
-            self.parked.append(name)        # submitted in its turn (``run``)
+        if name != self._final_name() and (self.parked or self._held_back() or self._category_full(name)):
+            self.parked.append(name)        # submitted in its turn (``run``); the FINAL node at once
             return
         self._submit_node(name)
 

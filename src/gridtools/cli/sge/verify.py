@@ -111,7 +111,8 @@ def _running(items, conf, table):
     found = []
     for item in items:
         req = inputs.request({"owner": item["owner"], "resources": {"hard": item["hard"]},
-                              "project": item.get("project")}, conf, table)
+                              "project": item.get("project"), "per_job_requests": item.get("per_job")},
+                             conf, table)
         found.append(Running(item["id"], item["task"], item["owner"], item["granted"],
                              pe=item.get("pe") or "", amounts=inputs.consumable_amounts(req, table),
                              start_time=item["time"], project=req.project))
@@ -120,15 +121,17 @@ def _running(items, conf, table):
 
 def occupation(snap, exclude=None):
     """The tasks running now, from a published status snapshot."""
-    from gridtools.cli.status import task_hard
+    from gridtools.cli.status import held_once, task_hard
     found = []
     for row in snap.get("rows", ()):
         if not row.get("granted") or row["id"] == exclude:
             continue
         info = snap["jobs"].get(row["id"], {})
+        hard = dict(task_hard(snap, row))
         found.append({"id": row["id"], "task": row.get("task") or 1, "owner": info.get("owner", ""),
                       "granted": tuple(tuple(g) for g in row["granted"]),
-                      "hard": dict(task_hard(snap, row)), "pe": row.get("pe") or "",
+                      "hard": hard, "per_job": [name for name in hard if held_once(snap, row, name)],
+                      "pe": row.get("pe") or "",
                       "project": info.get("project") or "",
                       "time": float(row.get("time") or 0.0)})
     return tuple(found)
