@@ -109,6 +109,13 @@ def test_owner_and_ids(ctx):
     ("executable = run.sh\nrequirements = a &&\nqueue\n", "Parse error in expression: Requirements"),
     ("executable = run.sh\n+Foo = (\nqueue\n", "Parse error in expression: Foo = ("),
     ("executable = run.sh\narguments = a \"b c\"\nqueue\n", "Found illegal unescaped double-quote"),
+    # a lone double quote ends a new-syntax value, single quotes or not (HTCondor 24's words)
+    ("executable = run.sh\narguments = \"-c 'echo \\\"hi\\\"'\"\nqueue\n",
+     "ERROR: Unexpected characters following double-quote.  Did you forget to escape the double-quote by "
+     "repeating it?  Here is the quote and trailing characters: \"hi\\\"'\"\n\n"
+     "The full arguments you specified were: \"-c 'echo \\\"hi\\\"'\""),
+    ("executable = run.sh\nenvironment = \"A='x\"y'\"\nqueue\n",
+     "Here is the quote and trailing characters: \"y'\"\n\nThe environment you specified was: '\"A='x\"y'\"'"),
     ("executable = nothere.sh\nqueue\n", "/nothere.sh: No such file or directory"),
     ("executable = run.sh\ninitialdir = nodir\nqueue\n", "No such directory"),
     ("executable = run.sh\nqueue -1\n", "Queue count out of range"),
@@ -157,7 +164,7 @@ def test_errors_in_htcondor_words(text, message, ctx):
         ads(text, ctx)
     assert message in str(info.value)
     assert "\n" not in str(info.value).strip() or "full arguments" in str(info.value) or \
-        "MAX_JOBS_PER_SUBMISSION" in str(info.value)
+        "environment you specified" in str(info.value) or "MAX_JOBS_PER_SUBMISSION" in str(info.value)
 
 
 # ---------------------------------------------------------------------- queue

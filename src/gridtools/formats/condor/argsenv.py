@@ -52,8 +52,11 @@ def split_old_args(value):
 
 
 def split_new(value, what="arguments"):
-    """Items of a new-syntax value (the text between the outer quotes)."""
+    """Items of a new-syntax value (the text between the outer quotes). A double quote
+    inside that is not doubled ends the value where HTCondor's reading ends it, single
+    quotes or not: what follows it is refused in HTCondor's words."""
     inner = value.strip()[1:-1]
+    _check_quotes(value.strip(), inner, what)
     items, current, pending, i = [], [], False, 0
     while i < len(inner):
         ch = inner[i]
@@ -75,6 +78,21 @@ def split_new(value, what="arguments"):
     if pending:
         items.append("".join(current))
     return items
+
+
+def _check_quotes(value, inner, what):
+    i = 0
+    while True:
+        i = inner.find('"', i)
+        if i < 0:
+            return
+        if inner[i + 1:i + 2] != '"':
+            shown = f"The full arguments you specified were: {value}" if what == "arguments" \
+                else f"The environment you specified was: '{value}'"
+            raise InputError(lines("ERROR: Unexpected characters following double-quote.  Did you forget to "
+                                   "escape the double-quote by repeating it?  Here is the quote and trailing "
+                                   f"characters: {value[i + 1:]}", "", shown))
+        i += 2
 
 
 def _quoted(inner, i, current, value, what):
