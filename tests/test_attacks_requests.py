@@ -348,3 +348,16 @@ def test_bad_script_companions(cell, workdir, users):
     assert answer[0] != 0 and "script" in answer[2]
     assert not os.path.exists(os.path.join(_jobs_dir(cell), str(jid)))
     assert alive(pid)
+
+
+def test_a_grid_engine_job_cannot_ask_to_hold_its_consumables_once(cell, workdir, users):
+    """per_job_requests is an HTCondor job's (the daemon sets it aside for any other): a
+    forged qsub request -pe smp 2 -l gpu=1 that claims it still needs a GPU per slot,
+    and waits on a host with one."""
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=1", "testhost", check=True)
+    jid, _name, answer = forge_submit(cell, users[0], {"pe": ["smp", 2, 2], "per_job_requests": ["gpu"],
+                                                       "resources": {"hard": {"gpu": "1"}, "soft": {}}},
+                                      reply=True)
+    assert answer[0] == 0, answer
+    assert not re.search(r"per_job", open(os.path.join(_jobs_dir(cell), str(jid), "job.yaml")).read())
+    wait_for(lambda: "cannot run in PE" in cell.run("qstat", "-j", str(jid)).stdout)

@@ -242,6 +242,8 @@ def submit(state, dispatcher, req, now):
     try:
         spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
         pending = spec.pop("requests_pending", False)
+        if not spec.get("condor_ad"):
+            spec.pop("per_job_requests", None)      # (only an HTCondor job's requests are held once)
         problem = _not_new(state, spec, req.uid)
         if not problem and spec.get("condor_ad"):
             problem = condorjob.check_new(spec) or _too_many_procs(state, spec)
