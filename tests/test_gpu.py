@@ -152,22 +152,33 @@ def test_condor_jobs_count_down_a_machine_resource_of_the_cell(workdir):
         destroy_cell(cell)
 
 
+#: a job that prints the devices it was given (to out.<proc>) and runs on
+SHOW_DEVICES = ("executable = /bin/sh\narguments = \"-c 'echo $CUDA_VISIBLE_DEVICES; sleep 30'\"\n"
+                "output = out.$(Process)\n")
+
+
+def devices_seen(cell, workdir, gpus, text, proc):
+    """Offer ``gpus`` GPUs on testhost, submit ``text`` (SHOW_DEVICES and queue
+    statements); (its cluster, the devices proc ``proc`` saw once it runs)."""
+    from condortools import submit, wait_status
+    cell.run("qconf", "-mattr", "exechost", "complex_values", f"gpu={gpus}", "testhost", check=True)
+    cluster = submit(cell, SHOW_DEVICES + text, cwd=workdir)
+    wait_status(cell, f"{cluster}.{proc}", 2)
+    out = os.path.join(workdir, f"out.{proc}")
+    return cluster, wait_for(lambda: os.path.exists(out) and open(out).read().strip())
+
+
 def test_a_condor_job_of_several_cpus_holds_its_gpus_once(workdir):
     """request_cpus = 2 with request_gpus = 1 on a host with one GPU: the job runs on two
     slots holding the one GPU (HTCondor counts request_gpus for the job, not per CPU);
     a second job asking for a GPU waits until it is free."""
     from conftest import destroy_cell, make_cell
-    from condortools import statuses, submit, wait_status
+    from condortools import statuses, submit
     cell = make_cell(slots=3)
     try:
-        cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=1", "testhost", check=True)
-        text = ("executable = /bin/sh\narguments = \"-c 'echo $CUDA_VISIBLE_DEVICES; sleep 30'\"\n"
-                "request_cpus = 2\nrequest_gpus = 1\noutput = out\nqueue\n")
-        big = submit(cell, text, cwd=workdir)
-        wait_status(cell, f"{big}.0", 2)
-        out = os.path.join(workdir, "out")
-        assert wait_for(lambda: os.path.exists(out) and open(out).read().strip()) == "0"
-        assert "hc:gpu=0" in cell.run("qstat", "-F", "gpu").stdout
+        big, seen = devices_seen(cell, workdir, 1, "request_cpus = 2\nrequest_gpus = 1\nqueue\n", 0)
+        assert seen == "0"
+        assert wait_for(lambda: "hc:gpu=0" in cell.run("qstat", "-F", "gpu").stdout)
         small = submit(cell, "executable = /bin/true\nrequest_gpus = 1\nqueue\n", cwd=workdir)
         wait_for(lambda: "gpu" in cell.run("qstat", "-j", str(small)).stdout)
         assert statuses(cell, f"{small}.0")[f"{small}.0"] == 1
@@ -181,16 +192,10 @@ def test_a_later_proc_of_several_cpus_holds_its_gpu_once_and_the_views_count_one
     """Proc 0 asks for 1 CPU, proc 1 for 2 CPUs and 1 GPU, on a host with two GPUs: proc 1
     sees one device; qstat -F counts one GPU held, and qsub -w p finds the other free."""
     from conftest import destroy_cell, make_cell
-    from condortools import submit, wait_status
     cell = make_cell(slots=4)
     try:
-        cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
-        text = ("executable = /bin/sh\narguments = \"-c 'echo $CUDA_VISIBLE_DEVICES; sleep 30'\"\n"
-                "output = out.$(Process)\nqueue\nrequest_cpus = 2\nrequest_gpus = 1\nqueue\n")
-        cluster = submit(cell, text, cwd=workdir)
-        wait_status(cell, f"{cluster}.1", 2)
-        out = os.path.join(workdir, "out.1")
-        assert wait_for(lambda: os.path.exists(out) and open(out).read().strip()) == "0"
+        cluster, seen = devices_seen(cell, workdir, 2, "queue\nrequest_cpus = 2\nrequest_gpus = 1\nqueue\n", 1)
+        assert seen == "0"
         assert wait_for(lambda: "hc:gpu=1" in cell.run("qstat", "-F", "gpu").stdout)
         verified = cell.run("qsub", "-w", "p", "-l", "gpu=1", "-b", "y", "true")
         assert verified.stdout == "verification: found suitable queue(s)\n", verified.stderr

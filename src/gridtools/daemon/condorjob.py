@@ -98,8 +98,9 @@ def settle_requests(spec, counted=None):
     pe, hard = requests_of(jobads.proc_ad(tuple(texts), 1), spec.get("submit_host") or "", counted)
     settled = dict(spec, pe=pe, resources={"hard": hard, "soft": {}})
     settled.pop("per_job_requests", None)
-    if per_job_requests(pe, hard, counted):
-        settled["per_job_requests"] = per_job_requests(pe, hard, counted)
+    held_once = per_job_requests(pe, hard, counted)
+    if held_once:
+        settled["per_job_requests"] = held_once
     return settled
 
 

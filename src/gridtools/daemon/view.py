@@ -132,14 +132,15 @@ def _task_requests(job, state, parts):
 def _proc_requests(spec, state, parts):
     from gridtools.daemon.condorjob import task_requests
     from gridtools.daemon.devices import countable_complexes
+    counted = countable_complexes(state.config)
     try:
-        found = task_requests(spec, countable_complexes(state.config))
+        found = task_requests(spec, counted)
     except Exception as exc:  # noqa: BLE001 - a client's ad must not stop the pass
         state.log(f"W|job {spec['id']}: the requests of its procs cannot be read, "
                   f"proc 0's stand in: {exc}")
         return ()
     from gridtools.formats.condor.spec import per_job_requests
-    table, counted = parts["complexes"], countable_complexes(state.config)
+    table = parts["complexes"]
     return tuple((task, _interned(parts, inputs.request(
         dict(spec, pe=pe, resources={"hard": hard, "soft": (spec.get("resources") or {}).get("soft") or {}},
              per_job_requests=per_job_requests(pe, hard, counted)),
