@@ -268,13 +268,18 @@ def test_hot_commands_import_nothing_heavy(big_cell):
     with open(exprs, "w") as fh:
         fh.write("executable = /bin/true\nrequirements = (Memory > 100) || regexp(\"x\", Name)\n"
                  "MY.Mem = 1073741824\nRequestMemory = floor(MY.Mem / 1048576)\nhold = true\nqueue\n")
+    # expressions only the parser reads (a real, a unary minus)
+    parsed = os.path.join(big_cell.root, "parsed.sub")
+    with open(parsed, "w") as fh:
+        fh.write("executable = /bin/true\nrank = -Memory\nRequestMemory = 1.5 * 1024\nhold = true\nqueue\n")
     # condor_q of one job's attributes (parsl's status poll) and qstat -j (toil's) read the job
     # store, nothing more
     for command, allowed in ((["qsub", "-h", "-b", "y", "true"], set()), (["qstat"], set()),
                              (["condor_q"], set()), (["condor_q", f"{job}.0", "-af:jr", "JobStatus"], STORE),
                              (["qstat", "-j", job], STORE),
                              (["qhold", job], STORE), (["qdel", job], STORE),
-                             (["condor_submit", one], set()), (["condor_submit", exprs], set())):
+                             (["condor_submit", one], set()), (["condor_submit", exprs], set()),
+                             (["condor_submit", parsed], set())):
         requests = os.path.join(big_cell.root, "spool", "requests")
         wait_for(lambda: not [n for n in os.listdir(requests) if n.endswith(".submit")])
         loaded, proc = _modules([os.path.join(BIN, command[0])] + command[1:], env)
@@ -285,8 +290,12 @@ def test_hot_commands_import_nothing_heavy(big_cell):
             assert proc.stdout == f"{job}.0 5\n" and "gridtools.model.job" in loaded
         if "-j" in command:
             assert f"job_number:                 {job}\n" in proc.stdout
-        if exprs in command:            # the expressions are parsed, none evaluated (the daemon reads them)
-            evaluating = {"gridtools.classad." + name for name in ("evaluator", "operators", "functions", "ad")}
+        # the expressions are read, none evaluated (the daemon reads the requests); the
+        # commonest are read without the parser
+        evaluating = {"gridtools.classad." + name for name in ("evaluator", "operators", "functions", "ad")}
+        if exprs in command:
+            assert not loaded & (evaluating | {"gridtools.classad.parser"}), sorted(loaded & evaluating)
+        if parsed in command:
             assert "gridtools.classad.parser" in loaded and not loaded & evaluating, sorted(loaded & evaluating)
 
 
@@ -368,10 +377,11 @@ def test_condor_submits_bundle_holds_each_module_once_and_serves_every_start(cel
     assert not {"gridtools.classad.parser", "gridtools.classad.nodes", "gridtools.classad.operators"} & set(names)
 
 
-#: a submit description of dask-jobqueue's kind: its expressions and macros make condor_submit
-#: import the ClassAd parser, its nodes and the macro expander while it runs
+#: a submit description of dask-jobqueue's kind, and a rank only the parser reads: its
+#: expressions and macros make condor_submit import the ClassAd parser, its nodes and the
+#: macro expander while it runs
 EXPRESSIONS = ('MY.JobId = "$(ClusterId).$(ProcId)"\nMY.DaskWorkerMemory = 1073741824\n'
-               "RequestCpus = MY.DaskWorkerCores\nMY.DaskWorkerCores = 1\n"
+               "RequestCpus = MY.DaskWorkerCores\nMY.DaskWorkerCores = 1\nRank = -Memory\n"
                "RequestMemory = floor(MY.DaskWorkerMemory / 1048576)\n"
                "Output = /tmp/x/worker-$F(MY.JobId).out\nArguments = \"-c 'echo hi'\"\n"
                "Executable = /bin/sh\nhold = true\nQueue\n")

@@ -16,7 +16,8 @@ canonical spelling, ``old`` in the long form's (a test holds every ``Text``
 condor_submit makes to that).
 """
 
-from gridtools.classad.values import INT64_MIN, RESERVED_WORDS, UNDEFINED, Special, quote_string, unparse_value, wrap64
+from gridtools.classad.values import (ERROR, INT64_MIN, RESERVED_WORDS, UNDEFINED, Special, quote_string,
+                                     unparse_value, wrap64)
 
 #: the types of the values a DraftAd keeps as they are
 PLAIN = (bool, int, float, str, Special)
@@ -43,6 +44,165 @@ class Text:
 
     def __repr__(self):
         return f"Text({self.new!r})"
+
+
+#: what ``read_text`` takes as blanks, names and digits (ASCII only: anything else sends a text
+#: to the parser)
+_BLANKS = frozenset(" \t\n\r\f\v")
+_DIGITS = frozenset("0123456789")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_REST = _NAME_START | _DIGITS
+#: the binary operators by their first character, longest first (``is`` and ``isnt`` are
+#: words), each with its canonical and long-form spellings, blanks around
+_BINARY_AT = {}
+for _sym in (">>>", "=?=", "=!=", ">>", ">=", "<<", "<=", "==", "!=", "&&", "||",
+             "<", ">", "&", "|", "^", "+", "-", "*", "/", "%"):
+    _BINARY_AT.setdefault(_sym[0], []).append(
+        (_sym, " " + {"=?=": "is", "=!=": "isnt"}.get(_sym, _sym) + " ", " " + _sym + " "))
+del _sym
+_WORD_OPERATORS = {"is": (" is ", " =?= "), "isnt": (" isnt ", " =!= ")}
+_LITERAL_WORDS = {"true": True, "false": False, "undefined": UNDEFINED, "error": ERROR}
+#: the longest text ``read_text`` reads, the most binary operators and the most parentheses
+#: nested: the parser's tree is then far from its MAX_DEPTH
+_READ_CHARS = 4096
+_READ_OPERATORS = 128
+_READ_NESTING = 32
+
+
+def read_text(text):
+    """The ``Text`` of the expression ``text`` when it is built of what most submit
+    files write (integers without sign or leading zero, strings without escapes,
+    ``true`` and the other literal words, names, ``MY.name`` and ``TARGET.name``, calls,
+    parentheses and binary operators), read without the parser; else None (the parser
+    reads it, or says what is wrong with it).
+
+    Canonical text needs no tree: the parser keeps the parentheses it reads, and the
+    unparser prints a binary operator with a blank either side, a call as its name and
+    its arguments between commas, a name (when not a reserved word) as written.
+    Anything else (a real, an escape, a unary operator, a selection, a subscript, a
+    list, an ad, ``?:``, a comment, a time literal) is left to the parser, as is a
+    text that ends where an operand is wanted: the parser's answer and its errors
+    stay the only ones. A test holds the two to the same texts."""
+    if len(text) > _READ_CHARS:
+        return None
+    new, old, open_ = [], [], []
+    i, end, operand, operators = 0, len(text), True, 0
+    while True:
+        while i < end and text[i] in _BLANKS:
+            i += 1
+        if i == end:
+            break
+        ch = text[i]
+        if operand:
+            if ch in _DIGITS:
+                j = i + 1
+                while j < end and text[j] in _DIGITS:
+                    j += 1
+                if j - i > 18 or (ch == "0" and j > i + 1) or (j < end and (text[j] in _NAME_REST or text[j] == ".")):
+                    return None
+                piece = old_piece = text[i:j]
+            elif ch == '"':
+                j = text.find('"', i + 1)
+                if j < 0 or "\\" in text[i:j]:
+                    return None
+                value = text[i + 1:j]
+                piece, old_piece, j = unparse_value(value), unparse_value(value, True), j + 1
+            elif ch in _NAME_START:
+                j = i + 1
+                while j < end and text[j] in _NAME_REST:
+                    j += 1
+                word, k = text[i:j], j
+                while k < end and text[k] in _BLANKS:
+                    k += 1
+                after = text[k:k + 1]
+                lower = word.lower()
+                if lower in RESERVED_WORDS:
+                    if lower not in _LITERAL_WORDS or after in ("(", ".", "["):
+                        return None
+                    piece = old_piece = unparse_value(_LITERAL_WORDS[lower])
+                elif after == "(":
+                    if lower in ("abstime", "reltime") or len(open_) == _READ_NESTING:
+                        return None
+                    open_.append(True)
+                    new.append(word + "(")
+                    old.append(word + "(")
+                    i = k + 1
+                    while i < end and text[i] in _BLANKS:
+                        i += 1
+                    if text[i:i + 1] == ")":    # no arguments
+                        open_.pop()
+                        new.append(")")
+                        old.append(")")
+                        i, operand = i + 1, False
+                    continue
+                elif after == ".":
+                    if lower not in ("my", "target"):
+                        return None
+                    k += 1
+                    while k < end and text[k] in _BLANKS:
+                        k += 1
+                    j = k
+                    while j < end and text[j] in _NAME_REST:
+                        j += 1
+                    if j == k or text[k] not in _NAME_START:
+                        return None
+                    name = text[k:j]
+                    if name.lower() in RESERVED_WORDS:
+                        name = quote_string(name, "'")
+                    piece = old_piece = word + "." + name
+                elif after == "[":
+                    return None
+                else:
+                    piece = old_piece = word
+            elif ch == "(":
+                if len(open_) == _READ_NESTING:
+                    return None
+                open_.append(False)
+                new.append("(")
+                old.append("(")
+                i += 1
+                continue
+            else:
+                return None
+            new.append(piece)
+            old.append(old_piece)
+            i, operand = j, False
+            continue
+        if ch == ")" or ch == ",":
+            if not open_ or (ch == "," and not open_[-1]):
+                return None
+            if ch == ")":
+                open_.pop()
+            else:
+                operand = True
+            new.append(ch)
+            old.append(ch)
+            i += 1
+            continue
+        if ch in _NAME_START:
+            j = i + 1
+            while j < end and text[j] in _NAME_REST:
+                j += 1
+            spelled = _WORD_OPERATORS.get(text[i:j].lower())
+            if spelled is None:
+                return None
+            new.append(spelled[0])
+            old.append(spelled[1])
+            i, operand, operators = j, True, operators + 1
+            continue
+        for sym, spelled, old_spelled in _BINARY_AT.get(ch, ()):
+            if text.startswith(sym, i):
+                break
+        else:
+            return None
+        if sym == "/" and text[i + 1:i + 2] in ("/", "*"):
+            return None                         # a comment
+        new.append(spelled)
+        old.append(old_spelled)
+        i, operand, operators = i + len(sym), True, operators + 1
+    if operand or open_ or operators > _READ_OPERATORS:
+        return None
+    return Text("".join(new), "".join(old))
 
 
 class DraftAd:

@@ -10,7 +10,7 @@ RequestDisk) go into the ad as their texts; what the user wrote is parsed
 """
 
 from gridtools import ospaths
-from gridtools.classad.draft import Text
+from gridtools.classad.draft import Text, read_text
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
 from gridtools.errors import InputError
 
@@ -87,10 +87,16 @@ def expr(name, text):
     """A parsed expression for attribute ``name``; InputError if bad. A lone literal
     (``true``, ``undefined``, ``42``, ``"text"``: what most submit files write) is its
     plain value, which a DraftAd keeps and prints as the parser's literal, read without
-    loading the parser."""
+    loading the parser; the commonest expressions (``MY.Cores``, ``floor(x / 1024)``,
+    ``(OpSys == "LINUX") && ...``) are their ``Text``, also read without it
+    (``draft.read_text``)."""
     value = _plain_literal(text)
     if value is not _NOT_PLAIN:
         return value
+    if "\\" not in text:
+        value = read_text(text)         # (most expressions, without the parser)
+        if value is not None:
+            return value
     from gridtools.classad.parser import parse
     readable = text
     if "\\" in text:                  # strings in the old syntax (see moreattrs.old_strings)

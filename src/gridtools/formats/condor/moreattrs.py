@@ -29,6 +29,7 @@ How each kind of value is written:
 """
 
 from gridtools import ospaths
+from gridtools.classad.draft import Text
 from gridtools.errors import InputError
 from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, quantity, signal_name, unquoted
 
@@ -119,6 +120,8 @@ def _value(name, attr, kind, text, iwd):
 def evaluated(text):
     """The value of an expression evaluated on its own."""
     value = expr("", text)
+    if value.__class__ is Text:
+        value = value.expr()
     return value.eval() if hasattr(value, "eval") else value
 
 
