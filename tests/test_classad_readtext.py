@@ -87,3 +87,17 @@ def test_read_text_reads_what_submit_files_write(text, new, old):
 ])
 def test_read_text_leaves_the_rest_to_the_parser(text):
     assert read_text(text) is None
+
+
+def test_read_texts_operator_table_is_the_parsers():
+    """The operators read_text knows are the parser's binary operators, longest first at
+    each first character, spelled as the unparser spells them."""
+    from gridtools.classad import nodes
+    from gridtools.classad.draft import _BINARY_AT
+    rows = [row for at in _BINARY_AT.values() for row in at]
+    assert sorted(sym for sym, _new, _old in rows) == sorted(nodes.BINARY)
+    for first, at in _BINARY_AT.items():
+        assert all(sym[0] == first for sym, _new, _old in at)
+        assert [len(sym) for sym, _new, _old in at] == sorted((len(sym) for sym, _n, _o in at), reverse=True)
+    for sym, new, old in rows:
+        assert (new, old) == (f" {nodes.NEW_SPELLING.get(sym, sym)} ", f" {sym} ")

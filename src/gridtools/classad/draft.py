@@ -53,13 +53,18 @@ _DIGITS = frozenset("0123456789")
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NAME_REST = _NAME_START | _DIGITS
 #: the binary operators by their first character, longest first (``is`` and ``isnt`` are
-#: words), each with its canonical and long-form spellings, blanks around
-_BINARY_AT = {}
-for _sym in (">>>", "=?=", "=!=", ">>", ">=", "<<", "<=", "==", "!=", "&&", "||",
-             "<", ">", "&", "|", "^", "+", "-", "*", "/", "%"):
-    _BINARY_AT.setdefault(_sym[0], []).append(
-        (_sym, " " + {"=?=": "is", "=!=": "isnt"}.get(_sym, _sym) + " ", " " + _sym + " "))
-del _sym
+#: words), each with its canonical and long-form spellings, blanks around (written out:
+#: building it costs every start more than reading it)
+_BINARY_AT = {
+    ">": ((">>>", " >>> ", " >>> "), (">>", " >> ", " >> "), (">=", " >= ", " >= "), (">", " > ", " > ")),
+    "<": (("<<", " << ", " << "), ("<=", " <= ", " <= "), ("<", " < ", " < ")),
+    "=": (("=?=", " is ", " =?= "), ("=!=", " isnt ", " =!= "), ("==", " == ", " == ")),
+    "!": (("!=", " != ", " != "),),
+    "&": (("&&", " && ", " && "), ("&", " & ", " & ")),
+    "|": (("||", " || ", " || "), ("|", " | ", " | ")),
+    "^": (("^", " ^ ", " ^ "),), "+": (("+", " + ", " + "),), "-": (("-", " - ", " - "),),
+    "*": (("*", " * ", " * "),), "/": (("/", " / ", " / "),), "%": (("%", " % ", " % "),),
+}
 _WORD_OPERATORS = {"is": (" is ", " =?= "), "isnt": (" isnt ", " =!= ")}
 _LITERAL_WORDS = {"true": True, "false": False, "undefined": UNDEFINED, "error": ERROR}
 #: the longest text ``read_text`` reads, the most binary operators and the most parentheses
