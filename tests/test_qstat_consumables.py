@@ -5,6 +5,7 @@ and a name defined on several layers (global, host, queue) shows once, with the
 most restrictive value and its layer letter.
 """
 
+import os
 import xml.etree.ElementTree as ET
 
 from conftest import wait_for
@@ -48,3 +49,24 @@ def test_the_most_restrictive_layer_shows(cell, workdir):
     root = ET.fromstring(cell.run("qstat", "-F", "lic", "-xml").stdout)
     found = [(r.get("name"), r.get("type"), r.text) for r in root.iter("resource")]
     assert found == [("lic", "qc", "0")]
+
+
+def test_a_time_consumable_shows_as_grid_engine_prints_times(cell, workdir):
+    """A TIME consumable left, in qstat -F, qhost -F and qquota, is hours, minutes and
+    seconds (days first when there are any), as Grid Engine prints times; a queue's
+    h_rt limit too."""
+    add_complex(cell, "tlim                tl         TIME      <=    YES         YES        0        0")
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "tlim=26:00:30", "testhost", check=True)
+    cell.run("qconf", "-mattr", "queue", "h_rt", "1:30:00", "all.q", check=True)
+    rule = os.path.join(workdir, "rqs")
+    with open(rule, "w") as fh:
+        fh.write("{\n name t1\n enabled TRUE\n limit users {*} to tlim=0:30:00\n}\n")
+    cell.run("qconf", "-Arqs", rule, check=True)
+    sleeper(cell, workdir, "-l", "tlim=0:10:00")
+    assert wait_for(lambda: "\thc:tlim=1:01:50:30" in qstat_F(cell, "tlim")), qstat_F(cell, "tlim")
+    assert "\tqf:h_rt=01:30:00" in qstat_F(cell, "h_rt")
+    assert "   hc:tlim=1:01:50:30" in cell.run("qhost", "-F", "tlim").stdout.splitlines()
+    root = ET.fromstring(cell.run("qstat", "-F", "tlim", "-xml").stdout)
+    assert [r.text for r in root.iter("resource") if r.get("name") == "tlim"] == ["1:01:50:30"]
+    quota = cell.run("qquota").stdout.splitlines()
+    assert quota[2].split()[:2] == ["t1/1", "tlim=00:10:00/00:30:"]    # (the column is 20 wide)

@@ -100,6 +100,20 @@ def _is_infinite(value):
     return str(value).strip().upper() == "INFINITY"
 
 
+def time_text(seconds):
+    """A TIME value as Grid Engine prints one: ``00:50:00``, ``2:01:00:00`` (days first,
+    when there are any), ``infinity``; whole seconds, the fraction cut off."""
+    if seconds == values.INFINITY or seconds != seconds:
+        return "infinity"
+    whole = int(seconds)
+    sign, whole = ("-", -whole) if whole < 0 else ("", whole)
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    if days:
+        return f"{sign}{days}:{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
+    return f"{sign}{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
+
+
 def qstat_value(name, value, complexes):
     """A value as ``qstat -F`` shows it (``num_proc=2``, ``cpu=5.700000``, ``rerun=0.000000``)."""
     return typed_value(ctype(name, complexes), value)
@@ -111,11 +125,11 @@ def typed_value(kind, value):
         return str(value)
     if _is_infinite(value):
         return "infinity"
-    if kind == "TIME" and not isinstance(value, (int, float)):
-        return str(value)
     number = to_number(value)
     if number is None:
         return str(value)
+    if kind == "TIME":
+        return time_text(number)
     if kind == "MEMORY":
         return memory(number)
     if kind == "INT":
@@ -131,6 +145,8 @@ def qhost_value(name, value, complexes):
     number = to_number(value)
     if number is None:
         return str(value)
+    if kind == "TIME":
+        return time_text(number)
     if kind == "MEMORY":
         return memory(number)
     return f"{number:.6f}"
