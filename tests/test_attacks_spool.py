@@ -82,6 +82,46 @@ def test_users_cannot_rewrite_or_steer_the_id_sequence(cell, workdir, users):
         assert f'"{alice}"' in open(mine).read()
 
 
+def test_planted_claims_make_no_ids_jump_and_future_ones_are_swept(cell, workdir, users, monkeypatch):
+    alice, bob = users[0], users[1]
+    first = _jid(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir))
+    wait_for(lambda: open(os.path.join(cell.root, "spool", "jobseqnum")).read().strip() == str(first))
+    claims = os.path.join(cell.root, "spool", "jobids")
+    # bob's claims far and a little above the last id, dated 2035 (never older than a day)
+    planted = [first + 100000, first + 99999, first + 500, first + 3]
+    user_py(cell, bob, f"""
+    import os
+    for number in {planted!r}:
+        path = os.path.join({claims!r}, str(number))
+        open(path, "w").close()
+        os.utime(path, (2051222400, 2051222400))
+    """, check=True)
+    got = [_jid(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir)) for _ in range(3)]
+    assert got == [first + 1, first + 2, first + 4]      # only the claim next in line costs an id
+    # the daemon treats a claim dated in the future as stale and removes it
+    from gridtools.spool import ids
+    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+    ids.sweep("job")
+    assert not [n for n in os.listdir(claims) if int(n) in planted]
+
+
+def test_a_claim_is_aged_by_the_daemons_first_sighting(tmp_path, monkeypatch):
+    from gridtools.spool import ids
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    folder = tmp_path / "spool" / "jobids"
+    folder.mkdir(parents=True)
+    now = time.time()
+    for name, mtime in (("7", now + 60), ("8", now), ("9", now + 3 * 3600), ("10", now - 2 * 86400)):
+        (folder / name).touch()
+        os.utime(folder / name, (mtime, mtime))
+    ids.sweep("job", now)
+    assert sorted(os.listdir(folder)) == ["7", "8"]     # in the future beyond the slack, or too old
+    ids.sweep("job", now + ids.SEEN_TTL - 1)
+    assert sorted(os.listdir(folder)) == ["7", "8"]
+    ids.sweep("job", now + ids.SEEN_TTL + 1)             # "7" would stay a day by its mtime
+    assert os.listdir(folder) == []
+
+
 def test_forged_reply_is_not_believed(cell, workdir, users):
     """bob watches the request folder and answers alice's qalter before the daemon does."""
     alice, bob = users[0], users[1]

@@ -3,6 +3,7 @@ daemon: DAGMAN_INSERT_SUB_FILE (the default of condor_submit_dag -insert_sub_fil
 DAGMAN_GENERATE_SUBDAG_SUBMITS (whether the manager writes a nested DAG's submit file)."""
 
 import os
+import pwd
 
 import pytest
 
@@ -83,3 +84,24 @@ def test_generate_subdag_submits_false_submits_the_nested_dags_submit_file_as_it
     assert order(workdir) == ["X", "D"]
     assert "+Marker = 5" in submit_file(workdir, "inner.dag")               # not written again
     assert "5" in cell.run("condor_history", "-af", "Marker").stdout.split()
+
+
+def test_a_dag_in_a_folder_the_user_cannot_write_is_refused_for_that(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    folder = os.path.join(workdir, "alices")
+    os.mkdir(folder)
+    write(folder, "A.sub", "executable = /bin/true\nqueue\n")
+    write(folder, "d.dag", "JOB A A.sub\n")
+    os.chown(folder, pwd.getpwnam(alice).pw_uid, -1)
+    os.chmod(folder, 0o755)
+    done = cell.run("condor_submit_dag", "-no_submit", "d.dag", cwd=folder, user=alice)
+    assert done.returncode == 0, done.stderr
+    before = open(os.path.join(folder, "d.dag.condor.sub")).read()
+    for args in (["-f"], ["-f", "-no_submit"]):
+        bad = cell.run("condor_submit_dag", *args, os.path.join(folder, "d.dag"), cwd=workdir, user=bob)
+        assert bad.returncode == 1
+        assert bad.stderr == f"ERROR: unable to create submit file {folder}/d.dag.condor.sub\n"
+    assert open(os.path.join(folder, "d.dag.condor.sub")).read() == before
+    os.unlink(os.path.join(folder, "d.dag.condor.sub"))     # no earlier run: the same
+    bad = cell.run("condor_submit_dag", os.path.join(folder, "d.dag"), cwd=workdir, user=bob)
+    assert (bad.returncode, bad.stderr) == (1, f"ERROR: unable to create submit file {folder}/d.dag.condor.sub\n")

@@ -458,3 +458,19 @@ def test_each_start_empties_the_output_files_whatever_append_files_says(cell, wo
                    cwd=workdir, check=True).stdout.strip()
     cell.wait_finished(job)
     assert open(os.path.join(workdir, "g.out")).read() == "old content\nnew\n"
+
+
+def test_bytes_that_are_not_utf8_reach_the_job_as_written(cell, workdir):
+    # HTCondor hands a submit file's bytes to the job unchanged, as qsub does its arguments
+    word = b"a\xff\xfe"
+    with open(os.path.join(workdir, "bytes.sub"), "wb") as fh:
+        fh.write(b"executable = /bin/sh\narguments = \"-c 'printf %s,%s $0 $V' " + word + b"\"\n"
+                 b"environment = \"V=x\xffy\"\noutput = condor.out\nqueue\n")
+    proc = cell.run("condor_submit", "bytes.sub", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    proc = cell.qsub("-cwd", "-b", "y", "-o", "sge.out", "-j", "y", "printf", "%s,%s", os.fsdecode(word),
+                     os.fsdecode(b"x\xffy"), cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    outputs = [os.path.join(workdir, name) for name in ("condor.out", "sge.out")]
+    wait_for(lambda: all(os.path.exists(p) and os.path.getsize(p) for p in outputs), timeout=30)
+    assert [open(p, "rb").read() for p in outputs] == [b"a\xff\xfe,x\xffy"] * 2

@@ -418,7 +418,7 @@ def test_history_round_trip(tmp_path, monkeypatch):
         '*** ProcId = 0 ClusterId = 2 Owner = "alice" CompletionDate = 6'
 
 
-def test_the_public_text_of_an_ad_leaves_out_private_and_state_attributes(tmp_path):
+def test_the_public_text_of_an_ad_leaves_out_private_attributes_only(tmp_path):
     from gridtools.jobads import job_ad
     from gridtools.model.job import Job
     from gridtools.spool.rows import public_ad
@@ -432,13 +432,14 @@ def test_the_public_text_of_an_ad_leaves_out_private_and_state_attributes(tmp_pa
     assert published is public_ad(job)             # made once for a description
     first = published[0] if isinstance(published, list) else published
     assert "secret" not in str(published) and str(tmp_path) not in str(published)
-    assert "\nClusterId = undefined\n" in first and "NumJobStarts" not in first
+    assert "\nClusterId = undefined\n" in first and "\nNumJobStarts = 0\n" in first
     # laid under the state as the owner's ad is, it says what the owner's says but the private part
     for number in (1, 2):
         owner = job_ad(job.spec, None, number)
         other = job_ad({"id": 7, "owner": "alice", "condor_ad": published}, None, number)
         assert other.eval("ProcId") == number - 1 and other.eval("Owner") == "alice"
-        for name in ("Requirements", "Rank", "RequestMemory", "RequestCpus", "Colour", "MinHosts"):
+        for name in ("Requirements", "Rank", "RequestMemory", "RequestCpus", "Colour", "MinHosts",
+                     "NumJobStarts", "NumJobCompletions", "RemoteWallClockTime", "ExitBySignal"):
             assert str(other.lookup(name)) == str(owner.lookup(name)), name
         assert "Arguments" not in other and "Environment" not in other and "Cmd" not in other
         assert owner.eval("DAGManNodesLog") == "/home/secret/run.nodes.log" and "DAGManNodesLog" not in other

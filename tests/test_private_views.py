@@ -151,3 +151,38 @@ def test_a_user_who_rewrites_their_private_file_fools_nobody_else(cell, workdir,
     rows = cell.run("condor_q", "-nobatch").stdout
     assert re.search(rf"^ *{theirs}\.0 .* sleep 301$", rows, re.M), rows
     assert re.search(rf"^ *{mine}\.0 .* sleep {TOKEN}$", rows, re.M), rows
+
+
+#: run counters, hosts and times of a proc's ad: HTCondor shows them to every user
+COUNTERS = ("NumJobStarts", "JobCurrentStartDate", "RemoteHost", "JobStatus", "NumJobCompletions",
+            "RemoteWallClockTime", "ExitBySignal", "TotalSuspensions", "CommittedTime", "LastRemoteHost",
+            "HoldReasonCode")
+
+
+def test_other_users_see_the_run_counters_the_owner_sees(cell, workdir, users):
+    alice, bob = users[0], users[1]
+    cluster = submit(cell, RUN + "output = /dev/null\nqueue\n", cwd=workdir, user=alice)
+    jid = f"{cluster}.0"
+
+    def both():
+        mine = cell.run("condor_q", "-allusers", jid, "-af", *COUNTERS, user=alice).stdout
+        theirs = cell.run("condor_q", "-allusers", jid, "-af", *COUNTERS, user=bob).stdout
+        return mine, theirs
+
+    wait_status(cell, jid, 2, user=bob)
+    mine, theirs = both()
+    assert mine.split()[0] == "1" and "undefined" not in mine.split()[:9], mine
+    assert theirs == mine
+    found = cell.run("condor_q", "-allusers", "-const", "NumJobStarts > 0", "-af", "ClusterId", user=bob)
+    assert str(cluster) in found.stdout.split()
+    full_mine = _ad(cell.run("condor_q", "-l", jid, user=alice).stdout)
+    full_theirs = _ad(cell.run("condor_q", "-l", jid, user=bob).stdout)
+    private = {"Arguments", "Args", "Cmd", "Environment", "Env", "Iwd", "Out", "Err", "In", "UserLog"}
+    assert set(full_mine) - set(full_theirs) <= private, set(full_mine) - set(full_theirs)
+    assert not private & set(full_theirs)
+    cell.run("condor_hold", jid, user=alice)
+    wait_status(cell, jid, 5, user=bob)
+    # once the run has left its slot: counted, its slot the last one, as the owner sees it
+    wait_for(lambda: both()[0].split()[2] == "undefined" and both()[1] == both()[0])
+    mine, theirs = both()
+    assert mine.split()[0] == "1" and "@" in mine.split()[-2] and theirs == mine, (mine, theirs)

@@ -48,9 +48,9 @@ PRIVATE_ATTRS = ("Cmd", "Arguments", "Args", "Environment", "Env", "Iwd", "Out",
 SET_ATTRS = ("ClusterId", "ProcId", "Owner", "User", "GlobalJobId", "QDate", "JobStatus", "CurrentHosts",
              "EnteredCurrentStatus")
 #: what the state of a job's tasks lays over its ad when it has something to say (a start,
-#: an end, a hold, runs, suspensions ...). The published text of the ad another user's
-#: view starts from (``spool.rows.public_ad``) says neither these nor SET_ATTRS, as it
-#: says nothing private: that view takes them from the status
+#: an end, a hold, runs, suspensions ...). None is private: another user's view lays them
+#: over the published text of the ad (``spool.rows.public_ad``) from the published state,
+#: as the owner's lays them over the stored one
 STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "NumJobStarts", "RemoteHost", "RemoteHosts",
                "LastRemoteHost", "CompletionDate", "ExitBySignal", "ExitSignal", "ExitCode", "HoldReason",
                "HoldReasonCode", "HoldReasonSubCode", "NumJobCompletions", "RemoveReason",

@@ -9,10 +9,18 @@ daemon accepts a submit only when the claim of its id exists and belongs to
 the uid that wrote the request; it then removes the claim and records the
 id in ``jobseqnum`` (``arseqnum``), a hint that only the daemon writes.
 
-A client starts after the higher of the hint and the highest claim not yet
-taken in (claims far above the hint are ignored, so a planted claim cannot
-make ids jump), skips ids whose job still exists, and counts to 9,999,999
-before starting again at 1, as Grid Engine does.
+A client starts after the hint and the unbroken run of claims that follows
+it (the ids other clients hold right now), skips ids whose job still exists,
+and counts to 9,999,999 before starting again at 1, as Grid Engine does. A
+claim that does not touch that run is never looked at, so a planted claim
+cannot make ids jump: the next id is the one after the last job taken in,
+and a claim next to it costs one id, as a submitted job would. Only the
+daemon moves the hint, and only to the id of a job it took in.
+
+The daemon removes claims no submit came for: a claim it has seen for
+``SEEN_TTL`` seconds (counted from its own first sighting, whatever the
+file's times say), whose modification time is older than ``CLAIM_TTL``
+seconds, or lies more than ``CLOCK_SLACK`` seconds in the future.
 """
 
 import posix
@@ -24,8 +32,15 @@ from gridtools.formats.jobcheck import MAX_JOB_ID as MAX_ID
 
 #: claims further than this above the hint are not believed when picking the next id
 WINDOW = 100_000
-#: seconds after which the daemon removes a claim no submit came for
+#: seconds after its modification time that the daemon removes a claim no submit came for
 CLAIM_TTL = 24 * 3600.0
+#: seconds after the daemon first saw it that it removes a claim no submit came for (a
+#: client submits within seconds of its claim; a claim made while no daemon ran waits for
+#: the next one)
+SEEN_TTL = 3600.0
+#: a claim whose modification time lies further ahead than this is stale (the clocks of
+#: hosts sharing the spool may differ a little; a client's claim is never made in the future)
+CLOCK_SLACK = 300.0
 
 _FOLDERS = {"job": ("jobids", "jobseqnum", "jobs"), "ar": ("arids", "arseqnum", "ars")}
 
@@ -52,17 +67,20 @@ def peek(kind="job"):
     return int(raw) if raw.isdigit() and int(raw) <= MAX_ID else 0
 
 
-def _highest_claim(folder, hint):
+def _run_end(folder, hint):
+    """The last id of the unbroken run of claims that starts right after ``hint``
+    (``hint`` itself when the next id is not claimed)."""
     try:
         names = posix.listdir(folder)
     except FileNotFoundError:
         raise SpoolError(f"cannot claim a job id: {folder} is missing") from None
+    claimed = {int(name) for name in names if name.isdigit() and len(name) <= 7}
     top = hint
-    for name in names:
-        if name.isdigit():
-            number = int(name)
-            if hint < number <= hint + WINDOW and number > top:
-                top = number
+    for _step in range(min(len(claimed), WINDOW)):
+        following = top + 1 if top < MAX_ID else 1
+        if following not in claimed:
+            break
+        top = following
     return top
 
 
@@ -82,7 +100,7 @@ def _claim(folder, number):
 def allocate(kind="job", count=1):
     """Claim ``count`` ids for the calling user; returns them as a list."""
     folder = claims_dir(kind)
-    candidate = _highest_claim(folder, peek(kind))
+    candidate = _run_end(folder, peek(kind))
     ids = []
     for _attempt in range(MAX_ID):
         if len(ids) == count:
@@ -122,14 +140,21 @@ def record(kind, number):
     atomic_write(hint_path(kind), f"{number}\n", mode=0o644, fsync=False)
 
 
-def sweep(kind="job", now=None, ttl=CLAIM_TTL):
-    """Daemon: remove claims older than ``ttl`` and entries that are not claims."""
+#: the daemon's first sighting of each claim: {(folder, name): ((inode, uid), seconds)}
+_seen = {}
+
+
+def sweep(kind="job", now=None, ttl=CLAIM_TTL, seen_ttl=SEEN_TTL):
+    """Daemon: remove entries that are not claims, and stale claims: seen by this
+    daemon for more than ``seen_ttl`` seconds, modified more than ``ttl`` seconds
+    ago, or modified more than ``CLOCK_SLACK`` seconds in the future."""
     now = now if now is not None else time.time()
     folder = claims_dir(kind)
     try:
         names = posix.listdir(folder)
     except OSError:
         return
+    present = set()
     for name in names:
         path = ospaths.join(folder, name)
         try:
@@ -137,8 +162,18 @@ def sweep(kind="job", now=None, ttl=CLAIM_TTL):
         except OSError:
             continue
         plain = (st.st_mode & 0o170000) == 0o100000
-        if not (plain and name.isdigit()) or now - st.st_mtime > ttl:
+        key, who = (folder, name), (st.st_ino, st.st_uid)
+        seen = _seen.get(key)
+        if seen is None or seen[0] != who:          # (a new claim of the same id)
+            seen = _seen[key] = (who, now)
+        present.add(key)
+        if (not (plain and name.isdigit()) or now - st.st_mtime > ttl
+                or st.st_mtime - now > CLOCK_SLACK or now - seen[1] > seen_ttl):
             _remove_entry(path, st)
+            _seen.pop(key, None)
+            present.discard(key)
+    for key in [k for k in _seen if k[0] == folder and k not in present]:
+        del _seen[key]
 
 
 def _remove_entry(path, st):

@@ -304,23 +304,46 @@ def condor_info(job):
     if book:
         info["kept"] = list(book.get("kept") or ())
         info["hold"] = book.get("hold")
-        info["tasks"] = {str(k): {f: v for f, v in t.items() if f in ("hold", "removed", "gone", "wall", "slot", "slots")}
-                         for k, t in (book.get("tasks") or {}).items()}
+        info["tasks"] = tasks = {str(k): {f: v for f, v in t.items() if f in _PUBLIC_BOOK}
+                                 for k, t in (book.get("tasks") or {}).items()}
+        kept = frozenset(info["kept"])
+        for number, task in job.tasks.items():
+            run = _public_run(task, number in kept)
+            if run:
+                tasks.setdefault(str(number), {})["run"] = run
         if book.get("edits"):               # (condor_qedit of a job submitted otherwise)
             left_out = _not_public()[0]
             info["edits"] = {name: text for name, text in book["edits"].items() if name.lower() not in left_out}
     return info
 
 
+#: the HTCondor bookkeeping of a task every user sees (``jobads._overlay_condor`` and
+#: ``jobads._run_times`` make its ad's run counters, hosts and times of them)
+_PUBLIC_BOOK = frozenset(("hold", "removed", "gone", "wall", "slot", "slots", "last", "completions",
+                          "suspensions", "suspension_time", "suspended_at", "slot_time"))
+
+
+def _public_run(task, kept):
+    """What the rows do not say of a task record and its ad's counters need (``jobads``
+    ``_started``, ``_ended``, ``_run_times``): its runs that went back to the queue and when
+    the last began, and of a finished task kept in the queue its exit and times ({} when
+    nothing)."""
+    run = {"restarted": task.restarted, "start": task.start_time} if task.restarted else {}
+    if kept and task.state is TaskState.FINISHED:
+        run.update(exit=task.exit_status, start=task.start_time, end=task.end_time, slots=task.slots)
+    return run
+
+
 def public_ad(job):
     """The ad a job was submitted with (``spec["condor_ad"]``) as every user may see it,
     or None for a job submitted otherwise: its text, or one text for each proc as the
     description holds them, without the private attributes (``jobads.PRIVATE_ATTRS``:
-    command, arguments, environment, files) nor those the queue lays over it from the
-    state of its tasks (``jobads.STATE_ATTRS``); those it sets in every ad
+    command, arguments, environment, files); those it sets in every ad
     (``jobads.SET_ATTRS``) are ``undefined`` in its first text (where they stand in the
     owner's ad) and left out of the others: another user's view takes them from the
-    status. Each other line is the job's own, as its owner's ad shows it. Made once for
+    status. What the state of its tasks lays over it (``jobads.STATE_ATTRS``) stays: as
+    over the owner's ad, another user's view lays over it the same from the published
+    state (``condor_info``). Each other line is the job's own, as its owner's ad shows it. Made once for
     a description; alike jobs share one text (their ads differ in what is left out)."""
     held = job.spec_cache()
     if held.public_ad is None:
@@ -341,8 +364,8 @@ _NOT_PUBLIC = []
 def _not_public():
     """(the names ``public_ad`` leaves out, those it makes undefined), in lower case."""
     if not _NOT_PUBLIC:
-        from gridtools.jobads import PRIVATE_ATTRS, SET_ATTRS, STATE_ATTRS
-        _NOT_PUBLIC.extend((frozenset(n.lower() for n in PRIVATE_ATTRS + STATE_ATTRS),
+        from gridtools.jobads import PRIVATE_ATTRS, SET_ATTRS
+        _NOT_PUBLIC.extend((frozenset(n.lower() for n in PRIVATE_ATTRS),
                             frozenset(n.lower() for n in SET_ATTRS)))
     return _NOT_PUBLIC
 

@@ -386,6 +386,26 @@ def published_ad(snap, cluster):
     return texts if type(texts) is str and texts else None
 
 
+def _public_task(proc, mine):
+    """A task record holding what the status publishes of another user's proc (its
+    row, and ``run`` of its public bookkeeping ``mine``: ``spool.rows.condor_info``), from
+    which its ad gets the run counters, hosts and times its owner's gets; None for a
+    proc that has not run."""
+    from gridtools.model.job import Task, TaskState
+    run = mine.get("run") or _NO_FACTS
+    restarted = int(run.get("restarted") or 0)
+    if proc.start:
+        return Task(proc.number, state=TaskState.RUNNING, start_time=float(proc.start),
+                    slots=int(proc.slots or 1), restarted=restarted,
+                    suspended="s" if proc.status == SUSPENDED else "")
+    if "exit" in run:
+        return Task(proc.number, state=TaskState.FINISHED, exit_status=run["exit"],
+                    start_time=float(run.get("start") or 0.0), end_time=float(run.get("end") or 0.0),
+                    slots=int(run.get("slots") or 1), restarted=restarted)
+    return Task(proc.number, restarted=restarted, start_time=float(run.get("start") or 0.0)) \
+        if restarted else None
+
+
 def public_ad(snap, proc):
     """The ad of another user's proc from the published facts: the text of the ad it was
     submitted with that the daemon publishes (``published_ad``), with what the status
@@ -400,15 +420,17 @@ def public_ad(snap, proc):
     texts = published_ad(snap, proc.cluster) if proc.is_condor else None
     if texts is not None:
         spec["condor_ad"] = texts
-    edits = (info.get("condor") or {}).get("edits")     # (condor_qedit of a qsub job: public ones)
-    book = {"edits": edits} if edits else None
+    cinfo = info.get("condor") or {}
+    mine = (cinfo.get("tasks") or _NO_FACTS).get(str(proc.number)) or _NO_FACTS
+    book = {"edits": cinfo.get("edits") or {}, "tasks": {str(proc.number): mine}}
+    task = _public_task(proc, mine)
     try:
-        ad = jobads.job_ad(spec, None, proc.number, condor=book)
+        ad = jobads.job_ad(spec, task, proc.number, condor=book)
     except ClassAdSyntaxError:          # (a published text that does not parse: the facts alone)
         if texts is None:
             raise
         del spec["condor_ad"]
-        texts, ad = None, jobads.job_ad(spec, None, proc.number, condor=book)
+        texts, ad = None, jobads.job_ad(spec, task, proc.number, condor=book)
     for name in jobads.PRIVATE_ATTRS + (_OWN_AD_ATTRS if proc.is_condor and texts is None else ()):
         if name in ad:
             del ad[name]

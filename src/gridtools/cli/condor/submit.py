@@ -91,10 +91,10 @@ def read_text(opts):
         if opts["file"] is None and opts["queue"] is not None and opts["variables"]:
             return "", "null"           # everything came from the command line
         data = sys.stdin.buffer.read() if not sys.stdin.isatty() or opts["file"] == "-" else b""
-        return data.decode("utf-8", "replace"), "(stdin)"
+        return data.decode("utf-8", "surrogateescape"), "(stdin)"
     try:
         with open(opts["file"], "rb", buffering=0) as fh:
-            return fh.readall().decode("utf-8", "replace"), opts["file"]
+            return fh.readall().decode("utf-8", "surrogateescape"), opts["file"]
     except OSError as exc:
         raise InputError(f"ERROR: Failed to open command file ({opts['file']}) ({exc.strerror})") from None
 

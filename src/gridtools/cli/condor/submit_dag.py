@@ -270,6 +270,8 @@ def prepare(opts, dag, err):
     if opts.update_submit:              # the submit file is written again, the rest kept
         _unlink(files["sub"])
         return True
+    if opts.force:                      # (what could not be removed: writing it says why)
+        return True
     existing = [files[k] for k in ("sub", "lib_out", "lib_err", "log") if os.path.exists(files[k])]
     for name in existing:
         err.write(f'ERROR: "{name}" already exists.\n')
@@ -385,8 +387,12 @@ def submit_one(opts, dag, out, err):
         write_subdags(dag, parsed, opts.maxjobs)
     files = files_of(dag, opts.outfile_dir)
     text = submit_description(opts, dag, parsed)
-    with open(files["sub"], "w", encoding="utf-8") as fh:
-        fh.write(text)
+    try:
+        with open(files["sub"], "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError:
+        err.write(f"ERROR: unable to create submit file {files['sub']}\n")
+        return 1
     out.write(f"{_RULE}\n")
     for label, key in (("File for submitting this DAG to HTCondor           ", "sub"),
                        ("Log of DAGMan debugging messages                   ", "out"),

@@ -24,7 +24,7 @@ class LocalFiles:
         """The lines of a file (without line ends); InputError when unreadable."""
         from gridtools.errors import InputError
         try:
-            with open(self._path(path), encoding="utf-8", errors="replace") as handle:
+            with open(self._path(path), encoding="utf-8", errors="surrogateescape") as handle:
                 return handle.read().splitlines()
         except OSError as exc:
             raise InputError(f"can't open file {path}: {exc.strerror}") from None
@@ -49,7 +49,7 @@ class LocalFiles:
                                   stdout=subprocess.PIPE, check=False)
         except OSError as exc:
             raise InputError(f"not a valid command, errno={exc.errno} : {exc.strerror}") from None
-        return done.stdout.decode("utf-8", "replace").splitlines()
+        return done.stdout.decode("utf-8", "surrogateescape").splitlines()
 
     def glob(self, pattern, kind):
         """Names matching ``pattern`` in sorted order, relative as written;
