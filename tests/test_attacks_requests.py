@@ -361,3 +361,33 @@ def test_a_grid_engine_job_cannot_ask_to_hold_its_consumables_once(cell, workdir
     assert answer[0] == 0, answer
     assert not re.search(r"per_job", open(os.path.join(_jobs_dir(cell), str(jid), "job.yaml")).read())
     wait_for(lambda: "cannot run in PE" in cell.run("qstat", "-j", str(jid)).stdout)
+
+
+def test_an_htcondor_job_cannot_ask_to_hold_any_consumable_once(cell, workdir, users):
+    """An HTCondor job's per_job_requests is the daemon's own (its gpu request and the
+    machine resources it asks for, as condor_submit makes it): a forged condor_submit
+    request of two CPUs (smp 2) asking scratch=1G, a MEMORY consumable, that claims to
+    hold it once for both slots still needs 1G per slot, and waits on a host that
+    offers 1G; a machine resource it asks for (licence) is still held once."""
+    from qtools import add_complex
+    add_complex(cell, "scratch sc MEMORY <= YES YES 0 0")
+    add_complex(cell, "licence lic INT <= YES YES 0 0")
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "scratch=1G,licence=1", "testhost", check=True)
+    ad = 'Cmd = "/bin/true"\nJobUniverse = 5\nRequestCpus = 2\nIwd = "/tmp"\n'
+
+    def forged(hard, claimed):
+        jid, _name, answer = forge_submit(cell, users[0], {"pe": ["smp", 2, 2], "per_job_requests": claimed,
+                                                           "resources": {"hard": hard, "soft": {}},
+                                                           "condor_ad": ad}, reply=True)
+        assert answer[0] == 0, answer
+        import yaml
+        with open(os.path.join(_jobs_dir(cell), str(jid), "job.yaml")) as fh:
+            return jid, yaml.safe_load(fh).get("per_job_requests")
+    jid, held_once = forged({"scratch": "1G"}, ["scratch"])
+    assert held_once is None
+    wait_for(lambda: "cannot run in PE" in cell.run("qstat", "-j", str(jid)).stdout)
+    assert cell.task_states(jid).get(1) in (None, "pending")
+    cell.run("qdel", str(jid), user=users[0], check=True)
+    jid, held_once = forged({"licence": "1"}, ["licence", "scratch"])
+    assert held_once == ["licence"]
+    cell.wait_finished(jid)

@@ -156,3 +156,40 @@ def test_another_users_view_of_a_running_proc_shows_its_own_memory(cell, workdir
         return cell.run("condor_q", f"{cluster}.{proc}", "-allusers", "-af", "RequestMemory",
                         user=users[1]).stdout.strip()
     assert (shown(0), shown(1)) == ("20", "10")
+
+
+def test_procs_of_a_plain_queue_whose_cpus_depend_on_procid_hold_their_own_slots(workdir):
+    """``request_cpus = ifThenElse(ProcId == 1, 2, 1)`` with ``queue 3`` (the procs differ
+    only in ProcId: one stored ad) on four slots: proc 1 runs on two of them (smp), procs
+    0 and 2 on one each, and condor_q shows each proc's own RequestCpus."""
+    from conftest import destroy_cell, make_cell
+    cell = make_cell(slots=4)
+    try:
+        cluster = submit(cell, "executable = /bin/sleep\narguments = 300\n"
+                         "request_cpus = ifThenElse(ProcId == 1, 2, 1)\nqueue 3\n", cwd=workdir)
+        for proc in range(3):
+            assert wait_status(cell, f"{cluster}.{proc}", RUNNING)
+        assert " 0/4/4 " in cell.run("qstat", "-f").stdout
+        shown = cell.run("condor_q", str(cluster), "-af", "ProcId", "RequestCpus").stdout
+        assert shown == "0 1\n1 2\n2 1\n"
+        tasks = cell.run("qstat", "-g", "t").stdout
+        assert tasks.count(" MASTER ") == 3 and tasks.count(" SLAVE ") == 1, tasks
+    finally:
+        destroy_cell(cell)
+
+
+def test_a_proc_whose_cpus_fit_nowhere_does_not_stop_the_later_procs(cell, workdir):
+    """``request_cpus = ifThenElse(ProcId == 0, 8, 1)`` with ``queue 3`` on two slots:
+    proc 0 asks for more CPUs than any machine has and stays idle, with its own reasons
+    (its Requirements are false for the host, condor_q -better-analyze names its 8
+    CPUs); procs 1 and 2 run all the same."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\n"
+                     "request_cpus = ifThenElse(ProcId == 0, 8, 1)\nqueue 3\n", cwd=workdir)
+    assert wait_status(cell, f"{cluster}.1", RUNNING)
+    assert wait_status(cell, f"{cluster}.2", RUNNING)
+    assert statuses(cell, f"{cluster}.0")[f"{cluster}.0"] == IDLE
+    assert cell.run("condor_q", f"{cluster}.0", "-af", "RequestCpus").stdout == "8\n"
+    assert wait_for(lambda: "Requirements are false" in _info(cell, cluster), 20), _info(cell, cluster)
+    analyzed = cell.run("condor_q", "-better-analyze", f"{cluster}.0").stdout
+    assert "No machines matched job's requirements" in analyzed
+    assert "( TARGET.Cpus >= 8 )" in analyzed

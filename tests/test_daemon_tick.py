@@ -384,3 +384,25 @@ def test_a_task_of_several_slots_leaves_the_loop_nothing_due_until_its_policy_is
         daemon.tick()
         wake = daemon.state.condor.next_wake()
         assert wake is None or wake > time.time(), wake
+
+
+def test_procs_of_one_text_whose_cpus_depend_on_procid_are_each_placed_with_their_own(ticking):
+    """``request_cpus = ifThenElse(ProcId == 0, 3, ifThenElse(ProcId == 2, 2, 1))`` with
+    ``queue 4`` (one stored text) on two slots: proc 0 (3 CPUs) fits nowhere and does not
+    keep the others from starting; procs 1 and 3 take a slot each and proc 2 waits for
+    two; once they end, proc 2 runs on both slots (smp), and proc 0 still waits."""
+    cell, daemon, fake = ticking
+    cluster = _condor_submit(cell, daemon, "p.sub", "executable = /bin/true\nrequest_cpus = "
+                             "ifThenElse(ProcId == 0, 3, ifThenElse(ProcId == 2, 2, 1))\nqueue 4\n")
+    daemon.tick()
+    job = daemon.state.jobs[cluster]
+    assert isinstance(job.spec["condor_ad"], str)
+    assert fake.running() == [(cluster, 2), (cluster, 4)]
+    assert [job.task(n).slots for n in (2, 4)] == [1, 1]
+    fake.finish(cluster, 2)
+    fake.finish(cluster, 4)
+    daemon.tick()
+    daemon.tick()
+    assert fake.running() == [(cluster, 3)]
+    assert (job.task(3).pe, job.task(3).slots) == ("smp", 2)
+    assert _live(daemon, cluster) == [1, 3]

@@ -141,3 +141,67 @@ def test_a_quota_counts_a_request_held_once_once():
     decisions, started = run(sc)
     assert started == ["1.1 all.q@h1=2"]
     assert reasons(decisions, 2) == ['cannot run in PE "smp" because it only offers 1 slots']
+
+
+def _qsub_of(pe, hard):
+    """The qsub options of a proc's (pe, hard requests)."""
+    opts = [f"-pe {pe[0]} {pe[1]}"] if pe else []
+    if hard:
+        opts.append("-l " + ",".join(f"{k}={v}" for k, v in sorted(hard.items())))
+    return " ".join(opts)
+
+
+SMP = {"queue": {"pe_list": "smp"},
+       "objects": {"pe/smp": "pe_name smp\nslots 99\nuser_lists NONE\nxuser_lists NONE\n"
+                   "start_proc_args NONE\nstop_proc_args NONE\nallocation_rule $pe_slots\n"
+                   "control_slaves FALSE\njob_is_first_task TRUE\nurgency_slots min\n"
+                   "accounting_summary FALSE\nqsort_args NONE\n"}}
+
+
+def test_procs_of_one_text_whose_cpus_depend_on_procid_are_placed_with_their_own(tmp_path):
+    """``request_cpus = ifThenElse(ProcId == 0, 3, 2 - ProcId % 2)`` with ``queue 4`` is
+    stored as one text; the daemon reads each proc's own requests from it
+    (``procasks.task_requests``): on h1 (1 slot) and h2 (2), proc 0 (3 CPUs) fits
+    nowhere, proc 1 (1 CPU) starts on h1 and proc 2 on both slots of h2, proc 3 (1)
+    finds no slot left. With proc 0's request for all, none would start. Its
+    Requirements (``TARGET.Cpus >= RequestCpus``) group the procs by what they ask
+    (``procasks.proc_keys``): procs 1 and 3 with each other, proc 2 on its own."""
+    from test_condor_units import WHO, cluster_ads
+    from gridtools.daemon import procasks
+    from gridtools.formats.condor import spec as condor_spec
+    ads = cluster_ads("executable = run.sh\nrequest_cpus = ifThenElse(ProcId == 0, 3, 2 - ProcId % 2)\n"
+                      "queue 4\n", tmp_path)
+    spec = condor_spec.cluster_spec(ads, WHO)
+    assert isinstance(spec["condor_ad"], str) and spec["pe"] == ["smp", 3, 3]
+    own = procasks.task_requests(spec)
+    assert own == {2: (None, {}), 3: (["smp", 2, 2], {}), 4: (None, {})}
+    keys = procasks.proc_keys(spec, frozenset())
+    assert sorted(keys) == [2, 3, 4] and keys[2] == keys[4] != keys[3]
+    sc = {**SMP, "hosts": ["h1", "h2"], "slots": {"h1": 1, "h2": 2},
+          "jobs": [{"id": 1, "tasks": [1, 2, 3, 4], "qsub": "-pe smp 3",
+                    "task_qsub": {task: _qsub_of(*asks) for task, asks in own.items()}}]}
+    decisions, started = run(sc)
+    assert started == ["1.2 all.q@h1=1", "1.3 all.q@h2=2"]
+    assert any("smp" in line for line in reasons(decisions, 1))
+    assert run({**sc, "jobs": [{**sc["jobs"][0], "task_qsub": {}}]})[1] == []
+
+
+def test_a_cluster_whose_requests_read_no_procid_costs_no_parse(tmp_path, monkeypatch):
+    """The common case, ``queue 10000`` of one text whose requests read nothing that
+    differs by proc: neither its requests nor its refusals are read per proc (the text is
+    not even parsed again)."""
+    from test_condor_units import WHO, cluster_ads
+    from gridtools import jobads
+    from gridtools.daemon import procasks
+    from gridtools.formats.condor import spec as condor_spec
+    spec = condor_spec.cluster_spec(cluster_ads("executable = run.sh\nrequest_cpus = 2\n"
+                                                "queue 3\n", tmp_path), WHO)
+    spec = dict(spec, tasks=[1, 10000, 1])
+    assert isinstance(spec["condor_ad"], str)
+
+    def no_parse(*_args):
+        raise AssertionError("parsed")
+    monkeypatch.setattr(jobads, "parsed_ad", no_parse)
+    monkeypatch.setattr(jobads, "proc_ad", no_parse)
+    assert procasks.task_requests(spec) == {}
+    assert procasks.proc_keys(spec, frozenset({"requestcpus"})) == {}

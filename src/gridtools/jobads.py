@@ -132,10 +132,15 @@ def _base_ad(spec, number):
     ad["ProcId"] = number - 1
     if "owner" in spec:                 # who submitted it, whatever the ad's text claims
         ad["Owner"] = spec["owner"]
-        host = spec.get("submit_host") or "localhost"
-        ad["User"] = f"{spec['owner']}@{spec.get('uid_domain') or host}"
-        ad["GlobalJobId"] = f"{host}#{spec['id']}.{number - 1}#{int(spec.get('submit_time') or 0)}"
+        ad["User"] = f"{spec['owner']}@{spec.get('uid_domain') or spec.get('submit_host') or 'localhost'}"
+        ad["GlobalJobId"] = global_job_id(spec, number)
     return ad
+
+
+def global_job_id(spec, number):
+    """GlobalJobId of task ``number`` of a job (its description names its owner)."""
+    host = spec.get("submit_host") or "localhost"
+    return f"{host}#{spec['id']}.{number - 1}#{int(spec.get('submit_time') or 0)}"
 
 
 def proc_ad(texts, index):

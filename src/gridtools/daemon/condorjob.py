@@ -94,8 +94,11 @@ def settle_requests(spec, counted=None):
     submitter left to the daemon those the ad gives as expressions (``requests_pending``:
     see ``formats.condor.spec.cluster_spec``; ``counted`` as there)."""
     from gridtools.formats.condor.spec import per_job_requests, requests_of
+    from gridtools.daemon.procasks import set_proc
     texts = spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]
-    pe, hard = requests_of(jobads.proc_ad(tuple(texts), 1), spec.get("submit_host") or "", counted)
+    first = jobads.proc_ad(tuple(texts), 1)
+    set_proc(first, spec, 1)
+    pe, hard = requests_of(first, spec.get("submit_host") or "", counted)
     settled = dict(spec, pe=pe, resources={"hard": hard, "soft": {}})
     settled.pop("per_job_requests", None)
     held_once = per_job_requests(pe, hard, counted)
@@ -652,44 +655,6 @@ def _refresh(spec, counted=None):
     if fresh.get("per_job_requests"):
         spec["per_job_requests"] = fresh["per_job_requests"]
     spec["user_hold"] = bool(spec.get("user_hold"))
-
-
-def task_requests(spec, counted=None):
-    """task number -> (pe, hard resources) of each proc of a cluster whose ad asks for
-    other resources than proc 0's (empty when all ask alike). The description holds
-    proc 0's requests (``formats.condor.spec.cluster_spec``); a proc's own requests, read
-    from its ad as that function reads proc 0's, replace the resources proc 0's ad names
-    in the description's hard requests (a ``qalter -l`` of other resources holds for
-    every proc), and its parallel environment the description's when it differs from
-    proc 0's (``counted``: see ``cluster_spec``)."""
-    from gridtools.classad import parse_ad
-    from gridtools.formats.condor.spec import requests_of
-    from gridtools.sched.autocluster import ad_references
-    texts = spec.get("condor_ad")
-    if not isinstance(texts, list) or len(texts) < 2 or not any(texts[1:]):
-        return {}
-    texts, host = tuple(texts), spec.get("submit_host") or ""
-    first = jobads.proc_ad(texts, 1)
-    pe0, hard0 = requests_of(first, host, counted)
-    read = {name.lower() for name in first if name.lower().startswith("request")}
-    read = ad_references(first, read | {"maxhosts", "jobuniverse"})
-    every = "procid" in read            # requests that read ProcId differ in every proc
-    base = (spec.get("resources") or {}).get("hard") or {}
-    found = {}
-    for number in range(2, len(texts) + 1):
-        text = texts[number - 1]
-        if not every and (not text or not any(name.lower() in read or name.lower().startswith("request")
-                                              for name in parse_ad(text))):
-            continue                    # nothing its requests read differs from proc 0's
-        ad = jobads.proc_ad(texts, number)
-        ad["ProcId"] = number - 1
-        pe, hard = requests_of(ad, host, counted)
-        if (pe, hard) == (pe0, hard0):
-            continue
-        own = {name: value for name, value in base.items() if name not in hard0}
-        own.update(hard)
-        found[number] = (pe if pe != pe0 else spec.get("pe"), own)
-    return found
 
 
 # ---------------------------------------------------------------- periodic expressions

@@ -236,21 +236,36 @@ def _too_many_procs(state, spec):
     return None
 
 
+def _held_once(spec, counted):
+    """Set an HTCondor job's ``per_job_requests`` from its parallel environment and hard
+    requests (``formats.condor.spec.per_job_requests``: its gpu request and machine
+    resources, ``counted``), as condor_submit sets it: a client's list is never believed
+    (it would hold any consumable once for all the job's slots). A Grid Engine job holds
+    none once."""
+    from gridtools.formats.condor.spec import per_job_requests
+    held_once = per_job_requests(spec.get("pe"), (spec.get("resources") or {}).get("hard") or {}, counted)
+    if held_once:
+        spec["per_job_requests"] = held_once
+
+
 def submit(state, dispatcher, req, now):
     raw = req.body.get("job")
     claimed = raw.get("id") if isinstance(raw, dict) and type(raw.get("id")) is int else None
     try:
         spec = jobcheck.check(raw, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
         pending = spec.pop("requests_pending", False)
-        if not spec.get("condor_ad"):
-            spec.pop("per_job_requests", None)      # (only an HTCondor job's requests are held once)
+        spec.pop("per_job_requests", None)      # the daemon's own, never the client's (_held_once)
         problem = _not_new(state, spec, req.uid)
         if not problem and spec.get("condor_ad"):
             problem = condorjob.check_new(spec) or _too_many_procs(state, spec)
-            if not problem and pending:         # (requests its ad gives as expressions)
+            if not problem:
                 from gridtools.daemon.devices import countable_complexes
-                spec = jobcheck.check(condorjob.settle_requests(spec, countable_complexes(state.config)),
-                                      types=_complex_types(state), max_tasks=_max_aj_tasks(state))
+                counted = countable_complexes(state.config)
+                if pending:                     # (requests its ad gives as expressions)
+                    spec = jobcheck.check(condorjob.settle_requests(spec, counted),
+                                          types=_complex_types(state), max_tasks=_max_aj_tasks(state))
+                else:
+                    _held_once(spec, counted)
     except jobcheck.Invalid as exc:
         problem = str(exc)
     except (ArithmeticError, ValueError, TypeError) as exc:     # (an ad no check foresaw)

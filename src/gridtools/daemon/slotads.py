@@ -267,7 +267,7 @@ def refusals(ctx, jobs, condor_jobs=True):
             mine = _unwanted(job, ad, frees, job_memo, ctx=ctx)
             if mine:
                 unwanted[pending.id] = mine
-            if isinstance(texts, list) and len(texts) > 1:
+            if isinstance(texts, str) or len(texts) > 1:
                 own = _task_refusals(ctx, job, pending, (found, mine), hosts, names, start_names, memo, frees,
                                      job_memo)
                 if own:
@@ -277,9 +277,10 @@ def refusals(ctx, jobs, condor_jobs=True):
 
 def _task_refusals(ctx, job, pending, first_found, hosts, names, start_names, memo, frees, job_memo):
     """task -> (refused, unwanted) of the pending procs of a cluster whose stored ads
-    differ (``spec["condor_ad"]`` a list) that refuse other hosts than the first pending
-    proc (``first_found``). Procs whose ads agree in what the Requirements and the
-    hosts' START read (``_refusal_keys``) share one answer."""
+    differ (``spec["condor_ad"]`` a list), or whose Requirements or the hosts' START
+    read what differs in every proc (ProcId), that refuse other hosts than the first
+    pending proc (``first_found``). Procs whose ads agree in what the Requirements and
+    the hosts' START read (``_refusal_keys``) share one answer."""
     keys = _refusal_keys(job, start_names)
     if not keys:
         return {}
@@ -302,14 +303,20 @@ def _task_refusals(ctx, job, pending, first_found, hosts, names, start_names, me
 def _refusal_keys(job, start_names):
     """task -> what its stored ad changes of proc 0's in the attributes its Requirements
     and the hosts' START (``start_names``) read, for the procs that change any (the
-    others are as proc 0); kept with the description. Empty when no proc does."""
+    others are as proc 0); kept with the description. Empty when no proc does. A
+    cluster stored as one text: ``daemon.procasks.proc_keys``."""
     held = job.spec_cache()
     cached = held.refusal_keys
     if cached is not None and cached[0] == start_names:
         return cached[1]
+    from gridtools.daemon.procasks import proc_keys
+    texts = job.spec["condor_ad"]
+    values = proc_keys(job.spec, start_names)       # what differs by ProcId
+    if isinstance(texts, str):
+        held.refusal_keys = (start_names, values)
+        return values
     from gridtools.classad import parse_ad
     from gridtools.jobads import parsed_ad
-    texts = job.spec["condor_ad"]
     base = parsed_ad(texts[0])
     relevant = set(start_names) | acl.ad_references(base, ("requirements",)) | {"requirements"}
     keys = {}
@@ -322,7 +329,9 @@ def _refusal_keys(job, start_names):
         if any(name == "requirements" for name, _text in changed):
             changed = [("", text)]          # its own Requirements: the whole change counts
         if changed:
-            keys[number] = tuple(changed) + ((number,) if "procid" in relevant else ())
+            keys[number] = tuple(changed)
+    for number, value in values.items():
+        keys[number] = keys.get(number, ()) + value
     held.refusal_keys = (start_names, keys)
     return keys
 

@@ -100,10 +100,18 @@ def _task_request(job, number, state, parts):
     own = job.derived.task_requests
     if own is None:
         own = _task_requests(job, state, parts)
-    for task, mine in own:
-        if task == number:
-            return mine
+    if own:
+        return _by_task(job.derived).get(number, req)
     return req
+
+
+def _by_task(held):
+    """task -> Request of ``held.task_requests``, made once (a cluster of ten thousand procs
+    that ask otherwise is not searched through for each of its running tasks)."""
+    table = held.task_table
+    if table is None or table[0] is not held.task_requests:
+        table = held.task_table = (held.task_requests, dict(held.task_requests))
+    return table[1]
 
 
 def _request(job, state, parts):
@@ -118,20 +126,20 @@ def _request(job, state, parts):
 
 def _task_requests(job, state, parts):
     """((task, Request), ...) of the procs of an HTCondor cluster that ask for other
-    resources than proc 0 (``daemon.condorjob.task_requests``), cached beside the
+    resources than proc 0 (``daemon.procasks.task_requests``), cached beside the
     job's Request; () for every other job."""
     held = job.spec_cache()
     _request(job, state, parts)
     if held.task_requests is None:
         held.task_requests = ()
-        if isinstance(job.spec.get("condor_ad"), list):
+        if job.spec.get("condor_ad"):
             held.task_requests = _proc_requests(job.spec, state, parts)
     return held.task_requests
 
 
 def _proc_requests(spec, state, parts):
-    from gridtools.daemon.condorjob import task_requests
     from gridtools.daemon.devices import countable_complexes
+    from gridtools.daemon.procasks import task_requests
     counted = countable_complexes(state.config)
     try:
         found = task_requests(spec, counted)
@@ -140,11 +148,19 @@ def _proc_requests(spec, state, parts):
                   f"proc 0's stand in: {exc}")
         return ()
     from gridtools.formats.condor.spec import per_job_requests
-    table = parts["complexes"]
-    return tuple((task, _interned(parts, inputs.request(
-        dict(spec, pe=pe, resources={"hard": hard, "soft": (spec.get("resources") or {}).get("soft") or {}},
-             per_job_requests=per_job_requests(pe, hard, counted)),
-        state.config, table))) for task, (pe, hard) in sorted(found.items()))
+    table, soft = parts["complexes"], (spec.get("resources") or {}).get("soft") or {}
+    made = {}                   # procs that ask alike share one Request (ProcId % 7 + 1: seven)
+    out = []
+    for task, (pe, hard) in sorted(found.items()):
+        key = (tuple(pe) if pe else None, tuple(sorted(hard.items())))
+        req = made.get(key)
+        if req is None:
+            req = made[key] = _interned(parts, inputs.request(
+                dict(spec, pe=pe, resources={"hard": hard, "soft": soft},
+                     per_job_requests=per_job_requests(pe, hard, counted)),
+                state.config, table))
+        out.append((task, req))
+    return tuple(out)
 
 
 def build(state, now, loads):

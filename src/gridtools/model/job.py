@@ -142,7 +142,8 @@ def task_numbers(spec):
 class Derived:
     """What the daemon derives from one job description alone, made when first needed:
     ``request`` (the scheduler's Request, for the configuration of ``generation``),
-    ``task_requests`` (the Requests of the tasks that ask otherwise, for the same),
+    ``task_requests`` (the Requests of the tasks that ask otherwise, for the same;
+    ``task_table`` the same by task),
     ``refusal_keys`` (``daemon.slotads``: which procs' ads may refuse other hosts),
     ``facts`` (what the status shows of the job) and ``condor_facts`` (what condor_q
     shows of it, from its description: ``spool.rows.condor_info``; ``private_facts``
@@ -150,11 +151,11 @@ class Derived:
     sees, ``spool.rows.public_ad``). Slots: ten thousand jobs hold one."""
 
     __slots__ = ("spec", "generation", "request", "task_requests", "facts", "condor_facts",
-                 "private_facts", "public_ad", "refusal_keys")
+                 "private_facts", "public_ad", "refusal_keys", "task_table")
 
     def __init__(self, spec):
         self.spec, self.generation, self.request, self.facts = spec, None, None, None
-        self.task_requests = self.refusal_keys = None
+        self.task_requests = self.refusal_keys = self.task_table = None
         self.condor_facts = self.private_facts = self.public_ad = None
 
 
