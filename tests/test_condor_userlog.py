@@ -244,3 +244,54 @@ for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
 
 def test_htcondor_reads_the_pre_skip_event(tmp_path):
     assert _htcondor_reads(tmp_path, pre_skips(), _READ_PRE_SKIP) == ["34 0 2147483647 DAG Node: B"]
+
+
+# ------------------------------------------------ the job ads condor_q -userlog rebuilds
+
+def _ads(events):
+    from gridtools.cli.condor import logads
+    return {f"{ad.eval('ClusterId')}.{ad.eval('ProcId')}": ad
+            for ad in logads.job_ads(events, "/x/job.log", "alice", T0 + 100)}
+
+
+def test_job_ads_from_the_events_as_htcondor_rebuilds_them():
+    ads = _ads([Event(E.SUBMIT, 7, 2, 0, T0 - 1, {}), Event(E.SUBMIT, 7, 1, 0, T0 - 1, {})] + sample()
+               + [Event(E.EXECUTE, 8, 0, 0, T0, {})])
+    assert sorted(ads) == ["7.0", "7.1", "7.2"]          # 8.0: its submit event is not in the log
+    first = ads["7.0"]
+    assert first.eval("Owner") == "alice" and first.eval("Cmd") == "???"
+    assert first.eval("QDate") == T0 and first.eval("UserLog") == "/x/job.log"
+    assert first.eval("GlobalJobId") == f"localhost#7.0#{T0}" and first.eval("ServerTime") == T0 + 100
+    assert first.eval("SubmitHost") == "<127.0.0.1:9618>"
+    # terminated (return value 3), then unsuspended last: running again
+    assert (first.eval("JobStatus"), first.eval("LastJobStatus")) == (2, 7)
+    assert first.eval("EnteredCurrentStatus") == T0 + 14
+    assert (first.eval("ExitCode"), first.eval("ExitBySignal"), first.eval("CompletionDate")) == (3, False, T0 + 10)
+    assert first.eval("LastRemoteHost") == "slot1@h" and "RemoteHost" not in first
+    assert first.eval("StartdIpAddr") == "<127.0.0.1:9618>" and first.eval("NumJobStarts") == 1
+    assert first.eval("HoldReason") == "via condor_hold (by user alice)" and first.eval("HoldReasonCode") == 1
+    assert first.eval("ReleaseReason") == "via condor_release (by user alice)"
+    assert (first.eval("ImageSize"), first.eval("ResidentSetSize")) == (43, 1012)
+    assert first.eval("TotalSuspensions") == 1 and first.eval("LastSuspensionTime") == T0 + 13
+    assert first.eval("LastVacateTime") == T0 + 7
+    assert first.eval("LastRemoteWallClockTime") == 5.0 and first.eval("RemoteWallClockTime") == 5.0
+    assert first.eval("LastRemoteUserCpu") == 3723.0
+    assert list(first)[:3] == ["ClusterId", "Cmd", "CompletionDate"]        # sorted, as -long prints
+    assert list(first) == sorted(first, key=str.lower)
+    # a job ad information event adds what is the job's (the event's own attributes are not)
+    assert first.eval("Owner") == "alice"
+    assert ads["7.1"].eval("JobStatus") == 4 and ads["7.1"].eval("ExitSignal") == 9
+    assert ads["7.1"].eval("ExitBySignal") is True and "ExitCode" not in ads["7.1"]
+    assert (ads["7.2"].eval("JobStatus"), ads["7.2"].eval("RemoveReason")) == (3, "via condor_rm (by user alice)")
+
+
+def test_a_log_that_goes_bad_yields_the_jobs_before(tmp_path):
+    from gridtools.cli.condor import logads
+    path = tmp_path / "job.log"
+    path.write_text(render_events(sample()[:2]) + "garbage\n" + render_events([Event(E.SUBMIT, 9, 0, 0, T0)]))
+    ads = logads.read(str(path), "alice")
+    assert [(ad.eval("ClusterId"), ad.eval("JobStatus"), ad.eval("RemoteHost")) for ad in ads] == [(7, 2, "slot1@h")]
+    with pytest.raises(InputError):
+        parse_events(path.read_text())
+    with pytest.raises(OSError):
+        logads.read(str(tmp_path / "none.log"), "alice")

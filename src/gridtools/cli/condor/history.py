@@ -3,7 +3,7 @@
     condor_history [-l | -json | -xml | -af[:quals] ATTR ... | -format FMT ATTR ...]
                    [-constraint EXPR] [-limit N | -match N] [-forwards]
                    [-since JOBID | EXPR] [-completedsince TIME] [-scanlimit N]
-                   [-file FILE] [cluster | cluster.proc | owner] ...
+                   [-file FILE | -userlog FILE] [cluster | cluster.proc | owner] ...
 
 Reads the history file the daemon appends a job's final ad to when it
 leaves the queue (``spool/history`` and its rotation ``history.old``; see
@@ -19,6 +19,9 @@ attributes (command path, arguments, files: ``jobads.PRIVATE_ATTRS``) are
 in a file of its owner's (``history.private/<uid>``, see daemon.history),
 joined to the job's ad for its owner and for root: another user's job shows
 exactly what condor_q shows of it, without them.
+
+``-userlog FILE`` lists the jobs of a job event log instead, with the ads
+``logads`` rebuilds from its events, in job id order.
 """
 
 import os
@@ -32,6 +35,7 @@ Usage: condor_history [options]
     where [options] are
         -help                 Display this screen
         -file <file>          Read history data from specified file
+        -userlog <file>       Read job data from specified job event log
         -forwards             List jobs in the order they finished
         -match <num>          Limit the number of jobs displayed
         -limit <num>          Same as -match
@@ -59,6 +63,7 @@ class Options:
         self.scanlimit = 0
         self.forwards = False
         self.file = None
+        self.userlog = None          # -userlog: the jobs of a job event log (logads)
         self.help = False
 
 
@@ -110,6 +115,8 @@ def parse_args(argv):
             opts.forwards = False
         elif _is(arg, "file", 2):
             opts.file = _take(args, arg)
+        elif _is(arg, "userlog", 1):
+            opts.userlog = _take(args, arg)
         elif _is(arg, "help", 1):
             opts.help = True
         elif not _is(arg, "wide", 1):
@@ -184,6 +191,18 @@ def read_ads(paths):
             elif line.strip():
                 block.append(line)
     return found
+
+
+def log_ads(opts):
+    """The ads of the jobs of the job event log ``-userlog`` names, rebuilt from its
+    events (``logads``: every job it saw submitted, by job id, shown in that order)."""
+    from gridtools.cli.condor import logads
+    try:
+        ads = logads.read(opts.userlog, Q.me())
+    except OSError:
+        raise GridError(f"Error: Can't open userlog {opts.userlog}", 1) from None
+    opts.forwards = True
+    return ads
 
 
 def private_files():
@@ -294,9 +313,12 @@ def main(argv, prog="condor_history"):
         if opts.help:
             sys.stdout.write(USAGE)
             return 0
-        ads = read_ads(history_files(opts))
-        if not opts.file:
-            join_private(ads)
+        if opts.userlog is not None:
+            ads = log_ads(opts)
+        else:
+            ads = read_ads(history_files(opts))
+            if not opts.file:
+                join_private(ads)
         ads = select(opts, ads)
         if opts.view == "long":
             out = formatting.long_ads(ads)

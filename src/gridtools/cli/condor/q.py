@@ -10,7 +10,8 @@ may be abbreviated as HTCondor allows. Tables are in ``qviews``; attribute
 printing in ``formatting``; the analysis in ``analyze``. A caller the READ
 level at the SCHEDD does not allow is refused before anything is read
 (``check_read``); without a READ restriction in the configuration that costs
-one read of its global file (``access.open_to_all``).
+one read of its global file (``access.open_to_all``). ``-userlog FILE`` shows
+the jobs of a job event log instead, in the same views (``qlog``).
 """
 
 import sys
@@ -26,6 +27,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
     [general-opts] are
 \t-allusers\t\t Consider jobs from all users
 \t-name <name>\t\t Name of schedd
+\t-userlog <file>\t\t Read queue from a user log file
     [restriction-list] each restriction may be one of
 \t<cluster>\t\t Get information about specific cluster
 \t<cluster>.<proc>\t Get information about specific job
@@ -68,6 +70,7 @@ class Options:
         self.limit = 0
         self.help = False
         self.schedd = None
+        self.userlog = None          # -userlog: the jobs of a job event log (qlog)
 
 
 def _is(arg, word, least=1):
@@ -129,6 +132,8 @@ def _option(opts, arg, args):
         opts.limit = _number(_take(args, arg))
     elif _is(arg, "submitter", 2):
         opts.selection.users.append(_take(args, arg))
+    elif _is(arg, "userlog", 1):
+        opts.userlog = _take(args, arg)
     elif _is(arg, "name", 1):
         opts.schedd = _take(args, arg)
     elif _is(arg, "pool", 1):
@@ -182,6 +187,9 @@ def check_read():
 
 
 def run(opts):
+    if opts.userlog is not None:           # (no schedd is asked: the caller reads the log)
+        from gridtools.cli.condor import qlog
+        return qlog.run(opts, select, _attributes)
     if opts.schedd and opts.schedd != _schedd():
         from gridtools.cli.condor.submit_more import known_schedd
         if not known_schedd(opts.schedd):

@@ -262,9 +262,10 @@ def parse_time(text, year=None):
     raise InputError(f"bad time stamp in user log: {text}")
 
 
-def parse_events(text):
+def parse_events(text, strict=True):
     """The events of a log's text; a trailing event without its ``...``
-    line (still being written) is left out."""
+    line (still being written) is left out. Not ``strict``: the events before
+    the first one that cannot be read (as HTCondor's log reader stops there)."""
     events, current, body = [], None, []
     for number, line in enumerate(text.splitlines(), 1):
         if current is None:
@@ -272,10 +273,17 @@ def parse_events(text):
                 continue
             m = _HEADER.match(line)
             if not m:
+                if not strict:
+                    return events
                 raise InputError(f"user log line {number}: not an event header: {line[:60]}")
             current, body = m, [m.group(6)]
         elif line.rstrip() == SEPARATOR:
-            events.append(_event(current, body))
+            try:
+                events.append(_event(current, body))
+            except InputError:
+                if strict:
+                    raise
+                return events
             current = None
         else:
             body.append(line)

@@ -1,0 +1,102 @@
+"""condor_q -userlog FILE: the jobs of a job event log instead of the queue.
+
+The ads are those ``logads`` rebuilds from the log's events (every job the
+log saw submitted, the finished ones included, as HTCondor's condor_q shows
+them); the views are condor_q's own (``qviews``, ``formatting``) over them:
+the selection by ids, users, ``-constraint``, ``-run``, ``-hold`` and
+``-idle`` is the queue's. The title names the log, ``-- Userlog: FILE @
+DATE``, and the views that count jobs end with one line of the query's
+totals (``N jobs; ... suspended``): a log knows no other users' jobs;
+``-analyze`` matches them against the cell's slots, as the queue's. The
+log is read with the caller's own rights; no daemon is asked anything. A log
+that cannot be opened: ``Can't open user log: FILE``, exit 1.
+"""
+
+import time
+
+from gridtools.cli.condor import logads, qviews, queue as Q
+from gridtools.errors import GridError, lines
+
+
+class LogAds:
+    """The ads of the log's procs, by proc id (what ``queue.AdSource`` is to the queue)."""
+
+    def __init__(self, ads):
+        self.by_id = {f"{ad.eval('ClusterId')}.{ad.eval('ProcId')}": ad for ad in ads}
+
+    def ad(self, proc):
+        return self.by_id[proc.id]
+
+
+def _number(value, default=0):
+    return value if type(value) in (int, float) and not isinstance(value, bool) else default
+
+
+def _text(value, default=""):
+    return value if isinstance(value, str) else default
+
+
+def proc_of(ad):
+    """The ``queue.Proc`` condor_q's tables show of a rebuilt ad."""
+    status = _number(ad.eval("JobStatus"), Q.IDLE)
+    # RUN_TIME: the log says nothing of the current run's shadow; an idle or held job
+    # shows its last run's time
+    wall = _number(ad.eval("LastRemoteWallClockTime")) if status in (Q.IDLE, Q.HELD) else 0
+    proc = Q.Proc(int(ad.eval("ClusterId")), int(ad.eval("ProcId")), _text(ad.eval("Owner"), "??"),
+                  status, _number(ad.eval("QDate")), host=_text(ad.eval("RemoteHost")),
+                  prio=int(_number(ad.eval("JobPrio"))), cmd=_text(ad.eval("Cmd")),
+                  batch=_text(ad.eval("JobBatchName")) or None, wall=wall)
+    if status == Q.HELD:
+        proc.hold = [_text(ad.eval("HoldReason")), _number(ad.eval("HoldReasonCode")),
+                     _number(ad.eval("HoldReasonSubCode")), _number(ad.eval("EnteredCurrentStatus"))]
+    return proc
+
+
+def read(path, user, now):
+    try:
+        ads = logads.read(path, user, now)
+    except OSError:
+        raise GridError(lines("", f"Can't open user log: {path}"), 1) from None
+    return [proc_of(ad) for ad in ads], LogAds(ads)
+
+
+def title(path, now):
+    return f"\n\n-- Userlog: {path} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n"
+
+
+def run(opts, select, attributes):
+    """condor_q's text for the log ``opts.userlog``; ``select`` and ``attributes`` are
+    condor_q's own (``q.select``, ``q._attributes``)."""
+    from gridtools.cli.condor.q import dag_order
+    user, now = Q.me(), time.time()
+    everyone, source = read(opts.userlog, user, now)
+    chosen = select(opts, everyone, user, source)
+    if opts.limit:
+        chosen = chosen[:opts.limit]
+    view = opts.view
+    if view in ("long", "json", "xml", "af", "format"):
+        return attributes(opts, chosen, source)
+    if view == "analyze":           # against the cell's slots, as the queue's jobs are
+        from gridtools.cli import status
+        from gridtools.cli.condor import analyze
+        snap = status.load()
+        return f"\n\n-- Userlog: {opts.userlog}\n" + \
+            analyze.report(snap, chosen, Q.procs(snap), source, opts.better, now)
+    head = title(opts.userlog, now)
+    totals = "\n" + qviews.tally_text(len(chosen), qviews._counts(chosen)) + "\n"
+    if view == "totals":
+        return head + totals
+    if view == "run":
+        return head + qviews.running(chosen, user, now)
+    if view == "idle":
+        return head + qviews.idle(chosen, source.ad)
+    if view == "hold":
+        body = qviews.held(chosen)
+    elif opts.dag:
+        chosen_dag, names = dag_order(chosen, source)
+        body = qviews.nobatch(chosen_dag, user, now, names)
+    elif view == "nobatch":
+        body = qviews.nobatch(chosen, user, now)
+    else:               # the log says not how many procs a cluster was submitted with
+        body = qviews.batch_view(chosen, {p.cluster: 0 for p in chosen})
+    return head + body + totals
