@@ -202,3 +202,39 @@ def test_a_later_proc_of_several_cpus_holds_its_gpu_once_and_the_views_count_one
         cell.run("condor_rm", str(cluster), check=True)
     finally:
         destroy_cell(cell)
+
+
+def test_qalter_of_the_gpus_of_a_pending_condor_job_changes_its_request_gpus(cell, workdir):
+    """qalter -l gpu=N of a held HTCondor job sets its ads' RequestGPUs to N, as
+    condor_qedit of RequestGPUs changes its gpu request; a new list without gpu sets 0.
+    Released on a host of two GPUs, it runs with two devices."""
+    from condortools import submit, wait_status
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
+    cluster = submit(cell, SHOW_DEVICES + "request_gpus = 1\nhold = true\nqueue 2\n", cwd=workdir)
+    shown = cell.run("condor_q", str(cluster), "-af", "RequestGPUs").stdout
+    assert shown == "1\n1\n"
+    cell.run("qalter", "-l", "gpu=2", str(cluster), check=True)
+    assert cell.run("condor_q", str(cluster), "-af", "RequestGPUs").stdout == "2\n2\n"
+    assert "gpu=2" in cell.run("qstat", "-j", str(cluster)).stdout
+    cell.run("qalter", "-l", "h_rt=600", str(cluster), check=True)
+    assert cell.run("condor_q", str(cluster), "-af", "RequestGPUs").stdout == "0\n0\n"
+    cell.run("qalter", "-l", "gpu=2", str(cluster), check=True)
+    cell.run("condor_rm", f"{cluster}.1", check=True)
+    cell.run("condor_release", str(cluster), check=True)
+    wait_status(cell, f"{cluster}.0", 2)
+    out = os.path.join(workdir, "out.0")
+    seen = wait_for(lambda: os.path.exists(out) and open(out).read().strip())
+    assert sorted(seen.split(",")) == ["0", "1"]
+    cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_qalter_of_a_machine_resource_changes_the_request_of_a_condor_job(cell, workdir):
+    from condortools import submit
+    from qtools import add_complex
+    add_complex(cell, "licence lic INT <= YES YES 0 0")
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "licence=4", "testhost", check=True)
+    cluster = submit(cell, "executable = /bin/true\nrequest_licence = 1\nhold = true\nqueue\n", cwd=workdir)
+    cell.run("qalter", "-l", "licence=3", str(cluster), check=True)
+    assert cell.run("condor_q", str(cluster), "-af", "RequestLicence", "RequestGPUs").stdout == "3 undefined\n"
+    assert "licence=3" in cell.run("qstat", "-j", str(cluster)).stdout
+    cell.run("condor_rm", str(cluster), check=True)

@@ -269,6 +269,8 @@ def _alter_job(state, user, body, target):
 def _store(state, job, changes, ops, deps):
     old_name = job.spec["name"]
     spec = alteration.apply(job.spec, changes, ops)
+    if spec.get("condor_ad") and "hard" in (changes.get("resources") or {}):
+        _condor_requests(state, spec)
     for field, target in (("hold_jid", "predecessors"), ("hold_jid_ad", "ad_predecessors")):
         if field in deps:
             spec[target] = deps[field][0]
@@ -280,6 +282,40 @@ def _store(state, job, changes, ops, deps):
         state.names.setdefault(spec["name"], set()).add(job.id)
     state.touch(job)
     state.need_schedule = True
+
+
+def _condor_requests(state, spec):
+    """An HTCondor job's ads after a new hard resource list: RequestGPUs and the
+    ``Request<name>`` of its machine resources say what the list now asks for (0 for one
+    it no longer names), as ``condor_qedit`` of them changes the requests; the requests
+    it holds once are worked out again (see ``formats.condor.spec.per_job_requests``)."""
+    from gridtools import ads
+    from gridtools.daemon import condorjob
+    from gridtools.daemon.devices import countable_complexes
+    from gridtools.formats.condor import spec as condor_spec
+    counted = countable_complexes(state.config)
+    hard = spec["resources"]["hard"]
+    first = ads.job_ad(spec, None, 1)
+    attrs = {"RequestGPUs": condor_spec.GPU_REQUEST}
+    for name in condor_spec.custom_requests(first):
+        if name.lower() in counted:
+            attrs["Request" + name] = counted[name.lower()]
+    numbers = condorjob.spec_numbers(spec)
+    for attr, complex_name in attrs.items():
+        amount = hard.get(complex_name)
+        if amount is None and attr not in first:
+            continue                            # asked for neither before nor now
+        try:
+            number = float(amount) if amount is not None else 0
+            text = str(int(number)) if number == int(number) else repr(number)
+        except (TypeError, ValueError, OverflowError):
+            continue                            # (an amount with a unit, or none: no ClassAd number)
+        if attr not in first or first.lookup(attr).unparse() != text:
+            spec["condor_ad"] = condorjob.edited_texts(spec, numbers, attr, text)
+    spec.pop("per_job_requests", None)
+    held_once = condor_spec.per_job_requests(spec.get("pe"), hard, counted)
+    if held_once:
+        spec["per_job_requests"] = held_once
 
 
 def alter(state, dispatcher, req, now):

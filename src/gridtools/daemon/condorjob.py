@@ -583,7 +583,7 @@ def _set_in(text, name, value_text):
     return "".join(lines) + f"{name} = {value_text}\n"
 
 
-def _edited_texts(spec, numbers, name, value_text):
+def edited_texts(spec, numbers, name, value_text):
     """``condor_ad`` of a job with ``name`` set in the ads of tasks ``numbers``."""
     from gridtools.classad import parse_ad
     stored = spec["condor_ad"]
@@ -625,7 +625,7 @@ def edit_ads(state, job, numbers, attrs):
     if spec.get("condor_ad"):
         positions = [job.numbers().index(n) + 1 for n in numbers]
         for name, text in attrs.items():
-            spec["condor_ad"] = _edited_texts(spec, positions, name, text)
+            spec["condor_ad"] = edited_texts(spec, positions, name, text)
         from gridtools.daemon.devices import countable_complexes
         _refresh(spec, countable_complexes(state.config))
     else:                   # a qsub job: its ad is made from its description, the edits lie over it
