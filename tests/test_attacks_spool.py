@@ -9,7 +9,7 @@ and environment to herself.
 import os
 import time
 
-from attack_tools import (all_readable_bytes, command_popen, continue_process, daemon_pid,
+from attack_tools import (all_readable_bytes, command_popen, continue_process, daemon_pid, forge_submit,
                           stop_process, user_popen, user_py)
 from conftest import wait_for
 
@@ -103,6 +103,23 @@ def test_planted_claims_make_no_ids_jump_and_future_ones_are_swept(cell, workdir
     monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
     ids.sweep("job")
     assert not [n for n in os.listdir(claims) if int(n) in planted]
+
+
+def test_a_job_claimed_far_ahead_does_not_move_everybodys_ids(cell, workdir, users):
+    """bob claims an id far ahead and writes a submit request for it by hand: the daemon
+    takes his job in (the claim is his), but the ids of alice's jobs go on from hers."""
+    alice, bob = users[0], users[1]
+    first = _jid(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir))
+    hint = os.path.join(cell.root, "spool", "jobseqnum")
+    wait_for(lambda: open(hint).read().strip() == str(first))
+    far = first + 50000
+    user_py(cell, bob, f"open({os.path.join(cell.root, 'spool', 'jobids', str(far))!r}, 'w').close()", check=True)
+    _claimed, _name, answer = forge_submit(cell, bob, {"id": far, "user_hold": True}, reply=True)
+    assert answer[0] == 0, answer
+    assert f" {far} " in f" {cell.run('qstat', '-u', '*').stdout} "
+    assert open(hint).read().strip() == str(first)
+    got = _jid(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir))
+    assert got == first + 2                     # (bob's first claim, next in line, cost one id)
 
 
 def test_a_claim_is_aged_by_the_daemons_first_sighting(tmp_path, monkeypatch):

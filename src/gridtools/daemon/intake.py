@@ -112,12 +112,39 @@ def settle(done):
 
 
 def _record_ids(state):
-    """Tell the clients (through the daemon's hint) the last job id taken in."""
-    last = ids.peek("job")
-    for number in state.taken_ids:
-        last = number if number > last or last - number > ids.WINDOW else last
+    """Tell the clients (through the daemon's hint) the last job id taken in: the furthest
+    of the ids taken in that a client could have been given (``_within_reach``). A job
+    whose id was claimed far ahead, with a request written for it, is taken in but moves
+    the hint no further: everybody else's ids do not jump after it."""
+    hint = ids.peek("job")
+    last = _furthest(hint, state.taken_ids, _within_reach(state, hint, len(state.taken_ids)))
     state.taken_ids.clear()
-    ids.record("job", last)
+    if last != hint:
+        ids.record("job", last)
+
+
+#: ids a client may be given beyond those ``_within_reach`` counts (claims made and
+#: released again while the daemon looked)
+REACH_SLACK = 64
+
+
+def _within_reach(state, hint, taken):
+    """How far after ``hint`` a client's id can lie: a client takes the id after the
+    claims that follow the hint, skipping the jobs there, so no further than the claims
+    present, the ``taken`` ids whose claims are gone, the jobs ahead and some slack."""
+    ahead = sum(1 for job_id in state.jobs if 0 < (job_id - hint) % jobcheck.MAX_JOB_ID <= ids.WINDOW)
+    return ids.claim_count("job") + taken + ahead + REACH_SLACK
+
+
+def _furthest(hint, numbers, reach):
+    """The id of ``numbers`` furthest after ``hint`` (counting on from MAX_JOB_ID to 1) and
+    no more than ``reach`` after it; ``hint`` when there is none."""
+    best, last = 0, hint
+    for number in numbers:
+        distance = (number - hint) % jobcheck.MAX_JOB_ID
+        if best < distance <= reach:
+            best, last = distance, number
+    return last
 
 
 def record_stored_ids(state):
@@ -125,10 +152,11 @@ def record_stored_ids(state):
     ended before it recorded (their submits, applied again, are refused as in use and
     record nothing): once such a job is purged its id must not be handed out again."""
     hint = ids.peek("job")
-    ahead = [job_id for job_id in state.jobs if hint < job_id <= hint + ids.WINDOW]
-    if ahead:
+    ahead = [job_id for job_id in state.jobs if 0 < (job_id - hint) % jobcheck.MAX_JOB_ID <= ids.WINDOW]
+    last = _furthest(hint, ahead, _within_reach(state, hint, 0))
+    if last != hint:
         try:
-            ids.record("job", max(ahead))
+            ids.record("job", last)
         except SpoolError:
             pass                        # (a spool that cannot be written: no new job either)
 

@@ -15,7 +15,10 @@ and counts to 9,999,999 before starting again at 1, as Grid Engine does. A
 claim that does not touch that run is never looked at, so a planted claim
 cannot make ids jump: the next id is the one after the last job taken in,
 and a claim next to it costs one id, as a submitted job would. Only the
-daemon moves the hint, and only to the id of a job it took in.
+daemon moves the hint, and only to the id of a job it took in that a client could
+have been given (no further after the hint than the claims present, the jobs taken
+in and the jobs already there allow: a job whose claim was planted far ahead, with
+a request written for it by hand, is taken in without moving the hint).
 
 The daemon removes claims no submit came for: a claim it has seen for
 ``SEEN_TTL`` seconds (counted from its own first sighting, whatever the
@@ -132,6 +135,14 @@ def release(kind, number):
         posix.unlink(ospaths.join(claims_dir(kind), str(number)))
     except OSError:
         pass
+
+
+def claim_count(kind="job"):
+    """Daemon: how many claims there are now (0 when the folder cannot be read)."""
+    try:
+        return sum(1 for name in posix.listdir(claims_dir(kind)) if name.isdigit())
+    except OSError:
+        return 0
 
 
 def record(kind, number):
