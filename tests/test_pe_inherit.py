@@ -283,3 +283,18 @@ def test_without_execds_the_dispatcher_starts_the_tasks(workdir):
         assert records[0][1] == "node2" and records[0][12] == "7"
     finally:
         destroy_cell(cell)
+
+
+def test_per_slot_limits_of_the_master_and_of_a_task(two_hosts, workdir):
+    """The job script gets h_vmem times the slots granted on its own host (2 of the 4), as
+    Grid Engine's shepherd does; a task started with qrsh -inherit gets one slot's value."""
+    cell = two_hosts
+    job = ("#!/bin/sh\n#$ -l h_vmem=300M\n"
+           'echo "master $(ulimit -v)"\n'
+           'other=$(awk -v me="$HOSTNAME" \'$1 != me {{print $1}}\' "$PE_HOSTFILE")\n'
+           "qrsh -inherit $other 'echo \"task $(ulimit -v)\"; echo $HOSTNAME'\n"
+           'echo "$HOSTNAME"\n')
+    run_job(cell, workdir, "FALSE", out="limits", job=job)
+    lines = open(f"{workdir}/limits").read().splitlines()
+    assert lines[:2] == ["master 614400", "task 307200"]
+    assert sorted(lines[2:]) == ["node2", "testhost"]

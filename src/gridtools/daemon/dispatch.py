@@ -16,6 +16,7 @@ from gridtools.daemon import apply, condorjob, crash, devices, execd, jobside, p
 from gridtools.exec import ckpt, client, launch, load, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
+from gridtools.model.resources import Consumable
 from gridtools.spool import jobs as jobstore
 from gridtools.errors import SpoolError
 from gridtools.spool.files import Lock, atomic_write, is_locked
@@ -46,7 +47,17 @@ def _procedure(text):
     return ["", text]
 
 
-def _numeric_limits(spec, queue_limits):
+#: the limits that hold for each slot of a job: its shepherd sets them multiplied by the
+#: slots the job holds on the host, as Grid Engine's does (setrlimits.c), unless the job
+#: asks for the limit as a consumable JOB (a value for the job as a whole)
+PER_SLOT_LIMITS = ("s_cpu", "h_cpu", "s_data", "h_data", "s_stack", "h_stack", "s_vmem", "h_vmem")
+
+
+def _numeric_limits(spec, queue_limits, host_slots=1, complexes=None):
+    """The job's limits as numbers: its hard ``-l`` request capped by the queue's value,
+    those of PER_SLOT_LIMITS multiplied by ``host_slots`` (the slots the job holds on the
+    host, 1 for an HTCondor job: its request_memory is no limit). ``complexes``: the
+    complex table (name -> model.resources.Complex) telling which are consumable JOB."""
     hard = (spec.get("resources") or {}).get("hard") or {}
     asked = {}
     for name in plan_mod.LIMITS:
@@ -60,7 +71,18 @@ def _numeric_limits(spec, queue_limits):
     for name in plan_mod.LIMITS:
         q = queue_limits.get(name, values.INFINITY)
         result[name] = min(asked[name], q) if name in asked else q
+    if host_slots > 1 and not spec.get("condor_ad"):
+        for name in PER_SLOT_LIMITS:
+            if name in asked and _consumable_job(complexes, name):
+                continue
+            if result[name] != values.INFINITY:
+                result[name] = result[name] * host_slots
     return result
+
+
+def _consumable_job(complexes, name):
+    cx = (complexes or {}).get(name)
+    return cx is not None and cx.consumable is Consumable.JOB
 
 
 class Dispatcher:
@@ -73,16 +95,21 @@ class Dispatcher:
         self.dying = set()            # (job, task) lost, whose processes were killed and linger
 
     # ------------------------------------------------------------ start
-    def build_plan(self, job, number, granted, pe="", qrsh_client=None):
+    def build_plan(self, job, number, granted, pe="", qrsh_client=None, host_slots=None):
         """Everything the shepherd of task ``number`` needs (see exec.plan); ``qrsh_client``:
         the qrsh whose FIFOs are the streams of a task started by ``qrsh -inherit``
-        (``exec.client.identity``), looked after as an interactive job's client."""
+        (``exec.client.identity``), looked after as an interactive job's client.
+        ``host_slots``: the slots the per-slot limits are multiplied by (PER_SLOT_LIMITS);
+        by default those ``granted`` on the first host (where the job script runs)."""
         conf = self.state.config
         spec = job.spec
         queue_name, host = granted[0][0], granted[0][1]
         q = self._queue_values(queue_name, host)
         gconf = conf.objects["conf"].get("global") or {}
         ctx = _task_context(job, number, granted, q, gconf, pe)
+        if host_slots is None:
+            host_slots = sum(int(g[2]) for g in granted if g[1] == host)
+        limits = _numeric_limits(spec, q.limits(), host_slots, view.config_parts(self.state)["complexes"])
         exe, argv = plan_mod.command_line(spec, ctx)
         plan = {
             "job_id": job.id, "task": number, "owner": spec["owner"], "uid": spec["uid"],
@@ -90,7 +117,7 @@ class Dispatcher:
             "env": plan_mod.job_environment(spec, number, ctx),
             "stdout": ctx["stdout"], "stderr": ctx["stderr"], "stdin": ctx["stdin"],
             "tmpdir": ctx["tmpdir"],
-            "join": bool(spec.get("join")), "limits": _numeric_limits(spec, q.limits()),
+            "join": bool(spec.get("join")), "limits": limits,
             "notify": values.parse_time(str(q("notify") or "0")) if spec.get("notify") else 0,
             "notify_job": bool(spec.get("notify")), "nice": int(q("priority") or 0),
             "prolog": _procedure(q("prolog")) or _procedure(_conf_value(gconf, "prolog")),

@@ -155,7 +155,9 @@ def _strings(value):
 
 def _plan(dispatcher, job, task, host, body, tdir):
     granted = [g for g in task.granted if g[1] == host][:1] or [[task.queue, host, 1]]
-    plan = dispatcher.build_plan(job, task.number, granted, task.pe,
+    # one task holds one slot: its per-slot limits are not multiplied, as Grid Engine's
+    # shepherd of a task started by qrsh -inherit has no host_slots to multiply them by
+    plan = dispatcher.build_plan(job, task.number, granted, task.pe, host_slots=1,
                                  qrsh_client=body.get("client"))   # ended when it goes away
     command = _strings(body.get("command"))
     if not command:

@@ -217,13 +217,3 @@ def starter_env(shell, mode, login):
     return {"SGE_STARTER_SHELL_PATH": shell, "SGE_STARTER_SHELL_START_MODE": mode,
             "SGE_STARTER_USE_LOGIN_SHELL": "true" if login else "false"}
 
-
-def limits(spec, queue_limits):
-    """Effective limits: the job's -l request, capped by the queue's value."""
-    hard = (spec.get("resources") or {}).get("hard") or {}
-    result = {}
-    for name in LIMITS:
-        queue_value = queue_limits.get(name, float("inf"))
-        asked = hard.get(name)
-        result[name] = min(asked, queue_value) if asked is not None else queue_value
-    return result

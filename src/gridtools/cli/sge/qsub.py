@@ -89,6 +89,7 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
     ctx.client.pop("prefix", None)
     options.parse(list(argv), req, ctx, allowed=allowed)
     submit.check_request(req, new_job=True)
+    submit.slots_as_pe(req)
     if binary:
         name, command, args = (rest[0], rest[0], rest[1:]) if rest else (None, None, [])
     else:

@@ -208,6 +208,63 @@ def _check_value(name, row, value):
         raise Rejected(f'attribute "{name}" is consumable but has a negative value')
 
 
+# ---------------------------------------------------------------- -l slots=N
+
+#: Grid Engine's refusal of an explicit slots request (sge_object.c, compress_ressources)
+NO_DIRECT_SLOTS = '"job" denied: use parallel environments instead of requesting slots explicitly'
+
+
+def slots_as_pe(req):
+    """Turn a hard ``-l slots=N`` (N > 1) of a job without ``-pe`` into ``-pe <pe> N`` with
+    the cell's single-host parallel environment (``single_host_pe``): N slots on one host,
+    what clients that ask for a job's threads so (snakemake's SGE executor) mean. Grid
+    Engine refuses every slots request; here a job with -pe keeps the PE's count, and
+    ``slots=1`` asks for what a job has anyway. A cell without such a PE refuses the job
+    with Grid Engine's words."""
+    text = req["resources"]["hard"].get("slots")
+    if text is None or req["pe"]:
+        return
+    from gridtools.formats import values
+    try:
+        count = values.parse_typed("INT", str(text))
+    except InputError:
+        return                          # (check_resources refused it already)
+    if count <= 1:
+        return
+    name = single_host_pe()
+    if name is None:
+        raise Rejected(NO_DIRECT_SLOTS)
+    req["pe"] = [name, count, count]
+
+
+def single_host_pe():
+    """The parallel environment whose allocation_rule is $pe_slots (all slots on one host)
+    that a ``-l slots=N`` job gets: one some queue's pe_list names before one none does,
+    ``smp`` before the others, else the first by name; None when there is none."""
+    found = []
+    for name in _etc_names("pe"):
+        try:
+            with open(cell.etc("pe", name), encoding="utf-8", errors="replace") as fh:
+                rule = _attr_line(fh.read(), "allocation_rule")
+        except OSError:
+            continue
+        if rule.lower() == "$pe_slots":
+            found.append(name)
+    if not found:
+        return None
+    listed = set()
+    for qname in _etc_names("queues"):
+        try:
+            with open(cell.etc("queues", qname), encoding="utf-8", errors="replace") as fh:
+                text = _attr_line(fh.read(), "pe_list")
+        except OSError:
+            continue
+        for ch in ",[]=":
+            text = text.replace(ch, " ")
+        listed.update(text.split())
+    return min(found, key=lambda n: (n not in listed, n != "smp", n))
+
+
 # ---------------------------------------------------------------- the daemon's checks
 
 def global_value(name, default=None, conf=None):
