@@ -70,6 +70,10 @@ def test_inactive_users_need_allusers(cell):
     userprio(cell, "-setfactor", "gtbob@example.org", "1")
     userprio(cell, "-setlast", "gtbob@example.org", str(int(time.time()) - 3 * 86400))
     assert "gtbob" not in userprio(cell).stdout
+    assert "gtbob" not in userprio(cell, "-constraint", "true").stdout
+    # the long form and -af show every record, as HTCondor's condor_userprio does
+    assert 'Name = "gtbob@example.org"' in userprio(cell, "-l").stdout
+    assert "gtbob@example.org" in userprio(cell, "-af", "Name").stdout.split()
     out = userprio(cell, "-allusers", "-usage").stdout
     assert "gtbob@example.org" in out and "Usage Start Time" not in out
     assert out.splitlines()[1].split() == ["Wghted", "Total", "Usage", "Usage", "Last"]

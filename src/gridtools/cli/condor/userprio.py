@@ -215,7 +215,10 @@ def run(argv, out, err, prog="condor_userprio"):
     domain = views.identity().domain
     now = acc.last_update or time.time()
     names = {n.partition("@")[0] for n in opts.names} or None
-    rows = acc.rows(now, all_users="allusers" in opts.shown, names=names)
+    # (the long form and -af show every record, as HTCondor's tool prints every ad it is
+    # sent; only the table leaves out those without usage in the last day)
+    every = "allusers" in opts.shown or "long" in opts.shown or bool(opts.formatter)
+    rows = acc.rows(now, all_users=every, names=names)
     if opts.constraint is not None or opts.formatter or "long" in opts.shown:
         quotas = group_quotas(acc)
         ads = adformat.selected([record_ad(r, domain, acc.settings.group_of(r.name) or "<none>",
