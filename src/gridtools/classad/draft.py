@@ -88,126 +88,127 @@ def read_text(text):
     list, an ad, ``?:``, a comment, a time literal) is left to the parser, as is a
     text that ends where an operand is wanted: the parser's answer and its errors
     stay the only ones. A test holds the two to the same texts."""
-    if len(text) > _READ_CHARS:
+    end = len(text)
+    if end > _READ_CHARS:
         return None
-    new, old, open_ = [], [], []
-    i, end, operand, operators = 0, len(text), True, 0
-    while True:
-        while i < end and text[i] in _BLANKS:
-            i += 1
-        if i == end:
-            break
-        ch = text[i]
+    new, old, opened, operators = [], [], [], 0       # opened: True for a call, False for "("
+    i, operand = _skip(text, 0, end), True
+    while i < end:
         if operand:
-            if ch in _DIGITS:
-                j = i + 1
-                while j < end and text[j] in _DIGITS:
-                    j += 1
-                if j - i > 18 or (ch == "0" and j > i + 1) or (j < end and (text[j] in _NAME_REST or text[j] == ".")):
+            found = _operand(text, i, end)
+            if found is None:
+                return None
+            piece, old_piece, i, opens = found
+            if opens is not None:
+                if len(opened) == _READ_NESTING:
                     return None
-                piece = old_piece = text[i:j]
-            elif ch == '"':
-                j = text.find('"', i + 1)
-                if j < 0 or "\\" in text[i:j]:
-                    return None
-                value = text[i + 1:j]
-                piece, old_piece, j = unparse_value(value), unparse_value(value, True), j + 1
-            elif ch in _NAME_START:
-                j = i + 1
-                while j < end and text[j] in _NAME_REST:
-                    j += 1
-                word, k = text[i:j], j
-                while k < end and text[k] in _BLANKS:
-                    k += 1
-                after = text[k:k + 1]
-                lower = word.lower()
-                if lower in RESERVED_WORDS:
-                    if lower not in _LITERAL_WORDS or after in ("(", ".", "["):
-                        return None
-                    piece = old_piece = unparse_value(_LITERAL_WORDS[lower])
-                elif after == "(":
-                    if lower in ("abstime", "reltime") or len(open_) == _READ_NESTING:
-                        return None
-                    open_.append(True)
-                    new.append(word + "(")
-                    old.append(word + "(")
-                    i = k + 1
-                    while i < end and text[i] in _BLANKS:
-                        i += 1
-                    if text[i:i + 1] == ")":    # no arguments
-                        open_.pop()
-                        new.append(")")
-                        old.append(")")
-                        i, operand = i + 1, False
-                    continue
-                elif after == ".":
-                    if lower not in ("my", "target"):
-                        return None
-                    k += 1
-                    while k < end and text[k] in _BLANKS:
-                        k += 1
-                    j = k
-                    while j < end and text[j] in _NAME_REST:
-                        j += 1
-                    if j == k or text[k] not in _NAME_START:
-                        return None
-                    name = text[k:j]
-                    if name.lower() in RESERVED_WORDS:
-                        name = quote_string(name, "'")
-                    piece = old_piece = word + "." + name
-                elif after == "[":
-                    return None
-                else:
-                    piece = old_piece = word
-            elif ch == "(":
-                if len(open_) == _READ_NESTING:
-                    return None
-                open_.append(False)
-                new.append("(")
-                old.append("(")
-                i += 1
-                continue
+                opened.append(opens)
             else:
+                operand = False
+        elif text[i] in "),":
+            piece = old_piece = text[i]
+            if not opened or (piece == "," and not opened[-1]):
                 return None
-            new.append(piece)
-            old.append(old_piece)
-            i, operand = j, False
-            continue
-        if ch == ")" or ch == ",":
-            if not open_ or (ch == "," and not open_[-1]):
-                return None
-            if ch == ")":
-                open_.pop()
+            if piece == ")":
+                opened.pop()
             else:
                 operand = True
-            new.append(ch)
-            old.append(ch)
             i += 1
-            continue
-        if ch in _NAME_START:
-            j = i + 1
-            while j < end and text[j] in _NAME_REST:
-                j += 1
-            spelled = _WORD_OPERATORS.get(text[i:j].lower())
-            if spelled is None:
-                return None
-            new.append(spelled[0])
-            old.append(spelled[1])
-            i, operand, operators = j, True, operators + 1
-            continue
-        for sym, spelled, old_spelled in _BINARY_AT.get(ch, ()):
-            if text.startswith(sym, i):
-                break
         else:
-            return None
-        if sym == "/" and text[i + 1:i + 2] in ("/", "*"):
-            return None                         # a comment
-        new.append(spelled)
-        old.append(old_spelled)
-        i, operand, operators = i + len(sym), True, operators + 1
-    if operand or open_ or operators > _READ_OPERATORS:
+            found = _operator(text, i, end)
+            if found is None:
+                return None
+            piece, old_piece, i = found
+            operand, operators = True, operators + 1
+        new.append(piece)
+        old.append(old_piece)
+        i = _skip(text, i, end)
+    if operand or opened or operators > _READ_OPERATORS:
         return None
     return Text("".join(new), "".join(old))
+
+
+def _skip(text, i, end):
+    """Where the blanks at ``i`` end."""
+    while i < end and text[i] in _BLANKS:
+        i += 1
+    return i
+
+
+def _name_end(text, i, end):
+    """Where the name characters at ``i`` end."""
+    while i < end and text[i] in _NAME_REST:
+        i += 1
+    return i
+
+
+def _operand(text, i, end):
+    """(canonical text, long-form text, where it ends, what it opens: None for a whole
+    operand, True for a call's parenthesis, False for a parenthesis) of the operand at
+    ``i``; None when read_text leaves it to the parser."""
+    ch = text[i]
+    if ch in _DIGITS:
+        j = i + 1
+        while j < end and text[j] in _DIGITS:
+            j += 1
+        if j - i > 18 or (ch == "0" and j > i + 1) or (j < end and (text[j] in _NAME_REST or text[j] == ".")):
+            return None                         # a real, octal, hexadecimal or long number
+        return text[i:j], text[i:j], j, None
+    if ch == '"':
+        j = text.find('"', i + 1)
+        if j < 0 or "\\" in text[i:j]:
+            return None
+        value = text[i + 1:j]
+        return unparse_value(value), unparse_value(value, True), j + 1, None
+    if ch == "(":
+        return "(", "(", i + 1, False
+    if ch not in _NAME_START:
+        return None
+    j = _name_end(text, i + 1, end)
+    word, k = text[i:j], _skip(text, j, end)
+    after, lower = text[k:k + 1], word.lower()
+    if lower in RESERVED_WORDS:
+        if lower not in _LITERAL_WORDS or after in ("(", ".", "["):
+            return None
+        spelled = unparse_value(_LITERAL_WORDS[lower])
+        return spelled, spelled, j, None
+    if after == "(":
+        if lower in ("abstime", "reltime"):
+            return None                         # (the parser checks their literal)
+        k = _skip(text, k + 1, end)
+        if text[k:k + 1] == ")":
+            return word + "()", word + "()", k + 1, None
+        return word + "(", word + "(", k, True
+    if after == ".":
+        if lower not in ("my", "target"):
+            return None                         # a selection
+        k = _skip(text, k + 1, end)
+        j = _name_end(text, k, end)
+        if j == k or text[k] not in _NAME_START:
+            return None
+        name = text[k:j]
+        if name.lower() in RESERVED_WORDS:
+            name = quote_string(name, "'")
+        return word + "." + name, word + "." + name, j, None
+    if after == "[":
+        return None                             # a subscript
+    return word, word, j, None
+
+
+def _operator(text, i, end):
+    """(canonical text, long-form text, where it ends) of the binary operator at ``i``;
+    None when there is none (or a comment begins there)."""
+    ch = text[i]
+    if ch in _NAME_START:
+        j = _name_end(text, i + 1, end)
+        spelled = _WORD_OPERATORS.get(text[i:j].lower())
+        return None if spelled is None else (spelled[0], spelled[1], j)
+    for sym, spelled, old_spelled in _BINARY_AT.get(ch, ()):
+        if text.startswith(sym, i):
+            if sym == "/" and text[i + 1:i + 2] in ("/", "*"):
+                return None                     # a comment
+            return spelled, old_spelled, i + len(sym)
+    return None
 
 
 class DraftAd:
