@@ -188,12 +188,13 @@ def check_resources(req):
             full = name if name in table else by_short.get(name)
             if full is None:
                 raise Rejected(f'unknown resource "{name}"')
-            _check_value(full, table[full], value)
-            fixed[full] = value
+            fixed[full] = _check_value(full, table[full], value)
         req["resources"][kind] = fixed
 
 
 def _check_value(name, row, value):
+    """The value to store for a request (a time in seconds, as Grid Engine stores it:
+    ``h_rt=00:10:00`` is ``h_rt=600``); refuses a value that does not suit the type."""
     from gridtools.formats import values
     _short, ctype, requestable, consumable = row
     if requestable.upper() == "NO":
@@ -206,6 +207,9 @@ def _check_value(name, row, value):
     if consumable.upper() not in ("NO", "N") and isinstance(number, (int, float)) \
             and not isinstance(number, bool) and number < 0:
         raise Rejected(f'attribute "{name}" is consumable but has a negative value')
+    if ctype == "TIME" and isinstance(value, str) and number != values.INFINITY:
+        return f"{number:.0f}"
+    return value
 
 
 # ---------------------------------------------------------------- the daemon's checks
