@@ -246,3 +246,24 @@ def test_time_requests_are_shown_in_seconds(cell, workdir):
     other = submit(cell, "-h", "-l", "h_rt=INFINITY", "-b", "y", "true", cwd=workdir)
     assert "hard resource_list:         h_rt=INFINITY\n" in qstat(cell, "-j", str(other))
     cell.run("qdel", str(job), str(other), check=True)
+
+
+def test_ext_shows_the_usage_of_a_running_job(cell, workdir):
+    """qstat -ext shows what a running job used (as qstat -j does), in Grid Engine's
+    columns: cpu as days:hh:mm:ss, mem in GB seconds, io in GB."""
+    script = "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; sleep 60\n"
+    job = submit(cell, "-o", "/dev/null", "-e", "/dev/null", cwd=workdir, input=script)
+    header = qstat(cell, "-ext").splitlines()[0]
+    start = header.index("cpu")
+
+    def columns():
+        line = next((x for x in qstat(cell, "-ext").splitlines()[2:] if x.split()[0] == str(job)), "")
+        return line[start:start + 27]
+    try:
+        running(cell, job)
+        text = wait_for(lambda: re.fullmatch(r"0:00:\d\d:\d\d \d\.\d{5} \d\.\d{5} ", columns()) and columns(),
+                        timeout=40)
+        assert "usage         1:            cpu=" in qstat(cell, "-j", str(job))
+        assert float(text.split()[1]) > 0.0                  # (memory integrated over time)
+    finally:
+        cell.run("qdel", str(job))
