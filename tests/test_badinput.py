@@ -67,6 +67,11 @@ def refused(proc, code, line):
     (["-l", "h_rt=99999999999999999999999"], 1,
      'Unable to run job: attribute "h_rt" is not a time value: "99999999999999999999999" is out of '
      "range (at most 4294967295 seconds)"),
+    # (a time with colons has exactly three fields, h:m:s, as Grid Engine reads it)
+    (["-l", "h_rt=1:30"], 1, 'Unable to run job: attribute "h_rt" is not a time value'),
+    (["-l", "h_rt=0:05"], 1, 'Unable to run job: attribute "h_rt" is not a time value'),
+    (["-l", "s_rt=1:2:3:4"], 1, 'Unable to run job: attribute "s_rt" is not a time value'),
+    (["-l", "h_cpu=08"], 1, 'Unable to run job: attribute "h_cpu" is not a time value'),
     (["-l", "nosuchres=1"], 1, 'Unable to run job: unknown resource "nosuchres"'),
     (["-w", "e", "-l", "nosuchres=1"], 1, 'Unable to run job: unknown resource "nosuchres"'),
     (["-soft", "-l", "nosuchres=1"], 1, 'Unable to run job: unknown resource "nosuchres"'),

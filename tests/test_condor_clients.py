@@ -158,6 +158,25 @@ def test_dask_htcondor_cluster_runs_a_computation(cell, workdir, monkeypatch):
     wait_for(lambda: not statuses(cell), timeout=30)
 
 
+def test_parsl_cancel_of_pending_blocks_succeeds(cell, workdir, monkeypatch):
+    """parsl's CondorProvider.cancel (condor_rm ids; condor_rm -forcex ids) of blocks that
+    wait or are held reports success, and the jobs leave condor_q."""
+    pytest.importorskip("parsl")
+    from parsl.providers import CondorProvider
+    client_env(cell, monkeypatch)
+    monkeypatch.chdir(workdir)
+    ids = []
+    for extra in ("requirements = False\n", "hold = true\n"):
+        path = write(os.path.join(workdir, f"b{len(ids)}.submit"),
+                     f"executable = /bin/sleep\narguments = 300\n{extra}queue\n")
+        out = cell.run("condor_submit", path, cwd=workdir, check=True).stdout
+        ids.append(out.strip().split("\n")[-1].split(" ")[5] + "0")
+    wait_for(lambda: set(statuses(cell, *ids).values()) == {1, 5})
+    provider = CondorProvider(cmd_timeout=30)
+    assert provider.cancel(ids) == [True, True]
+    assert not statuses(cell, *ids)
+
+
 def test_parsl_condor_provider_runs_a_computation(cell, workdir, monkeypatch):
     parsl = pytest.importorskip("parsl")
     from parsl.config import Config

@@ -95,9 +95,32 @@ def test_parsl_cancel_of_a_running_job_without_leave_in_queue_exits_0(cell, work
                              f"Job {jid} removed locally (remote state unknown)\n")
     wait_events(os.path.join(workdir, "p.log"), jid, [0, 1, 9])
     wait_for(lambda: not statuses(cell, jid))
-    again = cell.run("condor_rm", "-forcex", jid)
-    assert (again.returncode, again.stderr) == (1, f"Job {jid} not found\n")
+    again = cell.run("condor_rm", "-forcex", jid)              # (gone already: forced out, no error)
+    assert (again.returncode, again.stdout, again.stderr) == \
+        (0, f"Job {jid} removed locally (remote state unknown)\n", "")
     assert cell.run("condor_history", jid, "-af", "JobStatus").stdout == "3\n"
+
+
+def test_parsl_cancel_of_waiting_and_held_jobs_exits_0(cell, workdir):
+    """condor_rm takes a waiting or held job out of the queue at once; the -forcex that
+    parsl's cancel runs next (only its exit status counts) succeeds for the removed jobs,
+    and fails for an id that never was or a job that ended without being removed."""
+    idle = submit(cell, SLEEP + "requirements = False\nqueue\n", cwd=workdir)
+    held = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir, name="h.sub")
+    wait_status(cell, f"{idle}.0", 1)
+    wait_status(cell, f"{held}.0", 5)
+    ids = f"{idle}.0 {held}.0"
+    cancel = cell.run("sh", "-c", f"condor_rm {ids}; condor_rm -forcex {ids}")
+    assert (cancel.returncode, cancel.stderr) == (0, "")
+    assert cancel.stdout == "".join(f"Job {j} marked for removal\n" for j in ids.split()) + \
+        "".join(f"Job {j} removed locally (remote state unknown)\n" for j in ids.split())
+    assert not statuses(cell, str(idle), str(held))
+    never = cell.run("condor_rm", "-forcex", f"{idle}.0", "99999.0")
+    assert (never.returncode, never.stderr) == (1, "Job 99999.0 not found\n")
+    done = submit(cell, "executable = /bin/true\nqueue\n", cwd=workdir, name="d.sub")
+    wait_for(lambda: cell.run("condor_history", f"{done}.0", "-af", "JobStatus").stdout == "4\n")
+    ended = cell.run("condor_rm", "-forcex", f"{done}.0")
+    assert (ended.returncode, ended.stderr) == (1, f"Job {done}.0 not found\n")
 
 
 def test_leave_in_queue_keeps_completed_jobs_until_forced_out(cell, workdir):

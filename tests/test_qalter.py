@@ -66,7 +66,7 @@ def test_hard_resource_list_of_running_job(cell, workdir):
     wait_for(lambda: running(cell, jid))
     proc = cell.run("qalter", "-l", "h_rt=1:0:0", str(jid))
     assert (proc.returncode, proc.stdout) == (0, f"modified hard resource list of job {jid}\n")
-    assert field_of(cell, jid, "hard resource_list") == "h_rt=1:0:0"
+    assert field_of(cell, jid, "hard resource_list") == "h_rt=3600"    # (in seconds, as accounting-file-raw)
     assert running(cell, jid)
 
 

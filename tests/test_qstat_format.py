@@ -211,12 +211,17 @@ def test_queue_selection_keeps_jobs_that_fit(name, argv):
     assert _without(render(argv), 59) == reference(name)
 
 
-def test_ext_columns_match_for_jobs_without_usage():
-    got, want = render(["-ext", "-u", "*"]).splitlines(), reference("qstat-ext.txt").splitlines()
-    assert got[:2] == want[:2]
-    # the second running job had already reported usage to Grid Engine; gridtools shows NA
-    assert [got[2]] + got[4:] == [want[2]] + want[4:]
-    assert got[3][:82] == want[3][:82] and got[3][111:] == want[3][111:]
+def test_ext_columns_match_with_and_without_usage(monkeypatch):
+    """A running job shows NA until its first usage report, then its cpu, mem and io
+    (job 52 of the capture had reported usage, job 51 not yet)."""
+    from gridtools.spool import jobs as jobstore
+    reports = {(52, 1): {"cpu": 0.4, "mem": 0.0, "io": 0.00004 * 1024 ** 3, "vmem": 0.0,
+                         "maxvmem": 0.0, "time": 0.0}}
+    monkeypatch.setattr(jobstore, "read_usage", lambda job, number: reports.get((job, number)))
+    assert render(["-ext", "-u", "*"]) == reference("qstat-ext.txt")
+    reports[(51, 1)] = {"cpu": 2 * 86400 + 3 * 3600 + 4 * 60 + 5.9, "mem": 12.345678, "io": 0.0}
+    line = render(["-ext", "-u", "*"]).splitlines()[2]
+    assert line[82:].startswith("2:03:04:05 12.34568 0.00000     0 ")     # (wider, as in Grid Engine)
 
 
 def test_full_ext_urg_rules_and_columns():

@@ -61,7 +61,8 @@ def busy(cell, workdir):
     running(cell, ids["run2"])
     ids["held"] = submit(cell, "-h", "-b", "y", "-N", "held", "true", cwd=workdir)
     ids["array"] = submit(cell, "-t", "1-4", "-b", "y", "-N", "arr", "true", cwd=workdir)
-    ids["pe"] = submit(cell, "-pe", "smp", "2", "-l", "h_rt=300,h_vmem=1G", "-b", "y", "-N", "pe_job",
+    # (a time request is shown in seconds, as Grid Engine stores it; memory as typed)
+    ids["pe"] = submit(cell, "-pe", "smp", "2", "-l", "h_rt=0:5:0,h_vmem=1G", "-b", "y", "-N", "pe_job",
                        "true", cwd=workdir)
     ids["dep"] = submit(cell, "-hold_jid", str(ids["run1"]), "-b", "y", "-N", "dep", "true", cwd=workdir)
     wait_for(lambda: set(ids.values()) <= set(states(cell)))
@@ -181,6 +182,9 @@ def test_j_shows_dependencies_pe_and_array(cell, busy):
     assert "parallel environment:  smp range: 2\n" in qstat(cell, "-j", str(busy["pe"]))
     assert "hard resource_list:         h_rt=300,h_vmem=1G\n" in qstat(cell, "-j", str(busy["pe"]))
     assert "job-array tasks:            1-4:1\n" in qstat(cell, "-j", "arr")
+    requests = ET.fromstring(qstat(cell, "-j", str(busy["pe"]), "-xml")).iter("qstat_l_requests")
+    assert [(r.findtext("CE_name"), r.findtext("CE_stringval")) for r in requests] == \
+        [("h_rt", "300"), ("h_vmem", "1G")]
 
 
 def test_global_messages_list_held_jobs(cell, busy):
@@ -229,3 +233,37 @@ def test_bad_option_and_help(cell):
 def test_no_jobs_prints_nothing(cell):
     proc = cell.run("qstat")
     assert proc.returncode == 0 and proc.stdout == ""
+
+
+def test_time_requests_are_shown_in_seconds(cell, workdir):
+    """Grid Engine stores a time request in seconds when it takes the job (hex and octal
+    read as C reads them, a fraction rounded); INFINITY and memory stay as typed."""
+    job = submit(cell, "-h", "-l", "h_rt=0x10,h_cpu=010,h_vmem=2G", "-soft", "-l", "s_rt=1::,s_cpu=1.5",
+                 "-b", "y", "true", cwd=workdir)
+    text = qstat(cell, "-j", str(job))
+    assert "hard resource_list:         h_rt=16,h_cpu=8,h_vmem=2G\n" in text
+    assert "soft resource_list:         s_rt=3600,s_cpu=2\n" in text
+    other = submit(cell, "-h", "-l", "h_rt=INFINITY", "-b", "y", "true", cwd=workdir)
+    assert "hard resource_list:         h_rt=INFINITY\n" in qstat(cell, "-j", str(other))
+    cell.run("qdel", str(job), str(other), check=True)
+
+
+def test_ext_shows_the_usage_of_a_running_job(cell, workdir):
+    """qstat -ext shows what a running job used (as qstat -j does), in Grid Engine's
+    columns: cpu as days:hh:mm:ss, mem in GB seconds, io in GB."""
+    script = "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; sleep 60\n"
+    job = submit(cell, "-o", "/dev/null", "-e", "/dev/null", cwd=workdir, input=script)
+    header = qstat(cell, "-ext").splitlines()[0]
+    start = header.index("cpu")
+
+    def columns():
+        line = next((x for x in qstat(cell, "-ext").splitlines()[2:] if x.split()[0] == str(job)), "")
+        return line[start:start + 27]
+    try:
+        running(cell, job)
+        text = wait_for(lambda: re.fullmatch(r"0:00:\d\d:\d\d \d\.\d{5} \d\.\d{5} ", columns()) and columns(),
+                        timeout=40)
+        assert "usage         1:            cpu=" in qstat(cell, "-j", str(job))
+        assert float(text.split()[1]) > 0.0                  # (memory integrated over time)
+    finally:
+        cell.run("qdel", str(job))

@@ -320,6 +320,50 @@ def test_directives_defaults_and_precedence(cell, workdir):
     assert read(os.path.join(workdir, f"cmdline.o{jid}")) == "cmd yes\n"
 
 
+def test_per_user_files_come_from_the_password_database_home(cell, workdir):
+    """~/.sge_request and ~/.sge_qstat are read from the user's home in the password
+    database, as Grid Engine reads them, whatever $HOME says: a $HOME the user may not
+    read (sudo -E, a service that keeps root's) is no error."""
+    import tempfile
+    from conftest import machine_lock
+    user = "gtdora"
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create a test user")
+    with machine_lock("users"):
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", user], check=True,
+                           capture_output=True)
+    entry = pwd.getpwnam(user)
+    closed = tempfile.mkdtemp(prefix="gtclosed-")            # (root's, mode 0700)
+    files = {".sge_request": "-N fromhome\n", ".sge_qstat": "-ext\n"}
+    try:
+        for name, text in files.items():
+            path = os.path.join(entry.pw_dir, name)
+            with open(path, "w") as fh:
+                fh.write(text)
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+        proc = cell.run("env", f"HOME={closed}", "qsub", "-h", "-b", "y", "true", user=user, cwd=workdir)
+        assert (proc.returncode, proc.stderr) == (0, "")
+        assert '("fromhome") has been submitted' in proc.stdout
+        proc = cell.run("env", f"HOME={closed}", "qstat", user=user, cwd=workdir)
+        assert (proc.returncode, proc.stderr) == (0, "")
+        assert proc.stdout.split()[:3] == ["job-ID", "prior", "ntckts"] and "fromhome" in proc.stdout
+        for name in files:
+            os.unlink(os.path.join(entry.pw_dir, name))
+        proc = cell.run("env", f"HOME={closed}", "qsub", "-h", "-b", "y", "true", user=user, cwd=workdir)
+        assert (proc.returncode, proc.stderr) == (0, "") and '("true")' in proc.stdout
+        proc = cell.run("env", f"HOME={closed}", "qstat", user=user, cwd=workdir)
+        assert (proc.returncode, proc.stderr) == (0, "") and proc.stdout.split()[:3] == ["job-ID", "prior", "name"]
+    finally:
+        for name in files:
+            if os.path.exists(os.path.join(entry.pw_dir, name)):
+                os.unlink(os.path.join(entry.pw_dir, name))
+        os.rmdir(closed)
+        cell.run("qdel", "-u", user)
+
+
 def test_clear_discards_earlier_requests(cell, workdir):
     with open(os.path.join(workdir, ".sge_request"), "w") as fh:
         fh.write("-N defaulted -v GONE=1\n")

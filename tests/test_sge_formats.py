@@ -174,6 +174,7 @@ def test_missing_attribute_is_named(kind, attribute):
 
 
 BAD_VALUES = [("queue", "slots", "abc"), ("queue", "rerun", "maybe"), ("queue", "h_rt", "1:xx"),
+              ("queue", "h_rt", "1:30"), ("queue", "s_cpu", "09"),
               ("queue", "h_vmem", "12Q"), ("queue", "qtype", "BATCH PARALLELX"),
               ("queue", "priority", "21"), ("queue", "shell_start_mode", "bogus"),
               ("queue", "load_thresholds", "np_load_avg"), ("queue", "slots", "1,[node1=x]"),
@@ -194,6 +195,29 @@ def test_bad_value_is_refused_with_attribute_and_line(kind, attribute, value):
         objects.parse(kind, _replace_value(text, attribute, value))
     assert str(err.value).startswith(f'line {number}: invalid value "{value}" for attribute "{attribute}"')
     assert err.value.field == attribute and err.value.line == number
+
+
+TIMES = [("00:5:00", 300), ("0:0:15", 15), ("1::", 3600), ("::30", 30), ("1:30:", 5400),
+         (" 1: 2: 3 ", 3723), ("1.5:0:0", 5400), ("3600", 3600), ("1.5", 1.5), ("2e3", 2000),
+         ("0x10", 16), ("010", 8), ("0", 0), ("1k", 1000), ("0x10K", 16384), ("INFINITY", float("inf"))]
+
+
+@pytest.mark.parametrize("text,seconds", TIMES)
+def test_time_values_read_as_grid_engine_reads_them(text, seconds):
+    from gridtools.formats import values
+    assert values.parse_time(text) == seconds
+    queue = objects.parse("queue", _replace_value(objects.render("queue", objects.template("queue", "q")),
+                                                  "h_rt", text.strip()))
+    assert queue["h_rt"].default.seconds == seconds
+
+
+@pytest.mark.parametrize("text", ["1:30", "0:05", "1:2:3:4", ":", "2:", "08", "0x", "0e3", "1e", "1t",
+                                  "abc", "a:b:c", "-5", "0:-1:0", "1e999", "inf", ""])
+def test_other_time_forms_are_refused(text):
+    from gridtools.errors import InputError
+    from gridtools.formats import values
+    with pytest.raises(InputError, match="invalid time value"):
+        values.parse_time(text)
 
 
 def test_unknown_and_repeated_attributes_are_refused():

@@ -101,6 +101,18 @@ def home():
     return found.rstrip("/") or "/"
 
 
+def user_home():
+    """The calling user's home folder from the password database (as Grid Engine finds
+    the per-user files ``~/.sge_request``, ``~/.sge_qstat`` ...), whatever $HOME says;
+    ``home()`` for a uid the database does not know."""
+    import pwd
+    try:
+        found = pwd.getpwuid(posix.getuid()).pw_dir
+    except KeyError:
+        return home()
+    return found.rstrip("/") or "/"
+
+
 def _mode(path, follow=True):
     try:
         return (posix.stat(path) if follow else posix.lstat(path)).st_mode & 0o170000

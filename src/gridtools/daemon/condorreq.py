@@ -95,37 +95,27 @@ def _remove(state, dispatcher, job, target, now, reason):
     return _answer(target, done=done, already=already, gone=missing)
 
 
-#: seconds after its end that a task removed while running still counts, for condor_rm
-#: -forcex, as in the removed state (X): HTCondor's schedd keeps such a job in the queue
-#: until its shadow has reported the job's processes gone, so a -forcex right after the
-#: condor_rm (parsl's cancel) finds it and forces it out
-REMOVED_LINGER = 5.0
-
-
 def _force(state, dispatcher, job, target, now):
+    """condor_rm -forcex: a task in the removed state (X) is forced out; one that was
+    removed already and has left the queue (a waiting job condor_rm took out at once, a
+    running one whose processes are gone, or one forced out before) counts as forced out
+    too: -forcex after condor_rm (parsl's cancel) succeeds once the jobs are gone. A
+    task that ended without being removed is not found."""
     done, bad, missing = [], [], []
     for number in _numbers(job, target):
         if apply.condor_force_out(state, dispatcher, job, number, now):
             done.append(number)
         elif job.state_of(number) is TaskState.FINISHED and number not in (job.condor.get("kept") or ()):
-            (done if _just_reaped(job, number, now) else missing).append(number)
+            (done if _was_removed(job, number) else missing).append(number)
         else:
             bad.append(number)
     return _answer(target, done=done, bad=bad, gone=missing)
 
 
-def _just_reaped(job, number, now):
-    """True (once) for a task removed while it ran that ended less than REMOVED_LINGER
-    seconds ago: -forcex forces it out, as it would the job still in X."""
-    task = job.task(number)
-    info = condorjob.task_info(job, number)
-    if not info.get("removed") or info.get("gone") or task.exit_status is None:
-        return False
-    if not 0 <= now - float(task.end_time or 0) <= REMOVED_LINGER:
-        return False
-    info["gone"] = True
-    job.changed()
-    return True
+def _was_removed(job, number):
+    """True for an ended task that condor_rm, qdel or a periodic remove took out."""
+    info = (job.condor.get("tasks") or {}).get(str(number)) or {}
+    return bool(info.get("removed") or info.get("gone"))
 
 
 # ---------------------------------------------------------------- condor_hold, condor_release

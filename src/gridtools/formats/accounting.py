@@ -236,14 +236,12 @@ def _csv(value):
 
 
 def _plain_seconds(text):
-    """``1:00:00`` -> ``3600``: a time value written without colons."""
+    """``1:00:00`` -> ``3600``: a time value written without colons (only ``h:m:s`` is
+    one; requests are stored so since they are checked at submission)."""
     pieces = text.split(":")
-    if len(pieces) > 3 or not all(p.isdigit() or p == "" for p in pieces):
+    if len(pieces) != 3 or not all(p.isdigit() or p == "" for p in pieces):
         return text
-    total = 0
-    for piece in pieces:
-        total = total * 60 + (int(piece) if piece else 0)
-    return str(total)
+    return str(int(pieces[0] or 0) * 3600 + int(pieces[1] or 0) * 60 + int(pieces[2] or 0))
 
 
 def _resources(value):

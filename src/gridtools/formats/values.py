@@ -1,8 +1,12 @@
 """Grid Engine value syntax: time and memory specifiers, booleans, INFINITY.
 
-Time: ``[[hours:]minutes:]seconds`` with any field possibly empty or longer
-than two digits (``0:0:15``, ``00:5:00``, ``3600``, ``1:30``), or
-``INFINITY``. Memory: a number with an optional multiplier ``k``/``m``/``g``/
+Time, read as Grid Engine reads it (sge_parse_num_par.c): ``hours:minutes:seconds``
+with exactly three fields, any of them empty or longer than two digits and each
+a number as C's strtod reads it (``0:0:15``, ``00:5:00``, ``1::``, ``::30``);
+or a number of seconds, decimal (``3600``, ``1.5``, ``2e3``), hexadecimal
+(``0x10``) or octal after a leading zero (``010`` is 8), with an optional
+multiplier ``k``/``m``/``g`` (powers of 1000) or ``K``/``M``/``G`` (powers of
+1024); or ``INFINITY``. ``1:30`` (two fields) is no time value. Memory: a number with an optional multiplier ``k``/``m``/``g``/
 ``t`` (powers of 1000) or ``K``/``M``/``G``/``T`` (powers of 1024), or
 ``INFINITY``. Parsing functions raise ``InputError`` with a one-line message.
 Kept free of imports beyond the standard library core: qsub uses it.
@@ -50,25 +54,95 @@ def _number(text):
     return value
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+_OCTAL = frozenset("01234567")
+#: the multipliers Grid Engine allows after a number of seconds (no t/T, unlike memory)
+_TIME_FACTORS = {c: f for c, f in _MEM_FACTORS.items() if c not in "tT"}
+
+
+def _scan(text, i, allowed):
+    while i < len(text) and text[i] in allowed:
+        i += 1
+    return i
+
+
+def _strtod(text, i):
+    """``(value, end)`` for the number at ``text[i:]`` as C's strtod reads it (blanks,
+    a sign, decimal digits with a fraction and exponent, or ``0x`` hex digits); ``end``
+    is ``i`` (and the value 0) when no number starts there."""
+    j = _scan(text, i, " \t\n\v\f\r")
+    sign = -1 if text[j:j + 1] == "-" else 1
+    j += text[j:j + 1] in ("+", "-")
+    if text[j:j + 2] in ("0x", "0X") and text[j + 2:j + 3] in _HEX and text[j + 2:j + 3]:
+        k = _scan(text, j + 2, _HEX)
+        return sign * int(text[j + 2:k], 16), k
+    k = _scan(text, j, _DIGITS)
+    whole = k > j
+    if text[k:k + 1] == ".":
+        m = _scan(text, k + 1, _DIGITS)
+        if whole or m > k + 1:
+            k = m
+    if k == j or text[j:k] == ".":
+        return 0, i
+    if text[k:k + 1] in ("e", "E"):
+        m = k + 1 + (text[k + 1:k + 2] in ("+", "-"))
+        e = _scan(text, m, _DIGITS)
+        if e > m:
+            k = e
+    number = text[j:k]
+    return sign * (int(number) if _digits(number) else float(number)), k
+
+
+def _seconds(text):
+    """Seconds for the time ``text`` (stripped, not INFINITY); ValueError when it is none."""
+    if ":" in text:
+        total, i = 0, 0
+        for field, weight in enumerate((3600, 60, 1)):
+            value, i = _strtod(text, i)
+            if value < 0 or value != value or value == INFINITY:
+                raise ValueError(text)
+            total += value * weight
+            if field < 2:
+                if text[i:i + 1] != ":":
+                    raise ValueError(text)
+                i += 1
+        if text[i:].strip():
+            raise ValueError(text)
+        return total
+    if "." in text or text[:1] != "0":
+        value, i = _strtod(text, 0)
+        if i == 0 or value < 0 or value != value or value == INFINITY:
+            raise ValueError(text)
+    else:                                           # hexadecimal or octal, as strtol(.., 0)
+        if text[:2] in ("0x", "0X") and text[2:3] and text[2:3] in _HEX:
+            i = _scan(text, 2, _HEX)
+            value = int(text[2:i], 16)
+        else:
+            i = _scan(text, 0, _OCTAL)
+            value = int(text[:i], 8)
+    rest = text[i:]
+    if rest:
+        if rest not in _TIME_FACTORS:
+            raise ValueError(text)
+        value *= _TIME_FACTORS[rest]
+    return value
+
+
 def parse_time(text):
-    """Seconds (int, or float for fractional input) for a time specifier."""
+    """Seconds (int, or float for a fractional value) for a time specifier; INFINITY."""
     s = text.strip()
     if s.upper() == "INFINITY":
         return INFINITY
-    parts = s.split(":")
-    if len(parts) > 3 or not s:
-        raise InputError(f'invalid time value "{text}"')
-    total = 0
     try:
-        for part in parts:
-            value = _number(part) if part else 0
-            if value < 0:
-                raise ValueError
-            total = total * 60 + value
+        total = _seconds(s) if s else None
     except ValueError:
-        raise InputError(f'invalid time value "{text}"') from None
+        total = None
+    if total is None:
+        raise InputError(f'invalid time value "{text}"')
     if total > TIME_MAX:
         raise InputError(f'"{text}" is out of range (at most {TIME_MAX} seconds)')
+    if isinstance(total, float) and total.is_integer():
+        return int(total)
     return total
 
 

@@ -8,12 +8,11 @@ and its answer is printed as it comes. The reservation's id is allocated
 here, from its own sequence.
 """
 
-import os
 import sys
 
 from gridtools import cell
 from gridtools.cli.sge import options
-from gridtools.cli.sge.tokens import read_option_file, split_list
+from gridtools.cli.sge.tokens import read_option_file, read_user_option_file, split_list
 from gridtools.errors import GridError, InputError, UsageError
 
 HELP = """SGE 8.1.9
@@ -131,7 +130,7 @@ def parse(words, req):
 def default_words():
     """Options of the cell's and the user's sge_ar_request files."""
     words = read_option_file(cell.etc("sge_ar_request"))
-    return words + read_option_file(os.path.join(os.path.expanduser("~"), ".sge_ar_request"))
+    return words + read_user_option_file(".sge_ar_request")
 
 
 def window(req, now):

@@ -12,7 +12,6 @@ import posix
 import sys
 import time
 
-from gridtools import ospaths
 from gridtools.cli.sge import qstatus
 from gridtools.cli.sge.tokens import split_list
 from gridtools.spool.listing import TIME_FORMAT, line_format
@@ -156,9 +155,9 @@ def parse_args(argv):
 def default_words():
     """Options from the cell's ``sge_qstat`` file and ``~/.sge_qstat`` (sge_qstat(5))."""
     from gridtools import cell
-    from gridtools.cli.sge.tokens import read_option_file
+    from gridtools.cli.sge.tokens import read_option_file, read_user_option_file
     words = read_option_file(cell.etc("sge_qstat"))
-    words += read_option_file(ospaths.join(ospaths.home(), ".sge_qstat"))
+    words += read_user_option_file(".sge_qstat")
     user = _me()
     return [user if w == "$user" else w for w in words]
 

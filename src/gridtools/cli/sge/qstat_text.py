@@ -68,8 +68,13 @@ def _opt8(value):
 
 
 def _ext_columns(entry):
-    blank_usage = "NA" if entry.running else ""
-    text = f"{blank_usage:<10} {blank_usage:<7} {blank_usage:<7} "
+    text = None
+    if entry.running and entry.master != "SLAVE":
+        from gridtools.cli.sge import qstat_usage
+        text = qstat_usage.ext_columns(entry.id, entry.row.get("task") or 1)
+    if text is None:                    # (NA until the task's first usage report)
+        blank_usage = "NA" if entry.running else ""
+        text = f"{blank_usage:<10} {blank_usage:<7} {blank_usage:<7} "
     if entry.zombie:
         return text + "   NA " * 6
     override = int(entry.job.get("override_tickets") or 0)

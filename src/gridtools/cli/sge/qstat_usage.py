@@ -1,4 +1,5 @@
-"""The usage line ``qstat -j`` shows for a running task.
+"""The usage line ``qstat -j`` shows for a running task, and the cpu, mem and io
+columns of ``qstat -ext``.
 
 The values are what the task's shepherd last reported (its ``usage`` file,
 rewritten every few seconds while the job runs), and where the job runs
@@ -76,3 +77,17 @@ def usage_text(job_id, number, task):
     io = float(recorded.get("io", 0.0) or 0.0) / GB
     return (f"cpu={hms(cpu)}, mem={mem:.5f} GB s, io={io:.5f} GB, "
             f"vmem={_size(vmem)}, maxvmem={_size(maxvmem)}")
+
+
+def ext_columns(job_id, number):
+    """The cpu, mem and io columns ``qstat -ext`` shows for a running task (``0:00:00:07
+    0.01234 0.00004``: days:hh:mm:ss, GB seconds, GB, as Grid Engine prints them), from
+    what its shepherd last reported; None before its first report."""
+    from gridtools.spool import jobs as jobstore
+    reported = jobstore.read_usage(job_id, number)
+    if reported is None:
+        return None
+    seconds = int(reported.get("cpu", 0.0))
+    days, rest = divmod(seconds, 86400)
+    cpu = f"{days}:{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
+    return f"{cpu} {reported.get('mem', 0.0):<5.5f} {reported.get('io', 0.0) / GB:<5.5f} "

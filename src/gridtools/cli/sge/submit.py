@@ -18,14 +18,14 @@ from gridtools import cell, ospaths
 from gridtools import wildcards
 from gridtools.cli.identity import submitter  # noqa: F401 - qsub names it submit.submitter
 from gridtools.cli.sge.optvalues import Rejected
-from gridtools.cli.sge.tokens import read_option_file, split_words
+from gridtools.cli.sge.tokens import read_option_file, read_user_option_file, split_words
 from gridtools.errors import GridError, InputError
 
 
 def default_request_words(cwd):
-    home = ospaths.home()
+    home = ospaths.user_home()
     words = read_option_file(cell.etc("sge_request"))
-    words += read_option_file(ospaths.join(home, ".sge_request"))
+    words += read_user_option_file(".sge_request")
     local = ospaths.join(cwd, ".sge_request")
     if ospaths.abspath(local) != ospaths.abspath(ospaths.join(home, ".sge_request")):
         words += read_option_file(local)
@@ -50,7 +50,7 @@ def read_script(path, stdin):
 def path_aliases(cwd, submit_host):
     """Applicable (source, exec host, replacement) entries for ``cwd`` (sge_aliases(5))."""
     lines = []
-    for path in (cell.etc("sge_aliases"), ospaths.join(ospaths.home(), ".sge_aliases")):
+    for path in (cell.etc("sge_aliases"), ospaths.join(ospaths.user_home(), ".sge_aliases")):
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 lines.extend(fh.read().splitlines())
@@ -188,12 +188,13 @@ def check_resources(req):
             full = name if name in table else by_short.get(name)
             if full is None:
                 raise Rejected(f'unknown resource "{name}"')
-            _check_value(full, table[full], value)
-            fixed[full] = value
+            fixed[full] = _check_value(full, table[full], value)
         req["resources"][kind] = fixed
 
 
 def _check_value(name, row, value):
+    """The value to store for a request (a time in seconds, as Grid Engine stores it:
+    ``h_rt=00:10:00`` is ``h_rt=600``); refuses a value that does not suit the type."""
     from gridtools.formats import values
     _short, ctype, requestable, consumable = row
     if requestable.upper() == "NO":
@@ -206,6 +207,9 @@ def _check_value(name, row, value):
     if consumable.upper() not in ("NO", "N") and isinstance(number, (int, float)) \
             and not isinstance(number, bool) and number < 0:
         raise Rejected(f'attribute "{name}" is consumable but has a negative value')
+    if ctype == "TIME" and isinstance(value, str) and number != values.INFINITY:
+        return f"{number:.0f}"
+    return value
 
 
 # ---------------------------------------------------------------- -l slots=N

@@ -75,6 +75,21 @@ def read_option_file(path, missing_ok=True):
     return words
 
 
+def read_user_option_file(name):
+    """The words of the calling user's option file ``name`` in their home folder (the
+    password database's, as Grid Engine reads it); [] when the user cannot see a file
+    there (missing, or a home folder they may not search). A file that is there but
+    cannot be read is refused as ``read_option_file`` refuses it."""
+    import posix
+    from gridtools import ospaths
+    path = ospaths.join(ospaths.user_home(), name)
+    try:
+        posix.stat(path)
+    except (OSError, ValueError):
+        return []
+    return read_option_file(path)
+
+
 def script_directives(text, prefix="#$"):
     """The option words of all lines of a job script that start with ``prefix``.
 

@@ -182,7 +182,7 @@ class Boolean(Codec):
 class Time(Codec):
     """A time specifier kept as written (``TimeSpec``); ints render as H:MM:SS."""
 
-    expected = "a time value ([[h:]m:]s or INFINITY)"
+    expected = "a time value (h:m:s, seconds or INFINITY)"
 
     def parse(self, text):
         try:
