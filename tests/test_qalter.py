@@ -414,3 +414,40 @@ def test_qstat_j_shows_the_predecessors_of_a_job_the_daemon_has_not_taken_yet(ce
     cell.start_daemon()
     wait_for(lambda: row_of(cell, dep))
     assert field_of(cell, dep, "jid_predecessor_list") == f"{first},{other}"
+
+
+def test_condor_qedit_and_prio_keep_what_qalter_changed(cell, workdir):
+    """An HTCondor job altered with qalter keeps its new limits, paths, PE and
+    environment when condor_qedit or condor_prio later changes an attribute that makes
+    none of them; an edit of what a request reads still changes that request."""
+    from condortools import submit
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 20\nMY.Mem = 100\n"
+                     "request_memory = MY.Mem\nhold = true\nqueue 2\n", cwd=workdir)
+    out = os.path.join(workdir, "alt.out")
+    cell.run("qalter", "-l", "h_rt=3,mem_free=100M", "-o", out, "-pe", "smp", "2", "-v", "FOO=bar",
+             str(cluster), check=True)
+    cell.run("condor_qedit", str(cluster), "Foo", "1", check=True)
+    cell.run("condor_prio", "-p", "4", str(cluster), check=True)
+    shown = cell.run("qstat", "-j", str(cluster)).stdout
+    assert "hard resource_list:         h_rt=3,mem_free=100M" in shown, shown
+    assert f"stdout_path_list:           NONE:NONE:{out}" in shown
+    assert "parallel environment:  smp range: 2" in shown and "FOO=bar" in shown
+    assert cell.run("condor_q", str(cluster), "-af", "JobPrio", "RequestCpus").stdout == "4 2\n4 2\n"
+    cell.run("condor_qedit", str(cluster), "Mem", "300", check=True)
+    assert "h_rt=3,mem_free=300M" in cell.run("qstat", "-j", str(cluster)).stdout
+    cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_qalter_of_a_cluster_with_per_proc_requests(cell, workdir):
+    """qalter -l of other resources leaves each proc's own GPU request as its ad says;
+    qalter -pe smp N makes every proc's RequestCpus N, as its slots are."""
+    from condortools import submit
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
+    cluster = submit(cell, "executable = /bin/true\nrequest_gpus = ifThenElse(ProcId == 1, 1, 0)\n"
+                     "request_cpus = ifThenElse(ProcId == 1, 2, 1)\nhold = true\nqueue 3\n", cwd=workdir)
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "RequestGPUs").stdout == "0\n1\n0\n")
+    cell.run("qalter", "-l", "h_rt=100", str(cluster), check=True)
+    assert cell.run("condor_q", str(cluster), "-af", "RequestGPUs").stdout == "0\n1\n0\n"
+    cell.run("qalter", "-pe", "smp", "3", str(cluster), check=True)
+    assert cell.run("condor_q", str(cluster), "-af", "RequestCpus").stdout == "3\n3\n3\n"
+    cell.run("condor_rm", str(cluster), check=True)

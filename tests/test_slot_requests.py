@@ -174,3 +174,15 @@ def test_slots_without_a_single_host_pe_is_refused(cell, workdir):
     assert done.stderr == ('Unable to run job: "job" denied: use parallel environments instead of '
                            "requesting slots explicitly\nExiting.\n")
     assert done.stdout == ""
+
+
+def test_qalter_slots_of_a_job_without_a_pe_asks_for_that_many_on_one_host(cell, workdir):
+    """qalter -l slots=N of a pending job without -pe gives it N slots of the single-host
+    PE, as qsub does; a job with a PE keeps its count."""
+    jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
+    cell.run("qalter", "-l", "slots=2", str(jid), check=True)
+    shown = cell.run("qstat", "-j", str(jid)).stdout
+    assert "parallel environment:  smp range: 2" in shown and "slots=2" in shown
+    other = jid_of(cell.qsub("-h", "-pe", "smp", "3", "-b", "y", "true", cwd=workdir))
+    cell.run("qalter", "-l", "slots=2", str(other), check=True)
+    assert "parallel environment:  smp range: 3" in cell.run("qstat", "-j", str(other)).stdout

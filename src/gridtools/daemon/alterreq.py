@@ -134,6 +134,36 @@ def _check_resources(state, job, changes):
         raise Refused(texts[kind].format(name))
 
 
+def _slots_as_pe(state, job, changes):
+    """A new hard ``-l slots=N`` (N > 1) for a job without a PE, and no ``-pe`` beside
+    it: N slots of the cell's single-host PE, as qsub makes of it (see
+    ``cli.sge.submit.slots_as_pe``); refused in Grid Engine's words when the cell has
+    none. A job with a PE keeps its count."""
+    from gridtools.formats.sge import pe as pe_format
+    text = ((changes.get("resources") or {}).get("hard") or {}).get("slots")
+    if text is None or "pe" in changes or job.spec.get("pe"):
+        return
+    try:
+        count = int(str(text))
+    except ValueError:
+        return                                  # (the value checks refuse it)
+    if count <= 1:
+        return
+    objects = state.config.objects
+    rules = {name: obj.get("allocation_rule", "$pe_slots") for name, obj in objects["pe"].items()}
+    listed = {name for obj in objects["queue"].values() for name in _names_in(obj.get("pe_list"))}
+    name = pe_format.single_host_pe(rules, listed)
+    if name is None:
+        raise Refused(f"denied: {pe_format.NO_DIRECT_SLOTS}")
+    changes["pe"] = [name, count, count]
+
+
+def _names_in(value):
+    """The names a queue's list attribute holds, its per-host overrides too."""
+    lists = [value.default, *value.overrides.values()] if hasattr(value, "overrides") else [value]
+    return {name for names in lists for name in (names or ())}
+
+
 def _check_name(changes):
     name = changes.get("name")
     if name is not None and (not name.strip() or "/" in name):
@@ -247,8 +277,9 @@ def _alter_job(state, user, body, target):
         raise Refused(f'denied: job "{target["id"]}" does not exist')
     if not auth.may_modify_job(state, user, job):
         raise Refused(f'denied: "{user}" must be at least owner of job {job.id} to change job attributes')
-    changes, ops = body.get("changes") or {}, body.get("context_ops") or []
+    changes, ops = dict(body.get("changes") or {}), body.get("context_ops") or []
     add, remove = body.get("hold_add", ""), body.get("hold_remove", "")
+    _slots_as_pe(state, job, changes)
     _check_rights(state, user, job, changes)
     _check_name(changes)
     _check_whole(state, job, changes, ops)
@@ -269,8 +300,8 @@ def _alter_job(state, user, body, target):
 def _store(state, job, changes, ops, deps):
     old_name = job.spec["name"]
     spec = alteration.apply(job.spec, changes, ops)
-    if spec.get("condor_ad") and "hard" in (changes.get("resources") or {}):
-        _condor_requests(state, spec)
+    if spec.get("condor_ad") and ("hard" in (changes.get("resources") or {}) or "pe" in changes):
+        _condor_requests(state, spec, job.spec)
     for field, target in (("hold_jid", "predecessors"), ("hold_jid_ad", "ad_predecessors")):
         if field in deps:
             spec[target] = deps[field][0]
@@ -284,36 +315,43 @@ def _store(state, job, changes, ops, deps):
     state.need_schedule = True
 
 
-def _condor_requests(state, spec):
-    """An HTCondor job's ads after a new hard resource list: RequestGPUs and the
-    ``Request<name>`` of its machine resources say what the list now asks for (0 for one
-    it no longer names), as ``condor_qedit`` of them changes the requests; the requests
-    it holds once are worked out again (see ``formats.condor.spec.per_job_requests``)."""
+def _condor_requests(state, spec, was):
+    """An HTCondor job's ads after qalter changed its hard resource list or its PE (``was``:
+    the description before): RequestGPUs and the ``Request<name>`` of its machine
+    resources say what the new list asks for (0 for one it no longer names), and
+    RequestCpus (MaxHosts of a parallel universe job) the new PE's slots, as
+    ``condor_qedit`` of them changes the job's requests. An attribute whose request the
+    change leaves as it was keeps what each proc's ad says. The requests held once are
+    worked out again (see ``formats.condor.spec.per_job_requests``)."""
     from gridtools import ads
     from gridtools.daemon import condorjob
     from gridtools.daemon.devices import countable_complexes
     from gridtools.formats.condor import spec as condor_spec
     counted = countable_complexes(state.config)
-    hard = spec["resources"]["hard"]
+    hard, old_hard = spec["resources"]["hard"], (was.get("resources") or {}).get("hard") or {}
     first = ads.job_ad(spec, None, 1)
-    attrs = {"RequestGPUs": condor_spec.GPU_REQUEST}
+    amounts = {}
+    complexes = {"RequestGPUs": condor_spec.GPU_REQUEST}
     for name in condor_spec.custom_requests(first):
         if name.lower() in counted:
-            attrs["Request" + name] = counted[name.lower()]
+            complexes["Request" + name] = counted[name.lower()]
+    for attr, complex_name in complexes.items():
+        if hard.get(complex_name) != old_hard.get(complex_name) and (attr in first or complex_name in hard):
+            amounts[attr] = hard.get(complex_name, 0)
+    pe = spec.get("pe")
+    if pe and pe != was.get("pe") and pe[0] in (condor_spec.SMP_PE, condor_spec.PARALLEL_PE):
+        for attr in (("MaxHosts", "MinHosts") if pe[0] == condor_spec.PARALLEL_PE else ("RequestCpus",)):
+            amounts[attr] = pe[1]
     numbers = condorjob.spec_numbers(spec)
-    for attr, complex_name in attrs.items():
-        amount = hard.get(complex_name)
-        if amount is None and attr not in first:
-            continue                            # asked for neither before nor now
+    for attr, amount in amounts.items():
         try:
-            number = float(amount) if amount is not None else 0
+            number = float(amount)
             text = str(int(number)) if number == int(number) else repr(number)
         except (TypeError, ValueError, OverflowError):
             continue                            # (an amount with a unit, or none: no ClassAd number)
-        if attr not in first or first.lookup(attr).unparse() != text:
-            spec["condor_ad"] = condorjob.edited_texts(spec, numbers, attr, text)
+        spec["condor_ad"] = condorjob.edited_texts(spec, numbers, attr, text)
     spec.pop("per_job_requests", None)
-    held_once = condor_spec.per_job_requests(spec.get("pe"), hard, counted)
+    held_once = condor_spec.per_job_requests(pe, hard, counted)
     if held_once:
         spec["per_job_requests"] = held_once
 

@@ -623,11 +623,13 @@ def edit_ads(state, job, numbers, attrs):
     from gridtools.spool import jobs as jobstore
     spec = dict(job.spec)
     if spec.get("condor_ad"):
+        from gridtools.daemon.devices import countable_complexes
+        counted = countable_complexes(state.config)
+        before = _derived(spec, counted)
         positions = [job.numbers().index(n) + 1 for n in numbers]
         for name, text in attrs.items():
             spec["condor_ad"] = edited_texts(spec, positions, name, text)
-        from gridtools.daemon.devices import countable_complexes
-        _refresh(spec, countable_complexes(state.config))
+        _refresh(spec, before, _derived(spec, counted), counted)
     else:                   # a qsub job: its ad is made from its description, the edits lie over it
         job.condor.setdefault("edits", {}).update(attrs)
         prio = ads.job_ad(spec, None, 1, condor=job.condor).eval("JobPrio")
@@ -639,21 +641,49 @@ def edit_ads(state, job, numbers, attrs):
     state.log(f"I|job {job.id}: attributes {', '.join(sorted(attrs))} set")
 
 
-def _refresh(spec, counted=None):
-    """The description's requests from the ad of its first proc (``counted``: see
+#: what a job description takes from the ad of its first proc (see ``_refresh``)
+_DERIVED = ("pe", "job_prio", "batch_name", "universe", "command", "args", "cwd", "env", "stdout",
+            "stderr", "stdin")
+
+
+def _derived(spec, counted=None):
+    """The description's fields as proc 0's ad makes them (``counted``: see
     ``formats.condor.spec.cluster_spec``)."""
     from gridtools.formats.condor import spec as condor_spec
     first = ads.job_ad(spec, None, 1)
     owner_fields = {k: spec[k] for k in ("owner", "uid", "gid", "sge_o", "submit_host", "submit_time")
                     if k in spec}
     owner_fields.setdefault("submit_host", "")
-    fresh = condor_spec.cluster_spec([first], owner_fields, counted)
-    for key in ("pe", "resources", "job_prio", "batch_name", "universe", "command", "args", "cwd",
-                "env", "stdout", "stderr", "stdin"):
-        spec[key] = fresh[key]
-    spec.pop("per_job_requests", None)
-    if fresh.get("per_job_requests"):
-        spec["per_job_requests"] = fresh["per_job_requests"]
+    return condor_spec.cluster_spec([first], owner_fields, counted)
+
+
+def _refresh(spec, before, after, counted=None):
+    """Bring into the description what an edit of the ads changed in what proc 0's ad
+    makes of it (``before`` and ``after``: ``_derived`` of each), and nothing else: a
+    field or hard request the edit leaves as it was keeps what ``qalter`` made of it.
+    The requests held once are worked out again when the PE or a request changed."""
+    from gridtools.formats.condor import spec as condor_spec
+    changed = False
+    for key in _DERIVED:
+        if before.get(key) != after.get(key):
+            spec[key] = after.get(key)
+            changed = changed or key == "pe"
+    old, new = before["resources"]["hard"], after["resources"]["hard"]
+    hard = dict(spec["resources"]["hard"])
+    for name in set(old) | set(new):
+        if old.get(name) != new.get(name):
+            changed = True
+            if name in new:
+                hard[name] = new[name]
+            else:
+                hard.pop(name, None)
+    if hard != spec["resources"]["hard"]:
+        spec["resources"] = dict(spec["resources"], hard=hard)
+    if changed:
+        spec.pop("per_job_requests", None)
+        held_once = condor_spec.per_job_requests(spec.get("pe"), hard, counted)
+        if held_once:
+            spec["per_job_requests"] = held_once
     spec["user_hold"] = bool(spec.get("user_hold"))
 
 

@@ -214,10 +214,6 @@ def _check_value(name, row, value):
 
 # ---------------------------------------------------------------- -l slots=N
 
-#: Grid Engine's refusal of an explicit slots request (sge_object.c, compress_ressources)
-NO_DIRECT_SLOTS = '"job" denied: use parallel environments instead of requesting slots explicitly'
-
-
 def slots_as_pe(req):
     """Turn a hard ``-l slots=N`` (N > 1) of a job without ``-pe`` into ``-pe <pe> N`` with
     the cell's single-host parallel environment (``single_host_pe``): N slots on one host,
@@ -237,26 +233,22 @@ def slots_as_pe(req):
         return
     name = single_host_pe()
     if name is None:
+        from gridtools.formats.sge.pe import NO_DIRECT_SLOTS
         raise Rejected(NO_DIRECT_SLOTS)
     req["pe"] = [name, count, count]
 
 
 def single_host_pe():
-    """The parallel environment whose allocation_rule is $pe_slots (all slots on one host)
-    that a ``-l slots=N`` job gets: one some queue's pe_list names before one none does,
-    ``smp`` before the others, else the first by name; None when there is none."""
-    found = []
+    """The parallel environment a ``-l slots=N`` job gets (``formats.sge.pe.single_host_pe``),
+    read from the cell's PE and queue files; None when there is none."""
+    from gridtools.formats.sge import pe
+    rules, listed = {}, set()
     for name in _etc_names("pe"):
         try:
             with open(cell.etc("pe", name), encoding="utf-8", errors="replace") as fh:
-                rule = _attr_line(fh.read(), "allocation_rule")
+                rules[name] = _attr_line(fh.read(), "allocation_rule")
         except OSError:
             continue
-        if rule.lower() == "$pe_slots":
-            found.append(name)
-    if not found:
-        return None
-    listed = set()
     for qname in _etc_names("queues"):
         try:
             with open(cell.etc("queues", qname), encoding="utf-8", errors="replace") as fh:
@@ -266,7 +258,7 @@ def single_host_pe():
         for ch in ",[]=":
             text = text.replace(ch, " ")
         listed.update(text.split())
-    return min(found, key=lambda n: (n not in listed, n != "smp", n))
+    return pe.single_host_pe(rules, listed)
 
 
 # ---------------------------------------------------------------- the daemon's checks

@@ -32,6 +32,19 @@ SCHEMA = Schema([
 ], WIDTH)
 
 
+#: Grid Engine's refusal of an explicit slots request (sge_object.c, compress_ressources)
+NO_DIRECT_SLOTS = '"job" denied: use parallel environments instead of requesting slots explicitly'
+
+
+def single_host_pe(rules, listed):
+    """The parallel environment a job asking ``-l slots=N`` gets (``rules``: name ->
+    allocation_rule of each PE; ``listed``: the names some queue's pe_list holds): one
+    whose rule is $pe_slots (all slots on one host), one listed before one not, ``smp``
+    before the others, else the first by name; None when there is none."""
+    found = [name for name, rule in rules.items() if str(rule).lower() == "$pe_slots"]
+    return min(found, key=lambda n: (n not in listed, n != "smp", n)) if found else None
+
+
 def parse(text):
     """A parallel environment dict from ``qconf -sp`` text."""
     return SCHEMA.parse(text)
