@@ -265,5 +265,14 @@ def test_ext_shows_the_usage_of_a_running_job(cell, workdir):
                         timeout=40)
         assert "usage         1:            cpu=" in qstat(cell, "-j", str(job))
         assert float(text.split()[1]) > 0.0                  # (memory integrated over time)
+        # -xml -ext: cpu_usage, mem_usage and io_usage after the state and start time,
+        # before the tickets, each with five decimals (qstat_xml.c)
+        root = ET.fromstring(qstat(cell, "-xml", "-ext"))
+        element = next(e for e in root.iter("job_list") if e.findtext("JB_job_number") == str(job))
+        tags = [child.tag for child in element]
+        assert tags.index("state") < tags.index("cpu_usage") < tags.index("mem_usage") \
+            < tags.index("io_usage") < tags.index("tickets")
+        assert re.fullmatch(r"\d+\.00000", element.findtext("cpu_usage"))
+        assert re.fullmatch(r"\d+\.\d{5}", element.findtext("mem_usage"))
     finally:
         cell.run("qdel", str(job))

@@ -79,15 +79,24 @@ def usage_text(job_id, number, task):
             f"vmem={_size(vmem)}, maxvmem={_size(maxvmem)}")
 
 
-def ext_columns(job_id, number):
-    """The cpu, mem and io columns ``qstat -ext`` shows for a running task (``0:00:00:07
-    0.01234 0.00004``: days:hh:mm:ss, GB seconds, GB, as Grid Engine prints them), from
-    what its shepherd last reported; None before its first report."""
+def ext_usage(job_id, number):
+    """(cpu seconds, whole; mem, GB seconds; io, GB) of a running task, as its shepherd
+    last reported them; None before its first report."""
     from gridtools.spool import jobs as jobstore
     reported = jobstore.read_usage(job_id, number)
     if reported is None:
         return None
-    seconds = int(reported.get("cpu", 0.0))
+    return int(reported.get("cpu", 0.0)), float(reported.get("mem", 0.0)), float(reported.get("io", 0.0)) / GB
+
+
+def ext_columns(job_id, number):
+    """The cpu, mem and io columns ``qstat -ext`` shows for a running task (``0:00:00:07
+    0.01234 0.00004``: days:hh:mm:ss, GB seconds, GB, as Grid Engine prints them), from
+    what its shepherd last reported; None before its first report."""
+    usage = ext_usage(job_id, number)
+    if usage is None:
+        return None
+    seconds, mem, io = usage
     days, rest = divmod(seconds, 86400)
     cpu = f"{days}:{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
-    return f"{cpu} {reported.get('mem', 0.0):<5.5f} {reported.get('io', 0.0) / GB:<5.5f} "
+    return f"{cpu} {mem:<5.5f} {io:<5.5f} "

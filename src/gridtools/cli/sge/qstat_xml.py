@@ -48,6 +48,11 @@ def job_elements(entry, snap, opts, live):
         out.append((tag, iso(entry.row["time"]), ()))
     if opts.urg and job.get("deadline"):
         out.append(("JB_deadline", iso(job["deadline"]), ()))
+    if opts.ext and entry.running and entry.master != "SLAVE":
+        from gridtools.cli.sge import qstat_usage
+        usage = qstat_usage.ext_usage(entry.id, entry.row.get("task") or 1)
+        if usage is not None:               # (none until the task's first usage report)
+            out += [(f"{name}_usage", _d5(value), ()) for name, value in zip(("cpu", "mem", "io"), usage)]
     if opts.ext and not entry.zombie:
         total, otckt, ftckt, stckt = entry.scores.get("tickets", (0.0, 0.0, 0.0, 0.0))
         out += [("tickets", int(total), ()),
