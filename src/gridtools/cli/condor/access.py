@@ -48,18 +48,36 @@ def open_to_all(level):
     (The full check, ``seclevels.verify``, finds the same: a level without ALLOW and
     DENY lists allows everybody.) False when that cannot be seen so simply."""
     names = _restricting(level)
-    if b"_CONDOR_" in b"\0".join(posix.environ).upper():
-        variables = tuple(name.upper().encode() for name in names)
-        for key in posix.environ:
-            upper = key.upper()
-            if upper.startswith(b"_CONDOR_") and any(name in upper for name in variables):
-                return False
+    variables = _condor_variables()
+    if any(name.upper().encode() in key for key in variables for name in names):
+        return False
+    settings = _global_settings()
+    if settings is None or not settings.isascii():
+        return False
+    return not any(name in settings for name in names)
+
+
+def _global_settings():
+    """The lines of the global configuration file that are not blank or comments, in lower
+    case and joined ("" for ONLY_ENV), None when it cannot be read. Made once for each
+    reading of the file's text (``_global_text``)."""
     lowered = _global_text()
     if lowered is None:
-        return False
-    if not lowered.isascii() and not all(line.isascii() for line in _setting_lines(lowered)):
-        return False
-    return not any(_named_outside_comments(lowered, name) for name in names)
+        return None
+    if _SETTINGS and _SETTINGS[0] is lowered:
+        return _SETTINGS[1]
+    settings = "\n".join(_setting_lines(lowered))
+    _SETTINGS[:] = [lowered, settings]
+    return settings
+
+
+#: (the text _global_text gave, its setting lines joined) of the last ``_global_settings``
+_SETTINGS = []
+
+
+def _condor_variables():
+    """The names of the environment's ``_CONDOR_`` variables, in upper case."""
+    return [key.upper() for key in posix.environ if key[:8].upper() == b"_CONDOR_"]
 
 
 def _global_text():
@@ -98,13 +116,12 @@ def may_set(name):
     environment (``_CONDOR_``) nor the global file names it, nor does the file include
     others. True otherwise (the caller then reads the configuration's language)."""
     upper = name.upper().encode()
-    if any(key.upper().startswith(b"_CONDOR_") and upper in key.upper() for key in posix.environ):
+    if any(upper in key for key in _condor_variables()):
         return True
-    lowered = _global_text()
-    if lowered is None:
+    settings = _global_settings()
+    if settings is None:
         return True
-    return any(_named_outside_comments(lowered, word)
-               for word in (name.lower(), "include", "local_config"))
+    return any(word in settings for word in (name.lower(), "include", "local_config"))
 
 
 def _setting_lines(text):
@@ -113,14 +130,3 @@ def _setting_lines(text):
         line = line.lstrip()
         if line and not line.startswith("#"):
             yield line
-
-
-def _named_outside_comments(text, name):
-    """True when ``name`` stands in a line of ``text`` that is not a comment."""
-    at = text.find(name)
-    while at >= 0:
-        start = text.rfind("\n", 0, at) + 1
-        if not text[start:at].lstrip().startswith("#"):
-            return True
-        at = text.find(name, at + 1)
-    return False
