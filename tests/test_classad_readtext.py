@@ -66,7 +66,7 @@ def test_read_text_agrees_with_the_parser_on_the_oracle_table_and_random_texts()
     ("a isnt TRUE", "a isnt true", "a =!= true"),
     ("regexp( \"x\" , Name )", 'regexp("x",Name)', None),
     ("f( )", "f()", None),
-    ("MY.true", "MY.'true'", None),
+    ("MY.parent && TARGET.Parent", "MY.parent && TARGET.Parent", None),   # (HTCondor prints them bare)
     ("x>>>2|y", "x >>> 2 | y", None),
 ])
 def test_read_text_reads_what_submit_files_write(text, new, old):
@@ -82,11 +82,28 @@ def test_read_text_reads_what_submit_files_write(text, new, old):
     "[a = 1]", "a // note", "a /* c */ + b", "\"a\" \"b\"", "'odd name'", "absTime(\"2020-01-01\")",
     "07", "0x10", "12345678901234567890", "parent.x", "is", "a is", "(a", "a)", "f(a,)", "()", "a b",
     "f(a) (b)", "(a, b)", "f((a), b", "\"a\\\"b\"", "a\u00a0== 1", "MY.1", "true(1)", "+a",
+    "MY.true", "TARGET.error", "MY.Is", "target.ISNT", "my.False", "MY.undefined",
     " + ".join(["a"] * 200),
     "(" * 40 + "a" + ")" * 40,
 ])
 def test_read_text_leaves_the_rest_to_the_parser(text):
     assert read_text(text) is None
+
+
+@pytest.mark.parametrize("text", ["MY.true", "TARGET.error", "MY.Is", "target.ISNT", "x.false", "MY . undefined"])
+def test_a_keyword_after_a_dot_is_a_parse_error(text):
+    """HTCondor's parser refuses a keyword where a name is selected (classad2 and
+    condor_submit alike); quoted, it is a name."""
+    with pytest.raises(ClassAdSyntaxError):
+        parse(text)
+    assert parse(text.replace(".", ".'").replace(" ", "") + "'").unparse().count("'") == 2
+
+
+def test_names_gives_the_references_read():
+    names = []
+    found = read_text('(TARGET.OpSysName == "Arch") && MY.Cpus > Memory && f(my.x, Disk)', names)
+    assert found is not None
+    assert names == [("target", "OpSysName"), ("my", "Cpus"), ("", "Memory"), ("my", "x"), ("", "Disk")]
 
 
 def test_read_texts_operator_table_is_the_parsers():

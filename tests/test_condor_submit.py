@@ -474,3 +474,27 @@ def test_bytes_that_are_not_utf8_reach_the_job_as_written(cell, workdir):
     outputs = [os.path.join(workdir, name) for name in ("condor.out", "sge.out")]
     wait_for(lambda: all(os.path.exists(p) and os.path.getsize(p) for p in outputs), timeout=30)
     assert [open(p, "rb").read() for p in outputs] == [b"a\xff\xfe,x\xffy"] * 2
+
+
+def test_default_clauses_follow_the_references_and_keywords_after_a_dot_are_refused(cell, workdir):
+    """condor_submit adds the OpSys, Arch, Cpus and file transfer clauses by what the
+    user's requirements refer to, as HTCondor does: OpSysAndVer checks the OS, a name in
+    a string refers to nothing, MY.Arch is a reference; MY.true and adjacent strings are
+    parse errors, MY.parent prints bare."""
+    write(os.path.join(workdir, "r.sub"), "executable = /bin/true\nrequest_cpus = 2\n"
+          'requirements = OpSysAndVer == "AlmaLinux9" && TARGET.OpSysName != "Arch" && Name != "Cpus" '
+          '&& regexp("HasFileTransfer", Name) && MY.Arch =!= undefined\nqueue\n')
+    dry = cell.run("condor_submit", "-dry-run", "-", "r.sub", cwd=workdir)
+    assert dry.returncode == 0, dry.stderr
+    line = [ln for ln in dry.stdout.splitlines() if ln.startswith("Requirements = ")][0]
+    assert "TARGET.OpSys ==" not in line and "TARGET.Arch ==" not in line
+    assert "(TARGET.Cpus >= RequestCpus)" in line and "(TARGET.HasFileTransfer)" in line
+    for body, shown in (("requirements = MY.true", "Requirements = (MY.true)"),
+                        ("+Foo = TARGET.error", "Foo = TARGET.error"), ('+Foo = "a" "b"', 'Foo = "a" "b"'),
+                        ('requirements = "a" "b"', 'Requirements = ("a" "b")')):
+        write(os.path.join(workdir, "k.sub"), f"executable = /bin/true\n{body}\nqueue\n")
+        bad = cell.run("condor_submit", "-dry-run", "-", "k.sub", cwd=workdir)
+        assert (bad.returncode, bad.stdout, bad.stderr) == (1, "", f"ERROR: Parse error in expression: {shown}\n")
+    write(os.path.join(workdir, "p.sub"), "executable = /bin/true\n+Foo = MY.parent\nqueue\n")
+    dry = cell.run("condor_submit", "-dry-run", "-", "p.sub", cwd=workdir)
+    assert "\nFoo = MY.parent\n" in dry.stdout

@@ -108,6 +108,15 @@ def test_owner_and_ids(ctx):
      "ERROR: Parse error in expression: RequestMemory = abc def"),
     ("executable = run.sh\nrequirements = a &&\nqueue\n", "Parse error in expression: Requirements"),
     ("executable = run.sh\n+Foo = (\nqueue\n", "Parse error in expression: Foo = ("),
+    # a keyword after a dot, adjacent strings (the old syntax): HTCondor's parse errors
+    ("executable = run.sh\nrequirements = MY.true\nqueue\n", "ERROR: Parse error in expression: Requirements = (MY.true)"),
+    ("executable = run.sh\n+Foo = TARGET.error\nqueue\n", "ERROR: Parse error in expression: Foo = TARGET.error"),
+    ("executable = run.sh\nrank = x.isnt + 1\nqueue\n", "ERROR: Parse error in expression: Rank = x.isnt + 1"),
+    ("executable = run.sh\n+Foo = \"a\" \"b\"\nqueue\n", 'ERROR: Parse error in expression: Foo = "a" "b"'),
+    ("executable = run.sh\n+Foo = \"a\\\\\" \"b\"\nqueue\n", "ERROR: Parse error in expression: Foo = "),
+    ("executable = run.sh\nrequirements = TARGET.Requirements\nqueue\n",
+     "ERROR: Requirements = (TARGET.Requirements)\nIs Circular. Did you intend to use $(Requirements) ?"),
+    ("executable = run.sh\nrequirements = (Requirements && MY.x)\nqueue\n", "Is Circular."),
     ("executable = run.sh\narguments = a \"b c\"\nqueue\n", "Found illegal unescaped double-quote"),
     # a lone double quote ends a new-syntax value, single quotes or not (HTCondor 24's words)
     ("executable = run.sh\narguments = \"-c 'echo \\\"hi\\\"'\"\nqueue\n",
@@ -164,7 +173,8 @@ def test_errors_in_htcondor_words(text, message, ctx):
         ads(text, ctx)
     assert message in str(info.value)
     assert "\n" not in str(info.value).strip() or "full arguments" in str(info.value) or \
-        "environment you specified" in str(info.value) or "MAX_JOBS_PER_SUBMISSION" in str(info.value)
+        "environment you specified" in str(info.value) or "MAX_JOBS_PER_SUBMISSION" in str(info.value) or \
+        "Is Circular" in str(info.value)
 
 
 # ---------------------------------------------------------------------- queue

@@ -614,18 +614,39 @@ def test_the_shipped_configuration_is_open_to_all_and_a_missing_one_is_read_full
     assert access.open_to_all("WRITE") is True
 
 
-def test_mentions_finds_a_machine_attribute_as_htcondor_s_pattern_does():
-    """jobattrs.mentions reads without re what the pattern (?<![\\w.])(?:TARGET\\.)?Name(?![\\w.])
-    finds, case ignored."""
-    import random
-    import re
-    rng = random.Random(3)
-    pieces = ["Arch", "arch", "ARCH", "TARGET.", "target.", "MY.", ".", "_", "x", "1", " ", "(", "==", "é", "²"]
-    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(5000)]
-    texts += ["TARGET.Arch == \"X\"", "MyArch", "Arch_x", "(Arch)", "OpSys", "xTARGET.Arch", "MY.TARGET.Arch"]
-    for text in texts:
-        expected = re.search(r"(?<![\w.])(?:TARGET\.)?Arch(?![\w.])", text, re.IGNORECASE) is not None
-        assert jobattrs.mentions(text, "Arch") is expected, text
+@pytest.mark.parametrize("text, machine, job", [
+    ('OpSysAndVer == "AlmaLinux9"', {"opsysandver"}, set()),
+    ('TARGET.OpSysName == "Arch"', {"opsysname"}, set()),          # a name in a string is none
+    ('Name == "Cpus" && regexp("HasFileTransfer|FileSystemDomain", Name)', {"name"}, set()),
+    ("MY.Arch && my.CPUS > 1 && TARGET.gpus", {"arch", "cpus", "gpus"}, set()),
+    ("RequestMemory > 0 && MY.VM_CkptMac == \"\" && self && CurrentTime > 0", set(), {"requestmemory", "vm_ckptmac"}),
+    ("TARGET.RequestMemory > Requirements", {"requestmemory"}, {"requirements"}),
+])
+def test_requirements_references_are_htcondor_s_read_or_parsed_alike(text, machine, job):
+    """The references condor_submit decides its default clauses by, as HTCondor's
+    GetExprReferences gives them: from read_text's names and from the parsed tree alike."""
+    from gridtools.classad.draft import read_text
+    from gridtools.classad.parser import parse
+    from gridtools.formats.condor import reqrefs
+    names = []
+    if read_text(text, names) is not None:
+        assert reqrefs.from_names(names) == (machine, job)
+    assert reqrefs.from_tree(parse(text)) == (machine, job)
+
+
+@pytest.mark.parametrize("text, machine", [
+    ("self.Arch || OTHER.OpSys || root.Disk", {"arch", "opsys", "disk"}),
+    ("foo.Arch || TARGET.foo.Cpus || parent.Disk", {"foo.arch", "foo.cpus", "'parent'.disk"}),
+    ("{Arch}[0] || [a = Memory; b = a].b || x ? OpSysLegacy : -Cpus", {"arch", "memory", "opsyslegacy", "x", "cpus"}),
+    ("MY.RequestMemory.x || Arch", set()),                       # HTCondor gives up: no reference
+    ('"s".Arch', set()),
+])
+def test_requirements_references_of_what_only_the_parser_reads(text, machine):
+    from gridtools.classad.draft import read_text
+    from gridtools.classad.parser import parse
+    from gridtools.formats.condor import reqrefs
+    assert read_text(text) is None
+    assert reqrefs.from_tree(parse(text))[0] == machine
 
 
 def test_an_edit_of_condor_config_within_one_clock_tick_changes_the_periodic_interval(tmp_path, monkeypatch):

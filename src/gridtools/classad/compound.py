@@ -5,7 +5,7 @@ the rest and names these too (see its docstring); ``evaluator`` compiles them.
 """
 
 from gridtools.classad.nodes import COND_PREC, POSTFIX_PREC, UNARY_PREC, Expr
-from gridtools.classad.values import quote_name
+from gridtools.classad.values import quote_name, quote_selected
 
 
 class Select(Expr):
@@ -23,7 +23,7 @@ class Select(Expr):
         return (self.base,)
 
     def _unparse(self, old):
-        return f"{self._wrap(old, self.base, POSTFIX_PREC)}.{quote_name(self.name)}"
+        return f"{self._wrap(old, self.base, POSTFIX_PREC)}.{quote_selected(self.name)}"
 
 
 class Subscript(Expr):

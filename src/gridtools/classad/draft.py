@@ -74,12 +74,15 @@ _READ_OPERATORS = 128
 _READ_NESTING = 32
 
 
-def read_text(text):
+def read_text(text, names=None):
     """The ``Text`` of the expression ``text`` when it is built of what most submit
     files write (integers without sign or leading zero, strings without escapes,
     ``true`` and the other literal words, names, ``MY.name`` and ``TARGET.name``, calls,
     parentheses and binary operators), read without the parser; else None (the parser
-    reads it, or says what is wrong with it).
+    reads it, or says what is wrong with it). With a list ``names``, each attribute
+    reference read is appended to it as (its scope in lower case, ``""`` when it has
+    none, its name), in the order written (what is appended before a None is to be
+    thrown away).
 
     Canonical text needs no tree: the parser keeps the parentheses it reads, and the
     unparser prints a binary operator with a blank either side, a call as its name and
@@ -95,7 +98,7 @@ def read_text(text):
     i, operand = _skip(text, 0, end), True
     while i < end:
         if operand:
-            found = _operand(text, i, end)
+            found = _operand(text, i, end, names)
             if found is None:
                 return None
             piece, old_piece, i, opens = found
@@ -142,10 +145,11 @@ def _name_end(text, i, end):
     return i
 
 
-def _operand(text, i, end):
+def _operand(text, i, end, names=None):
     """(canonical text, long-form text, where it ends, what it opens: None for a whole
     operand, True for a call's parenthesis, False for a parenthesis) of the operand at
-    ``i``; None when read_text leaves it to the parser."""
+    ``i``; None when read_text leaves it to the parser. An attribute reference's
+    (lower-case scope, "" when none, name) goes into ``names`` when given."""
     ch = text[i]
     if ch in _DIGITS:
         j = i + 1
@@ -187,11 +191,15 @@ def _operand(text, i, end):
         if j == k or text[k] not in _NAME_START:
             return None
         name = text[k:j]
-        if name.lower() in RESERVED_WORDS:
-            name = quote_string(name, "'")
+        if name.lower() in RESERVED_WORDS and name.lower() != "parent":
+            return None                         # (the parser refuses ``MY.true``)
+        if names is not None:
+            names.append((lower, name))
         return word + "." + name, word + "." + name, j, None
     if after == "[":
         return None                             # a subscript
+    if names is not None:
+        names.append(("", word))
     return word, word, j, None
 
 

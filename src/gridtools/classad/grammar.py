@@ -46,6 +46,9 @@ _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "
 _SYMBOLS = (">>>", "=?=", "=!=", ">>", ">=", "<<", "<=", "==", "!=", "&&", "||") + tuple("<>&|^+-*/%?:.[](){},;=!~")
 _UNARY = {op.symbol: op for op in nodes.OPERATORS if op.unary}
 _TIME_LITERALS = {"abstime": "parse_abs", "reltime": "parse_rel"}
+#: the words that name nothing unquoted after a dot or in a nested ad (``MY.true``,
+#: ``x.isnt``, ``[is = 1]``: HTCondor refuses them; ``MY.'true'`` is a name)
+_NOT_SELECTED = frozenset(("true", "false", "undefined", "error", "is", "isnt"))
 
 
 class _TooDeep(Exception):
@@ -93,8 +96,9 @@ del _sym
 class _Reader:
     """One reading of ``text``; ``pos`` is where the next token starts (or blanks)."""
 
-    def __init__(self, text):
+    def __init__(self, text, old=False):
         self.text, self.pos, self.end, self.nesting = text, 0, len(text), 0
+        self.old = old
 
     # -- tokens -----------------------------------------------------------------
     def skip(self):
@@ -279,6 +283,9 @@ class _Reader:
             sym = self.symbol()
             if sym == ".":
                 self.pos += 1
+                self.skip()
+                if self.word().lower() in _NOT_SELECTED:
+                    self.fail()             # (``MY.true``: HTCondor's lexer reads a keyword there)
                 node = self.select(node, self.name())
             elif sym == "[":
                 self.pos += 1
@@ -364,8 +371,13 @@ class _Reader:
         return nodes.Literal(0)
 
     def strings(self):
+        """One string, or adjacent strings joined; in the old syntax (``old``: what
+        condor_submit reads) adjacent strings are refused, as HTCondor's old ClassAd
+        parser refuses them."""
         parts = []
         while self.skip() == '"':
+            if parts and self.old:
+                self.fail()
             end = self.quoted('"')
             parts.append(unescape(self.text[self.pos + 1:end - 1]))
             self.pos = end
@@ -409,6 +421,9 @@ class _Reader:
         pairs = []
         if self.symbol() != "]":
             while True:
+                self.skip()
+                if self.word().lower() in _NOT_SELECTED:
+                    self.fail()             # (``[true = 1]``: a keyword is no name there either)
                 name = self.name()
                 self.expect("=")
                 pairs.append((name, self.expr()))
@@ -438,14 +453,14 @@ class _Parser:
     """What ``parser()`` gives: ``parse(text, start=...)``."""
 
     @staticmethod
-    def parse(text, start="start_expr"):
+    def parse(text, start="start_expr", old=False):
         if len(text) < _SHALLOW:
-            return _Reader(text).whole(start)
+            return _Reader(text, old).whole(start)
         limit = sys.getrecursionlimit()
         if limit < _DEEP_LIMIT:
             sys.setrecursionlimit(_DEEP_LIMIT)
         try:
-            return _Reader(text).whole(start)
+            return _Reader(text, old).whole(start)
         finally:
             if limit < _DEEP_LIMIT:
                 sys.setrecursionlimit(limit)
@@ -459,15 +474,17 @@ def parser():
     return _PARSER
 
 
-def run(text, start, get_parser=parser):
+def run(text, start, get_parser=parser, old=False):
     """The node of ``text`` read from rule ``start`` (``start_expr`` or ``start_ad``)
-    by ``get_parser()``; ClassAdSyntaxError with HTCondor's words when it is no such
-    text."""
+    by ``get_parser()`` (in the old syntax with ``old``); ClassAdSyntaxError with
+    HTCondor's words when it is no such text."""
     if not isinstance(text, str):
         raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
     if not text.strip():
         raise ClassAdSyntaxError("empty expression" if start == "start_expr" else "empty ClassAd")
     try:
+        if old:
+            return get_parser().parse(text, start=start, old=True)
         return get_parser().parse(text, start=start)
     except _TooDeep:
         raise ClassAdSyntaxError(f"expression nested more than {MAX_DEPTH} levels deep") from None

@@ -19,7 +19,7 @@ asked for (``nodes.Select`` and the others still name them).
 """
 
 from gridtools.classad import values
-from gridtools.classad.values import ERROR, UNDEFINED, Special, quote_name, unparse_value, wrap64
+from gridtools.classad.values import ERROR, UNDEFINED, Special, quote_name, quote_selected, unparse_value, wrap64
 
 #: what evaluating needs, bound by the first evaluation or compile (``_load_evaluator``):
 #: the evaluator's compile_node and Env, the budget's Run, TooCostly and count of
@@ -217,7 +217,7 @@ class Scoped(Expr):
         self.key = name.lower()
 
     def _unparse(self, old):
-        return f"{self.scope}.{quote_name(self.name)}"
+        return f"{self.scope}.{quote_selected(self.name)}"
 
 
 class Binary(Expr):

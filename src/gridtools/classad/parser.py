@@ -32,18 +32,36 @@ def _parser():
     return grammar.parser()
 
 
-def _run(text, start):
-    """The node of ``text`` parsed by the grammar from rule ``start``."""
+def _run(text, start, old=False):
+    """The node of ``text`` parsed by the grammar from rule ``start`` (in the old
+    syntax with ``old``)."""
     from gridtools.classad import grammar
-    return grammar.run(text, start, _parser)
+    return grammar.run(text, start, _parser, old)
 
 
-def parse(text):
+def parse(text, old=False):
     """The expression in ``text``; raises ClassAdSyntaxError on bad input.
-    Results are cached by text (expressions are immutable)."""
+    With ``old``, the old ClassAd syntax HTCondor reads a submit description's
+    expressions in (adjacent strings are not joined but refused). Results are cached
+    by text (expressions are immutable)."""
     if not isinstance(text, str):
         raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
+    if old:
+        return _parse_old(text)
     return _parse_cached(text)
+
+
+def _parse_old(text):
+    key = (text,)                       # (its own entry: the new syntax may join strings)
+    found = _PARSED.get(key)
+    if found is None:
+        found = _simple(text) or _run(text, "start_expr", old=True)
+        if len(text) > KEPT_CHARS:
+            return found
+        if len(_PARSED) >= PARSED_KEPT:
+            _PARSED.clear()
+        _PARSED[key] = found
+    return found
 
 
 #: parsed expressions by their text (cleared when it holds PARSED_KEPT); a text longer

@@ -158,6 +158,14 @@ def quote_name(name):
     return found
 
 
+def quote_selected(name):
+    """A name after a dot (``MY.parent``, ``x.name``), quoted as ``quote_name`` quotes
+    but for ``parent``, which HTCondor's unparser prints bare there."""
+    if name.lower() == "parent":
+        return name
+    return quote_name(name)
+
+
 #: the evaluation going on (None outside of one), whose cost ``budget`` counts: here so
 #: that spelling a list (below) charges it without loading ``budget`` for commands that
 #: evaluate nothing

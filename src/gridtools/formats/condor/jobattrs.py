@@ -12,7 +12,7 @@ RequestDisk) go into the ad as their texts; what the user wrote is parsed
 from gridtools import ospaths
 from gridtools.classad.draft import Text, read_text
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
-from gridtools.errors import InputError
+from gridtools.errors import InputError, lines
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
@@ -83,18 +83,19 @@ def fail(message):
     return InputError(f"ERROR: {message}")
 
 
-def expr(name, text):
+def expr(name, text, names=None):
     """A parsed expression for attribute ``name``; InputError if bad. A lone literal
     (``true``, ``undefined``, ``42``, ``"text"``: what most submit files write) is its
     plain value, which a DraftAd keeps and prints as the parser's literal, read without
     loading the parser; the commonest expressions (``MY.Cores``, ``floor(x / 1024)``,
     ``(OpSys == "LINUX") && ...``) are their ``Text``, also read without it
-    (``draft.read_text``)."""
+    (``draft.read_text``, which appends the references it reads to ``names``). The
+    parser reads the old ClassAd syntax, as HTCondor reads a submit description."""
     value = _plain_literal(text)
     if value is not _NOT_PLAIN:
         return value
     if "\\" not in text:
-        value = read_text(text)         # (most expressions, without the parser)
+        value = read_text(text, names)  # (most expressions, without the parser)
         if value is not None:
             return value
     from gridtools.classad.parser import parse
@@ -103,7 +104,7 @@ def expr(name, text):
         from gridtools.formats.condor.moreattrs import old_strings
         readable = old_strings(text)
     try:
-        return parse(readable)
+        return parse(readable, old=True)
     except Exception:
         raise fail(f"Parse error in expression: {name} = {text}") from None
 
@@ -413,34 +414,49 @@ def _add_input(ad, ctx, names):
 
 
 def set_requirements(ad, cmd, universe, should, ctx, custom=()):
-    """Requirements: the user's, and the terms HTCondor adds. Without the user's, the
-    texts of the terms joined; with it, what the parser makes of them all."""
+    """Requirements: the user's, and the terms HTCondor adds for what the user's do not
+    refer to already (``reqrefs``). Without the user's, the texts of the terms joined;
+    with it, what the parser makes of them all."""
     user = cmd("requirements")
     user = user.strip() if user is not None else ""
+    refs = set()
+    if user:
+        names = []
+        own = expr("Requirements", f"({user})", names)      # its own error first
+        if own.__class__ is Text:
+            from gridtools.formats.condor.reqrefs import from_names as references
+            refs, job_refs = references(names)
+        else:
+            from gridtools.formats.condor.reqrefs import from_tree as references
+            refs, job_refs = references(own)
+        if "requirements" in refs or "requirements" in job_refs:
+            raise InputError(lines(f"ERROR: Requirements = ({user})",
+                                   "Is Circular. Did you intend to use $(Requirements) ?"))
     terms = []                                  # (canonical text, long form text)
-    for attr, value in (("Arch", ctx.arch), ("OpSys", ctx.opsys)):
-        if not mentions(user, attr):
-            terms.append((f"(TARGET.{attr} == {unparse_value(value)})",
-                          f"(TARGET.{attr} == {unparse_value(value, True)})"))
+    if "arch" not in refs:
+        terms.append((f"(TARGET.Arch == {unparse_value(ctx.arch)})",
+                      f"(TARGET.Arch == {unparse_value(ctx.arch, True)})"))
+    if refs.isdisjoint(OPSYS_NAMES):
+        terms.append((f"(TARGET.OpSys == {unparse_value(ctx.opsys)})",
+                      f"(TARGET.OpSys == {unparse_value(ctx.opsys, True)})"))
     if "RequestDisk" not in ad:                 # (request_disk = undefined)
-        if not mentions(user, "Disk"):
+        if "disk" not in refs:
             terms.append(_same("(TARGET.Disk >= DiskUsage)"))
-    elif mentions(user, "Disk") or not _at_most(ad, "RequestDisk", 0):
+    elif "disk" in refs or not _at_most(ad, "RequestDisk", 0):
         terms.append(_same("(TARGET.Disk >= RequestDisk)"))
     if not _at_most(ad, "RequestMemory"):
         terms.append(_same("(TARGET.Memory >= RequestMemory)"))
-    if not _at_most(ad, "RequestCpus") and not mentions(user, "Cpus"):
+    if not _at_most(ad, "RequestCpus") and "cpus" not in refs:
         terms.append(_same("(TARGET.Cpus >= RequestCpus)"))
     for name in custom:
-        if not mentions(user, name):
+        if name.lower() not in refs:
             terms.append(_same(f"(TARGET.{name} >= Request{name})"))
-    if "RequestGPUs" in ad and ad.lookup("RequestGPUs").unparse() != "0" and not mentions(user, "GPUs"):
+    if "RequestGPUs" in ad and ad.lookup("RequestGPUs").unparse() != "0" and "gpus" not in refs:
         terms.append(_same("(TARGET.GPUs >= RequestGPUs)"))
-    transfer = _transfer_term(should, user) if universe in ON_EXECUTE_HOSTS else None
+    transfer = _transfer_term(should, refs) if universe in ON_EXECUTE_HOSTS else None
     if transfer:
         terms.append(_same(transfer))
     if user:
-        expr("Requirements", f"({user})")      # its own error first
         ad["Requirements"] = expr("Requirements", " && ".join([f"({user})"] + [new for new, _old in terms]))
     else:
         ad["Requirements"] = Text(" && ".join(new for new, _old in terms),
@@ -449,15 +465,21 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
     ad["Rank"] = expr("Rank", rank.strip()) if rank and rank.strip() else 0.0
 
 
+#: the machine attributes whose reference counts as checking the operating system
+OPSYS_NAMES = frozenset(("opsys", "opsysandver", "opsyslongname", "opsysshortname", "opsysname", "opsyslegacy"))
+
+
 def _same(text):
     return text, text
 
 
-def _transfer_term(should, user):
+def _transfer_term(should, refs):
     """The term that lets the job reach its files (a shared file system, file transfer,
-    or either), but what the user's own requirements already say of them (None)."""
-    shared = None if mentions(user, "FileSystemDomain") else "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
-    transfer = None if mentions(user, "HasFileTransfer") else "(TARGET.HasFileTransfer)"
+    or either), but what the user's own requirements already refer to (``refs``, the
+    machine's attributes they name) (None)."""
+    shared = None if "filesystemdomain" in refs else "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
+    checks_transfer = "hasfiletransfer" in refs or "hasjobtransferplugins" in refs
+    transfer = None if checks_transfer else "(TARGET.HasFileTransfer)"
     if should == "YES":
         return transfer
     if should == "NO":
@@ -465,30 +487,6 @@ def _transfer_term(should, user):
     if transfer is None or shared is None:
         return transfer
     return f"({shared} || {transfer})"
-
-
-def mentions(user, attr):
-    """Whether the user's requirements refer to the machine's ``attr``: the name (any
-    case, maybe after ``TARGET.``) standing alone, with no word character or dot
-    right before or after it. Read without ``re``, which costs a command more than its
-    whole submission."""
-    text, name = user.lower(), attr.lower()
-    at = text.find(name)
-    while at >= 0:
-        end = at + len(name)
-        start = at - 7 if text.endswith("target.", 0, at) else at
-        if not _word_or_dot(text, end) and not _word_or_dot(text, start - 1):
-            return True
-        at = text.find(name, at + 1)
-    return False
-
-
-def _word_or_dot(text, at):
-    """True when ``text[at]`` exists and is a word character (as ``re``'s ``\\w``) or a dot."""
-    if at < 0 or at >= len(text):
-        return False
-    ch = text[at]
-    return ch == "." or ch == "_" or ch.isalnum()
 
 
 def _at_most(ad, attr, limit=1):
