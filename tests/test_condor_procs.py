@@ -3,6 +3,7 @@ placed and booked with its own requests (its own ad), as HTCondor does, while th
 cluster is one gridtools job whose description holds proc 0's."""
 
 import os
+import re
 
 from condortools import statuses, submit, wait_status
 from conftest import wait_for
@@ -193,3 +194,51 @@ def test_a_proc_whose_cpus_fit_nowhere_does_not_stop_the_later_procs(cell, workd
     analyzed = cell.run("condor_q", "-better-analyze", f"{cluster}.0").stdout
     assert "No machines matched job's requirements" in analyzed
     assert "( TARGET.Cpus >= 8 )" in analyzed
+
+
+def _qstat(cell, *args):
+    proc = cell.run("qstat", *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _rows(text):
+    """(slots, ja-task-ID, state) of each job line of a qstat table."""
+    return [(line.split()[-2], line.split()[-1], line.split()[4]) for line in text.splitlines()[2:]]
+
+
+def test_qstat_shows_the_slots_of_each_pending_proc(cell, workdir):
+    """``request_cpus = ifThenElse(ProcId == 0, 8, 1)`` with ``queue 4``, held: qstat shows
+    proc 0 (task 1) pending with its 8 slots on a line of its own and the other procs with
+    their 1, as Grid Engine splits an array's tasks that show otherwise; -g d a line per
+    task with its own slots, -xml the same, -r proc 0's PE on its row only; qstat -j the
+    job's description (proc 0's), which has no place for another proc's requests."""
+    cluster = submit(cell, "executable = /bin/true\nhold = true\n"
+                     "request_cpus = ifThenElse(ProcId == 0, 8, 1)\nqueue 4\n", cwd=workdir)
+    assert wait_for(lambda: len(_qstat(cell).splitlines()) == 4, 20), _qstat(cell)
+    assert _rows(_qstat(cell)) == [("8", "1", "hqw"), ("1", "2-4:1", "hqw")]
+    assert _rows(_qstat(cell, "-g", "d")) == [("8", "1", "hqw"), ("1", "2", "hqw"), ("1", "3", "hqw"),
+                                              ("1", "4", "hqw")]
+    xml = _qstat(cell, "-xml")
+    assert re.findall(r"<slots>(\d+)</slots>\s*<tasks>([^<]*)</tasks>", xml) == [("8", "1"), ("1", "2-4:1")]
+    resources = _qstat(cell, "-r")
+    assert resources.count("Requested PE:     smp 8") == 1
+    assert resources.index("Requested PE") < resources.index(" 2-4:1")
+    assert "parallel environment:  smp range: 8\n" in _qstat(cell, "-j", str(cluster))
+
+
+def test_pending_procs_that_ask_alike_share_a_line_and_running_ones_show_their_own(cell, workdir):
+    """``request_cpus = ifThenElse(ProcId == 1, 2, 1)`` with ``queue 4``, held; procs 0 and
+    2 released run on one slot each. The held procs 1 (2 CPUs) and 3 (1 CPU) show on
+    lines of their own; before the release, procs 0, 2 and 3 share one (tasks
+    ``1,3,4``), proc 1 shows 2 slots; -g d lists the tasks in order."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\n"
+                     "request_cpus = ifThenElse(ProcId == 1, 2, 1)\nqueue 4\n", cwd=workdir)
+    assert wait_for(lambda: len(_qstat(cell).splitlines()) == 4, 20), _qstat(cell)
+    assert _rows(_qstat(cell)) == [("1", "1,3,4", "hqw"), ("2", "2", "hqw")]
+    assert _rows(_qstat(cell, "-g", "d")) == [("1", "1", "hqw"), ("2", "2", "hqw"), ("1", "3", "hqw"),
+                                              ("1", "4", "hqw")]
+    assert cell.run("condor_release", f"{cluster}.0", f"{cluster}.2").returncode == 0
+    assert wait_status(cell, f"{cluster}.0", RUNNING) and wait_status(cell, f"{cluster}.2", RUNNING)
+    assert wait_for(lambda: _rows(_qstat(cell)) == [("1", "1", "r"), ("1", "3", "r"), ("2", "2", "hqw"),
+                                                    ("1", "4", "hqw")], 20), _qstat(cell)

@@ -204,21 +204,26 @@ class OrderFacts:
 ORDER_FACTS = OrderFacts()
 
 
-def _job_parts(job, order, live, jobs):
+def _job_parts(job, order, live, jobs, state):
     """(rows, facts) of a job. Its rows and the facts of its version are cached on the job
     until it or its dependencies change. Its facts are published in three parts (see
     ``spool.status.job_facts``): those of its version but its submission time, one
     mapping for the jobs whose facts are equal (jobs submitted alike); its submission
     time; the facts that come from its order (urgency, normalized numbers), one mapping
     for each distinct order. Equal values of many jobs are one object: held once,
-    written once by marshal."""
+    written once by marshal. The rows of an HTCondor cluster show the slots of each
+    proc's own parallel environment (``view.task_pes``, which the configuration
+    decides too: they are made again when it changes)."""
     waits = any(p in live for p in job.spec.get("predecessors") or ())
     ad_done = ad_done_of(job, live, jobs.get) if job.spec.get("ad_predecessors") else None
     if ad_done:
         waits = (waits, tuple((p, jobs[p].version) for p in ad_done))
     cached = job.cache.get("publish")
-    if cached is None or cached[0] != job.version or cached[1] != waits:
-        cached = (job.version, waits, tuple(job_rows(job, 0.0, live, ad_done)), _facts(job))
+    if cached is None or cached[0] != job.version or cached[1] != waits or \
+            (cached[4] is not None and cached[4] != state.config_generation):
+        pes = view.task_pes(job, state) if job.spec.get("condor_ad") else None
+        cached = (job.version, waits, tuple(job_rows(job, 0.0, live, ad_done, pes)), _facts(job),
+                  state.config_generation if pes is not None else None)
         job.cache["publish"] = cached
     facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
@@ -268,7 +273,7 @@ def publish(state, snap_queues, loads, now=None):
     ORDER_FACTS.begin()
     bucket = spool_status.BUCKET
     for job in state.jobs.values():
-        job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live, state.jobs)
+        job_rows_, info[job.id] = _job_parts(job, state.orders.get(job.id), live, state.jobs, state)
         rows.extend(job_rows_)
         mine = private_facts(job)
         if mine is not None:

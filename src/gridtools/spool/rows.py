@@ -93,11 +93,17 @@ def _split_waiting(rest, ad_done):
     return waiting, ranges(sorted(free))
 
 
-def job_rows(job, prio, live, ad_done=None):
+def job_rows(job, prio, live, ad_done=None, task_pes=None):
     """The qstat rows of one job: a row per running task, one per group of waiting or
     finished tasks with the same state (tasks without a record form one group at once,
     or two when some wait for an array predecessor: ``ad_done`` from ``ad_done_of``).
-    A row of tasks that wait for an array predecessor is marked ``ad``."""
+    A row of tasks that wait for an array predecessor is marked ``ad``.
+
+    ``task_pes``: task number -> the parallel environment request (as the description
+    holds one, or None for none) of the tasks that ask for another than the job's (the
+    procs of an HTCondor cluster whose requests differ): their waiting tasks form
+    groups of their own, with their own slots, as Grid Engine splits an array's tasks
+    that show otherwise; their rows (running ones too) carry it as ``req_pe``."""
     rows = []
     groups = {}
     for number, task in sorted(job.tasks.items()):
@@ -107,6 +113,8 @@ def job_rows(job, prio, live, ad_done=None):
                          "hold": job.holds_of(number), "time": task.start_time,
                          "queue": f"{task.queue}@{task.host}", "slots": task.slots,
                          "granted": task.granted, "pe": task.pe, "prio": prio})
+            if task_pes and number in task_pes:
+                rows[-1]["req_pe"] = task_pes[number]
             continue
         if task.state is TaskState.FINISHED:
             key = ("z", "", False)
@@ -123,14 +131,41 @@ def job_rows(job, prio, live, ad_done=None):
                 key = (pending_state(job, runs[0][0], None, live, ad_done), job.hold, waits)
                 groups.setdefault(key, []).extend(tuple(run) for run in runs)
     slots = perange.low(job.spec["pe"]) if job.spec.get("pe") else 1
-    for (key, hold, waits), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
+    pes = {}
+    if task_pes:
+        groups = _split_by_pe(groups, task_pes, pes)
+    for (key, hold, waits, *own), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
         row = {"id": job.id, "tasks": _compact(runs) if job.is_array else None,
                "state": key, "hold": hold, "time": float(job.spec["submit_time"]), "queue": "",
                "slots": slots, "prio": 0.0 if key.startswith("h") else prio}
+        if own:
+            pe = pes[own[0]]
+            row["slots"], row["req_pe"] = (perange.low(pe) if pe else 1), pe
         if waits:
             row["ad"] = True
         rows.append(row)
     return rows
+
+
+def _split_by_pe(groups, task_pes, pes):
+    """``groups`` (key -> task runs) with the waiting tasks of ``task_pes`` moved to
+    groups of their own, one per parallel environment request (key + (the request as a
+    tuple,); ``pes`` gets each such tuple's request)."""
+    split = {}
+    for key, runs in groups.items():
+        if key[0] == "z":
+            split.setdefault(key, []).extend(runs)
+            continue
+        for first, last, step in runs:
+            for number in range(first, last + 1, step):
+                own = key
+                if number in task_pes:
+                    pe = task_pes[number]
+                    frozen = repr(pe)
+                    pes.setdefault(frozen, pe)
+                    own = key + (frozen,)
+                split.setdefault(own, []).append((number, number, 1))
+    return split
 
 
 def _compact(runs):

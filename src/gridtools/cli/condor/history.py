@@ -21,7 +21,10 @@ joined to the job's ad for its owner and for root: another user's job shows
 exactly what condor_q shows of it, without them.
 
 ``-userlog FILE`` lists the jobs of a job event log instead, with the ads
-``logads`` rebuilds from its events, in job id order.
+``logads`` rebuilds from its events, in job id order: all of them that
+the constraint and the restriction list let through (the bounds of a scan,
+``-limit``, ``-scanlimit``, ``-since``, ``-completedsince``, are the history
+file's only).
 """
 
 import os
@@ -195,13 +198,18 @@ def read_ads(paths):
 
 def log_ads(opts):
     """The ads of the jobs of the job event log ``-userlog`` names, rebuilt from its
-    events (``logads``: every job it saw submitted, by job id, shown in that order)."""
+    events (``logads``: every job it saw submitted, by job id, shown in that order).
+    As HTCondor's condor_history prints every ad of a log its constraint lets
+    through, ``-limit``, ``-scanlimit``, ``-since`` and ``-completedsince`` do not
+    apply to it."""
     from gridtools.cli.condor import logads
     try:
         ads = logads.read(opts.userlog, Q.me())
     except OSError:
         raise GridError(f"Error: Can't open userlog {opts.userlog}", 1) from None
     opts.forwards = True
+    opts.limit = opts.scanlimit = 0
+    opts.since = opts.completed_since = None
     return ads
 
 

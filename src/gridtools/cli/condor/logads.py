@@ -8,7 +8,7 @@ job with the attributes every job ad has (``ClusterId``, ``ProcId``,
 ``QDate``, ``EnteredCurrentStatus``, ``GlobalJobId``, ``SubmitHost``,
 ``UserLog``; the caller as ``Owner``, ``Cmd`` ``"???"``: the log does not say
 them; zero usage and counts), and each later event changes it: execute (001)
-running on ``RemoteHost``, evicted (004) or a shadow exception (007) idle
+running on ``RemoteHost`` (the execute host), evicted (004) or a shadow exception (007) idle
 again, terminated (005) completed with ``ExitCode`` (or ``ExitSignal``),
 ``CompletionDate`` and the run's usage, aborted (009) removed with
 ``RemoveReason``, held (012) with ``HoldReason`` and its codes, released (013)
@@ -80,9 +80,10 @@ def _executed(ad, info, when, _last):
     _status(ad, RUNNING, when)
     ad["JobCurrentStartDate"] = when
     ad["NumJobStarts"] = ad.get("NumJobStarts", 0) + 1
+    # the execute host (a sinful string): the best the log says of where it runs,
+    # RemoteHost as well (the event's SlotName is not taken)
     host = info.get("ExecuteHost") or ""
-    ad["StartdIpAddr"] = host
-    ad["RemoteHost"] = info.get("SlotName") or host
+    ad["StartdIpAddr"] = ad["RemoteHost"] = host
 
 
 def _terminated(ad, info, when, _last):

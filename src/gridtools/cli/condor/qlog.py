@@ -4,7 +4,8 @@ The ads are those ``logads`` rebuilds from the log's events (every job the
 log saw submitted, the finished ones included, as HTCondor's condor_q shows
 them); the views are condor_q's own (``qviews``, ``formatting``) over them:
 the selection by ids, users, ``-constraint``, ``-run``, ``-hold`` and
-``-idle`` is the queue's. The title names the log, ``-- Userlog: FILE @
+``-idle`` is the queue's; ``-limit``, which bounds what the schedd sends,
+does not apply (HTCondor's condor_q shows every job of the log). The title names the log, ``-- Userlog: FILE @
 DATE``, and the views that count jobs end with one line of the query's
 totals (``N jobs; ... suspended``): a log knows no other users' jobs;
 ``-analyze`` matches them against the cell's slots, as the queue's. The
@@ -34,6 +35,24 @@ def _number(value, default=0):
 
 def _text(value, default=""):
     return value if isinstance(value, str) else default
+
+
+def host_shown(remote):
+    """What the HOST(S) column of ``-run`` shows of a ``RemoteHost``, as HTCondor's
+    condor_q renders it: a sinful string (a log's execute host, such as
+    ``<127.0.0.1:0?alias=node1>``) by the name of its address, ``??`` when the
+    address has none; any other text as it is."""
+    if not (remote.startswith("<") and remote.endswith(">")):
+        return remote
+    import re
+    import socket
+    m = re.match(r"^<(\[[^\]]*\]|[^:?>]*)(?::\d*)?(?:\?.*)?>$", remote)
+    if not m or not m.group(1):
+        return remote
+    try:
+        return socket.getnameinfo((m.group(1).strip("[]"), 0), socket.NI_NAMEREQD)[0] or "??"
+    except (OSError, ValueError):
+        return "??"
 
 
 def proc_of(ad):
@@ -70,9 +89,7 @@ def run(opts, select, attributes):
     from gridtools.cli.condor.q import dag_order
     user, now = Q.me(), time.time()
     everyone, source = read(opts.userlog, user, now)
-    chosen = select(opts, everyone, user, source)
-    if opts.limit:
-        chosen = chosen[:opts.limit]
+    chosen = select(opts, everyone, user, source)       # (-limit bounds the schedd's answer only)
     view = opts.view
     if view in ("long", "json", "xml", "af", "format"):
         return attributes(opts, chosen, source)
@@ -87,6 +104,8 @@ def run(opts, select, attributes):
     if view == "totals":
         return head + totals
     if view == "run":
+        for proc in chosen:
+            proc.host = host_shown(proc.host)
         return head + qviews.running(chosen, user, now)
     if view == "idle":
         return head + qviews.idle(chosen, source.ad)

@@ -179,9 +179,25 @@ def build(snap, opts):
             report.pending += waiting_entries(row, job, scores.of(row), opts)
         elif not opts.full:
             report.running += running_entries(row, job, scores.of(row), opts)
+    if "d" in opts.group:
+        report.pending = _by_task(report.pending)
     if opts.full:
         report.queues = _queue_blocks(queues, running, jobs, scores, opts)
     return report
+
+
+def _by_task(entries):
+    """-g d entries with the tasks of each job's consecutive entries in task order (the
+    rows of a cluster's procs that ask for other slots hold ranges that interleave)."""
+    out, start = [], 0
+    for i in range(1, len(entries) + 1):
+        if i == len(entries) or entries[i].id != entries[start].id:
+            block = entries[start:i]
+            if len(block) > 1 and all(e.label.isdigit() for e in block):
+                block.sort(key=lambda e: int(e.label))
+            out += block
+            start = i
+    return out
 
 
 def _queue_blocks(queues, running, jobs, scores, opts):

@@ -108,12 +108,13 @@ def selected_queues(snap, opts):
     return [r for r in rows if queue_selected(r, snap, opts)]
 
 
-def pending_fits(job, queues, snap):
-    """A pending job could run in one of the queue instances, judged by its requests."""
+def pending_fits(job, queues, snap, pe=None):
+    """A pending job could run in one of the queue instances, judged by its requests
+    (``pe``: a list to judge the row's parallel environment request by, not the job's)."""
+    pe = job.get("pe") if pe is None else pe
     for row in queues:
         if job.get("hard_queues") and not any(queue_matches(row, q, snap) for q in job["hard_queues"]):
             continue
-        pe = job.get("pe")
         if pe and not any(wildcards.match(name, pe[0]) for name in row.get("pe_list") or ()):
             continue
         if not meets_requests(row, job.get("hard") or {}, snap):
@@ -130,6 +131,7 @@ def filter_rows(rows, snap, queues):
         if "granted" in row:
             if any(f"{q}@{h}" in names for q, h, _ in row["granted"]):
                 out.append(row)
-        elif row["state"] == "z" or pending_fits(snap["jobs"].get(row["id"], {}), queues, snap):
+        elif row["state"] == "z" or pending_fits(snap["jobs"].get(row["id"], {}), queues, snap,
+                                                      (row["req_pe"] or []) if "req_pe" in row else None):
             out.append(row)
     return out

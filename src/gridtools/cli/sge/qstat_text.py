@@ -157,16 +157,23 @@ def contribution(name, value, job, snap):
     return cx[6]
 
 
+def requested_pe(row, job):
+    """The parallel environment request of a row's tasks: the job's, or the one the
+    row carries (``req_pe``: the procs of an HTCondor cluster that ask for another)."""
+    return row["req_pe"] if "req_pe" in row else job.get("pe")
+
+
 def resource_lines(entry, snap, live):
     """The lines -r prints under a job line."""
     job, row = entry.job, entry.row
     lines = [_label("Full jobname", job.get("name", ""))]
     if entry.running:
         lines.append(_label("Master Queue", row.get("queue", "")))
-    if job.get("pe"):
-        lines.append(_label("Requested PE", f"{job['pe'][0]} {pe_range(job['pe'])}"))
+    pe = requested_pe(row, job)
+    if pe:
+        lines.append(_label("Requested PE", f"{pe[0]} {pe_range(pe)}"))
         if entry.running:
-            lines.append(_label("Granted PE", f"{job['pe'][0]} {sum(g[2] for g in row.get('granted') or [])}"))
+            lines.append(_label("Granted PE", f"{pe[0]} {sum(g[2] for g in row.get('granted') or [])}"))
     if job.get("ckpt"):
         lines.append(_label("Checkpoint Env.", job["ckpt"]))
     lines += _resource_block("Hard Resources:   ", [

@@ -75,11 +75,12 @@ def job_elements(entry, snap, opts, live):
 def _request_elements(entry, snap, live):
     job, row = entry.job, entry.row
     out = [("full_job_name", job.get("name", ""), ())]
-    if job.get("pe"):
-        out.append(("requested_pe", qstat_text.pe_range(job["pe"]), (("name", job["pe"][0]),)))
+    pe = qstat_text.requested_pe(row, job)
+    if pe:
+        out.append(("requested_pe", qstat_text.pe_range(pe), (("name", pe[0]),)))
         if entry.running:
             granted = sum(g[2] for g in row.get("granted") or [])
-            out.append(("granted_pe", granted, (("name", job["pe"][0]),)))
+            out.append(("granted_pe", granted, (("name", pe[0]),)))
     for name, value in (job.get("hard") or {}).items():
         contrib = f"{qstat_text.contribution(name, value, job, snap):f}"
         out.append(("hard_request", value, (("name", name), ("resource_contribution", contrib))))
@@ -176,10 +177,11 @@ def _json_requests(entry, snap, live):
            "predecessors_requested": [str(p) for p in job.get("hold_jid") or ()],
            "predecessors": [p for p in job.get("predecessors") or () if p in live],
            "binding": job.get("binding") or "NONE", "pe": None, "granted_pe": None}
-    if job.get("pe"):
-        req["pe"] = {"name": job["pe"][0], "range": qstat_text.pe_range(job["pe"])}
+    pe = qstat_text.requested_pe(entry.row, job)
+    if pe:
+        req["pe"] = {"name": pe[0], "range": qstat_text.pe_range(pe)}
         if entry.running:
-            req["granted_pe"] = {"name": job["pe"][0],
+            req["granted_pe"] = {"name": pe[0],
                                  "slots": sum(g[2] for g in entry.row.get("granted") or [])}
     return req
 
