@@ -267,7 +267,7 @@ def test_job_ads_from_the_events_as_htcondor_rebuilds_them():
     assert (first.eval("JobStatus"), first.eval("LastJobStatus")) == (2, 7)
     assert first.eval("EnteredCurrentStatus") == T0 + 14
     assert (first.eval("ExitCode"), first.eval("ExitBySignal"), first.eval("CompletionDate")) == (3, False, T0 + 10)
-    assert first.eval("LastRemoteHost") == "slot1@h" and "RemoteHost" not in first
+    assert first.eval("LastRemoteHost") == "<127.0.0.1:9618>" and "RemoteHost" not in first   # (the execute host)
     assert first.eval("StartdIpAddr") == "<127.0.0.1:9618>" and first.eval("NumJobStarts") == 1
     assert first.eval("HoldReason") == "via condor_hold (by user alice)" and first.eval("HoldReasonCode") == 1
     assert first.eval("ReleaseReason") == "via condor_release (by user alice)"
@@ -290,7 +290,7 @@ def test_a_log_that_goes_bad_yields_the_jobs_before(tmp_path):
     path = tmp_path / "job.log"
     path.write_text(render_events(sample()[:2]) + "garbage\n" + render_events([Event(E.SUBMIT, 9, 0, 0, T0)]))
     ads = logads.read(str(path), "alice")
-    assert [(ad.eval("ClusterId"), ad.eval("JobStatus"), ad.eval("RemoteHost")) for ad in ads] == [(7, 2, "slot1@h")]
+    assert [(ad.eval("ClusterId"), ad.eval("JobStatus"), ad.eval("RemoteHost")) for ad in ads] == [(7, 2, "<127.0.0.1:9618>")]
     with pytest.raises(InputError):
         parse_events(path.read_text())
     with pytest.raises(OSError):
