@@ -444,10 +444,11 @@ def test_qalter_of_a_cluster_with_per_proc_requests(cell, workdir):
     from condortools import submit
     cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
     cluster = submit(cell, "executable = /bin/true\nrequest_gpus = ifThenElse(ProcId == 1, 1, 0)\n"
-                     "request_cpus = ifThenElse(ProcId == 1, 2, 1)\nhold = true\nqueue 3\n", cwd=workdir)
+                     "request_cpus = ifThenElse(ProcId == 1, 1, 2)\nhold = true\nqueue 3\n", cwd=workdir)
     wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "RequestGPUs").stdout == "0\n1\n0\n")
     cell.run("qalter", "-l", "h_rt=100", str(cluster), check=True)
-    assert cell.run("condor_q", str(cluster), "-af", "RequestGPUs").stdout == "0\n1\n0\n"
+    shown = cell.run("condor_q", str(cluster), "-af", "RequestGPUs", "RequestCpus").stdout
+    assert shown == "0 2\n1 1\n0 2\n"
     cell.run("qalter", "-pe", "smp", "3", str(cluster), check=True)
     assert cell.run("condor_q", str(cluster), "-af", "RequestCpus").stdout == "3\n3\n3\n"
     cell.run("condor_rm", str(cluster), check=True)

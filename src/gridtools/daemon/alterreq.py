@@ -339,7 +339,7 @@ def _condor_requests(state, spec, was):
         if hard.get(complex_name) != old_hard.get(complex_name) and (attr in first or complex_name in hard):
             amounts[attr] = hard.get(complex_name, 0)
     pe = spec.get("pe")
-    if pe and pe != was.get("pe") and pe[0] in (condor_spec.SMP_PE, condor_spec.PARALLEL_PE):
+    if pe and list(pe) != list(was.get("pe") or ()) and pe[0] in (condor_spec.SMP_PE, condor_spec.PARALLEL_PE):
         for attr in (("MaxHosts", "MinHosts") if pe[0] == condor_spec.PARALLEL_PE else ("RequestCpus",)):
             amounts[attr] = pe[1]
     numbers = condorjob.spec_numbers(spec)
