@@ -46,22 +46,7 @@ def parse(text, old=False):
     by text (expressions are immutable)."""
     if not isinstance(text, str):
         raise ClassAdSyntaxError(f"expected text, not {type(text).__name__}")
-    if old:
-        return _parse_old(text)
-    return _parse_cached(text)
-
-
-def _parse_old(text):
-    key = (text,)                       # (its own entry: the new syntax may join strings)
-    found = _PARSED.get(key)
-    if found is None:
-        found = _simple(text) or _run(text, "start_expr", old=True)
-        if len(text) > KEPT_CHARS:
-            return found
-        if len(_PARSED) >= PARSED_KEPT:
-            _PARSED.clear()
-        _PARSED[key] = found
-    return found
+    return _parse_cached(text, old)
 
 
 #: parsed expressions by their text (cleared when it holds PARSED_KEPT); a text longer
@@ -71,15 +56,16 @@ PARSED_KEPT = 16384
 KEPT_CHARS = 65536
 
 
-def _parse_cached(text):
-    found = _PARSED.get(text)
+def _parse_cached(text, old=False):
+    key = (text,) if old else text      # (the old syntax has its own entries: the new joins strings)
+    found = _PARSED.get(key)
     if found is None:
-        found = _simple(text) or _run(text, "start_expr")
+        found = _simple(text) or _run(text, "start_expr", old)
         if len(text) > KEPT_CHARS:
             return found
         if len(_PARSED) >= PARSED_KEPT:
             _PARSED.clear()
-        _PARSED[text] = found
+        _PARSED[key] = found
     return found
 
 
