@@ -76,10 +76,10 @@ def test_users_cannot_rewrite_or_steer_the_id_sequence(cell, workdir, users):
             check=True)
     third = _jid(cell.qsub("-terse", "-h", "-b", "y", "true", user=alice, cwd=workdir))
     assert third == second + 2
-    for jid in (first, second, third):      # once the daemon took each in
-        mine = os.path.join(spool, "jobs", str(jid), "owner.yaml")
-        wait_for(lambda: os.path.exists(mine))
-        assert f'"{alice}"' in open(mine).read()
+    for jid in (first, second, third):      # once the daemon took each in (job.yaml is written last)
+        folder = os.path.join(spool, "jobs", str(jid))
+        wait_for(lambda: os.path.exists(os.path.join(folder, "job.yaml")))
+        assert f'"{alice}"' in open(os.path.join(folder, "owner.yaml")).read()
 
 
 def test_planted_claims_make_no_ids_jump_and_future_ones_are_swept(cell, workdir, users, monkeypatch):
