@@ -101,16 +101,29 @@ def home():
     return found.rstrip("/") or "/"
 
 
+#: uid -> its password database entry (None when it has none), looked up once per process
+_PASSWD = {}
+
+
+def passwd_entry(uid):
+    """The password database's entry of ``uid`` (None when it has none)."""
+    if uid not in _PASSWD:
+        import pwd
+        try:
+            _PASSWD[uid] = pwd.getpwuid(uid)
+        except KeyError:
+            _PASSWD[uid] = None
+    return _PASSWD[uid]
+
+
 def user_home():
     """The calling user's home folder from the password database (as Grid Engine finds
     the per-user files ``~/.sge_request``, ``~/.sge_qstat`` ...), whatever $HOME says;
     ``home()`` for a uid the database does not know."""
-    import pwd
-    try:
-        found = pwd.getpwuid(posix.getuid()).pw_dir
-    except KeyError:
+    entry = passwd_entry(posix.getuid())
+    if entry is None:
         return home()
-    return found.rstrip("/") or "/"
+    return entry.pw_dir.rstrip("/") or "/"
 
 
 def _mode(path, follow=True):

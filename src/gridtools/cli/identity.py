@@ -2,25 +2,17 @@
 whichever dialect's command wrote it (qsub, condor_submit, DAG nodes)."""
 
 import posix
-import pwd
 
 from gridtools import cell, ospaths
 
 
-#: uid -> (name, home, shell) of the password database, as looked up once per process
-_ACCOUNTS = {}
-
-
 def _account(uid):
-    found = _ACCOUNTS.get(uid)
-    if found is None:
-        try:
-            entry = pwd.getpwuid(uid)
-            found = (entry.pw_name, entry.pw_dir, entry.pw_shell)
-        except KeyError:
-            found = (str(uid), ospaths.home(), "/bin/sh")
-        _ACCOUNTS[uid] = found
-    return found
+    """(name, home, shell) of ``uid`` in the password database (looked up once per process:
+    ``ospaths.passwd_entry``)."""
+    entry = ospaths.passwd_entry(uid)
+    if entry is None:
+        return str(uid), ospaths.home(), "/bin/sh"
+    return entry.pw_name, entry.pw_dir, entry.pw_shell
 
 
 #: the submit environment's variables a job gets as SGE_O_<name>
