@@ -199,7 +199,8 @@ def test_bad_value_is_refused_with_attribute_and_line(kind, attribute, value):
 
 TIMES = [("00:5:00", 300), ("0:0:15", 15), ("1::", 3600), ("::30", 30), ("1:30:", 5400),
          (" 1: 2: 3 ", 3723), ("1.5:0:0", 5400), ("3600", 3600), ("1.5", 1.5), ("2e3", 2000),
-         ("0x10", 16), ("010", 8), ("0", 0), ("1k", 1000), ("0x10K", 16384), ("INFINITY", float("inf"))]
+         ("0x10", 16), ("010", 8), ("0", 0), ("1k", 1000), ("0x10K", 16384), ("INFINITY", float("inf")),
+         ("true", 1), ("FALSE", 0)]
 
 
 @pytest.mark.parametrize("text,seconds", TIMES)
@@ -218,6 +219,28 @@ def test_other_time_forms_are_refused(text):
     from gridtools.formats import values
     with pytest.raises(InputError, match="invalid time value"):
         values.parse_time(text)
+
+
+MEMORIES = [("1G", 2 ** 30), ("1.5G", 3 * 2 ** 29), ("2k", 2000), ("0x10", 16), ("0x10M", 2 ** 24),
+            ("010", 8), ("010K", 8192), (".5K", 512), ("2e3", 2000), ("1T", 2 ** 40), ("1t", 10 ** 12),
+            ("1:0:0", 3600), ("true", 1), (" 3M ", 3 * 2 ** 20), ("INFINITY", float("inf"))]
+
+
+@pytest.mark.parametrize("text,nbytes", MEMORIES)
+def test_memory_values_read_as_grid_engine_reads_them(text, nbytes):
+    from gridtools.formats import values
+    assert values.parse_memory(text) == nbytes
+    queue = objects.parse("queue", _replace_value(objects.render("queue", objects.template("queue", "q")),
+                                                  "h_vmem", text.strip()))
+    assert queue["h_vmem"].default.bytes == nbytes
+
+
+@pytest.mark.parametrize("text", ["-1", "1X", "0x", "08", "1GG", "1 G", "abc", "1:30", "1e999", "inf", ""])
+def test_other_memory_forms_are_refused(text):
+    from gridtools.errors import InputError
+    from gridtools.formats import values
+    with pytest.raises(InputError, match="invalid memory value"):
+        values.parse_memory(text)
 
 
 def test_unknown_and_repeated_attributes_are_refused():

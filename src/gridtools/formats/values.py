@@ -6,9 +6,13 @@ a number as C's strtod reads it (``0:0:15``, ``00:5:00``, ``1::``, ``::30``);
 or a number of seconds, decimal (``3600``, ``1.5``, ``2e3``), hexadecimal
 (``0x10``) or octal after a leading zero (``010`` is 8), with an optional
 multiplier ``k``/``m``/``g`` (powers of 1000) or ``K``/``M``/``G`` (powers of
-1024); or ``INFINITY``. ``1:30`` (two fields) is no time value. Memory: a number with an optional multiplier ``k``/``m``/``g``/
-``t`` (powers of 1000) or ``K``/``M``/``G``/``T`` (powers of 1024), or
-``INFINITY``. Parsing functions raise ``InputError`` with a one-line message.
+1024); or ``INFINITY``. ``1:30`` (two fields) is no time value. Memory, read
+the same way (a number of bytes: decimal, hexadecimal or octal, or three
+colon-separated fields weighing 3600, 60 and 1), with ``t``/``T`` allowed
+besides (powers of 1000 and 1024: what ``format_memory`` prints), or
+``INFINITY``. ``true`` and ``false`` are 1 and 0 in both, as Grid Engine takes
+them for any number. Parsing functions raise ``InputError`` with a one-line
+message.
 Kept free of imports beyond the standard library core: qsub uses it.
 """
 
@@ -58,6 +62,8 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _OCTAL = frozenset("01234567")
 #: the multipliers Grid Engine allows after a number of seconds (no t/T, unlike memory)
 _TIME_FACTORS = {c: f for c, f in _MEM_FACTORS.items() if c not in "tT"}
+#: the words Grid Engine reads as numbers (sge_parse_num_val)
+_BOOLEANS = {"true": 1, "false": 0}
 
 
 def _scan(text, i, allowed):
@@ -93,8 +99,12 @@ def _strtod(text, i):
     return sign * (int(number) if _digits(number) else float(number)), k
 
 
-def _seconds(text):
-    """Seconds for the time ``text`` (stripped, not INFINITY); ValueError when it is none."""
+def _seconds(text, factors=_TIME_FACTORS):
+    """Seconds for the time ``text`` (stripped, not INFINITY), or the amount of another
+    number Grid Engine reads the same way with multipliers ``factors``; ValueError when
+    it is none."""
+    if text.lower() in _BOOLEANS:
+        return _BOOLEANS[text.lower()]
     if ":" in text:
         total, i = 0, 0
         for field, weight in enumerate((3600, 60, 1)):
@@ -122,9 +132,9 @@ def _seconds(text):
             value = int(text[:i], 8)
     rest = text[i:]
     if rest:
-        if rest not in _TIME_FACTORS:
+        if rest not in factors:
             raise ValueError(text)
-        value *= _TIME_FACTORS[rest]
+        value *= factors[rest]
     return value
 
 
@@ -161,17 +171,12 @@ def parse_memory(text):
     s = text.strip()
     if s.upper() == "INFINITY":
         return INFINITY
-    factor = 1
-    if s and s[-1] in _MEM_FACTORS:
-        factor = _MEM_FACTORS[s[-1]]
-        s = s[:-1]
     try:
-        value = _number(s)
+        result = _seconds(s, _MEM_FACTORS) if s else None
     except ValueError:
-        raise InputError(f'invalid memory value "{text}"') from None
-    if value < 0:
+        result = None
+    if result is None:
         raise InputError(f'invalid memory value "{text}"')
-    result = value * factor
     if result > MEMORY_MAX:
         raise InputError(f'"{text}" is out of range (at most {MEMORY_MAX} bytes)')
     if isinstance(result, float) and result.is_integer():
