@@ -212,7 +212,7 @@ def test_qstat_shows_the_slots_of_each_pending_proc(cell, workdir):
     proc 0 (task 1) pending with its 8 slots on a line of its own and the other procs with
     their 1, as Grid Engine splits an array's tasks that show otherwise; -g d a line per
     task with its own slots, -xml the same, -r proc 0's PE on its row only; qstat -j the
-    job's description (proc 0's), which has no place for another proc's requests."""
+    job's description (proc 0's), and the other procs' own (no PE) on a line of theirs."""
     cluster = submit(cell, "executable = /bin/true\nhold = true\n"
                      "request_cpus = ifThenElse(ProcId == 0, 8, 1)\nqueue 4\n", cwd=workdir)
     assert wait_for(lambda: len(_qstat(cell).splitlines()) == 4, 20), _qstat(cell)
@@ -224,7 +224,8 @@ def test_qstat_shows_the_slots_of_each_pending_proc(cell, workdir):
     resources = _qstat(cell, "-r")
     assert resources.count("Requested PE:     smp 8") == 1
     assert resources.index("Requested PE") < resources.index(" 2-4:1")
-    assert "parallel environment:  smp range: 8\n" in _qstat(cell, "-j", str(cluster))
+    shown = _qstat(cell, "-j", str(cluster))
+    assert "parallel environment:  smp range: 8\n" in shown and "parallel environment 2-4:   NONE\n" in shown
 
 
 def test_pending_procs_that_ask_alike_share_a_line_and_running_ones_show_their_own(cell, workdir):
@@ -242,3 +243,81 @@ def test_pending_procs_that_ask_alike_share_a_line_and_running_ones_show_their_o
     assert wait_status(cell, f"{cluster}.0", RUNNING) and wait_status(cell, f"{cluster}.2", RUNNING)
     assert wait_for(lambda: _rows(_qstat(cell)) == [("1", "1", "r"), ("1", "3", "r"), ("2", "2", "hqw"),
                                                     ("1", "4", "hqw")], 20), _qstat(cell)
+
+
+def _resources(text):
+    """(ja-task-ID, Requested PE or None, Hard Resources) of each job line of qstat -r."""
+    found = []
+    for line in text.splitlines()[2:]:
+        if not line.startswith("       "):
+            found.append([line.split()[-1], None, None])
+        elif line.strip().startswith("Requested PE:"):
+            found[-1][1] = line.split(":", 1)[1].strip()
+        elif line.strip().startswith("Hard Resources:"):
+            found[-1][2] = line.split(":", 1)[1].strip()
+    return [tuple(entry) for entry in found]
+
+
+#: procs 0 to 3: proc 0 asks for 8 CPUs, proc 2 for 50 MB; the others for 1 CPU and 10 MB
+PER_PROC = ("executable = /bin/sleep\narguments = 300\nhold = true\n"
+            "request_cpus = ifThenElse(ProcId == 0, 8, 1)\n"
+            "request_memory = ifThenElse(ProcId == 2, 50, 10)\nqueue 4\n")
+
+PER_PROC_ROWS = [("8", "1", "hqw"), ("1", "2,4", "hqw"), ("1", "3", "hqw")]
+PER_PROC_RESOURCES = [("1", "smp 8", "mem_free=10M (0.000000)"), ("2,4", None, "mem_free=10M (0.000000)"),
+                      ("3", None, "mem_free=50M (0.000000)")]
+PER_PROC_J = ["hard resource_list 3:       mem_free=50M", "parallel environment 2-4:   NONE"]
+
+
+def _j_tasks(cell, cluster):
+    """The lines of qstat -j that give the requests of some of the job's tasks."""
+    return [line for line in _qstat(cell, "-j", str(cluster)).splitlines()
+            if re.match(r"(hard resource_list|parallel environment) \d", line)]
+
+
+def test_qstat_without_a_daemon_shows_each_pending_proc_with_its_own_requests(idle_cell, workdir):
+    """A cluster whose procs ask for other CPUs and memory (expressions of ProcId),
+    submitted while no daemon runs (the request waits to be taken in): qstat shows each
+    proc with its own slots, -r with its own requests, -j the tasks that ask otherwise,
+    condor_q each proc's own values; the same once the daemon has taken it in."""
+    cell = idle_cell
+    cluster = submit(cell, PER_PROC, cwd=workdir)
+    assert os.listdir(os.path.join(cell.root, "spool", "requests")), "taken in already"
+    assert _rows(_qstat(cell)) == PER_PROC_ROWS
+    assert _rows(_qstat(cell, "-g", "d")) == [("8", "1", "hqw"), ("1", "2", "hqw"), ("1", "3", "hqw"),
+                                              ("1", "4", "hqw")]
+    assert _resources(_qstat(cell, "-r")) == PER_PROC_RESOURCES
+    shown = _qstat(cell, "-j", str(cluster))
+    assert "hard resource_list:         mem_free=10M\n" in shown and "parallel environment:  smp range: 8\n" in shown
+    assert _j_tasks(cell, cluster) == PER_PROC_J
+    assert cell.run("condor_q", str(cluster), "-af", "ProcId", "RequestCpus", "RequestMemory").stdout == \
+        "0 8 10\n1 1 10\n2 1 50\n3 1 10\n"
+    long = cell.run("condor_q", f"{cluster}.2", "-l").stdout
+    assert "RequestCpus = ifThenElse(ProcId == 0,8,1)\n" in long and "ProcId = 2\n" in long
+    cell.start_daemon()
+    assert wait_for(lambda: not os.listdir(os.path.join(cell.root, "spool", "requests")), 20)
+    assert _rows(_qstat(cell)) == PER_PROC_ROWS
+    assert _resources(_qstat(cell, "-r")) == PER_PROC_RESOURCES
+    assert _j_tasks(cell, cluster) == PER_PROC_J
+    assert cell.run("condor_q", str(cluster), "-af", "ProcId", "RequestCpus", "RequestMemory").stdout == \
+        "0 8 10\n1 1 10\n2 1 50\n3 1 10\n"
+
+
+def test_qstat_r_and_j_show_the_requests_of_each_proc(cell, workdir):
+    """The same cluster with the daemon running: each line of qstat -r shows its tasks'
+    own requested PE and hard resources, qstat -j the tasks that ask otherwise than the
+    job's (proc 0's) lines; once proc 2 runs, its own line of -r shows its 50 MB and -j
+    still names it; a daemon stopped leaves the same to show."""
+    cluster = submit(cell, PER_PROC, cwd=workdir)
+    assert wait_for(lambda: _rows(_qstat(cell)) == PER_PROC_ROWS, 20), _qstat(cell)
+    assert _resources(_qstat(cell, "-r")) == PER_PROC_RESOURCES
+    assert _j_tasks(cell, cluster) == PER_PROC_J
+    xml = _qstat(cell, "-r", "-xml")
+    assert re.findall(r'<hard_request name="mem_free"[^>]*>([^<]*)</hard_request>', xml) == ["10M", "10M", "50M"]
+    assert cell.run("condor_release", f"{cluster}.2").returncode == 0
+    assert wait_status(cell, f"{cluster}.2", RUNNING)
+    assert wait_for(lambda: ("3", None, "mem_free=50M (0.000000)") in _resources(_qstat(cell, "-r")), 20)
+    assert _j_tasks(cell, cluster) == PER_PROC_J
+    cell.stop_daemon()
+    assert _resources(_qstat(cell, "-r"))[0] == ("3", None, "mem_free=50M (0.000000)")
+    assert _j_tasks(cell, cluster) == PER_PROC_J

@@ -111,8 +111,9 @@ def _job_parts(job_ids, private, public=None):
     live = {j.id for j in jobs if not j.is_finished()}
     by_id = {j.id: j for j in jobs}
     rows, info = [], {}
+    asks = _ProcAsks()
     for job in jobs:
-        rows.extend(job_rows(job, 0.0, live, ad_done_of(job, live, by_id.get)))
+        rows.extend(job_rows(job, 0.0, live, ad_done_of(job, live, by_id.get), asks.of(job.spec)))
         info[job.id] = job_info(job, None)
         mine = private_facts(job)
         if mine is not None:
@@ -121,6 +122,23 @@ def _job_parts(job_ids, private, public=None):
         if ad is not None:
             public[job.id] = ad
     return rows, info
+
+
+class _ProcAsks:
+    """What the procs of HTCondor clusters ask for when they do not ask alike
+    (``procrequests.task_asks``), as the daemon reads them (the cell's machine resources
+    read once, when a cluster first needs them)."""
+
+    def __init__(self):
+        self.counted = None
+
+    def of(self, spec):
+        if not spec.get("condor_ad"):
+            return None
+        from gridtools import procrequests
+        if self.counted is None:
+            self.counted = procrequests.countable_complexes()
+        return procrequests.task_asks(spec, self.counted)
 
 
 def _from_spool():
@@ -189,12 +207,13 @@ def _merge_requests(snap, pending):
     if not pending:
         return
     known = snap["jobs"]
+    asks = _ProcAsks()
     for spec, uid in pending:
         if not isinstance(spec, dict) or not isinstance(spec.get("id"), int) or spec["id"] in known:
             continue
         try:
-            _add_unprocessed(snap, as_taken_in(spec, uid))
-        except (KeyError, TypeError, ValueError, IndexError):
+            _add_unprocessed(snap, as_taken_in(spec, uid), asks)
+        except (KeyError, TypeError, ValueError, IndexError, ArithmeticError):
             continue
 
 
@@ -216,19 +235,34 @@ def as_taken_in(spec, uid):
     return spec
 
 
-def _add_unprocessed(snap, spec):
+def _add_unprocessed(snap, spec, asks=None):
+    """Show the job of a submit request not taken in yet as the daemon will show it: an
+    HTCondor cluster whose submitter left its requests to be read from proc 0's ad
+    (``requests_pending``) with them, and its procs that ask otherwise with their own
+    (``_ProcAsks``)."""
+    asks = asks or _ProcAsks()
+    if spec.get("condor_ad") and spec.get("requests_pending"):
+        from gridtools import procrequests
+        if asks.counted is None:
+            asks.counted = procrequests.countable_complexes()
+        try:
+            spec = procrequests.settled(spec, asks.counted)
+        except Exception:  # noqa: BLE001 - an ad the daemon will refuse: shown as it came
+            pass
     rng = spec.get("tasks")
     tasks = [list(rng)] if rng else None
     found = resolve_predecessors(snap, spec)            # as the daemon will resolve them
     state = "hqw" if spec.get("user_hold") or found["predecessors"] or found["ad_predecessors"] else "qw"
     from gridtools.model import perange
+    from gridtools.spool.rows import split_row
     slots = perange.low(spec["pe"]) if spec.get("pe") else 1
     row = {"id": spec["id"], "tasks": tasks, "state": state, "prio": 0.0,
            "hold": "u" if spec.get("user_hold") else "",     # (as the daemon will hold it)
            "time": float(spec["submit_time"]), "queue": "", "slots": slots}
     if found["ad_predecessors"]:
         row["ad"] = True
-    snap["rows"].append(row)
+    own = asks.of(spec) if tasks else None
+    snap["rows"].extend(split_row(row, own) if own else (row,))
     res = spec.get("resources") or {}
     snap["jobs"][spec["id"]] = {
         "name": spec.get("name") or "", "owner": spec["owner"], "group": "", "project": spec.get("project") or "",
@@ -241,6 +275,8 @@ def _add_unprocessed(snap, spec):
     from gridtools.model.job import Job
     from gridtools.spool.rows import condor_info, private_facts
     job = Job(spec)
+    if spec.get("per_job_requests"):
+        snap["jobs"][spec["id"]]["per_job"] = list(spec["per_job_requests"])
     snap["jobs"][spec["id"]]["condor"] = condor_info(job)
     if private_facts(job) is not None:
         snap.setdefault("private", {})[spec["id"]] = private_facts(job)
@@ -268,11 +304,13 @@ def resolve_predecessors(snap, spec):
 
 def task_hard(snap, row):
     """The hard requests of a task row: its own, for an HTCondor proc that asks for other
-    resources than its proc 0 (the status's ``task_hard``, of running procs), else its
-    job's."""
+    resources than its proc 0 (the status's ``task_hard``, of running procs, or the
+    row's ``req_hard``), else its job's."""
     own = (snap.get("task_hard") or {}).get(row["id"])
     if own and row.get("task") in own:
         return own[row["task"]]
+    if "req_hard" in row:
+        return row["req_hard"]
     return (snap["jobs"].get(row["id"]) or {}).get("hard") or {}
 
 

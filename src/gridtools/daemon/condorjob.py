@@ -93,18 +93,8 @@ def settle_requests(spec, counted=None):
     """A new job's description with the requests of proc 0's ad: for a job whose
     submitter left to the daemon those the ad gives as expressions (``requests_pending``:
     see ``formats.condor.spec.cluster_spec``; ``counted`` as there)."""
-    from gridtools.formats.condor.spec import per_job_requests, requests_of
-    from gridtools.daemon.procasks import set_proc
-    texts = spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]
-    first = jobads.proc_ad(tuple(texts), 1)
-    set_proc(first, spec, 1)
-    pe, hard = requests_of(first, spec.get("submit_host") or "", counted)
-    settled = dict(spec, pe=pe, resources={"hard": hard, "soft": {}})
-    settled.pop("per_job_requests", None)
-    held_once = per_job_requests(pe, hard, counted)
-    if held_once:
-        settled["per_job_requests"] = held_once
-    return settled
+    from gridtools.procrequests import settled
+    return settled(spec, counted)
 
 
 def spec_numbers(spec):

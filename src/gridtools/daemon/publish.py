@@ -211,9 +211,9 @@ def _job_parts(job, order, live, jobs, state):
     mapping for the jobs whose facts are equal (jobs submitted alike); its submission
     time; the facts that come from its order (urgency, normalized numbers), one mapping
     for each distinct order. Equal values of many jobs are one object: held once,
-    written once by marshal. The rows of an HTCondor cluster show the slots of each
-    proc's own parallel environment (``view.task_pes``, which the configuration
-    decides too: they are made again when it changes)."""
+    written once by marshal. The rows of an HTCondor cluster show the slots and hard
+    requests of each proc's own (``view.task_asks``, which the configuration decides
+    too: they are made again when it changes)."""
     waits = any(p in live for p in job.spec.get("predecessors") or ())
     ad_done = ad_done_of(job, live, jobs.get) if job.spec.get("ad_predecessors") else None
     if ad_done:
@@ -221,9 +221,9 @@ def _job_parts(job, order, live, jobs, state):
     cached = job.cache.get("publish")
     if cached is None or cached[0] != job.version or cached[1] != waits or \
             (cached[4] is not None and cached[4] != state.config_generation):
-        pes = view.task_pes(job, state) if job.spec.get("condor_ad") else None
-        cached = (job.version, waits, tuple(job_rows(job, 0.0, live, ad_done, pes)), _facts(job),
-                  state.config_generation if pes is not None else None)
+        asks = view.task_asks(job, state) if job.spec.get("condor_ad") else None
+        cached = (job.version, waits, tuple(job_rows(job, 0.0, live, ad_done, asks)), _facts(job),
+                  state.config_generation if asks is not None else None)
         job.cache["publish"] = cached
     facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
@@ -256,7 +256,7 @@ def task_hard(state):
     -F, qhost -F and -w v count such a proc to hold."""
     found = {}
     for job, task in state.running_tasks():
-        if not isinstance(job.spec.get("condor_ad"), list):
+        if not job.spec.get("condor_ad"):
             continue
         req = view.task_request(job, task.number, state)
         if req is not view.task_request(job, 0, state):

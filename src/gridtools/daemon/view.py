@@ -105,20 +105,21 @@ def _task_request(job, number, state, parts):
     return req
 
 
-def task_pes(job, state):
-    """task -> the parallel environment request (in the description's form, None for
-    none) of the procs of an HTCondor cluster that ask for another than the job (its
-    proc 0): what their rows show as their slots (``spool.rows.job_rows``); {} for every
-    other job."""
+def task_asks(job, state):
+    """task -> (parallel environment request in the description's form or None, hard
+    requests {name: value}) of the procs of an HTCondor cluster that ask for other
+    resources than the job (its proc 0): what their rows show as their slots and
+    resources (``spool.rows.job_rows``); {} for every other job."""
     if not job.spec.get("condor_ad"):
         return {}
     parts = config_parts(state)
     own = _task_requests(job, state, parts)
     if not own:
         return {}
-    base = _request(job, state, parts).pe
-    return {task: ([req.pe.pattern, [[low, high or 0] for low, high in req.pe.ranges]] if req.pe else None)
-            for task, req in own if req.pe != base}
+    base = _request(job, state, parts)
+    return {task: ([req.pe.pattern, [[low, high or 0] for low, high in req.pe.ranges]] if req.pe else None,
+                   dict(a.text.split("=", 1) for a in req.hard))
+            for task, req in own if req != base}
 
 
 def _by_task(held):

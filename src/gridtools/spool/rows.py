@@ -93,17 +93,18 @@ def _split_waiting(rest, ad_done):
     return waiting, ranges(sorted(free))
 
 
-def job_rows(job, prio, live, ad_done=None, task_pes=None):
+def job_rows(job, prio, live, ad_done=None, task_asks=None):
     """The qstat rows of one job: a row per running task, one per group of waiting or
     finished tasks with the same state (tasks without a record form one group at once,
     or two when some wait for an array predecessor: ``ad_done`` from ``ad_done_of``).
     A row of tasks that wait for an array predecessor is marked ``ad``.
 
-    ``task_pes``: task number -> the parallel environment request (as the description
-    holds one, or None for none) of the tasks that ask for another than the job's (the
-    procs of an HTCondor cluster whose requests differ): their waiting tasks form
-    groups of their own, with their own slots, as Grid Engine splits an array's tasks
-    that show otherwise; their rows (running ones too) carry it as ``req_pe``."""
+    ``task_asks``: task number -> (parallel environment request as the description
+    holds one or None, hard requests) of the tasks that ask for other resources than
+    the job's (the procs of an HTCondor cluster whose requests differ): their waiting
+    tasks form groups of their own, one per request, with their own slots, as Grid
+    Engine splits an array's tasks that show otherwise; their rows (running ones too)
+    carry it as ``req_pe`` and ``req_hard``."""
     rows = []
     groups = {}
     for number, task in sorted(job.tasks.items()):
@@ -113,8 +114,8 @@ def job_rows(job, prio, live, ad_done=None, task_pes=None):
                          "hold": job.holds_of(number), "time": task.start_time,
                          "queue": f"{task.queue}@{task.host}", "slots": task.slots,
                          "granted": task.granted, "pe": task.pe, "prio": prio})
-            if task_pes and number in task_pes:
-                rows[-1]["req_pe"] = task_pes[number]
+            if task_asks and number in task_asks:
+                rows[-1]["req_pe"], rows[-1]["req_hard"] = task_asks[number]
             continue
         if task.state is TaskState.FINISHED:
             key = ("z", "", False)
@@ -131,26 +132,38 @@ def job_rows(job, prio, live, ad_done=None, task_pes=None):
                 key = (pending_state(job, runs[0][0], None, live, ad_done), job.hold, waits)
                 groups.setdefault(key, []).extend(tuple(run) for run in runs)
     slots = perange.low(job.spec["pe"]) if job.spec.get("pe") else 1
-    pes = {}
-    if task_pes:
-        groups = _split_by_pe(groups, task_pes, pes)
+    asks = {}
+    if task_asks:
+        groups = _split_by_asks(groups, task_asks, asks)
     for (key, hold, waits, *own), runs in sorted(groups.items(), key=lambda item: min(item[1])[0]):
         row = {"id": job.id, "tasks": _compact(runs) if job.is_array else None,
                "state": key, "hold": hold, "time": float(job.spec["submit_time"]), "queue": "",
                "slots": slots, "prio": 0.0 if key.startswith("h") else prio}
         if own:
-            pe = pes[own[0]]
-            row["slots"], row["req_pe"] = (perange.low(pe) if pe else 1), pe
+            own_asks(row, asks[own[0]])
         if waits:
             row["ad"] = True
         rows.append(row)
     return rows
 
 
-def _split_by_pe(groups, task_pes, pes):
-    """``groups`` (key -> task runs) with the waiting tasks of ``task_pes`` moved to
-    groups of their own, one per parallel environment request (key + (the request as a
-    tuple,); ``pes`` gets each such tuple's request)."""
+def own_asks(row, asks):
+    """Give the row of tasks that ask for other resources than their job what they ask
+    for (``asks``: see ``job_rows``): its slots, ``req_pe`` and ``req_hard``."""
+    pe, hard = asks
+    row["slots"], row["req_pe"], row["req_hard"] = (perange.low(pe) if pe else 1), pe, hard
+
+
+def asks_key(asks):
+    """A hashable key of what a task asks for (``asks``: see ``job_rows``)."""
+    pe, hard = asks
+    return repr((pe, sorted(hard.items())))
+
+
+def _split_by_asks(groups, task_asks, found):
+    """``groups`` (key -> task runs) with the waiting tasks of ``task_asks`` moved to
+    groups of their own, one per request (key + (``asks_key`` of the request,);
+    ``found`` gets each such key's request)."""
     split = {}
     for key, runs in groups.items():
         if key[0] == "z":
@@ -159,13 +172,34 @@ def _split_by_pe(groups, task_pes, pes):
         for first, last, step in runs:
             for number in range(first, last + 1, step):
                 own = key
-                if number in task_pes:
-                    pe = task_pes[number]
-                    frozen = repr(pe)
-                    pes.setdefault(frozen, pe)
+                if number in task_asks:
+                    asks = task_asks[number]
+                    frozen = asks_key(asks)
+                    found.setdefault(frozen, asks)
                     own = key + (frozen,)
                 split.setdefault(own, []).append((number, number, 1))
     return split
+
+
+def split_row(row, task_asks):
+    """The waiting row ``row`` of an array job's tasks (``tasks`` its runs) as rows of
+    the tasks that ask alike (``task_asks``: see ``job_rows``), in the order of their
+    first tasks: what ``job_rows`` makes of a job's waiting tasks."""
+    groups, found = {}, {}
+    for first, last, step in row["tasks"] or ():
+        for number in range(first, last + 1, step):
+            asks = task_asks.get(number)
+            frozen = asks_key(asks) if asks is not None else None
+            if asks is not None:
+                found.setdefault(frozen, asks)
+            groups.setdefault(frozen, []).append((number, number, 1))
+    out = []
+    for frozen, runs in sorted(groups.items(), key=lambda item: item[1][0][0]):
+        own = dict(row, tasks=_compact(runs))
+        if frozen is not None:
+            own_asks(own, found[frozen])
+        out.append(own)
+    return out
 
 
 def _compact(runs):

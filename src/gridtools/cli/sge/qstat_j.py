@@ -253,6 +253,55 @@ def task_lines(spec, state):
     return lines
 
 
+def task_list(numbers):
+    """Task numbers as a list of single numbers and ranges without a step (``2,4-6``):
+    no colon, so that a line's label ends at its first one."""
+    runs = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _task_field(label, tasks, value):
+    return f"{label} {tasks}:".ljust(WIDTH - 1) + " " + value
+
+
+def request_task_lines(spec, job_id, snap):
+    """Lines of the tasks that ask for other resources than the job (the procs of an
+    HTCondor cluster whose requests differ from proc 0's, which the job's lines show):
+    ``hard resource_list TASKS:`` and ``parallel environment TASKS:``, each with what
+    those tasks ask for instead (``NONE`` for nothing), for the tasks still in the
+    system (their rows' ``req_hard`` and ``req_pe``)."""
+    return [_task_field(label, tasks, value) for label, tasks, value in
+            task_request_groups(spec, job_id, snap)]
+
+
+def task_request_groups(spec, job_id, snap):
+    """(label, tasks, value) of each line of ``request_task_lines``."""
+    hard0 = (spec.get("resources") or {}).get("hard") or {}
+    pe0 = list(spec["pe"]) if spec.get("pe") else None
+    by_hard, by_pe = {}, {}
+    for row in snap["rows"]:
+        if row["id"] != job_id or row["state"] == "z" or ("req_hard" not in row and "req_pe" not in row):
+            continue
+        numbers = [row["task"]] if row.get("task") is not None else [
+            n for first, last, step in row.get("tasks") or () for n in range(first, last + 1, step)]
+        hard, pe = row.get("req_hard", hard0), row.get("req_pe", pe0)
+        if hard != hard0:
+            by_hard.setdefault(_pairs(hard) or "NONE", []).extend(numbers)
+        if (list(pe) if pe else None) != pe0:
+            text = f"{pe[0]} range: {qstat_text.pe_range(pe)}" if pe else "NONE"
+            by_pe.setdefault(text, []).extend(numbers)
+    found = []
+    for label, groups in (("hard resource_list", by_hard), ("parallel environment", by_pe)):
+        for value, numbers in sorted(groups.items(), key=lambda item: min(item[1])):
+            found.append((label, task_list(numbers), value))
+    return found
+
+
 def scheduling_lines(job_id, snap):
     """The scheduling info of one job: the global messages, then the job's own."""
     global_lines, per_job = qstat_msgs.split(snap, only={job_id})
@@ -269,6 +318,7 @@ def describe(job_id, snap):
     pairs = identity_fields(spec) + request_fields(spec) + body_fields(spec) + dependency_fields(spec, snap)
     lines = [RULE] + [field(label, value) for label, value in pairs]
     lines += tail_fields(spec)
+    lines += request_task_lines(spec, job_id, snap)
     lines += task_lines(spec, state)
     lines += scheduling_lines(job_id, snap)
     return lines

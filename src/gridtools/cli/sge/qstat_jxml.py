@@ -294,6 +294,9 @@ def job_json(job_id, snap):
     for line in qstat_j.tail_fields(spec):
         label, _, value = line.partition(":")
         obj[_key(label)] = value.strip()
+    own = qstat_j.task_request_groups(spec, job_id, snap)
+    if own:                             # (procs of an HTCondor cluster that ask otherwise)
+        obj["task_requests"] = [{"tasks": tasks, _key(label): value} for label, tasks, value in own]
     tasks = []
     for number, task in sorted(qstat_j._task_states(state).items()):
         if task.get("state") in ("running", "error"):

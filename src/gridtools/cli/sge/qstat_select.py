@@ -131,7 +131,13 @@ def filter_rows(rows, snap, queues):
         if "granted" in row:
             if any(f"{q}@{h}" in names for q, h, _ in row["granted"]):
                 out.append(row)
-        elif row["state"] == "z" or pending_fits(snap["jobs"].get(row["id"], {}), queues, snap,
+        elif row["state"] == "z" or pending_fits(_row_job(snap["jobs"].get(row["id"], {}), row), queues, snap,
                                                       (row["req_pe"] or []) if "req_pe" in row else None):
             out.append(row)
     return out
+
+
+def _row_job(job, row):
+    """The facts of a row's job, with the hard requests of the row's tasks when they ask
+    for others (``req_hard``: procs of an HTCondor cluster)."""
+    return dict(job, hard=row["req_hard"]) if "req_hard" in row else job

@@ -145,13 +145,15 @@ def _label(name, value):
     return f"{INDENT}{name}:{' ' * max(1, 17 - len(name))}{value}"
 
 
-def contribution(name, value, job, snap):
-    """Urgency contribution of one hard resource request (complex urgency times amount)."""
+def contribution(name, value, job, snap, row=None):
+    """Urgency contribution of one hard resource request (complex urgency times amount,
+    for each slot of the job, or of the tasks of ``row``: ``requested_pe``)."""
     from gridtools.cli.sge import loadvalues
     cx = (snap.get("complexes") or {}).get(name)
     if not cx or not cx[6]:
         return 0.0
-    slots = perange.low(job["pe"]) if job.get("pe") else 1
+    pe = requested_pe(row, job) if row is not None else job.get("pe")
+    slots = perange.low(pe) if pe else 1
     if cx[1] in ("INT", "DOUBLE", "MEMORY", "TIME"):
         return cx[6] * (loadvalues.to_number(value) or 0.0) * slots
     return cx[6]
@@ -161,6 +163,12 @@ def requested_pe(row, job):
     """The parallel environment request of a row's tasks: the job's, or the one the
     row carries (``req_pe``: the procs of an HTCondor cluster that ask for another)."""
     return row["req_pe"] if "req_pe" in row else job.get("pe")
+
+
+def requested_hard(row, job):
+    """The hard resource requests of a row's tasks: the job's, or the ones the row
+    carries (``req_hard``: the procs of an HTCondor cluster that ask for others)."""
+    return row["req_hard"] if "req_hard" in row else job.get("hard") or {}
 
 
 def resource_lines(entry, snap, live):
@@ -177,7 +185,7 @@ def resource_lines(entry, snap, live):
     if job.get("ckpt"):
         lines.append(_label("Checkpoint Env.", job["ckpt"]))
     lines += _resource_block("Hard Resources:   ", [
-        f"{n}={v} ({contribution(n, v, job, snap):f})" for n, v in (job.get("hard") or {}).items()])
+        f"{n}={v} ({contribution(n, v, job, snap, row):f})" for n, v in requested_hard(row, job).items()])
     lines += _resource_block("Soft Resources:   ", [f"{n}={v}" for n, v in (job.get("soft") or {}).items()])
     for title, key in (("Hard requested queues", "hard_queues"), ("Soft requested queues", "soft_queues"),
                        ("Master task hard requested queues", "masterq")):

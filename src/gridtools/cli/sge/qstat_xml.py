@@ -81,8 +81,8 @@ def _request_elements(entry, snap, live):
         if entry.running:
             granted = sum(g[2] for g in row.get("granted") or [])
             out.append(("granted_pe", granted, (("name", pe[0]),)))
-    for name, value in (job.get("hard") or {}).items():
-        contrib = f"{qstat_text.contribution(name, value, job, snap):f}"
+    for name, value in qstat_text.requested_hard(row, job).items():
+        contrib = f"{qstat_text.contribution(name, value, job, snap, row):f}"
         out.append(("hard_request", value, (("name", name), ("resource_contribution", contrib))))
     out += [("soft_request", v, (("name", n),)) for n, v in (job.get("soft") or {}).items()]
     for tag, key in (("hard_req_queue", "hard_queues"), ("soft_req_queue", "soft_queues"),
