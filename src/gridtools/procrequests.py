@@ -123,10 +123,5 @@ def countable_complexes():
     complex configuration as the daemon counts them (``daemon.devices``); none when it
     cannot be read."""
     from gridtools import cell
-    from gridtools.errors import GridError
-    from gridtools.formats.sge import complex as complex_
-    try:
-        with open(cell.etc("complex"), encoding="utf-8") as fh:
-            return complex_.machine_resources(complex_.parse(fh.read()))
-    except (OSError, GridError):
-        return {}
+    from gridtools.formats.sge.complex import machine_resources_in
+    return machine_resources_in(cell.etc("complex"))

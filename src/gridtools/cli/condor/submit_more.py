@@ -10,7 +10,7 @@ import posix
 import sys
 
 from gridtools import cell
-from gridtools.errors import GridError, InputError, UsageError
+from gridtools.errors import InputError, UsageError
 
 USAGE = """\
 Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
@@ -126,12 +126,8 @@ def countable_complexes():
     """Name in lower case -> name of the cell's machine resources
     (``formats.sge.complex.machine_resources``), as the daemon counts them; none when
     the complex cannot be read (the daemon checks the job again)."""
-    from gridtools.formats.sge import complex as complex_
-    try:
-        with open(cell.etc("complex"), encoding="utf-8") as fh:
-            return complex_.machine_resources(complex_.parse(fh.read()))
-    except (OSError, GridError):
-        return {}
+    from gridtools.formats.sge.complex import machine_resources_in
+    return machine_resources_in(cell.etc("complex"))
 
 
 def terse_lines(clusters):

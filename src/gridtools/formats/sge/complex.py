@@ -144,6 +144,17 @@ def machine_resources(obj):
             and str(row["consumable"]) != "NO" and str(row["requestable"]) != "NO"}
 
 
+def machine_resources_in(path):
+    """``machine_resources`` of the complex configuration in file ``path``; none when it
+    cannot be read (the daemon, which counts them from its own copy, checks again)."""
+    from gridtools.errors import GridError
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return machine_resources(parse(fh.read()))
+    except (OSError, GridError):
+        return {}
+
+
 def whole_amount(text):
     """A host's offered amount of a machine resource (a complex value's text) in whole
     units, 0 when it is none or no number."""
