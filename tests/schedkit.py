@@ -23,6 +23,9 @@ test) that names what a Grid Engine administrator and users would set up:
     jobs: [{id: 3, tasks: [1, 2], qsub: "-l gpu=2", task_qsub: {2: "-l gpu=1"},   # an HTCondor
             unwanted: [h1], task_unwanted: {2: [h2]}}]    # cluster whose procs ask differently,
                                                           # and whose Requirements refuse hosts
+    jobs: [{id: 2, ad_predecessors: [77], tasks: [1, 4]}]   # -hold_jid_ad 77
+    ad_done: {77: [1, 2]}           # finished tasks of array jobs still in the system
+    ad_ranges: {77: [1, 6, 1], 2: [1, 6, 3]}   # array jobs' task ranges (first, last, step)
     objects: {rqs/maxujobs: "{\\n name maxujobs\\n enabled true\\n limit users * to slots=20\\n}"}
     ars: [{id: 1, owner: alice, start: 1000, end: 2000, granted: "all.q@h1=2", l: "gpu=1",
            pe: smp, users: [bob, "!carol"], state: granted}]
@@ -98,6 +101,7 @@ def _pending(job, conf, table):
                       held_all=bool(spec.get("user_hold") or job.get("hold")),
                       start_at=float(spec.get("start_at") or 0.0),
                       predecessors=tuple(job.get("predecessors") or ()),
+                      ad_predecessors=tuple(job.get("ad_predecessors") or ()),
                       tc=int(spec.get("tc") or 0), deadline=float(spec.get("deadline") or 0.0),
                       now_only=bool(spec.get("now")), error=bool(job.get("error")))
 
@@ -148,6 +152,8 @@ def snapshot(sc):
                     hosts=inputs.hosts(conf, loads, sc.get("host_states") or {}, table),
                     complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
                     global_values=inputs.global_values(conf, table), live=live,
+                    ad_done={int(k): frozenset(v) for k, v in (sc.get("ad_done") or {}).items()},
+                    ad_ranges={int(k): tuple(v) for k, v in (sc.get("ad_ranges") or {}).items()},
                     policy=inputs.policy_view(conf), quotas=rqs.quota_sets(conf, table), ars=ars,
                     closings=calendar_mod.closings(_calendars(conf, queues), now))
 

@@ -1,9 +1,10 @@
 """-hold_jid_ad: who may wait for an array job, and how the waiting tasks show.
 
-Grid Engine takes a -hold_jid_ad only from an array job whose task range is that of
-each array job it names, and refuses the others at submit, as qalter does, with the
-same words. Task n waits for task n of its predecessors: until that task ended it
-has Grid Engine's array-dependency hold (hqw, priority 0, listed by qstat -s h/hd).
+Grid Engine takes a -hold_jid_ad only from an array job whose first and last task are
+those of each array job it names, and refuses the others at submit, as qalter does, with
+the same words. Task n waits for task n of its predecessors (for a block of their tasks
+when the steps differ): until they ended it has Grid Engine's array-dependency hold
+(hqw, priority 0, listed by qstat -s h/hd).
 """
 
 import os
@@ -35,7 +36,8 @@ def test_qsub_refuses_what_qalter_refuses_and_queues_nothing(cell, workdir):
     first = jid_of(cell.qsub("-t", "1-3", "-N", "A", "-h", "-b", "y", "true", cwd=workdir))
     plain = jid_of(cell.qsub("-N", "P", "-h", "-b", "y", "true", cwd=workdir))
     for args, why in ((["-N", "D"], NOT_ARRAY), (["-t", "1-4", "-N", "C"], OTHER_RANGE),
-                      (["-t", "1-3", "-N", "C"], None)):
+                      (["-t", "2-3", "-N", "C"], OTHER_RANGE), (["-t", "1-3", "-N", "C"], None),
+                      (["-t", "1-4:2", "-N", "C"], None)):       # tasks 1 and 3: another step
         for named in ("A", str(first)):
             proc = cell.qsub(*args, "-hold_jid_ad", named, "-b", "y", "true", cwd=workdir)
             if why is None:
@@ -47,7 +49,7 @@ def test_qsub_refuses_what_qalter_refuses_and_queues_nothing(cell, workdir):
     proc = cell.qsub("-t", "1-3", "-hold_jid_ad", str(plain), "-b", "y", "true", cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, refused(NOT_ARRAY))
     ids = sorted({row[0] for row in listed(cell)})
-    assert ids == [first, plain, plain + 1, plain + 2]       # the two accepted ones, nothing else
+    assert ids == [first] + list(range(plain, plain + 5))       # the four accepted ones, nothing else
     proc = cell.run("qalter", "-hold_jid_ad", "A", str(plain))
     assert (proc.returncode, proc.stdout) == (1, NOT_ARRAY + "\n")
 
@@ -84,3 +86,44 @@ def test_tasks_waiting_for_their_predecessor_task_are_held(cell, workdir):
     wait_for(lambda: [row for row in listed(cell) if row[0] == then] == [(then, "hqw", "0.00000", "2")])
     open(go + ".2", "w").close()
     cell.wait_finished(then, tasks=(1, 2))
+
+
+def test_arrays_of_other_steps_wait_for_blocks_of_tasks(workdir):
+    """As Grid Engine pairs them: a task of step 3 waits for the three tasks of step 1 from
+    its own number (the last for the last alone), and tasks of step 1 for the task of
+    step 3 at or below theirs. (Four slots: two for A's waiting tasks, two for B and C.)"""
+    from conftest import destroy_cell, make_cell
+    cell = make_cell(slots=4)
+    try:
+        _other_steps(cell, workdir)
+    finally:
+        destroy_cell(cell)
+
+
+def _other_steps(cell, workdir):
+    go = os.path.join(workdir, "go")
+    wait = f"'while [ ! -e {go}.$SGE_TASK_ID ]; do sleep 0.1; done'"
+    fine = jid_of(cell.qsub("-t", "1-7", "-tc", "2", "-N", "A", "-b", "y", "sh", "-c", wait, cwd=workdir))
+    coarse = jid_of(cell.qsub("-t", "1-7:3", "-N", "B", "-hold_jid_ad", "A", "-b", "y", "true", cwd=workdir))
+    after = jid_of(cell.qsub("-t", "1-7", "-N", "C", "-hold_jid_ad", "B", "-b", "y", "true", cwd=workdir))
+    wait_for(lambda: (coarse, "hqw", "0.00000", "1-7:3") in listed(cell)
+             and (after, "hqw", "0.00000", "1-7:1") in listed(cell))
+    for task in (1, 2):
+        open(f"{go}.{task}", "w").close()
+    cell.wait_finished(fine, tasks=(1, 2))
+    assert (coarse, "hqw", "0.00000", "1-7:3") in listed(cell)     # B.1 still waits for A.3
+    open(f"{go}.3", "w").close()
+    cell.wait_finished(coarse, tasks=(1,))
+    cell.wait_finished(after, tasks=(1, 2, 3))   # C.1-3 waited for B.1 alone
+    for task in (4, 5):
+        open(f"{go}.{task}", "w").close()
+    cell.wait_finished(fine, tasks=(4, 5))
+    assert [row for row in listed(cell) if row[0] == coarse] == [(coarse, "hqw", "0.00000", "4,7")]
+    open(f"{go}.7", "w").close()
+    cell.wait_finished(coarse, tasks=(7,))       # B.7 waited for A.7 alone
+    cell.wait_finished(after, tasks=(7,))
+    wait_for(lambda: [row for row in listed(cell) if row[0] in (coarse, after)]
+             == [(coarse, "hqw", "0.00000", "4"), (after, "hqw", "0.00000", "4-6:1")])
+    open(f"{go}.6", "w").close()
+    cell.wait_finished(coarse, tasks=(1, 4, 7))  # B.4 once A.4-6 ended; it lets C.4-6 go
+    cell.wait_finished(after, tasks=(1, 2, 3, 4, 5, 6, 7))

@@ -122,6 +122,26 @@ def test_jobs_blocked_alike_share_their_reasons():
     assert found[6] == found[7] and found[6] is not found[7]
 
 
+def test_array_dependencies_of_other_steps_wait_for_blocks_of_tasks():
+    """-hold_jid_ad between arrays of one first and last task and other steps: a task of
+    step 3 waits for the three tasks of step 1 from its own number; tasks of step 1 wait
+    for the task of step 3 at or below theirs; a block ends at the last task."""
+    sc = {"hosts": ["h1"], "slots": 8, "live": [77, 78],
+          "jobs": [{"id": 1, "qsub": "-t 1-7:3", "tasks": [1, 4, 7], "ad_predecessors": [77]},
+                   {"id": 2, "qsub": "-t 1-7", "tasks": [1, 2, 3, 4, 5, 6, 7], "ad_predecessors": [78]},
+                   {"id": 3, "qsub": "-t 1-7", "tasks": [1, 2], "ad_predecessors": [77]}],
+          "ad_done": {77: [1, 2, 3, 5, 7], 78: [4]},
+          "ad_ranges": {77: [1, 7, 1], 78: [1, 7, 3], 1: [1, 7, 3], 2: [1, 7, 1], 3: [1, 7, 1]}}
+    decisions, started = run(sc)
+    assert started == ["1.1 all.q@h1=1", "1.7 all.q@h1=1", "2.4 all.q@h1=1", "2.5 all.q@h1=1",
+                       "2.6 all.q@h1=1", "3.1 all.q@h1=1", "3.2 all.q@h1=1"]
+    assert reasons(decisions, 1) == reasons(decisions, 2) == ["job dropped because of job dependencies"]
+    sc["ad_ranges"] = {}                # ranges unknown: task n waits for task n
+    _decisions, started = run(sc)
+    assert started == ["1.1 all.q@h1=1", "1.7 all.q@h1=1", "2.4 all.q@h1=1", "3.1 all.q@h1=1",
+                       "3.2 all.q@h1=1"]
+
+
 def test_task_concurrency_limit_and_held_tasks():
     sc = {"hosts": ["h1"], "slots": 8,
           "jobs": [{"id": 1, "qsub": "-t 1-6 -tc 2", "tasks": [1, 2, 3, 4, 5, 6], "held_tasks": [1]}]}

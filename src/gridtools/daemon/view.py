@@ -189,12 +189,13 @@ def build(state, now, loads):
         counts[job.id] = counts.get(job.id, 0) + 1
         running.append(running_record(job, task, state, parts))
     live = state.live_ids()
-    pending, ad_done = _pending(state, parts, live, counts)
+    pending, ad_done, ad_ranges = _pending(state, parts, live, counts)
     return Snapshot(
         now=now, jobs=pending, running=tuple(running), queues=_queues(state, parts),
         hosts=inputs.hosts(conf, loads, state.host_states, parts["complexes"]),
         complexes=parts["complexes"], config=parts["config"], pes=parts["pes"],
         global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done,
+        ad_ranges=ad_ranges,
         policy=policy_view(state, parts, now), quotas=parts["quotas"],
         ars=arreq.records(state, parts["complexes"]), closings=_closings(state, now))
 
@@ -225,34 +226,36 @@ def _closings(state, now):
 
 
 def _pending(state, parts, live, counts):
-    """(PendingJob records by job id, {array job id: its finished tasks}) of the live jobs.
-    Both are kept between passes and redone only for the jobs that changed since the last
+    """(PendingJob records by job id, {array job id: its finished tasks}, {array job id:
+    its task range}) of the live jobs. They are kept between passes and redone only for the jobs that changed since the last
     build (``State.view_stale``), or for all when the configuration changed."""
     cached = state.view_cache.get("pending")
     if cached is None or cached[0] != state.config_generation:
-        cached = state.view_cache["pending"] = (state.config_generation, {}, {}, [None])
+        cached = state.view_cache["pending"] = (state.config_generation, {}, {}, {}, [None])
         stale = set(live)
         state.view_stale.clear()
         _order_changed(state)
     else:
         stale = state.view_stale
         state.view_stale = set()
-    _generation, records, done, result = cached
+    _generation, records, done, ranges, result = cached
     for job_id in stale:
         old = records.pop(job_id, None)
         done.pop(job_id, None)
+        ranges.pop(job_id, None)
         job = state.jobs.get(job_id)
         if job is None or job_id not in live:
             continue
         if job.spec.get("tasks"):
             done[job_id] = frozenset(n for n, t in job.tasks.items() if t.state is TaskState.FINISHED)
+            ranges[job_id] = tuple(job.spec["tasks"])
         if job.pending_numbers() and not job.deleted:
             new = records[job_id] = pending_job(job, state, parts, counts.get(job_id, 0))
             if old is None or _order_facts(old) != _order_facts(new):
                 _order_changed(state)
     if stale or result[0] is None:
         result[0] = tuple(records[i] for i in sorted(records))
-    return result[0], dict(done)
+    return result[0], dict(done), dict(ranges)
 
 
 #: the fields of a PendingJob that place it in the order and decide what blocks it: all

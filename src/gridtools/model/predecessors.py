@@ -37,8 +37,8 @@ def ad_refusal(items, tasks, predecessor_tasks):
     """Why a job with the task range ``tasks`` ([first, last, step]; None for a job that
     is no array) may not wait with ``-hold_jid_ad items`` for the jobs those items name
     (``predecessor_tasks``: their task ranges, None for a job that is no array); None
-    when it may. Task n of the job waits for task n of each of them, so each must be
-    an array with the very same range."""
+    when it may. Each must be an array with the same first and last task; their steps
+    may differ (``ad_block``)."""
     if not items:
         return None
     if not tasks:
@@ -46,6 +46,32 @@ def ad_refusal(items, tasks, predecessor_tasks):
     for other in predecessor_tasks:
         if not other:
             return AD_NOT_ARRAY
-        if list(other) != list(tasks):
+        if list(other[:2]) != list(tasks[:2]):
             return AD_OTHER_RANGE
     return None
+
+
+def ad_block(task, own, other):
+    """The tasks of array job ``other`` that task ``task`` of an array job waits for with
+    -hold_jid_ad (``own`` and ``other``: the two task ranges, [first, last, step], of one
+    first and last task). With one step, the task of the same number. Else, as Grid
+    Engine maps them, the other's tasks from the one at or below ``task`` to the one at
+    or below ``task`` + its own step - 1: a job of step 3 waiting for one of step 1 runs
+    its task 4 once tasks 4, 5 and 6 have finished, and a job of step 1 waiting for one
+    of step 3 its tasks 4, 5 and 6 once task 4 has. The block ends at the other's last
+    task (Grid Engine would hold a task whose block goes past it for ever)."""
+    first, last, step = other
+    if step == own[2]:
+        return (task,)
+    low = first + (task - first) // step * step
+    high = min(first + (task + own[2] - 1 - first) // step * step, last)
+    return range(low, high + 1, step)
+
+
+def ad_waits(task, own, other, done):
+    """True when task ``task`` of an array job with the task range ``own`` waits for the
+    array job of range ``other`` whose finished tasks are ``done`` (``ad_block``; with
+    either range unknown, for its task of the same number)."""
+    if not own or not other or own[2] == other[2]:
+        return task not in done
+    return any(number not in done for number in ad_block(task, own, other))

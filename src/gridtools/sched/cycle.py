@@ -54,6 +54,7 @@ from gridtools.sched.resources import Capacity
 from gridtools.sched.rqs import QuotaBook, who_of_job, who_of_running
 from gridtools.sched.snapshot import ARState, Decisions, Reject, Start
 from gridtools.model.resources import Relop, Requestable
+from gridtools.model.predecessors import ad_waits
 
 #: relations of load values that grow with load (np_load_avg >=); the others shrink (mem_free <=)
 _RISING = frozenset({Relop.GE, Relop.GT})
@@ -276,7 +277,8 @@ class Pass:
         if task in job.held:
             return Reason(Why.HOLD)
         for pred in job.ad_predecessors:
-            if pred in self.snap.live and task not in self.snap.ad_done.get(pred, frozenset()):
+            if pred in self.snap.live and ad_waits(task, self.snap.ad_ranges.get(job.id), self.snap.ad_ranges.get(pred),
+                                                   self.snap.ad_done.get(pred, frozenset())):
                 return Reason(Why.DEPENDENCY)
         return self.limit_reached(job)
 

@@ -303,6 +303,7 @@ class Snapshot:
     global_values: tuple = ()                        # (complex name, parsed value, text)
     live: frozenset = frozenset()                    # ids of jobs still pending or running
     ad_done: dict = field(default_factory=dict)      # job id -> frozenset of ended task numbers
+    ad_ranges: dict = field(default_factory=dict)    # array job id -> (first, last, step) of its tasks
     policy: PolicyView = PolicyView()               # users, projects, share tree, usage
     quotas: tuple = ()                               # QuotaSet, in configuration order
     ars: dict = field(default_factory=dict)          # id -> AdvanceReservation

@@ -10,6 +10,7 @@ the letters qstat shows.
 
 from gridtools.model import perange
 from gridtools.model.job import TaskState
+from gridtools.model.predecessors import ad_waits
 from gridtools.model.taskset import RangeBuilder, TaskRanges
 
 
@@ -47,8 +48,8 @@ def running_state(task, held=""):
 
 def pending_state(job, number, task, live, ad_done=None):
     """qstat state letters of a task that has not run (or waits to run again). Holds,
-    predecessors still in the system (-hold_jid) and array predecessors whose task of
-    the same number has not finished (-hold_jid_ad, see ``ad_waiting``) show ``h``."""
+    predecessors still in the system (-hold_jid) and array predecessors whose tasks it
+    waits for have not finished (-hold_jid_ad, see ``ad_waiting``) show ``h``."""
     if task is not None and task.state is TaskState.ERROR:
         return "Eqw"
     held = bool(job.holds_of(number)) or any(p in live for p in job.spec.get("predecessors") or ()) \
@@ -65,19 +66,27 @@ def finished_tasks(job):
 
 
 def ad_done_of(job, live, lookup):
-    """{array predecessor id: its finished task numbers} of the job's -hold_jid_ad
-    predecessors still in the system (``lookup``: job id -> Job or None); {} for none."""
+    """{array predecessor id: the numbers of the job's tasks that wait for it no more} of
+    the job's -hold_jid_ad predecessors still in the system (``lookup``: job id -> Job or
+    None); {} for none. They are the predecessor's finished tasks when the two arrays have
+    one step, else the job's tasks whose blocks of its tasks have all finished
+    (``model.predecessors.ad_block``)."""
     found = {}
+    own = job.spec.get("tasks")
     for pred in job.spec.get("ad_predecessors") or ():
         other = lookup(pred) if pred in live else None
         if other is not None:
-            found[pred] = finished_tasks(other)
+            done, theirs = finished_tasks(other), other.spec.get("tasks")
+            if own and theirs and own[2] != theirs[2]:
+                done = frozenset(n for n in range(own[0], own[1] + 1, own[2])
+                                 if not ad_waits(n, own, theirs, done))
+            found[pred] = done
     return found
 
 
 def ad_waiting(number, ad_done):
     """True when task ``number`` waits for an array predecessor (``ad_done`` from
-    ``ad_done_of``): one of them has not finished its task ``number``."""
+    ``ad_done_of``): it is not among the tasks one of them lets go."""
     return bool(ad_done) and any(number not in done for done in ad_done.values())
 
 
