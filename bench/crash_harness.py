@@ -478,9 +478,11 @@ class Harness:
 
 
 def _queued_requests(root):
-    """The requests waiting in the cell's queue (a withdrawn one is a hidden file the
-    dispatcher sweeps later)."""
-    return [n for n in os.listdir(os.path.join(root, "spool", "requests")) if not n.startswith(".")]
+    """The requests not answered yet: waiting in the cell's queue, or taken by a dispatcher
+    (hidden files are half-written leftovers the dispatcher sweeps later)."""
+    spool = os.path.join(root, "spool")
+    return [n for folder in ("taken", "requests") if os.path.isdir(os.path.join(spool, folder))
+            for n in os.listdir(os.path.join(spool, folder)) if not n.startswith(".")]
 
 
 def _still_held(jid):

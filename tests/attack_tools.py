@@ -9,7 +9,7 @@ import os
 import signal
 import textwrap
 
-from conftest import user_bin, wait_for
+from conftest import unanswered, user_bin, wait_for
 
 
 def user_src():
@@ -51,9 +51,9 @@ def requests_dir(cell):
 
 
 def wait_taken(cell, name, timeout=15):
-    """Wait until the daemon took request ``name`` out of the request folder."""
-    path = os.path.join(requests_dir(cell), name)
-    wait_for(lambda: not os.path.lexists(path), timeout)
+    """Wait until the daemon took request ``name`` in and was done with it (answered or
+    dropped it: it is neither queued nor taken)."""
+    wait_for(lambda: name not in unanswered(cell.root), timeout)
 
 
 SUBMIT_AS_USER = """

@@ -135,6 +135,14 @@ def run_bare(code, *args):
                            + code, os.path.join(REPO, "src"), *args], capture_output=True, text=True, timeout=60)
 
 
+def unanswered(root):
+    """The names of the requests of the cell at ``root`` not answered yet: queued in
+    spool/requests/ or taken by the daemon into spool/taken/ (no hidden leftover)."""
+    spool = os.path.join(root, "spool")
+    return [name for folder in ("requests", "taken") if os.path.isdir(os.path.join(spool, folder))
+            for name in os.listdir(os.path.join(spool, folder)) if not name.startswith(".")]
+
+
 def wait_for(predicate, timeout=10.0, interval=0.02):
     """Poll ``predicate`` until it returns something true; return that or fail.
 

@@ -538,7 +538,9 @@ def cell_digest(root):
                 digest.update(name.encode() + b"\0" + fh.read())
     with open(os.path.join(spool, "jobseqnum"), "rb") as fh:
         sequence = fh.read()
-    return {"requests": sorted(os.listdir(os.path.join(spool, "requests"))), "sequence": sequence,
+    taken = os.path.join(spool, "taken")
+    queued = os.listdir(os.path.join(spool, "requests")) + (os.listdir(taken) if os.path.isdir(taken) else [])
+    return {"requests": sorted(queued), "sequence": sequence,
             "jobs": set(os.listdir(os.path.join(spool, "jobs"))), "etc": digest.hexdigest()}
 
 

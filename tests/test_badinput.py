@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import fuzzing
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import destroy_cell, make_cell, unanswered, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +23,8 @@ def shared():
 
 def spool_digest(c):
     """What a refused command may not change (requests waiting, the job id sequence, the
-    set of jobs, the configuration), once the daemon took in what earlier commands left."""
-    wait_for(lambda: not os.listdir(os.path.join(c.root, "spool", "requests")), timeout=20)
+    set of jobs, the configuration), once the daemon answered what earlier commands left."""
+    wait_for(lambda: not unanswered(c.root), timeout=20)
     return fuzzing.cell_digest(c.root)
 
 

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import BIN, REPO, run_bare, wait_for
+from conftest import BIN, REPO, run_bare, unanswered, wait_for
 from test_qstat_format import reference_snapshot
 from test_qstat_speed import big_snapshot
 
@@ -249,7 +249,7 @@ def big_cell(cell):
     wait_for(lambda: cell.run("qstat").stdout.count("\n") == 302, timeout=60)
     # (qstat also lists requests not taken in yet, with the time their client wrote: wait
     # until the daemon took every one in and stamped its own)
-    wait_for(lambda: not os.listdir(os.path.join(cell.root, "spool", "requests")), timeout=60)
+    wait_for(lambda: not unanswered(cell.root), timeout=60)
     return cell
 
 
@@ -280,8 +280,7 @@ def test_hot_commands_import_nothing_heavy(big_cell):
                              (["qhold", job], STORE), (["qdel", job], STORE),
                              (["condor_submit", one], set()), (["condor_submit", exprs], set()),
                              (["condor_submit", parsed], set())):
-        requests = os.path.join(big_cell.root, "spool", "requests")
-        wait_for(lambda: not [n for n in os.listdir(requests) if n.endswith(".submit")])
+        wait_for(lambda: not [n for n in unanswered(big_cell.root) if n.endswith(".submit")])
         loaded, proc = _modules([os.path.join(BIN, command[0])] + command[1:], env)
         assert proc.returncode == 0, (command, proc.stderr[-500:])
         heavy = loaded & HEAVY - allowed

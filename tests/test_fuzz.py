@@ -12,14 +12,13 @@ real cells with their daemons; none may end in a traceback, a refusal says
 why, and a refusal that reports nothing done leaves the cell as it was.
 """
 
-import os
 import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import fuzzing
-from conftest import destroy_cell, make_cell, wait_for
+from conftest import destroy_cell, make_cell, unanswered, wait_for
 
 #: the fixed seed of the continuous integration run
 SEED = 20261201
@@ -44,8 +43,8 @@ def test_every_parser_takes_mutated_input(monkeypatch):
 
 
 def _settle(c):
-    """Wait until the daemon took in every request a command left."""
-    wait_for(lambda: not os.listdir(os.path.join(c.root, "spool", "requests")), timeout=20)
+    """Wait until the daemon answered every request a command left."""
+    wait_for(lambda: not unanswered(c.root), timeout=20)
 
 
 def _usage_lines(c):

@@ -238,25 +238,31 @@ def test_a_crash_between_the_record_and_the_answer_answers_the_deletion(cell, mo
     assert shown(cell) == {}
 
 
-def test_a_recorded_request_its_client_withdrew_is_not_carried_out(cell, monkeypatch):
+def test_a_recorded_request_is_still_answered_to_a_client_that_may_not_start_a_daemon(cell, monkeypatch):
     """Killed after the record and before the answer, with no daemon back within the five
-    seconds a client that may not start one waits: the client withdraws its request and
-    says nothing was done; the next daemon's replay of the journal leaves the jobs as
-    they were, as the client said."""
+    seconds a client that may not start one waits before it withdraws a queued request:
+    the daemon had taken this one (spool/taken/), so the client cannot withdraw it and
+    goes on waiting; the next daemon carries it out once and answers it."""
+    from gridtools.spool.requests import COME_BACK
     held = queue(cell, monkeypatch, MANY)
     pid = _crashing_daemon(cell, "journal")
-    proc = cell.run("qdel", "-u", "root", env={"GRIDTOOLS_NO_AUTOSTART": "1"})
-    wait_for(lambda: daemon_gone(cell, pid))
-    assert (proc.returncode, proc.stdout) == (1, "")
-    assert proc.stderr == ("error: the gridtools daemon stopped before it answered; "
-                           "the request was withdrawn, nothing was done\n")
-    assert os.path.exists(journal_path(cell))       # the deletion was recorded
-    cell.start_daemon()
-    assert sorted(shown(cell)) == sorted(held)      # and not carried out
-    assert "was withdrawn unanswered" in "".join(messages(cell))
-    proc = cell.run("qdel", "-u", "root")           # asked again, it is
-    assert proc.stdout.splitlines() == [f"root has deleted job {jid}" for jid in held]
+    client = subprocess.Popen(["qdel", "-u", "root"], env=dict(cell.env, GRIDTOOLS_NO_AUTOSTART="1"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: daemon_gone(cell, pid))
+        assert os.path.exists(journal_path(cell))       # the deletion was recorded
+        assert [n for n in os.listdir(os.path.join(cell.root, "spool", "taken")) if n.endswith(".delete")]
+        with pytest.raises(subprocess.TimeoutExpired):
+            client.wait(timeout=COME_BACK + 1)           # it does not give up
+        cell.start_daemon()
+        out, err = client.communicate(timeout=60)
+    finally:
+        if client.poll() is None:
+            client.send_signal(signal.SIGKILL)
+    assert (client.returncode, err) == (0, "")
+    assert out.splitlines() == [f"root has deleted job {jid}" for jid in held]
     assert shown(cell) == {}
+    assert "withdrawn" not in "".join(messages(cell))
 
 
 def test_a_bulk_delete_on_a_full_disk_is_answered_once_its_record_is_written(monkeypatch, workdir):

@@ -9,7 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 
-from conftest import wait_for
+from conftest import unanswered, wait_for
 
 
 def daemon_pid(cell):
@@ -185,8 +185,7 @@ def test_a_client_whose_daemon_dies_says_so_at_once_and_nothing_is_done_later(ce
     assert (code, out) == (1, "")
     assert err == ("error: the gridtools daemon stopped before it answered; "
                    "the request was withdrawn, nothing was done\n")
-    assert not [n for n in os.listdir(os.path.join(cell.root, "spool", "requests"))
-                if n.endswith(".delete") and not n.startswith(".")]   # nothing left to be carried out later
+    assert not [n for n in unanswered(cell.root) if n.endswith(".delete")]   # nothing left to be done later
     cell.start_daemon()
     wait_for(lambda: f"{jid} " in cell.run("qstat").stdout)     # still there
     code, out, err, took = qdel_over_a_dying_daemon({"GRIDTOOLS_NO_AUTOSTART": ""})   # it may start it

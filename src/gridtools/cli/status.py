@@ -59,21 +59,27 @@ def from_listing(listing, ids=None):
     return {"jobs": jobs, "rows": rows}
 
 
+#: the folders a submit request not answered yet is in, in the order they are looked at:
+#: queued, then taken by the daemon (a request moves from the first to the second, and
+#: leaves the second once the status shows its job)
+SUBMIT_FOLDERS = ("requests", "taken")
+
+
 def _own_submits_wait():
     """True when a submit request ``load`` would merge waits (the caller's; anyone's for root)."""
     me = None if posix.geteuid() == 0 else posix.getuid()
-    folder = cell.spool("requests")
-    try:
-        names = posix.listdir(folder)
-    except OSError:
-        return False
-    for name in names:
-        if name.endswith(".submit"):
-            try:
-                if me is None or posix.lstat(f"{folder}/{name}").st_uid == me:
-                    return True
-            except OSError:
-                continue                # taken in meanwhile: it is in the status read next
+    for folder in map(cell.spool, SUBMIT_FOLDERS):
+        try:
+            names = posix.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith(".submit"):
+                try:
+                    if me is None or posix.lstat(f"{folder}/{name}").st_uid == me:
+                        return True
+                except OSError:
+                    continue            # taken or answered meanwhile: in the folder or status read next
     return False
 
 
@@ -194,10 +200,13 @@ def warnings(snap, etc_only=False):
 def _submit_requests():
     """(job description, owner uid) of each of the caller's submit requests waiting in the
     spool, read as the daemon reads them (plain files only, capped, checked)."""
-    try:
-        if not any(n.endswith(".submit") for n in posix.listdir(cell.spool("requests"))):
-            return []
-    except OSError:
+    for folder in SUBMIT_FOLDERS:
+        try:
+            if any(n.endswith(".submit") for n in posix.listdir(cell.spool(folder))):
+                break
+        except OSError:
+            continue
+    else:
         return []
     from gridtools.spool import requests
     return [(req.body["job"], req.uid) for req in requests.pending_submits()]

@@ -11,6 +11,11 @@ by ``formats.jobcheck``) before a handler sees it, and no path is ever made
 from a client's text. A request that cannot be applied is refused with one
 line, logged and removed; it never stops the daemon. Submits are taken in
 here; deletes and holds in ``daemon.jobreq``.
+
+A request is the daemon's once ``spool.requests.take`` moved it out of the
+queue, before it is read: its client can no longer withdraw it, and it is
+answered even when the daemon is killed first (the next one takes it up
+before the queue). One its client withdrew before is skipped.
 """
 
 import functools
@@ -36,8 +41,9 @@ BATCH = 1000
 
 
 class Deferred(Exception):
-    """A request that cannot be applied yet (the spool is full): it stays queued, and
-    so do the requests after it, to keep their order."""
+    """A request that cannot be applied yet (the spool is full): it stays taken (the
+    next intake begins with it), and the requests after it stay queued, to keep their
+    order."""
 
 
 def run(state, dispatcher, now=None, skip=()):
@@ -53,6 +59,8 @@ def run(state, dispatcher, now=None, skip=()):
     waited = False
     for name in pending:
         req = spool_requests.take(name)
+        if req is None:
+            continue                    # withdrawn by its client: never to be done
         try:
             answer = apply_one(state, dispatcher, req, now or time.time())
         except Deferred:

@@ -11,6 +11,12 @@ journal is removed (``retire_if_done``). A daemon starting after a crash
 replays the journal onto the jobs whose state files do not show it and
 writes them (``replay``); a request it recorded that waits to be applied
 again is answered as it was the first time (``answered_before``).
+
+A request is recorded only once the daemon took it (``spool.requests.take``
+moved it out of the queue, so its client could no longer withdraw it): a
+recorded request is either answered or still among the taken requests the
+next daemon applies again and answers (``spool.requests.names``); none was
+withdrawn, and every record is replayed.
 """
 
 import time
@@ -156,15 +162,12 @@ def replay(state):
     j = state.journal
     j.token, j.sealed, j.begun = token, True, True
     j.seq = max([0] + [rec["seq"] for rec in records])
-    queued, stamps = spool_requests.names(), {}
+    queued, stamps = spool_requests.names(), {}     # (taken before the end, or still queued)
     for rec in records:
         ids = spool_journal.job_ids(rec)
         if rec.get("req") in queued:
             j.replayed.setdefault(rec["req"], set()).update(ids)
         if rec["op"] == "answered":
-            continue
-        if _withdrawn(rec, queued):
-            state.log(f"I|journal: request {rec['req']} was withdrawn unanswered: its change is not made")
             continue
         older = [state.jobs[i] for i in ids if i in state.jobs and _older(stamps, i, token, rec["seq"])]
         _apply(state, rec, older)
@@ -173,14 +176,6 @@ def replay(state):
     state.log(f"I|journal replayed: {len(records)} records, {len(j.covered)} jobs changed again")
     if state.flush():
         _begin_again(state)
-
-
-def _withdrawn(rec, queued):
-    """True when the request of a record was taken back by its sender before any daemon
-    answered it (``spool.requests.withdraw``): the sender was told nothing was done."""
-    name, uid = rec.get("req"), rec.get("uid")
-    return (isinstance(name, str) and type(uid) is int and name not in queued
-            and spool_requests.withdrawn_by(name, uid))
 
 
 def _begin_again(state):

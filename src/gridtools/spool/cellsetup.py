@@ -80,7 +80,7 @@ def _substitute_root(etc_dir, root):
 
 #: spool folders and their modes (1777: anyone may add, only owners remove)
 SPOOL_DIRS = {"jobs": 0o711, "ars": 0o755, "replies": 0o1777, "requests": 0o1777,
-              "jobids": 0o1777, "arids": 0o1777}
+              "taken": 0o755, "jobids": 0o1777, "arids": 0o1777}
 
 
 #: lock files of the spool (readable by the daemon's user only: whoever can open one can hold it)

@@ -9,14 +9,29 @@ and renamed, so the daemon sees whole requests only. A submit request carries
 its job script: a script of at most EMBED_MAX bytes follows the mapping in
 the same file, closed by the line ``#script <length>`` (one file, one flush
 to disk); a larger one travels in a companion file ``<same name>.script``
-written before it.
+written before it (it stays in ``requests/`` until the request is removed).
 
-The daemon takes requests in name order (which is time order) and trusts
-only the file's owner uid for the requester's identity, never a name written
-inside: this is the file-system authentication of Grid Engine's FS method.
-It opens an entry without following links or blocking, reads plain files
-only, at most ``MAX_REQUEST`` bytes (a script travels beside its request,
-with its own cap), and removes anything else it finds. Answers go through
+Exactly one side owns a request at any time, and a rename hands it over. The
+daemon takes a request (``take``) by moving it into ``spool/taken/`` (a
+folder of the daemon's own, where no user can put anything) before it reads
+it, and reads it there; a request that is gone (its client withdrew it)
+is skipped. A client takes its request back (``withdraw``) by removing it
+from ``requests/``, which succeeds only while the daemon has not taken it:
+then nothing is done, else the daemon carries it out and answers. A taken
+request stays in ``taken/`` until it is answered (``Request.remove``): a
+daemon killed before that finds it there when it starts again, applies it
+again (see ``daemon.journal`` for the changes it recorded) before any
+request still queued, and answers it. ``names`` (what the journal's replay
+counts as waiting to be answered) and ``pending_submits`` (what queries
+show of submits not yet in the status) see both folders.
+
+The daemon takes requests in name order (which is time order), those it took
+before first, and trusts only the file's owner uid for the requester's
+identity, never a name written inside: this is the file-system
+authentication of Grid Engine's FS method (the rename keeps the owner). It
+opens an entry without following links or blocking, reads plain files only,
+at most ``MAX_REQUEST`` bytes (a script travels beside its request, with its
+own cap), and removes anything else it finds. Answers go through
 ``spool.replies``.
 """
 
@@ -42,6 +57,15 @@ BULK = 64
 
 def _folder():
     return cell.spool("requests")
+
+
+#: the daemon's folder of the requests it took (spool/taken/, mode 0755: a client reads
+#: its own taken submits there, nobody but the daemon writes)
+TAKEN = "taken"
+
+
+def _taken():
+    return cell.spool(TAKEN)
 
 
 def new_name(kind):
@@ -132,7 +156,9 @@ class Request:
         self.script = script          # the script carried in the request file (bytes), if any
 
     def script_path(self):
-        return self.path + SUFFIX_SCRIPT
+        """The companion script's path: beside the request as its client wrote it (in
+        ``requests/``, also once the request was taken)."""
+        return ospaths.join(_folder(), self.name + SUFFIX_SCRIPT)
 
     def read_script(self, cap=MAX_SCRIPT):
         """The companion script's bytes: a plain file of the requester's, opened without
@@ -175,29 +201,65 @@ class Request:
                 shutil.rmtree(path, ignore_errors=True)
 
 
-def pending(limit=None):
-    """The names of the queued requests in order (the first ``limit``); ``take`` reads
-    each when its turn comes (an intake does not hold every job description at once)."""
+def _listed(folder):
+    """The sorted names of the requests in ``folder`` (no hidden file, no companion)."""
     try:
-        names = sorted(n for n in posix.listdir(_folder()) if not n.startswith(".")
-                       and not n.endswith(SUFFIX_SCRIPT))
+        return sorted(n for n in posix.listdir(folder) if not n.startswith(".")
+                      and not n.endswith(SUFFIX_SCRIPT))
     except FileNotFoundError:
         return []
+
+
+def pending(limit=None):
+    """The names of the requests the daemon has to apply, in order (the first ``limit``):
+    those it took already (left by a daemon that ended before it answered them, or that
+    had to wait), then those still queued. ``take`` takes and reads each when its turn
+    comes (an intake does not hold every job description at once)."""
+    names = _listed(_taken())
+    if limit is None or len(names) < limit:
+        taken = set(names)              # (a name queued again by someone else waits its turn)
+        names += [name for name in _listed(_folder()) if name not in taken]
     return names[:limit]
 
 
+def claim(name):
+    """Daemon: make request ``name`` the daemon's before reading it, by moving it from
+    ``requests/`` into ``taken/`` (one rename: its client can no longer withdraw it).
+    True when it is the daemon's (now or from before); False when it is gone (its client
+    withdrew it); raises OSError when it cannot be moved."""
+    taken = ospaths.join(_taken(), name)
+    if ospaths.lexists(taken):          # taken before (only the daemon writes there)
+        return True
+    for _attempt in range(2):
+        try:
+            posix.rename(ospaths.join(_folder(), name), taken)
+            return True
+        except FileNotFoundError:
+            if ospaths.isdir(_taken()):
+                return False
+            from gridtools.spool.files import makedirs
+            makedirs(_taken(), 0o755)   # (a spool made before there was one)
+    return False
+
+
 def take(name):
-    """The queued request ``name``, read and authenticated by owner uid. An unreadable or
-    malformed request file comes with kind ``invalid`` so the daemon can log and drop it."""
-    return read(_folder(), name)
+    """Daemon: take request ``name`` (``claim``) and read it, authenticated by owner uid;
+    None when its client withdrew it first. An unreadable or malformed request file (or
+    one that cannot be taken) comes with kind ``invalid`` so the daemon can log and drop
+    it."""
+    try:
+        if not claim(name):
+            return None
+    except OSError as exc:              # (a planted folder of another user's, a broken disk)
+        path = ospaths.join(_folder(), name)
+        return _unreadable(name, path, f"cannot be taken in ({exc.strerror})")
+    return read(_taken(), name)
 
 
 def names():
-    """The names of the requests queued now (a set)."""
-    try:
-        return {n for n in posix.listdir(_folder()) if not n.startswith(".") and not n.endswith(SUFFIX_SCRIPT)}
-    except FileNotFoundError:
-        return set()
+    """The names of the requests not answered yet (a set): queued, or taken and not
+    answered."""
+    return set(_listed(_folder())).union(_listed(_taken()))
 
 
 def read(folder, name, uid=None):
@@ -253,16 +315,22 @@ STALE = 3600.0
 
 
 def sweep(now=None):
-    """Daemon: remove hidden leftovers and script companions without a request that are
-    older than STALE seconds."""
+    """Daemon: remove hidden leftovers of ``requests/`` and script companions without a
+    request (queued or taken) that are older than STALE seconds. What was taken is left
+    alone: it is answered and removed once applied."""
     now = now if now is not None else time.time()
     folder = _folder()
     try:
         names = set(posix.listdir(folder))
     except OSError:
         return
+    taken = None
     for name in names:
         orphan = name.endswith(SUFFIX_SCRIPT) and name[:-len(SUFFIX_SCRIPT)] not in names
+        if orphan:
+            if taken is None:
+                taken = set(_listed(_taken()))
+            orphan = name[:-len(SUFFIX_SCRIPT)] not in taken
         if not (name.startswith(".") or orphan):
             continue
         path = ospaths.join(folder, name)
@@ -351,20 +419,14 @@ def _queued(name):
     return ospaths.exists(ospaths.join(_folder(), name))
 
 
-#: the prefix of a withdrawn request's file (``withdraw``): hidden, so never taken in
-WITHDRAWN = ".withdrawn."
-
-
 def withdraw(name):
     """Take back the caller's queued request ``name`` (and remove its script); True when it
-    was still queued (no daemon answered it). Its file is renamed ``WITHDRAWN`` + name, not
-    removed: a daemon that recorded the request in its journal and was killed before it
-    answered finds it there when it starts again, and leaves the change undone
-    (``daemon.journal.replay``), as the caller was told. The daemon sweeps such files
-    after STALE seconds."""
+    was still queued: the daemon had not taken it (``claim``), and never will. False when
+    the daemon had taken it: it carries it out and answers, whatever became of the
+    caller."""
     folder = _folder()
     try:
-        posix.rename(ospaths.join(folder, name), ospaths.join(folder, WITHDRAWN + name))
+        posix.unlink(ospaths.join(folder, name))
     except OSError:
         return False
     try:
@@ -374,32 +436,28 @@ def withdraw(name):
     return True
 
 
-def withdrawn_by(name, uid):
-    """True when request ``name`` was withdrawn by user ``uid`` (its ``withdraw`` file is a
-    plain file of theirs)."""
-    try:
-        st = posix.lstat(ospaths.join(_folder(), WITHDRAWN + name))
-    except OSError:
-        return False
-    return st.st_uid == uid and (st.st_mode & 0o170000) == 0o100000
-
-
 def pending_submits():
-    """Submit requests of the caller not yet taken in (for queries), each a plain
-    file of the caller's with a job description that passes ``jobcheck``."""
+    """Submit requests of the caller not answered yet (for queries: their jobs may not be
+    in the status yet), queued or taken, each a plain file of the caller's with a job
+    description that passes ``jobcheck``. A request is looked for in ``taken/`` when the
+    daemon took it since ``requests/`` was listed: it leaves ``taken/`` only once the
+    status shows its job."""
     from gridtools.formats import jobcheck
-    folder = _folder()
-    try:
-        names = sorted(n for n in posix.listdir(folder) if n.endswith(".submit") and not n.startswith("."))
-    except FileNotFoundError:
-        return []
-    found = []
+    queued, taken = _folder(), _taken()
+    found, seen = [], set()
     me = None if posix.geteuid() == 0 else posix.getuid()
-    for name in names:
-        req = read(folder, name, uid=me)
-        try:
-            req.body = dict(req.body, job=jobcheck.check(req.body.get("job")))
-        except (jobcheck.Invalid, AttributeError):
-            continue
-        found.append(req)
+    for folder in (queued, taken):
+        for name in _listed(folder):
+            if not name.endswith(".submit") or name in seen:
+                continue
+            seen.add(name)
+            req = read(folder, name, uid=me)
+            if folder == queued and req.problem and not ospaths.lexists(req.path):
+                req = read(taken, name, uid=me)         # (taken meanwhile)
+            try:
+                req.body = dict(req.body, job=jobcheck.check(req.body.get("job")))
+            except (jobcheck.Invalid, AttributeError):
+                continue
+            found.append(req)
+    found.sort(key=lambda req: req.name)
     return found
