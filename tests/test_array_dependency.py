@@ -78,6 +78,9 @@ def test_tasks_waiting_for_their_predecessor_task_are_held(cell, workdir):
     wait_for(lambda: sum(1 for row in listed(cell) if row[:2] == (first, "r")) == 2)
     then = jid_of(cell.qsub("-t", "1-2", "-N", "B", "-hold_jid_ad", "A", "-b", "y", "true", cwd=workdir))
     wait_for(lambda: (then, "hqw", "0.00000", "1,2") in listed(cell))
+    shown = cell.run("qstat", "-j", str(then)).stdout.splitlines()
+    assert "ja_ad_predecessor_list (req):  A" in shown
+    assert f"ja_ad_predecessor_list:     {first}" in shown
     assert [row[0] for row in listed(cell, "-s", "h")] == [then]
     assert [row[0] for row in listed(cell, "-s", "hd")] == [then]
     assert [row[0] for row in listed(cell, "-s", "hu")] == []

@@ -22,7 +22,10 @@ VERIFY = {"e": 1, "w": 2, "v": 3, "p": 4}
 
 
 def field(label, value):
-    return f"{label + ':':<{WIDTH}}{value}"
+    """``label:`` and ``value`` in Grid Engine's columns; a label too long for them keeps
+    two blanks before its value, as Grid Engine prints ``ja_ad_predecessor_list (req):``."""
+    head = label + ":"
+    return f"{head:<{WIDTH}}{value}" if len(head) < WIDTH else f"{head}  {value}"
 
 
 def ctime(epoch):
