@@ -39,3 +39,19 @@ def test_page_renders_without_warnings(path):
     assert proc.returncode == 0
     assert proc.stderr == ""
     assert len(proc.stdout.splitlines()) > 10
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[os.path.basename(p) for p in PAGES])
+def test_page_holds_no_control_characters(path):
+    """A control character (a form feed where ``\\f`` was meant) renders as nothing or as
+    a stray letter, and man does not warn of it."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    assert [c for c in set(data) if c < 32 and c not in (9, 10)] == []
+
+
+@pytest.mark.skipif(shutil.which("groff") is None, reason="groff is not installed")
+@pytest.mark.parametrize("path", PAGES, ids=[os.path.basename(p) for p in PAGES])
+def test_groff_finds_nothing_to_warn_of(path):
+    proc = subprocess.run(["groff", "-man", "-ww", "-z", path], capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (0, "")
