@@ -44,6 +44,43 @@ def test_qrsh_environment(cell, workdir):
     assert cell.run("qrsh", "-v", "TERM=dumb", "echo $TERM", cwd=workdir, env={"TERM": "vt100"}).stdout == "dumb\n"
 
 
+def test_qrsh_own_options_noshell_nostdin_pty_and_verbose(cell, workdir):
+    """Grid Engine's qrsh options outside -inherit: -noshell runs the command itself
+    (found on the PATH, no shell expands its words; one that cannot be started is said
+    as qrsh_starter says it, exit 1), -nostdin gives it no input, -pty y|n is taken,
+    -verbose says what qrsh waits for."""
+    assert cell.run("qrsh", "echo", "$HOME", "a;", cwd=workdir).stdout.startswith("/")
+    proc = cell.run("qrsh", "-noshell", "echo", "$HOME", "a;", cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (0, "$HOME a;\n")
+    proc = cell.run("qrsh", "-noshell", "no-such-command-here", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "qrsh_starter: executing child process no-such-command-here "
+                                                 "failed: No such file or directory\n")
+    proc = cell.run("qrsh", "-nostdin", "cat", input="never read\n", cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert cell.run("qrsh", "-pty", "y", "echo", "ok", cwd=workdir).stdout == "ok\n"
+    proc = cell.run("qrsh", "-pty", "maybe", "true", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (2, 'qrsh: invalid option argument "-pty maybe"\n')
+    proc = cell.run("qrsh", "-verbose", "true", cwd=workdir)
+    jid = int(re.fullmatch(r'Your job (\d+) \("true"\) has been submitted\n', proc.stdout).group(1))
+    assert proc.stderr == (f"waiting for interactive job to be scheduled ...\n"
+                           f"Your interactive job {jid} has been successfully scheduled.\n"
+                           f"Establishing builtin session to host {cell.host} ...\n")
+    shown = cell.run("qrsh", "-help").stdout
+    for line in ("[-inherit]", "[-noshell]", "[-nostdin]", "[-pty y[es]|n[o]]", "[-verbose]"):
+        assert line in shown
+    proc = cell.run("qsub", "-pty", "y", "-b", "y", "true", cwd=workdir)      # qrsh's own
+    assert (proc.returncode, proc.stderr) == (2, 'qsub: invalid option argument "-pty"\n')
+
+
+def test_qsub_shell_n_finds_the_command_on_the_path(cell, workdir):
+    """-b y -shell n: no shell, the command found on the job's PATH (Grid Engine's
+    shepherd executes it with execvp)."""
+    out = os.path.join(workdir, "out")
+    proc = cell.qsub("-sync", "y", "-b", "y", "-shell", "n", "-j", "y", "-o", out, "echo", "$HOME", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert open(out).read() == "$HOME\n"
+
+
 def test_qrsh_job_is_named_after_the_first_word_of_its_command(cell, workdir):
     """As Grid Engine names it (qrsh-b-n-env.txt): never with a blank, which would shift
     the columns of qstat that clients split."""

@@ -114,6 +114,12 @@ class Dispatcher:
         plan = {
             "job_id": job.id, "task": number, "owner": spec["owner"], "uid": spec["uid"],
             "gid": spec["gid"], "cwd": ctx["cwd"], "exec": exe, "argv": argv,
+            # a command started without a shell (-b y -shell n, qrsh -noshell) is found on
+            # the job's PATH, as Grid Engine's shepherd finds it (execvp)
+            "exec_search": bool(spec.get("binary")) and not spec.get("shell_wrap", True),
+            # (and a qrsh -noshell command that cannot be, said as qrsh_starter says it)
+            "exec_failure": "qrsh_starter" if spec.get("interactive") and spec.get("binary")
+            and not spec.get("shell_wrap", True) else None,
             "env": plan_mod.job_environment(spec, number, ctx),
             "stdout": ctx["stdout"], "stderr": ctx["stderr"], "stdin": ctx["stdin"],
             "tmpdir": ctx["tmpdir"],

@@ -243,7 +243,8 @@ def _users(opt, text):
 
 
 # option name -> (number of argument words, applier, who may use it)
-# who: "all" everywhere, "submit" not in qalter, "alter" qalter only, "cli" qsub only:
+# who: "all" everywhere, "submit" not in qalter, "alter" qalter only, "qrsh" qrsh only
+# (on its command line and in its directives), "cli" qsub only:
 # accepted in its request files and directives too, where -terse and -C are ignored
 # (qsub.build), as Grid Engine's qsub does
 OPTIONS = {
@@ -275,6 +276,8 @@ OPTIONS = {
     "-M": (1, _apply_M, "all"),
     "-masterq": (1, _apply_masterq, "all"),
     "-N": (1, _set("name", parse_job_name), "all"),
+    "-noshell": (0, _client("noshell", True), "qrsh"),
+    "-nostdin": (0, _client("nostdin", True), "qrsh"),
     "-notify": (0, _flag("notify"), "all"),
     "-now": (1, _yes_no("now"), "submit"),
     "-o": (1, _path_opt("stdout", "-o"), "all"),
@@ -284,6 +287,7 @@ OPTIONS = {
     "-P": (1, _named("project"), "all"),
     "-p": (1, _set("priority", parse_priority), "all"),
     "-pe": (2, _apply_pe, "all"),
+    "-pty": (1, _client("pty", conv=parse_yes_no), "qrsh"),
     "-q": (1, _apply_q, "all"),
     "-R": (1, _yes_no("reserve"), "all"),
     "-r": (1, _yes_no("rerun"), "all"),
@@ -297,6 +301,7 @@ OPTIONS = {
     "-terse": (0, _client("terse", True), "cli"),
     "-v": (1, _apply_v, "all"),
     "-V": (0, _apply_V, "all"),
+    "-verbose": (0, _client("verbose", True), "qrsh"),
     "-verify": (0, _client("verify_only", True), "cli"),
     "-w": (1, _apply_w, "all"),
     "-wd": (1, _apply_wd, "all"),
@@ -315,6 +320,8 @@ def usage(prog, allowed):
     """The -help text of qsub or qrsh: the option table's entries ``allowed`` for it."""
     from gridtools.cli.sge import usage_text
     names = {name for name, entry in OPTIONS.items() if entry[2] in allowed} | {"-help", "-@"}
+    if prog == "qrsh":
+        names.add("-inherit")
     tail = "[{command|-} [command_args]]" if prog == "qsub" else "[command [command_args]]"
     return usage_text.submit_usage(prog, names, tail)
 

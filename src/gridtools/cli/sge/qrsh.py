@@ -13,6 +13,12 @@ terminal or output went away deletes its job, as qdel does, whether the job
 still waits or runs, and ends with the status a shell gives for that signal
 (128 + its number). The job also names its client (``exec.client``), so that
 its shepherd gives it up when qrsh ended without a word (SIGKILL).
+
+qrsh's own options: ``-noshell`` runs the command directly, not through the
+job's shell (as ``-shell n``); ``-nostdin`` gives the job /dev/null for its
+input and reads nothing; ``-verbose`` says, in Grid Engine's words, that the
+job was submitted, that qrsh waits for it and where it started; ``-pty y|n``
+is accepted (no pseudo terminal is made: the job's streams are FIFOs).
 """
 
 import contextlib
@@ -93,18 +99,22 @@ def _immediate(req):
 
 
 def build_request(argv, cwd):
-    """(request, script bytes or None, the words after the options). qrsh applies -b y
-    unless told otherwise; with ``-b n`` its command is a script, read here (it must be
-    readable on the submit host), sent with the job, and searched for ``#$``
-    directives, as qsub does (``qsub.build``)."""
+    """(request, script bytes or None, the words after the options, qrsh's own options:
+    ``noshell``, ``nostdin``, ``verbose``, ``pty``). qrsh applies -b y unless told
+    otherwise; with ``-b n`` its command is a script, read here (it must be readable on
+    the submit host), sent with the job, and searched for ``#$`` directives, as qsub
+    does (``qsub.build``)."""
     from gridtools.cli.sge import qsub
-    req, script, _client, name, command, args = qsub.build(
-        argv, None, "qrsh", cwd, allowed=("all", "submit"), binary=True, preset=_immediate, in_files=("all",))
+    req, script, client, name, command, args = qsub.build(
+        argv, None, "qrsh", cwd, allowed=("all", "submit", "qrsh"), binary=True, preset=_immediate,
+        in_files=("all",))
     if script is None:
         rest = [command] + list(args) if command is not None else []
+        if client.get("noshell") and rest:
+            req["shell_wrap"] = False
     else:
         rest = [name] + list(args)
-    return req, script, rest
+    return req, script, rest, client
 
 
 def job_name(command):
@@ -122,7 +132,7 @@ LOGIN_NAME = "QRLOGIN"
 
 def _submit(req, rest, paths, cwd, script=None):
     """Submit qrsh's job: its command (``rest``), or with ``script`` (qrsh -b n) the
-    script ``rest[0]`` with arguments ``rest[1:]``."""
+    script ``rest[0]`` with arguments ``rest[1:]``; its input is ``paths["stdin"]``."""
     from gridtools.exec import client
     from gridtools.spool import ids
     command = rest[0] if rest else os.environ.get("SHELL", "/bin/sh")
@@ -233,12 +243,21 @@ def _task(job_id):
     return (state.get("tasks") or {}).get("1") or {}
 
 
-def run_job(spec, relay):
-    """Relay until the job ended; returns qrsh's exit status."""
+def run_job(spec, relay, verbose=False):
+    """Relay until the job ended; returns qrsh's exit status. ``verbose``: say, on
+    standard error, that qrsh waits for the job and where it started (qrsh -verbose)."""
     job_id = spec["id"]
+    if verbose:
+        sys.stderr.write("waiting for interactive job to be scheduled ...")
+        sys.stderr.flush()
     while True:
         relay.pump()
         task = _task(job_id)
+        if verbose and task.get("host"):
+            sys.stderr.write(f"\nYour interactive job {job_id} has been successfully scheduled.\n"
+                             f"Establishing builtin session to host {task['host']} ...\n")
+            sys.stderr.flush()
+            verbose = False
         if task.get("state") == "finished":
             relay.drain()
             if task.get("exit_status") is None:
@@ -250,7 +269,7 @@ def run_job(spec, relay):
 
 def main(argv, prog="qrsh"):
     if "-help" in argv:
-        sys.stdout.write(options.usage(prog, ("all", "submit")))
+        sys.stdout.write(options.usage(prog, ("all", "submit", "qrsh")))
         return 0
     cwd = os.getcwd()
     if "-inherit" in argv:
@@ -259,7 +278,7 @@ def main(argv, prog="qrsh"):
         if at >= 0:
             return qrsh_inherit.main(argv[:at] + argv[at + 1:], prog)
     try:
-        req, script, rest = build_request(argv, cwd)
+        req, script, rest, own = build_request(argv, cwd)
         from gridtools.cli import cellinit
         cellinit.ensure_cell()
     except submit.Rejected as exc:
@@ -272,9 +291,16 @@ def main(argv, prog="qrsh"):
     folder = spec = None
     try:
         folder, paths = _fifos()
+        relay = Relay(paths)
+        if own.get("nostdin"):
+            paths = dict(paths, stdin=os.devnull)
+            relay.stdin_open, relay.to_job = False, -1
         with _signals_held():
             spec = _submit(req, rest, paths, cwd, script)
-        return run_job(spec, Relay(paths))
+        if own.get("verbose"):
+            sys.stdout.write(f'Your job {spec["id"]} ("{spec["name"]}") has been submitted\n')
+            sys.stdout.flush()
+        return run_job(spec, relay, verbose=bool(own.get("verbose")))
     except submit.Rejected as exc:
         sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
         return exc.exit_code
