@@ -6,7 +6,7 @@ import os
 import re
 
 from condortools import statuses, submit, wait_status
-from conftest import wait_for
+from conftest import unanswered, wait_for
 
 IDLE, RUNNING = 1, 2
 
@@ -295,7 +295,7 @@ def test_qstat_without_a_daemon_shows_each_pending_proc_with_its_own_requests(id
     long = cell.run("condor_q", f"{cluster}.2", "-l").stdout
     assert "RequestCpus = ifThenElse(ProcId == 0,8,1)\n" in long and "ProcId = 2\n" in long
     cell.start_daemon()
-    assert wait_for(lambda: not os.listdir(os.path.join(cell.root, "spool", "requests")), 20)
+    assert wait_for(lambda: not unanswered(cell.root), 20)
     assert _rows(_qstat(cell)) == PER_PROC_ROWS
     assert _resources(_qstat(cell, "-r")) == PER_PROC_RESOURCES
     assert _j_tasks(cell, cluster) == PER_PROC_J

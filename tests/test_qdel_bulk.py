@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from conftest import wait_for
+from conftest import unanswered, wait_for
 from faulttools import daemon_pid, messages
 from gridtools.daemon.journal import JOURNAL_MIN
 
@@ -275,8 +275,8 @@ def test_a_bulk_delete_on_a_full_disk_is_answered_once_its_record_is_written(mon
         with small_spool(cell, 2048) as spool:
             cell.start_daemon()
             held = queue(cell, monkeypatch, MANY)
-            requests = os.path.join(spool, "requests")      # stored, not only shown
-            wait_for(lambda: not any(n.endswith(".submit") for n in os.listdir(requests)))
+            # stored, not only shown: no submit queued or taken and not yet applied
+            wait_for(lambda: not any(n.endswith(".submit") for n in unanswered(cell.root)))
             pid = daemon_pid(cell)
             os.kill(pid, signal.SIGSTOP)
             try:
