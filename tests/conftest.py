@@ -384,6 +384,30 @@ def cell():
 
 
 @pytest.fixture
+def inproc(monkeypatch):
+    """A cell whose daemon runs in this process (FakeExecution); yields (cell, open daemon)."""
+    from fakeexec import FakeExecution
+    from gridtools.daemon.loop import Daemon
+    cell = make_cell(slots=2, start=False)
+    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
+    monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
+    daemons = []
+
+    def start():
+        daemon = Daemon(execution=FakeExecution())
+        daemon.open()
+        daemons.append(daemon)
+        return daemon
+    try:
+        yield cell, start
+    finally:
+        for daemon in daemons:
+            if daemon.lock.fd is not None:
+                daemon.close()
+        destroy_cell(cell)
+
+
+@pytest.fixture
 def idle_cell():
     """A cell whose daemon is not started."""
     c = make_cell(start=False)

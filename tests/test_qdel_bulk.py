@@ -313,31 +313,6 @@ def _room_for_messages(path):
 
 # ---------------------------------------------------------------- the journal itself
 
-@pytest.fixture
-def inproc(monkeypatch):
-    """A cell whose daemon runs in this process (FakeExecution); yields (cell, open daemon)."""
-    from conftest import destroy_cell, make_cell
-    from fakeexec import FakeExecution
-    from gridtools.daemon.loop import Daemon
-    cell = make_cell(slots=2, start=False)
-    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
-    monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
-    daemons = []
-
-    def start():
-        daemon = Daemon(execution=FakeExecution())
-        daemon.open()
-        daemons.append(daemon)
-        return daemon
-    try:
-        yield cell, start
-    finally:
-        for daemon in daemons:
-            if daemon.lock.fd is not None:
-                daemon.close()
-        destroy_cell(cell)
-
-
 def _ask(cell, daemon, *argv):
     proc = subprocess.Popen(list(argv), env=cell.env, stdout=subprocess.PIPE, text=True, cwd="/tmp")
     while proc.poll() is None:

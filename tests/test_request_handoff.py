@@ -10,35 +10,8 @@ each race; the clients are real commands or the client's own functions."""
 import os
 import subprocess
 
-import pytest
-
 from conftest import wait_for
 from test_qdel_bulk import MANY, journal_path, send
-
-
-@pytest.fixture
-def inproc(monkeypatch):
-    """A cell whose daemon runs in this process; yields (cell, start a daemon)."""
-    from conftest import destroy_cell, make_cell
-    from fakeexec import FakeExecution
-    from gridtools.daemon.loop import Daemon
-    cell = make_cell(slots=2, start=False)
-    monkeypatch.setenv("GRIDTOOLS_ROOT", cell.root)
-    monkeypatch.setenv("GRIDTOOLS_HOST", cell.host)
-    daemons = []
-
-    def start():
-        daemon = Daemon(execution=FakeExecution())
-        daemon.open()
-        daemons.append(daemon)
-        return daemon
-    try:
-        yield cell, start
-    finally:
-        for daemon in daemons:
-            if daemon.lock.fd is not None:
-                daemon.close()
-        destroy_cell(cell)
 
 
 def _killed(daemon):
