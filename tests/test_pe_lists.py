@@ -35,3 +35,15 @@ def test_qalter_gives_a_pending_job_a_slot_list(cell, workdir):
     cell.wait_finished(jid)
     record = wait_for(lambda: [r for r in cell.accounting() if r[5] == str(jid)])[0]
     assert (record[33], record[34]) == ("mpi", "2")
+
+
+def test_qstat_r_names_the_pe_a_wildcard_request_was_granted(cell, workdir):
+    """Requested PE is the pattern; Granted PE (text, -xml, -json) the PE the job runs in."""
+    jid = jid_of(cell.qsub("-pe", "m?i", "2", "-b", "y", "sleep", "60", cwd=workdir))
+    wait_for(lambda: "Granted PE" in cell.run("qstat", "-r").stdout)
+    text = cell.run("qstat", "-r").stdout
+    assert "Requested PE:     m?i 2\n" in text and "Granted PE:       mpi 2\n" in text
+    xml = cell.run("qstat", "-r", "-xml").stdout
+    assert '<requested_pe name="m?i">2</requested_pe>' in xml and '<granted_pe name="mpi">2</granted_pe>' in xml
+    assert '"name": "mpi"' in cell.run("qstat", "-r", "-json").stdout
+    cell.run("qdel", str(jid), check=True)

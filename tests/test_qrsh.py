@@ -72,6 +72,24 @@ def test_qrsh_own_options_noshell_nostdin_pty_and_verbose(cell, workdir):
     assert (proc.returncode, proc.stderr) == (2, 'qsub: invalid option argument "-pty"\n')
 
 
+def test_qrsh_w_v_and_w_p_only_verify_and_w_e_refuses(cell, workdir):
+    """As Grid Engine's qrsh: -w v and -w p say whether a queue would take the job and run
+    nothing; -w e refuses a job no queue takes; a queue that is not INTERACTIVE takes no
+    qrsh job."""
+    ran = os.path.join(workdir, "ran")
+    for mode in ("v", "p"):
+        proc = cell.run("qrsh", "-w", mode, f"touch {ran}", cwd=workdir)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "verification: found suitable queue(s)\n", "")
+    proc = cell.run("qrsh", "-w", "e", "-l", "arch=sol-sparc64", f"touch {ran}", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "Unable to run job: error: no suitable queues\nExiting.\n")
+    assert not os.path.exists(ran) and cell.accounting() == []
+    cell.run("qconf", "-mattr", "queue", "qtype", "BATCH", "all.q", check=True)
+    proc = cell.run("qrsh", "-w", "v", "true", cwd=workdir)
+    assert proc.returncode == 1 and proc.stderr.endswith(
+        'cannot run in queue instance "all.q@testhost" because it is not of type interactive\n'
+        "verification: no suitable queues\nExiting.\n")
+
+
 def test_qsub_shell_n_finds_the_command_on_the_path(cell, workdir):
     """-b y -shell n: no shell, the command found on the job's PATH (Grid Engine's
     shepherd executes it with execvp)."""

@@ -104,21 +104,22 @@ def test_no_script_on_stdin(cell, workdir):
 
 def test_verification_prints_why_no_queue_fits(cell, workdir):
     """-w v and -w p give the reasons (as qalter -w v does), naming the job by the number it
-    would get, and queue nothing; -w e only refuses."""
+    gets, which is used up as Grid Engine's qmaster uses it up, and queue nothing; -w e
+    only refuses."""
     last, _ = submit_ok(cell, "-h", "-b", "y", "true", cwd=workdir)
-    why = (rf'Job {last + 1} \(-l arch=sol-sparc64\) cannot run in queue "all\.q@testhost" '
-           r"because it offers only hl:arch=\S+")
-    for mode in ("v", "p"):
+    for number, mode in enumerate(("v", "p"), last + 1):
+        why = (rf'Job {number} \(-l arch=sol-sparc64\) cannot run in queue "all\.q@testhost" '
+               r"because it offers only hl:arch=\S+")
         proc = cell.qsub("-w", mode, "-l", "arch=sol-sparc64", "-b", "y", "true", cwd=workdir)
         assert proc.returncode == 1 and proc.stdout == ""
         assert re.fullmatch(rf"Unable to run job: {why}\nverification: no suitable queues\nExiting\.\n",
                             proc.stderr), proc.stderr
     proc = cell.qsub("-w", "v", "-pe", "smp", "4", "-b", "y", "true", cwd=workdir)
-    assert proc.stderr == (f'Unable to run job: Job {last + 1} cannot run in PE "smp" because it only '
+    assert proc.stderr == (f'Unable to run job: Job {last + 3} cannot run in PE "smp" because it only '
                            "offers 2 slots\nverification: no suitable queues\nExiting.\n")
     proc = cell.qsub("-w", "e", "-l", "arch=sol-sparc64", "-b", "y", "true", cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, "Unable to run job: error: no suitable queues\nExiting.\n")
-    assert submit_ok(cell, "-h", "-b", "y", "true", cwd=workdir)[0] == last + 1
+    assert submit_ok(cell, "-h", "-b", "y", "true", cwd=workdir)[0] == last + 4
 
 
 # ---------------------------------------------------------------- running jobs

@@ -281,6 +281,11 @@ def main(argv, prog="qrsh"):
         req, script, rest, own = build_request(argv, cwd)
         from gridtools.cli import cellinit
         cellinit.ensure_cell()
+        if req.get("verify") in ("e", "w", "v", "p"):
+            from gridtools.cli.sge import verify
+            code = verify.report(dict(req, interactive=True), own, prog)
+            if code is not None:
+                return code             # -w v, -w p: only told; -w e: refused
     except submit.Rejected as exc:
         sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
         return exc.exit_code

@@ -159,6 +159,12 @@ def contribution(name, value, job, snap, row=None):
     return cx[6]
 
 
+def granted_pe(row, pe):
+    """The name of the parallel environment a running row's task was granted (the one
+    its wildcard request ``pe`` matched), else the requested name."""
+    return row.get("pe") or pe[0]
+
+
 def requested_pe(row, job):
     """The parallel environment request of a row's tasks: the job's, or the one the
     row carries (``req_pe``: the procs of an HTCondor cluster that ask for another)."""
@@ -181,7 +187,7 @@ def resource_lines(entry, snap, live):
     if pe:
         lines.append(_label("Requested PE", f"{pe[0]} {pe_range(pe)}"))
         if entry.running:
-            lines.append(_label("Granted PE", f"{pe[0]} {sum(g[2] for g in row.get('granted') or [])}"))
+            lines.append(_label("Granted PE", f"{granted_pe(row, pe)} {sum(g[2] for g in row.get('granted') or [])}"))
     if job.get("ckpt"):
         lines.append(_label("Checkpoint Env.", job["ckpt"]))
     lines += _resource_block("Hard Resources:   ", [

@@ -80,7 +80,7 @@ def _request_elements(entry, snap, live):
         out.append(("requested_pe", qstat_text.pe_range(pe), (("name", pe[0]),)))
         if entry.running:
             granted = sum(g[2] for g in row.get("granted") or [])
-            out.append(("granted_pe", granted, (("name", pe[0]),)))
+            out.append(("granted_pe", granted, (("name", qstat_text.granted_pe(row, pe)),)))
     for name, value in qstat_text.requested_hard(row, job).items():
         contrib = f"{qstat_text.contribution(name, value, job, snap, row):f}"
         out.append(("hard_request", value, (("name", name), ("resource_contribution", contrib))))
@@ -181,7 +181,7 @@ def _json_requests(entry, snap, live):
     if pe:
         req["pe"] = {"name": pe[0], "range": qstat_text.pe_range(pe)}
         if entry.running:
-            req["granted_pe"] = {"name": pe[0],
+            req["granted_pe"] = {"name": qstat_text.granted_pe(entry.row, pe),
                                  "slots": sum(g[2] for g in entry.row.get("granted") or [])}
     return req
 

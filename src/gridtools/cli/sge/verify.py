@@ -34,11 +34,10 @@ def job_lines(job_id, reasons):
 
 
 def _would_be_id():
-    """The number the job would get: its id is claimed and given back at once."""
+    """The number the job would get, used up as Grid Engine's qmaster uses it up: its
+    claim is kept (the daemon sweeps it later), so that the next job gets another."""
     from gridtools.spool import ids
-    number = ids.allocate("job")[0]
-    ids.release("job", number)
-    return number
+    return ids.allocate("job")[0]
 
 
 def check_spec(spec, use_load=False, running=()):
