@@ -259,14 +259,10 @@ def _reason_lines(found, owner):
 
 def _targets(state, body, requester):
     """(reservation ids, names that matched nothing) of a qrdel request."""
-    from gridtools.formats.sge.names import wildcard_match
+    from gridtools.formats.sge.names import reservations_named, wildcard_match
     ids, missing = [], []
     for item in _strings(body.get("targets"), "reservation list"):
-        if item.isdigit():
-            found = [int(item)] if int(item) in table(state) else []
-        else:
-            found = [i for i, d in sorted(table(state).items()) if d.get("name")
-                     and wildcard_match(item, str(d["name"]))]
+        found = reservations_named(item, table(state))
         ids.extend(found)
         if not found:
             missing.append(item)

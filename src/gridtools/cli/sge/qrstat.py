@@ -2,7 +2,8 @@
 
 Reads the reservation store (``spool/ars``, readable by everyone). Without
 ``-u`` only the caller's reservations are listed; ``-u '*'`` lists all.
-``-ar ID[,ID...]`` prints the long form of each, ``-xml`` both as XML,
+``-ar ID[,ID...]`` prints the long form of each (an item that is no number names
+the reservations whose names it matches, as a name or a pattern), ``-xml`` both as XML,
 ``-explain`` adds to the table why a reservation is in error (the long form
 and ``-ar -xml`` always say it, after the duration, as Grid Engine does).
 """
@@ -46,17 +47,18 @@ def parse_args(argv):
             if word == "-u":
                 opts["users"] = (opts["users"] or []) + split_list(argv[i])
             elif word == "-ar":
-                opts["ids"] = (opts["ids"] or []) + [_ar_id(t) for t in split_list(argv[i])]
+                opts["ids"] = (opts["ids"] or []) + [_ar_item(t) for t in split_list(argv[i])]
         else:
             raise UsageError(f'invalid option argument "{word}"')
         i += 1
     return opts
 
 
-def _ar_id(text):
-    if not text.isdigit():
-        raise UsageError(f'invalid advance reservation id "{text}"')
-    return int(text)
+def _ar_item(text):
+    """An item of an ar_list: an id, a name or a name pattern (one line of printable text)."""
+    if not text or not text.isprintable():
+        raise UsageError(f'invalid advance reservation id "{text.encode("unicode_escape").decode()}"')
+    return text
 
 
 def duration(seconds):
@@ -179,12 +181,13 @@ def show(opts):
     ars = arlist.load()
     code = 0
     if opts["ids"] is not None:
+        from gridtools.formats.sge.names import reservations_named
         chosen = []
-        for ar_id in opts["ids"]:
-            if ar_id in ars:
-                chosen.append(ars[ar_id])
-            else:
-                sys.stderr.write(f'denied: advance_reservation "{ar_id}" does not exist\n')
+        for item in opts["ids"]:
+            found = reservations_named(item, ars)
+            chosen.extend(ars[ar_id] for ar_id in found)
+            if not found:
+                sys.stderr.write(f'denied: advance_reservation "{item}" does not exist\n')
                 code = 1
     else:
         users = opts["users"] if opts["users"] is not None else [arlist.me()]

@@ -58,6 +58,15 @@ def wildcard_match(pattern, text, fold_case=False):
     return any(fnmatch.fnmatchcase(text, alt) for alt in pattern.split("|"))
 
 
+def reservations_named(item, table):
+    """The ids (ascending) of the advance reservations of ``table`` (id -> reservation)
+    that ``item`` of an ar_list names: its id when it is a number, else those whose
+    name it matches, as a name or a pattern."""
+    if item.isdigit():
+        return [int(item)] if int(item) in table else []
+    return [i for i, ar in sorted(table.items()) if ar.get("name") and wildcard_match(item, str(ar["name"]))]
+
+
 def _host_part_matches(hpart, host, hostgroups):
     if hpart.startswith("@"):
         for group, members in (hostgroups or {}).items():
