@@ -252,7 +252,7 @@ def test_environment_overrides(tmp_path):
     config = load(main, environ={"_CONDOR_A": "env", "_CONDOR_NEW": "1"}, defaults={})
     assert config.get("B") == "env"
     assert config.get("new") == "1"
-    assert config.definition("A").source == "<environment>"
+    assert config.definition("A").source == "<Environment>"
 
 
 def test_missing_global_file_is_an_error(tmp_path):

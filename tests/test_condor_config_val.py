@@ -65,18 +65,20 @@ def test_verbose_says_file_and_line(cell, tmp_path):
     path = cell.write(f"A = 1\nLOCAL_CONFIG_FILE = {local}\n")
     result = run(cell, "-v", "CONDOR_HOST", "a")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == (
-        "CONDOR_HOST: condor.cs.wisc.edu\n"
-        f"  Defined in '{local}', line 6\n"
-        "A: 1\n"
-        f"  Defined in '{path}', line 1\n")
+    assert result.stdout == (                   # HTCondor 24's layout
+        "CONDOR_HOST = condor.cs.wisc.edu\n"
+        f" # at: {local}, line 6\n"
+        " # raw: CONDOR_HOST = condor.cs.wisc.edu\n\n"
+        "A = 1\n"
+        f" # at: {path}, line 1\n"
+        " # raw: A = 1\n\n")
 
 
 def test_verbose_line_of_a_continued_definition(cell):
     path = cell.write("# one\nLONG = a \\\n  b \\\n  c\nNEXT = x\n")
     result = run(cell, "-verbose", "LONG", "NEXT")
-    assert result.stdout == (f"LONG: a b c\n  Defined in '{path}', line 2\n"
-                             f"NEXT: x\n  Defined in '{path}', line 5\n")
+    assert result.stdout == (f"LONG = a b c\n # at: {path}, line 2\n # raw: LONG = a b c\n\n"
+                             f"NEXT = x\n # at: {path}, line 5\n # raw: NEXT = x\n\n")
 
 
 def test_config_lists_files_in_use(cell, tmp_path):
@@ -186,7 +188,7 @@ def test_defaults_and_environment(cell):
 def test_condor_environment_overrides(cell):
     cell.write("A = file\n")
     result = run(cell, "-v", "A", env={"_CONDOR_A": "env"})
-    assert result.stdout == "A: env\n  Defined in '<environment>'\n"
+    assert result.stdout == "A = env\n # at: <Environment>\n # raw: A = env\n\n"
 
 
 def test_dump(cell):
@@ -196,7 +198,10 @@ def test_dump(cell):
     assert result.stdout == "BEE = $(A)\nOTHER_BEE = x\n"
     assert run(cell, "-dump", "-expand", "Bee").stdout == "BEE = 1\nOTHER_BEE = x\n"
     verbose = run(cell, "-dump", "-v", "OTHER").stdout
-    assert verbose == f"OTHER_BEE = x\n  Defined in '{path}', line 3\n"
+    assert verbose == f"OTHER_BEE = x\n # at: {path}, line 3\n # expanded: x\n"
+    verbose = run(cell, "-dump", "-v", "-expand", "BEE").stdout
+    assert verbose == (f"BEE = 1\n # at: {path}, line 1\n # raw: $(A)\n"
+                       f"OTHER_BEE = x\n # at: {path}, line 3\n # raw: x\n")
     everything = run(cell, "-dump").stdout.splitlines()
     assert {"A = 1", "BEE = $(A)", "OTHER_BEE = x", "DOLLAR = $"} <= set(everything)
     assert everything == sorted(everything, key=str.lower)
@@ -222,7 +227,7 @@ def test_bad_options(cell):
         assert result.returncode == 1
         assert result.stdout == ""
         assert len(result.stderr.splitlines()) == 1, result.stderr
-    assert run(cell, "--verb", "A").stdout.startswith("A: 1\n")
+    assert run(cell, "--verb", "A").stdout.startswith("A = 1\n # at: ")
 
 
 def test_help(cell):
@@ -239,12 +244,14 @@ def test_shipped_configuration(cell):
 
 
 def test_a_knob_no_file_sets_has_its_default(cell):
-    cell.write("PRIORITY_HALFLIFE = 600\n")
+    path = cell.write("PRIORITY_HALFLIFE = 600\n")
+    assert run(cell, "-dump", "-v", "PRIORITY_HALFLIFE").stdout == (
+        f"PRIORITY_HALFLIFE = 600\n # at: {path}, line 1\n # expanded: 600\n # default: 86400\n")
     result = run(cell, "PRIORITY_HALFLIFE", "periodic_expr_interval", "UID_DOMAIN", "START")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["600", "60", os.uname().nodename, "true"]
     verbose = run(cell, "-v", "MATCH_TIMEOUT")
-    assert verbose.stdout == "MATCH_TIMEOUT: 300\n  Defined in <Default>\n"
+    assert verbose.stdout == "MATCH_TIMEOUT = 300\n # at: <Default>\n # raw: MATCH_TIMEOUT = 300\n\n"
     assert run(cell, "-raw", "FILESYSTEM_DOMAIN").stdout == "$(FULL_HOSTNAME)\n"
 
 
@@ -261,8 +268,8 @@ def test_where_the_cell_and_gridtools_keep_their_files(cell):
         "MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD", os.uname().nodename,
         os.uname().nodename, f"{root}/spool/sub/mine", f"{root}/spool/sub"]
     verbose = run(cell, "-v", "-raw", "COLLECTOR_HOST", "LOCAL_DIR")
-    assert verbose.stdout == ("COLLECTOR_HOST: $(CONDOR_HOST)\n  Defined in <Default>\n"
-                              f"LOCAL_DIR: {root}\n  Defined in <Default>\n")
+    assert verbose.stdout == ("COLLECTOR_HOST = $(CONDOR_HOST)\n # at: <Default>\n\n"
+                              f"LOCAL_DIR = {root}\n # at: <Default>\n\n")
     assert run(cell, "-macro", "$(SPOOL:x)").stdout == f"{root}/spool/sub\n"
     dump = run(cell, "-dump").stdout.splitlines()
     assert "SPOOL = $(LOCAL_DIR)/spool/sub" in dump and not any(

@@ -319,3 +319,15 @@ def test_num_job_starts_of_a_job_removed_while_held_counts_its_runs_only(cell, w
     cell.run("condor_rm", jid, check=True)
     wait_for(lambda: cell.run("condor_history", jid, "-af", "NumJobStarts").stdout == "2\n")
     assert events(log)[jid].count(1) == 2
+
+
+def test_forcex_is_only_valid_with_condor_rm(idle_cell):
+    """HTCondor's condor_hold and condor_release refuse -forcex with a line and their usage
+    (they accepted it and ignored it)."""
+    for prog in ("condor_hold", "condor_release"):
+        for word in ("-forcex", "-fo"):
+            proc = idle_cell.run(prog, word, "7")
+            assert (proc.returncode, proc.stdout) == (1, "")
+            assert proc.stderr.startswith("-forcex is only valid with condor_rm\n"
+                                          f"Usage: {prog} [options] [constraints]\n")
+            assert proc.stderr.endswith("all jobs (cannot be used with other constraints)\n")

@@ -46,6 +46,15 @@ childnodes=NONE
 
 # --- share tree -----------------------------------------------------------------------
 
+def test_shipped_sge_request_names_the_home_qsub_reads():
+    """qsub reads .sge_request from the password database's home, not from $HOME (see
+    sge_request(5)); the comment of the shipped file says so."""
+    text = shipped_files()["sge_request"]
+    assert "$HOME/.sge_request" not in text
+    assert "then .sge_request in the user's home directory (the one the password\n" \
+           "# database gives, whatever $HOME says)" in text
+
+
 @needs_reference
 def test_sharetree_views_match_qconf():
     root = objects.parse("sharetree", reference_text("qconf-sstree.txt"))

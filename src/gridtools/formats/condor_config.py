@@ -33,7 +33,7 @@ from gridtools import ospaths
 from gridtools.errors import ConfigError
 
 DEFAULT_SOURCE = "<Default>"
-ENV_SOURCE = "<environment>"
+ENV_SOURCE = "<Environment>"
 ENV_PREFIX = "_CONDOR_"
 MAX_EXPANSION = 1 << 20  # characters; a longer expansion is treated as runaway
 MAX_INCLUDE_DEPTH = 20

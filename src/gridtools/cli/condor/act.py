@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 
 from gridtools.cli.condor import access, queue as Q
-from gridtools.errors import GridError, UsageError
+from gridtools.errors import GridError, UsageError, lines
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,8 @@ def parse_args(argv, prog):
         elif _is(arg, "all"):
             opts.all = True
         elif _is(arg, "forcex", 1 if prog == "condor_rm" else 2):
+            if prog != "condor_rm":
+                raise UsageError(lines("-forcex is only valid with condor_rm", *usage(prog).splitlines()), 1)
             opts.forcex = True
         elif _is(arg, "constraint"):
             opts.selection.constraints.append(_value(args, arg, prog))
@@ -130,19 +132,22 @@ def _subcode(text):
         raise UsageError(f"Invalid -subcode {text}!", 1) from None
 
 
+def usage(prog):
+    extra = "  -forcex             Force the immediate local removal of jobs in the X state\n" \
+        if prog == "condor_rm" else "  -subcode number     Set HoldReasonSubCode\n" \
+        if prog == "condor_hold" else ""
+    return USAGE.format(prog=prog, verb=ACTIONS[prog].verb, extra=extra)
+
+
 # ---------------------------------------------------------------- main
 
 def main(argv, prog="condor_rm"):
     try:
         opts = parse_args(argv, prog)
         if opts.help or not (opts.words or opts.all or opts.selection.constraints):
-            extra = "  -forcex             Force the immediate local removal of jobs in the X state\n" \
-                if prog == "condor_rm" else "  -subcode number     Set HoldReasonSubCode\n" \
-                if prog == "condor_hold" else ""
             if not opts.help:
                 sys.stderr.write("You did not specify any jobs\n")
-            (sys.stdout if opts.help else sys.stderr).write(
-                USAGE.format(prog=prog, verb=ACTIONS[prog].verb, extra=extra))
+            (sys.stdout if opts.help else sys.stderr).write(usage(prog))
             return 0 if opts.help else 1
         action = FORCEX if opts.forcex and prog == "condor_rm" else ACTIONS[prog]
         return run(opts, prog, action)

@@ -72,12 +72,11 @@ def parse_args(argv):
 
 
 def where(definition):
-    """Where a definition was made, as -v prints it."""
-    if definition.source == condor_params.SOURCE:
-        return f"  Defined in {condor_params.SOURCE}"
+    """Where a definition was made, as -v prints it (HTCondor's `` # at:`` line): a file
+    and its line, or a source such as <Default> or <Environment>."""
     if definition.line:
-        return f"  Defined in '{definition.source}', line {definition.line}"
-    return f"  Defined in '{definition.source}'"
+        return f" # at: {definition.source}, line {definition.line}"
+    return f" # at: {definition.source}"
 
 
 def show_sources(config, out):
@@ -110,8 +109,9 @@ def show_values(config, names, options, out, err):
                                          name=definition.name)
         else:
             value = config.get(name)
-        if "verbose" in options:
-            out.write(f"{definition.name}: {value}\n{where(definition)}\n")
+        if "verbose" in options:          # HTCondor 24's layout, a blank line after each
+            raw = "" if "raw" in options else f" # raw: {definition.name} = {definition.raw}\n"
+            out.write(f"{definition.name} = {value}\n{where(definition)}\n{raw}\n")
         else:
             out.write(f"{value}\n")
     return status
@@ -125,7 +125,11 @@ def show_dump(config, patterns, options, out):
         value = config.get(d.name) if "expand" in options else d.raw
         out.write(f"{d.name} = {value}\n")
         if "verbose" in options:
-            out.write(where(d) + "\n")
+            other = f" # raw: {d.raw}" if "expand" in options else f" # expanded: {config.get(d.name)}"
+            out.write(f"{where(d)}\n{other}\n")
+            default = condor_params.default(d.name)
+            if default is not None:
+                out.write(f" # default: {default}\n")
     return 0
 
 

@@ -173,17 +173,20 @@ def history_files(opts):
     return [base + ".old", base]
 
 
-def read_ads(paths):
-    """The ads of history files, oldest first."""
+def read_ads(paths, named=False):
+    """The ads of history files, oldest first. The cell's files may not exist yet; a
+    file ``named`` by -file must (HTCondor's words, exit 1)."""
     from gridtools.classad import parse_ad
     found = []
     for path in paths:
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
-        except FileNotFoundError:
-            continue
         except OSError as exc:
+            if named:
+                raise GridError(f"Error opening history file {path}: {exc.strerror}", 1) from None
+            if isinstance(exc, FileNotFoundError):
+                continue
             raise InputError(f"Error: cannot read history file {path}: {exc.strerror}") from None
         block = []
         for line in text.splitlines():
@@ -324,7 +327,12 @@ def main(argv, prog="condor_history"):
         if opts.userlog is not None:
             ads = log_ads(opts)
         else:
-            ads = read_ads(history_files(opts))
+            try:
+                ads = read_ads(history_files(opts), named=bool(opts.file))
+            except GridError:
+                if opts.view == "table":        # HTCondor prints the heading before it opens
+                    sys.stdout.write(table([]))
+                raise
             if not opts.file:
                 join_private(ads)
         ads = select(opts, ads)

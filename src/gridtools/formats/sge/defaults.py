@@ -36,9 +36,10 @@ SGE_REQUEST = """\
 # Every line holds options exactly as they would be given to qsub on the
 # command line; several options may share a line. Blank lines and lines
 # starting with # are ignored. qsub and qrsh read this file first,
-# then $HOME/.sge_request, then .sge_request in the current directory;
-# options in the job script and on the command line are applied last and
-# win. -clear drops the requests read so far.
+# then .sge_request in the user's home directory (the one the password
+# database gives, whatever $HOME says), then .sge_request in the current
+# directory; options in the job script and on the command line are
+# applied last and win. -clear drops the requests read so far.
 #
 # Examples (remove the leading # to activate one):
 #
