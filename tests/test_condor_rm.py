@@ -145,7 +145,7 @@ def test_hold_a_running_job_stops_it_release_runs_it_again(cell, workdir):
     assert cell.run("condor_q", jid, "-af", "HoldReason", "HoldReasonSubCode").stdout == \
         "maintenance (by user root) 4\n"
     assert cell.run("condor_hold", jid).stderr == f"Job {jid} already held\n"
-    assert cell.run("condor_release", jid).stdout == f"Job {jid} released\n"
+    assert cell.run("condor_release", "-subcode", "9", jid).stdout == f"Job {jid} released\n"   # read, unused
     wait_events(os.path.join(workdir, "h.log"), jid, [0, 1, 12, 13, 1])
     assert cell.run("condor_release", jid).stderr == f"Job {jid} not held to be released\n"
 

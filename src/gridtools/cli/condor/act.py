@@ -100,7 +100,7 @@ def parse_args(argv, prog):
             opts.selection.constraints.append(_value(args, arg, prog))
         elif _is(arg, "reason"):
             opts.reason = _value(args, arg, prog, dash_ok=True)
-        elif _is(arg, "subcode") and prog == "condor_hold":
+        elif _is(arg, "subcode"):          # (read by every mode, as HTCondor's; only a hold sets it)
             opts.subcode = _subcode(_value(args, arg, prog, dash_ok=True))
         elif _is(arg, "name"):
             opts.schedd = _value(args, arg, prog)
@@ -197,7 +197,7 @@ def _payload(action, opts, targets):
         body["force"] = action is FORCEX
     else:
         body["on"] = action is HOLD
-        if opts.subcode is not None:
+        if opts.subcode is not None and action is HOLD:
             body["subcode"] = opts.subcode
     if opts.reason is not None:
         body["reason"] = opts.reason
