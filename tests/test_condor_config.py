@@ -265,7 +265,9 @@ def test_builtin_macros():
     assert config.get("DOLLAR") == "$"
     assert config.get("HOSTNAME")
     assert int(config.get("DETECTED_CPUS")) >= 1
-    assert config.definition("HOSTNAME").source == "<Default>"
+    # as HTCondor names their sources: found out about the host, or a plain default
+    assert config.definition("HOSTNAME").source == config.definition("ARCH").source == "<Detected>"
+    assert config.definition("DOLLAR").source == "<Default>"
 
 
 def test_locate_prefers_condor_config():

@@ -33,6 +33,11 @@ from gridtools import ospaths
 from gridtools.errors import ConfigError
 
 DEFAULT_SOURCE = "<Default>"
+#: where HTCondor says a macro it finds out about the host comes from (``builtin_defaults``)
+DETECTED_SOURCE = "<Detected>"
+#: the predefined macros HTCondor detects (the others, such as DOLLAR, are defaults)
+DETECTED = frozenset({"HOSTNAME", "FULL_HOSTNAME", "DETECTED_CPUS", "DETECTED_CORES", "OPSYS",
+                      "ARCH", "SUBSYSTEM"})
 ENV_SOURCE = "<Environment>"
 ENV_PREFIX = "_CONDOR_"
 MAX_EXPANSION = 1 << 20  # characters; a longer expansion is treated as runaway
@@ -218,7 +223,7 @@ class Config:
         self.global_file = None
         self.local_files = []
         for name, value in (defaults or {}).items():
-            self.define(name, value, DEFAULT_SOURCE, 0)
+            self.define(name, value, DETECTED_SOURCE if name in DETECTED else DEFAULT_SOURCE, 0)
 
     def define(self, name, raw, source="<string>", line=0):
         """Set ``name`` to the raw text ``raw``; self-references append."""
