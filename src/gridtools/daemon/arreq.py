@@ -169,7 +169,7 @@ def _request(state, rec):
     spec = {"owner": rec["owner"], "group": rec["group"],
             "resources": {"hard": rec["resources"], "soft": {}},
             "queues": {"hard": rec["queues"], "soft": []}, "masterq": rec["masterq"],
-            "pe": rec["pe_request"], "ckpt": rec["ckpt"], "interactive": rec["interactive"]}
+            "pe": rec["pe_request"], "ckpt": rec["ckpt"], "now": rec["interactive"]}
     from gridtools.daemon import view
     return inputs.request(spec, state.config, view.config_parts(state)["complexes"])
 
