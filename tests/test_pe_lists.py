@@ -1,7 +1,10 @@
 """PE slot lists and wildcards through qsub, qstat and accounting with a real daemon."""
 
+import os
+
+from attack_tools import forge_request, forge_submit
 from conftest import wait_for
-from qtools import jid_of
+from qtools import add_object, jid_of
 
 
 def test_a_slot_list_gets_the_largest_count_that_fits(cell, workdir):
@@ -47,3 +50,52 @@ def test_qstat_r_names_the_pe_a_wildcard_request_was_granted(cell, workdir):
     assert '<requested_pe name="m?i">2</requested_pe>' in xml and '<granted_pe name="mpi">2</granted_pe>' in xml
     assert '"name": "mpi"' in cell.run("qstat", "-r", "-json").stdout
     cell.run("qdel", str(jid), check=True)
+
+
+AMBIGUOUS = "rejected: PEs matching wildcard and jobs slot range would cause ambiguous urgency slot amount"
+
+
+def _two_pes(cell):
+    """PEs u_min and u_max (urgency_slots min and max), both in all.q's pe_list."""
+    template = cell.run("qconf", "-sp", "mpi", check=True).stdout
+    for setting in ("min", "max"):
+        lines = [f"pe_name u_{setting}" if line.startswith("pe_name") else
+                 f"urgency_slots {setting}" if line.startswith("urgency_slots") else line
+                 for line in template.splitlines()]
+        add_object(cell, "-Ap", "\n".join(lines) + "\n")
+        cell.run("qconf", "-aattr", "queue", "pe_list", f"u_{setting}", "all.q", check=True)
+
+
+def test_a_wildcard_range_whose_pes_disagree_on_urgency_slots_is_refused(cell, workdir, users):
+    """Grid Engine refuses it at submit, for jobs (qsub, qrsh, qalter) and reservations
+    (qrsub); one slot count, or PEs that agree, are fine."""
+    _two_pes(cell)
+    qsub = cell.qsub("-pe", "u_*", "2-8", "-b", "y", "true", cwd=workdir)
+    assert (qsub.returncode, qsub.stdout, qsub.stderr) == (1, "", f'Unable to run job: "job" {AMBIGUOUS}\nExiting.\n')
+    qrsh = cell.run("qrsh", "-pe", "u_*", "2-8", "true", cwd=workdir)
+    assert (qrsh.returncode, qrsh.stderr) == (1, f'Unable to run job: "job" {AMBIGUOUS}\nExiting.\n')
+    qrsub = cell.run("qrsub", "-d", "60", "-pe", "u_*", "2-8")
+    assert (qrsub.returncode, qrsub.stderr) == (1, f'"advance_reservation" {AMBIGUOUS}\n')
+    assert cell.run("qrstat").stdout == ""
+    held = jid_of(cell.qsub("-h", "-pe", "u_*", "2", "-b", "y", "true", cwd=workdir))     # one count
+    jid_of(cell.qsub("-h", "-pe", "u_m?x", "2-8", "-b", "y", "true", cwd=workdir))        # one PE
+    qalter = cell.run("qalter", "-pe", "u_*", "1-2", str(held))
+    assert (qalter.returncode, qalter.stdout + qalter.stderr) == (1, f'"job" {AMBIGUOUS}\n')
+    assert "parallel environment:  u_* range: 2" in cell.run("qstat", "-j", str(held)).stdout
+    cell.run("qconf", "-mattr", "pe", "urgency_slots", "max", "u_min", check=True)     # now they agree
+    jid_of(cell.qsub("-h", "-pe", "u_*", "2-8", "-b", "y", "true", cwd=workdir))
+
+
+def test_the_daemon_refuses_an_ambiguous_wildcard_range_that_skipped_the_check(cell, users, workdir):
+    """Submit, alter and reserve requests written without the clients' checks."""
+    _two_pes(cell)
+    alice = users[0]
+    claimed, _name, answer = forge_submit(cell, alice, {"pe": ["u_*", 2, 8]}, reply=True)
+    assert answer == [1, "", f'Unable to run job: "job" {AMBIGUOUS}\nExiting.\n']
+    assert not os.path.exists(os.path.join(cell.root, "spool", "jobs", str(claimed)))
+    held = jid_of(cell.qsub("-h", "-pe", "u_*", "2", "-b", "y", "true", user=alice, cwd=workdir))
+    _name, answer = forge_request(cell, alice, "alter", {"targets": [{"id": held}], "changes": {"pe": ["u_*", 1, 2]}})
+    assert answer == [1, f'"job" {AMBIGUOUS}\n', ""]
+    _name, answer = forge_request(cell, "root", "ar_submit", {"id": 0, "verify": "v", "duration": 60,
+                                                              "pe": ["u_*", 2, 8]})
+    assert answer == [1, "", f'"advance_reservation" {AMBIGUOUS}\n']

@@ -258,7 +258,7 @@ def test_verify_pe_larger_than_the_cell(cell, workdir):
     big = jid_of(cell.qsub("-pe", "smp", "4", "-b", "y", "true", cwd=workdir))
     proc = cell.run("qalter", "-w", "v", str(big))
     assert proc.returncode == 1
-    assert proc.stdout == (f'Job {big} cannot run in PE "smp" because it only offers 2 slots\n'
+    assert proc.stdout == (f'Job {big} cannot run in PE "smp" because it only offers 0 slots\n'
                            "verification: no suitable queues\n")
     later = time.strftime("%Y%m%d%H%M", time.localtime(time.time() + 3600))
     fits = jid_of(cell.qsub("-pe", "smp", "2", "-a", later, "-b", "y", "true", cwd=workdir))

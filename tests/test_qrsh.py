@@ -86,7 +86,7 @@ def test_qrsh_w_v_and_w_p_only_verify_and_w_e_refuses(cell, workdir):
     cell.run("qconf", "-mattr", "queue", "qtype", "BATCH", "all.q", check=True)
     proc = cell.run("qrsh", "-w", "v", "true", cwd=workdir)
     assert proc.returncode == 1 and proc.stderr.endswith(
-        'cannot run in queue instance "all.q@testhost" because it is not of type interactive\n'
+        'cannot run in queue "all.q@testhost" because it is not of type interactive\n'
         "verification: no suitable queues\nExiting.\n")
 
 

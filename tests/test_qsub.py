@@ -115,8 +115,9 @@ def test_verification_prints_why_no_queue_fits(cell, workdir):
         assert re.fullmatch(rf"Unable to run job: {why}\nverification: no suitable queues\nExiting\.\n",
                             proc.stderr), proc.stderr
     proc = cell.qsub("-w", "v", "-pe", "smp", "4", "-b", "y", "true", cwd=workdir)
+    # (as the reference capture qsub-w-v-unsatisfiable: $pe_slots gathers nothing from a 2-slot host)
     assert proc.stderr == (f'Unable to run job: Job {last + 3} cannot run in PE "smp" because it only '
-                           "offers 2 slots\nverification: no suitable queues\nExiting.\n")
+                           "offers 0 slots\nverification: no suitable queues\nExiting.\n")
     proc = cell.qsub("-w", "e", "-l", "arch=sol-sparc64", "-b", "y", "true", cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, "Unable to run job: error: no suitable queues\nExiting.\n")
     assert submit_ok(cell, "-h", "-b", "y", "true", cwd=workdir)[0] == last + 4

@@ -73,6 +73,34 @@ def test_qtype(cell, workdir):
     cell.wait_finished(jid)
 
 
+def test_qtype_none_with_a_pe_list_takes_parallel_jobs(cell, workdir):
+    """A parallel-only queue as queue_conf(5) describes it (qtype NONE and a pe_list)
+    runs parallel jobs and refuses the others."""
+    set_attr(cell, "all.q", "qtype", "NONE")
+    set_attr(cell, "all.q", "pe_list", "smp")
+    verified = cell.qsub("-w", "v", "-pe", "smp", "2", "-b", "y", "true", cwd=workdir)
+    assert (verified.returncode, verified.stdout) == (0, "verification: found suitable queue(s)\n")
+    cell.wait_finished(jid_of(cell.qsub("-pe", "smp", "2", "-b", "y", "true", cwd=workdir)))
+    serial = cell.qsub("-w", "v", "-b", "y", "true", cwd=workdir)
+    assert serial.returncode == 1
+    assert f'cannot run in queue instance "{Q}" because it is not of type batch' in serial.stderr
+
+
+def test_immediate_jobs_run_only_in_interactive_queues(cell, workdir):
+    """qsub -now y: refused by a BATCH-only queue, run by an INTERACTIVE-only one."""
+    set_attr(cell, "all.q", "qtype", "BATCH")
+    refused = cell.qsub("-now", "y", "-b", "y", "true", cwd=workdir)
+    assert refused.returncode == 1
+    assert refused.stderr.endswith('Your "qsub" request could not be scheduled, try again later.\n')
+    why = cell.qsub("-w", "v", "-now", "y", "-b", "y", "true", cwd=workdir)
+    assert why.returncode == 1
+    assert f'cannot run in queue "{Q}" because it is not of type interactive' in why.stderr
+    set_attr(cell, "all.q", "qtype", "INTERACTIVE")
+    ran = cell.qsub("-now", "y", "-b", "y", "true", cwd=workdir)
+    assert ran.returncode == 0 and "has been successfully scheduled." in ran.stderr
+    cell.wait_finished(jid_of(ran))
+
+
 def test_user_lists_and_xuser_lists(cell, users, workdir):
     cell.run("qconf", "-au", "gtalice", "gtallowed", check=True)
     set_attr(cell, "all.q", "user_lists", "gtallowed")

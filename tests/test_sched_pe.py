@@ -30,7 +30,7 @@ def test_slot_ranges_and_lists(job, started):
     decisions, found = run(cell(jobs=[{"id": 1, **job}]))
     assert found == ([f"1.1 {started}"] if started else [])
     if started is None:
-        assert reasons(decisions, 1) == ['cannot run in PE "mpi" because it only offers 8 slots']
+        assert reasons(decisions, 1) == ['cannot run in PE "mpi" because it only offers 0 slots']
 
 
 @pytest.mark.parametrize("rule, qsub, started", [
@@ -44,6 +44,33 @@ def test_slot_ranges_and_lists(job, started):
 def test_allocation_rules_across_hosts(rule, qsub, started):
     decisions, found = run(cell(rule, jobs=[{"id": 1, "qsub": qsub}]))
     assert found == ([f"1.1 {started}"] if started else [])
+
+
+@pytest.mark.parametrize("rule, qsub, running, offered", [
+    ("$pe_slots", "-pe mpi 5", [], 0),              # no host has 5: the rule gathers nothing
+    ("$pe_slots", "-pe mpi 5-8", [], 0),            # (the smallest count is the last one tried)
+    ("$pe_slots", "-pe mpi 4", [{"job": 9, "granted": "all.q@h1=1"}, {"job": 8, "granted": "all.q@h2=1"}], 0),
+    ("$fill_up", "-pe mpi 9", [], 8),               # all that is free
+    ("$fill_up", "-pe mpi 8", [{"job": 9, "granted": "all.q@h1=1"}], 7),
+    ("$round_robin", "-pe mpi 9", [], 8),
+    ("$round_robin", "-pe mpi 8-9", [{"job": 9, "granted": "all.q@h2=2"}], 6),
+    ("4", "-pe mpi 12", [], 8),                     # 4 from each host with 4 free
+    ("4", "-pe mpi 8", [{"job": 9, "granted": "all.q@h1=1"}], 4),
+    ("3", "-pe mpi 4", [], 0),                      # no count the rule can grant
+    ("3", "-pe mpi 4-7", [{"job": 9, "granted": "all.q@h1=2"}], 3),   # 6 is tried: only h2 has 3
+])
+def test_only_offers_counts_what_the_allocation_rule_can_gather(rule, qsub, running, offered):
+    """The N of "only offers N slots" as Grid Engine's scheduler counts it."""
+    decisions, found = run(cell(rule, jobs=[{"id": 1, "qsub": qsub}], running=running))
+    assert found == []
+    assert f'cannot run in PE "mpi" because it only offers {offered} slots' in reasons(decisions, 1)
+
+
+def test_only_offers_the_pes_free_slots_when_they_are_fewer():
+    sc = cell("$fill_up", jobs=[{"id": 1, "qsub": "-pe mpi 3"}], objects={"pe/mpi": pe("mpi", slots=6)},
+              running=[{"job": 9, "granted": "all.q@h1=4", "pe": "mpi"}])
+    decisions, found = run(sc)
+    assert found == [] and reasons(decisions, 1) == ['cannot run in PE "mpi" because it only offers 2 slots']
 
 
 def test_fill_up_spreads_over_queues_and_hosts_already_in_use():
@@ -104,6 +131,6 @@ def test_a_job_waits_while_its_master_queue_is_full():
               running=[{"job": 9, "granted": "all.q@h2=4"}])
     decisions, found = run(sc)
     assert found == []
-    assert reasons(decisions, 1) == ['cannot run in PE "mpi" because it only offers 4 slots']
+    assert reasons(decisions, 1) == ['cannot run in PE "mpi" because it only offers 1 slots']
     sc["running"] = [{"job": 9, "granted": "all.q@h2=3"}]
     assert run(sc)[1] == ["1.1 all.q@h2=1,all.q@h1=1"]

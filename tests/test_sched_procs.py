@@ -123,7 +123,7 @@ def test_requests_held_once_are_booked_once_for_all_the_slots():
                            {"id": 2, "qsub": "-pe smp 2 -l gpu=1", "submit": 5}]}
     decisions, started = run(sc)
     assert started == ["1.1 all.q@h1=2"]
-    assert reasons(decisions, 2) == ['cannot run in PE "smp" because it only offers 1 slots']
+    assert reasons(decisions, 2) == ['cannot run in PE "smp" because it only offers 0 slots']
     held = {**base, "running": [{"job": 9, "granted": "all.q@h1=2", "l": "gpu=1", "pe": "smp",
                                  "per_job": ["gpu"]}],
             "jobs": [{"id": 3, "qsub": "-l gpu=1"}]}
@@ -140,7 +140,7 @@ def test_a_quota_counts_a_request_held_once_once():
                    {"id": 2, "owner": "bob", "qsub": "-pe smp 2 -l gpu=1", "submit": 5}]}
     decisions, started = run(sc)
     assert started == ["1.1 all.q@h1=2"]
-    assert reasons(decisions, 2) == ['cannot run in PE "smp" because it only offers 1 slots']
+    assert reasons(decisions, 2) == ['cannot run in PE "smp" because it only offers 0 slots']
 
 
 def _qsub_of(pe, hard):

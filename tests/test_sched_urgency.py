@@ -96,3 +96,21 @@ def test_urgencies_of_many_jobs_match_one_by_one():
             for i in range(1, 40)]
     many = urgencies(jobs, COMPLEXES, config, 100.0)
     assert many == {job.id: urgency(job, COMPLEXES, config, 100.0) for job in jobs}
+
+
+@pytest.mark.parametrize("pe, objects, refused", [
+    (["u_*", 2, 8], {"u_min": {"urgency_slots": "min"}, "u_max": {"urgency_slots": "max"}}, True),
+    (["u_*", 2, 2], {"u_min": {"urgency_slots": "min"}, "u_max": {"urgency_slots": "max"}}, False),
+    (["u_min", 2, 8], {"u_min": {"urgency_slots": "min"}, "u_max": {"urgency_slots": "max"}}, False),
+    (["u_*", 2, 8], {"u_a": {"urgency_slots": "avg"}, "u_b": {"urgency_slots": 5}}, False),   # both 5
+    (["u_*", 2, 8], {"u_a": {"urgency_slots": "avg"}, "u_b": {"urgency_slots": "max"}}, True),
+    (["u_*", 2, 0], {"u_a": {"urgency_slots": "max", "slots": 8}, "u_b": {"urgency_slots": "max", "slots": 16}},
+     True),                                                     # an open range: each PE's slots
+    (["u_*", [[1, 1], [4, 4]]], {"u_a": {"urgency_slots": "min"}, "u_b": {"urgency_slots": 1}}, False),
+    (["u_*", [[1, 1], [4, 4]]], {"u_a": {"urgency_slots": "max"}, "u_b": {"urgency_slots": 1}}, True),
+    (["x*", 2, 8], {"u_a": {"urgency_slots": "min"}, "u_b": {"urgency_slots": "max"}}, False)])
+def test_wildcard_ranges_with_ambiguous_urgency_slots(pe, objects, refused):
+    """Grid Engine's object_verify_pe_range: a range of several counts whose matching
+    PEs would assume different slot counts for urgency is refused."""
+    from gridtools.sched import urgency
+    assert urgency.ambiguous(pe, objects) is refused

@@ -16,6 +16,7 @@ from gridtools.daemon.state import user_name
 from gridtools.formats import jobcheck
 from gridtools.model import shared
 from gridtools.model import alteration, predecessors
+from gridtools.sched import urgency
 from gridtools.spool import jobs as jobstore
 
 
@@ -283,6 +284,8 @@ def _alter_job(state, user, body, target):
     _check_rights(state, user, job, changes)
     _check_name(changes)
     _check_whole(state, job, changes, ops)
+    if changes.get("pe") and urgency.ambiguous(changes["pe"], state.config.objects["pe"]):
+        raise Refused(urgency.AMBIGUOUS.format("job"))
     _check_resources(state, job, changes)
     deps = _resolve_dependencies(state, job, changes)
     plan = _hold_plan(job, target, add, remove) if add or remove else {}

@@ -33,7 +33,7 @@ from gridtools.formats.sge.names import FORBIDDEN_NAME_CHARS
 from gridtools.model import shared
 from gridtools.model.job import TaskState
 from gridtools.sched import ar as sched_ar
-from gridtools.sched import inputs
+from gridtools.sched import inputs, urgency
 from gridtools.sched.snapshot import ARState, QState
 from gridtools.spool import ars as store
 from gridtools.spool import ids
@@ -169,7 +169,7 @@ def _request(state, rec):
     spec = {"owner": rec["owner"], "group": rec["group"],
             "resources": {"hard": rec["resources"], "soft": {}},
             "queues": {"hard": rec["queues"], "soft": []}, "masterq": rec["masterq"],
-            "pe": rec["pe_request"], "ckpt": rec["ckpt"], "interactive": rec["interactive"]}
+            "pe": rec["pe_request"], "ckpt": rec["ckpt"], "now": rec["interactive"]}
     from gridtools.daemon import view
     return inputs.request(spec, state.config, view.config_parts(state)["complexes"])
 
@@ -200,6 +200,9 @@ def submit(state, dispatcher, req, now):
     except Refused as exc:
         _give_back(req)
         return 1, "", f"{exc}\n"
+    if rec["pe_request"] and urgency.ambiguous(rec["pe_request"], state.config.objects["pe"]):
+        _give_back(req)
+        return 1, "", urgency.AMBIGUOUS.format("advance_reservation") + "\n"
     verify = req.body.get("verify") == "v"
     if not verify and rec["id"] in table(state):
         return 1, "", f"error: advance reservation {rec['id']} already exists\n"

@@ -340,9 +340,13 @@ def submit(state, dispatcher, req, now):
 
 def _not_allowed(state, spec):
     """Why Grid Engine would refuse a job whose description is sound ("" when it would
-    not), checked in its order: a positive priority from a user who is no operator or
-    manager, then a -hold_jid_ad that names jobs of another task range (qsub checks
-    both before it queues a job; qalter refuses the same)."""
+    not), checked in its order: a wildcard PE with a slot range whose matching PEs
+    disagree on the job's urgency slots, a positive priority from a user who is no
+    operator or manager, then a -hold_jid_ad that names jobs of another task range (qsub
+    checks them before it queues a job; qalter refuses the same)."""
+    from gridtools.sched import urgency
+    if spec.get("pe") and urgency.ambiguous(spec["pe"], state.config.objects["pe"]):
+        return urgency.AMBIGUOUS.format("job")
     tasks = [state.jobs[p].spec.get("tasks") for p in spec["ad_predecessors"]]
     return (admission.priority_refusal(spec.get("priority", 0), auth.is_operator(state, spec["owner"]))
             or predecessors.ad_refusal(spec.get("hold_jid_ad"), spec.get("tasks"), tasks) or "")

@@ -402,7 +402,7 @@ def request(spec, conf, table):
         hard=hard, soft=asks(res.get("soft"), table),
         hard_queues=tuple(queues.get("hard") or ()), soft_queues=tuple(queues.get("soft") or ()),
         master_queues=tuple(spec.get("masterq") or ()), pe=pe_request(spec.get("pe")),
-        ckpt=spec.get("ckpt") or "", interactive=bool(spec.get("interactive")),
+        ckpt=spec.get("ckpt") or "", immediate=bool(spec.get("now")),
         project=spec.get("project") or "",
         userlists=userlists_of(conf, spec["owner"], spec.get("group", "")),
         ar=int(spec.get("ar") or 0), reserve=bool(spec.get("reserve")), runtime=runtime(hard),

@@ -202,5 +202,44 @@ def _try_pe(job, pe, cands, pool, reasons):
             return granted
     if why is not None:
         reasons.append(why)
-    reasons.append(Reason(Why.PE_TOO_FEW, (pe.name, max(0, min(total, room)))))
+    reasons.append(Reason(Why.PE_TOO_FEW, (pe.name, offered(job.request.pe, pe, room, by_host,
+                                                                job.request.master_queues))))
     return None
+
+
+def _fewest(pe_req, pe):
+    """The smallest slot count of the request the PE could ever grant (at most its
+    ``slots``; with a fixed allocation rule a multiple of it), or None."""
+    step = max(1, pe.per_host) if pe.allocation is Allocation.FIXED else 1
+    found = None
+    for low, high in pe_req.ranges:
+        first = -(-low // step) * step
+        top = pe.slots if high is None else min(high, pe.slots)
+        if first <= top and (found is None or first < found):
+            found = first
+    return found
+
+
+def offered(pe_req, pe, room, by_host, master_queues=()):
+    """The N of "cannot run in PE ... because it only offers N slots", as Grid Engine
+    counts it: for the smallest slot count the job accepts (the last one its search
+    tries), the PE's free slots when they are fewer, else the slots the allocation rule
+    can gather from the hosts: ``$pe_slots`` that count from one host or nothing,
+    a fixed N that many from each host with N free, ``$fill_up`` and ``$round_robin``
+    all that is free (never more than the count; one less for a job whose ``-masterq``
+    instances have no free slot)."""
+    want = _fewest(pe_req, pe)
+    if want is None:
+        return 0
+    if room < want:
+        return max(0, room)
+    per_host = [sum(r for _, r in items) for _host, items in by_host]
+    # without a free instance of its -masterq list, the slave slots never take the last one
+    most = want - 1 if master_queues and not any(_named(master_queues, qi) for _h, items in by_host
+                                                   for qi, _r in items) else want
+    if pe.allocation is Allocation.PE_SLOTS:
+        return want if most == want and any(free >= want for free in per_host) else 0
+    if pe.allocation is Allocation.FIXED:
+        step = max(1, pe.per_host)
+        return min(most // step * step, step * sum(1 for free in per_host if free >= step))
+    return min(most, sum(per_host))

@@ -2,7 +2,7 @@
 
 ``unsuitable(request, owner, qi, host)`` gives the reason a queue instance
 can never serve a request in this pass (its state, its host's state, its
-type, the job's queue list (or, for a parallel job, its master queue list),
+type (``type_refused``), the job's queue list (or, for a parallel job, its master queue list),
 PE and checkpointing lists, access lists), or
 None; it depends on the request and the configuration only, so jobs of one
 category share its answer. ``sort_key`` orders suitable instances by the
@@ -69,6 +69,23 @@ def closed(qi, host):
     return None
 
 
+def type_refused(req, qi):
+    """Reason the queue instance's type (queue_conf(5) ``qtype``) keeps the job out, or
+    None, as Grid Engine's scheduler judges it: a job that must start at once (qrsh,
+    ``-now y``) runs only in an INTERACTIVE queue, whatever else it asks; the BATCH type
+    is asked only of a job with neither PE nor checkpointing environment (a queue of type
+    NONE with a ``pe_list`` or ``ckpt_list`` takes parallel or checkpointing jobs); a
+    checkpointing job without PE is not taken by a queue that is parallel (has a
+    ``pe_list``) but not BATCH."""
+    if req.immediate:
+        return None if qi.interactive else Reason(Why.NOT_TYPE, (qi.name, "interactive"))
+    if req.pe is not None or qi.batch:
+        return None
+    if not req.ckpt:
+        return Reason(Why.NOT_TYPE, (qi.name, "batch"))
+    return Reason(Why.NOT_TYPE, (qi.name, "parallel")) if qi.pe_list else None
+
+
 def unsuitable(req, owner, qi, host=None):
     """None if ``qi`` could serve the request (capacity and load aside), else the reason.
 
@@ -79,8 +96,9 @@ def unsuitable(req, owner, qi, host=None):
         why = closed(qi, host)
         if why is not None:
             return why
-    if not (qi.interactive if req.interactive else qi.batch):
-        return Reason(Why.NOT_TYPE, (qi.name, "interactive" if req.interactive else "batch"))
+    why = type_refused(req, qi)
+    if why is not None:
+        return why
     if req.hard_queues and not any(spec_matches(s, qi) for s in req.hard_queues) and \
             not (req.pe is not None and any(spec_matches(s, qi) for s in req.master_queues)):
         return Reason(Why.NOT_HARD_QUEUE, (qi.name,))

@@ -43,7 +43,7 @@ class Why(ClosedSet):
     QI_OVERLOADED = "qi_overloaded"
     QI_SUSPEND_ALARM = "qi_suspend_alarm"
     # the job against one queue instance
-    NOT_TYPE = "not_type"                 # (queue instance, "batch"/"interactive")
+    NOT_TYPE = "not_type"                 # (queue instance, "batch"/"interactive"/"parallel")
     NOT_HARD_QUEUE = "not_hard_queue"     # (queue instance,)
     NOT_IN_PE_LIST = "not_in_pe_list"     # (queue instance, pe pattern)
     NOT_IN_CKPT_LIST = "not_in_ckpt_list"  # (queue instance, ckpt)

@@ -159,7 +159,7 @@ class Request:
     master_queues: tuple = ()
     pe: PeRequest | None = None
     ckpt: str = ""
-    interactive: bool = False
+    immediate: bool = False              # qrsh, -now y: only INTERACTIVE queues (queue_conf(5) qtype)
     project: str = ""
     userlists: frozenset = frozenset()   # access lists the owner belongs to
     ar: int = 0
@@ -171,7 +171,7 @@ class Request:
 
     def __post_init__(self):
         object.__setattr__(self, "key", hash((self.hard, self.soft, self.hard_queues, self.soft_queues,
-                                              self.master_queues, self.pe, self.ckpt, self.interactive,
+                                              self.master_queues, self.pe, self.ckpt, self.immediate,
                                               self.project, self.userlists, self.ar, self.reserve,
                                               self.runtime, self.implicit, self.per_job)))
 

@@ -72,6 +72,41 @@ def urgency_slots(setting, ranges, pe_slots):
     raise ValueError(f"urgency_slots: {setting!r} is not min, max, avg or a number")
 
 
+#: Grid Engine's refusal of a slot range whose wildcard PE matches PEs that would assume
+#: different slot counts for urgency ("job" or "advance_reservation")
+AMBIGUOUS = ('"{}" rejected: PEs matching wildcard and jobs slot range would cause ambiguous '
+             "urgency slot amount")
+
+
+def slot_ranges(pe):
+    """The ((low, high or None), ...) of a spooled -pe request ([name, low, high] or
+    [name, [[low, high], ...]]; a high of 0 or None: no upper bound), ascending."""
+    rest = pe[1:]
+    pairs = rest[0] if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else \
+        [(rest[0], rest[1] if len(rest) > 1 else rest[0])]
+    return tuple(sorted({(int(lo), int(hi) if hi else None) for lo, hi in pairs}))
+
+
+def ambiguous(pe, objects):
+    """True when a -pe request (spooled form) names more than one slot count and the PEs
+    its name matches among ``objects`` ({name: {"urgency_slots": .., "slots": ..}}) would
+    assume different slot counts for its urgency, which Grid Engine refuses at submit
+    (``AMBIGUOUS``)."""
+    import fnmatch
+    ranges = slot_ranges(pe)
+    if len(ranges) == 1 and ranges[0][0] == ranges[0][1]:
+        return False
+    found = set()
+    for name in sorted(objects):
+        if fnmatch.fnmatchcase(name, str(pe[0])):
+            obj = objects[name] or {}
+            try:
+                found.add(urgency_slots(obj.get("urgency_slots", "min"), ranges, int(obj.get("slots") or 0)))
+            except ValueError:
+                found.add(1)
+    return len(found) > 1
+
+
 def resource_contribution(slots, requests, complexes):
     """rrcontr of a job assumed to get ``slots`` with hard ``requests`` (Requests)."""
     total = 0.0

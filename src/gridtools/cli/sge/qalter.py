@@ -215,7 +215,7 @@ def _check_names(changes):
         submit.check_request(probe)
     except submit.Rejected as exc:
         text = str(exc)
-        if text.startswith(UNKNOWN_QUEUE):         # Grid Engine's qmaster says it so to qalter too
+        if text.startswith((UNKNOWN_QUEUE, '"job" rejected: ')):   # Grid Engine's qmaster says it so to qalter too
             raise GridError(text) from None
         for head in ("job rejected: ", "Job was rejected because job ", "Job was rejected because "):
             if text.startswith(head):

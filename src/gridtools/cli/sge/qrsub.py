@@ -156,7 +156,7 @@ def check_names(req):
     probe = {"queues": {"hard": req["queues"], "soft": []}, "masterq": req["masterq"],
              "pe": req["pe"], "ckpt": req["ckpt"] or None, "project": None,
              "resources": {"hard": dict(req["resources"]), "soft": {}}}
-    submit.check_request(probe)
+    submit.check_request(probe, what="advance_reservation")
     table = submit.complex_table()
     for name in probe["resources"]["hard"]:
         if name not in table:

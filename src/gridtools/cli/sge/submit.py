@@ -156,11 +156,13 @@ def check_path_lists(req):
             raise Rejected("ERROR! two files are specified for the same host")
 
 
-def check_request(req, new_job=False):
+def check_request(req, new_job=False, what="job"):
     """Validate names and values a job refers to, with Grid Engine's messages.
     ``new_job``: the request of a job being submitted (qsub, qrsh), not a probe of
     qalter's or qrsub's: a master queue (-masterq) without a parallel environment is
-    refused, as Grid Engine's qmaster refuses it at submission (and only there)."""
+    refused, as Grid Engine's qmaster refuses it at submission (and only there).
+    ``what``: the object the refusal of an ambiguous PE request names ("job", or
+    "advance_reservation" for qrsub)."""
     check_path_lists(req)
     if new_job and req["masterq"] and not req["pe"]:
         raise Rejected("job rejected: specification of master queue is not allowed for non-parallel jobs")
@@ -168,11 +170,34 @@ def check_request(req, new_job=False):
     if req["pe"]:
         if not any(wildcards.match(p, req["pe"][0]) for p in _etc_names("pe")):
             raise Rejected(f'job rejected: the requested parallel environment "{req["pe"][0]}" does not exist')
+        check_pe_urgency(req["pe"], what)
     if req["ckpt"] and req["ckpt"] not in _etc_names("ckpt"):
         raise Rejected(f'job rejected: the requested checkpointing environment "{req["ckpt"]}" does not exist')
     if req["project"] and req["project"] not in _etc_names("projects"):
         raise Rejected(f'job rejected: the requested project "{req["project"]}" does not exist')
     check_resources(req)
+
+
+def check_pe_urgency(pe, what="job"):
+    """Refuse a wildcard PE with a slot range when the PEs it matches would assume
+    different slot counts for the job's urgency (their urgency_slots), as Grid Engine
+    refuses it at submit. Reads the PE files only for a wildcard and a range."""
+    if wildcards.WILDCARDS.isdisjoint(str(pe[0])) or (len(pe) == 3 and pe[1] == pe[2]):
+        return
+    objects = {}
+    for name in _etc_names("pe"):
+        if wildcards.match(name, pe[0]):
+            try:
+                with open(cell.etc("pe", name), encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            slots = _attr_line(text, "slots")
+            objects[name] = {"urgency_slots": _attr_line(text, "urgency_slots") or "min",
+                             "slots": int(slots) if slots.isdigit() else 0}
+    from gridtools.sched import urgency
+    if urgency.ambiguous(pe, objects):
+        raise Rejected(urgency.AMBIGUOUS.format(what))
 
 
 def check_resources(req):

@@ -47,6 +47,19 @@ def _forced(a, _o):
     return f"does not request 'forced' resource \"{a[0]}\" of {kind} {a[2]}"
 
 
+def _not_type(a, _o):
+    if a[1] == "interactive":
+        return f'cannot run in queue "{a[0]}" because it is not of type interactive'
+    if a[1] == "parallel":          # a checkpointing job without PE in a parallel, not batch queue
+        return f'cannot run in queue instance "{a[0]}" because the job is not parallel'
+    return f'cannot run in queue instance "{a[0]}" because it is not of type {a[1]}'
+
+
+#: message numbers and generic texts of the kinds of NOT_TYPE other than batch
+_TYPE_GENERIC = {"interactive": (11, "Jobs can not run because queue instance is not interactive"),
+                 "parallel": (13, "Jobs can not run in queue instance because the job is not parallel")}
+
+
 _TEXT = {
     Why.ERROR_STATE: lambda a, o: "Job is in error state",
     Why.HOLD: lambda a, o: "job dropped because of hold state",
@@ -62,7 +75,7 @@ _TEXT = {
                                    f'{HOST_WORDS.get(a[2], a[2].lower())}'),
     Why.QI_OVERLOADED: _alarm("load"),
     Why.QI_SUSPEND_ALARM: _alarm("suspend"),
-    Why.NOT_TYPE: lambda a, o: f'cannot run in queue instance "{a[0]}" because it is not of type {a[1]}',
+    Why.NOT_TYPE: _not_type,
     Why.NOT_HARD_QUEUE: lambda a, o: (f'cannot run in queue "{a[0]}" because it is not contained in '
                                       "its hard queue list (-q)"),
     Why.NOT_IN_PE_LIST: lambda a, o: f'cannot run in queue "{a[0]}" because PE "{a[1]}" is not in pe list',
@@ -180,6 +193,8 @@ def job_generic(item):
         return _FORCED_GENERIC[reason.args[1]]
     if reason.why in (Why.RESOURCE_ABSENT, Why.RESOURCE_VALUE):
         return 17, "Jobs can not run because queue instances do not offer the requested resources"
+    if reason.why is Why.NOT_TYPE and reason.args[1:2] and reason.args[1] in _TYPE_GENERIC:
+        return _TYPE_GENERIC[reason.args[1]]
     if reason.why is Why.MORE:
         return job_generic(Reason(Why(reason.args[0]), ())) if Why(reason.args[0]).scope is Scope.JOB \
             else OTHER
