@@ -70,6 +70,9 @@ def test_reservation_ids_as_grid_engine_numbers_them(cell, users):
     assert os.listdir(os.path.join(cell.root, "spool", "arids")) == []
     with open(os.path.join(cell.root, "spool", "arseqnum")) as fh:
         assert fh.read() == f"{first + 3}\n"
+    proc = cell.run("qrsub", "-d", "1:0:0", "-pe", "make", "0")       # refused before it is numbered
+    assert (proc.returncode, proc.stderr) == (1, '"advance_reservation" rejected: pe range must be greater than zero\n')
+    assert ar_of(cell.run("qrsub", "-a", at(14400), "-d", "0:10:0")) == first + 4
 
 
 def test_qrstat_forms_and_qrdel_rights(cell, users, alice_home):

@@ -128,18 +128,18 @@ def _apply_masterq(req, args, ctx):
     req["masterq"] = _queue_list(args[0], "-masterq")
 
 
-def parse_slot_ranges(text):
+def parse_slot_ranges(text, what="job"):
     """A PE slot range list ``1,2,4,8`` or ``2-4,8-`` as [[min, max], ...] (max 0 = unlimited)."""
     items = text.split(",")
     if any(not item for item in items):
         raise fail(f'invalid slot range "{text}"')
-    return [parse_slot_range(item) for item in items]
+    return [parse_slot_range(item, what) for item in items]
 
 
-def pe_request(name, text):
+def pe_request(name, text, what="job"):
     """The spooled form of ``-pe name slots``: [name, min, max] for one range, or
-    [name, [[min, max], ...]] for a slot list."""
-    found = parse_slot_ranges(text)
+    [name, [[min, max], ...]] for a slot list (``what``: as ``parse_slot_range``)."""
+    found = parse_slot_ranges(text, what)
     if len(found) == 1:
         return [name, found[0][0], found[0][1]]
     return [name, sorted(found)]

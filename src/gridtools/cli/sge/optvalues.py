@@ -127,15 +127,16 @@ def parse_task_range(text):
     return [a, b, s]
 
 
-def parse_slot_range(text):
-    """A PE slot range ``n``, ``n-m``, ``-m``, ``n-`` as [min, max] (max 0 = unlimited)."""
+def parse_slot_range(text, what="job"):
+    """A PE slot range ``n``, ``n-m``, ``-m``, ``n-`` as [min, max] (max 0 = unlimited);
+    ``what``: the object a refusal names ("job", "advance_reservation")."""
     lo, dash, hi = text.partition("-")
     a = _range_number(lo, text) if lo else 1
     b = (_range_number(hi, text) if hi else None) if dash else a
     if b is not None and a > b:
         a, b = b, a
     if a < 1 or b == 0:
-        raise Rejected('"job" rejected: pe range must be greater than zero')
+        raise Rejected(f'"{what}" rejected: pe range must be greater than zero')
     return [a, b or 0]
 
 

@@ -104,7 +104,7 @@ OPTIONS = {
     "-masterq": (1, lambda req, args: req["masterq"].extend(split_list(args[0]))),
     "-N": (1, _set("name")),
     "-now": (1, lambda req, args: req.__setitem__("now", options.parse_yes_no("-now", args[0]))),
-    "-pe": (2, lambda req, args: req.__setitem__("pe", options.pe_request(args[0], args[1]))),
+    "-pe": (2, lambda req, args: req.__setitem__("pe", options.pe_request(args[0], args[1], "advance_reservation"))),
     "-q": (1, lambda req, args: req["queues"].extend(split_list(args[0]))),
     "-u": (1, lambda req, args: req["users"].extend(split_list(args[0]))),
     "-w": (1, _set("verify", _verify)),
