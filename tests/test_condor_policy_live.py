@@ -220,7 +220,7 @@ def test_preemption_requirements_let_a_better_user_take_a_slot(users, workdir):
         assert qstat_state(cell, victim) in ("qw", "Rq")
         assert running_by_owner(cell) == {"gtalice@example.org": 1}
         messages = open(os.path.join(cell.root, "spool", "messages")).read()
-        assert f"job {victim}.1 preempted from slot1@p1 by job {better} (priority)" in messages
+        assert f"job {victim}.1 preempted from slot1@p1 by job {better}.1 (priority)" in messages
     finally:
         destroy_cell(cell)
 

@@ -134,11 +134,46 @@ def test_preemption_requirements_make_a_preempt_decision_not_a_start():
     assert schedkit.reasons(decisions, 1)
 
 
-def test_a_job_waiting_for_a_preempted_slot_is_not_negotiated_again():
-    snap = schedkit.snapshot(scenario(jobs=[{"id": 1}]))
-    decisions = matchpass.match_pass(snap, replace(inputs(snap), waiting=frozenset({1})))
-    assert decisions.starts == []
+def test_a_proc_waiting_for_a_preempted_slot_is_not_negotiated_again_its_cluster_is():
+    snap = schedkit.snapshot(scenario(jobs=[{"id": 1, "tasks": [1, 2]}]))
+    decisions = matchpass.match_pass(snap, replace(inputs(snap), waiting=frozenset({(1, 1)})))
+    assert [(s.job_id, s.task) for s in decisions.starts] == [(1, 2)]
     assert schedkit.reasons(decisions, 1) == [f"not matched by the negotiator: {matchpass.WAITING}"]
+
+
+def test_a_slot_a_preemption_claimed_goes_to_its_proc_whatever_its_submitters_limit():
+    """alice (priority 0.5) holds 1 of 2 slots and the claim on the other: her share is
+    used up, yet the proc the slot was claimed for starts there; bob's idle job, which
+    could take a free slot, is not matched to it (its Requirements are false), nor is
+    alice's other idle proc."""
+    snap = schedkit.snapshot(scenario(hosts=("h1",), jobs=[{"id": 1, "owner": "alice", "tasks": [2, 3]},
+                                                            {"id": 2, "owner": "bob"}], running=[
+        {"job": 1, "task": 1, "owner": "alice", "granted": "all.q@h1=1", "start": 900}]))
+    claims = {"slot1@h1": ads.Claim("1.0", "alice", "alice", 0.0, 900),
+              "slot2@h1": ads.Claim("", "alice", "alice")}
+    slots = tuple(replace(s, ad=_false_requirements(s.ad)) if s.name == "slot2@h1" else s
+                  for s in slots_of(snap, "", claims))
+    inp = replace(inputs(snap, {"alice": 0.5, "bob": 0.5}), slots=slots, claims={(1, 3): "slot2@h1"})
+    decisions = matchpass.match_pass(snap, inp)
+    assert [(s.job_id, s.task, s.granted) for s in decisions.starts] == [(1, 3, (("all.q", "h1", 1),))]
+    assert decisions.slots == {(1, 3): "slot2@h1"}
+    assert decisions.preempts == []
+    assert schedkit.reasons(decisions, 2) == ["not matched by the negotiator: PREEMPTION_REQUIREMENTS == False"]
+    assert schedkit.reasons(decisions, 1) == ["not matched by the negotiator: submitter limit exceeded"]
+
+
+def test_a_proc_whose_claimed_slot_cannot_take_it_waits_and_is_not_negotiated():
+    snap = schedkit.snapshot(scenario(hosts=("h1",), slots=1, jobs=[
+        {"id": 1, "owner": "alice", "held_tasks": [1]}]))
+    decisions = matchpass.match_pass(snap, replace(inputs(snap), claims={(1, 1): "slot1@h1"}))
+    assert decisions.starts == []
+    assert schedkit.reasons(decisions, 1) == ["job dropped because of hold state"]
+
+
+def _false_requirements(ad):
+    ad = ad.copy()
+    ad["Requirements"] = False
+    return ad
 
 
 def test_holds_and_dependencies_keep_their_grid_engine_reasons():

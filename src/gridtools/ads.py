@@ -369,6 +369,8 @@ def _claim_attrs(ad, claim):
     if claim.group:
         domain = claim.job_user.partition("@")[2]
         ad["AccountingGroup"] = f"{claim.group}@{domain}" if domain else claim.group
+    if not claim.job:
+        return                  # a claim no job runs on yet (Claimed/Idle)
     ad["JobId"] = claim.job
     ad["GlobalJobId"] = claim.global_job_id or claim.job
     ad["JobStart"] = int(claim.start)

@@ -97,7 +97,7 @@ class Condor:
         self._charge(ctx, now)
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
                                   self._priorities(state, ctx, snap.jobs), self._negotiator_config(state),
-                                  frozenset(self.machines.preempting()))
+                                  frozenset(self.machines.preempting()), self.machines.claims())
         decisions = matchpass.match_pass(snap, inputs)
         self.negotiated, self.submitters, self.groups = now, decisions.submitters, decisions.groups
         return decisions
@@ -142,9 +142,9 @@ class Condor:
         if state.starting:
             condorjob.started_events(state, self.machines.slot_of)
         for preempt in (decisions.preempts if decisions is not None else ()):
-            if self.machines.preempt(ctx, preempt.slot, preempt.by, now):
+            if self.machines.preempt(ctx, preempt.slot, (preempt.by, preempt.by_task), now):
                 state.log(f"I|job {preempt.job_id}.{preempt.task} preempted from {preempt.slot} "
-                          f"by job {preempt.by} ({preempt.kind})")
+                          f"by job {preempt.by}.{preempt.by_task} ({preempt.kind})")
         self._charge(ctx, now)
         if self.machines.changed:
             state.need_publish = True

@@ -15,8 +15,12 @@ and activity of each slot follow HTCondor's startd (``sched.startd.step``):
   TARGET, and what they decide is carried out through ``daemon.apply``:
   a suspension (reason letter ``P``, the machine's policy), its end, or the
   job's eviction (it is requeued and waits to run again);
-- a negotiator preemption (``preempt``) retires the claim and vacates the
-  job for the match that wants the slot.
+- a negotiator preemption (``preempt``) retires the claim, vacates the job
+  and claims the slot for the proc that won the match: once the job has
+  gone the slot is Claimed/Idle, held by that proc (``claims``), which
+  alone may start there; the claim is released when the proc leaves the
+  queue, is held, starts elsewhere or does not start within MATCH_TIMEOUT
+  (``_expire_claims``). Claims are kept in memory only.
 
 Slot states survive a restart of the daemon in ``spool/startd.json``.
 Building the slot ads of a host (for the negotiator, START checks and
@@ -29,6 +33,7 @@ from dataclasses import asdict, dataclass, replace
 from gridtools import ads
 from gridtools.daemon import apply, condorjob
 from gridtools.errors import ConfigError
+from gridtools.model.job import TaskState
 from gridtools.sched import startd
 from gridtools.sched.negotiator import accounting_name
 from gridtools.spool import condorstate
@@ -51,8 +56,10 @@ class SlotRec:
     claim: ads.Claim | None = None        # set on the task's first slot only
     due: float = 0.0                      # when its policy is evaluated next
     reason: str = ""                      # why it entered its state
-    reserved: int = 0                     # job id a preemption cleared it for (0: none)
+    reserved: tuple | None = None         # (job id, task) a preemption cleared it for
     dynamic: bool = False                 # a dynamic slot, gone when released
+    holder: ads.Claim | None = None       # the claim of ``reserved``'s job on the slot
+    idle_since: float = 0.0               # when a reserved slot was left to its claimant
 
 
 def _granted_hosts(task):
@@ -79,7 +86,7 @@ def _from_plain(data):
     claim = ads.Claim(**data["claim"]) if data.get("claim") else None
     task = tuple(data["task"]) if data.get("task") else None
     return SlotRec(str(data["host"]), startd.Slot(**s), task, claim, 0.0, str(data.get("reason", "")),
-                   0, bool(data.get("dynamic")))
+                   None, bool(data.get("dynamic")))
 
 
 class Machines:
@@ -92,6 +99,7 @@ class Machines:
         self.next_wake = None
         self.dirty = False
         self.changed = set()       # hosts with a slot that changed since the last publish
+        self._claims_end = None    # when the first claim of a preemption on a free slot times out
 
     # ------------------------------------------------------------ persistence
     def restore(self, log):
@@ -129,6 +137,8 @@ class Machines:
         # (only the slots evaluated count: another slot of a task keeps the due of its claim,
         # which would leave the loop a wake-up in the past for the task's whole run)
         self.next_wake = min((r.due for n, r in self.slots.items() if self._evaluated(n, r)), default=None)
+        if self._claims_end is not None:
+            self.next_wake = self._claims_end if self.next_wake is None else min(self.next_wake, self._claims_end)
 
     def claim_new(self, ctx, now, hints=None):
         """Only the claims of the tasks that started (``update`` without evaluating the
@@ -167,6 +177,7 @@ class Machines:
             job, task = running[key]
             hint = hints.get(key)
             self._claim(ctx, job, task, hint, now, hinted - {hint})
+        self._expire_claims(ctx, now)
         for name, rec in list(self.slots.items()):
             if rec.task is None and rec.slot.state is startd.State.CLAIMED and not rec.reserved:
                 self._event(ctx, name, rec, startd.Event.RELEASE, now)
@@ -186,7 +197,7 @@ class Machines:
             if ctx.partitionable(host):
                 names = self._dynamic(ctx, host, task, ad)
             else:
-                names = self._free_static(host, count, wanted, avoid)
+                names = self._free_static(host, count, wanted, avoid, (job.id, task.number))
                 picked = ctx.wanted_slots(host, ad, count, set(avoid) | self._taken(host)) \
                     if count > 1 and ctx.picks_slot(ad) else None
                 if picked is not None and len(picked) == count:     # every slot one they accept
@@ -206,13 +217,14 @@ class Machines:
             ctx.invalidate(host)
             for n, name in enumerate(names):
                 rec = self.slots[name]
-                rec.task, rec.claim, rec.reserved = (job.id, task.number), claim if n == 0 else None, 0
+                rec.task, rec.claim = (job.id, task.number), claim if n == 0 else None
+                rec.reserved, rec.holder = None, None
                 if rec.slot.state is startd.State.OWNER:       # started although the owner has it
                     rec.slot = replace(rec.slot, state=startd.State.UNCLAIMED)
                 for event in (startd.Event.CLAIM, startd.Event.ACTIVATE):
                     self._event(ctx, name, rec, event, now, evaluate=False)
                 rec.due = now
-        self._unreserve(job.id)
+        self._unreserve((job.id, task.number), "job started on another slot", ctx.log)
 
     def pick_slots(self, ctx, decisions):
         """Give each start of a Grid Engine order pass whose task's Requirements pick a
@@ -279,10 +291,13 @@ class Machines:
                          _text(ad.eval("User")), _text(ad.eval("AccountingGroup")),
                          _text(ad.eval("GlobalJobId")))
 
-    def _free_static(self, host, count, hint, avoid=frozenset()):
+    def _free_static(self, host, count, hint, avoid=frozenset(), key=None):
+        """The first ``count`` free static slots of ``host`` for task ``key``: ``hint``
+        first, a slot a preemption keeps for another task last (only when there are no
+        others: Grid Engine's placement counted it free)."""
         free = [n for n, r in self.slots.items() if r.host == host and r.task is None and not r.dynamic
                 and r.slot.state not in (startd.State.PREEMPTING,) and n not in avoid]
-        free.sort(key=lambda n: (n != hint, bool(self.slots[n].reserved), _slot_number(n)))
+        free.sort(key=lambda n: (n != hint, self.slots[n].reserved not in (None, key), _slot_number(n)))
         return free[:count]
 
     def _dynamic(self, ctx, host, task, ad):
@@ -307,6 +322,8 @@ class Machines:
                 continue
             self._event(ctx, name, rec, startd.Event.JOB_EXIT, now, job=False)
             rec.task = rec.claim = None
+            if rec.reserved:
+                rec.idle_since = now            # the claimant has MATCH_TIMEOUT to start here
             if rec.slot.state is startd.State.CLAIMED and not rec.reserved:
                 self._event(ctx, name, rec, startd.Event.RELEASE, now, job=False)
             if rec.dynamic:
@@ -315,10 +332,39 @@ class Machines:
             self.changed.add(rec.host)
             ctx.invalidate(rec.host)
 
-    def _unreserve(self, job_id):
-        for rec in self.slots.values():
-            if rec.reserved == job_id:
-                rec.reserved = 0
+    def _unreserve(self, key, why="", log=None):
+        """Give up the claim a preemption made for task ``key`` (its slot, when free, is
+        released at once: back to Owner or Unclaimed)."""
+        for name, rec in self.slots.items():
+            if rec.reserved == key:
+                rec.reserved, rec.holder, rec.idle_since = None, None, 0.0
+                self.dirty = True
+                self.changed.add(rec.host)
+                if log is not None:
+                    log(f"I|the claim of {name} for job {key[0]}.{key[1]} is released ({why})")
+
+    def _expire_claims(self, ctx, now):
+        """Release the claims of preemptions whose job left the queue, was held, no longer
+        waits (it ended, or started elsewhere), or did not start on its free slot within
+        MATCH_TIMEOUT."""
+        self._claims_end = None
+        for name, rec in list(self.slots.items()):
+            if not rec.reserved:
+                continue
+            why = _claim_lapsed(ctx.state.jobs.get(rec.reserved[0]), rec.reserved[1])
+            if why is None and rec.task is None and rec.idle_since:
+                try:
+                    timeout = ctx.policy(rec.host).match_timeout
+                except ConfigError:
+                    timeout = startd.MATCH_TIMEOUT
+                if now - rec.idle_since >= timeout:
+                    why = "not started within MATCH_TIMEOUT"
+                else:
+                    end = rec.idle_since + timeout
+                    self._claims_end = end if self._claims_end is None else min(self._claims_end, end)
+            if why is not None:
+                self._unreserve(rec.reserved, why, ctx.log)
+                ctx.invalidate(rec.host)
 
     # ------------------------------------------------------------ policy
     def _event(self, ctx, name, rec, event, now, job=True, evaluate=True):
@@ -399,19 +445,40 @@ class Machines:
                              hard=action is startd.Action.KILL)
 
     # ------------------------------------------------------------ negotiator preemption
-    def preempt(self, ctx, slot_name, by_job, now):
-        """A better match wants ``slot_name``: its job is vacated, the slot kept for ``by_job``."""
+    def preempt(self, ctx, slot_name, by, now):
+        """A better match wants ``slot_name``: its job is vacated and the slot is claimed
+        for task ``by`` ((job id, task number)), the proc that matched: no other job may
+        take it (``claims``), until that task starts there or the claim is released
+        (``_expire_claims``)."""
         names = next((ns for ns in self.tasks.values() if slot_name in ns), None)
-        if not names:
+        job = ctx.state.jobs.get(by[0])
+        if not names or job is None:
             return False
+        self._unreserve(by)                     # (a claim it held elsewhere)
         rec = self.slots[names[0]]
-        rec.reserved = by_job
+        ad = ctx.job_ad(job, by[1])
+        rec.reserved, rec.idle_since = tuple(by), 0.0
+        rec.holder = ads.Claim("", job.spec["owner"], accounting_name(ad), job_user=_text(ad.eval("User")),
+                               group=_text(ad.eval("AccountingGroup")))
+        self.dirty = True
         self._event(ctx, names[0], rec, startd.Event.PREEMPT_CLAIM, now)
         return True
 
     def preempting(self):
-        """Ids of jobs waiting for a slot a preemption clears."""
+        """(job id, task) of the tasks waiting for a slot a preemption is clearing."""
         return {r.reserved for r in self.slots.values() if r.reserved and r.task is not None}
+
+    def claims(self):
+        """(job id, task) -> the free slot a preemption claimed for it, which only that task
+        may take (``sched.matchpass``)."""
+        return {r.reserved: n for n, r in self.slots.items() if r.reserved and r.task is None
+                and r.slot.state is startd.State.CLAIMED}
+
+    def reserved_slots(self):
+        """Slot name -> the claim a preemption holds on it for a task (no other match may
+        take the slot; the task's submitter is charged for it from the match on, as the
+        negotiator charged it when it preempted, while its victim leaves too)."""
+        return {n: r.holder for n, r in self.slots.items() if r.reserved}
 
     # ------------------------------------------------------------ views
     def views(self, host):
@@ -422,6 +489,8 @@ class Machines:
                 views[name] = rec.slot.view
                 if rec.task is not None:
                     claims[name] = rec.claim or self._secondary_claim(rec)
+                elif rec.holder is not None and rec.slot.state is startd.State.CLAIMED:
+                    claims[name] = rec.holder       # Claimed/Idle, held by the match that won
         return views, {n: c for n, c in claims.items() if c is not None}
 
     def _secondary_claim(self, rec):
@@ -479,6 +548,24 @@ def _constant(ctx, rec, policy, event):
 def ads_rank(machine, job):
     from gridtools.classad.match import rank
     return float(rank(machine, job)) if machine is not None and job is not None else 0.0
+
+
+def _claim_lapsed(job, number):
+    """Why the claim of task ``number`` of ``job`` (None: removed) no longer stands, or None."""
+    if job is None or job.deleted:
+        return "job removed"
+    state, task = job.state_of(number), job.tasks.get(number)
+    if state is TaskState.RUNNING:
+        return "job started on another slot"
+    if state is TaskState.FINISHED:
+        return "job left the queue"            # removed, or ended
+    if state is not TaskState.PENDING:
+        return "job no longer idle"
+    if task is not None and task.deleting:
+        return "job removed"
+    if job.holds_of(number):
+        return "job held"
+    return None
 
 
 def _text(value):

@@ -212,12 +212,23 @@ def _job_ad(job, number, log):
 # ---------------------------------------------------------------- uses of the ads
 
 def negotiator_slots(ctx):
-    """Every slot of the cell as the negotiator sees it (with the claim of its job)."""
+    """Every slot of the cell as the negotiator sees it (with the claim of its job). A
+    slot a preemption keeps for a job matches no other (its Requirements are false, as
+    a Matched slot's): it is offered to that job alone (``sched.matchpass``), and counts
+    for that job's submitter from the preemption on (the claim it holds), not for the
+    victim's while it leaves (else the next cycle would preempt again for the share the
+    claim already has)."""
     slots = []
+    reserved = ctx.machines.reserved_slots()
     for host in ctx.hosts():
         _views, claims = ctx.machines.views(host)
         for name, ad in ctx.host_ads(host).items():
-            slots.append(N.Slot(name, ad, claims.get(name)))
+            claim = claims.get(name)
+            if name in reserved:
+                ad = ad.copy()
+                ad["Requirements"] = False
+                claim = reserved[name] or claim
+            slots.append(N.Slot(name, ad, claim))
     return slots
 
 

@@ -22,8 +22,15 @@ a matched job fits:
    (``cycle.Pass.task_job``). A match that does not fit there waits, with
    Grid Engine's reasons.
 4. preempt -- a match that takes a claimed slot becomes a ``Preempt``
-   decision: the daemon evicts the slot's job; the matched job starts when
-   the slot is free, in a later pass.
+   decision: the daemon evicts the slot's job and claims the slot for the
+   matched proc (not its cluster). While the victim leaves, that proc waits
+   (``Inputs.waiting``); once the slot is free (``Inputs.claims``), the
+   proc starts there in the next pass before anything is negotiated,
+   whatever its submitter's limit (the match was made in the cycle that
+   preempted), and no other job is matched to the slot. A proc that cannot
+   start there keeps waiting with Grid Engine's reasons until the daemon
+   releases the claim (the job left the queue, was held, or MATCH_TIMEOUT
+   passed).
 
 Jobs the negotiator did not match get its reason (``Why.NEGOTIATOR``). Pure:
 job ads come from the ``job_ad(job id, task)`` function in the inputs.
@@ -60,7 +67,8 @@ class Inputs:
     job_ad: object = None                      # job_ad(job id, task) -> ClassAd
     priorities: dict = field(default_factory=dict)   # accounting name -> effective priority
     config: N.NegotiatorConfig = N.NegotiatorConfig()
-    waiting: frozenset = frozenset()           # job ids a preemption clears a slot for
+    waiting: frozenset = frozenset()           # (job id, task) a preemption clears a slot for
+    claims: dict = field(default_factory=dict)  # (job id, task) -> the free slot claimed for it
 
 
 def _proc(job_id, task):
@@ -73,9 +81,15 @@ def _unproc(text):
 
 
 def _offer(p, job, limit, idle, reasons, inp):
-    """The job's pending tasks that may run now, as (proc id, ad) pairs added to ``idle``."""
+    """The job's pending tasks that may run now, as (proc id, ad) pairs added to ``idle``
+    (not those a preemption clears or claimed a slot for)."""
     offered = 0
     for task in job.tasks:
+        if (job.id, task) in inp.waiting:
+            reasons.setdefault(job.id, []).append(Reason(Why.NEGOTIATOR, (WAITING,)))
+            continue
+        if (job.id, task) in inp.claims:
+            continue
         why = p.task_blocked(job, task)
         if why is not None:
             reasons.setdefault(job.id, []).append(why)
@@ -100,8 +114,6 @@ def _filter(p, snap, inp, decisions, reasons):
             found = local.start(p, job, decisions)
             if found:
                 reasons[job.id] = list(found)
-        elif job.id in inp.waiting:
-            reasons[job.id] = [Reason(Why.NEGOTIATOR, (WAITING,))]
         else:
             _offer(p, job, limit, idle, reasons, inp)
     return idle
@@ -125,6 +137,26 @@ def _place_on(p, job, host, mine):
     return found
 
 
+def _claimed(p, inp, jobs, decisions, reasons):
+    """Starts of the procs on the free slots preemptions claimed for them (see the
+    module docstring), placed before any match of this pass."""
+    for (job_id, task), slot in sorted(inp.claims.items()):
+        job = jobs.get(job_id)
+        if job is None or task not in job.tasks or job.universe:
+            continue
+        why = p.job_blocked(job) or p.task_blocked(job, task)
+        if why is not None:
+            reasons.setdefault(job_id, []).append(why)
+            continue
+        mine = []
+        found = _place_on(p, p.task_job(job, task), slot.rpartition("@")[2], mine)
+        if found is None:
+            reasons.setdefault(job_id, []).extend(mine)
+            continue
+        decisions.starts.append(Start(job_id, task, found[1], found[0]))
+        decisions.slots[(job_id, task)] = slot
+
+
 def _carry(p, outcome, jobs, decisions, reasons):
     """Starts and preemptions from the negotiator's matches, in its order."""
     for match in outcome.matches:
@@ -134,7 +166,7 @@ def _carry(p, outcome, jobs, decisions, reasons):
         if match.victim is not None:
             victim, victim_task = _unproc(match.victim.job)
             kind = "rank" if match.kind is N.Kind.RANK else "priority"
-            decisions.preempts.append(Preempt(victim, victim_task, match.slot, job_id, kind))
+            decisions.preempts.append(Preempt(victim, victim_task, match.slot, job_id, kind, task))
             reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (WAITING,)))
             continue
         mine = []
@@ -155,9 +187,11 @@ def match_pass(snap, inp):
     p = Pass(snap)
     decisions.kills = ar_mod.kills(snap)
     reasons = {}
+    jobs = {job.id: job for job in snap.jobs}
+    _claimed(p, inp, jobs, decisions, reasons)
     idle = _filter(p, snap, inp, decisions, reasons)
     outcome = N.negotiate(N.submitters_from(idle), inp.slots, inp.priorities, inp.config, snap.now)
-    _carry(p, outcome, {job.id: job for job in snap.jobs}, decisions, reasons)
+    _carry(p, outcome, jobs, decisions, reasons)
     decisions.submitters = dict(outcome.submitters)
     decisions.groups = {g.name: grp.report(g) for g in outcome.groups}
     for job_id, found in reasons.items():

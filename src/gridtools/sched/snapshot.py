@@ -443,6 +443,7 @@ class Preempt:
     slot: str
     by: int
     kind: str = "priority"               # "priority" or "rank"
+    by_task: int = 1                     # the task of job ``by`` the slot is claimed for
 
 
 @dataclass(slots=True)

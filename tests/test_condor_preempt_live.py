@@ -1,0 +1,116 @@
+"""A negotiator preemption in a running daemon (sched_conf params NEGOTIATOR=1): the slot
+its victim leaves goes to the proc that won the match, and the victim waits (it is not
+started there again, to be preempted again at every pass); the claim is released when that
+proc leaves the queue, and condor_status counts the slot as available again."""
+
+import os
+import re
+import time
+
+from conftest import destroy_cell, make_cell, wait_for
+
+PREEMPTION = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmittorPrio * 1.2\n"
+
+
+def _cell(slots):
+    cell = make_cell(slots=slots, start=False)
+    try:
+        path = os.path.join(cell.root, "etc", "sched_conf")
+        with open(path) as fh:
+            text = re.sub(r"(?m)^params .*$", "params                            NEGOTIATOR=1", fh.read())
+        with open(path, "w") as fh:
+            fh.write(text)
+        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+            fh.write("UID_DOMAIN = example.org\n" + PREEMPTION)
+        cell.start_daemon()
+    except BaseException:
+        destroy_cell(cell)
+        raise
+    return cell
+
+
+def _submit(cell, workdir, user, count):
+    path = os.path.join(workdir, f"{user}.sub")
+    with open(path, "w") as fh:
+        fh.write(f"executable = /bin/sleep\narguments = 600\naccounting_group = g{user}\n"
+                 f"accounting_group_user = {user}\nqueue {count}\n")
+    out = cell.run("condor_submit", path, cwd=workdir, check=True).stdout
+    return int(re.search(r"submitted to cluster (\d+)", out).group(1))
+
+
+def _queue(cell):
+    """[(proc id, JobStatus, NumJobStarts)] of every job in the queue."""
+    rows = []
+    for line in cell.run("condor_q", "-af", "ClusterId", "ProcId", "JobStatus", "NumJobStarts").stdout.splitlines():
+        cluster, proc, status, starts = line.split()
+        rows.append((f"{cluster}.{proc}", int(status), 0 if starts == "undefined" else int(starts)))
+    return rows
+
+
+def _running(rows, cluster):
+    return sorted(p for p, status, _starts in rows if status == 2 and p.startswith(f"{cluster}."))
+
+
+def _preemptions(cell):
+    with open(os.path.join(cell.root, "spool", "messages")) as fh:
+        return len(re.findall(r"preempted from slot", fh.read()))
+
+
+def test_the_preempting_procs_run_and_the_victims_wait_without_restarting(workdir):
+    """u2 (priority 20) fills the 3 slots, then u1 (priority 10) submits 3 procs, more
+    than its share: its procs that preempt run on the slots their victims leave, and
+    u2's procs wait, each started once, while the passes go on (they were restarted on
+    the freed slot and preempted again at every pass)."""
+    cell = _cell(3)
+    try:
+        worse = _submit(cell, workdir, "u2", 3)
+        wait_for(lambda: len(_running(_queue(cell), worse)) == 3, timeout=30)
+        cell.run("condor_userprio", "-setprio", "gu1.u1@example.org", "10", check=True)
+        cell.run("condor_userprio", "-setprio", "gu2.u2@example.org", "20", check=True)
+        better = _submit(cell, workdir, "u1", 3)
+
+        def settled():
+            rows = _queue(cell)
+            mine = _running(rows, better)
+            return len(mine) >= 2 and len(mine) + len(_running(rows, worse)) == 3 \
+                and _preemptions(cell) == len(mine) and rows
+        first = wait_for(settled, timeout=30)
+        end = time.time() + 4                           # passes go on: nothing changes
+        while time.time() < end:
+            rows = _queue(cell)
+            assert rows == first
+        assert all(starts <= 1 for _p, _status, starts in rows), rows
+        held_by = cell.run("condor_status", "-af", "AccountingGroup").stdout.split()
+        assert held_by.count("gu1.u1@example.org") == len(_running(rows, better))
+    finally:
+        destroy_cell(cell)
+
+
+def test_a_slot_claimed_for_a_proc_that_is_removed_is_available_again(workdir):
+    """The queue is disabled, so the proc that preempted cannot start on the slot its
+    victim left: the slot is Claimed/Idle, held by the proc's user. condor_rm -all: the
+    claim is released, and once the queue is enabled again condor_status -avail and
+    -total count both slots as Unclaimed (the slot does not stay Claimed/Idle)."""
+    cell = _cell(2)
+    try:
+        worse = _submit(cell, workdir, "u2", 2)
+        wait_for(lambda: len(_running(_queue(cell), worse)) == 2, timeout=30)
+        cell.run("condor_userprio", "-setprio", "gu1.u1@example.org", "10", check=True)
+        cell.run("condor_userprio", "-setprio", "gu2.u2@example.org", "20", check=True)
+        cell.run("qmod", "-d", "all.q", check=True)
+        better = _submit(cell, workdir, "u1", 1)
+        wait_for(lambda: "Claimed Idle gu1.u1@example.org" in
+                 cell.run("condor_status", "-af", "State", "Activity", "AccountingGroup").stdout, timeout=30)
+        assert _running(_queue(cell), better) == []
+        cell.run("condor_rm", "-all", check=True)
+        wait_for(lambda: _queue(cell) == [], timeout=30)
+        cell.run("qmod", "-e", "all.q", check=True)
+        wait_for(lambda: cell.run("condor_status", "-af", "State", "Activity").stdout == "Unclaimed Idle\n" * 2,
+                 timeout=30)
+        assert cell.run("condor_status", "-avail", "-af", "Name").stdout.count("@") == 2
+        total = cell.run("condor_status", "-total").stdout.splitlines()[-1].split()
+        assert total[:5] == ["Total", "2", "0", "0", "2"]      # Total Owner Claimed Unclaimed
+        with open(os.path.join(cell.root, "spool", "messages")) as fh:
+            assert f"for job {better}.1 is released (job left the queue)" in fh.read()
+    finally:
+        destroy_cell(cell)
