@@ -211,6 +211,27 @@ def test_read_access_follows_allow_read(pool, users):
     assert 'SECMAN:2010:Received "DENIED" from server for user gtbob@' in proc.stderr
 
 
+def test_an_administrator_reads_though_no_allow_write_names_it(pool, users):
+    """Seed 002: ADMINISTRATOR includes READ and WRITE. A user named only in
+    ALLOW_ADMINISTRATOR reads (condor_status, condor_q, condor_userprio) whether or not an
+    ALLOW_WRITE is set, and one that does not name it changes nothing."""
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    running(pool, 1)
+    configure(pool, "ALLOW_ADMINISTRATOR = gtalice@*/*, root@*/*\nALLOW_READ = nobody@*/*\n")
+    for extra in ("", "ALLOW_WRITE = nobody@*/*\n"):
+        configure(pool, extra)
+        for user in ("gtalice", "root"):
+            assert "slot1@hosta" in status(pool, user=user)
+            proc = pool.run("condor_q", "-allusers", "-af", "ClusterId", user=user)
+            assert (proc.returncode, proc.stdout) == (0, "1\n"), proc.stderr
+            proc = pool.run("condor_userprio", "-allusers", user=user)
+            assert proc.returncode == 0, proc.stderr
+        for args in (("condor_status",), ("condor_q", "-allusers")):
+            proc = pool.run(*args, user="gtbob")
+            assert proc.returncode == 1 and proc.stdout == ""
+            assert 'SECMAN:2010:Received "DENIED" from server for user gtbob@' in proc.stderr
+
+
 def test_master_lists_each_machine_of_the_pool(pool):
     """Seed 002: condor_status -master lists the condor_masters, in HTCondor's
     masterNormal columns (Name, Version, Cpus, Memory, Uptime)."""
