@@ -176,6 +176,35 @@ def test_submitters_and_schedd(pool):
     assert status(pool, "-sub", "-af", "RunningJobs", "IdleJobs", "HeldJobs") == "4 1 1\n"
 
 
+def test_submitters_are_the_accounting_principals(pool, users, workdir):
+    """As HTCondor's schedd publishes them: one submitter ad per accounting principal
+    (AccountingGroup group.user, nice-user.<owner>, else the owner), each proc counted for
+    its own; every user sees the same (the principal of another user's job is public)."""
+    from condortools import submit
+    sleep = "executable = /bin/sleep\narguments = 60\n"
+    submit(pool, sleep + "accounting_group = gu1\naccounting_group_user = u1\nqueue 4\n", cwd=workdir)
+    running(pool, 4)
+    submit(pool, sleep + "queue 1\n", cwd=workdir, name="plain.sub")
+    submit(pool, sleep + "nice_user = true\nqueue 1\n", cwd=workdir, name="nice.sub")
+    submit(pool, sleep + "accounting_group = grp\naccounting_group_user = $(who)\nqueue who in (ann bob bob)\n",
+           cwd=workdir, name="each.sub")
+    pool.qsub("-h", "-b", "y", "true", check=True)
+    wait_for(lambda: "HeldJobs = 1" in status(pool, "-sub", "-l"))
+    domain = status(pool, "-sub", "-af", "Name").split("\n")[0].partition("@")[2]
+    rows = {"gu1.u1": "4 0 0", "grp.ann": "0 1 0", "grp.bob": "0 2 0", "nice-user.root": "0 1 0",
+            "root": "0 1 1"}
+    wanted = "".join(f"{name}@{domain} {counts}\n" for name, counts in sorted(rows.items()))
+    for user in (None, "gtbob"):
+        assert status(pool, "-sub", "-af", "Name", "RunningJobs", "IdleJobs", "HeldJobs", user=user) == wanted
+    table = status(pool, "-submitters").splitlines()
+    assert [line.split()[0] for line in table[2:7]] == [f"{name}@{domain}" for name in sorted(rows)]
+    assert table[-1].split() == ["Total", "4", "5", "1"]
+    one = status(pool, "-sub", f"gu1.u1@{domain}", "-l")
+    assert f'Name = "gu1.u1@{domain}"' in one and "RunningJobs = 4" in one and "IdleJobs = 0" in one
+    assert status(pool, "-sub", "-constraint", "IdleJobs > 1", "-af", "Name") == f"grp.bob@{domain}\n"
+    assert status(pool, "-schedd", "-af", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") == "4 5 1\n"
+
+
 def test_unknown_options_and_a_stopped_daemon(pool):
     proc = pool.run("condor_status", "-bogus")
     assert proc.returncode == 1 and proc.stderr.startswith("Error:  Unknown option -bogus")
@@ -209,6 +238,27 @@ def test_read_access_follows_allow_read(pool, users):
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.startswith("Error: Failed to fetch ads from: ")
     assert 'SECMAN:2010:Received "DENIED" from server for user gtbob@' in proc.stderr
+
+
+def test_an_administrator_reads_though_no_allow_write_names_it(pool, users):
+    """Seed 002: ADMINISTRATOR includes READ and WRITE. A user named only in
+    ALLOW_ADMINISTRATOR reads (condor_status, condor_q, condor_userprio) whether or not an
+    ALLOW_WRITE is set, and one that does not name it changes nothing."""
+    pool.qsub("-b", "y", "sleep", "30", check=True)
+    running(pool, 1)
+    configure(pool, "ALLOW_ADMINISTRATOR = gtalice@*/*, root@*/*\nALLOW_READ = nobody@*/*\n")
+    for extra in ("", "ALLOW_WRITE = nobody@*/*\n"):
+        configure(pool, extra)
+        for user in ("gtalice", "root"):
+            assert "slot1@hosta" in status(pool, user=user)
+            proc = pool.run("condor_q", "-allusers", "-af", "ClusterId", user=user)
+            assert (proc.returncode, proc.stdout) == (0, "1\n"), proc.stderr
+            proc = pool.run("condor_userprio", "-allusers", user=user)
+            assert proc.returncode == 0, proc.stderr
+        for args in (("condor_status",), ("condor_q", "-allusers")):
+            proc = pool.run(*args, user="gtbob")
+            assert proc.returncode == 1 and proc.stdout == ""
+            assert 'SECMAN:2010:Received "DENIED" from server for user gtbob@' in proc.stderr
 
 
 def test_master_lists_each_machine_of_the_pool(pool):

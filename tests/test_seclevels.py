@@ -113,3 +113,69 @@ def test_the_seed_example_configuration():
     assert not verify(get, Level.WRITE, abuser).allowed
     assert verify(get, Level.ADMINISTRATOR, admin).allowed and verify(get, Level.WRITE, admin).allowed
     assert not verify(get, Level.ADMINISTRATOR, member).allowed
+
+
+#: the levels each level gives, itself included (seed 002: WRITE includes READ;
+#: ADMINISTRATOR and DAEMON include READ and WRITE; NEGOTIATOR includes READ; HTCondor's
+#: CONFIG implies READ)
+GIVES = {Level.READ: {Level.READ}, Level.WRITE: {Level.WRITE, Level.READ},
+         Level.ADMINISTRATOR: {Level.ADMINISTRATOR, Level.WRITE, Level.READ},
+         Level.DAEMON: {Level.DAEMON, Level.WRITE, Level.READ},
+         Level.NEGOTIATOR: {Level.NEGOTIATOR, Level.READ}, Level.CONFIG: {Level.CONFIG, Level.READ}}
+
+
+@pytest.mark.parametrize("granted", list(GIVES), ids=lambda level: level.value)
+@pytest.mark.parametrize("others", ["closed", "unset"])
+def test_a_level_gives_the_levels_it_includes_transitively(granted, others):
+    """alice is named only in ALLOW_<granted>; every other level is closed to her by an
+    ALLOW naming someone else, or (``unset``) only READ is, the others have no list."""
+    config = {f"ALLOW_{granted.value}": "alice@cs.wisc.edu/*"}
+    for level in Level:
+        if level is not granted and (others == "closed" or level is Level.READ):
+            config[f"ALLOW_{level.value}"] = "nobody@nowhere/*"
+    get = getter(**config)
+    for level in Level:
+        allowed = verify(get, level, ALICE).allowed
+        if others == "unset" and level not in (Level.READ, Level.CONFIG) and f"ALLOW_{level.value}" not in config:
+            assert allowed, level                        # no list: anybody
+        else:
+            assert allowed == (level in GIVES[granted]), level
+
+
+def test_an_administrator_reads_without_any_allow_write():
+    """ADMINISTRATOR -> WRITE -> READ holds though WRITE has no ALLOW list; an ALLOW_WRITE
+    that does not name the administrator changes nothing."""
+    get = getter(ALLOW_ADMINISTRATOR="alice@*/*", ALLOW_READ="nobody@*/*")
+    read = verify(get, Level.READ, ALICE)
+    assert read.allowed
+    assert read.reason == ("READ is implied by WRITE; WRITE is implied by ADMINISTRATOR; ADMINISTRATOR "
+                           "authorization policy allows alice@cs.wisc.edu (ALLOW entry alice@*/*)")
+    assert not verify(get, Level.READ, ABUSER).allowed   # WRITE open to anybody gives nobody READ
+    assert verify(get, Level.WRITE, ABUSER).reason == "WRITE authorization policy allows access by anyone"
+    closed = getter(ALLOW_ADMINISTRATOR="alice@*/*", ALLOW_READ="nobody@*/*", ALLOW_WRITE="nobody@*/*")
+    assert verify(closed, Level.READ, ALICE).allowed
+    assert not verify(closed, Level.READ, ABUSER).allowed
+    denied_write = getter(ALLOW_ADMINISTRATOR="alice@*/*", ALLOW_READ="nobody@*/*", DENY_WRITE="abuser@*/*")
+    assert verify(denied_write, Level.READ, ALICE).allowed      # (a DENY alone: the seed's warning)
+    assert not verify(denied_write, Level.READ, ABUSER).allowed
+
+
+def test_the_default_administrators_read_and_write():
+    """Without ALLOW_ADMINISTRATOR the cell's managers (root always) administer, and so
+    read and write whatever ALLOW_READ and ALLOW_WRITE say of others."""
+    defaults = manager_defaults({"alice"})
+    get = getter(ALLOW_READ="nobody@*/*", ALLOW_WRITE="nobody@*/*")
+    root = Identity("root", "cs.wisc.edu", ("puffin",))
+    for who in (ALICE, root):
+        assert verify(get, Level.READ, who, "COLLECTOR", defaults).allowed
+        assert verify(get, Level.WRITE, who, "SCHEDD", defaults).allowed
+    assert not verify(get, Level.READ, ABUSER, "COLLECTOR", defaults).allowed
+
+
+def test_a_deny_on_a_level_between_or_on_the_level_itself_stops_the_chain():
+    get = getter(ALLOW_ADMINISTRATOR="alice@*/*", ALLOW_READ="nobody@*/*", DENY_WRITE="alice@*/*")
+    assert not verify(get, Level.WRITE, ALICE).allowed
+    assert not verify(get, Level.READ, ALICE).allowed
+    get = getter(ALLOW_ADMINISTRATOR="alice@*/*", DENY_READ="alice@*/*")
+    refused = verify(get, Level.READ, ALICE)
+    assert not refused.allowed and "DENY entry alice@*/*" in refused.reason

@@ -23,7 +23,8 @@ while the proc runs; a running parallel universe job: its number of nodes, whose
 slots ``RemoteHosts`` names), and, from the runs a proc had, ``RemoteWallClockTime``
 (the seconds of all its runs), ``CumulativeSlotTime`` (the same in
 slot-seconds), ``CommittedTime`` and ``CommittedSlotTime`` (of the run that
-completed it).
+completed it). ``LastMatchTime`` is when the proc was last matched to a slot: when its
+last run began (a proc of the scheduler or local universe runs unmatched).
 
 Standard library only, and neither ``dataclasses``, ``enum`` nor ``re`` (loaded when
 a host pattern needs one): condor_q reads a job's ad through this module.
@@ -37,6 +38,9 @@ from gridtools.records import ClosedSet
 
 #: the universe of a Grid Engine job in HTCondor's numbering (vanilla)
 VANILLA = 5
+#: the universes whose jobs run beside the schedd, never matched to a slot (scheduler,
+#: local: formats.condor.jobattrs)
+SLOTLESS_UNIVERSES = (7, 12)
 #: HTCondor's parallel universe (formats.condor.jobattrs.PARALLEL)
 PARALLEL_UNIVERSE = 11
 #: what only a job's owner (and root) sees of its ad: its command's path, arguments,
@@ -51,7 +55,7 @@ SET_ATTRS = ("ClusterId", "ProcId", "Owner", "User", "GlobalJobId", "QDate", "Jo
 #: an end, a hold, runs, suspensions ...). None is private: another user's view lays them
 #: over the published text of the ad (``spool.rows.public_ad``) from the published state,
 #: as the owner's lays them over the stored one
-STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "NumJobStarts", "RemoteHost", "RemoteHosts",
+STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobStarts", "RemoteHost", "RemoteHosts",
                "LastRemoteHost", "CompletionDate", "ExitBySignal", "ExitSignal", "ExitCode", "HoldReason",
                "HoldReasonCode", "HoldReasonSubCode", "NumJobCompletions", "RemoveReason",
                "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime", "CommittedTime",
@@ -315,6 +319,8 @@ def _started(ad, task):
     if not isinstance(ad.eval("JobStartDate"), int):     # the first start, kept from the original ad
         ad["JobStartDate"] = int(task.start_time)
     ad["JobCurrentStartDate"] = int(task.start_time)
+    if ad.eval("JobUniverse") not in SLOTLESS_UNIVERSES:     # (those run without a match)
+        ad["LastMatchTime"] = int(task.start_time)
     # restarted counts the runs that went back to the queue; a waiting task is not in one,
     # nor a finished one that was removed while waiting (no exit status: its runs, if
     # any, went back to the queue before)

@@ -19,7 +19,12 @@ from the configuration (``get(NAME)``: expanded text or None):
   (the warning of HTCondor's manual); with an ALLOW only callers it names
   are, or callers allowed at a level that implies this one (WRITE,
   NEGOTIATOR and CONFIG imply READ; ADMINISTRATOR and DAEMON imply
-  WRITE). CONFIG without an ALLOW allows no one.
+  WRITE, so READ too). The implication is transitive and comes from ALLOW
+  entries: a caller an ALLOW_ADMINISTRATOR names may read though no
+  ALLOW_WRITE is set, and an ALLOW_WRITE that does not name it changes
+  nothing; a level without ALLOW, which lets in anybody, gives nobody a
+  level below it (else ALLOW_READ would restrict nothing). A DENY on a
+  level between stops the chain. CONFIG without an ALLOW allows no one.
 
 ``ALLOW_ADMINISTRATOR`` defaults to the cell's managers (``defaults``):
 without a configured list only they change priorities or reconfigure.
@@ -143,28 +148,49 @@ def _lists(get, level, subsystem, defaults):
 
 def verify(get, level, who, subsystem="", defaults=None):
     """May ``who`` act at ``level``? (see the module docstring)"""
+    return _verify(get, level, who, subsystem, defaults, False)[0]
+
+
+def _verify(get, level, who, subsystem, defaults, chain=True):
+    """(Verdict, the Verdict of an ALLOW entry naming ``who`` at ``level`` or at a level
+    that implies it, or None). The second says whether ``level`` implies the levels
+    below it for ``who``: a level without ALLOW that lets in anybody (or everybody its
+    DENY does not name) gives nobody a lower level, but passes on what a level above
+    it gives (ADMINISTRATOR -> WRITE -> READ holds without an ALLOW_WRITE). Without
+    ``chain`` only the Verdict counts (the second is None where the first says it all)."""
     allow, deny = _lists(get, level, subsystem, defaults)
     host = who.hosts[0] if who.hosts else "localhost"
     if deny:
         hit = _matching(deny, who)
         if hit is not None:
             return Verdict(False, f"{level.value} authorization policy denies {who.name} from "
-                                  f"hostname {host} (DENY entry {hit})")
+                                  f"hostname {host} (DENY entry {hit})"), None
+    if allow is not None:
+        hit = _matching(allow, who)
+        if hit is not None:
+            found = Verdict(True, f"{level.value} authorization policy allows {who.name} (ALLOW entry {hit})")
+            return found, found
+    if allow is None and level is Level.CONFIG:
+        return Verdict(False, f"{level.value} authorization policy denies all access"), None
+    implied = _implied(get, level, who, subsystem, defaults) if chain or allow is not None else None
     if allow is None:
-        if level is Level.CONFIG:
-            return Verdict(False, f"{level.value} authorization policy denies all access")
         if deny:
-            return Verdict(True, f"{level.value} authorization policy does not deny, so allowing")
-        return Verdict(True, f"{level.value} authorization policy allows access by anyone")
-    hit = _matching(allow, who)
-    if hit is not None:
-        return Verdict(True, f"{level.value} authorization policy allows {who.name} (ALLOW entry {hit})")
-    for parent in IMPLIED_BY.get(level, ()):
-        found = verify(get, parent, who, subsystem, defaults)
-        if found.allowed and not found.reason.endswith("by anyone") and "does not deny" not in found.reason:
-            return Verdict(True, f"{level.value} is implied by {parent.value}; {found.reason}")
+            return Verdict(True, f"{level.value} authorization policy does not deny, so allowing"), implied
+        return Verdict(True, f"{level.value} authorization policy allows access by anyone"), implied
+    if implied is not None:
+        return implied, implied
     return Verdict(False, f"{level.value} authorization policy contains no matching ALLOW entry for this "
-                          f"request; identifiers used for this host: {','.join(who.hosts or (host,))}")
+                          f"request; identifiers used for this host: {','.join(who.hosts or (host,))}"), None
+
+
+def _implied(get, level, who, subsystem, defaults):
+    """The Verdict of the first level implying ``level`` whose ALLOW entries (its own or,
+    transitively, those of a level implying it) name ``who``, or None."""
+    for parent in IMPLIED_BY.get(level, ()):
+        found = _verify(get, parent, who, subsystem, defaults)[1]
+        if found is not None:
+            return Verdict(True, f"{level.value} is implied by {parent.value}; {found.reason}")
+    return None
 
 
 def identity(user, get, host=""):

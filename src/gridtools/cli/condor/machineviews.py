@@ -1,5 +1,5 @@
-"""What condor_status shows besides raw ads: its tables, summaries and the ads it
-makes from the job queue (submitters, the schedd).
+"""What condor_status shows besides raw ads: its tables and summaries (the ads it
+makes from the job queue, submitters and the schedd, are ``submitters``').
 
 Layouts follow HTCondor's condor_status:
 
@@ -283,63 +283,9 @@ def summary(ads, first="Total"):
 
 # ---------------------------------------------------------------- from the job queue
 
-def _count(row):
-    tasks = row.get("tasks")
-    if not tasks:
-        return 1
-    return sum((last - first) // step + 1 for first, last, step in tasks)
-
-
-def _kind(state):
-    if state.startswith("z"):
-        return None
-    if state.startswith(("h", "E")):
-        return "held"
-    if state.endswith("q") or state.endswith("qw"):
-        return "idle"
-    return "running"
-
-
-def _domain():
+def domain():
+    """The domain of the submitters' names (the caller's: UID_DOMAIN, else this machine's)."""
     return identity().domain
-
-
-def job_counts(snap):
-    """owner (or accounting name) -> {"running", "idle", "held"} from the published rows."""
-    found = {}
-    for row in snap.get("rows") or []:
-        kind = _kind(row.get("state", ""))
-        if kind is None:
-            continue
-        info = (snap.get("jobs") or {}).get(row["id"]) or {}
-        owner = info.get("owner", "?")
-        project = info.get("project") or ""
-        name = f"{project}.{owner}" if project else owner
-        counts = found.setdefault(name, {"running": 0, "idle": 0, "held": 0})
-        counts[kind] += _count(row)
-    return found
-
-
-def submitter_ads(snap, now):
-    host, domain = cell.hostname(), _domain()
-    ads = []
-    for name, counts in sorted(job_counts(snap).items()):
-        ads.append(ClassAd({"MyType": "Submitter", "Name": f"{name}@{domain}", "Machine": host,
-                            "ScheddName": host, "RunningJobs": counts["running"],
-                            "IdleJobs": counts["idle"], "HeldJobs": counts["held"],
-                            "CurrentTime": int(now)}))
-    return ads
-
-
-def schedd_ads(snap, now):
-    host = cell.hostname()
-    totals = {"running": 0, "idle": 0, "held": 0}
-    for counts in job_counts(snap).values():
-        for key in totals:
-            totals[key] += counts[key]
-    return [ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host,
-                     "TotalRunningJobs": totals["running"], "TotalIdleJobs": totals["idle"],
-                     "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})]
 
 
 #: the version a master ad gives (as the job ads' CondorVersion)

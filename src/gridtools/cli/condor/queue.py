@@ -322,7 +322,36 @@ class AdSource:
             ad["RemoteHost"] = proc.host         # the slot the daemon published
         if proc.hosts:
             ad["RemoteHosts"] = ",".join(proc.hosts)
+        rejected(self.snap, proc, ad)
         return ad
+
+
+#: the negotiator's reason for a job it matched to a claimed slot (``sched.matchpass.WAITING``):
+#: a match, not a rejection
+_PREEMPTING = "waiting for a preempted slot to be vacated"
+
+
+def rejection(snap, cluster):
+    """(LastRejMatchTime, LastRejMatchReason) of the idle procs of ``cluster``: when the
+    negotiator last passed them over, and why in its words (``sched.negotiator.Why``),
+    as the published status says it (the reasons of the last pass, which in the
+    negotiator's order negotiates for every idle job); None when it did not."""
+    reasons = (snap.get("reasons") or _NO_FACTS).get(cluster)
+    when = (snap.get("negotiator") or _NO_FACTS).get("time")
+    if not reasons or type(when) not in (int, float) or not when:
+        return None
+    for reason in reasons:
+        if len(reason) > 1 and reason[0] == "negotiator" and reason[1] != _PREEMPTING:
+            return int(when), str(reason[1])
+    return None
+
+
+def rejected(snap, proc, ad):
+    """Lay LastRejMatchTime and LastRejMatchReason (``rejection``) over an idle proc's ad."""
+    if proc.status == IDLE:
+        found = rejection(snap, proc.cluster)
+        if found is not None:
+            ad["LastRejMatchTime"], ad["LastRejMatchReason"] = found
 
 
 def _public_spec(info, proc, own_hard=None):
@@ -458,4 +487,5 @@ def public_ad(snap, proc):
     if proc.hold:
         ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = \
             proc.hold[0], int(proc.hold[1]), int(proc.hold[2])
+    rejected(snap, proc, ad)
     return ClassAd(ad)

@@ -116,9 +116,11 @@ def _wanted(ad, names):
 
 def _ads(opts, snap, now):
     if opts.mode == "submitters":
-        ads = views.submitter_ads(snap, now)
+        from gridtools.cli.condor import submitters
+        ads = submitters.submitter_ads(snap, now, views.domain())
     elif opts.mode == "schedd":
-        ads = views.schedd_ads(snap, now)
+        from gridtools.cli.condor import submitters
+        ads = submitters.schedd_ads(snap, now)
     elif opts.mode == "master":
         ads = views.master_ads(snap, now)
     else:

@@ -1,0 +1,155 @@
+"""The ads condor_status makes from the job queue: one submitter ad per accounting
+principal (``-submitters``) and the schedd's (``-schedd``).
+
+As HTCondor's schedd publishes them, a submitter is an accounting principal:
+the job's AccountingGroup (``group.user``) when it has one, ``nice-user.<owner>``
+for a nice_user job, else its owner (``sched.negotiator.accounting_name``, the
+name the negotiator and condor_userprio know it by), with ``@`` and the
+cell's domain. A Grid Engine job's ``-P`` project is its accounting group.
+Each proc counts for its own principal (the procs of one cluster may name
+different groups): RunningJobs (suspended ones too), IdleJobs and HeldJobs
+(Grid Engine's error state too). The principal of another user's proc comes
+from the text of its ad the daemon publishes for everyone (AccountingGroup
+is not private), with condor_qedit's edits laid over it.
+"""
+
+from gridtools import cell
+from gridtools.classad import ClassAd
+
+#: the attributes that decide a job's accounting principal, in lower case
+_PRINCIPAL_ATTRS = ("accountinggroup", "niceuser")
+
+
+def _count(row):
+    tasks = row.get("tasks")
+    if not tasks:
+        return 1
+    return sum((last - first) // step + 1 for first, last, step in tasks)
+
+
+def _numbers(row):
+    if row.get("task") is not None:
+        return [row["task"]]
+    tasks = row.get("tasks")
+    if not tasks:
+        return [1]
+    return [n for first, last, step in tasks for n in range(first, last + 1, step)]
+
+
+def _kind(state):
+    if state.startswith("z"):
+        return None
+    if state.startswith(("h", "E")):
+        return "held"
+    if state.endswith("q") or state.endswith("qw"):
+        return "idle"
+    return "running"
+
+
+class _Principals:
+    """The accounting principal of each proc of the published status, each ad text parsed
+    once (jobs submitted alike share one)."""
+
+    def __init__(self, snap):
+        self.snap = snap
+        self.by_text = {}
+
+    def of_job(self, cluster, info):
+        """The principal of every proc of a job (a text), or a function of the proc's task
+        number when its procs have texts of their own."""
+        cinfo = info.get("condor") or {}
+        edits = {name: text for name, text in (cinfo.get("edits") or {}).items()
+                 if name.lower() in _PRINCIPAL_ATTRS}
+        texts = None
+        if cinfo.get("ads"):
+            from gridtools.cli.condor.queue import published_ad
+            texts = published_ad(self.snap, cluster)
+        owner = info.get("owner") or "?"
+        if isinstance(texts, list) and len(texts) > 1:
+            return lambda number: self._name(texts, number, owner, edits)
+        if isinstance(texts, list):
+            texts = texts[0] if texts else None
+        if texts is None:
+            project = info.get("project") or ""
+            if not edits:
+                return f"{project}.{owner}" if project else owner
+            texts = ""
+        return self._name(texts, 1, owner, edits, project=info.get("project") or "")
+
+    def _name(self, texts, number, owner, edits, project=""):
+        key = (texts if isinstance(texts, str) else id(texts), number if not isinstance(texts, str) else 1,
+               owner, tuple(sorted(edits.items())), project)
+        found = self.by_text.get(key)
+        if found is None:
+            found = self.by_text[key] = _principal(texts, number, owner, edits, project)
+        return found
+
+
+def _principal(texts, number, owner, edits, project):
+    from gridtools import jobads
+    from gridtools.classad import parse
+    from gridtools.classad.parser import ClassAdSyntaxError
+    from gridtools.sched.negotiator import accounting_name
+    ad = ClassAd({"Owner": owner})
+    try:
+        if isinstance(texts, list):
+            base = jobads.proc_ad(tuple(texts), min(number, len(texts)))
+        else:
+            base = jobads.parsed_ad(texts) if texts else None
+    except ClassAdSyntaxError:
+        base = None
+    if base is not None:
+        for name in ("AccountingGroup", "NiceUser"):
+            expr = base.lookup(name)
+            if expr is not None:
+                ad[name] = expr
+    elif project:
+        ad["AccountingGroup"] = f"{project}.{owner}"
+    for name, text in edits.items():
+        try:
+            ad[name] = parse(text)
+        except ClassAdSyntaxError:
+            continue
+    return accounting_name(ad) or owner
+
+
+def job_counts(snap):
+    """accounting principal (without its domain) -> {"running", "idle", "held"} of the
+    published rows (see the module docstring)."""
+    found = {}
+    jobs = snap.get("jobs") or {}
+    principals = _Principals(snap)
+    for row in snap.get("rows") or []:
+        kind = _kind(row.get("state", ""))
+        if kind is None:
+            continue
+        info = jobs.get(row["id"]) or {}
+        name = principals.of_job(row["id"], info)
+        if isinstance(name, str):
+            found.setdefault(name, {"running": 0, "idle": 0, "held": 0})[kind] += _count(row)
+            continue
+        for number in _numbers(row):
+            found.setdefault(name(number), {"running": 0, "idle": 0, "held": 0})[kind] += 1
+    return found
+
+
+def submitter_ads(snap, now, domain):
+    host = cell.hostname()
+    ads = []
+    for name, counts in sorted(job_counts(snap).items()):
+        ads.append(ClassAd({"MyType": "Submitter", "Name": f"{name}@{domain}", "Machine": host,
+                            "ScheddName": host, "RunningJobs": counts["running"],
+                            "IdleJobs": counts["idle"], "HeldJobs": counts["held"],
+                            "CurrentTime": int(now)}))
+    return ads
+
+
+def schedd_ads(snap, now):
+    host = cell.hostname()
+    totals = {"running": 0, "idle": 0, "held": 0}
+    for counts in job_counts(snap).values():
+        for key in totals:
+            totals[key] += counts[key]
+    return [ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host,
+                     "TotalRunningJobs": totals["running"], "TotalIdleJobs": totals["idle"],
+                     "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})]
