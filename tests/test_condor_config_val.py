@@ -293,7 +293,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
         "NICE_USER_PRIO_FACTOR": prio.nice_factor, "REMOTE_PRIO_FACTOR": prio.remote_factor,
         "PREEMPTION_REQUIREMENTS": neg.preemption_requirements, "PREEMPTION_RANK": neg.preemption_rank,
-        "NEGOTIATOR_CONSIDER_PREEMPTION": neg.consider_preemption,
+        "NEGOTIATOR_CONSIDER_PREEMPTION": neg.consider_preemption, "NEGOTIATOR_INTERVAL": neg.interval,
         "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS": grp.max_rounds, "GROUP_SORT_EXPR": grp.sort_expr,
         "NEGOTIATOR_STRICT_ENFORCE_QUOTA": grp.strict, "GROUP_ACCEPT_SURPLUS": False,
         "GROUP_AUTOREGROUP": False,

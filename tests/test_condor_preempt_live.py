@@ -12,7 +12,7 @@ from conftest import destroy_cell, make_cell, wait_for
 PREEMPTION = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmittorPrio * 1.2\n"
 
 
-def _cell(slots):
+def _cell(slots, extra=""):
     cell = make_cell(slots=slots, start=False)
     try:
         path = os.path.join(cell.root, "etc", "sched_conf")
@@ -21,7 +21,7 @@ def _cell(slots):
         with open(path, "w") as fh:
             fh.write(text)
         with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-            fh.write("UID_DOMAIN = example.org\n" + PREEMPTION)
+            fh.write("UID_DOMAIN = example.org\n" + PREEMPTION + extra)
         cell.start_daemon()
     except BaseException:
         destroy_cell(cell)
@@ -112,5 +112,33 @@ def test_a_slot_claimed_for_a_proc_that_is_removed_is_available_again(workdir):
         assert total[:5] == ["Total", "2", "0", "0", "2"]      # Total Owner Claimed Unclaimed
         with open(os.path.join(cell.root, "spool", "messages")) as fh:
             assert f"for job {better}.1 is released (job left the queue)" in fh.read()
+    finally:
+        destroy_cell(cell)
+
+
+def test_three_submitters_preempt_at_most_once_per_negotiator_interval(workdir):
+    """Priorities 10/20/30 on 6 slots with PREEMPTION_REQUIREMENTS = True: the shares
+    are fractions rounded up, so every cycle could take one more slot from another
+    submitter. With NEGOTIATOR_INTERVAL = 5, u1, which submits while the cycle that
+    preempted for u2 is recent, gets its slots from the next cycle, which the daemon
+    runs by itself; the procs are not started over and over (they were at every pass,
+    hundreds of starts in 30 s)."""
+    cell = _cell(6, "PREEMPTION_REQUIREMENTS = True\nNEGOTIATOR_INTERVAL = 5\n")
+    try:
+        worst = _submit(cell, workdir, "u3", 6)
+        wait_for(lambda: len(_running(_queue(cell), worst)) == 6, timeout=30)
+        for user, prio in (("u1", 10), ("u2", 20), ("u3", 30)):
+            cell.run("condor_userprio", "-setprio", f"g{user}.{user}@example.org", str(prio), check=True)
+        began = time.time()
+        _submit(cell, workdir, "u2", 6)
+        best = _submit(cell, workdir, "u1", 6)
+        wait_for(lambda: _running(_queue(cell), best), timeout=30)
+        end = time.time() + 6                   # passes go on: a cycle preempts every 5 s at most
+        while time.time() < end:
+            rows = _queue(cell)
+            cycles = int((time.time() - began) / 5) + 1
+            assert max(starts for _p, _status, starts in rows) <= cycles + 1, rows
+            assert _preemptions(cell) <= 6 * cycles
+        assert sum(1 for _p, status, _s in rows if status == 2) == 6
     finally:
         destroy_cell(cell)

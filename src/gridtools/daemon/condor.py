@@ -8,7 +8,10 @@
                with each host's START leaving out the jobs it refuses and
                each HTCondor job's Requirements the hosts it refuses, or,
                with sched_conf ``params NEGOTIATOR=1``, the negotiator's
-               (``sched.matchpass``) with the slots and priorities of now;
+               (``sched.matchpass``) with the slots and priorities of now,
+               taking claimed slots only in a pass NEGOTIATOR_INTERVAL seconds
+               after the last that did (HTCondor's cycle; free slots are
+               matched at every pass);
 - ``follow``   after starts and ends: the slots follow the running tasks,
                their policies are evaluated when due, the negotiator's
                preemptions are carried out, and the accountant is charged;
@@ -47,6 +50,8 @@ class Condor:
         self.priorities = userprio.Priorities()
         self.ctx = None
         self.negotiated = 0.0          # when the negotiator last ran
+        self.preempted = None          # when a negotiation cycle last preempted
+        self.negotiate_at = None       # when the next cycle may preempt, while passes wait for it
         self.submitters = {}           # name -> SubmitterReport of the last negotiation
         self.groups = {}               # accounting group -> its quotas in the last negotiation
         self._published = None         # (configuration key, time, {host: slot rows}) last published
@@ -95,12 +100,32 @@ class Condor:
                 state.need_schedule = True      # what the taken back starts had booked is free
             return decisions
         self._charge(ctx, now)
+        config = self._negotiator_config(state)
+        held = config.consider_preemption and not self._may_preempt(config.interval, now)
+        if held:
+            config = replace(config, consider_preemption=False)
         inputs = matchpass.Inputs(slotads.negotiator_slots(ctx), self._job_ad(state, ctx),
-                                  self._priorities(state, ctx, snap.jobs), self._negotiator_config(state),
+                                  self._priorities(state, ctx, snap.jobs), config,
                                   frozenset(self.machines.preempting()), self.machines.claims())
         decisions = matchpass.match_pass(snap, inputs)
         self.negotiated, self.submitters, self.groups = now, decisions.submitters, decisions.groups
+        if decisions.preempts:
+            self.preempted = now
+        self.negotiate_at = self.preempted + config.interval if decisions.preempts or held else None
         return decisions
+
+    def _may_preempt(self, interval, now):
+        """True when this pass is a negotiation cycle that may preempt: NEGOTIATOR_INTERVAL
+        seconds have passed since the last one that preempted (or the clock went back)."""
+        return self.preempted is None or not self.preempted <= now < self.preempted + interval
+
+    def negotiation_due(self, now):
+        """True (once) when passes held back from preempting may now preempt: the loop
+        then runs a pass."""
+        if self.negotiate_at is None or now < self.negotiate_at:
+            return False
+        self.negotiate_at = None
+        return True
 
     @staticmethod
     def _job_ad(state, ctx):
@@ -162,9 +187,10 @@ class Condor:
 
     def next_wake(self):
         """The next time the loop must run a tick for this side: a slot's policy is due,
-        or the priorities wait to be written."""
+        the priorities wait to be written, or the next negotiation cycle may preempt."""
         slots_due = self.slots_saved + SAVE_SLOTS_EVERY if self.machines.dirty else None
-        times = [t for t in (self.machines.next_wake, self.priorities.save_due(), slots_due) if t is not None]
+        times = [t for t in (self.machines.next_wake, self.priorities.save_due(), slots_due, self.negotiate_at)
+                 if t is not None]
         return min(times) if times else None
 
     def _charge(self, ctx, now):

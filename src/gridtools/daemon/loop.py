@@ -264,6 +264,8 @@ class Daemon:
             state.need_schedule = True
         if now - self.last_pass >= self._interval():
             state.need_schedule = True          # Grid Engine's regular pass: urgency, monitor
+        if state.condor.negotiation_due(now):
+            state.need_schedule = True          # a negotiation cycle may preempt again
         if state.start_retry_at is not None and now >= state.start_retry_at:
             state.start_retry_at = None
             state.need_schedule = True

@@ -23,6 +23,7 @@ DEFAULTS = {
     "PREEMPTION_RANK": "(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRunTime), 0, "
                        "TotalJobRunTime)",
     "NEGOTIATOR_CONSIDER_PREEMPTION": "true",
+    "NEGOTIATOR_INTERVAL": "60",
     "GROUP_ACCEPT_SURPLUS": "false",
     "GROUP_AUTOREGROUP": "false",
     "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS": "3",

@@ -30,7 +30,9 @@ a matched job fits:
    preempted), and no other job is matched to the slot. A proc that cannot
    start there keeps waiting with Grid Engine's reasons until the daemon
    releases the claim (the job left the queue, was held, or MATCH_TIMEOUT
-   passed).
+   passed). The daemon lets a pass preempt only NEGOTIATOR_INTERVAL seconds
+   after the last that did (``daemon.condor``); the others are given
+   NEGOTIATOR_CONSIDER_PREEMPTION false.
 
 Jobs the negotiator did not match get its reason (``Why.NEGOTIATOR``). Pure:
 job ads come from the ``job_ad(job id, task)`` function in the inputs.

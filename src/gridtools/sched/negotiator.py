@@ -76,6 +76,7 @@ class NegotiatorConfig:
     post_job_rank: str = ""                      # NEGOTIATOR_POST_JOB_RANK
     consider_preemption: bool = True             # NEGOTIATOR_CONSIDER_PREEMPTION
     groups: grp.GroupsConfig = grp.GroupsConfig()
+    interval: float = 60.0                       # NEGOTIATOR_INTERVAL, seconds between preempting cycles
 
     @classmethod
     def from_config(cls, config):
@@ -86,9 +87,14 @@ class NegotiatorConfig:
             value = config.get(name)
             return value.strip() if value is not None and value.strip() else default
         consider = text("NEGOTIATOR_CONSIDER_PREEMPTION", "true").lower() in ("true", "yes", "t", "y", "1")
+        try:
+            interval = max(0.0, float(text("NEGOTIATOR_INTERVAL", str(d.interval))))
+        except ValueError:
+            interval = d.interval
         return cls(text("PREEMPTION_REQUIREMENTS", d.preemption_requirements),
                    text("PREEMPTION_RANK", d.preemption_rank), text("NEGOTIATOR_PRE_JOB_RANK", ""),
-                   text("NEGOTIATOR_POST_JOB_RANK", ""), consider, grp.GroupsConfig.from_config(config))
+                   text("NEGOTIATOR_POST_JOB_RANK", ""), consider, grp.GroupsConfig.from_config(config),
+                   interval)
 
 
 @dataclass(frozen=True, slots=True)
