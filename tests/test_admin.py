@@ -210,3 +210,23 @@ def test_init_makes_grid_engines_common_folder(scratch):
     assert run(env, "gridtools", "daemon", "start").returncode == 0
     wait_for(lambda: os.path.isdir(common) and
              sorted(os.listdir(common)) == ["accounting", "settings.csh", "settings.sh"])
+
+
+def test_a_cell_whose_path_has_spaces_reads_its_own_configuration(scratch):
+    """The cell's path goes into etc/conf/global as it is (a home such as /home/Jane Doe
+    makes such a personal cell): the cell and its daemon read that configuration back."""
+    root = os.path.join(scratch, "my cell  #1")
+    env = env_for(root)
+    assert run(env, "gridtools", "init", "--slots", "1").returncode == 0
+    try:
+        assert run(env, "gridtools", "daemon", "start").returncode == 0
+        proc = run(env, "qsub", "-h", "-N", "spaced", "-b", "y", "true")
+        assert (proc.returncode, proc.stderr) == (0, "")
+        wait_for(lambda: "spaced" in run(env, "qstat").stdout)
+        proc = run(env, "qconf", "-sconf")
+        assert (proc.returncode, proc.stderr) == (0, "")
+        assert f"execd_spool_dir              {root}/spool/execd\n" in proc.stdout
+        assert "mailer                       /usr/bin/mail\n" in proc.stdout
+        assert not os.path.exists(os.path.join(root, "spool", "quarantine"))
+    finally:
+        run(env, "gridtools", "daemon", "stop")
