@@ -36,6 +36,26 @@ def test_qsub_with_stdin_closed_and_no_script_reads_nothing(cell):
     assert "nothing" not in queued_names(cell)
 
 
+def test_a_directory_as_stdin_reads_as_nothing(cell):
+    """``qstat < /tmp``: the launcher gives the command an empty standard input, where
+    Python would stop before any of its code ran with a multi-line fatal error."""
+    jid_of(cell.qsub("-h", "-N", "before", "-b", "y", "true"))
+    proc = sh(cell, "qstat < /tmp")
+    no_traceback(proc)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "before" in proc.stdout
+    proc = sh(cell, "qsub -h -N dirbin -b y true < /tmp")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert '("dirbin") has been submitted' in proc.stdout
+    proc = sh(cell, "qsub -h -N dirscript < /tmp")
+    assert proc.returncode != 0
+    assert proc.stderr.splitlines() == ["Unable to read script file because of error: "
+                                        "no input read from stdin"]
+    proc = sh(cell, "condor_q < /tmp")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "dirscript" not in queued_names(cell) and "dirbin" in queued_names(cell)
+
+
 def test_a_submission_whose_report_cannot_be_written_succeeds(cell, workdir):
     with open(f"{workdir}/one.sub", "w") as fh:
         fh.write("executable = /bin/true\nhold = true\nqueue\n")
