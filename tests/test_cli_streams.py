@@ -83,6 +83,21 @@ def test_a_listing_that_cannot_be_written_fails_in_one_line(cell):
         assert proc.stderr.splitlines() == [f"{line.split()[0]}: error: No space left on device"]
 
 
+def test_output_that_is_the_whole_result_of_a_submitting_command_fails_when_lost(cell, workdir):
+    """A submitting command that only prints (its -help, a dry run's ads on standard
+    output) has done nothing when that cannot be written: it fails as a listing does."""
+    with open(f"{workdir}/dry.sub", "w") as fh:
+        fh.write("executable = /bin/echo\nbatch_name = drybatch\nqueue\n")
+    for line in ("qsub -help >/dev/full", "qrsub -help >/dev/full", "condor_submit -help >/dev/full",
+                 "condor_submit_dag -help >/dev/full",
+                 f"condor_submit -dry-run - {workdir}/dry.sub >/dev/full"):
+        proc = sh(cell, line)
+        no_traceback(proc)
+        assert proc.returncode == 1, line
+        assert proc.stderr.splitlines() == [f"{line.split()[0]}: error: No space left on device"]
+    assert "drybatch" not in cell.run("condor_q", "-af", "JobBatchName", check=True).stdout
+
+
 def test_commands_started_without_output_streams_run(cell):
     """Descriptors 1 and 2 closed (as some daemons start their children): the commands
     act and exit 0, their output gone."""
