@@ -123,6 +123,30 @@ def test_daemon_start_status_stop_and_autostart(scratch):
     assert run(env, "gridtools", "daemon", "status").returncode == 1
 
 
+def test_racing_starts_all_name_the_one_daemon_that_runs(scratch):
+    """Starts that race (after the daemon was killed, its pid file left behind) each print
+    the pid of the daemon that won, once it is up: exactly one says it started it, the
+    others that it is already running; none prints pid 0 or the killed daemon's pid."""
+    env = env_for(scratch)
+    run(env, "gridtools", "init", "--slots", "1")
+    pidfile = os.path.join(scratch, "spool", "daemon.pid")
+    assert run(env, "gridtools", "daemon", "start").returncode == 0
+    for _round in range(3):
+        killed = int(open(pidfile).read())
+        os.kill(killed, 9)
+        wait_for(lambda: run(env, "gridtools", "daemon", "status").returncode == 1)
+        starters = [subprocess.Popen(["gridtools", "daemon", "start"], env=env, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                    for _ in range(3)]
+        outputs = [(p.communicate(timeout=120), p.returncode) for p in starters]
+        daemon_pid = int(open(pidfile).read())
+        assert daemon_pid not in (0, killed)
+        lines = sorted(out for (out, _err), _code in outputs)
+        assert [code for _out, code in outputs] == [0, 0, 0], outputs
+        assert lines.count(f"daemon started (pid {daemon_pid})\n") == 1, lines
+        assert lines.count(f"daemon already running (pid {daemon_pid})\n") == 2, lines
+
+
 def test_no_autostart_when_disabled(scratch):
     env = env_for(scratch, GRIDTOOLS_NO_AUTOSTART="1")
     run(env, "gridtools", "init", "--slots", "1")
@@ -210,3 +234,23 @@ def test_init_makes_grid_engines_common_folder(scratch):
     assert run(env, "gridtools", "daemon", "start").returncode == 0
     wait_for(lambda: os.path.isdir(common) and
              sorted(os.listdir(common)) == ["accounting", "settings.csh", "settings.sh"])
+
+
+def test_a_cell_whose_path_has_spaces_reads_its_own_configuration(scratch):
+    """The cell's path goes into etc/conf/global as it is (a home such as /home/Jane Doe
+    makes such a personal cell): the cell and its daemon read that configuration back."""
+    root = os.path.join(scratch, "my cell  #1")
+    env = env_for(root)
+    assert run(env, "gridtools", "init", "--slots", "1").returncode == 0
+    try:
+        assert run(env, "gridtools", "daemon", "start").returncode == 0
+        proc = run(env, "qsub", "-h", "-N", "spaced", "-b", "y", "true")
+        assert (proc.returncode, proc.stderr) == (0, "")
+        wait_for(lambda: "spaced" in run(env, "qstat").stdout)
+        proc = run(env, "qconf", "-sconf")
+        assert (proc.returncode, proc.stderr) == (0, "")
+        assert f"execd_spool_dir              {root}/spool/execd\n" in proc.stdout
+        assert "mailer                       /usr/bin/mail\n" in proc.stdout
+        assert not os.path.exists(os.path.join(root, "spool", "quarantine"))
+    finally:
+        run(env, "gridtools", "daemon", "stop")

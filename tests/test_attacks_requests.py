@@ -284,8 +284,8 @@ def test_fifo_and_other_non_files_in_requests_hang_nothing(cell, workdir, users)
 
 
 def test_oversized_request_is_refused(cell, workdir, users):
-    """A request of more than 1 MiB is not read (the client refuses to write one; bob
-    writes it by hand)."""
+    """A request of more than MAX_REQUEST (8 MiB) is not read (the client refuses to
+    write one; bob writes it by hand)."""
     bob = users[1]
     jid = _held_job(cell, bob, workdir)
     pid = daemon_pid(cell)
@@ -295,7 +295,7 @@ def test_oversized_request_is_refused(cell, workdir, users):
     import os
     folder = {requests_dir(cell)!r}
     body = 'kind: "delete"\\ntargets:\\n  -\\n    id: {jid}\\n    tasks: null\\n'
-    body += 'pad: "' + "x" * (2 << 20) + '"\\n'
+    body += 'pad: "' + "x" * (9 << 20) + '"\\n'
     with open(os.path.join(folder, ".big"), "w") as fh:
         fh.write(body)
     os.rename(os.path.join(folder, ".big"), os.path.join(folder, {name!r}))

@@ -36,6 +36,26 @@ def test_qsub_with_stdin_closed_and_no_script_reads_nothing(cell):
     assert "nothing" not in queued_names(cell)
 
 
+def test_a_directory_as_stdin_reads_as_nothing(cell):
+    """``qstat < /tmp``: the launcher gives the command an empty standard input, where
+    Python would stop before any of its code ran with a multi-line fatal error."""
+    jid_of(cell.qsub("-h", "-N", "before", "-b", "y", "true"))
+    proc = sh(cell, "qstat < /tmp")
+    no_traceback(proc)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "before" in proc.stdout
+    proc = sh(cell, "qsub -h -N dirbin -b y true < /tmp")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert '("dirbin") has been submitted' in proc.stdout
+    proc = sh(cell, "qsub -h -N dirscript < /tmp")
+    assert proc.returncode != 0
+    assert proc.stderr.splitlines() == ["Unable to read script file because of error: "
+                                        "no input read from stdin"]
+    proc = sh(cell, "condor_q < /tmp")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "dirscript" not in queued_names(cell) and "dirbin" in queued_names(cell)
+
+
 def test_a_submission_whose_report_cannot_be_written_succeeds(cell, workdir):
     with open(f"{workdir}/one.sub", "w") as fh:
         fh.write("executable = /bin/true\nhold = true\nqueue\n")
@@ -61,6 +81,21 @@ def test_a_listing_that_cannot_be_written_fails_in_one_line(cell):
         no_traceback(proc)
         assert proc.returncode == 1, line
         assert proc.stderr.splitlines() == [f"{line.split()[0]}: error: No space left on device"]
+
+
+def test_output_that_is_the_whole_result_of_a_submitting_command_fails_when_lost(cell, workdir):
+    """A submitting command that only prints (its -help, a dry run's ads on standard
+    output) has done nothing when that cannot be written: it fails as a listing does."""
+    with open(f"{workdir}/dry.sub", "w") as fh:
+        fh.write("executable = /bin/echo\nbatch_name = drybatch\nqueue\n")
+    for line in ("qsub -help >/dev/full", "qrsub -help >/dev/full", "condor_submit -help >/dev/full",
+                 "condor_submit_dag -help >/dev/full",
+                 f"condor_submit -dry-run - {workdir}/dry.sub >/dev/full"):
+        proc = sh(cell, line)
+        no_traceback(proc)
+        assert proc.returncode == 1, line
+        assert proc.stderr.splitlines() == [f"{line.split()[0]}: error: No space left on device"]
+    assert "drybatch" not in cell.run("condor_q", "-af", "JobBatchName", check=True).stdout
 
 
 def test_commands_started_without_output_streams_run(cell):

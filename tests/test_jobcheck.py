@@ -49,6 +49,32 @@ def test_bad_fields_are_named(fields, words):
     assert "\n" not in str(info.value) and "\x1b" not in str(info.value)
 
 
+def test_limits_are_those_of_an_exec_and_their_messages_name_them():
+    """As many job arguments, environment variables and -hold_jid jobs as an exec could
+    take (131072), values up to 1 MiB; past that, the message says which limit."""
+    many = [str(i) for i in range(131072)]
+    clean = jobcheck.check(_spec(args=many, env={f"V{i}": "1" for i in range(131072)},
+                                 hold_jid=many, submit_env={"BIG": "x" * (1 << 20)}))
+    assert len(clean["args"]) == len(clean["env"]) == len(clean["hold_jid"]) == 131072
+    assert len(clean["submit_env"]["BIG"]) == 1 << 20
+    for fields, message in (
+            ({"args": many + ["x"]}, "too many job arguments (more than 131072)"),
+            ({"env": {f"V{i}": "" for i in range(131073)}},
+             "too many environment variables (more than 131072)"),
+            ({"submit_env": {f"V{i}": "" for i in range(131073)}},
+             "too many environment variables (more than 131072)"),
+            ({"hold_jid": many + ["x"]}, "too many -hold_jid jobs (more than 131072)"),
+            ({"masterq": many + ["x"]}, 'field "masterq" has more than 131072 items'),
+            ({"args": ["x" * ((1 << 20) + 1)]}, "a job argument is longer than 1048576 characters"),
+            ({"env": {"A": "x" * ((1 << 20) + 1)}},
+             "an environment variable value is longer than 1048576 characters"),
+            ({"args": "x"}, 'field "args" must be a list'),
+            ({"env": ["A"]}, 'field "env" must be a mapping')):
+        with pytest.raises(jobcheck.Invalid) as info:
+            jobcheck.check(_spec(**fields))
+        assert str(info.value) == message
+
+
 def test_shell_lists():
     """-S keeps [host or None, path] pairs; a path is absolute or starts with a pseudo
     variable; a job spooled when -S kept one path as text still passes (qalter checks

@@ -391,3 +391,21 @@ def test_summary_groups_are_sorted_as_grid_engine_sorts_them():
     assert [(v["owner"], v["pe"]) for v, _ in rows] == [
         ("alice", "NONE"), ("alice", "mpi"), ("alice", "smp")]
     assert sum(u.ru_wallclock for _, u in rows) == summary.total.ru_wallclock == 77
+
+
+def test_output_that_cannot_be_written_is_not_blamed_on_the_accounting_file(tmp_path):
+    """A reader that goes away (``qacct -j | head -1``) ends qacct as it ends every other
+    command, silently with 141; a full disk is a write error, not a read error."""
+    path = tmp_path / "accounting"
+    path.write_text("".join(fixture_lines()) * 200)
+    env = dict(os.environ, TZ="UTC", LC_ALL="C")
+    proc = subprocess.Popen([QACCT, "-j", "-f", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    assert proc.stdout.readline().startswith(b"=====")
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert (proc.wait(timeout=60), stderr) == (141, "")
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([QACCT, "-j", "-f", str(path)], stdout=full,
+                                stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+    assert (result.returncode, result.stderr) == (1, "qacct: error: No space left on device\n")

@@ -436,3 +436,23 @@ def test_a_job_sources_the_cells_settings_and_reads_its_accounting(cell, workdir
     lines = read(os.path.join(workdir, "inner.out")).splitlines()
     assert len(lines) == 3 and lines[0].isdigit() and int(lines[0]) > jid
     assert lines[1:] == ["rc=0", "1"]
+
+
+def test_thousands_of_arguments_and_variables_are_a_job(cell, workdir):
+    """Past the 4096 items a job description once held: an xargs-built command line, a
+    -v list or a -V environment of 5000 entries, and condor_submit arguments of 5000 words."""
+    words = [str(i) for i in range(5000)]
+    jid, _ = submit_ok(cell, "-h", "-b", "y", "echo", *words)
+    assert cell.run("qstat", "-j", str(jid), check=True).stdout.count(",") >= 4999
+    submit_ok(cell, "-h", "-v", ",".join(f"V{i}=1" for i in range(5000)), "-b", "y", "true")
+    submit_ok(cell, "-h", "-V", "-b", "y", "true", env={f"HV_{i}": "x" for i in range(5000)})
+    with open(f"{workdir}/args.sub", "w") as fh:
+        fh.write("executable = /bin/echo\nhold = true\narguments = " + " ".join(words) + "\nqueue\n")
+    proc = cell.run("condor_submit", f"{workdir}/args.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    cluster = re.search(r"submitted to cluster (\d+)", proc.stdout).group(1)
+    args = cell.run("condor_q", cluster, "-af", "Args", check=True).stdout.split()
+    assert args == words
+    proc = cell.qsub("-h", "-b", "y", "echo", *[str(i) for i in range(131073)])
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[0] == "Unable to run job: too many job arguments (more than 131072)"

@@ -71,7 +71,7 @@ def daemon_start():
     from gridtools.spool import daemonctl as control
     _run(cellinit.ensure_cell)
     if control.running():
-        click.echo(f"daemon already running (pid {control.pid()})")
+        click.echo(f"daemon already running (pid {_run(control.ready_pid)})")
         return
     import os
     from gridtools import cell
@@ -81,8 +81,8 @@ def daemon_start():
                                        "file system")
         raise click.ClickException(f"only the owner of the cell may start its daemon "
                                    f"({cell.spool()} is not writable)")
-    _run(control.start)
-    click.echo(f"daemon started (pid {control.pid()})")
+    started, number = _run(control.launch)
+    click.echo(f"daemon {'started' if started else 'already running'} (pid {number})")
 
 
 @daemon.command("stop")

@@ -28,10 +28,20 @@ MAX_JOB_ID = 9_999_999
 MAX_TASK_ID = 2 ** 31 - 1
 #: longest name (job name, account) Grid Engine accepts (MAX_VERIFY_STRING)
 MAX_NAME = 512
-#: longest text of any other single field
-MAX_TEXT = 1 << 16
-#: most items of any list or mapping in a job description
-MAX_ITEMS = 4096
+#: longest text of any other single field (a job argument, an environment variable's
+#: value): far above what one exec takes (Linux: 128 KiB a string)
+MAX_TEXT = 1 << 20
+#: most items of any list or mapping in a job description (job arguments, environment
+#: variables, -hold_jid jobs): as many as the strings of the largest command line and
+#: environment an exec takes (Linux: ARG_MAX, 2 MiB, of pointers and strings)
+MAX_ITEMS = 131072
+#: what the limits' messages call a field's items (others: 'field "NAME" ...')
+ITEM_NAMES = {"args": ("job arguments", "a job argument"),
+              "env": ("environment variables", "an environment variable value"),
+              "submit_env": ("environment variables", "an environment variable value"),
+              "sge_o": ("environment variables", "an environment variable value"),
+              "hold_jid": ("-hold_jid jobs", "a -hold_jid job"),
+              "hold_jid_ad": ("-hold_jid_ad jobs", "a -hold_jid_ad job")}
 #: characters sge_types(1) forbids in job names and account strings, with their names
 NAME_FORBIDDEN = {"/": "Slash", ":": "Colon", "@": "At", "\\": "Backslash", "*": "Asterisk",
                   "?": "Questionmark"}
@@ -122,7 +132,11 @@ def moment(value, field):
 
 
 def text(value, field, single_line=False, empty=True):
-    if not isinstance(value, str) or len(value) > MAX_TEXT or (not empty and not value):
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        one = ITEM_NAMES.get(field, (None, None))[1]
+        raise Invalid(f"{one} is longer than {MAX_TEXT} characters" if one else
+                      f'field "{field}" is longer than {MAX_TEXT} characters')
+    if not isinstance(value, str) or (not empty and not value):
         raise _bad(field, "must be a text" + ("" if empty else " that is not empty"))
     if "\0" in value or (single_line and control_char(value) is not None):
         raise _bad(field, f'must not contain control characters ("{shown(value)}")')
@@ -181,18 +195,28 @@ def one_of(*choices):
     return check
 
 
+def _too_many(field, max_items):
+    many = ITEM_NAMES.get(field, (None, None))[0]
+    return Invalid(f"too many {many} (more than {max_items})" if many else
+                   f'field "{field}" has more than {max_items} items')
+
+
 def list_of(check, max_items=MAX_ITEMS):
     def checked(value, field):
-        if not isinstance(value, list) or len(value) > max_items:
+        if not isinstance(value, list):
             raise _bad(field, "must be a list")
+        if len(value) > max_items:
+            raise _too_many(field, max_items)
         return [check(item, field) for item in value]
     return checked
 
 
 def mapping(check_key, check_value, max_items=MAX_ITEMS):
     def checked(value, field):
-        if not isinstance(value, dict) or len(value) > max_items:
+        if not isinstance(value, dict):
             raise _bad(field, "must be a mapping")
+        if len(value) > max_items:
+            raise _too_many(field, max_items)
         return {check_key(k, field): check_value(v, field) for k, v in value.items()}
     return checked
 
@@ -307,8 +331,9 @@ def job_id(value, field):
 
 
 
-#: most bytes of all the ad texts of one HTCondor cluster together
-MAX_CONDOR_AD = 1 << 20
+#: most bytes of all the ad texts of one HTCondor cluster together (room for the
+#: arguments and environment of the largest command line an exec takes, twice over)
+MAX_CONDOR_AD = 4 << 20
 
 
 def condor_ads(value, field):

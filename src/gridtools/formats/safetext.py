@@ -101,3 +101,12 @@ class SafeStream:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+def output_is_the_result():
+    """Say that what the command writes from now on to standard output is all it does (its
+    -help, a dry run's ads): a ``SafeStream`` there that kept going after a failed write
+    (a submitting command) raises it instead, and the command fails as any other would."""
+    import sys
+    if isinstance(sys.stdout, SafeStream):
+        sys.stdout.keep_going = False

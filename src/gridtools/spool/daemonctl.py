@@ -69,9 +69,18 @@ def spawn():
 def start(wait=START_WAIT):
     """Start the daemon unless it runs, and wait until its start-up is complete.
     Returns True; raises GridError with the cause when it did not come up."""
-    import os
     if running():
         return True
+    launch(wait)
+    return True
+
+
+def launch(wait=START_WAIT):
+    """Start the daemon, and wait (at most ``wait`` seconds) until its start-up is
+    complete. Returns (True, its pid); or (False, the pid of the daemon that another
+    start made first, once that one is complete). Raises GridError with the cause when
+    no daemon came up."""
+    import os
     try:
         offset = os.path.getsize(cell.spool("daemon.out"))
     except OSError:
@@ -80,14 +89,42 @@ def start(wait=START_WAIT):
     end = time.time() + wait
     while time.time() < end:
         if pid() == child and running():
-            return True
+            return True, child
         done, status = os.waitpid(child, os.WNOHANG)
         if done:
-            if running():
-                return True             # another start won the race
+            if running():               # another start won the race
+                return False, ready_pid(max(end - time.time(), 0.0))
             raise GridError(f"error: the daemon did not start: {_cause(status, offset)}")
         time.sleep(0.01)
     raise GridError(f"error: the daemon did not start within {wait:.0f} s (see {cell.spool('daemon.out')})")
+
+
+def _alive(number):
+    try:
+        posix.kill(number, 0)
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def ready_pid(wait=START_WAIT):
+    """The pid of the running daemon once its start-up is complete: a daemon that holds
+    its lock but is still starting (its pid not yet written, or the pid file still that
+    of a daemon killed before it) is waited for, at most ``wait`` seconds. Raises
+    GridError when none runs or it is not complete in time."""
+    end = time.time() + wait
+    while True:
+        number = pid()
+        if not running():
+            raise GridError("error: the daemon is not running")
+        if number and _alive(number):
+            return number
+        if time.time() >= end:
+            raise GridError(f"error: the daemon did not complete its start-up within {wait:.0f} s "
+                            f"(see {cell.spool('daemon.out')})")
+        time.sleep(0.01)
 
 
 def _cause(status, offset):

@@ -43,8 +43,10 @@ from gridtools.formats import spoolyaml
 from gridtools.spool.files import NotRegular, atomic_write, open_regular, read_capped
 
 SUFFIX_SCRIPT = ".script"
-#: largest request file the daemon reads; a larger one is refused
-MAX_REQUEST = 1 << 20
+#: largest request file the daemon reads; a larger one is refused. It holds a job
+#: description within jobcheck's limits as far as an exec could start its job (a
+#: command line and environment of ARG_MAX, 2 MiB, quoted), with its HTCondor ads
+MAX_REQUEST = 8 << 20
 #: largest job script unless the configuration says otherwise (qmaster_params MAX_SCRIPT_SIZE)
 MAX_SCRIPT = 64 << 20
 #: largest script carried inside its request file (a larger one gets a companion file)
@@ -275,7 +277,7 @@ def read(folder, name, uid=None):
     try:
         if st.st_nlink != 1 or (uid is not None and st.st_uid != uid):
             return Request(name, "invalid", st.st_uid, {}, path, "has another owner or name")
-        data = read_capped(fd, MAX_REQUEST)
+        data = None if st.st_size > MAX_REQUEST else read_capped(fd, MAX_REQUEST)
     finally:
         posix.close(fd)
     if data is None:

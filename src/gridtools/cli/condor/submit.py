@@ -39,6 +39,7 @@ from gridtools.cli.condor import access
 from gridtools.cli.identity import submitter as identity
 from gridtools.errors import GridError, InputError
 from gridtools.formats import jobcheck
+from gridtools.formats.safetext import output_is_the_result
 from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
 from gridtools.formats.condor.jobattrs import unquoted
@@ -208,6 +209,7 @@ def main(argv, prog="condor_submit"):
     try:
         opts = parse_args(argv)
         if opts["help"]:
+            output_is_the_result()
             sys.stdout.write(more().USAGE)
             return 0
         return _submit(opts)
@@ -235,6 +237,8 @@ def _submit(opts):
         release(taken, opts["dry_run"] is not None)
         raise
     if opts["dry_run"] is not None:
+        if opts["dry_run"] == "-":
+            output_is_the_result()
         more().write_dry_run(opts["dry_run"], clusters)
         if not opts["terse"] and opts["dry_run"] != "-":
             sys.stdout.write(summary(clusters, True))

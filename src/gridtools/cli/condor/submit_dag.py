@@ -26,6 +26,7 @@ import os
 import sys
 
 from gridtools.errors import GridError, InputError, UsageError
+from gridtools.formats.safetext import output_is_the_result
 
 USAGE = """\
 Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
@@ -417,6 +418,7 @@ def submit_one(opts, dag, out, err):
 def run(argv, out, err):
     opts = parse_args(argv)
     if opts.help:
+        output_is_the_result()
         out.write(USAGE.format(prog="condor_submit_dag"))
         return 0
     if not opts.dags:

@@ -265,6 +265,8 @@ def _run(opts):
     try:
         found, summary = _scan(opts, sys.stdin if path == "-" else path)
     except OSError as err:
+        if err is getattr(sys.stdout, "lost", None):
+            raise       # the report could not be written: a closed pipe, a full disk
         sys.stderr.write(f"error: unable to read {path}: {err.strerror}\n")
         return 1
     if opts.jobs == "one":

@@ -14,6 +14,7 @@ from gridtools import cell
 from gridtools.cli.sge import options
 from gridtools.cli.sge.tokens import read_option_file, read_user_option_file, split_list
 from gridtools.errors import GridError, InputError, UsageError
+from gridtools.formats.safetext import output_is_the_result
 
 HELP = """SGE 8.1.9
 usage: qrsub [options]
@@ -166,6 +167,7 @@ def check_names(req):
 
 def main(argv, prog="qrsub"):
     if "-help" in argv:
+        output_is_the_result()
         sys.stdout.write(HELP)
         return 0
     try:

@@ -13,6 +13,7 @@ from gridtools.cli import ask
 from gridtools.cli.sge import cellfacts, options, submit
 from gridtools.cli.sge.tokens import script_directives
 from gridtools.errors import GridError, UsageError
+from gridtools.formats.safetext import output_is_the_result
 from gridtools.spool import ids
 
 
@@ -117,6 +118,7 @@ def _check_ar(req):
 
 def main(argv, prog="qsub"):
     if "-help" in argv or "--help" in argv:
+        output_is_the_result()
         sys.stdout.write(options.usage(prog, ("all", "submit", "cli")))
         return 0
     try:

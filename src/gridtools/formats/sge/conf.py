@@ -46,7 +46,7 @@ def _names(default=()):
 
 
 SCHEMA = Schema([_field(*spec) for spec in (
-    ("execd_spool_dir", (Text(), CELL_ROOT_TOKEN + "/spool/execd")),
+    ("execd_spool_dir", (Text(spaces=True), CELL_ROOT_TOKEN + "/spool/execd")),
     ("mailer", (Text(), "/usr/bin/mail")),
     ("xterm", (Text(), "/usr/bin/xterm")),
     ("load_sensor", _none(spaces=False)),
