@@ -7,6 +7,7 @@ import os
 import re
 import time
 
+from condortools import negotiated
 from conftest import destroy_cell, make_cell, wait_for
 
 PREEMPTION = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmittorPrio * 1.2\n"
@@ -15,13 +16,7 @@ PREEMPTION = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmittorPrio * 1.2\n"
 def _cell(slots, extra=""):
     cell = make_cell(slots=slots, start=False)
     try:
-        path = os.path.join(cell.root, "etc", "sched_conf")
-        with open(path) as fh:
-            text = re.sub(r"(?m)^params .*$", "params                            NEGOTIATOR=1", fh.read())
-        with open(path, "w") as fh:
-            fh.write(text)
-        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-            fh.write("UID_DOMAIN = example.org\n" + PREEMPTION + extra)
+        negotiated(cell, "UID_DOMAIN = example.org\n" + PREEMPTION + extra)
         cell.start_daemon()
     except BaseException:
         destroy_cell(cell)

@@ -120,18 +120,12 @@ def test_long_form_of_groups_carries_their_quotas(workdir):
     fraction of a dynamic quota), EffectiveQuota and SubtreeQuota (slots, from the last
     negotiation), SurplusPolicy (no, byquota, regroup), GroupSortKey and Requested in each
     group's ad, and every ad's AccountingGroup."""
-    from condortools import submit
+    from condortools import negotiated, submit
     cell = make_cell(slots=2, hosts=["n1", "n2", "n3"], start=False)
     try:
-        path = os.path.join(cell.root, "etc", "sched_conf")
-        with open(path) as fh:
-            text = re.sub(r"(?m)^params .*$", "params                            NEGOTIATOR=1", fh.read())
-        with open(path, "w") as fh:
-            fh.write(text)
-        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-            fh.write("UID_DOMAIN = example.org\nGROUP_NAMES = physics, chemistry\n"
-                     "GROUP_QUOTA_physics = 4\nGROUP_AUTOREGROUP_physics = True\n"
-                     "GROUP_QUOTA_DYNAMIC_chemistry = 0.5\nGROUP_ACCEPT_SURPLUS_chemistry = True\n")
+        negotiated(cell, "UID_DOMAIN = example.org\nGROUP_NAMES = physics, chemistry\n"
+                   "GROUP_QUOTA_physics = 4\nGROUP_AUTOREGROUP_physics = True\n"
+                   "GROUP_QUOTA_DYNAMIC_chemistry = 0.5\nGROUP_ACCEPT_SURPLUS_chemistry = True\n")
         cell.start_daemon()
         for group in ("physics", "chemistry"):
             submit(cell, f"executable = /bin/sleep\narguments = 30\naccounting_group = {group}\n"

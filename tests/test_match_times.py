@@ -2,14 +2,13 @@
 -analyze and -better-analyze say of them ("Last successful match", "Last failed match",
 "Reason for last match failure"), against a daemon in the negotiator's order."""
 
-import os
 import re
 import time
 
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
-from condortools import submit
+from condortools import negotiated, submit
 
 
 @pytest.fixture
@@ -17,13 +16,7 @@ def cms(workdir):
     """Four slots; the group group_cms has a quota of 2 (a group at its quota is passed over
     with "group quota exceeded")."""
     cell = make_cell(slots=4, start=False)
-    path = os.path.join(cell.root, "etc", "sched_conf")
-    with open(path) as fh:
-        text = re.sub(r"(?m)^params .*$", "params                            NEGOTIATOR=1", fh.read())
-    with open(path, "w") as fh:
-        fh.write(text)
-    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-        fh.write("GROUP_NAMES = group_cms\nGROUP_QUOTA_group_cms = 2\n")
+    negotiated(cell, "GROUP_NAMES = group_cms\nGROUP_QUOTA_group_cms = 2\n")
     cell.start_daemon()
     try:
         yield cell

@@ -6,18 +6,13 @@ within MATCH_TIMEOUT."""
 import os
 import re
 
+from condortools import negotiated
 from test_daemon_tick import ask
 
 
 def _configure(cell, daemon, extra=""):
-    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-        fh.write("UID_DOMAIN = example.org\n"
-                 "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmittorPrio * 1.2\n" + extra)
-    path = os.path.join(cell.root, "etc", "sched_conf")
-    with open(path) as fh:
-        text = re.sub(r"(?m)^params .*$", "params                            NEGOTIATOR=1", fh.read())
-    with open(path, "w") as fh:
-        fh.write(text)
+    negotiated(cell, "UID_DOMAIN = example.org\n"
+               "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmittorPrio * 1.2\n" + extra)
     daemon.state.config_checked = daemon.rested = 0
     ask(cell, daemon, "condor_reconfig")
 

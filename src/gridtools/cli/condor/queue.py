@@ -120,7 +120,9 @@ class Proc:
         return self.proc + 1
 
 
-def _numbers(row):
+def row_numbers(row):
+    """The task numbers a qstat row stands for (its task, or its ranges; 1 for a job
+    without tasks)."""
     if row.get("task") is not None:
         return [row["task"]]
     tasks = row.get("tasks")
@@ -173,7 +175,7 @@ def procs(snap, clusters=None):
             continue
         cinfo = info.get("condor") or _NO_FACTS
         state = row["state"]
-        for number in _numbers(row):
+        for number in row_numbers(row):
             status = _status(state, cinfo, number)
             if status is not None:
                 found.append(Proc.published(row, info, cinfo, number, status, snap))

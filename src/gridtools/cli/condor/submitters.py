@@ -15,6 +15,7 @@ is not private), with condor_qedit's edits laid over it.
 
 from gridtools import cell
 from gridtools.classad import ClassAd
+from gridtools.cli.condor.queue import row_numbers
 
 #: the attributes that decide a job's accounting principal, in lower case
 _PRINCIPAL_ATTRS = ("accountinggroup", "niceuser")
@@ -25,15 +26,6 @@ def _count(row):
     if not tasks:
         return 1
     return sum((last - first) // step + 1 for first, last, step in tasks)
-
-
-def _numbers(row):
-    if row.get("task") is not None:
-        return [row["task"]]
-    tasks = row.get("tasks")
-    if not tasks:
-        return [1]
-    return [n for first, last, step in tasks for n in range(first, last + 1, step)]
 
 
 def _kind(state):
@@ -128,7 +120,7 @@ def job_counts(snap):
         if isinstance(name, str):
             found.setdefault(name, {"running": 0, "idle": 0, "held": 0})[kind] += _count(row)
             continue
-        for number in _numbers(row):
+        for number in row_numbers(row):
             found.setdefault(name(number), {"running": 0, "idle": 0, "held": 0})[kind] += 1
     return found
 
