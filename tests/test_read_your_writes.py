@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import wait_for
+from conftest import unanswered, wait_for
 from faulttools import daemon_pid
 from qtools import jid_of
 
@@ -118,5 +118,12 @@ def test_a_job_the_daemon_has_not_taken_in_yet_shows_as_it_will_be(cell, workdir
         verified = cell.run("qalter", "-w", "v", str(held))
         assert verified.stdout == "verification: job is already running or is held\n"
         assert cell.run("qalter", "-w", "v", str(free)).stdout == "verification: found suitable queue(s)\n"
+        wide = int(cell.qsub("-terse", "-h", "-N", "wide", "-l", "h_vmem=1G", "-v", "A=1", "-cwd",
+                             "-b", "y", "echo", "a", "b", cwd=workdir, check=True).stdout)
+        before = cell.run("qstat", "-j", str(wide), check=True).stdout
     finally:
         os.kill(pid, signal.SIGCONT)
+    assert "job_args:                   a,b\n" in before and "uid:                        " in before
+    wait_for(lambda: unanswered(cell.root) == [])
+    after = cell.run("qstat", "-j", str(wide), check=True).stdout
+    assert before == "".join(line for line in after.splitlines(True) if not line.startswith("scheduling info:"))

@@ -228,11 +228,11 @@ def _merge_requests(snap, pending):
 
 def as_taken_in(spec, uid):
     """A submit request's description with the owner and group the daemon gives it when
-    it takes it in: the owner of the request file (whatever the description says) and
-    the name of its group."""
+    it takes it in: the owner of the request file (whatever the description says), its
+    uid and the name of its group."""
     import grp
     import pwd
-    spec = dict(spec)
+    spec = dict(spec, uid=uid)
     try:
         spec["owner"] = pwd.getpwuid(uid).pw_name
     except KeyError:

@@ -76,6 +76,8 @@ def load_spec(job_id, snap):
     except Exception:  # noqa: BLE001 - a job file being rewritten or removed right now
         spec, state = None, {}
     if spec is None:
+        spec = (snap.get("unprocessed") or {}).get(job_id)      # the caller's, not taken in yet
+    if spec is None:
         spec = _spec_from_info(job_id, snap["jobs"].get(job_id, {}))
     return spec, state
 
