@@ -114,6 +114,8 @@ def _other_steps(cell, workdir):
     for task in (1, 2):
         open(f"{go}.{task}", "w").close()
     cell.wait_finished(fine, tasks=(1, 2))
+    # (qstat shows what the daemon last published: wait until it shows A.3 and A.4 running)
+    wait_for(lambda: {row[3] for row in listed(cell) if row[0] == fine and row[1] == "r"} == {"3", "4"})
     assert (coarse, "hqw", "0.00000", "1-7:3") in listed(cell)     # B.1 still waits for A.3
     open(f"{go}.3", "w").close()
     cell.wait_finished(coarse, tasks=(1,))
@@ -121,7 +123,7 @@ def _other_steps(cell, workdir):
     for task in (4, 5):
         open(f"{go}.{task}", "w").close()
     cell.wait_finished(fine, tasks=(4, 5))
-    assert [row for row in listed(cell) if row[0] == coarse] == [(coarse, "hqw", "0.00000", "4,7")]
+    wait_for(lambda: [row for row in listed(cell) if row[0] == coarse] == [(coarse, "hqw", "0.00000", "4,7")])
     open(f"{go}.7", "w").close()
     cell.wait_finished(coarse, tasks=(7,))       # B.7 waited for A.7 alone
     cell.wait_finished(after, tasks=(7,))
