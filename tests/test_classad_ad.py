@@ -148,6 +148,27 @@ def test_nested_ads_see_their_enclosing_ad():
     assert ad.eval("inner").eval("wanted") == 20
 
 
+ABSOLUTE = ('[Arch = "X86"; a = 1; c = [a = 2; b = .a; d = a; u = unparse(.a)]; e = .Arch; '
+            'f = c.b; g = c.d; h = .c.a; i = .nope; j = c.u; k = [m = .a].m; l = {[n = .a]}[0].n]')
+
+
+def test_absolute_references_read_the_outermost_ad():
+    """``.name`` is the outermost ad's attribute, whichever nested ad the reference sits
+    in (HTCondor's answers, asked of its own library where it is installed)."""
+    ad = parse_ad(ABSOLUTE)
+    want = {"e": '"X86"', "f": "1", "g": "2", "h": "2", "i": "undefined", "j": '""',
+            "k": "1", "l": "1"}
+    assert {name: unparse(ad.eval(name)) for name in want} == want
+    assert parse(".a").eval() is ERROR            # in no ad at all: HTCondor's evaluation fails
+    import sys
+    sys.path.insert(0, __file__.rpartition("/")[0])
+    import classad_oracle
+    classad2 = classad_oracle.htcondor()
+    if classad2 is not None:
+        theirs = classad2.ClassAd(ABSOLUTE)
+        assert {name: repr(classad2.ExprTree(name).simplify(theirs)) for name in want} == want
+
+
 def test_error_and_undefined_are_values():
     ad = ClassAd({"e": parse("1/0"), "u": parse("nothing")})
     assert ad.eval("e") is ERROR

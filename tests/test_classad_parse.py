@@ -105,7 +105,7 @@ MALFORMED = [
     "", "   ", "1 +", "(1", "1)", "[a=1", "{1,", "a ==", '"abc', "'abc", "1.", "1..2", "a.", "a[",
     "f(", "f(1,", "? 1", "1 ? 2", "1 ? :", "=?=", "a =? b", "a === b", "@", "#", "$x", "1e", "0x",
     "a b", "true false", "[a]", "[=1]", "[a=]", "{,}", "is", "a is", "x ! y", "\x00", '"\\', "f(,)",
-    ")", "]", "}", "1 2", "[a=1;;]", "MY.", ".x", "a = 1", "f(1)(2)", "{1}{2}", "1 ?? 2", "a.1",
+    ")", "]", "}", "1 2", "[a=1;;]", "MY.", "a = 1", "f(1)(2)", "{1}{2}", "1 ?? 2", "a.1",
     "/* unterminated", "a && && b", "++", "-", "a[1", "a[]", "[a = 1] [b]x",
 ]
 
@@ -247,6 +247,8 @@ def _lark_shape(tree):
         if token.type == "NAME" and token.lower() in KEYWORDS:
             return ("lit", repr(KEYWORDS[token.lower()]))
         return ("attr", _lark_shape(tree.children[0]))
+    if tree.data == "absolute":          # (ours: a scoped reference whose scope is "")
+        return ("select", ("attr", ""), _lark_shape(kids[0]))
     if tree.data == "integer":           # (decimal digits, as C's strtoll base 10: 0x1F is 0)
         digits = str(kids[0]).lower().split("x")[0]
         return ("lit", repr(int(digits) if digits not in ("-0", "0") else 0))
@@ -347,7 +349,7 @@ def test_the_reader_reads_what_grammar_lark_describes():
     texts += [_mutated(rng, text) for text in texts[:3000]]
     texts += ["a // note\n + 1", "a /* x */ + /**/ 1", "/* open", "0.5e-3 + 12E+2", "007", "1..2",
               "017 + 0x1F", "-0X1f", "08", "08.5", "0x", "0x1F.5", "2.x", "2 .x", "1.e3", "5e", "5e+", "1.5.x",
-              "a.b", "(2).x", "019", "07e1"]
+              "a.b", "(2).x", "019", "07e1", ".x", ". 'y z'.w", ".true", ".5.x", "[a = .b]"]
     agreed = 0
     for text in texts:
         try:

@@ -153,6 +153,19 @@ def select(base, key, env):
     return eval_attr(base, key, expr, env.target, env)
 
 
+def _absolute(key, env):
+    """``.key``: the attribute of the outermost ad enclosing the own one (ERROR when the
+    expression is evaluated in no ad: HTCondor's evaluation fails there)."""
+    ad = env.my
+    if ad is None or ad is _EMPTY:
+        return ERROR
+    root = _root(ad)
+    expr = root._exprs.get(key)
+    if expr is None:
+        return UNDEFINED
+    return eval_attr(root, key, expr, env.target, env)
+
+
 def _target_attr(key, env):
     other = env.target
     if other is None:
@@ -187,6 +200,8 @@ def _scoped(node):
     if node.scope.lower() == "my":
         return lambda env: select(env.my, key, env)
     from _functools import partial
+    if not node.scope:
+        return partial(_absolute, key)
     return partial(_target_attr, key)
 
 

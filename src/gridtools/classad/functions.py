@@ -517,7 +517,10 @@ def fn_unparse(env, args):
     if isinstance(node, Attr):
         ad = env.my
     elif isinstance(node, Scoped):
-        ad = env.my if node.scope.lower() == "my" else env.target
+        scope = node.scope.lower()
+        if not scope:
+            return ""                   # (an absolute reference: HTCondor finds nothing)
+        ad = env.my if scope == "my" else env.target
     else:
         return ERROR
     expr = ad.lookup(node.name) if ad is not None else None

@@ -337,6 +337,12 @@ class _Reader:
             if self.symbol() == "(":
                 return self.call(word, start)
             return self.attr(word, start)
+        if ch == ".":                       # an absolute reference: the root ad's attribute
+            self.pos += 1
+            self.skip()
+            if self.word().lower() in _NOT_SELECTED:
+                self.fail()
+            return nodes.Scoped("", self.name())
         if ch in "({[":
             self.pos += 1
             self.deeper()

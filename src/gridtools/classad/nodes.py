@@ -206,7 +206,8 @@ class Attr(Expr):
 
 
 class Scoped(Expr):
-    """``MY.name`` or ``TARGET.name``."""
+    """``MY.name``, ``TARGET.name``, or an absolute reference ``.name`` (scope "": the
+    attribute of the outermost ad the evaluation is in)."""
 
     __slots__ = ("scope", "name", "key")
 
@@ -217,6 +218,8 @@ class Scoped(Expr):
         self.key = name.lower()
 
     def _unparse(self, old):
+        if not self.scope:
+            return f".{quote_name(self.name)}"        # (HTCondor quotes .'parent')
         return f"{self.scope}.{quote_selected(self.name)}"
 
 
