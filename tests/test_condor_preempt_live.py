@@ -33,6 +33,16 @@ def _submit(cell, workdir, user, count):
     return int(re.search(r"submitted to cluster (\d+)", out).group(1))
 
 
+def _worse_fills(cell, workdir, slots):
+    """u2 fills the cell's slots; then u1's priority is made better (10) than u2's (20).
+    u2's cluster id."""
+    worse = _submit(cell, workdir, "u2", slots)
+    wait_for(lambda: len(_running(_queue(cell), worse)) == slots, timeout=30)
+    cell.run("condor_userprio", "-setprio", "gu1.u1@example.org", "10", check=True)
+    cell.run("condor_userprio", "-setprio", "gu2.u2@example.org", "20", check=True)
+    return worse
+
+
 def _queue(cell):
     """[(proc id, JobStatus, NumJobStarts)] of every job in the queue."""
     rows = []
@@ -58,10 +68,7 @@ def test_the_preempting_procs_run_and_the_victims_wait_without_restarting(workdi
     the freed slot and preempted again at every pass)."""
     cell = _cell(3)
     try:
-        worse = _submit(cell, workdir, "u2", 3)
-        wait_for(lambda: len(_running(_queue(cell), worse)) == 3, timeout=30)
-        cell.run("condor_userprio", "-setprio", "gu1.u1@example.org", "10", check=True)
-        cell.run("condor_userprio", "-setprio", "gu2.u2@example.org", "20", check=True)
+        worse = _worse_fills(cell, workdir, 3)
         better = _submit(cell, workdir, "u1", 3)
 
         def settled():
@@ -88,10 +95,7 @@ def test_a_slot_claimed_for_a_proc_that_is_removed_is_available_again(workdir):
     -total count both slots as Unclaimed (the slot does not stay Claimed/Idle)."""
     cell = _cell(2)
     try:
-        worse = _submit(cell, workdir, "u2", 2)
-        wait_for(lambda: len(_running(_queue(cell), worse)) == 2, timeout=30)
-        cell.run("condor_userprio", "-setprio", "gu1.u1@example.org", "10", check=True)
-        cell.run("condor_userprio", "-setprio", "gu2.u2@example.org", "20", check=True)
+        _worse_fills(cell, workdir, 2)
         cell.run("qmod", "-d", "all.q", check=True)
         better = _submit(cell, workdir, "u1", 1)
         wait_for(lambda: "Claimed Idle gu1.u1@example.org" in
