@@ -233,6 +233,9 @@ def show_exechosts(words):
         if snap is None:
             snap = status.read() or {}
         load = {} if name == "global" else dict((snap.get("hosts") or {}).get(name) or {})
+        # the slot state (Idle, Running ...) travels with the load report for the
+        # HTCondor views; an execution daemon reports no such load value
+        load.pop("state", None)
         ordered = {k: _load_text(load[k]) for k in LOAD_ORDER if k in load}
         ordered.update({k: _load_text(v) for k, v in sorted(load.items()) if k not in ordered})
         processors = int(load.get("num_proc", 0) or 0)
