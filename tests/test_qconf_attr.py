@@ -321,3 +321,14 @@ def test_mattr_none_empties_a_list_and_rattr_takes_per_host_values(cell):
     proc = cell.run("qconf", "-rattr", "queue", "slots", "2,[testhost=3]", "all.q")
     assert proc.returncode == 0, proc.stderr
     assert "slots                 2,[testhost=3]\n" in cell.run("qconf", "-sq", "all.q").stdout
+
+
+def test_object_list_is_comma_separated_or_several_words_one_message_each(cell):
+    proc = ok(cell, "-mattr", "pe", "slots", "12", "smp,mpi")
+    assert [line.split(None, 1)[1] for line in proc.stderr.splitlines()] == [
+        'modified "smp" in parallel environment list', 'modified "mpi" in parallel environment list']
+    proc = ok(cell, "-mattr", "pe", "slots", "14", "smp", "mpi", "-sp", "mpi")
+    assert [line.split(None, 1)[1] for line in proc.stderr.splitlines()] == [
+        'modified "smp" in parallel environment list', 'modified "mpi" in parallel environment list']
+    assert line_of(proc.stdout, "slots") == "slots              14"
+    assert line_of(ok(cell, "-sp", "smp").stdout, "slots") == "slots              14"
