@@ -252,11 +252,14 @@ def test_users_and_projects_share_names(cell):
     proc = cell.run("qconf", "-aprj", env={"EDITOR": "sed -i 's/^name .*/name default/'"})
     assert proc.returncode == 1 and '"default"' in proc.stderr
     ok(cell, "-duser", "alice")
-    assert fails(cell, "-suser", "alice") == "alice is not known as a user\n"
+    assert fails(cell, "-suser", "alice") == "alice is not known as user\n"
 
 
 def test_missing_objects_shown_in_grid_engines_words(cell):
-    assert fails(cell, "-sprj", "nosuch") == "nosuch is not known as a project\n"
+    assert fails(cell, "-sprj", "nosuch") == "nosuch is not known as project\n"
+    assert fails(cell, "-suser", "nosuch") == "nosuch is not known as user\n"
+    assert fails(cell, "-duser", "nosuch") == 'denied: user "nosuch" does not exist\n'
+    assert fails(cell, "-dprj", "nosuch") == 'denied: project "nosuch" does not exist\n'
     assert fails(cell, "-su", "nosuch") == 'denied: access list "nosuch" does not exist\n'
     assert fails(cell, "-srqs", "nosuch") == "No resource quota set found\n"
 

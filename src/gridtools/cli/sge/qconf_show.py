@@ -23,8 +23,8 @@ MISSING = {
     "ckpt": "{} is not a checkpointing interface definition",
     "calendar": "{} is not a calendar",
     "userset": 'denied: access list "{}" does not exist',
-    "user": "{} is not known as a user",
-    "project": "{} is not known as a project",
+    "user": "{} is not known as user",
+    "project": "{} is not known as project",
     "rqs": "No resource quota set found",
     "conf": "configuration {} not defined",
 }
