@@ -12,6 +12,7 @@ import sys
 
 from gridtools import cell
 from gridtools.errors import GridError
+from gridtools.formats.sge.attrfile import as_shown
 from gridtools.spool import config as spool_config
 
 #: kind -> message when a named object does not exist
@@ -85,7 +86,7 @@ def show_named(kind, words):
         if text is None:
             code = error(MISSING[kind].format(name))
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(as_shown(text))
     return code
 
 
@@ -116,7 +117,7 @@ def show_single(kind, missing, _words=()):
     text = stored(kind)
     if text is None:
         return error(missing)
-    sys.stdout.write(text)
+    sys.stdout.write(as_shown(text))
     return 0
 
 
@@ -134,7 +135,7 @@ def show_queues(words):
         if not found:
             code = error(MISSING["queue"].format(spec))
         texts.extend(found)
-    sys.stdout.write("\n".join(texts))
+    sys.stdout.write(as_shown("\n".join(texts)))
     return code
 
 
@@ -277,7 +278,7 @@ def show_conf(words):
         if text is None:
             code = error(MISSING["conf"].format(name))
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(as_shown(text))
     return code
 
 
