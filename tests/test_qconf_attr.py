@@ -146,13 +146,18 @@ def test_managers_operators_and_hosts(cell):
     assert ok(cell, "-dm", "someone").stderr == 'root@testhost removed "someone" from manager list\n'
     assert fails(cell, "-dm", "someone") == 'denied: manager "someone" does not exist\n'
     assert fails(cell, "-dm", "root").startswith("denied:")
-    ok(cell, "-ao", "op1,op2")
-    assert ok(cell, "-so").stdout == "op1\nop2\n"
-    ok(cell, "-do", "op1,op2")
+    ok(cell, "-ao", "op2,op1")
+    ok(cell, "-ao", "Op3")
+    assert ok(cell, "-so").stdout == "Op3\nop1\nop2\n"
+    ok(cell, "-do", "op1,op2,Op3")
     assert fails(cell, "-so") == "no operator defined\n"
+    ok(cell, "-am", "zed,abe")
+    assert ok(cell, "-sm").stdout == "abe\nroot\nzed\n"
+    ok(cell, "-dm", "zed,abe")
     ok(cell, "-ah", "node5")
     ok(cell, "-as", "node5")
-    assert ok(cell, "-sh").stdout == "testhost\nnode5\n"
+    assert ok(cell, "-sh").stdout == "node5\ntesthost\n"
+    assert ok(cell, "-ss").stdout == "node5\ntesthost\n"
     ok(cell, "-ds", "node5")
     assert ok(cell, "-ss").stdout == "testhost\n"
 

@@ -104,8 +104,9 @@ def show_names(kind, _words=()):
 
 
 def show_list(kind, _words=()):
-    """-sm, -so, -sh, -ss: one name per line."""
-    names = spool_config.read_list(kind)
+    """-sm, -so, -sh, -ss: one name per line, sorted by their bytes as Grid Engine sorts
+    them (strcmp: upper case before lower case), whatever order they were added in."""
+    names = sorted(spool_config.read_list(kind), key=lambda n: n.encode("utf-8", "surrogateescape"))
     if not names:
         return error(EMPTY[kind])
     sys.stdout.write("".join(n + "\n" for n in names))
