@@ -340,3 +340,27 @@ def test_object_list_is_comma_separated_or_several_words_one_message_each(cell):
         'modified "smp" in parallel environment list', 'modified "mpi" in parallel environment list']
     assert line_of(proc.stdout, "slots") == "slots              14"
     assert line_of(ok(cell, "-sp", "smp").stdout, "slots") == "slots              14"
+
+
+def test_host_deletion_in_grid_engines_words(cell, workdir):
+    ok(cell, "-ah", "node5")
+    assert ok(cell, "-dh", "node5").stderr == 'root@testhost removed "node5" from administrative host list\n'
+    assert fails(cell, "-dh", "node5") == 'denied: administrative host "node5" does not exist\n'
+    ok(cell, "-as", "node5")
+    assert ok(cell, "-ds", "node5").stderr == 'root@testhost removed "node5" from submit host list\n'
+    assert fails(cell, "-ds", "node5") == 'denied: submit host "node5" does not exist\n'
+    assert fails(cell, "-de", "node5") == 'denied: execution host "node5" does not exist\n'
+    text = ok(cell, "-se", "testhost", env={"SGE_SINGLE_LINE": "1"}).stdout
+    path = os.path.join(workdir, "node5")
+    with open(path, "w") as fh:
+        fh.write("".join(line.replace("testhost", "node5") + "\n" for line in text.splitlines()
+                         if line.split()[0] not in ("load_values", "processors")))
+    ok(cell, "-Ae", path)
+    # a host that still has a queue instance (through @allhosts here), or that a host
+    # group holds, stays
+    ok(cell, "-aattr", "hostgroup", "hostlist", "node5", "@allhosts")
+    assert fails(cell, "-de", "node5") == 'Host object "node5" is still referenced in cluster queue "all.q".\n'
+    ok(cell, "-mattr", "queue", "hostlist", "testhost", "all.q")
+    assert fails(cell, "-de", "node5") == 'Host object "node5" is still referenced in host group "@allhosts".\n'
+    ok(cell, "-dattr", "hostgroup", "hostlist", "node5", "@allhosts")
+    assert ok(cell, "-de", "node5").stderr == 'root@testhost removed "node5" from execution host list\n'
