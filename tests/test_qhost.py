@@ -54,6 +54,21 @@ def test_host_selection_by_name_and_resources():
     assert len(render(["-l", "mem_total=200G"]).splitlines()) == 3
 
 
+def test_list_arguments_are_several_words_or_blank_separated():
+    snap = _two_hosts_two_queues()
+
+    def names(argv):
+        return [line.split()[0] for line in render(argv, snap).splitlines()[3:]
+                if not line.startswith(" ")]
+    assert names(["-h", "other"]) == ["other"]
+    assert names(["-h", "localhost", "other"]) == ["localhost", "other"]
+    assert names(["-h", "localhost other", "-q"]) == ["localhost", "other"]
+    assert names(["-h", "nosuch,other"]) == ["other"]
+    assert names(["-l", "arch=lx-amd64", "num_proc=3"]) == []
+    lines = render(["-F", "num_proc", "mem_total", "-h", "other"], snap).splitlines()
+    assert lines[4:] == ["   hl:num_proc=2.000000", "   hl:mem_total=23.541G"]
+
+
 def test_jobs_of_selected_users():
     snap = reference_snapshot()
     snap["jobs"][52]["owner"] = "carol"

@@ -12,7 +12,7 @@ import sys
 import time
 
 from gridtools.cli.sge import loadvalues, qstatus
-from gridtools.cli.sge.tokens import split_list
+from gridtools.cli.sge.tokens import list_words, split_list
 from gridtools.errors import GridError, UsageError
 
 HEADER = ("HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE  "
@@ -45,16 +45,18 @@ def parse_args(argv):
     i = 0
     while i < len(argv):
         word = argv[i]
-        has_value = i + 1 < len(argv) and not argv[i + 1].startswith("-")
         if word == "-F":
-            opts.resources = split_list(argv[i + 1]) if has_value else []
-            i += 2 if has_value else 1
+            words, i = list_words(argv, i)
+            opts.resources = split_list(",".join(words or []))
             continue
         if word in ("-h", "-l", "-u"):
             if i + 1 >= len(argv):
                 raise UsageError(f'invalid option argument "{word}"')
-            _apply(opts, word, argv[i + 1])
-            i += 2
+            # a list: the next word (even one that starts with "-"), then every further
+            # word up to the next option, each comma- or blank-separated
+            first = argv[i + 1]
+            more, i = list_words(argv, i + 1)
+            _apply(opts, word, ",".join([first] + (more or [])))
             continue
         flag = _FLAGS.get(word)
         if flag is None:
