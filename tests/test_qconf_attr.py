@@ -146,13 +146,18 @@ def test_managers_operators_and_hosts(cell):
     assert ok(cell, "-dm", "someone").stderr == 'root@testhost removed "someone" from manager list\n'
     assert fails(cell, "-dm", "someone") == 'denied: manager "someone" does not exist\n'
     assert fails(cell, "-dm", "root").startswith("denied:")
-    ok(cell, "-ao", "op1,op2")
-    assert ok(cell, "-so").stdout == "op1\nop2\n"
-    ok(cell, "-do", "op1,op2")
+    ok(cell, "-ao", "op2,op1")
+    ok(cell, "-ao", "Op3")
+    assert ok(cell, "-so").stdout == "Op3\nop1\nop2\n"
+    ok(cell, "-do", "op1,op2,Op3")
     assert fails(cell, "-so") == "no operator defined\n"
+    ok(cell, "-am", "zed,abe")
+    assert ok(cell, "-sm").stdout == "abe\nroot\nzed\n"
+    ok(cell, "-dm", "zed,abe")
     ok(cell, "-ah", "node5")
     ok(cell, "-as", "node5")
-    assert ok(cell, "-sh").stdout == "testhost\nnode5\n"
+    assert ok(cell, "-sh").stdout == "node5\ntesthost\n"
+    assert ok(cell, "-ss").stdout == "node5\ntesthost\n"
     ok(cell, "-ds", "node5")
     assert ok(cell, "-ss").stdout == "testhost\n"
 
@@ -252,11 +257,14 @@ def test_users_and_projects_share_names(cell):
     proc = cell.run("qconf", "-aprj", env={"EDITOR": "sed -i 's/^name .*/name default/'"})
     assert proc.returncode == 1 and '"default"' in proc.stderr
     ok(cell, "-duser", "alice")
-    assert fails(cell, "-suser", "alice") == "alice is not known as a user\n"
+    assert fails(cell, "-suser", "alice") == "alice is not known as user\n"
 
 
 def test_missing_objects_shown_in_grid_engines_words(cell):
-    assert fails(cell, "-sprj", "nosuch") == "nosuch is not known as a project\n"
+    assert fails(cell, "-sprj", "nosuch") == "nosuch is not known as project\n"
+    assert fails(cell, "-suser", "nosuch") == "nosuch is not known as user\n"
+    assert fails(cell, "-duser", "nosuch") == 'denied: user "nosuch" does not exist\n'
+    assert fails(cell, "-dprj", "nosuch") == 'denied: project "nosuch" does not exist\n'
     assert fails(cell, "-su", "nosuch") == 'denied: access list "nosuch" does not exist\n'
     assert fails(cell, "-srqs", "nosuch") == "No resource quota set found\n"
 
@@ -321,3 +329,38 @@ def test_mattr_none_empties_a_list_and_rattr_takes_per_host_values(cell):
     proc = cell.run("qconf", "-rattr", "queue", "slots", "2,[testhost=3]", "all.q")
     assert proc.returncode == 0, proc.stderr
     assert "slots                 2,[testhost=3]\n" in cell.run("qconf", "-sq", "all.q").stdout
+
+
+def test_object_list_is_comma_separated_or_several_words_one_message_each(cell):
+    proc = ok(cell, "-mattr", "pe", "slots", "12", "smp,mpi")
+    assert [line.split(None, 1)[1] for line in proc.stderr.splitlines()] == [
+        'modified "smp" in parallel environment list', 'modified "mpi" in parallel environment list']
+    proc = ok(cell, "-mattr", "pe", "slots", "14", "smp", "mpi", "-sp", "mpi")
+    assert [line.split(None, 1)[1] for line in proc.stderr.splitlines()] == [
+        'modified "smp" in parallel environment list', 'modified "mpi" in parallel environment list']
+    assert line_of(proc.stdout, "slots") == "slots              14"
+    assert line_of(ok(cell, "-sp", "smp").stdout, "slots") == "slots              14"
+
+
+def test_host_deletion_in_grid_engines_words(cell, workdir):
+    ok(cell, "-ah", "node5")
+    assert ok(cell, "-dh", "node5").stderr == 'root@testhost removed "node5" from administrative host list\n'
+    assert fails(cell, "-dh", "node5") == 'denied: administrative host "node5" does not exist\n'
+    ok(cell, "-as", "node5")
+    assert ok(cell, "-ds", "node5").stderr == 'root@testhost removed "node5" from submit host list\n'
+    assert fails(cell, "-ds", "node5") == 'denied: submit host "node5" does not exist\n'
+    assert fails(cell, "-de", "node5") == 'denied: execution host "node5" does not exist\n'
+    text = ok(cell, "-se", "testhost", env={"SGE_SINGLE_LINE": "1"}).stdout
+    path = os.path.join(workdir, "node5")
+    with open(path, "w") as fh:
+        fh.write("".join(line.replace("testhost", "node5") + "\n" for line in text.splitlines()
+                         if line.split()[0] not in ("load_values", "processors")))
+    ok(cell, "-Ae", path)
+    # a host that still has a queue instance (through @allhosts here), or that a host
+    # group holds, stays
+    ok(cell, "-aattr", "hostgroup", "hostlist", "node5", "@allhosts")
+    assert fails(cell, "-de", "node5") == 'Host object "node5" is still referenced in cluster queue "all.q".\n'
+    ok(cell, "-mattr", "queue", "hostlist", "testhost", "all.q")
+    assert fails(cell, "-de", "node5") == 'Host object "node5" is still referenced in host group "@allhosts".\n'
+    ok(cell, "-dattr", "hostgroup", "hostlist", "node5", "@allhosts")
+    assert ok(cell, "-de", "node5").stderr == 'root@testhost removed "node5" from execution host list\n'

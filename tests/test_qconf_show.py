@@ -126,6 +126,20 @@ def test_execution_host_shows_its_load(cell):
     assert (proc.stderr, proc.returncode) == ("nohost is not an execution host\n", 1)
 
 
+def _load_names(text):
+    """The names of the load values in ``qconf -se`` output, continuation lines joined."""
+    joined = text.replace("\\\n", "")
+    line = next(line for line in joined.splitlines() if line.startswith("load_values"))
+    return [item.split("=", 1)[0] for item in line.split(None, 1)[1].replace(" ", "").split(",")]
+
+
+def test_execution_host_load_values_are_those_an_execution_daemon_reports(cell):
+    real = _load_names(reference("qconf-se-localhost.txt")[0])
+    proc = wait_for(lambda: (lambda p: p if "num_proc=" in p.stdout else None)(
+        cell.run("qconf", "-se", "testhost")))
+    assert _load_names(proc.stdout) == real
+
+
 def test_queue_instance_shows_resolved_values(cell):
     cell.run("qconf", "-mattr", "queue", "slots", "5", "all.q@testhost", check=True)
     whole = cell.run("qconf", "-sq", "all.q").stdout
@@ -186,3 +200,23 @@ def test_editor_templates_match_reference(cell, workdir):
         else:
             expected = editor_template(name)
         assert got == expected.rstrip("\n") + "\n", args
+
+
+def test_sge_single_line_leaves_long_values_whole(cell):
+    folded = wait_for(lambda: (lambda p: p if "num_proc=" in p.stdout else None)(
+        cell.run("qconf", "-se", "testhost")))
+    assert "\\\n" in folded.stdout
+    single = {"SGE_SINGLE_LINE": "1"}
+    proc = cell.run("qconf", "-se", "testhost", env=single)
+    assert "\\" not in proc.stdout
+    assert _load_names(proc.stdout) == _load_names(folded.stdout)
+    conf = cell.run("qconf", "-sconf", check=True).stdout
+    assert "reporting_params             accounting=true reporting=false \\\n" in conf
+    for args in (("-sconf",), ("-sconf", "global")):
+        text = cell.run("qconf", *args, env={"SGE_SINGLE_LINE": ""}, check=True).stdout
+        assert text == conf.replace(" \\\n                             ", " ")
+    # the editor gets the unbroken text, and an unchanged file changes nothing
+    proc = cell.run("qconf", "-mconf", env={**single, "EDITOR": "true"})
+    assert (proc.returncode, proc.stderr) == (1, "Object has not been changed\n")
+    proc = cell.run("qconf", "-mconf", env={**single, "EDITOR": "grep -q 'false flush_time'"})
+    assert (proc.returncode, proc.stderr) == (1, "Object has not been changed\n")

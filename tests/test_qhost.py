@@ -54,6 +54,21 @@ def test_host_selection_by_name_and_resources():
     assert len(render(["-l", "mem_total=200G"]).splitlines()) == 3
 
 
+def test_list_arguments_are_several_words_or_blank_separated():
+    snap = _two_hosts_two_queues()
+
+    def names(argv):
+        return [line.split()[0] for line in render(argv, snap).splitlines()[3:]
+                if not line.startswith(" ")]
+    assert names(["-h", "other"]) == ["other"]
+    assert names(["-h", "localhost", "other"]) == ["localhost", "other"]
+    assert names(["-h", "localhost other", "-q"]) == ["localhost", "other"]
+    assert names(["-h", "nosuch,other"]) == ["other"]
+    assert names(["-l", "arch=lx-amd64", "num_proc=3"]) == []
+    lines = render(["-F", "num_proc", "mem_total", "-h", "other"], snap).splitlines()
+    assert lines[4:] == ["   hl:num_proc=2.000000", "   hl:mem_total=23.541G"]
+
+
 def test_jobs_of_selected_users():
     snap = reference_snapshot()
     snap["jobs"][52]["owner"] = "carol"
@@ -83,6 +98,53 @@ def test_parallel_job_gets_master_and_slave_lines():
     snap["jobs"][51]["pe"] = ["smp", 2, 2]
     lines = render(["-j"], snap).splitlines()
     assert [line.split()[-1] for line in lines[6:]] == ["MASTER", "SLAVE", "MASTER"]
+
+
+def _two_hosts_two_queues():
+    """The reference snapshot with a second host and a queue b.q on both hosts: job 51
+    a parallel job with two slots in b.q@localhost and two in b.q@other (master there)."""
+    import copy
+    snap = reference_snapshot()
+    snap["hosts"]["other"] = copy.deepcopy(snap["hosts"]["localhost"])
+    base = snap["queues"][0]
+    for host in ("localhost", "other"):
+        for queue in ("b.q", "all.q"):
+            if (queue, host) != ("all.q", "localhost"):
+                row = dict(copy.deepcopy(base), queue=queue, host=host, name=f"{queue}@{host}")
+                snap["queues"].append(row)
+    snap["rows"][0].update(slots=4, granted=[["b.q", "other", 2], ["b.q", "localhost", 2]])
+    snap["jobs"][51]["pe"] = ["smp", 4, 4]
+    return snap
+
+
+def test_jobs_are_listed_under_their_queue_instance_with_one_header():
+    lines = render(["-j"], _two_hosts_two_queues()).splitlines()
+    want = reference("qhost-j.txt").splitlines()
+    queue = want[4].index("queue")
+    # the header comes once, before the first job line; jobs go queue instance by queue
+    # instance (all.q before b.q); the further slots of a task leave the job's columns blank
+    assert lines[3].startswith("localhost ") and lines[4:6] == want[4:6]
+    assert lines[9].startswith("other ")
+    assert [line[:queue].split()[:1] + line[queue:].split() for line in lines[6:9] + lines[10:]] == [
+        ["52", "all.q@loca", "MASTER"], ["51", "b.q@localh", "SLAVE"], ["b.q@localh", "SLAVE"],
+        ["51", "b.q@other", "MASTER"], ["b.q@other", "SLAVE"]]
+    assert lines[8][:queue].strip() == "" and lines[11][:queue].strip() == ""
+    lines = render(["-q", "-j"], _two_hosts_two_queues()).splitlines()
+    assert [line.split()[0] for line in lines[3:]] == [
+        "localhost", "all.q", "52", "b.q", "51", "SLAVE", "other", "all.q", "b.q", "51", "SLAVE"]
+    assert lines[8][queue:].split() == ["SLAVE"] and lines[8][:queue].strip() == ""
+    assert len(lines[5]) == len(want[6]) - 11
+
+
+def test_job_xml_names_the_queue_when_not_under_one():
+    root = ET.fromstring(render(["-j", "-xml"]))
+    job = root[1].find("job")
+    assert [(v.get("name"), v.text) for v in job][-2:] == [
+        ("queue_name", "all.q@localhost"), ("pe_master", "MASTER")]
+    root = ET.fromstring(render(["-q", "-j", "-xml"], _two_hosts_two_queues()))
+    assert [(e.tag, e.get("name")) for e in root[1] if e.tag != "hostvalue"] == [
+        ("queue", "all.q"), ("job", "52"), ("queue", "b.q"), ("job", "51"), ("job", "51")]
+    assert all(v.get("name") != "queue_name" for e in root[1].iter("job") for v in e)
 
 
 def test_json_document():
@@ -123,10 +185,13 @@ def _check_live_table(cell, job):
     assert re.fullmatch(r"testhost {16}lx-\S+ +\d+ +\d+ +\d+ +\d+ +\d+\.\d\d +\S+ +\S+ +\S+ +\S+", lines[3])
     assert len(lines[3]) == 94
     assert lines[4].startswith("   all.q                BIP   0/1/2")
-    assert lines[5:7] == want[4:6]
-    queue, master = want[4].index("queue"), want[4].index("master")
-    assert lines[7].split()[0] == str(job)
-    assert lines[7][queue:queue + 10] == "all.q@test" and lines[7][master:master + 6] == "MASTER"
+    # under its queue a job line has no header and no queue column
+    queue = want[4].index("queue")
+    assert lines[5].split()[0] == str(job) and len(lines) == 6
+    assert lines[5][queue:queue + 7] == "MASTER "
+    lines = cell.run("qhost", "-j").stdout.splitlines()
+    assert lines[4:6] == want[4:6]
+    assert lines[6][queue:queue + 10] == "all.q@test" and lines[6][queue + 11:queue + 17] == "MASTER"
 
 
 def test_live_xml_and_state(cell):

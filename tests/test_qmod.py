@@ -203,7 +203,7 @@ def test_queue_rerun_makes_jobs_rerunnable_and_rq_reschedules_a_queue(cell, work
     wait_state(cell, refuses, "r")
     proc = cell.run("qmod", "-rq", "all.q")
     assert f"Pushed rescheduling of job {jid} on host testhost\n" in proc.stdout
-    assert f"The job {refuses} is running in queue {Q} where jobs are not rerunable.\n" in proc.stdout
+    assert f"The job {refuses} is not restartable\n" in proc.stdout
     wait_state(cell, jid, ("Rr", "Rq"))
     assert state_of(cell, refuses) == "r"
 
@@ -263,3 +263,28 @@ def test_queue_domains_and_wildcards():
         assert queue_letters(cell, "all.q@otherhost") == ""
     finally:
         destroy_cell(cell)
+
+
+def test_reschedule_refusals_in_grid_engines_words_and_order(cell, workdir):
+    set_attr(cell, "all.q", "rerun", "TRUE")
+    set_attr(cell, "all.q", "slots", "3")
+    path = os.path.join(workdir, "ck")
+    with open(path, "w") as fh:
+        fh.write("ckpt_name ck\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+                 "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen sx\n")
+    cell.run("qconf", "-Ackpt", path, check=True)
+    set_attr(cell, "all.q", "ckpt_list", "ck")
+    norerun = sleeper(cell, workdir, "-r", "n")
+    ckpt = sleeper(cell, workdir, "-r", "y", "-ckpt", "ck")
+    both = sleeper(cell, workdir, "-r", "n", "-ckpt", "ck")
+    for jid in (norerun, ckpt, both):
+        wait_state(cell, jid, "r")
+    # submitted -r n: refused whatever the queue's rerun says, before the checkpointing check
+    proc = cell.run("qmod", "-rj", f"{norerun},{ckpt},{both}")
+    assert (proc.returncode, proc.stdout) == (0, f"The job {norerun} is not restartable\n"
+                                                 f"{ckpt} requests ckpt object ck. Therefore this job "
+                                                 "is not restartable.\n"
+                                                 f"The job {both} is not restartable\n")
+    assert [state_of(cell, j) for j in (norerun, ckpt, both)] == ["r", "r", "r"]
+    proc = cell.run("qmod", "-f", "-rj", str(ckpt))
+    assert (proc.returncode, proc.stdout) == (0, f"Forced rescheduling of job {ckpt} on host testhost\n")

@@ -79,3 +79,20 @@ def test_qquota_filter_column_shows_every_filter_as_written(cell, workdir):
     assert "<qquota_rule name='stat/2'>\n   <users>*</users>\n   <queues>all.q</queues>\n" \
            "   <hosts>testhost</hosts>\n   <limit resource='h_rt' limit='1:0:0'/>" in xml
     assert "<qquota_rule name='pstar/1'>\n   <limit resource='slots'" in xml
+
+
+def test_list_arguments_are_several_words_or_blank_separated(cell):
+    add_object(cell, "-Arqs", "{\n   name         twoq\n   description  NONE\n   enabled      TRUE\n"
+                              "   limit        users {*} queues all.q to h_rt=1:0:0\n"
+                              "   limit        users {*} queues other.q to h_rt=2:0:0\n}\n")
+
+    def rules(*args):
+        proc = cell.run("qquota", "-u", "*", *args)
+        assert proc.returncode == 0, proc.stderr
+        return [line.split()[0] for line in proc.stdout.splitlines()[2:]]
+    assert rules("-q", "all.q") == ["twoq/1"]
+    assert rules("-q", "all.q,other.q") == ["twoq/1", "twoq/2"]
+    assert rules("-q", "all.q", "other.q") == ["twoq/1", "twoq/2"]
+    assert rules("-q", "all.q other.q") == ["twoq/1", "twoq/2"]
+    assert rules("-q", "other.q", "-l", "h_vmem slots") == []
+    assert rules("-l", "h_vmem h_rt", "-q", "all.q") == ["twoq/1"]

@@ -65,3 +65,15 @@ def test_bad_options_give_the_usage_and_exit_1(cell_two_hosts):
     assert (code, out) == (1, []) and err.strip() == 'unknown resource "nosuchthing"'
     code, out, err = qselect(cell_two_hosts, "-help")
     assert code == 0 and out[:2] == ["SGE 8.1.9", "usage: qselect [options]"] and err == ""
+
+
+def test_list_arguments_are_several_words_or_blank_separated(cell_two_hosts):
+    cell = cell_two_hosts
+    published(cell)
+    cell.run("qconf", "-mattr", "queue", "pe_list", "mpi", "all.q@testhost", check=True)
+    both = (0, ["all.q@node2", "all.q@testhost"])
+    assert qselect(cell, "-q", "all.q@node2", "all.q@testhost")[:2] == both
+    assert qselect(cell, "-q", "all.q@node2 all.q@testhost")[:2] == both
+    assert qselect(cell, "-pe", "nosuch", "mpi", "-q", "all.q@node2")[:2] == (0, ["all.q@node2"])
+    assert qselect(cell, "-pe", "nosuch mpi")[:2] == both
+    assert qselect(cell, "-l", "arch=*", "hostname=node2")[:2] == (0, ["all.q@node2"])

@@ -5,6 +5,7 @@ Layouts are compared with the captured Grid Engine texts by column position
 """
 
 import datetime
+import os
 import re
 import xml.etree.ElementTree as ET
 
@@ -276,3 +277,22 @@ def test_ext_shows_the_usage_of_a_running_job(cell, workdir):
         assert re.fullmatch(r"\d+\.\d{5}", element.findtext("mem_usage"))
     finally:
         cell.run("qdel", str(job))
+
+
+def test_qtype_letters_are_batch_interactive_parallel_checkpointing_or_none(cell, workdir):
+    path = os.path.join(workdir, "ck")
+    with open(path, "w") as fh:
+        fh.write("ckpt_name ck\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+                 "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen sx\n")
+    cell.run("qconf", "-Ackpt", path, check=True)
+    cell.run("qconf", "-aattr", "queue", "ckpt_list", "ck", "all.q", check=True)
+
+    def qtype():
+        line = qstat(cell, "-f").splitlines()[2]
+        return line.split()[1]
+    assert wait_for(lambda: qtype() == "BIPC")
+    cell.run("qconf", "-mattr", "queue", "qtype", "NONE", "all.q", check=True)
+    assert wait_for(lambda: qtype() == "PC")
+    cell.run("qconf", "-mattr", "queue", "pe_list", "NONE", "all.q", check=True)
+    cell.run("qconf", "-mattr", "queue", "ckpt_list", "NONE", "all.q", check=True)
+    assert wait_for(lambda: qtype() == "N")

@@ -32,8 +32,9 @@ def _validate(kind, obj):
         raise GridError(problem_line(exc)) from None
 
 
-def missing(kind, name):
-    return f'denied: {LABELS[kind]} "{name}" does not exist'
+def missing(kind, name, deleting=False):
+    what = (deleting and confstore.DELETE_LABELS.get(kind)) or LABELS[kind]
+    return f'denied: {what} "{name}" does not exist'
 
 
 def _name(ctx, kind, obj):
@@ -189,7 +190,7 @@ def _undeletable(ctx, kind, name):
     except ConfigError:
         found = False
     if not found:
-        return f"configuration {name} does not exist" if kind == "conf" else missing(kind, name)
+        return f"configuration {name} does not exist" if kind == "conf" else missing(kind, name, True)
     if kind in ("queue", "exechost") and _has_running(ctx.state, kind, name):
         return ("There are still running jobs in the queue. Deletion denied." if kind == "queue"
                 else f'denied: there are still running jobs on host "{name}"')
@@ -339,7 +340,7 @@ def names_delete(ctx):
             continue
         match = [n for n in names if _same(kind, name, n)]
         if not match:
-            ctx.fail(missing(kind, name))
+            ctx.fail(missing(kind, name, True))
             continue
         names.remove(match[0])
         changed = True

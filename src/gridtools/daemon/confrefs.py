@@ -26,7 +26,6 @@ REFERENCES = {
     "project": [("queue", ("projects", "xprojects")), ("exechost", ("projects", "xprojects")),
                 ("user", ("default_project",)),
                 ("conf", ("projects", "xprojects", "auto_user_default_project"))],
-    "exechost": [("queue", ("hostlist",))],
 }
 #: how Grid Engine names a referring attribute in "still referenced in ATTR of KIND"
 ATTR_WORDS = {"user_lists": "user list", "xuser_lists": "xuser list", "acl": "user list",
@@ -81,7 +80,8 @@ def refusal(kind, name, jobs=()):
     """The line refusing to delete ``kind`` ``name``, or None when nothing refers to it.
     ``jobs``: the jobs that have not finished (a PE or checkpointing environment one of
     them requests stays)."""
-    special = {"hostgroup": _hostgroup_refusal, "queue": _queue_refusal}.get(kind)
+    special = {"hostgroup": _hostgroup_refusal, "queue": _queue_refusal,
+               "exechost": _exechost_refusal}.get(kind)
     if special is not None:
         return special(name)
     if kind in JOB_REFERENCES:
@@ -101,8 +101,6 @@ def refusal(kind, name, jobs=()):
 
 def _referenced(kind, name, attr, owner_kind, owner):
     """Grid Engine's words for ``name`` being named by ``attr`` of ``owner``."""
-    if kind == "exechost":
-        return f'Host object "{name}" is still referenced in cluster queue "{owner}".'
     if kind in QUEUE_ONLY:
         return "denied: " + QUEUE_ONLY[kind].format(name, owner)
     if kind == "project" and owner_kind == "user":
@@ -148,6 +146,33 @@ def _hostgroup_refusal(name):
     if groups:
         return f'denied: following hostgroups still reference "{name}": {" ".join(groups)}'
     return _rqs_refusal("hosts", name, "host group")
+
+
+def _group_members(groups, name, seen=()):
+    """The hosts of host group ``name``, its subgroups resolved."""
+    hosts = set()
+    for entry in groups.get(name, {}).get("hostlist") or []:
+        if entry.startswith("@"):
+            if entry not in seen:
+                hosts |= _group_members(groups, entry, (*seen, name))
+        else:
+            hosts.add(entry)
+    return hosts
+
+
+def _exechost_refusal(name):
+    """Grid Engine refuses to delete an execution host that still has a queue instance
+    (a cluster queue's hostlist names it, directly or through a host group), then one that
+    a host group holds, then one a resource quota set names."""
+    groups = confstore.load_all("hostgroup")
+    for qname, queue in sorted(confstore.load_all("queue").items()):
+        for entry in queue.get("hostlist") or []:
+            if entry == name or (entry.startswith("@") and name in _group_members(groups, entry)):
+                return f'Host object "{name}" is still referenced in cluster queue "{qname}".'
+    for group in sorted(groups):
+        if name in _group_members(groups, group):
+            return f'Host object "{name}" is still referenced in host group "{group}".'
+    return _rqs_refusal("hosts", name, confstore.LABELS["exechost"])
 
 
 def _queue_refusal(name):

@@ -59,7 +59,8 @@ class Ctx:
         self.info(f'{self.who} modified "{name}" in {label(kind)} list')
 
     def removed(self, kind, name):
-        self.info(f'{self.who} removed "{name}" from {label(kind)} list')
+        from gridtools.daemon.confstore import DELETE_LABELS
+        self.info(f'{self.who} removed "{name}" from {DELETE_LABELS.get(kind) or label(kind)} list')
 
     def answer(self):
         return 1 if self.failed else 0, "", "".join(line + "\n" for line in self.lines)

@@ -25,6 +25,11 @@ LABELS = {
     "adminhosts": "adminhost", "submithosts": "submithost",
 }
 
+#: kind -> the name Grid Engine's answers to a deletion use instead ("removed ... from
+#: execution host list", "denied: administrative host ... does not exist")
+DELETE_LABELS = {"exechost": "execution host", "adminhosts": "administrative host",
+                 "submithosts": "submit host"}
+
 #: the longest object name (it is a file name under etc/)
 MAX_NAME_BYTES = 255
 

@@ -130,6 +130,7 @@ def queue_rows(state, snap_queues, loads):
                      "resv": reserved.get(qi.name, 0), "load_avg": load.get("np_load_avg"),
                      "arch": load.get("arch", "-"),
                      "states": state_letters.to_letters(qi.states), "pe_list": list(qi.pe_list),
+                     "ckpt_list": list(qi.ckpt_list),
                      "attrs": queue_attrs(state.config, qi.queue, qi.host, groups),
                      "messages": _messages(state, qi)})
     rows.extend(_orphans(state, {qi.name for qi in snap_queues}, used, loads))

@@ -226,16 +226,41 @@ def rerunnable(state, job, task):
     return bool(view.qvalue(queue, "rerun", task.host, view.hostgroups(conf)))
 
 
+def _ckpt_refusal(state, job, ident, kind):
+    """Why a job with a checkpointing environment may not be rescheduled (its ``-c`` letters,
+    else the environment's ``when``, hold no ``r``), or None."""
+    name = job.spec.get("ckpt")
+    if not name:
+        return None
+    env = state.config.objects["ckpt"].get(name)
+    if env is None:
+        return f"{ident} requests ckpt object {name}. This ckpt object does not exist."
+    asked = str(job.spec.get("ckpt_when") or "")
+    when = asked if asked and not (asked[:1].isdigit() or asked[:1] == ":") else \
+        ("m" if asked else str(env.get("when") or ""))
+    if "r" not in when:
+        return f"{ident} requests ckpt object {name}. Therefore this {kind} is not restartable."
+    return None
+
+
 def _reschedule(ctx, job, task):
     # a task that cannot be rescheduled is a warning, as Grid Engine answers it: qmod
-    # still exits 0
+    # still exits 0. The checks come in Grid Engine's order: submitted -r n, interactive,
+    # checkpointing without "r", being deleted, and a queue without rerun.
     kind, ident = _label(job, task.number)
+    if not ctx.force and job.spec.get("rerun") is False:
+        return ctx.say(f"The {kind} {ident} is not restartable")
+    if job.spec.get("interactive"):
+        return ctx.say(f"{ident} is a qsh, qlogin, qrsh or a qrlogin {kind}. "
+                       f"These types of {kind} are not restartable")
+    if not ctx.force:
+        refusal = _ckpt_refusal(ctx.state, job, ident, kind)
+        if refusal:
+            return ctx.say(refusal)
     if task.deleting:
         return ctx.say(f"The {kind} {ident} is already in deleted state. No rescheduling!")
-    if job.spec.get("interactive"):
-        return ctx.say(f"{kind} {ident} is a qsh, qlogin, qrsh or a qrlogin {kind}. "
-                       f"These types of {kind} are not restartable")
     if not ctx.force and not rerunnable(ctx.state, job, task):
+        # Grid Engine's message always reads "queue none"; the queue instance tells more
         return ctx.say(f"The {kind} {ident} is running in queue {task.queue}@{task.host} "
                        "where jobs are not rerunable.")
     suspension.requeue(ctx.state, ctx.dispatcher, job, task)

@@ -126,6 +126,11 @@ OPTIONS = {
 }
 
 
+#: options whose last argument, the object list, may be several words
+_OBJECT_LISTS = frozenset(("-aattr", "-Aattr", "-dattr", "-Dattr", "-mattr", "-Mattr",
+                           "-rattr", "-Rattr"))
+
+
 class ArgumentError(UsageError):
     """A word that is not an option, or an option without its argument."""
 
@@ -159,6 +164,11 @@ def parse(argv):
         if entry is None:
             raise ArgumentError(f'error: invalid option argument "{option}"')
         words, i = _take(argv, i + 1, option, entry[1])
+        if option in _OBJECT_LISTS:
+            # the object list runs on over every further word up to the next option
+            while i < len(argv) and not argv[i].startswith("-"):
+                words.append(argv[i])
+                i += 1
         if "" in words:
             raise EmptyArgument(f'error: empty option argument given to "{option}"')
         steps.append((entry[0], words))

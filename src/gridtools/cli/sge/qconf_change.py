@@ -69,15 +69,18 @@ def send(payload):
 # ---------------------------------------------------------------- texts
 
 def edit(text):
-    """Run $EDITOR on ``text`` in a temporary file; the edited text."""
+    """Run $EDITOR on ``text`` in a temporary file; the edited text (``text`` itself when
+    the file comes back as it was shown, which may be without line breaks)."""
     import shlex
     import subprocess
     import tempfile
+    from gridtools.formats.sge.attrfile import as_shown
     editor = os.environ.get("EDITOR") or "vi"
+    shown = as_shown(text)
     fd, path = tempfile.mkstemp(prefix="qconf-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            fh.write(shown)
         rc = subprocess.call(f"{editor} {shlex.quote(path)}", shell=True)
         if rc < 0 or rc > 128:
             raise GridError(f"editor was terminated by a signal {abs(rc) if rc < 0 else rc - 128}")
@@ -85,7 +88,8 @@ def edit(text):
             raise GridError(f"editor exited with error {rc}")
         try:
             with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-                return fh.read()
+                edited = fh.read()
+            return text if edited == shown else edited
         except FileNotFoundError:
             raise GridError(f"edit file {path} no longer exists") from None
     finally:

@@ -12,6 +12,7 @@ import sys
 
 from gridtools import cell
 from gridtools.errors import GridError
+from gridtools.formats.sge.attrfile import as_shown
 from gridtools.spool import config as spool_config
 
 #: kind -> message when a named object does not exist
@@ -23,8 +24,8 @@ MISSING = {
     "ckpt": "{} is not a checkpointing interface definition",
     "calendar": "{} is not a calendar",
     "userset": 'denied: access list "{}" does not exist',
-    "user": "{} is not known as a user",
-    "project": "{} is not known as a project",
+    "user": "{} is not known as user",
+    "project": "{} is not known as project",
     "rqs": "No resource quota set found",
     "conf": "configuration {} not defined",
 }
@@ -85,7 +86,7 @@ def show_named(kind, words):
         if text is None:
             code = error(MISSING[kind].format(name))
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(as_shown(text))
     return code
 
 
@@ -103,8 +104,9 @@ def show_names(kind, _words=()):
 
 
 def show_list(kind, _words=()):
-    """-sm, -so, -sh, -ss: one name per line."""
-    names = spool_config.read_list(kind)
+    """-sm, -so, -sh, -ss: one name per line, sorted by their bytes as Grid Engine sorts
+    them (strcmp: upper case before lower case), whatever order they were added in."""
+    names = sorted(spool_config.read_list(kind), key=lambda n: n.encode("utf-8", "surrogateescape"))
     if not names:
         return error(EMPTY[kind])
     sys.stdout.write("".join(n + "\n" for n in names))
@@ -116,7 +118,7 @@ def show_single(kind, missing, _words=()):
     text = stored(kind)
     if text is None:
         return error(missing)
-    sys.stdout.write(text)
+    sys.stdout.write(as_shown(text))
     return 0
 
 
@@ -134,7 +136,7 @@ def show_queues(words):
         if not found:
             code = error(MISSING["queue"].format(spec))
         texts.extend(found)
-    sys.stdout.write("\n".join(texts))
+    sys.stdout.write(as_shown("\n".join(texts)))
     return code
 
 
@@ -233,6 +235,9 @@ def show_exechosts(words):
         if snap is None:
             snap = status.read() or {}
         load = {} if name == "global" else dict((snap.get("hosts") or {}).get(name) or {})
+        # the slot state (Idle, Running ...) travels with the load report for the
+        # HTCondor views; an execution daemon reports no such load value
+        load.pop("state", None)
         ordered = {k: _load_text(load[k]) for k in LOAD_ORDER if k in load}
         ordered.update({k: _load_text(v) for k, v in sorted(load.items()) if k not in ordered})
         processors = int(load.get("num_proc", 0) or 0)
@@ -274,7 +279,7 @@ def show_conf(words):
         if text is None:
             code = error(MISSING["conf"].format(name))
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(as_shown(text))
     return code
 
 

@@ -12,7 +12,7 @@ import sys
 import time
 
 from gridtools.cli.sge import loadvalues, qstatus
-from gridtools.cli.sge.tokens import split_list
+from gridtools.cli.sge.tokens import list_words, split_list
 from gridtools.errors import GridError, UsageError
 
 HEADER = ("HOSTNAME                ARCH         NCPU NSOC NCOR NTHR  LOAD  MEMTOT  MEMUSE  "
@@ -45,16 +45,18 @@ def parse_args(argv):
     i = 0
     while i < len(argv):
         word = argv[i]
-        has_value = i + 1 < len(argv) and not argv[i + 1].startswith("-")
         if word == "-F":
-            opts.resources = split_list(argv[i + 1]) if has_value else []
-            i += 2 if has_value else 1
+            words, i = list_words(argv, i)
+            opts.resources = split_list(",".join(words or []))
             continue
         if word in ("-h", "-l", "-u"):
             if i + 1 >= len(argv):
                 raise UsageError(f'invalid option argument "{word}"')
-            _apply(opts, word, argv[i + 1])
-            i += 2
+            # a list: the next word (even one that starts with "-"), then every further
+            # word up to the next option, each comma- or blank-separated
+            first = argv[i + 1]
+            more, i = list_words(argv, i + 1)
+            _apply(opts, word, ",".join([first] + (more or [])))
             continue
         flag = _FLAGS.get(word)
         if flag is None:
@@ -115,12 +117,16 @@ def host_queues(host, snap):
     return sorted((q for q in snap.get("queues") or () if q["host"] == host), key=lambda q: q["queue"])
 
 
-def host_jobs(host, snap, opts):
-    """(row, job info, queue instance, master label) of each job slot on ``host``, and a
-    MASTER line more on the master host of a PE whose job_is_first_task is FALSE."""
+def queue_jobs(host, snap, opts):
+    """``[(queue instance, [(row, job info, queue instance, label, shown), ...]), ...]``:
+    the queue instances of ``host`` in order, each with one entry per job slot it holds,
+    as Grid Engine's qhost lists them under the queue. ``label`` is MASTER for the first
+    slot of a task's master queue and SLAVE for every other; a master queue of a PE whose
+    job_is_first_task is FALSE has one line more. ``shown`` is False on the lines after a
+    task's first one in a queue, where Grid Engine leaves the job's columns blank."""
     from gridtools.cli.sge import qstat
     owner_ok = qstat.user_filter(opts.users if opts.users is not None else ["*"])
-    found = []
+    found = {}
     for row in sorted((r for r in snap["rows"] if "granted" in r and r["state"] != "z"),
                       key=lambda r: (r["id"], r.get("task") or 0)):
         job = snap["jobs"].get(row["id"], {})
@@ -133,10 +139,19 @@ def host_jobs(host, snap, opts):
             if i == 0 and row.get("pe"):     # a master that is no task holds no slot: one more line
                 from gridtools.cli.sge.cellfacts import job_is_first_task
                 count += not job_is_first_task(row["pe"])
+            name = f"{queue}@{qhost}"
             for slot in range(count):
                 label = "MASTER" if i == 0 and slot == 0 else "SLAVE"
-                found.append((row, job, f"{queue}@{qhost}", label))
-    return found
+                found.setdefault(name, []).append((row, job, name, label, slot == 0))
+    order = [q["name"] for q in host_queues(host, snap)]
+    order += sorted(set(found) - set(order))
+    return [(name, found.get(name, [])) for name in order]
+
+
+def host_jobs(host, snap, opts):
+    """(row, job info, queue instance, master label) of each job slot on ``host``, queue
+    instance by queue instance (see ``queue_jobs``)."""
+    return [item[:4] for _name, items in queue_jobs(host, snap, opts) for item in items]
 
 
 def host_state(host, snap):
@@ -235,25 +250,43 @@ def queue_line(q, snap):
             f"{qstat_queues.states(q, snap)}")
 
 
-def job_line(row, job, queue, master):
+def job_line(row, job, queue, master, shown=True, with_queue=True):
+    """One job line under a host (with ``-q`` under its queue, without the queue column);
+    a line that is not ``shown`` leaves the job's own columns blank, as Grid Engine does
+    for the further slots of a parallel task."""
     label = qstatus.task_label(row) if job.get("array") else ""
-    when = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(row["time"]))
-    return (f"   {row['id']:>7} {row.get('prio', 0.0):.5f} {job.get('name', '')[:10]:<10} "
-            f"{job.get('owner', '')[:12]:<12} {row['state'][:5]:<5} {when} {queue[:10]:<10} "
-            f"{master:<6} {label if label else ' ' * 7}")
+    if shown:
+        when = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(row["time"]))
+        line = (f"   {row['id']:>7} {row.get('prio', 0.0):.5f} {job.get('name', '')[:10]:<10} "
+                f"{job.get('owner', '')[:12]:<12} {row['state'][:5]:<5} {when} ")
+    else:
+        line = "   " + " " * 66
+    if with_queue:
+        line += f"{queue[:10]:<10} "
+    return line + f"{master:<6} {label if label else ' ' * 7}"
 
 
-def host_block(host, snap, opts):
+def host_block(host, snap, opts, header=None):
+    """The lines of one host. Without -q the job table's header comes once, before the
+    first job line of all hosts: ``header`` is a list that holds it until then."""
     state = host_state(host, snap) if opts.states else None
     lines = [host_line(host, host_columns(host, snap), state)]
     if opts.resources is not None:
         lines += [f"   {d}:{n}={v}" for d, n, v in resources(host, snap, opts.resources)]
-    if opts.queues:
-        lines += [queue_line(q, snap) for q in host_queues(host, snap)]
+    if not (opts.queues or opts.jobs):
+        return lines
+    queues = {q["name"]: q for q in host_queues(host, snap)}
     if opts.jobs:
-        jobs = host_jobs(host, snap, opts)
-        if jobs:
-            lines += [JOB_HEADER, JOB_RULE] + [job_line(*item) for item in jobs]
+        per_queue = queue_jobs(host, snap, opts)
+    else:
+        per_queue = [(name, []) for name in queues]
+    for name, items in per_queue:
+        if opts.queues and name in queues:
+            lines.append(queue_line(queues[name], snap))
+        if items and not opts.queues and header:
+            lines += header
+            header.clear()
+        lines += [job_line(*item, with_queue=not opts.queues) for item in items]
     return lines
 
 
@@ -264,8 +297,9 @@ def text(snap, opts):
     lines = [header, rule, host_line("global", GLOBAL_COLUMNS, "-" if opts.states else None)]
     if opts.resources is not None:
         lines += [f"   {d}:{n}={v}" for d, n, v in resources("global", snap, opts.resources)]
+    header = [JOB_HEADER, JOB_RULE]
     for host in host_names(snap, opts):
-        lines += host_block(host, snap, opts)
+        lines += host_block(host, snap, opts, header)
     return "\n".join(lines) + "\n"
 
 

@@ -30,14 +30,19 @@ def _queue_xml(q, snap):
     return lines + [" </queue>"]
 
 
-def _job_xml(row, job, queue, master):
+def _job_xml(row, job, queue, master, _shown=True, with_queue=True):
+    """One ``<job>`` element per job slot, every value given (also on SLAVE slots): the
+    queue instance's name again as queue_name when the job is not under a ``<queue>``,
+    then pe_master and, for an array task, taskid, in Grid Engine's order."""
     jid = row["id"]
     values = [("priority", f"'{row.get('prio', 0.0):f}'"), ("qinstance_name", queue),
               ("job_name", job.get("name", "")), ("job_owner", job.get("owner", "")),
               ("job_state", row["state"]), ("start_time", int(row["time"]))]
+    if with_queue:
+        values.append(("queue_name", queue))
+    values.append(("pe_master", master))
     if job.get("array"):
         values.append(("taskid", qstatus.task_label(row)))
-    values.append(("pe_master", master))
     lines = [f" <job name='{jid}'>"]
     lines += [_value("jobvalue", (("jobid", jid), ("name", k)), v) for k, v in values]
     return lines + [" </job>"]
@@ -52,13 +57,15 @@ def _host_xml(name, cols, snap, opts):
     if opts.resources is not None:
         lines += [_value("resourcevalue", (("name", n), ("dominance", d)), v)
                   for d, n, v in qhost.resources(name, snap, opts.resources)]
-    if name != "global":
-        if opts.queues:
-            for q in qhost.host_queues(name, snap):
-                lines += _queue_xml(q, snap)
-        if opts.jobs:
-            for item in qhost.host_jobs(name, snap, opts):
-                lines += _job_xml(*item)
+    if name != "global" and (opts.queues or opts.jobs):
+        # each queue instance, then the jobs in it, as Grid Engine's qhost walks them
+        queues = {q["name"]: q for q in qhost.host_queues(name, snap)}
+        per_queue = qhost.queue_jobs(name, snap, opts) if opts.jobs else [(n, []) for n in queues]
+        for qname, items in per_queue:
+            if opts.queues and qname in queues:
+                lines += _queue_xml(queues[qname], snap)
+            for item in items:
+                lines += _job_xml(*item, with_queue=not opts.queues)
     return lines + [" </host>"]
 
 

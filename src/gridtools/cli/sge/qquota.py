@@ -10,6 +10,7 @@ by the same code the scheduler uses (``sched.rqs``).
 
 import sys
 
+from gridtools.cli.sge.tokens import split_list
 from gridtools.errors import GridError, UsageError
 
 USAGE = """usage: qquota [options]
@@ -40,8 +41,13 @@ def parse_args(argv):
         elif word in _OPTIONS:
             if not words:
                 raise UsageError(f"error: no argument given for option {word}")
-            names = [n.strip() for n in words.pop(0).split(",")]
-            if not all(names):
+            # a list: the next word, then every further word up to the next option, each
+            # comma- or blank-separated, as Grid Engine's string lists are read
+            given = [words.pop(0)]
+            while words and not words[0].startswith("-"):
+                given.append(words.pop(0))
+            names = split_list(",".join(given))
+            if not names or any(not part.strip() for g in given for part in g.split(",")):
                 raise UsageError(f"error: invalid argument for option {word}")
             opts[_OPTIONS[word]] += [n.partition("=")[0] if word == "-l" else n for n in names]
         else:

@@ -12,6 +12,7 @@ import sys
 
 from gridtools.cli.sge import qstatus
 from gridtools.cli.sge.qstat import Options, parsed_or_usage, take_value
+from gridtools.cli.sge.tokens import list_words
 from gridtools.errors import GridError, UsageError
 
 #: options that take an argument (qstat's queue selection)
@@ -45,7 +46,15 @@ def parse_args(argv):
     i = 0
     while i < len(argv):
         word = argv[i]
-        if word in _WITH_ARG:
+        if word in _WITH_ARG and i + 1 < len(argv):
+            # a list: the next word, then every further word up to the next option (state
+            # letters run on, the other lists are comma- or blank-separated)
+            first = argv[i + 1]
+            more, after = list_words(argv, i + 1)
+            value = ("" if word == "-qs" else ",").join([first] + (more or []))
+            take_value(opts, [word, value], 0)
+            i = after
+        elif word in _WITH_ARG:
             i = take_value(opts, argv, i)
         elif word == "-help":
             opts.help = True

@@ -12,7 +12,8 @@ from gridtools.cli.status import held_once, task_hard
 
 #: queue instance state letters in the order Grid Engine prints them
 STATE_ORDER = "aACDduESsco"
-#: qtype abbreviations: BATCH, INTERACTIVE (and a queue with a PE list is also "P")
+#: qtype abbreviations: BATCH, INTERACTIVE (and a queue with a PE list is also "P", one
+#: with a checkpointing list "C")
 _QTYPE = {"BATCH": "B", "INTERACTIVE": "I"}
 #: states that make a queue instance's slots temporarily unavailable (-g c "aoACDS")
 TEMP_STATES = "aoACDS"
@@ -37,7 +38,9 @@ def qtype(row):
     letters = "".join(_QTYPE.get(t, "") for t in ("BATCH", "INTERACTIVE") if t in row.get("qtype", ()))
     if row.get("pe_list"):
         letters += "P"
-    return letters or "NONE"
+    if row.get("ckpt_list"):
+        letters += "C"
+    return letters or "N"
 
 
 def _threshold_lines(row, snap, kind):

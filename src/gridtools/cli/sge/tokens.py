@@ -54,8 +54,18 @@ def split_words(text, comments=True):
 
 
 def split_list(text):
-    """Comma- (and blank-) separated list items, empty items dropped."""
-    return [item for item in text.replace(" ", ",").split(",") if item]
+    """Comma- (and white-space-) separated list items, empty items dropped."""
+    return text.replace(",", " ").split()
+
+
+def list_words(argv, i):
+    """The argument words of the list option ``argv[i]``: every word after it up to the
+    next option (a word starting with ``-``), as Grid Engine's clients take a list
+    argument, and the index past them. None for the words when there is none."""
+    j = i + 1
+    while j < len(argv) and not argv[j].startswith("-"):
+        j += 1
+    return (argv[i + 1:j] or None), j
 
 
 def read_option_file(path, missing_ok=True):

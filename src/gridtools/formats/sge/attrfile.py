@@ -7,13 +7,17 @@ line. Lines starting with ``#`` and blank lines are ignored when reading.
 Writing follows qconf byte for byte, including how it breaks long lines:
 a line longer than ``MAX_LINE`` characters is broken at the last blank or
 comma that keeps the piece within the limit, the piece ends in `` \\`` and
-the next line is indented to the column where the value started.
+the next line is indented to the column where the value started. With
+``SGE_SINGLE_LINE`` in the environment (any value, even empty) lines are
+never broken, as qconf's flat file writer then leaves them whole.
 
 A ``Schema`` is the ordered list of ``Field`` objects of one object kind; it
 reads text into a dict (field order, typed values), writes a dict back and
 checks a dict built in code. Errors are ``FieldError`` (a ``ConfigError``)
 carrying the attribute name and, when known, the line number.
 """
+
+import os
 
 from gridtools.errors import ConfigError
 from gridtools.formats.sge.codecs import ValueProblem
@@ -126,7 +130,7 @@ def _break_point(text, start, stop):
 
 def wrap_line(line, limit=MAX_LINE):
     """Break one long line the way qconf does (see the module docstring)."""
-    if len(line) <= limit:
+    if len(line) <= limit or single_line():
         return line
     indent = _value_column(line)
     if indent >= limit - 2:
@@ -147,6 +151,21 @@ def wrap_line(line, limit=MAX_LINE):
         pieces.append(rest[:keep])
         rest, first = rest[idx + 1:], False
     return (" \\\n" + " " * indent).join(pieces)
+
+
+def single_line():
+    """True when ``SGE_SINGLE_LINE`` is set: qconf then breaks no long line."""
+    return "SGE_SINGLE_LINE" in os.environ
+
+
+def as_shown(text):
+    """``text`` (stored, with qconf's line breaks) as qconf shows it now: unchanged, or with
+    ``SGE_SINGLE_LINE`` set every continuation joined again (a break after a comma
+    left the comma at the end of the piece, a break at a blank dropped the blank)."""
+    if not single_line() or "\\\n" not in text:
+        return text
+    import re
+    return re.sub(r"(,?) \\\n[ \t]*", lambda m: m.group(1) or " ", text)
 
 
 def format_attr(name, value_text, width):
