@@ -1041,3 +1041,29 @@ def test_several_dag_files_run_as_one_dag_named_after_the_first(cell, workdir):
     twice = cell.run("condor_submit_dag", "-f", "one.dag", "sub/three.dag", cwd=workdir)
     assert twice.returncode == 1
     assert twice.stderr.splitlines() == ["ERROR: sub/three.dag (line 1): node name B already exists"]
+
+
+@pytest.fixture
+def one_slot_cell():
+    c = make_cell(slots=1)
+    try:
+        yield c
+    finally:
+        destroy_cell(c)
+
+
+def test_the_dag_manager_holds_no_slot_so_its_nodes_run_on_a_one_slot_cell(one_slot_cell, workdir):
+    cell = one_slot_cell
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    # the one slot is node A's: the manager, in the scheduler universe, claims none
+    wait_for(lambda: cell.run("condor_status", "-af", "Name", "State", "JobId").stdout.split()
+             == ["slot1@testhost", "Claimed", f"{dag + 1}.0"], timeout=10)
+    with open(os.path.join(workdir, "go"), "w"):
+        pass
+    dag_ended(cell, dag)
+    assert order(workdir) == ["A", "B"]
+    assert cell.run("condor_status", "-af", "State").stdout.split() == ["Unclaimed"]
