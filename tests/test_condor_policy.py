@@ -110,6 +110,22 @@ def test_periodic_hold_release_and_remove(cell, workdir):
     wait_events(os.path.join(workdir, "q.log"), f"{other}.0", [0, 12, 9])
 
 
+def test_allowed_job_and_execute_durations_hold_a_job_that_runs_longer(cell, workdir):
+    _fast_periodic(cell)
+    whole = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = d.log\n"
+                         "allowed_job_duration = 1\nqueue\n", cwd=workdir)
+    execute = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = d.log\n"
+                           "allowed_execute_duration = 1\nqueue\n", cwd=workdir, name="e.sub")
+    for cluster in (whole, execute):
+        wait_status(cell, f"{cluster}.0", 5, timeout=30)
+    assert cell.run("condor_q", "-af", "ClusterId", "AllowedJobDuration", "AllowedExecuteDuration",
+                    "HoldReasonCode", "HoldReason").stdout.splitlines() == [
+        f"{whole} 1 undefined 46 The job exceeded allowed job duration of 00:01",
+        f"{execute} undefined 1 47 The job exceeded allowed execute duration of 00:01"]
+    log = open(os.path.join(workdir, "d.log")).read()
+    assert "Job was held.\n\tThe job exceeded allowed execute duration of 00:01\n\tCode 47 Subcode 0\n" in log
+
+
 def test_periodic_release_of_a_policy_hold(cell, workdir):
     _fast_periodic(cell)
     cluster = submit(cell, "executable = /bin/false\non_exit_hold = NumJobCompletions < 2\n"

@@ -248,6 +248,24 @@ def test_periodic_policy():
     assert condorpolicy.interval(lambda name: "5") == 5.0 and condorpolicy.interval(lambda name: None) == 60.0
 
 
+def test_allowed_durations_hold_a_running_task_before_its_own_expressions():
+    now = 1700000100
+    started = dict(JobCurrentStartDate=str(now - 3600), PeriodicHold="true")
+    job = condorpolicy.periodic(_policy_ad(AllowedJobDuration="3600", **started), now)
+    assert (job.action, job.code, job.subcode) == (condorpolicy.Action.HOLD, 46, 0)
+    assert job.reason == "The job exceeded allowed job duration of 1:00:00"
+    execute = condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="65", **started), now)
+    assert (execute.code, execute.reason) == (47, "The job exceeded allowed execute duration of 01:05")
+    # the execute duration must be exceeded, the job duration only reached
+    assert condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="3600", **started), now).code == 3
+    idle = _policy_ad(AllowedJobDuration="5", **started)
+    idle["JobStatus"] = 1
+    assert condorpolicy.periodic(idle, now).code == 3                # only a running task's
+    assert condorpolicy.has_periodic(_policy_ad(AllowedExecuteDuration="5"))
+    assert [condorpolicy.short_time(n) for n in (0, 5, 600, 36000, 90000)] == \
+        ["00:00", "00:05", "10:00", "10:00:00", "1+01:00:00"]
+
+
 # ---------------------------------------------------------------- printing attributes
 
 def _job(cluster, proc, **attrs):

@@ -4,7 +4,10 @@ Pure decisions over job ads (HTCondor's user policy): at a task's exit,
 ``OnExitHold`` is looked at first (true: the task is held, HoldReasonCode 3
 with ``OnExitHoldReason``/``OnExitHoldSubCode`` or a sentence naming the
 expression), then ``OnExitRemove`` (false: it runs again); anything else
-leaves the queue. Periodically, ``PeriodicHold`` for tasks neither held nor
+leaves the queue. Periodically, first a running task that ran longer than
+its ``AllowedJobDuration`` (since it started) or ``AllowedExecuteDuration``
+(since it began to execute) is held, HoldReasonCode 46 or 47 with
+HTCondor's "The job exceeded allowed job duration of 1:00:00"; then ``PeriodicHold`` for tasks neither held nor
 completed, ``PeriodicRelease`` for held tasks not held by their owner (code
 1), then ``PeriodicRemove``. An expression triggers only when it evaluates
 to a true number or boolean; UNDEFINED and ERROR never do. The daemon
@@ -20,6 +23,13 @@ from gridtools import ads
 HOLD_CODE_POLICY = 3
 #: HoldReasonCode of holds made by the owner (UserRequest): PeriodicRelease leaves them
 HOLD_CODE_USER = 1
+#: HoldReasonCode of a job that ran longer than its AllowedJobDuration (JobDurationExceeded)
+HOLD_CODE_JOB_DURATION = 46
+#: HoldReasonCode of a job that executed longer than its AllowedExecuteDuration (JobExecuteExceeded)
+HOLD_CODE_EXECUTE_DURATION = 47
+#: the job attributes that make a job's tasks looked at periodically
+PERIODIC_ATTRS = ("PeriodicHold", "PeriodicRelease", "PeriodicRemove", "AllowedJobDuration",
+                  "AllowedExecuteDuration")
 
 
 class Action(enum.Enum):
@@ -89,11 +99,51 @@ def at_exit(ad):
     return None
 
 
+def short_time(seconds):
+    """A duration as HTCondor's short form: ``[D+]H:MM:SS`` without the leading zero
+    fields, at least ``MM:SS`` (5 -> 00:05, 3600 -> 1:00:00, 90000 -> 1+01:00:00)."""
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86400)
+    text = f"{days:3d}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    at = 0
+    while at < len(text) and text[at] in " 0+":
+        at += 1
+    return text[at + 1:] if text[at] == ":" else text[at:]
+
+
+def _number(ad, name):
+    value = ad.eval(name) if name in ad else None
+    return int(value) if type(value) in (int, float) else None
+
+
+def _over_duration(ad, now):
+    """The hold of a running task that ran longer than its AllowedJobDuration (since its
+    shadow started, HoldReasonCode 46) or AllowedExecuteDuration (since it began to
+    execute, 47), as HTCondor's user policy checks them before anything else; else None."""
+    born = _number(ad, "ShadowBirthdate") or _number(ad, "JobCurrentStartDate")
+    if born is None:
+        return None
+    allowed = _number(ad, "AllowedJobDuration")
+    if allowed is not None and now - born >= allowed:
+        return Decision(Action.HOLD, f"The job exceeded allowed job duration of {short_time(allowed)}",
+                        HOLD_CODE_JOB_DURATION)
+    allowed = _number(ad, "AllowedExecuteDuration")
+    began = _number(ad, "JobCurrentStartExecutingDate") or born
+    if allowed is not None and began >= born and now - began > allowed:
+        return Decision(Action.HOLD, f"The job exceeded allowed execute duration of {short_time(allowed)}",
+                        HOLD_CODE_EXECUTE_DURATION)
+    return None
+
+
 def periodic(ad, now):
     """The Decision of the periodic expressions for one task's ad, or None."""
     ad = ad.copy()
     ad["CurrentTime"] = int(now)
     status = ad.eval("JobStatus")
+    if status in (ads.JobStatus.RUNNING, ads.JobStatus.SUSPENDED):
+        decision = _over_duration(ad, now)
+        if decision is not None:
+            return decision
     if status not in (ads.JobStatus.HELD, ads.JobStatus.COMPLETED, ads.JobStatus.REMOVED) \
             and fires(ad, "PeriodicHold"):
         reason, subcode = _why(ad, "PeriodicHold")
@@ -109,7 +159,7 @@ def periodic(ad, now):
 
 
 def has_periodic(ad):
-    return any(name in ad for name in ("PeriodicHold", "PeriodicRelease", "PeriodicRemove"))
+    return any(name in ad for name in PERIODIC_ATTRS)
 
 
 def interval(config_get):
