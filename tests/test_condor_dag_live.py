@@ -1041,3 +1041,64 @@ def test_several_dag_files_run_as_one_dag_named_after_the_first(cell, workdir):
     twice = cell.run("condor_submit_dag", "-f", "one.dag", "sub/three.dag", cwd=workdir)
     assert twice.returncode == 1
     assert twice.stderr.splitlines() == ["ERROR: sub/three.dag (line 1): node name B already exists"]
+
+
+@pytest.fixture
+def one_slot_cell():
+    c = make_cell(slots=1)
+    try:
+        yield c
+    finally:
+        destroy_cell(c)
+
+
+def test_the_dag_manager_holds_no_slot_so_its_nodes_run_on_a_one_slot_cell(one_slot_cell, workdir):
+    cell = one_slot_cell
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    # the one slot is node A's: the manager, in the scheduler universe, claims none
+    wait_for(lambda: cell.run("condor_status", "-af", "Name", "State", "JobId").stdout.split()
+             == ["slot1@testhost", "Claimed", f"{dag + 1}.0"], timeout=10)
+    with open(os.path.join(workdir, "go"), "w"):
+        pass
+    dag_ended(cell, dag)
+    assert order(workdir) == ["A", "B"]
+    assert cell.run("condor_status", "-af", "State").stdout.split() == ["Unclaimed"]
+
+
+def removed_node(cell, workdir, job_id, reason):
+    """Node job ``job_id`` left the queue removed with RemoveReason ``reason`` (and the
+    schedd's "(by user NAME)"), in condor_history and in its user log's event 009."""
+    import pwd
+    said = f"{reason} (by user {pwd.getpwuid(os.getuid()).pw_name})"
+    wait_for(lambda: cell.run("condor_history", str(job_id), "-af", "JobStatus", "RemoveReason").stdout
+             == f"3 {said}\n", timeout=20)
+    log = open(os.path.join(workdir, "slow.log")).read()
+    assert f"009 ({job_id:03d}.000.000)" in log and f"Job was aborted.\n\t{said}\n" in log
+
+
+def test_node_jobs_of_a_removed_dag_carry_dagmans_remove_reason(cell, workdir):
+    write(workdir, "slow.sh", "#!/bin/sh\nsleep 60\n")
+    write(workdir, "slow.sub", "executable = slow.sh\nlog = slow.log\nqueue\n")
+    write(workdir, "diamond.dag", "JOB A slow.sub\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: cell.task_states(dag + 1) == {1: "running"}, timeout=20)
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    dag_ended(cell, dag)
+    removed_node(cell, workdir, dag + 1, "DAG Removed: User removed scheduler job from queue.")
+
+
+def test_node_jobs_of_an_aborted_dag_carry_dagmans_remove_reason(cell, workdir):
+    write(workdir, "slow.sh", "#!/bin/sh\nsleep 60\n")
+    write(workdir, "slow.sub", "executable = slow.sh\nlog = slow.log\nqueue\n")
+    node(workdir, "A", body=f"while [ ! -e {workdir}/slow.log ]; do sleep 0.05; done\nexit 3")
+    write(workdir, "diamond.dag", "JOB S slow.sub\nJOB A A.sub\nABORT-DAG-ON A 3 RETURN 1\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    dag_ended(cell, dag)
+    ids = [int(line.split()[0]) for line in cell.run("condor_history", "-af", "ClusterId", "Cmd").stdout
+           .splitlines() if line.endswith("slow.sh")]
+    assert len(ids) == 1
+    removed_node(cell, workdir, ids[0], "DAG Abort: DAG is exiting and writing rescue file.")

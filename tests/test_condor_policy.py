@@ -110,6 +110,50 @@ def test_periodic_hold_release_and_remove(cell, workdir):
     wait_events(os.path.join(workdir, "q.log"), f"{other}.0", [0, 12, 9])
 
 
+def test_allowed_job_and_execute_durations_hold_a_job_that_runs_longer(cell, workdir):
+    _fast_periodic(cell)
+    whole = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = d.log\n"
+                         "allowed_job_duration = 1\nqueue\n", cwd=workdir)
+    execute = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = d.log\n"
+                           "allowed_execute_duration = 1\nqueue\n", cwd=workdir, name="e.sub")
+    for cluster in (whole, execute):
+        wait_status(cell, f"{cluster}.0", 5, timeout=30)
+    assert cell.run("condor_q", "-af", "ClusterId", "AllowedJobDuration", "AllowedExecuteDuration",
+                    "HoldReasonCode", "HoldReason").stdout.splitlines() == [
+        f"{whole} 1 undefined 46 The job exceeded allowed job duration of 00:01",
+        f"{execute} undefined 1 47 The job exceeded allowed execute duration of 00:01"]
+    log = open(os.path.join(workdir, "d.log")).read()
+    assert "Job was held.\n\tThe job exceeded allowed execute duration of 00:01\n\tCode 47 Subcode 0\n" in log
+
+
+def _system_policy(cell, text):
+    """condor_config's system policy is ``text`` (any earlier one replaced), then condor_reconfig."""
+    path = os.path.join(cell.root, "etc", "condor_config")
+    with open(path) as fh:
+        kept = fh.read().partition("# system policy\n")[0]
+    with open(path, "w") as fh:
+        fh.write(kept + "# system policy\n" + FAST + text)
+    assert cell.run("condor_reconfig").returncode == 0
+
+
+def test_system_periodic_hold_and_remove_apply_to_every_job_after_a_reconfig(cell, workdir):
+    _system_policy(cell, "SYSTEM_PERIODIC_HOLD = JobStatus == 2 && NumJobStarts > 0\n")
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = s.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 5, timeout=30)
+    assert cell.run("condor_q", jid, "-af", "HoldReasonCode", "HoldReasonSubCode", "HoldReason").stdout == \
+        "26 0 The system macro SYSTEM_PERIODIC_HOLD expression 'JobStatus == 2 && NumJobStarts > 0' " \
+        "evaluated to TRUE\n"
+    _system_policy(cell, "SYSTEM_PERIODIC_REMOVE = HoldReasonCode == 26\n"
+                         'SYSTEM_PERIODIC_REMOVE_REASON = "held by the system"\n')
+    wait_for(lambda: jid not in statuses(cell, str(cluster)), timeout=30)
+    assert cell.run("condor_history", jid, "-af", "JobStatus", "RemoveReason").stdout == \
+        "3 held by the system\n"
+    wait_events(os.path.join(workdir, "s.log"), jid, [0, 1, 12, 9])
+    log = open(os.path.join(workdir, "s.log")).read()
+    assert "\tCode 26 Subcode 0\n" in log and "Job was aborted.\n\theld by the system\n" in log
+
+
 def test_periodic_release_of_a_policy_hold(cell, workdir):
     _fast_periodic(cell)
     cluster = submit(cell, "executable = /bin/false\non_exit_hold = NumJobCompletions < 2\n"

@@ -248,6 +248,56 @@ def test_periodic_policy():
     assert condorpolicy.interval(lambda name: "5") == 5.0 and condorpolicy.interval(lambda name: None) == 60.0
 
 
+def test_allowed_durations_hold_a_running_task_before_its_own_expressions():
+    now = 1700000100
+    started = dict(JobCurrentStartDate=str(now - 3600), PeriodicHold="true")
+    job = condorpolicy.periodic(_policy_ad(AllowedJobDuration="3600", **started), now)
+    assert (job.action, job.code, job.subcode) == (condorpolicy.Action.HOLD, 46, 0)
+    assert job.reason == "The job exceeded allowed job duration of 1:00:00"
+    execute = condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="65", **started), now)
+    assert (execute.code, execute.reason) == (47, "The job exceeded allowed execute duration of 01:05")
+    # the execute duration must be exceeded, the job duration only reached
+    assert condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="3600", **started), now).code == 3
+    idle = _policy_ad(AllowedJobDuration="5", **started)
+    idle["JobStatus"] = 1
+    assert condorpolicy.periodic(idle, now).code == 3                # only a running task's
+    assert condorpolicy.has_periodic(_policy_ad(AllowedExecuteDuration="5"))
+    assert [condorpolicy.short_time(n) for n in (0, 5, 600, 36000, 90000)] == \
+        ["00:00", "00:05", "10:00", "10:00:00", "1+01:00:00"]
+
+
+def test_system_periodic_policy_comes_after_the_jobs_own_and_says_so():
+    now = 1700000100
+    config = {"SYSTEM_PERIODIC_HOLD_NAMES": "Slow, NAMES",
+              "SYSTEM_PERIODIC_HOLD_Slow": "NumJobStarts > 5",
+              "SYSTEM_PERIODIC_HOLD": "JobStatus == 2 && NumJobStarts >= 1",
+              "SYSTEM_PERIODIC_HOLD_SUBCODE": "4 + 3",
+              "SYSTEM_PERIODIC_RELEASE": "HoldReasonCode == 26",
+              "SYSTEM_PERIODIC_REMOVE": "JobStatus == 1 && NumJobStarts > 2",
+              "SYSTEM_PERIODIC_REMOVE_REASON": 'strcat("started ", NumJobStarts, " times")',
+              "SYSTEM_PERIODIC_RELEASE_NAMES": "bad", "SYSTEM_PERIODIC_RELEASE_bad": "((("}
+    said = []
+    system = condorpolicy.system_policy(config.get, said.append)
+    assert [rule.text for rule in system.holds] == ["NumJobStarts > 5", "JobStatus == 2 && NumJobStarts >= 1"]
+    assert len(system.releases) == 1 and said and "SYSTEM_PERIODIC_RELEASE_bad" in said[0]
+    hold = condorpolicy.periodic(_policy_ad(), now, system)
+    assert (hold.action, hold.code, hold.subcode) == (condorpolicy.Action.HOLD, 26, 7)
+    assert hold.reason == ("The system macro SYSTEM_PERIODIC_HOLD expression "
+                           "'JobStatus == 2 && NumJobStarts >= 1' evaluated to TRUE")
+    own = condorpolicy.periodic(_policy_ad(PeriodicHold="true"), now, system)
+    assert own.code == 3                                            # the job's own expression first
+    held = _policy_ad(HoldReasonCode="26")
+    held["JobStatus"] = 5
+    assert condorpolicy.periodic(held, now, system).action is condorpolicy.Action.RELEASE
+    held["HoldReasonCode"] = 1
+    assert condorpolicy.periodic(held, now, system) is None         # the owner's hold stays
+    idle = _policy_ad(NumJobStarts="3")
+    idle["JobStatus"] = 1
+    gone = condorpolicy.periodic(idle, now, system)
+    assert (gone.action, gone.reason) == (condorpolicy.Action.REMOVE, "started 3 times")
+    assert not condorpolicy.system_policy({}.get) and condorpolicy.periodic(_policy_ad(), now) is None
+
+
 # ---------------------------------------------------------------- printing attributes
 
 def _job(cluster, proc, **attrs):

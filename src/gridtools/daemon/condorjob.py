@@ -723,6 +723,17 @@ def _has_periodic(job):
     return found
 
 
+def system_policy(state):
+    """condor_config's SYSTEM_PERIODIC_HOLD, _RELEASE and _REMOVE (``condorpolicy.SystemPolicy``),
+    once per reading of the configuration (a condor_reconfig reads it at once)."""
+    from gridtools.daemon import condorpolicy
+    keeper = getattr(state, "condor", None)
+    conf = getattr(keeper, "conf", None)
+    if conf is None or conf.main is None:
+        return condorpolicy.NO_SYSTEM_POLICY
+    return conf.derived("system_policy", lambda: condorpolicy.system_policy(conf.get, state.log))
+
+
 def periodic(state, dispatcher, now):
     """Evaluate the periodic expressions of every live task of the jobs that have them
     and carry out what they decide; returns the number of tasks changed. A job whose
@@ -732,14 +743,16 @@ def periodic(state, dispatcher, now):
     from gridtools.daemon import condorpolicy
     from gridtools.model.job import TaskState
     changed = 0
+    system = system_policy(state)
     for job in list(state.jobs.values()):
-        if job.is_finished() or not _has_periodic(job) or job.cache.get("periodic_too_costly") == job.version:
+        if job.is_finished() or not (system or _has_periodic(job)) \
+                or job.cache.get("periodic_too_costly") == job.version:
             continue
         for number in job.numbers():
             if job.state_of(number) is TaskState.FINISHED:
                 continue
             over = over_budget()
-            decision = condorpolicy.periodic(proc_ad(job, number), now)
+            decision = condorpolicy.periodic(proc_ad(job, number), now, system)
             costly = over_budget() != over
             if decision is not None and _carry_out(state, dispatcher, job, number, decision, now):
                 changed += 1

@@ -4,11 +4,17 @@ Pure decisions over job ads (HTCondor's user policy): at a task's exit,
 ``OnExitHold`` is looked at first (true: the task is held, HoldReasonCode 3
 with ``OnExitHoldReason``/``OnExitHoldSubCode`` or a sentence naming the
 expression), then ``OnExitRemove`` (false: it runs again); anything else
-leaves the queue. Periodically, ``PeriodicHold`` for tasks neither held nor
-completed, ``PeriodicRelease`` for held tasks not held by their owner (code
-1), then ``PeriodicRemove``. An expression triggers only when it evaluates
-to a true number or boolean; UNDEFINED and ERROR never do. The daemon
-carries the decisions out (``daemon.apply``).
+leaves the queue. Periodically, first a running task that ran longer than
+its ``AllowedJobDuration`` (since it started) or ``AllowedExecuteDuration``
+(since it began to execute) is held, HoldReasonCode 46 or 47 with HTCondor's
+"The job exceeded allowed job duration of 1:00:00"; then ``PeriodicHold``
+for tasks neither held nor completed, ``PeriodicRelease`` for held tasks not
+held by their owner (code 1), then ``PeriodicRemove``; after each of these
+the schedd's own (``SystemPolicy``: condor_config's SYSTEM_PERIODIC_HOLD,
+_RELEASE and _REMOVE with their _NAMES, _REASON and _SUBCODE), which applies
+to every job and holds with HoldReasonCode 26. An expression triggers only
+when it evaluates to a true number or boolean; UNDEFINED and ERROR never do.
+The daemon carries the decisions out (``daemon.apply``).
 """
 
 import enum
@@ -20,6 +26,13 @@ from gridtools import ads
 HOLD_CODE_POLICY = 3
 #: HoldReasonCode of holds made by the owner (UserRequest): PeriodicRelease leaves them
 HOLD_CODE_USER = 1
+#: HoldReasonCode of a job that ran longer than its AllowedJobDuration (JobDurationExceeded)
+HOLD_CODE_JOB_DURATION = 46
+#: HoldReasonCode of a job that executed longer than its AllowedExecuteDuration (JobExecuteExceeded)
+HOLD_CODE_EXECUTE_DURATION = 47
+#: the job attributes that make a job's tasks looked at periodically
+PERIODIC_ATTRS = ("PeriodicHold", "PeriodicRelease", "PeriodicRemove", "AllowedJobDuration",
+                  "AllowedExecuteDuration")
 
 
 class Action(enum.Enum):
@@ -89,27 +102,168 @@ def at_exit(ad):
     return None
 
 
-def periodic(ad, now):
-    """The Decision of the periodic expressions for one task's ad, or None."""
+def short_time(seconds):
+    """A duration as HTCondor's short form: ``[D+]H:MM:SS`` without the leading zero
+    fields, at least ``MM:SS`` (5 -> 00:05, 3600 -> 1:00:00, 90000 -> 1+01:00:00)."""
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86400)
+    text = f"{days:3d}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
+    at = 0
+    while at < len(text) and text[at] in " 0+":
+        at += 1
+    return text[at + 1:] if text[at] == ":" else text[at:]
+
+
+def _number(ad, name):
+    value = ad.eval(name) if name in ad else None
+    return int(value) if type(value) in (int, float) else None
+
+
+def _over_duration(ad, now):
+    """The hold of a running task that ran longer than its AllowedJobDuration (since its
+    shadow started, HoldReasonCode 46) or AllowedExecuteDuration (since it began to
+    execute, 47), as HTCondor's user policy checks them before anything else; else None."""
+    born = _number(ad, "ShadowBirthdate") or _number(ad, "JobCurrentStartDate")
+    if born is None:
+        return None
+    allowed = _number(ad, "AllowedJobDuration")
+    if allowed is not None and now - born >= allowed:
+        return Decision(Action.HOLD, f"The job exceeded allowed job duration of {short_time(allowed)}",
+                        HOLD_CODE_JOB_DURATION)
+    allowed = _number(ad, "AllowedExecuteDuration")
+    began = _number(ad, "JobCurrentStartExecutingDate") or born
+    if allowed is not None and began >= born and now - began > allowed:
+        return Decision(Action.HOLD, f"The job exceeded allowed execute duration of {short_time(allowed)}",
+                        HOLD_CODE_EXECUTE_DURATION)
+    return None
+
+
+@dataclass(frozen=True)
+class SystemRule:
+    """One of condor_config's SYSTEM_PERIODIC_HOLD / _RELEASE / _REMOVE expressions (the
+    nameless one or one of its ``_NAMES``), with its _REASON and _SUBCODE expressions."""
+    knob: str               # SYSTEM_PERIODIC_HOLD (also for a named one: HTCondor's words)
+    text: str               # the expression as configured
+    expr: object
+    reason: object = None
+    subcode: object = None
+
+    def fires(self, ad):
+        return _true(self.expr.eval(ad))
+
+    def why(self, ad):
+        """(reason, subcode): its _REASON when that is a non-empty string, else HTCondor's
+        sentence; its _SUBCODE when that is a number, else 0."""
+        reason = self.reason.eval(ad) if self.reason is not None else None
+        subcode = self.subcode.eval(ad) if self.subcode is not None else None
+        subcode = int(subcode) if type(subcode) in (int, float) else 0
+        if not (isinstance(reason, str) and reason):
+            reason = f"The system macro {self.knob} expression '{self.text}' evaluated to TRUE"
+        return reason, subcode
+
+
+@dataclass(frozen=True)
+class SystemPolicy:
+    """The schedd's policy for every job (condor_config); empty by default."""
+    holds: tuple = ()
+    releases: tuple = ()
+    removes: tuple = ()
+
+    def __bool__(self):
+        return bool(self.holds or self.releases or self.removes)
+
+
+NO_SYSTEM_POLICY = SystemPolicy()
+#: HoldReasonCode of holds made by SYSTEM_PERIODIC_HOLD (SystemPolicy)
+HOLD_CODE_SYSTEM = 26
+
+
+def system_policy(get, log=None):
+    """The SystemPolicy of a configuration (``get(NAME)``: expanded text or None). An
+    expression that does not parse is left out, and said so through ``log``."""
+    from gridtools.classad import parse
+
+    def expression(knob):
+        text = (get(knob) or "").strip()
+        if not text:
+            return "", None
+        try:
+            return text, parse(text)
+        except Exception as exc:  # noqa: BLE001 - any text that is no expression
+            if log is not None:
+                log(f"W|ignoring invalid {knob} expression : {text} ({exc})")
+            return text, None
+
+    def rules(base):
+        found, seen = [], set()
+        names = (get(base + "_NAMES") or "").replace(",", " ").split()
+        for tag in [n for n in names if n.upper() != "NAMES"] + [None]:
+            if tag is not None and tag.upper() in seen:
+                continue
+            knob = base if tag is None else f"{base}_{tag}"
+            seen.add(tag.upper() if tag else None)
+            text, expr = expression(knob)
+            if expr is None or text.lower() == "false":
+                continue
+            reason = expression(knob + "_REASON")[1]
+            subcode = expression(knob + "_SUBCODE")[1]
+            found.append(SystemRule(base, text, expr, reason, subcode))
+        return tuple(found)
+
+    return SystemPolicy(rules("SYSTEM_PERIODIC_HOLD"), rules("SYSTEM_PERIODIC_RELEASE"),
+                        rules("SYSTEM_PERIODIC_REMOVE"))
+
+
+def _true(value):
+    return (isinstance(value, bool) and value) or \
+        (not isinstance(value, bool) and isinstance(value, (int, float)) and value != 0)
+
+
+def _system(rules, ad):
+    """(reason, subcode) of the first of ``rules`` that fires on ``ad``, or None."""
+    for rule in rules:
+        if rule.fires(ad):
+            return rule.why(ad)
+    return None
+
+
+def periodic(ad, now, system=NO_SYSTEM_POLICY):
+    """The Decision of the periodic expressions for one task's ad, or None. As HTCondor's
+    schedd: the allowed durations, then each of PeriodicHold, PeriodicRelease and
+    PeriodicRemove, the job's own expression first, then the ``system`` policy's."""
     ad = ad.copy()
     ad["CurrentTime"] = int(now)
     status = ad.eval("JobStatus")
-    if status not in (ads.JobStatus.HELD, ads.JobStatus.COMPLETED, ads.JobStatus.REMOVED) \
-            and fires(ad, "PeriodicHold"):
-        reason, subcode = _why(ad, "PeriodicHold")
-        return Decision(Action.HOLD, reason, HOLD_CODE_POLICY, subcode)
-    if status == ads.JobStatus.HELD and ad.eval("HoldReasonCode") != HOLD_CODE_USER \
-            and fires(ad, "PeriodicRelease"):
-        return Decision(Action.RELEASE, "The job attribute PeriodicRelease expression '"
-                        f"{ad.lookup('PeriodicRelease').unparse(True)}' evaluated to TRUE")
-    if status != ads.JobStatus.REMOVED and fires(ad, "PeriodicRemove"):
-        reason, _ = _why(ad, "PeriodicRemove")
-        return Decision(Action.REMOVE, reason)
+    if status in (ads.JobStatus.RUNNING, ads.JobStatus.SUSPENDED):
+        decision = _over_duration(ad, now)
+        if decision is not None:
+            return decision
+    if status not in (ads.JobStatus.HELD, ads.JobStatus.COMPLETED, ads.JobStatus.REMOVED):
+        if fires(ad, "PeriodicHold"):
+            reason, subcode = _why(ad, "PeriodicHold")
+            return Decision(Action.HOLD, reason, HOLD_CODE_POLICY, subcode)
+        found = _system(system.holds, ad)
+        if found is not None:
+            return Decision(Action.HOLD, found[0], HOLD_CODE_SYSTEM, found[1])
+    if status == ads.JobStatus.HELD and ad.eval("HoldReasonCode") != HOLD_CODE_USER:
+        if fires(ad, "PeriodicRelease"):
+            return Decision(Action.RELEASE, "The job attribute PeriodicRelease expression '"
+                            f"{ad.lookup('PeriodicRelease').unparse(True)}' evaluated to TRUE")
+        found = _system(system.releases, ad)
+        if found is not None:
+            return Decision(Action.RELEASE, found[0])
+    if status != ads.JobStatus.REMOVED:
+        if fires(ad, "PeriodicRemove"):
+            reason, _ = _why(ad, "PeriodicRemove")
+            return Decision(Action.REMOVE, reason)
+        found = _system(system.removes, ad)
+        if found is not None:
+            return Decision(Action.REMOVE, found[0])
     return None
 
 
 def has_periodic(ad):
-    return any(name in ad for name in ("PeriodicHold", "PeriodicRelease", "PeriodicRemove"))
+    return any(name in ad for name in PERIODIC_ATTRS)
 
 
 def interval(config_get):

@@ -4,7 +4,8 @@ Each host has the slots its condor_config lays out (``ads.layout``: one per
 CPU by default, ``SLOT_TYPE_<n>`` and partitionable slots where configured;
 its CPUs are its queue instances' slots, see ``daemon.hostfacts``). Every
 running task holds slots of its host: a static slot per granted slot, or a
-dynamic slot ``slotN_M@host`` carved from a partitionable one. The state
+dynamic slot ``slotN_M@host`` carved from a partitionable one. A scheduler
+or local universe job (a DAG manager) holds none: it runs beside the schedd. The state
 and activity of each slot follow HTCondor's startd (``sched.startd.step``):
 
 - a task that starts claims its slots (Unclaimed -> Claimed/Busy), one that
@@ -35,6 +36,7 @@ from gridtools.daemon import apply, condorjob
 from gridtools.errors import ConfigError
 from gridtools.model.job import TaskState
 from gridtools.sched import startd
+from gridtools.sched.local import SLOTLESS
 from gridtools.sched.negotiator import accounting_name
 from gridtools.spool import condorstate
 
@@ -60,6 +62,12 @@ class SlotRec:
     dynamic: bool = False                 # a dynamic slot, gone when released
     holder: ads.Claim | None = None       # the claim of ``reserved``'s job on the slot
     idle_since: float = 0.0               # when a reserved slot was left to its claimant
+
+
+def slotless(job):
+    """True for a scheduler or local universe job (a DAG manager): it runs beside the
+    schedd, claims no slot and is no slot's job in condor_status."""
+    return job.spec.get("universe") in SLOTLESS
 
 
 def _granted_hosts(task):
@@ -168,7 +176,8 @@ class Machines:
                 self.changed.add(rec.host)
 
     def _sync(self, ctx, now, hints):
-        running = {(job.id, task.number): (job, task) for job, task in ctx.state.running_tasks()}
+        running = {(job.id, task.number): (job, task) for job, task in ctx.state.running_tasks()
+                   if not slotless(job)}
         for key in [k for k in self.tasks if k not in running]:
             self._release(ctx, key, now)
         new = [key for key in running if key not in self.tasks]

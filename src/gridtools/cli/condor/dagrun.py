@@ -23,6 +23,12 @@ MAX_RESCUE = 100
 RETURN_NO_JOB = -1004
 
 
+#: the reason DAGMan removes its node jobs with (condor_rm -reason: RemoveReason, with the
+#: schedd's " (by user NAME)"), when the DAG was removed and when it aborts
+REMOVED_REASON = "DAG Removed: User removed scheduler job from queue."
+ABORT_REASON = "DAG Abort: DAG is exiting and writing rescue file."
+
+
 def _job_error(cluster, codes):
     """Why a node's jobs failed, as the node status file words it: the first proc that
     exited with a status other than 0, or that left the queue without one."""
@@ -526,8 +532,9 @@ class Runner(NodeScripts, NodesLog):
         if not doomed:
             return
         targets = [{"id": cluster, "tasks": None} for cluster, _procs in doomed.values()]
+        reason = REMOVED_REASON if self.removing else ABORT_REASON
         try:
-            outcomes("delete", {"targets": targets, "force": False, "dialect": "condor"})
+            outcomes("condor_rm", {"targets": targets, "force": False, "reason": reason})
         except GridError as exc:
             self.log(f"ERROR: removing the running node jobs failed: {exc}")
         for name, (cluster, _procs) in doomed.items():
