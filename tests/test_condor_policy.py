@@ -275,3 +275,25 @@ def test_a_job_that_ended_while_no_daemon_ran_is_logged_at_its_end(cell, workdir
     with open(log) as fh:
         done = [e for e in parse_events(fh.read()) if e.type == EventType.JOB_TERMINATED]
     assert ended - 1 <= done[0].timestamp <= ended + 1 < restarted
+
+
+def test_hold_counters_count_every_hold_by_its_reason(cell, workdir):
+    """NumHolds counts every hold of a job, NumHoldsByReason each by the name of its
+    HoldReasonCode, in condor_q and then in condor_history."""
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 5)
+    for command in ("condor_release", "condor_hold", "condor_release", "condor_hold"):
+        assert cell.run(command, jid).returncode == 0
+        wait_status(cell, jid, 5 if command == "condor_hold" else 2, timeout=30)
+    assert cell.run("condor_q", jid, "-af", "NumHolds", "NumHoldsByReason").stdout == \
+        "3 [ SubmittedOnHold = 1; UserRequest = 2 ]\n"
+    policy = submit(cell, "executable = /bin/false\non_exit_hold = true\nqueue\n", cwd=workdir, name="p.sub")
+    pid = f"{policy}.0"
+    wait_status(cell, pid, 5)
+    assert cell.run("condor_release", pid).returncode == 0
+    wait_for(lambda: cell.run("condor_q", pid, "-af", "NumHolds", "JobStatus").stdout == "2 5\n", timeout=30)
+    assert "NumHoldsByReason = [ JobPolicy = 2 ]\n" in cell.run("condor_q", pid, "-l").stdout
+    assert cell.run("condor_rm", pid).returncode == 0
+    wait_for(lambda: pid in history(cell))
+    assert history(cell, pid, "-af", "NumHolds", "NumHoldsByReason") == "2 [ JobPolicy = 2 ]\n"

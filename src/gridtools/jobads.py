@@ -57,8 +57,8 @@ SET_ATTRS = ("ClusterId", "ProcId", "Owner", "User", "GlobalJobId", "QDate", "Jo
 #: as the owner's lays them over the stored one
 STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobStarts", "RemoteHost", "RemoteHosts",
                "LastRemoteHost", "CompletionDate", "ExitBySignal", "ExitSignal", "ExitCode", "HoldReason",
-               "HoldReasonCode", "HoldReasonSubCode", "NumJobCompletions", "RemoveReason",
-               "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime", "CommittedTime",
+               "HoldReasonCode", "HoldReasonSubCode", "NumHolds", "NumHoldsByReason", "NumJobCompletions",
+               "RemoveReason", "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime", "CommittedTime",
                "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
@@ -347,6 +347,29 @@ def _ended(ad, task):
 
 #: HoldReasonCode of a job held by one of its own policy expressions (JobPolicy)
 HOLD_CODE_POLICY = 3
+#: HoldReasonCode of a hold made while input files are spooled (SpoolingInput): uncounted
+HOLD_CODE_SPOOLING = 16
+#: the names of HTCondor's hold reason codes (CONDOR_HOLD_CODE), NumHoldsByReason's attributes
+HOLD_CODE_NAMES = {
+    0: "Unspecified", 1: "UserRequest", 2: "GlobusGramError", 3: "JobPolicy", 4: "CorruptedCredential",
+    5: "JobPolicyUndefined", 6: "FailedToCreateProcess", 7: "UnableToOpenOutput", 8: "UnableToOpenInput",
+    9: "UnableToOpenOutputStream", 10: "UnableToOpenInputStream", 11: "InvalidTransferAck",
+    12: "TransferOutputError", 13: "TransferInputError", 14: "IwdError", 15: "SubmittedOnHold",
+    16: "SpoolingInput", 17: "JobShadowMismatch", 18: "InvalidTransferGoAhead", 19: "HookPrepareJobFailure",
+    20: "MissedDeferredExecutionTime", 21: "StartdHeldJob", 22: "UnableToInitUserLog",
+    23: "FailedToAccessUserAccount", 24: "NoCompatibleShadow", 25: "InvalidCronSettings", 26: "SystemPolicy",
+    27: "SystemPolicyUndefined", 28: "GlexecChownSandboxToUser", 29: "PrivsepChownSandboxToUser",
+    30: "GlexecChownSandboxToCondor", 31: "PrivsepChownSandboxToCondor", 32: "MaxTransferInputSizeExceeded",
+    33: "MaxTransferOutputSizeExceeded", 34: "JobOutOfResources", 35: "InvalidDockerImage",
+    36: "FailedToCheckpoint", 43: "PreScriptFailed", 44: "PostScriptFailed", 45: "SingularityTestFailed",
+    46: "JobDurationExceeded", 47: "JobExecuteExceeded", 48: "HookShadowPrepareJobFailure",
+    49: "CannotSwitchPrimaryGroup", 1000: "JobPolicyVacate", 1001: "SystemPolicyVacate",
+}
+
+
+def hold_code_name(code):
+    """The name of a HoldReasonCode (or VacateReasonCode); Unspecified for one HTCondor has no name for."""
+    return HOLD_CODE_NAMES.get(int(code), "Unspecified")
 
 
 def _overlay_condor(ad, condor, number):
@@ -362,6 +385,9 @@ def _overlay_condor(ad, condor, number):
         ad["LastRemoteHost"] = mine["last"]     # the slot its last run left
     if mine.get("completions"):
         ad["NumJobCompletions"] = int(mine["completions"])
+    if mine.get("holds"):
+        ad["NumHolds"] = int(mine["holds"])
+        ad["NumHoldsByReason"] = {name: int(n) for name, n in (mine.get("holds_by") or {}).items()}
     hold = mine.get("hold") or condor.get("hold")
     if hold and ad.eval("JobStatus") == JobStatus.HELD:
         ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = hold[0], int(hold[1]), int(hold[2])

@@ -16,7 +16,8 @@ held with HTCondor's hold code and words for it (``start_hold``,
 seconds. What the daemon keeps per task beyond the task states lives in
 ``job.condor`` (``ads._overlay_condor`` shows it), for a job of either
 dialect: per task ``hold`` (reason, code, subcode), ``completions``,
-``removed``, ``gone`` (forced out with ``condor_rm -forcex``), ``vacating``
+``removed``, ``gone`` (forced out with ``condor_rm -forcex``), ``holds`` and
+``holds_by`` (the holds it had, in all and by reason: NumHolds, NumHoldsByReason), ``vacating``
 (a running task being held), ``wall`` and ``slot_time`` (the seconds, and
 slot-seconds, of its runs that ended without ending the task), ``last`` (the
 slot its last run left: LastRemoteHost); for the job
@@ -338,7 +339,23 @@ def held_events(state, job, numbers, now):
                     HOLD_CODE_USER, _int(ad.eval("HoldReasonSubCode"))]
         items.append((number, EventType.JOB_HELD, {"HoldReason": hold[0], "HoldReasonCode": int(hold[1]),
                                                   "HoldReasonSubCode": int(hold[2])}, now))
+        count_hold(job, number, int(hold[1]))
     write_events(state, job, items)
+
+
+def count_hold(job, number, code):
+    """Count a hold of task ``number`` with HoldReasonCode ``code`` into its ``holds`` and
+    ``holds_by`` (NumHolds, NumHoldsByReason: by the code's name in HTCondor's
+    CONDOR_HOLD_CODE, Unspecified for a code it does not name), as HTCondor's schedd
+    counts every hold but those made to spool input files."""
+    if code == jobads.HOLD_CODE_SPOOLING:
+        return
+    mine = task_info(job, number)
+    mine["holds"] = int(mine.get("holds", 0)) + 1
+    name = jobads.hold_code_name(code)
+    by = mine.setdefault("holds_by", {})
+    by[name] = int(by.get(name, 0)) + 1
+    job.changed()
 
 
 def start_hold(job, task, result):
