@@ -297,3 +297,28 @@ def test_hold_counters_count_every_hold_by_its_reason(cell, workdir):
     assert cell.run("condor_rm", pid).returncode == 0
     wait_for(lambda: pid in history(cell))
     assert history(cell, pid, "-af", "NumHolds", "NumHoldsByReason") == "2 [ JobPolicy = 2 ]\n"
+
+
+def test_periodic_vacate_evicts_a_running_job_back_to_the_queue(cell, workdir):
+    """PeriodicVacate true of a running proc: it is evicted (event 004 with
+    JobPolicyVacate's code and the reason) and runs again; SYSTEM_PERIODIC_VACATE the same
+    for every job, with SystemPolicyVacate's code."""
+    _fast_periodic(cell)
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = v.log\n"
+                           "periodic_vacate = NumJobStarts < 2\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_events(os.path.join(workdir, "v.log"), jid, [0, 1, 4, 1], timeout=30)
+    log = open(os.path.join(workdir, "v.log")).read()
+    assert "Job was evicted. Code 1000 Subcode 0\n\t(0) Job was not checkpointed.\n" in log
+    assert "\tReason: The job attribute PeriodicVacate expression 'NumJobStarts < 2' evaluated to TRUE\n" in log
+    wait_status(cell, jid, 2)
+    assert cell.run("condor_q", jid, "-af", "NumJobStarts", "NumVacates", "NumVacatesByReason",
+                    "VacateReasonCode").stdout == "2 1 [ JobPolicyVacate = 1 ] 1000\n"
+    _system_policy(cell, "SYSTEM_PERIODIC_VACATE = NumJobStarts < 2\n"
+                         'SYSTEM_PERIODIC_VACATE_REASON = "go elsewhere"\n')
+    other = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = w.log\nqueue\n",
+                   cwd=workdir, name="w.sub")
+    wait_events(os.path.join(workdir, "w.log"), f"{other}.0", [0, 1, 4, 1], timeout=30)
+    log = open(os.path.join(workdir, "w.log")).read()
+    assert "Job was evicted. Code 1001 Subcode 0\n" in log and "\tReason: go elsewhere\n" in log
+    assert cell.run("condor_q", jid, "-af", "NumVacates").stdout == "1\n"    # (it had run twice)

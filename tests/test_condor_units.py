@@ -266,6 +266,31 @@ def test_allowed_durations_hold_a_running_task_before_its_own_expressions():
         ["00:00", "00:05", "10:00", "10:00:00", "1+01:00:00"]
 
 
+def test_periodic_vacate_comes_after_the_durations_and_before_the_holds():
+    """As user_job_policy: the allowed durations, then PeriodicVacate and
+    SYSTEM_PERIODIC_VACATE of a running (or suspended) task, then PeriodicHold ..."""
+    now = 1700000100
+    system = condorpolicy.system_policy({"SYSTEM_PERIODIC_VACATE": "NumJobStarts < 3",
+                                         "SYSTEM_PERIODIC_VACATE_SUBCODE": "9"}.get)
+    vacate = condorpolicy.periodic(_policy_ad(PeriodicVacate="true", PeriodicHold="true"), now, system)
+    assert (vacate.action, vacate.code, vacate.subcode) == (condorpolicy.Action.VACATE, 1000, 0)
+    assert vacate.reason == "The job attribute PeriodicVacate expression 'true' evaluated to TRUE"
+    by_system = condorpolicy.periodic(_policy_ad(PeriodicHold="true"), now, system)
+    assert (by_system.action, by_system.code, by_system.subcode) == (condorpolicy.Action.VACATE, 1001, 9)
+    assert by_system.reason == "The system macro SYSTEM_PERIODIC_VACATE expression 'NumJobStarts < 3' " \
+        "evaluated to TRUE"
+    over = condorpolicy.periodic(_policy_ad(PeriodicVacate="true", AllowedJobDuration="60",
+                                            JobCurrentStartDate=str(now - 60)), now)
+    assert over.action is condorpolicy.Action.HOLD and over.code == 46
+    suspended = _policy_ad(PeriodicVacate="true")
+    suspended["JobStatus"] = 7
+    assert condorpolicy.periodic(suspended, now).action is condorpolicy.Action.VACATE
+    idle = _policy_ad(PeriodicVacate="true", PeriodicHold="true")
+    idle["JobStatus"] = 1
+    assert condorpolicy.periodic(idle, now, system).action is condorpolicy.Action.HOLD    # only a running one's
+    assert condorpolicy.has_periodic(_policy_ad(PeriodicVacate="false"))
+
+
 def test_system_periodic_policy_comes_after_the_jobs_own_and_says_so():
     now = 1700000100
     config = {"SYSTEM_PERIODIC_HOLD_NAMES": "Slow, NAMES",

@@ -58,6 +58,7 @@ SET_ATTRS = ("ClusterId", "ProcId", "Owner", "User", "GlobalJobId", "QDate", "Jo
 STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobStarts", "RemoteHost", "RemoteHosts",
                "LastRemoteHost", "CompletionDate", "ExitBySignal", "ExitSignal", "ExitCode", "HoldReason",
                "HoldReasonCode", "HoldReasonSubCode", "NumHolds", "NumHoldsByReason", "NumJobCompletions",
+               "NumVacates", "NumVacatesByReason", "VacateReason", "VacateReasonCode", "VacateReasonSubCode",
                "RemoveReason", "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime", "CommittedTime",
                "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
@@ -388,6 +389,12 @@ def _overlay_condor(ad, condor, number):
     if mine.get("holds"):
         ad["NumHolds"] = int(mine["holds"])
         ad["NumHoldsByReason"] = {name: int(n) for name, n in (mine.get("holds_by") or {}).items()}
+    if mine.get("vacates"):
+        ad["NumVacates"] = int(mine["vacates"])
+        ad["NumVacatesByReason"] = {name: int(n) for name, n in (mine.get("vacates_by") or {}).items()}
+    if mine.get("vacated"):
+        ad["VacateReason"], ad["VacateReasonCode"], ad["VacateReasonSubCode"] = \
+            mine["vacated"][0], int(mine["vacated"][1]), int(mine["vacated"][2])
     hold = mine.get("hold") or condor.get("hold")
     if hold and ad.eval("JobStatus") == JobStatus.HELD:
         ad["HoldReason"], ad["HoldReasonCode"], ad["HoldReasonSubCode"] = hold[0], int(hold[1]), int(hold[2])

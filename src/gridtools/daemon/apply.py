@@ -218,6 +218,22 @@ def condor_hold(state, dispatcher, job, number, hold, now):
     return True
 
 
+def condor_vacate(state, dispatcher, job, number, vacate, now):
+    """PeriodicVacate (or SYSTEM_PERIODIC_VACATE) of one task: a running task is stopped
+    and waits to run again, evicted (event 004 with ``vacate``: [reason, code, subcode]).
+    False when it is not running or is being stopped already."""
+    task = job.tasks.get(number)
+    if job.state_of(number) is not TaskState.RUNNING or task is None or task.deleting:
+        return False
+    info = condorjob.task_info(job, number)
+    if info.get("vacate") or info.get("vacating"):
+        return False
+    info["vacate"] = list(vacate[:3])
+    dispatcher.signal_task(job, task, "requeue")
+    _changed(state, job)
+    return True
+
+
 def condor_release(state, job, number, reason, now, letters="u"):
     """condor_release (or PeriodicRelease) of one held task: its hold ``letters`` go (a
     task in the error state waits again); False when it was not held by them."""

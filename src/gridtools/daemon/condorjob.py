@@ -17,7 +17,9 @@ seconds. What the daemon keeps per task beyond the task states lives in
 ``job.condor`` (``ads._overlay_condor`` shows it), for a job of either
 dialect: per task ``hold`` (reason, code, subcode), ``completions``,
 ``removed``, ``gone`` (forced out with ``condor_rm -forcex``), ``holds`` and
-``holds_by`` (the holds it had, in all and by reason: NumHolds, NumHoldsByReason), ``vacating``
+``holds_by`` (the holds it had, in all and by reason: NumHolds, NumHoldsByReason),
+``vacate`` (a running task being vacated by its periodic policy), ``vacated``,
+``vacates`` and ``vacates_by`` (VacateReason..., NumVacates, NumVacatesByReason), ``vacating``
 (a running task being held), ``wall`` and ``slot_time`` (the seconds, and
 slot-seconds, of its runs that ended without ending the task), ``last`` (the
 slot its last run left: LastRemoteHost); for the job
@@ -280,7 +282,17 @@ def evicted(state, job, task, result, now):
     if mine.pop("vacating", None):          # held: event 012 was written already
         job.changed()
         return
-    write_events(state, job, [(task.number, EventType.JOB_EVICTED, _usage_info(task, result), now)])
+    info = _usage_info(task, result)
+    vacate = mine.pop("vacate", None)
+    if vacate:                              # its periodic policy vacated it: why, and the counters
+        info.update(Reason=vacate[0], ReasonCode=int(vacate[1]), ReasonSubCode=int(vacate[2]))
+        mine["vacated"] = list(vacate[:3])
+        mine["vacates"] = int(mine.get("vacates", 0)) + 1
+        by = mine.setdefault("vacates_by", {})
+        name = jobads.hold_code_name(vacate[1])
+        by[name] = int(by.get(name, 0)) + 1
+        job.changed()
+    write_events(state, job, [(task.number, EventType.JOB_EVICTED, info, now)])
 
 
 def requeued(state, job, task, result, reason, now):
@@ -787,6 +799,9 @@ def _carry_out(state, dispatcher, job, number, decision, now):
     if decision.action is Action.HOLD:
         return apply.condor_hold(state, dispatcher, job, number,
                                  [decision.reason, decision.code, decision.subcode], now)
+    if decision.action is Action.VACATE:
+        return apply.condor_vacate(state, dispatcher, job, number,
+                                   [decision.reason, decision.code, decision.subcode], now)
     if decision.action is Action.RELEASE:
         # the job's own policy releases what its owner may: never an operator's or a
         # manager's hold (qhold -h o / -h s), which only they lift

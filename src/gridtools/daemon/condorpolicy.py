@@ -7,12 +7,15 @@ expression), then ``OnExitRemove`` (false: it runs again); anything else
 leaves the queue. Periodically, first a running task that ran longer than
 its ``AllowedJobDuration`` (since it started) or ``AllowedExecuteDuration``
 (since it began to execute) is held, HoldReasonCode 46 or 47 with HTCondor's
-"The job exceeded allowed job duration of 1:00:00"; then ``PeriodicHold``
+"The job exceeded allowed job duration of 1:00:00"; then a running (or suspended) task whose
+``PeriodicVacate`` (then condor_config's SYSTEM_PERIODIC_VACATE) is true is
+vacated: evicted back to the queue to run again, VacateReasonCode 1000
+(JobPolicyVacate; 1001, SystemPolicyVacate, for the system's); then ``PeriodicHold``
 for tasks neither held nor completed, ``PeriodicRelease`` for held tasks not
 held by their owner (code 1), then ``PeriodicRemove``; after each of these
 the schedd's own (``SystemPolicy``: condor_config's SYSTEM_PERIODIC_HOLD,
 _RELEASE and _REMOVE with their _NAMES, _REASON and _SUBCODE), which applies
-to every job and holds with HoldReasonCode 26. An expression triggers only
+to every job and holds with HoldReasonCode 26 (SystemPolicy). An expression triggers only
 when it evaluates to a true number or boolean; UNDEFINED and ERROR never do.
 The daemon carries the decisions out (``daemon.apply``).
 """
@@ -31,8 +34,12 @@ HOLD_CODE_JOB_DURATION = 46
 #: HoldReasonCode of a job that executed longer than its AllowedExecuteDuration (JobExecuteExceeded)
 HOLD_CODE_EXECUTE_DURATION = 47
 #: the job attributes that make a job's tasks looked at periodically
-PERIODIC_ATTRS = ("PeriodicHold", "PeriodicRelease", "PeriodicRemove", "AllowedJobDuration",
-                  "AllowedExecuteDuration")
+PERIODIC_ATTRS = ("PeriodicHold", "PeriodicRelease", "PeriodicRemove", "PeriodicVacate",
+                  "AllowedJobDuration", "AllowedExecuteDuration")
+#: VacateReasonCode of a task vacated by its own PeriodicVacate (JobPolicyVacate)
+VACATE_CODE_POLICY = 1000
+#: VacateReasonCode of a task vacated by SYSTEM_PERIODIC_VACATE (SystemPolicyVacate)
+VACATE_CODE_SYSTEM = 1001
 
 
 class Action(enum.Enum):
@@ -40,6 +47,7 @@ class Action(enum.Enum):
     RELEASE = "release"
     REMOVE = "remove"
     REQUEUE = "requeue"
+    VACATE = "vacate"
 
 
 @dataclass(frozen=True)
@@ -140,7 +148,7 @@ def _over_duration(ad, now):
 
 @dataclass(frozen=True)
 class SystemRule:
-    """One of condor_config's SYSTEM_PERIODIC_HOLD / _RELEASE / _REMOVE expressions (the
+    """One of condor_config's SYSTEM_PERIODIC_HOLD / _RELEASE / _REMOVE / _VACATE expressions (the
     nameless one or one of its ``_NAMES``), with its _REASON and _SUBCODE expressions."""
     knob: str               # SYSTEM_PERIODIC_HOLD (also for a named one: HTCondor's words)
     text: str               # the expression as configured
@@ -168,9 +176,10 @@ class SystemPolicy:
     holds: tuple = ()
     releases: tuple = ()
     removes: tuple = ()
+    vacates: tuple = ()
 
     def __bool__(self):
-        return bool(self.holds or self.releases or self.removes)
+        return bool(self.holds or self.releases or self.removes or self.vacates)
 
 
 NO_SYSTEM_POLICY = SystemPolicy()
@@ -211,7 +220,7 @@ def system_policy(get, log=None):
         return tuple(found)
 
     return SystemPolicy(rules("SYSTEM_PERIODIC_HOLD"), rules("SYSTEM_PERIODIC_RELEASE"),
-                        rules("SYSTEM_PERIODIC_REMOVE"))
+                        rules("SYSTEM_PERIODIC_REMOVE"), rules("SYSTEM_PERIODIC_VACATE"))
 
 
 def _true(value):
@@ -229,8 +238,9 @@ def _system(rules, ad):
 
 def periodic(ad, now, system=NO_SYSTEM_POLICY):
     """The Decision of the periodic expressions for one task's ad, or None. As HTCondor's
-    schedd: the allowed durations, then each of PeriodicHold, PeriodicRelease and
-    PeriodicRemove, the job's own expression first, then the ``system`` policy's."""
+    schedd: the allowed durations, then each of PeriodicVacate (of a running or suspended task),
+    PeriodicHold, PeriodicRelease and PeriodicRemove, the job's own expression first,
+    then the ``system`` policy's."""
     ad = ad.copy()
     ad["CurrentTime"] = int(now)
     status = ad.eval("JobStatus")
@@ -238,6 +248,12 @@ def periodic(ad, now, system=NO_SYSTEM_POLICY):
         decision = _over_duration(ad, now)
         if decision is not None:
             return decision
+        if fires(ad, "PeriodicVacate"):
+            reason, subcode = _why(ad, "PeriodicVacate")
+            return Decision(Action.VACATE, reason, VACATE_CODE_POLICY, subcode)
+        found = _system(system.vacates, ad)
+        if found is not None:
+            return Decision(Action.VACATE, found[0], VACATE_CODE_SYSTEM, found[1])
     if status not in (ads.JobStatus.HELD, ads.JobStatus.COMPLETED, ads.JobStatus.REMOVED):
         if fires(ad, "PeriodicHold"):
             reason, subcode = _why(ad, "PeriodicHold")

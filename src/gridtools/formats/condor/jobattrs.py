@@ -585,7 +585,8 @@ def set_policy(ad, cmd):
                       ("periodic_hold_reason", "PeriodicHoldReason"),
                       ("periodic_hold_subcode", "PeriodicHoldSubCode"),
                       ("periodic_release", "PeriodicRelease"),
-                      ("periodic_remove", "PeriodicRemove")):
+                      ("periodic_remove", "PeriodicRemove"),
+                      ("periodic_vacate", "PeriodicVacate")):
         _optional_expr(ad, cmd, key, attr)
 
 

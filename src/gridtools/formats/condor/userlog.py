@@ -145,7 +145,11 @@ def _evicted(info):
     """A job evicted from its slot; with ``TerminatedAndRequeued`` one that exited and was
     put back by its own policy: after the usage come how it ended and why it was requeued."""
     if not info.get("TerminatedAndRequeued"):
-        return "Job was evicted.\n\t(0) Job was not checkpointed.\n" + _rusage_block(info, totals=False)
+        code = int(info.get("ReasonCode") or 0)
+        head = f"Job was evicted. Code {code} Subcode {int(info.get('ReasonSubCode') or 0)}" if code \
+            else "Job was evicted."
+        text = head + "\n\t(0) Job was not checkpointed.\n" + _rusage_block(info, totals=False)
+        return text + (f"\tReason: {info['Reason']}\n" if info.get("Reason") else "")
     text = "Job was evicted.\n\t(0) Job terminated and was requeued\n" + _rusage_block(info, totals=False)
     text += _termination(info)
     if info.get("Reason"):
@@ -375,6 +379,12 @@ def _read_node_terminated(body):
 
 def _read_evicted(body):
     info = {"Checkpointed": any("(1) Job was checkpointed" in line for line in body)}
+    m = re.search(r"Code (\d+) Subcode (-?\d+)", body[0]) if body else None
+    if m:
+        info["ReasonCode"], info["ReasonSubCode"] = int(m.group(1)), int(m.group(2))
+    said = [line.strip()[len("Reason: "):] for line in body[1:] if line.strip().startswith("Reason: ")]
+    if said:
+        info["Reason"] = said[-1]
     if len(body) > 1 and "Job terminated and was requeued" in body[1]:
         info["TerminatedAndRequeued"] = True
         rest = [line for line in body[2:] if not _BYTES.match(line) and not _USAGE.search(line)]
