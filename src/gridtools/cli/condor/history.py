@@ -18,7 +18,8 @@ The history file holds what every user may see of a job; its private
 attributes (command path, arguments, files: ``jobads.PRIVATE_ATTRS``) are
 in a file of its owner's (``history.private/<uid>``, see daemon.history),
 joined to the job's ad for its owner and for root: another user's job shows
-exactly what condor_q shows of it, without them.
+exactly what condor_q shows of it, without them. ``-file`` naming the cell's
+own history file (or its rotation), by any path, joins them just the same.
 
 ``-userlog FILE`` lists the jobs of a job event log instead, with the ads
 ``logads`` rebuilds from its events, in job id order: all of them that
@@ -171,6 +172,17 @@ def history_files(opts):
     from gridtools import cell
     base = cell.spool("history")
     return [base + ".old", base]
+
+
+def _is_cell_history(path):
+    """True when ``path`` is the cell's own history file (or its rotation), by
+    whatever name: its ads get their private attributes as without -file."""
+    try:
+        st = os.stat(path)
+        return any(os.path.samestat(st, os.stat(own)) for own in history_files(Options())
+                   if os.path.exists(own))
+    except (OSError, GridError):
+        return False
 
 
 def read_ads(paths, named=False):
@@ -333,7 +345,7 @@ def main(argv, prog="condor_history"):
                 if opts.view == "table":        # HTCondor prints the heading before it opens
                     sys.stdout.write(table([]))
                 raise
-            if not opts.file:
+            if not opts.file or _is_cell_history(opts.file):
                 join_private(ads)
         ads = select(opts, ads)
         if opts.view == "long":
