@@ -330,3 +330,11 @@ def test_a_dags_config_file_gives_the_dagman_settings_gridtools_follows(tmp_path
     path.write_text("DAGMAN_ALWAYS_RUN_POST = maybe\n")
     with pytest.raises(GridError, match="DAGMAN_ALWAYS_RUN_POST must be True or False, not 'maybe'"):
         read_config(str(path))
+
+
+def test_script_commands_are_split_at_blanks_only_as_dagman_splits_them():
+    from gridtools.cli.condor.dagscripts import script_words
+    assert script_words('post.sh "two words" \'x y\'\t$JOB  it\'s') == \
+        ["post.sh", '"two', 'words"', "'x", "y'", "$JOB", "it's"]
+    assert script_words(' a\\ b  "" \r') == ["a\\", "b", '""']
+    assert script_words("   ") == []

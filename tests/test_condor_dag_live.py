@@ -1102,3 +1102,22 @@ def test_node_jobs_of_an_aborted_dag_carry_dagmans_remove_reason(cell, workdir):
            .splitlines() if line.endswith("slow.sh")]
     assert len(ids) == 1
     removed_node(cell, workdir, ids[0], "DAG Abort: DAG is exiting and writing rescue file.")
+
+
+def test_script_arguments_are_split_at_blanks_and_quotes_are_kept(cell, workdir):
+    """As HTCondor's DAGMan splits a script's command: at spaces and tabs, quotes being
+    characters of their words (an unmatched one too); macros are whole words only,
+    a job's macro in a PRE script is warned of and passed on as written."""
+    node(workdir, "A")
+    write(workdir, "args.sh", f"#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done >> {workdir}/args\n"
+                              f"echo -- >> {workdir}/args\n")
+    write(workdir, "diamond.dag", "JOB A A.sub\n"
+                                  "SCRIPT PRE A args.sh \"two words\" it's $RETURN $job\n"
+                                  "SCRIPT POST A args.sh '$JOB' \"$RETURN\" $RETURN\t$Retry $NOPE\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    assert dag_ended(cell, dag)[0][12] == "0"
+    assert open(os.path.join(workdir, "args")).read().split("--\n")[:2] == [
+        '["two]\n[words"]\n[it\'s]\n[$RETURN]\n[A]\n', "['$JOB']\n[\"$RETURN\"]\n[0]\n[0]\n[$NOPE]\n"]
+    out = dagman_out(workdir)
+    assert "Warning: $RETURN macro should not be used as a PRE script argument!" in out
+    assert "Warning: unrecognized macro $NOPE in node A POST script arguments" in out

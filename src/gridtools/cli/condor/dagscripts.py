@@ -6,25 +6,35 @@ queued scripts (``_launch_waiting``), in the order they were queued, while
 fewer than -MaxPre PRE scripts (resp. -MaxPost POST scripts) run (0: no
 limit; HTCondor's DAGMan's DAGMAN_MAX_PRE_SCRIPTS and DAGMAN_MAX_POST_SCRIPTS
 default to 20), and collects those that ended (``_reap_scripts``). A script
-runs in the node's folder with DAGMan's macros ($JOB, $RETURN, $DAG_STATUS,
-...) put in its arguments, runs again after its DEFER time while it exits
+runs in the node's folder with its command split as HTCondor's DAGMan splits
+it (``script_words``: at spaces and tabs, quotes being ordinary characters) and
+DAGMan's macros ($JOB, $RETURN, $DAG_STATUS, ...) put in its arguments, runs again after its DEFER time while it exits
 with its DEFER status, appends its output to its DEBUG file, and says its
 start and end in DAGFILE.dagman.out and the job state log. While the DAG is
 halted no queued PRE script starts.
 """
 
 import os
-import shlex
 import subprocess
 import tempfile
 import time
 
+#: the macros of a node's job, given to POST (and HOLD) scripts only
+JOB_MACROS = ("$JOBID", "$CLUSTERID", "$JOB_COUNT", "$SUCCESS", "$RETURN", "$EXIT_CODES",
+              "$EXIT_CODE_COUNTS", "$EXIT_CODE_LIST", "$PRE_SCRIPT_RETURN", "$JOB_ABORT_COUNT")
 #: seconds between two looks at the node jobs (and at the scripts)
 POLL = 0.5
 #: HTCondor's DAGMan's default DAGMAN_MAX_PRE_SCRIPTS and DAGMAN_MAX_POST_SCRIPTS
 MAX_SCRIPTS = 20
 #: seconds a script the manager's own stop signalled is given to end before it is killed
 STOP_GRACE = 5
+
+
+def script_words(command):
+    """The words of a SCRIPT's command as HTCondor's DAGMan splits it: at each run of
+    spaces and tabs, with no quoting (a quote is a character of its word, and a word
+    is never joined to the next), other white space trimmed from each word's ends."""
+    return [w for w in (part.strip() for part in command.replace("\t", " ").split(" ")) if w]
 
 
 class _CutShort:
@@ -103,7 +113,7 @@ class NodeScripts:
             cluster = self.jobs.get(name, (0, 0))[0] if when == "POST" else 0
             self.jobstate.node(name, f"{when}_SCRIPT_STARTED", f"{cluster}.0" if cluster else "-")
             self.log(f"Running {when} script of Node {name}...")
-        words = [self._macro(w, name, when, status) for w in shlex.split(script.command)]
+        words = [self._macro(w, name, when, status) for w in script_words(script.command)]
         cwd = self._cwd(node)
         if words and not os.path.isabs(words[0]) and os.path.exists(os.path.join(cwd, words[0])):
             words[0] = os.path.join(cwd, words[0])          # a script beside the DAG
@@ -225,7 +235,9 @@ class NodeScripts:
 
     def _macro(self, word, name, when, status):
         """A script argument: a whole-word macro's value (as HTCondor's DAGMan gives
-        them; those of the node's job only to POST scripts), else the word as it is."""
+        them, in any case; those of the node's job only to POST scripts), else the word
+        as it is. As DAGMan, a job's macro in a PRE script and a word that begins with
+        $ but is no macro are warned of in DAGFILE.dagman.out and passed on as they are."""
         from gridtools.formats.condor.dagstate import exit_code_macros, unreachable
         node = self.dag.nodes[name]
         key = word.upper()
@@ -238,6 +250,10 @@ class NodeScripts:
         if key in values:
             return values[key]
         if when == "PRE":
+            if key in JOB_MACROS:
+                self.log(f"Warning: {key} macro should not be used as a PRE script argument!")
+            elif word.startswith("$"):
+                self.log(f"Warning: unrecognized macro {word} in node {name} PRE script arguments")
             return word
         cluster, procs = self.jobs.get(name, (0, 0))
         pre = self.pre_status.get(name)
@@ -246,4 +262,6 @@ class NodeScripts:
                       "$JOBID": f"{cluster}.{max(procs - 1, 0)}", "$CLUSTERID": str(cluster),
                       "$JOB_COUNT": str(procs), "$SUCCESS": "True" if status == 0 else "False"}
         job_values.update(exit_code_macros(self.exit_codes.get(name, ())))
+        if key not in job_values and word.startswith("$"):
+            self.log(f"Warning: unrecognized macro {word} in node {name} {when} script arguments")
         return job_values.get(key, word)
