@@ -59,8 +59,8 @@ STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobSt
                "LastRemoteHost", "CompletionDate", "ExitBySignal", "ExitSignal", "ExitCode", "HoldReason",
                "HoldReasonCode", "HoldReasonSubCode", "NumHolds", "NumHoldsByReason", "NumJobCompletions",
                "NumVacates", "NumVacatesByReason", "VacateReason", "VacateReasonCode", "VacateReasonSubCode",
-               "RemoveReason", "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime", "CommittedTime",
-               "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime")
+               "RemoveReason", "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime",
+               "CommittedTime", "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
 #: Grid Engine requests that name the execution host

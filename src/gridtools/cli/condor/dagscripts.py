@@ -7,9 +7,9 @@ fewer than -MaxPre PRE scripts (resp. -MaxPost POST scripts) run (0: no
 limit; HTCondor's DAGMan's DAGMAN_MAX_PRE_SCRIPTS and DAGMAN_MAX_POST_SCRIPTS
 default to 20), and collects those that ended (``_reap_scripts``). A script
 runs in the node's folder with its command split as HTCondor's DAGMan splits
-it (``script_words``: at spaces and tabs, quotes being ordinary characters) and
-DAGMan's macros ($JOB, $RETURN, $DAG_STATUS, ...) put in its arguments, runs again after its DEFER time while it exits
-with its DEFER status, appends its output to its DEBUG file, and says its
+it (``script_words``: at spaces and tabs, quotes being ordinary characters)
+and DAGMan's macros ($JOB, $RETURN, $DAG_STATUS, ...) put in its arguments,
+runs again after its DEFER time while it exits with its DEFER status, appends its output to its DEBUG file, and says its
 start and end in DAGFILE.dagman.out and the job state log. While the DAG is
 halted no queued PRE script starts.
 """
