@@ -291,6 +291,25 @@ def test_periodic_vacate_comes_after_the_durations_and_before_the_holds():
     assert condorpolicy.has_periodic(_policy_ad(PeriodicVacate="false"))
 
 
+def test_system_max_releases_stops_the_periodic_releases_of_a_job_held_that_often():
+    """As user_job_policy: no PeriodicRelease (nor SYSTEM_PERIODIC_RELEASE) of a held
+    job whose NumHolds reached SYSTEM_MAX_RELEASES; -1, unset or no number: no limit."""
+    now = 1700000100
+    held = _policy_ad(PeriodicRelease="true", HoldReasonCode="3", NumHolds="2")
+    held["JobStatus"] = 5
+    limited = condorpolicy.system_policy({"SYSTEM_MAX_RELEASES": "2"}.get)
+    assert not limited and condorpolicy.periodic(held, now, limited) is None
+    held["NumHolds"] = 1
+    assert condorpolicy.periodic(held, now, limited).action is condorpolicy.Action.RELEASE
+    held["NumHolds"] = 50
+    for text in ("-1", "many", None):
+        unlimited = condorpolicy.system_policy({"SYSTEM_MAX_RELEASES": text}.get)
+        assert condorpolicy.periodic(held, now, unlimited).action is condorpolicy.Action.RELEASE
+    released_by_system = condorpolicy.system_policy({"SYSTEM_MAX_RELEASES": "0",
+                                                     "SYSTEM_PERIODIC_RELEASE": "true"}.get)
+    assert condorpolicy.periodic(_policy_ad(HoldReasonCode="3", JobStatus="5"), now, released_by_system) is None
+
+
 def test_system_periodic_policy_comes_after_the_jobs_own_and_says_so():
     now = 1700000100
     config = {"SYSTEM_PERIODIC_HOLD_NAMES": "Slow, NAMES",

@@ -7,16 +7,17 @@ expression), then ``OnExitRemove`` (false: it runs again); anything else
 leaves the queue. Periodically, first a running task that ran longer than
 its ``AllowedJobDuration`` (since it started) or ``AllowedExecuteDuration``
 (since it began to execute) is held, HoldReasonCode 46 or 47 with HTCondor's
-"The job exceeded allowed job duration of 1:00:00"; then a running (or suspended) task whose
-``PeriodicVacate`` (then condor_config's SYSTEM_PERIODIC_VACATE) is true is
-vacated: evicted back to the queue to run again, VacateReasonCode 1000
-(JobPolicyVacate; 1001, SystemPolicyVacate, for the system's); then ``PeriodicHold``
-for tasks neither held nor completed, ``PeriodicRelease`` for held tasks not
-held by their owner (code 1), then ``PeriodicRemove``; after each of these
-the schedd's own (``SystemPolicy``: condor_config's SYSTEM_PERIODIC_HOLD,
-_RELEASE and _REMOVE with their _NAMES, _REASON and _SUBCODE), which applies
-to every job and holds with HoldReasonCode 26 (SystemPolicy). An expression triggers only
-when it evaluates to a true number or boolean; UNDEFINED and ERROR never do.
+"The job exceeded allowed job duration of 1:00:00"; then a running (or
+suspended) task whose ``PeriodicVacate`` is true is vacated: evicted back to
+the queue to run again, VacateReasonCode 1000 (JobPolicyVacate; 1001,
+SystemPolicyVacate, for the system's); then ``PeriodicHold`` for tasks
+neither held nor completed, ``PeriodicRelease`` for held tasks not held by
+their owner (code 1) whose ``NumHolds`` is below SYSTEM_MAX_RELEASES, then
+``PeriodicRemove``; after each of these the schedd's own (``SystemPolicy``:
+condor_config's SYSTEM_PERIODIC_VACATE, _HOLD, _RELEASE and _REMOVE with
+their _NAMES, _REASON and _SUBCODE), which applies to every job and holds
+with HoldReasonCode 26 (SystemPolicy). An expression triggers only when it
+evaluates to a true number or boolean; UNDEFINED and ERROR never do.
 The daemon carries the decisions out (``daemon.apply``).
 """
 
@@ -177,6 +178,9 @@ class SystemPolicy:
     releases: tuple = ()
     removes: tuple = ()
     vacates: tuple = ()
+    #: SYSTEM_MAX_RELEASES: a held job whose NumHolds reached it is released by no
+    #: periodic expression (None: no limit); it alone makes no policy to evaluate
+    max_releases: object = None
 
     def __bool__(self):
         return bool(self.holds or self.releases or self.removes or self.vacates)
@@ -220,7 +224,17 @@ def system_policy(get, log=None):
         return tuple(found)
 
     return SystemPolicy(rules("SYSTEM_PERIODIC_HOLD"), rules("SYSTEM_PERIODIC_RELEASE"),
-                        rules("SYSTEM_PERIODIC_REMOVE"), rules("SYSTEM_PERIODIC_VACATE"))
+                        rules("SYSTEM_PERIODIC_REMOVE"), rules("SYSTEM_PERIODIC_VACATE"),
+                        _max_releases(get("SYSTEM_MAX_RELEASES")))
+
+
+def _max_releases(text):
+    """SYSTEM_MAX_RELEASES as a whole number, or None (unset, -1 or not a number: no limit)."""
+    try:
+        value = int((text or "").strip())
+    except ValueError:
+        return None
+    return None if value == -1 else value
 
 
 def _true(value):
@@ -261,7 +275,9 @@ def periodic(ad, now, system=NO_SYSTEM_POLICY):
         found = _system(system.holds, ad)
         if found is not None:
             return Decision(Action.HOLD, found[0], HOLD_CODE_SYSTEM, found[1])
-    if status == ads.JobStatus.HELD and ad.eval("HoldReasonCode") != HOLD_CODE_USER:
+    holds = _number(ad, "NumHolds") or 0
+    if status == ads.JobStatus.HELD and ad.eval("HoldReasonCode") != HOLD_CODE_USER and \
+            (system.max_releases is None or holds < system.max_releases):
         if fires(ad, "PeriodicRelease"):
             return Decision(Action.RELEASE, "The job attribute PeriodicRelease expression '"
                             f"{ad.lookup('PeriodicRelease').unparse(True)}' evaluated to TRUE")
