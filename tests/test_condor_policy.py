@@ -322,3 +322,11 @@ def test_periodic_vacate_evicts_a_running_job_back_to_the_queue(cell, workdir):
     log = open(os.path.join(workdir, "w.log")).read()
     assert "Job was evicted. Code 1001 Subcode 0\n" in log and "\tReason: go elsewhere\n" in log
     assert cell.run("condor_q", jid, "-af", "NumVacates").stdout == "1\n"    # (it had run twice)
+
+
+def test_another_user_sees_the_hold_counters_too(cell, workdir, users):
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 5)
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "NumHolds", "NumHoldsByReason", user=users[0]).stdout ==
+             "1 [ SubmittedOnHold = 1 ]\n")
