@@ -96,3 +96,58 @@ def test_list_arguments_are_several_words_or_blank_separated(cell):
     assert rules("-q", "all.q other.q") == ["twoq/1", "twoq/2"]
     assert rules("-q", "other.q", "-l", "h_vmem slots") == []
     assert rules("-l", "h_vmem h_rt", "-q", "all.q") == ["twoq/1"]
+
+
+def _own_user(name):
+    """A plain user of this test alone (its home holds option files no other test reads)."""
+    import pwd
+    import subprocess
+    import pytest
+    from conftest import machine_lock
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create a test user")
+    with machine_lock("users"):
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", name], check=True,
+                           capture_output=True)
+    return pwd.getpwnam(name)
+
+
+def test_default_option_files_come_before_the_command_line(cell):
+    """The cell's sge_qquota, then ~/.sge_qquota from the password database's home, then
+    the command line, as qquota(1) says; a list option of a file adds to the later ones."""
+    entry = _own_user("gtquota")
+    add_object(cell, "-Arqs", "{\n   name         peruser\n   description  NONE\n   enabled      TRUE\n"
+                              "   limit        users gtalice to h_rt=1:0:0\n"
+                              "   limit        users gtbob to h_rt=2:0:0\n}\n")
+    cell_file = os.path.join(cell.root, "etc", "sge_qquota")
+    home_file = os.path.join(entry.pw_dir, ".sge_qquota")
+
+    def qquota(*args):
+        proc = cell.run("env", "HOME=/nonexistent", "qquota", *args, user="gtquota")
+        return proc.returncode, proc.stdout, proc.stderr
+    try:
+        assert qquota()[1].splitlines()[2:] == []
+        with open(cell_file, "w") as fh:
+            fh.write("# site defaults\n-u gtalice\n")
+        code, out, err = qquota()
+        assert (code, err) == (0, "") and [line.split()[0] for line in out.splitlines()[2:]] == ["peruser/1"]
+        with open(home_file, "w") as fh:
+            fh.write("-xml\n")
+        code, out, err = qquota("-u", "gtbob")
+        assert (code, err) == (0, "")
+        assert "<qquota_rule name='peruser/1'>" in out and "<qquota_rule name='peruser/2'>" in out
+        with open(home_file, "w") as fh:
+            fh.write("-u gtalice\n")                 # a list of a file ends with the file
+        code, out, err = qquota("gtbob")
+        assert code == 1 and 'invalid option argument "gtbob"' in err and out == ""
+        with open(home_file, "w") as fh:
+            fh.write("-nosuch\n")
+        code, out, err = qquota()
+        assert code == 1 and 'invalid option argument "-nosuch"' in err and out == ""
+    finally:
+        for path in (cell_file, home_file):
+            if os.path.exists(path):
+                os.unlink(path)

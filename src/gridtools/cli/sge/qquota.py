@@ -28,8 +28,15 @@ HEADER = "resource quota rule limit                filter\n" + "-" * 80 + "\n"
 _OPTIONS = {"-h": "hosts", "-u": "users", "-pe": "pes", "-P": "projects", "-q": "queues", "-l": "resources"}
 
 
-def parse_args(argv):
-    opts = {"hosts": [], "users": [], "pes": [], "projects": [], "queues": [], "resources": [], "xml": False}
+def fresh():
+    return {"hosts": [], "users": [], "pes": [], "projects": [], "queues": [], "resources": [], "xml": False}
+
+
+def parse_args(argv, opts=None):
+    """The options of ``argv`` added to ``opts`` (lists grow, as Grid Engine adds each
+    -u, -q ... list to the ones already read)."""
+    if opts is None:
+        opts = fresh()
     words = list(argv)
     while words:
         word = words.pop(0)
@@ -53,6 +60,16 @@ def parse_args(argv):
         else:
             raise UsageError(f'error: ERROR! invalid option argument "{word}"')
     return opts
+
+
+def default_options():
+    """The options of the cell's ``sge_qquota`` file, then of ``~/.sge_qquota`` (the
+    password database's home), each file read on its own: a list option's words end
+    with its file."""
+    from gridtools import cell
+    from gridtools.cli.sge.tokens import read_option_file, read_user_option_file
+    opts = parse_args(read_option_file(cell.etc("sge_qquota")))
+    return parse_args(read_user_option_file(".sge_qquota"), opts)
 
 
 def _rows(opts):
@@ -144,7 +161,7 @@ def xml(rows):
 
 def main(argv, prog="qquota"):
     try:
-        opts = parse_args(argv)
+        opts = parse_args(argv, default_options())
         rows = _rows(opts)
     except UsageError as exc:
         sys.stderr.write(f"{exc}\n{USAGE}")
