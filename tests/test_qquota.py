@@ -151,3 +151,40 @@ def test_default_option_files_come_before_the_command_line(cell):
         for path in (cell_file, home_file):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+QQUOTA_USAGE = """SGE 8.1.9
+usage: qquota [options]
+  [-help]                              print this help
+  [-h wc_host_list|wc_hostgroup_list]  display only selected hosts
+  [-l resource_attributes]             request the given resources
+  [-u user_list]                       display only selected users
+  [-pe wc_pe_list]                     display only selected parallel environments
+  [-P wc_project_list]                 display only selected projects
+  [-q wc_cqueue_list]                  display only selected queues
+  [-xml]                               display the information in XML format
+
+resource_attributes     resource_name,resource_name,...
+wc_cqueue               wildcard expression matching a cluster queue
+wc_cqueue_list          wc_cqueue[,wc_cqueue,...]
+wc_host                 wildcard expression matching a host
+wc_host_list            wc_host[,wc_host,...]
+wc_hostgroup            wildcard expression matching a hostgroup
+wc_hostgroup_list       wc_hostgroup[,wc_hostgroup,...]
+wc_pe                   wildcard expression matching a parallel environment
+wc_pe_list              wc_pe[,wc_pe,...]
+wc_project              wildcard expression matching a project
+wc_project_list         wc_project[,wc_project,...]
+user_list               user[,user,...]
+"""
+
+
+def test_help_prints_grid_engines_usage_text(cell):
+    """-help: Grid Engine 8.1.9's text on stdout, exit 0, wherever -help stands among good
+    options; a bad option: the same text on stderr, then the error line, exit 1."""
+    for args in (["-help"], ["-u", "*", "-help", "-xml"], ["-l", "nosuch", "-help"]):
+        proc = cell.run("qquota", *args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, QQUOTA_USAGE, ""), args
+    proc = cell.run("qquota", "-help", "-x")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == QQUOTA_USAGE + 'error: invalid option argument "-x"\n'
