@@ -364,3 +364,27 @@ def test_host_deletion_in_grid_engines_words(cell, workdir):
     assert fails(cell, "-de", "node5") == 'Host object "node5" is still referenced in host group "@allhosts".\n'
     ok(cell, "-dattr", "hostgroup", "hostlist", "node5", "@allhosts")
     assert ok(cell, "-de", "node5").stderr == 'root@testhost removed "node5" from execution host list\n'
+
+
+def test_ckpt_when_letters_add_up_as_grid_engine_adds_them(cell, workdir):
+    """-mattr and -aattr add letters to a checkpointing environment's when, -dattr takes
+    them away, -rattr sets them, each result in Grid Engine's order x s m r."""
+    path = os.path.join(workdir, "ck")
+    with open(path, "w") as fh:
+        fh.write("ckpt_name ck\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+                 "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen s\n")
+    ok(cell, "-Ackpt", path)
+
+    def when():
+        return line_of(ok(cell, "-sckpt", "ck").stdout, "when").split()[1]
+    ok(cell, "-mattr", "ckpt", "when", "m", "ck")
+    assert when() == "sm"
+    ok(cell, "-aattr", "ckpt", "when", "rx", "ck")
+    assert when() == "xsmr"
+    ok(cell, "-dattr", "ckpt", "when", "sr", "ck")
+    assert when() == "xm"
+    ok(cell, "-rattr", "ckpt", "when", "n", "ck")
+    assert when() == "n"
+    assert fails(cell, "-mattr", "ckpt", "when", "x", "ck") == 'Invalid "when" attribute for ckpt "ck"\n'
+    assert fails(cell, "-aattr", "ckpt", "when", "q", "ck") == 'Invalid "when" attribute for ckpt "ck"\n'
+    assert when() == "n"

@@ -162,7 +162,8 @@ MUTATIONS = [
     ("-suser", "alice", "-Muser", "default_project", "noprj", 'project "noprj" which does not exist'),
     ("-sprj", "projA", "-Mprj", "acl", "nolist", 'user list "nolist" which does not exist'),
     ("-scal", "night", "-Mcal", "week", "funday=on", 'for attribute "week"'),
-    ("-sckpt", "ckpt_test", "-Mckpt", "when", "q", 'for attribute "when"'),
+    ("-sckpt", "ckpt_test", "-Mckpt", "when", "q", 'Invalid "when" attribute for ckpt "ckpt_test"'),
+    ("-sckpt", "ckpt_test", "-Mckpt", "interface", "cray-ckpt", "no valid checkpoint interface cray-ckpt"),
     ("-se", "testhost", "-Me", "user_lists", "nolist", 'user list "nolist" which does not exist'),
 ]
 
@@ -227,3 +228,37 @@ def test_reserved_host_names_are_refused(cell, workdir):
     proc = cell.run("qconf", "-Ae", write(workdir, "h", without_load(text) + "\n"))
     assert proc.returncode == 1 and "reserved" in proc.stderr
     assert cell.run("qconf", "-sh").stdout == "testhost\n"
+
+
+def test_ckpt_interface_and_when_are_checked_and_kept_as_grid_engine_keeps_them(cell, workdir):
+    """Interface names in any case (kept as written); ``when`` letters x s m r stored in
+    that order, or n alone; anything else refused in the master's words, nothing stored."""
+    def ckpt(name, interface, when):
+        return CKPT.replace("ckpt_test", name).replace("USERDEFINED", interface).replace(
+            "when               xs", f"when               {when}")
+
+    def shown(name):
+        lines = ok(cell, "-sckpt", name).stdout.splitlines()
+        return lines[1], lines[-1]
+    for name, interface, when, stored in (("c1", "userdefined", "sx", "xs"), ("c2", "cpr", "rmxs", "xsmr"),
+                                          ("c3", "Application-Level", "n", "n"), ("c4", "hibernator", "mm", "m"),
+                                          ("c5", "TRANSPARENT", "r", "r")):
+        ok(cell, "-Ackpt", write(workdir, name, ckpt(name, interface, when)))
+        assert shown(name) == (f"interface          {interface}", f"when               {stored}")
+    ok(cell, "-Mckpt", write(workdir, "c1", ckpt("c1", "Cpr", "ms")))
+    assert shown("c1") == ("interface          Cpr", "when               sm")
+    for interface, when, message in (("cray-ckpt", "sx", "no valid checkpoint interface cray-ckpt"),
+                                     ("magic", "sx", "no valid checkpoint interface magic"),
+                                     ("cpr", "sn", 'Invalid "when" attribute for ckpt "bad"'),
+                                     ("cpr", "sq", 'Invalid "when" attribute for ckpt "bad"'),
+                                     ("magic", "q", 'Invalid "when" attribute for ckpt "bad"')):
+        proc = cell.run("qconf", "-Ackpt", write(workdir, "bad", ckpt("bad", interface, when)))
+        assert (proc.returncode, proc.stderr) == (1, message + "\n"), (interface, when)
+        proc = cell.run("qconf", "-Mckpt", write(workdir, "c1", ckpt("c1", interface, when)))
+        assert proc.returncode == 1 and proc.stderr == message.replace('"bad"', '"c1"') + "\n"
+    assert ok(cell, "-sckptl").stdout == "c1\nc2\nc3\nc4\nc5\n"
+    assert shown("c1") == ("interface          Cpr", "when               sm")
+    editor = write(workdir, "editor", "#!/bin/sh\nsed -i 's/^when .*/when rx/' \"$1\"\n")
+    os.chmod(editor, 0o755)
+    ok(cell, "-ackpt", "c6", env={"EDITOR": editor})
+    assert shown("c6") == ("interface          userdefined", "when               xr")

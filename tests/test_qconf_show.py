@@ -162,6 +162,31 @@ def test_sobjl_finds_queues_by_value(cell):
     assert cell.run("qconf", "-sobjl", "exechost", "hostname", "test*").stdout == "testhost\n"
 
 
+def test_sobjl_finds_exechosts_by_reported_values(cell):
+    """An execution host's load values and processors, as qconf -se shows them, are
+    values -sobjl looks at, as Grid Engine's qconf looks at them; the global host
+    reports nothing."""
+    from conftest import wait_for
+
+    def listed(attr, value):
+        proc = cell.run("qconf", "-sobjl", "exechost", attr, value)
+        assert (proc.returncode, proc.stderr) == (0, "")
+        return proc.stdout.splitlines()
+    assert wait_for(lambda: "num_proc=" in cell.run("qconf", "-se", "testhost").stdout)
+    shown = cell.run("qconf", "-se", "testhost").stdout
+    processors = shown.split("\nprocessors", 1)[1].split()[0]
+    assert processors != "0"
+    assert listed("processors", processors) == ["testhost"]
+    assert listed("processors", "0") == ["global"]
+    assert listed("proc*", "*") == ["global", "testhost"]
+    assert listed("load_values", "*num_proc=*") == ["testhost"]
+    assert listed("load_values", "NONE") == ["global"]
+    assert listed("load_*", f"num_proc={processors}") == ["testhost"]
+    assert listed("load_values", "num_proc=9999") == []
+    refused = cell.run("qconf", "-sobjl", "hostgroup", "hostlist", "*")
+    assert refused.returncode == 1 and refused.stdout == "" and "hostgroup" in refused.stderr
+
+
 def test_unknown_option_and_missing_argument(cell):
     proc = cell.run("qconf", "-bogus")
     assert proc.returncode == 1

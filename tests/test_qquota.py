@@ -96,3 +96,95 @@ def test_list_arguments_are_several_words_or_blank_separated(cell):
     assert rules("-q", "all.q other.q") == ["twoq/1", "twoq/2"]
     assert rules("-q", "other.q", "-l", "h_vmem slots") == []
     assert rules("-l", "h_vmem h_rt", "-q", "all.q") == ["twoq/1"]
+
+
+def _own_user(name):
+    """A plain user of this test alone (its home holds option files no other test reads)."""
+    import pwd
+    import subprocess
+    import pytest
+    from conftest import machine_lock
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create a test user")
+    with machine_lock("users"):
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", name], check=True,
+                           capture_output=True)
+    return pwd.getpwnam(name)
+
+
+def test_default_option_files_come_before_the_command_line(cell):
+    """The cell's sge_qquota, then ~/.sge_qquota from the password database's home, then
+    the command line, as qquota(1) says; a list option of a file adds to the later ones."""
+    entry = _own_user("gtquota")
+    add_object(cell, "-Arqs", "{\n   name         peruser\n   description  NONE\n   enabled      TRUE\n"
+                              "   limit        users gtalice to h_rt=1:0:0\n"
+                              "   limit        users gtbob to h_rt=2:0:0\n}\n")
+    cell_file = os.path.join(cell.root, "etc", "sge_qquota")
+    home_file = os.path.join(entry.pw_dir, ".sge_qquota")
+
+    def qquota(*args):
+        proc = cell.run("env", "HOME=/nonexistent", "qquota", *args, user="gtquota")
+        return proc.returncode, proc.stdout, proc.stderr
+    try:
+        assert qquota()[1].splitlines()[2:] == []
+        with open(cell_file, "w") as fh:
+            fh.write("# site defaults\n-u gtalice\n")
+        code, out, err = qquota()
+        assert (code, err) == (0, "") and [line.split()[0] for line in out.splitlines()[2:]] == ["peruser/1"]
+        with open(home_file, "w") as fh:
+            fh.write("-xml\n")
+        code, out, err = qquota("-u", "gtbob")
+        assert (code, err) == (0, "")
+        assert "<qquota_rule name='peruser/1'>" in out and "<qquota_rule name='peruser/2'>" in out
+        with open(home_file, "w") as fh:
+            fh.write("-u gtalice\n")                 # a list of a file ends with the file
+        code, out, err = qquota("gtbob")
+        assert code == 1 and 'invalid option argument "gtbob"' in err and out == ""
+        with open(home_file, "w") as fh:
+            fh.write("-nosuch\n")
+        code, out, err = qquota()
+        assert code == 1 and 'invalid option argument "-nosuch"' in err and out == ""
+    finally:
+        for path in (cell_file, home_file):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+QQUOTA_USAGE = """SGE 8.1.9
+usage: qquota [options]
+  [-help]                              print this help
+  [-h wc_host_list|wc_hostgroup_list]  display only selected hosts
+  [-l resource_attributes]             request the given resources
+  [-u user_list]                       display only selected users
+  [-pe wc_pe_list]                     display only selected parallel environments
+  [-P wc_project_list]                 display only selected projects
+  [-q wc_cqueue_list]                  display only selected queues
+  [-xml]                               display the information in XML format
+
+resource_attributes     resource_name,resource_name,...
+wc_cqueue               wildcard expression matching a cluster queue
+wc_cqueue_list          wc_cqueue[,wc_cqueue,...]
+wc_host                 wildcard expression matching a host
+wc_host_list            wc_host[,wc_host,...]
+wc_hostgroup            wildcard expression matching a hostgroup
+wc_hostgroup_list       wc_hostgroup[,wc_hostgroup,...]
+wc_pe                   wildcard expression matching a parallel environment
+wc_pe_list              wc_pe[,wc_pe,...]
+wc_project              wildcard expression matching a project
+wc_project_list         wc_project[,wc_project,...]
+user_list               user[,user,...]
+"""
+
+
+def test_help_prints_grid_engines_usage_text(cell):
+    """-help: Grid Engine 8.1.9's text on stdout, exit 0, wherever -help stands among good
+    options; a bad option: the same text on stderr, then the error line, exit 1."""
+    for args in (["-help"], ["-u", "*", "-help", "-xml"], ["-l", "nosuch", "-help"]):
+        proc = cell.run("qquota", *args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, QQUOTA_USAGE, ""), args
+    proc = cell.run("qquota", "-help", "-x")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == QQUOTA_USAGE + 'error: invalid option argument "-x"\n'

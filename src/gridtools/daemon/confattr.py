@@ -10,6 +10,9 @@ One request changes attributes of several object instances at once.
   names, delete removes names, modify sets the given names (inserting them
   when missing), replace sets the whole list;
 - single values: modify and replace set them; add and delete are refused.
+  A checkpointing environment's ``when`` is a set of letters, as Grid Engine's
+  master treats it: modify and add add letters, delete takes them away,
+  replace sets them.
 
 For queues the instance may be ``queue`` (the default value), ``queue@host``
 or ``queue@@hostgroup`` (the value for that host or group, created from the
@@ -136,7 +139,22 @@ def _apply_one(kind, obj, attr, text, mode, key, owner):
         return
     if key:
         raise AttrProblem(f'denied: attribute "{attr}" has no per-host values')
+    if kind == "ckpt" and attr == "when":
+        obj[attr] = _merge_when(mode, value, str(text).strip())
+        return
     obj[attr] = merge(mode, value, text, codec, attr, owner)
+
+
+def _merge_when(mode, current, text):
+    """A checkpointing environment's ``when`` after -mattr/-aattr (the letters added to the
+    ones it has, as Grid Engine's master adds them), -dattr (taken away) or -rattr (set);
+    what is not valid is left for validation to refuse."""
+    from gridtools.formats.sge.ckpt import normal_when
+    if mode == "replace" or not set(text) <= set("xsmrn"):
+        return normal_when(text)
+    have = set(current or "")
+    letters = have | set(text) if mode in ("modify", "add") else have - set(text)
+    return normal_when("".join(sorted(letters)))
 
 
 def _apply_entry(value, key, mode, text, codec, attr, owner):

@@ -77,8 +77,15 @@ def show_objects(words):
                      "(use queue, queue_domain, queue_instance or exechost)")
     kind = "exechost" if what == "exechost" else "queue"
     conf = spool_config.load()
+    objs = conf.objects[kind]
+    if kind == "exechost":
+        # the load values and processors the hosts report count, as qconf -se shows them
+        from gridtools.cli.sge.qconf_show import with_reports
+        from gridtools.spool import status
+        snap = status.read() or {}
+        objs = {name: with_reports(name, obj, snap) for name, obj in objs.items()}
     found = []
-    for name, obj in sorted(conf.objects[kind].items()):
+    for name, obj in sorted(objs.items()):
         for shown in _matches(kind, what, name, obj, attr_pattern, value_pattern):
             if shown not in found:
                 found.append(shown)

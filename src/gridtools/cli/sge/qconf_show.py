@@ -223,7 +223,7 @@ def _load_text(value):
 
 def show_exechosts(words):
     """-se host: the host's configuration with the load values it reports."""
-    from gridtools.formats.sge import host, objects
+    from gridtools.formats.sge import objects
     from gridtools.spool import status
     code = 0
     snap = None
@@ -234,15 +234,23 @@ def show_exechosts(words):
             continue
         if snap is None:
             snap = status.read() or {}
-        load = {} if name == "global" else dict((snap.get("hosts") or {}).get(name) or {})
-        # the slot state (Idle, Running ...) travels with the load report for the
-        # HTCondor views; an execution daemon reports no such load value
-        load.pop("state", None)
-        ordered = {k: _load_text(load[k]) for k in LOAD_ORDER if k in load}
-        ordered.update({k: _load_text(v) for k, v in sorted(load.items()) if k not in ordered})
-        processors = int(load.get("num_proc", 0) or 0)
-        sys.stdout.write(objects.render("exechost", host.with_reports(obj, ordered, processors)))
+        sys.stdout.write(objects.render("exechost", with_reports(name, obj, snap)))
     return code
+
+
+def with_reports(name, obj, snap):
+    """Host ``name``'s configuration ``obj`` with the load values and processors its
+    execution daemon last reported (in the daemon's published status ``snap``), as
+    ``qconf -se`` shows them."""
+    from gridtools.formats.sge import host
+    load = {} if name == "global" else dict((snap.get("hosts") or {}).get(name) or {})
+    # the slot state (Idle, Running ...) travels with the load report for the
+    # HTCondor views; an execution daemon reports no such load value
+    load.pop("state", None)
+    ordered = {k: _load_text(load[k]) for k in LOAD_ORDER if k in load}
+    ordered.update({k: _load_text(v) for k, v in sorted(load.items()) if k not in ordered})
+    processors = int(load.get("num_proc", 0) or 0)
+    return host.with_reports(obj, ordered, processors)
 
 
 def _hostgroups():

@@ -13,34 +13,57 @@ import sys
 from gridtools.cli.sge.tokens import split_list
 from gridtools.errors import GridError, UsageError
 
-USAGE = """usage: qquota [options]
-   [-help]                    print this help
-   [-h wc_host|wc_hostgroup]  display only selected host
-   [-l resource_attributes]   request the given resources
-   [-u wc_user]               display only selected users
-   [-pe wc_pe_name]           display only selected parallel environment
-   [-P wc_project]            display only selected projects
-   [-q wc_cqueue]             display only selected queues
-   [-xml]                     display the information in XML-Format
-"""
+#: the text of ``qquota -help`` (stdout, exit 0), and of a bad option (stderr, before the
+#: error line, exit 1), as Grid Engine 8.1.9 prints it
+USAGE = "\n".join((
+    "SGE 8.1.9",
+    "usage: qquota [options]",
+    "  [-help]                              print this help",
+    "  [-h wc_host_list|wc_hostgroup_list]  display only selected hosts",
+    "  [-l resource_attributes]             request the given resources",
+    "  [-u user_list]                       display only selected users",
+    "  [-pe wc_pe_list]                     display only selected parallel environments",
+    "  [-P wc_project_list]                 display only selected projects",
+    "  [-q wc_cqueue_list]                  display only selected queues",
+    "  [-xml]                               display the information in XML format",
+    "",
+    "resource_attributes     resource_name,resource_name,...",
+    "wc_cqueue               wildcard expression matching a cluster queue",
+    "wc_cqueue_list          wc_cqueue[,wc_cqueue,...]",
+    "wc_host                 wildcard expression matching a host",
+    "wc_host_list            wc_host[,wc_host,...]",
+    "wc_hostgroup            wildcard expression matching a hostgroup",
+    "wc_hostgroup_list       wc_hostgroup[,wc_hostgroup,...]",
+    "wc_pe                   wildcard expression matching a parallel environment",
+    "wc_pe_list              wc_pe[,wc_pe,...]",
+    "wc_project              wildcard expression matching a project",
+    "wc_project_list         wc_project[,wc_project,...]",
+    "user_list               user[,user,...]",
+)) + "\n"
 HEADER = "resource quota rule limit                filter\n" + "-" * 80 + "\n"
 #: option -> the filter it adds to
 _OPTIONS = {"-h": "hosts", "-u": "users", "-pe": "pes", "-P": "projects", "-q": "queues", "-l": "resources"}
 
 
-def parse_args(argv):
-    opts = {"hosts": [], "users": [], "pes": [], "projects": [], "queues": [], "resources": [], "xml": False}
+def fresh():
+    return {"hosts": [], "users": [], "pes": [], "projects": [], "queues": [], "resources": [], "xml": False}
+
+
+def parse_args(argv, opts=None):
+    """The options of ``argv`` added to ``opts`` (lists grow, as Grid Engine adds each
+    -u, -q ... list to the ones already read)."""
+    if opts is None:
+        opts = fresh()
     words = list(argv)
     while words:
         word = words.pop(0)
         if word == "-help":
-            sys.stdout.write(USAGE)
-            raise SystemExit(0)
-        if word == "-xml":
+            opts["help"] = True
+        elif word == "-xml":
             opts["xml"] = True
         elif word in _OPTIONS:
             if not words:
-                raise UsageError(f"error: no argument given for option {word}")
+                raise UsageError(f"no argument given for option {word}")
             # a list: the next word, then every further word up to the next option, each
             # comma- or blank-separated, as Grid Engine's string lists are read
             given = [words.pop(0)]
@@ -48,11 +71,21 @@ def parse_args(argv):
                 given.append(words.pop(0))
             names = split_list(",".join(given))
             if not names or any(not part.strip() for g in given for part in g.split(",")):
-                raise UsageError(f"error: invalid argument for option {word}")
+                raise UsageError(f"invalid argument for option {word}")
             opts[_OPTIONS[word]] += [n.partition("=")[0] if word == "-l" else n for n in names]
         else:
-            raise UsageError(f'error: ERROR! invalid option argument "{word}"')
+            raise UsageError(f'invalid option argument "{word}"')
     return opts
+
+
+def default_options():
+    """The options of the cell's ``sge_qquota`` file, then of ``~/.sge_qquota`` (the
+    password database's home), each file read on its own: a list option's words end
+    with its file."""
+    from gridtools import cell
+    from gridtools.cli.sge.tokens import read_option_file, read_user_option_file
+    opts = parse_args(read_option_file(cell.etc("sge_qquota")))
+    return parse_args(read_user_option_file(".sge_qquota"), opts)
 
 
 def _rows(opts):
@@ -144,10 +177,14 @@ def xml(rows):
 
 def main(argv, prog="qquota"):
     try:
-        opts = parse_args(argv)
+        opts = parse_args(argv, default_options())
+        if opts.get("help"):
+            # -help, wherever it is, once every option is known good
+            sys.stdout.write(USAGE)
+            return 0
         rows = _rows(opts)
     except UsageError as exc:
-        sys.stderr.write(f"{exc}\n{USAGE}")
+        sys.stderr.write(f"{USAGE}error: {exc}\n")
         return 1
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")

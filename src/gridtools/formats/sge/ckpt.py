@@ -1,20 +1,42 @@
 """Checkpointing environments (checkpoint(5)), as ``qconf -sckpt`` shows them.
 
 ``interface`` keeps the spelling it was given (the editor template says
-``userdefined``, qconf shows a stored one as ``USERDEFINED``); commands,
+``userdefined``) and is one of Grid Engine's interfaces in any case; commands,
 ``signal`` are text or None (written ``none``); ``when`` is a string of the
-letters s, m, x, r.
+letters s, m, x, r, kept in Grid Engine's order (x s m r, so ``sx`` is stored
+and shown as ``xs``), or ``n`` alone.
 """
 
-from gridtools.formats.sge.attrfile import Field, FieldError, Schema
+from gridtools.formats.sge.attrfile import Field, Refusal, Schema
 from gridtools.formats.sge.codecs import OptText, Text
 from gridtools.formats.sge.names import check_object_name
 
-#: checkpointing interfaces Grid Engine knows
-INTERFACES = frozenset({"USERDEFINED", "HIBERNATOR", "TRANSPARENT", "APPLICATION-LEVEL",
-                        "CPR", "CRAY-CKPT"})
-#: letters of ``when``: at shutdown, at min_cpu_interval, on suspension, on reschedule
-WHEN_LETTERS = frozenset("smxr")
+#: checkpointing interfaces Grid Engine 8.1.9 knows (named in any case)
+INTERFACES = frozenset({"USERDEFINED", "HIBERNATOR", "TRANSPARENT", "APPLICATION-LEVEL", "CPR"})
+#: letters of ``when`` in the order Grid Engine writes them: on suspension, at shutdown of
+#: the execution daemon, at min_cpu_interval, on reschedule; ``n`` (never) stands alone
+WHEN_ORDER = "xsmr"
+NEVER = "n"
+
+
+def normal_when(text):
+    """``when`` letters in Grid Engine's order, each once (``sx`` -> ``xs``, ``n`` stays);
+    text that is not such letters comes back as it is, for ``validate`` to refuse."""
+    letters = set(text)
+    if text and letters <= set(WHEN_ORDER):
+        return "".join(c for c in WHEN_ORDER if c in letters)
+    return NEVER if letters == {NEVER} else text
+
+
+def when_valid(text):
+    return text == NEVER or bool(text) and set(text) <= set(WHEN_ORDER)
+
+
+class When(Text):
+    """The ``when`` letters, put in Grid Engine's order as they are read."""
+
+    def parse(self, text):
+        return normal_when(super().parse(text))
 #: name column width of qconf -sckpt
 WIDTH = 18
 
@@ -27,7 +49,7 @@ SCHEMA = Schema([
     Field("clean_command", OptText("none", spaces=True), None),
     Field("ckpt_dir", Text(), "/tmp"),
     Field("signal", OptText("none"), None),
-    Field("when", Text(), "sx"),
+    Field("when", When(), "sx"),
 ], WIDTH)
 
 
@@ -47,12 +69,11 @@ def template(name="template"):
 
 
 def validate(obj, known=None):
-    """Raise ConfigError for an unknown interface or bad ``when`` letters."""
+    """Raise ConfigError for bad ``when`` letters or an unknown interface, in the words of
+    Grid Engine's master (which checks ``when`` first)."""
     SCHEMA.check(obj)
     check_object_name(obj["ckpt_name"], "checkpointing environment", "ckpt_name")
+    if not when_valid(normal_when(obj["when"])):
+        raise Refusal(f'Invalid "when" attribute for ckpt "{obj["ckpt_name"]}"', "when")
     if obj["interface"].upper() not in INTERFACES:
-        raise FieldError(f'invalid value "{obj["interface"]}" for attribute "interface": expected one of '
-                         + ", ".join(sorted(INTERFACES)), "interface")
-    if not set(obj["when"]) <= WHEN_LETTERS:
-        raise FieldError(f'invalid value "{obj["when"]}" for attribute "when": expected letters of s, m, x, r',
-                         "when")
+        raise Refusal(f"no valid checkpoint interface {obj['interface']}", "interface")
