@@ -417,19 +417,29 @@ def idle_cell():
         destroy_cell(c)
 
 
-@pytest.fixture(scope="session")
-def users():
-    """Plain test users (created once); skips when not running as root."""
+def test_user(*names):
+    """The password entry of plain user ``names[0]``, each of ``names`` created when
+    missing (with a home); skips the test when not running as root. Parallel test
+    processes create them one at a time."""
     if os.geteuid() != 0:
         pytest.skip("needs root to create test users")
-    # parallel test processes each run this fixture: one at a time creates the missing users
     with machine_lock("users"):
-        for name in TEST_USERS:
+        for name in names:
             try:
                 pwd.getpwnam(name)
             except KeyError:
                 subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", name], check=True,
                                capture_output=True)
+    return pwd.getpwnam(names[0])
+
+
+test_user.__test__ = False      # (a helper, not a test)
+
+
+@pytest.fixture(scope="session")
+def users():
+    """Plain test users (created once); skips when not running as root."""
+    test_user(*TEST_USERS)
     return TEST_USERS
 
 

@@ -100,19 +100,8 @@ def test_list_arguments_are_several_words_or_blank_separated(cell):
 
 def _own_user(name):
     """A plain user of this test alone (its home holds option files no other test reads)."""
-    import pwd
-    import subprocess
-    import pytest
-    from conftest import machine_lock
-    if os.geteuid() != 0:
-        pytest.skip("needs root to create a test user")
-    with machine_lock("users"):
-        try:
-            pwd.getpwnam(name)
-        except KeyError:
-            subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", name], check=True,
-                           capture_output=True)
-    return pwd.getpwnam(name)
+    from conftest import test_user
+    return test_user(name)
 
 
 def test_default_option_files_come_before_the_command_line(cell):

@@ -327,17 +327,9 @@ def test_per_user_files_come_from_the_password_database_home(cell, workdir):
     database, as Grid Engine reads them, whatever $HOME says: a $HOME the user may not
     read (sudo -E, a service that keeps root's) is no error."""
     import tempfile
-    from conftest import machine_lock
+    from conftest import test_user
     user = "gtdora"
-    if os.geteuid() != 0:
-        pytest.skip("needs root to create a test user")
-    with machine_lock("users"):
-        try:
-            pwd.getpwnam(user)
-        except KeyError:
-            subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", user], check=True,
-                           capture_output=True)
-    entry = pwd.getpwnam(user)
+    entry = test_user(user)
     closed = tempfile.mkdtemp(prefix="gtclosed-")            # (root's, mode 0700)
     files = {".sge_request": "-N fromhome\n", ".sge_qstat": "-ext\n"}
     try:

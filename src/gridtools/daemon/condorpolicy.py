@@ -262,19 +262,15 @@ def periodic(ad, now, system=NO_SYSTEM_POLICY):
         decision = _over_duration(ad, now)
         if decision is not None:
             return decision
-        if fires(ad, "PeriodicVacate"):
-            reason, subcode = _why(ad, "PeriodicVacate")
-            return Decision(Action.VACATE, reason, VACATE_CODE_POLICY, subcode)
-        found = _system(system.vacates, ad)
-        if found is not None:
-            return Decision(Action.VACATE, found[0], VACATE_CODE_SYSTEM, found[1])
+        decision = _own_then_system(ad, "PeriodicVacate", system.vacates, Action.VACATE,
+                                    VACATE_CODE_POLICY, VACATE_CODE_SYSTEM)
+        if decision is not None:
+            return decision
     if status not in (ads.JobStatus.HELD, ads.JobStatus.COMPLETED, ads.JobStatus.REMOVED):
-        if fires(ad, "PeriodicHold"):
-            reason, subcode = _why(ad, "PeriodicHold")
-            return Decision(Action.HOLD, reason, HOLD_CODE_POLICY, subcode)
-        found = _system(system.holds, ad)
-        if found is not None:
-            return Decision(Action.HOLD, found[0], HOLD_CODE_SYSTEM, found[1])
+        decision = _own_then_system(ad, "PeriodicHold", system.holds, Action.HOLD,
+                                    HOLD_CODE_POLICY, HOLD_CODE_SYSTEM)
+        if decision is not None:
+            return decision
     holds = _number(ad, "NumHolds") or 0
     if status == ads.JobStatus.HELD and ad.eval("HoldReasonCode") != HOLD_CODE_USER and \
             (system.max_releases is None or holds < system.max_releases):
@@ -291,6 +287,18 @@ def periodic(ad, now, system=NO_SYSTEM_POLICY):
         found = _system(system.removes, ad)
         if found is not None:
             return Decision(Action.REMOVE, found[0])
+    return None
+
+
+def _own_then_system(ad, attr, rules, action, own_code, system_code):
+    """The job's own expression ``attr`` (its reason and subcode, ``own_code``), else the
+    first of the system's ``rules`` that fires (``system_code``); None when none does."""
+    if fires(ad, attr):
+        reason, subcode = _why(ad, attr)
+        return Decision(action, reason, own_code, subcode)
+    found = _system(rules, ad)
+    if found is not None:
+        return Decision(action, found[0], system_code, found[1])
     return None
 
 
