@@ -107,11 +107,29 @@ def test_attributes_select_what_long_json_and_xml_show():
     (["-attributes"], "condor_status: -attributes requires one additional argument\n"
                       'Use "condor_status -help" for details'),
     (["-pool"], "condor_status: -pool requires a hostname as an argument."),
-    (["-sort", "Name =="], "Error:  Parse error of: Name ==")])
+    (["-sort", "Name =="], "Error:  Parse error of: Name =="),
+    (["-format", "%s"], 'condor_status: -format requires two other arguments\nUse "condor_status -help" for details'),
+    (["-cons"], 'condor_status: -constraint requires another argument\nUse "condor_status -help" for details'),
+    (["-af", "-l"], 'Error: Argument -af requires at least one attribute parameter\n'
+                    'Use "condor_status -help" for details')])
 def test_option_errors(argv, message):
     with pytest.raises(GridError) as exc:
         status.parse_args(argv)
     assert (str(exc.value), exc.value.exit_code) == (message, 1)
+
+
+def test_an_unknown_option_prints_the_usage(capsys):
+    assert status.main(["-bogus"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("Error:  Unknown option -bogus\nUsage: condor_status ")
+    assert "        -state                  Display state of resources\n" in err
+
+
+def test_abbreviations_as_htcondor_takes_them():
+    assert shown("-x", "-attributes", "Name", "-limit", "1").count('<a n="Name">') == 1
+    assert shown("-m", "-af", "MyType").startswith("DaemonMaster\n")
+    assert shown("-compact", "-nocompact") == shown()
+    assert shown("-expert", "-af", "Name") == shown("-af", "Name")
 
 
 def test_pool_and_direct_are_accepted_and_the_cells_daemon_answers(pool):

@@ -51,12 +51,13 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -sort <expr>            Sort ClassAds by expressions. 'no' disables sorting
         -total                  Print totals only
         -compact                Show a single line per machine
+        -nocompact              Show a line per slot (the default)
 """
 
 #: (option, shortest prefix, what it sets)
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
-          ("schedd", 2, "schedd"), ("master", 2, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
-          ("xml", 2, "xml"), ("help", 1, "help"), ("wide", 1, "wide"),
+          ("schedd", 2, "schedd"), ("master", 1, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
+          ("xml", 1, "xml"), ("help", 1, "help"), ("wide", 1, "wide"),
           ("compact", 3, "compact"))
 
 
@@ -100,17 +101,19 @@ def _one(opts, argv, i, arg):
             attrs.append(argv[i])
             i += 1
         if not attrs:
-            raise UsageError(f"Error: Argument {arg} requires at least one attribute parameter")
+            from gridtools.errors import lines
+            raise GridError(lines(f"Error: Argument {arg} requires at least one attribute parameter",
+                                  'Use "condor_status -help" for details'), 1)
         opts.formatter.add_autoformat(qualifiers, attrs)
         return i
     if _prefix(arg, "format", 1):
         if i + 2 >= len(argv):
-            raise UsageError(f"Error: Argument {arg} requires format and attribute parameters")
+            raise _missing("format requires two other arguments")
         opts.formatter.add_format(argv[i + 1], argv[i + 2])
         return i + 3
     if _prefix(arg, "constraint", 3):
         if i + 1 >= len(argv):
-            raise UsageError(f"Error: Argument {arg} requires another parameter")
+            raise _missing("constraint requires another argument")
         opts.constraints.append(adformat.constraint(argv[i + 1]))
         return i + 2
     if _prefix(arg, "limit", 2):
@@ -132,6 +135,11 @@ def _one(opts, argv, i, arg):
         if i + 1 >= len(argv):
             raise GridError(f"condor_status: -{arg.lstrip('-').lower()} requires a hostname as an argument.", 1)
         return i + 2                 # one local pool: its collector is the cell's daemon
+    if _prefix(arg, "nocompact", 5):
+        opts.compact = False
+        return i + 1
+    if _prefix(arg, "expert", 1):     # (shorter error messages: these are short already)
+        return i + 1
     for word, style in (("state", 4), ("server", 2)):
         if _prefix(arg, word, style):
             opts.style = word
@@ -272,8 +280,8 @@ def run(argv, out, err):
 def main(argv, prog="condor_status"):
     try:
         return run(list(argv), sys.stdout, sys.stderr)
-    except UsageError as exc:
-        sys.stderr.write(f"{exc}\nUse \"{prog} -help\" for help.\n")
+    except UsageError as exc:             # an unknown option: HTCondor then prints its usage
+        sys.stderr.write(f"{exc}\n" + USAGE.format(prog=prog))
         return 1
     except GridError as exc:
         sys.stdout.flush()
