@@ -100,3 +100,20 @@ def test_unknown_arguments_and_a_missing_file_print_the_usage(hist):
         proc = hist(*argv, file=argv[0] != "-file")
         assert (proc.returncode, proc.stderr) == (1, "") and proc.stdout.startswith(USAGE_HEAD)
     assert hist("-xm").returncode == 1 and hist("-sin", "1").returncode == 1
+
+
+def test_wide_and_the_width_of_the_table(hist, tmp_path):
+    full = hist().stdout.splitlines()
+    assert full[0] == " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD"
+    assert full[1].endswith(" C  " + full[1].split(" C  ")[1]) and full[1].endswith(" true")
+    assert hist("-wide").stdout.splitlines() == full == hist("-wide:200").stdout.splitlines()
+    assert hist("-wide:30").stdout.splitlines() == [line[:30] for line in full]
+    short = tmp_path / "short"
+    short.write_text('ClusterId = 12\nProcId = 3\nOwner = "alice"\nJobStatus = 4\nQDate = 0\nCompletionDate = 0\n'
+                     'JobPrio = 0\nImageSize = 1\nRemoteWallClockTime = 3725.0\nCmd = "/bin/sleep"\nArgs = "100 200"\n'
+                     '*** ClusterId=12 ProcId=3\n' + _ad(1, 0, 100))
+    lines = hist("-file", str(short), "-wide:80", file=False).stdout.split("\n")
+    from gridtools.cli.condor.qviews import format_date
+    assert lines == [" ID      OWNER            SUBMITTED     RUN_TIME ST   COMPLETED CMD            ",
+                     " --- ???? --- ",
+                     f"  12.3   alice          {format_date(0)}   0+01:02:05 C  {format_date(0)} /bin/sleep 100 ", ""]

@@ -9,7 +9,9 @@
 Reads the history file the daemon appends a job's final ad to when it
 leaves the queue (``spool/history`` and its rotation ``history.old``; see
 daemon.history), newest first unless ``-forwards``. The default table has
-a row per job: ID, OWNER, SUBMITTED, RUN_TIME, ST, COMPLETED, CMD.
+a row per job: ID, OWNER, SUBMITTED, RUN_TIME, ST, COMPLETED, CMD, cut at the
+terminal's width (``-wide``: not cut; ``-wide:N``: at N; ``-wide:80``: the
+legacy short table).
 The scan stops at the ad of job ``-since`` names (cluster.proc; a bare
 cluster: its first ad met) or at the first ad its expression is true of,
 or, as HTCondor's ``-completedsince T`` is ``-since 'CompletionDate <= T'``,
@@ -58,6 +60,7 @@ Usage: condor_history [options]
         -since <jobid>|<expr> Stop scanning at this job id, or when expr is true
         -completedsince <time>  Stop scanning at a job that completed on or before time
         -scanlimit <num>      Stop scanning after num ads
+        -wide[:<width>]       Don't cut the table (or cut it at width)
         -autoformat[:jlhVr,tng] <attr> [<attr2> [...]]
         -af[:jlhVr,tng] <attr> [<attr2> [...]]
         -name, -pool, -local, -schedd  Accepted and ignored (one schedd)
@@ -78,6 +81,7 @@ class Options:
         self.file = None
         self.userlog = None          # -userlog: the jobs of a job event log (logads)
         self.attributes = []         # -attributes: what -long, -json and -xml show
+        self.wide, self.wide_width = False, 0     # -wide[:N]
         self.help = False
 
 
@@ -181,7 +185,12 @@ def parse_args(argv):
                             "\t\te.g. condor_history -name submit.example.com ")
             if takes:
                 args.pop(0)
-        elif not _is(arg, "wide", 1):
+        elif _is(arg, "wide", 1):
+            opts.wide = True
+            if ":" in arg:           # -wide:N; N of 80 or less is no -wide at all
+                opts.wide_width = _atoi(arg.partition(":")[2])
+                opts.wide = opts.wide_width > 80
+        else:
             sys.stderr.write(f"Error: Unknown argument {arg}\n")
             raise _ShowUsage()
     return opts
@@ -361,7 +370,57 @@ def select(opts, ads):
 
 # ---------------------------------------------------------------- output
 
-def table(ads):
+def table_width(opts, stdout):
+    """How wide the default table may be (HTCondor's overall width: header and rows are
+    cut there): None for -wide; N for -wide:N; else the terminal's width less one, or
+    1024 on anything but a terminal. 80 (-wide:80) is the legacy short table."""
+    if opts.wide and not opts.wide_width:
+        return None
+    if opts.wide_width:
+        return opts.wide_width
+    try:
+        if stdout.isatty():
+            return os.get_terminal_size(stdout.fileno()).columns - 1
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 1024
+
+
+def short_table(ads):
+    """The legacy table of -wide:80 (HTCondor's short_header and displayJobShort): CMD
+    is the full path with the Args that fit in 14 characters, cut at 15; an ad without
+    one of the attributes it shows is `` --- ???? --- ``."""
+    from gridtools.cli.condor.qviews import format_date, format_time
+    lines = [" %-7s %-14s %11s %12s %-2s %11s %-15s" % ("ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST",
+                                                         "COMPLETED", "CMD")]
+    needed = ("ClusterId", "ProcId", "QDate", "CompletionDate", "JobStatus", "JobPrio", "ImageSize")
+    for ad in ads:
+        values = [ad.eval(a) for a in needed]
+        owner, cmd = ad.eval("Owner"), ad.eval("Cmd")
+        if not all(type(v) is int for v in values) or not isinstance(owner, str) or not isinstance(cmd, str):
+            lines.append(" --- ???? --- ")
+            continue
+        cluster, proc, qdate, done, status = values[:5]
+        wall = _number(ad.eval("RemoteWallClockTime"), _number(ad.eval("RemoteUserCpu"), 0))
+        args = ad.eval("Args")
+        if isinstance(args, str) and len(cmd) < 14:
+            cmd = cmd + " " + args[:14 - len(cmd)]
+        lines.append("%4d.%-3d %-14s %-11s %-12s %-2s %-11s %-15s" % (
+            cluster, proc, owner[:14], format_date(qdate), format_time(int(wall)),
+            Q.STATUS_LETTER.get(status, " "), format_date(done), cmd[:15]))
+    return "\n".join(lines) + "\n"
+
+
+def table(ads, width=None):
+    """The default table (HTCondor's print format of condor_history), its lines cut at
+    ``width``."""
+    text = _table(ads)
+    if width is None:
+        return text
+    return "".join(line[:width] + "\n" for line in text.splitlines())
+
+
+def _table(ads):
     from gridtools.cli.condor.qviews import format_date, format_time
     ids = [f"{ad.eval('ClusterId')}.{ad.eval('ProcId')}" for ad in ads]
     width = max([12] + [len(i) for i in ids])
@@ -391,6 +450,11 @@ def _command(ad):
     from gridtools.formats.condor.spec import arguments
     args = arguments(ad)
     return text + (" " + " ".join(args) if args else "")
+
+
+def _default_table(opts, ads):
+    width = table_width(opts, sys.stdout)
+    return short_table(ads) if opts.wide_width == 80 else table(ads, width)
 
 
 def projected(ads, attributes):
@@ -425,7 +489,7 @@ def main(argv, prog="condor_history"):
                 ads = read_ads(history_files(opts), named=bool(opts.file))
             except GridError:
                 if opts.view == "table":        # HTCondor prints the heading before it opens
-                    sys.stdout.write(table([]))
+                    sys.stdout.write(_default_table(opts, []))
                 raise
             if not opts.file or _is_cell_history(opts.file):
                 join_private(ads)
@@ -443,7 +507,7 @@ def main(argv, prog="condor_history"):
         elif opts.view == "format":
             out = formatting.format_ads(ads, opts.formats)
         else:
-            out = table(ads)
+            out = _default_table(opts, ads)
         sys.stdout.write(out)
         return 0
     except GridError as exc:
