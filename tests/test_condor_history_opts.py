@@ -117,3 +117,12 @@ def test_wide_and_the_width_of_the_table(hist, tmp_path):
     assert lines == [" ID      OWNER            SUBMITTED     RUN_TIME ST   COMPLETED CMD            ",
                      " --- ???? --- ",
                      f"  12.3   alice          {format_date(0)}   0+01:02:05 C  {format_date(0)} /bin/sleep 100 ", ""]
+
+
+def test_jsonl_prints_an_ad_per_line(hist):
+    out = hist("-jsonl", "-match", "2", "-attributes", "ClusterId,Owner,Cmd").stdout
+    assert out == '{"ClusterId": 4,"Cmd": "/bin/true","Owner": "alice"}\n' \
+                  '{"ClusterId": 3,"Cmd": "/bin/true","Owner": "alice"}\n'
+    lines = hist("-jsonl").stdout.splitlines()
+    assert [json.loads(line)["ClusterId"] for line in lines] == [4, 3, 2, 2, 1]
+    assert json.loads(lines[0]) == json.loads(hist("-json", "-match", "1").stdout)[0]

@@ -1,6 +1,6 @@
 """condor_history: jobs that have left the queue (HTCondor dialect).
 
-    condor_history [-l | -json | -xml | -af[:quals] ATTR ... | -format FMT ATTR ...]
+    condor_history [-l | -json | -jsonl | -xml | -af[:quals] ATTR ... | -format FMT ATTR ...]
                    [-constraint EXPR] [-limit N | -match N] [-forwards]
                    [-since JOBID | EXPR] [-completedsince TIME] [-scanlimit N]
                    [-file FILE | -userlog FILE] [-attributes A,B,...]
@@ -54,6 +54,7 @@ Usage: condor_history [options]
         -constraint <expr>    Display jobs that satisfy the expression
         -long                 Display entire ClassAds
         -json                 Display entire ClassAds in JSON
+        -jsonl                Display entire ClassAds in JSON, one line each
         -xml                  Display entire ClassAds in XML
         -attributes <a,b,...> Attributes shown by -long, -json and -xml
         -format <fmt> <attr>  Print attribute attr using format fmt
@@ -129,6 +130,8 @@ def parse_args(argv):
                 opts.af_attrs.append(args.pop(0))
         elif _is(arg, "long", 1):
             opts.view = "long"
+        elif _is(arg, "jsonl", 5):
+            opts.view = "jsonl"
         elif _is(arg, "json", 4):
             opts.view = "json"
         elif _is(arg, "xml", 3):
@@ -457,6 +460,14 @@ def _default_table(opts, ads):
     return short_table(ads) if opts.wide_width == 80 else table(ads, width)
 
 
+def json_line(ad):
+    """An ad as -jsonl prints it: HTCondor's one-line JSON, ``{"A": 1,"B": "x"}``
+    (the attributes and values of -json's form, without its line breaks)."""
+    from gridtools.cli.condor.formatting import json_ads
+    body = json_ads([ad]).split("\n")[2:-3]       # "[", "{", attribute lines, "}", "]", ""
+    return "{" + ",".join(line[2:].rstrip(",") for line in body) + "}"
+
+
 def projected(ads, attributes):
     """The ads -long, -json and -xml show: with -attributes, only those named."""
     if not attributes:
@@ -494,12 +505,14 @@ def main(argv, prog="condor_history"):
             if not opts.file or _is_cell_history(opts.file):
                 join_private(ads)
         ads = select(opts, ads)
-        if opts.view in ("long", "json", "xml"):
+        if opts.view in ("long", "json", "jsonl", "xml"):
             ads = projected(ads, opts.attributes)
         if opts.view == "long":
             out = formatting.long_ads(ads)
         elif opts.view == "json":
             out = formatting.json_ads(ads) if ads else ""
+        elif opts.view == "jsonl":
+            out = "".join(json_line(ad) + "\n" for ad in ads)
         elif opts.view == "xml":
             out = formatting.xml_ads(ads)
         elif opts.view == "af":
