@@ -42,12 +42,25 @@ def test_state_table_and_its_summary():
         "",
         "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle",
         "",
-        "  X86_64/LINUX     3     1         1       1          0       0      0        0      0",
+        "          Busy     0     0         0       1          0       0      0        0      0",
+        "          Idle     0     1         1       0          0       0      0        0      0",
         "",
-        "         Total     3     1         1       1          0       0      0        0      0",
+        "         Total     0     1         1       1          0       0      0        0      0",
         ""]
     assert shown("-stat", "-total").startswith("               Total Owner Unclaimed Claimed")
     assert shown("-state", "-constraint", "false") == ""
+
+
+def test_state_summary_counts_unknown_states_as_malformed():
+    snap = {"slots": [slot("slot1@hosta", "hosta", "Shutdown"), slot("slot2@hosta", "hosta", "Drained", "Retiring")]}
+    assert shown("-state", "-total", snap=snap).split("\n")[2:] == [
+        "          Idle     0     0         0       0          0       0      0        0      0",
+        "      Retiring     0     0         0       0          0       0      1        0      0",
+        "",
+        "         Total     0     0         0       0          0       0      1        0      0",
+        "",
+        "              (Omitted 1 malformed ads in computed attribute totals)",
+        "", ""]
 
 
 def test_state_shows_what_a_slot_lacks_as_htcondor_does():

@@ -600,20 +600,24 @@ def _key(ad):
 
 
 def state_summary(ads):
-    """-state's summary: slots per state (Owner, Unclaimed, Claimed, Preempting, Matched,
-    Drain; Backfill and BkIdle stay 0) per Arch/OpSys and in total."""
+    """-state's summary, HTCondor's StartdStateTotal: per Activity (not Arch/OpSys) and
+    in total the slots in each state (Owner, Unclaimed, Claimed, Preempting, Matched,
+    Drain; Backfill and BkIdle stay 0). As HTCondor 24 and later print it, the Total
+    column is 0 (its state totals never count the slots). An ad without Activity, or
+    whose State is none of these, is malformed."""
     rows, total, malformed = {}, [0] * 7, 0
     for ad in ads:
-        state = _text(ad, "State", "")
-        if not state:
+        activity = _text(ad, "Activity", "")
+        if not activity:
             malformed += 1
             continue
-        row = rows.setdefault(_key(ad), [0] * 7)
+        row = rows.setdefault(activity, [0] * 7)
+        state = _text(ad, "State", "")
+        if state not in _STATE_ORDER:
+            malformed += 1
+            continue
         for sums in (row, total):
-            sums[0] += 1
-            if state in _STATE_ORDER:
-                sums[1 + _STATE_ORDER.index(state)] += 1
-        malformed += state not in _STATE_ORDER
+            sums[1 + _STATE_ORDER.index(state)] += 1
     head = "%6.6s %5.5s %9.9s %7.7s %10.10s %7.7s %6.6s %8.8s %6.6s" % (
         "Total", "Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drain", "Backfill", "BkIdle")
     return _totals(rows, total, head, lambda r: "%6d %5d %9d %7d %10d %7d %6d %8d %6d" % (tuple(r) + (0, 0)),
