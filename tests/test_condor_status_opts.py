@@ -87,11 +87,11 @@ def test_server_table_and_its_summary():
         ""]
 
 
-def test_server_counts_an_ad_without_mips_as_malformed():
-    snap = {"slots": [slot("slot1@hosta", "hosta", Mips=None)]}
+def test_server_counts_an_ad_without_mips_or_arch_as_malformed():
+    snap = {"slots": [slot("slot1@hosta", "hosta", Mips=None), slot("slot2@hosta", "hosta", Arch=None)]}
     assert shown("-server", "-total", snap=snap).endswith(
         "         Total        1     1        2048        1000           0     2000000\n"
-        "\n              (Omitted 1 malformed ads in computed attribute totals)\n\n")
+        "\n              (Omitted 2 malformed ads in computed attribute totals)\n\n")
 
 
 def test_limit_and_sort():

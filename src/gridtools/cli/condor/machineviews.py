@@ -595,10 +595,6 @@ def _totals(rows, total, header, numbers, malformed=0):
     return "".join(out)
 
 
-def _key(ad):
-    return f"{_text(ad, 'Arch')}/{_text(ad, 'OpSys')}"
-
-
 def state_summary(ads):
     """-state's summary, HTCondor's StartdStateTotal: per Activity (not Arch/OpSys) and
     in total the slots in each state (Owner, Unclaimed, Claimed, Preempting, Matched,
@@ -627,16 +623,20 @@ def state_summary(ads):
 def server_summary(ads):
     """-server's summary: slots, those Claimed or Unclaimed (Avail) and the sums of
     Memory, Disk, Mips and KFlops, per Arch/OpSys and in total (an ad lacking one of
-    them counts 0 for it and as malformed; one without State is left out)."""
+    them counts 0 for it and as malformed; one without State, Arch or OpSys is
+    left out and malformed)."""
     rows, total, malformed = {}, [0] * 6, 0
     for ad in ads:
-        state = _text(ad, "State", "")
+        arch, opsys, state = ad.eval("Arch"), ad.eval("OpSys"), _text(ad, "State", "")
+        if not (isinstance(arch, str) and isinstance(opsys, str)):
+            malformed += 1
+            continue
+        row = rows.setdefault(f"{arch}/{opsys}", [0] * 6)
         if not state:
             malformed += 1
             continue
         values = [_number(ad, a) for a in ("Memory", "Disk", "Mips", "KFlops")]
         malformed += None in values
-        row = rows.setdefault(_key(ad), [0] * 6)
         for sums in (row, total):
             sums[0] += 1
             sums[1] += state in ("Claimed", "Unclaimed")
