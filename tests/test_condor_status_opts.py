@@ -119,7 +119,10 @@ def test_attributes_select_what_long_json_and_xml_show():
     (["-sort"], "condor_status: -sort requires another argument\nUse \"condor_status -help\" for details"),
     (["-attributes"], "condor_status: -attributes requires one additional argument\n"
                       'Use "condor_status -help" for details'),
-    (["-pool"], "condor_status: -pool requires a hostname as an argument."),
+    (["-pool"], "condor_status: -pool requires a hostname as an argument.\n"
+                "Extra Info: The hostname should be the central manager of the Condor pool you \n"
+                'wish to work with. \nUse "condor_status -help" for details'),
+    (["-dir"], 'condor_status: -direct requires another argument\nUse "condor_status -help" for details'),
     (["-sort", "Name =="], "Error:  Parse error of: Name =="),
     (["-format", "%s"], 'condor_status: -format requires two other arguments\nUse "condor_status -help" for details'),
     (["-cons"], 'condor_status: -constraint requires another argument\nUse "condor_status -help" for details'),
@@ -129,6 +132,12 @@ def test_option_errors(argv, message):
     with pytest.raises(GridError) as exc:
         status.parse_args(argv)
     assert (str(exc.value), exc.value.exit_code) == (message, 1)
+
+
+def test_a_pool_without_its_host_prints_blank_lines_on_standard_output(capsys):
+    assert status.main(["-pool"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "\n\n" and err.startswith("condor_status: -pool requires a hostname as an argument.\n")
 
 
 def test_an_unknown_option_prints_the_usage(capsys):

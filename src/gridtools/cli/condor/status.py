@@ -132,8 +132,15 @@ def _one(opts, argv, i, arg):
         opts.attributes += [a.strip() for a in argv[i + 1].replace(" ", ",").split(",") if a.strip()]
         return i + 2
     if _prefix(arg, "pool", 1) or _prefix(arg, "direct", 3):
+        if i + 1 >= len(argv) and _prefix(arg, "pool", 1):
+            from gridtools.errors import Lines
+            exc = GridError(Lines("condor_status: -pool requires a hostname as an argument.\n" + wrapped(
+                "Extra Info: The hostname should be the central manager of the Condor pool you wish to work "
+                "with.") + 'Use "condor_status -help" for details'), 1)
+            exc.stdout = "\n\n"         # (HTCondor's blank lines around the extra info go there)
+            raise exc
         if i + 1 >= len(argv):
-            raise GridError(f"condor_status: -{arg.lstrip('-').lower()} requires a hostname as an argument.", 1)
+            raise _missing("direct requires another argument")
         return i + 2                 # one local pool: its collector is the cell's daemon
     if _prefix(arg, "nocompact", 5):
         opts.compact = False
@@ -152,6 +159,26 @@ def _one(opts, argv, i, arg):
                 setattr(opts, what, True)
             return i + 1
     raise UsageError(f"Error:  Unknown option {arg}")
+
+
+def wrapped(text, width=78):
+    """HTCondor's print_wrapped_text: words and a blank each, a word that does not fit
+    in ``width`` starting a new line, then a newline."""
+    out, count = [], 0
+    for word in text.split():
+        if len(word) < width - count:
+            out.append(word)
+            count += len(word)
+        else:
+            out.append("\n" + word)
+            count = len(word)
+        if count < width:
+            out.append(" ")
+            count += 1
+        else:
+            out.append("\n")
+            count = 0
+    return "".join(out) + "\n"
 
 
 def _missing(what):
@@ -284,6 +311,7 @@ def main(argv, prog="condor_status"):
         sys.stderr.write(f"{exc}\n" + USAGE.format(prog=prog))
         return 1
     except GridError as exc:
+        sys.stdout.write(getattr(exc, "stdout", ""))
         sys.stdout.flush()
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
