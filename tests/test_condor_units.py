@@ -839,14 +839,17 @@ def test_history_since_completedsince_and_scanlimit_stop_the_scan(tmp_path, monk
     assert shown("-since", "2.1") == (0, ["4.0", "3.0"], "")
     assert shown("-since", "2") == (0, ["4.0", "3.0"], "")          # the cluster's first ad met
     assert shown("-since", "ClusterId < 3") == (0, ["4.0", "3.0"], "")
-    assert shown("-completedsince", "121") == (0, ["4.0", "3.0", "2.1"], "")
+    assert shown("-completedsince", "121") == (0, ["4.0", "3.0"], "")     # completed on or before
+    assert shown("-completedsince", "120 + 2") == (0, ["4.0", "3.0"], "")
     assert shown("-scanlimit", "2", "-constraint", "ClusterId != 4") == (0, ["3.0"], "")
     assert shown("-since", "1.0", "-match", "1") == (0, ["4.0"], "")
     assert shown("-since", "4.0") == (0, [], "")
-    code, out, err = shown("-completedsince", "yesterday")
-    assert (code, out) == (1, []) and err == "Error: -completedsince requires a Unix time, not yesterday\n"
+    assert shown("-since", "2.1", "-completedsince", "131") == (0, ["4.0"], "")    # the last one counts
+    code, out, err = shown("-completedsince", "(")
+    assert (code, out) == (1, []) and err == "Error: '(' not valid parameter for -completedsince\n"
     code, out, err = shown("-since", "ClusterId <")
-    assert (code, out) == (1, []) and err.startswith("Error: Invalid constraint expression")
+    assert (code, out) == (1, []) and err == \
+        "Error: invalid -since constraint: ClusterId <\n\tconstraint must be a job-id, or expression.\n"
     xml = subprocess.run([os.path.join(REPO, "bin", "condor_history"), "-xml", "-match", "2"], env=env,
                          capture_output=True, text=True).stdout
     from xml.etree import ElementTree

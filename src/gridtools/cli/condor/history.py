@@ -1,18 +1,25 @@
 """condor_history: jobs that have left the queue (HTCondor dialect).
 
-    condor_history [-l | -json | -xml | -af[:quals] ATTR ... | -format FMT ATTR ...]
+    condor_history [-l | -json | -jsonl | -xml | -af[:quals] ATTR ... | -format FMT ATTR ...]
                    [-constraint EXPR] [-limit N | -match N] [-forwards]
                    [-since JOBID | EXPR] [-completedsince TIME] [-scanlimit N]
-                   [-file FILE | -userlog FILE] [cluster | cluster.proc | owner] ...
+                   [-file FILE | -userlog FILE] [-attributes A,B,...]
+                   [cluster | cluster.proc | owner] ...
 
 Reads the history file the daemon appends a job's final ad to when it
 leaves the queue (``spool/history`` and its rotation ``history.old``; see
 daemon.history), newest first unless ``-forwards``. The default table has
-a row per job: ID, OWNER, SUBMITTED, RUN_TIME, ST, COMPLETED, CMD.
+a row per job: ID, OWNER, SUBMITTED, RUN_TIME, ST, COMPLETED, CMD, cut at the
+terminal's width (``-wide``: not cut; ``-wide:N``: at N; ``-wide:80``: the
+legacy short table).
 The scan stops at the ad of job ``-since`` names (cluster.proc; a bare
 cluster: its first ad met) or at the first ad its expression is true of,
-at the first ad of a job that completed before ``-completedsince`` (Unix
-time), and after ``-scanlimit`` ads; the ad it stops at is not shown.
+or, as HTCondor's ``-completedsince T`` is ``-since 'CompletionDate <= T'``,
+at the first job that completed on or before T (the last of the two
+applies), and after ``-scanlimit`` ads; the ad it stops at is not shown.
+Options take HTCondor's shortest abbreviations and its error wording; an
+unknown one prints the usage on standard output, exit 1. -name, -pool,
+-local and -schedd are accepted and ignored (the cell has one schedd).
 
 The history file holds what every user may see of a job; its private
 attributes (command path, arguments, files: ``jobads.PRIVATE_ATTRS``) are
@@ -41,18 +48,23 @@ Usage: condor_history [options]
         -file <file>          Read history data from specified file
         -userlog <file>       Read job data from specified job event log
         -forwards             List jobs in the order they finished
+        -backwards            List jobs newest first (the default)
         -match <num>          Limit the number of jobs displayed
         -limit <num>          Same as -match
         -constraint <expr>    Display jobs that satisfy the expression
         -long                 Display entire ClassAds
         -json                 Display entire ClassAds in JSON
+        -jsonl                Display entire ClassAds in JSON, one line each
         -xml                  Display entire ClassAds in XML
+        -attributes <a,b,...> Attributes shown by -long, -json and -xml
         -format <fmt> <attr>  Print attribute attr using format fmt
         -since <jobid>|<expr> Stop scanning at this job id, or when expr is true
-        -completedsince <time>  Stop scanning at a job that completed before time
+        -completedsince <time>  Stop scanning at a job that completed on or before time
         -scanlimit <num>      Stop scanning after num ads
+        -wide[:<width>]       Don't cut the table (or cut it at width)
         -autoformat[:jlhVr,tng] <attr> [<attr2> [...]]
         -af[:jlhVr,tng] <attr> [<attr2> [...]]
+        -name, -pool, -local, -schedd  Accepted and ignored (one schedd)
     and [cluster | cluster.proc | owner] restrict the jobs shown
 """
 
@@ -63,12 +75,20 @@ class Options:
         self.view = "table"
         self.af_attrs, self.af_quals, self.formats = [], "", []
         self.limit = 0
-        self.since = self.completed_since = None
+        self.stop = None             # -since / -completedsince: the expression the scan stops at
+        self.has_since = self.has_forwards = False
         self.scanlimit = 0
         self.forwards = False
         self.file = None
         self.userlog = None          # -userlog: the jobs of a job event log (logads)
+        self.attributes = []         # -attributes: what -long, -json and -xml show
+        self.wide, self.wide_width = False, 0     # -wide[:N]
         self.help = False
+
+
+class _ShowUsage(Exception):
+    """What HTCondor's condor_history does with an argument it cannot use: the usage
+    on standard output, exit status 1."""
 
 
 def _is(arg, word, least=1):
@@ -82,6 +102,18 @@ def _take(args, arg):
     return args.pop(0)
 
 
+def _fail(*parts):
+    """HTCondor's error lines; a hint line keeps its leading tabs (one or two)."""
+    from gridtools.errors import Lines, one_line
+    return GridError(Lines("\n".join(p[:len(p) - len(p.lstrip("\t"))] + one_line(p.lstrip("\t"))
+                                     for p in parts)), 1)
+
+
+#: options of a schedd elsewhere or another history (one per cell here): accepted and
+#: ignored, with the argument they take
+_IGNORED = (("name", 1, True), ("pool", 1, True), ("local", 2, False), ("schedd", 3, False))
+
+
 def parse_args(argv):
     opts = Options()
     args = list(argv)
@@ -89,79 +121,123 @@ def parse_args(argv):
         arg = args.pop(0)
         if not arg.startswith("-"):
             opts.selection.add_word(arg)
-        elif _is(arg, "autoformat", 2) or _is(arg, "af", 2):
+        elif _is(arg, "autoformat", 5) or _is(arg, "af", 2):
+            if not args or args[0].startswith("-"):
+                raise _fail(f"Error: Argument {arg} requires at least one attribute parameter",
+                            f"\t\te.g. condor_history {arg} ClusterId")
             opts.view, opts.af_quals = "af", arg.partition(":")[2]
             while args and not args[0].startswith("-"):
                 opts.af_attrs.append(args.pop(0))
         elif _is(arg, "long", 1):
             opts.view = "long"
+        elif _is(arg, "jsonl", 5):
+            opts.view = "jsonl"
         elif _is(arg, "json", 4):
             opts.view = "json"
-        elif _is(arg, "xml", 2):
+        elif _is(arg, "xml", 3):
             opts.view = "xml"
-        elif _is(arg, "format", 2):
-            fmt = _take(args, arg)
-            opts.formats.append((fmt, _take(args, arg)))
+        elif _is(arg, "file", 2):
+            if not args or opts.file or opts.userlog:
+                raise _ShowUsage()
+            opts.file = args.pop(0)
+        elif _is(arg, "format", 1):
+            if len(args) < 2:
+                raise _fail("Error: Argument -format requires a spec and classad attribute name as parameters.",
+                            "\t\te.g. condor_history -format '%d' ClusterId")
+            opts.formats.append((args.pop(0), args.pop(0)))
             opts.view = "format"
         elif _is(arg, "constraint", 1):
             opts.selection.constraints.append(_take(args, arg))
         elif _is(arg, "match", 1) or _is(arg, "limit", 3):
-            opts.limit = _count(_take(args, arg), "-match")
-        elif _is(arg, "since", 3):
-            opts.since = _take(args, arg)
+            if not args:
+                raise _fail("Error: Argument -match requires a number value as a parameter.")
+            opts.limit = _atoi(args.pop(0))
+        elif _is(arg, "since", 4):
+            if opts.has_forwards:
+                raise _fail("Error: Argument -forwards cannot be combined with -since.")
+            opts.stop = _since(_take(args, arg))
+            opts.has_since = True
         elif _is(arg, "completedsince", 3):
-            opts.completed_since = _timestamp(_take(args, arg))
-        elif _is(arg, "scanlimit", 2):
-            opts.scanlimit = _count(_take(args, arg), "-scanlimit")
-        elif _is(arg, "forwards", 4):
-            opts.forwards = True
+            if not args:
+                raise _fail("Error: Argument -completedsince requires another parameter.")
+            opts.stop = _completed_since(args.pop(0))
+        elif _is(arg, "scanlimit", 4):
+            if not args:
+                raise _fail("Error: Argument -scanlimit requires a number value  as a parameter.")
+            opts.scanlimit = _atoi(args.pop(0))
+        elif _is(arg, "forwards", 4) or _is(arg, "nobackwards", 3):
+            if opts.has_since:
+                raise _fail("Error: Argument -forwards cannot be combined with -since.")
+            opts.forwards = opts.has_forwards = True
         elif _is(arg, "backwards", 1):
             opts.forwards = False
-        elif _is(arg, "file", 2):
-            opts.file = _take(args, arg)
         elif _is(arg, "userlog", 1):
-            opts.userlog = _take(args, arg)
+            if not args or opts.file or opts.userlog:
+                raise _ShowUsage()
+            opts.userlog = args.pop(0)
+        elif _is(arg, "attributes", 2):
+            if not args or args[0].startswith("-"):
+                raise _fail("Error: Argument -attributes must be followed by a list of attributes")
+            opts.attributes = [a for a in args.pop(0).replace(" ", ",").split(",") if a]
         elif _is(arg, "help", 1):
             opts.help = True
-        elif not _is(arg, "wide", 1):
-            raise UsageError(f"Error: Unknown argument {arg}", 1)
+        elif any(_is(arg, word, least) for word, least, _takes in _IGNORED):
+            takes = next(t for word, least, t in _IGNORED if _is(arg, word, least))
+            if takes and not args:
+                raise _fail(f"Error: Argument {arg} requires name of a remote schedd",
+                            "\t\te.g. condor_history -name submit.example.com ")
+            if takes:
+                args.pop(0)
+        elif _is(arg, "wide", 1):
+            opts.wide = True
+            if ":" in arg:           # -wide:N; N of 80 or less is no -wide at all
+                opts.wide_width = _atoi(arg.partition(":")[2])
+                opts.wide = opts.wide_width > 80
+        else:
+            sys.stderr.write(f"Error: Unknown argument {arg}\n")
+            raise _ShowUsage()
     return opts
 
 
-def _count(text, option):
-    try:
-        return max(0, int(text))
-    except ValueError:
-        raise UsageError(f"Error: {option} requires a number, not {text}", 1) from None
+def _atoi(text):
+    """C's atoi, as HTCondor reads -match and -scanlimit (0 or less: no limit)."""
+    import re
+    match = re.match(r"\s*[-+]?\d+", text)
+    return max(0, int(match.group())) if match else 0
 
 
-def _timestamp(text):
+def _since(text):
+    """-since: an expression that is not a literal, else a job id (a bare cluster: its
+    first ad met)."""
+    from gridtools.classad import parse
+    from gridtools.classad.nodes import Literal
     try:
-        return int(text)
-    except ValueError:
-        raise UsageError(f"Error: -completedsince requires a Unix time, not {text}", 1) from None
+        expr = parse(text)
+    except Exception:  # noqa: BLE001 - not an expression: maybe a job id
+        expr = None
+    if expr is not None and expr.__class__ is not Literal:
+        return expr
+    cluster, dot, proc = text.partition(".")
+    if cluster.isdigit() and (not dot or proc.isdigit()):
+        return parse(f"ClusterId == {int(cluster)}" + (f" && ProcId == {int(proc)}" if dot else ""))
+    raise _fail(f"Error: invalid -since constraint: {text}", "\tconstraint must be a job-id, or expression.")
+
+
+def _completed_since(text):
+    """-completedsince: as HTCondor, -since ``CompletionDate <= text`` (any expression)."""
+    from gridtools.classad import parse
+    try:
+        return parse(f"CompletionDate <= {text}")
+    except Exception:  # noqa: BLE001 - any syntax error
+        raise _fail(f"Error: '{text}' not valid parameter for -completedsince") from None
 
 
 def _stop_test(opts):
-    """The test of the ad a scan stops at (``-since``, ``-completedsince``), or None."""
-    tests = []
-    if opts.since is not None:
-        cluster, dot, proc = opts.since.partition(".")
-        if cluster.isdigit() and (not dot or proc.isdigit()):
-            wanted = (int(cluster), int(proc) if dot else None)
-            tests.append(lambda ad: ad.eval("ClusterId") == wanted[0]
-                         and wanted[1] in (None, ad.eval("ProcId")))
-        else:
-            [expr] = Q.compile_constraints([opts.since])
-            tests.append(lambda ad: Q.truthy(expr.eval(ad)))
-    if opts.completed_since is not None:
-        def before(ad, when=opts.completed_since):
-            done = ad.eval("CompletionDate")
-            return type(done) in (int, float) and 0 < done < when
-        tests.append(before)
-    if not tests:
+    """The test of the ad a scan stops at (the last of ``-since`` and
+    ``-completedsince``), or None."""
+    if opts.stop is None:
         return None
-    return lambda ad: any(test(ad) for test in tests)
+    return lambda ad, expr=opts.stop: Q.truthy(expr.eval(ad))
 
 
 # ---------------------------------------------------------------- reading
@@ -224,7 +300,7 @@ def log_ads(opts):
         raise GridError(f"Error: Can't open userlog {opts.userlog}", 1) from None
     opts.forwards = True
     opts.limit = opts.scanlimit = 0
-    opts.since = opts.completed_since = None
+    opts.stop = None
     return ads
 
 
@@ -297,7 +373,57 @@ def select(opts, ads):
 
 # ---------------------------------------------------------------- output
 
-def table(ads):
+def table_width(opts, stdout):
+    """How wide the default table may be (HTCondor's overall width: header and rows are
+    cut there): None for -wide; N for -wide:N; else the terminal's width less one, or
+    1024 on anything but a terminal. 80 (-wide:80) is the legacy short table."""
+    if opts.wide and not opts.wide_width:
+        return None
+    if opts.wide_width:
+        return opts.wide_width
+    try:
+        if stdout.isatty():
+            return os.get_terminal_size(stdout.fileno()).columns - 1
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 1024
+
+
+def short_table(ads):
+    """The legacy table of -wide:80 (HTCondor's short_header and displayJobShort): CMD
+    is the full path with the Args that fit in 14 characters, cut at 15; an ad without
+    one of the attributes it shows is `` --- ???? --- ``."""
+    from gridtools.cli.condor.qviews import format_date, format_time
+    lines = [" %-7s %-14s %11s %12s %-2s %11s %-15s" % ("ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST",
+                                                         "COMPLETED", "CMD")]
+    needed = ("ClusterId", "ProcId", "QDate", "CompletionDate", "JobStatus", "JobPrio", "ImageSize")
+    for ad in ads:
+        values = [ad.eval(a) for a in needed]
+        owner, cmd = ad.eval("Owner"), ad.eval("Cmd")
+        if not all(type(v) is int for v in values) or not isinstance(owner, str) or not isinstance(cmd, str):
+            lines.append(" --- ???? --- ")
+            continue
+        cluster, proc, qdate, done, status = values[:5]
+        wall = _number(ad.eval("RemoteWallClockTime"), _number(ad.eval("RemoteUserCpu"), 0))
+        args = ad.eval("Args")
+        if isinstance(args, str) and len(cmd) < 14:
+            cmd = cmd + " " + args[:14 - len(cmd)]
+        lines.append("%4d.%-3d %-14s %-11s %-12s %-2s %-11s %-15s" % (
+            cluster, proc, owner[:14], format_date(qdate), format_time(int(wall)),
+            Q.STATUS_LETTER.get(status, " "), format_date(done), cmd[:15]))
+    return "\n".join(lines) + "\n"
+
+
+def table(ads, width=None):
+    """The default table (HTCondor's print format of condor_history), its lines cut at
+    ``width``."""
+    text = _table(ads)
+    if width is None:
+        return text
+    return "".join(line[:width] + "\n" for line in text.splitlines())
+
+
+def _table(ads):
     from gridtools.cli.condor.qviews import format_date, format_time
     ids = [f"{ad.eval('ClusterId')}.{ad.eval('ProcId')}" for ad in ads]
     width = max([12] + [len(i) for i in ids])
@@ -329,10 +455,41 @@ def _command(ad):
     return text + (" " + " ".join(args) if args else "")
 
 
+def _default_table(opts, ads):
+    width = table_width(opts, sys.stdout)
+    return short_table(ads) if opts.wide_width == 80 else table(ads, width)
+
+
+def json_line(ad):
+    """An ad as -jsonl prints it: HTCondor's one-line JSON, ``{"A": 1,"B": "x"}``
+    (the attributes and values of -json's form, without its line breaks)."""
+    from gridtools.cli.condor.formatting import json_ads
+    body = json_ads([ad]).split("\n")[2:-3]       # "[", "{", attribute lines, "}", "]", ""
+    return "{" + ",".join(line[2:].rstrip(",") for line in body) + "}"
+
+
+def projected(ads, attributes):
+    """The ads -long, -json and -xml show: with -attributes, only those named."""
+    if not attributes:
+        return ads
+    wanted = {a.lower() for a in attributes}
+    out = []
+    for ad in ads:
+        ad = ad.copy()
+        for name in [n for n in ad if n.lower() not in wanted]:
+            del ad[name]
+        out.append(ad)
+    return out
+
+
 def main(argv, prog="condor_history"):
     from gridtools.cli.condor import formatting
     try:
-        opts = parse_args(argv)
+        try:
+            opts = parse_args(argv)
+        except _ShowUsage:
+            sys.stdout.write(USAGE)
+            return 1
         if opts.help:
             sys.stdout.write(USAGE)
             return 0
@@ -343,15 +500,19 @@ def main(argv, prog="condor_history"):
                 ads = read_ads(history_files(opts), named=bool(opts.file))
             except GridError:
                 if opts.view == "table":        # HTCondor prints the heading before it opens
-                    sys.stdout.write(table([]))
+                    sys.stdout.write(_default_table(opts, []))
                 raise
             if not opts.file or _is_cell_history(opts.file):
                 join_private(ads)
         ads = select(opts, ads)
+        if opts.view in ("long", "json", "jsonl", "xml"):
+            ads = projected(ads, opts.attributes)
         if opts.view == "long":
             out = formatting.long_ads(ads)
         elif opts.view == "json":
             out = formatting.json_ads(ads) if ads else ""
+        elif opts.view == "jsonl":
+            out = "".join(json_line(ad) + "\n" for ad in ads)
         elif opts.view == "xml":
             out = formatting.xml_ads(ads)
         elif opts.view == "af":
@@ -359,7 +520,7 @@ def main(argv, prog="condor_history"):
         elif opts.view == "format":
             out = formatting.format_ads(ads, opts.formats)
         else:
-            out = table(ads)
+            out = _default_table(opts, ads)
         sys.stdout.write(out)
         return 0
     except GridError as exc:

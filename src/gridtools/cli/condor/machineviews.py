@@ -491,3 +491,168 @@ def table(mode, ads, now, totals_only=False, wide=False):
     if mode == "master":
         return "" if totals_only else master_table(ads, now)
     return slot_table(mode, ads, now, totals_only)
+
+
+# ---------------------------------------------------------------- -state and -server
+
+def format_time(seconds):
+    """HTCondor's format_time: ``%3d+%02d:%02d:%02d`` (days+hh:mm:ss)."""
+    seconds = int(seconds)
+    days, rest = divmod(seconds, 86400)
+    return "%3d+%02d:%02d:%02d" % (days, rest // 3600, rest % 3600 // 60, rest % 60)
+
+
+def _heard(ad, now):
+    """When the collector last heard from a slot (LastHeardFrom, else now)."""
+    heard = _number(ad, "LastHeardFrom")
+    return heard if heard is not None else now
+
+
+def _ago(ad, attr, now):
+    when = _number(ad, attr)
+    return None if when is None else format_time(_heard(ad, now) - when)
+
+
+def _int_text(ad, attr, default="??"):
+    value = _number(ad, attr)
+    return default if value is None else "%d" % value
+
+
+def _cells(columns, ad):
+    return [getter(ad) for _h, _w, _a, _t, getter in columns]
+
+
+def _print_mask(columns, ads):
+    """Rows of a fixed print mask: (heading, width, alignment, kind, getter) per column;
+    kind "auto" widens the column to its longest value (a value never shorter than the
+    heading), "fit" narrows it to the longest value (the Name column), "trunc" cuts a
+    value to the width, "fixed" lets a longer value overflow (as printf's %5s)."""
+    rows = [_cells(columns, ad) for ad in ads]
+    widths = []
+    for i, (head, width, _align, kind, _g) in enumerate(columns):
+        longest = max((len(r[i]) for r in rows), default=0)
+        if kind == "auto":
+            width = max(width, len(head), longest)
+        elif kind == "fit":
+            width = max(len(head), min(width, longest))
+        widths.append(width)
+
+    def line(cells):
+        parts = []
+        for text, width, (_h, _w, align, kind, _g) in zip(cells, widths, columns):
+            if kind in ("trunc", "fit"):
+                text = text[:width]
+            parts.append(text.ljust(width) if align == "<" else text.rjust(width))
+        return " ".join(parts).rstrip() + "\n"
+    return [line([c[0] for c in columns]), "\n"] + [line(r) for r in rows]
+
+
+def _state_columns(now):
+    def load(ad):
+        value = _number(ad, "LoadAvg")
+        return "??" if value is None else "%.3f" % value
+
+    def idle(ad):
+        value = _number(ad, "KeyboardIdle")
+        return "??" if value is None else format_time(value)
+    return (("Name", NAME_WIDTH, "<", "fit", lambda ad: _text(ad, "Name")),
+            ("Cpu", 0, "<", "auto", lambda ad: _int_text(ad, "Cpus")),
+            (" Mem", 5, ">", "fixed", lambda ad: _int_text(ad, "Memory")),
+            ("LoadAv", 6, ">", "trunc", load),
+            ("  KbdIdle", 12, ">", "trunc", idle),
+            ("State", 7, "<", "fixed", lambda ad: _text(ad, "State")),
+            ("  StateTime", 12, ">", "trunc", lambda ad: _ago(ad, "EnteredCurrentState", now) or "??"),
+            ("Activ", 0, "<", "auto", lambda ad: _text(ad, "Activity")),
+            ("  ActvtyTime", 12, ">", "trunc", lambda ad: _ago(ad, "EnteredCurrentActivity", now) or "-"))
+
+
+def _server_columns():
+    def load(ad):
+        value = _number(ad, "LoadAvg")
+        return "??" if value is None else "%.3f" % value
+    return (("Name", NAME_WIDTH, "<", "fit", lambda ad: _text(ad, "Name")),
+            ("OpSys", 10, "<", "fixed", lambda ad: _text(ad, "OpSys")),
+            ("Arch", 8, "<", "fixed", lambda ad: _text(ad, "Arch")),
+            ("LoadAv", 6, ">", "trunc", load),
+            ("Memory", 8, ">", "fixed", lambda ad: _int_text(ad, "Memory")),
+            ("Disk", 9, ">", "fixed", lambda ad: _int_text(ad, "Disk")),
+            ("Mips", 7, ">", "fixed", lambda ad: _int_text(ad, "Mips")),
+            ("KFlops", 9, ">", "fixed", lambda ad: _int_text(ad, "KFlops")))
+
+
+#: -state's summary: the slot states in its column order (HTCondor's StartdStateTotal)
+_STATE_ORDER = ("Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drained")
+
+
+def _totals(rows, total, header, numbers, malformed=0):
+    """HTCondor's TrackTotals: a header, a line per Arch/OpSys key, then the total."""
+    key_w = _key_width(rows)
+    out = [" " * key_w + header + "\n", "\n"]
+    out += [key.rjust(key_w) + numbers(row) + "\n" for key, row in sorted(rows.items())]
+    out += ["\n" if rows else "", "Total".rjust(key_w) + numbers(total) + "\n"]
+    if malformed:
+        out.append(f"\n{' ' * key_w}(Omitted {malformed} malformed ads in computed attribute totals)\n\n")
+    return "".join(out)
+
+
+def state_summary(ads):
+    """-state's summary, HTCondor's StartdStateTotal: per Activity (not Arch/OpSys) and
+    in total the slots in each state (Owner, Unclaimed, Claimed, Preempting, Matched,
+    Drain; Backfill and BkIdle stay 0). As HTCondor 24 and later print it, the Total
+    column is 0 (its state totals never count the slots). An ad without Activity, or
+    whose State is none of these, is malformed."""
+    rows, total, malformed = {}, [0] * 7, 0
+    for ad in ads:
+        activity = _text(ad, "Activity", "")
+        if not activity:
+            malformed += 1
+            continue
+        row = rows.setdefault(activity, [0] * 7)
+        state = _text(ad, "State", "")
+        if state not in _STATE_ORDER:
+            malformed += 1
+            continue
+        for sums in (row, total):
+            sums[1 + _STATE_ORDER.index(state)] += 1
+    head = "%6.6s %5.5s %9.9s %7.7s %10.10s %7.7s %6.6s %8.8s %6.6s" % (
+        "Total", "Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drain", "Backfill", "BkIdle")
+    return _totals(rows, total, head, lambda r: "%6d %5d %9d %7d %10d %7d %6d %8d %6d" % (tuple(r) + (0, 0)),
+                   malformed)
+
+
+def server_summary(ads):
+    """-server's summary: slots, those Claimed or Unclaimed (Avail) and the sums of
+    Memory, Disk, Mips and KFlops, per Arch/OpSys and in total (an ad lacking one of
+    them counts 0 for it and as malformed; one without State, Arch or OpSys is
+    left out and malformed)."""
+    rows, total, malformed = {}, [0] * 6, 0
+    for ad in ads:
+        arch, opsys, state = ad.eval("Arch"), ad.eval("OpSys"), _text(ad, "State", "")
+        if not (isinstance(arch, str) and isinstance(opsys, str)):
+            malformed += 1
+            continue
+        row = rows.setdefault(f"{arch}/{opsys}", [0] * 6)
+        if not state:
+            malformed += 1
+            continue
+        values = [_number(ad, a) for a in ("Memory", "Disk", "Mips", "KFlops")]
+        malformed += None in values
+        for sums in (row, total):
+            sums[0] += 1
+            sums[1] += state in ("Claimed", "Unclaimed")
+            for i, value in enumerate(values):
+                sums[2 + i] += int(value or 0)
+    head = "%9.9s %5.5s %7.7s %11.11s %11.11s %11.11s" % ("Slots", "Avail", "Memory", "Disk", "MIPS", "KFLOPS")
+    return _totals(rows, total, head, lambda r: "%9d %5d %11d %11d %11d %11d" % tuple(r), malformed)
+
+
+def state_table(ads, now, totals_only=False):
+    """condor_status -state: Name Cpu Mem LoadAv KbdIdle State StateTime Activ ActvtyTime."""
+    out = [] if totals_only else _print_mask(_state_columns(now), ads) + ["\n"]
+    return "".join(out) + state_summary(ads)
+
+
+def server_table(ads, totals_only=False):
+    """condor_status -server: Name OpSys Arch LoadAv Memory Disk Mips KFlops."""
+    out = [] if totals_only else _print_mask(_server_columns(), ads) + ["\n"]
+    return "".join(out) + server_summary(ads)

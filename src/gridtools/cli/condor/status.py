@@ -1,14 +1,19 @@
 """condor_status: the cell's slots (and submitters, schedd) as HTCondor shows them.
 
-    condor_status [-avail | -run | -submitters | -schedd | -master] [-total] [-compact]
-                  [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json]
-                  [-constraint EXPR] [NAME ...]
+    condor_status [-avail | -run | -submitters | -schedd | -master] [-state | -server]
+                  [-total] [-compact] [-constraint EXPR] [-limit N] [-sort EXPR]
+                  [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json | -xml]
+                  [-attributes A,B,...] [-pool HOST] [-direct NAME] [NAME ...]
 
 The slot ads are those the daemon publishes (``daemon.slotads``): one per
 slot of every execution host, with its state and activity, its load and
 the job it runs. Options may be abbreviated as HTCondor allows (``-l``,
 ``-af``, ``-cons``, ``-av``, ``-ru``, ``-sub``, ``-sc``, ``-t``). NAME
-selects slots by Name or Machine. Reading needs READ access
+selects slots by Name or Machine. -state and -server choose the slot table's
+columns; -limit keeps the first N ads that match, -sort orders them by its
+expressions; -attributes restricts what -long, -json and -xml show. -pool and
+-direct are accepted and ignored: the pool is the cell, whose daemon is its
+collector and every startd. Reading needs READ access
 (``ALLOW_READ``/``DENY_READ`` at the COLLECTOR, see condor_config(5)).
 """
 
@@ -29,7 +34,11 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -submitters             Display information about request submitters
         -schedd                 Display attributes of schedds
         -master                 Display daemon master attributes
+        -state                  Display state of resources
+        -server                 Display important attributes of resources
         -constraint <const>     Add constraint on classads
+        -pool <host>            Accepted and ignored (the cell is the pool)
+        -direct <name>          Accepted and ignored
     and [display-opt] is one of
         -long                   Display entire classads
         -af[:jlhVr,tng] <attr> [<attr2> [...]]
@@ -37,14 +46,18 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -format <fmt> <attr>    Print attribute attr using format fmt
         -json                   Display entire classads in JSON format
         -xml                    Display entire classads in XML format
+        -attributes X,Y,...     Attributes to show in -xml, -json or -long
+        -limit <n>              Display no more than <n> classads
+        -sort <expr>            Sort ClassAds by expressions. 'no' disables sorting
         -total                  Print totals only
         -compact                Show a single line per machine
+        -nocompact              Show a line per slot (the default)
 """
 
 #: (option, shortest prefix, what it sets)
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
-          ("schedd", 2, "schedd"), ("master", 2, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
-          ("xml", 2, "xml"), ("help", 1, "help"), ("wide", 1, "wide"),
+          ("schedd", 2, "schedd"), ("master", 1, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
+          ("xml", 1, "xml"), ("help", 1, "help"), ("wide", 1, "wide"),
           ("compact", 3, "compact"))
 
 
@@ -55,6 +68,10 @@ class Options:
         self.formatter = adformat.Formatter()
         self.constraints = []
         self.names = []
+        self.style = None            # "state" or "server": the slot table's columns
+        self.limit = 0               # at most this many ads (0: all)
+        self.sort = []               # sort key expressions; None: the collector's order
+        self.attributes = []         # the attributes -long, -json and -xml show
 
 
 def _prefix(arg, word, shortest):
@@ -84,19 +101,56 @@ def _one(opts, argv, i, arg):
             attrs.append(argv[i])
             i += 1
         if not attrs:
-            raise UsageError(f"Error: Argument {arg} requires at least one attribute parameter")
+            from gridtools.errors import lines
+            raise GridError(lines(f"Error: Argument {arg} requires at least one attribute parameter",
+                                  'Use "condor_status -help" for details'), 1)
         opts.formatter.add_autoformat(qualifiers, attrs)
         return i
     if _prefix(arg, "format", 1):
         if i + 2 >= len(argv):
-            raise UsageError(f"Error: Argument {arg} requires format and attribute parameters")
+            raise _missing("format requires two other arguments")
         opts.formatter.add_format(argv[i + 1], argv[i + 2])
         return i + 3
     if _prefix(arg, "constraint", 3):
         if i + 1 >= len(argv):
-            raise UsageError(f"Error: Argument {arg} requires another parameter")
+            raise _missing("constraint requires another argument")
         opts.constraints.append(adformat.constraint(argv[i + 1]))
         return i + 2
+    if _prefix(arg, "limit", 2):
+        if i + 1 >= len(argv):
+            raise _missing("limit requires one additional argument")
+        opts.limit = _atoi(argv[i + 1])
+        return i + 2
+    if _prefix(arg, "sort", 2):
+        if i + 1 >= len(argv):
+            raise _missing("sort requires another argument")
+        _add_sort(opts, argv[i + 1])
+        return i + 2
+    if _prefix(arg, "attributes", 2):
+        if i + 1 >= len(argv):
+            raise _missing("attributes requires one additional argument")
+        opts.attributes += [a.strip() for a in argv[i + 1].replace(" ", ",").split(",") if a.strip()]
+        return i + 2
+    if _prefix(arg, "pool", 1) or _prefix(arg, "direct", 3):
+        if i + 1 >= len(argv) and _prefix(arg, "pool", 1):
+            from gridtools.errors import Lines
+            exc = GridError(Lines("condor_status: -pool requires a hostname as an argument.\n" + wrapped(
+                "Extra Info: The hostname should be the central manager of the Condor pool you wish to work "
+                "with.") + 'Use "condor_status -help" for details'), 1)
+            exc.stdout = "\n\n"         # (HTCondor's blank lines around the extra info go there)
+            raise exc
+        if i + 1 >= len(argv):
+            raise _missing("direct requires another argument")
+        return i + 2                 # one local pool: its collector is the cell's daemon
+    if _prefix(arg, "nocompact", 5):
+        opts.compact = False
+        return i + 1
+    if _prefix(arg, "expert", 1):     # (shorter error messages: these are short already)
+        return i + 1
+    for word, style in (("state", 4), ("server", 2)):
+        if _prefix(arg, word, style):
+            opts.style = word
+            return i + 1
     for word, shortest, what in _FLAGS:
         if _prefix(arg, word, shortest):
             if what in ("avail", "run", "submitters", "schedd", "master"):
@@ -105,6 +159,72 @@ def _one(opts, argv, i, arg):
                 setattr(opts, what, True)
             return i + 1
     raise UsageError(f"Error:  Unknown option {arg}")
+
+
+def wrapped(text, width=78):
+    """HTCondor's print_wrapped_text: words and a blank each, a word that does not fit
+    in ``width`` starting a new line, then a newline."""
+    out, count = [], 0
+    for word in text.split():
+        if len(word) < width - count:
+            out.append(word)
+            count += len(word)
+        else:
+            out.append("\n" + word)
+            count = len(word)
+        if count < width:
+            out.append(" ")
+            count += 1
+        else:
+            out.append("\n")
+            count = 0
+    return "".join(out) + "\n"
+
+
+def _missing(what):
+    from gridtools.errors import lines
+    return GridError(lines(f"condor_status: -{what}", 'Use "condor_status -help" for details'), 1)
+
+
+def _atoi(text):
+    """C's atoi: the leading integer of ``text`` (0 when there is none)."""
+    import re
+    match = re.match(r"\s*[-+]?\d+", text)
+    return int(match.group()) if match else 0
+
+
+def _add_sort(opts, text):
+    if text.lower() in ("false", "0", "no", "none"):
+        opts.sort = None
+        return
+    from gridtools.classad import parse
+    try:
+        expr = parse(text)
+    except Exception:  # noqa: BLE001 - any parse failure is the user's expression
+        raise GridError(f"Error:  Parse error of: {text}", 1) from None
+    if opts.sort is not None:
+        opts.sort.append(expr)
+
+
+def _sort_value(ad, expr):
+    """A sort key: numbers before strings (without case) before anything else."""
+    try:
+        value = expr.eval(adformat.full(ad))
+    except Exception:  # noqa: BLE001 - an expression that fails sorts as undefined
+        value = None
+    if type(value) in (int, float, bool):
+        return (0, float(value), "")
+    if isinstance(value, str):
+        return (1, 0.0, value.lower())
+    return (2, 0.0, "")
+
+
+def _sorted(opts, ads):
+    """Ads in -sort's order (the daemon publishes them by Machine, then slot number,
+    HTCondor's default order)."""
+    if not opts.sort:
+        return ads
+    return sorted(ads, key=lambda ad: [_sort_value(ad, e) for e in opts.sort])
 
 
 def _wanted(ad, names):
@@ -129,12 +249,31 @@ def _ads(opts, snap, now):
             ads = [ad for ad in ads if views.in_mode(opts.mode, ad)]
     for expr in opts.constraints:
         ads = adformat.selected(ads, expr)
-    return [ad for ad in ads if _wanted(ad, opts.names)]
+    ads = [ad for ad in ads if _wanted(ad, opts.names)]
+    if opts.limit > 0:
+        ads = ads[:opts.limit]
+    return _sorted(opts, ads)
+
+
+def _projected(opts, ads):
+    """The ads -long, -json and -xml show: with -attributes, only the attributes named."""
+    if not opts.attributes:
+        return ads
+    wanted = {a.lower() for a in opts.attributes}
+    out = []
+    for ad in ads:
+        ad = adformat.full(ad).copy()
+        for name in [n for n in ad if n.lower() not in wanted]:
+            del ad[name]
+        out.append(ad)
+    return out
 
 
 def render(opts, snap, now):
     """The text condor_status prints."""
     ads = _ads(opts, snap, now)
+    if opts.long or opts.json or opts.xml:
+        ads = _projected(opts, ads)
     if opts.long:
         return "".join(adformat.long_form(ad) for ad in ads)
     if opts.json:
@@ -143,8 +282,14 @@ def render(opts, snap, now):
         return adformat.xml_form(ads)
     if opts.formatter:
         return opts.formatter.render(ads, lambda ad: str(ad.eval("Name")))
-    if opts.compact and opts.mode in ("slots", "avail", "run") and ads:
+    if opts.compact and opts.mode in ("slots", "avail", "run") and ads and not opts.style:
         return views.compact_table(ads, totals_only=opts.total)
+    if opts.style and opts.mode in ("slots", "avail", "run"):
+        if not ads:
+            return ""
+        if opts.style == "state":
+            return views.state_table(ads, now, totals_only=opts.total)
+        return views.server_table(ads, totals_only=opts.total)
     return views.table(opts.mode, ads, now, totals_only=opts.total, wide=opts.wide)
 
 
@@ -162,10 +307,11 @@ def run(argv, out, err):
 def main(argv, prog="condor_status"):
     try:
         return run(list(argv), sys.stdout, sys.stderr)
-    except UsageError as exc:
-        sys.stderr.write(f"{exc}\nUse \"{prog} -help\" for help.\n")
+    except UsageError as exc:             # an unknown option: HTCondor then prints its usage
+        sys.stderr.write(f"{exc}\n" + USAGE.format(prog=prog))
         return 1
     except GridError as exc:
+        sys.stdout.write(getattr(exc, "stdout", ""))
         sys.stdout.flush()
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code

@@ -1,0 +1,183 @@
+"""condor_status's display and query options: -state, -server, -limit, -sort, -attributes,
+-pool and -direct (as functions of the published slot ads, and against a daemon)."""
+
+import json
+import os
+
+import pytest
+
+from conftest import destroy_cell, make_cell
+
+from gridtools.cli.condor import status
+from gridtools.errors import GridError
+
+NOW = 1_700_000_000
+
+
+def slot(name, machine, state="Unclaimed", activity="Idle", cpus=1, memory=2048, **extra):
+    values = {"Name": name, "Machine": machine, "OpSys": "LINUX", "Arch": "X86_64", "State": state,
+              "Activity": activity, "Cpus": cpus, "Memory": memory, "LoadAvg": 0.25, "KeyboardIdle": 3725,
+              "EnteredCurrentState": NOW - 90066, "EnteredCurrentActivity": NOW - 65, "LastHeardFrom": NOW - 5,
+              "Disk": 1000, "Mips": 30000, "KFlops": 2000000}
+    values.update(extra)
+    return [{k: v for k, v in values.items() if v is not None}, {}]
+
+
+SNAP = {"slots": [slot("slot1@hosta", "hosta", "Claimed", "Busy", memory=1024),
+                  slot("slot2@hosta", "hosta"),
+                  slot("slot1@hostb", "hostb", "Owner", "Idle", cpus=2)]}
+
+
+def shown(*argv, snap=SNAP):
+    return status.render(status.parse_args(list(argv)), snap, NOW)
+
+
+def test_state_table_and_its_summary():
+    assert shown("-state").split("\n") == [
+        "Name        Cpu   Mem LoadAv      KbdIdle State      StateTime Activ   ActvtyTime",
+        "",
+        "slot1@hosta 1    1024  0.250   0+01:02:05 Claimed   1+01:01:01 Busy    0+00:01:00",
+        "slot2@hosta 1    2048  0.250   0+01:02:05 Unclaimed   1+01:01:01 Idle    0+00:01:00",
+        "slot1@hostb 2    2048  0.250   0+01:02:05 Owner     1+01:01:01 Idle    0+00:01:00",
+        "",
+        "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle",
+        "",
+        "          Busy     0     0         0       1          0       0      0        0      0",
+        "          Idle     0     1         1       0          0       0      0        0      0",
+        "",
+        "         Total     0     1         1       1          0       0      0        0      0",
+        ""]
+    assert shown("-stat", "-total").startswith("               Total Owner Unclaimed Claimed")
+    assert shown("-state", "-constraint", "false") == ""
+
+
+def test_state_summary_counts_unknown_states_as_malformed():
+    snap = {"slots": [slot("slot1@hosta", "hosta", "Shutdown"), slot("slot2@hosta", "hosta", "Drained", "Retiring")]}
+    assert shown("-state", "-total", snap=snap).split("\n")[2:] == [
+        "          Idle     0     0         0       0          0       0      0        0      0",
+        "      Retiring     0     0         0       0          0       0      1        0      0",
+        "",
+        "         Total     0     0         0       0          0       0      1        0      0",
+        "",
+        "              (Omitted 1 malformed ads in computed attribute totals)",
+        "", ""]
+
+
+def test_state_shows_what_a_slot_lacks_as_htcondor_does():
+    snap = {"slots": [slot("slot1@hosta", "hosta", KeyboardIdle=None, EnteredCurrentActivity=None,
+                           cpus=None)]}
+    row = shown("-state", snap=snap).split("\n")[2]
+    assert row == "slot1@hosta ??   2048  0.250           ?? Unclaimed   1+01:01:01 Idle             -"
+
+
+def test_server_table_and_its_summary():
+    lines = shown("-server", "hosta").split("\n")
+    assert lines[:4] == [
+        "Name        OpSys      Arch     LoadAv   Memory      Disk    Mips    KFlops",
+        "",
+        "slot1@hosta LINUX      X86_64    0.250     1024      1000   30000   2000000",
+        "slot2@hosta LINUX      X86_64    0.250     2048      1000   30000   2000000"]
+    assert lines[4:] == [
+        "",
+        "                  Slots Avail  Memory        Disk        MIPS      KFLOPS",
+        "",
+        "  X86_64/LINUX        2     2        3072        2000       60000     4000000",
+        "",
+        "         Total        2     2        3072        2000       60000     4000000",
+        ""]
+
+
+def test_server_counts_an_ad_without_mips_or_arch_as_malformed():
+    snap = {"slots": [slot("slot1@hosta", "hosta", Mips=None), slot("slot2@hosta", "hosta", Arch=None)]}
+    assert shown("-server", "-total", snap=snap).endswith(
+        "         Total        1     1        2048        1000           0     2000000\n"
+        "\n              (Omitted 2 malformed ads in computed attribute totals)\n\n")
+
+
+def test_limit_and_sort():
+    assert shown("-limit", "2", "-af", "Name") == "slot1@hosta\nslot2@hosta\n"
+    assert shown("-lim", "0", "-af", "Name").count("\n") == 3
+    assert shown("-sort", "Cpus", "-sort", "Memory", "-af", "Name") == "slot1@hosta\nslot2@hosta\nslot1@hostb\n"
+    assert shown("-sort", "-Memory", "-af", "Name") == "slot2@hosta\nslot1@hostb\nslot1@hosta\n"
+    assert shown("-sort", "State", "-af", "State") == "Claimed\nOwner\nUnclaimed\n"
+    assert shown("-sort", "Cpus", "-sort", "no", "-af", "Name") == "slot1@hosta\nslot2@hosta\nslot1@hostb\n"
+
+
+def test_attributes_select_what_long_json_and_xml_show():
+    assert shown("-l", "-attributes", "Name,state") == (
+        'Name = "slot1@hosta"\nState = "Claimed"\n\n'
+        'Name = "slot2@hosta"\nState = "Unclaimed"\n\n'
+        'Name = "slot1@hostb"\nState = "Owner"\n\n')
+    assert json.loads(shown("-json", "-attr", "Cpus", "-limit", "1")) == [{"Cpus": 1}]
+    assert shown("-xml", "-attributes", "Memory", "hostb").count('<a n="') == 1
+    assert shown("-attributes", "Memory", "-af", "Name", "Cpus").startswith("slot1@hosta 1\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-limit"], "condor_status: -limit requires one additional argument\n"
+                 'Use "condor_status -help" for details'),
+    (["-sort"], "condor_status: -sort requires another argument\nUse \"condor_status -help\" for details"),
+    (["-attributes"], "condor_status: -attributes requires one additional argument\n"
+                      'Use "condor_status -help" for details'),
+    (["-pool"], "condor_status: -pool requires a hostname as an argument.\n"
+                "Extra Info: The hostname should be the central manager of the Condor pool you \n"
+                'wish to work with. \nUse "condor_status -help" for details'),
+    (["-dir"], 'condor_status: -direct requires another argument\nUse "condor_status -help" for details'),
+    (["-sort", "Name =="], "Error:  Parse error of: Name =="),
+    (["-format", "%s"], 'condor_status: -format requires two other arguments\nUse "condor_status -help" for details'),
+    (["-cons"], 'condor_status: -constraint requires another argument\nUse "condor_status -help" for details'),
+    (["-af", "-l"], 'Error: Argument -af requires at least one attribute parameter\n'
+                    'Use "condor_status -help" for details')])
+def test_option_errors(argv, message):
+    with pytest.raises(GridError) as exc:
+        status.parse_args(argv)
+    assert (str(exc.value), exc.value.exit_code) == (message, 1)
+
+
+def test_a_pool_without_its_host_prints_blank_lines_on_standard_output(capsys):
+    assert status.main(["-pool"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "\n\n" and err.startswith("condor_status: -pool requires a hostname as an argument.\n")
+
+
+def test_an_unknown_option_prints_the_usage(capsys):
+    assert status.main(["-bogus"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("Error:  Unknown option -bogus\nUsage: condor_status ")
+    assert "        -state                  Display state of resources\n" in err
+
+
+def test_abbreviations_as_htcondor_takes_them():
+    assert shown("-x", "-attributes", "Name", "-limit", "1").count('<a n="Name">') == 1
+    assert shown("-m", "-af", "MyType").startswith("DaemonMaster\n")
+    assert shown("-compact", "-nocompact") == shown()
+    assert shown("-expert", "-af", "Name") == shown("-af", "Name")
+
+
+def test_pool_and_direct_are_accepted_and_the_cells_daemon_answers(pool):
+    proc = pool.run("condor_status", "-pool", "cm.example.org", "-direct", "hosta", "-state", "-limit", "1")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split("\n")
+    assert lines[0].split() == ["Name", "Cpu", "Mem", "LoadAv", "KbdIdle", "State", "StateTime", "Activ",
+                                "ActvtyTime"]
+    assert lines[2].startswith("slot1@hosta ") and lines[3] == ""
+    proc = pool.run("condor_status", "-sort", "Name ==")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "Error:  Parse error of: Name ==\n")
+    proc = pool.run("condor_status", "-bogus")
+    assert proc.returncode == 1 and proc.stderr.startswith("Error:  Unknown option -bogus\n")
+
+
+@pytest.fixture
+def pool():
+    """Two hosts of two slots (as test_condor_status's)."""
+    cell = make_cell(slots=2, hosts=["hosta", "hostb"], start=False)
+    facts = os.path.join(cell.root, "etc", "facts")
+    with open(facts, "w") as fh:
+        fh.write("LoadAvg = 0.0\nCondorLoadAvg = 0.0\n")
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"STARTD_FACTS_FILE = {facts}\nMEMORY = 4096\n")
+    cell.start_daemon()
+    try:
+        yield cell
+    finally:
+        destroy_cell(cell)
