@@ -129,7 +129,13 @@ def _option(opts, arg, args):
     elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
         opts.view, opts.better = "analyze", arg[1:].startswith("b")
     elif _is(arg, "limit", 3):
-        opts.limit = _number(_take(args, arg))
+        if not args:
+            raise UsageError("Error: -limit requires the max number of results as an argument.", 1)
+        opts.limit = _number(args.pop(0))
+    elif _is(arg, "print-format", 2):
+        if not args:
+            raise UsageError("Error: -print-format requires a filename argument", 1)
+        raise UsageError("Error: -print-format is not supported; use -af or -format to choose columns", 1)
     elif _is(arg, "submitter", 2):
         opts.selection.users.append(_take(args, arg))
     elif _is(arg, "userlog", 1):
@@ -142,14 +148,22 @@ def _option(opts, arg, args):
         opts.help = True
     elif not any(_is(arg, w, n) for w, n in (("wide", 1), ("global", 1), ("nouserprios", 3),
                                               ("currentrun", 2), ("expert", 2), ("verbose", 4))):
-        raise UsageError(f"Error: unrecognized argument {arg}", 1)
+        raise Unrecognized(f"Error: unrecognized argument {arg}", 1)
+
+
+class Unrecognized(UsageError):
+    """An option condor_q does not know: refused with the usage on the standard output."""
 
 
 def _number(text):
-    try:
-        return max(0, int(text))
-    except ValueError:
-        raise UsageError(f"Error: -limit requires a number, not {text}", 1) from None
+    digits = text.lstrip()
+    digits = digits[1:] if digits[:1] in ("+", "-") else digits
+    if not (digits.isascii() and digits.isdigit()):      # (strtol's whole text)
+        raise UsageError(f"Error: Unable to convert ({text}) to a number for -limit.", 1)
+    number = int(text)
+    if number <= 0:
+        raise UsageError(f"Error: {number} is not a valid for -limit.", 1)
+    return number
 
 
 # ---------------------------------------------------------------- running
@@ -164,6 +178,8 @@ def main(argv, prog="condor_q"):
         return 0
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
+        if isinstance(exc, Unrecognized):
+            sys.stdout.write(USAGE)
         return exc.exit_code
 
 
