@@ -41,3 +41,56 @@ def test_print_format_is_refused_clearly(capsys):
     code, out, err = _main(capsys, "-pr", "layout.cpf")
     assert (code, out) == (1, "")
     assert err == "Error: -print-format is not supported; use -af or -format to choose columns\n"
+
+
+# ---------------------------------------------------------------- time columns
+
+def _proc(status, start=0.0, wall=0.0, cluster=7):
+    from gridtools.cli.condor import queue as Q
+    return Q.Proc(cluster, 0, "alice", status, 1000.0, start=start, host="slot1@h", cmd="/bin/sleep",
+                  args=["300"], wall=wall)
+
+
+def test_currentrun_leaves_out_the_earlier_runs():
+    from gridtools.cli.condor import qviews, queue as Q
+    procs = [_proc(Q.RUNNING, start=5000.0, wall=3600.0), _proc(Q.IDLE, wall=120.0, cluster=8)]
+    total = qviews.nobatch(procs, "alice", 5065.0).splitlines()
+    assert total[1].split()[4] == "0+01:01:05" and total[2].split()[4] == "0+00:02:00"
+    current = qviews.Clock("RUN_TIME", qviews.current_run)
+    rows = qviews.nobatch(procs, "alice", 5065.0, clock=current).splitlines()
+    assert rows[0] == total[0]
+    assert rows[1].split()[4] == "0+00:01:05" and rows[2].split()[4] == "0+00:00:00"
+    run = qviews.running(procs[:1], "alice", 5065.0, current).splitlines()
+    assert run[1].split()[4] == "0+00:01:05"
+
+
+def test_cputime_heads_the_column_cpu_time():
+    from gridtools.cli.condor import qviews, queue as Q
+    clock = qviews.Clock("CPU_TIME", lambda proc, now: 42.0)
+    lines = qviews.nobatch([_proc(Q.RUNNING, start=5000.0)], "alice", 9000.0, clock=clock).splitlines()
+    assert lines[0] == " ID      OWNER            SUBMITTED     CPU_TIME ST PRI SIZE CMD"
+    assert lines[1].split()[4] == "0+00:00:42"
+    run = qviews.running([_proc(Q.RUNNING, start=5000.0)], "alice", 9000.0, clock).splitlines()
+    assert run[0] == " ID      OWNER            SUBMITTED     CPU_TIME HOST(S)"
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["-currentrun", "-cumulative-time"], "Error: -cumulative-time can't be used with -currentrun"),
+    (["-cum", "-cur"], "Error: -currentrun can't be used with -cumulative-time"),
+])
+def test_currentrun_and_cumulative_time_exclude_each_other(capsys, argv, line):
+    assert _main(capsys, *argv) == (1, "", line + "\n")
+
+
+def test_cputime_and_currentrun_are_options(cell, workdir):
+    from condortools import submit, wait_status
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nqueue\n", cwd=workdir)
+    wait_status(cell, f"{cluster}.0", 2)
+    cpu = cell.run("condor_q", "-nobatch", "-cputime")
+    assert cpu.returncode == 0, cpu.stderr
+    lines = cpu.stdout.split("\n")
+    assert lines[3] == " ID      OWNER            SUBMITTED     CPU_TIME ST PRI SIZE CMD"
+    assert lines[4].split()[4] == "0+00:00:00"
+    cur = cell.run("condor_q", "-run", "-currentrun")
+    assert cur.returncode == 0 and cur.stdout.split("\n")[3].endswith("RUN_TIME HOST(S)")
+    assert cell.run("condor_q", "-cumulative-time").returncode == 0

@@ -68,6 +68,8 @@ class Options:
         self.dag = False
         self.better = False
         self.limit = 0
+        self.cputime = False         # -cputime: CPU_TIME for RUN_TIME
+        self.current_run = None      # -currentrun (True) or -cumulative-time (False)
         self.help = False
         self.schedd = None
         self.userlog = None          # -userlog: the jobs of a job event log (qlog)
@@ -128,6 +130,14 @@ def _option(opts, arg, args):
         opts.dag = True
     elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
         opts.view, opts.better = "analyze", arg[1:].startswith("b")
+    elif _is(arg, "cputime", 2):
+        opts.cputime = True
+    elif _is(arg, "currentrun", 3) or _is(arg, "cumulative-time", 3):
+        current = arg[1:4] == "cur"
+        if opts.current_run is not None:
+            other = "-cumulative-time" if current else "-currentrun"
+            raise UsageError(f"Error: -{'currentrun' if current else 'cumulative-time'} can't be used with {other}", 1)
+        opts.current_run = current
     elif _is(arg, "limit", 3):
         if not args:
             raise UsageError("Error: -limit requires the max number of results as an argument.", 1)
@@ -147,7 +157,7 @@ def _option(opts, arg, args):
     elif _is(arg, "help", 1):
         opts.help = True
     elif not any(_is(arg, w, n) for w, n in (("wide", 1), ("global", 1), ("nouserprios", 3),
-                                              ("currentrun", 2), ("expert", 2), ("verbose", 4))):
+                                              ("expert", 2), ("verbose", 4))):
         raise Unrecognized(f"Error: unrecognized argument {arg}", 1)
 
 
@@ -323,8 +333,9 @@ def _table(opts, snap, chosen, user, now, source):
     view = opts.view
     if view == "totals":
         return "", True
+    clock = _clock(opts, source)
     if view == "run":
-        return qviews.running(chosen, user, now), False
+        return qviews.running(chosen, user, now, clock), False
     if view == "hold":
         return qviews.held(chosen), True
     if view == "idle":
@@ -332,10 +343,22 @@ def _table(opts, snap, chosen, user, now, source):
     if view == "nobatch" or opts.dag:
         if opts.dag:
             chosen, names = dag_order(chosen, source)
-            return qviews.nobatch(chosen, user, now, names), True
-        return qviews.nobatch(chosen, user, now), True
+            return qviews.nobatch(chosen, user, now, names, clock), True
+        return qviews.nobatch(chosen, user, now, clock=clock), True
     totals = {jid: _submitted(info) for jid, info in (snap.get("jobs") or {}).items()}
     return qviews.batch_view(chosen, totals), True
+
+
+def _clock(opts, source):
+    """The time column of the per-proc tables (``qviews.Clock``), None for RUN_TIME."""
+    if opts.cputime:
+        def cpu(proc, _now):
+            value = source.ad(proc).eval("RemoteUserCpu")
+            return value if type(value) in (int, float) else 0
+        return qviews.Clock("CPU_TIME", cpu)
+    if opts.current_run:
+        return qviews.Clock("RUN_TIME", qviews.current_run)
+    return None
 
 
 def _submitted(info):

@@ -55,6 +55,22 @@ def run_time(proc, now):
     return proc.wall + current
 
 
+def current_run(proc, now):
+    """RUN_TIME of ``-currentrun``: the seconds of the run the proc is in (none when it
+    is not running or suspended)."""
+    running = proc.start and proc.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED)
+    return now - proc.start if running else 0
+
+
+class Clock:
+    """The time column of the per-proc tables: its heading and the seconds of a proc
+    (RUN_TIME by default; ``-currentrun`` the current run only; ``-cputime``
+    CPU_TIME, the user CPU seconds of the proc's ad, ``RemoteUserCpu``)."""
+
+    def __init__(self, head="RUN_TIME", seconds=None):
+        self.head, self.seconds = head, seconds or run_time
+
+
 def _base(cmd):
     text = _BASES.get(cmd)
     if text is None:
@@ -78,32 +94,38 @@ def command_text(proc, user):
 
 # ---------------------------------------------------------------- per proc
 
-def nobatch(procs, user, now, dag_names=None):
-    """One row per proc; ``dag_names``: proc id -> node label (``-dag``)."""
+_RUN_TIME = Clock()
+
+
+def nobatch(procs, user, now, dag_names=None, clock=None):
+    """One row per proc; ``dag_names``: proc id -> node label (``-dag``); ``clock``: the
+    time column (``Clock``), RUN_TIME by default."""
+    clock = clock or _RUN_TIME
     owner_head = "OWNER/NODENAME" if dag_names is not None else "OWNER"
     width = 17 if dag_names is not None else 14
     prio_width = max([3] + [len(str(p.prio)) for p in procs])
-    lines = [f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {'    RUN_TIME':>12} ST "
+    lines = [f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {clock.head:>12} ST "
              f"{'PRI':<{prio_width}} SIZE CMD"]
     row = f"{{}} {{:<{width}}} {{:>11}} {{:>12}} {{:<2}} {{:<{prio_width}}}  0.0 {{}}".format
-    dates, idle, letters = {}, format_time(0), Q.STATUS_LETTER
+    dates, idle, letters, seconds = {}, format_time(0), Q.STATUS_LETTER, clock.seconds
     for p in procs:
         who = (dag_names or {}).get(p.id) or p.owner
         date = dates.get(p.qdate)
         if date is None:
             date = dates[p.qdate] = format_date(p.qdate)
-        spent = run_time(p, now)
+        spent = seconds(p, now)
         lines.append(row(_id_cells(p), who[:width] if dag_names is not None else who, date,
                          format_time(spent) if spent else idle, letters.get(p.status, "?"), str(p.prio),
                          command_text(p, user)))
     return "\n".join(lines) + "\n"
 
 
-def running(procs, user, now):
-    lines = [f" ID  {'':3} {'OWNER':<14} {'  SUBMITTED':>11} {'    RUN_TIME':>12} HOST(S)"]
+def running(procs, user, now, clock=None):
+    clock = clock or _RUN_TIME
+    lines = [f" ID  {'':3} {'OWNER':<14} {'  SUBMITTED':>11} {clock.head:>12} HOST(S)"]
     for p in procs:
         lines.append(f"{_id_cells(p)} {p.owner:<14} {format_date(p.qdate):>11} "
-                     f"{format_time(run_time(p, now)):>12} {p.host}")
+                     f"{format_time(clock.seconds(p, now)):>12} {p.host}")
     return "\n".join(lines) + "\n"
 
 
