@@ -94,3 +94,28 @@ def test_cputime_and_currentrun_are_options(cell, workdir):
     cur = cell.run("condor_q", "-run", "-currentrun")
     assert cur.returncode == 0 and cur.stdout.split("\n")[3].endswith("RUN_TIME HOST(S)")
     assert cell.run("condor_q", "-cumulative-time").returncode == 0
+
+
+# ---------------------------------------------------------------- -wide
+
+def test_wide_width_cuts_the_tables_but_not_the_hold_reasons(cell, workdir):
+    from condortools import submit, wait_status
+    long_args = "300 " + " ".join(["x" * 10] * 8)
+    cluster = submit(cell, f"executable = /bin/sleep\narguments = {long_args}\nhold = true\n"
+                     "queue\n", cwd=workdir)
+    wait_status(cell, f"{cluster}.0", 5)
+
+    def table(*args):
+        proc = cell.run("condor_q", *args)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split("\n")
+    full = table("-nobatch")
+    assert full[4].endswith(long_args) and len(full[4]) > 60
+    cut = table("-nobatch", "-wide:40")
+    assert cut[3] == full[3][:39] and cut[4] == full[4][:39]
+    assert cut[6:] == full[6:]                                  # the totals are whole
+    assert table("-nobatch", "-wide") == full
+    whole, batch = table(), table("-wide:30")
+    assert batch[3] == whole[3][:29] and batch[4] == whole[4][:29] and len(whole[4]) > 29
+    hold = table("-hold", "-wide:30")
+    assert hold[3] == " ID      OWNER           HELD_SINCE CODE/SUB HOLD_REASON"

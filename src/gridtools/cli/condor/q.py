@@ -68,6 +68,7 @@ class Options:
         self.dag = False
         self.better = False
         self.limit = 0
+        self.wide = None             # -wide: True; -wide:N: N
         self.cputime = False         # -cputime: CPU_TIME for RUN_TIME
         self.current_run = None      # -currentrun (True) or -cumulative-time (False)
         self.help = False
@@ -110,7 +111,9 @@ def _option(opts, arg, args):
                 return
             opts.view = view
             return
-    if _is(arg, "autoformat", 2) or _is(arg, "af", 2):
+    if _is(arg, "wide", 1):
+        opts.wide = _leading_number(arg.partition(":")[2]) if ":" in arg else True
+    elif _is(arg, "autoformat", 2) or _is(arg, "af", 2):
         opts.view, opts.af_quals = "af", arg.partition(":")[2]
         while args and not args[0].startswith("-"):
             opts.af_attrs.append(args.pop(0))
@@ -156,13 +159,41 @@ def _option(opts, arg, args):
         _take(args, arg)                # one pool: this cell's
     elif _is(arg, "help", 1):
         opts.help = True
-    elif not any(_is(arg, w, n) for w, n in (("wide", 1), ("global", 1), ("nouserprios", 3),
+    elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
                                               ("expert", 2), ("verbose", 4))):
         raise Unrecognized(f"Error: unrecognized argument {arg}", 1)
 
 
 class Unrecognized(UsageError):
     """An option condor_q does not know: refused with the usage on the standard output."""
+
+
+def _leading_number(text):
+    """The number ``text`` starts with, as atoi reads it (0 when none)."""
+    digits = text.lstrip()
+    sign = -1 if digits[:1] == "-" else 1
+    digits = digits[1:] if digits[:1] in ("+", "-") else digits
+    end = 0
+    while end < len(digits) and digits[end] in "0123456789":
+        end += 1
+    return sign * int(digits[:end]) if end else 0
+
+
+def table_width(opts):
+    """The width the tables are cut to, one less than the columns (None: not cut):
+    -wide:N's N; without -wide, the terminal's when the output is one."""
+    wide = opts.wide
+    if wide is True:
+        return None
+    if wide is not None and wide > 0:
+        return wide
+    if wide is None and not sys.stdout.isatty():
+        return None
+    import os
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
+    except OSError:
+        return 80
 
 
 def _number(text):
@@ -226,7 +257,7 @@ def run(opts):
         if listing is not None:
             for fault in listing["faults"]:
                 sys.stderr.write(f"warning: {fault['text']}\n")
-            return qlisting.view(opts, listing, Q.me(), time.time(), _schedd())
+            return qlisting.view(opts, listing, Q.me(), time.time(), _schedd(), table_width(opts))
     snap = status.load()
     if opts.view == "analyze" and not (snap.get("exechosts") or snap.get("hosts")):
         from gridtools.cli.condor import machineviews   # a daemon just started: its first status
@@ -301,6 +332,8 @@ def render(opts, snap, chosen, everyone, user, now, source):
         from gridtools.cli.condor import analyze
         return head + analyze.report(snap, chosen, everyone, source, opts.better, now)
     body, totals = _table(opts, snap, chosen, user, now, source)
+    if view != "hold":                      # (hold reasons are never cut)
+        body = qviews.cut(body, table_width(opts))
     if not totals:
         return head + body
     mine = [p for p in everyone if p.owner == user]

@@ -43,6 +43,15 @@ def format_time(seconds):
     return f"{days:3d}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
 
 
+def cut(table, width):
+    """The lines of ``table`` cut to ``width`` less one characters, as HTCondor fits its
+    tables to a terminal or to -wide:N (None: whole)."""
+    if width is None:
+        return table
+    keep = max(0, width - 1)
+    return "".join(line[:keep] + "\n" for line in table.split("\n")[:-1]) if table else table
+
+
 def title(schedd, now):
     stamp = time.strftime("%m/%d/%y %H:%M:%S", time.localtime(now))
     return f"\n\n-- Schedd: {schedd} : <127.0.0.1:9618?... @ {stamp}\n"
