@@ -119,3 +119,33 @@ def test_wide_width_cuts_the_tables_but_not_the_hold_reasons(cell, workdir):
     assert batch[3] == whole[3][:29] and batch[4] == whole[4][:29] and len(whole[4]) > 29
     hold = table("-hold", "-wide:30")
     assert hold[3] == " ID      OWNER           HELD_SINCE CODE/SUB HOLD_REASON"
+
+
+# ---------------------------------------------------------------- -io
+
+IO_HEAD = " ID      OWNER          RUNS ST  INPUT  OUTPUT  RATE      MISC"
+
+
+def test_io_lists_only_jobs_moving_files(cell, workdir):
+    from condortools import submit, wait_status
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n", cwd=workdir)
+    wait_status(cell, f"{cluster}.0", 5)
+    proc = cell.run("condor_q", "-io")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split("\n")
+    assert lines[3] == IO_HEAD and lines[4] == ""
+    assert lines[5] == "Total for query: 0 jobs; 0 completed, 0 removed, 0 idle, 0 running, 0 held, 0 suspended "
+    assert lines[6].startswith("Total for root: 1 jobs;")
+
+
+def test_io_rows_in_htcondor_units():
+    from gridtools.classad import ClassAd
+    from gridtools.cli.condor import qviews, queue as Q
+    ads = {7: ClassAd([("NumJobStarts", 2), ("BytesRecvd", 2048.0), ("BytesSent", 10.0),
+                       ("TransferringInput", True), ("TransferQueued", True)]),
+           8: ClassAd([("NumJobStarts", 0), ("TransferringOutput", True)])}
+    procs = [_proc(Q.RUNNING, cluster=7), _proc(Q.IDLE, cluster=8)]
+    lines = qviews.io(procs, lambda p: ads[p.cluster]).splitlines()
+    assert lines == [IO_HEAD,
+                     "   7.0   alice             2 R  2.0 KB 10.0 B      2.0 KB  transfer=in,queued",
+                     "   8.0   alice             0 I  ?? ??         ??  transfer=out"]

@@ -35,12 +35,15 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t-constraint <expr>\t Get information about jobs that match <expr>
     [output-opts] are
 \t-limit <num>\t\t Limit the number of results to <num>
+\t-cputime\t\t Display CPU_TIME instead of RUN_TIME
+\t-currentrun\t\t Display times only for current run
 \t-batch\t\t\t Show a single row for each batch of jobs (the default)
 \t-nobatch\t\t Show a row for each job
 \t-dag\t\t\t Sort DAG jobs under their DAGMan
 \t-run\t\t\t Get information about running jobs
 \t-hold\t\t\t Get information about jobs on hold
 \t-idle\t\t\t Get information about idle jobs
+\t-io\t\t\t Display information regarding I/O
 \t-totals\t\t\t Display only job totals
 \t-long\t\t\t Display entire ClassAds
 \t-json\t\t\t Display entire ClassAds in JSON
@@ -51,7 +54,8 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t\t\t\t Print attr(s) with automatic formatting
 \t-af[:jlhVr,tng] <attr> [<attr2> [...]]
 \t\t\t\t Same as -autoformat
-\t-wide\t\t\t Don't truncate data to fit in 80 columns.
+\t-wide[:<width>]\t\t Don't truncate data to fit in 80 columns.
+\t\t\t\t Truncates to console width or <width> argument.
     [analyze-opts] are
 \t-analyze[:<qual>]\t Perform matchmaking analysis on jobs
 \t-better-analyze[:<qual>]\t Perform more detailed match analysis
@@ -133,6 +137,8 @@ def _option(opts, arg, args):
         opts.dag = True
     elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
         opts.view, opts.better = "analyze", arg[1:].startswith("b")
+    elif _is(arg, "io", 2):
+        opts.view = "io"
     elif _is(arg, "cputime", 2):
         opts.cputime = True
     elif _is(arg, "currentrun", 3) or _is(arg, "cumulative-time", 3):
@@ -308,6 +314,8 @@ def select(opts, everyone, user, source):
         chosen = [p for p in chosen if p.status == Q.HELD]
     elif opts.view == "idle":
         chosen = [p for p in chosen if p.status == Q.IDLE]
+    elif opts.view == "io":
+        chosen = [p for p in chosen if qviews.moving_files(source.ad(p))]
     if sel.constraints:
         exprs = Q.compile_constraints(sel.constraints)
         chosen = [p for p in chosen if Q.matches_all(source.ad(p), exprs)]
@@ -373,6 +381,8 @@ def _table(opts, snap, chosen, user, now, source):
         return qviews.held(chosen), True
     if view == "idle":
         return qviews.idle(chosen, source.ad), False
+    if view == "io":
+        return qviews.io(chosen, source.ad), True
     if view == "nobatch" or opts.dag:
         if opts.dag:
             chosen, names = dag_order(chosen, source)

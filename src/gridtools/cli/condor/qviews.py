@@ -148,6 +148,40 @@ def held(procs):
     return "\n".join(lines) + "\n"
 
 
+IO_WHEN = ("TransferQueued", "TransferringOutput", "TransferringInput")
+
+
+def moving_files(ad):
+    """True for a proc ``-io`` lists: one whose files are being moved or wait to be."""
+    return any(ad.eval(name) is True for name in IO_WHEN)
+
+
+def _bytes(value):
+    """HTCondor's readable bytes: ``%.1f`` of a unit from B to TB (the B with a blank)."""
+    if type(value) not in (int, float):
+        return "??"
+    for unit in ("B ", "KB", "MB", "GB"):
+        if value <= 1024.0:
+            return f"{value:.1f} {unit}"
+        value /= 1024.0
+    return f"{value:.1f} TB"
+
+
+def io(procs, ad_of):
+    """``-io``: the runs and the bytes moved of each proc (``moving_files``)."""
+    lines = [f" ID  {'':3} {'OWNER':<14} RUNS ST {' INPUT'} {' OUTPUT'} {' RATE':<10} MISC"]
+    for p in procs:
+        ad = ad_of(p)
+        runs, got, sent = ad.eval("NumJobStarts"), ad.eval("BytesRecvd"), ad.eval("BytesSent")
+        both = got + sent if type(got) in (int, float) and type(sent) in (int, float) else None
+        flags = [w for w, name in zip(("in", "out", "queued"), IO_WHEN[::-1]) if ad.eval(name) is True]
+        misc = f" transfer={','.join(flags)}" if flags else ""
+        lines.append(f"{_id_cells(p)} {p.owner:<14} "
+                     f"{runs if type(runs) is int else '?':>4} {Q.STATUS_LETTER.get(p.status, '?'):<2} "
+                     f"{_bytes(got)} {_bytes(sent)} {_bytes(both):>10} {misc}")
+    return "\n".join(lines) + "\n"
+
+
 UNIVERSES = {1: "standard", 5: "vanilla", 7: "scheduler", 9: "grid", 11: "parallel", 12: "local"}
 
 
