@@ -149,3 +149,30 @@ def test_io_rows_in_htcondor_units():
     assert lines == [IO_HEAD,
                      "   7.0   alice             2 R  2.0 KB 10.0 B      2.0 KB  transfer=in,queued",
                      "   8.0   alice             0 I  ?? ??         ??  transfer=out"]
+
+
+# ---------------------------------------------------------------- -batch, -nobatch, -dag
+
+BATCH_HEAD = "OWNER    BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS"
+NOBATCH_HEAD = " ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD"
+
+
+def test_batch_is_the_default_unless_the_configuration_says_otherwise(cell, workdir):
+    from condortools import submit, wait_status
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n", cwd=workdir)
+    wait_status(cell, f"{cluster}.0", 5)
+
+    def head(*args, env=None):
+        proc = cell.run("condor_q", *args, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split("\n")[3]
+    assert head() == BATCH_HEAD and head("-dag") == BATCH_HEAD
+    assert head("-nobatch", "-dag") == NOBATCH_HEAD.replace("OWNER         ", "OWNER/NODENAME   ")
+    off = {"_CONDOR_CONDOR_Q_DASH_BATCH_IS_DEFAULT": "False"}
+    assert head(env=off) == NOBATCH_HEAD
+    assert head("-batch", env=off) == BATCH_HEAD
+    assert head("-totals", env=off).startswith("Total for query: 1 jobs;")
+    conflict = cell.run("condor_q", "-batch", "-af", "ClusterId")
+    assert (conflict.returncode, conflict.stdout) == (1, "")
+    assert conflict.stderr == "Error: -batch conflicts with -format and -af\n"
+    assert cell.run("condor_q", "-af", "ClusterId", "-nobatch").stdout == f"{cluster}\n"

@@ -70,6 +70,7 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
+        self.batch = None            # -batch (True), -nobatch (False), or neither
         self.better = False
         self.limit = 0
         self.wide = None             # -wide: True; -wide:N: N
@@ -109,10 +110,14 @@ def parse_args(argv):
 
 
 def _option(opts, arg, args):
+    if _is(arg, "batch", 2) or _is(arg, "progress", 3):     # (-batch:N and its marks: ignored)
+        arg = "-batch"
     for word, least, view in _VIEWS:
         if _is(arg, word, least):
-            if view in ("nobatch", "batch") and opts.view not in ("batch", "nobatch"):
-                return
+            if view in ("nobatch", "batch"):
+                opts.batch = view == "batch"
+                if opts.view not in ("batch", "nobatch"):
+                    return
             opts.view = view
             return
     if _is(arg, "wide", 1):
@@ -249,7 +254,31 @@ def check_read():
         raise GridError(access.denied_line(who), 1)
 
 
+def batch_is_default():
+    """CONDOR_Q_DASH_BATCH_IS_DEFAULT (true unless the configuration says false), read
+    from the configuration only when it may set it."""
+    if not access.may_set("CONDOR_Q_DASH_BATCH_IS_DEFAULT"):
+        return True
+    from gridtools.cli.condor.machineviews import client_config
+    value = client_config().get("CONDOR_Q_DASH_BATCH_IS_DEFAULT")
+    word = (value or "").strip().lower()
+    if word in ("false", "no", "f", "n", "0"):
+        return False
+    return True
+
+
+def settle_view(opts):
+    """The view of a command line that chose neither -batch nor -nobatch (nor another
+    table): the batch view, or the per-proc one when the configuration says -batch is
+    not the default. -batch with -af or -format is refused, as HTCondor refuses it."""
+    if opts.batch and opts.view in ("af", "format"):
+        raise UsageError("Error: -batch conflicts with -format and -af", 1)
+    if opts.view == "batch" and opts.batch is None and not batch_is_default():
+        opts.view = "nobatch"
+
+
 def run(opts):
+    settle_view(opts)
     if opts.userlog is not None:           # (no schedd is asked: the caller reads the log)
         from gridtools.cli.condor import qlog
         return qlog.run(opts, select, _attributes)
@@ -298,7 +327,7 @@ def _from_listing(opts):
     """True when the published listing alone answers: the batch view or the totals of
     the jobs of all, some or the calling users."""
     sel = opts.selection
-    return (opts.view in ("batch", "totals") and not opts.dag and not opts.limit
+    return (opts.view in ("batch", "totals") and not opts.limit
             and not (sel.constraints or sel.clusters or sel.ids))
 
 
@@ -383,7 +412,7 @@ def _table(opts, snap, chosen, user, now, source):
         return qviews.idle(chosen, source.ad), False
     if view == "io":
         return qviews.io(chosen, source.ad), True
-    if view == "nobatch" or opts.dag:
+    if view == "nobatch":
         if opts.dag:
             chosen, names = dag_order(chosen, source)
             return qviews.nobatch(chosen, user, now, names, clock), True

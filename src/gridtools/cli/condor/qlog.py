@@ -114,7 +114,7 @@ def run(opts, select, attributes):
         body = qviews.held(chosen)
     elif view == "io":
         body = qviews.cut(qviews.io(chosen, source.ad), width)
-    elif opts.dag:
+    elif view == "nobatch" and opts.dag:
         chosen_dag, names = dag_order(chosen, source)
         body = qviews.cut(qviews.nobatch(chosen_dag, user, now, names, clock), width)
     elif view == "nobatch":
