@@ -118,7 +118,7 @@ def test_wide_width_cuts_the_tables_but_not_the_hold_reasons(cell, workdir):
     whole, batch = table(), table("-wide:30")
     assert batch[3] == whole[3][:29] and batch[4] == whole[4][:29] and len(whole[4]) > 29
     hold = table("-hold", "-wide:30")
-    assert hold[3] == " ID      OWNER           HELD_SINCE CODE/SUB HOLD_REASON"
+    assert hold[3] == " ID      OWNER          HELD_SINCE  CODE/SUB HOLD_REASON"
 
 
 # ---------------------------------------------------------------- -io

@@ -139,7 +139,7 @@ def running(procs, user, now, clock=None):
 
 
 def held(procs):
-    lines = [f" ID  {'':3} {'OWNER':<14} {'HELD_SINCE':>11} CODE/SUB HOLD_REASON"]
+    lines = [f" ID  {'':3} {'OWNER':<14} {'HELD_SINCE':<11} CODE/SUB HOLD_REASON"]    # (headings: left)
     for p in procs:
         hold = p.hold or ["", 0, 0]
         since = hold[3] if len(hold) > 3 else p.qdate
