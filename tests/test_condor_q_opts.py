@@ -176,3 +176,27 @@ def test_batch_is_the_default_unless_the_configuration_says_otherwise(cell, work
     assert (conflict.returncode, conflict.stdout) == (1, "")
     assert conflict.stderr == "Error: -batch conflicts with -format and -af\n"
     assert cell.run("condor_q", "-af", "ClusterId", "-nobatch").stdout == f"{cluster}\n"
+
+
+# ---------------------------------------------------------------- -grid
+
+GRID_HEAD = " ID      OWNER          STATUS     GRID->MANAGER    HOST       GRID_JOB_ID"
+
+
+def test_grid_lists_grid_universe_jobs_only(cell, workdir):
+    from condortools import submit, wait_status
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n", cwd=workdir)
+    wait_status(cell, f"{cluster}.0", 5)
+    for args, head in ((["-grid"], GRID_HEAD), (["-gr:ec2"], " ID      OWNER          STATUS     INSTANCE ID CMD")):
+        proc = cell.run("condor_q", *args)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split("\n")[3:] == [head, ""]          # no totals, as HTCondor's
+
+
+def test_grid_rows():
+    from gridtools.classad import ClassAd
+    from gridtools.cli.condor import qviews, queue as Q
+    ad = ClassAd([("GridJobStatus", "IDLE"), ("GridResource", "batch slurm"), ("GridJobId", "batch slurm 42")])
+    lines = qviews.grid([_proc(Q.IDLE)], lambda p: ad).splitlines()
+    assert lines == [GRID_HEAD, "   7.0   alice          IDLE       batch slurm                 batch slurm 42"]
+

@@ -44,6 +44,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t-hold\t\t\t Get information about jobs on hold
 \t-idle\t\t\t Get information about idle jobs
 \t-io\t\t\t Display information regarding I/O
+\t-grid\t\t\t Get information about grid jobs
 \t-totals\t\t\t Display only job totals
 \t-long\t\t\t Display entire ClassAds
 \t-json\t\t\t Display entire ClassAds in JSON
@@ -70,6 +71,7 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
+        self.ec2 = False             # -grid:ec2
         self.batch = None            # -batch (True), -nobatch (False), or neither
         self.better = False
         self.limit = 0
@@ -144,6 +146,8 @@ def _option(opts, arg, args):
         opts.view, opts.better = "analyze", arg[1:].startswith("b")
     elif _is(arg, "io", 2):
         opts.view = "io"
+    elif _is(arg, "grid", 2):
+        opts.view, opts.ec2 = "grid", arg.partition(":")[2] == "ec2"
     elif _is(arg, "cputime", 2):
         opts.cputime = True
     elif _is(arg, "currentrun", 3) or _is(arg, "cumulative-time", 3):
@@ -310,6 +314,8 @@ def run(opts):
     return render(opts, snap, chosen, everyone, user, now, source)
 
 
+GRID_UNIVERSE = 9
+
 #: the views that show only the chosen procs (no totals, no comparison with the others)
 _CHOSEN_ONLY = ("long", "json", "xml", "af", "format")
 
@@ -345,6 +351,8 @@ def select(opts, everyone, user, source):
         chosen = [p for p in chosen if p.status == Q.IDLE]
     elif opts.view == "io":
         chosen = [p for p in chosen if qviews.moving_files(source.ad(p))]
+    elif opts.view == "grid":
+        chosen = [p for p in chosen if p.universe == GRID_UNIVERSE]
     if sel.constraints:
         exprs = Q.compile_constraints(sel.constraints)
         chosen = [p for p in chosen if Q.matches_all(source.ad(p), exprs)]
@@ -412,6 +420,8 @@ def _table(opts, snap, chosen, user, now, source):
         return qviews.idle(chosen, source.ad), False
     if view == "io":
         return qviews.io(chosen, source.ad), True
+    if view == "grid":
+        return qviews.grid(chosen, source.ad, opts.ec2), False
     if view == "nobatch":
         if opts.dag:
             chosen, names = dag_order(chosen, source)

@@ -110,6 +110,8 @@ def run(opts, select, attributes):
         return head + qviews.cut(qviews.running(chosen, user, now, clock), width)
     if view == "idle":
         return head + qviews.cut(qviews.idle(chosen, source.ad), width)
+    if view == "grid":
+        return head + qviews.cut(qviews.grid(chosen, source.ad, opts.ec2), width)
     if view == "hold":
         body = qviews.held(chosen)
     elif view == "io":

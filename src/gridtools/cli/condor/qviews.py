@@ -182,6 +182,27 @@ def io(procs, ad_of):
     return "\n".join(lines) + "\n"
 
 
+def grid(procs, ad_of, ec2=False):
+    """``-grid`` (``ec2``: ``-grid:ec2``): grid universe procs with the state, resource
+    and id their grid gave (``GridJobStatus``, ``GridResource``, ``GridJobId``)."""
+    def text(ad, name):
+        value = ad.eval(name)
+        return value if isinstance(value, str) else "??"
+    if ec2:
+        lines = [f" ID  {'':3} {'OWNER':<14} {'STATUS':<10} INSTANCE ID CMD"]
+        for p in procs:
+            ad = ad_of(p)
+            lines.append(f"{_id_cells(p)} {p.owner:<14} {text(ad, 'GridJobStatus'):<10} "
+                         f"{text(ad, 'GridJobId')} {_base(p.cmd)}")
+        return "\n".join(lines) + "\n"
+    lines = [f" ID  {'':3} {'OWNER':<14} {'STATUS':<10} {'GRID->MANAGER    HOST':<27} GRID_JOB_ID"]
+    for p in procs:
+        ad = ad_of(p)
+        lines.append(f"{_id_cells(p)} {p.owner:<14} {text(ad, 'GridJobStatus'):<10} "
+                     f"{text(ad, 'GridResource')[:27]:<27} {text(ad, 'GridJobId')}")
+    return "\n".join(lines) + "\n"
+
+
 UNIVERSES = {1: "standard", 5: "vanilla", 7: "scheduler", 9: "grid", 11: "parallel", 12: "local"}
 
 
