@@ -178,7 +178,7 @@ def test_batch_is_the_default_unless_the_configuration_says_otherwise(cell, work
     assert cell.run("condor_q", "-af", "ClusterId", "-nobatch").stdout == f"{cluster}\n"
 
 
-# ---------------------------------------------------------------- -grid
+# ---------------------------------------------------------------- -grid, -version
 
 GRID_HEAD = " ID      OWNER          STATUS     GRID->MANAGER    HOST       GRID_JOB_ID"
 
@@ -200,3 +200,8 @@ def test_grid_rows():
     lines = qviews.grid([_proc(Q.IDLE)], lambda p: ad).splitlines()
     assert lines == [GRID_HEAD, "   7.0   alice          IDLE       batch slurm                 batch slurm 42"]
 
+
+def test_version_prints_the_version_lines(capsys):
+    code, out, err = _main(capsys, "-version")
+    assert (code, err) == (0, "")
+    assert out == "$CondorVersion: 24.0.0 gridtools $\n$CondorPlatform: X86_64-Linux gridtools $\n"

@@ -55,6 +55,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t\t\t\t Print attr(s) with automatic formatting
 \t-af[:jlhVr,tng] <attr> [<attr2> [...]]
 \t\t\t\t Same as -autoformat
+\t-version\t\t Print the HTCondor version and exit
 \t-wide[:<width>]\t\t Don't truncate data to fit in 80 columns.
 \t\t\t\t Truncates to console width or <width> argument.
     [analyze-opts] are
@@ -79,6 +80,7 @@ class Options:
         self.cputime = False         # -cputime: CPU_TIME for RUN_TIME
         self.current_run = None      # -currentrun (True) or -cumulative-time (False)
         self.help = False
+        self.version = False
         self.schedd = None
         self.userlog = None          # -userlog: the jobs of a job event log (qlog)
 
@@ -174,6 +176,8 @@ def _option(opts, arg, args):
         _take(args, arg)                # one pool: this cell's
     elif _is(arg, "help", 1):
         opts.help = True
+    elif _is(arg, "version", 1) and not _is(arg, "verbose", 4):
+        opts.version = True
     elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
                                               ("expert", 2), ("verbose", 4))):
         raise Unrecognized(f"Error: unrecognized argument {arg}", 1)
@@ -229,6 +233,10 @@ def main(argv, prog="condor_q"):
         opts = parse_args(argv)
         if opts.help:
             sys.stdout.write(USAGE)
+            return 0
+        if opts.version:
+            from gridtools.formats.condor import jobad
+            sys.stdout.write(f"{jobad.DEFAULT_VERSION}\n{jobad.DEFAULT_PLATFORM}\n")
             return 0
         sys.stdout.write(run(opts))
         return 0
