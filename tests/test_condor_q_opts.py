@@ -205,3 +205,27 @@ def test_version_prints_the_version_lines(capsys):
     code, out, err = _main(capsys, "-version")
     assert (code, err) == (0, "")
     assert out == "$CondorVersion: 24.0.0 gridtools $\n$CondorPlatform: X86_64-Linux gridtools $\n"
+
+
+# ---------------------------------------------------------------- -hold:CODES
+
+def test_hold_codes_select_held_procs(cell, workdir, capsys):
+    from condortools import submit, wait_status
+    held = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n", cwd=workdir)
+    ran = submit(cell, "executable = /bin/sleep\narguments = 300\nqueue\n", cwd=workdir, name="r.sub")
+    wait_status(cell, f"{held}.0", 5)
+    wait_status(cell, f"{ran}.0", 2)
+    assert cell.run("condor_hold", "-reason", "wait", "-subcode", "7", f"{ran}.0").returncode == 0
+    wait_status(cell, f"{ran}.0", 5)
+
+    def ids(*args):
+        proc = cell.run("condor_q", *args)
+        assert proc.returncode == 0, proc.stderr
+        return [line.split()[0] for line in proc.stdout.split("\n")[4:] if line.strip()
+                and not line.startswith("Total")], proc.stderr
+    every, _ = ids("-hold")
+    assert every == [f"{held}.0", f"{ran}.0"]
+    assert ids("-hold:1") == ([f"{ran}.0"], "")
+    assert ids("-hold:1/7,99") == ([f"{ran}.0"], "")
+    assert ids("-hold:1/6") == ([], "")
+    assert ids("-held:x,1") == ([f"{ran}.0"], "Warning \"x\" is not a hold code and/or subcode. ignoring\n")

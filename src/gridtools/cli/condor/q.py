@@ -72,6 +72,7 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
+        self.hold_codes = []         # -hold:CODE[/SUB],...: [(code, subcode or None)]
         self.ec2 = False             # -grid:ec2
         self.batch = None            # -batch (True), -nobatch (False), or neither
         self.better = False
@@ -123,6 +124,8 @@ def _option(opts, arg, args):
                 if opts.view not in ("batch", "nobatch"):
                     return
             opts.view = view
+            if view == "hold" and arg.partition(":")[2]:
+                opts.hold_codes += _hold_codes(arg.partition(":")[2])
             return
     if _is(arg, "wide", 1):
         opts.wide = _leading_number(arg.partition(":")[2]) if ":" in arg else True
@@ -181,6 +184,23 @@ def _option(opts, arg, args):
     elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
                                               ("expert", 2), ("verbose", 4))):
         raise Unrecognized(f"Error: unrecognized argument {arg}", 1)
+
+
+def _hold_codes(text):
+    """The (code, subcode or None) pairs of -hold:CODE[/SUB],... (a word that starts
+    with no number is passed over with HTCondor's warning)."""
+    found = []
+    for word in text.split(","):
+        if not word:
+            continue
+        digits = word.lstrip()
+        if not digits[1 if digits[:1] in "+-" else 0:][:1].isdigit():
+            sys.stderr.write(f'Warning "{word}" is not a hold code and/or subcode. ignoring\n')
+            continue
+        code, _slash, sub = word.partition("/")
+        sub = _leading_number(sub) if sub.lstrip()[:1].isdigit() else None
+        found.append((_leading_number(code), sub))
+    return found
 
 
 class Unrecognized(UsageError):
@@ -355,6 +375,8 @@ def select(opts, everyone, user, source):
         chosen = [p for p in chosen if p.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED)]
     elif opts.view == "hold":
         chosen = [p for p in chosen if p.status == Q.HELD]
+        if opts.hold_codes:
+            chosen = [p for p in chosen if _held_for(p, opts.hold_codes)]
     elif opts.view == "idle":
         chosen = [p for p in chosen if p.status == Q.IDLE]
     elif opts.view == "io":
@@ -365,6 +387,13 @@ def select(opts, everyone, user, source):
         exprs = Q.compile_constraints(sel.constraints)
         chosen = [p for p in chosen if Q.matches_all(source.ad(p), exprs)]
     return chosen
+
+
+def _held_for(proc, codes):
+    """True when the hold of ``proc`` has one of the (code, subcode or None) ``codes``."""
+    hold = proc.hold or ["", 0, 0]
+    code, sub = int(hold[1]), int(hold[2])
+    return any(code == c and (s is None or sub == s) for c, s in codes)
 
 
 def _ads(source, procs, attributes):
