@@ -46,6 +46,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t-io\t\t\t Display information regarding I/O
 \t-grid\t\t\t Get information about grid jobs
 \t-totals\t\t\t Display only job totals
+\t-stream-results \t Produce output as jobs are fetched
 \t-long\t\t\t Display entire ClassAds
 \t-json\t\t\t Display entire ClassAds in JSON
 \t-xml\t\t\t Display entire ClassAds in XML
@@ -72,6 +73,8 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
+        self.stream = False          # -stream-results
+        self.states = set()          # of -run, -hold and -idle: the one given
         self.hold_codes = []         # -hold:CODE[/SUB],...: [(code, subcode or None)]
         self.ec2 = False             # -grid:ec2
         self.batch = None            # -batch (True), -nobatch (False), or neither
@@ -102,6 +105,10 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
           ("json", 2, "json"), ("xml", 2, "xml"))
 
 
+#: the views that select procs by state, which exclude each other
+_STATES = ("run", "hold", "idle")
+
+
 def parse_args(argv):
     opts = Options()
     args = list(argv)
@@ -119,6 +126,12 @@ def _option(opts, arg, args):
         arg = "-batch"
     for word, least, view in _VIEWS:
         if _is(arg, word, least):
+            if view in _STATES:
+                if opts.states - {view}:
+                    raise WithUsage("-run and -hold/held or -idle are incompatible", 1)
+                opts.states.add(view)
+            if view == "batch" and opts.stream:
+                raise WithUsage("-stream-results and -batch are incompatible", 1)
             if view in ("nobatch", "batch"):
                 opts.batch = view == "batch"
                 if opts.view not in ("batch", "nobatch"):
@@ -146,7 +159,13 @@ def _option(opts, arg, args):
     elif _is(arg, "attributes", 2):
         opts.attributes = [a for a in _take(args, arg).replace(",", " ").split() if a]
     elif _is(arg, "dag", 2):
+        if opts.stream:
+            raise WithUsage("-stream-results and -dag are incompatible", 1)
         opts.dag = True
+    elif _is(arg, "stream-results", 2):         # (the answer is written at once anyway)
+        if opts.dag or opts.batch:
+            raise WithUsage("-stream-results and -dag or -batch are incompatible", 1)
+        opts.stream = True
     elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
         opts.view, opts.better = "analyze", arg[1:].startswith("b")
     elif _is(arg, "io", 2):
@@ -183,7 +202,7 @@ def _option(opts, arg, args):
         opts.version = True
     elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
                                               ("expert", 2), ("verbose", 4))):
-        raise Unrecognized(f"Error: unrecognized argument {arg}", 1)
+        raise WithUsage(f"Error: unrecognized argument {arg}", 1)
 
 
 def _hold_codes(text):
@@ -203,8 +222,9 @@ def _hold_codes(text):
     return found
 
 
-class Unrecognized(UsageError):
-    """An option condor_q does not know: refused with the usage on the standard output."""
+class WithUsage(UsageError):
+    """An option condor_q does not know, or one the others exclude: refused with the
+    usage on the standard output."""
 
 
 def _leading_number(text):
@@ -262,7 +282,7 @@ def main(argv, prog="condor_q"):
         return 0
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
-        if isinstance(exc, Unrecognized):
+        if isinstance(exc, WithUsage):
             sys.stdout.write(USAGE)
         return exc.exit_code
 
