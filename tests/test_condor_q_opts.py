@@ -252,3 +252,37 @@ def test_stream_results_is_accepted(cell):
     proc = cell.run("condor_q", "-stream-results", "-nobatch")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[3] == NOBATCH_HEAD
+
+
+# ---------------------------------------------------------------- -hold-codes
+
+HOLD_CODES_HEAD = "OWNER          CODE/SUB    COUNT  OLDEST_JOB_ID HELD_SINCE  HOLD_REASON"
+
+
+def test_hold_codes_one_row_per_code_and_subcode():
+    from gridtools.cli.condor import qviews, queue as Q
+    procs = []
+    for cluster, hold in ((9, ["late", 1, 7, 4000.0]), (7, ["wait", 1, 0, 3000.0]), (8, ["again", 1, 0, 3500.0]),
+                          (6, ["disk", 34, 0, 2000.0])):
+        p = _proc(Q.HELD, cluster=cluster)
+        p.hold = hold
+        procs.append(p)
+    lines = qviews.hold_codes(procs).splitlines()
+    date = qviews.format_date
+    assert lines == [HOLD_CODES_HEAD,
+                     f"alice             1/0           2 7.0 {date(3000.0)} wait",
+                     f"alice             1/7           1 9.0 {date(4000.0)} late",
+                     f"alice            34/0           1 6.0 {date(2000.0)} disk"]
+
+
+def test_hold_codes_view(cell, workdir, capsys):
+    from condortools import submit, wait_status
+    held = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue 2\n", cwd=workdir)
+    wait_status(cell, f"{held}.1", 5)
+    proc = cell.run("condor_q", "-hold-codes")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split("\n")
+    assert lines[3] == HOLD_CODES_HEAD and len(lines) == 6 and lines[5] == ""
+    assert lines[4].split()[2:4] == ["2", f"{held}.0"]
+    code, out, err = _main(capsys, "-run", "-holdc")
+    assert (code, err) == (1, "-hold-codes incompatible with -idle or -run\n")

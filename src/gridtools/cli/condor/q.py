@@ -42,6 +42,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t-dag\t\t\t Sort DAG jobs under their DAGMan
 \t-run\t\t\t Get information about running jobs
 \t-hold\t\t\t Get information about jobs on hold
+\t-hold-codes\t\t Display first job for each unique hold code and subcode
 \t-idle\t\t\t Get information about idle jobs
 \t-io\t\t\t Display information regarding I/O
 \t-grid\t\t\t Get information about grid jobs
@@ -73,6 +74,7 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
+        self.grouped = False         # -hold-codes: a row per hold code and subcode
         self.stream = False          # -stream-results
         self.states = set()          # of -run, -hold and -idle: the one given
         self.hold_codes = []         # -hold:CODE[/SUB],...: [(code, subcode or None)]
@@ -137,6 +139,7 @@ def _option(opts, arg, args):
                 if opts.view not in ("batch", "nobatch"):
                     return
             opts.view = view
+            opts.grouped = False
             if view == "hold" and arg.partition(":")[2]:
                 opts.hold_codes += _hold_codes(arg.partition(":")[2])
             return
@@ -168,6 +171,13 @@ def _option(opts, arg, args):
         opts.stream = True
     elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
         opts.view, opts.better = "analyze", arg[1:].startswith("b")
+    elif _is(arg, "hold-codes", 6) or _is(arg, "holdcodes", 5):
+        if opts.states - {"hold"}:
+            raise WithUsage("-hold-codes incompatible with -idle or -run", 1)
+        opts.states.add("hold")
+        opts.view, opts.grouped = "hold", True
+        if arg.partition(":")[2]:
+            opts.hold_codes += _hold_codes(arg.partition(":")[2])
     elif _is(arg, "io", 2):
         opts.view = "io"
     elif _is(arg, "grid", 2):
@@ -472,6 +482,8 @@ def _table(opts, snap, chosen, user, now, source):
     if view == "run":
         return qviews.running(chosen, user, now, clock), False
     if view == "hold":
+        if opts.grouped:
+            return qviews.hold_codes(chosen), False
         return qviews.held(chosen), True
     if view == "idle":
         return qviews.idle(chosen, source.ad), False

@@ -112,6 +112,8 @@ def run(opts, select, attributes):
         return head + qviews.cut(qviews.idle(chosen, source.ad), width)
     if view == "grid":
         return head + qviews.cut(qviews.grid(chosen, source.ad, opts.ec2), width)
+    if view == "hold" and opts.grouped:
+        return head + qviews.hold_codes(chosen)
     if view == "hold":
         body = qviews.held(chosen)
     elif view == "io":

@@ -203,6 +203,23 @@ def grid(procs, ad_of, ec2=False):
     return "\n".join(lines) + "\n"
 
 
+def hold_codes(procs):
+    """``-hold-codes``: a row for each hold code and subcode of the held ``procs``, with
+    how many are held so and the first of them (its owner, id, date and reason)."""
+    lines = [f"{'OWNER':<14} CODE/SUB {'   COUNT '} OLDEST_JOB_ID {'HELD_SINCE':<11} HOLD_REASON"]
+    groups = {}
+    for p in procs:
+        hold = p.hold or ["", 0, 0]
+        groups.setdefault((int(hold[1]), int(hold[2])), []).append(p)
+    for (code, sub), held in sorted(groups.items()):
+        first = min(held, key=lambda p: (p.cluster, p.proc))
+        hold = first.hold or ["", 0, 0]
+        since = hold[3] if len(hold) > 3 else first.qdate
+        lines.append(f"{first.owner:<14} {code:4d}/{sub:<3d} {len(held):9d} {first.id} "
+                     f"{format_date(since):>11} {hold[0]}")
+    return "\n".join(lines) + "\n"
+
+
 UNIVERSES = {1: "standard", 5: "vanilla", 7: "scheduler", 9: "grid", 11: "parallel", 12: "local"}
 
 
