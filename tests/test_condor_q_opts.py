@@ -286,3 +286,18 @@ def test_hold_codes_view(cell, workdir, capsys):
     assert lines[4].split()[2:4] == ["2", f"{held}.0"]
     code, out, err = _main(capsys, "-run", "-holdc")
     assert (code, err) == (1, "-hold-codes incompatible with -idle or -run\n")
+
+
+# ---------------------------------------------------------------- -long:FORM, -xml and -json
+
+@pytest.mark.parametrize("argv", [["-xml", "-json"], ["-json", "-xml"], ["-l:xml", "-json"]])
+def test_xml_and_json_exclude_each_other(capsys, argv):
+    assert _main(capsys, *argv) == (1, "", "Error: Cannot print as both XML and JSON\n")
+
+
+def test_long_form_qualifier_chooses_the_form():
+    assert q.parse_args(["-long:json"]).view == "json"
+    assert q.parse_args(["-l:xml"]).view == "xml"
+    assert q.parse_args(["-l:long"]).view == "long"
+    assert q.parse_args(["-json", "-l"]).view == "json"
+    assert q.parse_args(["-json", "-l:xml"]).view == "xml"

@@ -74,6 +74,7 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
+        self.form = None             # the form of the ads: long, json or xml
         self.grouped = False         # -hold-codes: a row per hold code and subcode
         self.stream = False          # -stream-results
         self.states = set()          # of -run, -hold and -idle: the one given
@@ -138,6 +139,8 @@ def _option(opts, arg, args):
                 opts.batch = view == "batch"
                 if opts.view not in ("batch", "nobatch"):
                     return
+            if view in ("long", "json", "xml"):
+                view = _form(opts, view, arg.partition(":")[2])
             opts.view = view
             opts.grouped = False
             if view == "hold" and arg.partition(":")[2]:
@@ -213,6 +216,20 @@ def _option(opts, arg, args):
     elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
                                               ("expert", 2), ("verbose", 4))):
         raise WithUsage(f"Error: unrecognized argument {arg}", 1)
+
+
+def _form(opts, view, qualifier):
+    """The view of -long[:FORM], -json or -xml: the form the ads are printed in (of
+    -long, the one chosen before unless its qualifier names another)."""
+    if view == "long":
+        for word in qualifier.split(","):
+            if word in ("json", "xml", "long"):
+                opts.form = word
+        return opts.form or "long"
+    if (view, opts.form) in (("json", "xml"), ("xml", "json")):
+        raise UsageError("Error: Cannot print as both XML and JSON", 1)
+    opts.form = view
+    return view
 
 
 def _hold_codes(text):
