@@ -301,3 +301,21 @@ def test_long_form_qualifier_chooses_the_form():
     assert q.parse_args(["-l:long"]).view == "long"
     assert q.parse_args(["-json", "-l"]).view == "json"
     assert q.parse_args(["-json", "-l:xml"]).view == "xml"
+
+
+# ---------------------------------------------------------------- -af and -format arguments
+
+@pytest.mark.parametrize("argv, line", [
+    (["-af"], "Error: -autoformat requires at least one attribute parameter"),
+    (["-af:j", "-nobatch"], "Error: -autoformat requires at least one attribute parameter"),
+    (["-format"], "Error: -format requires format and attribute parameters"),
+    (["-format", "%d\\n"], "Error: -format requires format and attribute parameters"),
+    (["-pr", "-nobatch"], "Error: -print-format requires a filename argument"),
+])
+def test_format_arguments_missing(capsys, argv, line):
+    assert _main(capsys, *argv) == (1, "", line + "\n")
+
+
+def test_a_lone_dash_ends_the_af_attributes():
+    opts = q.parse_args(["-af", "ClusterId", "ProcId", "-", "alice"])
+    assert opts.af_attrs == ["ClusterId", "ProcId"] and opts.selection.users == ["alice"]

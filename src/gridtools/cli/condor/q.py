@@ -149,14 +149,17 @@ def _option(opts, arg, args):
     if _is(arg, "wide", 1):
         opts.wide = _leading_number(arg.partition(":")[2]) if ":" in arg else True
     elif _is(arg, "autoformat", 2) or _is(arg, "af", 2):
+        if not args or args[0].startswith("-"):
+            raise UsageError("Error: -autoformat requires at least one attribute parameter", 1)
         opts.view, opts.af_quals = "af", arg.partition(":")[2]
         while args and not args[0].startswith("-"):
             opts.af_attrs.append(args.pop(0))
-        if not opts.af_attrs:
-            raise UsageError("Error: -autoformat requires at least one attribute", 1)
+        if args and args[0] == "-":             # (a lone dash ends the attributes)
+            args.pop(0)
     elif _is(arg, "format", 1):
-        fmt = _take(args, arg)
-        opts.formats.append((fmt, _take(args, arg)))
+        if len(args) < 2:
+            raise UsageError("Error: -format requires format and attribute parameters", 1)
+        opts.formats.append((args.pop(0), args.pop(0)))
         opts.view = "format"
     elif _is(arg, "constraint", 2):
         opts.selection.constraints.append(_take(args, arg))
@@ -198,7 +201,7 @@ def _option(opts, arg, args):
             raise UsageError("Error: -limit requires the max number of results as an argument.", 1)
         opts.limit = _number(args.pop(0))
     elif _is(arg, "print-format", 2):
-        if not args:
+        if not args or (args[0].startswith("-") and args[0] != "-"):
             raise UsageError("Error: -print-format requires a filename argument", 1)
         raise UsageError("Error: -print-format is not supported; use -af or -format to choose columns", 1)
     elif _is(arg, "submitter", 2):
