@@ -319,3 +319,24 @@ def test_format_arguments_missing(capsys, argv, line):
 def test_a_lone_dash_ends_the_af_attributes():
     opts = q.parse_args(["-af", "ClusterId", "ProcId", "-", "alice"])
     assert opts.af_attrs == ["ClusterId", "ProcId"] and opts.selection.users == ["alice"]
+
+
+# ---------------------------------------------------------------- HTCondor's options the cell has no use for
+
+@pytest.mark.parametrize("arg, name", [
+    ("-aaf", "aaf"), ("-jobads", "jobads"), ("-autoc", "autocluster"), ("-group-by", "group-by"),
+    ("-factory", "factory"), ("-jobset", "jobset"), ("-unmatchable", "unmatchable"),
+    ("-reverse-analyze", "reverse-analyze"), ("-machine", "machine"), ("-mconstraint", "mconstraint"),
+    ("-slotads", "slotads"), ("-userprios", "userprios"), ("-schedd-constraint", "schedd-constraint"),
+    ("-dry-run", "dry-run"), ("-profile", "profile"),
+])
+def test_htcondor_options_without_a_use_here_are_refused_by_name(capsys, arg, name):
+    code, out, err = _main(capsys, arg, "x")
+    assert (code, out) == (1, "")
+    assert err == f"Error: -{name} is not supported by this condor_q\n"
+
+
+def test_direct_and_debug_are_taken(capsys):
+    assert _main(capsys, "-direct") == (1, "", "Error: -direct requires [schedd]\n")
+    assert _main(capsys, "-direct", "startd") == (1, "", "Error: -direct may only take 'schedd' as an option.\n")
+    assert q.parse_args(["-direct", "Schedd", "-debug:D_FULLDEBUG"]).view == "batch"

@@ -108,6 +108,13 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
           ("json", 2, "json"), ("xml", 2, "xml"))
 
 
+#: HTCondor's options the cell has no use for (another pool's files, autoclusters,
+#: factories, job sets, analysis of slots), with the letters each needs
+_UNSUPPORTED = (("aaf", 3), ("jobads", 1), ("slotads", 2), ("autocluster", 2), ("group-by", 2),
+                ("factory", 4), ("jobset", 5), ("unmatchable", 5), ("reverse-analyze", 3),
+                ("machine", 2), ("mconstraint", 2), ("slotconstraint", 5), ("userprios", 5),
+                ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
+
 #: the views that select procs by state, which exclude each other
 _STATES = ("run", "hold", "idle")
 
@@ -214,6 +221,16 @@ def _option(opts, arg, args):
         _take(args, arg)                # one pool: this cell's
     elif _is(arg, "help", 1):
         opts.help = True
+    elif _is(arg, "direct", 1):              # (one kind of daemon answers: the schedd)
+        if not args:
+            raise UsageError("Error: -direct requires [schedd]", 1)
+        if args.pop(0).lower() != "schedd":
+            raise UsageError("Error: -direct may only take 'schedd' as an option.", 1)
+    elif _is(arg, "debug", 3):
+        pass                                  # (nothing to trace)
+    elif any(_is(arg, word, least) for word, least in _UNSUPPORTED):
+        name = next(word for word, least in _UNSUPPORTED if _is(arg, word, least))
+        raise UsageError(f"Error: -{name} is not supported by this condor_q", 1)
     elif _is(arg, "version", 1) and not _is(arg, "verbose", 4):
         opts.version = True
     elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
