@@ -340,3 +340,29 @@ def test_direct_and_debug_are_taken(capsys):
     assert _main(capsys, "-direct") == (1, "", "Error: -direct requires [schedd]\n")
     assert _main(capsys, "-direct", "startd") == (1, "", "Error: -direct may only take 'schedd' as an option.\n")
     assert q.parse_args(["-direct", "Schedd", "-debug:D_FULLDEBUG"]).view == "batch"
+
+
+def test_table_width_follows_the_terminal(monkeypatch):
+    import os
+    import sys
+
+    class Terminal:
+        def isatty(self):
+            return True
+
+        def fileno(self):
+            return 1
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd: os.terminal_size((100, 30)))
+    assert q.table_width(q.parse_args([])) == 100
+    assert q.table_width(q.parse_args(["-wide"])) is None
+    assert q.table_width(q.parse_args(["-wide:60"])) == 60
+    assert q.table_width(q.parse_args(["-wide:0"])) == 100
+    monkeypatch.setattr(Terminal, "isatty", lambda self: False)
+
+    def no_terminal(fd):
+        raise OSError("not a terminal")
+    monkeypatch.setattr(os, "get_terminal_size", no_terminal)
+    assert q.table_width(q.parse_args([])) is None
+    assert q.table_width(q.parse_args(["-wide:60"])) == 60
+    assert q.table_width(q.parse_args(["-w:0"])) == 80
