@@ -55,7 +55,7 @@ def test_nobatch_run_and_hold_views(cell, workdir):
     assert cell.run("condor_hold", "-reason", "wait", jid).stdout == f"Job {jid} held\n"
     wait_status(cell, jid, 5)
     held = _lines(cell, "-hold")
-    assert held[3] == " ID      OWNER           HELD_SINCE CODE/SUB HOLD_REASON"
+    assert held[3] == " ID      OWNER          HELD_SINCE  CODE/SUB HOLD_REASON"
     assert re.match(rf"^ *{cluster}\.0 +root +\d+/\d+ +\d\d:\d\d +1/0   wait \(by user root\)$", held[4])
 
 

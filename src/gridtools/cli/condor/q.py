@@ -35,13 +35,19 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t-constraint <expr>\t Get information about jobs that match <expr>
     [output-opts] are
 \t-limit <num>\t\t Limit the number of results to <num>
+\t-cputime\t\t Display CPU_TIME instead of RUN_TIME
+\t-currentrun\t\t Display times only for current run
 \t-batch\t\t\t Show a single row for each batch of jobs (the default)
 \t-nobatch\t\t Show a row for each job
 \t-dag\t\t\t Sort DAG jobs under their DAGMan
 \t-run\t\t\t Get information about running jobs
 \t-hold\t\t\t Get information about jobs on hold
+\t-hold-codes\t\t Display first job for each unique hold code and subcode
 \t-idle\t\t\t Get information about idle jobs
+\t-io\t\t\t Display information regarding I/O
+\t-grid\t\t\t Get information about grid jobs
 \t-totals\t\t\t Display only job totals
+\t-stream-results \t Produce output as jobs are fetched
 \t-long\t\t\t Display entire ClassAds
 \t-json\t\t\t Display entire ClassAds in JSON
 \t-xml\t\t\t Display entire ClassAds in XML
@@ -51,7 +57,9 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t\t\t\t Print attr(s) with automatic formatting
 \t-af[:jlhVr,tng] <attr> [<attr2> [...]]
 \t\t\t\t Same as -autoformat
-\t-wide\t\t\t Don't truncate data to fit in 80 columns.
+\t-version\t\t Print the HTCondor version and exit
+\t-wide[:<width>]\t\t Don't truncate data to fit in 80 columns.
+\t\t\t\t Truncates to console width or <width> argument.
     [analyze-opts] are
 \t-analyze[:<qual>]\t Perform matchmaking analysis on jobs
 \t-better-analyze[:<qual>]\t Perform more detailed match analysis
@@ -66,9 +74,20 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
+        self.form = None             # the form of the ads: long, json or xml
+        self.grouped = False         # -hold-codes: a row per hold code and subcode
+        self.stream = False          # -stream-results
+        self.states = set()          # of -run, -hold and -idle: the one given
+        self.hold_codes = []         # -hold:CODE[/SUB],...: [(code, subcode or None)]
+        self.ec2 = False             # -grid:ec2
+        self.batch = None            # -batch (True), -nobatch (False), or neither
         self.better = False
         self.limit = 0
+        self.wide = None             # -wide: True; -wide:N: N
+        self.cputime = False         # -cputime: CPU_TIME for RUN_TIME
+        self.current_run = None      # -currentrun (True) or -cumulative-time (False)
         self.help = False
+        self.version = False
         self.schedd = None
         self.userlog = None          # -userlog: the jobs of a job event log (qlog)
 
@@ -89,6 +108,17 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
           ("json", 2, "json"), ("xml", 2, "xml"))
 
 
+#: HTCondor's options the cell has no use for (another pool's files, autoclusters,
+#: factories, job sets, analysis of slots), with the letters each needs
+_UNSUPPORTED = (("aaf", 3), ("jobads", 1), ("slotads", 2), ("autocluster", 2), ("group-by", 2),
+                ("factory", 4), ("jobset", 5), ("unmatchable", 5), ("reverse-analyze", 3),
+                ("machine", 2), ("mconstraint", 2), ("slotconstraint", 5), ("userprios", 5),
+                ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
+
+#: the views that select procs by state, which exclude each other
+_STATES = ("run", "hold", "idle")
+
+
 def parse_args(argv):
     opts = Options()
     args = list(argv)
@@ -102,21 +132,41 @@ def parse_args(argv):
 
 
 def _option(opts, arg, args):
+    if _is(arg, "batch", 2) or _is(arg, "progress", 3):     # (-batch:N and its marks: ignored)
+        arg = "-batch"
     for word, least, view in _VIEWS:
         if _is(arg, word, least):
-            if view in ("nobatch", "batch") and opts.view not in ("batch", "nobatch"):
-                return
+            if view in _STATES:
+                if opts.states - {view}:
+                    raise WithUsage("-run and -hold/held or -idle are incompatible", 1)
+                opts.states.add(view)
+            if view == "batch" and opts.stream:
+                raise WithUsage("-stream-results and -batch are incompatible", 1)
+            if view in ("nobatch", "batch"):
+                opts.batch = view == "batch"
+                if opts.view not in ("batch", "nobatch"):
+                    return
+            if view in ("long", "json", "xml"):
+                view = _form(opts, view, arg.partition(":")[2])
             opts.view = view
+            opts.grouped = False
+            if view == "hold" and arg.partition(":")[2]:
+                opts.hold_codes += _hold_codes(arg.partition(":")[2])
             return
-    if _is(arg, "autoformat", 2) or _is(arg, "af", 2):
+    if _is(arg, "wide", 1):
+        opts.wide = _leading_number(arg.partition(":")[2]) if ":" in arg else True
+    elif _is(arg, "autoformat", 2) or _is(arg, "af", 2):
+        if not args or args[0].startswith("-"):
+            raise UsageError("Error: -autoformat requires at least one attribute parameter", 1)
         opts.view, opts.af_quals = "af", arg.partition(":")[2]
         while args and not args[0].startswith("-"):
             opts.af_attrs.append(args.pop(0))
-        if not opts.af_attrs:
-            raise UsageError("Error: -autoformat requires at least one attribute", 1)
+        if args and args[0] == "-":             # (a lone dash ends the attributes)
+            args.pop(0)
     elif _is(arg, "format", 1):
-        fmt = _take(args, arg)
-        opts.formats.append((fmt, _take(args, arg)))
+        if len(args) < 2:
+            raise UsageError("Error: -format requires format and attribute parameters", 1)
+        opts.formats.append((args.pop(0), args.pop(0)))
         opts.view = "format"
     elif _is(arg, "constraint", 2):
         opts.selection.constraints.append(_take(args, arg))
@@ -125,11 +175,42 @@ def _option(opts, arg, args):
     elif _is(arg, "attributes", 2):
         opts.attributes = [a for a in _take(args, arg).replace(",", " ").split() if a]
     elif _is(arg, "dag", 2):
+        if opts.stream:
+            raise WithUsage("-stream-results and -dag are incompatible", 1)
         opts.dag = True
+    elif _is(arg, "stream-results", 2):         # (the answer is written at once anyway)
+        if opts.dag or opts.batch:
+            raise WithUsage("-stream-results and -dag or -batch are incompatible", 1)
+        opts.stream = True
     elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
         opts.view, opts.better = "analyze", arg[1:].startswith("b")
+    elif _is(arg, "hold-codes", 6) or _is(arg, "holdcodes", 5):
+        if opts.states - {"hold"}:
+            raise WithUsage("-hold-codes incompatible with -idle or -run", 1)
+        opts.states.add("hold")
+        opts.view, opts.grouped = "hold", True
+        if arg.partition(":")[2]:
+            opts.hold_codes += _hold_codes(arg.partition(":")[2])
+    elif _is(arg, "io", 2):
+        opts.view = "io"
+    elif _is(arg, "grid", 2):
+        opts.view, opts.ec2 = "grid", arg.partition(":")[2] == "ec2"
+    elif _is(arg, "cputime", 2):
+        opts.cputime = True
+    elif _is(arg, "currentrun", 3) or _is(arg, "cumulative-time", 3):
+        current = arg[1:4] == "cur"
+        if opts.current_run is not None:
+            other = "-cumulative-time" if current else "-currentrun"
+            raise UsageError(f"Error: -{'currentrun' if current else 'cumulative-time'} can't be used with {other}", 1)
+        opts.current_run = current
     elif _is(arg, "limit", 3):
-        opts.limit = _number(_take(args, arg))
+        if not args:
+            raise UsageError("Error: -limit requires the max number of results as an argument.", 1)
+        opts.limit = _number(args.pop(0))
+    elif _is(arg, "print-format", 2):
+        if not args or (args[0].startswith("-") and args[0] != "-"):
+            raise UsageError("Error: -print-format requires a filename argument", 1)
+        raise UsageError("Error: -print-format is not supported; use -af or -format to choose columns", 1)
     elif _is(arg, "submitter", 2):
         opts.selection.users.append(_take(args, arg))
     elif _is(arg, "userlog", 1):
@@ -140,16 +221,96 @@ def _option(opts, arg, args):
         _take(args, arg)                # one pool: this cell's
     elif _is(arg, "help", 1):
         opts.help = True
-    elif not any(_is(arg, w, n) for w, n in (("wide", 1), ("global", 1), ("nouserprios", 3),
-                                              ("currentrun", 2), ("expert", 2), ("verbose", 4))):
-        raise UsageError(f"Error: unrecognized argument {arg}", 1)
+    elif _is(arg, "direct", 1):              # (one kind of daemon answers: the schedd)
+        if not args:
+            raise UsageError("Error: -direct requires [schedd]", 1)
+        if args.pop(0).lower() != "schedd":
+            raise UsageError("Error: -direct may only take 'schedd' as an option.", 1)
+    elif _is(arg, "debug", 3):
+        pass                                  # (nothing to trace)
+    elif any(_is(arg, word, least) for word, least in _UNSUPPORTED):
+        name = next(word for word, least in _UNSUPPORTED if _is(arg, word, least))
+        raise UsageError(f"Error: -{name} is not supported by this condor_q", 1)
+    elif _is(arg, "version", 1) and not _is(arg, "verbose", 4):
+        opts.version = True
+    elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
+                                              ("expert", 2), ("verbose", 4))):
+        raise WithUsage(f"Error: unrecognized argument {arg}", 1)
+
+
+def _form(opts, view, qualifier):
+    """The view of -long[:FORM], -json or -xml: the form the ads are printed in (of
+    -long, the one chosen before unless its qualifier names another)."""
+    if view == "long":
+        for word in qualifier.split(","):
+            if word in ("json", "xml", "long"):
+                opts.form = word
+        return opts.form or "long"
+    if (view, opts.form) in (("json", "xml"), ("xml", "json")):
+        raise UsageError("Error: Cannot print as both XML and JSON", 1)
+    opts.form = view
+    return view
+
+
+def _hold_codes(text):
+    """The (code, subcode or None) pairs of -hold:CODE[/SUB],... (a word that starts
+    with no number is passed over with HTCondor's warning)."""
+    found = []
+    for word in text.split(","):
+        if not word:
+            continue
+        digits = word.lstrip()
+        if not digits[1 if digits[:1] in "+-" else 0:][:1].isdigit():
+            sys.stderr.write(f'Warning "{word}" is not a hold code and/or subcode. ignoring\n')
+            continue
+        code, _slash, sub = word.partition("/")
+        sub = _leading_number(sub) if sub.lstrip()[:1].isdigit() else None
+        found.append((_leading_number(code), sub))
+    return found
+
+
+class WithUsage(UsageError):
+    """An option condor_q does not know, or one the others exclude: refused with the
+    usage on the standard output."""
+
+
+def _leading_number(text):
+    """The number ``text`` starts with, as atoi reads it (0 when none)."""
+    digits = text.lstrip()
+    sign = -1 if digits[:1] == "-" else 1
+    digits = digits[1:] if digits[:1] in ("+", "-") else digits
+    end = 0
+    while end < len(digits) and digits[end] in "0123456789":
+        end += 1
+    return sign * int(digits[:end]) if end else 0
+
+
+def table_width(opts):
+    """The width the tables are cut to, one less than the columns (None: not cut):
+    -wide:N's N; without -wide, the terminal's when the output is one."""
+    wide = opts.wide
+    if wide is True:
+        return None
+    if wide is not None and wide > 0:
+        return wide
+    if wide is None and not sys.stdout.isatty():
+        return None
+    import os
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
+    except OSError:
+        return 80
 
 
 def _number(text):
-    try:
-        return max(0, int(text))
-    except ValueError:
-        raise UsageError(f"Error: -limit requires a number, not {text}", 1) from None
+    digits = text.lstrip()
+    digits = digits[1:] if digits[:1] in ("+", "-") else digits
+    if not (digits.isascii() and digits.isdigit()):      # (strtol's whole text)
+        raise UsageError(f"Error: Unable to convert ({text}) to a number for -limit.", 1)
+    number = int(text)
+    if number <= 0:
+        raise UsageError(f"Error: {number} is not a valid for -limit.", 1)
+    return number
 
 
 # ---------------------------------------------------------------- running
@@ -160,10 +321,16 @@ def main(argv, prog="condor_q"):
         if opts.help:
             sys.stdout.write(USAGE)
             return 0
+        if opts.version:
+            from gridtools.formats.condor import jobad
+            sys.stdout.write(f"{jobad.DEFAULT_VERSION}\n{jobad.DEFAULT_PLATFORM}\n")
+            return 0
         sys.stdout.write(run(opts))
         return 0
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
+        if isinstance(exc, WithUsage):
+            sys.stdout.write(USAGE)
         return exc.exit_code
 
 
@@ -186,7 +353,31 @@ def check_read():
         raise GridError(access.denied_line(who), 1)
 
 
+def batch_is_default():
+    """CONDOR_Q_DASH_BATCH_IS_DEFAULT (true unless the configuration says false), read
+    from the configuration only when it may set it."""
+    if not access.may_set("CONDOR_Q_DASH_BATCH_IS_DEFAULT"):
+        return True
+    from gridtools.cli.condor.machineviews import client_config
+    value = client_config().get("CONDOR_Q_DASH_BATCH_IS_DEFAULT")
+    word = (value or "").strip().lower()
+    if word in ("false", "no", "f", "n", "0"):
+        return False
+    return True
+
+
+def settle_view(opts):
+    """The view of a command line that chose neither -batch nor -nobatch (nor another
+    table): the batch view, or the per-proc one when the configuration says -batch is
+    not the default. -batch with -af or -format is refused, as HTCondor refuses it."""
+    if opts.batch and opts.view in ("af", "format"):
+        raise UsageError("Error: -batch conflicts with -format and -af", 1)
+    if opts.view == "batch" and opts.batch is None and not batch_is_default():
+        opts.view = "nobatch"
+
+
 def run(opts):
+    settle_view(opts)
     if opts.userlog is not None:           # (no schedd is asked: the caller reads the log)
         from gridtools.cli.condor import qlog
         return qlog.run(opts, select, _attributes)
@@ -200,7 +391,7 @@ def run(opts):
         if listing is not None:
             for fault in listing["faults"]:
                 sys.stderr.write(f"warning: {fault['text']}\n")
-            return qlisting.view(opts, listing, Q.me(), time.time(), _schedd())
+            return qlisting.view(opts, listing, Q.me(), time.time(), _schedd(), table_width(opts))
     snap = status.load()
     if opts.view == "analyze" and not (snap.get("exechosts") or snap.get("hosts")):
         from gridtools.cli.condor import machineviews   # a daemon just started: its first status
@@ -217,6 +408,8 @@ def run(opts):
         chosen = chosen[:opts.limit]
     return render(opts, snap, chosen, everyone, user, now, source)
 
+
+GRID_UNIVERSE = 9
 
 #: the views that show only the chosen procs (no totals, no comparison with the others)
 _CHOSEN_ONLY = ("long", "json", "xml", "af", "format")
@@ -235,7 +428,7 @@ def _from_listing(opts):
     """True when the published listing alone answers: the batch view or the totals of
     the jobs of all, some or the calling users."""
     sel = opts.selection
-    return (opts.view in ("batch", "totals") and not opts.dag and not opts.limit
+    return (opts.view in ("batch", "totals") and not opts.limit
             and not (sel.constraints or sel.clusters or sel.ids))
 
 
@@ -249,12 +442,25 @@ def select(opts, everyone, user, source):
         chosen = [p for p in chosen if p.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED)]
     elif opts.view == "hold":
         chosen = [p for p in chosen if p.status == Q.HELD]
+        if opts.hold_codes:
+            chosen = [p for p in chosen if _held_for(p, opts.hold_codes)]
     elif opts.view == "idle":
         chosen = [p for p in chosen if p.status == Q.IDLE]
+    elif opts.view == "io":
+        chosen = [p for p in chosen if qviews.moving_files(source.ad(p))]
+    elif opts.view == "grid":
+        chosen = [p for p in chosen if p.universe == GRID_UNIVERSE]
     if sel.constraints:
         exprs = Q.compile_constraints(sel.constraints)
         chosen = [p for p in chosen if Q.matches_all(source.ad(p), exprs)]
     return chosen
+
+
+def _held_for(proc, codes):
+    """True when the hold of ``proc`` has one of the (code, subcode or None) ``codes``."""
+    hold = proc.hold or ["", 0, 0]
+    code, sub = int(hold[1]), int(hold[2])
+    return any(code == c and (s is None or sub == s) for c, s in codes)
 
 
 def _ads(source, procs, attributes):
@@ -275,6 +481,8 @@ def render(opts, snap, chosen, everyone, user, now, source):
         from gridtools.cli.condor import analyze
         return head + analyze.report(snap, chosen, everyone, source, opts.better, now)
     body, totals = _table(opts, snap, chosen, user, now, source)
+    if view != "hold":                      # (hold reasons are never cut)
+        body = qviews.cut(body, table_width(opts))
     if not totals:
         return head + body
     mine = [p for p in everyone if p.owner == user]
@@ -307,19 +515,38 @@ def _table(opts, snap, chosen, user, now, source):
     view = opts.view
     if view == "totals":
         return "", True
+    clock = _clock(opts, source)
     if view == "run":
-        return qviews.running(chosen, user, now), False
+        return qviews.running(chosen, user, now, clock), False
     if view == "hold":
+        if opts.grouped:
+            return qviews.hold_codes(chosen), False
         return qviews.held(chosen), True
     if view == "idle":
         return qviews.idle(chosen, source.ad), False
-    if view == "nobatch" or opts.dag:
+    if view == "io":
+        return qviews.io(chosen, source.ad), True
+    if view == "grid":
+        return qviews.grid(chosen, source.ad, opts.ec2), False
+    if view == "nobatch":
         if opts.dag:
             chosen, names = dag_order(chosen, source)
-            return qviews.nobatch(chosen, user, now, names), True
-        return qviews.nobatch(chosen, user, now), True
+            return qviews.nobatch(chosen, user, now, names, clock), True
+        return qviews.nobatch(chosen, user, now, clock=clock), True
     totals = {jid: _submitted(info) for jid, info in (snap.get("jobs") or {}).items()}
     return qviews.batch_view(chosen, totals), True
+
+
+def _clock(opts, source):
+    """The time column of the per-proc tables (``qviews.Clock``), None for RUN_TIME."""
+    if opts.cputime:
+        def cpu(proc, _now):
+            value = source.ad(proc).eval("RemoteUserCpu")
+            return value if type(value) in (int, float) else 0
+        return qviews.Clock("CPU_TIME", cpu)
+    if opts.current_run:
+        return qviews.Clock("RUN_TIME", qviews.current_run)
+    return None
 
 
 def _submitted(info):

@@ -126,8 +126,9 @@ def tally(chosen):
     return sum(counts.values()), counts
 
 
-def view(opts, listing, user, now, schedd):
-    """condor_q's text for the batch view or -totals of the listing."""
+def view(opts, listing, user, now, schedd, width=None):
+    """condor_q's text for the batch view or -totals of the listing (its lines cut to
+    ``width``: ``qviews.cut``)."""
     from gridtools.cli.condor import qviews
     everyone = groups(listing)
     sel = opts.selection
@@ -143,4 +144,4 @@ def view(opts, listing, user, now, schedd):
     head = qviews.title(schedd, now)
     if opts.view == "totals":
         return head + totals
-    return head + qviews.batch_table(batch_rows(chosen)) + "\n" + totals + "\n"
+    return head + qviews.cut(qviews.batch_table(batch_rows(chosen)), width) + "\n" + totals + "\n"

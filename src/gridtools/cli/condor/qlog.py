@@ -86,7 +86,7 @@ def title(path, now):
 def run(opts, select, attributes):
     """condor_q's text for the log ``opts.userlog``; ``select`` and ``attributes`` are
     condor_q's own (``q.select``, ``q._attributes``)."""
-    from gridtools.cli.condor.q import dag_order
+    from gridtools.cli.condor.q import _clock, dag_order, table_width
     user, now = Q.me(), time.time()
     everyone, source = read(opts.userlog, user, now)
     chosen = select(opts, everyone, user, source)       # (-limit bounds the schedd's answer only)
@@ -103,19 +103,26 @@ def run(opts, select, attributes):
     totals = "\n" + qviews.tally_text(len(chosen), qviews._counts(chosen)) + "\n"
     if view == "totals":
         return head + totals
+    clock, width = _clock(opts, source), table_width(opts)
     if view == "run":
         for proc in chosen:
             proc.host = host_shown(proc.host)
-        return head + qviews.running(chosen, user, now)
+        return head + qviews.cut(qviews.running(chosen, user, now, clock), width)
     if view == "idle":
-        return head + qviews.idle(chosen, source.ad)
+        return head + qviews.cut(qviews.idle(chosen, source.ad), width)
+    if view == "grid":
+        return head + qviews.cut(qviews.grid(chosen, source.ad, opts.ec2), width)
+    if view == "hold" and opts.grouped:
+        return head + qviews.hold_codes(chosen)
     if view == "hold":
         body = qviews.held(chosen)
-    elif opts.dag:
+    elif view == "io":
+        body = qviews.cut(qviews.io(chosen, source.ad), width)
+    elif view == "nobatch" and opts.dag:
         chosen_dag, names = dag_order(chosen, source)
-        body = qviews.nobatch(chosen_dag, user, now, names)
+        body = qviews.cut(qviews.nobatch(chosen_dag, user, now, names, clock), width)
     elif view == "nobatch":
-        body = qviews.nobatch(chosen, user, now)
+        body = qviews.cut(qviews.nobatch(chosen, user, now, clock=clock), width)
     else:               # the log says not how many procs a cluster was submitted with
-        body = qviews.batch_view(chosen, {p.cluster: 0 for p in chosen})
+        body = qviews.cut(qviews.batch_view(chosen, {p.cluster: 0 for p in chosen}), width)
     return head + body + totals

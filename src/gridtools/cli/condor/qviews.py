@@ -43,6 +43,15 @@ def format_time(seconds):
     return f"{days:3d}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
 
 
+def cut(table, width):
+    """The lines of ``table`` cut to ``width`` less one characters, as HTCondor fits its
+    tables to a terminal or to -wide:N (None: whole)."""
+    if width is None:
+        return table
+    keep = max(0, width - 1)
+    return "".join(line[:keep] + "\n" for line in table.split("\n")[:-1]) if table else table
+
+
 def title(schedd, now):
     stamp = time.strftime("%m/%d/%y %H:%M:%S", time.localtime(now))
     return f"\n\n-- Schedd: {schedd} : <127.0.0.1:9618?... @ {stamp}\n"
@@ -53,6 +62,22 @@ def run_time(proc, now):
     one it is in."""
     current = now - proc.start if proc.start and proc.status in (Q.RUNNING, Q.SUSPENDED, Q.HELD) else 0
     return proc.wall + current
+
+
+def current_run(proc, now):
+    """RUN_TIME of ``-currentrun``: the seconds of the run the proc is in (none when it
+    is not running or suspended)."""
+    running = proc.start and proc.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED)
+    return now - proc.start if running else 0
+
+
+class Clock:
+    """The time column of the per-proc tables: its heading and the seconds of a proc
+    (RUN_TIME by default; ``-currentrun`` the current run only; ``-cputime``
+    CPU_TIME, the user CPU seconds of the proc's ad, ``RemoteUserCpu``)."""
+
+    def __init__(self, head="RUN_TIME", seconds=None):
+        self.head, self.seconds = head, seconds or run_time
 
 
 def _base(cmd):
@@ -78,42 +103,120 @@ def command_text(proc, user):
 
 # ---------------------------------------------------------------- per proc
 
-def nobatch(procs, user, now, dag_names=None):
-    """One row per proc; ``dag_names``: proc id -> node label (``-dag``)."""
+_RUN_TIME = Clock()
+
+
+def nobatch(procs, user, now, dag_names=None, clock=None):
+    """One row per proc; ``dag_names``: proc id -> node label (``-dag``); ``clock``: the
+    time column (``Clock``), RUN_TIME by default."""
+    clock = clock or _RUN_TIME
     owner_head = "OWNER/NODENAME" if dag_names is not None else "OWNER"
     width = 17 if dag_names is not None else 14
     prio_width = max([3] + [len(str(p.prio)) for p in procs])
-    lines = [f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {'    RUN_TIME':>12} ST "
+    lines = [f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {clock.head:>12} ST "
              f"{'PRI':<{prio_width}} SIZE CMD"]
     row = f"{{}} {{:<{width}}} {{:>11}} {{:>12}} {{:<2}} {{:<{prio_width}}}  0.0 {{}}".format
-    dates, idle, letters = {}, format_time(0), Q.STATUS_LETTER
+    dates, idle, letters, seconds = {}, format_time(0), Q.STATUS_LETTER, clock.seconds
     for p in procs:
         who = (dag_names or {}).get(p.id) or p.owner
         date = dates.get(p.qdate)
         if date is None:
             date = dates[p.qdate] = format_date(p.qdate)
-        spent = run_time(p, now)
+        spent = seconds(p, now)
         lines.append(row(_id_cells(p), who[:width] if dag_names is not None else who, date,
                          format_time(spent) if spent else idle, letters.get(p.status, "?"), str(p.prio),
                          command_text(p, user)))
     return "\n".join(lines) + "\n"
 
 
-def running(procs, user, now):
-    lines = [f" ID  {'':3} {'OWNER':<14} {'  SUBMITTED':>11} {'    RUN_TIME':>12} HOST(S)"]
+def running(procs, user, now, clock=None):
+    clock = clock or _RUN_TIME
+    lines = [f" ID  {'':3} {'OWNER':<14} {'  SUBMITTED':>11} {clock.head:>12} HOST(S)"]
     for p in procs:
         lines.append(f"{_id_cells(p)} {p.owner:<14} {format_date(p.qdate):>11} "
-                     f"{format_time(run_time(p, now)):>12} {p.host}")
+                     f"{format_time(clock.seconds(p, now)):>12} {p.host}")
     return "\n".join(lines) + "\n"
 
 
 def held(procs):
-    lines = [f" ID  {'':3} {'OWNER':<14} {'HELD_SINCE':>11} CODE/SUB HOLD_REASON"]
+    lines = [f" ID  {'':3} {'OWNER':<14} {'HELD_SINCE':<11} CODE/SUB HOLD_REASON"]    # (headings: left)
     for p in procs:
         hold = p.hold or ["", 0, 0]
         since = hold[3] if len(hold) > 3 else p.qdate
         lines.append(f"{_id_cells(p)} {p.owner:<14} {format_date(since):>11} "
                      f"{int(hold[1]):4d}/{int(hold[2]):<3d} {hold[0]}")
+    return "\n".join(lines) + "\n"
+
+
+IO_WHEN = ("TransferQueued", "TransferringOutput", "TransferringInput")
+
+
+def moving_files(ad):
+    """True for a proc ``-io`` lists: one whose files are being moved or wait to be."""
+    return any(ad.eval(name) is True for name in IO_WHEN)
+
+
+def _bytes(value):
+    """HTCondor's readable bytes: ``%.1f`` of a unit from B to TB (the B with a blank)."""
+    if type(value) not in (int, float):
+        return "??"
+    for unit in ("B ", "KB", "MB", "GB"):
+        if value <= 1024.0:
+            return f"{value:.1f} {unit}"
+        value /= 1024.0
+    return f"{value:.1f} TB"
+
+
+def io(procs, ad_of):
+    """``-io``: the runs and the bytes moved of each proc (``moving_files``)."""
+    lines = [f" ID  {'':3} {'OWNER':<14} RUNS ST {' INPUT'} {' OUTPUT'} {' RATE':<10} MISC"]
+    for p in procs:
+        ad = ad_of(p)
+        runs, got, sent = ad.eval("NumJobStarts"), ad.eval("BytesRecvd"), ad.eval("BytesSent")
+        both = got + sent if type(got) in (int, float) and type(sent) in (int, float) else None
+        flags = [w for w, name in zip(("in", "out", "queued"), IO_WHEN[::-1]) if ad.eval(name) is True]
+        misc = f" transfer={','.join(flags)}" if flags else ""
+        lines.append(f"{_id_cells(p)} {p.owner:<14} "
+                     f"{runs if type(runs) is int else '?':>4} {Q.STATUS_LETTER.get(p.status, '?'):<2} "
+                     f"{_bytes(got)} {_bytes(sent)} {_bytes(both):>10} {misc}")
+    return "\n".join(lines) + "\n"
+
+
+def grid(procs, ad_of, ec2=False):
+    """``-grid`` (``ec2``: ``-grid:ec2``): grid universe procs with the state, resource
+    and id their grid gave (``GridJobStatus``, ``GridResource``, ``GridJobId``)."""
+    def text(ad, name):
+        value = ad.eval(name)
+        return value if isinstance(value, str) else "??"
+    if ec2:
+        lines = [f" ID  {'':3} {'OWNER':<14} {'STATUS':<10} INSTANCE ID CMD"]
+        for p in procs:
+            ad = ad_of(p)
+            lines.append(f"{_id_cells(p)} {p.owner:<14} {text(ad, 'GridJobStatus'):<10} "
+                         f"{text(ad, 'GridJobId')} {_base(p.cmd)}")
+        return "\n".join(lines) + "\n"
+    lines = [f" ID  {'':3} {'OWNER':<14} {'STATUS':<10} {'GRID->MANAGER    HOST':<27} GRID_JOB_ID"]
+    for p in procs:
+        ad = ad_of(p)
+        lines.append(f"{_id_cells(p)} {p.owner:<14} {text(ad, 'GridJobStatus'):<10} "
+                     f"{text(ad, 'GridResource')[:27]:<27} {text(ad, 'GridJobId')}")
+    return "\n".join(lines) + "\n"
+
+
+def hold_codes(procs):
+    """``-hold-codes``: a row for each hold code and subcode of the held ``procs``, with
+    how many are held so and the first of them (its owner, id, date and reason)."""
+    lines = [f"{'OWNER':<14} CODE/SUB {'   COUNT '} OLDEST_JOB_ID {'HELD_SINCE':<11} HOLD_REASON"]
+    groups = {}
+    for p in procs:
+        hold = p.hold or ["", 0, 0]
+        groups.setdefault((int(hold[1]), int(hold[2])), []).append(p)
+    for (code, sub), held in sorted(groups.items()):
+        first = min(held, key=lambda p: (p.cluster, p.proc))
+        hold = first.hold or ["", 0, 0]
+        since = hold[3] if len(hold) > 3 else first.qdate
+        lines.append(f"{first.owner:<14} {code:4d}/{sub:<3d} {len(held):9d} {first.id} "
+                     f"{format_date(since):>11} {hold[0]}")
     return "\n".join(lines) + "\n"
 
 
