@@ -444,6 +444,23 @@ def users():
 
 
 @pytest.fixture
+def two_host_pool():
+    """Two hosts (hosta, hostb) of two slots, 4096 MB each, whose slot ads leave out this
+    machine's load (LoadAvg and CondorLoadAvg 0.0, from a STARTD_FACTS_FILE)."""
+    cell = make_cell(slots=2, hosts=["hosta", "hostb"], start=False)
+    facts = os.path.join(cell.root, "etc", "facts")
+    with open(facts, "w") as fh:
+        fh.write("LoadAvg = 0.0\nCondorLoadAvg = 0.0\n")
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"STARTD_FACTS_FILE = {facts}\nMEMORY = 4096\n")
+    cell.start_daemon()
+    try:
+        yield cell
+    finally:
+        destroy_cell(cell)
+
+
+@pytest.fixture
 def workdir(tmp_path):
     """A scratch directory every user may write to."""
     path = tempfile.mkdtemp(prefix="gtwork-", dir="/tmp")

@@ -17,18 +17,8 @@ def configure(cell, text):
 
 
 @pytest.fixture
-def pool():
-    """Two hosts of two slots; the load of this machine is left out of the slot ads."""
-    cell = make_cell(slots=2, hosts=["hosta", "hostb"], start=False)
-    facts = os.path.join(cell.root, "etc", "facts")
-    with open(facts, "w") as fh:
-        fh.write("LoadAvg = 0.0\nCondorLoadAvg = 0.0\n")
-    configure(cell, f"STARTD_FACTS_FILE = {facts}\nMEMORY = 4096\n")
-    cell.start_daemon()
-    try:
-        yield cell
-    finally:
-        destroy_cell(cell)
+def pool(two_host_pool):
+    return two_host_pool
 
 
 def status(cell, *args, user=None):

@@ -2,11 +2,8 @@
 -pool and -direct (as functions of the published slot ads, and against a daemon)."""
 
 import json
-import os
 
 import pytest
-
-from conftest import destroy_cell, make_cell
 
 from gridtools.cli.condor import status
 from gridtools.errors import GridError
@@ -168,16 +165,5 @@ def test_pool_and_direct_are_accepted_and_the_cells_daemon_answers(pool):
 
 
 @pytest.fixture
-def pool():
-    """Two hosts of two slots (as test_condor_status's)."""
-    cell = make_cell(slots=2, hosts=["hosta", "hostb"], start=False)
-    facts = os.path.join(cell.root, "etc", "facts")
-    with open(facts, "w") as fh:
-        fh.write("LoadAvg = 0.0\nCondorLoadAvg = 0.0\n")
-    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-        fh.write(f"STARTD_FACTS_FILE = {facts}\nMEMORY = 4096\n")
-    cell.start_daemon()
-    try:
-        yield cell
-    finally:
-        destroy_cell(cell)
+def pool(two_host_pool):
+    return two_host_pool
