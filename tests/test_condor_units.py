@@ -438,6 +438,34 @@ def test_batch_rows_and_widths():
     assert "HOLD" not in no_hold
 
 
+def _group(cluster, clusters, procs, status, batch=None, submitted=None):
+    from gridtools.cli.condor import qlisting
+    g = qlisting.Group.__new__(qlisting.Group)
+    g.cluster, g.clusters, g.procs, g.status, g.owner, g.batch = cluster, clusters, procs, status, "alice", batch
+    g.qdate, g.submitted, g.dag, g.dagman = 1700000000.0, submitted or len(procs), None, 0
+    return g
+
+
+def test_listing_rows_of_lone_clusters_and_of_clusters_of_several_statuses():
+    """The batch rows condor_q makes from the listing's groups: a run of clusters without
+    a batch name is a row each; a cluster whose procs are of several statuses (several
+    groups, here cluster 12 within the run 11-13) adds them up in one row; a named batch
+    gathers its clusters."""
+    from gridtools.cli.condor import qlisting
+    rows = qlisting.batch_rows([
+        _group(8, 3, [0], Q.HELD), _group(11, 3, [0], Q.IDLE, submitted=2), _group(12, 1, [1], Q.RUNNING, submitted=2),
+        _group(20, 2, [0, 1], Q.IDLE, batch="mine")])
+    when = 1700000000.0
+    assert rows == [("alice", f"ID: {c}", when, (0, 0, 0, 1, 1), f"{c}.0") for c in (8, 9, 10)] + [
+        ("alice", "ID: 11", when, (1, 0, 1, 0, 2), "11.0"),
+        ("alice", "ID: 12", when, (0, 1, 1, 0, 2), "12.0-1"),
+        ("alice", "ID: 13", when, (1, 0, 1, 0, 2), "13.0"),
+        ("alice", "mine", when, (0, 0, 4, 0, 4), "20.0 ... 21.1")]
+    table = qviews.batch_table(rows).splitlines()
+    assert table[1] == f"alice {'ID: 8':<10} {qviews.format_date(when):>12}      _      _      _      1      1 8.0"
+    assert len(table) == 1 + len(rows)
+
+
 def test_nobatch_row_and_totals():
     now = 1700000000.0 + 3725
     row = qviews.nobatch([_proc(12, 3, Q.RUNNING, start=1700000000.0, prio=-2, cmd="/bin/sleep",

@@ -2,9 +2,11 @@
 
 The listing's runs are turned into groups of procs that share an owner, a
 batch and a JobStatus, and the batches and totals are counted group by
-group: the default view of 10,000 jobs costs about what qstat's does, where
-a record per proc (``queue.procs``) would cost several times more. What is
-shown is what ``qviews.batch_view`` and ``qviews.summary`` show of the procs.
+group, where a record per proc (``queue.procs``) would cost several times
+more. A cluster without a batch name whose procs are all in one group (most
+are) is its own row, made at once without a batch to count (``_lone_rows``).
+What is shown is what ``qviews.batch_view`` and ``qviews.summary`` show of
+the procs.
 """
 
 from gridtools.cli.condor import queue as Q
@@ -94,13 +96,43 @@ class _Batch:
         return (self.owner, self.name, self.qdate, counts, ids)
 
 
+def _shared_clusters(chosen):
+    """The clusters of more than one group (procs of several statuses): their rows add
+    groups up. Groups come by cluster and first proc, so only neighbours can share."""
+    shared, reach = set(), -1
+    for g in chosen:
+        if g.cluster <= reach:
+            shared.update(range(g.cluster, min(reach, g.cluster + g.clusters - 1) + 1))
+        reach = max(reach, g.cluster + g.clusters - 1)
+    return shared
+
+
+def _lone_rows(g, found):
+    """The rows of a group of clusters without a batch name, none of them in another
+    group: one row each, alike but for the id (what ``_Batch`` would count)."""
+    size, status = len(g.procs), g.status
+    counts = (max(0, g.submitted - size), size if status in (Q.RUNNING, Q.TRANSFERRING) else 0,
+              size if status in (Q.IDLE, Q.SUSPENDED) else 0, size if status == Q.HELD else 0,
+              g.submitted)
+    first, last = g.procs[0], g.procs[-1]
+    tail = f".{first}" if first == last else f".{first}-{last}"
+    owner, qdate = g.owner, g.qdate
+    for c in range(g.cluster, g.cluster + g.clusters):
+        found[("", c)] = (owner, f"ID: {c}", qdate, counts, f"{c}{tail}")
+
+
 def batch_rows(chosen):
     """The batch view's rows (``qviews.batch_table``) of the groups ``chosen``; a DAG's
     node jobs are in its row whatever their own batch names."""
     found = {}
     dags = {g.cluster: (g.owner, g.batch) for g in chosen if g.dag is not None and g.batch}
+    shared = _shared_clusters(chosen)
     for g in chosen:
         last_cluster = g.cluster + g.clusters - 1
+        if not g.batch and g.dag is None and g.dagman not in dags and \
+                not (shared and shared.intersection(range(g.cluster, last_cluster + 1))):
+            _lone_rows(g, found)
+            continue
         if g.dagman in dags:
             parts = [(dags[g.dagman], g.cluster, last_cluster)]
         elif g.batch:
@@ -115,7 +147,7 @@ def batch_rows(chosen):
                 batch.manager, batch.dag = (first, g.procs[0]), g.dag
                 continue
             batch.add(g, (first, g.procs[0]), (last, g.procs[-1]), last - first + 1)
-    return [b.row() for b in found.values()]
+    return [b if b.__class__ is tuple else b.row() for b in found.values()]
 
 
 def tally(chosen):

@@ -319,18 +319,22 @@ def batch_table(rows):
     longest = max([len(r[0]) for r in rows] or [0])
     owner_w = longest if longest >= len("OWNER") else 8
     name_w = max([10] + [len(r[1]) for r in rows])
-    counts = [r[3] for r in rows]
-    show_hold = any(c[3] for c in counts) or not rows
-    widths = [max([6] + [len(str(c[i])) for c in counts]) for i in range(5)]
+    columns = list(zip(*[r[3] for r in rows])) or [()] * 5     # (the counts are whole numbers)
+    show_hold = any(columns[3]) or not rows
+    widths = [max(6, len(str(max(column, default=0)))) for column in columns]
     heads = ["  DONE", "  RUN ", "  IDLE", "  HOLD", " TOTAL"]
     cols = [i for i in range(5) if i != 3 or show_hold]
     head = f"{'OWNER':<{owner_w}} {'BATCH_NAME':<{name_w}} {'   SUBMITTED':>12} " + \
         " ".join(heads[i].rjust(widths[i]) for i in cols) + " JOB_IDS"
     lines = [head]
-    row = (f"{{:<{owner_w}}} {{:<{name_w}}} {{:>12}} " + " ".join(f"{{:>{widths[i]}}}" for i in cols)
-           + " {}").format
+    start = f"{{:<{owner_w}}} {{:<{name_w}}} ".format
+    middle = ("{:>12} " + " ".join(f"{{:>{widths[i]}}}" for i in cols) + " ").format
+    made = {}               # (submission time, counts) -> the middle of the line: rows share them
     for owner, name, qdate, count, ids in rows:
-        lines.append(row(owner, name, format_date(qdate), *[count[i] or "_" for i in cols], ids))
+        mid = made.get((qdate, count))
+        if mid is None:
+            mid = made[qdate, count] = middle(format_date(qdate), *[count[i] or "_" for i in cols])
+        lines.append(start(owner, name) + mid + ids)
     return "\n".join(lines) + "\n"
 
 
