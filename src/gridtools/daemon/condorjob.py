@@ -287,10 +287,7 @@ def evicted(state, job, task, result, now):
     if vacate:                              # its periodic policy vacated it: why, and the counters
         info.update(Reason=vacate[0], ReasonCode=int(vacate[1]), ReasonSubCode=int(vacate[2]))
         mine["vacated"] = list(vacate[:3])
-        mine["vacates"] = int(mine.get("vacates", 0)) + 1
-        by = mine.setdefault("vacates_by", {})
-        name = jobads.hold_code_name(vacate[1])
-        by[name] = int(by.get(name, 0)) + 1
+        _count(mine, "vacates", int(vacate[1]))
         job.changed()
     write_events(state, job, [(task.number, EventType.JOB_EVICTED, info, now)])
 
@@ -362,12 +359,17 @@ def count_hold(job, number, code):
     counts every hold but those made to spool input files."""
     if code == jobads.HOLD_CODE_SPOOLING:
         return
-    mine = task_info(job, number)
-    mine["holds"] = int(mine.get("holds", 0)) + 1
-    name = jobads.hold_code_name(code)
-    by = mine.setdefault("holds_by", {})
-    by[name] = int(by.get(name, 0)) + 1
+    _count(task_info(job, number), "holds", code)
     job.changed()
+
+
+def _count(mine, key, code):
+    """One more of a task's ``key`` (holds, vacates) in all and, in ``key``_by, by the
+    name of its reason ``code``."""
+    mine[key] = int(mine.get(key, 0)) + 1
+    by = mine.setdefault(key + "_by", {})
+    name = jobads.hold_code_name(code)
+    by[name] = int(by.get(name, 0)) + 1
 
 
 def start_hold(job, task, result):

@@ -61,11 +61,7 @@ class Decision:
 
 def fires(ad, name):
     """True when attribute ``name`` of ``ad`` evaluates to a true number or boolean."""
-    if name not in ad:
-        return False
-    value = ad.eval(name)
-    return (isinstance(value, bool) and value) or \
-        (not isinstance(value, bool) and isinstance(value, (int, float)) and value != 0)
+    return name in ad and _true(ad.eval(name))
 
 
 def _why(ad, name):
@@ -238,6 +234,7 @@ def _max_releases(text):
 
 
 def _true(value):
+    """Whether a value triggers a policy: a true boolean or a number other than 0."""
     return (isinstance(value, bool) and value) or \
         (not isinstance(value, bool) and isinstance(value, (int, float)) and value != 0)
 

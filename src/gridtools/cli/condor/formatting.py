@@ -175,3 +175,13 @@ def xml_ads(ads):
 def long_ads(ads):
     """Ads in the long form, an empty line after each (condor_q -l)."""
     return "".join(f"{ad}\n" for ad in ads)
+
+
+def projected(ads, attributes):
+    """The ads -long, -json and -xml show (condor_q, condor_status, condor_history): with
+    ``-attributes``, only the attributes named (any case); without, the ads as they are."""
+    if not attributes:
+        return ads
+    from gridtools.classad import ClassAd
+    keep = {a.lower() for a in attributes}
+    return [ClassAd([(n, ad.lookup(n)) for n in ad if n.lower() in keep]) for ad in ads]

@@ -40,6 +40,7 @@ import sys
 
 from gridtools.cli.condor import queue as Q
 from gridtools.errors import GridError, InputError, UsageError
+from gridtools.formats.condor import c_atoi
 
 USAGE = """\
 Usage: condor_history [options]
@@ -151,7 +152,7 @@ def parse_args(argv):
         elif _is(arg, "match", 1) or _is(arg, "limit", 3):
             if not args:
                 raise _fail("Error: Argument -match requires a number value as a parameter.")
-            opts.limit = _atoi(args.pop(0))
+            opts.limit = max(0, c_atoi(args.pop(0)))
         elif _is(arg, "since", 4):
             if opts.has_forwards:
                 raise _fail("Error: Argument -forwards cannot be combined with -since.")
@@ -164,7 +165,7 @@ def parse_args(argv):
         elif _is(arg, "scanlimit", 4):
             if not args:
                 raise _fail("Error: Argument -scanlimit requires a number value  as a parameter.")
-            opts.scanlimit = _atoi(args.pop(0))
+            opts.scanlimit = max(0, c_atoi(args.pop(0)))
         elif _is(arg, "forwards", 4) or _is(arg, "nobackwards", 3):
             if opts.has_since:
                 raise _fail("Error: Argument -forwards cannot be combined with -since.")
@@ -191,7 +192,7 @@ def parse_args(argv):
         elif _is(arg, "wide", 1):
             opts.wide = True
             if ":" in arg:           # -wide:N; N of 80 or less is no -wide at all
-                opts.wide_width = _atoi(arg.partition(":")[2])
+                opts.wide_width = max(0, c_atoi(arg.partition(":")[2]))
                 opts.wide = opts.wide_width > 80
         else:
             sys.stderr.write(f"Error: Unknown argument {arg}\n")
@@ -199,11 +200,6 @@ def parse_args(argv):
     return opts
 
 
-def _atoi(text):
-    """C's atoi, as HTCondor reads -match and -scanlimit (0 or less: no limit)."""
-    import re
-    match = re.match(r"\s*[-+]?\d+", text)
-    return max(0, int(match.group())) if match else 0
 
 
 def _since(text):
@@ -468,20 +464,6 @@ def json_line(ad):
     return "{" + ",".join(line[2:].rstrip(",") for line in body) + "}"
 
 
-def projected(ads, attributes):
-    """The ads -long, -json and -xml show: with -attributes, only those named."""
-    if not attributes:
-        return ads
-    wanted = {a.lower() for a in attributes}
-    out = []
-    for ad in ads:
-        ad = ad.copy()
-        for name in [n for n in ad if n.lower() not in wanted]:
-            del ad[name]
-        out.append(ad)
-    return out
-
-
 def main(argv, prog="condor_history"):
     from gridtools.cli.condor import formatting
     try:
@@ -506,6 +488,7 @@ def main(argv, prog="condor_history"):
                 join_private(ads)
         ads = select(opts, ads)
         if opts.view in ("long", "json", "jsonl", "xml"):
+            from gridtools.cli.condor.formatting import projected
             ads = projected(ads, opts.attributes)
         if opts.view == "long":
             out = formatting.long_ads(ads)

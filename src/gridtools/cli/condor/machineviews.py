@@ -167,10 +167,10 @@ def _columns(mode, ads, now):
     name_w = max(4, min(NAME_WIDTH, longest))
     rows = []
     for ad in ads:
-        load, mem = _number(ad, "LoadAvg"), _number(ad, "Memory")
+        mem = _number(ad, "Memory")
         entered = _number(ad, "EnteredCurrentActivity")
         common = [_text(ad, "Name")[:name_w], _text(ad, "OpSys"), _text(ad, "Arch")]
-        load_text = f"{load:.3f}" if load is not None else "??"
+        load_text = _load_text(ad)
         if mode == "run":
             rows.append(common + [load_text, _text(ad, "RemoteUser"), _text(ad, "ClientMachine")])
         else:
@@ -241,17 +241,11 @@ def run_summary(ads):
             sums[1] += int(values[0] or 0)
             sums[2] += int(values[1] or 0)
             sums[3] += float(values[2] or 0.0)
-    key_w = _key_width(rows)
 
     def numbers(row):
         machines, mips, kflops, load = row
-        return "%9d  %11d  %11d   %.3f\n" % (machines, mips, kflops, load / machines if machines else 0.0)
-    lines = [" " * key_w + _RUN_HEAD + "\n", "\n"]
-    lines += [key.rjust(key_w) + numbers(row) for key, row in sorted(rows.items())]
-    lines += ["\n" if rows else "", "Total".rjust(key_w) + numbers(total)]
-    if malformed:
-        lines.append(f"\n{' ' * key_w}(Omitted {malformed} malformed ads in computed attribute totals)\n\n")
-    return "".join(lines)
+        return "%9d  %11d  %11d   %.3f" % (machines, mips, kflops, load / machines if machines else 0.0)
+    return _totals(rows, total, _RUN_HEAD, numbers, malformed)
 
 
 def summary(ads, first="Total"):
@@ -266,8 +260,6 @@ def summary(ads, first="Total"):
         if state in STATES:
             row[1 + STATES.index(state)] += 1
     total = [sum(r[i] for r in counts.values()) for i in range(len(STATES) + 1)]
-    key_w = _key_width(counts)
-
     width = max(6, len(first))
 
     def numbers(row):
@@ -275,10 +267,19 @@ def summary(ads, first="Total"):
         return "%*d %5d %7d %9d %7d %10d %6d %8d %6d" % (width, machines, owner, claimed, unclaimed, matched,
                                                          preempting, 0, 0, 0)
     head = _TOTAL_HEAD if first == "Total" else first.rjust(width) + _TOTAL_HEAD[6:]
-    lines = [" " * key_w + head + "\n", "\n"]
-    lines += [key.rjust(key_w) + numbers(row) + "\n" for key, row in sorted(counts.items())]
-    lines += ["\n", "Total".rjust(key_w) + numbers(total) + "\n"]
-    return "".join(lines)
+    return _totals(counts, total, head, numbers)
+
+
+def _totals(rows, total, header, numbers, malformed=0):
+    """HTCondor's TrackTotals: a header, a line per key (Arch/OpSys, or Activity), then
+    the total (``numbers(row)``: a line's figures), and the count of malformed ads."""
+    key_w = _key_width(rows)
+    out = [" " * key_w + header + "\n", "\n"]
+    out += [key.rjust(key_w) + numbers(row) + "\n" for key, row in sorted(rows.items())]
+    out += ["\n" if rows else "", "Total".rjust(key_w) + numbers(total) + "\n"]
+    if malformed:
+        out.append(f"\n{' ' * key_w}(Omitted {malformed} malformed ads in computed attribute totals)\n\n")
+    return "".join(out)
 
 
 # ---------------------------------------------------------------- from the job queue
@@ -547,18 +548,19 @@ def _print_mask(columns, ads):
     return [line([c[0] for c in columns]), "\n"] + [line(r) for r in rows]
 
 
-def _state_columns(now):
-    def load(ad):
-        value = _number(ad, "LoadAvg")
-        return "??" if value is None else "%.3f" % value
+def _load_text(ad):
+    value = _number(ad, "LoadAvg")
+    return "??" if value is None else "%.3f" % value
 
+
+def _state_columns(now):
     def idle(ad):
         value = _number(ad, "KeyboardIdle")
         return "??" if value is None else format_time(value)
     return (("Name", NAME_WIDTH, "<", "fit", lambda ad: _text(ad, "Name")),
             ("Cpu", 0, "<", "auto", lambda ad: _int_text(ad, "Cpus")),
             (" Mem", 5, ">", "fixed", lambda ad: _int_text(ad, "Memory")),
-            ("LoadAv", 6, ">", "trunc", load),
+            ("LoadAv", 6, ">", "trunc", _load_text),
             ("  KbdIdle", 12, ">", "trunc", idle),
             ("State", 7, "<", "fixed", lambda ad: _text(ad, "State")),
             ("  StateTime", 12, ">", "trunc", lambda ad: _ago(ad, "EnteredCurrentState", now) or "??"),
@@ -567,13 +569,10 @@ def _state_columns(now):
 
 
 def _server_columns():
-    def load(ad):
-        value = _number(ad, "LoadAvg")
-        return "??" if value is None else "%.3f" % value
     return (("Name", NAME_WIDTH, "<", "fit", lambda ad: _text(ad, "Name")),
             ("OpSys", 10, "<", "fixed", lambda ad: _text(ad, "OpSys")),
             ("Arch", 8, "<", "fixed", lambda ad: _text(ad, "Arch")),
-            ("LoadAv", 6, ">", "trunc", load),
+            ("LoadAv", 6, ">", "trunc", _load_text),
             ("Memory", 8, ">", "fixed", lambda ad: _int_text(ad, "Memory")),
             ("Disk", 9, ">", "fixed", lambda ad: _int_text(ad, "Disk")),
             ("Mips", 7, ">", "fixed", lambda ad: _int_text(ad, "Mips")),
@@ -582,17 +581,6 @@ def _server_columns():
 
 #: -state's summary: the slot states in its column order (HTCondor's StartdStateTotal)
 _STATE_ORDER = ("Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drained")
-
-
-def _totals(rows, total, header, numbers, malformed=0):
-    """HTCondor's TrackTotals: a header, a line per Arch/OpSys key, then the total."""
-    key_w = _key_width(rows)
-    out = [" " * key_w + header + "\n", "\n"]
-    out += [key.rjust(key_w) + numbers(row) + "\n" for key, row in sorted(rows.items())]
-    out += ["\n" if rows else "", "Total".rjust(key_w) + numbers(total) + "\n"]
-    if malformed:
-        out.append(f"\n{' ' * key_w}(Omitted {malformed} malformed ads in computed attribute totals)\n\n")
-    return "".join(out)
 
 
 def state_summary(ads):

@@ -154,7 +154,8 @@ def _option(opts, arg, args):
                 opts.hold_codes += _hold_codes(arg.partition(":")[2])
             return
     if _is(arg, "wide", 1):
-        opts.wide = _leading_number(arg.partition(":")[2]) if ":" in arg else True
+        from gridtools.formats.condor import c_atoi
+        opts.wide = c_atoi(arg.partition(":")[2]) if ":" in arg else True
     elif _is(arg, "autoformat", 2) or _is(arg, "af", 2):
         if not args or args[0].startswith("-"):
             raise UsageError("Error: -autoformat requires at least one attribute parameter", 1)
@@ -255,6 +256,7 @@ def _form(opts, view, qualifier):
 def _hold_codes(text):
     """The (code, subcode or None) pairs of -hold:CODE[/SUB],... (a word that starts
     with no number is passed over with HTCondor's warning)."""
+    from gridtools.formats.condor import c_atoi
     found = []
     for word in text.split(","):
         if not word:
@@ -264,8 +266,8 @@ def _hold_codes(text):
             sys.stderr.write(f'Warning "{word}" is not a hold code and/or subcode. ignoring\n')
             continue
         code, _slash, sub = word.partition("/")
-        sub = _leading_number(sub) if sub.lstrip()[:1].isdigit() else None
-        found.append((_leading_number(code), sub))
+        sub = c_atoi(sub) if sub.lstrip()[:1].isdigit() else None
+        found.append((c_atoi(code), sub))
     return found
 
 
@@ -274,15 +276,6 @@ class WithUsage(UsageError):
     usage on the standard output."""
 
 
-def _leading_number(text):
-    """The number ``text`` starts with, as atoi reads it (0 when none)."""
-    digits = text.lstrip()
-    sign = -1 if digits[:1] == "-" else 1
-    digits = digits[1:] if digits[:1] in ("+", "-") else digits
-    end = 0
-    while end < len(digits) and digits[end] in "0123456789":
-        end += 1
-    return sign * int(digits[:end]) if end else 0
 
 
 def table_width(opts):
@@ -466,9 +459,8 @@ def _held_for(proc, codes):
 def _ads(source, procs, attributes):
     found = [source.ad(p) for p in procs]
     if attributes:
-        from gridtools.classad import ClassAd
-        keep = {a.lower() for a in attributes}
-        found = [ClassAd([(n, ad.lookup(n)) for n in ad if n.lower() in keep]) for ad in found]
+        from gridtools.cli.condor.formatting import projected
+        found = projected(found, attributes)
     return found
 
 

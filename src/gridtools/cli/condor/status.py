@@ -22,6 +22,7 @@ import time
 
 from gridtools.cli.condor import adformat, machineviews as views
 from gridtools.errors import GridError, UsageError
+from gridtools.formats.condor import c_atoi
 
 USAGE = """\
 Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
@@ -119,7 +120,7 @@ def _one(opts, argv, i, arg):
     if _prefix(arg, "limit", 2):
         if i + 1 >= len(argv):
             raise _missing("limit requires one additional argument")
-        opts.limit = _atoi(argv[i + 1])
+        opts.limit = c_atoi(argv[i + 1])
         return i + 2
     if _prefix(arg, "sort", 2):
         if i + 1 >= len(argv):
@@ -186,11 +187,6 @@ def _missing(what):
     return GridError(lines(f"condor_status: -{what}", 'Use "condor_status -help" for details'), 1)
 
 
-def _atoi(text):
-    """C's atoi: the leading integer of ``text`` (0 when there is none)."""
-    import re
-    match = re.match(r"\s*[-+]?\d+", text)
-    return int(match.group()) if match else 0
 
 
 def _add_sort(opts, text):
@@ -255,25 +251,12 @@ def _ads(opts, snap, now):
     return _sorted(opts, ads)
 
 
-def _projected(opts, ads):
-    """The ads -long, -json and -xml show: with -attributes, only the attributes named."""
-    if not opts.attributes:
-        return ads
-    wanted = {a.lower() for a in opts.attributes}
-    out = []
-    for ad in ads:
-        ad = adformat.full(ad).copy()
-        for name in [n for n in ad if n.lower() not in wanted]:
-            del ad[name]
-        out.append(ad)
-    return out
-
-
 def render(opts, snap, now):
     """The text condor_status prints."""
     ads = _ads(opts, snap, now)
     if opts.long or opts.json or opts.xml:
-        ads = _projected(opts, ads)
+        from gridtools.cli.condor.formatting import projected
+        ads = projected([adformat.full(ad) for ad in ads], opts.attributes) if opts.attributes else ads
     if opts.long:
         return "".join(adformat.long_form(ad) for ad in ads)
     if opts.json:

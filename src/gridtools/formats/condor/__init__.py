@@ -28,3 +28,19 @@ Modules:
   dagnodestatus the node status file (NODE_STATUS_FILE): DAGMan's ClassAds
   dagdot    the DAG drawn in dot syntax (DOT)
 """
+
+
+def c_atoi(text):
+    """The number C's ``atoi`` reads from ``text``, as HTCondor's tools read numbers
+    (condor_submit's machine_count, the tools' -limit, -match, -wide:N ...):
+    leading blanks, a sign and the digits that follow (0 when there are none; what comes
+    after is ignored), saturated to 64 bits and then wrapped to a 32-bit int, as glibc's
+    ``(int) strtol`` does (``1.5`` is 1, ``4294967297`` is 1, ``abc`` is 0)."""
+    rest = text.lstrip(" \t\n\v\f\r")
+    sign = -1 if rest[:1] == "-" else 1
+    rest = rest[1:] if rest[:1] in ("-", "+") else rest
+    digits = len(rest) - len(rest.lstrip("0123456789"))
+    number = rest[:digits].lstrip("0")
+    value = sign * (int(number or "0") if len(number) <= 19 else 2 ** 63)     # (beyond 64 bits: saturated)
+    value = max(-2 ** 63, min(2 ** 63 - 1, value))
+    return (value + 2 ** 31) % 2 ** 32 - 2 ** 31

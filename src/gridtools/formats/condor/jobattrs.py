@@ -13,6 +13,7 @@ from gridtools import ospaths
 from gridtools.classad.draft import Text, read_text
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
 from gridtools.errors import InputError, lines
+from gridtools.formats.condor import c_atoi
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
@@ -147,21 +148,6 @@ def set_universe(ad, cmd):
     if universe not in ON_EXECUTE_HOSTS or universe == PARALLEL:
         ad["KillSig"] = "SIGTERM"
     return universe
-
-
-def c_atoi(text):
-    """The number C's ``atoi`` reads from ``text``, as condor_submit reads machine_count:
-    leading blanks, a sign and the digits that follow (0 when there are none; what comes
-    after is ignored), saturated to 64 bits and then wrapped to a 32-bit int, as glibc's
-    ``(int) strtol`` does (``1.5`` is 1, ``4294967297`` is 1, ``abc`` is 0)."""
-    rest = text.lstrip(" \t\n\v\f\r")
-    sign = -1 if rest[:1] == "-" else 1
-    rest = rest[1:] if rest[:1] in ("-", "+") else rest
-    digits = len(rest) - len(rest.lstrip("0123456789"))
-    number = rest[:digits].lstrip("0")
-    value = sign * (int(number or "0") if len(number) <= 19 else 2 ** 63)     # (beyond 64 bits: saturated)
-    value = max(-2 ** 63, min(2 ** 63 - 1, value))
-    return (value + 2 ** 31) % 2 ** 32 - 2 ** 31
 
 
 def _int(name, text):
