@@ -31,7 +31,8 @@ from gridtools.spool import listing as L, status as spool_status
 
 QSTAT_ARGS = ([], ["-u", "*"], ["-s", "p", "-u", "*"], ["-s", "r", "-u", "*"], ["-s", "z", "-u", "*"],
               ["-s", "hu", "-u", "*"], ["-s", "prsz", "-u", "*"], ["-u", "carol"], ["-s", "hos"])
-CONDOR_ARGS = ([], ["-allusers"], ["-totals"], ["alice"], ["carol", "-totals"])
+CONDOR_ARGS = ([], ["-allusers"], ["-totals"], ["alice"], ["carol", "-totals"], ["carol"], ["alice", "carol"],
+               ["alice", "alice"])
 
 
 def varied_snapshot():
@@ -105,10 +106,18 @@ def test_a_kept_builder_builds_what_a_new_one_does():
     assert builder.build(snap) == L.build(snap)
 
 
+def with_tables(listing, made, names, zone=None):
+    """The listing as ``spool.status.read_listing`` gives it with the tables ``names``
+    of those the daemon made (``made``)."""
+    tables = {name: value for name, value in made if name in names}
+    return dict(listing, tables=tables, zone=zone or listing["zone"])
+
+
 @pytest.mark.parametrize("index", range(3))
 def test_condor_q_batch_view_and_totals_from_the_listing(index):
     snap = snapshots()[index]
     listing = L.build(snap)
+    made = qlisting.Published()(listing)
     now = time.time()
     for argv in CONDOR_ARGS:
         for user in ("alice", "carol", "root", "nobody"):
@@ -117,7 +126,28 @@ def test_condor_q_batch_view_and_totals_from_the_listing(index):
             everyone, source = Q.procs(snap), Q.AdSource(snap, user)
             chosen = condor_q.select(opts, everyone, user, source)
             want = condor_q.render(opts, snap, chosen, everyone, user, now, source)
-            assert qlisting.view(opts, listing, user, now, condor_q._schedd()) == want, (argv, user)
+            names = qlisting.wanted_tables(opts, user)
+            for shown in (listing, with_tables(listing, made, names), with_tables(listing, made, names, "elsewhere")):
+                assert qlisting.view(opts, shown, user, now, condor_q._schedd()) == want, (argv, user)
+
+
+def test_the_published_batch_tables_are_shown_as_they_are():
+    listing = L.build(varied_snapshot())
+    made = dict(qlisting.Published()(listing))
+    owners = {run[L.JOB][L.J_OWNER] for run in listing["runs"]}
+    assert set(made) == {qlisting.BATCH} | {f"{qlisting.BATCH}:{o}" for o in owners} and len(owners) > 1
+    assert made[f"{qlisting.BATCH}:carol"] and made[f"{qlisting.BATCH}:carol"] != made[qlisting.BATCH]
+    opts = condor_q.parse_args([])
+    for user, names, shown in (("root", {qlisting.BATCH: "EVERYONE\n"}, "EVERYONE"),
+                               ("carol", {qlisting.BATCH: "EVERYONE\n", f"{qlisting.BATCH}:carol": "CAROL\n"},
+                                "CAROL"),
+                               ("carol", {qlisting.BATCH: "EVERYONE\n", f"{qlisting.BATCH}:carol": None},
+                                "EVERYONE")):
+        text = qlisting.view(opts, dict(listing, tables=names), user, time.time(), "host")
+        assert shown in text.splitlines(), (user, names)
+    one = dict(listing, runs=[run for run in listing["runs"] if run[L.JOB][L.J_OWNER] == "alice"])
+    alone = dict(qlisting.Published()(one))      # one owner: the same table
+    assert [v for k, v in alone.items() if k != qlisting.BATCH] == [None]
 
 
 def test_job_names_resolve_alike_against_the_listing():
@@ -308,6 +338,10 @@ def test_qstat_shows_the_listing_in_another_time_zone_as_the_full_path_does(big_
 def test_condor_q_and_qdel_from_the_listing_in_a_live_cell(big_cell):
     batch = big_cell.run("condor_q").stdout
     assert "300 jobs; 0 completed, 0 removed, 0 idle, 0 running, 300 held, 0 suspended" in batch
+    for zone in ("UTC", "Asia/Kolkata"):          # the daemon's table, and one made here
+        shown = big_cell.run("condor_q", env={"TZ": zone}).stdout.splitlines()
+        full = big_cell.run("condor_q", "-constraint", "true", env={"TZ": zone}).stdout.splitlines()
+        assert shown[3:] == full[3:] and shown[3].startswith("OWNER ") and shown[4].endswith(" 300 1.0 ... 300.0")
     out = big_cell.run("qdel", "1", "299", "77777")
     assert out.stdout == ('root has deleted job 1\nroot has deleted job 299\n'
                           'denied: job "77777" does not exist\n')

@@ -19,14 +19,15 @@ from gridtools.spool import daemonctl, status as spool_status
 from gridtools.spool.listing import ACTIVE, SUSPENDED, tasks_text  # noqa: F401 - the views name them from here
 
 
-def load_listing(lines=False):
+def load_listing(lines=False, tables=()):
     """The published job listing (``spool.listing``; with its rendered qstat ``lines``
-    when asked for) when it is the whole of what the queries would show: a daemon runs
-    and no submit request of the caller's waits to be taken in (``load`` merges those).
-    None otherwise: the caller loads the status."""
+    when asked for, and the ready-made ``tables`` named: ``spool.status.read_listing``)
+    when it is the whole of what the queries would show: a daemon runs and no submit
+    request of the caller's waits to be taken in (``load`` merges those). None
+    otherwise: the caller loads the status."""
     if _own_submits_wait():
         return None
-    listing = spool_status.read_listing(lines)
+    listing = spool_status.read_listing(lines, tables)
     if listing is None or not _daemon_running():
         return None
     return listing

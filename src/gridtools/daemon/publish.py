@@ -15,6 +15,7 @@ changed: see ``spool.status``).
 
 import time
 
+from gridtools.cli.condor import qlisting
 from gridtools.daemon import arreq, faults, view
 from gridtools.formats.sge import states as state_letters
 from gridtools.model import shared
@@ -23,8 +24,9 @@ from gridtools.spool import listing, status as spool_status
 from gridtools.spool.rows import ad_done_of, condor_info, job_info, job_rows, private_facts, public_ad
 
 #: the job listing's builder and renderer, kept from one snapshot to the next (the
-#: builder's facts objects and the renderer's lines of runs that did not change)
-LISTING = (listing.Builder(), listing.Renderer())
+#: builder's facts objects and the renderer's lines of runs that did not change), and
+#: the maker of its ready-made condor_q tables (the last listing's kept)
+LISTING = (listing.Builder(), listing.Renderer(), qlisting.Published())
 
 
 def order_numbers(order):

@@ -11,7 +11,10 @@ only what it shows: ``listing`` (the compact job listing of
 ``spool.listing``: plain qstat, condor_q and qdel read nothing else) and
 ``lines`` (its rendered qstat lines), the job ``rows``, the job facts (``jobs``), the reasons of waiting jobs
 (``reasons``) and ``head``, everything else (queues, hosts, configuration
-facts, faults, ...). Layout: the 8 bytes ``MAGIC``, the sections, the index
+facts, faults, ...). Before them come the listing's ready-made tables, when
+the daemon makes them (``encode``'s ``tables``): condor_q's batch view of
+everybody's jobs and of each owner's (``cli.condor.qlisting.published``),
+each its own section, so that a condor_q reads only the one it shows. Layout: the 8 bytes ``MAGIC``, the sections, the index
 (a marshal tuple of ``(section name, length)`` pairs in file order), then the
 length of the index (4 bytes, little-endian). The index comes last so that
 the daemon writes each section as soon as it is made, and holds the bytes
@@ -55,26 +58,36 @@ MAGIC = b"GTSTAT3\n"
 SECTIONS = ("listing", "lines", "rows", "jobs", "reasons")
 #: most items of a list or mapping written in one section
 PART = 2000
+#: how the names of the sections of ready-made tables start (``encode``'s ``tables``)
+TABLE = "table:"
 
 
 def path():
     return cell.spool("status")
 
 
-def encode(snapshot, builder=None, renderer=None):
+def encode(snapshot, builder=None, renderer=None, tables=None):
     """The file's bytes for a snapshot (a dict of plain values), as parts to write one
     after the other, each section's made when the one before was taken (a snapshot of
     10,000 jobs is megabytes: they are neither copied into one string nor held at
     once). Its job listing and the listing's qstat lines are made by ``builder`` and
     ``renderer`` (a ``spool.listing.Builder`` and ``Renderer`` the daemon keeps from
-    one snapshot to the next; new ones by default)."""
+    one snapshot to the next; new ones by default). ``tables``, when given, makes the
+    listing's ready-made tables: a function of the listing that returns (section name,
+    value) pairs, each written as its own section (``TABLE`` names: see
+    ``read_listing``)."""
     from gridtools.spool import listing
     head = dict(snapshot)
     head["version"] = VERSION
     head["listing"] = (builder or listing.Builder()).build(head)
     head["lines"] = (renderer or listing.Renderer()).lines(head["listing"])
+    made = tables(head["listing"]) if tables is not None else ()
     yield MAGIC
     index = []
+    for name, value in made:
+        blob = marshal.dumps(value)
+        index.append((name, len(blob)))
+        yield blob
     for name in SECTIONS + ("head",):
         for part in _parts(head if name == "head" else head.pop(name, None)):
             blob = marshal.dumps(part)
@@ -100,9 +113,9 @@ def _parts(value):
         yield part
 
 
-def publish(snapshot, builder=None, renderer=None):
+def publish(snapshot, builder=None, renderer=None, tables=None):
     """Write the snapshot atomically (see ``encode``)."""
-    atomic_write(path(), encode(snapshot, builder, renderer), mode=0o644, fsync=False)
+    atomic_write(path(), encode(snapshot, builder, renderer, tables), mode=0o644, fsync=False)
 
 
 def _sections(fh, wanted):
@@ -172,15 +185,20 @@ def read():
     return snap
 
 
-def read_listing(lines=False):
+def read_listing(lines=False, tables=()):
     """The last published snapshot's job listing (``spool.listing``), with its rendered
-    ``lines`` when asked for, or None."""
-    found = read_sections("listing", "lines") if lines else read_sections("listing")
+    ``lines`` when asked for, or None. ``tables``: the names of ready-made tables to
+    read with it (sections whose names start with ``TABLE``), given in the listing's
+    ``tables`` (name -> value, for the names the file holds)."""
+    wanted = ("listing", "lines") if lines else ("listing",)
+    found = read_sections(*wanted, *tables)
     listing = (found or {}).get("listing")
     if not isinstance(listing, dict):
         return None
     if lines:
         listing["lines"] = found.get("lines")
+    if tables:
+        listing["tables"] = {name: found[name] for name in tables if name in found}
     return listing
 
 

@@ -380,11 +380,12 @@ def run(opts):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
     check_read()
     if _from_listing(opts):
-        listing = status.load_listing()
+        user = Q.me()
+        listing = status.load_listing(tables=qlisting.wanted_tables(opts, user))
         if listing is not None:
             for fault in listing["faults"]:
                 sys.stderr.write(f"warning: {fault['text']}\n")
-            return qlisting.view(opts, listing, Q.me(), time.time(), _schedd(), table_width(opts))
+            return qlisting.view(opts, listing, user, time.time(), _schedd(), table_width(opts))
     snap = status.load()
     if opts.view == "analyze" and not (snap.get("exechosts") or snap.get("hosts")):
         from gridtools.cli.condor import machineviews   # a daemon just started: its first status

@@ -7,6 +7,13 @@ more. A cluster without a batch name whose procs are all in one group (most
 are) is its own row, made at once without a batch to count (``_lone_rows``).
 What is shown is what ``qviews.batch_view`` and ``qviews.summary`` show of
 the procs.
+
+The daemon publishes the batch view's table ready-made with each listing
+(``Published``): everybody's, and each owner's, each in its own section of
+the status file. A condor_q of one owner's jobs (its caller's, by default)
+or of everybody's reads the one it shows and writes it as it is, when it
+shows times as the daemon does (``spool.listing.zone``); other selections
+(several users), and a status without them, are counted from the listing.
 """
 
 from gridtools.cli.condor import queue as Q
@@ -158,9 +165,77 @@ def tally(chosen):
     return sum(counts.values()), counts
 
 
+#: the section of the batch view of everybody's jobs; an owner's is ``BATCH:owner``
+BATCH = "table:batch"
+
+
+def _shown_owner(sel, user):
+    """Whose jobs the batch view shows: an owner's name, None for everybody's, False for
+    several users'."""
+    if sel.users:
+        named = set(sel.users)
+        return named.pop() if len(named) == 1 else False
+    return None if sel.allusers or user == "root" else user
+
+
+def wanted_tables(opts, user):
+    """The sections of ready-made tables condor_q's view would show (``view``)."""
+    if opts.view != "batch":
+        return ()
+    owner = _shown_owner(opts.selection, user)
+    if owner is None:
+        return (BATCH,)
+    return (BATCH, f"{BATCH}:{owner}") if owner else ()
+
+
+def _ready_table(listing, sel, user):
+    """The published table of the batch view (``Published``), or None when there is none
+    to show as it is."""
+    from gridtools.spool import listing as L
+    tables = listing.get("tables")
+    if not tables or BATCH not in tables or listing.get("zone") != L.zone():
+        return None
+    owner = _shown_owner(sel, user)
+    if owner is None:
+        return tables[BATCH]
+    if owner is False:
+        return None
+    own = tables.get(f"{BATCH}:{owner}", False)
+    return tables[BATCH] if own is None else (own or None)
+
+
+class Published:
+    """Makes the tables the daemon publishes with a listing (``spool.status.encode``'s
+    ``tables``): the batch view of everybody's jobs (``BATCH``) and of each owner's
+    (None where it is everybody's: an only owner's). Remembers the last listing's: a
+    listing whose runs are the last one's is not counted again."""
+
+    def __init__(self):
+        self.runs, self.made = None, []
+
+    def __call__(self, listing):
+        from gridtools.cli.condor import qviews
+        runs = listing["runs"]
+        if runs == self.runs:
+            return self.made
+        qviews.forget()
+        everyone = groups(listing)
+        whole = qviews.batch_table(batch_rows(everyone))
+        owners = {}
+        for g in everyone:
+            owners.setdefault(g.owner, []).append(g)
+        made = [(BATCH, whole)]
+        for owner, mine in owners.items():
+            text = whole if len(owners) == 1 else qviews.batch_table(batch_rows(mine))
+            made.append((f"{BATCH}:{owner}", None if text == whole else text))
+        self.runs, self.made = runs, made
+        return made
+
+
 def view(opts, listing, user, now, schedd, width=None):
     """condor_q's text for the batch view or -totals of the listing (its lines cut to
-    ``width``: ``qviews.cut``)."""
+    ``width``: ``qviews.cut``): the published table when the listing comes with it
+    (``wanted_tables``)."""
     from gridtools.cli.condor import qviews
     everyone = groups(listing)
     sel = opts.selection
@@ -176,4 +251,7 @@ def view(opts, listing, user, now, schedd, width=None):
     head = qviews.title(schedd, now)
     if opts.view == "totals":
         return head + totals
-    return head + qviews.cut(qviews.batch_table(batch_rows(chosen)), width) + "\n" + totals + "\n"
+    table = _ready_table(listing, sel, user)
+    if table is None:
+        table = qviews.batch_table(batch_rows(chosen))
+    return head + qviews.cut(table, width) + "\n" + totals + "\n"

@@ -36,6 +36,14 @@ def format_date(when):
 _MINUTES, _BASES = {}, {}
 
 
+def forget():
+    """Drop the texts worked out before when they are many (a daemon that makes tables
+    for days would keep every minute it showed)."""
+    for known in (_MINUTES, _BASES):
+        if len(known) > 4096:
+            known.clear()
+
+
 def format_time(seconds):
     """Elapsed time as ``DDD+HH:MM:SS`` (days right-aligned in three places)."""
     seconds = max(0, int(seconds))
