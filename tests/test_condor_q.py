@@ -283,3 +283,39 @@ def test_read_level_refuses_condor_q_as_the_schedd_does(cell, workdir, users):
                             lines[2]) and lines[3:] == [""], proc.stderr
     assert cell.run("condor_q", "-allusers", "-af", "ClusterId", user="gtalice").stdout == f"{cluster}\n"
     assert cell.run("condor_history", user="gtbob").returncode == 0
+
+
+def _masked(text):
+    """condor_q's table without its title's clock and the running procs' RUN_TIME (the
+    seconds move on between two commands)."""
+    lines = text.split("\n")[3:]
+    return [re.sub(r"\d+\+\d\d:\d\d:\d\d R ", "RUNNING R ", ln) for ln in lines]
+
+
+def test_the_per_proc_table_from_the_listing_is_the_full_one(cell, workdir, users):
+    """condor_q -nobatch answers from the published listing (procs of a cluster with
+    their own priorities and arguments, running, held and waiting ones, other users'
+    jobs without their arguments); -constraint true takes the full path, whose procs
+    are built one by one."""
+    alice = users[0]
+    mixed = submit(cell, "executable = /bin/sleep\narguments = 30$(Process)\nqueue 3\n", cwd=workdir)
+    held = submit(cell, SLEEP + "hold = true\nqueue 2\n", cwd=workdir)
+    theirs = submit(cell, "executable = /bin/echo\narguments = hidden words\nhold = true\nqueue\n",
+                    cwd=workdir, user=alice, name="alice.sub")
+    assert cell.run("condor_prio", "-p", "-7", f"{mixed}.2").returncode == 0
+    wait_status(cell, f"{mixed}.0", 2)
+    wait_for(lambda: re.search(rf"^ *{mixed}\.2 .* -7 +0\.0 sleep 302$", cell.run("condor_q", "-nobatch").stdout,
+                               re.M))
+    for user in (None, alice):
+        for args in (["-nobatch"], ["-nobatch", "-allusers"], ["-nobatch", "root", alice]):
+            fast = cell.run("condor_q", *args, user=user)
+            full = cell.run("condor_q", *args, "-constraint", "true", user=user)
+            assert fast.returncode == full.returncode == 0, fast.stderr
+            assert _masked(fast.stdout) == _masked(full.stdout), (user, args)
+    rows = cell.run("condor_q", "-nobatch", "-allusers", user=alice).stdout
+    assert re.search(rf"^ *{theirs}\.0 +{alice} .* H  0    0\.0 echo hidden words$", rows, re.M), rows
+    assert re.search(rf"^ *{held}\.1 +root .* H  0    0\.0 sleep$", rows, re.M), rows
+    assert re.search(rf"^ *{mixed}\.2 +root .* -7 +0\.0 sleep$", rows, re.M), rows
+    mine = cell.run("condor_q", "-nobatch").stdout
+    assert re.search(rf"^ *{mixed}\.0 +root .* R  0    0\.0 sleep 300$", mine, re.M), mine
+    assert re.search(rf"^ *{mixed}\.2 +root .* I  -7 +0\.0 sleep 302$", mine, re.M), mine

@@ -32,7 +32,8 @@ from gridtools.spool import listing as L, status as spool_status
 QSTAT_ARGS = ([], ["-u", "*"], ["-s", "p", "-u", "*"], ["-s", "r", "-u", "*"], ["-s", "z", "-u", "*"],
               ["-s", "hu", "-u", "*"], ["-s", "prsz", "-u", "*"], ["-u", "carol"], ["-s", "hos"])
 CONDOR_ARGS = ([], ["-allusers"], ["-totals"], ["alice"], ["carol", "-totals"], ["carol"], ["alice", "carol"],
-               ["alice", "alice"])
+               ["alice", "alice"], ["-nobatch"], ["-nobatch", "-allusers"], ["-nobatch", "carol"],
+               ["-nobatch", "alice", "carol"], ["-nobatch", "-cumulative-time"])
 
 
 def varied_snapshot():

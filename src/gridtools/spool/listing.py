@@ -30,7 +30,8 @@ ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(
 #: job fact fields: owner, name, and what condor_q shows: batch name, command's base name,
 #: arguments (always empty: they are private to the job's owner, see ``spool.status``),
 #: JobPrio, universe, whether it was submitted as ClassAds, the tasks it was submitted
-#: with, the HTCondor bookkeeping of its tasks (kept, hold, per task; None if none), of a
+#: with, the HTCondor bookkeeping of its tasks (kept, hold, per task, the JobPrio of the
+#: procs whose own differs; None if none), of a
 #: DAG's manager the DAG's (total, done, failed) nodes (None for other jobs), and of a
 #: DAG's node job its manager's cluster (0 for other jobs)
 (J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK, J_DAG,
@@ -53,8 +54,8 @@ def _job_facts(info, shared):
     """The facts tuple of a job's info: one object for the jobs whose facts are equal."""
     cinfo = info.get("condor") or {}
     book = None
-    if "kept" in cinfo or "hold" in cinfo or "tasks" in cinfo:
-        book = {k: cinfo[k] for k in ("kept", "hold", "tasks") if k in cinfo}
+    if "kept" in cinfo or "hold" in cinfo or "tasks" in cinfo or "procs" in cinfo:
+        book = {k: cinfo[k] for k in ("kept", "hold", "tasks", "procs") if k in cinfo}
     facts = (info.get("owner", ""), info.get("name", ""), cinfo.get("batch"), cinfo.get("cmd") or "",
              tuple(cinfo.get("args") or ()), int(cinfo.get("prio") or 0), int(cinfo.get("universe") or 5),
              bool(cinfo.get("ads")), _submitted(info), book,

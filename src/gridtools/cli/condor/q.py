@@ -419,10 +419,12 @@ def _named_clusters(opts):
 
 
 def _from_listing(opts):
-    """True when the published listing alone answers: the batch view or the totals of
-    the jobs of all, some or the calling users."""
+    """True when the published listing alone answers: the batch view, the totals or
+    the plain per-proc table (RUN_TIME, no DAG order) of the jobs of all, some or the
+    calling users."""
     sel = opts.selection
-    return (opts.view in ("batch", "totals") and not opts.limit
+    per_proc = opts.view == "nobatch" and not (opts.dag or opts.cputime or opts.current_run)
+    return ((opts.view in ("batch", "totals") or per_proc) and not opts.limit
             and not (sel.constraints or sel.clusters or sel.ids))
 
 

@@ -232,6 +232,91 @@ class Published:
         return made
 
 
+def _visible_args(user):
+    """owner -> {job id: private facts} of the jobs whose arguments the caller sees (its
+    own; everyone's for root), from the files the daemon publishes for each user: a
+    file is trusted only for the jobs of the user it is for (``spool.status.read_private``)."""
+    import posix
+    from gridtools.spool import status as spool_status
+    uid = posix.getuid()
+    files = spool_status.read_private(uid)
+    if uid != 0:
+        return {user: files.get(uid) or {}}
+    import pwd
+    found = {}
+    for owner_uid, facts in files.items():
+        try:
+            found[pwd.getpwuid(owner_uid).pw_name] = facts
+        except KeyError:
+            found[str(owner_uid)] = facts
+    return found
+
+
+def _args_of(facts, cluster, number):
+    mine = facts.get(cluster)
+    if not mine:
+        return ""
+    own = mine.get("procs")
+    own = own.get(str(number)) if own else None
+    args = own if own is not None else mine.get("args")
+    return " " + " ".join(args) if args else ""
+
+
+def nobatch_table(listing, shown, user, now):
+    """condor_q -nobatch's table (``qviews.nobatch``) of the listing's procs whose owners
+    ``shown`` accepts, in cluster and proc order: the procs of a run of jobs that show
+    alike differ in their ids and arguments only."""
+    from gridtools.cli.condor import qviews
+    args_by_owner = _visible_args(user) if user else {}
+    blocks, prio_width, letters, idle = [], 3, Q.STATUS_LETTER, qviews.format_time(0)
+    for run in listing["runs"]:
+        job = run[L.JOB]
+        owner = job[L.J_OWNER]
+        if not shown(owner):
+            continue
+        state, book, first = run[L.STATE], job[L.J_BOOK] or _NOTHING, run[L.ID]
+        start = float(run[L.TIME]) if state in Q._RUNNING_STATES else 0.0
+        date, cmd = qviews.format_date(run[L.SUBMITTED]), qviews.base_name(job[L.J_CMD] or job[L.J_NAME])
+        walls, prios = book.get("tasks") or _NOTHING, book.get("procs") or _NOTHING
+        args = args_by_owner.get(owner) if user in (owner, "root") else None
+        for number in _numbers(run[L.TASKS]):
+            status = Q._status(state, book, number)
+            if status is None:
+                continue
+            spent = float((walls.get(str(number)) or _NOTHING).get("wall") or 0.0)
+            if start and status in (Q.RUNNING, Q.SUSPENDED, Q.HELD):
+                spent += now - start
+            own = prios.get(str(number))
+            prio = str(int((own or {}).get("prio") or 0) if own is not None else job[L.J_PRIO])
+            prio_width = max(prio_width, len(prio))
+            fields = (owner, date, qviews.format_time(spent) if spent else idle, letters.get(status, "?"),
+                      prio, cmd)
+            blocks.append((first, number - 1, run[L.COUNT], fields, args))
+    blocks.sort(key=_block_order)
+    head, row = qviews.nobatch_layout(prio_width)
+    lines = [head + "\n"]
+    for first, proc, count, fields, args in blocks:
+        rest = row("", *fields)
+        if count == 1:
+            lines.append(f"{first:4d}.{proc:<3d}{rest}{_args_of(args, first, proc + 1) if args else ''}\n")
+        elif args:
+            lines.extend([f"{c:4d}.0  {rest}{_args_of(args, c, 1)}\n" for c in range(first, first + count)])
+        else:
+            lines.extend([f"{c:4d}.0  {rest}\n" for c in range(first, first + count)])
+    return "".join(lines)
+
+
+_NOTHING = {}
+
+
+def _everyone(_owner):
+    return True
+
+
+def _block_order(block):
+    return block[0], block[1]
+
+
 def view(opts, listing, user, now, schedd, width=None):
     """condor_q's text for the batch view or -totals of the listing (its lines cut to
     ``width``: ``qviews.cut``): the published table when the listing comes with it
@@ -251,6 +336,15 @@ def view(opts, listing, user, now, schedd, width=None):
     head = qviews.title(schedd, now)
     if opts.view == "totals":
         return head + totals
+    if opts.view == "nobatch":
+        if sel.users:
+            named = set(sel.users)
+            shown = named.__contains__
+        elif sel.allusers or user == "root":
+            shown = _everyone
+        else:
+            shown = user.__eq__
+        return head + qviews.cut(nobatch_table(listing, shown, user, now), width) + "\n" + totals + "\n"
     table = _ready_table(listing, sel, user)
     if table is None:
         table = qviews.batch_table(batch_rows(chosen))

@@ -88,7 +88,7 @@ class Clock:
         self.head, self.seconds = head, seconds or run_time
 
 
-def _base(cmd):
+def base_name(cmd):
     text = _BASES.get(cmd)
     if text is None:
         text = _BASES[cmd] = ospaths.basename(cmd) or cmd
@@ -96,14 +96,20 @@ def _base(cmd):
 
 
 def _id_cells(proc):
-    return f"{proc.cluster:4d}.".ljust(5) + f"{proc.proc:<3d}"
+    return id_cells(proc.cluster, proc.proc)
+
+
+def id_cells(cluster, proc):
+    """The ID column of the per-proc tables: ``cluster.proc``, the cluster right-aligned in
+    four places, the proc left-aligned in three."""
+    return f"{cluster:4d}.".ljust(5) + f"{proc:<3d}"
 
 
 def command_text(proc, user):
     """The CMD column: the command's base name and its arguments (another user's
     arguments are private: see ``spool.status``); a DAGMan job's command is
     ``condor_dagman`` (the published ``cmd``: ``spool.rows``)."""
-    text, args = _base(proc.cmd), proc.args
+    text, args = base_name(proc.cmd), proc.args
     if args and (user in (proc.owner, "root")):
         text += " " + " ".join(args)
     return text
@@ -114,16 +120,23 @@ def command_text(proc, user):
 _RUN_TIME = Clock()
 
 
+def nobatch_layout(prio_width, clock_head="RUN_TIME", dag=False):
+    """(heading, format of a row) of the per-proc table, its PRI column ``prio_width``
+    wide: a row's fields are the id cells (``id_cells``), owner, submission date, time
+    column, status letter, priority and command."""
+    owner_head, width = ("OWNER/NODENAME", 17) if dag else ("OWNER", 14)
+    head = (f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {clock_head:>12} ST "
+            f"{'PRI':<{prio_width}} SIZE CMD")
+    return head, f"{{}} {{:<{width}}} {{:>11}} {{:>12}} {{:<2}} {{:<{prio_width}}}  0.0 {{}}".format
+
+
 def nobatch(procs, user, now, dag_names=None, clock=None):
     """One row per proc; ``dag_names``: proc id -> node label (``-dag``); ``clock``: the
     time column (``Clock``), RUN_TIME by default."""
     clock = clock or _RUN_TIME
-    owner_head = "OWNER/NODENAME" if dag_names is not None else "OWNER"
     width = 17 if dag_names is not None else 14
-    prio_width = max([3] + [len(str(p.prio)) for p in procs])
-    lines = [f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {clock.head:>12} ST "
-             f"{'PRI':<{prio_width}} SIZE CMD"]
-    row = f"{{}} {{:<{width}}} {{:>11}} {{:>12}} {{:<2}} {{:<{prio_width}}}  0.0 {{}}".format
+    head, row = nobatch_layout(max([3] + [len(str(p.prio)) for p in procs]), clock.head, dag_names is not None)
+    lines = [head]
     dates, idle, letters, seconds = {}, format_time(0), Q.STATUS_LETTER, clock.seconds
     for p in procs:
         who = (dag_names or {}).get(p.id) or p.owner
@@ -201,7 +214,7 @@ def grid(procs, ad_of, ec2=False):
         for p in procs:
             ad = ad_of(p)
             lines.append(f"{_id_cells(p)} {p.owner:<14} {text(ad, 'GridJobStatus'):<10} "
-                         f"{text(ad, 'GridJobId')} {_base(p.cmd)}")
+                         f"{text(ad, 'GridJobId')} {base_name(p.cmd)}")
         return "\n".join(lines) + "\n"
     lines = [f" ID  {'':3} {'OWNER':<14} {'STATUS':<10} {'GRID->MANAGER    HOST':<27} GRID_JOB_ID"]
     for p in procs:
