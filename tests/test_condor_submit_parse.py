@@ -282,6 +282,10 @@ def test_circular_macros_are_an_error():
     ('a\\"b c', "Args", 'a"b c', ['a"b', "c"]),
     ('"one \'two three\' four"', "Arguments", "one two' 'three four",
      ["one", "two three", "four"]),
+    ("\" x\ty\r\nz  '' w''v a'b c'd 'it''s''' \"", "Arguments", "x y z '' wv ab' 'cd it''''s''''",
+     ["x", "y", "z", "", "wv", "ab cd", "it's'"]),
+    ("\"-c '/bin/p -m  w\t--n 1'\"", "Arguments", "-c /bin/p' '-m'  'w'\t'--n' '1", ["-c", "/bin/p -m  w\t--n 1"]),
+    ("\"''\"", "Arguments", "''", [""]),
     ('"a ""q"" \'it\'\'s\' \'\'"', "Arguments", "a \"q\" it''''s ''", ["a", '"q"', "it's", ""]),
 ])
 def test_arguments(value, attr, text, items):
@@ -290,6 +294,12 @@ def test_arguments(value, attr, text, items):
         assert argsenv.split_v2_args(text) == items
     else:
         assert argsenv.split_old_args(value) == items
+
+
+@pytest.mark.parametrize("value", ["\"a 'b c\"", "\"'\"", "\"x ''' y\""])
+def test_an_unterminated_single_quote_is_an_error(value):
+    with pytest.raises(InputError, match="^Unterminated single-quote in arguments: "):
+        argsenv.parse_arguments(value)
 
 
 def test_environment_both_syntaxes_round_trip():
