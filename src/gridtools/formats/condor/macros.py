@@ -25,7 +25,6 @@ MAX_DEPTH = 64  # nesting of macro references before a definition counts as circ
 MAX_LENGTH = 1 << 20  # characters an expansion may grow to
 
 _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_NAME_REST = _LETTERS | frozenset("0123456789.")
 
 
 def is_name(text):
@@ -33,7 +32,7 @@ def is_name(text):
     ``_`` and dots (one line end after it allowed)."""
     if text.endswith("\n"):
         text = text[:-1]
-    return bool(text) and text[0] in _LETTERS and _NAME_REST.issuperset(text)
+    return bool(text) and text[0] in _LETTERS and text.isascii() and text.replace(".", "_").isidentifier()
 
 
 def reference_head(text, j):
@@ -57,6 +56,9 @@ class MacroProblem(InputError):
 
 def closing_paren(text, start):
     """Index of the ``)`` matching the ``(`` just before ``start``, or -1."""
+    first = text.find(")", start)
+    if first < 0 or text.find("(", start, first) < 0:
+        return first                            # (no parenthesis inside: the first one closes)
     depth = 1
     for i in range(start, len(text)):
         if text[i] == "(":

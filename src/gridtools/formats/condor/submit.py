@@ -202,8 +202,10 @@ def _name_equals(text, start):
     ``=``; else None."""
     at = text.find("=", start)
     name = text[start:at].rstrip() if at >= 0 else ""
-    if not name or name[0] not in NAME_START or not NAME_REST.issuperset(name):
+    if not name or name[0] not in NAME_START:
         return None
+    if not (name.replace(".", "_").isidentifier() if name.isascii() else NAME_REST.issuperset(name)):
+        return None                             # (an ASCII name is an identifier, dots aside)
     return name, text[at + 1:]
 
 
