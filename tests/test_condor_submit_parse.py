@@ -164,6 +164,16 @@ def test_owner_and_ids(ctx):
      '"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = IF_NEEDED" are incompatible.'),
     ("executable = run.sh\naccounting_group = a b\nqueue\n", "ERROR: Invalid accounting_group: a b"),
     ("executable = run.sh\naccounting_group_user = u v\nqueue\n", "ERROR: Invalid accounting_group_user: u v"),
+    # (a bad value is refused before the next command is read: here one whose macros loop)
+    ("executable = run.sh\nshould_transfer_files = sometimes\nwhen_to_transfer_output = $(L)\nL = $(L)\nqueue\n",
+     "ERROR: invalid value (sometimes) for ShouldTransferFiles."),
+    ("executable = run.sh\naccounting_group = a b\nnice_user = $(L)\nL = $(L)\nqueue\n",
+     "ERROR: Invalid accounting_group: a b"),
+    ("executable = run.sh\nnice_user = $(L)\nL = $(L)\nqueue\n", "macro expansion nested too deeply"),
+    ("executable = run.sh\nwhen_to_transfer_output = $(L)\nL = $(L)\nqueue\n", "macro expansion nested too deeply"),
+    ("executable = run.sh\nrequirements = (Memory > 1\nqueue\n", "Parse error in expression: Requirements"),
+    ("executable = run.sh\npriority = high\nqueue\n", "ERROR: priority must be an integer, not high"),
+    ("executable = run.sh\nkill_sig = SIGBOGUS\nqueue\n", "ERROR: invalid signal SIGBOGUS"),
     ("executable = run.sh\nshould_transfer_files = NO\ntransfer_input_files = a\nqueue\n",
      'ERROR: you specified files you want Condor to transfer via "transfer_input_files", but you disabled '
      "should_transfer_files."),
