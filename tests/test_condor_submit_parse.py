@@ -306,6 +306,17 @@ def test_arguments(value, attr, text, items):
         assert argsenv.split_old_args(value) == items
 
 
+@pytest.mark.parametrize("text, items", [
+    ("a'  'b 'c d'", ["a  b", "c d"]), ("  x  ", ["x"]), ("'it''s' \"q\"", ["it's", '"q"']), ("", []),
+    ("one two' 'three four", ["one", "two three", "four"]),
+])
+def test_v2_arguments_are_read_back_whoever_wrote_them(text, items):
+    """An Arguments value read from an ad (the daemon's, a hand-written one) gives its
+    items, as one condor_submit has just written does."""
+    assert argsenv.split_v2_args(text) == items
+    assert argsenv.split_v2_args(argsenv.join_v2(items)) == items
+
+
 @pytest.mark.parametrize("value", ["\"a 'b c\"", "\"'\"", "\"x ''' y\""])
 def test_an_unterminated_single_quote_is_an_error(value):
     with pytest.raises(InputError, match="^Unterminated single-quote in arguments: "):

@@ -181,8 +181,18 @@ def quote_v2(item):
     return "".join(out)
 
 
+#: the items of the last texts join_v2 made (a few, by text): split_v2_args gives them back
+#: without reading the text again (a submission reads back the arguments it wrote)
+_JOINED = {}
+
+
 def join_v2(items):
-    return " ".join(quote_v2(item) for item in items)
+    items = tuple(items)
+    text = " ".join(quote_v2(item) for item in items)
+    if len(_JOINED) >= 8:
+        _JOINED.clear()
+    _JOINED[text] = items
+    return text
 
 
 def join_v1(items):
@@ -197,7 +207,11 @@ def parse_arguments(value):
 
 
 def split_v2_args(text):
-    """Arguments from a V2 attribute value (inverse of ``join_v2``)."""
+    """Arguments from a V2 attribute value (inverse of ``join_v2``: the items of a text it
+    made lately, as they were)."""
+    known = _JOINED.get(text)
+    if known is not None:
+        return list(known)
     return split_new('"' + text.replace('"', '""') + '"')
 
 
