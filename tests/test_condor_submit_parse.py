@@ -333,6 +333,22 @@ def test_environment_both_syntaxes_round_trip():
         argsenv.parse_environment("novalue")
 
 
+def test_env_macros_read_the_submitter_s_environment_once(ctx, monkeypatch):
+    """$ENV() reads the environment condor_submit runs in (copied once, when first read:
+    a description that never reads it does not copy it); getenv takes the same copy."""
+    ctx.environ = None
+    monkeypatch.setenv("GT_SUBMIT_VAR", "v1")
+    got = ads("executable = run.sh\narguments = $ENV(GT_SUBMIT_VAR) $(Process)\nMY.E = \"$ENV(GT_SUBMIT_VAR)\"\n"
+              "getenv = GT_SUBMIT_*\nqueue 2\n", ctx)
+    assert [(ad.eval("Args"), ad.eval("E"), ad.eval("Environment")) for ad in got] == \
+        [("v1 0", "v1", "GT_SUBMIT_VAR=v1"), ("v1 1", "v1", "GT_SUBMIT_VAR=v1")]
+    monkeypatch.setenv("GT_SUBMIT_VAR", "v2")
+    assert ads("executable = run.sh\narguments = $ENV(GT_SUBMIT_VAR)\nqueue\n", ctx)[0].eval("Args") == "v1"
+    ctx.environ = None
+    assert ads("executable = run.sh\narguments = $(Cluster)\nqueue\n", ctx)[0].eval("Args") == "3"
+    assert ctx.environ is None
+
+
 def test_getenv_patterns(ctx):
     ctx.environ = {"GT_A": "1", "GT_B": "2", "HOME": "/h", "PATH": "/bin"}
     got = ads("executable = run.sh\ngetenv = GT_*, HOME\nqueue\n", ctx)

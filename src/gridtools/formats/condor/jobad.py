@@ -147,7 +147,7 @@ class _Jobs:
         from gridtools.formats.condor.macros import Expander, SeededRandom
         if self.rng is None:
             self.rng = SeededRandom(self.ctx.seed)
-        return Expander(self.lookup(live), self.ctx.environment(), self.rng).expand
+        return Expander(self.lookup(live), self.ctx.environment, self.rng).expand
 
 
 #: the longest text taken as it is when nothing refers to a macro (far below the longest

@@ -13,7 +13,10 @@ def split_args(body):
 
 def _env(exp, _fname, body, depth):
     name, colon, default = exp.expand(body, depth + 1).partition(":")
-    value = exp.environ.get(name.strip())
+    environ = exp.environ
+    if callable(environ):                   # (the function that gives it: see Expander)
+        environ = exp.environ = environ()
+    value = environ.get(name.strip())
     if value is None:
         return default if colon else "UNDEFINED"
     return value

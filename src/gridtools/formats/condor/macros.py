@@ -87,7 +87,10 @@ class SeededRandom:
 
 
 class Expander:
-    """Expands text against ``lookup(name) -> raw value or None``."""
+    """Expands text against ``lookup(name) -> raw value or None``. ``environ``: what
+    ``$ENV()`` reads, a dict or the function that gives it (called when ``$ENV()`` is
+    first expanded: copying a process's environment costs a submission that never reads
+    it more than its macros do)."""
 
     def __init__(self, lookup, environ=None, rng=None):
         self.lookup = lookup
