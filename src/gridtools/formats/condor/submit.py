@@ -113,7 +113,7 @@ def logical_lines(text):
     while i < len(lines):
         start, parts = i + 1, []
         line = lines[i]
-        while line.rstrip().endswith("\\") and i + 1 < len(lines) and not _is_comment(line):
+        while "\\" in line and line.rstrip().endswith("\\") and i + 1 < len(lines) and not _is_comment(line):
             parts.append(line.rstrip()[:-1])
             i += 1
             line = lines[i]
@@ -165,7 +165,7 @@ def _statement(number, line, lines, source):
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return None
-    args = queue_arguments(stripped)
+    args = queue_arguments(stripped) if stripped[0] in "qQ" else None   # (only q lowers to q)
     if args is not None:
         return _queue_statement(number, args.strip(), lines, source)
     found = assignment(stripped)
@@ -189,7 +189,7 @@ def assignment(text):
     if text.startswith("+"):
         found = _name_equals(text, 1)
         return None if found is None else (ATTRIBUTE,) + found
-    if text[:3].lower() == "my.":
+    if text[:1] in "mM" and text[:3].lower() == "my.":      # (only m lowers to m)
         found = _name_equals(text, 3)
         if found is not None:
             return (ATTRIBUTE,) + found
