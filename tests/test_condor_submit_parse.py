@@ -349,6 +349,19 @@ def test_env_macros_read_the_submitter_s_environment_once(ctx, monkeypatch):
     assert ctx.environ is None
 
 
+def test_random_macros_of_a_submission_draw_one_sequence_from_its_seed(ctx):
+    """Every expansion of a submission draws from one generator seeded with the context's
+    seed (the procs in turn); an expander given none draws from one seeded with 0."""
+    ctx.seed = 12345
+    got = ads("executable = run.sh\narguments = $RANDOM_INTEGER(1,1000000) $RANDOM_CHOICE(a,b,c,d)\nqueue 3\n", ctx)
+    draws = random.Random(12345)
+    assert [ad.eval("Args") for ad in got] == \
+        [f"{1 + draws.randint(0, 999999)} {draws.choice(['a', 'b', 'c', 'd'])}" for _ in range(3)]
+    zero = random.Random(0)
+    assert Expander(lambda name: None).expand("$RANDOM_INTEGER(0,99) $RANDOM_INTEGER(0,99)") == \
+        f"{zero.randint(0, 99)} {zero.randint(0, 99)}"
+
+
 def test_getenv_patterns(ctx):
     ctx.environ = {"GT_A": "1", "GT_B": "2", "HOME": "/h", "PATH": "/bin"}
     got = ads("executable = run.sh\ngetenv = GT_*, HOME\nqueue\n", ctx)

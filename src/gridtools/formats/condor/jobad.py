@@ -116,7 +116,7 @@ class _Jobs:
         self.desc, self.ctx = desc, ctx
         self.cluster, self.proc = cluster_id, procid
         self.defs = {}
-        self.rng = None                     # macros.SeededRandom, made with the first Expander
+        self.rng = None                     # random.Random of the draws, made at the first (random)
         self.verbatim = _verbatim(desc)
         self.last_exe = None
         self.ads = []
@@ -144,10 +144,16 @@ class _Jobs:
         the text itself when nothing in the description refers to a macro."""
         if self.verbatim:
             return _itself
-        from gridtools.formats.condor.macros import Expander, SeededRandom
+        from gridtools.formats.condor.macros import Expander
+        return Expander(self.lookup(live), self.ctx.environment, self.random).expand
+
+    def random(self):
+        """The ``random.Random`` all the build's expansions draw from, seeded with the
+        context's seed, made at the first draw."""
         if self.rng is None:
-            self.rng = SeededRandom(self.ctx.seed)
-        return Expander(self.lookup(live), self.ctx.environment, self.rng).expand
+            import random
+            self.rng = random.Random(self.ctx.seed)
+        return self.rng
 
 
 #: the longest text taken as it is when nothing refers to a macro (far below the longest

@@ -70,32 +70,26 @@ def closing_paren(text, start):
     return -1
 
 
-class SeededRandom:
-    """``random.Random(seed)``, made when first used: most descriptions draw nothing, and
-    the random module costs a submission more than reading its description."""
-
-    def __init__(self, seed):
-        self.seed, self._made = seed, None
-
-    def __getattr__(self, name):
-        if name.startswith("__") or "seed" not in self.__dict__:
-            raise AttributeError(name)
-        if self._made is None:
-            import random
-            self._made = random.Random(self.seed)
-        return getattr(self._made, name)
+def _seeded_zero():
+    """A ``random.Random(0)``: the draws of an expander given no ``rng``."""
+    import random
+    return random.Random(0)
 
 
 class Expander:
     """Expands text against ``lookup(name) -> raw value or None``. ``environ``: what
     ``$ENV()`` reads, a dict or the function that gives it (called when ``$ENV()`` is
     first expanded: copying a process's environment costs a submission that never reads
-    it more than its macros do)."""
+    it more than its macros do). ``rng``: what ``$RANDOM_CHOICE()`` and
+    ``$RANDOM_INTEGER()`` draw from, a ``random.Random`` or the function that gives
+    it (called at the first draw: most descriptions draw nothing, and the random
+    module costs a submission more than reading its description); None: one seeded
+    with 0."""
 
     def __init__(self, lookup, environ=None, rng=None):
         self.lookup = lookup
         self.environ = {} if environ is None else environ
-        self.rng = rng or SeededRandom(0)
+        self.rng = rng or _seeded_zero
 
     def expand(self, text, depth=0):
         if depth > MAX_DEPTH:
