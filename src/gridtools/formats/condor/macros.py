@@ -94,14 +94,17 @@ class Expander:
     def expand(self, text, depth=0):
         if depth > MAX_DEPTH:
             raise MacroProblem("macro expansion nested too deeply (circular definition?)")
+        j = text.find("$")
+        if j < 0 and len(text) <= MAX_LENGTH:
+            return text                         # (most values refer to nothing)
         out, i = [], 0
         while True:
-            j = text.find("$", i)
             if j < 0:
                 out.append(text[i:])
                 break
             out.append(text[i:j])
             i = self._reference(text, j, out, depth)
+            j = text.find("$", i)
         result = "".join(out)
         if len(result) > MAX_LENGTH:
             raise MacroProblem("macro expansion is too long (circular definition?)")
