@@ -68,7 +68,8 @@ def _named(lowered, words):
     for word in words:
         at = lowered.find(word)
         while at >= 0:
-            if not lowered[lowered.rfind("\n", 0, at) + 1:at].lstrip().startswith("#"):
+            start = lowered.rfind("\n", 0, at) + 1
+            if not lowered.startswith("#", start) and not lowered[start:at].lstrip().startswith("#"):
                 return True
             at = lowered.find(word, at + 1)
     return False
