@@ -111,7 +111,7 @@ class Expander:
         return result
 
     def _reference(self, text, j, out, depth):
-        head = reference_head(text, j)
+        head = (j + 2, False, "") if text.startswith("(", j + 1) else reference_head(text, j)    # ($(name))
         end = closing_paren(text, head[0]) if head else -1
         if end < 0:
             out.append("$")
