@@ -109,16 +109,19 @@ def error_at(line, message, source="submit file"):
 def logical_lines(text):
     """(line number, text) of each logical line (``\\`` joins lines)."""
     lines = text.replace("\r\n", "\n").split("\n")
-    i = 0
-    while i < len(lines):
-        start, parts = i + 1, []
+    i, end = 0, len(lines)
+    while i < end:
         line = lines[i]
-        while "\\" in line and line.rstrip().endswith("\\") and i + 1 < len(lines) and not _is_comment(line):
-            parts.append(line.rstrip()[:-1])
-            i += 1
-            line = lines[i]
-        parts.append(line)
         i += 1
+        if "\\" not in line:                  # (no continuation: most lines)
+            yield i, line
+            continue
+        start, parts = i, []
+        while line.rstrip().endswith("\\") and i < end and not _is_comment(line):
+            parts.append(line.rstrip()[:-1])
+            line = lines[i]
+            i += 1
+        parts.append(line)
         yield start, "".join(parts)
 
 
