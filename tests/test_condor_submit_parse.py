@@ -164,6 +164,16 @@ def test_owner_and_ids(ctx):
      '"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = IF_NEEDED" are incompatible.'),
     ("executable = run.sh\naccounting_group = a b\nqueue\n", "ERROR: Invalid accounting_group: a b"),
     ("executable = run.sh\naccounting_group_user = u v\nqueue\n", "ERROR: Invalid accounting_group_user: u v"),
+    # (a bad value is refused before the next command is read: here one whose macros loop)
+    ("executable = run.sh\nshould_transfer_files = sometimes\nwhen_to_transfer_output = $(L)\nL = $(L)\nqueue\n",
+     "ERROR: invalid value (sometimes) for ShouldTransferFiles."),
+    ("executable = run.sh\naccounting_group = a b\nnice_user = $(L)\nL = $(L)\nqueue\n",
+     "ERROR: Invalid accounting_group: a b"),
+    ("executable = run.sh\nnice_user = $(L)\nL = $(L)\nqueue\n", "macro expansion nested too deeply"),
+    ("executable = run.sh\nwhen_to_transfer_output = $(L)\nL = $(L)\nqueue\n", "macro expansion nested too deeply"),
+    ("executable = run.sh\nrequirements = (Memory > 1\nqueue\n", "Parse error in expression: Requirements"),
+    ("executable = run.sh\npriority = high\nqueue\n", "ERROR: priority must be an integer, not high"),
+    ("executable = run.sh\nkill_sig = SIGBOGUS\nqueue\n", "ERROR: invalid signal SIGBOGUS"),
     ("executable = run.sh\nshould_transfer_files = NO\ntransfer_input_files = a\nqueue\n",
      'ERROR: you specified files you want Condor to transfer via "transfer_input_files", but you disabled '
      "should_transfer_files."),
@@ -282,6 +292,10 @@ def test_circular_macros_are_an_error():
     ('a\\"b c', "Args", 'a"b c', ['a"b', "c"]),
     ('"one \'two three\' four"', "Arguments", "one two' 'three four",
      ["one", "two three", "four"]),
+    ("\" x\ty\r\nz  '' w''v a'b c'd 'it''s''' \"", "Arguments", "x y z '' wv ab' 'cd it''''s''''",
+     ["x", "y", "z", "", "wv", "ab cd", "it's'"]),
+    ("\"-c '/bin/p -m  w\t--n 1'\"", "Arguments", "-c /bin/p' '-m'  'w'\t'--n' '1", ["-c", "/bin/p -m  w\t--n 1"]),
+    ("\"''\"", "Arguments", "''", [""]),
     ('"a ""q"" \'it\'\'s\' \'\'"', "Arguments", "a \"q\" it''''s ''", ["a", '"q"', "it's", ""]),
 ])
 def test_arguments(value, attr, text, items):
@@ -292,6 +306,23 @@ def test_arguments(value, attr, text, items):
         assert argsenv.split_old_args(value) == items
 
 
+@pytest.mark.parametrize("text, items", [
+    ("a'  'b 'c d'", ["a  b", "c d"]), ("  x  ", ["x"]), ("'it''s' \"q\"", ["it's", '"q"']), ("", []),
+    ("one two' 'three four", ["one", "two three", "four"]),
+])
+def test_v2_arguments_are_read_back_whoever_wrote_them(text, items):
+    """An Arguments value read from an ad (the daemon's, a hand-written one) gives its
+    items, as one condor_submit has just written does."""
+    assert argsenv.split_v2_args(text) == items
+    assert argsenv.split_v2_args(argsenv.join_v2(items)) == items
+
+
+@pytest.mark.parametrize("value", ["\"a 'b c\"", "\"'\"", "\"x ''' y\""])
+def test_an_unterminated_single_quote_is_an_error(value):
+    with pytest.raises(InputError, match="^Unterminated single-quote in arguments: "):
+        argsenv.parse_arguments(value)
+
+
 def test_environment_both_syntaxes_round_trip():
     old = argsenv.parse_environment("A=1;B=2 3;C=")
     new = argsenv.parse_environment('"Z=1 A=\'x y\' M=3"')
@@ -300,6 +331,35 @@ def test_environment_both_syntaxes_round_trip():
     assert argsenv.parse_environment_v2(argsenv.render_environment(new)) == new
     with pytest.raises(InputError, match="NAME=value"):
         argsenv.parse_environment("novalue")
+
+
+def test_env_macros_read_the_submitter_s_environment_once(ctx, monkeypatch):
+    """$ENV() reads the environment condor_submit runs in (copied once, when first read:
+    a description that never reads it does not copy it); getenv takes the same copy."""
+    ctx.environ = None
+    monkeypatch.setenv("GT_SUBMIT_VAR", "v1")
+    got = ads("executable = run.sh\narguments = $ENV(GT_SUBMIT_VAR) $(Process)\nMY.E = \"$ENV(GT_SUBMIT_VAR)\"\n"
+              "getenv = GT_SUBMIT_*\nqueue 2\n", ctx)
+    assert [(ad.eval("Args"), ad.eval("E"), ad.eval("Environment")) for ad in got] == \
+        [("v1 0", "v1", "GT_SUBMIT_VAR=v1"), ("v1 1", "v1", "GT_SUBMIT_VAR=v1")]
+    monkeypatch.setenv("GT_SUBMIT_VAR", "v2")
+    assert ads("executable = run.sh\narguments = $ENV(GT_SUBMIT_VAR)\nqueue\n", ctx)[0].eval("Args") == "v1"
+    ctx.environ = None
+    assert ads("executable = run.sh\narguments = $(Cluster)\nqueue\n", ctx)[0].eval("Args") == "3"
+    assert ctx.environ is None
+
+
+def test_random_macros_of_a_submission_draw_one_sequence_from_its_seed(ctx):
+    """Every expansion of a submission draws from one generator seeded with the context's
+    seed (the procs in turn); an expander given none draws from one seeded with 0."""
+    ctx.seed = 12345
+    got = ads("executable = run.sh\narguments = $RANDOM_INTEGER(1,1000000) $RANDOM_CHOICE(a,b,c,d)\nqueue 3\n", ctx)
+    draws = random.Random(12345)
+    assert [ad.eval("Args") for ad in got] == \
+        [f"{1 + draws.randint(0, 999999)} {draws.choice(['a', 'b', 'c', 'd'])}" for _ in range(3)]
+    zero = random.Random(0)
+    assert Expander(lambda name: None).expand("$RANDOM_INTEGER(0,99) $RANDOM_INTEGER(0,99)") == \
+        f"{zero.randint(0, 99)} {zero.randint(0, 99)}"
 
 
 def test_getenv_patterns(ctx):

@@ -671,6 +671,9 @@ WRITE_CONFIGS = [
     ("A = \u00e9\n", False),
     ("# a comment\rALLOW_WRITE = nobody@*/*\r", False),         # a lone CR ends a line too
     ("# a comment\r\nA = 1\r\n", True),
+    ("A = 1 # ALLOW_WRITE is set below\n", False),              # a setting line, whatever follows
+    ("\t # include : x\n\tB = allow_writer\n", False),
+    ("#\n# LOCAL_CONFIG_DIR = x\n   \nC = 2\n", True),
 ]
 
 
@@ -702,6 +705,26 @@ def test_write_is_seen_open_without_the_configuration_language_only_when_it_is(t
     monkeypatch.delenv("_CONDOR_DENY_WRITE")
     monkeypatch.setenv("_CONDOR_MINUTE", "60")
     assert access.open_to_all("WRITE") is open_to_all
+
+
+@pytest.mark.parametrize("text, may", [
+    ("# MAX_JOBS_PER_SUBMISSION = 5\n# include : x\n  # LOCAL_CONFIG_FILE = y\n", False),
+    ("MAX_JOBS_PER_SUBMISSION = 5\n", True),
+    ("  max_jobs_per_submission=5\n", True),
+    ("A = 1 # MAX_JOBS_PER_SUBMISSION\n", True),
+    ("include : other\n", True),
+    ("# \u00e9t\u00e9\nA = 1\n", False),
+    ("A = \u00e9\nLOCAL_CONFIG_DIR = x\n", True),
+    ("# a comment\rMAX_JOBS_PER_SUBMISSION = 5\r", True),
+])
+def test_a_setting_is_seen_only_on_a_line_that_is_not_a_comment(tmp_path, monkeypatch, text, may):
+    """condor_submit reads MAX_JOBS_PER_SUBMISSION from the configuration's language only
+    when a line that is not a comment names it (or includes other files)."""
+    from gridtools.cli.condor import access
+    _only_this_config(tmp_path, monkeypatch, text)
+    assert access.may_set("MAX_JOBS_PER_SUBMISSION") is may
+    monkeypatch.setenv("_CONDOR_MAX_JOBS_PER_SUBMISSION", "5")
+    assert access.may_set("MAX_JOBS_PER_SUBMISSION") is True
 
 
 @pytest.mark.parametrize("text, open_to_read", [

@@ -51,19 +51,34 @@ def open_to_all(level):
     variables = _condor_variables()
     if any(name.upper().encode() in key for key in variables for name in names):
         return False
-    settings = _global_settings()
-    if settings is None or not settings.isascii():
-        return False
-    return not any(name in settings for name in names)
-
-
-def _global_settings():
-    """The lines of the global configuration file that are not blank or comments, in lower
-    case and joined ("" for ONLY_ENV), None when it cannot be read. Made once for each
-    reading of the file's text (``_global_text``)."""
     lowered = _global_text()
     if lowered is None:
-        return None
+        return False
+    if lowered.isascii():
+        return not _named(lowered, names)
+    settings = _global_settings(lowered)
+    return settings.isascii() and not any(name in settings for name in names)
+
+
+def _named(lowered, words):
+    """True when a line of ``lowered`` (a configuration's text in lower case) that is not
+    blank or a comment holds one of ``words`` (each starting with a letter): what
+    looking for them in ``_global_settings`` finds, without splitting the text into
+    its lines (a word is mostly found, if at all, in a few comments)."""
+    for word in words:
+        at = lowered.find(word)
+        while at >= 0:
+            start = lowered.rfind("\n", 0, at) + 1
+            if not lowered.startswith("#", start) and not lowered[start:at].lstrip().startswith("#"):
+                return True
+            at = lowered.find(word, at + 1)
+    return False
+
+
+def _global_settings(lowered):
+    """The lines of ``lowered``, the global configuration file's text in lower case
+    (``_global_text``), that are not blank or comments, joined. Made once for each
+    reading of the file's text."""
     if _SETTINGS and _SETTINGS[0] is lowered:
         return _SETTINGS[1]
     settings = "\n".join(_setting_lines(lowered))
@@ -77,6 +92,8 @@ _SETTINGS = []
 
 def _condor_variables():
     """The names of the environment's ``_CONDOR_`` variables, in upper case."""
+    if b"_CONDOR_" not in b"\0".join(posix.environ).upper():
+        return []               # (the common case, seen in one pass over the names)
     return [key.upper() for key in posix.environ if key[:8].upper() == b"_CONDOR_"]
 
 
@@ -118,10 +135,14 @@ def may_set(name):
     upper = name.upper().encode()
     if any(upper in key for key in _condor_variables()):
         return True
-    settings = _global_settings()
-    if settings is None:
+    lowered = _global_text()
+    if lowered is None:
         return True
-    return any(word in settings for word in (name.lower(), "include", "local_config"))
+    words = (name.lower(), "include", "local_config")
+    if lowered.isascii():
+        return _named(lowered, words)
+    settings = _global_settings(lowered)
+    return any(word in settings for word in words)
 
 
 def _setting_lines(text):

@@ -57,6 +57,8 @@ def split_new(value, what="arguments"):
     quotes or not: what follows it is refused in HTCondor's words."""
     inner = value.strip()[1:-1]
     _check_quotes(value.strip(), inner, what)
+    if '"' not in inner:
+        return _split_runs(inner, value, what)
     items, current, pending, i = [], [], False, 0
     while i < len(inner):
         ch = inner[i]
@@ -75,6 +77,48 @@ def split_new(value, what="arguments"):
         else:
             current.append(ch)
             pending, i = True, i + 1
+    if pending:
+        items.append("".join(current))
+    return items
+
+
+#: the blanks that separate items, each made a space (``_split_runs``)
+_TO_SPACE = str.maketrans("\t\r\n", "   ")
+
+
+def _split_runs(inner, value, what):
+    """``split_new``'s items of an ``inner`` text without double quotes, read a run at a
+    time (the blanks between single-quoted sections, the text inside each) where
+    ``split_new`` reads a character at a time: the same items."""
+    items, current, pending, i, end = [], [], False, 0, len(inner)
+    while i < end:
+        j = inner.find("'", i)
+        if j < 0:
+            j = end
+        if j > i:
+            words = inner[i:j].translate(_TO_SPACE).split(" ")
+            current.append(words[0])
+            if len(words) > 1:
+                if pending or words[0]:
+                    items.append("".join(current))
+                items.extend(word for word in words[1:-1] if word)
+                current = [words[-1]]
+                pending = bool(words[-1])
+            elif words[0]:
+                pending = True
+        if j == end:
+            break
+        i = j + 1                           # a single-quoted section: '' inside is one quote
+        while True:
+            k = inner.find("'", i)
+            if k < 0:
+                raise InputError(f"Unterminated single-quote in {what}: {value}")
+            current.append(inner[i:k])
+            if inner[k + 1:k + 2] != "'":
+                break
+            current.append("'")
+            i = k + 2
+        i, pending = k + 1, True
     if pending:
         items.append("".join(current))
     return items
@@ -120,6 +164,9 @@ def quote_v2(item):
     single quotes (a single quote doubled), an empty argument is ``''``."""
     if item == "":
         return "''"
+    if "'" not in item:                 # each run of blanks between quotes, in one pass
+        quoted = item.replace(" ", "' '").replace("\t", "'\t'").replace("\r", "'\r'").replace("\n", "'\n'")
+        return quoted.replace("''", "") if len(quoted) != len(item) else item
     out = []
     for ch in item:
         if ch in _BLANKS or ch == "'":
@@ -134,8 +181,18 @@ def quote_v2(item):
     return "".join(out)
 
 
+#: the items of the last texts join_v2 made (a few, by text): split_v2_args gives them back
+#: without reading the text again (a submission reads back the arguments it wrote)
+_JOINED = {}
+
+
 def join_v2(items):
-    return " ".join(quote_v2(item) for item in items)
+    items = tuple(items)
+    text = " ".join(quote_v2(item) for item in items)
+    if len(_JOINED) >= 8:
+        _JOINED.clear()
+    _JOINED[text] = items
+    return text
 
 
 def join_v1(items):
@@ -150,7 +207,11 @@ def parse_arguments(value):
 
 
 def split_v2_args(text):
-    """Arguments from a V2 attribute value (inverse of ``join_v2``)."""
+    """Arguments from a V2 attribute value (inverse of ``join_v2``: the items of a text it
+    made lately, as they were)."""
+    known = _JOINED.get(text)
+    if known is not None:
+        return list(known)
     return split_new('"' + text.replace('"', '""') + '"')
 
 

@@ -116,10 +116,20 @@ class _Jobs:
         self.desc, self.ctx = desc, ctx
         self.cluster, self.proc = cluster_id, procid
         self.defs = {}
-        self.rng = None                     # macros.SeededRandom, made with the first Expander
+        self.rng = None                     # random.Random of the draws, made at the first (random)
         self.verbatim = _verbatim(desc)
         self.last_exe = None
         self.ads = []
+        self.spellings = None               # (kind, name in lower case) -> as last written
+
+    def spelling(self, lowered, kind=ATTRIBUTE):
+        """The spelling of a custom attribute (or, of ``kind`` COMMAND, a submit command)
+        as last written in the description (``lowered`` when none is), from a table made
+        at the first call (each proc's ad spells them)."""
+        if self.spellings is None:
+            self.spellings = {(statement.kind, statement.name.lower()): statement.name
+                              for statement in self.desc.statements if isinstance(statement, Assignment)}
+        return self.spellings.get((kind, lowered), lowered)
 
     def lookup(self, live):
         def find(name):
@@ -134,10 +144,16 @@ class _Jobs:
         the text itself when nothing in the description refers to a macro."""
         if self.verbatim:
             return _itself
-        from gridtools.formats.condor.macros import Expander, SeededRandom
+        from gridtools.formats.condor.macros import Expander
+        return Expander(self.lookup(live), self.ctx.environment, self.random).expand
+
+    def random(self):
+        """The ``random.Random`` all the build's expansions draw from, seeded with the
+        context's seed, made at the first draw."""
         if self.rng is None:
-            self.rng = SeededRandom(self.ctx.seed)
-        return Expander(self.lookup(live), self.ctx.environment(), self.rng).expand
+            import random
+            self.rng = random.Random(self.ctx.seed)
+        return self.rng
 
 
 #: the longest text taken as it is when nothing refers to a macro (far below the longest
@@ -291,7 +307,7 @@ def make_ad(jobs, live):
     A.set_arguments(ad, cmd)
     A.set_environment(ad, cmd, ctx)
     A.set_log(ad, cmd, iwd)
-    custom = [(key, spelling(jobs.desc, key, COMMAND)[len("request_"):])
+    custom = [(key, jobs.spelling(key, COMMAND)[len("request_"):])
               for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS]
     asked = A.set_requests(ad, cmd, custom)
     should = A.set_transfer(ad, cmd, universe, ctx)
@@ -345,16 +361,7 @@ def _rest(ad, cmd, ctx, universe):
 def _custom(ad, jobs, expand):
     for key, raw in jobs.defs.items():
         if key.startswith("my."):
-            name = spelling(jobs.desc, key[3:])
+            name = jobs.spelling(key[3:])
             text = expand(raw).strip()
             ad[name] = A.expr(name, text or "undefined")    # an empty value is UNDEFINED
 
-
-def spelling(desc, lowered, kind=ATTRIBUTE):
-    """The spelling of a custom attribute (or, of ``kind`` COMMAND, a submit command) as
-    last written."""
-    for statement in reversed(desc.statements):
-        if isinstance(statement, Assignment) and statement.kind == kind \
-                and statement.name.lower() == lowered:
-            return statement.name
-    return lowered

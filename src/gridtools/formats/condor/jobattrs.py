@@ -12,13 +12,12 @@ RequestDisk) go into the ad as their texts; what the user wrote is parsed
 from gridtools import ospaths
 from gridtools.classad.draft import Text, read_text
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
-from gridtools.errors import InputError, lines
+from gridtools.errors import InputError
 from gridtools.formats.condor import c_atoi
 
 HELD_AT_SUBMIT = "submitted on hold at user's request"
 HOLD_CODE_SUBMITTED_ON_HOLD = 15  # HoldReasonCode of a job submitted with hold = true
 DEFAULT_LEASE = 2400  # JobLeaseDuration, seconds, for jobs that run on execute hosts
-NICE_USER_GROUP = "nice-user"  # the accounting group of nice_user jobs
 #: RequestMemory and RequestDisk of a job that does not ask (HTCondor's defaults)
 DEFAULT_REQUEST_MEMORY = Text("ifthenelse(MemoryUsage isnt undefined,MemoryUsage,(ImageSize + 1023) / 1024)",
                               "ifthenelse(MemoryUsage =!= undefined,MemoryUsage,(ImageSize + 1023) / 1024)")
@@ -41,8 +40,6 @@ ON_EXECUTE_HOSTS = (VANILLA, PARALLEL)
 
 
 NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3, "start": 4}
-TRANSFER_MODES = ("YES", "NO", "IF_NEEDED")
-TRANSFER_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT")
 #: the commands moreattrs sets an attribute for each (loaded only for a description that
 #: gives one of them)
 MORE_COMMANDS = frozenset((
@@ -150,13 +147,6 @@ def set_universe(ad, cmd):
     return universe
 
 
-def _int(name, text):
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise fail(f"{name} must be an integer, not {text.strip()}") from None
-
-
 def set_executable(ad, cmd, ctx, iwd):
     """Cmd and the sizes of the executable: a relative name from the directory
     condor_submit runs in, or, when the executable is not transferred (a program of the
@@ -232,7 +222,8 @@ def set_environment(ad, cmd, ctx):
     env = {}
     getenv = cmd("getenv")
     if getenv is not None and getenv.strip():
-        env.update(_getenv(getenv.strip(), ctx.environment()))
+        from gridtools.formats.condor.moreattrs import getenv_variables
+        env.update(getenv_variables(getenv.strip(), ctx.environment()))
     value = cmd("environment")
     if value is None:
         value = cmd("env")
@@ -244,21 +235,6 @@ def set_environment(ad, cmd, ctx):
     if text:
         env.update(argsenv.parse_environment(text))
     ad["Environment"] = argsenv.render_environment(env)
-
-
-def _getenv(spec, environ):
-    """The variables of the submitter's environment ``getenv`` takes: all, none, or those
-    whose names match its patterns; never one whose value has several lines (as an
-    exported bash function's), which HTCondor's condor_submit leaves out too."""
-    lowered = spec.lower()
-    if lowered in ("false", "no", "f", "n", "0"):
-        return {}
-    if lowered in ("true", "yes", "t", "y", "1"):
-        return {name: value for name, value in environ.items() if "\n" not in value}
-    import fnmatch
-    patterns = spec.replace(",", " ").split()
-    return {name: value for name, value in environ.items()
-            if "\n" not in value and any(fnmatch.fnmatchcase(name, p) for p in patterns)}
 
 
 def set_log(ad, cmd, iwd):
@@ -350,26 +326,12 @@ def set_requests(ad, cmd, custom=()):
 
 def set_transfer(ad, cmd, universe, ctx):
     asked = (cmd("should_transfer_files") or "").strip()
-    should = asked.upper() or "IF_NEEDED"
-    if should not in TRANSFER_MODES:
-        raise fail(f"invalid value ({asked}) for ShouldTransferFiles. Please either specify YES, NO, "
-                   "or IF_NEEDED and try again.")
-    given = (cmd("when_to_transfer_output") or "").strip()
-    when = given.upper() or "ON_EXIT"
-    if when not in TRANSFER_WHEN:
-        raise fail(f"invalid value ({given}) for WhenToTransferOutput. Please either specify ON_EXIT, "
-                   "or ON_EXIT_OR_EVICT and try again.")
-    if given and should == "NO":
-        raise fail(f"WhenToTransferOutput specified as {when} yet ShouldTransferFiles defined as NO. "
-                   "Please remove this contradiction from your submit file and try again.")
-    if when == "ON_EXIT_OR_EVICT":
-        if asked:
-            if should == "IF_NEEDED":
-                raise fail('"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = '
-                           'IF_NEEDED" are incompatible. If you really want "IF_NEEDED", set '
-                           '"when_to_transfer_output = ON_EXIT". If you really want "ON_EXIT_OR_EVICT", '
-                           'please set "should_transfer_files = YES".')
-        should = "YES"                          # (what output on eviction needs)
+    given = None if asked else (cmd("when_to_transfer_output") or "").strip()
+    if asked or given:
+        from gridtools.formats.condor.moreattrs import transfer_modes
+        should, when = transfer_modes(cmd, asked, given)
+    else:
+        should, when = "IF_NEEDED", "ON_EXIT"
     ad["ShouldTransferFiles"] = should
     if should != "NO":
         ad["WhenToTransferOutput"] = when
@@ -407,17 +369,8 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
     user = user.strip() if user is not None else ""
     refs = set()
     if user:
-        names = []
-        own = expr("Requirements", f"({user})", names)      # its own error first
-        if own.__class__ is Text:
-            from gridtools.formats.condor.reqrefs import from_names as references
-            refs, job_refs = references(names)
-        else:
-            from gridtools.formats.condor.reqrefs import from_tree as references
-            refs, job_refs = references(own)
-        if "requirements" in refs or "requirements" in job_refs:
-            raise InputError(lines(f"ERROR: Requirements = ({user})",
-                                   "Is Circular. Did you intend to use $(Requirements) ?"))
+        from gridtools.formats.condor.moreattrs import requirement_references
+        refs = requirement_references(user)
     terms = []                                  # (canonical text, long form text)
     if "arch" not in refs:
         terms.append((f"(TARGET.Arch == {unparse_value(ctx.arch)})",
@@ -493,26 +446,19 @@ def _at_most(ad, attr, limit=1):
 
 def set_priority(ad, cmd):
     prio = cmd("priority")
-    ad["JobPrio"] = _int("priority", prio) if prio is not None and prio.strip() else 0
+    if prio is not None and prio.strip():
+        from gridtools.formats.condor.moreattrs import whole_number
+        ad["JobPrio"] = whole_number("priority", prio)
+    else:
+        ad["JobPrio"] = 0
 
 
 def set_accounting(ad, cmd, owner):
-    group = (cmd("accounting_group") or "").strip()
-    user = (cmd("accounting_group_user") or "").strip()
-    for key, name in (("accounting_group", group), ("accounting_group_user", user)):
-        if name and (" " in name or not name.isprintable()):      # (blanks and control characters)
-            raise fail(f"Invalid {key}: {name}")
-    nice = flag("nice_user", cmd("nice_user"))
-    if nice:
-        ad["MaxJobRetirementTime"] = 0
-        group = group or NICE_USER_GROUP
-    if group:
-        ad["AcctGroup"] = group
-        ad["AcctGroupUser"] = user or owner
-        ad["AccountingGroup"] = f"{group}.{user or owner}"
-    elif user:
-        ad["AcctGroupUser"] = user
-        ad["AccountingGroup"] = user
+    group, user = cmd("accounting_group"), cmd("accounting_group_user")
+    nice = cmd("nice_user") if group is None and user is None else ""
+    if group is not None or user is not None or nice is not None:
+        from gridtools.formats.condor.moreattrs import set_accounting as given
+        given(ad, cmd, owner, group, user, nice)
 
 
 def set_notification(ad, cmd):
@@ -576,28 +522,13 @@ def set_policy(ad, cmd):
         _optional_expr(ad, cmd, key, attr)
 
 
-def signal_name(text):
-    """A signal's name (``SIGKILL``) from a number or a name."""
-    import signal
-    text = text.strip()
-    if text.isdigit():
-        try:
-            return signal.Signals(int(text)).name
-        except ValueError:
-            raise fail(f"invalid signal {text}") from None
-    name = text.upper()
-    name = name if name.startswith("SIG") else "SIG" + name
-    if name not in signal.Signals.__members__:
-        raise fail(f"invalid signal {text}")
-    return name
-
-
 def set_misc(ad, cmd):
     leave = cmd("leave_in_queue")
     if leave is not None and leave.strip():
         ad["LeaveJobInQueue"] = expr("LeaveJobInQueue", leave.strip())
     kill = cmd("kill_sig")
     if kill is not None and kill.strip():
+        from gridtools.formats.condor.moreattrs import signal_name
         ad["KillSig"] = signal_name(kill)
     batch = cmd("batch_name")
     if batch is not None and batch.strip():

@@ -13,7 +13,10 @@ def split_args(body):
 
 def _env(exp, _fname, body, depth):
     name, colon, default = exp.expand(body, depth + 1).partition(":")
-    value = exp.environ.get(name.strip())
+    environ = exp.environ
+    if callable(environ):                   # (the function that gives it: see Expander)
+        environ = exp.environ = environ()
+    value = environ.get(name.strip())
     if value is None:
         return default if colon else "UNDEFINED"
     return value
@@ -74,7 +77,7 @@ def _choice(exp, _fname, body, depth):
 
 def _random_choice(exp, _fname, body, depth):
     items = split_args(exp.expand(body, depth + 1))
-    return exp.rng.choice(items)
+    return _random(exp).choice(items)
 
 
 def _random_integer(exp, _fname, body, depth):
@@ -86,7 +89,16 @@ def _random_integer(exp, _fname, body, depth):
         raise MacroProblem(f"$RANDOM_INTEGER() macro: invalid arguments: {body}") from None
     if step < 1 or high < low:
         raise MacroProblem(f"$RANDOM_INTEGER() macro: invalid arguments: {body}")
-    return str(low + step * exp.rng.randint(0, (high - low) // step))
+    return str(low + step * _random(exp).randint(0, (high - low) // step))
+
+
+def _random(exp):
+    """The expander's ``random.Random`` (made at the first draw from the function it was
+    given, see macros.Expander)."""
+    rng = exp.rng
+    if callable(rng):
+        rng = exp.rng = rng()
+    return rng
 
 
 FUNCTIONS = {

@@ -25,7 +25,6 @@ MAX_DEPTH = 64  # nesting of macro references before a definition counts as circ
 MAX_LENGTH = 1 << 20  # characters an expansion may grow to
 
 _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_NAME_REST = _LETTERS | frozenset("0123456789.")
 
 
 def is_name(text):
@@ -33,7 +32,7 @@ def is_name(text):
     ``_`` and dots (one line end after it allowed)."""
     if text.endswith("\n"):
         text = text[:-1]
-    return bool(text) and text[0] in _LETTERS and _NAME_REST.issuperset(text)
+    return bool(text) and text[0] in _LETTERS and text.isascii() and text.replace(".", "_").isidentifier()
 
 
 def reference_head(text, j):
@@ -57,6 +56,9 @@ class MacroProblem(InputError):
 
 def closing_paren(text, start):
     """Index of the ``)`` matching the ``(`` just before ``start``, or -1."""
+    first = text.find(")", start)
+    if first < 0 or text.find("(", start, first) < 0:
+        return first                            # (no parenthesis inside: the first one closes)
     depth = 1
     for i in range(start, len(text)):
         if text[i] == "(":
@@ -68,48 +70,48 @@ def closing_paren(text, start):
     return -1
 
 
-class SeededRandom:
-    """``random.Random(seed)``, made when first used: most descriptions draw nothing, and
-    the random module costs a submission more than reading its description."""
-
-    def __init__(self, seed):
-        self.seed, self._made = seed, None
-
-    def __getattr__(self, name):
-        if name.startswith("__") or "seed" not in self.__dict__:
-            raise AttributeError(name)
-        if self._made is None:
-            import random
-            self._made = random.Random(self.seed)
-        return getattr(self._made, name)
+def _seeded_zero():
+    """A ``random.Random(0)``: the draws of an expander given no ``rng``."""
+    import random
+    return random.Random(0)
 
 
 class Expander:
-    """Expands text against ``lookup(name) -> raw value or None``."""
+    """Expands text against ``lookup(name) -> raw value or None``. ``environ``: what
+    ``$ENV()`` reads, a dict or the function that gives it (called when ``$ENV()`` is
+    first expanded: copying a process's environment costs a submission that never reads
+    it more than its macros do). ``rng``: what ``$RANDOM_CHOICE()`` and
+    ``$RANDOM_INTEGER()`` draw from, a ``random.Random`` or the function that gives
+    it (called at the first draw: most descriptions draw nothing, and the random
+    module costs a submission more than reading its description); None: one seeded
+    with 0."""
 
     def __init__(self, lookup, environ=None, rng=None):
         self.lookup = lookup
         self.environ = {} if environ is None else environ
-        self.rng = rng or SeededRandom(0)
+        self.rng = rng or _seeded_zero
 
     def expand(self, text, depth=0):
         if depth > MAX_DEPTH:
             raise MacroProblem("macro expansion nested too deeply (circular definition?)")
+        j = text.find("$")
+        if j < 0 and len(text) <= MAX_LENGTH:
+            return text                         # (most values refer to nothing)
         out, i = [], 0
         while True:
-            j = text.find("$", i)
             if j < 0:
                 out.append(text[i:])
                 break
             out.append(text[i:j])
             i = self._reference(text, j, out, depth)
+            j = text.find("$", i)
         result = "".join(out)
         if len(result) > MAX_LENGTH:
             raise MacroProblem("macro expansion is too long (circular definition?)")
         return result
 
     def _reference(self, text, j, out, depth):
-        head = reference_head(text, j)
+        head = (j + 2, False, "") if text.startswith("(", j + 1) else reference_head(text, j)    # ($(name))
         end = closing_paren(text, head[0]) if head else -1
         if end < 0:
             out.append("$")

@@ -7,7 +7,10 @@ description is built without it, see jobattrs):
 - the retry commands (``set_retries``), a ``transfer_executable`` read
   (``is_false``), the strings of expressions in the old ClassAd syntax
   (``old_strings``), and the evaluation of integers and booleans (``integer``,
-  ``boolean``).
+  ``boolean``);
+- what jobattrs reads only for a description that gives it: the file transfer
+  modes, the accounting group and nice_user, the user's own requirements, a
+  priority, ``getenv``, a signal's name (kill_sig).
 
 How each kind of value is written:
 
@@ -30,8 +33,8 @@ How each kind of value is written:
 
 from gridtools import ospaths
 from gridtools.classad.draft import Text
-from gridtools.errors import InputError
-from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, quantity, signal_name, unquoted
+from gridtools.errors import InputError, lines
+from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, flag, quantity, unquoted
 
 EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH = range(11)
 
@@ -240,3 +243,123 @@ def old_strings(text):
             out.append("\\\\")
         i += 1
     return "".join(out)
+
+
+# ---------------------------------------------------------------- what jobattrs reads rarely
+
+#: the values of should_transfer_files and when_to_transfer_output
+TRANSFER_MODES = ("YES", "NO", "IF_NEEDED")
+TRANSFER_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT")
+NICE_USER_GROUP = "nice-user"  # the accounting group of nice_user jobs
+
+
+def transfer_modes(cmd, asked, given):
+    """(ShouldTransferFiles, WhenToTransferOutput) of a description that gives
+    should_transfer_files (``asked``, stripped) or when_to_transfer_output (``given``,
+    stripped; None: not read yet, as it is read once should_transfer_files is found
+    good); InputError in HTCondor's words for a value or pair it refuses."""
+    should = asked.upper() or "IF_NEEDED"
+    if should not in TRANSFER_MODES:
+        raise fail(f"invalid value ({asked}) for ShouldTransferFiles. Please either specify YES, NO, "
+                   "or IF_NEEDED and try again.")
+    if given is None:
+        given = (cmd("when_to_transfer_output") or "").strip()
+    when = given.upper() or "ON_EXIT"
+    if when not in TRANSFER_WHEN:
+        raise fail(f"invalid value ({given}) for WhenToTransferOutput. Please either specify ON_EXIT, "
+                   "or ON_EXIT_OR_EVICT and try again.")
+    if given and should == "NO":
+        raise fail(f"WhenToTransferOutput specified as {when} yet ShouldTransferFiles defined as NO. "
+                   "Please remove this contradiction from your submit file and try again.")
+    if when == "ON_EXIT_OR_EVICT":
+        if asked:
+            if should == "IF_NEEDED":
+                raise fail('"when_to_transfer_output = ON_EXIT_OR_EVICT" and "should_transfer_files = '
+                           'IF_NEEDED" are incompatible. If you really want "IF_NEEDED", set '
+                           '"when_to_transfer_output = ON_EXIT". If you really want "ON_EXIT_OR_EVICT", '
+                           'please set "should_transfer_files = YES".')
+        should = "YES"                          # (what output on eviction needs)
+    return should, when
+
+
+def set_accounting(ad, cmd, owner, group, user, nice):
+    """AcctGroup, AcctGroupUser, AccountingGroup and a nice user's MaxJobRetirementTime
+    of a description that gives accounting_group (``group``), accounting_group_user
+    (``user``) or nice_user (``nice``: its value, read before when neither of the others
+    is given, else "": read here once they are found good)."""
+    read = group is not None or user is not None
+    group = (group or "").strip()
+    user = (user or "").strip()
+    for key, name in (("accounting_group", group), ("accounting_group_user", user)):
+        if name and (" " in name or not name.isprintable()):      # (blanks and control characters)
+            raise fail(f"Invalid {key}: {name}")
+    if read:
+        nice = cmd("nice_user")
+    if flag("nice_user", nice):
+        ad["MaxJobRetirementTime"] = 0
+        group = group or NICE_USER_GROUP
+    if group:
+        ad["AcctGroup"] = group
+        ad["AcctGroupUser"] = user or owner
+        ad["AccountingGroup"] = f"{group}.{user or owner}"
+    elif user:
+        ad["AcctGroupUser"] = user
+        ad["AccountingGroup"] = user
+
+
+def requirement_references(user):
+    """The machine attributes the user's own requirements (``user``, stripped, not empty)
+    refer to, in lower case (jobattrs.set_requirements adds a term for none of them);
+    InputError for requirements that do not parse or refer to themselves."""
+    names = []
+    own = expr("Requirements", f"({user})", names)      # its own error first
+    if own.__class__ is Text:
+        from gridtools.formats.condor.reqrefs import from_names as references
+        refs, job_refs = references(names)
+    else:
+        from gridtools.formats.condor.reqrefs import from_tree as references
+        refs, job_refs = references(own)
+    if "requirements" in refs or "requirements" in job_refs:
+        raise InputError(lines(f"ERROR: Requirements = ({user})",
+                               "Is Circular. Did you intend to use $(Requirements) ?"))
+    return refs
+
+
+def whole_number(name, text):
+    """The integer of a command that must be one (``priority``); InputError in
+    HTCondor's words otherwise."""
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise fail(f"{name} must be an integer, not {text.strip()}") from None
+
+
+def getenv_variables(spec, environ):
+    """The variables of the submitter's environment ``getenv`` takes: all, none, or those
+    whose names match its patterns; never one whose value has several lines (as an
+    exported bash function's), which HTCondor's condor_submit leaves out too."""
+    lowered = spec.lower()
+    if lowered in ("false", "no", "f", "n", "0"):
+        return {}
+    if lowered in ("true", "yes", "t", "y", "1"):
+        return {name: value for name, value in environ.items() if "\n" not in value}
+    import fnmatch
+    patterns = spec.replace(",", " ").split()
+    return {name: value for name, value in environ.items()
+            if "\n" not in value and any(fnmatch.fnmatchcase(name, p) for p in patterns)}
+
+
+def signal_name(text):
+    """A signal's name (``SIGKILL``) from a number or a name."""
+    import signal
+    text = text.strip()
+    if text.isdigit():
+        try:
+            return signal.Signals(int(text)).name
+        except ValueError:
+            raise fail(f"invalid signal {text}") from None
+    name = text.upper()
+    name = name if name.startswith("SIG") else "SIG" + name
+    if name not in signal.Signals.__members__:
+        raise fail(f"invalid signal {text}")
+    return name

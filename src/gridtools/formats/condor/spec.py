@@ -184,8 +184,8 @@ _OWN_REQUESTS = frozenset(("requestcpus", "requestmemory", "requestdisk", "reque
 def custom_requests(ad):
     """The names (after ``Request``) of the other resources an ad asks for: its
     ``request_<name>`` commands (and ``+Request<name>`` attributes)."""
-    return [name[7:] for name in ad if name[:7].lower() == "request" and len(name) > 7
-            and name.lower() not in _OWN_REQUESTS]
+    return [name[7:] for name in ad if name[:1] in "rR" and name[:7].lower() == "request" and len(name) > 7
+            and name.lower() not in _OWN_REQUESTS]     # (only r lowers to r: most names end there)
 
 
 def _requests(ad, facts, submit_host, counted=None, later=None):

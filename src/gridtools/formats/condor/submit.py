@@ -109,16 +109,19 @@ def error_at(line, message, source="submit file"):
 def logical_lines(text):
     """(line number, text) of each logical line (``\\`` joins lines)."""
     lines = text.replace("\r\n", "\n").split("\n")
-    i = 0
-    while i < len(lines):
-        start, parts = i + 1, []
+    i, end = 0, len(lines)
+    while i < end:
         line = lines[i]
-        while line.rstrip().endswith("\\") and i + 1 < len(lines) and not _is_comment(line):
-            parts.append(line.rstrip()[:-1])
-            i += 1
-            line = lines[i]
-        parts.append(line)
         i += 1
+        if "\\" not in line:                  # (no continuation: most lines)
+            yield i, line
+            continue
+        start, parts = i, []
+        while line.rstrip().endswith("\\") and i < end and not _is_comment(line):
+            parts.append(line.rstrip()[:-1])
+            line = lines[i]
+            i += 1
+        parts.append(line)
         yield start, "".join(parts)
 
 
@@ -165,7 +168,7 @@ def _statement(number, line, lines, source):
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return None
-    args = queue_arguments(stripped)
+    args = queue_arguments(stripped) if stripped[0] in "qQ" else None   # (only q lowers to q)
     if args is not None:
         return _queue_statement(number, args.strip(), lines, source)
     found = assignment(stripped)
@@ -189,7 +192,7 @@ def assignment(text):
     if text.startswith("+"):
         found = _name_equals(text, 1)
         return None if found is None else (ATTRIBUTE,) + found
-    if text[:3].lower() == "my.":
+    if text[:1] in "mM" and text[:3].lower() == "my.":      # (only m lowers to m)
         found = _name_equals(text, 3)
         if found is not None:
             return (ATTRIBUTE,) + found
@@ -202,8 +205,10 @@ def _name_equals(text, start):
     ``=``; else None."""
     at = text.find("=", start)
     name = text[start:at].rstrip() if at >= 0 else ""
-    if not name or name[0] not in NAME_START or not NAME_REST.issuperset(name):
+    if not name or name[0] not in NAME_START:
         return None
+    if not (name.replace(".", "_").isidentifier() if name.isascii() else NAME_REST.issuperset(name)):
+        return None                             # (an ASCII name is an identifier, dots aside)
     return name, text[at + 1:]
 
 
