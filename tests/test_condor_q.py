@@ -302,6 +302,8 @@ def test_the_per_proc_table_from_the_listing_is_the_full_one(cell, workdir, user
     held = submit(cell, SLEEP + "hold = true\nqueue 2\n", cwd=workdir)
     theirs = submit(cell, "executable = /bin/echo\narguments = hidden words\nhold = true\nqueue\n",
                     cwd=workdir, user=alice, name="alice.sub")
+    single = submit(cell, "executable = /bin/sleep\narguments = 77\nhold = true\nqueue\n", cwd=workdir)
+    bare = submit(cell, "executable = /bin/true\nhold = true\nqueue\n", cwd=workdir)
     assert cell.run("condor_prio", "-p", "-7", f"{mixed}.2").returncode == 0
     wait_status(cell, f"{mixed}.0", 2)
     wait_for(lambda: re.search(rf"^ *{mixed}\.2 .* -7 +0\.0 sleep 302$", cell.run("condor_q", "-nobatch").stdout,
@@ -316,6 +318,10 @@ def test_the_per_proc_table_from_the_listing_is_the_full_one(cell, workdir, user
     assert re.search(rf"^ *{theirs}\.0 +{alice} .* H  0    0\.0 echo hidden words$", rows, re.M), rows
     assert re.search(rf"^ *{held}\.1 +root .* H  0    0\.0 sleep$", rows, re.M), rows
     assert re.search(rf"^ *{mixed}\.2 +root .* -7 +0\.0 sleep$", rows, re.M), rows
+    assert re.search(rf"^ *{single}\.0 +root .* H  0    0\.0 sleep$", rows, re.M), rows
+    assert re.search(rf"^ *{bare}\.0 +root .* H  0    0\.0 true$", rows, re.M), rows
     mine = cell.run("condor_q", "-nobatch").stdout
+    assert re.search(rf"^ *{single}\.0 +root .* H  0    0\.0 sleep 77$", mine, re.M), mine
+    assert re.search(rf"^ *{bare}\.0 +root .* H  0    0\.0 true$", mine, re.M), mine
     assert re.search(rf"^ *{mixed}\.0 +root .* R  0    0\.0 sleep 300$", mine, re.M), mine
     assert re.search(rf"^ *{mixed}\.2 +root .* I  -7 +0\.0 sleep 302$", mine, re.M), mine

@@ -136,7 +136,16 @@ def test_the_published_batch_tables_are_shown_as_they_are():
     listing = L.build(varied_snapshot())
     made = dict(qlisting.Published()(listing))
     owners = {run[L.JOB][L.J_OWNER] for run in listing["runs"]}
-    assert set(made) == {qlisting.BATCH} | {f"{qlisting.BATCH}:{o}" for o in owners} and len(owners) > 1
+    assert set(made) == {qlisting.BATCH, qlisting.NOBATCH} | {f"{qlisting.BATCH}:{o}" for o in owners}
+    assert len(owners) > 1
+    rows = made[qlisting.NOBATCH]           # a run's rows, made once when they never change
+    assert len(rows) == len(listing["runs"])
+    for run, text in zip(listing["runs"], rows):
+        if run[L.TASKS] is not None or run[L.STATE] in Q._RUNNING_STATES:
+            assert text is None
+        elif text is not None:
+            assert text.count("\n") == run[L.COUNT] and text.startswith(f"{run[L.ID]:4d}.0  ")
+    assert any(text and text.count("\n") > 1 for text in rows)
     assert made[f"{qlisting.BATCH}:carol"] and made[f"{qlisting.BATCH}:carol"] != made[qlisting.BATCH]
     opts = condor_q.parse_args([])
     for user, names, shown in (("root", {qlisting.BATCH: "EVERYONE\n"}, "EVERYONE"),
@@ -148,7 +157,7 @@ def test_the_published_batch_tables_are_shown_as_they_are():
         assert shown in text.splitlines(), (user, names)
     one = dict(listing, runs=[run for run in listing["runs"] if run[L.JOB][L.J_OWNER] == "alice"])
     alone = dict(qlisting.Published()(one))      # one owner: the same table
-    assert [v for k, v in alone.items() if k != qlisting.BATCH] == [None]
+    assert [v for k, v in alone.items() if k not in (qlisting.BATCH, qlisting.NOBATCH)] == [None]
 
 
 def test_job_names_resolve_alike_against_the_listing():

@@ -13,8 +13,9 @@ only what it shows: ``listing`` (the compact job listing of
 (``reasons``) and ``head``, everything else (queues, hosts, configuration
 facts, faults, ...). Before them come the listing's ready-made tables, when
 the daemon makes them (``encode``'s ``tables``): condor_q's batch view of
-everybody's jobs and of each owner's (``cli.condor.qlisting.published``),
-each its own section, so that a condor_q reads only the one it shows. Layout: the 8 bytes ``MAGIC``, the sections, the index
+everybody's jobs and of each owner's and its per-proc table's rows of each
+run of the listing (``cli.condor.qlisting.Published``), each its own
+section, so that a condor_q reads only the one it shows. Layout: the 8 bytes ``MAGIC``, the sections, the index
 (a marshal tuple of ``(section name, length)`` pairs in file order), then the
 length of the index (4 bytes, little-endian). The index comes last so that
 the daemon writes each section as soon as it is made, and holds the bytes

@@ -14,6 +14,9 @@ the status file. A condor_q of one owner's jobs (its caller's, by default)
 or of everybody's reads the one it shows and writes it as it is, when it
 shows times as the daemon does (``spool.listing.zone``); other selections
 (several users), and a status without them, are counted from the listing.
+``-nobatch`` writes a row per proc from the listing's runs
+(``nobatch_table``), taking the rows the daemon made of a run when they are
+all it would write.
 """
 
 from gridtools.cli.condor import queue as Q
@@ -180,6 +183,8 @@ def _shown_owner(sel, user):
 
 def wanted_tables(opts, user):
     """The sections of ready-made tables condor_q's view would show (``view``)."""
+    if opts.view == "nobatch":
+        return (NOBATCH,)
     if opts.view != "batch":
         return ()
     owner = _shown_owner(opts.selection, user)
@@ -207,7 +212,8 @@ def _ready_table(listing, sel, user):
 class Published:
     """Makes the tables the daemon publishes with a listing (``spool.status.encode``'s
     ``tables``): the batch view of everybody's jobs (``BATCH``) and of each owner's
-    (None where it is everybody's: an only owner's). Remembers the last listing's: a
+    (None where it is everybody's: an only owner's), and the per-proc table's rows of
+    each run that can be made once (``NOBATCH``). Remembers the last listing's: a
     listing whose runs are the last one's is not counted again."""
 
     def __init__(self):
@@ -228,6 +234,7 @@ class Published:
         for owner, mine in owners.items():
             text = whole if len(owners) == 1 else qviews.batch_table(batch_rows(mine))
             made.append((f"{BATCH}:{owner}", None if text == whole else text))
+        made.append((NOBATCH, [_ready_rows(run) for run in runs]))
         self.runs, self.made = runs, made
         return made
 
@@ -262,40 +269,83 @@ def _args_of(facts, cluster, number):
     return " " + " ".join(args) if args else ""
 
 
+def _run_procs(run, now):
+    """(proc number, fields of its row of the per-proc table: ``qviews.nobatch_layout``)
+    of each proc of a listing run that condor_q shows, by proc number."""
+    from gridtools.cli.condor import qviews
+    job = run[L.JOB]
+    state, book, owner = run[L.STATE], job[L.J_BOOK] or _NOTHING, job[L.J_OWNER]
+    start = float(run[L.TIME]) if state in Q._RUNNING_STATES else 0.0
+    date, cmd = qviews.format_date(run[L.SUBMITTED]), qviews.base_name(job[L.J_CMD] or job[L.J_NAME])
+    walls, prios, letters = book.get("tasks") or _NOTHING, book.get("procs") or _NOTHING, Q.STATUS_LETTER
+    for number in _numbers(run[L.TASKS]):
+        status = Q._status(state, book, number)
+        if status is None:
+            continue
+        spent = float((walls.get(str(number)) or _NOTHING).get("wall") or 0.0)
+        if start and status in (Q.RUNNING, Q.SUSPENDED, Q.HELD):
+            spent += now - start
+        own = prios.get(str(number))
+        prio = str(int(own.get("prio") or 0) if own is not None else job[L.J_PRIO])
+        yield number, (owner, date, qviews.format_time(spent), letters.get(status, "?"), prio, cmd)
+
+
+#: the section of the per-proc table's rows of each run of the listing, when they are
+#: the same whenever they are shown (``_ready_rows``)
+NOBATCH = "table:nobatch"
+#: the width of the PRI column of the ready-made rows (the least the table gives it)
+READY_PRIO_WIDTH = 3
+
+
+def _ready_rows(run):
+    """The rows of the per-proc table of a run of jobs that are no arrays and whose rows
+    do not change with the time (none is running), without their arguments, with a
+    PRI column ``READY_PRIO_WIDTH`` wide; else None."""
+    if run[L.TASKS] is not None or run[L.STATE] in Q._RUNNING_STATES:
+        return None
+    procs = list(_run_procs(run, 0.0))
+    if len(procs) != 1 or len(procs[0][1][4]) > READY_PRIO_WIDTH:
+        return None
+    from gridtools.cli.condor import qviews
+    rest = qviews.nobatch_layout(READY_PRIO_WIDTH)[1]("", *procs[0][1])
+    first = run[L.ID]
+    return "".join([f"{c:4d}.0  {rest}\n" for c in range(first, first + run[L.COUNT])])
+
+
 def nobatch_table(listing, shown, user, now):
     """condor_q -nobatch's table (``qviews.nobatch``) of the listing's procs whose owners
     ``shown`` accepts, in cluster and proc order: the procs of a run of jobs that show
-    alike differ in their ids and arguments only."""
+    alike differ in their ids and arguments only. The rows the daemon made of a run
+    (``NOBATCH``) are written as they are when none of them has arguments the caller
+    sees, the PRI column is as wide and times are shown as the daemon showed them."""
     from gridtools.cli.condor import qviews
+    from gridtools.spool import listing as spool_listing
+    runs = listing["runs"]
+    ready = (listing.get("tables") or _NOTHING).get(NOBATCH)
+    if type(ready) is not list or len(ready) != len(runs) or listing.get("zone") != spool_listing.zone():
+        ready = None
     args_by_owner = _visible_args(user) if user else {}
-    blocks, prio_width, letters, idle = [], 3, Q.STATUS_LETTER, qviews.format_time(0)
-    for run in listing["runs"]:
-        job = run[L.JOB]
-        owner = job[L.J_OWNER]
+    blocks, prio_width = [], READY_PRIO_WIDTH
+    for i, run in enumerate(runs):
+        owner = run[L.JOB][L.J_OWNER]
         if not shown(owner):
             continue
-        state, book, first = run[L.STATE], job[L.J_BOOK] or _NOTHING, run[L.ID]
-        start = float(run[L.TIME]) if state in Q._RUNNING_STATES else 0.0
-        date, cmd = qviews.format_date(run[L.SUBMITTED]), qviews.base_name(job[L.J_CMD] or job[L.J_NAME])
-        walls, prios = book.get("tasks") or _NOTHING, book.get("procs") or _NOTHING
+        first, count = run[L.ID], run[L.COUNT]
         args = args_by_owner.get(owner) if user in (owner, "root") else None
-        for number in _numbers(run[L.TASKS]):
-            status = Q._status(state, book, number)
-            if status is None:
-                continue
-            spent = float((walls.get(str(number)) or _NOTHING).get("wall") or 0.0)
-            if start and status in (Q.RUNNING, Q.SUSPENDED, Q.HELD):
-                spent += now - start
-            own = prios.get(str(number))
-            prio = str(int((own or {}).get("prio") or 0) if own is not None else job[L.J_PRIO])
-            prio_width = max(prio_width, len(prio))
-            fields = (owner, date, qviews.format_time(spent) if spent else idle, letters.get(status, "?"),
-                      prio, cmd)
-            blocks.append((first, number - 1, run[L.COUNT], fields, args))
+        text = ready[i] if ready is not None else None
+        if text is not None and args and any(c in args for c in range(first, first + count)):
+            text = None
+        for number, fields in _run_procs(run, now):
+            prio_width = max(prio_width, len(fields[4]))
+            blocks.append((first, number - 1, count, fields, args, text))
     blocks.sort(key=_block_order)
     head, row = qviews.nobatch_layout(prio_width)
     lines = [head + "\n"]
-    for first, proc, count, fields, args in blocks:
+    as_ready = prio_width == READY_PRIO_WIDTH
+    for first, proc, count, fields, args, text in blocks:
+        if text is not None and as_ready:
+            lines.append(text)
+            continue
         rest = row("", *fields)
         if count == 1:
             lines.append(f"{first:4d}.{proc:<3d}{rest}{_args_of(args, first, proc + 1) if args else ''}\n")
