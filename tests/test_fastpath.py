@@ -187,6 +187,24 @@ def test_status_file_sections_round_trip(tmp_path, monkeypatch):
     assert spool_status.read() is None and spool_status.read_listing() is None
 
 
+def test_the_status_carries_the_tables_made_with_it_and_is_written_when_they_fail(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    (tmp_path / "spool").mkdir()
+    snap = varied_snapshot()
+    spool_status.publish(snap, tables=qlisting.Published())
+    batch, alice = qlisting.BATCH, f"{qlisting.BATCH}:alice"
+    listing = spool_status.read_listing(tables=(batch, alice, f"{qlisting.BATCH}:nobody"))
+    assert set(listing["tables"]) == {batch, alice} and listing["tables"][batch].startswith("OWNER ")
+    assert "tables" not in spool_status.read_listing()
+
+    def broken(_listing):
+        raise KeyError("a table nobody could make")
+    spool_status.publish(snap, tables=broken)           # (a cache: the status is written without it)
+    listing = spool_status.read_listing(tables=(batch,))
+    assert listing["runs"] == L.build(snap)["runs"] and listing["tables"] == {}
+    assert spool_status.read()["rows"] == snap["rows"]
+
+
 def test_status_file_of_many_jobs_reads_back_whole_and_in_order(tmp_path, monkeypatch):
     """Long sections are written in parts and the daemon's compact job facts (the facts
     alike jobs share, the submission time, the order facts) are read back as each

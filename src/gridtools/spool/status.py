@@ -76,13 +76,19 @@ def encode(snapshot, builder=None, renderer=None, tables=None):
     one snapshot to the next; new ones by default). ``tables``, when given, makes the
     listing's ready-made tables: a function of the listing that returns (section name,
     value) pairs, each written as its own section (``TABLE`` names: see
-    ``read_listing``)."""
+    ``read_listing``); when it fails, the snapshot is written without them (the
+    queries that would read them make what they show from the listing)."""
     from gridtools.spool import listing
     head = dict(snapshot)
     head["version"] = VERSION
     head["listing"] = (builder or listing.Builder()).build(head)
     head["lines"] = (renderer or listing.Renderer()).lines(head["listing"])
-    made = tables(head["listing"]) if tables is not None else ()
+    made = ()
+    if tables is not None:
+        try:
+            made = tables(head["listing"])
+        except Exception:  # noqa: BLE001 - a cache: without it the queries count from the listing
+            made = ()
     yield MAGIC
     index = []
     for name, value in made:
