@@ -30,14 +30,17 @@ def _running(cell, jid):
 
 
 def _gt_lines(cell, jid):
+    """(queue instance, MASTER or SLAVE) of each line of the job in qstat -g t, as the
+    daemon last published it (a line of the job still waiting names no queue)."""
     out = cell.run("qstat", "-g", "t", check=True).stdout.splitlines()
     lines, mine = [], False
     for line in out[2:]:
         words = line.split()
         if words and words[0].isdigit():
             mine = int(words[0]) == jid
-        if mine:
-            lines.append((next(w for w in words if "@" in w), words[-1]))
+        queues = [w for w in words if "@" in w]
+        if mine and queues:
+            lines.append((queues[0], words[-1]))
     return lines
 
 
@@ -53,6 +56,9 @@ def test_masterq_places_the_master_task_and_first_task_false_adds_a_line(cluster
         wait_for(lambda: os.path.exists(hostfile))
         with open(hostfile) as fh:
             assert fh.readline().split()[:2] == ["node3", "1"]
+        # (qstat shows what the daemon published, which may come a moment after the task
+        # started: wait until it shows the job's four lines)
+        wait_for(lambda: len(_gt_lines(cluster, jid)) == 4, timeout=30)
         lines = _gt_lines(cluster, jid)
         assert lines[:2] == [("all.q@node3", "MASTER"), ("all.q@node3", "SLAVE")]
         assert sorted(lines[2:]) == [("all.q@node2", "SLAVE"), ("all.q@testhost", "SLAVE")]
