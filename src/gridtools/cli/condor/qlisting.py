@@ -19,8 +19,9 @@ shows times as the daemon does (``spool.listing.zone``); other selections
 all it would write.
 """
 
-from gridtools.cli.condor import queue as Q
+from gridtools.cli.condor import qviews, queue as Q
 from gridtools.spool import listing as L
+from gridtools.spool.status import TABLE
 
 
 class Group:
@@ -169,7 +170,7 @@ def tally(chosen):
 
 
 #: the section of the batch view of everybody's jobs; an owner's is ``BATCH:owner``
-BATCH = "table:batch"
+BATCH = f"{TABLE}batch"
 
 
 def _shown_owner(sel, user):
@@ -196,7 +197,6 @@ def wanted_tables(opts, user):
 def _ready_table(listing, sel, user):
     """The published table of the batch view (``Published``), or None when there is none
     to show as it is."""
-    from gridtools.spool import listing as L
     tables = listing.get("tables")
     if not tables or BATCH not in tables or listing.get("zone") != L.zone():
         return None
@@ -220,7 +220,6 @@ class Published:
         self.runs, self.made = None, []
 
     def __call__(self, listing):
-        from gridtools.cli.condor import qviews
         runs = listing["runs"]
         if runs == self.runs:
             return self.made
@@ -272,7 +271,6 @@ def _args_of(facts, cluster, number):
 def _run_procs(run, now):
     """(proc number, fields of its row of the per-proc table: ``qviews.nobatch_layout``)
     of each proc of a listing run that condor_q shows, by proc number."""
-    from gridtools.cli.condor import qviews
     job = run[L.JOB]
     state, book, owner = run[L.STATE], job[L.J_BOOK] or _NOTHING, job[L.J_OWNER]
     start = float(run[L.TIME]) if state in Q._RUNNING_STATES else 0.0
@@ -292,7 +290,7 @@ def _run_procs(run, now):
 
 #: the section of the per-proc table's rows of each run of the listing, when they are
 #: the same whenever they are shown (``_ready_rows``)
-NOBATCH = "table:nobatch"
+NOBATCH = f"{TABLE}nobatch"
 #: the width of the PRI column of the ready-made rows (the least the table gives it)
 READY_PRIO_WIDTH = 3
 
@@ -306,7 +304,6 @@ def _ready_rows(run):
     procs = list(_run_procs(run, 0.0))
     if len(procs) != 1 or len(procs[0][1][4]) > READY_PRIO_WIDTH:
         return None
-    from gridtools.cli.condor import qviews
     rest = qviews.nobatch_layout(READY_PRIO_WIDTH)[1]("", *procs[0][1])
     first = run[L.ID]
     return "".join([f"{c:4d}.0  {rest}\n" for c in range(first, first + run[L.COUNT])])
@@ -318,11 +315,9 @@ def nobatch_table(listing, shown, user, now):
     alike differ in their ids and arguments only. The rows the daemon made of a run
     (``NOBATCH``) are written as they are when none of them has arguments the caller
     sees, the PRI column is as wide and times are shown as the daemon showed them."""
-    from gridtools.cli.condor import qviews
-    from gridtools.spool import listing as spool_listing
     runs = listing["runs"]
     ready = (listing.get("tables") or _NOTHING).get(NOBATCH)
-    if type(ready) is not list or len(ready) != len(runs) or listing.get("zone") != spool_listing.zone():
+    if type(ready) is not list or len(ready) != len(runs) or listing.get("zone") != L.zone():
         ready = None
     args_by_owner = _visible_args(user) if user else {}
     blocks, prio_width = [], READY_PRIO_WIDTH
@@ -371,15 +366,15 @@ def view(opts, listing, user, now, schedd, width=None):
     """condor_q's text for the batch view or -totals of the listing (its lines cut to
     ``width``: ``qviews.cut``): the published table when the listing comes with it
     (``wanted_tables``)."""
-    from gridtools.cli.condor import qviews
     everyone = groups(listing)
     sel = opts.selection
     if sel.users:
-        chosen = [g for g in everyone if g.owner in sel.users]
+        shown = set(sel.users).__contains__
     elif sel.allusers or user == "root":
-        chosen = everyone
+        shown = _everyone
     else:
-        chosen = [g for g in everyone if g.owner == user]
+        shown = user.__eq__
+    chosen = everyone if shown is _everyone else [g for g in everyone if shown(g.owner)]
     mine = [g for g in everyone if g.owner == user]
     totals = qviews.totals_text(*(qviews.tally_text(*tally(part)) for part in (chosen, mine, everyone)),
                                 user)
@@ -387,13 +382,6 @@ def view(opts, listing, user, now, schedd, width=None):
     if opts.view == "totals":
         return head + totals
     if opts.view == "nobatch":
-        if sel.users:
-            named = set(sel.users)
-            shown = named.__contains__
-        elif sel.allusers or user == "root":
-            shown = _everyone
-        else:
-            shown = user.__eq__
         return head + qviews.cut(nobatch_table(listing, shown, user, now), width) + "\n" + totals + "\n"
     table = _ready_table(listing, sel, user)
     if table is None:

@@ -210,17 +210,19 @@ def grid(procs, ad_of, ec2=False):
         value = ad.eval(name)
         return value if isinstance(value, str) else "??"
     if ec2:
-        lines = [f" ID  {'':3} {'OWNER':<14} {'STATUS':<10} INSTANCE ID CMD"]
-        for p in procs:
-            ad = ad_of(p)
-            lines.append(f"{_id_cells(p)} {p.owner:<14} {text(ad, 'GridJobStatus'):<10} "
-                         f"{text(ad, 'GridJobId')} {base_name(p.cmd)}")
-        return "\n".join(lines) + "\n"
-    lines = [f" ID  {'':3} {'OWNER':<14} {'STATUS':<10} {'GRID->MANAGER    HOST':<27} GRID_JOB_ID"]
+        tail_head = "INSTANCE ID CMD"
+
+        def tail(p, ad):
+            return f"{text(ad, 'GridJobId')} {base_name(p.cmd)}"
+    else:
+        tail_head = f"{'GRID->MANAGER    HOST':<27} GRID_JOB_ID"
+
+        def tail(_p, ad):
+            return f"{text(ad, 'GridResource')[:27]:<27} {text(ad, 'GridJobId')}"
+    lines = [f" ID  {'':3} {'OWNER':<14} {'STATUS':<10} {tail_head}"]
     for p in procs:
         ad = ad_of(p)
-        lines.append(f"{_id_cells(p)} {p.owner:<14} {text(ad, 'GridJobStatus'):<10} "
-                     f"{text(ad, 'GridResource')[:27]:<27} {text(ad, 'GridJobId')}")
+        lines.append(f"{_id_cells(p)} {p.owner:<14} {text(ad, 'GridJobStatus'):<10} {tail(p, ad)}")
     return "\n".join(lines) + "\n"
 
 
