@@ -260,9 +260,9 @@ def _reschedule(ctx, job, task):
     if task.deleting:
         return ctx.say(f"The {kind} {ident} is already in deleted state. No rescheduling!")
     if not ctx.force and not rerunnable(ctx.state, job, task):
-        # Grid Engine's message always reads "queue none"; the queue instance tells more
-        return ctx.say(f"The {kind} {ident} is running in queue {task.queue}@{task.host} "
-                       "where jobs are not rerunable.")
+        # reschedule.c chooses the name with its test the wrong way round, so Grid
+        # Engine's warning always reads "queue none"; scripts match that text
+        return ctx.say(f"The {kind} {ident} is running in queue none where jobs are not rerunable.")
     suspension.requeue(ctx.state, ctx.dispatcher, job, task)
     how = "Forced" if ctx.force else "Pushed"
     ctx.state.log(f"W|{how} rescheduling of {kind} {ident} on host {task.host}")
