@@ -196,6 +196,30 @@ def test_reschedule_needs_a_rerunnable_job(cell, workdir):
     wait_state(cell, plain, ("Rr", "Rq"))
 
 
+def test_forced_reschedule_ends_a_task_being_deleted(cell, workdir):
+    # reschedule.c skips a task marked deleted unless forced; forced, its rescheduling
+    # ends the run, and job_exit.c trashes the task, being deleted, instead of requeueing it
+    set_attr(cell, "all.q", "notify", "0:10:0")
+    script = os.path.join(workdir, "deaf.sh")
+    with open(script, "w") as fh:
+        fh.write("#!/bin/sh\ntrap '' USR2\nsleep 300\n")      # the notify warning is ignored
+    jid = jid_of(cell.qsub("-r", "y", "-notify", script, cwd=workdir))
+    wait_state(cell, jid, "r")
+    pid = job_pid(cell, jid)
+    cell.run("qdel", str(jid), check=True)
+    wait_state(cell, jid, "dr")
+    proc = cell.run("qmod", "-rj", str(jid))
+    assert (proc.returncode, proc.stdout) == (0, f"The job {jid} is already in deleted state. No rescheduling!\n")
+    assert running(pid)
+    proc = cell.run("qmod", "-f", "-rj", str(jid))
+    assert (proc.returncode, proc.stdout) == (0, f"Forced rescheduling of job {jid} on host testhost\n")
+    cell.wait_finished(jid)
+    wait_for(lambda: not running(pid))
+    [record] = [r for r in cell.accounting() if r[5] == str(jid)]
+    assert record[11:13] == ["25", "0"]              # failed: rescheduling, exit status 0
+    assert str(jid) not in cell.run("qstat").stdout
+
+
 def test_queue_rerun_makes_jobs_rerunnable_and_rq_reschedules_a_queue(cell, workdir):
     set_attr(cell, "all.q", "rerun", "TRUE")
     jid = sleeper(cell, workdir)

@@ -325,6 +325,14 @@ def reschedule_lost(state, dispatcher, job, task, host, now):
     return True
 
 
+def end_rescheduled(state, dispatcher, job, task, now):
+    """qmod -f -r of a task being deleted: its run ends now with a rescheduling record, as
+    for a lost host, and, being deleted, the task does not wait to run again but leaves
+    (Grid Engine's rescheduling ends the run, and its deletion mark trashes the task)."""
+    dispatcher.lose_task(job, task, now)
+    dispatcher.task_ended(job, task.number)
+
+
 def vacate(state, dispatcher, job, task, why, hard=False):
     """Evict a running task for HTCondor's policy (the startd's PREEMPT or KILL, or a
     negotiator preemption): its shepherd ends it (``hard``: with SIGKILL at once, the

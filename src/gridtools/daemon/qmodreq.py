@@ -246,7 +246,8 @@ def _ckpt_refusal(state, job, ident, kind):
 def _reschedule(ctx, job, task):
     # a task that cannot be rescheduled is a warning, as Grid Engine answers it: qmod
     # still exits 0. The checks come in Grid Engine's order: submitted -r n, interactive,
-    # checkpointing without "r", being deleted, and a queue without rerun.
+    # checkpointing without "r", being deleted, and a queue without rerun; -f passes all
+    # but the interactive one.
     kind, ident = _label(job, task.number)
     if not ctx.force and job.spec.get("rerun") is False:
         return ctx.say(f"The {kind} {ident} is not restartable")
@@ -257,13 +258,16 @@ def _reschedule(ctx, job, task):
         refusal = _ckpt_refusal(ctx.state, job, ident, kind)
         if refusal:
             return ctx.say(refusal)
-    if task.deleting:
+    if task.deleting and not ctx.force:
         return ctx.say(f"The {kind} {ident} is already in deleted state. No rescheduling!")
     if not ctx.force and not rerunnable(ctx.state, job, task):
         # reschedule.c chooses the name with its test the wrong way round, so Grid
         # Engine's warning always reads "queue none"; scripts match that text
         return ctx.say(f"The {kind} {ident} is running in queue none where jobs are not rerunable.")
-    suspension.requeue(ctx.state, ctx.dispatcher, job, task)
+    if task.deleting:
+        apply.end_rescheduled(ctx.state, ctx.dispatcher, job, task, ctx.now)
+    else:
+        suspension.requeue(ctx.state, ctx.dispatcher, job, task)
     how = "Forced" if ctx.force else "Pushed"
     ctx.state.log(f"W|{how} rescheduling of {kind} {ident} on host {task.host}")
     return ctx.say(f"{how} rescheduling of {kind} {ident} on host {task.host}")
