@@ -54,7 +54,7 @@ def test_host_selection_by_name_and_resources():
     assert len(render(["-l", "mem_total=200G"]).splitlines()) == 3
 
 
-def test_list_arguments_are_several_words_or_blank_separated():
+def test_list_arguments_are_several_words_each_split_at_commas():
     snap = _two_hosts_two_queues()
 
     def names(argv):
@@ -62,11 +62,25 @@ def test_list_arguments_are_several_words_or_blank_separated():
                 if not line.startswith(" ")]
     assert names(["-h", "other"]) == ["other"]
     assert names(["-h", "localhost", "other"]) == ["localhost", "other"]
-    assert names(["-h", "localhost other", "-q"]) == ["localhost", "other"]
+    assert names(["-h", "localhost,other", "-q"]) == ["localhost", "other"]
     assert names(["-h", "nosuch,other"]) == ["other"]
+    assert names(["-h", "l?calhost,,oth*"]) == ["localhost", "other"]
     assert names(["-l", "arch=lx-amd64", "num_proc=3"]) == []
+    assert names(["-l", "arch=lx-amd64 num_proc=2"]) == ["localhost", "other"]
     lines = render(["-F", "num_proc", "mem_total", "-h", "other"], snap).splitlines()
     assert lines[4:] == ["   hl:num_proc=2.000000", "   hl:mem_total=23.541G"]
+
+
+def test_a_blank_inside_a_host_list_word_is_part_of_one_name(capsys):
+    # parse_multi_stringlist splits -h at commas only: "n1 n2" is one name, which no
+    # resolver takes, and qhost gives up with its usage and the error
+    assert qhost.main(["-h", "localhost other"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("SGE 8.1.9\nusage: qhost [options]\n")
+    assert err.endswith("\nerror: can't resolve hostname \"localhost other\"\n")
+    assert qhost.main(["-h", "localhost", "n1,n2 "]) == 1
+    assert capsys.readouterr().err.endswith("\nerror: can't resolve hostname \"n2 \"\n")
 
 
 def test_jobs_of_selected_users():
@@ -75,6 +89,8 @@ def test_jobs_of_selected_users():
     lines = render(["-u", "carol"], snap).splitlines()
     assert lines[4:6] == [reference("qhost-j.txt").splitlines()[4], reference("qhost-j.txt").splitlines()[5]]
     assert [line.split()[0] for line in lines[6:]] == ["52"]
+    assert render(["-u", "nobody,carol"], snap) == render(["-u", "carol"], snap)
+    assert render(["-u", "nobody carol"], snap) == render(["-u", "nobody"], snap)     # one name
 
 
 def test_state_column_from_slot_use():

@@ -66,17 +66,33 @@ def parse_args(argv):
     return opts
 
 
+# sge_is_expression(): a name holding one of these is a pattern, not looked up
+_PATTERN = frozenset("*?[]&|!()")
+_HOST_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+
+
 def _apply(opts, word, value):
-    if not split_list(value):
+    # Grid Engine splits the words of -h and -u at commas only (a blank is part of a
+    # name), those of -l at commas and blanks
+    items = [v for v in value.split(",") if v] if word in ("-h", "-u") else split_list(value)
+    if not items:
         raise UsageError(f'invalid option argument "{word} {value}"')
     if word == "-h":
-        opts.hosts += split_list(value)
+        opts.hosts += [_resolvable(name) for name in items]
     elif word == "-u":
-        opts.users = split_list(value)
+        opts.users = items
         opts.jobs = True
     else:
         from gridtools.cli.sge.optvalues import parse_resource_list
         opts.requests.update(parse_resource_list(value))
+
+
+def _resolvable(name):
+    """A -h name that is no pattern is resolved by Grid Engine, which gives up on one no
+    resolver takes (a blank in it, say): the usage, then the error, exit status 1."""
+    if not _PATTERN & set(name) and not set(name) <= _HOST_NAME:
+        raise GridError(f'error: can\'t resolve hostname "{name}"')
+    return name
 
 
 # ---------------------------------------------------------------- data
