@@ -29,6 +29,8 @@ def queue(min_cpu_interval="0:5:0"):
     ("m", "r", "r", True),            # -c r: rescheduled jobs migrate
     ("sx", "0:10:0", "sx", True),     # -c INTERVAL keeps the environment's letters
     ("", None, "", False),
+    (None, None, "", False),          # qconf -dattr took every letter: no checkpoints
+    (None, "x", "x", True),
 ])
 def test_the_when_letters_and_migration(when, override, letters, migrates):
     plan = {"ckpt": ckpt.settings({**ENV, "when": when}, override)}

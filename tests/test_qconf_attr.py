@@ -388,3 +388,28 @@ def test_ckpt_when_letters_add_up_as_grid_engine_adds_them(cell, workdir):
     assert fails(cell, "-mattr", "ckpt", "when", "x", "ck") == 'Invalid "when" attribute for ckpt "ck"\n'
     assert fails(cell, "-aattr", "ckpt", "when", "q", "ck") == 'Invalid "when" attribute for ckpt "ck"\n'
     assert when() == "n"
+
+
+def test_ckpt_when_without_letters_is_stored(cell, workdir):
+    """-dattr of every letter of when leaves none, which Grid Engine's master stores (its
+    bit mask 0 is valid) and qconf -sckpt shows as NONE; letters may be added again."""
+    path = os.path.join(workdir, "ck")
+    with open(path, "w") as fh:
+        fh.write("ckpt_name ck\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+                 "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen xs\n")
+    ok(cell, "-Ackpt", path)
+    proc = ok(cell, "-dattr", "ckpt", "when", "sx", "ck")
+    assert proc.stderr == 'root@testhost modified "ck" in checkpoint interface list\n'
+    shown = ok(cell, "-sckpt", "ck").stdout
+    assert shown.endswith("signal             none\nwhen               NONE\n")
+    with open(path, "w") as fh:                  # what -sckpt shows reads back as it is
+        fh.write(shown)
+    ok(cell, "-Mckpt", path)
+    assert ok(cell, "-sckpt", "ck").stdout == shown
+    ok(cell, "-dattr", "ckpt", "when", "m", "ck")
+    assert line_of(ok(cell, "-sckpt", "ck").stdout, "when") == "when               NONE"
+    ok(cell, "-aattr", "ckpt", "when", "rs", "ck")
+    assert line_of(ok(cell, "-sckpt", "ck").stdout, "when") == "when               sr"
+    ok(cell, "-rattr", "ckpt", "when", "n", "ck")
+    ok(cell, "-dattr", "ckpt", "when", "n", "ck")
+    assert line_of(ok(cell, "-sckpt", "ck").stdout, "when") == "when               NONE"

@@ -147,14 +147,15 @@ def _apply_one(kind, obj, attr, text, mode, key, owner):
 
 def _merge_when(mode, current, text):
     """A checkpointing environment's ``when`` after -mattr/-aattr (the letters added to the
-    ones it has, as Grid Engine's master adds them), -dattr (taken away) or -rattr (set);
-    what is not valid is left for validation to refuse."""
+    ones it has, as Grid Engine's master adds them), -dattr (taken away: with none left
+    it is None, which Grid Engine's master stores too) or -rattr (set); what is not
+    valid is left for validation to refuse."""
     from gridtools.formats.sge.ckpt import normal_when
     if mode == "replace" or not set(text) <= set("xsmrn"):
         return normal_when(text)
     have = set(current or "")
     letters = have | set(text) if mode in ("modify", "add") else have - set(text)
-    return normal_when("".join(sorted(letters)))
+    return normal_when("".join(sorted(letters))) if letters else None
 
 
 def _apply_entry(value, key, mode, text, codec, attr, owner):

@@ -4,11 +4,12 @@
 ``userdefined``) and is one of Grid Engine's interfaces in any case; commands,
 ``signal`` are text or None (written ``none``); ``when`` is a string of the
 letters s, m, x, r, kept in Grid Engine's order (x s m r, so ``sx`` is stored
-and shown as ``xs``), or ``n`` alone.
+and shown as ``xs``), or ``n`` alone, or None (written ``NONE``) when
+``qconf -dattr`` took every letter away, as Grid Engine's master keeps it.
 """
 
 from gridtools.formats.sge.attrfile import Field, Refusal, Schema
-from gridtools.formats.sge.codecs import OptText, Text
+from gridtools.formats.sge.codecs import OptText, Text, is_none_word
 from gridtools.formats.sge.names import check_object_name
 
 #: checkpointing interfaces Grid Engine 8.1.9 knows (named in any case)
@@ -29,14 +30,21 @@ def normal_when(text):
 
 
 def when_valid(text):
-    return text == NEVER or bool(text) and set(text) <= set(WHEN_ORDER)
+    """True for Grid Engine's ``when`` letters, and for None (no letter left)."""
+    return text is None or text == NEVER or bool(text) and set(text) <= set(WHEN_ORDER)
 
 
 class When(Text):
-    """The ``when`` letters, put in Grid Engine's order as they are read."""
+    """The ``when`` letters, put in Grid Engine's order as they are read; ``NONE`` (how
+    Grid Engine shows a ``when`` without letters) is None."""
 
     def parse(self, text):
+        if is_none_word(text):
+            return None
         return normal_when(super().parse(text))
+
+    def render(self, value):
+        return "NONE" if value is None else super().render(value)
 #: name column width of qconf -sckpt
 WIDTH = 18
 
@@ -73,7 +81,8 @@ def validate(obj, known=None):
     Grid Engine's master (which checks ``when`` first)."""
     SCHEMA.check(obj)
     check_object_name(obj["ckpt_name"], "checkpointing environment", "ckpt_name")
-    if not when_valid(normal_when(obj["when"])):
+    when = obj["when"]
+    if not when_valid(when if when is None else normal_when(when)):
         raise Refusal(f'Invalid "when" attribute for ckpt "{obj["ckpt_name"]}"', "when")
     if obj["interface"].upper() not in INTERFACES:
         raise Refusal(f"no valid checkpoint interface {obj['interface']}", "interface")
