@@ -390,6 +390,31 @@ def test_ckpt_when_letters_add_up_as_grid_engine_adds_them(cell, workdir):
     assert when() == "n"
 
 
+def test_ckpt_stored_in_an_older_letter_order_shows_grid_engines(cell, workdir):
+    """An environment written before its when letters were kept in Grid Engine's order
+    (sx, as given) shows them in that order (xs), to -sckpt and to -mckpt's editor."""
+    path = os.path.join(workdir, "ck")
+    with open(path, "w") as fh:
+        fh.write("ckpt_name ck\ninterface userdefined\nckpt_command none\nmigr_command none\n"
+                 "restart_command none\nclean_command none\nckpt_dir /tmp\nsignal none\nwhen x\n")
+    ok(cell, "-Ackpt", path)
+    stored = os.path.join(cell.root, "etc", "ckpt", "ck")
+    with open(stored) as fh:
+        text = fh.read()
+    with open(stored, "w") as fh:                 # as an older gridtools left it
+        fh.write(text.replace("when               x\n", "when               rsmx\n"))
+    shown = ok(cell, "-sckpt", "ck").stdout
+    assert shown == text.replace("when               x\n", "when               xsmr\n")
+    editor = os.path.join(workdir, "editor.sh")
+    with open(editor, "w") as fh:
+        fh.write(f"#!/bin/sh\ncp \"$1\" {workdir}/edited\n")
+    os.chmod(editor, 0o755)
+    proc = cell.run("qconf", "-mckpt", "ck", env={"EDITOR": editor})
+    with open(os.path.join(workdir, "edited")) as fh:
+        assert fh.read() == shown
+    assert proc.returncode == 1                    # shown as stored: nothing changed
+
+
 def test_ckpt_when_without_letters_is_stored(cell, workdir):
     """-dattr of every letter of when leaves none, which Grid Engine's master stores (its
     bit mask 0 is valid) and qconf -sckpt shows as NONE; letters may be added again."""

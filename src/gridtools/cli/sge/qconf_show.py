@@ -57,11 +57,16 @@ def error(line):
 
 
 def stored(kind, name=None):
-    """The stored text of an object, or None (names that are not file names are absent)."""
+    """The stored text of an object, or None (names that are not file names are absent);
+    a checkpointing environment's ``when`` letters come in Grid Engine's order."""
     if name is not None and (not name or "/" in name or name.startswith(".")):
         return None
     try:
-        return spool_config.read_raw(kind, name)
+        text = spool_config.read_raw(kind, name)
+        if kind == "ckpt" and text is not None:
+            from gridtools.formats.sge.ckpt import in_order
+            text = in_order(text)
+        return text
     except ValueError:                  # a NUL byte: no file has that name
         return None
     except OSError as exc:

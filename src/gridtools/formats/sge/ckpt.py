@@ -29,6 +29,13 @@ def normal_when(text):
     return NEVER if letters == {NEVER} else text
 
 
+def in_order(text):
+    """Stored ``qconf -sckpt`` text with its ``when`` letters in Grid Engine's order: an
+    environment written before they were kept in that order shows them so too."""
+    import re
+    return re.sub(r"(?m)^(when[ \t]+)(\S+)[ \t]*$", lambda m: m.group(1) + normal_when(m.group(2)), text)
+
+
 def when_valid(text):
     """True for Grid Engine's ``when`` letters, and for None (no letter left)."""
     return text is None or text == NEVER or bool(text) and set(text) <= set(WHEN_ORDER)
