@@ -3,6 +3,7 @@ expressions, removal; the user log and the history it leaves."""
 
 import os
 import re
+import time
 
 from condortools import events, history, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
@@ -124,6 +125,28 @@ def test_allowed_job_and_execute_durations_hold_a_job_that_runs_longer(cell, wor
         f"{execute} undefined 1 47 The job exceeded allowed execute duration of 00:01"]
     log = open(os.path.join(workdir, "d.log")).read()
     assert "Job was held.\n\tThe job exceeded allowed execute duration of 00:01\n\tCode 47 Subcode 0\n" in log
+
+
+def test_allowed_execute_duration_counts_from_when_the_job_began_to_execute(cell, workdir):
+    """HTCondor counts it from JobCurrentStartExecutingDate, after the files are copied in
+    and the job is spawned: a slow start (here the queue's prolog) is not counted."""
+    _fast_periodic(cell)
+    done = os.path.join(workdir, "prolog.done")
+    prolog = os.path.join(workdir, "prolog.sh")
+    with open(prolog, "w") as fh:
+        fh.write(f"#!/bin/sh\nsleep 6\ntouch {done}\n")
+    os.chmod(prolog, 0o755)
+    assert cell.run("qconf", "-mattr", "queue", "prolog", prolog, "all.q").returncode == 0
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = x.log\n"
+                           "allowed_execute_duration = 2\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2, timeout=30)
+    wait_status(cell, jid, 5, timeout=30)
+    assert os.path.exists(done)                       # held once it ran, not in its prolog
+    held = time.time()
+    assert held - os.stat(done).st_mtime > 2 - 0.5
+    assert cell.run("condor_q", jid, "-af", "HoldReasonCode", "HoldReason").stdout == \
+        "47 The job exceeded allowed execute duration of 00:02\n"
 
 
 def _system_policy(cell, text):

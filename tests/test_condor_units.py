@@ -254,10 +254,18 @@ def test_allowed_durations_hold_a_running_task_before_its_own_expressions():
     job = condorpolicy.periodic(_policy_ad(AllowedJobDuration="3600", **started), now)
     assert (job.action, job.code, job.subcode) == (condorpolicy.Action.HOLD, 46, 0)
     assert job.reason == "The job exceeded allowed job duration of 1:00:00"
-    execute = condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="65", **started), now)
+    executing = dict(started, JobCurrentStartExecutingDate=str(now - 3600))
+    execute = condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="65", **executing), now)
     assert (execute.code, execute.reason) == (47, "The job exceeded allowed execute duration of 01:05")
     # the execute duration must be exceeded, the job duration only reached
-    assert condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="3600", **started), now).code == 3
+    assert condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="3600", **executing), now).code == 3
+    # it counts from when the job began to execute (after its input files), as HTCondor's
+    # user policy: not while it has not yet, nor from an earlier run
+    assert condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="65", **started), now).code == 3
+    late = dict(started, JobCurrentStartExecutingDate=str(now - 60))
+    assert condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="65", **late), now).code == 3
+    earlier = dict(started, JobCurrentStartExecutingDate=str(now - 7200))
+    assert condorpolicy.periodic(_policy_ad(AllowedExecuteDuration="65", **earlier), now).code == 3
     idle = _policy_ad(AllowedJobDuration="5", **started)
     idle["JobStatus"] = 1
     assert condorpolicy.periodic(idle, now).code == 3                # only a running task's

@@ -783,7 +783,12 @@ def periodic(state, dispatcher, now):
             if job.state_of(number) is TaskState.FINISHED:
                 continue
             over = over_budget()
-            decision = condorpolicy.periodic(proc_ad(job, number), now, system)
+            ad = proc_ad(job, number)
+            if "AllowedExecuteDuration" in ad and job.state_of(number) is TaskState.RUNNING:
+                began = executing_since(job.id, number)
+                if began is not None:
+                    ad["JobCurrentStartExecutingDate"] = began
+            decision = condorpolicy.periodic(ad, now, system)
             costly = over_budget() != over
             if decision is not None and _carry_out(state, dispatcher, job, number, decision, now):
                 changed += 1
@@ -793,6 +798,17 @@ def periodic(state, dispatcher, now):
                           "they are not evaluated again until the job changes")
                 break
     return changed
+
+
+def executing_since(job_id, number):
+    """When the running task's job began to execute (its shepherd wrote ``job_pid`` once
+    the input files were copied in and the prolog was done: HTCondor's
+    JobCurrentStartExecutingDate), or None while it has not (a new run's folder has none)."""
+    from gridtools.spool import jobs as jobstore
+    try:
+        return int(os.stat(os.path.join(jobstore.task_dir(job_id, number), "job_pid")).st_mtime)
+    except OSError:
+        return None
 
 
 def _carry_out(state, dispatcher, job, number, decision, now):

@@ -6,7 +6,7 @@ with ``OnExitHoldReason``/``OnExitHoldSubCode`` or a sentence naming the
 expression), then ``OnExitRemove`` (false: it runs again); anything else
 leaves the queue. Periodically, first a running task that ran longer than
 its ``AllowedJobDuration`` (since it started) or ``AllowedExecuteDuration``
-(since it began to execute) is held, HoldReasonCode 46 or 47 with HTCondor's
+(since it began to execute, after its input files and prolog) is held, HoldReasonCode 46 or 47 with HTCondor's
 "The job exceeded allowed job duration of 1:00:00"; then a running (or
 suspended) task whose ``PeriodicVacate`` is true is vacated: evicted back to
 the queue to run again, VacateReasonCode 1000 (JobPolicyVacate; 1001,
@@ -127,7 +127,8 @@ def _number(ad, name):
 def _over_duration(ad, now):
     """The hold of a running task that ran longer than its AllowedJobDuration (since its
     shadow started, HoldReasonCode 46) or AllowedExecuteDuration (since it began to
-    execute, 47), as HTCondor's user policy checks them before anything else; else None."""
+    execute, JobCurrentStartExecutingDate, 47), as HTCondor's user policy checks them
+    before anything else; else None."""
     born = _number(ad, "ShadowBirthdate") or _number(ad, "JobCurrentStartDate")
     if born is None:
         return None
@@ -135,9 +136,11 @@ def _over_duration(ad, now):
     if allowed is not None and now - born >= allowed:
         return Decision(Action.HOLD, f"The job exceeded allowed job duration of {short_time(allowed)}",
                         HOLD_CODE_JOB_DURATION)
+    # the execute duration counts from when the job began to execute (its files copied in,
+    # the queue's prolog done): none while it has not, nor from a run before this one
     allowed = _number(ad, "AllowedExecuteDuration")
-    began = _number(ad, "JobCurrentStartExecutingDate") or born
-    if allowed is not None and began >= born and now - began > allowed:
+    began = _number(ad, "JobCurrentStartExecutingDate")
+    if allowed is not None and began is not None and began >= born and now - began > allowed:
         return Decision(Action.HOLD, f"The job exceeded allowed execute duration of {short_time(allowed)}",
                         HOLD_CODE_EXECUTE_DURATION)
     return None
