@@ -195,7 +195,7 @@ def _add_sort(opts, text):
         return
     from gridtools.classad import parse
     try:
-        expr = parse(text)
+        expr = parse(text, old=True)      # (the old syntax: adjacent strings are refused)
     except Exception:  # noqa: BLE001 - any parse failure is the user's expression
         raise GridError(f"Error:  Parse error of: {text}", 1) from None
     if opts.sort is not None:
