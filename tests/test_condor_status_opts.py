@@ -167,3 +167,44 @@ def test_pool_and_direct_are_accepted_and_the_cells_daemon_answers(pool):
 @pytest.fixture
 def pool(two_host_pool):
     return two_host_pool
+
+
+def test_compact_state_and_server_are_htcondors_compact_forms():
+    """-compact with -state or -server: a line per machine with the columns of HTCondor's
+    StateCompact and ServerCompact print formats, then the summary of -state (per
+    Activity) or of -server (per Platform), in either order of the options."""
+    state = shown("-state", "-compact").split("\n")
+    assert state[0].split() == ["Machine", "Platform", "Slots", "Cpus", "Gpus", "TotalGb", "CpuLoad", "ST",
+                                "Jobs/Min"]
+    assert state[2].split() == ["hosta", "x64/LINUX", "2S", "2", "3.00", "**", "_"]
+    assert state[3].split() == ["hostb", "x64/LINUX", "1S", "2", "2.00", "Oi", "_"]
+    assert state[5:] == shown("-state", "-total").split("\n")
+    assert shown("-compact", "-state") == shown("-state", "-compact")
+    server = shown("-server", "-com").split("\n")
+    assert server[0] == ("Machine      Platform    Slots Cpus Gpus  TotalGb  Mips    KFlops   CpuLoad ST "
+                         "Jobs/Min")
+    assert server[2].split() == ["hosta", "x64/LINUX", "2S", "2", "3.00", "30000", "2000000", "**", "_"]
+    assert server[5:] == [
+        "                  Slots Avail  Memory        Disk        MIPS      KFLOPS", "",
+        "     x64/LINUX        3     2        5120        3000       90000     6000000", "",
+        "         Total        3     2        5120        3000       90000     6000000", ""]
+    assert shown("-server", "-compact", "-total") == "\n".join(server[5:])
+
+
+def test_compact_state_rolls_a_partitionable_slot_up():
+    """-state -compact counts a partitionable slot by its dynamic slots' states (under
+    its own Activity), and its own state too while it has CPUs left, as HTCondor's
+    compact totals do; the dynamic slots make no line of their own."""
+    snap = {"slots": [slot("slot1@hostp", "hostp", cpus=1, PartitionableSlot=True, TotalSlotCpus=4),
+                      slot("slot1_1@hostp", "hostp", "Claimed", "Busy", DynamicSlot=True,
+                           ParentSlotName="slot1@hostp"),
+                      slot("slot1_2@hostp", "hostp", "Claimed", "Busy", DynamicSlot=True,
+                           ParentSlotName="slot1@hostp")]}
+    out = shown("-state", "-compact", snap=snap).split("\n")
+    assert out[2].split()[:4] == ["hostp", "x64/LINUX", "2", "4"]
+    assert out[4:] == [
+        "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle", "",
+        "          Idle     0     0         1       2          0       0      0        0      0", "",
+        "         Total     0     0         1       2          0       0      0        0      0", ""]
+    snap["slots"][0][0]["Cpus"] = 0             # used up: only its dynamic slots count
+    assert shown("-state", "-compact", "-total", snap=snap).split("\n")[2].split()[1:5] == ["0", "0", "0", "2"]

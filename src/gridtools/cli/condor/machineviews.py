@@ -453,31 +453,99 @@ def _compact_row(machine, ads):
             "%.2f" % (max(sizes) / 1024.0) if sizes else "*"]
 
 
-def compact_table(ads, totals_only=False):
+#: the columns of -compact with -state and with -server (HTCondor's StateCompact and
+#: ServerCompact print formats): -compact's but the free CPUs and memory and the
+#: largest slot, -server's with the Mips and KFlops of the machine's first slot; (index
+#: in a _compact_row, or the attribute, heading, width, alignment)
+_COMPACT_STYLES = {
+    "state": [(i,) + COMPACT_COLUMNS[i] for i in (0, 1, 2, 3, 4, 5, 8, 9, 10)],
+    "server": [(i,) + COMPACT_COLUMNS[i] for i in (0, 1, 2, 3, 4, 5)]
+    + [("Mips", " Mips  ", 7, ">"), ("KFlops", " KFlops  ", 9, ">")]
+    + [(i,) + COMPACT_COLUMNS[i] for i in (8, 9, 10)],
+}
+
+
+def compact_table(ads, totals_only=False, style=None):
     """condor_status -compact: one line per machine (Machine as wide as the longest,
-    at least 12), then the slot counts by state with a Machines column."""
+    at least 12), then the slot counts by state with a Machines column; with ``style``
+    "state" or "server" (-state, -server), HTCondor's compact forms of those tables,
+    each with its own summary (compact_state_summary, compact_server_summary)."""
     machines = {}
     for ad in ads:
         machines.setdefault(_text(ad, "Machine"), []).append(ad)
-    rows = [_compact_row(name, group) for name, group in machines.items()]
+    columns = _COMPACT_STYLES.get(style) or [(i,) + c for i, c in enumerate(COMPACT_COLUMNS)]
+    rows = []
+    for name, group in machines.items():
+        cells = _compact_row(name, group)
+        rows.append([cells[key] if type(key) is int else _int_text(group[0], key, "-")
+                     for key, _h, _w, _a in columns])
     out = []
     if not totals_only:
-        widths = [max([w] + [len(r[i]) for r in rows]) for i, (_h, w, _a) in enumerate(COMPACT_COLUMNS)]
-        widths[2] = max(widths[2], max(len(r[2]) for r in rows)) if rows else widths[2]
+        widths = [max([w] + [len(r[i]) for r in rows]) for i, (_k, _h, w, _a) in enumerate(columns)]
 
         def line(cells, header=False):
             parts = []
-            for i, (text, width, (_h, _w, align)) in enumerate(zip(cells, widths, COMPACT_COLUMNS)):
-                if i == 2 and not header:        # the count right-aligned, its tag after it
+            for text, width, (key, _h, _w, align) in zip(cells, widths, columns):
+                if key == 2 and not header:      # the count right-aligned, its tag after it
                     parts.append(text[:-1].rjust(width - 1) + text[-1:])
                 else:
                     parts.append(text.ljust(width) if align == "<" else text.rjust(width))
             return " ".join(parts).rstrip() + "\n"
-        out.append(line([h for h, _w, _a in COMPACT_COLUMNS], header=True) + "\n")
+        out.append(line([h for _k, h, _w, _a in columns], header=True) + "\n")
         out.extend(line(r) for r in rows)
         out.append("\n")
-    out.append(summary(ads, "Machines"))
+    if style == "state":
+        out.append(compact_state_summary(ads))
+    elif style == "server":
+        out.append(compact_server_summary(ads))
+    else:
+        out.append(summary(ads, "Machines"))
     return "".join(out)
+
+
+def _compact_counted(ads):
+    """The ads HTCondor's -compact totals count (its query leaves dynamic slots out),
+    each with whether it is a partitionable slot that counts twice: once rolled up (by
+    the states of its dynamic slots) and once as itself, while it has CPUs left."""
+    out = []
+    for ad in ads:
+        if ad.eval("DynamicSlot") is True and ad.eval("PartitionableSlot") is not True:
+            continue
+        part = ad.eval("PartitionableSlot") is True
+        cpus = _number(ad, "Cpus")
+        out.append((ad, part, part and cpus is not None and cpus >= 0.1))
+    return out
+
+
+def compact_state_summary(ads):
+    """The summary of -state -compact (HTCondor's StartdStateTotal as its compact mode
+    feeds it): per Activity the states of the static slots, of the dynamic slots of
+    each partitionable slot (under that one's Activity) and of each partitionable slot
+    that has CPUs left."""
+    children = {}
+    for ad in ads:
+        if ad.eval("DynamicSlot") is True:
+            children.setdefault(_text(ad, "ParentSlotName", ""), []).append(_text(ad, "State", ""))
+    items = []
+    for ad, part, again in _compact_counted(ads):
+        if part:
+            items.append((ad, ""))              # (its line, even with nothing to count)
+            items += [(ad, state) for state in children.get(_text(ad, "Name", ""), [])]
+            if again:
+                items.append((ad, _text(ad, "State", "")))
+        else:
+            items.append((ad, None))
+    return state_summary(items, pairs=True)
+
+
+def compact_server_summary(ads):
+    """The summary of -server -compact (HTCondor's StartdServerTotal as its compact mode
+    feeds it): per Platform (as the table shows it) the slots that are not dynamic, a
+    partitionable one with CPUs left counted twice."""
+    items = []
+    for ad, _part, again in _compact_counted(ads):
+        items += [ad, ad] if again else [ad]
+    return server_summary(items, key=_platform)
 
 
 def table(mode, ads, now, totals_only=False, wide=False):
@@ -583,21 +651,28 @@ def _server_columns():
 _STATE_ORDER = ("Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drained")
 
 
-def state_summary(ads):
+def state_summary(ads, pairs=False):
     """-state's summary, HTCondor's StartdStateTotal: per Activity (not Arch/OpSys) and
     in total the slots in each state (Owner, Unclaimed, Claimed, Preempting, Matched,
     Drain; Backfill and BkIdle stay 0). As HTCondor 24 and later print it, the Total
     column is 0 (its state totals never count the slots). An ad without Activity, or
-    whose State is none of these, is malformed."""
+    whose State is none of these, is malformed. With ``pairs``, ``ads`` are (ad, state)
+    pairs: a state counted under the ad's Activity (None: the ad's own State) where a
+    rolled-up state that is none of these is left out without counting as malformed."""
     rows, total, malformed = {}, [0] * 7, 0
-    for ad in ads:
+    for item in ads:
+        ad, state = item if pairs else (item, None)
         activity = _text(ad, "Activity", "")
         if not activity:
             malformed += 1
             continue
         row = rows.setdefault(activity, [0] * 7)
-        state = _text(ad, "State", "")
+        rolled = state is not None
+        if not rolled:
+            state = _text(ad, "State", "")
         if state not in _STATE_ORDER:
+            if rolled:
+                continue
             malformed += 1
             continue
         for sums in (row, total):
@@ -608,18 +683,18 @@ def state_summary(ads):
                    malformed)
 
 
-def server_summary(ads):
+def server_summary(ads, key=None):
     """-server's summary: slots, those Claimed or Unclaimed (Avail) and the sums of
-    Memory, Disk, Mips and KFlops, per Arch/OpSys and in total (an ad lacking one of
-    them counts 0 for it and as malformed; one without State, Arch or OpSys is
-    left out and malformed)."""
+    Memory, Disk, Mips and KFlops, per Arch/OpSys (``key(ad)`` when given) and in total
+    (an ad lacking one of them counts 0 for it and as malformed; one without State,
+    Arch or OpSys is left out and malformed)."""
     rows, total, malformed = {}, [0] * 6, 0
     for ad in ads:
         arch, opsys, state = ad.eval("Arch"), ad.eval("OpSys"), _text(ad, "State", "")
         if not (isinstance(arch, str) and isinstance(opsys, str)):
             malformed += 1
             continue
-        row = rows.setdefault(f"{arch}/{opsys}", [0] * 6)
+        row = rows.setdefault(key(ad) if key else f"{arch}/{opsys}", [0] * 6)
         if not state:
             malformed += 1
             continue

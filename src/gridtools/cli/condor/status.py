@@ -265,8 +265,8 @@ def render(opts, snap, now):
         return adformat.xml_form(ads)
     if opts.formatter:
         return opts.formatter.render(ads, lambda ad: str(ad.eval("Name")))
-    if opts.compact and opts.mode in ("slots", "avail", "run") and ads and not opts.style:
-        return views.compact_table(ads, totals_only=opts.total)
+    if opts.compact and opts.mode in ("slots", "avail", "run") and ads:
+        return views.compact_table(ads, totals_only=opts.total, style=opts.style)
     if opts.style and opts.mode in ("slots", "avail", "run"):
         if not ads:
             return ""
