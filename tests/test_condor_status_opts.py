@@ -208,3 +208,24 @@ def test_compact_state_rolls_a_partitionable_slot_up():
         "         Total     0     0         1       2          0       0      0        0      0", ""]
     snap["slots"][0][0]["Cpus"] = 0             # used up: only its dynamic slots count
     assert shown("-state", "-compact", "-total", snap=snap).split("\n")[2].split()[1:5] == ["0", "0", "0", "2"]
+
+
+def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):
+    """-wide:N cuts the heading and rows to N-1 characters (not the summary); -wide (or
+    -wide:N over 100) is HTCondor's wide display: the slot table ends in ActivityTime
+    after a blank and the summary's key column fits its keys; -wide:0 is as without."""
+    plain = shown().split("\n")
+    assert plain[0].endswith(" Mem   ActvtyTime") and plain[8].startswith("  X86_64/LINUX")
+    cut = shown("-wide:40").split("\n")
+    assert cut[:6] == [line[:39] for line in plain[:6]] and max(len(line) for line in cut[:6]) == 39
+    assert cut[6:] == plain[6:]
+    wide = shown("-wide").split("\n")
+    assert wide[0].endswith(" Mem  ActivityTime")
+    assert wide[2].endswith(" 1024   0+00:01:05")
+    assert wide[:6] != plain[:6] and wide[6:] == [line[2:] for line in plain[6:]]   # (the widest key)
+    assert shown("-wide:101") == shown("-wid")
+    assert shown("-wide:100") == shown("-wide:0") == shown()
+    assert shown("-server", "-wide:20").split("\n")[0] == "Name        OpSys  "
+    assert shown("-total", "-wide:20") == shown("-total")
+    monkeypatch.setattr(status, "_fit", lambda text, width, cut: text)       # (the cut is all)
+    assert shown("-wide:40") == shown()

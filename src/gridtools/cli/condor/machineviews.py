@@ -48,6 +48,8 @@ FIRST_STATUS_WAIT = 10.0
 NAME_WIDTH = 34
 #: narrowest key column of the summary
 KEY_WIDTH = 14
+#: narrowest key column of the summary of a wide display (-wide, -wide:N over 100): "Total"
+WIDE_KEY = 5
 
 
 def in_mode(mode, ad):
@@ -200,28 +202,33 @@ def _line(cells, widths, aligns, last_prefix=True):
     return " ".join(parts).rstrip()
 
 
-def slot_table(mode, ads, now, totals_only=False):
+def slot_table(mode, ads, now, totals_only=False, key_min=KEY_WIDTH, long_time=False):
+    """The slot table (of -avail and -run too); ``long_time``: the last column headed
+    ActivityTime after a blank, as HTCondor's wide displays, not ActvtyTime without one."""
     out = []
     if not totals_only:
         heads, widths, aligns, rows = _columns(mode, ads, now)
-        joined = mode == "run"
+        joined = mode == "run" or long_time
         head = list(heads)
         head_aligns = "<" * len(heads)
-        if not joined:                        # ActvtyTime: right-aligned, no blank before it
+        if mode != "run" and long_time:
+            head[-1] = "ActivityTime"
+        elif mode != "run":                   # ActvtyTime: right-aligned, no blank before it
             head[-1] = "  " + head[-1]
             head_aligns = head_aligns[:-1] + ">"
         out.append(_line(head, widths, head_aligns, joined).rstrip() + "\n\n")
         out.extend(_line(r, widths, aligns, joined) + "\n" for r in rows)
     if ads:
-        out.append(("\n" if not totals_only else "") + (run_summary(ads) if mode == "run" else summary(ads)))
+        out.append(("\n" if not totals_only else "")
+                   + (run_summary(ads, key_min) if mode == "run" else summary(ads, key_min=key_min)))
     return "".join(out)
 
 
-def _key_width(keys):
-    return max([KEY_WIDTH] + [len(k) for k in keys])
+def _key_width(keys, least=KEY_WIDTH):
+    return max([least] + [len(k) for k in keys])
 
 
-def run_summary(ads):
+def run_summary(ads, key_min=KEY_WIDTH):
     """-run's summary: per Arch/OpSys and in total the claimed slots, the sum of their
     Mips and KFlops and their mean LoadAvg. As in HTCondor, an ad that lacks one of
     them is malformed and counts 0 for it (gridtools' slots publish fixed Mips and
@@ -245,10 +252,10 @@ def run_summary(ads):
     def numbers(row):
         machines, mips, kflops, load = row
         return "%9d  %11d  %11d   %.3f" % (machines, mips, kflops, load / machines if machines else 0.0)
-    return _totals(rows, total, _RUN_HEAD, numbers, malformed)
+    return _totals(rows, total, _RUN_HEAD, numbers, malformed, key_min)
 
 
-def summary(ads, first="Total"):
+def summary(ads, first="Total", key_min=KEY_WIDTH):
     """The per Arch/OpSys and total counts of slots by state (``first``: the heading of
     the count column, Machines in -compact's, whose width it takes)."""
     counts = {}
@@ -267,13 +274,15 @@ def summary(ads, first="Total"):
         return "%*d %5d %7d %9d %7d %10d %6d %8d %6d" % (width, machines, owner, claimed, unclaimed, matched,
                                                          preempting, 0, 0, 0)
     head = _TOTAL_HEAD if first == "Total" else first.rjust(width) + _TOTAL_HEAD[6:]
-    return _totals(counts, total, head, numbers)
+    return _totals(counts, total, head, numbers, key_min=key_min)
 
 
-def _totals(rows, total, header, numbers, malformed=0):
+def _totals(rows, total, header, numbers, malformed=0, key_min=KEY_WIDTH):
     """HTCondor's TrackTotals: a header, a line per key (Arch/OpSys, or Activity), then
-    the total (``numbers(row)``: a line's figures), and the count of malformed ads."""
-    key_w = _key_width(rows)
+    the total (``numbers(row)``: a line's figures), and the count of malformed ads; the
+    key column as wide as the longest key, at least ``key_min`` (KEY_WIDTH; WIDE_KEY
+    for a wide display, where HTCondor fits it to the keys)."""
+    key_w = _key_width(rows, key_min)
     out = [" " * key_w + header + "\n", "\n"]
     out += [key.rjust(key_w) + numbers(row) + "\n" for key, row in sorted(rows.items())]
     out += ["\n" if rows else "", "Total".rjust(key_w) + numbers(total) + "\n"]
@@ -379,14 +388,14 @@ def submitter_table(ads, totals_only=False):
     return "".join(out)
 
 
-def schedd_table(ads, totals_only=False):
+def schedd_table(ads, totals_only=False, key_min=KEY_WIDTH):
     out = _job_table(ads, "Total", totals_only)
     if ads:
         sums = [sum(_number(ad, a) or 0 for ad in ads)
                 for a in ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")]
-        out.append(("\n" if not totals_only else "") + " " * KEY_WIDTH + "%18s %18s %18s\n" %
+        out.append(("\n" if not totals_only else "") + " " * key_min + "%18s %18s %18s\n" %
                    ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") + "\n")
-        out.append("Total".rjust(KEY_WIDTH) + "%18d %18d %18d\n" % tuple(sums))
+        out.append("Total".rjust(key_min) + "%18d %18d %18d\n" % tuple(sums))
     return "".join(out)
 
 
@@ -465,7 +474,7 @@ _COMPACT_STYLES = {
 }
 
 
-def compact_table(ads, totals_only=False, style=None):
+def compact_table(ads, totals_only=False, style=None, key_min=KEY_WIDTH):
     """condor_status -compact: one line per machine (Machine as wide as the longest,
     at least 12), then the slot counts by state with a Machines column; with ``style``
     "state" or "server" (-state, -server), HTCondor's compact forms of those tables,
@@ -495,11 +504,11 @@ def compact_table(ads, totals_only=False, style=None):
         out.extend(line(r) for r in rows)
         out.append("\n")
     if style == "state":
-        out.append(compact_state_summary(ads))
+        out.append(compact_state_summary(ads, key_min))
     elif style == "server":
-        out.append(compact_server_summary(ads))
+        out.append(compact_server_summary(ads, key_min))
     else:
-        out.append(summary(ads, "Machines"))
+        out.append(summary(ads, "Machines", key_min))
     return "".join(out)
 
 
@@ -517,7 +526,7 @@ def _compact_counted(ads):
     return out
 
 
-def compact_state_summary(ads):
+def compact_state_summary(ads, key_min=KEY_WIDTH):
     """The summary of -state -compact (HTCondor's StartdStateTotal as its compact mode
     feeds it): per Activity the states of the static slots, of the dynamic slots of
     each partitionable slot (under that one's Activity) and of each partitionable slot
@@ -535,31 +544,34 @@ def compact_state_summary(ads):
                 items.append((ad, _text(ad, "State", "")))
         else:
             items.append((ad, None))
-    return state_summary(items, pairs=True)
+    return state_summary(items, pairs=True, key_min=key_min)
 
 
-def compact_server_summary(ads):
+def compact_server_summary(ads, key_min=KEY_WIDTH):
     """The summary of -server -compact (HTCondor's StartdServerTotal as its compact mode
     feeds it): per Platform (as the table shows it) the slots that are not dynamic, a
     partitionable one with CPUs left counted twice."""
     items = []
     for ad, _part, again in _compact_counted(ads):
         items += [ad, ad] if again else [ad]
-    return server_summary(items, key=_platform)
+    return server_summary(items, key=_platform, key_min=key_min)
 
 
-def table(mode, ads, now, totals_only=False, wide=False):
+def table(mode, ads, now, totals_only=False, wide=False, long_time=False):
     """The table of a query mode; nothing at all when no ad matches (as HTCondor,
-    which prints headings and totals only when there are ads)."""
+    which prints headings and totals only when there are ads). ``wide``: a wide
+    display (the summary's key column fits its keys); ``long_time``: the slot table's
+    last column is HTCondor's ActivityTime of displays 100 columns wide or wider."""
     if not ads:
         return ""
+    key_min = WIDE_KEY if wide else KEY_WIDTH
     if mode == "submitters":
         return submitter_table(ads, totals_only)
     if mode == "schedd":
-        return schedd_table(ads, totals_only)
+        return schedd_table(ads, totals_only, key_min)
     if mode == "master":
         return "" if totals_only else master_table(ads, now)
-    return slot_table(mode, ads, now, totals_only)
+    return slot_table(mode, ads, now, totals_only, key_min, long_time)
 
 
 # ---------------------------------------------------------------- -state and -server
@@ -651,7 +663,7 @@ def _server_columns():
 _STATE_ORDER = ("Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drained")
 
 
-def state_summary(ads, pairs=False):
+def state_summary(ads, pairs=False, key_min=KEY_WIDTH):
     """-state's summary, HTCondor's StartdStateTotal: per Activity (not Arch/OpSys) and
     in total the slots in each state (Owner, Unclaimed, Claimed, Preempting, Matched,
     Drain; Backfill and BkIdle stay 0). As HTCondor 24 and later print it, the Total
@@ -680,10 +692,10 @@ def state_summary(ads, pairs=False):
     head = "%6.6s %5.5s %9.9s %7.7s %10.10s %7.7s %6.6s %8.8s %6.6s" % (
         "Total", "Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drain", "Backfill", "BkIdle")
     return _totals(rows, total, head, lambda r: "%6d %5d %9d %7d %10d %7d %6d %8d %6d" % (tuple(r) + (0, 0)),
-                   malformed)
+                   malformed, key_min)
 
 
-def server_summary(ads, key=None):
+def server_summary(ads, key=None, key_min=KEY_WIDTH):
     """-server's summary: slots, those Claimed or Unclaimed (Avail) and the sums of
     Memory, Disk, Mips and KFlops, per Arch/OpSys (``key(ad)`` when given) and in total
     (an ad lacking one of them counts 0 for it and as malformed; one without State,
@@ -706,16 +718,16 @@ def server_summary(ads, key=None):
             for i, value in enumerate(values):
                 sums[2 + i] += int(value or 0)
     head = "%9.9s %5.5s %7.7s %11.11s %11.11s %11.11s" % ("Slots", "Avail", "Memory", "Disk", "MIPS", "KFLOPS")
-    return _totals(rows, total, head, lambda r: "%9d %5d %11d %11d %11d %11d" % tuple(r), malformed)
+    return _totals(rows, total, head, lambda r: "%9d %5d %11d %11d %11d %11d" % tuple(r), malformed, key_min)
 
 
-def state_table(ads, now, totals_only=False):
+def state_table(ads, now, totals_only=False, key_min=KEY_WIDTH):
     """condor_status -state: Name Cpu Mem LoadAv KbdIdle State StateTime Activ ActvtyTime."""
     out = [] if totals_only else _print_mask(_state_columns(now), ads) + ["\n"]
-    return "".join(out) + state_summary(ads)
+    return "".join(out) + state_summary(ads, key_min=key_min)
 
 
-def server_table(ads, totals_only=False):
+def server_table(ads, totals_only=False, key_min=KEY_WIDTH):
     """condor_status -server: Name OpSys Arch LoadAv Memory Disk Mips KFlops."""
     out = [] if totals_only else _print_mask(_server_columns(), ads) + ["\n"]
-    return "".join(out) + server_summary(ads)
+    return "".join(out) + server_summary(ads, key_min=key_min)

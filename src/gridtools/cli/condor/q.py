@@ -279,20 +279,8 @@ class WithUsage(UsageError):
 
 
 def table_width(opts):
-    """The width the tables are cut to, one less than the columns (None: not cut):
-    -wide:N's N; without -wide, the terminal's when the output is one."""
-    wide = opts.wide
-    if wide is True:
-        return None
-    if wide is not None and wide > 0:
-        return wide
-    if wide is None and not sys.stdout.isatty():
-        return None
-    import os
-    try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
-    except OSError:
-        return 80
+    """The width the tables are cut to (``qviews.table_width`` of -wide)."""
+    return qviews.table_width(opts.wide)
 
 
 def _number(text):
