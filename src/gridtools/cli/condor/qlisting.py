@@ -383,7 +383,8 @@ def view(opts, listing, user, now, schedd, width=None):
         return head + totals
     if opts.view == "nobatch":
         return head + qviews.cut(nobatch_table(listing, shown, user, now), width) + "\n" + totals + "\n"
-    table = _ready_table(listing, sel, user)
+    zero = opts.zero
+    table = _ready_table(listing, sel, user) if zero == "_" else None     # (made with "_")
     if table is None:
-        table = qviews.batch_table(batch_rows(chosen))
+        table = qviews.batch_table(batch_rows(chosen), zero)
     return head + qviews.cut(table, width) + "\n" + totals + "\n"

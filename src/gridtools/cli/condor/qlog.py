@@ -124,5 +124,5 @@ def run(opts, select, attributes):
     elif view == "nobatch":
         body = qviews.cut(qviews.nobatch(chosen, user, now, clock=clock), width)
     else:               # the log says not how many procs a cluster was submitted with
-        body = qviews.cut(qviews.batch_view(chosen, {p.cluster: 0 for p in chosen}), width)
+        body = qviews.cut(qviews.batch_view(chosen, {p.cluster: 0 for p in chosen}, opts.zero), width)
     return head + body + totals

@@ -350,14 +350,15 @@ def batches(procs, totals):
     return list(found.values())
 
 
-def batch_view(procs, totals):
+def batch_view(procs, totals, zero="_"):
     return batch_table([(b.owner, b.name, b.qdate(), b.counts(), b.ids())
-                        for b in batches(procs, totals)])
+                        for b in batches(procs, totals)], zero)
 
 
-def batch_table(rows):
+def batch_table(rows, zero="_"):
     """The batch view of ``rows``: (owner, batch name, submission time, (done, running,
-    idle, held, total) counts, job ids) of each batch."""
+    idle, held, total) counts, job ids) of each batch; a count of 0 shows as ``zero``
+    (-batch:MARK)."""
     longest = max([len(r[0]) for r in rows] or [0])
     owner_w = longest if longest >= len("OWNER") else 8
     name_w = max([10] + [len(r[1]) for r in rows])
@@ -375,7 +376,7 @@ def batch_table(rows):
     for owner, name, qdate, count, ids in rows:
         mid = made.get((qdate, count))
         if mid is None:
-            mid = made[qdate, count] = middle(format_date(qdate), *[count[i] or "_" for i in cols])
+            mid = made[qdate, count] = middle(format_date(qdate), *[count[i] or zero for i in cols])
         lines.append(start(owner, name) + mid + ids)
     return "\n".join(lines) + "\n"
 
