@@ -289,6 +289,32 @@ def test_a_dag_and_its_node_jobs_are_one_batch_named_after_the_dag_file(cell, wo
     assert len(cell.run("condor_history", "-af", "ClusterId").stdout.split()) == 5
 
 
+def test_dags_sharing_a_batch_name_are_a_row_each_but_with_batch_2(cell, workdir):
+    """As HTCondor's condor_q links batches: each DAG is a row of its own, even when
+    another DAG has its batch name; -batch:2 (its experimental form) makes the DAGs of
+    one owner's batch name one row, their nodes added up."""
+    dags = []
+    for sub in ("one", "two"):
+        folder = os.path.join(workdir, sub)
+        os.makedirs(folder)
+        node(folder, "A", body=gate(workdir))
+        write(folder, "diamond.dag", "JOB A A.sub\n")
+        dags.append(dagman_id(submit_dag(cell, folder, "-batch-name", "shared")))
+        wait_for(lambda: node_started(folder, "A"), timeout=30)
+    rows = batch_rows(cell)
+    assert [r[1] for r in rows] == ["shared", "shared"]
+    assert [r[4:] for r in rows] == [["_", "1", "_", "1", f"{dags[0] + 1}.0"],
+                                     ["_", "1", "_", "1", f"{dags[1] + 1}.0"]]
+    assert batch_rows(cell, "-constraint", "true") == rows          # the view of a record per proc
+    folded = batch_rows(cell, "-batch:2")
+    assert [r[4:] for r in folded] == [["_", "2", "_", "2", f"{dags[0] + 1}.0", "...", f"{dags[1] + 1}.0"]]
+    assert batch_rows(cell, "-batch:2", "-constraint", "true") == folded
+    assert batch_rows(cell, "-batch:1") == rows
+    write(workdir, "go", "")
+    for dag in dags:
+        dag_ended(cell, dag)
+
+
 def test_batch_name_names_the_dag_and_a_node_may_name_its_own(cell, workdir):
     for name in "ABCD":
         node(workdir, name)

@@ -82,6 +82,7 @@ class Options:
         self.ec2 = False             # -grid:ec2
         self.batch = None            # -batch (True), -nobatch (False), or neither
         self.zero = "_"              # what the batch view shows for a count of 0 (-batch:MARK)
+        self.fold_dags = False       # -batch:N with N's bit 2: the DAGs of a batch name in one row
         self.aaf = False             # -aaf given (refused: see settle_view)
         self.better = False
         self.limit = 0
@@ -107,11 +108,14 @@ def _batch_marks(opts, text):
     """-batch:N and -batch:MARK (several, split by "," or ":"): a word starting with one
     of ``b?*.-_#z`` sets the mark shown for a count of 0 (blank, the character, or 0 for
     z; the last one counts), as HTCondor's alternative texts; N (a word starting with a
-    digit) picks HTCondor's experimental forms of the view, which this condor_q does not
-    have: it is accepted and changes nothing."""
+    digit, read as C's atoi; the last one counts) picks HTCondor's experimental forms
+    of the view: with its bit 2 set, the DAGs of one owner's batch name are one row."""
+    from gridtools.formats.condor import c_atoi
     for word in text.replace(":", ",").split(","):
         if word and word[0] in _ZERO_MARKS:
             opts.zero = _ZERO_MARKS[word[0]]
+        elif word[:1].isdigit():
+            opts.fold_dags = bool(c_atoi(word) & 2)
 
 
 def _take(args, arg):
@@ -556,7 +560,7 @@ def _table(opts, snap, chosen, user, now, source):
             return qviews.nobatch(chosen, user, now, names, clock), True
         return qviews.nobatch(chosen, user, now, clock=clock), True
     totals = {jid: _submitted(info) for jid, info in (snap.get("jobs") or {}).items()}
-    return qviews.batch_view(chosen, totals, opts.zero), True
+    return qviews.batch_view(chosen, totals, opts.zero, opts.fold_dags), True
 
 
 def _clock(opts, source):
