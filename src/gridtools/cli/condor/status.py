@@ -278,7 +278,8 @@ def render(opts, snap, now):
     wide = opts.wide is True or (opts.wide is not None and opts.wide > 100)
     key_min = views.WIDE_KEY if wide else views.KEY_WIDTH
     if opts.compact and opts.mode in ("slots", "avail", "run"):
-        text = views.compact_table(ads, totals_only=opts.total, style=opts.style, key_min=key_min)
+        from gridtools.cli.condor.compactviews import compact_table
+        text = compact_table(ads, totals_only=opts.total, style=opts.style, key_min=key_min)
     elif opts.style and opts.mode in ("slots", "avail", "run"):
         if opts.style == "state":
             text = views.state_table(ads, now, totals_only=opts.total, key_min=key_min)
