@@ -217,7 +217,9 @@ def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):
     plain = shown().split("\n")
     assert plain[0].endswith(" Mem   ActvtyTime") and plain[8].startswith("  X86_64/LINUX")
     cut = shown("-wide:40").split("\n")
-    assert cut[:6] == [line[:39] for line in plain[:6]] and max(len(line) for line in cut[:6]) == 39
+    # (the Name column fitted first: 12 wide at least once it is cropped, see below)
+    assert cut[:6] == [(line[:11] + " " + line[11:])[:39] if line else line for line in plain[:6]]
+    assert max(len(line) for line in cut[:6]) == 39
     assert cut[6:] == plain[6:]
     wide = shown("-wide").split("\n")
     assert wide[0].endswith(" Mem  ActivityTime")
@@ -225,7 +227,22 @@ def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):
     assert wide[:6] != plain[:6] and wide[6:] == [line[2:] for line in plain[6:]]   # (the widest key)
     assert shown("-wide:101") == shown("-wid")
     assert shown("-wide:100") == shown("-wide:0") == shown()
-    assert shown("-server", "-wide:20").split("\n")[0] == "Name        OpSys  "
+    assert shown("-server", "-wide:20").split("\n")[0] == "Name         OpSys "
     assert shown("-total", "-wide:20") == shown("-total")
-    monkeypatch.setattr(status, "_fit", lambda text, width, cut: text)       # (the cut is all)
-    assert shown("-wide:40") == shown()
+    monkeypatch.setattr(status, "_fit", lambda text, width, cut: text)       # (without the cut)
+    widened = [line[:11] + " " + line[11:] if line else line for line in plain[:6]]
+    assert shown("-wide:40") == "\n".join(widened + plain[6:])
+
+
+def test_a_display_that_is_not_wide_crops_the_name_column_first():
+    """On a terminal, or -wide:N up to 100, HTCondor fits the Name column before it cuts
+    the lines: what the columns after it leave (65 for the slot table, 63 for -run's,
+    70 for -state's), 12 at least."""
+    snap = {"slots": [slot("slot1@" + "h" * 30, "h" * 30), slot("slot2@" + "h" * 30, "h" * 30)]}
+    full = shown(snap=snap).split("\n")
+    assert full[2].startswith("slot1@" + "h" * 28 + " LINUX")              # (34 at most)
+    fitted = shown("-wide:80", snap=snap).split("\n")
+    assert fitted[0].startswith("Name           OpSys") and fitted[2].startswith("slot1@hhhhhhhh LINUX")
+    assert len(fitted[2]) <= 79 and fitted[2].endswith("0+00:01:05")
+    assert shown("-state", "-wide:80", snap=snap).split("\n")[2].startswith("slot1@hhhhhh 1 ")
+    assert shown("-wide:101", snap=snap).split("\n")[2].startswith("slot1@" + "h" * 28 + " LINUX")

@@ -164,10 +164,27 @@ def _number(ad, attr):
 
 # ---------------------------------------------------------------- slot tables
 
-def _columns(mode, ads, now):
-    """(headers, widths, alignments, rows) of the slot table."""
+#: the width HTCondor counts for the columns after Name of the slot table, of -run's,
+#: of -state's and of -server's, when it fits the Name column to a display
+FIXED_AFTER_NAME = {"slots": 65, "run": 63, "state": 34 + 3 * 12, "server": 65}
+
+
+def cropped(name_w, fixed, fit):
+    """HTCondor's fit of a table's Name column to a display that is not wide (``fit``:
+    its width less one; None: no fitting): a Name column that would overflow, the
+    columns after it taking ``fixed``, shrinks to what is left, and is 12 wide at
+    least then."""
+    if fit is None or fit - fixed - name_w >= 0:
+        return name_w
+    return max(12, fit - fixed)
+
+
+def _columns(mode, ads, now, fit=None):
+    """(headers, widths, alignments, rows) of the slot table (its Name column fitted to
+    ``fit``: ``cropped``)."""
     longest = max((len(_text(ad, "Name")) for ad in ads), default=4)
     name_w = max(4, min(NAME_WIDTH, longest))
+    name_w = cropped(name_w, FIXED_AFTER_NAME["run" if mode == "run" else "slots"], fit)
     rows = []
     for ad in ads:
         mem = _number(ad, "Memory")
@@ -203,12 +220,13 @@ def _line(cells, widths, aligns, last_prefix=True):
     return " ".join(parts).rstrip()
 
 
-def slot_table(mode, ads, now, totals_only=False, key_min=KEY_WIDTH, long_time=False):
+def slot_table(mode, ads, now, totals_only=False, key_min=KEY_WIDTH, long_time=False, fit=None):
     """The slot table (of -avail and -run too); ``long_time``: the last column headed
-    ActivityTime after a blank, as HTCondor's wide displays, not ActvtyTime without one."""
+    ActivityTime after a blank, as HTCondor's wide displays, not ActvtyTime without one;
+    ``fit``: see ``cropped``."""
     out = []
     if not totals_only:
-        heads, widths, aligns, rows = _columns(mode, ads, now)
+        heads, widths, aligns, rows = _columns(mode, ads, now, fit)
         joined = mode == "run" or long_time
         head = list(heads)
         head_aligns = "<" * len(heads)
@@ -400,11 +418,12 @@ def schedd_table(ads, totals_only=False, key_min=KEY_WIDTH):
     return "".join(out)
 
 
-def table(mode, ads, now, totals_only=False, wide=False, long_time=False):
+def table(mode, ads, now, totals_only=False, wide=False, long_time=False, fit=None):
     """The table of a query mode; nothing at all when no ad matches (as HTCondor,
     which prints headings and totals only when there are ads). ``wide``: a wide
     display (the summary's key column fits its keys); ``long_time``: the slot table's
-    last column is HTCondor's ActivityTime of displays 100 columns wide or wider."""
+    last column is HTCondor's ActivityTime of displays 100 columns wide or wider;
+    ``fit``: the slot table's Name column fitted to the display (``cropped``)."""
     if not ads:
         return ""
     key_min = WIDE_KEY if wide else KEY_WIDTH
@@ -414,7 +433,7 @@ def table(mode, ads, now, totals_only=False, wide=False, long_time=False):
         return schedd_table(ads, totals_only, key_min)
     if mode == "master":
         return "" if totals_only else master_table(ads, now)
-    return slot_table(mode, ads, now, totals_only, key_min, long_time)
+    return slot_table(mode, ads, now, totals_only, key_min, long_time, fit)
 
 
 # ---------------------------------------------------------------- -state and -server
@@ -446,11 +465,12 @@ def _cells(columns, ad):
     return [getter(ad) for _h, _w, _a, _t, getter in columns]
 
 
-def _print_mask(columns, ads):
+def _print_mask(columns, ads, fit=None, fixed=0):
     """Rows of a fixed print mask: (heading, width, alignment, kind, getter) per column;
     kind "auto" widens the column to its longest value (a value never shorter than the
-    heading), "fit" narrows it to the longest value (the Name column), "trunc" cuts a
-    value to the width, "fixed" lets a longer value overflow (as printf's %5s)."""
+    heading), "fit" narrows it to the longest value (the Name column, then fitted to
+    the display: ``cropped(width, fixed, fit)``), "trunc" cuts a value to the width,
+    "fixed" lets a longer value overflow (as printf's %5s)."""
     rows = [_cells(columns, ad) for ad in ads]
     widths = []
     for i, (head, width, _align, kind, _g) in enumerate(columns):
@@ -458,7 +478,7 @@ def _print_mask(columns, ads):
         if kind == "auto":
             width = max(width, len(head), longest)
         elif kind == "fit":
-            width = max(len(head), min(width, longest))
+            width = cropped(max(len(head), min(width, longest)), fixed, fit)
         widths.append(width)
 
     def line(cells):
@@ -564,13 +584,15 @@ def server_summary(ads, key=None, key_min=KEY_WIDTH):
     return _totals(rows, total, head, lambda r: "%9d %5d %11d %11d %11d %11d" % tuple(r), malformed, key_min)
 
 
-def state_table(ads, now, totals_only=False, key_min=KEY_WIDTH):
+def state_table(ads, now, totals_only=False, key_min=KEY_WIDTH, fit=None):
     """condor_status -state: Name Cpu Mem LoadAv KbdIdle State StateTime Activ ActvtyTime."""
-    out = [] if totals_only else _print_mask(_state_columns(now), ads) + ["\n"]
+    out = [] if totals_only else \
+        _print_mask(_state_columns(now), ads, fit, FIXED_AFTER_NAME["state"]) + ["\n"]
     return "".join(out) + state_summary(ads, key_min=key_min)
 
 
-def server_table(ads, totals_only=False, key_min=KEY_WIDTH):
+def server_table(ads, totals_only=False, key_min=KEY_WIDTH, fit=None):
     """condor_status -server: Name OpSys Arch LoadAv Memory Disk Mips KFlops."""
-    out = [] if totals_only else _print_mask(_server_columns(), ads) + ["\n"]
+    out = [] if totals_only else \
+        _print_mask(_server_columns(), ads, fit, FIXED_AFTER_NAME["server"]) + ["\n"]
     return "".join(out) + server_summary(ads, key_min=key_min)

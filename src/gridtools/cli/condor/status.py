@@ -277,17 +277,18 @@ def render(opts, snap, now):
     # the long ActivityTime on a display of 100 columns or more
     wide = opts.wide is True or (opts.wide is not None and opts.wide > 100)
     key_min = views.WIDE_KEY if wide else views.KEY_WIDTH
+    fit = width - 1 if width is not None and not wide else None     # (the Name column fitted)
     if opts.compact and opts.mode in ("slots", "avail", "run"):
         from gridtools.cli.condor.compactviews import compact_table
         text = compact_table(ads, totals_only=opts.total, style=opts.style, key_min=key_min)
     elif opts.style and opts.mode in ("slots", "avail", "run"):
         if opts.style == "state":
-            text = views.state_table(ads, now, totals_only=opts.total, key_min=key_min)
+            text = views.state_table(ads, now, totals_only=opts.total, key_min=key_min, fit=fit)
         else:
-            text = views.server_table(ads, totals_only=opts.total, key_min=key_min)
+            text = views.server_table(ads, totals_only=opts.total, key_min=key_min, fit=fit)
     else:
         text = views.table(opts.mode, ads, now, totals_only=opts.total, wide=wide,
-                           long_time=wide or (width is not None and width - 1 >= 100))
+                           long_time=wide or (width is not None and width - 1 >= 100), fit=fit)
     return text if opts.total else _fit(text, width, qviews.cut)
 
 
