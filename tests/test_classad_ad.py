@@ -160,6 +160,15 @@ def test_absolute_references_read_the_outermost_ad():
             "k": "1", "l": "1"}
     assert {name: unparse(ad.eval(name)) for name in want} == want
     assert parse(".a").eval() is ERROR            # in no ad at all: HTCondor's evaluation fails
+    # an ad written in an expression evaluated in no ad is no outermost ad: HTCondor's
+    # evaluation fails there too, however deep the reference sits
+    for text in ("[a = 1; b = .a].b", "[a = 1; b = [c = .a]].b.c", "([a = 1; b = .a]).b",
+                 "{[a = 1; b = .a]}[0].b", "[a = 5; x = [a = 1; b = .a].b].x"):
+        assert parse(text).eval() is ERROR, text
+    # evaluated in an ad (even an empty one), the outermost ad is that one
+    assert parse("[a = 1; b = .a].b").eval(parse_ad("[a = 3]")) == 3
+    assert parse("[a = 1; b = .a].b").eval(parse_ad("[]")) is UNDEFINED
+    assert parse("[a = 1; b = .a]").eval().eval("b") == 1     # an ad value read on its own
     import sys
     sys.path.insert(0, __file__.rpartition("/")[0])
     import classad_oracle
@@ -167,6 +176,10 @@ def test_absolute_references_read_the_outermost_ad():
     if classad2 is not None:
         theirs = classad2.ClassAd(ABSOLUTE)
         assert {name: repr(classad2.ExprTree(name).simplify(theirs)) for name in want} == want
+        for text in ("[a = 1; b = .a].b", "[a = 5; x = [a = 1; b = .a].b].x"):
+            with pytest.raises(Exception):    # noqa: B017 - "failed to evaluate expression"
+                classad2.ExprTree(text).eval()
+        assert repr(classad2.ExprTree("[a = 1; b = .a].b").eval(classad2.ClassAd("[a = 3]"))) == "3"
 
 
 def test_error_and_undefined_are_values():

@@ -357,4 +357,7 @@ def test_held_node_jobs_show_in_the_jobstate_log_and_min_update_time_spaces_stat
     assert 'DagStatus = 6; /* "STATUS_ERROR (removed)" */' in text
     assert f'StatusDetails = "HTCondor reported ULOG_JOB_ABORTED event for job proc ({b}.0.0)";' in text
     assert read(workdir, "js.log").splitlines()[-1].endswith(" INTERNAL *** DAGMAN_FINISHED 1 ***")
-    assert "Received SIGUSR1" in dagman_out(workdir)
+    out = dagman_out(workdir)
+    assert "Received SIGUSR1" in out
+    assert out.index("Received SIGUSR1") < out.index("Aborting DAG...\n") \
+        < out.index("Removing any/all submitted HTCondor jobs...\n") < out.index("Node B: its job was removed")

@@ -289,6 +289,32 @@ def test_a_dag_and_its_node_jobs_are_one_batch_named_after_the_dag_file(cell, wo
     assert len(cell.run("condor_history", "-af", "ClusterId").stdout.split()) == 5
 
 
+def test_dags_sharing_a_batch_name_are_a_row_each_but_with_batch_2(cell, workdir):
+    """As HTCondor's condor_q links batches: each DAG is a row of its own, even when
+    another DAG has its batch name; -batch:2 (its experimental form) makes the DAGs of
+    one owner's batch name one row, their nodes added up."""
+    dags = []
+    for sub in ("one", "two"):
+        folder = os.path.join(workdir, sub)
+        os.makedirs(folder)
+        node(folder, "A", body=gate(workdir))
+        write(folder, "diamond.dag", "JOB A A.sub\n")
+        dags.append(dagman_id(submit_dag(cell, folder, "-batch-name", "shared")))
+        wait_for(lambda: node_started(folder, "A"), timeout=30)
+    rows = batch_rows(cell)
+    assert [r[1] for r in rows] == ["shared", "shared"]
+    assert [r[4:] for r in rows] == [["_", "1", "_", "1", f"{dags[0] + 1}.0"],
+                                     ["_", "1", "_", "1", f"{dags[1] + 1}.0"]]
+    assert batch_rows(cell, "-constraint", "true") == rows          # the view of a record per proc
+    folded = batch_rows(cell, "-batch:2")
+    assert [r[4:] for r in folded] == [["_", "2", "_", "2", f"{dags[0] + 1}.0", "...", f"{dags[1] + 1}.0"]]
+    assert batch_rows(cell, "-batch:2", "-constraint", "true") == folded
+    assert batch_rows(cell, "-batch:1") == rows
+    write(workdir, "go", "")
+    for dag in dags:
+        dag_ended(cell, dag)
+
+
 def test_batch_name_names_the_dag_and_a_node_may_name_its_own(cell, workdir):
     for name in "ABCD":
         node(workdir, name)
@@ -1102,6 +1128,31 @@ def test_node_jobs_of_an_aborted_dag_carry_dagmans_remove_reason(cell, workdir):
            .splitlines() if line.endswith("slow.sh")]
     assert len(ids) == 1
     removed_node(cell, workdir, ids[0], "DAG Abort: DAG is exiting and writing rescue file.")
+    out = dagman_out(workdir)
+    abort = out.index("Aborting DAG because node A exited with status 3 (ABORT-DAG-ON)")
+    assert abort < out.index("Aborting DAG...\n") < out.index("Removing submitted jobs...\n") \
+        < out.index("Removing any/all submitted HTCondor jobs...\n") < out.index("Node S: its job was removed")
+    assert out.count("Removing any/all submitted HTCondor jobs...") == 1
+
+
+def test_a_failed_dag_writes_htcondors_shutdown_lines_and_a_successful_one_does_not(cell, workdir):
+    """As HTCondor's DAGMan shuts a DAG down that does not succeed: "Aborting DAG...",
+    the rescue DAG, then "Removing submitted jobs..." and "Removing any/all submitted
+    HTCondor jobs..." (its condor_rm of the DAG's jobs, whether any are left or not)."""
+    node(workdir, "A", body="exit 1")
+    write(workdir, "diamond.dag", "JOB A A.sub\n")
+    dag_ended(cell, dagman_id(submit_dag(cell, workdir)))
+    out = dagman_out(workdir)
+    assert out.index("Node A failed with status 1.") < out.index("Aborting DAG...\n") \
+        < out.index("Writing Rescue DAG file") < out.index("Removing submitted jobs...\n") \
+        < out.index("Removing any/all submitted HTCondor jobs...\n")
+    node(workdir, "B")
+    write(workdir, "good.dag", "JOB B B.sub\n")
+    proc = cell.run("condor_submit_dag", "good.dag", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    dag_ended(cell, dagman_id(proc))
+    good = open(os.path.join(workdir, "good.dag.dagman.out")).read()
+    assert "All jobs Completed!" in good and "Removing any/all" not in good and "Aborting DAG" not in good
 
 
 def test_script_arguments_are_split_at_blanks_and_quotes_are_kept(cell, workdir):

@@ -332,7 +332,7 @@ def test_periodic_vacate_evicts_a_running_job_back_to_the_queue(cell, workdir):
     jid = f"{cluster}.0"
     wait_events(os.path.join(workdir, "v.log"), jid, [0, 1, 4, 1], timeout=30)
     log = open(os.path.join(workdir, "v.log")).read()
-    assert "Job was evicted. Code 1000 Subcode 0\n\t(0) Job was not checkpointed.\n" in log
+    assert "Job was evicted. Code 1000 Subcode 0\n\t(0) CPU times\n" in log
     assert "\tReason: The job attribute PeriodicVacate expression 'NumJobStarts < 2' evaluated to TRUE\n" in log
     wait_status(cell, jid, 2)
     assert cell.run("condor_q", jid, "-af", "NumJobStarts", "NumVacates", "NumVacatesByReason",

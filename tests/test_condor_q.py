@@ -325,3 +325,22 @@ def test_the_per_proc_table_from_the_listing_is_the_full_one(cell, workdir, user
     assert re.search(rf"^ *{bare}\.0 +root .* H  0    0\.0 true$", mine, re.M), mine
     assert re.search(rf"^ *{mixed}\.0 +root .* R  0    0\.0 sleep 300$", mine, re.M), mine
     assert re.search(rf"^ *{mixed}\.2 +root .* I  -7 +0\.0 sleep 302$", mine, re.M), mine
+
+
+def test_adjacent_strings_are_refused_in_constraints_and_edited_values(cell, workdir):
+    """HTCondor's tools read -constraint expressions and condor_qedit's values in the
+    old ClassAd syntax, which refuses "a" "b" where the new one joins it into "ab":
+    each tool stops with its error for a bad expression, and the job is not changed."""
+    cluster = submit(cell, SLEEP + "+Colour = \"ab\"\nhold = true\nqueue\n", cwd=workdir)
+    adjacent = 'Colour == "a" "b"'
+    for tool in ("condor_q", "condor_rm", "condor_history", "condor_status", "condor_qedit"):
+        args = ("Colour", '"c"') if tool == "condor_qedit" else ()
+        proc = cell.run(tool, "-constraint", adjacent, *args)
+        assert proc.returncode == 1 and proc.stdout == "", (tool, proc.stdout)
+        assert f"Error: Invalid constraint expression: {adjacent}" in proc.stderr, (tool, proc.stderr)
+    edit = cell.run("condor_qedit", f"{cluster}.0", "Colour", '"a" "b"')
+    assert (edit.returncode, edit.stderr) == (1, "Update aborted, illegal value for : Colour\n")
+    sort = cell.run("condor_status", "-sort", '"a" "b"')
+    assert (sort.returncode, sort.stderr) == (1, 'Error:  Parse error of: "a" "b"\n')
+    shown = cell.run("condor_q", str(cluster), "-constraint", 'Colour == "ab"', "-af", "Colour", "JobStatus")
+    assert shown.stdout == "ab 5\n"

@@ -324,7 +324,7 @@ def test_a_lone_dash_ends_the_af_attributes():
 # ---------------------------------------------------------------- HTCondor's options the cell has no use for
 
 @pytest.mark.parametrize("arg, name", [
-    ("-aaf", "aaf"), ("-jobads", "jobads"), ("-autoc", "autocluster"), ("-group-by", "group-by"),
+    ("-jobads", "jobads"), ("-autoc", "autocluster"), ("-group-by", "group-by"),
     ("-factory", "factory"), ("-jobset", "jobset"), ("-unmatchable", "unmatchable"),
     ("-reverse-analyze", "reverse-analyze"), ("-machine", "machine"), ("-mconstraint", "mconstraint"),
     ("-slotads", "slotads"), ("-userprios", "userprios"), ("-schedd-constraint", "schedd-constraint"),
@@ -366,3 +366,39 @@ def test_table_width_follows_the_terminal(monkeypatch):
     assert q.table_width(q.parse_args([])) is None
     assert q.table_width(q.parse_args(["-wide:60"])) == 60
     assert q.table_width(q.parse_args(["-w:0"])) == 80
+
+
+# ---------------------------------------------------------------- -batch:MARK, -batch:N and -aaf
+
+def test_batch_marks_show_a_count_of_zero_as_htcondor_does():
+    """-batch:MARK (or -progress:MARK; several split by "," or ":", the last counting):
+    a count of 0 in the batch view is blank (b), the mark itself (? * . - _ #) or 0 (z)
+    instead of _; -batch:N is accepted and changes nothing."""
+    from gridtools.cli.condor import qviews, queue as Q
+    procs = [_proc(Q.IDLE), _proc(Q.RUNNING, start=900.0, cluster=8)]
+
+    def row(*argv):
+        opts = q.parse_args(list(argv))
+        q.settle_view(opts)
+        table = qviews.batch_view(procs, {7: 1, 8: 1}, opts.zero).splitlines()
+        assert opts.view == "batch"
+        return table[1]
+    assert row().split()[5:10] == ["_", "_", "1", "1", "7.0"]
+    assert row("-batch:z").split()[5:10] == ["0", "0", "1", "1", "7.0"]
+    assert row("-batch:2,.").split()[5:10] == [".", ".", "1", "1", "7.0"]
+    assert row("-progress:#:?") == row("-batch:?")
+    assert row("-batch:b") == row().replace("_", " ")
+    assert row("-batch:2") == row("-batch:0") == row("-batch:x") == row()
+
+
+def test_aaf_is_refused_in_htcondors_words(capsys):
+    """-aaf appends columns to a per-proc table (not done here): with the batch view (the
+    default) and with the ads' own forms HTCondor refuses it, and so does this condor_q."""
+    assert _main(capsys, "-aaf", "Owner") == (
+        1, "", "Error: -aaf cannot be used with -batch mode output (the default), did you intend to use -af ?\n")
+    assert _main(capsys, "-af", "Owner", "-aaf", "Cmd") == (
+        1, "", "Error: output formatting options conflict with -aaf options\n")
+    assert _main(capsys, "-aaf:V", "Owner", "-", "-long") == (
+        1, "", "Error: output formatting options conflict with -aaf options\n")
+    assert _main(capsys, "-aaf") == (1, "", "Error: -aaf requires at least one attribute parameter\n")
+    assert _main(capsys, "-nobatch", "-aaf", "Owner") == (1, "", "Error: -aaf is not supported by this condor_q\n")

@@ -167,3 +167,82 @@ def test_pool_and_direct_are_accepted_and_the_cells_daemon_answers(pool):
 @pytest.fixture
 def pool(two_host_pool):
     return two_host_pool
+
+
+def test_compact_state_and_server_are_htcondors_compact_forms():
+    """-compact with -state or -server: a line per machine with the columns of HTCondor's
+    StateCompact and ServerCompact print formats, then the summary of -state (per
+    Activity) or of -server (per Platform), in either order of the options."""
+    state = shown("-state", "-compact").split("\n")
+    assert state[0].split() == ["Machine", "Platform", "Slots", "Cpus", "Gpus", "TotalGb", "CpuLoad", "ST",
+                                "Jobs/Min"]
+    assert state[2].split() == ["hosta", "x64/LINUX", "2S", "2", "3.00", "**", "_"]
+    assert state[3].split() == ["hostb", "x64/LINUX", "1S", "2", "2.00", "Oi", "_"]
+    assert state[5:] == shown("-state", "-total").split("\n")
+    assert shown("-compact", "-state") == shown("-state", "-compact")
+    server = shown("-server", "-com").split("\n")
+    assert server[0] == ("Machine      Platform    Slots Cpus Gpus  TotalGb  Mips    KFlops   CpuLoad ST "
+                         "Jobs/Min")
+    assert server[2].split() == ["hosta", "x64/LINUX", "2S", "2", "3.00", "30000", "2000000", "**", "_"]
+    assert server[5:] == [
+        "                  Slots Avail  Memory        Disk        MIPS      KFLOPS", "",
+        "     x64/LINUX        3     2        5120        3000       90000     6000000", "",
+        "         Total        3     2        5120        3000       90000     6000000", ""]
+    assert shown("-server", "-compact", "-total") == "\n".join(server[5:])
+
+
+def test_compact_state_rolls_a_partitionable_slot_up():
+    """-state -compact counts a partitionable slot by its dynamic slots' states (under
+    its own Activity), and its own state too while it has CPUs left, as HTCondor's
+    compact totals do; the dynamic slots make no line of their own."""
+    snap = {"slots": [slot("slot1@hostp", "hostp", cpus=1, PartitionableSlot=True, TotalSlotCpus=4),
+                      slot("slot1_1@hostp", "hostp", "Claimed", "Busy", DynamicSlot=True,
+                           ParentSlotName="slot1@hostp"),
+                      slot("slot1_2@hostp", "hostp", "Claimed", "Busy", DynamicSlot=True,
+                           ParentSlotName="slot1@hostp")]}
+    out = shown("-state", "-compact", snap=snap).split("\n")
+    assert out[2].split()[:4] == ["hostp", "x64/LINUX", "2", "4"]
+    assert out[4:] == [
+        "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle", "",
+        "          Idle     0     0         1       2          0       0      0        0      0", "",
+        "         Total     0     0         1       2          0       0      0        0      0", ""]
+    snap["slots"][0][0]["Cpus"] = 0             # used up: only its dynamic slots count
+    assert shown("-state", "-compact", "-total", snap=snap).split("\n")[2].split()[1:5] == ["0", "0", "0", "2"]
+
+
+def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):
+    """-wide:N cuts the heading and rows to N-1 characters (not the summary); -wide (or
+    -wide:N over 100) is HTCondor's wide display: the slot table ends in ActivityTime
+    after a blank and the summary's key column fits its keys; -wide:0 is as without."""
+    plain = shown().split("\n")
+    assert plain[0].endswith(" Mem   ActvtyTime") and plain[8].startswith("  X86_64/LINUX")
+    cut = shown("-wide:40").split("\n")
+    # (the Name column fitted first: 12 wide at least once it is cropped, see below)
+    assert cut[:6] == [(line[:11] + " " + line[11:])[:39] if line else line for line in plain[:6]]
+    assert max(len(line) for line in cut[:6]) == 39
+    assert cut[6:] == plain[6:]
+    wide = shown("-wide").split("\n")
+    assert wide[0].endswith(" Mem  ActivityTime")
+    assert wide[2].endswith(" 1024   0+00:01:05")
+    assert wide[:6] != plain[:6] and wide[6:] == [line[2:] for line in plain[6:]]   # (the widest key)
+    assert shown("-wide:101") == shown("-wid")
+    assert shown("-wide:100") == shown("-wide:0") == shown()
+    assert shown("-server", "-wide:20").split("\n")[0] == "Name         OpSys "
+    assert shown("-total", "-wide:20") == shown("-total")
+    monkeypatch.setattr(status, "_fit", lambda text, width, cut: text)       # (without the cut)
+    widened = [line[:11] + " " + line[11:] if line else line for line in plain[:6]]
+    assert shown("-wide:40") == "\n".join(widened + plain[6:])
+
+
+def test_a_display_that_is_not_wide_crops_the_name_column_first():
+    """On a terminal, or -wide:N up to 100, HTCondor fits the Name column before it cuts
+    the lines: what the columns after it leave (65 for the slot table, 63 for -run's,
+    70 for -state's), 12 at least."""
+    snap = {"slots": [slot("slot1@" + "h" * 30, "h" * 30), slot("slot2@" + "h" * 30, "h" * 30)]}
+    full = shown(snap=snap).split("\n")
+    assert full[2].startswith("slot1@" + "h" * 28 + " LINUX")              # (34 at most)
+    fitted = shown("-wide:80", snap=snap).split("\n")
+    assert fitted[0].startswith("Name           OpSys") and fitted[2].startswith("slot1@hhhhhhhh LINUX")
+    assert len(fitted[2]) <= 79 and fitted[2].endswith("0+00:01:05")
+    assert shown("-state", "-wide:80", snap=snap).split("\n")[2].startswith("slot1@hhhhhh 1 ")
+    assert shown("-wide:101", snap=snap).split("\n")[2].startswith("slot1@" + "h" * 28 + " LINUX")

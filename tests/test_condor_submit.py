@@ -498,3 +498,18 @@ def test_default_clauses_follow_the_references_and_keywords_after_a_dot_are_refu
     write(os.path.join(workdir, "p.sub"), "executable = /bin/true\n+Foo = MY.parent\nqueue\n")
     dry = cell.run("condor_submit", "-dry-run", "-", "p.sub", cwd=workdir)
     assert "\nFoo = MY.parent\n" in dry.stdout
+
+
+def test_forced_requirements_override_a_circular_requirements(cell, workdir):
+    """+Requirements overrides the requirements command, which condor_submit then does not
+    check: the job is queued with the forced Requirements, and a WARNING ends stderr."""
+    write(os.path.join(workdir, "f.sub"), SLEEP + "requirements = TARGET.Requirements\n"
+          "+Requirements = (TARGET.Memory > 0)\nqueue\n")
+    proc = cell.run("condor_submit", "f.sub", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ("WARNING: Use of MY.Requirements or +Requirements  overrides requirements. "
+                           "You should remove one of these statements from your submit file.\n")
+    cluster = _cluster(proc)
+    shown = cell.run("condor_q", f"{cluster}.0", "-af:r", "Requirements").stdout
+    assert shown == "(TARGET.Memory > 0)\n"
+    assert cell.run("condor_rm", str(cluster)).returncode == 0

@@ -604,3 +604,25 @@ def test_the_function_forms_load_only_when_a_description_uses_one():
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
                          env=dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "src")))
     assert out.stdout.splitlines() == ["/a/b.txt b none", "False", "006 /h txt q", "True"]
+
+
+@pytest.mark.parametrize("forced", ["+Requirements", "MY.Requirements"])
+def test_forced_requirements_are_taken_as_they_are(ctx, forced):
+    """MY.Requirements (or +Requirements) stands for the Requirements HTCondor's
+    condor_submit would make: the requirements command is neither checked (no "Is
+    Circular", no parse error) nor given terms, and a warning says it is overridden."""
+    got = ads(f"executable = run.sh\nrequirements = TARGET.Requirements\n{forced} = (Requirements && x > 1)\n"
+              "rank = Memory\nqueue 2\n", ctx)
+    assert [ad.lookup("Requirements").unparse() for ad in got] == ["(Requirements && x > 1)"] * 2
+    assert got[0].lookup("Rank").unparse() == "Memory"
+    assert ctx.warnings == ["Use of MY.Requirements or +Requirements  overrides requirements. "
+                            "You should remove one of these statements from your submit file."] * 2
+    ctx.warnings.clear()
+    got = ads(f"executable = run.sh\nrequirements = a &&\n{forced} = x > 1\nqueue\n", ctx)
+    assert got[0].lookup("Requirements").unparse() == "x > 1"
+    ctx.warnings.clear()
+    got = ads(f"executable = run.sh\n{forced} = Requirements\nqueue\n", ctx)
+    assert got[0].lookup("Requirements").unparse() == "Requirements" and ctx.warnings == []
+    # an empty one forces nothing: the requirements are made (and checked) as ever
+    with pytest.raises(InputError, match="Is Circular"):
+        ads(f"executable = run.sh\nrequirements = TARGET.Requirements\n{forced} =\nqueue\n", ctx)

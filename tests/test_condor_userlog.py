@@ -295,3 +295,51 @@ def test_a_log_that_goes_bad_yields_the_jobs_before(tmp_path):
         parse_events(path.read_text())
     with pytest.raises(OSError):
         logads.read(str(tmp_path / "none.log"), "alice")
+
+
+def evicted():
+    """An eviction without a reason code, one with a code and a reason (a vacate by the
+    job's policy), and one that exited and was requeued with a code."""
+    return [Event(E.JOB_EVICTED, 11, 0, 0, T0, {"RunRemoteUserCpu": 5}),
+            Event(E.JOB_EVICTED, 11, 1, 0, T0 + 1, {"ReasonCode": 1000, "ReasonSubCode": 0,
+                                                     "Reason": "vacated by policy"}),
+            Event(E.JOB_EVICTED, 11, 2, 0, T0 + 2, {"TerminatedAndRequeued": True, "ReturnValue": 1,
+                                                     "ReasonCode": 3, "ReasonSubCode": 0})]
+
+
+def test_evicted_is_written_as_current_htcondor_writes_it():
+    """004: "(0) CPU times" before the usage (HTCondor's words since it stopped writing
+    "(0) Job was not checkpointed."), a reason code in the first line whether or not
+    the job was requeued; logs in the older words are still read."""
+    lines = [render_event(e).splitlines() for e in evicted()]
+    assert lines[0][:3] == ["004 (011.000.000) 2023-11-14 22:13:20 Job was evicted.", "\t(0) CPU times",
+                            "\t\tUsr 0 00:00:05, Sys 0 00:00:00  -  Run Remote Usage"]
+    assert lines[1][:2] == ["004 (011.001.000) 2023-11-14 22:13:21 Job was evicted. Code 1000 Subcode 0",
+                            "\t(0) CPU times"]
+    assert lines[1][-2:] == ["\tReason: vacated by policy", "..."]
+    assert lines[2][:2] == ["004 (011.002.000) 2023-11-14 22:13:22 Job was evicted. Code 3 Subcode 0",
+                            "\t(0) Job terminated and was requeued"]
+    assert not any("checkpointed" in line for text in lines for line in text)
+    back = parse_events(render_events(evicted()))
+    assert [e.info.get("ReasonCode") for e in back] == [None, 1000, 3]
+    assert back[0].info["Checkpointed"] is False and back[0].info["RunRemoteUserCpu"] == 5
+    assert back[1].info["Reason"] == "vacated by policy" and back[2].info["TerminatedAndRequeued"] is True
+    older = render_event(evicted()[1]).replace("(0) CPU times", "(0) Job was not checkpointed.")
+    assert parse_events(older)[0].info == back[1].info
+
+
+_READ_EVICTED = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    print(int(e.type), e.proc, e.get("Checkpointed"), e.get("TerminatedAndRequeued"), e.get("ReturnValue"),
+          e.get("Reason"))
+"""
+
+
+def test_htcondor_reads_the_evicted_events(tmp_path):
+    rows = [line.split(" ", 5) for line in _htcondor_reads(tmp_path, evicted(), _READ_EVICTED)]
+    assert [r[:5] for r in rows] == [["4", "0", "False", "False", "None"], ["4", "1", "False", "False", "None"],
+                                     ["4", "2", "False", "True", "1"]]
+    assert rows[1][5] == "vacated by policy"

@@ -33,7 +33,8 @@ QSTAT_ARGS = ([], ["-u", "*"], ["-s", "p", "-u", "*"], ["-s", "r", "-u", "*"], [
               ["-s", "hu", "-u", "*"], ["-s", "prsz", "-u", "*"], ["-u", "carol"], ["-s", "hos"])
 CONDOR_ARGS = ([], ["-allusers"], ["-totals"], ["alice"], ["carol", "-totals"], ["carol"], ["alice", "carol"],
                ["alice", "alice"], ["-nobatch"], ["-nobatch", "-allusers"], ["-nobatch", "carol"],
-               ["-nobatch", "alice", "carol"], ["-nobatch", "-cumulative-time"])
+               ["-nobatch", "alice", "carol"], ["-nobatch", "-cumulative-time"],
+               ["-batch:z"], ["-allusers", "-progress:b"])
 
 
 def varied_snapshot():

@@ -41,9 +41,10 @@ class Run(set):
     name), for cycle detection), the steps left until the next look at the budget,
     the memo of attribute values (from the first look on: see evaluator.eval_attr), and
     how often a value depended on more than its ad, its name and its target (a cycle
-    met, random()): ``impure``."""
+    met, random()): ``impure``; ``rootless`` when it began in no ad (an absolute reference
+    is then ERROR wherever it sits)."""
 
-    __slots__ = ("left", "spent", "deadline", "memo", "impure", "regex_left")
+    __slots__ = ("left", "spent", "deadline", "memo", "impure", "regex_left", "rootless")
 
     def __init__(self):
         self.left = STEP_CHUNK
@@ -52,6 +53,7 @@ class Run(set):
         self.memo = None
         self.impure = 0
         self.regex_left = REGEX_SECONDS
+        self.rootless = False
 
     def refill(self):
         """The steps of the last chunk are spent: raise TooCostly when the budget or

@@ -155,9 +155,10 @@ def select(base, key, env):
 
 def _absolute(key, env):
     """``.key``: the attribute of the outermost ad enclosing the own one (ERROR when the
-    expression is evaluated in no ad: HTCondor's evaluation fails there)."""
+    evaluation began in no ad, even where the reference sits in an ad written in the
+    expression, as in ``[a = 1; b = .a].b``: HTCondor's evaluation fails there)."""
     ad = env.my
-    if ad is None or ad is _EMPTY:
+    if ad is None or ad is _EMPTY or env.busy.rootless:
         return ERROR
     root = _root(ad)
     expr = root._exprs.get(key)

@@ -23,14 +23,14 @@ from gridtools.classad.values import ERROR, UNDEFINED, Special, quote_name, quot
 
 #: what evaluating needs, bound by the first evaluation or compile (``_load_evaluator``):
 #: the evaluator's compile_node and Env, the budget's Run, TooCostly and count of
-#: evaluations over it, and ad.as_ad
-_COMPILE = _Env = _Run = _TooCostly = _OVER = _AS_AD = None
+#: evaluations over it, ad.as_ad and the ad standing for no ad
+_COMPILE = _Env = _Run = _TooCostly = _OVER = _AS_AD = _NO_AD = None
 
 
 def _load_evaluator():
-    global _COMPILE, _Env, _Run, _TooCostly, _OVER, _AS_AD
+    global _COMPILE, _Env, _Run, _TooCostly, _OVER, _AS_AD, _NO_AD
     from gridtools.classad import ad, budget, evaluator
-    _COMPILE, _Env, _AS_AD = evaluator.compile_node, evaluator.Env, ad.as_ad
+    _COMPILE, _Env, _AS_AD, _NO_AD = evaluator.compile_node, evaluator.Env, ad.as_ad, ad._EMPTY
     _Run, _TooCostly, _OVER = budget.Run, budget.TooCostly, budget._OVER
 
 
@@ -123,11 +123,13 @@ class Expr:
         if _Run is None:
             _load_evaluator()
         run = _Run()
+        my = _AS_AD(my)
+        run.rootless = my is _NO_AD
         current = values._CURRENT       # (the evaluation going on: functions charge it)
         outer = current[0]
         current[0] = run
         try:
-            return self.compiled()(_Env(_AS_AD(my), _AS_AD(target, empty=None), run))
+            return self.compiled()(_Env(my, _AS_AD(target, empty=None), run))
         except (_TooCostly, MemoryError):
             _OVER[0] += 1
             return ERROR

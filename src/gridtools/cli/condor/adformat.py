@@ -240,9 +240,10 @@ def xml_form(ads):
 
 
 def constraint(text):
-    """A -constraint expression, or UsageError in HTCondor's words."""
+    """A -constraint expression (in the old ClassAd syntax, as HTCondor's tools read it:
+    adjacent strings are refused), or UsageError in HTCondor's words."""
     try:
-        return parse(text)
+        return parse(text, old=True)
     except Exception:  # noqa: BLE001 - any parse error of the user's expression
         raise UsageError(f"Error: Invalid constraint expression: {text}") from None
 

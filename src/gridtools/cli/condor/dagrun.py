@@ -53,6 +53,7 @@ class Runner(NodeScripts, NodesLog):
         self.failed, self.running, self.attempts = set(), {}, {}
         self.removing = False
         self.stopping = False               # held or vacated: leave, the node jobs run on
+        self.shut_down = False              # the lines of HTCondor's shutdown were written
         self.abort_code = None
         self.pre_status = {}                # node -> its PRE script's last exit status
         self.jobs = {}                      # node -> (cluster, procs) of its last job
@@ -109,8 +110,11 @@ class Runner(NodeScripts, NodesLog):
             if self.stopping:
                 break
             if self.removing or self.abort_code is not None:
-                self._stop_scripts()
+                self._shutdown_lines()
                 self._remove_running()
+                if self.active:
+                    self.log("Removing running scripts...")
+                self._stop_scripts()
                 self._run_final()
                 break
             while self.parked and not self.check_halt() and not self._held_back() \
@@ -136,6 +140,7 @@ class Runner(NodeScripts, NodesLog):
         if self.halted and not self.stopping and ready_nodes(self.dag, self.done, self.failed, self.running):
             self.halt_exit = True
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
+            self._shutdown_lines()
             self._run_final()
         self._count()
         code = self._finish()
@@ -525,6 +530,20 @@ class Runner(NodeScripts, NodesLog):
         if final not in self.done and final not in self.running:
             self.failed.add(final)
 
+    def _shutdown_lines(self, between=None):
+        """What HTCondor's DAGMan writes, once, as a DAG that does not succeed shuts down
+        (removed, aborted, halted, failed): it then asks condor_rm for every job of the
+        DAG, whether or not it knows of one left (``_remove_running``); ``between``: what
+        is done after the first line (the rescue DAG written)."""
+        if self.shut_down:
+            return
+        self.shut_down = True
+        self.log("Aborting DAG...")
+        if between is not None:
+            between()
+        self.log("Removing submitted jobs...")
+        self.log("Removing any/all submitted HTCondor jobs...")
+
     def _remove_running(self):
         from gridtools.cli.ask import outcomes
         final = self._final_name()
@@ -550,7 +569,10 @@ class Runner(NodeScripts, NodesLog):
             return EXIT_STOPPED
         final = self._final_name()
         if self.failed - {final} or self.removing or self.abort_code is not None or self.halt_exit:
-            self.write_rescue()
+            if self.shut_down:
+                self.write_rescue()
+            else:                       # (HTCondor writes the rescue DAG between the lines)
+                self._shutdown_lines(self.write_rescue)
         if final is not None and final in self.done:
             self.log(f"FINAL node {final} succeeded: the DAG succeeds")
             return 0

@@ -106,7 +106,7 @@ def parse_qedit(argv):
 def _check_value(name, value):
     from gridtools.classad import parse
     try:
-        parse(value)
+        parse(value, old=True)            # (as HTCondor's: adjacent strings are refused)
     except Exception:  # noqa: BLE001 - any syntax error
         raise UsageError(f"Update aborted, illegal value for : {name}", 1) from None
 

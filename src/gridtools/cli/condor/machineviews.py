@@ -18,6 +18,7 @@ Layouts follow HTCondor's condor_status:
   TotalHeldJobs`` in its totals.
 
 When no ad matches nothing is printed: neither headings nor totals.
+-compact's forms are ``compactviews``'.
 
 ``check_read`` applies the READ security level to the caller before
 anything is shown.
@@ -48,6 +49,8 @@ FIRST_STATUS_WAIT = 10.0
 NAME_WIDTH = 34
 #: narrowest key column of the summary
 KEY_WIDTH = 14
+#: narrowest key column of the summary of a wide display (-wide, -wide:N over 100): "Total"
+WIDE_KEY = 5
 
 
 def in_mode(mode, ad):
@@ -161,10 +164,27 @@ def _number(ad, attr):
 
 # ---------------------------------------------------------------- slot tables
 
-def _columns(mode, ads, now):
-    """(headers, widths, alignments, rows) of the slot table."""
+#: the width HTCondor counts for the columns after Name of the slot table, of -run's,
+#: of -state's and of -server's, when it fits the Name column to a display
+FIXED_AFTER_NAME = {"slots": 65, "run": 63, "state": 34 + 3 * 12, "server": 65}
+
+
+def cropped(name_w, fixed, fit):
+    """HTCondor's fit of a table's Name column to a display that is not wide (``fit``:
+    its width less one; None: no fitting): a Name column that would overflow, the
+    columns after it taking ``fixed``, shrinks to what is left, and is 12 wide at
+    least then."""
+    if fit is None or fit - fixed - name_w >= 0:
+        return name_w
+    return max(12, fit - fixed)
+
+
+def _columns(mode, ads, now, fit=None):
+    """(headers, widths, alignments, rows) of the slot table (its Name column fitted to
+    ``fit``: ``cropped``)."""
     longest = max((len(_text(ad, "Name")) for ad in ads), default=4)
     name_w = max(4, min(NAME_WIDTH, longest))
+    name_w = cropped(name_w, FIXED_AFTER_NAME["run" if mode == "run" else "slots"], fit)
     rows = []
     for ad in ads:
         mem = _number(ad, "Memory")
@@ -200,28 +220,34 @@ def _line(cells, widths, aligns, last_prefix=True):
     return " ".join(parts).rstrip()
 
 
-def slot_table(mode, ads, now, totals_only=False):
+def slot_table(mode, ads, now, totals_only=False, key_min=KEY_WIDTH, long_time=False, fit=None):
+    """The slot table (of -avail and -run too); ``long_time``: the last column headed
+    ActivityTime after a blank, as HTCondor's wide displays, not ActvtyTime without one;
+    ``fit``: see ``cropped``."""
     out = []
     if not totals_only:
-        heads, widths, aligns, rows = _columns(mode, ads, now)
-        joined = mode == "run"
+        heads, widths, aligns, rows = _columns(mode, ads, now, fit)
+        joined = mode == "run" or long_time
         head = list(heads)
         head_aligns = "<" * len(heads)
-        if not joined:                        # ActvtyTime: right-aligned, no blank before it
+        if mode != "run" and long_time:
+            head[-1] = "ActivityTime"
+        elif mode != "run":                   # ActvtyTime: right-aligned, no blank before it
             head[-1] = "  " + head[-1]
             head_aligns = head_aligns[:-1] + ">"
         out.append(_line(head, widths, head_aligns, joined).rstrip() + "\n\n")
         out.extend(_line(r, widths, aligns, joined) + "\n" for r in rows)
     if ads:
-        out.append(("\n" if not totals_only else "") + (run_summary(ads) if mode == "run" else summary(ads)))
+        out.append(("\n" if not totals_only else "")
+                   + (run_summary(ads, key_min) if mode == "run" else summary(ads, key_min=key_min)))
     return "".join(out)
 
 
-def _key_width(keys):
-    return max([KEY_WIDTH] + [len(k) for k in keys])
+def _key_width(keys, least=KEY_WIDTH):
+    return max([least] + [len(k) for k in keys])
 
 
-def run_summary(ads):
+def run_summary(ads, key_min=KEY_WIDTH):
     """-run's summary: per Arch/OpSys and in total the claimed slots, the sum of their
     Mips and KFlops and their mean LoadAvg. As in HTCondor, an ad that lacks one of
     them is malformed and counts 0 for it (gridtools' slots publish fixed Mips and
@@ -245,10 +271,10 @@ def run_summary(ads):
     def numbers(row):
         machines, mips, kflops, load = row
         return "%9d  %11d  %11d   %.3f" % (machines, mips, kflops, load / machines if machines else 0.0)
-    return _totals(rows, total, _RUN_HEAD, numbers, malformed)
+    return _totals(rows, total, _RUN_HEAD, numbers, malformed, key_min)
 
 
-def summary(ads, first="Total"):
+def summary(ads, first="Total", key_min=KEY_WIDTH):
     """The per Arch/OpSys and total counts of slots by state (``first``: the heading of
     the count column, Machines in -compact's, whose width it takes)."""
     counts = {}
@@ -267,13 +293,15 @@ def summary(ads, first="Total"):
         return "%*d %5d %7d %9d %7d %10d %6d %8d %6d" % (width, machines, owner, claimed, unclaimed, matched,
                                                          preempting, 0, 0, 0)
     head = _TOTAL_HEAD if first == "Total" else first.rjust(width) + _TOTAL_HEAD[6:]
-    return _totals(counts, total, head, numbers)
+    return _totals(counts, total, head, numbers, key_min=key_min)
 
 
-def _totals(rows, total, header, numbers, malformed=0):
+def _totals(rows, total, header, numbers, malformed=0, key_min=KEY_WIDTH):
     """HTCondor's TrackTotals: a header, a line per key (Arch/OpSys, or Activity), then
-    the total (``numbers(row)``: a line's figures), and the count of malformed ads."""
-    key_w = _key_width(rows)
+    the total (``numbers(row)``: a line's figures), and the count of malformed ads; the
+    key column as wide as the longest key, at least ``key_min`` (KEY_WIDTH; WIDE_KEY
+    for a wide display, where HTCondor fits it to the keys)."""
+    key_w = _key_width(rows, key_min)
     out = [" " * key_w + header + "\n", "\n"]
     out += [key.rjust(key_w) + numbers(row) + "\n" for key, row in sorted(rows.items())]
     out += ["\n" if rows else "", "Total".rjust(key_w) + numbers(total) + "\n"]
@@ -379,119 +407,33 @@ def submitter_table(ads, totals_only=False):
     return "".join(out)
 
 
-def schedd_table(ads, totals_only=False):
+def schedd_table(ads, totals_only=False, key_min=KEY_WIDTH):
     out = _job_table(ads, "Total", totals_only)
     if ads:
         sums = [sum(_number(ad, a) or 0 for ad in ads)
                 for a in ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")]
-        out.append(("\n" if not totals_only else "") + " " * KEY_WIDTH + "%18s %18s %18s\n" %
+        out.append(("\n" if not totals_only else "") + " " * key_min + "%18s %18s %18s\n" %
                    ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") + "\n")
-        out.append("Total".rjust(KEY_WIDTH) + "%18d %18d %18d\n" % tuple(sums))
+        out.append("Total".rjust(key_min) + "%18d %18d %18d\n" % tuple(sums))
     return "".join(out)
 
 
-# ---------------------------------------------------------------- -compact
-
-#: -compact's columns: (heading, width, alignment); Slots is followed by its one-letter
-#: slot kind tag (S: static slots, blank: a partitionable slot) without a blank between
-COMPACT_COLUMNS = (("Machine", 12, "<"), ("Platform", 11, "<"), ("Slots", 5, ">"), ("Cpus", 4, ">"),
-                   ("Gpus", 4, ">"), ("TotalGb", 8, ">"), ("FreCpu", 6, ">"), ("FreeGb", 8, ">"),
-                   ("CpuLoad", 7, ">"), ("ST", 2, "<"), ("Jobs/Min", 8, ">"), ("MaxSlotGb", 9, ">"))
-_STATE_LETTERS = {"Owner": "O", "Unclaimed": "U", "Matched": "M", "Claimed": "C", "Preempting": "P",
-                  "Shutdown": "S", "Delete": "X", "Backfill": "F", "Drained": "D"}
-_ACTIVITY_LETTERS = {"Idle": "i", "Busy": "b", "Retiring": "r", "Vacating": "v", "Suspended": "s",
-                     "Benchmarking": "e", "Killing": "k", "Checkpointing": "c"}
-
-
-def _activity_code(ads):
-    """HTCondor's two-letter state/activity code (Ui, Cb, ...); a letter the slots of a
-    machine disagree on is ``*``."""
-    codes = {(_STATE_LETTERS.get(_text(ad, "State", ""), " "), _ACTIVITY_LETTERS.get(_text(ad, "Activity", ""), " "))
-             for ad in ads}
-    states, acts = {c[0] for c in codes}, {c[1] for c in codes}
-    return (states.pop() if len(states) == 1 else "*") + (acts.pop() if len(acts) == 1 else "*")
-
-
-def _platform(ad):
-    arch, opsys = ad.eval("Arch"), ad.eval("OpSysAndVer")
-    if not isinstance(opsys, str):
-        opsys = ad.eval("OpSys")
-    arch = {"X86_64": "x64", "X86": "x86"}.get(arch, arch if isinstance(arch, str) else "")
-    return f"{arch}/{opsys}" if isinstance(opsys, str) else ""
-
-
-def _compact_row(machine, ads):
-    """The -compact line of one machine: its static slots rolled up, or its partitionable
-    slot with the dynamic slots carved from it."""
-    parts = [ad for ad in ads if ad.eval("PartitionableSlot") is True]
-    dyns = [ad for ad in ads if ad.eval("DynamicSlot") is True]
-    statics = [ad for ad in ads if ad not in parts and ad not in dyns]
-
-    def num(ad, *attrs):
-        for attr in attrs:
-            value = _number(ad, attr)
-            if value is not None:
-                return value
-        return 0.0
-    free = [ad for ad in statics if _text(ad, "State", "") not in ("Claimed", "Preempting", "Matched")] + parts
-    cpus = sum(num(ad, "TotalSlotCpus", "Cpus") for ad in statics + parts)
-    gpus = [num(ad, "TotalSlotGPUs", "GPUs") for ad in statics + parts if _number(ad, "GPUs") is not None]
-    memory = sum(num(ad, "TotalSlotMemory", "Memory") for ad in statics + parts)
-    first = ads[0]
-    total_cpus = _number(first, "TotalCpus")
-    load = _number(first, "TotalLoadAvg")
-    sizes = [num(ad, "Memory") for ad in statics + dyns]
-    starts = [_number(ad, "RecentJobStarts") for ad in statics + parts]
-    starts = [s for s in starts if s is not None]
-    return [machine, _platform(first),
-            "%d%s" % (len(statics) + len(dyns), "S" if statics and not parts else " "),
-            "%d" % cpus, "%d" % sum(gpus) if gpus else "", "%.2f" % (memory / 1024.0),
-            "%d" % sum(num(ad, "Cpus") for ad in free), "%.2f" % (sum(num(ad, "Memory") for ad in free) / 1024.0),
-            "%.2f" % (load / total_cpus) if load is not None and total_cpus else "",
-            _activity_code(statics + dyns + parts if dyns else statics + parts),
-            "%.2f" % (sum(starts) / 20.0) if starts else "_",
-            "%.2f" % (max(sizes) / 1024.0) if sizes else "*"]
-
-
-def compact_table(ads, totals_only=False):
-    """condor_status -compact: one line per machine (Machine as wide as the longest,
-    at least 12), then the slot counts by state with a Machines column."""
-    machines = {}
-    for ad in ads:
-        machines.setdefault(_text(ad, "Machine"), []).append(ad)
-    rows = [_compact_row(name, group) for name, group in machines.items()]
-    out = []
-    if not totals_only:
-        widths = [max([w] + [len(r[i]) for r in rows]) for i, (_h, w, _a) in enumerate(COMPACT_COLUMNS)]
-        widths[2] = max(widths[2], max(len(r[2]) for r in rows)) if rows else widths[2]
-
-        def line(cells, header=False):
-            parts = []
-            for i, (text, width, (_h, _w, align)) in enumerate(zip(cells, widths, COMPACT_COLUMNS)):
-                if i == 2 and not header:        # the count right-aligned, its tag after it
-                    parts.append(text[:-1].rjust(width - 1) + text[-1:])
-                else:
-                    parts.append(text.ljust(width) if align == "<" else text.rjust(width))
-            return " ".join(parts).rstrip() + "\n"
-        out.append(line([h for h, _w, _a in COMPACT_COLUMNS], header=True) + "\n")
-        out.extend(line(r) for r in rows)
-        out.append("\n")
-    out.append(summary(ads, "Machines"))
-    return "".join(out)
-
-
-def table(mode, ads, now, totals_only=False, wide=False):
+def table(mode, ads, now, totals_only=False, wide=False, long_time=False, fit=None):
     """The table of a query mode; nothing at all when no ad matches (as HTCondor,
-    which prints headings and totals only when there are ads)."""
+    which prints headings and totals only when there are ads). ``wide``: a wide
+    display (the summary's key column fits its keys); ``long_time``: the slot table's
+    last column is HTCondor's ActivityTime of displays 100 columns wide or wider;
+    ``fit``: the slot table's Name column fitted to the display (``cropped``)."""
     if not ads:
         return ""
+    key_min = WIDE_KEY if wide else KEY_WIDTH
     if mode == "submitters":
         return submitter_table(ads, totals_only)
     if mode == "schedd":
-        return schedd_table(ads, totals_only)
+        return schedd_table(ads, totals_only, key_min)
     if mode == "master":
         return "" if totals_only else master_table(ads, now)
-    return slot_table(mode, ads, now, totals_only)
+    return slot_table(mode, ads, now, totals_only, key_min, long_time, fit)
 
 
 # ---------------------------------------------------------------- -state and -server
@@ -523,11 +465,12 @@ def _cells(columns, ad):
     return [getter(ad) for _h, _w, _a, _t, getter in columns]
 
 
-def _print_mask(columns, ads):
+def _print_mask(columns, ads, fit=None, fixed=0):
     """Rows of a fixed print mask: (heading, width, alignment, kind, getter) per column;
     kind "auto" widens the column to its longest value (a value never shorter than the
-    heading), "fit" narrows it to the longest value (the Name column), "trunc" cuts a
-    value to the width, "fixed" lets a longer value overflow (as printf's %5s)."""
+    heading), "fit" narrows it to the longest value (the Name column, then fitted to
+    the display: ``cropped(width, fixed, fit)``), "trunc" cuts a value to the width,
+    "fixed" lets a longer value overflow (as printf's %5s)."""
     rows = [_cells(columns, ad) for ad in ads]
     widths = []
     for i, (head, width, _align, kind, _g) in enumerate(columns):
@@ -535,7 +478,7 @@ def _print_mask(columns, ads):
         if kind == "auto":
             width = max(width, len(head), longest)
         elif kind == "fit":
-            width = max(len(head), min(width, longest))
+            width = cropped(max(len(head), min(width, longest)), fixed, fit)
         widths.append(width)
 
     def line(cells):
@@ -583,21 +526,28 @@ def _server_columns():
 _STATE_ORDER = ("Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drained")
 
 
-def state_summary(ads):
+def state_summary(ads, pairs=False, key_min=KEY_WIDTH):
     """-state's summary, HTCondor's StartdStateTotal: per Activity (not Arch/OpSys) and
     in total the slots in each state (Owner, Unclaimed, Claimed, Preempting, Matched,
     Drain; Backfill and BkIdle stay 0). As HTCondor 24 and later print it, the Total
     column is 0 (its state totals never count the slots). An ad without Activity, or
-    whose State is none of these, is malformed."""
+    whose State is none of these, is malformed. With ``pairs``, ``ads`` are (ad, state)
+    pairs: a state counted under the ad's Activity (None: the ad's own State) where a
+    rolled-up state that is none of these is left out without counting as malformed."""
     rows, total, malformed = {}, [0] * 7, 0
-    for ad in ads:
+    for item in ads:
+        ad, state = item if pairs else (item, None)
         activity = _text(ad, "Activity", "")
         if not activity:
             malformed += 1
             continue
         row = rows.setdefault(activity, [0] * 7)
-        state = _text(ad, "State", "")
+        rolled = state is not None
+        if not rolled:
+            state = _text(ad, "State", "")
         if state not in _STATE_ORDER:
+            if rolled:
+                continue
             malformed += 1
             continue
         for sums in (row, total):
@@ -605,21 +555,21 @@ def state_summary(ads):
     head = "%6.6s %5.5s %9.9s %7.7s %10.10s %7.7s %6.6s %8.8s %6.6s" % (
         "Total", "Owner", "Unclaimed", "Claimed", "Preempting", "Matched", "Drain", "Backfill", "BkIdle")
     return _totals(rows, total, head, lambda r: "%6d %5d %9d %7d %10d %7d %6d %8d %6d" % (tuple(r) + (0, 0)),
-                   malformed)
+                   malformed, key_min)
 
 
-def server_summary(ads):
+def server_summary(ads, key=None, key_min=KEY_WIDTH):
     """-server's summary: slots, those Claimed or Unclaimed (Avail) and the sums of
-    Memory, Disk, Mips and KFlops, per Arch/OpSys and in total (an ad lacking one of
-    them counts 0 for it and as malformed; one without State, Arch or OpSys is
-    left out and malformed)."""
+    Memory, Disk, Mips and KFlops, per Arch/OpSys (``key(ad)`` when given) and in total
+    (an ad lacking one of them counts 0 for it and as malformed; one without State,
+    Arch or OpSys is left out and malformed)."""
     rows, total, malformed = {}, [0] * 6, 0
     for ad in ads:
         arch, opsys, state = ad.eval("Arch"), ad.eval("OpSys"), _text(ad, "State", "")
         if not (isinstance(arch, str) and isinstance(opsys, str)):
             malformed += 1
             continue
-        row = rows.setdefault(f"{arch}/{opsys}", [0] * 6)
+        row = rows.setdefault(key(ad) if key else f"{arch}/{opsys}", [0] * 6)
         if not state:
             malformed += 1
             continue
@@ -631,16 +581,18 @@ def server_summary(ads):
             for i, value in enumerate(values):
                 sums[2 + i] += int(value or 0)
     head = "%9.9s %5.5s %7.7s %11.11s %11.11s %11.11s" % ("Slots", "Avail", "Memory", "Disk", "MIPS", "KFLOPS")
-    return _totals(rows, total, head, lambda r: "%9d %5d %11d %11d %11d %11d" % tuple(r), malformed)
+    return _totals(rows, total, head, lambda r: "%9d %5d %11d %11d %11d %11d" % tuple(r), malformed, key_min)
 
 
-def state_table(ads, now, totals_only=False):
+def state_table(ads, now, totals_only=False, key_min=KEY_WIDTH, fit=None):
     """condor_status -state: Name Cpu Mem LoadAv KbdIdle State StateTime Activ ActvtyTime."""
-    out = [] if totals_only else _print_mask(_state_columns(now), ads) + ["\n"]
-    return "".join(out) + state_summary(ads)
+    out = [] if totals_only else \
+        _print_mask(_state_columns(now), ads, fit, FIXED_AFTER_NAME["state"]) + ["\n"]
+    return "".join(out) + state_summary(ads, key_min=key_min)
 
 
-def server_table(ads, totals_only=False):
+def server_table(ads, totals_only=False, key_min=KEY_WIDTH, fit=None):
     """condor_status -server: Name OpSys Arch LoadAv Memory Disk Mips KFlops."""
-    out = [] if totals_only else _print_mask(_server_columns(), ads) + ["\n"]
-    return "".join(out) + server_summary(ads)
+    out = [] if totals_only else \
+        _print_mask(_server_columns(), ads, fit, FIXED_AFTER_NAME["server"]) + ["\n"]
+    return "".join(out) + server_summary(ads, key_min=key_min)

@@ -81,6 +81,9 @@ class Options:
         self.hold_codes = []         # -hold:CODE[/SUB],...: [(code, subcode or None)]
         self.ec2 = False             # -grid:ec2
         self.batch = None            # -batch (True), -nobatch (False), or neither
+        self.zero = "_"              # what the batch view shows for a count of 0 (-batch:MARK)
+        self.fold_dags = False       # -batch:N with N's bit 2: the DAGs of a batch name in one row
+        self.aaf = False             # -aaf given (refused: see settle_view)
         self.better = False
         self.limit = 0
         self.wide = None             # -wide: True; -wide:N: N
@@ -97,6 +100,24 @@ def _is(arg, word, least=1):
     return least <= len(name) <= len(word) and word.startswith(name)
 
 
+#: -batch:MARK's marks: what the batch view shows for a count of 0 (HTCondor's alt texts)
+_ZERO_MARKS = {"b": "", "?": "?", "*": "*", ".": ".", "-": "-", "_": "_", "#": "#", "z": "0"}
+
+
+def _batch_marks(opts, text):
+    """-batch:N and -batch:MARK (several, split by "," or ":"): a word starting with one
+    of ``b?*.-_#z`` sets the mark shown for a count of 0 (blank, the character, or 0 for
+    z; the last one counts), as HTCondor's alternative texts; N (a word starting with a
+    digit, read as C's atoi; the last one counts) picks HTCondor's experimental forms
+    of the view: with its bit 2 set, the DAGs of one owner's batch name are one row."""
+    from gridtools.formats.condor import c_atoi
+    for word in text.replace(":", ",").split(","):
+        if word and word[0] in _ZERO_MARKS:
+            opts.zero = _ZERO_MARKS[word[0]]
+        elif word[:1].isdigit():
+            opts.fold_dags = bool(c_atoi(word) & 2)
+
+
 def _take(args, arg):
     if not args:
         raise UsageError(f"Error: Argument {arg} requires another parameter", 1)
@@ -110,7 +131,7 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
 
 #: HTCondor's options the cell has no use for (another pool's files, autoclusters,
 #: factories, job sets, analysis of slots), with the letters each needs
-_UNSUPPORTED = (("aaf", 3), ("jobads", 1), ("slotads", 2), ("autocluster", 2), ("group-by", 2),
+_UNSUPPORTED = (("jobads", 1), ("slotads", 2), ("autocluster", 2), ("group-by", 2),
                 ("factory", 4), ("jobset", 5), ("unmatchable", 5), ("reverse-analyze", 3),
                 ("machine", 2), ("mconstraint", 2), ("slotconstraint", 5), ("userprios", 5),
                 ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
@@ -132,7 +153,8 @@ def parse_args(argv):
 
 
 def _option(opts, arg, args):
-    if _is(arg, "batch", 2) or _is(arg, "progress", 3):     # (-batch:N and its marks: ignored)
+    if _is(arg, "batch", 2) or _is(arg, "progress", 3):
+        _batch_marks(opts, arg.partition(":")[2])
         arg = "-batch"
     for word, least, view in _VIEWS:
         if _is(arg, word, least):
@@ -162,6 +184,14 @@ def _option(opts, arg, args):
         opts.view, opts.af_quals = "af", arg.partition(":")[2]
         while args and not args[0].startswith("-"):
             opts.af_attrs.append(args.pop(0))
+        if args and args[0] == "-":             # (a lone dash ends the attributes)
+            args.pop(0)
+    elif _is(arg, "aaf", 3):
+        if not args or args[0].startswith("-"):
+            raise UsageError("Error: -aaf requires at least one attribute parameter", 1)
+        opts.aaf = True
+        while args and not args[0].startswith("-"):
+            args.pop(0)
         if args and args[0] == "-":             # (a lone dash ends the attributes)
             args.pop(0)
     elif _is(arg, "format", 1):
@@ -279,20 +309,8 @@ class WithUsage(UsageError):
 
 
 def table_width(opts):
-    """The width the tables are cut to, one less than the columns (None: not cut):
-    -wide:N's N; without -wide, the terminal's when the output is one."""
-    wide = opts.wide
-    if wide is True:
-        return None
-    if wide is not None and wide > 0:
-        return wide
-    if wide is None and not sys.stdout.isatty():
-        return None
-    import os
-    try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
-    except OSError:
-        return 80
+    """The width the tables are cut to (``qviews.table_width`` of -wide)."""
+    return qviews.table_width(opts.wide)
 
 
 def _number(text):
@@ -367,6 +385,19 @@ def settle_view(opts):
         raise UsageError("Error: -batch conflicts with -format and -af", 1)
     if opts.view == "batch" and opts.batch is None and not batch_is_default():
         opts.view = "nobatch"
+    if opts.aaf:
+        _refuse_aaf(opts.view)
+
+
+def _refuse_aaf(view):
+    """-aaf appends columns (print-format lines) to a per-proc table, which this condor_q
+    does not do; the batch view and the ads' own forms refuse it in HTCondor's words."""
+    if view == "batch":
+        raise UsageError("Error: -aaf cannot be used with -batch mode output (the default), "
+                         "did you intend to use -af ?", 1)
+    if view in ("long", "json", "xml", "af", "format", "analyze"):
+        raise UsageError("Error: output formatting options conflict with -aaf options", 1)
+    raise UsageError("Error: -aaf is not supported by this condor_q", 1)
 
 
 def run(opts):
@@ -529,7 +560,7 @@ def _table(opts, snap, chosen, user, now, source):
             return qviews.nobatch(chosen, user, now, names, clock), True
         return qviews.nobatch(chosen, user, now, clock=clock), True
     totals = {jid: _submitted(info) for jid, info in (snap.get("jobs") or {}).items()}
-    return qviews.batch_view(chosen, totals), True
+    return qviews.batch_view(chosen, totals, opts.zero, opts.fold_dags), True
 
 
 def _clock(opts, source):

@@ -132,11 +132,19 @@ def _lone_rows(g, found):
         found[("", c)] = (owner, f"ID: {c}", qdate, counts, f"{c}{tail}")
 
 
-def batch_rows(chosen):
+def batch_rows(chosen, fold_dags=False):
     """The batch view's rows (``qviews.batch_table``) of the groups ``chosen``; a DAG's
-    node jobs are in its row whatever their own batch names."""
+    node jobs are in its row whatever their own batch names. Rows are keyed as
+    ``qviews.batches`` keys them (``fold_dags``: -batch:2)."""
     found = {}
-    dags = {g.cluster: (g.owner, g.batch) for g in chosen if g.dag is not None and g.batch}
+    dags, named = {}, {}            # manager's cluster -> its row; (owner, batch name) -> the first row
+    for g in chosen:
+        if g.dag is not None and g.batch:
+            name = (g.owner, g.batch)
+            dags[g.cluster] = named.setdefault(name, name) if fold_dags else ("dag", g.cluster)
+            named.setdefault(name, dags[g.cluster])
+        elif g.batch and g.dagman not in dags:
+            named.setdefault((g.owner, g.batch), (g.owner, g.batch))
     shared = _shared_clusters(chosen)
     for g in chosen:
         last_cluster = g.cluster + g.clusters - 1
@@ -146,16 +154,21 @@ def batch_rows(chosen):
             continue
         if g.dagman in dags:
             parts = [(dags[g.dagman], g.cluster, last_cluster)]
+        elif g.dag is not None and g.batch:
+            parts = [(dags[g.cluster], g.cluster, last_cluster)]
         elif g.batch:
-            parts = [((g.owner, g.batch), g.cluster, last_cluster)]
+            parts = [(named[g.owner, g.batch], g.cluster, last_cluster)]
         else:
             parts = [(("", c), c, c) for c in range(g.cluster, last_cluster + 1)]
         for key, first, last in parts:
             batch = found.get(key)
             if batch is None:
                 batch = found[key] = _Batch(g.owner, g.batch or f"ID: {first}", g.qdate)
-            if g.dag is not None and batch.dag is None and g.batch:
-                batch.manager, batch.dag = (first, g.procs[0]), g.dag
+            if g.dag is not None and g.batch:
+                if batch.dag is None:
+                    batch.manager, batch.dag = (first, g.procs[0]), g.dag
+                else:                   # (-batch:2: another DAG of the name, its nodes added up)
+                    batch.dag = [a + b for a, b in zip(batch.dag, g.dag)]
                 continue
             batch.add(g, (first, g.procs[0]), (last, g.procs[-1]), last - first + 1)
     return [b if b.__class__ is tuple else b.row() for b in found.values()]
@@ -383,7 +396,8 @@ def view(opts, listing, user, now, schedd, width=None):
         return head + totals
     if opts.view == "nobatch":
         return head + qviews.cut(nobatch_table(listing, shown, user, now), width) + "\n" + totals + "\n"
-    table = _ready_table(listing, sel, user)
+    zero, fold = opts.zero, opts.fold_dags
+    table = _ready_table(listing, sel, user) if zero == "_" and not fold else None   # (made without)
     if table is None:
-        table = qviews.batch_table(batch_rows(chosen))
+        table = qviews.batch_table(batch_rows(chosen, fold), zero)
     return head + qviews.cut(table, width) + "\n" + totals + "\n"

@@ -124,5 +124,6 @@ def run(opts, select, attributes):
     elif view == "nobatch":
         body = qviews.cut(qviews.nobatch(chosen, user, now, clock=clock), width)
     else:               # the log says not how many procs a cluster was submitted with
-        body = qviews.cut(qviews.batch_view(chosen, {p.cluster: 0 for p in chosen}), width)
+        table = qviews.batch_view(chosen, {p.cluster: 0 for p in chosen}, opts.zero, opts.fold_dags)
+        body = qviews.cut(table, width)
     return head + body + totals

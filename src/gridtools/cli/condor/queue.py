@@ -256,12 +256,14 @@ class Selection:
 
 
 def compile_constraints(texts):
-    """The -constraint expressions, parsed; InputError naming a bad one."""
+    """The -constraint expressions, parsed in the old ClassAd syntax HTCondor's tools
+    read them in (adjacent strings are refused, not joined); InputError naming a bad
+    one."""
     from gridtools.classad import parse
     parsed = []
     for text in texts:
         try:
-            parsed.append(parse(text))
+            parsed.append(parse(text, old=True))
         except Exception:  # noqa: BLE001 - any syntax error
             raise InputError(f"Error: Invalid constraint expression: {text}") from None
     return parsed

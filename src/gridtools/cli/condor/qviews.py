@@ -51,6 +51,25 @@ def format_time(seconds):
     return f"{days:3d}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
 
 
+def table_width(wide):
+    """The width a tool's tables are cut to, one less than the columns (None: not cut),
+    from its -wide option (``wide``: None without it, True for -wide, N for -wide:N):
+    -wide:N's N; without -wide, the terminal's when the output is one (as condor_q and
+    condor_status fit their tables)."""
+    if wide is True:
+        return None
+    if wide is not None and wide > 0:
+        return wide
+    import sys
+    if wide is None and not sys.stdout.isatty():
+        return None
+    import os
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
+    except OSError:
+        return 80
+
+
 def cut(table, width):
     """The lines of ``table`` cut to ``width`` less one characters, as HTCondor fits its
     tables to a terminal or to -wide:N (None: whole)."""
@@ -304,41 +323,61 @@ class Batch:
         return f"{first.id} ... {last.id}"
 
 
-def batches(procs, totals):
+def _dag_of(proc):
+    """A DAG manager's node counts (None for any other proc)."""
+    return proc._source[2].get("dag") if proc._source is not None and proc._source[2] else None
+
+
+def batches(procs, totals, fold_dags=False):
     """The batches of ``procs`` (sorted by id) in the order of their first proc;
-    ``totals``: cluster -> procs submitted."""
-    found = {}
-    dags = {}
+    ``totals``: cluster -> procs submitted. As HTCondor's condor_q links them: the
+    clusters of one owner's batch name are one row, the first to use the name; a DAG
+    (its manager and node jobs) is a row of its own, which later clusters of its name
+    join, but not another DAG of the name, unless ``fold_dags`` (-batch:2, HTCondor's
+    experimental form): then the DAGs of a name are one row, their nodes added up."""
+    found, dags, named = {}, {}, {}
     for p in procs:
-        key = (p.owner, p.batch) if p.batch else ("", p.cluster)
         cinfo = p._source[2] if p._source is not None else None
-        if cinfo:
-            if cinfo.get("dag") is not None and p.batch:
+        if cinfo and cinfo.get("dagman") in dags:           # a node job: in its DAG's row
+            key = dags[cinfo["dagman"]]
+        elif p.batch:
+            name = (p.owner, p.batch)
+            if cinfo and cinfo.get("dag") is not None:      # a DAG's manager
+                if fold_dags:
+                    key = named.setdefault(name, name)
+                else:
+                    key = ("dag", p.cluster)
+                    named.setdefault(name, key)
                 dags[p.cluster] = key
-            elif cinfo.get("dagman") in dags:       # a node job: in its DAG's row
-                key = dags[cinfo["dagman"]]
+            else:
+                key = named.setdefault(name, name)
+        else:
+            key = ("", p.cluster)
         batch = found.get(key)
         if batch is None:
             batch = found[key] = Batch(p.owner, p.batch or f"ID: {p.cluster}")
         batch.procs.append(p)
         batch.totals[p.cluster] = totals.get(p.cluster, 1)
     for batch in found.values():        # a DAG's manager comes first, submitted before its nodes
-        first = batch.procs[0]
-        dag = first._source[2].get("dag") if first._source is not None else None
-        if dag is not None:
-            batch.manager, batch.dag = first, dag
-            del batch.procs[0]
+        managers = [p for p in batch.procs if _dag_of(p) is not None]
+        if managers:
+            batch.manager = managers[0]
+            batch.dag = _dag_of(managers[0])
+            for other in managers[1:]:      # (-batch:2: the other DAGs of the name)
+                batch.dag = [a + b for a, b in zip(batch.dag, _dag_of(other))]
+            batch.procs = [p for p in batch.procs if _dag_of(p) is None]
     return list(found.values())
 
 
-def batch_view(procs, totals):
+def batch_view(procs, totals, zero="_", fold_dags=False):
     return batch_table([(b.owner, b.name, b.qdate(), b.counts(), b.ids())
-                        for b in batches(procs, totals)])
+                        for b in batches(procs, totals, fold_dags)], zero)
 
 
-def batch_table(rows):
+def batch_table(rows, zero="_"):
     """The batch view of ``rows``: (owner, batch name, submission time, (done, running,
-    idle, held, total) counts, job ids) of each batch."""
+    idle, held, total) counts, job ids) of each batch; a count of 0 shows as ``zero``
+    (-batch:MARK)."""
     longest = max([len(r[0]) for r in rows] or [0])
     owner_w = longest if longest >= len("OWNER") else 8
     name_w = max([10] + [len(r[1]) for r in rows])
@@ -356,7 +395,7 @@ def batch_table(rows):
     for owner, name, qdate, count, ids in rows:
         mid = made.get((qdate, count))
         if mid is None:
-            mid = made[qdate, count] = middle(format_date(qdate), *[count[i] or "_" for i in cols])
+            mid = made[qdate, count] = middle(format_date(qdate), *[count[i] or zero for i in cols])
         lines.append(start(owner, name) + mid + ids)
     return "\n".join(lines) + "\n"
 

@@ -1,7 +1,7 @@
 """condor_status: the cell's slots (and submitters, schedd) as HTCondor shows them.
 
     condor_status [-avail | -run | -submitters | -schedd | -master] [-state | -server]
-                  [-total] [-compact] [-constraint EXPR] [-limit N] [-sort EXPR]
+                  [-total] [-compact] [-wide[:N]] [-constraint EXPR] [-limit N] [-sort EXPR]
                   [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json | -xml]
                   [-attributes A,B,...] [-pool HOST] [-direct NAME] [NAME ...]
 
@@ -53,19 +53,20 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -total                  Print totals only
         -compact                Show a single line per machine
         -nocompact              Show a line per slot (the default)
+        -wide[:<width>]         Don't truncate data to fit in 80 columns.
 """
 
 #: (option, shortest prefix, what it sets)
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
           ("schedd", 2, "schedd"), ("master", 1, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
-          ("xml", 1, "xml"), ("help", 1, "help"), ("wide", 1, "wide"),
-          ("compact", 3, "compact"))
+          ("xml", 1, "xml"), ("help", 1, "help"), ("compact", 3, "compact"))
 
 
 class Options:
     def __init__(self):
         self.mode = "slots"
-        self.long = self.json = self.xml = self.total = self.help = self.wide = self.compact = False
+        self.long = self.json = self.xml = self.total = self.help = self.compact = False
+        self.wide = None             # -wide: True; -wide:N: N (-wide:0 is as without)
         self.formatter = adformat.Formatter()
         self.constraints = []
         self.names = []
@@ -143,6 +144,9 @@ def _one(opts, argv, i, arg):
         if i + 1 >= len(argv):
             raise _missing("direct requires another argument")
         return i + 2                 # one local pool: its collector is the cell's daemon
+    if _prefix(arg, "wide", 1):
+        opts.wide = (c_atoi(arg.partition(":")[2]) or None) if ":" in arg else True
+        return i + 1
     if _prefix(arg, "nocompact", 5):
         opts.compact = False
         return i + 1
@@ -195,7 +199,7 @@ def _add_sort(opts, text):
         return
     from gridtools.classad import parse
     try:
-        expr = parse(text)
+        expr = parse(text, old=True)      # (the old syntax: adjacent strings are refused)
     except Exception:  # noqa: BLE001 - any parse failure is the user's expression
         raise GridError(f"Error:  Parse error of: {text}", 1) from None
     if opts.sort is not None:
@@ -265,15 +269,40 @@ def render(opts, snap, now):
         return adformat.xml_form(ads)
     if opts.formatter:
         return opts.formatter.render(ads, lambda ad: str(ad.eval("Name")))
-    if opts.compact and opts.mode in ("slots", "avail", "run") and ads and not opts.style:
-        return views.compact_table(ads, totals_only=opts.total)
-    if opts.style and opts.mode in ("slots", "avail", "run"):
-        if not ads:
-            return ""
+    if not ads:
+        return ""
+    from gridtools.cli.condor import qviews
+    width = qviews.table_width(opts.wide)
+    # HTCondor's wide display: -wide, or -wide:N over 100; its slot table's last column is
+    # the long ActivityTime on a display of 100 columns or more
+    wide = opts.wide is True or (opts.wide is not None and opts.wide > 100)
+    key_min = views.WIDE_KEY if wide else views.KEY_WIDTH
+    fit = width - 1 if width is not None and not wide else None     # (the Name column fitted)
+    if opts.compact and opts.mode in ("slots", "avail", "run"):
+        from gridtools.cli.condor.compactviews import compact_table
+        text = compact_table(ads, totals_only=opts.total, style=opts.style, key_min=key_min)
+    elif opts.style and opts.mode in ("slots", "avail", "run"):
         if opts.style == "state":
-            return views.state_table(ads, now, totals_only=opts.total)
-        return views.server_table(ads, totals_only=opts.total)
-    return views.table(opts.mode, ads, now, totals_only=opts.total, wide=opts.wide)
+            text = views.state_table(ads, now, totals_only=opts.total, key_min=key_min, fit=fit)
+        else:
+            text = views.server_table(ads, totals_only=opts.total, key_min=key_min, fit=fit)
+    else:
+        text = views.table(opts.mode, ads, now, totals_only=opts.total, wide=wide,
+                           long_time=wide or (width is not None and width - 1 >= 100), fit=fit)
+    return text if opts.total else _fit(text, width, qviews.cut)
+
+
+def _fit(text, width, cut):
+    """The table of ``text`` (its heading, the blank line after it, its rows and the
+    blank line after them) cut to ``width`` (``qviews.cut``), as HTCondor's print mask
+    cuts its lines to the display's width; the summary after it is not cut."""
+    if width is None:
+        return text
+    lines = text.split("\n")
+    blanks = [i for i, line in enumerate(lines) if not line][:2]
+    end = blanks[1] + 1 if len(blanks) == 2 else len(lines)
+    table = "\n".join(lines[:end]) + "\n"
+    return cut(table, width) + "\n".join(lines[end:]) if end < len(lines) else cut(text, width)
 
 
 def run(argv, out, err):

@@ -130,9 +130,10 @@ def max_jobs():
     return jobad.max_jobs(client_config().get("MAX_JOBS_PER_SUBMISSION"))
 
 
-def build(opts, text, source, taken, now, who):
+def build(opts, text, source, taken, now, who, warnings=None):
     """The job ads of the description, by cluster: [(cluster, [ads])]; the cluster ids
-    claimed go into ``taken``; ``who``: the ``submitter``."""
+    claimed go into ``taken``; ``who``: the ``submitter``; what the build warns of goes
+    into ``warnings`` (a list)."""
     cwd, dry_run = posix.getcwd(), opts["dry_run"] is not None
     desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source)
     if not desc.queues:
@@ -141,6 +142,8 @@ def build(opts, text, source, taken, now, who):
                         environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
                         batch_name=unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
                         seed=time.time_ns(), max_jobs=max_jobs())
+    if warnings is not None:
+        ctx.warnings = warnings
     first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
     clusters = {}
@@ -228,10 +231,10 @@ def _submit(opts):
             from gridtools.cli import cellinit
             cellinit.ensure_cell()
         check_write()
-    taken = []
+    taken, warnings = [], []
     try:
         who = submitter(now)
-        clusters = build(opts, text, source, taken, now, who)
+        clusters = build(opts, text, source, taken, now, who, warnings)
         specs = _specs(clusters, who) if opts["dry_run"] is None else []
     except BaseException:
         release(taken, opts["dry_run"] is not None)
@@ -242,10 +245,19 @@ def _submit(opts):
         more().write_dry_run(opts["dry_run"], clusters)
         if not opts["terse"] and opts["dry_run"] != "-":
             sys.stdout.write(summary(clusters, True))
+        _warn(warnings)
         return 0
     _send(specs, taken)
     _report(opts, clusters)
+    _warn(warnings)
     return 0
+
+
+def _warn(warnings):
+    """The build's warnings, after all else, as condor_submit prints them at its end."""
+    if warnings:
+        sys.stdout.flush()
+        sys.stderr.write("".join(f"WARNING: {line}\n" for line in warnings))
 
 
 def _specs(clusters, who):

@@ -85,7 +85,8 @@ class SubmitContext:
     - ``seed``: of $RANDOM_CHOICE and $RANDOM_INTEGER;
     - ``batch_name``: -batch-name;
     - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1);
-    - ``max_jobs``: the most procs one submission makes (MAX_JOBS_PER_SUBMISSION).
+    - ``max_jobs``: the most procs one submission makes (MAX_JOBS_PER_SUBMISSION);
+    - ``warnings``: what building found worth a WARNING line (filled by the build).
     """
 
     def __init__(self, cwd, owner, now, files=None, environ=EMPTY, variables=None, arch="X86_64",
@@ -100,6 +101,7 @@ class SubmitContext:
         self.submit_method, self.seed = submit_method, seed
         self.batch_name, self.next_cluster = batch_name, next_cluster
         self.max_jobs = max_jobs
+        self.warnings = []
 
     def environment(self):
         """The submitter's environment: ``environ``, or this process's when that is
@@ -311,7 +313,11 @@ def make_ad(jobs, live):
               for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS]
     asked = A.set_requests(ad, cmd, custom)
     should = A.set_transfer(ad, cmd, universe, ctx)
-    A.set_requirements(ad, cmd, universe, should, ctx, asked)
+    forced = jobs.defs.get("my.requirements")
+    if forced is not None and expand(forced).strip():
+        A.forced_requirements(ad, cmd, ctx)     # (the ad takes them with the other attributes)
+    else:
+        A.set_requirements(ad, cmd, universe, should, ctx, asked)
     _rest(ad, cmd, ctx, universe)
     if not A.MORE_COMMANDS.isdisjoint(jobs.defs):
         from gridtools.formats.condor import moreattrs

@@ -361,6 +361,21 @@ def _add_input(ad, ctx, names):
     ad["DiskUsage"] = ad.eval("DiskUsage") + sum(size for size in sizes if size)
 
 
+#: HTCondor's warning when both requirements and MY.Requirements (+Requirements) are given
+FORCED_REQUIREMENTS = ("Use of MY.Requirements or +Requirements  overrides requirements. "
+                       "You should remove one of these statements from your submit file.")
+
+
+def forced_requirements(ad, cmd, ctx):
+    """A description that sets the Requirements attribute itself (``MY.Requirements`` or
+    ``+Requirements``): as HTCondor's condor_submit, no Requirements are made (nor
+    checked: no "Is Circular", the requirements command not even parsed), and a given
+    requirements command is warned of (once a proc). Rank is made as ever."""
+    if cmd("requirements") is not None:
+        ctx.warnings.append(FORCED_REQUIREMENTS)
+    _set_rank(ad, cmd)
+
+
 def set_requirements(ad, cmd, universe, should, ctx, custom=()):
     """Requirements: the user's, and the terms HTCondor adds for what the user's do not
     refer to already (``reqrefs``). Without the user's, the texts of the terms joined;
@@ -400,6 +415,10 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
     else:
         ad["Requirements"] = Text(" && ".join(new for new, _old in terms),
                                   " && ".join(old for _new, old in terms))
+    _set_rank(ad, cmd)
+
+
+def _set_rank(ad, cmd):
     rank = cmd("rank")
     ad["Rank"] = expr("Rank", rank.strip()) if rank and rank.strip() else 0.0
 

@@ -142,15 +142,18 @@ def _node_terminated(info):
 
 
 def _evicted(info):
-    """A job evicted from its slot; with ``TerminatedAndRequeued`` one that exited and was
-    put back by its own policy: after the usage come how it ended and why it was requeued."""
+    """A job evicted from its slot, as current HTCondor writes it: ``(0) CPU times`` before
+    the usage (older releases wrote ``(0) Job was not checkpointed.``; both are read);
+    with ``TerminatedAndRequeued`` one that exited and was put back by its own policy:
+    after the usage come how it ended and why it was requeued. A reason code other
+    than 0 is in the first line either way."""
+    code = int(info.get("ReasonCode") or 0)
+    head = f"Job was evicted. Code {code} Subcode {int(info.get('ReasonSubCode') or 0)}\n" if code \
+        else "Job was evicted.\n"
     if not info.get("TerminatedAndRequeued"):
-        code = int(info.get("ReasonCode") or 0)
-        head = f"Job was evicted. Code {code} Subcode {int(info.get('ReasonSubCode') or 0)}" if code \
-            else "Job was evicted."
-        text = head + "\n\t(0) Job was not checkpointed.\n" + _rusage_block(info, totals=False)
+        text = head + "\t(0) CPU times\n" + _rusage_block(info, totals=False)
         return text + (f"\tReason: {info['Reason']}\n" if info.get("Reason") else "")
-    text = "Job was evicted.\n\t(0) Job terminated and was requeued\n" + _rusage_block(info, totals=False)
+    text = head + "\t(0) Job terminated and was requeued\n" + _rusage_block(info, totals=False)
     text += _termination(info)
     if info.get("Reason"):
         text += f"\t{info['Reason']}\n"
