@@ -1,13 +1,14 @@
 """condor_status: the cell's slots (and submitters, schedd) as HTCondor shows them.
 
-    condor_status [-avail | -run | -submitters | -schedd | -master] [-state | -server]
+    condor_status [-avail | -run | -submitters | -schedd | -master | -startd | -any]
+                  [-state | -server]
                   [-total] [-compact] [-wide[:N]] [-constraint EXPR] [-limit N] [-sort EXPR]
                   [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json | -xml]
                   [-attributes A,B,...] [-pool HOST] [-direct NAME] [NAME ...]
 
 The slot ads are those the daemon publishes (``daemon.slotads``): one per
 slot of every execution host, with its state and activity, its load and
-the job it runs. Options may be abbreviated as HTCondor allows (``-l``,
+the job it runs. -startd shows a StartD ad per execution host, -any every ad (``statusviews``). Options may be abbreviated as HTCondor allows (``-l``,
 ``-af``, ``-cons``, ``-av``, ``-ru``, ``-sub``, ``-sc``, ``-t``). NAME
 selects slots by Name or Machine. -state and -server choose the slot table's
 columns; -limit keeps the first N ads that match, -sort orders them by its
@@ -35,6 +36,8 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -submitters             Display information about request submitters
         -schedd                 Display attributes of schedds
         -master                 Display daemon master attributes
+        -startd                 Display daemon startd attributes
+        -any                    Display any ads, type, target type and name
         -state                  Display state of resources
         -server                 Display important attributes of resources
         -constraint <const>     Add constraint on classads
@@ -59,7 +62,10 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
 #: (option, shortest prefix, what it sets)
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
           ("schedd", 2, "schedd"), ("master", 1, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
-          ("xml", 1, "xml"), ("help", 1, "help"), ("compact", 3, "compact"))
+          ("xml", 1, "xml"), ("help", 1, "help"), ("compact", 3, "compact"), ("startd", 4, "startd"),
+          ("any", 2, "any"))
+#: the query modes of _FLAGS
+_MODES = ("avail", "run", "submitters", "schedd", "master", "startd", "any")
 
 
 class Options:
@@ -158,7 +164,7 @@ def _one(opts, argv, i, arg):
             return i + 1
     for word, shortest, what in _FLAGS:
         if _prefix(arg, word, shortest):
-            if what in ("avail", "run", "submitters", "schedd", "master"):
+            if what in _MODES:
                 opts.mode = what
             else:
                 setattr(opts, what, True)
@@ -243,6 +249,10 @@ def _ads(opts, snap, now):
         ads = submitters.schedd_ads(snap, now)
     elif opts.mode == "master":
         ads = views.master_ads(snap, now)
+    elif opts.mode in ("startd", "any"):
+        from gridtools.cli.condor import statusviews
+        ads = statusviews.startd_ads(snap, now) if opts.mode == "startd" else \
+            statusviews.any_ads(snap, now, views.domain())
     else:
         ads = [adformat.from_plain(item) for item in snap.get("slots") or []]
         if opts.mode in views.MODE_CONSTRAINTS:
@@ -278,7 +288,10 @@ def render(opts, snap, now):
     wide = opts.wide is True or (opts.wide is not None and opts.wide > 100)
     key_min = views.WIDE_KEY if wide else views.KEY_WIDTH
     fit = width - 1 if width is not None and not wide else None     # (the Name column fitted)
-    if opts.compact and opts.mode in ("slots", "avail", "run"):
+    if opts.mode in ("startd", "any"):
+        from gridtools.cli.condor import statusviews
+        text = statusviews.view(opts.mode, ads, opts.total, key_min)
+    elif opts.compact and opts.mode in ("slots", "avail", "run"):
         from gridtools.cli.condor.compactviews import compact_table
         text = compact_table(ads, totals_only=opts.total, style=opts.style, key_min=key_min)
     elif opts.style and opts.mode in ("slots", "avail", "run"):

@@ -1,0 +1,311 @@
+"""The PRINTAS functions of HTCondor's print masks (``printmask``), the common ones of
+its global table and condor_q's JOB_STATUS:
+
+- renderers (a new value, then printed with the function's printf format, if any):
+  ACTIVITY_CODE, ACTIVITY_TIME, BATCH_NAME, CONDOR_PLATFORM, CONDOR_VERSION,
+  DAG_OWNER, DUE_DATE, ELAPSED_TIME, JOB_COMMAND, JOB_DESCRIPTION, JOB_ID,
+  JOB_STATUS, MEMBER_COUNT, MEMORY_USAGE, OWNER, PLATFORM, REMOTE_HOST,
+  STRINGS_FROM_LIST, UNIQUE;
+- formatters (the value, when of their kind, turned into text): DATE, QDATE,
+  JOB_STATUS_RAW, JOB_UNIVERSE, LOAD_AVG, READABLE_BYTES, READABLE_KB,
+  READABLE_MB, RUNTIME, TIME.
+
+A name not here is refused as HTCondor refuses a name it does not know.
+"""
+
+import os
+import time
+
+from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
+
+#: State and Activity letters of ACTIVITY_CODE (HTCondor's enum orders; "" is none)
+_STATES = ("", "Owner", "Unclaimed", "Matched", "Claimed", "Preempting", "Shutdown", "Delete", "Backfill",
+           "Drained")
+_STATE_LETTERS = "~OUMCPSXFD"
+_ACTIVITIES = ("", "Idle", "Busy", "Retiring", "Vacating", "Suspended", "Benchmarking", "Killing")
+_ACTIVITY_LETTERS = "0ibrvsek"
+_JOB_STATUS = {1: "I", 2: "R", 3: "X", 4: "C", 5: "H", 6: ">", 7: "S"}
+_STATUS_RAW = ("Unk", "Idle", "Running", "Removed", "Completed", "Held", "Transferring Output", "Suspended")
+_UNIVERSES = {1: "Standard", 2: "Pipe", 3: "Linda", 4: "PVM", 5: "Vanilla", 6: "PVMd", 7: "Scheduler",
+              8: "MPI", 9: "Grid", 10: "Java", 11: "Parallel", 12: "Local", 13: "VM", 14: "Docker",
+              15: "Container"}
+
+
+class Function:
+    """``kind``: the value a formatter takes (int, float, string, value), "value" for
+    renderers; ``fmt``: the printf format the rendered value is printed with."""
+
+    def __init__(self, kind, fn, fmt=None, formats=False):
+        self.kind, self.fn, self.fmt, self.formats = kind, fn, fmt, formats
+
+    def render(self, value, ad):
+        if self.formats:
+            return _of_kind(self.kind, value), value
+        return self.fn(value, ad)
+
+    def format(self, value):
+        return self.fn(value)
+
+
+def _of_kind(kind, value):
+    number = type(value) in (int, float, bool)
+    return {"int": number, "float": number, "string": isinstance(value, str)}.get(kind, True)
+
+
+def _look(ad, name):
+    value = ad.eval(name)
+    return None if value is UNDEFINED or value is ERROR else value
+
+
+# ---------------------------------------------------------------- text helpers
+
+def format_time(seconds):
+    """``%3d+%02d:%02d:%02d`` (days+hh:mm:ss)."""
+    seconds = int(seconds)
+    sign = -1 if seconds < 0 else 1
+    days, rest = divmod(abs(seconds), 86400)
+    return "%3d+%02d:%02d:%02d" % (sign * days, rest // 3600, rest % 3600 // 60, rest % 60)
+
+
+def format_date(when):
+    """``%2d/%-2d %02d:%02d`` of a Unix time, local (``    ???    `` before 1970)."""
+    if when < 0:
+        return "    ???    "
+    tm = time.localtime(when)
+    return "%2d/%-2d %02d:%02d" % (tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min)
+
+
+def metric_units(size):
+    """HTCondor's metric_units: one decimal and B, KB, MB, GB or TB."""
+    power = 0
+    while size > 1024.0 and power < 4:
+        size, power = size / 1024.0, power + 1
+    return "%.1f %s" % (size, ("B ", "KB", "MB", "GB", "TB")[power])
+
+
+def _readable(scale):
+    def fn(value):
+        if type(value) not in (int, float) or type(value) is bool:
+            return "        "
+        return metric_units(float(value) * scale)
+    return fn
+
+
+def _items(value):
+    """The items of a list value, or of a string list (commas and blanks)."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str):
+        return [item for item in value.replace(",", " ").split() if item]
+    return None
+
+
+# ---------------------------------------------------------------- renderers
+
+def _activity_code(value, ad):
+    text = value if isinstance(value, str) else ""
+    state = activity = ""
+    if text in _ACTIVITIES[1:]:
+        activity, state = text, _look(ad, "State") or ""
+    elif text in _STATES[1:]:
+        state, activity = text, _look(ad, "Activity") or ""
+    else:
+        return False, "  "
+    code = (_STATE_LETTERS[_STATES.index(state)] if state in _STATES[1:] else " ") + \
+        (_ACTIVITY_LETTERS[_ACTIVITIES.index(activity)] if activity in _ACTIVITIES[1:] else " ")
+    return True, code
+
+
+def _elapsed_since(*attrs):
+    def fn(value, ad):
+        now = next((_look(ad, a) for a in attrs if type(_look(ad, a)) is int), None)
+        if now is None or type(value) not in (int, float):
+            return False, 0
+        return True, max(0, int(now - value)) if attrs[0] == "MyCurrentTime" else int(now - value)
+    return fn
+
+
+def _due_date(value, ad):
+    now = _look(ad, "LastHeardFrom")
+    if type(now) is not int or type(value) not in (int, float):
+        return False, 0
+    return True, int(now + value)
+
+
+def _member_count(value, _ad):
+    items = _items(value)
+    return (False, value) if items is None else (True, len(items))
+
+
+def _unique(value, _ad):
+    if isinstance(value, (list, tuple)):
+        items = {item if isinstance(item, str) else unparse_value(item, True) for item in value}
+    elif isinstance(value, str):
+        items = set(_items(value))
+    else:
+        return False, value
+    return True, ", ".join(sorted(items))
+
+
+def _strings_from_list(value, _ad):
+    if not isinstance(value, (list, tuple)):
+        return False, value
+    return True, ", ".join(item for item in value if isinstance(item, str))
+
+
+def platform_name(ad):
+    """HTCondor's platform: ``x64/<OpSysAndVer>`` (OpSysShortName on Windows), None
+    without them."""
+    opsys = _look(ad, "OpSys")
+    name = _look(ad, "OpSysShortName" if opsys == "WINDOWS" else "OpSysAndVer")
+    if not isinstance(name, str):
+        return None
+    arch = _look(ad, "Arch")
+    arch = arch if isinstance(arch, str) else ""
+    arch = {"X86_64": "x64", "X86": "x86"}.get(arch, arch)
+    return f"{arch}/{name}"
+
+
+def _platform(_value, ad):
+    name = platform_name(ad)
+    return (False, "") if name is None else (True, name)
+
+
+def _condor_platform(value, _ad):
+    if not isinstance(value, str) or not value:
+        return False, value
+    words = value.split()
+    word = words[1] if len(words) > 1 else ""
+    for stop in " .$":
+        word = word.split(stop)[0]
+    word = ("x" + word[1:] if word.startswith("X") else word).replace("-", "_")
+    if "WINDOWS_" in word:
+        word = word[:word.index("WINDOWS_") + 7]
+    return True, word
+
+
+def condor_version(value):
+    """The X.Y.Z of a ``$CondorVersion: X.Y.Z date ... $`` string."""
+    words = value.split()
+    return words[1] if len(words) > 1 else ""
+
+
+def _condor_version(value, _ad):
+    if not isinstance(value, str) or not value:
+        return False, value
+    return True, condor_version(value)
+
+
+def _owner(_value, ad):
+    owner = _look(ad, "Owner")
+    return (True, owner) if isinstance(owner, str) else (False, "")
+
+
+def _dag_owner(value, ad):
+    if ad.eval("DAGManJobId") is not UNDEFINED:
+        node = _look(ad, "DAGNodeName")
+        if isinstance(node, str):
+            return True, node
+    return _owner(value, ad)
+
+
+def _job_id(_value, ad):
+    cluster, proc = _look(ad, "ClusterId"), _look(ad, "ProcId")
+    if type(cluster) is not int:
+        return False, ""
+    return True, f"{cluster}.{proc if type(proc) is int else 0}"
+
+
+def _job_status(value, ad):
+    if type(value) is not int:
+        return False, value
+    letter = _JOB_STATUS.get(value, " ")
+    if value == 2 and type(_look(ad, "LastSuspensionTime")) is int and _look(ad, "LastSuspensionTime"):
+        letter = "S"
+    if _look(ad, "TransferringInput") is True:
+        letter = "<"
+    if _look(ad, "TransferringOutput") is True:
+        letter = ">"
+    return True, letter
+
+
+def _memory_usage(_value, ad):
+    used, image = _look(ad, "MemoryUsage"), _look(ad, "ImageSize")
+    if type(used) in (int, float):
+        return True, float(int(used))
+    if type(image) in (int, float):
+        return True, int(image) / 1024.0
+    return False, 0.0
+
+
+def _batch_name(_value, ad):
+    name = _look(ad, "JobBatchName")
+    if isinstance(name, str):
+        return True, name
+    if _look(ad, "JobUniverse") == 7:
+        return True, f"DAG: {_look(ad, 'ClusterId') or 0}"
+    node = _look(ad, "DAGNodeName")
+    if ad.eval("DAGManJobId") is not UNDEFINED and isinstance(node, str):
+        return True, "NODE: " + node
+    return False, ""
+
+
+def _job_command(_value, ad):
+    cmd = _look(ad, "Cmd")
+    if not isinstance(cmd, str):
+        return False, ""
+    args = _look(ad, "Arguments")
+    args = args if isinstance(args, str) else _look(ad, "Args")
+    text = os.path.basename(cmd)
+    return True, text + (" " + args if isinstance(args, str) and args else "")
+
+
+def _job_description(value, ad):
+    for name in ("JobDescription", "MATCH_EXP_JobDescription"):
+        text = _look(ad, name)
+        if isinstance(text, str):
+            return True, text
+    return _job_command(value, ad)
+
+
+def _remote_host(_value, ad):
+    host = _look(ad, "RemoteHost")
+    return (True, host) if isinstance(host, str) else (False, "")
+
+
+def _status_raw(value):
+    value = int(value)
+    return _STATUS_RAW[value] if 0 <= value < len(_STATUS_RAW) else "Unk"
+
+
+FUNCTIONS = {
+    "ACTIVITY_CODE": Function("value", _activity_code),
+    "ACTIVITY_TIME": Function("value", _elapsed_since("MyCurrentTime", "LastHeardFrom"), "%T"),
+    "BATCH_NAME": Function("value", _batch_name),
+    "CONDOR_PLATFORM": Function("value", _condor_platform),
+    "CONDOR_VERSION": Function("value", _condor_version),
+    "DAG_OWNER": Function("value", _dag_owner),
+    "DATE": Function("int", lambda v: format_date(int(v)), formats=True),
+    "DUE_DATE": Function("value", _due_date, "%Y"),
+    "ELAPSED_TIME": Function("value", _elapsed_since("LastHeardFrom"), "%T"),
+    "JOB_COMMAND": Function("value", _job_command),
+    "JOB_DESCRIPTION": Function("value", _job_description),
+    "JOB_ID": Function("value", _job_id),
+    "JOB_STATUS": Function("value", _job_status),
+    "JOB_STATUS_RAW": Function("int", _status_raw, formats=True),
+    "JOB_UNIVERSE": Function("int", lambda v: _UNIVERSES.get(int(v), "Unknown"), formats=True),
+    "LOAD_AVG": Function("float", lambda v: "%.3f" % float(v), formats=True),
+    "MEMBER_COUNT": Function("value", _member_count, "%d"),
+    "MEMORY_USAGE": Function("value", _memory_usage, "%.1f"),
+    "OWNER": Function("value", _owner),
+    "PLATFORM": Function("value", _platform),
+    "QDATE": Function("int", lambda v: format_date(int(v)), formats=True),
+    "READABLE_BYTES": Function("value", _readable(1.0), formats=True),
+    "READABLE_KB": Function("value", _readable(1024.0), formats=True),
+    "READABLE_MB": Function("value", _readable(1024.0 * 1024.0), formats=True),
+    "REMOTE_HOST": Function("value", _remote_host),
+    "RUNTIME": Function("float", lambda v: format_time(int(v)), formats=True),
+    "STRINGS_FROM_LIST": Function("value", _strings_from_list),
+    "TIME": Function("int", lambda v: format_time(int(v)), formats=True),
+    "UNIQUE": Function("value", _unique),
+}

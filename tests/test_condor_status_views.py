@@ -1,0 +1,78 @@
+"""condor_status's views of daemons and GPUs (-startd, -any, -gpus) as functions of the
+published slot ads, and against a daemon."""
+
+from gridtools.cli.condor import status
+from test_condor_status_opts import NOW, slot
+
+
+def shown(*argv, snap):
+    return status.render(status.parse_args(list(argv)), snap, NOW)
+
+
+def host(name, states, gpus=None):
+    """The slot ads of a host, one per state (Claimed ones run alice's job)."""
+    ads = []
+    for i, state in enumerate(states):
+        extra = {"MyType": "Machine", "TargetType": "Job", "TotalCpus": len(states),
+                 "TotalMemory": 2048 * len(states), "TotalSlots": len(states)}
+        if gpus:
+            extra.update(GPUs=gpus[i], TotalGPUs=sum(gpus))
+        if state == "Claimed":
+            extra["RemoteUser"] = f"alice@{name}"
+        ads.append(slot(f"slot{i + 1}@{name}", name, state, "Busy" if state == "Claimed" else "Idle", **extra))
+    return ads
+
+
+SNAP = {"slots": host("node10", ("Claimed", "Unclaimed")) + host("node9", ("Unclaimed",)), "started": NOW - 3700}
+
+
+def test_startd_shows_a_startd_ad_per_host_and_its_summary():
+    assert shown("-startd", snap=SNAP).split("\n") == [
+        "Name   Platform  Version Cpus   Memory   GPUs     Uptime    ",
+        "",
+        "node9  x64/LINUX 24.0.0     1     2.0 GB          0+01:01:40",
+        "node10 x64/LINUX 24.0.0     2     4.0 GB          0+01:01:40",
+        "",
+        "              Machines    Slots     Cpus BusyCpus   BkCpus     GPUs BusyGPUs   BkGPUs  Memory%   BkMem%",
+        "",
+        "     x64/LINUX       2        3        3        1        0        0        0        0   25.00%    0.00%",
+        "",
+        "         Total       2        3        3        1        0        0        0        0   25.00%    0.00%",
+        ""]
+    assert shown("-startd", "-af", "MyType", "Name", "TotalInUseCpus", "TotalInUseMemory", snap=SNAP) == \
+        "StartD node9 0 0\nStartD node10 1 2048\n"
+    assert 'MyType = "StartD"\n' in shown("-star", "-l", "node9", snap=SNAP)
+    assert shown("-startd", "-total", snap=SNAP).startswith("              Machines    Slots")
+    assert shown("-startd", "-constraint", "DetectedCpus > 4", snap=SNAP) == ""
+
+
+def test_any_lists_every_ad_by_machine_and_name():
+    from gridtools import cell
+    lines = shown("-any", snap=SNAP).split("\n")
+    here = cell.hostname()
+    assert lines[:2] == ["MyType             TargetType         Name" + " " * 37, ""]
+    assert [line.rstrip() for line in lines[2:]] == [
+        "StartD             None               node9",
+        "DaemonMaster       None               node9",
+        "Machine            Job                slot1@node9",
+        "StartD             None               node10",
+        "DaemonMaster       None               node10",
+        "Machine            Job                slot1@node10",
+        "Machine            Job                slot2@node10",
+        "Scheduler          None               " + here,
+        "DaemonMaster       None               " + here, ""]
+    assert all(len(line) == 79 for line in lines[2:11])          # Name: 41 wide, left-aligned
+    assert shown("-an", "-af", "MyType", "-constraint", 'Machine == "node9"', snap=SNAP) == \
+        "StartD\nDaemonMaster\nMachine\n"
+    assert shown("-any", "-total", snap=SNAP) == ""
+
+
+def test_startd_and_any_against_a_daemon(cell):
+    out = cell.run("condor_status", "-any", check=True).stdout
+    kinds = [line.split()[0] for line in out.splitlines()[2:]]
+    assert sorted(set(kinds)) == ["DaemonMaster", "Machine", "Scheduler", "StartD"]
+    out = cell.run("condor_status", "-startd", check=True).stdout.splitlines()
+    assert out[0].split() == ["Name", "Platform", "Version", "Cpus", "Memory", "GPUs", "Uptime"]
+    assert out[2].split()[:2] == ["testhost", "x64/LINUX"]
+    assert out[4].split()[:10] == ["Machines", "Slots", "Cpus", "BusyCpus", "BkCpus", "GPUs", "BusyGPUs",
+                                   "BkGPUs", "Memory%", "BkMem%"]
