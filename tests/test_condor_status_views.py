@@ -1,6 +1,7 @@
 """condor_status's views of daemons and GPUs (-startd, -any, -gpus) as functions of the
 published slot ads, and against a daemon."""
 
+from conftest import wait_for
 from gridtools.cli.condor import status
 from test_condor_status_opts import NOW, slot
 
@@ -76,3 +77,45 @@ def test_startd_and_any_against_a_daemon(cell):
     assert out[2].split()[:2] == ["testhost", "x64/LINUX"]
     assert out[4].split()[:10] == ["Machines", "Slots", "Cpus", "BusyCpus", "BkCpus", "GPUs", "BusyGPUs",
                                    "BkGPUs", "Memory%", "BkMem%"]
+
+
+GPU_SNAP = {"slots": host("gpu1", ("Claimed", "Unclaimed", "Unclaimed"), gpus=[2, 1, 0])
+            + host("node9", ("Unclaimed",)), "started": NOW - 3700}
+
+
+def test_gpus_lists_the_slots_with_gpus_and_the_state_summary():
+    assert shown("-gpus", snap=GPU_SNAP).split("\n") == [
+        "Name       ST User       GPUs GPU-Memory GPU-Name",
+        "",
+        "slot1@gpu1 Cb alice@gpu1    2            *       ",
+        "slot2@gpu1 Ui _             1            *       ",
+        "",
+        "               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle",
+        "",
+        "          Busy     0     0         0       1          0       0      0        0      0",
+        "          Idle     0     0         1       0          0       0      0        0      0",
+        "",
+        "         Total     0     0         1       1          0       0      0        0      0",
+        ""]
+    assert shown("-gpu", "-af", "Name", "GPUs", snap=GPU_SNAP) == "slot1@gpu1 2\nslot2@gpu1 1\n"
+    assert shown("-gpus", "-total", snap=GPU_SNAP).startswith("               Total Owner Unclaimed")
+    assert shown("-gpus", snap=SNAP) == "" and shown("-gpus", "-total", snap=SNAP) == ""
+
+
+def test_gpus_with_startd_lists_the_hosts_with_gpus():
+    assert shown("-startd", "-gpus", snap=GPU_SNAP).split("\n")[:4] == [
+        "Name Cores   Memory   GPUs GPU-Memory GPU-Name Offline-GPUs",
+        "",
+        "gpu1 3         6.0 GB    3                                 ",
+        ""]
+    assert shown("-gpus", "-startd", "-af", "Name", "DetectedGPUs", snap=GPU_SNAP) == "gpu1 CUDA0, CUDA1, CUDA2\n"
+    assert shown("-startd", "-gpus", snap=SNAP) == ""
+
+
+def test_gpus_against_a_daemon(cell):
+    assert cell.run("condor_status", "-gpus", check=True).stdout == ""
+    cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
+    wait_for(lambda: "slot1@testhost" in cell.run("condor_status", "-gpus").stdout)
+    out = cell.run("condor_status", "-gpus").stdout.splitlines()
+    assert out[0].split() == ["Name", "ST", "User", "GPUs", "GPU-Memory", "GPU-Name"]
+    assert [line.split()[:2] for line in out[2:4]] == [["slot1@testhost", "Ui"], ["slot2@testhost", "Ui"]]

@@ -14,7 +14,7 @@
 - ``config_val``  condor_config_val
 - ``status``      condor_status; ``machineviews`` its tables, summaries and the
                   submitter and schedd ads made from the job queue; ``statusviews``
-                  its print-mask views (-startd, -any) and the StartD ads
+                  its print-mask views (-startd, -any, -gpus) and the StartD ads
 - ``printmask``   HTCondor's print masks (print-format text) and their tables;
                   ``printas`` their PRINTAS functions
 - ``userprio``    condor_userprio; ``userprio_table`` its table

@@ -1,6 +1,6 @@
 """condor_status: the cell's slots (and submitters, schedd) as HTCondor shows them.
 
-    condor_status [-avail | -run | -submitters | -schedd | -master | -startd | -any]
+    condor_status [-avail | -run | -submitters | -schedd | -master | -startd | -any] [-gpus]
                   [-state | -server]
                   [-total] [-compact] [-wide[:N]] [-constraint EXPR] [-limit N] [-sort EXPR]
                   [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json | -xml]
@@ -8,8 +8,9 @@
 
 The slot ads are those the daemon publishes (``daemon.slotads``): one per
 slot of every execution host, with its state and activity, its load and
-the job it runs. -startd shows a StartD ad per execution host, -any every ad (``statusviews``). Options may be abbreviated as HTCondor allows (``-l``,
-``-af``, ``-cons``, ``-av``, ``-ru``, ``-sub``, ``-sc``, ``-t``). NAME
+the job it runs. -startd shows a StartD ad per execution host, -any every ad,
+-gpus the slots with GPUs (``statusviews``). Options may be abbreviated as
+HTCondor allows (``-l``, ``-af``, ``-cons``, ``-av``, ``-ru``, ``-sub``, ``-sc``, ``-t``). NAME
 selects slots by Name or Machine. -state and -server choose the slot table's
 columns; -limit keeps the first N ads that match, -sort orders them by its
 expressions; -attributes restricts what -long, -json and -xml show. -pool and
@@ -38,6 +39,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -master                 Display daemon master attributes
         -startd                 Display daemon startd attributes
         -any                    Display any ads, type, target type and name
+        -gpus                   Display resources that have GPUs
         -state                  Display state of resources
         -server                 Display important attributes of resources
         -constraint <const>     Add constraint on classads
@@ -63,7 +65,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
           ("schedd", 2, "schedd"), ("master", 1, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
           ("xml", 1, "xml"), ("help", 1, "help"), ("compact", 3, "compact"), ("startd", 4, "startd"),
-          ("any", 2, "any"))
+          ("any", 2, "any"), ("gpus", 3, "gpus"))
 #: the query modes of _FLAGS
 _MODES = ("avail", "run", "submitters", "schedd", "master", "startd", "any")
 
@@ -71,7 +73,7 @@ _MODES = ("avail", "run", "submitters", "schedd", "master", "startd", "any")
 class Options:
     def __init__(self):
         self.mode = "slots"
-        self.long = self.json = self.xml = self.total = self.help = self.compact = False
+        self.long = self.json = self.xml = self.total = self.help = self.compact = self.gpus = False
         self.wide = None             # -wide: True; -wide:N: N (-wide:0 is as without)
         self.formatter = adformat.Formatter()
         self.constraints = []
@@ -253,10 +255,15 @@ def _ads(opts, snap, now):
         from gridtools.cli.condor import statusviews
         ads = statusviews.startd_ads(snap, now) if opts.mode == "startd" else \
             statusviews.any_ads(snap, now, views.domain())
+        if opts.gpus and opts.mode == "startd":
+            ads = statusviews.gpu_ads(ads, startd=True)
     else:
         ads = [adformat.from_plain(item) for item in snap.get("slots") or []]
         if opts.mode in views.MODE_CONSTRAINTS:
             ads = [ad for ad in ads if views.in_mode(opts.mode, ad)]
+        if opts.gpus:
+            from gridtools.cli.condor import statusviews
+            ads = statusviews.gpu_ads(ads)
     for expr in opts.constraints:
         ads = adformat.selected(ads, expr)
     ads = [ad for ad in ads if _wanted(ad, opts.names)]
@@ -288,9 +295,9 @@ def render(opts, snap, now):
     wide = opts.wide is True or (opts.wide is not None and opts.wide > 100)
     key_min = views.WIDE_KEY if wide else views.KEY_WIDTH
     fit = width - 1 if width is not None and not wide else None     # (the Name column fitted)
-    if opts.mode in ("startd", "any"):
+    if opts.mode in ("startd", "any") or (opts.gpus and opts.mode == "slots"):
         from gridtools.cli.condor import statusviews
-        text = statusviews.view(opts.mode, ads, opts.total, key_min)
+        text = statusviews.view(opts.mode, opts.gpus, ads, opts.total, key_min)
     elif opts.compact and opts.mode in ("slots", "avail", "run"):
         from gridtools.cli.condor.compactviews import compact_table
         text = compact_table(ads, totals_only=opts.total, style=opts.style, key_min=key_min)

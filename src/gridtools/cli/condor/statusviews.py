@@ -1,5 +1,5 @@
 """condor_status's views written as HTCondor writes them, print masks (``printmask``):
--startd and -any, and the ads they show besides the slots.
+-startd, -any and -gpus, and the ads they show besides the slots.
 
 - ``-startd``: a StartD ad per execution host (``startd_ads``), shown as
   ``Name Platform Version Cpus Memory GPUs Uptime`` with HTCondor's StartDaemon
@@ -7,7 +7,12 @@
   BkGPUs Memory% BkMem%``);
 - ``-any``: every ad the cell publishes (``any_ads``: the StartD ads, the slots,
   the schedd's, the masters', the submitters', in the collector's order, then
-  sorted by Machine and Name) as ``MyType TargetType Name``, without a summary.
+  sorted by Machine and Name) as ``MyType TargetType Name``, without a summary;
+- ``-gpus``: the slots with GPUs, ``Name ST User GPUs GPU-Memory GPU-Name``
+  and the summary of -state; with -startd, the StartD ads of hosts with GPUs,
+  ``Name Cores Memory GPUs GPU-Memory GPU-Name Offline-GPUs`` and the StartD
+  summary. A cell without GPUs prints nothing, as HTCondor does when no ad
+  matches.
 """
 
 import re
@@ -31,6 +36,35 @@ TargetType?:"None" AS TargetType WIDTH -18
 Name WIDTH -41 FIT OR ?
 SUMMARY NONE
 """
+
+SLOT_GPUS_FORMAT = """SELECT
+Name AS Name WIDTH AUTO
+Activity AS ST WIDTH 2 PRINTAS ACTIVITY_CODE
+RemoteUser AS User WIDTH AUTO PRINTF %s OR _
+GPUs AS GPUs PRINTF %4d
+GPUs_GlobalMemoryMB AS GPU-Memory PRINTAS READABLE_MB OR _
+GPUs_DeviceName?:join(",",evalineachcontext(DeviceName,AvailableGPUs))?:CUDADeviceName  AS GPU-Name PRINTF %s OR *
+SUMMARY STANDARD
+"""
+
+STARTD_GPUS_FORMAT = """SELECT
+Name AS Name WIDTH AUTO
+DetectedCPUs AS Cores
+DetectedMemory AS '  Memory' WIDTH 10 PRINTAS READABLE_MB
+DetectedGPUs AS GPUs PRINTAS MEMBER_COUNT
+evalInEachContext(GlobalMemoryMB,DetectedGPUs) AS GPU-Memory PRINTAS UNIQUE OR ' '
+evalInEachContext(DeviceName,DetectedGPUs) AS GPU-Name PRINTAS UNIQUE OR ' '
+OfflineGPUs AS Offline-GPUs PRINTAS UNIQUE or ' '
+SUMMARY STANDARD
+"""
+
+#: which slots -gpus shows: HTCondor's "(PartitionableSlot && AssignedGPUs isnt
+#: undefined) ?: Gpus" for slots that publish their GPUs by count only (TotalGPUs on a
+#: host with GPUs, in place of the AssignedGPUs of each slot)
+SLOT_GPUS_CONSTRAINT = "(PartitionableSlot && TotalGPUs > 0) ?: GPUs"
+#: which StartD ads -startd -gpus shows (HTCondor's)
+STARTD_GPUS_CONSTRAINT = "TotalGPUs > 0 || size(DetectedGPUs) > 0"
+
 
 # ---------------------------------------------------------------- ads
 
@@ -157,11 +191,28 @@ def mask_table(fmt, ads, summary=None, blank_after_head=True):
     return "".join(out)
 
 
-def view(mode, ads, totals_only, key_min):
-    """The table of -startd or -any."""
+def gpu_ads(ads, startd=False):
+    """The slots -gpus shows (with -startd, the StartD ads): those SLOT_GPUS_CONSTRAINT
+    (STARTD_GPUS_CONSTRAINT) is true for, a number not 0 counting as true (as the
+    collector's query does); with every output form, -af and -long too."""
+    from gridtools.cli.condor import adformat
+    expr = adformat.constraint(STARTD_GPUS_CONSTRAINT if startd else SLOT_GPUS_CONSTRAINT)
+    return [ad for ad in ads if _true(expr.eval(adformat.full(ad)))]
+
+
+def _true(value):
+    return value is True or (type(value) in (int, float) and value != 0)
+
+
+def view(mode, gpus, ads, totals_only, key_min):
+    """The table of -startd, -any or -gpus (with -startd: ``mode`` "startd")."""
     if mode == "any":
         return "" if totals_only else mask_table(ANY_FORMAT, ads)
-    return _with_totals(STARTD_FORMAT, ads, totals_only, lambda: startd_summary(ads, key_min))
+    if mode == "startd":
+        fmt = STARTD_GPUS_FORMAT if gpus else STARTD_FORMAT
+        return _with_totals(fmt, ads, totals_only, lambda: startd_summary(ads, key_min))
+    return _with_totals(SLOT_GPUS_FORMAT, ads, totals_only,
+                        lambda: views.state_summary(ads, key_min=key_min))
 
 
 def _with_totals(fmt, ads, totals_only, summary):
