@@ -36,11 +36,11 @@ def test_unknown_options_are_refused_with_the_usage(capsys, arg):
     assert out.startswith("Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]\n")
 
 
-def test_print_format_is_refused_clearly(capsys):
+def test_print_format_without_a_readable_file_is_refused(capsys):
     assert _main(capsys, "-print-format") == (1, "", "Error: -print-format requires a filename argument\n")
     code, out, err = _main(capsys, "-pr", "layout.cpf")
     assert (code, out) == (1, "")
-    assert err == "Error: -print-format is not supported; use -af or -format to choose columns\n"
+    assert err == "Can't open select file: layout.cpf\nError: invalid select file layout.cpf\n"
 
 
 # ---------------------------------------------------------------- time columns

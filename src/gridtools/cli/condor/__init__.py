@@ -16,7 +16,8 @@
                   submitter and schedd ads made from the job queue; ``statusviews``
                   its print-mask views (-startd, -any, -gpus) and the StartD ads
 - ``printmask``   HTCondor's print masks (print-format text) and their tables;
-                  ``printas`` their PRINTAS functions
+                  ``printas`` their PRINTAS functions; ``printformat`` the
+                  -print-format option of condor_status and condor_q
 - ``userprio``    condor_userprio; ``userprio_table`` its table
 - ``reconfig``    condor_reconfig
 - ``submit_dag``  condor_submit_dag; ``dagman`` (``gridtools dagman``), ``dagrun``

@@ -116,20 +116,26 @@ def _activity_code(value, ad):
     return True, code
 
 
+def _heard(ad, attrs):
+    """When the collector last heard from the ad: the first of ``attrs`` it has, else
+    now (gridtools' ads come straight from the daemon's status, as just heard)."""
+    found = next((_look(ad, a) for a in attrs if type(_look(ad, a)) is int), None)
+    return int(time.time()) if found is None else found
+
+
 def _elapsed_since(*attrs):
     def fn(value, ad):
-        now = next((_look(ad, a) for a in attrs if type(_look(ad, a)) is int), None)
-        if now is None or type(value) not in (int, float):
+        now = _heard(ad, attrs)
+        if type(value) not in (int, float):
             return False, 0
         return True, max(0, int(now - value)) if attrs[0] == "MyCurrentTime" else int(now - value)
     return fn
 
 
 def _due_date(value, ad):
-    now = _look(ad, "LastHeardFrom")
-    if type(now) is not int or type(value) not in (int, float):
+    if type(value) not in (int, float):
         return False, 0
-    return True, int(now + value)
+    return True, int(_heard(ad, ("LastHeardFrom",)) + value)
 
 
 def _member_count(value, _ad):

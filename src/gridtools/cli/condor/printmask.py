@@ -412,12 +412,15 @@ def _render(col, ad):
 def _value_width(col, kind, value):
     """The width a value asks of its column before it is printed (HTCondor's
     calc_column_width): a number as its format prints it (as written, for a
-    value or string format), a string its length."""
+    value or string format; not at all for a PRINTAS formatter), a string its
+    length."""
     if isinstance(value, str):
         return len(value)
     if type(value) not in (int, float):
         return col.width
-    if kind in ("float", "int", "time", "date") and col.fn is None:
+    if kind in ("float", "int", "time", "date"):
+        if col.fn is not None:       # (a function's own text is measured when it is printed)
+            return col.width
         return len(_printf(col.fmt, printf_info(col.fmt), value, col))
     return len(str(value) if type(value) is int else unparse_value(value, True))
 

@@ -93,6 +93,7 @@ class Options:
         self.version = False
         self.schedd = None
         self.userlog = None          # -userlog: the jobs of a job event log (qlog)
+        self.print_format = None     # -print-format's printmask.Mask (view "print")
 
 
 def _is(arg, word, least=1):
@@ -241,7 +242,7 @@ def _option(opts, arg, args):
     elif _is(arg, "print-format", 2):
         if not args or (args[0].startswith("-") and args[0] != "-"):
             raise UsageError("Error: -print-format requires a filename argument", 1)
-        raise UsageError("Error: -print-format is not supported; use -af or -format to choose columns", 1)
+        _print_format(opts, args.pop(0))
     elif _is(arg, "submitter", 2):
         opts.selection.users.append(_take(args, arg))
     elif _is(arg, "userlog", 1):
@@ -267,6 +268,17 @@ def _option(opts, arg, args):
     elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
                                               ("expert", 2), ("verbose", 4))):
         raise WithUsage(f"Error: unrecognized argument {arg}", 1)
+
+
+def _print_format(opts, path):
+    """-print-format FILE: the view "print" (``printformat``), its WHERE a constraint
+    (``-pr !``: no user default print files, which the cell has none of)."""
+    if path == "!":
+        return
+    from gridtools.cli.condor import printformat
+    opts.print_format, opts.view = printformat.load(path, "condor_q"), "print"
+    if opts.print_format.where is not None:
+        opts.selection.constraints.append(opts.print_format.where)
 
 
 def _form(opts, view, qualifier):
@@ -503,6 +515,11 @@ def render(opts, snap, chosen, everyone, user, now, source):
     if view in _CHOSEN_ONLY:
         return _attributes(opts, chosen, source)
     head = qviews.title(_schedd(), now)
+    if view == "print":
+        from gridtools.cli.condor import printformat
+        return printformat.q_table(opts.print_format, chosen, source.ad, head,
+                                   lambda: printformat.q_totals(chosen, everyone, user),
+                                   lambda body: qviews.cut(body, table_width(opts)))
     if view == "analyze":
         from gridtools.cli.condor import analyze
         return head + analyze.report(snap, chosen, everyone, source, opts.better, now)

@@ -3,7 +3,8 @@
     condor_status [-avail | -run | -submitters | -schedd | -master | -startd | -any] [-gpus]
                   [-state | -server]
                   [-total] [-compact] [-wide[:N]] [-constraint EXPR] [-limit N] [-sort EXPR]
-                  [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json | -xml]
+                  [-long | -af[:jlhVr,tng] ATTR ... | -format FMT ATTR ... | -json | -xml
+                   | -print-format FILE]
                   [-attributes A,B,...] [-pool HOST] [-direct NAME] [NAME ...]
 
 The slot ads are those the daemon publishes (``daemon.slotads``): one per
@@ -13,7 +14,8 @@ the job it runs. -startd shows a StartD ad per execution host, -any every ad,
 HTCondor allows (``-l``, ``-af``, ``-cons``, ``-av``, ``-ru``, ``-sub``, ``-sc``, ``-t``). NAME
 selects slots by Name or Machine. -state and -server choose the slot table's
 columns; -limit keeps the first N ads that match, -sort orders them by its
-expressions; -attributes restricts what -long, -json and -xml show. -pool and
+expressions; -attributes restricts what -long, -json and -xml show; -print-format
+(-pr) prints with an HTCondor print-format file (``printformat``). -pool and
 -direct are accepted and ignored: the pool is the cell, whose daemon is its
 collector and every startd. Reading needs READ access
 (``ALLOW_READ``/``DENY_READ`` at the COLLECTOR, see condor_config(5)).
@@ -52,6 +54,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -format <fmt> <attr>    Print attribute attr using format fmt
         -json                   Display entire classads in JSON format
         -xml                    Display entire classads in XML format
+        -print-format <file>    Use <file> to set display attributes and formatting
         -attributes X,Y,...     Attributes to show in -xml, -json or -long
         -limit <n>              Display no more than <n> classads
         -sort <expr>            Sort ClassAds by expressions. 'no' disables sorting
@@ -82,6 +85,7 @@ class Options:
         self.limit = 0               # at most this many ads (0: all)
         self.sort = []               # sort key expressions; None: the collector's order
         self.attributes = []         # the attributes -long, -json and -xml show
+        self.print_format = None     # -print-format's printmask.Mask
 
 
 def _prefix(arg, word, shortest):
@@ -152,6 +156,13 @@ def _one(opts, argv, i, arg):
         if i + 1 >= len(argv):
             raise _missing("direct requires another argument")
         return i + 2                 # one local pool: its collector is the cell's daemon
+    if _prefix(arg, "print-format", 2):
+        if i + 1 >= len(argv) or (argv[i + 1].startswith("-") and argv[i + 1] != "-"):
+            raise GridError("Error: Argument -print-format requires a filename argument", 1)
+        if argv[i + 1] != "!":           # (-pr ! : no user default print files, which the cell has none of)
+            from gridtools.cli.condor import printformat
+            opts.print_format = printformat.load(argv[i + 1], "condor_status")
+        return i + 2
     if _prefix(arg, "wide", 1):
         opts.wide = (c_atoi(arg.partition(":")[2]) or None) if ":" in arg else True
         return i + 1
@@ -264,7 +275,11 @@ def _ads(opts, snap, now):
         if opts.gpus:
             from gridtools.cli.condor import statusviews
             ads = statusviews.gpu_ads(ads)
-    for expr in opts.constraints:
+    constraints = list(opts.constraints)
+    if opts.print_format is not None and opts.print_format.where is not None:
+        from gridtools.cli.condor import printformat
+        constraints.append(printformat.where_expr(opts.print_format))
+    for expr in constraints:
         ads = adformat.selected(ads, expr)
     ads = [ad for ad in ads if _wanted(ad, opts.names)]
     if opts.limit > 0:
@@ -284,12 +299,21 @@ def render(opts, snap, now):
         return adformat.json_form(ads)
     if opts.xml:
         return adformat.xml_form(ads)
+    from gridtools.cli.condor import qviews
+    width = qviews.table_width(opts.wide)
+    if opts.print_format is not None:
+        return _custom(opts, ads, now, width)
     if opts.formatter:
         return opts.formatter.render(ads, lambda ad: str(ad.eval("Name")))
     if not ads:
         return ""
-    from gridtools.cli.condor import qviews
-    width = qviews.table_width(opts.wide)
+    text = _mode_table(opts, ads, now, opts.total, width)
+    return text if opts.total else _fit(text, width, qviews.cut)
+
+
+def _mode_table(opts, ads, now, totals_only, width):
+    """The table of the query mode and display options (its summary alone with
+    ``totals_only``), before it is fitted to the display."""
     # HTCondor's wide display: -wide, or -wide:N over 100; its slot table's last column is
     # the long ActivityTime on a display of 100 columns or more
     wide = opts.wide is True or (opts.wide is not None and opts.wide > 100)
@@ -297,19 +321,25 @@ def render(opts, snap, now):
     fit = width - 1 if width is not None and not wide else None     # (the Name column fitted)
     if opts.mode in ("startd", "any") or (opts.gpus and opts.mode == "slots"):
         from gridtools.cli.condor import statusviews
-        text = statusviews.view(opts.mode, opts.gpus, ads, opts.total, key_min)
-    elif opts.compact and opts.mode in ("slots", "avail", "run"):
+        return statusviews.view(opts.mode, opts.gpus, ads, totals_only, key_min)
+    if opts.compact and opts.mode in ("slots", "avail", "run"):
         from gridtools.cli.condor.compactviews import compact_table
-        text = compact_table(ads, totals_only=opts.total, style=opts.style, key_min=key_min)
-    elif opts.style and opts.mode in ("slots", "avail", "run"):
+        return compact_table(ads, totals_only=totals_only, style=opts.style, key_min=key_min)
+    if opts.style and opts.mode in ("slots", "avail", "run"):
         if opts.style == "state":
-            text = views.state_table(ads, now, totals_only=opts.total, key_min=key_min, fit=fit)
-        else:
-            text = views.server_table(ads, totals_only=opts.total, key_min=key_min, fit=fit)
-    else:
-        text = views.table(opts.mode, ads, now, totals_only=opts.total, wide=wide,
-                           long_time=wide or (width is not None and width - 1 >= 100), fit=fit)
-    return text if opts.total else _fit(text, width, qviews.cut)
+            return views.state_table(ads, now, totals_only=totals_only, key_min=key_min, fit=fit)
+        return views.server_table(ads, totals_only=totals_only, key_min=key_min, fit=fit)
+    return views.table(opts.mode, ads, now, totals_only=totals_only, wide=wide,
+                       long_time=wide or (width is not None and width - 1 >= 100), fit=fit)
+
+
+def _custom(opts, ads, now, width):
+    """The text of -print-format: its table cut to the display (as HTCondor sets the
+    mask's overall width), then with SUMMARY STANDARD the summary of the query mode."""
+    from gridtools.cli.condor import printformat, qviews
+    table, summary = printformat.status_table(opts.print_format, ads, opts.total,
+                                              lambda: _mode_table(opts, ads, now, True, width))
+    return qviews.cut(table, width) + summary
 
 
 def _fit(text, width, cut):

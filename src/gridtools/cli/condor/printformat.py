@@ -1,0 +1,86 @@
+"""-print-format FILE (-pr FILE) of condor_status and condor_q: a print-format file
+(``printmask``) read as HTCondor's tools read it, and the tables they print with it.
+
+``load`` reads the file ("-": standard input) and prints the warnings HTCondor
+prints about it on standard error; a file that cannot be read, or one that asks
+for an aggregation (``SELECT FROM AUTOCLUSTER``, ``SELECT UNIQUE``: autoclusters
+the cell does not keep), is refused in HTCondor's words. condor_status prints
+the heading line (unless NOHEADER) and the rows, then, with SUMMARY STANDARD,
+the summary of its query mode after a blank line; condor_q prints its title
+(unless NOTITLE), the heading line, the rows and, with SUMMARY STANDARD, its
+totals line. GROUP BY is read and, as in HTCondor's condor_status, not used.
+"""
+
+import sys
+
+from gridtools.cli.condor import printmask
+from gridtools.errors import GridError, lines
+
+
+def load(path, tool):
+    """The Mask of print-format file ``path`` for ``tool`` ("condor_status" or
+    "condor_q": its fixed widths cut what is longer)."""
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+    except OSError:
+        raise GridError(lines(f"Can't open select file: {path}", f"Error: invalid select file {path}"), 1) from None
+    mask = printmask.parse(text, truncate=tool == "condor_q")
+    if mask.aggregate is not None:
+        raise GridError(lines("print-format aggregation not supported", f"Error: invalid select file {path}"), 1)
+    for line in mask.messages:
+        sys.stderr.write(line + "\n")
+    if mask.where is not None:
+        _check_where(mask, path)
+    return mask
+
+
+def _check_where(mask, path):
+    from gridtools.classad import parse
+    try:
+        parse(mask.where, old=True)
+    except Exception:  # noqa: BLE001 - any parse error of the file's WHERE
+        raise GridError(lines(f"WHERE expression is not valid: {mask.where}",
+                              f"Error: invalid select file {path}"), 1) from None
+
+
+def where_expr(mask):
+    """The WHERE expression of a mask (None without one)."""
+    if mask.where is None:
+        return None
+    from gridtools.classad import parse
+    return parse(mask.where, old=True)
+
+
+def status_table(mask, ads, totals_only, summary):
+    """condor_status's (table, summary) of a print-format file: the heading and the rows
+    (none with -total); ``summary()`` when the file asks for the standard one and an ad
+    matched, after a blank line unless it is all that is printed."""
+    table = ""
+    if not totals_only:
+        head, rows = mask.table(ads)
+        table = (head or "") + "".join(rows)
+    text = summary() if ads and mask.summary else ""
+    return table, ("\n" + text if text and not totals_only else text)
+
+
+def q_table(mask, procs, ad_of, title, totals, cut):
+    """condor_q's text of a print-format file: ``title`` unless NOTITLE, the heading
+    unless NOHEADER and the rows (``cut`` to the display), then ``totals()`` after a
+    blank line with SUMMARY STANDARD."""
+    head, rows = mask.table([ad_of(p) for p in procs])
+    out = "" if mask.notitle else title
+    out += cut((head or "") + "".join(rows))
+    if mask.summary:
+        out += "\n" + totals() + "\n"
+    return out
+
+
+def q_totals(chosen, everyone, user):
+    """condor_q's totals line of the chosen procs (``qviews.summary``)."""
+    from gridtools.cli.condor import qviews
+    mine = [p for p in everyone if p.owner == user]
+    return qviews.summary(chosen, mine if len(mine) != len(everyone) else everyone, everyone, user)

@@ -1,0 +1,127 @@
+"""-print-format (-pr) files of condor_status and condor_q: HTCondor's print masks
+(columns, widths, PRINTF and PRINTAS, OR, separators, WHERE, SUMMARY) and its refusals."""
+
+import pytest
+
+from gridtools.cli.condor import printmask, status
+from gridtools.classad import ClassAd
+from test_condor_status_views import SNAP, shown
+
+SLOTS = """# slots
+SELECT
+   Name       AS NAME   WIDTH -10 TRUNCATE
+   Activity   AS ST     PRINTAS ACTIVITY_CODE
+   Memory     AS MEMORY WIDTH 8 PRINTAS READABLE_MB
+   LoadAvg    AS LOAD   PRINTAS LOAD_AVG
+   EnteredCurrentActivity AS '  ACTIVE' PRINTAS ELAPSED_TIME
+   Cpus       AS CPUS   PRINTF %04d
+   RemoteUser AS USER   PRINTF %s OR ??
+   Missing    AS M      WIDTH 3 PRINTF %d OR --
+WHERE Cpus > 0
+SUMMARY STANDARD
+"""
+
+
+@pytest.fixture
+def cpf(tmp_path):
+    def write(text):
+        path = tmp_path / "layout.cpf"
+        path.write_text(text)
+        return str(path)
+    return write
+
+
+def test_status_prints_the_columns_of_the_file_and_the_standard_summary(cpf):
+    path = cpf(SLOTS)
+    assert shown("-pr", path, snap=SNAP).split("\n") == [
+        "NAME       ST MEMORY   LOAD   ACTIVE CPUS USER         M  ",
+        "slot1@node Cb   2.0 GB 0.250   0+00:01:00 0001 alice@node10 ---",
+        "slot2@node Ui   2.0 GB 0.250   0+00:01:00 0001 [??????????] ---",
+        "slot1@node Ui   2.0 GB 0.250   0+00:01:00 0001 [??????????] ---",
+        "",
+        "               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle",
+        "",
+        "  X86_64/LINUX     3     0       1         2       0          0      0        0      0",
+        "",
+        "         Total     3     0       1         2       0          0      0        0      0",
+        ""]
+    assert shown("-pr", path, "-total", snap=SNAP).startswith("               Total Owner Claimed")
+    # the file's WHERE and the query mode both select; the heading is printed without ads
+    assert shown("-print-format", path, "-startd", snap=SNAP) == "NAME       ST MEMORY   LOAD   ACTIVE CPUS USER M  \n"
+    assert shown("-pr", path, "-l", snap=SNAP).startswith("Activity = ")
+
+
+def test_no_summary_without_summary_line_and_the_separators(cpf):
+    plain = cpf('SELECT NOHEADER FIELDPREFIX | FIELDSUFFIX ;\nName WIDTH AUTO\nMachine\nWHERE State == "Unclaimed"\n')
+    assert shown("-pr", plain, snap=SNAP) == "slot2@node10;|node10 \nslot1@node9 ;|node9  \n"
+    labels = cpf("SELECT LABEL SEPARATOR ': ' RECORDPREFIX '[' RECORDSUFFIX ']\\n'\nName\nCpus AS C\n")
+    assert shown("-pr", labels, snap=SNAP) == \
+        "[Name: slot1@node10 C: 1]\n[Name: slot2@node10 C: 1]\n[ Name: slot1@node9 C: 1]\n"
+
+
+def test_masks_follow_htcondor_widths_and_undefined_values():
+    ad = ClassAd({"Name": "a", "Count": 7, "Ratio": 0.5, "Text": "xyz", "Listed": "b, a, b"})
+    mask = printmask.parse("SELECT\nCount AS N WIDTH 5\nCount AS L WIDTH -5\nRatio PRINTF %.2f\n"
+                           "Nope\nNope AS Q WIDTH 4 OR ??\nNope AS Z PRINTF %d OR 00\n"
+                           "Listed AS U PRINTAS UNIQUE\nListed AS C PRINTAS MEMBER_COUNT\n"
+                           "Text AS T PRINTF '<%s>'\nplain text\n")
+    head, rows = mask.table([ad])
+    # headings are as wide as the columns once the values are rendered, before a row's
+    # text widens them; a fixed width without PRINTF prints strings only; an undefined
+    # value is valid (OR is for values a format cannot print)
+    assert head == "N     L     Ratio Nope Q    Z U    C T   plain text\n"
+    assert rows == ["             0.50 undefined      0 a, b 3 <xyz>           \n"]
+    assert mask.messages == ["attribute or expression is not valid: plain text"]
+    truncated = printmask.parse("SELECT\nText AS T WIDTH 2\n", truncate=True)
+    assert truncated.table([ad])[1] == ["xy\n"]
+    assert printmask.parse("SELECT\nText AS T WIDTH 2\n").table([ad])[1] == ["xyz\n"]
+
+
+def _status_main(capsys, *argv):
+    code = status.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_status_refusals_and_warnings_in_htcondor_words(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path / "root"))
+    assert _status_main(capsys, "-pr") == (1, "", "Error: Argument -print-format requires a filename argument\n")
+    assert _status_main(capsys, "-pr", "-l") == (1, "", "Error: Argument -print-format requires a filename argument\n")
+    missing = str(tmp_path / "none.cpf")
+    assert _status_main(capsys, "-pr", missing) == \
+        (1, "", f"Can't open select file: {missing}\nError: invalid select file {missing}\n")
+    for select in ("SELECT FROM AUTOCLUSTER", "SELECT UNIQUE"):
+        path = tmp_path / "agg.cpf"
+        path.write_text(select + "\nOwner\n")
+        assert _status_main(capsys, "-pr", str(path)) == \
+            (1, "", f"print-format aggregation not supported\nError: invalid select file {path}\n")
+    mask = printmask.parse("SELECT BOGUS\nName AS N PRINTAS NOSUCH\nMemory AUTO\nCpus AS\nSUMMARY ALL\n")
+    assert mask.messages == ["Warning: Unknown header argument BOGUS for SELECT",
+                             "Unknown argument NOSUCH for PRINTAS",
+                             "AUTO was unexpected at line 3 offset 7 in SELECT",
+                             "expected column name after AS at line 4 offset 7 in SELECT",
+                             "Unknown argument ALL for SELECT"]
+    assert [c.heading for c in mask.columns] == ["N", "Memory", "Cpus"]
+
+
+def test_condor_q_prints_its_title_the_columns_and_the_totals(cell, workdir, tmp_path):
+    for _ in range(2):
+        cell.run("condor_submit", "-", input="executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n", check=True)
+    layout = tmp_path / "queue.cpf"
+    layout.write_text("SELECT\n   ClusterId AS '    ID' NOSUFFIX WIDTH AUTO\n"
+                      "   ProcId AS ' ' NOPREFIX PRINTF '.%-3d'\n"
+                      "   Owner AS OWNER WIDTH -6 PRINTAS OWNER\n"
+                      "   JobStatus AS ST PRINTAS JOB_STATUS\n"
+                      "   Cmd AS CMD PRINTAS JOB_DESCRIPTION\n"
+                      "WHERE ClusterId > 1\nSUMMARY STANDARD\n")
+    out = cell.run("condor_q", "-pr", str(layout), check=True).stdout.split("\n")
+    assert out[2].startswith("-- Schedd: ")
+    owner = cell.run("id", "-un").stdout.strip()[:6]
+    assert out[3:7] == ["    ID     OWNER  ST CMD      ", f"2     .0   {owner:<6} H  sleep 300", "",
+                        "Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, 0 suspended "]
+    bare = tmp_path / "bare.cpf"
+    bare.write_text("SELECT BARE\nClusterId\n")
+    assert cell.run("condor_q", "-print-format", str(bare), check=True).stdout == "1        \n2        \n"
+    refused = cell.run("condor_q", "-pr", str(tmp_path / "none"))
+    assert (refused.returncode, refused.stdout) == (1, "")
+    assert refused.stderr.endswith(f"Error: invalid select file {tmp_path / 'none'}\n")
