@@ -32,14 +32,14 @@ def running(cell, count):
                                  if ln.endswith("Busy")]) == count, timeout=20)
 
 
-ROW = re.compile(r"^(slot\d@host[ab]) LINUX      (\S+) (Unclaimed|Claimed  ) (Idle|Busy)      0\.000 (2048)  "
+ROW = re.compile(r"^(slot\d@host[ab]) LINUX      (\S+) +(Unclaimed|Claimed  ) (Idle|Busy)      0\.000   (2048)  "
                  r"(\d+\+\d\d:\d\d:\d\d)$")
 
 
 def test_the_default_table_and_its_summary(pool):
     out = status(pool)
     lines = out.split("\n")
-    assert lines[0] == "Name        OpSys      Arch   State     Activity LoadAv Mem   ActvtyTime"
+    assert lines[0] == "Name        OpSys      Arch     State     Activity LoadAv Mem     ActvtyTime"
     assert lines[1] == ""
     rows = lines[2:6]
     assert [ROW.match(r).group(1) for r in rows] == ["slot1@hosta", "slot2@hosta", "slot1@hostb", "slot2@hostb"]
@@ -156,9 +156,10 @@ def test_submitters_and_schedd(pool):
     assert out[2].split()[-3:] == ["4", "1", "1"]
     assert out[-1].split() == ["Total", "4", "1", "1"]
     schedd = status(pool, "-schedd").splitlines()
-    # HTCondor's scheddNormal format: the Total* attributes under the submitters' headings
-    name_w = len(schedd[2].split()[0])
-    assert schedd[0] == "Name".ljust(name_w) + " " + "Machine".ljust(len(schedd[2].split()[1])) + \
+    # HTCondor's scheddNormal format: the Total* attributes under the submitters' headings;
+    # Name and Machine 15 and 12 wide at least
+    name_w = max(15, len(schedd[2].split()[0]))
+    assert schedd[0] == "Name".ljust(name_w) + " " + "Machine".ljust(max(12, len(schedd[2].split()[1]))) + \
         " RunningJobs   IdleJobs   HeldJobs"
     assert schedd[2].split()[-3:] == ["4", "1", "1"]
     assert schedd[4:] == ["                TotalRunningJobs      TotalIdleJobs      TotalHeldJobs", "",

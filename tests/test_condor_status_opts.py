@@ -215,14 +215,14 @@ def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):
     -wide:N over 100) is HTCondor's wide display: the slot table ends in ActivityTime
     after a blank and the summary's key column fits its keys; -wide:0 is as without."""
     plain = shown().split("\n")
-    assert plain[0].endswith(" Mem   ActvtyTime") and plain[8].startswith("  X86_64/LINUX")
+    assert plain[0].endswith(" Mem     ActvtyTime") and plain[8].startswith("  X86_64/LINUX")
     cut = shown("-wide:40").split("\n")
     # (the Name column fitted first: 12 wide at least once it is cropped, see below)
     assert cut[:6] == [(line[:11] + " " + line[11:])[:39] if line else line for line in plain[:6]]
     assert max(len(line) for line in cut[:6]) == 39
     assert cut[6:] == plain[6:]
     wide = shown("-wide").split("\n")
-    assert wide[0].endswith(" Mem  ActivityTime")
+    assert wide[0].endswith(" Mem    ActivityTime")
     assert wide[2].endswith(" 1024   0+00:01:05")
     assert wide[:6] != plain[:6] and wide[6:] == [line[2:] for line in plain[6:]]   # (the widest key)
     assert shown("-wide:101") == shown("-wid")

@@ -119,3 +119,42 @@ def test_gpus_against_a_daemon(cell):
     out = cell.run("condor_status", "-gpus").stdout.splitlines()
     assert out[0].split() == ["Name", "ST", "User", "GPUs", "GPU-Memory", "GPU-Name"]
     assert [line.split()[:2] for line in out[2:4]] == [["slot1@testhost", "Ui"], ["slot2@testhost", "Ui"]]
+
+
+# ---------------------------------------------------------------- HTCondor's column widths
+
+def test_slot_table_has_htcondors_arch_and_mem_widths():
+    lines = shown(snap=SNAP).split("\n")
+    assert lines[0] == "Name         OpSys      Arch     State     Activity LoadAv Mem     ActvtyTime"
+    assert lines[2] == "slot1@node10 LINUX      X86_64   Claimed   Busy      0.250   2048  0+00:01:05"
+    run = shown("-run", snap=SNAP).split("\n")
+    assert run[0] == "Name         OpSys      Arch     LoadAv RemoteUser           ClientMachine"
+
+
+def test_compact_headings_are_left_aligned_as_htcondor_prints_them():
+    lines = shown("-compact", snap=SNAP).split("\n")
+    assert lines[0] == ("Machine      Platform    Slots Cpus Gpus  TotalGb FreCpu  FreeGb  CpuLoad ST "
+                        "Jobs/Min MaxSlotGb")
+    assert lines[2].startswith("node10       x64/LINUX      2S    2          4.00      1     2.00")
+
+
+def test_submitters_and_schedd_fit_name_and_machine_to_the_display():
+    from gridtools.classad import ClassAd
+    from gridtools.cli.condor import machineviews as views
+    ads = [ClassAd({"Name": "group_physics.alice@" + "d" * 20, "Machine": "submit." + "m" * 20,
+                    "RunningJobs": 1, "IdleJobs": 2, "HeldJobs": 0}),
+           ClassAd({"Name": "bob@x", "Machine": "s", "RunningJobs": 0, "IdleJobs": 0, "HeldJobs": 0})]
+    whole = views.table("submitters", ads, NOW).split("\n")
+    assert whole[0] == "Name" + " " * 37 + "Machine" + " " * 21 + "RunningJobs   IdleJobs   HeldJobs"
+    # 79 columns: Machine gives up half the excess, Name the rest, and the values are cut
+    fitted = views.table("submitters", ads, NOW, fit=79).split("\n")
+    assert fitted[0] == "Name" + " " * 25 + "Machine" + " " * 10 + "RunningJobs   IdleJobs   HeldJobs"
+    assert fitted[2] == "group_physics.alice@dddddddd submit.mmmmmmmmm           1          2          0"
+    assert fitted[3] == "bob@x                        s                          0          0          0"
+    narrow = views.table("schedd", ads[:1], NOW, fit=40).split("\n")
+    assert narrow[0] == "Name         Machine RunningJobs   IdleJobs   HeldJobs"
+    small = [ClassAd({"Name": "a", "Machine": "b", "TotalRunningJobs": 1})]
+    assert views.table("schedd", small, NOW).split("\n")[:3] == [
+        "Name            Machine      RunningJobs   IdleJobs   HeldJobs", "",
+        "a               b                      1          0          0"]
+    assert shown("-schedd", "-wide:60", snap=SNAP).split("\n")[0].startswith("Name")

@@ -12,8 +12,9 @@
 - ``history``     condor_history
 - ``wait``        condor_wait
 - ``config_val``  condor_config_val
-- ``status``      condor_status; ``machineviews`` its tables, summaries and the
-                  submitter and schedd ads made from the job queue; ``statusviews``
+- ``status``      condor_status; ``machineviews`` its tables and summaries,
+                  ``compactviews`` its -compact forms, ``submitters`` the submitter
+                  and schedd ads made from the job queue and their tables; ``statusviews``
                   its print-mask views (-startd, -any, -gpus) and the StartD ads
 - ``printmask``   HTCondor's print masks (print-format text) and their tables;
                   ``printas`` their PRINTAS functions; ``printformat`` the

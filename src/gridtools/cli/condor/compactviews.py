@@ -6,10 +6,11 @@ the summaries its compact mode counts; the rest of condor_status's tables are
 from gridtools.cli.condor.machineviews import (KEY_WIDTH, _int_text, _number, _text, server_summary,
                                                state_summary, summary)
 
-#: -compact's columns: (heading, width, alignment); Slots is followed by its one-letter
-#: slot kind tag (S: static slots, blank: a partitionable slot) without a blank between
+#: -compact's columns: (heading, width, alignment of the values; headings are left-aligned,
+#: as HTCondor prints them); Slots is followed by its one-letter slot kind tag (S: static
+#: slots, blank: a partitionable slot) without a blank between
 COMPACT_COLUMNS = (("Machine", 12, "<"), ("Platform", 11, "<"), ("Slots", 5, ">"), ("Cpus", 4, ">"),
-                   ("Gpus", 4, ">"), ("TotalGb", 8, ">"), ("FreCpu", 6, ">"), ("FreeGb", 8, ">"),
+                   ("Gpus", 4, ">"), (" TotalGb", 8, ">"), ("FreCpu", 6, ">"), (" FreeGb ", 8, ">"),
                    ("CpuLoad", 7, ">"), ("ST", 2, "<"), ("Jobs/Min", 8, ">"), ("MaxSlotGb", 9, ">"))
 _STATE_LETTERS = {"Owner": "O", "Unclaimed": "U", "Matched": "M", "Claimed": "C", "Preempting": "P",
                   "Shutdown": "S", "Delete": "X", "Backfill": "F", "Drained": "D"}
@@ -103,7 +104,7 @@ def compact_table(ads, totals_only=False, style=None, key_min=KEY_WIDTH):
                 if key == 2 and not header:      # the count right-aligned, its tag after it
                     parts.append(text[:-1].rjust(width - 1) + text[-1:])
                 else:
-                    parts.append(text.ljust(width) if align == "<" else text.rjust(width))
+                    parts.append(text.ljust(width) if align == "<" or header else text.rjust(width))
             return " ".join(parts).rstrip() + "\n"
         out.append(line([h for _k, h, _w, _a in columns], header=True) + "\n")
         out.extend(line(r) for r in rows)

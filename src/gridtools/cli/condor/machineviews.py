@@ -5,19 +5,20 @@ Layouts follow HTCondor's condor_status:
 
 - slots: ``Name OpSys Arch State Activity LoadAv Mem ActvtyTime`` (Name as
   wide as the longest name, at most 34 characters; State and Activity as
-  wide as their longest value), a blank line, then the summary per
+  wide as their longest value, Arch 8 and Mem 6), a blank line, then the summary per
   ``Arch/OpSys`` and in total: ``Total Owner Claimed Unclaimed Matched
   Preempting Drain Backfill BkIdle``;
 - ``-run`` (``-claimed``): ``Name OpSys Arch LoadAv RemoteUser
   ClientMachine``, then the summary ``Machines MIPS KFLOPS AvgLoadAvg`` per
   ``Arch/OpSys`` and in total (an ad without Mips, KFlops or LoadAvg counts
   as malformed, and a line says how many were);
-- ``-submitters``: ``Name Machine RunningJobs IdleJobs HeldJobs`` and their
-  totals; ``-schedd``: the same headings (of its TotalRunningJobs,
+- ``-submitters``: ``Name Machine RunningJobs IdleJobs HeldJobs`` (Name and
+  Machine 15 and 12 wide at least, fitted to the display) and their totals; ``-schedd``: the same headings (of its TotalRunningJobs,
   TotalIdleJobs and TotalHeldJobs), then ``TotalRunningJobs TotalIdleJobs
   TotalHeldJobs`` in its totals.
 
 When no ad matches nothing is printed: neither headings nor totals.
+The tables of -submitters and -schedd are ``submitters``'.
 -compact's forms are ``compactviews``'.
 
 ``check_read`` applies the READ security level to the caller before
@@ -41,8 +42,6 @@ _TOTAL_HEAD = ("%6.6s %5.5s %7.7s %9.9s %7.7s %10.10s %6.6s %8.8s %6.6s"
                % ("Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill",
                   "BkIdle"))
 _RUN_HEAD = "%9.9s  %11.11s  %11.11s  %11.11s" % ("Machines", "MIPS", "KFLOPS", "AvgLoadAvg")
-#: the job counts of -submitters and -schedd: (heading, width)
-_JOB_COLUMNS = (("RunningJobs", 11), ("IdleJobs", 10), ("HeldJobs", 10))
 #: seconds a query waits for the first status of a daemon that has just started
 FIRST_STATUS_WAIT = 10.0
 #: widest Name column of the slot table
@@ -199,11 +198,11 @@ def _columns(mode, ads, now, fit=None):
                                   elapsed(now - entered) if entered is not None else "-"])
     if mode == "run":
         heads = ["Name", "OpSys", "Arch", "LoadAv", "RemoteUser", "ClientMachine"]
-        widths = [name_w, 10, 6, 6, 20, 16]
+        widths = [name_w, 10, 8, 6, 20, 16]
         aligns = "<<<><<"
     else:
         heads = ["Name", "OpSys", "Arch", "State", "Activity", "LoadAv", "Mem", "ActvtyTime"]
-        widths = [name_w, 10, 6, 5, 8, 6, 4, 12]
+        widths = [name_w, 10, 8, 5, 8, 6, 6, 12]
         aligns = "<<<<<>>>"
     for i in range(len(heads)):
         if i not in (0, 1):
@@ -374,63 +373,21 @@ def master_table(ads, now):
     return "".join(out)
 
 
-def _job_table(ads, prefix, totals_only):
-    """The rows of -submitters (``prefix`` "") or -schedd ("Total": the attributes are
-    TotalRunningJobs ..., the headings the same as the submitters')."""
-    attrs = [prefix + name for name, _w in _JOB_COLUMNS]
-    names, widths = [name for name, _w in _JOB_COLUMNS], [w for _n, w in _JOB_COLUMNS]
-    name_w = max([4] + [len(_text(ad, "Name")) for ad in ads])
-    mach_w = max([7] + [len(_text(ad, "Machine")) for ad in ads])
-    out = []
-    if not totals_only:
-        head = "Name".ljust(name_w) + " " + "Machine".ljust(mach_w) + " " + " ".join(
-            n.rjust(w) for n, w in zip(names, widths))
-        out.append(head.rstrip() + "\n\n")
-        for ad in ads:
-            values = [str(_number(ad, a) or 0).rjust(w) for a, w in zip(attrs, widths)]
-            out.append(f"{_text(ad, 'Name').ljust(name_w)} {_text(ad, 'Machine').ljust(mach_w)} "
-                       + " ".join(values) + "\n")
-    return out
-
-
-def submitter_table(ads, totals_only=False):
-    out = _job_table(ads, "", totals_only)
-    if ads:
-        key_w = max([5] + [len(_text(ad, "Name")) for ad in ads])
-        sums = [sum(_number(ad, a) or 0 for ad in ads) for a in ("RunningJobs", "IdleJobs", "HeldJobs")]
-        out.append(("\n" if not totals_only else "") + " " * key_w + "%11s %10s %10s\n" %
-                   ("RunningJobs", "IdleJobs", "HeldJobs") + "\n")
-        for ad in ads:
-            out.append(_text(ad, "Name").rjust(key_w) + "%11d %10d %10d\n" % tuple(
-                _number(ad, a) or 0 for a in ("RunningJobs", "IdleJobs", "HeldJobs")))
-        out.append("\n" + "Total".rjust(key_w) + "%11d %10d %10d\n" % tuple(sums))
-    return "".join(out)
-
-
-def schedd_table(ads, totals_only=False, key_min=KEY_WIDTH):
-    out = _job_table(ads, "Total", totals_only)
-    if ads:
-        sums = [sum(_number(ad, a) or 0 for ad in ads)
-                for a in ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")]
-        out.append(("\n" if not totals_only else "") + " " * key_min + "%18s %18s %18s\n" %
-                   ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") + "\n")
-        out.append("Total".rjust(key_min) + "%18d %18d %18d\n" % tuple(sums))
-    return "".join(out)
-
-
 def table(mode, ads, now, totals_only=False, wide=False, long_time=False, fit=None):
     """The table of a query mode; nothing at all when no ad matches (as HTCondor,
     which prints headings and totals only when there are ads). ``wide``: a wide
     display (the summary's key column fits its keys); ``long_time``: the slot table's
     last column is HTCondor's ActivityTime of displays 100 columns wide or wider;
-    ``fit``: the slot table's Name column fitted to the display (``cropped``)."""
+    ``fit``: the Name column fitted to the display (``cropped``; of -submitters and
+    -schedd, Name and Machine: ``fitted_pair``)."""
     if not ads:
         return ""
     key_min = WIDE_KEY if wide else KEY_WIDTH
-    if mode == "submitters":
-        return submitter_table(ads, totals_only)
-    if mode == "schedd":
-        return schedd_table(ads, totals_only, key_min)
+    if mode in ("submitters", "schedd"):
+        from gridtools.cli.condor import submitters
+        if mode == "submitters":
+            return submitters.submitter_table(ads, totals_only, fit)
+        return submitters.schedd_table(ads, totals_only, key_min, fit)
     if mode == "master":
         return "" if totals_only else master_table(ads, now)
     return slot_table(mode, ads, now, totals_only, key_min, long_time, fit)

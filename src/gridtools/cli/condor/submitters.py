@@ -11,10 +11,15 @@ different groups): RunningJobs (suspended ones too), IdleJobs and HeldJobs
 (Grid Engine's error state too). The principal of another user's proc comes
 from the text of its ad the daemon publishes for everyone (AccountingGroup
 is not private), with condor_qedit's edits laid over it.
+
+Their tables (``submitter_table``, ``schedd_table``) are HTCondor's: ``Name
+Machine RunningJobs IdleJobs HeldJobs`` (Name and Machine fitted to the
+display: ``fitted_pair``) and the totals.
 """
 
 from gridtools import cell
 from gridtools.classad import ClassAd
+from gridtools.cli.condor.machineviews import KEY_WIDTH, _number, _text
 from gridtools.cli.condor.queue import row_numbers
 
 #: the attributes that decide a job's accounting principal, in lower case
@@ -145,3 +150,76 @@ def schedd_ads(snap, now):
     return [ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host,
                      "TotalRunningJobs": totals["running"], "TotalIdleJobs": totals["idle"],
                      "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})]
+
+
+# ---------------------------------------------------------------- tables
+
+#: the job counts of -submitters and -schedd: (heading, width)
+_JOB_COLUMNS = (("RunningJobs", 11), ("IdleJobs", 10), ("HeldJobs", 10))
+#: the narrowest Name and Machine columns of -submitters and -schedd (HTCondor's)
+NAME_LEAST, MACHINE_LEAST = 15, 12
+#: the width HTCondor counts for the columns after Name and Machine of -submitters and
+#: -schedd when it fits them to a display
+JOB_FIXED = 35
+
+
+def fitted_pair(name_w, mach_w, fit):
+    """HTCondor's fit of the Name and Machine columns of -submitters and -schedd to a
+    display that is not wide (``fit``: its width less one; None: none): when they and
+    the JOB_FIXED columns after them overflow it, Machine gives up half of the excess
+    (down to 7 characters), Name the rest (down to 12)."""
+    if fit is None:
+        return name_w, mach_w
+    crop = -(fit - JOB_FIXED - name_w - mach_w)
+    if crop <= 0:
+        return name_w, mach_w
+    narrower = max(7, mach_w - crop // 2)
+    crop -= mach_w - narrower
+    return max(12, name_w - crop), narrower
+
+
+def _job_table(ads, prefix, totals_only, fit=None):
+    """The rows of -submitters (``prefix`` "") or -schedd ("Total": the attributes are
+    TotalRunningJobs ..., the headings the same as the submitters'); Name and Machine
+    as wide as their longest values, at least NAME_LEAST and MACHINE_LEAST, fitted to
+    the display (``fitted_pair``: a value longer than its column is cut then)."""
+    attrs = [prefix + name for name, _w in _JOB_COLUMNS]
+    names, widths = [name for name, _w in _JOB_COLUMNS], [w for _n, w in _JOB_COLUMNS]
+    name_w = max([NAME_LEAST] + [len(_text(ad, "Name")) for ad in ads])
+    mach_w = max([MACHINE_LEAST] + [len(_text(ad, "Machine")) for ad in ads])
+    name_w, mach_w = fitted_pair(name_w, mach_w, fit)
+    out = []
+    if not totals_only:
+        head = "Name".ljust(name_w) + " " + "Machine".ljust(mach_w) + " " + " ".join(
+            n.rjust(w) for n, w in zip(names, widths))
+        out.append(head.rstrip() + "\n\n")
+        for ad in ads:
+            values = [str(_number(ad, a) or 0).rjust(w) for a, w in zip(attrs, widths)]
+            out.append(f"{_text(ad, 'Name')[:name_w].ljust(name_w)} {_text(ad, 'Machine')[:mach_w].ljust(mach_w)} "
+                       + " ".join(values) + "\n")
+    return out
+
+
+def submitter_table(ads, totals_only=False, fit=None):
+    out = _job_table(ads, "", totals_only, fit)
+    if ads:
+        key_w = max([5] + [len(_text(ad, "Name")) for ad in ads])
+        sums = [sum(_number(ad, a) or 0 for ad in ads) for a in ("RunningJobs", "IdleJobs", "HeldJobs")]
+        out.append(("\n" if not totals_only else "") + " " * key_w + "%11s %10s %10s\n" %
+                   ("RunningJobs", "IdleJobs", "HeldJobs") + "\n")
+        for ad in ads:
+            out.append(_text(ad, "Name").rjust(key_w) + "%11d %10d %10d\n" % tuple(
+                _number(ad, a) or 0 for a in ("RunningJobs", "IdleJobs", "HeldJobs")))
+        out.append("\n" + "Total".rjust(key_w) + "%11d %10d %10d\n" % tuple(sums))
+    return "".join(out)
+
+
+def schedd_table(ads, totals_only=False, key_min=KEY_WIDTH, fit=None):
+    out = _job_table(ads, "Total", totals_only, fit)
+    if ads:
+        sums = [sum(_number(ad, a) or 0 for ad in ads)
+                for a in ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs")]
+        out.append(("\n" if not totals_only else "") + " " * key_min + "%18s %18s %18s\n" %
+                   ("TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") + "\n")
+        out.append("Total".rjust(key_min) + "%18d %18d %18d\n" % tuple(sums))
+    return "".join(out)
