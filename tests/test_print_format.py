@@ -125,3 +125,18 @@ def test_condor_q_prints_its_title_the_columns_and_the_totals(cell, workdir, tmp
     refused = cell.run("condor_q", "-pr", str(tmp_path / "none"))
     assert (refused.returncode, refused.stdout) == (1, "")
     assert refused.stderr.endswith(f"Error: invalid select file {tmp_path / 'none'}\n")
+
+
+def test_condor_q_prints_the_jobs_of_a_log_with_the_file(cell, workdir, tmp_path):
+    import os
+    from condortools import submit, wait_events
+    log = os.path.join(workdir, "jobs.log")
+    cluster = submit(cell, f"log = {log}\nexecutable = /bin/sleep\narguments = 300\nhold = true\nqueue 2\n",
+                     cwd=workdir)
+    wait_events(log, f"{cluster}.1", [0])
+    layout = tmp_path / "ids.cpf"
+    layout.write_text("SELECT\nClusterId AS C WIDTH 3\nProcId AS P PRINTF %d\nWHERE ProcId == 1\nSUMMARY STANDARD\n")
+    out = cell.run("condor_q", "-userlog", log, "-pr", str(layout), check=True).stdout.split("\n")
+    assert out[2] == f"-- Userlog: {log}" or out[2].startswith(f"-- Userlog: {log} ")
+    assert out[3:6] == ["C   P", f"  {cluster} 1", ""]
+    assert out[6].startswith("1 jobs; ")

@@ -143,7 +143,7 @@ def parse(text, truncate=False):
         word = toks[0][2] if not toks[0][3] else ""
         if word == "SELECT":
             section = "select"
-            _select(mask, toks[1:])
+            _select(mask, toks[1:], number)
             continue
         if word == "SUMMARY":
             section = "summary"
@@ -174,14 +174,15 @@ def _line(mask, section, line, toks, number, truncate):
         _group(mask, line, toks)
 
 
-def _select(mask, toks):
+def _select(mask, toks, number):
     i = 0
     while i < len(toks):
         word = toks[i][2]
         value = toks[i + 1][2] if i + 1 < len(toks) else None
         if word == "FROM":
             if value is None:
-                mask.messages.append(f"expected data set name after FROM at line 1 offset {toks[i][1]} in SELECT")
+                mask.messages.append(f"expected data set name after FROM at line {number} offset {toks[i][1]} "
+                                     "in SELECT")
             else:
                 mask.select_from = value
                 if value == "AUTOCLUSTER":
@@ -353,7 +354,8 @@ def _made(mask, attr, state, truncate):
     elif state["from_label"]:
         wid = -len(label)
     if mask.label_sep is None and state["fn"] is None and fmt is None and wid and truncate:
-        opts.add("left") if wid < 0 else None
+        if wid < 0:
+            opts.add("left")
         fmt = "%" + ("-" if wid < 0 else "") + str(abs(wid)) + ("" if "notrunc" in opts else f".{abs(wid)}") + "v"
     col.fmt, col.fn = fmt, state["fn"]
     col.width, col.left = abs(wid), "left" in opts or wid < 0

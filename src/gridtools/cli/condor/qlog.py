@@ -100,6 +100,11 @@ def run(opts, select, attributes):
         return f"\n\n-- Userlog: {opts.userlog}\n" + \
             analyze.report(snap, chosen, Q.procs(snap), source, opts.better, now)
     head = title(opts.userlog, now)
+    if view == "print":             # -print-format
+        from gridtools.cli.condor import printformat
+        return printformat.q_table(opts.print_format, chosen, source.ad, head,
+                                   lambda: qviews.tally_text(len(chosen), qviews._counts(chosen)),
+                                   lambda body: qviews.cut(body, table_width(opts)))
     totals = "\n" + qviews.tally_text(len(chosen), qviews._counts(chosen)) + "\n"
     if view == "totals":
         return head + totals
