@@ -140,3 +140,19 @@ def test_condor_q_prints_the_jobs_of_a_log_with_the_file(cell, workdir, tmp_path
     assert out[2] == f"-- Userlog: {log}" or out[2].startswith(f"-- Userlog: {log} ")
     assert out[3:6] == ["C   P", f"  {cluster} 1", ""]
     assert out[6].startswith("1 jobs; ")
+
+
+def test_job_functions_print_as_htcondors():
+    ads = [ClassAd({"ClusterId": 1, "JobStatus": 2, "Cmd": "/bin/sleep", "Arguments": "30", "JobUniverse": 5,
+                    "TransferringOutput": True, "ImageSize": 2048}),
+           ClassAd({"ClusterId": 2, "JobStatus": 5, "Cmd": "/x/y", "JobDescription": "my job", "JobUniverse": 14,
+                    "MemoryUsage": 7, "QDate": -1})]
+    mask = printmask.parse("SELECT BARE\nJobStatus PRINTAS JOB_STATUS\nJobStatus PRINTAS JOB_STATUS_RAW\n"
+                           "JobUniverse PRINTAS JOB_UNIVERSE\nCmd PRINTAS JOB_DESCRIPTION\n"
+                           "Cmd PRINTAS JOB_COMMAND\nImageSize PRINTAS MEMORY_USAGE\nQDate PRINTAS QDATE\n",
+                           truncate=True)
+    # columns as wide as their headings (the expressions) at least, a number padded to
+    # its column by its format, a date before 1970 as HTCondor's ???
+    assert mask.table(ads)[1] == [
+        " >        Running   Vanilla     sleep 30 /bin/sleep 30       2.0      \n",
+        "H         Held      Unknown     (my job) /x/y                7.0     ???    \n"]

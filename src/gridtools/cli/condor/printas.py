@@ -24,11 +24,12 @@ _STATES = ("", "Owner", "Unclaimed", "Matched", "Claimed", "Preempting", "Shutdo
 _STATE_LETTERS = "~OUMCPSXFD"
 _ACTIVITIES = ("", "Idle", "Busy", "Retiring", "Vacating", "Suspended", "Benchmarking", "Killing")
 _ACTIVITY_LETTERS = "0ibrvsek"
-_JOB_STATUS = {1: "I", 2: "R", 3: "X", 4: "C", 5: "H", 6: ">", 7: "S"}
-_STATUS_RAW = ("Unk", "Idle", "Running", "Removed", "Completed", "Held", "Transferring Output", "Suspended")
-_UNIVERSES = {1: "Standard", 2: "Pipe", 3: "Linda", 4: "PVM", 5: "Vanilla", 6: "PVMd", 7: "Scheduler",
-              8: "MPI", 9: "Grid", 10: "Java", 11: "Parallel", 12: "Local", 13: "VM", 14: "Docker",
-              15: "Container"}
+#: JobStatus 1..10 as one letter (HTCondor's encode_status)
+_JOB_STATUS = " IRXCH>SFBP"
+_STATUS_RAW = {1: "Idle   ", 2: "Running", 3: "Removed", 4: "Complet", 5: "Held   ", 6: "XFerOut",
+               7: "Suspend", 8: "Failed ", 9: "Blocked", 10: "Preparing"}
+_UNIVERSES = ("", "Standard", "Pipe", "Linda", "PVM", "Vanilla", "PVMD", "Scheduler", "MPI", "Grid", "Java",
+              "Parallel", "Local", "VM")
 
 
 class Function:
@@ -223,16 +224,18 @@ def _job_id(_value, ad):
 
 
 def _job_status(value, ad):
+    """Its letter and a blank, ``<`` (``<q`` queued) while the input is transferred,
+    `` >`` (``q>``) while the output is."""
     if type(value) is not int:
         return False, value
-    letter = _JOB_STATUS.get(value, " ")
-    if value == 2 and type(_look(ad, "LastSuspensionTime")) is int and _look(ad, "LastSuspensionTime"):
-        letter = "S"
+    first = _JOB_STATUS[value] if 1 <= value < len(_JOB_STATUS) else " "
+    second = " "
+    queued = _look(ad, "TransferQueued") is True
     if _look(ad, "TransferringInput") is True:
-        letter = "<"
-    if _look(ad, "TransferringOutput") is True:
-        letter = ">"
-    return True, letter
+        first, second = "<", "q" if queued else " "
+    if _look(ad, "TransferringOutput") is True or value == 6:
+        first, second = "q" if queued else " ", ">"
+    return True, first + second
 
 
 def _memory_usage(_value, ad):
@@ -256,22 +259,31 @@ def _batch_name(_value, ad):
     return False, ""
 
 
+def _arguments(ad):
+    args = _look(ad, "Arguments")
+    args = args if isinstance(args, str) and args else _look(ad, "Args")
+    return args if isinstance(args, str) else ""
+
+
 def _job_command(_value, ad):
     cmd = _look(ad, "Cmd")
     if not isinstance(cmd, str):
         return False, ""
-    args = _look(ad, "Arguments")
-    args = args if isinstance(args, str) else _look(ad, "Args")
-    text = os.path.basename(cmd)
-    return True, text + (" " + args if isinstance(args, str) and args else "")
+    args = _arguments(ad)
+    return True, cmd + (" " + args if args else "")
 
 
-def _job_description(value, ad):
-    for name in ("JobDescription", "MATCH_EXP_JobDescription"):
+def _job_description(_value, ad):
+    """``(description)``, else the command's base name and its arguments."""
+    cmd = _look(ad, "Cmd")
+    if not isinstance(cmd, str):
+        return False, ""
+    for name in ("MATCH_EXP_JobDescription", "JobDescription"):
         text = _look(ad, name)
-        if isinstance(text, str):
-            return True, text
-    return _job_command(value, ad)
+        if isinstance(text, str) and text:
+            return True, f"({text})"
+    args = _arguments(ad)
+    return True, os.path.basename(cmd) + (" " + args if args else "")
 
 
 def _remote_host(_value, ad):
@@ -280,8 +292,12 @@ def _remote_host(_value, ad):
 
 
 def _status_raw(value):
+    return _STATUS_RAW.get(int(value), "Unk    ")
+
+
+def _universe(value):
     value = int(value)
-    return _STATUS_RAW[value] if 0 <= value < len(_STATUS_RAW) else "Unk"
+    return _UNIVERSES[value] if 0 < value < len(_UNIVERSES) else "Unknown"
 
 
 FUNCTIONS = {
@@ -299,7 +315,7 @@ FUNCTIONS = {
     "JOB_ID": Function("value", _job_id),
     "JOB_STATUS": Function("value", _job_status),
     "JOB_STATUS_RAW": Function("int", _status_raw, formats=True),
-    "JOB_UNIVERSE": Function("int", lambda v: _UNIVERSES.get(int(v), "Unknown"), formats=True),
+    "JOB_UNIVERSE": Function("int", _universe, formats=True),
     "LOAD_AVG": Function("float", lambda v: "%.3f" % float(v), formats=True),
     "MEMBER_COUNT": Function("value", _member_count, "%d"),
     "MEMORY_USAGE": Function("value", _memory_usage, "%.1f"),

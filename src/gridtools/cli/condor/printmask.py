@@ -281,7 +281,7 @@ def _keyword(mask, state, toks, i, number, truncate):
         state["name"] = _escapes(arg[2]) if arg[3] else arg[2]
         return i + 2
     if word == "PRINTF":
-        state["fmt"] = arg[2]
+        state["fmt"] = _escapes(arg[2])
         return i + 2
     if word in ("PRINTAS", "RENDERAS"):
         _printas(mask, state, word, arg[2])
