@@ -229,7 +229,7 @@ def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):
     assert shown("-wide:100") == shown("-wide:0") == shown()
     assert shown("-server", "-wide:20").split("\n")[0] == "Name         OpSys "
     assert shown("-total", "-wide:20") == shown("-total")
-    monkeypatch.setattr(status, "_fit", lambda text, width, cut: text)       # (without the cut)
+    monkeypatch.setattr(status, "_fit", lambda text, width: text)       # (without the cut)
     widened = [line[:11] + " " + line[11:] if line else line for line in plain[:6]]
     assert shown("-wide:40") == "\n".join(widened + plain[6:])
 

@@ -30,4 +30,37 @@
                   status file and dot file it writes
 - ``jobsubmit``   a submit description to a submit request (the path DAG nodes take)
 - ``adformat``    -long, -af, -format, -json and -constraint for ad listings
+
+Here: ``table_width`` and ``cut``, how condor_q and condor_status fit their tables to
+the display (kept in the package, which both load anyway, so that neither loads the
+other's tables for them).
 """
+
+
+def table_width(wide):
+    """The width a tool's tables are cut to, one less than the columns (None: not cut),
+    from its -wide option (``wide``: None without it, True for -wide, N for -wide:N):
+    -wide:N's N; without -wide, the terminal's when the output is one (as condor_q and
+    condor_status fit their tables)."""
+    if wide is True:
+        return None
+    if wide is not None and wide > 0:
+        return wide
+    import sys
+    if wide is None and not sys.stdout.isatty():
+        return None
+    import os
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
+    except OSError:
+        return 80
+
+
+def cut(table, width):
+    """The lines of ``table`` cut to ``width`` less one characters, as HTCondor fits its
+    tables to a terminal or to -wide:N (None: whole)."""
+    if width is None:
+        return table
+    keep = max(0, width - 1)
+    return "".join(line[:keep] + "\n" for line in table.split("\n")[:-1]) if table else table
+

@@ -18,7 +18,7 @@ import sys
 import time
 
 from gridtools.cli import status
-from gridtools.cli.condor import access, qlisting, qviews, queue as Q
+from gridtools.cli.condor import access, cut, qlisting, qviews, queue as Q
 from gridtools.errors import GridError, UsageError
 
 USAGE = """\
@@ -321,8 +321,9 @@ class WithUsage(UsageError):
 
 
 def table_width(opts):
-    """The width the tables are cut to (``qviews.table_width`` of -wide)."""
-    return qviews.table_width(opts.wide)
+    """The width the tables are cut to (the package's ``table_width`` of -wide)."""
+    from gridtools.cli import condor
+    return condor.table_width(opts.wide)
 
 
 def _number(text):
@@ -519,13 +520,13 @@ def render(opts, snap, chosen, everyone, user, now, source):
         from gridtools.cli.condor import printformat
         return printformat.q_table(opts.print_format, chosen, source.ad, head,
                                    lambda: printformat.q_totals(chosen, everyone, user),
-                                   lambda body: qviews.cut(body, table_width(opts)))
+                                   lambda body: cut(body, table_width(opts)))
     if view == "analyze":
         from gridtools.cli.condor import analyze
         return head + analyze.report(snap, chosen, everyone, source, opts.better, now)
     body, totals = _table(opts, snap, chosen, user, now, source)
     if view != "hold":                      # (hold reasons are never cut)
-        body = qviews.cut(body, table_width(opts))
+        body = cut(body, table_width(opts))
     if not totals:
         return head + body
     mine = [p for p in everyone if p.owner == user]

@@ -19,7 +19,7 @@ shows times as the daemon does (``spool.listing.zone``); other selections
 all it would write.
 """
 
-from gridtools.cli.condor import qviews, queue as Q
+from gridtools.cli.condor import cut, qviews, queue as Q
 from gridtools.spool import listing as L
 from gridtools.spool.status import TABLE
 
@@ -377,7 +377,7 @@ def _block_order(block):
 
 def view(opts, listing, user, now, schedd, width=None):
     """condor_q's text for the batch view or -totals of the listing (its lines cut to
-    ``width``: ``qviews.cut``): the published table when the listing comes with it
+    ``width``: the package's ``cut``): the published table when the listing comes with it
     (``wanted_tables``)."""
     everyone = groups(listing)
     sel = opts.selection
@@ -395,9 +395,9 @@ def view(opts, listing, user, now, schedd, width=None):
     if opts.view == "totals":
         return head + totals
     if opts.view == "nobatch":
-        return head + qviews.cut(nobatch_table(listing, shown, user, now), width) + "\n" + totals + "\n"
+        return head + cut(nobatch_table(listing, shown, user, now), width) + "\n" + totals + "\n"
     zero, fold = opts.zero, opts.fold_dags
     table = _ready_table(listing, sel, user) if zero == "_" and not fold else None   # (made without)
     if table is None:
         table = qviews.batch_table(batch_rows(chosen, fold), zero)
-    return head + qviews.cut(table, width) + "\n" + totals + "\n"
+    return head + cut(table, width) + "\n" + totals + "\n"

@@ -15,7 +15,7 @@ that cannot be opened: ``Can't open user log: FILE``, exit 1.
 
 import time
 
-from gridtools.cli.condor import logads, qviews, queue as Q
+from gridtools.cli.condor import cut, logads, qviews, queue as Q
 from gridtools.errors import GridError, lines
 
 
@@ -104,7 +104,7 @@ def run(opts, select, attributes):
         from gridtools.cli.condor import printformat
         return printformat.q_table(opts.print_format, chosen, source.ad, head,
                                    lambda: qviews.tally_text(len(chosen), qviews._counts(chosen)),
-                                   lambda body: qviews.cut(body, table_width(opts)))
+                                   lambda body: cut(body, table_width(opts)))
     totals = "\n" + qviews.tally_text(len(chosen), qviews._counts(chosen)) + "\n"
     if view == "totals":
         return head + totals
@@ -112,23 +112,23 @@ def run(opts, select, attributes):
     if view == "run":
         for proc in chosen:
             proc.host = host_shown(proc.host)
-        return head + qviews.cut(qviews.running(chosen, user, now, clock), width)
+        return head + cut(qviews.running(chosen, user, now, clock), width)
     if view == "idle":
-        return head + qviews.cut(qviews.idle(chosen, source.ad), width)
+        return head + cut(qviews.idle(chosen, source.ad), width)
     if view == "grid":
-        return head + qviews.cut(qviews.grid(chosen, source.ad, opts.ec2), width)
+        return head + cut(qviews.grid(chosen, source.ad, opts.ec2), width)
     if view == "hold" and opts.grouped:
         return head + qviews.hold_codes(chosen)
     if view == "hold":
         body = qviews.held(chosen)
     elif view == "io":
-        body = qviews.cut(qviews.io(chosen, source.ad), width)
+        body = cut(qviews.io(chosen, source.ad), width)
     elif view == "nobatch" and opts.dag:
         chosen_dag, names = dag_order(chosen, source)
-        body = qviews.cut(qviews.nobatch(chosen_dag, user, now, names, clock), width)
+        body = cut(qviews.nobatch(chosen_dag, user, now, names, clock), width)
     elif view == "nobatch":
-        body = qviews.cut(qviews.nobatch(chosen, user, now, clock=clock), width)
+        body = cut(qviews.nobatch(chosen, user, now, clock=clock), width)
     else:               # the log says not how many procs a cluster was submitted with
         table = qviews.batch_view(chosen, {p.cluster: 0 for p in chosen}, opts.zero, opts.fold_dags)
-        body = qviews.cut(table, width)
+        body = cut(table, width)
     return head + body + totals

@@ -51,34 +51,6 @@ def format_time(seconds):
     return f"{days:3d}+{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}"
 
 
-def table_width(wide):
-    """The width a tool's tables are cut to, one less than the columns (None: not cut),
-    from its -wide option (``wide``: None without it, True for -wide, N for -wide:N):
-    -wide:N's N; without -wide, the terminal's when the output is one (as condor_q and
-    condor_status fit their tables)."""
-    if wide is True:
-        return None
-    if wide is not None and wide > 0:
-        return wide
-    import sys
-    if wide is None and not sys.stdout.isatty():
-        return None
-    import os
-    try:
-        return os.get_terminal_size(sys.stdout.fileno()).columns or 80
-    except OSError:
-        return 80
-
-
-def cut(table, width):
-    """The lines of ``table`` cut to ``width`` less one characters, as HTCondor fits its
-    tables to a terminal or to -wide:N (None: whole)."""
-    if width is None:
-        return table
-    keep = max(0, width - 1)
-    return "".join(line[:keep] + "\n" for line in table.split("\n")[:-1]) if table else table
-
-
 def title(schedd, now):
     stamp = time.strftime("%m/%d/%y %H:%M:%S", time.localtime(now))
     return f"\n\n-- Schedd: {schedd} : <127.0.0.1:9618?... @ {stamp}\n"

@@ -299,8 +299,8 @@ def render(opts, snap, now):
         return adformat.json_form(ads)
     if opts.xml:
         return adformat.xml_form(ads)
-    from gridtools.cli.condor import qviews
-    width = qviews.table_width(opts.wide)
+    from gridtools.cli.condor import table_width
+    width = table_width(opts.wide)
     if opts.print_format is not None:
         return _custom(opts, ads, now, width)
     if opts.formatter:
@@ -308,7 +308,7 @@ def render(opts, snap, now):
     if not ads:
         return ""
     text = _mode_table(opts, ads, now, opts.total, width)
-    return text if opts.total else _fit(text, width, qviews.cut)
+    return text if opts.total else _fit(text, width)
 
 
 def _mode_table(opts, ads, now, totals_only, width):
@@ -336,16 +336,17 @@ def _mode_table(opts, ads, now, totals_only, width):
 def _custom(opts, ads, now, width):
     """The text of -print-format: its table cut to the display (as HTCondor sets the
     mask's overall width), then with SUMMARY STANDARD the summary of the query mode."""
-    from gridtools.cli.condor import printformat, qviews
+    from gridtools.cli.condor import cut, printformat
     table, summary = printformat.status_table(opts.print_format, ads, opts.total,
                                               lambda: _mode_table(opts, ads, now, True, width))
-    return qviews.cut(table, width) + summary
+    return cut(table, width) + summary
 
 
-def _fit(text, width, cut):
+def _fit(text, width):
     """The table of ``text`` (its heading, the blank line after it, its rows and the
-    blank line after them) cut to ``width`` (``qviews.cut``), as HTCondor's print mask
+    blank line after them) cut to ``width`` (the package's ``cut``), as HTCondor's print mask
     cuts its lines to the display's width; the summary after it is not cut."""
+    from gridtools.cli.condor import cut
     if width is None:
         return text
     lines = text.split("\n")
