@@ -324,7 +324,7 @@ def test_a_lone_dash_ends_the_af_attributes():
 # ---------------------------------------------------------------- HTCondor's options the cell has no use for
 
 @pytest.mark.parametrize("arg, name", [
-    ("-jobads", "jobads"), ("-autoc", "autocluster"), ("-group-by", "group-by"),
+    ("-autoc", "autocluster"), ("-group-by", "group-by"),
     ("-factory", "factory"), ("-jobset", "jobset"), ("-unmatchable", "unmatchable"),
     ("-reverse-analyze", "reverse-analyze"), ("-machine", "machine"), ("-mconstraint", "mconstraint"),
     ("-slotads", "slotads"), ("-userprios", "userprios"), ("-schedd-constraint", "schedd-constraint"),

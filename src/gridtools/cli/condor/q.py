@@ -11,7 +11,8 @@ printing in ``formatting``; the analysis in ``analyze``. A caller the READ
 level at the SCHEDD does not allow is refused before anything is read
 (``check_read``); without a READ restriction in the configuration that costs
 one read of its global file (``access.open_to_all``). ``-userlog FILE`` shows
-the jobs of a job event log instead, in the same views (``qlog``).
+the jobs of a job event log instead, in the same views (``qlog``), and
+``-jobads FILE`` those of a file of job ads (``qjobads``).
 """
 
 import sys
@@ -27,6 +28,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
     [general-opts] are
 \t-allusers\t\t Consider jobs from all users
 \t-name <name>\t\t Name of schedd
+\t-jobads[:<form>] <file>\t Read queue from a file of job ClassAds
 \t-userlog <file>\t\t Read queue from a user log file
     [restriction-list] each restriction may be one of
 \t<cluster>\t\t Get information about specific cluster
@@ -93,6 +95,7 @@ class Options:
         self.version = False
         self.schedd = None
         self.userlog = None          # -userlog: the jobs of a job event log (qlog)
+        self.jobads = None           # -jobads: the jobs of a file of job ads (qjobads)
 
 
 def _is(arg, word, least=1):
@@ -131,7 +134,7 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
 
 #: HTCondor's options the cell has no use for (another pool's files, autoclusters,
 #: factories, job sets, analysis of slots), with the letters each needs
-_UNSUPPORTED = (("jobads", 1), ("slotads", 2), ("autocluster", 2), ("group-by", 2),
+_UNSUPPORTED = (("slotads", 2), ("autocluster", 2), ("group-by", 2),
                 ("factory", 4), ("jobset", 5), ("unmatchable", 5), ("reverse-analyze", 3),
                 ("machine", 2), ("mconstraint", 2), ("slotconstraint", 5), ("userprios", 5),
                 ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
@@ -246,6 +249,12 @@ def _option(opts, arg, args):
         opts.selection.users.append(_take(args, arg))
     elif _is(arg, "userlog", 1):
         opts.userlog = _take(args, arg)
+    elif _is(arg, "jobads", 1):
+        if not args:
+            raise UsageError("Error: -jobads requires a filename", 1)
+        from gridtools.cli.condor.qjobads import form_of
+        form_of("jobads", arg.partition(":")[2])
+        opts.jobads = args.pop(0)
     elif _is(arg, "name", 1):
         opts.schedd = _take(args, arg)
     elif _is(arg, "pool", 1):
@@ -402,6 +411,9 @@ def _refuse_aaf(view):
 
 def run(opts):
     settle_view(opts)
+    if opts.jobads is not None:            # (no schedd is asked: the caller reads the file)
+        from gridtools.cli.condor import qjobads
+        return qjobads.run(opts, select, _attributes)
     if opts.userlog is not None:           # (no schedd is asked: the caller reads the log)
         from gridtools.cli.condor import qlog
         return qlog.run(opts, select, _attributes)
