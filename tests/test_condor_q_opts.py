@@ -325,9 +325,7 @@ def test_a_lone_dash_ends_the_af_attributes():
 
 @pytest.mark.parametrize("arg, name", [
     ("-autoc", "autocluster"), ("-group-by", "group-by"),
-    ("-factory", "factory"), ("-jobset", "jobset"), ("-unmatchable", "unmatchable"),
-    ("-reverse-analyze", "reverse-analyze"), ("-machine", "machine"), ("-mconstraint", "mconstraint"),
-    ("-slotads", "slotads"), ("-userprios", "userprios"), ("-schedd-constraint", "schedd-constraint"),
+    ("-factory", "factory"), ("-jobset", "jobset"), ("-schedd-constraint", "schedd-constraint"),
     ("-dry-run", "dry-run"), ("-profile", "profile"),
 ])
 def test_htcondor_options_without_a_use_here_are_refused_by_name(capsys, arg, name):

@@ -65,6 +65,9 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
     [analyze-opts] are
 \t-analyze[:<qual>]\t Perform matchmaking analysis on jobs
 \t-better-analyze[:<qual>]\t Perform more detailed match analysis
+\t-userprios <file>\t Read user priorities for analysis from <file>
+\t\t\t\t <file> can be the output of condor_userprio -l
+\t-nouserprios\t\t Don't consider user priority during analysis (default)
 """
 
 
@@ -96,6 +99,12 @@ class Options:
         self.schedd = None
         self.userlog = None          # -userlog: the jobs of a job event log (qlog)
         self.jobads = None           # -jobads: the jobs of a file of job ads (qjobads)
+        self.userprios = None        # -userprios: a file of user priorities for the analysis
+        self.machine = None          # -machine: the slot or machine name the analysis looks at
+        self.mconstraint = None      # -mconstraint: the slots the analysis looks at
+        self.slotads = None          # -slotads: a file of slot ads for the analysis
+        self.reverse = False         # -reverse-analyze, -analyze:reverse: the slots' side
+        self.unmatchable = False     # -unmatchable: only the jobs no slot matches
 
 
 def _is(arg, word, least=1):
@@ -134,9 +143,8 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
 
 #: HTCondor's options the cell has no use for (another pool's files, autoclusters,
 #: factories, job sets, analysis of slots), with the letters each needs
-_UNSUPPORTED = (("slotads", 2), ("autocluster", 2), ("group-by", 2),
-                ("factory", 4), ("jobset", 5), ("unmatchable", 5), ("reverse-analyze", 3),
-                ("machine", 2), ("mconstraint", 2), ("slotconstraint", 5), ("userprios", 5),
+_UNSUPPORTED = (("autocluster", 2), ("group-by", 2),
+                ("factory", 4), ("jobset", 5),
                 ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
 
 #: the views that select procs by state, which exclude each other
@@ -216,8 +224,30 @@ def _option(opts, arg, args):
         if opts.dag or opts.batch:
             raise WithUsage("-stream-results and -dag or -batch are incompatible", 1)
         opts.stream = True
-    elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
-        opts.view, opts.better = "analyze", arg[1:].startswith("b")
+    elif (_is(arg, "analyze", 2) or _is(arg, "analyse", 2) or _is(arg, "better-analyze", 2)
+          or _is(arg, "better-analyse", 2)):
+        opts.view, opts.better = "analyze", opts.better or arg[1:].startswith("b")
+        for word in arg.partition(":")[2].replace(":", ",").split(","):
+            if word and "reverse".startswith(word):
+                opts.reverse = True
+    elif _is(arg, "reverse-analyze", 3):
+        opts.view, opts.reverse = "analyze", True
+    elif _is(arg, "unmatchable", 5):
+        opts.unmatchable = True
+    elif _is(arg, "slotconstraint", 5) or _is(arg, "mconstraint", 2):
+        if not args:
+            raise UsageError(f"Error: {arg} requires another parameter", 1)
+        opts.mconstraint = args.pop(0)
+    elif _is(arg, "machine", 2):
+        if not args:
+            raise UsageError(f"Error: {arg} requires another parameter", 1)
+        opts.machine = args.pop(0)
+    elif _is(arg, "slotads", 2):
+        if not args:
+            raise UsageError("Error: -slotads requires a filename", 1)
+        from gridtools.cli.condor.qjobads import form_of
+        form_of("slotads", arg.partition(":")[2])
+        opts.slotads = args.pop(0)
     elif _is(arg, "hold-codes", 6) or _is(arg, "holdcodes", 5):
         if opts.states - {"hold"}:
             raise WithUsage("-hold-codes incompatible with -idle or -run", 1)
@@ -249,6 +279,12 @@ def _option(opts, arg, args):
         opts.selection.users.append(_take(args, arg))
     elif _is(arg, "userlog", 1):
         opts.userlog = _take(args, arg)
+    elif _is(arg, "userprios", 5):
+        if not args:
+            raise UsageError("Error: -userprios requires a filename argument", 1)
+        opts.userprios = args.pop(0)
+    elif _is(arg, "nouserprios", 3):
+        opts.userprios = None
     elif _is(arg, "jobads", 1):
         if not args:
             raise UsageError("Error: -jobads requires a filename", 1)
@@ -273,8 +309,7 @@ def _option(opts, arg, args):
         raise UsageError(f"Error: -{name} is not supported by this condor_q", 1)
     elif _is(arg, "version", 1) and not _is(arg, "verbose", 4):
         opts.version = True
-    elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
-                                              ("expert", 2), ("verbose", 4))):
+    elif not any(_is(arg, w, n) for w, n in (("global", 1), ("expert", 2), ("verbose", 4))):
         raise WithUsage(f"Error: unrecognized argument {arg}", 1)
 
 
@@ -390,6 +425,11 @@ def settle_view(opts):
     """The view of a command line that chose neither -batch nor -nobatch (nor another
     table): the batch view, or the per-proc one when the configuration says -batch is
     not the default. -batch with -af or -format is refused, as HTCondor refuses it."""
+    if opts.unmatchable and opts.view != "analyze":
+        if opts.batch is not None:          # (-nobatch too, as in HTCondor)
+            raise UsageError("Error: -batch conflicts with -unmatchable", 1)
+        if opts.view == "batch":
+            opts.view = "nobatch"           # (-unmatchable lists jobs, not batches)
     if opts.batch and opts.view in ("af", "format"):
         raise UsageError("Error: -batch conflicts with -format and -af", 1)
     if opts.view == "batch" and opts.batch is None and not batch_is_default():
@@ -467,7 +507,7 @@ def _from_listing(opts):
     calling users."""
     sel = opts.selection
     per_proc = opts.view == "nobatch" and not (opts.dag or opts.cputime or opts.current_run)
-    return ((opts.view in ("batch", "totals") or per_proc) and not opts.limit
+    return ((opts.view in ("batch", "totals") or per_proc) and not (opts.limit or opts.unmatchable)
             and not (sel.constraints or sel.clusters or sel.ids))
 
 
@@ -492,6 +532,9 @@ def select(opts, everyone, user, source):
     if sel.constraints:
         exprs = Q.compile_constraints(sel.constraints)
         chosen = [p for p in chosen if Q.matches_all(source.ad(p), exprs)]
+    if opts.unmatchable and opts.view != "analyze":
+        from gridtools.cli.condor import analyze
+        chosen = analyze.unmatchable(chosen, everyone, source, opts)
     return chosen
 
 
@@ -517,7 +560,7 @@ def render(opts, snap, chosen, everyone, user, now, source):
     head = qviews.title(_schedd(), now)
     if view == "analyze":
         from gridtools.cli.condor import analyze
-        return head + analyze.report(snap, chosen, everyone, source, opts.better, now)
+        return head + analyze.report(snap, chosen, everyone, source, opts, now)
     body, totals = _table(opts, snap, chosen, user, now, source)
     if view != "hold":                      # (hold reasons are never cut)
         body = qviews.cut(body, table_width(opts))

@@ -100,7 +100,7 @@ def show(opts, select, attributes, everyone, source, label, user, now, submitted
         from gridtools.cli import status
         from gridtools.cli.condor import analyze
         snap = status.load()
-        return f"\n\n-- {label}\n" + analyze.report(snap, chosen, Q.procs(snap), source, opts.better, now)
+        return f"\n\n-- {label}\n" + analyze.report(snap, chosen, Q.procs(snap), source, opts, now)
     head = f"\n\n-- {label} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n"
     totals = "\n" + qviews.tally_text(len(chosen), qviews._counts(chosen)) + "\n"
     if view == "totals":
