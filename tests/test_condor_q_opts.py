@@ -324,7 +324,6 @@ def test_a_lone_dash_ends_the_af_attributes():
 # ---------------------------------------------------------------- HTCondor's options the cell has no use for
 
 @pytest.mark.parametrize("arg, name", [
-    ("-autoc", "autocluster"), ("-group-by", "group-by"),
     ("-factory", "factory"), ("-jobset", "jobset"), ("-schedd-constraint", "schedd-constraint"),
     ("-dry-run", "dry-run"), ("-profile", "profile"),
 ])

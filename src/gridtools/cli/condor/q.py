@@ -34,7 +34,9 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t<cluster>\t\t Get information about specific cluster
 \t<cluster>.<proc>\t Get information about specific job
 \t<owner>\t\t\t Information about jobs owned by <owner>
+\t-autocluster\t\t Get information about the SCHEDD's autoclusters
 \t-constraint <expr>\t Get information about jobs that match <expr>
+\t-unmatchable\t\t Get information about jobs that do not match any machines
     [output-opts] are
 \t-limit <num>\t\t Limit the number of results to <num>
 \t-cputime\t\t Display CPU_TIME instead of RUN_TIME
@@ -105,6 +107,7 @@ class Options:
         self.slotads = None          # -slotads: a file of slot ads for the analysis
         self.reverse = False         # -reverse-analyze, -analyze:reverse: the slots' side
         self.unmatchable = False     # -unmatchable: only the jobs no slot matches
+        self.autocluster = None      # -autocluster ("default") or -group-by ("group-by"): qautocluster
 
 
 def _is(arg, word, least=1):
@@ -143,8 +146,7 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
 
 #: HTCondor's options the cell has no use for (another pool's files, autoclusters,
 #: factories, job sets, analysis of slots), with the letters each needs
-_UNSUPPORTED = (("autocluster", 2), ("group-by", 2),
-                ("factory", 4), ("jobset", 5),
+_UNSUPPORTED = (("factory", 4), ("jobset", 5),
                 ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
 
 #: the views that select procs by state, which exclude each other
@@ -234,6 +236,10 @@ def _option(opts, arg, args):
         opts.view, opts.reverse = "analyze", True
     elif _is(arg, "unmatchable", 5):
         opts.unmatchable = True
+    elif _is(arg, "autocluster", 2):
+        opts.autocluster = "default"
+    elif _is(arg, "group-by", 2) and not _is(arg, "grid", 2):     # (-gr is -grid)
+        opts.autocluster = "group-by"
     elif _is(arg, "slotconstraint", 5) or _is(arg, "mconstraint", 2):
         if not args:
             raise UsageError(f"Error: {arg} requires another parameter", 1)
@@ -428,10 +434,18 @@ def settle_view(opts):
     if opts.unmatchable and opts.view != "analyze":
         if opts.batch is not None:          # (-nobatch too, as in HTCondor)
             raise UsageError("Error: -batch conflicts with -unmatchable", 1)
+        if opts.autocluster:
+            raise UsageError("Error: -autocluster conflicts with -unmatchable", 1)
         if opts.view == "batch":
             opts.view = "nobatch"           # (-unmatchable lists jobs, not batches)
     if opts.batch and opts.view in ("af", "format"):
         raise UsageError("Error: -batch conflicts with -format and -af", 1)
+    if opts.autocluster and opts.batch and opts.view not in ("long", "json", "xml"):
+        name = "-group-by" if opts.autocluster == "group-by" else "-autocluster"
+        raise UsageError(f"Error: -batch conflicts with {name}", 1)
+    if opts.autocluster and (opts.jobads is not None or opts.userlog is not None):
+        raise UsageError("Error: -autocluster and -group-by aggregate the queue, "
+                         "not the jobs of -jobads or -userlog", 1)
     if opts.view == "batch" and opts.batch is None and not batch_is_default():
         opts.view = "nobatch"
     if opts.aaf:
@@ -462,6 +476,9 @@ def run(opts):
         if not known_schedd(opts.schedd):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
     check_read()
+    if opts.autocluster:
+        from gridtools.cli.condor import qautocluster
+        return qautocluster.run(opts, _attributes, lambda now: qviews.title(_schedd(), now))
     if _from_listing(opts):
         user = Q.me()
         listing = status.load_listing(tables=qlisting.wanted_tables(opts, user))
