@@ -90,6 +90,7 @@ class Options:
         self.batch = None            # -batch (True), -nobatch (False), or neither
         self.zero = "_"              # what the batch view shows for a count of 0 (-batch:MARK)
         self.fold_dags = False       # -batch:N with N's bit 2: the DAGs of a batch name in one row
+        self.unreduced = False       # -batch:0: the batch view's columns, a row per job (qbatchraw)
         self.aaf = False             # -aaf given (refused: see settle_view)
         self.better = False
         self.limit = 0
@@ -131,6 +132,7 @@ def _batch_marks(opts, text):
             opts.zero = _ZERO_MARKS[word[0]]
         elif word[:1].isdigit():
             opts.fold_dags = bool(c_atoi(word) & 2)
+            opts.unreduced = c_atoi(word) == 0
 
 
 def _take(args, arg):
@@ -167,6 +169,7 @@ def parse_args(argv):
 
 def _option(opts, arg, args):
     if _is(arg, "batch", 2) or _is(arg, "progress", 3):
+        opts.unreduced = False
         _batch_marks(opts, arg.partition(":")[2])
         arg = "-batch"
     for word, least, view in _VIEWS:
@@ -438,9 +441,10 @@ def settle_view(opts):
             raise UsageError("Error: -autocluster conflicts with -unmatchable", 1)
         if opts.view == "batch":
             opts.view = "nobatch"           # (-unmatchable lists jobs, not batches)
-    if opts.batch and opts.view in ("af", "format"):
+    reducing = opts.batch and not opts.unreduced        # (-batch:0 is batch mode 0: no batches)
+    if reducing and opts.view in ("af", "format"):
         raise UsageError("Error: -batch conflicts with -format and -af", 1)
-    if opts.autocluster and opts.batch and opts.view not in ("long", "json", "xml"):
+    if opts.autocluster and reducing and opts.view not in ("long", "json", "xml"):
         name = "-group-by" if opts.autocluster == "group-by" else "-autocluster"
         raise UsageError(f"Error: -batch conflicts with {name}", 1)
     if opts.autocluster and (opts.jobads is not None or opts.userlog is not None):
@@ -524,7 +528,8 @@ def _from_listing(opts):
     calling users."""
     sel = opts.selection
     per_proc = opts.view == "nobatch" and not (opts.dag or opts.cputime or opts.current_run)
-    return ((opts.view in ("batch", "totals") or per_proc) and not (opts.limit or opts.unmatchable)
+    batch = opts.view == "batch" and not opts.unreduced
+    return ((batch or opts.view == "totals" or per_proc) and not (opts.limit or opts.unmatchable)
             and not (sel.constraints or sel.clusters or sel.ids))
 
 
@@ -631,6 +636,9 @@ def _table(opts, snap, chosen, user, now, source):
             chosen, names = dag_order(chosen, source)
             return qviews.nobatch(chosen, user, now, names, clock), True
         return qviews.nobatch(chosen, user, now, clock=clock), True
+    if opts.unreduced:
+        from gridtools.cli.condor import qbatchraw
+        return qbatchraw.rows(chosen, source.ad), True
     totals = {jid: _submitted(info) for jid, info in (snap.get("jobs") or {}).items()}
     return qviews.batch_view(chosen, totals, opts.zero, opts.fold_dags), True
 

@@ -125,6 +125,9 @@ def show(opts, select, attributes, everyone, source, label, user, now, submitted
         body = qviews.cut(qviews.nobatch(chosen_dag, user, now, names, clock), width)
     elif view == "nobatch":
         body = qviews.cut(qviews.nobatch(chosen, user, now, clock=clock), width)
+    elif opts.unreduced:            # (-batch:0)
+        from gridtools.cli.condor import qbatchraw
+        body = qviews.cut(qbatchraw.rows(chosen, source.ad), width)
     else:               # the log says not how many procs a cluster was submitted with
         table = qviews.batch_view(chosen, submitted or {p.cluster: 0 for p in chosen},
                                   opts.zero, opts.fold_dags)
