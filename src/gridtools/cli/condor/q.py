@@ -67,9 +67,14 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
     [analyze-opts] are
 \t-analyze[:<qual>]\t Perform matchmaking analysis on jobs
 \t-better-analyze[:<qual>]\t Perform more detailed match analysis
+\t-machine <name>\t\t Machine name or slot name for analysis
+\t-mconstraint <expr>\t Machine constraint for analysis
+\t-slotads[:<form>] <file> Read Machine ClassAds for analysis from <file>
+\t\t\t\t <file> can be the output of condor_status -long
 \t-userprios <file>\t Read user priorities for analysis from <file>
 \t\t\t\t <file> can be the output of condor_userprio -l
 \t-nouserprios\t\t Don't consider user priority during analysis (default)
+\t-reverse-analyze\t Analyze Machine requirements against jobs
 """
 
 
@@ -146,8 +151,8 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
           ("json", 2, "json"), ("xml", 2, "xml"))
 
 
-#: HTCondor's options the cell has no use for (another pool's files, autoclusters,
-#: factories, job sets, analysis of slots), with the letters each needs
+#: HTCondor's options the cell has no use for (factories, job sets, other schedds,
+#: dry runs, profiling), with the letters each needs
 _UNSUPPORTED = (("factory", 4), ("jobset", 5),
                 ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
 
