@@ -1,6 +1,8 @@
 """condor_q's analysis options as HTCondor's: -machine, -mconstraint, -slotads,
 -userprios, -reverse-analyze and -unmatchable (over files of ads, and the cell's slots)."""
 
+import os
+
 import pytest
 
 from gridtools.cli.condor import q
@@ -178,3 +180,11 @@ def test_unmatchable_and_machine_in_a_live_cell(cell, workdir):
     assert "Run analysis summary.  Of 1 machines," in analysis
     table = cell.run("condor_q", "-reverse-analyze", "-analyze:reverse", f"{bad}.0").stdout.split("\n")
     assert table[3] == f"{bad}.0: Analyzing matches for 1 job"
+    # the slots as condor_status -json (or -l) writes them
+    for form in ("-json", "-l"):
+        dump = cell.run("condor_status", form).stdout
+        path = os.path.join(workdir, "slots" + form)
+        with open(path, "w") as fh:
+            fh.write(dump)
+        shown = cell.run("condor_q", "-better-analyze", f"{good}.0", "-slotads", path).stdout
+        assert f"Run analysis summary.  Of {len(names)} machines," in shown

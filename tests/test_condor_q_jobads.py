@@ -119,18 +119,39 @@ def test_the_analysis_names_the_schedd_of_the_file(capsys, ads):
 @pytest.mark.parametrize("argv, line", [
     (["-jobads"], "Error: -jobads requires a filename"),
     (["-jobads", "/nonexistent/ads"], "Can't open file of ClassAds: /nonexistent/ads"),
-    (["-jobads:json", "x"], "Error: -jobads:json is not supported by this condor_q: only ads in long form are read"),
 ])
 def test_refusals(capsys, argv, line):
     assert _main(capsys, *argv) == (1, "", line + "\n")
 
 
-def test_the_queue_written_by_condor_q_long_reads_back_the_same(cell, workdir):
+NEW_FORM = """{
+[ ClusterId = 5; ProcId = 0; Owner = "x"; JobStatus = 1; QDate = 0; Note = "a]b" ],
+[ ClusterId = 6; ProcId = 0; Owner = "y"; JobStatus = 2; QDate = 0; Req = TARGET.Memory > 10 ]
+}
+"""
+
+
+@pytest.mark.parametrize("form", ["", ":new", ":auto", ":bogus"])
+def test_the_new_classad_form_is_read(capsys, tmp_path, form):
+    path = tmp_path / "new.ads"
+    path.write_text(NEW_FORM)
+    assert _main(capsys, f"-jobads{form}", str(path), "-af", "ClusterId", "Owner", "Note") == \
+        (0, "5 x a]b\n6 y undefined\n", "")
+    assert _main(capsys, f"-jobads{form}", str(path), "6", "-af:r", "Req") == (0, "TARGET.Memory > 10\n", "")
+
+
+def test_a_form_the_file_is_not_in_reads_no_ads(capsys, ads):
+    assert _main(capsys, "-jobads:json", ads, "-af", "Owner") == (0, "", "")
+
+
+@pytest.mark.parametrize("form", ["-l", "-json", "-xml", "-long:json"])
+def test_the_queue_written_by_condor_q_reads_back_the_same(cell, workdir, form):
     from condortools import submit, wait_status
     cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nqueue 2\n", cwd=workdir)
     wait_status(cell, f"{cluster}.0", 2)
-    dump = cell.run("condor_q", "-l")
+    dump = cell.run("condor_q", form)
     assert dump.returncode == 0, dump.stderr
+    whole = cell.run("condor_q", "-l", f"{cluster}.1").stdout
     path = os.path.join(workdir, "queue.ads")
     with open(path, "w") as fh:
         fh.write(dump.stdout)
@@ -138,3 +159,5 @@ def test_the_queue_written_by_condor_q_long_reads_back_the_same(cell, workdir):
     shown = cell.run("condor_q", "-jobads", path, "-af", "ClusterId", "ProcId", "Cmd")
     assert (shown.returncode, shown.stderr) == (0, "")
     assert shown.stdout == f"{cluster} 0 /bin/sleep\n{cluster} 1 /bin/sleep\n"
+    again = cell.run("condor_q", "-jobads", path, "-l", f"{cluster}.1").stdout
+    assert sorted(again.splitlines()) == sorted(whole.splitlines())

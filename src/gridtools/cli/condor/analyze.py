@@ -117,7 +117,7 @@ def slots(snap, everyone, now, opts):
     -machine names and the slots -mconstraint matches."""
     if opts.slotads:
         from gridtools.cli.condor.qjobads import read_ads
-        machines = read_ads(opts.slotads)
+        machines = read_ads(opts.slotads, form=opts.slotads_form)
     elif snap.get("slots"):
         from gridtools.cli.condor import adformat
         machines = [adformat.full(adformat.from_plain(item)) for item in snap["slots"]]

@@ -107,6 +107,8 @@ class Options:
         self.schedd = None
         self.userlog = None          # -userlog: the jobs of a job event log (qlog)
         self.jobads = None           # -jobads: the jobs of a file of job ads (qjobads)
+        self.jobads_form = "auto"    # -jobads:FORM, -slotads:FORM: the form of the file
+        self.slotads_form = "auto"
         self.userprios = None        # -userprios: a file of user priorities for the analysis
         self.machine = None          # -machine: the slot or machine name the analysis looks at
         self.mconstraint = None      # -mconstraint: the slots the analysis looks at
@@ -260,7 +262,7 @@ def _option(opts, arg, args):
         if not args:
             raise UsageError("Error: -slotads requires a filename", 1)
         from gridtools.cli.condor.qjobads import form_of
-        form_of("slotads", arg.partition(":")[2])
+        opts.slotads_form = form_of(arg.partition(":")[2])
         opts.slotads = args.pop(0)
     elif _is(arg, "hold-codes", 6) or _is(arg, "holdcodes", 5):
         if opts.states - {"hold"}:
@@ -303,7 +305,7 @@ def _option(opts, arg, args):
         if not args:
             raise UsageError("Error: -jobads requires a filename", 1)
         from gridtools.cli.condor.qjobads import form_of
-        form_of("jobads", arg.partition(":")[2])
+        opts.jobads_form = form_of(arg.partition(":")[2])
         opts.jobads = args.pop(0)
     elif _is(arg, "name", 1):
         opts.schedd = _take(args, arg)
