@@ -258,7 +258,7 @@ def test_removing_the_dag_removes_its_node_jobs_and_leaves_a_rescue_dag(cell, wo
     rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
     assert "# Nodes that failed: 0\n#   <ENDLIST>" in rescue and "DONE" not in rescue.split("<ENDLIST>")[1]
     out = open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
-    assert "Node A: its job was removed" in out
+    assert "Node A: its job was removed" in out and "EXITING WITH STATUS 2" in out     # EXIT_ABORT
     assert out.index("Writing Rescue DAG file") < out.index("Removing submitted jobs...") \
         < out.index("Node A: its job was removed")
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
@@ -468,6 +468,22 @@ def test_the_final_node_runs_after_abort_dag_on_and_its_success_is_the_dags(cell
     assert "EXITING WITH STATUS 0" in dagman_out(workdir)
     rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
     assert "#   A,<ENDLIST>" in rescue and "DONE Z" not in rescue           # Z runs again with it
+    dag_ended(cell, dag)
+
+
+def test_a_final_node_failing_after_abort_dag_on_exits_1_as_htcondors_dagman(cell, workdir):
+    """HTCondor's DAGMan shuts down again when the FINAL node fails (EXIT_ERROR), not
+    with the ABORT-DAG-ON value; its rescue DAG, written at the abort, is written over."""
+    node(workdir, "A", body="exit 3")
+    node(workdir, "B")
+    node(workdir, "Z", body="exit 4")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nFINAL Z Z.sub\nPARENT A CHILD B\n"
+                                  "ABORT-DAG-ON A 3 RETURN 5\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir), timeout=60)
+    out = dagman_out(workdir)
+    assert "EXITING WITH STATUS 1" in out and out.count("Writing Rescue DAG file") == 2
+    assert "#   A,Z,<ENDLIST>" in open(os.path.join(workdir, "diamond.dag.rescue001")).read()
     dag_ended(cell, dag)
 
 

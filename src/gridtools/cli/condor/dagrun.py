@@ -13,8 +13,10 @@ from gridtools.cli.condor.dagscripts import CUT_SHORT, POLL, NodeScripts
 from gridtools.errors import GridError
 from gridtools.formats.condor.dag import NodeKind
 
-#: the exit status of a DAG with failed nodes (or removed)
+#: the exit status of a DAG with failed nodes (or halted, or whose FINAL node failed)
 EXIT_FAILED = 1
+#: the exit status of a DAG removed with condor_rm (HTCondor's DAGMan's EXIT_ABORT)
+EXIT_REMOVED = 2
 #: the exit status of a manager stopped by condor_hold (not 0-2: its job stays queued)
 EXIT_STOPPED = 3
 #: the most rescue DAGs kept (DAGMAN_MAX_RESCUE_NUM)
@@ -585,9 +587,13 @@ class Runner(NodeScripts, NodesLog):
         if final is not None and final in self.done:
             self.log(f"FINAL node {final} succeeded: the DAG succeeds")
             return 0
+        if final is not None and final in self.failed:
+            return EXIT_FAILED              # (HTCondor's DAGMan shut down again: EXIT_ERROR)
         if self.abort_code is not None:
             return int(self.abort_code)
-        if self.failed or self.removing or self.halt_exit:
+        if self.removing:
+            return EXIT_REMOVED
+        if self.failed or self.halt_exit:
             return EXIT_FAILED
         self.log("All jobs Completed!")
         return 0
