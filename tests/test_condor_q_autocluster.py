@@ -46,6 +46,23 @@ def test_the_autocluster_table_in_htcondors_columns():
         "    2     1 ??         ??     ??       ?? true\n")
 
 
+def test_autocluster_ads_of_a_file(capsys, tmp_path, monkeypatch):
+    """-autocluster -jobads FILE: the file's ads are autocluster ads (as -autocluster -l
+    writes them), shown in the autocluster table."""
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path / "root"))
+    path = tmp_path / "ac.ads"
+    path.write_text("AutoClusterId = 3\nJobCount = 2\nRequestMemory = 100\nRequirements = true\n\n"
+                    "AutoClusterId = 4\nJobCount = 7\nJobUniverse = 7\nRequirements = false\n")
+    assert q.main(["-jobads", str(path), "-autocluster"]) == 0
+    lines = capsys.readouterr()[0].split("\n")
+    assert lines[2].startswith(f"-- Jobads: {path} @ ")
+    assert lines[3:] == ["   ID COUNT UNIVERSE CPUS MEMORY     DISK REQUIREMENTS",
+                         "    3     2 ??         ??    100       ?? true",
+                         "    4     7 Scheduler   ??     ??       ?? false", ""]
+    assert q.main(["-jobads", str(path), "-autocluster", "-af", "JobCount", "-constraint", "JobCount > 2"]) == 0
+    assert capsys.readouterr()[0] == "7\n"
+
+
 @pytest.mark.parametrize("argv, line", [
     (["-autocluster", "-batch"], "Error: -batch conflicts with -autocluster"),
     (["-group-by", "-batch"], "Error: -batch conflicts with -group-by"),

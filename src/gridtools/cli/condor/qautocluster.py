@@ -21,7 +21,8 @@ jobs and then the groups), the groups numbered by ``Id``.
 
 The default view is HTCondor's autocluster table (``   ID COUNT UNIVERSE CPUS
 MEMORY     DISK REQUIREMENTS``, no totals); ``-long``, ``-json``, ``-xml``,
-``-af`` and ``-format`` show the ads.
+``-af`` and ``-format`` show the ads. With ``-jobads FILE`` the file's ads
+are taken as autocluster ads (``from_file``).
 """
 
 from gridtools.cli.condor import queue as Q
@@ -146,10 +147,10 @@ def aggregate(jobs, names, id_attr):
     return found
 
 
-def _cell(value, width, fmt):
+def _cell(value, width, fmt, missing="??"):
     if type(value) in (int, float) and not isinstance(value, bool):
         return format(int(value), fmt)
-    return "??".rjust(width) if not fmt.startswith("<") else "??".ljust(width)
+    return missing.rjust(width)
 
 
 def table(ads):
@@ -159,7 +160,7 @@ def table(ads):
         universe = ad.eval("JobUniverse")
         name = UNIVERSES.get(universe, "Unknown") if type(universe) is int else "??"
         req = ad.lookup("Requirements")
-        lines.append(f"{ad.eval('AutoClusterId'):5d} {ad.eval('JobCount'):5d} {name:<8} "
+        lines.append(f"{_cell(ad.eval('AutoClusterId'), 5, '5d', '')} {_cell(ad.eval('JobCount'), 5, '5d', '')} {name:<8} "
                      f"{_cell(ad.eval('RequestCpus'), 4, '4d')} {_cell(ad.eval('RequestMemory'), 6, '6d')} "
                      f"{_cell(ad.eval('RequestDisk'), 8, '8d')} {req.unparse(True) if req is not None else ''}")
     return "\n".join(lines) + "\n"
@@ -177,6 +178,15 @@ def _selected(opts, ads):
                     or (cluster, proc) in sel.ids)
         ads = [ad for ad in ads if named(ad)]
     return ads
+
+
+def from_file(opts, ads, attributes, title):
+    """-autocluster with -jobads: the file's ads are autocluster ads (as ``condor_q
+    -autocluster -l`` writes them), shown as the queue's are (``title``: the table's)."""
+    ads = _selected(opts, ads)
+    if opts.view in ("long", "json", "xml", "af", "format"):
+        return attributes(opts, ads, _Own())
+    return title + table(ads)
 
 
 def run(opts, attributes, render_title):

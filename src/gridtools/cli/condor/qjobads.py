@@ -243,7 +243,13 @@ def run(opts, select, attributes):
     """condor_q's text for the job ads of ``opts.jobads``; ``select`` and ``attributes``
     are condor_q's own (``q.select``, ``q._attributes``)."""
     header = Header()
-    ads = [ad for ad in read_ads(opts.jobads, header, opts.jobads_form) if _has_ids(ad)]
+    ads = read_ads(opts.jobads, header, opts.jobads_form)
+    if opts.autocluster == "default":       # (the file's ads are autocluster ads)
+        from gridtools.cli.condor import qautocluster
+        now = time.time()
+        return qautocluster.from_file(opts, ads, attributes,
+                                      f"\n\n-- Jobads: {opts.jobads} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n")
+    ads = [ad for ad in ads if _has_ids(ad)]
     by_id = {}
     for ad in ads:                      # (a job given twice: the first ad counts)
         by_id.setdefault((ad.eval("ClusterId"), ad.eval("ProcId")), ad)
