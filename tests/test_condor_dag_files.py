@@ -356,7 +356,7 @@ def test_held_node_jobs_show_in_the_jobstate_log_and_min_update_time_spaces_stat
     text = read(workdir, "status")
     assert 'DagStatus = 6; /* "STATUS_ERROR (removed)" */' in text
     assert f'StatusDetails = "HTCondor reported ULOG_JOB_ABORTED event for job proc ({b}.0.0)";' in text
-    assert read(workdir, "js.log").splitlines()[-1].endswith(" INTERNAL *** DAGMAN_FINISHED 1 ***")
+    assert read(workdir, "js.log").splitlines()[-1].endswith(" INTERNAL *** DAGMAN_FINISHED 2 ***")   # (EXIT_ABORT)
     out = dagman_out(workdir)
     assert "Received SIGUSR1" in out
     assert out.index("Received SIGUSR1") < out.index("Aborting DAG...\n") \

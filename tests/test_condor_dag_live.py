@@ -253,9 +253,14 @@ def test_removing_the_dag_removes_its_node_jobs_and_leaves_a_rescue_dag(cell, wo
     record = dag_ended(cell, dag)
     assert record
     wait_for(lambda: cell.task_states(dag + 1) == {1: "finished"}, timeout=20)
+    # as HTCondor's DAGMan writes it before it removes the node jobs: A, whose job was
+    # removed, is not a failed node of it (nor done)
     rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
-    assert "#   A,<ENDLIST>" in rescue and "DONE" not in rescue.split("<ENDLIST>")[1]
-    assert "Node A: its job was removed" in open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
+    assert "# Nodes that failed: 0\n#   <ENDLIST>" in rescue and "DONE" not in rescue.split("<ENDLIST>")[1]
+    out = open(os.path.join(workdir, "diamond.dag.dagman.out")).read()
+    assert "Node A: its job was removed" in out and "EXITING WITH STATUS 2" in out     # EXIT_ABORT
+    assert out.index("Writing Rescue DAG file") < out.index("Removing submitted jobs...") \
+        < out.index("Node A: its job was removed")
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
 
 
@@ -466,6 +471,22 @@ def test_the_final_node_runs_after_abort_dag_on_and_its_success_is_the_dags(cell
     dag_ended(cell, dag)
 
 
+def test_a_final_node_failing_after_abort_dag_on_exits_1_as_htcondors_dagman(cell, workdir):
+    """HTCondor's DAGMan shuts down again when the FINAL node fails (EXIT_ERROR), not
+    with the ABORT-DAG-ON value; its rescue DAG, written at the abort, is written over."""
+    node(workdir, "A", body="exit 3")
+    node(workdir, "B")
+    node(workdir, "Z", body="exit 4")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nFINAL Z Z.sub\nPARENT A CHILD B\n"
+                                  "ABORT-DAG-ON A 3 RETURN 5\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir), timeout=60)
+    out = dagman_out(workdir)
+    assert "EXITING WITH STATUS 1" in out and out.count("Writing Rescue DAG file") == 2
+    assert "#   A,Z,<ENDLIST>" in open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    dag_ended(cell, dag)
+
+
 def test_a_failed_node_and_a_successful_final_node_make_a_successful_dag(cell, workdir):
     node(workdir, "A", body="exit 3")
     node(workdir, "B")
@@ -497,7 +518,30 @@ def test_removing_the_dag_still_runs_its_final_node(cell, workdir):
     assert order(workdir) == ["A", "Z"]
     out = dagman_out(workdir)
     assert "Node A: its job was removed" in out and "Node Z completed successfully." in out
-    assert "#   A,<ENDLIST>" in open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    # written before A's job was removed and Z ran, and kept: Z succeeded
+    assert out.index("Writing Rescue DAG file") < out.index("Node A: its job was removed") \
+        < out.index("Running the FINAL node Z")
+    assert out.count("Writing Rescue DAG file") == 1
+    assert "# Nodes that failed: 0\n#   <ENDLIST>" in open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    dag_ended(cell, dag)
+
+
+def test_a_final_node_that_fails_after_the_dag_was_removed_writes_the_rescue_dag_over(cell, workdir):
+    """As HTCondor's DAGMan (one rescue DAG a run): the rescue DAG written at the removal is
+    written over once the FINAL node failed, with the removed node and the FINAL node failed."""
+    node(workdir, "A", body=gate(workdir))
+    node(workdir, "B")
+    node(workdir, "Z", body="exit 4")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nFINAL Z Z.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "A"), timeout=30)
+    assert cell.run("condor_rm", str(dag)).returncode == 0
+    wait_for(lambda: "EXITING WITH STATUS" in dagman_out(workdir), timeout=40)
+    out = dagman_out(workdir)
+    assert out.count("Writing Rescue DAG file") == 2 and "EXITING WITH STATUS 1" in out
+    assert not os.path.exists(os.path.join(workdir, "diamond.dag.rescue002"))
+    rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
+    assert "# Nodes that failed: 2\n#   A,Z,<ENDLIST>" in rescue and "DONE" not in rescue.split("<ENDLIST>")[1]
     dag_ended(cell, dag)
 
 

@@ -324,10 +324,7 @@ def test_a_lone_dash_ends_the_af_attributes():
 # ---------------------------------------------------------------- HTCondor's options the cell has no use for
 
 @pytest.mark.parametrize("arg, name", [
-    ("-jobads", "jobads"), ("-autoc", "autocluster"), ("-group-by", "group-by"),
-    ("-factory", "factory"), ("-jobset", "jobset"), ("-unmatchable", "unmatchable"),
-    ("-reverse-analyze", "reverse-analyze"), ("-machine", "machine"), ("-mconstraint", "mconstraint"),
-    ("-slotads", "slotads"), ("-userprios", "userprios"), ("-schedd-constraint", "schedd-constraint"),
+    ("-factory", "factory"), ("-jobset", "jobset"), ("-schedd-constraint", "schedd-constraint"),
     ("-dry-run", "dry-run"), ("-profile", "profile"),
 ])
 def test_htcondor_options_without_a_use_here_are_refused_by_name(capsys, arg, name):
@@ -373,7 +370,7 @@ def test_table_width_follows_the_terminal(monkeypatch):
 def test_batch_marks_show_a_count_of_zero_as_htcondor_does():
     """-batch:MARK (or -progress:MARK; several split by "," or ":", the last counting):
     a count of 0 in the batch view is blank (b), the mark itself (? * . - _ #) or 0 (z)
-    instead of _; -batch:N is accepted and changes nothing."""
+    instead of _; -batch:N other than 0 keeps the batch view."""
     from gridtools.cli.condor import qviews, queue as Q
     procs = [_proc(Q.IDLE), _proc(Q.RUNNING, start=900.0, cluster=8)]
 
@@ -388,7 +385,44 @@ def test_batch_marks_show_a_count_of_zero_as_htcondor_does():
     assert row("-batch:2,.").split()[5:10] == [".", ".", "1", "1", "7.0"]
     assert row("-progress:#:?") == row("-batch:?")
     assert row("-batch:b") == row().replace("_", " ")
-    assert row("-batch:2") == row("-batch:0") == row("-batch:x") == row()
+    assert row("-batch:2") == row("-batch:0,1") == row("-batch:x") == row("-batch:0", "-batch") == row()
+
+
+def test_batch_0_turns_the_batch_reduction_off(capsys):
+    """-batch:0 is HTCondor's batch mode 0: the batch view's columns, a row of each job's own
+    values (JobStatus and JobUniverse numbers under DONE and RUN, the DAG counts, TOTAL of
+    TotalSubmitProcs, the status letter under JOB_IDS); it does not conflict with -af."""
+    from gridtools.classad import parse_ad
+    from gridtools.cli.condor import qbatchraw, qviews, queue as Q
+    opts = q.parse_args(["-batch:0"])
+    q.settle_view(opts)
+    assert (opts.view, opts.unreduced, q._from_listing(opts)) == ("batch", True, False)
+    procs = [_proc(Q.RUNNING, start=900.0, cluster=8), _proc(Q.IDLE)]
+    ads = {7: parse_ad('ClusterId = 7\nJobStatus = 1\nJobUniverse = 5\nTotalSubmitProcs = 1\nJobBatchName = "nightly"'),
+           8: parse_ad("ClusterId = 8\nJobStatus = 2\nJobUniverse = 7\nDAG_NodesQueued = 3\nDAG_NodesDone = 1\n"
+                       "DAG_NodesTotal = 9\nTotalSubmitProcs = 1")}
+    date = qviews.format_date(1000.0)
+    assert qbatchraw.rows(procs, lambda p: ads[p.cluster]).split("\n") == [
+        "OWNER BATCH_NAME      SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS",
+        f"alice nightly      {date:>12}      1      5      _      _      1 I ",
+        f"alice DAG: 8       {date:>12}      2      7      3      1      9 R ",
+        ""]
+    af = q.parse_args(["-batch:0", "-af", "Owner"])
+    q.settle_view(af)
+    assert af.view == "af"
+    assert _main(capsys, "-batch", "-af", "Owner")[2] == "Error: -batch conflicts with -format and -af\n"
+
+
+def test_batch_0_in_a_live_cell(cell, workdir):
+    from condortools import submit
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nhold = true\nqueue 2\n", cwd=workdir)
+    shown = cell.run("condor_q", "-batch:0")
+    assert (shown.returncode, shown.stderr) == (0, "")
+    lines = shown.stdout.split("\n")
+    assert lines[3].startswith("OWNER") and lines[3].endswith("  DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS")
+    assert [line.split()[-6:] for line in lines[4:6]] == [["5", "5", "_", "_", "_", "H"]] * 2
+    assert lines[7].startswith("Total for query: 2 jobs;")
+    assert cell.run("condor_q", "-batch:0", "-af", "ClusterId").stdout == f"{cluster}\n{cluster}\n"
 
 
 def test_aaf_is_refused_in_htcondors_words(capsys):

@@ -7,12 +7,16 @@ states, claims, GPUs); before the daemon has published any, those every
 execution host of the cell offers (``ads.machine_ads``), made from the
 hosts' published load values, GPUs and the cell's condor_config, with the
 slots that run tasks Claimed/Busy by the owners of those tasks and the
-others Unclaimed/Idle.
+others Unclaimed/Idle. ``-slotads FILE`` replaces them by a file's,
+``-machine`` and ``-mconstraint`` narrow them (``slots``); ``-userprios``
+weighs the submitters; ``-reverse-analyze`` analyses the slots' side and
+``-unmatchable`` keeps the jobs no slot matches, in HTCondor's layouts.
 """
 
 import shutil
 
 from gridtools.cli.condor import queue as Q
+from gridtools.errors import GridError
 
 
 def _config():
@@ -66,19 +70,225 @@ def slot_ads(snap, everyone, now):
     return found
 
 
-def report(snap, chosen, everyone, source, better, now):
-    """The analysis of every chosen proc."""
-    from gridtools.sched import analysis
-    if snap.get("slots"):
+def read_userprios(path):
+    """submitter -> priority of a file of user priorities, read as HTCondor's condor_q
+    reads it: the ``NameN = "..."`` and ``PriorityN = ...`` lines of the accountant's ad
+    (``condor_userprio -l`` of HTCondor), the lines without a number passed over; the
+    cell's own ``condor_userprio -l`` (an ad per submitter, its ``Name`` and
+    ``Priority``) is read too. A name ``user@domain`` counts for ``user`` as well."""
+    import re
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        raise GridError(f"Can't open file of user priorities: {path}", 1) from None
+    numbered, plain, pending = {}, [], {}
+    for line in text.splitlines() + [""]:
+        m = re.match(r"\s*(Name|Priority)(\d*)\s*=\s*(.*?)\s*$", line)
+        if not line.strip():
+            if "Name" in pending and "Priority" in pending:
+                plain.append((pending["Name"], pending["Priority"]))
+            pending = {}
+        elif m:
+            value = m.group(3)[1:-1] if m.group(3).startswith('"') else m.group(3)
+            if m.group(2) and int(m.group(2)) > 0:
+                numbered.setdefault(int(m.group(2)), {})[m.group(1)] = value
+            elif not m.group(2):
+                pending[m.group(1)] = value
+    found = {}
+    pairs = [(e.get("Name"), e.get("Priority", "0")) for _n, e in sorted(numbered.items())] + plain
+    for name, prio in pairs:
+        if name:
+            number = re.match(r"\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+)", prio)  # (C's atof)
+            found[name] = float(number.group(0)) if number else 0.0
+            found.setdefault(name.partition("@")[0], found[name])
+    return found
+
+
+def _is_slot_name(text):
+    """True for a -mconstraint that HTCondor takes as a slot name, not an expression:
+    letters, digits and ``-._@`` only, with more than one dot."""
+    return bool(text) and all(c.isalnum() or c in "-._@" for c in text) and text.count(".") > 1
+
+
+def slots(snap, everyone, now, opts):
+    """The slot ads the analysis looks at: those of -slotads FILE, else the cell's
+    (published, or made from its hosts: ``slot_ads``), narrowed to the slot or machine
+    -machine names and the slots -mconstraint matches."""
+    if opts.slotads:
+        from gridtools.cli.condor.qjobads import read_ads
+        machines = read_ads(opts.slotads, form=opts.slotads_form)
+    elif snap.get("slots"):
         from gridtools.cli.condor import adformat
         machines = [adformat.full(adformat.from_plain(item)) for item in snap["slots"]]
     else:
         machines = slot_ads(snap, everyone, now)
+    name, constraint = opts.machine, opts.mconstraint
+    if constraint is not None and name is None and _is_slot_name(constraint):
+        name, constraint = constraint, None
+    if name is not None:
+        wanted = name.lower()               # (== of strings ignores case)
+        machines = [m for m in machines if any(isinstance(v, str) and v.lower() == wanted
+                                               for v in (m.eval("Name"), m.eval("Machine")))]
+    if constraint is not None:
+        exprs = Q.compile_constraints([constraint])
+        machines = [m for m in machines if Q.matches_all(m, exprs)]
+    return machines
+
+
+def _both_match(job, machines, now):
+    """(the job's Requirements match some slot, some slot and the job match each other)."""
+    from gridtools.classad.match import accepts
+    from gridtools.sched import analysis
+    job = analysis.at(job, now)
+    wanted = [m for m in machines if accepts(job, m)]
+    return bool(wanted), any(accepts(m, job) for m in wanted)
+
+
+def unmatchable(chosen, everyone, source, opts):
+    """-unmatchable without an analysis: the chosen procs no slot matches (the job's
+    Requirements and the slot's both true)."""
+    import time
+    from gridtools.cli import status
+    now = time.time()
+    machines = slots(status.load(), everyone, now, opts)
+    return [p for p in chosen if not _both_match(source.ad(p), machines, now)[1]]
+
+
+def _autoclusters(ads):
+    """[(autocluster id, its ads)]: the ads by their AutoClusterId in order of the id,
+    those without one (-1) first, each alone."""
+    groups, alone = {}, []
+    for ad in ads:
+        ident = ad.eval("AutoClusterId")
+        if type(ident) is int:
+            groups.setdefault(ident, []).append(ad)
+        else:
+            alone.append(ad)
+    return [(-1, [ad]) for ad in alone] + sorted(groups.items())
+
+
+def _job_id(ad):
+    return f"{ad.eval('ClusterId')}.{ad.eval('ProcId')}"
+
+
+def _unmatchable_report(ads, machines, now):
+    """-better-analyze -unmatchable: a line for each autocluster no slot matches."""
+    out = []
+    for ident, members in _autoclusters(ads):
+        wanted, both = _both_match(members[0], machines, now)
+        if not both:
+            out.append(f"{'All slots reject' if wanted else 'No slots match'} autocluster {ident}, jobs :"
+                       + "".join(f" {_job_id(ad)}" for ad in members) + "\n")
+    return "".join(out)
+
+
+def _slot_type(machine):
+    if machine.eval("DynamicSlot") is True:
+        return "Dyn"
+    if machine.eval("PartitionableSlot") is True:
+        return "Part"
+    return "Stat"
+
+
+def _text(value):
+    return value if isinstance(value, str) else ""
+
+
+def _slot_counts(machine, ads, now):
+    """(jobs the slot's Requirements accept, jobs whose Requirements accept the slot,
+    both) of the jobs ``ads``."""
+    from gridtools.classad.match import accepts
+    from gridtools.sched import analysis
+    offer = req = both = 0
+    for ad in ads:
+        job = analysis.at(ad, now)
+        slot_ok, job_ok = accepts(machine, job), accepts(job, machine)
+        offer, req, both = offer + slot_ok, req + job_ok, both + (slot_ok and job_ok)
+    return offer, req, both
+
+
+def _reverse_report(ads, machines, opts, now):
+    """-reverse-analyze: the slots' side of the match against the jobs, in HTCondor's
+    layouts: a table of the slots (one row each), or for a single slot or
+    -better-analyze:reverse the analysis of each slot."""
+    if not machines:
+        return ""
+    if len(machines) > 1 and not opts.better:
+        if len(ads) <= 1:
+            head = "".join(f"{_job_id(ad)}: Analyzing matches for 1 job\n" for ad in ads)
+        else:
+            head = f"Analyzing matches for {len(ads)} jobs\n"
+        width = max(max(len(_text(m.eval("Machine"))) for m in machines) + 7,
+                    max(len(_text(m.eval("Name"))) for m in machines), 16)
+
+        def line(*cells):
+            return f"{cells[0][:width]:<{width}} {cells[1]:>4} {cells[2][:12]:>12} {cells[3][:12]:>12} {cells[4][:10]:>10}\n"
+        out = [head, line("", "Slot", "Slot's Req ", "  Job's Req ", "Both   "),
+               line("Name", "Type", "Matches Job", "Matches Slot", "Match %"),
+               line("-" * 24, "----", "-" * 12, "-" * 12, "-" * 10)]
+        for machine in machines:
+            name = _text(machine.eval("Name"))
+            if machine.eval("Offline") is True:
+                out.append(f"{name[:24]:<24}  is offline\n")
+                continue
+            offer, req, both = _slot_counts(machine, ads, now)
+            share = 100.0 * both / len(ads) if ads else 0.0
+            out.append(f"{name[:width]:<{width}} {_slot_type(machine):<4} {offer:12d} {req:12d} {share:10.2f}\n")
+        return "".join(out)
+    out = []
+    for machine in machines:
+        name = _text(machine.eval("Name"))
+        if machine.eval("Offline") is True:
+            out.append(f"{name[:24]:<24}  is offline\n")
+            continue
+        out.append(f"\n-- Slot: {name} : Analyzing matches for {len(ads)} Jobs in "
+                   f"{len(_autoclusters(ads))} autoclusters\n")
+        req = machine.lookup("Requirements")
+        if req is not None:
+            text = req.unparse()
+            for attr in ("START", "WithinResourceLimits"):
+                expr = machine.lookup(attr)
+                if expr is not None:
+                    text += f"\n\n  {attr} is\n    {expr.unparse()}"
+            out.append(f"\nThe Requirements expression for this slot is\n\n    {text}\n\n")
+        offer, req_ok, both = _slot_counts(machine, ads, now)
+        share = 100.0 * both / len(ads) if ads else 0.0
+        out.append(f"\n{name}: Run analysis summary of {len(ads)} jobs.\n"
+                   f"{both:5d} ({share:.2f} %) match both slot and job requirements.\n"
+                   f"{offer:5d} match the requirements of this slot.\n"
+                   f"{req_ok:5d} have job requirements that match this slot.\n")
+    return "".join(out)
+
+
+def report(snap, chosen, everyone, source, opts, now):
+    """The analysis of every chosen proc (``opts``: condor_q's options: -better-analyze,
+    -reverse-analyze, -unmatchable, -machine, -mconstraint, -slotads, -userprios)."""
+    from gridtools.sched import analysis
+    machines = slots(snap, everyone, now, opts)
+    if opts.reverse:
+        return _reverse_report([source.ad(p) for p in chosen], machines, opts, now)
+    if opts.unmatchable:
+        return _unmatchable_report([source.ad(p) for p in chosen], machines, now)
+    priorities = None
+    if opts.userprios:
+        priorities = read_userprios(opts.userprios)
+        machines = [_with_prio(m, priorities) for m in machines]
     out = []
     for proc in chosen:
         ad = source.ad(proc)
-        if better and ad.eval("JobStatus") != Q.IDLE:   # -better-analyze looks at the match anyway
+        if opts.better and ad.eval("JobStatus") != Q.IDLE:   # -better-analyze looks at the match anyway
             ad = ad.copy()
             ad["JobStatus"] = Q.IDLE
-        out.append(analysis.analyze(ad, machines, better=better, now=now))
+        out.append(analysis.analyze(ad, machines, priorities, better=opts.better, now=now))
     return "".join(out)
+
+
+def _with_prio(machine, priorities):
+    """The slot ad with the RemoteUserPrio of its RemoteUser's priority of the file."""
+    user = machine.eval("RemoteUser")
+    if not isinstance(user, str) or user not in priorities:
+        return machine
+    machine = machine.copy()
+    machine["RemoteUserPrio"] = float(priorities[user])
+    return machine

@@ -13,8 +13,10 @@ from gridtools.cli.condor.dagscripts import CUT_SHORT, POLL, NodeScripts
 from gridtools.errors import GridError
 from gridtools.formats.condor.dag import NodeKind
 
-#: the exit status of a DAG with failed nodes (or removed)
+#: the exit status of a DAG with failed nodes (or halted, or whose FINAL node failed)
 EXIT_FAILED = 1
+#: the exit status of a DAG removed with condor_rm (HTCondor's DAGMan's EXIT_ABORT)
+EXIT_REMOVED = 2
 #: the exit status of a manager stopped by condor_hold (not 0-2: its job stays queued)
 EXIT_STOPPED = 3
 #: the most rescue DAGs kept (DAGMAN_MAX_RESCUE_NUM)
@@ -54,6 +56,7 @@ class Runner(NodeScripts, NodesLog):
         self.removing = False
         self.stopping = False               # held or vacated: leave, the node jobs run on
         self.shut_down = False              # the lines of HTCondor's shutdown were written
+        self.rescue_file = None             # the rescue DAG this run wrote (written again over)
         self.abort_code = None
         self.pre_status = {}                # node -> its PRE script's last exit status
         self.jobs = {}                      # node -> (cluster, procs) of its last job
@@ -110,7 +113,9 @@ class Runner(NodeScripts, NodesLog):
             if self.stopping:
                 break
             if self.removing or self.abort_code is not None:
-                self._shutdown_lines()
+                # as HTCondor's DAGMan: the rescue DAG before the node jobs are removed (a
+                # removed job's node is not a failed node of it) and the FINAL node runs
+                self._shutdown_lines(self.write_rescue)
                 self._remove_running()
                 if self.active:
                     self.log("Removing running scripts...")
@@ -127,6 +132,8 @@ class Runner(NodeScripts, NodesLog):
             for name in self._startable():
                 if self._stops() != (False, False):
                     break
+                if name == self._final_name() and self.failed - {name}:
+                    self._shutdown_lines(self.write_rescue)     # (the DAG failed: before FINAL)
                 self._start(name)
             if not self.running and not self._scripts_busy() and not self._startable() \
                     and (not self.parked or self.halted):
@@ -140,7 +147,7 @@ class Runner(NodeScripts, NodesLog):
         if self.halted and not self.stopping and ready_nodes(self.dag, self.done, self.failed, self.running):
             self.halt_exit = True
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
-            self._shutdown_lines()
+            self._shutdown_lines(self.write_rescue)
             self._run_final()
         self._count()
         code = self._finish()
@@ -275,8 +282,8 @@ class Runner(NodeScripts, NodesLog):
                         jobs_idle=idle, jobs_held=held, jobs_running=running)
 
     def remove_requested(self, *_):
-        """condor_rm / qdel of the DAGMan job: stop, remove the node jobs, run the FINAL
-        node, leave a rescue DAG."""
+        """condor_rm / qdel of the DAGMan job: stop, write the rescue DAG, remove the node
+        jobs, run the FINAL node."""
         if not self.removing:
             self.log("Received SIGUSR1")
         self.removing = True
@@ -568,17 +575,25 @@ class Runner(NodeScripts, NodesLog):
                      "the next start recovers the DAG")
             return EXIT_STOPPED
         final = self._final_name()
-        if self.failed - {final} or self.removing or self.abort_code is not None or self.halt_exit:
-            if self.shut_down:
-                self.write_rescue()
-            else:                       # (HTCondor writes the rescue DAG between the lines)
+        if self.failed or self.removing or self.abort_code is not None or self.halt_exit:
+            if not self.shut_down:      # (HTCondor writes the rescue DAG between the lines)
+                self._shutdown_lines(self.write_rescue)
+            elif final in self.failed:
+                # a FINAL node that failed: HTCondor's DAGMan shuts down once more, writing
+                # the rescue DAG over with how the DAG stands now (a FINAL node that
+                # succeeded leaves the one written before it ran)
+                self.shut_down = False
                 self._shutdown_lines(self.write_rescue)
         if final is not None and final in self.done:
             self.log(f"FINAL node {final} succeeded: the DAG succeeds")
             return 0
+        if final is not None and final in self.failed:
+            return EXIT_FAILED              # (HTCondor's DAGMan shut down again: EXIT_ERROR)
         if self.abort_code is not None:
             return int(self.abort_code)
-        if self.failed or self.removing or self.halt_exit:
+        if self.removing:
+            return EXIT_REMOVED
+        if self.failed or self.halt_exit:
             return EXIT_FAILED
         self.log("All jobs Completed!")
         return 0
@@ -606,18 +621,18 @@ class Runner(NodeScripts, NodesLog):
 
     def write_rescue(self):
         from gridtools.formats.condor import dagstate
-        base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
-        last = dagstate.latest_rescue(os.path.basename(base), os.listdir(self.folder))[1]
         most = self.opts.get("max_rescue", MAX_RESCUE)
         if not most:
             self.log("No rescue DAG written because DAGMAN_MAX_RESCUE_NUM is 0")
             return
-        number = min(last + 1, most)
-        name = dagstate.rescue_name(base, number)
+        name = self.rescue_file             # (one rescue DAG a run: written again over)
+        if name is None:
+            base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
+            last = dagstate.latest_rescue(os.path.basename(base), os.listdir(self.folder))[1]
+            name = self.rescue_file = dagstate.rescue_name(base, min(last + 1, most))
         created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
-        text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,
-                                      created)
+        text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed, created)
         with open(name, "w", encoding="utf-8") as fh:
             fh.write(text)
         self.log(f"Writing Rescue DAG file {name}")

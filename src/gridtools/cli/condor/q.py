@@ -11,7 +11,8 @@ printing in ``formatting``; the analysis in ``analyze``. A caller the READ
 level at the SCHEDD does not allow is refused before anything is read
 (``check_read``); without a READ restriction in the configuration that costs
 one read of its global file (``access.open_to_all``). ``-userlog FILE`` shows
-the jobs of a job event log instead, in the same views (``qlog``).
+the jobs of a job event log instead, in the same views (``qlog``), and
+``-jobads FILE`` those of a file of job ads (``qjobads``).
 """
 
 import sys
@@ -27,12 +28,15 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
     [general-opts] are
 \t-allusers\t\t Consider jobs from all users
 \t-name <name>\t\t Name of schedd
+\t-jobads[:<form>] <file>\t Read queue from a file of job ClassAds
 \t-userlog <file>\t\t Read queue from a user log file
     [restriction-list] each restriction may be one of
 \t<cluster>\t\t Get information about specific cluster
 \t<cluster>.<proc>\t Get information about specific job
 \t<owner>\t\t\t Information about jobs owned by <owner>
+\t-autocluster\t\t Get information about the SCHEDD's autoclusters
 \t-constraint <expr>\t Get information about jobs that match <expr>
+\t-unmatchable\t\t Get information about jobs that do not match any machines
     [output-opts] are
 \t-limit <num>\t\t Limit the number of results to <num>
 \t-cputime\t\t Display CPU_TIME instead of RUN_TIME
@@ -63,6 +67,14 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
     [analyze-opts] are
 \t-analyze[:<qual>]\t Perform matchmaking analysis on jobs
 \t-better-analyze[:<qual>]\t Perform more detailed match analysis
+\t-machine <name>\t\t Machine name or slot name for analysis
+\t-mconstraint <expr>\t Machine constraint for analysis
+\t-slotads[:<form>] <file> Read Machine ClassAds for analysis from <file>
+\t\t\t\t <file> can be the output of condor_status -long
+\t-userprios <file>\t Read user priorities for analysis from <file>
+\t\t\t\t <file> can be the output of condor_userprio -l
+\t-nouserprios\t\t Don't consider user priority during analysis (default)
+\t-reverse-analyze\t Analyze Machine requirements against jobs
 """
 
 
@@ -83,6 +95,7 @@ class Options:
         self.batch = None            # -batch (True), -nobatch (False), or neither
         self.zero = "_"              # what the batch view shows for a count of 0 (-batch:MARK)
         self.fold_dags = False       # -batch:N with N's bit 2: the DAGs of a batch name in one row
+        self.unreduced = False       # -batch:0: the batch view's columns, a row per job (qbatchraw)
         self.aaf = False             # -aaf given (refused: see settle_view)
         self.better = False
         self.limit = 0
@@ -94,6 +107,16 @@ class Options:
         self.schedd = None
         self.userlog = None          # -userlog: the jobs of a job event log (qlog)
         self.print_format = None     # -print-format's printmask.Mask (view "print")
+        self.jobads = None           # -jobads: the jobs of a file of job ads (qjobads)
+        self.jobads_form = "auto"    # -jobads:FORM, -slotads:FORM: the form of the file
+        self.slotads_form = "auto"
+        self.userprios = None        # -userprios: a file of user priorities for the analysis
+        self.machine = None          # -machine: the slot or machine name the analysis looks at
+        self.mconstraint = None      # -mconstraint: the slots the analysis looks at
+        self.slotads = None          # -slotads: a file of slot ads for the analysis
+        self.reverse = False         # -reverse-analyze, -analyze:reverse: the slots' side
+        self.unmatchable = False     # -unmatchable: only the jobs no slot matches
+        self.autocluster = None      # -autocluster ("default") or -group-by ("group-by"): qautocluster
 
 
 def _is(arg, word, least=1):
@@ -117,6 +140,7 @@ def _batch_marks(opts, text):
             opts.zero = _ZERO_MARKS[word[0]]
         elif word[:1].isdigit():
             opts.fold_dags = bool(c_atoi(word) & 2)
+            opts.unreduced = c_atoi(word) == 0
 
 
 def _take(args, arg):
@@ -130,11 +154,9 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
           ("json", 2, "json"), ("xml", 2, "xml"))
 
 
-#: HTCondor's options the cell has no use for (another pool's files, autoclusters,
-#: factories, job sets, analysis of slots), with the letters each needs
-_UNSUPPORTED = (("jobads", 1), ("slotads", 2), ("autocluster", 2), ("group-by", 2),
-                ("factory", 4), ("jobset", 5), ("unmatchable", 5), ("reverse-analyze", 3),
-                ("machine", 2), ("mconstraint", 2), ("slotconstraint", 5), ("userprios", 5),
+#: HTCondor's options the cell has no use for (factories, job sets, other schedds,
+#: dry runs, profiling), with the letters each needs
+_UNSUPPORTED = (("factory", 4), ("jobset", 5),
                 ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
 
 #: the views that select procs by state, which exclude each other
@@ -155,6 +177,7 @@ def parse_args(argv):
 
 def _option(opts, arg, args):
     if _is(arg, "batch", 2) or _is(arg, "progress", 3):
+        opts.unreduced = False
         _batch_marks(opts, arg.partition(":")[2])
         arg = "-batch"
     for word, least, view in _VIEWS:
@@ -214,8 +237,34 @@ def _option(opts, arg, args):
         if opts.dag or opts.batch:
             raise WithUsage("-stream-results and -dag or -batch are incompatible", 1)
         opts.stream = True
-    elif _is(arg, "analyze", 2) or _is(arg, "better-analyze", 2) or _is(arg, "better-analyse", 2):
-        opts.view, opts.better = "analyze", arg[1:].startswith("b")
+    elif (_is(arg, "analyze", 2) or _is(arg, "analyse", 2) or _is(arg, "better-analyze", 2)
+          or _is(arg, "better-analyse", 2)):
+        opts.view, opts.better = "analyze", opts.better or arg[1:].startswith("b")
+        for word in arg.partition(":")[2].replace(":", ",").split(","):
+            if word and "reverse".startswith(word):
+                opts.reverse = True
+    elif _is(arg, "reverse-analyze", 3):
+        opts.view, opts.reverse = "analyze", True
+    elif _is(arg, "unmatchable", 5):
+        opts.unmatchable = True
+    elif _is(arg, "autocluster", 2):
+        opts.autocluster = "default"
+    elif _is(arg, "group-by", 2) and not _is(arg, "grid", 2):     # (-gr is -grid)
+        opts.autocluster = "group-by"
+    elif _is(arg, "slotconstraint", 5) or _is(arg, "mconstraint", 2):
+        if not args:
+            raise UsageError(f"Error: {arg} requires another parameter", 1)
+        opts.mconstraint = args.pop(0)
+    elif _is(arg, "machine", 2):
+        if not args:
+            raise UsageError(f"Error: {arg} requires another parameter", 1)
+        opts.machine = args.pop(0)
+    elif _is(arg, "slotads", 2):
+        if not args:
+            raise UsageError("Error: -slotads requires a filename", 1)
+        from gridtools.cli.condor.qjobads import form_of
+        opts.slotads_form = form_of(arg.partition(":")[2])
+        opts.slotads = args.pop(0)
     elif _is(arg, "hold-codes", 6) or _is(arg, "holdcodes", 5):
         if opts.states - {"hold"}:
             raise WithUsage("-hold-codes incompatible with -idle or -run", 1)
@@ -247,6 +296,18 @@ def _option(opts, arg, args):
         opts.selection.users.append(_take(args, arg))
     elif _is(arg, "userlog", 1):
         opts.userlog = _take(args, arg)
+    elif _is(arg, "userprios", 5):
+        if not args:
+            raise UsageError("Error: -userprios requires a filename argument", 1)
+        opts.userprios = args.pop(0)
+    elif _is(arg, "nouserprios", 3):
+        opts.userprios = None
+    elif _is(arg, "jobads", 1):
+        if not args:
+            raise UsageError("Error: -jobads requires a filename", 1)
+        from gridtools.cli.condor.qjobads import form_of
+        opts.jobads_form = form_of(arg.partition(":")[2])
+        opts.jobads = args.pop(0)
     elif _is(arg, "name", 1):
         opts.schedd = _take(args, arg)
     elif _is(arg, "pool", 1):
@@ -265,8 +326,7 @@ def _option(opts, arg, args):
         raise UsageError(f"Error: -{name} is not supported by this condor_q", 1)
     elif _is(arg, "version", 1) and not _is(arg, "verbose", 4):
         opts.version = True
-    elif not any(_is(arg, w, n) for w, n in (("global", 1), ("nouserprios", 3),
-                                              ("expert", 2), ("verbose", 4))):
+    elif not any(_is(arg, w, n) for w, n in (("global", 1), ("expert", 2), ("verbose", 4))):
         raise WithUsage(f"Error: unrecognized argument {arg}", 1)
 
 
@@ -394,8 +454,23 @@ def settle_view(opts):
     """The view of a command line that chose neither -batch nor -nobatch (nor another
     table): the batch view, or the per-proc one when the configuration says -batch is
     not the default. -batch with -af or -format is refused, as HTCondor refuses it."""
-    if opts.batch and opts.view in ("af", "format"):
+    if opts.unmatchable and opts.view != "analyze":
+        if opts.batch is not None:          # (-nobatch too, as in HTCondor)
+            raise UsageError("Error: -batch conflicts with -unmatchable", 1)
+        if opts.autocluster:
+            raise UsageError("Error: -autocluster conflicts with -unmatchable", 1)
+        if opts.view == "batch":
+            opts.view = "nobatch"           # (-unmatchable lists jobs, not batches)
+    reducing = opts.batch and not opts.unreduced        # (-batch:0 is batch mode 0: no batches)
+    if reducing and opts.view in ("af", "format"):
         raise UsageError("Error: -batch conflicts with -format and -af", 1)
+    if opts.autocluster and reducing and opts.view not in ("long", "json", "xml"):
+        name = "-group-by" if opts.autocluster == "group-by" else "-autocluster"
+        raise UsageError(f"Error: -batch conflicts with {name}", 1)
+    if (opts.autocluster == "group-by" and opts.jobads is not None) or \
+            (opts.autocluster and opts.userlog is not None):
+        raise UsageError("Error: -group-by (and -autocluster with -userlog) aggregates the "
+                         "queue, not the jobs of -jobads or -userlog", 1)
     if opts.view == "batch" and opts.batch is None and not batch_is_default():
         opts.view = "nobatch"
     if opts.aaf:
@@ -415,6 +490,9 @@ def _refuse_aaf(view):
 
 def run(opts):
     settle_view(opts)
+    if opts.jobads is not None:            # (no schedd is asked: the caller reads the file)
+        from gridtools.cli.condor import qjobads
+        return qjobads.run(opts, select, _attributes)
     if opts.userlog is not None:           # (no schedd is asked: the caller reads the log)
         from gridtools.cli.condor import qlog
         return qlog.run(opts, select, _attributes)
@@ -423,6 +501,9 @@ def run(opts):
         if not known_schedd(opts.schedd):
             raise GridError(f"Error: Can't find address for schedd {opts.schedd}")
     check_read()
+    if opts.autocluster:
+        from gridtools.cli.condor import qautocluster
+        return qautocluster.run(opts, _attributes, lambda now: qviews.title(_schedd(), now))
     if _from_listing(opts):
         user = Q.me()
         listing = status.load_listing(tables=qlisting.wanted_tables(opts, user))
@@ -468,7 +549,8 @@ def _from_listing(opts):
     calling users."""
     sel = opts.selection
     per_proc = opts.view == "nobatch" and not (opts.dag or opts.cputime or opts.current_run)
-    return ((opts.view in ("batch", "totals") or per_proc) and not opts.limit
+    batch = opts.view == "batch" and not opts.unreduced
+    return ((batch or opts.view == "totals" or per_proc) and not (opts.limit or opts.unmatchable)
             and not (sel.constraints or sel.clusters or sel.ids))
 
 
@@ -493,6 +575,9 @@ def select(opts, everyone, user, source):
     if sel.constraints:
         exprs = Q.compile_constraints(sel.constraints)
         chosen = [p for p in chosen if Q.matches_all(source.ad(p), exprs)]
+    if opts.unmatchable and opts.view != "analyze":
+        from gridtools.cli.condor import analyze
+        chosen = analyze.unmatchable(chosen, everyone, source, opts)
     return chosen
 
 
@@ -523,7 +608,7 @@ def render(opts, snap, chosen, everyone, user, now, source):
                                    lambda body: cut(body, table_width(opts)))
     if view == "analyze":
         from gridtools.cli.condor import analyze
-        return head + analyze.report(snap, chosen, everyone, source, opts.better, now)
+        return head + analyze.report(snap, chosen, everyone, source, opts, now)
     body, totals = _table(opts, snap, chosen, user, now, source)
     if view != "hold":                      # (hold reasons are never cut)
         body = cut(body, table_width(opts))
@@ -577,6 +662,9 @@ def _table(opts, snap, chosen, user, now, source):
             chosen, names = dag_order(chosen, source)
             return qviews.nobatch(chosen, user, now, names, clock), True
         return qviews.nobatch(chosen, user, now, clock=clock), True
+    if opts.unreduced:
+        from gridtools.cli.condor import qbatchraw
+        return qbatchraw.rows(chosen, source.ad), True
     totals = {jid: _submitted(info) for jid, info in (snap.get("jobs") or {}).items()}
     return qviews.batch_view(chosen, totals, opts.zero, opts.fold_dags), True
 

@@ -79,16 +79,19 @@ def read(path, user, now):
     return [proc_of(ad) for ad in ads], LogAds(ads)
 
 
-def title(path, now):
-    return f"\n\n-- Userlog: {path} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n"
-
-
 def run(opts, select, attributes):
     """condor_q's text for the log ``opts.userlog``; ``select`` and ``attributes`` are
     condor_q's own (``q.select``, ``q._attributes``)."""
-    from gridtools.cli.condor.q import _clock, dag_order, table_width
     user, now = Q.me(), time.time()
     everyone, source = read(opts.userlog, user, now)
+    return show(opts, select, attributes, everyone, source, f"Userlog: {opts.userlog}", user, now)
+
+
+def show(opts, select, attributes, everyone, source, label, user, now, submitted=None):
+    """condor_q's views of jobs read from a file (a log, or ads: ``qjobads``) rather
+    than the queue, titled ``-- LABEL @ DATE``; ``submitted``: cluster -> the procs
+    it was submitted with (unknown: 0)."""
+    from gridtools.cli.condor.q import _clock, dag_order, table_width
     chosen = select(opts, everyone, user, source)       # (-limit bounds the schedd's answer only)
     view = opts.view
     if view in ("long", "json", "xml", "af", "format"):
@@ -97,9 +100,8 @@ def run(opts, select, attributes):
         from gridtools.cli import status
         from gridtools.cli.condor import analyze
         snap = status.load()
-        return f"\n\n-- Userlog: {opts.userlog}\n" + \
-            analyze.report(snap, chosen, Q.procs(snap), source, opts.better, now)
-    head = title(opts.userlog, now)
+        return f"\n\n-- {label}\n" + analyze.report(snap, chosen, Q.procs(snap), source, opts, now)
+    head = f"\n\n-- {label} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n"
     if view == "print":             # -print-format
         from gridtools.cli.condor import printformat
         return printformat.q_table(opts.print_format, chosen, source.ad, head,
@@ -128,7 +130,11 @@ def run(opts, select, attributes):
         body = cut(qviews.nobatch(chosen_dag, user, now, names, clock), width)
     elif view == "nobatch":
         body = cut(qviews.nobatch(chosen, user, now, clock=clock), width)
+    elif opts.unreduced:            # (-batch:0)
+        from gridtools.cli.condor import qbatchraw
+        body = cut(qbatchraw.rows(chosen, source.ad), width)
     else:               # the log says not how many procs a cluster was submitted with
-        table = qviews.batch_view(chosen, {p.cluster: 0 for p in chosen}, opts.zero, opts.fold_dags)
+        table = qviews.batch_view(chosen, submitted or {p.cluster: 0 for p in chosen},
+                                  opts.zero, opts.fold_dags)
         body = cut(table, width)
     return head + body + totals

@@ -1,0 +1,190 @@
+"""condor_q's analysis options as HTCondor's: -machine, -mconstraint, -slotads,
+-userprios, -reverse-analyze and -unmatchable (over files of ads, and the cell's slots)."""
+
+import os
+
+import pytest
+
+from gridtools.cli.condor import q
+
+JOBS = """\
+ClusterId = 12
+ProcId = 0
+Owner = "bob"
+JobStatus = 1
+QDate = 1764842400
+Cmd = "/bin/sleep"
+Requirements = (TARGET.Memory >= 1024)
+
+ClusterId = 12
+ProcId = 1
+Owner = "bob"
+JobStatus = 1
+QDate = 1764842400
+Cmd = "/bin/sleep"
+Requirements = (TARGET.Memory >= 100000)
+
+ClusterId = 13
+ProcId = 0
+Owner = "carol"
+JobStatus = 1
+QDate = 1764842400
+Cmd = "/bin/true"
+Requirements = true
+"""
+
+SLOTS = """\
+Name = "slot1@n1.example.org"
+Machine = "n1.example.org"
+Memory = 2048
+Requirements = START
+START = (TARGET.Owner != "carol")
+RemoteUser = "dave@example.org"
+
+Name = "slot2@n1.example.org"
+Machine = "n1.example.org"
+Memory = 512
+Requirements = START
+START = true
+
+Name = "slot1@n2.example.org"
+Machine = "n2.example.org"
+Memory = 4096
+PartitionableSlot = true
+Requirements = START
+START = true
+"""
+
+
+@pytest.fixture(autouse=True)
+def _root(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path / "root"))
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "jobs").write_text(JOBS)
+    (tmp_path / "slots").write_text(SLOTS)
+    return ["-jobads", str(tmp_path / "jobs"), "-slotads", str(tmp_path / "slots")]
+
+
+def _main(capsys, *argv):
+    code = q.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _summary(out):
+    """{job id: (machines, rejected by the job, available)} of -analyze's summaries."""
+    found, lines = {}, out.split("\n")
+    for n, line in enumerate(lines):
+        if "Run analysis summary.  Of " in line:
+            total = int(line.split("Of ")[1].split()[0])
+            found[line.split(":")[0]] = (total, int(lines[n + 1].split()[0]), int(lines[n + 6].split()[0]))
+    return found
+
+
+def test_slotads_machine_and_mconstraint_choose_the_slots(capsys, files):
+    assert _summary(_main(capsys, *files, "-analyze", "12.0")[1]) == {"012.000": (3, 1, 1)}
+    assert _summary(_main(capsys, *files, "-analyze", "12.0", "-machine", "n1.example.org")[1]) == \
+        {"012.000": (2, 1, 0)}
+    assert _summary(_main(capsys, *files, "-analyze", "12.0", "-machine", "SLOT1@N2.example.org")[1]) == \
+        {"012.000": (1, 0, 1)}
+    assert _summary(_main(capsys, *files, "-analyze", "12.0", "-mconstraint", "Memory > 600")[1]) == \
+        {"012.000": (2, 0, 1)}
+    # a constraint that looks like a slot name is one
+    assert _summary(_main(capsys, *files, "-analyze", "12.0", "-mc", "slot2@n1.example.org")[1]) == \
+        {"012.000": (1, 1, 0)}
+
+
+def test_userprios_weigh_the_slots_serving_other_users(capsys, files, tmp_path):
+    prios = tmp_path / "prios"
+    prios.write_text('MyType = "Accountant"\nName1 = "dave@example.org"\nPriority1 = 100.0\n'
+                     'Name2 = "bob@example.org"\nPriority2 = 0.5\n')
+    argv = list(files) + ["-analyze", "12.0", "-mconstraint", "Memory > 600"]
+    without = _main(capsys, *argv)[1]
+    assert "      1 match, but are serving users with a better priority in the pool" in without
+    shown = _main(capsys, *argv, "-userprios", str(prios))[1]
+    assert "      0 match, but are serving users with a better priority in the pool" in shown
+    assert _summary(shown) == {"012.000": (2, 0, 2)}
+    assert _main(capsys, *argv, "-userprios", str(prios), "-nouserprios")[1] == without
+
+
+def test_reverse_analyze_tabulates_the_slots(capsys, files):
+    code, out, err = _main(capsys, *files, "-reverse-analyze")
+    assert (code, err) == (0, "")
+    assert out.split("\n")[3:] == [
+        "Analyzing matches for 3 jobs",
+        "                      Slot  Slot's Req    Job's Req     Both   ",
+        "Name                  Type  Matches Job Matches Slot    Match %",
+        "--------------------- ---- ------------ ------------ ----------",
+        "slot1@n1.example.org  Stat            2            2      33.33",
+        "slot2@n1.example.org  Stat            3            1      33.33",
+        "slot1@n2.example.org  Part            3            2      66.67",
+        ""]
+    one = _main(capsys, *files, "-analyze:reverse", "13.0")[1].split("\n")
+    assert one[3] == "13.0: Analyzing matches for 1 job"
+
+
+def test_reverse_analyze_of_one_slot_analyses_it(capsys, files):
+    out = _main(capsys, *files, "-reverse-analyze", "-machine", "slot1@n1.example.org")[1]
+    assert out.split("\n")[3:] == [
+        "", "-- Slot: slot1@n1.example.org : Analyzing matches for 3 Jobs in 3 autoclusters",
+        "", "The Requirements expression for this slot is", "", "    START", "",
+        "  START is", '    (TARGET.Owner != "carol")', "", "",
+        "slot1@n1.example.org: Run analysis summary of 3 jobs.",
+        "    1 (33.33 %) match both slot and job requirements.",
+        "    2 match the requirements of this slot.",
+        "    2 have job requirements that match this slot.", ""]
+
+
+def test_unmatchable_keeps_the_jobs_no_slot_matches(capsys, files):
+    code, out, err = _main(capsys, *files, "-unmatchable", "-af", "ClusterId", "ProcId")
+    assert (code, out, err) == (0, "12 1\n", "")
+    table = _main(capsys, *files, "-unmatchable")[1].split("\n")
+    assert table[3].startswith(" ID      OWNER") and len(table) == 8 and table[4].startswith("  12.1 ")
+    # only slot2, whose memory no job but 13.0 is content with
+    assert _main(capsys, *files, "-unmatchable", "-machine", "slot2@n1.example.org", "-af", "ClusterId",
+                 "ProcId")[1] == "12 0\n12 1\n"
+    analysis = _main(capsys, *files, "-better-analyze", "-unmatchable")[1].split("\n")
+    assert analysis[3:] == ["No slots match autocluster -1, jobs : 12.1", ""]
+    rejected = _main(capsys, *files, "-better-analyze", "-unmatchable", "13.0", "-machine", "n1.example.org",
+                     "-mconstraint", "Memory > 600")[1].split("\n")
+    assert rejected[3:] == ["All slots reject autocluster -1, jobs : 13.0", ""]
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["-unmatchable", "-batch"], "Error: -batch conflicts with -unmatchable"),
+    (["-nobatch", "-unmatchable"], "Error: -batch conflicts with -unmatchable"),
+    (["-machine"], "Error: -machine requires another parameter"),
+    (["-mcons"], "Error: -mcons requires another parameter"),
+    (["-slotads"], "Error: -slotads requires a filename"),
+    (["-userprios"], "Error: -userprios requires a filename argument"),
+    (["-analyze", "-slotads", "/nonexistent/slots"], "Can't open file of ClassAds: /nonexistent/slots"),
+    (["-analyze", "-userprios", "/nonexistent/prios"], "Can't open file of user priorities: /nonexistent/prios"),
+])
+def test_refusals(capsys, files, argv, line):
+    assert _main(capsys, *files[:2], *argv) == (1, "", line + "\n")
+
+
+def test_unmatchable_and_machine_in_a_live_cell(cell, workdir):
+    from condortools import submit, wait_status
+    good = submit(cell, "executable = /bin/sleep\narguments = 300\nqueue\n", cwd=workdir)
+    bad = submit(cell, 'executable = /bin/true\nrequirements = (Machine == "nosuch")\nqueue\n',
+                 cwd=workdir, name="bad.sub")
+    wait_status(cell, f"{good}.0", 2)
+    shown = cell.run("condor_q", "-unmatchable", "-af", "ClusterId")
+    assert (shown.returncode, shown.stdout) == (0, f"{bad}\n"), shown.stderr
+    names = cell.run("condor_status", "-af", "Name").stdout.split()
+    analysis = cell.run("condor_q", "-better-analyze", f"{bad}.0", "-machine", names[0]).stdout
+    assert "Run analysis summary.  Of 1 machines," in analysis
+    table = cell.run("condor_q", "-reverse-analyze", "-analyze:reverse", f"{bad}.0").stdout.split("\n")
+    assert table[3] == f"{bad}.0: Analyzing matches for 1 job"
+    # the slots as condor_status -json (or -l) writes them
+    for form in ("-json", "-l"):
+        dump = cell.run("condor_status", form).stdout
+        path = os.path.join(workdir, "slots" + form)
+        with open(path, "w") as fh:
+            fh.write(dump)
+        shown = cell.run("condor_q", "-better-analyze", f"{good}.0", "-slotads", path).stdout
+        assert f"Run analysis summary.  Of {len(names)} machines," in shown
