@@ -156,3 +156,11 @@ def test_job_functions_print_as_htcondors():
     assert mask.table(ads)[1] == [
         " >        Running   Vanilla     sleep 30 /bin/sleep 30       2.0      \n",
         "H         Held      Unknown     (my job) /x/y                7.0     ???    \n"]
+
+
+def test_condor_q_usage_lists_the_print_format_option(capsys):
+    from gridtools.cli.condor import q
+    assert q.main(["-help"]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    at = lines.index("\t-format <fmt> <attr>\t Print attribute attr using format fmt")
+    assert lines[at + 1] == "\t-print-format <file>\t Use <file> to set display attributes and formatting"

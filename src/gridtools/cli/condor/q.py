@@ -57,6 +57,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t-xml\t\t\t Display entire ClassAds in XML
 \t-attributes X,Y,...\t Attributes to show in -long and -json
 \t-format <fmt> <attr>\t Print attribute attr using format fmt
+\t-print-format <file>\t Use <file> to set display attributes and formatting
 \t-autoformat[:jlhVr,tng] <attr> [<attr2> [...]]
 \t\t\t\t Print attr(s) with automatic formatting
 \t-af[:jlhVr,tng] <attr> [<attr2> [...]]
