@@ -426,8 +426,9 @@ def test_batch_0_in_a_live_cell(cell, workdir):
 
 
 def test_aaf_is_refused_in_htcondors_words(capsys):
-    """-aaf appends columns to a per-proc table (not done here): with the batch view (the
-    default) and with the ads' own forms HTCondor refuses it, and so does this condor_q."""
+    """-aaf appends columns to a per-proc table: with the batch view (the default) and with
+    the ads' own forms HTCondor refuses it, and so does this condor_q; a qualifier other than
+    one of V, r, T and Y is refused too."""
     assert _main(capsys, "-aaf", "Owner") == (
         1, "", "Error: -aaf cannot be used with -batch mode output (the default), did you intend to use -af ?\n")
     assert _main(capsys, "-af", "Owner", "-aaf", "Cmd") == (
@@ -435,4 +436,32 @@ def test_aaf_is_refused_in_htcondors_words(capsys):
     assert _main(capsys, "-aaf:V", "Owner", "-", "-long") == (
         1, "", "Error: output formatting options conflict with -aaf options\n")
     assert _main(capsys, "-aaf") == (1, "", "Error: -aaf requires at least one attribute parameter\n")
-    assert _main(capsys, "-nobatch", "-aaf", "Owner") == (1, "", "Error: -aaf is not supported by this condor_q\n")
+    assert _main(capsys, "-nobatch", "-aaf:VT", "Owner") == (
+        1, "", "Error: T is invalid -aaf format qualifier. only one of V,r,T, or Y is permitted.\n")
+    assert _main(capsys, "-nobatch", "-aaf:x", "Owner") == (
+        1, "", "Error: x is invalid -aaf format qualifier. only one of V,r,T, or Y is permitted.\n")
+
+
+def test_aaf_appends_columns_to_the_per_proc_tables(cell, workdir):
+    """-aaf's attributes are columns after the table's last one, headed by their names (or
+    AS names), left-aligned, as wide as the widest of heading and values; the last column is
+    widened to its widest cell so that they line up; an undefined attribute shows
+    ``undefined`` (measured only as it is printed, after the heading, as HTCondor's); -aaf:V quotes strings; the table is not cut to the terminal."""
+    from condortools import submit
+    cluster = submit(cell, 'executable = /bin/sleep\narguments = 300\nhold = true\n+Colour = "blue"\n'
+                           'queue\n+Colour = "a longer one"\nqueue\n', cwd=workdir)
+    shown = cell.run("condor_q", "-nobatch", "-aaf", "Colour", "Missing", "ProcId AS PROC_NUMBER")
+    assert (shown.returncode, shown.stderr) == (0, "")
+    lines = shown.stdout.split("\n")
+    assert lines[3].endswith(" SIZE CMD       Colour       Missing PROC_NUMBER")
+    assert lines[4].startswith(f"{cluster:4d}.0  ") and lines[4].endswith(
+        " 0.0 sleep 300 blue         undefined 0          ")
+    assert lines[5].endswith(" 0.0 sleep 300 a longer one undefined 1          ")
+    assert lines[7].startswith("Total for query: 2 jobs;")
+    held = cell.run("condor_q", "-hold", "-aaf:V", "Colour").stdout.split("\n")
+    reason = "submitted on hold at user's request"
+    assert held[3].endswith(f"HOLD_REASON{' ' * (len(reason) - 11)} Colour      ")  # (quotes not measured)
+    assert held[4].endswith(f'{reason} "blue"      ')
+    assert held[5].endswith(f'{reason} "a longer one"')
+    codes = cell.run("condor_q", "-hold-codes", "-aaf", "ClusterId").stdout.split("\n")
+    assert codes[4].endswith(f"{reason} {cluster:<9}")

@@ -97,7 +97,7 @@ class Options:
         self.zero = "_"              # what the batch view shows for a count of 0 (-batch:MARK)
         self.fold_dags = False       # -batch:N with N's bit 2: the DAGs of a batch name in one row
         self.unreduced = False       # -batch:0: the batch view's columns, a row per job (qbatchraw)
-        self.aaf = False             # -aaf given (refused: see settle_view)
+        self.aaf = []                # -aaf's (qualifier, words): columns appended (qappend)
         self.better = False
         self.limit = 0
         self.wide = None             # -wide: True; -wide:N: N
@@ -214,9 +214,10 @@ def _option(opts, arg, args):
     elif _is(arg, "aaf", 3):
         if not args or args[0].startswith("-"):
             raise UsageError("Error: -aaf requires at least one attribute parameter", 1)
-        opts.aaf = True
+        words = []
+        opts.aaf.append((arg.partition(":")[2], words))
         while args and not args[0].startswith("-"):
-            args.pop(0)
+            words.append(args.pop(0))
         if args and args[0] == "-":             # (a lone dash ends the attributes)
             args.pop(0)
     elif _is(arg, "format", 1):
@@ -475,18 +476,8 @@ def settle_view(opts):
     if opts.view == "batch" and opts.batch is None and not batch_is_default():
         opts.view = "nobatch"
     if opts.aaf:
-        _refuse_aaf(opts.view)
-
-
-def _refuse_aaf(view):
-    """-aaf appends columns (print-format lines) to a per-proc table, which this condor_q
-    does not do; the batch view and the ads' own forms refuse it in HTCondor's words."""
-    if view == "batch":
-        raise UsageError("Error: -aaf cannot be used with -batch mode output (the default), "
-                         "did you intend to use -af ?", 1)
-    if view in ("long", "json", "xml", "af", "format", "analyze"):
-        raise UsageError("Error: output formatting options conflict with -aaf options", 1)
-    raise UsageError("Error: -aaf is not supported by this condor_q", 1)
+        from gridtools.cli.condor import qappend
+        opts.aaf_columns = qappend.check(opts.view, opts.aaf)
 
 
 def run(opts):
@@ -551,7 +542,7 @@ def _from_listing(opts):
     sel = opts.selection
     per_proc = opts.view == "nobatch" and not (opts.dag or opts.cputime or opts.current_run)
     batch = opts.view == "batch" and not opts.unreduced
-    return ((batch or opts.view == "totals" or per_proc) and not (opts.limit or opts.unmatchable)
+    return ((batch or opts.view == "totals" or per_proc) and not (opts.limit or opts.unmatchable or opts.aaf)
             and not (sel.constraints or sel.clusters or sel.ids))
 
 
@@ -602,17 +593,23 @@ def render(opts, snap, chosen, everyone, user, now, source):
     if view in _CHOSEN_ONLY:
         return _attributes(opts, chosen, source)
     head = qviews.title(_schedd(), now)
+    width = None if opts.aaf and opts.wide is None else table_width(opts)   # (-aaf: whole rows)
     if view == "print":
-        from gridtools.cli.condor import printformat
-        return printformat.q_table(opts.print_format, chosen, source.ad, head,
+        from gridtools.cli.condor import printformat, qappend
+        mask = qappend.extend(opts.print_format, opts.aaf_columns) if opts.aaf else opts.print_format
+        return printformat.q_table(mask, chosen, source.ad, head,
                                    lambda: printformat.q_totals(chosen, everyone, user),
-                                   lambda body: cut(body, table_width(opts)))
+                                   lambda body: cut(body, width))
     if view == "analyze":
         from gridtools.cli.condor import analyze
         return head + analyze.report(snap, chosen, everyone, source, opts, now)
     body, totals = _table(opts, snap, chosen, user, now, source)
+    if opts.aaf and view != "totals":
+        from gridtools.cli.condor import qappend
+        rows = [source.ad(p) for p in qappend.procs_of_rows(opts, chosen, source)]
+        body = qappend.append(body, rows, opts.aaf_columns)
     if view != "hold":                      # (hold reasons are never cut)
-        body = cut(body, table_width(opts))
+        body = cut(body, width)
     if not totals:
         return head + body
     mine = [p for p in everyone if p.owner == user]
