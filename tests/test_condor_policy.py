@@ -149,6 +149,32 @@ def test_allowed_execute_duration_counts_from_when_the_job_began_to_execute(cell
         "47 The job exceeded allowed execute duration of 00:02\n"
 
 
+def test_job_ads_show_when_the_job_began_to_execute(cell, workdir):
+    """JobCurrentStartExecutingDate, as HTCondor's shadow sets it: when the job began to
+    execute (after the queue's prolog), not when the run began (JobCurrentStartDate); in
+    condor_q's ads while it runs and in the history after. A job that moves no files has
+    no JobCurrentStartTransferInputDate, nor JobCurrentFinishTransferInputDate."""
+    prolog = os.path.join(workdir, "prolog.sh")
+    with open(prolog, "w") as fh:
+        fh.write("#!/bin/sh\nsleep 2\n")
+    os.chmod(prolog, 0o755)
+    assert cell.run("qconf", "-mattr", "queue", "prolog", prolog, "all.q").returncode == 0
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'sleep 2'\"\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    names = ("JobCurrentStartDate", "JobCurrentStartExecutingDate", "JobCurrentStartTransferInputDate",
+             "JobCurrentFinishTransferInputDate")
+
+    def shown():
+        return cell.run("condor_q", jid, "-af", *names).stdout.split()
+    wait_for(lambda: shown()[1:2] not in ([], ["undefined"]), timeout=30)
+    started, began, *transfer = shown()
+    assert int(began) - int(started) >= 1 and transfer == ["undefined", "undefined"]
+    assert cell.run("condor_q", jid, "-l").stdout.count(f"JobCurrentStartExecutingDate = {began}\n") == 1
+    wait_for(lambda: f"{jid} " in history(cell), timeout=30)
+    ended = cell.run("condor_history", jid, "-af", *names).stdout.split()
+    assert ended == [started, began, "undefined", "undefined"]
+
+
 def _system_policy(cell, text):
     """condor_config's system policy is ``text`` (any earlier one replaced), then condor_reconfig."""
     path = os.path.join(cell.root, "etc", "condor_config")

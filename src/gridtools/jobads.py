@@ -60,7 +60,8 @@ STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobSt
                "HoldReasonCode", "HoldReasonSubCode", "NumHolds", "NumHoldsByReason", "NumJobCompletions",
                "NumVacates", "NumVacatesByReason", "VacateReason", "VacateReasonCode", "VacateReasonSubCode",
                "RemoveReason", "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime",
-               "CommittedTime", "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime")
+               "CommittedTime", "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime",
+               "JobCurrentStartExecutingDate")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
 #: Grid Engine requests that name the execution host
@@ -384,6 +385,8 @@ def _overlay_condor(ad, condor, number):
     mine = (condor.get("tasks") or {}).get(str(number)) or {}
     if mine.get("last"):
         ad["LastRemoteHost"] = mine["last"]     # the slot its last run left
+    if mine.get("executing"):                   # when its job began to execute (daemon.condorjob)
+        ad["JobCurrentStartExecutingDate"] = int(mine["executing"])
     if mine.get("completions"):
         ad["NumJobCompletions"] = int(mine["completions"])
     if mine.get("holds"):

@@ -54,6 +54,7 @@ def concluded(state, job, task, result, now):
         task.restarted = max(0, task.restarted - 1)
         _changed(state, job)
         return
+    condorjob.note_executing(job, task)         # (before its folder goes)
     if result.get("queue_error"):
         from gridtools.daemon import qcontrol
         qcontrol.mark_error(state, f"{task.queue}@{task.host}", job.id, task.host)

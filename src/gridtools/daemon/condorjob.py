@@ -785,7 +785,7 @@ def periodic(state, dispatcher, now):
             over = over_budget()
             ad = proc_ad(job, number)
             if "AllowedExecuteDuration" in ad and job.state_of(number) is TaskState.RUNNING:
-                began = executing_since(job.id, number)
+                began = note_executing(job, job.tasks.get(number))
                 if began is not None:
                     ad["JobCurrentStartExecutingDate"] = began
             decision = condorpolicy.periodic(ad, now, system)
@@ -800,15 +800,25 @@ def periodic(state, dispatcher, now):
     return changed
 
 
-def executing_since(job_id, number):
-    """When the running task's job began to execute (its shepherd wrote ``job_pid`` once
-    the input files were copied in and the prolog was done: HTCondor's
-    JobCurrentStartExecutingDate), or None while it has not (a new run's folder has none)."""
-    from gridtools.spool import jobs as jobstore
-    try:
-        return int(os.stat(os.path.join(jobstore.task_dir(job_id, number), "job_pid")).st_mtime)
-    except OSError:
+def note_executing(job, task):
+    """Record in a task's bookkeeping when its job began to execute in the run it is in
+    (``executing``: JobCurrentStartExecutingDate, as HTCondor's shadow sets it when the
+    starter says the job began; it stays after the run, as HTCondor's does, until the
+    next run's job begins); returns it, or None while it has not begun. The task's
+    folder is looked at only until it is known for the run."""
+    if task is None or not task.start_time or not is_condor(job):
         return None
+    tasks = job.condor.get("tasks") or {}
+    known = (tasks.get(str(task.number)) or {}).get("executing")
+    if known is not None and known >= int(task.start_time):
+        return known
+    from gridtools.spool.jobs import executing_since
+    began = executing_since(job.id, task.number)
+    if began is None or began < int(task.start_time):       # (not yet, or an earlier run's)
+        return None
+    task_info(job, task.number)["executing"] = began
+    job.changed()
+    return began
 
 
 def _carry_out(state, dispatcher, job, number, decision, now):

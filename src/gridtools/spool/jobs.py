@@ -83,6 +83,16 @@ def task_dir(job_id, number):
     return cell.spool("jobs", str(job_id), str(number))
 
 
+def executing_since(job_id, number):
+    """When a running task's job began to execute (its shepherd writes ``job_pid`` once
+    the input files are copied in and the prolog is done: HTCondor's
+    JobCurrentStartExecutingDate), or None while it has not (a new run's folder has none)."""
+    try:
+        return int(os.stat(os.path.join(task_dir(job_id, number), "job_pid")).st_mtime)
+    except OSError:
+        return None
+
+
 def list_ids():
     """Ids of all jobs in the store, ascending (none for users who may not list it)."""
     try:
