@@ -83,6 +83,19 @@ def test_a_blank_inside_a_host_list_word_is_part_of_one_name(capsys):
     assert capsys.readouterr().err.endswith("\nerror: can't resolve hostname \"n2 \"\n")
 
 
+def test_resource_list_words_are_split_at_commas_only_and_gathered(capsys):
+    # parse_multi_stringlist splits the words of -F at commas only, as those of -h: a
+    # blank is part of one name, which is no complex attribute; the names of several -F
+    # are gathered (a -F without a word adds none)
+    def shown(argv):
+        return render(argv).splitlines()[4:]
+    assert shown(["-F", "num_proc,mem_total"]) == shown(["-F", "num_proc", "mem_total"]) == \
+        shown(["-F", "num_proc", "-F", "mem_total"]) == shown(["-F", "num_proc", "-F", "-F", "mem_total"]) == \
+        ["   hl:num_proc=2.000000", "   hl:mem_total=23.541G"]
+    assert shown(["-F", "num_proc mem_total"]) == []
+    assert len(shown(["-F", "-F"])) > 2                        # (no names: all of them)
+
+
 def test_jobs_of_selected_users():
     snap = reference_snapshot()
     snap["jobs"][52]["owner"] = "carol"

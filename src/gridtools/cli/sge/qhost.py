@@ -46,8 +46,10 @@ def parse_args(argv):
     while i < len(argv):
         word = argv[i]
         if word == "-F":
+            # Grid Engine splits each word of -F at commas only (a blank is part of a
+            # name), as those of -h and -u, and gathers the names of every -F given
             words, i = list_words(argv, i)
-            opts.resources = split_list(",".join(words or []))
+            opts.resources = (opts.resources or []) + [v for w in words or () for v in w.split(",") if v]
             continue
         if word in ("-h", "-l", "-u"):
             if i + 1 >= len(argv):
