@@ -7,6 +7,7 @@ import pytest
 
 from gridtools import ads
 from gridtools.classad import parse_ad, symmetric_match
+from gridtools.classad.values import UNDEFINED
 from gridtools.cli.sge import options
 from gridtools.formats.condor.jobad import SubmitContext
 from gridtools.formats.condor.submit import parse_submit
@@ -252,6 +253,25 @@ def test_a_partitionable_slot_gives_its_gpus_to_dynamic_slots():
             for n, extra in (("none", ""), ("one", "; RequestGPUs = 1"), ("two", "; RequestGPUs = 2"))}
     assert {n: pslot.eval("Requirements", ad) for n, ad in asks.items()} == {
         "none": True, "one": True, "two": False}
+
+
+def test_slots_name_the_gpus_they_hold_as_htcondor_does():
+    """AssignedGPUs: the devices of a slot, CUDA0, CUDA1 ..., handed out in slot order; a
+    dynamic slot names those its job holds (else the first its partitionable slot has
+    left), and the partitionable slot the rest; a slot without GPUs has none."""
+    host = ads.HostFacts("g", cpus=4, memory=4096, disk=100, gpus=3)
+    cfg = config("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = cpus=2, gpus=2\nNUM_SLOTS_TYPE_2 = 2\n"
+                 "SLOT_TYPE_2 = cpus=1\n")
+    assert [s.eval("AssignedGPUs") for s in ads.machine_ads(host, cfg, NOW)] == ["CUDA0,CUDA1", "CUDA2", UNDEFINED]
+    part = config("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n")
+    claims = {"slot1_1@g": ads.Claim("5.0", "alice", "alice", gpus=1, gpu_ids=(2,)),
+              "slot1_2@g": ads.Claim("6.0", "alice", "alice", gpus=1)}
+    slots = ads.machine_ads(host, part, NOW, None, claims)
+    assert [(s.eval("Name"), s.eval("GPUs"), s.eval("AssignedGPUs")) for s in slots] == [
+        ("slot1@g", 1, "CUDA1"), ("slot1_1@g", 1, "CUDA2"), ("slot1_2@g", 1, "CUDA0")]
+    claims["slot1_3@g"] = ads.Claim("7.0", "alice", "alice", gpus=1)
+    assert "AssignedGPUs" not in ads.machine_ads(host, part, NOW, None, claims)[0]
+    assert all("AssignedGPUs" not in s for s in ads.machine_ads(ads.HostFacts("n", cpus=2), config(), NOW))
 
 
 def test_a_hosts_other_resources_are_shared_among_its_slots():

@@ -222,6 +222,37 @@ def test_partitionable_slots_carve_dynamic_slots():
         destroy_cell(cell)
 
 
+def test_dynamic_slots_name_the_gpus_their_jobs_hold(workdir):
+    """A dynamic slot's AssignedGPUs names the devices its job was given (its
+    CUDA_VISIBLE_DEVICES, as HTCondor's CUDA0, CUDA1 ...), whatever the other dynamic
+    slots hold; the partitionable slot names the rest, and condor_status -gpus lists
+    both."""
+    from condortools import submit
+    cell = make_cell(slots=4, hosts=["bighost"], start=False)
+    try:
+        configure(cell, "NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n")
+        cell.start_daemon()
+        cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=3", "bighost", check=True)
+        wait_for(lambda: status(cell, "-af", "AssignedGPUs") == "CUDA0,CUDA1,CUDA2\n", timeout=20)
+        jobs = []
+        for name in ("one", "two"):
+            out = os.path.join(workdir, name)
+            jobs.append((submit(cell, f"executable = /bin/sh\narguments = \"-c 'echo $CUDA_VISIBLE_DEVICES > {out}; "
+                                      "sleep 60'\"\nrequest_gpus = 1\nqueue\n", cwd=workdir, name=f"{name}.sub"),
+                         out))
+            wait_for(lambda: os.path.exists(out) and open(out).read().endswith("\n"), timeout=30)
+        first, second = ("CUDA" + open(out).read().strip() for _cluster, out in jobs)
+        assert cell.run("condor_rm", str(jobs[0][0])).returncode == 0       # its device is free again
+        wait_for(lambda: status(cell, "-af", "Name").count("\n") == 2, timeout=20)
+        rest = sorted({"CUDA0", "CUDA1", "CUDA2"} - {second})
+        assert status(cell, "-af", "Name", "GPUs", "AssignedGPUs") == (
+            f"slot1@bighost 2 {','.join(rest)}\nslot1_2@bighost 1 {second}\n")
+        assert first != second and [line.split()[0] for line in status(cell, "-gpus").splitlines()[2:4]] == [
+            "slot1@bighost", "slot1_2@bighost"]
+    finally:
+        destroy_cell(cell)
+
+
 def test_read_access_follows_allow_read(pool, users):
     configure(pool, "ALLOW_READ = gtalice@*/*, root@*/*\n")
     assert "slot1@hosta" in status(pool, user="gtalice")

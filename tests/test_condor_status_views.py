@@ -11,13 +11,16 @@ def shown(*argv, snap):
 
 
 def host(name, states, gpus=None):
-    """The slot ads of a host, one per state (Claimed ones run alice's job)."""
+    """The slot ads of a host, one per state (Claimed ones run alice's job); ``gpus``:
+    the GPUs of each slot, named in AssignedGPUs as the daemon names them."""
     ads = []
     for i, state in enumerate(states):
         extra = {"MyType": "Machine", "TargetType": "Job", "TotalCpus": len(states),
                  "TotalMemory": 2048 * len(states), "TotalSlots": len(states)}
         if gpus:
             extra.update(GPUs=gpus[i], TotalGPUs=sum(gpus))
+            if gpus[i]:
+                extra["AssignedGPUs"] = ",".join(f"CUDA{n}" for n in range(sum(gpus[:i]), sum(gpus[:i + 1])))
         if state == "Claimed":
             extra["RemoteUser"] = f"alice@{name}"
         ads.append(slot(f"slot{i + 1}@{name}", name, state, "Busy" if state == "Claimed" else "Idle", **extra))
@@ -102,6 +105,26 @@ def test_gpus_lists_the_slots_with_gpus_and_the_state_summary():
     assert shown("-gpus", snap=SNAP) == "" and shown("-gpus", "-total", snap=SNAP) == ""
 
 
+def test_gpus_shows_the_slots_holding_gpus_and_their_properties():
+    """HTCondor's test, (PartitionableSlot && AssignedGPUs isnt undefined) ?: Gpus: a
+    partitionable slot whose GPUs all went to dynamic slots is left out, one that holds
+    some is shown; the devices' memory and name are the slot's GPUs_GlobalMemoryMb and
+    GPUs_DeviceName when it has them (STARTD_ATTRS)."""
+    def part(name, gpus, **extra):
+        return slot(name, "p", MyType="Machine", TargetType="Job", PartitionableSlot=True, GPUs=gpus,
+                    TotalGPUs=2, **extra)
+    slots = host("gpu1", ("Claimed", "Unclaimed"), gpus=[1, 1])
+    slots[0][0].update(GPUs_DeviceName="Tesla T4", GPUs_GlobalMemoryMb=15360)
+    snap = {"slots": slots + [part("slot1@p", 0), part("slot2@p", 1, AssignedGPUs="CUDA1")]}
+    assert shown("-gpus", snap=snap).split("\n")[:6] == [
+        "Name       ST User       GPUs GPU-Memory GPU-Name",
+        "",
+        "slot1@gpu1 Cb alice@gpu1    1 15.0 GB    Tesla T4",
+        "slot2@gpu1 Ui _             1            *       ",
+        "slot2@p    Ui _             1            *       ",
+        ""]
+
+
 def test_gpus_with_startd_lists_the_hosts_with_gpus():
     assert shown("-startd", "-gpus", snap=GPU_SNAP).split("\n")[:4] == [
         "Name Cores   Memory   GPUs GPU-Memory GPU-Name Offline-GPUs",
@@ -119,6 +142,8 @@ def test_gpus_against_a_daemon(cell):
     out = cell.run("condor_status", "-gpus").stdout.splitlines()
     assert out[0].split() == ["Name", "ST", "User", "GPUs", "GPU-Memory", "GPU-Name"]
     assert [line.split()[:2] for line in out[2:4]] == [["slot1@testhost", "Ui"], ["slot2@testhost", "Ui"]]
+    assert cell.run("condor_status", "-gpus", "-af", "Name", "AssignedGPUs").stdout.splitlines()[:2] == [
+        "slot1@testhost CUDA0", "slot2@testhost CUDA1"]
 
 
 # ---------------------------------------------------------------- HTCondor's column widths

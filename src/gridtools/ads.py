@@ -16,7 +16,7 @@ false while the slot is Matched or Preempting, as HTCondor advertises it.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gridtools.classad import ClassAd, parse
 from gridtools.classad.parser import ClassAdSyntaxError
@@ -72,6 +72,7 @@ class Claim:
     job_user: str = ""            # the job's User (owner@UID_DOMAIN): RemoteUser and RemoteOwner
     group: str = ""               # the job's AccountingGroup ("": none)
     global_job_id: str = ""       # the job's GlobalJobId (schedd#cluster.proc#QDate)
+    gpu_ids: tuple = ()           # the host's GPU device indices the job holds (daemon.devices)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,10 +160,13 @@ class _Layout:
     partitionable: bool
     gpus: int = 0
     resources: tuple = ()         # ((name, amount), ...): its share of the host's others
+    gpu_ids: tuple = ()           # the device indices of its GPUs (AssignedGPUs)
 
 
 def layout(host, config):
-    """Name, id and resources of every (non-dynamic) slot of a host."""
+    """Name, id and resources of every (non-dynamic) slot of a host; its GPUs are the
+    host's devices in order, the first slot's first (as HTCondor's startd hands them
+    out to its slots)."""
     types = slot_types(config, host.cpus)
     total = sum(t.count for t in types)
     out, slot_id, gpus_left = [], 0, host.gpus
@@ -171,6 +175,7 @@ def layout(host, config):
         for _ in range(kind.count):
             slot_id += 1
             gpus = min(gpus_left, _gpu_share(kind.gpus, host.gpus, total, slot_id))
+            first = host.gpus - gpus_left
             gpus_left -= gpus
             mine = []
             for name, amount in host.resources:
@@ -181,7 +186,7 @@ def layout(host, config):
                                _share(kind.cpus, host.cpus, total, minimum=1),
                                _share(kind.memory, host.memory, total),
                                _share(kind.disk, host.disk, total), kind.partitionable, gpus,
-                               tuple(mine)))
+                               tuple(mine), tuple(range(first, first + gpus))))
     return out
 
 
@@ -219,11 +224,13 @@ def machine_ads(host, config, now, views=None, claims=None):
             for res, amount in c.resources:
                 taken[res] = taken.get(res, 0) + amount
         rest = tuple((res, max(amount - taken.get(res, 0), 0)) for res, amount in lay.resources)
-        rows.append((lay, None, max(lay.cpus - used[0], 0), max(lay.memory - used[1], 0),
-                     max(lay.disk - used[2], 0), max(lay.gpus - used[3], 0), rest))
-        for name, claim in dynamic:
+        given = _dynamic_gpu_ids(lay, dynamic)
+        left = tuple(i for i in lay.gpu_ids if not any(i in ids for ids in given))
+        rows.append((replace(lay, gpu_ids=left), None, max(lay.cpus - used[0], 0),
+                     max(lay.memory - used[1], 0), max(lay.disk - used[2], 0), max(lay.gpus - used[3], 0), rest))
+        for (name, claim), ids in zip(dynamic, given):
             dyn = _Layout(name, lay.slot_id, claim.cpus, claim.memory, claim.disk, False, claim.gpus,
-                          claim.resources)
+                          claim.resources, ids)
             rows.append((dyn, lay, claim.cpus, claim.memory, claim.disk, claim.gpus, claim.resources))
     busy = [r[0].name for r in rows if _view(views, r[0].name, now).activity in ("Busy", "Retiring")]
     ads = []
@@ -233,6 +240,21 @@ def machine_ads(host, config, now, views=None, claims=None):
                            policy, now, load, total_slots=len(rows), parent=parent, gpus=gpus,
                            resources=resources))
     return ads
+
+
+def _dynamic_gpu_ids(lay, dynamic):
+    """The device indices of each dynamic slot of partitionable slot ``lay``: those its
+    job holds (the claim's), else as many as it claimed of those of the partitionable
+    slot no other dynamic slot holds, the first first."""
+    held = [tuple(int(i) for i in claim.gpu_ids if int(i) in lay.gpu_ids)[:claim.gpus]
+            for _n, claim in dynamic]
+    free = [i for i in lay.gpu_ids if not any(i in ids for ids in held)]
+    out = []
+    for (_n, claim), ids in zip(dynamic, held):
+        want = max(0, min(claim.gpus, len(lay.gpu_ids)) - len(ids))
+        ids, free = ids + tuple(free[:want]), free[want:]
+        out.append(ids)
+    return out
 
 
 def _view(views, name, now):
@@ -314,6 +336,8 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
     if host.gpus:
         ad["GPUs"], ad["TotalGPUs"] = gpus, host.gpus
         names.append("GPUs")
+        if lay.gpu_ids:                 # HTCondor's names of the devices: CUDA0, CUDA1 ...
+            ad["AssignedGPUs"] = ",".join(f"CUDA{i}" for i in lay.gpu_ids)
     totals = dict(host.resources)
     for name, amount in resources:
         ad[name], ad[f"Total{name}"] = amount, totals.get(name, amount)

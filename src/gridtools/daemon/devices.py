@@ -69,6 +69,19 @@ def _read(job_id, number):
     return {str(h): [int(i) for i in ids] for h, ids in (data or {}).items()}
 
 
+def of_task(state, job, task, host):
+    """The indices a running task holds on ``host`` (() when it holds none, or its
+    assignment is not written yet)."""
+    cache = state.view_cache.setdefault("devices", {})
+    key = (job.id, task.number, task.start_time)
+    found = cache.get(key)
+    if found is None:
+        found = _read(job.id, task.number)
+        if found:
+            cache[key] = found
+    return tuple(found.get(host, ()))
+
+
 def held(state, skip=None):
     """host -> set of indices held by running tasks (``skip``: a (job, task) left out)."""
     cache = state.view_cache.setdefault("devices", {})

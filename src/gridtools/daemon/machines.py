@@ -32,7 +32,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 
 from gridtools import ads
-from gridtools.daemon import apply, condorjob
+from gridtools.daemon import apply, condorjob, devices
 from gridtools.errors import ConfigError
 from gridtools.model.job import TaskState
 from gridtools.sched import startd
@@ -295,10 +295,11 @@ class Machines:
         gpus = _number(ad.eval("RequestGPUs"))
         others = tuple((res, _number(ad.eval("Request" + res))) for res, _amount in
                        ctx.host_facts(host)[0].resources)
+        ids = devices.of_task(ctx.state, job, task, host) if gpus else ()
         return ads.Claim(f"{job.id}.{task.number - 1}", job.spec["owner"], accounting_name(ad), rank,
                          task.start_time or now, cpus, memory, disk, gpus, others,
                          _text(ad.eval("User")), _text(ad.eval("AccountingGroup")),
-                         _text(ad.eval("GlobalJobId")))
+                         _text(ad.eval("GlobalJobId")), ids)
 
     def _free_static(self, host, count, hint, avoid=frozenset(), key=None):
         """The first ``count`` free static slots of ``host`` for task ``key``: ``hint``

@@ -58,10 +58,9 @@ OfflineGPUs AS Offline-GPUs PRINTAS UNIQUE or ' '
 SUMMARY STANDARD
 """
 
-#: which slots -gpus shows: HTCondor's "(PartitionableSlot && AssignedGPUs isnt
-#: undefined) ?: Gpus" for slots that publish their GPUs by count only (TotalGPUs on a
-#: host with GPUs, in place of the AssignedGPUs of each slot)
-SLOT_GPUS_CONSTRAINT = "(PartitionableSlot && TotalGPUs > 0) ?: GPUs"
+#: which slots -gpus shows (HTCondor's): the partitionable slots that still hold GPUs
+#: (AssignedGPUs) and the other slots with GPUs (a number not 0 counting as true)
+SLOT_GPUS_CONSTRAINT = "(PartitionableSlot && AssignedGPUs isnt undefined) ?: Gpus"
 #: which StartD ads -startd -gpus shows (HTCondor's)
 STARTD_GPUS_CONSTRAINT = "TotalGPUs > 0 || size(DetectedGPUs) > 0"
 
