@@ -105,6 +105,21 @@ def test_selections_and_attribute_views_work_on_the_file(capsys, ads):
                          hold[4]] and hold[4].endswith("   1/0   by hand")
 
 
+def test_aaf_appends_columns_to_the_files_tables(capsys, ads, tmp_path):
+    """-aaf adds its columns to the tables of the file's jobs as to the queue's, and to a
+    -print-format table (whose last column of width 0 then grows with its values); -aaf:r
+    prints the expression as written, -aaf:V quotes a string."""
+    lines = _main(capsys, "-jobads", ads, "-nobatch", "-aaf:r", "RequestMemory", "Owner")[1].split("\n")
+    assert lines[3].endswith(" SIZE CMD      RequestMemory Owner  ")
+    assert [line[line.index(" 0.0 ") + 5:] for line in lines[4:7]] == [
+        "sleep 60 1024          \"bob\"  ", "sleep 60 undefined     \"bob\"  ", "true     undefined     \"carol\""]
+    layout = tmp_path / "layout.cpf"
+    layout.write_text("SELECT\n  ClusterId AS ID WIDTH 4\n  Owner AS WHO WIDTH 0\n")
+    table = _main(capsys, "-jobads", ads, "-print-format", str(layout), "-aaf:V", "JobStatus", "Owner")[1]
+    assert table.split("\n")[3:7] == ["ID   WHO   JobStatus Owner", "  12 bob   1         \"bob\"",
+                                       "  12 bob   2         \"bob\"", "  13 carol 5         \"carol\""]
+
+
 def test_the_standard_input_is_read_for_a_dash(capsys, ads, monkeypatch):
     import io
     monkeypatch.setattr("sys.stdin", io.StringIO(ADS))

@@ -102,34 +102,47 @@ def show(opts, select, attributes, everyone, source, label, user, now, submitted
         snap = status.load()
         return f"\n\n-- {label}\n" + analyze.report(snap, chosen, Q.procs(snap), source, opts, now)
     head = f"\n\n-- {label} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n"
+    width = None if opts.aaf and opts.wide is None else table_width(opts)     # (-aaf: whole rows)
     if view == "print":             # -print-format
         from gridtools.cli.condor import printformat
-        return printformat.q_table(opts.print_format, chosen, source.ad, head,
+        mask = opts.print_format
+        if opts.aaf:
+            from gridtools.cli.condor import qappend
+            mask = qappend.extend(mask, opts.aaf_columns)
+        return printformat.q_table(mask, chosen, source.ad, head,
                                    lambda: qviews.tally_text(len(chosen), qviews._counts(chosen)),
-                                   lambda body: cut(body, table_width(opts)))
+                                   lambda body: cut(body, width))
     totals = "\n" + qviews.tally_text(len(chosen), qviews._counts(chosen)) + "\n"
     if view == "totals":
         return head + totals
-    clock, width = _clock(opts, source), table_width(opts)
+    clock = _clock(opts, source)
+
+    def fit(table, whole=False):
+        """A table with -aaf's columns, cut to the width (not ``whole``)."""
+        if opts.aaf:
+            from gridtools.cli.condor import qappend
+            rows = [source.ad(p) for p in qappend.procs_of_rows(opts, chosen, source)]
+            table = qappend.append(table, rows, opts.aaf_columns)
+        return table if whole else cut(table, width)
     if view == "run":
         for proc in chosen:
             proc.host = host_shown(proc.host)
-        return head + cut(qviews.running(chosen, user, now, clock), width)
+        return head + fit(qviews.running(chosen, user, now, clock))
     if view == "idle":
-        return head + cut(qviews.idle(chosen, source.ad), width)
+        return head + fit(qviews.idle(chosen, source.ad))
     if view == "grid":
-        return head + cut(qviews.grid(chosen, source.ad, opts.ec2), width)
+        return head + fit(qviews.grid(chosen, source.ad, opts.ec2))
     if view == "hold" and opts.grouped:
-        return head + qviews.hold_codes(chosen)
+        return head + fit(qviews.hold_codes(chosen), whole=True)
     if view == "hold":
-        body = qviews.held(chosen)
+        body = fit(qviews.held(chosen), whole=True)
     elif view == "io":
-        body = cut(qviews.io(chosen, source.ad), width)
+        body = fit(qviews.io(chosen, source.ad))
     elif view == "nobatch" and opts.dag:
         chosen_dag, names = dag_order(chosen, source)
-        body = cut(qviews.nobatch(chosen_dag, user, now, names, clock), width)
+        body = fit(qviews.nobatch(chosen_dag, user, now, names, clock))
     elif view == "nobatch":
-        body = cut(qviews.nobatch(chosen, user, now, clock=clock), width)
+        body = fit(qviews.nobatch(chosen, user, now, clock=clock))
     elif opts.unreduced:            # (-batch:0)
         from gridtools.cli.condor import qbatchraw
         body = cut(qbatchraw.rows(chosen, source.ad), width)
