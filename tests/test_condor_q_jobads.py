@@ -106,13 +106,18 @@ def test_selections_and_attribute_views_work_on_the_file(capsys, ads):
 
 
 def test_aaf_appends_columns_to_the_files_tables(capsys, ads, tmp_path):
-    """-aaf adds its columns to the tables of the file's jobs as to the queue's, and to a
+    """-aaf adds its columns to the tables of the file's jobs as to the queue's, to the rows
+    of -batch:0 (HTCondor's batch mode 0, which is no batch mode for -aaf), and to a
     -print-format table (whose last column of width 0 then grows with its values); -aaf:r
     prints the expression as written, -aaf:V quotes a string."""
     lines = _main(capsys, "-jobads", ads, "-nobatch", "-aaf:r", "RequestMemory", "Owner")[1].split("\n")
     assert lines[3].endswith(" SIZE CMD      RequestMemory Owner  ")
     assert [line[line.index(" 0.0 ") + 5:] for line in lines[4:7]] == [
         "sleep 60 1024          \"bob\"  ", "sleep 60 undefined     \"bob\"  ", "true     undefined     \"carol\""]
+    raw = _main(capsys, "-jobads", ads, "-batch:0", "-aaf", "Owner")[1].split("\n")    # (batch mode 0 takes it)
+    assert raw[3].endswith(" TOTAL JOB_IDS Owner") and [line[-13:] for line in raw[4:7]] == [
+        "I       bob  ", "R       bob  ", "H       carol"]
+    assert _main(capsys, "-jobads", ads, "-batch", "-aaf", "Owner")[0] == 1
     layout = tmp_path / "layout.cpf"
     layout.write_text("SELECT\n  ClusterId AS ID WIDTH 4\n  Owner AS WHO WIDTH 0\n")
     table = _main(capsys, "-jobads", ads, "-print-format", str(layout), "-aaf:V", "JobStatus", "Owner")[1]

@@ -477,7 +477,7 @@ def settle_view(opts):
         opts.view = "nobatch"
     if opts.aaf:
         from gridtools.cli.condor import qappend
-        opts.aaf_columns = qappend.check(opts.view, opts.aaf)
+        opts.aaf_columns = qappend.check(opts)
 
 
 def run(opts):

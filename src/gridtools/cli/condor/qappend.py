@@ -8,7 +8,8 @@ left-aligned; a value is printed as %v prints it (an undefined one as
 (CMD, HOST(S), HOLD_REASON ...) is then as wide as its widest cell (at least 3)
 so that the new columns line up. Without -wide the table is not cut to the
 terminal. The batch view and the ads' own forms refuse -aaf, in HTCondor's words;
--print-format's table takes the columns too. Loaded only when -aaf is given.
+-batch:0's rows and -print-format's table take the columns too. Loaded only when
+-aaf is given.
 """
 
 from gridtools.cli.condor import printmask
@@ -18,9 +19,11 @@ from gridtools.errors import UsageError
 _DEFAULTS = {"": "%v", "V": "%V", "r": "%r", "T": "%T", "Y": "%Y"}
 
 
-def check(view, aaf):
-    """Refuse -aaf where HTCondor does; the mask of its columns otherwise."""
-    if view == "batch":
+def check(opts):
+    """Refuse -aaf where HTCondor does; the columns otherwise. -batch:0 (batch mode 0:
+    the batch view's columns, a row per job) takes them, as in HTCondor."""
+    view, aaf = opts.view, opts.aaf
+    if view == "batch" and not opts.unreduced:
         raise UsageError("Error: -aaf cannot be used with -batch mode output (the default), "
                          "did you intend to use -af ?", 1)
     if view in ("long", "json", "xml", "af", "format", "analyze"):
@@ -115,4 +118,6 @@ def procs_of_rows(opts, chosen, source):
     if opts.view == "nobatch" and opts.dag:
         from gridtools.cli.condor.q import dag_order
         return dag_order(chosen, source)[0]
+    if opts.view == "batch":                # (-batch:0: qbatchraw's order)
+        return sorted(chosen, key=lambda p: (p.cluster, p.proc))
     return chosen

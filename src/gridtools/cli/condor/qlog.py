@@ -145,7 +145,7 @@ def show(opts, select, attributes, everyone, source, label, user, now, submitted
         body = fit(qviews.nobatch(chosen, user, now, clock=clock))
     elif opts.unreduced:            # (-batch:0)
         from gridtools.cli.condor import qbatchraw
-        body = cut(qbatchraw.rows(chosen, source.ad), width)
+        body = fit(qbatchraw.rows(chosen, source.ad))
     else:               # the log says not how many procs a cluster was submitted with
         table = qviews.batch_view(chosen, submitted or {p.cluster: 0 for p in chosen},
                                   opts.zero, opts.fold_dags)
