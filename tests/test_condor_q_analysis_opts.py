@@ -131,11 +131,45 @@ def test_reverse_analyze_of_one_slot_analyses_it(capsys, files):
     assert out.split("\n")[3:] == [
         "", "-- Slot: slot1@n1.example.org : Analyzing matches for 3 Jobs in 3 autoclusters",
         "", "The Requirements expression for this slot is", "", "    START", "",
-        "  START is", '    (TARGET.Owner != "carol")', "", "",
+        "  START is", '    (TARGET.Owner != "carol")', "",
+        '    [0]    : TARGET.Owner != "carol"', "",
+        "This slot defines the following attributes:", "", "",
+        "The Requirements expression for this slot reduces to these conditions:", "",
+        "       Clusters",
+        "Step   Matched  Condition",
+        "----- --------- ---------",
+        '[0]           2  TARGET.Owner != "carol"', "",
         "slot1@n1.example.org: Run analysis summary of 3 jobs.",
         "    1 (33.33 %) match both slot and job requirements.",
         "    2 match the requirements of this slot.",
         "    2 have job requirements that match this slot.", ""]
+
+
+def test_reverse_analyze_of_one_slot_shows_its_steps_and_values(capsys, tmp_path):
+    (tmp_path / "jobs").write_text(JOBS)
+    (tmp_path / "slot").write_text(
+        'Name = "slot1@n3.example.org"\nMachine = "n3.example.org"\nMemory = 2048\n'
+        'Requirements = START && WithinResourceLimits\n'
+        'START = (TARGET.Owner != "carol") && (Memory > 1000)\n'
+        'WithinResourceLimits = TARGET.RequestMemory <= Memory\n')
+    argv = ["-jobads", str(tmp_path / "jobs"), "-slotads", str(tmp_path / "slot"), "-reverse-analyze"]
+    out = _main(capsys, *argv, "12.0")[1]
+    start = out.index("    [0]")
+    assert out[start:out.index("\nslot1@n3")].split("\n") == [
+        '    [0]    : TARGET.Owner != "carol"',
+        "    [1]    : Memory > 1000",
+        "    [2]    : [0] && [1]",
+        "    [3]    : TARGET.RequestMemory <= Memory",
+        "    [4]    : [2] && [3]", "",
+        "This slot defines the following attributes:", "",
+        "    Memory = 2048", "",
+        "Job 12.0 has the following attributes:", "",
+        '    TARGET.Owner = "bob"', "",
+        "The Requirements expression for this slot reduces to these conditions:", "",
+        "       Clusters",
+        "Step   Matched  Condition",
+        "----- --------- ---------",
+        "[3]           0  TARGET.RequestMemory <= Memory", ""]
 
 
 def test_unmatchable_keeps_the_jobs_no_slot_matches(capsys, files):

@@ -244,20 +244,43 @@ def _reverse_report(ads, machines, opts, now):
             continue
         out.append(f"\n-- Slot: {name} : Analyzing matches for {len(ads)} Jobs in "
                    f"{len(_autoclusters(ads))} autoclusters\n")
-        req = machine.lookup("Requirements")
-        if req is not None:
-            text = req.unparse()
-            for attr in ("START", "WithinResourceLimits"):
-                expr = machine.lookup(attr)
-                if expr is not None:
-                    text += f"\n\n  {attr} is\n    {expr.unparse()}"
-            out.append(f"\nThe Requirements expression for this slot is\n\n    {text}\n\n")
+        out.append(_slot_steps(machine, ads, now))
         offer, req_ok, both = _slot_counts(machine, ads, now)
         share = 100.0 * both / len(ads) if ads else 0.0
         out.append(f"\n{name}: Run analysis summary of {len(ads)} jobs.\n"
                    f"{both:5d} ({share:.2f} %) match both slot and job requirements.\n"
                    f"{offer:5d} match the requirements of this slot.\n"
                    f"{req_ok:5d} have job requirements that match this slot.\n")
+    return "".join(out)
+
+
+def _slot_steps(machine, ads, now):
+    """A slot's Requirements for -reverse-analyze of it: the expression (with its
+    START and WithinResourceLimits), its numbered steps, the slot's attributes they
+    refer to (and those of the job, when there is one job or autocluster), and the
+    table of the steps against the jobs, one of each autocluster."""
+    from gridtools.sched import analysis, steps
+    req = machine.lookup("Requirements")
+    if req is None:
+        return ""
+    text, inline = req.unparse(), ["Requirements"]
+    for attr in ("START", "WithinResourceLimits"):
+        expr = machine.lookup(attr)
+        if expr is not None:
+            text += f"\n\n  {attr} is\n    {expr.unparse()}"
+            inline.append(attr)
+    jobs = [analysis.at(members[0], now) for _ident, members in _autoclusters(ads)]
+    out = [f"\nThe Requirements expression for this slot is\n\n    {text}\n\n",
+           steps.numbered(machine, "Requirements", inline), "\n",
+           "This slot defines the following attributes:\n\n"]
+    mine, theirs = steps.referenced(machine, "Requirements", inline)
+    out.append(mine)
+    if len(jobs) == 1:
+        title, values = steps.target_values(theirs, machine, jobs[0])
+        if values:
+            out.append(f"\n{title} has the following attributes:\n\n{values}")
+    out.append("\nThe Requirements expression for this slot reduces to these conditions:\n\n")
+    out.append(steps.reduced(machine, "Requirements", ["START", "WithinResourceLimits"], jobs, "Cluster"))
     return "".join(out)
 
 
