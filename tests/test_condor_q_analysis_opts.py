@@ -222,3 +222,22 @@ def test_unmatchable_and_machine_in_a_live_cell(cell, workdir):
             fh.write(dump)
         shown = cell.run("condor_q", "-better-analyze", f"{good}.0", "-slotads", path).stdout
         assert f"Run analysis summary.  Of {len(names)} machines," in shown
+
+
+def test_better_analyze_of_one_machine_shows_the_slots_values(capsys, files):
+    out = _main(capsys, *files, "-better-analyze", "12.1", "-machine", "n1.example.org")[1]
+    expr = out.index("The Requirements expression for your job is:")
+    assert out[expr:out.index("    Condition")].split("\n") == [
+        "The Requirements expression for your job is:", "",
+        "( TARGET.Memory >= 100000 )", "",
+        "slot1@n1.example.org has the following attributes:", "",
+        "    TARGET.Memory = 2048 (mb)", "",
+        "slot2@n1.example.org has the following attributes:", "",
+        "    TARGET.Memory = 512 (mb)", "", ""]
+    # not of a constraint, nor without -better-analyze
+    assert "has the following attributes" not in _main(
+        capsys, *files, "-better-analyze", "12.1", "-mconstraint", "Memory > 0")[1]
+    assert "has the following attributes" not in _main(
+        capsys, *files, "-analyze", "12.1", "-machine", "n1.example.org")[1]
+    one = _main(capsys, *files, "-better-analyze", "13.0", "-mconstraint", "slot1@n2.example.org")[1]
+    assert "has the following attributes" not in one       # (13.0's Requirements refer to none)

@@ -297,13 +297,35 @@ def report(snap, chosen, everyone, source, opts, now):
     if opts.userprios:
         priorities = read_userprios(opts.userprios)
         machines = [_with_prio(m, priorities) for m in machines]
+    single = len(machines) == 1 or (opts.machine is not None and opts.mconstraint is None)
     out = []
     for proc in chosen:
         ad = source.ad(proc)
         if opts.better and ad.eval("JobStatus") != Q.IDLE:   # -better-analyze looks at the match anyway
             ad = ad.copy()
             ad["JobStatus"] = Q.IDLE
-        out.append(analysis.analyze(ad, machines, priorities, better=opts.better, now=now))
+        values = _slot_values(ad, machines, now) if opts.better and single else ""
+        out.append(analysis.analyze(ad, machines, priorities, better=opts.better, now=now,
+                                    values=values))
+    return "".join(out)
+
+
+def _slot_values(job, machines, now):
+    """-better-analyze of one slot or machine: for each slot, ``<Name> has the following
+    attributes:`` and the values of its attributes the job's Requirements refer to."""
+    from gridtools.sched import analysis, steps
+    job = analysis.at(job, now)
+    req = job.lookup("Requirements")
+    if req is None:
+        return ""
+    theirs = steps.references(job, req)[1]
+    if len(machines) > 1:           # (the dynamic slots but for a single slot)
+        machines = [m for m in machines if m.eval("DynamicSlot") is not True]
+    out = []
+    for machine in machines:
+        title, values = steps.target_values(theirs, job, machine)
+        if values:
+            out.append(f"\n{title} has the following attributes:\n\n{values}")
     return "".join(out)
 
 
