@@ -241,3 +241,26 @@ def test_better_analyze_of_one_machine_shows_the_slots_values(capsys, files):
         capsys, *files, "-analyze", "12.1", "-machine", "n1.example.org")[1]
     one = _main(capsys, *files, "-better-analyze", "13.0", "-mconstraint", "slot1@n2.example.org")[1]
     assert "has the following attributes" not in one       # (13.0's Requirements refer to none)
+
+
+def _cell_slot(name, memory, **kinds):
+    values = {"Name": name, "Machine": name.partition("@")[2], "Memory": memory, **kinds}
+    return [values, {"Requirements": "START", "START": "true"}]
+
+
+@pytest.mark.parametrize("argv, names", [
+    (["-better-analyze"], ["slot1@n5", "slot2@n5"]),
+    (["-better-analyze", "-machine", "n5"], ["slot1@n5", "slot2@n5"]),
+    (["-better-analyze", "-mconstraint", "Memory > 100"], ["slot1@n5", "slot2@n5"]),
+    # a slot's name, or a constraint on the kind of slot, keeps them
+    (["-better-analyze", "-machine", "slot1_1@n5"], ["slot1_1@n5"]),
+    (["-better-analyze", "-mconstraint", "DynamicSlot =?= true"], ["slot1_1@n5"]),
+    (["-better-analyze", "-mconstraint", "SlotType =!= \"x\""], ["slot1@n5", "slot1_1@n5", "slot2@n5"]),
+])
+def test_dynamic_slots_of_the_cell_are_left_out(argv, names):
+    from gridtools.cli.condor import analyze
+    snap = {"slots": [_cell_slot("slot1@n5", 4096, PartitionableSlot=True),
+                      _cell_slot("slot1_1@n5", 1024, DynamicSlot=True),
+                      _cell_slot("slot2@n5", 512)]}
+    opts = q.parse_args(argv + ["12.0"])
+    assert [m.eval("Name") for m in analyze.slots(snap, [], 0, opts)] == names

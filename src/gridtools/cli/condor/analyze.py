@@ -114,7 +114,11 @@ def _is_slot_name(text):
 def slots(snap, everyone, now, opts):
     """The slot ads the analysis looks at: those of -slotads FILE, else the cell's
     (published, or made from its hosts: ``slot_ads``), narrowed to the slot or machine
-    -machine names and the slots -mconstraint matches."""
+    -machine names and the slots -mconstraint matches. Of the cell's slots, the
+    dynamic ones are left out, as HTCondor's condor_q leaves them out of the slots
+    it asks the collector for, unless -machine names a slot (a name with ``@``) or
+    the -mconstraint looks at the kind of the slots (PartitionableSlot,
+    DynamicSlot, SlotType, DSlotId)."""
     if opts.slotads:
         from gridtools.cli.condor.qjobads import read_ads
         machines = read_ads(opts.slotads, form=opts.slotads_form)
@@ -130,10 +134,30 @@ def slots(snap, everyone, now, opts):
         wanted = name.lower()               # (== of strings ignores case)
         machines = [m for m in machines if any(isinstance(v, str) and v.lower() == wanted
                                                for v in (m.eval("Name"), m.eval("Machine")))]
-    if constraint is not None:
-        exprs = Q.compile_constraints([constraint])
+    exprs = Q.compile_constraints([constraint]) if constraint is not None else []
+    if not opts.slotads and not (name is not None and "@" in name) and \
+            not any(_names(e) & _SLOT_KINDS for e in exprs):
+        machines = [m for m in machines if m.eval("DynamicSlot") is not True]
+    if exprs:
         machines = [m for m in machines if Q.matches_all(m, exprs)]
     return machines
+
+
+#: the attributes a -mconstraint that chooses slots by their kind names
+_SLOT_KINDS = {"partitionableslot", "dynamicslot", "slottype", "dslotid"}
+
+
+def _names(expr):
+    """The (lower case) names of the attributes an expression refers to."""
+    found = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        key = getattr(node, "key", None)
+        if isinstance(key, str):
+            found.add(key)
+        stack.extend(node.children())
+    return found
 
 
 def _both_match(job, machines, now):
