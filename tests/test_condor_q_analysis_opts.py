@@ -264,3 +264,40 @@ def test_dynamic_slots_of_the_cell_are_left_out(argv, names):
                       _cell_slot("slot2@n5", 512)]}
     opts = q.parse_args(argv + ["12.0"])
     assert [m.eval("Name") for m in analyze.slots(snap, [], 0, opts)] == names
+
+
+def test_analyze_summary_has_a_line_per_job_or_autocluster(capsys, files):
+    code, out, err = _main(capsys, *files, "-analyze:summary")
+    assert (code, err) == (0, "")
+    assert out.split("\n")[3:] == [
+        "Analyzing matches for 3 slots",
+        "               Autocluster    Matches     Machine     Running     Serving            ",
+        " JobId        Members/Idle Requirements Rejects Job  Users Job  Other User Available Owner",
+        "------------- ------------ ------------ ----------- ----------- ---------- --------- -----",
+        "12.0                                  2           0           0          1         1 bob",
+        "12.1                                  0           0           0          0         0 bob",
+        "13.0                                  3           1           0          0         2 carol", ""]
+    one = _main(capsys, *files, "-an:s", "12.0", "-machine", "n1.example.org")[1].split("\n")
+    assert one[3] == "n1.example.org: Analyzing matches for 2 slots"
+    assert one[7] == "12.0                                  1           0           0          1         0 bob"
+    # with :reverse, the table of the slots even for one slot
+    rev = _main(capsys, *files, "-better-analyze:reverse,summary", "-machine", "slot1@n1.example.org")[1]
+    assert rev.split("\n")[-2] == "slot1@n1.example.org  Stat            2            2      33.33"
+
+
+def test_analyze_priority_weighs_the_cells_user_priorities(capsys, files, tmp_path):
+    from gridtools.accounting.userprio import Accountant
+    from gridtools.cli.condor import machineviews
+    from gridtools.spool import condorstate
+    domain = machineviews.identity().domain
+    slots = tmp_path / "slots"
+    slots.write_text(SLOTS.replace("dave@example.org", f"dave@{domain}"))
+    acc = Accountant()
+    acc.set_priority("dave", 100.0)
+    os.makedirs(tmp_path / "root" / "spool", exist_ok=True)
+    condorstate.save(condorstate.USERPRIO, acc.to_data())
+    argv = list(files) + ["-mconstraint", "Memory > 600", "12.0"]
+    line = "      {} match, but are serving users with a better priority in the pool"
+    assert line.format(1) in _main(capsys, *argv, "-analyze")[1]
+    assert line.format(0) in _main(capsys, *argv, "-analyze:priority")[1]
+    assert line.format(1) in _main(capsys, *argv, "-analyze:priority", "-nouserprios")[1]

@@ -238,7 +238,7 @@ def _reverse_report(ads, machines, opts, now):
     -better-analyze:reverse the analysis of each slot."""
     if not machines:
         return ""
-    if len(machines) > 1 and not opts.better:
+    if opts.summary or (len(machines) > 1 and not opts.better):
         if len(ads) <= 1:
             head = "".join(f"{_job_id(ad)}: Analyzing matches for 1 job\n" for ad in ads)
         else:
@@ -317,9 +317,11 @@ def report(snap, chosen, everyone, source, opts, now):
         return _reverse_report([source.ad(p) for p in chosen], machines, opts, now)
     if opts.unmatchable:
         return _unmatchable_report([source.ad(p) for p in chosen], machines, now)
+    if opts.summary:
+        return _summary_report([source.ad(p) for p in chosen], machines, opts, now)
     priorities = None
-    if opts.userprios:
-        priorities = read_userprios(opts.userprios)
+    if opts.prios:
+        priorities = read_userprios(opts.userprios) if opts.userprios else _cell_prios()
         machines = [_with_prio(m, priorities) for m in machines]
     single = len(machines) == 1 or (opts.machine is not None and opts.mconstraint is None)
     out = []
@@ -331,6 +333,65 @@ def report(snap, chosen, everyone, source, opts, now):
         values = _slot_values(ad, machines, now) if opts.better and single else ""
         out.append(analysis.analyze(ad, machines, priorities, better=opts.better, now=now,
                                     values=values))
+    return "".join(out)
+
+
+def _cell_prios():
+    """submitter -> effective priority of the cell's accountant (what its
+    condor_userprio shows), each as ``user`` and ``user@UID_DOMAIN``."""
+    import time
+    from gridtools.cli.condor import machineviews, userprio
+    acc = userprio.accountant()
+    domain = machineviews.identity().domain
+    found = {}
+    for row in acc.rows(acc.last_update or time.time(), all_users=True):
+        found[row.name] = row.effective
+        if not row.is_group:
+            found[f"{row.name}@{domain}"] = row.effective
+    return found
+
+
+def _summary_report(ads, machines, opts, now):
+    """-analyze:summary: HTCondor's line per autocluster (or job without one) of how
+    the slots stand toward its first job, the user priorities not weighed."""
+    from gridtools.classad.match import accepts
+    from gridtools.sched import analysis
+    name, constraint = opts.machine, opts.mconstraint
+    if constraint is not None and name is None and _is_slot_name(constraint):
+        name, constraint = constraint, None
+    head = (f"{name}: " if name is not None and constraint is None else "")
+    line = "{:<13} {:>12} {:>12} {:>11} {:>11} {:>10} {:>9} {}\n".format
+    out = [f"{head}Analyzing matches for {len(machines)} slots\n",
+           line("", " Autocluster", "   Matches  ", "  Machine  ", "  Running  ", "  Serving ", "", ""),
+           line(" JobId", "Members/Idle", "Requirements", "Rejects Job", " Users Job ", "Other User",
+                "Available", "Owner"),
+           line("-------------", "------------", "------------", "-----------", "-----------",
+                "----------", "---------", "-----")]
+    for ident, members in _autoclusters(ads):
+        job = analysis.at(members[0], now)
+        states = [m.eval("JobStatus") for m in members]
+        idle, running = states.count(Q.IDLE), sum(states.count(s) for s in (Q.RUNNING, Q.SUSPENDED, 6))
+        user = job.eval("User")
+        user = user if isinstance(user, str) else None
+        matching = rejecting = busy = mine = available = 0
+        for machine in machines:
+            if not accepts(job, machine):
+                continue
+            matching += 1
+            if not accepts(machine, job):
+                rejecting += 1
+                continue
+            remote = machine.eval("RemoteUser")
+            if not isinstance(remote, str):
+                available += 1
+                continue
+            busy += 1
+            mine += remote == user
+        owner = job.eval("Owner")
+        out.append("{:<13} {:<12} {:12d} {:11d} {:>11} {:10d} {:9d} {}\n".format(
+            _job_id(job), f"{len(members)}/{idle}" if ident >= 0 else "", matching, rejecting,
+            f"{running}/{mine}" if running else str(mine), busy - mine, available,
+            owner if isinstance(owner, str) else ""))
     return "".join(out)
 
 

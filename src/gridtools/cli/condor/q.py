@@ -112,6 +112,8 @@ class Options:
         self.jobads_form = "auto"    # -jobads:FORM, -slotads:FORM: the form of the file
         self.slotads_form = "auto"
         self.userprios = None        # -userprios: a file of user priorities for the analysis
+        self.prios = False           # the analysis weighs user priorities (-analyze:priority)
+        self.summary = False         # -analyze:summary: a line per autocluster
         self.machine = None          # -machine: the slot or machine name the analysis looks at
         self.mconstraint = None      # -mconstraint: the slots the analysis looks at
         self.slotads = None          # -slotads: a file of slot ads for the analysis
@@ -242,10 +244,14 @@ def _option(opts, arg, args):
           or _is(arg, "better-analyse", 2)):
         opts.view, opts.better = "analyze", opts.better or arg[1:].startswith("b")
         for word in arg.partition(":")[2].replace(":", ",").split(","):
-            if word and "reverse".startswith(word):
-                opts.reverse = True
+            if word and "summary".startswith(word):
+                opts.summary, opts.prios = True, False
+            elif word and "reverse".startswith(word):
+                opts.reverse, opts.prios = True, False
+            elif len(word) > 1 and "priority".startswith(word):
+                opts.prios = True
     elif _is(arg, "reverse-analyze", 3):
-        opts.view, opts.reverse = "analyze", True
+        opts.view, opts.reverse, opts.prios = "analyze", True, False
     elif _is(arg, "unmatchable", 5):
         opts.unmatchable = True
     elif _is(arg, "autocluster", 2):
@@ -300,9 +306,9 @@ def _option(opts, arg, args):
     elif _is(arg, "userprios", 5):
         if not args:
             raise UsageError("Error: -userprios requires a filename argument", 1)
-        opts.userprios = args.pop(0)
+        opts.userprios, opts.prios = args.pop(0), True
     elif _is(arg, "nouserprios", 3):
-        opts.userprios = None
+        opts.userprios, opts.prios = None, False
     elif _is(arg, "jobads", 1):
         if not args:
             raise UsageError("Error: -jobads requires a filename", 1)
