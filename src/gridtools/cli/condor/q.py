@@ -67,7 +67,11 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t\t\t\t Truncates to console width or <width> argument.
     [analyze-opts] are
 \t-analyze[:<qual>]\t Perform matchmaking analysis on jobs
-\t-better-analyze[:<qual>]\t Perform more detailed match analysis
+\t-better-analyze[:<qual>] Perform more detailed match analysis
+\t    <qual> is a comma separated list of one or more of
+\t    priority\tConsider user priority during analysis
+\t    summary\tShow a one-line summary for each job or machine
+\t    reverse\tAnalyze machines rather than jobs
 \t-machine <name>\t\t Machine name or slot name for analysis
 \t-mconstraint <expr>\t Machine constraint for analysis
 \t-slotads[:<form>] <file> Read Machine ClassAds for analysis from <file>
