@@ -478,10 +478,6 @@ def settle_view(opts):
     if opts.autocluster and reducing and opts.view not in ("long", "json", "xml"):
         name = "-group-by" if opts.autocluster == "group-by" else "-autocluster"
         raise UsageError(f"Error: -batch conflicts with {name}", 1)
-    if (opts.autocluster == "group-by" and opts.jobads is not None) or \
-            (opts.autocluster and opts.userlog is not None):
-        raise UsageError("Error: -group-by (and -autocluster with -userlog) aggregates the "
-                         "queue, not the jobs of -jobads or -userlog", 1)
     if opts.view == "batch" and opts.batch is None and not batch_is_default():
         opts.view = "nobatch"
     if opts.aaf:
