@@ -17,12 +17,14 @@ autocluster ads, as HTCondor's schedd tests its query on them.
 
 ``-group-by`` aggregates on the attributes of ``-af``, ``-format`` or
 ``-attributes`` instead (every job of the queue, ``-constraint`` testing the
-jobs and then the groups), the groups numbered by ``Id``.
+jobs and then the groups), the groups numbered by ``Id``; without those
+views, on the attributes of the per-job table, shown in it (``group_table``).
 
 The default view is HTCondor's autocluster table (``   ID COUNT UNIVERSE CPUS
 MEMORY     DISK REQUIREMENTS``, no totals); ``-long``, ``-json``, ``-xml``,
 ``-af`` and ``-format`` show the ads. With ``-jobads FILE`` the file's ads
-are taken as autocluster ads (``from_file``).
+are taken as autocluster or group ads, and with ``-userlog`` the log's job
+ads (``from_file``).
 """
 
 import time
