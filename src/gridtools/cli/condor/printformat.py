@@ -8,7 +8,8 @@ the cell does not keep), is refused in HTCondor's words. condor_status prints
 the heading line (unless NOHEADER) and the rows, then, with SUMMARY STANDARD,
 the summary of its query mode after a blank line; condor_q prints its title
 (unless NOTITLE), the heading line, the rows and, with SUMMARY STANDARD, its
-totals line. GROUP BY is read and, as in HTCondor's condor_status, not used.
+totals line. GROUP BY is read and, as in HTCondor's condor_status, not used by
+condor_status; condor_q sorts its rows by it, as HTCondor's does (``grouped``).
 """
 
 import sys
@@ -71,12 +72,38 @@ def q_table(mask, procs, ad_of, title, totals, cut):
     """condor_q's text of a print-format file: ``title`` unless NOTITLE, the heading
     unless NOHEADER and the rows (``cut`` to the display), then ``totals()`` after a
     blank line with SUMMARY STANDARD."""
-    head, rows = mask.table([ad_of(p) for p in procs])
+    ads = [ad_of(p) for p in procs]
+    if mask.group_by:
+        ads = grouped(mask, ads)
+    head, rows = mask.table(ads)
     out = "" if mask.notitle else title
     out += cut((head or "") + "".join(rows))
     if mask.summary:
         out += "\n" + totals() + "\n"
     return out
+
+
+def grouped(mask, ads):
+    """The job ads in the order of condor_q's GROUP BY: by the text of the values of
+    the GROUP BY expressions (strings in their quotes, each followed by a newline),
+    then by the job id, compared as HTCondor's condor_q compares its sort keys (as
+    text; ASCENDING and DESCENDING, as in HTCondor, change nothing)."""
+    from gridtools.classad import parse
+    from gridtools.classad.values import unparse_value
+    exprs = []
+    for text, _descending in mask.group_by:
+        try:
+            exprs.append(parse(text, old=True))
+        except Exception:  # noqa: BLE001 - an expression HTCondor could not evaluate: no key
+            continue
+
+    def key(ad):
+        parts = [unparse_value(e.eval(ad), old=True) + "\n" for e in exprs]
+        cluster, proc = ad.eval("ClusterId"), ad.eval("ProcId")
+        cluster = cluster if type(cluster) is int else 0
+        proc = proc if type(proc) is int else -1
+        return "".join(parts) + "%016X" % (((cluster & 0xFFFFFFFF) << 32) | (proc & 0xFFFFFFFF))
+    return sorted(ads, key=key)
 
 
 def q_totals(chosen, everyone, user):
