@@ -612,7 +612,8 @@ def render(opts, snap, chosen, everyone, user, now, source):
         from gridtools.cli.condor import printformat
         return printformat.q_table(opts.print_format, chosen, source.ad, head,
                                    lambda: printformat.q_totals(chosen, everyone, user),
-                                   lambda body: cut(body, table_width(opts)))
+                                   lambda body: cut(body, table_width(opts)),
+                                   lambda: printformat.counted(chosen, everyone, user))
     if view == "analyze":
         from gridtools.cli.condor import analyze
         return head + analyze.report(snap, chosen, everyone, source, opts, now)
