@@ -86,9 +86,7 @@ class Options:
         self.sort = []               # sort key expressions; None: the collector's order
         self.attributes = []         # the attributes -long, -json and -xml show
         self.print_format = None     # -print-format's printmask.Mask
-        self.query_mode = None       # HTCondor's query mode (_query_mode) and the option
-        self.query_by = None         # that set it: (its number, as typed)
-        self.style_rank = (0, None)  # HTCondor's display style (_style) and its option
+        self.picked = []             # (number, as typed, in full) of the mode and style options
 
 
 def _prefix(arg, word, shortest):
@@ -102,6 +100,9 @@ def parse_args(argv):
     while i < len(argv):
         arg = argv[i]
         i = _one(opts, argv, i, arg)
+    if len(opts.picked) > 1:         # (HTCondor refuses some of them together: statusmodes)
+        from gridtools.cli.condor import statusmodes
+        statusmodes.check(opts)
     return opts
 
 
@@ -122,13 +123,13 @@ def _one(opts, argv, i, arg):
             raise GridError(lines(f"Error: Argument {arg} requires at least one attribute parameter",
                                   'Use "condor_status -help" for details'), 1)
         opts.formatter.add_autoformat(qualifiers, attrs)
-        _style(opts, _STYLES["custom"], start, arg)
+        opts.picked.append((start + 1, arg, "custom"))
         return i
     if _prefix(arg, "format", 1):
         if i + 2 >= len(argv):
             raise _missing("format requires two other arguments")
         opts.formatter.add_format(argv[i + 1], argv[i + 2])
-        _style(opts, _STYLES["custom"], i, arg)
+        opts.picked.append((i + 1, arg, "custom"))
         return i + 3
     if _prefix(arg, "constraint", 3):
         if i + 1 >= len(argv):
@@ -167,7 +168,7 @@ def _one(opts, argv, i, arg):
         if argv[i + 1] != "!":           # (-pr ! : no user default print files, which the cell has none of)
             from gridtools.cli.condor import printformat
             opts.print_format = printformat.load(argv[i + 1], "condor_status")
-            _style(opts, _STYLES["custom"], i, arg)
+            opts.picked.append((i + 1, arg, "custom"))
         return i + 2
     if _prefix(arg, "wide", 1):
         opts.wide = (c_atoi(arg.partition(":")[2]) or None) if ":" in arg else True
@@ -179,70 +180,19 @@ def _one(opts, argv, i, arg):
         return i + 1
     for word, style in (("state", 4), ("server", 2)):
         if _prefix(arg, word, style):
-            if _style(opts, _STYLES[word], i, arg):
-                opts.style = word
+            opts.style = word
+            opts.picked.append((i + 1, arg, word))
             return i + 1
     for word, shortest, what in _FLAGS:
         if _prefix(arg, word, shortest):
-            if what in _MODES or what == "gpus":
-                _query_mode(opts, word, i, arg)
+            if what in _MODES or what in ("gpus", "long", "json", "xml"):
+                opts.picked.append((i + 1, arg, word))
             if what in _MODES:
                 opts.mode = what
             else:
                 setattr(opts, what, True)
-            if what in ("long", "json", "xml"):
-                _style(opts, _STYLES["long"], i, arg)
             return i + 1
     raise UsageError(f"Error:  Unknown option {arg}")
-
-
-#: the ranks of HTCondor's display styles (an option may only raise it, but the ad
-#: forms; the forms of -af, -format and -print-format (custom) keep their rank)
-_STYLES = {"slots": 1, "avail": 1, "server": 2, "state": 3, "claimed": 4, "slots_gpus": 6, "startd": 10,
-           "startd_gpus": 11, "schedd": 16, "schedd_run": 18, "submitters": 19, "master": 21,
-           "any": 28, "custom": 33, "long": 35}
-
-
-def _query_mode(opts, word, i, arg):
-    """HTCondor's query mode of the option ``arg`` (``argv[i]``, ``word`` in full): the
-    first sets it, a later one may only turn it into a kin (-gpus and -startd, -claimed
-    and -schedd) or repeat it as typed, else ``Error:  Arg N (...) contradicts arg M
-    (...)``, exit 1, the arguments counted from 1 as HTCondor counts them."""
-    mode = opts.query_mode
-    to, reset = {"avail": "avail", "claimed": "claimed", "submitters": "submitters", "master": "master",
-                 "any": "any", "schedd": "schedd"}.get(word, word), False
-    if word == "run":
-        to, reset = ("claimed", True) if mode == "claimed" else ("schedd_run", mode == "schedd")
-    elif word == "gpus":
-        to, reset = ("startd_gpus", True) if mode == "startd" else ("slots_gpus", False)
-    elif word == "startd" and mode == "slots_gpus":
-        to, reset = "startd_gpus", True
-    elif word == "schedd" and mode == "claimed":
-        to, reset = "schedd_run", True
-    elif word == "schedd" and mode in ("schedd", "schedd_run"):
-        return
-    if mode is not None and not reset:
-        if arg != opts.query_by[1]:
-            raise GridError(f"Error:  Arg {i + 1} ({arg}) contradicts arg {opts.query_by[0]} "
-                            f"({opts.query_by[1]})", 1)
-        return
-    opts.query_mode, opts.query_by = to, (i + 1, arg)
-    _style(opts, _STYLES[to], i, arg)
-
-
-def _style(opts, rank, i, arg):
-    """HTCondor's display style: True when the option sets it; a style below the one
-    set before is reported on standard error (``Error:  arg N (...) contradicts arg M
-    (...)``) and left out; after the ad forms or a custom form only another of those
-    counts."""
-    current, by = opts.style_rank
-    if current >= _STYLES["custom"] and rank < _STYLES["custom"]:
-        return False
-    if rank >= _STYLES["long"] or by is None or current <= rank:
-        opts.style_rank = (rank, (i + 1, arg))
-        return True
-    sys.stderr.write(f"Error:  arg {i + 1} ({arg}) contradicts arg {by[0]} ({by[1]})\n")
-    return False
 
 
 def wrapped(text, width=78):
