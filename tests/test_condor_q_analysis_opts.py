@@ -241,6 +241,9 @@ def test_better_analyze_of_one_machine_shows_the_slots_values(capsys, files):
         capsys, *files, "-analyze", "12.1", "-machine", "n1.example.org")[1]
     one = _main(capsys, *files, "-better-analyze", "13.0", "-mconstraint", "slot1@n2.example.org")[1]
     assert "has the following attributes" not in one       # (13.0's Requirements refer to none)
+    # a -mconstraint that is a slot name names it, as -machine does
+    named = _main(capsys, *files, "-better-analyze", "12.0", "-mconstraint", "n1.example.org")[1]
+    assert "slot2@n1.example.org has the following attributes:" in named
 
 
 def _cell_slot(name, memory, **kinds):

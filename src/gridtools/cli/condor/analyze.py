@@ -323,7 +323,8 @@ def report(snap, chosen, everyone, source, opts, now):
     if opts.prios:
         priorities = read_userprios(opts.userprios) if opts.userprios else _cell_prios()
         machines = [_with_prio(m, priorities) for m in machines]
-    single = len(machines) == 1 or (opts.machine is not None and opts.mconstraint is None)
+    named = opts.mconstraint is None or (opts.machine is None and _is_slot_name(opts.mconstraint))
+    single = len(machines) == 1 or ((opts.machine is not None or opts.mconstraint is not None) and named)
     out = []
     for proc in chosen:
         ad = source.ad(proc)
