@@ -131,11 +131,45 @@ def test_reverse_analyze_of_one_slot_analyses_it(capsys, files):
     assert out.split("\n")[3:] == [
         "", "-- Slot: slot1@n1.example.org : Analyzing matches for 3 Jobs in 3 autoclusters",
         "", "The Requirements expression for this slot is", "", "    START", "",
-        "  START is", '    (TARGET.Owner != "carol")', "", "",
+        "  START is", '    (TARGET.Owner != "carol")', "",
+        '    [0]    : TARGET.Owner != "carol"', "",
+        "This slot defines the following attributes:", "", "",
+        "The Requirements expression for this slot reduces to these conditions:", "",
+        "       Clusters",
+        "Step   Matched  Condition",
+        "----- --------- ---------",
+        '[0]           2  TARGET.Owner != "carol"', "",
         "slot1@n1.example.org: Run analysis summary of 3 jobs.",
         "    1 (33.33 %) match both slot and job requirements.",
         "    2 match the requirements of this slot.",
         "    2 have job requirements that match this slot.", ""]
+
+
+def test_reverse_analyze_of_one_slot_shows_its_steps_and_values(capsys, tmp_path):
+    (tmp_path / "jobs").write_text(JOBS)
+    (tmp_path / "slot").write_text(
+        'Name = "slot1@n3.example.org"\nMachine = "n3.example.org"\nMemory = 2048\n'
+        'Requirements = START && WithinResourceLimits\n'
+        'START = (TARGET.Owner != "carol") && (Memory > 1000)\n'
+        'WithinResourceLimits = TARGET.RequestMemory <= Memory\n')
+    argv = ["-jobads", str(tmp_path / "jobs"), "-slotads", str(tmp_path / "slot"), "-reverse-analyze"]
+    out = _main(capsys, *argv, "12.0")[1]
+    start = out.index("    [0]")
+    assert out[start:out.index("\nslot1@n3")].split("\n") == [
+        '    [0]    : TARGET.Owner != "carol"',
+        "    [1]    : Memory > 1000",
+        "    [2]    : [0] && [1]",
+        "    [3]    : TARGET.RequestMemory <= Memory",
+        "    [4]    : [2] && [3]", "",
+        "This slot defines the following attributes:", "",
+        "    Memory = 2048", "",
+        "Job 12.0 has the following attributes:", "",
+        '    TARGET.Owner = "bob"', "",
+        "The Requirements expression for this slot reduces to these conditions:", "",
+        "       Clusters",
+        "Step   Matched  Condition",
+        "----- --------- ---------",
+        "[3]           0  TARGET.RequestMemory <= Memory", ""]
 
 
 def test_unmatchable_keeps_the_jobs_no_slot_matches(capsys, files):
@@ -188,3 +222,85 @@ def test_unmatchable_and_machine_in_a_live_cell(cell, workdir):
             fh.write(dump)
         shown = cell.run("condor_q", "-better-analyze", f"{good}.0", "-slotads", path).stdout
         assert f"Run analysis summary.  Of {len(names)} machines," in shown
+
+
+def test_better_analyze_of_one_machine_shows_the_slots_values(capsys, files):
+    out = _main(capsys, *files, "-better-analyze", "12.1", "-machine", "n1.example.org")[1]
+    expr = out.index("The Requirements expression for your job is:")
+    assert out[expr:out.index("    Condition")].split("\n") == [
+        "The Requirements expression for your job is:", "",
+        "( TARGET.Memory >= 100000 )", "",
+        "slot1@n1.example.org has the following attributes:", "",
+        "    TARGET.Memory = 2048 (mb)", "",
+        "slot2@n1.example.org has the following attributes:", "",
+        "    TARGET.Memory = 512 (mb)", "", ""]
+    # not of a constraint, nor without -better-analyze
+    assert "has the following attributes" not in _main(
+        capsys, *files, "-better-analyze", "12.1", "-mconstraint", "Memory > 0")[1]
+    assert "has the following attributes" not in _main(
+        capsys, *files, "-analyze", "12.1", "-machine", "n1.example.org")[1]
+    one = _main(capsys, *files, "-better-analyze", "13.0", "-mconstraint", "slot1@n2.example.org")[1]
+    assert "has the following attributes" not in one       # (13.0's Requirements refer to none)
+    # a -mconstraint that is a slot name names it, as -machine does
+    named = _main(capsys, *files, "-better-analyze", "12.0", "-mconstraint", "n1.example.org")[1]
+    assert "slot2@n1.example.org has the following attributes:" in named
+
+
+def _cell_slot(name, memory, **kinds):
+    values = {"Name": name, "Machine": name.partition("@")[2], "Memory": memory, **kinds}
+    return [values, {"Requirements": "START", "START": "true"}]
+
+
+@pytest.mark.parametrize("argv, names", [
+    (["-better-analyze"], ["slot1@n5", "slot2@n5"]),
+    (["-better-analyze", "-machine", "n5"], ["slot1@n5", "slot2@n5"]),
+    (["-better-analyze", "-mconstraint", "Memory > 100"], ["slot1@n5", "slot2@n5"]),
+    # a slot's name, or a constraint on the kind of slot, keeps them
+    (["-better-analyze", "-machine", "slot1_1@n5"], ["slot1_1@n5"]),
+    (["-better-analyze", "-mconstraint", "DynamicSlot =?= true"], ["slot1_1@n5"]),
+    (["-better-analyze", "-mconstraint", "SlotType =!= \"x\""], ["slot1@n5", "slot1_1@n5", "slot2@n5"]),
+])
+def test_dynamic_slots_of_the_cell_are_left_out(argv, names):
+    from gridtools.cli.condor import analyze
+    snap = {"slots": [_cell_slot("slot1@n5", 4096, PartitionableSlot=True),
+                      _cell_slot("slot1_1@n5", 1024, DynamicSlot=True),
+                      _cell_slot("slot2@n5", 512)]}
+    opts = q.parse_args(argv + ["12.0"])
+    assert [m.eval("Name") for m in analyze.slots(snap, [], 0, opts)] == names
+
+
+def test_analyze_summary_has_a_line_per_job_or_autocluster(capsys, files):
+    code, out, err = _main(capsys, *files, "-analyze:summary")
+    assert (code, err) == (0, "")
+    assert out.split("\n")[3:] == [
+        "Analyzing matches for 3 slots",
+        "               Autocluster    Matches     Machine     Running     Serving            ",
+        " JobId        Members/Idle Requirements Rejects Job  Users Job  Other User Available Owner",
+        "------------- ------------ ------------ ----------- ----------- ---------- --------- -----",
+        "12.0                                  2           0           0          1         1 bob",
+        "12.1                                  0           0           0          0         0 bob",
+        "13.0                                  3           1           0          0         2 carol", ""]
+    one = _main(capsys, *files, "-an:s", "12.0", "-machine", "n1.example.org")[1].split("\n")
+    assert one[3] == "n1.example.org: Analyzing matches for 2 slots"
+    assert one[7] == "12.0                                  1           0           0          1         0 bob"
+    # with :reverse, the table of the slots even for one slot
+    rev = _main(capsys, *files, "-better-analyze:reverse,summary", "-machine", "slot1@n1.example.org")[1]
+    assert rev.split("\n")[-2] == "slot1@n1.example.org  Stat            2            2      33.33"
+
+
+def test_analyze_priority_weighs_the_cells_user_priorities(capsys, files, tmp_path):
+    from gridtools.accounting.userprio import Accountant
+    from gridtools.cli.condor import machineviews
+    from gridtools.spool import condorstate
+    domain = machineviews.identity().domain
+    slots = tmp_path / "slots"
+    slots.write_text(SLOTS.replace("dave@example.org", f"dave@{domain}"))
+    acc = Accountant()
+    acc.set_priority("dave", 100.0)
+    os.makedirs(tmp_path / "root" / "spool", exist_ok=True)
+    condorstate.save(condorstate.USERPRIO, acc.to_data())
+    argv = list(files) + ["-mconstraint", "Memory > 600", "12.0"]
+    line = "      {} match, but are serving users with a better priority in the pool"
+    assert line.format(1) in _main(capsys, *argv, "-analyze")[1]
+    assert line.format(0) in _main(capsys, *argv, "-analyze:priority")[1]
+    assert line.format(1) in _main(capsys, *argv, "-analyze:priority", "-nouserprios")[1]

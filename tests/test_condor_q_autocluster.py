@@ -63,6 +63,35 @@ def test_autocluster_ads_of_a_file(capsys, tmp_path, monkeypatch):
     assert capsys.readouterr()[0] == "7\n"
 
 
+def test_group_by_and_autocluster_of_files(capsys, tmp_path, monkeypatch):
+    """-group-by -jobads FILE takes the file's ads as group ads, in the order of their Id;
+    -autocluster and -group-by with -userlog show the log's job ads, as HTCondor's do."""
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path / "root"))
+    path = tmp_path / "groups"
+    path.write_text('Id = 2\nJobCount = 3\nClusterId = 7\nProcId = 1\nOwner = "bob"\nJobStatus = 2\n'
+                    'QDate = 1764842400\nCmd = "/bin/sleep"\n\n'
+                    'Id = 1\nJobCount = 1\nClusterId = 4\nProcId = 0\nOwner = "ann"\nJobStatus = 1\n'
+                    'QDate = 1764842400\nCmd = "/bin/true"\n')
+    assert q.main(["-jobads", str(path), "-group-by", "-af", "Id", "JobCount"]) == 0
+    assert capsys.readouterr() == ("1 1\n2 3\n", "")
+    assert q.main(["-jobads", str(path), "-group-by"]) == 0
+    lines = capsys.readouterr()[0].split("\n")
+    assert lines[2].startswith(f"-- Jobads: {path} @ ")
+    assert [line.split()[:2] for line in lines[4:6]] == [["4.0", "ann"], ["7.1", "bob"]]
+    assert lines[6:] == ["", "2 jobs; 0 completed, 0 removed, 1 idle, 1 running, 0 held, 0 suspended", ""]
+    log = tmp_path / "jobs.log"
+    log.write_text("000 (012.000.000) 2026-12-04 10:00:00 Job submitted from host: <127.0.0.1:9618>\n...\n"
+                   "000 (012.001.000) 2026-12-04 10:00:00 Job submitted from host: <127.0.0.1:9618>\n...\n")
+    assert q.main(["-userlog", str(log), "-autocluster"]) == 0
+    lines = capsys.readouterr()[0].split("\n")
+    assert lines[2].startswith(f"-- Userlog: {log} @ ")
+    assert lines[3:] == ["   ID COUNT UNIVERSE CPUS MEMORY     DISK REQUIREMENTS",
+                         "            ??         ??     ??       ?? ",
+                         "            ??         ??     ??       ?? ", ""]
+    assert q.main(["-userlog", str(log), "-group-by", "-af", "ClusterId", "ProcId"]) == 0
+    assert capsys.readouterr() == ("12 0\n12 1\n", "")
+
+
 @pytest.mark.parametrize("argv, line", [
     (["-autocluster", "-batch"], "Error: -batch conflicts with -autocluster"),
     (["-group-by", "-batch"], "Error: -batch conflicts with -group-by"),
@@ -92,3 +121,12 @@ def test_autoclusters_of_the_queue(cell, workdir):
     assert counts.stdout == "2 1\n"
     groups = cell.run("condor_q", "-group-by", "-af", "RequestMemory", "JobCount")
     assert groups.stdout.split("\n")[1:] == ["2048 1", ""]
+    # without -af and the like: the per-job table over the groups (one a job), of all users
+    table = cell.run("condor_q", "-group-by")
+    assert (table.returncode, table.stderr) == (0, "")
+    lines = table.stdout.split("\n")
+    assert re.match(r"^-- Schedd: .* @ \d\d/\d\d/\d\d \d\d:\d\d:\d\d$", lines[2])
+    assert lines[3].split() == ["ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST", "PRI", "SIZE", "CMD"]
+    assert [line.split()[0] for line in lines[4:8]] == ["1.0", "1.1", "1.2", "2.0"]
+    assert [line.split()[5] for line in lines[4:8]] == ["H"] * 4
+    assert lines[8:] == ["", "4 jobs; 0 completed, 0 removed, 0 idle, 0 running, 4 held, 0 suspended", ""]

@@ -1,6 +1,8 @@
 """condor_status's views of daemons and GPUs (-startd, -any, -gpus) as functions of the
 published slot ads, and against a daemon."""
 
+import pytest
+
 from conftest import wait_for
 from gridtools.cli.condor import status
 from test_condor_status_opts import NOW, slot
@@ -183,3 +185,28 @@ def test_submitters_and_schedd_fit_name_and_machine_to_the_display():
         "Name            Machine      RunningJobs   IdleJobs   HeldJobs", "",
         "a               b                      1          0          0"]
     assert shown("-schedd", "-wide:60", snap=SNAP).split("\n")[0].startswith("Name")
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["-avail", "-gpus"], "Error:  Arg 2 (-gpus) contradicts arg 1 (-avail)"),
+    (["-gpus", "-avail"], "Error:  Arg 2 (-avail) contradicts arg 1 (-gpus)"),
+    (["-af", "Name", "-schedd", "-master"], "Error:  Arg 4 (-master) contradicts arg 3 (-schedd)"),
+    # the same mode spelt another way contradicts it too, as in HTCondor
+    (["-avail", "-av"], "Error:  Arg 2 (-av) contradicts arg 1 (-avail)"),
+    (["-startd", "-submitters"], "Error:  Arg 2 (-submitters) contradicts arg 1 (-startd)"),
+])
+def test_contradicting_modes_are_refused(capsys, argv, line):
+    assert status.main(argv) == 1
+    assert capsys.readouterr() == ("", line + "\n")
+
+
+def test_kindred_modes_and_styles(capsys):
+    # -gpus and -startd make the GPUs of the startds in either order; a mode given again
+    for argv in (["-gpus", "-startd"], ["-startd", "-gpus"], ["-avail", "-avail"], ["-claimed", "-schedd"]):
+        status.parse_args(argv)
+    assert capsys.readouterr() == ("", "")
+    # a display style below the one set before is reported and left out
+    opts = status.parse_args(["-state", "-server"])
+    assert (opts.style, capsys.readouterr()) == ("state", ("", "Error:  arg 2 (-server) contradicts arg 1 (-state)\n"))
+    opts = status.parse_args(["-server", "-state", "-af", "Name", "-state"])
+    assert (opts.style, capsys.readouterr()) == ("state", ("", ""))

@@ -164,3 +164,38 @@ def test_condor_q_usage_lists_the_print_format_option(capsys):
     lines = capsys.readouterr().out.split("\n")
     at = lines.index("\t-format <fmt> <attr>\t Print attribute attr using format fmt")
     assert lines[at + 1] == "\t-print-format <file>\t Use <file> to set display attributes and formatting"
+
+
+def test_condor_q_sorts_its_rows_by_group_by(capsys, cpf, tmp_path, monkeypatch):
+    from gridtools.cli.condor import q
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path / "root"))
+    jobs = tmp_path / "jobs"
+    jobs.write_text("".join(f'ClusterId = {c}\nProcId = {p}\nOwner = "{o}"\nJobPrio = {n}\nJobStatus = 1\n\n'
+                            for c, p, o, n in [(1, 0, "bob", 9), (2, 0, "ann", 10), (3, 0, "bob", 10),
+                                               (10, 0, "ann", 9), (10, 1, "ann", 9)]))
+    layout = cpf("SELECT NOTITLE\nClusterId AS C\nProcId AS P\nOwner AS O\nJobPrio AS N\n"
+                 "GROUP BY\nOwner DESCENDING\nJobPrio\n")
+    assert q.main(["-jobads", str(jobs), "-pr", layout]) == 0
+    rows = [line.split() for line in capsys.readouterr()[0].split("\n")[1:] if line.strip()]
+    # by the values' text (the strings' quotes, 10 before 9), then by id; DESCENDING changes nothing
+    assert rows == [["2", "0", "ann", "10"], ["10", "0", "ann", "9"], ["10", "1", "ann", "9"],
+                    ["3", "0", "bob", "10"], ["1", "0", "bob", "9"]]
+
+
+def test_condor_q_prints_a_custom_summary(capsys, cpf, tmp_path, monkeypatch):
+    from gridtools.cli.condor import q
+    from gridtools.cli.condor.queue import Proc
+    from gridtools.cli.condor.printformat import summary_ad
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path / "root"))
+    jobs = tmp_path / "jobs"
+    jobs.write_text("ClusterId = 1\nProcId = 0\nJobStatus = 1\n\nClusterId = 2\nProcId = 0\nJobStatus = 5\n\n"
+                    "ClusterId = 3\nProcId = 0\nJobStatus = 1\nJobUniverse = 7\n")
+    layout = cpf("SELECT NOTITLE\nClusterId AS C\nSUMMARY\nJobs AS ' JOBS' PRINTF '%5d'\n"
+                 "Idle AS ' IDLE' PRINTF '%5d'\nSchedulerJobs AS ' SCHED' PRINTF '%6d'\n")
+    assert q.main(["-jobads", str(jobs), "-pr", layout]) == 0
+    # the summary's heading right after the rows, a blank line, its values; no separators
+    assert capsys.readouterr() == ("C\n1\n2\n3\n JOBS IDLE SCHED\n    2    1     1\n", "")
+    # the summary ad of the queue counts the caller's (My) and everybody's (Allusers) too
+    mine, theirs = Proc(1, 0, "ann", 2, 0), Proc(2, 0, "bob", 5, 0)
+    ad = summary_ad([("", [mine]), ("My", [mine]), ("Allusers", [mine, theirs])])
+    assert [ad.eval(n) for n in ("Jobs", "Running", "MyJobs", "AllusersJobs", "AllusersHeld")] == [1, 1, 1, 2, 1]

@@ -238,8 +238,11 @@ def _conflicts(masks):
 
 # ---------------------------------------------------------------- text
 
-def analyze(job, machines, priorities=None, preemption_requirements=None, better=False, now=None):
-    """condor_q -analyze (or -better-analyze) text for one job."""
+def analyze(job, machines, priorities=None, preemption_requirements=None, better=False, now=None,
+            values=""):
+    """condor_q -analyze (or -better-analyze) text for one job; ``values``: text shown
+    with -better-analyze after the job's Requirements (the slot attributes they
+    refer to, of a single slot)."""
     job = at(job, now)
     cluster, proc = _int(job.eval("ClusterId")), _int(job.eval("ProcId"))
     status = _int(job.eval("JobStatus"))
@@ -268,7 +271,9 @@ def analyze(job, machines, priorities=None, preemption_requirements=None, better
             out.append("   Check the Requirements expression below:\n\n"
                        f"{req.unparse(True) if req is not None else ''}\n\n")
     if better and s.rejected_by_job:
-        out.append(_requirements_table(job, machines))
+        out.append(_requirements_table(job, machines, values))
+    elif better and values:
+        out.append(values)
     if s.total and s.rejecting_job == s.total:
         out.append(f"\nWARNING:  Be advised:   Request {cluster}.{proc} did not match any "
                    "resource's constraints\n\n")
@@ -298,12 +303,13 @@ def _match_times(job):
     return out
 
 
-def _requirements_table(job, machines):
+def _requirements_table(job, machines, values=""):
     req = job.lookup("Requirements")
     if req is None:
         return "Job ClassAd is missing Requirements expression.\n"
     rows, conflicts = conditions(job, machines)
     out = ["\nThe Requirements expression for your job is:\n\n", wrap(pretty(req)), "\n\n",
+           values[1:] + "\n" if values else "",
            f"    {'Condition':<34}{'Machines Matched':<20}Suggestion\n",
            f"    {'---------':<34}{'----------------':<20}----------\n"]
     for n, row in enumerate(rows, 1):

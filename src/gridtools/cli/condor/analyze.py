@@ -114,7 +114,11 @@ def _is_slot_name(text):
 def slots(snap, everyone, now, opts):
     """The slot ads the analysis looks at: those of -slotads FILE, else the cell's
     (published, or made from its hosts: ``slot_ads``), narrowed to the slot or machine
-    -machine names and the slots -mconstraint matches."""
+    -machine names and the slots -mconstraint matches. Of the cell's slots, the
+    dynamic ones are left out, as HTCondor's condor_q leaves them out of the slots
+    it asks the collector for, unless -machine names a slot (a name with ``@``) or
+    the -mconstraint looks at the kind of the slots (PartitionableSlot,
+    DynamicSlot, SlotType, DSlotId)."""
     if opts.slotads:
         from gridtools.cli.condor.qjobads import read_ads
         machines = read_ads(opts.slotads, form=opts.slotads_form)
@@ -130,10 +134,30 @@ def slots(snap, everyone, now, opts):
         wanted = name.lower()               # (== of strings ignores case)
         machines = [m for m in machines if any(isinstance(v, str) and v.lower() == wanted
                                                for v in (m.eval("Name"), m.eval("Machine")))]
-    if constraint is not None:
-        exprs = Q.compile_constraints([constraint])
+    exprs = Q.compile_constraints([constraint]) if constraint is not None else []
+    if not opts.slotads and not (name is not None and "@" in name) and \
+            not any(_names(e) & _SLOT_KINDS for e in exprs):
+        machines = [m for m in machines if m.eval("DynamicSlot") is not True]
+    if exprs:
         machines = [m for m in machines if Q.matches_all(m, exprs)]
     return machines
+
+
+#: the attributes a -mconstraint that chooses slots by their kind names
+_SLOT_KINDS = {"partitionableslot", "dynamicslot", "slottype", "dslotid"}
+
+
+def _names(expr):
+    """The (lower case) names of the attributes an expression refers to."""
+    found = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        key = getattr(node, "key", None)
+        if isinstance(key, str):
+            found.add(key)
+        stack.extend(node.children())
+    return found
 
 
 def _both_match(job, machines, now):
@@ -214,7 +238,7 @@ def _reverse_report(ads, machines, opts, now):
     -better-analyze:reverse the analysis of each slot."""
     if not machines:
         return ""
-    if len(machines) > 1 and not opts.better:
+    if opts.summary or (len(machines) > 1 and not opts.better):
         if len(ads) <= 1:
             head = "".join(f"{_job_id(ad)}: Analyzing matches for 1 job\n" for ad in ads)
         else:
@@ -244,20 +268,43 @@ def _reverse_report(ads, machines, opts, now):
             continue
         out.append(f"\n-- Slot: {name} : Analyzing matches for {len(ads)} Jobs in "
                    f"{len(_autoclusters(ads))} autoclusters\n")
-        req = machine.lookup("Requirements")
-        if req is not None:
-            text = req.unparse()
-            for attr in ("START", "WithinResourceLimits"):
-                expr = machine.lookup(attr)
-                if expr is not None:
-                    text += f"\n\n  {attr} is\n    {expr.unparse()}"
-            out.append(f"\nThe Requirements expression for this slot is\n\n    {text}\n\n")
+        out.append(_slot_steps(machine, ads, now))
         offer, req_ok, both = _slot_counts(machine, ads, now)
         share = 100.0 * both / len(ads) if ads else 0.0
         out.append(f"\n{name}: Run analysis summary of {len(ads)} jobs.\n"
                    f"{both:5d} ({share:.2f} %) match both slot and job requirements.\n"
                    f"{offer:5d} match the requirements of this slot.\n"
                    f"{req_ok:5d} have job requirements that match this slot.\n")
+    return "".join(out)
+
+
+def _slot_steps(machine, ads, now):
+    """A slot's Requirements for -reverse-analyze of it: the expression (with its
+    START and WithinResourceLimits), its numbered steps, the slot's attributes they
+    refer to (and those of the job, when there is one job or autocluster), and the
+    table of the steps against the jobs, one of each autocluster."""
+    from gridtools.sched import analysis, steps
+    req = machine.lookup("Requirements")
+    if req is None:
+        return ""
+    text, inline = req.unparse(), ["Requirements"]
+    for attr in ("START", "WithinResourceLimits"):
+        expr = machine.lookup(attr)
+        if expr is not None:
+            text += f"\n\n  {attr} is\n    {expr.unparse()}"
+            inline.append(attr)
+    jobs = [analysis.at(members[0], now) for _ident, members in _autoclusters(ads)]
+    out = [f"\nThe Requirements expression for this slot is\n\n    {text}\n\n",
+           steps.numbered(machine, "Requirements", inline), "\n",
+           "This slot defines the following attributes:\n\n"]
+    mine, theirs = steps.referenced(machine, "Requirements", inline)
+    out.append(mine)
+    if len(jobs) == 1:
+        title, values = steps.target_values(theirs, machine, jobs[0])
+        if values:
+            out.append(f"\n{title} has the following attributes:\n\n{values}")
+    out.append("\nThe Requirements expression for this slot reduces to these conditions:\n\n")
+    out.append(steps.reduced(machine, "Requirements", ["START", "WithinResourceLimits"], jobs, "Cluster"))
     return "".join(out)
 
 
@@ -270,17 +317,101 @@ def report(snap, chosen, everyone, source, opts, now):
         return _reverse_report([source.ad(p) for p in chosen], machines, opts, now)
     if opts.unmatchable:
         return _unmatchable_report([source.ad(p) for p in chosen], machines, now)
+    if opts.summary:
+        return _summary_report([source.ad(p) for p in chosen], machines, opts, now)
     priorities = None
-    if opts.userprios:
-        priorities = read_userprios(opts.userprios)
+    if opts.prios:
+        priorities = read_userprios(opts.userprios) if opts.userprios else _cell_prios()
         machines = [_with_prio(m, priorities) for m in machines]
+    named = opts.mconstraint is None or (opts.machine is None and _is_slot_name(opts.mconstraint))
+    single = len(machines) == 1 or ((opts.machine is not None or opts.mconstraint is not None) and named)
     out = []
     for proc in chosen:
         ad = source.ad(proc)
         if opts.better and ad.eval("JobStatus") != Q.IDLE:   # -better-analyze looks at the match anyway
             ad = ad.copy()
             ad["JobStatus"] = Q.IDLE
-        out.append(analysis.analyze(ad, machines, priorities, better=opts.better, now=now))
+        values = _slot_values(ad, machines, now) if opts.better and single else ""
+        out.append(analysis.analyze(ad, machines, priorities, better=opts.better, now=now,
+                                    values=values))
+    return "".join(out)
+
+
+def _cell_prios():
+    """submitter -> effective priority of the cell's accountant (what its
+    condor_userprio shows), each as ``user`` and ``user@UID_DOMAIN``."""
+    import time
+    from gridtools.cli.condor import machineviews, userprio
+    acc = userprio.accountant()
+    domain = machineviews.identity().domain
+    found = {}
+    for row in acc.rows(acc.last_update or time.time(), all_users=True):
+        found[row.name] = row.effective
+        if not row.is_group:
+            found[f"{row.name}@{domain}"] = row.effective
+    return found
+
+
+def _summary_report(ads, machines, opts, now):
+    """-analyze:summary: HTCondor's line per autocluster (or job without one) of how
+    the slots stand toward its first job, the user priorities not weighed."""
+    from gridtools.classad.match import accepts
+    from gridtools.sched import analysis
+    name, constraint = opts.machine, opts.mconstraint
+    if constraint is not None and name is None and _is_slot_name(constraint):
+        name, constraint = constraint, None
+    head = (f"{name}: " if name is not None and constraint is None else "")
+    line = "{:<13} {:>12} {:>12} {:>11} {:>11} {:>10} {:>9} {}\n".format
+    out = [f"{head}Analyzing matches for {len(machines)} slots\n",
+           line("", " Autocluster", "   Matches  ", "  Machine  ", "  Running  ", "  Serving ", "", ""),
+           line(" JobId", "Members/Idle", "Requirements", "Rejects Job", " Users Job ", "Other User",
+                "Available", "Owner"),
+           line("-------------", "------------", "------------", "-----------", "-----------",
+                "----------", "---------", "-----")]
+    for ident, members in _autoclusters(ads):
+        job = analysis.at(members[0], now)
+        states = [m.eval("JobStatus") for m in members]
+        idle, running = states.count(Q.IDLE), sum(states.count(s) for s in (Q.RUNNING, Q.SUSPENDED, 6))
+        user = job.eval("User")
+        user = user if isinstance(user, str) else None
+        matching = rejecting = busy = mine = available = 0
+        for machine in machines:
+            if not accepts(job, machine):
+                continue
+            matching += 1
+            if not accepts(machine, job):
+                rejecting += 1
+                continue
+            remote = machine.eval("RemoteUser")
+            if not isinstance(remote, str):
+                available += 1
+                continue
+            busy += 1
+            mine += remote == user
+        owner = job.eval("Owner")
+        out.append("{:<13} {:<12} {:12d} {:11d} {:>11} {:10d} {:9d} {}\n".format(
+            _job_id(job), f"{len(members)}/{idle}" if ident >= 0 else "", matching, rejecting,
+            f"{running}/{mine}" if running else str(mine), busy - mine, available,
+            owner if isinstance(owner, str) else ""))
+    return "".join(out)
+
+
+def _slot_values(job, machines, now):
+    """-better-analyze of one slot or machine: for each slot, ``<Name> has the following
+    attributes:`` and the values of its attributes the job's Requirements refer to."""
+    from gridtools.sched import analysis, steps
+    job = analysis.at(job, now)
+    req = job.lookup("Requirements")
+    if req is None:
+        return ""
+    theirs = steps.references(job, req)[1]
+    if len(machines) > 1:           # (the dynamic slots but for a single slot)
+        machines = [m for m in machines if m.eval("DynamicSlot") is not True]
+    out = []
+    for machine in machines:
+        title, values = steps.target_values(theirs, job, machine)
+        if values:
+            out.append(f"\n{title} has the following attributes:\n\n{values}")
     return "".join(out)
 
 

@@ -8,7 +8,8 @@ the cell does not keep), is refused in HTCondor's words. condor_status prints
 the heading line (unless NOHEADER) and the rows, then, with SUMMARY STANDARD,
 the summary of its query mode after a blank line; condor_q prints its title
 (unless NOTITLE), the heading line, the rows and, with SUMMARY STANDARD, its
-totals line. GROUP BY is read and, as in HTCondor's condor_status, not used.
+totals line. GROUP BY is read and, as in HTCondor's condor_status, not used by
+condor_status; condor_q sorts its rows by it, as HTCondor's does (``grouped``).
 """
 
 import sys
@@ -67,16 +68,82 @@ def status_table(mask, ads, totals_only, summary):
     return table, ("\n" + text if text and not totals_only else text)
 
 
-def q_table(mask, procs, ad_of, title, totals, cut):
+def q_table(mask, procs, ad_of, title, totals, cut, counted=None):
     """condor_q's text of a print-format file: ``title`` unless NOTITLE, the heading
     unless NOHEADER and the rows (``cut`` to the display), then ``totals()`` after a
-    blank line with SUMMARY STANDARD."""
-    head, rows = mask.table([ad_of(p) for p in procs])
+    blank line with SUMMARY STANDARD; with a custom summary (a bare SUMMARY and its
+    columns), as HTCondor's condor_q prints it, the summary's heading line right after
+    the rows, then a blank line and its row of the summary ad (``summary_ad`` of
+    ``counted()``), neither with separators."""
+    ads = [ad_of(p) for p in procs]
+    if mask.group_by:
+        ads = grouped(mask, ads)
+    head, rows = mask.table(ads)
     out = "" if mask.notitle else title
     out += cut((head or "") + "".join(rows))
-    if mask.summary:
+    if mask.summary_mask is not None:
+        sumy = mask.summary_mask
+        shown, values = sumy.table([summary_ad(counted() if counted else [("", procs)])])
+        out += (shown if sumy.columns else "") + "\n" + values[0] + "\n"
+    elif mask.summary:
         out += "\n" + totals() + "\n"
     return out
+
+
+def summary_ad(counted):
+    """HTCondor's summary ad of condor_q: for each (prefix, procs) of ``counted`` (the
+    query's without one, the caller's ``My``, everybody's ``Allusers``), the jobs
+    (``Jobs``, ``Idle``, ``Running``, ``Held``, ``Removed``, ``Completed``,
+    ``Suspended``) and the scheduler universe's (``SchedulerJobs``, ``SchedulerIdle``
+    ...) by their status."""
+    from gridtools.classad import ClassAd
+    from gridtools.cli.condor import queue as Q
+    names = {Q.IDLE: "Idle", Q.RUNNING: "Running", Q.TRANSFERRING: "Running", Q.HELD: "Held",
+             Q.REMOVED: "Removed", Q.COMPLETED: "Completed", Q.SUSPENDED: "Suspended"}
+    ad = ClassAd({"MyType": "Summary"})
+    for prefix, procs in counted:
+        counts = dict.fromkeys(("Idle", "Running", "Held", "Removed", "Completed", "Suspended"), 0)
+        sched = dict.fromkeys(("Idle", "Running", "Held", "Removed", "Completed"), 0)
+        for p in procs:
+            name = names.get(p.status)
+            table = sched if p.universe == 7 else counts
+            if name in table:
+                table[name] += 1
+        ad[prefix + "Jobs"] = sum(counts.values())
+        for name, n in counts.items():
+            ad[prefix + name] = n
+        ad[prefix + "SchedulerJobs"] = sum(sched.values())
+        for name, n in sched.items():
+            ad[prefix + "Scheduler" + name] = n
+    return ad
+
+
+def grouped(mask, ads):
+    """The job ads in the order of condor_q's GROUP BY: by the text of the values of
+    the GROUP BY expressions (strings in their quotes, each followed by a newline),
+    then by the job id, compared as HTCondor's condor_q compares its sort keys (as
+    text; ASCENDING and DESCENDING, as in HTCondor, change nothing)."""
+    from gridtools.classad import parse
+    from gridtools.classad.values import unparse_value
+    exprs = []
+    for text, _descending in mask.group_by:
+        try:
+            exprs.append(parse(text, old=True))
+        except Exception:  # noqa: BLE001 - an expression HTCondor could not evaluate: no key
+            continue
+
+    def key(ad):
+        parts = [unparse_value(e.eval(ad), old=True) + "\n" for e in exprs]
+        cluster, proc = ad.eval("ClusterId"), ad.eval("ProcId")
+        cluster = cluster if type(cluster) is int else 0
+        proc = proc if type(proc) is int else -1
+        return "".join(parts) + "%016X" % (((cluster & 0xFFFFFFFF) << 32) | (proc & 0xFFFFFFFF))
+    return sorted(ads, key=key)
+
+
+def counted(chosen, everyone, user):
+    """The procs condor_q's summary ad counts: the query's, the caller's, everybody's."""
+    return [("", chosen), ("My", [p for p in everyone if p.owner == user]), ("Allusers", everyone)]
 
 
 def q_totals(chosen, everyone, user):

@@ -10,6 +10,7 @@ the same way: -any, -startd, -gpus).
     [WHERE expr]
     [GROUP BY expr [ASCENDING | DESCENDING] ...]
     [SUMMARY [STANDARD | NONE]]
+      [<expr> ... : the columns of a custom summary, after a bare SUMMARY]
 
 ``parse`` reads the text into a ``Mask`` (its ``messages``: HTCondor's warnings,
 printed and then gone past, as HTCondor does); ``Mask.table(ads)`` gives the
@@ -68,6 +69,7 @@ class Mask:
         self.aggregate = None           # "autocluster" or "unique": not supported
         self.noheader = self.notitle = False
         self.summary = False            # SUMMARY STANDARD (the default: none)
+        self.summary_mask = None        # a bare SUMMARY: the Mask of the lines after it
         self.label_sep = None           # LABEL: each field "label<sep>value"
         self.row_prefix, self.col_prefix, self.col_suffix, self.row_suffix = "", " ", "", "\n"
         self.messages = []
@@ -168,6 +170,10 @@ def parse(text, truncate=False):
 def _line(mask, section, line, toks, number, truncate):
     if section == "select":
         _column(mask, line, toks, number, truncate)
+    elif section == "summary" and mask.summary_mask is not None:
+        _column(mask.summary_mask, line, toks, number, truncate)
+        mask.messages.extend(mask.summary_mask.messages)
+        mask.summary_mask.messages = []
     elif section == "where":
         mask.where = line[toks[0][0]:].strip()
     elif section == "group":
@@ -222,12 +228,17 @@ def _separator(mask, word, value):
 
 
 def _summary(mask, toks):
+    """SUMMARY [STANDARD | NONE]: a bare SUMMARY asks for a custom summary, the columns
+    of the lines after it (``summary_mask``: without separators, as HTCondor's summary
+    mask has none), which only condor_q prints (condor_status its standard summary)."""
     mask.summary = True
+    mask.summary_mask = Mask()
+    mask.summary_mask.col_prefix = mask.summary_mask.row_suffix = ""
     for _s, _e, word, _q in toks:
         if word == "STANDARD":
-            mask.summary = True
+            mask.summary, mask.summary_mask = True, None
         elif word == "NONE":
-            mask.summary = False
+            mask.summary, mask.summary_mask = False, None
         else:
             mask.messages.append(f"Unknown argument {word} for SELECT")
 

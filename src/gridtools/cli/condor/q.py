@@ -67,7 +67,11 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t\t\t\t Truncates to console width or <width> argument.
     [analyze-opts] are
 \t-analyze[:<qual>]\t Perform matchmaking analysis on jobs
-\t-better-analyze[:<qual>]\t Perform more detailed match analysis
+\t-better-analyze[:<qual>] Perform more detailed match analysis
+\t    <qual> is a comma separated list of one or more of
+\t    priority\tConsider user priority during analysis
+\t    summary\tShow a one-line summary for each job or machine
+\t    reverse\tAnalyze machines rather than jobs
 \t-machine <name>\t\t Machine name or slot name for analysis
 \t-mconstraint <expr>\t Machine constraint for analysis
 \t-slotads[:<form>] <file> Read Machine ClassAds for analysis from <file>
@@ -112,6 +116,8 @@ class Options:
         self.jobads_form = "auto"    # -jobads:FORM, -slotads:FORM: the form of the file
         self.slotads_form = "auto"
         self.userprios = None        # -userprios: a file of user priorities for the analysis
+        self.prios = False           # the analysis weighs user priorities (-analyze:priority)
+        self.summary = False         # -analyze:summary: a line per autocluster
         self.machine = None          # -machine: the slot or machine name the analysis looks at
         self.mconstraint = None      # -mconstraint: the slots the analysis looks at
         self.slotads = None          # -slotads: a file of slot ads for the analysis
@@ -243,10 +249,14 @@ def _option(opts, arg, args):
           or _is(arg, "better-analyse", 2)):
         opts.view, opts.better = "analyze", opts.better or arg[1:].startswith("b")
         for word in arg.partition(":")[2].replace(":", ",").split(","):
-            if word and "reverse".startswith(word):
-                opts.reverse = True
+            if word and "summary".startswith(word):
+                opts.summary, opts.prios = True, False
+            elif word and "reverse".startswith(word):
+                opts.reverse, opts.prios = True, False
+            elif len(word) > 1 and "priority".startswith(word):
+                opts.prios = True
     elif _is(arg, "reverse-analyze", 3):
-        opts.view, opts.reverse = "analyze", True
+        opts.view, opts.reverse, opts.prios = "analyze", True, False
     elif _is(arg, "unmatchable", 5):
         opts.unmatchable = True
     elif _is(arg, "autocluster", 2):
@@ -301,9 +311,9 @@ def _option(opts, arg, args):
     elif _is(arg, "userprios", 5):
         if not args:
             raise UsageError("Error: -userprios requires a filename argument", 1)
-        opts.userprios = args.pop(0)
+        opts.userprios, opts.prios = args.pop(0), True
     elif _is(arg, "nouserprios", 3):
-        opts.userprios = None
+        opts.userprios, opts.prios = None, False
     elif _is(arg, "jobads", 1):
         if not args:
             raise UsageError("Error: -jobads requires a filename", 1)
@@ -469,10 +479,6 @@ def settle_view(opts):
     if opts.autocluster and reducing and opts.view not in ("long", "json", "xml"):
         name = "-group-by" if opts.autocluster == "group-by" else "-autocluster"
         raise UsageError(f"Error: -batch conflicts with {name}", 1)
-    if (opts.autocluster == "group-by" and opts.jobads is not None) or \
-            (opts.autocluster and opts.userlog is not None):
-        raise UsageError("Error: -group-by (and -autocluster with -userlog) aggregates the "
-                         "queue, not the jobs of -jobads or -userlog", 1)
     if opts.view == "batch" and opts.batch is None and not batch_is_default():
         opts.view = "nobatch"
     if opts.aaf:
@@ -599,7 +605,8 @@ def render(opts, snap, chosen, everyone, user, now, source):
         mask = qappend.extend(opts.print_format, opts.aaf_columns) if opts.aaf else opts.print_format
         return printformat.q_table(mask, chosen, source.ad, head,
                                    lambda: printformat.q_totals(chosen, everyone, user),
-                                   lambda body: cut(body, width))
+                                   lambda body: cut(body, width),
+                                   lambda: printformat.counted(chosen, everyone, user))
     if view == "analyze":
         from gridtools.cli.condor import analyze
         return head + analyze.report(snap, chosen, everyone, source, opts, now)

@@ -17,16 +17,19 @@ autocluster ads, as HTCondor's schedd tests its query on them.
 
 ``-group-by`` aggregates on the attributes of ``-af``, ``-format`` or
 ``-attributes`` instead (every job of the queue, ``-constraint`` testing the
-jobs and then the groups), the groups numbered by ``Id``.
+jobs and then the groups), the groups numbered by ``Id``; without those
+views, on the attributes of the per-job table, shown in it (``group_table``).
 
 The default view is HTCondor's autocluster table (``   ID COUNT UNIVERSE CPUS
 MEMORY     DISK REQUIREMENTS``, no totals); ``-long``, ``-json``, ``-xml``,
 ``-af`` and ``-format`` show the ads. With ``-jobads FILE`` the file's ads
-are taken as autocluster ads (``from_file``).
+are taken as autocluster or group ads, and with ``-userlog`` the log's job
+ads (``from_file``).
 """
 
+import time
+
 from gridtools.cli.condor import queue as Q
-from gridtools.errors import UsageError
 
 #: references the negotiator leaves out of the significant attributes (lower case)
 BANNED = frozenset(name.lower() for name in (
@@ -38,6 +41,15 @@ BANNED = frozenset(name.lower() for name in (
 
 #: the attributes the schedd always takes
 REQUIRED = ("ConcurrencyLimits", "FlockTo", "Rank", "Requirements")
+
+#: the views that show the ads themselves
+AD_VIEWS = ("long", "json", "xml", "af", "format")
+
+#: what -group-by groups on for the per-job table: the attributes HTCondor's default
+#: table asks its schedd for (its columns and what they are worked out from)
+TABLE_ATTRS = ("ClusterId", "ProcId", "Owner", "QDate", "RemoteUserCpu", "JobStatus", "ServerTime",
+               "ShadowBday", "RemoteWallClockTime", "LastRemoteWallClockTime", "JobPrio", "ImageSize",
+               "Cmd", "Args", "Arguments", "JobDescription", "MATCH_EXP_JobDescription")
 
 #: the columns of HTCondor's autocluster table
 HEAD = "   ID COUNT UNIVERSE CPUS MEMORY     DISK REQUIREMENTS"
@@ -180,19 +192,25 @@ def _selected(opts, ads):
     return ads
 
 
-def from_file(opts, ads, attributes, title):
-    """-autocluster with -jobads: the file's ads are autocluster ads (as ``condor_q
-    -autocluster -l`` writes them), shown as the queue's are (``title``: the table's)."""
-    ads = _selected(opts, ads)
-    if opts.view in ("long", "json", "xml", "af", "format"):
+def from_file(opts, ads, attributes, label, now):
+    """-autocluster or -group-by with -jobads or -userlog: as HTCondor's condor_q reads
+    them, the file's ads are taken as autocluster ads (as ``condor_q -autocluster -l``
+    writes them) or group ads, in the order of their AutoClusterId or Id (those
+    without one after them, in the file's order), and shown as the queue's are:
+    the autocluster table or the per-job table (titled ``-- LABEL @ DATE``), or the
+    ads' forms."""
+    ident = "Id" if opts.autocluster == "group-by" else "AutoClusterId"
+    ads = _by_id(_selected(opts, ads), ident)
+    if opts.view in AD_VIEWS:
         return attributes(opts, ads, _Own())
-    return title + table(ads)
+    if opts.autocluster == "group-by":
+        return group_table(opts, ads, attributes, label, now)
+    return f"\n\n-- {label} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n" + table(ads)
 
 
 def run(opts, attributes, render_title):
     """condor_q's text of -autocluster or -group-by; ``attributes`` is condor_q's own
     (``q._attributes``), ``render_title`` the title of its tables."""
-    import time
     from gridtools.cli import status
     snap = status.load()
     for line in status.warnings(snap):
@@ -203,13 +221,15 @@ def run(opts, attributes, render_title):
     now = time.time()
     if opts.autocluster == "group-by":
         names = list(opts.af_attrs or [attr for _fmt, attr in opts.formats] or opts.attributes or [])
-        if opts.view not in ("long", "json", "xml", "af", "format"):
-            raise UsageError("Error: -group-by shows its groups with -af, -format, -long, -json or -xml", 1)
+        if opts.view not in AD_VIEWS:
+            names = list(TABLE_ATTRS)
         jobs = [source.ad(p) for p in everyone]
         if opts.selection.constraints:
             exprs = Q.compile_constraints(opts.selection.constraints)
             jobs = [ad for ad in jobs if Q.matches_all(ad, exprs)]
         ads = _selected(opts, aggregate(jobs, names, "Id"))
+        if opts.view not in AD_VIEWS:
+            return group_table(opts, ads, attributes, render_title(now).partition("-- ")[2].partition(" @ ")[0], now)
     else:
         from gridtools.cli.condor import analyze
         machines = analyze.slots(snap, everyone, now, opts)
@@ -218,6 +238,27 @@ def run(opts, attributes, render_title):
     if opts.view in ("long", "json", "xml", "af", "format"):
         return attributes(opts, ads, _Own())
     return render_title(now) + table(ads)
+
+
+def group_table(opts, ads, attributes, label, now):
+    """-group-by without -af, -format, -long, -json or -xml: condor_q's per-job table
+    (-nobatch) over the group ads, in the order of their ``Id``, titled ``-- LABEL @
+    DATE`` and followed by the totals of the rows, as HTCondor's condor_q shows the
+    ads its schedd sends (those without a ClusterId and ProcId left out, as -jobads
+    leaves them out)."""
+    from gridtools.cli.condor import qjobads, qlog
+    ads = [ad for ad in _by_id(ads, "Id") if qjobads._has_ids(ad)]
+    opts.view, opts.dag = "nobatch", False
+    procs = [qjobads.proc_of(ad) for ad in ads]
+    return qlog.show(opts, lambda _o, everyone, _u, _s: everyone, attributes, procs, qlog.LogAds(ads),
+                     label, Q.me(), now)
+
+
+def _by_id(ads, attr):
+    """The ads in the order of their ``attr``, those without one after them (HTCondor's
+    condor_q keys each by the id, or by a count beyond any id)."""
+    numbered = sorted((ad for ad in ads if type(ad.eval(attr)) is int), key=lambda ad: ad.eval(attr))
+    return numbered + [ad for ad in ads if type(ad.eval(attr)) is not int]
 
 
 class _Own:

@@ -244,11 +244,9 @@ def run(opts, select, attributes):
     are condor_q's own (``q.select``, ``q._attributes``)."""
     header = Header()
     ads = read_ads(opts.jobads, header, opts.jobads_form)
-    if opts.autocluster == "default":       # (the file's ads are autocluster ads)
+    if opts.autocluster:            # (the file's ads are autocluster or group ads)
         from gridtools.cli.condor import qautocluster
-        now = time.time()
-        return qautocluster.from_file(opts, ads, attributes,
-                                      f"\n\n-- Jobads: {opts.jobads} @ {time.strftime('%m/%d/%y %H:%M:%S', time.localtime(now))}\n")
+        return qautocluster.from_file(opts, ads, attributes, f"Jobads: {opts.jobads}", time.time())
     ads = [ad for ad in ads if _has_ids(ad)]
     by_id = {}
     for ad in ads:                      # (a job given twice: the first ad counts)

@@ -84,6 +84,10 @@ def run(opts, select, attributes):
     condor_q's own (``q.select``, ``q._attributes``)."""
     user, now = Q.me(), time.time()
     everyone, source = read(opts.userlog, user, now)
+    if opts.autocluster:            # (the log's job ads, as HTCondor's condor_q shows them)
+        from gridtools.cli.condor import qautocluster
+        return qautocluster.from_file(opts, [source.ad(p) for p in everyone], attributes,
+                                      f"Userlog: {opts.userlog}", now)
     return show(opts, select, attributes, everyone, source, f"Userlog: {opts.userlog}", user, now)
 
 

@@ -86,6 +86,7 @@ class Options:
         self.sort = []               # sort key expressions; None: the collector's order
         self.attributes = []         # the attributes -long, -json and -xml show
         self.print_format = None     # -print-format's printmask.Mask
+        self.picked = []             # (number, as typed, in full) of the mode and style options
 
 
 def _prefix(arg, word, shortest):
@@ -99,6 +100,9 @@ def parse_args(argv):
     while i < len(argv):
         arg = argv[i]
         i = _one(opts, argv, i, arg)
+    if len(opts.picked) > 1:         # (HTCondor refuses some of them together: statusmodes)
+        from gridtools.cli.condor import statusmodes
+        statusmodes.check(opts)
     return opts
 
 
@@ -108,7 +112,7 @@ def _one(opts, argv, i, arg):
         opts.names.append(arg)
         return i + 1
     if _prefix(arg, "autoformat", 5) or _prefix(arg, "af", 2):
-        qualifiers = arg.partition(":")[2]
+        qualifiers, start = arg.partition(":")[2], i
         attrs = []
         i += 1
         while i < len(argv) and not argv[i].startswith("-"):
@@ -119,11 +123,13 @@ def _one(opts, argv, i, arg):
             raise GridError(lines(f"Error: Argument {arg} requires at least one attribute parameter",
                                   'Use "condor_status -help" for details'), 1)
         opts.formatter.add_autoformat(qualifiers, attrs)
+        opts.picked.append((start + 1, arg, "custom"))
         return i
     if _prefix(arg, "format", 1):
         if i + 2 >= len(argv):
             raise _missing("format requires two other arguments")
         opts.formatter.add_format(argv[i + 1], argv[i + 2])
+        opts.picked.append((i + 1, arg, "custom"))
         return i + 3
     if _prefix(arg, "constraint", 3):
         if i + 1 >= len(argv):
@@ -162,6 +168,7 @@ def _one(opts, argv, i, arg):
         if argv[i + 1] != "!":           # (-pr ! : no user default print files, which the cell has none of)
             from gridtools.cli.condor import printformat
             opts.print_format = printformat.load(argv[i + 1], "condor_status")
+            opts.picked.append((i + 1, arg, "custom"))
         return i + 2
     if _prefix(arg, "wide", 1):
         opts.wide = (c_atoi(arg.partition(":")[2]) or None) if ":" in arg else True
@@ -174,9 +181,12 @@ def _one(opts, argv, i, arg):
     for word, style in (("state", 4), ("server", 2)):
         if _prefix(arg, word, style):
             opts.style = word
+            opts.picked.append((i + 1, arg, word))
             return i + 1
     for word, shortest, what in _FLAGS:
         if _prefix(arg, word, shortest):
+            if what in _MODES or what in ("gpus", "long", "json", "xml"):
+                opts.picked.append((i + 1, arg, word))
             if what in _MODES:
                 opts.mode = what
             else:
