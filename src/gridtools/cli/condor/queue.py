@@ -326,24 +326,8 @@ class AdSource:
             ad["RemoteHost"] = proc.host         # the slot the daemon published
         if proc.hosts:
             ad["RemoteHosts"] = ",".join(proc.hosts)
-        if proc.start and proc.is_condor:
-            _executing(ad, job.id, proc)
         rejected(self.snap, proc, ad)
         return ad
-
-
-def _executing(ad, job_id, proc):
-    """JobCurrentStartExecutingDate of a running proc whose job began to execute after
-    the daemon last looked (its record is of an earlier run, or none): when its task's
-    ``job_pid`` was written. Only ads that are built look: the tables of the published
-    listing never do."""
-    known = ad.eval("JobCurrentStartExecutingDate")
-    if type(known) is int and known >= int(proc.start):
-        return
-    from gridtools.spool.jobs import executing_since
-    began = executing_since(job_id, proc.number)
-    if began is not None and began >= int(proc.start):
-        ad["JobCurrentStartExecutingDate"] = began
 
 
 #: the negotiator's reason for a job it matched to a claimed slot (``sched.matchpass.WAITING``):
