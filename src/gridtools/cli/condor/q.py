@@ -484,6 +484,9 @@ def settle_view(opts):
     if opts.aaf:
         from gridtools.cli.condor import qappend
         opts.aaf_columns = qappend.check(opts)
+    if opts.print_format is not None or opts.aaf:       # (their CPU_TIME follows -cputime, -currentrun)
+        from gridtools.cli.condor import printas
+        printas.JOB_TIME.update(cputime=opts.cputime, current_run=bool(opts.current_run))
 
 
 def run(opts):
