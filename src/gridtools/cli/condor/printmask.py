@@ -75,11 +75,15 @@ class Mask:
         self.messages = []
         self.tool = None                # whose own PRINTAS functions: "condor_q", "condor_status"
 
-    def table(self, ads):
+    def table(self, ads, fold=None):
         """(heading line or None, row lines): the cells are rendered first and the
         heading printed before the rows, as HTCondor does (the columns that grow are
-        as wide as their values then; a row's text may widen them further)."""
+        as wide as their values then; a row's text may widen them further).
+        ``fold(rows, ads)``: the rows of (valid, value) cells to print of those rendered
+        (condor_status -compact's roll-up of a machine's slots)."""
         rendered = [[_render(col, ad) for col in self.columns] for ad in ads]
+        if fold is not None:
+            rendered = fold(rendered, ads)
         head = None
         if self.label_sep is None and not self.noheader and self.columns:
             head = self._headings()
