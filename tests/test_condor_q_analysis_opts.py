@@ -304,3 +304,86 @@ def test_analyze_priority_weighs_the_cells_user_priorities(capsys, files, tmp_pa
     assert line.format(1) in _main(capsys, *argv, "-analyze")[1]
     assert line.format(0) in _main(capsys, *argv, "-analyze:priority")[1]
     assert line.format(1) in _main(capsys, *argv, "-analyze:priority", "-nouserprios")[1]
+
+
+DETAIL_JOBS = """\
+ClusterId = 12
+ProcId = 0
+Owner = "bob"
+JobStatus = 1
+Cmd = "/bin/sleep"
+RequestMemory = 500
+Requirements = (TARGET.Memory >= 1024)
+
+ClusterId = 13
+ProcId = 0
+Owner = "carol"
+JobStatus = 1
+Cmd = "/bin/sleep"
+RequestMemory = 4000
+Requirements = (TARGET.Memory >= 1024)
+"""
+
+DETAIL_SLOT = """\
+Name = "slot1@n3.example.org"
+Machine = "n3.example.org"
+Memory = 2048
+Draining = false
+Requirements = START && WithinResourceLimits
+START = (TARGET.Owner != "carol") && (Memory > 1000) && \
+ifThenElse(Draining, TARGET.RequestMemory < 10, TARGET.Owner =!= undefined)
+WithinResourceLimits = TARGET.RequestMemory <= Memory
+"""
+
+
+def _reduced_table(capsys, tmp_path, option):
+    (tmp_path / "jobs").write_text(DETAIL_JOBS)
+    (tmp_path / "slot").write_text(DETAIL_SLOT)
+    out = _main(capsys, "-jobads", str(tmp_path / "jobs"), "-slotads", str(tmp_path / "slot"), option)[1]
+    start = out.index("reduces to these conditions:\n\n") + len("reduces to these conditions:\n\n")
+    return out[start:out.index("\n\n", start)].split("\n")
+
+
+def test_analysis_qualifiers_noprune_and_diagnostic_show_every_step(capsys, tmp_path):
+    assert _reduced_table(capsys, tmp_path, "-reverse-analyze") == [
+        "       Clusters", "Step   Matched  Condition", "----- --------- ---------",
+        '[0]           1  TARGET.Owner != "carol"', "[5]           1  TARGET.RequestMemory <= Memory"]
+    everything = [
+        "          Clusters", "   Step   Matched  Condition", "   ----- --------- ---------",
+        ' * [0]           1  TARGET.Owner != "carol"',
+        "   [1]      always  Memory > 1000",
+        "   [2]           0  [0] && [1]T",
+        "   [3]           2  ifThenElse(Draining,TARGET.RequestMemory < 10,TARGET.Owner isnt undefined)",
+        "   [4]           1  [0] && [3]",
+        " * [5]           1  TARGET.RequestMemory <= Memory",
+        "   [6]           1  [0] && [5]"]
+    assert _reduced_table(capsys, tmp_path, "-better-analyze:reverse,noprune") == everything
+    # -reverse-analyze takes the flags as numbers (4: noprune), as HTCondor's does
+    assert _reduced_table(capsys, tmp_path, "-reverse-analyze:4") == everything
+    # diagnostic marks the pruned steps n/a
+    assert [line[:3] for line in _reduced_table(capsys, tmp_path, "-better-analyze:reverse,nopr,diag")[3:]] == \
+        [" * ", "n/a", "   ", "n/a", "   ", " * ", "   "]
+    # a word that is none of them sets the flags from its numbers, none here
+    assert _reduced_table(capsys, tmp_path, "-better-analyze:reverse,noprune,bogus")[0] == "       Clusters"
+
+
+def test_analysis_qualifier_ifthenelse_makes_steps_of_its_arguments(capsys, tmp_path):
+    (tmp_path / "jobs").write_text(DETAIL_JOBS)
+    (tmp_path / "slot").write_text(DETAIL_SLOT)
+    out = _main(capsys, "-jobads", str(tmp_path / "jobs"), "-slotads", str(tmp_path / "slot"),
+                "-better-analyze:reverse,ifthenelse")[1]
+    assert "    [3]    : Draining\n    [4]    : TARGET.RequestMemory < 10\n" \
+           "    [5]    : TARGET.Owner isnt undefined\n    [6]    : ifThenElse([3],[4],[5])\n" \
+           "    [7]    : [2] && [6]\n" in out
+    # the constant condition picks the third argument; the second one is pruned
+    assert _reduced_table(capsys, tmp_path, "-reverse-analyze:12")[3:] == [
+        ' * [0]           1  TARGET.Owner != "carol"',
+        "   [1]      always  Memory > 1000",
+        "   [2]           0  [0] && [1]T",
+        " * [3]       never  Draining",
+        "   [4]           0  TARGET.RequestMemory < 10",
+        "   [5]           2  TARGET.Owner isnt undefined",
+        "   [6]           0  ifThenElse([3]F, [4], [5])",
+        "   [7]           1  [0] && [5]",
+        " * [8]           1  TARGET.RequestMemory <= Memory",
+        "   [9]           1  [0] && [8]"]

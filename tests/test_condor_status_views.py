@@ -210,3 +210,72 @@ def test_kindred_modes_and_styles(capsys):
     assert (opts.style, capsys.readouterr()) == ("state", ("", "Error:  arg 2 (-server) contradicts arg 1 (-state)\n"))
     opts = status.parse_args(["-server", "-state", "-af", "Name", "-state"])
     assert (opts.style, capsys.readouterr()) == ("state", ("", ""))
+
+
+def _gpu_prop_snap():
+    """gpu1's three static slots with a GPU each and its property ads (two slot types),
+    and node9 without GPUs."""
+    slots = host("gpu1", ("Claimed", "Unclaimed", "Unclaimed"), gpus=[1, 1, 1]) + host("node9", ("Unclaimed",))
+    props = [(7.5, 16384, "Tesla T4"), (7.5, 16384, "Tesla T4"), (8.0, 24576, "NVIDIA A10-24GB")]
+    for n, (values, exprs) in enumerate(slots[:3]):
+        cap, mem, name = props[n]
+        exprs["AvailableGPUs"] = (f'{{ [Id = "CUDA{n}"; Capability = {cap}; GlobalMemoryMB = {mem}; '
+                                  f'DeviceName = "{name}"] }}')
+        values.update(SlotTypeId=1 if n < 2 else 2, SlotType="Static", OpSysAndVer="AlmaLinux9")
+    return {"slots": slots, "started": NOW - 3700}
+
+
+def test_gpus_compact_rolls_up_the_slots_with_gpu_properties_by_machine_and_slot_type():
+    from gridtools.cli.condor import printas
+    try:
+        snap = _gpu_prop_snap()
+        assert shown("-gpus", "-compact", snap=snap).split("\n") == [
+            "Machine Platform       Slots FreGPU TotGPUs Capability GPUsMemory DeviceNames    ",
+            "",
+            "gpu1    x64/AlmaLinux9    2S      1       1 7.5        16.0 GB    Tesla T4       ",
+            "   slot3 x64/AlmaLinux9    1S      1       1 8.0        24.0 GB    NVIDIA A10-24GB",
+            "",
+            "                                  Total Owner Unclaimed Claimed Preempting Matched  Drain"
+            " Backfill BkIdle",
+            "",
+            "Capability 7.5, 16.0 GB, Tesla T4     0     0         1       1          0       0      0"
+            "        0      0",
+            "     Capability 8.0, 24.0 GB, A10     0     0         1       0          0       0      0"
+            "        0      0",
+            "",
+            "                            Total     0     0         2       1          0       0      0"
+            "        0      0",
+            ""]
+        # the slots it shows, in every output form; none without GPU property ads
+        assert shown("-gpus", "-compact", "-af", "Name", snap=snap) == "slot1@gpu1\nslot2@gpu1\nslot3@gpu1\n"
+        assert shown("-gpus", "-compact", snap=GPU_SNAP) == ""
+    finally:
+        printas.GPU_INFO.update(props=None, offline=set())
+
+
+def test_compact_refuses_the_modes_that_are_not_of_slots(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path / "root"))
+    for argv, err in ((["-startd", "-compact"], "Error:  arg (-compact) contradicts arg 1 (-startd) remove -startd "
+                                                "from command or use -slot instead\n"),
+                      (["-compact", "-any"], "Error:  arg (-compact) contradicts arg 2 (-any) \n"),
+                      (["-gpus", "-startd", "-compact"], "Error:  arg (-compact) contradicts arg 2 (-startd) remove "
+                                                         "-startd from command or use -slot instead\n"),
+                      (["-schedd", "-long", "-compact"], "Error:  arg (-compact) contradicts arg 2 (-long) \n")):
+        assert status.main(argv) == 1
+        assert capsys.readouterr() == ("", err)
+
+
+def test_print_format_gpu_functions_know_the_gpus_with_gpus_only(tmp_path):
+    from gridtools.cli.condor import printas
+    path = tmp_path / "g.cpf"
+    path.write_text("SELECT NOHEADER\nName\nAssignedGPUs PRINTAS GPUS_NAMES OR -\n")
+    try:
+        snap = _gpu_prop_snap()
+        def rows(*argv):
+            return [line.rstrip() for line in shown("-pr", str(path), *argv, snap=snap).split("\n")[:3]]
+        assert rows("-constraint", "GPUs > 0") == \
+            ["slot1@gpu1 -", "slot2@gpu1 -", "slot3@gpu1 -"]
+        assert rows("-gpus") == \
+            ["slot1@gpu1 Tesla T4", "slot2@gpu1 Tesla T4", "slot3@gpu1 NVIDIA A10-24GB"]
+    finally:
+        printas.GPU_INFO.update(props=None, offline=set())

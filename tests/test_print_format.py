@@ -199,3 +199,72 @@ def test_condor_q_prints_a_custom_summary(capsys, cpf, tmp_path, monkeypatch):
     mine, theirs = Proc(1, 0, "ann", 2, 0), Proc(2, 0, "bob", 5, 0)
     ad = summary_ad([("", [mine]), ("My", [mine]), ("Allusers", [mine, theirs])])
     assert [ad.eval(n) for n in ("Jobs", "Running", "MyJobs", "AllusersJobs", "AllusersHeld")] == [1, 1, 1, 2, 1]
+
+
+def _cells(text, ads, tool=None):
+    """The cells of a BARE mask's rows, split at HTCondor's blank column prefix."""
+    mask = printmask.parse("SELECT BARE NOHEADER FIELDPREFIX '' FIELDSUFFIX |\n" + text, tool=tool)
+    assert mask.messages == []
+    return [[cell.rstrip() for cell in row.rstrip("\n").split("|")] for row in mask.table(ads)[1]]
+
+
+def test_global_grid_transfer_factory_and_health_functions():
+    ads = [ClassAd({"GridResource": "batch pbs", "GridJobId": "batch pbs 12345.node/7", "GridJobStatus": 5,
+                    "TransferringInput": True, "TransferQueued": True, "JobMaterializePaused": 1,
+                    "Activity": "Idle", "OCU": True}),
+           ClassAd({"GridResource": "gt2 gk.example.org/jobmanager-pbs",
+                    "GridJobId": "gt2 https://gk.example.org:2119/16130/1234/", "GridJobStatus": "PENDING",
+                    "JobMaterializePaused": "x", "Activity": "Busy"}),
+           ClassAd({"GridResource": "ec2 https://ec2.amazonaws.com/", "EC2RemoteVirtualMachineName": "vm1",
+                    "GridJobStatus": 42, "Activity": ""})]
+    text = ("GridJobId PRINTAS GRID_JOB_ID OR -\nGridResource PRINTAS GRID_RESOURCE\n"
+            "GridJobStatus PRINTAS GRID_STATUS\nJobUniverse PRINTAS BUFFER_IO_MISC\n"
+            "JobMaterializePaused PRINTAS JOB_FACTORY_MODE\nActivity PRINTAS ACTIVITY_OR_OCU\n")
+    assert [[c.strip() for c in row] for row in _cells(text, ads)] == [
+        ["/7", "batch->[?] pbs", "HELD", "transfer=in,queued", "Held", "OCU"],
+        ["16130.1234", "gt2->pbs gk.example.org", "PENDING", "", "????", "Busy"],
+        ["-", "ec2 vm1", "42", "", "", "??"]]
+    health = ClassAd({"Cpus": 1})
+    health.set_expr("HealthExprs", "{ Cpus > 2, Cpus == 1, Cpus > 4 }")
+    broken = ClassAd({"SlotBrokenReason": "disk gone"})
+    assert _cells("HealthExprs PRINTAS UNHEALTH\n", [health, broken]) == \
+        [["Cpus > 2, Cpus > 4"], ["disk gone"]]
+
+
+def test_each_tools_own_functions():
+    slot = ClassAd({"SlotType": "Partitionable", "NumDynamicSlots": 3, "AssignedGPUs": "GPU-1, GPU-2, GPU-3",
+                    "OfflineGPUs": "GPU-3"})
+    slot.set_expr("AvailableGPUs", '{ [Id = "GPU-1"; Capability = 7.5; GlobalMemoryMB = 16384; '
+                  'DeviceName = "Tesla T4"], [Id = "GPU-2"; Capability = 8.0; GlobalMemoryMB = 16384; '
+                  'DeviceName = "A10"] }')
+    static = ClassAd({"SlotType": "Static"})
+    dynamic = ClassAd({"SlotType": "Dynamic", "DynamicSlot": True})
+    text = ("SlotType AS T PRINTAS SLOT_TYPE_LETTER\nSlotType AS C PRINTAS SLOT_COUNT_TAG\n"
+            "NumDynamicSlots AS N PRINTAS NUM_DSLOTS OR -\nAssignedGPUs PRINTAS TOTAL_GPUS OR -\n"
+            "AssignedGPUs PRINTAS GPUS_CAPS OR -\nAssignedGPUs PRINTAS GPUS_MEM OR -\n"
+            "AssignedGPUs PRINTAS GPUS_NAMES OR -\n")
+    from gridtools.cli.condor import printas
+    # the GPUs' properties are known with -gpus only, as in HTCondor
+    assert _cells(text, [slot], tool="condor_status")[0][4:] == ["-", "-", "-"]
+    assert printas.ingest_gpus([slot, static]) == [["GPU-1", "GPU-2"], []]
+    try:
+        assert _cells(text, [slot, static, dynamic], tool="condor_status") == [
+            ["", "", "   3", "   3-1", "7.5 to 8.0", "16.0 GB", "A10,Tesla T4"],
+            ["s", "S", "   1", "-", "-", "-", "-"],
+            ["d", "D", "-", "-", "-", "-", "-"]]
+    finally:
+        printas.GPU_INFO.update(props=None, offline=set())
+    # condor_q's CPU_TIME: the wall clock time of the runs, RemoteUserCpu with -cputime
+    job = ClassAd({"RemoteUserCpu": 65.0, "RemoteWallClockTime": 100.0, "JobStatus": 2, "ShadowBday": 1000,
+                   "ServerTime": 1200})
+    assert _cells("RemoteUserCpu PRINTAS CPU_TIME\n", [job], tool="condor_q") == [["   0+00:05:00"]]
+    printas.JOB_TIME["cputime"] = True
+    try:
+        assert _cells("RemoteUserCpu PRINTAS CPU_TIME\n", [job], tool="condor_q") == [["   0+00:01:05"]]
+    finally:
+        printas.JOB_TIME["cputime"] = False
+    # one tool's own functions are unknown to the other, as in HTCondor
+    assert printmask.parse("SELECT\nX PRINTAS CPU_TIME\n", tool="condor_status").messages == \
+        ["Unknown argument CPU_TIME for PRINTAS"]
+    assert printmask.parse("SELECT\nX PRINTAS SLOT_COUNT_TAG\n", tool="condor_q").messages == \
+        ["Unknown argument SLOT_COUNT_TAG for PRINTAS"]

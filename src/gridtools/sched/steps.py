@@ -13,6 +13,13 @@ as ``always`` or ``never``. ``referenced(ad, attr, hidden)`` lists the
 attributes of the ad an expression refers to with their expressions, and the
 names it refers to in the other ad; ``target_values(names, ad, target)`` the
 values of those in a target ad.
+
+``detail`` holds HTCondor's analysis detail flags: NOPRUNE (its ``noprune``: the
+table lists every step, `` * `` before those that decide the result and blanks
+before the others, ``n/a`` before the pruned ones with DIAGNOSTIC too) and
+IFTHENELSE (its ``ifthenelse``: an ``ifThenElse(c, a, b)`` call is a step of its
+three arguments, ``ifThenElse([0],[1],[2])``, a constant condition making it the
+step of the argument it picks, the other one pruned).
 """
 
 from gridtools.classad.nodes import Attr, Binary, Call, Literal, Paren, Scoped
@@ -21,6 +28,9 @@ from gridtools.classad.values import truth
 _COMPARISONS = {"==", "!=", "=?=", "=!=", "<", "<=", ">", ">="}
 _LOGIC = {"!": 1, "||": 2, "&&": 3}
 _TRUTHY = ["?", "F", "T", "", "u", "e", "?", "f", "t", "s"]
+
+#: HTCondor's analysis detail flags (its detail_* values)
+NOPRUNE, IFTHENELSE, DIAGNOSTIC, SHOW_WORK = 0x04, 0x08, 0x40, 0x80
 
 
 class Step:
@@ -38,6 +48,8 @@ class Step:
             return None if self.left < 0 else f" ! [{self.left}]"
         if self.logic in (2, 3):
             return f"[{self.left}] {'||' if self.logic == 2 else '&&'} [{self.right}]"
+        if self.logic == 5:
+            return f"ifThenElse([{self.left}],[{self.right}],[{self.grip}])"
         return None
 
     def text(self):
@@ -70,18 +82,20 @@ def _kind(expr):
     return (), 0, None, False
 
 
-def steps(ad, expr, inline):
+def steps(ad, expr, inline, detail=0):
     """The numbered steps of ``expr`` (an expression of ``ad``); the attributes named in
     ``inline`` (lower case) stand for their expressions."""
     found = []
-    _walk(ad, expr, {n.lower() for n in inline}, found, True, 0)
+    _walk(ad, expr, {n.lower() for n in inline}, found, True, 0, detail)
     return found
 
 
-def _walk(ad, expr, inline, found, must_store, depth):
+def _walk(ad, expr, inline, found, must_store, depth, detail=0):
     cls = expr.__class__
     label = ""
     children, logic, push, logical = _kind(expr)
+    if cls is Call and detail & IFTHENELSE and expr.name.lower() == "ifthenelse" and len(expr.args) == 3:
+        children, logic, push, logical = tuple(expr.args), 5, True, True
     child_depth = depth + 1 if cls is Paren else depth
     variable = False
     if cls is Attr:
@@ -97,7 +111,7 @@ def _walk(ad, expr, inline, found, must_store, depth):
         push = must_store
     indexes = []
     for child in children:
-        index, child_variable = _walk(ad, child, inline, found, logical, child_depth)
+        index, child_variable = _walk(ad, child, inline, found, logical, child_depth, detail)
         indexes.append(index)
         variable = variable or child_variable
     me = -1
@@ -124,14 +138,14 @@ def _step_label(index, width):
     return f"[{index}]      "[:width + 2]
 
 
-def numbered(ad, attr, inline):
+def numbered(ad, attr, inline, detail=0):
     """The steps of the ad's ``attr``, one ``    [n]    : clause`` line each."""
     tree = ad.lookup(attr)
     if tree is None:
         return ""
     inline = [n for n in inline if n.lower() != attr.lower()]
     out = []
-    for n, step in enumerate(steps(ad, tree, inline)):
+    for n, step in enumerate(steps(ad, tree, inline, detail)):
         text = step.made_label()
         if text is None:
             text = step.label or step.tree.unparse()
@@ -278,6 +292,14 @@ def _propagate_constants(subs):
                 elif hr == 1:
                     s.effective = effective = s.left
                 s.label = f"[{s.left}]{mark(hl, sl)} && [{s.right}]{mark(hr, sr)}"
+            elif s.logic == 5:
+                hg, sg = hard[2], softs[2]
+                if hl in (0, 1):
+                    s.effective = effective = s.right if hl else s.grip
+                    if effective >= 0 and subs[effective].constant:
+                        s.constant, s.variable, s.hard = True, sl, subs[effective].hard
+                    irrelevant, soft = (s.grip if hl else s.right), sl
+                s.label = f"ifThenElse([{s.left}]{mark(hl, sl)}, [{s.right}]{mark(hr, sr)}, [{s.grip}]{mark(hg, sg)})"
         if effective >= 0:
             if irrelevant < 0:
                 irrelevant = s.right if effective == s.left else s.left if effective == s.right else -1
@@ -295,14 +317,15 @@ def _follow(subs, ix):
     return ix
 
 
-def reduced(ad, attr, inline, targets, kind):
+def reduced(ad, attr, inline, targets, kind, detail=0):
     """HTCondor's table of the steps of the ad's ``attr`` that decide its match against
-    ``targets`` (``kind``: what they are, "Slot" or "Cluster"), with how many each matches."""
+    ``targets`` (``kind``: what they are, "Slot" or "Cluster"), with how many each matches
+    (with NOPRUNE in ``detail``, every step, marked)."""
     tree = ad.lookup(attr)
     if tree is None:
         return ""
     inline = [n for n in inline if n.lower() != attr.lower()]
-    subs = steps(ad, tree, inline)
+    subs = steps(ad, tree, inline, detail)
     for s in subs:
         s.constant = not references(ad, s.tree)[1]
         if s.constant:
@@ -322,13 +345,15 @@ def reduced(ad, attr, inline, targets, kind):
         if s.effective >= 0 or s.dont_care or s.constant:
             continue
         left, right = s.left, s.right
-        if left >= 0 and right >= 0 and s.logic in (2, 3):
+        if left >= 0 and right >= 0 and s.logic in (2, 3, 5):
             effective = prune = -1
             if s.logic == 3:
                 if subs[left].count == 0:
                     effective = left
                 elif subs[right].count == 0:
                     effective = right
+            elif s.logic == 5:
+                pass
             elif subs[left].count == everyone:
                 effective, prune = left, right
             elif subs[right].count == everyone:
@@ -344,6 +369,8 @@ def reduced(ad, attr, inline, targets, kind):
             else:
                 _relabel(subs, s)
         s.count = sum(1 for t in targets if _holds(s.tree, ad, t))
+        if left >= 0 and right >= 0 and s.logic == 5:
+            _relabel(subs, s)
         if left >= 0 and right >= 0 and s.logic == 3:
             effective = -1
             if subs[left].count == s.count:
@@ -359,17 +386,26 @@ def reduced(ad, attr, inline, targets, kind):
                 s.label = ""
             else:
                 _relabel(subs, s)
-    out = [f"       {kind + 's':>5}\n", "Step   Matched  Condition\n", "----- --------- ---------\n"]
+    indent = "   " if detail & NOPRUNE else ""
+    out = [f"{indent}       {kind + 's':>5}\n", f"{indent}Step   Matched  Condition\n",
+           f"{indent}----- --------- ---------\n"]
     for ix, s in enumerate(subs):
-        if s.effective >= 0 or s.dont_care:
+        prefix = ""
+        if detail & NOPRUNE:
+            prefix = " * "
+            if s.dont_care:
+                prefix = "n/a" if detail & DIAGNOSTIC else "   "
+            elif s.effective >= 0:
+                prefix = "   "
+        elif s.effective >= 0 or s.dont_care:
             continue
         if s.constant:
             value = "always" if s.hard else "never"
             if s.variable:
                 value = "now" if s.hard else "not now"
-            out.append(f"{_step_label(ix, 3)} {value:>9}  {s.text()}\n")
+            out.append(f"{prefix}{_step_label(ix, 3)} {value:>9}  {s.text()}\n")
         else:
-            out.append(f"{_step_label(ix, 3)} {s.count:9d}  {s.text()}\n")
+            out.append(f"{prefix}{_step_label(ix, 3)} {s.count:9d}  {s.text()}\n")
     return "".join(out)
 
 

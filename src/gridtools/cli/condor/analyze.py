@@ -268,7 +268,7 @@ def _reverse_report(ads, machines, opts, now):
             continue
         out.append(f"\n-- Slot: {name} : Analyzing matches for {len(ads)} Jobs in "
                    f"{len(_autoclusters(ads))} autoclusters\n")
-        out.append(_slot_steps(machine, ads, now))
+        out.append(_slot_steps(machine, ads, now, opts.detail))
         offer, req_ok, both = _slot_counts(machine, ads, now)
         share = 100.0 * both / len(ads) if ads else 0.0
         out.append(f"\n{name}: Run analysis summary of {len(ads)} jobs.\n"
@@ -278,11 +278,12 @@ def _reverse_report(ads, machines, opts, now):
     return "".join(out)
 
 
-def _slot_steps(machine, ads, now):
+def _slot_steps(machine, ads, now, detail=0):
     """A slot's Requirements for -reverse-analyze of it: the expression (with its
     START and WithinResourceLimits), its numbered steps, the slot's attributes they
     refer to (and those of the job, when there is one job or autocluster), and the
-    table of the steps against the jobs, one of each autocluster."""
+    table of the steps against the jobs, one of each autocluster (``detail``: the
+    qualifiers' flags of ``steps``)."""
     from gridtools.sched import analysis, steps
     req = machine.lookup("Requirements")
     if req is None:
@@ -295,7 +296,7 @@ def _slot_steps(machine, ads, now):
             inline.append(attr)
     jobs = [analysis.at(members[0], now) for _ident, members in _autoclusters(ads)]
     out = [f"\nThe Requirements expression for this slot is\n\n    {text}\n\n",
-           steps.numbered(machine, "Requirements", inline), "\n",
+           steps.numbered(machine, "Requirements", inline, detail), "\n",
            "This slot defines the following attributes:\n\n"]
     mine, theirs = steps.referenced(machine, "Requirements", inline)
     out.append(mine)
@@ -304,7 +305,8 @@ def _slot_steps(machine, ads, now):
         if values:
             out.append(f"\n{title} has the following attributes:\n\n{values}")
     out.append("\nThe Requirements expression for this slot reduces to these conditions:\n\n")
-    out.append(steps.reduced(machine, "Requirements", ["START", "WithinResourceLimits"], jobs, "Cluster"))
+    out.append(steps.reduced(machine, "Requirements", ["START", "WithinResourceLimits"], jobs, "Cluster",
+                             detail))
     return "".join(out)
 
 

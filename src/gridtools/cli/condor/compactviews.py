@@ -1,7 +1,8 @@
 """condor_status -compact: a line per machine, HTCondor's compact forms of the slot
 tables (StartdCompact; with -state and -server, StateCompact and ServerCompact) and
 the summaries its compact mode counts; the rest of condor_status's tables are
-``machineviews``'."""
+``machineviews``'. -gpus -compact is HTCondor's GPUsCompact print format, its
+slots rolled up by machine and slot type (``gpus_compact_table``)."""
 
 from gridtools.cli.condor.machineviews import (KEY_WIDTH, _int_text, _number, _text, server_summary,
                                                state_summary, summary)
@@ -161,3 +162,113 @@ def compact_server_summary(ads, key_min=KEY_WIDTH):
     for ad, _part, again in _compact_counted(ads):
         items += [ad, ad] if again else [ad]
     return server_summary(items, key=_platform, key_min=key_min)
+
+
+# ---------------------------------------------------------------- -gpus -compact
+
+#: which slots -gpus -compact shows (HTCondor's: those with GPU property ads)
+GPUS_COMPACT_CONSTRAINT = ("AvailableGPUs isnt undefined && (size(AvailableGPUs) > 0 || "
+                           "(PartitionableSlot && AssignedGPUs isnt undefined))")
+
+GPUS_COMPACT_FORMAT = """SELECT
+Machine AS Machine WIDTH AUTO
+OpSys AS Platform PRINTAS PLATFORM
+NumDynamicSlots AS Slot PRINTF %4d OR ' '
+SlotType AS s NOPREFIX PRINTAS SLOT_COUNT_TAG
+GPUs AS FreGPU PRINTF %6d
+TotalSlotGPUs AS TotGPUs WIDTH 7 PRINTAS TOTAL_GPUS
+AssignedGPUs AS Capability PRINTAS GPUS_CAPS
+AssignedGPUs AS GPUsMemory PRINTAS GPUS_MEM
+AssignedGPUs AS DeviceNames PRINTAS GPUS_NAMES
+SUMMARY STANDARD
+"""
+
+
+def gpus_compact_ads(ads):
+    """The slots GPUS_COMPACT_CONSTRAINT is true for, by machine and slot type
+    (HTCondor's compact sort key ``Machine:SlotTypeId``), else in their order."""
+    from gridtools.cli.condor import adformat
+    expr = adformat.constraint(GPUS_COMPACT_CONSTRAINT)
+    chosen = [ad for ad in ads if expr.eval(adformat.full(ad)) is True]
+    return sorted(chosen, key=_gpus_key)
+
+
+def _gpus_key(ad):
+    kind = ad.eval("SlotTypeId")
+    kind = abs(kind) if type(kind) is int else ""
+    return f"{_text(ad, 'Machine', '')}:{kind}"
+
+
+def _fold_gpus(rows, ads):
+    """HTCondor's reduce_slot_results for GPUsCompact: the slots of one machine and
+    slot type make one row, its Slot count the static slots (1 each) and the dynamic
+    slots of the partitionable ones; another slot type of the same machine starts a
+    row whose Machine is its slot name, indented."""
+    out, lead_key = [], None
+    for cells, ad in zip(rows, ads):
+        key = _gpus_key(ad)
+        part = ad.eval("PartitionableSlot") is True
+        if out and key == lead_key:
+            valid, count = out[-1][2]
+            more = cells[2][1] if part and cells[2][0] and type(cells[2][1]) is int else 1
+            out[-1][2] = (True, (count if valid and type(count) is int else 1) + more)
+            continue
+        cells = list(cells)
+        if not part:
+            cells[2] = (True, 1)
+        if out and lead_key.rsplit(":", 1)[0] == key.rsplit(":", 1)[0]:
+            cells[0] = (True, "   " + _text(ad, "Name", "").split("@")[0])
+        out.append(cells)
+        lead_key = key
+    return out
+
+
+def _reduced_name(name):
+    """HTCondor's reduce_gpu_device_name: no ``NVIDIA `` and no ``-NNGB`` size."""
+    if name.startswith("NVIDIA "):
+        name = name[7:]
+    if name.endswith("GB") and len(name) > 2 and name[-3].isdigit():
+        name = name[:-3].rstrip("0123456789")
+        if name.endswith("-"):
+            name = name[:-1]
+    return name
+
+
+def gpus_compact_summary(ads, added, key_min=KEY_WIDTH):
+    """-gpus -compact's summary: the states of the slots as -state's summary counts
+    them, keyed by each GPU (Capability, memory, name) the first time a slot names it."""
+    from gridtools.classad import ClassAd
+    from gridtools.cli.condor import printas
+    from gridtools.cli.condor.machineviews import state_summary
+    items = []
+    for ad, gpus in zip(ads, added):
+        for gpu in gpus:
+            props = printas.GPU_INFO["props"][gpu]
+            cap = props.eval("Capability")
+            if type(cap) not in (int, float) or type(cap) is bool:
+                continue
+            key = "Capability %.1f" % cap
+            memory = props.eval("GlobalMemoryMB")
+            if type(memory) in (int, float) and type(memory) is not bool:
+                key += ", %.1f GB" % (int(memory) / 1024.0)
+            name = props.eval("DeviceName")
+            if isinstance(name, str):
+                key += ", " + _reduced_name(name)
+            state = ad.eval("State")
+            items.append(ClassAd({"Activity": key, **({"State": state} if isinstance(state, str) else {})}))
+    return state_summary(items, key_min=key_min)
+
+
+def gpus_compact_table(ads, totals_only=False, key_min=KEY_WIDTH):
+    """condor_status -gpus -compact: the slots with GPU property ads, a row per machine
+    and slot type, then the summary; nothing when no slot has them."""
+    from gridtools.cli.condor import printas, printmask
+    ads = gpus_compact_ads(ads)
+    if not ads:
+        return ""
+    added = printas.ingest_gpus(ads)
+    summary = gpus_compact_summary(ads, added, key_min)
+    if totals_only:
+        return summary
+    head, rows = printmask.parse(GPUS_COMPACT_FORMAT, tool="condor_status").table(ads, fold=_fold_gpus)
+    return head + "\n" + "".join(rows) + "\n" + summary

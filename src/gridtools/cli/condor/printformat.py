@@ -29,7 +29,7 @@ def load(path, tool):
                 text = fh.read()
     except OSError:
         raise GridError(lines(f"Can't open select file: {path}", f"Error: invalid select file {path}"), 1) from None
-    mask = printmask.parse(text, truncate=tool == "condor_q")
+    mask = printmask.parse(text, truncate=tool == "condor_q", tool=tool)
     if mask.aggregate is not None:
         raise GridError(lines("print-format aggregation not supported", f"Error: invalid select file {path}"), 1)
     for line in mask.messages:

@@ -73,12 +73,17 @@ class Mask:
         self.label_sep = None           # LABEL: each field "label<sep>value"
         self.row_prefix, self.col_prefix, self.col_suffix, self.row_suffix = "", " ", "", "\n"
         self.messages = []
+        self.tool = None                # whose own PRINTAS functions: "condor_q", "condor_status"
 
-    def table(self, ads):
+    def table(self, ads, fold=None):
         """(heading line or None, row lines): the cells are rendered first and the
         heading printed before the rows, as HTCondor does (the columns that grow are
-        as wide as their values then; a row's text may widen them further)."""
+        as wide as their values then; a row's text may widen them further).
+        ``fold(rows, ads)``: the rows of (valid, value) cells to print of those rendered
+        (condor_status -compact's roll-up of a machine's slots)."""
         rendered = [[_render(col, ad) for col in self.columns] for ad in ads]
+        if fold is not None:
+            rendered = fold(rendered, ads)
         head = None
         if self.label_sep is None and not self.noheader and self.columns:
             head = self._headings()
@@ -133,10 +138,12 @@ def _escapes(text):
     return text.replace("\\n", "\n").replace("\\r", "\r").replace("\\t", "\t")
 
 
-def parse(text, truncate=False):
+def parse(text, truncate=False, tool=None):
     """A Mask from print-format ``text`` (``truncate``: a fixed WIDTH cuts longer values,
-    as condor_q's masks do; condor_status's overflow unless TRUNCATE)."""
+    as condor_q's masks do; condor_status's overflow unless TRUNCATE; ``tool``: whose
+    own PRINTAS functions it knows besides the common ones)."""
     mask, section = Mask(), "select"
+    mask.tool = tool
     for number, line in enumerate(text.splitlines(), 1):
         toks = list(_tokens(line.strip()))
         line = line.strip()
@@ -233,6 +240,7 @@ def _summary(mask, toks):
     mask has none), which only condor_q prints (condor_status its standard summary)."""
     mask.summary = True
     mask.summary_mask = Mask()
+    mask.summary_mask.tool = mask.tool
     mask.summary_mask.col_prefix = mask.summary_mask.row_suffix = ""
     for _s, _e, word, _q in toks:
         if word == "STANDARD":
@@ -323,7 +331,7 @@ def _keyword(mask, state, toks, i, number, truncate):
 
 
 def _printas(mask, state, word, name):
-    fn = printas.FUNCTIONS.get(name)
+    fn = printas.lookup(name, mask.tool)
     if fn is None:
         mask.messages.append(f"Unknown argument {name} for {word}")
         return

@@ -122,6 +122,7 @@ class Options:
         self.mconstraint = None      # -mconstraint: the slots the analysis looks at
         self.slotads = None          # -slotads: a file of slot ads for the analysis
         self.reverse = False         # -reverse-analyze, -analyze:reverse: the slots' side
+        self.detail = 0              # the analysis' detail flags (noprune, diagnostic, ifthenelse: steps)
         self.unmatchable = False     # -unmatchable: only the jobs no slot matches
         self.autocluster = None      # -autocluster ("default") or -group-by ("group-by"): qautocluster
 
@@ -255,8 +256,12 @@ def _option(opts, arg, args):
                 opts.reverse, opts.prios = True, False
             elif len(word) > 1 and "priority".startswith(word):
                 opts.prios = True
+            elif word:
+                opts.detail = _detail_word(word, opts.detail)
     elif _is(arg, "reverse-analyze", 3):
         opts.view, opts.reverse, opts.prios = "analyze", True, False
+        if ":" in arg:
+            opts.detail |= _detail_number(arg.partition(":")[2], opts.detail)
     elif _is(arg, "unmatchable", 5):
         opts.unmatchable = True
     elif _is(arg, "autocluster", 2):
@@ -351,6 +356,32 @@ def _print_format(opts, path):
     opts.print_format, opts.view = printformat.load(path, "condor_q"), "print"
     if opts.print_format.where is not None:
         opts.selection.constraints.append(opts.print_format.where)
+
+
+#: the analysis qualifiers that are detail flags: (word, letters it needs, flag)
+_DETAIL_WORDS = (("noprune", 3, 0x04), ("diagnostic", 4, 0x40), ("show-work", 4, 0x80),
+                 ("slot-exprs", 4, 0x800), ("ifthenelse", 2, 0x08))
+
+
+def _detail_word(word, detail):
+    """The detail flags after an -analyze qualifier: a flag's name adds it; any other
+    word is read for numbers (``4,8`` or ``4+8``), which replace the flags (none: 0),
+    as HTCondor's condor_q reads them."""
+    for name, least, flag in _DETAIL_WORDS:
+        if len(word) >= least and name.startswith(word):
+            return detail | flag
+    return _detail_number(word, detail)
+
+
+def _detail_number(text, detail):
+    flags = number = 0
+    for ch in text:
+        if ch.isdigit():
+            number = number * 10 + int(ch)
+        elif ch in ",+":
+            flags, number = flags | number, 0
+    flags |= number
+    return detail | flags if flags else 0
 
 
 def _form(opts, view, qualifier):
@@ -484,6 +515,9 @@ def settle_view(opts):
     if opts.aaf:
         from gridtools.cli.condor import qappend
         opts.aaf_columns = qappend.check(opts)
+    if opts.print_format is not None or opts.aaf:       # (their CPU_TIME follows -cputime, -currentrun)
+        from gridtools.cli.condor import printas
+        printas.JOB_TIME.update(cputime=opts.cputime, current_run=bool(opts.current_run))
 
 
 def run(opts):

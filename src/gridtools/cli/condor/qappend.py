@@ -43,7 +43,7 @@ def columns(aaf):
             raise UsageError(f"Error: {rest} is invalid -aaf format qualifier. "
                              "only one of V,r,T, or Y is permitted.", 1)
         for word in words:
-            mask = printmask.parse(word, truncate=True)
+            mask = printmask.parse(word, truncate=True, tool="condor_q")
             if not mask.columns:            # (an empty word, or a comment: nothing to add)
                 continue
             col = mask.columns[0]

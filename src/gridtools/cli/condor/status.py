@@ -103,6 +103,9 @@ def parse_args(argv):
     if len(opts.picked) > 1:         # (HTCondor refuses some of them together: statusmodes)
         from gridtools.cli.condor import statusmodes
         statusmodes.check(opts)
+    if opts.compact and opts.mode in ("startd", "any", "schedd", "submitters", "master"):
+        from gridtools.cli.condor import statusmodes
+        statusmodes.refuse_compact(opts)
     return opts
 
 
@@ -282,7 +285,10 @@ def _ads(opts, snap, now):
         ads = [adformat.from_plain(item) for item in snap.get("slots") or []]
         if opts.mode in views.MODE_CONSTRAINTS:
             ads = [ad for ad in ads if views.in_mode(opts.mode, ad)]
-        if opts.gpus:
+        if opts.gpus and opts.compact:           # (its own slots, by machine and slot type)
+            from gridtools.cli.condor import compactviews
+            ads = compactviews.gpus_compact_ads(ads)
+        elif opts.gpus:
             from gridtools.cli.condor import statusviews
             ads = statusviews.gpu_ads(ads)
     constraints = list(opts.constraints)
@@ -329,6 +335,9 @@ def _mode_table(opts, ads, now, totals_only, width):
     wide = opts.wide is True or (opts.wide is not None and opts.wide > 100)
     key_min = views.WIDE_KEY if wide else views.KEY_WIDTH
     fit = width - 1 if width is not None and not wide else None     # (the Name column fitted)
+    if opts.compact and opts.gpus and opts.mode == "slots":
+        from gridtools.cli.condor.compactviews import gpus_compact_table
+        return gpus_compact_table(ads, totals_only=totals_only, key_min=key_min)
     if opts.mode in ("startd", "any") or (opts.gpus and opts.mode == "slots"):
         from gridtools.cli.condor import statusviews
         return statusviews.view(opts.mode, opts.gpus, ads, totals_only, key_min)
@@ -347,6 +356,9 @@ def _custom(opts, ads, now, width):
     """The text of -print-format: its table cut to the display (as HTCondor sets the
     mask's overall width), then with SUMMARY STANDARD the summary of the query mode."""
     from gridtools.cli.condor import cut, printformat
+    if opts.gpus:                    # (-gpus gathers the GPUs' properties for GPUS_CAPS ...)
+        from gridtools.cli.condor import printas
+        printas.ingest_gpus(ads)
     table, summary = printformat.status_table(opts.print_format, ads, opts.total,
                                               lambda: _mode_table(opts, ads, now, True, width))
     return cut(table, width) + summary

@@ -11,6 +11,11 @@ exit 1. Each mode and -server, -state, -af, -format, -print-format, -long,
 before is reported on standard error in the same words (``arg`` in lower case)
 and left out, and after a custom form or an ad form only another of those
 counts. The arguments are counted from 1, as HTCondor counts them.
+
+-compact rolls up slots only: with a mode that queries other ads (-startd, -any,
+-schedd, -submitters, -master) it is refused, ``Error:  arg (-compact)
+contradicts arg M (...)`` naming the option that set the display style, with
+-startd's advice to remove it or use -slot instead; exit 1 (``refuse_compact``).
 """
 
 import sys
@@ -28,9 +33,10 @@ _STYLE_ONLY = {"server": "server", "state": "state", "custom": "custom", "long":
 
 
 class _Judge:
-    def __init__(self):
+    def __init__(self, quiet=False):
         self.mode, self.mode_by = None, None
         self.rank, self.rank_by = 0, None
+        self.quiet = quiet
 
     def mode_option(self, number, arg, word):
         mode = self.mode
@@ -60,8 +66,9 @@ class _Judge:
         if rank >= STYLES["long"] or self.rank_by is None or self.rank <= rank:
             self.rank, self.rank_by = rank, (number, arg)
             return True
-        sys.stderr.write(f"Error:  arg {number} ({arg}) contradicts arg {self.rank_by[0]} "
-                         f"({self.rank_by[1]})\n")
+        if not self.quiet:
+            sys.stderr.write(f"Error:  arg {number} ({arg}) contradicts arg {self.rank_by[0]} "
+                             f"({self.rank_by[1]})\n")
         return False
 
 
@@ -78,3 +85,16 @@ def check(opts):
         else:
             judge.mode_option(number, arg, word)
     opts.style = style
+
+
+def refuse_compact(opts):
+    """-compact with a query mode that is not of slots: HTCondor's refusal (GridError)."""
+    judge = _Judge(quiet=True)
+    for number, arg, word in opts.picked:
+        if word in _STYLE_ONLY:
+            judge.style(STYLES[_STYLE_ONLY[word]], number, arg)
+        else:
+            judge.mode_option(number, arg, word)
+    number, arg = judge.rank_by or (0, "DEFAULT")
+    more = "remove -startd from command or use -slot instead" if opts.mode == "startd" else ""
+    raise GridError(f"Error:  arg (-compact) contradicts arg {number} ({arg}) {more}", 1)

@@ -179,7 +179,7 @@ def mask_table(fmt, ads, summary=None, blank_after_head=True):
     """A built-in print mask's table: its heading and a blank line, the rows, and
     ``summary()`` after a blank line when the mask asks for one; nothing when no ad
     matches."""
-    mask = printmask.parse(fmt)
+    mask = printmask.parse(fmt, tool="condor_status")
     if not ads:
         return ""
     head, rows = mask.table(ads)
