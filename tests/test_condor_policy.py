@@ -387,3 +387,41 @@ def test_another_user_sees_the_hold_counters_too(cell, workdir, users):
     wait_status(cell, jid, 5)
     wait_for(lambda: cell.run("condor_q", jid, "-af", "NumHolds", "NumHoldsByReason", user=users[0]).stdout ==
              "1 [ SubmittedOnHold = 1 ]\n")
+
+
+def test_job_ads_show_when_a_run_copied_its_files_in_and_back(cell, workdir):
+    """A job that transfers files: when its run ended, its ad has when the copying of its
+    input files began and ended (before the queue's prolog and the job's start) and when
+    that of its output files did (after), as HTCondor's shadow sets them at a run's end;
+    none of them while it runs. They stay in the queue's ad of a job left in the queue,
+    and are in its history ad once condor_rm and condor_rm -forcex take it out."""
+    prolog = os.path.join(workdir, "prolog.sh")
+    write(prolog, "#!/bin/sh\nsleep 2\n")
+    os.chmod(prolog, 0o755)
+    assert cell.run("qconf", "-mattr", "queue", "prolog", prolog, "all.q").returncode == 0
+    write(os.path.join(workdir, "in.txt"), "payload\n")
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'sleep 2; cat in.txt > made.txt'\"\n"
+                           "should_transfer_files = YES\ntransfer_input_files = in.txt\n"
+                           "leave_in_queue = true\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    names = ("JobCurrentStartDate", "JobCurrentStartTransferInputDate", "JobCurrentFinishTransferInputDate",
+             "JobCurrentStartExecutingDate", "JobCurrentStartTransferOutputDate",
+             "JobCurrentFinishTransferOutputDate", "CompletionDate")
+
+    def shown(command="condor_q"):
+        return cell.run(command, jid, "-af", *names).stdout.split()
+    running = wait_for(lambda: shown()[3:4] not in ([], ["undefined"]) and shown(), timeout=30)
+    assert [running[i] for i in (1, 2, 4, 5)] == ["undefined"] * 4
+    wait_status(cell, jid, 4, timeout=30)
+    ended = [int(v) for v in shown()]
+    assert ended == sorted(ended)                   # each after the one before
+    assert ended[3] - ended[2] >= 1                 # the prolog ran between
+    assert open(os.path.join(workdir, "made.txt")).read() == "payload\n"
+    ad = cell.run("condor_q", jid, "-l").stdout
+    for name, value in zip(names[1:6], ended[1:6]):
+        assert ad.count(f"\n{name} = {value}\n") == 1
+    cell.run("condor_rm", jid, check=True)
+    wait_status(cell, jid, 3, timeout=30)
+    cell.run("condor_rm", "-forcex", jid, check=True)
+    wait_for(lambda: f"{jid} " in history(cell), timeout=30)
+    assert [int(v) for v in shown("condor_history")[:6]] == ended[:6]

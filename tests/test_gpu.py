@@ -190,12 +190,14 @@ def test_a_condor_job_of_several_cpus_holds_its_gpus_once(workdir):
 
 def test_a_later_proc_of_several_cpus_holds_its_gpu_once_and_the_views_count_one(workdir):
     """Proc 0 asks for 1 CPU, proc 1 for 2 CPUs and 1 GPU, on a host with two GPUs: proc 1
-    sees one device; qstat -F counts one GPU held, and qsub -w p finds the other free."""
+    sees one device, the one of its first slot (slot2, CUDA1: proc 0 holds slot1); qstat -F
+    counts one GPU held, and qsub -w p finds the other free."""
     from conftest import destroy_cell, make_cell
     cell = make_cell(slots=4)
     try:
         cluster, seen = devices_seen(cell, workdir, 2, "queue\nrequest_cpus = 2\nrequest_gpus = 1\nqueue\n", 1)
-        assert seen == "0"
+        assert cell.run("condor_q", f"{cluster}.1", "-af", "RemoteHost").stdout == "slot2@testhost\n"
+        assert seen == "1"
         assert wait_for(lambda: "hc:gpu=1" in cell.run("qstat", "-F", "gpu").stdout)
         verified = cell.run("qsub", "-w", "p", "-l", "gpu=1", "-b", "y", "true")
         assert verified.stdout == "verification: found suitable queue(s)\n", verified.stderr
@@ -238,3 +240,26 @@ def test_qalter_of_a_machine_resource_changes_the_request_of_a_condor_job(cell, 
     assert cell.run("condor_q", str(cluster), "-af", "RequestLicence", "RequestGPUs").stdout == "3 undefined\n"
     assert "licence=3" in cell.run("qstat", "-j", str(cluster)).stdout
     cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_a_condor_job_in_a_static_slot_gets_that_slots_gpus(workdir):
+    """A host of three static slots offers gpu=2 (slot1 CUDA0, slot2 CUDA1): while a job
+    without GPUs holds slot1, a job asking for one GPU runs in slot2 and sees device 1,
+    the one slot2's ad names, not the host's first free one."""
+    from conftest import destroy_cell, make_cell
+    from condortools import submit, wait_status
+    cell = make_cell(slots=3)
+    try:
+        cell.run("qconf", "-mattr", "exechost", "complex_values", "gpu=2", "testhost", check=True)
+        shown = cell.run("condor_status", "-af", "Name", "AssignedGPUs").stdout.split("\n")
+        assert shown[:3] == ["slot1@testhost CUDA0", "slot2@testhost CUDA1", "slot3@testhost undefined"]
+        first = submit(cell, "executable = /bin/sleep\narguments = 60\nqueue\n", cwd=workdir)
+        wait_status(cell, f"{first}.0", 2)
+        assert cell.run("condor_q", f"{first}.0", "-af", "RemoteHost").stdout == "slot1@testhost\n"
+        cluster, seen = devices_seen(cell, workdir, 2, "request_gpus = 1\nqueue\n", 0)
+        assert cell.run("condor_q", f"{cluster}.0", "-af", "RemoteHost").stdout == "slot2@testhost\n"
+        assert seen == "1"
+        assert wait_for(lambda: "hc:gpu=1" in cell.run("qstat", "-F", "gpu").stdout)
+        cell.run("condor_rm", str(first), str(cluster), check=True)
+    finally:
+        destroy_cell(cell)

@@ -61,7 +61,9 @@ STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobSt
                "NumVacates", "NumVacatesByReason", "VacateReason", "VacateReasonCode", "VacateReasonSubCode",
                "RemoveReason", "TotalSuspensions", "CumulativeSuspensionTime", "LastSuspensionTime",
                "CommittedTime", "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime",
-               "JobCurrentStartExecutingDate")
+               "JobCurrentStartExecutingDate", "JobCurrentStartTransferInputDate",
+               "JobCurrentFinishTransferInputDate", "JobCurrentStartTransferOutputDate",
+               "JobCurrentFinishTransferOutputDate")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
 #: Grid Engine requests that name the execution host
@@ -374,6 +376,12 @@ def hold_code_name(code):
     return HOLD_CODE_NAMES.get(int(code), "Unspecified")
 
 
+#: task bookkeeping key (``daemon.condorjob.note_transfers``) -> the attributes of when a
+#: run's file copying began and ended
+_COPIED = {"input_copied": ("JobCurrentStartTransferInputDate", "JobCurrentFinishTransferInputDate"),
+           "output_copied": ("JobCurrentStartTransferOutputDate", "JobCurrentFinishTransferOutputDate")}
+
+
 def _overlay_condor(ad, condor, number):
     """What the daemon keeps of an HTCondor job beyond its tasks' states: the reason of
     a hold, completions, attributes set by condor_qedit, removal."""
@@ -387,6 +395,9 @@ def _overlay_condor(ad, condor, number):
         ad["LastRemoteHost"] = mine["last"]     # the slot its last run left
     if mine.get("executing"):                   # when its job began to execute (daemon.condorjob)
         ad["JobCurrentStartExecutingDate"] = int(mine["executing"])
+    for key, (began, ended) in _COPIED.items():  # when its last run copied its files
+        if mine.get(key):
+            ad[began], ad[ended] = int(mine[key][0]), int(mine[key][1])
     if mine.get("completions"):
         ad["NumJobCompletions"] = int(mine["completions"])
     if mine.get("holds"):

@@ -55,6 +55,7 @@ def concluded(state, job, task, result, now):
         _changed(state, job)
         return
     condorjob.note_executing(job, task)         # (before its folder goes)
+    condorjob.note_transfers(job, task, result)
     if result.get("queue_error"):
         from gridtools.daemon import qcontrol
         qcontrol.mark_error(state, f"{task.queue}@{task.host}", job.id, task.host)

@@ -821,6 +821,25 @@ def note_executing(job, task):
     return began
 
 
+#: result key -> task bookkeeping key of the times a run's files were copied (``exec.shepherd``)
+TRANSFERS = {"transfer_input": "input_copied", "transfer_output": "output_copied"}
+
+
+def note_transfers(job, task, result):
+    """Record in a task's bookkeeping when the run that ended (``result``) copied its
+    input files in and its output files back ([began, ended] each), as HTCondor's
+    shadow sets JobCurrentStart/FinishTransferInput/OutputDate when a run ends: those of
+    a run that copied none (it moves no files, or was stopped first) stay the earlier
+    run's."""
+    if task is None or not is_condor(job):
+        return
+    for key, kept in TRANSFERS.items():
+        times = result.get(key)
+        if isinstance(times, list) and len(times) == 2:
+            task_info(job, task.number)[kept] = [int(t) for t in times]
+            job.changed()
+
+
 def _carry_out(state, dispatcher, job, number, decision, now):
     from gridtools.daemon import apply
     from gridtools.daemon.condorpolicy import Action

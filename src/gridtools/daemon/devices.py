@@ -9,6 +9,13 @@ task (``jobs/<id>/<n>/devices``), so a restarted daemon knows what is held;
 the job sees its master host's indices in ``CUDA_VISIBLE_DEVICES``
 (comma-separated) and ``SGE_HGR_gpu`` (blank-separated), as Grid Engine
 shows granted resource map ids.
+
+An HTCondor job that holds static slots gets the devices its slots publish
+(their AssignedGPUs: a host's devices go to its static slots in slot order),
+as HTCondor's starter gives a job its slot's devices: its slots are known
+only once they are claimed, after the first pick, so the devices of the
+pass's starts are picked again then (``follow_slots``), the slots' devices
+first and other free devices of the host only where those are held already.
 """
 
 import os
@@ -82,43 +89,69 @@ def of_task(state, job, task, host):
     return tuple(found.get(host, ()))
 
 
-def held(state, skip=None):
-    """host -> set of indices held by running tasks (``skip``: a (job, task) left out)."""
+def held(state, skip=()):
+    """host -> set of indices held by running tasks (``skip``: (job, task) pairs left out)."""
     cache = state.view_cache.setdefault("devices", {})
     found, live = {}, set()
     for job, task in state.running_tasks():
         key = (job.id, task.number, task.start_time)
-        if (job.id, task.number) == skip:
+        if (job.id, task.number) in skip:
             continue
         live.add(key)
         if key not in cache:
             cache[key] = _read(job.id, task.number)
         for host, ids in cache[key].items():
             found.setdefault(host, set()).update(ids)
-    for key in [k for k in cache if k not in live and (k[0], k[1]) != skip]:
+    for key in [k for k in cache if k not in live and (k[0], k[1]) not in skip]:
         del cache[key]
     return found
 
 
-def assign(state, job, number, granted, table):
+def assign(state, job, number, granted, table, preferred=None, busy=None):
     """Pick the task's device indices on each granted host and write them beside it;
-    returns host -> [indices] ({} when the job asked for no gpu)."""
+    returns host -> [indices] ({} when the job asked for no gpu). ``preferred``: host ->
+    indices taken first when free (its slots' devices); ``busy``: host -> indices held
+    by others (default: those of the other running tasks)."""
     from gridtools.daemon.view import task_request
     from gridtools.sched.resources import per_grant
     asked = _asked(task_request(job, number, state), table)
     if asked is None:
         return {}
     amount, cx = asked
-    busy = held(state, skip=(job.id, number))
+    if busy is None:
+        busy = held(state, skip={(job.id, number)})
     chosen = {}
     for i, (_queue, host, slots) in enumerate(granted):
         need = int(per_grant(cx, amount, int(slots), i == 0))
-        free = [d for d in range(capacity(state.config, host))
-                if d not in busy.get(host, set()) and d not in chosen.get(host, [])]
+        count = capacity(state.config, host)
+        order = dict.fromkeys([d for d in (preferred or {}).get(host, ()) if d < count] + list(range(count)))
+        free = [d for d in order if d not in busy.get(host, set()) and d not in chosen.get(host, [])]
         chosen.setdefault(host, []).extend(free[:need])
     atomic_write(os.path.join(jobstore.task_dir(job.id, number), FILE), spoolyaml.dump(chosen),
                  fsync=False)
+    cache = state.view_cache.get("devices") or {}
+    for key in [k for k in cache if (k[0], k[1]) == (job.id, number)]:
+        del cache[key]
     return chosen
+
+
+def follow_slots(state, starts, table):
+    """Pick again the devices of tasks that just started, now that their slots are
+    known: ``starts``: (job, number, granted, host -> their slots' device indices)
+    each; returns [host -> [indices]] in their order. The devices of the other running
+    tasks stay theirs; none of these tasks keeps what the first pick gave it."""
+    busy = held(state, skip={(job.id, number) for job, number, _granted, _pref in starts})
+    found = []
+    for job, number, granted, preferred in starts:
+        chosen = assign(state, job, number, granted, table, preferred, busy)
+        for host, ids in chosen.items():
+            busy.setdefault(host, set()).update(ids)
+        found.append(chosen)
+    return found
+
+
+#: the variables ``environment`` sets
+VARIABLES = ("CUDA_VISIBLE_DEVICES", "SGE_HGR_gpu")
 
 
 def environment(chosen, master):

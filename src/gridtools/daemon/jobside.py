@@ -17,7 +17,8 @@ universe) sees, as under HTCondor's starter:
 
 The daemon claims the slots of the HTCondor jobs a pass starts before their
 shepherds are started (``Dispatcher.start_all``), so that the slot's name and
-ad are known; the shepherd writes the two files into the TMPDIR it made,
+ad are known (and a job in static slots with GPUs gets their devices,
+``slot_devices``); the shepherd writes the two files into the TMPDIR it made,
 owned by the job's owner and readable by nobody else, before the job runs,
 and removes them when the job is over (``exec.shepherd``).
 """
@@ -84,6 +85,29 @@ def add_files(plan, job, number, condor, slot):
     plan["ad_files"] = [[name, VARIABLES[name], text] for name, text in files.items()]
 
 
+def slot_devices(state, condor, ready):
+    """Give the HTCondor jobs of ``ready`` that hold static slots with GPUs those slots'
+    devices (``daemon.devices.follow_slots``) and tell their plans."""
+    from gridtools.daemon import condorjob, devices, view
+    if condor.ctx is None:
+        return
+    starts, plans = [], []
+    for job, number, plan, _tdir in ready:
+        mine = condor.machines.slot_devices(condor.ctx, (job.id, number)) if condorjob.is_condor(job) else {}
+        if mine and devices.of_task(state, job, job.task(number), plan["granted"][0][1]):
+            starts.append((job, number, plan["granted"], mine))
+            plans.append(plan)
+    if not starts:
+        return
+    table = view.config_parts(state)["complexes"]
+    for plan, chosen in zip(plans, devices.follow_slots(state, starts, table)):
+        given = devices.environment(chosen, plan["granted"][0][1])
+        for env in (plan["env"], plan["proc_env"]):
+            for name in devices.VARIABLES:
+                env.pop(name, None)
+            env.update(given)
+
+
 def finish_plans(state, ready, now, slots=None):
     """The last touches of the plans of a pass's starts (``ready``: (job, number, plan,
     task folder) each): the slots of its HTCondor jobs are claimed now, before their
@@ -98,6 +122,10 @@ def finish_plans(state, ready, now, slots=None):
         condor.claim_started(state, now, slots)
     except Exception as exc:  # noqa: BLE001 - the next pass claims them then
         state.log(f"E|cannot claim the slots of the jobs starting now: {exc!r}")
+    try:
+        slot_devices(state, condor, ready)
+    except Exception as exc:  # noqa: BLE001 - the jobs keep the devices first picked
+        state.log(f"E|cannot give the jobs starting now their slots' devices: {exc!r}")
     for job, number, plan, tdir in ready:
         if not condorjob.is_condor(job):
             continue

@@ -507,6 +507,17 @@ class Machines:
         first = self.slots.get(self.tasks.get(rec.task, [None])[0])
         return first.claim if first is not None else None
 
+    def slot_devices(self, ctx, key):
+        """host -> the GPU device indices of the static slots a task holds there (their
+        AssignedGPUs), in slot order ({} when they have none)."""
+        found = {}
+        for name in self.tasks.get(key, ()):
+            host = name.rpartition("@")[2]
+            lay = next((lay for lay in ctx.layout(host) if lay.name == name and not lay.partitionable), None)
+            if lay is not None and lay.gpu_ids:
+                found.setdefault(host, []).extend(lay.gpu_ids)
+        return found
+
     def slot_of(self, key):
         """The first slot a task (``key``: (job id, task number)) holds, or None."""
         names = self.tasks.get(key)

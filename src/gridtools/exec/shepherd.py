@@ -193,14 +193,17 @@ class Shepherd:
 
     def _stage_in(self, made):
         """An HTCondor job that transfers files runs in its TMPDIR with copies of its
-        input files (see exec.transfer); False when they could not be copied."""
+        input files (see exec.transfer); False when they could not be copied. When the
+        copying began and ended is the result's ``transfer_input`` (whole seconds)."""
         if not self.plan.get("scratch"):
             return True
         from gridtools.exec import transfer
         if made:
             self.plan["cwd"] = made
             self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
+        began = time.time()
         done, why = transfer.stage_in(self.plan)
+        self.result["transfer_input"] = [int(began), int(time.time())]
         if not done:
             self.result.update(failed=FAILED_STAGE_IN, failed_reason=why, exit_status=1,
                                error_state=True, error_reason=why,
@@ -210,11 +213,14 @@ class Shepherd:
     def _stage_out(self):
         """Copy the job's output files back (see exec.transfer). A file it was to leave
         that is not there, after it exited of its own accord, is the result's
-        ``output_failure`` (the step, the path and the errno)."""
+        ``output_failure`` (the step, the path and the errno); when the copying began
+        and ended, its ``transfer_output``."""
         if not self.plan.get("scratch"):
             return
         from gridtools.exec import transfer
+        began = time.time()
         done, missing = transfer.stage_out(self.plan)
+        self.result["transfer_output"] = [int(began), int(time.time())]
         if not done:
             self.trace("cannot copy output files back to the job's Iwd")
         ended = not (self.killed_by or self.result["deleted"] or self.result["requeue"])

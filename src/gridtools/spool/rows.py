@@ -399,7 +399,8 @@ def condor_info(job):
 #: ``jobads._run_times`` make its ad's run counters, hosts and times of them)
 _PUBLIC_BOOK = frozenset(("hold", "removed", "gone", "wall", "slot", "slots", "last", "completions",
                           "suspensions", "suspension_time", "suspended_at", "slot_time", "holds",
-                          "holds_by", "vacated", "vacates", "vacates_by", "executing"))
+                          "holds_by", "vacated", "vacates", "vacates_by", "executing",
+                          "input_copied", "output_copied"))
 
 
 def _public_run(task, kept):
