@@ -16,6 +16,16 @@ def _fast_periodic(cell):
         fh.write(FAST)
 
 
+def _sample_every_second(cell, workdir):
+    """The dispatcher looks at the running jobs (and records when their jobs began to
+    execute) every second: its schedule_interval."""
+    text = re.sub(r"^schedule_interval\s+.*$", "schedule_interval 0:0:1",
+                  cell.run("qconf", "-ssconf", check=True).stdout, flags=re.M)
+    with open(os.path.join(workdir, "sconf"), "w") as fh:
+        fh.write(text)
+    cell.run("qconf", "-Msconf", os.path.join(workdir, "sconf"), check=True)
+
+
 def test_events_of_a_run_and_the_history(cell, workdir):
     cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'exit 3'\"\nlog = r.log\nqueue\n",
                      cwd=workdir)
@@ -161,12 +171,7 @@ def test_job_ads_show_when_the_job_began_to_execute(cell, workdir):
         fh.write("#!/bin/sh\nsleep 2\n")
     os.chmod(prolog, 0o755)
     assert cell.run("qconf", "-mattr", "queue", "prolog", prolog, "all.q").returncode == 0
-    # the dispatcher records it when it looks at the running jobs: every second here
-    text = re.sub(r"^schedule_interval\s+.*$", "schedule_interval 0:0:1",
-                  cell.run("qconf", "-ssconf", check=True).stdout, flags=re.M)
-    with open(os.path.join(workdir, "sconf"), "w") as fh:
-        fh.write(text)
-    cell.run("qconf", "-Msconf", os.path.join(workdir, "sconf"), check=True)
+    _sample_every_second(cell, workdir)
     cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'sleep 4'\"\nqueue\n", cwd=workdir)
     jid = f"{cluster}.0"
     names = ("JobCurrentStartDate", "JobCurrentStartExecutingDate", "JobCurrentStartTransferInputDate",
@@ -399,8 +404,9 @@ def test_job_ads_show_when_a_run_copied_its_files_in_and_back(cell, workdir):
     write(prolog, "#!/bin/sh\nsleep 2\n")
     os.chmod(prolog, 0o755)
     assert cell.run("qconf", "-mattr", "queue", "prolog", prolog, "all.q").returncode == 0
+    _sample_every_second(cell, workdir)
     write(os.path.join(workdir, "in.txt"), "payload\n")
-    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'sleep 2; cat in.txt > made.txt'\"\n"
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'sleep 4; cat in.txt > made.txt'\"\n"
                            "should_transfer_files = YES\ntransfer_input_files = in.txt\n"
                            "leave_in_queue = true\nqueue\n", cwd=workdir)
     jid = f"{cluster}.0"

@@ -54,7 +54,7 @@ def concluded(state, job, task, result, now):
         task.restarted = max(0, task.restarted - 1)
         _changed(state, job)
         return
-    condorjob.note_executing(job, task)         # (before its folder goes)
+    condorjob.note_executing(state, job, task)  # (before its folder goes)
     condorjob.note_transfers(job, task, result)
     if result.get("queue_error"):
         from gridtools.daemon import qcontrol

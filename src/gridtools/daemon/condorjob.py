@@ -785,7 +785,7 @@ def periodic(state, dispatcher, now):
             over = over_budget()
             ad = proc_ad(job, number)
             if "AllowedExecuteDuration" in ad and job.state_of(number) is TaskState.RUNNING:
-                began = note_executing(job, job.tasks.get(number))
+                began = note_executing(state, job, job.tasks.get(number))
                 if began is not None:
                     ad["JobCurrentStartExecutingDate"] = began
             decision = condorpolicy.periodic(ad, now, system)
@@ -800,12 +800,13 @@ def periodic(state, dispatcher, now):
     return changed
 
 
-def note_executing(job, task):
+def note_executing(state, job, task):
     """Record in a task's bookkeeping when its job began to execute in the run it is in
     (``executing``: JobCurrentStartExecutingDate, as HTCondor's shadow sets it when the
     starter says the job began; it stays after the run, as HTCondor's does, until the
     next run's job begins); returns it, or None while it has not begun. The task's
-    folder is looked at only until it is known for the run."""
+    folder is looked at only until it is known for the run; a record made is published
+    (every user's ad shows it from then on)."""
     if task is None or not task.start_time or not is_condor(job):
         return None
     tasks = job.condor.get("tasks") or {}
@@ -817,7 +818,7 @@ def note_executing(job, task):
     if began is None or began < int(task.start_time):       # (not yet, or an earlier run's)
         return None
     task_info(job, task.number)["executing"] = began
-    job.changed()
+    state.touch(job)
     return began
 
 
