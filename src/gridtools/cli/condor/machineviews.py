@@ -345,13 +345,18 @@ def master_ads(snap, now):
     return ads
 
 
-def _readable_mb(megabytes):
-    """HTCondor's READABLE_MB: the size in the largest unit of 1024 under which it stays
-    above 1, with one decimal (``23.5 GB``)."""
-    value, power = float(megabytes) * 1024 * 1024, 0
+def metric_units(size):
+    """HTCondor's metric_units: ``size`` bytes in the largest unit of 1024 under which
+    it stays above 1, with one decimal (``23.5 GB``)."""
+    value, power = float(size), 0
     while value > 1024.0 and power < 4:
         value, power = value / 1024.0, power + 1
     return f"{value:.1f} " + ("B ", "KB", "MB", "GB", "TB")[power]
+
+
+def _readable_mb(megabytes):
+    """HTCondor's READABLE_MB of a size in megabytes."""
+    return metric_units(float(megabytes) * 1024 * 1024)
 
 
 def master_table(ads, now):

@@ -21,6 +21,7 @@ import os
 import time
 
 from gridtools.classad.values import ERROR, UNDEFINED, unparse_value
+from gridtools.cli.condor.machineviews import format_time, metric_units
 
 #: State and Activity letters of ACTIVITY_CODE (HTCondor's enum orders; "" is none)
 _STATES = ("", "Owner", "Unclaimed", "Matched", "Claimed", "Preempting", "Shutdown", "Delete", "Backfill",
@@ -64,28 +65,12 @@ def _look(ad, name):
 
 # ---------------------------------------------------------------- text helpers
 
-def format_time(seconds):
-    """``%3d+%02d:%02d:%02d`` (days+hh:mm:ss)."""
-    seconds = int(seconds)
-    sign = -1 if seconds < 0 else 1
-    days, rest = divmod(abs(seconds), 86400)
-    return "%3d+%02d:%02d:%02d" % (sign * days, rest // 3600, rest % 3600 // 60, rest % 60)
-
-
 def format_date(when):
     """``%2d/%-2d %02d:%02d`` of a Unix time, local (``    ???    `` before 1970)."""
     if when < 0:
         return "    ???    "
     tm = time.localtime(when)
     return "%2d/%-2d %02d:%02d" % (tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min)
-
-
-def metric_units(size):
-    """HTCondor's metric_units: one decimal and B, KB, MB, GB or TB."""
-    power = 0
-    while size > 1024.0 and power < 4:
-        size, power = size / 1024.0, power + 1
-    return "%.1f %s" % (size, ("B ", "KB", "MB", "GB", "TB")[power])
 
 
 def _readable(scale):
