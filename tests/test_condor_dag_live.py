@@ -306,10 +306,10 @@ def test_dags_sharing_a_batch_name_are_a_row_each_but_with_batch_2(cell, workdir
         write(folder, "diamond.dag", "JOB A A.sub\n")
         dags.append(dagman_id(submit_dag(cell, folder, "-batch-name", "shared")))
         wait_for(lambda: node_started(folder, "A"), timeout=30)
-    rows = batch_rows(cell)
+    expected = [["_", "1", "_", "1", f"{dags[0] + 1}.0"], ["_", "1", "_", "1", f"{dags[1] + 1}.0"]]
+    # the started node jobs are shown as running once the dispatcher has published their state
+    rows = wait_for(lambda: (lambda r: r if [x[4:] for x in r] == expected else None)(batch_rows(cell)))
     assert [r[1] for r in rows] == ["shared", "shared"]
-    assert [r[4:] for r in rows] == [["_", "1", "_", "1", f"{dags[0] + 1}.0"],
-                                     ["_", "1", "_", "1", f"{dags[1] + 1}.0"]]
     assert batch_rows(cell, "-constraint", "true") == rows          # the view of a record per proc
     folded = batch_rows(cell, "-batch:2")
     assert [r[4:] for r in folded] == [["_", "2", "_", "2", f"{dags[0] + 1}.0", "...", f"{dags[1] + 1}.0"]]
@@ -318,6 +318,25 @@ def test_dags_sharing_a_batch_name_are_a_row_each_but_with_batch_2(cell, workdir
     write(workdir, "go", "")
     for dag in dags:
         dag_ended(cell, dag)
+
+
+def test_dags_that_have_not_started_are_a_row_each(cell, workdir):
+    """A DAG's manager is a DAG of its own from its submission, before it has counted its
+    nodes: two held DAGs of one batch name are two rows, not one."""
+    dags = []
+    for sub in ("one", "two"):
+        folder = os.path.join(workdir, sub)
+        os.makedirs(folder)
+        node(folder, "A")
+        write(folder, "diamond.dag", "JOB A A.sub\n")
+        submit_dag(cell, folder, "-no_submit", "-batch-name", "waiting")
+        proc = cell.run("condor_submit", "-append", "hold = true", "diamond.dag.condor.sub", cwd=folder)
+        assert proc.returncode == 0, proc.stderr
+        dags.append(dagman_id(proc))
+    rows = batch_rows(cell)
+    assert [r[1] for r in rows] == ["waiting", "waiting"]
+    assert [r[-1] for r in rows] == [f"{dags[0]}.0", f"{dags[1]}.0"]
+    assert len(batch_rows(cell, "-batch:2")) == 1
 
 
 def test_batch_name_names_the_dag_and_a_node_may_name_its_own(cell, workdir):

@@ -146,7 +146,8 @@ class Builder:
             info, submitted = _parts(jobs[row["id"]])
             sign = None
             if row["state"] not in _ACTIVE and row.get("task") is None and not row.get("tasks") \
-                    and info.get("tasks") is None and "hold" in row:
+                    and info.get("tasks") is None and "hold" in row \
+                    and "dag" not in (info.get("condor") or ()):       # (a DAG is a row of its own)
                 sign = (look_of(row), int(row["time"]), info.get("condor"), info.get("owner"), info.get("name"))
             if sign is not None and sign == last_sign and row["id"] == last[ID] + last[COUNT]:
                 last[COUNT] += 1

@@ -244,6 +244,8 @@ def _description_facts(spec):
     first = (texts[0] if isinstance(texts, list) else texts) if texts else ""
     if info["universe"] == _SCHEDULER and first:
         dag = _dag_counts(first)
+        if dag is None and info["cmd"] == "condor_dagman":
+            dag = [0, 0, 0]     # a DAG's manager that has not counted its nodes yet
         if dag is not None:
             info["dag"] = dag
     if "DAGManJobId" in first:
