@@ -9,6 +9,9 @@ from condortools import events, history, statuses, submit, wait_events, wait_sta
 from conftest import wait_for
 
 FAST = "PERIODIC_EXPR_INTERVAL = 1\n"
+#: the attributes of the stages of a run's file copying
+STAGES = ("TransferInQueued", "TransferInStarted", "TransferInFinished", "TransferOutQueued",
+          "TransferOutStarted", "TransferOutFinished", "NumInputTransferStarts", "NumOutputTransferStarts")
 
 
 def _fast_periodic(cell):
@@ -186,6 +189,48 @@ def test_job_ads_show_when_the_job_began_to_execute(cell, workdir):
     wait_for(lambda: f"{jid} " in history(cell), timeout=30)
     ended = cell.run("condor_history", jid, "-af", *names).stdout.split()
     assert ended == [started, began, "undefined", "undefined"]
+    assert cell.run("condor_history", jid, "-af", *STAGES).stdout.split() == ["undefined"] * 8
+
+
+def test_job_ads_show_the_stages_of_the_file_copying_as_they_happen(cell, workdir, users):
+    """TransferInStarted and TransferInFinished, as HTCondor's shadow sets them when the
+    copying of the input files begins and ends: in condor_q's ads while the job runs, for
+    every user; TransferOutStarted and TransferOutFinished once the output files came
+    back. A later run's replace an earlier run's, NumInputTransferStarts and
+    NumOutputTransferStarts count the runs that began each; the history ad keeps them.
+    No copying waits in a transfer queue: TransferInQueued and TransferOutQueued stay
+    undefined."""
+    _sample_every_second(cell, workdir)
+    write(os.path.join(workdir, "in.txt"), "payload\n")
+    runs = os.path.join(workdir, "runs")
+    cluster = submit(cell, "executable = /bin/sh\n"
+                           f"arguments = \"-c 'echo x >> {runs}; cat in.txt > out.txt; "
+                           f"test $(wc -l < {runs}) -ge 2 && exit 0; sleep 8; exit 1'\"\n"
+                           "should_transfer_files = YES\ntransfer_input_files = in.txt\n"
+                           "transfer_output_files = out.txt\nmax_retries = 1\nlog = t.log\nqueue\n",
+                     cwd=workdir)
+    jid = f"{cluster}.0"
+
+    def shown(command="condor_q", user=None):
+        return cell.run(command, jid, "-af", "JobStatus", "JobCurrentStartDate", *STAGES,
+                        user=user).stdout.split()
+    first = wait_for(lambda: shown()[3:4] not in ([], ["undefined"]) and shown(), timeout=30)
+    status, started, queued, began, ended, *out = first
+    assert status == "2" and queued == "undefined"
+    assert int(started) <= int(began) <= int(ended)
+    assert out == ["undefined"] * 3 + ["1", "undefined"]        # the output files not yet
+    assert shown(user=users[0]) == first
+    wait_events(os.path.join(workdir, "t.log"), jid, [0, 1, 4, 1, 5], timeout=40)
+    wait_for(lambda: f"{jid} " in history(cell), timeout=30)
+    assert open(os.path.join(workdir, "out.txt")).read() == "payload\n"
+    last = shown("condor_history")
+    assert last[0] == "4" and int(last[1]) > int(started) and int(last[3]) > int(ended)
+    assert last[2] == last[5] == "undefined" and last[8:] == ["2", "2"]
+    copied = cell.run("condor_history", jid, "-af", "JobCurrentStartTransferInputDate",
+                      "JobCurrentFinishTransferInputDate", "JobCurrentStartTransferOutputDate",
+                      "JobCurrentFinishTransferOutputDate").stdout.split()
+    assert [last[i] for i in (3, 4, 6, 7)] == copied              # the second run's copying
+    assert int(last[1]) <= int(last[3]) <= int(last[4]) <= int(last[6]) <= int(last[7])
 
 
 def _system_policy(cell, text):

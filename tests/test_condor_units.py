@@ -938,3 +938,51 @@ def test_private_facts_files_are_written_when_they_change(tmp_path, monkeypatch)
         assert marshal.loads((folder / "4400").read_bytes()) == {8: {"args": ["b"]}}
         status.publish_private({4400: (4400, {8: {"args": ["b"]}})})
         assert os.listdir(folder) == ["4400"]
+
+
+def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
+    """TransferInStarted ... TransferOutFinished as HTCondor's shadow sets them: each
+    stage when the run reaches it, an earlier run's staying until a later run's replaces
+    it; NumInputTransferStarts and NumOutputTransferStarts count the runs that began."""
+    from gridtools.model.job import Job, TaskState
+    (tmp_path / "a").write_text("a\n")
+    text = "executable = run.sh\nshould_transfer_files = YES\ntransfer_input_files = a\nqueue\n"
+    spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), dict(WHO, id=7))
+    spec["id"] = 7
+    job = Job(spec)
+    task = job.task(1)
+    task.state, task.start_time = TaskState.RUNNING, 1700000100.5
+    names = ("TransferInStarted", "TransferInFinished", "NumInputTransferStarts",
+             "TransferOutStarted", "TransferOutFinished", "NumOutputTransferStarts")
+
+    def shown():
+        ad = condorjob.proc_ad(job, 1)
+        return [ad.eval(name) if name in ad else None for name in names]
+    assert shown() == [None] * 6 and condorjob._moves_files(job, 1)
+    assert condorjob._note_stages(job, task, {"in_started": 1700000101})
+    assert shown() == [1700000101, None, 1] + [None] * 3
+    stages = {"in_started": 1700000101, "in_finished": 1700000102}
+    assert condorjob._note_stages(job, task, stages)
+    assert not condorjob._note_stages(job, task, stages)        # (nothing new)
+    assert shown() == [1700000101, 1700000102, 1] + [None] * 3
+    stages.update(out_started=1700000110)
+    assert condorjob._note_stages(job, task, stages)
+    assert shown() == [1700000101, 1700000102, 1, 1700000110, None, 1]
+    stages.update(out_finished=1700000111)
+    condorjob._note_stages(job, task, stages)
+    assert shown() == [1700000101, 1700000102, 1, 1700000110, 1700000111, 1]
+    # the next run: what began before it is an earlier run's; its own replace them one by one
+    task.start_time = 1700000120.0
+    assert not condorjob._note_stages(job, task, stages)
+    assert condorjob._note_stages(job, task, {"in_started": 1700000121})
+    assert shown() == [1700000121, 1700000102, 2, 1700000110, 1700000111, 1]
+    condorjob.note_transfers(job, task, {"transfer_input": [1700000121, 1700000122],
+                                         "transfer_output": [1700000130, 1700000131]})
+    assert shown() == [1700000121, 1700000122, 2, 1700000130, 1700000131, 2]
+    ad = condorjob.proc_ad(job, 1)
+    assert (ad.eval("JobCurrentStartTransferOutputDate"), ad.eval("JobCurrentFinishTransferOutputDate")) == \
+        (1700000130, 1700000131)
+    assert "TransferInQueued" not in ad and "TransferOutQueued" not in ad
+    plain = Job(dict(spec, condor_ad=spec["condor_ad"].replace('ShouldTransferFiles = "YES"',
+                                                               'ShouldTransferFiles = "NO"')))
+    assert not condorjob._moves_files(plain, 1)

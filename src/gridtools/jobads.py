@@ -63,7 +63,8 @@ STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobSt
                "CommittedTime", "CommittedSlotTime", "RemoteWallClockTime", "CumulativeSlotTime",
                "JobCurrentStartExecutingDate", "JobCurrentStartTransferInputDate",
                "JobCurrentFinishTransferInputDate", "JobCurrentStartTransferOutputDate",
-               "JobCurrentFinishTransferOutputDate")
+               "JobCurrentFinishTransferOutputDate", "TransferInStarted", "TransferInFinished",
+               "TransferOutStarted", "TransferOutFinished", "NumInputTransferStarts", "NumOutputTransferStarts")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
 #: Grid Engine requests that name the execution host
@@ -382,6 +383,13 @@ _COPIED = {"input_copied": ("JobCurrentStartTransferInputDate", "JobCurrentFinis
            "output_copied": ("JobCurrentStartTransferOutputDate", "JobCurrentFinishTransferOutputDate")}
 
 
+#: task bookkeeping key (``daemon.condorjob.note_copying``) -> the attributes of when its
+#: runs' copying of their files last began and ended, and the key of how many runs began it
+_STAGES = {"transfer_in": ("TransferInStarted", "TransferInFinished", "in_starts"),
+           "transfer_out": ("TransferOutStarted", "TransferOutFinished", "out_starts")}
+_STARTS = {"in_starts": "NumInputTransferStarts", "out_starts": "NumOutputTransferStarts"}
+
+
 def _overlay_condor(ad, condor, number):
     """What the daemon keeps of an HTCondor job beyond its tasks' states: the reason of
     a hold, completions, attributes set by condor_qedit, removal."""
@@ -398,6 +406,14 @@ def _overlay_condor(ad, condor, number):
     for key, (began, ended) in _COPIED.items():  # when its last run copied its files
         if mine.get(key):
             ad[began], ad[ended] = int(mine[key][0]), int(mine[key][1])
+    for key, (began, ended, count) in _STAGES.items():   # the stages its copying reached
+        times = mine.get(key) or (None, None)
+        if times[0] is not None:
+            ad[began] = int(times[0])
+        if times[1] is not None:
+            ad[ended] = int(times[1])
+        if mine.get(count):
+            ad[_STARTS[count]] = int(mine[count])
     if mine.get("completions"):
         ad["NumJobCompletions"] = int(mine["completions"])
     if mine.get("holds"):

@@ -831,14 +831,76 @@ def note_transfers(job, task, result):
     input files in and its output files back ([began, ended] each), as HTCondor's
     shadow sets JobCurrentStart/FinishTransferInput/OutputDate when a run ends: those of
     a run that copied none (it moves no files, or was stopped first) stay the earlier
-    run's."""
+    run's. The stages it reached are noted as the running task's are (``note_copying``)."""
     if task is None or not is_condor(job):
         return
+    stages = {}
     for key, kept in TRANSFERS.items():
         times = result.get(key)
         if isinstance(times, list) and len(times) == 2:
             task_info(job, task.number)[kept] = [int(t) for t in times]
             job.changed()
+            side = "in" if key == "transfer_input" else "out"
+            stages[f"{side}_started"], stages[f"{side}_finished"] = int(times[0]), int(times[1])
+    _note_stages(job, task, stages)
+
+
+def note_copying(state, job, task):
+    """Record in a running task's bookkeeping the stages its run's file copying reached
+    so far, as its shepherd notes them in the task's folder: when it began and ended to
+    copy the input files in, and the output files back (``transfer_in`` and
+    ``transfer_out``: [began, ended]; HTCondor's shadow sets TransferInStarted,
+    TransferInFinished, TransferOutStarted and TransferOutFinished as the transfers
+    begin and end, and they stay until a later run's replace them), and how many runs
+    began to copy each (NumInputTransferStarts, NumOutputTransferStarts). Only a job
+    that moves files is looked at, and its folder only until its run's copying back
+    ended; a record made is published (every user's ad shows it from then on)."""
+    if task is None or not task.start_time or not is_condor(job) or not _moves_files(job, task.number):
+        return
+    mine = (job.condor.get("tasks") or {}).get(str(task.number)) or {}
+    out = mine.get("transfer_out") or ()
+    if mine.get("out_run") == task.start_time and len(out) == 2 and (out[1] or 0) >= out[0]:
+        return                                  # (all of this run's are known)
+    from gridtools.spool.jobs import read_transfers
+    stages = read_transfers(job.id, task.number)
+    if stages and _note_stages(job, task, stages):
+        state.touch(job)
+
+
+def _moves_files(job, number):
+    """True when the job's proc ``number`` copies its files in and back (it runs in a
+    scratch folder: ShouldTransferFiles YES), kept in the job's cache."""
+    known = job.cache.setdefault("moves_files", {})
+    if number not in known:
+        from gridtools.formats.condor.spec import run_facts
+        known[number] = bool(run_facts(proc_ad(job, number))["scratch"])
+    return known[number]
+
+
+def _note_stages(job, task, stages):
+    """Record the stages (``jobstore.TRANSFER_STAGES``: seconds) the task's current run
+    reached in its bookkeeping (see ``note_copying``); True when that changed it. A
+    stage before the run began is an earlier run's, and left out."""
+    begun = int(task.start_time or 0)
+    changed = False
+    for side in ("in", "out"):
+        began, ended = stages.get(f"{side}_started"), stages.get(f"{side}_finished")
+        if began is None or began < begun:
+            continue
+        info = task_info(job, task.number)
+        kept = list(info.get(f"transfer_{side}") or (None, None))
+        found = [began, kept[1] if ended is None else ended]
+        if info.get(f"{side}_run") != task.start_time:     # this run began to copy them
+            info[f"{side}_run"] = task.start_time
+            info[f"{side}_starts"] = int(info.get(f"{side}_starts") or 0) + 1
+            changed = True
+        elif found == kept:
+            continue
+        info[f"transfer_{side}"] = found
+        changed = True
+    if changed:
+        job.changed()
+    return changed
 
 
 def _carry_out(state, dispatcher, job, number, decision, now):

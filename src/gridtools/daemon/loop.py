@@ -300,6 +300,7 @@ class Daemon:
         state = self.state
         for job, task in state.running_tasks():
             condorjob.note_executing(state, job, task)  # (JobCurrentStartExecutingDate, once a run)
+            condorjob.note_copying(state, job, task)    # (TransferInStarted ..., as they happen)
             used = jobstore.read_usage(job.id, task.number)
             if used is not None and state.usage.task_running(job.spec, task.number, used):
                 state.need_schedule = True

@@ -64,6 +64,7 @@ class Shepherd:
         self.timers = jobproc.Timers(time.time(), {}, 0)
         self.lock = None
         self.taken = False              # the task is no longer this shepherd's (_still_mine)
+        self.transfers = {}             # when its file copying reached each stage (_note_transfer)
 
     def record_group(self, pgid):
         """Note in the lock the process group this shepherd runs (the job, a prolog ...;
@@ -201,9 +202,9 @@ class Shepherd:
         if made:
             self.plan["cwd"] = made
             self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
-        began = time.time()
+        began = self._note_transfer("in_started")
         done, why = transfer.stage_in(self.plan)
-        self.result["transfer_input"] = [int(began), int(time.time())]
+        self.result["transfer_input"] = [began, self._note_transfer("in_finished")]
         if not done:
             self.result.update(failed=FAILED_STAGE_IN, failed_reason=why, exit_status=1,
                                error_state=True, error_reason=why,
@@ -218,14 +219,24 @@ class Shepherd:
         if not self.plan.get("scratch"):
             return
         from gridtools.exec import transfer
-        began = time.time()
+        began = self._note_transfer("out_started")
         done, missing = transfer.stage_out(self.plan)
-        self.result["transfer_output"] = [int(began), int(time.time())]
+        self.result["transfer_output"] = [began, self._note_transfer("out_finished")]
         if not done:
             self.trace("cannot copy output files back to the job's Iwd")
         ended = not (self.killed_by or self.result["deleted"] or self.result["requeue"])
         if missing is not None and ended:
             self.result["output_failure"] = dict(missing, step=transfer.STEP_OUTPUT)
+
+    def _note_transfer(self, stage):
+        """Now (whole seconds), noted in the task's ``transfers`` file as when the run
+        reached ``stage`` of its file copying (``jobstore.TRANSFER_STAGES``): the daemon
+        reads it while the task runs."""
+        now = int(time.time())
+        self.transfers[stage] = now
+        if not self.taken:
+            jobstore.write_transfers(self.dir, self.transfers)
+        return now
 
     def _remove_tmpdir(self, path):
         tmpdir.remove_files(path, self.plan.get("ad_files"))    # (a folder left empty is kept)

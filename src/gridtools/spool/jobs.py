@@ -18,7 +18,9 @@
                   without a result), ``withdrawn.<launch>`` (a launch the daemon took
                   back before its shepherd started: a late shepherd of it does
                   nothing), ``usage`` (what the job has used so far, rewritten by
-                  the shepherd as it runs) and, when the task ended, ``result.yaml``
+                  the shepherd as it runs), ``transfers`` (when an HTCondor job's
+                  files began and ended to be copied in and back, rewritten by the
+                  shepherd at each) and, when the task ended, ``result.yaml``
 
 Only the daemon creates, changes and removes job directories; the shepherd
 of a task writes inside its own ``tasks/<n>/`` folder only. The folders are
@@ -54,6 +56,9 @@ RESERVE_FILE = "result.reserve"
 LAUNCH_FILE = "launch"             # (written by earlier versions; removed with a task's files)
 OBITUARY_FILE = "shepherd.exit"
 USAGE_FILE = "usage"
+TRANSFERS_FILE = "transfers"
+#: the stages of a run's file copying its shepherd notes in ``transfers``, in their order
+TRANSFER_STAGES = ("in_started", "in_finished", "out_started", "out_finished")
 WITHDRAWN_PREFIX = "withdrawn."
 #: width of the shepherd's record at the start of its lock file (rewritten in place)
 LOCK_RECORD = 80
@@ -300,6 +305,35 @@ def read_usage(job_id, number):
     return found
 
 
+def write_transfers(folder, stages):
+    """Shepherd side: note when the run in task folder ``folder`` began and ended to copy
+    its files (``stages``: stage name -> whole seconds, see TRANSFER_STAGES)."""
+    text = "".join(f"{name} {int(stages[name])}\n" for name in TRANSFER_STAGES if name in stages)
+    try:
+        atomic_write(os.path.join(folder, TRANSFERS_FILE), text, fsync=False)
+    except SpoolError:
+        pass
+
+
+def read_transfers(job_id, number):
+    """When a running task's run began and ended to copy its files ({stage: seconds} of
+    the stages it reached, see TRANSFER_STAGES); None when its shepherd has noted none
+    (its job moves no files, or has not begun to) or what it wrote does not read."""
+    try:
+        text = read_text(os.path.join(task_dir(job_id, number), TRANSFERS_FILE))
+    except OSError:
+        return None
+    if not text:
+        return None
+    found = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name not in TRANSFER_STAGES or not value.isdigit():
+            return None
+        found[name] = int(value)
+    return found
+
+
 def withdrawn_name(token):
     """The name of the file in a task folder that says launch ``token`` was taken back."""
     return WITHDRAWN_PREFIX + token
@@ -314,7 +348,7 @@ def make_task_dir(job_id, number):
         os.mkdir(path, DIR_MODE)
     except FileExistsError:
         for name in (RESULT_FILE, SHEPHERD_LOCK, "job_pid", "pid", "trace", "error", RESERVE_FILE,
-                     LAUNCH_FILE, OBITUARY_FILE, USAGE_FILE):
+                     LAUNCH_FILE, OBITUARY_FILE, USAGE_FILE, TRANSFERS_FILE):
             try:
                 os.unlink(os.path.join(path, name))
             except FileNotFoundError:

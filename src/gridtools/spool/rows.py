@@ -402,7 +402,8 @@ def condor_info(job):
 _PUBLIC_BOOK = frozenset(("hold", "removed", "gone", "wall", "slot", "slots", "last", "completions",
                           "suspensions", "suspension_time", "suspended_at", "slot_time", "holds",
                           "holds_by", "vacated", "vacates", "vacates_by", "executing",
-                          "input_copied", "output_copied"))
+                          "input_copied", "output_copied", "transfer_in", "transfer_out", "in_starts",
+                          "out_starts"))
 
 
 def _public_run(task, kept):
