@@ -129,6 +129,24 @@ def test_nothing_is_printed_when_no_ad_matches(pool):
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), args
 
 
+def test_compact_with_total_warns_that_compact_is_ignored(pool):
+    """HTCondor's warning on stderr, then what -total prints (also when no slot matches,
+    and with any display option); -nocompact after -compact takes it back, and a mode
+    that refuses -compact refuses it before."""
+    warning = "Warning: ignoring -compact option because -total option is also set\n"
+    for args in ((), ("-avail",), ("-af", "Name"), ("-constraint", 'State == "Nope"')):
+        proc = pool.run("condor_status", "-compact", "-total", *args)
+        assert (proc.returncode, proc.stderr) == (0, warning), args
+        assert proc.stdout == status(pool, "-total", *args), args
+    proc = pool.run("condor_status", "-tot", "-com", "-l")
+    assert (proc.returncode, proc.stderr) == (0, warning) and 'Name = "slot1@hosta"' in proc.stdout
+    proc = pool.run("condor_status", "-compact", "-total", "-nocompact")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    proc = pool.run("condor_status", "-compact", "-total", "-startd")
+    assert proc.returncode == 1 and proc.stderr.startswith("Error:  arg (-compact) contradicts arg 3 (-startd)")
+    assert "Warning" not in proc.stderr
+
+
 def test_json(pool):
     text = status(pool, "-json")
     ads = json.loads(text)

@@ -188,7 +188,8 @@ def test_compact_state_and_server_are_htcondors_compact_forms():
         "                  Slots Avail  Memory        Disk        MIPS      KFLOPS", "",
         "     x64/LINUX        3     2        5120        3000       90000     6000000", "",
         "         Total        3     2        5120        3000       90000     6000000", ""]
-    assert shown("-server", "-compact", "-total") == "\n".join(server[5:])
+    # -total ignores -compact: the summary of -server, keyed by Arch/OpSys, not by Platform
+    assert shown("-server", "-compact", "-total") == shown("-server", "-total") != "\n".join(server[5:])
 
 
 def test_compact_state_rolls_a_partitionable_slot_up():
@@ -207,7 +208,34 @@ def test_compact_state_rolls_a_partitionable_slot_up():
         "          Idle     0     0         1       2          0       0      0        0      0", "",
         "         Total     0     0         1       2          0       0      0        0      0", ""]
     snap["slots"][0][0]["Cpus"] = 0             # used up: only its dynamic slots count
-    assert shown("-state", "-compact", "-total", snap=snap).split("\n")[2].split()[1:5] == ["0", "0", "0", "2"]
+    assert shown("-state", "-compact", snap=snap).split("\n")[6].split()[1:5] == ["0", "0", "0", "2"]
+    # -total ignores -compact: no rolling up, the partitionable slot counts as itself
+    assert shown("-state", "-compact", "-total", snap=snap).split("\n")[2].split()[1:5] == ["0", "0", "1", "0"]
+
+
+def test_total_ignores_compact_but_keeps_its_query():
+    """-compact with -total: HTCondor ignores -compact (it warns of it, see
+    test_condor_status), and prints what -total prints, of the slots -compact's query
+    selects: no dynamic slot, and with -run the claimed static slots and the
+    partitionable slots that have dynamic ones."""
+    assert status.parse_args(["-compact", "-total"]).compact_ignored
+    assert not status.parse_args(["-total", "-compact", "-nocompact"]).compact_ignored
+    assert not status.parse_args(["-compact"]).compact_ignored
+    for args in ((), ("-avail",), ("-state",), ("-server",), ("-af", "Name")):
+        assert shown("-compact", "-total", *args) == shown("-total", *args), args
+    snap = {"slots": [slot("slot1@hostp", "hostp", cpus=1, PartitionableSlot=True, NumDynamicSlots=2),
+                      slot("slot1_1@hostp", "hostp", "Claimed", "Busy", DynamicSlot=True,
+                           ParentSlotName="slot1@hostp"),
+                      slot("slot1_2@hostp", "hostp", "Claimed", "Busy", DynamicSlot=True,
+                           ParentSlotName="slot1@hostp"),
+                      slot("slot1@hosts", "hosts", "Claimed", "Busy")]}
+    counts = shown("-compact", "-total", snap=snap).split("\n")
+    assert counts[0].split()[:4] == ["Total", "Owner", "Claimed", "Unclaimed"]
+    assert counts[4].split()[:4] == ["Total", "2", "0", "1"]      # (the static slot claimed)
+    assert shown("-total", snap=snap).split("\n")[4].split()[:4] == ["Total", "4", "0", "3"]
+    assert shown("-compact", "-total", "-af", "Name", snap=snap) == "slot1@hostp\nslot1@hosts\n"
+    assert shown("-compact", "-run", "-total", "-af", "Name", snap=snap) == "slot1@hostp\nslot1@hosts\n"
+    assert shown("-run", "-total", "-af", "Name", snap=snap) == "slot1_1@hostp\nslot1_2@hostp\nslot1@hosts\n"
 
 
 def test_wide_cuts_the_table_as_htcondor_fits_it_to_a_display(monkeypatch):

@@ -249,6 +249,10 @@ def test_gpus_compact_rolls_up_the_slots_with_gpu_properties_by_machine_and_slot
         # the slots it shows, in every output form; none without GPU property ads
         assert shown("-gpus", "-compact", "-af", "Name", snap=snap) == "slot1@gpu1\nslot2@gpu1\nslot3@gpu1\n"
         assert shown("-gpus", "-compact", snap=GPU_SNAP) == ""
+        # -total ignores -compact: -gpus's summary (by Activity) of the slots it shows
+        total = shown("-gpus", "-compact", "-total", snap=snap)
+        assert total == shown("-gpus", "-total", snap=snap) and "Capability" not in total
+        assert total.split("\n")[2].split() == ["Busy", "0", "0", "0", "1", "0", "0", "0", "0", "0"]
     finally:
         printas.GPU_INFO.update(props=None, offline=set())
 

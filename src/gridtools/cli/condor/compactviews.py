@@ -81,6 +81,24 @@ _COMPACT_STYLES = {
 }
 
 
+#: the constraint of -compact's query in each mode (HTCondor's PMODE_*_COMPACT_CONSTRAINT),
+#: which takes the place of the mode's own (-avail's is the same)
+COMPACT_CONSTRAINTS = {
+    "slots": "PartitionableSlot =?= true || DynamicSlot =!= true",
+    "avail": 'State == "Unclaimed" && Cpus > 0 && Memory > 0',
+    "run": '(State == "Claimed" && DynamicSlot =!= true) || '
+           "(NumDynamicSlots isnt undefined && NumDynamicSlots > 0)",
+}
+
+
+def compact_query(mode, ads):
+    """The slot ads -compact's query selects in query mode ``mode`` (what condor_status
+    shows, unfolded, when -total makes it ignore -compact)."""
+    from gridtools.cli.condor import adformat
+    expr = adformat.constraint(COMPACT_CONSTRAINTS[mode])
+    return [ad for ad in ads if expr.eval(adformat.full(ad)) is True]
+
+
 def compact_table(ads, totals_only=False, style=None, key_min=KEY_WIDTH):
     """condor_status -compact: one line per machine (Machine as wide as the longest,
     at least 12), then the slot counts by state with a Machines column; with ``style``

@@ -15,7 +15,8 @@ HTCondor allows (``-l``, ``-af``, ``-cons``, ``-av``, ``-ru``, ``-sub``, ``-sc``
 selects slots by Name or Machine. -state and -server choose the slot table's
 columns; -limit keeps the first N ads that match, -sort orders them by its
 expressions; -attributes restricts what -long, -json and -xml show; -print-format
-(-pr) prints with an HTCondor print-format file (``printformat``). -pool and
+(-pr) prints with an HTCondor print-format file (``printformat``). -compact with
+-total is ignored, with HTCondor's warning, but for the slots its query selects. -pool and
 -direct are accepted and ignored: the pool is the cell, whose daemon is its
 collector and every startd. Reading needs READ access
 (``ALLOW_READ``/``DENY_READ`` at the COLLECTOR, see condor_config(5)).
@@ -69,6 +70,11 @@ _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("sub
           ("schedd", 2, "schedd"), ("master", 1, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
           ("xml", 1, "xml"), ("help", 1, "help"), ("compact", 3, "compact"), ("startd", 4, "startd"),
           ("any", 2, "any"), ("gpus", 3, "gpus"))
+#: what -compact with -total warns of, as HTCondor warns with any display option once it
+#: has the slots (-compact with a mode of other ads is refused before it asks for them:
+#: statusmodes.refuse_compact); the slots are those -compact's query selects
+#: (compactviews.compact_query), shown and summed as without -compact
+COMPACT_IGNORED = "Warning: ignoring -compact option because -total option is also set\n"
 #: the query modes of _FLAGS
 _MODES = ("avail", "run", "submitters", "schedd", "master", "startd", "any")
 
@@ -77,6 +83,7 @@ class Options:
     def __init__(self):
         self.mode = "slots"
         self.long = self.json = self.xml = self.total = self.help = self.compact = self.gpus = False
+        self.compact_ignored = False  # -compact with -total: its query without its folding
         self.wide = None             # -wide: True; -wide:N: N (-wide:0 is as without)
         self.formatter = adformat.Formatter()
         self.constraints = []
@@ -106,6 +113,8 @@ def parse_args(argv):
     if opts.compact and opts.mode in ("startd", "any", "schedd", "submitters", "master"):
         from gridtools.cli.condor import statusmodes
         statusmodes.refuse_compact(opts)
+    if opts.compact and opts.total:     # (HTCondor warns of it once it has the slots: run)
+        opts.compact, opts.compact_ignored = False, True
     return opts
 
 
@@ -283,9 +292,12 @@ def _ads(opts, snap, now):
             ads = statusviews.gpu_ads(ads, startd=True)
     else:
         ads = [adformat.from_plain(item) for item in snap.get("slots") or []]
-        if opts.mode in views.MODE_CONSTRAINTS:
+        if opts.compact_ignored and not opts.gpus:
+            from gridtools.cli.condor import compactviews
+            ads = compactviews.compact_query(opts.mode, ads)
+        elif opts.mode in views.MODE_CONSTRAINTS:
             ads = [ad for ad in ads if views.in_mode(opts.mode, ad)]
-        if opts.gpus and opts.compact:           # (its own slots, by machine and slot type)
+        if opts.gpus and (opts.compact or opts.compact_ignored):     # (its own slots, by machine and slot type)
             from gridtools.cli.condor import compactviews
             ads = compactviews.gpus_compact_ads(ads)
         elif opts.gpus:
@@ -385,6 +397,8 @@ def run(argv, out, err):
         return 0
     views.check_read(err, "COLLECTOR")
     snap = views.published_status()
+    if opts.compact_ignored:
+        err.write(COMPACT_IGNORED)
     out.write(render(opts, snap, time.time()))
     return 0
 
