@@ -328,7 +328,7 @@ def read_transfers(job_id, number):
     found = {}
     for line in text.splitlines():
         name, _, value = line.partition(" ")
-        if name not in TRANSFER_STAGES or not value.isdigit():
+        if name not in TRANSFER_STAGES or not (value.isascii() and value.isdigit()):
             return None
         found[name] = int(value)
     return found
