@@ -986,3 +986,19 @@ def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
     plain = Job(dict(spec, condor_ad=spec["condor_ad"].replace('ShouldTransferFiles = "YES"',
                                                                'ShouldTransferFiles = "NO"')))
     assert not condorjob._moves_files(plain, 1)
+
+
+def test_a_transfers_file_reads_only_as_its_shepherd_writes_it(tmp_path, monkeypatch):
+    """The daemon reads a running task's ``transfers`` file: what its shepherd wrote
+    reads back; anything else (an unknown stage, a digit that is not ASCII) reads as
+    nothing noted, and never stops the reading with an error."""
+    from gridtools.spool import jobs as jobstore
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    folder = tmp_path / "spool" / "jobs" / "7" / "1"
+    folder.mkdir(parents=True)
+    jobstore.write_transfers(str(folder), {"in_started": 1700000101, "in_finished": 1700000102})
+    assert jobstore.read_transfers(7, 1) == {"in_started": 1700000101, "in_finished": 1700000102}
+    for text in ("in_started \u00b2\n", "in_started 1\nlater 2\n", "in_started -1\n"):
+        (folder / jobstore.TRANSFERS_FILE).write_text(text)
+        assert jobstore.read_transfers(7, 1) is None
+    assert jobstore.read_transfers(7, 2) is None
