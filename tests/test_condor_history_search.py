@@ -160,3 +160,14 @@ def test_epochs_of_a_removed_run(cell, tmp_path):
     wait_for(lambda: f"{running}.0" in history(cell) and f"{waiting}.0" in history(cell), timeout=30)
     wait_for(lambda: _epochs(cell, "-af", "ClusterId") != "")
     assert _epochs(cell, "-af", "ClusterId", "RunInstanceID", "ExitCode", "JobStatus") == f"{running} 0 undefined 2\n"
+
+
+def test_epochs_of_a_run_held_at_its_exit(cell, tmp_path):
+    """A job its exit policy holds stays in the queue (no final ad in the history) but
+    its run left its epoch ad, with its exit."""
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'exit 5'\"\non_exit_hold = true\nqueue\n",
+                     cwd=str(tmp_path))
+    wait_status(cell, f"{cluster}.0", 5)
+    wait_for(lambda: _epochs(cell, "-af", "ClusterId") != "")
+    assert _epochs(cell, "-af", "ClusterId", "RunInstanceID", "ExitCode", "ExitBySignal") == f"{cluster} 0 5 false\n"
+    assert history(cell, "-af", "ClusterId") == ""
