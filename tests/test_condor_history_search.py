@@ -64,7 +64,8 @@ def test_search_errors_as_htcondor(idle_cell, tmp_path):
     assert (proc.returncode, proc.stdout) == (1, HEADING)
     assert proc.stderr == f"Error opening history file {folder / 'hist'}: Is a directory\n"
     proc = idle_cell.run("condor_history", "-search")
-    assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", "Error: Argument -search requires another parameter\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, "", "Error: Argument -search requires another parameter\n")
     assert idle_cell.run("condor_history", "-help").stdout.count("-search <path>") == 1
 
 

@@ -5,15 +5,20 @@ was rotated in ISO 8601's basic form, local time (``history.20261201T101010``), 
 new ``F`` begun; only the newest ``keep`` rotated files are kept. ``find`` lists a
 history file with its rotations as condor_history's ``-search`` reads them: the
 files of the same folder whose names are ``F``'s base name, a dot and such a time
-(the extended form, ``2026-12-01T10:10:10``, too; not one in UTC, ending in ``Z``),
-oldest first by that time, then ``F`` itself when it exists.
+as HTCondor reads one (the extended form, ``2026-12-01T10:10:10``, too, and
+whatever follows its seconds; not one in UTC, ending in ``Z``), oldest first by
+that time, then ``F`` itself when it exists.
 """
 
 import os
 import re
 import time
 
-_TIME = re.compile(r"(\d{4})-?(\d\d)-?(\d\d)T(\d\d):?(\d\d):?(\d\d)(?:\.\d+)?")
+#: HTCondor's reading of such a time (iso8601_to_time): six fields of digits, each after
+#: any of ``-``, ``:`` and ``T``; what follows the seconds (and their fraction) does not
+#: count, but for a ``Z`` (UTC), which HTCondor's history never writes
+_SEP = "[-:T]*"
+_TIME = re.compile(r"(\d{4})" + "".join(_SEP + r"(\d\d)" for _ in range(5)) + r"(?:\.\d*)?(.?)")
 
 
 def when_rotated(name, base):
@@ -21,10 +26,12 @@ def when_rotated(name, base):
     None when ``name`` is not one."""
     if not name.startswith(base + "."):
         return None
-    found = _TIME.fullmatch(name[len(base) + 1:])
-    if found is None:
+    found = _TIME.match(name[len(base) + 1:])
+    if found is None or found.group(7) in ("Z", "z"):
         return None
-    fields = [int(f) for f in found.groups()]
+    fields = [int(f) for f in found.groups()[:6]]
+    if not 1 <= fields[1] <= 12:
+        return None
     try:
         return time.mktime((*fields, 0, 0, -1))
     except (OverflowError, ValueError):
