@@ -312,7 +312,9 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     from gridtools.formats import condor_config, condor_params
     monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
     config = condor_config.Config(condor_config.builtin_defaults(), {}, condor_params.default)
+    from gridtools.daemon import history
     paths = {"ETC": cell.etc(), "SPOOL": cell.spool(), "HISTORY": cell.spool("history"),
+             "JOB_EPOCH_HISTORY": history.epoch_path(),
              "LOG": os.path.dirname(cell.spool("messages")), "BIN": binary_path()}
     for name, path in paths.items():
         assert condor_config.expand(DEFAULTS[name], config.raw, {}, name) == path, name

@@ -130,6 +130,12 @@ def test_condor_history_hides_what_condor_q_hides(cell, workdir, users):
     assert table[1].startswith(f"{cluster}.0") and table[1].endswith(" ") and TOKEN not in table[1]
     mine = cell.run("condor_history", str(cluster), user=alice).stdout.splitlines()
     assert mine[1].endswith(f"echo {TOKEN}")
+    # the job epoch history (an ad per run) as well
+    for user in (alice, None):
+        ad = _ad(cell.run("condor_history", "-epochs", "-l", str(cluster), user=user).stdout)
+        assert (ad["Cmd"], ad["RunInstanceID"]) == ('"/bin/echo"', "0"), user
+    theirs = _ad(cell.run("condor_history", "-epochs", "-l", str(cluster), user=bob).stdout)
+    assert theirs["ClusterId"] == str(cluster) and "Cmd" not in theirs and "Iwd" not in theirs
 
 
 def test_a_user_who_rewrites_their_private_file_fools_nobody_else(cell, workdir, users):

@@ -41,7 +41,7 @@
                 ``userlogs`` appending to a user log as its owner,
                 ``otherremove`` the jobs a removed job's OtherJobRemoveRequirements
                 takes with it,
-                ``history`` the job history file condor_history reads
+                ``history`` the job history and job epoch history files condor_history reads
 - ``condor``    the HTCondor side at the loop's phases: which pass decides (Grid
                 Engine's order with START, or the negotiator's), slots, priorities
 - ``condorconf`` condor_config for the cell and per execution host, read again on change

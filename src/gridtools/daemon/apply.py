@@ -54,6 +54,8 @@ def concluded(state, job, task, result, now):
         task.restarted = max(0, task.restarted - 1)
         _changed(state, job)
         return
+    from gridtools.daemon import history
+    history.run_ended(state, job, task, result, now)     # (the ad the run left, before its end)
     condorjob.note_executing(state, job, task)  # (before its folder goes)
     condorjob.note_transfers(job, task, result)
     if result.get("queue_error"):

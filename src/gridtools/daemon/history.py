@@ -20,18 +20,42 @@ and holds what every user may see of a job: its private attributes
 ``Environment``, kept nowhere) are appended instead, with the job's
 ClusterId, ProcId and GlobalJobId, to ``history.private/<uid>``, readable by
 the job's owner only, which condor_history joins to the job's ad for its
-owner and root. When a file passes MAX_HISTORY bytes it is renamed to
-``.old`` (the one rotation kept) and a new one begun.
+owner and root. When a file passes MAX_HISTORY bytes it is rotated as
+HTCondor's schedd rotates its history (``spool.rotation``): renamed to
+``history.<time>`` (``history.20261201T101010``, local time) and a new one begun;
+the newest MAX_HISTORY_ROTATIONS rotated files are kept.
+
+Every run of a job (an execution attempt: its task started and its run ended,
+whatever ended it: an exit, an eviction, a hold, a removal, a failure to start)
+also leaves an ad in the job epoch history (``spool/epoch_history``, HTCondor's
+JOB_EPOCH_HISTORY, which it writes by default), which ``condor_history -epochs``
+reads: the job's ad as the run saw it (JobStatus, RemoteHost, JobCurrentStartDate,
+NumJobStarts of that run), its RunInstanceID (0 for the first run), its exit
+(ExitCode, or ExitBySignal and ExitSignal) when the job exited, the usage and
+RemoteWallClockTime of the runs up to its end, EpochAdType "EPOCH" and
+EpochWriteDate, followed by HTCondor's epoch banner::
+
+    *** EPOCH ClusterId=23 ProcId=0 RunInstanceId=0 Owner="alice" CurrentTime=1700000000
+
+Its private attributes go to ``epoch_history.private/<uid>`` as the history's
+do; it is rotated past MAX_EPOCH_HISTORY bytes, keeping
+MAX_EPOCH_HISTORY_ROTATIONS rotated files.
 """
 
 import os
 
 from gridtools import ads, cell
 from gridtools.errors import SpoolError
-from gridtools.spool import files
+from gridtools.spool import files, rotation
 
 #: bytes after which the history file is rotated (HTCondor's MAX_HISTORY_LOG)
 MAX_HISTORY = 20 * 1024 * 1024
+#: rotated history files kept (HTCondor's MAX_HISTORY_ROTATIONS)
+MAX_HISTORY_ROTATIONS = 2
+#: bytes after which the epoch history is rotated (HTCondor's MAX_EPOCH_HISTORY_LOG)
+MAX_EPOCH_HISTORY = 20 * 1024 * 1024
+#: rotated epoch history files kept (HTCondor's MAX_EPOCH_HISTORY_ROTATIONS)
+MAX_EPOCH_HISTORY_ROTATIONS = 2
 #: attributes not written to the history at all (private to the job's owner)
 PRIVATE = ("Environment", "Env")
 #: what a private record names its job by
@@ -42,6 +66,14 @@ SLICE = 500
 
 def path():
     return cell.spool("history")
+
+
+def epoch_path():
+    return cell.spool("epoch_history")
+
+
+def epoch_private_dir():
+    return cell.spool("epoch_history.private")
 
 
 def _usage(ad, task):
@@ -84,7 +116,11 @@ def record(state, job, number):
 
 
 def write(state, most=None):
-    """Append the final ads of the tasks noted (the first ``most`` of them), in one write."""
+    """Append the final ads of the tasks noted (the first ``most`` of them), in one write,
+    and the epoch ads of the runs that ended."""
+    if state.epochs:
+        noted, state.epochs = state.epochs[:most], state.epochs[len(state.epochs[:most]):]
+        append(state, [ad for ad, _spec in noted], [spec for _ad, spec in noted], epochs=True)
     if state.history:
         noted, state.history = state.history[:most], state.history[len(state.history[:most]):]
         append(state, [final_ad(job, number) for job, number in noted], [job.spec for job, _n in noted])
@@ -105,7 +141,7 @@ def private_dir():
     return cell.spool("history.private")
 
 
-def _split(ad, spec, private):
+def _split(ad, spec, private, mark=banner):
     """Move the private attributes of ``ad`` to the text of its owner's record in
     ``private`` (uid -> (gid, [texts]))."""
     from gridtools.classad import ClassAd
@@ -117,29 +153,83 @@ def _split(ad, spec, private):
         return
     record = ClassAd([(name, ad.lookup(name)) for name in _KEYS if name in ad] + mine)
     entry = private.setdefault(int(spec["uid"]), (int(spec.get("gid") or 0), []))
-    entry[1].append(f"{record}{banner(ad)}")
+    entry[1].append(f"{record}{mark(ad)}")
 
 
-def _append(target, text, mode=0o644, owner=None):
-    if os.path.exists(target) and os.path.getsize(target) > MAX_HISTORY:
-        os.replace(target, target + ".old")
+def _append(target, text, mode=0o644, owner=None, epochs=False):
+    most, keep = (MAX_EPOCH_HISTORY, MAX_EPOCH_HISTORY_ROTATIONS) if epochs else (MAX_HISTORY, MAX_HISTORY_ROTATIONS)
+    if os.path.exists(target) and os.path.getsize(target) > most:
+        rotation.rotate(target, keep)
     files.append_text(target, text.encode("utf-8", "backslashreplace"), mode=mode, owner=owner)
 
 
-def append(state, final_ads, specs=None):
+def append(state, final_ads, specs=None, epochs=False):
     if not final_ads:
         return
     private = {}
+    mark = epoch_banner if epochs else banner
     for ad, spec in zip(final_ads, specs or ()):
-        _split(ad, spec, private)
-    text = "".join(f"{ad}{banner(ad)}" for ad in final_ads)
+        _split(ad, spec, private, mark)
+    text = "".join(f"{ad}{mark(ad)}" for ad in final_ads)
+    folder = epoch_private_dir() if epochs else private_dir()
+    what = "job epoch history" if epochs else "job history"
     try:
-        _append(path(), text)
+        _append(epoch_path() if epochs else path(), text, epochs=epochs)
         if private:
-            files.makedirs(private_dir(), 0o711)
+            files.makedirs(folder, 0o711)
         for uid, (gid, texts) in private.items():
-            _append(os.path.join(private_dir(), str(uid)), "".join(texts), mode=0o400, owner=(uid, gid))
+            _append(os.path.join(folder, str(uid)), "".join(texts), mode=0o400, owner=(uid, gid), epochs=epochs)
     except OSError as exc:
-        state.log(f"E|cannot append to the job history: {exc.strerror}")
+        state.log(f"E|cannot append to the {what}: {exc.strerror}")
     except SpoolError as exc:
-        state.log(f"E|cannot append to the job history: {exc}")
+        state.log(f"E|cannot append to the {what}: {exc}")
+
+
+# ---------------------------------------------------------------- job epochs
+
+def run_ended(state, job, task, result, now):
+    """Note the epoch ad of the run of ``task`` that ended with ``result``, made from
+    the job's ad as the run left it (before its end is applied); ``write`` appends
+    it at the end of the pass."""
+    if task is None or not task.start_time or result.get("never_started"):
+        return
+    number = task.number
+    ad = ads.job_ad(job.spec, task, number, job.hold, job.deleted, job.condor)
+    for name in PRIVATE:
+        if name in ad:
+            del ad[name]
+    end = result.get("end_time")
+    end = float(end) if isinstance(end, (int, float)) and end > 0 else float(now)
+    wall = ad.eval("RemoteWallClockTime")
+    ad["RemoteWallClockTime"] = (float(wall) if type(wall) in (int, float) else 0.0) + \
+        max(0.0, end - float(task.start_time))
+    usage = result.get("usage") or {}
+    ad["RemoteUserCpu"] = float(usage.get("ru_utime", 0.0))
+    ad["RemoteSysCpu"] = float(usage.get("ru_stime", 0.0))
+    if usage.get("maxvmem"):
+        ad["ImageSize"] = int(usage["maxvmem"]) // 1024
+        ad["MemoryUsage"] = -(-int(usage["maxvmem"]) // (1024 * 1024))
+    exited = not (result.get("requeue") or result.get("error_state") or result.get("deleted")
+                  or task.deleting) and result.get("exit_status") is not None
+    if exited:
+        signal = int(result.get("signal") or 0)
+        status = int(result.get("exit_status") or 0)
+        if not signal and status > 128:
+            signal = status - 128
+        ad["ExitBySignal"] = bool(signal)
+        if signal:
+            ad["ExitSignal"] = signal
+        else:
+            ad["ExitCode"] = status
+    starts = ad.eval("NumJobStarts")
+    ad["RunInstanceID"] = max(0, starts - 1) if type(starts) is int else int(task.restarted)
+    ad["EpochAdType"] = "EPOCH"
+    ad["EpochWriteDate"] = int(now)
+    state.epochs.append((ad, job.spec))
+
+
+def epoch_banner(ad):
+    owner = ad.eval("Owner")
+    return (f"*** EPOCH ClusterId={ad.eval('ClusterId')} ProcId={ad.eval('ProcId')} "
+            f"RunInstanceId={ad.eval('RunInstanceID')} Owner=\"{owner if isinstance(owner, str) else '?'}\" "
+            f"CurrentTime={ad.eval('EpochWriteDate')}\n")

@@ -539,7 +539,7 @@ class Daemon:
             timeout = min(timeout, DELETE_RETRY)
         if self.state.need_schedule and self.state.scheduling:
             timeout = 0.0
-        if self.more_intake or self.state.history or self.feeding or self.state.other_removals:
+        if self.more_intake or self.state.history or self.state.epochs or self.feeding or self.state.other_removals:
             timeout = 0.0                       # (removals a pass's budget left: at once)
         if self.state.need_publish:
             timeout = min(timeout, max(0.0, self._next_publication() - now))

@@ -59,6 +59,7 @@ DEFAULTS = {
     "SPOOL": "$(LOCAL_DIR)/spool",
     "LOG": "$(SPOOL)",
     "HISTORY": "$(SPOOL)/history",
+    "JOB_EPOCH_HISTORY": "$(SPOOL)/epoch_history",
     # where gridtools is installed: RELEASE_DIR is the folder above its commands (below)
     "BIN": "$(RELEASE_DIR)/bin",
     # the one daemon of the cell plays every role (daemon.loop); it is reached

@@ -19,6 +19,7 @@
 - ``journal``   the journal of bulk job changes (``spool/journal``), flushed before answers
 - ``quarantine`` setting aside job folders and files the daemon cannot read
 - ``cellsetup`` creating a cell, and the modes of the spool's security model
+- ``rotation``  the time-rotated history files (HTCondor's names), and finding them
 
 Layout of ``$GRIDTOOLS_ROOT/spool`` is documented in gridtools_spool(5).
 """

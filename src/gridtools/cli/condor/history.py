@@ -3,12 +3,19 @@
     condor_history [-l | -json | -jsonl | -xml | -af[:quals] ATTR ... | -format FMT ATTR ...]
                    [-constraint EXPR] [-limit N | -match N] [-forwards]
                    [-since JOBID | EXPR] [-completedsince TIME] [-scanlimit N]
-                   [-file FILE | -userlog FILE] [-attributes A,B,...]
-                   [cluster | cluster.proc | owner] ...
+                   [-file FILE | -userlog FILE | -search PATH] [-epochs[:d]]
+                   [-attributes A,B,...] [cluster | cluster.proc | owner] ...
 
 Reads the history file the daemon appends a job's final ad to when it
-leaves the queue (``spool/history`` and its rotation ``history.old``; see
-daemon.history), newest first unless ``-forwards``. The default table has
+leaves the queue (``spool/history`` and its rotations, ``history.<time>`` as
+``spool.rotation`` names them, and ``history.old``, the one rotation of older
+cells; see daemon.history), newest first unless ``-forwards``. ``-epochs`` reads
+the job epoch history instead (``spool/epoch_history`` and its rotations): an ad
+per run of a job. ``-search PATH`` reads PATH and its rotations (as HTCondor's:
+the files of PATH's folder named PATH's base name, a dot and a time), ``-file``
+the one file it names. As HTCondor's, each reads only the ads of the kind its
+source holds: a banner ``*** EPOCH ...`` marks an epoch ad, one without a kind
+(``*** ClusterId = ...``) a job's final ad. The default table has
 a row per job: ID, OWNER, SUBMITTED, RUN_TIME, ST, COMPLETED, CMD, cut at the
 terminal's width (``-wide``: not cut; ``-wide:N``: at N; ``-wide:80``: the
 legacy short table).
@@ -48,6 +55,8 @@ Usage: condor_history [options]
         -help                 Display this screen
         -file <file>          Read history data from specified file
         -userlog <file>       Read job data from specified job event log
+        -search <path>        Read history data from all matching HTCondor time rotated files
+        -epochs               Read epoch (per job run instance) history data
         -forwards             List jobs in the order they finished
         -backwards            List jobs newest first (the default)
         -match <num>          Limit the number of jobs displayed
@@ -82,6 +91,8 @@ class Options:
         self.forwards = False
         self.file = None
         self.userlog = None          # -userlog: the jobs of a job event log (logads)
+        self.search = None           # -search: a history file and its rotations
+        self.epochs = False          # -epochs: the job epoch history (an ad per run)
         self.attributes = []         # -attributes: what -long, -json and -xml show
         self.wide, self.wide_width = False, 0     # -wide[:N]
         self.help = False
@@ -141,6 +152,12 @@ def parse_args(argv):
             if not args or opts.file or opts.userlog:
                 raise _ShowUsage()
             opts.file = args.pop(0)
+        elif _is(arg, "search", 3):
+            if not args:
+                raise _fail(f"Error: Argument {arg} requires another parameter")
+            opts.search = args.pop(0)
+        elif _is(arg, "epochs", 2):
+            opts.epochs = True          # (its :d deletes the files of an epoch folder: none here)
         elif _is(arg, "format", 1):
             if len(args) < 2:
                 raise _fail("Error: Argument -format requires a spec and classad attribute name as parameters.",
@@ -238,28 +255,61 @@ def _stop_test(opts):
 
 # ---------------------------------------------------------------- reading
 
+def own_file(epochs=False):
+    """The cell's history file (``epochs``: its job epoch history)."""
+    from gridtools import cell
+    return cell.spool("epoch_history" if epochs else "history")
+
+
 def history_files(opts):
+    """The files to read, oldest first: ``-file``'s one file, ``-search``'s file and its
+    rotations, else the cell's history (or epoch history) and its rotations."""
+    from gridtools.spool import rotation
     if opts.file:
         return [opts.file]
-    from gridtools import cell
-    base = cell.spool("history")
-    return [base + ".old", base]
+    if opts.search is not None:
+        return rotation.find(opts.search)
+    base = own_file(opts.epochs)
+    return [base + ".old"] + rotation.find(base)
 
 
 def _is_cell_history(path):
-    """True when ``path`` is the cell's own history file (or its rotation), by
-    whatever name: its ads get their private attributes as without -file."""
+    """The private folder of the cell's own history or epoch history file (or a
+    rotation of them) when ``path`` names one by whatever name (its ads get their
+    private attributes as without -file), else None."""
+    from gridtools.spool import rotation
     try:
         st = os.stat(path)
-        return any(os.path.samestat(st, os.stat(own)) for own in history_files(Options())
-                   if os.path.exists(own))
-    except (OSError, GridError):
-        return False
+    except OSError:
+        return None
+    try:
+        for epochs in (False, True):
+            base = own_file(epochs)
+            for own in [base + ".old"] + rotation.find(base):
+                try:
+                    if os.path.samestat(st, os.stat(own)):
+                        return base + ".private"
+                except OSError:
+                    continue
+    except GridError:
+        pass
+    return None
 
 
-def read_ads(paths, named=False):
-    """The ads of history files, oldest first. The cell's files may not exist yet; a
-    file ``named`` by -file must (HTCondor's words, exit 1)."""
+def banner_kind(line):
+    """The kind of ad a banner line closes (HTCondor's: the word before its first
+    ``name=value`` when there is one, ``JOB`` when not; None for a banner without one)."""
+    head = line.lstrip("*").split("=", 1)
+    if len(head) < 2:
+        return None
+    words = head[0].split()
+    return words[0].upper() if len(words) > 1 else "JOB"
+
+
+def read_ads(paths, named=False, kind=None):
+    """The ads of history files, oldest first (``kind``: only those whose banner says
+    that kind, or says none). The cell's files may not exist yet; a file ``named``
+    by -file or found by -search must open (HTCondor's words, exit 1)."""
     from gridtools.classad import parse_ad
     found = []
     for path in paths:
@@ -275,7 +325,7 @@ def read_ads(paths, named=False):
         block = []
         for line in text.splitlines():
             if line.startswith("*** "):
-                if block:
+                if block and (kind is None or banner_kind(line) in (None, kind)):
                     found.append(parse_ad("\n".join(block)))
                 block = []
             elif line.strip():
@@ -300,17 +350,21 @@ def log_ads(opts):
     return ads
 
 
-def private_files():
-    """(uid, path) of the private history files the caller may read: its own (every
-    user's for root)."""
-    from gridtools import cell
-    folder = cell.spool("history.private")
+def private_files(folder):
+    """(uid, path) of the private history files of ``folder`` the caller may read: its
+    own (every user's for root), with their rotations."""
+    from gridtools.spool import rotation
     uid = os.getuid()
     try:
         names = sorted({n.split(".")[0] for n in os.listdir(folder)}) if uid == 0 else [str(uid)]
     except OSError:
         return []
-    return [(int(n), os.path.join(folder, n + suffix)) for n in names if n.isdigit() for suffix in (".old", "")]
+    found = []
+    for name in names:
+        if name.isdigit():
+            base = os.path.join(folder, name)
+            found += [(int(name), path) for path in [base + ".old"] + rotation.find(base)]
+    return found
 
 
 def _uid_of(name, known):
@@ -323,12 +377,13 @@ def _uid_of(name, known):
     return known[name]
 
 
-def join_private(ads):
-    """Lay the private attributes the caller may read over the ads of their jobs (by
-    GlobalJobId, which names one run of one proc). A user may rewrite their own file:
-    its records are laid over the ads of that user's jobs only."""
+def join_private(ads, folder):
+    """Lay the private attributes the caller may read (the records of ``folder``) over
+    the ads of their jobs (by GlobalJobId, which names one run of one proc). A user
+    may rewrite their own file: its records are laid over the ads of that user's jobs
+    only."""
     by_id = {}
-    for uid, path in private_files():
+    for uid, path in private_files(folder):
         try:
             records = read_ads([path])
         except InputError:
@@ -478,14 +533,17 @@ def main(argv, prog="condor_history"):
         if opts.userlog is not None:
             ads = log_ads(opts)
         else:
+            named = opts.file or opts.search
             try:
-                ads = read_ads(history_files(opts), named=bool(opts.file))
+                ads = read_ads(history_files(opts), named=named is not None,
+                               kind="EPOCH" if opts.epochs else "JOB")
             except GridError:
                 if opts.view == "table":        # HTCondor prints the heading before it opens
                     sys.stdout.write(_default_table(opts, []))
                 raise
-            if not opts.file or _is_cell_history(opts.file):
-                join_private(ads)
+            folder = own_file(opts.epochs) + ".private" if named is None else _is_cell_history(named)
+            if folder is not None:
+                join_private(ads, folder)
         ads = select(opts, ads)
         if opts.view in ("long", "json", "jsonl", "xml"):
             from gridtools.cli.condor.formatting import projected

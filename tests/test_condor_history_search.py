@@ -1,0 +1,174 @@
+"""condor_history -search (a history file and its time-rotated files, as HTCondor's
+findHistoryFiles finds them), the cell's own rotation of its history, and -epochs
+(the job epoch history: an ad per run of a job)."""
+
+import json
+import os
+import time
+
+from condortools import history, submit, wait_status
+from conftest import wait_for
+
+USAGE_HEAD = "Usage: condor_history [options]\n"
+HEADING = " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n"
+
+
+def _ad(cluster, done=100):
+    return (f'ClusterId = {cluster}\nProcId = 0\nOwner = "alice"\nJobStatus = 4\nQDate = 1\n'
+            f'CompletionDate = {done}\nCmd = "/bin/true"\n'
+            f'*** ProcId = 0 ClusterId = {cluster} Owner = "alice" CompletionDate = {done}\n')
+
+
+def _stamp(when):
+    return time.strftime("%Y%m%dT%H%M%S", time.localtime(when))
+
+
+def test_search_reads_a_file_and_its_time_rotated_files(idle_cell, tmp_path):
+    """Newest first: the current file, then its rotations by the time in their names
+    (not by the order of their names); files that are not rotations are not read.
+    -file reads only the file it names."""
+    folder = tmp_path / "h"
+    folder.mkdir()
+    now = time.time()
+    (folder / "hist").write_text(_ad(5))
+    (folder / f"hist.{_stamp(now - 100)}").write_text(_ad(4))
+    (folder / f"hist.{_stamp(now - 200)}").write_text(_ad(2) + _ad(3))
+    (folder / "hist.2026-01-01T00:00:00").write_text(_ad(1))          # the extended form
+    for other in ("hist.old", "hist.1", "hist.20260101T000000Z", "history.20260101T000000", "xhist.20260101T000000"):
+        (folder / other).write_text(_ad(99))
+    base = str(folder / "hist")
+    proc = idle_cell.run("condor_history", "-search", base, "-af", "ClusterId")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "5\n4\n3\n2\n1\n", "")
+    assert idle_cell.run("condor_history", "-sea", base, "-forwards", "-af", "ClusterId").stdout == "1\n2\n3\n4\n5\n"
+    assert idle_cell.run("condor_history", "-search", base, "-limit", "2", "-af", "ClusterId").stdout == "5\n4\n"
+    assert idle_cell.run("condor_history", "-file", base, "-af", "ClusterId").stdout == "5\n"
+    # as HTCondor's, -file wins over -search
+    assert idle_cell.run("condor_history", "-search", base, "-file", base, "-af", "ClusterId").stdout == "5\n"
+    # the rotations alone, the current file gone
+    os.unlink(base)
+    assert idle_cell.run("condor_history", "-search", base, "-af", "ClusterId").stdout == "4\n3\n2\n1\n"
+
+
+def test_search_errors_as_htcondor(idle_cell, tmp_path):
+    """No file of the name: nothing is listed (HTCondor's finder finds none, exit 0);
+    a file found that cannot be read: the heading, its error, exit 1; no argument:
+    HTCondor's words, exit 1."""
+    proc = idle_cell.run("condor_history", "-search", str(tmp_path / "nosuch"))
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, HEADING, "")
+    proc = idle_cell.run("condor_history", "-search", str(tmp_path / "nosuch" / "history"), "-af", "ClusterId")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "hist").mkdir()                          # a folder of the name: cannot be read as a file
+    proc = idle_cell.run("condor_history", "-search", str(folder / "hist"))
+    assert (proc.returncode, proc.stdout) == (1, HEADING)
+    assert proc.stderr == f"Error opening history file {folder / 'hist'}: Is a directory\n"
+    proc = idle_cell.run("condor_history", "-search")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, "", "Error: Argument -search requires another parameter\n")
+    assert idle_cell.run("condor_history", "-help").stdout.count("-search <path>") == 1
+
+
+def test_the_cells_rotated_history_is_read_and_searched(cell, tmp_path):
+    """The daemon rotates its history as HTCondor's schedd does (history.<time>, two
+    kept); plain condor_history reads the rotations, and so does -search naming the
+    cell's history, with the private attributes of the caller's jobs."""
+    spool = os.path.join(cell.root, "spool")
+    first = submit(cell, "executable = /bin/echo\narguments = one\nqueue\n", cwd=str(tmp_path))
+    wait_for(lambda: f"{first}.0" in history(cell))
+    # pretend the history grew past its limit long ago, and rotated twice before
+    os.rename(os.path.join(spool, "history"), os.path.join(spool, "history.20200101T000000"))
+    for old in ("history.20190101T000000", "history.20180101T000000"):
+        with open(os.path.join(spool, old), "w") as fh:
+            fh.write(_ad(int(old[8:12])))
+    from gridtools.daemon import history as daemon_history
+    with open(os.path.join(spool, "history.20190101T000000"), "a") as fh:
+        fh.write("x" * (daemon_history.MAX_HISTORY + 1) + "\n")      # (no ad: ignored)
+    second = submit(cell, "executable = /bin/echo\narguments = two\nqueue\n", cwd=str(tmp_path))
+    wait_for(lambda: f"{second}.0" in history(cell))
+    for argv in ((), ("-search", os.path.join(spool, "history"))):
+        assert history(cell, *argv, "-af", "ClusterId", "Args").splitlines()[:2] == \
+            [f"{second} two", f"{first} one"]
+    # the current file past its limit is rotated before the next ad: the oldest goes
+    with open(os.path.join(spool, "history"), "a") as fh:
+        fh.write("\n" * (daemon_history.MAX_HISTORY + 1))
+    third = submit(cell, "executable = /bin/echo\narguments = three\nqueue\n", cwd=str(tmp_path))
+    wait_for(lambda: f"{third}.0" in history(cell))
+    rotated = sorted(n for n in os.listdir(spool) if n.startswith("history.2"))
+    assert len(rotated) == 2 and rotated[0] == "history.20200101T000000"
+    assert history(cell, "-af", "ClusterId", "Args").splitlines() == \
+        [f"{third} three", f"{second} two", f"{first} one"]
+    assert history(cell, "-search", os.path.join(spool, "history"), "-af", "ClusterId").split() == \
+        [str(third), str(second), str(first)]
+
+
+def _epochs(cell, *args):
+    proc = cell.run("condor_history", "-epochs", *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_epochs_an_ad_per_run(cell, tmp_path):
+    """A job that ran twice (put back by its exit policy, then let go) leaves two epoch
+    ads, newest first; its final ad is in the history, not among the epochs, and the
+    epochs are not in the history."""
+    text = ("executable = /bin/sh\narguments = \"-c 'exit 3'\"\n"
+            "on_exit_remove = NumJobStarts >= 2\nqueue\n")
+    cluster = submit(cell, text, cwd=str(tmp_path))
+    jid = f"{cluster}.0"
+    wait_for(lambda: jid in history(cell), timeout=30)
+    rows = _epochs(cell, "-af", "ClusterId", "ProcId", "RunInstanceID", "ExitCode", "EpochAdType", "JobStatus",
+                   "NumJobStarts").splitlines()
+    assert rows == [f"{cluster} 0 1 3 EPOCH 2 2", f"{cluster} 0 0 3 EPOCH 2 1"]
+    assert history(cell, "-af", "ClusterId").split() == [str(cluster)]
+    final = json.loads(history(cell, "-json"))[0]
+    ads = json.loads(_epochs(cell, "-json"))
+    assert [a["RunInstanceID"] for a in ads] == [1, 0]
+    for ad in ads:
+        assert ad["RemoteHost"] and ad["JobCurrentStartDate"] > 0 and ad["EpochWriteDate"] >= ad["JobCurrentStartDate"]
+        assert ad["Arguments"] == final["Arguments"] and ad["Cmd"] == "/bin/sh"     # the owner's private ones
+    assert _epochs(cell, "-af", "RunInstanceID", "-limit", "1") == "1\n"
+    assert _epochs(cell, "-af", "RunInstanceID", "-forwards") == "0\n1\n"
+    assert _epochs(cell, "-af", "RunInstanceID", "-constraint", "RunInstanceID == 0") == "0\n"
+    assert _epochs(cell, jid, "-af", "RunInstanceID") == "1\n0\n"
+    assert _epochs(cell, str(cluster + 1000), "-af", "RunInstanceID") == ""
+    long = _epochs(cell, "-l", "-limit", "1")
+    assert "EpochAdType = \"EPOCH\"\n" in long and "RunInstanceID = 1\n" in long
+    # the default table is the job table, a row per run
+    lines = _epochs(cell).splitlines()
+    assert lines[0] + "\n" == HEADING and len(lines) == 3 and all(line.startswith(jid + " ") for line in lines[1:])
+    cmd = HEADING.index("CMD")
+    assert lines[1][cmd:] == history(cell).splitlines()[1][cmd:] and lines[1][cmd:].startswith("sh -c ")
+    # the file is the epoch history, with HTCondor's banner; -file reads it with -epochs only
+    path = os.path.join(cell.root, "spool", "epoch_history")
+    text = open(path).read()
+    assert "Cmd = " not in text and "Arguments = " not in text     # (readable by every user: in the owner's file)
+    assert oct(os.stat(path).st_mode & 0o777) == "0o644"
+    banners = [line for line in text.splitlines() if line.startswith("***")]
+    assert banners[0].startswith(f"*** EPOCH ClusterId={cluster} ProcId=0 RunInstanceId=0 Owner=\"")
+    assert cell.run("condor_history", "-file", path, "-af", "ClusterId").stdout == ""
+    assert cell.run("condor_history", "-file", path, "-epochs", "-af", "RunInstanceID").stdout == "1\n0\n"
+    assert cell.run("condor_history", "-epochs", "-search", path, "-af", "RunInstanceID").stdout == "1\n0\n"
+
+
+def test_epochs_of_a_removed_run(cell, tmp_path):
+    """A run ended by condor_rm leaves its epoch ad (no exit code: it did not exit);
+    a job removed before it ran leaves none."""
+    running = submit(cell, "executable = /bin/sleep\narguments = 600\nqueue\n", cwd=str(tmp_path))
+    wait_status(cell, f"{running}.0", 2)
+    waiting = submit(cell, "executable = /bin/sleep\narguments = 1\nhold = true\nqueue\n", cwd=str(tmp_path))
+    assert cell.run("condor_rm", str(running), str(waiting)).returncode == 0
+    wait_for(lambda: f"{running}.0" in history(cell) and f"{waiting}.0" in history(cell), timeout=30)
+    wait_for(lambda: _epochs(cell, "-af", "ClusterId") != "")
+    assert _epochs(cell, "-af", "ClusterId", "RunInstanceID", "ExitCode", "JobStatus") == f"{running} 0 undefined 2\n"
+
+
+def test_epochs_of_a_run_held_at_its_exit(cell, tmp_path):
+    """A job its exit policy holds stays in the queue (no final ad in the history) but
+    its run left its epoch ad, with its exit."""
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'exit 5'\"\non_exit_hold = true\nqueue\n",
+                     cwd=str(tmp_path))
+    wait_status(cell, f"{cluster}.0", 5)
+    wait_for(lambda: _epochs(cell, "-af", "ClusterId") != "")
+    assert _epochs(cell, "-af", "ClusterId", "RunInstanceID", "ExitCode", "ExitBySignal") == f"{cluster} 0 5 false\n"
+    assert history(cell, "-af", "ClusterId") == ""
