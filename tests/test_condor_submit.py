@@ -450,7 +450,8 @@ def test_each_start_empties_the_output_files_whatever_append_files_says(cell, wo
                            "output = t.out\nerror = a.err\nappend_files = a.err, t.out\nlog = t.log\nqueue\n",
                      cwd=workdir)
     wait_events(os.path.join(workdir, "t.log"), f"{cluster}.0", [0, 1, 5])
-    assert cell.run("condor_q", str(cluster), "-af", "AppendFiles").stdout == "a.err, t.out\n"      # (as written)
+    # the job has left the queue (or is leaving it): its history ad keeps AppendFiles as written
+    wait_for(lambda: cell.run("condor_history", str(cluster), "-af", "AppendFiles").stdout == "a.err, t.out\n")
     assert open(os.path.join(workdir, "t.out")).read() == "new\n"
     assert open(os.path.join(workdir, "a.err")).read() == "err\n"       # (as HTCondor 24's starter)
     # a Grid Engine job appends to its output file, as qsub's always did
