@@ -406,3 +406,27 @@ def test_procs_of_one_text_whose_cpus_depend_on_procid_are_each_placed_with_thei
     assert fake.running() == [(cluster, 3)]
     assert (job.task(3).pe, job.task(3).slots) == ("smp", 2)
     assert _live(daemon, cluster) == [1, 3]
+
+
+def test_a_job_gone_from_the_published_status_is_in_the_history_already(ticking):
+    """As HTCondor's schedd appends a job's ad to the history before it leaves the
+    queue: a client that no longer finds a job in condor_q finds it in condor_history."""
+    cell, daemon, fake = ticking
+    import time
+    jid = submit(cell)
+    daemon.tick()
+    seen = []
+    real = daemon._publish
+    history = os.path.join(cell.root, "spool", "history")
+
+    def publish(now):
+        real(now)
+        listed = f"{jid}.0" in cell.run("condor_q", "-nobatch", "-allusers").stdout
+        kept = os.path.exists(history) and f"ClusterId = {jid}\n" in open(history).read()
+        seen.append((listed, kept))
+    daemon._publish = publish
+    fake.finish(jid, 1)
+    later = time.time()
+    for step in range(1, 5):                # (a publication follows the last by a quarter second)
+        daemon.tick(now=later + step)
+    assert (False, True) in seen and (False, False) not in seen, seen

@@ -6,11 +6,14 @@ followed by HTCondor's banner line::
 
     *** ProcId = 0 ClusterId = 23 Owner = "alice" CompletionDate = 1700000000
 
-The ads of one pass are made and appended together once the pass has
-published its status (the history follows the queue; it is not the record
-of what ran, which is the accounting file), at most SLICE of them per pass:
-after a bulk removal the rest follow in the next passes, so that requests
-are not kept waiting behind thousands of ads.
+The ads of one pass are made and appended together before the pass
+publishes its status, as HTCondor's schedd appends a job's ad to its history
+before the job leaves the queue: a client that no longer finds a job in
+condor_q finds it in condor_history (the history follows the queue; it is
+not the record of what ran, which is the accounting file). At most SLICE of
+them are made in one pass: after a bulk removal the rest follow in the next
+passes (shown gone from the queue a moment before they are in the history),
+so that requests are not kept waiting behind thousands of ads.
 
 A task that ran names the slot its last run left (``LastRemoteHost``, as
 HTCondor's schedd sets it; a job that held no slot of its own: the queue
@@ -111,7 +114,7 @@ def banner(ad):
 
 def record(state, job, number):
     """Note that task ``number`` left the queue; its final ad is made and appended by
-    ``write`` at the end of the pass, after the status shows the change."""
+    ``write`` at the end of the pass, before the status shows the change."""
     state.history.append((job, number))
 
 

@@ -328,6 +328,9 @@ class Daemon:
         state.condor.save(state, now, publishing=publishing)
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         self._write_messages()          # before the status and the answers show what they tell of
+        # the ads of the jobs that left the queue, before the status shows them gone (a
+        # client that no longer finds a job in condor_q finds it in condor_history)
+        history.write(state, most=history.SLICE)
         if publishing:
             self._publish(now)
         # a request is answered and removed once the status shows what it did
@@ -338,7 +341,6 @@ class Daemon:
                 crash.point("answer")
             self.unsettled = left
         self._after_answers()
-        history.write(state, most=history.SLICE)
         self._sweep(now)
         self._write_messages()
 
