@@ -137,6 +137,8 @@ def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
     assert last - ends[0].timestamp >= 3             # the other nodes ran 4 s longer than node 0
     (done,) = [e for e in events if e.type == EventType.JOB_TERMINATED]
     assert done.timestamp >= last and events[-1] is done
+    # (the final ad is written to the history after the job's end is in the spool)
+    wait_for(lambda: history(cell, str(cluster), "-af", "ClusterId").strip())
     started, ended, wall = history(cell, str(cluster), "-af", "JobCurrentStartDate", "CompletionDate",
                                    "RemoteWallClockTime").split()
     assert int(ended) >= int(last) and int(ended) - int(started) >= 3 and float(wall) >= 3
