@@ -75,7 +75,10 @@ def test_every_slot_runs_a_node_of_its_own(two_hosts, workdir):
     for node, host in enumerate(hosts):
         pid = int(open(os.path.join(workdir, f"pid.{node}")).read())
         assert _execd(cell, host) in _lineage(pid), (node, host)
-    q = cell.run("condor_q", str(cluster), "-af", "CurrentHosts", "RemoteHosts").stdout.split()
+    # (the nodes run before the dispatcher has published the job as running: wait until
+    # condor_q shows it so)
+    q = wait_for(lambda: (lambda q: q if q[:1] == ["4"] else None)(
+        cell.run("condor_q", str(cluster), "-af", "CurrentHosts", "RemoteHosts").stdout.split()))
     assert q[0] == "4" and sorted(q[1].split(",")) == sorted(
         ["slot1@testhost", "slot2@testhost", "slot1@node2", "slot2@node2"])
     status = cell.run("condor_status", "-af", "Name", "State", "Activity", "JobId").stdout.splitlines()
@@ -115,8 +118,12 @@ def _log(workdir):
 def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
     cell = two_hosts
     cluster = _start(cell, workdir, 0, 4, extra='+ParallelShutdownPolicy = "WAIT_FOR_ALL"\n')
+    # (shown running before node 0 ends: what condor_q shows next is not an older view)
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["2"])
     open(os.path.join(workdir, "release"), "w").close()
-    wait_for(lambda: os.path.exists(os.path.join(workdir, "done.0")), timeout=20)
+    # node 0 exited, and the daemon knows (its 015 is written)
+    wait_for(lambda: any(e.type == EventType.NODE_TERMINATED and e.subproc == 0 for e in _log(workdir)),
+             timeout=20)
     time.sleep(1)                       # node 0 is over; the job still runs while the others do
     assert cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split() == ["2"]
     cell.wait_finished(cluster, timeout=30)
@@ -130,6 +137,8 @@ def test_wait_for_all_ends_the_job_when_every_node_ended(two_hosts, workdir):
     assert last - ends[0].timestamp >= 3             # the other nodes ran 4 s longer than node 0
     (done,) = [e for e in events if e.type == EventType.JOB_TERMINATED]
     assert done.timestamp >= last and events[-1] is done
+    # (the final ad is written to the history after the job's end is in the spool)
+    wait_for(lambda: history(cell, str(cluster), "-af", "ClusterId").strip())
     started, ended, wall = history(cell, str(cluster), "-af", "JobCurrentStartDate", "CompletionDate",
                                    "RemoteWallClockTime").split()
     assert int(ended) >= int(last) and int(ended) - int(started) >= 3 and float(wall) >= 3
@@ -188,6 +197,9 @@ def test_a_job_held_while_it_waits_for_its_other_nodes_is_held(two_hosts, workdi
     os.unlink(os.path.join(workdir, "release"))
     assert cell.run("condor_release", str(cluster)).returncode == 0
     wait_for(lambda: all(os.path.exists(os.path.join(workdir, f"pid.{n}")) for n in range(4)), timeout=30)
+    # (the nodes run before the dispatcher has published the job's new run)
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "JobStatus", "NumJobStarts").stdout.split()
+             == ["2", "2"])
     assert cell.run("condor_q", str(cluster), "-af", "JobStatus", "NumJobStarts").stdout.split() == ["2", "2"]
     assert cell.run("condor_rm", str(cluster)).returncode == 0
     cell.wait_finished(cluster, timeout=30)

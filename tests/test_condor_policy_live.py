@@ -253,6 +253,8 @@ def test_a_suspended_htcondor_job_logs_it_and_counts_it(desktop, workdir):
     wait_events(log, jid, [0, 1])
     keyboard(kbd, 0)                                          # the owner is back: SUSPEND
     wait_events(log, jid, [0, 1, 10])
+    # (the log's 010 comes before the dispatcher publishes the suspension)
+    wait_for(lambda: statuses(cell, jid)[jid] == 7)
     assert statuses(cell, jid)[jid] == 7
     assert "Number of processes actually suspended: 1" in open(log).read()
     shown = cell.run("condor_q", jid, "-af", "TotalSuspensions", "LastSuspensionTime").stdout.split()

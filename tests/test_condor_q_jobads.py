@@ -167,11 +167,19 @@ def test_a_form_the_file_is_not_in_reads_no_ads(capsys, ads):
 @pytest.mark.parametrize("form", ["-l", "-json", "-xml", "-long:json"])
 def test_the_queue_written_by_condor_q_reads_back_the_same(cell, workdir, form):
     from condortools import submit, wait_status
+    from conftest import wait_for
     cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nqueue 2\n", cwd=workdir)
     wait_status(cell, f"{cluster}.0", 2)
-    dump = cell.run("condor_q", form)
+
+    def unchanged():
+        """The dump and proc 1's ad read from one publication: the dispatcher publishes
+        the runs' news (a start, when a run began to execute) as it learns them, so the
+        queue is dumped again after the ad is read until the two dumps are the same."""
+        dump = cell.run("condor_q", form)
+        whole = cell.run("condor_q", "-l", f"{cluster}.1").stdout
+        return (dump, whole) if cell.run("condor_q", form).stdout == dump.stdout else None
+    dump, whole = wait_for(unchanged)
     assert dump.returncode == 0, dump.stderr
-    whole = cell.run("condor_q", "-l", f"{cluster}.1").stdout
     path = os.path.join(workdir, "queue.ads")
     with open(path, "w") as fh:
         fh.write(dump.stdout)

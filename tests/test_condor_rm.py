@@ -98,6 +98,8 @@ def test_parsl_cancel_of_a_running_job_without_leave_in_queue_exits_0(cell, work
     again = cell.run("condor_rm", "-forcex", jid)              # (gone already: forced out, no error)
     assert (again.returncode, again.stdout, again.stderr) == \
         (0, f"Job {jid} removed locally (remote state unknown)\n", "")
+    # (the final ad is written to the history after the status that shows the job gone)
+    wait_for(lambda: cell.run("condor_history", jid, "-af", "JobStatus").stdout)
     assert cell.run("condor_history", jid, "-af", "JobStatus").stdout == "3\n"
 
 
@@ -132,6 +134,8 @@ def test_leave_in_queue_keeps_completed_jobs_until_forced_out(cell, workdir):
     wait_status(cell, jid, 3)
     assert cell.run("condor_rm", "-forcex", jid).returncode == 0
     wait_for(lambda: not statuses(cell, jid))
+    # (the final ad is written to the history after the status that shows the job gone)
+    wait_for(lambda: f"{jid} " in cell.run("condor_history").stdout)
     assert f"{jid} " in cell.run("condor_history").stdout
 
 

@@ -12,7 +12,10 @@ from conftest import wait_for
 
 
 def _hold(cell, jid):
-    """(HoldReasonCode, HoldReasonSubCode, HoldReason) as condor_q shows them."""
+    """(HoldReasonCode, HoldReasonSubCode, HoldReason) as condor_q shows them, once it
+    shows the job held (the log's 012 comes before the dispatcher publishes the hold)."""
+    wait_status(cell, jid, 5)
+
     def shown(name):
         return cell.run("condor_q", jid, "-af", name).stdout.rstrip("\n")
     return int(shown("HoldReasonCode")), int(shown("HoldReasonSubCode")), shown("HoldReason")
@@ -115,6 +118,8 @@ def test_run_times_add_up_over_a_hold(cell, workdir):
     cluster = submit(cell, "executable = two.sh\nlog = t.log\nqueue\n", cwd=workdir)
     jid = f"{cluster}.0"
     wait_for(lambda: os.path.exists(os.path.join(workdir, "ready")), timeout=20)
+    # (the job runs before the dispatcher has published it as running)
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "CurrentHosts").stdout == "1\n")
     assert cell.run("condor_q", jid, "-af", "CurrentHosts").stdout == "1\n"
     assert cell.run("condor_hold", jid).returncode == 0
     wait_status(cell, jid, 5)

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from condortools import events, history, statuses, submit, wait_events, wait_status, write
-from conftest import wait_for
+from conftest import unanswered, wait_for
 
 SLEEP = "executable = /bin/sleep\narguments = 30\n"
 
@@ -414,6 +414,9 @@ def test_a_submission_makes_at_most_max_jobs_per_submission(cell, workdir):
     assert proc.returncode == 0, proc.stderr
     messages = os.path.join(cell.root, "spool", "messages")
     wait_for(lambda: "would exceed MAX_JOBS_PER_SUBMISSION" in open(messages).read())
+    # (the refusal is logged before its request leaves the spool, and condor_q shows the
+    # jobs of a submit request that waits to be answered)
+    wait_for(lambda: not unanswered(cell.root))
     assert len(statuses(cell)) == 25
 
 

@@ -408,25 +408,34 @@ def test_procs_of_one_text_whose_cpus_depend_on_procid_are_each_placed_with_thei
     assert _live(daemon, cluster) == [1, 3]
 
 
-def test_a_job_gone_from_the_published_status_is_in_the_history_already(ticking):
-    """As HTCondor's schedd appends a job's ad to the history before it leaves the
-    queue: a client that no longer finds a job in condor_q finds it in condor_history."""
-    cell, daemon, fake = ticking
+def test_a_job_that_leaves_the_queue_is_in_the_history_once_the_status_leaves_it_out(ticking, monkeypatch):
+    """condor_q and condor_history read two files the daemon writes: a job that left the
+    queue is in one or the other at every moment (HTCondor's schedd appends the final ad
+    to the history before it takes the job out of its queue), never in neither."""
     import time
-    jid = submit(cell)
-    daemon.tick()
-    seen = []
-    real = daemon._publish
-    history = os.path.join(cell.root, "spool", "history")
+    from gridtools.daemon import publish
+    cell, daemon, fake = ticking
+    cluster = _condor_submit(cell, daemon, "j.sub", "executable = /bin/true\nqueue\n")
+    end = time.time() + 10
+    while (cluster, 1) not in fake.running() and time.time() < end:
+        daemon.tick()
+    assert (cluster, 1) in fake.running()
+    nowhere = []
+    real = publish.publish
 
-    def publish(now):
-        real(now)
-        listed = f"{jid}.0" in cell.run("condor_q", "-nobatch", "-allusers").stdout
-        kept = os.path.exists(history) and f"ClusterId = {jid}\n" in open(history).read()
-        seen.append((listed, kept))
-    daemon._publish = publish
-    fake.finish(jid, 1)
-    later = time.time()
-    for step in range(1, 5):                # (a publication follows the last by a quarter second)
-        daemon.tick(now=later + step)
-    assert (False, True) in seen and (False, False) not in seen, seen
+    def looked_at(*args, **kw):
+        real(*args, **kw)
+        listed = cell.run("condor_q", "-af", "ClusterId").stdout.split()
+        left = cell.run("condor_history", "-af", "ClusterId").stdout.split()
+        if str(cluster) not in listed + left:
+            nowhere.append(time.time())
+    monkeypatch.setattr(publish, "publish", looked_at)
+    fake.finish(cluster, 1)
+    end = time.time() + 10
+    while str(cluster) not in cell.run("condor_history", "-af", "ClusterId").stdout.split() \
+            and time.time() < end:
+        daemon.published = 0.0              # (the pass that reaps the end publishes it)
+        daemon.tick()
+        time.sleep(0.05)
+    assert str(cluster) in cell.run("condor_history", "-af", "ClusterId").stdout.split()
+    assert nowhere == []

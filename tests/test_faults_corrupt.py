@@ -40,7 +40,8 @@ def test_a_corrupt_job_file_is_set_aside_and_the_daemon_starts(cell, workdir, wh
     assert not os.path.exists(os.path.join(cell.root, "spool", "jobs", str(bad)))
     assert any(str(bad) in name for name in quarantined(cell))
     assert any(f"jobs/{bad}/{which}" in line for line in messages(cell)), messages(cell)
-    qstat = cell.run("qstat", "-u", "*")
+    # (the status that names it comes with the daemon's first pass, after its start-up)
+    qstat = wait_for(lambda: (lambda p: p if "quarantine" in p.stderr else None)(cell.run("qstat", "-u", "*")))
     assert qstat.returncode == 0
     assert f"job {bad}" in qstat.stderr and "quarantine" in qstat.stderr, qstat.stderr
     assert str(ids[0]) in qstat.stdout

@@ -146,4 +146,6 @@ def test_an_ending_waits_while_its_accounting_record_cannot_be_written(cell, wor
     cell.wait_finished(jid, timeout=30)
     records = [r for r in cell.accounting() if int(r[5]) == jid]
     assert len(records) == 1 and records[0][11] == "0" and records[0][12] == "5"
+    # (the fault is cleared before the end is written to the spool, and published after)
+    wait_for(lambda: cell.run("qstat").stderr == "")
     assert cell.run("qstat").stderr == ""

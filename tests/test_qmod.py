@@ -217,6 +217,8 @@ def test_forced_reschedule_ends_a_task_being_deleted(cell, workdir):
     wait_for(lambda: not running(pid))
     [record] = [r for r in cell.accounting() if r[5] == str(jid)]
     assert record[11:13] == ["25", "0"]              # failed: rescheduling, exit status 0
+    # (the end is in the spool before the dispatcher publishes it)
+    wait_for(lambda: str(jid) not in cell.run("qstat").stdout)
     assert str(jid) not in cell.run("qstat").stdout
 
 

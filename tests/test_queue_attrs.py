@@ -261,6 +261,8 @@ def test_a_threshold_does_not_resume_a_job_suspended_by_qmod(cell, workdir, expl
     cell.run("qmod", "-sj", str(jid), check=True)
     set_attr(cell, "all.q", "suspend_thresholds", "NONE")
     wait_for(lambda: "T" not in (cell.job_state(jid)["tasks"]["1"].get("suspended") or ""))
+    # (the spool has it before the dispatcher publishes it)
+    wait_for(lambda: state_of(cell, jid) == "s")
     assert state_of(cell, jid) == "s" and stopped(pid)
 
 
