@@ -122,13 +122,19 @@ def write(state, most=None):
     """Append the final ads of the tasks noted (the first ``most`` of them), in one write,
     and the epoch ads of the runs that ended."""
     if state.epochs:
-        noted, state.epochs = state.epochs[:most], state.epochs[len(state.epochs[:most]):]
+        noted, state.epochs = _take(state.epochs, most)
         append(state, [ad for ad, _spec in noted], [spec for _ad, spec in noted], epochs=True)
     if state.history:
-        noted, state.history = state.history[:most], state.history[len(state.history[:most]):]
+        noted, state.history = _take(state.history, most)
         append(state, [final_ad(job, number) for job, number in noted], [job.spec for job, _n in noted])
         for job, number in noted:
             _forget_slot(job, number)
+
+
+def _take(pending, most):
+    """(the first ``most`` of ``pending``, the rest); all of them when ``most`` is None."""
+    noted = pending[:most]
+    return noted, pending[len(noted):]
 
 
 def _forget_slot(job, number):

@@ -4,8 +4,8 @@ the summaries its compact mode counts; the rest of condor_status's tables are
 ``machineviews``'. -gpus -compact is HTCondor's GPUsCompact print format, its
 slots rolled up by machine and slot type (``gpus_compact_table``)."""
 
-from gridtools.cli.condor.machineviews import (KEY_WIDTH, _int_text, _number, _text, server_summary,
-                                               state_summary, summary)
+from gridtools.cli.condor.machineviews import (KEY_WIDTH, MODE_CONSTRAINTS, _int_text, _number, _text,
+                                               server_summary, state_summary, summary)
 
 #: -compact's columns: (heading, width, alignment of the values; headings are left-aligned,
 #: as HTCondor prints them); Slots is followed by its one-letter slot kind tag (S: static
@@ -85,7 +85,7 @@ _COMPACT_STYLES = {
 #: which takes the place of the mode's own (-avail's is the same)
 COMPACT_CONSTRAINTS = {
     "slots": "PartitionableSlot =?= true || DynamicSlot =!= true",
-    "avail": 'State == "Unclaimed" && Cpus > 0 && Memory > 0',
+    "avail": MODE_CONSTRAINTS["avail"],
     "run": '(State == "Claimed" && DynamicSlot =!= true) || '
            "(NumDynamicSlots isnt undefined && NumDynamicSlots > 0)",
 }

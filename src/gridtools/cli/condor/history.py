@@ -261,6 +261,13 @@ def own_file(epochs=False):
     return cell.spool("epoch_history" if epochs else "history")
 
 
+def with_rotations(base):
+    """``base`` with its rotations, oldest first: the ``.old`` of older cells, then the
+    time-rotated files (``spool.rotation``)."""
+    from gridtools.spool import rotation
+    return [base + ".old"] + rotation.find(base)
+
+
 def history_files(opts):
     """The files to read, oldest first: ``-file``'s one file, ``-search``'s file and its
     rotations, else the cell's history (or epoch history) and its rotations."""
@@ -269,15 +276,13 @@ def history_files(opts):
         return [opts.file]
     if opts.search is not None:
         return rotation.find(opts.search)
-    base = own_file(opts.epochs)
-    return [base + ".old"] + rotation.find(base)
+    return with_rotations(own_file(opts.epochs))
 
 
 def _is_cell_history(path):
     """The private folder of the cell's own history or epoch history file (or a
     rotation of them) when ``path`` names one by whatever name (its ads get their
     private attributes as without -file), else None."""
-    from gridtools.spool import rotation
     try:
         st = os.stat(path)
     except OSError:
@@ -285,7 +290,7 @@ def _is_cell_history(path):
     try:
         for epochs in (False, True):
             base = own_file(epochs)
-            for own in [base + ".old"] + rotation.find(base):
+            for own in with_rotations(base):
                 try:
                     if os.path.samestat(st, os.stat(own)):
                         return base + ".private"
@@ -353,7 +358,6 @@ def log_ads(opts):
 def private_files(folder):
     """(uid, path) of the private history files of ``folder`` the caller may read: its
     own (every user's for root), with their rotations."""
-    from gridtools.spool import rotation
     uid = os.getuid()
     try:
         names = sorted({n.split(".")[0] for n in os.listdir(folder)}) if uid == 0 else [str(uid)]
@@ -362,8 +366,7 @@ def private_files(folder):
     found = []
     for name in names:
         if name.isdigit():
-            base = os.path.join(folder, name)
-            found += [(int(name), path) for path in [base + ".old"] + rotation.find(base)]
+            found += [(int(name), path) for path in with_rotations(os.path.join(folder, name))]
     return found
 
 
