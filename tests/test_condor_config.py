@@ -7,7 +7,7 @@ import pytest
 
 from gridtools.errors import ConfigError
 from gridtools.formats.condor_config import (
-    Config, ConfigSyntaxError, MacroError, expand, load, locate, logical_lines,
+    Config, ConfigSyntaxError, MacroError, boolean, expand, integer, load, locate, logical_lines,
     parse_lines, render,
 )
 
@@ -284,3 +284,31 @@ def test_shipped_default_configuration_is_valid():
     for name in ("START", "RANK", "SUSPEND", "CONTINUE", "PREEMPT", "KILL", "MachineBusy"):
         parse(config.get(name))
     assert config.local_files == []
+
+
+def test_integer_knobs_are_read_as_htcondor_reads_them():
+    """A whole number, else an expression whose value is one (a real cut, a boolean 0 or
+    1), macros expanded first; the default when undefined or empty; HTCondor's words
+    for what is none of these or too low."""
+    config = config_of("A = 12\nB = 2 * 1024\nC = $(B) + 1\nD = 7.9\nE = true\nF =\n"
+                       "G = \"ten\"\nH = 1 +\nI = 0\n")
+    assert [integer(config, n, 5) for n in "ABCDEF"] == [12, 2048, 2049, 7, 1, 5]
+    assert integer(config, "UNSET", 5) == 5
+    with pytest.raises(ConfigError) as exc:
+        integer(config, "G", 5)
+    assert str(exc.value) == ('Invalid result (not an integer) for G ("ten") in condor configuration.  Please '
+                              "set it to an integer expression in the range -9223372036854775808 to "
+                              "9223372036854775807 (default 5).")
+    with pytest.raises(ConfigError, match=r"^Invalid expression for H \(1 \+\) in condor configuration"):
+        integer(config, "H", 5)
+    with pytest.raises(ConfigError, match=r"^I in the condor configuration is too low \(0\)\.  Please set it "
+                                          r"to an integer expression in the range 1 to "):
+        integer(config, "I", 2, 1)
+    assert integer(config, "A", 2, 1) == 12
+
+
+def test_boolean_knobs_are_read_as_htcondor_reads_them():
+    config = config_of("A = TRUE\nB = false\nC = 1 > 2\nD = 3\nE = 0\nF = maybe\nG =\n")
+    assert [boolean(config, n, None) for n in "ABCDEG"] == [True, False, False, True, False, None]
+    with pytest.raises(ConfigError, match=r"^F in the condor configuration is not a boolean \(maybe\)"):
+        boolean(config, "F", True)

@@ -172,3 +172,84 @@ def test_epochs_of_a_run_held_at_its_exit(cell, tmp_path):
     wait_for(lambda: _epochs(cell, "-af", "ClusterId") != "")
     assert _epochs(cell, "-af", "ClusterId", "RunInstanceID", "ExitCode", "ExitBySignal") == f"{cluster} 0 5 false\n"
     assert history(cell, "-af", "ClusterId") == ""
+
+
+def _configure(cell, text):
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(text)
+    assert cell.run("condor_reconfig").returncode == 0
+
+
+def _run_one(cell, cwd, word):
+    cluster = submit(cell, f"executable = /bin/echo\narguments = {word}\nqueue\n", cwd=cwd)
+    wait_for(lambda: f"{cluster}.0" in history(cell))
+    return cluster
+
+
+def _rotations(cell, name):
+    spool = os.path.join(cell.root, "spool")
+    return sorted(n for n in os.listdir(spool) if n.startswith(name + ".2"))
+
+
+def test_the_history_rotates_by_the_size_and_count_condor_config_gives(cell, tmp_path):
+    """MAX_HISTORY_LOG (an expression, as HTCondor reads an integer knob) and
+    MAX_HISTORY_ROTATIONS: an append that would take the history past the size
+    rotates it first, and one rotated file is kept; condor_history reads them all.
+    The epoch history keeps its own knobs' defaults."""
+    _configure(cell, "MAX_HISTORY_LOG = 2 * 1000\nMAX_HISTORY_ROTATIONS = 1\n")
+    spool = os.path.join(cell.root, "spool")
+    first = _run_one(cell, str(tmp_path), "one")
+    size = os.path.getsize(os.path.join(spool, "history"))
+    assert 1000 < size <= 2000 and _rotations(cell, "history") == []   # (an ad is over 1000 bytes)
+    second = _run_one(cell, str(tmp_path), "two")       # two ads do not fit: the first is rotated
+    rotated = _rotations(cell, "history")
+    assert len(rotated) == 1
+    with open(os.path.join(spool, rotated[0])) as fh:
+        assert f"ClusterId = {first}\n" in fh.read()
+    assert history(cell, "-af", "ClusterId", "Args").splitlines() == [f"{second} two", f"{first} one"]
+    # the rotation named by the time has a second's precision: make the next one another's
+    os.rename(os.path.join(spool, rotated[0]), os.path.join(spool, "history.20200101T000000"))
+    third = _run_one(cell, str(tmp_path), "three")
+    rotated = _rotations(cell, "history")
+    assert len(rotated) == 1 and rotated[0] != "history.20200101T000000"   # one kept: the oldest went
+    assert history(cell, "-af", "ClusterId").split() == [str(third), str(second)]
+    assert _rotations(cell, "epoch_history") == []
+    assert _epochs(cell, "-af", "ClusterId").split() == [str(third), str(second), str(first)]
+
+
+def test_a_history_not_rotated_and_knobs_that_cannot_be_read(cell, tmp_path):
+    """ENABLE_HISTORY_ROTATION = false: the history grows past MAX_HISTORY_LOG and is
+    never rotated; the epoch history still is, by its own knobs. A rotation count below
+    1 is refused in HTCondor's words in the daemon's messages, and its default kept."""
+    _configure(cell, "MAX_HISTORY_LOG = 100\nENABLE_HISTORY_ROTATION = false\n"
+                     "MAX_EPOCH_HISTORY_LOG = 100\nMAX_EPOCH_HISTORY_ROTATIONS = 0\n")
+    first = _run_one(cell, str(tmp_path), "one")
+    second = _run_one(cell, str(tmp_path), "two")
+    third = _run_one(cell, str(tmp_path), "three")
+    assert _rotations(cell, "history") == []
+    assert history(cell, "-af", "ClusterId").split() == [str(third), str(second), str(first)]
+    wait_for(lambda: len(_rotations(cell, "epoch_history")) == 2)    # (the default: two kept)
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert ("MAX_EPOCH_HISTORY_ROTATIONS in the condor configuration is too low (0).  Please set it "
+            "to an integer expression in the range 1 to 9223372036854775807 (default 2). "
+            "The default, 2, is used.") in messages
+
+
+def test_a_history_rotated_daily(cell, tmp_path):
+    """ROTATE_HISTORY_DAILY: a history last written on an earlier day (local time) is
+    rotated before the next ad, whatever its size; one written today is not."""
+    _configure(cell, "ROTATE_HISTORY_DAILY = True\n")
+    spool = os.path.join(cell.root, "spool")
+    first = _run_one(cell, str(tmp_path), "one")
+    second = _run_one(cell, str(tmp_path), "two")
+    assert _rotations(cell, "history") == []
+    yesterday = time.time() - 86400
+    os.utime(os.path.join(spool, "history"), (yesterday, yesterday))
+    third = _run_one(cell, str(tmp_path), "three")
+    rotated = _rotations(cell, "history")
+    assert len(rotated) == 1
+    with open(os.path.join(spool, rotated[0])) as fh:
+        assert [int(line.split()[-1]) for line in fh if line.startswith("ClusterId = ")] == [first, second]
+    fourth = _run_one(cell, str(tmp_path), "four")
+    assert len(_rotations(cell, "history")) == 1
+    assert history(cell, "-af", "ClusterId").split() == [str(fourth), str(third), str(second), str(first)]

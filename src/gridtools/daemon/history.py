@@ -23,10 +23,16 @@ and holds what every user may see of a job: its private attributes
 ``Environment``, kept nowhere) are appended instead, with the job's
 ClusterId, ProcId and GlobalJobId, to ``history.private/<uid>``, readable by
 the job's owner only, which condor_history joins to the job's ad for its
-owner and root. When a file passes MAX_HISTORY bytes it is rotated as
+owner and root. When an append would take a file that holds something past
+condor_config's MAX_HISTORY_LOG bytes (20 MB by default) it is first rotated as
 HTCondor's schedd rotates its history (``spool.rotation``): renamed to
 ``history.<time>`` (``history.20261201T101010``, local time) and a new one begun;
-the newest MAX_HISTORY_ROTATIONS rotated files are kept.
+the newest MAX_HISTORY_ROTATIONS rotated files are kept (2 by default, at least 1).
+With ROTATE_HISTORY_DAILY (ROTATE_HISTORY_MONTHLY) it is also rotated before an
+append on a later day (month) than it was last written, in local time.
+ENABLE_HISTORY_ROTATION = false lets the history grow without end. A knob that
+cannot be read leaves its default, noted in the daemon's messages. (Each owner's
+private file rotates by the same knobs, by its own size.)
 
 Every run of a job (an execution attempt: its task started and its run ended,
 whatever ended it: an exit, an eviction, a hold, a removal, a failure to start)
@@ -41,23 +47,23 @@ EpochWriteDate, followed by HTCondor's epoch banner::
     *** EPOCH ClusterId=23 ProcId=0 RunInstanceId=0 Owner="alice" CurrentTime=1700000000
 
 Its private attributes go to ``epoch_history.private/<uid>`` as the history's
-do; it is rotated past MAX_EPOCH_HISTORY bytes, keeping
-MAX_EPOCH_HISTORY_ROTATIONS rotated files.
+do; it is rotated by MAX_EPOCH_HISTORY_LOG and MAX_EPOCH_HISTORY_ROTATIONS
+(the same defaults), whatever ENABLE_HISTORY_ROTATION says, as HTCondor's is.
 """
 
 import os
 
 from gridtools import ads, cell
-from gridtools.errors import SpoolError
+from gridtools.errors import ConfigError, SpoolError
 from gridtools.spool import files, rotation
 
-#: bytes after which the history file is rotated (HTCondor's MAX_HISTORY_LOG)
+#: bytes an append may not take the history file past (MAX_HISTORY_LOG's default)
 MAX_HISTORY = 20 * 1024 * 1024
-#: rotated history files kept (HTCondor's MAX_HISTORY_ROTATIONS)
+#: rotated history files kept (MAX_HISTORY_ROTATIONS's default)
 MAX_HISTORY_ROTATIONS = 2
-#: bytes after which the epoch history is rotated (HTCondor's MAX_EPOCH_HISTORY_LOG)
+#: the same of the epoch history (MAX_EPOCH_HISTORY_LOG's default)
 MAX_EPOCH_HISTORY = 20 * 1024 * 1024
-#: rotated epoch history files kept (HTCondor's MAX_EPOCH_HISTORY_ROTATIONS)
+#: rotated epoch history files kept (MAX_EPOCH_HISTORY_ROTATIONS's default)
 MAX_EPOCH_HISTORY_ROTATIONS = 2
 #: attributes not written to the history at all (private to the job's owner)
 PRIVATE = ("Environment", "Env")
@@ -165,11 +171,70 @@ def _split(ad, spec, private, mark=banner):
     entry[1].append(f"{record}{mark(ad)}")
 
 
-def _append(target, text, mode=0o644, owner=None, epochs=False):
-    most, keep = (MAX_EPOCH_HISTORY, MAX_EPOCH_HISTORY_ROTATIONS) if epochs else (MAX_HISTORY, MAX_HISTORY_ROTATIONS)
-    if os.path.exists(target) and os.path.getsize(target) > most:
-        rotation.rotate(target, keep)
-    files.append_text(target, text.encode("utf-8", "backslashreplace"), mode=mode, owner=owner)
+def limits(state):
+    """How the two files rotate, from condor_config as it was last read:
+    {False: the history's, True: the epoch history's}, each (bytes an append may not
+    take the file past, or None when it is never rotated; rotated files kept; whether
+    it is rotated when the day, and the month, changed since it was last written). A
+    knob that cannot be read is noted in the daemon's messages (once for each reading
+    of the configuration) and its default stands."""
+    conf = state.condor.conf if state.condor is not None else None
+    if conf is None or conf.main is None:
+        return DEFAULT_LIMITS
+    return conf.derived("history_limits", lambda: _limits(conf.main, state.log))
+
+
+#: the limits when no configuration is read: HTCondor's defaults
+DEFAULT_LIMITS = {False: (MAX_HISTORY, MAX_HISTORY_ROTATIONS, False, False),
+                  True: (MAX_EPOCH_HISTORY, MAX_EPOCH_HISTORY_ROTATIONS, False, False)}
+#: the knobs of each file: its size past which it is rotated, the rotated files kept
+KNOBS = {False: ("MAX_HISTORY_LOG", "MAX_HISTORY_ROTATIONS"),
+         True: ("MAX_EPOCH_HISTORY_LOG", "MAX_EPOCH_HISTORY_ROTATIONS")}
+
+
+def _limits(config, log):
+    from gridtools.formats.condor_config import boolean, integer
+
+    def knob(read, name, default, *more):
+        try:
+            return read(config, name, default, *more)
+        except ConfigError as exc:
+            log(f"E|{exc} The default, {default}, is used.")
+            return default
+    found = {}
+    for epochs, (size, kept) in KNOBS.items():
+        most, keep, _daily, _monthly = DEFAULT_LIMITS[epochs]
+        found[epochs] = (knob(integer, size, most), knob(integer, kept, keep, 1), False, False)
+    most, keep = found[False][:2]
+    if not knob(boolean, "ENABLE_HISTORY_ROTATION", True):
+        found[False] = (None, keep, False, False)   # (the epoch history rotates all the same)
+    else:
+        found[False] = (most, keep, knob(boolean, "ROTATE_HISTORY_DAILY", False),
+                        knob(boolean, "ROTATE_HISTORY_MONTHLY", False))
+    return found
+
+
+def _append(target, text, limit, mode=0o644, owner=None, now=None):
+    """Append ``text`` to the file ``target``, rotated first (as HTCondor's
+    MaybeRotateHistory does) when it holds something and the text would take it past
+    ``limit``'s size (``limits``), or it was last written on an earlier day (month)
+    when the limit rotates it daily (monthly), in local time."""
+    data = text.encode("utf-8", "backslashreplace")
+    most, keep, daily, monthly = limit
+    try:
+        st = os.stat(target) if most is not None else None
+    except FileNotFoundError:
+        st = None
+    if st is not None and st.st_size:
+        due = st.st_size + len(data) > most
+        if (daily or monthly) and not due:
+            import time
+            was, today = time.localtime(st.st_mtime), time.localtime(now)
+            due = today.tm_year > was.tm_year or (daily and today.tm_yday > was.tm_yday) or \
+                (monthly and today.tm_mon > was.tm_mon)
+        if due:
+            rotation.rotate(target, keep)
+    files.append_text(target, data, mode=mode, owner=owner)
 
 
 def append(state, final_ads, specs=None, epochs=False):
@@ -182,12 +247,13 @@ def append(state, final_ads, specs=None, epochs=False):
     text = "".join(f"{ad}{mark(ad)}" for ad in final_ads)
     folder = epoch_private_dir() if epochs else private_dir()
     what = "job epoch history" if epochs else "job history"
+    limit = limits(state)[epochs]
     try:
-        _append(epoch_path() if epochs else path(), text, epochs=epochs)
+        _append(epoch_path() if epochs else path(), text, limit)
         if private:
             files.makedirs(folder, 0o711)
         for uid, (gid, texts) in private.items():
-            _append(os.path.join(folder, str(uid)), "".join(texts), mode=0o400, owner=(uid, gid), epochs=epochs)
+            _append(os.path.join(folder, str(uid)), "".join(texts), limit, mode=0o400, owner=(uid, gid))
     except OSError as exc:
         state.log(f"E|cannot append to the {what}: {exc.strerror}")
     except SpoolError as exc:

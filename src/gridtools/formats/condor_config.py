@@ -375,6 +375,63 @@ def render(config, expanded=False):
 
 # ------------------------------------------------------------------ loading
 
+def integer(config, name, default, minimum=None):
+    """Knob ``name`` of ``config`` as an integer, as HTCondor's param_integer reads one:
+    ``default`` when it is undefined or empty; a whole number, else a ClassAd expression
+    whose value is one (a real is cut to its whole part, a boolean is 0 or 1). Raises
+    ConfigError in HTCondor's words when it is neither, or below ``minimum``."""
+    text = config.get(name)
+    if text is None or not text.strip():
+        return default
+    text = text.strip()
+    lowest = "-9223372036854775808" if minimum is None else str(minimum)
+    wanted = f"Please set it to an integer expression in the range {lowest} to 9223372036854775807 " \
+             f"(default {default})."
+    try:
+        value = int(text, 10)
+    except ValueError:
+        from gridtools.classad import parse
+        from gridtools.classad.parser import ClassAdSyntaxError
+        try:
+            value = parse(text).eval()
+        except ClassAdSyntaxError:
+            raise ConfigError(f"Invalid expression for {name} ({text}) in condor configuration.  "
+                              + wanted) from None
+        if type(value) is float and value == value and abs(value) != float("inf"):
+            value = int(value)
+        elif type(value) is bool:
+            value = int(value)
+        elif type(value) is not int:
+            raise ConfigError(f"Invalid result (not an integer) for {name} ({text}) in condor "
+                              "configuration.  " + wanted)
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{name} in the condor configuration is too low ({text}).  " + wanted)
+    return value
+
+
+def boolean(config, name, default):
+    """Knob ``name`` of ``config`` as a boolean, as HTCondor's param_boolean reads one:
+    ``default`` when it is undefined or empty; ``true`` or ``false`` in any case, else
+    a ClassAd expression whose value is a boolean or a number (true unless 0). Raises
+    ConfigError when it is none of these."""
+    text = config.get(name)
+    if text is None or not text.strip():
+        return default
+    text = text.strip()
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    from gridtools.classad import parse
+    from gridtools.classad.parser import ClassAdSyntaxError
+    try:
+        value = parse(text).eval()
+    except ClassAdSyntaxError:
+        value = None
+    if type(value) in (bool, int, float) and value == value:
+        return bool(value)
+    raise ConfigError(f"{name} in the condor configuration is not a boolean ({text}).  "
+                      f"Please set it to True or False (default is {default}).")
+
+
 def builtin_defaults():
     """Macros every configuration starts with (HTCondor's predefined ones)."""
     host = os.uname().nodename

@@ -2,7 +2,9 @@
 
 A history file ``F`` that grows past its limit is renamed ``F.<time>``, the time it
 was rotated in ISO 8601's basic form, local time (``history.20261201T101010``), and a
-new ``F`` begun; only the newest ``keep`` rotated files are kept. ``find`` lists a
+new ``F`` begun; only the newest ``keep`` rotated files are kept. A file rotated in
+the same second as the one before is ``F.<time>.1`` (``.2``, ...): it never replaces
+it (such a name reads as the same time, and sorts after). ``find`` lists a
 history file with its rotations as condor_history's ``-search`` reads them: the
 files of the same folder whose names are ``F``'s base name, a dot and such a time
 as HTCondor reads one (the extended form, ``2026-12-01T10:10:10``, too, and
@@ -45,8 +47,8 @@ def rotations(path):
         names = os.listdir(folder or ".")
     except OSError:
         return []
-    dated = [(when_rotated(name, base), name) for name in names]
-    return [os.path.join(folder, name) for when, name in sorted((w, n) for w, n in dated if w is not None)]
+    dated = [(when_rotated(name, base), len(name), name) for name in names]
+    return [os.path.join(folder, name) for _w, _n, name in sorted(d for d in dated if d[0] is not None)]
 
 
 def find(path):
@@ -59,7 +61,11 @@ def rotate(path, keep, now=None):
     """Rename ``path`` to its rotated name and remove the oldest rotations past
     ``keep``."""
     stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(time.time() if now is None else now))
-    os.replace(path, f"{path}.{stamp}")
+    target, more = f"{path}.{stamp}", 0
+    while os.path.lexists(target):      # (rotated before within the second: never replaced)
+        more += 1
+        target = f"{path}.{stamp}.{more}"
+    os.rename(path, target)
     for old in rotations(path)[:-keep] if keep > 0 else rotations(path):
         try:
             os.unlink(old)
