@@ -9,7 +9,7 @@ import time
 import psutil
 
 from conftest import make_cell, destroy_cell, wait_for
-from faulttools import daemon_pid
+from faulttools import daemon_pid, messages
 
 
 def _cpu(proc):
@@ -69,6 +69,29 @@ def test_a_daemon_whose_cell_was_replaced_exits(workdir):
         cell.run("gridtools", "daemon", "start", check=True)
         wait_for(_exited(proc, [0.0]), timeout=20)
         assert cell.run("gridtools", "daemon", "status").returncode == 0
+    finally:
+        destroy_cell(cell)
+
+
+def test_the_daemon_of_a_replaced_cell_leaves_the_new_daemons_files_alone(workdir):
+    """The old daemon finds its cell replaced only after the new cell's daemon started
+    (it was stopped meanwhile): it exits without removing the new daemon's pid file or
+    writing its own messages into the new cell."""
+    cell = make_cell()
+    try:
+        proc = psutil.Process(daemon_pid(cell))
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            remove_live_tree(cell.root)
+            cell.run("gridtools", "init", "--slots", "1", "--host", "testhost", check=True, cwd="/")
+            cell.run("gridtools", "daemon", "start", check=True)
+            pid = daemon_pid(cell)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        wait_for(_exited(proc, [0.0]), timeout=20)
+        assert daemon_pid(cell) == pid and psutil.pid_exists(pid)
+        assert cell.run("gridtools", "daemon", "status").returncode == 0
+        assert not [line for line in messages(cell) if "daemon stopped" in line]
     finally:
         destroy_cell(cell)
 

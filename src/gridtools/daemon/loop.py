@@ -205,7 +205,8 @@ class Daemon:
         self.stopping = True
 
     def shutdown(self):
-        if not self.vanished():
+        gone = self.vanished()
+        if not gone:
             try:
                 self._conclude_pass(time.time())
                 journal.feed(self.state, most=None)
@@ -219,11 +220,12 @@ class Daemon:
                 self.state.log(f"E|stopping: {failures.describe(exc)}")
         self.exec.stop()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
-        self._write_messages()
-        try:
-            os.unlink(cell.spool("daemon.pid"))
-        except FileNotFoundError:
-            pass
+        if not gone:        # (the files of a cell that replaced this one are another daemon's)
+            self._write_messages()
+            try:
+                os.unlink(cell.spool("daemon.pid"))
+            except FileNotFoundError:
+                pass
         if self.lock:
             self.lock.release()
 
