@@ -58,10 +58,15 @@ def events(path):
 
 def wait_events(path, jid, wanted, timeout=20):
     """Wait until the log of ``jid`` holds the event numbers ``wanted`` in this order."""
+    got = []
+
     def seen():
-        got = events(path).get(jid, [])
-        return got if got[:len(wanted)] == list(wanted) else None
-    return wait_for(seen, timeout)
+        got[:] = events(path).get(jid, [])
+        return list(got) if got[:len(wanted)] == list(wanted) else None
+    try:
+        return wait_for(seen, timeout)
+    except AssertionError:
+        raise AssertionError(f"the log of {jid} holds the events {got}, not {list(wanted)} first") from None
 
 
 def history(cell, *args):

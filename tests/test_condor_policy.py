@@ -7,6 +7,7 @@ import time
 
 from condortools import events, history, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
+from gridtools.formats.condor.userlog import EventType, parse_events
 
 FAST = "PERIODIC_EXPR_INTERVAL = 1\n"
 #: the attributes of the stages of a run's file copying
@@ -220,7 +221,8 @@ def test_job_ads_show_the_stages_of_the_file_copying_as_they_happen(cell, workdi
     assert int(started) <= int(began) <= int(ended)
     assert out == ["undefined"] * 3 + ["1", "undefined"]        # the output files not yet
     assert shown(user=users[0]) == first
-    wait_events(os.path.join(workdir, "t.log"), jid, [0, 1, 4, 1, 5], timeout=40)
+    log = os.path.join(workdir, "t.log")
+    wait_events(log, jid, [0, 1, 40, 40, 40, 40, 4, 1, 40, 40, 40, 40, 5], timeout=40)
     wait_for(lambda: f"{jid} " in history(cell), timeout=30)
     assert open(os.path.join(workdir, "out.txt")).read() == "payload\n"
     last = shown("condor_history")
@@ -231,6 +233,14 @@ def test_job_ads_show_the_stages_of_the_file_copying_as_they_happen(cell, workdi
                       "JobCurrentFinishTransferOutputDate").stdout.split()
     assert [last[i] for i in (3, 4, 6, 7)] == copied              # the second run's copying
     assert int(last[1]) <= int(last[3]) <= int(last[4]) <= int(last[6]) <= int(last[7])
+    # each stage of each run is a file transfer event (040) dated when it happened, as
+    # HTCondor's shadow writes them (the first run's input events after its 001, which
+    # the cell writes when the run starts, not when the job begins to execute)
+    stages = [(int(e.timestamp), e.info["Type"]) for e in parse_events(open(log).read())
+              if e.type == EventType.FILE_TRANSFER]
+    assert [kind for _when, kind in stages] == [2, 3, 5, 6, 2, 3, 5, 6]
+    assert [when for when, _kind in stages[:2]] == [int(began), int(ended)]
+    assert [when for when, _kind in stages[4:]] == [int(last[i]) for i in (3, 4, 6, 7)]
 
 
 def _system_policy(cell, text):

@@ -943,15 +943,27 @@ def test_private_facts_files_are_written_when_they_change(tmp_path, monkeypatch)
 def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
     """TransferInStarted ... TransferOutFinished as HTCondor's shadow sets them: each
     stage when the run reaches it, an earlier run's staying until a later run's replaces
-    it; NumInputTransferStarts and NumOutputTransferStarts count the runs that began."""
+    it; NumInputTransferStarts and NumOutputTransferStarts count the runs that began.
+    Each stage newly seen is a file transfer event (040) in the job's user log, dated
+    when it happened (the input's naming the host)."""
     from gridtools.model.job import Job, TaskState
     (tmp_path / "a").write_text("a\n")
-    text = "executable = run.sh\nshould_transfer_files = YES\ntransfer_input_files = a\nqueue\n"
-    spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), dict(WHO, id=7))
+    text = "executable = run.sh\nshould_transfer_files = YES\ntransfer_input_files = a\nlog = job.log\nqueue\n"
+    spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), dict(WHO, id=7, uid=os.getuid(), gid=os.getgid()))
     spec["id"] = 7
     job = Job(spec)
     task = job.task(1)
-    task.state, task.start_time = TaskState.RUNNING, 1700000100.5
+    task.state, task.start_time, task.host = TaskState.RUNNING, 1700000100.5, "node1"
+
+    class State:
+        log = print
+    state = State()
+
+    def events():
+        from gridtools.formats.condor.userlog import parse_events
+        found = parse_events((tmp_path / "job.log").read_text()) if (tmp_path / "job.log").exists() else []
+        return [(int(e.type), e.cluster, e.proc, int(e.timestamp), e.info) for e in found]
+    host = {"Host": "<127.0.0.1:0?alias=node1>"}
     names = ("TransferInStarted", "TransferInFinished", "NumInputTransferStarts",
              "TransferOutStarted", "TransferOutFinished", "NumOutputTransferStarts")
 
@@ -959,26 +971,31 @@ def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
         ad = condorjob.proc_ad(job, 1)
         return [ad.eval(name) if name in ad else None for name in names]
     assert shown() == [None] * 6 and condorjob._moves_files(job, 1)
-    assert condorjob._note_stages(job, task, {"in_started": 1700000101})
+    assert condorjob._note_stages(state, job, task, {"in_started": 1700000101})
     assert shown() == [1700000101, None, 1] + [None] * 3
+    assert events() == [(40, 7, 0, 1700000101, {"Type": 2} | host)]
     stages = {"in_started": 1700000101, "in_finished": 1700000102}
-    assert condorjob._note_stages(job, task, stages)
-    assert not condorjob._note_stages(job, task, stages)        # (nothing new)
+    assert condorjob._note_stages(state, job, task, stages)
+    assert not condorjob._note_stages(state, job, task, stages)        # (nothing new)
     assert shown() == [1700000101, 1700000102, 1] + [None] * 3
     stages.update(out_started=1700000110)
-    assert condorjob._note_stages(job, task, stages)
+    assert condorjob._note_stages(state, job, task, stages)
     assert shown() == [1700000101, 1700000102, 1, 1700000110, None, 1]
     stages.update(out_finished=1700000111)
-    condorjob._note_stages(job, task, stages)
+    condorjob._note_stages(state, job, task, stages)
     assert shown() == [1700000101, 1700000102, 1, 1700000110, 1700000111, 1]
+    assert [e[3:] for e in events()] == [(1700000101, {"Type": 2} | host), (1700000102, {"Type": 3}),
+                                         (1700000110, {"Type": 5}), (1700000111, {"Type": 6})]
     # the next run: what began before it is an earlier run's; its own replace them one by one
     task.start_time = 1700000120.0
-    assert not condorjob._note_stages(job, task, stages)
-    assert condorjob._note_stages(job, task, {"in_started": 1700000121})
+    assert not condorjob._note_stages(state, job, task, stages)
+    assert condorjob._note_stages(state, job, task, {"in_started": 1700000121})
     assert shown() == [1700000121, 1700000102, 2, 1700000110, 1700000111, 1]
-    condorjob.note_transfers(job, task, {"transfer_input": [1700000121, 1700000122],
+    condorjob.note_transfers(state, job, task, {"transfer_input": [1700000121, 1700000122],
                                          "transfer_output": [1700000130, 1700000131]})
     assert shown() == [1700000121, 1700000122, 2, 1700000130, 1700000131, 2]
+    assert [e[3:] for e in events()][4:] == [(1700000121, {"Type": 2} | host), (1700000122, {"Type": 3}),
+                                             (1700000130, {"Type": 5}), (1700000131, {"Type": 6})]
     ad = condorjob.proc_ad(job, 1)
     assert (ad.eval("JobCurrentStartTransferOutputDate"), ad.eval("JobCurrentFinishTransferOutputDate")) == \
         (1700000130, 1700000131)

@@ -343,3 +343,42 @@ def test_htcondor_reads_the_evicted_events(tmp_path):
     assert [r[:5] for r in rows] == [["4", "0", "False", "False", "None"], ["4", "1", "False", "False", "None"],
                                      ["4", "2", "False", "True", "1"]]
     assert rows[1][5] == "vacated by policy"
+
+
+# ------------------------------------------------ file transfer (040)
+
+def transfers():
+    return [Event(E.FILE_TRANSFER, 7, 0, 0, T0, {"Type": 2, "Host": "<127.0.0.1:0?alias=node1>"}),
+            Event(E.FILE_TRANSFER, 7, 0, 0, T0 + 1, {"Type": 3}),
+            Event(E.FILE_TRANSFER, 7, 0, 0, T0 + 9, {"Type": 5}),
+            Event(E.FILE_TRANSFER, 7, 0, 0, T0 + 10, {"Type": 6})]
+
+
+def test_file_transfer_events_are_written_as_htcondor_writes_them_and_read_back():
+    """HTCondor's FILE_TRANSFER event (040): the stage's words, the host the input files
+    go to; none is one of condor_wait's."""
+    text = render_events(transfers())
+    assert text.splitlines() == [
+        "040 (007.000.000) 2023-11-14 22:13:20 Started transferring input files",
+        "\tTransferring to host: <127.0.0.1:0?alias=node1>", "...",
+        "040 (007.000.000) 2023-11-14 22:13:21 Finished transferring input files", "...",
+        "040 (007.000.000) 2023-11-14 22:13:29 Started transferring output files", "...",
+        "040 (007.000.000) 2023-11-14 22:13:30 Finished transferring output files", "..."]
+    back = parse_events(text)
+    assert [(e.type, e.timestamp, e.info) for e in back] == [(e.type, e.timestamp, e.info) for e in transfers()]
+    assert job_outcomes(back) == {}
+
+
+_READ_TRANSFERS = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    print(int(e.type), e.cluster, e.proc, e.timestamp, e.get("Type"), e.get("Host"))
+"""
+
+
+def test_htcondor_reads_the_file_transfer_events(tmp_path):
+    assert _htcondor_reads(tmp_path, transfers(), _READ_TRANSFERS) == [
+        f"40 7 0 {T0} 2 <127.0.0.1:0?alias=node1>", f"40 7 0 {T0 + 1} 3 None",
+        f"40 7 0 {T0 + 9} 5 None", f"40 7 0 {T0 + 10} 6 None"]

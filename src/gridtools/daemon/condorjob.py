@@ -826,7 +826,7 @@ def note_executing(state, job, task):
 TRANSFERS = {"transfer_input": "input_copied", "transfer_output": "output_copied"}
 
 
-def note_transfers(job, task, result):
+def note_transfers(state, job, task, result):
     """Record in a task's bookkeeping when the run that ended (``result``) copied its
     input files in and its output files back ([began, ended] each), as HTCondor's
     shadow sets JobCurrentStart/FinishTransferInput/OutputDate when a run ends: those of
@@ -842,7 +842,7 @@ def note_transfers(job, task, result):
             job.changed()
             side = "in" if key == "transfer_input" else "out"
             stages[f"{side}_started"], stages[f"{side}_finished"] = int(times[0]), int(times[1])
-    _note_stages(job, task, stages)
+    _note_stages(state, job, task, stages)
 
 
 def note_copying(state, job, task):
@@ -863,7 +863,7 @@ def note_copying(state, job, task):
         return                                  # (all of this run's are known)
     from gridtools.spool.jobs import read_transfers
     stages = read_transfers(job.id, task.number)
-    if stages and _note_stages(job, task, stages):
+    if stages and _note_stages(state, job, task, stages):
         state.touch(job)
 
 
@@ -877,12 +877,18 @@ def _moves_files(job, number):
     return known[number]
 
 
-def _note_stages(job, task, stages):
+#: the file transfer events (040) of each stage: (side, began or ended) -> their Type
+TRANSFER_EVENTS = {("in", 0): 2, ("in", 1): 3, ("out", 0): 5, ("out", 1): 6}
+
+
+def _note_stages(state, job, task, stages):
     """Record the stages (``jobstore.TRANSFER_STAGES``: seconds) the task's current run
-    reached in its bookkeeping (see ``note_copying``); True when that changed it. A
-    stage before the run began is an earlier run's, and left out."""
+    reached in its bookkeeping (see ``note_copying``), and write a file transfer event
+    (040) to the job's user log for each stage newly seen, dated when it happened;
+    True when that changed the bookkeeping. A stage before the run began is an earlier
+    run's, and left out."""
     begun = int(task.start_time or 0)
-    changed = False
+    changed, news = False, []
     for side in ("in", "out"):
         began, ended = stages.get(f"{side}_started"), stages.get(f"{side}_finished")
         if began is None or began < begun:
@@ -893,13 +899,21 @@ def _note_stages(job, task, stages):
         if info.get(f"{side}_run") != task.start_time:     # this run began to copy them
             info[f"{side}_run"] = task.start_time
             info[f"{side}_starts"] = int(info.get(f"{side}_starts") or 0) + 1
+            news += [(side, 0, began)] + ([(side, 1, ended)] if ended is not None else [])
             changed = True
         elif found == kept:
             continue
+        elif ended is not None and ended != kept[1]:
+            news.append((side, 1, ended))
         info[f"transfer_{side}"] = found
         changed = True
     if changed:
         job.changed()
+    if news:
+        host = f"<127.0.0.1:0?alias={task.host}>"
+        write_events(state, job, [(task.number, EventType.FILE_TRANSFER, {"Type": TRANSFER_EVENTS[(side, which)]}
+                                   | ({"Host": host} if (side, which) == ("in", 0) else {}), when)
+                                  for side, which, when in news])
     return changed
 
 

@@ -178,7 +178,8 @@ def limits(state):
     it is rotated when the day, and the month, changed since it was last written). A
     knob that cannot be read is noted in the daemon's messages (once for each reading
     of the configuration) and its default stands."""
-    conf = state.condor.conf if state.condor is not None else None
+    keeper = getattr(state, "condor", None)
+    conf = keeper.conf if keeper is not None else None
     if conf is None or conf.main is None:
         return DEFAULT_LIMITS
     return conf.derived("history_limits", lambda: _limits(conf.main, state.log))

@@ -48,6 +48,7 @@ class EventType(enum.IntEnum):
     POST_SCRIPT_TERMINATED = 16
     JOB_AD_INFORMATION = 28
     PRE_SKIP = 34
+    FILE_TRANSFER = 40
 
 
 class DateStyle(enum.Enum):
@@ -214,6 +215,20 @@ def _pre_skip(info):
             f"    {_one_line(info.get('SkipEventLogNotes', ''))[:8191]}\n")
 
 
+#: the words of the file transfer event (040) by its Type (HTCondor's FileTransferEventType;
+#: the cell has no transfer queue, so never the queued ones, 1 and 4)
+TRANSFER_WORDS = {2: "Started transferring input files", 3: "Finished transferring input files",
+                  5: "Started transferring output files", 6: "Finished transferring output files"}
+
+
+def _file_transfer(info):
+    """A stage of a job's file copying: its Type, and the host the input files go to."""
+    text = TRANSFER_WORDS[int(info["Type"])] + "\n"
+    if info.get("Host"):
+        text += f"\tTransferring to host: {_one_line(info['Host'])}\n"
+    return text
+
+
 _WRITERS = {
     EventType.SUBMIT: _submit,
     EventType.EXECUTE: _execute,
@@ -232,6 +247,7 @@ _WRITERS = {
     EventType.POST_SCRIPT_TERMINATED: _post_script,
     EventType.JOB_AD_INFORMATION: _job_ad,
     EventType.PRE_SKIP: _pre_skip,
+    EventType.FILE_TRANSFER: _file_transfer,
 }
 
 
@@ -456,6 +472,16 @@ def _read_pre_skip(body):
     return {"SkipEventLogNotes": notes} if notes else {}
 
 
+def _read_file_transfer(body):
+    kinds = {words: kind for kind, words in TRANSFER_WORDS.items()}
+    info = {"Type": kinds.get(body[0].strip(), 0)}
+    for line in body[1:]:
+        host = _after("Transferring to host:", line.strip())
+        if host is not None:
+            info["Host"] = host
+    return info
+
+
 _READERS = {
     EventType.POST_SCRIPT_TERMINATED: _read_post_script,
     EventType.SUBMIT: _read_submit,
@@ -471,6 +497,7 @@ _READERS = {
     EventType.GENERIC: lambda body: {"Info": body[0]},
     EventType.JOB_AD_INFORMATION: _read_job_ad,
     EventType.PRE_SKIP: _read_pre_skip,
+    EventType.FILE_TRANSFER: _read_file_transfer,
 }
 
 
