@@ -253,3 +253,25 @@ def test_a_history_rotated_daily(cell, tmp_path):
     fourth = _run_one(cell, str(tmp_path), "four")
     assert len(_rotations(cell, "history")) == 1
     assert history(cell, "-af", "ClusterId").split() == [str(fourth), str(third), str(second), str(first)]
+
+
+def test_rotations_within_one_second_never_replace_each_other(tmp_path):
+    """Three rotations in the same second: each keeps its own file (``.1``, ``.2`` after
+    the first), they read as rotated at that time, in the order they were made; the
+    oldest go past ``keep``."""
+    from gridtools.spool import rotation
+    path = str(tmp_path / "history")
+    when = time.mktime((2026, 12, 1, 10, 10, 10, 0, 0, -1))
+    for n in range(3):
+        with open(path, "w") as fh:
+            fh.write(f"ad {n}\n")
+        rotation.rotate(path, keep=5, now=when)
+    names = [os.path.basename(p) for p in rotation.find(path)]
+    assert names == ["history.20261201T101010", "history.20261201T101010.1", "history.20261201T101010.2"]
+    assert [open(p).read() for p in rotation.find(path)] == ["ad 0\n", "ad 1\n", "ad 2\n"]
+    assert {rotation.when_rotated(name, "history") for name in names} == {when}
+    with open(path, "w") as fh:
+        fh.write("ad 3\n")
+    rotation.rotate(path, keep=2, now=when + 1)
+    assert [os.path.basename(p) for p in rotation.find(path)] == ["history.20261201T101010.2",
+                                                                   "history.20261201T101011"]
