@@ -275,3 +275,26 @@ def test_rotations_within_one_second_never_replace_each_other(tmp_path):
     rotation.rotate(path, keep=2, now=when + 1)
     assert [os.path.basename(p) for p in rotation.find(path)] == ["history.20261201T101010.2",
                                                                    "history.20261201T101011"]
+
+
+def test_a_daemon_killed_once_a_job_left_the_queue_has_its_ad_in_the_history(cell, tmp_path):
+    """The dispatcher appends the ads of the jobs that left the queue before it writes
+    their states: killed right after the pass that wrote them, the next daemon finds
+    the job gone and its ad in the history, once."""
+    from faulttools import daemon_pid
+    cell.stop_daemon()
+    cell.run("gridtools", "daemon", "start", env={"GRIDTOOLS_CRASH_AT": "history:1"}, check=True)
+    pid = daemon_pid(cell)
+    cluster = submit(cell, "executable = /bin/echo\narguments = one\nqueue\n", cwd=str(tmp_path))
+
+    def gone():
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return fh.read().split(")")[-1].split()[0] == "Z"
+        except FileNotFoundError:
+            return True
+    wait_for(gone, timeout=30)
+    assert history(cell, "-af", "ClusterId", "Args").splitlines() == [f"{cluster} one"]
+    cell.start_daemon()
+    wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "ClusterId").stdout == "")
+    assert history(cell, "-af", "ClusterId", "Args").splitlines() == [f"{cluster} one"]

@@ -18,6 +18,8 @@ it passes a crash point of that phase:
                the requests they come from are answered)
 - ``answer``   after a pass answered and removed requests (before the folders
                of purged jobs go and journalled jobs' states are written)
+- ``history``  after a pass appended ads to the history and wrote the jobs'
+               states (before anything else)
 
 Unset (the normal case) every crash point costs one dictionary lookup.
 """
@@ -26,7 +28,7 @@ import os
 import signal
 
 ENV = "GRIDTOOLS_CRASH_AT"
-PHASES = ("startup", "intake", "reap", "pass", "start", "publish", "journal", "answer")
+PHASES = ("startup", "intake", "reap", "pass", "start", "publish", "journal", "answer", "history")
 
 _armed = {}
 

@@ -6,11 +6,13 @@ followed by HTCondor's banner line::
 
     *** ProcId = 0 ClusterId = 23 Owner = "alice" CompletionDate = 1700000000
 
-The ads of one pass are made and appended together before the pass
-publishes its status, as HTCondor's schedd appends a job's ad to its history
-before the job leaves the queue: a client that no longer finds a job in
-condor_q finds it in condor_history (the history follows the queue; it is
-not the record of what ran, which is the accounting file). At most SLICE of
+The ads of one pass are made and appended together before the pass writes
+the jobs' states and publishes its status, as HTCondor's schedd appends a
+job's ad to its history before the job leaves the queue: a client that no
+longer finds a job in condor_q finds it in condor_history (the history follows
+the queue; it is not the record of what ran, which is the accounting file),
+and a daemon killed in between writes the ad again when it reaps the task
+again after its restart (twice in the history, never lost). At most SLICE of
 them are made in one pass: after a bulk removal the rest follow in the next
 passes (shown gone from the queue a moment before they are in the history),
 so that requests are not kept waiting behind thousands of ads.
@@ -126,7 +128,8 @@ def record(state, job, number):
 
 def write(state, most=None):
     """Append the final ads of the tasks noted (the first ``most`` of them), in one write,
-    and the epoch ads of the runs that ended."""
+    and the epoch ads of the runs that ended; True when there were any."""
+    wrote = bool(state.epochs or state.history)
     if state.epochs:
         noted, state.epochs = _take(state.epochs, most)
         append(state, [ad for ad, _spec in noted], [spec for _ad, spec in noted], epochs=True)
@@ -135,6 +138,7 @@ def write(state, most=None):
         append(state, [final_ad(job, number) for job, number in noted], [job.spec for job, _n in noted])
         for job, number in noted:
             _forget_slot(job, number)
+    return wrote
 
 
 def _take(pending, most):

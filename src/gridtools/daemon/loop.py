@@ -322,7 +322,15 @@ class Daemon:
     def _conclude_pass(self, now):
         """Write what the pass changed, publish it, then answer the requests it shows."""
         state = self.state
+        # the ads of the jobs that left the queue, before their states are written (a daemon
+        # killed in between writes them again when it reaps the tasks again: an ad twice in
+        # the history, as HTCondor's schedd may leave one, never none) and before the status
+        # shows them gone (a client that no longer finds a job in condor_q finds it in
+        # condor_history)
+        wrote = history.write(state, most=history.SLICE)
         flushed = state.flush()
+        if wrote:
+            crash.point("history")
         # what clients asked for shows at once; ends and starts are coalesced
         publishing = state.need_publish and (self.unsettled or now >= self._next_publication()) \
             and not state.ends_unsynced          # (their records could not be flushed: later)
@@ -330,9 +338,6 @@ class Daemon:
         state.condor.save(state, now, publishing=publishing)
         self.retry_deletes = reap.pending_deletes(state, self.dispatcher)
         self._write_messages()          # before the status and the answers show what they tell of
-        # the ads of the jobs that left the queue, before the status shows them gone (a
-        # client that no longer finds a job in condor_q finds it in condor_history)
-        history.write(state, most=history.SLICE)
         if publishing:
             self._publish(now)
         # a request is answered and removed once the status shows what it did
