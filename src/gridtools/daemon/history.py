@@ -54,6 +54,7 @@ do; it is rotated by MAX_EPOCH_HISTORY_LOG and MAX_EPOCH_HISTORY_ROTATIONS
 """
 
 import os
+import time
 
 from gridtools import ads, cell
 from gridtools.errors import ConfigError, SpoolError
@@ -206,20 +207,17 @@ def _limits(config, log):
         except ConfigError as exc:
             log(f"E|{exc} The default, {default}, is used.")
             return default
-    found = {}
-    for epochs, (size, kept) in KNOBS.items():
-        most, keep, _daily, _monthly = DEFAULT_LIMITS[epochs]
-        found[epochs] = (knob(integer, size, most), knob(integer, kept, keep, 1), False, False)
-    most, keep = found[False][:2]
+    found = {epochs: (knob(integer, size, DEFAULT_LIMITS[epochs][0]), knob(integer, kept, DEFAULT_LIMITS[epochs][1], 1),
+                      False, False) for epochs, (size, kept) in KNOBS.items()}
     if not knob(boolean, "ENABLE_HISTORY_ROTATION", True):
-        found[False] = (None, keep, False, False)   # (the epoch history rotates all the same)
+        found[False] = (None,) + found[False][1:]      # (the epoch history rotates all the same)
     else:
-        found[False] = (most, keep, knob(boolean, "ROTATE_HISTORY_DAILY", False),
-                        knob(boolean, "ROTATE_HISTORY_MONTHLY", False))
+        found[False] = found[False][:2] + (knob(boolean, "ROTATE_HISTORY_DAILY", False),
+                                           knob(boolean, "ROTATE_HISTORY_MONTHLY", False))
     return found
 
 
-def _append(target, text, limit, mode=0o644, owner=None, now=None):
+def _append(target, text, limit, mode=0o644, owner=None):
     """Append ``text`` to the file ``target``, rotated first (as HTCondor's
     MaybeRotateHistory does) when it holds something and the text would take it past
     ``limit``'s size (``limits``), or it was last written on an earlier day (month)
@@ -233,8 +231,7 @@ def _append(target, text, limit, mode=0o644, owner=None, now=None):
     if st is not None and st.st_size:
         due = st.st_size + len(data) > most
         if (daily or monthly) and not due:
-            import time
-            was, today = time.localtime(st.st_mtime), time.localtime(now)
+            was, today = time.localtime(st.st_mtime), time.localtime()
             due = today.tm_year > was.tm_year or (daily and today.tm_yday > was.tm_yday) or \
                 (monthly and today.tm_mon > was.tm_mon)
         if due:

@@ -365,8 +365,8 @@ _DETAIL_WORDS = (("noprune", 3, 0x04), ("diagnostic", 4, 0x40), ("show-work", 4,
 
 def _detail_word(word, detail):
     """The detail flags after an -analyze qualifier: a flag's name adds it; any other
-    word is read for numbers (``4,8`` or ``4+8``), which replace the flags (none: 0),
-    as HTCondor's condor_q reads them."""
+    word is read for numbers (``4,8`` or ``4+8``), whose flags are added (a word with
+    none clears them)."""
     for name, least, flag in _DETAIL_WORDS:
         if len(word) >= least and name.startswith(word):
             return detail | flag
