@@ -154,6 +154,27 @@ def test_hold_a_running_job_stops_it_release_runs_it_again(cell, workdir):
     assert cell.run("condor_release", jid).stderr == f"Job {jid} not held to be released\n"
 
 
+def test_release_while_the_hold_still_stops_the_job_runs_it_again(cell, workdir):
+    """A job shows as held (JobStatus 5) from the hold on, while its processes are still
+    being stopped (this one takes its time over SIGTERM): condor_release then releases it,
+    and it runs again once it has stopped, as HTCondor's schedd does."""
+    slow = os.path.join(workdir, "slow.sh")
+    with open(slow, "w") as fh:
+        fh.write("#!/bin/sh\necho run >> runs\ntrap 'sleep 3; exit 1' TERM\nsleep 300 & wait\nsleep 300\n")
+    os.chmod(slow, 0o755)
+    cluster = submit(cell, f"executable = {slow}\nlog = s.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "runs")), timeout=30)
+    assert cell.run("condor_hold", jid).stdout == f"Job {jid} held\n"
+    wait_status(cell, jid, 5)
+    assert cell.task_states(cluster) == {1: "running"}            # (still being stopped)
+    released = cell.run("condor_release", jid)
+    assert (released.stdout, released.returncode) == (f"Job {jid} released\n", 0)
+    wait_events(os.path.join(workdir, "s.log"), jid, [0, 1, 12, 13, 1], timeout=30)
+    wait_for(lambda: open(os.path.join(workdir, "runs")).read() == "run\nrun\n")
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "JobStatus", "NumJobStarts").stdout == "2 2\n")
+
+
 def test_grid_engine_hold_is_an_htcondor_hold(cell, workdir):
     cell.run("qconf", "-rattr", "queue", "slots", "0", "all.q", check=True)
     cluster = submit(cell, SLEEP + "hold = true\nlog = g.log\nqueue\n", cwd=workdir)

@@ -439,3 +439,25 @@ def test_a_job_that_leaves_the_queue_is_in_the_history_once_the_status_leaves_it
         time.sleep(0.05)
     assert str(cluster) in cell.run("condor_history", "-af", "ClusterId").stdout.split()
     assert nowhere == []
+
+
+def test_a_new_jobs_private_facts_are_published_before_the_status_that_shows_it(ticking, monkeypatch):
+    """The status and its owner's private facts (the command's arguments ...) are two
+    files: when the status shows a job, its owner's condor_q table shows its arguments
+    (the table is made from the two, without building the job's ad)."""
+    from gridtools.spool import status as spool_status
+    cell, daemon, _fake = ticking
+    seen = []
+    real = spool_status.publish
+
+    def looked_at(*args, **kw):
+        real(*args, **kw)
+        seen.append([line for line in cell.run("condor_q", "-nobatch").stdout.splitlines()
+                     if line.strip().startswith(f"{cluster}.0 ")])
+    cluster = None
+    monkeypatch.setattr(spool_status, "publish", looked_at)
+    cluster = _condor_submit(cell, daemon, "a.sub", "executable = /bin/sleep\narguments = 42\nhold = true\nqueue\n")
+    daemon.published = 0.0
+    daemon.tick()
+    shown = [rows for rows in seen if rows]
+    assert shown and all(len(rows) == 1 and rows[0].endswith(" sleep 42") for rows in shown)

@@ -240,11 +240,13 @@ def condor_vacate(state, dispatcher, job, number, vacate, now):
 
 def condor_release(state, job, number, reason, now, letters="u"):
     """condor_release (or PeriodicRelease) of one held task: its hold ``letters`` go (a
-    task in the error state waits again); False when it was not held by them."""
+    task in the error state waits again; a running one that a hold is stopping, which
+    shows as held, waits to run again once it has stopped); False when it was not held
+    by them."""
     st = job.state_of(number)
     if st is TaskState.ERROR:
         tr.clear_error(job, number)
-    elif st is not TaskState.PENDING or not set(job.holds_of(number)) & set(letters):
+    elif st not in (TaskState.PENDING, TaskState.RUNNING) or not set(job.holds_of(number)) & set(letters):
         return False
     else:
         tr.set_hold(job, number, letters, False)

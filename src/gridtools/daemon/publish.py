@@ -298,9 +298,12 @@ def publish(state, snap_queues, loads, now=None):
     snapshot.update(config_facts(state.config))
     if state.condor is not None:
         snapshot.update(state.condor.published(state, None, loads, now))
-    spool_status.publish_public(public)     # (before the status: a job it shows has its ad)
-    spool_status.publish(snapshot, *LISTING)
+    # before the status: a job it shows has its ad and its owner's private facts (a client
+    # that waited for a new job reads them at once; a job that leaves loses them a moment
+    # before the status drops it)
+    spool_status.publish_public(public)
     spool_status.publish_private(private)
+    spool_status.publish(snapshot, *LISTING)
     state.need_publish = False
 
 
