@@ -313,6 +313,32 @@ def test_qrsh_whose_terminal_hangs_up_deletes_its_job(cell, workdir):
     _gone_soon(cell, jid)
 
 
+def test_a_hangup_while_qrsh_reads_its_jobs_state_ends_qrsh(tmp_path, monkeypatch):
+    """The signal may land while qrsh reads its job's state, whose failures qrsh rides out
+    (a state file being replaced): the hangup must end qrsh all the same, or a qrsh whose
+    terminal went away would wait on for its job."""
+    import sys
+    from gridtools.cli.sge import qrsh
+    from gridtools.spool import jobs as jobstore
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    target = jobstore.read_state.__code__
+
+    def hang_up_inside(frame, event, _arg):
+        if event == "call" and frame.f_code is target:
+            os.kill(os.getpid(), signal.SIGHUP)         # handled inside the real read
+    before = {sig: signal.getsignal(sig) for sig in qrsh.ENDING}
+    try:
+        qrsh._catch_signals()
+        sys.setprofile(hang_up_inside)
+        with pytest.raises(qrsh.Ended) as ended:
+            qrsh._task(7)
+    finally:
+        sys.setprofile(None)
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    assert ended.value.status == 129
+
+
 # ---------------------------------------------------------------- qrsh -b n: a script
 
 def _script(workdir, name, text, mode=0o644):

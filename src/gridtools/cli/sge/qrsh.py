@@ -39,8 +39,10 @@ POLL = 0.05
 ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
-class Ended(Exception):
-    """qrsh is to end and delete its job, with exit status ``status``."""
+class Ended(BaseException):
+    """qrsh is to end and delete its job, with exit status ``status``. Raised by the
+    signal handler wherever qrsh is, it is no Exception: code that rides out its own
+    failures (``except Exception``) lets it through, as it does KeyboardInterrupt."""
 
     def __init__(self, status):
         super().__init__(status)

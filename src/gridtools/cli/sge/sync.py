@@ -36,8 +36,9 @@ SHUTDOWN_WAIT = 15.0
 ASK_AGAIN = 3.0
 
 
-class Interrupted(Exception):
-    """A stop signal arrived while qsub waited."""
+class Interrupted(BaseException):
+    """A stop signal arrived while qsub waited (no Exception, as qrsh's Ended: nothing
+    that rides out its own failures may swallow it)."""
 
 
 class _Guard:
