@@ -222,7 +222,7 @@ def test_job_ads_show_the_stages_of_the_file_copying_as_they_happen(cell, workdi
     assert out == ["undefined"] * 3 + ["1", "undefined"]        # the output files not yet
     assert shown(user=users[0]) == first
     log = os.path.join(workdir, "t.log")
-    wait_events(log, jid, [0, 1, 40, 40, 40, 40, 4, 1, 40, 40, 40, 40, 5], timeout=40)
+    wait_events(log, jid, [0, 40, 40, 1, 40, 40, 4, 40, 40, 1, 40, 40, 5], timeout=40)
     wait_for(lambda: f"{jid} " in history(cell), timeout=30)
     assert open(os.path.join(workdir, "out.txt")).read() == "payload\n"
     last = shown("condor_history")
@@ -234,13 +234,47 @@ def test_job_ads_show_the_stages_of_the_file_copying_as_they_happen(cell, workdi
     assert [last[i] for i in (3, 4, 6, 7)] == copied              # the second run's copying
     assert int(last[1]) <= int(last[3]) <= int(last[4]) <= int(last[6]) <= int(last[7])
     # each stage of each run is a file transfer event (040) dated when it happened, as
-    # HTCondor's shadow writes them (the first run's input events after its 001, which
-    # the cell writes when the run starts, not when the job begins to execute)
-    stages = [(int(e.timestamp), e.info["Type"]) for e in parse_events(open(log).read())
-              if e.type == EventType.FILE_TRANSFER]
+    # HTCondor's shadow writes them; each run executes (001) once its input files are in
+    found = parse_events(open(log).read())
+    stages = [(int(e.timestamp), e.info["Type"]) for e in found if e.type == EventType.FILE_TRANSFER]
     assert [kind for _when, kind in stages] == [2, 3, 5, 6, 2, 3, 5, 6]
     assert [when for when, _kind in stages[:2]] == [int(began), int(ended)]
     assert [when for when, _kind in stages[4:]] == [int(last[i]) for i in (3, 4, 6, 7)]
+    assert [int(e.timestamp) for e in found if e.type == EventType.EXECUTE] == [int(ended), int(last[4])]
+
+
+def test_a_job_that_copies_its_input_executes_as_soon_as_the_files_are_in(cell, workdir):
+    """Its execute event (001) follows the events of the copying of its input files at
+    once, while it runs: its shepherd wakes the dispatcher, which does not wait for its
+    next look at the running jobs (ten minutes away here)."""
+    text = re.sub(r"^schedule_interval\s+.*$", "schedule_interval 0:10:0",
+                  cell.run("qconf", "-ssconf", check=True).stdout, flags=re.M)
+    write(os.path.join(workdir, "sconf"), text)
+    cell.run("qconf", "-Msconf", os.path.join(workdir, "sconf"), check=True)
+    write(os.path.join(workdir, "in.txt"), "payload\n")
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 300\nshould_transfer_files = YES\n"
+                           "transfer_input_files = in.txt\nlog = t.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    log = os.path.join(workdir, "t.log")
+    wait_events(log, jid, [0, 40, 40, 1], timeout=10)
+    assert cell.run("condor_q", jid, "-af", "JobStatus").stdout == "2\n"        # (still running)
+    found = [e for e in parse_events(open(log).read()) if e.type != EventType.SUBMIT]
+    assert [e.info.get("Type") for e in found[:2]] == [2, 3]
+    assert int(found[2].timestamp) == int(found[1].timestamp)
+    assert found[2].info["SlotName"].endswith(f"@{cell.host}")
+    assert cell.run("condor_rm", jid).returncode == 0
+
+
+def test_a_job_whose_input_files_cannot_be_copied_in_never_executes(cell, workdir):
+    """It is held (TransferInputError, 13) after the events of its copying, with no
+    execute event between: it never began to execute."""
+    cluster = submit(cell, "executable = /bin/true\nshould_transfer_files = YES\n"
+                           "transfer_input_files = missing.txt\nlog = t.log\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    log = os.path.join(workdir, "t.log")
+    wait_events(log, jid, [0, 40, 40, 12])
+    assert cell.run("condor_q", jid, "-af", "HoldReasonCode").stdout == "13\n"
+    assert events(log)[jid] == [0, 40, 40, 12]
 
 
 def _system_policy(cell, text):

@@ -172,13 +172,13 @@ queue
 
 def test_output_folders_come_back_whole_and_a_missing_file_holds(cell, workdir):
     done = submit(cell, TRANSFER.format(more="", log="d.log"), cwd=workdir)
-    wait_events(os.path.join(workdir, "d.log"), f"{done}.0", [0, 1, 40, 40, 40, 40, 5])   # (040: copying)
+    wait_events(os.path.join(workdir, "d.log"), f"{done}.0", [0, 40, 40, 1, 40, 40, 5])   # (040: copying)
     assert open(os.path.join(workdir, "od", "sub", "b")).read() == "b\n"
     assert open(os.path.join(workdir, "od", "a")).read() == "a\n"
     os.unlink(os.path.join(workdir, "out.txt"))
     short = submit(cell, TRANSFER.format(more=", nothere.txt", log="n.log"), cwd=workdir, name="n.sub")
     jid, log = f"{short}.0", os.path.join(workdir, "n.log")
-    wait_events(log, jid, [0, 1, 40, 40, 40, 40, 12])
+    wait_events(log, jid, [0, 40, 40, 1, 40, 40, 12])
     code, sub, reason = _hold(cell, jid)
     assert (code, sub) == (12, 2)                                           # TransferOutputError
     assert re.match(r"Transfer output files failure at execution point slot\d+@testhost while sending ", reason)

@@ -440,7 +440,7 @@ def test_without_transfer_output_files_only_what_the_job_made_or_changed_comes_b
                            "arguments = \"-c 'echo res > result.txt; echo more >> chg.txt'\"\n"
                            "should_transfer_files = YES\nwhen_to_transfer_output = ON_EXIT\n"
                            "transfer_input_files = sub/in2.txt, sub/chg.txt\nlog = t.log\nqueue\n", cwd=workdir)
-    wait_events(os.path.join(workdir, "t.log"), f"{cluster}.0", [0, 1, 40, 40, 40, 40, 5])
+    wait_events(os.path.join(workdir, "t.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
     assert sorted(os.listdir(workdir)) == ["chg.txt", "job.sub", "result.txt", "sub", "t.log"]
     assert open(os.path.join(workdir, "result.txt")).read() == "res\n"
     assert open(os.path.join(workdir, "chg.txt")).read() == "old\nmore\n"

@@ -957,6 +957,7 @@ def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
 
     class State:
         log = print
+        copying_in = {}
     state = State()
 
     def events():
@@ -1003,6 +1004,60 @@ def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
     plain = Job(dict(spec, condor_ad=spec["condor_ad"].replace('ShouldTransferFiles = "YES"',
                                                                'ShouldTransferFiles = "NO"')))
     assert not condorjob._moves_files(plain, 1)
+
+
+def test_a_job_that_copies_its_input_executes_once_the_files_are_in(tmp_path):
+    """As HTCondor's shadow logs it: the execute event (001) of a run that copies its input
+    files in follows the events of their copying (040), dated when they were in; a run
+    stopped before they were in never executed (no 001). A job that copies nothing
+    executes when it starts."""
+    from gridtools.formats.condor.userlog import parse_events
+    from gridtools.model.job import Job, TaskState
+    (tmp_path / "a").write_text("a\n")
+    text = "executable = run.sh\nshould_transfer_files = YES\ntransfer_input_files = a\nlog = job.log\nqueue\n"
+    spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), dict(WHO, id=7, uid=os.getuid(), gid=os.getgid()))
+    spec["id"] = 7
+    job = Job(spec)
+    task = job.task(1)
+    task.state, task.start_time, task.host = TaskState.RUNNING, 1700000100.5, "node1"
+
+    class State:
+        log = print
+        copying_in = {}
+    state = State()
+
+    def events():
+        path = tmp_path / "job.log"
+        return [(int(e.type), int(e.timestamp), e.info.get("Type"), e.info.get("SlotName"))
+                for e in (parse_events(path.read_text()) if path.exists() else [])]
+    condorjob.started(state, job, 1, task.start_time, "slot1@node1")
+    assert events() == [] and list(state.copying_in) == [(7, 1)]
+    condorjob._note_stages(state, job, task, {"in_started": 1700000101})
+    assert events() == [(40, 1700000101, 2, None)]
+    condorjob._note_stages(state, job, task, {"in_started": 1700000101, "in_finished": 1700000103})
+    assert events() == [(40, 1700000101, 2, None), (40, 1700000103, 3, None), (1, 1700000103, None, "slot1@node1")]
+    condorjob.note_transfers(state, job, task, {"transfer_input": [1700000101, 1700000103]})
+    assert len(events()) == 3 and state.copying_in == {}
+    # the next run is stopped while its files are copied in: it never executed
+    task.start_time = 1700000200.0
+    condorjob.started(state, job, 1, task.start_time, "slot1@node1")
+    condorjob._note_stages(state, job, task, {"in_started": 1700000201})
+    condorjob.note_transfers(state, job, task, {})
+    assert events()[3:] == [(40, 1700000201, 2, None)] and state.copying_in == {}
+    assert condorjob.EXECUTE_DUE not in condorjob.info_of(job, 1)
+    # the run after it could not copy them in: it never executed either
+    task.start_time = 1700000250.0
+    condorjob.started(state, job, 1, task.start_time, "slot1@node1")
+    condorjob.note_transfers(state, job, task, {"transfer_input": [1700000251, 1700000252],
+                                                "start_failure": {"step": "transfer_input"}})
+    assert events()[4:] == [(40, 1700000251, 2, None), (40, 1700000252, 3, None)]
+    # one that copies nothing
+    plain = Job(dict(spec, condor_ad=spec["condor_ad"].replace('ShouldTransferFiles = "YES"',
+                                                               'ShouldTransferFiles = "NO"')))
+    other = plain.task(1)
+    other.state, other.start_time, other.host = TaskState.RUNNING, 1700000300.0, "node1"
+    condorjob.started(state, plain, 1, other.start_time, "slot1@node1")
+    assert events()[6:] == [(1, 1700000300, None, "slot1@node1")] and state.copying_in == {}
 
 
 def test_a_transfers_file_reads_only_as_its_shepherd_writes_it(tmp_path, monkeypatch):

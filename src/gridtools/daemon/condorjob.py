@@ -232,22 +232,39 @@ def left_slot(job, number):
         job.changed()
 
 
+#: a task's bookkeeping key: the slot of a run whose execute event waits for its input files
+EXECUTE_DUE = "execute_due"
+
+
 def started(state, job, number, now, slot=None):
+    """Task ``number`` began a run: its execute event (001), or, for a job that copies its
+    input files in, the note that it is due once they are in (``EXECUTE_DUE``)."""
     task = job.tasks.get(number)
-    host = task.host if task is not None else ""
     slot = slot or (f"{task.queue}@{task.host}" if task is not None else "")
+    if task is not None and _moves_files(job, number):
+        task_info(job, number)[EXECUTE_DUE] = slot
+        job.changed()
+        state.copying_in[(job.id, number)] = job
+    else:
+        write_events(state, job, _execute_events(job, number, task, slot, now))
+    ad = proc_ad(job, number)
+    if ad.eval("JobNotification") == _NOTIFY_START:
+        state.log(f"I|mail to {_mail_to(job, ad)}: Condor Job {job.id}.{_proc(number)} started "
+                  "(not sent: noted here)")
+
+
+def _execute_events(job, number, task, slot, when):
+    """The events of a run that begins to execute: 001 naming its host and slot, after a
+    parallel universe job's 014 for each of its nodes."""
+    host = task.host if task is not None else ""
     items = []
     from gridtools.formats.condor.jobattrs import PARALLEL
     if task is not None and job.spec.get("universe") == PARALLEL:
         from gridtools.daemon.parnodes import node_slots
         items = [(number, EventType.NODE_EXECUTE, {"Node": node, "ExecuteHost": f"<127.0.0.1:0?alias={where}>"},
-                  now, node) for node, (_queue, where) in enumerate(node_slots(task.granted))]
-    write_events(state, job, items + [(number, EventType.EXECUTE,
-                                       {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}, now)])
-    ad = proc_ad(job, number)
-    if ad.eval("JobNotification") == _NOTIFY_START:
-        state.log(f"I|mail to {_mail_to(job, ad)}: Condor Job {job.id}.{_proc(number)} started "
-                  "(not sent: noted here)")
+                  when, node) for node, (_queue, where) in enumerate(node_slots(task.granted))]
+    return items + [(number, EventType.EXECUTE, {"ExecuteHost": f"<127.0.0.1:0?alias={host}>",
+                                                 "SlotName": slot}, when)]
 
 
 def _usage_info(task, result):
@@ -402,7 +419,7 @@ def start_hold(job, task, result):
 def _slot_name(job, task):
     """The slot a task holds (node 0's, of a parallel universe job), as HTCondor's words
     name it (``slot1@host``); its queue instance when it holds none of its own."""
-    mine = ((job.condor or {}).get("tasks") or {}).get(str(task.number)) or {}
+    mine = info_of(job, task.number)
     return mine.get("slot") or f"{task.queue}@{task.host}"
 
 
@@ -834,6 +851,10 @@ def note_transfers(state, job, task, result):
     run's. The stages it reached are noted as the running task's are (``note_copying``)."""
     if task is None or not is_condor(job):
         return
+    mine = info_of(job, task.number)
+    if (result.get("start_failure") or {}).get("step") == "transfer_input" and EXECUTE_DUE in mine:
+        del mine[EXECUTE_DUE]           # its input files could not be copied in: it never executed
+        job.changed()
     stages = {}
     for key, kept in TRANSFERS.items():
         times = result.get(key)
@@ -843,6 +864,9 @@ def note_transfers(state, job, task, result):
             side = "in" if key == "transfer_input" else "out"
             stages[f"{side}_started"], stages[f"{side}_finished"] = int(times[0]), int(times[1])
     _note_stages(state, job, task, stages)
+    if mine.pop(EXECUTE_DUE, None) is not None:     # stopped before its input files were in
+        job.changed()
+    state.copying_in.pop((job.id, task.number), None)
 
 
 def note_copying(state, job, task):
@@ -857,7 +881,9 @@ def note_copying(state, job, task):
     ended; a record made is published (every user's ad shows it from then on)."""
     if task is None or not task.start_time or not is_condor(job) or not _moves_files(job, task.number):
         return
-    mine = (job.condor.get("tasks") or {}).get(str(task.number)) or {}
+    mine = info_of(job, task.number)
+    if EXECUTE_DUE in mine:
+        state.copying_in[(job.id, task.number)] = job      # (looked at every pass: see follow_copying_in)
     out = mine.get("transfer_out") or ()
     if mine.get("out_run") == task.start_time and len(out) == 2 and (out[1] or 0) >= out[0]:
         return                                  # (all of this run's are known)
@@ -865,6 +891,22 @@ def note_copying(state, job, task):
     stages = read_transfers(job.id, task.number)
     if stages and _note_stages(state, job, task, stages):
         state.touch(job)
+
+
+def follow_copying_in(state):
+    """Look at the copying of the running tasks whose execute event waits for their input
+    files (``state.copying_in``) at every pass, not only when running tasks are sampled:
+    their shepherds wake the daemon once the files are in, and the event follows at once."""
+    from gridtools.model.job import TaskState
+    for key, job in list(state.copying_in.items()):
+        task = job.tasks.get(key[1])
+        if task is None or task.state is not TaskState.RUNNING \
+                or EXECUTE_DUE not in task_info(job, key[1]):
+            del state.copying_in[key]
+            continue
+        note_copying(state, job, task)
+        if EXECUTE_DUE not in task_info(job, key[1]):
+            state.copying_in.pop(key, None)
 
 
 def _moves_files(job, number):
@@ -911,10 +953,22 @@ def _note_stages(state, job, task, stages):
         job.changed()
     if news:
         host = f"<127.0.0.1:0?alias={task.host}>"
-        write_events(state, job, [(task.number, EventType.FILE_TRANSFER, {"Type": TRANSFER_EVENTS[(side, which)]}
-                                   | ({"Host": host} if (side, which) == ("in", 0) else {}), when)
-                                  for side, which, when in news])
+        items = []
+        for side, which, when in news:
+            items.append((task.number, EventType.FILE_TRANSFER, {"Type": TRANSFER_EVENTS[(side, which)]}
+                          | ({"Host": host} if (side, which) == ("in", 0) else {}), when))
+            if (side, which) == ("in", 1) and EXECUTE_DUE in info_of(job, task.number):
+                # the input files are in: the run begins to execute, as HTCondor's shadow
+                # logs it then (after the events of their copying)
+                slot = task_info(job, task.number).pop(EXECUTE_DUE)
+                items += _execute_events(job, task.number, task, slot, when)
+        write_events(state, job, items)
     return changed
+
+
+def info_of(job, number):
+    """The bookkeeping of one task, {} when it has none (nothing is created)."""
+    return ((job.condor or {}).get("tasks") or {}).get(str(number)) or {}
 
 
 def _carry_out(state, dispatcher, job, number, decision, now):

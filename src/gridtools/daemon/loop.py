@@ -296,10 +296,12 @@ class Daemon:
         """Once every scheduling interval, what running tasks have used so far counts in
         their owners' usage (and so in the share tree's next pass), as Grid Engine counts
         the usage its execution daemons report."""
+        state = self.state
+        if state.copying_in:
+            condorjob.follow_copying_in(state)      # (their execute events, once their input is in)
         if now - self.usage_sampled < self._interval():
             return
         self.usage_sampled = now
-        state = self.state
         for job, task in state.running_tasks():
             condorjob.note_executing(state, job, task)  # (JobCurrentStartExecutingDate, once a run)
             condorjob.note_copying(state, job, task)    # (TransferInStarted ..., as they happen)

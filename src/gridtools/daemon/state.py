@@ -80,6 +80,7 @@ class State:
         self.start_retry_at = None    # when to try again starts that could not be prepared
         self.condor = None            # daemon.condor.Condor: slots, user priorities, negotiator
         self.starting = []            # (job, task number, time) started, their events unwritten
+        self.copying_in = {}          # (job id, task number) -> job: its execute event waits for its input
         self.journal = journal.Journal()   # bulk changes recorded in spool/journal (daemon.journal)
         self.purged = []              # ids of jobs purged whose folders are still to be removed
 

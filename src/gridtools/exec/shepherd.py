@@ -204,7 +204,8 @@ class Shepherd:
             self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
         began = self._note_transfer("in_started")
         done, why = transfer.stage_in(self.plan)
-        self.result["transfer_input"] = [began, self._note_transfer("in_finished")]
+        # (noted for the daemon only when the files are in: then the job executes)
+        self.result["transfer_input"] = [began, self._note_transfer("in_finished") if done else int(time.time())]
         if not done:
             self.result.update(failed=FAILED_STAGE_IN, failed_reason=why, exit_status=1,
                                error_state=True, error_reason=why,
@@ -236,6 +237,8 @@ class Shepherd:
         self.transfers[stage] = now
         if not self.taken:
             jobstore.write_transfers(self.dir, self.transfers)
+            if stage == "in_finished":
+                wake.poke()             # (the job's execute event waits for its input files)
         return now
 
     def _remove_tmpdir(self, path):
