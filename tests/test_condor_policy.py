@@ -220,7 +220,7 @@ def test_job_ads_show_the_stages_of_the_file_copying_as_they_happen(cell, workdi
     assert status == "2" and queued == "undefined"
     assert int(started) <= int(began) <= int(ended)
     assert out == ["undefined"] * 3 + ["1", "undefined"]        # the output files not yet
-    assert shown(user=users[0]) == first
+    wait_for(lambda: shown(user=users[0]) == first)      # (as soon as the status is published)
     log = os.path.join(workdir, "t.log")
     wait_events(log, jid, [0, 40, 40, 1, 40, 40, 4, 40, 40, 1, 40, 40, 5], timeout=40)
     wait_for(lambda: f"{jid} " in history(cell), timeout=30)
