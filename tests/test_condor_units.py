@@ -940,12 +940,9 @@ def test_private_facts_files_are_written_when_they_change(tmp_path, monkeypatch)
         assert os.listdir(folder) == ["4400"]
 
 
-def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
-    """TransferInStarted ... TransferOutFinished as HTCondor's shadow sets them: each
-    stage when the run reaches it, an earlier run's staying until a later run's replaces
-    it; NumInputTransferStarts and NumOutputTransferStarts count the runs that began.
-    Each stage newly seen is a file transfer event (040) in the job's user log, dated
-    when it happened (the input's naming the host)."""
+def _copying_job(tmp_path):
+    """(job, its running task 1, a daemon state to note it in) of an HTCondor job 7 that
+    copies its input file in, writing its user log in ``tmp_path``."""
     from gridtools.model.job import Job, TaskState
     (tmp_path / "a").write_text("a\n")
     text = "executable = run.sh\nshould_transfer_files = YES\ntransfer_input_files = a\nlog = job.log\nqueue\n"
@@ -958,7 +955,18 @@ def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
     class State:
         log = print
         copying_in = {}
-    state = State()
+    return job, task, State()
+
+
+def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
+    """TransferInStarted ... TransferOutFinished as HTCondor's shadow sets them: each
+    stage when the run reaches it, an earlier run's staying until a later run's replaces
+    it; NumInputTransferStarts and NumOutputTransferStarts count the runs that began.
+    Each stage newly seen is a file transfer event (040) in the job's user log, dated
+    when it happened (the input's naming the host)."""
+    from gridtools.model.job import Job
+    job, task, state = _copying_job(tmp_path)
+    spec = job.spec
 
     def events():
         from gridtools.formats.condor.userlog import parse_events
@@ -1013,18 +1021,8 @@ def test_a_job_that_copies_its_input_executes_once_the_files_are_in(tmp_path):
     executes when it starts."""
     from gridtools.formats.condor.userlog import parse_events
     from gridtools.model.job import Job, TaskState
-    (tmp_path / "a").write_text("a\n")
-    text = "executable = run.sh\nshould_transfer_files = YES\ntransfer_input_files = a\nlog = job.log\nqueue\n"
-    spec = condor_spec.cluster_spec(cluster_ads(text, tmp_path), dict(WHO, id=7, uid=os.getuid(), gid=os.getgid()))
-    spec["id"] = 7
-    job = Job(spec)
-    task = job.task(1)
-    task.state, task.start_time, task.host = TaskState.RUNNING, 1700000100.5, "node1"
-
-    class State:
-        log = print
-        copying_in = {}
-    state = State()
+    job, task, state = _copying_job(tmp_path)
+    spec = job.spec
 
     def events():
         path = tmp_path / "job.log"
