@@ -10,8 +10,10 @@ the job owner when the shepherd runs as root), the PE stop procedure and the
 epilog; enforces wall-clock and CPU limits (soft: SIGUSR1 or SIGXCPU, hard:
 SIGKILL) and memory limits (setrlimit); records usage (wall clock, CPU,
 maximum virtual memory), reporting what the job has used so far in the
-task's ``usage`` file as it runs; and finally writes ``result.yaml`` and
-wakes the daemon. A shepherd whose task was taken away meanwhile (ended
+task's ``usage`` file as it runs (and, for an HTCondor job that moves its
+files, when their copying reached each stage in its ``transfers`` file,
+waking the daemon once the input files are in); and finally writes
+``result.yaml`` and wakes the daemon. A shepherd whose task was taken away meanwhile (ended
 by the daemon without it, or started again elsewhere: ``_still_mine``)
 ends its job when it notices and writes nothing more into the task's
 folder. A dispatcher crash does not touch it.
