@@ -955,6 +955,10 @@ def _copying_job(tmp_path):
     class State:
         log = print
         copying_in = {}
+
+        @staticmethod
+        def touch(job):
+            job.changed()
     return job, task, State()
 
 

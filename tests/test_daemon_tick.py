@@ -461,3 +461,41 @@ def test_a_new_jobs_private_facts_are_published_before_the_status_that_shows_it(
     daemon.tick()
     shown = [rows for rows in seen if rows]
     assert shown and all(len(rows) == 1 and rows[0].endswith(" sleep 42") for rows in shown)
+
+
+def test_the_execute_event_of_a_job_that_copies_its_input_waits_for_the_files_also_over_a_restart(
+        ticking, tmp_path):
+    """A job that copies its input files in has no execute event (001) until its shepherd
+    noted them in: then the next pass writes it after their 040 events, without waiting
+    for the sampling of running jobs, also in a daemon started again meanwhile."""
+    import time
+    from gridtools.daemon.loop import Daemon
+    from gridtools.formats.condor.userlog import parse_events
+    from gridtools.spool import jobs as jobstore
+    cell, daemon, fake = ticking
+    (tmp_path / "a").write_text("a\n")
+    (tmp_path / "job.sub").write_text("executable = /bin/true\nshould_transfer_files = YES\n"
+                                      "transfer_input_files = a\nlog = job.log\nqueue\n")
+    proc = cell.run("condor_submit", "-terse", "job.sub", cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    jid = int(proc.stdout.split(".")[0])
+
+    def events():
+        return [int(e.type) for e in parse_events((tmp_path / "job.log").read_text())]
+    daemon.tick()
+    assert fake.running() == [(jid, 1)] and events() == [0]
+    daemon.tick()
+    assert events() == [0]                              # (nothing copied yet)
+    daemon.close()
+    daemon.close = lambda: None                         # (closed: the fixture need not)
+    again = Daemon(execution=fake)
+    again.open()
+    try:
+        again.tick()                                    # (it samples the running jobs once)
+        assert events() == [0]
+        now = int(time.time())
+        jobstore.write_transfers(jobstore.task_dir(jid, 1), {"in_started": now, "in_finished": now})
+        again.tick()
+        assert events() == [0, 40, 40, 1]
+    finally:
+        again.close()

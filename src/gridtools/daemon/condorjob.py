@@ -243,7 +243,7 @@ def started(state, job, number, now, slot=None):
     slot = slot or (f"{task.queue}@{task.host}" if task is not None else "")
     if task is not None and _moves_files(job, number):
         task_info(job, number)[EXECUTE_DUE] = slot
-        job.changed()
+        state.touch(job)                # (written with the pass: a daemon started again knows it)
         state.copying_in[(job.id, number)] = job
     else:
         write_events(state, job, _execute_events(job, number, task, slot, now))
@@ -900,12 +900,11 @@ def follow_copying_in(state):
     from gridtools.model.job import TaskState
     for key, job in list(state.copying_in.items()):
         task = job.tasks.get(key[1])
-        if task is None or task.state is not TaskState.RUNNING \
-                or EXECUTE_DUE not in task_info(job, key[1]):
+        if task is None or task.state is not TaskState.RUNNING or EXECUTE_DUE not in info_of(job, key[1]):
             del state.copying_in[key]
             continue
         note_copying(state, job, task)
-        if EXECUTE_DUE not in task_info(job, key[1]):
+        if EXECUTE_DUE not in info_of(job, key[1]):
             state.copying_in.pop(key, None)
 
 
