@@ -139,7 +139,10 @@ def test_long_form_of_groups_carries_their_quotas(workdir):
                 attrs = dict(line.split(" = ", 1) for line in block.splitlines())
                 found[attrs["Name"].strip('"')] = attrs
             groups = [found.get(g, {}) for g in ("physics", "chemistry", "<none>")]
-            return found if all(a.get("EffectiveQuota", "0.0") != "0.0" for a in groups) else None
+            # (the ads of a cycle that began once the three jobs were in: Requested is what
+            # was asked as the last cycle began, ResourcesUsed what is held now)
+            return found if all(a.get("EffectiveQuota", "0.0") != "0.0" and a.get("Requested") == "1.0"
+                                for a in groups) else None
         found = wait_for(ads, timeout=30)
         physics, chemistry = found["physics"], found["chemistry"]
         # 6 slots: physics has its static 4, chemistry half of the 2 left, <none> the rest
