@@ -295,7 +295,8 @@ class Daemon:
     def _sample_running(self, now):
         """Once every scheduling interval, what running tasks have used so far counts in
         their owners' usage (and so in the share tree's next pass), as Grid Engine counts
-        the usage its execution daemons report."""
+        the usage its execution daemons report. At every pass, the runs whose execute
+        event waits for their input files are looked at (``condorjob.follow_copying_in``)."""
         state = self.state
         if state.copying_in:
             condorjob.follow_copying_in(state)      # (their execute events, once their input is in)
