@@ -951,16 +951,14 @@ def _note_stages(state, job, task, stages):
     if changed:
         job.changed()
     if news:
-        host = f"<127.0.0.1:0?alias={task.host}>"
-        items = []
+        host, mine, items = f"<127.0.0.1:0?alias={task.host}>", info_of(job, task.number), []
         for side, which, when in news:
             items.append((task.number, EventType.FILE_TRANSFER, {"Type": TRANSFER_EVENTS[(side, which)]}
                           | ({"Host": host} if (side, which) == ("in", 0) else {}), when))
-            if (side, which) == ("in", 1) and EXECUTE_DUE in info_of(job, task.number):
+            if (side, which) == ("in", 1) and EXECUTE_DUE in mine:
                 # the input files are in: the run begins to execute, as HTCondor's shadow
                 # logs it then (after the events of their copying)
-                slot = task_info(job, task.number).pop(EXECUTE_DUE)
-                items += _execute_events(job, task.number, task, slot, when)
+                items += _execute_events(job, task.number, task, mine.pop(EXECUTE_DUE), when)
         write_events(state, job, items)
     return changed
 
