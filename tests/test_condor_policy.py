@@ -265,9 +265,10 @@ def test_a_job_that_copies_its_input_executes_as_soon_as_the_files_are_in(cell, 
     assert cell.run("condor_rm", jid).returncode == 0
 
 
-def test_a_job_whose_input_files_cannot_be_copied_in_never_executes(cell, workdir):
+def test_a_job_whose_input_files_cannot_be_copied_in_never_executes(cell, workdir, users):
     """It is held (TransferInputError, 13) after the events of its copying, with no
-    execute event between: it never began to execute."""
+    execute event between: it never began to execute, and NumJobStarts does not count
+    the run NumShadowStarts counts."""
     cluster = submit(cell, "executable = /bin/true\nshould_transfer_files = YES\n"
                            "transfer_input_files = missing.txt\nlog = t.log\nqueue\n", cwd=workdir)
     jid = f"{cluster}.0"
@@ -275,6 +276,10 @@ def test_a_job_whose_input_files_cannot_be_copied_in_never_executes(cell, workdi
     wait_events(log, jid, [0, 40, 40, 12])
     assert cell.run("condor_q", jid, "-af", "HoldReasonCode").stdout == "13\n"
     assert events(log)[jid] == [0, 40, 40, 12]
+    # its run began (a shadow's start, as HTCondor counts them) but its job never started
+    for user in (None, users[0]):           # (the owner, and another user once it is published)
+        wait_for(lambda: cell.run("condor_q", "-allusers", jid, "-af", "NumJobStarts", "NumShadowStarts",
+                                  "JobRunCount", user=user).stdout == "0 1 1\n", timeout=15)
 
 
 def _system_policy(cell, text):

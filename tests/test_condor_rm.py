@@ -240,6 +240,10 @@ def test_qedit_sets_attributes_and_the_scheduler_follows(cell, workdir):
     assert (denied.returncode, denied.stdout) == (1, "")
     assert denied.stderr == ('Update of immutable attribute "Owner" is not allowed.\n'
                              "Transaction failed.  No attributes were set.\n")
+    for name in ("NumJobStarts", "NumShadowStarts", "JobRunCount"):     # (the counts of its runs)
+        denied = cell.run("condor_qedit", str(cluster), name, "7")
+        assert (denied.returncode, denied.stderr.splitlines()[0]) == \
+            (1, f'Update of protected attribute "{name}" is not allowed.'), name
     syntax = cell.run("condor_qedit", str(cluster), "Colour", '"unclosed')
     assert syntax.returncode == 1 and "illegal value" in syntax.stderr
 

@@ -1062,6 +1062,71 @@ def test_a_job_that_copies_its_input_executes_once_the_files_are_in(tmp_path):
     assert events()[6:] == [(1, 1700000300, None, "slot1@node1")] and state.copying_in == {}
 
 
+def test_the_runs_of_a_job_count_those_begun_and_those_that_executed(tmp_path):
+    """NumShadowStarts and JobRunCount count a proc's runs begun, as HTCondor's schedd
+    counts its shadows; NumJobStarts only those whose job began to execute: a run that
+    copies its input files in executes once they are in, and one stopped before, or
+    whose files could not be copied in (its start failed), never did. Neither of the
+    first two is there before the first run; a scheduler universe job (no shadow) has
+    JobRunCount alone."""
+    from gridtools.model.job import Job, TaskState
+    job, task, state = _copying_job(tmp_path)
+    names = ("NumJobStarts", "NumShadowStarts", "JobRunCount")
+
+    def counts(which=job, number=1):
+        ad = condorjob.proc_ad(which, number)
+        return tuple(ad.eval(name) if name in ad else None for name in names)
+
+    def back_to_the_queue():
+        task.state, task.restarted = TaskState.PENDING, task.restarted + 1
+    waiting = job.task(1)
+    waiting.state, waiting.start_time = TaskState.PENDING, None
+    assert counts() == (0, None, None)
+    # the first run copies its files in, then its job executes
+    task.state, task.start_time = TaskState.RUNNING, 1700000100.0
+    condorjob.started(state, job, 1, task.start_time, "slot1@node1")
+    assert counts() == (0, 1, 1)
+    condorjob._note_stages(state, job, task, {"in_started": 1700000101, "in_finished": 1700000102})
+    assert counts() == (1, 1, 1)
+    condorjob.note_transfers(state, job, task, {"transfer_input": [1700000101, 1700000102]})
+    back_to_the_queue()
+    assert counts() == (1, 1, 1)
+    # the second is stopped while its files are copied in
+    task.state, task.start_time = TaskState.RUNNING, 1700000200.0
+    condorjob.started(state, job, 1, task.start_time, "slot1@node1")
+    condorjob.note_transfers(state, job, task, {})
+    back_to_the_queue()
+    assert counts() == (1, 2, 2)
+    # the third cannot copy them in: its start failed (the task waits in the error state)
+    task.state, task.start_time = TaskState.RUNNING, 1700000300.0
+    condorjob.started(state, job, 1, task.start_time, "slot1@node1")
+    condorjob.note_transfers(state, job, task, {"start_failure": {"step": "transfer_input"}})
+    task.state, task.start_time = TaskState.ERROR, 0.0
+    condorjob.failed_to_start(state, job, 1, ["cannot copy", 13, 2], 1700000301)
+    assert counts() == (1, 3, 3)
+    task.state = TaskState.PENDING                      # (its error cleared)
+    assert counts() == (1, 3, 3)
+    # the fourth executes and ends with its job's exit
+    task.state, task.start_time = TaskState.RUNNING, 1700000400.0
+    condorjob.started(state, job, 1, task.start_time, "slot1@node1")
+    assert counts() == (1, 4, 4)
+    condorjob._note_stages(state, job, task, {"in_started": 1700000401, "in_finished": 1700000402})
+    assert counts() == (2, 4, 4)
+    task.state, task.exit_status, task.end_time = TaskState.FINISHED, 0, 1700000410.0
+    condorjob.note_transfers(state, job, task, {})
+    assert counts() == (2, 4, 4)
+    # a job that copies nothing executes as each run begins; a scheduler universe job has no shadow
+    for universe, expected in (("vanilla", (1, 1, 1)), ("scheduler", (1, None, 1))):
+        spec = condor_spec.cluster_spec(cluster_ads(f"universe = {universe}\nexecutable = /bin/true\nqueue\n",
+                                                    tmp_path), dict(WHO, id=8, uid=os.getuid(), gid=os.getgid()))
+        spec["id"] = 8
+        other = Job(spec)
+        run = other.task(1)
+        run.state, run.start_time, run.host = TaskState.RUNNING, 1700000300.0, "node1"
+        condorjob.started(state, other, 1, run.start_time, "slot1@node1")
+        assert counts(other) == expected, universe
+
+
 def test_a_transfers_file_reads_only_as_its_shepherd_writes_it(tmp_path, monkeypatch):
     """The daemon reads a running task's ``transfers`` file: what its shepherd wrote
     reads back; anything else (an unknown stage, a digit that is not ASCII) reads as

@@ -64,7 +64,8 @@ STATE_ATTRS = ("JobStartDate", "JobCurrentStartDate", "LastMatchTime", "NumJobSt
                "JobCurrentStartExecutingDate", "JobCurrentStartTransferInputDate",
                "JobCurrentFinishTransferInputDate", "JobCurrentStartTransferOutputDate",
                "JobCurrentFinishTransferOutputDate", "TransferInStarted", "TransferInFinished",
-               "TransferOutStarted", "TransferOutFinished", "NumInputTransferStarts", "NumOutputTransferStarts")
+               "TransferOutStarted", "TransferOutFinished", "NumInputTransferStarts", "NumOutputTransferStarts",
+               "NumShadowStarts", "JobRunCount")
 #: Grid Engine memory requests that become RequestMemory, in order of preference
 MEMORY_REQUESTS = ("h_vmem", "s_vmem", "mem_free", "virtual_free", "h_data", "s_data")
 #: Grid Engine requests that name the execution host
@@ -118,6 +119,7 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
         _overlay_condor(ad, condor, number)
         mine = (condor.get("tasks") or _NO_RUNS).get(str(number)) or _NO_RUNS
     _run_times(ad, task, mine)
+    _run_counts(ad, task, mine)
     if mine.get("slot") and task is not None and task.state.value == "running":
         ad["RemoteHost"] = mine["slot"]         # the slot it holds (condor_status's name)
         if mine.get("slots"):                   # a parallel universe job: every node's slot
@@ -129,6 +131,39 @@ def job_ads(job, numbers=None):
     """The ads of a ``model.job.Job``'s tasks (all of them, or ``numbers``)."""
     numbers = job.numbers() if numbers is None else numbers
     return [job_ad(job.spec, job.tasks.get(n), n, job.hold, job.deleted, job.condor) for n in numbers]
+
+
+#: the universe whose jobs run without a shadow (formats.condor.jobattrs.SCHEDULER)
+SCHEDULER_UNIVERSE = 7
+#: a task's bookkeeping keys (``daemon.condorjob``): its runs whose start failed, those
+#: that ended before their job began to execute, and the slot of a run whose job waits
+#: for its input files to execute
+FAILED_STARTS, NEVER_EXECUTED, EXECUTE_DUE = "failed_starts", "never_executed", "execute_due"
+
+
+def _run_counts(ad, task, mine):
+    """The counts of a task's runs, once it has begun one: NumShadowStarts and
+    JobRunCount count them all, as HTCondor's schedd counts the shadows it starts (a
+    scheduler universe job has none: its JobRunCount alone counts them); NumJobStarts
+    those whose job began to execute: not one whose start failed, nor one that copies
+    its input files in and ended before they were in (or is copying them still)."""
+    if task is None:
+        return
+    # restarted counts the runs that went back to the queue; a waiting task is not in one,
+    # nor a finished one that was removed while waiting (no exit status: its runs, if
+    # any, went back to the queue before), nor one whose start failed (no start time)
+    state = task.state.value
+    begun = task.restarted + int(bool(task.start_time) and (
+        state == "running" or (state == "finished" and task.exit_status is not None)))
+    failed = int(mine.get(FAILED_STARTS) or 0)
+    if not task.start_time and not begun + failed:
+        return
+    if begun + failed:
+        ad["JobRunCount"] = begun + failed
+        if ad.eval("JobUniverse") != SCHEDULER_UNIVERSE:
+            ad["NumShadowStarts"] = begun + failed
+    unexecuted = int(mine.get(NEVER_EXECUTED) or 0) + int(EXECUTE_DUE in mine and state == "running")
+    ad["NumJobStarts"] = max(0, begun - unexecuted)
 
 
 def _base_ad(spec, number):
@@ -326,12 +361,6 @@ def _started(ad, task):
     ad["JobCurrentStartDate"] = int(task.start_time)
     if ad.eval("JobUniverse") not in SLOTLESS_UNIVERSES:     # (those run without a match)
         ad["LastMatchTime"] = int(task.start_time)
-    # restarted counts the runs that went back to the queue; a waiting task is not in one,
-    # nor a finished one that was removed while waiting (no exit status: its runs, if
-    # any, went back to the queue before)
-    state = task.state.value
-    ad["NumJobStarts"] = task.restarted + int(state == "running" or
-                                              (state == "finished" and task.exit_status is not None))
     if task.state.value == "running" and task.granted:
         queue, host = task.granted[0][0], task.granted[0][1]
         ad["RemoteHost"] = f"{queue}@{host}"

@@ -232,8 +232,10 @@ def left_slot(job, number):
         job.changed()
 
 
-#: a task's bookkeeping key: the slot of a run whose execute event waits for its input files
-EXECUTE_DUE = "execute_due"
+#: a task's bookkeeping keys: the slot of a run whose execute event waits for its input
+#: files; how many runs ended before theirs, and how many failed to start (their job
+#: never executed: see ``jobads._run_counts``)
+EXECUTE_DUE, NEVER_EXECUTED, FAILED_STARTS = jobads.EXECUTE_DUE, jobads.NEVER_EXECUTED, jobads.FAILED_STARTS
 
 
 def started(state, job, number, now, slot=None):
@@ -441,7 +443,9 @@ def output_hold(job, task, result):
 def failed_to_start(state, job, number, hold, now):
     """A task whose start failed waits in the error state: its hold (``start_hold``) is
     kept for condor_q, for a job of either dialect, and event 012 tells its log."""
-    task_info(job, number)["hold"] = list(hold[:3]) + [int(now)]
+    mine = task_info(job, number)
+    mine["hold"] = list(hold[:3]) + [int(now)]
+    mine[FAILED_STARTS] = int(mine.get(FAILED_STARTS) or 0) + 1     # (a run begun: see jobads._run_counts)
     job.changed()
     held_events(state, job, [number], now)
 
@@ -853,7 +857,7 @@ def note_transfers(state, job, task, result):
         return
     mine = info_of(job, task.number)
     if (result.get("start_failure") or {}).get("step") == "transfer_input" and EXECUTE_DUE in mine:
-        del mine[EXECUTE_DUE]           # its input files could not be copied in: it never executed
+        del mine[EXECUTE_DUE]           # its input files could not be copied in: its start failed
         job.changed()
     stages = {}
     for key, kept in TRANSFERS.items():
@@ -864,9 +868,19 @@ def note_transfers(state, job, task, result):
             side = "in" if key == "transfer_input" else "out"
             stages[f"{side}_started"], stages[f"{side}_finished"] = int(times[0]), int(times[1])
     _note_stages(state, job, task, stages)
-    if mine.pop(EXECUTE_DUE, None) is not None:     # stopped before its input files were in
-        job.changed()
+    if EXECUTE_DUE in mine:                     # stopped before its input files were in
+        _never_executed(job, task.number)
     state.copying_in.pop((job.id, task.number), None)
+
+
+def _never_executed(job, number):
+    """The run of task ``number`` whose execute event waited for its input files was
+    stopped before they were in: its job never executed (no 001; NumJobStarts leaves it
+    out)."""
+    mine = task_info(job, number)
+    del mine[EXECUTE_DUE]
+    mine[NEVER_EXECUTED] = int(mine.get(NEVER_EXECUTED) or 0) + 1
+    job.changed()
 
 
 def note_copying(state, job, task):

@@ -20,6 +20,7 @@ from gridtools.spool import rows
 IMMUTABLE = frozenset(a.lower() for a in ("Owner", "ClusterId", "ProcId", "MyType", "TargetType", "User",
                                          "QDate", "GlobalJobId"))
 PROTECTED = frozenset(a.lower() for a in ("JobStatus", "EnteredCurrentStatus", "NumJobStarts",
+                                         "NumShadowStarts", "JobRunCount",
                                          "NumJobCompletions", "JobStartDate", "CompletionDate",
                                          "HoldReason", "HoldReasonCode", "HoldReasonSubCode"))
 

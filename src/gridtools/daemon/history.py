@@ -41,7 +41,7 @@ whatever ended it: an exit, an eviction, a hold, a removal, a failure to start)
 also leaves an ad in the job epoch history (``spool/epoch_history``, HTCondor's
 JOB_EPOCH_HISTORY, which it writes by default), which ``condor_history -epochs``
 reads: the job's ad as the run saw it (JobStatus, RemoteHost, JobCurrentStartDate,
-NumJobStarts of that run), its RunInstanceID (0 for the first run), its exit
+NumShadowStarts of that run), its RunInstanceID (0 for the first run), its exit
 (ExitCode, or ExitBySignal and ExitSignal) when the job exited, the usage and
 RemoteWallClockTime of the runs up to its end, EpochAdType "EPOCH" and
 EpochWriteDate, followed by HTCondor's epoch banner::
@@ -298,7 +298,7 @@ def run_ended(state, job, task, result, now):
             ad["ExitSignal"] = signal
         else:
             ad["ExitCode"] = status
-    starts = ad.eval("NumJobStarts")
+    starts = ad.eval("JobRunCount")         # (the runs begun: NumShadowStarts but in the scheduler universe)
     ad["RunInstanceID"] = max(0, starts - 1) if type(starts) is int else int(task.restarted)
     ad["EpochAdType"] = "EPOCH"
     ad["EpochWriteDate"] = int(now)

@@ -403,7 +403,7 @@ _PUBLIC_BOOK = frozenset(("hold", "removed", "gone", "wall", "slot", "slots", "l
                           "suspensions", "suspension_time", "suspended_at", "slot_time", "holds",
                           "holds_by", "vacated", "vacates", "vacates_by", "executing",
                           "input_copied", "output_copied", "transfer_in", "transfer_out", "in_starts",
-                          "out_starts"))
+                          "out_starts", "failed_starts", "never_executed", "execute_due"))
 
 
 def _public_run(task, kept):

@@ -423,7 +423,7 @@ def _public_task(proc, mine):
     """A task record holding what the status publishes of another user's proc (its
     row, and ``run`` of its public bookkeeping ``mine``: ``spool.rows.condor_info``), from
     which its ad gets the run counters, hosts and times its owner's gets; None for a
-    proc that has not run."""
+    proc that has not begun a run."""
     from gridtools.model.job import Task, TaskState
     run = mine.get("run") or _NO_FACTS
     restarted = int(run.get("restarted") or 0)
@@ -436,7 +436,7 @@ def _public_task(proc, mine):
                     start_time=float(run.get("start") or 0.0), end_time=float(run.get("end") or 0.0),
                     slots=int(run.get("slots") or 1), restarted=restarted)
     return Task(proc.number, restarted=restarted, start_time=float(run.get("start") or 0.0)) \
-        if restarted else None
+        if restarted or mine.get("failed_starts") else None
 
 
 def public_ad(snap, proc):
