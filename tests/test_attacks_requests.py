@@ -170,6 +170,29 @@ def test_the_daemon_sets_the_submission_time_whatever_the_request_says(cell, wor
     assert qdate and before - 1 <= int(qdate[0]) <= time.time() + 1
 
 
+def test_a_job_is_dated_when_its_request_was_queued_which_its_writer_cannot_move_back(cell, workdir, users):
+    """The submission time is when the request was queued by the kernel's clock (the last
+    change of its file), not when a stopped daemon got to it, nor a time its writer
+    chose: setting the file's times back (utime) dates the job when that was done."""
+    from attack_tools import continue_process, stop_process
+    bob = users[1]
+    pid = daemon_pid(cell)
+    stop_process(pid)
+    try:
+        jid, name, _ = forge_submit(cell, bob, {"submit_time": 1, "user_hold": True})
+        path = os.path.join(requests_dir(cell), name)
+        user_py(cell, bob, f"import os; os.utime({path!r}, (1, 1))", check=True)
+        queued = os.lstat(path).st_ctime
+        wait_for(lambda: time.time() >= queued + 1.5)       # (the daemon takes it in seconds later)
+    finally:
+        continue_process(pid)
+    wait_taken(cell, name)
+    spec = open(os.path.join(_jobs_dir(cell), str(jid), "job.yaml")).read()
+    assert float(re.search(r"^submit_time: ([0-9.e+]+)$", spec, re.M).group(1)) == queued
+    qdate = cell.run("condor_q", str(jid), "-af", "QDate", check=True).stdout.split()
+    assert qdate == [str(int(queued))]
+
+
 def test_leaving_a_group_takes_it_from_the_next_submission(cell, workdir, users):
     """A job runs with the group its submitter chose only while the submitter belongs to
     it: membership is read again (after intake.ACCOUNT_KEPT seconds), not remembered."""

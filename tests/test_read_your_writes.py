@@ -2,6 +2,7 @@
 what qdel, qhold and qrls print is what the daemon did, already visible when they return."""
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -121,6 +122,9 @@ def test_a_job_the_daemon_has_not_taken_in_yet_shows_as_it_will_be(cell, workdir
         wide = int(cell.qsub("-terse", "-h", "-N", "wide", "-l", "h_vmem=1G", "-v", "A=1", "-cwd",
                              "-b", "y", "echo", "a", "b", cwd=workdir, check=True).stdout)
         before = cell.run("qstat", "-j", str(wide), check=True).stdout
+        submitted = re.search(r"^submission_time: +(.*)$", before, re.M).group(1)
+        # the daemon takes it in a later second than the one its submission time names
+        wait_for(lambda: time.asctime() != submitted)
     finally:
         os.kill(pid, signal.SIGCONT)
     assert "job_args:                   a,b\n" in before and "uid:                        " in before

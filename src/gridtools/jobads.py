@@ -337,7 +337,7 @@ def _glob_regex(pattern):
 def _overlay_state(ad, spec, task, job_hold, deleted):
     status = job_status(task, job_hold, deleted)
     qdate = int(spec.get("submit_time") or 0)
-    ad["QDate"] = qdate                 # the daemon's intake time, whatever the submitted ad said
+    ad["QDate"] = qdate                 # when its request was queued (daemon.intake), whatever the submitted ad said
     ad["JobStatus"] = int(status)
     running = task is not None and task.state.value == "running"
     # a parallel universe job runs on as many hosts as it has nodes (one per granted slot)

@@ -311,7 +311,9 @@ def submit(state, dispatcher, req, now):
             ids.release("job", claimed)
         return refuse(state, req, problem)
     _identity(spec, req.uid)
-    spec["submit_time"] = now       # the daemon's clock, never the client's: it orders the queue
+    # the kernel's clock, never the client's: it orders the queue (when the request was queued,
+    # so that a stopped or busy daemon neither reorders nor redates the jobs it takes in late)
+    spec["submit_time"] = spool_requests.queued_at(req, now)
     spec["uid_domain"] = uid_domain(state)
     spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],

@@ -146,9 +146,9 @@ def _reply_box(name, kind):
 class Request:
     """One queued request as the daemon sees it."""
 
-    __slots__ = ("name", "kind", "uid", "body", "path", "problem", "script")
+    __slots__ = ("name", "kind", "uid", "body", "path", "problem", "script", "queued")
 
-    def __init__(self, name, kind, uid, body, path, problem="", script=None):
+    def __init__(self, name, kind, uid, body, path, problem="", script=None, queued=0.0):
         self.name = name
         self.kind = kind
         self.uid = uid
@@ -156,6 +156,7 @@ class Request:
         self.path = path
         self.problem = problem        # why the file could not be read ("" when it could)
         self.script = script          # the script carried in the request file (bytes), if any
+        self.queued = queued          # when it was queued (``queued_at``), 0.0 when not known
 
     def script_path(self):
         """The companion script's path: beside the request as its client wrote it (in
@@ -250,12 +251,19 @@ def take(name):
     one that cannot be taken) comes with kind ``invalid`` so the daemon can log and drop
     it."""
     try:
+        queued = posix.lstat(ospaths.join(_folder(), name)).st_ctime    # (before the move changes it)
+    except OSError:
+        queued = 0.0                    # (taken before: when it was taken)
+    try:
         if not claim(name):
             return None
     except OSError as exc:              # (a planted folder of another user's, a broken disk)
         path = ospaths.join(_folder(), name)
         return _unreadable(name, path, f"cannot be taken in ({exc.strerror})")
-    return read(_taken(), name)
+    req = read(_taken(), name)
+    if 0 < queued < req.queued:
+        req.queued = queued
+    return req
 
 
 def names():
@@ -289,7 +297,17 @@ def read(folder, name, uid=None):
         return Request(name, "invalid", st.st_uid, {}, path, "is not a request")
     kind = body.get("kind") if isinstance(body, dict) else None
     return Request(name, kind if isinstance(kind, str) else "invalid", st.st_uid, body, path,
-                   script=script)
+                   script=script, queued=st.st_ctime)
+
+
+def queued_at(req, now):
+    """When request ``req`` was queued, by the kernel's clock: the last change of its
+    file's inode (``st_ctime``), which the rename that queued it set, no later than
+    ``now``. Its client cannot move the time back (every change it makes to the file
+    moves it on), unlike a time it writes into the request, or the file's modification
+    time, which ``utime`` sets. (The daemon reads it before it moves the file into
+    ``taken/``, which changes it again: see ``take``.)"""
+    return min(now, req.queued) if req.queued > 0 else now
 
 
 def _split_script(data):
@@ -441,7 +459,8 @@ def withdraw(name):
 def pending_submits():
     """Submit requests of the caller not answered yet (for queries: their jobs may not be
     in the status yet), queued or taken, each a plain file of the caller's with a job
-    description that passes ``jobcheck``. A request is looked for in ``taken/`` when the
+    description that passes ``jobcheck``, its submission time the one the daemon stamps
+    (``queued_at``). A request is looked for in ``taken/`` when the
     daemon took it since ``requests/`` was listed: it leaves ``taken/`` only once the
     status shows its job."""
     from gridtools.formats import jobcheck
@@ -460,6 +479,7 @@ def pending_submits():
                 req.body = dict(req.body, job=jobcheck.check(req.body.get("job")))
             except (jobcheck.Invalid, AttributeError):
                 continue
+            req.body["job"]["submit_time"] = queued_at(req, time.time())   # (as the daemon will stamp it)
             found.append(req)
     found.sort(key=lambda req: req.name)
     return found
