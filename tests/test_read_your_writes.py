@@ -106,6 +106,28 @@ def test_qhold_answer_comes_from_the_daemon_for_another_users_job(cell, workdir,
     assert "hqw" in cell.run("qstat", "-u", "*").stdout
 
 
+def test_a_job_taken_in_late_is_dated_when_it_was_submitted(cell, workdir):
+    """A daemon that takes a submission in seconds late dates it when it was submitted:
+    its QDate and its submit event (000) name that time, not the later one."""
+    from condortools import submit, wait_events
+    from gridtools.formats.condor.userlog import parse_events
+    pid = daemon_pid(cell)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        before = time.time()
+        cluster = submit(cell, "executable = /bin/true\nhold = true\nlog = late.log\nqueue\n", cwd=workdir)
+        after = time.time()
+        wait_for(lambda: time.time() >= after + 1.5)        # (the daemon takes it in seconds later)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    log = os.path.join(workdir, "late.log")
+    wait_events(log, f"{cluster}.0", [0])
+    qdate = int(cell.run("condor_q", str(cluster), "-af", "QDate", check=True).stdout)
+    assert int(before) <= qdate <= after
+    with open(log) as fh:
+        assert int(parse_events(fh.read())[0].timestamp) == qdate
+
+
 def test_a_job_the_daemon_has_not_taken_in_yet_shows_as_it_will_be(cell, workdir):
     """With the daemon stopped, a job just submitted on hold lists as held (hqw, hold
     letter u) and qalter -w v says it is held, as once the daemon has taken it in."""

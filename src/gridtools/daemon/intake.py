@@ -336,7 +336,7 @@ def submit(state, dispatcher, req, now):
         job.hold = "u"
     state.add(job)
     state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
-    condorjob.submitted(state, job, now)
+    condorjob.submitted(state, job, spec["submit_time"])      # (000 dated as its QDate)
     admitjob.accept(state, dispatcher, job, now)
 
 
