@@ -161,12 +161,23 @@ def test_task_ranges_a_job_does_not_have(shared, workdir):
 @pytest.mark.parametrize("command, line", [
     (["qstat", "-l", "h_rt=abc"], 'attribute "h_rt" is not a time value'),
     (["qstat", "-l", "nosuchres=1"], 'unknown resource "nosuchres"'),
-    (["qstat", "-F", "bogus"], 'unknown resource "bogus"'),
     (["qhost", "-l", "mem_total=lots"], 'attribute "mem_total" is not a memory value'),
-    (["qhost", "-F", "bogus"], 'unknown resource "bogus"'),
 ])
 def test_qstat_and_qhost_refuse_unknown_resources_and_bad_values(shared, command, line):
     refused(shared.run(*command), 1, line)
+
+
+def test_qstat_and_qhost_show_nothing_for_a_resource_name_no_complex_has(shared):
+    """As Grid Engine's: the names of -F only filter the values shown, and one that no
+    complex has is no error (-l refuses it: above)."""
+    for command in (["qstat", "-F", "bogus"], ["qhost", "-F", "bogus"]):
+        proc = shared.run(*command)
+        assert (proc.returncode, proc.stderr) == (0, ""), command
+        assert "bogus" not in proc.stdout and not any(
+            line.lstrip().startswith(("hl:", "hf:", "qf:", "gf:")) for line in proc.stdout.splitlines())
+    shown = shared.run("qhost", "-F", "bogus,num_proc").stdout.splitlines()
+    assert [line for line in shown if "num_proc" in line] == ["    Host Resource(s):      hl:num_proc=" +
+                                                               shown[-1].partition("=")[2]]
 
 
 def test_qstat_refuses_empty_lists_with_its_usage(shared):

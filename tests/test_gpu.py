@@ -49,8 +49,9 @@ def test_a_third_gpu_job_waits_and_qhost_shows_what_is_left(workdir):
         assert 'cannot run at host "testhost" because it offers only hc:gpu=0.000000' in why
         assert 'cannot run at host "node2" because it offers only hc:gpu=0.000000' in why
         shown = cell.run("qhost", "-F", "gpu").stdout.splitlines()
-        assert shown[3:] == ["node2                   " + shown[3][24:], "   hc:gpu=0.000000",
-                             "testhost                " + shown[5][24:], "   hc:gpu=0.000000"]
+        named = "    Host Resource(s):      hc:gpu=0.000000"      # (the first -F names under each host)
+        assert shown[3:] == ["node2                   " + shown[3][24:], named,
+                             "testhost                " + shown[5][24:], named]
         cell.run("qdel", str(big), check=True)
         wait_state(cell, third, "r")
     finally:
@@ -65,7 +66,7 @@ def test_a_cell_without_gpus_keeps_gpu_jobs_waiting_and_runs_pipeline_requests(c
                                if l.startswith("scheduling info")])
     assert 'cannot run at host "testhost" because it offers only hc:gpu=0.000000' in reason[0]
     assert state_of(cell, waiting) == "qw"
-    assert "   hc:gpu=0.000000" in cell.run("qhost", "-F", "gpu").stdout.splitlines()
+    assert "    Host Resource(s):      hc:gpu=0.000000" in cell.run("qhost", "-F", "gpu").stdout.splitlines()
     assert "complex_values        gpu=0" in cell.run("qconf", "-se", "testhost").stdout
     names = {line.split()[0] for line in cell.run("qconf", "-sc").stdout.splitlines() if line[:1] != "#"}
     assert {"gpu", "tmem", "tscratch"} <= names

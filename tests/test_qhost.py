@@ -41,8 +41,12 @@ def test_queue_and_job_xml():
 
 
 def test_selected_resources_and_shortcuts():
-    lines = render(["-F", "mem_total,p,nla"]).splitlines()
-    assert lines[4:] == ["   hl:num_proc=2.000000", "   hl:mem_total=23.541G", "   hl:np_load_avg=0.157959"]
+    # as Grid Engine's qhost writes them: the first named value a host shows follows
+    # "Host Resource(s):" on its line; a name no complex has shows nothing, and is no error
+    lines = render(["-F", "mem_total,p,nla,bogus"]).splitlines()
+    assert lines[4:] == ["    Host Resource(s):      hl:num_proc=2.000000", "   hl:mem_total=23.541G",
+                         "   hl:np_load_avg=0.157959"]
+    assert render(["-F", "bogus"]).splitlines()[4:] == []
 
 
 def test_host_selection_by_name_and_resources():
@@ -68,7 +72,7 @@ def test_list_arguments_are_several_words_each_split_at_commas():
     assert names(["-l", "arch=lx-amd64", "num_proc=3"]) == []
     assert names(["-l", "arch=lx-amd64 num_proc=2"]) == ["localhost", "other"]
     lines = render(["-F", "num_proc", "mem_total", "-h", "other"], snap).splitlines()
-    assert lines[4:] == ["   hl:num_proc=2.000000", "   hl:mem_total=23.541G"]
+    assert lines[4:] == ["    Host Resource(s):      hl:num_proc=2.000000", "   hl:mem_total=23.541G"]
 
 
 def test_a_blank_inside_a_host_list_word_is_part_of_one_name(capsys):
@@ -91,7 +95,7 @@ def test_resource_list_words_are_split_at_commas_only_and_gathered(capsys):
         return render(argv).splitlines()[4:]
     assert shown(["-F", "num_proc,mem_total"]) == shown(["-F", "num_proc", "mem_total"]) == \
         shown(["-F", "num_proc", "-F", "mem_total"]) == shown(["-F", "num_proc", "-F", "-F", "mem_total"]) == \
-        ["   hl:num_proc=2.000000", "   hl:mem_total=23.541G"]
+        ["    Host Resource(s):      hl:num_proc=2.000000", "   hl:mem_total=23.541G"]
     assert shown(["-F", "num_proc mem_total"]) == []
     assert len(shown(["-F", "-F"])) > 2                        # (no names: all of them)
 

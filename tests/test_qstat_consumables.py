@@ -30,7 +30,7 @@ def test_the_default_of_a_consumable_counts_for_jobs_that_did_not_ask(cell, work
     sleeper(cell, workdir, "-l", "memc=3G")
     sleeper(cell, workdir)                                   # holds the default 1G
     assert wait_for(lambda: "\thc:memc=4.000G" in qstat_F(cell, "memc")), qstat_F(cell, "memc")
-    assert "   hc:memc=4.000G" in cell.run("qhost", "-F", "memc").stdout.splitlines()
+    assert "    Host Resource(s):      hc:memc=4.000G" in cell.run("qhost", "-F", "memc").stdout.splitlines()
 
 
 def test_the_most_restrictive_layer_shows(cell, workdir):
@@ -65,7 +65,7 @@ def test_a_time_consumable_shows_as_grid_engine_prints_times(cell, workdir):
     sleeper(cell, workdir, "-l", "tlim=0:10:00")
     assert wait_for(lambda: "\thc:tlim=1:01:50:30" in qstat_F(cell, "tlim")), qstat_F(cell, "tlim")
     assert "\tqf:h_rt=01:30:00" in qstat_F(cell, "h_rt")
-    assert "   hc:tlim=1:01:50:30" in cell.run("qhost", "-F", "tlim").stdout.splitlines()
+    assert "    Host Resource(s):      hc:tlim=1:01:50:30" in cell.run("qhost", "-F", "tlim").stdout.splitlines()
     root = ET.fromstring(cell.run("qstat", "-F", "tlim", "-xml").stdout)
     assert [r.text for r in root.iter("resource") if r.get("name") == "tlim"] == ["1:01:50:30"]
     quota = cell.run("qquota").stdout.splitlines()

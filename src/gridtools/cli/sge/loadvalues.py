@@ -35,11 +35,12 @@ def ctype(name, complexes):
     return "DOUBLE"
 
 
-def check_requests(requests, shown, complexes):
-    """The -l ``requests`` of qstat or qhost with full names; refuses names (of -l, and
-    of -F in ``shown``) that are no complex attribute and -l values of the wrong type,
-    with Grid Engine's "unknown resource" and "is not a ... value". Nothing is checked
-    when the snapshot carries no complex table."""
+def check_requests(requests, complexes):
+    """The -l ``requests`` of qstat, qhost or qselect with full names; refuses names that
+    are no complex attribute and values of the wrong type, with Grid Engine's "unknown
+    resource" and "is not a ... value". (The names of -F are not checked: as Grid
+    Engine's, qstat and qhost show the values of those they know and skip the others.)
+    Nothing is checked when the snapshot carries no complex table."""
     if not complexes:
         return requests
     from gridtools.errors import GridError, InputError
@@ -54,9 +55,6 @@ def check_requests(requests, shown, complexes):
         except InputError:
             raise GridError(values.not_a_value(full, complexes[full][1])) from None
         checked[full] = wanted
-    for name in shown or ():
-        if name not in complexes and name not in short:
-            raise GridError(f'unknown resource "{name}"')
     return checked
 
 

@@ -254,6 +254,19 @@ def resources(host, snap, wanted):
 
 # ---------------------------------------------------------------- text
 
+#: what Grid Engine's qhost writes before the first value -F names show under a host (on
+#: the value's line)
+NAMED_RESOURCES = "    Host Resource(s):   "
+
+
+def resource_lines(host, snap, wanted):
+    """The -F lines of a host (or ``global``): ``   type:name=value``; when -F names
+    resources (``wanted``), the first shown begins with ``NAMED_RESOURCES``."""
+    lines = [f"   {d}:{n}={v}" for d, n, v in resources(host, snap, wanted)]
+    if wanted and lines:
+        lines[0] = NAMED_RESOURCES + lines[0]
+    return lines
+
 def host_line(name, cols, state=None):
     line = (f"{name[:23]:<23} {cols['arch_string'][:13]:<13}{cols['num_proc']:>4} {cols['m_socket']:>4} "
             f"{cols['m_core']:>4} {cols['m_thread']:>4} {cols['load_avg']:>5} {cols['mem_total']:>7} "
@@ -290,7 +303,7 @@ def host_block(host, snap, opts, header=None):
     state = host_state(host, snap) if opts.states else None
     lines = [host_line(host, host_columns(host, snap), state)]
     if opts.resources is not None:
-        lines += [f"   {d}:{n}={v}" for d, n, v in resources(host, snap, opts.resources)]
+        lines += resource_lines(host, snap, opts.resources)
     if not (opts.queues or opts.jobs):
         return lines
     queues = {q["name"]: q for q in host_queues(host, snap)}
@@ -314,7 +327,7 @@ def text(snap, opts):
         header, rule = header + "  STATE", rule + "-" * 10
     lines = [header, rule, host_line("global", GLOBAL_COLUMNS, "-" if opts.states else None)]
     if opts.resources is not None:
-        lines += [f"   {d}:{n}={v}" for d, n, v in resources("global", snap, opts.resources)]
+        lines += resource_lines("global", snap, opts.resources)
     header = [JOB_HEADER, JOB_RULE]
     for host in host_names(snap, opts):
         lines += host_block(host, snap, opts, header)
@@ -335,7 +348,7 @@ def main(argv, prog="qhost"):
         return code
     try:
         snap = qstatus.load()
-        opts.requests = loadvalues.check_requests(opts.requests, opts.resources, snap.get("complexes"))
+        opts.requests = loadvalues.check_requests(opts.requests, snap.get("complexes"))
         for line in qstatus.warnings(snap):
             sys.stderr.write(line + "\n")
         if opts.xml or opts.json:

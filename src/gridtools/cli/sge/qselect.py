@@ -79,7 +79,7 @@ def main(argv, prog="qselect"):
         snap = qstatus.load()
         from gridtools.cli.sge.loadvalues import check_requests
         from gridtools.cli.sge.qstat_select import selected_queues
-        opts.requests = check_requests(opts.requests, None, snap.get("complexes"))
+        opts.requests = check_requests(opts.requests, snap.get("complexes"))
         for line in qstatus.warnings(snap):
             sys.stderr.write(line + "\n")
         names = [row["name"] for row in selected_queues(snap, opts)]

@@ -374,7 +374,7 @@ def run(opts):
             return 0
     snap = qstatus.load()
     from gridtools.cli.sge.loadvalues import check_requests
-    opts.requests = check_requests(opts.requests, opts.full_resources, snap.get("complexes"))
+    opts.requests = check_requests(opts.requests, snap.get("complexes"))
     out = sys.stdout
     for line in qstatus.warnings(snap):
         sys.stderr.write(line + "\n")
