@@ -370,11 +370,11 @@ def _query_calls(complexes):
 
     def stat(words):
         opts = qstat.parse_args(list(words))
-        loadvalues.check_requests(opts.requests, opts.full_resources, complexes)
+        loadvalues.check_requests(opts.requests, complexes)
 
     def host(words):
         opts = qhost.parse_args(list(words))
-        loadvalues.check_requests(opts.requests, opts.resources, complexes)
+        loadvalues.check_requests(opts.requests, complexes)
 
     def acct(words):
         try:

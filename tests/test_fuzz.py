@@ -38,8 +38,8 @@ def test_every_parser_takes_mutated_input(monkeypatch):
         fed, findings = fuzzing.run_parallel(root, SEED, COUNT, workers=2)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    assert fed == COUNT * len(names)
     assert not findings, "\n\n".join(str(f) for f in findings[:10])
+    assert fed == COUNT * len(names)
 
 
 def _settle(c):
