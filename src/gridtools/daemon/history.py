@@ -41,7 +41,8 @@ whatever ended it: an exit, an eviction, a hold, a removal, a failure to start)
 also leaves an ad in the job epoch history (``spool/epoch_history``, HTCondor's
 JOB_EPOCH_HISTORY, which it writes by default), which ``condor_history -epochs``
 reads: the job's ad as the run saw it (JobStatus, RemoteHost, JobCurrentStartDate,
-NumShadowStarts of that run), its RunInstanceID (0 for the first run), its exit
+NumShadowStarts and NumJobStarts of that run), its RunInstanceID (0 for the first
+run: JobRunCount less one), its exit
 (ExitCode, or ExitBySignal and ExitSignal) when the job exited, the usage and
 RemoteWallClockTime of the runs up to its end, EpochAdType "EPOCH" and
 EpochWriteDate, followed by HTCondor's epoch banner::

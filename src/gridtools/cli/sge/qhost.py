@@ -267,6 +267,7 @@ def resource_lines(host, snap, wanted):
         lines[0] = NAMED_RESOURCES + lines[0]
     return lines
 
+
 def host_line(name, cols, state=None):
     line = (f"{name[:23]:<23} {cols['arch_string'][:13]:<13}{cols['num_proc']:>4} {cols['m_socket']:>4} "
             f"{cols['m_core']:>4} {cols['m_thread']:>4} {cols['load_avg']:>5} {cols['mem_total']:>7} "
