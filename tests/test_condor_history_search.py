@@ -277,6 +277,31 @@ def test_rotations_within_one_second_never_replace_each_other(tmp_path):
                                                                    "history.20261201T101011"]
 
 
+def test_an_empty_history_is_rotated_as_one_that_holds_ads(tmp_path):
+    """An existing history that is empty is rotated as HTCondor's schedd rotates one
+    (MaybeRotateHistory looks at its size and time, not whether it holds an ad): by an
+    ad that would take it past the size, and on a later day when rotated daily; a
+    missing one is only begun."""
+    from gridtools.daemon import history as daemon_history
+    from gridtools.spool import rotation
+    path = str(tmp_path / "history")
+    daemon_history._append(path, "ad one\n", (4, 2, False, False))     # none yet: begun
+    assert rotation.rotations(path) == [] and open(path).read() == "ad one\n"
+    open(path, "w").close()
+    daemon_history._append(path, "ad two\n", (4, 2, False, False))     # past 4 bytes
+    assert [open(p).read() for p in rotation.rotations(path)] == [""]
+    assert open(path).read() == "ad two\n"
+    daily = str(tmp_path / "daily")
+    open(daily, "w").close()
+    yesterday = time.time() - 86400
+    os.utime(daily, (yesterday, yesterday))
+    daemon_history._append(daily, "ad three\n", (1 << 20, 2, True, False))
+    assert [open(p).read() for p in rotation.rotations(daily)] == [""]
+    assert open(daily).read() == "ad three\n"
+    daemon_history._append(daily, "ad four\n", (1 << 20, 2, True, False))    # today: kept
+    assert len(rotation.rotations(daily)) == 1 and open(daily).read() == "ad three\nad four\n"
+
+
 def test_a_daemon_killed_once_a_job_left_the_queue_has_its_ad_in_the_history(cell, tmp_path):
     """The dispatcher appends the ads of the jobs that left the queue before it writes
     their states: killed right after the pass that wrote them, the next daemon finds

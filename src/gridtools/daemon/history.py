@@ -25,8 +25,8 @@ and holds what every user may see of a job: its private attributes
 ``Environment``, kept nowhere) are appended instead, with the job's
 ClusterId, ProcId and GlobalJobId, to ``history.private/<uid>``, readable by
 the job's owner only, which condor_history joins to the job's ad for its
-owner and root. When an append would take a file that holds something past
-condor_config's MAX_HISTORY_LOG bytes (20 MB by default) it is first rotated as
+owner and root. When an append would take the file past condor_config's
+MAX_HISTORY_LOG bytes (20 MB by default) it is first rotated as
 HTCondor's schedd rotates its history (``spool.rotation``): renamed to
 ``history.<time>`` (``history.20261201T101010``, local time) and a new one begun;
 the newest MAX_HISTORY_ROTATIONS rotated files are kept (2 by default, at least 1).
@@ -220,16 +220,16 @@ def _limits(config, log):
 
 def _append(target, text, limit, mode=0o644, owner=None):
     """Append ``text`` to the file ``target``, rotated first (as HTCondor's
-    MaybeRotateHistory does) when it holds something and the text would take it past
-    ``limit``'s size (``limits``), or it was last written on an earlier day (month)
-    when the limit rotates it daily (monthly), in local time."""
+    MaybeRotateHistory does) when it exists, even empty, and the text would take it
+    past ``limit``'s size (``limits``), or it was last written on an earlier day
+    (month) when the limit rotates it daily (monthly), in local time."""
     data = text.encode("utf-8", "backslashreplace")
     most, keep, daily, monthly = limit
     try:
         st = os.stat(target) if most is not None else None
     except FileNotFoundError:
         st = None
-    if st is not None and st.st_size:
+    if st is not None:
         due = st.st_size + len(data) > most
         if (daily or monthly) and not due:
             was, today = time.localtime(st.st_mtime), time.localtime()
