@@ -4,7 +4,10 @@ findHistoryFiles finds them), the cell's own rotation of its history, and -epoch
 
 import json
 import os
+import subprocess
 import time
+
+import pytest
 
 from condortools import history, submit, wait_status
 from conftest import wait_for
@@ -323,3 +326,41 @@ def test_a_daemon_killed_once_a_job_left_the_queue_has_its_ad_in_the_history(cel
     cell.start_daemon()
     wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "ClusterId").stdout == "")
     assert history(cell, "-af", "ClusterId", "Args").splitlines() == [f"{cluster} one"]
+
+
+@pytest.mark.parametrize("crash_at", ["journal:1", "answer:1"])
+def test_a_daemon_killed_during_a_bulk_removal_leaves_every_ad_in_the_history_once(cell, tmp_path, crash_at):
+    """qdel of 40 waiting Grid Engine jobs (one journal record) and a cluster of 600
+    procs: the first pass appends 500 ads, the rest are named in history.pending. A
+    daemon killed once the removal is in the journal (journal:1), or once the pass
+    answered it (answer:1), leaves the next daemon to write the ads still missing:
+    each of the 640 is in the history exactly once, and the pending list is gone."""
+    from faulttools import daemon_pid
+    jobs = []
+    for _ in range(40):
+        proc = cell.run("qsub", "-h", "-b", "y", "/bin/true", check=True)
+        jobs.append(int(proc.stdout.split()[2]))
+    cluster = submit(cell, "executable = /bin/true\nhold = true\nqueue 600\n", cwd=str(tmp_path))
+    wanted = {(jid, 0) for jid in jobs} | {(cluster, proc) for proc in range(600)}
+    listed = lambda: len(cell.run("condor_q", "-af", "ClusterId").stdout.split())     # noqa: E731
+    wait_for(lambda: listed() == 640)
+    cell.stop_daemon()
+    cell.run("gridtools", "daemon", "start", env={"GRIDTOOLS_CRASH_AT": crash_at}, check=True)
+    pid = daemon_pid(cell)
+    remover = subprocess.Popen(["qdel", "-u", "*"], env=cell.env, cwd=cell.root, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)      # (answered by the next daemon)
+
+    def gone():
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                return fh.read().split(")")[-1].split()[0] == "Z"
+        except FileNotFoundError:
+            return True
+    wait_for(gone, timeout=30)
+    cell.start_daemon()
+    assert remover.wait(timeout=60) == 0, remover.stderr.read()
+    pending = os.path.join(cell.root, "spool", "history.pending")
+    wait_for(lambda: listed() == 0 and not os.path.exists(pending), timeout=60)
+    found = [tuple(int(x) for x in line.split()) for line in history(cell, "-af", "ClusterId", "ProcId").splitlines()]
+    assert len(found) == 640 and set(found) == wanted
+

@@ -146,18 +146,17 @@ def delete_task(state, dispatcher, job, number, now, force):
         _changed(state, job)
 
 
-def delete_waiting(state, jobs, now, leave_history=True):
+def delete_waiting(state, jobs, now):
     """qdel of whole jobs that wait to run (no arrays, no HTCondor jobs): each ends
-    unstarted, as ``delete_task`` ends a waiting task, the whole set in one go. With
-    ``leave_history`` each leaves its final ad to the job history."""
+    unstarted, as ``delete_task`` ends a waiting task, the whole set in one go, and
+    leaves its final ad to the job history."""
     from gridtools.daemon import history
     for job in jobs:
         tr.delete_pending(job, 1, now)
         condorjob.task_info(job, 1)["removed"] = True
         state.touch(job)
         state.note_finished(job.id)
-        if leave_history:
-            history.record(state, job, 1)
+        history.record(state, job, 1)
     if jobs:
         state.need_schedule = True
 

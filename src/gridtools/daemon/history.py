@@ -15,7 +15,14 @@ and a daemon killed in between writes the ad again when it reaps the task
 again after its restart (twice in the history, never lost). At most SLICE of
 them are made in one pass: after a bulk removal the rest follow in the next
 passes (shown gone from the queue a moment before they are in the history),
-so that requests are not kept waiting behind thousands of ads.
+so that requests are not kept waiting behind thousands of ads. Those still to
+be made are named in ``spool/history.pending`` (a line ``<job id> <task>``
+each), written before the pass writes the jobs' states and removed once none
+is left; their jobs are not purged until their ads are written. A daemon
+started after a crash notes again the tasks the file names and those the
+journal's replay removed again (``daemon.journal``), leaving out the ones
+whose ads the history file holds already (by their banners): after a bulk
+removal a crash loses none of the ads and writes none twice.
 
 A task that ran names the slot its last run left (``LastRemoteHost``, as
 HTCondor's schedd sets it; a job that held no slot of its own: the queue
@@ -130,7 +137,8 @@ def record(state, job, number):
 
 def write(state, most=None):
     """Append the final ads of the tasks noted (the first ``most`` of them), in one write,
-    and the epoch ads of the runs that ended; True when there were any."""
+    and the epoch ads of the runs that ended; True when there were any. The tasks left
+    for later passes are written down (``history.pending``)."""
     wrote = bool(state.epochs or state.history)
     if state.epochs:
         noted, state.epochs = _take(state.epochs, most)
@@ -140,7 +148,82 @@ def write(state, most=None):
         append(state, [final_ad(job, number) for job, number in noted], [job.spec for job, _n in noted])
         for job, number in noted:
             _forget_slot(job, number)
+    if state.history or state.history_kept:
+        _keep_pending(state)
     return wrote
+
+
+def pending_path():
+    return cell.spool("history.pending")
+
+
+def _keep_pending(state):
+    """Name the tasks whose ads are still to be appended in ``history.pending`` (the
+    file goes once none is left)."""
+    try:
+        if state.history:
+            files.atomic_write(pending_path(), "".join(f"{job.id} {number}\n" for job, number in state.history),
+                               mode=0o600)
+            state.history_kept = True
+            return
+        os.unlink(pending_path())
+    except FileNotFoundError:
+        pass
+    except (OSError, SpoolError) as exc:
+        state.log(f"E|cannot write {pending_path()}: {exc}")
+        return
+    state.history_kept = False
+
+
+def pending_jobs(state):
+    """Ids of the jobs some of whose tasks' ads the pass about to end leaves to later
+    passes (past the SLICE it appends): not to be purged before they are appended."""
+    return {job.id for job, _number in state.history[SLICE:]}
+
+
+def recover(state):
+    """Daemon start, after the journal's replay: note again the tasks ``history.pending``
+    names whose jobs the spool holds, then leave out of every task noted (the replay's
+    too) those whose ads the history file holds already."""
+    try:
+        with open(pending_path(), "rb") as fh:
+            text = fh.read().decode("ascii", "replace")
+        state.history_kept = True
+    except FileNotFoundError:
+        text = ""
+    except OSError as exc:
+        state.log(f"E|cannot read {pending_path()}: {exc}")
+        text = ""
+    noted = {(job.id, number) for job, number in state.history}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) != 2 or not all(f.isdigit() for f in fields):
+            continue
+        key = (int(fields[0]), int(fields[1]))
+        job = state.jobs.get(key[0])
+        if job is not None and key not in noted:
+            state.history.append((job, key[1]))
+            noted.add(key)
+    if not state.history:
+        return
+    written = _written(path())
+    state.history = [(job, number) for job, number in state.history if (job.id, number - 1) not in written]
+    state.log(f"I|job history: {len(state.history)} ads still to write")
+
+
+def _written(target):
+    """(ClusterId, ProcId) of the ads the history file ``target`` holds, by their banners."""
+    found = set()
+    try:
+        with open(target, "rb") as fh:
+            for line in fh:
+                if line.startswith(b"*** ProcId = "):
+                    fields = line.split()
+                    if len(fields) > 6 and fields[3].isdigit() and fields[6].isdigit():
+                        found.add((int(fields[6]), int(fields[3])))
+    except OSError:
+        pass
+    return found
 
 
 def _take(pending, most):

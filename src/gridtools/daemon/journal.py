@@ -221,7 +221,7 @@ def _apply(state, rec, jobs):
         at = rec.get("at") if isinstance(rec.get("at"), (int, float)) else 0.0
         waiting = [job for job in live if not job.is_array
                    and job.state_of(1) in (TaskState.PENDING, TaskState.ERROR)]
-        apply.delete_waiting(state, waiting, float(at), leave_history=False)
+        apply.delete_waiting(state, waiting, float(at))   # (ads the history holds: daemon.history.recover)
     else:
         letters = rec.get("letters")
         if isinstance(letters, str) and letters and not set(letters) - set("uos"):

@@ -136,6 +136,7 @@ class Daemon:
         self.state.reload_config(force=True)
         load_jobs(self.state)
         journal.replay(self.state)
+        history.recover(self.state)
         intake.record_stored_ids(self.state)
         self.state.usage.load(self.state.log)
         self.state.usage.configure(view.config_parts(self.state)["policy_config"], time.time())

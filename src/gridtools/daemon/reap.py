@@ -16,7 +16,7 @@ import time
 
 from gridtools.accounting import records
 from gridtools.daemon import apply
-from gridtools.daemon import crash, faults, journal, parnodes, petask, view
+from gridtools.daemon import crash, faults, history, journal, parnodes, petask, view
 from gridtools.daemon.execd import reap_exited
 from gridtools.errors import SpoolError
 from gridtools.exec import jobproc, tasklock
@@ -224,17 +224,19 @@ def purge(state, keep, max_age=None, now=None):
         gone += 1
     if gone and not state.settle_records():
         return 0
-    covered = state.journal.covered
-    unwritten = [jid for jid in order[:gone] if jid in state.dirty and jid not in covered]
-    for jid in order[:gone]:
+    covered, noted = state.journal.covered, history.pending_jobs(state) if len(state.history) > history.SLICE else ()
+    held = [jid for jid in order[:gone] if jid in noted]     # (their ads are still to be written)
+    going = [jid for jid in order[:gone] if jid not in noted] if held else order[:gone]
+    unwritten = [jid for jid in going if jid in state.dirty and jid not in covered]
+    for jid in going:
         state.forget(jid)
-    if gone:
+    if going:
         unwritten = set(unwritten).difference(jobstore.remove(*unwritten)) if unwritten else ()
-        state.purged.extend(jid for jid in order[:gone] if jid not in unwritten)
+        state.purged.extend(jid for jid in going if jid not in unwritten)
         state.need_publish = True
-    state.finished_order = order[gone:]
+    state.finished_order = held + order[gone:]
     state.finished_noted = set(state.finished_order)
-    return gone
+    return len(going)
 
 
 def remove_purged(state):

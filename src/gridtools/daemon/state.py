@@ -72,6 +72,7 @@ class State:
         self.taken_ids = []           # job ids taken in by this intake (the clients' id hint)
         self.unsynced = []            # new jobs whose descriptions a flush to disk failed for
         self.history = []             # (job, task) that left the queue, for the history file
+        self.history_kept = False     # spool/history.pending names tasks of ``history`` (daemon.history)
         self.epochs = []              # (ad, spec) of the runs that ended, for the epoch history
         self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
         self.loads = {}               # host -> last load sample (admission of reservations)
