@@ -1018,6 +1018,32 @@ def test_the_stages_of_a_runs_file_copying_show_as_they_come(tmp_path):
     assert not condorjob._moves_files(plain, 1)
 
 
+def test_a_run_whose_copying_ends_in_the_second_an_earlier_runs_did_has_its_own_end_events(tmp_path):
+    """A run that starts, copies its files and ends within the second the run before it
+    ended in: each stage of it is a file transfer event of its own, although the times
+    equal the earlier run's (its copying out seen begun while it runs, then ended with
+    its result), and the ad shows its times."""
+    from gridtools.formats.condor.userlog import parse_events
+    job, task, state = _copying_job(tmp_path)
+
+    def events():
+        found = parse_events((tmp_path / "job.log").read_text())
+        return [(int(e.timestamp), e.info["Type"]) for e in found if int(e.type) == 40]
+    t = 1700000110
+    condorjob.note_transfers(state, job, task, {"transfer_input": [t - 9, t - 9], "transfer_output": [t, t]})
+    assert events() == [(t - 9, 2), (t - 9, 3), (t, 5), (t, 6)]
+    task.start_time = float(t)                          # the next run, in the same second
+    condorjob._note_stages(state, job, task, {"in_started": t, "in_finished": t, "out_started": t})
+    assert events()[4:] == [(t, 2), (t, 3), (t, 5)]
+    condorjob.note_transfers(state, job, task, {"transfer_input": [t, t], "transfer_output": [t, t]})
+    assert events()[4:] == [(t, 2), (t, 3), (t, 5), (t, 6)]
+    condorjob.note_transfers(state, job, task, {"transfer_input": [t, t], "transfer_output": [t, t]})
+    assert len(events()) == 8                           # (nothing new)
+    ad = condorjob.proc_ad(job, 1)
+    assert [ad.eval(n) for n in ("TransferOutStarted", "TransferOutFinished", "NumOutputTransferStarts")] == \
+        [t, t, 2]
+
+
 def test_a_job_that_copies_its_input_executes_once_the_files_are_in(tmp_path):
     """As HTCondor's shadow logs it: the execute event (001) of a run that copies its input
     files in follows the events of their copying (040), dated when they were in; a run

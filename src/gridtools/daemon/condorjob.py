@@ -898,8 +898,7 @@ def note_copying(state, job, task):
     mine = info_of(job, task.number)
     if EXECUTE_DUE in mine:
         state.copying_in[(job.id, task.number)] = job      # (looked at every pass: see follow_copying_in)
-    out = mine.get("transfer_out") or ()
-    if mine.get("out_run") == task.start_time and len(out) == 2 and (out[1] or 0) >= out[0]:
+    if mine.get("out_end_run") == task.start_time:
         return                                  # (all of this run's are known)
     from gridtools.spool.jobs import read_transfers
     stages = read_transfers(job.id, task.number)
@@ -950,18 +949,19 @@ def _note_stages(state, job, task, stages):
             continue
         info = task_info(job, task.number)
         kept = list(info.get(f"transfer_{side}") or (None, None))
-        found = [began, kept[1] if ended is None else ended]
+        found = [began, kept[1] if ended is None else ended]    # (an earlier run's end until its own)
         if info.get(f"{side}_run") != task.start_time:     # this run began to copy them
             info[f"{side}_run"] = task.start_time
             info[f"{side}_starts"] = int(info.get(f"{side}_starts") or 0) + 1
-            news += [(side, 0, began)] + ([(side, 1, ended)] if ended is not None else [])
+            news.append((side, 0, began))
             changed = True
-        elif found == kept:
-            continue
-        elif ended is not None and ended != kept[1]:
+        if ended is not None and info.get(f"{side}_end_run") != task.start_time:
+            info[f"{side}_end_run"] = task.start_time      # (its end may equal an earlier run's)
             news.append((side, 1, ended))
-        info[f"transfer_{side}"] = found
-        changed = True
+            changed = True
+        if found != kept:
+            info[f"transfer_{side}"] = found
+            changed = True
     if changed:
         job.changed()
     if news:
