@@ -143,7 +143,8 @@ FUZZ_COMMANDS = {
     "success_exit_code": ["2"],
     "retry_until": ["3", "ExitCode > 10", "2.5"],
     "kill_sig": ["SIGINT", "9"],
-    "batch_name": ["mybatch", '"quoted batch"', "b_$(Cluster)", "$(p)_$(q)_$(c)", "$(e)$(h)$(fn)$(fx)$(fq)$(d)"],
+    "batch_name": ["mybatch", '"quoted batch"', "b_$(Cluster)", "$(p)_$(q)_$(c)", "$(e)$(h)$(fn)$(fx)$(fq)$(d)",
+                   "$(s)|$(v)|$(b)|$(dn)|$(l)|$(i)"],
     "should_transfer_files": ["YES", "IF_NEEDED"],
     "transfer_input_files": ["in.txt", "in.txt, run.sh , list.txt"],
     "transfer_output_files": ["out.txt", "a , b"],
@@ -169,7 +170,8 @@ FUZZ_COMMANDS = {
 FUZZ_MACROS = ["x = 5", "name = job_$(x)", "base = $(x:7)", "r = $INT(x)", "f = $REAL(x)",
                "p = $INT(x,%03d)", "q = $REAL(x,%.2f)", "c = $CHOICE(Step, a, b, c)", "e = $ENV(GT_A)",
                "h = $ENV(NOPE:dflt)", "fn = $Fn(Item)", "fx = $Fx(Item)", "fq = $Fqd(Item)",
-               "d = $(Item:none)", "u = $F(Cmd)"]
+               "d = $(Item:none)", "u = $F(Cmd)", "s = $STRING(x,%4s)", "v = $EVAL(x * 3)",
+               "b = $BASENAME(Item, .dat)", "dn = $DIRNAME(Item)", "l = $CHOICE(0, x)", "i = $INT(x,%+05d)"]
 FUZZ_CUSTOM = ["+Foo = 1", '+Bar = "text"', "MY.Baz = 3.5", "+Expr = Memory * 2", '+Name = "$(Item)"',
                "MY.List = {1, 2}", "+Big = 9223372036854775807", "+Proc = $(Process)",
                r'+Pattern = regexp("a\.b\d", Name)', r'+Escapes = "x\ny\\z\"q"', r'+Ends = "end\\"']

@@ -1,8 +1,20 @@
 """The function forms of submit-description macros other than ``$F``: ``$ENV``,
-``$INT``, ``$REAL``, ``$SUBSTR``, ``$CHOICE``, ``$RANDOM_CHOICE`` and
-``$RANDOM_INTEGER`` (see ``macros``). Each takes the ``Expander`` at work, the
-function's name in capitals, the text between its parentheses and the nesting
-depth, and returns the text it expands to."""
+``$INT``, ``$REAL``, ``$STRING``, ``$EVAL``, ``$SUBSTR``, ``$CHOICE``,
+``$RANDOM_CHOICE``, ``$RANDOM_INTEGER``, ``$BASENAME`` and ``$DIRNAME`` (see
+``macros``). Each takes the ``Expander`` at work, the function's name in
+capitals, the text between its parentheses and the nesting depth, and returns
+the text it expands to. A problem is refused in HTCondor's words (its
+condor_submit stops there too).
+
+The format of ``$INT``, ``$REAL`` and ``$STRING`` (what follows the first
+comma, blanks kept) is C's printf format as HTCondor accepts it: exactly one
+conversion of the value's type (``d i o u x X c`` or ``p`` for an integer,
+``e E f F g G a A`` or ``p`` for a real, ``s`` for a text; flags, a width, a
+precision and length letters allowed, no ``*``), with any text and ``%%``
+around it.
+"""
+
+import re
 
 from gridtools.formats.condor.macros import MacroProblem
 
@@ -31,23 +43,138 @@ def _evaluate(text):
 
 
 def _number(exp, fname, body, depth):
-    args = split_args(body)
-    text = exp.value_of(args[0], depth)
+    name, comma, fmt = body.partition(",")
+    if comma and _conversion(fmt, _INT_CONVERSIONS if fname == "INT" else _REAL_CONVERSIONS) is None:
+        raise MacroProblem(f"${fname}() macro: '{fmt}' is not a valid format specifier!")
+    text = exp.value_of(name.strip(), depth)
     value = _evaluate(text)
-    kind = "integer" if fname == "INT" else "real"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not isinstance(value, (int, float)):         # (true and false count as 1 and 0)
         raise MacroProblem(f"${fname}() macro: {text} does not evaluate to an "
                            f"{'integer' if fname == 'INT' else 'real'}!")
-    if kind == "integer":
-        value = int(value)
-        fmt = args[1] if len(args) > 1 else "%d"
-    else:
-        value = float(value)
-        fmt = args[1] if len(args) > 1 else "%.16G"
+    if fname == "INT":
+        return c_format(fmt, int(value)) if comma else str(int(value))
+    if not comma:
+        return _c_conversion("%.16G", float(value))
+    found = c_format(fmt, float(value))
+    return found if "." in found else found + ".0"      # (HTCondor's: it looks like a real)
+
+
+def _string(exp, _fname, body, depth):
+    """``$STRING(name[,format])``: the macro's value (or the text itself), and when that
+    is an expression that evaluates to a string, the string."""
+    name, comma, fmt = body.partition(",")
+    if comma and _conversion(fmt, "sS") is None:
+        raise MacroProblem(f"$STRING macro: '{fmt}' is not a valid format specifier!")
+    text = exp.value_of(name.strip(), depth)
+    value = _evaluate(text)
+    if isinstance(value, str):
+        text = value
+    return c_format(fmt, text) if comma else text
+
+
+def _eval(exp, _fname, body, depth):
+    """``$EVAL(name or expression)``: what the expression evaluates to in an empty ad, a
+    string as it is, any other value unparsed; nothing when it does not parse (but the
+    expansion of a text that referred to macros)."""
+    from gridtools.classad import parse, unparse_value
+    key = body.strip()
+    raw = exp.lookup(key) if _is_name(key) else None
+    raw = body if raw is None else raw
+    text = exp.expand(raw, depth + 1)
     try:
-        return fmt % value
-    except (TypeError, ValueError):
-        raise MacroProblem(f"${fname}() macro: bad format {fmt}") from None
+        value = parse(text).eval()
+    except Exception:  # noqa: BLE001 - a text that is no expression
+        return text if "$" in raw else ""
+    return value if isinstance(value, str) else unparse_value(value)
+
+
+def _path_part(exp, fname, body, depth):
+    """``$BASENAME(name[, suffix])``: the file name of the macro's value (or of the text
+    itself), without ``suffix`` when it ends with it (in any case); ``$DIRNAME(name)``:
+    its folder, with the slash."""
+    from gridtools.formats.condor.macros import filename_part
+    suffix = None
+    if fname == "BASENAME":
+        head, comma, tail = body.rpartition(",")
+        if comma:
+            body, suffix = head, tail.lstrip()
+    path = exp.value_of(body.strip(), depth)
+    if fname == "DIRNAME":
+        return filename_part(path, "p")
+    name = filename_part(path, "nx")
+    if suffix is not None and len(name) >= len(suffix) and name.lower().endswith(suffix.lower()):
+        name = name[:len(name) - len(suffix)]
+    return name
+
+
+def _is_name(text):
+    from gridtools.formats.condor.macros import is_name
+    return is_name(text)
+
+
+# ---------------------------------------------------------------- C formats
+
+#: one printf conversion: flags, width, precision, length letters, the conversion letter
+_SPEC = re.compile(r"%([-+ #0']*)(\d*)(?:\.(\d*))?([hlLqjzt]*)([a-zA-Z%])")
+_INT_CONVERSIONS = "diouxXcCp"
+_REAL_CONVERSIONS = "eEfFgGaAp"
+#: bits an integer conversion prints by its length letters (C converts the value to them)
+_BITS = {"": 32, "h": 16, "hh": 8}
+
+
+def _conversion(fmt, allowed):
+    """The match of the one conversion of ``fmt`` (``%%`` aside) when it is one of
+    ``allowed``; None when ``fmt`` has none, another, or more than one."""
+    found, at = None, fmt.find("%")
+    while at >= 0:
+        spec = _SPEC.match(fmt, at)
+        if spec is None:
+            return None
+        if spec.group(5) != "%":
+            if found is not None or spec.group(5) not in allowed:
+                return None
+            found = spec
+        at = fmt.find("%", spec.end())
+    return found
+
+
+def c_format(fmt, value):
+    """``fmt`` (a format ``_conversion`` accepted for ``value``) applied to ``value``, as
+    C's printf does."""
+    spec = _conversion(fmt, _INT_CONVERSIONS + _REAL_CONVERSIONS + "sS")
+    return (fmt[:spec.start()].replace("%%", "%") + _c_conversion(spec.group(0), value)
+            + fmt[spec.end():].replace("%%", "%"))
+
+
+def _c_conversion(text, value):
+    flags, width, precision, length, letter = _SPEC.match(text).groups()
+    flags = flags.replace("'", "")                  # (no grouping in the C locale)
+    if letter == "p":                               # (the value as an address)
+        letter, flags, value = "x", flags + "#", int(value)
+    elif letter == "C":
+        letter = "c"
+    if letter == "S":
+        letter = "s"
+    if isinstance(value, int) and letter in "diouxXc":
+        bits = _BITS.get(length, 64)
+        value &= (1 << bits) - 1
+        if letter in "di" and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        if letter == "c":
+            return ("%" + flags + width + "s") % chr(value & 0xFF)
+        letter = "d" if letter in "iu" else letter
+    if letter in "aA":
+        return ("%" + flags + width + "s") % _hex_real(value, letter == "A")
+    return ("%" + flags + width + ("." + precision if precision is not None else "") + letter) % value
+
+
+def _hex_real(value, upper):
+    """C's %a of ``value``: its hexadecimal form, without trailing zeros."""
+    text = float(value).hex()
+    if "." in text:
+        mantissa, _, exponent = text.partition("p")
+        text = mantissa.rstrip("0").rstrip(".") + "p" + exponent
+    return text.upper() if upper else text
 
 
 def _substr(exp, _fname, body, depth):
@@ -66,13 +193,22 @@ def _substr(exp, _fname, body, depth):
 
 
 def _choice(exp, _fname, body, depth):
-    args = split_args(exp.expand(body, depth + 1))
-    index_text = exp.value_of(args[0], depth) if args else ""
+    """``$CHOICE(index, item, item ...)``, or ``$CHOICE(index, name)`` of the macro that
+    holds the items; the items are separated by commas."""
+    first, _, rest = body.partition(",")
+    index_text = exp.value_of(first.strip(), depth)
     index = _evaluate(index_text)
-    items = args[1:]
-    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
+    if not isinstance(index, (int, float)) or index < 0:
         raise MacroProblem(f"$CHOICE() macro: {index_text} is invalid index!")
-    return items[index]
+    items = split_args(exp.expand(rest, depth + 1))
+    if len(items) == 1:                             # the name of the macro of the list
+        raw = exp.lookup(items[0]) if _is_name(items[0]) else None
+        if raw is None:
+            raise MacroProblem(f'$CHOICE() macro: no list named "{items[0]}"!')
+        items = split_args(exp.expand(raw, depth + 1))
+    if int(index) >= len(items):
+        raise MacroProblem(f"$CHOICE() config macro: index {int(index)} is out of range!")
+    return items[int(index)]
 
 
 def _random_choice(exp, _fname, body, depth):
@@ -105,8 +241,12 @@ FUNCTIONS = {
     "ENV": _env,
     "INT": _number,
     "REAL": _number,
+    "STRING": _string,
+    "EVAL": _eval,
     "SUBSTR": _substr,
     "CHOICE": _choice,
+    "BASENAME": _path_part,
+    "DIRNAME": _path_part,
     "RANDOM_CHOICE": _random_choice,
     "RANDOM_INTEGER": _random_integer,
 }

@@ -51,7 +51,10 @@ def reference_head(text, j):
 
 
 class MacroProblem(InputError):
-    """A macro that cannot be expanded; the message is HTCondor's."""
+    """A macro that cannot be expanded; the message is HTCondor's, after ``ERROR:``."""
+
+    def __init__(self, message):
+        super().__init__(f"ERROR: {message}")
 
 
 def closing_paren(text, start):
@@ -219,4 +222,5 @@ def _file_function(exp, fname, body, depth):
 
 
 #: the function forms ``macrofuncs`` expands (loaded when a description uses one)
-_FUNCTIONS = frozenset(("ENV", "INT", "REAL", "SUBSTR", "CHOICE", "RANDOM_CHOICE", "RANDOM_INTEGER"))
+_FUNCTIONS = frozenset(("ENV", "INT", "REAL", "STRING", "EVAL", "SUBSTR", "CHOICE", "RANDOM_CHOICE",
+                        "RANDOM_INTEGER", "BASENAME", "DIRNAME"))
