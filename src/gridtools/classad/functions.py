@@ -133,8 +133,13 @@ def _is_time(t):
     values loads none of it."""
     if t in _PLAIN:
         return False
+    return t in _time_types()
+
+
+def _time_types():
+    """(AbsTime, RelTime), once a time value exists (see ``_is_time``)."""
     from gridtools.classad.timevals import TIME_TYPES
-    return t in TIME_TYPES
+    return TIME_TYPES
 
 
 def to_string(value):
@@ -205,8 +210,8 @@ def fn_bool(value):
     if t is str:
         return {"true": True, "false": False}.get(value.lower(), UNDEFINED)
     b = truth(value)
-    if b is None:
-        return value.secs != 0 if _is_time(t) else ERROR
+    if b is None:           # (a relative time is true unless 0; an absolute time is no truth)
+        return value.secs != 0 if _is_time(t) and t is _time_types()[1] else ERROR
     return b
 
 

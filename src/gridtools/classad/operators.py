@@ -233,7 +233,9 @@ def op_neg(a):
 
 def op_pos(a):
     t = type(a)
-    return a if t is int or t is float else ERROR
+    if t is int or t is float:
+        return a
+    return a if t is _timevals().RelTime else ERROR      # (an absolute time has no sign)
 
 
 def op_not(a):
