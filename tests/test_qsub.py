@@ -384,7 +384,7 @@ def test_qsub_only_options_in_directives_and_request_files(cell, workdir):
     jid = int(re.search(r"(\d+)", proc.stdout).group(1))
     assert (proc.returncode, proc.stderr) == (4, f"Job {jid} exited with exit code 4.\n")
     proc = cell.qsub(cwd=workdir, input="#!/bin/bash\n#$ -verify\necho\n")
-    assert (proc.returncode, proc.stdout) == (0, "verification: found suitable queue(s)\n")
+    assert (proc.returncode, proc.stdout.splitlines()[0]) == (0, "job_number:                 unassigned")
     with open(os.path.join(workdir, ".sge_request"), "w") as fh:
         fh.write("-terse -sync y -C %X\n")
     proc = cell.qsub("-b", "y", "true", cwd=workdir)
@@ -394,6 +394,31 @@ def test_qsub_only_options_in_directives_and_request_files(cell, workdir):
     # the command line's own -terse and -sync n win
     proc = cell.qsub("-terse", "-sync", "n", "-h", "-b", "y", "true", cwd=workdir)
     assert (proc.returncode, re.fullmatch(r"\d+\n", proc.stdout) is not None) == (0, True)
+
+
+def test_verify_shows_the_job_it_would_submit_and_submits_nothing(cell, workdir):
+    """As Grid Engine's qsub -verify (cull_show_job before the job is sent): the job in
+    qstat -j's layout, with no number, owner, script or submission time yet (the master
+    sets them), exit 0; no job is queued and no number used up."""
+    before = cell.qsub("-terse", "-h", "-b", "y", "true", cwd=workdir, check=True)
+    proc = cell.qsub("-verify", "-N", "vjob", "-l", "h_rt=60", "-hold_jid", "5", "-cwd", "-p", "-3",
+                     "-b", "y", "/bin/echo", "hi", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    lines = proc.stdout.splitlines()
+    assert lines[:5] == ["job_number:                 unassigned", "owner:                      ",
+                         "uid:                        0", "group:                      ",
+                         "gid:                        0"]
+    fields = dict((line[:28].rstrip(": "), line[28:]) for line in lines)
+    assert (fields["cwd"], fields["hard resource_list"], fields["job_name"], fields["priority"]) == \
+        (workdir, "h_rt=60", "vjob", "-3")
+    assert (fields["job_args"], fields["script_file"], fields["jid_predecessor_list (req)"]) == \
+        ("hi", "/bin/echo", "5")
+    assert lines[-2:] == ["binding:                    NONE", "job_type:                   binary"]
+    assert "submission_time" not in fields and "exec_file" not in fields
+    after = cell.qsub("-terse", "-h", "-b", "y", "true", cwd=workdir, check=True)
+    assert int(after.stdout) == int(before.stdout) + 1
+    listed = cell.run("qstat", "-u", "*").stdout.split()
+    assert "vjob" not in listed
 
 
 def test_option_file_with_at(cell, workdir):

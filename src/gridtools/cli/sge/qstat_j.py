@@ -317,6 +317,20 @@ def _indented(label, lines):
     return [field(label, line) if i == 0 else " " * WIDTH + line for i, line in enumerate(lines)]
 
 
+def verify_lines(spec):
+    """``qsub -verify``: the job a submission would make, as Grid Engine's qsub shows it
+    before the job is sent: no number yet, no script in the spool, no submission time,
+    and no owner (the master sets them); the dependencies as requested."""
+    unsent = ("job_number", "exec_file", "submission_time", "owner", "uid", "group", "gid")
+    pairs = [("job_number", "unassigned"), ("owner", ""), ("uid", 0), ("group", ""), ("gid", 0)]
+    pairs += [pair for pair in identity_fields(spec) if pair[0] not in unsent]
+    pairs += request_fields(spec) + body_fields(spec)
+    for label, key in (("jid_predecessor_list (req)", "hold_jid"), ("ja_ad_predecessor_list (req)", "hold_jid_ad")):
+        if spec.get(key):
+            pairs.append((label, ",".join(str(i) for i in spec[key])))
+    return [field(label, value) for label, value in pairs] + tail_fields(spec)
+
+
 def describe(job_id, snap):
     """All lines of one job's -j block."""
     spec, state = load_spec(job_id, snap)

@@ -141,8 +141,14 @@ def _submit(argv, prog):
         from gridtools.cli import cellinit
         cellinit.ensure_cell()
     req, script, client, name, command, args = build(argv, stdin, prog, cwd)
+    if client.get("verify_only"):       # -verify: the would-be job described, nothing submitted
+        from gridtools.cli.sge import qstat_j
+        spec = submit.finish_spec(req, 1, name, cwd, args, command)
+        output_is_the_result()
+        sys.stdout.write("".join(line + "\n" for line in qstat_j.verify_lines(spec)))
+        return 0
     conf = cellfacts.attributes(cell.etc("conf", "global"))
-    if req["verify"] in ("e", "v", "w", "p") or client.get("verify_only"):
+    if req["verify"] in ("e", "v", "w", "p"):
         from gridtools.cli.sge import verify
         code = verify.report(req, client, prog)
         if code is not None:

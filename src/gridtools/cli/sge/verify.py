@@ -1,4 +1,4 @@
-"""``-w e|w|v|p`` and ``-verify``: would this job ever find a queue?
+"""``-w e|w|v|p``: would this job ever find a queue?
 
 The job is put through the real scheduler pass against the cell's
 configuration with every queue empty and no load (``-w e``, ``-w w``,
@@ -148,7 +148,7 @@ def _loads(conf, use_load):
 
 def report(req, client, prog):
     """Act on the verification mode; returns an exit code to stop with, or None to submit."""
-    mode = "v" if client.get("verify_only") and req["verify"] == "n" else req["verify"]
+    mode = req["verify"]
     running = ()
     if mode == "p":
         from gridtools.cli.sge import qstatus
