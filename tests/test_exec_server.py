@@ -17,6 +17,7 @@ the history written in slices.
 
 import os
 import signal
+import threading
 import time
 
 from attack_tools import children, daemon_pid, rss_kib
@@ -110,6 +111,32 @@ def test_records_appended_beside_the_pass_are_in_order_once_settled(ticking):
     with open(acct.path()) as fh:
         numbers = [line.split(":")[number] for line in fh if not line.startswith("#")]
     assert numbers == ["7", "8", "9"]
+
+
+def test_a_process_forked_during_a_flush_settles_its_own_records(ticking):
+    """A child forked while its parent's records were being flushed (a test harness that
+    forks daemons, a daemon that forks shepherds), its descriptors closed: its own
+    records settle at once; the parent's order is not its to wait for or flush."""
+    from gridtools.spool import acct
+    acct.append([{"job_number": 1}], later=True)
+    acct.settle()                                   # (the flush thread runs)
+    acct.append([{"job_number": 2}], later=True)    # an order of the parent's, maybe unflushed
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.closerange(3, 65536)
+            acct.append([{"job_number": 3}], later=True)
+            done = threading.Event()
+            threading.Thread(target=lambda: (acct.settle(), done.set()), daemon=True).start()
+            code = 0 if done.wait(10) else 2
+        finally:
+            os._exit(code)
+    _pid, status = os.waitpid(pid, 0)
+    acct.settle()
+    assert os.waitstatus_to_exitcode(status) == 0
+    with open(acct.path()) as fh:
+        assert [line.split(":")[5] for line in fh if not line.startswith("#")] == ["1", "2", "3"]
 
 
 def test_a_bulk_request_travels_as_json_and_reads_back_the_same(ticking):

@@ -7,6 +7,11 @@ the records are in the file at once (in order, under the lock), and
 writes any job state that shows those ends and before it removes any job
 folder, so the record of an end is on disk before anything says the task
 ended, and before its result could be gone.
+
+A process forked while records were being flushed (a daemon forked by a test
+harness, a shepherd forked by the daemon) starts with no flush of its own to
+wait for: the orders it inherited are its parent's. A flush thread that is
+gone is no reason to wait for ever: ``settle`` then flushes the file itself.
 """
 
 import os
@@ -62,10 +67,15 @@ class _Flusher:
     """fsync(2) of descriptors in a thread of its own, in the order they were handed over."""
 
     def __init__(self):
+        self.forget()
+        self.failed = False          # a flush failed: the next wait flushes the file again
+
+    def forget(self):
+        """Begin with no order and no thread (also in a forked child: what it inherited
+        are its parent's orders, and their thread is not in it)."""
         self.orders = queue.SimpleQueue()
         self.thread = None
         self.last = None             # [done event, error] of the newest order
-        self.failed = False          # a flush failed: the next wait flushes the file again
 
     def start(self, fd):
         if self.thread is None or not self.thread.is_alive():
@@ -81,14 +91,19 @@ class _Flusher:
                 os.fsync(fd)
             except OSError as exc:
                 outcome[1] = exc
-            finally:
+            try:
                 os.close(fd)
-                outcome[0].set()
+            except OSError:
+                pass
+            outcome[0].set()
 
     def wait(self):
         last, self.last = self.last, None
         if last is not None:
-            last[0].wait()
+            while not last[0].wait(1.0):
+                if self.thread is None or not self.thread.is_alive():
+                    last[1] = last[1] or OSError("the flush thread is gone")
+                    break
             if last[1] is not None:
                 self.failed = True
         if self.failed:
@@ -108,6 +123,7 @@ class _Flusher:
 
 
 _FLUSHER = _Flusher()
+os.register_at_fork(after_in_child=_FLUSHER.forget)
 
 
 def _write_all(fd, data):
