@@ -305,6 +305,15 @@ def test_an_empty_history_is_rotated_as_one_that_holds_ads(tmp_path):
     assert len(rotation.rotations(daily)) == 1 and open(daily).read() == "ad three\nad four\n"
 
 
+def _dead(pid):
+    """True once process ``pid`` (a daemon killed at a crash point) ended."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
 def test_a_daemon_killed_once_a_job_left_the_queue_has_its_ad_in_the_history(cell, tmp_path):
     """The dispatcher appends the ads of the jobs that left the queue before it writes
     their states: killed right after the pass that wrote them, the next daemon finds
@@ -314,14 +323,7 @@ def test_a_daemon_killed_once_a_job_left_the_queue_has_its_ad_in_the_history(cel
     cell.run("gridtools", "daemon", "start", env={"GRIDTOOLS_CRASH_AT": "history:1"}, check=True)
     pid = daemon_pid(cell)
     cluster = submit(cell, "executable = /bin/echo\narguments = one\nqueue\n", cwd=str(tmp_path))
-
-    def gone():
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                return fh.read().split(")")[-1].split()[0] == "Z"
-        except FileNotFoundError:
-            return True
-    wait_for(gone, timeout=30)
+    wait_for(lambda: _dead(pid), timeout=30)
     assert history(cell, "-af", "ClusterId", "Args").splitlines() == [f"{cluster} one"]
     cell.start_daemon()
     wait_for(lambda: cell.run("condor_q", str(cluster), "-af", "ClusterId").stdout == "")
@@ -349,14 +351,7 @@ def test_a_daemon_killed_during_a_bulk_removal_leaves_every_ad_in_the_history_on
     pid = daemon_pid(cell)
     remover = subprocess.Popen(["qdel", "-u", "*"], env=cell.env, cwd=cell.root, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)      # (answered by the next daemon)
-
-    def gone():
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                return fh.read().split(")")[-1].split()[0] == "Z"
-        except FileNotFoundError:
-            return True
-    wait_for(gone, timeout=30)
+    wait_for(lambda: _dead(pid), timeout=30)
     cell.start_daemon()
     assert remover.wait(timeout=60) == 0, remover.stderr.read()
     pending = os.path.join(cell.root, "spool", "history.pending")
