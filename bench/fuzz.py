@@ -66,8 +66,10 @@ def through_commands(args):
 
 
 def _settle(root):
+    """Wait until the daemon answered every request (none queued or taken)."""
     end = time.time() + 20
-    while os.listdir(os.path.join(root, "spool", "requests")) and time.time() < end:
+    folders = [os.path.join(root, "spool", name) for name in ("requests", "taken")]
+    while any(os.path.isdir(f) and os.listdir(f) for f in folders) and time.time() < end:
         time.sleep(0.02)
 
 

@@ -111,6 +111,20 @@ def test_missing_arguments(shared, workdir):
     refused(shared.qsub("-@", cwd=workdir), 2, "qsub: -@ option must have file argument")
 
 
+def test_a_script_name_with_a_nul_from_an_option_file_is_no_such_file(shared, workdir):
+    """A NUL byte cannot reach qsub through its command line, but an option file can
+    hold one: the script it names is a file that cannot exist, refused in qsub's words
+    (exit 14), no traceback, nothing queued."""
+    path = os.path.join(workdir, "opts")
+    with open(path, "wb") as fh:
+        fh.write(b"-N x a\x00b\n")
+    before = spool_digest(shared)
+    proc = shared.qsub("-@", path, cwd=workdir)
+    refused(proc, 14, "Unable to read script file because of error: error opening a\\x00b: "
+                      "No such file or directory")
+    assert not fuzzing.changed(before, spool_digest(shared))
+
+
 def test_bad_values_in_directives_and_request_files(shared, workdir):
     before = spool_digest(shared)
     proc = shared.qsub(cwd=workdir, input="#!/bin/sh\n#$ -tc -3\ntrue\n")

@@ -42,9 +42,10 @@ def read_script(path, stdin):
     try:
         with open(path, "rb") as fh:
             return fh.read()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:     # (a NUL in a name from an option file: no such file)
+        reason = exc.strerror if isinstance(exc, OSError) else "No such file or directory"
         raise GridError("Unable to read script file because of error: "
-                        f"error opening {path}: {exc.strerror}", 14) from None
+                        f"error opening {path}: {reason}", 14) from None
 
 
 def path_aliases(cwd, submit_host):
