@@ -17,6 +17,7 @@ for a given seed.
 import glob
 import os
 import random
+import re
 import shlex
 import traceback
 from dataclasses import dataclass, field
@@ -565,6 +566,12 @@ def judge(argv, code, out, err, usage, difference):
         return f"exit {code} without an error line"
     if argv[0] == "qsub" and len(lines) != 1:
         return f"qsub refused with {len(lines)} lines: {lines!r}"
-    if not out.strip() and difference:
+    done = [line for line in lines if _DONE.match(line)]     # (qconf says what it did on stderr)
+    if not out.strip() and not done and difference:
         return f"refused (exit {code}) but changed {', '.join(difference)}"
     return None
+
+
+#: a line in which qconf reports a change it made (on standard error, as Grid Engine's
+#: qconf does), before it refused the rest of a list of objects
+_DONE = re.compile(r"^\S+@\S+ (added|modified|removed) ")
