@@ -564,7 +564,8 @@ def judge(argv, code, out, err, usage, difference):
     lines = [line for line in err.splitlines() if line.strip() and line not in usage and line != "Exiting."]
     if not lines and not out.strip():
         return f"exit {code} without an error line"
-    if argv[0] == "qsub" and len(lines) != 1:
+    if argv[0] == "qsub" and len(lines) != 1 and not lines[-1].startswith("verification: "):
+        # (-w v and -w p list the reasons the job cannot run, then their verdict)
         return f"qsub refused with {len(lines)} lines: {lines!r}"
     done = [line for line in lines if _DONE.match(line)]     # (qconf says what it did on stderr)
     if not out.strip() and not done and difference:
