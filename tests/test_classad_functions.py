@@ -192,6 +192,11 @@ MISC = [
     ('evalInEachContext(Prio > 2, {[Prio=3;], undefined})', "{ true,undefined }"),
     ('countMatches(Prio > 2, {[Prio=3;], [Prio=1;]})', "1"),
     ('countMatches(Prio > 2, {[Prio=3;], undefined})', "1"), ("countMatches(Prio > 2, undefined)", "0"),
+    # (HTCondor's evalInEachContext_func: a list that is no list, an element that is no ad)
+    ("countMatches(Prio > 2, 5)", "error"), ('countMatches(Prio > 2, "a")', "error"),
+    ('countMatches(Prio > 2, {1, [Prio=3;], "x"})', "1"),
+    ("evalInEachContext(Prio, undefined)", "undefined"), ("evalInEachContext(Prio, 5)", "error"),
+    ('evalInEachContext(Prio, {[Prio=3;], 1, undefined})', "{ 3,error,undefined }"),
     ("formatTime(0, undefined)", 'error'), ('formatTime("x")', "error"),
 ]
 

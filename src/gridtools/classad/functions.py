@@ -538,26 +538,33 @@ def fn_debug(value):
 
 
 def _contexts(env, fns):
+    """The contexts of the second argument's elements (an ad's Env, else the element), or
+    the argument's value when it is no list."""
     ads = fns[1](env) if len(fns) > 1 else UNDEFINED
     if type(ads) is not list:
-        return None
+        return ads
     charge(len(ads))                    # (each element evaluates the expression once)
     return [Env(ad, env.target, env.busy) if hasattr(ad, "_exprs") else ad for ad in ads]
 
 
 @builtin("evalInEachContext", args=(2, 2), mode="lazy")
 def fn_eval_in_each(env, fns):
+    """The expression's value in each ad of the list: an undefined element gives
+    UNDEFINED, any other that is no ad ERROR; an undefined list UNDEFINED (HTCondor's
+    evalInEachContext_func)."""
     envs = _contexts(env, fns)
-    if envs is None or any(e is not UNDEFINED and type(e) is not Env for e in envs):
-        return ERROR
-    return [UNDEFINED if e is UNDEFINED else fns[0](e) for e in envs]
+    if type(envs) is not list:
+        return UNDEFINED if envs is UNDEFINED else ERROR
+    return [fns[0](e) if type(e) is Env else UNDEFINED if e is UNDEFINED else ERROR for e in envs]
 
 
 @builtin("countMatches", args=(2, 2), mode="lazy")
 def fn_count_matches(env, fns):
+    """How many ads of the list the expression is true in; 0 for an undefined list,
+    ERROR for any other that is no list."""
     envs = _contexts(env, fns)
-    if envs is None:
-        return 0
+    if type(envs) is not list:
+        return 0 if envs is UNDEFINED else ERROR
     return sum(1 for e in envs if type(e) is Env and logical_operand(fns[0](e)) is True)
 
 

@@ -403,7 +403,7 @@ class _Reader:
         args = self.items(")")
         self.nesting -= 1
         check = _TIME_LITERALS.get(word.lower())
-        if check and args and isinstance(args[0], nodes.Literal) and type(args[0].value) is str:
+        if check and len(args) == 1 and isinstance(args[0], nodes.Literal) and type(args[0].value) is str:
             from gridtools.classad import timevals
             if getattr(timevals, check)(args[0].value) is None:
                 raise ClassAdSyntaxError(f"bad time in {word}()", *self.where(start))

@@ -145,20 +145,21 @@ def fn_regexp_member(pattern, items, options=""):
         return bad
     if type(items) is not list:
         return UNDEFINED if items is UNDEFINED else ERROR
-    regex = compile_regex(pattern, options)
-    if regex is None:
-        return ERROR
+    regex = compile_regex(pattern, options)     # (None: a pattern that does not compile)
     return timed(lambda: _member_matches(regex, items))
 
 
 def _member_matches(regex, items):
+    """True when ``regex`` matches a string of ``items``; a pattern that did not compile
+    (``regex`` None) matches none, as HTCondor's matchPatternMember finds; ERROR for an
+    item that is no string, UNDEFINED when one is undefined and none matched."""
     saw_undefined = False
     for item in items:
         if item is UNDEFINED:
             saw_undefined = True
         elif type(item) is not str:
             return ERROR
-        elif regex.search(item):
+        elif regex is not None and regex.search(item):
             return True
     return UNDEFINED if saw_undefined else False
 

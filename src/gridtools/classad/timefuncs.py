@@ -7,7 +7,7 @@ they make: evaluating expressions without them loads neither.
 
 import time as _time
 
-from gridtools.classad.functions import builtin, exceptional, parse_c_real
+from gridtools.classad.functions import builtin, parse_c_real
 from gridtools.classad.timevals import AbsTime, RelTime, local_offset, parse_abs, parse_rel
 from gridtools.classad.budget import LOOP_CHARS, MAX_STRING, built, charge
 from gridtools.classad.values import ERROR, UNDEFINED, to_int32, to_int64, wrap32
@@ -48,25 +48,42 @@ def _time_arg(node, env):
 
 @builtin("absTime", args=(0, 2), mode="nodes")
 def fn_abs_time(env, args):
+    """HTCondor's convTime: the current time without arguments; a string literal alone
+    is read as a time; a second argument, the offset, must be a number or a relative
+    time (else ERROR, whatever the first is); then the first: seconds (a C int), a
+    relative time's seconds, an absolute time as it is (its own offset kept), a string
+    computed at run time as it is, UNDEFINED as UNDEFINED, anything else ERROR."""
     if not args:
         return AbsTime(int(_time.time()))
-    when = _time_arg(args[0], env)
-    offset = args[1].compiled()(env) if len(args) > 1 else None
-    if type(when) is tuple:
-        parsed = parse_abs(when[0])
-        return ERROR if parsed is None else parsed
-    bad = exceptional(when, offset)
-    if bad is not None:
-        return bad
-    if type(when) is str:
+    offset = None
+    if len(args) == 1:
+        when = _time_arg(args[0], env)
+        if type(when) is tuple:
+            parsed = parse_abs(when[0])
+            return ERROR if parsed is None else parsed
+    else:
+        when, given = args[0].compiled()(env), args[1].compiled()(env)
+        kind = type(given)
+        if kind is int:
+            offset = wrap32(given)
+        elif kind is float:
+            offset = to_int32(given)
+        elif kind is RelTime:
+            offset = wrap32(int(given.whole()))
+        else:
+            return ERROR
+    kind = type(when)
+    if when is UNDEFINED:
+        return UNDEFINED
+    if kind is int:
+        return AbsTime(wrap32(when), offset)        # (seconds held in a C int)
+    if kind is float:
+        return AbsTime(to_int32(when), offset)
+    if kind is RelTime:
+        return AbsTime(int(when.whole()), offset)
+    if kind is str or kind is AbsTime:
         return when
-    if type(when) is AbsTime:
-        return when if offset is None else AbsTime(when.secs, offset)
-    if type(when) not in (int, float) or offset is not None and type(offset) is not int:
-        return ERROR
-    # Seconds are held in a C int: integers wrap, reals out of range give INT32_MIN.
-    secs = wrap32(when) if type(when) is int else to_int32(when)
-    return AbsTime(secs, offset)
+    return ERROR
 
 
 @builtin("relTime", mode="nodes")
