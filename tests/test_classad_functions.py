@@ -128,6 +128,10 @@ STRING_LISTS = [
     ('stringListMember("b", "a:b:c", ":")', "true"), ('stringListMember(undefined, "a")', 'false'),
     ('stringListMember("a", undefined)', 'false'), ('stringListMember("a", error)', "error"),
     ('stringListMember(1, "1, 2")', "error"), ('stringListIMember("a", "A", undefined)', 'true'),
+    # (undefined separators are the default ones, for the subset match too: HTCondor's
+    # stringListMember_func serves all four)
+    ('stringListSubsetMatch("a, b", "b a c", undefined)', 'true'),
+    ('stringListISubsetMatch("A", "b", undefined)', 'false'),
     ('stringListSize("a, b, c")', "3"), ('stringListSize("a,,b")', "2"), ('stringListSize("")', "0"),
     ('stringListSize("a;b", ";")', "2"), ("stringListSize(undefined)", "error"),
     ('stringListSum("1, 2, 3")', "6"), ('stringListSum("1, 2.5")', '3.500000000000000E+00'), ('stringListSum("")', '0.0'),

@@ -140,11 +140,13 @@ def fn_replace_all(pattern, target, template, options=""):
 
 @builtin("regexpMember", args=(2, 3))
 def fn_regexp_member(pattern, items, options=""):
-    bad = _regex_args(pattern, options)
+    # (HTCondor's matchPatternMember: ERROR in any argument first, then UNDEFINED, then
+    # the types: the options' before the pattern's and the list's)
+    bad = exceptional(pattern, items, options)
     if bad is not None:
         return bad
-    if type(items) is not list:
-        return UNDEFINED if items is UNDEFINED else ERROR
+    if type(options) is not str or type(pattern) is not str or type(items) is not list:
+        return ERROR
     regex = compile_regex(pattern, options)     # (None: a pattern that does not compile)
     return timed(lambda: _member_matches(regex, items))
 

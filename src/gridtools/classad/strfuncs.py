@@ -213,6 +213,8 @@ builtin("stringListIMember", args=(2, 3))(_member_of(True))
 
 def _subset_of(fold):
     def apply(first, second, delims=None):
+        if delims is UNDEFINED:
+            delims = None               # (the default separators, as HTCondor reads it)
         args = _lists_or_empty((first, second) if delims is None else (first, second, delims))
         if args is None:
             return ERROR
