@@ -119,6 +119,8 @@ def fn_format_time(when=None, fmt="%c"):
     charge(len(fmt) // LOOP_CHARS)
     if len(fmt) > MAX_STRING // 64:         # (a conversion spells at most a few dozen characters)
         return ERROR
+    if type(when) is float:
+        when = to_int32(when)               # (a real is cut to a C int, as HTCondor's formatTime does)
     try:
         fields = _time.gmtime(when.secs + when.offset) if own else _time.localtime(when)
         return built(_time.strftime(fmt, fields))
