@@ -182,6 +182,25 @@ def test_a_bulk_removal_writes_its_history_a_slice_per_pass(ticking, monkeypatch
     assert sorted(int(b.split("ClusterId = ")[1].split()[0]) for b in banners()) == sorted(numbers)
 
 
+def test_the_epoch_ads_of_a_pass_are_all_appended_at_its_end(ticking, monkeypatch):
+    """Epoch ads are made when the runs end: all those a pass noted are appended at its
+    end (a history slice holds back final ads only, which are made when written), so a
+    crash after the pass wrote the tasks' states loses none of them."""
+    _cell, daemon, _fake = ticking
+    from gridtools.classad import ClassAd
+    from gridtools.daemon import history
+    monkeypatch.setattr(history, "SLICE", 5)
+    state = daemon.state
+    for proc in range(12):
+        ad = ClassAd({"ClusterId": 7, "ProcId": proc, "RunInstanceID": 0, "Owner": "root",
+                      "EpochWriteDate": 1700000000})
+        state.epochs.append((ad, {"uid": None}))
+    assert history.write(state, most=history.SLICE)
+    with open(history.epoch_path()) as fh:
+        procs = [int(line.split("ProcId=")[1].split()[0]) for line in fh if line.startswith("*** EPOCH")]
+    assert procs == list(range(12)) and state.epochs == []
+
+
 # ---------------------------------------------------------------- shepherds serve again
 
 def _shepherd_of(cell, jid):

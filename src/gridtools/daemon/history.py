@@ -56,8 +56,10 @@ EpochWriteDate, followed by HTCondor's epoch banner::
 
     *** EPOCH ClusterId=23 ProcId=0 RunInstanceId=0 Owner="alice" CurrentTime=1700000000
 
-Its private attributes go to ``epoch_history.private/<uid>`` as the history's
-do; it is rotated by MAX_EPOCH_HISTORY_LOG and MAX_EPOCH_HISTORY_ROTATIONS
+The epoch ads are made when the runs end; every one noted in a pass is appended
+at its end, before the pass writes the tasks' states (none waits for a later
+pass, where a crash could lose it). Its private attributes go to
+``epoch_history.private/<uid>`` as the history's do; it is rotated by MAX_EPOCH_HISTORY_LOG and MAX_EPOCH_HISTORY_ROTATIONS
 (the same defaults), whatever ENABLE_HISTORY_ROTATION says, as HTCondor's is.
 """
 
@@ -137,11 +139,11 @@ def record(state, job, number):
 
 def write(state, most=None):
     """Append the final ads of the tasks noted (the first ``most`` of them), in one write,
-    and the epoch ads of the runs that ended; True when there were any. The tasks left
-    for later passes are written down (``history.pending``)."""
+    and the epoch ads of all the runs that ended (made already); True when there were
+    any. The tasks left for later passes are written down (``history.pending``)."""
     wrote = bool(state.epochs or state.history)
     if state.epochs:
-        noted, state.epochs = _take(state.epochs, most)
+        noted, state.epochs = state.epochs, []
         append(state, [ad for ad, _spec in noted], [spec for _ad, spec in noted], epochs=True)
     if state.history:
         noted, state.history = _take(state.history, most)
