@@ -59,8 +59,8 @@ EpochWriteDate, followed by HTCondor's epoch banner::
 The epoch ads are made when the runs end; every one noted in a pass is appended
 at its end, before the pass writes the tasks' states (none waits for a later
 pass, where a crash could lose it). Its private attributes go to
-``epoch_history.private/<uid>`` as the history's do; it is rotated by MAX_EPOCH_HISTORY_LOG and MAX_EPOCH_HISTORY_ROTATIONS
-(the same defaults), whatever ENABLE_HISTORY_ROTATION says, as HTCondor's is.
+``epoch_history.private/<uid>`` as the history's do; it is rotated by
+MAX_EPOCH_HISTORY_LOG and MAX_EPOCH_HISTORY_ROTATIONS (the same defaults), whatever ENABLE_HISTORY_ROTATION says, as HTCondor's is.
 """
 
 import os

@@ -224,9 +224,9 @@ def purge(state, keep, max_age=None, now=None):
         gone += 1
     if gone and not state.settle_records():
         return 0
-    covered, noted = state.journal.covered, history.pending_jobs(state) if len(state.history) > history.SLICE else ()
+    covered, noted = state.journal.covered, history.pending_jobs(state)
     held = [jid for jid in order[:gone] if jid in noted]     # (their ads are still to be written)
-    going = [jid for jid in order[:gone] if jid not in noted] if held else order[:gone]
+    going = [jid for jid in order[:gone] if jid not in noted]
     unwritten = [jid for jid in going if jid in state.dirty and jid not in covered]
     for jid in going:
         state.forget(jid)

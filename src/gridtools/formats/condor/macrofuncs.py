@@ -16,7 +16,7 @@ around it.
 
 import re
 
-from gridtools.formats.condor.macros import MacroProblem
+from gridtools.formats.condor.macros import MacroProblem, filename_part, is_name
 
 
 def split_args(body):
@@ -44,7 +44,8 @@ def _evaluate(text):
 
 def _number(exp, fname, body, depth):
     name, comma, fmt = body.partition(",")
-    if comma and _conversion(fmt, _INT_CONVERSIONS if fname == "INT" else _REAL_CONVERSIONS) is None:
+    spec = _conversion(fmt, _INT_CONVERSIONS if fname == "INT" else _REAL_CONVERSIONS) if comma else None
+    if comma and spec is None:
         raise MacroProblem(f"${fname}() macro: '{fmt}' is not a valid format specifier!")
     text = exp.value_of(name.strip(), depth)
     value = _evaluate(text)
@@ -52,10 +53,10 @@ def _number(exp, fname, body, depth):
         raise MacroProblem(f"${fname}() macro: {text} does not evaluate to an "
                            f"{'integer' if fname == 'INT' else 'real'}!")
     if fname == "INT":
-        return c_format(fmt, int(value)) if comma else str(int(value))
+        return c_format(fmt, spec, int(value)) if comma else str(int(value))
     if not comma:
         return _c_conversion("%.16G", float(value))
-    found = c_format(fmt, float(value))
+    found = c_format(fmt, spec, float(value))
     return found if "." in found else found + ".0"      # (HTCondor's: it looks like a real)
 
 
@@ -63,13 +64,14 @@ def _string(exp, _fname, body, depth):
     """``$STRING(name[,format])``: the macro's value (or the text itself), and when that
     is an expression that evaluates to a string, the string."""
     name, comma, fmt = body.partition(",")
-    if comma and _conversion(fmt, "sS") is None:
+    spec = _conversion(fmt, "sS") if comma else None
+    if comma and spec is None:
         raise MacroProblem(f"$STRING macro: '{fmt}' is not a valid format specifier!")
     text = exp.value_of(name.strip(), depth)
     value = _evaluate(text)
     if isinstance(value, str):
         text = value
-    return c_format(fmt, text) if comma else text
+    return c_format(fmt, spec, text) if comma else text
 
 
 def _eval(exp, _fname, body, depth):
@@ -78,7 +80,7 @@ def _eval(exp, _fname, body, depth):
     expansion of a text that referred to macros)."""
     from gridtools.classad import parse, unparse_value
     key = body.strip()
-    raw = exp.lookup(key) if _is_name(key) else None
+    raw = exp.lookup(key) if is_name(key) else None
     raw = body if raw is None else raw
     text = exp.expand(raw, depth + 1)
     try:
@@ -92,7 +94,6 @@ def _path_part(exp, fname, body, depth):
     """``$BASENAME(name[, suffix])``: the file name of the macro's value (or of the text
     itself), without ``suffix`` when it ends with it (in any case); ``$DIRNAME(name)``:
     its folder, with the slash."""
-    from gridtools.formats.condor.macros import filename_part
     suffix = None
     if fname == "BASENAME":
         head, comma, tail = body.rpartition(",")
@@ -105,11 +106,6 @@ def _path_part(exp, fname, body, depth):
     if suffix is not None and len(name) >= len(suffix) and name.lower().endswith(suffix.lower()):
         name = name[:len(name) - len(suffix)]
     return name
-
-
-def _is_name(text):
-    from gridtools.formats.condor.macros import is_name
-    return is_name(text)
 
 
 # ---------------------------------------------------------------- C formats
@@ -138,10 +134,9 @@ def _conversion(fmt, allowed):
     return found
 
 
-def c_format(fmt, value):
-    """``fmt`` (a format ``_conversion`` accepted for ``value``) applied to ``value``, as
-    C's printf does."""
-    spec = _conversion(fmt, _INT_CONVERSIONS + _REAL_CONVERSIONS + "sS")
+def c_format(fmt, spec, value):
+    """``fmt`` applied to ``value`` as C's printf does (``spec``: its one conversion, as
+    ``_conversion`` found it for the value's type)."""
     return (fmt[:spec.start()].replace("%%", "%") + _c_conversion(spec.group(0), value)
             + fmt[spec.end():].replace("%%", "%"))
 
@@ -202,7 +197,7 @@ def _choice(exp, _fname, body, depth):
         raise MacroProblem(f"$CHOICE() macro: {index_text} is invalid index!")
     items = split_args(exp.expand(rest, depth + 1))
     if len(items) == 1:                             # the name of the macro of the list
-        raw = exp.lookup(items[0]) if _is_name(items[0]) else None
+        raw = exp.lookup(items[0]) if is_name(items[0]) else None
         if raw is None:
             raise MacroProblem(f'$CHOICE() macro: no list named "{items[0]}"!')
         items = split_args(exp.expand(raw, depth + 1))
