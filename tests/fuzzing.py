@@ -244,7 +244,7 @@ OPTION_EXAMPLES = {
     "-binding": ["linear:1"], "-c": ["sx"], "-ckpt": ["ck"], "-clear": [], "-cwd": [],
     "-C": ["#%"], "-dc": ["a"], "-dl": ["12011200.30"], "-e": ["err.txt"], "-h": [],
     "-hard": [], "-he": ["n"], "-hold_jid": ["1,name*"], "-hold_jid_ad": ["2"],
-    "-i": ["/dev/null"], "-j": ["y"], "-js": ["10"], "-jsv": ["/bin/true"],
+    "-i": ["/dev/null"], "-j": ["y"], "-js": ["10"], "-jsv": ["none"],
     "-l": ["h_rt=1:00:00,h_vmem=2G,arch=lx*"], "-m": ["bea"], "-M": ["me@host"],
     "-masterq": ["all.q@fuzzhost"], "-N": ["name"], "-notify": [], "-now": ["n"],
     "-o": ["host:/tmp/out"], "-ot": ["5"], "-u": ["root"], "-P": ["proj"], "-p": ["-10"],
@@ -564,8 +564,10 @@ def judge(argv, code, out, err, usage, difference):
     lines = [line for line in err.splitlines() if line.strip() and line not in usage and line != "Exiting."]
     if not lines and not out.strip():
         return f"exit {code} without an error line"
-    if argv[0] == "qsub" and len(lines) != 1 and not lines[-1].startswith("verification: "):
-        # (-w v and -w p list the reasons the job cannot run, then their verdict)
+    if argv[0] == "qsub" and len(lines) != 1 and not lines[-1].startswith("verification: ") \
+            and not all(line.startswith("qsub: Unknown option ") for line in lines):
+        # (-w v and -w p list the reasons the job cannot run, then their verdict; the
+        # options qsub does not take are named a line each)
         return f"qsub refused with {len(lines)} lines: {lines!r}"
     done = [line for line in lines if _DONE.match(line)]     # (qconf says what it did on stderr)
     if not out.strip() and not done and difference:

@@ -376,10 +376,13 @@ def test_an_unknown_queue_is_refused_in_qsubs_words(cell, workdir):
     assert field_of(cell, jid, "master_hard_queue_list") == "all.q"
 
 
-def test_qsub_keeps_refusing_qalter_only_options(cell, workdir):
-    for opt in ("-ot", "-u"):
-        proc = cell.qsub(opt, "1", "-b", "y", "true", cwd=workdir)
-        assert (proc.returncode, proc.stderr) == (2, f'qsub: invalid option argument "{opt}"\n')
+def test_qsub_refuses_qalters_override_tickets_and_ignores_its_users(cell, workdir):
+    """As Grid Engine's qsub: its option parser takes both, the job has no place for -ot
+    (refused after all options are read, exit 5) and keeps -u without effect."""
+    proc = cell.qsub("-ot", "1", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (5, "qsub: Unknown option -ot 1\n\n")
+    proc = cell.qsub("-u", "1", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (0, "")
 
 
 def test_start_time_and_task_concurrency(cell, workdir):

@@ -473,3 +473,28 @@ def test_thousands_of_arguments_and_variables_are_a_job(cell, workdir):
     proc = cell.qsub("-h", "-b", "y", "echo", *[str(i) for i in range(131073)])
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == "Unable to run job: too many job arguments (more than 131072)"
+
+
+def test_options_of_other_commands_are_refused_after_all_are_read(cell, workdir):
+    """Grid Engine's option parser knows qalter's, qrsh's and qstat's options; qsub refuses
+    those its job has no place for only after reading every option (directives
+    included), one "Unknown option" line each followed by an empty line, exit 5
+    (STATUS_ENOIMP); their arguments are checked first. -u and -pty are kept in the job
+    and do nothing. Nothing is queued by a refusal."""
+    before = cell.qsub("-terse", "-h", "-b", "y", "true", cwd=workdir, check=True)
+    script = os.path.join(workdir, "foreign.sh")
+    with open(script, "w") as fh:
+        fh.write("#!/bin/sh\n#$ -xml\n#$ -display host:0\necho hi\n")
+    proc = cell.qsub("-h", "-ot", "5", "-uall", script, cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (5, "")
+    assert proc.stderr == ("qsub: Unknown option -xml\n\nqsub: Unknown option -display host:0\n\n"
+                           "qsub: Unknown option -ot 5\n\nqsub: Unknown option -uall\n\n")
+    proc = cell.qsub("-h", "-ot", "many", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (2, "qsub: invalid override tickets, must be an unsigned integer\n")
+    proc = cell.qsub("-terse", "-h", "-u", "gtbob", "-pty", "y", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert int(proc.stdout) == int(before.stdout) + 1
+    proc = cell.qsub("-h", "-pty", "maybe", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (2, 'qsub: invalid option argument "-pty maybe"\n')
+    listed = [line.split()[0] for line in cell.run("qstat", "-u", "*").stdout.splitlines()[2:]]
+    assert listed == [before.stdout.strip(), str(int(before.stdout) + 1)]

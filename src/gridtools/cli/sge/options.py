@@ -19,7 +19,7 @@ from gridtools.cli.sge.optvalues import (
     parse_job_name, parse_mail_options, parse_names, parse_path_list, parse_priority,
     parse_resource_list, parse_slot_range, parse_task_concurrency, parse_task_range,
     parse_unsigned, parse_yes_no)
-from gridtools.errors import UsageError
+from gridtools.errors import GridError, UsageError, lines
 
 #: fields of a request and their defaults; ``-clear`` resets to these
 DEFAULTS = {
@@ -62,6 +62,7 @@ class Context:
         self.soft = False
         self.client = {}          # qsub-only flags: terse, sync, verify_only, prefix
         self.seen = []            # option names in the order met (qalter uses them)
+        self.unknown = []         # qsub: options Grid Engine's parser takes and qsub does not
         self.in_file = None       # set while reading a request file or directives
 
     @property
@@ -218,6 +219,14 @@ def _apply_clear(req, args, ctx):
     req.clear()
     req.update(fresh_request())
     ctx.soft = False
+    ctx.client.pop("jsv", None)
+
+
+def _apply_jsv(req, args, ctx):
+    """-jsv: every one given counts (the JSVs run in turn, see cli.sge.jsv); the job keeps
+    the last named."""
+    req["jsv"] = must_have(ctx.current, args[0])
+    ctx.client.setdefault("jsv", []).append(req["jsv"])
 
 
 def _apply_S(req, args, ctx):
@@ -270,7 +279,7 @@ OPTIONS = {
     "-i": (1, _path_opt("stdin", "-i"), "all"),
     "-j": (1, _yes_no("join"), "all"),
     "-js": (1, _unsigned("jobshare", "invalid jobshare, must be an unsigned integer"), "all"),
-    "-jsv": (1, _named("jsv"), "all"),
+    "-jsv": (1, _apply_jsv, "all"),
     "-l": (1, _apply_l, "all"),
     "-m": (1, _set("mail_options", parse_mail_options), "all"),
     "-M": (1, _apply_M, "all"),
@@ -306,6 +315,22 @@ OPTIONS = {
     "-w": (1, _apply_w, "all"),
     "-wd": (1, _apply_wd, "all"),
 }
+
+
+#: what qsub does with the options of other commands that Grid Engine's option parser
+#: knows (its argument words are taken and checked as that parser does): "ignore" (the
+#: parser keeps them in the job, which does nothing with them), else "unknown" (qsub
+#: refuses the job after reading every option: ``Unknown option -ot 5``, exit 5)
+FOREIGN = {"-u": "ignore", "-pty": "ignore", "-ot": "unknown", "-noshell": "unknown",
+           "-nostdin": "unknown", "-verbose": "unknown"}
+
+#: options of other commands Grid Engine's option parser knows and that no gridtools
+#: command takes here: their argument words, unchecked (all "unknown" to qsub)
+PARSER_ONLY = {"-uall": 0, "-explain": 0, "-xml": 0, "-inherit": 0, "-cell": 1, "-display": 1, "-d": 1}
+
+#: the exit code of qsub's refusal of an option it does not take (Grid Engine's
+#: STATUS_ENOIMP)
+UNKNOWN_OPTION_EXIT = 5
 
 
 def arity(word, rest):
@@ -352,16 +377,45 @@ def parse(words, req, ctx, allowed=("all", "submit", "cli"), stop_at_arg=True):
                 return words[i:]
             raise UsageError(f'invalid option argument "{word}"')
         entry = OPTIONS.get(word)
-        if entry is None or entry[2] not in allowed:
+        foreign = "cli" in allowed and (word in PARSER_ONLY or (entry is not None and word in FOREIGN))
+        if not foreign and (entry is None or entry[2] not in allowed):
             raise UsageError(f'invalid option argument "{word}"')
-        _, apply, _ = entry
-        nargs = arity(word, words[i + 1:])
+        nargs = arity(word, words[i + 1:]) if entry is not None else PARSER_ONLY[word]
         if i + nargs > n - 1:
             raise UsageError(f"{word} option must have argument")
-        if any("\0" in arg for arg in words[i + 1:i + 1 + nargs]):
+        args = words[i + 1:i + 1 + nargs]
+        if any("\0" in arg for arg in args):
             raise fail(f"{word} option argument must not contain a NUL byte")
         ctx.current = word
-        ctx.seen.append(word)
-        apply(req, words[i + 1:i + 1 + nargs], ctx)
+        if foreign:
+            _foreign(word, args, ctx)
+        else:
+            ctx.seen.append(word)
+            entry[1](req, args, ctx)
         i += 1 + nargs
     return []
+
+
+def _foreign(word, args, ctx):
+    """Another command's option given to qsub: its arguments checked as Grid Engine's
+    parser checks them (into a scratch request), then ignored or noted as unknown."""
+    if word in OPTIONS:
+        scratch = Context(ctx.prog, ctx.cwd, ctx._env)
+        scratch.current = word
+        OPTIONS[word][1](fresh_request(), args, scratch)
+    if FOREIGN.get(word) != "ignore":
+        ctx.unknown.append(" ".join([word] + args))
+
+
+class UnknownOptions(GridError):
+    """qsub's refusal of the options it read and does not take: a line each, each followed
+    by an empty line (Grid Engine's text ends in a newline of its own, its print adds one)."""
+
+    exit_code = UNKNOWN_OPTION_EXIT
+
+
+def refuse_unknown(ctx):
+    """Raise UnknownOptions when qsub read options it does not take."""
+    if ctx.unknown:
+        raise UnknownOptions(lines(*(part for what in ctx.unknown
+                                     for part in (f"qsub: Unknown option {what}", ""))))

@@ -110,6 +110,10 @@ def build_request(argv, cwd):
     req, script, client, name, command, args = qsub.build(
         argv, None, "qrsh", cwd, allowed=("all", "submit", "qrsh"), binary=True, preset=_immediate,
         in_files=("all",))
+    if client.get("jsv"):
+        from gridtools.cli.sge import jsv
+        req, name, command, args = jsv.verify(client["jsv"], req, name, command, args,
+                                              submit.submitter(cwd), "qrsh", cwd)
     if script is None:
         rest = [command] + list(args) if command is not None else []
         if client.get("noshell") and rest:

@@ -89,6 +89,8 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
     ctx.client.pop("terse", None)
     ctx.client.pop("prefix", None)
     options.parse(list(argv), req, ctx, allowed=allowed)
+    if prog == "qsub":
+        options.refuse_unknown(ctx)
     submit.check_request(req, new_job=True)
     submit.slots_as_pe(req)
     if binary:
@@ -129,6 +131,9 @@ def main(argv, prog="qsub"):
     except UsageError as exc:
         sys.stderr.write(f"{prog}: {exc}\n")
         return exc.exit_code
+    except options.UnknownOptions as exc:
+        sys.stderr.write(f"{exc}\n\n")
+        return exc.exit_code
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
@@ -147,6 +152,10 @@ def _submit(argv, prog):
         output_is_the_result()
         sys.stdout.write("".join(line + "\n" for line in qstat_j.verify_lines(spec)))
         return 0
+    if client.get("jsv"):               # as Grid Engine's, after -verify and before the master's checks
+        from gridtools.cli.sge import jsv
+        req, name, command, args = jsv.verify(client["jsv"], req, name, command, args,
+                                              submit.submitter(cwd), prog, cwd)
     conf = cellfacts.attributes(cell.etc("conf", "global"))
     if req["verify"] in ("e", "v", "w", "p"):
         from gridtools.cli.sge import verify

@@ -1,0 +1,495 @@
+"""Client job submission verifiers (JSV): Grid Engine's protocol, run by qsub and qrsh.
+
+A JSV is a program named with ``-jsv [script:]path`` on the command line, in a
+script directive or in an sge_request file (``-clear`` forgets those before
+it). Every JSV named is run, the last named first (Grid Engine's order: the
+command line, then ./.sge_request, ~/.sge_request, the cell's sge_request),
+each as the submitting user in the submission's directory, once for this
+job, and each sees the job as the one before it left it. ``-jsv none`` names
+none.
+
+The conversation, a line each way at a time (``jsv(1)`` of Grid Engine)::
+
+    qsub: START                    JSV: [SEND ENV] STARTED
+    qsub: PARAM name value ...     (the job, VERSION first; ENV ADD name value
+    qsub: BEGIN                     when the JSV asked for the environment)
+                                   JSV: [PARAM name [value] | ENV ADD|MOD|DEL name [value]
+                                         | LOG INFO|WARNING|ERROR text] ...
+                                   JSV: RESULT STATE ACCEPT|CORRECT|REJECT|REJECT_WAIT [text]
+    qsub: QUIT
+
+CORRECT applies the PARAM and ENV lines the JSV sent (a PARAM without a value
+removes the setting), ACCEPT takes the job as it was sent. REJECT and
+REJECT_WAIT refuse the job (``Unable to run job: <text>``, exit 1); so do a
+change that is not valid, an unknown command, a line on the JSV's standard
+error, and silence: a JSV that has not answered within ``SGE_JSV_TIMEOUT``
+seconds (10 by default) is started again once, then the job is refused. LOG
+lines are printed on standard output.
+
+Imported only when a submission names a JSV.
+"""
+
+import copy
+import os
+import select
+import signal
+import subprocess
+import time
+
+from gridtools import ospaths
+from gridtools.cli.sge import options
+from gridtools.cli.sge.optvalues import Rejected
+from gridtools.errors import GridError
+
+#: seconds a JSV may take over a line when SGE_JSV_TIMEOUT does not say
+DEFAULT_TIMEOUT = 10
+
+#: what the JSV may not change
+READ_ONLY = ("CLIENT", "CONTEXT", "GROUP", "JOB_ID", "USER", "VERSION")
+
+#: y|n parameters and the request fields they set
+BOOLEANS = {"b": "binary", "j": "join", "notify": "notify", "R": "reserve", "r": "rerun",
+            "shell": "shell_wrap"}
+
+#: parameters set through the option that sets them: (the option's words before the
+#: value, the request fields a new value replaces, as "field" or "field.part")
+THROUGH_OPTIONS = {
+    "a": (["-a"], ["start_at"]), "ac": (["-ac"], ["context"]), "ar": (["-ar"], ["ar"]),
+    "A": (["-A"], ["account"]), "c_interval": (["-c"], ["ckpt_when"]),
+    "c_occasion": (["-c"], ["ckpt_when"]), "ckpt": (["-ckpt"], ["ckpt"]), "cwd": (["-wd"], ["cwd"]),
+    "dl": (["-dl"], ["deadline"]), "e": (["-e"], ["stderr"]), "o": (["-o"], ["stdout"]),
+    "i": (["-i"], ["stdin"]), "S": (["-S"], ["shell"]), "hold_jid": (["-hold_jid"], ["hold_jid"]),
+    "hold_jid_ad": (["-hold_jid_ad"], ["hold_jid_ad"]), "js": (["-js"], ["jobshare"]),
+    "l_hard": (["-hard", "-l"], ["resources.hard"]), "l_soft": (["-soft", "-l"], ["resources.soft"]),
+    "q_hard": (["-hard", "-q"], ["queues.hard"]), "q_soft": (["-soft", "-q"], ["queues.soft"]),
+    "m": (["-m"], ["mail_options"]), "M": (["-M"], ["mail_list"]), "masterq": (["-masterq"], ["masterq"]),
+    "N": (["-N"], ["name"]), "P": (["-P"], ["project"]), "p": (["-p"], ["priority"]),
+    "tc": (["-tc"], ["tc"]), "w": (["-w"], ["verify"]),
+}
+
+#: what a PE range without a top is sent as
+NO_TOP = 9999999
+
+
+class Refused(Rejected):
+    """A JSV refused the job (or could not verify it): the reason (qsub prints
+    ``Unable to run job: <reason>`` and ``Exiting.``, exit 1)."""
+
+
+class Job:
+    """What a JSV sees and may change: the request, the script's or command's name, the
+    arguments, and the submitter (owner, group, host)."""
+
+    def __init__(self, req, name, command, args, who):
+        self.req, self.name, self.command, self.args, self.who = req, name, command, list(args), who
+        import grp
+        try:
+            self.group = grp.getgrgid(who["gid"]).gr_name
+        except KeyError:
+            self.group = str(who["gid"])
+
+    def cmdname(self):
+        """The script, the command (-b y), STDIN, or NONE (a qrsh without a command)."""
+        return (self.command if self.req["binary"] else self.name) or "NONE"
+
+    def environment(self):
+        """The variables the job is to be given: -V's environment, then -v's."""
+        env = dict(ospaths.environ()) if self.req["export_all"] else {}
+        env.update({key: value or "" for key, value in self.req["env"].items()})
+        return env
+
+
+# ---------------------------------------------------------------- the job as parameters
+
+def _stamp(epoch):
+    return time.strftime("%Y%m%d%H%M.%S", time.localtime(epoch))
+
+
+def _paths(items):
+    return ",".join(f"{host}:{path}" if host else path for host, path in items)
+
+
+def _hhmmss(text):
+    from gridtools.formats.values import parse_time
+    seconds = int(parse_time(text))
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def parameters(job, prog):
+    """The job's (name, value) pairs, in the order Grid Engine sends them."""
+    req, who = job.req, job.who
+    out = [("VERSION", "1.0"), ("CONTEXT", "client"), ("CLIENT", prog), ("USER", who["owner"]),
+           ("GROUP", job.group), ("CMDNAME", job.cmdname()), ("CMDARGS", str(len(job.args)))]
+    out += [(f"CMDARG{i}", arg) for i, arg in enumerate(job.args)]
+    when = req["ckpt_when"]
+
+    def some(name, value, shown=str):
+        if value:
+            out.append((name, shown(value)))
+
+    some("a", req["start_at"], _stamp)
+    some("ac", req["context"], lambda ctx: ",".join(f"{k}={v}" if v else k for k, v in ctx.items()))
+    some("ar", req["ar"])
+    some("A", req["account"] if req["account"] != "sge" else None)
+    some("b", req["binary"] and "y")
+    if when and (when[0].isdigit() or when[0] == ":"):
+        out.append(("c_interval", _hhmmss(when)))
+    elif when:
+        out.append(("c_occasion", when))
+    some("ckpt", req["ckpt"])
+    some("cwd", req["cwd"])
+    some("dl", req["deadline"], _stamp)
+    some("e", req["stderr"], _paths)
+    some("hold_jid", ",".join(req["hold_jid"]))
+    some("hold_jid_ad", ",".join(req["hold_jid_ad"]))
+    some("h", req["user_hold"] and "u")
+    some("i", req["stdin"], _paths)
+    some("j", req["join"] and "y")
+    some("js", req["jobshare"])
+    for part in ("hard", "soft"):
+        some(f"l_{part}", req["resources"][part],
+             lambda found: ",".join(f"{k}={v}" for k, v in found.items()))
+    some("m", req["mail_options"])
+    out.append(("M", ",".join(req["mail_list"] or [f"{who['owner']}@{who['submit_host']}"])))
+    some("masterq", ",".join(req["masterq"]))
+    some("notify", req["notify"] and "y")
+    some("N", req["name"])
+    some("o", req["stdout"], _paths)
+    some("P", req["project"])
+    some("p", req["priority"])
+    some("tc", req["tc"])
+    if req["pe"]:
+        pe = req["pe"]
+        ranges = pe[1] if isinstance(pe[1], list) else [pe[1:]]
+        low, top = min(r[0] for r in ranges), max(r[1] for r in ranges)
+        out += [("pe_name", pe[0]), ("pe_min", str(low)),
+                ("pe_max", str(NO_TOP if any(r[1] == 0 for r in ranges) else top))]
+    for part in ("hard", "soft"):
+        some(f"q_{part}", ",".join(req["queues"][part]))
+    some("R", req["reserve"] and "y")
+    some("r", req["rerun"] and "y")
+    some("shell", not req["shell_wrap"] and "n")
+    some("S", req["shell"], _paths)
+    if req["tasks"] and list(req["tasks"]) != [1, 1, 1]:
+        out += [("t_min", str(req["tasks"][0])), ("t_max", str(req["tasks"][1])),
+                ("t_step", str(req["tasks"][2]))]
+    some("w", req["verify"] if req["verify"] != "n" else None)
+    return out
+
+
+def _escaped(value):
+    for char, escape in (("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"), ("\a", "\\a"), ("\b", "\\b"),
+                         ("\v", "\\v")):
+        value = value.replace(char, escape)
+    return value
+
+
+# ---------------------------------------------------------------- changes
+
+def _reset(req, field):
+    name, _, part = field.partition(".")
+    default = options.fresh_request()[name]
+    if part:
+        req[name][part] = default[part]
+    else:
+        req[name] = default
+
+
+def _through_option(job, name, value, ctx):
+    words, fields = THROUGH_OPTIONS[name]
+    for field in fields:
+        _reset(job.req, field)
+    if name == "ckpt" and value is None:
+        _reset(job.req, "ckpt_when")
+    if value is None:
+        return
+    try:
+        options.parse(words + [value], job.req, ctx, stop_at_arg=False)
+    except GridError:
+        raise Refused(f'JSV tries to set "{name}" to "{value}"') from None
+
+
+def _pe(job, changes):
+    """pe_name, pe_min, pe_max changed: the PE request they make together."""
+    sent = dict(parameters(job, "qsub"))
+    name = changes.get("pe_name", sent.get("pe_name"))
+    low = changes.get("pe_min", sent.get("pe_min", "1"))
+    top = changes.get("pe_max", sent.get("pe_max", low))
+    if name is None:
+        job.req["pe"] = None
+        return
+    try:
+        slots = f"{low}-" if top == str(NO_TOP) else f"{low}-{top}"
+        job.req["pe"] = options.pe_request(name, slots)
+    except GridError:
+        which = next(key for key in ("pe_max", "pe_min", "pe_name") if key in changes)
+        raise Refused(f'JSV tries to set "{which}" to "{changes[which]}"') from None
+
+
+def _tasks(job, changes):
+    current = job.req["tasks"] or [1, 1, 1]
+    values = [changes.get(key, str(now)) for key, now in zip(("t_min", "t_max", "t_step"), current)]
+    try:
+        job.req["tasks"] = options.parse_task_range(f"{values[0]}-{values[1]}:{values[2]}")
+    except GridError:
+        which = next(key for key in ("t_step", "t_max", "t_min") if key in changes)
+        raise Refused(f'JSV tries to set "{which}" to "{changes[which]}"') from None
+    if job.req["tasks"] == [1, 1, 1]:
+        job.req["tasks"] = None
+
+
+def _command(job, name, value):
+    if name == "CMDNAME":
+        if value is None:
+            raise Refused('JSV tries to delete "CMDNAME"')
+        if job.req["binary"]:
+            job.command = value
+        job.name = value
+    elif name == "CMDARGS":
+        if value is None or not value.isdigit():
+            raise Refused(f'JSV tries to set "{name}" to "{value}"')
+        count = int(value)
+        job.args = (job.args + [""] * count)[:count]
+    else:
+        index = name[len("CMDARG"):]
+        if not index.isdigit():
+            return
+        index = int(index)
+        job.args += [""] * (index + 1 - len(job.args))
+        job.args[index] = value if value is not None else ""
+
+
+def apply(job, changes, env_changes, cwd):
+    """Apply a JSV's corrections: ``changes`` (name -> value, None to remove, in the order
+    sent), then ``env_changes`` ([(ADD|MOD|DEL, name, value)])."""
+    ctx = options.Context("qsub", cwd)
+    ctx.current = None
+    for name, value in changes.items():
+        if name in READ_ONLY:
+            raise Refused(f'JSV tries to modify read-only parameter "{name}"')
+        if name in BOOLEANS:
+            if value is None:
+                raise Refused(f'JSV tries to delete boolean parameter "{name}"')
+            if value not in ("y", "n"):
+                raise Refused(f'JSV tries to set "{name}" to "{value}"')
+            job.req[BOOLEANS[name]] = value == "y"
+        elif name == "N" and value is None:
+            raise Refused('JSV tries to delete "N"')
+        elif name == "h":
+            if value not in ("u", "n", None):
+                raise Refused(f'JSV tries to set "{name}" to "{value}"')
+            job.req["user_hold"] = value == "u"
+        elif name in THROUGH_OPTIONS:
+            _through_option(job, name, value, ctx)
+        elif name.startswith("CMDARG") or name == "CMDNAME":
+            _command(job, name, value)
+    if any(key in changes for key in ("pe_name", "pe_min", "pe_max")):
+        _pe(job, changes)
+    if any(key in changes for key in ("t_min", "t_max", "t_step")):
+        _tasks(job, changes)
+    for how, name, value in env_changes:
+        if how == "DEL":
+            if job.req["export_all"] and name in ospaths.environ():
+                job.req["env"] = dict(ospaths.environ(), **job.req["env"])
+                job.req["export_all"] = False
+            job.req["env"].pop(name, None)
+        else:
+            job.req["env"][name] = value
+
+
+# ---------------------------------------------------------------- the conversation
+
+def _timeout():
+    try:
+        value = int(ospaths.getenv("SGE_JSV_TIMEOUT") or "")
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if value > 0 else DEFAULT_TIMEOUT
+
+
+def program(url):
+    """The program of JSV url ``[script:]path`` (None for ``none``); Refused when it names
+    a user, another type, or no program that can run."""
+    kind, colon, rest = url.partition(":")
+    if not colon:
+        kind, rest = None, url
+    if kind is not None and kind.rstrip() != "script":
+        raise Refused(f'type "{kind.rstrip()}" in JSV URL is invalid')
+    if "@" in rest:
+        raise Refused("specifying user is not allowed in client JSV URLs")
+    path = rest.rstrip()
+    if path.lower() == "none":
+        return None
+    if not path:
+        raise Refused(f'JSV URL "{url}" is invalid')
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        raise Refused(f'JSV file "{path}" does not exist') from None
+    if (st.st_mode & 0o170000) != 0o100000 or not os.access(path, os.X_OK):
+        raise Refused(f'JSV "{path}" is either not a file or not executable')
+    return path
+
+
+class Instance:
+    """A running JSV: lines to it, lines from its standard output and error."""
+
+    def __init__(self, path, cwd):
+        self.path = path
+        try:
+            self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, cwd=cwd, start_new_session=True)
+        except OSError:
+            raise Refused(f'start of JSV "{path}" failed') from None
+        self.pending = {self.proc.stdout.fileno(): b"", self.proc.stderr.fileno(): b""}
+        self.closed = set()
+
+    def send(self, line):
+        try:
+            self.proc.stdin.write(line.encode("utf-8", "surrogateescape") + b"\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            raise Refused("unable to send data to JSV") from None
+
+    def receive(self, timeout):
+        """("out" or "err", line) as soon as one is whole; None after ``timeout`` seconds
+        of silence or when the JSV closed its output."""
+        out, err = self.proc.stdout.fileno(), self.proc.stderr.fileno()
+        deadline = time.monotonic() + timeout
+        while True:
+            for fd, which in ((err, "err"), (out, "out")):
+                head, newline, tail = self.pending[fd].partition(b"\n")
+                if newline:
+                    self.pending[fd] = tail
+                    return which, head.decode("utf-8", "surrogateescape").rstrip("\r")
+            if out in self.closed:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([fd for fd in (out, err) if fd not in self.closed], [], [], left)
+            for fd in ready:
+                data = os.read(fd, 65536)
+                if data:
+                    self.pending[fd] += data
+                else:
+                    self.closed.add(fd)
+                    if self.pending[fd]:
+                        self.pending[fd] += b"\n"
+
+    def stop(self, quit=True):
+        """Ask the JSV to leave (QUIT), then end it."""
+        if quit and self.proc.poll() is None:
+            try:
+                self.send("QUIT")
+            except Refused:
+                pass
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=1 if quit else 0.01)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def _split(line):
+    command, _, rest = line.partition(" ")
+    sub, _, args = rest.partition(" ")
+    return command, sub, args if args != "" else None
+
+
+def _converse(instance, job, prog, timeout, printed):
+    """One verification: (corrected, changes, env changes). Refused for a refusal."""
+    instance.send("START")
+    send_env, changes, env_changes = False, {}, []
+    while True:
+        got = instance.receive(timeout)
+        if got is None:
+            raise TimeoutError
+        which, line = got
+        if which == "err":
+            raise Refused(f"JSV stderr: {line}")
+        command, sub, args = _split(line)
+        if command == "SEND":
+            if sub != "ENV":
+                raise Refused(f'got "{sub}" as object for SEND command')
+            send_env = True
+        elif command == "STARTED":
+            for name, value in parameters(job, prog):
+                instance.send(f"PARAM {name} {value}")
+            if send_env:
+                for name, value in job.environment().items():
+                    instance.send(f"ENV ADD {name} {_escaped(value)}")
+            instance.send("BEGIN")
+        elif command == "PARAM":
+            changes[sub] = args
+        elif command == "ENV":
+            name, _, value = (args or "").partition(" ")
+            value = value if value != "" else None
+            if not name or sub not in ("ADD", "MOD", "DEL") or (value is None) != (sub == "DEL"):
+                raise Refused(f'"ENV {sub or "<null>"} {name or "<null>"} {value or "<null>"}" is invalid')
+            env_changes.append((sub, name, value))
+        elif command == "LOG":
+            printed.append(args or "")
+        elif command == "RESULT":
+            state, _, text = (args or "").partition(" ")
+            if sub != "STATE":
+                raise Refused(f'JSV got unknown command "{sub}"')
+            if state in ("ACCEPT", "CORRECT"):
+                return state == "CORRECT", changes, env_changes
+            if state == "REJECT":
+                raise Refused(text or "JSV rejected job")
+            if state == "REJECT_WAIT":
+                raise Refused(text or "JSV temporarily rejected job")
+            raise Refused(f'JSV sent unknown result "{args or ""}"')
+        else:
+            raise Refused(f'master got unknown command from JSV: "{command}"')
+
+
+def _verify_with(path, job, prog, cwd, printed):
+    timeout = _timeout()
+    for attempt in (1, 2):
+        instance = Instance(path, cwd)
+        try:
+            corrected, changes, env_changes = _converse(instance, job, prog, timeout, printed)
+        except TimeoutError:
+            instance.stop(quit=False)
+            if attempt == 2:
+                raise Refused(f'got no response from JSV script "{path}"') from None
+            continue
+        except Refused:
+            instance.stop(quit=False)
+            raise
+        instance.stop()
+        if corrected:
+            apply(job, changes, env_changes, cwd)
+        return
+
+
+def verify(urls, req, name, command, args, who, prog="qsub", cwd=None, out=None):
+    """Run the JSVs named (``urls`` in the order given: the last runs first) on the job;
+    return (request, name, command, args) as they left it. Refused when one refuses it.
+    The JSVs' LOG lines are written to ``out`` (standard output) as they come."""
+    import sys
+    out = out if out is not None else sys.stdout
+    cwd = cwd or os.getcwd()
+    job = Job(copy.deepcopy(req), name, command, args, who)
+    for url in reversed(urls):
+        path = program(url)
+        if path is None:
+            continue
+        printed = []
+        try:
+            _verify_with(path, job, prog, cwd, printed)
+        finally:
+            out.write("".join(line + "\n" for line in printed))
+            out.flush()
+    return job.req, job.name, job.command, job.args
