@@ -230,10 +230,16 @@ def test_init_makes_grid_engines_common_folder(scratch):
     probe = run({"PATH": "/usr/bin:/bin"}, "sh", "-c", f". {common}/settings.sh; "
                 'echo "$GRIDTOOLS_ROOT $SGE_ROOT $SGE_CELL"; command -v qsub')
     assert probe.stdout.splitlines() == [f"{scratch} {scratch} default", os.path.join(BIN, "qsub")]
+    library = os.path.join(scratch, "util", "resources", "jsv", "jsv_include.sh")     # sh JSVs' functions
+    assert os.path.islink(library) and "jsv_main()" in open(library).read()
+    assert os.lstat(os.path.dirname(library)).st_mode & 0o7777 == 0o755
     shutil.rmtree(os.path.join(scratch, "default"))
+    os.unlink(library)
+    os.symlink("/nonexistent/older/install/jsv_include.sh", library)
     assert run(env, "gridtools", "daemon", "start").returncode == 0
     wait_for(lambda: os.path.isdir(common) and
              sorted(os.listdir(common)) == ["accounting", "settings.csh", "settings.sh"])
+    assert os.path.isfile(library)          # pointed at this installation's copy again
 
 
 def test_a_cell_whose_path_has_spaces_reads_its_own_configuration(scratch):

@@ -205,3 +205,56 @@ def test_qrsh_runs_the_jsvs_too(cell, workdir):
     path, log = make_jsv(workdir, "pass.sh", on_begin="PARAM CMDARG0 corrected|RESULT STATE CORRECT")
     proc = cell.run("qrsh", "-jsv", path, "echo", "as given", cwd=workdir)
     assert (proc.returncode, proc.stdout) == (0, "corrected\n")
+
+
+#: a JSV written as Grid Engine's sh JSVs are, with the cell's function library
+LIBRARY_JSV = r"""#!/bin/sh
+. "$SGE_ROOT/util/resources/jsv/jsv_include.sh"
+jsv_on_start() {
+    jsv_send_env
+}
+jsv_on_verify() {
+    jsv_show_params
+    if [ "$(jsv_get_param N)" = "forbidden" ]; then
+        jsv_reject "the name forbidden is forbidden"
+        return
+    fi
+    if [ "$(jsv_sub_is_param l_hard h_rt)" = false ]; then
+        jsv_sub_add_param l_hard h_rt 3600
+    fi
+    jsv_sub_del_param l_hard arch
+    jsv_set_param p -3
+    jsv_del_param o
+    [ "$(jsv_is_env DROPME)" = true ] && jsv_del_env DROPME
+    jsv_add_env CHECKED "by $(jsv_get_param USER)"
+    jsv_log_info "context was $(jsv_get_param ac)"
+    jsv_correct "job checked"
+}
+jsv_main
+"""
+
+
+def test_a_jsv_written_with_the_cells_sh_functions_corrects_and_refuses(cell, workdir):
+    """$SGE_ROOT/util/resources/jsv/jsv_include.sh gives sh JSVs Grid Engine's functions
+    (SGE_ROOT the cell's when the caller has none). What the job carries is never
+    evaluated by them: a context value with a command substitution is shown as it is."""
+    path = os.path.join(workdir, "lib.sh")
+    with open(path, "w") as fh:
+        fh.write(LIBRARY_JSV)
+    os.chmod(path, 0o755)
+    planted = os.path.join(workdir, "planted")
+    env = {"DROPME": "1", "KEEPME": "2"}
+    proc = cell.qsub("-terse", "-jsv", path, "-h", "-N", "ok", "-l", "arch=lx-amd64,h_vmem=1G",
+                     "-o", "/tmp/x", "-ac", f"k=$(touch${{IFS}}{planted})", "-v", "DROPME,KEEPME", "-b", "y", "true",
+                     cwd=workdir, env=env)
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    printed = proc.stdout.splitlines()
+    assert "got param N=ok" in printed and f"context was k=$(touch${{IFS}}{planted})" in printed
+    assert not os.path.exists(planted)
+    shown = queued(cell, int(printed[-1]))
+    assert (shown["hard resource_list"], shown["priority"]) == ("h_vmem=1G,h_rt=3600", "-3")
+    assert shown["env_list"] == f"KEEPME=2,CHECKED=by {pwd.getpwuid(os.getuid()).pw_name}"
+    assert "stdout_path_list" not in shown
+    proc = cell.qsub("-jsv", path, "-h", "-N", "forbidden", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "Unable to run job: the name forbidden is forbidden\nExiting.\n")
+    assert os.path.islink(os.path.join(cell.root, "util", "resources", "jsv", "jsv_include.sh"))

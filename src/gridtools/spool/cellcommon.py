@@ -11,6 +11,12 @@ cell's commands. The folder holds:
   ``SGE_CELL``, ``SGE_ARCH`` and put the folder of the gridtools commands
   first in ``PATH`` (and their manual pages in ``MANPATH``).
 
+Beside it, ``$SGE_ROOT/util/resources/jsv/jsv_include.sh`` is where Grid
+Engine's job submission verifiers written in sh find their functions: a link
+to the copy this installation ships (``gridtools/data/jsv``), pointed there
+again when it points elsewhere (another installation); a file an
+administrator put there instead is left alone.
+
 Made by ``gridtools init`` and, in a cell made before, by the daemon when it
 starts; what exists is left alone. Everything belongs to the cell's owner and
 is writable by nobody else (folders 0755, files 0644); a path in the way
@@ -104,6 +110,7 @@ def ensure(root, bin_dir, arch):
         made.append(link)
     elif not os.path.islink(link):
         raise ConfigError(f"{link} is not the link to the cell's accounting file")
+    made += _jsv_library(root)
     for name, text in (("settings.sh", settings_sh), ("settings.csh", settings_csh)):
         path = os.path.join(common, name)
         if os.path.lexists(path):
@@ -116,6 +123,26 @@ def ensure(root, bin_dir, arch):
         atomic_write(path, text(root, bin_dir, arch), mode=0o644)
         made.append(path)
     return made
+
+
+#: the JSV functions for sh that this installation ships
+JSV_LIBRARY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "jsv",
+                           "jsv_include.sh")
+
+
+def _jsv_library(root):
+    """``util/resources/jsv/jsv_include.sh`` under ``root``: a link to JSV_LIBRARY."""
+    folder_path = root
+    for part in ("util", "resources", "jsv"):
+        folder_path = os.path.join(folder_path, part)
+        _own_dir(folder_path)
+    link = os.path.join(folder_path, "jsv_include.sh")
+    if os.path.lexists(link):
+        if not os.path.islink(link) or os.readlink(link) == JSV_LIBRARY:
+            return []
+        os.unlink(link)
+    os.symlink(JSV_LIBRARY, link)
+    return [link]
 
 
 def ensure_here(root):

@@ -4,9 +4,11 @@ A JSV is a program named with ``-jsv [script:]path`` on the command line, in a
 script directive or in an sge_request file (``-clear`` forgets those before
 it). Every JSV named is run, the last named first (Grid Engine's order: the
 command line, then ./.sge_request, ~/.sge_request, the cell's sge_request),
-each as the submitting user in the submission's directory, once for this
-job, and each sees the job as the one before it left it. ``-jsv none`` names
-none.
+each as the submitting user in the submission's directory (with SGE_ROOT the
+cell's root when the caller has none), once for this job, and each sees the
+job as the one before it left it. ``-jsv none`` names none. JSVs written in sh
+can source ``$SGE_ROOT/util/resources/jsv/jsv_include.sh`` (Grid Engine's
+functions: ``jsv_get_param``, ``jsv_correct`` ...; see spool.cellcommon).
 
 The conversation, a line each way at a time (``jsv(1)`` of Grid Engine)::
 
@@ -336,9 +338,13 @@ class Instance:
 
     def __init__(self, path, cwd):
         self.path = path
+        from gridtools import cell
+        env = dict(ospaths.environ())
+        if "SGE_ROOT" not in env:       # (where jsv_include.sh is, as in the cell's settings.sh)
+            env.update(SGE_ROOT=cell.root(), SGE_CELL="default")
         try:
             self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, cwd=cwd, start_new_session=True)
+                                         stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
         except OSError:
             raise Refused(f'start of JSV "{path}" failed') from None
         self.pending = {self.proc.stdout.fileno(): b"", self.proc.stderr.fileno(): b""}
@@ -432,9 +438,9 @@ def _converse(instance, job, prog, timeout, printed):
         elif command == "PARAM":
             changes[sub] = args
         elif command == "ENV":
-            name, _, value = (args or "").partition(" ")
-            value = value if value != "" else None
-            if not name or sub not in ("ADD", "MOD", "DEL") or (value is None) != (sub == "DEL"):
+            name, blank, value = (args or "").partition(" ")
+            value = value if blank else (None if sub == "DEL" else "")
+            if not name or sub not in ("ADD", "MOD", "DEL") or (sub == "DEL" and value):
                 raise Refused(f'"ENV {sub or "<null>"} {name or "<null>"} {value or "<null>"}" is invalid')
             env_changes.append((sub, name, value))
         elif command == "LOG":
