@@ -261,14 +261,15 @@ builtin("round")(_rounder(round))
 
 @builtin("pow", args=(2, 2))
 def fn_pow(base, exponent):
-    """C's pow(); an integer to a non-negative integer power is an integer
-    (the real result converted as C converts it)."""
+    """C's pow(); an integer to a non-negative integer power is an integer: the real
+    result plus 0.5, converted as C converts it (HTCondor's rounding, which takes a
+    negative result one toward zero: pow(-2, 3) is -7, pow(-1, 7) is 0)."""
     rb, re_ = to_real(base), to_real(exponent)
     if rb is None or re_ is None or type(base) is str and not base.strip():
         return ERROR
     result = _c_pow(rb, re_)
     if type(base) is int and type(exponent) is int and exponent >= 0:
-        return to_int64(result)
+        return to_int64(result + 0.5)
     return result
 
 
