@@ -387,3 +387,24 @@ def test_qrsh_b_n_with_a_script_it_cannot_read(cell, workdir):
     assert "Unable to read script file because of error: error opening missing.sh: " \
            "No such file or directory" in proc.stderr
     assert cell.run("qstat").stdout == ""
+
+
+def test_without_a_command_qrsh_and_qlogin_run_an_interactive_shell(cell, workdir):
+    """As Grid Engine: qrsh without a command is a login (job QRLOGIN), quietly; qlogin is
+    one too (job QLOGIN), told as qrsh -verbose tells it; the shell reads qrsh's input,
+    and its exit status is theirs. qlogin takes no command."""
+    script = 'echo "name=$JOB_NAME"; exit 3\n'
+    proc = cell.run("qrsh", input=script, cwd=workdir)
+    assert (proc.returncode, proc.stdout.splitlines()[-1:]) == (3, ["name=QRLOGIN"])
+    assert "waiting for interactive job" not in proc.stderr
+    proc = cell.run("qlogin", input=script, cwd=workdir)
+    assert proc.returncode == 3 and "name=QLOGIN" in proc.stdout.splitlines()
+    jid = int(re.match(r'Your job (\d+) \("QLOGIN"\) has been submitted\n', proc.stdout).group(1))
+    assert proc.stderr.startswith(f"waiting for interactive job to be scheduled ...\n"
+                                  f"Your interactive job {jid} has been successfully scheduled.\n"
+                                  f"Establishing builtin session to host {cell.host} ...\n")
+    proc = cell.run("qlogin", "-N", "named", input="echo $JOB_NAME\n", cwd=workdir)
+    assert proc.returncode == 0 and "named" in proc.stdout.splitlines()
+    proc = cell.run("qlogin", "hostname", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (2, 'qlogin: invalid option argument "hostname"\n')
+    assert cell.run("qlogin", "-help").stdout.splitlines()[1] == "usage: qlogin [options]"

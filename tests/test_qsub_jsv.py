@@ -258,3 +258,10 @@ def test_a_jsv_written_with_the_cells_sh_functions_corrects_and_refuses(cell, wo
     proc = cell.qsub("-jsv", path, "-h", "-N", "forbidden", "-b", "y", "true", cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, "Unable to run job: the name forbidden is forbidden\nExiting.\n")
     assert os.path.islink(os.path.join(cell.root, "util", "resources", "jsv", "jsv_include.sh"))
+
+
+def test_qlogin_tells_its_jsvs_it_is_qlogin(cell, workdir):
+    path, log = make_jsv(workdir, "login.sh", on_begin="RESULT STATE REJECT no logins")
+    proc = cell.run("qlogin", "-jsv", path, cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "Unable to run job: no logins\nExiting.\n")
+    assert "PARAM CLIENT qlogin" in sent(log) and "PARAM N QLOGIN" in sent(log)

@@ -26,6 +26,7 @@ COMMANDS = {
     "qhost": "sge.qhost",
     "qacct": "sge.qacct",
     "qrsh": "sge.qrsh",
+    "qlogin": "sge.qrsh",
     "qconf": "sge.qconf",
     "qmod": "sge.qmod",
     "qalter": "sge.qalter",
@@ -52,7 +53,7 @@ COMMANDS = {
 }
 
 #: commands whose standard output is their job's, passed on unchanged
-RAW_OUTPUT = frozenset({"qrsh"})
+RAW_OUTPUT = frozenset({"qrsh", "qlogin"})
 
 #: commands whose work is done before they report it: a report that cannot be written
 #: (a closed or full standard output) does not make them fail, as a caller that took the

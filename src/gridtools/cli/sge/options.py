@@ -347,7 +347,7 @@ def usage(prog, allowed):
     names = {name for name, entry in OPTIONS.items() if entry[2] in allowed} | {"-help", "-@"}
     if prog == "qrsh":
         names.add("-inherit")
-    tail = "[{command|-} [command_args]]" if prog == "qsub" else "[command [command_args]]"
+    tail = {"qsub": "[{command|-} [command_args]]", "qlogin": ""}.get(prog, "[command [command_args]]")
     return usage_text.submit_usage(prog, names, tail)
 
 

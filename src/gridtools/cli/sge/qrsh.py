@@ -19,6 +19,10 @@ job's shell (as ``-shell n``); ``-nostdin`` gives the job /dev/null for its
 input and reads nothing; ``-verbose`` says, in Grid Engine's words, that the
 job was submitted, that qrsh waits for it and where it started; ``-pty y|n``
 is accepted (no pseudo terminal is made: the job's streams are FIFOs).
+
+qlogin is qrsh without a command, as in Grid Engine: an interactive shell in
+a job named QLOGIN, told verbosely (as qrsh -verbose); a word that is not an
+option is refused.
 """
 
 import contextlib
@@ -100,7 +104,7 @@ def _immediate(req):
     req["now"] = True
 
 
-def build_request(argv, cwd):
+def build_request(argv, cwd, prog="qrsh"):
     """(request, script bytes or None, the words after the options, qrsh's own options:
     ``noshell``, ``nostdin``, ``verbose``, ``pty``). qrsh applies -b y unless told
     otherwise; with ``-b n`` its command is a script, read here (it must be readable on
@@ -110,10 +114,15 @@ def build_request(argv, cwd):
     req, script, client, name, command, args = qsub.build(
         argv, None, "qrsh", cwd, allowed=("all", "submit", "qrsh"), binary=True, preset=_immediate,
         in_files=("all",))
+    if prog == "qlogin":
+        if command is not None or script is not None:
+            raise UsageError(f'invalid option argument "{command if command is not None else name}"')
+        req["name"] = req.get("name") or QLOGIN_NAME
+        client.setdefault("verbose", True)
     if client.get("jsv"):
         from gridtools.cli.sge import jsv
         req, name, command, args = jsv.verify(client["jsv"], req, name, command, args,
-                                              submit.submitter(cwd), "qrsh", cwd)
+                                              submit.submitter(cwd), prog, cwd)
     if script is None:
         rest = [command] + list(args) if command is not None else []
         if client.get("noshell") and rest:
@@ -132,8 +141,10 @@ def job_name(command):
     return (words[0].rpartition("/")[2] if words else "") or "QRSH"
 
 
-#: the name of a qrsh job without a command (a login shell), as in Grid Engine
+#: the name of a qrsh job without a command (a login shell), and of a qlogin job, as
+#: in Grid Engine
 LOGIN_NAME = "QRLOGIN"
+QLOGIN_NAME = "QLOGIN"
 
 
 def _submit(req, rest, paths, cwd, script=None):
@@ -284,7 +295,7 @@ def main(argv, prog="qrsh"):
         if at >= 0:
             return qrsh_inherit.main(argv[:at] + argv[at + 1:], prog)
     try:
-        req, script, rest, own = build_request(argv, cwd)
+        req, script, rest, own = build_request(argv, cwd, prog)
         from gridtools.cli import cellinit
         cellinit.ensure_cell()
         if req.get("verify") in ("e", "w", "v", "p"):
