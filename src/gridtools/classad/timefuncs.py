@@ -20,6 +20,8 @@ def fn_interval(seconds):
     either cut to its low 32 bits)."""
     if type(seconds) is RelTime:
         seconds = seconds.whole()
+    elif type(seconds) is AbsTime:      # (its seconds since the epoch, as HTCondor converts it)
+        seconds = seconds.secs
     real = parse_c_real(seconds) if type(seconds) is str else seconds
     if type(real) not in (int, float, bool):
         return ERROR
