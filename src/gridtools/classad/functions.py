@@ -503,6 +503,8 @@ PARSE_STEPS = 6
 @builtin("eval", mode="lazy")
 def fn_eval(env, fns):
     text = fns[0](env)
+    if _is_time(type(text)):
+        text = text.text()              # (as HTCondor: its text, which does not parse)
     if type(text) is not str:
         return ERROR if type(text) is Special else text
     from gridtools.classad.parser import ClassAdSyntaxError, parse

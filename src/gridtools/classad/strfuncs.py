@@ -152,13 +152,20 @@ builtin("splitSlotName")(_split_at(False))
 
 @builtin("userHome", args=(1, 2))
 def fn_user_home(name, default=UNDEFINED):
+    """The home directory of user ``name`` (looked up as if HTCondor's
+    CLASSAD_ENABLE_USER_HOME were true); a default that is no string or is empty is
+    none, as HTCondor reads it: then an unknown user is UNDEFINED, a name that is no
+    string ERROR (UNDEFINED for UNDEFINED)."""
+    fallback = default if type(default) is str and default else None
     if type(name) is not str:
-        return name if name is UNDEFINED else ERROR
+        if fallback is not None:
+            return fallback
+        return UNDEFINED if name is UNDEFINED else ERROR
     import pwd
     try:
         return pwd.getpwnam(name).pw_dir
-    except KeyError:
-        return default
+    except (KeyError, ValueError):
+        return UNDEFINED if fallback is None else fallback
 
 
 # ------------------------------------------------------------ string lists
