@@ -175,4 +175,6 @@ def fn_string_list_regexp_member(pattern, text, delims=None, options=""):
     if regex is None:
         return ERROR
     items = string_list(text, delims)
+    if not items:                       # (an empty list: HTCondor's UNDEFINED)
+        return UNDEFINED
     return timed(lambda: any(regex.search(item) for item in items))

@@ -5,6 +5,7 @@ when first called (``functions.lookup``), with the time values (``timevals``)
 they make: evaluating expressions without them loads neither.
 """
 
+import math
 import time as _time
 
 from gridtools.classad.functions import builtin, parse_c_real
@@ -113,9 +114,15 @@ builtin("isRelTime")(lambda v: type(v) is RelTime)
 
 @builtin("formatTime", args=(0, 2))
 def fn_format_time(when=None, fmt="%c"):
+    """C's strftime of a time (an absolute time on its own zone's clock, a number of
+    seconds on this machine's) or of an ad of its parts (as splitTime makes them: Year,
+    Month, Day, Hours, Minutes, Seconds, each 0 when it is no integer; formatted by the C
+    library as HTCondor formats them, days that are not in the month included)."""
     if when is None:
         when = _time.time()
     own = type(when) is AbsTime             # (its own zone's clock: the time shifted by its offset)
+    if type(fmt) is str and _is_ad(when):
+        return _format_parts(when, fmt)
     if type(when) not in (int, float, AbsTime) or type(fmt) is not str:
         return ERROR
     charge(len(fmt) // LOOP_CHARS)
@@ -128,6 +135,50 @@ def fn_format_time(when=None, fmt="%c"):
         return built(_time.strftime(fmt, fields))
     except (ValueError, OverflowError, OSError):
         return ERROR
+
+
+def _is_ad(value):
+    from gridtools.classad.ad import ClassAd
+    return isinstance(value, ClassAd)
+
+
+def _fixed_day(year, month, day):
+    """The day number HTCondor's fixed_from_gregorian gives (C arithmetic)."""
+    leap = year % 4 == 0 and year % 400 not in (100, 200, 300)
+    adjust = 0 if month <= 2 else (-1 if leap else -2)
+    return (365 * (year - 1) + _c_div(year - 1, 4) - _c_div(year - 1, 100) + _c_div(year - 1, 400)
+            + _c_div(367 * month - 362, 12) + adjust + day)
+
+
+def _format_parts(ad, fmt):
+    """formatTime of an ad of time parts: the C library's strftime of the struct tm
+    HTCondor fills from them (weekday and day of the year from its own calendar)."""
+    import ctypes
+
+    def part(name):
+        value = ad.eval(name)
+        return wrap32(value) if type(value) is int else None
+    sec, minute, hour, mday = (part(name) or 0 for name in ("Seconds", "Minutes", "Hours", "Day"))
+    month, year = part("Month"), part("Year")
+    mon = wrap32(month - 1) if month is not None else 0
+    tm_year = wrap32(year - 1900) if year is not None else 0
+    fixed = _fixed_day(tm_year + 1900, mon + 1, mday)
+    wday = int(math.fmod(fixed, 7))
+    yday = fixed - _fixed_day(tm_year + 1900, 1, 1)
+    charge(len(fmt) // LOOP_CHARS)
+    if len(fmt) > MAX_STRING // 64:
+        return ERROR
+
+    class Tm(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_int) for name in ("sec", "min", "hour", "mday", "mon", "year", "wday",
+                                                      "yday", "isdst")] \
+            + [("gmtoff", ctypes.c_long), ("zone", ctypes.c_char_p)]
+    tm = Tm(sec, minute, hour, mday, mon, tm_year, wrap32(wday), wrap32(yday), 0, 0, None)
+    out = ctypes.create_string_buffer(1024)
+    libc = ctypes.CDLL(None)
+    libc.strftime.restype = ctypes.c_size_t
+    size = libc.strftime(out, 1023, fmt.encode("utf-8", "surrogateescape"), ctypes.byref(tm))
+    return built(out.raw[:size].decode("utf-8", "surrogateescape"))
 
 
 @builtin("splitTime")
