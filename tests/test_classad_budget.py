@@ -104,7 +104,7 @@ def test_strcat_doubling_is_error_and_small_strings_are_not():
 
 @pytest.mark.parametrize("text", [
     "join(A11, {A11, A11})", 'join("", A11, "x")', "string({A11, A11})",
-    'replaceAll("x", A11, "yy")', 'replace("x", A11, A11)', 'regexps("(x*)", A11, "\\\\1\\\\1", "g")',
+    'replaceAll("x", A11, "yy")', 'replace("x", A11, A11)', 'regexps("(x+)", A11, "\\\\1\\\\1", "g")',
     "listToArgs({A11, A11})", 'mergeEnvironment(strcat("A=", A10), strcat("B=", A10), strcat("C=", A10))',
 ])
 def test_strings_longer_than_the_limit_are_error(text):

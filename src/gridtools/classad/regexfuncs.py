@@ -66,20 +66,26 @@ def fn_regexp(pattern, target, options=""):
     return ERROR if regex is None else timed(lambda: regex.search(target)) is not None
 
 
+def _groups(match):
+    """How many groups PCRE counts in a match: one more than the highest that took part."""
+    highest = max((i for i in range(1, (match.re.groups or 0) + 1) if match.start(i) != -1), default=0)
+    return highest + 1
+
+
 def expand_template(match, template):
-    """The substitution text: ``\\0``..``\\9`` name groups, ``\\\\`` a backslash."""
+    """The substitution text, as HTCondor writes it: a backslash and a digit name that
+    group (ERROR, as None, for one past those that took part); any other backslash
+    stays as it is."""
     charge(len(template) // LOOP_CHARS)
-    out, i = [], 0
+    out, i, count = [], 0, None
     while i < len(template):
         ch = template[i]
-        if ch == "\\" and i + 1 < len(template):
-            nxt = template[i + 1]
-            if nxt.isdigit():
-                group = int(nxt)
-                if group <= (match.re.groups or 0):
-                    out.append(match.group(group) or "")
-            else:
-                out.append(nxt)
+        if ch == "\\" and i + 1 < len(template) and "0" <= template[i + 1] <= "9":
+            count = _groups(match) if count is None else count
+            group = ord(template[i + 1]) - ord("0")
+            if group >= count:
+                return None
+            out.append(match.group(group) or "")
             i += 2
             continue
         out.append(ch)
@@ -94,25 +100,49 @@ def _substitute(pattern, target, template, options):
     regex = compile_regex(pattern, options.replace("f", "").replace("g", ""))
     if regex is None:
         return ERROR
-    full, every = "f" in options, "g" in options
-    size = [len(target) if full else 0]
-
-    def expand(match):
-        text = expand_template(match, template)
-        size[0] += len(text)
-        if size[0] > MAX_STRING:
-            raise _TooLong
-        return text
     try:
-        if not full:
-            if every:
-                return built(timed(lambda: "".join(expand(m) for m in regex.finditer(target))))
-            match = timed(lambda: regex.search(target))
-            return expand_template(match, template) if match else ""
-        count = 0 if every else 1
-        return built(timed(lambda: regex.sub(expand, target, count=count)))
+        return timed(lambda: _replaced(regex, target, template, "f" in options, "g" in options))
     except _TooLong:
         return ERROR
+
+
+def _replaced(regex, target, template, full, every):
+    """HTCondor's regexp_helper with a replacement: the first match (``every``: each
+    match after the last, none overlapping) replaced by the template, with the rest of
+    the target around them (``full``) or alone. After an empty match the next must
+    start there and not be empty, else the next character is copied; past the end of
+    the target (a pattern that matches empty there) HTCondor reads beyond it: ERROR."""
+    out, size, at, after_empty, end = [], 0, 0, False, len(target)
+    while True:
+        if after_empty:
+            match = regex.match(target, at)
+            if match is None or match.end() == at:
+                if at >= end:
+                    return ERROR
+                out.append(target[at])
+                at, after_empty = at + 1, False
+                continue
+        else:
+            match = regex.search(target, at)
+            if match is None:
+                break
+        if full:
+            out.append(target[at:match.start()])
+        text = expand_template(match, template)
+        if text is None:
+            return ERROR
+        out.append(text)
+        size += len(text) + (match.start() - at if full else 0)
+        if size > MAX_STRING:
+            raise _TooLong
+        at, after_empty = match.end(), match.start() == match.end()
+        if not every:
+            break
+    if full:
+        out.append(target[at:])
+        if size + end - at > MAX_STRING:
+            raise _TooLong
+    return built("".join(out))
 
 
 class _TooLong(Exception):

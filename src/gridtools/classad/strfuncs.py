@@ -36,7 +36,9 @@ def fn_strcat(*values):
 @builtin("join", args=(0, MANY))
 def fn_join(*values):
     """join(sep, a, b, ...), join(sep, list) or join(list). UNDEFINED items
-    are left out; when nothing but UNDEFINED is left the result is UNDEFINED."""
+    are left out; when nothing but UNDEFINED is left the result is UNDEFINED. A
+    separator goes before an item only when the result so far is not empty (as
+    HTCondor's: join(",", "", "a") is "a", join(",", "a", "", "b") is "a,,b")."""
     if not values:
         return ""
     if len(values) == 1:
@@ -53,7 +55,8 @@ def fn_join(*values):
         return UNDEFINED
     if sum(len(item) for item in items) + len(sep) * len(items) > MAX_STRING:
         return ERROR
-    return built(sep.join(items))
+    first = next((i for i, item in enumerate(items) if item), len(items))
+    return built(sep.join(items[first:]))   # (no separator while the result is empty)
 
 
 @builtin("substr", args=(2, 3))
@@ -198,6 +201,11 @@ def _lists_or_empty(values):
     return ["" if v is UNDEFINED else v for v in values]
 
 
+#: the default separators of stringListMember and stringListSubsetMatch (and their I
+#: forms): white space of any kind too, as HTCondor's
+MEMBER_DELIMS = ", \t\r\n"
+
+
 def _member_of(fold):
     def apply(item, text, delims=None):
         if delims is UNDEFINED:
@@ -207,7 +215,7 @@ def _member_of(fold):
             return ERROR
         if item is UNDEFINED or text is UNDEFINED:
             return UNDEFINED if item is text else False     # (both: UNDEFINED, as HTCondor)
-        items = string_list(text, delims)
+        items = string_list(text, MEMBER_DELIMS if delims is None else delims)
         if fold:
             return item.lower() in (i.lower() for i in items)
         return item in items
@@ -227,7 +235,11 @@ def _subset_of(fold):
             return ERROR
         if first is UNDEFINED and second is UNDEFINED:
             return UNDEFINED
-        small, big = (string_list(t, delims) for t in args[:2])
+        if args[0] == "":
+            return True                 # (the empty string is a subset of anything)
+        small, big = (string_list(t, MEMBER_DELIMS if delims is None else delims) for t in args[:2])
+        if not small:
+            return False                # (a string of delimiters only: HTCondor finds no match)
         if fold:
             small, big = [i.lower() for i in small], [i.lower() for i in big]
         return set(small) <= set(big)
