@@ -204,11 +204,20 @@ def _sweep_calls(names):
     for name in SWEEP_TRIPLES:
         for combo in itertools.product(SWEEP_TRIPLE_ARGS, repeat=3):
             yield f"{name}({', '.join(combo)})"
+    operands = [atom for atom in ATOMS if atom not in ("x", "a", "b")] + \
+        ["absTime(100000)", "absTime(-5)", "relTime(90)", "relTime(-3.5)"]
+    for op in BINARY:
+        for left, right in itertools.product(operands, repeat=2):
+            yield f"({left} {op} {right})"
+    for op in UNARY:
+        for operand in operands:
+            yield f"{op}{operand}"
 
 
 def sweep(show=50):
-    """Every function gridtools knows, on each of SWEEP_ARGS and each pair of them, and
-    SWEEP_TRIPLES on each triple of SWEEP_TRIPLE_ARGS, with both engines: the
+    """Every function gridtools knows, on each of SWEEP_ARGS and each pair of them,
+    SWEEP_TRIPLES on each triple of SWEEP_TRIPLE_ARGS, and every operator on the atoms
+    and some time values, with both engines: the
     differences (a call HTCondor's bindings cannot evaluate counts as its ERROR)."""
     from gridtools.classad import functions
     classad2 = htcondor()

@@ -184,7 +184,11 @@ def _lshift(a, b):
 
 
 def _rshift(a, b):
-    return a >> (b & 63)
+    # (HTCondor shifts a negative number one bit at a time, at most 64 times: by a
+    # count that is not positive it stays as it is)
+    if a >= 0:
+        return a >> (b & 63)
+    return a >> min(b, 64) if b > 0 else a
 
 
 def _urshift(a, b):

@@ -10,6 +10,7 @@ plus, minus, times or divided by a number is relative; anything else with a
 time is ERROR. Comparisons work between two times of the same kind.
 """
 
+import math
 import time
 
 from gridtools.classad.values import ERROR, to_int32
@@ -59,9 +60,9 @@ class RelTime:
         self.secs = secs
 
     def whole(self):
-        """The seconds as HTCondor reads them to print them: a C int (a real cut towards
-        zero; out of range, INT32_MIN)."""
-        return self.secs if type(self.secs) is int else to_int32(self.secs)
+        """The seconds as HTCondor reads them to print them: a C int (cut towards zero;
+        out of range, INF or NaN, INT32_MIN): HTCondor holds them as a double."""
+        return to_int32(self.secs)
 
     def text(self):
         whole = self.whole()
@@ -100,18 +101,18 @@ TIME_TYPES = (AbsTime, RelTime)
 def arith(symbol, a, b):
     """``a symbol b`` when one of them is a time value."""
     ta, tb = type(a), type(b)
-    if symbol == "+":
+    if symbol == "+":                   # (a relative time added to an absolute one is a C int)
         if ta is AbsTime and tb is RelTime:
-            return AbsTime(int(a.secs + b.secs), a.offset)
+            return AbsTime(a.secs + to_int32(b.secs), a.offset)
         if ta is RelTime and tb is AbsTime:
-            return AbsTime(int(a.secs + b.secs), b.offset)
+            return AbsTime(b.secs + to_int32(a.secs), b.offset)
         if ta is RelTime and tb is RelTime:
             return RelTime(a.secs + b.secs)
     elif symbol == "-":
         if ta is AbsTime and tb is AbsTime:
             return RelTime(a.secs - b.secs)
         if ta is AbsTime and tb is RelTime:
-            return AbsTime(int(a.secs - b.secs), a.offset)
+            return AbsTime(a.secs - to_int32(b.secs), a.offset)
         if ta is RelTime and tb is RelTime:
             return RelTime(a.secs - b.secs)
     elif symbol == "*":
@@ -120,9 +121,18 @@ def arith(symbol, a, b):
         if tb is RelTime and ta in (int, float):
             return RelTime(a * b.secs)
     elif symbol == "/":
-        if ta is RelTime and tb in (int, float) and b != 0:
-            return RelTime(a.secs / b)
+        if ta is RelTime and tb in (int, float):
+            return RelTime(_divided(a.secs, b))
     return ERROR
+
+
+def _divided(x, y):
+    """x / y as doubles divide (by zero: an infinity, or NaN for 0 / 0)."""
+    if y != 0:
+        return x / y
+    if x != x or x == 0:
+        return math.nan
+    return math.copysign(math.inf, x) * math.copysign(1.0, y)
 
 
 def compare(test, a, b):
