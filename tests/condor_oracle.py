@@ -7,6 +7,9 @@ by attribute, each with the shortest description that shows it)::
 
     GRIDTOOLS_HTCONDOR_PYTHON=/path/to/python python tests/condor_oracle.py
     GRIDTOOLS_HTCONDOR_PYTHON=/path/to/python python tests/condor_oracle.py fuzz N [SEED]
+    GRIDTOOLS_HTCONDOR_PYTHON=/path/to/python python tests/condor_oracle.py sweep KEYS_FILE
+
+(sweep: each submit command of KEYS_FILE, one a line, with each of a few values).
 
 The interpreter named by GRIDTOOLS_HTCONDOR_PYTHON (default: this one) must
 import an ``htcondor`` whose ``Submit.jobs()`` works (HTCondor 23 or 24).
@@ -248,19 +251,17 @@ def _oracle_ads(block, root):
 FUZZ_IGNORED = {"condorplatform", "condorversion", "owner"}
 
 
-def fuzz(count, seed=1):
-    """Compare gridtools with the oracle on ``count`` random descriptions; print what
-    differs, by attribute (or kind of refusal), each with its shortest example. A
-    missing executable is not compared: the oracle does not look for files."""
+def differences(texts):
+    """{what differs (an attribute and both values, or a refusal): [descriptions]} of
+    gridtools against the oracle on ``texts``. A missing executable is not compared: the
+    oracle does not look for files."""
     import json
-    rng = random.Random(seed)
-    texts = [random_description(rng) for _ in range(count)]
     found = {}
     with tempfile.TemporaryDirectory() as root:
         root = os.path.realpath(root)
         make_fixture(root)
         proc = subprocess.run([oracle_python(), "-c", _RUN_MANY], input=json.dumps(texts), cwd=root,
-                              capture_output=True, text=True, env=ENVIRON, timeout=600)
+                              capture_output=True, text=True, env=ENVIRON, timeout=1200)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr)
         for text, answer in zip(texts, json.loads(proc.stdout)):
@@ -281,15 +282,45 @@ def fuzz(count, seed=1):
                     if (want.get(key) or (None, None))[1] != (have.get(key) or (None, None))[1]:
                         found.setdefault(f"{key}: oracle {want.get(key)}, gridtools {have.get(key)}"[:160],
                                          []).append(text)
-    for what, texts_ in sorted(found.items(), key=lambda kv: -len(kv[1])):
+    return found
+
+
+def report(found, count, what="descriptions"):
+    for kind, texts_ in sorted(found.items(), key=lambda kv: -len(kv[1])):
         example = min(texts_, key=len).rstrip("\n").replace("\n", "\n    ")
-        print(f"{len(texts_)} x {what}\n    {example}")
-    print(f"{count} descriptions, {len(found)} kinds of difference")
+        print(f"{len(texts_)} x {kind}\n    {example}")
+    print(f"{count} {what}, {len(found)} kinds of difference")
     return len(found)
+
+
+def fuzz(count, seed=1):
+    """Compare gridtools with the oracle on ``count`` random descriptions; print what
+    differs, by attribute (or kind of refusal), each with its shortest example."""
+    rng = random.Random(seed)
+    texts = [random_description(rng) for _ in range(count)]
+    return report(differences(texts), count)
+
+
+#: the values ``sweep`` gives each submit command
+SWEEP_VALUES = ["true", "false", "5", "abc", "1 + 2", '"quoted"', "a, b"]
+
+
+def sweep(keys_file):
+    """Compare gridtools with the oracle on one description per submit command named in
+    ``keys_file`` (one a line, as HTCondor's submit_utils.h defines them) and value of
+    SWEEP_VALUES: ``executable = run.sh``, the command, ``queue``."""
+    with open(keys_file) as handle:
+        keys = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+    texts = [f"executable = run.sh\n{key} = {value}\nqueue\n" for key in keys for value in SWEEP_VALUES
+             if key.lower() not in ("executable", "queue")]
+    return report(differences(texts), len(texts))
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["fuzz"]:
         sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
         sys.exit(1 if fuzz(int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 1) else 0)
+    if sys.argv[1:2] == ["sweep"]:
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
+        sys.exit(1 if sweep(sys.argv[2]) else 0)
     regenerate()

@@ -183,7 +183,10 @@ def test_owner_and_ids(ctx):
     ("executable = run.sh\nnice_user = $(L)\nL = $(L)\nqueue\n", "macro expansion nested too deeply"),
     ("executable = run.sh\nwhen_to_transfer_output = $(L)\nL = $(L)\nqueue\n", "macro expansion nested too deeply"),
     ("executable = run.sh\nrequirements = (Memory > 1\nqueue\n", "Parse error in expression: Requirements"),
-    ("executable = run.sh\npriority = high\nqueue\n", "ERROR: priority must be an integer, not high"),
+    ("executable = run.sh\npriority = high\nqueue\n", "ERROR: priority=high is invalid, must eval to an integer."),
+    ("executable = run.sh\nprio = x\nqueue\n", "ERROR: prio=x is invalid, must eval to an integer."),
+    ("executable = run.sh\nconcurrency_limits = db, 5\nqueue\n", "ERROR: Invalid concurrency limit '5'"),
+    ("executable = run.sh\nkill_sig = 99\nqueue\n", "ERROR: invalid signal 99"),
     ("executable = run.sh\nkill_sig = SIGBOGUS\nqueue\n", "ERROR: invalid signal SIGBOGUS"),
     ("executable = run.sh\nshould_transfer_files = NO\ntransfer_input_files = a\nqueue\n",
      'ERROR: you specified files you want Condor to transfer via "transfer_input_files", but you disabled '

@@ -43,14 +43,24 @@ NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3, "start": 4}
 #: the commands moreattrs sets an attribute for each (loaded only for a description that
 #: gives one of them)
 MORE_COMMANDS = frozenset((
-    "allowed_execute_duration", "allowed_job_duration", "append_files", "buffer_block_size", "buffer_size",
-    "concurrency_limits", "core_size", "coresize", "dagman_log", "description", "email_attributes",
-    "hold_kill_sig", "image_size", "job_ad_information_attrs", "job_lease_duration", "job_machine_attrs",
-    "job_machine_attrs_history_length", "job_max_vacate_time", "keep_claim_idle", "kill_sig_timeout",
-    "load_profile", "log_xml", "match_list_length", "max_idle", "max_job_retirement_time",
-    "max_transfer_input_mb", "max_transfer_output_mb", "next_job_start_delay", "periodic_vacate",
-    "remove_kill_sig", "run_as_owner", "submit_event_notes", "transfer_output_remaps",
-    "want_graceful_removal"))
+    "allowed_execute_duration", "allowed_job_duration", "append_files", "aws_access_key_id_file", "aws_region",
+    "aws_secret_access_key_file", "batch_id", "buffer_block_size", "buffer_files", "buffer_size",
+    "checkpoint_destination", "compress_files", "concurrency_limits", "container_target_dir", "core_size",
+    "coresize", "dag_node_name", "dagman_job_id", "dagman_log", "description", "docker_network_type",
+    "docker_override_entrypoint", "docker_pull_policy", "dont_encrypt_input_files", "dont_encrypt_output_files",
+    "email_attributes", "encrypt_execute_directory", "encrypt_input_files", "encrypt_output_files",
+    "erase_output_and_error_on_restart", "fetch_files", "file_remaps", "gs_access_key_id_file",
+    "gs_secret_access_key_file", "hold_kill_sig", "image_size", "jar_files", "job_ad_information_attrs",
+    "job_lease_duration", "job_machine_attrs", "job_machine_attrs_history_length", "job_max_vacate_time",
+    "jobset", "keep_claim_idle", "kill_sig_timeout", "load_profile", "local_files", "log_xml", "manifest",
+    "manifest_dir", "match_list_length", "materialize_max_idle", "max_idle", "max_job_retirement_time",
+    "max_transfer_input_mb", "max_transfer_output_mb", "mount_under_scratch", "next_job_start_delay",
+    "noop_job", "noop_job_exit_code", "noop_job_exit_signal", "output_destination", "parallel_script_shadow",
+    "parallel_script_starter", "periodic_vacate", "preserve_relative_paths", "primary_unix_group",
+    "remote_initialdir", "remove_kill_sig", "run_as_owner", "s3_access_key_id_file",
+    "s3_secret_access_key_file", "skip_if_dataflow", "stack_size", "starter_debug", "submit_event_notes",
+    "submit_event_user_notes", "transfer_checkpoint_files", "transfer_container", "transfer_output_remaps",
+    "transfer_plugins", "ulog_execute_attrs", "want_graceful_removal", "want_io_proxy", "want_job_networking"))
 #: JobMaxRetries of a job that gives success_exit_code or retry_until but not max_retries
 #: (HTCondor's DEFAULT_JOB_MAX_RETRIES)
 DEFAULT_MAX_RETRIES = 2
@@ -130,6 +140,8 @@ def _plain_literal(text):
 def set_universe(ad, cmd):
     name = (cmd("universe") or "vanilla").strip().lower()
     universe = UNIVERSES.get(name)
+    if universe is None and name.isdigit() and int(name) in UNIVERSES.values():
+        universe = int(name)            # (a universe by its number, as HTCondor reads one)
     if universe is None:
         raise fail(f"I don't know about the '{name}' universe.")
     ad["JobUniverse"] = universe
@@ -175,7 +187,7 @@ def set_executable(ad, cmd, ctx, iwd):
 def initial_dir(cmd, ctx):
     """The job's initial directory (Iwd): ``initialdir`` joined to the directory
     condor_submit runs in, as written, or that directory; it must exist."""
-    iwd = (cmd("initialdir") or cmd("initial_dir") or cmd("iwd") or "").strip()
+    iwd = (cmd("initialdir") or cmd("initial_dir") or cmd("iwd") or cmd("job_iwd") or "").strip()
     path = ospaths.join(ctx.cwd, iwd) if iwd else ctx.cwd
     if iwd and ctx.files and not ctx.files.is_dir(path):
         raise fail(f"No such directory: {path}")
@@ -420,6 +432,8 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
 
 def _set_rank(ad, cmd):
     rank = cmd("rank")
+    if rank is None:
+        rank = cmd("preferences")       # (HTCondor's other name for it)
     ad["Rank"] = expr("Rank", rank.strip()) if rank and rank.strip() else 0.0
 
 
@@ -464,10 +478,12 @@ def _at_most(ad, attr, limit=1):
 # ---------------------------------------------------------------- policy
 
 def set_priority(ad, cmd):
-    prio = cmd("priority")
+    name, prio = "priority", cmd("priority")
+    if prio is None:
+        name, prio = "prio", cmd("prio")    # (HTCondor's other name for it)
     if prio is not None and prio.strip():
-        from gridtools.formats.condor.moreattrs import whole_number
-        ad["JobPrio"] = whole_number("priority", prio)
+        from gridtools.formats.condor.moreattrs import integer
+        ad["JobPrio"] = integer(name, prio.strip())
     else:
         ad["JobPrio"] = 0
 

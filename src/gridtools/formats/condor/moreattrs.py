@@ -3,7 +3,10 @@ description is built without it, see jobattrs):
 
 - the commands that each set one job attribute, as HTCondor 24 sets them: ``apply``
   writes those a description gives (``COMMANDS``, their names in lower case;
-  jobattrs reads the others);
+  jobattrs reads the others). Many only record what HTCondor records
+  (containers, file encryption, cloud credentials ...): gridtools' own runs do not
+  act on them, and add no requirement on machine attributes its hosts do not
+  publish (as HTCondor adds for file encryption or transfer plugins);
 - the retry commands (``set_retries``), a ``transfer_executable`` read
   (``is_false``), the strings of expressions in the old ClassAd syntax
   (``old_strings``), and the evaluation of integers and booleans (``integer``,
@@ -22,8 +25,11 @@ How each kind of value is written:
 - ``TEXT``: the text as written, quotes and all; ``UNQUOTED``: without one pair
   of surrounding double quotes;
 - ``NAMES``: a list of names split at commas and blanks, joined with commas;
-  ``LIMITS`` the same in lower case and sorted (concurrency limits);
-- ``SIGNAL``: a signal by name (``SIGKILL``), from a name or a number;
+  ``LIMITS`` the same in lower case and sorted (concurrency limits), each
+  ``name[.sub][:amount]`` with names as HTCondor's attribute names, else refused
+  ("Invalid concurrency limit '5'");
+- ``SIGNAL``: a signal by name (``SIGKILL``), from a name or a number (its leading
+  digits, as C's ``atoi`` reads it);
 - ``LEADING``: the integer its text starts with (0 when none), as C's ``atoi``
   reads it;
 - ``SIZE``: an amount in KiB with an optional K/M/G/T suffix (rounded up), which
@@ -74,10 +80,62 @@ COMMANDS = {
     "submit_event_notes": ("SubmitEventNotes", TEXT),
     "transfer_output_remaps": ("TransferOutputRemaps", UNQUOTED),
     "want_graceful_removal": ("WantGracefulRemoval", EXPR),
+    # recorded as HTCondor records them; gridtools' own runs do not act on them
+    "aws_access_key_id_file": ("EC2AccessKeyId", TEXT),
+    "aws_region": ("AWSRegion", TEXT),
+    "aws_secret_access_key_file": ("EC2SecretAccessKey", TEXT),
+    "batch_id": ("JobBatchId", UNQUOTED),
+    "buffer_files": ("BufferFiles", EXPR),
+    "checkpoint_destination": ("CheckpointDestination", TEXT),
+    "compress_files": ("CompressFiles", TEXT),
+    "container_target_dir": ("ContainerTargetDir", UNQUOTED),
+    "dagman_job_id": ("DAGManJobId", INTEGER),
+    "dag_node_name": ("DAGNodeName", TEXT),
+    "docker_network_type": ("DockerNetworkType", TEXT),
+    "docker_override_entrypoint": ("DockerOverrideEntrypoint", BOOLEAN),
+    "docker_pull_policy": ("DockerPullPolicy", TEXT),
+    "dont_encrypt_input_files": ("DontEncryptInputFiles", TEXT),
+    "dont_encrypt_output_files": ("DontEncryptOutputFiles", TEXT),
+    "encrypt_execute_directory": ("EncryptExecuteDirectory", BOOLEAN),
+    "encrypt_input_files": ("EncryptInputFiles", TEXT),
+    "encrypt_output_files": ("EncryptOutputFiles", TEXT),
+    "erase_output_and_error_on_restart": ("EraseOutputAndErrorOnRestart", BOOLEAN),
+    "fetch_files": ("FetchFiles", TEXT),
+    "file_remaps": ("FileRemaps", EXPR),
+    "gs_access_key_id_file": ("EC2AccessKeyId", TEXT),
+    "gs_secret_access_key_file": ("EC2SecretAccessKey", TEXT),
+    "jar_files": ("JarFiles", TEXT),
+    "jobset": ("JobSetName", UNQUOTED),
+    "local_files": ("LocalFiles", TEXT),
+    "manifest": ("ManifestDesired", BOOLEAN),
+    "manifest_dir": ("ManifestDir", TEXT),
+    "materialize_max_idle": ("JobMaterializeMaxIdle", EXPR),
+    "mount_under_scratch": ("MountUnderScratch", UNQUOTED),
+    "noop_job": ("IsNoopJob", EXPR),
+    "noop_job_exit_code": ("NoopJobExitCode", EXPR),
+    "noop_job_exit_signal": ("NoopJobExitSignal", EXPR),
+    "output_destination": ("OutputDestination", TEXT),
+    "parallel_script_shadow": ("ParallelScriptShadow", TEXT),
+    "parallel_script_starter": ("ParallelScriptStarter", TEXT),
+    "preserve_relative_paths": ("PreserveRelativePaths", BOOLEAN),
+    "primary_unix_group": ("PrimaryUnixGroup", TEXT),
+    "remote_initialdir": ("RemoteIwd", TEXT),
+    "s3_access_key_id_file": ("EC2AccessKeyId", TEXT),
+    "s3_secret_access_key_file": ("EC2SecretAccessKey", TEXT),
+    "skip_if_dataflow": ("SkipIfDataflow", BOOLEAN),
+    "stack_size": ("StackSize", EXPR),
+    "starter_debug": ("JobStarterDebug", UNQUOTED),
+    "submit_event_user_notes": ("SubmitEventUserNotes", TEXT),
+    "transfer_checkpoint_files": ("TransferCheckpoint", TEXT),
+    "transfer_container": ("TransferContainer", BOOLEAN),
+    "transfer_plugins": ("TransferPlugins", TEXT),
+    "ulog_execute_attrs": ("UserLogExecuteEventAttrs", TEXT),
+    "want_io_proxy": ("WantIOProxy", BOOLEAN),
+    "want_job_networking": ("WantJobNetworking", BOOLEAN),
 }
 #: other spellings of a command -> the command, which wins when both are given, and is
 #: the name messages give
-_SPOKEN = {"coresize": "core_size"}
+_SPOKEN = {"coresize": "core_size", "materialize_max_idle": "max_idle"}
 
 
 def apply(ad, cmd, keys, iwd):
@@ -107,7 +165,12 @@ def _value(name, attr, kind, text, iwd):
         return unquoted(text)
     if kind in (NAMES, LIMITS):
         names = text.replace(",", " ").split()
-        return ",".join(sorted(n.lower() for n in names) if kind == LIMITS else names)
+        if kind == LIMITS:
+            names = [n.lower() for n in names]
+            bad = next((n for n in names if not _limit_name(n)), None)
+            if bad is not None:
+                raise fail(f"Invalid concurrency limit '{bad}'")
+        return ",".join(sorted(names) if kind == LIMITS else names)
     if kind == SIGNAL:
         return signal_name(text)
     if kind == LEADING:
@@ -118,6 +181,19 @@ def _value(name, attr, kind, text, iwd):
             raise fail("Image Size must be positive")
         return size
     return ospaths.join(iwd, text)
+
+
+def _attr_name(text):
+    """True for an attribute name as HTCondor's IsValidAttrName takes one."""
+    return bool(text) and (text[0].isascii() and (text[0].isalpha() or text[0] == "_")) and \
+        all(c.isascii() and (c.isalnum() or c == "_") for c in text[1:])
+
+
+def _limit_name(limit):
+    """True for a concurrency limit HTCondor takes: ``name[.sub][:amount]``."""
+    name = limit.partition(":")[0]
+    top, dot, sub = name.partition(".")
+    return _attr_name(top) and (not dot or _attr_name(sub))
 
 
 def evaluated(text):
@@ -145,8 +221,8 @@ def integer(name, text):
 
 
 def _finite_number(value):
-    """True for an integer or a finite real (not a boolean)."""
-    return type(value) in (int, float) and value == value and value not in (float("inf"), float("-inf"))
+    """True for an integer, a boolean (HTCondor reads one as 0 or 1) or a finite real."""
+    return type(value) in (int, float, bool) and value == value and value not in (float("inf"), float("-inf"))
 
 
 def boolean(name, text):
@@ -250,6 +326,9 @@ def old_strings(text):
 #: the values of should_transfer_files and when_to_transfer_output
 TRANSFER_MODES = ("YES", "NO", "IF_NEEDED")
 TRANSFER_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT")
+#: the other names HTCondor reads for them
+TRANSFER_MODE_NAMES = {"TRUE": "YES", "ALWAYS": "YES", "FALSE": "NO", "NEVER": "NO", "AUTO": "IF_NEEDED"}
+TRANSFER_WHEN_NAMES = {"ALWAYS": "ON_EXIT_OR_EVICT", "ONEXIT": "ON_EXIT"}
 NICE_USER_GROUP = "nice-user"  # the accounting group of nice_user jobs
 
 
@@ -259,12 +338,14 @@ def transfer_modes(cmd, asked, given):
     stripped; None: not read yet, as it is read once should_transfer_files is found
     good); InputError in HTCondor's words for a value or pair it refuses."""
     should = asked.upper() or "IF_NEEDED"
+    should = TRANSFER_MODE_NAMES.get(should, should)
     if should not in TRANSFER_MODES:
         raise fail(f"invalid value ({asked}) for ShouldTransferFiles. Please either specify YES, NO, "
                    "or IF_NEEDED and try again.")
     if given is None:
         given = (cmd("when_to_transfer_output") or "").strip()
     when = given.upper() or "ON_EXIT"
+    when = TRANSFER_WHEN_NAMES.get(when, when)
     if when not in TRANSFER_WHEN:
         raise fail(f"invalid value ({given}) for WhenToTransferOutput. Please either specify ON_EXIT, "
                    "or ON_EXIT_OR_EVICT and try again.")
@@ -325,15 +406,6 @@ def requirement_references(user):
     return refs
 
 
-def whole_number(name, text):
-    """The integer of a command that must be one (``priority``); InputError in
-    HTCondor's words otherwise."""
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise fail(f"{name} must be an integer, not {text.strip()}") from None
-
-
 def getenv_variables(spec, environ):
     """The variables of the submitter's environment ``getenv`` takes: all, none, or those
     whose names match its patterns; never one whose value has several lines (as an
@@ -350,12 +422,14 @@ def getenv_variables(spec, environ):
 
 
 def signal_name(text):
-    """A signal's name (``SIGKILL``) from a number or a name."""
+    """A signal's name (``SIGKILL``) from a number (read as C's atoi reads it: the digits
+    it starts with, ``9x`` is 9) or a name."""
     import signal
     text = text.strip()
-    if text.isdigit():
+    if text[:1].isdigit():
+        digits = text[:len(text) - len(text.lstrip("0123456789"))]
         try:
-            return signal.Signals(int(text)).name
+            return signal.Signals(int(digits)).name
         except ValueError:
             raise fail(f"invalid signal {text}") from None
     name = text.upper()
