@@ -251,7 +251,7 @@ def test_a_knob_no_file_sets_has_its_default(cell):
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["600", "60", os.uname().nodename, "true"]
     verbose = run(cell, "-v", "MATCH_TIMEOUT")
-    assert verbose.stdout == "MATCH_TIMEOUT = 300\n # at: <Default>\n # raw: MATCH_TIMEOUT = 300\n\n"
+    assert verbose.stdout == "MATCH_TIMEOUT = 120\n # at: <Default>\n # raw: MATCH_TIMEOUT = 120\n\n"
     assert run(cell, "-raw", "FILESYSTEM_DOMAIN").stdout == "$(FULL_HOSTNAME)\n"
 
 

@@ -116,7 +116,7 @@ def test_the_claim_is_released_when_its_proc_is_held_or_removed(ticking):
 
 def test_a_claim_its_proc_does_not_use_within_match_timeout_is_released(ticking):
     """The proc cannot start on its claimed slot (its queue instance was disabled): the
-    claim lasts MATCH_TIMEOUT (300 s) from when the slot was left to it, then is released."""
+    claim lasts MATCH_TIMEOUT (120 s, HTCondor's default) from when the slot was left to it, then is released."""
     import time
     cell, daemon, fake = ticking
     victims, claimants = _setup(cell, daemon, fake, end=False)
@@ -128,7 +128,7 @@ def test_a_claim_its_proc_does_not_use_within_match_timeout_is_released(ticking)
     assert _slots(daemon)[slot] == ("Claimed", "Idle", None, claimant)
     assert claimant not in fake.running()
     machines = daemon.state.condor.machines
-    machines.slots[slot].idle_since = time.time() - 301      # five minutes later
+    machines.slots[slot].idle_since = time.time() - 121      # two minutes later
     machines.next_wake = 0.0
     daemon.tick()
     messages = open(os.path.join(cell.root, "spool", "messages")).read()

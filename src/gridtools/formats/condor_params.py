@@ -43,7 +43,7 @@ DEFAULTS = {
     "WANT_VACATE": "true",
     "MAXJOBRETIREMENTTIME": "0",
     "RANK": "0.0",
-    "MATCH_TIMEOUT": "300",
+    "MATCH_TIMEOUT": "120",
     "KILLING_TIMEOUT": "30",
     "POLLING_INTERVAL": "5",
     "UPDATE_INTERVAL": "300",

@@ -85,7 +85,7 @@ DEFAULTS = {
     "MAXJOBRETIREMENTTIME": "0",
 }
 #: seconds a Matched slot waits for its claim (MATCH_TIMEOUT)
-MATCH_TIMEOUT = 300.0
+MATCH_TIMEOUT = 120.0
 #: seconds a Killing slot waits for its job to go (KILLING_TIMEOUT)
 KILLING_TIMEOUT = 30.0
 #: seconds between evaluations of a claimed slot (POLLING_INTERVAL)
