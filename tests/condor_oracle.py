@@ -168,6 +168,9 @@ FUZZ_COMMANDS = {
     "want_graceful_removal": ["MY.X"],
     "job_max_vacate_time": ["60"],
     "max_idle": ["1+2"],
+    "shell": ["echo hi && ls", "x=$(Process); echo $x", "printf '%s\\n' a"],
+    "prio": ["3", "true"],
+    "preferences": ["Memory"],
 }
 #: other lines: macros, custom attributes, and queue statements (one ends each description)
 FUZZ_MACROS = ["x = 5", "name = job_$(x)", "base = $(x:7)", "r = $INT(x)", "f = $REAL(x)",

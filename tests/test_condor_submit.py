@@ -209,6 +209,19 @@ def test_per_proc_arguments_environment_and_streams(cell, workdir):
     wait_events(log, f"{cluster}.1", [0, 1, 5])
 
 
+def test_a_shell_command_line_runs_through_sh_without_an_executable(cell, workdir):
+    """HTCondor's shell command: /bin/sh -c the line, over any executable and arguments."""
+    cluster = submit(cell, "shell = echo $((6 * 7)) > answer.$(Process) && echo done\n"
+                           "arguments = ignored\noutput = out.$(Process)\nqueue 2\n", cwd=workdir)
+    cell.wait_finished(cluster, (1, 2))
+    for proc in (0, 1):
+        assert open(os.path.join(workdir, f"answer.{proc}")).read() == "42\n"
+        assert open(os.path.join(workdir, f"out.{proc}")).read() == "done\n"
+    shown = cell.run("condor_history", str(cluster), "-af", "Cmd", "Arguments", "TransferExecutable").stdout
+    assert sorted(shown.splitlines()) == [f"/bin/sh -c echo' '$((6' '*' '7))' '>' 'answer.{p}' '&&' 'echo' 'done false"
+                                          for p in (0, 1)]
+
+
 def test_file_transfer_runs_in_a_scratch_folder_with_the_inputs(cell, workdir):
     write(os.path.join(workdir, "in.txt"), "payload\n")
     write(os.path.join(workdir, "script.sh"), "cat in.txt > made.txt; pwd > where.txt\n")

@@ -159,10 +159,23 @@ def set_universe(ad, cmd):
     return universe
 
 
+#: the program of a job given as a ``shell`` command line
+SHELL = "/bin/sh"
+
+
 def set_executable(ad, cmd, ctx, iwd):
     """Cmd and the sizes of the executable: a relative name from the directory
     condor_submit runs in, or, when the executable is not transferred (a program of the
-    execute host, its name kept as written), from the initial directory ``iwd``."""
+    execute host, its name kept as written), from the initial directory ``iwd``. A
+    ``shell`` command line is run by SHELL instead, as HTCondor runs it (the executable
+    and its transfer are then not read)."""
+    shell = cmd("shell")
+    if shell is not None and shell.strip():
+        ad["TransferExecutable"] = False
+        ad["Cmd"] = SHELL
+        size = (ctx.files.size_kib(SHELL) if ctx.files else 0) or 0
+        ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
+        return
     exe = cmd("executable")
     if not exe or not exe.strip():
         raise fail("No 'executable' parameter was provided")
@@ -219,6 +232,11 @@ def set_streams(ad, cmd, ctx):
 
 
 def set_arguments(ad, cmd):
+    shell = cmd("shell")
+    if shell is not None and shell.strip():     # (a shell command line: SHELL -c line)
+        from gridtools.formats.condor import argsenv
+        ad["Arguments"] = argsenv.join_v2(["-c", shell.strip()])
+        return
     value = cmd("arguments")
     if value is None:
         value = cmd("args")
