@@ -58,6 +58,7 @@ ALIASES = {
     "input": "stdin", "output": "stdout", "error": "stderr",
     "stream_input": "streamin", "stream_output": "streamout", "stream_error": "streamerr",
     "transfer_input": "transferin", "transfer_output": "transferout", "transfer_error": "transfererr",
+    "transfer_input_files": "transferinputfiles", "transfer_output_files": "transferoutputfiles",
 }
 # Counters and usage every new job starts with (name, value), in HTCondor's types.
 ZEROS = (

@@ -55,12 +55,13 @@ MORE_COMMANDS = frozenset((
     "jobset", "keep_claim_idle", "kill_sig_timeout", "load_profile", "local_files", "log_xml", "manifest",
     "manifest_dir", "match_list_length", "materialize_max_idle", "max_idle", "max_job_retirement_time",
     "max_transfer_input_mb", "max_transfer_output_mb", "mount_under_scratch", "next_job_start_delay",
-    "noop_job", "noop_job_exit_code", "noop_job_exit_signal", "output_destination", "parallel_script_shadow",
-    "parallel_script_starter", "periodic_vacate", "preserve_relative_paths", "primary_unix_group",
-    "remote_initialdir", "remove_kill_sig", "run_as_owner", "s3_access_key_id_file",
-    "s3_secret_access_key_file", "skip_if_dataflow", "stack_size", "starter_debug", "submit_event_notes",
-    "submit_event_user_notes", "transfer_checkpoint_files", "transfer_container", "transfer_output_remaps",
-    "transfer_plugins", "ulog_execute_attrs", "want_graceful_removal", "want_io_proxy", "want_job_networking"))
+    "noop_job", "noop_job_exit_code", "noop_job_exit_signal", "output_destination", "output_directory",
+    "parallel_script_shadow", "parallel_script_starter", "periodic_vacate", "preserve_relative_paths",
+    "primary_unix_group", "public_input_files", "remote_initialdir", "remove_kill_sig", "run_as_owner",
+    "s3_access_key_id_file", "s3_secret_access_key_file", "scitokens_file", "skip_if_dataflow", "stack_size",
+    "starter_debug", "submit_event_notes", "submit_event_user_notes", "transfer_checkpoint_files",
+    "transfer_container", "transfer_output_remaps", "transfer_plugins", "ulog_execute_attrs",
+    "want_graceful_removal", "want_io_proxy", "want_job_networking"))
 #: JobMaxRetries of a job that gives success_exit_code or retry_until but not max_retries
 #: (HTCondor's DEFAULT_JOB_MAX_RETRIES)
 DEFAULT_MAX_RETRIES = 2
