@@ -274,3 +274,16 @@ def test_a_display_that_is_not_wide_crops_the_name_column_first():
     assert len(fitted[2]) <= 79 and fitted[2].endswith("0+00:01:05")
     assert shown("-state", "-wide:80", snap=snap).split("\n")[2].startswith("slot1@hhhhhh 1 ")
     assert shown("-wide:101", snap=snap).split("\n")[2].startswith("slot1@" + "h" * 28 + " LINUX")
+
+
+def test_absent_offline_and_cod_show_only_such_machines_and_debug_changes_nothing():
+    """HTCondor's -absent, -offline and -cod show only machines absent from the collector,
+    offline, or running computing-on-demand claims; -debug (any -debug:flags) only traces
+    on standard error."""
+    snap = {"slots": SNAP["slots"] + [slot("slot1@gone", "gone", Absent=True), slot("slot9@hostc", "hostc", NumCODClaims=1),
+                                      slot("slot1@off", "off", Offline=True)]}
+    for option, name in (("-absent", "slot1@gone"), ("-ab", "slot1@gone"), ("-offline", "slot1@off"),
+                         ("-cod", "slot9@hostc")):
+        assert shown(option, "-af", "Name", snap=snap) == name + "\n", option
+    assert shown("-absent", "-af", "Name") == ""
+    assert shown("-debug") == shown() and shown("-debug:D_FULLDEBUG", "-af", "Name") == shown("-af", "Name")

@@ -75,6 +75,9 @@ _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("sub
 #: statusmodes.refuse_compact); the slots are those -compact's query selects
 #: (compactviews.compact_query), shown and summed as without -compact
 COMPACT_IGNORED = "Warning: ignoring -compact option because -total option is also set\n"
+#: options that show only machines in a condition no gridtools slot is in (absent from
+#: the collector, offline, running computing-on-demand claims), as their constraints
+_ONLY = (("absent", 2, "Absent =?= true"), ("offline", 2, "Offline =?= true"), ("cod", 3, "NumCODClaims > 0"))
 #: the query modes of _FLAGS
 _MODES = ("avail", "run", "submitters", "schedd", "master", "startd", "any")
 
@@ -190,6 +193,12 @@ def _one(opts, argv, i, arg):
         return i + 1
     if _prefix(arg, "expert", 1):     # (shorter error messages: these are short already)
         return i + 1
+    if _prefix(arg, "debug", 2):      # (HTCondor's own tracing on standard error: none here)
+        return i + 1
+    for word, shortest, only in _ONLY:
+        if _prefix(arg, word, shortest):
+            opts.constraints.append(adformat.constraint(only))
+            return i + 1
     for word, style in (("state", 4), ("server", 2)):
         if _prefix(arg, word, style):
             opts.style = word
