@@ -171,6 +171,11 @@ FUZZ_COMMANDS = {
     "shell": ["echo hi && ls", "x=$(Process); echo $x", "printf '%s\\n' a"],
     "prio": ["3", "true"],
     "preferences": ["Memory"],
+    "arguments2": ['"p q"', '"a ""b"" c"', '""'],
+    "environment2": ['"C=3 D=\'x y\'"'],
+    "allow_arguments_v1": ["true"],
+    "allow_environment_v1": ["true"],
+    "disk_usage": ["5", "2.5", "1 MB"],
 }
 #: other lines: macros, custom attributes, and queue statements (one ends each description)
 FUZZ_MACROS = ["x = 5", "name = job_$(x)", "base = $(x:7)", "r = $INT(x)", "f = $REAL(x)",

@@ -187,6 +187,16 @@ def test_owner_and_ids(ctx):
     ("executable = run.sh\nprio = x\nqueue\n", "ERROR: prio=x is invalid, must eval to an integer."),
     ("executable = run.sh\nconcurrency_limits = db, 5\nqueue\n", "ERROR: Invalid concurrency limit '5'"),
     ("executable = run.sh\nkill_sig = 99\nqueue\n", "ERROR: invalid signal 99"),
+    ("executable = run.sh\narguments2 = a b\nqueue\n",
+     "ERROR: Expecting double-quoted input string (V2 format). The full arguments you specified were: a b"),
+    ("executable = run.sh\narguments = x\narguments2 = \"y\"\nqueue\n",
+     "ERROR: If you wish to specify both 'arguments' and 'arguments2' for maximal compatibility with different "
+     "versions of Condor, then you must also specify allow_arguments_v1=true."),
+    ("executable = run.sh\nenvironment2 = A=1\nqueue\n",
+     "ERROR: Expecting a double-quoted environment string (V2 format). The environment you specified was: 'A=1'"),
+    ("executable = run.sh\nenvironment = A=1\nenvironment2 = \"B=2\"\nqueue\n",
+     "ERROR: If you wish to specify both 'environment' and\n'environment2' for maximal compatibility with "
+     "different\nversions of Condor, then you must also specify\nallow_environment_v1=true."),
     ("executable = run.sh\nkill_sig = SIGBOGUS\nqueue\n", "ERROR: invalid signal SIGBOGUS"),
     ("executable = run.sh\nshould_transfer_files = NO\ntransfer_input_files = a\nqueue\n",
      'ERROR: you specified files you want Condor to transfer via "transfer_input_files", but you disabled '
@@ -198,7 +208,7 @@ def test_errors_in_htcondor_words(text, message, ctx):
     assert message in str(info.value)
     assert "\n" not in str(info.value).strip() or "full arguments" in str(info.value) or \
         "environment you specified" in str(info.value) or "MAX_JOBS_PER_SUBMISSION" in str(info.value) or \
-        "Is Circular" in str(info.value)
+        "Is Circular" in str(info.value) or "allow_environment_v1" in str(info.value)
 
 
 # ---------------------------------------------------------------------- queue

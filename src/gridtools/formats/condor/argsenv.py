@@ -199,6 +199,29 @@ def join_v1(items):
     return " ".join(items)
 
 
+def second_form(value, what, first, allow_first):
+    """The value of ``arguments2`` or ``environment2`` (``what``: the command they stand
+    for; ``first``: its value, None when not given; ``allow_first``: the value of
+    allow_arguments_v1 or allow_environment_v1): the new syntax only, refused in
+    HTCondor's words otherwise, and only beside the command itself when allowed."""
+    from gridtools.errors import InputError, lines
+    from gridtools.formats.condor.jobattrs import fail, flag
+    if first is not None and not flag(f"allow_{what}_v1", allow_first):
+        if what == "environment":          # (HTCondor breaks this one into lines)
+            raise InputError(lines("ERROR: If you wish to specify both 'environment' and",
+                                   "'environment2' for maximal compatibility with different",
+                                   "versions of Condor, then you must also specify", "allow_environment_v1=true."))
+        raise fail("If you wish to specify both 'arguments' and 'arguments2' for maximal compatibility with "
+                   "different versions of Condor, then you must also specify allow_arguments_v1=true.")
+    if not is_new_syntax(value):
+        if what == "arguments":
+            raise fail(f"Expecting double-quoted input string (V2 format). The full arguments you "
+                       f"specified were: {value}")
+        raise fail(f"Expecting a double-quoted environment string (V2 format). The environment you "
+                   f"specified was: '{value}'")
+    return join_v2(split_new(value)) if what == "arguments" else value
+
+
 def parse_arguments(value):
     """(attribute name, value) for the job ad from a submit ``arguments``."""
     if is_new_syntax(value):

@@ -71,6 +71,8 @@ ZEROS = (
     ("RemoteSysCpu", 0.0), ("RemoteUserCpu", 0.0), ("RemoteWallClockTime", 0.0),
     ("TotalSuspensions", 0), ("TransferInputSizeMB", 0),
 )
+#: ... when the description gives disk_usage (HTCondor then counts no input files' size)
+ZEROS_GIVEN_DISK = tuple(pair for pair in ZEROS if pair[0] != "TransferInputSizeMB")
 
 
 class SubmitContext:
@@ -349,7 +351,7 @@ def _identity(ad, jobs, ctx):
     ad["CondorPlatform"] = ctx.condor_platform
     ad["JobSubmitMethod"] = ctx.submit_method
     ad["MaxHosts"] = ad["MinHosts"] = 1
-    ad.update(ZEROS)
+    ad.update(ZEROS if "disk_usage" not in jobs.defs else ZEROS_GIVEN_DISK)
 
 
 def _rest(ad, cmd, ctx, universe):

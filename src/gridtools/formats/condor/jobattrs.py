@@ -46,22 +46,22 @@ MORE_COMMANDS = frozenset((
     "allowed_execute_duration", "allowed_job_duration", "append_files", "aws_access_key_id_file", "aws_region",
     "aws_secret_access_key_file", "batch_id", "buffer_block_size", "buffer_files", "buffer_size",
     "checkpoint_destination", "compress_files", "concurrency_limits", "container_target_dir", "core_size",
-    "coresize", "dag_node_name", "dagman_job_id", "dagman_log", "description", "docker_network_type",
-    "docker_override_entrypoint", "docker_pull_policy", "dont_encrypt_input_files", "dont_encrypt_output_files",
-    "email_attributes", "encrypt_execute_directory", "encrypt_input_files", "encrypt_output_files",
-    "erase_output_and_error_on_restart", "fetch_files", "file_remaps", "gs_access_key_id_file",
-    "gs_secret_access_key_file", "hold_kill_sig", "image_size", "jar_files", "job_ad_information_attrs",
-    "job_lease_duration", "job_machine_attrs", "job_machine_attrs_history_length", "job_max_vacate_time",
-    "jobset", "keep_claim_idle", "kill_sig_timeout", "load_profile", "local_files", "log_xml", "manifest",
-    "manifest_dir", "match_list_length", "materialize_max_idle", "max_idle", "max_job_retirement_time",
-    "max_transfer_input_mb", "max_transfer_output_mb", "mount_under_scratch", "next_job_start_delay",
-    "noop_job", "noop_job_exit_code", "noop_job_exit_signal", "output_destination", "output_directory",
-    "parallel_script_shadow", "parallel_script_starter", "periodic_vacate", "preserve_relative_paths",
-    "primary_unix_group", "public_input_files", "remote_initialdir", "remove_kill_sig", "run_as_owner",
-    "s3_access_key_id_file", "s3_secret_access_key_file", "scitokens_file", "skip_if_dataflow", "stack_size",
-    "starter_debug", "submit_event_notes", "submit_event_user_notes", "transfer_checkpoint_files",
-    "transfer_container", "transfer_output_remaps", "transfer_plugins", "ulog_execute_attrs",
-    "want_graceful_removal", "want_io_proxy", "want_job_networking"))
+    "coresize", "dag_node_name", "dagman_job_id", "dagman_log", "description", "disk_usage",
+    "docker_network_type", "docker_override_entrypoint", "docker_pull_policy", "dont_encrypt_input_files",
+    "dont_encrypt_output_files", "email_attributes", "encrypt_execute_directory", "encrypt_input_files",
+    "encrypt_output_files", "erase_output_and_error_on_restart", "fetch_files", "file_remaps",
+    "gs_access_key_id_file", "gs_secret_access_key_file", "hold_kill_sig", "image_size", "jar_files",
+    "job_ad_information_attrs", "job_lease_duration", "job_machine_attrs", "job_machine_attrs_history_length",
+    "job_max_vacate_time", "jobset", "keep_claim_idle", "kill_sig_timeout", "load_profile", "local_files",
+    "log_xml", "manifest", "manifest_dir", "match_list_length", "materialize_max_idle", "max_idle",
+    "max_job_retirement_time", "max_transfer_input_mb", "max_transfer_output_mb", "mount_under_scratch",
+    "next_job_start_delay", "noop_job", "noop_job_exit_code", "noop_job_exit_signal", "output_destination",
+    "output_directory", "parallel_script_shadow", "parallel_script_starter", "periodic_vacate",
+    "preserve_relative_paths", "primary_unix_group", "public_input_files", "remote_initialdir",
+    "remove_kill_sig", "run_as_owner", "s3_access_key_id_file", "s3_secret_access_key_file", "scitokens_file",
+    "skip_if_dataflow", "stack_size", "starter_debug", "submit_event_notes", "submit_event_user_notes",
+    "transfer_checkpoint_files", "transfer_container", "transfer_output_remaps", "transfer_plugins",
+    "ulog_execute_attrs", "want_graceful_removal", "want_io_proxy", "want_job_networking"))
 #: JobMaxRetries of a job that gives success_exit_code or retry_until but not max_retries
 #: (HTCondor's DEFAULT_JOB_MAX_RETRIES)
 DEFAULT_MAX_RETRIES = 2
@@ -241,6 +241,11 @@ def set_arguments(ad, cmd):
     value = cmd("arguments")
     if value is None:
         value = cmd("args")
+    second = cmd("arguments2")
+    if second is not None and second.strip():  # (the new syntax only; it wins)
+        from gridtools.formats.condor import argsenv
+        ad["Arguments"] = argsenv.second_form(second.strip(), "arguments", value, cmd("allow_arguments_v1"))
+        return
     if value is None or not value.strip():
         ad["Arguments"] = ""
         return
@@ -259,6 +264,10 @@ def set_environment(ad, cmd, ctx):
     if value is None:
         value = cmd("env")
     text = value.strip() if value is not None else ""
+    second = cmd("environment2")
+    if second is not None and second.strip():  # (the new syntax only; it wins)
+        from gridtools.formats.condor import argsenv
+        text = argsenv.second_form(second.strip(), "environment", value, cmd("allow_environment_v1"))
     if not (text or env):
         ad["Environment"] = ""              # (without loading argsenv)
         return

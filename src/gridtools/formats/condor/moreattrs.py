@@ -33,7 +33,7 @@ How each kind of value is written:
 - ``LEADING``: the integer its text starts with (0 when none), as C's ``atoi``
   reads it;
 - ``SIZE``: an amount in KiB with an optional K/M/G/T suffix (rounded up), which
-  must be positive;
+  must be positive; ``DISK`` the same, refused in disk_usage's own words;
 - ``PATH``: a file name, relative ones taken from the job's initial directory.
 """
 
@@ -42,7 +42,7 @@ from gridtools.classad.draft import Text
 from gridtools.errors import InputError, lines
 from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, flag, quantity, unquoted
 
-EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH = range(11)
+EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK = range(12)
 
 #: command -> (attribute, kind)
 COMMANDS = {
@@ -55,6 +55,7 @@ COMMANDS = {
     "core_size": ("CoreSize", INTEGER),
     "coresize": ("CoreSize", INTEGER),
     "dagman_log": ("DAGManNodesLog", PATH),
+    "disk_usage": ("DiskUsage", DISK),
     "description": ("JobDescription", TEXT),
     "email_attributes": ("EmailAttributes", NAMES),
     "hold_kill_sig": ("HoldKillSig", SIGNAL),
@@ -182,6 +183,11 @@ def _value(name, attr, kind, text, iwd):
         size = quantity(text, 1)
         if size is None or size <= 0:
             raise fail("Image Size must be positive")
+        return size
+    if kind == DISK:
+        size = quantity(text, 1)
+        if size is None or size < 1:
+            raise fail(f"'{text}' is not valid for {name}. It must be >= 1")
         return size
     return ospaths.join(iwd, text)
 
