@@ -69,8 +69,9 @@ def _imod(a, b):
     return 0 if b == -1 else a - b * _trunc_div(a, b)
 
 
-def _rdiv(x, y):
-    """IEEE division: a zero divisor gives an infinity or NaN."""
+def real_divide(x, y):
+    """IEEE division: a zero divisor gives an infinity or NaN (relative times divide so
+    too: timevals)."""
     if y != 0.0:
         return x / y
     if x != x or x == 0.0:
@@ -103,7 +104,7 @@ def op_mul(a, b):
 
 
 def op_div(a, b):
-    return _arith(a, b, _idiv, _rdiv)
+    return _arith(a, b, _idiv, real_divide)
 
 
 def op_mod(a, b):

@@ -10,7 +10,6 @@ plus, minus, times or divided by a number is relative; anything else with a
 time is ERROR. Comparisons work between two times of the same kind.
 """
 
-import math
 import time
 
 from gridtools.classad.values import ERROR, to_int32
@@ -122,17 +121,9 @@ def arith(symbol, a, b):
             return RelTime(a * b.secs)
     elif symbol == "/":
         if ta is RelTime and tb in (int, float):
-            return RelTime(_divided(a.secs, b))
+            from gridtools.classad.operators import real_divide
+            return RelTime(real_divide(a.secs, b))
     return ERROR
-
-
-def _divided(x, y):
-    """x / y as doubles divide (by zero: an infinity, or NaN for 0 / 0)."""
-    if y != 0:
-        return x / y
-    if x != x or x == 0:
-        return math.nan
-    return math.copysign(math.inf, x) * math.copysign(1.0, y)
 
 
 def compare(test, a, b):
