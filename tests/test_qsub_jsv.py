@@ -265,3 +265,26 @@ def test_qlogin_tells_its_jsvs_it_is_qlogin(cell, workdir):
     proc = cell.run("qlogin", "-jsv", path, cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, "Unable to run job: no logins\nExiting.\n")
     assert "PARAM CLIENT qlogin" in sent(log) and "PARAM N QLOGIN" in sent(log)
+
+
+def test_a_jsv_is_sent_the_binding_and_may_change_it(cell, workdir):
+    """-binding as Grid Engine's binding_* parameters (the type set unless given); a JSV's
+    changes make the request again."""
+    path, log = make_jsv(workdir, "bind.sh", on_begin="PARAM binding_amount 4|RESULT STATE CORRECT")
+    proc = cell.qsub("-terse", "-jsv", path, "-h", "-binding", "env", "linear:2:0,1", "-b", "y", "true", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert [line for line in sent(log) if line.startswith("PARAM binding_")] == [
+        "PARAM binding_strategy linear", "PARAM binding_type env", "PARAM binding_amount 2",
+        "PARAM binding_socket 0", "PARAM binding_core 1"]
+    assert queued(cell, int(proc.stdout))["binding"] == "env linear:4:0,1"
+    for request, params in ((["striding:2:4"], ["binding_strategy striding", "binding_type set", "binding_amount 2",
+                                                "binding_step 4"]),
+                            (["explicit:0,0:1,1"], ["binding_strategy explicit", "binding_type set", "binding_exp_n 2",
+                                                    "binding_exp_socket0 0", "binding_exp_core0 0",
+                                                    "binding_exp_socket1 1", "binding_exp_core1 1"])):
+        path, log = make_jsv(workdir, f"see_{request[0][:4]}.sh")
+        assert cell.qsub("-jsv", path, "-h", "-binding", *request, "-b", "y", "true", cwd=workdir).returncode == 0
+        assert [line[6:] for line in sent(log) if line.startswith("PARAM binding_")] == params
+    path, _log = make_jsv(workdir, "badbind.sh", on_begin="PARAM binding_type foo|RESULT STATE CORRECT")
+    proc = cell.qsub("-jsv", path, "-h", "-binding", "linear:1", "-b", "y", "true", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, 'Unable to run job: JSV tries to set "binding_type" to "foo"\nExiting.\n')

@@ -160,6 +160,7 @@ def parameters(job, prog):
     some("P", req["project"])
     some("p", req["priority"])
     some("tc", req["tc"])
+    out += binding_parameters(req["binding"])
     if req["pe"]:
         pe = req["pe"]
         ranges = pe[1] if isinstance(pe[1], list) else [pe[1:]]
@@ -177,6 +178,71 @@ def parameters(job, prog):
                 ("t_step", str(req["tasks"][2]))]
     some("w", req["verify"] if req["verify"] != "n" else None)
     return out
+
+
+def binding_parameters(binding):
+    """The binding_* parameters of a -binding request (``[type] strategy[:...]``), as
+    Grid Engine sends them: binding_strategy and binding_type (set unless given), the
+    amount of linear and striding, the step of striding, the first socket and core when
+    given, the sockets and cores of explicit (binding_exp_n, binding_exp_socketN,
+    binding_exp_coreN)."""
+    if not binding:
+        return []
+    words = binding.split()
+    kind = words[0] if len(words) > 1 else "set"
+    strategy, _, rest = words[-1].partition(":")
+    parts = rest.split(":") if rest else []
+    out = [("binding_strategy", strategy), ("binding_type", kind)]
+    if strategy == "explicit":
+        pairs = [part.partition(",")[::2] for part in parts]
+        out.append(("binding_exp_n", str(len(pairs))))
+        for i, (socket, core) in enumerate(pairs):
+            out += [(f"binding_exp_socket{i}", socket), (f"binding_exp_core{i}", core)]
+        return out
+    out.append(("binding_amount", parts[0] if parts else "1"))
+    if strategy == "striding":
+        out.append(("binding_step", parts[1]))
+    where = parts[2 if strategy == "striding" else 1:][:1]
+    if where:
+        socket, _, core = where[0].partition(",")
+        out += [("binding_socket", socket), ("binding_core", core)]
+    return out
+
+
+def _binding(job, changes):
+    """binding_* parameters changed: the -binding request they make together (none
+    without a strategy)."""
+    params = dict(binding_parameters(job.req["binding"]))
+    for name, value in changes.items():
+        if name.startswith("binding_"):
+            if value is None:
+                params.pop(name, None)
+            else:
+                params[name] = value
+    strategy = params.get("binding_strategy")
+    if strategy is None:
+        job.req["binding"] = None
+        return
+    if strategy == "explicit":
+        count = params.get("binding_exp_n", "0")
+        pairs = [f"{params.get(f'binding_exp_socket{i}', '')},{params.get(f'binding_exp_core{i}', '')}"
+                 for i in range(int(count) if count.isdigit() else 0)]
+        text = ":".join(["explicit"] + pairs)
+    else:
+        fields = [strategy, params.get("binding_amount", "1")]
+        if strategy == "striding":
+            fields.append(params.get("binding_step", ""))
+        if "binding_socket" in params or "binding_core" in params:
+            fields.append(f"{params.get('binding_socket', '0')},{params.get('binding_core', '0')}")
+        text = ":".join(fields)
+    kind = params.get("binding_type", "set")
+    if kind not in ("set", "env", "pe"):
+        raise Refused(f'JSV tries to set "binding_type" to "{kind}"')
+    try:
+        job.req["binding"] = options.parse_binding([kind, text] if kind != "set" else [text])
+    except GridError:
+        which = next(name for name in changes if name.startswith("binding_"))
+        raise Refused(f'JSV tries to set "{which}" to "{changes[which]}"') from None
 
 
 def _escaped(value):
@@ -289,6 +355,8 @@ def apply(job, changes, env_changes, cwd):
         _pe(job, changes)
     if any(key in changes for key in ("t_min", "t_max", "t_step")):
         _tasks(job, changes)
+    if any(key.startswith("binding_") for key in changes):
+        _binding(job, changes)
     for how, name, value in env_changes:
         if how == "DEL":
             if job.req["export_all"] and name in ospaths.environ():
