@@ -198,8 +198,9 @@ def test_the_jsv_runs_as_the_submitting_user(cell, workdir):
 
 def test_qrsh_runs_the_jsvs_too(cell, workdir):
     path, log = make_jsv(workdir, "qrsh.sh", on_begin="RESULT STATE REJECT not interactively")
-    proc = cell.run("qrsh", "-jsv", path, "hostname", "-f", cwd=workdir)
+    proc = cell.run("qrsh", "-jsv", path, "-v", "DISPLAY=:5", "hostname", "-f", cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, "Unable to run job: not interactively\nExiting.\n")
+    assert "PARAM display :5" in sent(log)
     assert ["PARAM CLIENT qrsh", "PARAM CMDNAME hostname", "PARAM CMDARGS 1", "PARAM CMDARG0 -f"] == \
         [line for line in sent(log) if line.split(" ")[1:2] in (["CLIENT"], ["CMDNAME"], ["CMDARGS"], ["CMDARG0"])]
     path, log = make_jsv(workdir, "pass.sh", on_begin="PARAM CMDARG0 corrected|RESULT STATE CORRECT")

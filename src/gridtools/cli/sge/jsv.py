@@ -177,6 +177,8 @@ def parameters(job, prog):
         out += [("t_min", str(req["tasks"][0])), ("t_max", str(req["tasks"][1])),
                 ("t_step", str(req["tasks"][2]))]
     some("w", req["verify"] if req["verify"] != "n" else None)
+    if prog != "qsub":                  # (qrsh's X display, from the job's environment)
+        some("display", job.environment().get("DISPLAY"))
     return out
 
 
@@ -351,6 +353,8 @@ def apply(job, changes, env_changes, cwd):
             _through_option(job, name, value, ctx)
         elif name.startswith("CMDARG") or name == "CMDNAME":
             _command(job, name, value)
+        elif name == "display":
+            env_changes.append(("DEL", "DISPLAY", None) if value is None else ("MOD", "DISPLAY", value))
     if any(key in changes for key in ("pe_name", "pe_min", "pe_max")):
         _pe(job, changes)
     if any(key in changes for key in ("t_min", "t_max", "t_step")):
