@@ -465,3 +465,21 @@ def test_aaf_appends_columns_to_the_per_proc_tables(cell, workdir):
     assert held[5].endswith(f'{reason} "a longer one"')
     codes = cell.run("condor_q", "-hold-codes", "-aaf", "ClusterId").stdout.split("\n")
     assert codes[4].endswith(f"{reason} {cluster:<9}")
+
+
+@pytest.mark.parametrize("argv", [["condor_rm", "-version"], ["condor_hold", "-v"], ["condor_release", "-vers"],
+                                  ["condor_config_val", "-version"], ["condor_config_val", "-vers"],
+                                  ["condor_status", "-ver"], ["condor_submit_dag", "-version"],
+                                  ["condor_submit_dag", "x.dag", "--version"]])
+def test_the_other_tools_take_version_as_htcondor_does(cell, argv):
+    """Each as HTCondor's reads it (condor_rm's family: any prefix; condor_config_val and
+    condor_status: at least -ver, where condor_config_val reads -ver as -verbose;
+    condor_submit_dag: any word holding -vers); the lines, exit 0, nothing else done."""
+    proc = cell.run(*argv)
+    assert (proc.returncode, proc.stdout, proc.stderr) == \
+        (0, "$CondorVersion: 24.0.0 gridtools $\n$CondorPlatform: X86_64-Linux gridtools $\n", "")
+
+
+def test_condor_config_val_reads_ver_as_verbose(cell):
+    proc = cell.run("condor_config_val", "-ver", "MATCH_TIMEOUT")
+    assert proc.stdout.startswith("MATCH_TIMEOUT = 120\n # at: <Default>")

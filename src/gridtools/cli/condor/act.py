@@ -65,6 +65,7 @@ class Options:
         self.subcode = None
         self.schedd = None
         self.help = False
+        self.version = False
         self.totals = False
         self.bad_words = False     # an argument refused with its own line (cluster 0)
 
@@ -106,6 +107,8 @@ def parse_args(argv, prog):
             opts.schedd = _value(args, arg, prog)
         elif _is(arg, "pool", 2):
             _value(args, arg, prog)
+        elif _is(arg, "version"):
+            opts.version = True
         else:
             raise UsageError(f"Unrecognized option: {arg}", 1)
     if opts.all and (opts.words or opts.selection.constraints):
@@ -144,6 +147,10 @@ def usage(prog):
 def main(argv, prog="condor_rm"):
     try:
         opts = parse_args(argv, prog)
+        if opts.version:
+            from gridtools.formats.condor.jobad import VERSION_TEXT
+            sys.stdout.write(VERSION_TEXT)
+            return 0
         if opts.help or not (opts.words or opts.all or opts.selection.constraints):
             if not opts.help:
                 sys.stderr.write("You did not specify any jobs\n")

@@ -32,10 +32,12 @@ Options:
                  (all macros when none is given), raw unless -expand
   -macro         expand each TEXT as the configuration language would
   -help          print this message
+  -version       print the HTCondor version and platform
 """
 
-OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "help")
-ALIASES = {"v": "verbose", "h": "help", "?": "help"}
+OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "help", "version")
+#: (-ve and -ver are -verbose, read before -version as HTCondor reads them)
+ALIASES = {"v": "verbose", "ve": "verbose", "ver": "verbose", "h": "help", "?": "help"}
 
 
 class _Usage(GridError):
@@ -137,6 +139,10 @@ def run(argv, out, err):
     options, words = parse_args(argv)
     if "help" in options:
         out.write(USAGE.format(prog="condor_config_val"))
+        return 0
+    if "version" in options:
+        from gridtools.formats.condor.jobad import VERSION_TEXT
+        out.write(VERSION_TEXT)
         return 0
     modes = options & {"config", "dump", "macro"}
     if not modes and not words:

@@ -450,7 +450,7 @@ def main(argv, prog="condor_q"):
             return 0
         if opts.version:
             from gridtools.formats.condor import jobad
-            sys.stdout.write(f"{jobad.DEFAULT_VERSION}\n{jobad.DEFAULT_PLATFORM}\n")
+            sys.stdout.write(jobad.VERSION_TEXT)
             return 0
         sys.stdout.write(run(opts))
         return 0

@@ -86,6 +86,7 @@ class Options:
     def __init__(self):
         self.mode = "slots"
         self.long = self.json = self.xml = self.total = self.help = self.compact = self.gpus = False
+        self.version = False
         self.compact_ignored = False  # -compact with -total: its query without its folding
         self.wide = None             # -wide: True; -wide:N: N (-wide:0 is as without)
         self.formatter = adformat.Formatter()
@@ -194,6 +195,9 @@ def _one(opts, argv, i, arg):
     if _prefix(arg, "expert", 1):     # (shorter error messages: these are short already)
         return i + 1
     if _prefix(arg, "debug", 2):      # (HTCondor's own tracing on standard error: none here)
+        return i + 1
+    if _prefix(arg, "version", 3):
+        opts.version = True
         return i + 1
     for word, shortest, only in _ONLY:
         if _prefix(arg, word, shortest):
@@ -403,6 +407,10 @@ def run(argv, out, err):
     opts = parse_args(argv)
     if opts.help:
         out.write(USAGE.format(prog="condor_status"))
+        return 0
+    if opts.version:
+        from gridtools.formats.condor.jobad import VERSION_TEXT
+        out.write(VERSION_TEXT)
         return 0
     views.check_read(err, "COLLECTOR")
     snap = views.published_status()

@@ -92,7 +92,7 @@ _OPTIONS = {"f": ("force", False), "force": ("force", False), "no_submit": ("no_
 
 class Options:
     def __init__(self):
-        self.force = self.no_submit = self.help = self.verbose = False
+        self.force = self.no_submit = self.help = self.verbose = self.version = False
         self.update_submit = self.allow_version_mismatch = self.use_dag_dir = False
         self.maxjobs = "0"
         self.rescue_from = "0"
@@ -123,6 +123,10 @@ def parse_args(argv):
         arg = argv[i]
         if not arg.startswith("-"):
             opts.dags.append(arg)
+            i += 1
+            continue
+        if "-vers" in arg:                # (-version, as HTCondor finds it: any word holding -vers)
+            opts.version = True
             i += 1
             continue
         attr, takes = _OPTIONS.get(arg.lstrip("-").lower(), (None, False))
@@ -420,6 +424,10 @@ def run(argv, out, err):
     if opts.help:
         output_is_the_result()
         out.write(USAGE.format(prog="condor_submit_dag"))
+        return 0
+    if opts.version:
+        from gridtools.formats.condor.jobad import VERSION_TEXT
+        out.write(VERSION_TEXT)
         return 0
     if not opts.dags:
         raise UsageError("ERROR: no dag file specified; aborting.")

@@ -27,6 +27,8 @@ SUBMIT_METHOD_CONDOR_SUBMIT = 0
 SUBMIT_METHOD_PYTHON = 2
 DEFAULT_VERSION = "$CondorVersion: 24.0.0 gridtools $"
 DEFAULT_PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
+#: what the tools' -version prints (HTCondor's version and platform lines)
+VERSION_TEXT = f"{DEFAULT_VERSION}\n{DEFAULT_PLATFORM}\n"
 #: a queue count at or above this is out of range (HTCondor's INT_MAX)
 INT_MAX = 2 ** 31 - 1
 #: the most procs one submission makes, HTCondor's default MAX_JOBS_PER_SUBMISSION
