@@ -483,3 +483,16 @@ def test_the_other_tools_take_version_as_htcondor_does(cell, argv):
 def test_condor_config_val_reads_ver_as_verbose(cell):
     proc = cell.run("condor_config_val", "-ver", "MATCH_TIMEOUT")
     assert proc.stdout.startswith("MATCH_TIMEOUT = 120\n # at: <Default>")
+
+
+def test_condor_version_prints_the_version_or_the_platforms_parts(cell):
+    proc = cell.run("condor_version")
+    assert (proc.returncode, proc.stdout) == \
+        (0, "$CondorVersion: 24.0.0 gridtools $\n$CondorPlatform: X86_64-Linux gridtools $\n")
+    assert cell.run("condor_version", "-opsys", "-arch", "-o").stdout == "LINUX\nX86_64\n"
+    assert cell.run("condor_version", "-a").stdout == "X86_64\n"
+    proc = cell.run("condor_version", "-x")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.startswith("ERROR: unrecognized argument: '-x'\nUsage: condor_version [options]\n")
+    proc = cell.run("condor_version", "now")
+    assert (proc.returncode, proc.stderr.splitlines()[0]) == (1, "ERROR: invalid argument: 'now'")

@@ -41,6 +41,7 @@ COMMANDS = {
     "condor_qedit": "condor.edit",
     "condor_history": "condor.history",
     "condor_wait": "condor.wait",
+    "condor_version": "condor.version",
     "condor_status": "condor.status",
     "condor_userprio": "condor.userprio",
     "condor_reconfig": "condor.reconfig",
