@@ -100,10 +100,7 @@ def _substitute(pattern, target, template, options):
     regex = compile_regex(pattern, options.replace("f", "").replace("g", ""))
     if regex is None:
         return ERROR
-    try:
-        return timed(lambda: _replaced(regex, target, template, "f" in options, "g" in options))
-    except _TooLong:
-        return ERROR
+    return timed(lambda: _replaced(regex, target, template, "f" in options, "g" in options))
 
 
 def _replaced(regex, target, template, full, every):
@@ -111,7 +108,8 @@ def _replaced(regex, target, template, full, every):
     match after the last, none overlapping) replaced by the template, with the rest of
     the target around them (``full``) or alone. After an empty match the next must
     start there and not be empty, else the next character is copied; past the end of
-    the target (a pattern that matches empty there) HTCondor reads beyond it: ERROR."""
+    the target (a pattern that matches empty there) HTCondor reads beyond it: ERROR (so
+    is a result longer than MAX_STRING)."""
     out, size, at, after_empty, end = [], 0, 0, False, len(target)
     while True:
         if after_empty:
@@ -120,7 +118,7 @@ def _replaced(regex, target, template, full, every):
                 if at >= end:
                     return ERROR
                 out.append(target[at])
-                at, after_empty = at + 1, False
+                at, after_empty, size = at + 1, False, size + 1
                 continue
         else:
             match = regex.search(target, at)
@@ -134,19 +132,15 @@ def _replaced(regex, target, template, full, every):
         out.append(text)
         size += len(text) + (match.start() - at if full else 0)
         if size > MAX_STRING:
-            raise _TooLong
+            return ERROR
         at, after_empty = match.end(), match.start() == match.end()
         if not every:
             break
     if full:
         out.append(target[at:])
         if size + end - at > MAX_STRING:
-            raise _TooLong
+            return ERROR
     return built("".join(out))
-
-
-class _TooLong(Exception):
-    """A substitution would build a string longer than MAX_STRING."""
 
 
 @builtin("regexps", args=(3, 4))

@@ -121,13 +121,14 @@ def fn_format_time(when=None, fmt="%c"):
     if when is None:
         when = _time.time()
     own = type(when) is AbsTime             # (its own zone's clock: the time shifted by its offset)
-    if type(fmt) is str and _is_ad(when):
-        return _format_parts(when, fmt)
-    if type(when) not in (int, float, AbsTime) or type(fmt) is not str:
+    parts = type(fmt) is str and _is_ad(when)
+    if not parts and (type(when) not in (int, float, AbsTime) or type(fmt) is not str):
         return ERROR
     charge(len(fmt) // LOOP_CHARS)
     if len(fmt) > MAX_STRING // 64:         # (a conversion spells at most a few dozen characters)
         return ERROR
+    if parts:
+        return _format_parts(when, fmt)
     if type(when) is float:
         when = to_int32(when)               # (a real is cut to a C int, as HTCondor's formatTime does)
     try:
@@ -165,20 +166,29 @@ def _format_parts(ad, fmt):
     fixed = _fixed_day(tm_year + 1900, mon + 1, mday)
     wday = int(math.fmod(fixed, 7))
     yday = fixed - _fixed_day(tm_year + 1900, 1, 1)
-    charge(len(fmt) // LOOP_CHARS)
-    if len(fmt) > MAX_STRING // 64:
-        return ERROR
-
-    class Tm(ctypes.Structure):
-        _fields_ = [(name, ctypes.c_int) for name in ("sec", "min", "hour", "mday", "mon", "year", "wday",
-                                                      "yday", "isdst")] \
-            + [("gmtoff", ctypes.c_long), ("zone", ctypes.c_char_p)]
-    tm = Tm(sec, minute, hour, mday, mon, tm_year, wrap32(wday), wrap32(yday), 0, 0, None)
+    strftime, tm_type = _c_strftime()
+    tm = tm_type(sec, minute, hour, mday, mon, tm_year, wrap32(wday), wrap32(yday), 0, 0, None)
     out = ctypes.create_string_buffer(1024)
-    libc = ctypes.CDLL(None)
-    libc.strftime.restype = ctypes.c_size_t
-    size = libc.strftime(out, 1023, fmt.encode("utf-8", "surrogateescape"), ctypes.byref(tm))
+    size = strftime(out, 1023, fmt.encode("utf-8", "surrogateescape"), ctypes.byref(tm))
     return built(out.raw[:size].decode("utf-8", "surrogateescape"))
+
+
+_C_STRFTIME = []
+
+
+def _c_strftime():
+    """(the C library's strftime, its struct tm), made at the first call."""
+    if not _C_STRFTIME:
+        import ctypes
+
+        class Tm(ctypes.Structure):
+            _fields_ = [(name, ctypes.c_int) for name in ("sec", "min", "hour", "mday", "mon", "year", "wday",
+                                                          "yday", "isdst")] \
+                + [("gmtoff", ctypes.c_long), ("zone", ctypes.c_char_p)]
+        strftime = ctypes.CDLL(None).strftime
+        strftime.restype = ctypes.c_size_t
+        _C_STRFTIME[:] = [strftime, Tm]
+    return _C_STRFTIME
 
 
 @builtin("splitTime")

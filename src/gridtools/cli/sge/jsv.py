@@ -112,9 +112,8 @@ def _paths(items):
 
 
 def _hhmmss(text):
-    from gridtools.formats.values import parse_time
-    seconds = int(parse_time(text))
-    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    from gridtools.formats.values import format_time, parse_time
+    return format_time(parse_time(text))
 
 
 def parameters(job, prog):
@@ -161,12 +160,7 @@ def parameters(job, prog):
     some("p", req["priority"])
     some("tc", req["tc"])
     out += binding_parameters(req["binding"])
-    if req["pe"]:
-        pe = req["pe"]
-        ranges = pe[1] if isinstance(pe[1], list) else [pe[1:]]
-        low, top = min(r[0] for r in ranges), max(r[1] for r in ranges)
-        out += [("pe_name", pe[0]), ("pe_min", str(low)),
-                ("pe_max", str(NO_TOP if any(r[1] == 0 for r in ranges) else top))]
+    out += pe_parameters(req["pe"])
     for part in ("hard", "soft"):
         some(f"q_{part}", ",".join(req["queues"][part]))
     some("R", req["reserve"] and "y")
@@ -180,6 +174,28 @@ def parameters(job, prog):
     if prog != "qsub":                  # (qrsh's X display, from the job's environment)
         some("display", job.environment().get("DISPLAY"))
     return out
+
+
+def pe_parameters(pe):
+    """pe_name, pe_min and pe_max of a -pe request (NO_TOP for a range without a top)."""
+    if not pe:
+        return []
+    ranges = pe[1] if isinstance(pe[1], list) else [pe[1:]]
+    low, top = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    return [("pe_name", pe[0]), ("pe_min", str(low)),
+            ("pe_max", str(NO_TOP if any(r[1] == 0 for r in ranges) else top))]
+
+
+def _bad_value(name, value):
+    """The refusal of a value a JSV gives that its parameter does not take."""
+    return Refused(f'JSV tries to set "{name}" to "{value}"')
+
+
+def _first_changed(changes, names):
+    """The refusal naming the first of ``names`` a JSV changed (a request they make together
+    that is not valid)."""
+    which = next(name for name in names if name in changes)
+    return _bad_value(which, changes[which])
 
 
 def binding_parameters(binding):
@@ -238,13 +254,12 @@ def _binding(job, changes):
             fields.append(f"{params.get('binding_socket', '0')},{params.get('binding_core', '0')}")
         text = ":".join(fields)
     kind = params.get("binding_type", "set")
-    if kind not in ("set", "env", "pe"):
-        raise Refused(f'JSV tries to set "binding_type" to "{kind}"')
+    if kind not in options.BINDING_TYPES:
+        raise _bad_value("binding_type", kind)
     try:
         job.req["binding"] = options.parse_binding([kind, text] if kind != "set" else [text])
     except GridError:
-        which = next(name for name in changes if name.startswith("binding_"))
-        raise Refused(f'JSV tries to set "{which}" to "{changes[which]}"') from None
+        raise _first_changed(changes, [name for name in changes if name.startswith("binding_")]) from None
 
 
 def _escaped(value):
@@ -276,12 +291,12 @@ def _through_option(job, name, value, ctx):
     try:
         options.parse(words + [value], job.req, ctx, stop_at_arg=False)
     except GridError:
-        raise Refused(f'JSV tries to set "{name}" to "{value}"') from None
+        raise _bad_value(name, value) from None
 
 
 def _pe(job, changes):
     """pe_name, pe_min, pe_max changed: the PE request they make together."""
-    sent = dict(parameters(job, "qsub"))
+    sent = dict(pe_parameters(job.req["pe"]))
     name = changes.get("pe_name", sent.get("pe_name"))
     low = changes.get("pe_min", sent.get("pe_min", "1"))
     top = changes.get("pe_max", sent.get("pe_max", low))
@@ -292,8 +307,7 @@ def _pe(job, changes):
         slots = f"{low}-" if top == str(NO_TOP) else f"{low}-{top}"
         job.req["pe"] = options.pe_request(name, slots)
     except GridError:
-        which = next(key for key in ("pe_max", "pe_min", "pe_name") if key in changes)
-        raise Refused(f'JSV tries to set "{which}" to "{changes[which]}"') from None
+        raise _first_changed(changes, ("pe_max", "pe_min", "pe_name")) from None
 
 
 def _tasks(job, changes):
@@ -302,8 +316,7 @@ def _tasks(job, changes):
     try:
         job.req["tasks"] = options.parse_task_range(f"{values[0]}-{values[1]}:{values[2]}")
     except GridError:
-        which = next(key for key in ("t_step", "t_max", "t_min") if key in changes)
-        raise Refused(f'JSV tries to set "{which}" to "{changes[which]}"') from None
+        raise _first_changed(changes, ("t_step", "t_max", "t_min")) from None
     if job.req["tasks"] == [1, 1, 1]:
         job.req["tasks"] = None
 
@@ -317,7 +330,7 @@ def _command(job, name, value):
         job.name = value
     elif name == "CMDARGS":
         if value is None or not value.isdigit():
-            raise Refused(f'JSV tries to set "{name}" to "{value}"')
+            raise _bad_value(name, value)
         count = int(value)
         job.args = (job.args + [""] * count)[:count]
     else:
@@ -341,13 +354,13 @@ def apply(job, changes, env_changes, cwd):
             if value is None:
                 raise Refused(f'JSV tries to delete boolean parameter "{name}"')
             if value not in ("y", "n"):
-                raise Refused(f'JSV tries to set "{name}" to "{value}"')
+                raise _bad_value(name, value)
             job.req[BOOLEANS[name]] = value == "y"
         elif name == "N" and value is None:
             raise Refused('JSV tries to delete "N"')
         elif name == "h":
             if value not in ("u", "n", None):
-                raise Refused(f'JSV tries to set "{name}" to "{value}"')
+                raise _bad_value(name, value)
             job.req["user_hold"] = value == "u"
         elif name in THROUGH_OPTIONS:
             _through_option(job, name, value, ctx)
@@ -411,9 +424,10 @@ class Instance:
     def __init__(self, path, cwd):
         self.path = path
         from gridtools import cell
+        from gridtools.spool.cellcommon import CELL
         env = dict(ospaths.environ())
         if "SGE_ROOT" not in env:       # (where jsv_include.sh is, as in the cell's settings.sh)
-            env.update(SGE_ROOT=cell.root(), SGE_CELL="default")
+            env.update(SGE_ROOT=cell.root(), SGE_CELL=CELL)
         try:
             self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)

@@ -44,7 +44,8 @@ def max_jobs(value):
 #: SubmitContext's default environment: a fresh empty one
 EMPTY = object()
 #: submit commands that may also be written as the job attribute they set, as
-#: condor_submit accepts (``RequestCpus = 2`` is ``request_cpus = 2``)
+#: condor_submit accepts (``RequestCpus = 2`` is ``request_cpus = 2``), or by another
+#: name HTCondor gives them (``preferences`` for ``rank``)
 ALIASES = {
     "request_cpus": "requestcpus", "request_memory": "requestmemory",
     "request_disk": "requestdisk", "request_gpus": "requestgpus", "priority": "jobprio",
@@ -61,6 +62,7 @@ ALIASES = {
     "stream_input": "streamin", "stream_output": "streamout", "stream_error": "streamerr",
     "transfer_input": "transferin", "transfer_output": "transferout", "transfer_error": "transfererr",
     "transfer_input_files": "transferinputfiles", "transfer_output_files": "transferoutputfiles",
+    "rank": "preferences",
 }
 # Counters and usage every new job starts with (name, value), in HTCondor's types.
 ZEROS = (

@@ -460,8 +460,6 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
 
 def _set_rank(ad, cmd):
     rank = cmd("rank")
-    if rank is None:
-        rank = cmd("preferences")       # (HTCondor's other name for it)
     ad["Rank"] = expr("Rank", rank.strip()) if rank and rank.strip() else 0.0
 
 
