@@ -152,6 +152,7 @@ def snapshot(sc):
                     hosts=inputs.hosts(conf, loads, sc.get("host_states") or {}, table),
                     complexes=table, config=inputs.sched_config(conf), pes=inputs.pes(conf),
                     global_values=inputs.global_values(conf, table), live=live,
+                    global_load=inputs.numeric_load(sc.get("global_load") or {}, table),
                     ad_done={int(k): frozenset(v) for k, v in (sc.get("ad_done") or {}).items()},
                     ad_ranges={int(k): tuple(v) for k, v in (sc.get("ad_ranges") or {}).items()},
                     policy=inputs.policy_view(conf), quotas=rqs.quota_sets(conf, table), ars=ars,

@@ -57,6 +57,18 @@ def test_load_values_are_compared_with_requests():
             "hl:np_load_avg=0.750000") in reasons(decisions, 2)
 
 
+def test_load_sensor_values_of_hosts_and_of_the_cell_are_compared_with_requests():
+    """A load sensor reports scratch (MEMORY <=) per host as text, licenses (INT <=) for
+    ``global``: -l scratch=2G runs where 3G are free; -l licenses=9 finds only 7."""
+    sc = {"hosts": ["h1", "h2"], "complex": ["scratch scr MEMORY <= YES NO 0 0", "licenses lic INT <= YES NO 0 0"],
+          "load": {"h1": {"scratch": "1G"}, "h2": {"scratch": "3G"}}, "global_load": {"licenses": "7"},
+          "jobs": [{"id": 1, "qsub": "-l scr=2G,lic=7"}, {"id": 2, "qsub": "-l lic=9"}]}
+    decisions, started = run(sc)
+    assert started == ["1.1 all.q@h2=1"]
+    assert reasons(decisions, 2) == ['(-l lic=9) cannot run in queue "all.q@h1" because it offers only gl:licenses=7',
+                                     '(-l lic=9) cannot run in queue "all.q@h2" because it offers only gl:licenses=7']
+
+
 def test_a_gpu_job_waits_with_a_clear_reason_where_no_host_has_gpus():
     """gpu is a consumable defined in the complex but offered by no host (their
     complex_values NONE): unknown there. The shipped cell's hosts offer gpu=0 where the

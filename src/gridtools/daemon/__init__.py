@@ -46,6 +46,9 @@
                 Engine's order with START, or the negotiator's), slots, priorities
 - ``condorconf`` condor_config for the cell and per execution host, read again on change
 - ``hostfacts`` what a host's slot ads say of it: CPUs, memory, load, KeyboardIdle
+- ``probes``    the load sensors and startd cron jobs the dispatcher runs for its
+                machine's hosts (``hostreport`` runs an execution daemon's);
+                ``startdcron`` HTCondor's startd cron jobs and their ads
 - ``machines``  every slot's startd state; the policy carried out on its job
 - ``slotads``   one pass's slot ads and job ads: for the negotiator, START, condor_status
 - ``userprio``  the accountant (user priorities) kept in the spool

@@ -48,6 +48,11 @@ def _defaults(host=None):
     return found
 
 
+def read_for(host):
+    """The configuration as host ``host`` reads it (ConfigError when it does not read)."""
+    return _read(config_path(), host)
+
+
 def _read(path, host=None):
     """The configuration at ``path`` (built-in defaults only when it does not exist)."""
     if not os.path.exists(path):

@@ -360,14 +360,18 @@ def serve_host(host):
         _take_inbox(inbox, children)
         reap_exited(children)
         wait = min(2.0, reporter.tick(time.time()))
+        cron = reporter.fds()
         try:
-            ready, _, _ = select.select([wake_fd], [], [], wait)
+            ready, _, _ = select.select([wake_fd] + cron, [], [], wait)
         except InterruptedError:
             ready = []
-        if ready:
+        if cron and ready:
+            reporter.ready(ready, time.time())
+        if wake_fd in ready:
             try:
                 os.read(wake_fd, 4096)
             except BlockingIOError:
                 pass
+    reporter.stop()
     lock.release()
     return 0

@@ -58,6 +58,7 @@ class Facts:
         self._disk = (0.0, 0)
         self._files = {}            # path -> ((mtime, size), {name: Expr})
         self._idle = {}             # tuple of devices -> (time, seconds) within one second
+        self.cron = None            # host -> its startd cron ads (daemon.probes), once the daemon runs
 
     def disk(self, now):
         measured, value = self._disk

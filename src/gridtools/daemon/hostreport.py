@@ -2,14 +2,18 @@
 
 An execution daemon samples the load of the machine it runs on (``exec.load``)
 every ``load_report_time`` of its host's configuration (sge_conf(5)) and
-writes it to ``spool/execd/NAME/load``: the time of the sample and its values,
-as JSON. The dispatcher takes a host's load values from its report, so that
+writes it to ``spool/execd/NAME/load``: the time of the sample and its values
+(with its load sensors' values), and the ads of its startd cron jobs
+(``daemon.startdcron``; written again at once when a run published one), as
+JSON. The dispatcher takes a host's load values from its report, so that
 each machine of a cluster shows its own load. A host whose execution daemon
 holds its lock but has reported before and not for longer than
 ``max_unheard`` counts as unknown, like one whose daemon went away.
 """
 
 import json
+import os
+import sys
 import time
 
 from gridtools.errors import GridError
@@ -25,22 +29,27 @@ def path(host):
     return host_dir(host, REPORT)
 
 
-def write(host, sample=None, now=None):
-    """Write the host's report (``sample``: load values; this machine's by default)."""
+def write(host, sample=None, now=None, cron=None):
+    """Write the host's report (``sample``: load values, this machine's by default;
+    ``cron``: the rows of its startd cron ads, ``startdcron.CronAd.row``)."""
     if sample is None:
         from gridtools.exec import load
         sample = load.sample()
-    body = json.dumps({"time": time.time() if now is None else now, "values": sample})
-    files.atomic_write(path(host), body, fsync=False)
+    report = {"time": time.time() if now is None else now, "values": sample}
+    if cron:
+        report["cron"] = cron
+    files.atomic_write(path(host), json.dumps(report), fsync=False)
 
 
 def read(host):
-    """(time, load values) of the host's last report, or None without a readable one."""
+    """(time, load values, startd cron ad rows) of the host's last report, or None
+    without a readable one."""
     try:
         with open(path(host), encoding="utf-8") as fh:
             data = json.loads(fh.read(1 << 20))
-        return float(data["time"]), dict(data["values"])
-    except (OSError, ValueError, KeyError, TypeError):
+        cron = data.get("cron") or []
+        return float(data["time"]), dict(data["values"]), cron if isinstance(cron, list) else []
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -66,27 +75,116 @@ def unheard(conf, host, heard, now):
 
 
 class Reporter:
-    """The execution daemon's side: a report now and then every load_report_time."""
+    """The execution daemon's side: a report now and then every load_report_time, with
+    the values of the host's load sensors (``exec.loadsensor``: those named by the
+    host's ``load_sensor``, else the global one's), each from the sensor's last
+    complete report, for the host itself (values a sensor gives for other hosts or
+    for ``global`` are left out)."""
 
     def __init__(self, host):
         self.host = host
         self.due = 0.0
+        self.sensors = None
+        self.cron = None            # startdcron.CronJobs, once the host's configuration names one
+        self.sample = None          # the load values last reported
+        self._cron_wake = None
+        self._condor = (None, None)     # (the condor_config files' stamp, the host's reading)
 
     def tick(self, now):
-        """Report when due; returns the seconds until the next report."""
+        """Report when due, start the cron runs due; the seconds until the next of them."""
         if now >= self.due:
-            try:
-                write(self.host, now=now)
-            except GridError as exc:
-                import sys
-                sys.stderr.write(f"gridtools execd: cannot write the load report: {exc}\n")
-            self.due = now + self._every()
-        return max(0.0, self.due - now)
+            conf = self._conf()
+            self._sense(conf, now)
+            self._configure_cron(now)
+            from gridtools.exec import load
+            self.sample = load.sample()
+            if self.sensors is not None:
+                self.sensors.pump()
+                own = self.sensors.values().get(self.host)
+                if own:
+                    self.sample = {**self.sample, **own}
+            self._write(now)
+            every = max(1.0, setting(conf, self.host, "load_report_time"))
+            if self.sensors is not None:
+                self.sensors.tick(now, lambda _host: every)
+            self.due = now + every
+        self._cron_wake = self.cron.tick(now) if self.cron is not None else None
+        wake = self.due if self._cron_wake is None else min(self.due, self._cron_wake)
+        return max(0.0, wake - now)
 
-    def _every(self):
+    def _write(self, now):
+        cron = [ad.row() for ad in self.cron.ads(self.host)] if self.cron is not None else None
+        try:
+            write(self.host, self.sample, now=now, cron=cron)
+        except GridError as exc:
+            sys.stderr.write(f"gridtools execd: cannot write the load report: {exc}\n")
+
+    def fds(self):
+        """The descriptors of the cron runs' output."""
+        return self.cron.fds() if self.cron is not None else []
+
+    def ready(self, ready, now):
+        """Read the cron runs whose output is ``ready``; report at once when an ad changed."""
+        if self.cron is not None and self.cron.pump(set(ready), now=now):
+            self._write(now)
+
+    def _configure_cron(self, now):
+        """Start and stop the host's startd cron jobs as its condor_config names them (read
+        as the host reads it; again when a file of it changed)."""
+        from gridtools.daemon import condorconf
+        if self._condor[1] is None or _stamp_of(self._condor[1]) != self._condor[0]:
+            try:
+                reading = condorconf.read_for(self.host)
+            except Exception as exc:  # noqa: BLE001 - a broken file keeps the jobs as they are
+                sys.stderr.write(f"gridtools execd: condor_config not read: {exc}\n")
+                return
+            self._condor = (_stamp_of(reading), reading)
+        reading = self._condor[1]
+        names = (reading.get("STARTD_CRON_JOBLIST") or "").replace(",", " ").split()
+        if names or self.cron is not None:
+            from gridtools.daemon import startdcron
+            if self.cron is None:
+                self.cron = startdcron.CronJobs(lambda line: sys.stderr.write(f"gridtools execd: {line}\n"))
+            self.cron.configure([(self.host, name, reading) for name in dict.fromkeys(names)], now)
+
+    def _conf(self):
         from gridtools.spool import config as confstore
         try:
-            conf = confstore.load(on_error=lambda *_args: None)
+            return confstore.load(on_error=lambda *_args: None)
         except GridError:
-            conf = confstore.CellConfig()
-        return max(1.0, setting(conf, self.host, "load_report_time"))
+            return confstore.CellConfig()
+
+    def _sense(self, conf, now):
+        """Start and stop the host's load sensors as its configuration names them."""
+        from gridtools.exec import loadsensor
+        confs = conf.objects["conf"]
+        text = None
+        for which in (self.host, "global"):
+            value = (confs.get(which) or {}).get("load_sensor")
+            if value is not None and str(value).strip():
+                text = value
+                break
+        wanted = [(self.host, program) for program in loadsensor.programs(text)]
+        if wanted or self.sensors is not None:
+            if self.sensors is None:
+                self.sensors = loadsensor.LoadSensors(lambda line: sys.stderr.write(f"gridtools execd: {line}\n"))
+            self.sensors.configure(wanted, now)
+
+    def stop(self):
+        if self.sensors is not None:
+            self.sensors.stop_all()
+        if self.cron is not None:
+            self.cron.stop_all()
+
+
+def _stamp_of(reading):
+    """The identity and times of the files a condor_config reading came from."""
+    from gridtools.daemon import condorconf
+    marks = []
+    for path in dict.fromkeys([condorconf.config_path()] + reading.sources()):
+        try:
+            st = os.stat(path)
+            marks.append((path, st.st_ino, st.st_mtime_ns, st.st_size))
+        except OSError:
+            marks.append((path, None, None, None))
+    return tuple(marks)

@@ -26,6 +26,7 @@ from gridtools.daemon import condorjob, failures, history, otherremove, suspensi
 from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
+from gridtools.daemon.probes import Probes
 from gridtools.daemon.state import State, load_jobs
 from gridtools.errors import GridError, SpoolError
 from gridtools.exec import load as host_load
@@ -62,6 +63,10 @@ class Daemon:
         self.retry_signals = False
         self.loads = {}
         self.load_time = 0.0
+        self.probes = Probes(self.state)     # load sensors and startd cron jobs of this machine's hosts
+        self.state.condor.facts.cron = self.probes.cron_ads
+        self.local_hosts = ()        # the execution hosts this machine serves (no execd serves them)
+        self.sensed = {}             # the load sensors' values in the loads sampled last
         self.snap_queues = ()
         self.next_event = None
         self.last_pass = 0.0         # when the last scheduling pass ran
@@ -220,6 +225,7 @@ class Daemon:
             except Exception as exc:    # (what a failed pass met): the daemon still stops
                 self.state.log(f"E|stopping: {failures.describe(exc)}")
         self.exec.stop()
+        self.probes.stop()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         if not gone:        # (the files of a cell that replaced this one are another daemon's)
             self._write_messages()
@@ -273,6 +279,7 @@ class Daemon:
             state.start_retry_at = None
             state.need_schedule = True
         sampled = self._refresh_load(now)
+        self.probes.tick(now, self.local_hosts)
         if sampled and self.control.load_blocked:
             state.need_schedule = True          # jobs wait for a load alarm that may be over
         if state.need_schedule or sampled or self.control.due(now):
@@ -476,11 +483,27 @@ class Daemon:
         if now - self.load_time < LOAD_REFRESH and self.loads:
             return False
         sample = host_load.sample()
-        loads, news, self.state.heard = {}, False, {}
+        loads, news, self.state.heard, local = {}, False, {}, []
+        sensed = self.probes.load_values()
+        changed = []
         for name in view.exec_hosts(self.state.config):
-            reported = _reported(name, self.state.heard)
-            loads[name] = sample if reported is None else reported
-            news = news or (reported is not None and reported != self.loads.get(name))
+            reported, cron = _reported(name, self.state.heard)
+            if self.probes.reported(name, cron):
+                changed.append(name)
+            if reported is None:
+                local.append(name)
+                reported = {**sample, **sensed[name]} if name in sensed else sample
+            else:
+                news = news or reported != self.loads.get(name)
+            loads[name] = reported
+        self.local_hosts = tuple(local)
+        self.state.global_load = sensed.get("global") or {}
+        if changed:         # (the startd cron ads an execution daemon reported)
+            self.state.condor.machines.changed.update(changed)
+            self.state.condor.machines.next_wake = 0.0
+            self.state.need_schedule = news = True
+        news = news or sensed != self.sensed
+        self.sensed = sensed
         # qhost shows an execution daemon's report when it comes, and this machine's
         # own values every load_report_time (as its execution daemon would report them)
         if news or (loads != self.loads and now - self.loads_shown >= self._load_report_time()):
@@ -489,6 +512,18 @@ class Daemon:
         self.loads = self.state.loads = loads
         self.load_time = now
         return True
+
+    def _probed(self, ready):
+        """Read what load sensors and startd cron jobs wrote: new load values are sampled
+        at the next pass, new slot ads are published and matched."""
+        loads, ads = self.probes.pump(ready)
+        if loads:
+            self.load_time = 0.0
+            self.state.need_schedule = True
+        if ads:
+            self.state.need_publish = self.state.need_schedule = True
+            self.state.condor.machines.next_wake = 0.0      # (policies that read them: at once)
+            self.state.condor.machines.changed.update(self.local_hosts)    # (their ads: built again)
 
     def _load_report_time(self):
         from gridtools.daemon import hostreport
@@ -558,12 +593,17 @@ class Daemon:
             timeout = min(timeout, max(0.0, self._next_publication() - now))
         if self.state.usage.dirty:
             timeout = min(timeout, max(0.0, self.usage_saved + PUBLISH_EVERY - now))
+        probing = self.probes.fds()
+        if self.probes.next_wake() is not None:
+            timeout = min(timeout, max(0.0, self.probes.next_wake() - now))
         began = time.time()
         watched = list(self.dispatcher.watch.fds.values())
         try:
-            ready, _, _ = select.select([self.fifo, self.sigpipe] + watched, [], [], timeout)
+            ready, _, _ = select.select([self.fifo, self.sigpipe] + watched + probing, [], [], timeout)
         except InterruptedError:
             ready = []
+        if probing and ready:
+            self._probed(set(ready) & set(probing))
         # after a quiet spell the next pass looks at etc/ at once; busy passes look less often
         self.rested = time.time() - began >= 0.25
         for fd in ready:
@@ -644,17 +684,18 @@ class Daemon:
 
 
 def _reported(host, heard):
-    """The load values the execution daemon serving ``host`` reported last (its time
-    goes into ``heard``); none ({}) while the execution daemon that served it is gone;
-    None when no execution daemon serves it (the dispatcher's own machine runs its jobs)."""
+    """(load values, startd cron ad rows) the execution daemon serving ``host`` reported
+    last (its time goes into ``heard``); none ({}, []) while the execution daemon that
+    served it is gone; (None, None) when no execution daemon serves it (the dispatcher's
+    own machine runs its jobs)."""
     from gridtools.daemon import execd, hostreport
     if not os.path.isdir(execd.host_dir(host)):
-        return None
+        return None, None
     report = hostreport.read(host) if execd.registered(host) else None
     if report is None:
-        return {}
+        return {}, []
     heard[host] = report[0]
-    return report[1]
+    return report[1], report[2]
 
 
 def _reasons_after(reasons, decisions):

@@ -288,6 +288,7 @@ def publish(state, snap_queues, loads, now=None):
         "time": now, "started": state.started, "rows": rows, "jobs": info,
         "queues": queue_rows(state, snap_queues, loads),
         "hosts": host_rows(state, loads),
+        "global_load": dict(state.global_load),
         "exechosts": view.exec_hosts(state.config),
         "reasons": _plain_reasons(state.reasons),
         "share_tree": share_tree_rows(state.share_tree, state.usage.ledger),

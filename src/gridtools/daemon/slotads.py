@@ -4,7 +4,8 @@ A ``Context`` holds what one pass of the daemon knows: its state, the
 condor_config (``daemon.condorconf``), host facts (``daemon.hostfacts``),
 the load samples and the time. From them it builds each host's slot ads
 (``ads.machine_ads`` with the slots' states and claims from
-``daemon.machines``, then the STARTD_FACTS_FILE overlay), once per host
+``daemon.machines``, then the STARTD_FACTS_FILE overlay and the ads of the
+host's startd cron jobs, ``daemon.startdcron``), once per host
 until a slot of the host changes. The same ads serve:
 
 - ``negotiator_slots``: the negotiator's slots (``sched.negotiator.Slot``);
@@ -117,10 +118,15 @@ class Context:
             facts, overlay = self.host_facts(host)
             views, claims = self.machines.views(host)
             built = ads.machine_ads(facts, self.conf.host(host), self.now, views, claims)
+            cron = self.facts.cron(host) if self.facts.cron is not None else ()
             found = {}
             for ad in built:
                 for name, expr in overlay.items():
                     ad[name] = expr
+                for extra in cron:
+                    if extra.merges_into(ad):
+                        for name, expr in extra.merged():
+                            ad[name] = expr
                 if ad.lookup("RemoteUser") is not None:
                     ad["ClientMachine"] = self.schedd
                 found[ad.eval("Name")] = ad
@@ -131,9 +137,12 @@ class Context:
         self._stale.add(host)
 
     def replaces(self, host, name):
-        """True when the host's STARTD_FACTS_FILE sets attribute ``name`` of its slot ads."""
+        """True when the host's STARTD_FACTS_FILE or a startd cron ad sets attribute ``name``
+        of its slot ads."""
         low = name.lower()
-        return any(key.lower() == low for key in self.host_facts(host)[1])
+        if any(key.lower() == low for key in self.host_facts(host)[1]):
+            return True
+        return self.facts.cron is not None and any(low in extra.lower for extra in self.facts.cron(host))
 
     def stand_in(self):
         """The ad a step of a constant policy is evaluated with (``machines._constant``):

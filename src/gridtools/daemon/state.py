@@ -76,6 +76,7 @@ class State:
         self.epochs = []              # (ad, spec) of the runs that ended, for the epoch history
         self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
         self.loads = {}               # host -> last load sample (admission of reservations)
+        self.global_load = {}         # name -> value the load sensors reported for ``global``
         self.heard = {}               # host -> time of its execution daemon's last load report
         self.execd_stopped = False    # qconf -ke stopped an execution daemon: look at the hosts now
         self.start_retry_at = None    # when to try again starts that could not be prepared

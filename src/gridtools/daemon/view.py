@@ -194,7 +194,8 @@ def build(state, now, loads):
         now=now, jobs=pending, running=tuple(running), queues=_queues(state, parts),
         hosts=inputs.hosts(conf, loads, state.host_states, parts["complexes"]),
         complexes=parts["complexes"], config=parts["config"], pes=parts["pes"],
-        global_values=parts["global_values"], live=frozenset(live), ad_done=ad_done,
+        global_values=parts["global_values"], global_load=inputs.numeric_load(state.global_load, parts["complexes"]),
+        live=frozenset(live), ad_done=ad_done,
         ad_ranges=ad_ranges,
         policy=policy_view(state, parts, now), quotas=parts["quotas"],
         ars=arreq.records(state, parts["complexes"]), closings=_closings(state, now))

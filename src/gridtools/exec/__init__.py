@@ -13,5 +13,7 @@
                 restart and clean commands (checkpoint(5))
 - ``transfer``  HTCondor file transfer: input files into the scratch folder, output back
 - ``load``      this host's load values
+- ``loadsensor`` Grid Engine's load sensors: site programs reporting more load values
+- ``piped``     a program run beside the jobs and read through a pipe that never blocks
 - ``gpus``      how many GPUs this machine has (for a new cell's gpu consumable)
 """

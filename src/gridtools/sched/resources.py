@@ -226,6 +226,9 @@ def offered(cx, qi, host, snap):
             value = host.load[cx.name]
             found.append(("hl", value, f"{value:.6f}" if isinstance(value, float) else str(value)))
     found += [("gf", v, t) for n, v, t in snap.global_values if n == cx.name]
+    if cx.name in snap.global_load:
+        value = snap.global_load[cx.name]
+        found.append(("gl", value, f"{value:.6f}" if isinstance(value, float) else str(value)))
     return found
 
 
@@ -237,7 +240,7 @@ def check_fixed(ask, cx, qi, found):
             return None                  # a queue limit left at INFINITY, a load value not sampled
         return Reason(Why.RESOURCE_ABSENT, (ask.text, qi.name, cx.name))
     for level, value, text in found:
-        if level == "hl" and not isinstance(value, (int, float)) and cx.type.numeric:
+        if level in ("hl", "gl") and not isinstance(value, (int, float)) and cx.type.numeric:
             value = _load_number(cx, value)
             if value is None:
                 continue

@@ -301,6 +301,7 @@ class Snapshot:
     config: SchedConfig = SchedConfig()
     pes: dict = field(default_factory=dict)          # name -> PE
     global_values: tuple = ()                        # (complex name, parsed value, text)
+    global_load: dict = field(default_factory=dict)  # name -> load value of ``global`` (load sensors)
     live: frozenset = frozenset()                    # ids of jobs still pending or running
     ad_done: dict = field(default_factory=dict)      # job id -> frozenset of ended task numbers
     ad_ranges: dict = field(default_factory=dict)    # array job id -> (first, last, step) of its tasks

@@ -150,10 +150,13 @@ def qhost_value(name, value, complexes):
     return f"{number:.6f}"
 
 
-def ordered_loads(load):
-    """(name, value) of a host's load values: the usual ones first, then the rest by name."""
+def ordered_loads(load, complexes=None):
+    """(name, value) of a host's load values: the usual ones first, then the rest by name;
+    with ``complexes``, only those of a complex attribute (as Grid Engine's -F shows
+    them: a load sensor's value of no attribute is not shown)."""
     seen = [(n, load[n]) for n in LOAD_ORDER if n in load and n != "state"]
-    rest = sorted((n, v) for n, v in load.items() if n not in LOAD_ORDER and n != "state")
+    rest = sorted((n, v) for n, v in load.items() if n not in LOAD_ORDER and n != "state"
+                  and (not complexes or n in complexes))
     return seen + rest
 
 

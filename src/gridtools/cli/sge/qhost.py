@@ -234,9 +234,9 @@ def resources(host, snap, wanted):
     """(domain, name, value) of -F for a host (or ``global``); consumables show what is left."""
     complexes = snap.get("complexes") or {}
     found = []
-    if host != "global":
-        load = (snap.get("hosts") or {}).get(host) or {}
-        found += [("hl", n, loadvalues.qhost_value(n, v, complexes)) for n, v in loadvalues.ordered_loads(load)]
+    load = (snap.get("hosts") or {}).get(host) or {} if host != "global" else snap.get("global_load") or {}
+    prefix = "gl" if host == "global" else "hl"
+    found += [(prefix, n, loadvalues.qhost_value(n, v, complexes)) for n, v in loadvalues.ordered_loads(load, complexes)]
     used = None
     for name, value in ((snap.get("host_values") or {}).get(host) or {}).items():
         consumable = (complexes.get(name) or [None] * 5)[4] in ("YES", "JOB")

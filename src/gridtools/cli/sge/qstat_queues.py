@@ -174,9 +174,10 @@ def resources(row, snap, wanted=None):
     host_values = snap.get("host_values") or {}
     attrs = row.get("attrs") or {}
     host = row["host"]
-    found = _complex_entries(host_values.get("global", {}), "g", ("global",), snap)
+    found = [("gl", n, _number(n, v, complexes), v) for n, v in loadvalues.ordered_loads(snap.get("global_load") or {}, complexes)]
+    found += _complex_entries(host_values.get("global", {}), "g", ("global",), snap)
     found += [("hl", n, _number(n, v, complexes), v)
-              for n, v in loadvalues.ordered_loads(host_load(snap, host))]
+              for n, v in loadvalues.ordered_loads(host_load(snap, host), complexes)]
     found += _complex_entries(host_values.get(host, {}), "h", ("host", host), snap)
     free = max(0, row["slots"] - row["used"] - row.get("resv", 0))
     found += [("qf", "qname", None, row["queue"]), ("qf", "hostname", None, host),
