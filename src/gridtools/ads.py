@@ -330,7 +330,7 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   "EnteredCurrentState": int(view.entered_state),
                   "EnteredCurrentActivity": int(view.entered_activity), "CurrentTime": int(now),
                   "Mips": SLOT_MIPS, "KFlops": SLOT_KFLOPS,
-                  "HasFileTransfer": True, "UidDomain": host.uid_domain or host.name,
+                  "HasFileTransfer": True, "HasJobDeferral": True, "UidDomain": host.uid_domain or host.name,
                   "FileSystemDomain": host.filesystem_domain or host.name})
     names = ["Cpus", "Disk", "Memory"]
     if host.gpus:

@@ -445,6 +445,8 @@ def _overlay_condor(ad, condor, number):
             ad[_STARTS[count]] = int(mine[count])
     if mine.get("completions"):
         ad["NumJobCompletions"] = int(mine["completions"])
+    if mine.get("deferral") is not None:        # the next time of its cron schedule (daemon.condorjob)
+        ad["DeferralTime"] = int(mine["deferral"])
     if mine.get("holds"):
         ad["NumHolds"] = int(mine["holds"])
         ad["NumHoldsByReason"] = {name: int(n) for name, n in (mine.get("holds_by") or {}).items()}

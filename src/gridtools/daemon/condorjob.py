@@ -152,6 +152,7 @@ def submitted(state, job, now):
         job.condor["hold"] = [first.eval("HoldReason"), _int(first.eval("HoldReasonCode")),
                               _int(first.eval("HoldReasonSubCode")), int(now)]
         held_events(state, job, list(job.numbers()), now)
+    schedule_crons(state, job, now)
 
 
 def _submit_info(ad, host):
@@ -313,11 +314,81 @@ def evicted(state, job, task, result, now):
 
 def requeued(state, job, task, result, reason, now):
     """A task that exited was put back to run again by its own policy (OnExitRemove false,
-    max_retries): event 004 in its terminated-and-requeued form, with the exit and why."""
+    max_retries): event 004 in its terminated-and-requeued form, with the exit and why;
+    a task of a cron schedule waits for its next time."""
     info = dict(_exit_info(task, result), TerminatedAndRequeued=True)
     if reason:
         info["Reason"] = reason
     write_events(state, job, [(task.number, EventType.JOB_EVICTED, info, now)])
+    schedule_crons(state, job, now, [task.number], force=True)
+
+
+# ---------------------------------------------------------------- cron schedules
+
+#: HoldReasonCode of a job whose cron schedule does not read (HTCondor's InvalidCronSettings)
+HOLD_INVALID_CRON = 25
+
+
+def _cron(job):
+    """The job's cron schedule (formats.condor.crontab.Schedule), None without one, or the
+    message that says why it does not read; kept until the job changes."""
+    if not is_condor(job):
+        return None
+    if "cron" not in job.cache:
+        found = None
+        ad = proc_ad(job, job.numbers()[0])
+        if any(attr.startswith("Cron") for attr in ad):
+            from gridtools.formats.condor import crontab
+            try:
+                found = crontab.of_ad(ad)
+            except ValueError as exc:
+                found = str(exc)
+        job.cache["cron"] = found
+    return job.cache["cron"]
+
+
+def schedule_crons(state, job, now, numbers=None, force=False):
+    """Give each waiting task of a job with a cron schedule the next time the schedule
+    names as its DeferralTime, when it has none yet or its last one's window closed
+    (``now`` past DeferralTime + DeferralWindow), as HTCondor's schedule does, or
+    (``force``) after a run; a schedule that does not read holds the task ("Invalid
+    cron schedule parameters: ...", HoldReasonCode 25). True when a task changed."""
+    schedule = _cron(job)
+    if schedule is None:
+        return False
+    from gridtools.model.job import TaskState
+    changed = False
+    for number in job.numbers() if numbers is None else numbers:
+        if job.state_of(number) is not TaskState.PENDING or job.holds_of(number):
+            continue
+        mine = task_info(job, number)
+        if isinstance(schedule, str):
+            from gridtools.daemon import apply
+            reason = f"Invalid cron schedule parameters: {schedule}"
+            changed = apply.condor_hold(state, None, job, number, [reason, HOLD_INVALID_CRON, 0], now) or changed
+            continue
+        last = mine.get("deferral")
+        window = _int(proc_ad(job, number).eval("DeferralWindow"))
+        if last is not None and now <= last + window and not force:
+            continue
+        mine["deferral"] = schedule.next_time(now)
+        changed = True
+    if changed:
+        state.touch(job)
+    return changed
+
+
+def deferral_of(job, number):
+    """When an HTCondor task's job is to begin executing (its DeferralTime, the next time
+    of its cron schedule for one), or None."""
+    mine = (job.condor.get("tasks") or {}).get(str(number)) or {}
+    if mine.get("deferral") is not None:
+        return int(mine["deferral"])
+    ad = proc_ad(job, number)
+    if "DeferralTime" not in ad:
+        return None
+    value = ad.eval("DeferralTime")
+    return int(value) if type(value) in (int, float) else None
 
 
 def ran(job, task):
@@ -607,6 +678,9 @@ empties them whatever AppendFiles says); KillSig when it is
         plan["remove_method"] = signal_of(facts["remove_kill_sig"])     # condor_rm: RemoveKillSig
     plan["kill_after"] = KILLING_TIMEOUT
     plan["strict_exec"] = True          # a command that cannot be executed holds the job
+    deferral = deferral_of(job, number)
+    if deferral is not None:
+        plan["not_before"] = deferral   # (the shepherd waits until then, as the starter does)
     if facts["scratch"]:
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
                            "output": facts["transfer_output"]}
@@ -797,6 +871,8 @@ def periodic(state, dispatcher, now):
     changed = 0
     system = system_policy(state)
     for job in list(state.jobs.values()):
+        if not job.is_finished() and _cron(job) is not None and schedule_crons(state, job, now):
+            changed += 1                # (a window that closed unmatched: the next time)
         if job.is_finished() or not (system or _has_periodic(job)) \
                 or job.cache.get("periodic_too_costly") == job.version:
             continue

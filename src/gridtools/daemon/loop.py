@@ -176,6 +176,7 @@ class Daemon:
         qcontrol.persist(self.state)
         self.state.condor.save(self.state, time.time(), force=True)
         history.write(self.state)
+        self.probes.stop()
         os.close(self.fifo)
         self.lock.release()
 

@@ -208,10 +208,16 @@ class Context:
 
 
 def _job_ad(job, number, log):
-    """``ads.job_ad`` of a task; a job whose HTCondor ad does not parse gets the ad of
-    its Grid Engine requests (and the daemon's messages say why)."""
+    """``ads.job_ad`` of a task, with the DeferralTime the daemon gave it (its cron
+    schedule's next time, ``condorjob.schedule_crons``); a job whose HTCondor ad does
+    not parse gets the ad of its Grid Engine requests (and the daemon's messages say
+    why)."""
     try:
-        return ads.job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted)
+        ad = ads.job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted)
+        mine = (job.condor.get("tasks") or {}).get(str(number)) if job.condor else None
+        if mine and mine.get("deferral") is not None:
+            ad["DeferralTime"] = int(mine["deferral"])
+        return ad
     except Exception as exc:  # noqa: BLE001 - a client's ad must not stop the pass
         log(f"W|job {job.id}: its HTCondor ad cannot be read, its requests stand in: {exc}")
         spec = {k: v for k, v in job.spec.items() if k != "condor_ad"}

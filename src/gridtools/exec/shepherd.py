@@ -152,7 +152,7 @@ class Shepherd:
                                                if "\n" not in f"{k}{v}"))
         try:
             if self._stage_in(made) and self._procedure("prolog", FAILED_PROLOG) and \
-                    self._procedure("pe_start", FAILED_PESTART):
+                    self._procedure("pe_start", FAILED_PESTART) and self._deferred():
                 ckpt.prepare_restart(plan)
                 ran = self._run_job()
                 ckpt.clean(plan, self.result)
@@ -275,6 +275,37 @@ class Shepherd:
                 self.result["ran"] = True       # after the job's run: its record keeps its times
             return False
         return True
+
+    def _deferred(self):
+        """An HTCondor job with a deferral time (``plan["not_before"]``) begins to execute
+        then, not before, as HTCondor's starter keeps it; True once it may. Meanwhile
+        the shepherd obeys removal and requeueing (False: the job never ran)."""
+        when = self.plan.get("not_before")
+        if not when or time.time() >= when:
+            return True
+        self.trace(f"deferred until {when}")
+        rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wfd)
+        try:
+            while True:
+                for sig in self.flags:
+                    if sig in (signal.SIGTERM, signal.SIGINT):
+                        self.result["deleted"] = True
+                    elif sig == signal.SIGHUP:
+                        self.result["requeue"] = True
+                self.flags = [sig for sig in self.flags if sig not in (signal.SIGUSR1, signal.SIGUSR2)]
+                if self.flags:
+                    self.trace("ended before its deferral time")
+                    return False
+                left = when - time.time()
+                if left <= 0:
+                    return True
+                select.select([rfd], [], [], left)
+                _drain(rfd)
+        finally:
+            signal.set_wakeup_fd(-1)
+            os.close(rfd)
+            os.close(wfd)
 
     def flags_stop(self):
         return any(s in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGINT) for s in self.flags)

@@ -130,6 +130,14 @@ def max_jobs():
     return jobad.max_jobs(client_config().get("MAX_JOBS_PER_SUBMISSION"))
 
 
+def setting(name):
+    """A setting of this host's configuration (None when it surely has none)."""
+    if not access.may_set(name):
+        return None
+    from gridtools.cli.condor.machineviews import client_config
+    return client_config().get(name)
+
+
 def build(opts, text, source, taken, now, who, warnings=None):
     """The job ads of the description, by cluster: [(cluster, [ads])]; the cluster ids
     claimed go into ``taken``; ``who``: the ``submitter``; what the build warns of goes
@@ -141,7 +149,7 @@ def build(opts, text, source, taken, now, who, warnings=None):
     ctx = SubmitContext(cwd=cwd, owner=who["owner"], now=int(now), files=LocalFiles(cwd),
                         environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
                         batch_name=unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
-                        seed=time.time_ns(), max_jobs=max_jobs())
+                        seed=time.time_ns(), max_jobs=max_jobs(), setting=setting)
     if warnings is not None:
         ctx.warnings = warnings
     first = claim(taken, dry_run)

@@ -11,6 +11,10 @@ Modules:
   jobattrs  the job attributes each group of submit commands sets
   jobad     SubmitContext and build_jobs(): job ads as HTCondor makes them (drafts,
             see classad.draft)
+  moreattrs, deferral  what fewer descriptions need, loaded only for one that
+            does: one-attribute commands, retries ...; job deferral and cron
+            schedules
+  crontab   a cron schedule's fields and the next time it names
   spec      a cluster's ads as a gridtools job description, and what running
             one proc needs (run_facts)
   fsview    the only file access submit processing needs (item files,

@@ -93,13 +93,15 @@ class SubmitContext:
     - ``batch_name``: -batch-name;
     - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1);
     - ``max_jobs``: the most procs one submission makes (MAX_JOBS_PER_SUBMISSION);
-    - ``warnings``: what building found worth a WARNING line (filled by the build).
+    - ``warnings``: what building found worth a WARNING line (filled by the build);
+    - ``setting``: name -> a setting of the submitting host's configuration, or None
+      (asked only for what few descriptions need: SCHEDD_INTERVAL).
     """
 
     def __init__(self, cwd, owner, now, files=None, environ=EMPTY, variables=None, arch="X86_64",
                  opsys="LINUX", filesystem_domain="localhost", condor_version=DEFAULT_VERSION,
                  condor_platform=DEFAULT_PLATFORM, submit_method=SUBMIT_METHOD_CONDOR_SUBMIT, seed=0,
-                 batch_name=None, next_cluster=None, max_jobs=MAX_JOBS_PER_SUBMISSION):
+                 batch_name=None, next_cluster=None, max_jobs=MAX_JOBS_PER_SUBMISSION, setting=None):
         self.cwd, self.owner, self.now, self.files = cwd, owner, now, files
         self.environ = {} if environ is EMPTY else environ
         self.variables = {} if variables is None else variables
@@ -109,6 +111,7 @@ class SubmitContext:
         self.batch_name, self.next_cluster = batch_name, next_cluster
         self.max_jobs = max_jobs
         self.warnings = []
+        self.setting = setting or _no_setting
 
     def environment(self):
         """The submitter's environment: ``environ``, or this process's when that is
@@ -116,6 +119,10 @@ class SubmitContext:
         if self.environ is None:
             self.environ = ospaths.environment()
         return self.environ
+
+
+def _no_setting(_name):
+    return None
 
 
 class _Jobs:
@@ -320,17 +327,27 @@ def make_ad(jobs, live):
               for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS]
     asked = A.set_requests(ad, cmd, custom)
     should = A.set_transfer(ad, cmd, universe, ctx)
+    deferred, terms = _NOT_DEFERRED
+    if not A.DEFERRAL_COMMANDS.isdisjoint(jobs.defs):
+        from gridtools.formats.condor import deferral
+        deferred, terms = deferral.attributes(cmd, universe, ctx.setting("SCHEDD_INTERVAL"))
     forced = jobs.defs.get("my.requirements")
     if forced is not None and expand(forced).strip():
         A.forced_requirements(ad, cmd, ctx)     # (the ad takes them with the other attributes)
     else:
-        A.set_requirements(ad, cmd, universe, should, ctx, asked)
+        A.set_requirements(ad, cmd, universe, should, ctx, asked, terms)
+    for name, value in deferred.items():
+        ad[name] = value
     _rest(ad, cmd, ctx, universe)
     if not A.MORE_COMMANDS.isdisjoint(jobs.defs):
         from gridtools.formats.condor import moreattrs
         moreattrs.apply(ad, cmd, jobs.defs, iwd)
     _custom(ad, jobs, expand)
     return ad
+
+
+#: the deferral attributes and Requirements terms of a job that gives none
+_NOT_DEFERRED = ({}, ())
 
 
 def _commands(defs):

@@ -62,6 +62,12 @@ MORE_COMMANDS = frozenset((
     "skip_if_dataflow", "stack_size", "starter_debug", "submit_event_notes", "submit_event_user_notes",
     "transfer_checkpoint_files", "transfer_container", "transfer_output_remaps", "transfer_plugins",
     "ulog_execute_attrs", "want_graceful_removal", "want_io_proxy", "want_job_networking"))
+#: the commands of job deferral and cron schedules (formats.condor.deferral, loaded only
+#: for a description that gives one of them), by their names in lower case
+DEFERRAL_COMMANDS = frozenset((
+    "deferral_time", "deferraltime", "deferral_window", "deferralwindow", "cron_window", "cronwindow",
+    "deferral_prep_time", "deferralpreptime", "cron_prep_time", "cronpreptime",
+    "cron_minute", "cron_hour", "cron_day_of_month", "cron_month", "cron_day_of_week"))
 #: JobMaxRetries of a job that gives success_exit_code or retry_until but not max_retries
 #: (HTCondor's DEFAULT_JOB_MAX_RETRIES)
 DEFAULT_MAX_RETRIES = 2
@@ -416,10 +422,10 @@ def forced_requirements(ad, cmd, ctx):
     _set_rank(ad, cmd)
 
 
-def set_requirements(ad, cmd, universe, should, ctx, custom=()):
+def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=()):
     """Requirements: the user's, and the terms HTCondor adds for what the user's do not
-    refer to already (``reqrefs``). Without the user's, the texts of the terms joined;
-    with it, what the parser makes of them all."""
+    refer to already (``reqrefs``), then ``more`` (a deferred job's). Without the
+    user's, the texts of the terms joined; with it, what the parser makes of them all."""
     user = cmd("requirements")
     user = user.strip() if user is not None else ""
     refs = set()
@@ -450,6 +456,7 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=()):
     transfer = _transfer_term(should, refs) if universe in ON_EXECUTE_HOSTS else None
     if transfer:
         terms.append(_same(transfer))
+    terms.extend(_same(term) for term in more)
     if user:
         ad["Requirements"] = expr("Requirements", " && ".join([f"({user})"] + [new for new, _old in terms]))
     else:
