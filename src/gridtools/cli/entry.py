@@ -42,6 +42,7 @@ COMMANDS = {
     "condor_history": "condor.history",
     "condor_wait": "condor.wait",
     "condor_version": "condor.version",
+    "condor_vacate": "condor.vacate",
     "condor_status": "condor.status",
     "condor_userprio": "condor.userprio",
     "condor_reconfig": "condor.reconfig",

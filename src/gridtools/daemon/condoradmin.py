@@ -1,10 +1,13 @@
-"""The requests of condor_userprio's edits and of condor_reconfig.
+"""The requests of condor_userprio's edits, condor_reconfig and condor_vacate.
 
 Their callers passed the security levels already (``daemon.condorsec``:
 ADMINISTRATOR, by default the cell's managers). An edit changes the
 accountant (``accounting.userprio``), is written to the spool at once and
 takes effect at the next pass; the answers are the lines condor_userprio
-prints. condor_reconfig reads etc/ and condor_config again.
+prints. condor_reconfig reads etc/ and condor_config again. condor_vacate
+has the startd of each host named vacate the claims of its slots (the
+startd's vacate event, ``sched.startd``): their jobs are asked to leave, or
+killed with -fast, and wait to run again.
 """
 
 
@@ -72,6 +75,71 @@ def userprio(state, dispatcher, req, now):
     state.need_publish = True
     state.log(f"I|{op} {shown} {body.get('value') or ''}".rstrip())
     return 0, text + "\n", ""
+
+
+def vacate(state, dispatcher, req, now):
+    """condor_vacate: the claims of the slots named are vacated; the answer says, as
+    HTCondor's tool does, to which startd each command went, or which names no startd
+    of the cell has (then nothing is vacated)."""
+    from gridtools import cell
+    body = req.body
+    fast = bool(body.get("fast"))
+    ctx = state.condor.context(state, dispatcher, state.loads, now)
+    hosts = ctx.hosts()
+    machines = state.condor.machines
+    word = "Vacate-All-Claims-Fast" if fast else "Vacate-All-Claims"
+    targets, missing = [], []                   # (line, slot names or a host)
+    if body.get("all"):
+        targets = [(f'Sent "{word}" command to startd {host}\n', host) for host in hosts]
+    elif body.get("constraint"):
+        chosen = _constraint_hosts(ctx, hosts, body["constraint"])
+        if chosen is None:
+            return 1, "", f"Can't find addresses for startd's for constraint '{body['constraint']}'\n" \
+                          "Perhaps you need to query another pool.\n"
+        targets = [(f'Sent "{word}" command to startd {host}\n', host) for host in chosen]
+    else:
+        for name in body.get("names") or [None]:
+            host = _host_named(name or cell.hostname(), hosts)
+            slot = name if name and "@" in name and name in machines.slots else None
+            if slot is not None:
+                one = "Vacate-Claim-Fast" if fast else "Vacate-Claim"
+                targets.append((f'Sent "{one}" command to startd {name}\n', [slot]))
+            elif host is not None and (name is None or "@" not in name):
+                shown = "local startd" if name is None else f"startd {name}"
+                targets.append((f'Sent "{word}" command to {shown}\n', host))
+            else:
+                missing.append("local startd" if name is None else f"startd {name}")
+    if missing:
+        return 1, "", "".join(f"Can't find address for {name}\n" for name in missing) + \
+            "Perhaps you need to query another pool.\n"
+    vacated = 0
+    for _line, which in targets:
+        names = which if isinstance(which, list) else [n for n, rec in machines.slots.items() if rec.host == which]
+        vacated += machines.vacate(ctx, names, fast, now)
+    if vacated:
+        state.need_schedule = state.need_publish = True
+    state.log(f"I|condor_vacate{' -fast' if fast else ''}: {vacated} claims vacated")
+    return 0, "".join(line for line, _which in targets), ""
+
+
+def _host_named(name, hosts):
+    """The execution host ``name`` names (its full or short name), or None."""
+    low = name.lower()
+    for host in hosts:
+        if host.lower() == low or host.lower().split(".")[0] == low:
+            return host
+    return None
+
+
+def _constraint_hosts(ctx, hosts, text):
+    """The hosts with a slot ad ``text`` is true for (None when there is none)."""
+    from gridtools.classad import ClassAdSyntaxError, parse
+    try:
+        expr = parse(text)
+    except ClassAdSyntaxError:
+        return None
+    chosen = [host for host in hosts if any(expr.eval(ad) is True for ad in ctx.host_ads(host).values())]
+    return chosen or None
 
 
 def reconfig(state, dispatcher, req, now):

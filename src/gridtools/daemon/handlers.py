@@ -24,4 +24,5 @@ HANDLERS = {
     "condor_qedit": condorreq.qedit,
     "userprio": condoradmin.userprio,
     "reconfig": condoradmin.reconfig,
+    "vacate": condoradmin.vacate,
 }

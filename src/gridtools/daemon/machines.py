@@ -474,6 +474,20 @@ class Machines:
         self._event(ctx, names[0], rec, startd.Event.PREEMPT_CLAIM, now)
         return True
 
+    def vacate(self, ctx, names, fast, now):
+        """condor_vacate of slots ``names`` (a partitionable slot's dynamic slots with it):
+        the startd's vacate event for each claimed one; how many it vacated."""
+        chosen = set(names)
+        count = 0
+        for name, rec in list(self.slots.items()):
+            parent = name.partition("@")[0].partition("_")[0] + "@" + name.partition("@")[2]
+            if (name in chosen or parent in chosen) and rec.task is not None:
+                before = rec.slot
+                self._event(ctx, name, rec, startd.Event.VACATE_FAST if fast else startd.Event.VACATE, now)
+                count += rec.slot != before
+        self.dirty = self.dirty or bool(count)
+        return count
+
     def preempting(self):
         """(job id, task) of the tasks waiting for a slot a preemption is clearing."""
         return {r.reserved for r in self.slots.values() if r.reserved and r.task is not None}

@@ -1,0 +1,129 @@
+"""condor_vacate: the startd of each machine named vacates the jobs running in its
+slots.
+
+    condor_vacate [-help] [-version] [-graceful | -fast] [-pool HOST]
+                  [-all | -constraint EXPR | HOST | SLOT@HOST | -name NAME | -addr ADDR] ...
+
+Each job is asked to leave (its soft kill signal; with -fast killed at once)
+and waits to run again, as the startd's policy vacates a job (an eviction
+event, 004, in its log). A host names every slot of it, ``slotN@host`` that
+slot (a partitionable slot's dynamic slots with it), -all every host of the
+cell, -constraint the hosts of the slot ads it is true for; no target names
+this machine's host. It needs ADMINISTRATOR access at the STARTD (by
+default the cell's managers; ALLOW_ADMINISTRATOR in condor_config(5)).
+Options are read as HTCondor's tools read them: a prefix of at least the
+letters HTCondor asks for (-g, -fa, -al, -n, -ad, -con).
+"""
+
+import sys
+
+from gridtools.errors import GridError, UsageError
+
+USAGE = """\
+Usage: {prog} [general-options] [targets]
+
+where [general-options] can be zero or more of:
+    -help\t\tgives this usage information
+    -version\t\tprints the version
+    -pool <hostname>\tuse the given central manager to find daemons
+    -graceful\t\tgracefully vacate the jobs (the default)
+    -fast\t\tquickly vacate the jobs (no checkpointing)
+
+where [targets] can be zero or more of:
+    -all\t\tall hosts in your pool (overrides other targets)
+    hostname\t\tgiven host
+    <ip.address:port>\tgiven "sinful string"
+  (for compatibility with other Condor tools, you can also use:)
+    -name name\tgiven host
+    -constraint constraint\tconstraint
+    -addr <addr:port>\tgiven "sinful string"
+  (if no targets are specified, the local host is used)
+
+  {prog} causes the condor_startd to vacate the running
+  job(s) on specific machines.  If you specify a slot
+  (for example, "slot1@hostname"), only that slot will be
+  vacated.  If you specify just a hostname, all jobs running under
+  any slots at that host will be vacated.  By default,
+  the jobs will be checkpointed (if possible), though if you
+  specify the -fast option, they will be immediately killed.
+
+"""
+
+#: option -> (its shortest prefix's length, what it does)
+OPTIONS = {"help": 1, "version": 1, "graceful": 1, "fast": 2, "pool": 1, "all": 2, "name": 2,
+           "addr": 2, "constraint": 3}
+
+
+def _option(arg):
+    """The option ``arg`` stands for, or None."""
+    word = arg[1:].lstrip("-").lower() if arg.startswith("-") else ""
+    for name, least in OPTIONS.items():
+        if len(word) >= least and name.startswith(word):
+            return name
+    return None
+
+
+def run(argv, prog):
+    names, fast, every, constraint = [], False, False, None
+    args = iter(argv)
+    for arg in args:
+        if not arg.startswith("-") or arg == "-":
+            names.append(arg)
+            continue
+        option = _option(arg)
+        if option == "help":
+            sys.stdout.write(USAGE.format(prog=prog))
+            return 0
+        if option == "version":
+            from gridtools.formats.condor.jobad import VERSION_TEXT
+            sys.stdout.write(VERSION_TEXT)
+            return 0
+        if option in ("pool", "name", "addr", "constraint"):
+            value = next(args, None)
+            if value is None:
+                raise UsageError(f"ERROR: -{option} requires another argument")
+            if option == "constraint":
+                if constraint is not None:
+                    raise UsageError("ERROR: only one -constraint argument is allowed")
+                constraint = value
+            elif option != "pool":
+                names.append(value)
+        elif option in ("graceful", "fast"):
+            fast = option == "fast"
+        elif option == "all":
+            every = True
+        else:
+            raise UsageError(f"ERROR: unknown option {arg}")
+    if constraint is not None:
+        from gridtools.classad import ClassAdSyntaxError, parse
+        try:
+            parse(constraint)
+        except ClassAdSyntaxError:
+            raise GridError(f"ERROR: Invalid constraint ({constraint})") from None
+    from gridtools.cli.ask import ensure_daemon
+    from gridtools.spool import requests, wake
+    ensure_daemon()
+    body = {"dialect": "condor", "fast": fast, "all": every, "names": names,
+            "constraint": constraint}
+    name = requests.write("vacate", body, reply=True)
+    wake.poke()
+    code, out, err = requests.wait_reply(name, 60.0)
+    sys.stdout.write(out)
+    sys.stderr.write(err)
+    if code and err.startswith("SECMAN:"):            # refused: each command, as HTCondor's tool says
+        word = "Vacate-All-Claims-Fast" if fast else "Vacate-All-Claims"
+        for target in (["all startds"] if every else None) or [f"startd {n}" for n in names] or ["local startd"]:
+            sys.stderr.write(f"Can't send {word} command to {target}\n")
+    return int(code)
+
+
+def main(argv, prog="condor_vacate"):
+    try:
+        return run(list(argv), prog)
+    except UsageError as exc:
+        sys.stderr.write(f"{exc}\n")
+        sys.stderr.write(USAGE.format(prog=prog))
+        return 1
+    except GridError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return exc.exit_code
