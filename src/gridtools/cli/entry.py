@@ -43,6 +43,7 @@ COMMANDS = {
     "condor_wait": "condor.wait",
     "condor_version": "condor.version",
     "condor_vacate": "condor.vacate",
+    "condor_fetchlog": "condor.fetchlog",
     "condor_status": "condor.status",
     "condor_userprio": "condor.userprio",
     "condor_reconfig": "condor.reconfig",
