@@ -233,8 +233,8 @@ class Condor:
         closed = _closed_slots(state)
         rows = []
         for host in ctx.hosts():
-            if shown.get(host) == "Down":
-                continue                # a startd that is gone has no ads in the collector
+            if shown.get(host) == "Down" or state.host_states.get(host) == "flush":
+                continue                # a startd that is gone (or off: flushed) has no ads in the collector
             if host not in rows_of:
                 rows_of[host] = [slotads.plain(ad) for ad in ctx.host_ads(host).values()]
             rows.extend(_owner_rows(rows_of[host], closed[host]) if host in closed else rows_of[host])

@@ -122,6 +122,62 @@ def vacate(state, dispatcher, req, now):
     return 0, "".join(line for line, _which in targets), ""
 
 
+#: (op, daemon, how) -> the command HTCondor's tool names; daemon None: all but the master
+_COMMANDS = {("off", None): {"graceful": "Kill-All-Daemons", "fast": "Kill-All-Daemons-Fast",
+                             "peaceful": "Kill-All-Daemons-Peacefully"},
+             ("off", "startd"): {"graceful": "Kill-Daemon", "fast": "Kill-Daemon-Fast",
+                                 "peaceful": "Kill-Daemon-Peacefully"},
+             ("on", None): {"graceful": "Spawn-All-Daemons"}, ("on", "startd"): {"graceful": "Spawn-Daemon"},
+             ("restart", None): {"graceful": "Restart", "fast": "Restart-Fast", "peaceful": "Restart-Peaceful"}}
+
+
+def daemon_ctl(state, dispatcher, req, now):
+    """condor_off, condor_on, condor_restart (see cli.condor.onoff): the startd of each
+    host named off (its jobs put back to wait, or left to finish with -peaceful) or on
+    again; the cell's daemon started again."""
+    from gridtools import cell
+    from gridtools.daemon import hostreq
+    body = req.body
+    op, how, daemon = body["op"], body.get("how") or "graceful", body.get("daemon")
+    daemon = None if op == "restart" and daemon == "master" else daemon
+    commands = _COMMANDS.get((op, daemon))
+    if commands is None:
+        return 1, "", (f"ERROR: one daemon is every HTCondor daemon of the cell: its {daemon} cannot be turned "
+                       f"{op} or restarted on its own (gridtools daemon stop and start do it for all)\n")
+    word = commands.get(how, commands["graceful"])
+    hosts = view_hosts(state)
+    if body.get("all"):
+        targets = [(f"master {host}", host) for host in hosts]
+    else:
+        targets, missing = [], []
+        for name in body.get("names") or [None]:
+            host = _host_named(name or cell.hostname(), hosts)
+            shown = "local master" if name is None else f"master {name}"
+            if host is None and op != "restart":
+                missing.append(shown)
+            targets.append((shown, host))
+        if missing:
+            return 1, "", "".join(f"Can't find address for {name}\n" for name in missing) + \
+                "Perhaps you need to query another pool.\n"
+    how_said = f' for "{daemon}"' if daemon else ""
+    lines = "".join(f'Sent "{word}" command{how_said} to {shown}\n' for shown, _host in targets)
+    if op == "restart":
+        state.restart_requested = True
+        state.log("I|the daemon starts again (condor_restart)")
+        return 0, lines, ""
+    host_op = "resume" if op == "on" else "drain" if how == "peaceful" else "flush"
+    for _shown, host in targets:
+        hostreq.apply_op(state, dispatcher, host, host_op)
+        state.log(f"I|the startd of {host} turned {op} ({'condor_on' if op == 'on' else 'condor_off -' + how})")
+    state.need_schedule = state.need_publish = True
+    return 0, lines, ""
+
+
+def view_hosts(state):
+    from gridtools.daemon import view
+    return view.exec_hosts(state.config)
+
+
 def _host_named(name, hosts):
     """The execution host ``name`` names (its full or short name), or None."""
     low = name.lower()

@@ -25,4 +25,5 @@ HANDLERS = {
     "userprio": condoradmin.userprio,
     "reconfig": condoradmin.reconfig,
     "vacate": condoradmin.vacate,
+    "daemon_ctl": condoradmin.daemon_ctl,
 }

@@ -38,6 +38,12 @@ def host_request(state, dispatcher, req, now):
     return (1 if err else 0), "".join(f"{line}\n" for line in out), "".join(f"{line}\n" for line in err)
 
 
+def apply_op(state, dispatcher, host, op):
+    """Put ``host`` into the state of ``op`` (drain, flush, suspend, resume) and carry
+    out what it means for its jobs (condor_off and condor_on use it too)."""
+    _apply(state, dispatcher, host, op)
+
+
 def _apply(state, dispatcher, host, op):
     stored = HOST_OPS[op][0]
     if state.host_states.get(host, "") != stored:

@@ -623,8 +623,9 @@ class Daemon:
                 self.guarded_tick()
                 if once:
                     break
-                if self.code.changed(time.time()):
-                    self.state.log("I|the daemon's code changed since it started: starting again")
+                if self.state.restart_requested or self.code.changed(time.time()):
+                    if not self.state.restart_requested:
+                        self.state.log("I|the daemon's code changed since it started: starting again")
                     self.restart = True
                     files.atomic_write(cell.spool(daemonctl.RESTARTING), f"{os.getpid()}\n",
                                        fsync=False)

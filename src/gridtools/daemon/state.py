@@ -77,6 +77,7 @@ class State:
         self.ars = None               # advance reservation id -> stored mapping (daemon.arreq)
         self.loads = {}               # host -> last load sample (admission of reservations)
         self.global_load = {}         # name -> value the load sensors reported for ``global``
+        self.restart_requested = False    # condor_restart: start again once this pass is answered
         self.heard = {}               # host -> time of its execution daemon's last load report
         self.execd_stopped = False    # qconf -ke stopped an execution daemon: look at the hosts now
         self.start_retry_at = None    # when to try again starts that could not be prepared
