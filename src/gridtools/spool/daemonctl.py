@@ -100,13 +100,20 @@ def launch(wait=START_WAIT):
 
 
 def _alive(number):
+    """True while process ``number`` runs: not a zombie (a daemon killed a moment ago,
+    which the process that reaps it has not reaped yet, is none)."""
     try:
         posix.kill(number, 0)
     except PermissionError:
-        return True
+        pass
     except OSError:
         return False
-    return True
+    try:
+        with open(f"/proc/{number}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return True                     # (no /proc to ask: as the signal found it)
+    return stat[stat.rfind(b")") + 2:][:1] != b"Z"
 
 
 def ready_pid(wait=START_WAIT):
