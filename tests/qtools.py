@@ -130,3 +130,28 @@ def reasons(cell, jid):
         elif inside:
             break
     return lines
+
+
+def set_global(cell, **values):
+    """Change global configuration values with qconf -Mconf (applied by the daemon at once)."""
+    text = cell.run("qconf", "-sconf", "global", check=True).stdout
+    for key, value in values.items():
+        text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
+        assert n, key
+    path = os.path.join(cell.root, "global")
+    with open(path, "w") as fh:
+        fh.write(text)
+    cell.run("qconf", "-Mconf", path, check=True)
+
+
+def program_processes(path):
+    """The live processes (psutil) whose command line names ``path``."""
+    import psutil
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        try:
+            if proc.info["status"] != psutil.STATUS_ZOMBIE and path in " ".join(proc.info["cmdline"] or ()):
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found

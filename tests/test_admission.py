@@ -8,21 +8,9 @@ import re
 
 from attack_tools import forge_submit
 from conftest import wait_for
-from qtools import add_object, jid_of
+from qtools import add_object, jid_of, set_global
 
 REFUSED = "Unable to run job: job rejected: {}\nExiting.\n"
-
-
-def set_global(cell, **values):
-    """Change global configuration values with qconf -Mconf (applied by the daemon at once)."""
-    text = cell.run("qconf", "-sconf", "global", check=True).stdout
-    for key, value in values.items():
-        text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
-        assert n, key
-    path = os.path.join(cell.root, "global")
-    with open(path, "w") as fh:
-        fh.write(text)
-    cell.run("qconf", "-Mconf", path, check=True)
 
 
 def add_project(cell, name, acl="NONE", xacl="NONE"):

@@ -11,7 +11,7 @@ import psutil
 
 from conftest import destroy_cell, make_cell, wait_for
 from gridtools.exec.loadsensor import LoadSensors, parse_line, programs
-from qtools import add_complex
+from qtools import add_complex, program_processes, set_global
 
 #: a sensor as Grid Engine's documentation describes one: it reports when asked (an empty
 #: line), counts its reports, and leaves on "quit"; it says who runs it through its values
@@ -35,17 +35,6 @@ def write_script(path, text):
         fh.write(text)
     os.chmod(path, 0o755)
     return path
-
-
-def sensor_processes(script):
-    found = []
-    for proc in psutil.process_iter(["cmdline", "status"]):
-        try:
-            if proc.info["status"] != psutil.STATUS_ZOMBIE and script in " ".join(proc.info["cmdline"] or ()):
-                found.append(proc)
-        except psutil.Error:
-            continue
-    return found
 
 
 def test_programs_and_report_lines():
@@ -74,21 +63,21 @@ def test_a_sensor_reports_when_asked_restarts_and_quits(tmp_path):
         wait_for(lambda: sensors.pump() or sensors.values()["nodeA"]["runs"] == "2")
         assert sensors.values()["nodeA"] == {"scratch": "2G", "runs": "2"}
         # a changed program starts again at the next report (its count starts anew)
-        first = sensor_processes(script)
+        first = program_processes(script)
         write_script(script, SENSOR.replace("licenses:7", "licenses:8"))
         sensors.tick(10.0, lambda host: 5.0)
         wait_for(lambda: sensors.pump() or sensors.values()["global"] == {"licenses": "8"})
         assert sensors.values()["nodeA"]["runs"] == "1"
         wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in first))
         # one that ended starts again too
-        for proc in sensor_processes(script):
+        for proc in program_processes(script):
             proc.kill()
-        wait_for(lambda: not sensor_processes(script))
+        wait_for(lambda: not program_processes(script))
         sensors.tick(15.0, lambda host: 5.0)
-        wait_for(lambda: sensor_processes(script))
+        wait_for(lambda: program_processes(script))
         # no longer named: asked to quit, and gone
         sensors.configure([], now=20.0)
-        wait_for(lambda: not sensor_processes(script))
+        wait_for(lambda: not program_processes(script))
         assert sensors.values() == {}
     finally:
         sensors.stop_all()
@@ -101,26 +90,15 @@ def test_a_sensor_that_does_not_quit_is_killed(tmp_path):
     sensors = LoadSensors()
     try:
         sensors.configure([("nodeA", script)], now=0.0)
-        wait_for(lambda: sensor_processes(script))
+        wait_for(lambda: program_processes(script))
         sensors.configure([], now=1.0)           # asked to quit: it does not
         sensors.tick(5.0, lambda host: 40.0)
         time.sleep(0.3)
-        assert sensor_processes(script)
+        assert program_processes(script)
         sensors.tick(11.5, lambda host: 40.0)    # QUIT_TIMEOUT later: killed with what it started
-        wait_for(lambda: not sensor_processes(script))
+        wait_for(lambda: not program_processes(script))
     finally:
         sensors.stop_all()
-
-
-def set_global(cell, **values):
-    text = cell.run("qconf", "-sconf", "global", check=True).stdout
-    for key, value in values.items():
-        text, n = re.subn(rf"^{key}\s.*$", f"{key} {value}", text, flags=re.M)
-        assert n, key
-    path = os.path.join(cell.root, "global")
-    with open(path, "w") as fh:
-        fh.write(text)
-    cell.run("qconf", "-Mconf", path, check=True)
 
 
 def host_resources(cell, host, names):
@@ -149,11 +127,11 @@ def test_sensor_values_show_and_decide_where_jobs_run(cell):
                                         cell.run("qstat", "-j", waits).stdout))
     assert reason.group(1) == "gl:licenses=7"
     # the sensor runs as the daemon's user, with HOST naming the host
-    proc = wait_for(lambda: sensor_processes(script))[0]
+    proc = wait_for(lambda: program_processes(script))[0]
     assert proc.environ().get("HOST") == cell.host and proc.uids().real == os.getuid()
     # no longer configured: the sensor quits, its values go
     set_global(cell, load_sensor="none")
-    wait_for(lambda: not sensor_processes(script))
+    wait_for(lambda: not program_processes(script))
     wait_for(lambda: "scratch" not in cell.run("qhost", "-F", "scratch").stdout)
     assert host_resources(cell, "global", "licenses") == []
 
@@ -171,7 +149,7 @@ def test_an_execution_daemon_runs_the_sensors_of_its_host():
 
         def by_host():
             found = {}
-            for proc in sensor_processes(script):
+            for proc in program_processes(script):
                 try:
                     found.setdefault(proc.environ().get("HOST"), []).append(proc)
                 except psutil.Error:

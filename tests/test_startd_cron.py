@@ -13,6 +13,7 @@ from conftest import destroy_cell, make_cell, wait_for
 from condortools import submit, wait_gone
 from gridtools.classad import ClassAd
 from gridtools.daemon.startdcron import CronJobs, Params
+from qtools import program_processes
 
 
 def write_script(path, text):
@@ -60,6 +61,17 @@ def merged(jobs, ad):
     return ad
 
 
+def drain(jobs, now):
+    """Read the runs' output until every run's output ended; True when an ad was published."""
+    published = []
+
+    def ended():
+        published.append(jobs.pump(now=now))
+        return not jobs.fds()
+    wait_for(ended)
+    return any(published)
+
+
 def run_once(tmp_path, output, **knobs):
     """CronJobs running one OneShot job that writes ``output``, once it ended."""
     script = write_script(str(tmp_path / "job.sh"), "#!/bin/sh\ncat <<'EOF'\n" + output + "EOF\n")
@@ -67,7 +79,7 @@ def run_once(tmp_path, output, **knobs):
     jobs = CronJobs()
     jobs.configure([("nodeA", "TEST", conf)], now=100.0)
     jobs.tick(100.0)
-    wait_for(lambda: jobs.pump(now=100.0) or not jobs.fds())
+    drain(jobs, 100.0)
     return jobs
 
 
@@ -131,7 +143,7 @@ def test_job_runs_with_its_name_arguments_environment_and_folder(tmp_path):
     try:
         jobs.configure([("nodeA", "WHO", conf)], now=0.0)
         jobs.tick(0.0)
-        wait_for(lambda: jobs.pump(now=0.0) or not jobs.fds())
+        drain(jobs, 0.0)
         ad = merged(jobs, slot(1))
         assert ad.eval("Zero") == "WHO" and ad.eval("Argv") == "x|y z"
         assert ad.eval("Cwd") == str(folder) and ad.eval("Env") == "blue STARTD"
@@ -154,17 +166,6 @@ def test_a_program_that_cannot_run_is_logged_and_tried_again(tmp_path):
         jobs.stop_all()
 
 
-def processes(script):
-    found = []
-    for proc in psutil.process_iter(["cmdline", "status"]):
-        try:
-            if proc.info["status"] != psutil.STATUS_ZOMBIE and script in " ".join(proc.info["cmdline"] or ()):
-                found.append(proc)
-        except psutil.Error:
-            continue
-    return found
-
-
 @pytest.mark.parametrize("kill", [False, True])
 def test_periodic_runs_and_a_run_still_going(tmp_path, kill):
     script = write_script(str(tmp_path / "slow.sh"), "#!/bin/sh\necho \"Started = $(date +%s%N)\"\necho -\n"
@@ -177,18 +178,18 @@ def test_periodic_runs_and_a_run_still_going(tmp_path, kill):
         assert jobs.tick(0.0) == 10.0
         wait_for(lambda: jobs.pump(now=0.0))
         first = merged(jobs, slot(1)).eval("Started")
-        assert len(processes(script)) == 1
+        assert len(program_processes(script)) == 1
         assert jobs.tick(10.0) == 20.0       # due again while the run goes on
         if kill:
             wait_for(lambda: jobs.pump(now=10.0))
             assert merged(jobs, slot(1)).eval("Started") != first
-            assert len(processes(script)) == 1          # the last run was killed
+            assert len(program_processes(script)) == 1          # the last run was killed
         else:
             time.sleep(0.3)
             assert not jobs.pump(now=10.0) and merged(jobs, slot(1)).eval("Started") == first
     finally:
         jobs.stop_all()
-    wait_for(lambda: not processes(script))
+    wait_for(lambda: not program_processes(script))
 
 
 def test_wait_for_exit_runs_again_a_period_after_the_end(tmp_path):
@@ -199,12 +200,11 @@ def test_wait_for_exit_runs_again_a_period_after_the_end(tmp_path):
     try:
         jobs.configure([("nodeA", "LOOP", conf)], now=0.0)
         jobs.tick(0.0)
-        wait_for(lambda: jobs.pump(now=1.0))
-        wait_for(lambda: not jobs.fds())
+        assert drain(jobs, 1.0)
         assert jobs.tick(2.0) == 4.0              # three seconds after the end (at 1.0)
         first = merged(jobs, slot(1)).eval("Tick")
         jobs.tick(4.0)
-        wait_for(lambda: jobs.pump(now=4.5))
+        assert drain(jobs, 4.5)
         assert merged(jobs, slot(1)).eval("Tick") != first
         # gone from the configuration: its ads go
         jobs.configure([], now=5.0)
@@ -293,7 +293,7 @@ def test_an_execution_daemon_runs_the_cron_jobs_of_its_host(workdir):
         rows = wait_for(run_by, timeout=20)
         assert rows["testhost"].strip() != str(execd.pid)         # the dispatcher's own host
         # the execution daemon stops its runs when it stops; its ads stay with its report
-        mine = [proc for proc in psutil.Process(execd.pid).children(recursive=True) if proc in processes(where)]
+        mine = [proc for proc in psutil.Process(execd.pid).children(recursive=True) if proc in program_processes(where)]
         assert mine
         execd.terminate()
         execd.wait(timeout=10)

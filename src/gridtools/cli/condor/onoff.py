@@ -22,7 +22,8 @@ cell's managers).
 
 import sys
 
-from gridtools.errors import GridError, UsageError
+from gridtools.cli.condor import admintool
+from gridtools.errors import UsageError
 
 USAGE = """\
 Usage: {prog} [general-options] [targets] [daemon]
@@ -72,14 +73,6 @@ OPTIONS = {"help": 1, "version": 1, "pool": 1, "graceful": 1, "fast": 2, "peacef
 DAEMONS = ("master", "startd", "schedd", "collector", "negotiator", "kbdd")
 
 
-def _option(arg):
-    word = arg[1:].lstrip("-").lower()
-    for name, least in OPTIONS.items():
-        if len(word) >= least and name.startswith(word):
-            return name
-    return None
-
-
 def _usage(prog):
     what = "condor_on" if prog.endswith("_on") else "condor_restart" if prog.endswith("restart") else "condor_off"
     return USAGE.format(prog=prog, how="" if what == "condor_on" else HOW,
@@ -95,14 +88,12 @@ def run(argv, prog):
         if not arg.startswith("-") or arg == "-":
             names.append(arg)
             continue
-        option = _option(arg)
+        option = admintool.option(arg, OPTIONS)
         if option == "help":
             sys.stdout.write(_usage(prog))
             return 0
         if option == "version":
-            from gridtools.formats.condor.jobad import VERSION_TEXT
-            sys.stdout.write(VERSION_TEXT)
-            return 0
+            return admintool.version()
         if option in ("pool", "name", "addr", "daemon"):
             value = next(args, None)
             if value is None:
@@ -119,25 +110,9 @@ def run(argv, prog):
             daemon = option
         else:
             raise UsageError(f"ERROR: unknown option {arg}")
-    from gridtools.cli.ask import ensure_daemon
-    from gridtools.spool import requests, wake
-    ensure_daemon()
     body = {"dialect": "condor", "op": op, "how": how, "daemon": daemon, "all": every, "names": names}
-    name = requests.write("daemon_ctl", body, reply=True)
-    wake.poke()
-    code, out, err = requests.wait_reply(name, 60.0)
-    sys.stdout.write(out)
-    sys.stderr.write(err)
-    return int(code)
+    return admintool.ask("daemon_ctl", body)[0]
 
 
 def main(argv, prog="condor_off"):
-    try:
-        return run(list(argv), prog)
-    except UsageError as exc:
-        sys.stderr.write(f"{exc}\n")
-        sys.stderr.write(_usage(prog))
-        return 1
-    except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
-        return exc.exit_code
+    return admintool.main(run, argv, prog, _usage(prog))

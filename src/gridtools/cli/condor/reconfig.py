@@ -12,7 +12,7 @@ and reports it for each host named.
 
 import sys
 
-from gridtools.errors import GridError, UsageError
+from gridtools.errors import UsageError
 
 USAGE = """\
 Usage: {prog} [general-options] [targets]
@@ -60,12 +60,5 @@ def run(argv, prog):
 
 
 def main(argv, prog="condor_reconfig"):
-    try:
-        return run(list(argv), prog)
-    except UsageError as exc:
-        sys.stderr.write(f"{exc}\n")
-        sys.stderr.write(USAGE.format(prog=prog))
-        return 1
-    except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
-        return exc.exit_code
+    from gridtools.cli.condor import admintool
+    return admintool.main(run, argv, prog, USAGE.format(prog=prog))

@@ -17,6 +17,7 @@ letters HTCondor asks for (-g, -fa, -al, -n, -ad, -con).
 
 import sys
 
+from gridtools.cli.condor import admintool
 from gridtools.errors import GridError, UsageError
 
 USAGE = """\
@@ -54,15 +55,6 @@ OPTIONS = {"help": 1, "version": 1, "graceful": 1, "fast": 2, "pool": 1, "all": 
            "addr": 2, "constraint": 3}
 
 
-def _option(arg):
-    """The option ``arg`` stands for, or None."""
-    word = arg[1:].lstrip("-").lower() if arg.startswith("-") else ""
-    for name, least in OPTIONS.items():
-        if len(word) >= least and name.startswith(word):
-            return name
-    return None
-
-
 def run(argv, prog):
     names, fast, every, constraint = [], False, False, None
     args = iter(argv)
@@ -70,14 +62,12 @@ def run(argv, prog):
         if not arg.startswith("-") or arg == "-":
             names.append(arg)
             continue
-        option = _option(arg)
+        option = admintool.option(arg, OPTIONS)
         if option == "help":
             sys.stdout.write(USAGE.format(prog=prog))
             return 0
         if option == "version":
-            from gridtools.formats.condor.jobad import VERSION_TEXT
-            sys.stdout.write(VERSION_TEXT)
-            return 0
+            return admintool.version()
         if option in ("pool", "name", "addr", "constraint"):
             value = next(args, None)
             if value is None:
@@ -100,16 +90,9 @@ def run(argv, prog):
             parse(constraint)
         except ClassAdSyntaxError:
             raise GridError(f"ERROR: Invalid constraint ({constraint})") from None
-    from gridtools.cli.ask import ensure_daemon
-    from gridtools.spool import requests, wake
-    ensure_daemon()
     body = {"dialect": "condor", "fast": fast, "all": every, "names": names,
             "constraint": constraint}
-    name = requests.write("vacate", body, reply=True)
-    wake.poke()
-    code, out, err = requests.wait_reply(name, 60.0)
-    sys.stdout.write(out)
-    sys.stderr.write(err)
+    code, _out, err = admintool.ask("vacate", body)
     if code and err.startswith("SECMAN:"):            # refused: each command, as HTCondor's tool says
         word = "Vacate-All-Claims-Fast" if fast else "Vacate-All-Claims"
         for target in (["all startds"] if every else None) or [f"startd {n}" for n in names] or ["local startd"]:
@@ -118,12 +101,4 @@ def run(argv, prog):
 
 
 def main(argv, prog="condor_vacate"):
-    try:
-        return run(list(argv), prog)
-    except UsageError as exc:
-        sys.stderr.write(f"{exc}\n")
-        sys.stderr.write(USAGE.format(prog=prog))
-        return 1
-    except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
-        return exc.exit_code
+    return admintool.main(run, argv, prog, USAGE.format(prog=prog))
