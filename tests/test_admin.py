@@ -275,3 +275,25 @@ def test_a_killed_daemon_not_yet_reaped_is_not_the_running_one():
     finally:
         os.waitpid(pid, 0)
     assert not _alive(pid)
+
+
+def test_a_held_lock_is_seen_without_taking_it(tmp_path):
+    """daemon status and start look at the daemon's lock in /proc/locks: a probe that took
+    the lock would keep a daemon that starts at that moment from it."""
+    import fcntl
+    from gridtools.spool.files import is_held
+    path = str(tmp_path / "daemon.lock")
+    holder = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    assert not is_held(path)
+    fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    assert is_held(path)
+    other = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_UN)
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)     # the probe left it free
+        assert is_held(path)
+        fcntl.flock(other, fcntl.LOCK_UN)
+        assert not is_held(path) and not is_held(str(tmp_path / "missing"))
+    finally:
+        os.close(other)
+        os.close(holder)

@@ -13,7 +13,7 @@ import time
 
 from gridtools import cell, ospaths
 from gridtools.errors import GridError, SpoolError
-from gridtools.spool.files import is_locked
+from gridtools.spool.files import is_held
 
 ENV_NO_AUTOSTART = "GRIDTOOLS_NO_AUTOSTART"
 
@@ -27,7 +27,7 @@ def running():
     may open), or, for other users, it holds the wake-up FIFO open for reading."""
     path = cell.spool("daemon.lock")
     if posix.access(path, posix.R_OK) or not ospaths.exists(path):
-        return is_locked(path)
+        return is_held(path)
     from gridtools.spool import wake
     return wake.listening()
 
