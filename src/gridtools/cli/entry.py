@@ -44,6 +44,7 @@ COMMANDS = {
     "condor_version": "condor.version",
     "condor_vacate": "condor.vacate",
     "condor_fetchlog": "condor.fetchlog",
+    "condor_reschedule": "condor.reschedule",
     "condor_off": "condor.onoff",
     "condor_on": "condor.onoff",
     "condor_restart": "condor.onoff",

@@ -4,7 +4,8 @@ Their callers passed the security levels already (``daemon.condorsec``:
 ADMINISTRATOR, by default the cell's managers). An edit changes the
 accountant (``accounting.userprio``), is written to the spool at once and
 takes effect at the next pass; the answers are the lines condor_userprio
-prints. condor_reconfig reads etc/ and condor_config again. condor_vacate
+prints. condor_reconfig reads etc/ and condor_config again; condor_reschedule
+has the next pass run now. condor_vacate
 has the startd of each host named vacate the claims of its slots (the
 startd's vacate event, ``sched.startd``): their jobs are asked to leave, or
 killed with -fast, and wait to run again.
@@ -196,6 +197,24 @@ def _constraint_hosts(ctx, hosts, text):
         return None
     chosen = [host for host in hosts if any(expr.eval(ad) is True for ad in ctx.host_ads(host).values())]
     return chosen or None
+
+
+def reschedule(state, dispatcher, req, now):
+    """condor_reschedule: a pass now (a negotiation cycle when the negotiator decides),
+    for the cell's one schedd however many hosts are named."""
+    from gridtools import cell
+    state.need_schedule = True
+    names = req.body.get("names") or []
+    hosts = view_hosts(state) + [cell.hostname()]
+    missing = [name for name in names if _host_named(name, hosts) is None]
+    if missing:
+        return 1, "", "".join(f"Can't find address for schedd {name}\n" for name in missing) + \
+            "Perhaps you need to query another pool.\n"
+    if req.body.get("all"):
+        targets = [f"schedd {cell.hostname()}"]
+    else:
+        targets = [f"schedd {name}" for name in names] or ["local schedd"]
+    return 0, "".join(f'Sent "Reschedule" command to {target}\n' for target in targets), ""
 
 
 def reconfig(state, dispatcher, req, now):

@@ -25,5 +25,6 @@ HANDLERS = {
     "userprio": condoradmin.userprio,
     "reconfig": condoradmin.reconfig,
     "vacate": condoradmin.vacate,
+    "reschedule": condoradmin.reschedule,
     "daemon_ctl": condoradmin.daemon_ctl,
 }
