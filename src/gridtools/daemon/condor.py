@@ -84,9 +84,9 @@ class Condor:
         ``sched.cycle.Memo`` still valid) a quick pass when Grid Engine's order decides."""
         ctx = self.context(state, dispatcher, loads, now)
         self.machines.update(ctx, now)
-        rules = self._slotless_rules()
-        if rules != snap.config.slotless_start:
-            snap = replace(snap, config=replace(snap.config, slotless_start=rules))
+        rules, most = self._slotless_rules(), self._max_jobs_running(state)
+        if rules != snap.config.slotless_start or most != snap.config.max_jobs_running:
+            snap = replace(snap, config=replace(snap.config, slotless_start=rules, max_jobs_running=most))
         if not matchpass.enabled(snap.config):
             condor_jobs = memo.condor_jobs if memo is not None else True
             refused, unwanted, by_task, condor_jobs = slotads.refusals(ctx, snap.jobs, condor_jobs)
@@ -152,6 +152,26 @@ class Condor:
             text = (self.conf.get(KNOBS[universe]) or "").strip()
             found.append((universe, text or default))
         return tuple(found)
+
+    def _max_jobs_running(self, state):
+        """condor_config's MAX_JOBS_RUNNING (an integer expression; HTCondor's default, the
+        machine's memory in megabytes up to 10000), once per reading."""
+        def read():
+            text = (self.conf.get("MAX_JOBS_RUNNING") or "").strip()
+            try:
+                return int(text)
+            except ValueError:
+                pass
+            from gridtools.classad import ClassAdSyntaxError, parse
+            try:
+                value = parse(text).eval()
+            except ClassAdSyntaxError:
+                value = None
+            if type(value) in (int, float) and value == value:
+                return int(value)
+            state.log(f"E|MAX_JOBS_RUNNING ({text}) is not an integer: no limit")
+            return None
+        return self.conf.derived("max_jobs_running", read)
 
     def _negotiator_config(self, state):
         try:

@@ -36,8 +36,8 @@ DEFAULT_SOURCE = "<Default>"
 #: where HTCondor says a macro it finds out about the host comes from (``builtin_defaults``)
 DETECTED_SOURCE = "<Detected>"
 #: the predefined macros HTCondor detects (the others, such as DOLLAR, are defaults)
-DETECTED = frozenset({"HOSTNAME", "FULL_HOSTNAME", "DETECTED_CPUS", "DETECTED_CORES", "OPSYS",
-                      "ARCH", "SUBSYSTEM"})
+DETECTED = frozenset({"HOSTNAME", "FULL_HOSTNAME", "DETECTED_CPUS", "DETECTED_CORES", "DETECTED_MEMORY",
+                      "OPSYS", "ARCH", "SUBSYSTEM"})
 ENV_SOURCE = "<Environment>"
 ENV_PREFIX = "_CONDOR_"
 MAX_EXPANSION = 1 << 20  # characters; a longer expansion is treated as runaway
@@ -442,10 +442,19 @@ def builtin_defaults():
         "FULL_HOSTNAME": host,
         "DETECTED_CPUS": str(cpus),
         "DETECTED_CORES": str(cpus),
+        "DETECTED_MEMORY": str(_memory_mb()),
         "OPSYS": "LINUX" if os.uname().sysname == "Linux" else os.uname().sysname.upper(),
         "ARCH": os.uname().machine.upper(),
         "SUBSYSTEM": "TOOL",
     }
+
+
+def _memory_mb():
+    """This machine's physical memory in megabytes (HTCondor's DETECTED_MEMORY)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    except (ValueError, OSError):
+        return 0
 
 
 def locate(default_path, environ=None):

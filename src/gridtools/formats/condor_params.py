@@ -49,8 +49,10 @@ DEFAULTS = {
     "UPDATE_INTERVAL": "300",
     # the schedule of job policies (daemon.condorpolicy)
     "PERIODIC_EXPR_INTERVAL": "60",
-    # the most procs of one submission (cli.condor.submit)
+    # the most procs of one submission (cli.condor.submit), the most HTCondor jobs running on
+    # execute hosts at once (sched.cycle)
     "MAX_JOBS_PER_SUBMISSION": "20000",
+    "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
     # domains (daemon.hostfacts, the security levels)
     "UID_DOMAIN": "$(FULL_HOSTNAME)",
     "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",

@@ -59,7 +59,7 @@ from gridtools.model.predecessors import ad_waits
 #: relations of load values that grow with load (np_load_avg >=); the others shrink (mem_free <=)
 _RISING = frozenset({Relop.GE, Relop.GT})
 #: reasons that end the look at a job's further tasks in this pass
-_JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES})
+_JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.MAX_JOBS_RUNNING})
 #: the reasons of a job blocked as a whole for a reason without arguments (an error state,
 #: a hold, a dependency): one tuple for all such jobs, which the published status holds
 #: and writes once however many jobs wait for it
@@ -91,6 +91,9 @@ class Pass:
         self.adjust = {}              # (host, load value name) -> load added by recent starts
         self.lc = {}                  # host -> slots of recent starts, each fading with its age
         self.user_running, self.job_running, self.pe_used = {}, {}, {}
+        # HTCondor jobs running on execute hosts, this pass's starts counted (MAX_JOBS_RUNNING)
+        self.shadows = None if snap.config.max_jobs_running is None else \
+            sum(1 for r in snap.running if r.shadow)
         self.categories, self.ar_pools = {}, {}
         self._task_requests = {}      # job id -> {task: Request} of the jobs whose tasks differ
         self.started = []             # (job, pe name, granted) of this pass's starts
@@ -221,6 +224,8 @@ class Pass:
     def count_start(self, job, pe_name, granted, in_ar=False):
         """Count a start: slots of the cell (not those of an advance reservation), the
         owner's and job's running tasks, load adjustments."""
+        if job.shadow and self.shadows is not None:
+            self.shadows += 1
         if in_ar:
             self._hold(job.owner, job.id, "", (), 0)
         else:
@@ -271,6 +276,16 @@ class Pass:
         maxu = self.snap.config.maxujobs
         if maxu and self.user_running.get(job.owner, 0) >= maxu:
             return Reason(Why.MAXUJOBS, (job.owner, maxu))
+        if job.shadow:
+            return self.shadow_limit()
+        return None
+
+    def shadow_limit(self):
+        """The reason an HTCondor job on execute hosts may not start now: the schedd runs
+        MAX_JOBS_RUNNING such jobs (those running and those this pass starts), or None."""
+        limit = self.snap.config.max_jobs_running
+        if limit is not None and self.shadows >= limit:
+            return Reason(Why.MAX_JOBS_RUNNING, (limit,))
         return None
 
     def task_blocked(self, job, task):

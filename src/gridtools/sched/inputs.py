@@ -434,8 +434,13 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
         deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in deadline_users,
         jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
         now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0),
-        universe=_slotless(spec), submit_host=spec.get("submit_host") or "",
+        universe=_slotless(spec), shadow=_shadow(spec), submit_host=spec.get("submit_host") or "",
         task_requests=task_requests)
+
+
+def _shadow(spec):
+    """True for an HTCondor job that runs on execute hosts (one of the schedd's shadows)."""
+    return "condor_ad" in spec and not _slotless(spec)
 
 
 def _slotless(spec):
@@ -451,7 +456,7 @@ def running_record(job, task, table, req, department="defaultdepartment"):
                    pe=task.pe or "", amounts=consumable_amounts(req, table),
                    start_time=task.start_time, end_time=task.start_time + req.runtime,
                    project=req.project, department=department, suspended=bool(task.suspended),
-                   ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec),
+                   ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec), shadow=_shadow(job.spec),
                    submit_time=float(job.spec["submit_time"]),
                    priority=int(job.spec.get("priority", 0)),
                    deadline=float(job.spec.get("deadline") or 0.0), request=req)

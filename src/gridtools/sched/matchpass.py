@@ -95,7 +95,7 @@ def _offer(p, job, limit, idle, reasons, inp):
         why = p.task_blocked(job, task)
         if why is not None:
             reasons.setdefault(job.id, []).append(why)
-            if why.why in (Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES):
+            if why.why in (Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.MAX_JOBS_RUNNING):
                 break
             continue
         idle.append((_proc(job.id, task), inp.job_ad(job.id, task)))
@@ -170,6 +170,10 @@ def _carry(p, outcome, jobs, decisions, reasons):
             kind = "rank" if match.kind is N.Kind.RANK else "priority"
             decisions.preempts.append(Preempt(victim, victim_task, match.slot, job_id, kind, task))
             reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (WAITING,)))
+            continue
+        limit = p.shadow_limit() if job.shadow else None
+        if limit is not None:               # (the schedd runs as many as it may)
+            reasons.setdefault(job_id, []).append(limit)
             continue
         mine = []
         found = _place_on(p, job, host, mine)

@@ -215,6 +215,7 @@ class PendingJob:
     now_only: bool = False               # -now y: start in this pass or never
     job_prio: int = 0                    # HTCondor's JobPrio: orders one owner's jobs among themselves
     universe: str = ""                   # "scheduler" or "local": runs on its submit host without a slot
+    shadow: bool = False                 # an HTCondor job that runs on execute hosts (MAX_JOBS_RUNNING)
     submit_host: str = ""
     #: ((task, Request), ...): the tasks that ask for other resources than ``request`` (an
     #: HTCondor cluster whose procs differ), ascending; the others ask for ``request``
@@ -249,6 +250,7 @@ class Running:
     ar: int = 0                          # the advance reservation it runs in (0: none)
     userlists: frozenset = frozenset()   # access lists its owner belongs to
     universe: str = ""                   # "scheduler" or "local" when it runs without a slot
+    shadow: bool = False                 # an HTCondor job on an execute host (MAX_JOBS_RUNNING)
     # what its job's urgency and POSIX priority come from, as a pending job's
     submit_time: float = 0.0
     priority: int = 0                    # POSIX priority (-p)
@@ -280,6 +282,9 @@ class SchedConfig:
     #: and START_SCHEDULER_UNIVERSE): (universe, ClassAd expression)
     slotless_start: tuple = (("local", "TotalLocalJobsRunning < 200"),
                              ("scheduler", "TotalSchedulerJobsRunning < 500"))
+    #: condor_config's MAX_JOBS_RUNNING: most HTCondor jobs running on execute hosts at once
+    #: (HTCondor's shadows); None: no limit
+    max_jobs_running: object = None
 
 
 @dataclass(frozen=True, slots=True)
