@@ -277,23 +277,30 @@ def test_a_killed_daemon_not_yet_reaped_is_not_the_running_one():
     assert not _alive(pid)
 
 
-def test_a_held_lock_is_seen_without_taking_it(tmp_path):
-    """daemon status and start look at the daemon's lock in /proc/locks: a probe that took
-    the lock would keep a daemon that starts at that moment from it."""
-    import fcntl
-    from gridtools.spool.files import is_held
-    path = str(tmp_path / "daemon.lock")
-    holder = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    assert not is_held(path)
-    fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    assert is_held(path)
-    other = os.open(path, os.O_RDONLY)
+
+def test_a_daemon_starts_while_others_look_at_its_lock(scratch):
+    """``daemon status`` and starts look whether a daemon runs by taking its lock for a
+    moment: a daemon starting meanwhile still takes it (it tries again) and runs."""
+    import threading
+    from gridtools.spool.files import is_locked
+    env = env_for(scratch)
+    run(env, "gridtools", "init", "--slots", "1")
+    lock = os.path.join(scratch, "spool", "daemon.lock")
+    open(lock, "a").close()
+    stop = threading.Event()
+
+    def look():
+        while not stop.is_set():
+            is_locked(lock)
+    lookers = [threading.Thread(target=look) for _ in range(2)]
+    for thread in lookers:
+        thread.start()
     try:
-        fcntl.flock(holder, fcntl.LOCK_UN)
-        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)     # the probe left it free
-        assert is_held(path)
-        fcntl.flock(other, fcntl.LOCK_UN)
-        assert not is_held(path) and not is_held(str(tmp_path / "missing"))
+        for _round in range(3):
+            proc = run(env, "gridtools", "daemon", "start")
+            assert proc.returncode == 0 and proc.stdout.startswith("daemon started"), proc.stderr
+            assert run(env, "gridtools", "daemon", "stop").returncode == 0
     finally:
-        os.close(other)
-        os.close(holder)
+        stop.set()
+        for thread in lookers:
+            thread.join()

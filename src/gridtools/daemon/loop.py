@@ -45,6 +45,7 @@ PUBLISH_SHARE = 0.1         # most share of the time publishing ends and starts 
 WRITE_RETRY = 1.0           # seconds between retries of what a full or read-only spool refused
 CELL_CHECK = 5.0            # most seconds between two looks whether the cell still exists
 MESSAGES_KEPT = 1000        # log lines kept in memory while spool/messages cannot be written
+LOCK_TRIES = 50             # times a starting daemon tries its lock, 2 ms apart (see _acquire)
 
 
 class Daemon:
@@ -125,7 +126,7 @@ class Daemon:
         # later shares the lock until it closed it, which could outlive a killed daemon)
         self.exec.start()
         self.lock = files.Lock(cell.spool("daemon.lock"), mode=0o600, blocking=False)
-        if not self.lock.acquire():
+        if not self._acquire():
             self.exec.stop()
             raise GridError("a gridtools daemon is already running for this cell")
         try:                            # written again when start-up is complete
@@ -133,6 +134,17 @@ class Daemon:
         except FileNotFoundError:
             pass
         crash.point("startup")
+
+    def _acquire(self, tries=LOCK_TRIES):
+        """Take the daemon lock. It is tried again a few times a few milliseconds apart:
+        ``gridtools daemon status`` and a start that looks whether a daemon runs take it
+        for a moment (a lock another daemon holds stays taken)."""
+        for attempt in range(tries):
+            if self.lock.acquire():
+                return True
+            if attempt + 1 < tries:
+                time.sleep(0.002)
+        return False
 
     def recover(self):
         """Read the spool into the daemon's state: configuration, jobs, usage, queue states."""

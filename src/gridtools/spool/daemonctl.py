@@ -13,13 +13,14 @@ import time
 
 from gridtools import cell, ospaths
 from gridtools.errors import GridError, SpoolError
-from gridtools.spool.files import is_held
+from gridtools.spool.files import is_locked
 
 ENV_NO_AUTOSTART = "GRIDTOOLS_NO_AUTOSTART"
 
 
 #: most seconds ``start`` waits for a daemon to come up (it loads every job of the spool)
 START_WAIT = 120.0
+FREE_WAIT = 5.0         # seconds ready_pid waits for a daemon to take its free lock
 
 
 def running():
@@ -27,7 +28,7 @@ def running():
     may open), or, for other users, it holds the wake-up FIFO open for reading."""
     path = cell.spool("daemon.lock")
     if posix.access(path, posix.R_OK) or not ospaths.exists(path):
-        return is_held(path)
+        return is_locked(path)
     from gridtools.spool import wake
     return wake.listening()
 
@@ -120,15 +121,21 @@ def ready_pid(wait=START_WAIT):
     """The pid of the running daemon once its start-up is complete: a daemon that holds
     its lock but is still starting (its pid not yet written, or the pid file still that
     of a daemon killed before it) is waited for, at most ``wait`` seconds. Raises
-    GridError when none runs or it is not complete in time."""
-    end = time.time() + wait
+    GridError when none runs (its lock free for FREE_WAIT seconds: a lock that seemed
+    held may have been another start's look at it, while the daemon it starts is not
+    up yet) or it is not complete in time."""
+    now = time.time()
+    end, free_since = now + wait, None
     while True:
         number = pid()
-        if not running():
-            raise GridError("error: the daemon is not running")
-        if number and _alive(number):
+        held = running()
+        if held and number and _alive(number):
             return number
-        if time.time() >= end:
+        now = time.time()
+        free_since = None if held else (free_since or now)
+        if free_since is not None and now - free_since >= min(FREE_WAIT, wait):
+            raise GridError("error: the daemon is not running")
+        if now >= end:
             raise GridError(f"error: the daemon did not complete its start-up within {wait:.0f} s "
                             f"(see {cell.spool('daemon.out')})")
         time.sleep(0.01)

@@ -259,26 +259,6 @@ def is_locked(path):
     return False
 
 
-def is_held(path):
-    """True when some process holds a flock on ``path``, seen in /proc/locks, which takes
-    no lock: a probe that took the lock itself (``is_locked``) would, for a moment, keep
-    a process that starts from taking it, and look like its holder to another probe.
-    Where /proc/locks cannot be read, the lock is tried."""
-    try:
-        st = posix.stat(path)
-        with open("/proc/locks", "rb") as fh:
-            table = fh.read()
-    except OSError:
-        return is_locked(path)
-    mark = f"{posix.major(st.st_dev):02x}:{posix.minor(st.st_dev):02x}:{st.st_ino}".encode()
-    for line in table.splitlines():
-        fields = line.split()
-        # "1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF"; a waiter's line has "->" second
-        if len(fields) >= 6 and fields[1] == b"FLOCK" and fields[5] == mark:
-            return True
-    return False
-
-
 def makedirs(path, mode=0o755):
     """Create ``path`` and parents with ``mode`` (not masked by the umask)."""
     if not ospaths.isdir(path):
