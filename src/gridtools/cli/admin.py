@@ -68,11 +68,15 @@ def daemon():
 def daemon_start():
     """Start the daemon in the background."""
     from gridtools.cli import cellinit
+    from gridtools.errors import GridError
     from gridtools.spool import daemonctl as control
     _run(cellinit.ensure_cell)
     if control.running():
-        click.echo(f"daemon already running (pid {_run(control.ready_pid)})")
-        return
+        try:        # (a lock that seemed held may have been another command's look at it)
+            click.echo(f"daemon already running (pid {control.ready_pid(control.LOOK_WAIT)})")
+            return
+        except GridError:
+            pass    # no daemon came up: start one (it finds out whether another holds the lock)
     import os
     from gridtools import cell
     if not os.access(cell.spool(), os.W_OK):

@@ -21,6 +21,7 @@ ENV_NO_AUTOSTART = "GRIDTOOLS_NO_AUTOSTART"
 #: most seconds ``start`` waits for a daemon to come up (it loads every job of the spool)
 START_WAIT = 120.0
 FREE_WAIT = 5.0         # seconds ready_pid waits for a daemon to take its free lock
+LOOK_WAIT = 2.0         # seconds ``daemon start`` waits for a daemon whose lock it saw held
 
 
 def running():
