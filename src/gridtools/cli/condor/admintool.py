@@ -18,6 +18,47 @@ def option(arg, options):
     return None
 
 
+class Finished(Exception):
+    """-help or -version was answered: the tool ends with ``code``."""
+
+    def __init__(self, code=0):
+        super().__init__(code)
+        self.code = code
+
+
+def parse(argv, options, usage, valued=("pool", "name", "addr")):
+    """(target names, [(option, its value or None)]) of a tool's arguments, in order:
+    a word is a target, as is the value of -name and -addr; -pool's is left out (the
+    cell is the only pool); -help prints ``usage`` and -version the version (Finished);
+    an option ``options`` does not know, or one of ``valued`` without its value, is a
+    UsageError."""
+    names, seen = [], []
+    args = iter(argv)
+    for arg in args:
+        if not arg.startswith("-") or arg == "-":
+            names.append(arg)
+            continue
+        name = option(arg, options)
+        if name == "help":
+            sys.stdout.write(usage)
+            raise Finished(0)
+        if name == "version":
+            raise Finished(version())
+        if name is None:
+            raise UsageError(f"ERROR: unknown option {arg}")
+        value = None
+        if name in valued:
+            value = next(args, None)
+            if value is None:
+                raise UsageError(f"ERROR: -{name} requires another argument")
+            if name in ("name", "addr"):
+                names.append(value)
+            if name in ("name", "addr", "pool"):
+                continue
+        seen.append((name, value))
+    return names, seen
+
+
 def ask(kind, body):
     """Send a request the daemon answers, print its answer; (exit code, out, err)."""
     from gridtools.cli.ask import ensure_daemon
@@ -41,6 +82,8 @@ def main(run, argv, prog, usage):
     """``run(argv, prog)``, with a usage error told (and ``usage``) on standard error."""
     try:
         return run(list(argv), prog)
+    except Finished as done:
+        return done.code
     except UsageError as exc:
         sys.stderr.write(f"{exc}\n")
         sys.stderr.write(usage)

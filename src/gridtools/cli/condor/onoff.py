@@ -20,7 +20,6 @@ machine's host. They need ADMINISTRATOR access at the MASTER (by default the
 cell's managers).
 """
 
-import sys
 
 from gridtools.cli.condor import admintool
 from gridtools.errors import UsageError
@@ -82,26 +81,11 @@ def _usage(prog):
 
 def run(argv, prog):
     op = "on" if prog.endswith("_on") else "restart" if prog.endswith("restart") else "off"
-    names, how, every, daemon = [], "graceful", False, None
-    args = iter(argv)
-    for arg in args:
-        if not arg.startswith("-") or arg == "-":
-            names.append(arg)
-            continue
-        option = admintool.option(arg, OPTIONS)
-        if option == "help":
-            sys.stdout.write(_usage(prog))
-            return 0
-        if option == "version":
-            return admintool.version()
-        if option in ("pool", "name", "addr", "daemon"):
-            value = next(args, None)
-            if value is None:
-                raise UsageError(f"ERROR: -{option} requires another argument")
-            if option in ("name", "addr"):
-                names.append(value)
-            elif option == "daemon":
-                daemon = value.lower()
+    names, seen = admintool.parse(argv, OPTIONS, _usage(prog), valued=("pool", "name", "addr", "daemon"))
+    how, every, daemon = "graceful", False, None
+    for option, value in seen:
+        if option == "daemon":
+            daemon = value.lower()
         elif option in ("graceful", "fast", "peaceful", "force-graceful") and op != "on":
             how = "graceful" if option == "force-graceful" else option
         elif option == "all":
@@ -109,7 +93,7 @@ def run(argv, prog):
         elif option in DAEMONS:
             daemon = option
         else:
-            raise UsageError(f"ERROR: unknown option {arg}")
+            raise UsageError(f"ERROR: unknown option -{option}")
     body = {"dialect": "condor", "op": op, "how": how, "daemon": daemon, "all": every, "names": names}
     return admintool.ask("daemon_ctl", body)[0]
 

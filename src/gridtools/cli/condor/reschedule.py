@@ -8,10 +8,7 @@ after submitting. It needs WRITE access at the SCHEDD, as HTCondor's schedd
 checks it.
 """
 
-import sys
-
 from gridtools.cli.condor import admintool
-from gridtools.errors import UsageError
 
 USAGE = """\
 Usage: {prog} [general-options] [targets]
@@ -38,28 +35,8 @@ OPTIONS = {"help": 1, "version": 1, "pool": 1, "all": 2, "name": 2, "addr": 2}
 
 
 def run(argv, prog):
-    names, every = [], False
-    args = iter(argv)
-    for arg in args:
-        if not arg.startswith("-") or arg == "-":
-            names.append(arg)
-            continue
-        option = admintool.option(arg, OPTIONS)
-        if option == "help":
-            sys.stdout.write(USAGE.format(prog=prog))
-            return 0
-        if option == "version":
-            return admintool.version()
-        if option in ("pool", "name", "addr"):
-            value = next(args, None)
-            if value is None:
-                raise UsageError(f"ERROR: -{option} requires another argument")
-            if option != "pool":
-                names.append(value)
-        elif option == "all":
-            every = True
-        else:
-            raise UsageError(f"ERROR: unknown option {arg}")
+    names, seen = admintool.parse(argv, OPTIONS, USAGE.format(prog=prog))
+    every = any(option == "all" for option, _value in seen)
     return admintool.ask("reschedule", {"dialect": "condor", "all": every, "names": names})[0]
 
 

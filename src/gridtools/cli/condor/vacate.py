@@ -56,34 +56,18 @@ OPTIONS = {"help": 1, "version": 1, "graceful": 1, "fast": 2, "pool": 1, "all": 
 
 
 def run(argv, prog):
-    names, fast, every, constraint = [], False, False, None
-    args = iter(argv)
-    for arg in args:
-        if not arg.startswith("-") or arg == "-":
-            names.append(arg)
-            continue
-        option = admintool.option(arg, OPTIONS)
-        if option == "help":
-            sys.stdout.write(USAGE.format(prog=prog))
-            return 0
-        if option == "version":
-            return admintool.version()
-        if option in ("pool", "name", "addr", "constraint"):
-            value = next(args, None)
-            if value is None:
-                raise UsageError(f"ERROR: -{option} requires another argument")
-            if option == "constraint":
-                if constraint is not None:
-                    raise UsageError("ERROR: only one -constraint argument is allowed")
-                constraint = value
-            elif option != "pool":
-                names.append(value)
+    names, seen = admintool.parse(argv, OPTIONS, USAGE.format(prog=prog),
+                                  valued=("pool", "name", "addr", "constraint"))
+    fast, every, constraint = False, False, None
+    for option, value in seen:
+        if option == "constraint":
+            if constraint is not None:
+                raise UsageError("ERROR: only one -constraint argument is allowed")
+            constraint = value
         elif option in ("graceful", "fast"):
             fast = option == "fast"
         elif option == "all":
             every = True
-        else:
-            raise UsageError(f"ERROR: unknown option {arg}")
     if constraint is not None:
         from gridtools.classad import ClassAdSyntaxError, parse
         try:
