@@ -18,6 +18,31 @@ def option(arg, options):
     return None
 
 
+#: how the usage of HTCondor's daemon tools begins, and tells the targets (with the
+#: -constraint line, for a tool that takes it: {constraint})
+GENERAL = """\
+where [general-options] can be zero or more of:
+    -help\t\tgives this usage information
+    -version\t\tprints the version
+    -pool <hostname>\tuse the given central manager to find daemons
+"""
+TARGETS = """\
+where [targets] can be zero or more of:
+    -all\t\tall hosts in your pool (overrides other targets)
+    hostname\t\tgiven host
+    <ip.address:port>\tgiven "sinful string"
+  (for compatibility with other Condor tools, you can also use:)
+    -name name\tgiven host
+{constraint}    -addr <addr:port>\tgiven "sinful string"
+  (if no targets are specified, the local host is used)
+"""
+CONSTRAINT = "    -constraint constraint\tconstraint\n"
+
+
+def targets_usage(constraint=False):
+    return TARGETS.format(constraint=CONSTRAINT if constraint else "")
+
+
 class Finished(Exception):
     """-help or -version was answered: the tool ends with ``code``."""
 

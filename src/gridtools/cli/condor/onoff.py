@@ -24,23 +24,8 @@ cell's managers).
 from gridtools.cli.condor import admintool
 from gridtools.errors import UsageError
 
-USAGE = """\
-Usage: {prog} [general-options] [targets] [daemon]
-
-where [general-options] can be zero or more of:
-    -help\t\tgives this usage information
-    -version\t\tprints the version
-    -pool <hostname>\tuse the given central manager to find daemons
-{how}
-where [targets] can be zero or more of:
-    -all\t\tall hosts in your pool (overrides other targets)
-    hostname\t\tgiven host
-    <ip.address:port>\tgiven "sinful string"
-  (for compatibility with other Condor tools, you can also use:)
-    -name name\tgiven host
-    -addr <addr:port>\tgiven "sinful string"
-  (if no targets are specified, the local host is used)
-
+USAGE = ("Usage: {prog} [general-options] [targets] [daemon]\n\n" + admintool.GENERAL + "{how}\n"
+         + admintool.targets_usage() + """
 where [daemon] can be one of:
     -daemon <name>\tspecify the target daemon by name.
     Or use one of the following options to select one of the standard daemons
@@ -52,7 +37,7 @@ where [daemon] can be one of:
     -kbdd
 
 {what}
-"""
+""")
 HOW = """\
     -graceful\t\tThe default. If jobs are running, wait for up to the configured 
 \t\t\tgrace period for them to finish, then exit

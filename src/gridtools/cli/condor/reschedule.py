@@ -10,27 +10,12 @@ checks it.
 
 from gridtools.cli.condor import admintool
 
-USAGE = """\
-Usage: {prog} [general-options] [targets]
-
-where [general-options] can be zero or more of:
-    -help\t\tgives this usage information
-    -version\t\tprints the version
-    -pool <hostname>\tuse the given central manager to find daemons
-
-where [targets] can be zero or more of:
-    -all\t\tall hosts in your pool (overrides other targets)
-    hostname\t\tgiven host
-    <ip.address:port>\tgiven "sinful string"
-  (for compatibility with other Condor tools, you can also use:)
-    -name name\tgiven host
-    -addr <addr:port>\tgiven "sinful string"
-  (if no targets are specified, the local host is used)
-
+USAGE = ("Usage: {prog} [general-options] [targets]\n\n" + admintool.GENERAL + "\n"
+         + admintool.targets_usage() + """
   {prog} causes the condor_schedd to update the central manager
   and initiate a new negotiation cycle.
 
-"""
+""")
 OPTIONS = {"help": 1, "version": 1, "pool": 1, "all": 2, "name": 2, "addr": 2}
 
 

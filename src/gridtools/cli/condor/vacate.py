@@ -20,26 +20,9 @@ import sys
 from gridtools.cli.condor import admintool
 from gridtools.errors import GridError, UsageError
 
-USAGE = """\
-Usage: {prog} [general-options] [targets]
-
-where [general-options] can be zero or more of:
-    -help\t\tgives this usage information
-    -version\t\tprints the version
-    -pool <hostname>\tuse the given central manager to find daemons
-    -graceful\t\tgracefully vacate the jobs (the default)
-    -fast\t\tquickly vacate the jobs (no checkpointing)
-
-where [targets] can be zero or more of:
-    -all\t\tall hosts in your pool (overrides other targets)
-    hostname\t\tgiven host
-    <ip.address:port>\tgiven "sinful string"
-  (for compatibility with other Condor tools, you can also use:)
-    -name name\tgiven host
-    -constraint constraint\tconstraint
-    -addr <addr:port>\tgiven "sinful string"
-  (if no targets are specified, the local host is used)
-
+USAGE = ("Usage: {prog} [general-options] [targets]\n\n" + admintool.GENERAL.replace("{", "{{").replace("}", "}}")
+         + "    -graceful\t\tgracefully vacate the jobs (the default)\n"
+         "    -fast\t\tquickly vacate the jobs (no checkpointing)\n\n" + admintool.targets_usage(True) + """
   {prog} causes the condor_startd to vacate the running
   job(s) on specific machines.  If you specify a slot
   (for example, "slot1@hostname"), only that slot will be
@@ -48,7 +31,7 @@ where [targets] can be zero or more of:
   the jobs will be checkpointed (if possible), though if you
   specify the -fast option, they will be immediately killed.
 
-"""
+""")
 
 #: option -> (its shortest prefix's length, what it does)
 OPTIONS = {"help": 1, "version": 1, "graceful": 1, "fast": 2, "pool": 1, "all": 2, "name": 2,
