@@ -8,6 +8,7 @@ import time
 
 from conftest import wait_for
 from condortools import submit, wait_gone
+from gridtools.formats.condor.userlog import EventType, parse_events
 from test_daemon_tick import ask
 
 
@@ -16,6 +17,11 @@ def condor_submit(cell, daemon, text):
     with open(path, "w") as fh:
         fh.write(text)
     return int(re.search(r"submitted to cluster (\d+)", ask(cell, daemon, "condor_submit", path)).group(1))
+
+
+def logged(workdir):
+    with open(os.path.join(workdir, "job.log")) as fh:
+        return list(parse_events(fh.read()))
 
 
 def attrs(cell, cluster, *names):
@@ -62,20 +68,27 @@ def test_a_job_begins_at_its_deferral_time_and_may_be_removed_meanwhile(cell, wo
     when = int(time.time()) + 3
     out = os.path.join(workdir, "began")
     text = (f"executable = /bin/sh\narguments = \"-c 'date +%s.%N > {out}'\"\n"
-            f"deferral_time = {when}\nqueue\n")
+            f"log = job.log\ndeferral_time = {when}\nqueue\n")
     cluster = submit(cell, text, cwd=workdir)
-    # matched at once (within its prep time), it waits in its slot: running, not begun
+    # matched at once (within its prep time), it waits in its slot: running, not begun,
+    # and its log has no execute event yet
     wait_for(lambda: attrs(cell, cluster, "JobStatus") == ["2"])
+    assert attrs(cell, cluster, "NumJobStarts") == ["0"]
+    assert [e.type for e in logged(workdir)] == [EventType.SUBMIT]
     assert not os.path.exists(out)
     wait_gone(cell, f"{cluster}.0")
     with open(out) as fh:
         assert float(fh.read()) >= when
+    found = {e.type: e.timestamp for e in logged(workdir)}
+    assert list(found)[:3] == [EventType.SUBMIT, EventType.EXECUTE, EventType.JOB_TERMINATED]
+    assert found[EventType.EXECUTE] >= when             # (logged when it began, not when matched)
     # removed while it waits: it never begins
     later = submit(cell, text.replace(str(when), str(int(time.time()) + 60)), cwd=workdir)
     os.unlink(out)
     wait_for(lambda: attrs(cell, later, "JobStatus") == ["2"])
     cell.run("condor_rm", str(later), check=True)
     wait_gone(cell, f"{later}.0")
-    assert cell.run("condor_history", str(later), "-af", "JobStatus").stdout.split() == ["3"]
+    assert cell.run("condor_history", str(later), "-af", "JobStatus", "NumJobStarts").stdout.split() == ["3", "0"]
+    assert EventType.EXECUTE not in [e.type for e in logged(workdir) if e.cluster == later]
     assert not os.path.exists(out)
     assert cell.run("condor_status", "-af", "HasJobDeferral").stdout.split() == ["true", "true"]

@@ -241,10 +241,12 @@ EXECUTE_DUE, NEVER_EXECUTED, FAILED_STARTS = jobads.EXECUTE_DUE, jobads.NEVER_EX
 
 def started(state, job, number, now, slot=None):
     """Task ``number`` began a run: its execute event (001), or, for a job that copies its
-    input files in, the note that it is due once they are in (``EXECUTE_DUE``)."""
+    input files in or waits for its deferral time, the note that it is due once they are
+    in or the job began (``EXECUTE_DUE``)."""
     task = job.tasks.get(number)
     slot = slot or (f"{task.queue}@{task.host}" if task is not None else "")
-    if task is not None and _moves_files(job, number):
+    deferral = deferral_of(job, number) if task is not None else None
+    if task is not None and (_moves_files(job, number) or (deferral is not None and deferral > now)):
         task_info(job, number)[EXECUTE_DUE] = slot
         state.touch(job)                # (written with the pass: a daemon started again knows it)
         state.copying_in[(job.id, number)] = job
@@ -932,6 +934,7 @@ def note_transfers(state, job, task, result):
     if task is None or not is_condor(job):
         return
     mine = info_of(job, task.number)
+    began_deferred(state, job, task)            # (a short job that began after its deferral time)
     if (result.get("start_failure") or {}).get("step") == "transfer_input" and EXECUTE_DUE in mine:
         del mine[EXECUTE_DUE]           # its input files could not be copied in: its start failed
         job.changed()
@@ -992,9 +995,27 @@ def follow_copying_in(state):
         if task is None or task.state is not TaskState.RUNNING or EXECUTE_DUE not in info_of(job, key[1]):
             del state.copying_in[key]
             continue
+        began_deferred(state, job, task)
         note_copying(state, job, task)
         if EXECUTE_DUE not in info_of(job, key[1]):
             state.copying_in.pop(key, None)
+
+
+def began_deferred(state, job, task):
+    """The execute event (001) of a run that waited for its deferral time (one that moves
+    no files; ``EXECUTE_DUE``), once its shepherd began the job (``job_pid``), dated then,
+    as HTCondor's shadow logs it when the starter says the job began."""
+    mine = info_of(job, task.number)
+    if EXECUTE_DUE not in mine or not task.start_time or _moves_files(job, task.number):
+        return
+    from gridtools.spool.jobs import executing_since
+    began = executing_since(job.id, task.number)
+    if began is None or began < int(task.start_time):
+        return
+    # (the file's time may lag the clock the shepherd waited by; it began at its time at the earliest)
+    began = max(began, deferral_of(job, task.number) or 0)
+    write_events(state, job, _execute_events(job, task.number, task, mine.pop(EXECUTE_DUE), began))
+    state.touch(job)
 
 
 def _moves_files(job, number):

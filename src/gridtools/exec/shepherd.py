@@ -339,6 +339,8 @@ class Shepherd:
             atomic_write(os.path.join(self.dir, "job_pid"), f"{pid}\n", fsync=False)
         except SpoolError:
             pass                            # only for qstat's usage; the lock has the pid
+        if self.plan.get("not_before"):
+            wake.poke()                     # (a deferred job began: its execute event follows)
         status, rusage = self._supervise(pid)
         self.trace(f"job exited with status {status}")
         self._record_exit(status, rusage)
