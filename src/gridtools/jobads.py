@@ -445,8 +445,7 @@ def _overlay_condor(ad, condor, number):
             ad[_STARTS[count]] = int(mine[count])
     if mine.get("completions"):
         ad["NumJobCompletions"] = int(mine["completions"])
-    if mine.get("deferral") is not None:        # the next time of its cron schedule (daemon.condorjob)
-        ad["DeferralTime"] = int(mine["deferral"])
+    deferral_overlay(ad, mine)
     if mine.get("holds"):
         ad["NumHolds"] = int(mine["holds"])
         ad["NumHoldsByReason"] = {name: int(n) for name, n in (mine.get("holds_by") or {}).items()}
@@ -466,6 +465,13 @@ def _overlay_condor(ad, condor, number):
     reason = mine.get("remove_reason") or condor.get("remove_reason")
     if reason and ad.eval("JobStatus") == JobStatus.REMOVED:
         ad["RemoveReason"] = reason
+
+
+def deferral_overlay(ad, mine):
+    """The DeferralTime the daemon gave a task (its cron schedule's next time,
+    ``daemon.condorjob.schedule_crons``; ``mine``: the task's bookkeeping), in its ad."""
+    if mine and mine.get("deferral") is not None:
+        ad["DeferralTime"] = int(mine["deferral"])
 
 
 #: the bookkeeping of a task that has none

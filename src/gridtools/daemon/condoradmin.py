@@ -11,6 +11,7 @@ startd's vacate event, ``sched.startd``): their jobs are asked to leave, or
 killed with -fast, and wait to run again.
 """
 
+from gridtools.daemon import view
 
 #: what each edit prints: (verb of the answer, how the value is shown)
 _SET = {"setfactor": ("The priority factor of {name} was set to {value:f}", float),
@@ -146,7 +147,7 @@ def daemon_ctl(state, dispatcher, req, now):
         return 1, "", (f"ERROR: one daemon is every HTCondor daemon of the cell: its {daemon} cannot be turned "
                        f"{op} or restarted on its own (gridtools daemon stop and start do it for all)\n")
     word = commands.get(how, commands["graceful"])
-    hosts = view_hosts(state)
+    hosts = view.exec_hosts(state.config)
     if body.get("all"):
         targets = [(f"master {host}", host) for host in hosts]
     else:
@@ -172,11 +173,6 @@ def daemon_ctl(state, dispatcher, req, now):
         state.log(f"I|the startd of {host} turned {op} ({'condor_on' if op == 'on' else 'condor_off -' + how})")
     state.need_schedule = state.need_publish = True
     return 0, lines, ""
-
-
-def view_hosts(state):
-    from gridtools.daemon import view
-    return view.exec_hosts(state.config)
 
 
 def _host_named(name, hosts):
@@ -205,7 +201,7 @@ def reschedule(state, dispatcher, req, now):
     from gridtools import cell
     state.need_schedule = True
     names = req.body.get("names") or []
-    hosts = view_hosts(state) + [cell.hostname()]
+    hosts = view.exec_hosts(state.config) + [cell.hostname()]
     missing = [name for name in names if _host_named(name, hosts) is None]
     if missing:
         return 1, "", "".join(f"Can't find address for schedd {name}\n" for name in missing) + \

@@ -48,6 +48,20 @@ def _defaults(host=None):
     return found
 
 
+def stamp(reading):
+    """The identity and times of the global file and of the files ``reading`` (a
+    Config, or None) came from: another stamp means a file changed."""
+    paths = [config_path()] + (reading.sources() if reading is not None else [])
+    marks = []
+    for path in dict.fromkeys(paths):
+        try:
+            st = os.stat(path)
+            marks.append((path, st.st_ino, st.st_mtime_ns, st.st_size))
+        except OSError:
+            marks.append((path, None, None, None))
+    return tuple(marks)
+
+
 def read_for(host):
     """The configuration as host ``host`` reads it (ConfigError when it does not read)."""
     return _read(config_path(), host)
@@ -99,15 +113,7 @@ class CondorConf:
         return True
 
     def _current_stamp(self):
-        paths = [config_path()] + (self.main.sources() if self.main is not None else [])
-        marks = []
-        for path in dict.fromkeys(paths):
-            try:
-                st = os.stat(path)
-                marks.append((path, st.st_ino, st.st_mtime_ns, st.st_size))
-            except OSError:
-                marks.append((path, None, None, None))
-        return tuple(marks)
+        return stamp(self.main)
 
     def host(self, name):
         """The configuration as host ``name`` reads it."""

@@ -245,14 +245,14 @@ def started(state, job, number, now, slot=None):
     in or the job began (``EXECUTE_DUE``)."""
     task = job.tasks.get(number)
     slot = slot or (f"{task.queue}@{task.host}" if task is not None else "")
-    deferral = deferral_of(job, number) if task is not None else None
+    ad = proc_ad(job, number)
+    deferral = deferral_of(job, number, ad) if task is not None else None
     if task is not None and (_moves_files(job, number) or (deferral is not None and deferral > now)):
         task_info(job, number)[EXECUTE_DUE] = slot
         state.touch(job)                # (written with the pass: a daemon started again knows it)
         state.copying_in[(job.id, number)] = job
     else:
         write_events(state, job, _execute_events(job, number, task, slot, now))
-    ad = proc_ad(job, number)
     if ad.eval("JobNotification") == _NOTIFY_START:
         state.log(f"I|mail to {_mail_to(job, ad)}: Condor Job {job.id}.{_proc(number)} started "
                   "(not sent: noted here)")
@@ -380,13 +380,10 @@ def schedule_crons(state, job, now, numbers=None, force=False):
     return changed
 
 
-def deferral_of(job, number):
+def deferral_of(job, number, ad=None):
     """When an HTCondor task's job is to begin executing (its DeferralTime, the next time
-    of its cron schedule for one), or None."""
-    mine = (job.condor.get("tasks") or {}).get(str(number)) or {}
-    if mine.get("deferral") is not None:
-        return int(mine["deferral"])
-    ad = proc_ad(job, number)
+    of its cron schedule for one: ``ad``, its proc_ad, shows both), or None."""
+    ad = proc_ad(job, number) if ad is None else ad
     if "DeferralTime" not in ad:
         return None
     value = ad.eval("DeferralTime")
@@ -659,7 +656,8 @@ empties them whatever AppendFiles says); KillSig when it is
     stopped, RemoveKillSig (when it has one) when it is removed."""
     from gridtools.daemon import jobside
     from gridtools.formats.condor.spec import run_facts, signal_of
-    facts = run_facts(proc_ad(job, number))
+    ad = proc_ad(job, number)
+    facts = run_facts(ad)
     plan["exec"], plan["argv"] = facts["command"], [facts["command"]] + list(facts["args"])
     plan["cwd"] = facts["iwd"]
     env = dict(plan["env"])
@@ -680,7 +678,7 @@ empties them whatever AppendFiles says); KillSig when it is
         plan["remove_method"] = signal_of(facts["remove_kill_sig"])     # condor_rm: RemoveKillSig
     plan["kill_after"] = KILLING_TIMEOUT
     plan["strict_exec"] = True          # a command that cannot be executed holds the job
-    deferral = deferral_of(job, number)
+    deferral = deferral_of(job, number, ad)
     if deferral is not None:
         plan["not_before"] = deferral   # (the shepherd waits until then, as the starter does)
     if facts["scratch"]:

@@ -12,7 +12,6 @@ holds its lock but has reported before and not for longer than
 """
 
 import json
-import os
 import sys
 import time
 
@@ -131,21 +130,20 @@ class Reporter:
     def _configure_cron(self, now):
         """Start and stop the host's startd cron jobs as its condor_config names them (read
         as the host reads it; again when a file of it changed)."""
-        from gridtools.daemon import condorconf
-        if self._condor[1] is None or _stamp_of(self._condor[1]) != self._condor[0]:
+        from gridtools.daemon import condorconf, startdcron
+        if self._condor[1] is None or condorconf.stamp(self._condor[1]) != self._condor[0]:
             try:
                 reading = condorconf.read_for(self.host)
             except Exception as exc:  # noqa: BLE001 - a broken file keeps the jobs as they are
                 sys.stderr.write(f"gridtools execd: condor_config not read: {exc}\n")
                 return
-            self._condor = (_stamp_of(reading), reading)
+            self._condor = (condorconf.stamp(reading), reading)
         reading = self._condor[1]
-        names = (reading.get("STARTD_CRON_JOBLIST") or "").replace(",", " ").split()
+        names = startdcron.job_names(reading)
         if names or self.cron is not None:
-            from gridtools.daemon import startdcron
             if self.cron is None:
                 self.cron = startdcron.CronJobs(lambda line: sys.stderr.write(f"gridtools execd: {line}\n"))
-            self.cron.configure([(self.host, name, reading) for name in dict.fromkeys(names)], now)
+            self.cron.configure([(self.host, name, reading) for name in names], now)
 
     def _conf(self):
         from gridtools.spool import config as confstore
@@ -157,14 +155,7 @@ class Reporter:
     def _sense(self, conf, now):
         """Start and stop the host's load sensors as its configuration names them."""
         from gridtools.exec import loadsensor
-        confs = conf.objects["conf"]
-        text = None
-        for which in (self.host, "global"):
-            value = (confs.get(which) or {}).get("load_sensor")
-            if value is not None and str(value).strip():
-                text = value
-                break
-        wanted = [(self.host, program) for program in loadsensor.programs(text)]
+        wanted = [(self.host, program) for program in loadsensor.programs_of(conf, self.host)]
         if wanted or self.sensors is not None:
             if self.sensors is None:
                 self.sensors = loadsensor.LoadSensors(lambda line: sys.stderr.write(f"gridtools execd: {line}\n"))
@@ -175,16 +166,3 @@ class Reporter:
             self.sensors.stop_all()
         if self.cron is not None:
             self.cron.stop_all()
-
-
-def _stamp_of(reading):
-    """The identity and times of the files a condor_config reading came from."""
-    from gridtools.daemon import condorconf
-    marks = []
-    for path in dict.fromkeys([condorconf.config_path()] + reading.sources()):
-        try:
-            st = os.stat(path)
-            marks.append((path, st.st_ino, st.st_mtime_ns, st.st_size))
-        except OSError:
-            marks.append((path, None, None, None))
-    return tuple(marks)

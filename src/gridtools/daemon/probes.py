@@ -6,10 +6,11 @@ The loop calls ``tick`` at every pass (it starts what is due and stops what
 the configuration no longer names), watches ``fds`` in its wait and calls
 ``pump`` with the ones that are ready; ``pump`` tells whether load values
 or slot ads changed, and the loop then samples the load again and
-publishes. ``next_wake`` is the next time something is due. Nothing is run,
-and nothing imported, while the configuration names no program.
+publishes. ``next_wake`` is the next time something is due. Nothing is run
+while the configuration names no program.
 """
 
+from gridtools.daemon import startdcron
 from gridtools.exec import loadsensor
 
 
@@ -43,28 +44,18 @@ class Probes:
             return
         reread = self._key is not None and self._key[1] != condor.generation
         self._key = key
-        wanted = [(host, program) for host in hosts for program in loadsensor.programs(self._setting(host))]
+        wanted = [(host, program) for host in hosts for program in loadsensor.programs_of(self.state.config, host)]
         if wanted or self.sensors is not None:
             if self.sensors is None:
                 self.sensors = loadsensor.LoadSensors(self.state.log)
             self.sensors.configure(wanted, now)
         jobs = _cron_jobs(condor, hosts)
         if jobs or self.cron is not None:
-            from gridtools.daemon import startdcron
             if self.cron is None:
                 self.cron = startdcron.CronJobs(self.state.log)
             self.cron.configure(jobs, now)
             if reread:
                 self.cron.reconfigured(now)
-
-    def _setting(self, host):
-        """load_sensor of the host's configuration, else the global one's."""
-        confs = self.state.config.objects["conf"]
-        for which in (host, "global"):
-            value = (confs.get(which) or {}).get("load_sensor")
-            if value is not None and str(value).strip():
-                return value
-        return None
 
     def _report_every(self, host):
         from gridtools.daemon import hostreport
@@ -105,7 +96,6 @@ class Probes:
         known = self.remote.get(host)
         if known is not None and known[0] == rows:
             return False
-        from gridtools.daemon import startdcron
         found = []
         for row in rows:
             try:
@@ -127,7 +117,5 @@ def _cron_jobs(condor, hosts):
     found = []
     for host in hosts:
         conf = condor.host(host)
-        names = (conf.get("STARTD_CRON_JOBLIST") or "").replace(",", " ").split()
-        for name in dict.fromkeys(names):
-            found.append((host, name, conf))
+        found += [(host, name, conf) for name in startdcron.job_names(conf)]
     return found

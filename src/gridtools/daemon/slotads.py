@@ -31,7 +31,7 @@ Job ads are ``ads.job_ad`` of a task, cached on the job by version.
 
 import time
 
-from gridtools import ads, cell
+from gridtools import ads, cell, jobads
 from gridtools.classad import ClassAd
 from gridtools.classad.nodes import Literal
 from gridtools.classad.budget import over_budget
@@ -214,9 +214,7 @@ def _job_ad(job, number, log):
     why)."""
     try:
         ad = ads.job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted)
-        mine = (job.condor.get("tasks") or {}).get(str(number)) if job.condor else None
-        if mine and mine.get("deferral") is not None:
-            ad["DeferralTime"] = int(mine["deferral"])
+        jobads.deferral_overlay(ad, ((job.condor or {}).get("tasks") or {}).get(str(number)))
         return ad
     except Exception as exc:  # noqa: BLE001 - a client's ad must not stop the pass
         log(f"W|job {job.id}: its HTCondor ad cannot be read, its requests stand in: {exc}")

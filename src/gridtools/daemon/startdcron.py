@@ -62,6 +62,11 @@ _PREFIX = re.compile(r"[A-Za-z0-9_]*\Z")
 MOST_LINES = 10000
 
 
+def job_names(conf):
+    """The job names of STARTD_CRON_JOBLIST (commas or blanks between them), once each."""
+    return list(dict.fromkeys((conf.get("STARTD_CRON_JOBLIST") or "").replace(",", " ").split()))
+
+
 class Params:
     """A job's settings (see the module docstring); ``problem`` says why it cannot run."""
 
@@ -208,7 +213,6 @@ class CronJob:
         self.params, self.log, self.ranks = params, log, ranks
         self.piped = None
         self.due = None             # when the next run starts (None: not again)
-        self.started = None
         self.ads = {}               # ad name -> CronAd
         self.rank = {params.name: next(ranks)}
         self._lines = []
@@ -236,7 +240,7 @@ class CronJob:
     def _start(self, now):
         p = self.params
         env = dict(os.environ, STARTD_CRON_NAME="STARTD", **p.env)
-        self.started, self._lines = now, []
+        self._lines = []
         self.due = now + p.period if p.mode == "Periodic" else None
         try:
             self.piped = Piped([p.name] + p.args, executable=p.executable, env=env, cwd=p.cwd or None)

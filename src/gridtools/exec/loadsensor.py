@@ -45,6 +45,17 @@ def programs(text):
     return [part for part in found if part and part.lower() != "none"]
 
 
+def programs_of(conf, host):
+    """The programs ``load_sensor`` names for ``host`` in the cell's configuration
+    (``spool.config.CellConfig``): the host's own configuration's, else the global one's."""
+    confs = conf.objects["conf"]
+    for which in (host, "global"):
+        value = (confs.get(which) or {}).get("load_sensor")
+        if value is not None and str(value).strip():
+            return programs(value)
+    return []
+
+
 def parse_line(line):
     """(host, name, value) of a report line, or None when it does not read as one."""
     host, sep, rest = line.partition(":")

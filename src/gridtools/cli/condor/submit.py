@@ -120,22 +120,19 @@ def release(taken, dry_run):
             ids.release("job", number)
 
 
-def max_jobs():
-    """The most procs one submission may make: MAX_JOBS_PER_SUBMISSION, read from the
-    configuration only when it may set it."""
-    from gridtools.formats.condor import jobad
-    if not access.may_set("MAX_JOBS_PER_SUBMISSION"):
-        return jobad.MAX_JOBS_PER_SUBMISSION
-    from gridtools.cli.condor.machineviews import client_config
-    return jobad.max_jobs(client_config().get("MAX_JOBS_PER_SUBMISSION"))
-
-
 def setting(name):
-    """A setting of this host's configuration (None when it surely has none)."""
+    """A setting of this host's configuration (None when it surely has none): the
+    configuration's language is read only when it may set it."""
     if not access.may_set(name):
         return None
     from gridtools.cli.condor.machineviews import client_config
     return client_config().get(name)
+
+
+def max_jobs():
+    """The most procs one submission may make: MAX_JOBS_PER_SUBMISSION."""
+    from gridtools.formats.condor import jobad
+    return jobad.max_jobs(setting("MAX_JOBS_PER_SUBMISSION"))
 
 
 def build(opts, text, source, taken, now, who, warnings=None):

@@ -41,6 +41,8 @@ def max_jobs(value):
         return int(str(value).strip()) if value not in (None, "") else MAX_JOBS_PER_SUBMISSION
     except ValueError:
         return MAX_JOBS_PER_SUBMISSION
+
+
 #: SubmitContext's default environment: a fresh empty one
 EMPTY = object()
 #: submit commands that may also be written as the job attribute they set, as
