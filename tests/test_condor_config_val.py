@@ -289,6 +289,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad
+    from gridtools.daemon import preen
     code = {
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
         "NICE_USER_PRIO_FACTOR": prio.nice_factor, "REMOTE_PRIO_FACTOR": prio.remote_factor,
@@ -304,6 +305,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "MAX_JOBS_PER_SUBMISSION": jobad.MAX_JOBS_PER_SUBMISSION,
         # (read from the configuration as an expression: test_condor_max_running)
         "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
+        "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",
     }
     from gridtools.sched.local import KNOBS
     from gridtools.sched.snapshot import SchedConfig

@@ -53,3 +53,21 @@ def test_the_default_is_the_machines_memory_up_to_ten_thousand(cell):
     assert cell.run("condor_config_val", "MAX_JOBS_RUNNING").stdout.startswith("MIN({")
     memory = int(cell.run("condor_config_val", "DETECTED_MEMORY").stdout)
     assert memory == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+
+
+def test_the_daemon_applies_the_default(cell):
+    """Unset, the limit is the machine's memory in megabytes up to 10000, from the first
+    pass on (nothing logged as unreadable)."""
+    from types import SimpleNamespace
+
+    from gridtools.daemon.condor import Condor
+    logged = []
+    state = SimpleNamespace(log=logged.append, need_schedule=False, need_publish=False)
+    memory = int(cell.run("condor_config_val", "DETECTED_MEMORY").stdout)
+    old = os.environ.get("GRIDTOOLS_ROOT")
+    os.environ["GRIDTOOLS_ROOT"] = cell.root
+    try:
+        assert Condor()._max_jobs_running(state) == min(memory, 10000)
+    finally:
+        os.environ.pop("GRIDTOOLS_ROOT") if old is None else os.environ.update(GRIDTOOLS_ROOT=old)
+    assert not [line for line in logged if "MAX_JOBS_RUNNING" in line]

@@ -45,6 +45,7 @@ COMMANDS = {
     "condor_vacate": "condor.vacate",
     "condor_fetchlog": "condor.fetchlog",
     "condor_reschedule": "condor.reschedule",
+    "condor_preen": "condor.preen",
     "condor_off": "condor.onoff",
     "condor_on": "condor.onoff",
     "condor_restart": "condor.onoff",

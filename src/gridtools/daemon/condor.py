@@ -155,9 +155,16 @@ class Condor:
 
     def _max_jobs_running(self, state):
         """condor_config's MAX_JOBS_RUNNING (an integer expression; HTCondor's default, the
-        machine's memory in megabytes up to 10000), once per reading."""
+        machine's memory in megabytes up to 10000), once per reading (the first pass of a
+        daemon may come before anything read it)."""
+        if self.conf.main is None:
+            self.refresh(state)
+
         def read():
             text = (self.conf.get("MAX_JOBS_RUNNING") or "").strip()
+            if not text and self.conf.main is not None:
+                from gridtools.formats import condor_params
+                text = self.conf.main.expand(condor_params.default("MAX_JOBS_RUNNING")).strip()
             try:
                 return int(text)
             except ValueError:

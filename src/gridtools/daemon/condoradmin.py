@@ -213,6 +213,20 @@ def reschedule(state, dispatcher, req, now):
     return 0, "".join(f'Sent "Reschedule" command to {target}\n' for target in targets), ""
 
 
+def preen(state, dispatcher, req, now):
+    """condor_preen: the stale files of the cell (``daemon.preen``), removed with
+    ``remove``. The answer holds the report, a line per file indented by two blanks,
+    after the listing of ``verbose`` (lines not indented)."""
+    import time
+    from gridtools.daemon import preen as preening
+    lines, listing = preening.run(state, dispatcher, time.time(), bool(req.body.get("remove")),
+                                  bool(req.body.get("verbose")))
+    for line in lines:
+        state.log(f"I|condor_preen: {line}")
+    state.log(f"I|condor_preen: Results: {preening._results(lines)}")
+    return 0, listing + "".join(f"  {line}\n" for line in lines), ""
+
+
 def reconfig(state, dispatcher, req, now):
     """condor_reconfig: the configuration is read again now."""
     state.reload_config(force=True, now=now)

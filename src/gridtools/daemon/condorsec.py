@@ -5,7 +5,7 @@ ALLOW_* and DENY_* lists (``gridtools.seclevels``) with its file's owner
 as the caller, before its handler sees it: condor_userprio's edits need
 ADMINISTRATOR at the NEGOTIATOR, condor_reconfig ADMINISTRATOR at the
 MASTER, condor_vacate ADMINISTRATOR at the STARTD, condor_off, condor_on and
-condor_restart ADMINISTRATOR at the MASTER, condor_rm, condor_hold, condor_release, condor_qedit and condor_prio
+condor_restart ADMINISTRATOR at the MASTER (condor_preen too), condor_rm, condor_hold, condor_release, condor_qedit and condor_prio
 WRITE at the SCHEDD (condor_reschedule too), and a request of the shared kinds (submit, delete, hold, alter,
 qmod) that says ``dialect: condor`` needs WRITE at the SCHEDD. Grid Engine's
 commands keep Grid Engine's rules (managers, operators, owners). A refusal
@@ -22,7 +22,8 @@ from gridtools.seclevels import Level
 LEVELS = {"userprio": (Level.ADMINISTRATOR, "NEGOTIATOR"), "reconfig": (Level.ADMINISTRATOR, "MASTER"),
           "vacate": (Level.ADMINISTRATOR, "STARTD"), "daemon_ctl": (Level.ADMINISTRATOR, "MASTER"),
           "condor_rm": (Level.WRITE, "SCHEDD"), "condor_hold": (Level.WRITE, "SCHEDD"),
-          "condor_qedit": (Level.WRITE, "SCHEDD"), "reschedule": (Level.WRITE, "SCHEDD")}
+          "condor_qedit": (Level.WRITE, "SCHEDD"), "reschedule": (Level.WRITE, "SCHEDD"),
+          "preen": (Level.ADMINISTRATOR, "MASTER")}
 #: shared request kinds sent by an HTCondor command -> (level, daemon)
 CONDOR_KINDS = {kind: (Level.WRITE, "SCHEDD") for kind in ("submit", "delete", "hold", "alter", "qmod")}
 #: the value of a request's "dialect" key that marks an HTCondor command's request

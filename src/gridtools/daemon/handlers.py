@@ -26,5 +26,6 @@ HANDLERS = {
     "reconfig": condoradmin.reconfig,
     "vacate": condoradmin.vacate,
     "reschedule": condoradmin.reschedule,
+    "preen": condoradmin.preen,
     "daemon_ctl": condoradmin.daemon_ctl,
 }

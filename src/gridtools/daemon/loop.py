@@ -83,6 +83,7 @@ class Daemon:
         self.usage_saved = 0.0
         self.usage_sampled = 0.0     # when running tasks' usage was last read
         self.swept = 0.0
+        self.preened = None           # when the last periodic preen ran (None: not started)
         self.stopping = False
         self.lock = None
         self.fifo = None
@@ -219,6 +220,18 @@ class Daemon:
         if not self.more_intake:
             ids.sweep("job", now)
         ids.sweep("ar", now)
+
+    def _preen(self, now):
+        """The master's periodic condor_preen, every PREEN_INTERVAL seconds (0: never),
+        the first one interval after the daemon started."""
+        from gridtools.daemon import preen
+        every = preen.interval(self.state)
+        if self.preened is None or not every:
+            self.preened = now
+            return
+        if now - self.preened >= every:
+            self.preened = now
+            preen.periodic(self.state, self.dispatcher, time.time())
 
     def _on_stop(self, *_):
         self.stopping = True
@@ -373,6 +386,7 @@ class Daemon:
             self.unsettled = left
         self._after_answers()
         self._sweep(now)
+        self._preen(now)
         self._write_messages()
 
     def _after_answers(self):

@@ -53,6 +53,9 @@ DEFAULTS = {
     # execute hosts at once (sched.cycle)
     "MAX_JOBS_PER_SUBMISSION": "20000",
     "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
+    # condor_preen (daemon.preen, cli.condor.preen)
+    "PREEN_INTERVAL": "86400",
+    "PREEN_ADMIN": "$(CONDOR_ADMIN)",
     # domains (daemon.hostfacts, the security levels)
     "UID_DOMAIN": "$(FULL_HOSTNAME)",
     "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",

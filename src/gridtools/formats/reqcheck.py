@@ -133,6 +133,7 @@ BODIES = {
     "daemon_ctl": {"op": jc.one_of("off", "on", "restart"), "how": jc.one_of("graceful", "fast", "peaceful"),
                    "daemon": jc.optional(jc.word), "all": jc.boolean, "names": jc.list_of(jc.word, 1000)},
     "reschedule": {"all": jc.boolean, "names": jc.list_of(jc.word, 1000)},
+    "preen": {"remove": jc.boolean, "verbose": jc.boolean},
     "vacate": {"fast": jc.boolean, "all": jc.boolean, "names": jc.list_of(jc.word, 1000),
                "constraint": jc.optional(jc.line)},
 }

@@ -22,7 +22,7 @@
 - ``userprio``    condor_userprio; ``userprio_table`` its table
 - ``reconfig``    condor_reconfig; ``onoff`` condor_off, condor_on and condor_restart;
                   ``vacate`` condor_vacate; ``admintool`` what these share;
-                  ``fetchlog`` condor_fetchlog; ``reschedule`` condor_reschedule;
+                  ``fetchlog`` condor_fetchlog; ``reschedule`` condor_reschedule; ``preen`` condor_preen;
                   ``version`` condor_version
 - ``submit_dag``  condor_submit_dag; ``dagman`` (``gridtools dagman``), ``dagrun``
                   and ``dagwatch``: the DAG's manager, its loop and how it learns
