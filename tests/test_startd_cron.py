@@ -280,8 +280,13 @@ def test_an_execution_daemon_runs_the_cron_jobs_of_its_host(workdir):
         where = write_script(os.path.join(workdir, "where.sh"), "#!/bin/sh\necho \"RunBy = \\\"$PPID\\\"\"\n"
                                                                "echo 'Seen = True'\necho '- seen'\nsleep 60\n")
         with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-            fh.write(f"STARTD_CRON_JOBLIST = where\nSTARTD_CRON_WHERE_EXECUTABLE = {where}\n"
+            fh.write(f"STARTD_CRON_JOBLIST = where yes no\nSTARTD_CRON_WHERE_EXECUTABLE = {where}\n"
                      "STARTD_CRON_WHERE_MODE = OneShot\n")
+            # CONDITION, in the machine ad of the dispatcher's host and of the execution daemon's
+            for name, condition in (("YES", "TotalCpus >= 1 && OpSys == \"LINUX\""), ("NO", "TotalCpus > 100000")):
+                script = write_script(os.path.join(workdir, f"{name}.sh"), f"#!/bin/sh\necho 'Cond{name} = True'\n")
+                fh.write(f"STARTD_CRON_{name}_EXECUTABLE = {script}\nSTARTD_CRON_{name}_MODE = OneShot\n"
+                         f"STARTD_CRON_{name}_CONDITION = {condition}\n")
         cell.start_daemon()
         execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -292,6 +297,11 @@ def test_an_execution_daemon_runs_the_cron_jobs_of_its_host(workdir):
             return rows.get("node2", "").strip() == str(execd.pid) and rows
         rows = wait_for(run_by, timeout=20)
         assert rows["testhost"].strip() != str(execd.pid)         # the dispatcher's own host
+        def conditioned():
+            rows = sorted(line.split() for line in cell.run(
+                "condor_status", "-af", "Machine", "CondYES", "CondNO").stdout.splitlines() if "true" in line)
+            return len(rows) == 2 and rows
+        assert wait_for(conditioned, timeout=20) == [["node2", "true", "undefined"], ["testhost", "true", "undefined"]]
         # the execution daemon stops its runs when it stops; its ads stay with its report
         mine = [proc for proc in psutil.Process(execd.pid).children(recursive=True) if proc in program_processes(where)]
         assert mine
@@ -302,3 +312,116 @@ def test_an_execution_daemon_runs_the_cron_jobs_of_its_host(workdir):
         if execd is not None and execd.poll() is None:
             execd.kill()
         destroy_cell(cell)
+
+
+def test_load_condition_and_reconfig_settings():
+    job = params(EXECUTABLE="/x", PERIOD="5", JOB_LOAD="0.5", CONDITION="TotalCpus > 1", RECONFIG="true")
+    assert (job.job_load, job.max_load, job.condition, job.reconfig) == (0.5, 0.1, "TotalCpus > 1", True)
+    assert (params(EXECUTABLE="/x", PERIOD="5").job_load, params(EXECUTABLE="/x", PERIOD="5").reconfig) == (0.01, False)
+    for knobs, why in (({"JOB_LOAD": "heavy"}, "JOB_LOAD heavy is not a number"),
+                       ({"JOB_LOAD": "-1"}, "not a number of 0 or more"),
+                       ({"CONDITION": "TotalCpus >"}, "CONDITION TotalCpus > does not read")):
+        assert why in (params(EXECUTABLE="/x", PERIOD="5", **knobs).problem or ""), knobs
+    host = Params("nodeA", "T", {"STARTD_CRON_T_EXECUTABLE": "/x", "STARTD_CRON_T_PERIOD": "5",
+                                 "STARTD_CRON_MAX_JOB_LOAD": "2.5", "STARTD_CRON_LOG_NON_ZERO_EXIT": "True"})
+    assert (host.max_load, host.log_exit) == (2.5, True)
+
+
+def sleepers(tmp_path, count, **knobs):
+    """CronJobs with ``count`` OneShot jobs that each write their name and wait for
+    ``tmp_path/go`` before they end."""
+    script = write_script(str(tmp_path / "sleeper.sh"),
+                          f"#!/bin/sh\necho \"Ran_$1 = true\"\nwhile [ ! -e {tmp_path}/go ]; do sleep 0.05; done\n")
+    wanted = []
+    for n in range(count):
+        name = f"J{n}"
+        conf = {f"STARTD_CRON_{name}_EXECUTABLE": script, f"STARTD_CRON_{name}_MODE": "OneShot",
+                f"STARTD_CRON_{name}_ARGS": name}
+        conf.update({k.format(name=name): v for k, v in knobs.items()})
+        wanted.append(("nodeA", name, conf))
+    jobs = CronJobs()
+    jobs.configure(wanted, now=100.0)
+    return jobs
+
+
+def running(jobs):
+    return sorted(name for (_host, name), job in jobs.jobs.items() if job.busy())
+
+
+def test_job_load_keeps_runs_waiting_until_others_end(tmp_path):
+    # the default loads: 0.01 each, at most 0.1 in all: ten at once
+    jobs = sleepers(tmp_path, 12)
+    try:
+        assert jobs.tick(100.0) is None                     # (the two that wait want no timer)
+        assert len(running(jobs)) == 10
+        waiting = sorted(name for (_h, name), job in jobs.jobs.items() if job.waiting)
+        assert len(waiting) == 2 and not set(waiting) & set(running(jobs))
+        (tmp_path / "go").touch()
+        wait_for(lambda: (jobs.pump(now=101.0), jobs.tick(101.0), not jobs.fds())[-1])
+        assert all(job.ads for job in jobs.jobs.values())   # all twelve ran
+    finally:
+        jobs.stop_all()
+    # a heavier job: two at a time under STARTD_CRON_MAX_JOB_LOAD = 1
+    (tmp_path / "go").unlink()
+    jobs = sleepers(tmp_path, 3, **{"STARTD_CRON_{name}_JOB_LOAD": "0.5", "STARTD_CRON_MAX_JOB_LOAD": "1"})
+    try:
+        jobs.tick(100.0)
+        assert len(running(jobs)) == 2
+    finally:
+        jobs.stop_all()
+
+
+def test_condition_decides_whether_a_due_run_starts(tmp_path):
+    script = write_script(str(tmp_path / "job.sh"), "#!/bin/sh\necho 'Hello = 1'\n")
+    conf = {"STARTD_CRON_C_EXECUTABLE": script, "STARTD_CRON_C_PERIOD": "60",
+            "STARTD_CRON_C_CONDITION": "TotalCpus >= 4 && Color == \"blue\""}
+    jobs = CronJobs()
+    jobs.configure([("nodeA", "C", conf)], now=100.0)
+    machine = ClassAd({"TotalCpus": 8, "Color": "red"})
+    try:
+        assert jobs.tick(100.0, lambda host: None) is None      # no machine ad yet: waits
+        assert running(jobs) == []
+        assert jobs.tick(100.0, lambda host: machine) == 160.0  # false: skipped, a period later
+        assert running(jobs) == [] and not jobs.jobs[("nodeA", "C")].ads
+        machine["Color"] = "blue"
+        assert jobs.tick(159.0, lambda host: machine) == 160.0   # (not due yet)
+        jobs.tick(160.0, lambda host: machine)
+        drain(jobs, 160.0)
+        assert [ad.name for ad in jobs.ads("nodeA")] == ["C"]
+    finally:
+        jobs.stop_all()
+
+
+def test_non_zero_exits_logged_and_sighup_on_reconfig(tmp_path):
+    logged = []
+    fail = write_script(str(tmp_path / "fail.sh"), "#!/bin/sh\necho 'X = 1'\nexit 3\n")
+    hup = write_script(str(tmp_path / "hup.sh"),
+                       f"#!/bin/sh\ntrap 'echo HUP > {tmp_path}/hup; exit 0' HUP\necho 'Y = 1'\necho -\n"
+                       "while true; do sleep 0.05; done\n")
+    conf = {"STARTD_CRON_F_EXECUTABLE": fail, "STARTD_CRON_F_MODE": "OneShot",
+            "STARTD_CRON_H_EXECUTABLE": hup, "STARTD_CRON_H_MODE": "WaitForExit",
+            "STARTD_CRON_H_PERIOD": "60", "STARTD_CRON_H_RECONFIG": "true"}
+    quiet = dict(conf)
+    conf["STARTD_CRON_LOG_NON_ZERO_EXIT"] = "true"
+    for settings, expected in ((quiet, False), (conf, True)):
+        logged.clear()
+        jobs = CronJobs(logged.append)
+        jobs.configure([("nodeA", "F", settings), ("nodeA", "H", settings)], now=100.0)
+        try:
+            jobs.tick(100.0)
+
+            def failed_seen():
+                jobs.pump(now=100.0)
+                jobs.tick(100.0)
+                f, h = jobs.jobs[("nodeA", "F")], jobs.jobs[("nodeA", "H")]
+                # (H wrote its ad after it set its trap: a SIGHUP from then on is caught)
+                return not f.exiting and f.piped is None and h.ads
+            wait_for(failed_seen)
+            assert any("startd cron job F of host nodeA" in line and "exit_status=3" in line
+                       for line in logged) == expected, logged
+            assert not os.path.exists(tmp_path / "hup")
+            jobs.reconfigured(101.0)
+            wait_for(lambda: os.path.exists(tmp_path / "hup"))
+            os.unlink(tmp_path / "hup")
+        finally:
+            jobs.stop_all()

@@ -87,6 +87,7 @@ class Reporter:
         self.cron = None            # startdcron.CronJobs, once the host's configuration names one
         self.sample = None          # the load values last reported
         self._cron_wake = None
+        self._facts = None          # hostfacts.Facts, once a CONDITION asks for the machine ad
         self._condor = (None, None)     # (the condor_config files' stamp, the host's reading)
 
     def tick(self, now):
@@ -107,7 +108,7 @@ class Reporter:
             if self.sensors is not None:
                 self.sensors.tick(now, lambda _host: every)
             self.due = now + every
-        self._cron_wake = self.cron.tick(now) if self.cron is not None else None
+        self._cron_wake = self.cron.tick(now, self._machine_ad) if self.cron is not None else None
         wake = self.due if self._cron_wake is None else min(self.due, self._cron_wake)
         return max(0.0, wake - now)
 
@@ -126,6 +127,26 @@ class Reporter:
         """Read the cron runs whose output is ``ready``; report at once when an ad changed."""
         if self.cron is not None and self.cron.pump(set(ready), now=now):
             self._write(now)
+
+    def _machine_ad(self, host):
+        """The ad a startd cron job's CONDITION is evaluated in: the host's machine ad made
+        of what this daemon measures (its first slot ad, NUM_CPUS or this machine's CPUs)."""
+        reading = self._condor[1]
+        if reading is None:
+            return None
+        import os
+        from gridtools import ads
+        from gridtools.daemon import hostfacts
+        if self._facts is None:
+            self._facts = hostfacts.Facts()
+        facts, overlay = self._facts.of(host, reading, self.sample or {}, os.cpu_count() or 1, 0)
+        built = ads.machine_ads(facts, reading, time.time())
+        if not built:
+            return None
+        ad = built[0]
+        for name, expr in overlay.items():
+            ad[name] = expr
+        return ad
 
     def _configure_cron(self, now):
         """Start and stop the host's startd cron jobs as its condor_config names them (read

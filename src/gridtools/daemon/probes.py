@@ -33,7 +33,7 @@ class Probes:
         if self.sensors is not None:
             wakes.append(self.sensors.tick(now, self._report_every))
         if self.cron is not None:
-            wakes.append(self.cron.tick(now))
+            wakes.append(self.cron.tick(now, self._machine_ad))
         wakes = [at for at in wakes if at is not None]
         self._wake = min(wakes) if wakes else None
 
@@ -56,6 +56,18 @@ class Probes:
             self.cron.configure(jobs, now)
             if reread:
                 self.cron.reconfigured(now)
+
+    def _machine_ad(self, host):
+        """The ad a startd cron job's CONDITION is evaluated in: the host's first slot ad,
+        as the last pass made it (None before the first pass)."""
+        ctx = self.state.condor.ctx
+        if ctx is None:
+            return None
+        try:
+            found = ctx.host_ads(host)
+        except (KeyError, ValueError):
+            return None
+        return next(iter(found.values()), None) if found else None
 
     def _report_every(self, host):
         from gridtools.daemon import hostreport

@@ -21,7 +21,24 @@ by ``STARTD_CRON_<name>_<knob>``:
 - ``PREFIX``: put before every attribute name the job writes (letters,
   digits and ``_``);
 - ``SLOTS``: the slot ids whose ads may take the job's output (all when not
-  set).
+  set);
+- ``CONDITION``: a ClassAd expression; a run that is due starts only when it
+  is true, evaluated in the host's machine ad (the first slot ad, as the
+  dispatcher last made it; on an execution daemon's host, the ad of what the
+  execution daemon measures of its host): else the run is skipped (a
+  Periodic or WaitForExit job tries again a PERIOD later, a OneShot job at
+  condor_reconfig when RECONFIG_RERUN);
+- ``JOB_LOAD`` (default 0.01): the load the job is assumed to put on the
+  host; a run that is due waits while the loads of the host's jobs that run
+  and its own would exceed ``STARTD_CRON_MAX_JOB_LOAD`` (default 0.1: ten
+  jobs at the default load), and starts when a run ends;
+- ``RECONFIG``: on condor_reconfig a run that goes on (a WaitForExit job's)
+  is sent SIGHUP.
+
+``STARTD_CRON_LOG_NON_ZERO_EXIT``: a run that exits with a status other than
+0 is logged with it, and the lines it wrote that were not taken; a run ended
+by a signal is logged always. (An execution daemon's own reaping of its
+children may take a run's status before it is seen: that run is not logged.)
 
 A job that lacks what it needs, or gives an unknown mode or a period that
 does not read, is left out and logged (as the startd does).
@@ -41,14 +58,15 @@ them is in the ad. (The prefix is put before those names too, as HTCondor
 does: a job with a prefix merges into every slot of its list.) A job's ads go
 when the job leaves the configuration.
 
-Not done: ``CONDITION``, ``METRICS`` (custom machine resource monitors),
-``JOB_LOAD`` and ``STARTD_CRON_MAX_JOB_LOAD`` (every job runs when due),
-``RECONFIG`` (no SIGHUP on reconfiguration), ``STARTD_CRON_LOG_NON_ZERO_EXIT``.
+Not done: ``METRICS`` (custom machine resource monitors) and
+``STARTD_CRON_AUTOPUBLISH`` (an ad a run writes is in the slot ads at once,
+as with ``Always``).
 """
 
 import itertools
 import os
 import re
+import signal
 import time
 
 from gridtools.exec.piped import Piped
@@ -82,7 +100,13 @@ class Params:
         self.kill = _truth(knob("KILL"))
         self.rerun = _truth(knob("RECONFIG_RERUN"))
         self.slots = _slots(knob("SLOTS"))
+        self.reconfig = _truth(knob("RECONFIG"))
+        self.log_exit = _truth(str(conf.get("STARTD_CRON_LOG_NON_ZERO_EXIT") or "").strip())
+        self.condition = knob("CONDITION")
         self.period, self.problem = 0, None
+        self.job_load, load_problem = _load(knob("JOB_LOAD"), 0.01, "JOB_LOAD")
+        self.max_load, max_problem = _load(str(conf.get("STARTD_CRON_MAX_JOB_LOAD") or "").strip(), 0.1,
+                                           "STARTD_CRON_MAX_JOB_LOAD")
         self.args, self.env = [], {}
         if not self.executable:
             self.problem = "no EXECUTABLE"
@@ -90,12 +114,17 @@ class Params:
             self.problem = f"unknown MODE {knob('MODE')}"
         elif not _PREFIX.match(self.prefix):
             self.problem = f"PREFIX {self.prefix} is not letters, digits and _"
+        elif load_problem or max_problem:
+            self.problem = load_problem or max_problem
         elif self.mode in ("Periodic", "WaitForExit"):
             self.period, self.problem = _period(knob("PERIOD"))
+        if self.problem is None and self.condition:
+            self.problem = _condition_problem(self.condition)
         if self.problem is None:
             self._args_env(knob("ARGS"), knob("ENV"))
         self.key = (self.executable, tuple(self.args), tuple(sorted(self.env.items())), self.cwd, self.mode,
-                    self.period, self.prefix, self.kill, self.rerun, self.slots)
+                    self.period, self.prefix, self.kill, self.rerun, self.slots, self.reconfig, self.log_exit,
+                    self.condition, self.job_load, self.max_load)
 
     def _args_env(self, args, env):
         from gridtools.errors import InputError
@@ -110,6 +139,28 @@ class Params:
                 self.env = argsenv.parse_environment(env)
         except InputError as exc:
             self.problem = str(exc).splitlines()[0]
+
+
+def _load(text, default, knob):
+    """(the load ``text`` gives, None) or (``default``, why it does not read)."""
+    if not text:
+        return default, None
+    try:
+        value = float(text)
+    except ValueError:
+        return default, f"{knob} {text} is not a number"
+    if not value >= 0.0:
+        return default, f"{knob} {text} is not a number of 0 or more"
+    return value, None
+
+
+def _condition_problem(text):
+    from gridtools.classad import ClassAdSyntaxError, parse
+    try:
+        parse(text)
+    except ClassAdSyntaxError as exc:
+        return f"CONDITION {text} does not read: {exc}"
+    return None
 
 
 def _truth(text):
@@ -189,6 +240,22 @@ class CronAd:
             raise ValueError(f"a startd cron ad that does not read: {exc}") from None
 
 
+#: seconds between looks for the exit of a run whose output ended
+EXIT_LOOK = 0.5
+
+
+def _holds(text, ad):
+    """True when CONDITION ``text`` evaluates to true in ``ad`` (a ClassAd)."""
+    from gridtools.classad import ClassAdSyntaxError, parse
+    try:
+        expr = parse(text)
+    except ClassAdSyntaxError:
+        return False
+    scope = ad.copy()
+    scope["GridtoolsCronCondition"] = expr
+    return scope.eval("GridtoolsCronCondition") is True
+
+
 def _value(expr):
     from gridtools.classad import ClassAd
     return ClassAd({"x": expr}).eval("x")
@@ -217,25 +284,74 @@ class CronJob:
         self.rank = {params.name: next(ranks)}
         self._lines = []
         self._changed = False
+        self.waiting = False        # a run is due and waits for the host's job load to allow it
+        self.exiting = []           # runs whose output ended, whose exit is still to be seen
 
     def schedule_first(self, now):
         self.due = None if self.params.mode == "OnDemand" else now
 
-    def tick(self, now):
-        """Start the run that is due; the next time this job wants a look."""
+    def busy(self):
+        """True while a run's output is open (its load counts)."""
+        return self.piped is not None and not self.piped.ended
+
+    def tick(self, now, gate=None):
+        """Start the run that is due when ``gate(job)`` says "start" ("skip": not this time;
+        "wait": when the host's job load allows); the next time this job wants a look."""
         p = self.params
         if self.piped is not None and self.piped.ended:
+            self.exiting.append(self.piped)
             self.piped = None       # (its output ended: the run is over, whatever still runs of it)
+        if self.exiting:
+            self._exits()
         if self.due is not None and now >= self.due:
             if self.piped is not None:
                 if p.mode == "Periodic" and p.kill:
                     self._finish(kill=True)
-                    self._start(now)
+                    self._exits()
+                    self._try(now, gate)
                 elif p.mode == "Periodic":
                     self.due = now + p.period       # (the last run goes on: this one is skipped)
             else:
-                self._start(now)
-        return self.due
+                self._try(now, gate)
+        wake = None if self.waiting else self.due
+        if self.exiting:
+            wake = now + EXIT_LOOK if wake is None else min(wake, now + EXIT_LOOK)
+        return wake
+
+    def _try(self, now, gate):
+        verdict = gate(self) if gate is not None else "start"
+        self.waiting = verdict == "wait"
+        if verdict == "skip":
+            p = self.params
+            self.due = now + p.period if p.mode in ("Periodic", "WaitForExit") else None
+        elif verdict == "start":
+            self._start(now)
+
+    def _exits(self):
+        """Log the runs that ended as STARTD_CRON_LOG_NON_ZERO_EXIT asks."""
+        left = []
+        for piped in self.exiting:
+            try:
+                code = piped.proc.poll()
+            except OSError:
+                code = 0
+            if code is None:
+                left.append(piped)
+            elif code < 0:
+                self.log(f"W|startd cron job {self.params.name} of host {self.params.host} "
+                         f"(pid {piped.pid}) exit_signal={-code}")
+            elif code > 0 and self.params.log_exit:
+                self.log(f"W|startd cron job {self.params.name} of host {self.params.host} "
+                         f"(pid {piped.pid}) exit_status={code}")
+        self.exiting = left
+
+    def reconfigure(self):
+        """condor_reconfig: SIGHUP to a run that goes on, when RECONFIG says so."""
+        if self.params.reconfig and self.busy() and self.piped.running():
+            try:
+                os.kill(self.piped.pid, signal.SIGHUP)
+            except OSError:
+                pass
 
     def _start(self, now):
         p = self.params
@@ -310,6 +426,7 @@ class CronJob:
                 self.piped.kill()
             else:
                 self.piped.close()
+            self.exiting.append(self.piped)
             self.piped = None
 
 
@@ -347,9 +464,33 @@ class CronJobs:
         for job in self.jobs.values():
             if job.params.mode == "OneShot" and job.params.rerun and job.piped is None:
                 job.due = now
+            job.reconfigure()
 
-    def tick(self, now):
-        wakes = [job.tick(now) for job in self.jobs.values()]
+    def tick(self, now, context=None):
+        """Start the runs that are due, as their CONDITION and the hosts' job loads allow
+        (``context(host)``: the ad a CONDITION is evaluated in, or None while there is
+        none: the run waits); the next time a job wants a look."""
+        loads = {}
+        for job in self.jobs.values():
+            if job.busy():
+                loads[job.params.host] = loads.get(job.params.host, 0.0) + job.params.job_load
+
+        def gate(job):
+            p = job.params
+            if p.condition:
+                ad = context(p.host) if context is not None else None
+                if ad is None:
+                    return "wait"
+                if not _holds(p.condition, ad):
+                    return "skip"
+            running = loads.get(p.host, 0.0)
+            if running + p.job_load > p.max_load + 1e-9:
+                return "wait"
+            loads[p.host] = running + p.job_load
+            return "start"
+
+        order = sorted(self.jobs.values(), key=lambda job: (job.due is None, job.due or 0.0))
+        wakes = [job.tick(now, gate) for job in order]
         wakes = [at for at in wakes if at is not None]
         return min(wakes) if wakes else None
 
