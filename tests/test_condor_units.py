@@ -70,6 +70,17 @@ def test_per_proc_differences_are_stored_as_diffs_and_laid_over_proc_0(tmp_path)
     assert facts["args"] == ["y"] and facts["stdout"] == str(tmp_path / "o.1")
 
 
+def test_an_output_list_without_names_brings_nothing_back(tmp_path):
+    """transfer_output_files that names no file (TransferOutput = ""): no file comes back;
+    not given: every new file of the scratch folder."""
+    def facts(extra):
+        ads_ = cluster_ads(f"executable = run.sh\nshould_transfer_files = YES\n{extra}queue\n", tmp_path)
+        return condor_spec.run_facts(ads_[0])
+    assert facts('transfer_output_files = ","\n')["transfer_output"] == []
+    assert facts("")["transfer_output"] is None
+    assert facts('transfer_output_files = "a, b"\n')["transfer_output"] == ["a", "b"]
+
+
 def test_the_owner_of_an_ad_is_who_submitted_it(tmp_path):
     spec = condor_spec.cluster_spec(cluster_ads("executable = run.sh\nqueue\n", tmp_path), WHO)
     spec["condor_ad"] = spec["condor_ad"].replace('Owner = "alice"', 'Owner = "root"')

@@ -386,7 +386,12 @@ def set_transfer(ad, cmd, universe, ctx):
     for key, attr in (("transfer_input_files", "TransferInput"),
                       ("transfer_output_files", "TransferOutput")):
         value = cmd(key)
-        names = [name.strip() for name in value.split(",") if name.strip()] if value is not None else ()
+        value = value.strip() if value is not None else ""
+        # (a list in double quotes loses them, as HTCondor 24 reads it; an output list
+        # given with no name in it asks for no file back: TransferOutput is "")
+        names = [name.strip() for name in unquoted(value).split(",") if name.strip()]
+        if value and not names and attr == "TransferOutput":
+            ad[attr] = ""
         if names and should == "NO":
             raise fail(f'you specified files you want Condor to transfer via "{key}", but you disabled '
                        "should_transfer_files.")

@@ -129,13 +129,13 @@ def run_facts(ad):
     the scratch folder)."""
     iwd = _text(ad, "Iwd", "/") or "/"
     should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
-    output = _text(ad, "TransferOutput")
+    output = _text(ad, "TransferOutput", None)     # (None: every new file; "": none)
     facts = {"command": _path(iwd, _text(ad, "Cmd")), "args": arguments(ad), "iwd": iwd,
              "env": _environment(_text(ad, "Environment")),
              "kill_sig": kill_signal(ad), "remove_kill_sig": kill_signal(ad, "RemoveKillSig", None),
              "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
              "transfer_input": [_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
-             "transfer_output": _file_list(output) if output else None}
+             "transfer_output": _file_list(output) if output is not None else None}
     for attr, key in (("In", "stdin"), ("Out", "stdout"), ("Err", "stderr")):
         facts[key] = _path(iwd, _text(ad, attr, "/dev/null") or "/dev/null")
     return facts
