@@ -228,3 +228,24 @@ def test_last_remote_host_names_the_slot_a_run_left(cell, workdir):
     assert history(cell, str(cluster), "-af", "LastRemoteHost") == f"{slot}\n"
     assert f'LastRemoteHost = "{slot}"\n' in history(cell, str(cluster), "-l")
     assert history(cell, done, "-af", "LastRemoteHost") == "all.q@testhost\n"
+
+
+ON_SUCCESS = """executable = /bin/sh
+arguments = "-c 'echo x > out.txt; exit {code}'"
+should_transfer_files = YES
+when_to_transfer_output = ON_SUCCESS
+success_exit_code = 3
+max_retries = 0
+log = {log}
+queue
+"""
+
+
+def test_output_comes_back_on_success_only(cell, workdir):
+    failed = submit(cell, ON_SUCCESS.format(code=1, log="f.log"), cwd=workdir)
+    wait_events(os.path.join(workdir, "f.log"), f"{failed}.0", [0, 40, 40, 1, 5])   # (no output copying)
+    assert not os.path.exists(os.path.join(workdir, "out.txt"))
+    assert cell.run("condor_history", str(failed), "-af", "ExitCode").stdout == "1\n"
+    good = submit(cell, ON_SUCCESS.format(code=3, log="s.log"), cwd=workdir, name="s.sub")
+    wait_events(os.path.join(workdir, "s.log"), f"{good}.0", [0, 40, 40, 1, 40, 40, 5])
+    assert open(os.path.join(workdir, "out.txt")).read() == "x\n"

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, replace
 
 from gridtools.classad import ClassAd, parse
+from gridtools.formats import condor as condor_format
 from gridtools.classad.parser import ClassAdSyntaxError
 from gridtools.jobads import (  # noqa: F401  (offered here too)
     _HOLD_REASONS, HOLD_CODE_ERROR, HOLD_CODE_POLICY, HOLD_CODE_USER, HOST_REQUESTS, MEMORY_REQUESTS, VANILLA,
@@ -331,6 +332,7 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   "EnteredCurrentActivity": int(view.entered_activity), "CurrentTime": int(now),
                   "Mips": SLOT_MIPS, "KFlops": SLOT_KFLOPS,
                   "HasFileTransfer": True, "HasJobDeferral": True, "UidDomain": host.uid_domain or host.name,
+                  "CondorVersion": condor_format.VERSION, "CondorPlatform": condor_format.PLATFORM,
                   "FileSystemDomain": host.filesystem_domain or host.name})
     names = ["Cpus", "Disk", "Memory"]
     if host.gpus:

@@ -683,7 +683,7 @@ empties them whatever AppendFiles says); KillSig when it is
         plan["not_before"] = deferral   # (the shepherd waits until then, as the starter does)
     if facts["scratch"]:
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
-                           "output": facts["transfer_output"]}
+                           "output": facts["transfer_output"], "on_success": facts["on_success"]}
     return plan
 
 

@@ -218,8 +218,14 @@ class Shepherd:
         """Copy the job's output files back (see exec.transfer). A file it was to leave
         that is not there, after it exited of its own accord, is the result's
         ``output_failure`` (the step, the path and the errno); when the copying began
-        and ended, its ``transfer_output``."""
+        and ended, its ``transfer_output``. A job whose output comes back only on
+        success (``scratch["on_success"]``: the exit code that is one) that exited
+        otherwise, or by a signal, gets nothing back, and no failure."""
         if not self.plan.get("scratch"):
+            return
+        success = self.plan["scratch"].get("on_success")
+        if success is not None and (self.result["signal"] or self.result["exit_status"] != success):
+            self.trace("output files not copied back: the job did not succeed (ON_SUCCESS)")
             return
         from gridtools.exec import transfer
         began = self._note_transfer("out_started")

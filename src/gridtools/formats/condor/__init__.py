@@ -34,6 +34,11 @@ Modules:
 """
 
 
+#: the version and platform gridtools gives as HTCondor's (job ads, slot ads, -version)
+VERSION = "$CondorVersion: 24.0.0 gridtools $"
+PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
+
+
 def c_atoi(text):
     """The number C's ``atoi`` reads from ``text``, as HTCondor's tools read numbers
     (condor_submit's machine_count, the tools' -limit, -match, -wide:N ...):

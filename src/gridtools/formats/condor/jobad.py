@@ -17,6 +17,7 @@ which are imported for the others.
 from gridtools import ospaths
 from gridtools.classad.draft import DraftAd
 from gridtools.errors import InputError, lines
+from gridtools.formats.condor import PLATFORM, VERSION
 from gridtools.formats.condor import jobattrs as A
 from gridtools.formats.condor.submit import (
     ATTRIBUTE, COMMAND, Assignment, QueueStatement, SubmitDescription, error_at, plain_count,
@@ -25,8 +26,8 @@ from gridtools.formats.condor.submit import (
 # JobSubmitMethod values: how a job entered the queue.
 SUBMIT_METHOD_CONDOR_SUBMIT = 0
 SUBMIT_METHOD_PYTHON = 2
-DEFAULT_VERSION = "$CondorVersion: 24.0.0 gridtools $"
-DEFAULT_PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
+DEFAULT_VERSION = VERSION
+DEFAULT_PLATFORM = PLATFORM
 #: what the tools' -version prints (HTCondor's version and platform lines)
 VERSION_TEXT = f"{DEFAULT_VERSION}\n{DEFAULT_PLATFORM}\n"
 #: a queue count at or above this is out of range (HTCondor's INT_MAX)
@@ -326,24 +327,25 @@ def make_ad(jobs, live):
     A.set_environment(ad, cmd, ctx)
     A.set_log(ad, cmd, iwd)
     custom = [(key, jobs.spelling(key, COMMAND)[len("request_"):])
-              for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS]
+              for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS and key != "request_"]
     asked = A.set_requests(ad, cmd, custom)
     should = A.set_transfer(ad, cmd, universe, ctx)
     deferred, terms = _NOT_DEFERRED
     if not A.DEFERRAL_COMMANDS.isdisjoint(jobs.defs):
         from gridtools.formats.condor import deferral
         deferred, terms = deferral.attributes(cmd, universe, ctx.setting("SCHEDD_INTERVAL"))
+    rare = not A.MORE_COMMANDS.isdisjoint(jobs.defs)
     forced = jobs.defs.get("my.requirements")
     if forced is not None and expand(forced).strip():
         A.forced_requirements(ad, cmd, ctx)     # (the ad takes them with the other attributes)
     else:
-        A.set_requirements(ad, cmd, universe, should, ctx, asked, terms)
+        A.set_requirements(ad, cmd, universe, should, ctx, asked, terms, rare)
     for name, value in deferred.items():
         ad[name] = value
     _rest(ad, cmd, ctx, universe)
-    if not A.MORE_COMMANDS.isdisjoint(jobs.defs):
+    if rare:
         from gridtools.formats.condor import moreattrs
-        moreattrs.apply(ad, cmd, jobs.defs, iwd)
+        moreattrs.apply(ad, cmd, jobs.defs, iwd, ctx.warnings)
     _custom(ad, jobs, expand)
     return ad
 

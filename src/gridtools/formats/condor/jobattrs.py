@@ -45,7 +45,7 @@ NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3, "start": 4}
 MORE_COMMANDS = frozenset((
     "allowed_execute_duration", "allowed_job_duration", "append_files", "aws_access_key_id_file", "aws_region",
     "aws_secret_access_key_file", "batch_id", "buffer_block_size", "buffer_files", "buffer_size",
-    "checkpoint_destination", "compress_files", "concurrency_limits", "container_target_dir", "core_size",
+    "checkpoint_destination", "compress_files", "concurrency_limits", "concurrency_limits_expr", "container_target_dir", "core_size",
     "coresize", "dag_node_name", "dagman_job_id", "dagman_log", "description", "disk_usage",
     "docker_network_type", "docker_override_entrypoint", "docker_pull_policy", "dont_encrypt_input_files",
     "dont_encrypt_output_files", "email_attributes", "encrypt_execute_directory", "encrypt_input_files",
@@ -354,8 +354,9 @@ REQUESTS = frozenset(("request_cpus", "request_disk", "request_memory", "request
 def set_requests(ad, cmd, custom=()):
     """RequestCpus, RequestMemory (MB), RequestDisk (KB), RequestGPUs, and the custom
     resources ``custom`` names: (command, its name as written after ``request_``), each
-    ``Request<name>``, an expression. Returns the names of the custom ones that ask for
-    some (not a literal 0), sorted, for the requirements."""
+    ``Request<name>``, an expression (a name of fewer than two characters, or starting
+    with ``_``, is no resource: HTCondor sets nothing for it). Returns the names of the
+    custom ones set, for the requirements (``_request_term``)."""
     _request(ad, cmd, "request_cpus", "RequestCpus", None, 1)
     _request(ad, cmd, "request_disk", "RequestDisk", 1, DEFAULT_REQUEST_DISK)
     _request(ad, cmd, "request_memory", "RequestMemory", 2, DEFAULT_REQUEST_MEMORY)
@@ -363,11 +364,10 @@ def set_requests(ad, cmd, custom=()):
     asked = []
     for key, name in custom:
         text = cmd(key)
-        if text is not None and text.strip():
+        if text is not None and text.strip() and len(name) >= 2 and name[0] != "_":
             ad["Request" + name] = expr("Request" + name, text.strip())
-            if text.strip() != "0":
-                asked.append(name)
-    return sorted(asked, key=str.lower)
+            asked.append(name)
+    return asked
 
 
 def set_transfer(ad, cmd, universe, ctx):
@@ -427,10 +427,12 @@ def forced_requirements(ad, cmd, ctx):
     _set_rank(ad, cmd)
 
 
-def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=()):
+def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=False):
     """Requirements: the user's, and the terms HTCondor adds for what the user's do not
     refer to already (``reqrefs``), then ``more`` (a deferred job's). Without the
-    user's, the texts of the terms joined; with it, what the parser makes of them all."""
+    user's, the texts of the terms joined; with it, what the parser makes of them all.
+    ``rare``: the description gives some of the rarer commands (moreattrs), which may
+    add terms of their own (``moreattrs.requirement_extras``)."""
     user = cmd("requirements")
     user = user.strip() if user is not None else ""
     refs = set()
@@ -453,12 +455,19 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=()):
         terms.append(_same("(TARGET.Memory >= RequestMemory)"))
     if not _at_most(ad, "RequestCpus") and "cpus" not in refs:
         terms.append(_same("(TARGET.Cpus >= RequestCpus)"))
-    for name in custom:
-        if name.lower() not in refs:
-            terms.append(_same(f"(TARGET.{name} >= Request{name})"))
-    if "RequestGPUs" in ad and ad.lookup("RequestGPUs").unparse() != "0" and "gpus" not in refs:
-        terms.append(_same("(TARGET.GPUs >= RequestGPUs)"))
-    transfer = _transfer_term(should, refs) if universe in ON_EXECUTE_HOSTS else None
+    resources = list(custom) + (["GPUs"] if "RequestGPUs" in ad else [])
+    for name in sorted(resources, key=str.lower):
+        term = _request_term(ad, name) if name.lower() not in refs else None
+        if term is not None:
+            terms.append(_same(term))
+    check, extra = "TARGET.HasFileTransfer", ""
+    if rare:
+        from gridtools.formats.condor.moreattrs import requirement_extras
+        before, check, extra = requirement_extras(cmd, refs)
+        terms.extend(_same(term) for term in before)
+    if should != "NO" and ad.eval("WhenToTransferOutput") == "ON_SUCCESS" and VERSION_TERM not in extra:
+        extra += VERSION_TERM
+    transfer = _transfer_term(should, refs, check, extra) if universe in ON_EXECUTE_HOSTS else None
     if transfer:
         terms.append(_same(transfer))
     terms.extend(_same(term) for term in more)
@@ -468,6 +477,27 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=()):
         ad["Requirements"] = Text(" && ".join(new for new, _old in terms),
                                   " && ".join(old for _new, old in terms))
     _set_rank(ad, cmd)
+
+
+def _request_term(ad, name):
+    """The term of Requirements for a request of resource ``name`` (GPUs or a custom one),
+    by the type of the request's value, as HTCondor makes it: a number above 0, or
+    undefined, asks for as many; a string that is not empty for a match of the machine's
+    (regexp); anything else (0 or less, a boolean, a list ...) for nothing (None)."""
+    value = ad.eval("Request" + name) if ad.plain("Request" + name) else _evaluated(ad, "Request" + name)
+    if value is UNDEFINED or type(value) in (int, float):
+        return f"(TARGET.{name} >= Request{name})" if value is UNDEFINED or value > 0 else None
+    if type(value) is str:
+        return f"regexp(Request{name},TARGET.{name})" if value else None
+    return None
+
+
+def _evaluated(ad, name):
+    """The value of an expression attribute of a DraftAd (ERROR when it cannot be)."""
+    try:
+        return ad.eval(name)
+    except Exception:  # noqa: BLE001 - any failure of an evaluation is HTCondor's ERROR
+        return ERROR
 
 
 def _set_rank(ad, cmd):
@@ -483,13 +513,18 @@ def _same(text):
     return text, text
 
 
-def _transfer_term(should, refs):
-    """The term that lets the job reach its files (a shared file system, file transfer,
-    or either), but what the user's own requirements already refer to (``refs``, the
-    machine's attributes they name) (None)."""
+#: what HTCondor adds to the file transfer term when the transfer needs a starter of 8.9.7
+#: or later (checkpoint files, relative paths kept, output on success only)
+VERSION_TERM = ' && versioncmp(split(TARGET.CondorVersion)[1],"8.9.7") >= 0'
+
+
+def _transfer_term(should, refs, check="TARGET.HasFileTransfer", extra=""):
+    """The term that lets the job reach its files (a shared file system, file transfer
+    (``check``, then ``extra``), or either), but what the user's own requirements already
+    refer to (``refs``, the machine's attributes they name) (None)."""
     shared = None if "filesystemdomain" in refs else "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
     checks_transfer = "hasfiletransfer" in refs or "hasjobtransferplugins" in refs
-    transfer = None if checks_transfer else "(TARGET.HasFileTransfer)"
+    transfer = None if checks_transfer else f"({check}{extra})"
     if should == "YES":
         return transfer
     if should == "NO":

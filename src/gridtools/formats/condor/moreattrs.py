@@ -42,7 +42,7 @@ from gridtools.classad.draft import Text
 from gridtools.errors import InputError, lines
 from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, flag, quantity, unquoted
 
-EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK = range(12)
+EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK, FILES = range(13)
 
 #: command -> (attribute, kind)
 COMMANDS = {
@@ -52,6 +52,7 @@ COMMANDS = {
     "buffer_block_size": ("BufferBlockSize", EXPR),
     "buffer_size": ("BufferSize", EXPR),
     "concurrency_limits": ("ConcurrencyLimits", LIMITS),
+    "concurrency_limits_expr": ("ConcurrencyLimits", EXPR),
     "core_size": ("CoreSize", INTEGER),
     "coresize": ("CoreSize", INTEGER),
     "dagman_log": ("DAGManNodesLog", PATH),
@@ -117,7 +118,7 @@ COMMANDS = {
     "noop_job_exit_signal": ("NoopJobExitSignal", EXPR),
     "output_destination": ("OutputDestination", TEXT),
     "output_directory": ("OutputDirectory", PATH),
-    "public_input_files": ("PublicInputFiles", TEXT),
+    "public_input_files": ("PublicInputFiles", FILES),
     "scitokens_file": ("ScitokensFile", PATH),
     "parallel_script_shadow": ("ParallelScriptShadow", TEXT),
     "parallel_script_starter": ("ParallelScriptStarter", TEXT),
@@ -142,10 +143,14 @@ COMMANDS = {
 _SPOKEN = {"coresize": "core_size", "materialize_max_idle": "max_idle"}
 
 
-def apply(ad, cmd, keys, iwd):
+def apply(ad, cmd, keys, iwd, warnings=None):
     """Set the attributes of the commands of ``keys`` (the description's names in lower
-    case) that COMMANDS holds, from their values (``cmd``)."""
+    case) that COMMANDS holds, from their values (``cmd``); what HTCondor warns of goes
+    into ``warnings`` (a list, once each)."""
     given = COMMANDS.keys() & set(keys)
+    if {"concurrency_limits", "concurrency_limits_expr"} <= given and \
+            (cmd("concurrency_limits") or "").strip() and (cmd("concurrency_limits_expr") or "").strip():
+        raise fail("concurrency_limits and concurrency_limits_expr can't be used together")
     for key in sorted(given):
         if _SPOKEN.get(key) in given:
             continue
@@ -153,7 +158,29 @@ def apply(ad, cmd, keys, iwd):
         if text is None or not text.strip():
             continue
         attr, kind = COMMANDS[key]
-        ad[attr] = _value(_SPOKEN.get(key, key), attr, kind, text.strip(), iwd)
+        if kind == FILES and ad.eval("ShouldTransferFiles") == "NO":
+            continue                            # (as HTCondor: no transfer, no public files)
+        value = _value(_SPOKEN.get(key, key), attr, kind, text.strip(), iwd)
+        if value is not None:
+            ad[attr] = value
+    _lease_at_least(ad, warnings)
+
+
+#: the shortest JobLeaseDuration HTCondor takes (a literal number below it, above 0, is raised)
+SHORTEST_LEASE = 20
+
+
+def _lease_at_least(ad, warnings):
+    """A JobLeaseDuration written as a number (or boolean) above 0 and below 20 seconds is
+    20, with HTCondor's warning."""
+    if "JobLeaseDuration" not in ad or not ad.plain("JobLeaseDuration"):
+        return                                  # (an expression is left as written)
+    value = ad.eval("JobLeaseDuration")
+    if type(value) in (int, float, bool) and 0 < int(value) < SHORTEST_LEASE:
+        ad["JobLeaseDuration"] = SHORTEST_LEASE
+        line = "JobLeaseDuration less than 20 seconds is not allowed, using 20 instead"
+        if warnings is not None and line not in warnings:
+            warnings.append(line)
 
 
 def _value(name, attr, kind, text, iwd):
@@ -165,6 +192,9 @@ def _value(name, attr, kind, text, iwd):
         return boolean(name, text)
     if kind == TEXT:
         return text
+    if kind == FILES:
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        return ",".join(names) or None
     if kind == UNQUOTED:
         return unquoted(text)
     if kind in (NAMES, LIMITS):
@@ -334,11 +364,45 @@ def old_strings(text):
 
 #: the values of should_transfer_files and when_to_transfer_output
 TRANSFER_MODES = ("YES", "NO", "IF_NEEDED")
-TRANSFER_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT")
+TRANSFER_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT", "ON_SUCCESS", "NONE")
 #: the other names HTCondor reads for them
 TRANSFER_MODE_NAMES = {"TRUE": "YES", "ALWAYS": "YES", "FALSE": "NO", "NEVER": "NO", "AUTO": "IF_NEEDED"}
-TRANSFER_WHEN_NAMES = {"ALWAYS": "ON_EXIT_OR_EVICT", "ONEXIT": "ON_EXIT"}
+#: when_to_transfer_output's other words, as HTCondor 24 reads them (NONE: only beside
+#: should_transfer_files = NO, which transfers nothing)
+TRANSFER_WHEN_NAMES = {"ALWAYS": "ON_EXIT_OR_EVICT", "TRUE": "ON_EXIT_OR_EVICT", "YES": "ON_EXIT_OR_EVICT",
+                       "ONEXIT": "ON_EXIT", "FALSE": "ON_EXIT", "NO": "ON_EXIT", "NEVER": "ON_EXIT",
+                       "ONSUCCESS": "ON_SUCCESS", "NULL": "NONE"}
 NICE_USER_GROUP = "nice-user"  # the accounting group of nice_user jobs
+
+
+#: the commands whose attributes ask for a machine that encrypts files one by one
+ENCRYPTION_COMMANDS = ("encrypt_input_files", "encrypt_output_files", "dont_encrypt_input_files",
+                       "dont_encrypt_output_files")
+
+
+def requirement_extras(cmd, refs):
+    """What the rarer commands add to the Requirements HTCondor makes, but what the user's
+    requirements refer to already (``refs``): (the terms that come before the file
+    transfer term, the check for file transfer in that term, what follows the check)."""
+    def given(key):
+        return (cmd(key) or "").strip()
+
+    def true(key):
+        try:
+            return bool(given(key)) and boolean(key, given(key))
+        except InputError:
+            return False                        # (refused where its attribute is set)
+    before = []
+    if "encryptexecutedirectory" not in refs and true("encrypt_execute_directory"):
+        before.append("TARGET.HasEncryptExecuteDirectory")
+    check = "TARGET.HasJobTransferPlugins" if given("transfer_plugins") else "TARGET.HasFileTransfer"
+    extra = ""
+    if "hasperfileencryption" not in refs and any(given(key) for key in ENCRYPTION_COMMANDS):
+        extra += " && TARGET.HasPerFileEncryption"
+    if given("transfer_checkpoint_files") or true("preserve_relative_paths"):
+        from gridtools.formats.condor.jobattrs import VERSION_TERM
+        extra += VERSION_TERM
+    return before, check, extra
 
 
 def transfer_modes(cmd, asked, given):
@@ -358,8 +422,8 @@ def transfer_modes(cmd, asked, given):
     if when not in TRANSFER_WHEN:
         raise fail(f"invalid value ({given}) for WhenToTransferOutput. Please either specify ON_EXIT, "
                    "or ON_EXIT_OR_EVICT and try again.")
-    if given and should == "NO":
-        raise fail(f"WhenToTransferOutput specified as {when} yet ShouldTransferFiles defined as NO. "
+    if (given and should == "NO" and when != "NONE") or (when == "NONE" and should != "NO"):
+        raise fail(f"WhenToTransferOutput specified as {when} yet ShouldTransferFiles defined as {should}. "
                    "Please remove this contradiction from your submit file and try again.")
     if when == "ON_EXIT_OR_EVICT":
         if asked:

@@ -125,8 +125,10 @@ def run_facts(ad):
     """What running one proc needs, read from its ad: ``command``, ``args``, ``iwd``,
     ``env``, ``stdin``, ``stdout``, ``stderr`` (paths), ``kill_sig``, ``universe``,
     ``scratch`` (it runs in a scratch folder with copies of its input files),
-    ``transfer_input`` (paths) and ``transfer_output`` (names; None: every new file of
-    the scratch folder)."""
+    ``transfer_input`` (paths), ``transfer_output`` (names; None: every new file of
+    the scratch folder) and ``on_success`` (when_to_transfer_output = ON_SUCCESS: the
+    exit code of a success, JobSuccessExitCode or 0, without which nothing comes back;
+    else None)."""
     iwd = _text(ad, "Iwd", "/") or "/"
     should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
     output = _text(ad, "TransferOutput", None)     # (None: every new file; "": none)
@@ -135,7 +137,10 @@ def run_facts(ad):
              "kill_sig": kill_signal(ad), "remove_kill_sig": kill_signal(ad, "RemoveKillSig", None),
              "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
              "transfer_input": [_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
-             "transfer_output": _file_list(output) if output is not None else None}
+             "transfer_output": _file_list(output) if output is not None else None,
+             "on_success": None}
+    if _text(ad, "WhenToTransferOutput").upper() == "ON_SUCCESS":
+        facts["on_success"] = int(_number(ad, "JobSuccessExitCode", 0))
     for attr, key in (("In", "stdin"), ("Out", "stdout"), ("Err", "stderr")):
         facts[key] = _path(iwd, _text(ad, attr, "/dev/null") or "/dev/null")
     return facts
