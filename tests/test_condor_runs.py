@@ -249,3 +249,43 @@ def test_output_comes_back_on_success_only(cell, workdir):
     good = submit(cell, ON_SUCCESS.format(code=3, log="s.log"), cwd=workdir, name="s.sub")
     wait_events(os.path.join(workdir, "s.log"), f"{good}.0", [0, 40, 40, 1, 40, 40, 5])
     assert open(os.path.join(workdir, "out.txt")).read() == "x\n"
+
+
+def test_input_files_given_as_urls_are_fetched(cell, workdir):
+    """A URL among the input files: the job asks for machines with that plugin method, and
+    its file is fetched into the scratch folder under its last name."""
+    import http.server
+    import threading
+
+    from gridtools import ads
+    from gridtools.exec import transfer
+    assert ads.PLUGIN_METHODS == ",".join(transfer.URL_SCHEMES)
+    served = os.path.join(workdir, "served")
+    os.mkdir(served)
+    write(os.path.join(served, "data.txt"), "from the web\n")
+    write(os.path.join(workdir, "local.txt"), "from a file\n")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=served, **kwargs)
+
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/data.txt"
+        cluster = submit(cell, "executable = /bin/sh\n"
+                               "arguments = \"-c 'cat data.txt local.txt > both.txt'\"\n"
+                               "should_transfer_files = YES\n"
+                               f"transfer_input_files = {url}, file://{workdir}/local.txt\n"
+                               "transfer_output_files = both.txt\nlog = u.log\nqueue\n", cwd=workdir)
+        assert cell.run("condor_q", str(cluster), "-af", "WantTransferPluginMethods").stdout == "file,http\n"
+        wait_events(os.path.join(workdir, "u.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+        assert open(os.path.join(workdir, "both.txt")).read() == "from the web\nfrom a file\n"
+        gone = submit(cell, f"executable = /bin/true\nshould_transfer_files = YES\n"
+                            f"transfer_input_files = {url}.missing\nlog = g.log\nqueue\n", cwd=workdir, name="g.sub")
+        wait_events(os.path.join(workdir, "g.log"), f"{gone}.0", [0, 40, 40, 12])
+        assert _hold(cell, f"{gone}.0")[0] == 13                           # TransferInputError
+    finally:
+        server.shutdown()

@@ -530,3 +530,17 @@ def test_forced_requirements_override_a_circular_requirements(cell, workdir):
     shown = cell.run("condor_q", f"{cluster}.0", "-af:r", "Requirements").stdout
     assert shown == "(TARGET.Memory > 0)\n"
     assert cell.run("condor_rm", str(cluster)).returncode == 0
+
+
+def test_a_container_job_waits_for_a_container_runtime(cell, workdir):
+    """This cell's machines have no container runtime: a container job is queued as
+    HTCondor queues it and waits, and the analysis names the term no machine meets."""
+    cluster = submit(cell, "universe = container\ncontainer_image = docker://debian:12\nqueue\n", cwd=workdir)
+    shown = cell.run("condor_q", str(cluster), "-af", "WantContainer", "ContainerImageSource", "JobStatus").stdout
+    assert shown == "true docker 1\n"
+    wait_for(lambda: "the job's Requirements are false" in cell.run("qstat", "-j", str(cluster)).stdout)
+    assert cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout == "1\n"      # looked at, still idle
+    analysis = cell.run("condor_q", "-better-analyze", f"{cluster}.0").stdout
+    assert "TARGET.HasContainer" in analysis and "No machines matched" in analysis
+    proc = cell.run("condor_submit", cwd=workdir, input="universe = docker\nqueue\n")
+    assert (proc.returncode, proc.stderr) == (1, "ERROR: docker jobs require a docker_image\n")

@@ -291,6 +291,8 @@ def _slot_load(host, order, count, name, busy):
 #: Rank on Mips or KFlops has a number to compare; STARTD_ATTRS or STARTD_FACTS_FILE
 #: may set others)
 SLOT_MIPS = 30000
+#: the URL schemes an input file may have (exec.transfer.URL_SCHEMES: kept alike by a test)
+PLUGIN_METHODS = "data,file,ftp,http,https"
 SLOT_KFLOPS = 2000000
 
 #: machine policy expressions published in every slot ad: (config name, attribute, default)
@@ -331,7 +333,8 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   "EnteredCurrentState": int(view.entered_state),
                   "EnteredCurrentActivity": int(view.entered_activity), "CurrentTime": int(now),
                   "Mips": SLOT_MIPS, "KFlops": SLOT_KFLOPS,
-                  "HasFileTransfer": True, "HasJobDeferral": True, "UidDomain": host.uid_domain or host.name,
+                  "HasFileTransfer": True, "HasFileTransferPluginMethods": PLUGIN_METHODS,
+                  "HasJobDeferral": True, "UidDomain": host.uid_domain or host.name,
                   "CondorVersion": condor_format.VERSION, "CondorPlatform": condor_format.PLATFORM,
                   "FileSystemDomain": host.filesystem_domain or host.name})
     names = ["Cpus", "Disk", "Memory"]

@@ -10,6 +10,13 @@ name ending in ``/`` its contents only), each under its last name. A name
 listed there that the job did not leave is reported (the task is held, as
 HTCondor holds it). Every copy is made by a child process with the job
 owner's identity, so it reads and writes only what the owner may.
+
+An input file given as a URL of one of ``URL_SCHEMES`` (what the slot ads
+offer as ``HasFileTransferPluginMethods``) is fetched into the folder under
+the last name of its path, as HTCondor's curl plugin fetches it, with the
+standard library's URL opener (``chtc+https`` and the like: the scheme after
+the last ``+``, ``-`` or ``.``); a fetch that fails, or lasts over
+``URL_TIMEOUT`` seconds without data, fails the input transfer.
 """
 
 import os
@@ -44,7 +51,32 @@ def _as_owner(plan, work):
     return os.waitstatus_to_exitcode(status), said.decode(errors="surrogateescape")
 
 
+#: the URL schemes input files may be fetched from (the slot ads' HasFileTransferPluginMethods)
+URL_SCHEMES = ("data", "file", "ftp", "http", "https")
+#: seconds a URL fetch may wait for data
+URL_TIMEOUT = 300
+
+
+def _fetch(url, folder):
+    """Fetch ``url`` into ``folder`` under the last name of its path."""
+    import urllib.parse
+    import urllib.request
+    scheme, sep, rest = url.partition("://")
+    for mark in "+-.":
+        scheme = scheme.rpartition(mark)[2]
+    if scheme.lower() not in URL_SCHEMES:
+        raise OSError(f"no plugin for {scheme} URLs")
+    plain = scheme + sep + rest
+    name = os.path.basename(urllib.parse.urlparse(plain).path.rstrip("/")) or "index"
+    with urllib.request.urlopen(plain, timeout=URL_TIMEOUT) as answer, \
+            open(os.path.join(folder, name), "wb") as out:
+        shutil.copyfileobj(answer, out)
+
+
 def _copy_in(source, folder):
+    if "://" in source:
+        _fetch(source, folder)
+        return
     if os.path.isdir(source):
         if source.endswith("/"):
             for name in os.listdir(source):

@@ -319,8 +319,14 @@ def make_ad(jobs, live):
     ad = DraftAd()
     _identity(ad, jobs, ctx)
     universe = A.set_universe(ad, cmd)
+    topping = ""
+    if not A.CONTAINER_COMMANDS.isdisjoint(jobs.defs) or "universe" in jobs.defs:
+        name = (cmd("universe") or "").strip().lower()
+        if name in ("container", "docker") or not A.CONTAINER_COMMANDS.isdisjoint(jobs.defs):
+            from gridtools.formats.condor import container
+            topping = container.topping(ad, cmd, name, universe)
     iwd = A.initial_dir(cmd, ctx)
-    A.set_executable(ad, cmd, ctx, iwd)
+    A.set_executable(ad, cmd, ctx, iwd, bool(topping))
     ad["Iwd"] = iwd
     A.set_streams(ad, cmd, ctx)
     A.set_arguments(ad, cmd)
@@ -330,6 +336,11 @@ def make_ad(jobs, live):
               for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS and key != "request_"]
     asked = A.set_requests(ad, cmd, custom)
     should = A.set_transfer(ad, cmd, universe, ctx)
+    machine = ()
+    if topping:
+        if topping == "container":
+            container.transfer(ad, cmd, ctx, should)
+        machine = container.requirement_terms(ad, topping)
     deferred, terms = _NOT_DEFERRED
     if not A.DEFERRAL_COMMANDS.isdisjoint(jobs.defs):
         from gridtools.formats.condor import deferral
@@ -339,7 +350,7 @@ def make_ad(jobs, live):
     if forced is not None and expand(forced).strip():
         A.forced_requirements(ad, cmd, ctx)     # (the ad takes them with the other attributes)
     else:
-        A.set_requirements(ad, cmd, universe, should, ctx, asked, terms, rare)
+        A.set_requirements(ad, cmd, universe, should, ctx, asked, terms, rare, machine)
     for name, value in deferred.items():
         ad[name] = value
     _rest(ad, cmd, ctx, universe)

@@ -34,7 +34,10 @@ LOCAL = 12
 
 #: the universes by their names in a submit description
 UNIVERSES = {"scheduler": SCHEDULER, "vanilla": VANILLA, "parallel": PARALLEL,
-             "local": LOCAL}
+             "local": LOCAL, "container": VANILLA, "docker": VANILLA}
+#: the commands of container jobs (formats.condor.container, loaded only for a description
+#: that gives one of them or names the container or docker universe)
+CONTAINER_COMMANDS = frozenset(("container_image", "docker_image"))
 #: the universes whose jobs run on execute hosts
 ON_EXECUTE_HOSTS = (VANILLA, PARALLEL)
 
@@ -170,12 +173,13 @@ def set_universe(ad, cmd):
 SHELL = "/bin/sh"
 
 
-def set_executable(ad, cmd, ctx, iwd):
+def set_executable(ad, cmd, ctx, iwd, optional=False):
     """Cmd and the sizes of the executable: a relative name from the directory
     condor_submit runs in, or, when the executable is not transferred (a program of the
     execute host, its name kept as written), from the initial directory ``iwd``. A
     ``shell`` command line is run by SHELL instead, as HTCondor runs it (the executable
-    and its transfer are then not read)."""
+    and its transfer are then not read). ``optional``: a container job, whose image has
+    a command of its own (Cmd "" when none is given)."""
     shell = cmd("shell")
     if shell is not None and shell.strip():
         ad["TransferExecutable"] = False
@@ -184,6 +188,11 @@ def set_executable(ad, cmd, ctx, iwd):
         ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = size
         return
     exe = cmd("executable")
+    if (not exe or not exe.strip()) and optional:
+        ad["TransferExecutable"] = False
+        ad["Cmd"] = ""
+        ad["ExecutableSize"] = ad["ImageSize"] = ad["DiskUsage"] = 0
+        return
     if not exe or not exe.strip():
         raise fail("No 'executable' parameter was provided")
     exe = exe.strip()
@@ -427,12 +436,13 @@ def forced_requirements(ad, cmd, ctx):
     _set_rank(ad, cmd)
 
 
-def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=False):
+def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=False, machine=()):
     """Requirements: the user's, and the terms HTCondor adds for what the user's do not
     refer to already (``reqrefs``), then ``more`` (a deferred job's). Without the
     user's, the texts of the terms joined; with it, what the parser makes of them all.
     ``rare``: the description gives some of the rarer commands (moreattrs), which may
-    add terms of their own (``moreattrs.requirement_extras``)."""
+    add terms of their own (``moreattrs.requirement_extras``); ``machine``: a container
+    job's terms, which stand for the operating system's (``container``)."""
     user = cmd("requirements")
     user = user.strip() if user is not None else ""
     refs = set()
@@ -443,7 +453,9 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
     if "arch" not in refs:
         terms.append((f"(TARGET.Arch == {unparse_value(ctx.arch)})",
                       f"(TARGET.Arch == {unparse_value(ctx.arch, True)})"))
-    if refs.isdisjoint(OPSYS_NAMES):
+    if machine:
+        terms.extend(_same(term) for term in machine)
+    elif refs.isdisjoint(OPSYS_NAMES):
         terms.append((f"(TARGET.OpSys == {unparse_value(ctx.opsys)})",
                       f"(TARGET.OpSys == {unparse_value(ctx.opsys, True)})"))
     if "RequestDisk" not in ad:                 # (request_disk = undefined)
@@ -467,7 +479,11 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
         terms.extend(_same(term) for term in before)
     if should != "NO" and ad.eval("WhenToTransferOutput") == "ON_SUCCESS" and VERSION_TERM not in extra:
         extra += VERSION_TERM
-    transfer = _transfer_term(should, refs, check, extra) if universe in ON_EXECUTE_HOSTS else None
+    transfer = None
+    if universe in ON_EXECUTE_HOSTS:
+        if should != "NO":
+            extra += _plugin_terms(ad, cmd, refs, rare)
+        transfer = _transfer_term(should, refs, check, extra)
     if transfer:
         terms.append(_same(transfer))
     terms.extend(_same(term) for term in more)
@@ -511,6 +527,28 @@ OPSYS_NAMES = frozenset(("opsys", "opsysandver", "opsyslongname", "opsysshortnam
 
 def _same(text):
     return text, text
+
+
+def _plugin_terms(ad, cmd, refs, rare):
+    """The URL schemes the job's files need (``WantTransferPluginMethods``) and the terms
+    that ask the machine for them, which end the file transfer term: those of its input
+    files and, with the rarer commands, of its output destination and remaps, but those
+    its own transfer_plugins bring (``moreattrs.url_schemes``)."""
+    text = ad.eval("TransferInput") if "TransferInput" in ad else None
+    urls = isinstance(text, str) and "://" in text
+    if not (urls or rare):
+        return ""
+    from gridtools.formats.condor.moreattrs import url_schemes
+    schemes = url_schemes(text if urls else "", cmd if rare else None)
+    if not schemes:
+        return ""
+    if any(scheme.lower() in ("s3", "gs") for scheme in schemes):
+        from gridtools.formats.condor.moreattrs import signing_keys
+        signing_keys(cmd)
+    ad["WantTransferPluginMethods"] = ",".join(schemes)
+    if "hasfiletransferpluginmethods" in refs:
+        return ""
+    return "".join(f' && stringListIMember("{scheme}",TARGET.HasFileTransferPluginMethods)' for scheme in schemes)
 
 
 #: what HTCondor adds to the file transfer term when the transfer needs a starter of 8.9.7

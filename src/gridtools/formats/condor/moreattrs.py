@@ -405,6 +405,53 @@ def requirement_extras(cmd, refs):
     return before, check, extra
 
 
+def url_scheme(text):
+    """The scheme of a URL as HTCondor reads one (``http`` of ``http://x``; the part after
+    the last ``+``, ``-`` or ``.`` of one like ``chtc+https``), or "" for no URL: a letter,
+    letters, digits, ``+``, ``-`` and ``.``, then ``://`` and something."""
+    head, sep, rest = text.partition("://")
+    if not (sep and rest and head[:1].isascii() and head[:1].isalpha()):
+        return ""
+    if not all(ch.isascii() and (ch.isalnum() or ch in "+-.") for ch in head):
+        return ""
+    for mark in "+-.":
+        head = head.rpartition(mark)[2] if mark in head else head
+    return head
+
+
+def url_schemes(inputs, cmd=None):
+    """The URL schemes of the input file list ``inputs`` and (``cmd`` given) of
+    output_destination and transfer_output_remaps, less those transfer_plugins brings,
+    once each in HTCondor's order (case ignored)."""
+    found = {}
+    urls = [name.strip() for name in inputs.split(",")]
+    brought = set()
+    if cmd is not None:
+        urls.append((cmd("output_destination") or "").strip())
+        for remap in (cmd("transfer_output_remaps") or "").strip().strip('"').split(";"):
+            urls.append(remap.partition("=")[2].strip())
+        for plugin in (cmd("transfer_plugins") or "").split(";"):
+            names, eq, _path = plugin.partition("=")
+            if eq:
+                brought.update(name.lower() for name in names.replace(",", " ").split())
+    for url in urls:
+        scheme = url_scheme(url)
+        if scheme and scheme.lower() not in brought:
+            found.setdefault(scheme.lower(), scheme)
+    return [found[key] for key in sorted(found)]
+
+
+def signing_keys(cmd):
+    """s3:// and gs:// URLs are signed with the job's keys: refused, in HTCondor's two
+    lines, when it names no key files (SIGN_S3_URLS being true, as by default)."""
+    missing = []
+    for what, spelling in (("access_key_id_file", "URLs"), ("secret_access_key_file", "URLS")):
+        if not any((cmd(f"{kind}_{what}") or "").strip() for kind in ("aws", "s3", "gs")):
+            missing.append(f"ERROR: [s3|gs]:// {spelling} require [s3|aws|gs]_{what} to be set.")
+    if missing:
+        raise InputError(lines(*missing))
+
+
 def transfer_modes(cmd, asked, given):
     """(ShouldTransferFiles, WhenToTransferOutput) of a description that gives
     should_transfer_files (``asked``, stripped) or when_to_transfer_output (``given``,

@@ -125,7 +125,7 @@ def run_facts(ad):
     """What running one proc needs, read from its ad: ``command``, ``args``, ``iwd``,
     ``env``, ``stdin``, ``stdout``, ``stderr`` (paths), ``kill_sig``, ``universe``,
     ``scratch`` (it runs in a scratch folder with copies of its input files),
-    ``transfer_input`` (paths), ``transfer_output`` (names; None: every new file of
+    ``transfer_input`` (paths, and URLs as written), ``transfer_output`` (names; None: every new file of
     the scratch folder) and ``on_success`` (when_to_transfer_output = ON_SUCCESS: the
     exit code of a success, JobSuccessExitCode or 0, without which nothing comes back;
     else None)."""
@@ -136,7 +136,7 @@ def run_facts(ad):
              "env": _environment(_text(ad, "Environment")),
              "kill_sig": kill_signal(ad), "remove_kill_sig": kill_signal(ad, "RemoveKillSig", None),
              "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
-             "transfer_input": [_path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
+             "transfer_input": [f if "://" in f else _path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
              "transfer_output": _file_list(output) if output is not None else None,
              "on_success": None}
     if _text(ad, "WhenToTransferOutput").upper() == "ON_SUCCESS":
