@@ -289,3 +289,38 @@ def test_input_files_given_as_urls_are_fetched(cell, workdir):
         assert _hold(cell, f"{gone}.0")[0] == 13                           # TransferInputError
     finally:
         server.shutdown()
+
+
+SELF_CHECKPOINT = """#!/bin/sh
+n=$(cat ckpt 2>/dev/null || echo 0); n=$((n + 1)); echo $n > ckpt
+echo "run $n" >> {workdir}/runs
+if [ $n -lt 3 ]; then exit 85; fi
+if [ ! -e {workdir}/evicted ]; then touch {workdir}/sleeping; sleep 300; fi
+echo $n > result
+"""
+
+
+def test_a_self_checkpointing_job_starts_again_and_resumes_after_eviction(cell, workdir):
+    """checkpoint_exit_code: the job that exits with it starts again at once in the same
+    folder; its checkpoint files are kept, and a run after an eviction starts from them
+    (HTCondor's self-checkpointing)."""
+    write(os.path.join(workdir, "count.sh"), SELF_CHECKPOINT.format(workdir=workdir), 0o755)
+    cluster = submit(cell, "executable = count.sh\ncheckpoint_exit_code = 85\nshould_transfer_files = YES\n"
+                           "transfer_checkpoint_files = ckpt\ntransfer_output_files = result\nlog = c.log\n"
+                           "queue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    assert cell.run("condor_q", jid, "-af", "WantFTOnCheckpoint", "SuccessCheckpointExitCode").stdout == "true 85\n"
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "sleeping")))
+    with open(os.path.join(workdir, "runs")) as fh:
+        assert fh.read() == "run 1\nrun 2\nrun 3\n"          # two checkpoints, each started again
+    open(os.path.join(workdir, "evicted"), "w").close()
+    cell.run("condor_hold", jid, check=True)
+    wait_status(cell, jid, 5)
+    cell.run("condor_release", jid, check=True)
+    wait_for(lambda: events(os.path.join(workdir, "c.log")).get(jid, [])[-1:] == [5])
+    seen = events(os.path.join(workdir, "c.log"))[jid]
+    assert seen[:4] == [0, 40, 40, 1] and 12 in seen and 13 in seen and seen[-4:] == [1, 40, 40, 5]
+    with open(os.path.join(workdir, "runs")) as fh:
+        assert fh.read() == "run 1\nrun 2\nrun 3\nrun 3\n"   # the last run began from checkpoint 2
+    assert open(os.path.join(workdir, "result")).read() == "3\n"
+    assert not os.path.exists(os.path.join(workdir, "ckpt"))        # checkpoints stay with the job

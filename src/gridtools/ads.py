@@ -334,7 +334,7 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   "EnteredCurrentActivity": int(view.entered_activity), "CurrentTime": int(now),
                   "Mips": SLOT_MIPS, "KFlops": SLOT_KFLOPS,
                   "HasFileTransfer": True, "HasFileTransferPluginMethods": PLUGIN_METHODS,
-                  "HasJobDeferral": True, "UidDomain": host.uid_domain or host.name,
+                  "HasJobDeferral": True, "HasSelfCheckpointTransfers": True, "UidDomain": host.uid_domain or host.name,
                   "CondorVersion": condor_format.VERSION, "CondorPlatform": condor_format.PLATFORM,
                   "FileSystemDomain": host.filesystem_domain or host.name})
     names = ["Cpus", "Disk", "Memory"]

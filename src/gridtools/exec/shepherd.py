@@ -34,6 +34,7 @@ or SIGUSR2 (before being killed) and ``notify`` seconds to react.
 import os
 import select
 import signal
+import stat
 import time
 
 from gridtools.errors import SpoolError
@@ -67,6 +68,7 @@ class Shepherd:
         self.lock = None
         self.taken = False              # the task is no longer this shepherd's (_still_mine)
         self.transfers = {}             # when its file copying reached each stage (_note_transfer)
+        self.earlier_usage = {}         # CPU times of the runs before a self-checkpoint's restart
 
     def record_group(self, pgid):
         """Note in the lock the process group this shepherd runs (the job, a prolog ...;
@@ -155,6 +157,8 @@ class Shepherd:
                     self._procedure("pe_start", FAILED_PESTART) and self._deferred():
                 ckpt.prepare_restart(plan)
                 ran = self._run_job()
+                while ran and self._self_checkpointed():
+                    ran = self._run_job()
                 ckpt.clean(plan, self.result)
                 if ran:
                     self._stage_out()
@@ -201,6 +205,7 @@ class Shepherd:
         if not self.plan.get("scratch"):
             return True
         from gridtools.exec import transfer
+        self._checkpoint_store()
         if made:
             self.plan["cwd"] = made
             self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
@@ -213,6 +218,49 @@ class Shepherd:
                                error_state=True, error_reason=why,
                                start_failure={"step": transfer.STEP_INPUT, "path": "", "errno": 0})
         return done
+
+    def _checkpoint_store(self):
+        """The folder of the task that keeps an HTCondor job's self-checkpoints between
+        its runs (``self_checkpoint`` in the task's folder, the job owner's, mode 0700):
+        made when missing, named in the plan for ``transfer``."""
+        spec = (self.plan.get("scratch") or {}).get("self_checkpoint")
+        if not spec or self.plan.get("result_dir"):
+            return
+        store = os.path.join(self.dir, SELF_CHECKPOINT)
+        try:
+            os.mkdir(store, 0o700)
+            if os.geteuid() == 0:
+                os.chown(store, self.plan["uid"], self.plan["gid"])
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            self.trace(f"cannot make the checkpoint folder: {exc}")
+            return
+        info = os.lstat(store)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid in (self.plan["uid"], os.geteuid()):
+            spec["store"] = store
+
+    def _self_checkpointed(self):
+        """An HTCondor job that exited with its checkpoint_exit_code (and was not being
+        ended): its checkpoint files are kept (``transfer.save_checkpoint``) and it starts
+        again at once, in the same folder with the same arguments, as HTCondor's starter
+        starts it again; True then. Its CPU times add up over the runs."""
+        spec = (self.plan.get("scratch") or {}).get("self_checkpoint") or self.plan.get("self_checkpoint")
+        res = self.result
+        if not spec or res["signal"] or res["exit_status"] != spec["code"]:
+            return False
+        if self.killed_by or res["deleted"] or res["requeue"] or self.flags_stop():
+            return False
+        if spec.get("store"):
+            from gridtools.exec import transfer
+            saved, why = transfer.save_checkpoint(self.plan, spec["store"])
+            if not saved:
+                self.trace(f"checkpoint not kept: {why or 'copying failed'}")
+        res["checkpoints"] = res.get("checkpoints", 0) + 1
+        for name in ("ru_utime", "ru_stime"):
+            self.earlier_usage[name] = self.earlier_usage.get(name, 0.0) + float(res["usage"].get(name) or 0.0)
+        self.trace(f"job checkpointed (exit code {spec['code']}): starting it again")
+        return True
 
     def _stage_out(self):
         """Copy the job's output files back (see exec.transfer). A file it was to leave
@@ -412,8 +460,8 @@ class Shepherd:
             res["failed"] = FAILED_KILLED
             res["failed_reason"] = self.killed_by
         usage = res["usage"]
-        usage["ru_utime"] = rusage.ru_utime
-        usage["ru_stime"] = rusage.ru_stime
+        usage["ru_utime"] = rusage.ru_utime + self.earlier_usage.get("ru_utime", 0.0)
+        usage["ru_stime"] = rusage.ru_stime + self.earlier_usage.get("ru_stime", 0.0)
         for name in ("ru_maxrss", "ru_ixrss", "ru_idrss", "ru_isrss", "ru_minflt", "ru_majflt",
                      "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd", "ru_msgrcv",
                      "ru_nsignals", "ru_nvcsw", "ru_nivcsw"):
@@ -604,6 +652,8 @@ def _drain(fd):
         pass
 
 
+#: the folder of a task that keeps an HTCondor job's self-checkpoints (exec.transfer)
+SELF_CHECKPOINT = "self_checkpoint"
 #: written by the shepherd's parent when a shepherd ended without a result
 OBITUARY = jobstore.OBITUARY_FILE
 #: width of the record in the lock file (rewritten in place, so it never needs new space)

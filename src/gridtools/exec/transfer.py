@@ -122,6 +122,11 @@ def stage_in(plan):
     def work():
         for source in scratch.get("input") or ():
             _copy_in(source, folder)
+        store = (scratch.get("self_checkpoint") or {}).get("store")
+        kept = os.path.join(store, KEPT) if store else None
+        if kept and os.path.isdir(kept):
+            for name in os.listdir(kept):       # (the last checkpoint, after the input files)
+                _copy_in(os.path.join(kept, name), folder)
         return _catalog(folder)
     code, said = _as_owner(plan, work)
     if code != 0:
@@ -167,21 +172,65 @@ def stage_out(plan):
     own = {entry[0] for entry in plan.get("ad_files") or ()}
 
     def work():
-        names = wanted if wanted is not None else os.listdir(folder)
         missing = ""
-        for name in names:
+        for name in _leaving(folder, wanted, before, own):
             path = os.path.join(folder, name)
             if wanted is not None:
                 missing = missing or _missing(path)
-            elif name in own or not os.path.isfile(path) or os.path.islink(path) or \
-                    before.get(name) == _noted(path):
-                continue
             if os.path.lexists(path):
                 _copy_out(path, name, iwd)
         return missing
     code, said = _as_owner(plan, work)
     err, _, path = said.partition(" ")
     return code == 0, ({"path": path, "errno": int(err)} if said else None)
+
+
+def _leaving(folder, wanted, before, own):
+    """The names of ``folder`` that go out: ``wanted`` (a list), else the plain files at
+    its top made or changed since ``before`` (the catalog), never those of ``own``."""
+    if wanted is not None:
+        return list(wanted)
+    found = []
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if name in own or not os.path.isfile(path) or os.path.islink(path) or before.get(name) == _noted(path):
+            continue
+        found.append(name)
+    return found
+
+
+#: in a task's self-checkpoint folder: the checkpoint kept, and the one being written
+KEPT, NEXT = "kept", "next"
+
+
+def save_checkpoint(plan, store):
+    """A job that exited with its checkpoint_exit_code: keep its checkpoint files (its
+    transfer_checkpoint_files, else its transfer_output_files, else what it made or
+    changed at the top of its scratch folder) in ``store``, the folder of its task kept
+    for them (owned by the job's owner), in place of the last ones; the new ones are
+    whole before the old go. (True, "") or (False, why)."""
+    scratch = plan.get("scratch") or {}
+    folder = plan["cwd"]
+    wanted = (scratch.get("self_checkpoint") or {}).get("files")
+    before = _read_catalog(scratch.get("catalog"))
+    own = {entry[0] for entry in plan.get("ad_files") or ()}
+
+    def work():
+        fresh, kept = os.path.join(store, NEXT), os.path.join(store, KEPT)
+        shutil.rmtree(fresh, ignore_errors=True)
+        os.mkdir(fresh, 0o700)
+        for name in _leaving(folder, wanted, before, own):
+            path = os.path.join(folder, name)
+            if os.path.lexists(path):
+                _copy_out(path, name, fresh)
+        old = os.path.join(store, f"old.{os.getpid()}")
+        if os.path.lexists(kept):
+            os.rename(kept, old)
+        os.rename(fresh, kept)
+        shutil.rmtree(old, ignore_errors=True)
+        return ""
+    code, said = _as_owner(plan, work)
+    return code == 0, said
 
 
 def _noted(path):

@@ -48,6 +48,7 @@ NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3, "start": 4}
 MORE_COMMANDS = frozenset((
     "allowed_execute_duration", "allowed_job_duration", "append_files", "aws_access_key_id_file", "aws_region",
     "aws_secret_access_key_file", "batch_id", "buffer_block_size", "buffer_files", "buffer_size",
+    "checkpoint_exit_code", "cuda_version",
     "checkpoint_destination", "compress_files", "concurrency_limits", "concurrency_limits_expr", "container_target_dir", "core_size",
     "coresize", "dag_node_name", "dagman_job_id", "dagman_log", "description", "disk_usage",
     "docker_network_type", "docker_override_entrypoint", "docker_pull_policy", "dont_encrypt_input_files",
@@ -472,10 +473,10 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
         term = _request_term(ad, name) if name.lower() not in refs else None
         if term is not None:
             terms.append(_same(term))
-    check, extra = "TARGET.HasFileTransfer", ""
+    check, extra, after = "TARGET.HasFileTransfer", "", ()
     if rare:
         from gridtools.formats.condor.moreattrs import requirement_extras
-        before, check, extra = requirement_extras(cmd, refs)
+        before, check, extra, after = requirement_extras(cmd, refs)
         terms.extend(_same(term) for term in before)
     if should != "NO" and ad.eval("WhenToTransferOutput") == "ON_SUCCESS" and VERSION_TERM not in extra:
         extra += VERSION_TERM
@@ -487,6 +488,7 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
     if transfer:
         terms.append(_same(transfer))
     terms.extend(_same(term) for term in more)
+    terms.extend(_same(term) for term in after)
     if user:
         ad["Requirements"] = expr("Requirements", " && ".join([f"({user})"] + [new for new, _old in terms]))
     else:

@@ -42,7 +42,7 @@ from gridtools.classad.draft import Text
 from gridtools.errors import InputError, lines
 from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, flag, quantity, unquoted
 
-EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK, FILES = range(13)
+EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK, FILES, CUDA = range(14)
 
 #: command -> (attribute, kind)
 COMMANDS = {
@@ -51,7 +51,9 @@ COMMANDS = {
     "append_files": ("AppendFiles", TEXT),
     "buffer_block_size": ("BufferBlockSize", EXPR),
     "buffer_size": ("BufferSize", EXPR),
+    "checkpoint_exit_code": ("SuccessCheckpointExitCode", INTEGER),
     "concurrency_limits": ("ConcurrencyLimits", LIMITS),
+    "cuda_version": ("CUDAVersion", CUDA),
     "concurrency_limits_expr": ("ConcurrencyLimits", EXPR),
     "core_size": ("CoreSize", INTEGER),
     "coresize": ("CoreSize", INTEGER),
@@ -163,6 +165,8 @@ def apply(ad, cmd, keys, iwd, warnings=None):
         value = _value(_SPOKEN.get(key, key), attr, kind, text.strip(), iwd)
         if value is not None:
             ad[attr] = value
+    if "SuccessCheckpointExitCode" in ad:
+        ad["WantFTOnCheckpoint"] = True         # (what has the starter act on the code)
     _lease_at_least(ad, warnings)
 
 
@@ -192,6 +196,8 @@ def _value(name, attr, kind, text, iwd):
         return boolean(name, text)
     if kind == TEXT:
         return text
+    if kind == CUDA:
+        return cuda_version(text)
     if kind == FILES:
         names = [name.strip() for name in text.split(",") if name.strip()]
         return ",".join(names) or None
@@ -380,10 +386,24 @@ ENCRYPTION_COMMANDS = ("encrypt_input_files", "encrypt_output_files", "dont_encr
                        "dont_encrypt_output_files")
 
 
+def cuda_version(text):
+    """CUDAVersion of a cuda_version: ``x.y`` is x * 1000 + y % 100, ``x`` x * 1000 (below
+    1000, else x itself), as HTCondor reads them; InputError otherwise."""
+    import re
+    found = re.fullmatch(r"\+?(\d+)(?:\.\+?(\d+))?", text.strip())       # (C's %u takes a sign)
+    if found is None:
+        raise fail("cuda_version must be of the form 'x' or 'x.y', where x and y are positive integers.")
+    major = int(found.group(1))
+    if found.group(2) is not None:
+        return major * 1000 + int(found.group(2)) % 100
+    return major * 1000 if major < 1000 else major
+
+
 def requirement_extras(cmd, refs):
     """What the rarer commands add to the Requirements HTCondor makes, but what the user's
     requirements refer to already (``refs``): (the terms that come before the file
-    transfer term, the check for file transfer in that term, what follows the check)."""
+    transfer term, the check for file transfer in that term, what follows the check,
+    the terms that end the requirements)."""
     def given(key):
         return (cmd(key) or "").strip()
 
@@ -402,7 +422,13 @@ def requirement_extras(cmd, refs):
     if given("transfer_checkpoint_files") or true("preserve_relative_paths"):
         from gridtools.formats.condor.jobattrs import VERSION_TERM
         extra += VERSION_TERM
-    return before, check, extra
+    after = []
+    if given("checkpoint_exit_code") and "hasselfcheckpointtransfers" not in refs:
+        after.append("TARGET.HasSelfCheckpointTransfers")
+    if given("cuda_version"):
+        cuda_version(given("cuda_version"))     # (refused here, before any term is made)
+        after.append("CUDAVersion <= TARGET.CUDAMaxSupportedVersion")
+    return before, check, extra, after
 
 
 def url_scheme(text):

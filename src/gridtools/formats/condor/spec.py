@@ -128,6 +128,8 @@ def run_facts(ad):
     ``transfer_input`` (paths, and URLs as written), ``transfer_output`` (names; None: every new file of
     the scratch folder) and ``on_success`` (when_to_transfer_output = ON_SUCCESS: the
     exit code of a success, JobSuccessExitCode or 0, without which nothing comes back;
+    else None) and ``self_checkpoint`` (checkpoint_exit_code: {"code", "files": its
+    TransferCheckpoint, else TransferOutput, names; None: what the job made or changed};
     else None)."""
     iwd = _text(ad, "Iwd", "/") or "/"
     should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
@@ -138,7 +140,12 @@ def run_facts(ad):
              "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
              "transfer_input": [f if "://" in f else _path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
              "transfer_output": _file_list(output) if output is not None else None,
-             "on_success": None}
+             "on_success": None, "self_checkpoint": None}
+    code = ad.eval("SuccessCheckpointExitCode")
+    if ad.eval("WantFTOnCheckpoint") is True and type(code) is int:
+        listed = _text(ad, "TransferCheckpoint", None)
+        listed = listed if listed is not None else output
+        facts["self_checkpoint"] = {"code": code, "files": _file_list(listed) if listed is not None else None}
     if _text(ad, "WhenToTransferOutput").upper() == "ON_SUCCESS":
         facts["on_success"] = int(_number(ad, "JobSuccessExitCode", 0))
     for attr, key in (("In", "stdin"), ("Out", "stdout"), ("Err", "stderr")):
