@@ -85,8 +85,11 @@ class Condor:
         ctx = self.context(state, dispatcher, loads, now)
         self.machines.update(ctx, now)
         rules, most = self._slotless_rules(), self._max_jobs_running(state)
-        if rules != snap.config.slotless_start or most != snap.config.max_jobs_running:
-            snap = replace(snap, config=replace(snap.config, slotless_start=rules, max_jobs_running=most))
+        limits = self._concurrency(snap)
+        if rules != snap.config.slotless_start or most != snap.config.max_jobs_running or \
+                limits != snap.config.concurrency:
+            snap = replace(snap, config=replace(snap.config, slotless_start=rules, max_jobs_running=most,
+                                                concurrency=limits))
         if not matchpass.enabled(snap.config):
             condor_jobs = memo.condor_jobs if memo is not None else True
             refused, unwanted, by_task, condor_jobs = slotads.refusals(ctx, snap.jobs, condor_jobs)
@@ -152,6 +155,36 @@ class Condor:
             text = (self.conf.get(KNOBS[universe]) or "").strip()
             found.append((universe, text or default))
         return tuple(found)
+
+    def _concurrency(self, snap):
+        """The capacities of the concurrency limits the snapshot's jobs use (sorted): each
+        name's ``<NAME>_LIMIT``, else (a ``set.member`` name) its set's
+        ``CONCURRENCY_LIMIT_DEFAULT_<SET>``, else ``CONCURRENCY_LIMIT_DEFAULT``; a name
+        with none of them is free (left out)."""
+        names = {name for job in snap.jobs for name, _amount in job.limits}
+        names.update(name for r in snap.running for name, _amount in r.limits)
+        if not names:
+            return ()
+        found = []
+        for name in sorted(names):
+            capacity = self._capacity(name)
+            if capacity is not None:
+                found.append((name, capacity))
+        return tuple(found)
+
+    def _capacity(self, name):
+        """A concurrency limit's capacity from condor_config, once per reading (None: free)."""
+        def read():
+            knobs = [f"{name}_LIMIT"]
+            if "." in name:
+                knobs.append(f"CONCURRENCY_LIMIT_DEFAULT_{name.partition('.')[0]}")
+            knobs.append("CONCURRENCY_LIMIT_DEFAULT")
+            for knob in knobs:
+                text = (self.conf.get(knob.upper()) or "").strip()
+                if text:
+                    return _number(text)
+            return None
+        return self.conf.derived(("concurrency", name), read)
 
     def _max_jobs_running(self, state):
         """condor_config's MAX_JOBS_RUNNING (an integer expression; HTCondor's default, the
@@ -317,3 +350,17 @@ def _owner_rows(rows, open_slots):
                 exprs = {k: v for k, v in exprs.items() if k != "Start"}
         out.append([values, exprs])
     return out
+
+
+def _number(text):
+    """The number a configuration value gives (an integer expression, say), or None."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    from gridtools.classad import ClassAdSyntaxError, parse
+    try:
+        value = parse(text).eval()
+    except ClassAdSyntaxError:
+        return None
+    return float(value) if type(value) in (int, float) and value == value else None

@@ -59,7 +59,7 @@ from gridtools.model.predecessors import ad_waits
 #: relations of load values that grow with load (np_load_avg >=); the others shrink (mem_free <=)
 _RISING = frozenset({Relop.GE, Relop.GT})
 #: reasons that end the look at a job's further tasks in this pass
-_JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.MAX_JOBS_RUNNING})
+_JOB_WIDE = frozenset({Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.MAX_JOBS_RUNNING, Why.CONCURRENCY})
 #: the reasons of a job blocked as a whole for a reason without arguments (an error state,
 #: a hold, a dependency): one tuple for all such jobs, which the published status holds
 #: and writes once however many jobs wait for it
@@ -94,6 +94,12 @@ class Pass:
         # HTCondor jobs running on execute hosts, this pass's starts counted (MAX_JOBS_RUNNING)
         self.shadows = None if snap.config.max_jobs_running is None else \
             sum(1 for r in snap.running if r.shadow)
+        # amounts of HTCondor's concurrency limits in use, this pass's starts counted
+        self.capacities = dict(snap.config.concurrency)
+        self.limit_use = {}
+        if self.capacities:
+            for r in snap.running:
+                self._use_limits(r.limits)
         self.categories, self.ar_pools = {}, {}
         self._task_requests = {}      # job id -> {task: Request} of the jobs whose tasks differ
         self.started = []             # (job, pe name, granted) of this pass's starts
@@ -226,6 +232,8 @@ class Pass:
         owner's and job's running tasks, load adjustments."""
         if job.shadow and self.shadows is not None:
             self.shadows += 1
+        if job.limits and self.capacities:
+            self._use_limits(job.limits)
         if in_ar:
             self._hold(job.owner, job.id, "", (), 0)
         else:
@@ -277,7 +285,23 @@ class Pass:
         if maxu and self.user_running.get(job.owner, 0) >= maxu:
             return Reason(Why.MAXUJOBS, (job.owner, maxu))
         if job.shadow:
-            return self.shadow_limit()
+            return self.shadow_limit() or self.concurrency_limit(job)
+        return None
+
+    def _use_limits(self, limits):
+        for name, amount in limits:
+            self.limit_use[name] = self.limit_use.get(name, 0.0) + amount
+
+    def concurrency_limit(self, job):
+        """The reason an HTCondor job may not start now: one of the concurrency limits it
+        uses would go over its capacity (the amounts of the jobs running and started in
+        this pass counted), or None."""
+        if not (job.limits and self.capacities):
+            return None
+        for name, amount in job.limits:
+            capacity = self.capacities.get(name)
+            if capacity is not None and self.limit_use.get(name, 0.0) + amount > capacity + 1e-9:
+                return Reason(Why.CONCURRENCY, (name, capacity))
         return None
 
     def shadow_limit(self):

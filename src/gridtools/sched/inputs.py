@@ -8,6 +8,8 @@ configuration, and a job's ``-l``/``-q``/``-pe`` requests and run time. The
 daemon builds its snapshots here, and so do ``qsub -w`` and ``qalter -w``.
 """
 
+import functools
+
 from gridtools.errors import GridError
 from gridtools.formats import values
 from gridtools.model.resources import INFINITY, Complex, Consumable, CxType, Relop, Requestable, per_job
@@ -434,13 +436,51 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
         deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in deadline_users,
         jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
         now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0),
-        universe=_slotless(spec), shadow=_shadow(spec), submit_host=spec.get("submit_host") or "",
+        universe=_slotless(spec), shadow=_shadow(spec), limits=concurrency_limits(spec),
+        submit_host=spec.get("submit_host") or "",
         task_requests=task_requests)
 
 
 def _shadow(spec):
     """True for an HTCondor job that runs on execute hosts (one of the schedd's shadows)."""
     return "condor_ad" in spec and not _slotless(spec)
+
+
+def concurrency_limits(spec):
+    """((name in lower case, amount), ...) of the concurrency limits an HTCondor job that
+    runs on execute hosts uses: its ad's ConcurrencyLimits (proc 0's), a string of
+    ``name[:amount]`` separated by commas or blanks (amount 1 when not given); () for
+    any other job (the limits do not apply to the slot-less universes)."""
+    ads = spec.get("condor_ad")
+    if not ads or _slotless(spec):
+        return ()
+    text = ads if isinstance(ads, str) else ads[0]
+    at = text.find("\nConcurrencyLimits = ") if isinstance(text, str) else -1
+    if at < 0 and not (isinstance(text, str) and text.startswith("ConcurrencyLimits = ")):
+        return ()
+    line = text[at + 1:].partition("\n")[0]
+    return _limits_of(line.partition(" = ")[2])
+
+
+@functools.lru_cache(maxsize=1024)
+def _limits_of(expr_text):
+    """The limits of a ConcurrencyLimits expression (evaluated on its own: an expression
+    that needs the matched machine, concurrency_limits_expr's ``TARGET.X``, uses none)."""
+    from gridtools.classad import ClassAdSyntaxError, parse
+    try:
+        value = parse(expr_text).eval()
+    except (ClassAdSyntaxError, ValueError, TypeError):
+        return ()
+    if not isinstance(value, str):
+        return ()
+    found = []
+    for word in value.replace(",", " ").split():
+        name, _colon, amount = word.partition(":")
+        try:
+            found.append((name.lower(), float(amount) if amount else 1.0))
+        except ValueError:
+            continue
+    return tuple(found)
 
 
 def _slotless(spec):
@@ -457,6 +497,7 @@ def running_record(job, task, table, req, department="defaultdepartment"):
                    start_time=task.start_time, end_time=task.start_time + req.runtime,
                    project=req.project, department=department, suspended=bool(task.suspended),
                    ar=req.ar, userlists=req.userlists, universe=_slotless(job.spec), shadow=_shadow(job.spec),
+                   limits=concurrency_limits(job.spec),
                    submit_time=float(job.spec["submit_time"]),
                    priority=int(job.spec.get("priority", 0)),
                    deadline=float(job.spec.get("deadline") or 0.0), request=req)

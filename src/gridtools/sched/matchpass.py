@@ -95,7 +95,8 @@ def _offer(p, job, limit, idle, reasons, inp):
         why = p.task_blocked(job, task)
         if why is not None:
             reasons.setdefault(job.id, []).append(why)
-            if why.why in (Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.MAX_JOBS_RUNNING):
+            if why.why in (Why.TASK_LIMIT, Why.MAXUJOBS, Why.MAX_AJ_INSTANCES, Why.MAX_JOBS_RUNNING,
+                           Why.CONCURRENCY):
                 break
             continue
         idle.append((_proc(job.id, task), inp.job_ad(job.id, task)))
@@ -171,8 +172,8 @@ def _carry(p, outcome, jobs, decisions, reasons):
             decisions.preempts.append(Preempt(victim, victim_task, match.slot, job_id, kind, task))
             reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (WAITING,)))
             continue
-        limit = p.shadow_limit() if job.shadow else None
-        if limit is not None:               # (the schedd runs as many as it may)
+        limit = (p.shadow_limit() or p.concurrency_limit(job)) if job.shadow else None
+        if limit is not None:               # (the schedd runs as many as it may, or a limit is full)
             reasons.setdefault(job_id, []).append(limit)
             continue
         mine = []

@@ -34,6 +34,7 @@ class Why(ClosedSet):
     MAXUJOBS = "maxujobs"                 # (owner, limit)
     MAX_AJ_INSTANCES = "max_aj_instances"  # (limit,)
     MAX_JOBS_RUNNING = "max_jobs_running"  # (limit,): the schedd runs that many HTCondor jobs
+    CONCURRENCY = "concurrency"           # (limit name, its capacity): in use up to it
     # a queue instance as a whole
     QI_FULL = "qi_full"                   # (queue instance,)
     ALL_DROPPED = "all_dropped"           # ()

@@ -216,6 +216,7 @@ class PendingJob:
     job_prio: int = 0                    # HTCondor's JobPrio: orders one owner's jobs among themselves
     universe: str = ""                   # "scheduler" or "local": runs on its submit host without a slot
     shadow: bool = False                 # an HTCondor job that runs on execute hosts (MAX_JOBS_RUNNING)
+    limits: tuple = ()                   # HTCondor's concurrency limits it uses: ((name, amount), ...)
     submit_host: str = ""
     #: ((task, Request), ...): the tasks that ask for other resources than ``request`` (an
     #: HTCondor cluster whose procs differ), ascending; the others ask for ``request``
@@ -251,6 +252,7 @@ class Running:
     userlists: frozenset = frozenset()   # access lists its owner belongs to
     universe: str = ""                   # "scheduler" or "local" when it runs without a slot
     shadow: bool = False                 # an HTCondor job on an execute host (MAX_JOBS_RUNNING)
+    limits: tuple = ()                   # the concurrency limits it uses: ((name, amount), ...)
     # what its job's urgency and POSIX priority come from, as a pending job's
     submit_time: float = 0.0
     priority: int = 0                    # POSIX priority (-p)
@@ -285,6 +287,9 @@ class SchedConfig:
     #: condor_config's MAX_JOBS_RUNNING: most HTCondor jobs running on execute hosts at once
     #: (HTCondor's shadows); None: no limit
     max_jobs_running: object = None
+    #: HTCondor's concurrency limits: ((name in lower case, capacity), ...) of the names the
+    #: jobs use that have one (``<NAME>_LIMIT``, a set's or the default); the others are free
+    concurrency: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,7 @@ _TEXT = {
     Why.MAXUJOBS: lambda a, o: "job dropped because of user limitations",
     Why.MAX_AJ_INSTANCES: lambda a, o: "not all array task may be started due to 'max_aj_instances'",
     Why.MAX_JOBS_RUNNING: lambda a, o: f"job dropped because the schedd runs MAX_JOBS_RUNNING ({a[0]}) jobs",
+    Why.CONCURRENCY: lambda a, o: f"job dropped because concurrency limit {a[0]} ({a[1]:g}) is reached",
     Why.QI_FULL: _full,
     Why.ALL_DROPPED: lambda a, o: "All queues dropped because of overload or full",
     Why.QI_STATE: lambda a, o: f'queue instance "{a[0]}" dropped because it is {WORDS.get(a[1], a[1].lower())}',

@@ -1,0 +1,90 @@
+"""HTCondor's concurrency limits: jobs that use a limited resource run at most up to its
+capacity (``<NAME>_LIMIT``, a set's default, CONCURRENCY_LIMIT_DEFAULT), in Grid
+Engine's order and in the negotiator's; a scenario of the pass, and a running daemon."""
+
+import os
+from dataclasses import replace
+
+import pytest
+
+from conftest import destroy_cell, make_cell, wait_for
+from condortools import submit
+from gridtools.sched import inputs
+from gridtools.sched.cycle import cycle
+from schedkit import reasons, snapshot, starts
+
+
+def limited(sc, uses, capacities, running_uses=()):
+    """The scenario's snapshot with its jobs HTCondor jobs using ``uses`` (job id ->
+    limits), its running tasks ``running_uses`` and the capacities given."""
+    snap = snapshot(sc)
+    jobs = tuple(replace(j, shadow=True, limits=uses.get(j.id, ())) for j in snap.jobs)
+    running = tuple(replace(r, shadow=True, limits=running_uses) for r in snap.running)
+    return replace(snap, jobs=jobs, running=running,
+                   config=replace(snap.config, concurrency=tuple(sorted(capacities.items()))))
+
+
+SCENARIO = {"hosts": ["h1", "h2"], "slots": 4,
+            "jobs": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}]}
+
+
+def test_a_limit_lets_as_many_run_as_its_capacity():
+    snap = limited(SCENARIO, {1: (("xsw", 1.0),), 2: (("xsw", 1.0),), 3: (("xsw", 1.0),)}, {"xsw": 2.0})
+    decisions = cycle(snap)
+    assert sorted(s.split()[0] for s in starts(decisions)) == ["1.1", "2.1", "4.1"]    # 4 uses none
+    assert reasons(decisions, 3) == ["job dropped because concurrency limit xsw (2) is reached"]
+
+
+def test_running_jobs_and_amounts_count():
+    running = {"running": [{"job": 9, "granted": "all.q@h1=1"}]}
+    snap = limited({**SCENARIO, **running}, {1: (("xsw", 2.0),), 2: (("db", 1.0), ("xsw", 1.0))},
+                   {"xsw": 3.0, "db": 5.0}, running_uses=(("xsw", 1.0),))
+    decisions = cycle(snap)
+    assert sorted(s.split()[0] for s in starts(decisions)) == ["1.1", "3.1", "4.1"]
+    assert reasons(decisions, 2) == ["job dropped because concurrency limit xsw (3) is reached"]
+    # a name without a capacity is free
+    free = cycle(limited(SCENARIO, {1: (("other", 5.0),), 2: (("other", 5.0),)}, {}))
+    assert len(starts(free)) == 4
+
+
+def test_limits_read_from_the_job_ad():
+    spec = {"condor_ad": 'MyType = "Job"\nConcurrencyLimits = "db,xsw:2"\nOwner = "a"\n', "universe": 5}
+    assert inputs.concurrency_limits(spec) == (("db", 1.0), ("xsw", 2.0))
+    spec["condor_ad"] = ['ConcurrencyLimits = strcat("SWX:2 ", "net_a")\n', "ProcId = 1\n"]
+    assert inputs.concurrency_limits(spec) == (("swx", 2.0), ("net_a", 1.0))
+    assert inputs.concurrency_limits({"condor_ad": 'Owner = "a"\n'}) == ()
+    assert inputs.concurrency_limits({**spec, "universe": 12}) == ()          # (local: no slot, no limits)
+    spec["condor_ad"] = "ConcurrencyLimits = TARGET.Network\n"                # (the machine's: none)
+    assert inputs.concurrency_limits(spec) == ()
+
+
+@pytest.mark.parametrize("negotiator", [False, True])
+def test_a_daemon_keeps_jobs_within_their_limits(workdir, negotiator):
+    cell = make_cell(slots=4, start=False)
+    try:
+        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+            fh.write("XSW_LIMIT = 1\nCONCURRENCY_LIMIT_DEFAULT = 2\nCONCURRENCY_LIMIT_DEFAULT_LARGE = 3\n")
+        if negotiator:
+            path = os.path.join(cell.root, "etc", "sched_conf")
+            with open(path) as fh:
+                text = "".join("params NEGOTIATOR=1\n" if line.startswith("params") else line for line in fh)
+            with open(path, "w") as fh:
+                fh.write(text)
+        cell.start_daemon()
+        body = "executable = /bin/sleep\narguments = 60\nconcurrency_limits = {}\nqueue {}\n"
+        xsw = submit(cell, body.format("XSW", 2), cwd=workdir, name="x.sub")
+        other = submit(cell, body.format("other", 3), cwd=workdir, name="o.sub")
+        large = submit(cell, body.format("large.db", 4), cwd=workdir, name="l.sub")
+
+        def status(cluster):
+            return sorted(cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split())
+        wait_for(lambda: status(xsw) == ["1", "2"] and status(other) == ["1", "2", "2"])
+        wait_for(lambda: "concurrency limit xsw (1) is reached" in cell.run("qstat", "-j", str(xsw)).stdout)
+        assert "concurrency limit other (2) is reached" in cell.run("qstat", "-j", str(other)).stdout
+        # the large set's members have 3 each, but the cell has 4 slots: 1 + 2 running already
+        assert status(large).count("2") <= 1
+        cell.run("condor_rm", str(xsw), str(other), check=True)
+        wait_for(lambda: status(large) == ["1", "2", "2", "2"])
+        cell.run("condor_rm", str(large), check=True)
+    finally:
+        destroy_cell(cell)
