@@ -116,13 +116,15 @@ def htcondor_events(path):
     return json.loads(proc.stdout)
 
 
-def negotiated(cell, config=""):
-    """Let the negotiator order the cell (sched_conf params NEGOTIATOR=1) and add ``config``
-    to its condor_config (before its daemon starts, or before a reconfiguration)."""
+def negotiated(cell, config="", on=True):
+    """Let the negotiator order the cell (sched_conf params NEGOTIATOR=1; not with ``on``
+    false) and add ``config`` to its condor_config (before its daemon starts, or before a
+    reconfiguration)."""
     path = os.path.join(cell.root, "etc", "sched_conf")
-    with open(path) as fh:
-        text = re.sub(r"(?m)^params .*$", "params                            NEGOTIATOR=1", fh.read())
-    with open(path, "w") as fh:
-        fh.write(text)
+    if on:
+        with open(path) as fh:
+            text = re.sub(r"(?m)^params .*$", "params                            NEGOTIATOR=1", fh.read())
+        with open(path, "w") as fh:
+            fh.write(text)
     with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
         fh.write(config)

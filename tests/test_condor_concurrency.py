@@ -2,13 +2,12 @@
 capacity (``<NAME>_LIMIT``, a set's default, CONCURRENCY_LIMIT_DEFAULT), in Grid
 Engine's order and in the negotiator's; a scenario of the pass, and a running daemon."""
 
-import os
 from dataclasses import replace
 
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
-from condortools import submit
+from condortools import negotiated, submit
 from gridtools.sched import inputs
 from gridtools.sched.cycle import cycle
 from schedkit import reasons, snapshot, starts
@@ -62,14 +61,8 @@ def test_limits_read_from_the_job_ad():
 def test_a_daemon_keeps_jobs_within_their_limits(workdir, negotiator):
     cell = make_cell(slots=4, start=False)
     try:
-        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-            fh.write("XSW_LIMIT = 1\nCONCURRENCY_LIMIT_DEFAULT = 2\nCONCURRENCY_LIMIT_DEFAULT_LARGE = 3\n")
-        if negotiator:
-            path = os.path.join(cell.root, "etc", "sched_conf")
-            with open(path) as fh:
-                text = "".join("params NEGOTIATOR=1\n" if line.startswith("params") else line for line in fh)
-            with open(path, "w") as fh:
-                fh.write(text)
+        negotiated(cell, "XSW_LIMIT = 1\nCONCURRENCY_LIMIT_DEFAULT = 2\nCONCURRENCY_LIMIT_DEFAULT_LARGE = 3\n",
+                   on=negotiator)
         cell.start_daemon()
         body = "executable = /bin/sleep\narguments = 60\nconcurrency_limits = {}\nqueue {}\n"
         xsw = submit(cell, body.format("XSW", 2), cwd=workdir, name="x.sub")

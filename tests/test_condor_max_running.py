@@ -7,7 +7,7 @@ import os
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
-from condortools import submit
+from condortools import negotiated, submit
 
 
 def statuses(cell, cluster):
@@ -18,14 +18,7 @@ def statuses(cell, cluster):
 def test_the_schedd_runs_at_most_max_jobs_running(workdir, negotiator):
     cell = make_cell(slots=3, start=False)
     try:
-        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
-            fh.write("MAX_JOBS_RUNNING = 1\n")
-        if negotiator:
-            path = os.path.join(cell.root, "etc", "sched_conf")
-            with open(path) as fh:
-                text = "".join("params NEGOTIATOR=1\n" if line.startswith("params") else line for line in fh)
-            with open(path, "w") as fh:
-                fh.write(text)
+        negotiated(cell, "MAX_JOBS_RUNNING = 1\n", on=negotiator)
         cell.start_daemon()
         cluster = submit(cell, "executable = /bin/sleep\narguments = 60\nqueue 3\n", cwd=workdir)
         wait_for(lambda: statuses(cell, cluster) == ["1", "1", "2"])

@@ -198,16 +198,8 @@ class Condor:
             if not text and self.conf.main is not None:
                 from gridtools.formats import condor_params
                 text = self.conf.main.expand(condor_params.default("MAX_JOBS_RUNNING")).strip()
-            try:
-                return int(text)
-            except ValueError:
-                pass
-            from gridtools.classad import ClassAdSyntaxError, parse
-            try:
-                value = parse(text).eval()
-            except ClassAdSyntaxError:
-                value = None
-            if type(value) in (int, float) and value == value:
+            value = _number(text)
+            if value is not None:
                 return int(value)
             state.log(f"E|MAX_JOBS_RUNNING ({text}) is not an integer: no limit")
             return None
@@ -354,6 +346,10 @@ def _owner_rows(rows, open_slots):
 
 def _number(text):
     """The number a configuration value gives (an integer expression, say), or None."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
     try:
         return float(text)
     except ValueError:
