@@ -1178,3 +1178,24 @@ def test_a_transfers_file_reads_only_as_its_shepherd_writes_it(tmp_path, monkeyp
         (folder / jobstore.TRANSFERS_FILE).write_text(text)
         assert jobstore.read_transfers(7, 1) is None
     assert jobstore.read_transfers(7, 2) is None
+
+
+@pytest.mark.parametrize("body, error", [
+    ("dagman_job_id = -1", "ERROR: dagman_job_id=-1 is invalid, must eval to a non-negative integer."),
+    ("job_machine_attrs_history_length = -1",
+     "ERROR: job_machine_attrs_history_length=-1 is out of bounds 0 to 2147483647"),
+    ("cuda_version = 11.x", "ERROR: cuda_version must be of the form 'x' or 'x.y', where x and y are positive integers."),
+    ("concurrency_limits = a\nconcurrency_limits_expr = \"b\"",
+     "ERROR: concurrency_limits and concurrency_limits_expr can't be used together"),
+    ("container_image = shub://x", "ERROR: 'shub://x' is not a valid container image"),
+    ("container_image = a.sif\nshould_transfer_files = NO",
+     'ERROR: you specified files you want Condor to transfer via "transfer_input_files", but you disabled '
+     "should_transfer_files."),
+    ("transfer_input_files = s3://b/k", "ERROR: [s3|gs]:// URLs require [s3|aws|gs]_access_key_id_file to be set.\n"
+     "ERROR: [s3|gs]:// URLS require [s3|aws|gs]_secret_access_key_file to be set."),
+])
+def test_refusals_in_htcondor_s_words(tmp_path, body, error):
+    from gridtools.errors import InputError
+    with pytest.raises(InputError) as caught:
+        cluster_ads(f"executable = run.sh\n{body}\nqueue\n", tmp_path)
+    assert str(caught.value) == error

@@ -199,8 +199,7 @@ def set_executable(ad, cmd, ctx, iwd, optional=False):
     exe = exe.strip()
     transfer, kept = cmd("transfer_executable"), False
     if transfer is not None:                    # (a rare command, read in moreattrs)
-        from gridtools.formats.condor.moreattrs import is_false
-        kept = is_false(transfer)
+        kept = transfer.strip()[:1] in ("f", "F")   # (as condor_submit reads it: a word starting with F)
     if kept:
         ad["TransferExecutable"] = False
         ad["Cmd"] = exe

@@ -163,11 +163,27 @@ def apply(ad, cmd, keys, iwd, warnings=None):
         if kind == FILES and ad.eval("ShouldTransferFiles") == "NO":
             continue                            # (as HTCondor: no transfer, no public files)
         value = _value(_SPOKEN.get(key, key), attr, kind, text.strip(), iwd)
+        if key in _BOUNDS:
+            _BOUNDS[key](key, text.strip(), value)
         if value is not None:
             ad[attr] = value
     if "SuccessCheckpointExitCode" in ad:
         ad["WantFTOnCheckpoint"] = True         # (what has the starter act on the code)
     _lease_at_least(ad, warnings)
+
+
+def _not_negative(name, text, value):
+    if value < 0:
+        raise fail(f"{name}={text} is invalid, must eval to a non-negative integer.")
+
+
+def _history_length(name, text, value):
+    if not 0 <= value <= 2 ** 31 - 1:
+        raise fail(f"{name}={text} is out of bounds 0 to {2 ** 31 - 1}")
+
+
+#: the integer commands whose values HTCondor bounds, with their checks
+_BOUNDS = {"dagman_job_id": _not_negative, "job_machine_attrs_history_length": _history_length}
 
 
 #: the shortest JobLeaseDuration HTCondor takes (a literal number below it, above 0, is raised)
@@ -177,9 +193,15 @@ SHORTEST_LEASE = 20
 def _lease_at_least(ad, warnings):
     """A JobLeaseDuration written as a number (or boolean) above 0 and below 20 seconds is
     20, with HTCondor's warning."""
-    if "JobLeaseDuration" not in ad or not ad.plain("JobLeaseDuration"):
-        return                                  # (an expression is left as written)
-    value = ad.eval("JobLeaseDuration")
+    if "JobLeaseDuration" not in ad:
+        return
+    if ad.plain("JobLeaseDuration"):
+        value = ad.eval("JobLeaseDuration")
+    else:                                       # (a literal real is kept as its text)
+        try:
+            value = float(ad.lookup("JobLeaseDuration").unparse())
+        except (AttributeError, ValueError):
+            return                              # (an expression is left as written)
     if type(value) in (int, float, bool) and 0 < int(value) < SHORTEST_LEASE:
         ad["JobLeaseDuration"] = SHORTEST_LEASE
         line = "JobLeaseDuration less than 20 seconds is not allowed, using 20 instead"
@@ -328,7 +350,7 @@ def retry_until(text):
 
 
 def is_false(text):
-    """True when ``text`` evaluates to false or 0 (transfer_executable: anything else,
+    """True when ``text`` evaluates to false or 0 (transfer_container: anything else,
     even what is no boolean, keeps the default)."""
     try:
         value = evaluated(text.strip()) if text.strip() else True
@@ -390,12 +412,12 @@ def cuda_version(text):
     """CUDAVersion of a cuda_version: ``x.y`` is x * 1000 + y % 100, ``x`` x * 1000 (below
     1000, else x itself), as HTCondor reads them; InputError otherwise."""
     import re
-    found = re.fullmatch(r"\+?(\d+)(?:\.\+?(\d+))?", text.strip())       # (C's %u takes a sign)
+    found = re.fullmatch(r"([+-]?\d+)(?:\.([+-]?\d+))?", text.strip())     # (C's %u takes a sign)
     if found is None:
         raise fail("cuda_version must be of the form 'x' or 'x.y', where x and y are positive integers.")
-    major = int(found.group(1))
+    major = int(found.group(1)) % 2 ** 32                  # (unsigned: -1 is 4294967295)
     if found.group(2) is not None:
-        return major * 1000 + int(found.group(2)) % 100
+        return (major * 1000 + int(found.group(2)) % 2 ** 32 % 100) % 2 ** 32
     return major * 1000 if major < 1000 else major
 
 
