@@ -136,13 +136,20 @@ def test_sensor_values_show_and_decide_where_jobs_run(cell):
     assert host_resources(cell, "global", "licenses") == []
 
 
+#: SENSOR, and on node2 values for the cell and for another host besides its own
+RELAYING = SENSOR.replace('    echo end\n', '    if [ "$HOST" = node2 ]; then echo "global:fromnode2:3"; '
+                          'echo "testhost:relayed:4"; fi\n    echo end\n')
+
+
 def test_an_execution_daemon_runs_the_sensors_of_its_host():
     cell = make_cell(hosts=["testhost", "node2"], start=False)
-    script = write_script(os.path.join(cell.root, "sensor.sh"), SENSOR)
+    script = write_script(os.path.join(cell.root, "sensor.sh"), RELAYING)
     cell.start_daemon()
     execd = None
     try:
         add_complex(cell, "scratch scr MEMORY <= YES NO 0 0")
+        add_complex(cell, "fromnode2 fn2 INT <= YES NO 0 0")
+        add_complex(cell, "relayed rel INT <= YES NO 0 0")
         set_global(cell, load_sensor=script, load_report_time="00:00:01")
         execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -166,6 +173,9 @@ def test_an_execution_daemon_runs_the_sensors_of_its_host():
         report = os.path.join(cell.root, "spool", "execd", "node2", "load")
         wait_for(lambda: os.path.exists(report) and '"scratch"' in open(report).read(), timeout=20)
         wait_for(lambda: "hl:scratch" in cell.run("qhost", "-h", "node2", "-F", "scratch").stdout)
+        # what its sensor gave for the cell and for another host reaches them
+        wait_for(lambda: host_resources(cell, "global", "fromnode2") == ["gl:fromnode2=3.000000"], timeout=20)
+        wait_for(lambda: host_resources(cell, "testhost", "relayed") == ["hl:relayed=4.000000"], timeout=20)
         execd.terminate()
         execd.wait(timeout=10)
         wait_for(lambda: not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE

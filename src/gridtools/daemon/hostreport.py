@@ -3,7 +3,8 @@
 An execution daemon samples the load of the machine it runs on (``exec.load``)
 every ``load_report_time`` of its host's configuration (sge_conf(5)) and
 writes it to ``spool/execd/NAME/load``: the time of the sample and its values
-(with its load sensors' values), and the ads of its startd cron jobs
+(with its load sensors' values; what they gave for other hosts and for
+``global`` under ``hosts``), and the ads of its startd cron jobs
 (``daemon.startdcron``; written again at once when a run published one), as
 JSON. The dispatcher takes a host's load values from its report, so that
 each machine of a cluster shows its own load. A host whose execution daemon
@@ -28,26 +29,31 @@ def path(host):
     return host_dir(host, REPORT)
 
 
-def write(host, sample=None, now=None, cron=None):
+def write(host, sample=None, now=None, cron=None, others=None):
     """Write the host's report (``sample``: load values, this machine's by default;
-    ``cron``: the rows of its startd cron ads, ``startdcron.CronAd.row``)."""
+    ``cron``: the rows of its startd cron ads, ``startdcron.CronAd.row``; ``others``:
+    the values its load sensors gave for other hosts and ``global``, by host)."""
     if sample is None:
         from gridtools.exec import load
         sample = load.sample()
     report = {"time": time.time() if now is None else now, "values": sample}
     if cron:
         report["cron"] = cron
+    if others:
+        report["hosts"] = others
     files.atomic_write(path(host), json.dumps(report), fsync=False)
 
 
 def read(host):
-    """(time, load values, startd cron ad rows) of the host's last report, or None
-    without a readable one."""
+    """(time, load values, startd cron ad rows, values of other hosts by host) of the
+    host's last report, or None without a readable one."""
     try:
         with open(path(host), encoding="utf-8") as fh:
             data = json.loads(fh.read(1 << 20))
         cron = data.get("cron") or []
-        return float(data["time"]), dict(data["values"]), cron if isinstance(cron, list) else []
+        others = data.get("hosts") or {}
+        others = {str(h): dict(v) for h, v in others.items()} if isinstance(others, dict) else {}
+        return float(data["time"]), dict(data["values"]), cron if isinstance(cron, list) else [], others
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -77,8 +83,8 @@ class Reporter:
     """The execution daemon's side: a report now and then every load_report_time, with
     the values of the host's load sensors (``exec.loadsensor``: those named by the
     host's ``load_sensor``, else the global one's), each from the sensor's last
-    complete report, for the host itself (values a sensor gives for other hosts or
-    for ``global`` are left out)."""
+    complete report: those for the host itself among its values, those for other hosts
+    and for ``global`` beside them (``hosts``), for the dispatcher to pass on."""
 
     def __init__(self, host):
         self.host = host
@@ -86,6 +92,7 @@ class Reporter:
         self.sensors = None
         self.cron = None            # startdcron.CronJobs, once the host's configuration names one
         self.sample = None          # the load values last reported
+        self.others = {}            # what its load sensors reported of other hosts and ``global``
         self._cron_wake = None
         self._facts = None          # hostfacts.Facts, once a CONDITION asks for the machine ad
         self._condor = (None, None)     # (the condor_config files' stamp, the host's reading)
@@ -98,11 +105,14 @@ class Reporter:
             self._configure_cron(now)
             from gridtools.exec import load
             self.sample = load.sample()
+            self.others = {}
             if self.sensors is not None:
                 self.sensors.pump()
-                own = self.sensors.values().get(self.host)
+                sensed = self.sensors.values()
+                own = sensed.get(self.host)
                 if own:
                     self.sample = {**self.sample, **own}
+                self.others = {host: values for host, values in sensed.items() if host != self.host}
             self._write(now)
             every = max(1.0, setting(conf, self.host, "load_report_time"))
             if self.sensors is not None:
@@ -115,7 +125,7 @@ class Reporter:
     def _write(self, now):
         cron = [ad.row() for ad in self.cron.ads(self.host)] if self.cron is not None else None
         try:
-            write(self.host, self.sample, now=now, cron=cron)
+            write(self.host, self.sample, now=now, cron=cron, others=self.others)
         except GridError as exc:
             sys.stderr.write(f"gridtools execd: cannot write the load report: {exc}\n")
 

@@ -512,9 +512,11 @@ class Daemon:
         sample = host_load.sample()
         loads, news, self.state.heard, local = {}, False, {}, []
         sensed = self.probes.load_values()
-        changed = []
+        changed, relayed = [], {}
         for name in view.exec_hosts(self.state.config):
-            reported, cron = _reported(name, self.state.heard)
+            reported, cron, others = _reported(name, self.state.heard)
+            for host, given in (others or {}).items():
+                relayed.setdefault(host, {}).update(given)
             if self.probes.reported(name, cron):
                 changed.append(name)
             if reported is None:
@@ -523,8 +525,11 @@ class Daemon:
             else:
                 news = news or reported != self.loads.get(name)
             loads[name] = reported
+        for name, given in relayed.items():         # (a sensor's values for another host:
+            if name in loads:                       #  under the host's own report's)
+                loads[name] = {**given, **loads[name]}
         self.local_hosts = tuple(local)
-        self.state.global_load = sensed.get("global") or {}
+        self.state.global_load = {**relayed.get("global", {}), **(sensed.get("global") or {})}
         if changed:         # (the startd cron ads an execution daemon reported)
             self.state.condor.machines.changed.update(changed)
             self.state.condor.machines.next_wake = 0.0
@@ -712,18 +717,19 @@ class Daemon:
 
 
 def _reported(host, heard):
-    """(load values, startd cron ad rows) the execution daemon serving ``host`` reported
-    last (its time goes into ``heard``); none ({}, []) while the execution daemon that
-    served it is gone; (None, None) when no execution daemon serves it (the dispatcher's
-    own machine runs its jobs)."""
+    """(load values, startd cron ad rows, what its load sensors gave for other hosts and
+    ``global``) the execution daemon serving ``host`` reported last (its time goes into
+    ``heard``); none ({}, [], {}) while the execution daemon that served it is gone;
+    (None, None, None) when no execution daemon serves it (the dispatcher's own machine
+    runs its jobs)."""
     from gridtools.daemon import execd, hostreport
     if not os.path.isdir(execd.host_dir(host)):
-        return None, None
+        return None, None, None
     report = hostreport.read(host) if execd.registered(host) else None
     if report is None:
-        return {}, []
+        return {}, [], {}
     heard[host] = report[0]
-    return report[1], report[2]
+    return report[1], report[2], report[3]
 
 
 def _reasons_after(reasons, decisions):
