@@ -32,11 +32,18 @@ def test_the_schedd_runs_at_most_max_jobs_running(workdir, negotiator):
         out = cell.run("qstat", "-j", idle.split(".")[0]).stdout
         assert "job dropped because the schedd runs MAX_JOBS_RUNNING (1) jobs" in out
         assert statuses(cell, cluster) == ["1", "1", "2"]
+        first = next(line.split()[0] for line in waiting if line.endswith(" 2"))
         # a higher limit lets the others run
         with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
             fh.write("MAX_JOBS_RUNNING = 3\n")
         cell.run("condor_reconfig", check=True)
         wait_for(lambda: statuses(cell, cluster) == ["2", "2", "2"])
+        # a lower one vacates the last started until as many run as it allows
+        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+            fh.write("MAX_JOBS_RUNNING = 1\n")
+        cell.run("condor_reconfig", check=True)
+        wait_for(lambda: statuses(cell, cluster) == ["1", "1", "2"])
+        assert cell.run("condor_q", first, "-af", "JobStatus").stdout == "2\n"      # the first stays
         cell.run("condor_rm", str(cluster), check=True)
     finally:
         destroy_cell(cell)

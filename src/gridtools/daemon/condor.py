@@ -85,6 +85,8 @@ class Condor:
         ctx = self.context(state, dispatcher, loads, now)
         self.machines.update(ctx, now)
         rules, most = self._slotless_rules(), self._max_jobs_running(state)
+        if most is not None:
+            self._within(ctx, snap, max(0, most), now)
         limits = self._concurrency(snap)
         if rules != snap.config.slotless_start or most != snap.config.max_jobs_running or \
                 limits != snap.config.concurrency:
@@ -155,6 +157,22 @@ class Condor:
             text = (self.conf.get(KNOBS[universe]) or "").strip()
             found.append((universe, text or default))
         return tuple(found)
+
+    def _within(self, ctx, snap, most, now):
+        """MAX_JOBS_RUNNING lowered below the HTCondor jobs running on execute hosts: the
+        last started of them are vacated (evicted and queued again, as the schedd aborts
+        them) until as many run as it allows; those leaving already count as gone."""
+        shadows = sorted((r for r in snap.running if r.shadow), key=lambda r: (r.start_time, r.job_id, r.task))
+        if len(shadows) <= most:
+            return
+        leaving = {r.task for r in self.machines.slots.values()
+                   if r.task is not None and r.slot.state.value == "Preempting"}
+        staying = [r for r in shadows if (r.job_id, r.task) not in leaving]
+        victims = staying[most:]
+        names = [name for name, r in self.machines.slots.items()
+                 if r.task is not None and any(r.task == (v.job_id, v.task) for v in victims)]
+        if names:
+            self.machines.vacate(ctx, names, False, now)
 
     def _concurrency(self, snap):
         """The capacities of the concurrency limits the snapshot's jobs use (sorted): each
