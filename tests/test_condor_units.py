@@ -1191,6 +1191,9 @@ def test_a_transfers_file_reads_only_as_its_shepherd_writes_it(tmp_path, monkeyp
     ("container_image = a.sif\nshould_transfer_files = NO",
      'ERROR: you specified files you want Condor to transfer via "transfer_input_files", but you disabled '
      "should_transfer_files."),
+    ("universe = 1", "ERROR: 'Standard' is not a supported universe."),
+    ("universe = 14", "ERROR: 'Unknown' is not a supported universe."),
+    ("universe = 0", "ERROR: I don't know about the '0' universe."),
     ("transfer_input_files = s3://b/k", "ERROR: [s3|gs]:// URLs require [s3|aws|gs]_access_key_id_file to be set.\n"
      "ERROR: [s3|gs]:// URLS require [s3|aws|gs]_secret_access_key_file to be set."),
 ])
@@ -1199,3 +1202,11 @@ def test_refusals_in_htcondor_s_words(tmp_path, body, error):
     with pytest.raises(InputError) as caught:
         cluster_ads(f"executable = run.sh\n{body}\nqueue\n", tmp_path)
     assert str(caught.value) == error
+
+
+def test_universe_numbers_and_getenv_words_read_as_htcondor_reads_them(tmp_path):
+    from gridtools.formats.condor.moreattrs import boolean_param
+    assert [cluster_ads(f"executable = run.sh\nuniverse = {u}\nqueue\n", tmp_path)[0].eval("JobUniverse")
+            for u in ("5%", "7.0", "+12", "05")] == [5, 7, 12, 5]
+    assert [boolean_param(t) for t in ("true", "1 ", "FALSE", "0", "7.0", "2+3", "0.0", "yes", "1x", "GT_A")] == \
+        [True, True, False, False, True, True, False, None, None, None]

@@ -38,6 +38,8 @@ UNIVERSES = {"scheduler": SCHEDULER, "vanilla": VANILLA, "parallel": PARALLEL,
 #: the commands of container jobs (formats.condor.container, loaded only for a description
 #: that gives one of them or names the container or docker universe)
 CONTAINER_COMMANDS = frozenset(("container_image", "docker_image"))
+#: the universes HTCondor no longer runs, by number
+RETIRED = {1: "Standard", 2: "Pipe", 3: "Linda", 4: "PVM", 6: "PVMD"}
 #: the universes whose jobs run on execute hosts
 ON_EXECUTE_HOSTS = (VANILLA, PARALLEL)
 
@@ -151,8 +153,13 @@ def _plain_literal(text):
 def set_universe(ad, cmd):
     name = (cmd("universe") or "vanilla").strip().lower()
     universe = UNIVERSES.get(name)
-    if universe is None and name.isdigit() and int(name) in UNIVERSES.values():
-        universe = int(name)            # (a universe by its number, as HTCondor reads one)
+    number = c_atoi(name) if universe is None else 0
+    if number:                          # (a universe by its number, read as C's atoi reads it)
+        universe = number if number in UNIVERSES.values() else None
+        if universe is None and number in RETIRED:
+            raise fail(f"'{RETIRED[number]}' is not a supported universe.")
+        if universe is None and not 1 <= number <= 13:
+            raise fail("'Unknown' is not a supported universe.")
     if universe is None:
         raise fail(f"I don't know about the '{name}' universe.")
     ad["JobUniverse"] = universe

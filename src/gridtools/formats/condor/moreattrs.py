@@ -574,14 +574,34 @@ def requirement_references(user):
     return refs
 
 
+def boolean_param(text):
+    """The boolean a setting's ``text`` is, as HTCondor reads one that may be a boolean or
+    something else (getenv): ``true``, ``1``, ``false`` or ``0`` (any case) and blanks,
+    else an expression that evaluates to a boolean or a number (true unless 0); None
+    when it is none of these."""
+    lowered = text.strip().lower()
+    for word, value in (("true", True), ("1", True), ("false", False), ("0", False)):
+        if lowered.startswith(word) and not lowered[len(word):].strip():
+            return value
+    try:
+        found = evaluated(text.strip())
+    except InputError:
+        return None
+    if type(found) is bool:
+        return found
+    if type(found) in (int, float) and found == found:
+        return found != 0
+    return None
+
+
 def getenv_variables(spec, environ):
     """The variables of the submitter's environment ``getenv`` takes: all, none, or those
     whose names match its patterns; never one whose value has several lines (as an
     exported bash function's), which HTCondor's condor_submit leaves out too."""
-    lowered = spec.lower()
-    if lowered in ("false", "no", "f", "n", "0"):
+    given = boolean_param(spec)
+    if given is False:
         return {}
-    if lowered in ("true", "yes", "t", "y", "1"):
+    if given is True:
         return {name: value for name, value in environ.items() if "\n" not in value}
     import fnmatch
     patterns = spec.replace(",", " ").split()
