@@ -566,7 +566,7 @@ def test_the_hot_module_knows_every_command_moreattrs_sets():
     """jobattrs names the commands of moreattrs, so that a description without any of
     them does not load it."""
     from gridtools.formats.condor import jobattrs, moreattrs
-    assert jobattrs.MORE_COMMANDS == set(moreattrs.COMMANDS)
+    assert jobattrs.MORE_COMMANDS == set(moreattrs.COMMANDS) | moreattrs.READ_ALSO
 
 
 @pytest.mark.parametrize("value, name", [('"quoted batch"', "quoted batch"), ('1""', '1""'), ('"ab', '"ab'),

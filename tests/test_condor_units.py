@@ -1210,3 +1210,32 @@ def test_universe_numbers_and_getenv_words_read_as_htcondor_reads_them(tmp_path)
             for u in ("5%", "7.0", "+12", "05")] == [5, 7, 12, 5]
     assert [boolean_param(t) for t in ("true", "1 ", "FALSE", "0", "7.0", "2+3", "0.0", "yes", "1x", "GT_A")] == \
         [True, True, False, False, True, True, False, None, None, None]
+
+
+def test_tokens_credentials_and_tool_daemons(tmp_path):
+    from gridtools.errors import InputError
+    (tmp_path / "run.sh").write_text("#!/bin/sh\n")
+    environ = {"HOME": str(tmp_path)}
+
+    def ads_of(body):
+        ctx = SubmitContext(cwd=str(tmp_path), owner="alice", now=1700000000, files=LocalFiles(str(tmp_path)),
+                            environ=environ)
+        return parse_submit(f"executable = run.sh\n{body}\nqueue\n").job_ads(7, ctx)[0]
+    with pytest.raises(InputError) as caught:
+        ads_of("docker_send_credentials = true")
+    assert str(caught.value) == (f"ERROR: ERROR: Cannot locate docker credentials file {tmp_path}/.docker/config.json: "
+                                 "No such file or directory")
+    (tmp_path / ".docker").mkdir()
+    (tmp_path / ".docker" / "config.json").write_text("{}")
+    assert ads_of("docker_send_credentials = true").eval("DockerSendCredentials") is True
+    with pytest.raises(InputError) as caught:
+        ads_of("use_scitokens = true")
+    assert "No Scitokens filename specified" in str(caught.value)
+    assert "ScitokensFile" not in ads_of("use_scitokens = auto")
+    environ["BEARER_TOKEN_FILE"] = "tok"
+    assert ads_of("use_scitokens = auto").eval("ScitokensFile") == str(tmp_path / "tok")
+    assert "ScitokensFile" not in ads_of("use_scitokens = false\nscitokens_file = t")
+    ad = ads_of("tool_daemon_cmd = td\ntool_daemon_output = o\nstarter_log = s.log")
+    assert (ad.eval("ToolDaemonCmd"), ad.eval("ToolDaemonOutput"), ad.eval("JobStarterLog"),
+            ad.eval("JobStarterDebug")) == ("td", "o", str(tmp_path / "s.log"), True)
+    assert "TARGET.HasTDP" in ad.lookup("Requirements").unparse()

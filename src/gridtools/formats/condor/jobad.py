@@ -356,7 +356,7 @@ def make_ad(jobs, live):
     _rest(ad, cmd, ctx, universe)
     if rare:
         from gridtools.formats.condor import moreattrs
-        moreattrs.apply(ad, cmd, jobs.defs, iwd, ctx.warnings)
+        moreattrs.apply(ad, cmd, jobs.defs, iwd, ctx.warnings, ctx.environment)
     _custom(ad, jobs, expand)
     return ad
 

@@ -42,7 +42,8 @@ from gridtools.classad.draft import Text
 from gridtools.errors import InputError, lines
 from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, flag, quantity, unquoted
 
-EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK, FILES, CUDA = range(14)
+EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK, FILES, CUDA, LOG, STRTOL \
+    = range(16)
 
 #: command -> (attribute, kind)
 COMMANDS = {
@@ -132,6 +133,13 @@ COMMANDS = {
     "skip_if_dataflow": ("SkipIfDataflow", BOOLEAN),
     "stack_size": ("StackSize", EXPR),
     "starter_debug": ("JobStarterDebug", UNQUOTED),
+    "starter_log": ("JobStarterLog", LOG),
+    "docker_send_credentials": ("DockerSendCredentials", BOOLEAN),
+    "tool_daemon_cmd": ("ToolDaemonCmd", TEXT),
+    "tool_daemon_input": ("ToolDaemonInput", TEXT),
+    "tool_daemon_output": ("ToolDaemonOutput", TEXT),
+    "tool_daemon_error": ("ToolDaemonError", TEXT),
+    "delegate_job_gsi_credentials_lifetime": ("DelegateJobGSICredentialsLifetime", STRTOL),
     "submit_event_user_notes": ("SubmitEventUserNotes", TEXT),
     "transfer_checkpoint_files": ("TransferCheckpoint", TEXT),
     "transfer_container": ("TransferContainer", BOOLEAN),
@@ -140,15 +148,18 @@ COMMANDS = {
     "want_io_proxy": ("WantIOProxy", BOOLEAN),
     "want_job_networking": ("WantJobNetworking", BOOLEAN),
 }
+#: the commands ``apply`` reads besides those of COMMANDS (they set no attribute of their own)
+READ_ALSO = frozenset(("use_scitokens", "use_scitoken"))
+
 #: other spellings of a command -> the command, which wins when both are given, and is
 #: the name messages give
 _SPOKEN = {"coresize": "core_size", "materialize_max_idle": "max_idle"}
 
 
-def apply(ad, cmd, keys, iwd, warnings=None):
+def apply(ad, cmd, keys, iwd, warnings=None, environment=dict):
     """Set the attributes of the commands of ``keys`` (the description's names in lower
     case) that COMMANDS holds, from their values (``cmd``); what HTCondor warns of goes
-    into ``warnings`` (a list, once each)."""
+    into ``warnings`` (a list, once each); ``environment()``: the submitter's."""
     given = COMMANDS.keys() & set(keys)
     if {"concurrency_limits", "concurrency_limits_expr"} <= given and \
             (cmd("concurrency_limits") or "").strip() and (cmd("concurrency_limits_expr") or "").strip():
@@ -156,6 +167,10 @@ def apply(ad, cmd, keys, iwd, warnings=None):
     for key in sorted(given):
         if _SPOKEN.get(key) in given:
             continue
+        if key.startswith("tool_daemon_") and not (cmd("tool_daemon_cmd") or "").strip():
+            continue                            # (read only beside a tool daemon's command)
+        if key == "scitokens_file" and not READ_ALSO.isdisjoint(keys):
+            continue                            # (use_scitokens decides: _scitokens)
         text = cmd(key)
         if text is None or not text.strip():
             continue
@@ -169,7 +184,46 @@ def apply(ad, cmd, keys, iwd, warnings=None):
             ad[attr] = value
     if "SuccessCheckpointExitCode" in ad:
         ad["WantFTOnCheckpoint"] = True         # (what has the starter act on the code)
+    if "JobStarterLog" in ad and "JobStarterDebug" not in ad:
+        ad["JobStarterDebug"] = True
+    if ad.eval("DockerSendCredentials") is True:
+        _docker_credentials(environment())
+    if not READ_ALSO.isdisjoint(keys):
+        _scitokens(ad, cmd, environment(), iwd)
     _lease_at_least(ad, warnings)
+
+
+def _docker_credentials(environ):
+    """docker_send_credentials: the submitter's docker credentials must be there."""
+    home = environ.get("HOME")
+    if not home:
+        raise fail("ERROR: DOCKER_CONFIG directory is not defined")
+    path = ospaths.join(home, ".docker/config.json")
+    try:
+        import os
+        os.stat(path)
+    except OSError as exc:
+        raise fail(f"ERROR: Cannot locate docker credentials file {path}: {exc.strerror}") from None
+
+
+def _scitokens(ad, cmd, environ, iwd):
+    """use_scitokens: true, false or auto (a token file given, or BEARER_TOKEN_FILE in the
+    submitter's environment); the token file (ScitokensFile) must be named when used."""
+    given = (cmd("use_scitokens") or cmd("use_scitoken") or "").strip()
+    token = (cmd("scitokens_file") or "").strip()
+    if given.lower() == "auto":
+        use = bool(token) or bool(environ.get("BEARER_TOKEN_FILE"))
+    else:
+        use = boolean_param(given) if given else bool(token)
+        if use is None:
+            raise fail("use_scitokens error. Value should be true, false, or auto.")
+    if not use:
+        return
+    token = token or environ.get("BEARER_TOKEN_FILE") or ""
+    if not token:
+        raise fail("No Scitokens filename specified. Expected either scitokens_file command or the "
+                   "BEARER_TOKEN_FILE environment variable to be set.")
+    ad["ScitokensFile"] = ospaths.join(iwd, token)
 
 
 def _not_negative(name, text, value):
@@ -220,6 +274,13 @@ def _value(name, attr, kind, text, iwd):
         return text
     if kind == CUDA:
         return cuda_version(text)
+    if kind == LOG:
+        return ospaths.join(iwd, unquoted(text))
+    if kind == STRTOL:
+        import re
+        if re.fullmatch(r"\s*[+-]?\d+", text) is None:
+            raise fail(f"invalid integer setting {name} = {text}")
+        return int(text)
     if kind == FILES:
         names = [name.strip() for name in text.split(",") if name.strip()]
         return ",".join(names) or None
@@ -435,6 +496,8 @@ def requirement_extras(cmd, refs):
         except InputError:
             return False                        # (refused where its attribute is set)
     before = []
+    if "hastdp" not in refs and given("tool_daemon_cmd"):
+        before.append("TARGET.HasTDP")
     if "encryptexecutedirectory" not in refs and true("encrypt_execute_directory"):
         before.append("TARGET.HasEncryptExecuteDirectory")
     check = "TARGET.HasJobTransferPlugins" if given("transfer_plugins") else "TARGET.HasFileTransfer"
