@@ -1239,3 +1239,8 @@ def test_tokens_credentials_and_tool_daemons(tmp_path):
     assert (ad.eval("ToolDaemonCmd"), ad.eval("ToolDaemonOutput"), ad.eval("JobStarterLog"),
             ad.eval("JobStarterDebug")) == ("td", "o", str(tmp_path / "s.log"), True)
     assert "TARGET.HasTDP" in ad.lookup("Requirements").unparse()
+
+
+def test_oauth_services_once_each_and_sorted(tmp_path):
+    ad = cluster_ads("executable = run.sh\nuse_oauth_services = box, Dropbox box,scitokens\nqueue\n", tmp_path)[0]
+    assert ad.eval("OAuthServicesNeeded") == "box,Dropbox,scitokens"

@@ -67,7 +67,8 @@ MORE_COMMANDS = frozenset((
     "remove_kill_sig", "run_as_owner", "s3_access_key_id_file", "s3_secret_access_key_file", "scitokens_file",
     "skip_if_dataflow", "stack_size", "starter_debug", "starter_log",
     "tool_daemon_cmd", "tool_daemon_input", "tool_daemon_output", "tool_daemon_error",
-    "delegate_job_gsi_credentials_lifetime", "docker_send_credentials", "use_scitokens", "use_scitoken", "submit_event_notes", "submit_event_user_notes",
+    "delegate_job_gsi_credentials_lifetime", "docker_send_credentials", "use_scitokens", "use_scitoken",
+    "use_oauth_services", "useoauthservices", "submit_event_notes", "submit_event_user_notes",
     "transfer_checkpoint_files", "transfer_container", "transfer_output_remaps", "transfer_plugins",
     "ulog_execute_attrs", "want_graceful_removal", "want_io_proxy", "want_job_networking"))
 #: the commands of job deferral and cron schedules (formats.condor.deferral, loaded only

@@ -42,8 +42,8 @@ from gridtools.classad.draft import Text
 from gridtools.errors import InputError, lines
 from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, flag, quantity, unquoted
 
-EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK, FILES, CUDA, LOG, STRTOL \
-    = range(16)
+EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK, FILES, CUDA, LOG, STRTOL, \
+    SERVICES = range(17)
 
 #: command -> (attribute, kind)
 COMMANDS = {
@@ -135,6 +135,8 @@ COMMANDS = {
     "starter_debug": ("JobStarterDebug", UNQUOTED),
     "starter_log": ("JobStarterLog", LOG),
     "docker_send_credentials": ("DockerSendCredentials", BOOLEAN),
+    "use_oauth_services": ("OAuthServicesNeeded", SERVICES),
+    "useoauthservices": ("OAuthServicesNeeded", SERVICES),
     "tool_daemon_cmd": ("ToolDaemonCmd", TEXT),
     "tool_daemon_input": ("ToolDaemonInput", TEXT),
     "tool_daemon_output": ("ToolDaemonOutput", TEXT),
@@ -153,7 +155,7 @@ READ_ALSO = frozenset(("use_scitokens", "use_scitoken"))
 
 #: other spellings of a command -> the command, which wins when both are given, and is
 #: the name messages give
-_SPOKEN = {"coresize": "core_size", "materialize_max_idle": "max_idle"}
+_SPOKEN = {"coresize": "core_size", "materialize_max_idle": "max_idle", "useoauthservices": "use_oauth_services"}
 
 
 def apply(ad, cmd, keys, iwd, warnings=None, environment=dict):
@@ -274,6 +276,11 @@ def _value(name, attr, kind, text, iwd):
         return text
     if kind == CUDA:
         return cuda_version(text)
+    if kind == SERVICES:                        # (once each, sorted as HTCondor sorts names)
+        names = {}
+        for word in text.replace(",", " ").split():
+            names.setdefault(word.lower(), word)
+        return ",".join(names[key] for key in sorted(names)) or None
     if kind == LOG:
         return ospaths.join(iwd, unquoted(text))
     if kind == STRTOL:
