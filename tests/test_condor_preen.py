@@ -11,6 +11,7 @@ from qtools import set_global
 from gridtools.exec import tmpdir
 
 HOURS_AGO = time.time() - 7200
+MINUTES_AGO = time.time() - 120
 
 
 def dead_pid():
@@ -20,9 +21,9 @@ def dead_pid():
     return proc.pid
 
 
-def old(path):
-    """``path`` last modified two hours ago."""
-    os.utime(path, (HOURS_AGO, HOURS_AGO), follow_symlinks=False)
+def old(path, when=HOURS_AGO):
+    """``path`` last modified two hours ago (or ``when``)."""
+    os.utime(path, (when, when), follow_symlinks=False)
     return path
 
 
@@ -51,10 +52,11 @@ def test_preen_reports_then_removes_only_what_nothing_uses(cell, users, workdir)
     old(os.path.join(spool, "jobs", str(running)))      # a job the queue holds: never stale
 
     dead, live = dead_pid(), os.getpid()
-    stale_temp = touch(os.path.join(spool, f".status.{dead}.tmp"))
+    stale_temp = old(touch(os.path.join(spool, f".status.{dead}.tmp")), MINUTES_AGO)
+    young_dead = touch(os.path.join(spool, f".other.{dead}.tmp"))     # (its write may go on elsewhere)
     young_live = touch(os.path.join(spool, "public", f".0.{live}.tmp"))
     old_live = old(touch(os.path.join(spool, "public", f".1.{live}.tmp")))
-    job_temp = touch(os.path.join(spool, "jobs", str(running), f".state.yaml.{dead}.tmp"))
+    job_temp = old(touch(os.path.join(spool, "jobs", str(running), f".state.yaml.{dead}.tmp")), MINUTES_AGO)
     lost_job = os.path.join(spool, "jobs", "987654")
     os.mkdir(lost_job)
     touch(os.path.join(lost_job, "job.yaml"))
@@ -77,7 +79,7 @@ def test_preen_reports_then_removes_only_what_nothing_uses(cell, users, workdir)
 
     proc = cell.run("condor_preen", "-verbose", check=True)
     lines = proc.stdout.splitlines()
-    for path in (young_live, young_job, in_use):
+    for path in (young_live, young_dead, young_job, in_use):
         assert f"{path} - OK" in lines
     for path in stale:
         assert f"{path} - BAD" in lines and f"  {path} - Not Removed" in lines
@@ -85,7 +87,8 @@ def test_preen_reports_then_removes_only_what_nothing_uses(cell, users, workdir)
     proc = cell.run("condor_preen", "-remove", check=True)
     assert sorted(proc.stdout.splitlines()) == sorted(report(*stale, how="Removed").splitlines())
     assert not any(os.path.lexists(path) for path in stale)
-    for path in (young_live, young_job, in_use, messages, os.path.join(spool, "jobs", str(running), "job.yaml")):
+    for path in (young_live, young_dead, young_job, in_use, messages,
+                 os.path.join(spool, "jobs", str(running), "job.yaml")):
         assert os.path.lexists(path), path
     assert cell.run("condor_preen", check=True).stdout == ""
     # the job goes on and ends as it would have
@@ -121,7 +124,7 @@ def test_preen_mails_its_report(cell, users, workdir):
     cell.run("condor_reconfig", check=True)
     assert cell.run("condor_preen", "-mail", check=True).stdout == ""
     assert not os.path.exists(got)                          # nothing found: no mail
-    stale = touch(os.path.join(cell.root, "spool", f".status.{dead_pid()}.tmp"))
+    stale = old(touch(os.path.join(cell.root, "spool", f".status.{dead_pid()}.tmp")), MINUTES_AGO)
     proc = cell.run("condor_preen", "-m", check=True)
     assert proc.stdout == ""
     text = open(got).read()
@@ -136,7 +139,7 @@ def test_the_daemon_preens_every_preen_interval(cell, users):
     with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
         fh.write("PREEN_INTERVAL = 1\n")
     cell.run("condor_reconfig", check=True)
-    stale = touch(os.path.join(cell.root, "spool", f".status.{dead_pid()}.tmp"))
+    stale = old(touch(os.path.join(cell.root, "spool", f".status.{dead_pid()}.tmp")), MINUTES_AGO)
 
     def gone():
         cell.run("condor_reschedule", check=True)           # (a pass: the daemon looks)

@@ -9,8 +9,8 @@ meanwhile):
 
 - SPOOL: the temporary file of an interrupted write (``.<name>.<pid>.tmp``,
   see ``spool.files.atomic_write``) in the spool, in its shared folders and
-  in the folders of the jobs and their tasks, when its writer is gone or it
-  is older than ``STALE``; a job folder (``spool/jobs/<id>``) of a job the
+  in the folders of the jobs and their tasks, when its writer is gone (and it
+  is older than ``WRITE_TIME``) or it is older than ``STALE``; a job folder (``spool/jobs/<id>``) of a job the
   queue no longer holds, older than ``STALE``. The daemon's own sweeps
   (requests, replies, the trash) and the quarantine, which is the
   administrator's, are left to themselves.
@@ -42,6 +42,9 @@ from gridtools.spool import jobs as jobstore
 #: seconds a leftover must have aged before it counts as stale (a live writer's, or a job
 #: folder's, is always younger)
 STALE = 3600.0
+#: seconds a temporary file whose writer is gone must have aged: no write takes as long, and
+#: a writer on another machine of a shared spool (whose pid means nothing here) is done by then
+WRITE_TIME = 60.0
 #: the temporary file of ``atomic_write``: ``.<name>.<pid>.tmp``
 _TEMPORARY = re.compile(r"\..+\.([0-9]+)\.tmp")
 #: the folder a spare shepherd kept: ``.kept.<pid>``
@@ -90,7 +93,8 @@ def _temporary_stale(name, st, now):
     found = _TEMPORARY.fullmatch(name)
     if found is None or stat.S_ISDIR(st.st_mode):
         return False
-    return not daemonctl._alive(int(found.group(1))) or _age(st, now) > STALE
+    age = _age(st, now)
+    return age > STALE or (age > WRITE_TIME and not daemonctl._alive(int(found.group(1))))
 
 
 def _temporaries(finding, folder, now):
