@@ -65,9 +65,11 @@ def test_any_lists_every_ad_by_machine_and_name():
         "DaemonMaster       None               node10",
         "Machine            Job                slot1@node10",
         "Machine            Job                slot2@node10",
+        "Collector          None               My Pool - " + here,
         "Scheduler          None               " + here,
-        "DaemonMaster       None               " + here, ""]
-    assert all(len(line) == 79 for line in lines[2:11])          # Name: 41 wide, left-aligned
+        "DaemonMaster       None               " + here,
+        "Negotiator         None               " + here, ""]
+    assert all(len(line) == 79 for line in lines[2:13])          # Name: 41 wide, left-aligned
     assert shown("-an", "-af", "MyType", "-constraint", 'Machine == "node9"', snap=SNAP) == \
         "StartD\nDaemonMaster\nMachine\n"
     assert shown("-any", "-total", snap=SNAP) == ""
@@ -76,7 +78,7 @@ def test_any_lists_every_ad_by_machine_and_name():
 def test_startd_and_any_against_a_daemon(cell):
     out = cell.run("condor_status", "-any", check=True).stdout
     kinds = [line.split()[0] for line in out.splitlines()[2:]]
-    assert sorted(set(kinds)) == ["DaemonMaster", "Machine", "Scheduler", "StartD"]
+    assert sorted(set(kinds)) == ["Collector", "DaemonMaster", "Machine", "Negotiator", "Scheduler", "StartD"]
     out = cell.run("condor_status", "-startd", check=True).stdout.splitlines()
     assert out[0].split() == ["Name", "Platform", "Version", "Cpus", "Memory", "GPUs", "Uptime"]
     assert out[2].split()[:2] == ["testhost", "x64/LINUX"]
@@ -283,3 +285,23 @@ def test_print_format_gpu_functions_know_the_gpus_with_gpus_only(tmp_path):
             ["slot1@gpu1 Tesla T4", "slot2@gpu1 Tesla T4", "slot3@gpu1 NVIDIA A10-24GB"]
     finally:
         printas.GPU_INFO.update(props=None, offline=set())
+
+
+def test_collector_and_negotiator_against_a_daemon(cell, workdir):
+    """HTCondor's tables of -collector and -negotiator, of the cell's daemon: its jobs and
+    slots, its last pass's figures."""
+    from condortools import submit, wait_status
+    cluster = submit(cell, "executable = /bin/sleep\narguments = 60\nqueue\n", cwd=workdir)
+    held = submit(cell, "executable = /bin/true\nhold = true\nqueue\n", cwd=workdir, name="h.sub")
+    wait_status(cell, f"{cluster}.0", 2)
+    out = cell.run("condor_status", "-collector", check=True).stdout.splitlines()
+    assert out[0].split() == ["Name", "Machine", "RunningJobs", "IdleJobs", "HostsTotal"]
+    slots = len(cell.run("condor_status", "-af", "Name").stdout.split())
+    assert out[1].split() == ["My", "Pool", "-", cell.host, cell.host, "1", "0", str(slots)]
+    out = cell.run("condor_status", "-negotiator", check=True).stdout.splitlines()
+    assert out[0].split() == ["Name", "LastCycleEnd", "(Sec)", "Slots", "Submitrs", "Schedds", "Jobs", "Matches",
+                              "Rejections"]
+    assert out[1].split()[0] == cell.host and out[1].split()[5] == "1"      # one schedd
+    ad = cell.run("condor_status", "-negotiator", "-af", "MyType", "LastNegotiationCycleNumSchedulers0").stdout
+    assert ad == "Negotiator 1\n"
+    cell.run("condor_rm", str(cluster), str(held), check=True)

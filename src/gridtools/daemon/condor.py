@@ -50,6 +50,7 @@ class Condor:
         self.priorities = userprio.Priorities()
         self.ctx = None
         self.negotiated = 0.0          # when the negotiator last ran
+        self.cycle = {}                # the last pass's figures (condor_status -negotiator)
         self.preempted = None          # when a negotiation cycle last preempted
         self.negotiate_at = None       # when the next cycle may preempt, while passes wait for it
         self.submitters = {}           # name -> SubmitterReport of the last negotiation
@@ -81,7 +82,18 @@ class Condor:
     # ------------------------------------------------------------ the pass
     def decide(self, state, dispatcher, snap, loads, now, memo=None, pending_of=None):
         """The decisions of one pass (see the module docstring); with ``memo`` (a
-        ``sched.cycle.Memo`` still valid) a quick pass when Grid Engine's order decides."""
+        ``sched.cycle.Memo`` still valid) a quick pass when Grid Engine's order decides.
+        Its figures are kept for the negotiator's ad (``cycle``)."""
+        import time
+        began = time.monotonic()
+        decisions = self._decide(state, dispatcher, snap, loads, now, memo, pending_of)
+        self.cycle = {"end": now, "duration": time.monotonic() - began, "slots": len(self.machines.slots),
+                      "submitters": len(decisions.submitters) or len({job.owner for job in snap.jobs}),
+                      "jobs": sum(len(job.tasks) for job in snap.jobs), "matches": len(decisions.starts),
+                      "rejections": len(decisions.reasons)}
+        return decisions
+
+    def _decide(self, state, dispatcher, snap, loads, now, memo=None, pending_of=None):
         ctx = self.context(state, dispatcher, loads, now)
         self.machines.update(ctx, now)
         rules, most = self._slotless_rules(), self._max_jobs_running(state)
@@ -310,6 +322,7 @@ class Condor:
             rows.extend(_owner_rows(rows_of[host], closed[host]) if host in closed else rows_of[host])
         return {"slots": rows, "negotiator": {
             "time": self.negotiated, "mode": "negotiator" if self._negotiating(state) else "sge",
+            "cycle": self.cycle,
             "uid_domain": (self.conf.get("UID_DOMAIN") or "").strip(),
             "submitters": {n: [r.priority, r.share, r.usage] for n, r in self.submitters.items()},
             "groups": self.groups}}

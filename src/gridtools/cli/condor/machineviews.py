@@ -33,6 +33,7 @@ import pwd
 from gridtools import cell, seclevels
 from gridtools.classad import ClassAd
 from gridtools.errors import GridError
+from gridtools.formats.condor import VERSION
 
 #: the constraints of the query modes (HTCondor's)
 MODE_CONSTRAINTS = {"avail": 'State == "Unclaimed" && Cpus > 0 && Memory > 0', "run": 'State == "Claimed"'}
@@ -317,7 +318,7 @@ def domain():
 
 
 #: the version a master ad gives (as the job ads' CondorVersion)
-CONDOR_VERSION = "$CondorVersion: 24.0.0 gridtools $"
+CONDOR_VERSION = VERSION
 
 
 def master_ads(snap, now):

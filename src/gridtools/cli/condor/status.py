@@ -40,6 +40,8 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -submitters             Display information about request submitters
         -schedd                 Display attributes of schedds
         -master                 Display daemon master attributes
+        -collector              Display collector daemon attributes
+        -negotiator             Display negotiator attributes
         -startd                 Display daemon startd attributes
         -any                    Display any ads, type, target type and name
         -gpus                   Display resources that have GPUs
@@ -69,7 +71,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
 _FLAGS = (("avail", 2, "avail"), ("claimed", 2, "run"), ("run", 1, "run"), ("submitters", 3, "submitters"),
           ("schedd", 2, "schedd"), ("master", 1, "master"), ("long", 1, "long"), ("json", 2, "json"), ("totals", 1, "total"),
           ("xml", 1, "xml"), ("help", 1, "help"), ("compact", 3, "compact"), ("startd", 4, "startd"),
-          ("any", 2, "any"), ("gpus", 3, "gpus"))
+          ("any", 2, "any"), ("gpus", 3, "gpus"), ("collector", 3, "collector"), ("negotiator", 3, "negotiator"))
 #: what -compact with -total warns of, as HTCondor warns with any display option once it
 #: has the slots (-compact with a mode of other ads is refused before it asks for them:
 #: statusmodes.refuse_compact); the slots are those -compact's query selects
@@ -79,7 +81,7 @@ COMPACT_IGNORED = "Warning: ignoring -compact option because -total option is al
 #: the collector, offline, running computing-on-demand claims), as their constraints
 _ONLY = (("absent", 2, "Absent =?= true"), ("offline", 2, "Offline =?= true"), ("cod", 3, "NumCODClaims > 0"))
 #: the query modes of _FLAGS
-_MODES = ("avail", "run", "submitters", "schedd", "master", "startd", "any")
+_MODES = ("avail", "run", "submitters", "schedd", "master", "startd", "any", "collector", "negotiator")
 
 
 class Options:
@@ -297,6 +299,9 @@ def _ads(opts, snap, now):
         ads = submitters.schedd_ads(snap, now)
     elif opts.mode == "master":
         ads = views.master_ads(snap, now)
+    elif opts.mode in ("collector", "negotiator"):
+        from gridtools.cli.condor import daemonads
+        ads = daemonads.collector_ads(snap, now) if opts.mode == "collector" else daemonads.negotiator_ads(snap, now)
     elif opts.mode in ("startd", "any"):
         from gridtools.cli.condor import statusviews
         ads = statusviews.startd_ads(snap, now) if opts.mode == "startd" else \
@@ -363,6 +368,9 @@ def _mode_table(opts, ads, now, totals_only, width):
     if opts.compact and opts.gpus and opts.mode == "slots":
         from gridtools.cli.condor.compactviews import gpus_compact_table
         return gpus_compact_table(ads, totals_only=totals_only, key_min=key_min)
+    if opts.mode in ("collector", "negotiator"):
+        from gridtools.cli.condor import daemonads
+        return daemonads.table(opts.mode, ads, totals_only)
     if opts.mode in ("startd", "any") or (opts.gpus and opts.mode == "slots"):
         from gridtools.cli.condor import statusviews
         return statusviews.view(opts.mode, opts.gpus, ads, totals_only, key_min)

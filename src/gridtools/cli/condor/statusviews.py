@@ -120,6 +120,8 @@ def any_ads(snap, now, domain):
     ads = startd_ads(snap, now) + [adformat.from_plain(item) for item in snap.get("slots") or []]
     ads += submitters.schedd_ads(snap, now) + views.master_ads(snap, now)
     ads += submitters.submitter_ads(snap, now, domain)
+    from gridtools.cli.condor import daemonads
+    ads += daemonads.collector_ads(snap, now) + daemonads.negotiator_ads(snap, now)
     return sorted(ads, key=lambda ad: natural_key(_text(ad, "Machine") + "\n" + _text(ad, "Name")))
 
 
