@@ -5,7 +5,11 @@ GlobalJobId, for jobs of both dialects."""
 
 import os
 import re
+import shutil
+import subprocess
 import time
+
+import pytest
 
 from condortools import events, history, htcondor_events, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
@@ -324,3 +328,21 @@ def test_a_self_checkpointing_job_starts_again_and_resumes_after_eviction(cell, 
         assert fh.read() == "run 1\nrun 2\nrun 3\nrun 3\n"   # the last run began from checkpoint 2
     assert open(os.path.join(workdir, "result")).read() == "3\n"
     assert not os.path.exists(os.path.join(workdir, "ckpt"))        # checkpoints stay with the job
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="no Java compiler on this machine")
+def test_a_java_universe_job_runs_its_class_with_the_machine_s_java(cell, workdir):
+    """universe = java: the class named first among the arguments runs with the machine's
+    java, the job's JVM arguments and its folder and jar files on the class path."""
+    write(os.path.join(workdir, "Hello.java"),
+          'public class Hello { public static void main(String[] a) {\n'
+          '  System.out.println("hello " + String.join(",", a) + " " + System.getProperty("greeting")); } }\n')
+    subprocess.run(["javac", "Hello.java"], cwd=workdir, check=True)
+    cluster = submit(cell, "universe = java\nexecutable = Hello.class\narguments = Hello a b\n"
+                           "java_vm_args = -Dgreeting=hi\noutput = out.txt\nlog = j.log\nqueue\n", cwd=workdir)
+    assert cell.run("condor_q", str(cluster), "-af", "JobUniverse", "Cmd", "JavaVMArgs").stdout == "10 java -Dgreeting=hi\n"
+    assert "Requirements = TARGET.HasJava && " in cell.run("condor_q", str(cluster), "-l").stdout
+    wait_events(os.path.join(workdir, "j.log"), f"{cluster}.0", [0, 1, 5])
+    assert open(os.path.join(workdir, "out.txt")).read() == "hello a,b hi\n"
+    proc = cell.run("condor_submit", cwd=workdir, input="universe = java\nexecutable = Hello.class\nqueue\n")
+    assert proc.returncode == 1 and proc.stderr.startswith("ERROR: In Java universe, you must specify the class name")

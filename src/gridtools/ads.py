@@ -291,6 +291,16 @@ def _slot_load(host, order, count, name, busy):
 #: Rank on Mips or KFlops has a number to compare; STARTD_ATTRS or STARTD_FACTS_FILE
 #: may set others)
 SLOT_MIPS = 30000
+def java_facts():
+    """HasJava where this machine has a ``java`` (the java universe's jobs run with it),
+    looked for once."""
+    if not _JAVA:
+        import shutil
+        _JAVA.append({"HasJava": True} if shutil.which("java") else {})
+    return _JAVA[0]
+
+
+_JAVA = []
 #: the URL schemes an input file may have (exec.transfer.URL_SCHEMES: kept alike by a test)
 PLUGIN_METHODS = "data,file,ftp,http,https"
 SLOT_KFLOPS = 2000000
@@ -334,7 +344,8 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   "EnteredCurrentActivity": int(view.entered_activity), "CurrentTime": int(now),
                   "Mips": SLOT_MIPS, "KFlops": SLOT_KFLOPS,
                   "HasFileTransfer": True, "HasFileTransferPluginMethods": PLUGIN_METHODS,
-                  "HasJobDeferral": True, "HasSelfCheckpointTransfers": True, "UidDomain": host.uid_domain or host.name,
+                  "HasJobDeferral": True, "HasSelfCheckpointTransfers": True,
+                  **java_facts(), "UidDomain": host.uid_domain or host.name,
                   "CondorVersion": condor_format.VERSION, "CondorPlatform": condor_format.PLATFORM,
                   "FileSystemDomain": host.filesystem_domain or host.name})
     names = ["Cpus", "Disk", "Memory"]

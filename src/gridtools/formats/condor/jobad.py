@@ -336,6 +336,9 @@ def make_ad(jobs, live):
               for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS and key != "request_"]
     asked = A.set_requests(ad, cmd, custom)
     should = A.set_transfer(ad, cmd, universe, ctx)
+    if universe == A.JAVA:
+        from gridtools.formats.condor.moreattrs import java_transfer
+        java_transfer(ad, cmd, should, ctx)
     machine = ()
     if topping:
         if topping == "container":

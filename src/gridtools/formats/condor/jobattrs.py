@@ -30,18 +30,19 @@ SCHEDULER = 7
 VANILLA = 5
 PARALLEL = 11
 LOCAL = 12
+JAVA = 10
 
 
 #: the universes by their names in a submit description
 UNIVERSES = {"scheduler": SCHEDULER, "vanilla": VANILLA, "parallel": PARALLEL,
-             "local": LOCAL, "container": VANILLA, "docker": VANILLA}
+             "local": LOCAL, "container": VANILLA, "docker": VANILLA, "java": JAVA}
 #: the commands of container jobs (formats.condor.container, loaded only for a description
 #: that gives one of them or names the container or docker universe)
 CONTAINER_COMMANDS = frozenset(("container_image", "docker_image"))
 #: the universes HTCondor no longer runs, by number
 RETIRED = {1: "Standard", 2: "Pipe", 3: "Linda", 4: "PVM", 6: "PVMD"}
 #: the universes whose jobs run on execute hosts
-ON_EXECUTE_HOSTS = (VANILLA, PARALLEL)
+ON_EXECUTE_HOSTS = (VANILLA, PARALLEL, JAVA)
 
 
 NOTIFICATION = {"never": 0, "always": 1, "complete": 2, "error": 3, "start": 4}
@@ -68,7 +69,7 @@ MORE_COMMANDS = frozenset((
     "skip_if_dataflow", "stack_size", "starter_debug", "starter_log",
     "tool_daemon_cmd", "tool_daemon_input", "tool_daemon_output", "tool_daemon_error",
     "delegate_job_gsi_credentials_lifetime", "docker_send_credentials", "use_scitokens", "use_scitoken",
-    "use_oauth_services", "useoauthservices", "submit_event_notes", "submit_event_user_notes",
+    "use_oauth_services", "useoauthservices", "java_vm_args", "java_vm_arguments", "java_vm_arguments2", "submit_event_notes", "submit_event_user_notes",
     "transfer_checkpoint_files", "transfer_container", "transfer_output_remaps", "transfer_plugins",
     "ulog_execute_attrs", "want_graceful_removal", "want_io_proxy", "want_job_networking"))
 #: the commands of job deferral and cron schedules (formats.condor.deferral, loaded only
@@ -175,7 +176,7 @@ def set_universe(ad, cmd):
         ad["MaxHosts"] = ad["MinHosts"] = c_atoi(count)
         ad["JobRequiresSandbox"] = True
         ad["WantIOProxy"] = True
-    if universe not in ON_EXECUTE_HOSTS or universe == PARALLEL:
+    if universe not in ON_EXECUTE_HOSTS or universe in (PARALLEL, JAVA):
         ad["KillSig"] = "SIGTERM"
     return universe
 
@@ -272,11 +273,21 @@ def set_arguments(ad, cmd):
         ad["Arguments"] = argsenv.second_form(second.strip(), "arguments", value, cmd("allow_arguments_v1"))
         return
     if value is None or not value.strip():
+        if ad.eval("JobUniverse") == JAVA:
+            _no_class()
         ad["Arguments"] = ""
         return
     from gridtools.formats.condor import argsenv
     attr, text = argsenv.parse_arguments(value.strip())
+    if not text.strip() and ad.eval("JobUniverse") == JAVA:
+        _no_class()
     ad[attr] = text
+
+
+def _no_class():
+    from gridtools.errors import lines
+    raise InputError(lines("ERROR: In Java universe, you must specify the class name to run.", "Example:", "",
+                           "arguments = MyClass"))
 
 
 def set_environment(ad, cmd, ctx):
@@ -460,7 +471,9 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
         from gridtools.formats.condor.moreattrs import requirement_references
         refs = requirement_references(user)
     terms = []                                  # (canonical text, long form text)
-    if "arch" not in refs:
+    if universe == JAVA:
+        machine = ("TARGET.HasJava",)           # (in place of the platform's terms)
+    if "arch" not in refs and universe != JAVA:
         terms.append((f"(TARGET.Arch == {unparse_value(ctx.arch)})",
                       f"(TARGET.Arch == {unparse_value(ctx.arch, True)})"))
     if machine:

@@ -150,8 +150,9 @@ COMMANDS = {
     "want_io_proxy": ("WantIOProxy", BOOLEAN),
     "want_job_networking": ("WantJobNetworking", BOOLEAN),
 }
-#: the commands ``apply`` reads besides those of COMMANDS (they set no attribute of their own)
-READ_ALSO = frozenset(("use_scitokens", "use_scitoken"))
+#: the commands ``apply`` reads besides those of COMMANDS (they set no attribute of their own,
+#: or one of two by their syntax)
+READ_ALSO = frozenset(("use_scitokens", "use_scitoken", "java_vm_args", "java_vm_arguments", "java_vm_arguments2"))
 
 #: other spellings of a command -> the command, which wins when both are given, and is
 #: the name messages give
@@ -190,9 +191,53 @@ def apply(ad, cmd, keys, iwd, warnings=None, environment=dict):
         ad["JobStarterDebug"] = True
     if ad.eval("DockerSendCredentials") is True:
         _docker_credentials(environment())
-    if not READ_ALSO.isdisjoint(keys):
+    if {"use_scitokens", "use_scitoken"} & set(keys):
         _scitokens(ad, cmd, environment(), iwd)
+    if {"java_vm_args", "java_vm_arguments", "java_vm_arguments2"} & set(keys):
+        _java_vm_arguments(ad, cmd)
     _lease_at_least(ad, warnings)
+
+
+def _java_vm_arguments(ad, cmd):
+    """java_vm_args or java_vm_arguments (the old or the new syntax, as arguments) and
+    java_vm_arguments2 (the new only): JavaVMArgs or JavaVMArguments."""
+    from gridtools.formats.condor import argsenv
+    first = cmd("java_vm_arguments")
+    if first is None:
+        first = cmd("java_vm_args")
+    second = (cmd("java_vm_arguments2") or "").strip()
+    if second:                                  # (the new syntax only; anything else sets none)
+        if argsenv.is_new_syntax(second):
+            ad["JavaVMArguments"] = argsenv.join_v2(argsenv.split_new(second))
+        return
+    if first is not None and first.strip():
+        attr, text = argsenv.parse_arguments(first.strip())
+        ad["JavaVM" + ("Arguments" if attr == "Arguments" else "Args")] = text
+
+
+def java_transfer(ad, cmd, should, ctx):
+    """A java universe job whose files may be transferred: its class file (the
+    executable) and jar_files count in DiskUsage and join the input files the job
+    names (none named: TransferInput stays unset), and its command is ``java``, as
+    HTCondor 24 makes it."""
+    if should == "NO":
+        return
+    listed = ad.eval("TransferInput") if "TransferInput" in ad else None
+    files = listed.split(",") if isinstance(listed, str) and listed else []
+    added = []
+    program = ad.eval("Cmd")
+    if isinstance(program, str) and program != "java" and program not in files:
+        added.append(program)
+    jars = (cmd("jar_files") or "").strip()
+    added += [name.strip() for name in jars.split(",") if name.strip()]
+    if files and added:
+        ad["TransferInput"] = ",".join(files + added)
+    if ctx.files is not None:
+        iwd = ad.eval("Iwd")
+        sizes = [ctx.files.size_kib(ospaths.join(iwd, name)) for name in added]
+        ad["DiskUsage"] = ad.eval("DiskUsage") + sum(size for size in sizes if size)
+    ad["Cmd"] = "java"
+    ad["TransferExecutable"] = False
 
 
 def _docker_credentials(environ):

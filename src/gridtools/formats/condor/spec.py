@@ -20,7 +20,7 @@ plan).
 """
 
 from gridtools import ospaths
-from gridtools.formats.condor.jobattrs import DEFAULT_REQUEST_MEMORY, LOCAL, PARALLEL, VANILLA
+from gridtools.formats.condor.jobattrs import DEFAULT_REQUEST_MEMORY, JAVA, LOCAL, PARALLEL, VANILLA
 
 #: parallel environment of jobs asking for more than one CPU on one host
 SMP_PE = "smp"
@@ -70,15 +70,28 @@ def _number(ad, name, default=0, later=None):
     return value
 
 
-def arguments(ad):
-    """The job's arguments as a list (``Arguments``, the V2 form, before ``Args``)."""
-    if "Arguments" in ad and _text(ad, "Arguments"):
+def arguments(ad, new="Arguments", old="Args"):
+    """The job's arguments as a list (``Arguments``, the V2 form, before ``Args``; or
+    another pair of the same forms)."""
+    if new in ad and _text(ad, new):
         from gridtools.formats.condor import argsenv
-        return argsenv.split_v2_args(_text(ad, "Arguments"))
-    if "Args" in ad and _text(ad, "Args"):
+        return argsenv.split_v2_args(_text(ad, new))
+    if old in ad and _text(ad, old):
         from gridtools.formats.condor import argsenv
-        return argsenv.split_old_args(_text(ad, "Args"))
+        return argsenv.split_old_args(_text(ad, old))
     return []
+
+
+def java_command(ad, iwd):
+    """(program, arguments) of a java universe job: the machine's ``java`` with the
+    job's JavaVMArguments (or JavaVMArgs), a class path of its folder (where it runs),
+    its initial directory and its jar_files, and its arguments (the main class first),
+    as HTCondor's starter runs it (without its wrapper class)."""
+    import shutil
+    jars = [_path(iwd, name) for name in _text(ad, "JarFiles").replace(",", " ").split()]
+    path = ":".join([".", iwd] + jars)
+    return shutil.which("java") or "/usr/bin/java", \
+        arguments(ad, "JavaVMArguments", "JavaVMArgs") + ["-classpath", path] + arguments(ad)
 
 
 def _environment(text):
@@ -141,6 +154,8 @@ def run_facts(ad):
              "transfer_input": [f if "://" in f else _path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
              "transfer_output": _file_list(output) if output is not None else None,
              "on_success": None, "self_checkpoint": None}
+    if facts["universe"] == JAVA:
+        facts["command"], facts["args"] = java_command(ad, iwd)
     code = ad.eval("SuccessCheckpointExitCode")
     if ad.eval("WantFTOnCheckpoint") is True and type(code) is int:
         listed = _text(ad, "TransferCheckpoint", None)
