@@ -22,6 +22,7 @@ Nothing here decides anything itself: the startd's transitions are
 ``accounting.userprio``'s.
 """
 
+import time
 from dataclasses import replace
 
 from gridtools.daemon import condorjob, slotads, userprio
@@ -84,7 +85,6 @@ class Condor:
         """The decisions of one pass (see the module docstring); with ``memo`` (a
         ``sched.cycle.Memo`` still valid) a quick pass when Grid Engine's order decides.
         Its figures are kept for the negotiator's ad (``cycle``)."""
-        import time
         began = time.monotonic()
         decisions = self._decide(state, dispatcher, snap, loads, now, memo, pending_of)
         self.cycle = {"end": now, "duration": time.monotonic() - began, "slots": len(self.machines.slots),

@@ -223,7 +223,7 @@ def preen(state, dispatcher, req, now):
                                   bool(req.body.get("verbose")))
     for line in lines:
         state.log(f"I|condor_preen: {line}")
-    state.log(f"I|condor_preen: Results: {preening._results(lines)}")
+    state.log(f"I|condor_preen: Results: {preening.results(lines)}")
     return 0, listing + "".join(f"  {line}\n" for line in lines), ""
 
 

@@ -683,10 +683,9 @@ empties them whatever AppendFiles says); KillSig when it is
         plan["not_before"] = deferral   # (the shepherd waits until then, as the starter does)
     if facts["scratch"]:
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
-                           "output": facts["transfer_output"], "on_success": facts["on_success"],
-                           "self_checkpoint": facts["self_checkpoint"]}
-    elif facts["self_checkpoint"]:
-        plan["self_checkpoint"] = facts["self_checkpoint"]      # (it starts again in its Iwd)
+                           "output": facts["transfer_output"], "on_success": facts["on_success"]}
+    if facts["self_checkpoint"]:
+        plan["self_checkpoint"] = facts["self_checkpoint"]
     return plan
 
 

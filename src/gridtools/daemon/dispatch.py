@@ -104,7 +104,7 @@ class Dispatcher:
         conf = self.state.config
         spec = job.spec
         queue_name, host = granted[0][0], granted[0][1]
-        q = self._queue_values(queue_name, host)
+        q = self.queue_values(queue_name, host)
         gconf = conf.objects["conf"].get("global") or {}
         ctx = _task_context(job, number, granted, q, gconf, pe)
         if host_slots is None:
@@ -145,7 +145,7 @@ class Dispatcher:
         _add_queue_methods(plan, spec, conf, q, plan_mod.job_shell(spec, ctx))
         return plan
 
-    def _queue_values(self, queue_name, host):
+    def queue_values(self, queue_name, host):
         """The attribute values of a queue instance, looked up once per configuration."""
         state = self.state
         cache = state.view_cache.get("queue_values")

@@ -94,7 +94,7 @@ def _temporary_stale(name, st, now):
     if found is None or stat.S_ISDIR(st.st_mode):
         return False
     age = _age(st, now)
-    return age > STALE or (age > WRITE_TIME and not daemonctl._alive(int(found.group(1))))
+    return age > STALE or (age > WRITE_TIME and not daemonctl.alive(int(found.group(1))))
 
 
 def _temporaries(finding, folder, now):
@@ -144,7 +144,7 @@ def tmpdirs(state, dispatcher):
     found = set()
     for name in sorted(state.config.objects.get("queue", {})):
         try:
-            base = str(dispatcher._queue_values(name, host)("tmpdir") or "/tmp")
+            base = str(dispatcher.queue_values(name, host)("tmpdir") or "/tmp")
         except (KeyError, TypeError, ValueError):
             continue
         found.add(os.path.join(base, tmpdir.cell_folder_name(cell.root())))
@@ -164,7 +164,7 @@ def check_execute(finding, state, dispatcher, now):
                 continue
             kept = _KEPT.fullmatch(name)
             if kept is not None:
-                finding.look(path, not daemonctl._alive(int(kept.group(1))), _remove_entry)
+                finding.look(path, not daemonctl.alive(int(kept.group(1))), _remove_entry)
                 continue
             parts = name.split(".", 2)
             if len(parts) != 3 or not (parts[0].isdigit() and parts[1].isdigit()):
@@ -245,8 +245,8 @@ def periodic(state, dispatcher, now):
     lines, _listing = run(state, dispatcher, now, remove=True)
     for line in lines:
         state.log(f"I|condor_preen: {line}")
-    state.log(f"I|condor_preen: Results: {_results(lines)}")
+    state.log(f"I|condor_preen: Results: {results(lines)}")
 
 
-def _results(lines):
+def results(lines):
     return f"{len(lines)} file{'s' if len(lines) > 1 else ''} preened" if lines else "No files preened"

@@ -118,8 +118,9 @@ class Params:
             self.problem = load_problem or max_problem
         elif self.mode in ("Periodic", "WaitForExit"):
             self.period, self.problem = _period(knob("PERIOD"))
+        self.condition_expr = None      # CONDITION parsed (once)
         if self.problem is None and self.condition:
-            self.problem = _condition_problem(self.condition)
+            self.condition_expr, self.problem = _condition(self.condition)
         if self.problem is None:
             self._args_env(knob("ARGS"), knob("ENV"))
         self.key = (self.executable, tuple(self.args), tuple(sorted(self.env.items())), self.cwd, self.mode,
@@ -154,13 +155,13 @@ def _load(text, default, knob):
     return value, None
 
 
-def _condition_problem(text):
+def _condition(text):
+    """(the CONDITION expression, None), or (None, why it does not read)."""
     from gridtools.classad import ClassAdSyntaxError, parse
     try:
-        parse(text)
+        return parse(text), None
     except ClassAdSyntaxError as exc:
-        return f"CONDITION {text} does not read: {exc}"
-    return None
+        return None, f"CONDITION {text} does not read: {exc}"
 
 
 def _truth(text):
@@ -244,13 +245,8 @@ class CronAd:
 EXIT_LOOK = 0.5
 
 
-def _holds(text, ad):
-    """True when CONDITION ``text`` evaluates to true in ``ad`` (a ClassAd)."""
-    from gridtools.classad import ClassAdSyntaxError, parse
-    try:
-        expr = parse(text)
-    except ClassAdSyntaxError:
-        return False
+def _holds(expr, ad):
+    """True when a CONDITION expression evaluates to true in ``ad`` (a ClassAd)."""
     scope = ad.copy()
     scope["GridtoolsCronCondition"] = expr
     return scope.eval("GridtoolsCronCondition") is True
@@ -481,7 +477,7 @@ class CronJobs:
                 ad = context(p.host) if context is not None else None
                 if ad is None:
                     return "wait"
-                if not _holds(p.condition, ad):
+                if not _holds(p.condition_expr, ad):
                     return "skip"
             running = loads.get(p.host, 0.0)
             if running + p.job_load > p.max_load + 1e-9:

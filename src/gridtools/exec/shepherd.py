@@ -223,7 +223,7 @@ class Shepherd:
         """The folder of the task that keeps an HTCondor job's self-checkpoints between
         its runs (``self_checkpoint`` in the task's folder, the job owner's, mode 0700):
         made when missing, named in the plan for ``transfer``."""
-        spec = (self.plan.get("scratch") or {}).get("self_checkpoint")
+        spec = self.plan.get("self_checkpoint")
         if not spec or self.plan.get("result_dir"):
             return
         store = os.path.join(self.dir, SELF_CHECKPOINT)
@@ -245,7 +245,7 @@ class Shepherd:
         ended): its checkpoint files are kept (``transfer.save_checkpoint``) and it starts
         again at once, in the same folder with the same arguments, as HTCondor's starter
         starts it again; True then. Its CPU times add up over the runs."""
-        spec = (self.plan.get("scratch") or {}).get("self_checkpoint") or self.plan.get("self_checkpoint")
+        spec = self.plan.get("self_checkpoint")
         res = self.result
         if not spec or res["signal"] or res["exit_status"] != spec["code"]:
             return False

@@ -15,7 +15,7 @@ An input file given as a URL of one of ``URL_SCHEMES`` (what the slot ads
 offer as ``HasFileTransferPluginMethods``) is fetched into the folder under
 the last name of its path, as HTCondor's curl plugin fetches it, with the
 standard library's URL opener (``chtc+https`` and the like: the scheme after
-the last ``+``, ``-`` or ``.``); a fetch that fails, or lasts over
+the last ``+``, ``-`` or ``.``, ``formats.condor.url_scheme``); a fetch that fails, or lasts over
 ``URL_TIMEOUT`` seconds without data, fails the input transfer.
 """
 
@@ -61,12 +61,11 @@ def _fetch(url, folder):
     """Fetch ``url`` into ``folder`` under the last name of its path."""
     import urllib.parse
     import urllib.request
-    scheme, sep, rest = url.partition("://")
-    for mark in "+-.":
-        scheme = scheme.rpartition(mark)[2]
+    from gridtools.formats.condor import url_scheme
+    scheme = url_scheme(url)
     if scheme.lower() not in URL_SCHEMES:
-        raise OSError(f"no plugin for {scheme} URLs")
-    plain = scheme + sep + rest
+        raise OSError(f"no plugin for {scheme or url} URLs")
+    plain = scheme + "://" + url.partition("://")[2]
     name = os.path.basename(urllib.parse.urlparse(plain).path.rstrip("/")) or "index"
     with urllib.request.urlopen(plain, timeout=URL_TIMEOUT) as answer, \
             open(os.path.join(folder, name), "wb") as out:
@@ -122,7 +121,7 @@ def stage_in(plan):
     def work():
         for source in scratch.get("input") or ():
             _copy_in(source, folder)
-        store = (scratch.get("self_checkpoint") or {}).get("store")
+        store = (plan.get("self_checkpoint") or {}).get("store")
         kept = os.path.join(store, KEPT) if store else None
         if kept and os.path.isdir(kept):
             for name in os.listdir(kept):       # (the last checkpoint, after the input files)
@@ -211,7 +210,7 @@ def save_checkpoint(plan, store):
     whole before the old go. (True, "") or (False, why)."""
     scratch = plan.get("scratch") or {}
     folder = plan["cwd"]
-    wanted = (scratch.get("self_checkpoint") or {}).get("files")
+    wanted = (plan.get("self_checkpoint") or {}).get("files")
     before = _read_catalog(scratch.get("catalog"))
     own = {entry[0] for entry in plan.get("ad_files") or ()}
 

@@ -101,7 +101,7 @@ def launch(wait=START_WAIT):
     raise GridError(f"error: the daemon did not start within {wait:.0f} s (see {cell.spool('daemon.out')})")
 
 
-def _alive(number):
+def alive(number):
     """True while process ``number`` runs: not a zombie (a daemon killed a moment ago,
     which the process that reaps it has not reaped yet, is none)."""
     try:
@@ -130,7 +130,7 @@ def ready_pid(wait=START_WAIT):
     while True:
         number = pid()
         held = running()
-        if held and number and _alive(number):
+        if held and number and alive(number):
             return number
         now = time.time()
         free_since = None if held else (free_since or now)

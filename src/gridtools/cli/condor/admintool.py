@@ -84,15 +84,17 @@ def parse(argv, options, usage, valued=("pool", "name", "addr")):
     return names, seen
 
 
-def ask(kind, body):
-    """Send a request the daemon answers, print its answer; (exit code, out, err)."""
+def ask(kind, body, shown=True, wait=60.0):
+    """Send a request the daemon answers within ``wait`` seconds, print its answer (its
+    error part only, unless ``shown``); (exit code, out, err)."""
     from gridtools.cli.ask import ensure_daemon
     from gridtools.spool import requests, wake
     ensure_daemon()
     name = requests.write(kind, body, reply=True)
     wake.poke()
-    code, out, err = requests.wait_reply(name, 60.0)
-    sys.stdout.write(out)
+    code, out, err = requests.wait_reply(name, wait)
+    if shown:
+        sys.stdout.write(out)
     sys.stderr.write(err)
     return int(code), out, err
 

@@ -13,6 +13,7 @@ the run's start and results to standard error, -log to FILE. It needs
 ADMINISTRATOR at the MASTER.
 """
 
+import os
 import sys
 import time
 
@@ -36,7 +37,7 @@ def parse(argv, prog):
 def run(argv, prog):
     opts = parse(argv, prog)
     debug = _debug_writer(opts)
-    debug(f"STARTING: condor_preen PID: {_pid()}\n")
+    debug(f"STARTING: condor_preen PID: {os.getpid()}\n")
     code, out = _ask(opts)
     if code:
         return code
@@ -52,25 +53,14 @@ def run(argv, prog):
         status = _mail(report)
     elif report:
         sys.stdout.write("".join(report))
-    debug(f"ENDING: condor_preen PID: {_pid()} STATUS: {status}\n")
+    debug(f"ENDING: condor_preen PID: {os.getpid()} STATUS: {status}\n")
     return status
 
 
 def _ask(opts):
-    from gridtools.cli.ask import ensure_daemon
-    from gridtools.spool import requests, wake
-    ensure_daemon()
-    name = requests.write("preen", {"dialect": "condor", "remove": bool(opts.get("remove")),
-                                    "verbose": bool(opts.get("verbose"))}, reply=True)
-    wake.poke()
-    code, out, err = requests.wait_reply(name, 600.0)
-    sys.stderr.write(err)
-    return int(code), out
-
-
-def _pid():
-    import os
-    return os.getpid()
+    code, out, _err = admintool.ask("preen", {"dialect": "condor", "remove": bool(opts.get("remove")),
+                                              "verbose": bool(opts.get("verbose"))}, shown=False, wait=600.0)
+    return code, out
 
 
 def _debug_writer(opts):
@@ -103,7 +93,8 @@ def _mail(report):
     subject = f"condor_preen results {host}: {len(report)} old file{'s' if len(report) > 1 else ''} found"
     body = (f"The condor_preen process has found the following stale condor files on <{host}>:\n\n"
             + "".join(report))
-    mailer = _mailer()
+    from gridtools.cli.sge.submit import global_value
+    mailer = global_value("mailer", "/usr/bin/mail")
     if not admin:
         sys.stderr.write("ERROR: neither PREEN_ADMIN nor CONDOR_ADMIN is configured\n")
         return MAIL_FAILED
@@ -118,16 +109,6 @@ def _mail(report):
                          f"with {done.returncode}\n")
         return MAIL_FAILED
     return 0
-
-
-def _mailer():
-    """The cell's mailer (sge_conf(5) ``mailer``)."""
-    from gridtools.spool import config
-    try:
-        conf = config.parse("conf", config.read_raw("conf", "global"))
-        return str(conf.get("mailer") or "/usr/bin/mail")
-    except Exception:  # noqa: BLE001 - an unreadable configuration: the default mailer
-        return "/usr/bin/mail"
 
 
 def main(argv, prog="condor_preen"):

@@ -39,6 +39,20 @@ VERSION = "$CondorVersion: 24.0.0 gridtools $"
 PLATFORM = "$CondorPlatform: X86_64-Linux gridtools $"
 
 
+def url_scheme(text):
+    """The scheme of a URL as HTCondor reads one (``http`` of ``http://x``; the part after
+    the last ``+``, ``-`` or ``.`` of one like ``chtc+https``), or "" for no URL: a letter,
+    letters, digits, ``+``, ``-`` and ``.``, then ``://`` and something."""
+    head, sep, rest = text.partition("://")
+    if not (sep and rest and head[:1].isascii() and head[:1].isalpha()):
+        return ""
+    if not all(ch.isascii() and (ch.isalnum() or ch in "+-.") for ch in head):
+        return ""
+    for mark in "+-.":
+        head = head.rpartition(mark)[2] if mark in head else head
+    return head
+
+
 def c_atoi(text):
     """The number C's ``atoi`` reads from ``text``, as HTCondor's tools read numbers
     (condor_submit's machine_count, the tools' -limit, -match, -wide:N ...):

@@ -28,7 +28,7 @@ says why.
 
 import os
 
-from gridtools.formats.condor.jobattrs import fail
+from gridtools.formats.condor.jobattrs import fail, unquoted
 
 #: the commands that make a vanilla job a container job
 COMMANDS = frozenset(("container_image", "docker_image"))
@@ -43,11 +43,6 @@ _REFUSED = ("instance://", "library://", "shub://")
 def _given(cmd, key):
     value = cmd(key)
     return value.strip() if value is not None and value.strip() else None
-
-
-def _stripped(text):
-    """``text`` without one pair of double quotes around it."""
-    return text[1:-1].strip() if len(text) >= 2 and text[0] == text[-1] == '"' else text
 
 
 def topping(ad, cmd, universe_name, universe):
@@ -72,15 +67,15 @@ def topping(ad, cmd, universe_name, universe):
         ad["WantDocker"] = True
         if not docker:
             raise fail("docker jobs require a docker_image")
-        ad["DockerImage"] = _stripped(docker)
+        ad["DockerImage"] = unquoted(docker).strip()
     elif kind == "container":
         ad["WantContainer"] = True
         if docker:
-            ad["DockerImage"] = _stripped(docker)
+            ad["DockerImage"] = unquoted(docker).strip()
         if container:
             # (the image is checked without double quotes around it, and kept with them,
             # as HTCondor 24 does)
-            bare = _stripped(container)
+            bare = unquoted(container).strip()
             if not bare or bare.startswith(_REFUSED):
                 shown = container[:-1] if bare != container else container
                 raise fail(f"'{shown}' is not a valid container image")

@@ -40,6 +40,7 @@ How each kind of value is written:
 from gridtools import ospaths
 from gridtools.classad.draft import Text
 from gridtools.errors import InputError, lines
+from gridtools.formats.condor import url_scheme
 from gridtools.formats.condor.jobattrs import DEFAULT_MAX_RETRIES, expr, fail, flag, quantity, unquoted
 
 EXPR, INTEGER, BOOLEAN, TEXT, UNQUOTED, NAMES, LIMITS, SIGNAL, LEADING, SIZE, PATH, DISK, FILES, CUDA, LOG, STRTOL, \
@@ -566,20 +567,6 @@ def requirement_extras(cmd, refs):
         cuda_version(given("cuda_version"))     # (refused here, before any term is made)
         after.append("CUDAVersion <= TARGET.CUDAMaxSupportedVersion")
     return before, check, extra, after
-
-
-def url_scheme(text):
-    """The scheme of a URL as HTCondor reads one (``http`` of ``http://x``; the part after
-    the last ``+``, ``-`` or ``.`` of one like ``chtc+https``), or "" for no URL: a letter,
-    letters, digits, ``+``, ``-`` and ``.``, then ``://`` and something."""
-    head, sep, rest = text.partition("://")
-    if not (sep and rest and head[:1].isascii() and head[:1].isalpha()):
-        return ""
-    if not all(ch.isascii() and (ch.isalnum() or ch in "+-.") for ch in head):
-        return ""
-    for mark in "+-.":
-        head = head.rpartition(mark)[2] if mark in head else head
-    return head
 
 
 def url_schemes(inputs, cmd=None):
