@@ -1244,3 +1244,27 @@ def test_tokens_credentials_and_tool_daemons(tmp_path):
 def test_oauth_services_once_each_and_sorted(tmp_path):
     ad = cluster_ads("executable = run.sh\nuse_oauth_services = box, Dropbox box,scitokens\nqueue\n", tmp_path)[0]
     assert ad.eval("OAuthServicesNeeded") == "box,Dropbox,scitokens"
+
+
+def test_a_checkpoint_is_whole_whenever_its_writer_dies(tmp_path):
+    """Self-checkpoints are written aside and renamed once whole; a shepherd killed while
+    writing one leaves the last whole one, which the next run starts from."""
+    from gridtools.exec import transfer
+    scratch, store = tmp_path / "scratch", tmp_path / "store"
+    scratch.mkdir()
+    store.mkdir()
+    plan = {"uid": os.getuid(), "gid": os.getgid(), "owner": "root", "cwd": str(scratch),
+            "scratch": {"iwd": str(tmp_path), "input": []}, "self_checkpoint": {"code": 85, "files": ["ck"],
+                                                                              "store": str(store)}}
+    for n in ("1", "2"):
+        (scratch / "ck").write_text(n)
+        assert transfer.save_checkpoint(plan, str(store)) == (True, "")
+    kept = [p.name for p in store.iterdir()]
+    assert len(kept) == 1 and kept[0].startswith("kept.") and (store / kept[0] / "ck").read_text() == "2"
+    (store / "next").mkdir()                    # (a writer killed half-way through the next one)
+    (store / "next" / "ck").write_text("partial")
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    plan["cwd"] = str(fresh)
+    assert transfer.stage_in(plan)[0]
+    assert (fresh / "ck").read_text() == "2"

@@ -122,8 +122,8 @@ def stage_in(plan):
         for source in scratch.get("input") or ():
             _copy_in(source, folder)
         store = (plan.get("self_checkpoint") or {}).get("store")
-        kept = os.path.join(store, KEPT) if store else None
-        if kept and os.path.isdir(kept):
+        kept = _last_checkpoint(store) if store else None
+        if kept:
             for name in os.listdir(kept):       # (the last checkpoint, after the input files)
                 _copy_in(os.path.join(kept, name), folder)
         return _catalog(folder)
@@ -198,16 +198,27 @@ def _leaving(folder, wanted, before, own):
     return found
 
 
-#: in a task's self-checkpoint folder: the checkpoint kept, and the one being written
-KEPT, NEXT = "kept", "next"
+#: in a task's self-checkpoint folder: the checkpoints kept (``kept.<time in ns>``, each
+#: whole: renamed so once written), and the one being written
+KEPT, NEXT = "kept.", "next"
+
+
+def _last_checkpoint(store):
+    """The newest whole checkpoint folder of ``store``, or None."""
+    try:
+        names = [n for n in os.listdir(store) if n.startswith(KEPT) and n[len(KEPT):].isdigit()]
+    except OSError:
+        return None
+    return os.path.join(store, max(names, key=lambda n: int(n[len(KEPT):]))) if names else None
 
 
 def save_checkpoint(plan, store):
     """A job that exited with its checkpoint_exit_code: keep its checkpoint files (its
     transfer_checkpoint_files, else its transfer_output_files, else what it made or
     changed at the top of its scratch folder) in ``store``, the folder of its task kept
-    for them (owned by the job's owner), in place of the last ones; the new ones are
-    whole before the old go. (True, "") or (False, why)."""
+    for them (owned by the job's owner), in place of the last ones: written aside, then
+    renamed as the newest, then the older go, so that a shepherd killed at any moment
+    leaves a whole checkpoint behind. (True, "") or (False, why)."""
     scratch = plan.get("scratch") or {}
     folder = plan["cwd"]
     wanted = (plan.get("self_checkpoint") or {}).get("files")
@@ -215,18 +226,19 @@ def save_checkpoint(plan, store):
     own = {entry[0] for entry in plan.get("ad_files") or ()}
 
     def work():
-        fresh, kept = os.path.join(store, NEXT), os.path.join(store, KEPT)
+        import time
+        fresh = os.path.join(store, NEXT)
         shutil.rmtree(fresh, ignore_errors=True)
         os.mkdir(fresh, 0o700)
         for name in _leaving(folder, wanted, before, own):
             path = os.path.join(folder, name)
             if os.path.lexists(path):
                 _copy_out(path, name, fresh)
-        old = os.path.join(store, f"old.{os.getpid()}")
-        if os.path.lexists(kept):
-            os.rename(kept, old)
-        os.rename(fresh, kept)
-        shutil.rmtree(old, ignore_errors=True)
+        newest = max(time.time_ns(), int((_last_checkpoint(store) or "0").rpartition(".")[2] or 0) + 1)
+        os.rename(fresh, os.path.join(store, f"{KEPT}{newest}"))
+        for name in os.listdir(store):
+            if name.startswith(KEPT) and name != f"{KEPT}{newest}":
+                shutil.rmtree(os.path.join(store, name), ignore_errors=True)
         return ""
     code, said = _as_owner(plan, work)
     return code == 0, said
