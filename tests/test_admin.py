@@ -265,16 +265,16 @@ def test_a_cell_whose_path_has_spaces_reads_its_own_configuration(scratch):
 def test_a_killed_daemon_not_yet_reaped_is_not_the_running_one():
     """The pid file of a daemon killed a moment ago names a zombie until its parent reaps
     it: ``daemon start`` must not name it as the daemon that runs."""
-    from gridtools.spool.daemonctl import _alive
+    from gridtools.spool.daemonctl import alive
     pid = os.fork()
     if pid == 0:
         os._exit(0)
     try:
         wait_for(lambda: open(f"/proc/{pid}/stat").read().rpartition(")")[2].split()[0] == "Z")
-        assert not _alive(pid) and _alive(os.getpid())
+        assert not alive(pid) and alive(os.getpid())
     finally:
         os.waitpid(pid, 0)
-    assert not _alive(pid)
+    assert not alive(pid)
 
 
 
