@@ -267,7 +267,7 @@ FUZZ_IGNORED = {"condorplatform", "condorversion", "owner"}
 def differences(texts):
     """{what differs (an attribute and both values, or a refusal): [descriptions]} of
     gridtools against the oracle on ``texts``. A missing executable is not compared: the
-    oracle does not look for files."""
+    oracle does not look for files; nor is a $CHOICE index out of range (see below)."""
     import json
     found = {}
     with tempfile.TemporaryDirectory() as root:
@@ -280,6 +280,10 @@ def differences(texts):
         for text, answer in zip(texts, json.loads(proc.stdout)):
             ours = gridtools_ads(text, root, "$CondorVersion: fuzz $")
             if isinstance(ours, str) and "does not exist" in ours:
+                continue
+            if isinstance(ours, str) and "$CHOICE() config macro: index" in ours:
+                # HTCondor's binding stops at (or crashes on) the proc whose $CHOICE index is
+                # out of range without an error, where condor_submit refuses the whole file
                 continue
             if isinstance(answer, str) or isinstance(ours, str):
                 if isinstance(answer, str) != isinstance(ours, str):
