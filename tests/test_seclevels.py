@@ -102,6 +102,16 @@ def test_administrator_defaults_to_the_cells_managers():
     assert not verify(getter(DENY_ADMINISTRATOR="x@*/*"), Level.ADMINISTRATOR, ABUSER, "", defaults).allowed
 
 
+def test_daemon_defaults_to_the_cells_managers_too():
+    """condor_checkpoint's level: HTCondor's daemons act as its own account, here the managers'."""
+    defaults = manager_defaults({"alice"})
+    assert verify(getter(), Level.DAEMON, ALICE, "STARTD", defaults).allowed
+    assert not verify(getter(), Level.DAEMON, ABUSER, "STARTD", defaults).allowed
+    assert verify(getter(ALLOW_DAEMON="abuser@*/*"), Level.DAEMON, ABUSER, "STARTD", defaults).allowed
+    # the default gives no one WRITE who had it not: with no ALLOW_WRITE everybody writes still
+    assert verify(getter(), Level.WRITE, ABUSER, "SCHEDD", defaults).allowed
+
+
 def test_the_seed_example_configuration():
     get = getter(ALLOW_READ="*", ALLOW_WRITE="*@wisc.edu/*.wisc.edu", DENY_WRITE="abuser@*.wisc.edu/*",
                  ALLOW_ADMINISTRATOR="admin@wisc.edu/*.wisc.edu")

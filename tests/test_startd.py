@@ -186,3 +186,52 @@ def test_idle_slots_are_looked_at_every_update_interval(state):
     idle = 1000 if state is State.UNCLAIMED else 5
     r = desk.step(Slot(state), T0, idle, job=False)
     assert r.slot.state is state and r.next_check == T0 + 60
+
+
+# ---------------------------------------------------------------- checkpoints
+
+def test_condor_checkpoint_asks_a_busy_job_and_changes_no_state():
+    desk = Desk("")
+    slot = desk.running(T0)
+    r = desk.step(slot, T0 + 60, 1000, Event.CHECKPOINT)
+    assert where(r) == ("Claimed", "Busy") and r.actions == (Action.CHECKPOINT,)
+    assert r.path == () and r.slot.entered_activity == T0 and r.slot.last_checkpoint == T0 + 60
+    assert desk.machine(T0 + 61, 1000).lookup("LastPeriodicCheckpoint") is None
+    seen = ads.with_view(desk.machine(T0 + 61, 1000), r.slot.view)
+    assert seen.eval("LastPeriodicCheckpoint") == T0 + 60
+    gone = desk.step(r.slot, T0 + 70, 1000, Event.JOB_EXIT)        # the job exits: forgotten
+    assert where(gone) == ("Claimed", "Idle") and gone.slot.last_checkpoint == 0.0
+    assert "LastPeriodicCheckpoint" not in ads.with_view(desk.machine(T0 + 71, 1000), gone.slot.view)
+
+
+def test_condor_checkpoint_of_a_slot_without_a_busy_job_does_nothing():
+    desk = Desk()
+    slot = desk.running(T0)
+    suspended = desk.step(slot, T0 + 10, 1).slot
+    assert suspended.activity is Activity.SUSPENDED
+    for state, job in ((suspended, True), (Slot(), False), (slot, False)):
+        r = desk.step(state, T0 + 20, 1000, Event.CHECKPOINT, job=job)
+        assert r.actions == () and r.slot == state
+
+
+def test_periodic_checkpoint_fires_at_a_poll_when_true_and_reads_the_last_one():
+    desk = Desk("PERIODIC_CHECKPOINT = (CurrentTime - JobStart) > 600 && "
+                "(LastPeriodicCheckpoint =?= undefined || (CurrentTime - LastPeriodicCheckpoint) > 600)\n")
+    slot = desk.running(T0)
+    r = desk.step(slot, T0 + 300, 1000)
+    assert r.actions == ()
+    machine = ads.with_view(desk.machine(T0 + 700, 1000), slot.view)
+    machine["JobStart"] = T0
+    r = step(slot, machine, desk.job, desk.policy, T0 + 700)
+    assert r.actions == (Action.CHECKPOINT,) and r.slot.last_checkpoint == T0 + 700 and r.path == ()
+    machine = ads.with_view(desk.machine(T0 + 1000, 1000), r.slot.view)
+    machine["JobStart"] = T0
+    again = step(r.slot, machine, desk.job, desk.policy, T0 + 1000)    # 300 s after the last
+    assert again.actions == () and again.slot.last_checkpoint == T0 + 700
+
+
+def test_periodic_checkpoint_waits_for_other_actions_of_the_poll():
+    desk = Desk(DESKTOP + "PERIODIC_CHECKPOINT = True\n")
+    r = desk.step(desk.running(T0), T0 + 10, 1)                # the owner types: suspended
+    assert r.actions == (Action.SUSPEND,)
+    assert desk.step(r.slot, T0 + 20, 1).actions == ()      # (suspended: no checkpoint)

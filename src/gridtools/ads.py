@@ -83,6 +83,7 @@ class SlotView:
     activity: str = "Idle"
     entered_state: float = 0.0
     entered_activity: float = 0.0
+    last_checkpoint: float = 0.0      # LastPeriodicCheckpoint while a job runs (0: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,6 +349,8 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
                   **java_facts(), "UidDomain": host.uid_domain or host.name,
                   "CondorVersion": condor_format.VERSION, "CondorPlatform": condor_format.PLATFORM,
                   "FileSystemDomain": host.filesystem_domain or host.name})
+    if view.last_checkpoint > 0:
+        ad["LastPeriodicCheckpoint"] = int(view.last_checkpoint)
     names = ["Cpus", "Disk", "Memory"]
     if host.gpus:
         ad["GPUs"], ad["TotalGPUs"] = gpus, host.gpus
@@ -444,6 +447,10 @@ def with_view(ad, view):
     out["Activity"] = view.activity
     out["EnteredCurrentState"] = int(view.entered_state)
     out["EnteredCurrentActivity"] = int(view.entered_activity)
+    if view.last_checkpoint > 0:
+        out["LastPeriodicCheckpoint"] = int(view.last_checkpoint)
+    elif "LastPeriodicCheckpoint" in out:
+        del out["LastPeriodicCheckpoint"]
     part = out.eval("PartitionableSlot") is True
     out["Requirements"] = parse(_requirements(view.state, part))
     return out

@@ -26,8 +26,11 @@ from the configuration (``get(NAME)``: expanded text or None):
   level below it (else ALLOW_READ would restrict nothing). A DENY on a
   level between stops the chain. CONFIG without an ALLOW allows no one.
 
-``ALLOW_ADMINISTRATOR`` defaults to the cell's managers (``defaults``):
-without a configured list only they change priorities or reconfigure.
+``ALLOW_ADMINISTRATOR`` and ``ALLOW_DAEMON`` default to the cell's managers
+(``manager_defaults``): without a configured list only they change
+priorities or reconfigure, and only they act as the pool's own daemons
+(condor_checkpoint: HTCondor's daemons run as its own account, which here
+is the managers').
 No files, no clock; ``identity`` asks the system for this machine's name.
 """
 
@@ -203,9 +206,11 @@ def identity(user, get, host=""):
 
 
 def manager_defaults(managers):
-    """The built-in lists: ALLOW_ADMINISTRATOR names the cell's managers, root always."""
+    """The built-in lists: ALLOW_ADMINISTRATOR and ALLOW_DAEMON name the cell's managers,
+    root always."""
     names = ["root"] + sorted(m for m in managers if m != "root")
-    return {Level.ADMINISTRATOR.value: ", ".join(f"{m}@*/*" for m in names)}
+    listed = ", ".join(f"{m}@*/*" for m in names)
+    return {Level.ADMINISTRATOR.value: listed, Level.DAEMON.value: listed}
 
 
 def denied_line(who, method="FS"):

@@ -43,6 +43,7 @@ COMMANDS = {
     "condor_wait": "condor.wait",
     "condor_version": "condor.version",
     "condor_vacate": "condor.vacate",
+    "condor_checkpoint": "condor.checkpoint",
     "condor_fetchlog": "condor.fetchlog",
     "condor_reschedule": "condor.reschedule",
     "condor_preen": "condor.preen",

@@ -1,4 +1,5 @@
-"""The requests of condor_userprio's edits, condor_reconfig and condor_vacate.
+"""The requests of condor_userprio's edits, condor_reconfig, condor_vacate and
+condor_checkpoint.
 
 Their callers passed the security levels already (``daemon.condorsec``:
 ADMINISTRATOR, by default the cell's managers). An edit changes the
@@ -8,7 +9,9 @@ prints. condor_reconfig reads etc/ and condor_config again; condor_reschedule
 has the next pass run now. condor_vacate
 has the startd of each host named vacate the claims of its slots (the
 startd's vacate event, ``sched.startd``): their jobs are asked to leave, or
-killed with -fast, and wait to run again.
+killed with -fast, and wait to run again. condor_checkpoint has it ask the
+jobs running in those slots to checkpoint (``sched.startd``'s checkpoint
+event): an HTCondor job that wants its checkpoint signal gets it, and goes on.
 """
 
 from gridtools.daemon import view
@@ -83,13 +86,42 @@ def vacate(state, dispatcher, req, now):
     """condor_vacate: the claims of the slots named are vacated; the answer says, as
     HTCondor's tool does, to which startd each command went, or which names no startd
     of the cell has (then nothing is vacated)."""
+    fast = bool(req.body.get("fast"))
+    machines = state.condor.machines
+    words = ("Vacate-All-Claims-Fast", "Vacate-Claim-Fast") if fast else ("Vacate-All-Claims", "Vacate-Claim")
+    code, out, err, vacated = _to_startds(state, dispatcher, req, now, words,
+                                          lambda ctx, names: machines.vacate(ctx, names, fast, now))
+    if vacated:
+        state.need_schedule = state.need_publish = True
+    if not code:
+        state.log(f"I|condor_vacate{' -fast' if fast else ''}: {vacated} claims vacated")
+    return code, out, err
+
+
+def checkpoint(state, dispatcher, req, now):
+    """condor_checkpoint: the jobs running in the slots named are asked to checkpoint;
+    the answer as condor_vacate's (``vacate``)."""
+    machines = state.condor.machines
+    code, out, err, asked = _to_startds(state, dispatcher, req, now, ("Checkpoint-All-Jobs", "Checkpoint-Job"),
+                                        lambda ctx, names: machines.checkpoint(ctx, names, now))
+    if asked:
+        state.need_publish = True
+    if not code:
+        state.log(f"I|condor_checkpoint: {asked} jobs asked to checkpoint")
+    return code, out, err
+
+
+def _to_startds(state, dispatcher, req, now, words, act):
+    """A command to the startds a request names (``all``, a ``constraint``, or ``names``:
+    hosts and slots; none: this machine's): (exit code, answer, error, what ``act``
+    gave in all); ``words``: the command's names for a whole startd and for one slot;
+    ``act(ctx, slot names)`` carries it out on those slots."""
     from gridtools import cell
     body = req.body
-    fast = bool(body.get("fast"))
     ctx = state.condor.context(state, dispatcher, state.loads, now)
     hosts = ctx.hosts()
     machines = state.condor.machines
-    word = "Vacate-All-Claims-Fast" if fast else "Vacate-All-Claims"
+    word, one = words
     targets, missing = [], []                   # (line, slot names or a host)
     if body.get("all"):
         targets = [(f'Sent "{word}" command to startd {host}\n', host) for host in hosts]
@@ -97,14 +129,13 @@ def vacate(state, dispatcher, req, now):
         chosen = _constraint_hosts(ctx, hosts, body["constraint"])
         if chosen is None:
             return 1, "", f"Can't find addresses for startd's for constraint '{body['constraint']}'\n" \
-                          "Perhaps you need to query another pool.\n"
+                          "Perhaps you need to query another pool.\n", 0
         targets = [(f'Sent "{word}" command to startd {host}\n', host) for host in chosen]
     else:
         for name in body.get("names") or [None]:
             host = _host_named(name or cell.hostname(), hosts)
             slot = name if name and "@" in name and name in machines.slots else None
             if slot is not None:
-                one = "Vacate-Claim-Fast" if fast else "Vacate-Claim"
                 targets.append((f'Sent "{one}" command to startd {name}\n', [slot]))
             elif host is not None and (name is None or "@" not in name):
                 shown = "local startd" if name is None else f"startd {name}"
@@ -113,15 +144,12 @@ def vacate(state, dispatcher, req, now):
                 missing.append("local startd" if name is None else f"startd {name}")
     if missing:
         return 1, "", "".join(f"Can't find address for {name}\n" for name in missing) + \
-            "Perhaps you need to query another pool.\n"
-    vacated = 0
+            "Perhaps you need to query another pool.\n", 0
+    done = 0
     for _line, which in targets:
         names = which if isinstance(which, list) else [n for n, rec in machines.slots.items() if rec.host == which]
-        vacated += machines.vacate(ctx, names, fast, now)
-    if vacated:
-        state.need_schedule = state.need_publish = True
-    state.log(f"I|condor_vacate{' -fast' if fast else ''}: {vacated} claims vacated")
-    return 0, "".join(line for line, _which in targets), ""
+        done += act(ctx, names)
+    return 0, "".join(line for line, _which in targets), "", done
 
 
 #: (op, daemon, how) -> the command HTCondor's tool names; daemon None: all but the master

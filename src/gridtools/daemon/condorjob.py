@@ -44,6 +44,7 @@ HOLD_CODE_INPUT = 8                 # UnableToOpenInput
 HOLD_CODE_TRANSFER_OUTPUT = 12      # TransferOutputError
 HOLD_CODE_TRANSFER_INPUT = 13       # TransferInputError
 HOLD_CODE_IWD = 14                  # IwdError
+HOLD_CODE_FAILED_CHECKPOINT = 36    # FailedToCheckpoint
 #: the hold code of each step of a start that can fail (exec.jobproc.STEPS, exec.transfer)
 _START_CODES = {"cwd": HOLD_CODE_IWD, "stdin": HOLD_CODE_INPUT, "stdout": HOLD_CODE_OUTPUT,
                 "stderr": HOLD_CODE_OUTPUT, "exec": HOLD_CODE_CREATE_PROCESS,
@@ -510,6 +511,21 @@ def output_hold(job, task, result):
             f"point {_host(job)}. Details: {details}", HOLD_CODE_TRANSFER_OUTPUT, err]
 
 
+def checkpoint_hold(result):
+    """[reason, code, subcode] of the hold of a task that did not exit as it promised when
+    sent the checkpoint signal it asked for (result's ``checkpoint_failure``), in the
+    words of HTCondor's starter, or None. (What was promised is the job's
+    CheckpointExit* attributes, as the starter words it.)"""
+    failure = result.get("checkpoint_failure")
+    if not isinstance(failure, dict):
+        return None
+    (promised_signal, promised), (actual_signal, actual) = failure["promised"], failure["actual"]
+    reason = ("Job did not exit as promised when sent its checkpoint signal.  Promised exit was "
+              f"{'on signal' if promised_signal else 'with exit code'} {_int(promised)}, actual exit status was "
+              f"{'on signal' if actual_signal else 'with exit code'} {_int(actual)}.")
+    return [reason, HOLD_CODE_FAILED_CHECKPOINT, _int(failure.get("status"))]
+
+
 def failed_to_start(state, job, number, hold, now):
     """A task whose start failed waits in the error state: its hold (``start_hold``) is
     kept for condor_q, for a job of either dialect, and event 012 tells its log."""
@@ -556,7 +572,7 @@ def exit_decision(job, task, result, now):
     if not is_condor(job) or task.deleting or result.get("deleted"):
         return None
     from gridtools.daemon import condorpolicy
-    hold = output_hold(job, task, result)
+    hold = checkpoint_hold(result) or output_hold(job, task, result)
     if hold is not None:
         return condorpolicy.Decision(condorpolicy.Action.HOLD, *hold)
     mine = task_info(job, task.number)
@@ -686,6 +702,8 @@ empties them whatever AppendFiles says); KillSig when it is
                            "output": facts["transfer_output"], "on_success": facts["on_success"]}
     if facts["self_checkpoint"]:
         plan["self_checkpoint"] = facts["self_checkpoint"]
+    if facts["checkpoint_signal"]:
+        plan["checkpoint_signal"] = facts["checkpoint_signal"]
     return plan
 
 

@@ -25,7 +25,7 @@ from gridtools.spool.files import Lock, atomic_write, is_locked
 FAILED_RESCHEDULED = 25
 
 _SIGNALS = {"delete": signal.SIGTERM, "requeue": signal.SIGHUP, "kill": signal.SIGQUIT,
-            "suspend": signal.SIGUSR1, "resume": signal.SIGUSR2}
+            "suspend": signal.SIGUSR1, "resume": signal.SIGUSR2, "checkpoint": ckpt.CHECKPOINT_NOW}
 
 #: seconds after which a pass tries again to start what could not be prepared
 START_RETRY = 1.0

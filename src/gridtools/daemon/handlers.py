@@ -25,6 +25,7 @@ HANDLERS = {
     "userprio": condoradmin.userprio,
     "reconfig": condoradmin.reconfig,
     "vacate": condoradmin.vacate,
+    "checkpoint": condoradmin.checkpoint,
     "reschedule": condoradmin.reschedule,
     "preen": condoradmin.preen,
     "daemon_ctl": condoradmin.daemon_ctl,

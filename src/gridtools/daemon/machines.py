@@ -449,6 +449,8 @@ class Machines:
             elif action is startd.Action.CONTINUE:
                 apply.suspend(ctx.state, ctx.dispatcher, job, task, POLICY_LETTER, False)
                 ctx.log(f"I|job {job.id}.{task.number} continued by the policy of {rec.host}")
+            elif action is startd.Action.CHECKPOINT:
+                self._ask_checkpoint(ctx, job, task, rec.host)
             else:
                 apply.vacate(ctx.state, ctx.dispatcher, job, task,
                              f"evicted by the policy of {rec.host} ({result.reason or action.value})",
@@ -473,6 +475,33 @@ class Machines:
         self.dirty = True
         self._event(ctx, names[0], rec, startd.Event.PREEMPT_CLAIM, now)
         return True
+
+    def _ask_checkpoint(self, ctx, job, task, host):
+        """A checkpoint the startd asked of a running task: only an HTCondor job that
+        wants its checkpoint signal (WantCheckpointSignal) is told, through its shepherd,
+        which sends the signal unless one is still being answered. True when told."""
+        if not job.spec.get("condor_ad") or ctx.job_ad(job, task.number).eval("WantCheckpointSignal") is not True:
+            return False
+        if ctx.dispatcher is None or not ctx.dispatcher.signal_task(job, task, "checkpoint"):
+            return False
+        ctx.log(f"I|job {job.id}.{task.number} on {host} asked to checkpoint")
+        return True
+
+    def checkpoint(self, ctx, names, now):
+        """condor_checkpoint of slots ``names`` (a partitionable slot's dynamic slots with
+        it): the startd's checkpoint event for each slot whose task runs; how many jobs
+        were asked (``_ask_checkpoint``)."""
+        chosen, count = set(names), 0
+        for name, rec in list(self.slots.items()):
+            parent = name.partition("@")[0].partition("_")[0] + "@" + name.partition("@")[2]
+            if (name in chosen or parent in chosen) and rec.task is not None \
+                    and name == self.tasks[rec.task][0]:
+                result = self._step(ctx, name, rec, now, startd.Event.CHECKPOINT, True)
+                job = ctx.state.jobs.get(rec.task[0])
+                task = job.tasks.get(rec.task[1]) if job is not None else None
+                if result is not None and startd.Action.CHECKPOINT in result.actions and task is not None:
+                    count += self._ask_checkpoint(ctx, job, task, rec.host)
+        return count
 
     def vacate(self, ctx, names, fast, now):
         """condor_vacate of slots ``names`` (a partitionable slot's dynamic slots with it):
@@ -559,9 +588,10 @@ def _fixed(policy):
     from gridtools.classad.nodes import Literal
     if any(expr.__class__ is not Literal for _name, expr in policy.exprs):
         return False
-    values = {name: policy.expr(name, False) for name in ("START", "SUSPEND", "PREEMPT")}
+    values = {name: policy.expr(name, False) for name in ("START", "SUSPEND", "PREEMPT", "PERIODIC_CHECKPOINT")}
     return values["START"].value is True and values["SUSPEND"].value is False \
-        and values["PREEMPT"].value is False and policy.expr("IS_OWNER", False) is None
+        and values["PREEMPT"].value is False and values["PERIODIC_CHECKPOINT"].value is False \
+        and policy.expr("IS_OWNER", False) is None
 
 
 #: protocol events whose step reads nothing of the slot ad under a constant policy

@@ -23,6 +23,9 @@ import signal
 
 from gridtools.exec import jobproc, procedure
 
+#: what the daemon sends a shepherd to have its HTCondor job sent the checkpoint signal the job
+#: asked for (WantCheckpointSignal: condor_checkpoint, PERIODIC_CHECKPOINT), now
+CHECKPOINT_NOW = signal.SIGRTMIN + 2
 #: ``when`` letters under which leaving a host is a migration that checkpoints first
 MIGRATING = frozenset("sxr")
 #: seconds a job given the checkpoint signal on its way out has to end by itself

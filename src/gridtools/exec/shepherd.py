@@ -28,7 +28,12 @@ Signals the daemon sends to a shepherd: SIGTERM ends the job (qdel), SIGHUP
 ends it to requeue it (host flush, qmod -r), SIGQUIT requeues it with the
 job killed at once (an HTCondor startd's Killing), SIGUSR1 suspends it,
 SIGUSR2 resumes it. With ``-notify`` the job first gets SIGUSR1 (before suspension)
-or SIGUSR2 (before being killed) and ``notify`` seconds to react.
+or SIGUSR2 (before being killed) and ``notify`` seconds to react. ``ckpt.CHECKPOINT_NOW``
+has an HTCondor job that asked for one (``plan["checkpoint_signal"]``) sent its
+checkpoint signal, unless the last one is not answered yet; the job then
+promised to exit as its successful checkpoint exit (``success``): it is started
+again at once where it ran, and any other exit holds it (the result's
+``checkpoint_failure``), as HTCondor's starter does.
 """
 
 import os
@@ -62,6 +67,7 @@ class Shepherd:
                        "exit_status": 0, "signal": 0, "deleted": False, "requeue": False,
                        "error_state": False, "error_reason": "", "usage": {}}
         self.killed_by = None
+        self.checkpointing = False      # the job was sent its checkpoint signal, and has not exited
         self.trace_lines = []           # steps noted before the trace file was made
         self.trace_fd = None
         self.timers = jobproc.Timers(time.time(), {}, 0)
@@ -160,8 +166,8 @@ class Shepherd:
                 while ran and self._self_checkpointed():
                     ran = self._run_job()
                 ckpt.clean(plan, self.result)
-                if ran:
-                    self._stage_out()
+                if ran and not self.result.get("checkpoint_failure"):
+                    self._stage_out()       # (a job held for its checkpoint keeps the last one)
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
@@ -247,19 +253,46 @@ class Shepherd:
         starts it again; True then. Its CPU times add up over the runs."""
         spec = self.plan.get("self_checkpoint")
         res = self.result
+        if self.checkpointing:
+            return self._signalled_checkpoint(spec)
         if not spec or res["signal"] or res["exit_status"] != spec["code"]:
             return False
         if self.killed_by or res["deleted"] or res["requeue"] or self.flags_stop():
             return False
-        if spec.get("store"):
+        return self._again(spec, f"job checkpointed (exit code {spec['code']}): starting it again")
+
+    def _signalled_checkpoint(self, spec):
+        """The exit of a job sent its checkpoint signal: as it promised
+        (``checkpoint_signal["success"]``: [by a signal, its number or exit code]), it
+        starts again as a self-checkpointing job does (True); else, unless it was being
+        ended, the result's ``checkpoint_failure`` (what was promised, how it exited)."""
+        self.checkpointing = False
+        res = self.result
+        if self.killed_by or res["deleted"] or res["requeue"] or self.flags_stop():
+            return False
+        wanted = self.plan["checkpoint_signal"]
+        by_signal, value = bool(wanted["success"][0]), int(wanted["success"][1])
+        if (res["signal"] == value) if by_signal else (not res["signal"] and res["exit_status"] == value):
+            return self._again(spec, "job checkpointed when sent its checkpoint signal: starting it again")
+        actual = [True, res["signal"]] if res["signal"] else [False, res["exit_status"]]
+        res["checkpoint_failure"] = {"promised": list(wanted["promised"]), "actual": actual,
+                                     "status": res["signal"] or res["exit_status"] << 8}
+        self.trace("job did not exit as promised when sent its checkpoint signal")
+        return False
+
+    def _again(self, spec, why):
+        """The job is to start again at once after a checkpoint: its checkpoint files kept
+        (with ``spec``, its self_checkpoint, when they are kept), its CPU times added up."""
+        res = self.result
+        if spec and spec.get("store"):
             from gridtools.exec import transfer
-            saved, why = transfer.save_checkpoint(self.plan, spec["store"])
+            saved, fault = transfer.save_checkpoint(self.plan, spec["store"])
             if not saved:
-                self.trace(f"checkpoint not kept: {why or 'copying failed'}")
+                self.trace(f"checkpoint not kept: {fault or 'copying failed'}")
         res["checkpoints"] = res.get("checkpoints", 0) + 1
         for name in ("ru_utime", "ru_stime"):
             self.earlier_usage[name] = self.earlier_usage.get(name, 0.0) + float(res["usage"].get(name) or 0.0)
-        self.trace(f"job checkpointed (exit code {spec['code']}): starting it again")
+        self.trace(why)
         return True
 
     def _stage_out(self):
@@ -347,7 +380,8 @@ class Shepherd:
                         self.result["deleted"] = True
                     elif sig == signal.SIGHUP:
                         self.result["requeue"] = True
-                self.flags = [sig for sig in self.flags if sig not in (signal.SIGUSR1, signal.SIGUSR2)]
+                self.flags = [sig for sig in self.flags
+                              if sig not in (signal.SIGUSR1, signal.SIGUSR2, ckpt.CHECKPOINT_NOW)]
                 if self.flags:
                     self.trace("ended before its deferral time")
                     return False
@@ -520,6 +554,8 @@ class Shepherd:
                 self._end(pid, "job deleted", removal=True)
             elif sig == signal.SIGQUIT:
                 self._kill_now(pid)
+            elif sig == ckpt.CHECKPOINT_NOW:
+                self._send_checkpoint_signal(pid)
             elif sig == signal.SIGHUP:
                 self.result["requeue"] = True
                 if ckpt.migrates(self.plan) and ckpt.migrate(self.plan, pid):
@@ -527,6 +563,17 @@ class Shepherd:
                     self.timers.pending["notify_kill"] = time.time() + ckpt.SIGNAL_GRACE
                 else:
                     self._end(pid, "job requeued")
+
+    def _send_checkpoint_signal(self, pid):
+        """condor_checkpoint, PERIODIC_CHECKPOINT: the job's checkpoint signal, when it asked
+        for one, is not being ended, and answered the last one (HTCondor's starter sends
+        no other meanwhile)."""
+        wanted = self.plan.get("checkpoint_signal")
+        if not wanted or self.checkpointing or self.killed_by:
+            return
+        jobproc.signal_job(pid, jobproc.signal_named(wanted["signal"], signal.SIGTERM))
+        self.checkpointing = True
+        self.trace(f"job sent its checkpoint signal ({wanted['signal']})")
 
     def _warned(self, pid, warning, event):
         """-notify: send the warning signal now and do the real thing ``notify`` seconds later."""
@@ -731,7 +778,8 @@ def _deliver(plan, task_dir, result):
 
 
 #: the signals by which the daemon controls a task (see the module's docstring)
-CONTROL = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT)
+CONTROL = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT,
+           ckpt.CHECKPOINT_NOW)
 
 
 def reusable(plan):

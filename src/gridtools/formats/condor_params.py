@@ -42,6 +42,7 @@ DEFAULTS = {
     "WANT_SUSPEND": "true",
     "WANT_VACATE": "true",
     "MAXJOBRETIREMENTTIME": "0",
+    "PERIODIC_CHECKPOINT": "false",
     "RANK": "0.0",
     "MATCH_TIMEOUT": "120",
     "KILLING_TIMEOUT": "30",

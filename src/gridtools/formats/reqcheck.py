@@ -136,6 +136,7 @@ BODIES = {
     "preen": {"remove": jc.boolean, "verbose": jc.boolean},
     "vacate": {"fast": jc.boolean, "all": jc.boolean, "names": jc.list_of(jc.word, 1000),
                "constraint": jc.optional(jc.line)},
+    "checkpoint": {"all": jc.boolean, "names": jc.list_of(jc.word, 1000), "constraint": jc.optional(jc.line)},
 }
 
 

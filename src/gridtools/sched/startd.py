@@ -27,6 +27,13 @@ set to the slot's) as MY and the claim's job ad as TARGET:
   job is gone the slot returns to Owner (its owner came back) or to
   Claimed/Idle (it was preempted for a better match).
 
+Claimed/Busy is also where a job is asked to checkpoint: at condor_checkpoint
+(the CHECKPOINT event) and, at a poll that changes nothing else, when
+PERIODIC_CHECKPOINT is true (checkpoint: the job's checkpoint signal, which
+its starter sends only to a job that asked for one). Neither changes the
+state; the slot remembers when (``last_checkpoint``, the slot ad's
+LastPeriodicCheckpoint) until its job is gone.
+
 A slot running a vanilla job uses ``<NAME>_VANILLA`` expressions where they
 are set. Transitions that follow at once are taken in the same step (a
 slot whose job is gone goes on from Preempting to Owner and, if the owner
@@ -69,6 +76,7 @@ class Event(enum.Enum):
     VACATE = "vacate"              # condor_vacate
     VACATE_FAST = "vacate_fast"    # condor_vacate -fast
     PREEMPT_CLAIM = "preempt"      # a better match (rank or user priority) wants the slot
+    CHECKPOINT = "checkpoint"      # condor_checkpoint
 
 
 class Action(enum.Enum):
@@ -76,13 +84,14 @@ class Action(enum.Enum):
     CONTINUE = "continue"
     VACATE = "vacate"              # ask the job to leave: its soft kill signal
     KILL = "kill"                  # SIGKILL
+    CHECKPOINT = "checkpoint"      # ask the job to checkpoint and go on (its checkpoint signal)
 
 
 #: the policy knobs and their defaults (condor_config(5)); None: see ``Policy.is_owner``
 DEFAULTS = {
     "START": "true", "SUSPEND": "false", "CONTINUE": "true", "PREEMPT": "false",
     "KILL": "false", "WANT_SUSPEND": "true", "WANT_VACATE": "true", "IS_OWNER": None,
-    "MAXJOBRETIREMENTTIME": "0",
+    "MAXJOBRETIREMENTTIME": "0", "PERIODIC_CHECKPOINT": "false",
 }
 #: seconds a Matched slot waits for its claim (MATCH_TIMEOUT)
 MATCH_TIMEOUT = 120.0
@@ -146,10 +155,12 @@ class Slot:
     preempt_was_true: bool = False       # PREEMPT fired: the claim is retiring for good
     preempting_claim: bool = False       # a better match waits for the slot
     destination: State = State.OWNER     # where Preempting leads once the job is gone
+    last_checkpoint: float = 0.0         # when its job was last asked to checkpoint (0: never)
 
     @property
     def view(self):
-        return SlotView(self.state.value, self.activity.value, self.entered_state, self.entered_activity)
+        return SlotView(self.state.value, self.activity.value, self.entered_state, self.entered_activity,
+                        self.last_checkpoint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +177,8 @@ class Step:
 def step(slot, machine, job, policy, now, event=Event.NONE):
     """The next state of ``slot`` (see the module docstring)."""
     ctx = _Context(machine, job, policy, now)
+    if event is Event.CHECKPOINT:
+        return Step(_checkpoint(ctx, slot), tuple(ctx.actions), "", "", _next_check(ctx, slot), ())
     moved, reason = _on_event(ctx, slot, event) if event is not Event.NONE else (None, "")
     current = moved or slot
     path = [(current.state, current.activity)] if moved else []
@@ -178,6 +191,8 @@ def step(slot, machine, job, policy, now, event=Event.NONE):
         path.append((current.state, current.activity))
         if any(a.value in _SETTLING for a in ctx.actions[before:]):
             break                       # a suspend or continue is looked at again next poll
+    if event is Event.NONE and not ctx.actions and ctx.truth("PERIODIC_CHECKPOINT", current):
+        current = _checkpoint(ctx, current)
     return Step(current, tuple(ctx.actions), ctx.signal, reason, _next_check(ctx, current), tuple(path))
 
 
@@ -257,9 +272,18 @@ def _on_event(ctx, slot, event):
     return None, ""
 
 
+def _checkpoint(ctx, slot):
+    """A checkpoint asked for (condor_checkpoint, PERIODIC_CHECKPOINT): only a slot in
+    Claimed/Busy with a job asks its job; the slot stays, noting when."""
+    if slot.state is not State.CLAIMED or slot.activity is not Activity.BUSY or ctx.job is None:
+        return slot
+    ctx.act(Action.CHECKPOINT)
+    return replace(slot, last_checkpoint=ctx.now)
+
+
 def _claimed(slot, now):
     return _moved(slot, now, State.CLAIMED, job_start=0.0, preempt_was_true=False,
-                  preempting_claim=False, destination=State.OWNER)
+                  preempting_claim=False, destination=State.OWNER, last_checkpoint=0.0)
 
 
 def _job_gone(slot, now):
@@ -268,7 +292,7 @@ def _job_gone(slot, now):
     if slot.state is State.CLAIMED and slot.activity is not Activity.IDLE:
         if slot.preempt_was_true or slot.preempting_claim:
             return _arrive(slot, now), "the job is gone"
-        return _moved(slot, now, activity=Activity.IDLE, job_start=0.0), "the job exited"
+        return _moved(slot, now, activity=Activity.IDLE, job_start=0.0, last_checkpoint=0.0), "the job exited"
     return None, ""
 
 
@@ -277,7 +301,7 @@ def _arrive(slot, now):
     if slot.destination is State.CLAIMED:
         return _claimed(slot, now)
     return _moved(slot, now, State.OWNER, job_start=0.0, preempt_was_true=False,
-                  preempting_claim=False)
+                  preempting_claim=False, last_checkpoint=0.0)
 
 
 def _preempt(ctx, slot, why, kill=False):

@@ -1,5 +1,5 @@
-"""What HTCondor's administrative tools (condor_reconfig, condor_vacate, condor_off,
-condor_on, condor_restart) share: options read as HTCondor's tools read them (a
+"""What HTCondor's administrative tools (condor_reconfig, condor_vacate,
+condor_checkpoint, condor_off, condor_on, condor_restart) share: options read as HTCondor's tools read them (a
 prefix of at least the letters each asks for), the request to the daemon and the
 way they end."""
 
@@ -97,6 +97,39 @@ def ask(kind, body, shown=True, wait=60.0):
         sys.stdout.write(out)
     sys.stderr.write(err)
     return int(code), out, err
+
+
+def startd_targets(seen):
+    """(-all given, the -constraint or None) of a startd tool's options (``parse``'s
+    ``seen``); a second -constraint, or one that is not an expression, is an error."""
+    every, constraint = False, None
+    for option_name, value in seen:
+        if option_name == "constraint":
+            if constraint is not None:
+                raise UsageError("ERROR: only one -constraint argument is allowed")
+            constraint = value
+        elif option_name == "all":
+            every = True
+    if constraint is not None:
+        from gridtools.classad import ClassAdSyntaxError, parse as parse_expr
+        try:
+            parse_expr(constraint)
+        except ClassAdSyntaxError:
+            raise GridError(f"ERROR: Invalid constraint ({constraint})") from None
+    return every, constraint
+
+
+def to_startds(kind, names, seen, word, **body):
+    """Send a startd tool's request (``kind``) for target ``names`` and the options
+    ``seen`` (-all, -constraint); a refusal is told for each target as HTCondor's tool
+    tells it (``word``: its command's name). The exit code."""
+    every, constraint = startd_targets(seen)
+    body.update(dialect="condor", all=every, names=names, constraint=constraint)
+    code, _out, err = ask(kind, body)
+    if code and err.startswith("SECMAN:"):            # refused: each command, as HTCondor's tool says
+        for target in (["all startds"] if every else None) or [f"startd {n}" for n in names] or ["local startd"]:
+            sys.stderr.write(f"Can't send {word} command to {target}\n")
+    return int(code)
 
 
 def version():

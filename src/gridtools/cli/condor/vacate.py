@@ -15,10 +15,7 @@ Options are read as HTCondor's tools read them: a prefix of at least the
 letters HTCondor asks for (-g, -fa, -al, -n, -ad, -con).
 """
 
-import sys
-
 from gridtools.cli.condor import admintool
-from gridtools.errors import GridError, UsageError
 
 USAGE = ("Usage: {prog} [general-options] [targets]\n\n" + admintool.GENERAL.replace("{", "{{").replace("}", "}}")
          + "    -graceful\t\tgracefully vacate the jobs (the default)\n"
@@ -41,30 +38,12 @@ OPTIONS = {"help": 1, "version": 1, "graceful": 1, "fast": 2, "pool": 1, "all": 
 def run(argv, prog):
     names, seen = admintool.parse(argv, OPTIONS, USAGE.format(prog=prog),
                                   valued=("pool", "name", "addr", "constraint"))
-    fast, every, constraint = False, False, None
-    for option, value in seen:
-        if option == "constraint":
-            if constraint is not None:
-                raise UsageError("ERROR: only one -constraint argument is allowed")
-            constraint = value
-        elif option in ("graceful", "fast"):
+    fast = False
+    for option, _value in seen:
+        if option in ("graceful", "fast"):
             fast = option == "fast"
-        elif option == "all":
-            every = True
-    if constraint is not None:
-        from gridtools.classad import ClassAdSyntaxError, parse
-        try:
-            parse(constraint)
-        except ClassAdSyntaxError:
-            raise GridError(f"ERROR: Invalid constraint ({constraint})") from None
-    body = {"dialect": "condor", "fast": fast, "all": every, "names": names,
-            "constraint": constraint}
-    code, _out, err = admintool.ask("vacate", body)
-    if code and err.startswith("SECMAN:"):            # refused: each command, as HTCondor's tool says
-        word = "Vacate-All-Claims-Fast" if fast else "Vacate-All-Claims"
-        for target in (["all startds"] if every else None) or [f"startd {n}" for n in names] or ["local startd"]:
-            sys.stderr.write(f"Can't send {word} command to {target}\n")
-    return int(code)
+    word = "Vacate-All-Claims-Fast" if fast else "Vacate-All-Claims"
+    return admintool.to_startds("vacate", names, seen, word, fast=fast)
 
 
 def main(argv, prog="condor_vacate"):

@@ -143,7 +143,11 @@ def run_facts(ad):
     exit code of a success, JobSuccessExitCode or 0, without which nothing comes back;
     else None) and ``self_checkpoint`` (checkpoint_exit_code: {"code", "files": its
     TransferCheckpoint, else TransferOutput, names; None: what the job made or changed};
-    else None)."""
+    else None), and ``checkpoint_signal`` (WantCheckpointSignal: {"signal": its
+    CheckpointSig, else its KillSig; "success": [by a signal, the signal or exit code]
+    of the exit that ends a checkpoint, from SuccessCheckpointExit*, an exit code of 0
+    by default; "promised": the same from CheckpointExit*, as HTCondor's starter words
+    a failure}; else None)."""
     iwd = _text(ad, "Iwd", "/") or "/"
     should = _text(ad, "ShouldTransferFiles", "IF_NEEDED").upper()
     output = _text(ad, "TransferOutput", None)     # (None: every new file; "": none)
@@ -153,7 +157,7 @@ def run_facts(ad):
              "universe": int(_number(ad, "JobUniverse", VANILLA)), "scratch": should == "YES",
              "transfer_input": [f if "://" in f else _path(iwd, f) for f in _file_list(_text(ad, "TransferInput"))],
              "transfer_output": _file_list(output) if output is not None else None,
-             "on_success": None, "self_checkpoint": None}
+             "on_success": None, "self_checkpoint": None, "checkpoint_signal": None}
     if facts["universe"] == JAVA:
         facts["command"], facts["args"] = java_command(ad, iwd)
     code = ad.eval("SuccessCheckpointExitCode")
@@ -161,11 +165,24 @@ def run_facts(ad):
         listed = _text(ad, "TransferCheckpoint", None)
         listed = listed if listed is not None else output
         facts["self_checkpoint"] = {"code": code, "files": _file_list(listed) if listed is not None else None}
+    if ad.eval("WantCheckpointSignal") is True:
+        facts["checkpoint_signal"] = {"signal": signal_of(kill_signal(ad, "CheckpointSig", facts["kill_sig"]),
+                                                          signal_of(facts["kill_sig"])),
+                                      "success": _exit_of(ad, "SuccessCheckpoint"),
+                                      "promised": _exit_of(ad, "Checkpoint")}
     if _text(ad, "WhenToTransferOutput").upper() == "ON_SUCCESS":
         facts["on_success"] = int(_number(ad, "JobSuccessExitCode", 0))
     for attr, key in (("In", "stdin"), ("Out", "stdout"), ("Err", "stderr")):
         facts[key] = _path(iwd, _text(ad, attr, "/dev/null") or "/dev/null")
     return facts
+
+
+def _exit_of(ad, prefix):
+    """[by a signal, its number or the exit code] an ad's ``<prefix>ExitBySignal``,
+    ``<prefix>ExitSignal`` and ``<prefix>ExitCode`` describe (False, 0 when unset)."""
+    by_signal = ad.eval(prefix + "ExitBySignal") is True
+    value = ad.eval(prefix + ("ExitSignal" if by_signal else "ExitCode"))
+    return [by_signal, value if type(value) is int else 0]
 
 
 def job_name(ad):
