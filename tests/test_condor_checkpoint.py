@@ -8,12 +8,14 @@ import os
 from conftest import wait_for
 from condortools import submit
 
-#: a job that counts its runs in $1.count and notes them, and the signals it gets, in $1;
+#: a job that counts its runs in $1.count and notes them, and the signals it gets, in $1
+#: (and its runs on its standard output);
 #: asked to checkpoint (SIGUSR2) it exits with $2; its second run ends at once, or once
 #: file $3 is there
 CHECKPOINTING = """#!/bin/sh
 n=$(cat "$1.count" 2>/dev/null || echo 0); n=$((n + 1)); echo $n > "$1.count"
 echo "started $n" >> "$1"
+echo "run $n"
 trap 'echo USR2 >> "$1"; exit $2' USR2
 trap 'echo TERM >> "$1"; exit 0' TERM
 if [ $n -ge 2 ]; then
@@ -46,7 +48,7 @@ def messages(cell):
 
 def test_a_job_that_asked_checkpoints_when_told_and_starts_again_where_it_ran(cell, workdir):
     notes_file = os.path.join(workdir, "notes")
-    cluster = submit(cell, f"executable = {script(workdir)}\narguments = {notes_file} 0\n"
+    cluster = submit(cell, f"executable = {script(workdir)}\narguments = {notes_file} 0\noutput = out.txt\n"
                            '+WantCheckpointSignal = true\n+CheckpointSig = "SIGUSR2"\nqueue\n', cwd=workdir)
     running(cell, cluster)
     wait_for(lambda: notes(notes_file) == ["started 1"])
@@ -57,6 +59,8 @@ def test_a_job_that_asked_checkpoints_when_told_and_starts_again_where_it_ran(ce
              timeout=20)
     assert notes(notes_file) == ["started 1", "USR2", "started 2"]
     assert f"job {cluster}.1 on {cell.host} asked to checkpoint" in messages(cell)
+    with open(os.path.join(workdir, "out.txt")) as fh:
+        assert fh.read() == "run 1\nrun 2\n"             # its runs add to its output
 
 
 def test_a_job_that_exits_otherwise_when_told_is_held(cell, workdir):

@@ -668,7 +668,9 @@ def adjust_plan(plan, job, number, thread_names=None):
     (``daemon.jobside``; ``thread_names``: its thread-count variables); a scratch
     folder with copies of its input files when it transfers files; its output and
 error files emptied at the start (``plan["truncate"]``: HTCondor 24's starter
-empties them whatever AppendFiles says); KillSig when it is
+empties them whatever AppendFiles says), but for a job that checkpoints
+(checkpoint_exit_code, WantCheckpointSignal), whose runs add to them as the
+starter opens them for it; KillSig when it is
     stopped, RemoveKillSig (when it has one) when it is removed."""
     from gridtools.daemon import jobside
     from gridtools.formats.condor.spec import run_facts, signal_of
@@ -704,6 +706,8 @@ empties them whatever AppendFiles says); KillSig when it is
         plan["self_checkpoint"] = facts["self_checkpoint"]
     if facts["checkpoint_signal"]:
         plan["checkpoint_signal"] = facts["checkpoint_signal"]
+    if facts["self_checkpoint"] or facts["checkpoint_signal"]:
+        plan["truncate"] = []           # (a job that checkpoints adds to them, run after run)
     return plan
 
 
