@@ -81,3 +81,78 @@ def test_a_daemon_keeps_jobs_within_their_limits(workdir, negotiator):
         cell.run("condor_rm", str(large), check=True)
     finally:
         destroy_cell(cell)
+
+
+# ---------------------------------------------------------------- limits that need the machine
+
+def test_limits_that_need_the_machine_are_counted_on_the_host_a_job_would_use():
+    snap = limited(SCENARIO, {}, {"lic_h1": 1.0, "lic_h2": 1.0})
+    by_host = {"h1": (("lic_h1", 1.0),), "h2": (("lic_h2", 1.0),)}
+    jobs = tuple(replace(j, machine_limits=j.id != 4) for j in snap.jobs)
+    snap = replace(snap, jobs=jobs, host_limits={1: by_host, 2: by_host, 3: by_host})
+    decisions = cycle(snap)
+    started = sorted(s.split()[0] for s in starts(decisions))
+    assert started == ["1.1", "2.1", "4.1"]                 # one on each host, and the job without limits
+    hosts = {s.split()[0]: s.split()[1] for s in starts(decisions)}
+    assert hosts["1.1"] == "all.q@h1=1" and hosts["2.1"] == "all.q@h2=1"
+    assert "job dropped because concurrency limit lic_h1 (1) is reached" in " ".join(reasons(decisions, 3))
+    # a running task uses the limits of its own host
+    running = {"running": [{"job": 9, "granted": "all.q@h1=1"}]}
+    snap = limited({**SCENARIO, **running}, {}, {"lic_h1": 1.0, "lic_h2": 1.0}, running_uses=(("lic_h1", 1.0),))
+    snap = replace(snap, jobs=tuple(replace(j, machine_limits=True) for j in snap.jobs),
+                   host_limits={j.id: by_host for j in snap.jobs})
+    decisions = cycle(snap)
+    assert starts(decisions) == ["1.1 all.q@h2=1"]
+
+
+def test_limits_read_from_the_job_ad_that_need_the_machine():
+    from gridtools.classad import parse_ad
+    spec = {"condor_ad": 'MyType = "Job"\nConcurrencyLimits = strcat("lic_", TARGET.Machine, ":", MY.Seats)\n'
+                         'Seats = 2\nOwner = "a"\n', "universe": 5}
+    assert inputs.concurrency_limits(spec) == () and inputs.limits_need_machine(spec)
+    job, machine = parse_ad(spec["condor_ad"]), parse_ad('Machine = "node7"\n')
+    assert inputs.limits_in(job, machine) == (("lic_node7", 2.0),)
+    assert not inputs.limits_need_machine({**spec, "condor_ad": 'ConcurrencyLimits = "db"\n'})
+    assert not inputs.limits_need_machine({**spec, "universe": 12})
+
+
+@pytest.mark.parametrize("negotiator", [False, True])
+def test_a_daemon_counts_limits_that_name_the_machine(workdir, negotiator):
+    cell = make_cell(slots=2, hosts=["p1", "p2"], start=False)
+    try:
+        negotiated(cell, "LIC_P1_LIMIT = 1\nLIC_P2_LIMIT = 1\n", on=negotiator)
+        cell.start_daemon()
+        cluster = submit(cell, "executable = /bin/sleep\narguments = 60\n"
+                               'concurrency_limits_expr = strcat("lic_", TARGET.Machine)\nqueue 3\n', cwd=workdir)
+
+        def hosts():
+            out = cell.run("condor_q", str(cluster), "-af", "JobStatus", "RemoteHost").stdout.split("\n")
+            return sorted(line.split()[1].rpartition("@")[2] for line in out if line.startswith("2 "))
+        wait_for(lambda: hosts() == ["p1", "p2"])
+        wait_for(lambda: "concurrency limit lic_p" in cell.run("qstat", "-j", str(cluster)).stdout)
+        assert sorted(cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split()) == ["1", "2", "2"]
+        cell.run("condor_rm", f"{cluster}.0", check=True)        # a license frees: the third runs there
+        wait_for(lambda: len(hosts()) == 2 and
+                 sorted(cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split()) == ["2", "2"])
+        cell.run("condor_rm", str(cluster), check=True)
+    finally:
+        destroy_cell(cell)
+
+
+def test_the_negotiator_tries_the_next_machine_when_a_limit_there_is_full(workdir):
+    """As HTCondor's negotiator checks the limits of each candidate: a job whose limit is
+    full on the machine it ranks first goes to another."""
+    cell = make_cell(slots=2, hosts=["p1", "p2"], start=False)
+    try:
+        negotiated(cell, 'LIC_P1_LIMIT = 1\nNEGOTIATOR_PRE_JOB_RANK = Machine == "p1"\n')
+        cell.start_daemon()
+        cluster = submit(cell, "executable = /bin/sleep\narguments = 60\n"
+                               'concurrency_limits_expr = strcat("lic_", TARGET.Machine)\nqueue 3\n', cwd=workdir)
+
+        def hosts():
+            out = cell.run("condor_q", str(cluster), "-af", "JobStatus", "RemoteHost").stdout.split("\n")
+            return sorted(line.split()[1].rpartition("@")[2] for line in out if line.startswith("2 "))
+        wait_for(lambda: hosts() == ["p1", "p2", "p2"])
+        cell.run("condor_rm", str(cluster), check=True)
+    finally:
+        destroy_cell(cell)

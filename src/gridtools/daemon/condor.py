@@ -99,6 +99,7 @@ class Condor:
         rules, most = self._slotless_rules(), self._max_jobs_running(state)
         if most is not None:
             self._within(ctx, snap, max(0, most), now)
+        snap = self._machine_limits(ctx, snap)
         limits = self._concurrency(snap)
         if rules != snap.config.slotless_start or most != snap.config.max_jobs_running or \
                 limits != snap.config.concurrency:
@@ -190,9 +191,12 @@ class Condor:
         """The capacities of the concurrency limits the snapshot's jobs use (sorted): each
         name's ``<NAME>_LIMIT``, else (a ``set.member`` name) its set's
         ``CONCURRENCY_LIMIT_DEFAULT_<SET>``, else ``CONCURRENCY_LIMIT_DEFAULT``; a name
-        with none of them is free (left out)."""
+        with none of them is free (left out). Limits that need the machine count with
+        the names they give on each host (``_machine_limits``)."""
         names = {name for job in snap.jobs for name, _amount in job.limits}
         names.update(name for r in snap.running for name, _amount in r.limits)
+        names.update(name for by_host in snap.host_limits.values() for limits in by_host.values()
+                     for name, _amount in limits)
         if not names:
             return ()
         found = []
@@ -201,6 +205,38 @@ class Condor:
             if capacity is not None:
                 found.append((name, capacity))
         return tuple(found)
+
+    def _machine_limits(self, ctx, snap):
+        """The snapshot with the concurrency limits that need the machine worked out
+        (``sched.inputs.limits_need_machine``): for each pending job that has them, on
+        each host (its ad as MY, the host's free slot's as TARGET: ``host_limits``);
+        for each running task of such a job, on the slot it holds."""
+        from gridtools.sched import inputs
+        pending = [job for job in snap.jobs if job.machine_limits]
+        needing = {r.job_id for r in snap.running if r.shadow and not r.limits}
+        needing = {jid for jid in needing if jid in ctx.state.jobs
+                   and inputs.limits_need_machine(ctx.state.jobs[jid].spec)}
+        if not pending and not needing:
+            return snap
+        machines = {host: slotads.free_ad(ctx, host) for host in ctx.hosts()}
+        by_job = {}
+        for job in pending:
+            model = ctx.state.jobs.get(job.id)
+            if model is None or not job.tasks:
+                continue
+            ad = ctx.job_ad(model, min(job.tasks))
+            by_job[job.id] = {host: inputs.limits_in(ad, machine) for host, machine in machines.items()
+                              if machine is not None}
+        running = []
+        for r in snap.running:
+            if r.job_id in needing:
+                slot = self.machines.slot_of((r.job_id, r.task))
+                machine = ctx.slot_ad(slot) if slot is not None else machines.get(r.granted[0][1]) \
+                    if r.granted else None
+                if machine is not None:
+                    r = replace(r, limits=inputs.limits_in(ctx.job_ad(ctx.state.jobs[r.job_id], r.task), machine))
+            running.append(r)
+        return replace(snap, host_limits=by_job, running=tuple(running))
 
     def _capacity(self, name):
         """A concurrency limit's capacity from condor_config, once per reading (None: free)."""

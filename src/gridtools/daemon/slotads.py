@@ -249,7 +249,7 @@ def _constant_true(expr):
     return expr is None or (expr.__class__ is Literal and expr.value is True)
 
 
-def _free_ad(ctx, host):
+def free_ad(ctx, host):
     """The ad a new job of the host would be matched against: a slot without a claim
     (the partitionable one), else the first slot."""
     found = list(ctx.host_ads(host).values())
@@ -367,7 +367,7 @@ def _starting_hosts(ctx):
         policy = ctx.policy(host)
         if _constant_true(policy.expr("START", False)) and policy.expr("IS_OWNER", False) is None:
             continue                    # START = True: nothing to refuse, no ad to build
-        ad = _free_ad(ctx, host)
+        ad = free_ad(ctx, host)
         if ad is not None and not (_constant_true(ad.lookup("Start")) and ad.eval("Requirements") is True
                                    and ad.eval("State") != "Owner"):
             hosts[host] = ad
@@ -439,7 +439,7 @@ def _host_ad(ctx, host):
     host's free slot's, with the host's totals of CPUs, memory, disk and GPUs (Grid
     Engine's placement counts what is free, across slots for a parallel job); None
     for a host without slots."""
-    ad = _free_ad(ctx, host)
+    ad = free_ad(ctx, host)
     if ad is None:
         return None
     ad = ad.copy()

@@ -185,6 +185,10 @@ class Pass:
     def short(self, job, qi, slots, master=True, pe_name=""):
         """Why ``slots`` slots of the job do not fit on ``qi`` (consumables, quotas, plans)."""
         req = job.request
+        if job.machine_limits:
+            why = self.host_limit(job, qi.host)
+            if why is not None:
+                return why
         why = self.cap.short(self.table, req.consumed, qi.queue, qi.host, slots, master, job.id)
         if why is None and self.quotas and not req.ar:
             why = self.quotas.short(who_of_job(job, pe_name), req.consumed, qi.queue, qi.host, slots, master)
@@ -234,6 +238,8 @@ class Pass:
             self.shadows += 1
         if job.limits and self.capacities:
             self._use_limits(job.limits)
+        elif job.machine_limits and granted:
+            self._use_limits(self.limits_on(job, granted[0][1]))
         if in_ar:
             self._hold(job.owner, job.id, "", (), 0)
         else:
@@ -304,6 +310,21 @@ class Pass:
                 return Reason(Why.CONCURRENCY, (name, capacity))
         return None
 
+    def limits_on(self, job, host):
+        """The concurrency limits a job whose limits need the machine uses on ``host``."""
+        return self.snap.host_limits.get(job.id, {}).get(host, ())
+
+    def host_limit(self, job, host):
+        """The reason an HTCondor job whose concurrency limits need the machine may not
+        start on ``host`` now (as ``concurrency_limit``, with its limits there), or None."""
+        if not (job.machine_limits and self.capacities):
+            return None
+        for name, amount in self.limits_on(job, host):
+            capacity = self.capacities.get(name)
+            if capacity is not None and self.limit_use.get(name, 0.0) + amount > capacity + 1e-9:
+                return Reason(Why.CONCURRENCY, (name, capacity))
+        return None
+
     def shadow_limit(self):
         """The reason an HTCondor job on execute hosts may not start now: the schedd runs
         MAX_JOBS_RUNNING such jobs (those running and those this pass starts), or None."""
@@ -363,6 +384,8 @@ class Pass:
             key = (key, refused)
         if unwanted:                      # hosts this job's own Requirements refuse
             key = (key, "unwanted", unwanted)
+        if job.machine_limits:            # the concurrency limits it would use on each host
+            key = (key, "limits", tuple(sorted(self.snap.host_limits.get(job.id, {}).items())))
         cat = self.categories.get(key)
         if cat is None:
             cat = self.categories[key] = category_mod.build(self, job)

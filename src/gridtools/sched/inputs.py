@@ -425,6 +425,7 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
     pending = job.pending_numbers()
     owner = spec["owner"]
     held = frozenset(n for n, t in job.tasks.items() if t.hold and n in pending) or _NONE_HELD
+    limits = _limits_of(_limits_text(spec))
     return PendingJob(
         id=job.id, owner=owner, group=spec.get("group", ""), name=spec["name"],
         request=request or req_of(spec, conf, table), submit_time=float(spec["submit_time"]),
@@ -436,8 +437,8 @@ def pending_job(job, conf, table, request=None, running_count=0, department="def
         deadline=float(spec.get("deadline") or 0.0), deadline_user=owner in deadline_users,
         jshare=int(spec.get("jobshare") or 0), oticket=int(spec.get("override_tickets") or 0),
         now_only=bool(spec.get("now")), job_prio=int(spec.get("job_prio") or 0),
-        universe=_slotless(spec), shadow=_shadow(spec), limits=concurrency_limits(spec),
-        submit_host=spec.get("submit_host") or "",
+        universe=_slotless(spec), shadow=_shadow(spec), limits=limits if limits is not None else (),
+        machine_limits=limits is None, submit_host=spec.get("submit_host") or "",
         task_requests=task_requests)
 
 
@@ -450,29 +451,60 @@ def concurrency_limits(spec):
     """((name in lower case, amount), ...) of the concurrency limits an HTCondor job that
     runs on execute hosts uses: its ad's ConcurrencyLimits (proc 0's), a string of
     ``name[:amount]`` separated by commas or blanks (amount 1 when not given); () for
-    any other job (the limits do not apply to the slot-less universes)."""
+    any other job (the limits do not apply to the slot-less universes), and for a job
+    whose limits need the machine it runs on (``limits_need_machine``)."""
+    found = _limits_of(_limits_text(spec))
+    return found if isinstance(found, tuple) else ()
+
+
+def limits_need_machine(spec):
+    """True when an HTCondor job's ConcurrencyLimits is an expression whose value is not
+    a string on its own: it reads the job's attributes or the machine's
+    (concurrency_limits_expr, ``strcat("license_", TARGET.Machine)``), and is evaluated
+    for each host, the job's ad as MY and the host's as TARGET (``limits_in``)."""
+    return _limits_of(_limits_text(spec)) is None
+
+
+def _limits_text(spec):
+    """The text of the ConcurrencyLimits expression of an HTCondor job on execute hosts
+    (proc 0's), or ""."""
     ads = spec.get("condor_ad")
     if not ads or _slotless(spec):
-        return ()
+        return ""
     text = ads if isinstance(ads, str) else ads[0]
     at = text.find("\nConcurrencyLimits = ") if isinstance(text, str) else -1
     if at < 0 and not (isinstance(text, str) and text.startswith("ConcurrencyLimits = ")):
-        return ()
+        return ""
     line = text[at + 1:].partition("\n")[0]
-    return _limits_of(line.partition(" = ")[2])
+    return line.partition(" = ")[2]
+
+
+def limits_in(job_ad, machine_ad):
+    """The concurrency limits of a job's ad matched with ``machine_ad`` (MY and TARGET)."""
+    try:
+        value = job_ad.eval("ConcurrencyLimits", machine_ad)
+    except (ValueError, TypeError):
+        return ()
+    return _limits_from(value) if isinstance(value, str) else ()
 
 
 @functools.lru_cache(maxsize=1024)
 def _limits_of(expr_text):
-    """The limits of a ConcurrencyLimits expression (evaluated on its own: an expression
-    that needs the matched machine, concurrency_limits_expr's ``TARGET.X``, uses none)."""
+    """The limits of a ConcurrencyLimits expression evaluated on its own; None when its
+    value is not a string then (an expression that reads attributes: see
+    ``limits_need_machine``), () when it is not an expression."""
+    if not expr_text:
+        return ()
     from gridtools.classad import ClassAdSyntaxError, parse
     try:
         value = parse(expr_text).eval()
     except (ClassAdSyntaxError, ValueError, TypeError):
         return ()
-    if not isinstance(value, str):
-        return ()
+    return _limits_from(value) if isinstance(value, str) else None
+
+
+def _limits_from(value):
+    """((name in lower case, amount), ...) of a ConcurrencyLimits string."""
     found = []
     for word in value.replace(",", " ").split():
         name, _colon, amount = word.partition(":")

@@ -160,6 +160,34 @@ def _claimed(p, inp, jobs, decisions, reasons):
         decisions.slots[(job_id, task)] = slot
 
 
+class _LimitsGate:
+    """What the negotiator asks of the concurrency limits that need the machine: whether a
+    proc may take a slot, its limits on the slot's host counted with those in use and
+    those of the matches so far (its own count: the starts count again in ``_carry``)."""
+
+    def __init__(self, p, jobs):
+        self.p, self.jobs, self.use = p, jobs, dict(p.limit_use)
+        self.refused = {}               # proc -> (name, capacity) of the last limit that kept it off a slot
+
+    def _limits(self, proc, slot):
+        job = self.jobs.get(_unproc(proc)[0])
+        if job is None or not job.machine_limits:
+            return ()
+        return self.p.limits_on(job, slot.rpartition("@")[2])
+
+    def allows(self, proc, slot):
+        caps = self.p.capacities
+        for name, amount in self._limits(proc, slot):
+            if caps.get(name) is not None and self.use.get(name, 0.0) + amount > caps[name] + 1e-9:
+                self.refused[proc] = (name, caps[name])
+                return False
+        return True
+
+    def take(self, proc, slot):
+        for name, amount in self._limits(proc, slot):
+            self.use[name] = self.use.get(name, 0.0) + amount
+
+
 def _carry(p, outcome, jobs, decisions, reasons):
     """Starts and preemptions from the negotiator's matches, in its order."""
     for match in outcome.matches:
@@ -172,7 +200,7 @@ def _carry(p, outcome, jobs, decisions, reasons):
             decisions.preempts.append(Preempt(victim, victim_task, match.slot, job_id, kind, task))
             reasons.setdefault(job_id, []).append(Reason(Why.NEGOTIATOR, (WAITING,)))
             continue
-        limit = (p.shadow_limit() or p.concurrency_limit(job)) if job.shadow else None
+        limit = (p.shadow_limit() or p.concurrency_limit(job) or p.host_limit(job, host)) if job.shadow else None
         if limit is not None:               # (the schedd runs as many as it may, or a limit is full)
             reasons.setdefault(job_id, []).append(limit)
             continue
@@ -197,7 +225,12 @@ def match_pass(snap, inp):
     jobs = {job.id: job for job in snap.jobs}
     _claimed(p, inp, jobs, decisions, reasons)
     idle = _filter(p, snap, inp, decisions, reasons)
-    outcome = N.negotiate(N.submitters_from(idle), inp.slots, inp.priorities, inp.config, snap.now)
+    gate = _LimitsGate(p, jobs) if p.capacities and any(j.machine_limits for j in jobs.values()) else None
+    outcome = N.negotiate(N.submitters_from(idle), inp.slots, inp.priorities, inp.config, snap.now, gate)
+    if gate is not None:                    # (no match: a limit kept it off a machine, as HTCondor says)
+        for proc in [proc for proc in outcome.rejected if proc in gate.refused]:
+            del outcome.rejected[proc]
+            reasons.setdefault(_unproc(proc)[0], []).append(Reason(Why.CONCURRENCY, gate.refused[proc]))
     _carry(p, outcome, jobs, decisions, reasons)
     decisions.submitters = dict(outcome.submitters)
     decisions.groups = {g.name: grp.report(g) for g in outcome.groups}

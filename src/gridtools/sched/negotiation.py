@@ -66,7 +66,7 @@ class _MatchList:
     def _from_entry(self, cycle, ac, entry, permit):
         kind, members = entry[1], entry[2]
         for i in members[entry[3]:]:
-            if i in cycle.taken or not cycle.still_fits(i, ac):
+            if i in cycle.taken or not cycle.still_fits(i, ac) or not cycle.limits_allow(i):
                 continue
             cost = cycle.cost(i, ac)
             if permit(kind, cost):
@@ -81,8 +81,9 @@ class _MatchList:
 class Cycle:
     """One negotiation cycle over immutable inputs."""
 
-    def __init__(self, submitters, slots, priorities, config, now):
+    def __init__(self, submitters, slots, priorities, config, now, limits=None):
         self.config, self.now, self.priorities = config, now, priorities
+        self.gate, self.current = limits, None       # (concurrency limits; the job being matched)
         self.preq = compiled(config.preemption_requirements)
         self.prank = compiled(config.preemption_rank)
         self.pre_rank = compiled(config.pre_job_rank)
@@ -197,6 +198,10 @@ class Cycle:
 
     def cost(self, i, ac):
         return max(ac.request[0], 1.0) if i in self.partitionable else self.weights[i]
+
+    def limits_allow(self, i):
+        """The concurrency limits of the job being matched let it take slot ``i``."""
+        return self.gate is None or self.current is None or self.gate.allows(self.current.id, self.slots[i].name)
 
     def still_fits(self, i, ac):
         """A partitionable slot that was carved this cycle still matches the job."""
@@ -313,6 +318,7 @@ class Cycle:
                     self.stopped[sub.name] = Why.SUBMITTER_LIMIT
                     return _RESUME, pie
                 only_rank = True
+            self.current = job
             found = self.find(ac, sub, only_rank, used, used_new, limit, unclaimed)
             if found is None:
                 tried.add(id(ac))
@@ -399,6 +405,8 @@ class Cycle:
             self.taken.add(i)
         match = Match(job.id, sub.name, slot.name, kind, claim, cost, carved)
         self.matched[job.id] = match
+        if self.gate is not None:
+            self.gate.take(job.id, slot.name)
         self.outcome.matches.append(match)
         if claim is not None:
             self.outcome.preemptions.append(Preemption(slot.name, claim, kind, job.id))

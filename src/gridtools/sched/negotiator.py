@@ -182,14 +182,17 @@ def submitters_from(jobs):
             for name, js in sorted(by_name.items())]
 
 
-def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0):
+def negotiate(submitters, slots, priorities, config=NegotiatorConfig(), now=0, limits=None):
     """One negotiation cycle; see the module docstring.
 
     ``priorities``: accounting name -> effective priority (missing names
     have DEFAULT_PRIORITY). Slots whose Requirements are false (owned,
-    matched, preempting) simply match nothing."""
+    matched, preempting) simply match nothing. ``limits``, when given, keeps
+    jobs off slots where their concurrency limits would go over, as
+    HTCondor's negotiator checks each candidate: ``limits.allows(job id, slot
+    name)``, and ``limits.take(job id, slot name)`` for each match."""
     from gridtools.sched.negotiation import Cycle
-    return Cycle(list(submitters), list(slots), dict(priorities), config, now).run()
+    return Cycle(list(submitters), list(slots), dict(priorities), config, now, limits).run()
 
 
 def compiled(text):

@@ -217,6 +217,9 @@ class PendingJob:
     universe: str = ""                   # "scheduler" or "local": runs on its submit host without a slot
     shadow: bool = False                 # an HTCondor job that runs on execute hosts (MAX_JOBS_RUNNING)
     limits: tuple = ()                   # HTCondor's concurrency limits it uses: ((name, amount), ...)
+    #: its ConcurrencyLimits need the machine it would run on (concurrency_limits_expr with
+    #: TARGET.X): ``Snapshot.host_limits`` holds them by host, ``limits`` is empty
+    machine_limits: bool = False
     submit_host: str = ""
     #: ((task, Request), ...): the tasks that ask for other resources than ``request`` (an
     #: HTCondor cluster whose procs differ), ascending; the others ask for ``request``
@@ -328,6 +331,9 @@ class Snapshot:
     #: "queue@host" -> ((from, till), ...): the coming periods in which the instance's
     #: calendar disables or suspends it (``sched.calendar.closings``); empty without calendars
     closings: dict = field(default_factory=dict)
+    #: job id -> {host: ((name, amount), ...)}: the concurrency limits a job whose limits
+    #: need the machine (``PendingJob.machine_limits``) would use on each host
+    host_limits: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
