@@ -158,3 +158,19 @@ def test_infinite_amounts_cut_no_pass_short_and_the_job_holds_its_slot(cell, wor
     messages = open(os.path.join(cell.root, "spool", "messages")).read()
     assert "cut short" not in messages and "OverflowError" not in messages
     cell.run("condor_rm", str(cluster), str(held))
+
+
+def test_costly_concurrency_limits_keep_their_job_waiting_and_no_other(cell, workdir):
+    """A concurrency_limits_expr that needs the machine is evaluated for each host; one over
+    its budget is not evaluated again: its job waits on a limit of capacity 0."""
+    costly = submit(cell, "executable = /bin/true\nconcurrency_limits_expr = "
+                          f'ifThenElse({REDOS}, "a", strcat("lic_", TARGET.Machine))\nqueue\n', cwd=workdir)
+    wait_for(lambda: "concurrency limit concurrencylimits-too-costly (0) is reached"
+             in cell.run("qstat", "-j", str(costly)).stdout, timeout=20)
+    ran = os.path.join(workdir, "ran")
+    began = time.monotonic()
+    cell.run("qsub", "-o", "/dev/null", "-e", "/dev/null", "-b", "y", "touch", ran, cwd=workdir, check=True)
+    wait_for(lambda: os.path.exists(ran), timeout=20)
+    assert time.monotonic() - began < 5
+    assert statuses(cell, f"{costly}.0") == {f"{costly}.0": 1}
+    stop_promptly(cell)

@@ -41,6 +41,10 @@ PUBLISH_SLOTS_EVERY = 5.0
 SAVE_SLOTS_EVERY = 0.25
 
 
+#: the concurrency limit a job whose limits' expression went over its budget waits on
+TOO_COSTLY = "concurrencylimits-too-costly"
+
+
 class Condor:
     """The daemon's HTCondor side (see the module docstring)."""
 
@@ -201,7 +205,7 @@ class Condor:
             return ()
         found = []
         for name in sorted(names):
-            capacity = self._capacity(name)
+            capacity = 0.0 if name == TOO_COSTLY else self._capacity(name)
             if capacity is not None:
                 found.append((name, capacity))
         return tuple(found)
@@ -210,7 +214,10 @@ class Condor:
         """The snapshot with the concurrency limits that need the machine worked out
         (``sched.inputs.limits_need_machine``): for each pending job that has them, on
         each host (its ad as MY, the host's free slot's as TARGET: ``host_limits``);
-        for each running task of such a job, on the slot it holds."""
+        for each running task of such a job, on the slot it holds. An expression whose
+        evaluation went over its budget (classad(5), COST) is not evaluated again until
+        the job changes: the job waits on the limit ``TOO_COSTLY``, whose capacity is 0."""
+        from gridtools.classad.budget import over_budget
         from gridtools.sched import inputs
         pending = [job for job in snap.jobs if job.machine_limits]
         needing = {r.job_id for r in snap.running if r.shadow and not r.limits}
@@ -224,12 +231,17 @@ class Condor:
             model = ctx.state.jobs.get(job.id)
             if model is None or not job.tasks:
                 continue
-            ad = ctx.job_ad(model, min(job.tasks))
-            by_job[job.id] = {host: inputs.limits_in(ad, machine) for host, machine in machines.items()
-                              if machine is not None}
+            if model.cache.get("limits_too_costly") != model.version:
+                over, ad = over_budget(), ctx.job_ad(model, min(job.tasks))
+                by_job[job.id] = {host: inputs.limits_in(ad, machine) for host, machine in machines.items()
+                                  if machine is not None}
+                if over_budget() == over:
+                    continue
+                model.cache["limits_too_costly"] = model.version
+            by_job[job.id] = {host: ((TOO_COSTLY, 1.0),) for host in machines}
         running = []
         for r in snap.running:
-            if r.job_id in needing:
+            if r.job_id in needing and ctx.state.jobs[r.job_id].cache.get("limits_too_costly") is None:
                 slot = self.machines.slot_of((r.job_id, r.task))
                 machine = ctx.slot_ad(slot) if slot is not None else machines.get(r.granted[0][1]) \
                     if r.granted else None
