@@ -205,9 +205,11 @@ def coming_back(wait):
 
 def stop(wait=10.0):
     """Ask the daemon to stop (SIGTERM) and wait until it released its lock (one that is
-    starting itself again is waited for first)."""
+    starting itself again is waited for first); True once it did, or when none runs.
+    One look that finds the lock free tells: another command's look at the lock holds
+    it for a moment too (``is_locked``), so a look that finds it held may be theirs."""
     if not running() and not coming_back(wait):
-        return False
+        return True
     end = time.time() + wait
     target = pid()
     while not target and time.time() < end and running():
@@ -218,6 +220,8 @@ def stop(wait=10.0):
             posix.kill(target, 15)
         except ProcessLookupError:
             pass
-    while time.time() < end and running():
+    while time.time() < end:
+        if not running():
+            return True
         time.sleep(0.02)
-    return not running()
+    return False
