@@ -491,11 +491,9 @@ class Machines:
         """condor_checkpoint of slots ``names`` (a partitionable slot's dynamic slots with
         it): the startd's checkpoint event for each slot whose task runs; how many jobs
         were asked (``_ask_checkpoint``)."""
-        chosen, count = set(names), 0
-        for name, rec in list(self.slots.items()):
-            parent = name.partition("@")[0].partition("_")[0] + "@" + name.partition("@")[2]
-            if (name in chosen or parent in chosen) and rec.task is not None \
-                    and name == self.tasks[rec.task][0]:
+        count = 0
+        for name, rec in self._running_in(names):
+            if name == self.tasks[rec.task][0]:
                 result = self._step(ctx, name, rec, now, startd.Event.CHECKPOINT, True)
                 job = ctx.state.jobs.get(rec.task[0])
                 task = job.tasks.get(rec.task[1]) if job is not None else None
@@ -503,17 +501,23 @@ class Machines:
                     count += self._ask_checkpoint(ctx, job, task, rec.host)
         return count
 
-    def vacate(self, ctx, names, fast, now):
-        """condor_vacate of slots ``names`` (a partitionable slot's dynamic slots with it):
-        the startd's vacate event for each claimed one; how many it vacated."""
+    def _running_in(self, names):
+        """(name, record) of each slot of ``names`` (a partitionable slot with its dynamic
+        slots) that runs a task."""
         chosen = set(names)
-        count = 0
         for name, rec in list(self.slots.items()):
             parent = name.partition("@")[0].partition("_")[0] + "@" + name.partition("@")[2]
             if (name in chosen or parent in chosen) and rec.task is not None:
-                before = rec.slot
-                self._event(ctx, name, rec, startd.Event.VACATE_FAST if fast else startd.Event.VACATE, now)
-                count += rec.slot != before
+                yield name, rec
+
+    def vacate(self, ctx, names, fast, now):
+        """condor_vacate of slots ``names`` (a partitionable slot's dynamic slots with it):
+        the startd's vacate event for each claimed one; how many it vacated."""
+        count = 0
+        for name, rec in self._running_in(names):
+            before = rec.slot
+            self._event(ctx, name, rec, startd.Event.VACATE_FAST if fast else startd.Event.VACATE, now)
+            count += rec.slot != before
         self.dirty = self.dirty or bool(count)
         return count
 
