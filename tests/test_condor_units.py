@@ -457,12 +457,26 @@ def test_batch_rows_and_widths():
     assert "HOLD" not in no_hold
 
 
-def _group(cluster, clusters, procs, status, batch=None, submitted=None):
+def _group(cluster, clusters, procs, status, batch=None, submitted=None, unmade=0):
     from gridtools.cli.condor import qlisting
     g = qlisting.Group.__new__(qlisting.Group)
     g.cluster, g.clusters, g.procs, g.status, g.owner, g.batch = cluster, clusters, procs, status, "alice", batch
     g.qdate, g.submitted, g.dag, g.dagman = 1700000000.0, submitted or len(procs), None, 0
+    g.unmade = unmade
     return g
+
+
+def test_batch_rows_of_a_cluster_materialized_late_count_as_done_only_the_procs_that_left():
+    """Procs not in the queue yet (max_materialize) are in TOTAL, not in DONE: cluster 5
+    made 4 of its 10 procs, of which 1 left, 2 run and 1 waits."""
+    from gridtools.cli.condor import qlisting
+    when = 1700000000.0
+    rows = qlisting.batch_rows([_group(5, 1, [1, 2], Q.RUNNING, submitted=10, unmade=6),
+                                _group(5, 1, [3], Q.IDLE, submitted=10, unmade=6)])
+    assert rows == [("alice", "ID: 5", when, (1, 2, 1, 0, 10), "5.1-3")]
+    procs = [_proc(5, 1, Q.RUNNING), _proc(5, 2, Q.RUNNING), _proc(5, 3, Q.IDLE)]
+    line = qviews.batch_view(procs, {5: 10}, unmade={5: 6}).splitlines()[1]
+    assert line.split()[-5:] == ["1", "2", "1", "10", "5.1-3"]       # (no HOLD column: none held)
 
 
 def test_listing_rows_of_lone_clusters_and_of_clusters_of_several_statuses():

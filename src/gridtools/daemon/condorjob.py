@@ -142,18 +142,28 @@ def _host(job):
 
 
 def submitted(state, job, now):
-    """A new job was taken in: event 000 for every proc, and its hold on submit."""
+    """A new job was taken in: event 000 for every proc, and its hold on submit (of a
+    cluster materialized late, for the procs it makes: ``daemon.factory``)."""
     if not is_condor(job):
         return
-    host = f"<127.0.0.1:0?alias={_host(job)}>"
-    write_events(state, job, [(n, EventType.SUBMIT, _submit_info(proc_ad(job, n), host), now)
-                              for n in job.numbers()])
     first = proc_ad(job, job.numbers()[0])
     if job.hold and isinstance(first.eval("HoldReason"), str):
         job.condor["hold"] = [first.eval("HoldReason"), _int(first.eval("HoldReasonCode")),
                               _int(first.eval("HoldReasonSubCode")), int(now)]
+    from gridtools.daemon import factory
+    if factory.taken_in(state, job, now):
+        return
+    submit_events(state, job, list(job.numbers()), now)
+    if job.hold and job.condor.get("hold"):
         held_events(state, job, list(job.numbers()), now)
     schedule_crons(state, job, now)
+
+
+def submit_events(state, job, numbers, now):
+    """Event 000 for each of the procs ``numbers``, as they enter the queue."""
+    host = f"<127.0.0.1:0?alias={_host(job)}>"
+    write_events(state, job, [(n, EventType.SUBMIT, _submit_info(proc_ad(job, n), host), now)
+                              for n in numbers])
 
 
 def _submit_info(ad, host):

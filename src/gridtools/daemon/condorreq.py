@@ -26,8 +26,8 @@ PROTECTED = frozenset(a.lower() for a in ("JobStatus", "EnteredCurrentStatus", "
 
 
 def _numbers(job, target):
-    """The task numbers a target names (all of the job's when none are named)."""
-    numbers = job.numbers()
+    """The task numbers a target names (all of the job's in the queue when none are named)."""
+    numbers = job.made()
     if not target.get("tasks"):
         return list(numbers)
     wanted = [range(a, b + 1, s) for a, b, s in target["tasks"]]

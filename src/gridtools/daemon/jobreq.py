@@ -144,14 +144,16 @@ def delete_job(state, dispatcher, job, target, now, force):
     if at_once:
         result["deleted"] = _merged_runs(result["deleted"], untouched)
         apply.delete_untouched(state, job, now)
+    elif not tasks and job.condor.get("materialized") is not None:
+        apply.delete_untouched(state, job, now)     # (the procs of a cluster not made yet go too)
     elif job.is_finished():
         state.note_finished(job.id)
     return job_id, result
 
 
 def select_tasks(job, tasks):
-    """Task numbers of ``job`` named by a task range list (None = all)."""
-    numbers = job.numbers()
+    """Task numbers of ``job`` in the queue named by a task range list (None = all)."""
+    numbers = job.made()
     if not tasks:
         return list(numbers)
     wanted = [range(first, last + 1, step) for first, last, step in tasks]

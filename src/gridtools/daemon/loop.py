@@ -22,7 +22,7 @@ import sys
 import time
 
 from gridtools.daemon import apply, arreq, crash, faults, intake, journal, monitor, petask, publish, qcontrol, reap
-from gridtools.daemon import condorjob, failures, history, otherremove, suspension, view
+from gridtools.daemon import condorjob, factory, failures, history, otherremove, suspension, view
 from gridtools.daemon.condor import Condor
 from gridtools.daemon.dispatch import Dispatcher, LocalExecution
 from gridtools.daemon.execd import ExecClient
@@ -310,12 +310,16 @@ class Daemon:
             state.need_schedule = True          # jobs wait for a load alarm that may be over
         if state.need_schedule or sampled or self.control.due(now):
             self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
+        if state.factories:
+            factory.advance_all(state, now)     # (procs that left make room for more)
         if state.need_schedule and state.scheduling:
             if self.schedule(now):
                 self.control.update(now, self.loads, self.load_time + LOAD_REFRESH)
         if self.decisions is not None or self.reaped or taken or state.condor.due(now):
             state.condor.follow(state, self.dispatcher, self.loads, now, self.decisions)
             self.decisions = None
+        if state.factories:
+            factory.advance_all(state, now)     # (procs that started make room for more idle ones)
         self.retry_signals = suspension.resend(state, self.dispatcher)
         self._sample_running(now)
         self._periodic(now)

@@ -86,6 +86,7 @@ class State:
         self.copying_in = {}          # (job id, task number) -> job: its execute event waits for its input
         self.journal = journal.Journal()   # bulk changes recorded in spool/journal (daemon.journal)
         self.purged = []              # ids of jobs purged whose folders are still to be removed
+        self.factories = {}           # id -> version last looked at, of clusters materialized late
 
     # ------------------------------------------------------------ jobs
     def add(self, job):
@@ -254,6 +255,9 @@ def load_jobs(state):
             continue
         state.jobs[job.id] = job
         state.names.setdefault(job.spec["name"], set()).add(job.id)
+        if job.condor and "materialized" in job.condor:
+            from gridtools.daemon import factory
+            factory.note_loaded(state, job)
         if job.running():
             state.active_jobs.add(job.id)
         if job.is_finished():

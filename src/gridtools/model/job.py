@@ -148,14 +148,15 @@ class Derived:
     ``facts`` (what the status shows of the job) and ``condor_facts`` (what condor_q
     shows of it, from its description: ``spool.rows.condor_info``; ``private_facts``
     what it shows the job's owner only; ``public_ad`` the text of its ad every user
-    sees, ``spool.rows.public_ad``). Slots: ten thousand jobs hold one."""
+    sees, ``spool.rows.public_ad``; ``factory`` the limits of a cluster materialized
+    late, ``daemon.factory.limits``). Slots: ten thousand jobs hold one."""
 
     __slots__ = ("spec", "generation", "request", "task_requests", "facts", "condor_facts",
-                 "private_facts", "public_ad", "refusal_keys", "task_table")
+                 "private_facts", "public_ad", "refusal_keys", "task_table", "factory")
 
     def __init__(self, spec):
         self.spec, self.generation, self.request, self.facts = spec, None, None, None
-        self.task_requests = self.refusal_keys = self.task_table = None
+        self.task_requests = self.refusal_keys = self.task_table = self.factory = None
         self.condor_facts = self.private_facts = self.public_ad = None
 
 
@@ -219,6 +220,13 @@ class Job:
     def numbers(self):
         return task_numbers(self.spec)
 
+    def made(self):
+        """The task numbers in the queue: all of them, but of an HTCondor cluster that
+        is materialized late (``daemon.factory``) only its first ``materialized``."""
+        rng = task_numbers(self.spec)
+        made = self.condor.get("materialized") if self.condor else None
+        return rng if made is None else rng[:made]
+
     def task(self, number):
         """The record of task ``number``, created as pending when missing."""
         task = self.tasks.get(number)
@@ -242,10 +250,11 @@ class Job:
         return task.state
 
     def untouched(self):
-        """Task numbers without a record, as TaskRanges (pending, unless the job was deleted)."""
+        """Task numbers in the queue (``made``) without a record, as TaskRanges (pending,
+        unless the job was deleted)."""
         found = self.cache.get("untouched")
         if found is None:
-            rng = self.numbers()
+            rng = self.made()
             found = TaskRanges.of_range(rng.start, rng.stop - 1, rng.step, self.tasks)
             self.cache["untouched"] = found
         return found
@@ -254,7 +263,7 @@ class Job:
         """Task numbers still pending (held or not), in order, as TaskRanges."""
         found = self.cache.get("pending")
         if found is None:
-            rng = self.numbers()
+            rng = self.made()
             other = [n for n, t in self.tasks.items() if t.state is not TaskState.PENDING]
             if self.deleted:
                 kept = sorted(n for n, t in self.tasks.items() if t.state is TaskState.PENDING)

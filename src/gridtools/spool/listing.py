@@ -31,7 +31,8 @@ ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(
 #: arguments (always empty: they are private to the job's owner, see ``spool.status``),
 #: JobPrio, universe, whether it was submitted as ClassAds, the tasks it was submitted
 #: with, the HTCondor bookkeeping of its tasks (kept, hold, per task, the JobPrio of the
-#: procs whose own differs; None if none), of a
+#: procs whose own differs, the procs made so far of a cluster materialized late; None
+#: if none), of a
 #: DAG's manager the DAG's (total, done, failed) nodes (None for other jobs), and of a
 #: DAG's node job its manager's cluster (0 for other jobs)
 (J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK, J_DAG,
@@ -55,7 +56,7 @@ def _job_facts(info, shared):
     cinfo = info.get("condor") or {}
     book = None
     if "kept" in cinfo or "hold" in cinfo or "tasks" in cinfo or "procs" in cinfo:
-        book = {k: cinfo[k] for k in ("kept", "hold", "tasks", "procs") if k in cinfo}
+        book = {k: cinfo[k] for k in ("kept", "hold", "tasks", "procs", "materialized") if k in cinfo}
     facts = (info.get("owner", ""), info.get("name", ""), cinfo.get("batch"), cinfo.get("cmd") or "",
              tuple(cinfo.get("args") or ()), int(cinfo.get("prio") or 0), int(cinfo.get("universe") or 5),
              bool(cinfo.get("ads")), _submitted(info), book,

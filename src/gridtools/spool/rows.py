@@ -384,6 +384,8 @@ def condor_info(job):
     if book:
         info["kept"] = list(book.get("kept") or ())
         info["hold"] = book.get("hold")
+        if "materialized" in book:          # (a cluster materialized late: daemon.factory)
+            info["materialized"] = book["materialized"]
         info["tasks"] = tasks = {str(k): {f: v for f, v in t.items() if f in _PUBLIC_BOOK}
                                  for k, t in (book.get("tasks") or {}).items()}
         kept = frozenset(info["kept"])

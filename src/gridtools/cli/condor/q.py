@@ -704,8 +704,11 @@ def _table(opts, snap, chosen, user, now, source):
     if opts.unreduced:
         from gridtools.cli.condor import qbatchraw
         return qbatchraw.rows(chosen, source.ad), True
-    totals = {jid: _submitted(info) for jid, info in (snap.get("jobs") or {}).items()}
-    return qviews.batch_view(chosen, totals, opts.zero, opts.fold_dags), True
+    jobs = snap.get("jobs") or {}
+    totals = {jid: _submitted(info) for jid, info in jobs.items()}
+    unmade = {jid: totals[jid] - (info.get("condor") or {})["materialized"] for jid, info in jobs.items()
+              if "materialized" in (info.get("condor") or ())}
+    return qviews.batch_view(chosen, totals, opts.zero, opts.fold_dags, unmade), True
 
 
 def _clock(opts, source):

@@ -29,13 +29,15 @@ class Group:
     ``cluster``, all of one owner, batch and status."""
 
     __slots__ = ("cluster", "clusters", "procs", "status", "owner", "batch", "qdate", "submitted", "dag",
-                 "dagman")
+                 "dagman", "unmade")
 
     def __init__(self, run, procs, status):
         job = run[L.JOB]
         self.cluster, self.clusters, self.procs, self.status = run[L.ID], run[L.COUNT], procs, status
         self.owner, self.batch, self.qdate = job[L.J_OWNER], job[L.J_BATCH], run[L.SUBMITTED]
         self.submitted = job[L.J_SUBMITTED]
+        made = (job[L.J_BOOK] or {}).get("materialized")
+        self.unmade = self.submitted - made if made is not None else 0   # (procs not in the queue yet)
         self.dag = job[L.J_DAG] if len(job) > L.J_DAG else None     # a DAG manager's node counts
         self.dagman = job[L.J_DAGMAN] if len(job) > L.J_DAGMAN else 0   # a DAG node's manager
 
@@ -76,6 +78,7 @@ class _Batch:
         self.owner, self.name, self.first, self.last, self.qdate = owner, name, None, None, qdate
         self.size, self.counts = 0, {}
         self.totals = {}             # cluster -> procs submitted (clusters of several groups)
+        self.unmade = {}             # cluster -> its procs not in the queue yet (daemon.factory)
         self.whole = 0               # procs submitted by clusters of one group each
         self.manager, self.dag = None, None
 
@@ -89,12 +92,14 @@ class _Batch:
             self.whole += clusters * group.submitted          # jobs that are no arrays
         else:
             self.totals[first[0]] = group.submitted
+            self.unmade[first[0]] = group.unmade
 
     def row(self):
         run = self.counts.get(Q.RUNNING, 0) + self.counts.get(Q.TRANSFERRING, 0)
         idle = self.counts.get(Q.IDLE, 0) + self.counts.get(Q.SUSPENDED, 0)
         total = self.whole + sum(self.totals.values())
-        counts = (max(0, total - self.size), run, idle, self.counts.get(Q.HELD, 0), total)
+        counts = (max(0, total - self.size - sum(self.unmade.values())), run, idle, self.counts.get(Q.HELD, 0),
+                  total)
         if self.dag is not None:
             counts = (self.dag[1],) + counts[1:4] + (self.dag[0],)
         first, last = self.first or self.manager, self.last or self.manager

@@ -261,6 +261,7 @@ class Batch:
         self.owner, self.name = owner, name
         self.procs = []
         self.totals = {}            # cluster -> procs it was submitted with
+        self.unmade = {}            # cluster -> its procs not in the queue yet (daemon.factory)
         self.manager = None         # the DAG manager's proc, when the batch is a DAG's
         self.dag = None             # its [total, done, failed] nodes
 
@@ -279,7 +280,7 @@ class Batch:
         if self.dag is not None:
             return self.dag[1], run, idle, hold, self.dag[0]
         total = sum(self.totals.values())
-        return max(0, total - len(self.procs)), run, idle, hold, total
+        return max(0, total - len(self.procs) - sum(self.unmade.values())), run, idle, hold, total
 
     def qdate(self):
         return (self.manager or self.procs[0]).qdate
@@ -300,9 +301,10 @@ def _dag_of(proc):
     return proc._source[2].get("dag") if proc._source is not None and proc._source[2] else None
 
 
-def batches(procs, totals, fold_dags=False):
+def batches(procs, totals, fold_dags=False, unmade=None):
     """The batches of ``procs`` (sorted by id) in the order of their first proc;
-    ``totals``: cluster -> procs submitted. As HTCondor's condor_q links them: the
+    ``totals``: cluster -> procs submitted; ``unmade``: cluster -> its procs not in the
+    queue yet (a cluster materialized late), which are not done. As HTCondor's condor_q links them: the
     clusters of one owner's batch name are one row, the first to use the name; a DAG
     (its manager and node jobs) is a row of its own, which later clusters of its name
     join, but not another DAG of the name, unless ``fold_dags`` (-batch:2, HTCondor's
@@ -330,6 +332,8 @@ def batches(procs, totals, fold_dags=False):
             batch = found[key] = Batch(p.owner, p.batch or f"ID: {p.cluster}")
         batch.procs.append(p)
         batch.totals[p.cluster] = totals.get(p.cluster, 1)
+        if unmade:
+            batch.unmade[p.cluster] = unmade.get(p.cluster, 0)
     for batch in found.values():        # a DAG's manager comes first, submitted before its nodes
         managers = [p for p in batch.procs if _dag_of(p) is not None]
         if managers:
@@ -341,9 +345,9 @@ def batches(procs, totals, fold_dags=False):
     return list(found.values())
 
 
-def batch_view(procs, totals, zero="_", fold_dags=False):
+def batch_view(procs, totals, zero="_", fold_dags=False, unmade=None):
     return batch_table([(b.owner, b.name, b.qdate(), b.counts(), b.ids())
-                        for b in batches(procs, totals, fold_dags)], zero)
+                        for b in batches(procs, totals, fold_dags, unmade)], zero)
 
 
 def batch_table(rows, zero="_"):

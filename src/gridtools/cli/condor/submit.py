@@ -135,10 +135,11 @@ def max_jobs():
     return jobad.max_jobs(setting("MAX_JOBS_PER_SUBMISSION"))
 
 
-def build(opts, text, source, taken, now, who, warnings=None):
+def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     """The job ads of the description, by cluster: [(cluster, [ads])]; the cluster ids
     claimed go into ``taken``; ``who``: the ``submitter``; what the build warns of goes
-    into ``warnings`` (a list)."""
+    into ``warnings`` (a list); the clusters materialized late into ``factories`` (a
+    mapping, cluster -> max_materialize)."""
     cwd, dry_run = posix.getcwd(), opts["dry_run"] is not None
     desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source)
     if not desc.queues:
@@ -149,6 +150,8 @@ def build(opts, text, source, taken, now, who, warnings=None):
                         seed=time.time_ns(), max_jobs=max_jobs(), setting=setting)
     if warnings is not None:
         ctx.warnings = warnings
+    if factories is not None:
+        ctx.factories = factories
     first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
     clusters = {}
@@ -236,11 +239,11 @@ def _submit(opts):
             from gridtools.cli import cellinit
             cellinit.ensure_cell()
         check_write()
-    taken, warnings = [], []
+    taken, warnings, factories = [], [], {}
     try:
         who = submitter(now)
-        clusters = build(opts, text, source, taken, now, who, warnings)
-        specs = _specs(clusters, who) if opts["dry_run"] is None else []
+        clusters = build(opts, text, source, taken, now, who, warnings, factories)
+        specs = _specs(clusters, who, factories) if opts["dry_run"] is None else []
     except BaseException:
         release(taken, opts["dry_run"] is not None)
         raise
@@ -265,11 +268,13 @@ def _warn(warnings):
         sys.stderr.write("".join(f"WARNING: {line}\n" for line in warnings))
 
 
-def _specs(clusters, who):
+def _specs(clusters, who, factories):
     specs = []
-    for _cluster, ads in clusters:
+    for cluster, ads in clusters:
         counted = more().countable_complexes() if condor_spec.custom_requests(ads[0]) else None
         spec = condor_spec.cluster_spec(ads, who, counted, defer=True)
+        if cluster in factories:
+            spec["materialize"] = factories[cluster]
         check_spec(spec, ads)
         specs.append(spec)
     touch_log([ad for _c, ads in clusters for ad in ads])

@@ -97,6 +97,7 @@ class SubmitContext:
     - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1);
     - ``max_jobs``: the most procs one submission makes (MAX_JOBS_PER_SUBMISSION);
     - ``warnings``: what building found worth a WARNING line (filled by the build);
+    - ``factories``: cluster -> its ``max_materialize`` (filled by the build);
     - ``setting``: name -> a setting of the submitting host's configuration, or None
       (asked only for what few descriptions need: SCHEDD_INTERVAL).
     """
@@ -114,6 +115,7 @@ class SubmitContext:
         self.batch_name, self.next_cluster = batch_name, next_cluster
         self.max_jobs = max_jobs
         self.warnings = []
+        self.factories = {}
         self.setting = setting or _no_setting
 
     def environment(self):
@@ -244,6 +246,8 @@ def _queue(jobs, statement):
         more = jobs.ctx.next_cluster
         jobs.cluster, jobs.proc = (more() if more else jobs.cluster + 1), 0
     jobs.last_exe = exe
+    if "max_materialize" in jobs.defs:
+        _factory(jobs, base)
     args = jobs.expand(base)(statement.args)
     count, rows, bindings = _items(jobs, statement, args)
     if count >= INT_MAX:
@@ -256,6 +260,16 @@ def _queue(jobs, statement):
             live = _live(jobs, step, index, bindings(row))
             jobs.ads.append(make_ad(jobs, live))
             jobs.proc += 1
+
+
+def _factory(jobs, live):
+    """``max_materialize``: the most procs of the cluster in the queue at once (late
+    materialization, ``daemon.factory``), by cluster into the context's ``factories``
+    (the proc ads do not carry it: HTCondor keeps it in the cluster's own ad)."""
+    text = jobs.expand(live)(jobs.defs["max_materialize"]).strip()
+    if text:
+        from gridtools.formats.condor.moreattrs import integer
+        jobs.ctx.factories[jobs.cluster] = integer("max_materialize", text)
 
 
 def _items(jobs, statement, args):

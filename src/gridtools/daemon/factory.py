@@ -1,0 +1,123 @@
+"""Late materialization: an HTCondor cluster whose submit description gives
+``max_materialize`` (the job description's ``materialize``) or ``max_idle``
+(JobMaterializeMaxIdle) enters the queue a few procs at a time, as HTCondor's schedd
+materializes the procs of a job factory.
+
+Its procs come into the queue in order: the next one whenever fewer than
+max_materialize of those already in it are still there (idle, running or held)
+and fewer than JobMaterializeMaxIdle of them are idle. A proc that is not in the
+queue yet is nowhere: condor_q and qstat do not list it, the scheduler does not see
+it (``model.job.Job.made``), and its submit event (000) is written to the user log
+when it comes in. ``job.condor["materialized"]`` counts the procs made so far; it is
+kept with the job's state, so a daemon that starts again goes on where it was. A
+removal of the cluster removes the procs not yet made with it. A limit that is not
+a number above 0 sets none; a cluster whose two limits are both none is made whole.
+
+``taken_in`` is called when the job is taken in, ``advance`` when it may have room
+for more procs; ``advance_all`` looks at the clusters that changed since it last
+looked (``state.factories``: job id -> the job's version then).
+"""
+
+from gridtools.daemon import condorjob
+from gridtools.model.job import TaskState
+
+#: the job attribute of the most idle procs (proc 0's ad); the most procs in the queue is
+#: the description's ``materialize`` (max_materialize, which no proc ad carries)
+IDLE_ATTR = "JobMaterializeMaxIdle"
+
+
+def limits(job):
+    """(most procs in the queue, most of them idle) of a cluster materialized late (None
+    for a limit it does not set), or None for any other job. Read once per description."""
+    held = job.spec_cache()
+    if held.factory is None:
+        found = ()
+        if condorjob.is_condor(job):
+            ad = condorjob.proc_ad(job, job.numbers()[0])
+            idle = _limit(ad.eval(IDLE_ATTR)) if IDLE_ATTR in ad else None
+            values = (_limit(job.spec.get("materialize")), idle)
+            if values != (None, None):
+                found = values
+        held.factory = found
+    return held.factory or None
+
+
+def _limit(value):
+    if type(value) is float and value == value and value not in (float("inf"), float("-inf")):
+        value = int(value)
+    return value if type(value) is int and value > 0 else None
+
+
+def taken_in(state, job, now):
+    """A new job: a cluster materialized late starts with no proc made, then as many as
+    its limits let in (their events are written). False for any other job."""
+    if limits(job) is None:
+        return False
+    job.condor["materialized"] = 0
+    state.factories[job.id] = None
+    advance(state, job, now)
+    return True
+
+
+def advance(state, job, now):
+    """Bring the next procs of a cluster into the queue while its limits let them in;
+    their submit events (and, under a hold of the whole job, their hold events) are
+    written. True when some came in."""
+    found = limits(job)
+    made = job.condor.get("materialized")
+    if found is None or made is None or job.deleted:
+        return False
+    numbers = job.numbers()
+    total = len(numbers)
+    most, most_idle = found
+    in_queue = idle = 0
+    for number in numbers[:made]:
+        task = job.tasks.get(number)
+        if task is None:
+            in_queue += 1
+            idle += not job.hold
+        elif task.state is not TaskState.FINISHED:
+            in_queue += 1
+            idle += task.state is TaskState.PENDING and not (job.hold or task.hold)
+    more = made
+    while more < total and (most is None or in_queue < most) and (most_idle is None or idle < most_idle):
+        more += 1
+        in_queue += 1
+        idle += not job.hold
+    if more == made:
+        return False
+    job.condor["materialized"] = more
+    state.touch(job)
+    new = list(numbers[made:more])
+    condorjob.submit_events(state, job, new, now)
+    if job.hold and job.condor.get("hold"):
+        condorjob.held_events(state, job, new, now)
+    condorjob.schedule_crons(state, job, now, numbers=new)
+    return True
+
+
+def advance_all(state, now):
+    """``advance`` each cluster materialized late that changed since the last look; the
+    clusters made whole, or removed, are looked at no more. True when procs came in."""
+    factories = state.factories
+    came = False
+    for job_id, seen in list(factories.items()):
+        job = state.jobs.get(job_id)
+        if job is None or job.deleted or job.condor.get("materialized", 0) >= len(job.numbers()):
+            del factories[job_id]
+            continue
+        if seen == job.version:
+            continue
+        came = advance(state, job, now) or came
+        factories[job_id] = job.version
+    if came:
+        state.need_schedule = True
+    return came
+
+
+def note_loaded(state, job):
+    """A job read back from the spool: look after it when it is a cluster materialized
+    late that is not made whole yet."""
+    made = job.condor.get("materialized") if job.condor else None
+    if made is not None and made < len(job.numbers()) and not job.deleted:
+        state.factories[job.id] = None

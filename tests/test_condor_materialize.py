@@ -1,0 +1,145 @@
+"""Late materialization (max_materialize, max_idle): a whole daemon tick in this
+process brings a cluster's procs into the queue a few at a time, as procs leave or
+start; real processes show the limits kept while the jobs run."""
+
+import os
+import re
+
+from conftest import wait_for
+from condortools import statuses, submit
+from gridtools.formats.condor.userlog import EventType, parse_events
+from test_daemon_tick import ask
+
+
+def condor_submit(cell, daemon, text):
+    path = os.path.join(cell.root, "job.sub")
+    with open(path, "w") as fh:
+        fh.write(text)
+    out = ask(cell, daemon, "condor_submit", path)
+    return int(re.search(r"(\d+) job\(s\) submitted to cluster (\d+)", out).group(2))
+
+
+def in_queue(cell, cluster):
+    """The procs condor_q lists, with their JobStatus."""
+    out = cell.run("condor_q", str(cluster), "-af:j", "JobStatus").stdout
+    return [tuple(line.split()) for line in out.splitlines()]
+
+
+def tick(daemon, times=1):
+    """Ticks that publish what they did (ends are otherwise published a moment later)."""
+    for _ in range(times):
+        daemon.published = 0.0
+        daemon.tick()
+
+
+def events(path):
+    with open(path) as fh:
+        return [(e.type, e.proc) for e in parse_events(fh.read())]
+
+
+def test_at_most_max_materialize_procs_are_in_the_queue_and_the_next_comes_when_one_leaves(ticking):
+    cell, daemon, fake = ticking
+    log = os.path.join(cell.root, "f.log")
+    cluster = condor_submit(cell, daemon, f"executable = /bin/true\nlog = {log}\nmax_materialize = 3\nqueue 5\n")
+    tick(daemon)
+    # two slots: two run, the third waits; procs 3 and 4 are not in the queue yet
+    assert in_queue(cell, cluster) == [(f"{cluster}.0", "2"), (f"{cluster}.1", "2"), (f"{cluster}.2", "1")]
+    assert sorted(n for j, n, _p in fake.launched if j == cluster) == [1, 2]
+    assert [e for e in events(log) if e[0] == EventType.SUBMIT] == [(EventType.SUBMIT, p) for p in (0, 1, 2)]
+    fake.finish(cluster, 1)
+    tick(daemon, 2)
+    assert in_queue(cell, cluster) == [(f"{cluster}.1", "2"), (f"{cluster}.2", "2"), (f"{cluster}.3", "1")]
+    kinds = [e for e in events(log) if e[0] in (EventType.SUBMIT, EventType.JOB_TERMINATED)]
+    # proc 3 enters the queue after proc 0 left it
+    assert kinds.index((EventType.JOB_TERMINATED, 0)) < kinds.index((EventType.SUBMIT, 3))
+    out = cell.run("condor_q", str(cluster)).stdout
+    row = [line for line in out.splitlines() if f"ID: {cluster}" in line][0].split()
+    # DONE RUN IDLE TOTAL: one done, two running, one idle, five in all
+    assert row[-5:] == ["1", "2", "1", "5", f"{cluster}.1-3"]
+
+    # the same counts where condor_q counts the procs itself (a constraint)
+    out = cell.run("condor_q", str(cluster), "-constraint", "true").stdout
+    row = [line for line in out.splitlines() if f"ID: {cluster}" in line][0].split()
+    assert row[-5:] == ["1", "2", "1", "5", f"{cluster}.1-3"]
+    assert "Total for query: 3 jobs; 0 completed, 0 removed, 1 idle, 2 running, 0 held, 0 suspended" in out
+
+
+def test_max_idle_lets_a_proc_in_as_another_starts(ticking):
+    cell, daemon, fake = ticking
+    cluster = condor_submit(cell, daemon, "executable = /bin/true\nmax_idle = 1\nqueue 6\n")
+    daemon.state.scheduling = False         # (taken in, not started: one idle proc in the queue)
+    tick(daemon)
+    assert in_queue(cell, cluster) == [(f"{cluster}.0", "1")]
+    daemon.state.scheduling = True
+    tick(daemon, 3)
+    # two slots: procs 0 and 1 run, proc 2 is the one idle proc; 3 to 5 wait outside the queue
+    assert in_queue(cell, cluster) == [(f"{cluster}.0", "2"), (f"{cluster}.1", "2"), (f"{cluster}.2", "1")]
+    fake.finish(cluster, 1)
+    tick(daemon, 3)
+    assert in_queue(cell, cluster) == [(f"{cluster}.1", "2"), (f"{cluster}.2", "2"), (f"{cluster}.3", "1")]
+    # qstat lists what is in the queue too
+    out = cell.run("qstat", "-u", "*").stdout
+    assert [line.split()[-1] for line in out.splitlines()[2:]] == ["2", "3", "4"]
+
+
+def test_held_procs_count_against_the_limit_and_a_removal_takes_the_rest_with_it(ticking):
+    cell, daemon, fake = ticking
+    log = os.path.join(cell.root, "h.log")
+    cluster = condor_submit(cell, daemon, f"executable = /bin/true\nlog = {log}\nhold = true\nmax_materialize = 2\n"
+                                          "queue 4\n")
+    tick(daemon, 2)
+    assert in_queue(cell, cluster) == [(f"{cluster}.0", "5"), (f"{cluster}.1", "5")]
+    assert [e for e in events(log)] == [(EventType.SUBMIT, 0), (EventType.SUBMIT, 1),
+                                        (EventType.JOB_HELD, 0), (EventType.JOB_HELD, 1)]
+    assert fake.launched == []
+    ask(cell, daemon, "condor_rm", str(cluster))
+    tick(daemon, 2)
+    assert in_queue(cell, cluster) == []
+    assert [e for e in events(log)][4:] == [(EventType.JOB_ABORTED, 0), (EventType.JOB_ABORTED, 1)]
+    history = cell.run("condor_history", str(cluster), "-af:j", "JobStatus").stdout.split()
+    assert history == [f"{cluster}.1", "3", f"{cluster}.0", "3"]
+    tick(daemon, 2)
+    assert daemon.state.factories == {}
+
+
+def test_a_daemon_that_starts_again_goes_on_where_it_was(ticking):
+    cell, daemon, fake = ticking
+    cluster = condor_submit(cell, daemon, "executable = /bin/true\nmax_materialize = 1\nqueue 3\n")
+    tick(daemon)
+    assert in_queue(cell, cluster) == [(f"{cluster}.0", "2")]
+    daemon.close()
+    from gridtools.daemon.loop import Daemon
+    again = Daemon(execution=fake)
+    again.open()
+    try:
+        fake.finish(cluster, 1)
+        tick(again, 3)
+        assert in_queue(cell, cluster) == [(f"{cluster}.1", "2")]
+        assert sorted(n for j, n, _p in fake.launched if j == cluster) == [1, 2]
+    finally:
+        again.close()
+        daemon.open()           # (the fixture closes it)
+
+
+def test_real_jobs_enter_the_queue_as_others_leave_it(cell, workdir):
+    sub = ("executable = /bin/sh\n"
+           "arguments = \"-c 'touch started.$(Process); while [ ! -e go.$(Process) ]; do sleep 0.05; done'\"\n"
+           "log = m.log\nmax_materialize = 2\nqueue 4\n")
+    cluster = submit(cell, sub, cwd=workdir)
+    started = [os.path.join(workdir, f"started.{p}") for p in range(4)]
+    wait_for(lambda: os.path.exists(started[0]) and os.path.exists(started[1]))
+    wait_for(lambda: statuses(cell, str(cluster)) == {f"{cluster}.0": 2, f"{cluster}.1": 2})
+    open(os.path.join(workdir, "go.0"), "w").close()
+    wait_for(lambda: os.path.exists(started[2]))
+    # (a start is published a moment after it is made)
+    wait_for(lambda: statuses(cell, str(cluster)) == {f"{cluster}.1": 2, f"{cluster}.2": 2})
+    assert not os.path.exists(started[3])
+    for proc in (1, 2, 3):
+        open(os.path.join(workdir, f"go.{proc}"), "w").close()
+    wait_for(lambda: not statuses(cell, str(cluster)), timeout=20)
+    log = os.path.join(workdir, "m.log")
+    order = [(e.type, e.proc) for e in parse_events(open(log).read())
+             if e.type in (EventType.SUBMIT, EventType.JOB_TERMINATED)]
+    assert order.index((EventType.JOB_TERMINATED, 0)) < order.index((EventType.SUBMIT, 2))
+    assert sorted(p for kind, p in order if kind == EventType.SUBMIT) == [0, 1, 2, 3]
+    assert cell.run("condor_history", str(cluster), "-af", "JobStatus").stdout.split() == ["4"] * 4
