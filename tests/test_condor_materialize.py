@@ -92,6 +92,9 @@ def test_held_procs_count_against_the_limit_and_a_removal_takes_the_rest_with_it
     assert [e for e in events(log)] == [(EventType.SUBMIT, 0), (EventType.SUBMIT, 1),
                                         (EventType.JOB_HELD, 0), (EventType.JOB_HELD, 1)]
     assert fake.launched == []
+    # (the batch view the daemon publishes, which a plain condor_q shows)
+    row = [line for line in cell.run("condor_q").stdout.splitlines() if f"ID: {cluster}" in line][0]
+    assert row.split()[-6:] == ["_", "_", "_", "2", "4", f"{cluster}.0-1"]     # none done yet
     ask(cell, daemon, "condor_rm", str(cluster))
     tick(daemon, 2)
     assert in_queue(cell, cluster) == []

@@ -474,6 +474,9 @@ def test_batch_rows_of_a_cluster_materialized_late_count_as_done_only_the_procs_
     rows = qlisting.batch_rows([_group(5, 1, [1, 2], Q.RUNNING, submitted=10, unmade=6),
                                 _group(5, 1, [3], Q.IDLE, submitted=10, unmade=6)])
     assert rows == [("alice", "ID: 5", when, (1, 2, 1, 0, 10), "5.1-3")]
+    # ... and where its procs in the queue are all of one status (a row of its own at once)
+    assert qlisting.batch_rows([_group(6, 1, [0, 1], Q.HELD, submitted=4, unmade=2)]) == [
+        ("alice", "ID: 6", when, (0, 0, 0, 2, 4), "6.0-1")]
     procs = [_proc(5, 1, Q.RUNNING), _proc(5, 2, Q.RUNNING), _proc(5, 3, Q.IDLE)]
     line = qviews.batch_view(procs, {5: 10}, unmade={5: 6}).splitlines()[1]
     assert line.split()[-5:] == ["1", "2", "1", "10", "5.1-3"]       # (no HOLD column: none held)

@@ -127,7 +127,7 @@ def _lone_rows(g, found):
     """The rows of a group of clusters without a batch name, none of them in another
     group: one row each, alike but for the id (what ``_Batch`` would count)."""
     size, status = len(g.procs), g.status
-    counts = (max(0, g.submitted - size), size if status in (Q.RUNNING, Q.TRANSFERRING) else 0,
+    counts = (max(0, g.submitted - size - g.unmade), size if status in (Q.RUNNING, Q.TRANSFERRING) else 0,
               size if status in (Q.IDLE, Q.SUSPENDED) else 0, size if status == Q.HELD else 0,
               g.submitted)
     first, last = g.procs[0], g.procs[-1]
