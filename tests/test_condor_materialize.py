@@ -146,3 +146,13 @@ def test_real_jobs_enter_the_queue_as_others_leave_it(cell, workdir):
     assert order.index((EventType.JOB_TERMINATED, 0)) < order.index((EventType.SUBMIT, 2))
     assert sorted(p for kind, p in order if kind == EventType.SUBMIT) == [0, 1, 2, 3]
     assert cell.run("condor_history", str(cluster), "-af", "JobStatus").stdout.split() == ["4"] * 4
+
+
+def test_every_proc_shows_its_clusters_total_and_a_factory_its_limit(ticking):
+    cell, daemon, fake = ticking
+    cluster = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nmax_materialize = 2\nqueue 3\n")
+    plain = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nqueue 2\n")
+    tick(daemon)
+    out = cell.run("condor_q", str(cluster), str(plain), "-af:j", "TotalSubmitProcs", "JobMaterializeLimit").stdout
+    assert out.splitlines() == [f"{cluster}.0 3 2", f"{cluster}.1 3 2", f"{plain}.0 2 undefined",
+                                f"{plain}.1 2 undefined"]

@@ -420,7 +420,8 @@ def test_batch_0_in_a_live_cell(cell, workdir):
     assert (shown.returncode, shown.stderr) == (0, "")
     lines = shown.stdout.split("\n")
     assert lines[3].startswith("OWNER") and lines[3].endswith("  DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS")
-    assert [line.split()[-6:] for line in lines[4:6]] == [["5", "5", "_", "_", "_", "H"]] * 2
+    # (TOTAL: the cluster's TotalSubmitProcs, which every proc's ad shows)
+    assert [line.split()[-6:] for line in lines[4:6]] == [["5", "5", "_", "_", "2", "H"]] * 2
     assert lines[7].startswith("Total for query: 2 jobs;")
     assert cell.run("condor_q", "-batch:0", "-af", "ClusterId").stdout == f"{cluster}\n{cluster}\n"
 

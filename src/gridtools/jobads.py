@@ -174,6 +174,10 @@ def _base_ad(spec, number):
         ad = parsed_ad(text).copy() if text else _sge_ad(spec)
     ad["ClusterId"] = int(spec["id"])
     ad["ProcId"] = number - 1
+    tasks = spec.get("tasks")                   # the cluster's own attributes, as its procs show them:
+    ad["TotalSubmitProcs"] = len(range(tasks[0], tasks[1] + 1, tasks[2])) if tasks else 1
+    if spec.get("materialize"):                 # (max_materialize: daemon.factory)
+        ad["JobMaterializeLimit"] = int(spec["materialize"])
     if "owner" in spec:                 # who submitted it, whatever the ad's text claims
         ad["Owner"] = spec["owner"]
         ad["User"] = f"{spec['owner']}@{spec.get('uid_domain') or spec.get('submit_host') or 'localhost'}"
