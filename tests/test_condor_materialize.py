@@ -156,3 +156,15 @@ def test_every_proc_shows_its_clusters_total_and_a_factory_its_limit(ticking):
     out = cell.run("condor_q", str(cluster), str(plain), "-af:j", "TotalSubmitProcs", "JobMaterializeLimit").stdout
     assert out.splitlines() == [f"{cluster}.0 3 2", f"{cluster}.1 3 2", f"{plain}.0 2 undefined",
                                 f"{plain}.1 2 undefined"]
+
+
+def test_condor_qedit_of_the_cluster_raises_its_limit_for_the_procs_to_come(ticking):
+    cell, daemon, fake = ticking
+    cluster = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nmax_materialize = 1\nqueue 4\n")
+    tick(daemon)
+    assert in_queue(cell, cluster) == [(f"{cluster}.0", "5")]
+    ask(cell, daemon, "condor_qedit", str(cluster), "JobMaterializeLimit", "3")
+    tick(daemon, 2)
+    assert in_queue(cell, cluster) == [(f"{cluster}.0", "5"), (f"{cluster}.1", "5"), (f"{cluster}.2", "5")]
+    out = cell.run("condor_q", str(cluster), "-af", "JobMaterializeLimit").stdout
+    assert out.split() == ["3", "3", "3"]

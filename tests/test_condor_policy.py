@@ -274,7 +274,8 @@ def test_a_job_whose_input_files_cannot_be_copied_in_never_executes(cell, workdi
     jid = f"{cluster}.0"
     log = os.path.join(workdir, "t.log")
     wait_events(log, jid, [0, 40, 40, 12])
-    assert cell.run("condor_q", jid, "-af", "HoldReasonCode").stdout == "13\n"
+    # (the hold shows in condor_q once the status is published, a moment after its event)
+    wait_for(lambda: cell.run("condor_q", jid, "-af", "HoldReasonCode").stdout == "13\n")
     assert events(log)[jid] == [0, 40, 40, 12]
     # its run began (a shadow's start, as HTCondor counts them) but its job never started
     for user in (None, users[0]):           # (the owner, and another user once it is published)

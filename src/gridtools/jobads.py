@@ -176,8 +176,8 @@ def _base_ad(spec, number):
     ad["ProcId"] = number - 1
     tasks = spec.get("tasks")                   # the cluster's own attributes, as its procs show them:
     ad["TotalSubmitProcs"] = len(range(tasks[0], tasks[1] + 1, tasks[2])) if tasks else 1
-    if spec.get("materialize"):                 # (max_materialize: daemon.factory)
-        ad["JobMaterializeLimit"] = int(spec["materialize"])
+    if spec.get("materialize") and "JobMaterializeLimit" not in ad:    # (max_materialize: daemon.factory,
+        ad["JobMaterializeLimit"] = int(spec["materialize"])                 # unless condor_qedit set it)
     if "owner" in spec:                 # who submitted it, whatever the ad's text claims
         ad["Owner"] = spec["owner"]
         ad["User"] = f"{spec['owner']}@{spec.get('uid_domain') or spec.get('submit_host') or 'localhost'}"

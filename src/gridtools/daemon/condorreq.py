@@ -163,7 +163,8 @@ def qedit(state, dispatcher, req, now):
 
     def act(job, target):
         numbers = [n for n in _numbers(job, target) if job.state_of(n) is not TaskState.FINISHED]
-        if numbers:
-            condorjob.edit_ads(state, job, numbers, attrs)
+        unmade = list(job.numbers()[len(job.made()):]) if target.get("cluster") else []
+        if numbers or unmade:       # (an edit of a whole cluster materialized late: its procs to come too)
+            condorjob.edit_ads(state, job, numbers + unmade, attrs)
         return _answer(target, done=numbers)
     return _for_each(state, req, act)

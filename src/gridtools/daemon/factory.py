@@ -21,9 +21,10 @@ looked (``state.factories``: job id -> the job's version then).
 from gridtools.daemon import condorjob
 from gridtools.model.job import TaskState
 
-#: the job attribute of the most idle procs (proc 0's ad); the most procs in the queue is
-#: the description's ``materialize`` (max_materialize, which no proc ad carries)
-IDLE_ATTR = "JobMaterializeMaxIdle"
+#: the attributes of the most procs in the queue (the job description's ``materialize``,
+#: from max_materialize, which ``jobads`` puts in the queue's ads) and of the most of them
+#: idle, in the order of ``limits``; condor_qedit of the cluster may change them
+LIMIT_ATTRS = ("JobMaterializeLimit", "JobMaterializeMaxIdle")
 
 
 def limits(job):
@@ -33,9 +34,8 @@ def limits(job):
     if held.factory is None:
         found = ()
         if condorjob.is_condor(job):
-            ad = condorjob.proc_ad(job, job.numbers()[0])
-            idle = _limit(ad.eval(IDLE_ATTR)) if IDLE_ATTR in ad else None
-            values = (_limit(job.spec.get("materialize")), idle)
+            ad = condorjob.proc_ad(job, job.numbers()[-1])      # (the last proc: edits of the cluster reach it)
+            values = tuple(_limit(ad.eval(attr)) if attr in ad else None for attr in LIMIT_ATTRS)
             if values != (None, None):
                 found = values
         held.factory = found

@@ -24,13 +24,17 @@ def task_ranges(value, field):
 
 
 def target(value, field):
-    """``{"id": job id, "tasks": ranges or None}``."""
+    """``{"id": job id, "tasks": ranges or None}``, and ``"cluster": true`` when the
+    command named the whole cluster (condor_qedit: its procs not made yet too)."""
     if not isinstance(value, dict):
         raise Invalid(f'field "{field}" must hold {{id, tasks}} mappings')
     number, tasks = value.get("id"), value.get("tasks")
     if type(number) is not int or not 0 < number <= jc.MAX_JOB_ID:     # (the message says why)
         number = jc.job_id(number, f"{field}.id")
-    return {"id": number, "tasks": None if tasks is None else task_ranges(tasks, f"{field}.tasks")}
+    found = {"id": number, "tasks": None if tasks is None else task_ranges(tasks, f"{field}.tasks")}
+    if value.get("cluster") is True:
+        found["cluster"] = True
+    return found
 
 
 def hold_letters(value, field):

@@ -35,19 +35,25 @@ Usage: condor_prio [{+|-}priority ] [-p priority] [ -a ] [-n schedd_name] [ -poo
 """
 
 
-def _targets(procs):
+def _targets(procs, clusters=()):
+    """The request's targets: the procs by cluster, each of ``clusters`` (named whole)
+    marked so (an edit reaches the procs of a cluster materialized late not made yet)."""
     by_cluster = {}
     for p in procs:
         by_cluster.setdefault(p.cluster, set()).add(p.number)
     from gridtools.spool.rows import ranges
-    return [{"id": c, "tasks": ranges(sorted(n))} for c, n in sorted(by_cluster.items())]
+    found = [{"id": c, "tasks": ranges(sorted(n))} for c, n in sorted(by_cluster.items())]
+    for target in found:
+        if target["id"] in clusters:
+            target["cluster"] = True
+    return found
 
 
-def _send(procs, attrs):
+def _send(procs, attrs, clusters=()):
     from gridtools.cli.ask import outcomes
     if not procs:
         return []
-    return outcomes("condor_qedit", {"targets": _targets(procs), "attrs": attrs})
+    return outcomes("condor_qedit", {"targets": _targets(procs, clusters), "attrs": attrs})
 
 
 def _select(sel, user):
@@ -137,7 +143,7 @@ def qedit_main(argv, prog="condor_qedit"):
                 return _failed(first, missing[0])
         elif not procs:
             return _failed(first, None, sel)
-        answers = _send(procs, attrs)
+        answers = _send(procs, attrs, sel.clusters)
         count = _acted(answers)
         if not count:
             done = {(a["id"], n) for a in answers for f, l, s in a.get("done") or () for n in range(f, l + 1, s)}
