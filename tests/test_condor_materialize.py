@@ -89,7 +89,7 @@ def test_held_procs_count_against_the_limit_and_a_removal_takes_the_rest_with_it
                                           "queue 4\n")
     tick(daemon, 2)
     assert in_queue(cell, cluster) == [(f"{cluster}.0", "5"), (f"{cluster}.1", "5")]
-    assert [e for e in events(log)] == [(EventType.SUBMIT, 0), (EventType.SUBMIT, 1),
+    assert [e for e in events(log)] == [(EventType.CLUSTER_SUBMIT, -1), (EventType.SUBMIT, 0), (EventType.SUBMIT, 1),
                                         (EventType.JOB_HELD, 0), (EventType.JOB_HELD, 1)]
     assert fake.launched == []
     # (the batch view the daemon publishes, which a plain condor_q shows)
@@ -98,7 +98,12 @@ def test_held_procs_count_against_the_limit_and_a_removal_takes_the_rest_with_it
     ask(cell, daemon, "condor_rm", str(cluster))
     tick(daemon, 2)
     assert in_queue(cell, cluster) == []
-    assert [e for e in events(log)][4:] == [(EventType.JOB_ABORTED, 0), (EventType.JOB_ABORTED, 1)]
+    assert [e for e in events(log)][5:] == [(EventType.JOB_ABORTED, 0), (EventType.JOB_ABORTED, 1),
+                                            (EventType.CLUSTER_REMOVE, -1)]
+    with open(log) as fh:
+        removal = [e for e in parse_events(fh.read()) if e.type == EventType.CLUSTER_REMOVE][0]
+    # two of its four procs were made when it was removed
+    assert removal.info == {"NextProcId": 2, "NextRow": 0, "Completion": 0}
     history = cell.run("condor_history", str(cluster), "-af:j", "JobStatus").stdout.split()
     assert history == [f"{cluster}.1", "3", f"{cluster}.0", "3"]
     tick(daemon, 2)
@@ -145,6 +150,11 @@ def test_real_jobs_enter_the_queue_as_others_leave_it(cell, workdir):
              if e.type in (EventType.SUBMIT, EventType.JOB_TERMINATED)]
     assert order.index((EventType.JOB_TERMINATED, 0)) < order.index((EventType.SUBMIT, 2))
     assert sorted(p for kind, p in order if kind == EventType.SUBMIT) == [0, 1, 2, 3]
+    # the cluster's own events open and close the log, as HTCondor's schedd writes them
+    wait_for(lambda: "Cluster removed" in open(log).read())
+    text = open(log).read()
+    assert text.startswith(f"035 ({cluster:03d}.-01.000) ") and "Cluster submitted from host: <" in text
+    assert text.rstrip().endswith("Cluster removed\n\tMaterialized 4 jobs from 0 items.\tComplete\n...")
     assert cell.run("condor_history", str(cluster), "-af", "JobStatus").stdout.split() == ["4"] * 4
 
 
@@ -168,3 +178,22 @@ def test_condor_qedit_of_the_cluster_raises_its_limit_for_the_procs_to_come(tick
     assert in_queue(cell, cluster) == [(f"{cluster}.0", "5"), (f"{cluster}.1", "5"), (f"{cluster}.2", "5")]
     out = cell.run("condor_q", str(cluster), "-af", "JobMaterializeLimit").stdout
     assert out.split() == ["3", "3", "3"]
+
+
+def test_the_cluster_removed_event_says_how_many_procs_came_from_how_many_items(ticking):
+    cell, daemon, fake = ticking
+    log = os.path.join(cell.root, "i.log")
+    cluster = condor_submit(cell, daemon, f"executable = /bin/true\nlog = {log}\nmax_materialize = 5\n"
+                                          "queue x in (a, b, c)\n")
+    tick(daemon)
+    fake.finish(cluster, 1)
+    fake.finish(cluster, 2)
+    tick(daemon, 2)
+    fake.finish(cluster, 3)
+    tick(daemon, 2)
+    with open(log) as fh:
+        found = [e for e in parse_events(fh.read()) if e.proc == -1]
+    assert [(e.type, e.info) for e in found] == [
+        (EventType.CLUSTER_SUBMIT, {"SubmitHost": found[0].info["SubmitHost"]}),
+        (EventType.CLUSTER_REMOVE, {"NextProcId": 3, "NextRow": 3, "Completion": 1})]
+    assert daemon.state.factories == {}

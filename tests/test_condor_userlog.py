@@ -382,3 +382,41 @@ def test_htcondor_reads_the_file_transfer_events(tmp_path):
     assert _htcondor_reads(tmp_path, transfers(), _READ_TRANSFERS) == [
         f"40 7 0 {T0} 2 <127.0.0.1:0?alias=node1>", f"40 7 0 {T0 + 1} 3 None",
         f"40 7 0 {T0 + 9} 5 None", f"40 7 0 {T0 + 10} 6 None"]
+
+
+def clusters():
+    """The events of a cluster materialized late: it entered the queue, and left it having
+    made 3 procs of 4 from 2 items."""
+    return [Event(E.CLUSTER_SUBMIT, 12, -1, 0, T0, {"SubmitHost": "<127.0.0.1:0?alias=node1>"}),
+            Event(E.SUBMIT, 12, 0, 0, T0, {"SubmitHost": "<127.0.0.1:0?alias=node1>"}),
+            Event(E.CLUSTER_REMOVE, 12, -1, 0, T0 + 5, {"NextProcId": 3, "NextRow": 2, "Completion": 0})]
+
+
+def test_cluster_events_are_written_as_the_schedd_writes_them_and_read_back():
+    """ClusterSubmit (035) and ClusterRemove (036) are the whole cluster's: proc -1."""
+    text = render_events(clusters())
+    assert text.splitlines() == [
+        "035 (012.-01.000) 2023-11-14 22:13:20 Cluster submitted from host: <127.0.0.1:0?alias=node1>", "...",
+        "000 (012.000.000) 2023-11-14 22:13:20 Job submitted from host: <127.0.0.1:0?alias=node1>", "...",
+        "036 (012.-01.000) 2023-11-14 22:13:25 Cluster removed",
+        "\tMaterialized 3 jobs from 2 items.\tIncomplete", "..."]
+    back = parse_events(text)
+    assert [(e.type, e.cluster, e.proc, e.info) for e in back] == [(e.type, e.cluster, e.proc, e.info)
+                                                                   for e in clusters()]
+    assert job_outcomes(back) == {(12, 0): E.SUBMIT}         # (condor_wait's jobs: the procs)
+
+
+_READ_CLUSTERS = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    print(int(e.type), e.cluster, e.proc, e.get("SubmitHost"), e.get("NextProcId"), e.get("NextRow"),
+          e.get("Completion"))
+"""
+
+
+def test_htcondor_reads_the_cluster_events(tmp_path):
+    assert _htcondor_reads(tmp_path, clusters(), _READ_CLUSTERS) == [
+        "35 12 -1 <127.0.0.1:0?alias=node1> None None None", "0 12 0 <127.0.0.1:0?alias=node1> None None None",
+        "36 12 -1 None 3 2 0"]

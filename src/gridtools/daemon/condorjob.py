@@ -159,6 +159,18 @@ def submitted(state, job, now):
     schedule_crons(state, job, now)
 
 
+def cluster_event(state, job, kind, info, now):
+    """An event of the whole cluster (proc -1: ClusterSubmit, ClusterRemove), to the logs
+    its first proc names."""
+    for path in _log_paths(proc_ad(job, job.numbers()[0])):
+        userlogs.append(job.spec, path, [Event(kind, job.id, -1, 0, now, info)], state.log)
+
+
+def cluster_submit_info(job):
+    """The ClusterSubmit event's host and notes (as its procs' submit events)."""
+    return _submit_info(proc_ad(job, job.numbers()[0]), f"<127.0.0.1:0?alias={_host(job)}>")
+
+
 def submit_events(state, job, numbers, now):
     """Event 000 for each of the procs ``numbers``, as they enter the queue."""
     host = f"<127.0.0.1:0?alias={_host(job)}>"

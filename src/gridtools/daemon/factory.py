@@ -13,12 +13,20 @@ kept with the job's state, so a daemon that starts again goes on where it was. A
 removal of the cluster removes the procs not yet made with it. A limit that is not
 a number above 0 sets none; a cluster whose two limits are both none is made whole.
 
+As HTCondor's schedd logs a job factory, the user log has a ClusterSubmit event
+(035, proc -1) before the first procs' submit events, and a ClusterRemove event
+(036) once the last proc left the queue: how many procs were made from how many
+items (0 for a ``queue`` of a count), and Complete, or Incomplete when the cluster
+was removed before all were made.
+
 ``taken_in`` is called when the job is taken in, ``advance`` when it may have room
 for more procs; ``advance_all`` looks at the clusters that changed since it last
-looked (``state.factories``: job id -> the job's version then).
+looked (``state.factories``: job id -> the job's version then), and at those that
+left the queue.
 """
 
 from gridtools.daemon import condorjob
+from gridtools.formats.condor.userlog import EventType
 from gridtools.model.job import TaskState
 
 #: the attributes of the most procs in the queue (the job description's ``materialize``,
@@ -55,6 +63,7 @@ def taken_in(state, job, now):
         return False
     job.condor["materialized"] = 0
     state.factories[job.id] = None
+    condorjob.cluster_event(state, job, EventType.CLUSTER_SUBMIT, condorjob.cluster_submit_info(job), now)
     advance(state, job, now)
     return True
 
@@ -97,16 +106,21 @@ def advance(state, job, now):
 
 
 def advance_all(state, now):
-    """``advance`` each cluster materialized late that changed since the last look; the
-    clusters made whole, or removed, are looked at no more. True when procs came in."""
+    """``advance`` each cluster materialized late that changed since the last look; one
+    whose last proc left the queue has its ClusterRemove event and is looked at no
+    more. True when procs came in."""
     factories = state.factories
     came = False
     for job_id, seen in list(factories.items()):
         job = state.jobs.get(job_id)
-        if job is None or job.deleted or job.condor.get("materialized", 0) >= len(job.numbers()):
+        if job is None:
             del factories[job_id]
             continue
         if seen == job.version:
+            continue
+        if job.is_finished():
+            removed(state, job, now)
+            del factories[job_id]
             continue
         came = advance(state, job, now) or came
         factories[job_id] = job.version
@@ -115,9 +129,18 @@ def advance_all(state, now):
     return came
 
 
+def removed(state, job, now):
+    """The ClusterRemove event of a cluster whose last proc left the queue."""
+    made, total = job.condor.get("materialized", 0), len(job.numbers())
+    items = int(job.spec.get("materialize_items") or 0)
+    rows = items if made >= total else -(-made * items // total) if total else 0
+    info = {"NextProcId": made, "NextRow": rows, "Completion": 1 if made >= total else 0}
+    condorjob.cluster_event(state, job, EventType.CLUSTER_REMOVE, info, now)
+
+
 def note_loaded(state, job):
     """A job read back from the spool: look after it when it is a cluster materialized
-    late that is not made whole yet."""
+    late that is still in the queue (its ClusterRemove event may be due)."""
     made = job.condor.get("materialized") if job.condor else None
-    if made is not None and made < len(job.numbers()) and not job.deleted:
+    if made is not None and not job.is_finished():
         state.factories[job.id] = None

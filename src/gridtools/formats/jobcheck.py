@@ -384,6 +384,7 @@ FIELDS = {
     "condor_ad": condor_ads, "job_prio": integer(-2 ** 31, 2 ** 31 - 1),
     "batch_name": optional(line), "universe": integer(1, 20), "requests_pending": boolean,
     "per_job_requests": list_of(word), "materialize": integer(-2 ** 31, 2 ** 31 - 1),
+    "materialize_items": integer(0, 2 ** 31 - 1),
 }
 #: fields every job description has
 REQUIRED = ("id", "name", "submit_time")

@@ -98,6 +98,8 @@ class SubmitContext:
     - ``max_jobs``: the most procs one submission makes (MAX_JOBS_PER_SUBMISSION);
     - ``warnings``: what building found worth a WARNING line (filled by the build);
     - ``factories``: cluster -> its ``max_materialize`` (filled by the build);
+    - ``factory_items``: cluster -> the items of a cluster materialized late (max_materialize
+      or max_idle; 0 for a queue of a count) (filled by the build);
     - ``setting``: name -> a setting of the submitting host's configuration, or None
       (asked only for what few descriptions need: SCHEDD_INTERVAL).
     """
@@ -116,6 +118,7 @@ class SubmitContext:
         self.max_jobs = max_jobs
         self.warnings = []
         self.factories = {}
+        self.factory_items = {}
         self.setting = setting or _no_setting
 
     def environment(self):
@@ -250,6 +253,10 @@ def _queue(jobs, statement):
         _factory(jobs, base)
     args = jobs.expand(base)(statement.args)
     count, rows, bindings = _items(jobs, statement, args)
+    if "max_materialize" in jobs.defs or "max_idle" in jobs.defs or "materialize_max_idle" in jobs.defs:
+        # (a cluster materialized late: its items, 0 for a queue of a count, for its 036 event)
+        jobs.ctx.factory_items[jobs.cluster] = 0 if rows == [(0, None)] and statement.inline is None \
+            and plain_count(args) is not None else len(rows)
     if count >= INT_MAX:
         raise error_at(statement.line, "Queue count out of range", jobs.desc.source)
     if len(jobs.ads) + count * len(rows) > jobs.ctx.max_jobs:

@@ -7,7 +7,8 @@ Each event is written as::
     ...
 
 ``NNN`` is the event number, ``CCC.PPP.SSS`` the cluster, process and
-subprocess (three digits at least), the time is local time in the ISO form
+subprocess (three digits at least; an event of a whole cluster, 035 and 036,
+has process ``-01``), the time is local time in the ISO form
 current HTCondor writes (``DateStyle.SHORT`` gives the older ``MM/DD
 HH:MM:SS``, without a year). A line of three dots ends each event.
 ``render_event`` writes one event's text, ``parse_events`` reads a log back
@@ -48,6 +49,8 @@ class EventType(enum.IntEnum):
     POST_SCRIPT_TERMINATED = 16
     JOB_AD_INFORMATION = 28
     PRE_SKIP = 34
+    CLUSTER_SUBMIT = 35
+    CLUSTER_REMOVE = 36
     FILE_TRANSFER = 40
 
 
@@ -89,6 +92,29 @@ def _submit(info):
     for key in ("LogNotes", "UserNotes"):
         if info.get(key):
             text += f"    {_one_line(info[key])[:8191]}\n"
+    return text
+
+
+def _cluster_submit(info):
+    """A cluster materialized late entered the queue (its procs' 000 events follow as
+    they do)."""
+    return _submit(info).replace("Job submitted", "Cluster submitted", 1)
+
+
+#: the words of the ways a cluster materialized late left the queue (its Completion:
+#: HTCondor's ClusterRemoveEvent codes)
+COMPLETIONS = {0: "Incomplete", 1: "Complete", 2: "Paused"}
+
+
+def _cluster_remove(info):
+    """A cluster materialized late left the queue: how many procs it made (NextProcId)
+    from how many items (NextRow), and whether it made them all (Completion)."""
+    code = int(info.get("Completion", 0))
+    word = COMPLETIONS.get(code, f"Error {code}")
+    text = (f"Cluster removed\n\tMaterialized {int(info.get('NextProcId', 0))} jobs from "
+            f"{int(info.get('NextRow', 0))} items.\t{word}\n")
+    if info.get("Notes"):
+        text += f"\t{_one_line(info['Notes'])}\n"
     return text
 
 
@@ -247,6 +273,8 @@ _WRITERS = {
     EventType.POST_SCRIPT_TERMINATED: _post_script,
     EventType.JOB_AD_INFORMATION: _job_ad,
     EventType.PRE_SKIP: _pre_skip,
+    EventType.CLUSTER_SUBMIT: _cluster_submit,
+    EventType.CLUSTER_REMOVE: _cluster_remove,
     EventType.FILE_TRANSFER: _file_transfer,
 }
 
@@ -266,7 +294,7 @@ def render_events(events, style=DateStyle.ISO):
 # ------------------------------------------------------------------ reading
 
 _HEADER = re.compile(
-    r"^(\d{3}) \((\d+)\.(\d+)\.(\d+)\) "
+    r"^(\d{3}) \((\d+)\.(-?\d+)\.(\d+)\) "
     r"(\d\d/\d\d(?:/\d\d)? \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)(?:\.\d+)?"
     r"(?:Z|[+-]\d\d:?\d\d)? ?(.*)$")
 _FORMATS = ("%m/%d/%y %H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
@@ -334,6 +362,34 @@ def _read_submit(body):
         info["LogNotes"] = body[1].strip()
     if len(body) > 2 and body[2].strip():
         info["UserNotes"] = body[2].strip()
+    return info
+
+
+def _read_cluster_submit(body):
+    info = _read_submit(body)
+    info["SubmitHost"] = _after("Cluster submitted from host:", body[0]) or ""
+    return info
+
+
+_MATERIALIZED = re.compile(r"\s*Materialized (-?\d+) jobs from (-?\d+) items\.\s*(.*)$")
+
+
+def _read_cluster_remove(body):
+    info = {"NextProcId": 0, "NextRow": 0, "Completion": 0}
+    lines = [line for line in body[1:]]
+    if lines:
+        m = _MATERIALIZED.match(lines[0])
+        rest = lines[0].strip()
+        if m:
+            info["NextProcId"], info["NextRow"], rest = int(m.group(1)), int(m.group(2)), m.group(3)
+        word = rest.strip().lower()
+        if word.startswith("error"):
+            code = word[5:].strip()
+            info["Completion"] = int(code) if code.lstrip("-").isdigit() and int(code) < 0 else -1
+        else:
+            info["Completion"] = 1 if word.startswith("complete") else 2 if word.startswith("paused") else 0
+    if len(lines) > 1 and lines[1].strip():
+        info["Notes"] = lines[1].strip()
     return info
 
 
@@ -497,6 +553,8 @@ _READERS = {
     EventType.GENERIC: lambda body: {"Info": body[0]},
     EventType.JOB_AD_INFORMATION: _read_job_ad,
     EventType.PRE_SKIP: _read_pre_skip,
+    EventType.CLUSTER_SUBMIT: _read_cluster_submit,
+    EventType.CLUSTER_REMOVE: _read_cluster_remove,
     EventType.FILE_TRANSFER: _read_file_transfer,
 }
 
