@@ -84,6 +84,11 @@ def test_stdin_dash_is_verbose_and_no_file_reads_stdin(cell, workdir):
     ("universe = grid\nexecutable = /bin/true\nqueue\n", (), "I don't know about the 'grid' universe."),
     ("executable = /bin/true\nqueue\n", ("-name", "nowhere.example"), "Can't find address of schedd"),
     ("executable = /bin/true\nthis is wrong\nqueue\n", (), "Submit file syntax error"),
+    # a cluster materialized late has one queue statement, and nothing after it but comments
+    ("executable = /bin/true\nmax_materialize = 2\nqueue 2\n# more\n\narguments = x\nqueue\n", (),
+     "ERROR: on Line 6 of bad.sub: Extra data found after queue statement"),
+    ("executable = /bin/true\nmax_idle = 1\nqueue 2\nqueue\n", (),
+     "ERROR: on Line 4 of bad.sub: Extra data found after queue statement"),
 ])
 def test_bad_input_one_line_and_nothing_queued(cell, workdir, text, args, message):
     before = cell.run("qstat", "-u", "*").stdout

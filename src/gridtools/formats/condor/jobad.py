@@ -205,7 +205,11 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
     if ctx.variables:
         desc = SubmitDescription(_settings(ctx.variables) + desc.statements, desc.source)
     jobs = _Jobs(desc, cluster_id, ctx, procid)
+    factory = False
     for statement in desc.statements:
+        if factory:             # (a cluster materialized late has its one queue statement only)
+            raise error_at(statement.line, "Extra data was provided to STDIN after queue statement"
+                           if desc.source == "(stdin)" else "Extra data found after queue statement", desc.source)
         if isinstance(statement, Assignment):
             key = statement.name.lower()
             if statement.kind == ATTRIBUTE:
@@ -213,6 +217,7 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
             jobs.defs[key] = statement.value
         elif isinstance(statement, QueueStatement):
             _queue(jobs, statement)
+            factory = _is_factory(jobs.defs)
     _chain(jobs.ads)
     return jobs.ads
 
@@ -253,7 +258,7 @@ def _queue(jobs, statement):
         _factory(jobs, base)
     args = jobs.expand(base)(statement.args)
     count, rows, bindings = _items(jobs, statement, args)
-    if "max_materialize" in jobs.defs or "max_idle" in jobs.defs or "materialize_max_idle" in jobs.defs:
+    if _is_factory(jobs.defs):
         # (a cluster materialized late: its items, 0 for a queue of a count, for its 036 event)
         jobs.ctx.factory_items[jobs.cluster] = 0 if rows == [(0, None)] and statement.inline is None \
             and plain_count(args) is not None else len(rows)
@@ -267,6 +272,11 @@ def _queue(jobs, statement):
             live = _live(jobs, step, index, bindings(row))
             jobs.ads.append(make_ad(jobs, live))
             jobs.proc += 1
+
+
+def _is_factory(defs):
+    """True when the commands so far make the cluster one materialized late."""
+    return "max_materialize" in defs or "max_idle" in defs or "materialize_max_idle" in defs
 
 
 def _factory(jobs, live):
