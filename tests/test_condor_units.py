@@ -1285,3 +1285,25 @@ def test_a_checkpoint_is_whole_whenever_its_writer_dies(tmp_path):
     plan["cwd"] = str(fresh)
     assert transfer.stage_in(plan)[0]
     assert (fresh / "ck").read_text() == "2"
+
+
+def test_only_condor_submit_makes_clusters_materialized_late():
+    """condor_submit's context collects the clusters materialized late (max_materialize
+    or max_idle) and refuses a second queue statement for them; any other submitter's
+    (a DAG node's, as HTCondor's DAGMan submits it) builds every proc, as without them."""
+    from gridtools.errors import InputError
+    from gridtools.formats.condor.jobad import SubmitContext
+    from gridtools.formats.condor.submit import parse_submit
+    text = "executable = /bin/true\nmax_materialize = 2\nqueue 3\nqueue x in (a, b)\n"
+    plain = SubmitContext(cwd="/tmp", owner="alice", now=1700000000)
+    assert len(parse_submit(text).job_drafts(7, plain)) == 5
+    late = SubmitContext(cwd="/tmp", owner="alice", now=1700000000)
+    late.factories = {}
+    with pytest.raises(InputError, match="on Line 4 of submit file: Extra data found after queue statement"):
+        parse_submit(text).job_drafts(7, late)
+    late.factories = {}
+    parse_submit(text.replace("max_materialize = 2", "max_idle = 1").rpartition("queue x")[0]).job_drafts(7, late)
+    assert late.factories == {7: (0, 0)}
+    late.factories = {}
+    parse_submit("executable = /bin/true\nmax_materialize = 4\nqueue x in (a, b, c)\n").job_drafts(8, late)
+    assert late.factories == {8: (4, 3)}

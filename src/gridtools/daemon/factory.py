@@ -1,7 +1,8 @@
-"""Late materialization: an HTCondor cluster whose submit description gives
-``max_materialize`` (the job description's ``materialize``) or ``max_idle``
-(JobMaterializeMaxIdle) enters the queue a few procs at a time, as HTCondor's schedd
-materializes the procs of a job factory.
+"""Late materialization: a cluster condor_submit queued from a description that gives
+``max_materialize`` or ``max_idle`` (the job description's ``materialize``: the
+first, 0 when not given; JobMaterializeMaxIdle in its ads: the second) enters the
+queue a few procs at a time, as HTCondor's schedd materializes the procs of a job
+factory. (A DAG node's cluster is made whole, as HTCondor's DAGMan submits it.)
 
 Its procs come into the queue in order: the next one whenever fewer than
 max_materialize of those already in it are still there (idle, running or held)
@@ -41,7 +42,7 @@ def limits(job):
     held = job.spec_cache()
     if held.factory is None:
         found = ()
-        if condorjob.is_condor(job):
+        if "materialize" in job.spec:      # (condor_submit's own: not a DAG node's)
             ad = condorjob.proc_ad(job, job.numbers()[-1])      # (the last proc: edits of the cluster reach it)
             values = tuple(_limit(ad.eval(attr)) if attr in ad else None for attr in LIMIT_ATTRS)
             if values != (None, None):

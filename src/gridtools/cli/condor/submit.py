@@ -138,8 +138,8 @@ def max_jobs():
 def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     """The job ads of the description, by cluster: [(cluster, [ads])]; the cluster ids
     claimed go into ``taken``; ``who``: the ``submitter``; what the build warns of goes
-    into ``warnings`` (a list); the clusters materialized late into ``factories``
-    ({"limits": cluster -> max_materialize, "items": cluster -> its items})."""
+    into ``warnings`` (a list); the clusters materialized late into ``factories`` (a
+    mapping: see ``SubmitContext``)."""
     cwd, dry_run = posix.getcwd(), opts["dry_run"] is not None
     desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source)
     if not desc.queues:
@@ -150,8 +150,7 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
                         seed=time.time_ns(), max_jobs=max_jobs(), setting=setting)
     if warnings is not None:
         ctx.warnings = warnings
-    if factories is not None:
-        ctx.factories, ctx.factory_items = factories["limits"], factories["items"]
+    ctx.factories = factories
     first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
     clusters = {}
@@ -239,7 +238,7 @@ def _submit(opts):
             from gridtools.cli import cellinit
             cellinit.ensure_cell()
         check_write()
-    taken, warnings, factories = [], [], {"limits": {}, "items": {}}
+    taken, warnings, factories = [], [], {}
     try:
         who = submitter(now)
         clusters = build(opts, text, source, taken, now, who, warnings, factories)
@@ -273,10 +272,8 @@ def _specs(clusters, who, factories):
     for cluster, ads in clusters:
         counted = more().countable_complexes() if condor_spec.custom_requests(ads[0]) else None
         spec = condor_spec.cluster_spec(ads, who, counted, defer=True)
-        if cluster in factories["limits"]:
-            spec["materialize"] = factories["limits"][cluster]
-        if cluster in factories["items"]:
-            spec["materialize_items"] = factories["items"][cluster]
+        if cluster in factories:         # (materialized late: daemon.factory)
+            spec["materialize"], spec["materialize_items"] = factories[cluster]
         check_spec(spec, ads)
         specs.append(spec)
     touch_log([ad for _c, ads in clusters for ad in ads])

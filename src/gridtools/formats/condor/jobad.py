@@ -97,9 +97,10 @@ class SubmitContext:
     - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1);
     - ``max_jobs``: the most procs one submission makes (MAX_JOBS_PER_SUBMISSION);
     - ``warnings``: what building found worth a WARNING line (filled by the build);
-    - ``factories``: cluster -> its ``max_materialize`` (filled by the build);
-    - ``factory_items``: cluster -> the items of a cluster materialized late (max_materialize
-      or max_idle; 0 for a queue of a count) (filled by the build);
+    - ``factories``: None, or (condor_submit) a mapping the build fills with the clusters
+      materialized late (max_materialize or max_idle): cluster -> (its max_materialize,
+      0 when it gives none; its items, 0 for a queue of a count). Other submitters
+      (DAG nodes, as HTCondor's DAGMan submits them) make no such cluster;
     - ``setting``: name -> a setting of the submitting host's configuration, or None
       (asked only for what few descriptions need: SCHEDD_INTERVAL).
     """
@@ -117,8 +118,7 @@ class SubmitContext:
         self.batch_name, self.next_cluster = batch_name, next_cluster
         self.max_jobs = max_jobs
         self.warnings = []
-        self.factories = {}
-        self.factory_items = {}
+        self.factories = None
         self.setting = setting or _no_setting
 
     def environment(self):
@@ -217,7 +217,7 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
             jobs.defs[key] = statement.value
         elif isinstance(statement, QueueStatement):
             _queue(jobs, statement)
-            factory = _is_factory(jobs.defs)
+            factory = ctx.factories is not None and _is_factory(jobs.defs)
     _chain(jobs.ads)
     return jobs.ads
 
@@ -254,14 +254,12 @@ def _queue(jobs, statement):
         more = jobs.ctx.next_cluster
         jobs.cluster, jobs.proc = (more() if more else jobs.cluster + 1), 0
     jobs.last_exe = exe
-    if "max_materialize" in jobs.defs:
-        _factory(jobs, base)
     args = jobs.expand(base)(statement.args)
     count, rows, bindings = _items(jobs, statement, args)
-    if _is_factory(jobs.defs):
-        # (a cluster materialized late: its items, 0 for a queue of a count, for its 036 event)
-        jobs.ctx.factory_items[jobs.cluster] = 0 if rows == [(0, None)] and statement.inline is None \
-            and plain_count(args) is not None else len(rows)
+    if jobs.ctx.factories is not None and _is_factory(jobs.defs):
+        items = 0 if rows == [(0, None)] and statement.inline is None and plain_count(args) is not None \
+            else len(rows)
+        jobs.ctx.factories[jobs.cluster] = (_factory(jobs, base), items)
     if count >= INT_MAX:
         raise error_at(statement.line, "Queue count out of range", jobs.desc.source)
     if len(jobs.ads) + count * len(rows) > jobs.ctx.max_jobs:
@@ -281,12 +279,13 @@ def _is_factory(defs):
 
 def _factory(jobs, live):
     """``max_materialize``: the most procs of the cluster in the queue at once (late
-    materialization, ``daemon.factory``), by cluster into the context's ``factories``
-    (the proc ads do not carry it: HTCondor keeps it in the cluster's own ad)."""
-    text = jobs.expand(live)(jobs.defs["max_materialize"]).strip()
-    if text:
-        from gridtools.formats.condor.moreattrs import integer
-        jobs.ctx.factories[jobs.cluster] = integer("max_materialize", text)
+    materialization, ``daemon.factory``), 0 when not given (the proc ads do not carry
+    it: HTCondor keeps it in the cluster's own ad)."""
+    text = jobs.expand(live)(jobs.defs.get("max_materialize", "")).strip()
+    if not text:
+        return 0
+    from gridtools.formats.condor.moreattrs import integer
+    return integer("max_materialize", text)
 
 
 def _items(jobs, statement, args):
