@@ -197,3 +197,23 @@ def test_the_cluster_removed_event_says_how_many_procs_came_from_how_many_items(
         (EventType.CLUSTER_SUBMIT, {"SubmitHost": found[0].info["SubmitHost"]}),
         (EventType.CLUSTER_REMOVE, {"NextProcId": 3, "NextRow": 3, "Completion": 1})]
     assert daemon.state.factories == {}
+
+
+def test_condor_q_factory_lists_the_clusters_materialized_late(ticking):
+    cell, daemon, fake = ticking
+    late = condor_submit(cell, daemon, "executable = /bin/true\nmax_materialize = 3\nqueue 6\n")
+    idle = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nmax_idle = 1\nqueue 2\n")
+    plain = condor_submit(cell, daemon, "executable = /bin/true\nqueue 2\n")
+    tick(daemon)
+    out = cell.run("condor_q", "-factory").stdout.splitlines()
+    assert out[3] == " ID      OWNER            SUBMITTED  LIMIT PRESNT   RUN    IDLE   HOLD NEXTID MODE DIGEST"
+    # two slots: two of the first cluster's three procs run; the second's two are held, all
+    # made (it sets no LIMIT)
+    digest = os.path.join(cell.root, "spool", "jobs", "{}", "job.yaml")
+    assert [(line[:9], line[35:]) for line in out[4:]] == [
+        (f"{late:4d}.    ", "      3      3      2      1      0      3 Norm " + digest.format(late)),
+        (f"{idle:4d}.    ", "             2      0      0      2      2 Done " + digest.format(idle))]
+    af = cell.run("condor_q", "-factory", "-af", "ClusterId", "TotalSubmitProcs", "JobMaterializeLimit",
+                  "JobMaterializeMaxIdle", "ProcId", "-constraint", "JobsHeld > 0").stdout
+    assert af == f"{idle} 2 undefined 1 undefined\n"
+    assert cell.run("condor_q", "-factory", str(plain), "-af", "ClusterId").stdout == ""

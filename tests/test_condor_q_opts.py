@@ -324,7 +324,7 @@ def test_a_lone_dash_ends_the_af_attributes():
 # ---------------------------------------------------------------- HTCondor's options the cell has no use for
 
 @pytest.mark.parametrize("arg, name", [
-    ("-factory", "factory"), ("-jobset", "jobset"), ("-schedd-constraint", "schedd-constraint"),
+    ("-jobset", "jobset"), ("-schedd-constraint", "schedd-constraint"),
     ("-dry-run", "dry-run"), ("-profile", "profile"),
 ])
 def test_htcondor_options_without_a_use_here_are_refused_by_name(capsys, arg, name):

@@ -34,6 +34,7 @@ Usage: condor_q [general-opts] [restriction-list] [output-opts | analyze-opts]
 \t<cluster>\t\t Get information about specific cluster
 \t<cluster>.<proc>\t Get information about specific job
 \t<owner>\t\t\t Information about jobs owned by <owner>
+\t-factory\t\t Get information about late materialization job factories
 \t-autocluster\t\t Get information about the SCHEDD's autoclusters
 \t-constraint <expr>\t Get information about jobs that match <expr>
 \t-unmatchable\t\t Get information about jobs that do not match any machines
@@ -91,6 +92,7 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
+        self.factory = False         # -factory: the clusters materialized late (qfactory)
         self.form = None             # the form of the ads: long, json or xml
         self.grouped = False         # -hold-codes: a row per hold code and subcode
         self.stream = False          # -stream-results
@@ -162,9 +164,9 @@ _VIEWS = (("nobatch", 3, "nobatch"), ("batch", 2, "batch"), ("run", 1, "run"), (
           ("json", 2, "json"), ("xml", 2, "xml"))
 
 
-#: HTCondor's options the cell has no use for (factories, job sets, other schedds,
-#: dry runs, profiling), with the letters each needs
-_UNSUPPORTED = (("factory", 4), ("jobset", 5),
+#: HTCondor's options the cell has no use for (job sets, other schedds, dry runs,
+#: profiling), with the letters each needs
+_UNSUPPORTED = (("jobset", 5),
                 ("schedd-constraint", 5), ("dry-run", 3), ("capture-raw-results", 7), ("profile", 4))
 
 #: the views that select procs by state, which exclude each other
@@ -238,6 +240,8 @@ def _option(opts, arg, args):
         opts.selection.allusers = True
     elif _is(arg, "attributes", 2):
         opts.attributes = [a for a in _take(args, arg).replace(",", " ").split() if a]
+    elif _is(arg, "factory", 4):
+        opts.factory = True
     elif _is(arg, "dag", 2):
         if opts.stream:
             raise WithUsage("-stream-results and -dag are incompatible", 1)
@@ -554,6 +558,12 @@ def run(opts):
     user, now = Q.me(), time.time()
     everyone = Q.procs(snap, _named_clusters(opts))
     source = Q.AdSource(snap, user)
+    if opts.factory:
+        from gridtools.cli.condor import qfactory
+        ads = qfactory.select(opts, qfactory.factory_ads(snap, everyone, source), user)
+        if opts.view in _CHOSEN_ONLY:
+            return _show_ads(opts, ads)
+        return qviews.title(_schedd(), now) + qfactory.table(ads)
     chosen = select(opts, everyone, user, source)
     if opts.limit:
         chosen = chosen[:opts.limit]
@@ -583,7 +593,7 @@ def _from_listing(opts):
     per_proc = opts.view == "nobatch" and not (opts.dag or opts.cputime or opts.current_run)
     batch = opts.view == "batch" and not opts.unreduced
     return ((batch or opts.view == "totals" or per_proc) and not (opts.limit or opts.unmatchable or opts.aaf)
-            and not (sel.constraints or sel.clusters or sel.ids))
+            and not (sel.constraints or sel.clusters or sel.ids or opts.factory))
 
 
 def select(opts, everyone, user, source):
@@ -618,14 +628,6 @@ def _held_for(proc, codes):
     hold = proc.hold or ["", 0, 0]
     code, sub = int(hold[1]), int(hold[2])
     return any(code == c and (s is None or sub == s) for c, s in codes)
-
-
-def _ads(source, procs, attributes):
-    found = [source.ad(p) for p in procs]
-    if attributes:
-        from gridtools.cli.condor.formatting import projected
-        found = projected(found, attributes)
-    return found
 
 
 def render(opts, snap, chosen, everyone, user, now, source):
@@ -666,16 +668,23 @@ def render(opts, snap, chosen, everyone, user, now, source):
 
 def _attributes(opts, chosen, source):
     """-long, -json, -af and -format: what the ads say."""
+    return _show_ads(opts, [source.ad(p) for p in chosen])
+
+
+def _show_ads(opts, ads):
+    """-long, -json, -xml, -af and -format of ``ads``."""
     from gridtools.cli.condor import formatting
+    if opts.view in ("long", "json", "xml") and opts.attributes:
+        ads = formatting.projected(ads, opts.attributes)
     if opts.view == "long":
-        return formatting.long_ads(_ads(source, chosen, opts.attributes))
+        return formatting.long_ads(ads)
     if opts.view == "json":
-        return formatting.json_ads(_ads(source, chosen, opts.attributes)) if chosen else ""
+        return formatting.json_ads(ads) if ads else ""
     if opts.view == "xml":
-        return formatting.xml_ads(_ads(source, chosen, opts.attributes))
+        return formatting.xml_ads(ads)
     if opts.view == "af":
-        return formatting.autoformat(_ads(source, chosen, None), opts.af_attrs, opts.af_quals)
-    return formatting.format_ads(_ads(source, chosen, None), opts.formats)
+        return formatting.autoformat(ads, opts.af_attrs, opts.af_quals)
+    return formatting.format_ads(ads, opts.formats)
 
 
 def _table(opts, snap, chosen, user, now, source):
