@@ -42,7 +42,7 @@ def limits(job):
     held = job.spec_cache()
     if held.factory is None:
         found = ()
-        if "materialize" in job.spec:      # (condor_submit's own: not a DAG node's)
+        if "materialize" in job.spec and condorjob.is_condor(job):   # (condor_submit's: not a DAG node's)
             ad = condorjob.proc_ad(job, job.numbers()[-1])      # (the last proc: edits of the cluster reach it)
             values = tuple(_limit(ad.eval(attr)) if attr in ad else None for attr in LIMIT_ATTRS)
             if values != (None, None):
