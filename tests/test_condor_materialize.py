@@ -217,3 +217,18 @@ def test_condor_q_factory_lists_the_clusters_materialized_late(ticking):
                   "JobMaterializeMaxIdle", "ProcId", "-constraint", "JobsHeld > 0").stdout
     assert af == f"{idle} 2 undefined 1 undefined\n"
     assert cell.run("condor_q", "-factory", str(plain), "-af", "ClusterId").stdout == ""
+
+
+def test_periodic_policy_acts_on_the_procs_in_the_queue_only(ticking):
+    cell, daemon, fake = ticking
+    log = os.path.join(cell.root, "p.log")
+    cluster = condor_submit(cell, daemon, f"executable = /bin/true\nlog = {log}\nperiodic_hold = true\n"
+                                          "requirements = TARGET.Memory < 0\nmax_materialize = 1\nqueue 3\n")
+    tick(daemon)
+    daemon.periodic_last = None             # (the periodic expressions are looked at now)
+    tick(daemon, 2)
+    # proc 0 is held by its policy and still counts against the limit; procs 1 and 2 are
+    # not in the queue, so no policy reaches them
+    assert in_queue(cell, cluster) == [(f"{cluster}.0", "5")]
+    assert events(log) == [(EventType.CLUSTER_SUBMIT, -1), (EventType.SUBMIT, 0), (EventType.JOB_HELD, 0)]
+    assert sorted(daemon.state.jobs[cluster].tasks) == [1]

@@ -308,9 +308,11 @@ def remove(state, dispatcher, ar_id, now, force=False):
     for job in list(state.jobs.values()):
         if int(job.spec.get("ar") or 0) != ar_id or job.is_finished():
             continue
-        for number in list(job.numbers()):
+        for number in list(job.made()):
             if job.state_of(number) in (TaskState.PENDING, TaskState.ERROR, TaskState.RUNNING):
                 apply.delete_task(state, dispatcher, job, number, now, force)
+        if len(job.made()) < len(job.numbers()):
+            apply.delete_untouched(state, job, now)     # (the procs of a cluster not made yet go too)
     state.need_schedule = True
     state.need_publish = True
     if data is not None:

@@ -168,14 +168,19 @@ def cluster_event(state, job, kind, info, now):
 
 def cluster_submit_info(job):
     """The ClusterSubmit event's host and notes (as its procs' submit events)."""
-    return _submit_info(proc_ad(job, job.numbers()[0]), f"<127.0.0.1:0?alias={_host(job)}>")
+    return _submit_info(proc_ad(job, job.numbers()[0]), _submit_address(job))
 
 
 def submit_events(state, job, numbers, now):
     """Event 000 for each of the procs ``numbers``, as they enter the queue."""
-    host = f"<127.0.0.1:0?alias={_host(job)}>"
+    host = _submit_address(job)
     write_events(state, job, [(n, EventType.SUBMIT, _submit_info(proc_ad(job, n), host), now)
                               for n in numbers])
+
+
+def _submit_address(job):
+    """The address the submit events name: the job's submit host."""
+    return f"<127.0.0.1:0?alias={_host(job)}>"
 
 
 def _submit_info(ad, host):
@@ -383,7 +388,7 @@ def schedule_crons(state, job, now, numbers=None, force=False):
         return False
     from gridtools.model.job import TaskState
     changed = False
-    for number in job.numbers() if numbers is None else numbers:
+    for number in job.made() if numbers is None else numbers:
         if job.state_of(number) is not TaskState.PENDING or job.holds_of(number):
             continue
         mine = task_info(job, number)
@@ -922,7 +927,7 @@ def periodic(state, dispatcher, now):
         if job.is_finished() or not (system or _has_periodic(job)) \
                 or job.cache.get("periodic_too_costly") == job.version:
             continue
-        for number in job.numbers():
+        for number in job.made():
             if job.state_of(number) is TaskState.FINISHED:
                 continue
             over = over_budget()

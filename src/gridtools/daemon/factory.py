@@ -134,7 +134,7 @@ def removed(state, job, now):
     """The ClusterRemove event of a cluster whose last proc left the queue."""
     made, total = job.condor.get("materialized", 0), len(job.numbers())
     items = int(job.spec.get("materialize_items") or 0)
-    rows = items if made >= total else -(-made * items // total) if total else 0
+    rows = items if made >= total else -(-made * items // total)      # (the items begun)
     info = {"NextProcId": made, "NextRow": rows, "Completion": 1 if made >= total else 0}
     condorjob.cluster_event(state, job, EventType.CLUSTER_REMOVE, info, now)
 

@@ -144,7 +144,7 @@ def delete_job(state, dispatcher, job, target, now, force):
     if at_once:
         result["deleted"] = _merged_runs(result["deleted"], untouched)
         apply.delete_untouched(state, job, now)
-    elif not tasks and job.condor.get("materialized") is not None:
+    elif not tasks and len(job.made()) < len(job.numbers()):
         apply.delete_untouched(state, job, now)     # (the procs of a cluster not made yet go too)
     elif job.is_finished():
         state.note_finished(job.id)

@@ -161,7 +161,7 @@ def _do(state, dispatcher, piece, budget, now):
     while piece.at < len(piece.jobs) and budget[0] > 0:
         other = state.jobs.get(piece.jobs[piece.at])
         reason = piece.reason(other.id) if other is not None and not other.is_finished() else None
-        numbers = [] if reason is None else list(other.numbers())
+        numbers = [] if reason is None else list(other.made())
         chosen = []
         if numbers and piece.shared and piece.task_at == 0:
             live = [n for n in numbers if other.state_of(n) is not TaskState.FINISHED]

@@ -87,8 +87,8 @@ def header(event, style=DateStyle.ISO):
             f"{event.subproc:03d}) {stamp} ")
 
 
-def _submit(info):
-    text = f"Job submitted from host: {info.get('SubmitHost', DEFAULT_HOST)}\n"
+def _submit(info, what="Job"):
+    text = f"{what} submitted from host: {info.get('SubmitHost', DEFAULT_HOST)}\n"
     for key in ("LogNotes", "UserNotes"):
         if info.get(key):
             text += f"    {_one_line(info[key])[:8191]}\n"
@@ -98,7 +98,7 @@ def _submit(info):
 def _cluster_submit(info):
     """A cluster materialized late entered the queue (its procs' 000 events follow as
     they do)."""
-    return _submit(info).replace("Job submitted", "Cluster submitted", 1)
+    return _submit(info, "Cluster")
 
 
 #: the words of the ways a cluster materialized late left the queue (its Completion:
@@ -376,10 +376,10 @@ _MATERIALIZED = re.compile(r"\s*Materialized (-?\d+) jobs from (-?\d+) items\.\s
 
 def _read_cluster_remove(body):
     info = {"NextProcId": 0, "NextRow": 0, "Completion": 0}
-    lines = [line for line in body[1:]]
+    lines = body[1:]
     if lines:
         m = _MATERIALIZED.match(lines[0])
-        rest = lines[0].strip()
+        rest = lines[0]
         if m:
             info["NextProcId"], info["NextRow"], rest = int(m.group(1)), int(m.group(2)), m.group(3)
         word = rest.strip().lower()
