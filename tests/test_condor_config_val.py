@@ -303,6 +303,8 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
         "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
         "MAX_JOBS_PER_SUBMISSION": jobad.MAX_JOBS_PER_SUBMISSION,
+        # (condor_submit's knob_on: False when not set)
+        "SUBMIT_FACTORY_JOBS_BY_DEFAULT": False, "SUBMIT_PREVENT_MULTI_QUEUE": False,
         # (read from the configuration as an expression: test_condor_max_running)
         "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
         "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",

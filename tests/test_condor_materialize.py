@@ -11,11 +11,11 @@ from gridtools.formats.condor.userlog import EventType, parse_events
 from test_daemon_tick import ask
 
 
-def condor_submit(cell, daemon, text):
+def condor_submit(cell, daemon, text, *options):
     path = os.path.join(cell.root, "job.sub")
     with open(path, "w") as fh:
         fh.write(text)
-    out = ask(cell, daemon, "condor_submit", path)
+    out = ask(cell, daemon, "condor_submit", *options, path)
     return int(re.search(r"(\d+) job\(s\) submitted to cluster (\d+)", out).group(2))
 
 
@@ -208,14 +208,14 @@ def test_condor_q_factory_lists_the_clusters_materialized_late(ticking):
     out = cell.run("condor_q", "-factory").stdout.splitlines()
     assert out[3] == " ID      OWNER            SUBMITTED  LIMIT PRESNT   RUN    IDLE   HOLD NEXTID MODE DIGEST"
     # two slots: two of the first cluster's three procs run; the second's two are held, all
-    # made (it sets no LIMIT)
+    # made (its LIMIT, which it does not set, is all of its procs)
     digest = os.path.join(cell.root, "spool", "jobs", "{}", "job.yaml")
     assert [(line[:9], line[35:]) for line in out[4:]] == [
         (f"{late:4d}.    ", "      3      3      2      1      0      3 Norm " + digest.format(late)),
-        (f"{idle:4d}.    ", "             2      0      0      2      2 Done " + digest.format(idle))]
+        (f"{idle:4d}.    ", "      2      2      0      0      2      2 Done " + digest.format(idle))]
     af = cell.run("condor_q", "-factory", "-af", "ClusterId", "TotalSubmitProcs", "JobMaterializeLimit",
                   "JobMaterializeMaxIdle", "ProcId", "-constraint", "JobsHeld > 0").stdout
-    assert af == f"{idle} 2 undefined 1 undefined\n"
+    assert af == f"{idle} 2 2 1 undefined\n"
     assert cell.run("condor_q", "-factory", str(plain), "-af", "ClusterId").stdout == ""
 
 
@@ -232,3 +232,33 @@ def test_periodic_policy_acts_on_the_procs_in_the_queue_only(ticking):
     assert in_queue(cell, cluster) == [(f"{cluster}.0", "5")]
     assert events(log) == [(EventType.CLUSTER_SUBMIT, -1), (EventType.SUBMIT, 0), (EventType.JOB_HELD, 0)]
     assert sorted(daemon.state.jobs[cluster].tasks) == [1]
+
+
+def test_condor_submit_factory_makes_any_cluster_a_factory_of_all_its_procs(ticking):
+    """-factory (or -generator): the cluster is materialized late with every proc let in at
+    once, as HTCondor's schedd makes a factory whose max_materialize is not given; its
+    user log shows the cluster's own events."""
+    cell, daemon, fake = ticking
+    log = os.path.join(cell.root, "f.log")
+    cluster = condor_submit(cell, daemon, f"executable = /bin/true\nhold = true\nlog = {log}\nqueue 3\n",
+                            "-factory")
+    single = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nqueue\n", "-gen")
+    tick(daemon)
+    assert in_queue(cell, cluster) == [(f"{cluster}.{p}", "5") for p in range(3)]
+    out = cell.run("condor_q", "-factory", "-af", "ClusterId", "JobMaterializeLimit", "JobsPresent").stdout
+    assert out.splitlines() == [f"{cluster} 3 3", f"{single} 1 1"]
+    ask(cell, daemon, "condor_rm", str(cluster))
+    tick(daemon, 2)
+    assert events(log)[0] == (EventType.CLUSTER_SUBMIT, -1)
+    assert events(log)[-1] == (EventType.CLUSTER_REMOVE, -1)
+
+
+def test_submit_factory_jobs_by_default_makes_every_cluster_of_more_than_one_proc_a_factory(ticking):
+    cell, daemon, fake = ticking
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("SUBMIT_FACTORY_JOBS_BY_DEFAULT = True\n")
+    many = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nqueue 2\n")
+    one = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nqueue\n")
+    tick(daemon)
+    assert cell.run("condor_q", "-factory", "-af", "ClusterId").stdout.split() == [str(many)]
+    assert len(in_queue(cell, many)) == 2 and len(in_queue(cell, one)) == 1

@@ -89,11 +89,17 @@ def test_stdin_dash_is_verbose_and_no_file_reads_stdin(cell, workdir):
      "ERROR: on Line 6 of bad.sub: Extra data found after queue statement"),
     ("executable = /bin/true\nmax_idle = 1\nqueue 2\nqueue\n", (),
      "ERROR: on Line 4 of bad.sub: Extra data found after queue statement"),
+    ("executable = /bin/true\nqueue\narguments = x\nqueue\n", ("-factory",),
+     "ERROR: on Line 3 of bad.sub: Extra data found after queue statement"),
+    ("executable = /bin/true\nqueue\narguments = x\nqueue\n", ("_CONDOR_SUBMIT_PREVENT_MULTI_QUEUE=true",),
+     "ERROR: on Line 3 of bad.sub: Extra data found after queue statement"),
 ])
 def test_bad_input_one_line_and_nothing_queued(cell, workdir, text, args, message):
     before = cell.run("qstat", "-u", "*").stdout
     write(os.path.join(workdir, "bad.sub"), text)
-    proc = cell.run("condor_submit", *args, "bad.sub", cwd=workdir)
+    env = dict(arg.split("=", 1) for arg in args if arg.startswith("_CONDOR_"))
+    args = [arg for arg in args if arg not in env and "=" not in arg]
+    proc = cell.run("condor_submit", *args, "bad.sub", cwd=workdir, env=env)
     assert proc.returncode == 1 and message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert cell.run("qstat", "-u", "*").stdout == before

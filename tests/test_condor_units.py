@@ -1287,10 +1287,10 @@ def test_a_checkpoint_is_whole_whenever_its_writer_dies(tmp_path):
     assert (fresh / "ck").read_text() == "2"
 
 
-def test_only_condor_submit_makes_clusters_materialized_late():
-    """condor_submit's context collects the clusters materialized late (max_materialize
-    or max_idle) and refuses a second queue statement for them; any other submitter's
-    (a DAG node's, as HTCondor's DAGMan submits it) builds every proc, as without them."""
+def test_a_context_that_collects_factories_makes_clusters_materialized_late():
+    """A context that collects the clusters materialized late (max_materialize or max_idle)
+    refuses a second queue statement for them; one that does not builds every proc, as
+    without them. The limit is max_materialize, never more than the procs."""
     from gridtools.errors import InputError
     from gridtools.formats.condor.jobad import SubmitContext
     from gridtools.formats.condor.submit import parse_submit
@@ -1303,7 +1303,40 @@ def test_only_condor_submit_makes_clusters_materialized_late():
         parse_submit(text).job_drafts(7, late)
     late.factories = {}
     parse_submit(text.replace("max_materialize = 2", "max_idle = 1").rpartition("queue x")[0]).job_drafts(7, late)
-    assert late.factories == {7: (0, 0)}
+    assert late.factories == {7: (3, 0)}
     late.factories = {}
     parse_submit("executable = /bin/true\nmax_materialize = 4\nqueue x in (a, b, c)\n").job_drafts(8, late)
-    assert late.factories == {8: (4, 3)}
+    assert late.factories == {8: (3, 3)}
+    late.factories = {}
+    parse_submit("executable = /bin/true\nmax_materialize = 0\nqueue 0\n").job_drafts(9, late)
+    assert late.factories == {9: (1, 0)}
+
+
+@pytest.mark.parametrize("mode, text, factories", [
+    (0, "queue 2\n", {}),
+    (1, "queue\n", {7: (1, 0)}),                  # -factory: every cluster
+    (3, "queue\n", {}),                           # SUBMIT_FACTORY_JOBS_BY_DEFAULT: of 2 procs or more
+    (3, "queue 2\n", {7: (2, 0)}),
+    (3, "queue x in (a, b)\n", {7: (2, 2)}),
+    (3, "queue\nqueue 2\n", {}),                  # the first queue statement decides
+    (0, "queue\nmax_materialize = 1\nqueue 2\n", {}),
+])
+def test_the_first_queue_statement_decides_whether_a_cluster_is_a_factory(mode, text, factories):
+    from gridtools.formats.condor.jobad import SubmitContext
+    from gridtools.formats.condor.submit import parse_submit
+    ctx = SubmitContext(cwd="/tmp", owner="alice", now=1700000000)
+    ctx.factories, ctx.factory = {}, mode
+    parse_submit("executable = /bin/true\n" + text).job_drafts(7, ctx)
+    assert ctx.factories == factories
+
+
+def test_one_queue_refuses_anything_after_the_first_queue_statement():
+    """SUBMIT_PREVENT_MULTI_QUEUE, as HTCondor words it; comments and blank lines pass."""
+    from gridtools.errors import InputError
+    from gridtools.formats.condor.jobad import SubmitContext
+    from gridtools.formats.condor.submit import parse_submit
+    ctx = SubmitContext(cwd="/tmp", owner="alice", now=1700000000)
+    ctx.one_queue = True
+    assert len(parse_submit("executable = /bin/true\nqueue 2\n# end\n\n").job_drafts(7, ctx)) == 2
+    with pytest.raises(InputError, match="on Line 3 of submit file: Extra data found after queue statement"):
+        parse_submit("executable = /bin/true\nqueue 2\nqueue\n").job_drafts(7, ctx)

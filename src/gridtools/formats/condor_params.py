@@ -53,6 +53,10 @@ DEFAULTS = {
     # the most procs of one submission (cli.condor.submit), the most HTCondor jobs running on
     # execute hosts at once (sched.cycle)
     "MAX_JOBS_PER_SUBMISSION": "20000",
+    # condor_submit: every cluster of more than one proc materialized late, anything after
+    # the first queue statement refused (cli.condor.submit)
+    "SUBMIT_FACTORY_JOBS_BY_DEFAULT": "false",
+    "SUBMIT_PREVENT_MULTI_QUEUE": "false",
     "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
     # condor_preen (daemon.preen, cli.condor.preen)
     "PREEN_INTERVAL": "86400",

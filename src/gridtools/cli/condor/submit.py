@@ -1,7 +1,7 @@
 """condor_submit: submit jobs from a submit description (HTCondor dialect).
 
     condor_submit [-terse] [-verbose] [-append LINE]... [-batch-name NAME]
-                  [-dry-run FILE] [-name SCHEDD] [NAME=value]... [FILE | -]
+                  [-dry-run FILE] [-factory] [-name SCHEDD] [NAME=value]... [FILE | -]
                   [-queue ARGS...]
 
 Each cluster the description makes is one gridtools job (proc P is task
@@ -65,6 +65,7 @@ def options():
         "append": [], "queue": None, "terse": False, "verbose": False,
         "dry_run": None,        # the file -dry-run writes the ads to ("-": stdout)
         "batch_name": None, "variables": {}, "schedd": None, "help": False,
+        "factory": False,       # -factory: every cluster materialized late
     }
 
 
@@ -129,6 +130,11 @@ def setting(name):
     return client_config().get(name)
 
 
+def knob_on(name):
+    """Boolean knob ``name`` of this host's configuration (False when it surely has none)."""
+    return access.may_set(name) and more().knob_on(name)
+
+
 def max_jobs():
     """The most procs one submission may make: MAX_JOBS_PER_SUBMISSION."""
     from gridtools.formats.condor import jobad
@@ -151,6 +157,8 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     if warnings is not None:
         ctx.warnings = warnings
     ctx.factories = factories
+    ctx.factory = 1 if opts["factory"] else 3 if not dry_run and knob_on("SUBMIT_FACTORY_JOBS_BY_DEFAULT") else 0
+    ctx.one_queue = knob_on("SUBMIT_PREVENT_MULTI_QUEUE")
     first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
     clusters = {}

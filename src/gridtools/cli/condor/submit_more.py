@@ -25,6 +25,7 @@ Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
 \t-batch-name <name>\tappend a line to submit file that sets the batch name
 \t-dry-run <filename>\tprocess submit file and write ClassAd attributes to <filename>
 \t        \t\tbut do not actually submit the job(s) to the SCHEDD
+\t-factory\t\tSubmit a late materialization job factory
 \t-name <name>\t\tsubmit to the specified schedd
 \t<attrib>=<value>\tSet <attrib>=<value> before reading the submit file.
 
@@ -56,6 +57,8 @@ def option(opts, arg, args):
         opts["terse"], opts["verbose"] = True, False
     elif _prefix(arg, "queue", 1):
         queue_words(opts, arg, args)
+    elif _prefix(arg, "factory", 2) or _prefix(arg, "generator", 1):
+        opts["factory"] = True
     elif _prefix(arg, "disable", 1) or _prefix(arg, "spool", 1) or _prefix(arg, "unused", 1):
         pass
     else:
@@ -96,6 +99,17 @@ def variable(opts, arg):
             not all(c.isalnum() or c in "_." for c in name):
         raise UsageError(f"condor_submit: invalid attribute name '{name}' for attrib=value assigment", 1)
     opts["variables"][name] = value
+
+
+def knob_on(name):
+    """Boolean knob ``name`` of this host's configuration, False when it is not set or
+    not a boolean."""
+    from gridtools.cli.condor.machineviews import client_config
+    from gridtools.formats import condor_config
+    try:
+        return condor_config.boolean(client_config(), name, False)
+    except condor_config.ConfigError:
+        return False
 
 
 def known_schedd(name):

@@ -97,10 +97,19 @@ class SubmitContext:
     - ``next_cluster``: () -> the id of a further cluster (None: the last one + 1);
     - ``max_jobs``: the most procs one submission makes (MAX_JOBS_PER_SUBMISSION);
     - ``warnings``: what building found worth a WARNING line (filled by the build);
-    - ``factories``: None, or (condor_submit) a mapping the build fills with the clusters
-      materialized late (max_materialize or max_idle): cluster -> (its max_materialize,
-      0 when it gives none; its items, 0 for a queue of a count). Other submitters
-      (DAG nodes, as HTCondor's DAGMan submits them) make no such cluster;
+    - ``factories``: None (no cluster is materialized late), or a mapping the build
+      fills with the clusters materialized late: cluster -> (the most of its procs in
+      the queue at once, JobMaterializeLimit; its items, 0 for a queue of a count).
+      As HTCondor's submit decides, the first queue statement makes its cluster one
+      when the commands before it give max_materialize or max_idle, or ``factory``
+      asks for it; the limit is max_materialize, none (0 or less) meaning all, and
+      never more than the queue statement's procs nor fewer than 1;
+    - ``factory``: 0 (a cluster materialized late only when its description asks), 1
+      (every cluster: condor_submit -factory, or a DAG node under
+      SUBMIT_FACTORY_JOBS_BY_DEFAULT) or 3 (a cluster of more than one proc:
+      condor_submit under SUBMIT_FACTORY_JOBS_BY_DEFAULT);
+    - ``one_queue``: anything but comments after the first queue statement is an
+      error (SUBMIT_PREVENT_MULTI_QUEUE), as it is for a cluster materialized late;
     - ``setting``: name -> a setting of the submitting host's configuration, or None
       (asked only for what few descriptions need: SCHEDD_INTERVAL).
     """
@@ -119,6 +128,7 @@ class SubmitContext:
         self.max_jobs = max_jobs
         self.warnings = []
         self.factories = None
+        self.factory, self.one_queue = 0, False
         self.setting = setting or _no_setting
 
     def environment(self):
@@ -143,6 +153,7 @@ class _Jobs:
         self.rng = None                     # random.Random of the draws, made at the first (random)
         self.verbatim = _verbatim(desc)
         self.last_exe = None
+        self.queued = None                  # after the first queue statement: whether it made a factory
         self.ads = []
         self.spellings = None               # (kind, name in lower case) -> as last written
 
@@ -216,8 +227,7 @@ def build_jobs(desc, cluster_id, ctx, procid=0):
                 key = "my." + key
             jobs.defs[key] = statement.value
         elif isinstance(statement, QueueStatement):
-            _queue(jobs, statement)
-            factory = ctx.factories is not None and _is_factory(jobs.defs)
+            factory = _queue(jobs, statement) or ctx.one_queue
     _chain(jobs.ads)
     return jobs.ads
 
@@ -256,10 +266,14 @@ def _queue(jobs, statement):
     jobs.last_exe = exe
     args = jobs.expand(base)(statement.args)
     count, rows, bindings = _items(jobs, statement, args)
-    if jobs.ctx.factories is not None and _is_factory(jobs.defs):
+    factory = jobs.queued is None and _is_factory(jobs, count * len(rows))
+    jobs.queued = jobs.queued or factory
+    if factory:
         items = 0 if rows == [(0, None)] and statement.inline is None and plain_count(args) is not None \
             else len(rows)
-        jobs.ctx.factories[jobs.cluster] = (_factory(jobs, base), items)
+        limit = _factory(jobs, base)
+        jobs.ctx.factories[jobs.cluster] = (max(min(limit if limit > 0 else INT_MAX, count * len(rows)), 1),
+                                            items)
     if count >= INT_MAX:
         raise error_at(statement.line, "Queue count out of range", jobs.desc.source)
     if len(jobs.ads) + count * len(rows) > jobs.ctx.max_jobs:
@@ -270,11 +284,17 @@ def _queue(jobs, statement):
             live = _live(jobs, step, index, bindings(row))
             jobs.ads.append(make_ad(jobs, live))
             jobs.proc += 1
+    return factory
 
 
-def _is_factory(defs):
-    """True when the commands so far make the cluster one materialized late."""
-    return "max_materialize" in defs or "max_idle" in defs or "materialize_max_idle" in defs
+def _is_factory(jobs, procs):
+    """True when the first queue statement, of ``procs`` procs, makes its cluster one
+    materialized late (see SubmitContext)."""
+    if jobs.ctx.factories is None:
+        return False
+    defs, mode = jobs.defs, jobs.ctx.factory
+    return "max_materialize" in defs or "max_idle" in defs or "materialize_max_idle" in defs \
+        or mode == 1 or (mode == 3 and procs > 1)
 
 
 def _factory(jobs, live):
