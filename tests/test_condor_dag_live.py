@@ -1251,3 +1251,45 @@ def test_script_arguments_are_split_at_blanks_and_quotes_are_kept(cell, workdir)
     out = dagman_out(workdir)
     assert "Warning: $RETURN macro should not be used as a PRE script argument!" in out
     assert "Warning: unrecognized macro $NOPE in node A POST script arguments" in out
+
+
+def test_a_node_materialized_late_is_done_when_its_cluster_is_removed(cell, workdir):
+    """max_materialize in a node's submit file makes its cluster a factory, as HTCondor 24's
+    DAGMan submits it: one proc in the queue at a time here, and the child starts only
+    after the cluster's ClusterRemove event, when all three ran."""
+    write(workdir, "A.sh", f"#!/bin/sh\necho start$1 >> {workdir}/order\nsleep 0.5\necho end$1 >> {workdir}/order\n")
+    write(workdir, "A.sub", "executable = A.sh\narguments = $(Process)\nmax_materialize = 1\nqueue 3\n")
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    assert dag_ended(cell, dagman_id(submit_dag(cell, workdir)))[0][12] == "0"
+    assert order(workdir) == ["start0", "end0", "start1", "end1", "start2", "end2", "B"]
+    nodes = open(os.path.join(workdir, "diamond.dag.nodes.log")).read()
+    kinds = [line[:3] for line in nodes.splitlines() if re.match(r"\d{3} \(", line)]
+    assert kinds[0] == "035" and kinds.count("035") == 1 and kinds.count("036") == 1
+    assert kinds.index("036") < len(kinds) - kinds[::-1].index("000") - 1     # before B's submit
+    assert "\tMaterialized 3 jobs from 0 items.\tComplete" in nodes
+
+
+def test_a_manager_that_recovers_a_node_materialized_late_waits_for_the_procs_to_come(cell, workdir):
+    """Recovered from the nodes log while only the first proc of a late cluster is in it,
+    the node is not done when that proc ends: it waits for its cluster's ClusterRemove
+    event, which says it made three. (Proc N waits for the file goN.)"""
+    write(workdir, "A.sh", f"#!/bin/sh\necho start$1 >> {workdir}/order\n"
+                           f"while [ ! -e {workdir}/go$1 ]; do sleep 0.05; done\necho end$1 >> {workdir}/order\n")
+    write(workdir, "A.sub", "executable = A.sh\narguments = $(Process)\nmax_materialize = 1\nqueue 3\n")
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
+    dag = dagman_id(submit_dag(cell, workdir))
+    wait_for(lambda: node_started(workdir, "start0"), timeout=30)
+    pid = int(open(os.path.join(workdir, "diamond.dag.lock")).read().split()[0])
+    os.kill(pid, 9)                                  # a crash: on_exit_remove requeues the job
+    wait_for(lambda: "Recovery mode: 1 node(s)" in dagman_out(workdir), timeout=60)
+    for proc in (0, 1):
+        write(workdir, f"go{proc}", "")
+        wait_for(lambda: f"Event: ULOG_EXECUTE for HTCondor Node A ({dag + 1}.{proc + 1}.0)" in dagman_out(workdir),
+                 timeout=30)
+    assert "Node B" not in dagman_out(workdir)       # (the look that saw proc 0 end is over)
+    write(workdir, "go2", "")
+    wait_for(lambda: "EXITING WITH STATUS 0" in dagman_out(workdir), timeout=60)
+    assert order(workdir) == ["start0", "end0", "start1", "end1", "start2", "end2", "B"]
+    assert "Node A job proc (%d.2.0) completed successfully." % (dag + 1) in dagman_out(workdir)

@@ -2,7 +2,8 @@
 ``max_materialize`` or ``max_idle`` (the job description's ``materialize``: the
 first, 0 when not given; JobMaterializeMaxIdle in its ads: the second) enters the
 queue a few procs at a time, as HTCondor's schedd materializes the procs of a job
-factory. (A DAG node's cluster is made whole, as HTCondor's DAGMan submits it.)
+factory. (A DAG node's cluster too, as HTCondor's DAGMan submits it: its
+manager reads the cluster's ClusterRemove event as the end of the node's job.)
 
 Its procs come into the queue in order: the next one whenever fewer than
 max_materialize of those already in it are still there (idle, running or held)
@@ -42,7 +43,7 @@ def limits(job):
     held = job.spec_cache()
     if held.factory is None:
         found = ()
-        if "materialize" in job.spec and condorjob.is_condor(job):   # (condor_submit's: not a DAG node's)
+        if "materialize" in job.spec and condorjob.is_condor(job):
             ad = condorjob.proc_ad(job, job.numbers()[-1])      # (the last proc: edits of the cluster reach it)
             values = tuple(_limit(ad.eval(attr)) if attr in ad else None for attr in LIMIT_ATTRS)
             if values != (None, None):

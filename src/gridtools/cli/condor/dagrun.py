@@ -355,6 +355,8 @@ class Runner(NodeScripts, NodesLog):
             self._node_failed(name, RETURN_NO_JOB, job=False)
             return
         self.running[name] = (submitted.cluster, submitted.procs)
+        if submitted.factory:
+            self.watcher.factories.add(submitted.cluster)
         self.jobs[name] = (submitted.cluster, submitted.procs)
         self.jobs_submitted += submitted.procs
         self.log(f"Submitting HTCondor Node {name} job(s)...")
@@ -401,7 +403,8 @@ class Runner(NodeScripts, NodesLog):
         if parents:
             variables.setdefault("DAG_PARENT_NAMES", parents)
         return jobsubmit.submit_text(text, cwd, source=path, variables=variables, extra=extra,
-                                     batch_name=self.opts.get("batch_name"), appended=node.vars)
+                                     batch_name=self.opts.get("batch_name"), appended=node.vars,
+                                     late=node.kind is not NodeKind.SUBDAG)
 
     def _subdag(self, name, dag):
         """(submit file, its text) of a SUBDAG EXTERNAL node: a DAG manager job of its

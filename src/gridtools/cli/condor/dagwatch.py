@@ -7,7 +7,12 @@ says when the job has no task left waiting or running, and the accounting
 file (readable by everybody) gives each task's exit status. The events new at
 each look are kept (``fresh``) for the job state log. A job that left
 the queue without an accounting record (removed before it ran) ended
-without a status (``REMOVED``). Nothing here writes.
+without a status (``REMOVED``). A cluster materialized late (its ClusterSubmit
+event, 035, is in the node log, or the runner says so: ``factories``) ends, as
+HTCondor's DAGMan reads it, with its ClusterRemove event (036), whose count of
+the procs made is the count of its procs; until then, even with no proc of it
+in the queue for a moment, it has more to come (it is taken as ended when it
+has left the queue for good without one). Nothing here writes.
 """
 
 import os
@@ -36,6 +41,8 @@ class Watcher:
         self.rows = {}             # job id -> [row states] of the last status read
         self.finished_at = {}      # job id -> when it was first seen without live tasks
         self.procs = {}            # job id -> [(row state, procs in the row)] of the last status read
+        self.factories = set()     # clusters materialized late
+        self.made = {}             # cluster materialized late -> procs made, from its ClusterRemove event
 
     def refresh(self, now):
         """Read what changed since the last look."""
@@ -90,6 +97,11 @@ class Watcher:
                 self.log_events[key] = ("terminated", value if isinstance(value, int) else 1)
             elif event.type is userlog.EventType.JOB_ABORTED:
                 self.log_events[key] = ("aborted", None)
+            elif event.type is userlog.EventType.CLUSTER_SUBMIT:
+                self.factories.add(event.cluster)
+            elif event.type is userlog.EventType.CLUSTER_REMOVE:
+                made = event.info.get("NextProcId")
+                self.made[event.cluster] = made if isinstance(made, int) else 0
 
     def proc_states(self, clusters):
         """(idle, held, running) procs of the ``clusters`` in the queue, as the last status
@@ -110,6 +122,14 @@ class Watcher:
     def outcome(self, cluster, procs):
         """None while the job has live tasks; else a list with each proc's exit status
         (REMOVED for a proc that ended without one)."""
+        if cluster in self.factories and cluster not in self.made:
+            if self.rows.get(cluster):
+                self.finished_at.pop(cluster, None)
+                return None                 # (more procs to come)
+            gone = self.finished_at.setdefault(cluster, self.now)
+            if self.now - gone < RECORD_GRACE:
+                return None
+        procs = max(procs, self.made.get(cluster, 0))
         from_log = [self.log_events.get((cluster, p)) for p in range(procs)]
         if all(from_log):
             return [value for _kind, value in from_log]

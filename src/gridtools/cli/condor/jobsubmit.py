@@ -8,6 +8,10 @@ job description as the daemon will (``formats.jobcheck``) and sends it
 marked as an HTCondor command's request (the WRITE security level applies);
 it waits for the daemon's answer and returns ``Submitted(cluster, procs,
 ads)``. Nothing is queued when any step fails.
+
+With ``late``, a cluster is materialized late (``daemon.factory``) as
+HTCondor's DAGMan submits a node's: when its description gives max_materialize or max_idle, or
+SUBMIT_FACTORY_JOBS_BY_DEFAULT is true (for every cluster then).
 """
 
 import os
@@ -26,10 +30,13 @@ class Submitted:
     cluster: int
     procs: int
     ads: tuple
+    factory: bool = False           # materialized late: done at its ClusterRemove event
 
 
 def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, environ=None,
-             appended=None):
+             appended=None, factories=None):
+    """The job ads of the description; ``factories``: a mapping to collect the clusters
+    materialized late in (``SubmitContext``), None for none."""
     from gridtools.formats.condor.fsview import LocalFiles
     from gridtools.formats.condor.jobad import SubmitContext
     from gridtools.formats.condor.submit import parse_submit
@@ -38,11 +45,15 @@ def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, en
     ctx = SubmitContext(cwd=cwd, owner=owner, now=int(time.time()), files=LocalFiles(cwd),
                         environ=dict(os.environ if environ is None else environ),
                         variables=dict(variables or {}), filesystem_domain=cell.hostname())
+    if factories is not None:
+        from gridtools.cli.condor.submit import knob_on
+        ctx.factories = factories
+        ctx.factory = 1 if knob_on("SUBMIT_FACTORY_JOBS_BY_DEFAULT") else 0
     return desc.job_ads(cluster, ctx)
 
 
 def submit_text(text, cwd, source="submit file", variables=None, extra=None, name=None, notify=False,
-                batch_name=None, appended=None):
+                batch_name=None, appended=None, late=False):
     """Submit one cluster (see the module docstring); ``variables``: NAME -> value read
     before the description (condor_submit's NAME=value arguments); ``appended``: NAME ->
     value read after it, before its first queue statement (condor_submit -append);
@@ -50,15 +61,18 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
     laid over every job ad (DAGNodeName, DAGManJobId, ...); ``name``: the job's name;
     ``notify``: warn the job (SIGUSR2) before it is killed when removed (qsub -notify);
     ``batch_name``: the JobBatchName of the job ads the description gives none, or a
-    function of the cluster id that makes it."""
+    function of the cluster id that makes it; ``late``: a DAG node's cluster, which may be
+    materialized late."""
     from gridtools.cli.condor.submit import check_spec, submitter
     from gridtools.formats.condor.spec import cluster_spec, custom_requests
     from gridtools.spool import ids
     who = submitter(time.time())
     who["sge_o"]["WORKDIR"] = cwd
     cluster = ids.allocate("job")[0]
+    factories = {} if late else None
     try:
-        ads = make_ads(text, cwd, cluster, who["owner"], source, variables, appended=appended)
+        ads = make_ads(text, cwd, cluster, who["owner"], source, variables, appended=appended,
+                       factories=factories)
         if callable(batch_name):
             batch_name = batch_name(cluster)
         for ad in ads:
@@ -71,6 +85,8 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
             from gridtools.cli.condor.submit_more import countable_complexes
             counted = countable_complexes()
         spec = cluster_spec(ads, who, counted)
+        if factories and cluster in factories:
+            spec["materialize"], spec["materialize_items"] = factories[cluster]
         if name:
             spec["name"] = name
         if notify:
@@ -80,7 +96,7 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
     except BaseException:
         ids.release("job", cluster)
         raise
-    return Submitted(cluster, len(ads), tuple(ads))
+    return Submitted(cluster, len(ads), tuple(ads), bool(factories))
 
 
 def _send(spec):
