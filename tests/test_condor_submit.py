@@ -348,11 +348,31 @@ def _dry_args(cell, workdir, name, user=None):
     return proc.returncode, re.findall(r'^Args = "(.*)"$', proc.stdout, re.M), proc.stderr
 
 
+#: what HTCondor 24's condor_submit writes to standard error for a description with
+#: more than one queue statement
+MULTI_QUEUE = """
+Warning: Use of multiple queue statements in a single submit file is deprecated.
+         This functionality will be removed in the 25.x feature series. To see
+         how multiple queue statements can be converted into one visit:
+https://htcondor.readthedocs.io/en/latest/auto-redirect.html?category=example&tag=convert-multi-queue-statements
+"""
+
+
+def test_more_than_one_queue_statement_is_deprecated_on_standard_error(cell, workdir):
+    write(os.path.join(workdir, "two.sub"), "executable = /bin/true\nhold = true\nqueue\nqueue 2\n")
+    write(os.path.join(workdir, "one.sub"), "executable = /bin/true\nhold = true\nqueue 3\n")
+    two = cell.run("condor_submit", "two.sub", cwd=workdir)
+    assert (two.returncode, two.stderr) == (0, MULTI_QUEUE)
+    assert re.fullmatch(r"Submitting job\(s\)\.\.\.\n3 job\(s\) submitted to cluster \d+\.\n", two.stdout)
+    one = cell.run("condor_submit", "one.sub", cwd=workdir)
+    assert (one.returncode, one.stderr) == (0, "")
+
+
 def test_comment_lines_of_an_inline_item_list_are_skipped(idle_cell, workdir):
     text = ("executable = /bin/echo\narguments = $(Item)\nqueue from (\n  one\n  # left out\n"
             "#two\n  three\n)\nqueue in (\n  a b\n  # c d\n)\n")
     write(os.path.join(workdir, "c.sub"), text)
-    assert _dry_args(idle_cell, workdir, "c.sub") == (0, ["one", "three", "a", "b"], "")
+    assert _dry_args(idle_cell, workdir, "c.sub") == (0, ["one", "three", "a", "b"], MULTI_QUEUE)
     oracle = _htcondor_items(text.split("queue in")[0], workdir)
     if oracle is not None:
         assert [row["Item"] for row in oracle] == ["one", "three"]
@@ -368,7 +388,7 @@ def test_queue_from_a_command_takes_its_output_as_items(idle_cell, workdir, user
     # run by condor_submit, that is as the user who submits, in the submit folder
     write(os.path.join(workdir, "u.sub"), "executable = /bin/echo\narguments = $(who)\n"
                                           "queue who from id -un |\nqueue who from pwd |\n")
-    assert _dry_args(idle_cell, workdir, "u.sub", user="gtalice") == (0, ["gtalice", workdir], "")
+    assert _dry_args(idle_cell, workdir, "u.sub", user="gtalice") == (0, ["gtalice", workdir], MULTI_QUEUE)
 
 
 def test_an_items_source_that_cannot_be_read_is_an_error_at_its_line(idle_cell, workdir):

@@ -49,6 +49,13 @@ from gridtools.spool import ids
 
 #: the request's mark of an HTCondor command (the daemon's security levels apply)
 CONDOR = "condor"
+#: what HTCondor 24's condor_submit says of a description with more than one queue
+#: statement (printed as it is, before the other warnings)
+MULTI_QUEUE = ("\nWarning: Use of multiple queue statements in a single submit file is deprecated."
+               "\n         This functionality will be removed in the 25.x feature series. To see"
+               "\n         how multiple queue statements can be converted into one visit:"
+               "\nhttps://htcondor.readthedocs.io/en/latest/auto-redirect.html?category=example"
+               "&tag=convert-multi-queue-statements")
 
 
 def more():
@@ -164,6 +171,8 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     clusters = {}
     for ad in ads:
         clusters.setdefault(ad.eval("ClusterId"), []).append(ad)
+    if len(desc.queues) > 1 and warnings is not None:
+        warnings.insert(0, MULTI_QUEUE)
     return sorted(clusters.items())
 
 
@@ -269,10 +278,12 @@ def _submit(opts):
 
 
 def _warn(warnings):
-    """The build's warnings, after all else, as condor_submit prints them at its end."""
+    """The build's warnings, after all else, as condor_submit prints them at its end (a
+    text that starts a line of its own, as it is)."""
     if warnings:
         sys.stdout.flush()
-        sys.stderr.write("".join(f"WARNING: {line}\n" for line in warnings))
+        sys.stderr.write("".join(line + "\n" if line.startswith("\n") else f"WARNING: {line}\n"
+                                 for line in warnings))
 
 
 def _specs(clusters, who, factories):
