@@ -295,6 +295,71 @@ def test_input_files_given_as_urls_are_fetched(cell, workdir):
         server.shutdown()
 
 
+REMAPS = """executable = /bin/sh
+arguments = "-c 'mkdir d; echo a > a.txt; echo b > b.txt; echo c > c.txt; echo e > d/e'"
+should_transfer_files = YES
+transfer_output_files = a.txt, b.txt, c.txt, d
+{how}
+log = {log}
+queue
+"""
+
+
+def test_output_files_go_where_transfer_output_remaps_and_output_destination_send_them(cell, workdir):
+    """A remapped name goes to its path (relative to the Iwd), a file:// URL or an http URL
+    (PUT, as HTCondor's curl plugin uploads); a folder's rule sends its files; the files
+    no rule maps go to output_destination, else to the Iwd."""
+    import http.server
+    import threading
+    put = {}
+
+    class Store(http.server.BaseHTTPRequestHandler):
+        def do_PUT(self):
+            put[self.path] = self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(201)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Store)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    os.mkdir(os.path.join(workdir, "res"))
+    os.mkdir(os.path.join(workdir, "far"))
+    try:
+        web = f"http://127.0.0.1:{server.server_address[1]}"
+        how = (f'transfer_output_remaps = "a.txt = res/a_$(Cluster).txt; b.txt = {web}/up/b.txt ; '
+               f'd = file://{workdir}/far/dd"')
+        cluster = submit(cell, REMAPS.format(how=how, log="r.log"), cwd=workdir)
+        wait_events(os.path.join(workdir, "r.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+        assert open(os.path.join(workdir, "res", f"a_{cluster}.txt")).read() == "a\n"
+        assert put == {"/up/b.txt": b"b\n"}
+        assert open(os.path.join(workdir, "far", "dd", "e")).read() == "e\n"
+        assert open(os.path.join(workdir, "c.txt")).read() == "c\n"
+        assert not any(os.path.exists(os.path.join(workdir, n)) for n in ("a.txt", "b.txt", "d"))
+        os.unlink(os.path.join(workdir, "c.txt"))
+        put.clear()
+        how = f'output_destination = {web}/all/\ntransfer_output_remaps = "c.txt = res/c.txt"'
+        cluster = submit(cell, REMAPS.format(how=how, log="o.log"), cwd=workdir, name="o.sub")
+        wait_events(os.path.join(workdir, "o.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+        assert put == {"/all/a.txt": b"a\n", "/all/b.txt": b"b\n", "/all/d/e": b"e\n"}
+        assert open(os.path.join(workdir, "res", "c.txt")).read() == "c\n"
+        assert not os.path.exists(os.path.join(workdir, "c.txt"))
+    finally:
+        server.shutdown()
+
+
+def test_an_output_file_remapped_into_a_missing_folder_holds_the_job(cell, workdir):
+    how = 'transfer_output_remaps = "b.txt = nowhere/b.txt"'
+    cluster = submit(cell, REMAPS.format(how=how, log="m.log"), cwd=workdir)
+    jid, log = f"{cluster}.0", os.path.join(workdir, "m.log")
+    wait_events(log, jid, [0, 40, 40, 1, 40, 40, 12])
+    code, sub, reason = _hold(cell, jid)
+    assert (code, sub) == (12, 2)                                           # TransferOutputError
+    assert re.match(r"Transfer output files failure at access point testhost while receiving files from "
+                    r"execution point slot\d+@testhost\. Details: Error from slot\d+@testhost: STARTER ", reason)
+    assert reason.endswith(f"failed to write to file {workdir}/nowhere/b.txt: (errno 2) No such file or directory")
+
+
 SELF_CHECKPOINT = """#!/bin/sh
 n=$(cat ckpt 2>/dev/null || echo 0); n=$((n + 1)); echo $n > ckpt
 echo "run $n" >> {workdir}/runs

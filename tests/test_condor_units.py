@@ -1340,3 +1340,22 @@ def test_one_queue_refuses_anything_after_the_first_queue_statement():
     assert len(parse_submit("executable = /bin/true\nqueue 2\n# end\n\n").job_drafts(7, ctx)) == 2
     with pytest.raises(InputError, match="on Line 3 of submit file: Extra data found after queue statement"):
         parse_submit("executable = /bin/true\nqueue 2\nqueue\n").job_drafts(7, ctx)
+
+
+def test_transfer_output_remaps_are_read_as_htcondors_file_transfer_reads_them():
+    from gridtools.exec.transfer import remap_rules
+    assert remap_rules(' a.txt = res/a.txt ;b=\tfile:///x/b ; no equals here ; c\\=d = e\\;f;\n') == [
+        ("a.txt", "res/a.txt"), ("b", "file:///x/b"), ("c=d", "e;f")]
+    # "\\;" in a name is no escape: the part up to it has no "=", and is skipped
+    assert remap_rules("c\\;d = e\\=f") == [("d", "e\\=f")]
+    assert remap_rules("") == [] and remap_rules("a = b") == [("a", "b")]
+
+
+def test_a_remap_goes_on_through_the_rules_and_a_folders_rule_maps_its_files():
+    from gridtools.exec.transfer import RemapLoop, remap, remap_rules
+    rules = remap_rules("a = b; b = c/d; out = /data/out; x = y; y = x")
+    assert remap(rules, "a") == "c/d"                  # a -> b -> c/d
+    assert remap(rules, "out/part1") == "/data/out/part1"
+    assert remap(rules, "other") is None
+    with pytest.raises(RemapLoop):
+        remap(rules, "x")

@@ -531,6 +531,11 @@ def output_hold(job, task, result):
         return None
     err = _int(failure.get("errno"))
     slot = _slot_name(job, task)
+    if failure.get("write"):            # (where transfer_output_remaps or output_destination sent it)
+        return [f"Transfer output files failure at access point {_host(job)} while receiving files from "
+                f"execution point {slot}. Details: Error from {slot}: STARTER at 127.0.0.1 failed to send "
+                f"file(s) to {_ADDRESS}; SHADOW at 127.0.0.1 failed to write to file "
+                f"{_text(failure.get('path'))}: (errno {err}) {_strerror(err)}", HOLD_CODE_TRANSFER_OUTPUT, err]
     details = (f"Error from {slot}: STARTER at 127.0.0.1 failed to send file(s) to {_ADDRESS}: "
                f"error reading from {_text(failure.get('path'))}: (errno {err}) {_strerror(err)}; "
                f"SHADOW failed to receive file(s) from {_ADDRESS}")
@@ -729,6 +734,9 @@ starter opens them for it; KillSig when it is
     if facts["scratch"]:
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
                            "output": facts["transfer_output"], "on_success": facts["on_success"]}
+        for attr, key in (("TransferOutputRemaps", "remaps"), ("OutputDestination", "destination")):
+            if _text(ad.eval(attr)):            # (exec.transfer: where output files go)
+                plan["scratch"][key] = ad.eval(attr)
     if facts["self_checkpoint"]:
         plan["self_checkpoint"] = facts["self_checkpoint"]
     if facts["checkpoint_signal"]:

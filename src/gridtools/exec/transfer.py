@@ -17,6 +17,17 @@ the last name of its path, as HTCondor's curl plugin fetches it, with the
 standard library's URL opener (``chtc+https`` and the like: the scheme after
 the last ``+``, ``-`` or ``.``, ``formats.condor.url_scheme``); a fetch that fails, or lasts over
 ``URL_TIMEOUT`` seconds without data, fails the input transfer.
+
+An output file goes where ``transfer_output_remaps`` (the scratch plan's
+``remaps``, the ad's TransferOutputRemaps text) maps its name, as HTCondor's
+file transfer reads the rules (``remap``): a path (relative to Iwd; its folder
+must exist), or a URL it is sent to; a file it does not map goes under
+``output_destination`` (``destination``), a URL, when the job gives one, else
+to Iwd. A URL is sent to by the scheme's plugin: ``file`` copies (as to a path), ``http``
+and ``https`` PUT the file's bytes, as HTCondor's curl plugin uploads (a
+folder's files each to the URL and its place in the folder). A copy or
+upload that fails fails the output transfer: the result names the destination
+and its errno (``"write": True``), and the daemon holds the job.
 """
 
 import os
@@ -136,14 +147,156 @@ def stage_in(plan):
     return True, ""
 
 
-def _copy_out(path, name, iwd):
-    """Copy output ``name`` (found at ``path``) into ``iwd``: a file, or a folder with all
-    it holds (its contents only when ``name`` ends in ``/``)."""
+#: the most rules one name goes through (HTCondor's MAX_REMAP_RECURSIONS)
+MAX_REMAPS = 128
+
+
+class RemapLoop(OSError):
+    """Rules of transfer_output_remaps that map a name on and on."""
+
+
+def _upto(text, at, delim):
+    """(the field of ``text`` from ``at`` up to an unescaped ``delim``, without its blanks
+    around and with ``\\delim`` read as ``delim``; where ``delim`` is, or None at the end)."""
+    out, escape, lead = [], False, True
+    while at < len(text):
+        ch = text[at]
+        if ch == "\\" and not escape and text[at + 1:at + 2] == delim:
+            escape, at = True, at + 1
+            continue
+        if ch == delim and not escape:
+            return "".join(out).rstrip(), at
+        at += 1
+        if ch.isspace() and lead:
+            continue
+        lead, escape = False, False
+        out.append(ch)
+    return "".join(out).rstrip(), None
+
+
+def remap_rules(text):
+    """[(name, where it goes)] of a transfer_output_remaps text, ``name = where; ...``,
+    as HTCondor reads it: tabs and line ends dropped, blanks around each part trimmed,
+    ``\\=`` and ``\\;`` for the characters themselves, a part without ``=`` skipped."""
+    text = (text or "").replace("\t", "").replace("\n", "")
+    rules, at = [], 0
+    while True:
+        start = at
+        name, at = _upto(text, at, "=")
+        if at is None:
+            return rules
+        if ";" in name:                 # (no "=" in this part: on to the next)
+            at = text.index(";", start) + 1
+            continue
+        where, at = _upto(text, at + 1, ";")
+        rules.append((name, where))
+        if at is None:
+            return rules
+        at += 1
+
+
+def remap(rules, name, level=0):
+    """Where ``name`` goes by the ``rules`` (None: no rule maps it), as HTCondor's
+    filename_remap_find: the first rule for the name itself, then the rules for where
+    that leads, in turn; else a rule for the folder it is in (``dir/file`` goes under
+    where ``dir`` goes). RemapLoop when it goes on past MAX_REMAPS rules."""
+    if level > MAX_REMAPS:
+        raise RemapLoop(40, f"transfer_output_remaps map {name} on and on")   # (ELOOP)
+    for rule, where in rules:
+        if rule == name:
+            further = remap(rules, where, level + 1)
+            return where if further is None else further
+    parent, slash, entry = name.rpartition("/")
+    if slash:
+        further = remap(rules, parent, level + 1)
+        if further is not None:
+            return f"{further}/{entry}"
+    return None
+
+
+def _send(path, url):
+    """Send the file at ``path`` to ``url`` (see the module docstring)."""
+    import urllib.parse
+    import urllib.request
+    from gridtools.formats.condor import url_scheme
+    scheme = url_scheme(url).lower()
+    plain = scheme + "://" + url.partition("://")[2]
+    if scheme not in ("http", "https"):
+        raise OSError(95, f"no plugin sends files to {scheme or url} URLs")    # (EOPNOTSUPP)
+    with open(path, "rb") as fh:
+        request = urllib.request.Request(plain, data=fh, method="PUT",
+                                         headers={"Content-Length": str(os.fstat(fh.fileno()).st_size)})
+        try:
+            with urllib.request.urlopen(request, timeout=URL_TIMEOUT) as answer:
+                answer.read()
+        except OSError as exc:
+            raise OSError(5, f"{url}: {exc}") from None                        # (EIO)
+
+
+def _local(target):
+    """The path a ``file://`` URL names; any other target as it is."""
+    from gridtools.formats.condor import url_scheme
+    if "://" in target and url_scheme(target).lower() == "file":
+        import urllib.parse
+        return urllib.parse.unquote(urllib.parse.urlparse("file://" + target.partition("://")[2]).path)
+    return target
+
+
+def _put(path, target):
+    """Put the file or folder at ``path`` at ``target`` (a path or a URL); a folder's
+    files go under it, each by its place in the folder."""
+    target = _local(target)
+    is_url = "://" in target
+    if os.path.isdir(path) and not os.path.islink(path):
+        if not is_url:
+            shutil.copytree(path, target, symlinks=True, dirs_exist_ok=True)
+            return
+        for top, _dirs, files in os.walk(path):
+            for name in files:
+                full = os.path.join(top, name)
+                if os.path.isfile(full) and not os.path.islink(full):
+                    _send(full, target.rstrip("/") + "/" + os.path.relpath(full, path))
+    elif os.path.isfile(path) and not os.path.islink(path):
+        if is_url:
+            _send(path, target)
+        else:
+            shutil.copy2(path, target)
+
+
+def _target(name, iwd, rules, destination):
+    """Where output ``name`` goes (see the module docstring); None: into ``iwd`` as
+    it is (a folder's contents only when ``name`` ends in ``/``)."""
+    base = os.path.basename(name.rstrip("/"))
+    found = remap(rules, base) if rules else None
+    if found is None and destination and not name.endswith("/"):
+        found = destination.rstrip("/") + "/" + base
+    if found is None:
+        return None
+    return found if "://" in found else os.path.join(iwd, found)
+
+
+def _copy_out(path, name, iwd, rules=(), destination=None):
+    """Copy output ``name`` (found at ``path``) where it goes: into ``iwd``, a file, or a
+    folder with all it holds (its contents only when ``name`` ends in ``/``), unless
+    ``rules`` or ``destination`` send it elsewhere (``_target``; ``_Unsent`` when it
+    could not go there). Returns where it went."""
+    target = _target(name, iwd, rules, destination)
+    if target is not None:
+        try:
+            _put(path, target)
+        except OSError as exc:
+            raise _Unsent(exc.errno or 5, target) from None
+        return target
     if os.path.isdir(path) and not os.path.islink(path):
         target = iwd if name.endswith("/") else os.path.join(iwd, os.path.basename(name.rstrip("/")))
         shutil.copytree(path, target, symlinks=True, dirs_exist_ok=True)
     elif os.path.isfile(path) and not os.path.islink(path):
         shutil.copy2(path, os.path.join(iwd, os.path.basename(name)))
+    return target
+
+
+class _Unsent(Exception):
+    """An output that could not go where it was mapped: (errno, the destination)."""
 
 
 def _missing(path):
@@ -156,9 +309,10 @@ def _missing(path):
 
 
 def stage_out(plan):
-    """Copy what the job left in its scratch folder back to its Iwd: (True when the copies
-    were made, None or the first name of ``transfer_output_files`` the job did not leave:
-    {"path", "errno"}). Without that list, the plain files at the top of the folder
+    """Copy what the job left in its scratch folder back to its Iwd, or where the rules
+    send it: (True when the copies were made, None or the first name of
+    ``transfer_output_files`` the job did not leave: {"path", "errno"}, or the first
+    destination that could not be written: {"path", "errno", "write": True}). Without that list, the plain files at the top of the folder
     that the job made or changed come back (size or mtime other than ``stage_in``
     noted), never its ad files (``plan["ad_files"]``), as HTCondor's starter sends
     back only what is new or modified, never its own files."""
@@ -169,18 +323,27 @@ def stage_out(plan):
     wanted = scratch.get("output")
     before = _read_catalog(scratch.get("catalog"))
     own = {entry[0] for entry in plan.get("ad_files") or ()}
+    destination = scratch.get("destination") or None
 
     def work():
         missing = ""
+        rules = remap_rules(scratch.get("remaps"))
         for name in _leaving(folder, wanted, before, own):
             path = os.path.join(folder, name)
             if wanted is not None:
                 missing = missing or _missing(path)
             if os.path.lexists(path):
-                _copy_out(path, name, iwd)
+                try:
+                    _copy_out(path, name, iwd, rules, destination)
+                except _Unsent as exc:
+                    return f"W{exc.args[0]} {exc.args[1]}"
+                except RemapLoop as exc:
+                    return f"W{exc.errno} {name}"
         return missing
     code, said = _as_owner(plan, work)
     err, _, path = said.partition(" ")
+    if said.startswith("W"):
+        return code == 0, {"path": path, "errno": int(err[1:]), "write": True}
     return code == 0, ({"path": path, "errno": int(err)} if said else None)
 
 
