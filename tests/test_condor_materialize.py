@@ -262,3 +262,23 @@ def test_submit_factory_jobs_by_default_makes_every_cluster_of_more_than_one_pro
     tick(daemon)
     assert cell.run("condor_q", "-factory", "-af", "ClusterId").stdout.split() == [str(many)]
     assert len(in_queue(cell, many)) == 2 and len(in_queue(cell, one)) == 1
+
+
+def test_condor_q_factory_options_show_every_clusters_ad_or_the_factories_with_their_procs(ticking):
+    cell, daemon, fake = ticking
+    late = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nmax_materialize = 2\nqueue 3\n")
+    plain = condor_submit(cell, daemon, "executable = /bin/true\nhold = true\nqueue 2\n")
+    tick(daemon)
+    digest = os.path.join(cell.root, "spool", "jobs", f"{late}", "job.yaml")
+    rows = cell.run("condor_q", "-factory:clusters_only").stdout.splitlines()[4:]
+    assert [(line[:9], line[35:]) for line in rows] == [
+        (f"{late:4d}.    ", "      2      2      0      0      2      2 Norm " + digest),
+        (f"{plain:4d}.    ", "             2      0      0      2        _")]
+    af = cell.run("condor_q", "-factory:c", "-af", "ClusterId", "ProcId", "JobsHeld", "JobMaterializeDigestFile")
+    assert af.stdout.splitlines() == [f"{late} undefined 2 {digest}", f"{plain} undefined 2 undefined"]
+    rows = cell.run("condor_q", "-factory:l").stdout.splitlines()[4:]
+    assert [line[:9] for line in rows] == [f"{late:4d}.    ", f"{late:4d}.0   ", f"{late:4d}.1   "]
+    assert rows[1][35:] == "      2                                  2 Norm " + digest
+    assert cell.run("condor_q", "-fact:c,l", "-af", "ClusterId").stdout == f"{late}\n"
+    wrong = cell.run("condor_q", "-factory:x")
+    assert (wrong.returncode, wrong.stdout, wrong.stderr) == (1, "", "Error: unknown option x for -factory\n")

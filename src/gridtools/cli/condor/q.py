@@ -92,7 +92,7 @@ class Options:
         self.formats = []            # [(fmt, attr)]
         self.attributes = None       # -attributes
         self.dag = False
-        self.factory = False         # -factory: the clusters materialized late (qfactory)
+        self.factory = 0             # -factory[:OPTS]: cluster ads (qfactory.CLUSTERS, .LATE: bits)
         self.form = None             # the form of the ads: long, json or xml
         self.grouped = False         # -hold-codes: a row per hold code and subcode
         self.stream = False          # -stream-results
@@ -241,7 +241,8 @@ def _option(opts, arg, args):
     elif _is(arg, "attributes", 2):
         opts.attributes = [a for a in _take(args, arg).replace(",", " ").split() if a]
     elif _is(arg, "factory", 4):
-        opts.factory = True
+        from gridtools.cli.condor import qfactory
+        opts.factory = qfactory.kinds(arg)
     elif _is(arg, "dag", 2):
         if opts.stream:
             raise WithUsage("-stream-results and -dag are incompatible", 1)
@@ -560,7 +561,7 @@ def run(opts):
     source = Q.AdSource(snap, user)
     if opts.factory:
         from gridtools.cli.condor import qfactory
-        ads = qfactory.select(opts, qfactory.factory_ads(snap, everyone, source), user)
+        ads = qfactory.select(opts, qfactory.factory_ads(snap, everyone, source, opts.factory), user)
         if opts.view in _CHOSEN_ONLY:
             return _show_ads(opts, ads)
         return qviews.title(_schedd(), now) + qfactory.table(ads)

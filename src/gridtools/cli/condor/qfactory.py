@@ -10,6 +10,15 @@ still to be made, 2 once all were) and JobMaterializeDigestFile (what the cluste
 procs are made from: here the job's description in the spool). A cluster with no
 proc in the queue at the moment is not shown.
 
+As HTCondor's ``-factory:OPTS`` (each a prefix of a word, split by commas):
+``clusters_only`` alone shows the ad of every cluster with procs in the queue, a
+factory or not (one that is not has no JobMaterialize* attributes);
+``late_materialize`` alone shows the factories' ads and the ads of their procs
+(which show their factory's JobMaterialize* attributes, as HTCondor's proc ads
+chained to their cluster's do, but not its counts); both, as ``-factory``, the
+factories' ads. Any other word is refused ("Error: unknown option WORD for
+-factory", exit 1).
+
 The table is HTCondor's (ID, OWNER, SUBMITTED, LIMIT, PRESNT, RUN, IDLE, HOLD,
 NEXTID, MODE, DIGEST; MODE ``Norm`` or ``Done``), without totals; ``-af``,
 ``-format``, ``-l``, ``-json`` and ``-xml`` show the ads. Ids and users select
@@ -18,6 +27,7 @@ clusters as for the procs; ``-constraint`` is evaluated in the factories' ads.
 
 from gridtools.cli.condor import queue as Q
 from gridtools.cli.condor.qviews import format_date
+from gridtools.errors import UsageError
 
 #: the attributes of a proc's ad that a cluster's ad has not
 PROC_ONLY = ("ProcId", "JobStatus", "GlobalJobId")
@@ -25,10 +35,30 @@ PROC_ONLY = ("ProcId", "JobStatus", "GlobalJobId")
 RUNNING, DONE = 0, 2
 #: the words of the MODE column, by JobMaterializePaused (HTCondor's JOB_FACTORY_MODE)
 MODES = {-1: "Errs", 0: "Norm", 1: "Held", 2: "Done", 3: "Gone"}
+#: -factory:OPTS: the ads of all clusters, of the factories and their procs (both: the
+#: factories' ads)
+CLUSTERS, LATE = 1, 2
+#: the attributes a factory's procs show of it
+FACTORY_ATTRS = ("JobMaterializeNextProcId", "JobMaterializePaused", "JobMaterializeDigestFile")
 
 
-def factory_ads(snap, procs, source):
-    """(cluster, its factory ad) of each cluster materialized late with procs in ``procs``."""
+def kinds(arg):
+    """The bits of ``-factory[:OPTS]`` (CLUSTERS | LATE without options)."""
+    found = 0
+    opts = arg.partition(":")[2]
+    for word in (w.strip() for w in opts.split(",") if w.strip()):
+        if "clusters_only".startswith(word):
+            found |= CLUSTERS
+        elif "late_materialize".startswith(word):
+            found |= LATE
+        else:
+            raise UsageError(f"Error: unknown option {word} for -factory", 1)
+    return found or CLUSTERS | LATE
+
+
+def factory_ads(snap, procs, source, kind=CLUSTERS | LATE):
+    """(cluster, ad) of each cluster with procs in ``procs`` that ``kind`` (the bits of
+    ``kinds``) asks for: its cluster ad, and with LATE alone its procs' ads after it."""
     from gridtools import cell
     by_cluster = {}
     for p in procs:
@@ -38,7 +68,7 @@ def factory_ads(snap, procs, source):
     for cluster in sorted(by_cluster):
         made = ((jobs.get(cluster) or {}).get("condor") or {}).get("materialized")
         present = [p for p in by_cluster[cluster] if p.status not in (Q.COMPLETED, Q.REMOVED)]
-        if made is None or not present:
+        if not present or (made is None and kind & LATE):
             continue
         ad = source.ad(present[0]).copy()
         for name in PROC_ONLY:
@@ -49,10 +79,17 @@ def factory_ads(snap, procs, source):
         ad["JobsIdle"] = sum(p.status == Q.IDLE for p in present)
         ad["JobsRunning"] = sum(p.status in (Q.RUNNING, Q.TRANSFERRING, Q.SUSPENDED) for p in present)
         ad["JobsHeld"] = sum(p.status == Q.HELD for p in present)
-        ad["JobMaterializeNextProcId"] = int(made)
-        ad["JobMaterializePaused"] = DONE if type(total) is int and made >= total else RUNNING
-        ad["JobMaterializeDigestFile"] = f"{cell.spool()}/jobs/{cluster}/job.yaml"
+        if made is not None:
+            ad["JobMaterializeNextProcId"] = int(made)
+            ad["JobMaterializePaused"] = DONE if type(total) is int and made >= total else RUNNING
+            ad["JobMaterializeDigestFile"] = f"{cell.spool()}/jobs/{cluster}/job.yaml"
         found.append((cluster, ad))
+        if kind == LATE:                # (and the procs, which show what they chain to)
+            for p in present:
+                proc = source.ad(p).copy()
+                for name in FACTORY_ATTRS:
+                    proc[name] = ad[name]
+                found.append((cluster, proc))
     return found
 
 
@@ -82,16 +119,20 @@ def _number(ad, name):
 
 def table(ads):
     """HTCondor's -factory table of the ads."""
-    modes = [MODES.get(ad.eval("JobMaterializePaused"), "Unk") for ad in ads]
+    modes = [MODES.get(ad.eval("JobMaterializePaused"), "Unk") if "JobMaterializePaused" in ad else "_"
+             for ad in ads]
     width = max([4] + [len(m) for m in modes])
     lines = [f" ID  {'':3} {'OWNER':<14} {'  SUBMITTED':>11} {' LIMIT':<6} {'PRESNT':<6} {'  RUN ':<6} "
              f"{'  IDLE':<6} {'  HOLD':<6} {'NEXTID':<6} {'MODE':<{width}} DIGEST"]
     for ad, mode in zip(ads, modes):
         owner = ad.eval("Owner")
         qdate = ad.eval("QDate")
-        lines.append(f"{int(ad.eval('ClusterId')):4d}.{'':3} {owner if isinstance(owner, str) else '??':<14} "
+        proc = ad.eval("ProcId")
+        digest = ad.eval("JobMaterializeDigestFile")
+        lines.append(f"{int(ad.eval('ClusterId')):4d}.{proc if type(proc) is int else '':<3} "
+                     f"{owner if isinstance(owner, str) else '??':<14} "
                      f"{format_date(qdate) if type(qdate) is int else '':>11} {_number(ad, 'JobMaterializeLimit')} "
                      f"{_number(ad, 'JobsPresent')} {_number(ad, 'JobsRunning')} {_number(ad, 'JobsIdle')} "
                      f"{_number(ad, 'JobsHeld')} {_number(ad, 'JobMaterializeNextProcId')} {mode:<{width}} "
-                     f"{ad.eval('JobMaterializeDigestFile')}")
+                     f"{digest if isinstance(digest, str) else ''}".rstrip())
     return "\n".join(lines) + "\n"
