@@ -348,6 +348,25 @@ def test_output_files_go_where_transfer_output_remaps_and_output_destination_sen
         server.shutdown()
 
 
+def test_output_directory_takes_the_output_files_and_the_relative_streams(cell, workdir):
+    """As HTCondor's shadow: the files come back under output_directory, made when not
+    there (private to the owner), a relative remap there too, and the job's output
+    file, when relative, is written there; an absolute error file stays where it is."""
+    how = (f'transfer_output_remaps = "b.txt = b2.txt"\noutput_directory = results/$(Cluster)\n'
+           f'output = out.txt\nerror = {workdir}/err.txt\n'
+           "arguments = \"-c 'echo a > a.txt; echo b > b.txt; echo said; echo grumbled >&2'\"")
+    text = REMAPS.format(how=how, log="d.log").replace("transfer_output_files = a.txt, b.txt, c.txt, d",
+                                                       "transfer_output_files = a.txt, b.txt")
+    cluster = submit(cell, text, cwd=workdir)
+    wait_events(os.path.join(workdir, "d.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+    folder = os.path.join(workdir, "results", str(cluster))
+    assert sorted(os.listdir(folder)) == ["a.txt", "b2.txt", "out.txt"]
+    assert open(os.path.join(folder, "out.txt")).read() == "said\n"
+    assert open(os.path.join(workdir, "err.txt")).read() == "grumbled\n"
+    assert os.stat(folder).st_mode & 0o777 == 0o700
+    assert not any(os.path.exists(os.path.join(workdir, n)) for n in ("a.txt", "b.txt", "out.txt"))
+
+
 def test_an_output_file_remapped_into_a_missing_folder_holds_the_job(cell, workdir):
     how = 'transfer_output_remaps = "b.txt = nowhere/b.txt"'
     cluster = submit(cell, REMAPS.format(how=how, log="m.log"), cwd=workdir)

@@ -694,6 +694,23 @@ def hold_changed(state, job, number, before):
 KILLING_TIMEOUT = 30.0
 
 
+def _output_directory(plan, ad, iwd):
+    """output_directory (OutputDirectory) of a job that transfers files: its output files
+    come back there (``exec.transfer``), and its output and error files, when relative,
+    are written there (their folder made, if need be, before they are opened), as
+    HTCondor's shadow puts every file the job sends back, its streams too, under it."""
+    folder = _text(ad.eval("OutputDirectory"))
+    if not folder:
+        return
+    folder = os.path.join(iwd, folder)
+    plan["scratch"]["outdir"] = folder
+    plan["stream_dirs"] = [folder]
+    for attr, key in (("Out", "stdout"), ("Err", "stderr")):
+        written = _text(ad.eval(attr))
+        if written and not written.startswith("/"):
+            plan[key] = os.path.join(folder, written)
+
+
 def adjust_plan(plan, job, number, thread_names=None):
     """The execution plan of an HTCondor proc: its own command, arguments, working
     directory, environment and streams from its ad, with what HTCondor's starter adds
@@ -737,6 +754,7 @@ starter opens them for it; KillSig when it is
         for attr, key in (("TransferOutputRemaps", "remaps"), ("OutputDestination", "destination")):
             if _text(ad.eval(attr)):            # (exec.transfer: where output files go)
                 plan["scratch"][key] = ad.eval(attr)
+        _output_directory(plan, ad, facts["iwd"])
     if facts["self_checkpoint"]:
         plan["self_checkpoint"] = facts["self_checkpoint"]
     if facts["checkpoint_signal"]:

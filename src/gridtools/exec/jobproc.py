@@ -116,9 +116,15 @@ def open_streams(plan):
     are appended to (Grid Engine's way), but those of ``plan["truncate"]`` (an
     HTCondor job's, see daemon.condorjob) are emptied first, as HTCondor's starter
     does at each start: when that open fails, the file is opened again without
-    truncating it."""
+    truncating it. The folders of ``plan["stream_dirs"]`` (an HTCondor job's
+    output_directory) are made first (private to the owner), their parents too."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
     truncate = plan.get("truncate") or ()
+    for folder in plan.get("stream_dirs") or ():
+        try:
+            os.makedirs(folder, 0o700, exist_ok=True)
+        except OSError as exc:
+            raise StartFailed.of(STEP_STDOUT, folder, exc) from None
     opened = []
     try:
         for step, how in ((STEP_STDIN, os.O_RDONLY), (STEP_STDOUT, flags), (STEP_STDERR, flags)):

@@ -25,7 +25,10 @@ must exist), or a URL it is sent to; a file it does not map goes under
 ``output_destination`` (``destination``), a URL, when the job gives one, else
 to Iwd. A URL is sent to by the scheme's plugin: ``file`` copies (as to a path), ``http``
 and ``https`` PUT the file's bytes, as HTCondor's curl plugin uploads (a
-folder's files each to the URL and its place in the folder). A copy or
+folder's files each to the URL and its place in the folder). With
+``output_directory`` (``outdir``) the files go there instead of Iwd, and the
+paths of the rules are relative to it; it is made (private to the owner) when
+it is not there. A copy or
 upload that fails fails the output transfer: the result names the destination
 and its errno (``"write": True``), and the daemon holds the job.
 """
@@ -324,17 +327,25 @@ def stage_out(plan):
     before = _read_catalog(scratch.get("catalog"))
     own = {entry[0] for entry in plan.get("ad_files") or ()}
     destination = scratch.get("destination") or None
+    outdir = scratch.get("outdir")
 
     def work():
         missing = ""
         rules = remap_rules(scratch.get("remaps"))
+        there = iwd
+        if outdir:
+            try:
+                os.makedirs(outdir, 0o700, exist_ok=True)
+            except OSError as exc:
+                return f"W{exc.errno} {outdir}"
+            there = outdir
         for name in _leaving(folder, wanted, before, own):
             path = os.path.join(folder, name)
             if wanted is not None:
                 missing = missing or _missing(path)
             if os.path.lexists(path):
                 try:
-                    _copy_out(path, name, iwd, rules, destination)
+                    _copy_out(path, name, there, rules, destination)
                 except _Unsent as exc:
                     return f"W{exc.args[0]} {exc.args[1]}"
                 except RemapLoop as exc:
