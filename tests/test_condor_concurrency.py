@@ -116,6 +116,12 @@ def test_limits_read_from_the_job_ad_that_need_the_machine():
     assert not inputs.limits_need_machine({**spec, "universe": 12})
 
 
+def running_hosts(cell, cluster):
+    """The hosts the running procs of ``cluster`` run on, sorted (one entry per proc)."""
+    out = cell.run("condor_q", str(cluster), "-af", "JobStatus", "RemoteHost").stdout.split("\n")
+    return sorted(line.split()[1].rpartition("@")[2] for line in out if line.startswith("2 "))
+
+
 @pytest.mark.parametrize("negotiator", [False, True])
 def test_a_daemon_counts_limits_that_name_the_machine(workdir, negotiator):
     cell = make_cell(slots=2, hosts=["p1", "p2"], start=False)
@@ -124,15 +130,11 @@ def test_a_daemon_counts_limits_that_name_the_machine(workdir, negotiator):
         cell.start_daemon()
         cluster = submit(cell, "executable = /bin/sleep\narguments = 60\n"
                                'concurrency_limits_expr = strcat("lic_", TARGET.Machine)\nqueue 3\n', cwd=workdir)
-
-        def hosts():
-            out = cell.run("condor_q", str(cluster), "-af", "JobStatus", "RemoteHost").stdout.split("\n")
-            return sorted(line.split()[1].rpartition("@")[2] for line in out if line.startswith("2 "))
-        wait_for(lambda: hosts() == ["p1", "p2"])
+        wait_for(lambda: running_hosts(cell, cluster) == ["p1", "p2"])
         wait_for(lambda: "concurrency limit lic_p" in cell.run("qstat", "-j", str(cluster)).stdout)
         assert sorted(cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split()) == ["1", "2", "2"]
         cell.run("condor_rm", f"{cluster}.0", check=True)        # a license frees: the third runs there
-        wait_for(lambda: len(hosts()) == 2 and
+        wait_for(lambda: len(running_hosts(cell, cluster)) == 2 and
                  sorted(cell.run("condor_q", str(cluster), "-af", "JobStatus").stdout.split()) == ["2", "2"])
         cell.run("condor_rm", str(cluster), check=True)
     finally:
@@ -148,11 +150,7 @@ def test_the_negotiator_tries_the_next_machine_when_a_limit_there_is_full(workdi
         cell.start_daemon()
         cluster = submit(cell, "executable = /bin/sleep\narguments = 60\n"
                                'concurrency_limits_expr = strcat("lic_", TARGET.Machine)\nqueue 3\n', cwd=workdir)
-
-        def hosts():
-            out = cell.run("condor_q", str(cluster), "-af", "JobStatus", "RemoteHost").stdout.split("\n")
-            return sorted(line.split()[1].rpartition("@")[2] for line in out if line.startswith("2 "))
-        wait_for(lambda: hosts() == ["p1", "p2", "p2"])
+        wait_for(lambda: running_hosts(cell, cluster) == ["p1", "p2", "p2"])
         cell.run("condor_rm", str(cluster), check=True)
     finally:
         destroy_cell(cell)

@@ -694,11 +694,15 @@ def hold_changed(state, job, number, before):
 KILLING_TIMEOUT = 30.0
 
 
-def _output_directory(plan, ad, iwd):
-    """output_directory (OutputDirectory) of a job that transfers files: its output files
-    come back there (``exec.transfer``), and its output and error files, when relative,
-    are written there (their folder made, if need be, before they are opened), as
-    HTCondor's shadow puts every file the job sends back, its streams too, under it."""
+def _output_places(plan, ad, iwd):
+    """Where the output files of a job that transfers files go (``exec.transfer``):
+    transfer_output_remaps, output_destination, and output_directory, where its output
+    and error files, when relative, are written too (their folder made, if need be,
+    before they are opened), as HTCondor's shadow puts every file the job sends back,
+    its streams too, under it."""
+    for attr, key in (("TransferOutputRemaps", "remaps"), ("OutputDestination", "destination")):
+        if _text(ad.eval(attr)):
+            plan["scratch"][key] = ad.eval(attr)
     folder = _text(ad.eval("OutputDirectory"))
     if not folder:
         return
@@ -751,10 +755,7 @@ starter opens them for it; KillSig when it is
     if facts["scratch"]:
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
                            "output": facts["transfer_output"], "on_success": facts["on_success"]}
-        for attr, key in (("TransferOutputRemaps", "remaps"), ("OutputDestination", "destination")):
-            if _text(ad.eval(attr)):            # (exec.transfer: where output files go)
-                plan["scratch"][key] = ad.eval(attr)
-        _output_directory(plan, ad, facts["iwd"])
+        _output_places(plan, ad, facts["iwd"])
     if facts["self_checkpoint"]:
         plan["self_checkpoint"] = facts["self_checkpoint"]
     if facts["checkpoint_signal"]:

@@ -1,7 +1,8 @@
-"""Late materialization: a cluster condor_submit queued from a description that gives
-``max_materialize`` or ``max_idle`` (the job description's ``materialize``: the
-first, 0 when not given; JobMaterializeMaxIdle in its ads: the second) enters the
-queue a few procs at a time, as HTCondor's schedd materializes the procs of a job
+"""Late materialization: a cluster condor_submit made a factory (a description that
+gives ``max_materialize`` or ``max_idle``, ``-factory``: ``formats.condor.jobad``)
+enters the queue a few procs at a time (the job description's ``materialize``:
+JobMaterializeLimit, the first, bounded by its procs; JobMaterializeMaxIdle in its
+ads: the second), as HTCondor's schedd materializes the procs of a job
 factory. (A DAG node's cluster too, as HTCondor's DAGMan submits it: its
 manager reads the cluster's ClusterRemove event as the end of the node's job.)
 

@@ -23,14 +23,14 @@ An output file goes where ``transfer_output_remaps`` (the scratch plan's
 file transfer reads the rules (``remap``): a path (relative to Iwd; its folder
 must exist), or a URL it is sent to; a file it does not map goes under
 ``output_destination`` (``destination``), a URL, when the job gives one, else
-to Iwd. A URL is sent to by the scheme's plugin: ``file`` copies (as to a path), ``http``
-and ``https`` PUT the file's bytes, as HTCondor's curl plugin uploads (a
-folder's files each to the URL and its place in the folder). With
+to Iwd. A URL is sent to by the scheme's plugin: ``file`` copies (as to a
+path), ``http`` and ``https`` PUT the file's bytes, as HTCondor's curl plugin
+uploads (a folder's files each to the URL and its place in the folder). With
 ``output_directory`` (``outdir``) the files go there instead of Iwd, and the
 paths of the rules are relative to it; it is made (private to the owner) when
-it is not there. A copy or
-upload that fails fails the output transfer: the result names the destination
-and its errno (``"write": True``), and the daemon holds the job.
+it is not there. A copy or upload that fails fails the output transfer: the
+result names the destination and its errno (``"write": True``), and the daemon
+holds the job.
 """
 
 import os
@@ -71,15 +71,21 @@ URL_SCHEMES = ("data", "file", "ftp", "http", "https")
 URL_TIMEOUT = 300
 
 
+def _plain(url):
+    """(the scheme of ``url`` in lower case, the URL with that scheme: ``chtc+https://x``
+    is ``https://x``)."""
+    from gridtools.formats.condor import url_scheme
+    scheme = url_scheme(url).lower()
+    return scheme, scheme + "://" + url.partition("://")[2]
+
+
 def _fetch(url, folder):
     """Fetch ``url`` into ``folder`` under the last name of its path."""
     import urllib.parse
     import urllib.request
-    from gridtools.formats.condor import url_scheme
-    scheme = url_scheme(url)
-    if scheme.lower() not in URL_SCHEMES:
+    scheme, plain = _plain(url)
+    if scheme not in URL_SCHEMES:
         raise OSError(f"no plugin for {scheme or url} URLs")
-    plain = scheme + "://" + url.partition("://")[2]
     name = os.path.basename(urllib.parse.urlparse(plain).path.rstrip("/")) or "index"
     with urllib.request.urlopen(plain, timeout=URL_TIMEOUT) as answer, \
             open(os.path.join(folder, name), "wb") as out:
@@ -219,11 +225,8 @@ def remap(rules, name, level=0):
 
 def _send(path, url):
     """Send the file at ``path`` to ``url`` (see the module docstring)."""
-    import urllib.parse
     import urllib.request
-    from gridtools.formats.condor import url_scheme
-    scheme = url_scheme(url).lower()
-    plain = scheme + "://" + url.partition("://")[2]
+    scheme, plain = _plain(url)
     if scheme not in ("http", "https"):
         raise OSError(95, f"no plugin sends files to {scheme or url} URLs")    # (EOPNOTSUPP)
     with open(path, "rb") as fh:
@@ -238,11 +241,13 @@ def _send(path, url):
 
 def _local(target):
     """The path a ``file://`` URL names; any other target as it is."""
-    from gridtools.formats.condor import url_scheme
-    if "://" in target and url_scheme(target).lower() == "file":
-        import urllib.parse
-        return urllib.parse.unquote(urllib.parse.urlparse("file://" + target.partition("://")[2]).path)
-    return target
+    if "://" not in target:
+        return target
+    scheme, plain = _plain(target)
+    if scheme != "file":
+        return target
+    import urllib.parse
+    return urllib.parse.unquote(urllib.parse.urlparse(plain).path)
 
 
 def _put(path, target):
@@ -282,20 +287,18 @@ def _copy_out(path, name, iwd, rules=(), destination=None):
     """Copy output ``name`` (found at ``path``) where it goes: into ``iwd``, a file, or a
     folder with all it holds (its contents only when ``name`` ends in ``/``), unless
     ``rules`` or ``destination`` send it elsewhere (``_target``; ``_Unsent`` when it
-    could not go there). Returns where it went."""
+    could not go there)."""
     target = _target(name, iwd, rules, destination)
     if target is not None:
         try:
             _put(path, target)
         except OSError as exc:
             raise _Unsent(exc.errno or 5, target) from None
-        return target
-    if os.path.isdir(path) and not os.path.islink(path):
+    elif os.path.isdir(path) and not os.path.islink(path):
         target = iwd if name.endswith("/") else os.path.join(iwd, os.path.basename(name.rstrip("/")))
         shutil.copytree(path, target, symlinks=True, dirs_exist_ok=True)
     elif os.path.isfile(path) and not os.path.islink(path):
         shutil.copy2(path, os.path.join(iwd, os.path.basename(name)))
-    return target
 
 
 class _Unsent(Exception):
@@ -315,8 +318,9 @@ def stage_out(plan):
     """Copy what the job left in its scratch folder back to its Iwd, or where the rules
     send it: (True when the copies were made, None or the first name of
     ``transfer_output_files`` the job did not leave: {"path", "errno"}, or the first
-    destination that could not be written: {"path", "errno", "write": True}). Without that list, the plain files at the top of the folder
-    that the job made or changed come back (size or mtime other than ``stage_in``
+    destination that could not be written: {"path", "errno", "write": True}). Without
+    that list, the plain files at the top of the folder that the job made or changed
+    come back (size or mtime other than ``stage_in``
     noted), never its ad files (``plan["ad_files"]``), as HTCondor's starter sends
     back only what is new or modified, never its own files."""
     scratch = plan.get("scratch") or {}

@@ -383,7 +383,7 @@ FIELDS = {
     "job_script": one_of("QRSH"), "interactive": boolean, "client": client,
     "condor_ad": condor_ads, "job_prio": integer(-2 ** 31, 2 ** 31 - 1),
     "batch_name": optional(line), "universe": integer(1, 20), "requests_pending": boolean,
-    "per_job_requests": list_of(word), "materialize": integer(-2 ** 31, 2 ** 31 - 1),  # (0: max_idle only)
+    "per_job_requests": list_of(word), "materialize": integer(-2 ** 31, 2 ** 31 - 1),  # (daemon.factory)
     "materialize_items": integer(0, 2 ** 31 - 1),
 }
 #: fields every job description has

@@ -10,8 +10,8 @@ it waits for the daemon's answer and returns ``Submitted(cluster, procs,
 ads)``. Nothing is queued when any step fails.
 
 With ``late``, a cluster is materialized late (``daemon.factory``) as
-HTCondor's DAGMan submits a node's: when its description gives max_materialize or max_idle, or
-SUBMIT_FACTORY_JOBS_BY_DEFAULT is true (for every cluster then).
+HTCondor's DAGMan submits a node's: when its description gives max_materialize
+or max_idle, or SUBMIT_FACTORY_JOBS_BY_DEFAULT is true (for every cluster then).
 """
 
 import os
@@ -84,9 +84,7 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
         if custom_requests(ads[0]):         # (request_<name> of a consumable: as condor_submit's)
             from gridtools.cli.condor.submit_more import countable_complexes
             counted = countable_complexes()
-        spec = cluster_spec(ads, who, counted)
-        if factories and cluster in factories:
-            spec["materialize"], spec["materialize_items"] = factories[cluster]
+        spec = cluster_spec(ads, who, counted, factory=(factories or {}).get(cluster))
         if name:
             spec["name"] = name
         if notify:

@@ -290,9 +290,7 @@ def _specs(clusters, who, factories):
     specs = []
     for cluster, ads in clusters:
         counted = more().countable_complexes() if condor_spec.custom_requests(ads[0]) else None
-        spec = condor_spec.cluster_spec(ads, who, counted, defer=True)
-        if cluster in factories:         # (materialized late: daemon.factory)
-            spec["materialize"], spec["materialize_items"] = factories[cluster]
+        spec = condor_spec.cluster_spec(ads, who, counted, defer=True, factory=factories.get(cluster))
         check_spec(spec, ads)
         specs.append(spec)
     touch_log([ad for _c, ads in clusters for ad in ads])

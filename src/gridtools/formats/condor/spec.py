@@ -294,7 +294,7 @@ def requests_of(ad, submit_host, counted=None):
     return _requests(ad, {"universe": int(_number(ad, "JobUniverse", VANILLA))}, submit_host, counted)
 
 
-def cluster_spec(ads, submitter, counted=None, defer=False):
+def cluster_spec(ads, submitter, counted=None, defer=False, factory=None):
     """The job description of one cluster (``ads``: its procs in order). ``submitter``:
     owner, uid, gid, sge_o, submit_host and submit_time, as every job carries them.
     ``counted``: the cell's countable consumables (name in lower case -> complex name);
@@ -303,7 +303,10 @@ def cluster_spec(ads, submitter, counted=None, defer=False):
     ``defer`` (``ads`` are ``DraftAd``s): the requests whose values are expressions
     (``RequestCpus = MY.Cores``) are left out, and ``requests_pending`` tells the daemon
     to read the requests from proc 0's ad when it takes the job in, as HTCondor's
-    condor_submit evaluates none of them: so a submission needs no evaluator."""
+    condor_submit evaluates none of them: so a submission needs no evaluator.
+
+    ``factory``: (its JobMaterializeLimit, its items) of a cluster materialized late
+    (``SubmitContext.factories``; ``daemon.factory``), else None."""
     first = ads[0]
     facts = run_facts(first)
     later = [] if defer else None
@@ -324,6 +327,8 @@ def cluster_spec(ads, submitter, counted=None, defer=False):
         spec["tasks"] = [1, len(ads), 1]
     if later:
         spec["requests_pending"] = True
+    if factory:
+        spec["materialize"], spec["materialize_items"] = factory
     held_once = per_job_requests(pe, hard, counted)
     if held_once:
         spec["per_job_requests"] = held_once
