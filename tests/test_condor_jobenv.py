@@ -6,8 +6,11 @@ job's environment has none of them."""
 import os
 import re
 
-from condortools import submit, write
+from condortools import submit, wait_events, write
 from conftest import wait_for
+from gridtools.classad import ClassAd, parse
+from gridtools.daemon.jobside import execute_props
+from gridtools.formats.condor.userlog import EventType, parse_events
 
 SCRIPT = """#!/bin/sh
 env > env.txt
@@ -86,3 +89,38 @@ def test_a_grid_engine_job_has_none_of_them(cell, workdir):
     env = _env(workdir)
     for name in ("BATCH_SYSTEM", "OMP_NUM_THREADS", "_CONDOR_SLOT", "_CONDOR_JOB_AD", "_CONDOR_MACHINE_AD"):
         assert name not in env, name
+
+
+def test_the_execute_event_names_the_scratch_dir_the_slot_s_resources_and_the_attributes_asked_for(
+        cell, workdir):
+    """As HTCondor's shadow writes it: CondorScratchDir (the job's _CONDOR_SCRATCH_DIR),
+    the slot's Cpus, Disk and Memory (its MachineResources), and the slot's attributes
+    ulog_execute_attrs names, with those their values refer to."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write('MyLabel = strcat("lab-", Arch)\nSTARTD_ATTRS = MyLabel\n')
+    cell.run("condor_reconfig", check=True)
+    cluster = _run(cell, workdir, "log = job.log\nulog_execute_attrs = MyLabel, OpSys, NoSuchAttr\n")
+    wait_events(os.path.join(workdir, "job.log"), f"{cluster}.0", [0, 1])
+    with open(os.path.join(workdir, "job.log")) as fh:
+        [run] = [e for e in parse_events(fh.read()) if e.type == EventType.EXECUTE]
+    env, machine = _env(workdir), _ad(os.path.join(workdir, "machine.ad"))
+    props = run.info["ExecuteProps"]
+    assert props == {"CondorScratchDir": f'"{env["_CONDOR_SCRATCH_DIR"]}"', "Cpus": machine["Cpus"],
+                     "Disk": machine["Disk"], "Memory": machine["Memory"],
+                     "MyLabel": 'strcat("lab-",Arch)', "Arch": machine["Arch"], "OpSys": '"LINUX"'}
+    assert run.info["SlotName"] == machine["Name"].strip('"')
+
+
+def test_execute_props_follow_htcondor_s_rules():
+    """CPUs, Disk and Memory when the slot names no MachineResources, Available<name> with
+    what it refers to, and an attribute asked for that was taken already is not taken
+    again (nor replaced)."""
+    slot = ClassAd({"Cpus": 4, "Disk": 100, "Memory": 512, "GPUs": 1, "Arch": "X86_64"})
+    slot["AvailableGPUs"] = parse("{ GPUs_CUDA0 }")
+    slot["GPUs_CUDA0"] = parse('[ Id = "CUDA0"; GlobalMemoryMb = 8000 ]')
+    assert execute_props(slot, None) == {"CPUs": "4", "Disk": "100", "Memory": "512"}
+    slot["MachineResources"] = "Cpus Memory GPUs"
+    assert execute_props(slot, "/s", "memory, arch") == {
+        "CondorScratchDir": '"/s"', "Cpus": "4", "Memory": "512", "GPUs": "1",
+        "AvailableGPUs": "{ GPUs_CUDA0 }", "GPUs_CUDA0": '[ Id = "CUDA0"; GlobalMemoryMb = 8000 ]',
+        "arch": '"X86_64"'}

@@ -262,6 +262,7 @@ def test_a_job_that_copies_its_input_executes_as_soon_as_the_files_are_in(cell, 
     assert [e.info.get("Type") for e in found[:2]] == [2, 3]
     assert int(found[2].timestamp) == int(found[1].timestamp)
     assert found[2].info["SlotName"].endswith(f"@{cell.host}")
+    assert found[2].info["ExecuteProps"]["CondorScratchDir"].startswith('"/')
     assert cell.run("condor_rm", jid).returncode == 0
 
 

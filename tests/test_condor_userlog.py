@@ -420,3 +420,38 @@ def test_htcondor_reads_the_cluster_events(tmp_path):
     assert _htcondor_reads(tmp_path, clusters(), _READ_CLUSTERS) == [
         "35 12 -1 <127.0.0.1:0?alias=node1> None None None", "0 12 0 <127.0.0.1:0?alias=node1> None None None",
         "36 12 -1 None 3 2 0"]
+
+
+def executing():
+    """A run's execute event with the properties HTCondor's shadow adds after the slot."""
+    return [Event(E.EXECUTE, 14, 0, 0, T0, {
+        "ExecuteHost": "<127.0.0.1:0?alias=node1>", "SlotName": "slot1_1@node1",
+        "ExecuteProps": {"Memory": "2048", "CondorScratchDir": '"/tmp/x/14.1.all.q"', "Cpus": "2",
+                         "disk": "1024", "MyLabel": 'strcat("lab-",Arch)', "Arch": '"X86_64"'}})]
+
+
+def test_the_execute_event_names_the_run_s_properties_sorted_and_reads_them_back():
+    """Each property is a ``Name = value`` line after the slot's name, sorted by name
+    whatever its case, as HTCondor's ExecuteEvent writes them."""
+    text = render_events(executing())
+    assert text.splitlines() == [
+        "001 (014.000.000) 2023-11-14 22:13:20 Job executing on host: <127.0.0.1:0?alias=node1>",
+        "\tSlotName: slot1_1@node1", '\tArch = "X86_64"', '\tCondorScratchDir = "/tmp/x/14.1.all.q"',
+        "\tCpus = 2", "\tdisk = 1024", "\tMemory = 2048", '\tMyLabel = strcat("lab-",Arch)', "..."]
+    [back] = parse_events(text)
+    assert back.info == executing()[0].info
+
+
+_READ_EXECUTE = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    props = e.get("ExecuteProps")
+    print(int(e.type), e.get("SlotName"), sorted(props.keys()), props.eval("Cpus"), props.eval("CondorScratchDir"))
+"""
+
+
+def test_htcondor_reads_the_execute_event_s_properties(tmp_path):
+    assert _htcondor_reads(tmp_path, executing(), _READ_EXECUTE) == [
+        "1 slot1_1@node1 ['Arch', 'CondorScratchDir', 'Cpus', 'Memory', 'MyLabel', 'disk'] 2 /tmp/x/14.1.all.q"]

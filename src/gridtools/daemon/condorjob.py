@@ -286,8 +286,14 @@ def started(state, job, number, now, slot=None):
                   "(not sent: noted here)")
 
 
+#: the key of a task's bookkeeping that holds the properties of the execute event its
+#: run is due (``jobside.execute_props``)
+EXECUTE_PROPS = "execute_props"
+
+
 def _execute_events(job, number, task, slot, when):
-    """The events of a run that begins to execute: 001 naming its host and slot, after a
+    """The events of a run that begins to execute: 001 naming its host and slot and the
+    run's properties (noted as it was dispatched: ``jobside.add_files``), after a
     parallel universe job's 014 for each of its nodes."""
     host = task.host if task is not None else ""
     items = []
@@ -296,8 +302,11 @@ def _execute_events(job, number, task, slot, when):
         from gridtools.daemon.parnodes import node_slots
         items = [(number, EventType.NODE_EXECUTE, {"Node": node, "ExecuteHost": f"<127.0.0.1:0?alias={where}>"},
                   when, node) for node, (_queue, where) in enumerate(node_slots(task.granted))]
-    return items + [(number, EventType.EXECUTE, {"ExecuteHost": f"<127.0.0.1:0?alias={host}>",
-                                                 "SlotName": slot}, when)]
+    info = {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}
+    props = task_info(job, number).pop(EXECUTE_PROPS, None) if is_condor(job) else None
+    if props:
+        info["ExecuteProps"] = props
+    return items + [(number, EventType.EXECUTE, info, when)]
 
 
 def _usage_info(task, result):
@@ -1035,6 +1044,7 @@ def _never_executed(job, number):
     mine = task_info(job, number)
     del mine[EXECUTE_DUE]
     mine[NEVER_EXECUTED] = int(mine.get(NEVER_EXECUTED) or 0) + 1
+    mine.pop(EXECUTE_PROPS, None)
     job.changed()
 
 

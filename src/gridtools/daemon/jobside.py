@@ -70,16 +70,97 @@ def long_form(ad):
     return "".join(f"{name} = {ad.lookup(name).unparse(True)}\n" for name in sorted(ad, key=str.lower))
 
 
-def add_files(plan, job, number, condor, slot):
+#: the resources an execute event names when the slot's MachineResources names none
+DEFAULT_RESOURCES = "CPUs, Disk, Memory"
+#: how deep the references of an execute event's attributes are followed
+_DEPTH = 50
+
+
+def execute_props(machine, scratch, wanted=None):
+    """What HTCondor's shadow writes into a run's execute event (001) after the slot's
+    name (``ExecuteProps``), from ``machine``, the slot's ad as the run starts: the
+    job's scratch folder ``scratch`` (CondorScratchDir; None: left out); each resource
+    the slot's MachineResources names (CPUs, Disk and Memory when it names none), and
+    its ``Available<name>`` with the attributes of the slot that refers to; then the
+    attributes of the slot the job's ``ulog_execute_attrs`` names (``wanted``: its
+    UserLogExecuteEventAttrs, names split at commas and blanks), with those of the slot
+    their values refer to, each taken only when not taken before. Name -> the value's
+    text, each name spelled as the list or the expression spells it."""
+    from gridtools.classad.values import unparse_value
+    props = {} if scratch is None else {"CondorScratchDir": unparse_value(scratch, old=True)}
+    taken = {name.lower() for name in props}
+
+    def take(name):
+        tree = machine.lookup(name)
+        if tree is not None and name.lower() not in taken:
+            taken.add(name.lower())
+            props[name] = tree.unparse(True)
+
+    listed = machine.eval("MachineResources")
+    for tag in _names(listed if isinstance(listed, str) else DEFAULT_RESOURCES):
+        if machine.lookup(tag) is not None:
+            taken.discard(tag.lower())          # (a resource's amount is its own)
+            take(tag)
+        if machine.lookup("Available" + tag) is not None:
+            taken.discard(("Available" + tag).lower())
+            take("Available" + tag)
+            for name in _internal_refs(machine, machine.lookup("Available" + tag)):
+                take(name)
+    for name in _names(wanted) if isinstance(wanted, str) else ():
+        if machine.lookup(name) is not None:
+            take(name)
+            for ref in _internal_refs(machine, machine.lookup(name)):
+                take(ref)
+    return props
+
+
+def _names(text):
+    return [name for name in text.replace(",", " ").split() if name]
+
+
+def _internal_refs(ad, tree):
+    """The names of ``ad``'s attributes that ``tree`` refers to, followed through their
+    own values (each as the expression spells it, in the order found)."""
+    from gridtools.classad.nodes import Attr, Scoped
+    found, seen = [], set()
+
+    def walk(expr, depth):
+        cls = expr.__class__
+        if cls is Attr or (cls is Scoped and expr.scope.lower() == "my"):
+            inner = ad.lookup(expr.name)
+            if inner is not None and expr.key not in seen and depth:
+                seen.add(expr.key)
+                found.append(expr.name)
+                walk(inner, depth - 1)
+            return
+        if cls is Scoped:
+            return
+        for child in expr.children():
+            walk(child, depth)
+
+    walk(tree, _DEPTH)
+    return found
+
+
+def add_files(plan, job, number, condor, slot, first=True):
     """Give the plan of task ``number`` of HTCondor job ``job`` (which holds ``slot``,
     its first slot, or None) its ad files (``plan["ad_files"]``: [name, the variable
-    naming it, text] each, for the shepherd to write) and ``_CONDOR_SLOT``."""
+    naming it, text] each, for the shepherd to write) and ``_CONDOR_SLOT``; for the
+    ``first`` of its slots (not a parallel universe job's other nodes), note the
+    properties its execute event will name (``execute_props``, kept in the task's
+    bookkeeping till the event is written: ``condorjob.started``)."""
     from gridtools.daemon import condorjob
-    files = {JOB_AD: str(condorjob.proc_ad(job, number))}
+    ad = condorjob.proc_ad(job, number)
+    files = {JOB_AD: str(ad)}
     ctx = condor.ctx if condor is not None else None
     machine = ctx.slot_ad(slot) if ctx is not None and slot else None
     if machine is not None:
         files[MACHINE_AD] = long_form(machine)
+    if machine is not None and first:
+        scratch = plan["env"].get("_CONDOR_SCRATCH_DIR")
+        props = execute_props(machine, scratch if isinstance(scratch, str) else None,
+                              ad.eval("UserLogExecuteEventAttrs"))
+        condorjob.task_info(job, number)[condorjob.EXECUTE_PROPS] = props
     if slot:
         plan["env"]["_CONDOR_SLOT"] = slot_variable(slot)
     plan["ad_files"] = [[name, VARIABLES[name], text] for name, text in files.items()]

@@ -124,9 +124,14 @@ def _one_line(text):
 
 
 def _execute(info):
+    """The host, the slot, and the run's properties (``ExecuteProps``: name -> the value's
+    text), one ``Name = value`` line each, sorted by name whatever its case."""
     text = f"Job executing on host: {info.get('ExecuteHost', DEFAULT_HOST)}\n"
     if info.get("SlotName"):
         text += f"\tSlotName: {info['SlotName']}\n"
+    props = info.get("ExecuteProps") or {}
+    for name in sorted(props, key=str.lower):
+        text += f"\t{name} = {_one_line(props[name])}\n"
     return text
 
 
@@ -395,10 +400,17 @@ def _read_cluster_remove(body):
 
 def _read_execute(body):
     info = {"ExecuteHost": _after("Job executing on host:", body[0]) or ""}
+    props = {}
     for line in body[1:]:
         slot = _after("SlotName:", line.strip())
         if slot is not None:
             info["SlotName"] = slot
+            continue
+        name, eq, value = line.strip().partition(" = ")
+        if eq and name:
+            props[name] = value
+    if props:
+        info["ExecuteProps"] = props
     return info
 
 
