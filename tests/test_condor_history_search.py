@@ -199,11 +199,11 @@ def test_the_history_rotates_by_the_size_and_count_condor_config_gives(cell, tmp
     MAX_HISTORY_ROTATIONS: an append that would take the history past the size
     rotates it first, and one rotated file is kept; condor_history reads them all.
     The epoch history keeps its own knobs' defaults."""
-    _configure(cell, "MAX_HISTORY_LOG = 2 * 1000\nMAX_HISTORY_ROTATIONS = 1\n")
+    _configure(cell, "MAX_HISTORY_LOG = 3 * 1000\nMAX_HISTORY_ROTATIONS = 1\n")
     spool = os.path.join(cell.root, "spool")
     first = _run_one(cell, str(tmp_path), "one")
     size = os.path.getsize(os.path.join(spool, "history"))
-    assert 1000 < size <= 2000 and _rotations(cell, "history") == []   # (an ad is over 1000 bytes)
+    assert 1500 < size <= 3000 and _rotations(cell, "history") == []   # (an ad is over 1500 bytes)
     second = _run_one(cell, str(tmp_path), "two")       # two ads do not fit: the first is rotated
     rotated = _rotations(cell, "history")
     assert len(rotated) == 1

@@ -13,6 +13,7 @@ import pytest
 
 from condortools import events, history, htcondor_events, statuses, submit, wait_events, wait_status, write
 from conftest import wait_for
+from gridtools.formats.condor.userlog import EventType, parse_events
 
 
 def _hold(cell, jid):
@@ -210,6 +211,36 @@ def test_a_running_proc_names_its_slot_as_condor_status_does(cell, workdir):
     run = cell.run("condor_q", str(cluster), "-run").stdout
     assert f"{cluster}.0" in run and hosts[0] in run
     cell.run("condor_rm", str(cluster), check=True)
+
+
+def test_a_run_takes_its_slot_s_resources_and_its_end_shows_them_as_htcondor_s_shadow_does(cell, workdir):
+    """While it runs its ad names what its slot gave it (ProvisionedResources and
+    <Name>Provisioned); its terminate event ends with the table of its resources:
+    allocated (the slot's), requested (request_memory), used (its memory), and how long
+    it executed and held the slot (ActivationExecutionDuration, ActivationDuration, in
+    its history ad)."""
+    log = os.path.join(workdir, "u.log")
+    write(os.path.join(workdir, "go"), "")          # (it runs a second at least: its memory is sampled)
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'sleep 1; while [ -e go ]; do sleep 0.1; done'\"\n"
+                           f"request_memory = 100M\nlog = {log}\nqueue\n", cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_status(cell, jid, 2)
+    slot = cell.run("condor_q", jid, "-af", "RemoteHost").stdout.strip()
+    given = cell.run("condor_status", slot, "-af", "Cpus", "Disk", "Memory").stdout.split()
+    running = cell.run("condor_q", jid, "-af", "ProvisionedResources", "CpusProvisioned", "DiskProvisioned",
+                       "MemoryProvisioned").stdout
+    assert running == f"Cpus Disk Memory {' '.join(given)}\n"
+    os.unlink(os.path.join(workdir, "go"))
+    wait_events(log, jid, [0, 1, 5])
+    [end] = [e for e in parse_events(open(log).read()) if e.type == EventType.JOB_TERMINATED]
+    usage = end.info["UsageAd"]
+    assert [usage["Cpus"], usage["Disk"], usage["Memory"]] == [int(n) for n in given]
+    assert (usage["RequestCpus"], usage["RequestMemory"]) == (1, 100)
+    assert usage["MemoryUsage"] >= 1 and usage["TimeSlotBusyUsage"] >= usage["TimeExecuteUsage"] >= 0
+    wait_for(lambda: jid in history(cell))
+    done = history(cell, str(cluster), "-af", "CpusProvisioned", "MemoryProvisioned", "ActivationDuration",
+                   "ActivationExecutionDuration").split()
+    assert done == [given[0], given[2], str(usage["TimeSlotBusyUsage"]), str(usage["TimeExecuteUsage"])]
 
 
 def test_last_remote_host_names_the_slot_a_run_left(cell, workdir):

@@ -455,3 +455,52 @@ for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
 def test_htcondor_reads_the_execute_event_s_properties(tmp_path):
     assert _htcondor_reads(tmp_path, executing(), _READ_EXECUTE) == [
         "1 slot1_1@node1 ['Arch', 'CondorScratchDir', 'Cpus', 'Memory', 'MyLabel', 'disk'] 2 /tmp/x/14.1.all.q"]
+
+
+USAGE = {"Cpus": 1, "RequestCpus": 1, "Disk": 4000, "RequestDisk": 44, "DiskUsage": 44, "Memory": 2048,
+         "RequestMemory": 100, "MemoryUsage": 6, "TimeExecuteUsage": 2, "TimeSlotBusyUsage": 3}
+TABLE = ["\tPartitionable Resources :    Usage  Request Allocated ",
+         "\t   Cpus                 :                 1         1 ",
+         "\t   Disk (KB)            :       44       44      4000 ",
+         "\t   Memory (MB)          :        6      100      2048 ",
+         "\t   TimeExecute (s)      :        2                    ",
+         "\t   TimeSlotBusy (s)     :        3                    "]
+
+
+def ended_runs():
+    """A run that ended, one evicted, and one requeued by its own policy without a
+    reason, each with the usage ad of its run."""
+    return [Event(E.JOB_TERMINATED, 15, 0, 0, T0, {"ReturnValue": 0, "UsageAd": USAGE}),
+            Event(E.JOB_EVICTED, 15, 1, 0, T0, {"Reason": "Evicted by a periodic vacate", "UsageAd": USAGE}),
+            Event(E.JOB_EVICTED, 15, 2, 0, T0, {"TerminatedAndRequeued": True, "ReturnValue": 4,
+                                                "UsageAd": USAGE})]
+
+
+def test_the_ends_of_runs_carry_the_table_of_their_resources_and_read_it_back():
+    """After the byte counts of 005, after the reason of 004 (either form), as HTCondor's
+    shadow writes them; a requeued run without a reason does not take the table's
+    heading for one."""
+    text = render_events(ended_runs())
+    events = text.split("...\n")
+    assert events[0].splitlines()[-6:] == TABLE
+    assert events[0].splitlines()[-7] == "\t0  -  Total Bytes Received By Job"
+    assert events[1].splitlines()[-7:] == ["\tReason: Evicted by a periodic vacate"] + TABLE
+    assert events[2].splitlines()[-7:] == ["\t(1) Normal termination (return value 4)"] + TABLE
+    back = parse_events(text)
+    assert [e.info.get("UsageAd") for e in back] == [USAGE] * 3
+    assert back[1].info["Reason"] == "Evicted by a periodic vacate" and "Reason" not in back[2].info
+    assert (back[2].info["TerminatedAndRequeued"], back[2].info["ReturnValue"]) == (True, 4)
+
+
+_READ_USAGE = r"""
+import sys, warnings
+warnings.simplefilter("ignore")
+import htcondor2
+for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
+    print(int(e.type), e.get("Memory"), e.get("RequestMemory"), e.get("MemoryUsage"), e.get("DiskUsage"),
+          e.get("TimeSlotBusyUsage"), e.get("ReturnValue"))
+"""
+
+
+def test_htcondor_reads_the_table_of_a_terminated_run(tmp_path):
+    assert _htcondor_reads(tmp_path, ended_runs()[:1], _READ_USAGE) == ["5 2048 100 6 44 3 0"]

@@ -139,6 +139,9 @@ SCHEDULER_UNIVERSE = 7
 #: that ended before their job began to execute, and the slot of a run whose job waits
 #: for its input files to execute
 FAILED_STARTS, NEVER_EXECUTED, EXECUTE_DUE = "failed_starts", "never_executed", "execute_due"
+#: keys of a task's bookkeeping: what its ad took from the slot of its last run, and that
+#: run's durations (``daemon.jobside.provisioned``, ``daemon.condorjob.note_activation``)
+PROVISIONED, ACTIVATION = "provisioned", "activation"
 
 
 def _run_counts(ad, task, mine):
@@ -449,6 +452,10 @@ def _overlay_condor(ad, condor, number):
             ad[_STARTS[count]] = int(mine[count])
     if mine.get("completions"):
         ad["NumJobCompletions"] = int(mine["completions"])
+    for name, value in (mine.get(PROVISIONED) or {}).items():   # what it took from its last slot
+        ad[name] = value
+    for name, value in (mine.get(ACTIVATION) or {}).items():    # how long its last run took
+        ad[name] = int(value)
     deferral_overlay(ad, mine)
     if mine.get("holds"):
         ad["NumHolds"] = int(mine["holds"])
@@ -522,3 +529,12 @@ def _held(ad, task, job_hold):
     ad["HoldReason"] = reason
     ad["HoldReasonCode"] = HOLD_CODE_USER
     ad["HoldReasonSubCode"] = 0
+
+
+def run_usage(ad, usage):
+    """Put a run's memory use (``usage``: its shepherd's figures, or None) into job ad
+    ``ad``: ImageSize (KiB) and MemoryUsage (MiB, rounded up) from its peak virtual
+    memory."""
+    if usage and usage.get("maxvmem"):
+        ad["ImageSize"] = int(usage["maxvmem"]) // 1024
+        ad["MemoryUsage"] = -(-int(usage["maxvmem"]) // (1024 * 1024))

@@ -58,6 +58,7 @@ def concluded(state, job, task, result, now):
     history.run_ended(state, job, task, result, now)     # (the ad the run left, before its end)
     condorjob.note_executing(state, job, task)  # (before its folder goes)
     condorjob.note_transfers(state, job, task, result)     # (before the events of its end)
+    condorjob.note_activation(job, task, result, now)
     if result.get("queue_error"):
         from gridtools.daemon import qcontrol
         qcontrol.mark_error(state, f"{task.queue}@{task.host}", job.id, task.host)

@@ -289,6 +289,9 @@ def started(state, job, number, now, slot=None):
 #: the key of a task's bookkeeping that holds the properties of the execute event its
 #: run is due (``jobside.execute_props``)
 EXECUTE_PROPS = "execute_props"
+#: the keys of a task's bookkeeping that hold what its ad took from its slot as its last run
+#: started (``jobside.provisioned``), and the durations of that run (``note_activation``)
+PROVISIONED, ACTIVATION = jobads.PROVISIONED, jobads.ACTIVATION
 
 
 def _execute_events(job, number, task, slot, when):
@@ -314,6 +317,15 @@ def _usage_info(task, result):
     user, system = float(usage.get("ru_utime", 0.0)), float(usage.get("ru_stime", 0.0))
     return {"RunRemoteUserCpu": user, "RunRemoteSysCpu": system,
             "TotalRemoteUserCpu": user, "TotalRemoteSysCpu": system}
+
+
+def _resources(job, task, result):
+    """The usage ad of a run that ended (``formats.condor.usagetable``), from the task's
+    ad with the run's memory use."""
+    from gridtools.formats.condor.usagetable import usage_ad
+    ad = proc_ad(job, task.number).copy()
+    jobads.run_usage(ad, result.get("usage"))
+    return usage_ad(ad)
 
 
 def _exit_info(task, result):
@@ -342,6 +354,7 @@ def evicted(state, job, task, result, now):
         job.changed()
         return
     info = _usage_info(task, result)
+    info["UsageAd"] = _resources(job, task, result)
     vacate = mine.pop("vacate", None)
     if vacate:                              # its periodic policy vacated it: why, and the counters
         info.update(Reason=vacate[0], ReasonCode=int(vacate[1]), ReasonSubCode=int(vacate[2]))
@@ -355,7 +368,7 @@ def requeued(state, job, task, result, reason, now):
     """A task that exited was put back to run again by its own policy (OnExitRemove false,
     max_retries): event 004 in its terminated-and-requeued form, with the exit and why;
     a task of a cron schedule waits for its next time."""
-    info = dict(_exit_info(task, result), TerminatedAndRequeued=True)
+    info = dict(_exit_info(task, result), TerminatedAndRequeued=True, UsageAd=_resources(job, task, result))
     if reason:
         info["Reason"] = reason
     write_events(state, job, [(task.number, EventType.JOB_EVICTED, info, now)])
@@ -633,8 +646,8 @@ def ended(state, job, task, result, now):
         return
     # dated when the job ended (a job that ended while no daemon ran is reaped later)
     when = result.get("end_time") if isinstance(result.get("end_time"), (int, float)) else now
-    write_events(state, job, [(task.number, EventType.JOB_TERMINATED, _exit_info(task, result),
-                               min(when, now) if when > 0 else now)])
+    info = dict(_exit_info(task, result), UsageAd=_resources(job, task, result))
+    write_events(state, job, [(task.number, EventType.JOB_TERMINATED, info, min(when, now) if when > 0 else now)])
     _notify(state, job, task, result)
     if _stays(job, task.number):
         job.condor.setdefault("kept", []).append(task.number)
@@ -1035,6 +1048,30 @@ def note_transfers(state, job, task, result):
     if EXECUTE_DUE in mine:                     # stopped before its input files were in
         _never_executed(job, task.number)
     state.copying_in.pop((job.id, task.number), None)
+
+
+def note_activation(job, task, result, now):
+    """Record in a task's bookkeeping how long the run that ended (``result``) held its
+    slot and executed, as HTCondor's shadow sets ActivationDuration (from the run's
+    start to its end), ActivationExecutionDuration (from when its job began to
+    execute to when it exited: when its output files began to be copied back, else
+    the run's end), ActivationSetupDuration (the run's start to the job's) and
+    ActivationTeardownDuration (the job's exit to the run's end), in whole seconds;
+    nothing for a run whose job never began to execute (those of the earlier run
+    stay)."""
+    if task is None or not task.start_time or not is_condor(job):
+        return
+    began, start = info_of(job, task.number).get("executing"), int(task.start_time)
+    if began is None or int(began) < start:
+        return
+    end = result.get("end_time")
+    end = int(end) if isinstance(end, (int, float)) and end > 0 else int(now)
+    out = result.get("transfer_output")
+    exited = int(out[0]) if isinstance(out, list) and len(out) == 2 else end
+    task_info(job, task.number)[ACTIVATION] = {
+        "ActivationDuration": max(0, end - start), "ActivationExecutionDuration": max(0, exited - int(began)),
+        "ActivationSetupDuration": max(0, int(began) - start), "ActivationTeardownDuration": max(0, end - exited)}
+    job.changed()
 
 
 def _never_executed(job, number):

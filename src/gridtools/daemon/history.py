@@ -66,7 +66,7 @@ MAX_EPOCH_HISTORY_LOG and MAX_EPOCH_HISTORY_ROTATIONS (the same defaults), whate
 import os
 import time
 
-from gridtools import ads, cell
+from gridtools import ads, cell, jobads
 from gridtools.errors import ConfigError, SpoolError
 from gridtools.spool import files, rotation
 
@@ -103,9 +103,7 @@ def _usage(ad, task):
     user, system = float(usage.get("ru_utime", 0.0)), float(usage.get("ru_stime", 0.0))
     ad["RemoteUserCpu"] = ad["CumulativeRemoteUserCpu"] = user
     ad["RemoteSysCpu"] = ad["CumulativeRemoteSysCpu"] = system
-    if usage.get("maxvmem"):
-        ad["ImageSize"] = int(usage["maxvmem"]) // 1024
-        ad["MemoryUsage"] = -(-int(usage["maxvmem"]) // (1024 * 1024))
+    jobads.run_usage(ad, usage)
 
 
 def final_ad(job, number):
@@ -369,9 +367,7 @@ def run_ended(state, job, task, result, now):
     usage = result.get("usage") or {}
     ad["RemoteUserCpu"] = float(usage.get("ru_utime", 0.0))
     ad["RemoteSysCpu"] = float(usage.get("ru_stime", 0.0))
-    if usage.get("maxvmem"):
-        ad["ImageSize"] = int(usage["maxvmem"]) // 1024
-        ad["MemoryUsage"] = -(-int(usage["maxvmem"]) // (1024 * 1024))
+    jobads.run_usage(ad, usage)
     exited = not (result.get("requeue") or result.get("error_state") or result.get("deleted")
                   or task.deleting) and result.get("exit_status") is not None
     if exited:

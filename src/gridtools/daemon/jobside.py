@@ -114,6 +114,26 @@ def execute_props(machine, scratch, wanted=None):
     return props
 
 
+def provisioned(machine):
+    """What a job's ad takes from its slot's ad ``machine`` as a run starts, as HTCondor's
+    starter writes it there: ProvisionedResources (the slot's MachineResources),
+    ``<Name>Provisioned`` (the slot's amount) of each resource that names (CPUs, Disk
+    and Memory when it names none), and the devices the slot was assigned
+    (``Assigned<Name>``). Name -> value."""
+    found = {}
+    listed = machine.eval("MachineResources")
+    if isinstance(listed, str):
+        found["ProvisionedResources"] = listed
+    for tag in _names(listed if isinstance(listed, str) else DEFAULT_RESOURCES):
+        value = machine.eval(tag)
+        if type(value) in (bool, int, float, str):
+            found[tag + "Provisioned"] = value
+        assigned = machine.eval("Assigned" + tag)
+        if isinstance(assigned, str):
+            found["Assigned" + tag] = assigned
+    return found
+
+
 def _names(text):
     return [name for name in text.replace(",", " ").split() if name]
 
@@ -148,7 +168,8 @@ def add_files(plan, job, number, condor, slot, first=True):
     naming it, text] each, for the shepherd to write) and ``_CONDOR_SLOT``; for the
     ``first`` of its slots (not a parallel universe job's other nodes), note the
     properties its execute event will name (``execute_props``, kept in the task's
-    bookkeeping till the event is written: ``condorjob.started``)."""
+    bookkeeping till the event is written: ``condorjob.started``) and what its ad
+    takes from the slot (``provisioned``, kept till its next run)."""
     from gridtools.daemon import condorjob
     ad = condorjob.proc_ad(job, number)
     files = {JOB_AD: str(ad)}
@@ -160,7 +181,8 @@ def add_files(plan, job, number, condor, slot, first=True):
         scratch = plan["env"].get("_CONDOR_SCRATCH_DIR")
         props = execute_props(machine, scratch if isinstance(scratch, str) else None,
                               ad.eval("UserLogExecuteEventAttrs"))
-        condorjob.task_info(job, number)[condorjob.EXECUTE_PROPS] = props
+        mine = condorjob.task_info(job, number)
+        mine[condorjob.EXECUTE_PROPS], mine[condorjob.PROVISIONED] = props, provisioned(machine)
     if slot:
         plan["env"]["_CONDOR_SLOT"] = slot_variable(slot)
     plan["ad_files"] = [[name, VARIABLES[name], text] for name, text in files.items()]

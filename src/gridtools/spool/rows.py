@@ -405,7 +405,8 @@ _PUBLIC_BOOK = frozenset(("hold", "removed", "gone", "wall", "slot", "slots", "l
                           "suspensions", "suspension_time", "suspended_at", "slot_time", "holds",
                           "holds_by", "vacated", "vacates", "vacates_by", "executing",
                           "input_copied", "output_copied", "transfer_in", "transfer_out", "in_starts",
-                          "out_starts", "failed_starts", "never_executed", "execute_due"))
+                          "out_starts", "failed_starts", "never_executed", "execute_due", "provisioned",
+                          "activation"))
 
 
 def _public_run(task, kept):

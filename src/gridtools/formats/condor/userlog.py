@@ -158,8 +158,17 @@ def _termination(info):
             "\t(0) No core file\n")
 
 
+def _resources(info):
+    """The table of the run's resources (``UsageAd``: attribute -> value, see
+    ``usagetable``), "" when the event has none."""
+    if not info.get("UsageAd"):
+        return ""
+    from gridtools.formats.condor import usagetable
+    return usagetable.render(info["UsageAd"])
+
+
 def _terminated(info):
-    return "Job terminated.\n" + _termination(info) + _rusage_block(info, totals=True)
+    return "Job terminated.\n" + _termination(info) + _rusage_block(info, totals=True) + _resources(info)
 
 
 def _node_execute(info):
@@ -184,12 +193,12 @@ def _evicted(info):
         else "Job was evicted.\n"
     if not info.get("TerminatedAndRequeued"):
         text = head + "\t(0) CPU times\n" + _rusage_block(info, totals=False)
-        return text + (f"\tReason: {info['Reason']}\n" if info.get("Reason") else "")
+        return text + (f"\tReason: {info['Reason']}\n" if info.get("Reason") else "") + _resources(info)
     text = head + "\t(0) Job terminated and was requeued\n" + _rusage_block(info, totals=False)
     text += _termination(info)
     if info.get("Reason"):
         text += f"\t{info['Reason']}\n"
-    return text
+    return text + _resources(info)
 
 
 def _image_size(info):
@@ -450,7 +459,21 @@ def _read_termination(lines, info):
 
 
 def _read_terminated(body):
-    return _read_usage(body, _read_termination(body[1:3], {}))
+    body, info = _read_resources(body, {})
+    return _read_usage(body, _read_termination(body[1:3], info))
+
+
+def _read_resources(body, info):
+    """(the body's lines before its table of resources, ``info`` with the table's usage
+    ad as ``UsageAd`` when there is one)."""
+    from gridtools.formats.condor import usagetable
+    for at, line in enumerate(body[1:], 1):
+        if usagetable.is_heading(line):
+            usage = usagetable.parse(body[at:])
+            if usage:
+                info["UsageAd"] = usage
+            return body[:at], info
+    return body, info
 
 
 def _read_node_execute(body):
@@ -465,7 +488,8 @@ def _read_node_terminated(body):
 
 
 def _read_evicted(body):
-    info = {"Checkpointed": any("(1) Job was checkpointed" in line for line in body)}
+    body, info = _read_resources(body, {})
+    info["Checkpointed"] = any("(1) Job was checkpointed" in line for line in body)
     m = re.search(r"Code (\d+) Subcode (-?\d+)", body[0]) if body else None
     if m:
         info["ReasonCode"], info["ReasonSubCode"] = int(m.group(1)), int(m.group(2))
