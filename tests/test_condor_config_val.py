@@ -289,7 +289,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad
-    from gridtools.daemon import preen
+    from gridtools.daemon import condorjob, preen
     code = {
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
         "NICE_USER_PRIO_FACTOR": prio.nice_factor, "REMOTE_PRIO_FACTOR": prio.remote_factor,
@@ -300,6 +300,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "GROUP_AUTOREGROUP": False,
         "MATCH_TIMEOUT": pol.match_timeout, "KILLING_TIMEOUT": pol.killing_timeout,
         "POLLING_INTERVAL": pol.polling_interval, "UPDATE_INTERVAL": pol.update_interval,
+        "STARTER_INITIAL_UPDATE_INTERVAL": condorjob.INITIAL_UPDATE, "STARTER_UPDATE_INTERVAL": condorjob.UPDATE_EVERY,
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
         "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
         "MAX_JOBS_PER_SUBMISSION": jobad.MAX_JOBS_PER_SUBMISSION,

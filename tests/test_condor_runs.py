@@ -4,9 +4,11 @@ the event of a run its policy put back, its run times, and the ads' User and
 GlobalJobId, for jobs of both dialects."""
 
 import os
+import pwd
 import re
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -243,6 +245,55 @@ def test_a_run_takes_its_slot_s_resources_and_its_end_shows_them_as_htcondor_s_s
     assert done == [given[0], given[2], str(usage["TimeSlotBusyUsage"]), str(usage["TimeExecuteUsage"])]
 
 
+GROWING = """import os, sys, time
+held = [bytearray(40 << 20)]
+open("step1", "w").close()
+while not os.path.exists("more"):
+    time.sleep(0.05)
+held.append(bytearray(40 << 20))
+open("step2", "w").close()
+while os.path.exists("go"):
+    time.sleep(0.05)
+"""
+
+
+def test_a_running_job_s_memory_is_reported_as_htcondor_s_starter_reports_it(cell, workdir):
+    """STARTER_INITIAL_UPDATE_INTERVAL seconds after its run began, then every
+    STARTER_UPDATE_INTERVAL, a running job's ad takes its memory figures (ImageSize,
+    MemoryUsage, ResidentSetSize) and its log gets an image size event (006) when they
+    changed."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("STARTER_INITIAL_UPDATE_INTERVAL = 1\nSTARTER_UPDATE_INTERVAL = 1\n")
+    text = re.sub(r"(?m)^schedule_interval\s+.*$", "schedule_interval 0:0:1",
+                  cell.run("qconf", "-ssconf", check=True).stdout)
+    write(os.path.join(workdir, "sconf"), text)
+    cell.run("qconf", "-Msconf", os.path.join(workdir, "sconf"), check=True)
+    write(os.path.join(workdir, "grow.py"), GROWING)
+    write(os.path.join(workdir, "go"), "")
+    log = os.path.join(workdir, "m.log")
+    cluster = submit(cell, f"executable = {sys.executable}\narguments = grow.py\nlog = {log}\nqueue\n",
+                     cwd=workdir)
+    jid = f"{cluster}.0"
+
+    def sizes():
+        return [e.info for e in parse_events(open(log).read()) if e.type == EventType.IMAGE_SIZE]
+
+    wait_events(log, jid, [0, 1, 6])
+    first = sizes()[0]
+    assert first["MemoryUsage"] >= 40 and first["ResidentSetSize"] >= 40 << 10 and first["Size"] > 0
+    wait_for(lambda: os.path.exists(os.path.join(workdir, "step1")))
+    write(os.path.join(workdir, "more"), "")
+    wait_for(lambda: sizes()[-1]["MemoryUsage"] >= first["MemoryUsage"] + 35, timeout=30)
+    shown = cell.run("condor_q", jid, "-af", "ImageSize", "MemoryUsage", "ResidentSetSize").stdout.split()
+    logged = [[s["Size"], s["MemoryUsage"], s["ResidentSetSize"]] for s in sizes()]
+    assert [int(n) for n in shown] in logged[-2:]          # (the last, or the one before if one came since)
+    os.unlink(os.path.join(workdir, "go"))
+    wait_events(log, jid, [0, 1, 6])
+    wait_for(lambda: 5 in events(log).get(jid, []))
+    kinds = events(log)[jid]
+    assert kinds.index(1) < kinds.index(6) and kinds[-1] == 5
+
+
 def test_last_remote_host_names_the_slot_a_run_left(cell, workdir):
     """A proc that left its slot (held, or gone to the history) names it in
     LastRemoteHost, as HTCondor's schedd does; a qsub job names its queue instance."""
@@ -324,6 +375,65 @@ def test_input_files_given_as_urls_are_fetched(cell, workdir):
         assert _hold(cell, f"{gone}.0")[0] == 13                           # TransferInputError
     finally:
         server.shutdown()
+
+
+PLUGIN = """#!{python}
+# A job's transfer plugin for mystore:// URLs, by HTCondor's multi-file protocol: a URL's
+# path names a file of the store folder, which it fetches or (-upload) fills.
+import os, re, shutil, sys
+args = sys.argv[1:]
+infile, outfile = args[args.index("-infile") + 1], args[args.index("-outfile") + 1]
+store = {store!r}
+with open(os.path.join(store, "ran_as"), "a") as fh:
+    fh.write(f"{{os.getuid()}} {{'-upload' in args}}\\n")
+failed = False
+with open(infile) as fh, open(outfile, "w") as out:
+    for line in fh:
+        url, local = re.findall(r'"([^"]*)"', line)
+        kept = os.path.join(store, url.split("://", 1)[1].split("/", 1)[1])
+        try:
+            if "-upload" in args:
+                shutil.copy(local, kept)
+            else:
+                shutil.copy(kept, local)
+            out.write(f'[ TransferSuccess = true; TransferUrl = "{{url}}"; TransferFileName = "{{local}}" ]\\n')
+        except OSError:
+            failed = True
+            out.write(f'[ TransferSuccess = false; TransferError = "no such object"; TransferUrl = "{{url}}"; '
+                      f'TransferFileName = "{{local}}" ]\\n')
+sys.exit(3 if failed else 0)
+"""
+
+
+def test_a_job_s_own_transfer_plugin_fetches_its_input_and_sends_its_output(cell, workdir, users):
+    """transfer_plugins: the plugin of a URL's scheme, brought into the job's scratch
+    folder, fetches its input files and sends its output files (output_destination),
+    run with the job owner's identity; a transfer it fails holds the job (13,
+    TransferInputError) with its error and its exit status as subcode."""
+    user = users[0]
+    os.chmod(workdir, 0o777)
+    store = os.path.join(workdir, "store")
+    os.mkdir(store)
+    os.chmod(store, 0o777)
+    write(os.path.join(store, "data.txt"), "from the store\n", 0o666)
+    write(os.path.join(workdir, "plugin.py"), PLUGIN.format(python="/usr/bin/python3", store=store), 0o755)
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'cat data.txt > got.txt'\"\n"
+                           "should_transfer_files = YES\ntransfer_plugins = mystore=plugin.py\n"
+                           "transfer_input_files = mystore://box/data.txt\n"
+                           "output_destination = mystore://box/\nlog = p.log\nqueue\n", cwd=workdir, user=user)
+    wait_events(os.path.join(workdir, "p.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+    assert open(os.path.join(store, "got.txt")).read() == "from the store\n"
+    assert not os.path.exists(os.path.join(workdir, "got.txt"))
+    uid = pwd.getpwnam(user).pw_uid
+    assert open(os.path.join(store, "ran_as")).read() == f"{uid} False\n{uid} True\n"
+    gone = submit(cell, "executable = /bin/true\nshould_transfer_files = YES\ntransfer_plugins = mystore=plugin.py\n"
+                        "transfer_input_files = mystore://box/nothere.txt\nlog = g.log\nqueue\n",
+                  cwd=workdir, user=user, name="g.sub")
+    wait_events(os.path.join(workdir, "g.log"), f"{gone}.0", [0, 40, 40, 12])
+    code, subcode, reason = _hold(cell, f"{gone}.0")
+    assert (code, subcode) == (13, 3)
+    assert "non-zero exit (3) from" in reason and "|Error: no such object ( URL file = mystore://box/nothere.txt )|" \
+        in reason
 
 
 REMAPS = """executable = /bin/sh

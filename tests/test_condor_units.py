@@ -1359,3 +1359,38 @@ def test_a_remap_goes_on_through_the_rules_and_a_folders_rule_maps_its_files():
     assert remap(rules, "other") is None
     with pytest.raises(RemapLoop):
         remap(rules, "x")
+
+
+def test_a_job_s_plugin_table_is_read_as_htcondor_reads_transfer_plugins():
+    """Entries split at ``;``, methods at commas, paths trimmed and made absolute from the
+    initial directory; an entry without ``=`` is left out."""
+    from gridtools.exec import transfer
+    assert transfer.plugin_table(" osdf,Stash = p/osdf.py ;bad; box=/opt/box ;", "/home/u") == {
+        "osdf": "/home/u/p/osdf.py", "stash": "/home/u/p/osdf.py", "box": "/opt/box"}
+    assert transfer.plugin_table("", "/x") == {}
+
+
+def test_a_plugin_s_answers_are_read_as_a_sequence_of_bracketed_ads():
+    """One or several to a line, or each over several lines; a bracket in a string is text."""
+    from gridtools.classad.parser import parse_bracketed_ads
+    ads_read = parse_bracketed_ads('[ a = "x]\\"[" ] [ b = [ c = 1 ] ]\n[\n  TransferSuccess = true;\n]\n')
+    assert [sorted(ad.keys()) for ad in ads_read] == [["a"], ["b"], ["TransferSuccess"]]
+    assert ads_read[0].eval("a") == 'x]"[' and ads_read[2].eval("TransferSuccess") is True
+
+
+def test_a_plugin_that_fails_says_why_in_htcondor_s_words(tmp_path):
+    """Its exit status, and the error of the transfer it says failed."""
+    from gridtools.exec import transfer
+    plugin = tmp_path / "p.sh"
+    plugin.write_text('#!/bin/sh\nout=$4\necho \'[ TransferSuccess = false; TransferError = "gone"; '
+                      'TransferUrl = "box://a/b" ]\' > "$out"\nexit 7\n')
+    plugin.chmod(0o755)
+    with pytest.raises(OSError) as failed:
+        transfer.run_plugin(str(plugin), [("box://a/b", str(tmp_path / "b"))], str(tmp_path))
+    assert failed.value.errno == 7
+    assert failed.value.strerror == (f"FILETRANSFER:1:non-zero exit (7) from {plugin}. "
+                                     "|Error: gone ( URL file = box://a/b )|")
+    assert sorted(os.listdir(tmp_path)) == ["p.sh"]             # (its files are gone)
+    plugin.write_text('#!/bin/sh\nexit 0\n')
+    with pytest.raises(OSError, match="did not transfer every file"):
+        transfer.run_plugin(str(plugin), [("box://a/b", str(tmp_path / "b"))], str(tmp_path))

@@ -142,6 +142,9 @@ FAILED_STARTS, NEVER_EXECUTED, EXECUTE_DUE = "failed_starts", "never_executed", 
 #: keys of a task's bookkeeping: what its ad took from the slot of its last run, and that
 #: run's durations (``daemon.jobside.provisioned``, ``daemon.condorjob.note_activation``)
 PROVISIONED, ACTIVATION = "provisioned", "activation"
+#: key of a task's bookkeeping: its run's memory figures as last noted (``memory_figures``,
+#: ``daemon.condorjob.note_size``), and when
+SIZE, SIZE_NOTED = "size", "size_noted"
 
 
 def _run_counts(ad, task, mine):
@@ -456,6 +459,8 @@ def _overlay_condor(ad, condor, number):
         ad[name] = value
     for name, value in (mine.get(ACTIVATION) or {}).items():    # how long its last run took
         ad[name] = int(value)
+    for name, value in (mine.get(SIZE) or {}).items():          # its run's memory, as last noted
+        ad[name] = int(value)
     deferral_overlay(ad, mine)
     if mine.get("holds"):
         ad["NumHolds"] = int(mine["holds"])
@@ -531,10 +536,29 @@ def _held(ad, task, job_hold):
     ad["HoldReasonSubCode"] = 0
 
 
+def memory_figures(usage):
+    """The memory figures of a run as HTCondor's starter reports them, from ``usage`` (its
+    shepherd's: the peaks of its processes' virtual and resident memory in bytes,
+    ``maxvmem`` and ``maxrss``, and once it ended ``ru_maxrss`` in KiB; or None):
+    ImageSize (KiB of virtual memory), ResidentSetSize (KiB) and MemoryUsage (the
+    resident KiB in MiB, rounded up; the virtual memory's when no resident figure is
+    known). Name -> value, those known only."""
+    found = {}
+    if not usage:
+        return found
+    vmem = int(usage.get("maxvmem") or 0)
+    rss = max(int(usage.get("maxrss") or 0) // 1024, int(usage.get("ru_maxrss") or 0))
+    if vmem:
+        found["ImageSize"] = vmem // 1024
+    if rss:
+        found["ResidentSetSize"] = rss
+        found["MemoryUsage"] = (rss + 1023) // 1024
+    elif vmem:
+        found["MemoryUsage"] = -(-vmem // (1024 * 1024))
+    return found
+
+
 def run_usage(ad, usage):
-    """Put a run's memory use (``usage``: its shepherd's figures, or None) into job ad
-    ``ad``: ImageSize (KiB) and MemoryUsage (MiB, rounded up) from its peak virtual
-    memory."""
-    if usage and usage.get("maxvmem"):
-        ad["ImageSize"] = int(usage["maxvmem"]) // 1024
-        ad["MemoryUsage"] = -(-int(usage["maxvmem"]) // (1024 * 1024))
+    """Put a run's memory figures (``memory_figures`` of ``usage``) into job ad ``ad``."""
+    for name, value in memory_figures(usage).items():
+        ad[name] = value

@@ -159,6 +159,33 @@ def _parse_long(text):
     return ad
 
 
+def parse_bracketed_ads(text):
+    """The ads of a sequence of bracketed ads (``[ a = 1 ] [ b = 2 ]``, one or several
+    to a line, or each over several lines, as HTCondor writes the "new" form): each
+    outermost ``[...]`` (brackets inside strings are not counted) parsed by
+    ``parse_ad``; text between them is skipped."""
+    found, depth, start, in_string, escaped = [], 0, 0, False, False
+    for at, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "[":
+            if depth == 0:
+                start = at
+            depth += 1
+        elif ch == "]" and depth:
+            depth -= 1
+            if depth == 0:
+                found.append(parse_ad(text[start:at + 1]))
+    return found
+
+
 def parse_ads(text):
     """Several ads separated by blank lines (``condor_status -l`` output)."""
     blocks, current = [], []

@@ -292,6 +292,12 @@ EXECUTE_PROPS = "execute_props"
 #: the keys of a task's bookkeeping that hold what its ad took from its slot as its last run
 #: started (``jobside.provisioned``), and the durations of that run (``note_activation``)
 PROVISIONED, ACTIVATION = jobads.PROVISIONED, jobads.ACTIVATION
+#: the keys of a task's bookkeeping that hold its run's memory figures as last noted, and
+#: when (``note_size``)
+SIZE, SIZE_NOTED = jobads.SIZE, jobads.SIZE_NOTED
+#: STARTER_INITIAL_UPDATE_INTERVAL and STARTER_UPDATE_INTERVAL's defaults: how many seconds
+#: after a run began its starter first reports its usage, and how often it does then
+INITIAL_UPDATE, UPDATE_EVERY = 8, 300
 
 
 def _execute_events(job, number, task, slot, when):
@@ -778,6 +784,10 @@ starter opens them for it; KillSig when it is
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
                            "output": facts["transfer_output"], "on_success": facts["on_success"]}
         _output_places(plan, ad, facts["iwd"])
+        plugins = ad.eval("TransferPlugins")        # (transfer_plugins: the job's own, run as it)
+        if isinstance(plugins, str) and plugins.strip():
+            from gridtools.exec.transfer import plugin_table
+            plan["scratch"]["plugins"] = plugin_table(plugins, facts["iwd"])
     if facts["self_checkpoint"]:
         plan["self_checkpoint"] = facts["self_checkpoint"]
     if facts["checkpoint_signal"]:
@@ -1048,6 +1058,52 @@ def note_transfers(state, job, task, result):
     if EXECUTE_DUE in mine:                     # stopped before its input files were in
         _never_executed(job, task.number)
     state.copying_in.pop((job.id, task.number), None)
+
+
+def note_size(state, job, task, used, now):
+    """Take a running task's memory figures into its ad as HTCondor's starter reports them
+    to the shadow: STARTER_INITIAL_UPDATE_INTERVAL seconds after its run began, then
+    every STARTER_UPDATE_INTERVAL seconds (``used``: what its shepherd noted so far;
+    ``jobads.memory_figures``: ImageSize, MemoryUsage, ResidentSetSize), and log an
+    image size event (006) when they differ from those its ad held, as the shadow does.
+    Called when the daemon samples the running tasks (every schedule_interval): a
+    report due comes at the first sample after it."""
+    if task is None or not task.start_time or not is_condor(job) or not used:
+        return
+    mine, start = info_of(job, task.number), float(task.start_time)
+    initial, every = update_intervals(state)
+    noted = mine.get(SIZE_NOTED)
+    if now - (start + initial if noted is None or noted < start else noted + every) < 0:
+        return
+    figures = jobads.memory_figures(used)
+    if not figures.get("ImageSize"):
+        return
+    mine = task_info(job, task.number)
+    mine[SIZE_NOTED] = int(now)
+    if mine.get(SIZE) == figures:
+        return
+    mine[SIZE] = figures
+    job.changed()
+    state.touch(job)
+    info = {"Size": figures["ImageSize"]}
+    info.update((name, figures[name]) for name in ("MemoryUsage", "ResidentSetSize") if name in figures)
+    write_events(state, job, [(task.number, EventType.IMAGE_SIZE, info, now)])
+
+
+def update_intervals(state):
+    """(STARTER_INITIAL_UPDATE_INTERVAL, STARTER_UPDATE_INTERVAL) of the cell's
+    condor_config, in seconds (their defaults where unset or unreadable)."""
+    from gridtools.errors import ConfigError
+    from gridtools.formats.condor_config import integer
+    conf = state.condor.conf if state.condor is not None else {}
+    found = []
+    for name, default in (("STARTER_INITIAL_UPDATE_INTERVAL", INITIAL_UPDATE),
+                          ("STARTER_UPDATE_INTERVAL", UPDATE_EVERY)):
+        try:
+            found.append(integer(conf, name, default, minimum=0))
+        except ConfigError:
+            found.append(default)
+    return tuple(found)
 
 
 def note_activation(job, task, result, now):

@@ -347,6 +347,7 @@ class Daemon:
             used = jobstore.read_usage(job.id, task.number)
             if used is not None and state.usage.task_running(job.spec, task.number, used):
                 state.need_schedule = True
+            condorjob.note_size(state, job, task, used, now)    # (ImageSize ..., as starters report)
 
     def _periodic(self, now):
         """HTCondor jobs' periodic expressions, every PERIODIC_EXPR_INTERVAL seconds (read

@@ -494,9 +494,9 @@ class Timers:
 
 
 class UsageMonitor:
-    """Samples the job's process tree for CPU time, virtual memory (the most of it) and
-    integral memory usage, more and more seldom (every 0.2 s at first, at last every
-    5 s)."""
+    """Samples the job's process tree for CPU time, virtual memory (the most of it, and its
+    resident part's), and integral memory usage, more and more seldom (every 0.2 s at
+    first, at last every 5 s)."""
 
     def __init__(self, pid):
         self.pid = pid
@@ -513,8 +513,9 @@ class UsageMonitor:
         if now < self.next_at and not final:
             return False
         if not final:
-            vmem, cpu = _tree_usage(self.pid)
+            vmem, rss, cpu = _tree_usage(self.pid)
             usage["maxvmem"] = max(usage.get("maxvmem", 0), vmem)
+            usage["maxrss"] = max(usage.get("maxrss", 0), rss)
             usage["vmem"] = vmem
             usage["mem"] = usage.get("mem", 0.0) + vmem / 1024 ** 3 * (now - self.last)
             usage["cpu"] = max(usage.get("cpu", 0.0), cpu)
@@ -525,24 +526,25 @@ class UsageMonitor:
 
 
 def _tree_usage(pid):
-    """(virtual memory bytes, CPU seconds) of the job's process tree: its live processes'
-    own times and what their ended children used."""
+    """(virtual memory bytes, resident memory bytes, CPU seconds) of the job's process
+    tree: its live processes' own memory and times, and what their ended children used."""
     import psutil
     try:
         proc = psutil.Process(pid)
         procs = [proc] + proc.children(recursive=True)
     except psutil.Error:
-        return 0, 0.0
-    vmem, cpu = 0, 0.0
+        return 0, 0, 0.0
+    vmem, rss, cpu = 0, 0, 0.0
     for p in procs:
         try:
             with p.oneshot():
-                vmem += p.memory_info().vms
+                memory = p.memory_info()
+                vmem, rss = vmem + memory.vms, rss + memory.rss
                 times = p.cpu_times()
                 cpu += times.user + times.system + times.children_user + times.children_system
         except psutil.Error:
             pass
-    return vmem, cpu
+    return vmem, rss, cpu
 
 
 def stat_fields(pid):

@@ -216,13 +216,13 @@ class Shepherd:
             self.plan["cwd"] = made
             self.plan["env"].update(PWD=made, _CONDOR_SCRATCH_DIR=made)
         began = self._note_transfer("in_started")
-        done, why = transfer.stage_in(self.plan)
+        done, why, status = transfer.stage_in(self.plan)
         # (noted for the daemon only when the files are in: then the job executes)
         self.result["transfer_input"] = [began, self._note_transfer("in_finished") if done else int(time.time())]
-        if not done:
+        if not done:           # (a failed plugin's exit status is the hold's subcode, as HTCondor's)
             self.result.update(failed=FAILED_STAGE_IN, failed_reason=why, exit_status=1,
                                error_state=True, error_reason=why,
-                               start_failure={"step": transfer.STEP_INPUT, "path": "", "errno": 0})
+                               start_failure={"step": transfer.STEP_INPUT, "path": "", "errno": status})
         return done
 
     def _checkpoint_store(self):

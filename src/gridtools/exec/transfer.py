@@ -69,6 +69,88 @@ def _as_owner(plan, work):
 URL_SCHEMES = ("data", "file", "ftp", "http", "https")
 #: seconds a URL fetch may wait for data
 URL_TIMEOUT = 300
+#: seconds a job's transfer plugin may run (HTCondor's MAX_FILE_TRANSFER_PLUGIN_LIFETIME)
+PLUGIN_LIFETIME = 72000
+#: the files a plugin run reads its transfers from and writes its answers to, in the folder
+PLUGIN_IN, PLUGIN_OUT = ".gridtools_plugin.in", ".gridtools_plugin.out"
+
+
+def plugin_table(text, iwd):
+    """The job's own transfer plugins, from its TransferPlugins (``transfer_plugins``:
+    entries ``method[,method...]=path`` separated by ``;``, a path relative to ``iwd``;
+    an entry without ``=`` is left out): method (in lower case) -> path."""
+    table = {}
+    for entry in (text or "").split(";"):
+        methods, equals, path = entry.partition("=")
+        path = path.strip()
+        if not equals or not path:
+            continue
+        for method in methods.replace(",", " ").split():
+            table[method.lower()] = os.path.join(iwd, path)
+    return table
+
+
+def _plugin_for(url, plugins):
+    """The job's plugin for ``url`` (its whole scheme, else the scheme after its last
+    ``+``, ``-`` or ``.``), or None."""
+    if not plugins:
+        return None
+    whole = url.partition("://")[0].lower()
+    return plugins.get(whole) or plugins.get(_plain(url)[0])
+
+
+def _in_folder(plugin, folder):
+    """The copy of ``plugin`` that the input files brought into ``folder`` (run from there,
+    as HTCondor's starter runs a job's plugin from its sandbox), else ``plugin``."""
+    copy = os.path.join(folder, os.path.basename(plugin))
+    return copy if os.path.isfile(copy) else plugin
+
+
+def run_plugin(plugin, pairs, folder, env=None, upload=False):
+    """Transfer ``pairs`` ((URL, local path) each) with a job's transfer plugin, by
+    HTCondor's multi-file protocol: it reads an ad per transfer (``Url``,
+    ``LocalFileName``) from the file ``-infile`` names, and writes an ad per transfer
+    (``TransferSuccess``, ``TransferError``, ``TransferUrl``, ``TransferFileName``) to
+    the one ``-outfile`` names; ``-upload`` sends local files to the URLs. Run in
+    ``folder``; OSError (the plugin's exit status, or EIO) saying, in HTCondor's words,
+    what failed."""
+    import subprocess
+    from gridtools.classad.parser import ClassAdSyntaxError, parse_bracketed_ads
+    from gridtools.classad.values import quote_string
+    infile, outfile = os.path.join(folder, PLUGIN_IN), os.path.join(folder, PLUGIN_OUT)
+    with open(infile, "w") as fh:
+        fh.write("".join(f"[ Url = {quote_string(url)}; LocalFileName = {quote_string(path)} ]\n"
+                         for url, path in pairs))
+    open(outfile, "w").close()
+    argv = [plugin, "-infile", infile, "-outfile", outfile] + (["-upload"] if upload else [])
+    try:
+        done = subprocess.run(argv, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=PLUGIN_LIFETIME)
+        with open(outfile, errors="replace") as fh:
+            said = fh.read()
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise OSError(5, f"FILETRANSFER:1:failed to run {plugin}: {exc}") from None
+    finally:
+        for path in (infile, outfile):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    try:
+        answers = parse_bracketed_ads(said)
+    except ClassAdSyntaxError:
+        answers = []
+    failed = [ad for ad in answers if ad.eval("TransferSuccess") is not True]
+    if done.returncode == 0 and len(answers) >= len(pairs) and not failed:
+        return
+    bad = failed[0] if failed else None
+    error = bad.eval("TransferError") if bad is not None else None
+    url = bad.eval("TransferUrl") if bad is not None else pairs[0][0]
+    why = f"FILETRANSFER:1:non-zero exit ({done.returncode}) from {plugin}." if done.returncode else \
+        f"FILETRANSFER:1:{plugin} did not transfer every file."
+    if isinstance(error, str) and error:
+        why += f" |Error: {error} ( URL file = {url} )|"
+    raise OSError(done.returncode or 5, why)
 
 
 def _plain(url):
@@ -92,9 +174,15 @@ def _fetch(url, folder):
         shutil.copyfileobj(answer, out)
 
 
-def _copy_in(source, folder):
+def _copy_in(source, folder, plugins=None, env=None):
     if "://" in source:
-        _fetch(source, folder)
+        plugin = _plugin_for(source, plugins)
+        if plugin is None:
+            _fetch(source, folder)
+            return
+        import urllib.parse
+        name = os.path.basename(urllib.parse.urlparse(source.partition(":")[2]).path.rstrip("/")) or "index"
+        run_plugin(_in_folder(plugin, folder), [(source, os.path.join(folder, name))], folder, env)
         return
     if os.path.isdir(source):
         if source.endswith("/"):
@@ -131,16 +219,25 @@ def _read_catalog(text):
 
 
 def stage_in(plan):
-    """Copy the input files into the scratch folder; (True, "") or (False, why). What
+    """Copy the input files into the scratch folder; (True, "", 0), or (False, why, the
+    failed plugin's exit status or 0). What
     the folder then holds (the job's ad files too) is noted in ``plan["scratch"]``
     (``catalog``): without transfer_output_files, only the files the job makes or
     changes come back (``stage_out``)."""
     scratch = plan.get("scratch") or {}
     folder = plan["cwd"]
+    plugins = scratch.get("plugins") or {}
 
     def work():
+        for plugin in dict.fromkeys(plugins.values()):  # (the job's plugins first, as HTCondor sends them)
+            _copy_in(plugin, folder)
         for source in scratch.get("input") or ():
-            _copy_in(source, folder)
+            try:
+                _copy_in(source, folder, plugins, plan.get("env"))
+            except OSError as exc:
+                if _plugin_for(source, plugins) is None:
+                    raise
+                return f"P{exc.errno or 5} {exc.strerror or exc}"
         store = (plan.get("self_checkpoint") or {}).get("store")
         kept = _last_checkpoint(store) if store else None
         if kept:
@@ -148,12 +245,15 @@ def stage_in(plan):
                 _copy_in(os.path.join(kept, name), folder)
         return _catalog(folder)
     code, said = _as_owner(plan, work)
+    if code == 0 and said.startswith("P"):
+        status, _, why = said[1:].partition(" ")
+        return False, why, int(status)
     if code != 0:
         return False, "Transfer input files failure: cannot copy " + \
-            ", ".join(scratch.get("input") or ()) + f" into {folder}"
+            ", ".join(scratch.get("input") or ()) + f" into {folder}", 0
     if "scratch" in plan:
         plan["scratch"]["catalog"] = said
-    return True, ""
+    return True, "", 0
 
 
 #: the most rules one name goes through (HTCondor's MAX_REMAP_RECURSIONS)
@@ -250,9 +350,10 @@ def _local(target):
     return urllib.parse.unquote(urllib.parse.urlparse(plain).path)
 
 
-def _put(path, target):
-    """Put the file or folder at ``path`` at ``target`` (a path or a URL); a folder's
-    files go under it, each by its place in the folder."""
+def _put(path, target, send=_send):
+    """Put the file or folder at ``path`` at ``target`` (a path or a URL: ``send(path,
+    url)`` sends a file there); a folder's files go under it, each by its place in the
+    folder."""
     target = _local(target)
     is_url = "://" in target
     if os.path.isdir(path) and not os.path.islink(path):
@@ -263,10 +364,10 @@ def _put(path, target):
             for name in files:
                 full = os.path.join(top, name)
                 if os.path.isfile(full) and not os.path.islink(full):
-                    _send(full, target.rstrip("/") + "/" + os.path.relpath(full, path))
+                    send(full, target.rstrip("/") + "/" + os.path.relpath(full, path))
     elif os.path.isfile(path) and not os.path.islink(path):
         if is_url:
-            _send(path, target)
+            send(path, target)
         else:
             shutil.copy2(path, target)
 
@@ -283,15 +384,15 @@ def _target(name, iwd, rules, destination):
     return found if "://" in found else os.path.join(iwd, found)
 
 
-def _copy_out(path, name, iwd, rules=(), destination=None):
+def _copy_out(path, name, iwd, rules=(), destination=None, send=_send):
     """Copy output ``name`` (found at ``path``) where it goes: into ``iwd``, a file, or a
     folder with all it holds (its contents only when ``name`` ends in ``/``), unless
-    ``rules`` or ``destination`` send it elsewhere (``_target``; ``_Unsent`` when it
-    could not go there)."""
+    ``rules`` or ``destination`` send it elsewhere (``_target``, a URL's files sent by
+    ``send``; ``_Unsent`` when it could not go there)."""
     target = _target(name, iwd, rules, destination)
     if target is not None:
         try:
-            _put(path, target)
+            _put(path, target, send)
         except OSError as exc:
             raise _Unsent(exc.errno or 5, target) from None
     elif os.path.isdir(path) and not os.path.islink(path):
@@ -332,6 +433,14 @@ def stage_out(plan):
     own = {entry[0] for entry in plan.get("ad_files") or ()}
     destination = scratch.get("destination") or None
     outdir = scratch.get("outdir")
+    plugins = scratch.get("plugins") or {}
+
+    def send(path, url):
+        plugin = _plugin_for(url, plugins)
+        if plugin is None:
+            _send(path, url)
+        else:
+            run_plugin(_in_folder(plugin, folder), [(url, path)], folder, plan.get("env"), upload=True)
 
     def work():
         missing = ""
@@ -349,7 +458,7 @@ def stage_out(plan):
                 missing = missing or _missing(path)
             if os.path.lexists(path):
                 try:
-                    _copy_out(path, name, there, rules, destination)
+                    _copy_out(path, name, there, rules, destination, send)
                 except _Unsent as exc:
                     return f"W{exc.args[0]} {exc.args[1]}"
                 except RemapLoop as exc:

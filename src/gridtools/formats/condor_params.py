@@ -50,6 +50,9 @@ DEFAULTS = {
     "UPDATE_INTERVAL": "300",
     # the schedule of job policies (daemon.condorpolicy)
     "PERIODIC_EXPR_INTERVAL": "60",
+    # when a starter reports a running job's usage (daemon.condorjob.note_size)
+    "STARTER_INITIAL_UPDATE_INTERVAL": "8",
+    "STARTER_UPDATE_INTERVAL": "300",
     # the most procs of one submission (cli.condor.submit), the most HTCondor jobs running on
     # execute hosts at once (sched.cycle)
     "MAX_JOBS_PER_SUBMISSION": "20000",
