@@ -300,6 +300,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "GROUP_AUTOREGROUP": False,
         "MATCH_TIMEOUT": pol.match_timeout, "KILLING_TIMEOUT": pol.killing_timeout,
         "POLLING_INTERVAL": pol.polling_interval, "UPDATE_INTERVAL": pol.update_interval,
+        "ALLOW_TRANSFER_REMAP_TO_MKDIR": condorjob.remap_mkdir(None),
         "STARTER_INITIAL_UPDATE_INTERVAL": condorjob.INITIAL_UPDATE, "STARTER_UPDATE_INTERVAL": condorjob.UPDATE_EVERY,
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
         "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",

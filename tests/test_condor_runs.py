@@ -520,6 +520,31 @@ def test_an_output_file_remapped_into_a_missing_folder_holds_the_job(cell, workd
     assert reason.endswith(f"failed to write to file {workdir}/nowhere/b.txt: (errno 2) No such file or directory")
 
 
+def test_allow_transfer_remap_to_mkdir_makes_the_folders_of_relative_remaps(cell, workdir, users):
+    """ALLOW_TRANSFER_REMAP_TO_MKDIR = true: the missing folders of a relative remap path are
+    made, the job owner's and private, as HTCondor's shadow makes them; a folder that
+    cannot be made holds the job in its words (12, the errno as subcode)."""
+    user = users[0]
+    os.chmod(workdir, 0o777)
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("ALLOW_TRANSFER_REMAP_TO_MKDIR = true\n")
+    cell.run("condor_reconfig", check=True)
+    how = 'transfer_output_remaps = "b.txt = new/deeper/b.txt"'
+    cluster = submit(cell, REMAPS.format(how=how, log="k.log"), cwd=workdir, user=user)
+    wait_events(os.path.join(workdir, "k.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+    assert open(os.path.join(workdir, "new", "deeper", "b.txt")).read() == "b\n"
+    made = os.stat(os.path.join(workdir, "new", "deeper"))
+    assert (made.st_uid, made.st_mode & 0o777) == (pwd.getpwnam(user).pw_uid, 0o700)
+    write(os.path.join(workdir, "plain"), "a file, not a folder\n", 0o644)
+    how = 'transfer_output_remaps = "b.txt = plain/b.txt"'
+    stuck = submit(cell, REMAPS.format(how=how, log="s.log"), cwd=workdir, user=user, name="s.sub")
+    wait_events(os.path.join(workdir, "s.log"), f"{stuck}.0", [0, 40, 40, 1, 40, 40, 12])
+    code, sub, reason = _hold(cell, f"{stuck}.0")
+    assert (code, sub) == (12, 17)                                          # EEXIST
+    assert reason.endswith(f"SHADOW at 127.0.0.1 failed to create directory {workdir}/plain: File exists "
+                           "(errno 17)")
+
+
 SELF_CHECKPOINT = """#!/bin/sh
 n=$(cat ckpt 2>/dev/null || echo 0); n=$((n + 1)); echo $n > ckpt
 echo "run $n" >> {workdir}/runs

@@ -559,6 +559,11 @@ def output_hold(job, task, result):
         return None
     err = _int(failure.get("errno"))
     slot = _slot_name(job, task)
+    if failure.get("mkdir"):            # (a remap's folder that could not be made)
+        return [f"Transfer output files failure at access point {_host(job)} while receiving files from "
+                f"execution point {slot}. Details: Error from {slot}: STARTER at 127.0.0.1 failed to send "
+                f"file(s) to {_ADDRESS}; SHADOW at 127.0.0.1 failed to create directory "
+                f"{_text(failure.get('path'))}: {_strerror(err)} (errno {err})", HOLD_CODE_TRANSFER_OUTPUT, err]
     if failure.get("write"):            # (where transfer_output_remaps or output_destination sent it)
         return [f"Transfer output files failure at access point {_host(job)} while receiving files from "
                 f"execution point {slot}. Details: Error from {slot}: STARTER at 127.0.0.1 failed to send "
@@ -743,7 +748,18 @@ def _output_places(plan, ad, iwd):
             plan[key] = os.path.join(folder, written)
 
 
-def adjust_plan(plan, job, number, thread_names=None):
+def remap_mkdir(condor):
+    """ALLOW_TRANSFER_REMAP_TO_MKDIR of the cell's condor_config (false where it is unset
+    or cannot be read)."""
+    from gridtools.errors import ConfigError
+    from gridtools.formats.condor_config import boolean
+    try:
+        return boolean(condor.conf, "ALLOW_TRANSFER_REMAP_TO_MKDIR", False) if condor is not None else False
+    except ConfigError:
+        return False
+
+
+def adjust_plan(plan, job, number, thread_names=None, mkdir=False):
     """The execution plan of an HTCondor proc: its own command, arguments, working
     directory, environment and streams from its ad, with what HTCondor's starter adds
     (``daemon.jobside``; ``thread_names``: its thread-count variables); a scratch
@@ -752,7 +768,8 @@ error files emptied at the start (``plan["truncate"]``: HTCondor 24's starter
 empties them whatever AppendFiles says), but for a job that checkpoints
 (checkpoint_exit_code, WantCheckpointSignal), whose runs add to them as the
 starter opens them for it; KillSig when it is
-    stopped, RemoveKillSig (when it has one) when it is removed."""
+    stopped, RemoveKillSig (when it has one) when it is removed. ``mkdir``: the folders
+    of relative remap paths are made when missing (``remap_mkdir``)."""
     from gridtools.daemon import jobside
     from gridtools.formats.condor.spec import run_facts, signal_of
     ad = proc_ad(job, number)
@@ -784,6 +801,8 @@ starter opens them for it; KillSig when it is
         plan["scratch"] = {"iwd": facts["iwd"], "input": facts["transfer_input"],
                            "output": facts["transfer_output"], "on_success": facts["on_success"]}
         _output_places(plan, ad, facts["iwd"])
+        if mkdir and plan["scratch"].get("remaps"):
+            plan["scratch"]["mkdir"] = True
         plugins = ad.eval("TransferPlugins")        # (transfer_plugins: the job's own, run as it)
         if isinstance(plugins, str) and plugins.strip():
             from gridtools.exec.transfer import plugin_table

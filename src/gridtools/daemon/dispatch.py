@@ -140,7 +140,8 @@ class Dispatcher:
             plan["interactive"] = {"client": qrsh_client or spec.get("client"),
                                    "handshake_timeout": _handshake_timeout(conf, host)}
         if spec.get("condor_ad"):
-            condorjob.adjust_plan(plan, job, number, jobside.thread_names(self.state.condor))
+            condorjob.adjust_plan(plan, job, number, jobside.thread_names(self.state.condor),
+                                  condorjob.remap_mkdir(self.state.condor))
         plan.update(_pe_procedures(spec, conf, ctx))
         _add_queue_methods(plan, spec, conf, q, plan_mod.job_shell(spec, ctx))
         return plan

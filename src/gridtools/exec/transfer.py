@@ -21,7 +21,8 @@ the last ``+``, ``-`` or ``.``, ``formats.condor.url_scheme``); a fetch that fai
 An output file goes where ``transfer_output_remaps`` (the scratch plan's
 ``remaps``, the ad's TransferOutputRemaps text) maps its name, as HTCondor's
 file transfer reads the rules (``remap``): a path (relative to Iwd; its folder
-must exist), or a URL it is sent to; a file it does not map goes under
+must exist, unless the plan's ``mkdir``, ALLOW_TRANSFER_REMAP_TO_MKDIR, has the
+folders of a relative one made), or a URL it is sent to; a file it does not map goes under
 ``output_destination`` (``destination``), a URL, when the job gives one, else
 to Iwd. A URL is sent to by the scheme's plugin: ``file`` copies (as to a
 path), ``http`` and ``https`` PUT the file's bytes, as HTCondor's curl plugin
@@ -31,6 +32,11 @@ paths of the rules are relative to it; it is made (private to the owner) when
 it is not there. A copy or upload that fails fails the output transfer: the
 result names the destination and its errno (``"write": True``), and the daemon
 holds the job.
+
+A URL whose scheme the job's own plugins move (``transfer_plugins``, the
+scratch plan's ``plugins``: method -> path) is fetched or sent by its plugin,
+copied into the scratch folder with the input files and run from there with
+the owner's identity, by HTCondor's multi-file protocol (``run_plugin``).
 """
 
 import os
@@ -372,11 +378,21 @@ def _put(path, target, send=_send):
             shutil.copy2(path, target)
 
 
-def _target(name, iwd, rules, destination):
+def _target(name, iwd, rules, destination, mkdir=False):
     """Where output ``name`` goes (see the module docstring); None: into ``iwd`` as
-    it is (a folder's contents only when ``name`` ends in ``/``)."""
+    it is (a folder's contents only when ``name`` ends in ``/``). With ``mkdir``, the
+    folders of a relative path a rule maps it to are made when missing (private to the
+    owner), as HTCondor's shadow makes them under ALLOW_TRANSFER_REMAP_TO_MKDIR (never
+    those of an absolute path); ``_Unmade`` when they cannot be."""
     base = os.path.basename(name.rstrip("/"))
     found = remap(rules, base) if rules else None
+    if found is not None and mkdir and "://" not in found and not found.startswith("/") \
+            and os.path.dirname(found.rstrip("/")):
+        folder = os.path.join(iwd, os.path.dirname(found.rstrip("/")))
+        try:
+            os.makedirs(folder, 0o700, exist_ok=True)
+        except OSError as exc:
+            raise _Unmade(exc.errno or 5, folder) from None
     if found is None and destination and not name.endswith("/"):
         found = destination.rstrip("/") + "/" + base
     if found is None:
@@ -384,12 +400,12 @@ def _target(name, iwd, rules, destination):
     return found if "://" in found else os.path.join(iwd, found)
 
 
-def _copy_out(path, name, iwd, rules=(), destination=None, send=_send):
+def _copy_out(path, name, iwd, rules=(), destination=None, send=_send, mkdir=False):
     """Copy output ``name`` (found at ``path``) where it goes: into ``iwd``, a file, or a
     folder with all it holds (its contents only when ``name`` ends in ``/``), unless
     ``rules`` or ``destination`` send it elsewhere (``_target``, a URL's files sent by
-    ``send``; ``_Unsent`` when it could not go there)."""
-    target = _target(name, iwd, rules, destination)
+    ``send``; ``_Unsent`` when it could not go there; ``mkdir``: see ``_target``)."""
+    target = _target(name, iwd, rules, destination, mkdir)
     if target is not None:
         try:
             _put(path, target, send)
@@ -406,6 +422,10 @@ class _Unsent(Exception):
     """An output that could not go where it was mapped: (errno, the destination)."""
 
 
+class _Unmade(Exception):
+    """The folder of a remap path that could not be made: (errno, the folder)."""
+
+
 def _missing(path):
     """"" when ``path`` is there, else "errno path" (the first name not found)."""
     try:
@@ -419,7 +439,8 @@ def stage_out(plan):
     """Copy what the job left in its scratch folder back to its Iwd, or where the rules
     send it: (True when the copies were made, None or the first name of
     ``transfer_output_files`` the job did not leave: {"path", "errno"}, or the first
-    destination that could not be written: {"path", "errno", "write": True}). Without
+    destination that could not be written: {"path", "errno", "write": True}, with
+    ``"mkdir": True`` when its folder could not be made). Without
     that list, the plain files at the top of the folder that the job made or changed
     come back (size or mtime other than ``stage_in``
     noted), never its ad files (``plan["ad_files"]``), as HTCondor's starter sends
@@ -458,9 +479,11 @@ def stage_out(plan):
                 missing = missing or _missing(path)
             if os.path.lexists(path):
                 try:
-                    _copy_out(path, name, there, rules, destination, send)
+                    _copy_out(path, name, there, rules, destination, send, bool(scratch.get("mkdir")))
                 except _Unsent as exc:
                     return f"W{exc.args[0]} {exc.args[1]}"
+                except _Unmade as exc:
+                    return f"M{exc.args[0]} {exc.args[1]}"
                 except RemapLoop as exc:
                     return f"W{exc.errno} {name}"
         return missing
@@ -468,6 +491,8 @@ def stage_out(plan):
     err, _, path = said.partition(" ")
     if said.startswith("W"):
         return code == 0, {"path": path, "errno": int(err[1:]), "write": True}
+    if said.startswith("M"):
+        return code == 0, {"path": path, "errno": int(err[1:]), "write": True, "mkdir": True}
     return code == 0, ({"path": path, "errno": int(err)} if said else None)
 
 

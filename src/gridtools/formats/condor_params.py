@@ -53,6 +53,8 @@ DEFAULTS = {
     # when a starter reports a running job's usage (daemon.condorjob.note_size)
     "STARTER_INITIAL_UPDATE_INTERVAL": "8",
     "STARTER_UPDATE_INTERVAL": "300",
+    # the folders of relative transfer_output_remaps paths made when missing (exec.transfer)
+    "ALLOW_TRANSFER_REMAP_TO_MKDIR": "false",
     # the most procs of one submission (cli.condor.submit), the most HTCondor jobs running on
     # execute hosts at once (sched.cycle)
     "MAX_JOBS_PER_SUBMISSION": "20000",
