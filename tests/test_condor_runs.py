@@ -239,10 +239,12 @@ def test_a_run_takes_its_slot_s_resources_and_its_end_shows_them_as_htcondor_s_s
     assert [usage["Cpus"], usage["Disk"], usage["Memory"]] == [int(n) for n in given]
     assert (usage["RequestCpus"], usage["RequestMemory"]) == (1, 100)
     assert usage["MemoryUsage"] >= 1 and usage["TimeSlotBusyUsage"] >= usage["TimeExecuteUsage"] >= 0
+    assert 0 <= usage["CpusUsage"] < 1                  # (it mostly sleeps)
     wait_for(lambda: jid in history(cell))
     done = history(cell, str(cluster), "-af", "CpusProvisioned", "MemoryProvisioned", "ActivationDuration",
-                   "ActivationExecutionDuration").split()
-    assert done == [given[0], given[2], str(usage["TimeSlotBusyUsage"]), str(usage["TimeExecuteUsage"])]
+                   "ActivationExecutionDuration", "CpusUsage").split()
+    assert done[:4] == [given[0], given[2], str(usage["TimeSlotBusyUsage"]), str(usage["TimeExecuteUsage"])]
+    assert 0 <= float(done[4]) < 1
 
 
 GROWING = """import os, sys, time
@@ -284,9 +286,10 @@ def test_a_running_job_s_memory_is_reported_as_htcondor_s_starter_reports_it(cel
     wait_for(lambda: os.path.exists(os.path.join(workdir, "step1")))
     write(os.path.join(workdir, "more"), "")
     wait_for(lambda: sizes()[-1]["MemoryUsage"] >= first["MemoryUsage"] + 35, timeout=30)
-    shown = cell.run("condor_q", jid, "-af", "ImageSize", "MemoryUsage", "ResidentSetSize").stdout.split()
+    shown = cell.run("condor_q", jid, "-af", "ImageSize", "MemoryUsage", "ResidentSetSize", "CpusUsage").stdout.split()
     logged = [[s["Size"], s["MemoryUsage"], s["ResidentSetSize"]] for s in sizes()]
-    assert [int(n) for n in shown] in logged[-2:]          # (the last, or the one before if one came since)
+    assert [int(n) for n in shown[:3]] in logged[-2:]      # (the last, or the one before if one came since)
+    assert 0 <= float(shown[3]) <= 2                        # (the cores it kept busy, on average)
     os.unlink(os.path.join(workdir, "go"))
     wait_events(log, jid, [0, 1, 6])
     wait_for(lambda: 5 in events(log).get(jid, []))

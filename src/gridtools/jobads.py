@@ -460,7 +460,7 @@ def _overlay_condor(ad, condor, number):
     for name, value in (mine.get(ACTIVATION) or {}).items():    # how long its last run took
         ad[name] = int(value)
     for name, value in (mine.get(SIZE) or {}).items():          # its run's memory, as last noted
-        ad[name] = int(value)
+        ad[name] = value if isinstance(value, float) else int(value)
     deferral_overlay(ad, mine)
     if mine.get("holds"):
         ad["NumHolds"] = int(mine["holds"])
@@ -558,7 +558,22 @@ def memory_figures(usage):
     return found
 
 
-def run_usage(ad, usage):
-    """Put a run's memory figures (``memory_figures`` of ``usage``) into job ad ``ad``."""
-    for name, value in memory_figures(usage).items():
+def run_figures(usage, seconds=None):
+    """``memory_figures`` of a run's ``usage``, and its CpusUsage when the run lasted
+    ``seconds``: the CPU time its processes used (``ru_utime`` and ``ru_stime`` once it
+    ended, else its shepherd's ``cpu``) over that time, the cores it kept busy on
+    average, as HTCondor's CpusUsage counts them."""
+    found = memory_figures(usage)
+    if usage and seconds and seconds > 0:
+        if "ru_utime" in usage or "ru_stime" in usage:
+            cpu = float(usage.get("ru_utime") or 0.0) + float(usage.get("ru_stime") or 0.0)
+        else:
+            cpu = float(usage.get("cpu") or 0.0)
+        found["CpusUsage"] = cpu / float(seconds)
+    return found
+
+
+def run_usage(ad, usage, seconds=None):
+    """Put a run's figures (``run_figures`` of ``usage`` and ``seconds``) into job ad ``ad``."""
+    for name, value in run_figures(usage, seconds).items():
         ad[name] = value

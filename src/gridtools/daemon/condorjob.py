@@ -330,7 +330,9 @@ def _resources(job, task, result):
     ad with the run's memory use."""
     from gridtools.formats.condor.usagetable import usage_ad
     ad = proc_ad(job, task.number).copy()
-    jobads.run_usage(ad, result.get("usage"))
+    end = result.get("end_time")
+    ran = float(end) - float(task.start_time) if isinstance(end, (int, float)) and task.start_time else None
+    jobads.run_usage(ad, result.get("usage"), ran)
     return usage_ad(ad)
 
 
@@ -1083,8 +1085,9 @@ def note_size(state, job, task, used, now):
     """Take a running task's memory figures into its ad as HTCondor's starter reports them
     to the shadow: STARTER_INITIAL_UPDATE_INTERVAL seconds after its run began, then
     every STARTER_UPDATE_INTERVAL seconds (``used``: what its shepherd noted so far;
-    ``jobads.memory_figures``: ImageSize, MemoryUsage, ResidentSetSize), and log an
-    image size event (006) when they differ from those its ad held, as the shadow does.
+    ``jobads.run_figures``: ImageSize, MemoryUsage, ResidentSetSize, CpusUsage), and
+    log an image size event (006) when the memory figures differ from those its ad
+    held, as the shadow does.
     Called when the daemon samples the running tasks (every schedule_interval): a
     report due comes at the first sample after it."""
     if task is None or not task.start_time or not is_condor(job) or not used:
@@ -1094,16 +1097,17 @@ def note_size(state, job, task, used, now):
     noted = mine.get(SIZE_NOTED)
     if now - (start + initial if noted is None or noted < start else noted + every) < 0:
         return
-    figures = jobads.memory_figures(used)
+    figures = jobads.run_figures(used, now - start)
     if not figures.get("ImageSize"):
         return
     mine = task_info(job, task.number)
     mine[SIZE_NOTED] = int(now)
-    if mine.get(SIZE) == figures:
-        return
+    before = mine.get(SIZE) or {}
     mine[SIZE] = figures
     job.changed()
     state.touch(job)
+    if all(before.get(name) == figures.get(name) for name in ("ImageSize", "MemoryUsage", "ResidentSetSize")):
+        return                      # (its CpusUsage alone changed: no event, as the shadow logs none)
     info = {"Size": figures["ImageSize"]}
     info.update((name, figures[name]) for name in ("MemoryUsage", "ResidentSetSize") if name in figures)
     write_events(state, job, [(task.number, EventType.IMAGE_SIZE, info, now)])

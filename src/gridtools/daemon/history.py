@@ -103,7 +103,8 @@ def _usage(ad, task):
     user, system = float(usage.get("ru_utime", 0.0)), float(usage.get("ru_stime", 0.0))
     ad["RemoteUserCpu"] = ad["CumulativeRemoteUserCpu"] = user
     ad["RemoteSysCpu"] = ad["CumulativeRemoteSysCpu"] = system
-    jobads.run_usage(ad, usage)
+    ran = task.end_time - task.start_time if task is not None and task.start_time and task.end_time else None
+    jobads.run_usage(ad, usage, ran)
 
 
 def final_ad(job, number):
@@ -367,7 +368,7 @@ def run_ended(state, job, task, result, now):
     usage = result.get("usage") or {}
     ad["RemoteUserCpu"] = float(usage.get("ru_utime", 0.0))
     ad["RemoteSysCpu"] = float(usage.get("ru_stime", 0.0))
-    jobads.run_usage(ad, usage)
+    jobads.run_usage(ad, usage, end - float(task.start_time))
     exited = not (result.get("requeue") or result.get("error_state") or result.get("deleted")
                   or task.deleting) and result.get("exit_status") is not None
     if exited:
