@@ -536,8 +536,9 @@ def test_allow_transfer_remap_to_mkdir_makes_the_folders_of_relative_remaps(cell
     cluster = submit(cell, REMAPS.format(how=how, log="k.log"), cwd=workdir, user=user)
     wait_events(os.path.join(workdir, "k.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
     assert open(os.path.join(workdir, "new", "deeper", "b.txt")).read() == "b\n"
-    made = os.stat(os.path.join(workdir, "new", "deeper"))
-    assert (made.st_uid, made.st_mode & 0o777) == (pwd.getpwnam(user).pw_uid, 0o700)
+    for folder in ("new", "new/deeper"):
+        made = os.stat(os.path.join(workdir, folder))
+        assert (made.st_uid, made.st_mode & 0o777) == (pwd.getpwnam(user).pw_uid, 0o700), folder
     write(os.path.join(workdir, "plain"), "a file, not a folder\n", 0o644)
     how = 'transfer_output_remaps = "b.txt = plain/b.txt"'
     stuck = submit(cell, REMAPS.format(how=how, log="s.log"), cwd=workdir, user=user, name="s.sub")

@@ -388,11 +388,7 @@ def _target(name, iwd, rules, destination, mkdir=False):
     found = remap(rules, base) if rules else None
     if found is not None and mkdir and "://" not in found and not found.startswith("/") \
             and os.path.dirname(found.rstrip("/")):
-        folder = os.path.join(iwd, os.path.dirname(found.rstrip("/")))
-        try:
-            os.makedirs(folder, 0o700, exist_ok=True)
-        except OSError as exc:
-            raise _Unmade(exc.errno or 5, folder) from None
+        _make_folders(iwd, os.path.dirname(found.rstrip("/")))
     if found is None and destination and not name.endswith("/"):
         found = destination.rstrip("/") + "/" + base
     if found is None:
@@ -424,6 +420,23 @@ class _Unsent(Exception):
 
 class _Unmade(Exception):
     """The folder of a remap path that could not be made: (errno, the folder)."""
+
+
+def _make_folders(top, relative):
+    """Make the missing folders of ``relative`` under ``top``, each private to the
+    caller (mode 0700); ``_Unmade`` for the first that cannot be made."""
+    path = top
+    for part in relative.split("/"):
+        if not part or part == ".":
+            continue
+        path = os.path.join(path, part)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(path):
+                raise _Unmade(17, path) from None       # (EEXIST: something else is there)
+        except OSError as exc:
+            raise _Unmade(exc.errno or 5, path) from None
 
 
 def _missing(path):
