@@ -262,7 +262,8 @@ while os.path.exists("go"):
 def test_a_running_job_s_memory_is_reported_as_htcondor_s_starter_reports_it(cell, workdir):
     """STARTER_INITIAL_UPDATE_INTERVAL seconds after its run began, then every
     STARTER_UPDATE_INTERVAL, a running job's ad takes its memory figures (ImageSize,
-    MemoryUsage, ResidentSetSize) and its log gets an image size event (006) when they
+    MemoryUsage, ResidentSetSize), which condor_q's SIZE shows (the ImageSize it was
+    submitted with before), and its log gets an image size event (006) when they
     changed."""
     with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
         fh.write("STARTER_INITIAL_UPDATE_INTERVAL = 1\nSTARTER_UPDATE_INTERVAL = 1\n")
@@ -290,6 +291,13 @@ def test_a_running_job_s_memory_is_reported_as_htcondor_s_starter_reports_it(cel
     logged = [[s["Size"], s["MemoryUsage"], s["ResidentSetSize"]] for s in sizes()]
     assert [int(n) for n in shown[:3]] in logged[-2:]      # (the last, or the one before if one came since)
     assert 0 <= float(shown[3]) <= 2                        # (the cores it kept busy, on average)
+    row = [line for line in cell.run("condor_q", jid, "-nobatch").stdout.splitlines() if jid in line.split()]
+    assert row[0].split()[7] in (f"{int(m):.1f}" for _s, m, _r in logged[-2:])   # SIZE: its MemoryUsage
+    held = submit(cell, f"executable = {sys.executable}\nhold = true\nqueue\n", cwd=workdir, name="h.sub")
+    image = int(cell.run("condor_q", f"{held}.0", "-af", "ImageSize").stdout)
+    row = [line for line in cell.run("condor_q", f"{held}.0", "-nobatch").stdout.splitlines()
+           if f"{held}.0" in line.split()]
+    assert image > 1024 and row[0].split()[7] == f"{image / 1024:.1f}"   # (before a run: its ImageSize)
     os.unlink(os.path.join(workdir, "go"))
     wait_events(log, jid, [0, 1, 6])
     wait_for(lambda: 5 in events(log).get(jid, []))

@@ -33,10 +33,11 @@ ID, COUNT, STATE, HOLD, PRIO, TIME, QUEUE, SLOTS, TASKS, SUBMITTED, JOB = range(
 #: with, the HTCondor bookkeeping of its tasks (kept, hold, per task, the JobPrio of the
 #: procs whose own differs, the procs made so far of a cluster materialized late; None
 #: if none), of a
-#: DAG's manager the DAG's (total, done, failed) nodes (None for other jobs), and of a
-#: DAG's node job its manager's cluster (0 for other jobs)
+#: DAG's manager the DAG's (total, done, failed) nodes (None for other jobs), of a
+#: DAG's node job its manager's cluster (0 for other jobs), and the ImageSize its ad was
+#: submitted with (KiB; 0 when none)
 (J_OWNER, J_NAME, J_BATCH, J_CMD, J_ARGS, J_PRIO, J_UNIVERSE, J_ADS, J_SUBMITTED, J_BOOK, J_DAG,
- J_DAGMAN) = range(12)
+ J_DAGMAN, J_IMAGE) = range(13)
 
 #: qstat states of a task that holds (or is leaving) a slot (see ``rows.running_state``)
 ACTIVE = ("r", "hr", "Rr", "hRr", "t", "s", "hs", "S", "Sh", "T", "Th", "dr", "dhr", "dt")
@@ -60,7 +61,8 @@ def _job_facts(info, shared):
     facts = (info.get("owner", ""), info.get("name", ""), cinfo.get("batch"), cinfo.get("cmd") or "",
              tuple(cinfo.get("args") or ()), int(cinfo.get("prio") or 0), int(cinfo.get("universe") or 5),
              bool(cinfo.get("ads")), _submitted(info), book,
-             tuple(cinfo["dag"]) if cinfo.get("dag") else None, int(cinfo.get("dagman") or 0))
+             tuple(cinfo["dag"]) if cinfo.get("dag") else None, int(cinfo.get("dagman") or 0),
+             int(cinfo.get("image") or 0))
     return facts if book is not None else shared.setdefault(facts, facts)
 
 

@@ -242,6 +242,9 @@ def _description_facts(spec):
         if own_args:
             private["procs"] = own_args
     first = (texts[0] if isinstance(texts, list) else texts) if texts else ""
+    image = _image_size(first)
+    if image:
+        info["image"] = image       # (condor_q's SIZE of a proc before its starter says more)
     if info["universe"] == _SCHEDULER and first:
         dag = _dag_counts(first)
         if dag is None and info["cmd"] == "condor_dagman":
@@ -253,6 +256,16 @@ def _description_facts(spec):
         if manager:
             info["dagman"] = manager
     return info, private or None
+
+
+def _image_size(text):
+    """The ImageSize a submitted ad's text gives on a line of its own (KiB: the
+    executable's size, as condor_submit sets it); 0 when none, or not a plain number."""
+    at = 0 if text.startswith("ImageSize = ") else text.find("\nImageSize = ") + 1
+    if at <= 0 and not text.startswith("ImageSize = "):
+        return 0
+    value = text[at + len("ImageSize = "):].partition("\n")[0].strip()
+    return int(value) if value.isdigit() else 0
 
 
 #: a DAGMan job (scheduler universe) runs ``python3 -m gridtools.cli.entry gridtools dagman

@@ -294,16 +294,19 @@ def _run_procs(run, now):
     start = float(run[L.TIME]) if state in Q._RUNNING_STATES else 0.0
     date, cmd = qviews.format_date(run[L.SUBMITTED]), qviews.base_name(job[L.J_CMD] or job[L.J_NAME])
     walls, prios, letters = book.get("tasks") or _NOTHING, book.get("procs") or _NOTHING, Q.STATUS_LETTER
+    image = job[L.J_IMAGE] if len(job) > L.J_IMAGE else 0
     for number in _numbers(run[L.TASKS]):
         status = Q._status(state, book, number)
         if status is None:
             continue
-        spent = float((walls.get(str(number)) or _NOTHING).get("wall") or 0.0)
+        mine = walls.get(str(number)) or _NOTHING
+        spent = float(mine.get("wall") or 0.0)
         if start and status in (Q.RUNNING, Q.SUSPENDED, Q.HELD):
             spent += now - start
         own = prios.get(str(number))
         prio = str(int(own.get("prio") or 0) if own is not None else job[L.J_PRIO])
-        yield number, (owner, date, qviews.format_time(spent), letters.get(status, "?"), prio, cmd)
+        yield number, (owner, date, qviews.format_time(spent), letters.get(status, "?"), prio,
+                       qviews.size_text(mine.get("size"), image), cmd)
 
 
 #: the section of the per-proc table's rows of each run of the listing, when they are

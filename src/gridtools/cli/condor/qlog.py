@@ -64,7 +64,10 @@ def proc_of(ad):
     proc = Q.Proc(int(ad.eval("ClusterId")), int(ad.eval("ProcId")), _text(ad.eval("Owner"), "??"),
                   status, _number(ad.eval("QDate")), host=_text(ad.eval("RemoteHost")),
                   prio=int(_number(ad.eval("JobPrio"))), cmd=_text(ad.eval("Cmd")),
-                  batch=_text(ad.eval("JobBatchName")) or None, wall=wall)
+                  batch=_text(ad.eval("JobBatchName")) or None, wall=wall, image=int(_number(ad.eval("ImageSize"))))
+    used = ad.eval("MemoryUsage")
+    if type(used) is int:
+        proc.size = {"MemoryUsage": used}
     if status == Q.HELD:
         proc.hold = [_text(ad.eval("HoldReason")), _number(ad.eval("HoldReasonCode")),
                      _number(ad.eval("HoldReasonSubCode")), _number(ad.eval("EnteredCurrentStatus"))]

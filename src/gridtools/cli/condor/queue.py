@@ -47,7 +47,8 @@ def me():
 
 
 #: what a Proc works out from its published row when first asked for (_fill)
-_LAZY = ("start", "host", "prio", "cmd", "args", "universe", "slots", "is_condor", "wall", "hosts")
+_LAZY = ("start", "host", "prio", "cmd", "args", "universe", "slots", "is_condor", "wall", "hosts", "size",
+         "image")
 
 
 class Proc:
@@ -60,12 +61,13 @@ class Proc:
     __slots__ = ("cluster", "proc", "owner", "status", "qdate", "batch", "_hold", "_source") + _LAZY
 
     def __init__(self, cluster, proc, owner, status, qdate, start=0.0, host="", prio=0, cmd="",
-                 args=(), batch=None, universe=5, hold=None, slots=1, is_condor=False, wall=0.0):
+                 args=(), batch=None, universe=5, hold=None, slots=1, is_condor=False, wall=0.0, size=None,
+                 image=0):
         self.cluster, self.proc, self.owner, self.status = cluster, proc, owner, status
         self.qdate, self.batch = qdate, batch
         self.start, self.host, self.prio, self.cmd = start, host, prio, cmd
         self.args, self.universe, self.slots, self.is_condor = args, universe, slots, is_condor
-        self.wall, self.hosts = wall, None
+        self.wall, self.hosts, self.size, self.image = wall, None, size, image
         self._hold = hold           # [reason, code, subcode(, since)] of a held proc
         self._source = None         # (row, job facts, condor facts, task number, snapshot) when read lazily
 
@@ -92,6 +94,7 @@ class Proc:
         self.cmd = cinfo.get("cmd") or info.get("name") or ""
         self.args, self.universe = (list(args) if args else []), int(cinfo.get("universe") or 5)
         self.slots, self.is_condor = int(row.get("slots") or 1), bool(cinfo.get("ads"))
+        self.size, self.image = mine.get("size"), int(cinfo.get("image") or 0)   # (condor_q's SIZE)
 
     def __getattr__(self, name):
         """Only called for an attribute not set yet: a lazy one is read from the row."""

@@ -114,11 +114,20 @@ _RUN_TIME = Clock()
 def nobatch_layout(prio_width, clock_head="RUN_TIME", dag=False):
     """(heading, format of a row) of the per-proc table, its PRI column ``prio_width``
     wide: a row's fields are the id cells (``id_cells``), owner, submission date, time
-    column, status letter, priority and command."""
+    column, status letter, priority, size (``size_text``) and command."""
     owner_head, width = ("OWNER/NODENAME", 17) if dag else ("OWNER", 14)
     head = (f" ID  {'':3} {owner_head:<{width}} {'  SUBMITTED':>11} {clock_head:>12} ST "
             f"{'PRI':<{prio_width}} SIZE CMD")
-    return head, f"{{}} {{:<{width}}} {{:>11}} {{:>12}} {{:<2}} {{:<{prio_width}}}  0.0 {{}}".format
+    return head, f"{{}} {{:<{width}}} {{:>11}} {{:>12}} {{:<2}} {{:<{prio_width}}} {{:>4}} {{}}".format
+
+
+def size_text(size, image):
+    """condor_q's SIZE of a proc, in MiB with one decimal, as HTCondor's MEMORY_USAGE shows
+    it: its MemoryUsage when its run's starter reported one (``size``: the figures its
+    task's bookkeeping holds, ``daemon.condorjob.note_size``), else its ImageSize
+    (``image``, KiB)."""
+    used = size.get("MemoryUsage") if size else None
+    return f"{float(int(used)) if used is not None else image / 1024.0:.1f}"
 
 
 def nobatch(procs, user, now, dag_names=None, clock=None):
@@ -137,7 +146,7 @@ def nobatch(procs, user, now, dag_names=None, clock=None):
         spent = seconds(p, now)
         lines.append(row(_id_cells(p), who[:width] if dag_names is not None else who, date,
                          format_time(spent) if spent else idle, letters.get(p.status, "?"), str(p.prio),
-                         command_text(p, user)))
+                         size_text(p.size, p.image), command_text(p, user)))
     return "\n".join(lines) + "\n"
 
 
