@@ -164,6 +164,10 @@ def test_the_log_says_when_each_node_starts_and_ends(two_hosts, workdir):
         assert f"Node {node} executing on host: <127.0.0.1:0?alias={host}>" in text
     kinds = [(int(e.type), e.subproc) for e in events]
     assert kinds[:6] == [(0, 0), (14, 0), (14, 1), (14, 2), (14, 3), (1, 0)]
+    # each node's 014 names its own slot (node 0's is the job's, as its 001 names it)
+    named = [e.info.get("SlotName") for e in events if e.type == EventType.NODE_EXECUTE]
+    assert len(set(named)) == 4 and all(name.endswith("@" + host) for name, host in zip(named, hosts))
+    assert named[0] == events[5].info["SlotName"]
     ends = {e.subproc: e.info for e in events if e.type == EventType.NODE_TERMINATED}
     assert ends[0]["TerminatedNormally"] and ends[0]["ReturnValue"] == 0      # node 0 exited
     for node in (1, 2, 3):                           # the others were ended with it

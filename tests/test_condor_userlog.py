@@ -504,3 +504,14 @@ for e in htcondor2.JobEventLog(sys.argv[1]).events(stop_after=0):
 
 def test_htcondor_reads_the_table_of_a_terminated_run(tmp_path):
     assert _htcondor_reads(tmp_path, ended_runs()[:1], _READ_USAGE) == ["5 2048 100 6 44 3 0"]
+
+
+def test_a_node_s_execute_event_names_its_slot_and_htcondor_reads_it(tmp_path):
+    """014 takes the lines 001 takes after its first: the node's slot."""
+    node = [Event(E.NODE_EXECUTE, 16, 0, 2, T0, {"Node": 2, "ExecuteHost": "<127.0.0.1:0?alias=h2>",
+                                                  "SlotName": "slot3@h2"})]
+    text = render_events(node)
+    assert text.splitlines()[1:3] == ["\tSlotName: slot3@h2", "..."]
+    assert parse_events(text)[0].info == node[0].info
+    program = _READ.replace('e.get("ReturnValue")', 'e.get("SlotName")')
+    assert [line.split(" ", 5)[4] for line in _htcondor_reads(tmp_path, node, program)] == ["slot3@h2"]

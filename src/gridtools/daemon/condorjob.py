@@ -303,14 +303,19 @@ INITIAL_UPDATE, UPDATE_EVERY = 8, 300
 def _execute_events(job, number, task, slot, when):
     """The events of a run that begins to execute: 001 naming its host and slot and the
     run's properties (noted as it was dispatched: ``jobside.add_files``), after a
-    parallel universe job's 014 for each of its nodes."""
+    parallel universe job's 014 for each of its nodes, naming the node's slot."""
     host = task.host if task is not None else ""
     items = []
     from gridtools.formats.condor.jobattrs import PARALLEL
     if task is not None and job.spec.get("universe") == PARALLEL:
-        from gridtools.daemon.parnodes import node_slots
-        items = [(number, EventType.NODE_EXECUTE, {"Node": node, "ExecuteHost": f"<127.0.0.1:0?alias={where}>"},
-                  when, node) for node, (_queue, where) in enumerate(node_slots(task.granted))]
+        from gridtools.daemon.parnodes import node_slot_names, node_slots
+        slots = node_slots(task.granted)
+        names = node_slot_names(info_of(job, number).get("slots") or (), slots)
+        for node, (_queue, where) in enumerate(slots):
+            info = {"Node": node, "ExecuteHost": f"<127.0.0.1:0?alias={where}>"}
+            if names[node]:
+                info["SlotName"] = names[node]
+            items.append((number, EventType.NODE_EXECUTE, info, when, node))
     info = {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}
     props = task_info(job, number).pop(EXECUTE_PROPS, None) if is_condor(job) else None
     if props:

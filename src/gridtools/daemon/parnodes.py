@@ -112,8 +112,14 @@ def _claimed_slots(state, job, number, slots):
     (``node_slots``): the slots the task claimed, each node taking the first one of
     its host no earlier node took."""
     machines = state.condor.machines if state.condor is not None else None
-    names = list(machines.tasks.get((job.id, number)) or ()) if machines is not None else []
-    found = []
+    return node_slot_names(machines.tasks.get((job.id, number)) or () if machines is not None else (), slots)
+
+
+def node_slot_names(names, slots):
+    """The slot of each node, in the order of ``slots`` (``node_slots``), from the names of
+    the slots the task claimed: each node takes the first one of its host no earlier node
+    took (None where there is none)."""
+    names, found = list(names), []
     for _queue, host in slots:
         name = next((n for n in names if n.rpartition("@")[2] == host), None)
         if name is not None:

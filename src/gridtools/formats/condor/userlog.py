@@ -124,9 +124,15 @@ def _one_line(text):
 
 
 def _execute(info):
-    """The host, the slot, and the run's properties (``ExecuteProps``: name -> the value's
-    text), one ``Name = value`` line each, sorted by name whatever its case."""
-    text = f"Job executing on host: {info.get('ExecuteHost', DEFAULT_HOST)}\n"
+    """The host, the slot, and the run's properties."""
+    return f"Job executing on host: {info.get('ExecuteHost', DEFAULT_HOST)}\n" + _slot_and_props(info)
+
+
+def _slot_and_props(info):
+    """The lines after an execute event's first: the slot's name (``SlotName``) and the
+    run's properties (``ExecuteProps``: name -> the value's text), one ``Name = value``
+    line each, sorted by name whatever its case."""
+    text = ""
     if info.get("SlotName"):
         text += f"\tSlotName: {info['SlotName']}\n"
     props = info.get("ExecuteProps") or {}
@@ -172,8 +178,10 @@ def _terminated(info):
 
 
 def _node_execute(info):
-    """A node of a parallel universe job started (its number is the event's subproc)."""
-    return f"Node {int(info.get('Node', 0))} executing on host: {info.get('ExecuteHost', DEFAULT_HOST)}\n"
+    """A node of a parallel universe job started (its number is the event's subproc), on
+    its slot."""
+    return f"Node {int(info.get('Node', 0))} executing on host: {info.get('ExecuteHost', DEFAULT_HOST)}\n" + \
+        _slot_and_props(info)
 
 
 def _node_terminated(info):
@@ -408,9 +416,14 @@ def _read_cluster_remove(body):
 
 
 def _read_execute(body):
-    info = {"ExecuteHost": _after("Job executing on host:", body[0]) or ""}
+    return _read_slot_and_props(body[1:], {"ExecuteHost": _after("Job executing on host:", body[0]) or ""})
+
+
+def _read_slot_and_props(body, info):
+    """``info`` with the slot's name and the run's properties of an execute event's lines
+    after its first."""
     props = {}
-    for line in body[1:]:
+    for line in body:
         slot = _after("SlotName:", line.strip())
         if slot is not None:
             info["SlotName"] = slot
@@ -478,7 +491,9 @@ def _read_resources(body, info):
 
 def _read_node_execute(body):
     m = re.match(r"Node (\d+) executing on host: ?(.*)$", body[0].strip())
-    return {"Node": int(m.group(1)), "ExecuteHost": m.group(2).strip()} if m else {"Info": body[0]}
+    if not m:
+        return {"Info": body[0]}
+    return _read_slot_and_props(body[1:], {"Node": int(m.group(1)), "ExecuteHost": m.group(2).strip()})
 
 
 def _read_node_terminated(body):
