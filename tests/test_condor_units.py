@@ -1394,3 +1394,19 @@ def test_a_plugin_that_fails_says_why_in_htcondor_s_words(tmp_path):
     plugin.write_text('#!/bin/sh\nexit 0\n')
     with pytest.raises(OSError, match="did not transfer every file"):
         transfer.run_plugin(str(plugin), [("box://a/b", str(tmp_path / "b"))], str(tmp_path))
+
+
+def test_a_run_s_figures_are_htcondor_s_from_the_shepherd_s_samples():
+    """ImageSize from the peak virtual memory, ResidentSetSize and MemoryUsage (rounded up)
+    from the peak resident memory (the larger of the samples' and the exit's), the
+    virtual memory's when no resident figure is known; CpusUsage the CPU time over the
+    run's length; a figure that is not a finite number counts as none."""
+    from gridtools.jobads import memory_figures, run_figures
+    assert memory_figures({"maxvmem": 10 << 20, "maxrss": 3 << 20, "ru_maxrss": 2048}) == {
+        "ImageSize": 10240, "ResidentSetSize": 3072, "MemoryUsage": 3}
+    assert memory_figures({"maxvmem": (5 << 20) + 1}) == {"ImageSize": 5120, "MemoryUsage": 6}
+    assert memory_figures({"maxvmem": float("inf"), "ru_maxrss": 1025}) == {"ResidentSetSize": 1025,
+                                                                             "MemoryUsage": 2}
+    assert memory_figures(None) == {} and run_figures({"cpu": 3.0}, 0) == {}
+    assert run_figures({"cpu": 3.0}, 4)["CpusUsage"] == 0.75
+    assert run_figures({"cpu": 9.0, "ru_utime": 1.5, "ru_stime": 0.5}, 4)["CpusUsage"] == 0.5   # (at the end)

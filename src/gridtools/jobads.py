@@ -546,8 +546,8 @@ def memory_figures(usage):
     found = {}
     if not usage:
         return found
-    vmem = int(usage.get("maxvmem") or 0)
-    rss = max(int(usage.get("maxrss") or 0) // 1024, int(usage.get("ru_maxrss") or 0))
+    vmem = _whole(usage.get("maxvmem"))
+    rss = max(_whole(usage.get("maxrss")) // 1024, _whole(usage.get("ru_maxrss")))
     if vmem:
         found["ImageSize"] = vmem // 1024
     if rss:
@@ -556,6 +556,14 @@ def memory_figures(usage):
     elif vmem:
         found["MemoryUsage"] = -(-vmem // (1024 * 1024))
     return found
+
+
+def _whole(value):
+    """A usage figure as a whole number (0 for one missing or not a finite number)."""
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 def run_figures(usage, seconds=None):

@@ -179,8 +179,11 @@ def add_files(plan, job, number, condor, slot, first=True):
         files[MACHINE_AD] = long_form(machine)
     if machine is not None and first:
         scratch = plan["env"].get("_CONDOR_SCRATCH_DIR")
-        props = execute_props(machine, scratch if isinstance(scratch, str) else None,
-                              ad.eval("UserLogExecuteEventAttrs"))
+        try:
+            props = execute_props(machine, scratch if isinstance(scratch, str) else None,
+                                  ad.eval("UserLogExecuteEventAttrs"))
+        except (RecursionError, ValueError, TypeError):
+            props = {}              # (a slot attribute nested past reading: the event names the slot alone)
         mine = condorjob.task_info(job, number)
         mine[condorjob.EXECUTE_PROPS], mine[condorjob.PROVISIONED] = props, provisioned(machine)
     if slot:
