@@ -293,7 +293,8 @@ def test_a_running_job_s_memory_is_reported_as_htcondor_s_starter_reports_it(cel
     assert 0 <= float(shown[3]) <= 2                        # (the cores it kept busy, on average)
     row = [line for line in cell.run("condor_q", jid, "-nobatch").stdout.splitlines() if jid in line.split()]
     assert row[0].split()[7] in (f"{int(m):.1f}" for _s, m, _r in logged[-2:])   # SIZE: its MemoryUsage
-    held = submit(cell, f"executable = {sys.executable}\nhold = true\nqueue\n", cwd=workdir, name="h.sub")
+    write(os.path.join(workdir, "big.sh"), "#!/bin/sh\n" + "#" * (3 << 20) + "\n", 0o755)
+    held = submit(cell, "executable = big.sh\nhold = true\nqueue\n", cwd=workdir, name="h.sub")
     image = int(cell.run("condor_q", f"{held}.0", "-af", "ImageSize").stdout)
     row = [line for line in cell.run("condor_q", f"{held}.0", "-nobatch").stdout.splitlines()
            if f"{held}.0" in line.split()]

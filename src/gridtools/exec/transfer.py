@@ -48,9 +48,28 @@ from gridtools.exec import jobproc
 STEP_INPUT, STEP_OUTPUT = "transfer_input", "transfer_output"
 
 
+def _preload(plan):
+    """Import, with the shepherd's identity, what the copying child of ``plan`` may need
+    (the URL modules, a job plugin's runner and the ClassAd reader of its answers): once
+    the child has the owner's identity, the interpreter's own library may be out of its
+    reach (an interpreter in a home folder only its user may read)."""
+    scratch = plan.get("scratch") or {}
+    texts = list(scratch.get("input") or ()) + [scratch.get("remaps") or "", scratch.get("destination") or ""]
+    import importlib
+    if any("://" in text for text in texts):
+        for name in ("urllib.parse", "urllib.request"):
+            importlib.import_module(name)
+    if scratch.get("plugins"):
+        importlib.import_module("subprocess")
+        from gridtools.classad.parser import parse_bracketed_ads
+        parse_bracketed_ads('[ TransferSuccess = true; TransferError = "" ]')     # (what it loads on use)
+
+
 def _as_owner(plan, work):
     """Run ``work()`` in a child with the owner's identity; (its exit code (0: done),
-    the text ``work`` returned)."""
+    the text ``work`` returned). What the child may import is imported first
+    (``_preload``)."""
+    _preload(plan)
     rfd, wfd = os.pipe2(os.O_CLOEXEC)
     pid = os.fork()
     if pid == 0:
