@@ -367,9 +367,13 @@ def test_remove_kill_sig_ends_a_removed_job_and_kill_sig_a_held_one(cell, workdi
     assert cell.run("condor_rm", str(removed)).returncode == 0
     assert cell.run("condor_hold", str(held)).returncode == 0
     wait_events(os.path.join(workdir, "rm.log"), f"{removed}.0", [0, 1, 9])
-    wait_for(lambda: os.path.exists(os.path.join(workdir, "hold.out")))
-    assert open(os.path.join(workdir, "rm.out")).read() == "got USR1\n"
-    assert open(os.path.join(workdir, "hold.out")).read() == "got TERM\n"
+
+    def said(name):             # (the trap's line, once written: the shell makes the file first)
+        path = os.path.join(workdir, name)
+        return open(path).read() if os.path.exists(path) else ""
+    wait_for(lambda: said("hold.out").endswith("\n") and said("rm.out").endswith("\n"))
+    assert said("rm.out") == "got USR1\n"
+    assert said("hold.out") == "got TERM\n"
     assert cell.run("condor_rm", str(held)).returncode == 0
 
 
