@@ -332,9 +332,12 @@ def _usage_info(task, result):
 
 def _resources(job, task, result):
     """The usage ad of a run that ended (``formats.condor.usagetable``), from the task's
-    ad with the run's memory use."""
+    ad with the run's figures; {} for a proc that writes no user log (nothing would
+    show it)."""
+    ad = proc_ad(job, task.number)
+    if not _log_paths(ad):
+        return {}
     from gridtools.formats.condor.usagetable import usage_ad
-    ad = proc_ad(job, task.number).copy()
     end = result.get("end_time")
     ran = float(end) - float(task.start_time) if isinstance(end, (int, float)) and task.start_time else None
     jobads.run_usage(ad, result.get("usage"), ran)
@@ -1120,10 +1123,17 @@ def note_size(state, job, task, used, now):
 
 def update_intervals(state):
     """(STARTER_INITIAL_UPDATE_INTERVAL, STARTER_UPDATE_INTERVAL) of the cell's
-    condor_config, in seconds (their defaults where unset or unreadable)."""
+    condor_config, in seconds (their defaults where unset or unreadable), read once for
+    each reading of the configuration."""
+    if state.condor is None:
+        return INITIAL_UPDATE, UPDATE_EVERY
+    conf = state.condor.conf
+    return conf.derived("starter updates", lambda: _update_intervals(conf))
+
+
+def _update_intervals(conf):
     from gridtools.errors import ConfigError
     from gridtools.formats.condor_config import integer
-    conf = state.condor.conf if state.condor is not None else {}
     found = []
     for name, default in (("STARTER_INITIAL_UPDATE_INTERVAL", INITIAL_UPDATE),
                           ("STARTER_UPDATE_INTERVAL", UPDATE_EVERY)):

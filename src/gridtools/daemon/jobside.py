@@ -70,8 +70,6 @@ def long_form(ad):
     return "".join(f"{name} = {ad.lookup(name).unparse(True)}\n" for name in sorted(ad, key=str.lower))
 
 
-#: the resources an execute event names when the slot's MachineResources names none
-DEFAULT_RESOURCES = "CPUs, Disk, Memory"
 #: how deep the references of an execute event's attributes are followed
 _DEPTH = 50
 
@@ -96,8 +94,8 @@ def execute_props(machine, scratch, wanted=None):
             taken.add(name.lower())
             props[name] = tree.unparse(True)
 
-    listed = machine.eval("MachineResources")
-    for tag in _names(listed if isinstance(listed, str) else DEFAULT_RESOURCES):
+    from gridtools.formats.condor.usagetable import resource_names
+    for tag in resource_names(machine.eval("MachineResources")):
         if machine.lookup(tag) is not None:
             taken.discard(tag.lower())          # (a resource's amount is its own)
             take(tag)
@@ -106,7 +104,7 @@ def execute_props(machine, scratch, wanted=None):
             take("Available" + tag)
             for name in _internal_refs(machine, machine.lookup("Available" + tag)):
                 take(name)
-    for name in _names(wanted) if isinstance(wanted, str) else ():
+    for name in wanted.replace(",", " ").split() if isinstance(wanted, str) else ():
         if machine.lookup(name) is not None:
             take(name)
             for ref in _internal_refs(machine, machine.lookup(name)):
@@ -120,11 +118,12 @@ def provisioned(machine):
     ``<Name>Provisioned`` (the slot's amount) of each resource that names (CPUs, Disk
     and Memory when it names none), and the devices the slot was assigned
     (``Assigned<Name>``). Name -> value."""
+    from gridtools.formats.condor.usagetable import resource_names
     found = {}
     listed = machine.eval("MachineResources")
     if isinstance(listed, str):
         found["ProvisionedResources"] = listed
-    for tag in _names(listed if isinstance(listed, str) else DEFAULT_RESOURCES):
+    for tag in resource_names(listed):
         value = machine.eval(tag)
         if type(value) in (bool, int, float, str):
             found[tag + "Provisioned"] = value
@@ -132,10 +131,6 @@ def provisioned(machine):
         if isinstance(assigned, str):
             found["Assigned" + tag] = assigned
     return found
-
-
-def _names(text):
-    return [name for name in text.replace(",", " ").split() if name]
 
 
 def _internal_refs(ad, tree):

@@ -115,6 +115,16 @@ def plugin_table(text, iwd):
     return table
 
 
+def _by_plugin(url, local, folder, plugins, env=None, upload=False):
+    """Move ``url`` to (or, ``upload``, from) ``local`` with the job's plugin for its
+    scheme (``run_plugin``); False when the job has none for it."""
+    plugin = _plugin_for(url, plugins)
+    if plugin is None:
+        return False
+    run_plugin(_in_folder(plugin, folder), [(url, local)], folder, env, upload)
+    return True
+
+
 def _plugin_for(url, plugins):
     """The job's plugin for ``url`` (its whole scheme, else the scheme after its last
     ``+``, ``-`` or ``.``), or None."""
@@ -186,28 +196,27 @@ def _plain(url):
     return scheme, scheme + "://" + url.partition("://")[2]
 
 
+def _url_name(url):
+    """The name a file fetched from ``url`` takes: the last name of its path."""
+    import urllib.parse
+    return os.path.basename(urllib.parse.urlparse(_plain(url)[1]).path.rstrip("/")) or "index"
+
+
 def _fetch(url, folder):
     """Fetch ``url`` into ``folder`` under the last name of its path."""
-    import urllib.parse
     import urllib.request
     scheme, plain = _plain(url)
     if scheme not in URL_SCHEMES:
         raise OSError(f"no plugin for {scheme or url} URLs")
-    name = os.path.basename(urllib.parse.urlparse(plain).path.rstrip("/")) or "index"
     with urllib.request.urlopen(plain, timeout=URL_TIMEOUT) as answer, \
-            open(os.path.join(folder, name), "wb") as out:
+            open(os.path.join(folder, _url_name(url)), "wb") as out:
         shutil.copyfileobj(answer, out)
 
 
 def _copy_in(source, folder, plugins=None, env=None):
     if "://" in source:
-        plugin = _plugin_for(source, plugins)
-        if plugin is None:
+        if not _by_plugin(source, os.path.join(folder, _url_name(source)), folder, plugins, env):
             _fetch(source, folder)
-            return
-        import urllib.parse
-        name = os.path.basename(urllib.parse.urlparse(source.partition(":")[2]).path.rstrip("/")) or "index"
-        run_plugin(_in_folder(plugin, folder), [(source, os.path.join(folder, name))], folder, env)
         return
     if os.path.isdir(source):
         if source.endswith("/"):
@@ -489,11 +498,8 @@ def stage_out(plan):
     plugins = scratch.get("plugins") or {}
 
     def send(path, url):
-        plugin = _plugin_for(url, plugins)
-        if plugin is None:
+        if not _by_plugin(url, path, folder, plugins, plan.get("env"), upload=True):
             _send(path, url)
-        else:
-            run_plugin(_in_folder(plugin, folder), [(url, path)], folder, plan.get("env"), upload=True)
 
     def work():
         missing = ""

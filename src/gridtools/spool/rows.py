@@ -419,7 +419,7 @@ _PUBLIC_BOOK = frozenset(("hold", "removed", "gone", "wall", "slot", "slots", "l
                           "holds_by", "vacated", "vacates", "vacates_by", "executing",
                           "input_copied", "output_copied", "transfer_in", "transfer_out", "in_starts",
                           "out_starts", "failed_starts", "never_executed", "execute_due", "provisioned",
-                          "activation", "size", "size_noted"))
+                          "activation", "size"))
 
 
 def _public_run(task, kept):

@@ -49,12 +49,17 @@ def _copyable(value):
     return type(value) in (bool, int, float) or value is ERROR
 
 
+def resource_names(listed):
+    """The resources a MachineResources (or ProvisionedResources) value ``listed`` names
+    (split at commas and blanks), or those of ``DEFAULT_RESOURCES`` when it is no text."""
+    return (listed if isinstance(listed, str) else DEFAULT_RESOURCES).replace(",", " ").split()
+
+
 def usage_ad(ad):
     """The usage ad of job ad ``ad`` (a ClassAd, as the run ends): attribute -> value, in
     the order HTCondor's setEventUsageAd adds them."""
-    listed = ad.eval("ProvisionedResources")
     usage = {}
-    for name in (listed if isinstance(listed, str) else DEFAULT_RESOURCES).replace(",", " ").split():
+    for name in resource_names(ad.eval("ProvisionedResources")):
         res = title_case(name)
         value = ad.eval(res + "Provisioned")
         if _copyable(value):
