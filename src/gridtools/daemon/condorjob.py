@@ -769,7 +769,7 @@ def remap_mkdir(condor):
         return False
 
 
-def adjust_plan(plan, job, number, thread_names=None, mkdir=False):
+def adjust_plan(plan, job, number, thread_names=None, mkdir=False, pool=None):
     """The execution plan of an HTCondor proc: its own command, arguments, working
     directory, environment and streams from its ad, with what HTCondor's starter adds
     (``daemon.jobside``; ``thread_names``: its thread-count variables); a scratch
@@ -779,7 +779,8 @@ empties them whatever AppendFiles says), but for a job that checkpoints
 (checkpoint_exit_code, WantCheckpointSignal), whose runs add to them as the
 starter opens them for it; KillSig when it is
     stopped, RemoveKillSig (when it has one) when it is removed. ``mkdir``: the folders
-    of relative remap paths are made when missing (``remap_mkdir``)."""
+    of relative remap paths are made when missing (``remap_mkdir``). ``pool``: the
+    pool's transfer plugins (``pool_plugins``' table)."""
     from gridtools.daemon import jobside
     from gridtools.formats.condor.spec import run_facts, signal_of
     ad = proc_ad(job, number)
@@ -817,6 +818,8 @@ starter opens them for it; KillSig when it is
         if isinstance(plugins, str) and plugins.strip():
             from gridtools.exec.transfer import plugin_table
             plan["scratch"]["plugins"] = plugin_table(plugins, facts["iwd"])
+        if pool:
+            plan["scratch"]["pool"] = {method: list(entry) for method, entry in pool.items()}
     if facts["self_checkpoint"]:
         plan["self_checkpoint"] = facts["self_checkpoint"]
     if facts["checkpoint_signal"]:

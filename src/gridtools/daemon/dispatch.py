@@ -13,7 +13,7 @@ import time
 
 from gridtools import cell
 from gridtools.daemon import apply, condorjob, crash, devices, execd, jobside, parnodes, petask, view
-from gridtools.exec import ckpt, client, launch, load, tasklock, tmpdir
+from gridtools.exec import ckpt, client, launch, load, poolplugins, tasklock, tmpdir
 from gridtools.exec import plan as plan_mod
 from gridtools.formats import values
 from gridtools.model.resources import Consumable
@@ -141,7 +141,8 @@ class Dispatcher:
                                    "handshake_timeout": _handshake_timeout(conf, host)}
         if spec.get("condor_ad"):
             condorjob.adjust_plan(plan, job, number, jobside.thread_names(self.state.condor),
-                                  condorjob.remap_mkdir(self.state.condor))
+                                  condorjob.remap_mkdir(self.state.condor),
+                                  poolplugins.for_host(self.state.condor, host, self.state.log).table)
         plan.update(_pe_procedures(spec, conf, ctx))
         _add_queue_methods(plan, spec, conf, q, plan_mod.job_shell(spec, ctx))
         return plan

@@ -119,8 +119,10 @@ class Context:
             views, claims = self.machines.views(host)
             built = ads.machine_ads(facts, self.conf.host(host), self.now, views, claims)
             cron = self.facts.cron(host) if self.facts.cron is not None else ()
+            plugins = self.plugins(host)
             found = {}
             for ad in built:
+                self._offer(ad, plugins)
                 for name, expr in overlay.items():
                     ad[name] = expr
                 for extra in cron:
@@ -132,6 +134,25 @@ class Context:
                 found[ad.eval("Name")] = ad
             self._ads[host] = found
         return found
+
+    def plugins(self, host):
+        """The pool's file transfer plugins on ``host`` (``exec.poolplugins``)."""
+        from gridtools.exec import poolplugins
+        return poolplugins.for_host(self.conf, host, self.state.log)
+
+    @staticmethod
+    def _offer(ad, plugins):
+        """Publish in ``ad`` the URL schemes the pool's plugins and gridtools move (none
+        when URL transfers are off), and the attributes the plugins give it."""
+        methods = plugins.methods_text()
+        if methods is None:
+            for name in ("HasFileTransferPluginMethods", "HasJobTransferPlugins"):
+                if name in ad:
+                    del ad[name]
+        elif methods != ads.PLUGIN_METHODS:
+            ad["HasFileTransferPluginMethods"] = methods
+        for name, expr in plugins.attrs.items():
+            ad[name] = expr
 
     def invalidate(self, host):
         self._stale.add(host)

@@ -12,6 +12,7 @@
 - ``ckpt``      checkpointing environments in a running task: migration,
                 restart and clean commands (checkpoint(5))
 - ``transfer``  HTCondor file transfer: input files into the scratch folder, output back
+- ``poolplugins`` the pool's file transfer plugins (FILETRANSFER_PLUGINS): what they move
 - ``load``      this host's load values
 - ``loadsensor`` Grid Engine's load sensors: site programs reporting more load values
 - ``piped``     a program run beside the jobs and read through a pipe that never blocks

@@ -37,6 +37,10 @@ A URL whose scheme the job's own plugins move (``transfer_plugins``, the
 scratch plan's ``plugins``: method -> path) is fetched or sent by its plugin,
 copied into the scratch folder with the input files and run from there with
 the owner's identity, by HTCondor's multi-file protocol (``run_plugin``).
+Else one the pool's plugins move (``FILETRANSFER_PLUGINS``, the scratch plan's
+``pool``, ``exec.poolplugins``) is moved by that plugin, run from where it is
+installed with the owner's identity, by the multi-file protocol or, for a
+plugin that does not speak it, once per file (``run_single``).
 """
 
 import os
@@ -125,6 +129,22 @@ def _by_plugin(url, local, folder, plugins, env=None, upload=False):
     return True
 
 
+def _by_pool(url, local, folder, pool, env=None, upload=False):
+    """Move ``url`` to (or, ``upload``, from) ``local`` with the pool's plugin for its
+    scheme (``pool``: a plan's table, ``exec.poolplugins``); False when the pool has none."""
+    found = _plugin_for(url, pool)
+    if found is None:
+        return False
+    plugin, multi = found
+    if multi:
+        run_plugin(plugin, [(url, local)], folder, env, upload)
+    elif upload:
+        run_single(plugin, local, url, folder, env)
+    else:
+        run_single(plugin, url, local, folder, env)
+    return True
+
+
 def _plugin_for(url, plugins):
     """The job's plugin for ``url`` (its whole scheme, else the scheme after its last
     ``+``, ``-`` or ``.``), or None."""
@@ -188,6 +208,49 @@ def run_plugin(plugin, pairs, folder, env=None, upload=False):
     raise OSError(done.returncode or 5, why)
 
 
+def run_single(plugin, source, destination, folder, env=None):
+    """Copy ``source`` to ``destination`` (one of them a URL) with a plugin that moves one
+    file a run, as HTCondor runs one: ``<plugin> <source> <destination>``, in ``folder``; its
+    output is ``Name = value`` lines (``TransferError``, ``TransferUrl`` when it fails).
+    OSError (its exit status, else EIO) saying, in HTCondor's words, what failed."""
+    import subprocess
+    try:
+        done = subprocess.run([plugin, source, destination], cwd=folder, env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=PLUGIN_LIFETIME)
+    except subprocess.TimeoutExpired:
+        raise OSError(62, f"FILETRANSFER:1:File transfer plugin {plugin} timed out after "
+                          f"{PLUGIN_LIFETIME} seconds.") from None          # (ETIME)
+    except OSError as exc:
+        raise OSError(5, f"FILETRANSFER:1:Failed to execute {plugin}: {exc.strerror or exc}") from None
+    if done.returncode == 0:
+        return
+    said = _stats(done.stdout.decode("utf-8", "replace"))
+    error = said.get("TransferError") or \
+        f"File transfer plugin {plugin} exited unexpectedly without producing an error message "
+    url = said.get("TransferUrl", "")
+    how = f"exit by signal {-done.returncode}" if done.returncode < 0 else f"non-zero exit ({done.returncode})"
+    raise OSError(max(done.returncode, 0) or 5,
+                  f"FILETRANSFER:1:{how} from {plugin}. |Error: {error} ( URL file = {url} )|")
+
+
+def _stats(text):
+    """The string values of the ``Name = "value"`` lines of a plugin's output."""
+    from gridtools.classad import ClassAd, ClassAdSyntaxError, parse
+    found = {}
+    for line in text.splitlines():
+        name, eq, value = line.partition("=")
+        if not eq:
+            continue
+        try:
+            node = parse(value.strip())
+        except (ClassAdSyntaxError, ValueError):
+            continue
+        got = ClassAd({"v": node}).eval("v")
+        if isinstance(got, str):
+            found[name.strip()] = got
+    return found
+
+
 def _plain(url):
     """(the scheme of ``url`` in lower case, the URL with that scheme: ``chtc+https://x``
     is ``https://x``)."""
@@ -213,9 +276,10 @@ def _fetch(url, folder):
         shutil.copyfileobj(answer, out)
 
 
-def _copy_in(source, folder, plugins=None, env=None):
+def _copy_in(source, folder, plugins=None, env=None, pool=None):
     if "://" in source:
-        if not _by_plugin(source, os.path.join(folder, _url_name(source)), folder, plugins, env):
+        local = os.path.join(folder, _url_name(source))
+        if not _by_plugin(source, local, folder, plugins, env) and not _by_pool(source, local, folder, pool, env):
             _fetch(source, folder)
         return
     if os.path.isdir(source):
@@ -261,15 +325,16 @@ def stage_in(plan):
     scratch = plan.get("scratch") or {}
     folder = plan["cwd"]
     plugins = scratch.get("plugins") or {}
+    pool = scratch.get("pool") or {}
 
     def work():
         for plugin in dict.fromkeys(plugins.values()):  # (the job's plugins first, as HTCondor sends them)
             _copy_in(plugin, folder)
         for source in scratch.get("input") or ():
             try:
-                _copy_in(source, folder, plugins, plan.get("env"))
+                _copy_in(source, folder, plugins, plan.get("env"), pool)
             except OSError as exc:
-                if _plugin_for(source, plugins) is None:
+                if _plugin_for(source, plugins) is None and _plugin_for(source, pool) is None:
                     raise
                 return f"P{exc.errno or 5} {exc.strerror or exc}"
         store = (plan.get("self_checkpoint") or {}).get("store")
@@ -496,9 +561,11 @@ def stage_out(plan):
     destination = scratch.get("destination") or None
     outdir = scratch.get("outdir")
     plugins = scratch.get("plugins") or {}
+    pool = scratch.get("pool") or {}
 
     def send(path, url):
-        if not _by_plugin(url, path, folder, plugins, plan.get("env"), upload=True):
+        if not _by_plugin(url, path, folder, plugins, plan.get("env"), upload=True) and \
+                not _by_pool(url, path, folder, pool, plan.get("env"), upload=True):
             _send(path, url)
 
     def work():

@@ -55,6 +55,10 @@ DEFAULTS = {
     "STARTER_UPDATE_INTERVAL": "300",
     # the folders of relative transfer_output_remaps paths made when missing (exec.transfer)
     "ALLOW_TRANSFER_REMAP_TO_MKDIR": "false",
+    # URL transfers and the pool's transfer plugins (exec.poolplugins)
+    "ENABLE_URL_TRANSFERS": "true",
+    "ENABLE_MULTIFILE_TRANSFER_PLUGINS": "true",
+    "FILETRANSFER_PLUGIN_CLASSAD_TIMEOUT": "20",
     # the most procs of one submission (cli.condor.submit), the most HTCondor jobs running on
     # execute hosts at once (sched.cycle)
     "MAX_JOBS_PER_SUBMISSION": "20000",

@@ -1,0 +1,166 @@
+"""The pool's file transfer plugins (FILETRANSFER_PLUGINS): what they offer, as the
+slot ads publish it, and the transfers they make for jobs, run as the job's owner."""
+
+import os
+import pwd
+
+from condortools import submit, wait_events, write
+from conftest import wait_for
+from gridtools.exec import poolplugins, transfer
+
+#: a plugin by HTCondor's multi-file protocol for store:// URLs: a URL's path names a file
+#: of the store folder, which it fetches or (-upload) fills; it notes who ran it
+MULTI = """#!/usr/bin/python3
+import os, re, shutil, sys
+args = sys.argv[1:]
+if args == ["-classad"]:
+    print('MultipleFileSupport = true\\nPluginVersion = "0.2"\\nPluginType = "FileTransfer"')
+    print('SupportedMethods = "store,https"\\nStoreRegion = "north"\\nStartdAttrs = "StoreRegion"')
+    sys.exit(0)
+infile, outfile = args[args.index("-infile") + 1], args[args.index("-outfile") + 1]
+store = {store!r}
+with open(os.path.join(store, "multi_ran_as"), "a") as fh:
+    fh.write(f"{{os.getuid()}} {{'-upload' in args}}\\n")
+failed = False
+with open(infile) as fh, open(outfile, "w") as out:
+    for line in fh:
+        url, local = re.findall(r'"([^"]*)"', line)
+        kept = os.path.join(store, url.split("://", 1)[1].split("/", 1)[1])
+        try:
+            if "-upload" in args:
+                shutil.copy(local, kept)
+            else:
+                shutil.copy(kept, local)
+            out.write(f'[ TransferSuccess = true; TransferUrl = "{{url}}"; TransferFileName = "{{local}}" ]\\n')
+        except OSError:
+            failed = True
+            out.write(f'[ TransferSuccess = false; TransferError = "no such object"; TransferUrl = "{{url}}" ]\\n')
+sys.exit(3 if failed else 0)
+"""
+
+#: a plugin that moves one file a run (``<plugin> <source> <destination>``) for one:// URLs
+SINGLE = """#!/bin/sh
+if [ "$1" = -classad ]; then
+    echo '# one file a run'
+    echo 'SupportedMethods = "one"'
+    echo 'this line is no attribute'
+    exit 0
+fi
+echo "$(id -u)" >> {store}/single_ran_as
+case "$1" in
+one://*) from={store}/${{1#one://*/}}; to=$2 ;;
+*) from=$1; to={store}/${{2#one://*/}} ;;
+esac
+if ! cp "$from" "$to" 2>/dev/null; then
+    echo 'TransferError = "cannot copy"'
+    echo "TransferUrl = \\"$1\\""
+    exit 4
+fi
+"""
+
+
+def _plugins(folder):
+    store = os.path.join(folder, "store")
+    os.makedirs(store, exist_ok=True)
+    os.chmod(store, 0o777)
+    multi = write(os.path.join(folder, "store_plugin.py"), MULTI.format(store=store), 0o755)
+    single = write(os.path.join(folder, "one_plugin"), SINGLE.format(store=store), 0o755)
+    return store, multi, single
+
+
+def test_the_plugins_are_asked_what_they_offer_as_htcondor_s_starter_asks(tmp_path):
+    """``-classad``: SupportedMethods (a later plugin takes a method from an earlier one,
+    and from the built-in ones), MultipleFileSupport, StartdAttrs; a plugin that cannot
+    run, writes nothing or names no method is left out, in HTCondor's words."""
+    _store, multi, single = _plugins(str(tmp_path))
+    silent = write(str(tmp_path / "silent_plugin"), "#!/bin/sh\nexit 0\n", 0o755)
+    found = poolplugins.query({"FILETRANSFER_PLUGINS": f"{single}, {multi} {silent}\n"
+                                                       f"{tmp_path}/gone_plugin relative_plugin"})
+    assert found.table == {"store": [multi, True], "https": [multi, True], "one": [single, False]}
+    assert found.methods_text() == "data,file,ftp,http,https,one,store"
+    assert {name: str(expr) for name, expr in found.attrs.items()} == {"StoreRegion": '"north"'}
+    assert found.problems == [
+        f"W|FILETRANSFER: No output from {silent} -classad, ignoring",
+        f"W|FILETRANSFER: Failed to execute {tmp_path}/gone_plugin -classad: No such file or directory skipping",
+        "W|FILETRANSFER: relative_plugin is not a full path, skipping"]
+    no_multi = poolplugins.query({"FILETRANSFER_PLUGINS": f"{multi},{single}",
+                                  "ENABLE_MULTIFILE_TRANSFER_PLUGINS": "false"})
+    assert no_multi.table == {"one": [single, False]} and no_multi.attrs == {}
+    off = poolplugins.query({"FILETRANSFER_PLUGINS": multi, "ENABLE_URL_TRANSFERS": "False"})
+    assert (off.table, off.methods_text()) == ({}, None)
+    plain = poolplugins.query({})
+    assert (plain.table, plain.methods_text(), plain.problems) == ({}, "data,file,ftp,http,https", [])
+
+
+def test_a_plugin_of_one_file_a_run_is_called_and_its_failure_said_as_htcondor_says_it(tmp_path):
+    store, _multi, single = _plugins(str(tmp_path))
+    write(os.path.join(store, "in.txt"), "kept\n")
+    folder = str(tmp_path / "scratch")
+    os.mkdir(folder)
+    transfer.run_single(single, "one://box/in.txt", os.path.join(folder, "in.txt"), folder)
+    assert open(os.path.join(folder, "in.txt")).read() == "kept\n"
+    try:
+        transfer.run_single(single, "one://box/missing.txt", os.path.join(folder, "x"), folder)
+    except OSError as exc:
+        assert exc.errno == 4
+        assert exc.strerror == (f"FILETRANSFER:1:non-zero exit (4) from {single}. "
+                                "|Error: cannot copy ( URL file = one://box/missing.txt )|")
+    else:
+        raise AssertionError("a failed copy passed")
+    mute = write(str(tmp_path / "mute_plugin"), "#!/bin/sh\nexit 2\n", 0o755)
+    try:
+        transfer.run_single(mute, "one://box/in.txt", os.path.join(folder, "x"), folder)
+    except OSError as exc:
+        assert exc.strerror == (f"FILETRANSFER:1:non-zero exit (2) from {mute}. |Error: File transfer plugin "
+                                f"{mute} exited unexpectedly without producing an error message  ( URL file =  )|")
+    else:
+        raise AssertionError("a failed plugin passed")
+
+
+def _published(cell, attr):
+    proc = cell.run("condor_status", "-af", attr)
+    return proc.stdout.split("\n")[0] if proc.returncode == 0 else None
+
+
+def test_the_pool_s_plugins_move_a_job_s_files_as_its_owner_and_the_slots_offer_their_methods(
+        cell, workdir, users):
+    """FILETRANSFER_PLUGINS: after condor_reconfig the slot ads offer the plugins' methods
+    and StartdAttrs; a job's URLs of those schemes are fetched and sent by them, run with
+    the job owner's identity (multi-file protocol, or one file a run); a failed fetch
+    holds the job (13) with the plugin's words and its exit status as subcode."""
+    user = users[0]
+    uid = pwd.getpwnam(user).pw_uid
+    os.chmod(workdir, 0o777)
+    store, multi, single = _plugins(workdir)
+    write(os.path.join(store, "a.txt"), "from the store\n", 0o644)
+    write(os.path.join(store, "b.txt"), "from one\n", 0o644)
+    assert _published(cell, "HasFileTransferPluginMethods") == "data,file,ftp,http,https"
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"FILETRANSFER_PLUGINS = {multi}, {single}\n")
+    cell.run("condor_reconfig", check=True)
+    assert wait_for(lambda: _published(cell, "HasFileTransferPluginMethods") == "data,file,ftp,http,https,one,store",
+                    20)
+    assert _published(cell, "StoreRegion") == "north"
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'cat a.txt b.txt > got.txt'\"\n"
+                           "should_transfer_files = YES\n"
+                           "transfer_input_files = store://box/a.txt, one://box/b.txt\n"
+                           "transfer_output_remaps = \"got.txt = one://box/got.txt\"\n"
+                           "log = p.log\nqueue\n", cwd=workdir, user=user)
+    wait_events(os.path.join(workdir, "p.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+    assert open(os.path.join(store, "got.txt")).read() == "from the store\nfrom one\n"
+    assert not os.path.exists(os.path.join(workdir, "got.txt"))
+    assert open(os.path.join(store, "multi_ran_as")).read() == f"{uid} False\n"
+    assert open(os.path.join(store, "single_ran_as")).read() == f"{uid}\n{uid}\n"
+    gone = submit(cell, "executable = /bin/true\nshould_transfer_files = YES\n"
+                        "transfer_input_files = one://box/nothere.txt\nlog = g.log\nqueue\n",
+                  cwd=workdir, user=user, name="g.sub")
+    wait_events(os.path.join(workdir, "g.log"), f"{gone}.0", [0, 40, 40, 12])
+    proc = cell.run("condor_q", f"{gone}.0", "-af", "HoldReasonCode", "HoldReasonSubCode", "HoldReason")
+    code, subcode, reason = proc.stdout.strip().split(" ", 2)
+    assert (code, subcode) == ("13", "4")
+    assert f"non-zero exit (4) from {single}. |Error: cannot copy ( URL file = one://box/nothere.txt )|" in reason
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("ENABLE_URL_TRANSFERS = false\n")
+    cell.run("condor_reconfig", check=True)
+    assert wait_for(lambda: _published(cell, "HasFileTransferPluginMethods") == "undefined", 20)
+    assert _published(cell, "HasJobTransferPlugins") == "undefined"
