@@ -247,6 +247,32 @@ def test_a_run_takes_its_slot_s_resources_and_its_end_shows_them_as_htcondor_s_s
     assert 0 <= float(done[4]) < 1
 
 
+def test_a_run_s_scratch_folder_is_measured_into_disk_usage_as_htcondor_s_starter_measures_it(cell, workdir):
+    """A run in a scratch folder (should_transfer_files) leaves DiskUsage the KiB its
+    files took there (rounded up; more than the ad held, as the shadow keeps the most)
+    and ScratchDirFileCount its entries: in its terminate event's table, in its history
+    ad, and in RequestDisk, which reads DiskUsage. A run in its Iwd measures nothing."""
+    log = os.path.join(workdir, "d.log")
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'head -c 307200 /dev/zero > big; mkdir d; "
+                           "echo a > d/a; echo b > d/b; ln -s /usr d/usr'\"\n"
+                           f"should_transfer_files = YES\ntransfer_output_files = big\nlog = {log}\nqueue\n",
+                     cwd=workdir)
+    jid = f"{cluster}.0"
+    wait_events(log, jid, [0, 40, 40, 1, 40, 40, 5])
+    [end] = [e for e in parse_events(open(log).read()) if e.type == EventType.JOB_TERMINATED]
+    wait_for(lambda: jid in history(cell))
+    disk, files, request = (int(n) for n in history(cell, str(cluster), "-af", "DiskUsage", "ScratchDirFileCount",
+                                                    "RequestDisk").split())
+    assert 301 <= disk < 301 + 64                      # (its 300 KiB, its ad files and streams)
+    assert files >= 6 and request == disk == end.info["UsageAd"]["DiskUsage"]
+    plain = submit(cell, "executable = /bin/sh\narguments = \"-c 'head -c 307200 /dev/zero > big2'\"\n"
+                         f"should_transfer_files = NO\nlog = {log}\nqueue\n", cwd=workdir, name="p.sub")
+    wait_events(log, f"{plain}.0", [0, 1, 5])
+    wait_for(lambda: f"{plain}.0" in history(cell))
+    kept = history(cell, str(plain), "-af", "DiskUsage", "ExecutableSize", "ScratchDirFileCount").split()
+    assert kept[0] == kept[1] and kept[2] == "undefined"
+
+
 GROWING = """import os, sys, time
 held = [bytearray(40 << 20)]
 open("step1", "w").close()

@@ -145,6 +145,9 @@ PROVISIONED, ACTIVATION = "provisioned", "activation"
 #: key of a task's bookkeeping: its run's memory figures as last noted (``memory_figures``,
 #: ``daemon.condorjob.note_size``), and when
 SIZE, SIZE_NOTED = "size", "size_noted"
+#: key of a task's bookkeeping: the most its runs left in their scratch folders
+#: (DiskUsage, ScratchDirFileCount: ``daemon.condorjob.note_disk``)
+DISK = "disk"
 
 
 def _run_counts(ad, task, mine):
@@ -461,6 +464,8 @@ def _overlay_condor(ad, condor, number):
         ad[name] = int(value)
     for name, value in (mine.get(SIZE) or {}).items():          # its run's memory, as last noted
         ad[name] = value if isinstance(value, float) else int(value)
+    for name, value in (mine.get(DISK) or {}).items():          # its scratch folder's size
+        ad[name] = int(value)
     deferral_overlay(ad, mine)
     if mine.get("holds"):
         ad["NumHolds"] = int(mine["holds"])

@@ -55,6 +55,7 @@ def concluded(state, job, task, result, now):
         _changed(state, job)
         return
     from gridtools.daemon import history
+    condorjob.note_disk(job, task, result)              # (what the run left in its folder)
     history.run_ended(state, job, task, result, now)     # (the ad the run left, before its end)
     condorjob.note_executing(state, job, task)  # (before its folder goes)
     condorjob.note_transfers(state, job, task, result)     # (before the events of its end)

@@ -291,7 +291,7 @@ def started(state, job, number, now, slot=None):
 EXECUTE_PROPS = "execute_props"
 #: the keys of a task's bookkeeping that hold what its ad took from its slot as its last run
 #: started (``jobside.provisioned``), and the durations of that run (``note_activation``)
-PROVISIONED, ACTIVATION = jobads.PROVISIONED, jobads.ACTIVATION
+PROVISIONED, ACTIVATION, DISK = jobads.PROVISIONED, jobads.ACTIVATION, jobads.DISK
 #: the keys of a task's bookkeeping that hold its run's memory figures as last noted, and
 #: when (``note_size``)
 SIZE, SIZE_NOTED = jobads.SIZE, jobads.SIZE_NOTED
@@ -1145,6 +1145,28 @@ def _update_intervals(conf):
         except ConfigError:
             found.append(default)
     return tuple(found)
+
+
+def note_disk(job, task, result):
+    """Take into a task's ad what its run that ended (``result``) left in its scratch
+    folder, as HTCondor's starter reports it to the shadow: ``DiskUsage`` (KiB, rounded
+    up) and ``ScratchDirFileCount`` (its entries), each only when it is more than the ad
+    holds (the shadow keeps the most), so that a job that runs again asks for that
+    much disk (RequestDisk's default is DiskUsage). Only a run with a scratch folder
+    (``should_transfer_files``) measures one."""
+    usage = result.get("usage") or {}
+    if task is None or not is_condor(job) or not isinstance(usage.get("disk"), int):
+        return
+    ad = proc_ad(job, task.number)
+    noted = {}
+    for name, value in (("DiskUsage", usage["disk"]), ("ScratchDirFileCount", usage.get("files"))):
+        held = ad.eval(name)
+        if isinstance(value, int) and value >= 0 and (type(held) is not int or value > held):
+            noted[name] = value
+    if noted:
+        mine = task_info(job, task.number)
+        mine[DISK] = dict(mine.get(DISK) or {}, **noted)
+        job.changed()
 
 
 def note_activation(job, task, result, now):

@@ -273,3 +273,31 @@ def remove_files(path, files):
             os.unlink(os.path.join(path, os.path.basename(name)))
         except OSError:
             pass
+
+
+#: the most entries ``folder_usage`` looks at (a folder of more is counted that far)
+MOST_ENTRIES = 1000000
+
+
+def folder_usage(path):
+    """(bytes, entries) of the folder at ``path``, as HTCondor's starter measures a job's
+    scratch folder: the sizes of the files in it and its folders, at any depth (a
+    symbolic link is an entry, never followed, and counts no bytes), and how many
+    entries they all have; (0, 0) when it cannot be read. Walked by open folders, so
+    that a job that swaps a folder for a link meanwhile sends it nowhere else."""
+    size = count = 0
+    try:
+        for _top, dirs, files, top_fd in os.fwalk(path, follow_symlinks=False):
+            count += len(dirs) + len(files)
+            for name in files:
+                try:
+                    st = os.stat(name, dir_fd=top_fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode):
+                    size += st.st_size
+            if count >= MOST_ENTRIES:
+                break
+    except OSError:
+        return 0, 0
+    return size, count

@@ -414,7 +414,7 @@ def condor_info(job):
 
 #: the HTCondor bookkeeping of a task every user sees (``jobads._overlay_condor`` and
 #: ``jobads._run_times`` make its ad's run counters, hosts and times of them)
-_PUBLIC_BOOK = frozenset(("hold", "removed", "gone", "wall", "slot", "slots", "last", "completions",
+_PUBLIC_BOOK = frozenset(("disk", "hold", "removed", "gone", "wall", "slot", "slots", "last", "completions",
                           "suspensions", "suspension_time", "suspended_at", "slot_time", "holds",
                           "holds_by", "vacated", "vacates", "vacates_by", "executing",
                           "input_copied", "output_copied", "transfer_in", "transfer_out", "in_starts",
