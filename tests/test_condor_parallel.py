@@ -168,6 +168,11 @@ def test_the_log_says_when_each_node_starts_and_ends(two_hosts, workdir):
     named = [e.info.get("SlotName") for e in events if e.type == EventType.NODE_EXECUTE]
     assert len(set(named)) == 4 and all(name.endswith("@" + host) for name, host in zip(named, hosts))
     assert named[0] == events[5].info["SlotName"]
+    # and the properties of its run there, as the 001 names the job's (node 0's are those)
+    props = [e.info.get("ExecuteProps") or {} for e in events if e.type == EventType.NODE_EXECUTE]
+    assert props[0] == events[5].info["ExecuteProps"]
+    assert all(p.get("Cpus") == "1" and "Memory" in p for p in props)
+    assert len({p.get("CondorScratchDir") for p in props}) == 4        # (each node its own folder)
     ends = {e.subproc: e.info for e in events if e.type == EventType.NODE_TERMINATED}
     assert ends[0]["TerminatedNormally"] and ends[0]["ReturnValue"] == 0      # node 0 exited
     for node in (1, 2, 3):                           # the others were ended with it

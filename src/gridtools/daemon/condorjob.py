@@ -289,6 +289,9 @@ def started(state, job, number, now, slot=None):
 #: the key of a task's bookkeeping that holds the properties of the execute event its
 #: run is due (``jobside.execute_props``)
 EXECUTE_PROPS = "execute_props"
+#: the key of a task's bookkeeping that holds, by node, the properties of the node execute
+#: events (014) of a parallel universe job's other nodes
+NODE_PROPS = "node_props"
 #: the keys of a task's bookkeeping that hold what its ad took from its slot as its last run
 #: started (``jobside.provisioned``), and the durations of that run (``note_activation``)
 PROVISIONED, ACTIVATION, DISK = jobads.PROVISIONED, jobads.ACTIVATION, jobads.DISK
@@ -303,11 +306,14 @@ INITIAL_UPDATE, UPDATE_EVERY = 8, 300
 def _execute_events(job, number, task, slot, when):
     """The events of a run that begins to execute: 001 naming its host and slot and the
     run's properties (noted as it was dispatched: ``jobside.add_files``), after a
-    parallel universe job's 014 for each of its nodes, naming the node's slot."""
+    parallel universe job's 014 for each of its nodes, naming the node's slot and its
+    properties (node 0's those of the 001; another node's when it was started by then)."""
     host = task.host if task is not None else ""
     items = []
+    props = task_info(job, number).pop(EXECUTE_PROPS, None) if is_condor(job) else None
     from gridtools.formats.condor.jobattrs import PARALLEL
     if task is not None and job.spec.get("universe") == PARALLEL:
+        nodes = task_info(job, number).pop(NODE_PROPS, None) or {}
         from gridtools.daemon.parnodes import node_slot_names, node_slots
         slots = node_slots(task.granted)
         names = node_slot_names(info_of(job, number).get("slots") or (), slots)
@@ -315,9 +321,11 @@ def _execute_events(job, number, task, slot, when):
             info = {"Node": node, "ExecuteHost": f"<127.0.0.1:0?alias={where}>"}
             if names[node]:
                 info["SlotName"] = names[node]
+            mine = props if node == 0 else nodes.get(str(node))
+            if mine:
+                info["ExecuteProps"] = mine
             items.append((number, EventType.NODE_EXECUTE, info, when, node))
     info = {"ExecuteHost": f"<127.0.0.1:0?alias={host}>", "SlotName": slot}
-    props = task_info(job, number).pop(EXECUTE_PROPS, None) if is_condor(job) else None
     if props:
         info["ExecuteProps"] = props
     return items + [(number, EventType.EXECUTE, info, when)]
@@ -1201,6 +1209,7 @@ def _never_executed(job, number):
     del mine[EXECUTE_DUE]
     mine[NEVER_EXECUTED] = int(mine.get(NEVER_EXECUTED) or 0) + 1
     mine.pop(EXECUTE_PROPS, None)
+    mine.pop(NODE_PROPS, None)
     job.changed()
 
 

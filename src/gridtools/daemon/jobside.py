@@ -157,14 +157,16 @@ def _internal_refs(ad, tree):
     return found
 
 
-def add_files(plan, job, number, condor, slot, first=True):
+def add_files(plan, job, number, condor, slot, first=True, node=None):
     """Give the plan of task ``number`` of HTCondor job ``job`` (which holds ``slot``,
     its first slot, or None) its ad files (``plan["ad_files"]``: [name, the variable
     naming it, text] each, for the shepherd to write) and ``_CONDOR_SLOT``; for the
     ``first`` of its slots (not a parallel universe job's other nodes), note the
     properties its execute event will name (``execute_props``, kept in the task's
     bookkeeping till the event is written: ``condorjob.started``) and what its ad
-    takes from the slot (``provisioned``, kept till its next run)."""
+    takes from the slot (``provisioned``, kept till its next run); for another
+    ``node`` of a parallel universe job, the properties its node execute event (014)
+    will name (node 0's are the first slot's)."""
     from gridtools.daemon import condorjob
     ad = condorjob.proc_ad(job, number)
     files = {JOB_AD: str(ad)}
@@ -172,7 +174,7 @@ def add_files(plan, job, number, condor, slot, first=True):
     machine = ctx.slot_ad(slot) if ctx is not None and slot else None
     if machine is not None:
         files[MACHINE_AD] = long_form(machine)
-    if machine is not None and first:
+    if machine is not None and (first or node is not None):
         scratch = plan["env"].get("_CONDOR_SCRATCH_DIR")
         try:
             props = execute_props(machine, scratch if isinstance(scratch, str) else None,
@@ -180,7 +182,10 @@ def add_files(plan, job, number, condor, slot, first=True):
         except (RecursionError, ValueError, TypeError):
             props = {}              # (a slot attribute nested past reading: the event names the slot alone)
         mine = condorjob.task_info(job, number)
-        mine[condorjob.EXECUTE_PROPS], mine[condorjob.PROVISIONED] = props, provisioned(machine)
+        if first:
+            mine[condorjob.EXECUTE_PROPS], mine[condorjob.PROVISIONED] = props, provisioned(machine)
+        else:
+            mine.setdefault(condorjob.NODE_PROPS, {})[str(node)] = props
     if slot:
         plan["env"]["_CONDOR_SLOT"] = slot_variable(slot)
     plan["ad_files"] = [[name, VARIABLES[name], text] for name, text in files.items()]

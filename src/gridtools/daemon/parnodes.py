@@ -94,7 +94,7 @@ def start_nodes(state, dispatcher, job, number, now):
             petask.own_tmpdir(plan, job, number, tdir)
             if plan["env"].get("_CONDOR_SCRATCH_DIR") == before:
                 plan["env"]["_CONDOR_SCRATCH_DIR"] = plan["env"]["TMPDIR"]
-            jobside.add_files(plan, job, number, state.condor, claimed[node], first=False)
+            jobside.add_files(plan, job, number, state.condor, claimed[node], first=False, node=node)
             info = {"host": host, "start": now, "queue": queue, "node": node}
             atomic_write(os.path.join(tdir, petask.INFO_FILE), spoolyaml.dump(info), fsync=False)
         except Exception as exc:  # noqa: BLE001 - one node that cannot start must not stop the rest
