@@ -125,6 +125,30 @@ def test_periodic_hold_release_and_remove(cell, workdir):
     wait_events(os.path.join(workdir, "q.log"), f"{other}.0", [0, 12, 9])
 
 
+def test_a_running_job_s_disk_usage_grows_as_the_starter_measures_it_and_a_policy_on_it_holds_it(
+        cell, workdir):
+    """While a job runs in its scratch folder (should_transfer_files), the folder is
+    measured when HTCondor's starter reports (STARTER_INITIAL_UPDATE_INTERVAL after the
+    start, then every STARTER_UPDATE_INTERVAL): its DiskUsage grows with what it wrote
+    there, and a periodic_hold on DiskUsage holds it."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(FAST + "STARTER_INITIAL_UPDATE_INTERVAL = 1\nSTARTER_UPDATE_INTERVAL = 1\n")
+    _sample_every_second(cell, workdir)
+    cluster = submit(cell, "executable = /bin/sh\n"
+                           f"arguments = \"-c 'head -c 512000 /dev/zero > big; touch {workdir}/wrote; sleep 300'\"\n"
+                           "should_transfer_files = YES\nperiodic_hold = DiskUsage > 400\nlog = w.log\nqueue\n",
+                     cwd=workdir)
+    jid = f"{cluster}.0"
+    before = int(cell.run("condor_q", jid, "-af", "DiskUsage").stdout)
+    assert before < 400
+    wait_events(os.path.join(workdir, "w.log"), jid, [0, 40, 40, 1, 12], timeout=40)
+    assert os.path.exists(os.path.join(workdir, "wrote"))
+    disk, files, code, reason = cell.run("condor_q", jid, "-af", "DiskUsage", "ScratchDirFileCount",
+                                         "HoldReasonCode", "HoldReason").stdout.split(" ", 3)
+    assert 500 <= int(disk) < 500 + 64 and int(files) >= 2 and code == "3"
+    assert reason.strip() == "The job attribute PeriodicHold expression 'DiskUsage > 400' evaluated to TRUE"
+
+
 def test_allowed_job_and_execute_durations_hold_a_job_that_runs_longer(cell, workdir):
     _fast_periodic(cell)
     whole = submit(cell, "executable = /bin/sleep\narguments = 300\nlog = d.log\n"

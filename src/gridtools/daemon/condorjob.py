@@ -777,7 +777,7 @@ def remap_mkdir(condor):
         return False
 
 
-def adjust_plan(plan, job, number, thread_names=None, mkdir=False, pool=None):
+def adjust_plan(plan, job, number, thread_names=None, mkdir=False, pool=None, measure=None):
     """The execution plan of an HTCondor proc: its own command, arguments, working
     directory, environment and streams from its ad, with what HTCondor's starter adds
     (``daemon.jobside``; ``thread_names``: its thread-count variables); a scratch
@@ -788,7 +788,9 @@ empties them whatever AppendFiles says), but for a job that checkpoints
 starter opens them for it; KillSig when it is
     stopped, RemoveKillSig (when it has one) when it is removed. ``mkdir``: the folders
     of relative remap paths are made when missing (``remap_mkdir``). ``pool``: the
-    pool's transfer plugins (``pool_plugins``' table)."""
+    pool's transfer plugins (``exec.poolplugins``' table). ``measure``: when the scratch
+    folder is measured while the job runs ((first, then every) seconds:
+    ``update_intervals``), as the starter measures it for its updates."""
     from gridtools.daemon import jobside
     from gridtools.formats.condor.spec import run_facts, signal_of
     ad = proc_ad(job, number)
@@ -828,6 +830,8 @@ starter opens them for it; KillSig when it is
             plan["scratch"]["plugins"] = plugin_table(plugins, facts["iwd"])
         if pool:
             plan["scratch"]["pool"] = {method: list(entry) for method, entry in pool.items()}
+        if measure:
+            plan["scratch"]["measure"] = list(measure)
     if facts["self_checkpoint"]:
         plan["self_checkpoint"] = facts["self_checkpoint"]
     if facts["checkpoint_signal"]:
@@ -1106,11 +1110,14 @@ def note_size(state, job, task, used, now):
     every STARTER_UPDATE_INTERVAL seconds (``used``: what its shepherd noted so far;
     ``jobads.run_figures``: ImageSize, MemoryUsage, ResidentSetSize, CpusUsage), and
     log an image size event (006) when the memory figures differ from those its ad
-    held, as the shadow does.
+    held, as the shadow does. The size of its scratch folder, which its shepherd
+    measures on the same schedule, is taken as soon as it is noted (``_note_disk``).
     Called when the daemon samples the running tasks (every schedule_interval): a
     report due comes at the first sample after it."""
     if task is None or not task.start_time or not is_condor(job) or not used:
         return
+    if _note_disk(job, task.number, used):      # (measured by the shepherd when the starter would)
+        state.touch(job)
     mine, start = info_of(job, task.number), float(task.start_time)
     initial, every = update_intervals(state)
     noted = mine.get(SIZE_NOTED)
@@ -1163,18 +1170,30 @@ def note_disk(job, task, result):
     much disk (RequestDisk's default is DiskUsage). Only a run with a scratch folder
     (``should_transfer_files``) measures one."""
     usage = result.get("usage") or {}
-    if task is None or not is_condor(job) or not isinstance(usage.get("disk"), int):
-        return
-    ad = proc_ad(job, task.number)
+    if task is not None and is_condor(job):
+        _note_disk(job, task.number, usage)
+
+
+def _note_disk(job, number, usage):
+    """Take ``usage``'s ``disk`` and ``files`` (a shepherd's measures of a scratch folder)
+    into task ``number``'s ad as DiskUsage and ScratchDirFileCount, each only when it is
+    more than the ad holds. True when one changed."""
+    disk = usage.get("disk")
+    if isinstance(disk, bool) or not isinstance(disk, (int, float)) or disk <= 0:
+        return False
+    ad = proc_ad(job, number)
     noted = {}
-    for name, value in (("DiskUsage", usage["disk"]), ("ScratchDirFileCount", usage.get("files"))):
+    for name, value in (("DiskUsage", disk), ("ScratchDirFileCount", usage.get("files"))):
         held = ad.eval(name)
-        if isinstance(value, int) and value >= 0 and (type(held) is not int or value > held):
-            noted[name] = value
-    if noted:
-        mine = task_info(job, task.number)
-        mine[DISK] = dict(mine.get(DISK) or {}, **noted)
-        job.changed()
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 and \
+                (type(held) is not int or int(value) > held):
+            noted[name] = int(value)
+    if not noted:
+        return False
+    mine = task_info(job, number)
+    mine[DISK] = dict(mine.get(DISK) or {}, **noted)
+    job.changed()
+    return True
 
 
 def note_activation(job, task, result, now):

@@ -496,13 +496,20 @@ class Timers:
 class UsageMonitor:
     """Samples the job's process tree for CPU time, virtual memory (the most of it, and its
     resident part's), and integral memory usage, more and more seldom (every 0.2 s at
-    first, at last every 5 s)."""
+    first, at last every 5 s). With a ``folder`` (an HTCondor job's scratch folder) and
+    ``measure`` ((first, then every), seconds), it measures the folder too, as
+    HTCondor's starter does for its updates: at the first sample ``first`` seconds
+    after the start, then every ``every`` seconds (``disk``: its KiB, rounded up;
+    ``files``: its entries; ``tmpdir.folder_usage``)."""
 
-    def __init__(self, pid):
+    def __init__(self, pid, folder=None, measure=None):
         self.pid = pid
         self.last = time.time()
         self.interval = 0.2
         self.next_at = self.last + self.interval
+        self.folder = folder if measure else None
+        self.measure = measure
+        self.measure_at = self.last + float(measure[0]) if self.folder else None
 
     def next_due(self):
         return self.next_at
@@ -519,6 +526,11 @@ class UsageMonitor:
             usage["vmem"] = vmem
             usage["mem"] = usage.get("mem", 0.0) + vmem / 1024 ** 3 * (now - self.last)
             usage["cpu"] = max(usage.get("cpu", 0.0), cpu)
+            if self.measure_at is not None and now >= self.measure_at:
+                from gridtools.exec.tmpdir import folder_usage
+                size, entries = folder_usage(self.folder)
+                usage["disk"], usage["files"] = (size + 1023) // 1024, entries
+                self.measure_at = now + max(float(self.measure[1]), 1.0)
         self.last = now
         self.interval = min(self.interval * 2, 5.0)
         self.next_at = now + self.interval

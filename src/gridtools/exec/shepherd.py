@@ -514,7 +514,8 @@ class Shepherd:
             timers.pending["checkpoint"] = start + float(checkpoint["interval"])
         if (plan.get("interactive") or {}).get("client"):
             timers.pending["client"] = start + client.CHECK_EVERY
-        monitor = jobproc.UsageMonitor(pid)
+        scratch = plan.get("scratch") or {}
+        monitor = jobproc.UsageMonitor(pid, plan["cwd"], scratch.get("measure"))
         pidfd = os.pidfd_open(pid)
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.set_wakeup_fd(wfd)

@@ -272,7 +272,7 @@ def write_result(job_id, number, result, on_visible=None):
 
 
 #: what a running task's ``usage`` file holds (numbers; the time it was written)
-USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem", "maxrss")
+USAGE_KEYS = ("cpu", "mem", "io", "vmem", "maxvmem", "maxrss", "disk", "files")
 
 
 def write_usage(folder, usage):
