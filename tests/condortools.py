@@ -13,6 +13,43 @@ def write(path, text, mode=0o644):
     return path
 
 
+#: a transfer plugin by HTCondor's multi-file protocol: a URL's path names a file of the store
+#: folder, which it fetches or (-upload) fills; it notes who ran it in the store's ``ran_as``
+_STORE_PLUGIN = """#!/usr/bin/python3
+import os, re, shutil, sys
+args = sys.argv[1:]
+if args == ["-classad"]:
+    sys.stdout.write({classad!r})
+    sys.exit(0)
+infile, outfile = args[args.index("-infile") + 1], args[args.index("-outfile") + 1]
+store = {store!r}
+with open(os.path.join(store, {ran_as!r}), "a") as fh:
+    fh.write(f"{{os.getuid()}} {{'-upload' in args}}\\n")
+failed = False
+with open(infile) as fh, open(outfile, "w") as out:
+    for line in fh:
+        url, local = re.findall(r'"([^"]*)"', line)
+        kept = os.path.join(store, url.split("://", 1)[1].split("/", 1)[1])
+        try:
+            if "-upload" in args:
+                shutil.copy(local, kept)
+            else:
+                shutil.copy(kept, local)
+            out.write(f'[ TransferSuccess = true; TransferUrl = "{{url}}"; TransferFileName = "{{local}}" ]\\n')
+        except OSError:
+            failed = True
+            out.write(f'[ TransferSuccess = false; TransferError = "no such object"; TransferUrl = "{{url}}"; '
+                      f'TransferFileName = "{{local}}" ]\\n')
+sys.exit(3 if failed else 0)
+"""
+
+
+def store_plugin(store, ran_as="ran_as", classad=""):
+    """The text of a transfer plugin of ``store`` (``_STORE_PLUGIN``) that answers
+    ``-classad`` with ``classad``."""
+    return _STORE_PLUGIN.format(store=store, ran_as=ran_as, classad=classad)
+
+
 def submit(cell, text, *args, cwd=None, user=None, name="job.sub"):
     """condor_submit a description written into ``cwd``; returns the cluster id."""
     cwd = cwd or cell.root

@@ -4,39 +4,13 @@ slot ads publish it, and the transfers they make for jobs, run as the job's owne
 import os
 import pwd
 
-from condortools import submit, wait_events, write
+from condortools import store_plugin, submit, wait_events, write
 from conftest import wait_for
 from gridtools.exec import poolplugins, transfer
 
-#: a plugin by HTCondor's multi-file protocol for store:// URLs: a URL's path names a file
-#: of the store folder, which it fetches or (-upload) fills; it notes who ran it
-MULTI = """#!/usr/bin/python3
-import os, re, shutil, sys
-args = sys.argv[1:]
-if args == ["-classad"]:
-    print('MultipleFileSupport = true\\nPluginVersion = "0.2"\\nPluginType = "FileTransfer"')
-    print('SupportedMethods = "store,https"\\nStoreRegion = "north"\\nStartdAttrs = "StoreRegion"')
-    sys.exit(0)
-infile, outfile = args[args.index("-infile") + 1], args[args.index("-outfile") + 1]
-store = {store!r}
-with open(os.path.join(store, "multi_ran_as"), "a") as fh:
-    fh.write(f"{{os.getuid()}} {{'-upload' in args}}\\n")
-failed = False
-with open(infile) as fh, open(outfile, "w") as out:
-    for line in fh:
-        url, local = re.findall(r'"([^"]*)"', line)
-        kept = os.path.join(store, url.split("://", 1)[1].split("/", 1)[1])
-        try:
-            if "-upload" in args:
-                shutil.copy(local, kept)
-            else:
-                shutil.copy(kept, local)
-            out.write(f'[ TransferSuccess = true; TransferUrl = "{{url}}"; TransferFileName = "{{local}}" ]\\n')
-        except OSError:
-            failed = True
-            out.write(f'[ TransferSuccess = false; TransferError = "no such object"; TransferUrl = "{{url}}" ]\\n')
-sys.exit(3 if failed else 0)
-"""
+#: what the multi-file plugin for store:// URLs says of itself
+MULTI = ('MultipleFileSupport = true\nPluginVersion = "0.2"\nPluginType = "FileTransfer"\n'
+         'SupportedMethods = "store,https"\nStoreRegion = "north"\nStartdAttrs = "StoreRegion"\n')
 
 #: a plugin that moves one file a run (``<plugin> <source> <destination>``) for one:// URLs
 SINGLE = """#!/bin/sh
@@ -63,7 +37,7 @@ def _plugins(folder):
     store = os.path.join(folder, "store")
     os.makedirs(store, exist_ok=True)
     os.chmod(store, 0o777)
-    multi = write(os.path.join(folder, "store_plugin.py"), MULTI.format(store=store), 0o755)
+    multi = write(os.path.join(folder, "store_plugin.py"), store_plugin(store, "multi_ran_as", MULTI), 0o755)
     single = write(os.path.join(folder, "one_plugin"), SINGLE.format(store=store), 0o755)
     return store, multi, single
 

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from condortools import events, history, htcondor_events, statuses, submit, wait_events, wait_status, write
+from condortools import (events, history, htcondor_events, statuses, store_plugin, submit, wait_events,
+                         wait_status, write)
 from conftest import wait_for
 from gridtools.formats.condor.userlog import EventType, parse_events
 
@@ -415,34 +416,6 @@ def test_input_files_given_as_urls_are_fetched(cell, workdir):
         server.shutdown()
 
 
-PLUGIN = """#!{python}
-# A job's transfer plugin for mystore:// URLs, by HTCondor's multi-file protocol: a URL's
-# path names a file of the store folder, which it fetches or (-upload) fills.
-import os, re, shutil, sys
-args = sys.argv[1:]
-infile, outfile = args[args.index("-infile") + 1], args[args.index("-outfile") + 1]
-store = {store!r}
-with open(os.path.join(store, "ran_as"), "a") as fh:
-    fh.write(f"{{os.getuid()}} {{'-upload' in args}}\\n")
-failed = False
-with open(infile) as fh, open(outfile, "w") as out:
-    for line in fh:
-        url, local = re.findall(r'"([^"]*)"', line)
-        kept = os.path.join(store, url.split("://", 1)[1].split("/", 1)[1])
-        try:
-            if "-upload" in args:
-                shutil.copy(local, kept)
-            else:
-                shutil.copy(kept, local)
-            out.write(f'[ TransferSuccess = true; TransferUrl = "{{url}}"; TransferFileName = "{{local}}" ]\\n')
-        except OSError:
-            failed = True
-            out.write(f'[ TransferSuccess = false; TransferError = "no such object"; TransferUrl = "{{url}}"; '
-                      f'TransferFileName = "{{local}}" ]\\n')
-sys.exit(3 if failed else 0)
-"""
-
-
 def test_a_job_s_own_transfer_plugin_fetches_its_input_and_sends_its_output(cell, workdir, users):
     """transfer_plugins: the plugin of a URL's scheme, brought into the job's scratch
     folder, fetches its input files and sends its output files (output_destination),
@@ -454,7 +427,7 @@ def test_a_job_s_own_transfer_plugin_fetches_its_input_and_sends_its_output(cell
     os.mkdir(store)
     os.chmod(store, 0o777)
     write(os.path.join(store, "data.txt"), "from the store\n", 0o666)
-    write(os.path.join(workdir, "plugin.py"), PLUGIN.format(python="/usr/bin/python3", store=store), 0o755)
+    write(os.path.join(workdir, "plugin.py"), store_plugin(store), 0o755)
     cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'cat data.txt > got.txt'\"\n"
                            "should_transfer_files = YES\ntransfer_plugins = mystore=plugin.py\n"
                            "transfer_input_files = mystore://box/data.txt\n"
