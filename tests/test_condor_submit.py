@@ -464,6 +464,90 @@ def test_a_submission_makes_at_most_max_jobs_per_submission(cell, workdir):
     assert len(statuses(cell)) == 25
 
 
+ADMIN_KNOBS = """SUBMIT_ATTRS = Site, +Forced, Broken
+SUBMIT_EXPRS = Tier
+Site = "north"
+Forced = 7
+Tier = 2 + 1
+Broken = "unclosed
+APPEND_REQUIREMENTS = (TARGET.Memory > 1)
+APPEND_REQ_VANILLA = TARGET.HasVanilla
+APPEND_RANK = TARGET.Mips
+DEFAULT_RANK = TARGET.KFlops
+JOB_DEFAULT_REQUESTMEMORY = 2G
+JOB_DEFAULT_REQUESTCPUS = 2
+"""
+
+
+def _dry(cell, workdir, text, name):
+    write(os.path.join(workdir, name), text)
+    proc = cell.run("condor_submit", "-dry-run", "-", name, cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    return dict(line.split(" = ", 1) for line in proc.stdout.splitlines() if " = " in line)
+
+
+def test_the_configuration_s_submit_knobs_shape_every_job_ad(idle_cell, workdir):
+    """SUBMIT_ATTRS / SUBMIT_EXPRS put the knobs they name into every job ad (the
+    description may set them again; +Name forces one; a value that does not read is
+    left out); APPEND_REQUIREMENTS (APPEND_REQ_VANILLA for the vanilla universe) joins
+    the job's Requirements as the user's own would; DEFAULT_RANK and APPEND_RANK make
+    Rank; JOB_DEFAULT_REQUEST<name> stands for a request the description leaves out."""
+    with open(os.path.join(idle_cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(ADMIN_KNOBS)
+    ad = _dry(idle_cell, workdir, 'executable = /bin/true\nrequirements = TARGET.Cpus > 0\n+Site = "mine"\n'
+                                  '+Forced = 1\nqueue\n', "a.sub")
+    assert (ad["Site"], ad["Forced"], ad["Tier"], ad["RequestCpus"], ad["RequestMemory"]) == \
+        ('"mine"', "1", "2 + 1", "2", "2048")
+    assert "Broken" not in ad
+    assert ad["Requirements"].startswith("(TARGET.Cpus > 0) && (TARGET.HasVanilla) && (TARGET.Arch == ")
+    assert "TARGET.Cpus >= RequestCpus" not in ad["Requirements"]          # (the user's asks for Cpus)
+    assert ad["Rank"] == "(TARGET.KFlops) + (TARGET.Mips)"
+    ad = _dry(idle_cell, workdir, "executable = /bin/true\nuniverse = local\nrank = 5\nrequest_cpus = 1\n"
+                                  "queue\n", "b.sub")
+    assert (ad["Site"], ad["Forced"], ad["RequestCpus"], ad["Rank"]) == ('"north"', "7", "1", "(5) + (TARGET.Mips)")
+    assert ad["Requirements"].startswith("((TARGET.Memory > 1)) && (TARGET.Arch == ")
+
+
+SUBMIT_RULES = """SUBMIT_REQUIREMENT_NAMES = SmallMemory, Named
+SUBMIT_REQUIREMENT_SmallMemory = RequestMemory <= 1024
+SUBMIT_REQUIREMENT_SmallMemory_REASON = strcat("asks for ", JOB.RequestMemory, " MB: at most 1024, please")
+SUBMIT_REQUIREMENT_Named = JobBatchName isnt undefined
+SUBMIT_REQUIREMENT_Named_IS_WARNING = true
+"""
+
+
+def test_submit_requirements_refuse_or_warn_as_htcondor_s_schedd_does(cell, workdir):
+    """SUBMIT_REQUIREMENT_NAMES: a job a rule refuses is not queued (condor_submit's
+    words, its reason, exit 1, its cluster id free again); a rule that only warns lets
+    it in with a warning; the daemon applies the cell's rules whatever the submitter's
+    own configuration says."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(SUBMIT_RULES)
+    assert cell.run("condor_reconfig").returncode == 0
+    write(os.path.join(workdir, "big.sub"), SLEEP + "request_memory = 2G\nhold = true\nqueue\n")
+    proc = cell.run("condor_submit", "big.sub", cwd=workdir)
+    assert (proc.returncode, proc.stdout) == (1, "Submitting job(s).")
+    assert proc.stderr == ("\nERROR: Failed to commit job submission into the queue.\n"
+                           "ERROR: asks for 2048 MB: at most 1024, please\n")
+    small = submit(cell, SLEEP + "request_memory = 512\nhold = true\nqueue\n", cwd=workdir, name="s.sub")
+    proc = cell.run("condor_submit", "s.sub", cwd=workdir)
+    assert proc.returncode == 0
+    assert proc.stdout == f"Submitting job(s).\n1 job(s) submitted to cluster {small + 1}.\n"
+    assert proc.stderr == ("\nWARNING: Committed job submission into the queue with the following warning(s):\n"
+                           "WARNING: Submit requirement Named not met.\n\n")
+    proc = cell.run("condor_submit", "-batch-name", "b", "s.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    wait_for(lambda: len(statuses(cell)) == 3)
+    # the daemon holds to the cell's rules whatever the submitter's own configuration says
+    proc = cell.run("condor_submit", "big.sub", cwd=workdir, env={"_CONDOR_SUBMIT_REQUIREMENT_NAMES": ""})
+    assert proc.returncode == 0, proc.stderr
+    bypass = int(re.search(r"cluster (\d+)", proc.stdout).group(1))
+    messages = os.path.join(cell.root, "spool", "messages")
+    wait_for(lambda: f"job {bypass} of root refused: asks for 2048 MB" in open(messages).read())
+    wait_for(lambda: not unanswered(cell.root))
+    assert len(statuses(cell)) == 3 and f"{bypass}.0" not in statuses(cell)
+
+
 def test_a_minus_sign_before_digits_makes_a_negative_literal_as_htcondor_prints_it(idle_cell, workdir):
     """HTCondor's ClassAd lexer reads ``-1`` as one negative number (printed ``-1``) and
     ``- 1`` as a negation (printed `` -1``, its unparser's blank before the operator)."""

@@ -318,7 +318,7 @@ def submit(state, dispatcher, req, now):
     spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],
                                                    spec["owner"], spec["id"])
-    why = _not_allowed(state, spec)
+    why = _not_allowed(state, spec) or _submit_refusal(state, spec)
     if why:
         return _turn_away(state, spec, why)
     script = None
@@ -352,6 +352,36 @@ def _not_allowed(state, spec):
     tasks = [state.jobs[p].spec.get("tasks") for p in spec["ad_predecessors"]]
     return (admission.priority_refusal(spec.get("priority", 0), auth.is_operator(state, spec["owner"]))
             or predecessors.ad_refusal(spec.get("hold_jid_ad"), spec.get("tasks"), tasks) or "")
+
+
+def _submit_refusal(state, spec):
+    """Why the cell's submit requirements refuse an HTCondor job ("" when none does):
+    SUBMIT_REQUIREMENT_NAMES of its condor_config (``formats.condor.submitreqs``),
+    checked against each proc's ad as HTCondor's schedd checks them (the one ad of a
+    cluster whose procs share theirs), whatever the submitter's condor_submit found."""
+    conf = state.condor.conf if state.condor is not None else None
+    names = conf.get("SUBMIT_REQUIREMENT_NAMES") if conf is not None and spec.get("condor_ad") else None
+    if not names or not names.strip():
+        return ""
+    from gridtools import cell
+    from gridtools.formats.condor import VERSION, submitreqs
+
+    def read():
+        found, problems = submitreqs.rules(conf.get, names)
+        for line in problems:
+            state.log(f"W|{line}")
+        return found
+    found = conf.derived(("submit requirements", names), read)
+    if not found:
+        return ""
+    schedd = submitreqs.schedd_ad(cell.hostname(), VERSION)
+    job = Job(spec)
+    numbers = condorjob.spec_numbers(spec)
+    for number in numbers if isinstance(spec["condor_ad"], list) else numbers[:1]:
+        refusal, _warnings = submitreqs.check(found, schedd, condorjob.proc_ad(job, number))
+        if refusal is not None:
+            return refusal.strip()
+    return ""
 
 
 def _turn_away(state, spec, why):

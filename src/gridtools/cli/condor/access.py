@@ -145,6 +145,27 @@ def may_set(name):
     return any(word in settings for word in words)
 
 
+def settable(names):
+    """The knobs of ``names`` the configuration may set (``may_set``), found with one
+    look at it."""
+    variables = _condor_variables()
+    lowered = _global_text()
+    if lowered is None or (lowered.isascii() and _named(lowered, ("include", "local_config"))):
+        return list(names)
+    settings = None if lowered.isascii() else _global_settings(lowered)
+    found = []
+    for name in names:
+        upper = name.upper().encode()
+        if any(upper in key for key in variables):
+            found.append(name)
+        elif settings is None:
+            if _named(lowered, (name.lower(),)):
+                found.append(name)
+        elif name.lower() in settings or "include" in settings or "local_config" in settings:
+            found.append(name)
+    return found
+
+
 def _setting_lines(text):
     """The lines of configuration text that are not blank or comments."""
     for line in text.split("\n"):

@@ -43,7 +43,7 @@ from gridtools.formats.safetext import output_is_the_result
 from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
 from gridtools.formats.condor.jobattrs import unquoted
-from gridtools.formats.condor.jobad import SubmitContext
+from gridtools.formats.condor.jobad import ADMIN_KNOBS, SubmitContext
 from gridtools.formats.condor.submit import parse_submit
 from gridtools.spool import ids
 
@@ -72,6 +72,7 @@ def options():
         "append": [], "queue": None, "terse": False, "verbose": False,
         "dry_run": None,        # the file -dry-run writes the ads to ("-": stdout)
         "batch_name": None, "variables": {}, "schedd": None, "help": False,
+        "knobs": {},            # the configuration's knobs a submission reads (submit_knobs)
         "factory": False,       # -factory: every cluster materialized late
     }
 
@@ -137,15 +138,31 @@ def setting(name):
     return client_config().get(name)
 
 
-def knob_on(name):
-    """Boolean knob ``name`` of this host's configuration (False when it surely has none)."""
-    return access.may_set(name) and more().knob_on(name)
+#: the knobs of this host's configuration a submission reads (``submit_knobs``)
+SUBMIT_KNOBS = ("MAX_JOBS_PER_SUBMISSION", "SUBMIT_FACTORY_JOBS_BY_DEFAULT", "SUBMIT_PREVENT_MULTI_QUEUE",
+                "SUBMIT_REQUIREMENT_NAMES") + ADMIN_KNOBS
 
 
-def max_jobs():
-    """The most procs one submission may make: MAX_JOBS_PER_SUBMISSION."""
-    from gridtools.formats.condor import jobad
-    return jobad.max_jobs(setting("MAX_JOBS_PER_SUBMISSION"))
+def submit_knobs():
+    """The knobs of SUBMIT_KNOBS this host's configuration sets: name -> text. The
+    configuration's language is read only when it may set one of them (one look at its
+    file for them all)."""
+    names = access.settable(SUBMIT_KNOBS)
+    if not names:
+        return {}
+    from gridtools.cli.condor.machineviews import client_config
+    config = client_config()
+    found = {}
+    for name in names:
+        text = config.get(name)
+        if text is not None:
+            found[name] = text
+    return found
+
+
+def knob_on(name, knobs):
+    """Boolean knob ``name`` of this host's configuration (``knobs``: ``submit_knobs``)."""
+    return name in knobs and more().knob_on(name)
 
 
 def build(opts, text, source, taken, now, who, warnings=None, factories=None):
@@ -157,15 +174,19 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     desc = parse_submit(text, append=opts["append"], queue_override=opts["queue"], source=source)
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
+    knobs = opts["knobs"] = submit_knobs()
+    from gridtools.formats.condor.jobad import max_jobs
     ctx = SubmitContext(cwd=cwd, owner=who["owner"], now=int(now), files=LocalFiles(cwd),
                         environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
                         batch_name=unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
-                        seed=time.time_ns(), max_jobs=max_jobs(), setting=setting)
+                        seed=time.time_ns(), max_jobs=max_jobs(knobs.get("MAX_JOBS_PER_SUBMISSION")),
+                        setting=setting, admin={k: v for k, v in knobs.items() if k in ADMIN_KNOBS})
     if warnings is not None:
         ctx.warnings = warnings
     ctx.factories = factories
-    ctx.factory = 1 if opts["factory"] else 3 if not dry_run and knob_on("SUBMIT_FACTORY_JOBS_BY_DEFAULT") else 0
-    ctx.one_queue = knob_on("SUBMIT_PREVENT_MULTI_QUEUE")
+    ctx.factory = 1 if opts["factory"] else \
+        3 if not dry_run and knob_on("SUBMIT_FACTORY_JOBS_BY_DEFAULT", knobs) else 0
+    ctx.one_queue = knob_on("SUBMIT_PREVENT_MULTI_QUEUE", knobs)
     first = claim(taken, dry_run)
     ads = desc.job_drafts(first, ctx)
     clusters = {}
@@ -240,6 +261,8 @@ def main(argv, prog="condor_submit"):
             sys.stdout.write(more().USAGE)
             return 0
         return _submit(opts)
+    except Refused:
+        return 1
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
         return exc.exit_code
@@ -259,6 +282,7 @@ def _submit(opts):
     try:
         who = submitter(now)
         clusters = build(opts, text, source, taken, now, who, warnings, factories)
+        warned = check_requirements(clusters, opts) if opts["dry_run"] is None else []
         specs = _specs(clusters, who, factories) if opts["dry_run"] is None else []
     except BaseException:
         release(taken, opts["dry_run"] is not None)
@@ -272,9 +296,46 @@ def _submit(opts):
         _warn(warnings)
         return 0
     _send(specs, taken)
-    _report(opts, clusters)
+    _report(opts, clusters, warned)
     _warn(warnings)
     return 0
+
+
+def check_requirements(clusters, opts):
+    """Check each job against the submit requirements of this host's configuration
+    (SUBMIT_REQUIREMENT_NAMES: ``formats.condor.submitreqs``): a job one refuses
+    refuses the submission (GridError, exit 1, in condor_submit's words, after the
+    "Submitting job(s)" it printed). Returns the first warning of the rules that only
+    warn, or nothing."""
+    names = opts["knobs"].get("SUBMIT_REQUIREMENT_NAMES")
+    if not names or not names.strip():
+        return []
+    from gridtools.formats.condor import VERSION, submitreqs
+    found, _problems = submitreqs.rules(setting, names)
+    schedd = submitreqs.schedd_ad(cell.hostname(), VERSION)
+    warned = []
+    for _cluster, ads in clusters if found else ():
+        for ad in ads:
+            refusal, warnings = submitreqs.check(found, schedd, ad.classad())
+            warned.extend(text for text in warnings if text not in warned)
+            if refusal is not None:
+                if not opts["terse"]:
+                    sys.stdout.write(summary(clusters, False).partition("\n")[0])
+                    sys.stdout.flush()
+                sys.stderr.write(submitreqs.refusal_text(_said(refusal)))
+                raise Refused()
+    return warned[:1]
+
+
+class Refused(Exception):
+    """A submission the submit requirements refused, said already (exit 1)."""
+
+
+def _said(text):
+    """A rule's reason as one line (its own control characters escaped), with the line
+    break HTCondor's own reasons end with kept."""
+    from gridtools.errors import one_line
+    return one_line(text.rstrip("\n")) + ("\n" if text.endswith("\n") else "")
 
 
 def _warn(warnings):
@@ -308,12 +369,21 @@ def _send(specs, taken):
         raise
 
 
-def _report(opts, clusters):
+def _report(opts, clusters, warned=()):
+    """What a submission prints; the submit requirements' warning (``warned``) comes as
+    condor_submit prints it: after the proc dots, before the clusters' lines."""
     if opts["terse"]:
         out = "".join(line + "\n" for line in more().terse_lines(clusters))
     elif opts["verbose"] or opts["file"] == "-":
         out = more().verbose_text(clusters)
     else:
         out = summary(clusters, False)
+    if warned:
+        from gridtools.formats.condor.submitreqs import warning_text
+        head, _, out = out.partition("\n") if not opts["terse"] else ("", "", out)
+        sys.stdout.write(head)
+        sys.stdout.flush()
+        sys.stderr.write(warning_text(_said(warned[0])))
+        out = "\n" + out if head else out
     sys.stdout.write(out)
     sys.stdout.flush()

@@ -111,13 +111,17 @@ class SubmitContext:
     - ``one_queue``: anything but comments after the first queue statement is an
       error (SUBMIT_PREVENT_MULTI_QUEUE), as it is for a cluster materialized late;
     - ``setting``: name -> a setting of the submitting host's configuration, or None
-      (asked only for what few descriptions need: SCHEDD_INTERVAL).
+      (asked only for what few descriptions need: SCHEDD_INTERVAL, the knobs
+      SUBMIT_ATTRS names);
+    - ``admin``: the knobs of ``ADMIN_KNOBS`` the submitting host's configuration sets
+      (name -> text; see ``admin_attributes``).
     """
 
     def __init__(self, cwd, owner, now, files=None, environ=EMPTY, variables=None, arch="X86_64",
                  opsys="LINUX", filesystem_domain="localhost", condor_version=DEFAULT_VERSION,
                  condor_platform=DEFAULT_PLATFORM, submit_method=SUBMIT_METHOD_CONDOR_SUBMIT, seed=0,
-                 batch_name=None, next_cluster=None, max_jobs=MAX_JOBS_PER_SUBMISSION, setting=None):
+                 batch_name=None, next_cluster=None, max_jobs=MAX_JOBS_PER_SUBMISSION, setting=None,
+                 admin=None):
         self.cwd, self.owner, self.now, self.files = cwd, owner, now, files
         self.environ = {} if environ is EMPTY else environ
         self.variables = {} if variables is None else variables
@@ -130,6 +134,7 @@ class SubmitContext:
         self.factories = None
         self.factory, self.one_queue = 0, False
         self.setting = setting or _no_setting
+        self.admin = admin or {}
 
     def environment(self):
         """The submitter's environment: ``environ``, or this process's when that is
@@ -368,6 +373,7 @@ def make_ad(jobs, live):
             return None if raw is None else expand(raw)
     ad = DraftAd()
     _identity(ad, jobs, ctx)
+    pinned = admin_attributes(ad, ctx) if ctx.admin else ()
     universe = A.set_universe(ad, cmd)
     topping = ""
     if not A.CONTAINER_COMMANDS.isdisjoint(jobs.defs) or "universe" in jobs.defs:
@@ -384,7 +390,7 @@ def make_ad(jobs, live):
     A.set_log(ad, cmd, iwd)
     custom = [(key, jobs.spelling(key, COMMAND)[len("request_"):])
               for key in jobs.defs if key.startswith("request_") and key not in A.REQUESTS and key != "request_"]
-    asked = A.set_requests(ad, cmd, custom)
+    asked = A.set_requests(ad, cmd, custom, ctx.admin)
     should = A.set_transfer(ad, cmd, universe, ctx)
     if universe == A.JAVA:
         from gridtools.formats.condor.moreattrs import java_transfer
@@ -410,8 +416,44 @@ def make_ad(jobs, live):
     if rare:
         from gridtools.formats.condor import moreattrs
         moreattrs.apply(ad, cmd, jobs.defs, iwd, ctx.warnings, ctx.environment)
+    for name, value in pinned:
+        ad[name] = value
     _custom(ad, jobs, expand)
     return ad
+
+
+#: the knobs of the submitting host's configuration that shape every job ad, as
+#: HTCondor's condor_submit reads them (a SubmitContext's ``admin``)
+ADMIN_KNOBS = ("SUBMIT_ATTRS", "SUBMIT_EXPRS", "SYSTEM_SUBMIT_ATTRS", "APPEND_REQUIREMENTS",
+               "APPEND_REQ_VANILLA", "APPEND_RANK", "APPEND_RANK_VANILLA", "DEFAULT_RANK",
+               "DEFAULT_RANK_VANILLA", "JOB_DEFAULT_REQUESTCPUS", "JOB_DEFAULT_REQUESTDISK",
+               "JOB_DEFAULT_REQUESTMEMORY", "JOB_DEFAULT_REQUESTGPUS")
+
+
+def admin_attributes(ad, ctx):
+    """Put into a new job ad the attributes SUBMIT_ATTRS, SUBMIT_EXPRS and
+    SYSTEM_SUBMIT_ATTRS name (names separated by commas or blanks), each the
+    expression of the configuration's knob of that name (one that is not set, or does
+    not read, is left out): before anything of the description, which may set it
+    again. A name written ``+Name`` or ``MY.Name`` is forced: [(name, value)] to put
+    into the ad after the description's commands (its own ``MY.`` attributes still come
+    last), as HTCondor's condor_submit does."""
+    from gridtools.errors import InputError
+    forced = []
+    names = " ".join(ctx.admin.get(knob) or "" for knob in ("SUBMIT_ATTRS", "SUBMIT_EXPRS", "SYSTEM_SUBMIT_ATTRS"))
+    for name in dict.fromkeys(names.replace(",", " ").split()):
+        wanted = name[1:] if name.startswith("+") else name[3:] if name[:3].lower() == "my." else None
+        text = ctx.setting(wanted or name)
+        if text is None or not text.strip() or not (wanted or name).replace("_", "a").isalnum():
+            continue
+        if wanted:
+            forced.append((wanted, A.expr(wanted, text.strip())))
+            continue
+        try:
+            ad[name] = A.expr(name, text.strip())
+        except InputError:
+            continue                    # (HTCondor's condor_submit leaves it out, and says nothing)
+    return forced
 
 
 #: the deferral attributes and Requirements terms of a job that gives none

@@ -367,7 +367,7 @@ _UNDEFINED_DROPS = frozenset(("request_cpus", "request_disk", "request_memory", 
 def _request(ad, cmd, key, attr, base_power, default):
     text = cmd(key)
     if text is None or not text.strip():
-        if default is not None:
+        if default is not None and attr not in ad:      # (one SUBMIT_ATTRS set stays)
             ad[attr] = default
         return
     if key in _UNDEFINED_DROPS and text.strip().lower() == "undefined":
@@ -376,17 +376,40 @@ def _request(ad, cmd, key, attr, base_power, default):
     ad[attr] = amount if amount is not None else expr(attr, text.strip())
 
 
+def _with_defaults(ad, cmd, admin):
+    """``cmd`` with the JOB_DEFAULT_REQUEST<name> knobs of ``admin`` standing for the
+    request commands the description leaves out (those whose attribute SUBMIT_ATTRS put
+    in the ad keep it)."""
+    defaults = {}
+    for key, attr in (("request_cpus", "RequestCpus"), ("request_disk", "RequestDisk"),
+                      ("request_memory", "RequestMemory"), ("request_gpus", "RequestGPUs")):
+        text = admin.get("JOB_DEFAULT_" + attr.upper())
+        if text is not None and text.strip() and attr not in ad:
+            defaults[key] = text
+
+    def read(key):
+        value = cmd(key)
+        if (value is None or not value.strip()) and key in defaults:
+            return defaults[key]
+        return value
+    return read if defaults else cmd
+
+
 #: the requests set_requests reads itself (any other ``request_<name>`` asks for a custom
 #: machine resource)
 REQUESTS = frozenset(("request_cpus", "request_disk", "request_memory", "request_gpus"))
 
 
-def set_requests(ad, cmd, custom=()):
+def set_requests(ad, cmd, custom=(), admin=None):
     """RequestCpus, RequestMemory (MB), RequestDisk (KB), RequestGPUs, and the custom
     resources ``custom`` names: (command, its name as written after ``request_``), each
     ``Request<name>``, an expression (a name of fewer than two characters, or starting
-    with ``_``, is no resource: HTCondor sets nothing for it). Returns the names of the
-    custom ones set, for the requirements (``_request_term``)."""
+    with ``_``, is no resource: HTCondor sets nothing for it). A request the description
+    does not give, nor SUBMIT_ATTRS set, is the configuration's JOB_DEFAULT_REQUEST<name>
+    when ``admin`` (a SubmitContext's) has it, read as the command would be. Returns the
+    names of the custom ones set, for the requirements (``_request_term``)."""
+    if admin:
+        cmd = _with_defaults(ad, cmd, admin)
     _request(ad, cmd, "request_cpus", "RequestCpus", None, 1)
     _request(ad, cmd, "request_disk", "RequestDisk", 1, DEFAULT_REQUEST_DISK)
     _request(ad, cmd, "request_memory", "RequestMemory", 2, DEFAULT_REQUEST_MEMORY)
@@ -454,7 +477,7 @@ def forced_requirements(ad, cmd, ctx):
     requirements command is warned of (once a proc). Rank is made as ever."""
     if cmd("requirements") is not None:
         ctx.warnings.append(FORCED_REQUIREMENTS)
-    _set_rank(ad, cmd)
+    _set_rank(ad, cmd, ctx.admin)
 
 
 def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=False, machine=()):
@@ -466,6 +489,10 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
     job's terms, which stand for the operating system's (``container``)."""
     user = cmd("requirements")
     user = user.strip() if user is not None else ""
+    if ctx.admin:                               # APPEND_REQUIREMENTS, as if the user wrote it too
+        append = _knob(ctx.admin, "APPEND_REQUIREMENTS", universe == VANILLA)
+        if append:
+            user = f"{user}) && ({append}" if user else append
     refs = set()
     if user:
         from gridtools.formats.condor.moreattrs import requirement_references
@@ -516,7 +543,7 @@ def set_requirements(ad, cmd, universe, should, ctx, custom=(), more=(), rare=Fa
     else:
         ad["Requirements"] = Text(" && ".join(new for new, _old in terms),
                                   " && ".join(old for _new, old in terms))
-    _set_rank(ad, cmd)
+    _set_rank(ad, cmd, ctx.admin)
 
 
 def _request_term(ad, name):
@@ -540,9 +567,32 @@ def _evaluated(ad, name):
         return ERROR
 
 
-def _set_rank(ad, cmd):
+def _set_rank(ad, cmd, admin):
+    """Rank: the description's, else the configuration's DEFAULT_RANK, with its
+    APPEND_RANK added (``(rank) + (append)``), each of a vanilla universe job from
+    DEFAULT_RANK_VANILLA and APPEND_RANK_VANILLA when they are set; 0.0 when none is."""
     rank = cmd("rank")
-    ad["Rank"] = expr("Rank", rank.strip()) if rank and rank.strip() else 0.0
+    rank = rank.strip() if rank and rank.strip() else None
+    if admin:
+        vanilla = ad.eval("JobUniverse") == VANILLA
+        default = _knob(admin, "DEFAULT_RANK", vanilla)
+        append = _knob(admin, "APPEND_RANK", vanilla)
+        rank = rank or default
+        if append:
+            rank = f"({rank}) + ({append})" if rank else append
+    ad["Rank"] = expr("Rank", rank) if rank else 0.0
+
+
+def _knob(admin, name, vanilla):
+    """The text of knob ``name`` in ``admin`` (a SubmitContext's), of its ``_VANILLA``
+    form for a ``vanilla`` universe job when that is set (APPEND_REQUIREMENTS's is
+    APPEND_REQ_VANILLA), or None when neither is set."""
+    text = None
+    if vanilla:
+        text = admin.get("APPEND_REQ_VANILLA" if name == "APPEND_REQUIREMENTS" else name + "_VANILLA")
+    if text is None or not text.strip():
+        text = admin.get(name)
+    return text.strip() if text is not None and text.strip() else None
 
 
 #: the machine attributes whose reference counts as checking the operating system
