@@ -548,6 +548,53 @@ def test_submit_requirements_refuse_or_warn_as_htcondor_s_schedd_does(cell, work
     assert len(statuses(cell)) == 3 and f"{bypass}.0" not in statuses(cell)
 
 
+TRANSFORMS = """JOB_TRANSFORM_NAMES = Mem, Tag, Broken
+JOB_TRANSFORM_Mem @=end
+   # too little memory asked for: give it some
+   REQUIREMENTS RequestMemory < 100
+   SET RequestMemory 256
+@end
+JOB_TRANSFORM_Tag @=end
+   site = north
+   SET Site "$(site)"
+   EVALSET Who strcat(Owner, "@$(site)")
+   DEFAULT JobBatchName "tagged"
+   COPY Cmd OriginalCmd
+   DELETE Junk
+@end
+JOB_TRANSFORM_Broken = SET
+SUBMIT_REQUIREMENT_NAMES = Sited
+SUBMIT_REQUIREMENT_Sited = Site =?= "north"
+"""
+
+
+def test_job_transforms_change_new_jobs_as_htcondor_s_schedd_does(cell, workdir):
+    """JOB_TRANSFORM_NAMES: each new job's ads go through the transforms whose
+    requirements they meet, in order (SET, DEFAULT, EVALSET, COPY, DELETE, macros and
+    $(name)); what the job asks for follows its transformed ad (its memory request, its
+    name); a transform that does not read is left out and said in the messages; submit
+    requirements see the transformed ad, in condor_submit as in the daemon."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(TRANSFORMS)
+    assert cell.run("condor_reconfig").returncode == 0
+    small = submit(cell, SLEEP + "request_memory = 50\n+Junk = 1\nhold = true\nqueue 2\n", cwd=workdir)
+    big = submit(cell, SLEEP + "request_memory = 500\nbatch_name = mine\nhold = true\nqueue\n", cwd=workdir,
+                 name="b.sub")
+    wait_for(lambda: len(statuses(cell)) == 3)
+    shown = cell.run("condor_q", "-af", "ClusterId", "ProcId", "RequestMemory", "Site", "Who", "JobBatchName",
+                     "OriginalCmd", "Junk").stdout.splitlines()
+    assert shown == [f"{small} 0 256 north root@north tagged /bin/sleep undefined",
+                     f"{small} 1 256 north root@north tagged /bin/sleep undefined",
+                     f"{big} 0 500 north root@north mine /bin/sleep undefined"]
+    names = cell.run("qstat", "-u", "*").stdout
+    assert "tagged" in names and "mine" in names
+    memory = cell.run("qstat", "-j", str(small)).stdout
+    assert "256" in [word for line in memory.splitlines() if "resource_list" in line
+                     for word in line.replace("=", " ").replace(",", " ").replace("M", " ").split()]
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert "JOB_TRANSFORM_Broken macro stream malformed, ignoring." in messages
+
+
 def test_a_minus_sign_before_digits_makes_a_negative_literal_as_htcondor_prints_it(idle_cell, workdir):
     """HTCondor's ClassAd lexer reads ``-1`` as one negative number (printed ``-1``) and
     ``- 1`` as a negation (printed `` -1``, its unparser's blank before the operator)."""

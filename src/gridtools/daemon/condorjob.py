@@ -93,6 +93,37 @@ def check_new(spec):
     return ""
 
 
+#: what a new job's description takes from its ads (``formats.condor.spec.cluster_spec``)
+_FROM_ADS = ("name", "command", "args", "script_name", "cwd", "env", "stdout", "stderr", "stdin",
+             "resources", "pe", "user_hold", "condor_ad", "job_prio", "batch_name", "universe")
+
+
+def transform(spec, found, counted=None):
+    """A new job's description after the job transforms ``found`` changed its procs'
+    ads (``formats.condor.transforms``), with what it takes from them made again as
+    condor_submit made it (its requests read from proc 0's ad): (the new description or
+    None when no transform applied, "" or why a transform failed)."""
+    from gridtools.formats.condor import spec as condor_spec
+    from gridtools.formats.condor import transforms
+    texts = spec["condor_ad"] if isinstance(spec["condor_ad"], list) else [spec["condor_ad"]]
+    ads = [jobads.proc_ad(tuple(texts), index) for index in range(1, len(texts) + 1)]
+    try:
+        applied = [transforms.apply(found, ad) for ad in ads]
+    except (ValueError, TypeError) as exc:
+        return None, f"job transforms: ERROR applying a transform: {exc}"
+    if not any(applied):
+        return None, ""
+    factory = (spec["materialize"], spec.get("materialize_items")) if spec.get("materialize") else None
+    try:
+        made = condor_spec.cluster_spec(ads, dict(spec), counted, factory=factory)
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        return None, f"the job's transformed ads cannot be read: {exc}"
+    changed = dict(spec)
+    for key in _FROM_ADS:
+        changed[key] = made.get(key)
+    return changed, ""
+
+
 def settle_requests(spec, counted=None):
     """A new job's description with the requests of proc 0's ad: for a job whose
     submitter left to the daemon those the ad gives as expressions (``requests_pending``:

@@ -297,10 +297,16 @@ def submit(state, dispatcher, req, now):
             if not problem:
                 from gridtools.daemon.devices import countable_complexes
                 counted = countable_complexes(state.config)
-                if pending:                     # (requests its ad gives as expressions)
+                found = job_transforms(state)
+                if found:                       # (its ads as the cell's transforms change them)
+                    changed, problem = condorjob.transform(spec, found, counted)
+                    if changed is not None:
+                        spec, pending = jobcheck.check(changed, types=_complex_types(state),
+                                                       max_tasks=_max_aj_tasks(state)), False
+                if not problem and pending:     # (requests its ad gives as expressions)
                     spec = jobcheck.check(condorjob.settle_requests(spec, counted),
                                           types=_complex_types(state), max_tasks=_max_aj_tasks(state))
-                else:
+                elif not problem:
                     _held_once(spec, counted)
     except jobcheck.Invalid as exc:
         problem = str(exc)
@@ -352,6 +358,24 @@ def _not_allowed(state, spec):
     tasks = [state.jobs[p].spec.get("tasks") for p in spec["ad_predecessors"]]
     return (admission.priority_refusal(spec.get("priority", 0), auth.is_operator(state, spec["owner"]))
             or predecessors.ad_refusal(spec.get("hold_jid_ad"), spec.get("tasks"), tasks) or "")
+
+
+def job_transforms(state):
+    """The cell's job transforms (JOB_TRANSFORM_NAMES: ``formats.condor.transforms``),
+    read once for each reading of its condor_config; what was left out goes to the
+    messages then."""
+    conf = state.condor.conf if state.condor is not None else None
+    names = conf.get("JOB_TRANSFORM_NAMES") if conf is not None else None
+    if not names or not names.strip() or conf.main is None:
+        return []
+
+    def read():
+        from gridtools.formats.condor import transforms
+        found, problems = transforms.load(names, conf.main.raw)
+        for line in problems:
+            state.log(f"W|{line}")
+        return found
+    return conf.derived(("job transforms", names), read)
 
 
 def _submit_refusal(state, spec):

@@ -140,7 +140,7 @@ def setting(name):
 
 #: the knobs of this host's configuration a submission reads (``submit_knobs``)
 SUBMIT_KNOBS = ("MAX_JOBS_PER_SUBMISSION", "SUBMIT_FACTORY_JOBS_BY_DEFAULT", "SUBMIT_PREVENT_MULTI_QUEUE",
-                "SUBMIT_REQUIREMENT_NAMES") + ADMIN_KNOBS
+                "SUBMIT_REQUIREMENT_NAMES", "JOB_TRANSFORM_NAMES") + ADMIN_KNOBS
 
 
 def submit_knobs():
@@ -303,20 +303,29 @@ def _submit(opts):
 
 def check_requirements(clusters, opts):
     """Check each job against the submit requirements of this host's configuration
-    (SUBMIT_REQUIREMENT_NAMES: ``formats.condor.submitreqs``): a job one refuses
-    refuses the submission (GridError, exit 1, in condor_submit's words, after the
-    "Submitting job(s)" it printed). Returns the first warning of the rules that only
-    warn, or nothing."""
+    (SUBMIT_REQUIREMENT_NAMES: ``formats.condor.submitreqs``), as the schedd would
+    check it: after the configuration's job transforms (JOB_TRANSFORM_NAMES) changed
+    its ad. A job one refuses refuses the submission (``Refused``, exit 1, in
+    condor_submit's words, after the "Submitting job(s)" it printed). Returns the first
+    warning of the rules that only warn, or nothing."""
     names = opts["knobs"].get("SUBMIT_REQUIREMENT_NAMES")
     if not names or not names.strip():
         return []
     from gridtools.formats.condor import VERSION, submitreqs
     found, _problems = submitreqs.rules(setting, names)
     schedd = submitreqs.schedd_ad(cell.hostname(), VERSION)
+    changes = _transforms(opts["knobs"].get("JOB_TRANSFORM_NAMES")) if found else []
     warned = []
     for _cluster, ads in clusters if found else ():
         for ad in ads:
-            refusal, warnings = submitreqs.check(found, schedd, ad.classad())
+            job = ad.classad()
+            if changes:
+                from gridtools.formats.condor.transforms import apply
+                try:
+                    apply(changes, job)
+                except (ValueError, TypeError):
+                    pass                # (the daemon refuses it, and says why)
+            refusal, warnings = submitreqs.check(found, schedd, job)
             warned.extend(text for text in warnings if text not in warned)
             if refusal is not None:
                 if not opts["terse"]:
@@ -325,6 +334,15 @@ def check_requirements(clusters, opts):
                 sys.stderr.write(submitreqs.refusal_text(_said(refusal)))
                 raise Refused()
     return warned[:1]
+
+
+def _transforms(names):
+    """The job transforms of this host's configuration (``formats.condor.transforms``)."""
+    if not names or not names.strip():
+        return []
+    from gridtools.cli.condor.machineviews import client_config
+    from gridtools.formats.condor.transforms import load
+    return load(names, client_config().raw)[0]
 
 
 class Refused(Exception):

@@ -1,0 +1,75 @@
+"""Job transforms and submit requirements as functions: the rules a configuration
+gives, and what they make of a job's ad."""
+
+import pytest
+
+from gridtools.classad import ClassAd
+from gridtools.formats.condor import submitreqs, transforms
+
+TAG = """
+# every job of the site
+REQUIREMENTS JobUniverse == 5
+site = north
+DEFAULT RequestMemory 1024
+SET Site "$(site)"
+EVALSET Who strcat(Owner, "@", "$(site)")
+EVALMACRO twice RequestMemory * 2
+SET Doubled $(twice)
+SET Named $(MY.Owner)
+SET Fallback $(unset:7)
+COPY Owner OwnerCopy
+RENAME Old New
+DELETE Gone
+"""
+
+
+def test_a_transform_changes_the_ads_its_requirements_match_statement_by_statement():
+    found, problems = transforms.load("Tag, Local", {"JOB_TRANSFORM_Tag": TAG,
+                                                     "JOB_TRANSFORM_Local": "UNIVERSE local\nSET Local true\n"}.get)
+    assert problems == [] and [t.name for t in found] == ["Tag", "Local"]
+    ad = ClassAd({"JobUniverse": 5, "Owner": "bob", "Old": 3, "Gone": 1})
+    assert transforms.apply(found, ad) == ["Tag"]
+    assert str(ad) == ('JobUniverse = 5\nOwner = "bob"\nRequestMemory = 1024\nSite = "north"\nWho = "bob@north"\n'
+                       'Doubled = 2048\nNamed = "bob"\nFallback = 7\nOwnerCopy = "bob"\nNew = 3\n')
+    local = ClassAd({"JobUniverse": 12, "Owner": "ann", "RequestMemory": 5})
+    assert transforms.apply(found, local) == ["Local"] and local.eval("Local") is True
+    assert local.eval("RequestMemory") == 5 and "Site" not in local
+
+
+def test_transforms_that_do_not_read_are_left_out_in_htcondor_s_words():
+    raw = {"JOB_TRANSFORM_Old": "[ set_X = 1 ]", "JOB_TRANSFORM_Bad": "SET\n", "JOB_TRANSFORM_Odd": "what is this\n"}
+    found, problems = transforms.load("Old Bad Odd Missing NAMES", raw.get)
+    assert found == []
+    assert problems == [
+        "JOB_TRANSFORM_Old macro appears to be in ClassAd format, which is no longer supported. Ignoring.",
+        "JOB_TRANSFORM_Bad macro stream malformed, ignoring. line 1: 'SET' does not read",
+        "JOB_TRANSFORM_Odd macro stream malformed, ignoring. line 1: 'what is this' is neither a statement "
+        "nor a macro",
+        "JOB_TRANSFORM_Missing not defined, ignoring."]
+    found, _ = transforms.load("Late", {"JOB_TRANSFORM_Late": "SET X ((\n"}.get)
+    with pytest.raises(ValueError):
+        transforms.apply(found, ClassAd({"Owner": "bob"}))
+
+
+RULES = {"SUBMIT_REQUIREMENT_NAMES": "Mem, Bad, Missing, Warn, Typed",
+         "SUBMIT_REQUIREMENT_Mem": "RequestMemory <= 1024",
+         "SUBMIT_REQUIREMENT_Mem_REASON": 'strcat("too much memory: ", JOB.RequestMemory, " on ", SCHEDD.Name)',
+         "SUBMIT_REQUIREMENT_Bad": "((",
+         "SUBMIT_REQUIREMENT_Warn": 'MY.Name == "elsewhere"', "SUBMIT_REQUIREMENT_Warn_IS_WARNING": "true",
+         "SUBMIT_REQUIREMENT_Typed": "TARGET.Owner"}
+
+
+def test_submit_requirements_refuse_warn_or_pass_a_job_in_their_order():
+    found, problems = submitreqs.rules(RULES.get)
+    assert [rule.name for rule in found] == ["Mem", "Warn", "Typed"]
+    assert problems == ["Unable to parse submit requirement Bad, ignoring.",
+                        "Submit requirement Missing not defined, ignoring."]
+    schedd = submitreqs.schedd_ad("here", "24")
+    assert submitreqs.check(found, schedd, ClassAd({"RequestMemory": 2048, "Owner": "bob"})) == \
+        ("too much memory: 2048 on here", [])
+    assert submitreqs.check(found, schedd, ClassAd({"RequestMemory": 512, "Owner": "bob"})) == \
+        ("Submit requirement Typed evaluated to non-boolean.\n", ["Submit requirement Warn not met.\n"])
+    plain, _ = submitreqs.rules({"SUBMIT_REQUIREMENT_NAMES": "Mem", "SUBMIT_REQUIREMENT_Mem": "RequestMemory <= 1024"}.get)
+    assert submitreqs.check(plain, schedd, ClassAd({"RequestMemory": 4096})) == \
+        ("Submit requirement Mem not met.\n", [])
+    assert submitreqs.check(plain, schedd, ClassAd({"RequestMemory": 64})) == (None, [])
