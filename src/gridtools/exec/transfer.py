@@ -63,10 +63,11 @@ def _preload(plan):
     if any("://" in text for text in texts):
         for name in ("urllib.parse", "urllib.request"):
             importlib.import_module(name)
-    if scratch.get("plugins"):
+    if scratch.get("plugins") or scratch.get("pool"):
         importlib.import_module("subprocess")
         from gridtools.classad.parser import parse_bracketed_ads
         parse_bracketed_ads('[ TransferSuccess = true; TransferError = "" ]')     # (what it loads on use)
+        _stats('TransferError = "none"\nTransferUrl = "a://b"\n')                # (a plugin of one file a run)
 
 
 def _as_owner(plan, work):
