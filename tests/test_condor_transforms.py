@@ -73,3 +73,15 @@ def test_submit_requirements_refuse_warn_or_pass_a_job_in_their_order():
     assert submitreqs.check(plain, schedd, ClassAd({"RequestMemory": 4096})) == \
         ("Submit requirement Mem not met.\n", [])
     assert submitreqs.check(plain, schedd, ClassAd({"RequestMemory": 64})) == (None, [])
+
+
+def test_copy_rename_and_delete_take_a_regular_expression_of_names():
+    found, problems = transforms.load("R", {"JOB_TRANSFORM_R": "COPY /^Request(.*)/ Orig\\1\nDELETE /^junk/\n"
+                                                              "RENAME /^old_(.*)$/ New_\\1\nCOPY /^Keep$/ \\0Too\n"}.get)
+    assert problems == []
+    ad = ClassAd({"RequestMemory": 5, "RequestCpus": 1, "JunkA": 1, "junkB": 2, "old_x": 3, "Keep": 4})
+    transforms.apply(found, ad)
+    assert str(ad) == ("RequestMemory = 5\nRequestCpus = 1\nKeep = 4\nOrigMemory = 5\nOrigCpus = 1\nNew_x = 3\n"
+                       "KeepToo = 4\n")
+    _found, problems = transforms.load("Bad", {"JOB_TRANSFORM_Bad": "DELETE /(/\n"}.get)
+    assert problems[0].startswith("JOB_TRANSFORM_Bad macro stream malformed, ignoring. invalid regex '('")

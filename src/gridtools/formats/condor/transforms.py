@@ -15,7 +15,10 @@ requirements, the transforms in their order:
 - ``EVALSET <attr> <expression>``: set it to the expression's value in the ad;
 - ``EVALMACRO <name> <expression>``: the macro ``name`` is the expression's value
   (a string's text, else the value as ClassAd text);
-- ``COPY <attr> <new>``, ``RENAME <attr> <new>``, ``DELETE <attr>``;
+- ``COPY <attr> <new>``, ``RENAME <attr> <new>``, ``DELETE <attr>``; the first
+  argument may be a regular expression between slashes (``/^Request(.*)/``, any
+  case), which acts on every attribute whose name it matches, the new name made
+  from the replacement text with ``\\0`` ... ``\\9`` for the match's groups;
 - ``<name> = <text>``: a macro of the transform.
 
 ``$(name)`` in a statement stands for a macro of the transform, ``$(MY.attr)`` for
@@ -90,6 +93,12 @@ def _statements(text):
                 raise ValueError(f"line {number}: {word} needs a value")
             statements.append((key, rest))
             continue
+        attr, value = _regex_and_rest(rest) if key in ("copy", "rename", "delete") else (None, None)
+        if attr is not None:
+            if not value.strip() and key != "delete":
+                raise ValueError(f"line {number}: {word} needs a new name")
+            statements.append((key + "_regex", (attr, value.strip())))
+            continue
         attr, value = (re.split(r"\s+", rest, 1) + [""])[:2]
         value = value.strip()
         if not _ATTR.match(attr) or (key in ("set", "default", "evalset", "evalmacro", "copy", "rename")
@@ -97,6 +106,27 @@ def _statements(text):
             raise ValueError(f"line {number}: {line[:80]!r} does not read")
         statements.append((key, (attr, value)))
     return statements
+
+
+def _regex_and_rest(text):
+    """(the compiled regular expression ``/.../`` at the start of ``text``, what follows
+    it), or (None, None) when ``text`` does not start with one; ValueError when it
+    does not compile."""
+    if not text.startswith("/"):
+        return None, None
+    end = text.find("/", 1)
+    while end > 0 and text[end - 1] == "\\":
+        end = text.find("/", end + 1)
+    if end < 0:
+        raise ValueError(f"{text[:80]!r}: a regular expression without its closing /")
+    flags_end = end + 1
+    while flags_end < len(text) and text[flags_end].isalpha():
+        flags_end += 1
+    try:
+        found = re.compile(text[1:end], re.IGNORECASE)
+    except re.error as exc:
+        raise ValueError(f"invalid regex {text[1:end]!r}: {exc}") from None
+    return found, text[flags_end:].strip()
 
 
 def apply(transforms, ad):
@@ -135,6 +165,9 @@ def _run(transform, ad):
             continue
         if key in ("requirements", "universe"):
             continue
+        if key.endswith("_regex"):
+            _regex_op(key[:-6], args[0], args[1], ad)
+            continue
         attr, value = args
         value = _expand(value, macros, ad)
         if key == "set" or (key == "default" and ad.lookup(attr) is None):
@@ -152,6 +185,26 @@ def _run(transform, ad):
                     del ad[attr]
         elif key == "delete" and ad.lookup(attr) is not None:
             del ad[attr]
+
+
+def _regex_op(key, pattern, replacement, ad):
+    """COPY, RENAME or DELETE every attribute whose name ``pattern`` matches (the new
+    name: ``replacement`` with ``\\N`` standing for group N of the match)."""
+    matched = {}
+    for name in list(ad):
+        m = pattern.search(name)
+        if m is None:
+            continue
+        matched[name] = re.sub(r"\\([0-9])", lambda g: (m.group(int(g.group(1))) or "")
+                               if int(g.group(1)) <= (pattern.groups or 0) else g.group(0), replacement)
+    for name, new in matched.items():
+        found = ad.lookup(name)
+        if key == "delete":
+            del ad[name]
+        elif found is not None and _ATTR.match(new):
+            ad[new] = found
+            if key == "rename" and new.lower() != name.lower():
+                del ad[name]
 
 
 def _parsed(text):
