@@ -248,6 +248,29 @@ def test_qedit_sets_attributes_and_the_scheduler_follows(cell, workdir):
     assert syntax.returncode == 1 and "illegal value" in syntax.stderr
 
 
+def test_qedit_keeps_the_attributes_the_configuration_makes_immutable_or_protected(cell, workdir, users):
+    """IMMUTABLE_JOB_ATTRS: no one may edit them (condor_qedit refuses before it looks at
+    the queue); PROTECTED_JOB_ATTRS: only the queue super users (QUEUE_SUPER_USERS,
+    root and condor by default) may."""
+    user = users[0]
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("IMMUTABLE_JOB_ATTRS = Site\nPROTECTED_JOB_ATTRS = Budget, Tier\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    os.chmod(workdir, 0o777)
+    cluster = submit(cell, SLEEP + '+Site = "north"\n+Budget = 5\nhold = true\nqueue\n', cwd=workdir, user=user)
+    denied = cell.run("condor_qedit", str(cluster), "Site", '"south"', user=user)
+    assert (denied.returncode, denied.stderr) == (1, 'Update of immutable attribute "Site" is not allowed.\n'
+                                                     "Transaction failed.  No attributes were set.\n")
+    denied = cell.run("condor_qedit", str(cluster), "Budget", "50", user=user)
+    assert (denied.returncode, denied.stderr.splitlines()[0]) == \
+        (1, 'Update of protected attribute "Budget" is not allowed.')
+    assert cell.run("condor_qedit", str(cluster), "Budget", "7").returncode == 0         # (root)
+    assert cell.run("condor_qedit", str(cluster), "Site", '"south"').returncode == 1
+    assert cell.run("condor_q", str(cluster), "-af", "Site", "Budget").stdout == "north 7\n"
+    allowed = cell.run("condor_qedit", str(cluster), "Colour", '"red"', user=user)
+    assert allowed.returncode == 0, allowed.stderr
+
+
 FAILED = "Queue transaction failed.  No attributes were set.\n"
 
 

@@ -25,6 +25,32 @@ PROTECTED = frozenset(a.lower() for a in ("JobStatus", "EnteredCurrentStatus", "
                                          "HoldReason", "HoldReasonCode", "HoldReasonSubCode"))
 
 
+#: the knobs naming more immutable and protected job attributes, and the queue super users
+#: who may change the protected ones (HTCondor's default)
+IMMUTABLE_KNOBS = ("IMMUTABLE_JOB_ATTRS", "SYSTEM_IMMUTABLE_JOB_ATTRS")
+PROTECTED_KNOBS = ("PROTECTED_JOB_ATTRS", "SYSTEM_PROTECTED_JOB_ATTRS")
+SUPER_USERS = "root, condor"
+
+
+def configured(get, knobs):
+    """The attribute names (in lower case) the knobs ``knobs`` of a configuration
+    (``get``: knob -> its text or None) list, commas or blanks between them."""
+    text = " ".join(get(knob) or "" for knob in knobs)
+    return frozenset(name.lower() for name in text.replace(",", " ").split())
+
+
+def edit_refusal(name, immutable, protected):
+    """condor_qedit's line refusing an edit of attribute ``name``, or None: the built-in
+    immutable and protected attributes and ``immutable`` (configured) for everyone,
+    ``protected`` (configured) for those who are no queue super users."""
+    low = name.lower()
+    if low in IMMUTABLE or low in immutable:
+        return f'Update of immutable attribute "{name}" is not allowed.\n'
+    if low in PROTECTED or low in protected:
+        return f'Update of protected attribute "{name}" is not allowed.\n'
+    return None
+
+
 def _numbers(job, target):
     """The task numbers a target names (all of the job's in the queue when none are named)."""
     numbers = job.made()
@@ -152,10 +178,14 @@ def hold(state, dispatcher, req, now):
 def qedit(state, dispatcher, req, now):
     from gridtools.classad import parse
     attrs = req.body.get("attrs") or {}
+    get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
+    supers = configured(lambda _k: get("QUEUE_SUPER_USERS") or SUPER_USERS, ("QUEUE_SUPER_USERS",))
+    protected = configured(get, PROTECTED_KNOBS) if user_name(req.uid).lower() not in supers else frozenset()
+    immutable = configured(get, IMMUTABLE_KNOBS)
     for name, text in attrs.items():
-        if name.lower() in IMMUTABLE or name.lower() in PROTECTED:
-            kind = "immutable" if name.lower() in IMMUTABLE else "protected"
-            return 1, "", f'Update of {kind} attribute "{name}" is not allowed.\n'
+        refusal = edit_refusal(name, immutable, protected)
+        if refusal is not None:
+            return 1, "", refusal
         try:
             parse(text)
         except Exception:  # noqa: BLE001 - any syntax error

@@ -162,13 +162,18 @@ def qedit_main(argv, prog="condor_qedit"):
 
 def _check_protected(attrs):
     """HTCondor refuses an edit of an immutable or protected attribute before it looks
-    at the queue (the daemon refuses it too)."""
-    from gridtools.daemon.condorreq import IMMUTABLE, PROTECTED
-    bad = [name for name in attrs if name.lower() in IMMUTABLE or name.lower() in PROTECTED]
-    if bad:
-        for name in bad:
-            kind = "immutable" if name.lower() in IMMUTABLE else "protected"
-            sys.stderr.write(f'Update of {kind} attribute "{name}" is not allowed.\n')
+    at the queue (the daemon refuses it too), and of one the configuration makes
+    immutable (IMMUTABLE_JOB_ATTRS); one it makes protected (PROTECTED_JOB_ATTRS) is
+    left to the daemon, which lets queue super users change it."""
+    from gridtools.cli.condor import access
+    from gridtools.daemon.condorreq import IMMUTABLE_KNOBS, configured, edit_refusal
+    immutable = frozenset()
+    if access.settable(IMMUTABLE_KNOBS):
+        from gridtools.cli.condor.machineviews import client_config
+        immutable = configured(client_config().get, IMMUTABLE_KNOBS)
+    said = [edit_refusal(name, immutable, frozenset()) for name in attrs]
+    if any(said):
+        sys.stderr.write("".join(line for line in said if line))
         raise GridError("Transaction failed.  No attributes were set.", 1)
 
 
