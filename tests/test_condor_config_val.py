@@ -289,7 +289,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad
-    from gridtools.daemon import condorjob, preen
+    from gridtools.daemon import condorjob, condorreq, preen
     from gridtools.exec import poolplugins
     code = {
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
@@ -302,7 +302,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "MATCH_TIMEOUT": pol.match_timeout, "KILLING_TIMEOUT": pol.killing_timeout,
         "POLLING_INTERVAL": pol.polling_interval, "UPDATE_INTERVAL": pol.update_interval,
         "ALLOW_TRANSFER_REMAP_TO_MKDIR": condorjob.remap_mkdir(None),
-        "ENABLE_URL_TRANSFERS": poolplugins.URL_TRANSFERS, "ENABLE_MULTIFILE_TRANSFER_PLUGINS":
+        "QUEUE_SUPER_USERS": condorreq.SUPER_USERS, "ENABLE_URL_TRANSFERS": poolplugins.URL_TRANSFERS, "ENABLE_MULTIFILE_TRANSFER_PLUGINS":
         poolplugins.MULTIFILE_PLUGINS, "FILETRANSFER_PLUGIN_CLASSAD_TIMEOUT": poolplugins.CLASSAD_TIMEOUT,
         "STARTER_INITIAL_UPDATE_INTERVAL": condorjob.INITIAL_UPDATE, "STARTER_UPDATE_INTERVAL": condorjob.UPDATE_EVERY,
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],

@@ -55,6 +55,8 @@ DEFAULTS = {
     "STARTER_UPDATE_INTERVAL": "300",
     # the folders of relative transfer_output_remaps paths made when missing (exec.transfer)
     "ALLOW_TRANSFER_REMAP_TO_MKDIR": "false",
+    # who may change the protected job attributes (daemon.condorreq)
+    "QUEUE_SUPER_USERS": "root, condor",
     # URL transfers and the pool's transfer plugins (exec.poolplugins)
     "ENABLE_URL_TRANSFERS": "true",
     "ENABLE_MULTIFILE_TRANSFER_PLUGINS": "true",
