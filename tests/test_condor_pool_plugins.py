@@ -100,7 +100,8 @@ def test_the_pool_s_plugins_move_a_job_s_files_as_its_owner_and_the_slots_offer_
         cell, workdir, users):
     """FILETRANSFER_PLUGINS: after condor_reconfig the slot ads offer the plugins' methods
     and StartdAttrs; a job's URLs of those schemes are fetched and sent by them, run with
-    the job owner's identity (multi-file protocol, or one file a run); a failed fetch
+    the job owner's identity (multi-file protocol, a job's input files in one run; or one
+    file a run); a failed fetch
     holds the job (13) with the plugin's words and its exit status as subcode."""
     user = users[0]
     uid = pwd.getpwnam(user).pw_uid
@@ -108,6 +109,7 @@ def test_the_pool_s_plugins_move_a_job_s_files_as_its_owner_and_the_slots_offer_
     store, multi, single = _plugins(workdir)
     write(os.path.join(store, "a.txt"), "from the store\n", 0o644)
     write(os.path.join(store, "b.txt"), "from one\n", 0o644)
+    write(os.path.join(store, "c.txt"), "and more\n", 0o644)
     assert _published(cell, "HasFileTransferPluginMethods") == "data,file,ftp,http,https"
     with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
         fh.write(f"FILETRANSFER_PLUGINS = {multi}, {single}\n")
@@ -115,15 +117,15 @@ def test_the_pool_s_plugins_move_a_job_s_files_as_its_owner_and_the_slots_offer_
     assert wait_for(lambda: _published(cell, "HasFileTransferPluginMethods") == "data,file,ftp,http,https,one,store",
                     20)
     assert _published(cell, "StoreRegion") == "north"
-    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'cat a.txt b.txt > got.txt'\"\n"
+    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'cat a.txt b.txt c.txt > got.txt'\"\n"
                            "should_transfer_files = YES\n"
-                           "transfer_input_files = store://box/a.txt, one://box/b.txt\n"
+                           "transfer_input_files = store://box/a.txt, one://box/b.txt, store://box/c.txt\n"
                            "transfer_output_remaps = \"got.txt = one://box/got.txt\"\n"
                            "log = p.log\nqueue\n", cwd=workdir, user=user)
     wait_events(os.path.join(workdir, "p.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
-    assert open(os.path.join(store, "got.txt")).read() == "from the store\nfrom one\n"
+    assert open(os.path.join(store, "got.txt")).read() == "from the store\nfrom one\nand more\n"
     assert not os.path.exists(os.path.join(workdir, "got.txt"))
-    assert open(os.path.join(store, "multi_ran_as")).read() == f"{uid} False\n"
+    assert open(os.path.join(store, "multi_ran_as")).read() == f"{uid} False\n"     # (both files in one run)
     assert open(os.path.join(store, "single_ran_as")).read() == f"{uid}\n{uid}\n"
     gone = submit(cell, "executable = /bin/true\nshould_transfer_files = YES\n"
                         "transfer_input_files = one://box/nothere.txt\nlog = g.log\nqueue\n",

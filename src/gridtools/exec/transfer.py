@@ -40,7 +40,9 @@ the owner's identity, by HTCondor's multi-file protocol (``run_plugin``).
 Else one the pool's plugins move (``FILETRANSFER_PLUGINS``, the scratch plan's
 ``pool``, ``exec.poolplugins``) is moved by that plugin, run from where it is
 installed with the owner's identity, by the multi-file protocol or, for a
-plugin that does not speak it, once per file (``run_single``).
+plugin that does not speak it, once per file (``run_single``). A plugin of the
+multi-file protocol gets all the input files of its schemes in one run (each
+output file in a run of its own).
 """
 
 import os
@@ -144,6 +146,17 @@ def _by_pool(url, local, folder, pool, env=None, upload=False):
     else:
         run_single(plugin, url, local, folder, env)
     return True
+
+
+def _batch_of(url, folder, plugins, pool):
+    """The multi-file plugin that fetches ``url`` (the job's own, run from the scratch
+    folder, else the pool's), or None: such a plugin gets all the input files of its
+    schemes in one run, as HTCondor's starter gives them."""
+    plugin = _plugin_for(url, plugins)
+    if plugin is not None:
+        return _in_folder(plugin, folder)
+    found = _plugin_for(url, pool)
+    return found[0] if found is not None and found[1] else None
 
 
 def _plugin_for(url, plugins):
@@ -331,12 +344,22 @@ def stage_in(plan):
     def work():
         for plugin in dict.fromkeys(plugins.values()):  # (the job's plugins first, as HTCondor sends them)
             _copy_in(plugin, folder)
+        batches = {}            # a multi-file plugin -> the (URL, local path) pairs it fetches in one run
         for source in scratch.get("input") or ():
+            batch = _batch_of(source, folder, plugins, pool) if "://" in source else None
+            if batch is not None:
+                batches.setdefault(batch, []).append((source, os.path.join(folder, _url_name(source))))
+                continue
             try:
                 _copy_in(source, folder, plugins, plan.get("env"), pool)
             except OSError as exc:
                 if _plugin_for(source, plugins) is None and _plugin_for(source, pool) is None:
                     raise
+                return f"P{exc.errno or 5} {exc.strerror or exc}"
+        for plugin, pairs in batches.items():
+            try:
+                run_plugin(plugin, pairs, folder, plan.get("env"))
+            except OSError as exc:
                 return f"P{exc.errno or 5} {exc.strerror or exc}"
         store = (plan.get("self_checkpoint") or {}).get("store")
         kept = _last_checkpoint(store) if store else None
