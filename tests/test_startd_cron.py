@@ -425,3 +425,23 @@ def test_non_zero_exits_logged_and_sighup_on_reconfig(tmp_path):
             os.unlink(tmp_path / "hup")
         finally:
             jobs.stop_all()
+
+
+def test_schedd_cron_jobs_publish_into_the_schedd_s_ad(cell, workdir):
+    """SCHEDD_CRON_JOBLIST: the daemon runs the cell's schedd cron jobs as it runs the
+    startd's (SCHEDD_CRON_NAME in their environment, PREFIX before each attribute), and
+    condor_status -schedd shows what they wrote; a job gone from the configuration
+    takes its attributes with it."""
+    site = write_script(os.path.join(workdir, "site.sh"),
+                        "#!/bin/sh\necho \"Site = \\\"north-$SCHEDD_CRON_NAME\\\"\"\necho 'Queues = 3'\n")
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"SCHEDD_CRON_JOBLIST = site\nSCHEDD_CRON_site_EXECUTABLE = {site}\n"
+                 "SCHEDD_CRON_site_PERIOD = 1\nSCHEDD_CRON_site_PREFIX = cron_\n")
+    cell.run("condor_reconfig", check=True)
+    wait_for(lambda: cell.run("condor_status", "-schedd", "-af", "cron_Site", "cron_Queues").stdout
+             == "north-SCHEDD 3\n", timeout=20)
+    assert cell.run("condor_status", "-af", "cron_Site").stdout.split("\n")[0] == "undefined"  # (not the slots')
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("SCHEDD_CRON_JOBLIST =\n")
+    cell.run("condor_reconfig", check=True)
+    wait_for(lambda: cell.run("condor_status", "-schedd", "-af", "cron_Site").stdout == "undefined\n", timeout=20)

@@ -368,7 +368,8 @@ class Condor:
             if host not in rows_of:
                 rows_of[host] = [slotads.plain(ad) for ad in ctx.host_ads(host).values()]
             rows.extend(_owner_rows(rows_of[host], closed[host]) if host in closed else rows_of[host])
-        return {"slots": rows, "negotiator": {
+        schedd = self.facts.schedd_cron() if self.facts.schedd_cron is not None else ()
+        return {"slots": rows, "schedd": [[name, expr.unparse(True)] for name, expr in schedd], "negotiator": {
             "time": self.negotiated, "mode": "negotiator" if self._negotiating(state) else "sge",
             "cycle": self.cycle,
             "uid_domain": (self.conf.get("UID_DOMAIN") or "").strip(),

@@ -59,6 +59,7 @@ class Facts:
         self._files = {}            # path -> ((mtime, size), {name: Expr})
         self._idle = {}             # tuple of devices -> (time, seconds) within one second
         self.cron = None            # host -> its startd cron ads (daemon.probes), once the daemon runs
+        self.schedd_cron = None     # () -> what the schedd cron jobs give the schedd's ad (daemon.probes)
 
     def disk(self, now):
         measured, value = self._disk

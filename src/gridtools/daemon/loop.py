@@ -66,6 +66,7 @@ class Daemon:
         self.load_time = 0.0
         self.probes = Probes(self.state)     # load sensors and startd cron jobs of this machine's hosts
         self.state.condor.facts.cron = self.probes.cron_ads
+        self.state.condor.facts.schedd_cron = self.probes.schedd_attrs
         self.local_hosts = ()        # the execution hosts this machine serves (no execd serves them)
         self.sensed = {}             # the load sensors' values in the loads sampled last
         self.snap_queues = ()

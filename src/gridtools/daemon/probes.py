@@ -1,6 +1,8 @@
 """The programs the dispatcher runs for the hosts its own machine serves (those no
 ``gridtools execd`` serves): Grid Engine's load sensors (``exec.loadsensor``)
-and HTCondor's startd cron jobs (``daemon.startdcron``).
+and HTCondor's startd cron jobs (``daemon.startdcron``); and the schedd cron jobs
+of the cell's condor_config (SCHEDD_CRON_JOBLIST), whose ads join the schedd's
+(``schedd_attrs``).
 
 The loop calls ``tick`` at every pass (it starts what is due and stops what
 the configuration no longer names), watches ``fds`` in its wait and calls
@@ -59,7 +61,14 @@ class Probes:
 
     def _machine_ad(self, host):
         """The ad a startd cron job's CONDITION is evaluated in: the host's first slot ad,
-        as the last pass made it (None before the first pass)."""
+        as the last pass made it (None before the first pass); a schedd cron job's, the
+        schedd's ad."""
+        if host == startdcron.SCHEDD:
+            from gridtools import cell
+            from gridtools.classad import ClassAd
+            from gridtools.formats.condor import VERSION
+            return ClassAd({"MyType": "Scheduler", "Name": cell.hostname(), "Machine": cell.hostname(),
+                            "CondorVersion": VERSION})
         ctx = self.state.condor.ctx
         if ctx is None:
             return None
@@ -100,6 +109,15 @@ class Probes:
             return self.remote[host][1]
         return self.cron.ads(host) if self.cron is not None else []
 
+    def schedd_attrs(self):
+        """[(name, Expr)] the schedd cron jobs' ads give the schedd's ad, in the order
+        they merge."""
+        found = {}
+        for ad in self.cron.ads(startdcron.SCHEDD) if self.cron is not None else ():
+            for name, expr in ad.merged():
+                found[name] = expr
+        return list(found.items())
+
     def reported(self, host, rows):
         """The cron ad rows of the load report of ``host``'s execution daemon (None: no
         execution daemon serves it); True when they changed."""
@@ -130,4 +148,7 @@ def _cron_jobs(condor, hosts):
     for host in hosts:
         conf = condor.host(host)
         found += [(host, name, conf) for name in startdcron.job_names(conf)]
+    if condor.main is not None:
+        found += [(startdcron.SCHEDD, name, condor.main, "SCHEDD")
+                  for name in startdcron.job_names(condor.main, "SCHEDD")]
     return found

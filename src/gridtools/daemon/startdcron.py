@@ -58,6 +58,11 @@ them is in the ad. (The prefix is put before those names too, as HTCondor
 does: a job with a prefix merges into every slot of its list.) A job's ads go
 when the job leaves the configuration.
 
+The schedd cron jobs (``SCHEDD_CRON_JOBLIST`` of the cell's condor_config,
+``SCHEDD_CRON_<name>_<knob>``, ``kind`` SCHEDD) are the same programs, run by the
+daemon for its own host ``SCHEDD`` with ``SCHEDD_CRON_NAME``; their ads join the
+schedd's (``daemon.probes``).
+
 Not done: ``METRICS`` (custom machine resource monitors) and
 ``STARTD_CRON_AUTOPUBLISH`` (an ad a run writes is in the slot ads at once,
 as with ``Always``).
@@ -80,19 +85,25 @@ _PREFIX = re.compile(r"[A-Za-z0-9_]*\Z")
 MOST_LINES = 10000
 
 
-def job_names(conf):
-    """The job names of STARTD_CRON_JOBLIST (commas or blanks between them), once each."""
-    return list(dict.fromkeys((conf.get("STARTD_CRON_JOBLIST") or "").replace(",", " ").split()))
+#: the host of the schedd cron jobs (``kind`` SCHEDD): the daemon's own, whose ads join the schedd's
+SCHEDD = "#schedd"
+
+
+def job_names(conf, kind="STARTD"):
+    """The job names of STARTD_CRON_JOBLIST (SCHEDD_CRON_JOBLIST for ``kind`` SCHEDD;
+    commas or blanks between them), once each."""
+    return list(dict.fromkeys((conf.get(f"{kind}_CRON_JOBLIST") or "").replace(",", " ").split()))
 
 
 class Params:
     """A job's settings (see the module docstring); ``problem`` says why it cannot run."""
 
-    def __init__(self, host, name, conf):
-        self.host, self.name = host, name
+    def __init__(self, host, name, conf, kind="STARTD"):
+        self.host, self.name, self.kind = host, name, kind
+        self.what = f"schedd cron job {name}" if kind == "SCHEDD" else f"startd cron job {name} of host {host}"
 
         def knob(what):
-            value = conf.get(f"STARTD_CRON_{name}_{what}")
+            value = conf.get(f"{kind}_CRON_{name}_{what}")
             return value.strip() if isinstance(value, str) else ("" if value is None else str(value))
 
         self.executable, self.cwd, self.prefix = knob("EXECUTABLE"), knob("CWD"), knob("PREFIX")
@@ -101,12 +112,12 @@ class Params:
         self.rerun = _truth(knob("RECONFIG_RERUN"))
         self.slots = _slots(knob("SLOTS"))
         self.reconfig = _truth(knob("RECONFIG"))
-        self.log_exit = _truth(str(conf.get("STARTD_CRON_LOG_NON_ZERO_EXIT") or "").strip())
+        self.log_exit = _truth(str(conf.get(f"{kind}_CRON_LOG_NON_ZERO_EXIT") or "").strip())
         self.condition = knob("CONDITION")
         self.period, self.problem = 0, None
         self.job_load, load_problem = _load(knob("JOB_LOAD"), 0.01, "JOB_LOAD")
-        self.max_load, max_problem = _load(str(conf.get("STARTD_CRON_MAX_JOB_LOAD") or "").strip(), 0.1,
-                                           "STARTD_CRON_MAX_JOB_LOAD")
+        self.max_load, max_problem = _load(str(conf.get(f"{kind}_CRON_MAX_JOB_LOAD") or "").strip(), 0.1,
+                                           f"{kind}_CRON_MAX_JOB_LOAD")
         self.args, self.env = [], {}
         if not self.executable:
             self.problem = "no EXECUTABLE"
@@ -334,11 +345,9 @@ class CronJob:
             if code is None:
                 left.append(piped)
             elif code < 0:
-                self.log(f"W|startd cron job {self.params.name} of host {self.params.host} "
-                         f"(pid {piped.pid}) exit_signal={-code}")
+                self.log(f"W|{self.params.what} (pid {piped.pid}) exit_signal={-code}")
             elif code > 0 and self.params.log_exit:
-                self.log(f"W|startd cron job {self.params.name} of host {self.params.host} "
-                         f"(pid {piped.pid}) exit_status={code}")
+                self.log(f"W|{self.params.what} (pid {piped.pid}) exit_status={code}")
         self.exiting = left
 
     def reconfigure(self):
@@ -351,14 +360,14 @@ class CronJob:
 
     def _start(self, now):
         p = self.params
-        env = dict(os.environ, STARTD_CRON_NAME="STARTD", **p.env)
+        env = dict(os.environ, **{f"{p.kind}_CRON_NAME": p.kind}, **p.env)
         self._lines = []
         self.due = now + p.period if p.mode == "Periodic" else None
         try:
             self.piped = Piped([p.name] + p.args, executable=p.executable, env=env, cwd=p.cwd or None)
         except (OSError, ValueError) as exc:
             self.piped = None
-            self.log(f"E|startd cron job {p.name} of host {p.host} not started: {exc}")
+            self.log(f"E|{p.what} not started: {exc}")
             if p.mode == "WaitForExit":
                 self.due = now + p.period       # (as after a run that ended)
 
@@ -401,8 +410,7 @@ class CronJob:
                     raise ClassAdSyntaxError("not Name = expression")
                 attrs[name] = parse(text.strip())
             except (ClassAdSyntaxError, ValueError) as exc:
-                self.log(f"W|startd cron job {self.params.name} of host {self.params.host}: "
-                         f"line {line[:100]!r} left out: {exc}")
+                self.log(f"W|{self.params.what}: line {line[:100]!r} left out: {exc}")
         if not attrs:
             return
         from gridtools.classad.nodes import Literal
@@ -435,11 +443,11 @@ class CronJobs:
         self.ranks = itertools.count()
 
     def configure(self, wanted, now):
-        """Run the jobs of ``wanted`` ((host, name, condor_config)); stop the others (their
-        ads go). A job whose settings changed starts anew."""
+        """Run the jobs of ``wanted`` ((host, name, condor_config[, kind])); stop the others
+        (their ads go). A job whose settings changed starts anew."""
         seen = set()
-        for host, name, conf in wanted:
-            params = Params(host, name, conf)
+        for host, name, conf, *kind in wanted:
+            params = Params(host, name, conf, *kind)
             key = (host, name)
             seen.add(key)
             job = self.jobs.get(key)
@@ -449,7 +457,7 @@ class CronJobs:
                 job._finish(kill=True)
                 self.jobs.pop(key)
             if params.problem is not None:
-                self.log(f"W|startd cron job {name} of host {host} left out: {params.problem}")
+                self.log(f"W|{params.what} left out: {params.problem}")
                 continue
             job = self.jobs[key] = CronJob(params, self.log, self.ranks)
             job.schedule_first(now)

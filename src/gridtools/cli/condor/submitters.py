@@ -19,6 +19,7 @@ display: ``fitted_pair``) and the totals.
 
 from gridtools import cell
 from gridtools.classad import ClassAd
+from gridtools.errors import GridError
 from gridtools.cli.condor.machineviews import KEY_WIDTH, _number, _text
 from gridtools.cli.condor.queue import row_numbers
 
@@ -142,14 +143,24 @@ def submitter_ads(snap, now, domain):
 
 
 def schedd_ads(snap, now):
+    """The schedd's ad: its name, its job counts, and what the schedd cron jobs
+    (SCHEDD_CRON_JOBLIST) gave it."""
     host = cell.hostname()
     totals = {"running": 0, "idle": 0, "held": 0}
     for counts in job_counts(snap).values():
         for key in totals:
             totals[key] += counts[key]
-    return [ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host,
-                     "TotalRunningJobs": totals["running"], "TotalIdleJobs": totals["idle"],
-                     "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})]
+    ad = ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host,
+                  "TotalRunningJobs": totals["running"], "TotalIdleJobs": totals["idle"],
+                  "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})
+    for row in snap.get("schedd") or ():
+        try:
+            name, text = row
+            if str(name).lower() not in ("mytype", "name", "machine"):
+                ad.set_expr(str(name), str(text))
+        except (ValueError, TypeError, GridError):    # (a row that does not read)
+            continue
+    return [ad]
 
 
 # ---------------------------------------------------------------- tables
