@@ -508,6 +508,38 @@ def test_the_configuration_s_submit_knobs_shape_every_job_ad(idle_cell, workdir)
     assert ad["Requirements"].startswith("((TARGET.Memory > 1)) && (TARGET.Arch == ")
 
 
+def test_max_jobs_per_owner_and_max_jobs_submitted_keep_the_queue_within_bounds(cell, workdir, users):
+    """MAX_JOBS_PER_OWNER: a submission that would give its owner more procs in the
+    queue is refused (condor_submit's words, nothing queued); MAX_JOBS_SUBMITTED: the
+    same for the whole queue; the daemon holds to the cell's limits whatever the
+    submitter's configuration says."""
+    user = users[0]
+    os.chmod(workdir, 0o777)
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("MAX_JOBS_PER_OWNER = 3\nMAX_JOBS_SUBMITTED = 5\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    mine = submit(cell, SLEEP + "hold = true\nqueue 2\n", cwd=workdir, user=user)
+    wait_for(lambda: len(statuses(cell)) == 2)
+    write(os.path.join(workdir, "two.sub"), SLEEP + "hold = true\nqueue 2\n")
+    proc = cell.run("condor_submit", "two.sub", cwd=workdir, user=user)
+    assert (proc.returncode, proc.stderr) == (1, "ERROR: Failed to create proc\n"
+                                                 "Number of submitted jobs would exceed MAX_JOBS_PER_OWNER\n")
+    other = submit(cell, SLEEP + "hold = true\nqueue 3\n", cwd=workdir, name="o.sub")        # (root's)
+    wait_for(lambda: len(statuses(cell)) == 5)
+    proc = cell.run("condor_submit", "two.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr.splitlines()[-1]) == \
+        (1, "Number of submitted jobs would exceed MAX_JOBS_SUBMITTED")
+    # the daemon's own check, when the submitter's configuration lifts the limit
+    proc = cell.run("condor_submit", "two.sub", cwd=workdir, user=user, env={"_CONDOR_MAX_JOBS_PER_OWNER": "100",
+                                                                             "_CONDOR_MAX_JOBS_SUBMITTED": "100"})
+    assert proc.returncode == 0, proc.stderr
+    refused = int(re.search(r"cluster (\d+)", proc.stdout).group(1))
+    messages = os.path.join(cell.root, "spool", "messages")
+    wait_for(lambda: f"job {refused} of {user} refused: Number of submitted jobs would exceed" in open(messages).read())
+    wait_for(lambda: not unanswered(cell.root))
+    assert sorted(statuses(cell)) == sorted([f"{mine}.0", f"{mine}.1", f"{other}.0", f"{other}.1", f"{other}.2"])
+
+
 SUBMIT_RULES = """SUBMIT_REQUIREMENT_NAMES = SmallMemory, Named
 SUBMIT_REQUIREMENT_SmallMemory = RequestMemory <= 1024
 SUBMIT_REQUIREMENT_SmallMemory_REASON = strcat("asks for ", JOB.RequestMemory, " MB: at most 1024, please")

@@ -324,7 +324,7 @@ def submit(state, dispatcher, req, now):
     spec["predecessors"] = resolve_predecessors(state, spec.get("hold_jid") or [], spec["owner"], spec["id"])
     spec["ad_predecessors"] = resolve_predecessors(state, spec.get("hold_jid_ad") or [],
                                                    spec["owner"], spec["id"])
-    why = _not_allowed(state, spec) or _submit_refusal(state, spec)
+    why = _not_allowed(state, spec) or _submit_refusal(state, spec) or _over_job_limits(state, spec)
     if why:
         return _turn_away(state, spec, why)
     script = None
@@ -358,6 +358,63 @@ def _not_allowed(state, spec):
     tasks = [state.jobs[p].spec.get("tasks") for p in spec["ad_predecessors"]]
     return (admission.priority_refusal(spec.get("priority", 0), auth.is_operator(state, spec["owner"]))
             or predecessors.ad_refusal(spec.get("hold_jid_ad"), spec.get("tasks"), tasks) or "")
+
+
+#: MAX_JOBS_SUBMITTED's and MAX_JOBS_PER_OWNER's defaults (HTCondor's)
+MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER = 2147483647, 100000
+#: seconds the count of the procs in the queue is kept (counted again after; the
+#: submissions taken in meanwhile are added to it)
+COUNTS_KEPT = 1.0
+_COUNTS = {}
+
+
+def _over_job_limits(state, spec):
+    """Why HTCondor's schedd limits refuse a new HTCondor cluster ("" when they do not):
+    MAX_JOBS_SUBMITTED, the procs in the queue with the new ones, and
+    MAX_JOBS_PER_OWNER, its owner's. Jobs of both dialects count, as condor_q shows
+    them all."""
+    conf = state.condor.conf if state.condor is not None else None
+    if conf is None or not spec.get("condor_ad"):
+        return ""
+    from gridtools.errors import ConfigError
+    from gridtools.formats.condor_config import integer
+    from gridtools.model.job import task_numbers
+    try:
+        most = integer(conf, "MAX_JOBS_SUBMITTED", MAX_JOBS_SUBMITTED)
+        per_owner = integer(conf, "MAX_JOBS_PER_OWNER", MAX_JOBS_PER_OWNER)
+    except ConfigError:
+        most, per_owner = MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER
+    new = len(task_numbers(spec))
+    if spec.get("materialize"):
+        new = min(new, int(spec["materialize"]))
+    total, owners = _queue_counts(state)
+    owner = spec["owner"]
+    if total + new > most:
+        return "Number of submitted jobs would exceed MAX_JOBS_SUBMITTED"
+    if owners.get(owner, 0) + new > per_owner:
+        return "Number of submitted jobs would exceed MAX_JOBS_PER_OWNER"
+    _COUNTS["total"] = total + new
+    owners[owner] = owners.get(owner, 0) + new
+    return ""
+
+
+def _queue_counts(state):
+    """(the procs in the queue, owner -> theirs): counted at most every COUNTS_KEPT
+    seconds."""
+    now = time.monotonic()
+    if _COUNTS.get("state") is state and now - _COUNTS["at"] < COUNTS_KEPT:
+        return _COUNTS["total"], _COUNTS["owners"]
+    from gridtools.model.job import TaskState
+    total, owners = 0, {}
+    for jid in state.live_ids():
+        job = state.jobs[jid]
+        done = sum(1 for task in job.tasks.values() if task.state is TaskState.FINISHED)
+        count = len(job.tasks) - done if job.deleted else max(len(job.made()) - done, 0)
+        owner = job.spec["owner"]
+        owners[owner] = owners.get(owner, 0) + count
+        total += count
+    _COUNTS.update(state=state, at=now, total=total, owners=owners)
+    return total, owners
 
 
 def job_transforms(state):

@@ -64,6 +64,9 @@ DEFAULTS = {
     # the most procs of one submission (cli.condor.submit), the most HTCondor jobs running on
     # execute hosts at once (sched.cycle)
     "MAX_JOBS_PER_SUBMISSION": "20000",
+    # the most procs in the queue, and of one owner (daemon.intake)
+    "MAX_JOBS_SUBMITTED": "2147483647",
+    "MAX_JOBS_PER_OWNER": "100000",
     # condor_submit: every cluster of more than one proc materialized late, anything after
     # the first queue statement refused (cli.condor.submit)
     "SUBMIT_FACTORY_JOBS_BY_DEFAULT": "false",

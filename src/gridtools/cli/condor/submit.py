@@ -140,7 +140,8 @@ def setting(name):
 
 #: the knobs of this host's configuration a submission reads (``submit_knobs``)
 SUBMIT_KNOBS = ("MAX_JOBS_PER_SUBMISSION", "SUBMIT_FACTORY_JOBS_BY_DEFAULT", "SUBMIT_PREVENT_MULTI_QUEUE",
-                "SUBMIT_REQUIREMENT_NAMES", "JOB_TRANSFORM_NAMES") + ADMIN_KNOBS
+                "SUBMIT_REQUIREMENT_NAMES", "JOB_TRANSFORM_NAMES", "MAX_JOBS_PER_OWNER",
+                "MAX_JOBS_SUBMITTED") + ADMIN_KNOBS
 
 
 def submit_knobs():
@@ -283,6 +284,8 @@ def _submit(opts):
         who = submitter(now)
         clusters = build(opts, text, source, taken, now, who, warnings, factories)
         warned = check_requirements(clusters, opts) if opts["dry_run"] is None else []
+        if opts["dry_run"] is None:
+            check_job_limits(clusters, opts["knobs"], who["owner"], factories)
         specs = _specs(clusters, who, factories) if opts["dry_run"] is None else []
     except BaseException:
         release(taken, opts["dry_run"] is not None)
@@ -343,6 +346,44 @@ def _transforms(names):
     from gridtools.cli.condor.machineviews import client_config
     from gridtools.formats.condor.transforms import load
     return load(names, client_config().raw)[0]
+
+
+def check_job_limits(clusters, knobs, owner, factories=None):
+    """Refuse a submission that would take the queue over MAX_JOBS_SUBMITTED procs, or
+    its owner's over MAX_JOBS_PER_OWNER, when this host's configuration sets them (the
+    queue is counted from the daemon's last status then; a cluster materialized late,
+    ``factories``, counts the procs it may have in the queue at once), in condor_submit's
+    words; the daemon holds to the cell's limits, whatever they are, in any case."""
+    if "MAX_JOBS_PER_OWNER" not in knobs and "MAX_JOBS_SUBMITTED" not in knobs:
+        return
+    from gridtools.errors import lines
+    from gridtools.formats.condor_config import integer
+    from gridtools.spool import status
+    from gridtools.cli.condor.submitters import _count
+    try:
+        most = integer(knobs, "MAX_JOBS_SUBMITTED", 2147483647)
+        per_owner = integer(knobs, "MAX_JOBS_PER_OWNER", 100000)
+    except GridError:
+        return
+    snap = status.read_sections("rows", "jobs") or {}
+    jobs = snap.get("jobs") or {}
+    rows = [row for row in snap.get("rows") or () if not str(row.get("state", "")).startswith("z")]
+    total = sum(_count(row) for row in rows)
+    mine = sum(_count(row) for row in rows if _owner_of(jobs.get(row.get("id"))) == owner)
+    factories = factories or {}
+    new = sum(min(len(ads), factories[cluster][0]) if cluster in factories else len(ads)
+              for cluster, ads in clusters)
+    for count, limit, knob in ((total, most, "MAX_JOBS_SUBMITTED"), (mine, per_owner, "MAX_JOBS_PER_OWNER")):
+        if count + new > limit:
+            raise InputError(lines("ERROR: Failed to create proc", f"Number of submitted jobs would exceed {knob}"))
+
+
+def _owner_of(info):
+    """The owner a published job's facts name (a job's facts are a dict, first of a
+    tuple), or None."""
+    if isinstance(info, (tuple, list)) and info:
+        info = info[0]
+    return info.get("owner") if isinstance(info, dict) else None
 
 
 class Refused(Exception):
