@@ -288,7 +288,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         return None
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
-    from gridtools.formats.condor import jobad
+    from gridtools.formats.condor import jobad, jobattrs
     from gridtools.daemon import condorjob, condorreq, intake, preen
     from gridtools.exec import poolplugins
     code = {
@@ -311,6 +311,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "MAX_JOBS_SUBMITTED": intake.MAX_JOBS_SUBMITTED, "MAX_JOBS_PER_OWNER": intake.MAX_JOBS_PER_OWNER,
         # (condor_submit's knob_on: False when not set)
         "SUBMIT_FACTORY_JOBS_BY_DEFAULT": False, "SUBMIT_PREVENT_MULTI_QUEUE": False,
+        "SUBMIT_ALLOW_GETENV": jobattrs.GETENV_ALLOWED,
         # (read from the configuration as an expression: test_condor_max_running)
         "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
         "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",

@@ -476,6 +476,8 @@ APPEND_RANK = TARGET.Mips
 DEFAULT_RANK = TARGET.KFlops
 JOB_DEFAULT_REQUESTMEMORY = 2G
 JOB_DEFAULT_REQUESTCPUS = 2
+SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES = yes
+SUBMIT_ALLOW_GETENV = false
 """
 
 
@@ -491,7 +493,9 @@ def test_the_configuration_s_submit_knobs_shape_every_job_ad(idle_cell, workdir)
     description may set them again; +Name forces one; a value that does not read is
     left out); APPEND_REQUIREMENTS (APPEND_REQ_VANILLA for the vanilla universe) joins
     the job's Requirements as the user's own would; DEFAULT_RANK and APPEND_RANK make
-    Rank; JOB_DEFAULT_REQUEST<name> stands for a request the description leaves out."""
+    Rank; JOB_DEFAULT_REQUEST<name> stands for a request the description leaves out;
+    SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES for should_transfer_files; SUBMIT_ALLOW_GETENV =
+    false refuses getenv = true."""
     with open(os.path.join(idle_cell.root, "etc", "condor_config"), "a") as fh:
         fh.write(ADMIN_KNOBS)
     ad = _dry(idle_cell, workdir, 'executable = /bin/true\nrequirements = TARGET.Cpus > 0\n+Site = "mine"\n'
@@ -502,6 +506,14 @@ def test_the_configuration_s_submit_knobs_shape_every_job_ad(idle_cell, workdir)
     assert ad["Requirements"].startswith("(TARGET.Cpus > 0) && (TARGET.HasVanilla) && (TARGET.Arch == ")
     assert "TARGET.Cpus >= RequestCpus" not in ad["Requirements"]          # (the user's asks for Cpus)
     assert ad["Rank"] == "(TARGET.KFlops) + (TARGET.Mips)"
+    assert (ad["ShouldTransferFiles"], ad["WhenToTransferOutput"]) == ('"YES"', '"ON_EXIT"')
+    ad = _dry(idle_cell, workdir, "executable = /bin/true\nshould_transfer_files = NO\ngetenv = HOME\nqueue\n",
+              "c.sub")
+    assert ad["ShouldTransferFiles"] == '"NO"'
+    write(os.path.join(workdir, "e.sub"), "executable = /bin/true\ngetenv = true\nqueue\n")
+    proc = idle_cell.run("condor_submit", "-dry-run", "-", "e.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "ERROR: getenv = true command not allowed because administrator "
+                                                 "has set SUBMIT_ALLOW_GETENV = false\n")
     ad = _dry(idle_cell, workdir, "executable = /bin/true\nuniverse = local\nrank = 5\nrequest_cpus = 1\n"
                                   "queue\n", "b.sub")
     assert (ad["Site"], ad["Forced"], ad["RequestCpus"], ad["Rank"]) == ('"north"', "7", "1", "(5) + (TARGET.Mips)")

@@ -71,6 +71,8 @@ DEFAULTS = {
     # the first queue statement refused (cli.condor.submit)
     "SUBMIT_FACTORY_JOBS_BY_DEFAULT": "false",
     "SUBMIT_PREVENT_MULTI_QUEUE": "false",
+    # condor_submit: getenv = true taken (formats.condor.jobattrs)
+    "SUBMIT_ALLOW_GETENV": "true",
     "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
     # condor_preen (daemon.preen, cli.condor.preen)
     "PREEN_INTERVAL": "86400",

@@ -290,11 +290,19 @@ def _no_class():
                            "arguments = MyClass"))
 
 
+#: SUBMIT_ALLOW_GETENV's default: getenv = true is taken
+GETENV_ALLOWED = True
+
+
 def set_environment(ad, cmd, ctx):
     env = {}
     getenv = cmd("getenv")
     if getenv is not None and getenv.strip():
-        from gridtools.formats.condor.moreattrs import getenv_variables
+        from gridtools.formats.condor.moreattrs import boolean_param, getenv_variables
+        allowed = ctx.admin.get("SUBMIT_ALLOW_GETENV")
+        allowed = boolean_param(allowed.strip()) if allowed and allowed.strip() else GETENV_ALLOWED
+        if allowed is False and boolean_param(getenv.strip()) is True:
+            raise fail("getenv = true command not allowed because administrator has set SUBMIT_ALLOW_GETENV = false")
         env.update(getenv_variables(getenv.strip(), ctx.environment()))
     value = cmd("environment")
     if value is None:
@@ -400,6 +408,16 @@ def _with_defaults(ad, cmd, admin):
 REQUESTS = frozenset(("request_cpus", "request_disk", "request_memory", "request_gpus"))
 
 
+def _default_should(admin):
+    """SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES of ``admin`` (a SubmitContext's) when it is a
+    value should_transfer_files takes, else "" (a value that is not is passed over, as
+    HTCondor's condor_submit passes it over: its users could not mend it)."""
+    from gridtools.formats.condor.moreattrs import TRANSFER_MODE_NAMES, TRANSFER_MODES
+    text = (admin.get("SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES") or "").strip().upper()
+    text = TRANSFER_MODE_NAMES.get(text, text)
+    return text if text in TRANSFER_MODES else ""
+
+
 def set_requests(ad, cmd, custom=(), admin=None):
     """RequestCpus, RequestMemory (MB), RequestDisk (KB), RequestGPUs, and the custom
     resources ``custom`` names: (command, its name as written after ``request_``), each
@@ -426,9 +444,10 @@ def set_requests(ad, cmd, custom=(), admin=None):
 def set_transfer(ad, cmd, universe, ctx):
     asked = (cmd("should_transfer_files") or "").strip()
     given = None if asked else (cmd("when_to_transfer_output") or "").strip()
-    if asked or given:
+    default = "" if asked or not ctx.admin else _default_should(ctx.admin)
+    if asked or given or default:
         from gridtools.formats.condor.moreattrs import transfer_modes
-        should, when = transfer_modes(cmd, asked, given)
+        should, when = transfer_modes(cmd, asked, given, default)
     else:
         should, when = "IF_NEEDED", "ON_EXIT"
     ad["ShouldTransferFiles"] = should

@@ -602,12 +602,14 @@ def signing_keys(cmd):
         raise InputError(lines(*missing))
 
 
-def transfer_modes(cmd, asked, given):
+def transfer_modes(cmd, asked, given, default=""):
     """(ShouldTransferFiles, WhenToTransferOutput) of a description that gives
     should_transfer_files (``asked``, stripped) or when_to_transfer_output (``given``,
     stripped; None: not read yet, as it is read once should_transfer_files is found
-    good); InputError in HTCondor's words for a value or pair it refuses."""
-    should = asked.upper() or "IF_NEEDED"
+    good), or of one that gives neither under the configuration's default (``default``:
+    SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES, which counts as no choice of the user's);
+    InputError in HTCondor's words for a value or pair it refuses."""
+    should = asked.upper() or default or "IF_NEEDED"
     should = TRANSFER_MODE_NAMES.get(should, should)
     if should not in TRANSFER_MODES:
         raise fail(f"invalid value ({asked}) for ShouldTransferFiles. Please either specify YES, NO, "
