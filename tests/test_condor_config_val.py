@@ -289,7 +289,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad, jobattrs
-    from gridtools.daemon import condorjob, condorreq, intake, preen
+    from gridtools.daemon import condorjob, condorreq, preen
     from gridtools.exec import poolplugins
     code = {
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
@@ -308,7 +308,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
         "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
         "MAX_JOBS_PER_SUBMISSION": jobad.MAX_JOBS_PER_SUBMISSION,
-        "MAX_JOBS_SUBMITTED": intake.MAX_JOBS_SUBMITTED, "MAX_JOBS_PER_OWNER": intake.MAX_JOBS_PER_OWNER,
+        "MAX_JOBS_SUBMITTED": jobad.MAX_JOBS_SUBMITTED, "MAX_JOBS_PER_OWNER": jobad.MAX_JOBS_PER_OWNER,
         # (condor_submit's knob_on: False when not set)
         "SUBMIT_FACTORY_JOBS_BY_DEFAULT": False, "SUBMIT_PREVENT_MULTI_QUEUE": False,
         "SUBMIT_ALLOW_GETENV": jobattrs.GETENV_ALLOWED,

@@ -33,10 +33,15 @@ SUPER_USERS = "root, condor"
 
 
 def configured(get, knobs):
-    """The attribute names (in lower case) the knobs ``knobs`` of a configuration
-    (``get``: knob -> its text or None) list, commas or blanks between them."""
+    """The names (in lower case) the knobs ``knobs`` of a configuration (``get``: knob ->
+    its text or None) list, commas or blanks between them."""
     text = " ".join(get(knob) or "" for knob in knobs)
     return frozenset(name.lower() for name in text.replace(",", " ").split())
+
+
+def queue_super_user(get, name):
+    """True when user ``name`` is one of the configuration's QUEUE_SUPER_USERS."""
+    return name.lower() in configured(lambda knob: get(knob) or SUPER_USERS, ("QUEUE_SUPER_USERS",))
 
 
 def edit_refusal(name, immutable, protected):
@@ -179,8 +184,7 @@ def qedit(state, dispatcher, req, now):
     from gridtools.classad import parse
     attrs = req.body.get("attrs") or {}
     get = state.condor.conf.get if state.condor is not None else (lambda _name: None)
-    supers = configured(lambda _k: get("QUEUE_SUPER_USERS") or SUPER_USERS, ("QUEUE_SUPER_USERS",))
-    protected = configured(get, PROTECTED_KNOBS) if user_name(req.uid).lower() not in supers else frozenset()
+    protected = frozenset() if queue_super_user(get, user_name(req.uid)) else configured(get, PROTECTED_KNOBS)
     immutable = configured(get, IMMUTABLE_KNOBS)
     for name, text in attrs.items():
         refusal = edit_refusal(name, immutable, protected)

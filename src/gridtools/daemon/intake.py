@@ -360,8 +360,6 @@ def _not_allowed(state, spec):
             or predecessors.ad_refusal(spec.get("hold_jid_ad"), spec.get("tasks"), tasks) or "")
 
 
-#: MAX_JOBS_SUBMITTED's and MAX_JOBS_PER_OWNER's defaults (HTCondor's)
-MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER = 2147483647, 100000
 #: seconds the count of the procs in the queue is kept (counted again after; the
 #: submissions taken in meanwhile are added to it)
 COUNTS_KEPT = 1.0
@@ -377,6 +375,7 @@ def _over_job_limits(state, spec):
     if conf is None or not spec.get("condor_ad"):
         return ""
     from gridtools.errors import ConfigError
+    from gridtools.formats.condor.jobad import MAX_JOBS_PER_OWNER, MAX_JOBS_SUBMITTED
     from gridtools.formats.condor_config import integer
     from gridtools.model.job import task_numbers
     try:
@@ -425,14 +424,19 @@ def job_transforms(state):
     names = conf.get("JOB_TRANSFORM_NAMES") if conf is not None else None
     if not names or not names.strip() or conf.main is None:
         return []
+    from gridtools.formats.condor import transforms
+    return _read_once(state, conf, ("job transforms", names), lambda: transforms.load(names, conf.main.raw))
 
+
+def _read_once(state, conf, key, load):
+    """What ``load()`` reads ((found, problems)) of the configuration ``conf``, once for
+    each reading of it (``key``); its problems go to the messages then."""
     def read():
-        from gridtools.formats.condor import transforms
-        found, problems = transforms.load(names, conf.main.raw)
+        found, problems = load()
         for line in problems:
             state.log(f"W|{line}")
         return found
-    return conf.derived(("job transforms", names), read)
+    return conf.derived(key, read)
 
 
 def _submit_refusal(state, spec):
@@ -446,13 +450,7 @@ def _submit_refusal(state, spec):
         return ""
     from gridtools import cell
     from gridtools.formats.condor import VERSION, submitreqs
-
-    def read():
-        found, problems = submitreqs.rules(conf.get, names)
-        for line in problems:
-            state.log(f"W|{line}")
-        return found
-    found = conf.derived(("submit requirements", names), read)
+    found = _read_once(state, conf, ("submit requirements", names), lambda: submitreqs.rules(conf.get, names))
     if not found:
         return ""
     schedd = submitreqs.schedd_ad(cell.hostname(), VERSION)

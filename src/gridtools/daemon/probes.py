@@ -65,10 +65,8 @@ class Probes:
         schedd's ad."""
         if host == startdcron.SCHEDD:
             from gridtools import cell
-            from gridtools.classad import ClassAd
-            from gridtools.formats.condor import VERSION
-            return ClassAd({"MyType": "Scheduler", "Name": cell.hostname(), "Machine": cell.hostname(),
-                            "CondorVersion": VERSION})
+            from gridtools.formats.condor import VERSION, submitreqs
+            return submitreqs.schedd_ad(cell.hostname(), VERSION)
         ctx = self.state.condor.ctx
         if ctx is None:
             return None

@@ -528,8 +528,7 @@ class UsageMonitor:
             usage["cpu"] = max(usage.get("cpu", 0.0), cpu)
             if self.measure_at is not None and now >= self.measure_at:
                 from gridtools.exec.tmpdir import folder_usage
-                size, entries = folder_usage(self.folder)
-                usage["disk"], usage["files"] = (size + 1023) // 1024, entries
+                usage["disk"], usage["files"] = folder_usage(self.folder)
                 self.measure_at = now + max(float(self.measure[1]), 1.0)
         self.last = now
         self.interval = min(self.interval * 2, 5.0)

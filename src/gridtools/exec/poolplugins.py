@@ -63,13 +63,12 @@ class PoolPlugins:
 
 def for_host(condor, host, log=None):
     """What the pool's plugins offer on ``host`` (a daemon's ``condor``: its CondorConf
-    is ``.conf``), asked once per reading of the configuration (``query``); what the
-    asking found wrong goes to ``log``."""
+    is ``.conf``), asked once per reading of the configuration (``query``; hosts whose
+    configurations name the same plugins share the asking); what the asking found wrong
+    goes to ``log``."""
     conf = getattr(condor, "conf", condor)
     if conf is None:
         return PoolPlugins(methods=list(BUILT_IN))
-    config = conf.host(host)
-    key = ("pool plugins", tuple((name, config.get(name) if config is not None else None) for name in KNOBS))
 
     def ask():
         found = query(config)
@@ -77,7 +76,12 @@ def for_host(condor, host, log=None):
             for line in found.problems:
                 log(line)
         return found
-    return conf.derived(key, ask)
+
+    def of_host():
+        key = tuple((name, config.get(name) if config is not None else None) for name in KNOBS)
+        return conf.derived(("pool plugins", key), ask)
+    config = conf.host(host)
+    return conf.derived(("pool plugins of", host), of_host)
 
 
 def plugin_paths(text):
@@ -89,20 +93,18 @@ def query(config):
     """The pool's plugins as ``config`` (a host's condor_config: ``.get``) names them."""
     from gridtools.errors import ConfigError
     from gridtools.formats.condor_config import boolean, integer
-    get = config.get if config is not None else (lambda name: None)
+    config = config if config is not None else {}
     try:
-        enabled = boolean(config, "ENABLE_URL_TRANSFERS", URL_TRANSFERS) if config is not None else URL_TRANSFERS
-        multi_ok = boolean(config, "ENABLE_MULTIFILE_TRANSFER_PLUGINS", MULTIFILE_PLUGINS) \
-            if config is not None else MULTIFILE_PLUGINS
-        timeout = integer(config, "FILETRANSFER_PLUGIN_CLASSAD_TIMEOUT", CLASSAD_TIMEOUT, 1) \
-            if config is not None else CLASSAD_TIMEOUT
+        enabled = boolean(config, "ENABLE_URL_TRANSFERS", URL_TRANSFERS)
+        multi_ok = boolean(config, "ENABLE_MULTIFILE_TRANSFER_PLUGINS", MULTIFILE_PLUGINS)
+        timeout = integer(config, "FILETRANSFER_PLUGIN_CLASSAD_TIMEOUT", CLASSAD_TIMEOUT, 1)
     except ConfigError as exc:
         return PoolPlugins(methods=list(BUILT_IN), problems=[f"E|{exc}"])
     if not enabled:
         return PoolPlugins()
     names = {method: method for method in BUILT_IN}
     table, attrs, problems = {}, {}, []
-    for path in plugin_paths(get("FILETRANSFER_PLUGINS")):
+    for path in plugin_paths(config.get("FILETRANSFER_PLUGINS")):
         ad, why = ask(path, timeout)
         if ad is None:
             problems.append(f"W|FILETRANSFER: {why}")

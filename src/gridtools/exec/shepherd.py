@@ -304,8 +304,8 @@ class Shepherd:
         otherwise, or by a signal, gets nothing back, and no failure."""
         if not self.plan.get("scratch"):
             return
-        size, entries = tmpdir.folder_usage(self.plan["cwd"])     # (what the job left, as the starter says)
-        self.result["usage"]["disk"], self.result["usage"]["files"] = (size + 1023) // 1024, entries
+        usage = self.result["usage"]          # (what the job left, as the starter says)
+        usage["disk"], usage["files"] = tmpdir.folder_usage(self.plan["cwd"])
         success = self.plan["scratch"].get("on_success")
         if success is not None and (self.result["signal"] or self.result["exit_status"] != success):
             self.trace("output files not copied back: the job did not succeed (ON_SUCCESS)")

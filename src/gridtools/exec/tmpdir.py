@@ -280,10 +280,10 @@ MOST_ENTRIES = 1000000
 
 
 def folder_usage(path):
-    """(bytes, entries) of the folder at ``path``, as HTCondor's starter measures a job's
-    scratch folder: the sizes of the files in it and its folders, at any depth (a
-    symbolic link is an entry, never followed, and counts no bytes), and how many
-    entries they all have; (0, 0) when it cannot be read. Walked by open folders, so
+    """(KiB, entries) of the folder at ``path``, as HTCondor's starter measures a job's
+    scratch folder: the sizes of the files in it and its folders, at any depth, in KiB
+    rounded up (a symbolic link is an entry, never followed, and counts no bytes), and
+    how many entries they all have; (0, 0) when it cannot be read. Walked by open folders, so
     that a job that swaps a folder for a link meanwhile sends it nowhere else."""
     size = count = 0
     try:
@@ -300,4 +300,4 @@ def folder_usage(path):
                 break
     except OSError:
         return 0, 0
-    return size, count
+    return (size + 1023) // 1024, count

@@ -122,20 +122,21 @@ def plugin_table(text, iwd):
     return table
 
 
-def _by_plugin(url, local, folder, plugins, env=None, upload=False):
-    """Move ``url`` to (or, ``upload``, from) ``local`` with the job's plugin for its
-    scheme (``run_plugin``); False when the job has none for it."""
+def _mover(url, folder, plugins, pool):
+    """(the plugin that moves ``url``, True when it speaks the multi-file protocol): the
+    job's own (run from its copy in the scratch folder), else the pool's (``pool``: a
+    plan's table, ``exec.poolplugins``); None when neither has one for its scheme."""
     plugin = _plugin_for(url, plugins)
-    if plugin is None:
-        return False
-    run_plugin(_in_folder(plugin, folder), [(url, local)], folder, env, upload)
-    return True
-
-
-def _by_pool(url, local, folder, pool, env=None, upload=False):
-    """Move ``url`` to (or, ``upload``, from) ``local`` with the pool's plugin for its
-    scheme (``pool``: a plan's table, ``exec.poolplugins``); False when the pool has none."""
+    if plugin is not None:
+        return _in_folder(plugin, folder), True
     found = _plugin_for(url, pool)
+    return (found[0], bool(found[1])) if found is not None else None
+
+
+def _by_plugin(url, local, folder, plugins, pool=None, env=None, upload=False):
+    """Move ``url`` to (or, ``upload``, from) ``local`` with its plugin (``_mover``);
+    False when there is none for it."""
+    found = _mover(url, folder, plugins, pool)
     if found is None:
         return False
     plugin, multi = found
@@ -148,20 +149,9 @@ def _by_pool(url, local, folder, pool, env=None, upload=False):
     return True
 
 
-def _batch_of(url, folder, plugins, pool):
-    """The multi-file plugin that fetches ``url`` (the job's own, run from the scratch
-    folder, else the pool's), or None: such a plugin gets all the input files of its
-    schemes in one run, as HTCondor's starter gives them."""
-    plugin = _plugin_for(url, plugins)
-    if plugin is not None:
-        return _in_folder(plugin, folder)
-    found = _plugin_for(url, pool)
-    return found[0] if found is not None and found[1] else None
-
-
 def _plugin_for(url, plugins):
-    """The job's plugin for ``url`` (its whole scheme, else the scheme after its last
-    ``+``, ``-`` or ``.``), or None."""
+    """The entry of ``plugins`` (a job's table or the pool's) for ``url``: its whole
+    scheme's, else that of the scheme after its last ``+``, ``-`` or ``.``; or None."""
     if not plugins:
         return None
     whole = url.partition("://")[0].lower()
@@ -292,8 +282,7 @@ def _fetch(url, folder):
 
 def _copy_in(source, folder, plugins=None, env=None, pool=None):
     if "://" in source:
-        local = os.path.join(folder, _url_name(source))
-        if not _by_plugin(source, local, folder, plugins, env) and not _by_pool(source, local, folder, pool, env):
+        if not _by_plugin(source, os.path.join(folder, _url_name(source)), folder, plugins, pool, env):
             _fetch(source, folder)
         return
     if os.path.isdir(source):
@@ -346,14 +335,14 @@ def stage_in(plan):
             _copy_in(plugin, folder)
         batches = {}            # a multi-file plugin -> the (URL, local path) pairs it fetches in one run
         for source in scratch.get("input") or ():
-            batch = _batch_of(source, folder, plugins, pool) if "://" in source else None
-            if batch is not None:
-                batches.setdefault(batch, []).append((source, os.path.join(folder, _url_name(source))))
+            mover = _mover(source, folder, plugins, pool) if "://" in source else None
+            if mover is not None and mover[1]:
+                batches.setdefault(mover[0], []).append((source, os.path.join(folder, _url_name(source))))
                 continue
             try:
                 _copy_in(source, folder, plugins, plan.get("env"), pool)
             except OSError as exc:
-                if _plugin_for(source, plugins) is None and _plugin_for(source, pool) is None:
+                if mover is None:
                     raise
                 return f"P{exc.errno or 5} {exc.strerror or exc}"
         for plugin, pairs in batches.items():
@@ -588,8 +577,7 @@ def stage_out(plan):
     pool = scratch.get("pool") or {}
 
     def send(path, url):
-        if not _by_plugin(url, path, folder, plugins, plan.get("env"), upload=True) and \
-                not _by_pool(url, path, folder, pool, plan.get("env"), upload=True):
+        if not _by_plugin(url, path, folder, plugins, pool, plan.get("env"), upload=True):
             _send(path, url)
 
     def work():

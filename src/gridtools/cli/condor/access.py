@@ -132,38 +132,24 @@ def may_set(name):
     """False when the configuration surely leaves ``name`` at its default: neither the
     environment (``_CONDOR_``) nor the global file names it, nor does the file include
     others. True otherwise (the caller then reads the configuration's language)."""
-    upper = name.upper().encode()
-    if any(upper in key for key in _condor_variables()):
-        return True
-    lowered = _global_text()
-    if lowered is None:
-        return True
-    words = (name.lower(), "include", "local_config")
-    if lowered.isascii():
-        return _named(lowered, words)
-    settings = _global_settings(lowered)
-    return any(word in settings for word in words)
+    return bool(settable((name,)))
 
 
 def settable(names):
-    """The knobs of ``names`` the configuration may set (``may_set``), found with one
+    """The knobs of ``names`` the configuration may set (see ``may_set``), found with one
     look at it."""
     variables = _condor_variables()
     lowered = _global_text()
-    if lowered is None or (lowered.isascii() and _named(lowered, ("include", "local_config"))):
+    if lowered is None:
         return list(names)
     settings = None if lowered.isascii() else _global_settings(lowered)
-    found = []
-    for name in names:
-        upper = name.upper().encode()
-        if any(upper in key for key in variables):
-            found.append(name)
-        elif settings is None:
-            if _named(lowered, (name.lower(),)):
-                found.append(name)
-        elif name.lower() in settings or "include" in settings or "local_config" in settings:
-            found.append(name)
-    return found
+
+    def named(words):
+        return _named(lowered, words) if settings is None else any(word in settings for word in words)
+    if named(("include", "local_config")):
+        return list(names)
+    return [name for name in names
+            if any(name.upper().encode() in key for key in variables) or named((name.lower(),))]
 
 
 def _setting_lines(text):

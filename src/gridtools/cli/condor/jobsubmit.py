@@ -43,12 +43,11 @@ def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, en
     append = [f"{name} = {value}" for name, value in (appended or {}).items()]
     desc = parse_submit(text, append=append, source=source)
     from gridtools.cli.condor.submit import knob_on, setting, submit_knobs
-    from gridtools.formats.condor.jobad import ADMIN_KNOBS
     knobs = submit_knobs()
     ctx = SubmitContext(cwd=cwd, owner=owner, now=int(time.time()), files=LocalFiles(cwd),
                         environ=dict(os.environ if environ is None else environ),
                         variables=dict(variables or {}), filesystem_domain=cell.hostname(),
-                        setting=setting, admin={k: v for k, v in knobs.items() if k in ADMIN_KNOBS})
+                        setting=setting, admin=knobs)
     if factories is not None:
         ctx.factories = factories
         ctx.factory = 1 if knob_on("SUBMIT_FACTORY_JOBS_BY_DEFAULT", knobs) else 0

@@ -43,7 +43,7 @@ from gridtools.formats.safetext import output_is_the_result
 from gridtools.formats.condor import spec as condor_spec
 from gridtools.formats.condor.fsview import LocalFiles
 from gridtools.formats.condor.jobattrs import unquoted
-from gridtools.formats.condor.jobad import ADMIN_KNOBS, SubmitContext
+from gridtools.formats.condor.jobad import ADMIN_KNOBS, SubmitContext, max_jobs
 from gridtools.formats.condor.submit import parse_submit
 from gridtools.spool import ids
 
@@ -176,12 +176,11 @@ def build(opts, text, source, taken, now, who, warnings=None, factories=None):
     if not desc.queues:
         raise InputError(f'ERROR: "{source}" doesn\'t contain any "queue" commands -- no jobs queued')
     knobs = opts["knobs"] = submit_knobs()
-    from gridtools.formats.condor.jobad import max_jobs
     ctx = SubmitContext(cwd=cwd, owner=who["owner"], now=int(now), files=LocalFiles(cwd),
                         environ=None, variables=opts["variables"], filesystem_domain=cell.hostname(),
                         batch_name=unquoted(opts["batch_name"]), next_cluster=lambda: claim(taken, dry_run),
                         seed=time.time_ns(), max_jobs=max_jobs(knobs.get("MAX_JOBS_PER_SUBMISSION")),
-                        setting=setting, admin={k: v for k, v in knobs.items() if k in ADMIN_KNOBS})
+                        setting=setting, admin=knobs)
     if warnings is not None:
         ctx.warnings = warnings
     ctx.factories = factories
@@ -357,12 +356,13 @@ def check_job_limits(clusters, knobs, owner, factories=None):
     if "MAX_JOBS_PER_OWNER" not in knobs and "MAX_JOBS_SUBMITTED" not in knobs:
         return
     from gridtools.errors import lines
+    from gridtools.formats.condor.jobad import MAX_JOBS_PER_OWNER, MAX_JOBS_SUBMITTED
     from gridtools.formats.condor_config import integer
     from gridtools.spool import status
     from gridtools.cli.condor.submitters import _count
     try:
-        most = integer(knobs, "MAX_JOBS_SUBMITTED", 2147483647)
-        per_owner = integer(knobs, "MAX_JOBS_PER_OWNER", 100000)
+        most = integer(knobs, "MAX_JOBS_SUBMITTED", MAX_JOBS_SUBMITTED)
+        per_owner = integer(knobs, "MAX_JOBS_PER_OWNER", MAX_JOBS_PER_OWNER)
     except GridError:
         return
     snap = status.read_sections("rows", "jobs") or {}

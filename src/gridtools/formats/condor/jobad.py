@@ -34,6 +34,9 @@ VERSION_TEXT = f"{DEFAULT_VERSION}\n{DEFAULT_PLATFORM}\n"
 INT_MAX = 2 ** 31 - 1
 #: the most procs one submission makes, HTCondor's default MAX_JOBS_PER_SUBMISSION
 MAX_JOBS_PER_SUBMISSION = 20000
+#: the most procs in the queue, and of one owner: HTCondor's MAX_JOBS_SUBMITTED and
+#: MAX_JOBS_PER_OWNER defaults (``daemon.intake`` holds to them, condor_submit checks them)
+MAX_JOBS_SUBMITTED, MAX_JOBS_PER_OWNER = INT_MAX, 100000
 
 
 def max_jobs(value):
@@ -113,8 +116,8 @@ class SubmitContext:
     - ``setting``: name -> a setting of the submitting host's configuration, or None
       (asked only for what few descriptions need: SCHEDD_INTERVAL, the knobs
       SUBMIT_ATTRS names);
-    - ``admin``: the knobs of ``ADMIN_KNOBS`` the submitting host's configuration sets
-      (name -> text; see ``admin_attributes``).
+    - ``admin``: the knobs the submitting host's configuration sets (name -> text),
+      of which those of ``ADMIN_KNOBS`` are kept (see ``admin_attributes``).
     """
 
     def __init__(self, cwd, owner, now, files=None, environ=EMPTY, variables=None, arch="X86_64",
@@ -134,7 +137,7 @@ class SubmitContext:
         self.factories = None
         self.factory, self.one_queue = 0, False
         self.setting = setting or _no_setting
-        self.admin = admin or {}
+        self.admin = {name: text for name, text in admin.items() if name in ADMIN_KNOBS} if admin else {}
 
     def environment(self):
         """The submitter's environment: ``environ``, or this process's when that is
@@ -444,8 +447,9 @@ def admin_attributes(ad, ctx):
     names = " ".join(ctx.admin.get(knob) or "" for knob in ("SUBMIT_ATTRS", "SUBMIT_EXPRS", "SYSTEM_SUBMIT_ATTRS"))
     for name in dict.fromkeys(names.replace(",", " ").split()):
         wanted = name[1:] if name.startswith("+") else name[3:] if name[:3].lower() == "my." else None
-        text = ctx.setting(wanted or name)
-        if text is None or not text.strip() or not (wanted or name).replace("_", "a").isalnum():
+        attr = wanted or name
+        text = ctx.setting(attr) if attr.isascii() and attr.isidentifier() else None
+        if text is None or not text.strip():
             continue
         if wanted:
             forced.append((wanted, A.expr(wanted, text.strip())))

@@ -62,7 +62,8 @@ def rules(get, names=None):
 
 
 def schedd_ad(host, version):
-    """The schedd's ad the rules see as MY: its name, machine and version."""
+    """The schedd's own ad as its rules see it (MY of a submit requirement, the ad a
+    schedd cron job's CONDITION is evaluated in): its name, machine and version."""
     from gridtools.classad import ClassAd
     return ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host, "ScheddName": host,
                     "CondorVersion": version})
