@@ -211,7 +211,8 @@ def test_submitters_are_the_accounting_principals(pool, users, workdir):
     one = status(pool, "-sub", f"gu1.u1@{domain}", "-l")
     assert f'Name = "gu1.u1@{domain}"' in one and "RunningJobs = 4" in one and "IdleJobs = 0" in one
     assert status(pool, "-sub", "-constraint", "IdleJobs > 1", "-af", "Name") == f"grp.bob@{domain}\n"
-    assert status(pool, "-schedd", "-af", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs") == "4 5 1\n"
+    assert status(pool, "-schedd", "-af", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs", "TotalJobAds",
+                  "NumUsers", "ScheddName =?= Name") == "4 5 1 10 5 true\n"
 
 
 def test_unknown_options_and_a_stopped_daemon(pool):

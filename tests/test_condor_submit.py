@@ -2,6 +2,7 @@
 
 import os
 import re
+import time
 
 import pytest
 
@@ -590,6 +591,30 @@ def test_submit_requirements_refuse_or_warn_as_htcondor_s_schedd_does(cell, work
     wait_for(lambda: f"job {bypass} of root refused: asks for 2048 MB" in open(messages).read())
     wait_for(lambda: not unanswered(cell.root))
     assert len(statuses(cell)) == 3 and f"{bypass}.0" not in statuses(cell)
+
+
+def test_submit_requirements_see_the_schedd_s_job_counts(cell, workdir):
+    """A submit requirement's MY is the schedd's ad as condor_status -schedd shows it:
+    its job counts (TotalJobAds ...) refuse a submission once the queue holds two jobs,
+    in condor_submit and in the daemon, which reads its ad again every second."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write("SUBMIT_REQUIREMENT_NAMES = Room\nSUBMIT_REQUIREMENT_Room = MY.TotalJobAds < 2\n"
+                 'SUBMIT_REQUIREMENT_Room_REASON = strcat("the queue holds ", MY.TotalJobAds, " jobs")\n')
+    assert cell.run("condor_reconfig").returncode == 0
+    write(os.path.join(workdir, "h.sub"), SLEEP + "hold = true\nqueue\n")
+    for count in (1, 2):
+        proc = cell.run("condor_submit", "h.sub", cwd=workdir)
+        assert proc.returncode == 0, proc.stderr
+        wait_for(lambda: cell.run("condor_status", "-schedd", "-af", "TotalJobAds").stdout == f"{count}\n")
+    proc = cell.run("condor_submit", "h.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr.splitlines()[-1]) == (1, "ERROR: the queue holds 2 jobs")
+    time.sleep(1.1)                     # (the daemon's copy of its ad is a second old at most)
+    proc = cell.run("condor_submit", "h.sub", cwd=workdir, env={"_CONDOR_SUBMIT_REQUIREMENT_NAMES": ""})
+    assert proc.returncode == 0, proc.stderr
+    bypass = int(re.search(r"cluster (\d+)", proc.stdout).group(1))
+    messages = os.path.join(cell.root, "spool", "messages")
+    wait_for(lambda: f"job {bypass} of root refused: the queue holds 2 jobs" in open(messages).read())
+    assert len(statuses(cell)) == 2
 
 
 TRANSFORMS = """JOB_TRANSFORM_NAMES = Mem, Tag, Broken

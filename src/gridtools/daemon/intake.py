@@ -397,6 +397,21 @@ def _over_job_limits(state, spec):
     return ""
 
 
+_SCHEDD = {}
+
+
+def schedd_ad(state):
+    """The schedd's ad, as the daemon last published it (``cli.condor.submitters``: its
+    job counts and schedd cron attributes, as condor_status -schedd shows them), read
+    at most every COUNTS_KEPT seconds: the MY of the submit requirements and of the
+    schedd cron jobs' conditions."""
+    now = time.monotonic()
+    if _SCHEDD.get("state") is not state or now - _SCHEDD["at"] >= COUNTS_KEPT:
+        from gridtools.cli.condor.submitters import current_schedd_ad
+        _SCHEDD.update(state=state, at=now, ad=current_schedd_ad(time.time()))
+    return _SCHEDD["ad"]
+
+
 def _queue_counts(state):
     """(the procs in the queue, owner -> theirs): counted at most every COUNTS_KEPT
     seconds."""
@@ -448,12 +463,11 @@ def _submit_refusal(state, spec):
     names = conf.get("SUBMIT_REQUIREMENT_NAMES") if conf is not None and spec.get("condor_ad") else None
     if not names or not names.strip():
         return ""
-    from gridtools import cell
-    from gridtools.formats.condor import VERSION, submitreqs
+    from gridtools.formats.condor import submitreqs
     found = _read_once(state, conf, ("submit requirements", names), lambda: submitreqs.rules(conf.get, names))
     if not found:
         return ""
-    schedd = submitreqs.schedd_ad(cell.hostname(), VERSION)
+    schedd = schedd_ad(state)
     job = Job(spec)
     numbers = condorjob.spec_numbers(spec)
     for number in numbers if isinstance(spec["condor_ad"], list) else numbers[:1]:

@@ -64,9 +64,8 @@ class Probes:
         as the last pass made it (None before the first pass); a schedd cron job's, the
         schedd's ad."""
         if host == startdcron.SCHEDD:
-            from gridtools import cell
-            from gridtools.formats.condor import VERSION, submitreqs
-            return submitreqs.schedd_ad(cell.hostname(), VERSION)
+            from gridtools.daemon.intake import schedd_ad
+            return schedd_ad(self.state)
         ctx = self.state.condor.ctx
         if ctx is None:
             return None

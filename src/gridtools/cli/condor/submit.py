@@ -313,12 +313,15 @@ def check_requirements(clusters, opts):
     names = opts["knobs"].get("SUBMIT_REQUIREMENT_NAMES")
     if not names or not names.strip():
         return []
-    from gridtools.formats.condor import VERSION, submitreqs
+    from gridtools.formats.condor import submitreqs
     found, _problems = submitreqs.rules(setting, names)
-    schedd = submitreqs.schedd_ad(cell.hostname(), VERSION)
-    changes = _transforms(opts["knobs"].get("JOB_TRANSFORM_NAMES")) if found else []
+    if not found:
+        return []
+    from gridtools.cli.condor.submitters import current_schedd_ad
+    schedd = current_schedd_ad(time.time())
+    changes = _transforms(opts["knobs"].get("JOB_TRANSFORM_NAMES"))
     warned = []
-    for _cluster, ads in clusters if found else ():
+    for _cluster, ads in clusters:
         for ad in ads:
             job = ad.classad()
             if changes:

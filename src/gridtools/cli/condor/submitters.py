@@ -19,7 +19,6 @@ display: ``fitted_pair``) and the totals.
 
 from gridtools import cell
 from gridtools.classad import ClassAd
-from gridtools.errors import GridError
 from gridtools.cli.condor.machineviews import KEY_WIDTH, _number, _text
 from gridtools.cli.condor.queue import row_numbers
 
@@ -143,24 +142,29 @@ def submitter_ads(snap, now, domain):
 
 
 def schedd_ads(snap, now):
-    """The schedd's ad: its name, its job counts, and what the schedd cron jobs
-    (SCHEDD_CRON_JOBLIST) gave it."""
+    """The schedd's ad: its name, its job counts (TotalRunningJobs, TotalIdleJobs,
+    TotalHeldJobs, their sum TotalJobAds, and NumUsers, the submitters with jobs in
+    the queue) and what the schedd cron jobs (SCHEDD_CRON_JOBLIST) gave it."""
+    from gridtools.formats.condor import VERSION, submitreqs
     host = cell.hostname()
     totals = {"running": 0, "idle": 0, "held": 0}
-    for counts in job_counts(snap).values():
+    counts = job_counts(snap)
+    for mine in counts.values():
         for key in totals:
-            totals[key] += counts[key]
-    ad = ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host,
-                  "TotalRunningJobs": totals["running"], "TotalIdleJobs": totals["idle"],
-                  "TotalHeldJobs": totals["held"], "CurrentTime": int(now)})
-    for row in snap.get("schedd") or ():
-        try:
-            name, text = row
-            if str(name).lower() not in ("mytype", "name", "machine"):
-                ad.set_expr(str(name), str(text))
-        except (ValueError, TypeError, GridError):    # (a row that does not read)
-            continue
+            totals[key] += mine[key]
+    ad = submitreqs.schedd_ad(host, VERSION, snap.get("schedd") or ())
+    for name, value in (("TotalRunningJobs", totals["running"]), ("TotalIdleJobs", totals["idle"]),
+                        ("TotalHeldJobs", totals["held"]), ("TotalJobAds", sum(totals.values())),
+                        ("NumUsers", len(counts)), ("CurrentTime", int(now))):
+        ad[name] = value
     return [ad]
+
+
+def current_schedd_ad(now):
+    """The schedd's ad as the daemon last published its status (job counts of zero when
+    it has published none)."""
+    from gridtools.spool import status
+    return schedd_ads(status.read() or {}, now)[0]
 
 
 # ---------------------------------------------------------------- tables

@@ -61,12 +61,27 @@ def rules(get, names=None):
     return found, problems
 
 
-def schedd_ad(host, version):
-    """The schedd's own ad as its rules see it (MY of a submit requirement, the ad a
-    schedd cron job's CONDITION is evaluated in): its name, machine and version."""
-    from gridtools.classad import ClassAd
-    return ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host, "ScheddName": host,
-                    "CondorVersion": version})
+#: the names the schedd's ad keeps for itself, in lower case (a schedd cron job gives
+#: no other value to them)
+OWN_NAMES = ("mytype", "name", "machine", "scheddname")
+
+
+def schedd_ad(host, version, cron=()):
+    """The schedd's own ad: its name, machine and version, and what its cron jobs gave
+    it (``cron``: (name, expression text or Expr), in the order they merge; a text that
+    does not read is passed over). ``cli.condor.submitters.schedd_ads`` adds the job
+    counts the schedd publishes."""
+    from gridtools.classad import ClassAd, ClassAdSyntaxError, parse
+    ad = ClassAd({"MyType": "Scheduler", "Name": host, "Machine": host, "ScheddName": host,
+                  "CondorVersion": version})
+    for row in cron:
+        try:
+            name, value = row
+            if str(name).lower() not in OWN_NAMES:
+                ad[str(name)] = parse(value) if isinstance(value, str) else value
+        except (ValueError, TypeError, ClassAdSyntaxError):     # (a row that does not read)
+            continue
+    return ad
 
 
 def check(found, schedd, job):
