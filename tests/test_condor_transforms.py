@@ -20,6 +20,7 @@ SET Fallback $(unset:7)
 COPY Owner OwnerCopy
 RENAME Old New
 DELETE Gone
+TRANSFORM 2
 """
 
 
