@@ -117,15 +117,20 @@ def test_the_pool_s_plugins_move_a_job_s_files_as_its_owner_and_the_slots_offer_
     assert wait_for(lambda: _published(cell, "HasFileTransferPluginMethods") == "data,file,ftp,http,https,one,store",
                     20)
     assert _published(cell, "StoreRegion") == "north"
-    cluster = submit(cell, "executable = /bin/sh\narguments = \"-c 'cat a.txt b.txt c.txt > got.txt'\"\n"
+    cluster = submit(cell, "executable = /bin/sh\n"
+                           "arguments = \"-c 'cat a.txt b.txt c.txt > got.txt; echo 1 > o1; echo 2 > o2'\"\n"
                            "should_transfer_files = YES\n"
                            "transfer_input_files = store://box/a.txt, one://box/b.txt, store://box/c.txt\n"
-                           "transfer_output_remaps = \"got.txt = one://box/got.txt\"\n"
+                           "transfer_output_files = got.txt, o1, o2\n"
+                           "transfer_output_remaps = \"got.txt = one://box/got.txt; o1 = store://box/o1; "
+                           "o2 = store://box/o2\"\n"
                            "log = p.log\nqueue\n", cwd=workdir, user=user)
     wait_events(os.path.join(workdir, "p.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
     assert open(os.path.join(store, "got.txt")).read() == "from the store\nfrom one\nand more\n"
+    assert [open(os.path.join(store, name)).read() for name in ("o1", "o2")] == ["1\n", "2\n"]
     assert not os.path.exists(os.path.join(workdir, "got.txt"))
-    assert open(os.path.join(store, "multi_ran_as")).read() == f"{uid} False\n"     # (both files in one run)
+    # the input files of the multi-file plugin in one run, its output files in another
+    assert open(os.path.join(store, "multi_ran_as")).read() == f"{uid} False\n{uid} True\n"
     assert open(os.path.join(store, "single_ran_as")).read() == f"{uid}\n{uid}\n"
     gone = submit(cell, "executable = /bin/true\nshould_transfer_files = YES\n"
                         "transfer_input_files = one://box/nothere.txt\nlog = g.log\nqueue\n",

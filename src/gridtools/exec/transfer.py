@@ -41,8 +41,9 @@ Else one the pool's plugins move (``FILETRANSFER_PLUGINS``, the scratch plan's
 ``pool``, ``exec.poolplugins``) is moved by that plugin, run from where it is
 installed with the owner's identity, by the multi-file protocol or, for a
 plugin that does not speak it, once per file (``run_single``). A plugin of the
-multi-file protocol gets all the input files of its schemes in one run (each
-output file in a run of its own).
+multi-file protocol gets all the input files of its schemes in one run, and
+all the output files in another, after the files that go elsewhere, as
+HTCondor's starter runs it.
 """
 
 import os
@@ -133,17 +134,15 @@ def _mover(url, folder, plugins, pool):
     return (found[0], bool(found[1])) if found is not None else None
 
 
-def _by_plugin(url, local, folder, plugins, pool=None, env=None, upload=False):
-    """Move ``url`` to (or, ``upload``, from) ``local`` with its plugin (``_mover``);
-    False when there is none for it."""
+def _by_plugin(url, local, folder, plugins, pool=None, env=None):
+    """Fetch ``url`` into ``local`` with its plugin (``_mover``); False when there is
+    none for it."""
     found = _mover(url, folder, plugins, pool)
     if found is None:
         return False
     plugin, multi = found
     if multi:
-        run_plugin(plugin, [(url, local)], folder, env, upload)
-    elif upload:
-        run_single(plugin, local, url, folder, env)
+        run_plugin(plugin, [(url, local)], folder, env)
     else:
         run_single(plugin, url, local, folder, env)
     return True
@@ -210,6 +209,14 @@ def run_plugin(plugin, pairs, folder, env=None, upload=False):
     if isinstance(error, str) and error:
         why += f" |Error: {error} ( URL file = {url} )|"
     raise OSError(done.returncode or 5, why)
+
+
+def _failed_url(exc, pairs):
+    """The URL a failed run of a multi-file plugin names (``run_plugin``'s words), else
+    the first it was given."""
+    said = str(exc.strerror or "")
+    start = said.rfind("( URL file = ")
+    return said[start + 13:].rpartition(" )|")[0] if start >= 0 else pairs[0][0]
 
 
 def run_single(plugin, source, destination, folder, env=None):
@@ -576,9 +583,16 @@ def stage_out(plan):
     plugins = scratch.get("plugins") or {}
     pool = scratch.get("pool") or {}
 
+    batches = {}        # a multi-file plugin -> the (URL, local path) pairs it sends in one run
+
     def send(path, url):
-        if not _by_plugin(url, path, folder, plugins, pool, plan.get("env"), upload=True):
+        found = _mover(url, folder, plugins, pool)
+        if found is None:
             _send(path, url)
+        elif found[1]:
+            batches.setdefault(found[0], []).append((url, path))
+        else:
+            run_single(found[0], path, url, folder, plan.get("env"))
 
     def work():
         missing = ""
@@ -603,6 +617,11 @@ def stage_out(plan):
                     return f"M{exc.args[0]} {exc.args[1]}"
                 except RemapLoop as exc:
                     return f"W{exc.errno} {name}"
+        for plugin, pairs in batches.items():
+            try:
+                run_plugin(plugin, pairs, folder, plan.get("env"), upload=True)
+            except OSError as exc:
+                return f"W{exc.errno or 5} {_failed_url(exc, pairs)}"
         return missing
     code, said = _as_owner(plan, work)
     err, _, path = said.partition(" ")
