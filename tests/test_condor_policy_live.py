@@ -331,3 +331,31 @@ def test_killing_kills_the_job_at_once(workdir, policy, soft_first):
         assert cell.run("condor_q", "-af", "JobStatus").stdout.split() == ["1"]   # idle again
     finally:
         destroy_cell(cell)
+
+
+def test_want_hold_holds_a_job_that_uses_more_memory_than_its_slot(workdir):
+    """HTCondor's HOLD_IF_MEMORY_EXCEEDED policy: once the starter reports a MemoryUsage
+    above the slot's Memory, PREEMPT fires with no retirement and WANT_HOLD puts the
+    job on hold (code 21, subcode 102, the policy's reason, the user log's 012); the
+    slot is free again."""
+    from condortools import submit, wait_events
+    from test_startd import HOLD_IF_MEMORY
+    cell, _kbd = desk(1, lambda kbd: "MEMORY = 64\nPOLLING_INTERVAL = 1\nSTARTER_INITIAL_UPDATE_INTERVAL = 1\n"
+                                     "STARTER_UPDATE_INTERVAL = 1\n" + HOLD_IF_MEMORY)
+    try:
+        log = os.path.join(workdir, "m.log")
+        cluster = submit(cell, "executable = /usr/bin/python3\narguments = \"-c 'import time; "
+                               "x = b\"\"x\"\" * (160 << 20); time.sleep(120)'\"\n"
+                               f"log = {log}\nqueue\n", cwd=workdir)
+        jid = f"{cluster}.0"
+        wait_events(log, jid, [0, 1, 12], timeout=40)
+        wait_for(lambda: cell.run("condor_q", jid, "-af", "JobStatus").stdout == "5\n", timeout=15)
+        shown = cell.run("condor_q", jid, "-af", "JobStatus", "HoldReasonCode", "HoldReasonSubCode",
+                         "HoldReason").stdout.strip()
+        assert shown == "5 21 102 memory usage exceeded request_memory"
+        assert "memory usage exceeded request_memory" in open(log).read()
+        wait_for(lambda: slot_state(cell, "slot1@desk") == "Unclaimed Idle", timeout=15)
+        messages = open(os.path.join(cell.root, "spool", "messages")).read()
+        assert f"job {cluster}.1 held by the policy of desk" in messages
+    finally:
+        destroy_cell(cell)

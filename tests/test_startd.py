@@ -135,6 +135,41 @@ def test_max_job_retirement_time_lets_the_job_finish_first():
     assert exited.path[0] == (State.OWNER, Activity.IDLE)  # a retiring claim ends with its job
 
 
+#: HTCondor's HOLD_IF_MEMORY_EXCEEDED policy, written out
+HOLD_IF_MEMORY = """MEMORY_EXCEEDED = (JobUniverse != 13 && MemoryUsage =!= UNDEFINED && MemoryUsage > Memory)
+PREEMPT = $(MEMORY_EXCEEDED)
+MAXJOBRETIREMENTTIME = ifthenelse($(MEMORY_EXCEEDED), -1, 0)
+WANT_SUSPEND = $(MEMORY_EXCEEDED) =!= true
+WANT_HOLD = (JobUniverse != 1 && $(MEMORY_EXCEEDED))
+WANT_HOLD_SUBCODE = ifThenElse($(MEMORY_EXCEEDED), 102, UNDEFINED)
+WANT_HOLD_REASON = ifThenElse($(MEMORY_EXCEEDED), "memory usage exceeded request_memory", UNDEFINED)
+"""
+
+
+def test_want_hold_puts_the_job_preempt_stops_on_hold_with_its_reason_and_subcode():
+    desk = Desk(HOLD_IF_MEMORY)
+    desk.job["MemoryUsage"] = 100
+    slot = desk.running(T0)
+    r = desk.step(slot, T0 + 10, 1000)
+    assert where(r) == ("Claimed", "Busy") and r.hold == ()
+    desk.job["MemoryUsage"] = 4096                          # more than the slot's 2048 MB
+    r = desk.step(r.slot, T0 + 20, 1000)
+    assert where(r) == ("Preempting", "Vacating") and r.actions == (Action.VACATE,)
+    assert r.hold == ("memory usage exceeded request_memory", 102)
+    assert r.path == ((State.CLAIMED, Activity.RETIRING), (State.PREEMPTING, Activity.VACATING))
+    # without WANT_HOLD_REASON and WANT_HOLD_SUBCODE: HTCondor's own words, subcode 0
+    plain = Desk("PREEMPT = KeyboardIdle < 10\nWANT_HOLD = KeyboardIdle < 5\nWANT_VACATE = false\n")
+    r = plain.step(plain.running(T0), T0 + 30, 1)
+    assert where(r) == ("Preempting", "Killing") and r.actions == (Action.KILL,)
+    assert r.hold == ("The startd put this job on hold.  (At preemption time, WANT_HOLD evaluated to true: "
+                      "WANT_HOLD = KeyboardIdle < 5)", 0)
+    # WANT_HOLD false when PREEMPT fires: vacated, not held
+    assert plain.step(plain.running(T0), T0 + 30, 7).hold == ()
+    # a preemption PREEMPT did not start (a better match) never holds
+    r = plain.step(plain.running(T0), T0 + 30, 1000, Event.PREEMPT_CLAIM)
+    assert r.hold == () and where(r) == ("Preempting", "Vacating")
+
+
 def test_a_better_match_preempts_into_a_new_claim():
     desk = Desk("")
     r = desk.step(desk.running(T0), T0 + 50, 1000, Event.PREEMPT_CLAIM)

@@ -205,10 +205,11 @@ def clear_error(state, job, number):
 
 # ---------------------------------------------------------------- HTCondor's requests and policies
 
-def condor_hold(state, dispatcher, job, number, hold, now):
-    """condor_hold (or PeriodicHold) of one task: a waiting task is held, a running one
-    is held and stopped (it waits, held, once its shepherd has ended it). ``hold``:
-    [reason, code, subcode]. False when the task was held already or has ended."""
+def condor_hold(state, dispatcher, job, number, hold, now, hard=False):
+    """condor_hold (or PeriodicHold, or the startd's WANT_HOLD) of one task: a waiting
+    task is held, a running one is held and stopped (it waits, held, once its shepherd
+    has ended it; ``hard``: by SIGKILL at once). ``hold``: [reason, code, subcode]. False
+    when the task was held already or has ended."""
     st = job.state_of(number)
     if st is TaskState.FINISHED or (st is not TaskState.RUNNING and "u" in job.holds_of(number)):
         return False
@@ -217,7 +218,7 @@ def condor_hold(state, dispatcher, job, number, hold, now):
     info["hold"] = list(hold[:3]) + [int(now)]
     if st is TaskState.RUNNING:
         info["vacating"] = True
-        dispatcher.signal_task(job, job.task(number), "requeue")
+        dispatcher.signal_task(job, job.task(number), "kill" if hard else "requeue")
     _changed(state, job)
     condorjob.held_events(state, job, [number], now)
     return True

@@ -451,6 +451,12 @@ class Machines:
                 ctx.log(f"I|job {job.id}.{task.number} continued by the policy of {rec.host}")
             elif action is startd.Action.CHECKPOINT:
                 self._ask_checkpoint(ctx, job, task, rec.host)
+            elif result.hold and job.spec.get("condor_ad"):
+                reason, subcode = result.hold
+                if apply.condor_hold(ctx.state, ctx.dispatcher, job, task.number,
+                                     [reason, startd.HOLD_CODE_STARTD, subcode], now,
+                                     hard=action is startd.Action.KILL):
+                    ctx.log(f"I|job {job.id}.{task.number} held by the policy of {rec.host} ({reason})")
             else:
                 apply.vacate(ctx.state, ctx.dispatcher, job, task,
                              f"evicted by the policy of {rec.host} ({result.reason or action.value})",

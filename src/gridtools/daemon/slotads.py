@@ -229,12 +229,13 @@ class Context:
 
 
 def _job_ad(job, number, log):
-    """``ads.job_ad`` of a task, with the DeferralTime the daemon gave it (its cron
-    schedule's next time, ``condorjob.schedule_crons``); a job whose HTCondor ad does
-    not parse gets the ad of its Grid Engine requests (and the daemon's messages say
-    why)."""
+    """``ads.job_ad`` of a task, with what the daemon keeps of its runs (the memory and
+    disk its starter last reported, which the startd policy reads: MemoryUsage ...; the
+    edits of a qsub job) and the DeferralTime the daemon gave it (its cron schedule's
+    next time, ``condorjob.schedule_crons``); a job whose HTCondor ad does not parse gets
+    the ad of its Grid Engine requests (and the daemon's messages say why)."""
     try:
-        ad = ads.job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted)
+        ad = ads.job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted, condor=job.condor)
         jobads.deferral_overlay(ad, ((job.condor or {}).get("tasks") or {}).get(str(number)))
         return ad
     except Exception as exc:  # noqa: BLE001 - a client's ad must not stop the pass

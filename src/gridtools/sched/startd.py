@@ -22,7 +22,10 @@ set to the slot's) as MY and the claim's job ad as TARGET:
   Claimed/Busy (continue) when CONTINUE is true.
 - Claimed/Idle -> Preempting when the machine is the owner's.
 - Preempting: Vacating (vacate: the job's KillSig, SIGTERM by default) when
-  WANT_VACATE is true, else Killing (kill). Vacating -> Killing when KILL
+  WANT_VACATE is true, else Killing (kill). When PREEMPT brought the slot
+  there and WANT_HOLD is true then, the job is put on hold as it goes
+  (``Step.hold``: WANT_HOLD_REASON, else HTCondor's own words, and
+  WANT_HOLD_SUBCODE; hold code 21, the startd's). Vacating -> Killing when KILL
   is true; Killing gives up after KILLING_TIMEOUT (kill again). When the
   job is gone the slot returns to Owner (its owner came back) or to
   Claimed/Idle (it was preempted for a better match).
@@ -92,7 +95,10 @@ DEFAULTS = {
     "START": "true", "SUSPEND": "false", "CONTINUE": "true", "PREEMPT": "false",
     "KILL": "false", "WANT_SUSPEND": "true", "WANT_VACATE": "true", "IS_OWNER": None,
     "MAXJOBRETIREMENTTIME": "0", "PERIODIC_CHECKPOINT": "false",
+    "WANT_HOLD": "false", "WANT_HOLD_REASON": None, "WANT_HOLD_SUBCODE": None,
 }
+#: HTCondor's HoldReasonCode of a job the startd's WANT_HOLD put on hold
+HOLD_CODE_STARTD = 21
 #: seconds a Matched slot waits for its claim (MATCH_TIMEOUT)
 MATCH_TIMEOUT = 120.0
 #: seconds a Killing slot waits for its job to go (KILLING_TIMEOUT)
@@ -172,13 +178,14 @@ class Step:
     reason: str = ""                     # why the step's first transition happened
     next_check: float = 0.0              # when to evaluate again (absolute time)
     path: tuple = ()                     # (State, Activity) passed through, the last is the slot's
+    hold: tuple = ()                     # (reason, subcode): the job leaves on hold (WANT_HOLD)
 
 
 def step(slot, machine, job, policy, now, event=Event.NONE):
     """The next state of ``slot`` (see the module docstring)."""
     ctx = _Context(machine, job, policy, now)
     if event is Event.CHECKPOINT:
-        return Step(_checkpoint(ctx, slot), tuple(ctx.actions), "", "", _next_check(ctx, slot), ())
+        return Step(_checkpoint(ctx, slot), tuple(ctx.actions), "", "", _next_check(ctx, slot), (), ())
     moved, reason = _on_event(ctx, slot, event) if event is not Event.NONE else (None, "")
     current = moved or slot
     path = [(current.state, current.activity)] if moved else []
@@ -193,7 +200,8 @@ def step(slot, machine, job, policy, now, event=Event.NONE):
             break                       # a suspend or continue is looked at again next poll
     if event is Event.NONE and not ctx.actions and ctx.truth("PERIODIC_CHECKPOINT", current):
         current = _checkpoint(ctx, current)
-    return Step(current, tuple(ctx.actions), ctx.signal, reason, _next_check(ctx, current), tuple(path))
+    return Step(current, tuple(ctx.actions), ctx.signal, reason, _next_check(ctx, current), tuple(path),
+                ctx.hold)
 
 
 class _Context:
@@ -202,7 +210,7 @@ class _Context:
     def __init__(self, machine, job, policy, now):
         self.machine, self.job, self.policy, self.now = machine, job, policy, now
         self.vanilla = job is not None and job.eval("JobUniverse") == VANILLA
-        self.actions, self.signal = [], ""
+        self.actions, self.signal, self.hold = [], "", ()
         self._viewed = None             # (SlotView, the machine ad seen in it)
 
     def seen(self, slot):
@@ -309,12 +317,30 @@ def _preempt(ctx, slot, why, kill=False):
     now = ctx.now
     if slot.job_start == 0 or ctx.job is None:            # no job on the claim: nothing to stop
         return _arrive(slot, now)
+    if slot.preempt_was_true and ctx.truth("WANT_HOLD", slot):
+        ctx.hold = _hold(ctx, slot)
     vacate = not kill and (slot.preempting_claim or ctx.truth("WANT_VACATE", slot) is not False)
     if vacate:
         ctx.act(Action.VACATE, _kill_sig(ctx.job))
         return _moved(slot, now, State.PREEMPTING, Activity.VACATING)
     ctx.act(Action.KILL)
     return _moved(slot, now, State.PREEMPTING, Activity.KILLING)
+
+
+def _hold(ctx, slot):
+    """(reason, subcode) of a job WANT_HOLD puts on hold: WANT_HOLD_REASON's string (else
+    the words HTCondor's startd says then) and WANT_HOLD_SUBCODE's integer (else 0)."""
+    expr = ctx.policy.expr("WANT_HOLD_REASON", ctx.vanilla)
+    reason = ctx.value(expr, slot) if expr is not None else None
+    if not isinstance(reason, str) or not reason:
+        said = ctx.policy.expr("WANT_HOLD", ctx.vanilla)
+        reason = "The startd put this job on hold.  (At preemption time, WANT_HOLD evaluated to true: " \
+                 f"WANT_HOLD = {said.unparse()})"
+    expr = ctx.policy.expr("WANT_HOLD_SUBCODE", ctx.vanilla)
+    subcode = ctx.value(expr, slot) if expr is not None else None
+    if type(subcode) is float and subcode == subcode and abs(subcode) != float("inf"):
+        subcode = int(subcode)
+    return reason, subcode if type(subcode) is int else 0
 
 
 def _kill_sig(job):
