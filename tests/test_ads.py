@@ -176,6 +176,32 @@ def test_num_slots_start_rank_and_startd_attrs():
     assert slots[0].eval("Rank", chem) is True
 
 
+def test_cpu_busy_and_the_latches_of_startd_latch_exprs():
+    """CpuBusy is in every slot ad (false when the configuration has none); each name of
+    STARTD_LATCH_EXPRS gives <name>Value (not for a constant) and <name>Time, the time
+    its value last changed, as HTCondor's startd publishes them."""
+    assert ads.machine_ads(ads.HostFacts("h", cpus=1, memory=1, disk=1), config(), NOW)[0].eval("CpuBusy") is False
+    cfg = config("CpuBusy = (LoadAvg - CondorLoadAvg) >= 0.5\nFlat = 3\nSTARTD_ATTRS = Flat, Gone\n"
+                 "STARTD_LATCH_EXPRS = CpuBusy, Flat cpubusy\nSYSTEM_STARTD_LATCH_EXPRS = Gone\n")
+    names = ads.latch_names(cfg)
+    assert names == ["CpuBusy", "Flat", "Gone"]
+    store = {}
+
+    def slot(owner_load, now):
+        ad = ads.machine_ads(ads.HostFacts("h", cpus=1, memory=1, disk=1, load_avg=owner_load), cfg, now)[0]
+        ads.latch(ad, names, store, now)
+        return ad
+    ad = slot(0.0, NOW)
+    assert (ad.eval("CpuBusyValue"), ad.eval("CpuBusyTime")) == (0, NOW)
+    assert "FlatValue" not in ad and ad.eval("FlatTime") == NOW      # (a constant: no Value)
+    assert "GoneValue" not in ad and "GoneTime" not in ad            # (never a number)
+    ad = slot(0.1, NOW + 10)
+    assert (ad.eval("CpuBusyValue"), ad.eval("CpuBusyTime")) == (0, NOW)
+    ad = slot(0.9, NOW + 20)
+    assert (ad.eval("CpuBusyValue"), ad.eval("CpuBusyTime")) == (1, NOW + 20)
+    assert slot(0.9, NOW + 50).eval("CpuBusyTime") == NOW + 20
+
+
 def test_partitionable_slot_and_its_dynamic_slots():
     cfg = config("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n")
     host = ads.HostFacts("big", cpus=8, memory=16384, disk=1000)

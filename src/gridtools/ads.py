@@ -321,6 +321,10 @@ def _policy_texts(config):
     for knob, attr, default in PUBLISHED_POLICY:
         value = config.get(knob)
         texts[attr] = value if value is not None and value.strip() else default
+    busy = config.get("CpuBusy")
+    if busy is None or not busy.strip():
+        busy = config.get("CPU_BUSY")
+    texts["CpuBusy"] = busy if busy is not None and busy.strip() else "false"
     names = " ".join(config.get(knob) or "" for knob in ("STARTD_ATTRS", "STARTD_EXPRS"))
     extra = list(dict.fromkeys(n for n in re.split(r"[,\s]+", names) if n))
     return texts, [(n, config.get(n)) for n in extra if config.get(n) is not None]
@@ -364,7 +368,7 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
         names.append(name)
     ad["MachineResources"] = " ".join(names)
     _slot_kind(ad, lay, parent)
-    for attr in ("Start", "Rank"):
+    for attr in ("Start", "Rank", "CpuBusy"):
         ad[attr] = _expr(texts[attr])
     ad["Requirements"] = parse(_requirements(view.state, lay.partitionable, names[3:]))
     for name, text in extra:
@@ -372,6 +376,48 @@ def slot_ad(host, lay, cpus, memory, disk, view, claim, policy, now, load=(0.0, 
     if claim is not None:
         _claim_attrs(ad, claim)
     return ad
+
+
+def latch_names(config):
+    """The names STARTD_LATCH_EXPRS and SYSTEM_STARTD_LATCH_EXPRS give (commas or blanks
+    between them), each once (its first spelling), in their order."""
+    found = {}
+    for knob in ("STARTD_LATCH_EXPRS", "SYSTEM_STARTD_LATCH_EXPRS"):
+        for name in re.split(r"[,\s]+", config.get(knob) or ""):
+            if name:
+                found.setdefault(name.lower(), name)
+    return list(found.values())
+
+
+def latch(ad, names, store, now):
+    """Publish the latches of a slot as HTCondor's startd does: each name of
+    STARTD_LATCH_EXPRS (``names``) is evaluated in the slot ad ``ad`` as a number (a
+    boolean is 0 or 1, a real is cut to its whole part); ``<name>Value`` is that number
+    (only for a name whose expression is not a constant; none while it is not a
+    number) and ``<name>Time`` when it last changed (first became a number, changed,
+    or stopped being one). ``store``: the slot's latches, name in lower case ->
+    [last value or None, when it changed or 0], kept from one evaluation to the next."""
+    from gridtools.classad.nodes import Literal
+    for name in names:
+        value = ad.eval(name)
+        if type(value) is bool:
+            value = int(value)
+        elif type(value) is float:
+            value = int(value) if value == value and abs(value) != float("inf") else None
+        elif type(value) is not int:
+            value = None
+        kept = store.get(name.lower())
+        if kept is None:
+            kept = store[name.lower()] = [None, 0]
+        if value != kept[0]:
+            kept[:] = [value, int(now)]
+        expr = ad.lookup(name)
+        if expr is not None and expr.__class__ is not Literal and value is not None:
+            ad[name + "Value"] = value
+        elif name + "Value" in ad:
+            del ad[name + "Value"]
+        if kept[1]:
+            ad[name + "Time"] = kept[1]
 
 
 def _slot_kind(ad, lay, parent):

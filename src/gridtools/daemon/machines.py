@@ -108,6 +108,7 @@ class Machines:
         self.dirty = False
         self.changed = set()       # hosts with a slot that changed since the last publish
         self._claims_end = None    # when the first claim of a preemption on a free slot times out
+        self.latches = {}          # slot name -> its STARTD_LATCH_EXPRS (``ads.latch``)
 
     # ------------------------------------------------------------ persistence
     def restore(self, log):

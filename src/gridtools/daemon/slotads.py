@@ -132,8 +132,19 @@ class Context:
                 if ad.lookup("RemoteUser") is not None:
                     ad["ClientMachine"] = self.schedd
                 found[ad.eval("Name")] = ad
+            self._latch(host, found)
             self._ads[host] = found
         return found
+
+    def _latch(self, host, found):
+        """STARTD_LATCH_EXPRS in the slot ads of ``host`` (``ads.latch``), each slot's
+        latches kept by the startd from one pass to the next (those of slots gone go)."""
+        names = self.conf.derived(("latches", host), lambda: ads.latch_names(self.conf.host(host)))
+        kept = self.machines.latches
+        for gone in [n for n in kept if n.endswith("@" + host) and n not in found]:
+            del kept[gone]
+        for name, ad in found.items() if names else ():
+            ads.latch(ad, names, kept.setdefault(name, {}), self.now)
 
     def plugins(self, host):
         """The pool's file transfer plugins on ``host`` (``exec.poolplugins``)."""
