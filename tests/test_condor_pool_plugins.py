@@ -145,3 +145,49 @@ def test_the_pool_s_plugins_move_a_job_s_files_as_its_owner_and_the_slots_offer_
     cell.run("condor_reconfig", check=True)
     assert wait_for(lambda: _published(cell, "HasFileTransferPluginMethods") == "undefined", 20)
     assert _published(cell, "HasJobTransferPlugins") == "undefined"
+
+
+def test_an_execution_daemon_asks_the_plugins_of_its_host(workdir):
+    """A host served by an execution daemon of its own has its plugins asked there, as
+    its condor_config names them: its slot ads publish what that asking found, and a
+    job on it fetches its URLs with that plugin."""
+    import subprocess
+    from conftest import destroy_cell, make_cell
+    cell = make_cell(slots=1, hosts=["testhost", "node2"], start=False)
+    execd = None
+    try:
+        store = os.path.join(workdir, "store")
+        os.makedirs(store)
+        write(os.path.join(store, "a.txt"), "from the box\n", 0o644)
+        plugin = write(os.path.join(workdir, "box_plugin"), f"""#!/bin/sh
+if [ "$1" = -classad ]; then
+    echo 'SupportedMethods = "box"'
+    echo "AskedBy = \\"$PPID\\""
+    echo 'StartdAttrs = "AskedBy"'
+    exit 0
+fi
+cp {store}/${{1#box://*/}} "$2"
+""", 0o755)
+        with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+            fh.write(f"FILETRANSFER_PLUGINS = {plugin}\n")
+        cell.start_daemon()
+        execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def asked():
+            rows = dict(line.split(None, 1) for line in cell.run(
+                "condor_status", "-af", "Machine", "AskedBy").stdout.splitlines())
+            return rows.get("node2", "").strip() == str(execd.pid) and rows
+        rows = wait_for(asked, timeout=20)
+        assert rows["testhost"].strip() not in ("", "undefined", str(execd.pid))     # asked by the dispatcher
+        assert "box" in _published(cell, "HasFileTransferPluginMethods").split(",")
+        cluster = submit(cell, "executable = /bin/cat\narguments = a.txt\noutput = out.txt\n"
+                               "should_transfer_files = YES\ntransfer_input_files = box://any/a.txt\n"
+                               "requirements = Machine == \"node2\"\nlog = r.log\nqueue\n", cwd=workdir)
+        wait_events(os.path.join(workdir, "r.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
+        assert open(os.path.join(workdir, "out.txt")).read() == "from the box\n"
+    finally:
+        if execd is not None:
+            execd.terminate()
+            execd.wait(timeout=10)
+        destroy_cell(cell)

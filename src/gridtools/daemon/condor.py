@@ -62,6 +62,22 @@ class Condor:
         self.groups = {}               # accounting group -> its quotas in the last negotiation
         self._published = None         # (configuration key, time, {host: slot rows}) last published
         self.slots_saved = 0.0         # when the slots' states were last written
+        self.remote_plugins = {}       # host -> PoolPlugins its execution daemon reported
+        self._plugin_rows = {}         # host -> the row it came from
+
+    def plugins_reported(self, host, row):
+        """What the pool's plugins offer on ``host`` as its execution daemon reported it
+        (``exec.poolplugins``; None: asked here); True when that changed."""
+        if row == self._plugin_rows.get(host):
+            return False
+        from gridtools.exec import poolplugins
+        found = poolplugins.from_row(row) if row is not None else None
+        if found is None:
+            self._plugin_rows.pop(host, None)
+            return self.remote_plugins.pop(host, None) is not None
+        self._plugin_rows[host] = row
+        self.remote_plugins[host] = found
+        return True
 
     # ------------------------------------------------------------ life
     def recover(self, state):

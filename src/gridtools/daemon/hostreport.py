@@ -4,9 +4,10 @@ An execution daemon samples the load of the machine it runs on (``exec.load``)
 every ``load_report_time`` of its host's configuration (sge_conf(5)) and
 writes it to ``spool/execd/NAME/load``: the time of the sample and its values
 (with its load sensors' values; what they gave for other hosts and for
-``global`` under ``hosts``), and the ads of its startd cron jobs
-(``daemon.startdcron``; written again at once when a run published one), as
-JSON. The dispatcher takes a host's load values from its report, so that
+``global`` under ``hosts``), the ads of its startd cron jobs
+(``daemon.startdcron``; written again at once when a run published one), and,
+when the host's condor_config names any, what the pool's file transfer plugins
+offer on it (``exec.poolplugins``, asked there), as JSON. The dispatcher takes a host's load values from its report, so that
 each machine of a cluster shows its own load. A host whose execution daemon
 holds its lock but has reported before and not for longer than
 ``max_unheard`` counts as unknown, like one whose daemon went away.
@@ -29,10 +30,11 @@ def path(host):
     return host_dir(host, REPORT)
 
 
-def write(host, sample=None, now=None, cron=None, others=None):
+def write(host, sample=None, now=None, cron=None, others=None, plugins=None):
     """Write the host's report (``sample``: load values, this machine's by default;
     ``cron``: the rows of its startd cron ads, ``startdcron.CronAd.row``; ``others``:
-    the values its load sensors gave for other hosts and ``global``, by host)."""
+    the values its load sensors gave for other hosts and ``global``, by host;
+    ``plugins``: ``poolplugins.PoolPlugins.row``)."""
     if sample is None:
         from gridtools.exec import load
         sample = load.sample()
@@ -41,19 +43,23 @@ def write(host, sample=None, now=None, cron=None, others=None):
         report["cron"] = cron
     if others:
         report["hosts"] = others
+    if plugins is not None:
+        report["plugins"] = plugins
     files.atomic_write(path(host), json.dumps(report), fsync=False)
 
 
 def read(host):
-    """(time, load values, startd cron ad rows, values of other hosts by host) of the
-    host's last report, or None without a readable one."""
+    """(time, load values, startd cron ad rows, values of other hosts by host, the pool
+    plugins' row or None) of the host's last report, or None without a readable one."""
     try:
         with open(path(host), encoding="utf-8") as fh:
             data = json.loads(fh.read(1 << 20))
         cron = data.get("cron") or []
         others = data.get("hosts") or {}
         others = {str(h): dict(v) for h, v in others.items()} if isinstance(others, dict) else {}
-        return float(data["time"]), dict(data["values"]), cron if isinstance(cron, list) else [], others
+        plugins = data.get("plugins")
+        return float(data["time"]), dict(data["values"]), cron if isinstance(cron, list) else [], others, \
+            plugins if isinstance(plugins, dict) else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -96,6 +102,7 @@ class Reporter:
         self._cron_wake = None
         self._facts = None          # hostfacts.Facts, once a CONDITION asks for the machine ad
         self._condor = (None, None)     # (the condor_config files' stamp, the host's reading)
+        self.plugins = None         # what the pool's plugins offer here (PoolPlugins.row), when configured
 
     def tick(self, now):
         """Report when due, start the cron runs due; the seconds until the next of them."""
@@ -125,7 +132,7 @@ class Reporter:
     def _write(self, now):
         cron = [ad.row() for ad in self.cron.ads(self.host)] if self.cron is not None else None
         try:
-            write(self.host, self.sample, now=now, cron=cron, others=self.others)
+            write(self.host, self.sample, now=now, cron=cron, others=self.others, plugins=self.plugins)
         except GridError as exc:
             sys.stderr.write(f"gridtools execd: cannot write the load report: {exc}\n")
 
@@ -169,12 +176,25 @@ class Reporter:
                 sys.stderr.write(f"gridtools execd: condor_config not read: {exc}\n")
                 return
             self._condor = (condorconf.stamp(reading), reading)
+            self._ask_plugins(reading)
         reading = self._condor[1]
         names = startdcron.job_names(reading)
         if names or self.cron is not None:
             if self.cron is None:
                 self.cron = startdcron.CronJobs(lambda line: sys.stderr.write(f"gridtools execd: {line}\n"))
             self.cron.configure([(self.host, name, reading) for name in names], now)
+
+    def _ask_plugins(self, reading):
+        """Ask the pool's file transfer plugins the host's condor_config names what they
+        offer (``exec.poolplugins``), for the next reports."""
+        from gridtools.exec import poolplugins
+        if not poolplugins.configured(reading):
+            self.plugins = None
+            return
+        found = poolplugins.query(reading)
+        for line in found.problems:
+            sys.stderr.write(f"gridtools execd: {line}\n")
+        self.plugins = found.row()
 
     def _conf(self):
         from gridtools.spool import config as confstore

@@ -520,10 +520,11 @@ class Daemon:
         sensed = self.probes.load_values()
         changed, relayed = [], {}
         for name in view.exec_hosts(self.state.config):
-            reported, cron, others = _reported(name, self.state.heard)
+            reported, cron, others, plugins = _reported(name, self.state.heard)
             for host, given in (others or {}).items():
                 relayed.setdefault(host, {}).update(given)
-            if self.probes.reported(name, cron):
+            if self.probes.reported(name, cron) or \
+                    (self.state.condor is not None and self.state.condor.plugins_reported(name, plugins)):
                 changed.append(name)
             if reported is None:
                 local.append(name)
@@ -724,18 +725,18 @@ class Daemon:
 
 def _reported(host, heard):
     """(load values, startd cron ad rows, what its load sensors gave for other hosts and
-    ``global``) the execution daemon serving ``host`` reported last (its time goes into
-    ``heard``); none ({}, [], {}) while the execution daemon that served it is gone;
-    (None, None, None) when no execution daemon serves it (the dispatcher's own machine
-    runs its jobs)."""
+    ``global``, what the pool's plugins offer there) the execution daemon serving
+    ``host`` reported last (its time goes into ``heard``); none ({}, [], {}, None)
+    while the execution daemon that served it is gone; (None, None, None, None) when no
+    execution daemon serves it (the dispatcher's own machine runs its jobs)."""
     from gridtools.daemon import execd, hostreport
     if not os.path.isdir(execd.host_dir(host)):
-        return None, None, None
+        return None, None, None, None
     report = hostreport.read(host) if execd.registered(host) else None
     if report is None:
-        return {}, [], {}
+        return {}, [], {}, None
     heard[host] = report[0]
-    return report[1], report[2], report[3]
+    return report[1], report[2], report[3], report[4]
 
 
 def _reasons_after(reasons, decisions):

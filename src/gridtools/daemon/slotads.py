@@ -149,7 +149,7 @@ class Context:
     def plugins(self, host):
         """The pool's file transfer plugins on ``host`` (``exec.poolplugins``)."""
         from gridtools.exec import poolplugins
-        return poolplugins.for_host(self.conf, host, self.state.log)
+        return poolplugins.for_host(self.state.condor, host, self.state.log)
 
     @staticmethod
     def _offer(ad, plugins):

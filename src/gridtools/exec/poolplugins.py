@@ -25,9 +25,12 @@ plugin's ``StartdAttrs`` names (a list of its attribute names), with their
 values.
 
 The daemon asks once for each reading of the configuration (at its start and at
-each condor_reconfig); the hosts of a cell are expected to have the same plugins
-where the configuration names them. A transfer runs the plugin with the job
-owner's identity, as HTCondor runs it.
+each condor_reconfig), for the hosts whose jobs run on its own machine. A host
+served by an execution daemon of its own (``gridtools execd``) is asked there, by
+that daemon, as the host reads its condor_config, whenever a file of it changed:
+what it found travels in its load report (``row``, ``from_row``) and stands for
+the host's plugins, in its slot ads and in its jobs' transfers. A transfer runs
+the plugin with the job owner's identity, as HTCondor runs it.
 """
 
 import re
@@ -60,12 +63,45 @@ class PoolPlugins:
         """HasFileTransferPluginMethods, or None."""
         return None if self.methods is None else ",".join(self.methods)
 
+    def row(self):
+        """What the plugins offer as plain data (a load report's ``plugins``)."""
+        return {"table": self.table, "methods": self.methods,
+                "attrs": {name: expr.unparse() for name, expr in self.attrs.items()}}
+
+
+def from_row(row):
+    """The PoolPlugins a load report's ``plugins`` (``PoolPlugins.row``) gives, or None
+    when it does not read."""
+    from gridtools.classad import ClassAdSyntaxError, parse
+    try:
+        table = {str(method).lower(): [str(entry[0]), bool(entry[1])] for method, entry in row["table"].items()}
+        methods = row["methods"]
+        methods = None if methods is None else [str(method) for method in methods]
+        attrs = {}
+        for name, text in (row.get("attrs") or {}).items():
+            try:
+                attrs[str(name)] = parse(str(text))
+            except (ClassAdSyntaxError, ValueError):
+                continue
+        return PoolPlugins(table, methods, attrs)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def configured(config):
+    """True when ``config`` sets one of the knobs that say what the plugins offer."""
+    return any((config.get(name) or "").strip() for name in KNOBS)
+
 
 def for_host(condor, host, log=None):
     """What the pool's plugins offer on ``host`` (a daemon's ``condor``: its CondorConf
-    is ``.conf``), asked once per reading of the configuration (``query``; hosts whose
+    is ``.conf``): what the host's execution daemon reported (``condor.remote_plugins``),
+    else asked once per reading of the configuration (``query``; hosts whose
     configurations name the same plugins share the asking); what the asking found wrong
     goes to ``log``."""
+    reported = (getattr(condor, "remote_plugins", None) or {}).get(host)
+    if reported is not None:
+        return reported
     conf = getattr(condor, "conf", condor)
     if conf is None:
         return PoolPlugins(methods=list(BUILT_IN))
