@@ -151,10 +151,8 @@ def test_an_execution_daemon_asks_the_plugins_of_its_host(workdir):
     """A host served by an execution daemon of its own has its plugins asked there, as
     its condor_config names them: its slot ads publish what that asking found, and a
     job on it fetches its URLs with that plugin."""
-    import subprocess
     from conftest import destroy_cell, make_cell
     cell = make_cell(slots=1, hosts=["testhost", "node2"], start=False)
-    execd = None
     try:
         store = os.path.join(workdir, "store")
         os.makedirs(store)
@@ -171,8 +169,7 @@ cp {store}/${{1#box://*/}} "$2"
         with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
             fh.write(f"FILETRANSFER_PLUGINS = {plugin}\n")
         cell.start_daemon()
-        execd = subprocess.Popen(["gridtools", "execd", "--host", "node2"], env=cell.env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        execd, = cell.start_execds(["node2"])
 
         def asked():
             rows = dict(line.split(None, 1) for line in cell.run(
@@ -187,7 +184,4 @@ cp {store}/${{1#box://*/}} "$2"
         wait_events(os.path.join(workdir, "r.log"), f"{cluster}.0", [0, 40, 40, 1, 40, 40, 5])
         assert open(os.path.join(workdir, "out.txt")).read() == "from the box\n"
     finally:
-        if execd is not None:
-            execd.terminate()
-            execd.wait(timeout=10)
         destroy_cell(cell)
