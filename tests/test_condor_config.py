@@ -126,8 +126,9 @@ def test_multi_line_values():
 @pytest.mark.parametrize("text,line", [
     ("A = 1\nthis is not a definition\n", 2),
     ("A = 1\n= 5\n", 2),
-    ("\n\nuse ROLE : Personal\n", 3),
+    ("\n\nuse ROLE : NoSuchRole\n", 3),
     ("if defined A\n", 1),
+    ("A = 1\nendif\n", 2),
     ("A = 1\n1ABC = 2\n", 2),
 ])
 def test_syntax_errors_name_file_and_line(text, line):

@@ -11,14 +11,33 @@ Syntax, per line:
   ``NAME @=TAG`` ... ``@TAG``   a value spanning several lines
   ``# comment``           only at the start of a line
   ``include : FILE`` / ``include ifexist : FILE``
+  ``if COND`` / ``elif COND`` / ``else`` / ``endif``   nestable blocks
+  ``use CATEGORY : NAME(args), NAME ...``   HTCondor's templates (metaknobs)
+  ``error : text`` / ``warning : text``   stop reading / note a warning
   a line ending in ``\\`` continues on the next one (also in comments); the
   continuation's leading blanks are dropped.
+
+A condition (HTCondor's few forms, ``condition``) is expanded first when it holds
+``$`` (empty text is false); a leading ``!`` negates it. It is a number (true
+unless 0), ``true``/``false``/``yes``/``no``/``t``/``f``, ``version OP X.Y[.Z]``
+(compared with the version gridtools gives as HTCondor's), ``defined NAME`` (NAME
+has a value that is not empty, its knob default included), ``defined`` of a number
+or boolean (true), or ``defined use CATEGORY[:NAME]`` (the template exists).
+Anything else is an error, and so are blocks that do not match; the lines of a
+branch not taken are not read at all (includes, templates and errors included).
+
+``use`` reads the text of each template named (``formats.condor_metaknobs``),
+arguments substituted, as if it stood in place of the statement; what a template
+defines is said to come from the use statement's file and line. ``error`` raises
+ConfigError with the expanded text; ``warning`` adds the same line to the
+Config's ``warnings``.
 
 Values are stored raw and expanded when used: ``$(NAME)`` is replaced by
 NAME's (expanded) value, so a later redefinition of NAME wins;
 ``$(NAME:default)`` uses ``default`` when NAME is undefined; ``$ENV(VAR)``
-is an environment variable; ``$$(...)`` is left alone (it belongs to
-match-time expansion in submit files). A definition that refers to itself,
+is an environment variable; ``$INT(NAME[,fmt])`` and ``$REAL(NAME[,fmt])`` are
+NAME's value (or the text itself) evaluated as a ClassAd expression, as a number;
+``$$(...)`` is left alone (it belongs to match-time expansion in submit files). A definition that refers to itself,
 ``A = $(A),def``, appends to A's previous value. Macros that refer to each
 other in a cycle are an error, reported when used.
 
@@ -37,7 +56,7 @@ DEFAULT_SOURCE = "<Default>"
 DETECTED_SOURCE = "<Detected>"
 #: the predefined macros HTCondor detects (the others, such as DOLLAR, are defaults)
 DETECTED = frozenset({"HOSTNAME", "FULL_HOSTNAME", "DETECTED_CPUS", "DETECTED_CORES", "DETECTED_MEMORY",
-                      "OPSYS", "ARCH", "SUBSYSTEM"})
+                      "OPSYS", "ARCH", "SUBSYSTEM", "USERNAME", "CondorIsAdmin"})
 ENV_SOURCE = "<Environment>"
 ENV_PREFIX = "_CONDOR_"
 MAX_EXPANSION = 1 << 20  # characters; a longer expansion is treated as runaway
@@ -52,7 +71,7 @@ class ConfigSyntaxError(ConfigError):
     def __init__(self, message, source=None, line=None):
         where = f"{source}, line {line}: " if source else ""
         super().__init__(where + message)
-        self.source, self.line = source, line
+        self.source, self.line, self.reason = source, line, message
 
 
 class MacroError(ConfigError):
@@ -122,11 +141,22 @@ class _Expander:
         elif m.group(2).upper() == "ENV":
             name, _, default = self.text(body, stack).partition(":")
             out.append(self.environ.get(name.strip(), default))
+        elif m.group(2).upper() in ("INT", "REAL"):
+            out.append(self.number(m.group(2).upper(), body, stack))
         elif m.group(2):  # another $FUNCTION(...): left as written
             out.append(text[j:end + 1])
         else:
             out.append(self.macro(self.text(body, stack), stack))
         return end + 1
+
+    def number(self, function, body, stack):
+        """``$INT(...)`` or ``$REAL(...)``, as submit descriptions read them."""
+        from gridtools.formats.condor.macrofuncs import FUNCTIONS
+        from gridtools.formats.condor.macros import MacroProblem
+        try:
+            return FUNCTIONS[function](_Functions(self, stack), function, body, 0)
+        except MacroProblem as exc:
+            raise ConfigError(str(exc)) from None
 
     def macro(self, body, stack):
         name, colon, default = body.partition(":")
@@ -142,6 +172,23 @@ class _Expander:
         value = self.text(raw, stack + (name,))
         self.memo[key] = value
         return value
+
+
+class _Functions:
+    """An expansion as the functions of submit descriptions (``condor.macrofuncs``)
+    see one."""
+
+    def __init__(self, expander, stack):
+        self.expander, self.stack, self.environ = expander, stack, expander.environ
+
+    def expand(self, text, _depth=0):
+        return self.expander.text(text, self.stack)
+
+    def value_of(self, arg, _depth=0):
+        """The expanded value of macro ``arg``, or ``arg`` expanded when it names none."""
+        if self.expander.lookup(arg) is None:
+            return self.expand(arg)
+        return self.expander.macro(arg, self.stack)
 
 
 def expand(text, lookup, environ=None, name=None):
@@ -222,6 +269,8 @@ class Config:
         self.fallback = fallback
         self.global_file = None
         self.local_files = []
+        #: the ``warning`` statements read, each as HTCondor words it
+        self.warnings = []
         for name, value in (defaults or {}).items():
             self.define(name, value, DETECTED_SOURCE if name in DETECTED else DEFAULT_SOURCE, 0)
 
@@ -266,13 +315,26 @@ class Config:
     def sources(self):
         return [f for f in [self.global_file] + self.local_files if f]
 
-    def read_text(self, text, source="<string>", depth=0):
-        """Read configuration text; ``source`` names it in messages."""
+    def read_text(self, text, source="<string>", depth=0, at=None):
+        """Read configuration text; ``source`` names it in messages. ``at`` is the line
+        of the use statement when the text is a template's: its definitions and errors
+        are said to come from there."""
+        blocks = _Blocks(self, source)
         for kind, name, value, line in parse_lines(text, source):
-            if kind == "define":
+            line = at or line
+            if kind in _BLOCK_WORDS:
+                blocks.step(kind, value, line)
+            elif not blocks.reading:
+                continue
+            elif kind == "define":
                 self.define(name, value, source, line)
-            else:
+            elif kind == "include":
                 self._include(value, name == "ifexist", source, line, depth)
+            elif kind == "use":
+                self._use(name, value, source, line, depth)
+            else:
+                self._message(kind, value, source, line)
+        blocks.close()
 
     def read_file(self, path, depth=0):
         """Read a configuration file: a plain file (a link to one is followed); anything
@@ -294,12 +356,199 @@ class Config:
             return
         self.read_file(path, depth + 1)
 
+    def _use(self, category, names, source, line, depth):
+        """Read the templates of a ``use category : names`` statement."""
+        from gridtools.formats import condor_metaknobs
+        category = self.expand(category).strip()
+        if not category:
+            raise ConfigSyntaxError(f"use needs a keyword before : {names}", source, line)
+        for name, args in condor_metaknobs.split(names):
+            found = condor_metaknobs.find(category, name)
+            if found is None:
+                raise ConfigSyntaxError(f"use {category}: does not recognise {name}", source, line)
+            if depth >= MAX_INCLUDE_DEPTH:
+                raise ConfigSyntaxError(f"use {category}: {name} nesting too deep", source, line)
+            text = condor_metaknobs.substitute(found[2], args)
+            try:
+                self.read_text(text, source, depth + 1, at=line)
+            except ConfigSyntaxError as exc:
+                if (exc.source, exc.line) == (source, line):
+                    raise
+                raise ConfigSyntaxError(f"use {category}: {name} is invalid ({exc.reason})",
+                                        source, line) from None
+
+    def _message(self, kind, text, source, line):
+        """An ``error`` (raised) or ``warning`` (kept) statement, in HTCondor's words."""
+        said = f'{kind.capitalize()} "{source}", Line {line}: {self.expand(text).strip()}'
+        if kind == "error":
+            raise ConfigError(said)
+        self.warnings.append(said)
+
+
+# -------------------------------------------------------------- conditionals
+
+#: the statements that open, divide and close blocks
+_BLOCK_WORDS = ("if", "elif", "else", "endif")
+#: the most blocks open at once (HTCondor's limit)
+MAX_IF_DEPTH = 63
+
+
+class _Branch:
+    """One open ``if`` block: its line, whether the branch at hand is read, whether
+    one of its branches was (or the block lies in one that is not), past ``else``."""
+
+    __slots__ = ("line", "reading", "taken", "past_else")
+
+    def __init__(self, line, reading, taken):
+        self.line, self.reading, self.taken, self.past_else = line, reading, taken, False
+
+
+class _Blocks:
+    """The blocks around the lines of one text (HTCondor's ConfigIfStack): ``reading``
+    says whether the line at hand is read. A condition is tested only where its
+    branch could be taken."""
+
+    def __init__(self, config, source):
+        self.config, self.source = config, source
+        self.open = []
+        self.reading = True
+
+    def step(self, word, condition, line):
+        getattr(self, "_" + word)(condition, line)
+        self.reading = self.open[-1].reading if self.open else True
+
+    def close(self):
+        if self.open:
+            raise ConfigSyntaxError("endif(s) not found before end-of-file", self.source, self.open[-1].line)
+
+    def _if(self, condition, line):
+        if len(self.open) >= MAX_IF_DEPTH:
+            raise ConfigSyntaxError("if nesting too deep!", self.source, line)
+        reading = self.reading and self._test("if", condition, line)
+        self.open.append(_Branch(line, reading, reading or not self.reading))
+
+    def _elif(self, condition, line):
+        branch = self._inner("elif", line)
+        branch.reading = not branch.taken and self._test("elif", condition, line)
+        branch.taken = branch.taken or branch.reading
+
+    def _else(self, _condition, line):
+        branch = self._inner("else", line)
+        branch.reading, branch.taken, branch.past_else = not branch.taken, True, True
+
+    def _endif(self, _condition, line):
+        if not self.open:
+            raise ConfigSyntaxError("endif without matching if", self.source, line)
+        self.open.pop()
+
+    def _inner(self, word, line):
+        """The innermost open block, which an ``elif`` or ``else`` continues."""
+        if not self.open:
+            raise ConfigSyntaxError(f"{word} without matching if", self.source, line)
+        if self.open[-1].past_else:
+            raise ConfigSyntaxError(f"{word} is not allowed after else", self.source, line)
+        return self.open[-1]
+
+    def _test(self, word, condition, line):
+        try:
+            return condition_value(self.config, condition)
+        except _NotACondition as exc:
+            raise ConfigSyntaxError(f"{condition} is not a valid {word} condition because {exc}",
+                                    self.source, line) from None
+
+
+class _NotACondition(Exception):
+    """Why the text of an if or elif is not one of the conditions HTCondor reads."""
+
+
+_NUMBER = re.compile(r"-?(?=\.?[0-9])[0-9.]*([eE][-+]?[0-9]+)?$")
+_LEADING_NUMBER = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+_IDENTIFIER = re.compile(r"[A-Za-z0-9_./]+$")
+_KEYWORD = re.compile(r"(version|defined)(?![A-Za-z0-9])\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_COMPARISON = re.compile(r"(!?)([<=>]?)(=?)\s*(.*)$", re.DOTALL)
+_VERSION_LITERAL = re.compile(r"[vV]?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
+_BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "t": True, "f": False}
+
+
+def condition_value(config, text):
+    """The truth of an if or elif condition of ``config``'s text (see the module's
+    description); raises _NotACondition for any other text."""
+    expanded = "$" in text
+    if expanded:
+        text = config.expand(text)
+    text = text.strip()
+    negated = text.startswith("!")
+    if negated:
+        text = text[1:].lstrip()
+    value = False if expanded and not text else _truth(config, text)
+    return value != negated
+
+
+def _truth(config, text):
+    if _NUMBER.match(text):
+        return float(_LEADING_NUMBER.match(text).group(0)) != 0
+    if text.lower() in _BOOLEANS:
+        return _BOOLEANS[text.lower()]
+    keyword = _KEYWORD.match(text)
+    if keyword and keyword.group(1).lower() == "defined":
+        return _defined(config, keyword.group(2).strip())
+    if keyword and _COMPARISON.match(keyword.group(2)).group(2):
+        return _version_test(keyword.group(2))
+    if not text or _IDENTIFIER.match(text):
+        raise _NotACondition("expression is not a conditional")
+    raise _NotACondition("complex conditionals are not supported")
+
+
+def _defined(config, name):
+    """``defined NAME``: a macro with a value that is not empty, a number or a boolean, or
+    ``use CATEGORY[:TEMPLATE]``: a template category or template that exists."""
+    if not name:
+        return False
+    if _IDENTIFIER.match(name):
+        if _NUMBER.match(name):
+            return True
+        raw = config.raw(name)
+        return bool(raw) or (raw is None and name.lower() in _BOOLEANS)
+    if re.match(r"use\s", name, re.IGNORECASE):
+        wanted = name[4:].strip()
+        if any(ch.isspace() for ch in wanted):
+            raise _NotACondition("defined use meta argument with internal spaces will never match")
+        from gridtools.formats import condor_metaknobs
+        category, _colon, template = wanted.partition(":")
+        if not template:
+            return condor_metaknobs.category(category) is not None
+        return condor_metaknobs.find(category, template) is not None
+    raise _NotACondition("defined argument must be param name, boolean, or number")
+
+
+def _version_test(text):
+    """``version OP X.Y[.Z]`` (``text`` from OP on) against the version gridtools gives
+    as HTCondor's; a missing Z is its own."""
+    negated, op, or_equal, literal = _COMPARISON.match(text).groups()
+    m = _VERSION_LITERAL.match(literal)
+    if not m or int(m.group(1)) < 6:
+        raise _NotACondition("the version literal is invalid")
+    ours = condor_version()
+    theirs = (int(m.group(1)), int(m.group(2)), int(m.group(3)) if m.group(3) else ours[2])
+    diff = (ours > theirs) - (ours < theirs)
+    result = diff == "<=>".index(op) - 1 or (bool(or_equal) and diff == 0)
+    return result != bool(negated)
+
+
+def condor_version():
+    """(major, minor, patch) of the HTCondor version gridtools gives (``VERSION``)."""
+    from gridtools.formats.condor import VERSION
+    found = re.search(r"([0-9]+)\.([0-9]+)\.([0-9]+)", VERSION)
+    return tuple(int(part) for part in found.groups())
+
 
 # -------------------------------------------------------------------- lexing
 
 _DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)\s*=(.*)$", re.DOTALL)
 _HEREDOC = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)\s*@=\s*(\S+)\s*$")
 _INCLUDE = re.compile(r"@?include\s*(ifexist)?\s*:\s*(.+)$", re.IGNORECASE)
+_USE = re.compile(r"@?use(?:\s+([^=:]*?))?\s*:(.*)$", re.IGNORECASE | re.DOTALL)
+_MESSAGE = re.compile(r"@?(error|warning)(?:\s[^=:]*)?:(.*)$", re.IGNORECASE | re.DOTALL)
 
 
 def logical_lines(text):
@@ -322,8 +571,11 @@ def logical_lines(text):
 
 
 def parse_lines(text, source="<string>"):
-    """Yield ("define", name, raw value, line) and ("include", "ifexist" or
-    "", path, line) for each statement of configuration text."""
+    """Yield (kind, name, value, line) for each statement of configuration text:
+    ("define", name, raw value), ("include", "ifexist" or "", path), ("use",
+    category, template names and arguments), ("error" or "warning", "", text), and
+    ("if" or "elif", "", condition) / ("else" or "endif", "", ""). An ``@=`` value is
+    one statement wherever it stands."""
     pending = None  # (name, tag, first line, collected lines) of an @= value
     for number, line in logical_lines(text):
         if pending is not None:
@@ -343,6 +595,12 @@ def parse_lines(text, source="<string>"):
 
 def _statement(stripped, source, number):
     """Yield the statement on one line; return the start of an @= value."""
+    if stripped[0] in "eEiI":
+        word, *rest = stripped.split(None, 1)
+        word = word.lower()
+        if word in _BLOCK_WORDS:
+            yield word, "", rest[0] if rest and word in ("if", "elif") else "", number
+            return None
     m = _HEREDOC.match(stripped)
     if m:
         return (m.group(1), m.group(2), number, [])
@@ -354,9 +612,14 @@ def _statement(stripped, source, number):
     if m:
         yield "define", m.group(1), m.group(2).strip(), number
         return None
-    word = stripped.split()[0]
-    if word.lower() in ("use", "if", "elif", "else", "endif", "error", "warning"):
-        raise ConfigSyntaxError(f"'{word}' statements are not supported", source, number)
+    m = _USE.match(stripped)
+    if m:
+        yield "use", (m.group(1) or "").strip(), m.group(2).strip(), number
+        return None
+    m = _MESSAGE.match(stripped)
+    if m:
+        yield m.group(1).lower(), "", m.group(2).strip(), number
+        return None
     raise ConfigSyntaxError(f"expected NAME = value, found {stripped[:40]!r}", source, number)
 
 
@@ -446,7 +709,18 @@ def builtin_defaults():
         "OPSYS": "LINUX" if os.uname().sysname == "Linux" else os.uname().sysname.upper(),
         "ARCH": os.uname().machine.upper(),
         "SUBSYSTEM": "TOOL",
+        "USERNAME": _user_name(),
+        "CondorIsAdmin": "true" if os.geteuid() == 0 else "false",
     }
+
+
+def _user_name():
+    """The name of the user this process runs as (HTCondor's USERNAME)."""
+    import pwd
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return str(os.geteuid())
 
 
 def _memory_mb():
@@ -466,10 +740,10 @@ def locate(default_path, environ=None):
 
 def load(global_path, environ=None, defaults=None, fallback=None):
     """Read the global file, the local files it names and the environment
-    overrides; return the Config (``fallback`` as Config takes it). Raises
-    ConfigError on any problem."""
+    overrides; return the Config (``fallback`` as Config takes it; the macros of
+    ``condor_params.MACROS`` stand behind it). Raises ConfigError on any problem."""
     environ = os.environ if environ is None else environ
-    config = Config(builtin_defaults() if defaults is None else defaults, environ, fallback)
+    config = Config(builtin_defaults() if defaults is None else defaults, environ, _with_macros(fallback))
     if global_path != "ONLY_ENV":
         config.global_file = global_path
         config.read_file(global_path)
@@ -480,6 +754,16 @@ def load(global_path, environ=None, defaults=None, fallback=None):
     for name, value in overrides:
         config.define(name, value, ENV_SOURCE, 0)
     return config
+
+
+def _with_macros(fallback):
+    """``fallback``, then the macros every HTCondor configuration has (MINUTE ...)."""
+    from gridtools.formats.condor_params import macro
+
+    def lookup(name):
+        found = fallback(name) if fallback is not None else None
+        return macro(name) if found is None else found
+    return lookup
 
 
 def _env_overrides(environ):

@@ -7,6 +7,11 @@ holds every entry to the module that reads the knob). ``LOCAL_DIR`` (the cell's 
 ``RELEASE_DIR`` (where gridtools is installed) are found when asked for. Knobs whose
 default depends on the host (``NUM_SLOTS``, ``NUM_CPUS``, ``MEMORY``) are not listed; the predefined macros
 (``FULL_HOSTNAME`` ...) are the configuration's own (``condor_config.builtin_defaults``).
+
+``MACROS`` are the other defaults of HTCondor's parameter table that configurations
+take for granted: no gridtools code reads them, policy expressions and the templates
+of ``use`` statements (``formats.condor_metaknobs``) refer to them. Every reading of
+a configuration (``condor_config.load``) sees them when no file sets them.
 """
 
 #: where a default comes from, as ``condor_config_val -verbose`` names it
@@ -42,6 +47,7 @@ DEFAULTS = {
     "WANT_SUSPEND": "true",
     "WANT_VACATE": "true",
     "MAXJOBRETIREMENTTIME": "0",
+    "WANT_HOLD": "false",
     "PERIODIC_CHECKPOINT": "false",
     "RANK": "0.0",
     "MATCH_TIMEOUT": "120",
@@ -95,6 +101,28 @@ DEFAULTS = {
     "COLLECTOR_HOST": "$(CONDOR_HOST)",
 }
 
+#: macros of HTCondor's parameter table that policy expressions and templates use
+MACROS = {
+    "MINUTE": "60",
+    "HOUR": "3600",
+    # how long the keyboard is idle before a desktop policy starts a job, resumes one
+    "StartIdleTime": "15 * $(MINUTE)",
+    "ContinueIdleTime": "5 * $(MINUTE)",
+    # the longest a job stays suspended, or vacating, before it is evicted or killed
+    "MaxSuspendTime": "10 * $(MINUTE)",
+    "MaxVacateTime": "10 * $(MINUTE)",
+    # the load of the machine's owner that leaves it idle, and that makes it busy
+    "BackgroundLoad": "0.3",
+    "HighLoad": "0.5",
+    "SmallJob": "(TARGET.ImageSize < (15 * 1024))",
+    "VANILLA": "5",
+    "IsVanilla": "(TARGET.JobUniverse == $(VANILLA))",
+    # seconds the slot has been in its state, in its activity
+    "StateTimer": "(time() - EnteredCurrentState)",
+    "ActivityTimer": "(time() - EnteredCurrentActivity)",
+}
+_MACROS = {name.upper(): value for name, value in MACROS.items()}
+
 #: knobs whose default is found when asked for
 COMPUTED = ("LOCAL_DIR", "RELEASE_DIR")
 
@@ -107,7 +135,13 @@ def default(name):
         return cell.root()
     if key == "RELEASE_DIR":
         return release_dir()
-    return DEFAULTS.get(key)
+    found = DEFAULTS.get(key)
+    return _MACROS.get(key) if found is None else found
+
+
+def macro(name):
+    """The default text of macro ``name`` of ``MACROS`` (any case), or None."""
+    return _MACROS.get(name.upper())
 
 
 def release_dir():

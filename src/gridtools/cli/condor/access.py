@@ -35,7 +35,8 @@ def denied_line(who):
 def _restricting(level):
     """What a line of the configuration names (in lower case) when it could restrict
     ``level`` or read more files: ALLOW_<LEVEL>, DENY_<LEVEL>, their HOST and daemon
-    variants, includes, LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR."""
+    variants, includes, LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR. (A use statement,
+    which may set them too, is found by ``_uses_templates``.)"""
     low = level.lower()
     return (f"allow_{low}", f"deny_{low}", "include", "local_config")
 
@@ -52,12 +53,25 @@ def open_to_all(level):
     if any(name.upper().encode() in key for key in variables for name in names):
         return False
     lowered = _global_text()
-    if lowered is None:
+    if lowered is None or _uses_templates(lowered):
         return False
     if lowered.isascii():
         return not _named(lowered, names)
     settings = _global_settings(lowered)
     return settings.isascii() and not any(name in settings for name in names)
+
+
+def _uses_templates(lowered):
+    """True when a line of ``lowered`` (a configuration's text in lower case) starts, after
+    blanks and an optional ``@``, with ``use`` and a blank: a use statement, whose
+    templates may set any knob (a comment's line starts with ``#``)."""
+    at = lowered.find("use")
+    while at >= 0:
+        start = lowered.rfind("\n", 0, at) + 1
+        if lowered[start:at].strip() in ("", "@") and lowered[at + 3:at + 4] in (" ", "\t"):
+            return True
+        at = lowered.find("use", at + 3)
+    return False
 
 
 def _named(lowered, words):
@@ -131,7 +145,8 @@ _LAST = []
 def may_set(name):
     """False when the configuration surely leaves ``name`` at its default: neither the
     environment (``_CONDOR_``) nor the global file names it, nor does the file include
-    others. True otherwise (the caller then reads the configuration's language)."""
+    others or use templates. True otherwise (the caller then reads the configuration's
+    language)."""
     return bool(settable((name,)))
 
 
@@ -146,7 +161,7 @@ def settable(names):
 
     def named(words):
         return _named(lowered, words) if settings is None else any(word in settings for word in words)
-    if named(("include", "local_config")):
+    if named(("include", "local_config")) or _uses_templates(lowered):
         return list(names)
     return [name for name in names
             if any(name.upper().encode() in key for key in variables) or named((name.lower(),))]

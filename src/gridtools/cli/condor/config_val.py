@@ -4,11 +4,14 @@
     condor_config_val -config
     condor_config_val -dump [-expand] [-v] [PATTERN ...]
     condor_config_val -macro TEXT ...
+    condor_config_val use CATEGORY[:TEMPLATE[(ARGS)]] ...
 
 The configuration is read from CONDOR_CONFIG or the cell's etc/condor_config
 and the local files it names (see condor_config(5)); a knob none of them sets
-has its default (``formats.condor_params``). Options may be written with one
-or two dashes and abbreviated to any unambiguous prefix.
+has its default (``formats.condor_params``). ``use ROLE`` lists the templates of a
+category a use statement may name, ``use ROLE:Personal`` prints one, with its
+arguments put in when they are given (``formats.condor_metaknobs``). Options may be
+written with one or two dashes and abbreviated to any unambiguous prefix.
 """
 
 import sys
@@ -20,6 +23,7 @@ from gridtools.formats import condor_config, condor_params
 USAGE = """\
 Usage: {prog} [options] NAME ...
        {prog} -config | -dump [PATTERN ...] | -macro TEXT ...
+       {prog} use CATEGORY[:TEMPLATE]
 
 Print the values of configuration macros.
 
@@ -33,6 +37,9 @@ Options:
   -macro         expand each TEXT as the configuration language would
   -help          print this message
   -version       print the HTCondor version and platform
+
+use CATEGORY lists the templates of a category (ROLE, POLICY, FEATURE, SECURITY);
+use CATEGORY:TEMPLATE prints the statements of a template.
 """
 
 OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "help", "version")
@@ -94,6 +101,9 @@ def show_values(config, names, options, out, err):
     still printed (status 1 at the end, as HTCondor's condor_config_val does)."""
     status = 0
     for name in names:
+        if name.startswith("^"):
+            show_template(name[1:], out, err)
+            continue
         definition = config.definition(name)
         if definition is None and condor_params.default(name) is not None:
             definition = condor_config.Definition(name.upper(), condor_params.default(name),
@@ -117,6 +127,45 @@ def show_values(config, names, options, out, err):
         else:
             out.write(f"{value}\n")
     return status
+
+
+def show_template(spec, out, err):
+    """``use CATEGORY`` (the names of its templates) or ``use CATEGORY:NAME[(ARGS)]``
+    (the template's text, arguments put in), in HTCondor's words."""
+    from gridtools.formats import condor_metaknobs
+    category, colon, rest = spec.partition(":")
+    if not colon and "." in spec:
+        category, _dot, rest = spec.partition(".")
+        err.write(f"{spec} is not valid, assuming {category}:{rest} was intended\n")
+    names = condor_metaknobs.names(category)
+    if names is not None and not rest:
+        out.write(f"use {category.upper()} accepts\n" + "".join(f"  {n}\n" for n in names))
+        return
+    found = condor_metaknobs.split(rest)
+    template = condor_metaknobs.find(category, found[0][0]) if found else None
+    if template is None:
+        out.write(f"Not defined: use {(category + ':' + rest if names is not None else category).upper()}\n")
+    elif found[0][1]:
+        text = condor_metaknobs.substitute(template[2], found[0][1])
+        out.write(f"use {template[0]}:{rest} is\n{text}\n")
+    else:
+        out.write(f"use {template[0]}:{template[1]} is\n{template[2]}")
+
+
+def templates_asked(words, err):
+    """The words of the command line with each ``use`` and the word after it made one
+    template query (``^`` and the word), as HTCondor's condor_config_val takes them."""
+    found, i = [], 0
+    while i < len(words):
+        if words[i].lower() != "use":
+            found.append(words[i])
+        elif i + 1 < len(words):
+            i += 1
+            found.append("^" + words[i])
+        else:
+            err.write("use should be followed by a category or category:option argument\n")
+        i += 1
+    return found
 
 
 def show_dump(config, patterns, options, out):
@@ -149,6 +198,8 @@ def run(argv, out, err):
         raise _Usage("no macro names given")
     config = condor_config.load(condor_config.locate(cell.etc("condor_config")),
                                 fallback=condor_params.default)
+    for warning in config.warnings:
+        err.write(warning + "\n")
     if "config" in options:
         show_sources(config, out)
     if "macro" in options:
@@ -157,7 +208,7 @@ def run(argv, out, err):
         return 0
     if "dump" in options:
         return show_dump(config, words, options, out)
-    return show_values(config, words, options, out, err)
+    return show_values(config, templates_asked(words, err), options, out, err)
 
 
 def main(argv, prog="condor_config_val"):
