@@ -334,14 +334,13 @@ def test_killing_kills_the_job_at_once(workdir, policy, soft_first):
 
 
 def test_want_hold_holds_a_job_that_uses_more_memory_than_its_slot(workdir):
-    """HTCondor's HOLD_IF_MEMORY_EXCEEDED policy: once the starter reports a MemoryUsage
+    """``use POLICY : HOLD_IF_MEMORY_EXCEEDED``: once the starter reports a MemoryUsage
     above the slot's Memory, PREEMPT fires with no retirement and WANT_HOLD puts the
     job on hold (code 21, subcode 102, the policy's reason, the user log's 012); the
     slot is free again."""
     from condortools import submit, wait_events
-    from test_startd import HOLD_IF_MEMORY
     cell, _kbd = desk(1, lambda kbd: "MEMORY = 64\nPOLLING_INTERVAL = 1\nSTARTER_INITIAL_UPDATE_INTERVAL = 1\n"
-                                     "STARTER_UPDATE_INTERVAL = 1\n" + HOLD_IF_MEMORY)
+                                     "STARTER_UPDATE_INTERVAL = 1\nuse POLICY : HOLD_IF_MEMORY_EXCEEDED\n")
     try:
         log = os.path.join(workdir, "m.log")
         cluster = submit(cell, "executable = /usr/bin/python3\narguments = \"-c 'import time; "

@@ -4,6 +4,7 @@ import pytest
 
 from gridtools import ads
 from gridtools.classad import ClassAd
+from gridtools.formats import condor_params
 from gridtools.formats.condor_config import Config
 from gridtools.sched.startd import Action, Activity, Event, Policy, Slot, State, step
 from condortools import DESKTOP
@@ -11,17 +12,18 @@ from condortools import DESKTOP
 T0 = 1_700_000_000
 
 
-def config(text):
-    cfg = Config({})
+def config(text, fallback=None):
+    cfg = Config({}, fallback=fallback)
     cfg.read_text(text)
     return cfg
 
 
 class Desk:
-    """A one-slot desktop whose owner's keyboard and load change over time."""
+    """A one-slot desktop whose owner's keyboard and load change over time (``fallback``:
+    the configuration's macros that no line sets)."""
 
-    def __init__(self, text=DESKTOP):
-        self.cfg = config(text)
+    def __init__(self, text=DESKTOP, fallback=None):
+        self.cfg = config(text, fallback)
         self.policy = Policy.from_config(self.cfg)
         self.job = ClassAd({"JobUniverse": 5, "Owner": "bob", "KillSig": "SIGTERM"})
 
@@ -168,6 +170,31 @@ def test_want_hold_puts_the_job_preempt_stops_on_hold_with_its_reason_and_subcod
     # a preemption PREEMPT did not start (a better match) never holds
     r = plain.step(plain.running(T0), T0 + 30, 1000, Event.PREEMPT_CLAIM)
     assert r.hold == () and where(r) == ("Preempting", "Vacating")
+
+
+def test_htcondor_s_desktop_policy_metaknob_suspends_for_the_owner_and_continues(monkeypatch):
+    """``use POLICY : DESKTOP``: a job starts only after 15 idle minutes, is suspended
+    when the owner types, continues once the keyboard has been idle for 5 minutes, and
+    is vacated after 10 suspended minutes. (Its expressions read the clock with time():
+    the ClassAd functions' clock follows the steps' times.)"""
+    from gridtools.classad import functions
+    clock = [T0]
+    monkeypatch.setattr(functions, "_time", type("Clock", (), {"time": staticmethod(lambda: clock[0])}))
+
+    def at(slot, now, keyboard_idle):
+        clock[0] = now
+        return desk.step(slot, now, keyboard_idle)
+    desk = Desk("use POLICY : DESKTOP\n", fallback=condor_params.macro)
+    assert desk.step(Slot(entered_state=T0, entered_activity=T0), T0, 600, job=False).slot.state is State.OWNER
+    slot = desk.running(T0)                                 # (idle for 1000 s)
+    r = at(slot, T0 + 30, 2)
+    assert where(r) == ("Claimed", "Suspended") and r.actions == (Action.SUSPEND,)
+    r = at(r.slot, T0 + 60, 200)
+    assert where(r) == ("Claimed", "Suspended") and r.actions == ()
+    r = at(r.slot, T0 + 400, 310)
+    assert where(r) == ("Claimed", "Busy") and r.actions == (Action.CONTINUE,)
+    r = at(at(r.slot, T0 + 410, 1).slot, T0 + 1011, 1)
+    assert where(r) == ("Preempting", "Vacating") and r.reason == "PREEMPT is true"
 
 
 def test_a_better_match_preempts_into_a_new_claim():
