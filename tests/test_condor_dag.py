@@ -65,7 +65,7 @@ def test_render_is_committed_and_round_trips(diamond):
      "ERROR: t.dag (line 1): FINAL node F cannot have parents or children"),
     ("JOB A a.sub\nSPLICE S s.dag\n", "ERROR: t.dag (line 2): SPLICE needs the spliced file"),
     ("JOB A a.sub\nABORT-DAG-ON A 1 RETURN 300\n", "must be between 0 and 255"),
-    ("JOB A {\n", "inline submit descriptions are not supported"),
+    ("JOB A {\n", "ERROR: t.dag (line 1): Missing inline description closing token: }"),
 ])
 def test_errors_in_dagman_words(text, message):
     with pytest.raises(DagError) as info:

@@ -9,7 +9,8 @@ N counting the NOOP nodes' runs), noted ``DAG Node: NAME``. A manager that
 takes over a DAG whose manager is gone (``recover``) reads them back: a
 node's job is followed again, a NOOP node that ran is done (or its POST
 script runs, when it had not ended), a POST script that ended is not run
-again. A node whose PRE script exited with its PRE_SKIP value gets a PRE_SKIP event
+again, a SERVICE node's job is followed again (and removed at the DAG's end), not
+submitted twice. A node whose PRE script exited with its PRE_SKIP value gets a PRE_SKIP event
 (034, numbered as a NOOP node's fake job, noted ``DAG Node: NAME``): recovered, it is
 done. A node whose PRE script failed has nothing in the log (HTCondor's
 DAGMan writes no event for it either) and runs again.
@@ -109,7 +110,7 @@ class NodesLog:
             events = userlog.parse_events(text)
         except Exception:  # noqa: BLE001 - a log being written may end mid-event
             events = []
-        clusters, procs, posts, noops, skipped = {}, {}, {}, {}, []
+        clusters, procs, posts, noops, skipped, services = {}, {}, {}, {}, [], {}
         for event in events:
             if event.type is userlog.EventType.PRE_SKIP:
                 self.noop_runs = max(self.noop_runs, event.subproc)
@@ -123,6 +124,11 @@ class NodesLog:
             if event.type is not userlog.EventType.SUBMIT:
                 continue
             name = _node_of(event.info.get("LogNotes"))
+            if name in self.dag.services:
+                cluster, count = services.get(name, (event.cluster, 0))
+                services[name] = (event.cluster, event.proc + 1 if cluster != event.cluster
+                                  else max(count, event.proc + 1))
+                continue
             if name not in self.dag.nodes or name in self.done:
                 continue
             if event.cluster == 0 and event.proc == NOOP_PROC:
@@ -132,6 +138,8 @@ class NodesLog:
             if event.cluster not in seen:
                 seen.append(event.cluster)
             procs[event.cluster] = max(procs.get(event.cluster, 0), event.proc + 1)
+        for name, (cluster, count) in services.items():
+            self.recover_service(name, cluster, count)
         for name in skipped:            # its PRE script skipped it: done, whatever ran before
             noops.pop(name, None)
             for cluster in clusters.pop(name, []):

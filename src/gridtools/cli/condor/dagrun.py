@@ -2,7 +2,9 @@
 
 See ``cli.condor.dagman`` for what a run does; ``Runner.run`` is the loop,
 the choice of what may run is ``formats.condor.dagstate``'s, node job ends
-come from ``dagwatch``.
+come from ``dagwatch``, SERVICE and PROVISIONER nodes are ``dagservice``'s. A
+node whose submit description is written in the DAG file (``dagdesc``) is
+submitted from that text as from a file in its folder.
 """
 
 import os
@@ -10,6 +12,7 @@ import time
 
 from gridtools.cli.condor.dagrecover import NodesLog
 from gridtools.cli.condor.dagscripts import CUT_SHORT, POLL, NodeScripts
+from gridtools.cli.condor.dagservice import ServiceNodes
 from gridtools.errors import GridError
 from gridtools.formats.condor.dag import NodeKind
 
@@ -42,7 +45,7 @@ def _job_error(cluster, codes):
     return ""
 
 
-class Runner(NodeScripts, NodesLog):
+class Runner(NodeScripts, NodesLog, ServiceNodes):
     """One run of a DAG."""
 
     def __init__(self, dag_file, dag, opts, log):
@@ -82,6 +85,7 @@ class Runner(NodeScripts, NodesLog):
         from gridtools.cli.condor.dagfiles import DotWriter
         self.dot = DotWriter(dag.dot, self.folder, log)
         self.counts_shown = None            # the node counts when the progress last changed
+        self._init_services()
 
     def begin(self):
         """The run's start in the job state log (before a recovery); a rescue DAG's run
@@ -95,7 +99,11 @@ class Runner(NodeScripts, NodesLog):
     def _job_tag(self, name):
         """The job tag of a node's lines in the job state log, from its submit file."""
         from gridtools.formats.condor.dagjobstate import NONE, job_tag
-        node = self.dag.nodes[name]
+        from gridtools.formats.condor.dag import description_of
+        node = self.node_of(name)
+        text = description_of(self.dag, node)
+        if text is not None:
+            return job_tag(text)
         cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
         try:
             with open(os.path.join(cwd, node.submit_file), encoding="utf-8", errors="replace") as fh:
@@ -109,8 +117,9 @@ class Runner(NodeScripts, NodesLog):
         self.log(f"DAG {self.dag_file}: {len(self.dag.nodes)} nodes, {len(self.done)} done before")
         for note in self.dag.notes:
             self.log(f"Note: {note}")
+        self.start_services()
         while True:
-            if self.stopping:
+            if self.stopping or self.provisioner_lost:
                 break
             if self.removing or self.abort_code is not None:
                 # as HTCondor's DAGMan: the rescue DAG before the node jobs are removed (a
@@ -143,17 +152,30 @@ class Runner(NodeScripts, NodesLog):
             self._follow(time.time())
         if self.stopping:
             self._stop_scripts()
+        if self.provisioner_lost:
+            return self._lost()
         self._drop_waiting_pre()
         if self.halted and not self.stopping and ready_nodes(self.dag, self.done, self.failed, self.running):
             self.halt_exit = True
             self.log("Exiting because DAG is halted and no jobs or scripts are running")
             self._shutdown_lines(self.write_rescue)
             self._run_final()
+        if not self.stopping:
+            self.follow_services()
+            self.remove_services()
         self._count()
         code = self._finish()
         self._count(self._outcome(code), finished=not self.stopping)
         self.jobstate.finished(code)
         return code
+
+    def _lost(self):
+        """The end of a DAG whose PROVISIONER node's job left the queue before it
+        provisioned: at once, exit status 1, no rescue DAG and no FINAL node."""
+        self.remove_services()
+        self._count("failed", finished=True)
+        self.jobstate.finished(EXIT_FAILED)
+        return EXIT_FAILED
 
     def _outcome(self, code=None):
         """How the DAG stands for the node status file: "" while it runs, else held,
@@ -193,7 +215,8 @@ class Runner(NodeScripts, NodesLog):
         DAG is halted (``check_halt``)."""
         from gridtools.formats.condor.dagstate import ready_nodes
         ready = ready_nodes(self.dag, self.done, self.failed,
-                            set(self.running) | set(self.then) | set(self.parked), by_category=False)
+                            set(self.running) | set(self.then) | set(self.parked), by_category=False,
+                            provisioned=self.check_provisioner())
         if self.check_halt():
             final = self._final_name()
             return [n for n in ready if n == final]
@@ -376,10 +399,15 @@ class Runner(NodeScripts, NodesLog):
 
     def _submit(self, name, node):
         from gridtools.cli.condor import jobsubmit
+        from gridtools.formats.condor.dag import description_of
+        from gridtools.formats.condor.dagdesc import with_queue
         cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
         path = os.path.join(cwd, node.submit_file)
+        inline = description_of(self.dag, node)
         if node.kind is NodeKind.SUBDAG:
             path, text = self._subdag(name, path)
+        elif inline is not None:            # (before a file of the same name, as DAGMan)
+            path, text = node.submit_file or f"{name}-InlineDesc", with_queue(inline)
         else:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
@@ -388,6 +416,8 @@ class Runner(NodeScripts, NodesLog):
                  "DAGParentNodeNames": ",".join(sorted(self.dag.parents(name)))}
         if self.opts.get("suppress_notification", True):
             extra["JobNotification"] = 0        # never: DAGMAN_SUPPRESS_NOTIFICATION
+        if node.kind is NodeKind.SERVICE:
+            extra["DAGLifetimeJob"] = True
         prio = int(node.priority or 0)
         if self.opts.get("priority"):           # -priority: the least JobPrio of the node jobs
             prio = max(prio, int(self.opts["priority"]))
@@ -432,6 +462,7 @@ class Runner(NodeScripts, NodesLog):
     def _follow(self, now):
         self.watcher.refresh(now)
         self._relay_events()
+        self.follow_services()
         self._reap_scripts()
         self._launch_waiting()
         stops = self._stops()
@@ -441,6 +472,10 @@ class Runner(NodeScripts, NodesLog):
             codes = self.watcher.outcome(cluster, procs)
             if codes is None:
                 continue
+            if name == self.provisioner and not self.check_provisioner():
+                del self.running[name]
+                self.lose_provisioner(name)
+                break
             del self.running[name]
             self.jobs_completed += sum(1 for c in codes if c is not None)
             self.exit_codes[name] = list(codes)

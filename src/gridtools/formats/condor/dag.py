@@ -7,6 +7,11 @@ lines they name):
 
   JOB name submitfile [DIR dir] [NOOP] [DONE]      (also NODE)
   FINAL name submitfile [DIR dir] [NOOP]           runs last, whatever happened
+  SERVICE name submitfile [DIR dir] [NOOP]         runs beside the DAG, see below
+  PROVISIONER name submitfile [DIR dir] [NOOP]     runs first, see below
+  SUBMIT-DESCRIPTION name {         a submit description a node may name in place
+    ...                             of a submit file (``JOB A name``); a node's
+  }                                 own: ``JOB A {`` ... ``}`` (see dagdesc)
   SUBDAG EXTERNAL name dagfile [DIR dir] [NOOP] [DONE]
   SPLICE name dagfile [DIR dir]     the file's nodes join as ``name+node``
   PARENT p ... CHILD c ...          every parent before every child
@@ -25,6 +30,14 @@ lines they name):
   ENV GET var ...;  ENV SET name=value;...   the DAG manager job's environment
   SAVE_POINT_FILE name [file]       a save file of the DAG's progress when it starts
 
+A SERVICE node is apart from the graph (``Dag.services``, not ``Dag.nodes``): no
+PARENT/CHILD, RETRY, PRIORITY, CATEGORY or SAVE_POINT_FILE may name it, nor DONE
+(a warning), nor ALL_NODES; its job is submitted when the DAG starts and
+removed when the DAG's other nodes are through, whatever its outcome. The one
+PROVISIONER node (a second is refused) has no parents or children either; the
+other nodes wait for its job to say the resources are provisioned
+(``ProvisionerState`` 2 in its job ad). ALL_NODES names neither, nor FINAL.
+
 Every file a DAG names (INCLUDE, SPLICE, submit files) is taken relative
 to the folder of the DAG file given to condor_submit_dag, also in included
 files, as DAGMan takes them relative to its working directory.
@@ -40,6 +53,7 @@ import re
 from dataclasses import dataclass, field
 
 from gridtools.errors import InputError
+from gridtools.formats.condor import dagdesc
 
 ALL_NODES = "ALL_NODES"
 #: what SCRIPT DEBUG may capture
@@ -52,6 +66,12 @@ class NodeKind(enum.Enum):
     JOB = "JOB"
     FINAL = "FINAL"
     SUBDAG = "SUBDAG"
+    SERVICE = "SERVICE"
+    PROVISIONER = "PROVISIONER"
+
+
+#: the kinds of nodes that belong to the graph and that ALL_NODES names
+REGULAR = (NodeKind.JOB, NodeKind.SUBDAG)
 
 
 class ScriptWhen(enum.Enum):
@@ -89,6 +109,7 @@ class Node:
     pre_skip: int | None = None  # a PRE script's exit status that skips the node (done)
     category: str = ""
     save_file: str = ""  # SAVE_POINT_FILE: written the first time the node starts
+    description: str | None = None  # its own submit description, written in the DAG file
     line: int = 0
     source: str = ""  # the file that defines it (an INCLUDEd one, or the DAG file)
 
@@ -115,6 +136,8 @@ class DotFile:
 @dataclass
 class Dag:
     nodes: dict = field(default_factory=dict)  # name -> Node, in file order
+    services: dict = field(default_factory=dict)  # name -> the SERVICE Node, in file order
+    descriptions: dict = field(default_factory=dict)  # SUBMIT-DESCRIPTION: name -> its text
     edges: set = field(default_factory=set)  # (parent, child)
     maxjobs: dict = field(default_factory=dict)  # category -> limit
     config: str = ""
@@ -158,20 +181,23 @@ def parse_dag(text, source="dag file", read=None, into=None):
     several DAG files as one DAG."""
     dag = into if into is not None else Dag(source=source)
     lines = _lines(dag, text, source, read, [os.path.normpath(os.path.basename(source))])
-    splices = []
-    for where, number, line in lines:  # first pass: the statements that make nodes
+    splices, lifted = [], {}
+    for where, number, line, body in lines:  # first pass: the statements that make nodes
         dag.at = where
         words = line.split()
         keyword = words[0].upper()
-        if keyword in ("JOB", "NODE", "FINAL"):
-            _add_node(dag, number, words, NodeKind.FINAL if keyword == "FINAL" else NodeKind.JOB)
+        if keyword in _NODE_KINDS:
+            _add_node(dag, number, words, _NODE_KINDS[keyword], body)
+        elif keyword == "SUBMIT-DESCRIPTION":
+            _description(dag, number, words, body)
         elif keyword == "SUBDAG":
             if len(words) < 2 or words[1].upper() != "EXTERNAL":
                 raise _error(dag, number, "SUBDAG must be followed by EXTERNAL")
             _add_node(dag, number, words[1:], NodeKind.SUBDAG)
         elif keyword == "SPLICE":
-            splices.append(_splice(dag, number, words, read))
-    for where, number, line in lines:  # second pass: everything else
+            splices.append(_splice(dag, number, words, read, lifted))
+    _lift_descriptions(dag, lifted)
+    for where, number, line, _body in lines:  # second pass: everything else
         dag.at = where
         _statement(dag, number, line, splices)
     dag.at = ""
@@ -184,17 +210,29 @@ MAX_INCLUDE_DEPTH = 64
 
 
 def _lines(dag, text, source, read, stack):
-    """(file, line number, statement) of every statement of ``text``, the statements
-    of INCLUDEd files in place of their INCLUDE line (``stack``: the files being read,
-    the outermost first, to refuse an include cycle)."""
+    """(file, line number, statement, description) of every statement of ``text``, the
+    statements of INCLUDEd files in place of their INCLUDE line (``stack``: the files
+    being read, the outermost first, to refuse an include cycle). ``description`` is the
+    text of a description written in the file (else None); its statement then ends
+    with ``{`` and the words after its closing token."""
     out = []
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
+    lines, at = text.splitlines(), 0
+    while at < len(lines):
+        number, line = at + 1, lines[at].strip()
+        at += 1
         if not line or line.startswith("#"):
             continue
         words = line.split()
+        if dagdesc.opens(words):
+            dag.at = source
+            try:
+                body, at, after = dagdesc.read_body(words, lines, at)
+            except dagdesc.InlineError as exc:
+                raise _error(dag, number, str(exc)) from None
+            out.append((source, number, " ".join(words[:2] + ["{"] + after), body))
+            continue
         if words[0].upper() != "INCLUDE":
-            out.append((source, number, line))
+            out.append((source, number, line, None))
             continue
         dag.at = source
         if len(words) != 2:
@@ -225,30 +263,80 @@ def _check_name(dag, number, name):
         raise _error(dag, number, f"node name {name} contains illegal character {SPLICE_SEPARATOR}")
 
 
-def _add_node(dag, number, words, kind):
+_NODE_KINDS = {"JOB": NodeKind.JOB, "NODE": NodeKind.JOB, "FINAL": NodeKind.FINAL,
+               "SERVICE": NodeKind.SERVICE, "PROVISIONER": NodeKind.PROVISIONER}
+
+
+def _add_node(dag, number, words, kind, body=None):
+    """A node of a JOB, NODE, FINAL, SERVICE, PROVISIONER or SUBDAG EXTERNAL line
+    (``body``: its own submit description, written in the file)."""
     if len(words) < 3:
         raise _error(dag, number, f"expected {words[0].upper()} name file")
     name, path = words[1], words[2]
     _check_name(dag, number, name)
-    if path.startswith("{"):
-        raise _error(dag, number, "inline submit descriptions are not supported")
-    if name in dag.nodes:
+    if name in dag.nodes or name in dag.services:
         raise _error(dag, number, f"node name {name} already exists")
-    node = Node(name, path, kind, line=number, source=_where(dag))
-    rest = words[3:]
+    node = Node(name, "" if body is not None else path, kind, line=number, source=_where(dag),
+                description=body)
+    _node_options(dag, number, node, words[3:])
+    for single in (NodeKind.FINAL, NodeKind.PROVISIONER):
+        if kind is single and any(n.kind is single for n in dag.nodes.values()):
+            raise _error(dag, number, f"only one {single.value} node is allowed")
+    (dag.services if kind is NodeKind.SERVICE else dag.nodes)[name] = node
+
+
+def _node_options(dag, number, node, rest):
+    """DIR dir, NOOP and DONE after a node's submit file (DONE is refused on a FINAL
+    node and passed over, with a warning, on a SERVICE or PROVISIONER node)."""
+    rest = list(rest)
     while rest:
         option = rest.pop(0).upper()
         if option == "DIR" and rest:
             node.directory = rest.pop(0)
         elif option == "NOOP":
             node.noop = True
-        elif option == "DONE" and kind is not NodeKind.FINAL:
+        elif option == "DONE" and node.kind in REGULAR:
             node.done = True
+        elif option == "DONE" and node.kind is not NodeKind.FINAL:
+            dag.notes.append(f"{_where(dag)} (line {number}): WARNING: {node.kind.value} node "
+                             f"{node.name} can not be marked as DONE")
         else:
             raise _error(dag, number, f"invalid parameter \"{option}\"")
-    if kind is NodeKind.FINAL and any(n.kind is NodeKind.FINAL for n in dag.nodes.values()):
-        raise _error(dag, number, "only one FINAL node is allowed")
-    dag.nodes[name] = node
+
+
+def _description(dag, number, words, body):
+    """SUBMIT-DESCRIPTION name { ... }: a later description of the same name replaces
+    the earlier one (a warning), as in HTCondor's DAGMan."""
+    if len(words) < 2:
+        raise _error(dag, number, "No submit description name provided")
+    if body is None:
+        raise _error(dag, number, "No inline description provided")
+    name = words[1]
+    if name in dag.descriptions:
+        dag.notes.append(f"{_where(dag)} (line {number}): Warning: Inline Description name "
+                         f"'{name}' used multiple times; the last one is used")
+    dag.descriptions[name] = body
+
+
+def _lift_descriptions(dag, lifted):
+    """The descriptions of spliced files join the DAG's; a name the DAG's own files
+    (or an earlier splice) define keeps its description (a warning when they differ)."""
+    for name, (text, splice) in lifted.items():
+        if name not in dag.descriptions:
+            dag.descriptions[name] = text
+        elif dag.descriptions[name] != text:
+            dag.notes.append(f"WARNING: Conflicting inline descriptions using the same name "
+                             f"'{name}' between {dag.source} and splice {splice}")
+
+
+def description_of(dag, node):
+    """The submit description text a node's job is submitted from when it is written in
+    the DAG file (its own, or the SUBMIT-DESCRIPTION it names), else None (a file)."""
+    if node.description is not None:
+        return node.description
+    if node.kind is NodeKind.SUBDAG:
+        return None
+    return dag.descriptions.get(node.submit_file)
 
 
 def _statement(dag, number, line, splices):
@@ -259,16 +347,23 @@ def _statement(dag, number, line, splices):
         raise _error(dag, number, "expected JOB, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
                                   "ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, CONFIG, "
                                   "SPLICE, NODE_STATUS_FILE, JOBSTATE_LOG, PRE_SKIP, INCLUDE, SET_JOB_ATTR, "
-                                  "ENV, SAVE_POINT_FILE, or DONE token")
+                                  "ENV, SAVE_POINT_FILE, SERVICE, PROVISIONER, SUBMIT-DESCRIPTION, "
+                                  "or DONE token")
     handler(dag, number, words, line, splices)
 
 
-def _targets(dag, number, name):
+def _targets(dag, number, name, what=""):
+    """The nodes a statement names (ALL_NODES: the JOB and SUBDAG nodes); ``what``
+    given (``can not have a retry specification``), a SERVICE or PROVISIONER node
+    is refused."""
     if name == ALL_NODES:
-        return [n for n in dag.nodes.values() if n.kind is not NodeKind.FINAL]
-    if name not in dag.nodes:
+        return [n for n in dag.nodes.values() if n.kind in REGULAR]
+    node = dag.nodes.get(name) or dag.services.get(name)
+    if node is None:
         raise _error(dag, number, f"Unknown Job {name}")
-    return [dag.nodes[name]]
+    if what and node.kind in (NodeKind.SERVICE, NodeKind.PROVISIONER):
+        raise _error(dag, number, f"{node.kind.value} node {name} {what}")
+    return [node]
 
 
 def _int(dag, number, text, what):
@@ -299,6 +394,11 @@ def _expand_splices(dag, number, names, splices, final):
         splice = next((s for s in splices if s[0] == name), None)
         if splice is not None:
             out += splice[2] if final else splice[1]
+        elif name in dag.services or name in dag.nodes \
+                and dag.nodes[name].kind is NodeKind.PROVISIONER:
+            kind = (dag.services.get(name) or dag.nodes[name]).kind.value
+            raise _error(dag, number, f"Tried to add a {'parent' if not final else 'child'} "
+                                      f"to the {kind} node {name}")
         elif name in dag.nodes:
             out.append(name)
         else:
@@ -315,7 +415,7 @@ def _retry(dag, number, words, _line, _splices):
         unless = _int(dag, number, words[4], "UNLESS-EXIT value")
     elif len(words) > 3:
         raise _error(dag, number, f"invalid parameter \"{words[3]}\"")
-    for node in _targets(dag, number, words[1]):
+    for node in _targets(dag, number, words[1], "can not have a retry specification"):
         node.retry, node.retry_unless_exit = count, unless
 
 
@@ -382,7 +482,7 @@ def _priority(dag, number, words, _line, _splices):
     if len(words) != 3:
         raise _error(dag, number, "expected PRIORITY name value")
     value = _int(dag, number, words[2], "priority")
-    for node in _targets(dag, number, words[1]):
+    for node in _targets(dag, number, words[1], "can not have a priority"):
         node.priority = value
 
 
@@ -400,7 +500,7 @@ def _abort(dag, number, words, _line, _splices):
 def _category(dag, number, words, _line, _splices):
     if len(words) != 3:
         raise _error(dag, number, "expected CATEGORY name category")
-    for node in _targets(dag, number, words[1]):
+    for node in _targets(dag, number, words[1], "can not be added to a category"):
         node.category = words[2]
 
 
@@ -499,6 +599,10 @@ def _done(dag, number, words, _line, _splices):
     if len(words) != 2:
         raise _error(dag, number, "expected DONE name")
     for node in _targets(dag, number, words[1]):
+        if node.kind not in REGULAR and node.kind is not NodeKind.FINAL:
+            dag.notes.append(f"{_where(dag)} (line {number}): WARNING: {node.kind.value} "
+                             f"node(s) can not be referenced by the DONE command")
+            continue
         node.done = True
 
 
@@ -552,7 +656,7 @@ def _save_point(dag, number, words, _line, _splices):
     name of the file the statement is in."""
     if len(words) not in (2, 3):
         raise _error(dag, number, "expected SAVE_POINT_FILE name [file]")
-    for node in _targets(dag, number, words[1]):
+    for node in _targets(dag, number, words[1], "can not have a SAVE_POINT_FILE"):
         node.save_file = words[2] if len(words) == 3 else \
             f"{node.name}-{os.path.basename(_where(dag))}.save"
 
@@ -563,6 +667,7 @@ def _node_pass(*_args):
 
 _HANDLERS = {
     "JOB": _node_pass, "NODE": _node_pass, "FINAL": _node_pass, "SUBDAG": _node_pass,
+    "SERVICE": _node_pass, "PROVISIONER": _node_pass, "SUBMIT-DESCRIPTION": _node_pass,
     "SPLICE": _node_pass, "PARENT": _parent, "RETRY": _retry, "VARS": _vars,
     "SCRIPT": _script, "PRIORITY": _priority, "ABORT-DAG-ON": _abort,
     "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
@@ -572,8 +677,10 @@ _HANDLERS = {
 }
 
 
-def _splice(dag, number, words, read):
-    """Add a spliced file's nodes; return (name, initial nodes, final nodes)."""
+def _splice(dag, number, words, read, lifted):
+    """Add a spliced file's nodes; return (name, initial nodes, final nodes). Its
+    SUBMIT-DESCRIPTIONs go in ``lifted`` (name -> (text, splice)), the first of a name
+    kept."""
     if len(words) not in (3, 5) or len(words) == 5 and words[3].upper() != "DIR":
         raise _error(dag, number, "expected SPLICE name file [DIR directory]")
     name, path = words[1], words[2]
@@ -586,11 +693,22 @@ def _splice(dag, number, words, read):
     for old, node in inner.nodes.items():
         if node.kind is NodeKind.FINAL:
             raise _error(dag, number, f"a spliced DAG may not have a FINAL node ({old})")
+        if node.kind is NodeKind.PROVISIONER and any(
+                n.kind is NodeKind.PROVISIONER for n in dag.nodes.values()):
+            raise _error(dag, number, "only one PROVISIONER node is allowed")
         node.name = rename[old]
         node.directory = "/".join(p for p in (directory, node.directory) if p)
         if rename[old] in dag.nodes:
             raise _error(dag, number, f"node name {rename[old]} already exists")
         dag.nodes[rename[old]] = node
+    for old, node in inner.services.items():
+        node.name = f"{name}{SPLICE_SEPARATOR}{old}"
+        node.directory = "/".join(p for p in (directory, node.directory) if p)
+        if node.name in dag.nodes or node.name in dag.services:
+            raise _error(dag, number, f"node name {node.name} already exists")
+        dag.services[node.name] = node
+    for key, text in inner.descriptions.items():
+        lifted.setdefault(key, (text, name))
     dag.edges |= {(rename[p], rename[c]) for p, c in inner.edges}
     initial = [rename[n] for n in inner.nodes if not inner.parents(n)]
     final = [rename[n] for n in inner.nodes if not inner.children(n)]

@@ -1,17 +1,22 @@
 """The text of a Dag: DAG file statements that ``dag.parse_dag`` reads back to
-the same Dag (splices flattened, INCLUDEs in place)."""
+the same Dag (splices flattened, INCLUDEs in place, the submit descriptions
+written in the DAG file written there again)."""
 
 from gridtools.formats.condor.dag import NodeKind
+from gridtools.formats.condor.dagdesc import render_body
+
+_KEYWORDS = {NodeKind.JOB: "JOB", NodeKind.FINAL: "FINAL", NodeKind.SUBDAG: "SUBDAG EXTERNAL",
+             NodeKind.SERVICE: "SERVICE", NodeKind.PROVISIONER: "PROVISIONER"}
 
 
-def _node_line(node):
-    keyword = {NodeKind.JOB: "JOB", NodeKind.FINAL: "FINAL",
-               NodeKind.SUBDAG: "SUBDAG EXTERNAL"}[node.kind]
-    words = [keyword, node.name, node.submit_file]
-    words += ["DIR", node.directory] if node.directory else []
-    words += ["NOOP"] if node.noop else []
-    words += ["DONE"] if node.done else []
-    return " ".join(words)
+def _node_lines(node):
+    """A node's line, or the lines of a node with its own submit description."""
+    options = ["DIR", node.directory] if node.directory else []
+    options += ["NOOP"] if node.noop else []
+    options += ["DONE"] if node.done else []
+    if node.description is not None:
+        return render_body(f"{_KEYWORDS[node.kind]} {node.name}", node.description, " ".join(options))
+    return [" ".join([_KEYWORDS[node.kind], node.name, node.submit_file] + options)]
 
 
 def _quote_var(value):
@@ -48,8 +53,13 @@ def _node_options(node):
 
 def render_dag(dag):
     """DAG file text that parses back to the same Dag (splices flattened)."""
-    lines = [_node_line(node) for node in dag.nodes.values()]
-    for node in dag.nodes.values():
+    lines = []
+    for name, text in dag.descriptions.items():
+        lines += render_body(f"SUBMIT-DESCRIPTION {name}", text)
+    nodes = list(dag.nodes.values()) + list(dag.services.values())
+    for node in nodes:
+        lines += _node_lines(node)
+    for node in nodes:
         lines += _node_options(node)
     for parent in dag.nodes:
         kids = [c for c in dag.nodes if (parent, c) in dag.edges]

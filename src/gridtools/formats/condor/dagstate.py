@@ -43,7 +43,7 @@ def render_rescue(dag_file, dag, done, failed, created):
     """A partial rescue DAG: a comment header and a DONE line for every
     node that finished; run with the original file it resumes there.
     ``created`` is a time stamp text (UTC)."""
-    failed = [n for n in dag.nodes if n in set(failed)]
+    failed = [n for n in dag.nodes if n in set(failed)]   # (SERVICE nodes are never written)
     done = [n for n in dag.nodes if n in set(done) or dag.nodes[n].done]
     lines = ["# Rescue DAG file, created after running",
              f"#   the {dag_file} DAG file",
@@ -110,20 +110,25 @@ def load_save_path(dag_file, name, cwd):
 
 # -------------------------------------------------------------- what may run
 
-def ready_nodes(dag, done=(), failed=(), running=(), by_category=True):
+def ready_nodes(dag, done=(), failed=(), running=(), by_category=True, provisioned=True):
     """Names of the nodes that may start now, best first (higher PRIORITY,
     then file order): every parent done, not itself done, failed or
     running, and (``by_category``) its category under MAXJOBS. The FINAL node
-    is ready once every other node is done, failed or can no longer run."""
+    is ready once every other node is done, failed or can no longer run. A
+    PROVISIONER node comes first: until it is ``provisioned`` (or done) it is the
+    only node that may start. SERVICE nodes (``Dag.services``) are never here."""
     done = set(done) | {n for n, node in dag.nodes.items() if node.done}
     failed, running = set(failed), set(running)
+    provisioner = next((n for n, node in dag.nodes.items() if node.kind is NodeKind.PROVISIONER), None)
+    if provisioner is not None and not provisioned and provisioner not in done:
+        return [] if provisioner in failed | running else [provisioner]
     busy = {}
     for name in running:
         category = dag.nodes[name].category
         busy[category] = busy.get(category, 0) + 1
     candidates = []
     for order, (name, node) in enumerate(dag.nodes.items()):
-        if name in done | failed | running or node.kind is NodeKind.FINAL:
+        if name in done | failed | running or node.kind in (NodeKind.FINAL, NodeKind.PROVISIONER):
             continue
         if dag.parents(name) <= done:
             candidates.append((-node.priority, order, name))
