@@ -20,8 +20,13 @@ Modules:
   fsview    the only file access submit processing needs (item files,
             globs, executable size), behind a small interface
   userlog   the job event log ("user log"): events rendered and read back
+  submitreqs, transforms  the schedd's submit requirements and job transforms
+  usagetable the resource table of the terminate event
   dag       DAG input files for condor_submit_dag: parse (INCLUDE files in
             place), validate
+  dagstatements the DAG statements that set what its nodes do (RETRY, VARS, SCRIPT ...)
+  dagdesc   the submit descriptions a DAG file writes itself (SUBMIT-DESCRIPTION,
+            a node's inline { ... })
   dagrender the text of a parsed DAG (reads back to the same DAG)
   dagstate  rescue DAGs (write, read, find the latest), where save point
             files go, and the nodes ready to run, retries and ABORT-DAG-ON

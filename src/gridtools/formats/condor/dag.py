@@ -42,6 +42,10 @@ Every file a DAG names (INCLUDE, SPLICE, submit files) is taken relative
 to the folder of the DAG file given to condor_submit_dag, also in included
 files, as DAGMan takes them relative to its working directory.
 
+The file is read in two passes: the first takes the nodes, submit
+descriptions (dagdesc) and splices, the second the statements that name them
+(PARENT/CHILD here, the others in dagstatements).
+
 Errors read as DAGMan words them: ``ERROR: FILE (line N): ...``. Rescue
 DAGs and the choice of the nodes to run next are in dagstate, the text of
 a Dag (``render_dag``) in dagrender.
@@ -49,7 +53,6 @@ a Dag (``render_dag``) in dagrender.
 
 import enum
 import os
-import re
 from dataclasses import dataclass, field
 
 from gridtools.errors import InputError
@@ -342,7 +345,7 @@ def description_of(dag, node):
 def _statement(dag, number, line, splices):
     words = line.split()
     keyword = words[0].upper()
-    handler = _HANDLERS.get(keyword)
+    handler = _handlers().get(keyword)
     if handler is None:
         raise _error(dag, number, "expected JOB, SUBDAG, FINAL, SCRIPT, PARENT, RETRY, "
                                   "ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, CONFIG, "
@@ -364,13 +367,6 @@ def _targets(dag, number, name, what=""):
     if what and node.kind in (NodeKind.SERVICE, NodeKind.PROVISIONER):
         raise _error(dag, number, f"{node.kind.value} node {name} {what}")
     return [node]
-
-
-def _int(dag, number, text, what):
-    try:
-        return int(text)
-    except (TypeError, ValueError):
-        raise _error(dag, number, f"invalid {what} \"{text}\"") from None
 
 
 def _parent(dag, number, words, _line, splices):
@@ -406,275 +402,24 @@ def _expand_splices(dag, number, names, splices, final):
     return out
 
 
-def _retry(dag, number, words, _line, _splices):
-    if len(words) < 3:
-        raise _error(dag, number, "expected RETRY name count [UNLESS-EXIT value]")
-    count = _int(dag, number, words[2], "retry count")
-    unless = None
-    if len(words) >= 5 and words[3].upper() == "UNLESS-EXIT":
-        unless = _int(dag, number, words[4], "UNLESS-EXIT value")
-    elif len(words) > 3:
-        raise _error(dag, number, f"invalid parameter \"{words[3]}\"")
-    for node in _targets(dag, number, words[1], "can not have a retry specification"):
-        node.retry, node.retry_unless_exit = count, unless
-
-
-_VAR = re.compile(r'\s*([A-Za-z_+][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
-
-
-def _vars(dag, number, words, line, _splices):
-    if len(words) < 3:
-        raise _error(dag, number, 'expected VARS name [PREPEND|APPEND] key="value" ...')
-    prepend = words[2].upper() == "PREPEND"
-    skip = 3 if words[2].upper() in ("PREPEND", "APPEND") else 2
-    if len(words) <= skip:
-        raise _error(dag, number, 'expected VARS name [PREPEND|APPEND] key="value" ...')
-    rest = line.split(None, skip)[skip]
-    pairs, at = {}, 0
-    while rest[at:].strip():
-        m = _VAR.match(rest, at)
-        if not m:
-            raise _error(dag, number, f"Unexpected characters in VARS line: {rest[at:].strip()}")
-        if m.group(1).lower().startswith("queue"):
-            raise _error(dag, number, f"Illegal variable name: {m.group(1)}")
-        pairs[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
-        at = m.end()
-    for node in _targets(dag, number, words[1]):
-        mine, other = (node.prepend_vars, node.vars) if prepend else (node.vars, node.prepend_vars)
-        for key, value in pairs.items():
-            other.pop(key, None)            # the last definition of a macro is the one used
-            mine[key] = value
-
-
-def _script(dag, number, words, line, _splices):
-    parts = line.split(None, 1)[1].split() if len(words) > 1 else []
-    status, delay = None, 0
-    if parts and parts[0].upper() == "DEFER":
-        if len(parts) < 3:
-            raise _error(dag, number, "expected SCRIPT DEFER status time")
-        status = _int(dag, number, parts[1], "DEFER status")
-        delay = _int(dag, number, parts[2], "DEFER time")
-        parts = parts[3:]
-    debug_file, streams = "", ""
-    if parts and parts[0].upper() == "DEBUG":
-        if len(parts) < 3:
-            raise _error(dag, number, "expected SCRIPT [DEFER status time] DEBUG file STDOUT|STDERR|ALL")
-        debug_file, streams = parts[1], parts[2].upper()
-        if streams not in DEBUG_STREAMS:
-            raise _error(dag, number, f"invalid DEBUG output type \"{parts[2]}\" "
-                                      "(expected STDOUT, STDERR or ALL)")
-        parts = parts[3:]
-    if len(parts) < 3:
-        raise _error(dag, number, "expected SCRIPT [DEFER status time] [DEBUG file type] "
-                                  "PRE|POST|HOLD node program")
-    try:
-        when = ScriptWhen(parts[0].upper())
-    except ValueError:
-        raise _error(dag, number, f"expected PRE, POST or HOLD, found {parts[0]}") from None
-    # SCRIPT [DEFER s t] [DEBUG f t] WHEN NODE, then the command
-    skip = 3 + (3 if status is not None else 0) + (3 if debug_file else 0)
-    command = line.split(None, skip)[skip].strip()
-    for node in _targets(dag, number, parts[1]):
-        node.scripts[when] = Script(when, command, status, delay, debug_file, streams)
-
-
-def _priority(dag, number, words, _line, _splices):
-    if len(words) != 3:
-        raise _error(dag, number, "expected PRIORITY name value")
-    value = _int(dag, number, words[2], "priority")
-    for node in _targets(dag, number, words[1], "can not have a priority"):
-        node.priority = value
-
-
-def _abort(dag, number, words, _line, _splices):
-    if len(words) not in (3, 5) or len(words) == 5 and words[3].upper() != "RETURN":
-        raise _error(dag, number, "expected ABORT-DAG-ON name status [RETURN value]")
-    status = _int(dag, number, words[2], "ABORT-DAG-ON status")
-    value = _int(dag, number, words[4], "RETURN value") if len(words) == 5 else None
-    if value is not None and not 0 <= value <= 255:
-        raise _error(dag, number, f"RETURN value {value} must be between 0 and 255")
-    for node in _targets(dag, number, words[1]):
-        node.abort_on, node.abort_return = status, value
-
-
-def _category(dag, number, words, _line, _splices):
-    if len(words) != 3:
-        raise _error(dag, number, "expected CATEGORY name category")
-    for node in _targets(dag, number, words[1], "can not be added to a category"):
-        node.category = words[2]
-
-
-def _maxjobs(dag, number, words, _line, _splices):
-    if len(words) != 3:
-        raise _error(dag, number, "expected MAXJOBS category value")
-    limit = _int(dag, number, words[2], "MAXJOBS value")
-    if limit < 0:
-        raise _error(dag, number, f"MAXJOBS value {limit} must be 0 or more")
-    dag.maxjobs[words[1]] = limit
-
-
-def _config(dag, number, words, _line, _splices):
-    if len(words) != 2:
-        raise _error(dag, number, "expected CONFIG file")
-    if dag.config and dag.config != words[1]:
-        raise _error(dag, number, f"only one CONFIG file is allowed ({dag.config} already given)")
-    dag.config = words[1]
-
-
-_DOT_FLAGS = {"UPDATE": ("update", True), "DONT-UPDATE": ("update", False),
-              "OVERWRITE": ("overwrite", True), "DONT-OVERWRITE": ("overwrite", False)}
-
-
-def _dot(dag, number, words, _line, _splices):
-    """DOT file [UPDATE|DONT-UPDATE] [OVERWRITE|DONT-OVERWRITE] [INCLUDE header]: a later
-    DOT names another file and changes the options it gives; other words are passed
-    over, as DAGMan passes them."""
-    if len(words) < 2:
-        raise _error(dag, number, "Missing dot file name")
-    if dag.dot is None:
-        dag.dot = DotFile(words[1])
-    dag.dot.path = words[1]
-    rest = iter(words[2:])
-    for word in rest:
-        if word.upper() in _DOT_FLAGS:
-            name, value = _DOT_FLAGS[word.upper()]
-            setattr(dag.dot, name, value)
-        elif word.upper() == "INCLUDE":
-            dag.dot.include = next(rest, "")
-            if not dag.dot.include:
-                raise _error(dag, number, "Missing include file name.")
-
-
-def _pre_skip(dag, number, words, _line, _splices):
-    if len(words) < 3:
-        raise _error(dag, number, "Missing exit code" if len(words) == 2 else "Missing node name")
-    if len(words) > 3:
-        raise _error(dag, number, f"invalid parameter \"{words[3]}\"")
-    try:
-        code = int(words[2])
-    except ValueError:
-        raise _error(dag, number, f"Invalid exit code \"{words[2]}\"") from None
-    for node in _targets(dag, number, words[1]):
-        node.pre_skip = code
-
-
-def _status_file(dag, number, words, _line, _splices):
-    """NODE_STATUS_FILE file [min_update_time] [ALWAYS-UPDATE]: a later one does not
-    override the first (a warning)."""
-    if len(words) < 2:
-        raise _error(dag, number, "Missing node status file name")
-    spec = StatusFile(words[1])
-    if len(words) > 2:
-        try:
-            spec.min_update = int(words[2])
-        except ValueError:
-            raise _error(dag, number, f"Invalid min update time value \"{words[2]}\"") from None
-    if len(words) > 3:
-        if words[3].upper() != "ALWAYS-UPDATE":
-            raise _error(dag, number, f"invalid parameter \"{words[3]}\"")
-        spec.always = True
-    if len(words) > 4:
-        raise _error(dag, number, f"Extra token ({words[4]}) on NODE_STATUS_FILE line")
-    if dag.status_file is not None:
-        dag.notes.append(f"{_where(dag)} (line {number}): Warning: Attempt to set NODE_STATUS_FILE to "
-                         f"{words[1]} does not override existing value of {dag.status_file.path}")
-        return
-    dag.status_file = spec
-
-
-def _jobstate_log(dag, number, words, _line, _splices):
-    """JOBSTATE_LOG file: a later one does not override the first (a warning)."""
-    if len(words) < 2:
-        raise _error(dag, number, "Missing jobstate log file name")
-    if len(words) > 2:
-        raise _error(dag, number, f"Extra token ({words[2]}) on JOBSTATE_LOG line")
-    if dag.jobstate_log:
-        dag.notes.append(f"{_where(dag)} (line {number}): Warning: Attempt to set JOBSTATE_LOG to "
-                         f"{words[1]} does not override existing value of {dag.jobstate_log}")
-        return
-    dag.jobstate_log = words[1]
-
-
-def _done(dag, number, words, _line, _splices):
-    if len(words) != 2:
-        raise _error(dag, number, "expected DONE name")
-    for node in _targets(dag, number, words[1]):
-        if node.kind not in REGULAR and node.kind is not NodeKind.FINAL:
-            dag.notes.append(f"{_where(dag)} (line {number}): WARNING: {node.kind.value} "
-                             f"node(s) can not be referenced by the DONE command")
-            continue
-        node.done = True
-
-
-_ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
-
-
-def _set_job_attr(dag, number, _words, line, _splices):
-    """SET_JOB_ATTR name = value: an attribute of the manager job's ad (the last value
-    given for a name is used)."""
-    rest = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
-    name, equals, value = rest.partition("=")
-    name, value = name.strip(), value.strip()
-    if not equals or not name or not value:
-        raise _error(dag, number, "expected SET_JOB_ATTR name = value")
-    if not _ATTR_NAME.match(name):
-        raise _error(dag, number, f"invalid attribute name \"{name}\"")
-    from gridtools.classad import ClassAdSyntaxError, parse
-    try:
-        parse(value)
-    except (ClassAdSyntaxError, ValueError):
-        raise _error(dag, number, f"invalid value of attribute {name}: {value}") from None
-    dag.job_attrs[name] = value
-
-
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def _env(dag, number, words, line, _splices):
-    """ENV GET name ... (names may be separated by commas too) | ENV SET name=value;..."""
-    if len(words) < 3 or words[1].upper() not in ("GET", "SET"):
-        raise _error(dag, number, "expected ENV GET name ... or ENV SET name=value;...")
-    rest = line.split(None, 2)[2]
-    if words[1].upper() == "GET":
-        for name in rest.replace(",", " ").split():
-            if not _ENV_NAME.match(name):
-                raise _error(dag, number, f"invalid environment variable name \"{name}\"")
-            if name not in dag.env_get:
-                dag.env_get.append(name)
-        return
-    for pair in rest.split(";"):
-        if not pair.strip():
-            continue
-        name, equals, value = pair.strip().partition("=")
-        if not equals or not _ENV_NAME.match(name.strip()):
-            raise _error(dag, number, f"invalid ENV SET setting \"{pair.strip()}\" (expected name=value)")
-        dag.env_set[name.strip()] = value
-
-
-def _save_point(dag, number, words, _line, _splices):
-    """SAVE_POINT_FILE name [file]: the default file is NAME-DAGFILE.save, DAGFILE the
-    name of the file the statement is in."""
-    if len(words) not in (2, 3):
-        raise _error(dag, number, "expected SAVE_POINT_FILE name [file]")
-    for node in _targets(dag, number, words[1], "can not have a SAVE_POINT_FILE"):
-        node.save_file = words[2] if len(words) == 3 else \
-            f"{node.name}-{os.path.basename(_where(dag))}.save"
-
-
 def _node_pass(*_args):
     """Statements handled by the first pass."""
 
 
-_HANDLERS = {
-    "JOB": _node_pass, "NODE": _node_pass, "FINAL": _node_pass, "SUBDAG": _node_pass,
-    "SERVICE": _node_pass, "PROVISIONER": _node_pass, "SUBMIT-DESCRIPTION": _node_pass,
-    "SPLICE": _node_pass, "PARENT": _parent, "RETRY": _retry, "VARS": _vars,
-    "SCRIPT": _script, "PRIORITY": _priority, "ABORT-DAG-ON": _abort,
-    "CATEGORY": _category, "MAXJOBS": _maxjobs, "CONFIG": _config, "DOT": _dot,
-    "DONE": _done, "PRE_SKIP": _pre_skip, "NODE_STATUS_FILE": _status_file,
-    "JOBSTATE_LOG": _jobstate_log, "SET_JOB_ATTR": _set_job_attr, "ENV": _env,
-    "SAVE_POINT_FILE": _save_point,
-}
+#: the statements the first pass reads (nodes, descriptions, splices); the others
+#: are ``dagstatements``' (``_handlers``)
+_FIRST_PASS = ("JOB", "NODE", "FINAL", "SUBDAG", "SERVICE", "PROVISIONER", "SUBMIT-DESCRIPTION", "SPLICE")
+_HANDLERS = {}
+
+
+def _handlers():
+    """Keyword -> the function that reads its statement in the second pass."""
+    if not _HANDLERS:
+        from gridtools.formats.condor import dagstatements
+        _HANDLERS.update(dict.fromkeys(_FIRST_PASS, _node_pass))
+        _HANDLERS["PARENT"] = _parent
+        _HANDLERS.update(dagstatements.HANDLERS)
+    return _HANDLERS
 
 
 def _splice(dag, number, words, read, lifted):
