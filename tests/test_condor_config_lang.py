@@ -245,6 +245,20 @@ def test_desktop_hours_reads_int_of_its_fragments():
     assert config.get("START") == "(ClockMin < 390 || ClockMin > 1020)"
 
 
+def test_the_function_macros_of_a_configuration():
+    """$RANDOM_INTEGER (as UWCS_PERIODIC_CHECKPOINT uses it), $RANDOM_CHOICE, $CHOICE,
+    $SUBSTR, $BASENAME and $DIRNAME expand in a configuration as in HTCondor's."""
+    config = config_of("R = $RANDOM_INTEGER(-30, 30, 10)\nL = a, b, c\nC = $CHOICE(1, L)\n"
+                       "P = $RANDOM_CHOICE(x, y)\nS = $SUBSTR(abcdef, 2, 3)\nB = $BASENAME(/a/b/c.txt)\n"
+                       "D = $DIRNAME(/a/b/c.txt)\nK = $UNKNOWN(1)\n")
+    assert {config.get("R") for _ in range(60)} == {"-30", "-20", "-10", "0", "10", "20", "30"}
+    assert values(config, "C", "S", "B", "D", "K") == ["b", "cde", "c.txt", "/a/b/", "$UNKNOWN(1)"]
+    assert config.get("P") in ("x", "y")
+    checkpoint = config_of("use FEATURE : UWCS_DESKTOP_POLICY_VALUES\n",
+                           condor_params.macro).get("UWCS_PERIODIC_CHECKPOINT")
+    assert "RANDOM" not in checkpoint and parse(checkpoint) is not None
+
+
 def test_nested_use_and_use_inside_an_if():
     config = config_of("PolicyExprFragments = mine\nuse POLICY : UWCS_DESKTOP\n")
     assert "KeyboardBusy" not in config and config.get("START") == config.get("UWCS_START")

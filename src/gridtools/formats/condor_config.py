@@ -32,6 +32,9 @@ NAME's (expanded) value, so a later redefinition of NAME wins;
 ``$(NAME:default)`` uses ``default`` when NAME is undefined; ``$ENV(VAR)``
 is an environment variable; ``$INT(NAME[,fmt])`` and ``$REAL(NAME[,fmt])`` are
 NAME's value (or the text itself) evaluated as a ClassAd expression, as a number;
+``$STRING``, ``$EVAL``, ``$SUBSTR``, ``$CHOICE``, ``$BASENAME``, ``$DIRNAME``,
+``$RANDOM_CHOICE`` and ``$RANDOM_INTEGER`` work as in submit descriptions (a random
+one draws again at each expansion);
 ``$$(...)`` is left alone (it belongs to match-time expansion in submit files). A definition that refers to itself,
 ``A = $(A),def``, appends to A's previous value. Macros that refer to each
 other in a cycle are an error, reported when used.
@@ -140,16 +143,17 @@ class _Expander:
         elif m.group(2).upper() == "ENV":
             name, _, default = self.text(body, stack).partition(":")
             out.append(self.environ.get(name.strip(), default))
-        elif m.group(2).upper() in ("INT", "REAL"):
-            out.append(self.number(m.group(2).upper(), body, stack))
+        elif m.group(2).upper() in FUNCTIONS:
+            out.append(self.function(m.group(2).upper(), body, stack))
         elif m.group(2):  # another $FUNCTION(...): left as written
             out.append(text[j:end + 1])
         else:
             out.append(self.macro(self.text(body, stack), stack))
         return end + 1
 
-    def number(self, function, body, stack):
-        """``$INT(...)`` or ``$REAL(...)``, as submit descriptions read them."""
+    def function(self, function, body, stack):
+        """``$INT(...)``, ``$RANDOM_INTEGER(...)`` ... (``FUNCTIONS``), as submit
+        descriptions read them."""
         from gridtools.formats.condor.macrofuncs import FUNCTIONS
         from gridtools.formats.condor.macros import MacroProblem
         try:
@@ -173,12 +177,20 @@ class _Expander:
         return value
 
 
+#: the function forms of ``$NAME(...)`` a configuration expands (``condor.macrofuncs``);
+#: another is left as written
+FUNCTIONS = ("INT", "REAL", "STRING", "EVAL", "SUBSTR", "CHOICE", "BASENAME", "DIRNAME",
+             "RANDOM_CHOICE", "RANDOM_INTEGER")
+
+
 class _Functions:
     """An expansion as the functions of submit descriptions (``condor.macrofuncs``)
     see one."""
 
     def __init__(self, expander, stack):
+        import random
         self.expander, self.stack, self.environ = expander, stack, expander.environ
+        self.lookup, self.rng = expander.lookup, random.Random
 
     def expand(self, text, _depth=0):
         return self.expander.text(text, self.stack)
