@@ -266,6 +266,19 @@ def test_nested_use_and_use_inside_an_if():
     assert config.get("KeyboardBusy") == "(KeyboardIdle < )"       # (MINUTE: not in a bare Config)
 
 
+def test_host_based_security_names_this_machine_s_addresses():
+    """IPV4_ADDRESS and IPV6_ADDRESS are this machine's (found when first asked for), as
+    SECURITY : HOST_BASED reads them."""
+    import socket
+    found = condor_params.addresses()
+    socket.inet_pton(socket.AF_INET, found["IPV4_ADDRESS"])
+    assert found["IP_ADDRESS"] == found["IPV4_ADDRESS"]
+    config = config_of("FULL_HOSTNAME = here.example\nuse SECURITY : HOST_BASED\n", condor_params.macro)
+    assert config.get("ALLOW_WRITE").split() == ["here.example", found["IPV4_ADDRESS"]] + \
+        ([found["IPV6_ADDRESS"]] if found["IPV6_ADDRESS"] else [])
+    assert condor_params.default("ipv4_address") == found["IPV4_ADDRESS"]
+
+
 def test_security_templates():
     config = config_of("use SECURITY : recommended_v9_0(svc, admin@x)\n")
     assert values(config, "SECURITY_MODEL", "SEC_DEFAULT_ENCRYPTION", "ALLOW_ADMINISTRATOR", "ALLOW_DAEMON") == [

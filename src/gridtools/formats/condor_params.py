@@ -136,12 +136,41 @@ def default(name):
     if key == "RELEASE_DIR":
         return release_dir()
     found = DEFAULTS.get(key)
-    return _MACROS.get(key) if found is None else found
+    return macro(key) if found is None else found
+
+
+#: the addresses HTCondor detects, found when a configuration first asks for one
+ADDRESSES = ("IP_ADDRESS", "IPV4_ADDRESS", "IPV6_ADDRESS")
+_ADDRESSES = {}
 
 
 def macro(name):
-    """The default text of macro ``name`` of ``MACROS`` (any case), or None."""
-    return _MACROS.get(name.upper())
+    """The default text of macro ``name`` of ``MACROS`` (any case), or of one of the
+    ``ADDRESSES``, or None."""
+    key = name.upper()
+    if key in ADDRESSES:
+        return addresses()[key]
+    return _MACROS.get(key)
+
+
+def addresses():
+    """{IP_ADDRESS, IPV4_ADDRESS, IPV6_ADDRESS}: the addresses this machine's traffic
+    to the outside leaves from (asked of the routing table, no packet sent; 127.0.0.1
+    and "" without a route), found once."""
+    if not _ADDRESSES:
+        import socket
+        found = {}
+        for family, key, probe in ((socket.AF_INET, "IPV4_ADDRESS", "192.0.2.1"),
+                                   (socket.AF_INET6, "IPV6_ADDRESS", "2001:db8::1")):
+            try:
+                with socket.socket(family, socket.SOCK_DGRAM) as sock:
+                    sock.connect((probe, 9))
+                    found[key] = sock.getsockname()[0]
+            except OSError:
+                found[key] = "127.0.0.1" if family == socket.AF_INET else ""
+        found["IP_ADDRESS"] = found["IPV4_ADDRESS"]
+        _ADDRESSES.update(found)
+    return _ADDRESSES
 
 
 def release_dir():
