@@ -40,19 +40,24 @@ ActivationTimer = ifThenElse(JobStart =!= UNDEFINED, (time() - JobStart), 0)
 LastCkpt = (time() - LastPeriodicCheckpoint)
 """
 
-# the end of the idle-desktop policies: evict, never suspend, one job per keyboard
-_EVICT_NOT_SUSPEND = """\
-WANT_SUSPEND = False
-WANT_VACATE = True
-SUSPEND = False
-CONTINUE = True
-KILL = False
+# the end of every desktop policy: no retirement, one job per keyboard, the owner's when
+# START is false
+_DESKTOP_END = """\
 MaxJobRetirementTime = 0
 CLAIM_WORKLIFE =
 SLOTS_CONNECTED_TO_KEYBOARD = 1000000
 SLOTS_CONNECTED_TO_CONSOLE = 1000000
 IS_OWNER = (START =?= False)
 """
+
+# the end of the idle-desktop policies: evict, never suspend
+_EVICT_NOT_SUSPEND = """\
+WANT_SUSPEND = False
+WANT_VACATE = True
+SUSPEND = False
+CONTINUE = True
+KILL = False
+""" + _DESKTOP_END
 
 _DESKTOP = """\
 if ! defined PolicyExprFragments
@@ -67,12 +72,7 @@ PREEMPT = (((Activity == "Suspended") && ($(ActivityTimer) > $(MaxSuspendTime)))
 WANT_SUSPEND = ($(SmallJob) || $(KeyboardNotBusy) || $(IsVanilla)) && ($(SUSPEND))
 WANT_VACATE = $(ActivationTimer) > 600 || $(IsVanilla)
 KILL = False
-MaxJobRetirementTime = 0
-CLAIM_WORKLIFE =
-SLOTS_CONNECTED_TO_KEYBOARD = 1000000
-SLOTS_CONNECTED_TO_CONSOLE = 1000000
-IS_OWNER = (START =?= False)
-"""
+""" + _DESKTOP_END
 
 _POLICY_HOURS_TO_START = """\
 WorkdayBeginHour = $(1:8)
