@@ -357,7 +357,8 @@ def test_condor_config_val_lists_and_prints_templates(cell):
     result = run(cell, "use", "role", "use", "ROLE:submit", "use", "FEATURE:PartitionableSlot(2, 50%)",
                  "use", "ROLE:Nope")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == ("use ROLE accepts\n  CentralManager\n  Execute\n  Personal\n  Submit\n"
+    assert result.stdout == ("use ROLE accepts\n  CentralManager\n  Execute\n  get_htcondor_central_manager\n"
+                             "  get_htcondor_execute\n  get_htcondor_submit\n  Personal\n  Submit\n"
                              "use ROLE:Submit is\nDAEMON_LIST = $(DAEMON_LIST) SCHEDD\n"
                              "use FEATURE:PartitionableSlot(2, 50%) is\nNUM_SLOTS_TYPE_2 = 1\n"
                              "SLOT_TYPE_2_PARTITIONABLE = true\nSLOT_TYPE_2 = 50%\n\n"
@@ -407,3 +408,20 @@ def test_expansions_agree_with_htcondor(tmp_path, text):
         for usage in (200, 50):     # (a knob default of gridtools' own may be or-ed in)
             slot, job = _slot_and_job(usage)
             assert parse(ours).eval(slot, job) == parse(str(their)).eval(slot, job), (name, ours, their)
+
+
+def test_htcondor_s_other_templates_read_as_htcondor_s_or_set_nothing():
+    """The templates of HTCondor's table the cell has no use for still read: a
+    configuration written for HTCondor does not fail on them."""
+    config = config_of("use FEATURE : GPUs\nuse ROLE : get_htcondor_execute\nuse SECURITY : FIPS\n"
+                       "use FEATURE : AssignProjectName(projects, /etc/projects.map)\n"
+                       "use UPGRADE : DISCARD\nuse EXPERIMENTAL : HAD\nuse FEATURE : PelicanCache\n",
+                       condor_params.macro)
+    assert config.get("STARTD_CRON_JOBLIST").split() == ["GPUs_MONITOR"]
+    assert config.get("STARTD_CRON_GPUs_MONITOR_METRICS") == "SUM:GPUs, PEAK:GPUsMemory"
+    assert config.get("DAEMON_LIST").split() == ["STARTD"] and config.get("TRUST_DOMAIN") is not None
+    assert config.get("SEC_DEFAULT_CRYPTO_METHODS") == "AES,3DES"
+    assert config.get("JOB_TRANSFORM_SetProjectName") == 'EVALSET ProjectName usermap("projects",Owner,ProjectName)'
+    assert config.get("CLASSAD_USER_MAPFILE_projects") == "/etc/projects.map"
+    with pytest.raises(ConfigError, match="requires a map_file argument"):
+        config_of("use FEATURE : AssignAccountingGroup\n")

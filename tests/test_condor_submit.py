@@ -617,6 +617,33 @@ def test_submit_requirements_see_the_schedd_s_job_counts(cell, workdir):
     assert len(statuses(cell)) == 2
 
 
+def test_assign_accounting_group_maps_each_owner_to_its_group(cell, workdir, users):
+    """use FEATURE : AssignAccountingGroup(map file): each job's AccountingGroup comes
+    from its owner's line of the map (the group it asks for when the map gives it that
+    one), set by the daemon's transform; a group it may not have, or an owner the map
+    does not know, refuses the job in the feature's words."""
+    groups = os.path.join(cell.root, "etc", "groups.map")
+    write(groups, "* root physics,chem\n")
+    os.chmod(groups, 0o644)
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"use FEATURE : AssignAccountingGroup({groups})\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    plain = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir)
+    chosen = submit(cell, SLEEP + "accounting_group = chem\nhold = true\nqueue\n", cwd=workdir, name="c.sub")
+    wait_for(lambda: len(statuses(cell)) == 2)
+    shown = cell.run("condor_q", "-af", "ClusterId", "AccountingGroup", "AcctGroupUser").stdout.splitlines()
+    assert shown == [f"{plain} physics.root root", f"{chosen} chem.root root"]
+    write(os.path.join(workdir, "bad.sub"), SLEEP + "accounting_group = bio\nhold = true\nqueue\n")
+    proc = cell.run("condor_submit", "bad.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr.splitlines()[-1]) == (1, "ERROR: Permission denied setting accounting_group to bio")
+    os.chmod(workdir, 0o777)
+    write(os.path.join(workdir, "u.sub"), SLEEP + "hold = true\nqueue\n")
+    proc = cell.run("condor_submit", "u.sub", cwd=workdir, user=users[0])
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == "ERROR: Submit requirement AssignAccountingGroup not met."
+    assert len(statuses(cell)) == 2
+
+
 TRANSFORMS = """JOB_TRANSFORM_NAMES = Mem, Tag, Broken
 JOB_TRANSFORM_Mem @=end
    # too little memory asked for: give it some

@@ -4,6 +4,7 @@ gives, and what they make of a job's ad."""
 import pytest
 
 from gridtools.classad import ClassAd
+from gridtools.classad.values import UNDEFINED
 from gridtools.formats.condor import submitreqs, transforms
 
 TAG = """
@@ -86,3 +87,49 @@ def test_copy_rename_and_delete_take_a_regular_expression_of_names():
                        "KeepToo = 4\n")
     _found, problems = transforms.load("Bad", {"JOB_TRANSFORM_Bad": "DELETE /(/\n"}.get)
     assert problems[0].startswith("JOB_TRANSFORM_Bad macro stream malformed, ignoring. invalid regex '('")
+
+
+MAP = """# method principal canonical
+* alice physics,chem
+* "a b" spaced
+* /^b(.*)$/i bio\\1
+x carol xonly
+"""
+
+
+def test_user_maps_read_htcondor_s_map_lines_and_usermap_answers_from_them(tmp_path):
+    """SCHEDD_CLASSAD_USER_MAP_NAMES: each map from CLASSAD_USER_MAPFILE_<name> (or
+    _MAPDATA_); userMap() gives the list, or the preferred item when it is in it, else
+    the first; UNDEFINED (or the 4th argument) when nothing matches."""
+    from gridtools.classad import parse
+    from gridtools.formats.condor import usermaps
+    path = tmp_path / "groups.map"
+    path.write_text(MAP)
+    knobs = {"SCHEDD_CLASSAD_USER_MAP_NAMES": "groups inline gone", "CLASSAD_USER_MAPFILE_groups": str(path),
+             "CLASSAD_USER_MAPDATA_inline": "* dave ops\n", "CLASSAD_USER_MAPFILE_gone": str(tmp_path / "no")}
+    maps, problems = usermaps.load(knobs.get)
+    assert sorted(maps) == ["groups", "inline"] and len(problems) == 1 and "'gone'" in problems[0]
+    usermaps.install(maps)
+
+    def value(text):
+        return parse(text).eval()
+    assert value('userMap("groups", "alice")') == "physics,chem"
+    assert value('userMap("groups", "alice", "CHEM")') == "chem"
+    assert value('userMap("groups", "alice", "bio")') == "physics"
+    assert value('userMap("groups", "Bert")') == "bioert"            # (a regex, any case, its group)
+    assert value('userMap("groups", "a b")') == "spaced"
+    assert value('userMap("groups", "carol")') is UNDEFINED          # (method x only)
+    assert value('userMap("groups.x", "carol")') == "xonly"
+    assert value('userMap("groups", "zed")') is UNDEFINED
+    assert value('userMap("groups", "zed", "a", "fallback")') == "fallback"
+    assert value('userMap("inline", "dave")') == "ops" and value('userMap("nomap", "dave")') is UNDEFINED
+    usermaps.install({})
+
+
+def test_a_statement_may_put_an_equals_sign_or_a_comma_after_its_attribute():
+    found, problems = transforms.load("T", {"JOB_TRANSFORM_T": "SET A = 1 + 1\nCOPY Owner = Who\n"
+                                                              "COPY Owner, Also\nEVALSET B= A * 2\n"}.get)
+    assert problems == []
+    ad = ClassAd({"Owner": "bob"})
+    transforms.apply(found, ad)
+    assert [ad.eval(n) for n in ("A", "Who", "Also", "B")] == [2, "bob", "bob", 4]

@@ -116,7 +116,21 @@ def fn_merge_environment(*texts):
     return built(" ".join(quote_word(f"{name}={merged[name]}") for name in sorted(merged)))
 
 
-@builtin("userMap", args=(2, 3))
-def fn_user_map(name, key, preferred=None):
-    """No map files are configured here: every mapping is UNDEFINED."""
-    return ERROR if exceptional(name, key, preferred) is ERROR else UNDEFINED
+@builtin("userMap", args=(2, 4))
+def fn_user_map(name, key, preferred=None, default=UNDEFINED):
+    """The value of ``key`` in the schedd's user map ``name`` (``formats.condor.usermaps``):
+    the whole list it maps to; given ``preferred``, that item of the list when it is one
+    (in any case), else its first; UNDEFINED (the 4-argument form: ``default``) when
+    the map does not hold ``key`` or is not configured."""
+    if type(name) is not str or type(key) is not str:
+        return ERROR if name is ERROR or key is ERROR else default
+    from gridtools.formats.condor.usermaps import mapping
+    found = mapping(name, key)
+    if found is None:
+        return default
+    if preferred is None:
+        return found
+    items = [item for item in found.split(",") if item]
+    chosen = next((item for item in items if type(preferred) is str and item.lower() == preferred.lower()),
+                  items[0] if items else None)
+    return default if chosen is None else chosen

@@ -440,7 +440,15 @@ def job_transforms(state):
     if not names or not names.strip() or conf.main is None:
         return []
     from gridtools.formats.condor import transforms
+    user_maps(state, conf)
     return _read_once(state, conf, ("job transforms", names), lambda: transforms.load(names, conf.main.raw))
+
+
+def user_maps(state, conf):
+    """Install the schedd's ClassAd user maps of the cell's condor_config, which
+    userMap() reads (``formats.condor.usermaps``), read once for each reading of it."""
+    from gridtools.formats.condor import usermaps
+    usermaps.install(_read_once(state, conf, ("user maps",), lambda: usermaps.load(conf.get)))
 
 
 def _read_once(state, conf, key, load):
@@ -467,6 +475,7 @@ def _submit_refusal(state, spec):
     found = _read_once(state, conf, ("submit requirements", names), lambda: submitreqs.rules(conf.get, names))
     if not found:
         return ""
+    user_maps(state, conf)
     schedd = schedd_ad(state)
     job = Job(spec)
     numbers = condorjob.spec_numbers(spec)

@@ -1,11 +1,12 @@
 """HTCondor's configuration templates ("metaknobs"): the text a ``use CATEGORY : NAME``
 statement of condor_config reads in its place.
 
-``TEMPLATES`` maps each category (ROLE, FEATURE, POLICY, SECURITY) to its templates,
-each a piece of configuration text that may hold ``if`` blocks, ``error`` statements
-and ``use`` statements of its own. The definitions set the knobs HTCondor 24's
-templates of the same name set, to expressions of the same meaning. Category and
-template names are matched in any case.
+``TEMPLATES`` maps each category (ROLE, FEATURE, POLICY, SECURITY, EXPERIMENTAL,
+UPGRADE) to its templates, each a piece of configuration text that may hold ``if``
+blocks, ``error`` statements and ``use`` statements of its own. The definitions set
+the knobs HTCondor 24's templates of the same name set, to expressions of the same
+meaning; those for what a cell does not run (``INERT``) are read and set nothing.
+Category and template names are matched in any case.
 
 A statement may name several templates, with arguments in parentheses::
 
@@ -273,6 +274,120 @@ ALLOW_READ = *
 """
 
 #: category -> template name -> configuration text
+_TESTINGMODE_POLICY_VALUES = """\
+TESTINGMODE_WANT_SUSPEND = False
+TESTINGMODE_WANT_VACATE = True
+TESTINGMODE_START = True
+TESTINGMODE_SUSPEND = False
+TESTINGMODE_CONTINUE = True
+TESTINGMODE_PREEMPT = False
+TESTINGMODE_KILL = False
+TESTINGMODE_PERIODIC_CHECKPOINT = False
+TESTINGMODE_PREEMPTION_REQUIREMENTS = False
+TESTINGMODE_PREEMPTION_RANK = 0
+TESTINGMODE_CLAIM_WORKLIFE = 1200
+"""
+
+# a machine resource watched by a startd cron job: (resource, mode, period, program, metrics ...)
+_MONITOR = """\
+if ! $(5?)
+  error : use feature : monitor requires five or more arguments
+endif
+STARTD_CRON_JOBLIST = $(STARTD_CRON_JOBLIST) $(1)_MONITOR
+STARTD_CRON_$(1)_MONITOR_MODE = $(2)
+STARTD_CRON_$(1)_MONITOR_PERIOD = $(3)
+STARTD_CRON_$(1)_MONITOR_EXECUTABLE = $(4)
+STARTD_CRON_$(1)_MONITOR_METRICS = $(5+)
+"""
+
+# a user map of the schedd's ClassAd functions (usermap()): (map name, map file)
+_SCHEDD_USERMAP_FILE = """\
+if ! $(2?)
+  error : use FEATURE : ScheddUsermapFile requires 2 arguments: map_name, map_file
+endif
+SCHEDD_CLASSAD_USER_MAP_NAMES = $(SCHEDD_CLASSAD_USER_MAP_NAMES) $(1)
+CLASSAD_USER_MAPFILE_$(1) = $(2)
+"""
+
+# a job attribute set from a user map of another: (attribute, from, map name [, map file])
+_SET_JOB_ATTR_FROM_USERMAP = """\
+if ! $(3?)
+  error : use FEATURE : SetJobAttrFromUsermap requires at least 3 arguments: dest_attr, src_attr, map_name [,map_file]
+endif
+if $(4?)
+  use FEATURE : ScheddUsermapFile($(3), $(4))
+endif
+JOB_TRANSFORM_NAMES = $(JOB_TRANSFORM_NAMES) Set$(1)
+JOB_TRANSFORM_Set$(1) = EVALSET $(1) usermap("$(3)",$(2),$(1))
+SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) Require$(1)
+SUBMIT_REQUIREMENT_Require$(1) = $(1) isnt undefined
+SUBMIT_REQUIREMENT_Require$(1)_REASON = strcat("Submit requirement Require$(1) not met - Could not map '", $(2)?:"undefined", "' to a $(1)")
+"""
+
+# the accounting group of each job from a user map of its owner: (map file [, check the group asked for])
+_ASSIGN_ACCOUNTING_GROUP = """\
+if ! $(1?)
+  error : use FEATURE : AssignAccountingGroup requires a map_file argument
+endif
+use FEATURE : ScheddUsermapFile(AssignAccountingGroup, $(1))
+JOB_TRANSFORM_NAMES = $(JOB_TRANSFORM_NAMES) AssignAccountingGroup
+JOB_TRANSFORM_AssignAccountingGroup @=end
+  COPY Owner = AcctGroupUser
+  COPY AcctGroup = RequestedAcctGroup
+  EVALSET AcctGroup = usermap("AssignAccountingGroup",AcctGroupUser,AcctGroup)
+  EVALSET AccountingGroup = join(".",AcctGroup,AcctGroupUser)
+@end
+IMMUTABLE_JOB_ATTRS = $(IMMUTABLE_JOB_ATTRS) AcctGroup AcctGroupUser AccountingGroup
+if $(2:True)
+  SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) CheckRequestedGroup
+  SUBMIT_REQUIREMENT_CheckRequestedGroup = RequestedAcctGroup is undefined || RequestedAcctGroup == AcctGroup
+  SUBMIT_REQUIREMENT_CheckRequestedGroup_REASON = strcat("Permission denied setting accounting_group to ", RequestedAcctGroup)
+endif
+SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) AssignAccountingGroup
+SUBMIT_REQUIREMENT_AssignAccountingGroup = AcctGroup isnt undefined && AccountingGroup isnt undefined
+SUBMIT_REQUIREMENT_AssignAccountingGroup_REASON = strcat("Submit requirement AssignAccountingGroup not met - Could not map '", Owner, "' to an accounting group ", RequestedAcctGroup)
+"""
+
+_REMOTE_RUNTIME_CONFIG = """\
+ENABLE_RUNTIME_CONFIG = True
+ALLOW_CONFIG = $(ALLOW_ADMINISTRATOR)
+if $(0#)
+  SETTABLE_ATTRS_CONFIG = $(SETTABLE_ATTRS_CONFIG) $(0)
+endif
+"""
+
+_CHILD_COLLECTOR = """\
+COLLECTOR$(1) = $(COLLECTOR)
+if $(2?)
+  COLLECTOR$(1)_ARGS = -p $(2)
+else
+  COLLECTOR$(1)_ARGS = -sock collector$(1)
+endif
+COLLECTOR$(1).COLLECTOR_NAME = Collector$(1)
+COLLECTOR$(1).CONDOR_VIEW_HOST = $(TOP_COLLECTOR_HOST)
+COLLECTOR$(1).CCB_RECONNECT_FILE = $(SPOOL)/Collector$(1).ccb_reconnect
+DAEMON_LIST = $(DAEMON_LIST) COLLECTOR$(1)
+TOP_COLLECTOR_HOST = $(COLLECTOR_HOST)
+"""
+
+_IDTOKENS = """\
+use SECURITY : recommended
+SEC_READ_AUTHENTICATION_METHODS = $(SEC_DEFAULT_AUTHENTICATION_METHODS),ANONYMOUS
+SEC_CLIENT_AUTHENTICATION_METHODS = $(SEC_DEFAULT_AUTHENTICATION_METHODS),ANONYMOUS
+TRUST_DOMAIN = $(CONDOR_HOST)
+"""
+
+#: templates HTCondor has for what a gridtools cell does not run (caches, credential
+#: daemons, statistics feeds, collector failover, cloud annexes, checkpoint storage):
+#: a use statement reads them, and they set nothing
+INERT = {
+    "FEATURE": ("PelicanCache", "PelicanRetryPolicy", "LIBRARIAN", "KRB", "OAUTH", "ADSTASH", "GANGLIA",
+                "HPC_ANNEX", "DefaultCheckpointDestination"),
+    "POLICY": ("OnlyRegisteredCheckpointDestinations",),
+    "EXPERIMENTAL": ("CollectorNode", "HAD", "HADSharedPort", "HADFixedPort", "HADReplication"),
+    "UPGRADE": ("DISCARD", "DISCARDX", "DISCARDIF", "DISCARDIFX", "DISCARD_VMWARE"),
+}
+
 TEMPLATES = {
     "ROLE": {
         "Personal": "CONDOR_HOST = 127.0.0.1\nCOLLECTOR_HOST = $(CONDOR_HOST):0\n"
@@ -280,6 +395,9 @@ TEMPLATES = {
         "Submit": "DAEMON_LIST = $(DAEMON_LIST) SCHEDD\n",
         "Execute": "DAEMON_LIST = $(DAEMON_LIST) STARTD\n",
         "CentralManager": "DAEMON_LIST = $(DAEMON_LIST) COLLECTOR NEGOTIATOR\n",
+        "get_htcondor_central_manager": "use SECURITY : get_htcondor_idtokens\nuse ROLE : CentralManager\n",
+        "get_htcondor_submit": "use SECURITY : get_htcondor_idtokens\nuse ROLE : Submit\n",
+        "get_htcondor_execute": "use SECURITY : get_htcondor_idtokens\nuse ROLE : Execute\n",
     },
     "FEATURE": {
         "PartitionableSlot": "NUM_SLOTS_TYPE_$(1:1) = 1\nSLOT_TYPE_$(1:1)_PARTITIONABLE = true\n"
@@ -300,6 +418,31 @@ TEMPLATES = {
         "ScheddCronPeriodic": "use FEATURE : PeriodicCronHook(SCHEDD_CRON, $(0))\n",
         "ScheddCronOneShot": "use FEATURE : OneShotCronHook(SCHEDD_CRON, $(0))\n",
         "ScheddCronContinuous": "use FEATURE : ContinuousCronHook(SCHEDD_CRON, $(0))\n",
+        "TESTINGMODE_POLICY_VALUES": _TESTINGMODE_POLICY_VALUES,
+        "Monitor": _MONITOR,
+        "GPUsMonitor": "use FEATURE : Monitor(GPUs, WaitForExit, 300, $(GPU_MONITOR), SUM:GPUs, PEAK:GPUsMemory)\n"
+                       "STARTD_CRON_GPUs_MONITOR_CONDITION = TotalGPUs > 0 && OpSys =!= \"WINDOWS\"\n"
+                       "STARTD_JOB_ATTRS = $(STARTD_JOB_ATTRS) GPUsUsage GPUsMemoryUsage\n",
+        "GPUs": "MACHINE_RESOURCE_INVENTORY_GPUs = $(LIBEXEC)/condor_gpu_discovery $(1) -properties "
+                "$(GPU_DISCOVERY_EXTRA)\n"
+                "ENVIRONMENT_FOR_AssignedGPUs = GPU_DEVICE_ORDINAL=/(CUDA|OCL)//  CUDA_VISIBLE_DEVICES=/CUDA//\n"
+                "ENVIRONMENT_VALUE_FOR_UnAssignedGPUs = 10000\n"
+                "use FEATURE : GPUsMonitor\n",
+        "ScheddUsermapFile": _SCHEDD_USERMAP_FILE,
+        "SetJobAttrFromUsermap": _SET_JOB_ATTR_FROM_USERMAP,
+        "AssignProjectName": "if ! $(1?)\n  error : use FEATURE : AssignProjectName requires a map_name argument\n"
+                             "endif\nuse FEATURE : SetJobAttrFromUsermap(ProjectName, Owner, $(1+))\n",
+        "AssignAccountingGroup": _ASSIGN_ACCOUNTING_GROUP,
+        "REMOTE_RUNTIME_CONFIG": _REMOTE_RUNTIME_CONFIG,
+        "REMOTE_CONFIG": "ENABLE_PERSISTENT_CONFIG = True\nPERSISTENT_CONFIG_DIR = $(SPOOL)\n"
+                         "use FEATURE : REMOTE_RUNTIME_CONFIG($(0))\n",
+        "JobsHaveInstanceIDs": "SYSTEM_JOB_MACHINE_ATTRS = $(SYSTEM_JOB_MACHINE_ATTRS) CloudInstanceID\n",
+        "CommonCloudAttributesGoogle": "use FEATURE : StartdCronOneShot(cloud, "
+                                       "$(LIBEXEC)/common-cloud-attributes-google.py, $(0))\n"
+                                       "STARTD_CRON_cloud_PREFIX = Cloud\n",
+        "CommonCloudAttributesAWS": "use FEATURE : StartdCronOneShot(cloud, $(LIBEXEC)/common-cloud-attributes-aws.py, "
+                                    "$(0))\nSTARTD_CRON_cloud_PREFIX = Cloud\n",
+        "ChildCollector": _CHILD_COLLECTOR,
     },
     "POLICY": {
         "ALWAYS_RUN_JOBS": _ALWAYS_RUN_JOBS,
@@ -353,8 +496,12 @@ TEMPLATES = {
         "recommended_v24_0": _SECURITY_RECOMMENDED.format(
             model="24.0", pool="condor@password", read_lines="SEC_CLIENT_AUTHENTICATION = OPTIONAL"),
         "recommended": "use SECURITY : recommended_v24_0($(1+))\n",
+        "FIPS": "FIPS = True\nuse SECURITY : STRONG\nSEC_DEFAULT_CRYPTO_METHODS = AES,3DES\n",
+        "get_htcondor_idtokens": _IDTOKENS,
     },
 }
+for _category, _names in INERT.items():
+    TEMPLATES.setdefault(_category, {}).update(dict.fromkeys(_names, ""))
 
 
 def category(name):

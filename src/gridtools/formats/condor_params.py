@@ -120,6 +120,8 @@ MACROS = {
     # seconds the slot has been in its state, in its activity
     "StateTimer": "(time() - EnteredCurrentState)",
     "ActivityTimer": "(time() - EnteredCurrentActivity)",
+    # the program FEATURE : GPUsMonitor runs
+    "GPU_MONITOR": "$(LIBEXEC)/condor_gpu_utilization",
 }
 _MACROS = {name.upper(): value for name, value in MACROS.items()}
 

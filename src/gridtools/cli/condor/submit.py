@@ -307,16 +307,21 @@ def check_requirements(clusters, opts):
     """Check each job against the submit requirements of this host's configuration
     (SUBMIT_REQUIREMENT_NAMES: ``formats.condor.submitreqs``), as the schedd would
     check it: after the configuration's job transforms (JOB_TRANSFORM_NAMES) changed
-    its ad. A job one refuses refuses the submission (``Refused``, exit 1, in
-    condor_submit's words, after the "Submitting job(s)" it printed). Returns the first
-    warning of the rules that only warn, or nothing."""
+    its ad, with its ClassAd user maps (left to the daemon when one cannot be read). A
+    job one refuses refuses the submission (``Refused``, exit 1, in condor_submit's
+    words, after the "Submitting job(s)" it printed). Returns the first warning of the
+    rules that only warn, or nothing."""
     names = opts["knobs"].get("SUBMIT_REQUIREMENT_NAMES")
     if not names or not names.strip():
         return []
-    from gridtools.formats.condor import submitreqs
+    from gridtools.formats.condor import submitreqs, usermaps
     found, _problems = submitreqs.rules(setting, names)
     if not found:
         return []
+    maps, unread = usermaps.load(setting)
+    if unread:
+        return []           # (a map this user cannot read: the daemon checks with its own)
+    usermaps.install(maps)
     from gridtools.cli.condor.submitters import current_schedd_ad
     schedd = current_schedd_ad(time.time())
     changes = _transforms(opts["knobs"].get("JOB_TRANSFORM_NAMES"))

@@ -20,7 +20,8 @@ Modules:
   fsview    the only file access submit processing needs (item files,
             globs, executable size), behind a small interface
   userlog   the job event log ("user log"): events rendered and read back
-  submitreqs, transforms  the schedd's submit requirements and job transforms
+  submitreqs, transforms, usermaps  the schedd's submit requirements, job transforms
+            and ClassAd user maps (userMap())
   usagetable the resource table of the terminate event
   dag       DAG input files for condor_submit_dag: parse (INCLUDE files in
             place), validate

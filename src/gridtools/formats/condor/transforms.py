@@ -21,6 +21,9 @@ requirements, the transforms in their order:
   from the replacement text with ``\\0`` ... ``\\9`` for the match's groups;
 - ``<name> = <text>``: a macro of the transform.
 
+An ``=`` or ``,`` may stand between a statement's attribute and the rest
+(``EVALSET AcctGroup = usermap(...)``, ``COPY Owner, Who``), as HTCondor reads it.
+
 ``$(name)`` in a statement stands for a macro of the transform, ``$(MY.attr)`` for
 the ad's attribute as ClassAd text (an empty text when it has none); a
 ``$(name:default)`` for the default when the macro is not set. ``NAME`` and
@@ -100,7 +103,9 @@ def _statements(text):
             statements.append((key + "_regex", (attr, value.strip())))
             continue
         attr, value = (re.split(r"\s+", rest, 1) + [""])[:2]
-        value = value.strip()
+        attr, value = attr.rstrip(",="), value.strip()
+        if value[:1] in ("=", ","):         # (``SET a = 1``, ``COPY a, b``: HTCondor reads these too)
+            value = value[1:].strip()
         if not _ATTR.match(attr) or (key in ("set", "default", "evalset", "evalmacro", "copy", "rename")
                                      and not value) or (key in ("copy", "rename") and not _ATTR.match(value)):
             raise ValueError(f"line {number}: {line[:80]!r} does not read")
