@@ -2,6 +2,7 @@
 node leaves a rescue DAG that a second condor_submit_dag resumes, RETRY, VARS, PRE/POST scripts,
 ABORT-DAG-ON, PRIORITY, and the files a previous run left."""
 
+import json
 import os
 import re
 import subprocess
@@ -153,10 +154,21 @@ def test_a_failed_node_leaves_a_rescue_dag_that_resumes_where_it_stopped(cell, w
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
     # files of the first run are there: only the rescue DAG lets the DAG be submitted again
     write(workdir, "fixed", "")
+    metrics = json.load(open(os.path.join(workdir, "diamond.dag.metrics")))
+    assert {key: metrics[key] for key in ("client", "type", "exitcode", "dagman_id", "parent_dagman_id",
+                                          "rescue_dag_number", "jobs", "jobs_failed", "jobs_succeeded",
+                                          "dag_jobs", "total_jobs", "total_jobs_run", "DagStatus")} == {
+        "client": "condor_dagman", "type": "metrics", "exitcode": 1, "dagman_id": str(dagman_id(first)),
+        "parent_dagman_id": "", "rescue_dag_number": 0, "jobs": 4, "jobs_failed": 1, "jobs_succeeded": 2,
+        "dag_jobs": 0, "total_jobs": 4, "total_jobs_run": 3, "DagStatus": 2}
+    assert metrics["end_time"] >= metrics["start_time"] and metrics["version"] == "24.0.0"
     second = submit_dag(cell, workdir)
     assert second.stdout.startswith("Running rescue DAG 1\n" + RULE)
     assert dag_ended(cell, dagman_id(second))[0][12] == "0"
     assert order(workdir)[3:] == ["B", "D"]                          # A and C were not run again
+    metrics = json.load(open(os.path.join(workdir, "diamond.dag.metrics")))
+    assert [metrics[key] for key in ("exitcode", "rescue_dag_number", "jobs_failed", "jobs_succeeded",
+                                     "total_jobs_run", "DagStatus")] == [0, 1, 0, 2, 2, 0]
 
 
 def test_files_of_a_previous_run_need_f(cell, workdir):
@@ -655,10 +667,15 @@ def test_a_subdag_external_node_runs_its_dag_in_a_manager_of_its_own(cell, workd
     write(workdir, "inner.dag", "JOB X X.sub\nJOB Y Y.sub\nPARENT X CHILD Y\n")
     write(workdir, "diamond.dag", "JOB A A.sub\nSUBDAG EXTERNAL S inner.dag\nJOB D D.sub\n"
                                   "PARENT A CHILD S\nPARENT S CHILD D\n")
-    record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)), timeout=120)
+    outer = dagman_id(submit_dag(cell, workdir))
+    record = dag_ended(cell, outer, timeout=120)
     assert record[-1][12] == "0"
     assert order(workdir) == ["A", "X", "Y", "D"]
     assert os.path.exists(os.path.join(workdir, "inner.dag.condor.sub"))
+    outer_metrics = json.load(open(os.path.join(workdir, "diamond.dag.metrics")))
+    inner_metrics = json.load(open(os.path.join(workdir, "inner.dag.metrics")))
+    assert [outer_metrics[key] for key in ("jobs", "jobs_succeeded", "dag_jobs", "dag_jobs_succeeded")] == [2, 2, 1, 1]
+    assert inner_metrics["parent_dagman_id"] == str(outer) and inner_metrics["jobs_succeeded"] == 2
     assert "EXITING WITH STATUS 0" in open(os.path.join(workdir, "inner.dag.dagman.out")).read()
 
 

@@ -1,6 +1,6 @@
 """The files a DAG manager writes for others to follow its DAG: the job state log
-(JOBSTATE_LOG), the node status file (NODE_STATUS_FILE) and the drawing of the DAG
-(DOT).
+(JOBSTATE_LOG), the node status file (NODE_STATUS_FILE), the drawing of the DAG
+(DOT) and, when it exits, its metrics (DAGFILE.metrics).
 
 Their form is ``formats.condor.dagjobstate``'s, ``dagnodestatus``'s and ``dagdot``'s;
 this module writes them.
@@ -166,3 +166,25 @@ class DotWriter:
             os.replace(temporary, name)
         except OSError as exc:
             self.log(f"Can't create dot file '{name}': {exc.strerror}")
+
+
+def write_metrics(path, metrics, log):
+    """DAGFILE.metrics, as HTCondor 24.0's DAGMan writes it when it exits: one JSON
+    object, its members in HTCondor's order (``metrics``: name -> value; times as
+    seconds with three decimals). Written over, without following a link."""
+    lines = []
+    for name, value in metrics.items():
+        if isinstance(value, float):
+            text = f"{value:.3f}"
+        elif isinstance(value, str):
+            text = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        else:
+            text = str(int(value))
+        lines.append(f'    "{name}":{text}')
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write("{\n" + ",\n".join(lines) + "\n}\n")
+        log(f"Wrote metrics file {path}.")
+    except OSError as exc:
+        log(f"Could not open {path} for writing ({exc.strerror or exc}).")

@@ -326,7 +326,7 @@ def load(dag_file, opts, log):
         with open(name, encoding="utf-8") as fh:
             dagstate.apply_rescue(dag, dagstate.parse_rescue(fh.read(), name), name)
         log(f"Running rescue DAG {number} ({name})")
-        opts["rescue_run"] = True
+        opts["rescue_run"], opts["rescue_number"] = True, number
     return dag
 
 

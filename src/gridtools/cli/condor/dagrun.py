@@ -45,6 +45,23 @@ def _job_error(cluster, codes):
     return ""
 
 
+def _parent_dag():
+    """The id of the DAG manager whose SUBDAG node this manager's job is (its ad's
+    DAGManJobId, read from the job's ad file), or ""."""
+    path = os.environ.get("_CONDOR_JOB_AD")
+    if not path:
+        return ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                name, eq, value = line.partition("=")
+                if eq and name.strip().lower() == "dagmanjobid":
+                    return value.strip().strip('"')
+    except OSError:
+        pass
+    return ""
+
+
 class Runner(NodeScripts, NodesLog, ServiceNodes):
     """One run of a DAG."""
 
@@ -55,6 +72,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         self.nodes_log = os.path.abspath(dag_file) + ".nodes.log"
         self.watcher = Watcher(self.nodes_log)
         self.done = {n for n, node in dag.nodes.items() if node.done}
+        self.done_before = set(self.done)   # (the metrics count the nodes this run ran)
+        self.started_at = time.time()
         self.failed, self.running, self.attempts = set(), {}, {}
         self.removing = False
         self.stopping = False               # held or vacated: leave, the node jobs run on
@@ -167,7 +186,34 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         code = self._finish()
         self._count(self._outcome(code), finished=not self.stopping)
         self.jobstate.finished(code)
+        if not self.stopping:
+            self.write_metrics(code)
         return code
+
+    def write_metrics(self, code):
+        """DAGFILE.metrics as HTCondor 24.0's DAGMan writes it at its exit: when it ran, its
+        exit status, its id (and its parent DAG's, for a SUBDAG), the rescue DAG it ran,
+        and its nodes (JOB and FINAL ones, SUBDAG ones) in all, failed and succeeded in
+        this run."""
+        from gridtools.cli.condor.dagfiles import write_metrics
+        from gridtools.formats.condor import VERSION
+        from gridtools.formats.condor.dag import NodeKind
+        subdags = {n for n, node in self.dag.nodes.items() if node.kind is NodeKind.SUBDAG}
+        succeeded = self.done - self.done_before
+        counts = {}
+        for kind, names in (("jobs", set(self.dag.nodes) - subdags), ("dag_jobs", subdags)):
+            counts[kind] = len(names)
+            counts[kind + "_failed"] = len(self.failed & names)
+            counts[kind + "_succeeded"] = len(succeeded & names)
+        ended = time.time()
+        metrics = {"client": "condor_dagman", "version": VERSION.split()[1], "type": "metrics",
+                   "start_time": self.started_at, "end_time": ended, "duration": ended - self.started_at,
+                   "exitcode": code, "dagman_id": str(self.own_id), "parent_dagman_id": _parent_dag(),
+                   "rescue_dag_number": int(self.opts.get("rescue_number") or 0), **counts,
+                   "total_jobs": counts["jobs"] + counts["dag_jobs"],
+                   "total_jobs_run": len(self.failed) + len(succeeded & set(self.dag.nodes)),
+                   "DagStatus": self.dag_status()}
+        write_metrics(os.path.abspath(self.dag_file) + ".metrics", metrics, self.log)
 
     def _lost(self):
         """The end of a DAG whose PROVISIONER node's job left the queue before it
