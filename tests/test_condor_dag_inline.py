@@ -8,6 +8,7 @@ import re
 import pytest
 
 from conftest import destroy_cell, make_cell, wait_for
+from test_condor_dag_live import write
 from gridtools.formats.condor.dag import DagError, NodeKind, description_of, parse_dag
 from gridtools.formats.condor.dagdesc import with_queue
 from gridtools.formats.condor.dagrender import render_dag
@@ -154,14 +155,6 @@ def cell():
     finally:
         destroy_cell(c)
 
-
-def write(folder, name, text):
-    path = os.path.join(folder, name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as fh:
-        fh.write(text)
-    os.chmod(path, 0o755)
-    return path
 
 
 def run_dag(cell, folder, text, code=0):

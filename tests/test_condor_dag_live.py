@@ -26,6 +26,7 @@ def cell():
 
 def write(folder, name, text):
     path = os.path.join(folder, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as fh:
         fh.write(text)
     os.chmod(path, 0o755)
