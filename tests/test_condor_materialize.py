@@ -66,8 +66,9 @@ def test_at_most_max_materialize_procs_are_in_the_queue_and_the_next_comes_when_
 
 def test_max_idle_lets_a_proc_in_as_another_starts(ticking):
     cell, daemon, fake = ticking
+    daemon.state.scheduling = False         # (taken in, not started: one idle proc in the queue; set
+    #                                          before the submission, which the ticks may take in at once)
     cluster = condor_submit(cell, daemon, "executable = /bin/true\nmax_idle = 1\nqueue 6\n")
-    daemon.state.scheduling = False         # (taken in, not started: one idle proc in the queue)
     tick(daemon)
     assert in_queue(cell, cluster) == [(f"{cluster}.0", "1")]
     daemon.state.scheduling = True
