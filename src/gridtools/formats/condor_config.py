@@ -407,6 +407,12 @@ _HEREDOC = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)\s*@=\s*(\S+)\s*$")
 _INCLUDE = re.compile(r"@?include\s*(ifexist)?\s*:\s*(.+)$", re.IGNORECASE)
 _USE = re.compile(r"@?use(?:\s+([^=:]*?))?\s*:(.*)$", re.IGNORECASE | re.DOTALL)
 _MESSAGE = re.compile(r"@?(error|warning)(?:\s[^=:]*)?:(.*)$", re.IGNORECASE | re.DOTALL)
+#: the one-line statements, in the order they are tried: (pattern, its kind, its name);
+#: the second group of each pattern is the statement's value
+_ONE_LINE = ((_INCLUDE, lambda m: "include", lambda m: (m.group(1) or "").lower()),
+             (_DEFINE, lambda m: "define", lambda m: m.group(1)),
+             (_USE, lambda m: "use", lambda m: (m.group(1) or "").strip()),
+             (_MESSAGE, lambda m: m.group(1).lower(), lambda m: ""))
 
 
 def logical_lines(text):
@@ -462,22 +468,11 @@ def _statement(stripped, source, number):
     m = _HEREDOC.match(stripped)
     if m:
         return (m.group(1), m.group(2), number, [])
-    m = _INCLUDE.match(stripped)
-    if m:
-        yield "include", (m.group(1) or "").lower(), m.group(2).strip(), number
-        return None
-    m = _DEFINE.match(stripped)
-    if m:
-        yield "define", m.group(1), m.group(2).strip(), number
-        return None
-    m = _USE.match(stripped)
-    if m:
-        yield "use", (m.group(1) or "").strip(), m.group(2).strip(), number
-        return None
-    m = _MESSAGE.match(stripped)
-    if m:
-        yield m.group(1).lower(), "", m.group(2).strip(), number
-        return None
+    for pattern, kind, name in _ONE_LINE:
+        m = pattern.match(stripped)
+        if m:
+            yield kind(m), name(m), m.group(2).strip(), number
+            return None
     raise ConfigSyntaxError(f"expected NAME = value, found {stripped[:40]!r}", source, number)
 
 

@@ -48,18 +48,14 @@ def _job_error(cluster, codes):
 def _parent_dag():
     """The id of the DAG manager whose SUBDAG node this manager's job is (its ad's
     DAGManJobId, read from the job's ad file), or ""."""
+    from gridtools.classad import ClassAdSyntaxError, parse_ad
     path = os.environ.get("_CONDOR_JOB_AD")
-    if not path:
-        return ""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                name, eq, value = line.partition("=")
-                if eq and name.strip().lower() == "dagmanjobid":
-                    return value.strip().strip('"')
-    except OSError:
-        pass
-    return ""
+        with open(path or "", encoding="utf-8", errors="replace") as fh:
+            found = parse_ad(fh.read()).eval("DAGManJobId")
+    except (OSError, ClassAdSyntaxError):
+        return ""
+    return str(found) if type(found) in (int, str) else ""
 
 
 class Runner(NodeScripts, NodesLog, ServiceNodes):
@@ -197,7 +193,6 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         this run."""
         from gridtools.cli.condor.dagfiles import write_metrics
         from gridtools.formats.condor import VERSION
-        from gridtools.formats.condor.dag import NodeKind
         subdags = {n for n, node in self.dag.nodes.items() if node.kind is NodeKind.SUBDAG}
         succeeded = self.done - self.done_before
         counts = {}

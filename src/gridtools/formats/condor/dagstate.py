@@ -43,8 +43,9 @@ def render_rescue(dag_file, dag, done, failed, created):
     """A partial rescue DAG: a comment header and a DONE line for every
     node that finished; run with the original file it resumes there.
     ``created`` is a time stamp text (UTC)."""
-    failed = [n for n in dag.nodes if n in set(failed)]   # (SERVICE nodes are never written)
-    done = [n for n in dag.nodes if n in set(done) or dag.nodes[n].done]
+    failed, done = set(failed), set(done)
+    failed = [n for n in dag.nodes if n in failed]         # (SERVICE nodes are never written)
+    done = [n for n in dag.nodes if n in done or dag.nodes[n].done]
     lines = ["# Rescue DAG file, created after running",
              f"#   the {dag_file} DAG file",
              f"# Created {created} UTC",
