@@ -334,13 +334,15 @@ def test_killing_kills_the_job_at_once(workdir, policy, soft_first):
 
 
 def test_want_hold_holds_a_job_that_uses_more_memory_than_its_slot(workdir):
-    """``use POLICY : HOLD_IF_MEMORY_EXCEEDED``: once the starter reports a MemoryUsage
-    above the slot's Memory, PREEMPT fires with no retirement and WANT_HOLD puts the
-    job on hold (code 21, subcode 102, the policy's reason, the user log's 012); the
-    slot is free again."""
+    """``use POLICY : HOLD_IF_MEMORY_EXCEEDED`` where the starter does not hold jobs to
+    their memory itself (CGROUP_MEMORY_LIMIT_POLICY = none): once the starter reports a
+    MemoryUsage above the slot's Memory, PREEMPT fires with no retirement and WANT_HOLD
+    puts the job on hold (code 21, subcode 102, the policy's reason, the user log's
+    012); the slot is free again."""
     from condortools import submit, wait_events
     cell, _kbd = desk(1, lambda kbd: "MEMORY = 64\nPOLLING_INTERVAL = 1\nSTARTER_INITIAL_UPDATE_INTERVAL = 1\n"
-                                     "STARTER_UPDATE_INTERVAL = 1\nuse POLICY : HOLD_IF_MEMORY_EXCEEDED\n")
+                                     "STARTER_UPDATE_INTERVAL = 1\nuse POLICY : HOLD_IF_MEMORY_EXCEEDED\n"
+                                     "CGROUP_MEMORY_LIMIT_POLICY = none\n")
     try:
         log = os.path.join(workdir, "m.log")
         cluster = submit(cell, "executable = /usr/bin/python3\narguments = \"-c 'import time; "
@@ -356,5 +358,42 @@ def test_want_hold_holds_a_job_that_uses_more_memory_than_its_slot(workdir):
         wait_for(lambda: slot_state(cell, "slot1@desk") == "Unclaimed Idle", timeout=15)
         messages = open(os.path.join(cell.root, "spool", "messages")).read()
         assert f"job {cluster}.1 held by the policy of desk" in messages
+    finally:
+        destroy_cell(cell)
+
+
+#: a job that takes 160 MB, says so, and sleeps ``$(nap)`` seconds
+FILLS_MEMORY = ("executable = /usr/bin/python3\narguments = \"-c 'import time; x = b\"\"x\"\" * (160 << 20); "
+                "print(len(x) >> 20, flush=True); time.sleep($(nap))'\"\noutput = $(Cluster).out\n")
+
+
+def test_a_job_that_goes_over_its_slots_memory_is_held_as_htcondors_starter_holds_it(workdir):
+    """By default (CGROUP_MEMORY_LIMIT_POLICY = hard) a job whose processes take more
+    memory than its slot has is killed at once and held: code 34 (JobOutOfResources),
+    subcode 102, the starter's words, event 012, the slot free again; the same job
+    under a custom limit above its use (CGROUP_HARD_MEMORY_LIMIT_EXPR) runs to its end."""
+    from condortools import submit, wait_events
+    cell, _kbd = desk(1, lambda kbd: "MEMORY = 64\nPOLLING_INTERVAL = 1\n")
+    try:
+        log = os.path.join(workdir, "m.log")
+        began = time.time()
+        cluster = submit(cell, FILLS_MEMORY + f"nap = 120\nlog = {log}\nqueue\n", cwd=workdir)
+        jid = f"{cluster}.0"
+        wait_events(log, jid, [0, 1, 12], timeout=40)
+        assert time.time() - began < 30                     # (not when the sleep ends)
+        wait_for(lambda: cell.run("condor_q", jid, "-af", "JobStatus").stdout == "5\n", timeout=15)
+        shown = cell.run("condor_q", jid, "-af:,", "HoldReasonCode", "HoldReasonSubCode", "NumHoldsByReason",
+                         "HoldReason").stdout.strip()
+        reason = ("Job has gone over cgroup memory limit of 64 megabytes. Last measured usage: 64 megabytes.  "
+                  "Consider resubmitting with a higher request_memory.")
+        assert shown == f"34, 102, [ JobOutOfResources = 1 ], {reason}"
+        assert reason in open(log).read()
+        wait_for(lambda: slot_state(cell, "slot1@desk") == "Unclaimed Idle", timeout=15)
+        assert cell.run("condor_rm", jid).returncode == 0
+        configure(cell, "CGROUP_MEMORY_LIMIT_POLICY = custom\nCGROUP_HARD_MEMORY_LIMIT_EXPR = MY.Memory * 4\n")
+        assert cell.run("condor_reconfig").returncode == 0
+        cluster = submit(cell, FILLS_MEMORY + f"nap = 2\nlog = {log}\nqueue\n", cwd=workdir)
+        wait_events(log, f"{cluster}.0", [0, 1, 5], timeout=40)
+        assert open(os.path.join(workdir, f"{cluster}.out")).read() == "160\n"
     finally:
         destroy_cell(cell)

@@ -45,6 +45,8 @@ HOLD_CODE_TRANSFER_OUTPUT = 12      # TransferOutputError
 HOLD_CODE_TRANSFER_INPUT = 13       # TransferInputError
 HOLD_CODE_IWD = 14                  # IwdError
 HOLD_CODE_FAILED_CHECKPOINT = 36    # FailedToCheckpoint
+HOLD_CODE_OUT_OF_RESOURCES = 34     # JobOutOfResources
+HOLD_SUBCODE_MEMORY = 102           # (its subcode for memory)
 #: the hold code of each step of a start that can fail (exec.jobproc.STEPS, exec.transfer)
 _START_CODES = {"cwd": HOLD_CODE_IWD, "stdin": HOLD_CODE_INPUT, "stdout": HOLD_CODE_OUTPUT,
                 "stderr": HOLD_CODE_OUTPUT, "exec": HOLD_CODE_CREATE_PROCESS,
@@ -640,6 +642,21 @@ def checkpoint_hold(result):
     return [reason, HOLD_CODE_FAILED_CHECKPOINT, _int(failure.get("status"))]
 
 
+def memory_hold(result):
+    """[reason, code, subcode] of the hold of a task its shepherd killed for going over its
+    memory limit (result's ``memory_exceeded``: the plan's ``memory_limit`` and the MiB
+    it used), in the words of HTCondor's starter, which names the slot's memory as the
+    usage measured last when STARTER_ALWAYS_HOLD_ON_OOM is true; or None."""
+    over = result.get("memory_exceeded")
+    if not isinstance(over, dict):
+        return None
+    slot = _int(over.get("slot_mb"))
+    used = slot if over.get("at_limit", True) else _int(over.get("used_mb"))
+    reason = (f"Job has gone over cgroup memory limit of {slot} megabytes. Last measured usage: {used} "
+              "megabytes.  Consider resubmitting with a higher request_memory.")
+    return [reason, HOLD_CODE_OUT_OF_RESOURCES, HOLD_SUBCODE_MEMORY]
+
+
 def failed_to_start(state, job, number, hold, now):
     """A task whose start failed waits in the error state: its hold (``start_hold``) is
     kept for condor_q, for a job of either dialect, and event 012 tells its log."""
@@ -682,11 +699,12 @@ def _strerror(err):
 def exit_decision(job, task, result, now):
     """What the job's exit policy says of a task that exited of its own accord
     (``condorpolicy.Decision``), or None: it leaves the queue. Counts the completion.
-    A task whose output files were not all there is held first (``output_hold``)."""
+    A task killed for its memory (``memory_hold``), or whose output files were not all
+    there (``output_hold``), is held first."""
     if not is_condor(job) or task.deleting or result.get("deleted"):
         return None
     from gridtools.daemon import condorpolicy
-    hold = checkpoint_hold(result) or output_hold(job, task, result)
+    hold = memory_hold(result) or checkpoint_hold(result) or output_hold(job, task, result)
     if hold is not None:
         return condorpolicy.Decision(condorpolicy.Action.HOLD, *hold)
     mine = task_info(job, task.number)

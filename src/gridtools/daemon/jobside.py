@@ -15,6 +15,10 @@ universe) sees, as under HTCondor's starter:
   TMPDIR) holding its ad as ``condor_q -l`` shows it to its owner and its
   slot's ad as ``condor_status -l`` shows it, both as of its start.
 
+It is also held to its slot's memory, as the starter holds a job's cgroup
+to it (``memory_limit``): its shepherd ends it when its processes' resident
+memory goes over, and the job is held (``condorjob.memory_hold``).
+
 The daemon claims the slots of the HTCondor jobs a pass starts before their
 shepherds are started (``Dispatcher.start_all``), so that the slot's name and
 ad are known (and a job in static slots with GPUs gets their devices,
@@ -30,6 +34,56 @@ THREAD_VARS = ("CUBACORES", "GOMAXPROCS", "JULIA_NUM_THREADS", "MKL_NUM_THREADS"
 #: the files of the job's scratch directory, and the variables that name their paths
 JOB_AD, MACHINE_AD = ".job.ad", ".machine.ad"
 VARIABLES = {JOB_AD: "_CONDOR_JOB_AD", MACHINE_AD: "_CONDOR_MACHINE_AD"}
+
+
+#: CGROUP_MEMORY_LIMIT_POLICY's default: a job's memory is held to its slot's
+MEMORY_POLICY = "hard"
+#: STARTER_ALWAYS_HOLD_ON_OOM's default: the hold names the limit as the usage measured last
+HOLD_AT_LIMIT = True
+
+
+def memory_limit(conf, machine, job_ad):
+    """The limit of a job's memory in the slot whose ad is ``machine`` (``conf``: the
+    configuration of the slot's host), as HTCondor's starter sets its cgroup's, by
+    CGROUP_MEMORY_LIMIT_POLICY: ``hard`` (the default), the slot's Memory;
+    ``custom``, CGROUP_HARD_MEMORY_LIMIT_EXPR evaluated with the slot's ad as MY and the
+    job's (``job_ad``) as TARGET (no limit when that is no number); any other
+    (``soft``, ``none``), no limit. A plan's ``memory_limit``: {"mb": the limit in
+    MiB, "slot_mb": the slot's Memory, "at_limit": STARTER_ALWAYS_HOLD_ON_OOM}, or
+    None."""
+    from gridtools.errors import ConfigError
+    from gridtools.formats.condor_config import boolean
+    slot = machine.eval("Memory")
+    if type(slot) is not int:
+        return None
+    policy = (conf.get("CGROUP_MEMORY_LIMIT_POLICY") or MEMORY_POLICY).strip().lower()
+    limit = slot if policy == "hard" else None
+    if policy == "custom":
+        limit = _custom_limit(conf.get("CGROUP_HARD_MEMORY_LIMIT_EXPR"), machine, job_ad)
+    if limit is None or limit <= 0:
+        return None
+    try:
+        at_limit = boolean(conf, "STARTER_ALWAYS_HOLD_ON_OOM", HOLD_AT_LIMIT)
+    except ConfigError:
+        at_limit = HOLD_AT_LIMIT
+    return {"mb": limit, "slot_mb": slot, "at_limit": at_limit}
+
+
+def _custom_limit(text, machine, job_ad):
+    """CGROUP_HARD_MEMORY_LIMIT_EXPR's value (MiB) for the slot ``machine`` and the job
+    ``job_ad``: a whole number (a real's whole part), else None."""
+    if not text or not text.strip():
+        return None
+    from gridtools.errors import GridError
+    ad = machine.copy()
+    try:
+        ad.set_expr("CgroupHardMemoryLimit", text)
+    except GridError:
+        return None
+    value = ad.eval("CgroupHardMemoryLimit", job_ad)
+    if type(value) is float and value == value and abs(value) != float("inf"):
+        value = int(value)
+    return value if type(value) is int else None
 
 
 def thread_names(condor):
@@ -188,6 +242,12 @@ def add_files(plan, job, number, condor, slot, first=True, node=None):
             mine.setdefault(condorjob.NODE_PROPS, {})[str(node)] = props
     if slot:
         plan["env"]["_CONDOR_SLOT"] = slot_variable(slot)
+    limit = memory_limit(condor.conf.host(slot.rpartition("@")[2]), machine, ad) \
+        if machine is not None and condor is not None else None
+    if limit is not None:
+        plan["memory_limit"] = limit
+    else:
+        plan.pop("memory_limit", None)
     plan["ad_files"] = [[name, VARIABLES[name], text] for name, text in files.items()]
 
 

@@ -493,6 +493,10 @@ class Timers:
         return fired
 
 
+#: the longest wait between two samples of a job held to a memory limit (seconds)
+LIMITED_EVERY = 0.5
+
+
 class UsageMonitor:
     """Samples the job's process tree for CPU time, virtual memory (the most of it, and its
     resident part's), and integral memory usage, more and more seldom (every 0.2 s at
@@ -500,10 +504,15 @@ class UsageMonitor:
     ``measure`` ((first, then every), seconds), it measures the folder too, as
     HTCondor's starter does for its updates: at the first sample ``first`` seconds
     after the start, then every ``every`` seconds (``disk``: its KiB, rounded up;
-    ``files``: its entries; ``tmpdir.folder_usage``)."""
+    ``files``: its entries; ``tmpdir.folder_usage``). With a ``limit`` (bytes: an HTCondor
+    job's memory limit, ``daemon.jobside.memory_limit``) it samples at least every
+    LIMITED_EVERY seconds, and ``over`` is the resident memory of the first sample
+    that went over it (else 0)."""
 
-    def __init__(self, pid, folder=None, measure=None):
+    def __init__(self, pid, folder=None, measure=None, limit=None):
         self.pid = pid
+        self.limit, self.over = limit or 0, 0
+        self.longest = LIMITED_EVERY if limit else 5.0
         self.last = time.time()
         self.interval = 0.2
         self.next_at = self.last + self.interval
@@ -526,12 +535,14 @@ class UsageMonitor:
             usage["vmem"] = vmem
             usage["mem"] = usage.get("mem", 0.0) + vmem / 1024 ** 3 * (now - self.last)
             usage["cpu"] = max(usage.get("cpu", 0.0), cpu)
+            if self.limit and rss > self.limit and not self.over:
+                self.over = rss
             if self.measure_at is not None and now >= self.measure_at:
                 from gridtools.exec.tmpdir import folder_usage
                 usage["disk"], usage["files"] = folder_usage(self.folder)
                 self.measure_at = now + max(float(self.measure[1]), 1.0)
         self.last = now
-        self.interval = min(self.interval * 2, 5.0)
+        self.interval = min(self.interval * 2, self.longest)
         self.next_at = now + self.interval
         return not final
 

@@ -166,8 +166,8 @@ class Shepherd:
                 while ran and self._self_checkpointed():
                     ran = self._run_job()
                 ckpt.clean(plan, self.result)
-                if ran and not self.result.get("checkpoint_failure"):
-                    self._stage_out()       # (a job held for its checkpoint keeps the last one)
+                if ran and not self.result.get("checkpoint_failure") and not self.result.get("memory_exceeded"):
+                    self._stage_out()       # (a held job's output stays where it ran, as a starter's)
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
@@ -515,7 +515,9 @@ class Shepherd:
         if (plan.get("interactive") or {}).get("client"):
             timers.pending["client"] = start + client.CHECK_EVERY
         scratch = plan.get("scratch") or {}
-        monitor = jobproc.UsageMonitor(pid, plan["cwd"], scratch.get("measure"))
+        limit = plan.get("memory_limit") or {}
+        monitor = jobproc.UsageMonitor(pid, plan["cwd"], scratch.get("measure"),
+                                       int(limit["mb"]) << 20 if limit.get("mb") else None)
         pidfd = os.pidfd_open(pid)
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.set_wakeup_fd(wfd)
@@ -528,6 +530,8 @@ class Shepherd:
                 self._handle_flags(pid)
                 self._handle_timers(pid, timers)
                 if monitor.sample(self.result["usage"]) and not self.taken:
+                    if monitor.over and not self.result.get("memory_exceeded"):
+                        self._out_of_memory(pid, monitor.over)
                     if self.lock is None or self.plan.get("result_dir") or _still_mine(self.lock, self.dir):
                         jobstore.write_usage(self.dir, self.result["usage"])
                     else:
@@ -612,6 +616,18 @@ class Shepherd:
         for event in ("notify_stop", "notify_kill"):
             self.timers.pending.pop(event, None)
         jobproc.signal_job(pid, signal.SIGKILL)
+
+    def _out_of_memory(self, pid, used):
+        """The job's processes went over its memory limit (``used``: their resident bytes):
+        they are killed at once, as the kernel kills a cgroup's that goes over its
+        limit, and the result's ``memory_exceeded`` says so (the daemon holds the job:
+        ``condorjob.memory_hold``)."""
+        self.result["memory_exceeded"] = dict(self.plan.get("memory_limit") or {}, used_mb=-(-used // (1 << 20)))
+        self.killed_by = "memory limit exceeded"
+        for event in ("notify_stop", "notify_kill"):
+            self.timers.pending.pop(event, None)
+        jobproc.signal_job(pid, signal.SIGKILL)
+        self.trace(f"job killed: its memory ({used} bytes) went over its limit")
 
     def _kill_later(self):
         """A job ended with a gentler signal (an HTCondor job's KillSig) gets SIGKILL

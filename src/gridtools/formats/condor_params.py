@@ -59,6 +59,9 @@ DEFAULTS = {
     # when a starter reports a running job's usage (daemon.condorjob.note_size)
     "STARTER_INITIAL_UPDATE_INTERVAL": "8",
     "STARTER_UPDATE_INTERVAL": "300",
+    # a job's memory held to its slot's, and the words of its hold (daemon.jobside.memory_limit)
+    "CGROUP_MEMORY_LIMIT_POLICY": "hard",
+    "STARTER_ALWAYS_HOLD_ON_OOM": "true",
     # the folders of relative transfer_output_remaps paths made when missing (exec.transfer)
     "ALLOW_TRANSFER_REMAP_TO_MKDIR": "false",
     # who may change the protected job attributes (daemon.condorreq)
