@@ -289,7 +289,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad, jobattrs
-    from gridtools.daemon import condorjob, condorreq, jobside, preen
+    from gridtools.daemon import condorjob, condorreq, jobside, machines, preen
     from gridtools.exec import poolplugins
     code = {
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
@@ -305,6 +305,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "QUEUE_SUPER_USERS": condorreq.SUPER_USERS, "ENABLE_URL_TRANSFERS": poolplugins.URL_TRANSFERS, "ENABLE_MULTIFILE_TRANSFER_PLUGINS":
         poolplugins.MULTIFILE_PLUGINS, "FILETRANSFER_PLUGIN_CLASSAD_TIMEOUT": poolplugins.CLASSAD_TIMEOUT,
         "STARTER_INITIAL_UPDATE_INTERVAL": condorjob.INITIAL_UPDATE, "STARTER_UPDATE_INTERVAL": condorjob.UPDATE_EVERY,
+        **{"MODIFY_REQUEST_EXPR_" + attr.upper(): text for attr, text in machines.MODIFY_REQUEST},
         "CGROUP_MEMORY_LIMIT_POLICY": jobside.MEMORY_POLICY, "STARTER_ALWAYS_HOLD_ON_OOM": jobside.HOLD_AT_LIMIT,
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
         "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",

@@ -397,3 +397,26 @@ def test_a_job_that_goes_over_its_slots_memory_is_held_as_htcondors_starter_hold
         assert open(os.path.join(workdir, f"{cluster}.out")).read() == "160\n"
     finally:
         destroy_cell(cell)
+
+
+def test_a_dynamic_slot_is_rounded_up_and_holds_its_job_to_that(workdir):
+    """A job asking 100 MB of a partitionable slot gets a dynamic slot of 128 MB
+    (MODIFY_REQUEST_EXPR_REQUESTMEMORY's default), and is held when it takes more than
+    that."""
+    from condortools import submit, wait_events
+    cell, _kbd = desk(2, lambda kbd: "NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n"
+                                     "POLLING_INTERVAL = 1\n")
+    try:
+        log = os.path.join(workdir, "d.log")
+        small = submit(cell, f"executable = /bin/sleep\narguments = 60\nrequest_memory = 100\nlog = {log}\nqueue\n",
+                       cwd=workdir, name="small.sub")
+        wait_events(log, f"{small}.0", [0, 1], timeout=30)
+        wait_for(lambda: cell.run("condor_status", "slot1_1@desk", "-af", "Memory").stdout == "128\n", timeout=15)
+        big = submit(cell, FILLS_MEMORY + f"nap = 60\nrequest_memory = 100\nlog = {log}\nqueue\n", cwd=workdir)
+        wait_events(log, f"{big}.0", [0, 1, 12], timeout=40)
+        wait_for(lambda: cell.run("condor_q", f"{big}.0", "-af", "JobStatus").stdout == "5\n", timeout=15)
+        assert cell.run("condor_q", f"{big}.0", "-af", "HoldReason").stdout.startswith(
+            "Job has gone over cgroup memory limit of 128 megabytes.")
+        assert cell.run("condor_q", f"{small}.0", "-af", "JobStatus").stdout == "2\n"    # (its neighbour runs on)
+    finally:
+        destroy_cell(cell)

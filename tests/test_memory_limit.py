@@ -82,3 +82,33 @@ def test_the_monitor_sees_a_job_go_over_its_limit_and_samples_it_often():
     finally:
         child.kill()
         child.wait()
+
+
+# ---------------------------------------------------------------- dynamic slots' sizes
+
+PSLOT = ClassAd({"Memory": 4096, "Disk": 1_000_000, "Cpus": 4})
+
+
+@pytest.mark.parametrize("conf, asked, expected", [
+    ({}, (100, 1000), (128, 1024)),                                  # HTCondor's defaults round up
+    ({}, (1, 1), (128, 1024)),
+    ({}, (128, 2048), (128, 2048)),
+    ({}, (129, 2049), (256, 3072)),
+    ({"MODIFY_REQUEST_EXPR_REQUESTMEMORY": "RequestMemory * 2"}, (100, 1000), (200, 1024)),
+    ({"MODIFY_REQUEST_EXPR_REQUESTMEMORY": "TARGET.Memory / 2"}, (100, 1000), (2048, 1024)),
+    ({"MODIFY_REQUEST_EXPR_REQUESTMEMORY": "", "MODIFY_REQUEST_EXPR_REQUESTDISK": ""}, (100, 1000), (100, 1000)),
+    ({"MODIFY_REQUEST_EXPR_REQUESTMEMORY": "\"lots\""}, (100, 1000), (100, 1024)),
+    ({"MODIFY_REQUEST_EXPR_REQUESTMEMORY": "(("}, (100, 1000), (100, 1024)),
+])
+def test_a_dynamic_slot_is_sized_by_the_modified_requests(conf, asked, expected):
+    from gridtools.daemon.machines import modified_requests
+    job = ClassAd({"RequestMemory": asked[0], "RequestDisk": asked[1]})
+    assert modified_requests(conf, job, PSLOT, *asked) == expected
+
+
+def test_requests_that_no_longer_fit_once_modified_are_taken_as_asked():
+    from gridtools.daemon.machines import modified_requests
+    job = ClassAd({"RequestMemory": 100, "RequestDisk": 1000})
+    assert modified_requests({}, job, ClassAd({"Memory": 120, "Disk": 10_000}), 100, 1000) == (100, 1000)
+    assert modified_requests({}, job, ClassAd({"Memory": 4096, "Disk": 1020}), 100, 1000) == (100, 1000)
+    assert modified_requests({}, job, None, 100, 1000) == (128, 1024)

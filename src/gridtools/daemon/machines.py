@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, replace
 
 from gridtools import ads
 from gridtools.daemon import apply, condorjob, devices
-from gridtools.errors import ConfigError
+from gridtools.errors import ConfigError, GridError
 from gridtools.model.job import TaskState
 from gridtools.sched import startd
 from gridtools.sched.local import SLOTLESS
@@ -294,6 +294,10 @@ class Machines:
         memory = _number(ad.eval("RequestMemory"))
         disk = _number(ad.eval("RequestDisk"))
         gpus = _number(ad.eval("RequestGPUs"))
+        m = _DYNAMIC.match(name)
+        if m:
+            memory, disk = modified_requests(ctx.conf.host(host), ad, ctx.slot_ad(f"slot{m.group(1)}@{host}"),
+                                             memory, disk)
         others = tuple((res, _number(ad.eval("Request" + res))) for res, _amount in
                        ctx.host_facts(host)[0].resources)
         ids = devices.of_task(ctx.state, job, task, host) if gpus else ()
@@ -646,6 +650,43 @@ def _claim_lapsed(job, number):
 
 def _text(value):
     return value if isinstance(value, str) else ""
+
+
+#: the defaults of MODIFY_REQUEST_EXPR_REQUESTMEMORY and ..._REQUESTDISK (HTCondor 24's)
+MODIFY_REQUEST = (("RequestMemory", "quantize(RequestMemory,{128})"), ("RequestDisk", "quantize(RequestDisk,{1024})"))
+
+
+def modified_requests(conf, job, parent, memory, disk):
+    """(memory, disk) of the dynamic slot a job (``job``, asking ``memory`` MiB and
+    ``disk`` KiB) is given of the partitionable slot whose ad is ``parent`` (what it has
+    left), as HTCondor's startd sizes one: its requests as MODIFY_REQUEST_EXPR_<name> of
+    ``conf`` (the host's configuration) make them, evaluated with the job's ad as MY and
+    the slot's as TARGET (a value that is not a number leaves the request as it was;
+    HTCondor's defaults round memory up to 128 MiB and disk to 1024 KiB); the requests
+    as asked when the modified ones no longer fit in what the slot has left, as HTCondor
+    tries without its edits then (MUST_MODIFY_REQUEST_EXPRS is not read)."""
+    found = {"RequestMemory": memory, "RequestDisk": disk}
+    edited = None
+    for attr, default in MODIFY_REQUEST:
+        text = conf.get("MODIFY_REQUEST_EXPR_" + attr.upper())
+        text = default if text is None else text
+        if not text.strip():
+            continue
+        if edited is None:
+            edited = job.copy()
+        try:
+            edited.set_expr("ModifiedRequest", text)
+        except GridError:               # (one that does not parse edits nothing, as in HTCondor)
+            continue
+        value = edited.eval("ModifiedRequest", parent)
+        if type(value) in (int, float) and value - value == 0:
+            found[attr] = max(int(value), 0)
+    if parent is not None:
+        for attr, mine in (("RequestMemory", "Memory"), ("RequestDisk", "Disk")):
+            left = parent.eval(mine)
+            if type(left) is int and found[attr] > left:
+                return memory, disk
+    return found["RequestMemory"], found["RequestDisk"]
 
 
 def _number(value):

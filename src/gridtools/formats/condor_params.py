@@ -59,6 +59,9 @@ DEFAULTS = {
     # when a starter reports a running job's usage (daemon.condorjob.note_size)
     "STARTER_INITIAL_UPDATE_INTERVAL": "8",
     "STARTER_UPDATE_INTERVAL": "300",
+    # the sizes of dynamic slots (daemon.machines.modified_requests)
+    "MODIFY_REQUEST_EXPR_REQUESTMEMORY": "quantize(RequestMemory,{128})",
+    "MODIFY_REQUEST_EXPR_REQUESTDISK": "quantize(RequestDisk,{1024})",
     # a job's memory held to its slot's, and the words of its hold (daemon.jobside.memory_limit)
     "CGROUP_MEMORY_LIMIT_POLICY": "hard",
     "STARTER_ALWAYS_HOLD_ON_OOM": "true",
