@@ -126,6 +126,34 @@ def test_user_maps_read_htcondor_s_map_lines_and_usermap_answers_from_them(tmp_p
     usermaps.install({})
 
 
+def test_user_maps_include_files_and_folders_and_read_prefix_maps(tmp_path):
+    """``@include`` reads a file (relative to the including one) or a folder's files in
+    the order of their names (backups passed over) in its place, not an included file's
+    own includes; CLASSAD_USER_MAP_PREFIX_<name> makes a map of prefixes, the longest
+    that a name starts with giving the value (a /.../ is a plain text there)."""
+    from gridtools.formats.condor import usermaps
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "10-a.map").write_text("* alice from-a\n@include ../deep.map\n")
+    (tmp_path / "parts" / "20-b.map").write_text("* alice from-b\n* bob from-b\n")
+    (tmp_path / "parts" / "30-c.map~").write_text("* carol backup\n")
+    (tmp_path / "deep.map").write_text("* dave deep\n")
+    (tmp_path / "one.map").write_text("* erin one\n")
+    (tmp_path / "main.map").write_text("* zed first\n@include one.map\n@include parts\n@include missing.map\n"
+                                       "* alice last\n")
+    knobs = {"SCHEDD_CLASSAD_USER_MAP_NAMES": "main pre", "CLASSAD_USER_MAPFILE_main": str(tmp_path / "main.map"),
+             "CLASSAD_USER_MAPDATA_pre": "* /grp /slash\n* group_ short\n* group_physics long\n* g x\n",
+             "CLASSAD_USER_MAP_PREFIX_pre": "true"}
+    maps, problems = usermaps.load(knobs.get)
+    assert len(problems) == 1 and "missing.map" in problems[0]
+    main, pre = maps["main"], maps["pre"]
+    assert [main.lookup("*", n) for n in ("zed", "erin", "alice", "bob", "carol", "dave")] == [
+        "first", "one", "from-a", "from-b", None, None]
+    assert [pre.lookup("*", n) for n in ("group_physics.alice", "group_chem", "gx", "/grp/a", "h")] == [
+        "long", "short", "x", "/slash", None]
+    assert usermaps.load(dict(knobs, CLASSAD_USER_MAP_PREFIX_pre="false").get)[0]["pre"].lookup(
+        "*", "group_chem") is None                      # (a plain map: whole names only)
+
+
 def test_a_statement_may_put_an_equals_sign_or_a_comma_after_its_attribute():
     found, problems = transforms.load("T", {"JOB_TRANSFORM_T": "SET A = 1 + 1\nCOPY Owner = Who\n"
                                                               "COPY Owner, Also\nEVALSET B= A * 2\n"}.get)

@@ -10,7 +10,13 @@ whole, or ``/regex/`` (followed by ``i`` for any case) searched for in the
 name, and ``\\1`` ... ``\\9`` in the canonical value stand for its groups. The
 first line that matches gives the value, a comma-separated list. A map name of
 the form ``name.method`` looks at the lines of that method only; a plain name at
-those whose method is ``*``. ``@include`` lines are not read.
+those whose method is ``*``. An ``@include PATH`` line reads the map file PATH
+names (relative to the including file's folder), or each file of that folder in
+the order of their names (those HTCondor's LOCAL_CONFIG_DIR_EXCLUDE_REGEXP
+passes over left out), in its place; an included file's own ``@include`` lines
+are passed over. A map whose CLASSAD_USER_MAP_PREFIX_<name> is true is a
+prefix map: its principals are plain texts, and the longest one a name starts
+with gives the value.
 
 ``install`` makes the maps of a configuration the ones ``userMap()`` reads (the
 daemon at each reading of its condor_config; condor_submit before it checks the
@@ -25,13 +31,21 @@ NAMES = "SCHEDD_CLASSAD_USER_MAP_NAMES"
 
 class UserMap:
     """One map: its entries, (method, principal: a text or a compiled pattern,
-    canonical), in their order."""
+    canonical), in their order; ``prefix``: a prefix map, whose principals are texts
+    a name starts with (the longest that does wins)."""
 
-    def __init__(self, entries):
-        self.entries = entries
+    def __init__(self, entries, prefix=False):
+        self.entries, self.prefix = entries, prefix
 
     def lookup(self, method, name):
         """The canonical value of ``name`` under ``method``, or None."""
+        if self.prefix:
+            best = None
+            for entry_method, principal, canonical in self.entries:
+                if entry_method == method and name.startswith(principal) and \
+                        (best is None or len(principal) > len(best[0])):
+                    best = (principal, canonical)
+            return best[1] if best is not None else None
         for entry_method, principal, canonical in self.entries:
             if entry_method != method:
                 continue
@@ -52,16 +66,28 @@ def _group(found, number):
         return ""
 
 
-def parse(text):
-    """The UserMap of a map file's text (lines that do not read are passed over)."""
+def parse(text, prefix=False, source=None, problems=None, include=True, exclude=None):
+    """The UserMap of a map's text (lines that do not read are passed over). ``prefix``:
+    a prefix map (CLASSAD_USER_MAP_PREFIX_<name>). ``source``: the file it was read
+    from, whose folder a relative ``@include`` path is taken from. An ``@include`` line
+    (``include``: not in an included file) reads a file, or each file of a folder in
+    order, in its place (the names ``exclude``, a compiled pattern, matches passed over:
+    HTCondor's default LOCAL_CONFIG_DIR_EXCLUDE_REGEXP when None); what cannot be read
+    is said in ``problems`` (a list)."""
     entries = []
     for line in text.splitlines():
-        fields, at = [], 0
-        for _field in range(3):
-            word, at, regex = _field_at(line, at, allow_regex=len(fields) == 1)
-            fields.append((word, regex))
-        (method, _r), (principal, regex), (canonical, _r2) = fields
-        if not method or method.startswith("#") or method == "@include" or not principal or not canonical:
+        method, at, _r = _field_at(line, 0)
+        if method == "@include":
+            path, _at, _r = _field_at(line, at)
+            if include and path:
+                if exclude is None:
+                    from gridtools.formats.condor_config import DEFAULT_DIR_EXCLUDE
+                    exclude = re.compile(DEFAULT_DIR_EXCLUDE)
+                entries.extend(_included(path, source, prefix, problems, exclude))
+            continue
+        principal, at, regex = _field_at(line, at, allow_regex=not prefix)
+        canonical, _at, _r = _field_at(line, at)
+        if not method or method.startswith("#") or not principal or not canonical:
             continue
         if regex is not None:
             try:
@@ -69,7 +95,37 @@ def parse(text):
             except re.error:
                 continue
         entries.append((method, principal, canonical))
-    return UserMap(entries)
+    return UserMap(entries, prefix)
+
+
+def _included(path, source, prefix, problems, exclude):
+    """The entries of the file or folder ``path`` names (relative to ``source``'s folder;
+    ``exclude``: the pattern of the names of a folder's files passed over)."""
+    import os
+    if not path.startswith("/") and source and "/" in source:
+        path = os.path.join(os.path.dirname(source), path)
+    if os.path.isdir(path):
+        try:
+            names = sorted(n for n in os.listdir(path) if not exclude.match(n))
+        except OSError as exc:
+            _said(problems, f"ERROR: Could not include dir {path} ({exc.strerror or exc})")
+            return []
+        files = [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
+    else:
+        files = [path]
+    entries = []
+    for name in files:
+        try:
+            with open(name, encoding="utf-8", errors="replace") as fh:
+                entries.extend(parse(fh.read(1 << 22), prefix, name, problems, include=False).entries)
+        except OSError as exc:
+            _said(problems, f"ERROR: Could not open included map file {name} ({exc.strerror or exc})")
+    return entries
+
+
+def _said(problems, line):
+    if problems is not None:
+        problems.append(line)
 
 
 def _field_at(line, at, allow_regex=False):
@@ -107,21 +163,29 @@ def load(get):
     """({map name: UserMap}, [lines for the messages]) of a configuration (``get``: knob
     -> its expanded text or None)."""
     found, problems = {}, []
+    exclude = None
+    pattern = get("LOCAL_CONFIG_DIR_EXCLUDE_REGEXP")
+    if pattern and pattern.strip():
+        try:
+            exclude = re.compile(pattern.strip())
+        except re.error:
+            exclude = None
     for name in dict.fromkeys(re.split(r"[,\s]+", get(NAMES) or "")):
         if not name:
             continue
+        prefix = (get(f"CLASSAD_USER_MAP_PREFIX_{name}") or "").strip().lower() in ("true", "1", "yes")
         path = (get(f"CLASSAD_USER_MAPFILE_{name}") or "").strip()
         if path:
             try:
                 with open(path, encoding="utf-8", errors="replace") as fh:
-                    found[name] = parse(fh.read(1 << 22))
+                    found[name] = parse(fh.read(1 << 22), prefix, path, problems, exclude=exclude)
             except OSError as exc:
                 problems.append(f"ERROR: Could not open classad userMap '{name}' file {path} "
                                 f"({exc.strerror or exc})")
             continue
         data = get(f"CLASSAD_USER_MAPDATA_{name}")
         if data is not None:
-            found[name] = parse(data)
+            found[name] = parse(data, prefix, None, problems, exclude=exclude)
     return found, problems
 
 
