@@ -365,6 +365,34 @@ def test_condor_config_val_lists_and_prints_templates(cell):
                              "Not defined: use ROLE:NOPE\n")
 
 
+def test_condor_config_val_expands_the_use_statements_of_a_template(cell):
+    """-expand prints what the templates a template uses say, in their place (their use
+    lines left out); -verbose keeps them, each expansion between its marks."""
+    cell.write("A = 1\n")
+    result = run(cell, "use", "FEATURE:AssignProjectName(projects)", "-expand")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "use FEATURE:AssignProjectName(projects) expands to" and lines[-1] == ""
+    assert not any(line.startswith("use ") for line in lines[1:])
+    # (AssignProjectName uses SetJobAttrFromUsermap, which uses ScheddUsermapFile in an if)
+    assert lines[lines.index("if 0") + 4:lines.index("if 0") + 7] == [
+        "SCHEDD_CLASSAD_USER_MAP_NAMES = $(SCHEDD_CLASSAD_USER_MAP_NAMES) projects",
+        "CLASSAD_USER_MAPFILE_projects = ", "endif"]
+    assert "JOB_TRANSFORM_SetProjectName = EVALSET ProjectName usermap(\"projects\",Owner,ProjectName)" in lines
+    verbose = run(cell, "-v", "use", "POLICY:HOLD_IF_MEMORY_EXCEEDED", "-expand").stdout.splitlines()
+    outer = "use POLICY : WANT_HOLD_IF(MEMORY_EXCEEDED, $(HOLD_SUBCODE_MEMORY_EXCEEDED:102), $(HOLD_REASON_MEMORY_EXCEEDED))"
+    inner = "use POLICY : PREEMPT_IF(MEMORY_EXCEEDED)"
+    at = verbose.index(outer)
+    assert verbose[at + 1] == " #begin-expanding# " + outer
+    assert verbose[at + 2] == inner and verbose[at + 3] == " #begin-expanding# " + inner
+    assert verbose[at + 4:at + 6] == ["if ! 1", "  error : use POLICY : PREEMPT_IF requires an argument: the name of "
+                                      "a configuration variable holding the trigger expression."]
+    assert " #end-expanding# " + inner in verbose and verbose[-2] == " #end-expanding# " + outer
+    assert "  PREEMPT = $(MEMORY_EXCEEDED)" in verbose
+    plain = run(cell, "use", "POLICY:HOLD_IF_MEMORY_EXCEEDED").stdout.splitlines()
+    assert plain[-1] == outer and "  PREEMPT = $(MEMORY_EXCEEDED)" not in plain
+
+
 def test_condor_config_val_reports_an_error_statement(cell):
     path = cell.write("A = 1\nif version >= 24.0\n  error : not yet\nendif\n")
     result = run(cell, "A")

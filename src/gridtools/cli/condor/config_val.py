@@ -39,7 +39,8 @@ Options:
   -version       print the HTCondor version and platform
 
 use CATEGORY lists the templates of a category (ROLE, POLICY, FEATURE, SECURITY);
-use CATEGORY:TEMPLATE prints the statements of a template.
+use CATEGORY:TEMPLATE prints the statements of a template (with -expand, those
+of the templates its use statements name in their place).
 """
 
 OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "help", "version")
@@ -102,7 +103,7 @@ def show_values(config, names, options, out, err):
     status = 0
     for name in names:
         if name.startswith("^"):
-            show_template(name[1:], out, err)
+            show_template(name[1:], out, err, "expand" in options, "verbose" in options)
             continue
         definition = config.definition(name)
         if definition is None and condor_params.default(name) is not None:
@@ -129,9 +130,12 @@ def show_values(config, names, options, out, err):
     return status
 
 
-def show_template(spec, out, err):
+def show_template(spec, out, err, expand=False, verbose=False):
     """``use CATEGORY`` (the names of its templates) or ``use CATEGORY:NAME[(ARGS)]``
-    (the template's text, arguments put in), in HTCondor's words."""
+    (the template's text, arguments put in), in HTCondor's words. ``expand`` (-expand):
+    the use statements of the template are replaced by the statements of the templates
+    they name, all the way down (``verbose``: each one kept, and each expansion between
+    ``#begin-expanding#`` and ``#end-expanding#`` lines)."""
     from gridtools.formats import condor_metaknobs
     category, colon, rest = spec.partition(":")
     if not colon and "." in spec:
@@ -145,11 +149,42 @@ def show_template(spec, out, err):
     template = condor_metaknobs.find(category, found[0][0]) if found else None
     if template is None:
         out.write(f"Not defined: use {(category + ':' + rest if names is not None else category).upper()}\n")
-    elif found[0][1]:
+    elif expand or found[0][1]:
         text = condor_metaknobs.substitute(template[2], found[0][1])
-        out.write(f"use {template[0]}:{rest} is\n{text}\n")
+        out.write(f"use {template[0]}:{rest} {'expands to' if expand else 'is'}\n")
+        _template_lines(text, expand, verbose, out)
+        out.write("\n")
     else:
         out.write(f"use {template[0]}:{template[1]} is\n{template[2]}")
+
+
+def _template_lines(text, expand, verbose, out, depth=0):
+    """Print a template's lines; with ``expand``, each use statement's templates after
+    it, their own lines printed the same way (the statement itself only when
+    ``verbose``)."""
+    from gridtools.formats import condor_metaknobs
+    for line in text.split("\n"):
+        if not line:
+            continue
+        words = line.replace(":", " ").split()
+        is_use = bool(words) and words[0] == "use"
+        if not is_use or verbose or not expand:
+            out.write(line + "\n")
+        if not (is_use and expand) or depth > 20:
+            continue
+        category_name, _colon, rhs = line.strip()[3:].partition(":")
+        category_name = category_name.strip()
+        if verbose:
+            out.write(f" #begin-expanding# use {category_name} : {rhs.strip()}\n")
+        if condor_metaknobs.category(category_name) is None:
+            out.write(f"error: {category_name} is not a valid use category\n")
+        else:
+            for name, args in condor_metaknobs.split(rhs):
+                template = condor_metaknobs.find(category_name, name)
+                if template is not None:
+                    _template_lines(condor_metaknobs.substitute(template[2], args), True, verbose, out, depth + 1)
+        if verbose:
+            out.write(f" #end-expanding# use {category_name} : {rhs.strip()}\n")
 
 
 def templates_asked(words, err):
