@@ -644,6 +644,31 @@ def test_assign_accounting_group_maps_each_owner_to_its_group(cell, workdir, use
     assert len(statuses(cell)) == 2
 
 
+def test_a_user_who_cannot_read_a_user_map_waits_for_the_daemons_verdict(cell, workdir, users):
+    """A map only root may read: condor_submit cannot check the submit requirements
+    itself, so it waits for the daemon to take each cluster in, and says a refusal in
+    its own words (exit 1, nothing queued) instead of a submission that never appears."""
+    groups = os.path.join(cell.root, "etc", "secret.map")
+    write(groups, f"* {users[1]} physics\n")
+    os.chmod(groups, 0o600)
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"use FEATURE : AssignAccountingGroup({groups})\n")
+    assert cell.run("condor_reconfig").returncode == 0
+    os.chmod(workdir, 0o777)
+    write(os.path.join(workdir, "u.sub"), SLEEP + "hold = true\nqueue\n")
+    proc = cell.run("condor_submit", "u.sub", cwd=workdir, user=users[0])
+    assert proc.returncode == 1
+    assert proc.stdout == "Submitting job(s)."
+    assert proc.stderr == ("\nERROR: Failed to commit job submission into the queue.\n"
+                           "ERROR: Submit requirement AssignAccountingGroup not met.\n")
+    proc = cell.run("condor_submit", "u.sub", cwd=workdir, user=users[1])
+    assert proc.returncode == 0, proc.stderr
+    cluster = int(re.search(r"1 job\(s\) submitted to cluster (\d+)\.", proc.stdout).group(1))
+    # (taken in before condor_submit said so: no wait here)
+    assert cell.run("condor_q", "-allusers", "-af", "ClusterId", "AccountingGroup").stdout == \
+        f"{cluster} physics.{users[1]}\n"
+
+
 TRANSFORMS = """JOB_TRANSFORM_NAMES = Mem, Tag, Broken
 JOB_TRANSFORM_Mem @=end
    # too little memory asked for: give it some

@@ -74,6 +74,7 @@ def options():
         "batch_name": None, "variables": {}, "schedd": None, "help": False,
         "knobs": {},            # the configuration's knobs a submission reads (submit_knobs)
         "factory": False,       # -factory: every cluster materialized late
+        "confirm": False,       # the daemon's answer is waited for (check_requirements)
     }
 
 
@@ -297,7 +298,10 @@ def _submit(opts):
             sys.stdout.write(summary(clusters, True))
         _warn(warnings)
         return 0
-    _send(specs, taken)
+    if opts.get("confirm"):
+        _send_confirmed(specs, taken, opts, clusters)
+    else:
+        _send(specs, taken)
     _report(opts, clusters, warned)
     _warn(warnings)
     return 0
@@ -320,7 +324,8 @@ def check_requirements(clusters, opts):
         return []
     maps, unread = usermaps.load(setting)
     if unread:
-        return []           # (a map this user cannot read: the daemon checks with its own)
+        opts["confirm"] = True      # (a map this user cannot read: the daemon checks with its own)
+        return []
     usermaps.install(maps)
     from gridtools.cli.condor.submitters import current_schedd_ad
     schedd = current_schedd_ad(time.time())
@@ -434,6 +439,43 @@ def _send(specs, taken):
     except BaseException:
         release(taken[sent:], False)
         raise
+
+
+def _send_confirmed(specs, taken, opts, clusters):
+    """Send the clusters one by one and wait for the daemon to take each in (when this
+    user could not check the submit requirements itself: ``check_requirements``), so
+    that a cluster it refuses is said as condor_submit says a schedd's refusal (exit
+    1), and the clusters after it are not sent."""
+    from gridtools.spool import requests, wake
+    ask.ensure_daemon()
+    sent = 0
+    try:
+        for spec in specs:
+            name = requests.write("submit", {"job": spec, "dialect": CONDOR}, reply=True)
+            wake.poke()
+            code, _out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT)
+            sent += 1
+            if code:
+                if not opts["terse"]:
+                    sys.stdout.write(summary(clusters, False).partition("\n")[0])
+                    sys.stdout.flush()
+                sys.stderr.write(_refusal_words(err))
+                raise Refused()
+    except BaseException:
+        release(taken[sent:], False)
+        raise
+
+
+def _refusal_words(answer):
+    """condor_submit's words for the daemon's refusal of a cluster (its answer's error
+    text: Grid Engine's ``Unable to run job: WHY``)."""
+    why = answer.strip()
+    if why.startswith("Unable to run job: "):
+        why = why[len("Unable to run job: "):].rpartition("\nExiting.")[0] or why[len("Unable to run job: "):]
+    if why.startswith("Number of submitted jobs would exceed"):
+        return f"\nERROR: Failed to create proc\n{why}\n"
+    from gridtools.formats.condor.submitreqs import refusal_text
+    return refusal_text(_said(why))
 
 
 def _report(opts, clusters, warned=()):
