@@ -49,7 +49,7 @@ def open_to_all(level):
     (The full check, ``seclevels.verify``, finds the same: a level without ALLOW and
     DENY lists allows everybody.) False when that cannot be seen so simply."""
     names = _restricting(level)
-    variables = _condor_variables()
+    variables = condor_variables()
     if any(name.upper().encode() in key for key in variables for name in names):
         return False
     lowered = _global_text()
@@ -104,7 +104,7 @@ def _global_settings(lowered):
 _SETTINGS = []
 
 
-def _condor_variables():
+def condor_variables():
     """The names of the environment's ``_CONDOR_`` variables, in upper case."""
     if b"_CONDOR_" not in b"\0".join(posix.environ).upper():
         return []               # (the common case, seen in one pass over the names)
@@ -153,7 +153,7 @@ def may_set(name):
 def settable(names):
     """The knobs of ``names`` the configuration may set (see ``may_set``), found with one
     look at it."""
-    variables = _condor_variables()
+    variables = condor_variables()
     lowered = _global_text()
     if lowered is None:
         return list(names)

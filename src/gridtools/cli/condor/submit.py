@@ -14,9 +14,10 @@ The submission needs the WRITE security level at the SCHEDD
 (``gridtools.seclevels``): the caller is checked against the cell's
 condor_config before any id is claimed, and a refusal is printed in
 HTCondor's words with exit code 1. The request is marked as an HTCondor
-command's, so the daemon applies the same check again (a refusal there,
-when the configuration changed in between, is in the daemon's messages).
-The request is not waited for, as qsub's is not.
+command's, so the daemon applies the same check again. The request is not
+waited for, as qsub's is not, unless the daemon may refuse what this
+command's checks let through (``daemon_may_refuse``): then each cluster's
+answer is waited for and a refusal said in HTCondor's words.
 
 Start-up: a plain description (executable, streams, log, requests, literal
 values, ``queue``) is read, built and queued with the modules imported at
@@ -286,6 +287,7 @@ def _submit(opts):
         warned = check_requirements(clusters, opts) if opts["dry_run"] is None else []
         if opts["dry_run"] is None:
             check_job_limits(clusters, opts["knobs"], who["owner"], factories)
+            opts["confirm"] = opts["confirm"] or daemon_may_refuse(opts["knobs"])
         specs = _specs(clusters, who, factories) if opts["dry_run"] is None else []
     except BaseException:
         release(taken, opts["dry_run"] is not None)
@@ -349,6 +351,21 @@ def check_requirements(clusters, opts):
                 sys.stderr.write(submitreqs.refusal_text(_said(refusal)))
                 raise Refused()
     return warned[:1]
+
+
+def daemon_may_refuse(knobs):
+    """True when the daemon may refuse what this command's own checks let through, so
+    that it waits for the daemon's verdict (``_send_confirmed``): the configuration has
+    submit requirements or limits of the queue (``knobs``: ``submit_knobs``; the daemon
+    counts the queue as it is, this command as the last status showed it), or the
+    caller reads another configuration than the cell's (CONDOR_CONFIG, ``_CONDOR_``
+    variables), which the daemon does not."""
+    if (knobs.get("SUBMIT_REQUIREMENT_NAMES") or "").strip() or "MAX_JOBS_SUBMITTED" in knobs \
+            or "MAX_JOBS_PER_OWNER" in knobs:
+        return True
+    from gridtools import ospaths
+    own = ospaths.getenv("CONDOR_CONFIG")
+    return bool(own and own != cell.etc("condor_config")) or bool(access.condor_variables())
 
 
 def _transforms(names):
@@ -442,10 +459,11 @@ def _send(specs, taken):
 
 
 def _send_confirmed(specs, taken, opts, clusters):
-    """Send the clusters one by one and wait for the daemon to take each in (when this
-    user could not check the submit requirements itself: ``check_requirements``), so
-    that a cluster it refuses is said as condor_submit says a schedd's refusal (exit
-    1), and the clusters after it are not sent."""
+    """Send the clusters one by one and wait for the daemon to take each in (when it may
+    refuse what this command's own checks let through: ``daemon_may_refuse``, or a user
+    map this user cannot read, ``check_requirements``), so that a cluster it refuses is
+    said as condor_submit says a schedd's refusal (exit 1), and the clusters after it
+    are not sent (those before it stay queued)."""
     from gridtools.spool import requests, wake
     ask.ensure_daemon()
     sent = 0
@@ -456,10 +474,11 @@ def _send_confirmed(specs, taken, opts, clusters):
             code, _out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT)
             sent += 1
             if code:
-                if not opts["terse"]:
+                head, text = _refusal_words(err)
+                if head and not opts["terse"]:
                     sys.stdout.write(summary(clusters, False).partition("\n")[0])
                     sys.stdout.flush()
-                sys.stderr.write(_refusal_words(err))
+                sys.stderr.write(text)
                 raise Refused()
     except BaseException:
         release(taken[sent:], False)
@@ -467,15 +486,28 @@ def _send_confirmed(specs, taken, opts, clusters):
 
 
 def _refusal_words(answer):
-    """condor_submit's words for the daemon's refusal of a cluster (its answer's error
-    text: Grid Engine's ``Unable to run job: WHY``)."""
+    """(whether "Submitting job(s)" comes first, the error text): condor_submit's words
+    for the daemon's refusal of a cluster (``answer``: the error text of its answer,
+    which words a refusal of the security levels or of an unreadable configuration as
+    HTCondor does, and others as Grid Engine's ``Unable to run job: WHY``), as this
+    command words a refusal it finds itself: a submit requirement's after the proc dots,
+    the others alone."""
+    if answer.startswith("SECMAN:"):
+        return False, "ERROR: Failed to connect to local queue manager\n" + answer
+    if answer.startswith("Configuration Error"):
+        return False, answer
     why = answer.strip()
-    if why.startswith("Unable to run job: "):
-        why = why[len("Unable to run job: "):].rpartition("\nExiting.")[0] or why[len("Unable to run job: "):]
+    for prefix in ("Unable to run job: ", "error: invalid submit request: "):
+        if why.startswith(prefix):
+            why = why[len(prefix):]
+            why = why.rpartition("\nExiting.")[0] or why
+            break
     if why.startswith("Number of submitted jobs would exceed"):
-        return f"\nERROR: Failed to create proc\n{why}\n"
+        return False, f"ERROR: Failed to create proc\n{why}\n"
+    if not answer.startswith("Unable to run job: "):
+        return False, f"ERROR: {_said(why)}\n"
     from gridtools.formats.condor.submitreqs import refusal_text
-    return refusal_text(_said(why))
+    return True, refusal_text(_said(why))
 
 
 def _report(opts, clusters, warned=()):
