@@ -217,12 +217,12 @@ def test_vars_prepend_and_append_are_kept_apart_and_round_trip():
     dag = parse_dag('JOB A a.sub\nVARS A PREPEND p="1" both="early"\nVARS A APPEND q="2"\n'
                     'VARS A r="3" both="late"\nVARS ALL_NODES prepend s="4"\n')
     node = dag.nodes["A"]
-    assert node.prepend_vars == {"p": "1", "s": "4"}
-    assert node.vars == {"q": "2", "r": "3", "both": "late"}     # the last definition is used
-    text = render_dag(dag)
-    assert 'VARS A PREPEND p="1" s="4"\nVARS A q="2" r="3" both="late"\n' in text
+    assert node.prepend_vars == {"p": "1", "s": "4"} and node.append_vars == {"q": "2"}
+    assert node.vars == {"r": "3", "both": "late"}     # the last definition is used; placed by the
+    text = render_dag(dag)                              # configuration (DAGMAN_DEFAULT_APPEND_VARS)
+    assert 'VARS A PREPEND p="1" s="4"\nVARS A APPEND q="2"\nVARS A r="3" both="late"\n' in text
     again = parse_dag(text).nodes["A"]
-    assert (again.prepend_vars, again.vars) == (node.prepend_vars, node.vars)
+    assert (again.prepend_vars, again.append_vars, again.vars) == (node.prepend_vars, node.append_vars, node.vars)
     with pytest.raises(DagError, match="line 2"):
         parse_dag("JOB A a.sub\nVARS A PREPEND\n")
 

@@ -1,14 +1,16 @@
 """DAGMan configuration settings that are no command-line option's against a running
-daemon: DAGMAN_INSERT_SUB_FILE (the default of condor_submit_dag -insert_sub_file) and
-DAGMAN_GENERATE_SUBDAG_SUBMITS (whether the manager writes a nested DAG's submit file)."""
+daemon: DAGMAN_INSERT_SUB_FILE (the default of condor_submit_dag -insert_sub_file),
+DAGMAN_GENERATE_SUBDAG_SUBMITS (whether the manager writes a nested DAG's submit file),
+DAGMAN_DEFAULT_PRIORITY, DAGMAN_NODE_RECORD_INFO, DAGMAN_SUBMIT_DELAY,
+DAGMAN_PROHIBIT_MULTI_JOBS and DAGMAN_PUT_FAILED_JOBS_ON_HOLD."""
 
 import os
 import pwd
 
 import pytest
 
-from conftest import destroy_cell, make_cell
-from test_condor_dag_live import dag_ended, dagman_id, dagman_out, node, order, submit_dag, write
+from conftest import destroy_cell, make_cell, wait_for
+from test_condor_dag_live import dag_ended, dagman_id, dagman_out, history, node, order, submit_dag, write
 
 
 @pytest.fixture
@@ -105,3 +107,62 @@ def test_a_dag_in_a_folder_the_user_cannot_write_is_refused_for_that(cell, workd
     os.unlink(os.path.join(folder, "d.dag.condor.sub"))     # no earlier run: the same
     bad = cell.run("condor_submit_dag", os.path.join(folder, "d.dag"), cwd=workdir, user=bob)
     assert (bad.returncode, bad.stderr) == (1, f"ERROR: unable to create submit file {folder}/d.dag.condor.sub\n")
+
+
+def test_node_job_settings_priority_retry_record_submit_delay_and_one_proc(cell, workdir):
+    """DAGMAN_DEFAULT_PRIORITY is the least JobPrio of the node jobs (as -priority);
+    DAGMAN_NODE_RECORD_INFO = RETRY puts a retried node's attempt in its job's
+    DAGManNodeRetry; DAGMAN_SUBMIT_DELAY waits that many seconds before each submission;
+    DAGMAN_PROHIBIT_MULTI_JOBS fails a node whose description queues more than one proc,
+    with HTCondor's words. Each is in the manager's settings lines."""
+    write(workdir, "flaky.sh", f"#!/bin/sh\ntest -e {workdir}/tried && exit 0\ntouch {workdir}/tried\nexit 3\n")
+    write(workdir, "flaky.sub", "executable = flaky.sh\noutput = f.out\nerror = f.err\nqueue\n")
+    node(workdir, "B")
+    write(workdir, "two.sub", "executable = /bin/true\nqueue 2\n")
+    write(workdir, "dag.config", "DAGMAN_DEFAULT_PRIORITY = 7\nDAGMAN_NODE_RECORD_INFO = Retry\n"
+                                 "DAGMAN_SUBMIT_DELAY = 2\nDAGMAN_PROHIBIT_MULTI_JOBS = True\n")
+    write(workdir, "diamond.dag", "CONFIG dag.config\nJOB F flaky.sub\nRETRY F 1\nJOB B B.sub\nPRIORITY B 9\n"
+                                  "PARENT F CHILD B\nJOB T two.sub\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc), timeout=90)[0][12] == "1"      # (T failed)
+    out = dagman_out(workdir)
+    for line in ("DAGMAN_DEFAULT_PRIORITY setting: 7", "DAGMAN_SUBMIT_DELAY setting: 2",
+                 "DAGMAN_PROHIBIT_MULTI_JOBS setting: True", "DAGMAN_NODE_RECORD_INFO: Retry"):
+        assert line in out, line
+    assert "Submit generated multiple job procs; disallowed by DAGMAN_PROHIBIT_MULTI_JOBS setting" in out
+    wait_for(lambda: len(history(cell, "DAGNodeName")) >= 2)
+    shown = sorted(line for line in history(cell, "DAGNodeName", "JobPrio", "DAGManNodeRetry")
+                   if not line.startswith("undefined"))      # (not the manager's own job)
+    assert shown == ["B 9 undefined", "F 7 1", "F 7 undefined"]
+    assert order(workdir) == ["B"]
+    from gridtools.formats.condor.userlog import EventType, parse_events
+    with open(os.path.join(workdir, "diamond.dag.nodes.log")) as fh:
+        submitted = [e.timestamp for e in parse_events(fh.read()) if e.type == EventType.SUBMIT]
+    assert len(submitted) == 3 and all(b - a >= 1 for a, b in zip(submitted, submitted[1:]))
+
+
+def test_put_failed_jobs_on_hold_submits_a_failed_nodes_job_again_on_hold(cell, workdir):
+    """DAGMAN_PUT_FAILED_JOBS_ON_HOLD: a node whose job failed with no retry left (and no
+    POST script) is not failed: its job is submitted again, on hold, for its owner to
+    mend and release; released, it runs again and the DAG goes on."""
+    write(workdir, "fix.sh", f"#!/bin/sh\necho ran >> {workdir}/order\ntest -e {workdir}/fixed\n")
+    write(workdir, "fix.sub", "executable = fix.sh\noutput = x.out\nerror = x.err\nqueue\n")
+    node(workdir, "B")
+    write(workdir, "diamond.dag", "JOB X fix.sub\nJOB B B.sub\nPARENT X CHILD B\n")
+    proc = cell.run("condor_submit_dag", "diamond.dag", cwd=workdir,
+                    env={"_CONDOR_DAGMAN_PUT_FAILED_JOBS_ON_HOLD": "True"})
+    assert proc.returncode == 0, proc.stderr
+    dag = dagman_id(proc)
+
+    def held_again():
+        rows = [line.split() for line in cell.run("condor_q", "-af", "DAGNodeName", "JobStatus",
+                                                    "ClusterId").stdout.splitlines()]
+        return next((row[2] for row in rows if row[:2] == ["X", "5"]), None)
+    cluster = wait_for(held_again, timeout=60)
+    assert order(workdir) == ["ran"]
+    assert "DAGMAN_PUT_FAILED_JOBS_ON_HOLD setting: True" in dagman_out(workdir)
+    assert "its job is submitted again on hold" in dagman_out(workdir)
+    open(os.path.join(workdir, "fixed"), "w").close()
+    assert cell.run("condor_release", cluster).returncode == 0
+    assert dag_ended(cell, dag, timeout=90)[0][12] == "0"
+    assert order(workdir) == ["ran", "ran", "B"]

@@ -716,8 +716,9 @@ def test_included_files_are_read_in_place_and_a_missing_one_is_refused(cell, wor
 
 def test_prepended_vars_come_before_the_submit_file_and_appended_ones_after(cell, workdir):
     """As HTCondor documents VARS PREPEND|APPEND: a prepended macro is set before the
-    submit file is read, which may set it again; an appended one (the default) is set
-    after the file is read, over the file's own value."""
+    submit file is read, which may set it again; an appended one is set after the file is
+    read, over the file's own value; one with neither is prepended, unless
+    DAGMAN_DEFAULT_APPEND_VARS is true (HTCondor 24's default is false)."""
     write(workdir, "show.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/shown\n")
     write(workdir, "vars.sub", "executable = show.sh\nvar1 = file\nvar2 = file\n"
                                "arguments = \"$(JOB) $(var1) $(var2) $(var3)\"\n"
@@ -726,6 +727,13 @@ def test_prepended_vars_come_before_the_submit_file_and_appended_ones_after(cell
                                   "VARS A PREPEND var1=\"dag\"\nVARS A APPEND var2=\"dag\"\n"
                                   "VARS B var1=\"dag\" var3=\"x\"\nVARS B PREPEND var2=\"dag\"\n")
     proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    shown = sorted(open(os.path.join(workdir, "shown")).read().splitlines())
+    assert shown == ["A file dag", "B file file x"]
+    assert "DAGMAN_DEFAULT_APPEND_VARS setting: False" in dagman_out(workdir)
+    os.remove(os.path.join(workdir, "shown"))
+    write(workdir, "append.config", "DAGMAN_DEFAULT_APPEND_VARS = True\n")
+    proc = submit_dag(cell, workdir, "-f", "-config", "append.config")
     assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
     shown = sorted(open(os.path.join(workdir, "shown")).read().splitlines())
     assert shown == ["A file dag", "B dag file x"]

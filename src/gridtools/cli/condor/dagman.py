@@ -140,13 +140,21 @@ CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM":
 #: the boolean ones -> its option
 CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
                 "DAGMAN_SUPPRESS_NOTIFICATION": "suppress_notification",
-                "DAGMAN_GENERATE_SUBDAG_SUBMITS": "generate_subdag_submits"}
+                "DAGMAN_GENERATE_SUBDAG_SUBMITS": "generate_subdag_submits",
+                "DAGMAN_DEFAULT_APPEND_VARS": "append_vars",
+                "DAGMAN_PROHIBIT_MULTI_JOBS": "prohibit_multi_jobs",
+                "DAGMAN_PUT_FAILED_JOBS_ON_HOLD": "hold_failed_jobs"}
 #: the ones whose value is text (condor_submit_dag's: DAGMAN_INSERT_SUB_FILE is the
 #: default of -insert_sub_file) -> its option
-CONFIG_TEXTS = {"DAGMAN_INSERT_SUB_FILE": "insert_sub_file"}
+CONFIG_TEXTS = {"DAGMAN_INSERT_SUB_FILE": "insert_sub_file", "DAGMAN_NODE_RECORD_INFO": "node_record_info"}
+#: the integer ones that may be negative -> its option
+CONFIG_INTS = {"DAGMAN_DEFAULT_PRIORITY": "default_priority", "DAGMAN_SUBMIT_DELAY": "submit_delay"}
 #: the manager's defaults of the settings the command line may leave unset, as HTCondor's
 DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": False,
             "suppress_notification": True}
+#: the defaults of the settings only a configuration gives, as HTCondor's
+CONFIG_DEFAULTS = {"append_vars": False, "prohibit_multi_jobs": False, "hold_failed_jobs": False,
+                   "submit_delay": 0, "node_record_info": ""}
 
 
 def _settings(config, source, names=None):
@@ -171,6 +179,10 @@ def _settings(config, source, names=None):
         elif name in CONFIG_TEXTS:
             if value:
                 found[CONFIG_TEXTS[name]] = value
+        elif name in CONFIG_INTS:
+            if not value.lstrip("+-").isdigit():
+                raise GridError(f"ERROR: {source}: {name} must be an integer, not '{value}'", 1)
+            found[CONFIG_INTS[name]] = int(value)
         elif name.startswith("DAGMAN_"):
             ignored.append(name)
     return found, ignored
@@ -200,7 +212,8 @@ def cell_config():
         if path != "ONLY_ENV" and not os.path.exists(path):
             path = "ONLY_ENV"
         config = condor_config.load(path)
-        names = [n for n in list(CONFIG_KNOBS) + list(CONFIG_FLAGS) + list(CONFIG_TEXTS) if n in config]
+        names = [n for n in list(CONFIG_KNOBS) + list(CONFIG_FLAGS) + list(CONFIG_TEXTS) + list(CONFIG_INTS)
+                 if n in config]
         return _settings(config, path, names)[0]
     except (GridError, OSError, condor_config.ConfigError):
         return {}
@@ -240,6 +253,18 @@ def apply_config(opts, log):
     log(f"DAGMAN_ALWAYS_RUN_POST setting: {bool(opts['always_run_post'])}")
     log(f"DAGMAN_SUPPRESS_NOTIFICATION setting: {bool(opts['suppress_notification'])}")
     log(f"DAGMAN_GENERATE_SUBDAG_SUBMITS setting: {opts['generate_subdag_submits']}")
+    for key, value in CONFIG_DEFAULTS.items():
+        opts[key] = found.get(key, value)
+    opts["submit_delay"] = max(0, opts["submit_delay"])       # (a negative one is 0, as HTCondor's)
+    if not opts.get("priority") and found.get("default_priority"):
+        opts["priority"] = found["default_priority"]            # (-priority wins)
+    log(f"DAGMAN_DEFAULT_PRIORITY setting: {found.get('default_priority', 0)}")
+    log(f"DAGMAN_SUBMIT_DELAY setting: {opts['submit_delay']}")
+    log(f"DAGMAN_PROHIBIT_MULTI_JOBS setting: {opts['prohibit_multi_jobs']}")
+    log(f"DAGMAN_DEFAULT_APPEND_VARS setting: {opts['append_vars']}")
+    log(f"DAGMAN_PUT_FAILED_JOBS_ON_HOLD setting: {opts['hold_failed_jobs']}")
+    if opts["node_record_info"]:
+        log(f"DAGMAN_NODE_RECORD_INFO: {opts['node_record_info']}")
 
 
 def parse_args(argv):

@@ -8,6 +8,7 @@ submitted from that text as from a file in its folder.
 """
 
 import os
+import re
 import time
 
 from gridtools.cli.condor.dagrecover import NodesLog
@@ -87,6 +88,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         self.parked = []                    # nodes whose PRE script ended, their jobs waiting
                                             # for the DAG to resume or for -MaxJobs/-MaxIdle
         self.in_recovery = False
+        self.hold_next = set()              # nodes whose next job is submitted on hold
         self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
         self.halt_file = os.path.abspath(dag_file) + ".halt"
         self.halted = False                 # the halt file exists
@@ -464,18 +466,27 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             prio = max(prio, int(self.opts["priority"]))
         if prio:
             extra["JobPrio"] = prio
-        variables = dict(node.prepend_vars)
+        retry = self.attempts.get(name, 1) - 1
+        if retry > 0 and "RETRY" in re.split(r"[,\s]+", (self.opts.get("node_record_info") or "").upper()):
+            extra["DAGManNodeRetry"] = retry      # DAGMAN_NODE_RECORD_INFO = RETRY
+        variables, appended = dict(node.prepend_vars), dict(node.append_vars)
+        (appended if self.opts.get("append_vars") else variables).update(node.vars)
+        if name in self.hold_next:              # DAGMAN_PUT_FAILED_JOBS_ON_HOLD
+            variables["hold"] = "true"
         variables.setdefault("DAGManJobId", str(self.own_id))
         variables.setdefault("JOB", name)
-        variables.setdefault("RETRY", str(self.attempts.get(name, 1) - 1))
+        variables.setdefault("RETRY", str(retry))
         variables.setdefault("DAG_STATUS", str(self.dag_status()))
         variables.setdefault("FAILED_COUNT", str(len(self.failed)))
         parents = ",".join(sorted(self.dag.parents(name)))
         if parents:
             variables.setdefault("DAG_PARENT_NAMES", parents)
+        if self.opts.get("submit_delay"):
+            time.sleep(self.opts["submit_delay"])   # DAGMAN_SUBMIT_DELAY, before each submission
         return jobsubmit.submit_text(text, cwd, source=path, variables=variables, extra=extra,
-                                     batch_name=self.opts.get("batch_name"), appended=node.vars,
-                                     late=node.kind is not NodeKind.SUBDAG)
+                                     batch_name=self.opts.get("batch_name"), appended=appended,
+                                     late=node.kind is not NodeKind.SUBDAG,
+                                     one_proc=bool(self.opts.get("prohibit_multi_jobs")))
 
     def _subdag(self, name, dag):
         """(submit file, its text) of a SUBDAG EXTERNAL node: a DAG manager job of its
@@ -592,6 +603,14 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                      f"({self.attempts[name]} of {node.retry} retries)")
             self.log(f"Retrying node {name} (retry #{self.attempts[name]} of {node.retry})...")
             return                          # ready again: started by the next round
+        from gridtools.formats.condor.dag import ScriptWhen
+        if job and self.opts.get("hold_failed_jobs") and ScriptWhen.POST not in node.scripts:
+            # DAGMAN_PUT_FAILED_JOBS_ON_HOLD: one retry more, its job submitted on hold
+            node.retry = self.attempts[name]
+            self.hold_next.add(name)
+            self.log(f"Node {name} failed with status {status}; its job is submitted again on hold "
+                     "(DAGMAN_PUT_FAILED_JOBS_ON_HOLD)")
+            return
         self.failed.add(name)
         if self.attempts.get(name, 1) > 1 and name in self.errors:
             self.errors[name] += f" (after {self.attempts[name] - 1} node retries)"

@@ -55,7 +55,7 @@ def make_ads(text, cwd, cluster, owner, source="submit file", variables=None, en
 
 
 def submit_text(text, cwd, source="submit file", variables=None, extra=None, name=None, notify=False,
-                batch_name=None, appended=None, late=False):
+                batch_name=None, appended=None, late=False, one_proc=False):
     """Submit one cluster (see the module docstring); ``variables``: NAME -> value read
     before the description (condor_submit's NAME=value arguments); ``appended``: NAME ->
     value read after it, before its first queue statement (condor_submit -append);
@@ -64,9 +64,11 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
     ``notify``: warn the job (SIGUSR2) before it is killed when removed (qsub -notify);
     ``batch_name``: the JobBatchName of the job ads the description gives none, or a
     function of the cluster id that makes it; ``late``: a DAG node's cluster, which may be
-    materialized late."""
+    materialized late; ``one_proc``: a description that queues more than one proc (but of
+    the parallel universe) is refused, as DAGMAN_PROHIBIT_MULTI_JOBS has DAGMan refuse it."""
     from gridtools.cli.condor.submit import check_spec, submitter
     from gridtools.formats.condor.spec import cluster_spec, custom_requests
+    from gridtools.formats.condor.jobattrs import PARALLEL
     from gridtools.spool import ids
     who = submitter(time.time())
     who["sge_o"]["WORKDIR"] = cwd
@@ -75,6 +77,8 @@ def submit_text(text, cwd, source="submit file", variables=None, extra=None, nam
     try:
         ads = make_ads(text, cwd, cluster, who["owner"], source, variables, appended=appended,
                        factories=factories)
+        if one_proc and len(ads) > 1 and ads[0].eval("JobUniverse") != PARALLEL:
+            raise InputError("Submit generated multiple job procs; disallowed by DAGMAN_PROHIBIT_MULTI_JOBS setting")
         if callable(batch_name):
             batch_name = batch_name(cluster)
         for ad in ads:

@@ -103,8 +103,9 @@ class Node:
     done: bool = False
     retry: int = 0
     retry_unless_exit: int | None = None
-    vars: dict = field(default_factory=dict)  # APPEND (the default): after the submit file
-    prepend_vars: dict = field(default_factory=dict)  # PREPEND: before it
+    vars: dict = field(default_factory=dict)  # neither: as DAGMAN_DEFAULT_APPEND_VARS says
+    prepend_vars: dict = field(default_factory=dict)  # PREPEND: before the submit file
+    append_vars: dict = field(default_factory=dict)  # APPEND: after it
     scripts: dict = field(default_factory=dict)  # ScriptWhen -> Script
     priority: int = 0
     abort_on: int | None = None  # exit status of the node that aborts the DAG

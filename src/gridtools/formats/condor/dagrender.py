@@ -28,12 +28,10 @@ def _node_options(node):
     if node.retry:
         unless = f" UNLESS-EXIT {node.retry_unless_exit}" if node.retry_unless_exit is not None else ""
         lines.append(f"RETRY {node.name} {node.retry}{unless}")
-    if node.prepend_vars:
-        pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in node.prepend_vars.items())
-        lines.append(f"VARS {node.name} PREPEND {pairs}")
-    if node.vars:
-        pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in node.vars.items())
-        lines.append(f"VARS {node.name} {pairs}")
+    for placed, found in (("PREPEND ", node.prepend_vars), ("APPEND ", node.append_vars), ("", node.vars)):
+        if found:
+            pairs = " ".join(f"{k}={_quote_var(v)}" for k, v in found.items())
+            lines.append(f"VARS {node.name} {placed}{pairs}")
     for script in node.scripts.values():
         defer = f"DEFER {script.defer_status} {script.defer_time} " \
             if script.defer_status is not None else ""

@@ -39,8 +39,8 @@ _VAR = re.compile(r'\s*([A-Za-z_+][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
 def _vars(dag, number, words, line, _splices):
     if len(words) < 3:
         raise _error(dag, number, 'expected VARS name [PREPEND|APPEND] key="value" ...')
-    prepend = words[2].upper() == "PREPEND"
-    skip = 3 if words[2].upper() in ("PREPEND", "APPEND") else 2
+    placed = words[2].upper() if words[2].upper() in ("PREPEND", "APPEND") else ""
+    skip = 3 if placed else 2
     if len(words) <= skip:
         raise _error(dag, number, 'expected VARS name [PREPEND|APPEND] key="value" ...')
     rest = line.split(None, skip)[skip]
@@ -54,10 +54,11 @@ def _vars(dag, number, words, line, _splices):
         pairs[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
         at = m.end()
     for node in _targets(dag, number, words[1]):
-        mine, other = (node.prepend_vars, node.vars) if prepend else (node.vars, node.prepend_vars)
+        places = {"PREPEND": node.prepend_vars, "APPEND": node.append_vars, "": node.vars}
         for key, value in pairs.items():
-            other.pop(key, None)            # the last definition of a macro is the one used
-            mine[key] = value
+            for other in places.values():
+                other.pop(key, None)        # the last definition of a macro is the one used
+            places[placed][key] = value
 
 
 def _script(dag, number, words, line, _splices):
