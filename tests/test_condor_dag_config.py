@@ -2,10 +2,12 @@
 daemon: DAGMAN_INSERT_SUB_FILE (the default of condor_submit_dag -insert_sub_file),
 DAGMAN_GENERATE_SUBDAG_SUBMITS (whether the manager writes a nested DAG's submit file),
 DAGMAN_DEFAULT_PRIORITY, DAGMAN_NODE_RECORD_INFO, DAGMAN_SUBMIT_DELAY,
-DAGMAN_PROHIBIT_MULTI_JOBS and DAGMAN_PUT_FAILED_JOBS_ON_HOLD."""
+DAGMAN_PROHIBIT_MULTI_JOBS, DAGMAN_PUT_FAILED_JOBS_ON_HOLD, DAGMAN_MAX_JOB_HOLDS and
+DAGMAN_HOLD_CLAIM_TIME."""
 
 import os
 import pwd
+import re
 
 import pytest
 
@@ -131,9 +133,10 @@ def test_node_job_settings_priority_retry_record_submit_delay_and_one_proc(cell,
         assert line in out, line
     assert "Submit generated multiple job procs; disallowed by DAGMAN_PROHIBIT_MULTI_JOBS setting" in out
     wait_for(lambda: len(history(cell, "DAGNodeName")) >= 2)
-    shown = sorted(line for line in history(cell, "DAGNodeName", "JobPrio", "DAGManNodeRetry")
+    shown = sorted(line for line in history(cell, "DAGNodeName", "JobPrio", "DAGManNodeRetry", "KeepClaimIdle")
                    if not line.startswith("undefined"))      # (not the manager's own job)
-    assert shown == ["B 9 undefined", "F 7 1", "F 7 undefined"]
+    # (DAGMAN_HOLD_CLAIM_TIME, 20 by default: the jobs of a node with children keep their claim)
+    assert shown == ["B 9 undefined undefined", "F 7 1 20", "F 7 undefined 20"]
     assert order(workdir) == ["B"]
     from gridtools.formats.condor.userlog import EventType, parse_events
     with open(os.path.join(workdir, "diamond.dag.nodes.log")) as fh:
@@ -166,3 +169,25 @@ def test_put_failed_jobs_on_hold_submits_a_failed_nodes_job_again_on_hold(cell, 
     assert cell.run("condor_release", cluster).returncode == 0
     assert dag_ended(cell, dag, timeout=90)[0][12] == "0"
     assert order(workdir) == ["ran", "ran", "B"]
+
+
+def test_a_node_job_held_max_job_holds_times_is_removed_and_its_node_fails(cell, workdir):
+    """DAGMAN_MAX_JOB_HOLDS: once that many procs of a node's job are held, the manager
+    removes the job with HTCondor's reason and the node fails (its sibling runs on);
+    DAGMAN_HOLD_CLAIM_TIME = 0 gives no node job KeepClaimIdle."""
+    write(workdir, "held.sub", "executable = /bin/true\nhold = true\nqueue\n")
+    node(workdir, "B")
+    node(workdir, "C")
+    write(workdir, "dag.config", "DAGMAN_MAX_JOB_HOLDS = 1\nDAGMAN_HOLD_CLAIM_TIME = 0\n")
+    write(workdir, "diamond.dag", "CONFIG dag.config\nJOB H held.sub\nJOB B B.sub\nJOB C C.sub\nPARENT B CHILD C\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc), timeout=90)[0][12] == "1"
+    out = dagman_out(workdir)
+    assert "DAGMAN_MAX_JOB_HOLDS setting: 1" in out and "DAGMAN_HOLD_CLAIM_TIME setting: 0" in out
+    assert re.search(r"Total hold count for job \d+ \(node H\) has reached DAGMAN_MAX_JOB_HOLDS \(1\); "
+                     r"all job proc\(s\) for this node will now be removed", out)
+    assert order(workdir) == ["B", "C"]
+    wait_for(lambda: len([ln for ln in history(cell, "DAGNodeName") if ln != "undefined"]) == 3)
+    shown = history(cell, "DAGNodeName", "KeepClaimIdle", "RemoveReason")
+    assert "H undefined DAG Limit: Max number of held jobs was reached. (by user root)" in shown
+    assert "B undefined undefined" in shown

@@ -136,7 +136,8 @@ def job_environment(get=(), set_=None, everything=False):
 #: DAGMan configuration settings gridtools' manager follows -> its option
 CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM": "max_rescue",
                 "DAGMAN_MAX_PRE_SCRIPTS": "maxpre", "DAGMAN_MAX_POST_SCRIPTS": "maxpost",
-                "DAGMAN_MAX_JOBS_IDLE": "maxidle"}
+                "DAGMAN_MAX_JOBS_IDLE": "maxidle", "DAGMAN_MAX_JOB_HOLDS": "max_job_holds",
+                "DAGMAN_HOLD_CLAIM_TIME": "hold_claim_time"}
 #: the boolean ones -> its option
 CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
                 "DAGMAN_SUPPRESS_NOTIFICATION": "suppress_notification",
@@ -154,7 +155,7 @@ DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": Fal
             "suppress_notification": True}
 #: the defaults of the settings only a configuration gives, as HTCondor's
 CONFIG_DEFAULTS = {"append_vars": False, "prohibit_multi_jobs": False, "hold_failed_jobs": False,
-                   "submit_delay": 0, "node_record_info": ""}
+                   "submit_delay": 0, "node_record_info": "", "max_job_holds": 100, "hold_claim_time": 20}
 
 
 def _settings(config, source, names=None):
@@ -263,6 +264,8 @@ def apply_config(opts, log):
     log(f"DAGMAN_PROHIBIT_MULTI_JOBS setting: {opts['prohibit_multi_jobs']}")
     log(f"DAGMAN_DEFAULT_APPEND_VARS setting: {opts['append_vars']}")
     log(f"DAGMAN_PUT_FAILED_JOBS_ON_HOLD setting: {opts['hold_failed_jobs']}")
+    log(f"DAGMAN_MAX_JOB_HOLDS setting: {opts['max_job_holds']}")
+    log(f"DAGMAN_HOLD_CLAIM_TIME setting: {opts['hold_claim_time']}")
     if opts["node_record_info"]:
         log(f"DAGMAN_NODE_RECORD_INFO: {opts['node_record_info']}")
 

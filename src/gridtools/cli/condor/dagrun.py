@@ -33,6 +33,8 @@ RETURN_NO_JOB = -1004
 #: schedd's " (by user NAME)"), when the DAG was removed and when it aborts
 REMOVED_REASON = "DAG Removed: User removed scheduler job from queue."
 ABORT_REASON = "DAG Abort: DAG is exiting and writing rescue file."
+#: the reason a node job is removed with when DAGMAN_MAX_JOB_HOLDS of its procs are held
+HOLDS_REASON = "DAG Limit: Max number of held jobs was reached."
 
 
 def _job_error(cluster, codes):
@@ -89,6 +91,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                                             # for the DAG to resume or for -MaxJobs/-MaxIdle
         self.in_recovery = False
         self.hold_next = set()              # nodes whose next job is submitted on hold
+        self.procs_held = {}                # node -> the procs of its job held now
         self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
         self.halt_file = os.path.abspath(dag_file) + ".halt"
         self.halted = False                 # the halt file exists
@@ -473,6 +476,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         (appended if self.opts.get("append_vars") else variables).update(node.vars)
         if name in self.hold_next:              # DAGMAN_PUT_FAILED_JOBS_ON_HOLD
             variables["hold"] = "true"
+        if self.dag.children(name) and self.opts.get("hold_claim_time"):
+            variables["keep_claim_idle"] = str(self.opts["hold_claim_time"])   # DAGMAN_HOLD_CLAIM_TIME
         variables.setdefault("DAGManJobId", str(self.own_id))
         variables.setdefault("JOB", name)
         variables.setdefault("RETRY", str(retry))
@@ -561,6 +566,31 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             if event.type is not EventType.POST_SCRIPT_TERMINATED:
                 self.jobstate.node(name, event.type.name, f"{event.cluster}.{event.proc}",
                                    event.timestamp)
+            if event.type in (EventType.JOB_HELD, EventType.JOB_RELEASED):
+                self._count_hold(name, event)
+
+    def _count_hold(self, name, event):
+        """DAGMAN_MAX_JOB_HOLDS: once that many procs of a node's job are held at once, the
+        job is removed (the node then fails, or is retried), as HTCondor's DAGMan does."""
+        from gridtools.formats.condor.userlog import EventType
+        held = self.procs_held.setdefault(name, set())
+        if event.type is EventType.JOB_RELEASED:
+            held.discard(event.proc)
+            return
+        limit = int(self.opts.get("max_job_holds") or 0)
+        held.add(event.proc)
+        running = self.running.get(name)
+        if not limit or len(held) < limit or running is None or running[0] != event.cluster:
+            return
+        from gridtools.cli.ask import outcomes
+        self.log(f"Total hold count for job {event.cluster} (node {name}) has reached DAGMAN_MAX_JOB_HOLDS "
+                 f"({limit}); all job proc(s) for this node will now be removed")
+        held.clear()
+        try:
+            outcomes("condor_rm", {"targets": [{"id": event.cluster, "tasks": None}], "force": False,
+                                   "reason": HOLDS_REASON})
+        except GridError as exc:
+            self.log(f"ERROR: removing the job of node {name} failed: {exc}")
 
     def _ended(self, name, status, job=True):
         self._queue_script(name, "POST", status, lambda post: self._after_post(name, status, job, post))
