@@ -191,3 +191,44 @@ def test_a_node_job_held_max_job_holds_times_is_removed_and_its_node_fails(cell,
     shown = history(cell, "DAGNodeName", "KeepClaimIdle", "RemoveReason")
     assert "H undefined DAG Limit: Max number of held jobs was reached. (by user root)" in shown
     assert "B undefined undefined" in shown
+
+
+@pytest.mark.parametrize("config, expected", [
+    ("", ["A", "C", "R", "B", "D", "R"]),                                        # breadth first
+    ("DAGMAN_SUBMIT_DEPTH_FIRST = True\n", ["R", "R", "C", "D", "A", "B"]),     # the newly ready first
+])
+def test_the_order_jobs_are_submitted_in_under_maxjobs(cell, workdir, config, expected):
+    """With -maxjobs 1 the queue of ready nodes decides the order: nodes are queued as they
+    become ready, a retried one too (HTCondor's default), or at its head with
+    DAGMAN_SUBMIT_DEPTH_FIRST (the first nodes of the file then last)."""
+    for name in "ABCD":
+        node(workdir, name)
+    write(workdir, "r.sh", f"#!/bin/sh\necho R >> {workdir}/order\ntest -e {workdir}/tried && exit 0\n"
+                           f"touch {workdir}/tried\nexit 4\n")
+    write(workdir, "r.sub", "executable = r.sh\noutput = r.out\nerror = r.err\nqueue\n")
+    write(workdir, "dag.config", config or "DAGMAN_SUBMIT_DELAY = 0\n")
+    write(workdir, "diamond.dag", "CONFIG dag.config\nJOB A A.sub\nJOB B B.sub\nJOB C C.sub\nJOB D D.sub\n"
+                                  "JOB R r.sub\nRETRY R 1\nPARENT A CHILD B\nPARENT C CHILD D\n")
+    proc = submit_dag(cell, workdir, "-maxjobs", "1")
+    assert dag_ended(cell, dagman_id(proc), timeout=120)[0][12] == "0"
+    assert order(workdir) == expected
+
+
+def test_a_retried_node_goes_first_with_retry_node_first(cell, workdir):
+    """DAGMAN_RETRY_NODE_FIRST: a node that failed and is retried is submitted before the
+    nodes that were waiting; without it, after them."""
+    write(workdir, "r.sh", f"#!/bin/sh\necho R >> {workdir}/order\ntest -e {workdir}/tried && exit 0\n"
+                           f"touch {workdir}/tried\nexit 4\n")
+    write(workdir, "r.sub", "executable = r.sh\noutput = r.out\nerror = r.err\nqueue\n")
+    for name in "XY":
+        node(workdir, name)
+    for config, expected in (("DAGMAN_RETRY_NODE_FIRST = False\n", ["R", "X", "Y", "R"]),
+                             ("DAGMAN_RETRY_NODE_FIRST = True\n", ["R", "R", "X", "Y"])):
+        for stale in ("order", "tried"):
+            if os.path.exists(os.path.join(workdir, stale)):
+                os.remove(os.path.join(workdir, stale))
+        write(workdir, "dag.config", config)
+        write(workdir, "diamond.dag", "CONFIG dag.config\nJOB R r.sub\nRETRY R 1\nJOB X X.sub\nJOB Y Y.sub\n")
+        proc = submit_dag(cell, workdir, "-maxjobs", "1", "-f")
+        assert dag_ended(cell, dagman_id(proc), timeout=120)[0][12] == "0"
+        assert order(workdir) == expected, config

@@ -144,7 +144,8 @@ CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
                 "DAGMAN_GENERATE_SUBDAG_SUBMITS": "generate_subdag_submits",
                 "DAGMAN_DEFAULT_APPEND_VARS": "append_vars",
                 "DAGMAN_PROHIBIT_MULTI_JOBS": "prohibit_multi_jobs",
-                "DAGMAN_PUT_FAILED_JOBS_ON_HOLD": "hold_failed_jobs"}
+                "DAGMAN_PUT_FAILED_JOBS_ON_HOLD": "hold_failed_jobs",
+                "DAGMAN_SUBMIT_DEPTH_FIRST": "depth_first", "DAGMAN_RETRY_NODE_FIRST": "retry_node_first"}
 #: the ones whose value is text (condor_submit_dag's: DAGMAN_INSERT_SUB_FILE is the
 #: default of -insert_sub_file) -> its option
 CONFIG_TEXTS = {"DAGMAN_INSERT_SUB_FILE": "insert_sub_file", "DAGMAN_NODE_RECORD_INFO": "node_record_info"}
@@ -155,7 +156,8 @@ DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": Fal
             "suppress_notification": True}
 #: the defaults of the settings only a configuration gives, as HTCondor's
 CONFIG_DEFAULTS = {"append_vars": False, "prohibit_multi_jobs": False, "hold_failed_jobs": False,
-                   "submit_delay": 0, "node_record_info": "", "max_job_holds": 100, "hold_claim_time": 20}
+                   "submit_delay": 0, "node_record_info": "", "max_job_holds": 100, "hold_claim_time": 20,
+                   "depth_first": False, "retry_node_first": False}
 
 
 def _settings(config, source, names=None):
@@ -266,6 +268,8 @@ def apply_config(opts, log):
     log(f"DAGMAN_PUT_FAILED_JOBS_ON_HOLD setting: {opts['hold_failed_jobs']}")
     log(f"DAGMAN_MAX_JOB_HOLDS setting: {opts['max_job_holds']}")
     log(f"DAGMAN_HOLD_CLAIM_TIME setting: {opts['hold_claim_time']}")
+    log(f"DAGMAN_SUBMIT_DEPTH_FIRST setting: {opts['depth_first']}")
+    log(f"DAGMAN_RETRY_NODE_FIRST setting: {opts['retry_node_first']}")
     if opts["node_record_info"]:
         log(f"DAGMAN_NODE_RECORD_INFO: {opts['node_record_info']}")
 

@@ -151,6 +151,12 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                 self._stop_scripts()
                 self._run_final()
                 break
+            for name in self._startable():      # (into the queue of jobs to submit, ``parked``,
+                if self._stops() != (False, False):     # before it is served)
+                    break
+                if name == self._final_name() and self.failed - {name}:
+                    self._shutdown_lines(self.write_rescue)     # (the DAG failed: before FINAL)
+                self._start(name)
             while self.parked and not self.check_halt() and not self._held_back() \
                     and self._stops() == (False, False):
                 name = next((n for n in self.parked if not self._category_full(n)), None)
@@ -158,12 +164,6 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                     break
                 self.parked.remove(name)
                 self._submit_node(name)
-            for name in self._startable():
-                if self._stops() != (False, False):
-                    break
-                if name == self._final_name() and self.failed - {name}:
-                    self._shutdown_lines(self.write_rescue)     # (the DAG failed: before FINAL)
-                self._start(name)
             if not self.running and not self._scripts_busy() and not self._startable() \
                     and (not self.parked or self.halted):
                 break
@@ -401,8 +401,12 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self.log(f"Node {name}: its job waits: the DAG is halted")
             self.parked.append(name)        # submitted once the DAG resumes (``run``)
             return
-        if name != self._final_name() and (self.parked or self._held_back() or self._category_full(name)):
-            self.parked.append(name)        # submitted in its turn (``run``); the FINAL node at once
+        first = self.opts.get("depth_first") or (self.opts.get("retry_node_first") and self.attempts[name] > 1)
+        if name != self._final_name() and (self.parked or self._held_back() or self._category_full(name) or first):
+            # submitted in its turn (``run``): at the head of the queue with DAGMAN_SUBMIT_DEPTH_FIRST
+            # (and a retry with DAGMAN_RETRY_NODE_FIRST), as HTCondor's DAGMan queues ready nodes;
+            # the FINAL node at once
+            self.parked.insert(0 if first else len(self.parked), name)
             return
         self._submit_node(name)
 
