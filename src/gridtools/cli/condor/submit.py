@@ -300,10 +300,7 @@ def _submit(opts):
             sys.stdout.write(summary(clusters, True))
         _warn(warnings)
         return 0
-    if opts.get("confirm"):
-        _send_confirmed(specs, taken, opts, clusters)
-    else:
-        _send(specs, taken)
+    _send(specs, taken, (opts, clusters) if opts["confirm"] else None)
     _report(opts, clusters, warned)
     _warn(warnings)
     return 0
@@ -355,7 +352,7 @@ def check_requirements(clusters, opts):
 
 def daemon_may_refuse(knobs):
     """True when the daemon may refuse what this command's own checks let through, so
-    that it waits for the daemon's verdict (``_send_confirmed``): the configuration has
+    that it waits for the daemon's verdict (``_send``): the configuration has
     submit requirements or limits of the queue (``knobs``: ``submit_knobs``; the daemon
     counts the queue as it is, this command as the last status showed it), or the
     caller reads another configuration than the cell's (CONDOR_CONFIG, ``_CONDOR_``
@@ -447,36 +444,31 @@ def _specs(clusters, who, factories):
     return specs
 
 
-def _send(specs, taken):
+def _send(specs, taken, confirm=None):
+    """Queue the clusters' requests; the ids of those not sent go back. With ``confirm``
+    ((opts, clusters): when the daemon may refuse what this command's own checks let
+    through, ``daemon_may_refuse``, or a user map this user cannot read,
+    ``check_requirements``) each cluster's answer is waited for, so that one the daemon
+    refuses is said as condor_submit says a schedd's refusal (``Refused``, exit 1), and
+    the clusters after it are not sent (those before it stay queued)."""
     sent = 0
     try:
+        if confirm is not None:
+            ask.ensure_daemon()
         for spec in specs:
-            ask.tell("submit", {"job": spec, "dialect": CONDOR})
-            sent += 1
-    except BaseException:
-        release(taken[sent:], False)
-        raise
-
-
-def _send_confirmed(specs, taken, opts, clusters):
-    """Send the clusters one by one and wait for the daemon to take each in (when it may
-    refuse what this command's own checks let through: ``daemon_may_refuse``, or a user
-    map this user cannot read, ``check_requirements``), so that a cluster it refuses is
-    said as condor_submit says a schedd's refusal (exit 1), and the clusters after it
-    are not sent (those before it stay queued)."""
-    from gridtools.spool import requests, wake
-    ask.ensure_daemon()
-    sent = 0
-    try:
-        for spec in specs:
+            if confirm is None:
+                ask.tell("submit", {"job": spec, "dialect": CONDOR})
+                sent += 1
+                continue
+            from gridtools.spool import requests, wake
             name = requests.write("submit", {"job": spec, "dialect": CONDOR}, reply=True)
             wake.poke()
             code, _out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT)
-            sent += 1
+            sent += 1                       # (a refused one's id went back in the daemon)
             if code:
                 head, text = _refusal_words(err)
-                if head and not opts["terse"]:
-                    sys.stdout.write(summary(clusters, False).partition("\n")[0])
+                if head and not confirm[0]["terse"]:
+                    sys.stdout.write(summary(confirm[1], False).partition("\n")[0])
                     sys.stdout.flush()
                 sys.stderr.write(text)
                 raise Refused()
