@@ -307,6 +307,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "STARTER_INITIAL_UPDATE_INTERVAL": condorjob.INITIAL_UPDATE, "STARTER_UPDATE_INTERVAL": condorjob.UPDATE_EVERY,
         **{"MODIFY_REQUEST_EXPR_" + attr.upper(): text for attr, text in machines.MODIFY_REQUEST},
         "CGROUP_MEMORY_LIMIT_POLICY": jobside.MEMORY_POLICY, "STARTER_ALWAYS_HOLD_ON_OOM": jobside.HOLD_AT_LIMIT,
+        "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT": jobside.LOCAL_ENFORCEMENT,
         "PERIODIC_EXPR_INTERVAL": interval(none), "RANK": {k: d for k, _a, d in PUBLISHED_POLICY}["RANK"],
         "UID_DOMAIN": "$(FULL_HOSTNAME)", "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",
         "MAX_JOBS_PER_SUBMISSION": jobad.MAX_JOBS_PER_SUBMISSION,

@@ -420,3 +420,20 @@ def test_a_dynamic_slot_is_rounded_up_and_holds_its_job_to_that(workdir):
         assert cell.run("condor_q", f"{small}.0", "-af", "JobStatus").stdout == "2\n"    # (its neighbour runs on)
     finally:
         destroy_cell(cell)
+
+
+def test_a_local_universe_job_is_held_to_its_request_with_local_universe_cgroup_enforcement(workdir):
+    """A local universe job has no slot, so no limit, unless LOCAL_UNIVERSE_CGROUP_ENFORCEMENT
+    is true: then its request_memory is its limit, as HTCondor's local starter takes it."""
+    from condortools import submit, wait_events
+    cell, _kbd = desk(1, lambda kbd: "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT = true\n")
+    try:
+        log = os.path.join(workdir, "l.log")
+        cluster = submit(cell, FILLS_MEMORY + f"nap = 60\nuniverse = local\nrequest_memory = 64\nlog = {log}\nqueue\n",
+                         cwd=workdir)
+        wait_events(log, f"{cluster}.0", [0, 1, 12], timeout=40)
+        assert cell.run("condor_q", f"{cluster}.0", "-af", "JobUniverse", "HoldReasonCode", "HoldReason").stdout == (
+            "12 34 Job has gone over cgroup memory limit of 64 megabytes. Last measured usage: 64 megabytes.  "
+            "Consider resubmitting with a higher request_memory.\n")
+    finally:
+        destroy_cell(cell)

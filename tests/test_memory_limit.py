@@ -38,6 +38,16 @@ def test_the_limit_follows_the_policy(conf, expected):
         assert found["slot_mb"] == 64 and found["at_limit"] is True
 
 
+def test_a_local_universe_job_is_held_to_its_request_only_when_the_configuration_says_so():
+    local = ClassAd({"JobUniverse": 12, "RequestMemory": 48})
+    assert jobside.memory_limit({}, None, local) is None
+    found = jobside.memory_limit({"LOCAL_UNIVERSE_CGROUP_ENFORCEMENT": "true"}, None, local)
+    assert (found["mb"], found["slot_mb"]) == (48, 48)
+    assert jobside.memory_limit({"LOCAL_UNIVERSE_CGROUP_ENFORCEMENT": "true"}, None, JOB) is None   # (vanilla)
+    assert jobside.memory_limit({"LOCAL_UNIVERSE_CGROUP_ENFORCEMENT": "true", "CGROUP_MEMORY_LIMIT_POLICY": "none"},
+                                None, local) is None
+
+
 def test_a_slot_without_a_whole_memory_has_no_limit():
     assert jobside.memory_limit({}, ClassAd({"Cpus": 1}), JOB) is None
     assert jobside.memory_limit({}, ClassAd({"Memory": "64"}), JOB) is None

@@ -40,6 +40,8 @@ VARIABLES = {JOB_AD: "_CONDOR_JOB_AD", MACHINE_AD: "_CONDOR_MACHINE_AD"}
 MEMORY_POLICY = "hard"
 #: STARTER_ALWAYS_HOLD_ON_OOM's default: the hold names the limit as the usage measured last
 HOLD_AT_LIMIT = True
+#: LOCAL_UNIVERSE_CGROUP_ENFORCEMENT's default: local universe jobs have no memory limit
+LOCAL_ENFORCEMENT = False
 
 
 def memory_limit(conf, machine, job_ad):
@@ -48,14 +50,30 @@ def memory_limit(conf, machine, job_ad):
     CGROUP_MEMORY_LIMIT_POLICY: ``hard`` (the default), the slot's Memory;
     ``custom``, CGROUP_HARD_MEMORY_LIMIT_EXPR evaluated with the slot's ad as MY and the
     job's (``job_ad``) as TARGET (no limit when that is no number); any other
-    (``soft``, ``none``), no limit. A plan's ``memory_limit``: {"mb": the limit in
+    (``soft``, ``none``), no limit. A job without a slot (``machine`` None) has none,
+    but a local universe job when LOCAL_UNIVERSE_CGROUP_ENFORCEMENT is true, whose
+    RequestMemory stands for the slot's Memory. A plan's ``memory_limit``: {"mb": the limit in
     MiB, "slot_mb": the slot's Memory, "at_limit": STARTER_ALWAYS_HOLD_ON_OOM}, or
     None."""
     from gridtools.errors import ConfigError
     from gridtools.formats.condor_config import boolean
-    slot = machine.eval("Memory")
+    slot = machine.eval("Memory") if machine is not None else None
     if type(slot) is not int:
-        return None
+        # a job without a slot: a local universe job's RequestMemory when
+        # LOCAL_UNIVERSE_CGROUP_ENFORCEMENT is true, as the local starter takes it
+        from gridtools.formats.condor.jobattrs import LOCAL
+        try:
+            local = job_ad.eval("JobUniverse") == LOCAL and \
+                boolean(conf, "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT", LOCAL_ENFORCEMENT)
+        except ConfigError:
+            local = LOCAL_ENFORCEMENT
+        slot = job_ad.eval("RequestMemory") if local else None
+        if type(slot) is float and slot == slot and abs(slot) != float("inf"):
+            slot = int(slot)
+        if type(slot) is not int:
+            return None
+        from gridtools.classad import ClassAd
+        machine = ClassAd()
     policy = (conf.get("CGROUP_MEMORY_LIMIT_POLICY") or MEMORY_POLICY).strip().lower()
     limit = slot if policy == "hard" else None
     if policy == "custom":
@@ -242,8 +260,12 @@ def add_files(plan, job, number, condor, slot, first=True, node=None):
             mine.setdefault(condorjob.NODE_PROPS, {})[str(node)] = props
     if slot:
         plan["env"]["_CONDOR_SLOT"] = slot_variable(slot)
-    limit = memory_limit(condor.conf.host(slot.rpartition("@")[2]), machine, ad) \
-        if machine is not None and condor is not None else None
+    limit = None
+    if condor is not None:
+        granted = plan.get("granted") or ()
+        host = slot.rpartition("@")[2] if slot else granted[0][1] if granted else None
+        conf = condor.conf.host(host) if host else condor.conf.main
+        limit = memory_limit(conf if conf is not None else {}, machine, ad)
     if limit is not None:
         plan["memory_limit"] = limit
     else:

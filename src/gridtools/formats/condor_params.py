@@ -65,6 +65,7 @@ DEFAULTS = {
     # a job's memory held to its slot's, and the words of its hold (daemon.jobside.memory_limit)
     "CGROUP_MEMORY_LIMIT_POLICY": "hard",
     "STARTER_ALWAYS_HOLD_ON_OOM": "true",
+    "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT": "false",
     # the folders of relative transfer_output_remaps paths made when missing (exec.transfer)
     "ALLOW_TRANSFER_REMAP_TO_MKDIR": "false",
     # who may change the protected job attributes (daemon.condorreq)
