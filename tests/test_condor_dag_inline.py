@@ -226,6 +226,27 @@ def test_a_failed_dag_removes_its_service_job_and_its_rescue_dag_does_not_name_i
     assert history_of(cell, "S")[0][1] == "3"
 
 
+def test_service_nodes_run_their_pre_and_post_scripts_as_htcondors_dagman_does(cell, workdir):
+    """A SERVICE node's PRE script runs before its job is submitted and its POST script
+    when its job ends while the DAG runs (with $RETURN); one whose PRE script fails
+    submits nothing; neither counts for the DAG, which succeeds."""
+    write(workdir, "note.sh", f"#!/bin/sh\necho \"$@\" >> {workdir}/order\ntest \"$2\" != fail\n")
+    write(workdir, "post.sh", f"#!/bin/sh\necho post-$1-$2 >> {workdir}/order\ntouch {workdir}/posted\n")
+    write(workdir, "a.sh", f"#!/bin/sh\nwhile [ ! -e {workdir}/posted ]; do sleep 0.05; done\necho A >> {workdir}/order\n")
+    _dag, code = run_dag(cell, workdir, (
+        "SERVICE S {\n  executable = note.sh\n  arguments = S job\n}\n"
+        "SERVICE T {\n  executable = note.sh\n  arguments = T job\n}\n"
+        "SCRIPT PRE S note.sh pre-S ok\nSCRIPT POST S post.sh $JOB $RETURN\n"
+        "SCRIPT PRE T note.sh pre-T fail\n"
+        "JOB A {\n  executable = a.sh\n}\n"))
+    assert code == 0, dagman_out(workdir)
+    assert order(workdir) == ["pre-S", "ok", "pre-T", "fail", "S", "job", "post-S-0", "A"]
+    out = dagman_out(workdir)
+    assert "Service node T: its PRE script failed, its job is not submitted" in out
+    assert "Of 1 nodes total:" in out and "All jobs Completed!" in out
+    assert not history_of(cell, "T")
+
+
 def test_the_other_nodes_wait_for_the_provisioner_to_say_it_is_ready(cell, workdir):
     write(workdir, "prov.sh", f"#!/bin/sh\necho P >> {workdir}/order\nsleep 1.5\n"
                               f"echo P-ready >> {workdir}/order\ncondor_qedit $1 ProvisionerState 2\n"

@@ -181,7 +181,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self._shutdown_lines(self.write_rescue)
             self._run_final()
         if not self.stopping:
-            self.follow_services()
+            self.follow_services(scripts=False)
             self.remove_services()
         self._count()
         code = self._finish()
@@ -261,7 +261,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         DAG is halted (``check_halt``)."""
         from gridtools.formats.condor.dagstate import ready_nodes
         ready = ready_nodes(self.dag, self.done, self.failed,
-                            set(self.running) | set(self.then) | set(self.parked), by_category=False,
+                            set(self.running) | (set(self.then) - set(self.dag.services)) | set(self.parked),
+                            by_category=False,
                             provisioned=self.check_provisioner())
         if self.check_halt():
             final = self._final_name()
@@ -345,7 +346,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         from gridtools.formats.condor.dagprogress import Progress
         idle, held, running = self.watcher.proc_states(c for c, _procs in self.running.values())
         return Progress(done=set(self.done), failed=set(self.failed), queued=set(self.running),
-                        prerun=set(self.scripting["PRE"]), postrun=set(self.scripting["POST"]),
+                        prerun=self.scripting["PRE"] - set(self.dag.services),
+                        postrun=self.scripting["POST"] - set(self.dag.services),
                         status=self.dag_status(), in_recovery=self.in_recovery,
                         jobs_submitted=self.jobs_submitted, jobs_completed=self.jobs_completed,
                         jobs_idle=idle, jobs_held=held, jobs_running=running)

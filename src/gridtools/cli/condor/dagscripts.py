@@ -70,7 +70,7 @@ class NodeScripts:
         ``then(code)``: its exit status, or CUT_SHORT. A node without that script goes on
         at once: ``then(None)``."""
         from gridtools.formats.condor.dag import ScriptWhen
-        if self.dag.nodes[name].scripts.get(ScriptWhen[when]) is None:
+        if self.node_of(name).scripts.get(ScriptWhen[when]) is None:
             then(None)
             return
         self.scripting[when].add(name)
@@ -107,7 +107,7 @@ class NodeScripts:
 
     def _launch(self, name, when, status, first):
         from gridtools.formats.condor.dag import ScriptWhen
-        node = self.dag.nodes[name]
+        node = self.node_of(name)
         script = node.scripts[ScriptWhen[when]]
         if first:
             cluster = self.jobs.get(name, (0, 0))[0] if when == "POST" else 0
@@ -147,7 +147,7 @@ class NodeScripts:
     def _ended_script(self, run, code):
         from gridtools.formats.condor.dag import ScriptWhen
         name, when = run.name, run.when
-        script = self.dag.nodes[name].scripts[ScriptWhen[when]]
+        script = self.node_of(name).scripts[ScriptWhen[when]]
         if self._stops() != run.before:     # its end is the manager's stop, not its own
             self._script_done(name, when, CUT_SHORT)
             return
@@ -219,7 +219,7 @@ class NodeScripts:
         was, as HTCondor's DAGMan writes it: its standard output, then its error."""
         head = (f"*** Node={name} Type={when} Status={code} "
                 f"Completion={int(time.time())} Cmd='{' '.join(run.words)}'\n").encode()
-        path = os.path.join(self._cwd(self.dag.nodes[name]), script.debug_file)
+        path = os.path.join(self._cwd(self.node_of(name)), script.debug_file)
         texts = []
         for stream in run.streams:
             if stream is not None:
@@ -239,7 +239,7 @@ class NodeScripts:
         as it is. As DAGMan, a job's macro in a PRE script and a word that begins with
         $ but is no macro are warned of in DAGFILE.dagman.out and passed on as they are."""
         from gridtools.formats.condor.dagstate import exit_code_macros, unreachable
-        node = self.dag.nodes[name]
+        node = self.node_of(name)
         key = word.upper()
         futile = unreachable(self.dag, self.failed) - self.done - self.failed
         values = {"$JOB": name, "$NODE": name, "$RETRY": str(self.attempts.get(name, 1) - 1),

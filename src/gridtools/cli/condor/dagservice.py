@@ -3,11 +3,14 @@
 ``ServiceNodes`` is a part of ``dagrun.Runner``. As HTCondor's DAGMan runs
 them:
 
-- every SERVICE node's job is submitted when the DAG starts ("Starting service
-  node S..."), before any other node, with ``DAGLifetimeJob = true`` in its ads;
-  a NOOP one submits nothing. It is not a node of the graph: it is never
-  retried, has no PRE or POST script run, and whether its job succeeds, fails or
-  is removed does not count for the DAG (its end is logged). Once the DAG's other
+- every SERVICE node starts when the DAG starts ("Starting service node
+  S..."), before any other node: its PRE script runs (within -MaxPre), then its
+  job is submitted, with ``DAGLifetimeJob = true`` in its ads (a NOOP one submits
+  nothing; a failed PRE script submits nothing); when its job ends of itself
+  while the DAG runs, its POST script runs. It is not a node of the graph: it is
+  never retried, its scripts do not show in the node counts, and whether its
+  scripts or its job succeed, fail or are removed does not count for the DAG (its
+  end is logged). Once the DAG's other
   nodes are through (its FINAL node too, also after ABORT-DAG-ON or condor_rm,
   which leave it running until then), a service job still in the queue is
   removed (condor_rm, reason "Removed by DAGMan"). A held manager leaves it
@@ -47,25 +50,39 @@ class ServiceNodes:
         return self.dag.nodes.get(name) or self.dag.services[name]
 
     def start_services(self):
-        """Submit the jobs of the SERVICE nodes this run has not started."""
-        for name, node in self.dag.services.items():
+        """Start the SERVICE nodes this run has not started: their PRE scripts, then their
+        jobs (``_submit_service``)."""
+        for name in self.dag.services:
             if name in self.services_started:
                 continue
             self.services_started.add(name)
             self.log(f"Starting service node {name}...")
-            if node.noop:
-                self.log(f"Node {name}: NOOP, its job is not submitted")
-                continue
-            try:
-                submitted = self._submit(name, node)
-            except (GridError, OSError, ArithmeticError, ValueError, TypeError) as exc:
-                self.log(f"Warning: unable to start service node {name} ({exc}). "
-                         "Proceeding with the DAG workflow.")
-                continue
-            self._note_service(name, submitted.cluster, submitted.procs)
-            self.log(f"Submitting HTCondor Node {name} job(s)...")
-            self.log(f"\tassigned HTCondor ID ({submitted.cluster}.0.0)")
-            self.log(f"{submitted.procs} job(s) submitted to cluster {submitted.cluster}.")
+            self._queue_script(name, "PRE", None, lambda pre, name=name: self._submit_service(name, pre))
+
+    def _submit_service(self, name, pre):
+        """A SERVICE node's PRE script ended (``pre``: its status, None without one): its
+        job submitted, unless the script failed or was cut short."""
+        from gridtools.cli.condor.dagscripts import CUT_SHORT
+        if pre is CUT_SHORT:
+            return
+        if pre:
+            self.log(f"Service node {name}: its PRE script failed, its job is not submitted; "
+                     "a service node's outcome does not count for the DAG")
+            return
+        node = self.dag.services[name]
+        if node.noop:
+            self.log(f"Node {name}: NOOP, its job is not submitted")
+            return
+        try:
+            submitted = self._submit(name, node)
+        except (GridError, OSError, ArithmeticError, ValueError, TypeError) as exc:
+            self.log(f"Warning: unable to start service node {name} ({exc}). "
+                     "Proceeding with the DAG workflow.")
+            return
+        self._note_service(name, submitted.cluster, submitted.procs)
+        self.log(f"Submitting HTCondor Node {name} job(s)...")
+        self.log(f"\tassigned HTCondor ID ({submitted.cluster}.0.0)")
+        self.log(f"{submitted.procs} job(s) submitted to cluster {submitted.cluster}.")
 
     def _note_service(self, name, cluster, procs):
         self.services[name] = self.jobs[name] = (cluster, procs)
@@ -76,8 +93,9 @@ class ServiceNodes:
         self._note_service(name, cluster, procs)
         self.log(f"Recovery: service node {name} has job(s) in cluster {cluster}; following it")
 
-    def follow_services(self):
-        """Note the SERVICE nodes whose jobs ended (their outcome does not count)."""
+    def follow_services(self, scripts=True):
+        """Note the SERVICE nodes whose jobs ended (their outcome does not count), and run
+        their POST scripts (``scripts``: while the DAG runs, not once it is through)."""
         for name, (cluster, procs) in list(self.services.items()):
             codes = self.watcher.outcome(cluster, procs)
             if codes is None:
@@ -87,6 +105,9 @@ class ServiceNodes:
             status = "removed" if any(c is None for c in bad) else (bad[0] if bad else 0)
             self.log(f"Service node {name} job(s) (cluster {cluster}) ended with status {status}; "
                      "a service node's outcome does not count for the DAG")
+            if scripts:
+                from gridtools.cli.condor.dagrun import RETURN_NO_JOB
+                self._queue_script(name, "POST", RETURN_NO_JOB if status == "removed" else status, lambda _post: None)
 
     def remove_services(self):
         """condor_rm of the SERVICE node jobs still in the queue, once the DAG is through."""
