@@ -184,23 +184,34 @@ STOP_WAIT = 10.0
 def coming_back(wait):
     """True when a daemon that is starting itself again (``RESTARTING``, its process
     alive) runs again within ``wait`` seconds."""
-    try:
-        with open(cell.spool(RESTARTING)) as fh:
-            target = int(fh.read().split()[0])
-    except (OSError, ValueError, IndexError):
+    if _restarting() is None:
         return False
     end = time.time() + wait
     while time.time() < end:
         if running():
             return True
-        try:
-            posix.kill(target, 0)
-        except ProcessLookupError:
+        if not _restarting():
             return running()
-        except PermissionError:
-            pass
         time.sleep(0.02)
     return running()
+
+
+def _restarting():
+    """None when no daemon is starting itself again (no ``RESTARTING`` file); else
+    whether the process that wrote it is still alive (the daemon, before it executes
+    itself again, or the new one, until it has started)."""
+    try:
+        with open(cell.spool(RESTARTING)) as fh:
+            target = int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    try:
+        posix.kill(target, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def stop(wait=10.0):
@@ -212,8 +223,10 @@ def stop(wait=10.0):
         return True
     end = time.time() + wait
     target = pid()
-    while not target and time.time() < end and running():
-        time.sleep(0.02)                # still starting: its pid file comes when it is ready
+    # still starting: its pid file comes when it is ready (a look of another command at the
+    # lock may have been taken for the daemon: one that starts itself again is waited for)
+    while not target and time.time() < end and (running() or _restarting()):
+        time.sleep(0.02)
         target = pid()
     if target:
         try:
