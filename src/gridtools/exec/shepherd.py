@@ -166,8 +166,10 @@ class Shepherd:
                 while ran and self._self_checkpointed():
                     ran = self._run_job()
                 ckpt.clean(plan, self.result)
+                # (a job held for its checkpoint keeps the last one; one killed for its memory
+                # gets nothing back, as from HTCondor's starter)
                 if ran and not self.result.get("checkpoint_failure") and not self.result.get("memory_exceeded"):
-                    self._stage_out()       # (a held job's output stays where it ran, as a starter's)
+                    self._stage_out()
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
