@@ -1124,6 +1124,8 @@ def test_config_outfile_dir_append_insert_sub_file_and_import_env(cell, workdir)
      "ERROR: Conflicting DAGMan config files specified: {w}/a.config and {w}/b.config"),
     ((), "JOB A A.sub\nCONFIG bad.config\n",
      "ERROR: {w}/bad.config: DAGMAN_MAX_JOBS_SUBMITTED must be a non-negative integer, not 'many'"),
+    ((), "JOB A A.sub\nCONFIG prio.config\n",
+     "ERROR: {w}/prio.config: DAGMAN_DEFAULT_PRIORITY must be an integer, not '-+5'"),
     (("-outfile_dir", "nowhere"), "JOB A A.sub\n", "ERROR: -outfile_dir nowhere is not a directory"),
     (("-insert_sub_file", "none.sub"), "JOB A A.sub\n", "ERROR: -insert_sub_file none.sub cannot be read"),
     (("-insert_env", "A=1;B"), "JOB A A.sub\n", "ERROR: -insert_env B is not key=value"),
@@ -1133,6 +1135,7 @@ def test_bad_dagman_options_are_refused_before_anything_is_written(cell, workdir
     for name in ("a.config", "b.config"):
         write(workdir, name, "DAGMAN_MAX_JOBS_SUBMITTED = 2\n")
     write(workdir, "bad.config", "DAGMAN_MAX_JOBS_SUBMITTED = many\n")
+    write(workdir, "prio.config", "DAGMAN_DEFAULT_PRIORITY = -+5\n")
     write(workdir, "diamond.dag", dag)
     proc = submit_dag(cell, workdir, *args, code=1)
     assert proc.stderr.splitlines() == [message.format(w=workdir)]

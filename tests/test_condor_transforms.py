@@ -142,7 +142,7 @@ def test_user_maps_include_files_and_folders_and_read_prefix_maps(tmp_path):
                                        "* alice last\n")
     knobs = {"SCHEDD_CLASSAD_USER_MAP_NAMES": "main pre", "CLASSAD_USER_MAPFILE_main": str(tmp_path / "main.map"),
              "CLASSAD_USER_MAPDATA_pre": "* /grp /slash\n* group_ short\n* group_physics long\n* g x\n",
-             "CLASSAD_USER_MAP_PREFIX_pre": "true"}
+             "CLASSAD_USER_MAP_PREFIX_pre": "True"}
     maps, problems = usermaps.load(knobs.get)
     assert len(problems) == 1 and "missing.map" in problems[0]
     main, pre = maps["main"], maps["pre"]
@@ -150,8 +150,11 @@ def test_user_maps_include_files_and_folders_and_read_prefix_maps(tmp_path):
         "first", "one", "from-a", "from-b", None, None]
     assert [pre.lookup("*", n) for n in ("group_physics.alice", "group_chem", "gx", "/grp/a", "h")] == [
         "long", "short", "x", "/slash", None]
-    assert usermaps.load(dict(knobs, CLASSAD_USER_MAP_PREFIX_pre="false").get)[0]["pre"].lookup(
-        "*", "group_chem") is None                      # (a plain map: whole names only)
+    for plain in ("false", "0", "not a boolean"):          # (a plain map: whole names only)
+        assert usermaps.load(dict(knobs, CLASSAD_USER_MAP_PREFIX_pre=plain).get)[0]["pre"].lookup(
+            "*", "group_chem") is None
+    assert usermaps.load(dict(knobs, CLASSAD_USER_MAP_PREFIX_pre="1").get)[0]["pre"].lookup(
+        "*", "group_chem") == "short"
 
 
 def test_a_statement_may_put_an_equals_sign_or_a_comma_after_its_attribute():

@@ -183,9 +183,10 @@ def _settings(config, source, names=None):
             if value:
                 found[CONFIG_TEXTS[name]] = value
         elif name in CONFIG_INTS:
-            if not value.lstrip("+-").isdigit():
-                raise GridError(f"ERROR: {source}: {name} must be an integer, not '{value}'", 1)
-            found[CONFIG_INTS[name]] = int(value)
+            try:
+                found[CONFIG_INTS[name]] = int(value, 10)
+            except ValueError:
+                raise GridError(f"ERROR: {source}: {name} must be an integer, not '{value}'", 1) from None
         elif name.startswith("DAGMAN_"):
             ignored.append(name)
     return found, ignored

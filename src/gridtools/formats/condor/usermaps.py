@@ -116,11 +116,16 @@ def _included(path, source, prefix, problems, exclude):
     entries = []
     for name in files:
         try:
-            with open(name, encoding="utf-8", errors="replace") as fh:
-                entries.extend(parse(fh.read(1 << 22), prefix, name, problems, include=False).entries)
+            entries.extend(parse(_read(name), prefix, name, problems, include=False).entries)
         except OSError as exc:
             _said(problems, f"ERROR: Could not open included map file {name} ({exc.strerror or exc})")
     return entries
+
+
+def _read(path):
+    """A map file's text (its first 4 MiB)."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read(1 << 22)
 
 
 def _said(problems, line):
@@ -173,12 +178,11 @@ def load(get):
     for name in dict.fromkeys(re.split(r"[,\s]+", get(NAMES) or "")):
         if not name:
             continue
-        prefix = (get(f"CLASSAD_USER_MAP_PREFIX_{name}") or "").strip().lower() in ("true", "1", "yes")
+        prefix = _boolean(get, f"CLASSAD_USER_MAP_PREFIX_{name}")
         path = (get(f"CLASSAD_USER_MAPFILE_{name}") or "").strip()
         if path:
             try:
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    found[name] = parse(fh.read(1 << 22), prefix, path, problems, exclude=exclude)
+                found[name] = parse(_read(path), prefix, path, problems, exclude=exclude)
             except OSError as exc:
                 problems.append(f"ERROR: Could not open classad userMap '{name}' file {path} "
                                 f"({exc.strerror or exc})")
@@ -187,6 +191,18 @@ def load(get):
         if data is not None:
             found[name] = parse(data, prefix, None, problems, exclude=exclude)
     return found, problems
+
+
+def _boolean(get, name):
+    """Boolean knob ``name`` (false when unset or not a boolean), as HTCondor's
+    param_boolean reads it (``condor_config.boolean``)."""
+    from types import SimpleNamespace
+    from gridtools.errors import ConfigError
+    from gridtools.formats.condor_config import boolean
+    try:
+        return boolean(SimpleNamespace(get=get), name, False)
+    except ConfigError:
+        return False
 
 
 _INSTALLED = {}
