@@ -16,8 +16,9 @@ universe) sees, as under HTCondor's starter:
   slot's ad as ``condor_status -l`` shows it, both as of its start.
 
 It is also held to its slot's memory, as the starter holds a job's cgroup
-to it (``memory_limit``): its shepherd ends it when its processes' resident
-memory goes over, and the job is held (``condorjob.memory_hold``).
+to it (``memory_limit``): its shepherd puts it in a memory cgroup of that
+limit where it can (``exec.cgroups``), else ends it when its processes'
+resident memory goes over; the job is then held (``condorjob.memory_hold``).
 
 The daemon claims the slots of the HTCondor jobs a pass starts before their
 shepherds are started (``Dispatcher.start_all``), so that the slot's name and
@@ -42,31 +43,38 @@ MEMORY_POLICY = "hard"
 HOLD_AT_LIMIT = True
 #: LOCAL_UNIVERSE_CGROUP_ENFORCEMENT's default: local universe jobs have no memory limit
 LOCAL_ENFORCEMENT = False
+#: USE_CGROUPS_FOR_LOCAL_UNIVERSE's default: a local universe job may have a cgroup
+LOCAL_CGROUPS = True
+#: BASE_CGROUP's and DISABLE_SWAP_FOR_JOB's defaults (exec.cgroups)
+BASE_CGROUP, NO_SWAP = "htcondor", True
 
 
 def memory_limit(conf, machine, job_ad):
-    """The limit of a job's memory in the slot whose ad is ``machine`` (``conf``: the
-    configuration of the slot's host), as HTCondor's starter sets its cgroup's, by
-    CGROUP_MEMORY_LIMIT_POLICY: ``hard`` (the default), the slot's Memory;
+    """The limits of a job's memory in the slot whose ad is ``machine`` (``conf``: the
+    configuration of the slot's host), as HTCondor's starter sets its cgroup's. The hard
+    limit, by CGROUP_MEMORY_LIMIT_POLICY: ``hard`` (the default), the slot's Memory;
     ``custom``, CGROUP_HARD_MEMORY_LIMIT_EXPR evaluated with the slot's ad as MY and the
-    job's (``job_ad``) as TARGET (no limit when that is no number); any other
-    (``soft``, ``none``), no limit. A job without a slot (``machine`` None) has none,
-    but a local universe job when LOCAL_UNIVERSE_CGROUP_ENFORCEMENT is true, whose
-    RequestMemory stands for the slot's Memory. A plan's ``memory_limit``: {"mb": the limit in
-    MiB, "slot_mb": the slot's Memory, "at_limit": STARTER_ALWAYS_HOLD_ON_OOM}, or
-    None."""
-    from gridtools.errors import ConfigError
-    from gridtools.formats.condor_config import boolean
+    job's (``job_ad``) as TARGET (no limit when that is no number); any other (``soft``,
+    ``none``), no limit. The low limit: CGROUP_LOW_MEMORY_LIMIT, evaluated so, whatever
+    the policy. A job without a slot (``machine`` None) has none, but a local universe
+    job when LOCAL_UNIVERSE_CGROUP_ENFORCEMENT is true (and USE_CGROUPS_FOR_LOCAL_UNIVERSE
+    not false), whose RequestMemory stands for the slot's Memory. An empty BASE_CGROUP
+    means no cgroups, so no limits. A plan's ``memory_limit``: {"mb": the hard limit in
+    MiB or None, "low_mb": the low one or None, "slot_mb": the slot's Memory,
+    "at_limit": STARTER_ALWAYS_HOLD_ON_OOM, "no_swap": DISABLE_SWAP_FOR_JOB, "cgroup":
+    BASE_CGROUP (``exec.cgroups``)}, or None when there is neither limit."""
+    base = conf.get("BASE_CGROUP")
+    base = BASE_CGROUP if base is None else base.strip()
+    if not base:
+        return None
     slot = machine.eval("Memory") if machine is not None else None
     if type(slot) is not int:
         # a job without a slot: a local universe job's RequestMemory when
         # LOCAL_UNIVERSE_CGROUP_ENFORCEMENT is true, as the local starter takes it
         from gridtools.formats.condor.jobattrs import LOCAL
-        try:
-            local = job_ad.eval("JobUniverse") == LOCAL and \
-                boolean(conf, "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT", LOCAL_ENFORCEMENT)
-        except ConfigError:
-            local = LOCAL_ENFORCEMENT
+        local = job_ad.eval("JobUniverse") == LOCAL and _flag(conf, "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT",
+                                                              LOCAL_ENFORCEMENT) \
+            and _flag(conf, "USE_CGROUPS_FOR_LOCAL_UNIVERSE", LOCAL_CGROUPS)
         slot = job_ad.eval("RequestMemory") if local else None
         if type(slot) is float and slot == slot and abs(slot) != float("inf"):
             slot = int(slot)
@@ -78,13 +86,24 @@ def memory_limit(conf, machine, job_ad):
     limit = slot if policy == "hard" else None
     if policy == "custom":
         limit = _custom_limit(conf.get("CGROUP_HARD_MEMORY_LIMIT_EXPR"), machine, job_ad)
-    if limit is None or limit <= 0:
+    low = _custom_limit(conf.get("CGROUP_LOW_MEMORY_LIMIT"), machine, job_ad)
+    limit = limit if limit is not None and limit > 0 else None
+    low = low if low is not None and low > 0 else None
+    if limit is None and low is None:
         return None
+    return {"mb": limit, "low_mb": low, "slot_mb": slot, "at_limit": _flag(conf, "STARTER_ALWAYS_HOLD_ON_OOM",
+                                                                          HOLD_AT_LIMIT),
+            "no_swap": _flag(conf, "DISABLE_SWAP_FOR_JOB", NO_SWAP), "cgroup": base}
+
+
+def _flag(conf, name, default):
+    """A boolean knob, its default when it is no boolean."""
+    from gridtools.errors import ConfigError
+    from gridtools.formats.condor_config import boolean
     try:
-        at_limit = boolean(conf, "STARTER_ALWAYS_HOLD_ON_OOM", HOLD_AT_LIMIT)
+        return boolean(conf, name, default)
     except ConfigError:
-        at_limit = HOLD_AT_LIMIT
-    return {"mb": limit, "slot_mb": slot, "at_limit": at_limit}
+        return default
 
 
 def _custom_limit(text, machine, job_ad):

@@ -190,6 +190,9 @@ def _start_job(plan):
     if plan.get("nice"):
         os.nice(int(plan["nice"]))
     apply_limits(plan.get("limits") or {})
+    if plan.get("cgroup_procs"):
+        from gridtools.exec import cgroups
+        cgroups.join(plan["cgroup_procs"])     # (the shepherd sees whether it did)
     become_owner(plan)
     chdir_to(plan["cwd"])
     opened = open_streams(plan)
@@ -507,12 +510,13 @@ class UsageMonitor:
     ``files``: its entries; ``tmpdir.folder_usage``). With a ``limit`` (bytes: an HTCondor
     job's memory limit, ``daemon.jobside.memory_limit``) it samples at least every
     LIMITED_EVERY seconds, and ``over`` is the resident memory of the first sample
-    that went over it (else 0)."""
+    that went over it (else 0); ``often``, as often without a limit of its own (the
+    kernel holds the job to its limit, and the shepherd looks at its cgroup then)."""
 
-    def __init__(self, pid, folder=None, measure=None, limit=None):
+    def __init__(self, pid, folder=None, measure=None, limit=None, often=False):
         self.pid = pid
         self.limit, self.over = limit or 0, 0
-        self.longest = LIMITED_EVERY if limit else 5.0
+        self.longest = LIMITED_EVERY if limit or often else 5.0
         self.last = time.time()
         self.interval = 0.2
         self.next_at = self.last + self.interval

@@ -75,6 +75,7 @@ class Shepherd:
         self.taken = False              # the task is no longer this shepherd's (_still_mine)
         self.transfers = {}             # when its file copying reached each stage (_note_transfer)
         self.earlier_usage = {}         # CPU times of the runs before a self-checkpoint's restart
+        self.cgroup = None              # the job's memory cgroup (exec.cgroups), once made
 
     def record_group(self, pgid):
         """Note in the lock the process group this shepherd runs (the job, a prolog ...;
@@ -173,6 +174,11 @@ class Shepherd:
                 self._procedure("pe_stop", 13)
                 self._procedure("epilog", FAILED_EPILOG)
         finally:
+            if self.cgroup is not None:
+                self.plan.pop("cgroup_procs", None)
+                if not self.cgroup.remove():
+                    self.trace(f"cannot remove the cgroup {self.cgroup.path}")
+                self.cgroup = None
             if made:
                 self._remove_tmpdir(made)
         self.result["end_time"] = time.time()
@@ -406,7 +412,8 @@ class Shepherd:
         """Start the job and see it to its end; False when it could not be started."""
         self.trace("starting job")
         pid = failure = None
-        if jobproc.can_spawn_directly(self.plan):
+        self._make_cgroup()
+        if self.cgroup is None and jobproc.can_spawn_directly(self.plan):
             pid, failure = jobproc.spawn_directly(self.plan)
         if pid is None and failure is None:
             pid, errpipe = jobproc.spawn_job(self.plan)
@@ -437,6 +444,23 @@ class Shepherd:
         self.trace(f"job exited with status {status}")
         self._record_exit(status, rusage)
         return True
+
+    def _make_cgroup(self):
+        """Make the job's memory cgroup (``exec.cgroups``) for its memory limit, once: the
+        job process joins it (``plan["cgroup_procs"]``) before it executes the job."""
+        limit = self.plan.get("memory_limit")
+        if self.cgroup is not None or not isinstance(limit, dict) or os.geteuid() != 0:
+            return
+        from gridtools.exec import cgroups
+        name = cgroups.leaf_name(self.plan["env"].get("_CONDOR_SLOT"), os.getpid())
+        mb, low = limit.get("mb"), limit.get("low_mb")
+        self.cgroup = cgroups.make(limit.get("cgroup") or "", name, int(mb) << 20 if mb else None,
+                                   int(low) << 20 if low else None, bool(limit.get("no_swap", True)))
+        if self.cgroup is None:
+            self.trace("no memory cgroup: the job's memory is sampled")
+            return
+        self.plan["cgroup_procs"] = self.cgroup.procs_file
+        self.trace(f"job's memory cgroup: {self.cgroup.path}")
 
     def _await_start(self, pid, errpipe):
         """Wait until the forked job process executed the job (None) or failed before
@@ -518,19 +542,29 @@ class Shepherd:
             timers.pending["client"] = start + client.CHECK_EVERY
         scratch = plan.get("scratch") or {}
         limit = plan.get("memory_limit") or {}
-        monitor = jobproc.UsageMonitor(pid, plan["cwd"], scratch.get("measure"),
-                                       int(limit["mb"]) << 20 if limit.get("mb") else None)
+        group = self.cgroup if self.cgroup is not None and pid in self.cgroup.pids() else None
+        if self.cgroup is not None and group is None:
+            self.trace("the job is not in its memory cgroup: its memory is sampled")
+        sampled = int(limit["mb"]) << 20 if limit.get("mb") and group is None else None
+        monitor = jobproc.UsageMonitor(pid, plan["cwd"], scratch.get("measure"), sampled,
+                                       often=group is not None and limit.get("mb"))
+        oom = group.oom_events() if group is not None and limit.get("mb") else None
         pidfd = os.pidfd_open(pid)
         rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.set_wakeup_fd(wfd)
+        waited = [pidfd, rfd] + ([oom] if oom is not None else [])
         try:
             while True:
                 timeout = max(0.0, min(timers.next_due(), monitor.next_due()) - time.time())
-                ready, _, _ = select.select([pidfd, rfd], [], [], timeout)
+                ready, _, _ = select.select(waited, [], [], timeout)
                 if rfd in ready:
                     _drain(rfd)
+                if oom is not None and oom in ready:
+                    group.drain()
                 self._handle_flags(pid)
                 self._handle_timers(pid, timers)
+                if group is not None and limit.get("mb"):
+                    self._kernel_killed(pid, group, exited=pidfd in ready)
                 if monitor.sample(self.result["usage"]) and not self.taken:
                     if monitor.over and not self.result.get("memory_exceeded"):
                         self._out_of_memory(pid, monitor.over)
@@ -543,11 +577,25 @@ class Shepherd:
                 if pidfd in ready:
                     _, status, rusage = os.wait4(pid, 0)
                     monitor.sample(self.result["usage"], final=True)
+                    if group is not None and limit.get("mb"):
+                        self._kernel_killed(None, group, exited=True)
+                    if group is not None:
+                        group.kill_all()        # (what the job left running ends with it)
                     return status, rusage
         finally:
             signal.set_wakeup_fd(-1)
             for fd in (pidfd, rfd, wfd):
                 os.close(fd)
+
+    def _kernel_killed(self, pid, group, exited=False):
+        """The kernel killed a process of the job in its cgroup for going over its limit:
+        the job is over (its other processes are killed, ``pid`` None when it ended),
+        as when the sampling monitor sees it go over (``_out_of_memory``)."""
+        if self.result.get("memory_exceeded") or not group.oom_kills():
+            return
+        self._out_of_memory(pid, group.peak() or int(self.plan["memory_limit"]["mb"]) << 20)
+        if not exited:
+            group.kill_all()
 
     def _handle_flags(self, pid):
         while self.flags:
@@ -628,7 +676,8 @@ class Shepherd:
         self.killed_by = "memory limit exceeded"
         for event in ("notify_stop", "notify_kill"):
             self.timers.pending.pop(event, None)
-        jobproc.signal_job(pid, signal.SIGKILL)
+        if pid is not None:
+            jobproc.signal_job(pid, signal.SIGKILL)
         self.trace(f"job killed: its memory ({used} bytes) went over its limit")
 
     def _kill_later(self):

@@ -66,6 +66,10 @@ DEFAULTS = {
     "CGROUP_MEMORY_LIMIT_POLICY": "hard",
     "STARTER_ALWAYS_HOLD_ON_OOM": "true",
     "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT": "false",
+    # the jobs' memory cgroups (exec.cgroups)
+    "BASE_CGROUP": "htcondor",
+    "DISABLE_SWAP_FOR_JOB": "true",
+    "USE_CGROUPS_FOR_LOCAL_UNIVERSE": "true",
     # the folders of relative transfer_output_remaps paths made when missing (exec.transfer)
     "ALLOW_TRANSFER_REMAP_TO_MKDIR": "false",
     # who may change the protected job attributes (daemon.condorreq)
