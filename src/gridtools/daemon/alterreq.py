@@ -368,6 +368,14 @@ def alter(state, dispatcher, req, now):
             bad.append(key)
     if bad or not isinstance(body.get("targets") or [], list):
         return 1, "", f"error: invalid change request ({', '.join(bad) or 'targets'})\n"
+    from gridtools.daemon import serverjsv
+    touched = _touched(body.get("changes") or {}, body.get("context_ops") or [])
+    if body.get("hold_add") or body.get("hold_remove"):
+        touched.add("user_hold")
+    refused = serverjsv.alteration_refusal(state, touched)
+    if refused:
+        state.log(f"W|qalter of {user} refused: {refused}")
+        return 1, refused + "\n", ""
     out, code = [], 0
     for target in body.get("targets") or []:
         try:

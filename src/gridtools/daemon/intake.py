@@ -317,6 +317,23 @@ def submit(state, dispatcher, req, now):
             ids.release("job", claimed)
         return refuse(state, req, problem)
     _identity(spec, req.uid)
+    verified = None
+    if not spec.get("condor_ad"):
+        from gridtools.daemon import serverjsv
+        server = serverjsv.url(state)
+        if server is not None:          # (Grid Engine's server JSV, after the client's)
+            changed, why = serverjsv.verify(state, spec, server)
+            if why is None and changed is not spec:
+                try:
+                    changed = jobcheck.check(changed, types=_complex_types(state), max_tasks=_max_aj_tasks(state))
+                except jobcheck.Invalid as exc:
+                    why = f"the job as the server JSV left it is not valid: {exc}"
+                else:
+                    spec = changed
+                    _identity(spec, req.uid)
+            if why is not None:
+                return _turn_away(state, spec, why)
+            verified = {"name": spec["name"], "tasks": spec.get("tasks")}
     # the kernel's clock, never the client's: it orders the queue (when the request was queued,
     # so that a stopped or busy daemon neither reorders nor redates the jobs it takes in late)
     spec["submit_time"] = spool_requests.queued_at(req, now)
@@ -344,6 +361,9 @@ def submit(state, dispatcher, req, now):
     state.log(f"I|job {spec['id']} ({spec['name']}) submitted by {spec['owner']}")
     condorjob.submitted(state, job, spec["submit_time"])      # (000 dated as its QDate)
     admitjob.accept(state, dispatcher, job, now)
+    if verified is not None:            # (the name and tasks qsub says, as the server JSV left them)
+        import json
+        return 0, json.dumps(verified), ""
 
 
 def _not_allowed(state, spec):

@@ -28,6 +28,9 @@ error, and silence: a JSV that has not answered within ``SGE_JSV_TIMEOUT``
 seconds (10 by default) is started again once, then the job is refused. LOG
 lines are printed on standard output.
 
+The daemon speaks the same conversation with the cell's server JSV
+(``daemon.serverjsv``: ``Job``'s context ``server``, ``verify_with``).
+
 Imported only when a submission names a JSV.
 """
 
@@ -82,8 +85,12 @@ class Job:
     """What a JSV sees and may change: the request, the script's or command's name, the
     arguments, and the submitter (owner, group, host)."""
 
-    def __init__(self, req, name, command, args, who):
+    def __init__(self, req, name, command, args, who, outer_env=None, context="client", job_id=None):
         self.req, self.name, self.command, self.args, self.who = req, name, command, list(args), who
+        # the environment -V takes (the submitter's; the caller's own by default), the
+        # context sent (client, or server in the daemon: daemon.serverjsv) and the job's id
+        self.outer_env = outer_env if outer_env is not None else ospaths.environ()
+        self.context, self.job_id = context, job_id
         import grp
         try:
             self.group = grp.getgrgid(who["gid"]).gr_name
@@ -96,7 +103,7 @@ class Job:
 
     def environment(self):
         """The variables the job is to be given: -V's environment, then -v's."""
-        env = dict(ospaths.environ()) if self.req["export_all"] else {}
+        env = dict(self.outer_env) if self.req["export_all"] else {}
         env.update({key: value or "" for key, value in self.req["env"].items()})
         return env
 
@@ -119,8 +126,11 @@ def _hhmmss(text):
 def parameters(job, prog):
     """The job's (name, value) pairs, in the order Grid Engine sends them."""
     req, who = job.req, job.who
-    out = [("VERSION", "1.0"), ("CONTEXT", "client"), ("CLIENT", prog), ("USER", who["owner"]),
-           ("GROUP", job.group), ("CMDNAME", job.cmdname()), ("CMDARGS", str(len(job.args)))]
+    out = [("VERSION", "1.0"), ("CONTEXT", job.context), ("CLIENT", prog), ("USER", who["owner"]),
+           ("GROUP", job.group)]
+    if job.job_id:
+        out.append(("JOB_ID", str(job.job_id)))
+    out += [("CMDNAME", job.cmdname()), ("CMDARGS", str(len(job.args)))]
     out += [(f"CMDARG{i}", arg) for i, arg in enumerate(job.args)]
     when = req["ckpt_when"]
 
@@ -376,8 +386,8 @@ def apply(job, changes, env_changes, cwd):
         _binding(job, changes)
     for how, name, value in env_changes:
         if how == "DEL":
-            if job.req["export_all"] and name in ospaths.environ():
-                job.req["env"] = dict(ospaths.environ(), **job.req["env"])
+            if job.req["export_all"] and name in job.outer_env:
+                job.req["env"] = dict(job.outer_env, **job.req["env"])
                 job.req["export_all"] = False
             job.req["env"].pop(name, None)
         else:
@@ -394,17 +404,24 @@ def _timeout():
     return value if value > 0 else DEFAULT_TIMEOUT
 
 
-def program(url):
+def program(url, server=False):
     """The program of JSV url ``[script:]path`` (None for ``none``); Refused when it names
-    a user, another type, or no program that can run."""
+    a user, another type, or no program that can run. A ``server`` JSV's url may name
+    the user it runs as, ``[script:][user@]path``: then (user or None, program)."""
     kind, colon, rest = url.partition(":")
     if not colon:
         kind, rest = None, url
     if kind is not None and kind.rstrip() != "script":
         raise Refused(f'type "{kind.rstrip()}" in JSV URL is invalid')
+    user = None
     if "@" in rest:
-        raise Refused("specifying user is not allowed in client JSV URLs")
-    path = rest.rstrip()
+        if not server:
+            raise Refused("specifying user is not allowed in client JSV URLs")
+        user, _, rest = rest.partition("@")
+        user = user.strip()
+    path = program(rest) if server else rest.rstrip()
+    if server:
+        return None if path is None else (user or None, path)
     if path.lower() == "none":
         return None
     if not path:
@@ -421,17 +438,22 @@ def program(url):
 class Instance:
     """A running JSV: lines to it, lines from its standard output and error."""
 
-    def __init__(self, path, cwd):
+    def __init__(self, path, cwd, env=None, user=None):
+        """``env``: the JSV's environment (the caller's by default, with SGE_ROOT); ``user``:
+        the account it runs as, (uid, gid) (the caller's by default)."""
         self.path = path
-        from gridtools import cell
-        from gridtools.spool.cellcommon import CELL
-        env = dict(ospaths.environ())
-        if "SGE_ROOT" not in env:       # (where jsv_include.sh is, as in the cell's settings.sh)
-            env.update(SGE_ROOT=cell.root(), SGE_CELL=CELL)
+        if env is None:
+            from gridtools import cell
+            from gridtools.spool.cellcommon import CELL
+            env = dict(ospaths.environ())
+            if "SGE_ROOT" not in env:       # (where jsv_include.sh is, as in the cell's settings.sh)
+                env.update(SGE_ROOT=cell.root(), SGE_CELL=CELL)
+        who = {} if user is None else {"user": user[0], "group": user[1], "extra_groups": []}
         try:
             self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
-        except OSError:
+                                         stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True,
+                                         **who)
+        except (OSError, subprocess.SubprocessError):
             raise Refused(f'start of JSV "{path}" failed') from None
         self.pending = {self.proc.stdout.fileno(): b"", self.proc.stderr.fileno(): b""}
         self.closed = set()
@@ -530,7 +552,7 @@ def _converse(instance, job, prog, timeout, printed):
                 raise Refused(f'"ENV {sub or "<null>"} {name or "<null>"} {value or "<null>"}" is invalid')
             env_changes.append((sub, name, value))
         elif command == "LOG":
-            printed.append(args or "")
+            printed.append((sub, args or ""))
         elif command == "RESULT":
             state, _, text = (args or "").partition(" ")
             if sub != "STATE":
@@ -546,10 +568,14 @@ def _converse(instance, job, prog, timeout, printed):
             raise Refused(f'master got unknown command from JSV: "{command}"')
 
 
-def _verify_with(path, job, prog, cwd, printed):
-    timeout = _timeout()
+def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None):
+    """Verify ``job`` with the JSV ``path`` (see ``Instance`` for ``env`` and ``user``;
+    ``timeout``: seconds it may take over a line, SGE_JSV_TIMEOUT's by default), started
+    again once when silent; its corrections applied to ``job``, its LOG lines added to
+    ``printed``. Refused when it refuses the job or cannot verify it."""
+    timeout = timeout or _timeout()
     for attempt in (1, 2):
-        instance = Instance(path, cwd)
+        instance = Instance(path, cwd, env, user)
         try:
             corrected, changes, env_changes = _converse(instance, job, prog, timeout, printed)
         except TimeoutError:
@@ -580,8 +606,8 @@ def verify(urls, req, name, command, args, who, prog="qsub", cwd=None, out=None)
             continue
         printed = []
         try:
-            _verify_with(path, job, prog, cwd, printed)
+            verify_with(path, job, prog, cwd, printed)
         finally:
-            out.write("".join(line + "\n" for line in printed))
+            out.write("".join(text + "\n" for _level, text in printed))
             out.flush()
     return job.req, job.name, job.command, job.args

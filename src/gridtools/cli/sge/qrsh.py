@@ -172,7 +172,7 @@ def _submit(req, rest, paths, cwd, script=None):
     submit.check_spec(spec, script)
     submit.check_like_daemon(req)
     spec["id"] = ids.allocate("job")[0]
-    tell("submit", {"job": spec}, script=script)
+    submit.send(spec, script)
     return spec
 
 
@@ -323,6 +323,8 @@ def main(argv, prog="qrsh"):
             sys.stdout.write(f'Your job {spec["id"]} ("{spec["name"]}") has been submitted\n')
             sys.stdout.flush()
         return run_job(spec, relay, verbose=bool(own.get("verbose")))
+    except submit.Refused:
+        return 1                        # (the daemon's server JSV: its words are out)
     except submit.Rejected as exc:
         sys.stderr.write(f"Unable to run job: {exc}\nExiting.\n")
         return exc.exit_code

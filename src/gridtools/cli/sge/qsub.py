@@ -9,7 +9,6 @@ import posix
 import sys
 
 from gridtools import cell
-from gridtools.cli import ask
 from gridtools.cli.sge import cellfacts, options, submit
 from gridtools.cli.sge.tokens import script_directives
 from gridtools.errors import GridError, UsageError
@@ -173,7 +172,10 @@ def _submit(argv, prog):
         from gridtools.cli.sge import sync
         guard = sync.arm()          # an interruption from here on deletes the job
     spec["id"] = ids.allocate("job")[0]
-    ask.tell("submit", {"job": spec}, script=script)
+    try:
+        submit.send(spec, script, conf)
+    except submit.Refused:
+        return 1
     print(submitted_message(spec, client.get("terse")), flush=True)
     if req.get("now"):
         from gridtools.cli.sge import sync

@@ -16,6 +16,7 @@ import time
 
 from gridtools import cell, ospaths
 from gridtools import wildcards
+from gridtools.cli import ask
 from gridtools.cli.identity import submitter  # noqa: F401 - qsub names it submit.submitter
 from gridtools.cli.sge.optvalues import Rejected
 from gridtools.cli.sge.tokens import read_option_file, read_user_option_file, split_words
@@ -387,3 +388,42 @@ def finish_spec(req, job_id, script_name, cwd, args, command=None):
     if spec.get("mail_list") == []:
         spec["mail_list"] = [f"{spec['owner']}@{spec['submit_host']}"]
     return spec
+
+
+def server_verifies(conf=None):
+    """True when the cell's global configuration names a server JSV (jsv_url): then the
+    daemon may change or refuse a job, and the submitting command waits for its word."""
+    text = (global_value("jsv_url", "none", conf) or "none").strip()
+    return bool(text) and text.lower() != "none"
+
+
+def send(spec, script=None, conf=None):
+    """Queue the job ``spec`` for the daemon. With a server JSV (``server_verifies``)
+    wait for the daemon's answer: ``spec`` then takes the name and tasks the JSV left the
+    job, and a refusal raises ``Refused`` (its words already written on stderr, the id
+    given back by the daemon)."""
+    if not server_verifies(conf):
+        ask.tell("submit", {"job": spec}, script=script)
+        return
+    import json
+    import sys
+    from gridtools.spool import requests, wake
+    ask.ensure_daemon()
+    name = requests.write("submit", {"job": spec}, script=script, reply=True)
+    wake.poke()
+    code, out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT)
+    if code:
+        sys.stderr.write(err or out)
+        sys.stderr.flush()
+        raise Refused()
+    try:
+        final = json.loads(out) if out.strip() else {}
+    except ValueError:
+        final = {}
+    if isinstance(final, dict):
+        spec.update({key: final[key] for key in ("name", "tasks") if key in final})
+
+
+class Refused(Exception):
+    """The daemon refused a job and said why (on stderr): exit 1."""
+

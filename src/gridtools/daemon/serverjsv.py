@@ -1,0 +1,148 @@
+"""The server JSV: the global configuration's ``jsv_url``, run by the daemon on every
+Grid Engine job it takes in, and ``jsv_allowed_mod``, what qalter may change then.
+
+``jsv_url`` is ``[script:][user@]path`` (``none``: no server JSV). The daemon
+verifies each job submitted with qsub, qrsh, qlogin or qsh (HTCondor's jobs have
+their own submit requirements) after the client's JSVs and its own checks of the
+description, before Grid Engine's admission rules, with the protocol of the
+client JSVs (``cli.sge.jsv``): the parameters with ``CONTEXT server``, ``CLIENT
+qmaster`` and the job's ``JOB_ID``; the job's environment (-v, -V) when the JSV
+asks for it. The JSV runs as ``user`` (the daemon's own user when none is named;
+another only when the daemon is root), in ``/``, with an environment of its own
+(PATH, HOME, USER, LOGNAME, SGE_ROOT and SGE_CELL), and is given qmaster_params
+JSV_TIMEOUT seconds (10 by default) for each line, started again once when
+silent. It is started for each job, where Grid Engine keeps one running: a JSV
+that counts the jobs it saw, or changes when its file does, behaves the same.
+
+A correction is applied as the client applies one, and the job is checked again
+as any other description is; a refusal (REJECT, REJECT_WAIT, a correction that is
+not valid, a line on the JSV's standard error, silence, a JSV that cannot be
+started) refuses the job with ``Unable to run job: <reason>``, and the id goes
+back. The JSV's LOG lines go to the daemon's messages (INFO, WARNING and ERROR
+as such).
+
+While a server JSV is set, a qalter request may change only what
+``jsv_allowed_mod`` lists (JSV parameter names, ``none`` for nothing; ``w`` is
+always allowed, ``t`` with ``h`` or ``none``); any other change is refused, with
+Grid Engine's words, for every user, managers too. (qhold and qrls, not qalter,
+are not limited.)
+"""
+
+import os
+import pwd
+
+#: jsv_allowed_mod's default
+ALLOWED_MOD = "ac,h,i,e,o,j,M,N,p,w"
+
+#: what qalter changes (a change set's field, or field.part) -> the JSV parameter
+#: jsv_allowed_mod names it by
+PARAMETER_OF = {
+    "start_at": "a", "context": "ac", "ar": "ar", "account": "A", "binary": "b",
+    "ckpt_when": "c", "ckpt": "ckpt", "cwd": "cwd", "deadline": "dl", "stderr": "e",
+    "hold_jid": "hold_jid", "hold_jid_ad": "hold_jid_ad", "stdin": "i", "join": "j",
+    "jobshare": "js", "resources.hard": "l_hard", "resources.soft": "l_soft",
+    "mail_options": "m", "mail_list": "M", "masterq": "masterq", "notify": "notify",
+    "name": "N", "stdout": "o", "project": "P", "priority": "p", "pe": "pe_name",
+    "queues.hard": "q_hard", "queues.soft": "q_soft", "reserve": "R", "rerun": "r",
+    "shell": "S", "shell_wrap": "shell", "tasks": "t", "tc": "tc", "verify": "w",
+    "env": "v", "binding": "binding", "args": "CMDARG", "override_tickets": "ot", "user_hold": "h",
+}
+
+
+def url(state):
+    """The global configuration's jsv_url, None when it is unset or ``none``."""
+    conf = state.config.objects["conf"].get("global") or {}
+    text = str(conf.get("jsv_url") or "").strip()
+    return None if not text or text.lower() == "none" else text
+
+
+def _timeout(state):
+    from gridtools.formats.sge.conf import parse_params
+    conf = state.config.objects["conf"].get("global") or {}
+    params = parse_params(conf.get("qmaster_params"))
+    text = params.get("JSV_TIMEOUT") or params.get("jsv_timeout") or ""
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _account(name):
+    """(uid, gid, name, home) of the user a JSV runs as: ``name``'s, the daemon's own
+    when None. Refused when that user does not exist, or is another than the daemon's
+    and the daemon is not root."""
+    from gridtools.cli.sge.jsv import Refused
+    try:
+        entry = pwd.getpwnam(name) if name else pwd.getpwuid(os.geteuid())
+    except KeyError:
+        raise Refused(f'unknown user "{name}" in JSV URL') from None
+    if entry.pw_uid != os.geteuid() and os.geteuid() != 0:
+        raise Refused(f'JSV cannot run as user "{name}": the daemon is not root')
+    return entry.pw_uid, entry.pw_gid, entry.pw_name, entry.pw_dir
+
+
+def verify(state, spec, text):
+    """Verify the Grid Engine job ``spec`` (checked, its owner known) with the server JSV
+    of url ``text``: (the job as the JSV left it, unchecked, or ``spec`` itself when it
+    accepted it as it was; None) or (None, why it refused it)."""
+    import copy
+    from gridtools import cell
+    from gridtools.cli.sge import jsv
+    from gridtools.spool.cellcommon import CELL
+    printed = []
+    try:
+        found = jsv.program(text, server=True)
+        if found is None:
+            return spec, None
+        user, path = found
+        uid, gid, name, home = _account(user)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "USER": name, "LOGNAME": name,
+               "SGE_ROOT": cell.root(), "SGE_CELL": CELL}
+        job = jsv.Job(copy.deepcopy(spec), spec.get("script_name"), spec.get("command"), spec.get("args") or [],
+                      {"owner": spec["owner"], "gid": spec["gid"], "submit_host": spec.get("submit_host", "")},
+                      outer_env=spec.get("submit_env") or {}, context="server", job_id=spec["id"])
+        before = copy.deepcopy(job.req), job.name, job.command, list(job.args)
+        jsv.verify_with(path, job, "qmaster", "/", printed, timeout=_timeout(state), env=env,
+                        user=None if uid == os.geteuid() else (uid, gid))
+    except jsv.Refused as exc:
+        return None, str(exc)
+    finally:
+        for level, line in printed:
+            state.log(f"{_LEVELS.get(level, 'I')}|server JSV: {line}")
+    if (job.req, job.name, job.command, job.args) == before:
+        return spec, None
+    found = job.req
+    found["script_name"], found["args"] = job.name, list(job.args)
+    if job.command is not None:
+        found["command"] = job.command
+    if not found.get("export_all"):
+        found.pop("submit_env", None)
+    return found, None
+
+
+_LEVELS = {"INFO": "I", "WARNING": "W", "ERROR": "E"}
+
+
+def alteration_refusal(state, touched):
+    """Why qalter may not make a change touching ``touched`` (dotted field names) while a
+    server JSV is set ("" when it may): Grid Engine's words."""
+    if url(state) is None or not touched:
+        return ""
+    conf = state.config.objects["conf"].get("global") or {}
+    text = str(conf.get("jsv_allowed_mod") or ALLOWED_MOD).strip()
+    none = text.lower() == "none"
+    allowed = ({"t"} if none else {word.strip() for word in text.split(",") if word.strip()}) | {"w"}
+    if "h" in allowed:
+        allowed.add("t")
+    refused = []
+    order = list(PARAMETER_OF)
+    for field in sorted(touched, key=lambda f: (order.index(f) if f in order else len(order), f)):
+        name = PARAMETER_OF.get(field, PARAMETER_OF.get(field.partition(".")[0], field))
+        if name not in allowed and name not in refused:
+            refused.append(name)
+    if not refused:
+        return ""
+    if none:
+        return "No job modification allowed due to jsv_allowed_mod configuration"
+    return "rejected due to jsv_allowed_mod configuration which does not allow: " + ",".join(refused)

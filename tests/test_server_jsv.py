@@ -1,0 +1,111 @@
+"""The server JSV (sge_conf's jsv_url) in a running cell: the daemon runs it, as the user its
+url names, on every Grid Engine job of every user; its corrections reach the job and qsub's
+answer, its refusals reach the submitter with Grid Engine's words and queue nothing, its LOG
+lines reach the daemon's messages; and while it is set, qalter may change only what
+jsv_allowed_mod lists."""
+
+import os
+
+from qtools import set_global
+
+#: a server JSV: notes who runs it and what it was sent, refuses jobs named bad, adds
+#: h_rt=100 and renames the others
+JSV = """#!/bin/sh
+. "$SGE_ROOT/util/resources/jsv/jsv_include.sh"
+jsv_on_start() {
+    jsv_send_env
+}
+jsv_on_verify() {
+    echo "$(id -un) $(pwd) $(jsv_get_param CONTEXT) $(jsv_get_param CLIENT) $(jsv_get_param JOB_ID)" \\
+         "$(jsv_get_param USER) $(jsv_get_env FROM_SUBMITTER)" >> "$(dirname "$0")/seen"
+    if [ "$(jsv_get_param N)" = "bad" ]; then
+        jsv_reject "no bad jobs here"
+        return
+    fi
+    jsv_log_info "verified job $(jsv_get_param JOB_ID)"
+    jsv_sub_add_param l_hard h_rt 100
+    jsv_set_param N "checked_$(jsv_get_param N)"
+    jsv_correct "corrected"
+}
+jsv_main
+"""
+
+
+def _jsv(workdir, text=JSV):
+    path = os.path.join(workdir, "server.jsv")
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, 0o755)
+    seen = os.path.join(workdir, "seen")
+    open(seen, "w").close()
+    os.chmod(seen, 0o666)
+    return path, seen
+
+
+def _job_ids(cell):
+    return [line.split()[0] for line in cell.run("qstat", "-u", "*").stdout.splitlines()[2:]]
+
+
+def test_the_server_jsv_corrects_and_refuses_the_jobs_of_every_user(cell, workdir, users):
+    path, seen = _jsv(workdir)
+    set_global(cell, jsv_url=f"script:{users[2]}@{path}")
+    good = cell.run("qsub", "-h", "-b", "y", "-v", "FROM_SUBMITTER=yes", "-N", "good", "true",
+                    user=users[0], cwd=workdir)
+    assert good.returncode == 0, good.stderr
+    job_id = good.stdout.split()[2]
+    assert good.stdout == f'Your job {job_id} ("checked_good") has been submitted\n'
+    shown = cell.run("qstat", "-j", job_id).stdout
+    assert "job_name:                   checked_good" in shown
+    assert "hard resource_list:         h_rt=100" in shown
+    bad = cell.run("qsub", "-h", "-b", "y", "-N", "bad", "true", user=users[1], cwd=workdir)
+    assert (bad.returncode, bad.stdout, bad.stderr) == (1, "", "Unable to run job: no bad jobs here\nExiting.\n")
+    assert _job_ids(cell) == [job_id]
+    lines = open(seen).read().splitlines()
+    assert lines[0] == f"{users[2]} / server qmaster {job_id} {users[0]} yes"
+    assert lines[1] == f"{users[2]} / server qmaster {int(job_id) + 1} {users[1]} "
+    messages = open(os.path.join(cell.root, "spool", "messages")).read()
+    assert f"|I|server JSV: verified job {job_id}" in messages
+    terse = cell.run("qsub", "-terse", "-h", "-b", "y", "-t", "1-3", "true", user=users[0], cwd=workdir)
+    assert terse.returncode == 0 and terse.stdout.endswith(".1-3:1\n")
+
+
+def test_a_jsv_the_daemon_cannot_run_or_that_breaks_the_protocol_refuses_the_job(cell, workdir, users):
+    path, _seen = _jsv(workdir, "#!/bin/sh\necho STARTED\nread line\necho oops >&2\nsleep 5\n")
+    os.chmod(workdir, 0o700)                    # (the JSV's user cannot reach it)
+    try:
+        set_global(cell, jsv_url=f"script:{users[2]}@{path}")
+        proc = cell.run("qsub", "-h", "-b", "y", "true", cwd=workdir)
+        assert (proc.returncode, proc.stderr) == (1, f'Unable to run job: start of JSV "{path}" failed\nExiting.\n')
+    finally:
+        os.chmod(workdir, 0o777)
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "Unable to run job: JSV stderr: oops\nExiting.\n")
+    set_global(cell, jsv_url="script:nosuchuser@/bin/true")
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, 'Unable to run job: unknown user "nosuchuser" in JSV URL\nExiting.\n')
+    assert _job_ids(cell) == []
+    set_global(cell, jsv_url="none")
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
+    assert proc.returncode == 0 and _job_ids(cell) == [proc.stdout.split()[2]]
+
+
+def test_qalter_may_change_only_what_jsv_allowed_mod_lists_while_a_server_jsv_is_set(cell, workdir, users):
+    path, _seen = _jsv(workdir, "#!/bin/sh\n. \"$SGE_ROOT/util/resources/jsv/jsv_include.sh\"\n"
+                                "jsv_on_verify() {\n    jsv_accept\n}\njsv_main\n")
+    proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
+    job_id = proc.stdout.split()[2]
+    assert cell.run("qalter", "-l", "h_rt=50", job_id, user=users[0]).returncode == 0     # (no JSV yet)
+    set_global(cell, jsv_url=f"script:{path}")
+    refused = cell.run("qalter", "-l", "h_rt=60", "-q", "all.q", job_id, user=users[0])
+    assert (refused.returncode, refused.stdout) == (
+        1, "rejected due to jsv_allowed_mod configuration which does not allow: l_hard,q_hard\n")
+    assert cell.run("qalter", "-l", "h_rt=60", job_id).returncode == 1                   # (root too)
+    named = cell.run("qalter", "-N", "renamed", job_id, user=users[0])
+    assert (named.returncode, named.stdout) == (0, f"modified job name of job {job_id}\n")
+    set_global(cell, jsv_allowed_mod="l_hard")
+    assert cell.run("qalter", "-l", "h_rt=70", job_id, user=users[0]).returncode == 0
+    assert "h_rt=70" in cell.run("qstat", "-j", job_id).stdout
+    set_global(cell, jsv_allowed_mod="none")
+    refused = cell.run("qalter", "-N", "again", job_id, user=users[0])
+    assert (refused.returncode, refused.stdout) == (
+        1, "No job modification allowed due to jsv_allowed_mod configuration\n")
