@@ -34,6 +34,9 @@ def test_a_v2_cgroup_gets_max_no_swap_low_and_one_kill_for_the_group():
         ("memory.oom.group", "1")]
     assert cgroups.settings(cgroups.V2, None, 32 * MB, no_swap=True) == [
         ("memory.low", str(32 * MB)), ("memory.oom.group", "1")]
+    assert cgroups.settings(cgroups.V2, None, cpus=4)[-1] == ("cpu.weight", "400")
+    assert cgroups.settings(cgroups.V2, None, cpus=500)[-1] == ("cpu.weight", "10000")
+    assert cgroups.settings(cgroups.V1, None, cpus=4) == [] and cgroups.cpu_settings(4) == [("cpu.shares", "400")]
 
 
 def test_a_cgroup_is_named_after_its_slot_and_shepherd():
@@ -63,17 +66,26 @@ JOB = ClassAd({"RequestMemory": 48})
 
 def test_the_plan_names_the_base_cgroup_the_swap_and_the_low_limit():
     found = jobside.memory_limit({}, SLOT, JOB)
-    assert (found["mb"], found["low_mb"], found["cgroup"], found["no_swap"]) == (64, None, "htcondor", True)
-    found = jobside.memory_limit({"BASE_CGROUP": "batch/jobs", "DISABLE_SWAP_FOR_JOB": "false",
-                                  "CGROUP_LOW_MEMORY_LIMIT": "TARGET.RequestMemory / 2"}, SLOT, JOB)
-    assert (found["mb"], found["low_mb"], found["cgroup"], found["no_swap"]) == (64, 24, "batch/jobs", False)
+    assert (found["mb"], found["low_mb"], found["no_swap"]) == (64, None, True)
+    assert jobside.cgroup_plan({}, SLOT, JOB) == {"base": "htcondor", "cpus": 1}
+    conf = {"BASE_CGROUP": "batch/jobs", "DISABLE_SWAP_FOR_JOB": "false",
+            "CGROUP_LOW_MEMORY_LIMIT": "TARGET.RequestMemory / 2"}
+    found = jobside.memory_limit(conf, SLOT, JOB)
+    assert (found["mb"], found["low_mb"], found["no_swap"]) == (64, 24, False)
+    assert jobside.cgroup_plan(conf, ClassAd({"Memory": 64, "Cpus": 4}), JOB) == {"base": "batch/jobs", "cpus": 4}
     soft = jobside.memory_limit({"CGROUP_MEMORY_LIMIT_POLICY": "soft", "CGROUP_LOW_MEMORY_LIMIT": "16"}, SLOT, JOB)
     assert (soft["mb"], soft["low_mb"]) == (None, 16)
     assert jobside.memory_limit({"BASE_CGROUP": ""}, SLOT, JOB) is None        # (no cgroups: no limits)
+    assert jobside.cgroup_plan({"BASE_CGROUP": " "}, SLOT, JOB) is None
+    assert jobside.cgroup_plan({"CGROUP_MEMORY_LIMIT_POLICY": "none"}, SLOT, JOB) == {"base": "htcondor", "cpus": 1}
     assert jobside.memory_limit({"DISABLE_SWAP_FOR_JOB": "maybe("}, SLOT, JOB)["no_swap"] is True
-    local = ClassAd({"JobUniverse": 12, "RequestMemory": 48})
+    local = ClassAd({"JobUniverse": 12, "RequestMemory": 48, "RequestCpus": 3})
     assert jobside.memory_limit({"LOCAL_UNIVERSE_CGROUP_ENFORCEMENT": "true",
                                  "USE_CGROUPS_FOR_LOCAL_UNIVERSE": "false"}, None, local) is None
+    assert jobside.cgroup_plan({}, None, local) == {"base": "htcondor", "cpus": 1}
+    assert jobside.cgroup_plan({"LOCAL_UNIVERSE_CGROUP_ENFORCEMENT": "true"}, None, local)["cpus"] == 3
+    assert jobside.cgroup_plan({"USE_CGROUPS_FOR_LOCAL_UNIVERSE": "false"}, None, local) is None
+    assert jobside.cgroup_plan({}, None, ClassAd({"JobUniverse": 7})) is None       # (scheduler universe)
 
 
 def _kernel_cgroups():
@@ -108,7 +120,7 @@ def test_the_kernel_kills_a_process_over_the_limit_and_the_cgroup_tells(base):
     assert group is not None and os.path.isdir(group.path)
     efd = group.oom_events() if found[0] == cgroups.V1 else None
     child = subprocess.Popen([sys.executable, "-c", "x = b'x' * (160 << 20); print('survived')"],
-                             stdout=subprocess.PIPE, preexec_fn=lambda: cgroups.join(group.procs_file))
+                             stdout=subprocess.PIPE, preexec_fn=lambda: cgroups.join(group.procs_files))
     out, _ = child.communicate(timeout=60)
     assert child.returncode == -signal.SIGKILL and out == b""
     assert group.oom_kills() == 1
@@ -121,7 +133,7 @@ def test_the_kernel_kills_a_process_over_the_limit_and_the_cgroup_tells(base):
 def test_removing_a_cgroup_ends_what_is_left_in_it_and_stale_ones_go(base):
     name, found = base
     group = cgroups.make(name, "slot1_9", None, found=found)
-    child = subprocess.Popen(["sleep", "300"], preexec_fn=lambda: cgroups.join(group.procs_file))
+    child = subprocess.Popen(["sleep", "300"], preexec_fn=lambda: cgroups.join(group.procs_files))
     wait_for(lambda: group.pids() == [child.pid], timeout=10)
     assert group.remove()
     assert child.wait(timeout=10) == -signal.SIGKILL and not os.path.exists(group.path)
@@ -145,9 +157,9 @@ def test_no_cgroup_is_made_without_a_base_or_with_a_limit_the_kernel_refuses(bas
 
 # ---------------------------------------------------------------- in a running cell
 
-def _cell(config):
+def _cell(config, slots=1):
     _kernel_cgroups()
-    cell = make_cell(slots=1, hosts=["desk"], start=False)
+    cell = make_cell(slots=slots, hosts=["desk"], start=False)
     try:
         with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
             fh.write(config)
@@ -249,5 +261,36 @@ def test_what_a_job_leaves_running_ends_with_it(workdir):
         pid = int(open(os.path.join(workdir, "left.pid")).read())
         wait_for(lambda: not os.path.exists(f"/proc/{pid}") or
                  open(f"/proc/{pid}/stat").read().split(") ")[1][0] == "Z", timeout=10)
+    finally:
+        destroy_cell(cell)
+
+
+#: a job that shows its CPU share and its memory limit
+SHOWS_SHARE = """#!/bin/sh
+g=$(grep ':cpu[,:]' /proc/self/cgroup | head -1 | cut -d: -f3)
+cat "/sys/fs/cgroup/cpu$g/cpu.shares"
+m=$(grep :memory: /proc/self/cgroup | cut -d: -f3)
+echo "$m"
+cat "/sys/fs/cgroup/memory$m/memory.limit_in_bytes"
+"""
+
+
+def test_a_job_gets_a_share_of_the_cpus_of_its_slot_whatever_its_memory_policy(workdir):
+    """A job asking 2 CPUs of a partitionable slot runs in a cgroup whose cpu.shares is 200
+    (HTCondor's 100 per CPU), and has one without a memory limit under
+    CGROUP_MEMORY_LIMIT_POLICY = none."""
+    from condortools import submit, wait_events
+    if cgroups.controller()[0] != cgroups.V1 or cgroups.controller(name="cpu") is None:
+        pytest.skip("reads the files of cgroup v1 memory and cpu controllers")
+    cell = _cell("NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = 100%\nSLOT_TYPE_1_PARTITIONABLE = True\n"
+                 "CGROUP_MEMORY_LIMIT_POLICY = none\n", slots=2)
+    try:
+        log = os.path.join(workdir, "p.log")
+        job = f"executable = {script(workdir, 'share.sh', SHOWS_SHARE)}\noutput = $(Cluster).out\nrequest_cpus = 2\n"
+        cluster = submit(cell, job + f"log = {log}\nqueue\n", cwd=workdir)
+        wait_events(log, f"{cluster}.0", [0, 1, 5], timeout=40)
+        shares, path, limit = open(os.path.join(workdir, f"{cluster}.out")).read().split("\n")[:3]
+        assert shares == "200" and path.startswith("/htcondor/slot1_1_") and int(limit) > 1 << 40
+        assert not os.path.exists("/sys/fs/cgroup/cpu" + path)
     finally:
         destroy_cell(cell)

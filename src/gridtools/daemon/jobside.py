@@ -61,11 +61,9 @@ def memory_limit(conf, machine, job_ad):
     not false), whose RequestMemory stands for the slot's Memory. An empty BASE_CGROUP
     means no cgroups, so no limits. A plan's ``memory_limit``: {"mb": the hard limit in
     MiB or None, "low_mb": the low one or None, "slot_mb": the slot's Memory,
-    "at_limit": STARTER_ALWAYS_HOLD_ON_OOM, "no_swap": DISABLE_SWAP_FOR_JOB, "cgroup":
-    BASE_CGROUP (``exec.cgroups``)}, or None when there is neither limit."""
-    base = conf.get("BASE_CGROUP")
-    base = BASE_CGROUP if base is None else base.strip()
-    if not base:
+    "at_limit": STARTER_ALWAYS_HOLD_ON_OOM, "no_swap": DISABLE_SWAP_FOR_JOB}, or None
+    when there is neither limit."""
+    if not _base(conf):
         return None
     slot = machine.eval("Memory") if machine is not None else None
     if type(slot) is not int:
@@ -93,7 +91,34 @@ def memory_limit(conf, machine, job_ad):
         return None
     return {"mb": limit, "low_mb": low, "slot_mb": slot, "at_limit": _flag(conf, "STARTER_ALWAYS_HOLD_ON_OOM",
                                                                           HOLD_AT_LIMIT),
-            "no_swap": _flag(conf, "DISABLE_SWAP_FOR_JOB", NO_SWAP), "cgroup": base}
+            "no_swap": _flag(conf, "DISABLE_SWAP_FOR_JOB", NO_SWAP)}
+
+
+def _base(conf):
+    """BASE_CGROUP ("" when empty: no cgroups)."""
+    base = conf.get("BASE_CGROUP")
+    return BASE_CGROUP if base is None else base.strip()
+
+
+def cgroup_plan(conf, machine, job_ad):
+    """The cgroup a job gets, as HTCondor's starter makes one (``exec.cgroups``): {"base":
+    BASE_CGROUP, "cpus": the CPUs its share of the machine's is counted in}, for a job in
+    the slot whose ad is ``machine`` (its Cpus) and for a local universe job unless
+    USE_CGROUPS_FOR_LOCAL_UNIVERSE is false (1 CPU, its RequestCpus under
+    LOCAL_UNIVERSE_CGROUP_ENFORCEMENT); None without a BASE_CGROUP, and for other jobs
+    without a slot (the scheduler universe's)."""
+    base = _base(conf)
+    if not base:
+        return None
+    cpus = machine.eval("Cpus") if machine is not None else None
+    if type(cpus) is not int:
+        from gridtools.formats.condor.jobattrs import LOCAL
+        if job_ad.eval("JobUniverse") != LOCAL or not _flag(conf, "USE_CGROUPS_FOR_LOCAL_UNIVERSE", LOCAL_CGROUPS):
+            return None
+        asked = job_ad.eval("RequestCpus")
+        enforced = _flag(conf, "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT", LOCAL_ENFORCEMENT)
+        cpus = int(asked) if enforced and type(asked) in (int, float) and 1 <= asked < 1 << 20 else 1
+    return {"base": base, "cpus": max(cpus, 1)}
 
 
 def _flag(conf, name, default):
@@ -279,16 +304,18 @@ def add_files(plan, job, number, condor, slot, first=True, node=None):
             mine.setdefault(condorjob.NODE_PROPS, {})[str(node)] = props
     if slot:
         plan["env"]["_CONDOR_SLOT"] = slot_variable(slot)
-    limit = None
+    limit = group = None
     if condor is not None:
         granted = plan.get("granted") or ()
         host = slot.rpartition("@")[2] if slot else granted[0][1] if granted else None
         conf = condor.conf.host(host) if host else condor.conf.main
-        limit = memory_limit(conf if conf is not None else {}, machine, ad)
-    if limit is not None:
-        plan["memory_limit"] = limit
-    else:
-        plan.pop("memory_limit", None)
+        conf = conf if conf is not None else {}
+        limit, group = memory_limit(conf, machine, ad), cgroup_plan(conf, machine, ad)
+    for key, value in (("memory_limit", limit), ("cgroup", group)):
+        if value is not None:
+            plan[key] = value
+        else:
+            plan.pop(key, None)
     plan["ad_files"] = [[name, VARIABLES[name], text] for name, text in files.items()]
 
 

@@ -15,7 +15,11 @@ starter sets (``settings``):
   ``memory.memsw.limit_in_bytes``, the same limit; v2 ``memory.swap.max`` 0);
 - CGROUP_LOW_MEMORY_LIMIT, on v2 (``memory.low``: memory the kernel reclaims
   from the job last); v1 has no such setting;
-- on v2, ``memory.oom.group`` 1: the kernel kills the whole job at once.
+- on v2, ``memory.oom.group`` 1: the kernel kills the whole job at once;
+- its share of the CPUs, 100 per CPU of its slot: v1 ``cpu.shares`` (in a
+  cgroup of the same name under the cpu controller), v2 ``cpu.weight`` (at
+  most 10000), so that jobs competing for the machine's CPUs get them in
+  proportion to their slots'.
 
 The job process joins the cgroup before it becomes its owner and executes the
 job, so that every process it starts is in it; the files stay root's, so the
@@ -39,10 +43,10 @@ import time
 V1, V2 = 1, 2
 
 
-def controller(mounts="/proc/self/mounts"):
-    """(version, folder) of the memory controller this process can use: a cgroup v2 file
-    system whose root offers ``memory`` (``cgroup.controllers``), else a v1 hierarchy
-    mounted with the ``memory`` option; None when there is neither."""
+def controller(mounts="/proc/self/mounts", name="memory"):
+    """(version, folder) of the controller ``name`` this process can use: a cgroup v2 file
+    system whose root offers it (``cgroup.controllers``), else a v1 hierarchy mounted
+    with its option; None when there is neither."""
     try:
         with open(mounts, encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
@@ -57,19 +61,20 @@ def controller(mounts="/proc/self/mounts"):
         if kind == "cgroup2":
             try:
                 with open(os.path.join(where, "cgroup.controllers"), encoding="ascii") as fh:
-                    if "memory" in fh.read().split():
+                    if name in fh.read().split():
                         return V2, where
             except OSError:
                 continue
-        elif kind == "cgroup" and "memory" in opts and v1 is None:
+        elif kind == "cgroup" and name in opts and v1 is None:
             v1 = (V1, where)
     return v1
 
 
-def settings(version, limit, low=None, no_swap=True):
+def settings(version, limit, low=None, no_swap=True, cpus=None):
     """[(file, value)] to write in a new cgroup, in order: the hard ``limit`` (bytes, or
     None), no swap beyond it with ``no_swap``, the ``low`` limit (bytes, or None; v2
-    only), and on v2 one kill for the whole job."""
+    only), on v2 one kill for the whole job, and the weight of the job's ``cpus`` (v2;
+    v1's is ``cpu_settings``)."""
     out = []
     if version == V1:
         if limit:
@@ -84,7 +89,14 @@ def settings(version, limit, low=None, no_swap=True):
     if low:
         out.append(("memory.low", str(low)))
     out.append(("memory.oom.group", "1"))
+    if cpus:
+        out.append(("cpu.weight", str(min(100 * cpus, 10000))))
     return out
+
+
+def cpu_settings(cpus):
+    """[(file, value)] of a v1 cpu controller's cgroup for a job given ``cpus`` CPUs."""
+    return [("cpu.shares", str(100 * cpus))] if cpus else []
 
 
 def leaf_name(slot, pid):
@@ -122,13 +134,19 @@ def _counter(text, name):
 class Cgroup:
     """A job's cgroup (``make``): ``path``, the folder; ``version``, 1 or 2."""
 
-    def __init__(self, version, path):
+    def __init__(self, version, path, others=()):
         self.version, self.path = version, path
+        self.others = list(others)      # (v1: the job's cgroups under other controllers)
         self.efd = None
 
     @property
     def procs_file(self):
         return os.path.join(self.path, "cgroup.procs")
+
+    @property
+    def procs_files(self):
+        """The ``cgroup.procs`` files a job process writes itself into (``join``)."""
+        return [self.procs_file] + [os.path.join(other, "cgroup.procs") for other in self.others]
 
     def pids(self):
         return [int(word) for word in _read(self.procs_file).split() if word.isdigit()]
@@ -191,24 +209,34 @@ class Cgroup:
             os.close(self.efd)
             self.efd = None
         self.kill_all()
-        for _ in range(50):
-            try:
-                os.rmdir(self.path)
-                return True
-            except FileNotFoundError:
-                return True
-            except OSError:
-                time.sleep(0.01)
-        return False
+        gone = True
+        for path in self.others + [self.path]:
+            gone = _rmdir(path) and gone
+        return gone
 
 
-def make(base, name, limit, low=None, no_swap=True, found=None):
+def _rmdir(path):
+    """Remove an emptied cgroup (its last processes may take a moment to leave)."""
+    for _ in range(50):
+        try:
+            os.rmdir(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(0.01)
+    return False
+
+
+def make(base, name, limit, low=None, no_swap=True, found=None, cpus=None):
     """The cgroup ``name`` made under ``base`` of the memory controller (``found``: its
     (version, folder), ``controller()`` when not given) with the ``settings`` of
-    ``limit``, ``low`` and ``no_swap``; None when it cannot be made (not root, no
-    controller, an empty ``base``, a folder that cannot be written, a hard limit the
-    kernel refuses). A swap limit the kernel refuses (no swap accounting) is left unset.
-    Empty cgroups of shepherds that are gone, beside it, go."""
+    ``limit``, ``low``, ``no_swap`` and ``cpus``; None when it cannot be made (not root,
+    no controller, an empty ``base``, a folder that cannot be written, a hard limit the
+    kernel refuses). A swap limit or CPU weight the kernel refuses (no swap accounting,
+    no cpu controller) is left unset; on v1 the CPUs' share is set in a cgroup of the
+    same name under the cpu controller, when there is one. Empty cgroups of shepherds
+    that are gone, beside it, go."""
     if not base or os.geteuid() != 0:
         return None
     found = found or controller()
@@ -219,38 +247,66 @@ def make(base, name, limit, low=None, no_swap=True, found=None):
     if not parts:
         return None
     try:
-        folder = root
-        if version == V2:
-            _enable_memory(folder)
-        for part in parts:
-            folder = os.path.join(folder, part)
-            try:
-                os.mkdir(folder, 0o755)
-            except FileExistsError:
-                pass
-            if version == V2:
-                _enable_memory(folder)
-        _remove_stale(folder)
-        path = os.path.join(folder, name)
-        os.mkdir(path, 0o755)
+        path = _leaf(root, parts, name, ("memory", "cpu") if version == V2 else ())
     except OSError:
         return None
-    group = Cgroup(version, path)
-    for file_name, value in settings(version, limit, low, no_swap):
+    others = []
+    if version == V1 and cpus:
+        cpu = controller(name="cpu")
+        if cpu is not None and cpu[0] == V1 and cpu[1] != root:
+            try:
+                others.append(_leaf(cpu[1], parts, name, ()))
+            except OSError:
+                pass
+    group = Cgroup(version, path, others)
+    for file_name, value in settings(version, limit, low, no_swap, cpus):
         try:
             _write(os.path.join(path, file_name), value)
         except OSError:
             if file_name in ("memory.limit_in_bytes", "memory.max"):
                 group.remove()
                 return None
+    for other in others:
+        for file_name, value in cpu_settings(cpus):
+            try:
+                _write(os.path.join(other, file_name), value)
+            except OSError:
+                pass
     return group
 
 
-def _enable_memory(folder):
-    """v2: let the children of ``folder`` have the memory controller."""
+def _leaf(root, parts, name, enabled):
+    """Make ``root``/``parts``.../``name`` (the folders between kept, empty cgroups of
+    gone shepherds in the last removed); on v2 each folder above it lets its children
+    have the controllers ``enabled`` (the memory controller must be had)."""
+    folder = root
+    _enable(folder, enabled)
+    for part in parts:
+        folder = os.path.join(folder, part)
+        try:
+            os.mkdir(folder, 0o755)
+        except FileExistsError:
+            pass
+        _enable(folder, enabled)
+    _remove_stale(folder)
+    path = os.path.join(folder, name)
+    os.mkdir(path, 0o755)
+    return path
+
+
+def _enable(folder, names):
+    """v2: let the children of ``folder`` have the controllers ``names`` (only the first
+    must be had; the others are asked for when offered)."""
     control = os.path.join(folder, "cgroup.subtree_control")
-    if "memory" not in _read(control).split():
-        _write(control, "+memory")
+    had = _read(control).split()
+    for i, name in enumerate(names):
+        if name in had:
+            continue
+        try:
+            _write(control, "+" + name)
+        except OSError:
+            if i == 0:
+                raise
 
 
 def _remove_stale(folder):
@@ -272,11 +328,13 @@ def _remove_stale(folder):
                 pass
 
 
-def join(procs_file):
-    """In a job process not yet its owner: enter the cgroup whose ``cgroup.procs`` is
-    ``procs_file``; False when that failed."""
-    try:
-        _write(procs_file, str(os.getpid()))
-        return True
-    except OSError:
-        return False
+def join(procs_files):
+    """In a job process not yet its owner: enter the cgroups whose ``cgroup.procs`` are
+    ``procs_files``; False when that failed for one."""
+    done = True
+    for path in procs_files:
+        try:
+            _write(path, str(os.getpid()))
+        except OSError:
+            done = False
+    return done

@@ -446,20 +446,23 @@ class Shepherd:
         return True
 
     def _make_cgroup(self):
-        """Make the job's memory cgroup (``exec.cgroups``) for its memory limit, once: the
-        job process joins it (``plan["cgroup_procs"]``) before it executes the job."""
-        limit = self.plan.get("memory_limit")
-        if self.cgroup is not None or not isinstance(limit, dict) or os.geteuid() != 0:
+        """Make the job's cgroup (``exec.cgroups``: its memory limit, its share of the
+        CPUs), once: the job process joins it (``plan["cgroup_procs"]``) before it
+        executes the job."""
+        wanted = self.plan.get("cgroup")
+        if self.cgroup is not None or not isinstance(wanted, dict) or os.geteuid() != 0:
             return
         from gridtools.exec import cgroups
+        limit = self.plan.get("memory_limit") or {}
         name = cgroups.leaf_name(self.plan["env"].get("_CONDOR_SLOT"), os.getpid())
         mb, low = limit.get("mb"), limit.get("low_mb")
-        self.cgroup = cgroups.make(limit.get("cgroup") or "", name, int(mb) << 20 if mb else None,
-                                   int(low) << 20 if low else None, bool(limit.get("no_swap", True)))
+        self.cgroup = cgroups.make(str(wanted.get("base") or ""), name, int(mb) << 20 if mb else None,
+                                   int(low) << 20 if low else None, bool(limit.get("no_swap", True)),
+                                   cpus=int(wanted.get("cpus") or 1))
         if self.cgroup is None:
-            self.trace("no memory cgroup: the job's memory is sampled")
+            self.trace("no cgroup: the job's memory is sampled")
             return
-        self.plan["cgroup_procs"] = self.cgroup.procs_file
+        self.plan["cgroup_procs"] = self.cgroup.procs_files
         self.trace(f"job's memory cgroup: {self.cgroup.path}")
 
     def _await_start(self, pid, errpipe):
