@@ -232,3 +232,51 @@ def test_a_retried_node_goes_first_with_retry_node_first(cell, workdir):
         proc = submit_dag(cell, workdir, "-maxjobs", "1", "-f")
         assert dag_ended(cell, dagman_id(proc), timeout=120)[0][12] == "0"
         assert order(workdir) == expected, config
+
+
+def _refuse_until(cell, rule):
+    """Submit requirement NotYet of the cell: a node job (not the manager's, of the
+    scheduler universe) must meet ``rule``, else the daemon refuses it."""
+    with open(os.path.join(cell.root, "etc", "condor_config"), "a") as fh:
+        fh.write(f"SUBMIT_REQUIREMENT_NAMES = NotYet\nSUBMIT_REQUIREMENT_NotYet = JobUniverse == 7 || {rule}\n"
+                 "SUBMIT_REQUIREMENT_NotYet_REASON = \"not yet\"\n")
+    assert cell.run("condor_reconfig").returncode == 0
+
+
+def test_a_submission_the_daemon_refuses_is_tried_again_up_to_max_submit_attempts(cell, workdir):
+    """DAGMAN_MAX_SUBMIT_ATTEMPTS: a node job the daemon does not take in is submitted
+    again after 1 s, 2 s ..., as often as that says in all; then the node fails without
+    using its RETRY, its POST script run with $RETURN -1001, while the other nodes run."""
+    _refuse_until(cell, 'DAGNodeName =!= "A"')
+    node(workdir, "A")
+    node(workdir, "B")
+    write(workdir, "post.sh", f"#!/bin/sh\necho $1 >> {workdir}/post\nexit 1\n")
+    write(workdir, "dag.config", "DAGMAN_MAX_SUBMIT_ATTEMPTS = 3\n")
+    write(workdir, "diamond.dag", "CONFIG dag.config\nJOB A A.sub\nRETRY A 2\nSCRIPT POST A post.sh $RETURN\n"
+                                  "JOB B B.sub\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc), timeout=90)[0][12] == "1"
+    out = dagman_out(workdir)
+    lines = [line.split(" ", 2)[2] for line in out.splitlines() if line.count(" ") >= 2]
+    tried = [line for line in lines if line.startswith(("Job submit try", "Node submit failed", "Shortcutting"))]
+    assert tried == ["Job submit try 1/3 failed, will try again in >= 1 second.",
+                     "Job submit try 2/3 failed, will try again in >= 2 seconds.",
+                     "Node submit failed after 3 tries.",
+                     "Shortcutting node A retries because of submit failure(s)"]
+    assert "DAGMAN_MAX_SUBMIT_ATTEMPTS setting: 3" in out and "DAGMAN_RETRY_SUBMIT_FIRST setting: True" in out
+    assert open(os.path.join(workdir, "post")).read() == "-1001\n"
+    assert order(workdir) == ["B"]
+    assert "retrying" not in out
+
+
+def test_a_submission_refused_for_a_while_goes_through_on_a_later_try(cell, workdir):
+    """A node job the daemon refuses for a few seconds is submitted once it takes it."""
+    import time
+    _refuse_until(cell, f'DAGNodeName =!= "A" || time() >= {int(time.time()) + 6}')
+    node(workdir, "A")
+    write(workdir, "diamond.dag", "JOB A A.sub\n")
+    proc = submit_dag(cell, workdir)
+    assert dag_ended(cell, dagman_id(proc), timeout=90)[0][12] == "0"
+    out = dagman_out(workdir)
+    assert "Job submit try 1/6 failed, will try again in >= 1 second." in out
+    assert "Node submit failed" not in out and order(workdir) == ["A"]

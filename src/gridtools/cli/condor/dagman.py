@@ -137,7 +137,7 @@ def job_environment(get=(), set_=None, everything=False):
 CONFIG_KNOBS = {"DAGMAN_MAX_JOBS_SUBMITTED": "maxjobs", "DAGMAN_MAX_RESCUE_NUM": "max_rescue",
                 "DAGMAN_MAX_PRE_SCRIPTS": "maxpre", "DAGMAN_MAX_POST_SCRIPTS": "maxpost",
                 "DAGMAN_MAX_JOBS_IDLE": "maxidle", "DAGMAN_MAX_JOB_HOLDS": "max_job_holds",
-                "DAGMAN_HOLD_CLAIM_TIME": "hold_claim_time"}
+                "DAGMAN_HOLD_CLAIM_TIME": "hold_claim_time", "DAGMAN_MAX_SUBMIT_ATTEMPTS": "max_submit_attempts"}
 #: the boolean ones -> its option
 CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
                 "DAGMAN_SUPPRESS_NOTIFICATION": "suppress_notification",
@@ -145,7 +145,8 @@ CONFIG_FLAGS = {"DAGMAN_ALWAYS_RUN_POST": "always_run_post",
                 "DAGMAN_DEFAULT_APPEND_VARS": "append_vars",
                 "DAGMAN_PROHIBIT_MULTI_JOBS": "prohibit_multi_jobs",
                 "DAGMAN_PUT_FAILED_JOBS_ON_HOLD": "hold_failed_jobs",
-                "DAGMAN_SUBMIT_DEPTH_FIRST": "depth_first", "DAGMAN_RETRY_NODE_FIRST": "retry_node_first"}
+                "DAGMAN_SUBMIT_DEPTH_FIRST": "depth_first", "DAGMAN_RETRY_NODE_FIRST": "retry_node_first",
+                "DAGMAN_RETRY_SUBMIT_FIRST": "retry_submit_first"}
 #: the ones whose value is text (condor_submit_dag's: DAGMAN_INSERT_SUB_FILE is the
 #: default of -insert_sub_file) -> its option
 CONFIG_TEXTS = {"DAGMAN_INSERT_SUB_FILE": "insert_sub_file", "DAGMAN_NODE_RECORD_INFO": "node_record_info"}
@@ -157,7 +158,8 @@ DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": Fal
 #: the defaults of the settings only a configuration gives, as HTCondor's
 CONFIG_DEFAULTS = {"append_vars": False, "prohibit_multi_jobs": False, "hold_failed_jobs": False,
                    "submit_delay": 0, "node_record_info": "", "max_job_holds": 100, "hold_claim_time": 20,
-                   "depth_first": False, "retry_node_first": False}
+                   "depth_first": False, "retry_node_first": False, "max_submit_attempts": 6,
+                   "retry_submit_first": True}
 
 
 def _settings(config, source, names=None):
@@ -260,6 +262,7 @@ def apply_config(opts, log):
     for key, value in CONFIG_DEFAULTS.items():
         opts[key] = found.get(key, value)
     opts["submit_delay"] = max(0, opts["submit_delay"])       # (a negative one is 0, as HTCondor's)
+    opts["max_submit_attempts"] = min(max(opts["max_submit_attempts"], 1), 16)    # (HTCondor's range)
     if not opts.get("priority") and found.get("default_priority"):
         opts["priority"] = found["default_priority"]            # (-priority wins)
     log(f"DAGMAN_DEFAULT_PRIORITY setting: {found.get('default_priority', 0)}")
@@ -271,6 +274,8 @@ def apply_config(opts, log):
     log(f"DAGMAN_HOLD_CLAIM_TIME setting: {opts['hold_claim_time']}")
     log(f"DAGMAN_SUBMIT_DEPTH_FIRST setting: {opts['depth_first']}")
     log(f"DAGMAN_RETRY_NODE_FIRST setting: {opts['retry_node_first']}")
+    log(f"DAGMAN_MAX_SUBMIT_ATTEMPTS setting: {opts['max_submit_attempts']}")
+    log(f"DAGMAN_RETRY_SUBMIT_FIRST setting: {opts['retry_submit_first']}")
     if opts["node_record_info"]:
         log(f"DAGMAN_NODE_RECORD_INFO: {opts['node_record_info']}")
 

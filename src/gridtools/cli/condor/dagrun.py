@@ -27,6 +27,8 @@ EXIT_STOPPED = 3
 MAX_RESCUE = 100
 #: the $RETURN a POST script gets for a node whose PRE script failed or whose job was removed
 RETURN_NO_JOB = -1004
+#: a POST script's $RETURN when its node's job could not be submitted (DAG_ERROR_CONDOR_SUBMIT_FAILED)
+RETURN_SUBMIT_FAILED = -1001
 
 
 #: the reason DAGMan removes its node jobs with (condor_rm -reason: RemoveReason, with the
@@ -91,6 +93,9 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                                             # for the DAG to resume or for -MaxJobs/-MaxIdle
         self.in_recovery = False
         self.hold_next = set()              # nodes whose next job is submitted on hold
+        self.submit_tries = {}              # node -> its job's failed submissions in a row
+        self.next_submit_at, self.submit_wait = 0.0, 1      # (DAGMAN_MAX_SUBMIT_ATTEMPTS' backoff)
+        self.no_retry = set()               # nodes whose RETRY a failed submission used up
         self.procs_held = {}                # node -> the procs of its job held now
         self.jobs_submitted = self.jobs_completed = 0       # procs, in this run
         self.halt_file = os.path.abspath(dag_file) + ".halt"
@@ -158,7 +163,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
                     self._shutdown_lines(self.write_rescue)     # (the DAG failed: before FINAL)
                 self._start(name)
             while self.parked and not self.check_halt() and not self._held_back() \
-                    and self._stops() == (False, False):
+                    and self._stops() == (False, False) and time.time() >= self.next_submit_at:
                 name = next((n for n in self.parked if not self._category_full(n)), None)
                 if name is None:
                     break
@@ -424,11 +429,13 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         try:
             submitted = self._submit(name, node)
         except (GridError, OSError, ArithmeticError, ValueError, TypeError) as exc:  # (the node fails, not the DAG)
+            from gridtools.cli.condor.jobsubmit import NotTaken
             self.log(f"ERROR: submitting the job of node {name} failed: {exc}")
             self.jobstate.node(name, "SUBMIT_FAILURE")
-            self.errors[name] = "Job submit failed"
-            self._node_failed(name, RETURN_NO_JOB, job=False)
+            self._submit_failed(name, isinstance(exc, NotTaken))
             return
+        self.submit_tries.pop(name, None)
+        self.next_submit_at, self.submit_wait = 0.0, 1
         self.running[name] = (submitted.cluster, submitted.procs)
         if submitted.factory:
             self.watcher.factories.add(submitted.cluster)
@@ -437,6 +444,37 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         self.log(f"Submitting HTCondor Node {name} job(s)...")
         self.log(f"\tassigned HTCondor ID ({submitted.cluster}.0.0)")
         self.log(f"{submitted.procs} job(s) submitted to cluster {submitted.cluster}.")
+
+    def _submit_failed(self, name, again):
+        """Node ``name``'s job was not submitted. One the daemon did not take in (``again``)
+        is tried again, up to DAGMAN_MAX_SUBMIT_ATTEMPTS times in all (2 while the DAG is
+        being removed), after a wait that doubles at each failure (1 s, 2 s, 4 s ...; no
+        node is submitted meanwhile), at the head of the queue of jobs to submit
+        (DAGMAN_RETRY_SUBMIT_FIRST) or at its end; one that cannot be submitted (its
+        description) is not. A node out of tries fails without using its RETRY, its POST
+        script run with $RETURN -1001, as HTCondor's DAGMan."""
+        tries = self.submit_tries[name] = self.submit_tries.get(name, 0) + 1
+        most = int(self.opts.get("max_submit_attempts") or 6) if again else 0
+        if self.removing and self.dag.nodes[name].kind is not NodeKind.FINAL:
+            most = min(most, 2)
+        wait = self.submit_wait
+        self.next_submit_at, self.submit_wait = time.time() + wait, wait * 2
+        if tries < most:
+            self.log(f"Job submit try {tries}/{most} failed, will try again in >= {wait} "
+                     f"second{'' if wait == 1 else 's'}.")
+            self.parked.insert(0 if self.opts.get("retry_submit_first", True) else len(self.parked), name)
+            return
+        self.next_submit_at, self.submit_wait = 0.0, 1
+        self.submit_tries.pop(name, None)
+        self.log(f"Node submit failed after {tries} tr{'y' if tries == 1 else 'ies'}.")
+        self.log(f"Shortcutting node {name} retries because of submit failure(s)")
+        self.errors[name] = "Job submit failed"
+        self.no_retry.add(name)
+        from gridtools.formats.condor.dag import ScriptWhen
+        if ScriptWhen.POST in self.dag.nodes[name].scripts:
+            self._ended(name, RETURN_SUBMIT_FAILED, job=False)
+        else:
+            self._node_failed(name, RETURN_SUBMIT_FAILED, job=False)
 
     def dag_status(self):
         """HTCondor's DAG status: 0 ok, 2 a node failed, 3 aborted (ABORT-DAG-ON), 4 removed,
@@ -634,7 +672,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             self.failed.add(name)
             self.abort_code = aborted
             return
-        if should_retry(node, self.attempts[name], status):
+        if name not in self.no_retry and should_retry(node, self.attempts[name], status):
             self.log(f"Node {name} failed with status {status}; retrying "
                      f"({self.attempts[name]} of {node.retry} retries)")
             self.log(f"Retrying node {name} (retry #{self.attempts[name]} of {node.retry})...")

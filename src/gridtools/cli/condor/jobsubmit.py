@@ -25,6 +25,12 @@ from gridtools.errors import GridError, InputError
 SUBMIT_TIMEOUT = 60.0
 
 
+class NotTaken(InputError):
+    """The daemon did not take a sound submission in: it refused it (a submit requirement,
+    the security levels) or did not answer. DAGMan tries such a node's submission again
+    (DAGMAN_MAX_SUBMIT_ATTEMPTS), as it tries again one its schedd did not commit."""
+
+
 @dataclass(frozen=True)
 class Submitted:
     cluster: int
@@ -112,7 +118,11 @@ def _send(spec):
     try:
         answer = requests.wait_reply(name, SUBMIT_TIMEOUT)
     except GridError as exc:                # in HTCondor's capitals
-        raise GridError("ERROR: " + str(exc).removeprefix("error: ")) from None
+        raise NotTaken("ERROR: " + str(exc).removeprefix("error: ")) from None
     code, _out, err = answer
     if code:
-        raise InputError((err or "ERROR: the job was refused").rstrip("\n"))
+        text = (err or "ERROR: the job was refused").rstrip("\n")
+        # (a queue limit refuses the cluster before its procs, as HTCondor's schedd does
+        # at its new cluster: DAGMan does not try that again)
+        limit = "Number of submitted jobs would exceed" in text
+        raise (InputError if limit else NotTaken)(text)
