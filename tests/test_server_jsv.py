@@ -49,8 +49,9 @@ def _job_ids(cell):
 def test_the_server_jsv_corrects_and_refuses_the_jobs_of_every_user(cell, workdir, users):
     path, seen = _jsv(workdir)
     set_global(cell, jsv_url=f"script:{users[2]}@{path}")
+    # (an argument with a line break must not pass for a parameter line: USER stays the submitter)
     good = cell.run("qsub", "-h", "-b", "y", "-v", "FROM_SUBMITTER=yes", "-N", "good", "true",
-                    user=users[0], cwd=workdir)
+                    "x\nPARAM USER root", user=users[0], cwd=workdir)
     assert good.returncode == 0, good.stderr
     job_id = good.stdout.split()[2]
     assert good.stdout == f'Your job {job_id} ("checked_good") has been submitted\n'

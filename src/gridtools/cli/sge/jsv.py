@@ -538,7 +538,9 @@ def _converse(instance, job, prog, timeout, printed):
             send_env = True
         elif command == "STARTED":
             for name, value in parameters(job, prog):
-                instance.send(f"PARAM {name} {value}")
+                # (a value's line breaks escaped, as the environment's: an argument holding
+                # one must not pass for a parameter line of its own, USER say)
+                instance.send(f"PARAM {name} {_escaped(value)}")
             if send_env:
                 for name, value in job.environment().items():
                     instance.send(f"ENV ADD {name} {_escaped(value)}")
