@@ -411,7 +411,8 @@ def send(spec, script=None, conf=None):
     ask.ensure_daemon()
     name = requests.write("submit", {"job": spec}, script=script, reply=True)
     wake.poke()
-    code, out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT)
+    # (the JSV may take its timeout twice, as the daemon starts a silent one again)
+    code, out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT + 2 * _jsv_timeout(conf))
     if code:
         sys.stderr.write(err or out)
         sys.stderr.flush()
@@ -422,6 +423,17 @@ def send(spec, script=None, conf=None):
         final = {}
     if isinstance(final, dict):
         spec.update({key: final[key] for key in ("name", "tasks") if key in final})
+
+
+def _jsv_timeout(conf=None):
+    """The seconds the server JSV has for a line: qmaster_params JSV_TIMEOUT, else 10."""
+    from gridtools.formats.sge.conf import parse_params
+    params = parse_params(global_value("qmaster_params", "", conf))
+    try:
+        value = int(params.get("JSV_TIMEOUT") or params.get("jsv_timeout") or 10)
+    except ValueError:
+        value = 10
+    return min(max(value, 1), 3600)
 
 
 class Refused(Exception):
