@@ -132,6 +132,7 @@ def test_node_job_settings_priority_retry_record_submit_delay_and_one_proc(cell,
                  "DAGMAN_PROHIBIT_MULTI_JOBS setting: True", "DAGMAN_NODE_RECORD_INFO: Retry"):
         assert line in out, line
     assert "Submit generated multiple job procs; disallowed by DAGMAN_PROHIBIT_MULTI_JOBS setting" in out
+    assert "Node submit failed after 1 try." in out and "Job submit try" not in out     # (not tried again)
     wait_for(lambda: len(history(cell, "DAGNodeName")) >= 2)
     shown = sorted(line for line in history(cell, "DAGNodeName", "JobPrio", "DAGManNodeRetry", "KeepClaimIdle")
                    if not line.startswith("undefined"))      # (not the manager's own job)

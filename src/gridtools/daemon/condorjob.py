@@ -818,12 +818,8 @@ def _output_places(plan, ad, iwd):
 def remap_mkdir(condor):
     """ALLOW_TRANSFER_REMAP_TO_MKDIR of the cell's condor_config (false where it is unset
     or cannot be read)."""
-    from gridtools.errors import ConfigError
-    from gridtools.formats.condor_config import boolean
-    try:
-        return boolean(condor.conf, "ALLOW_TRANSFER_REMAP_TO_MKDIR", False) if condor is not None else False
-    except ConfigError:
-        return False
+    from gridtools.formats.condor_config import boolean_or
+    return boolean_or(condor.conf, "ALLOW_TRANSFER_REMAP_TO_MKDIR", False) if condor is not None else False
 
 
 def adjust_plan(plan, job, number, thread_names=None, mkdir=False, pool=None, measure=None):

@@ -62,17 +62,14 @@ def memory_limit(conf, machine, job_ad):
     means no cgroups, so no limits. A plan's ``memory_limit``: {"mb": the hard limit in
     MiB or None, "low_mb": the low one or None, "slot_mb": the slot's Memory,
     "at_limit": STARTER_ALWAYS_HOLD_ON_OOM, "no_swap": DISABLE_SWAP_FOR_JOB}, or None
-    when there is neither limit."""
-    if not _base(conf):
+    when there is neither limit (nor when the job gets no cgroup, ``cgroup_plan``)."""
+    if cgroup_plan(conf, machine, job_ad) is None:
         return None
     slot = machine.eval("Memory") if machine is not None else None
     if type(slot) is not int:
-        # a job without a slot: a local universe job's RequestMemory when
-        # LOCAL_UNIVERSE_CGROUP_ENFORCEMENT is true, as the local starter takes it
-        from gridtools.formats.condor.jobattrs import LOCAL
-        local = job_ad.eval("JobUniverse") == LOCAL and _flag(conf, "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT",
-                                                              LOCAL_ENFORCEMENT) \
-            and _flag(conf, "USE_CGROUPS_FOR_LOCAL_UNIVERSE", LOCAL_CGROUPS)
+        # a job without a slot (a local universe job: it has a cgroup): its RequestMemory
+        # when LOCAL_UNIVERSE_CGROUP_ENFORCEMENT is true, as the local starter takes it
+        local = _flag(conf, "LOCAL_UNIVERSE_CGROUP_ENFORCEMENT", LOCAL_ENFORCEMENT)
         slot = job_ad.eval("RequestMemory") if local else None
         if type(slot) is float and slot == slot and abs(slot) != float("inf"):
             slot = int(slot)
@@ -122,18 +119,14 @@ def cgroup_plan(conf, machine, job_ad):
 
 
 def _flag(conf, name, default):
-    """A boolean knob, its default when it is no boolean."""
-    from gridtools.errors import ConfigError
-    from gridtools.formats.condor_config import boolean
-    try:
-        return boolean(conf, name, default)
-    except ConfigError:
-        return default
+    from gridtools.formats.condor_config import boolean_or
+    return boolean_or(conf, name, default)
 
 
 def _custom_limit(text, machine, job_ad):
-    """CGROUP_HARD_MEMORY_LIMIT_EXPR's value (MiB) for the slot ``machine`` and the job
-    ``job_ad``: a whole number (a real's whole part), else None."""
+    """The value (MiB) of a limit's expression (CGROUP_HARD_MEMORY_LIMIT_EXPR,
+    CGROUP_LOW_MEMORY_LIMIT) for the slot ``machine`` and the job ``job_ad``: a whole
+    number (a real's whole part), else None."""
     if not text or not text.strip():
         return None
     from gridtools.errors import GridError

@@ -57,15 +57,8 @@ def url(state):
 
 
 def _timeout(state):
-    from gridtools.formats.sge.conf import parse_params
-    conf = state.config.objects["conf"].get("global") or {}
-    params = parse_params(conf.get("qmaster_params"))
-    text = params.get("JSV_TIMEOUT") or params.get("jsv_timeout") or ""
-    try:
-        value = int(text)
-    except ValueError:
-        return None
-    return value if value > 0 else None
+    from gridtools.formats.sge.conf import jsv_timeout
+    return jsv_timeout((state.config.objects["conf"].get("global") or {}).get("qmaster_params"))
 
 
 def _account(name):

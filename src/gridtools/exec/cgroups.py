@@ -1,13 +1,13 @@
-"""A job's kernel memory cgroup, as HTCondor's starter makes one.
+"""A job's kernel cgroup, as HTCondor's starter makes one.
 
-A shepherd running as root whose plan holds a memory limit
-(``daemon.jobside.memory_limit``: an HTCondor job in a slot, or a local
-universe job under LOCAL_UNIVERSE_CGROUP_ENFORCEMENT) puts the job in a cgroup
-of its own under BASE_CGROUP (``htcondor`` by default) of the kernel's memory
-controller, named after its slot and the shepherd's pid
-(``/sys/fs/cgroup/memory/htcondor/slot1_1_4242`` on a cgroup v1 machine,
-``/sys/fs/cgroup/htcondor/slot1_1_4242`` on a v2 one), and sets in it what the
-starter sets (``settings``):
+A shepherd running as root whose plan asks for a cgroup
+(``daemon.jobside.cgroup_plan``: an HTCondor job in a slot, or a local
+universe job) puts the job in a cgroup of its own under BASE_CGROUP
+(``htcondor`` by default) of the kernel's memory controller, named after its
+slot and the shepherd's pid (``/sys/fs/cgroup/memory/htcondor/slot1_1_4242``
+on a cgroup v1 machine, ``/sys/fs/cgroup/htcondor/slot1_1_4242`` on a v2 one),
+and sets in it what the starter sets (``settings``), the limits those of the
+plan's ``memory_limit`` (``daemon.jobside.memory_limit``):
 
 - the hard limit (v1 ``memory.limit_in_bytes``, v2 ``memory.max``): the
   kernel kills a process of the job when the job's memory would go over it;

@@ -548,6 +548,15 @@ def boolean(config, name, default):
                       f"Please set it to True or False (default is {default}).")
 
 
+def boolean_or(config, name, default):
+    """``boolean``, but ``default`` for a value that is no boolean: for what a bad knob
+    must not stop (a job's start, a map's reading)."""
+    try:
+        return boolean(config, name, default)
+    except ConfigError:
+        return default
+
+
 def builtin_defaults():
     """Macros every configuration starts with (HTCondor's predefined ones)."""
     host = os.uname().nodename

@@ -26,8 +26,8 @@ SUBMIT_TIMEOUT = 60.0
 
 
 class NotTaken(InputError):
-    """The daemon did not take a sound submission in: it refused it (a submit requirement,
-    the security levels) or did not answer. DAGMan tries such a node's submission again
+    """The daemon did not take a sound submission in: its rules refused it (a submit
+    requirement, the security levels) or it did not answer. DAGMan tries such a node's submission again
     (DAGMAN_MAX_SUBMIT_ATTEMPTS), as it tries again one its schedd did not commit."""
 
 
@@ -122,7 +122,9 @@ def _send(spec):
     code, _out, err = answer
     if code:
         text = (err or "ERROR: the job was refused").rstrip("\n")
-        # (a queue limit refuses the cluster before its procs, as HTCondor's schedd does
-        # at its new cluster: DAGMan does not try that again)
-        limit = "Number of submitted jobs would exceed" in text
-        raise (InputError if limit else NotTaken)(text)
+        # (tried again: a refusal of the cell's rules, security levels or submit requirements,
+        # as HTCondor's schedd refuses a commit; not a request the daemon found malformed,
+        # nor a queue limit, which HTCondor's schedd says at the new cluster)
+        again = text.startswith(("SECMAN:", "Unable to run job: ")) and \
+            "Number of submitted jobs would exceed" not in text
+        raise (NotTaken if again else InputError)(text)

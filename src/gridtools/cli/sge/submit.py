@@ -412,7 +412,9 @@ def send(spec, script=None, conf=None):
     name = requests.write("submit", {"job": spec}, script=script, reply=True)
     wake.poke()
     # (the JSV may take its timeout twice, as the daemon starts a silent one again)
-    code, out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT + 2 * _jsv_timeout(conf))
+    from gridtools.formats.sge.conf import jsv_timeout
+    code, out, err = requests.wait_reply(name, ask.REPLY_TIMEOUT + 2 * jsv_timeout(global_value("qmaster_params",
+                                                                                               None, conf)))
     if code:
         sys.stderr.write(err or out)
         sys.stderr.flush()
@@ -425,17 +427,5 @@ def send(spec, script=None, conf=None):
         spec.update({key: final[key] for key in ("name", "tasks") if key in final})
 
 
-def _jsv_timeout(conf=None):
-    """The seconds the server JSV has for a line: qmaster_params JSV_TIMEOUT, else 10."""
-    from gridtools.formats.sge.conf import parse_params
-    params = parse_params(global_value("qmaster_params", "", conf))
-    try:
-        value = int(params.get("JSV_TIMEOUT") or params.get("jsv_timeout") or 10)
-    except ValueError:
-        value = 10
-    return min(max(value, 1), 3600)
-
-
 class Refused(Exception):
     """The daemon refused a job and said why (on stderr): exit 1."""
-

@@ -197,12 +197,8 @@ def _boolean(get, name):
     """Boolean knob ``name`` (false when unset or not a boolean), as HTCondor's
     param_boolean reads it (``condor_config.boolean``)."""
     from types import SimpleNamespace
-    from gridtools.errors import ConfigError
-    from gridtools.formats.condor_config import boolean
-    try:
-        return boolean(SimpleNamespace(get=get), name, False)
-    except ConfigError:
-        return False
+    from gridtools.formats.condor_config import boolean_or
+    return boolean_or(SimpleNamespace(get=get), name, False)
 
 
 _INSTALLED = {}

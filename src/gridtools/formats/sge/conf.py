@@ -157,6 +157,21 @@ def _check_gid_range(value):
                              "gid_range")
 
 
+#: seconds a server JSV has for a line when qmaster_params JSV_TIMEOUT does not say
+JSV_TIMEOUT = 10
+
+
+def jsv_timeout(qmaster_params):
+    """The seconds the server JSV has for a line (1 to 3600): JSV_TIMEOUT of the text of
+    ``qmaster_params`` (daemon.serverjsv), else JSV_TIMEOUT."""
+    params = parse_params(qmaster_params)
+    try:
+        value = int(params.get("JSV_TIMEOUT") or params.get("jsv_timeout") or JSV_TIMEOUT)
+    except ValueError:
+        value = JSV_TIMEOUT
+    return min(max(value, 1), 3600)
+
+
 def parse_params(text):
     """``{name: value}`` of a ``name=value`` list separated by blanks or commas.
 
