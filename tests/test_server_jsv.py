@@ -110,3 +110,27 @@ def test_qalter_may_change_only_what_jsv_allowed_mod_lists_while_a_server_jsv_is
     refused = cell.run("qalter", "-N", "again", job_id, user=users[0])
     assert (refused.returncode, refused.stdout) == (
         1, "No job modification allowed due to jsv_allowed_mod configuration\n")
+
+
+def test_qhold_and_qrls_are_refused_while_jsv_allowed_mod_lacks_h(cell, workdir, users):
+    path, _seen = _jsv(workdir, "#!/bin/sh\n. \"$SGE_ROOT/util/resources/jsv/jsv_include.sh\"\n"
+                                "jsv_on_verify() {\n    jsv_accept\n}\njsv_main\n")
+    job_id = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir).stdout.split()[2]
+    set_global(cell, jsv_url=f"script:{path}")
+    held = cell.run("qhold", "-h", "o", job_id)                          # (h is in the default list)
+    assert (held.returncode, held.stdout) == (0, f"modified hold of job {job_id}\n")
+    set_global(cell, jsv_allowed_mod="N,l_hard")
+    refused = cell.run("qrls", job_id, user=users[0])
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        1, "rejected due to jsv_allowed_mod configuration which does not allow: h\n", "")
+    assert cell.run("qrls", "-h", "o", job_id).returncode == 1                         # (root too)
+    assert cell.run("qhold", job_id, user=users[0]).returncode == 1
+    set_global(cell, jsv_allowed_mod="h")
+    released = cell.run("qrls", "-h", "o", job_id)          # (the operator hold was kept: it is named)
+    assert (released.returncode, released.stdout) == (0, f"modified hold of job {job_id}\n")
+    set_global(cell, jsv_allowed_mod="none")
+    refused = cell.run("qrls", job_id, user=users[0])
+    assert (refused.returncode, refused.stdout) == (
+        1, "No job modification allowed due to jsv_allowed_mod configuration\n")
+    assert "hqw" in cell.run("qstat", "-u", "*").stdout
+

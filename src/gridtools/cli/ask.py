@@ -65,7 +65,9 @@ def outcomes(kind, payload, timeout=REPLY_TIMEOUT):
     answer = requests.wait_reply(name, timeout)
     code, out, err = answer
     if code or err:
-        raise GridError((err or "error: the gridtools daemon refused the request").rstrip("\n"))
+        refused = GridError((err or out or "error: the gridtools daemon refused the request").rstrip("\n"))
+        refused.answer = not err and bool(out)     # (the daemon's answer: the command prints it as it is)
+        raise refused
     try:
         if out.startswith("{"):
             return _one_by_one(json_value(out).get("outcomes") or [])

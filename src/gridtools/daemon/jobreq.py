@@ -177,6 +177,11 @@ def hold(state, dispatcher, req, now):
     letters = req.body.get("letters", "u")
     on = bool(req.body.get("on", True))
     before = journal.answered_before(state, req.name)
+    from gridtools.daemon import serverjsv
+    refused = serverjsv.alteration_refusal(state, {"user_hold"})
+    if refused:
+        state.log(f"W|{'qhold' if on else 'qrls'} of {requester} refused: {refused}")
+        return 1, refused + "\n", ""
     batch = Batch(state, req, now, "hold", letters=letters, on=on)
     done, refused = [], 0
     for target, chosen in targets_of(state, req, before):

@@ -24,8 +24,8 @@ as such).
 While a server JSV is set, a qalter request may change only what
 ``jsv_allowed_mod`` lists (JSV parameter names, ``none`` for nothing; ``w`` is
 always allowed, ``t`` with ``h`` or ``none``); any other change is refused, with
-Grid Engine's words, for every user, managers too. (qhold and qrls, not qalter,
-are not limited.)
+Grid Engine's words, for every user, managers too. qhold and qrls, which are
+qalter -h in Grid Engine, change ``h``: they are refused when the list lacks it.
 """
 
 import os

@@ -258,5 +258,5 @@ def run_command(argv, usage, parse, act, prefix=""):
     try:
         return act(items, users, option)
     except GridError as exc:
-        sys.stderr.write(f"{exc}\n")
+        (sys.stdout if getattr(exc, "answer", False) else sys.stderr).write(f"{exc}\n")
         return exc.exit_code
