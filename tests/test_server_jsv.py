@@ -134,3 +134,61 @@ def test_qhold_and_qrls_are_refused_while_jsv_allowed_mod_lacks_h(cell, workdir,
         1, "No job modification allowed due to jsv_allowed_mod configuration\n")
     assert "hqw" in cell.run("qstat", "-u", "*").stdout
 
+
+
+#: a server JSV that counts the jobs it verified: names each job after its count and
+#: notes its pid and the count; refuses the jobs named bad
+COUNTING = """#!/bin/sh
+. "$SGE_ROOT/util/resources/jsv/jsv_include.sh"
+count=0
+jsv_on_start() {
+    :
+}
+jsv_on_verify() {
+    count=$((count + 1))
+    echo "$$ $count" >> "$(dirname "$0")/seen"
+    if [ "$(jsv_get_param N)" = "bad" ]; then
+        jsv_reject "no bad jobs here"
+        return
+    fi
+    jsv_set_param N "job$count"
+    jsv_correct "counted"
+}
+jsv_main
+"""
+
+
+def _named(cell, workdir, user, name):
+    proc = cell.run("qsub", "-h", "-b", "y", "-N", name, "true", user=user, cwd=workdir)
+    return proc.returncode, (proc.stdout.split('("')[1].split('")')[0] if proc.returncode == 0 else proc.stderr)
+
+
+def test_the_daemon_keeps_its_server_jsv_running_from_job_to_job_until_it_changes(cell, workdir, users):
+    from conftest import wait_for
+    from qtools import program_processes
+    path, seen = _jsv(workdir, COUNTING)
+    set_global(cell, jsv_url=f"script:{users[2]}@{path}")
+    assert _named(cell, workdir, users[0], "a") == (0, "job1")
+    assert _named(cell, workdir, users[1], "bad") == (1, "Unable to run job: no bad jobs here\nExiting.\n")
+    assert _named(cell, workdir, users[1], "c") == (0, "job3")      # (kept after its refusal too)
+    pids = {line.split()[0] for line in open(seen).read().splitlines()}
+    assert len(pids) == 1
+    (running,) = program_processes(path)
+    assert str(running.pid) in pids and running.username() == users[2]
+    with open(path, "a") as fh:                         # (a JSV whose file changed starts again)
+        fh.write("# changed\n")
+    assert _named(cell, workdir, users[0], "d") == (0, "job1")
+    assert wait_for(lambda: not running.is_running(), timeout=10)
+    (running,) = program_processes(path)
+    running.kill()                                      # (one that left is started again)
+    assert _named(cell, workdir, users[0], "e") == (0, "job1")
+    (running,) = program_processes(path)
+    cell.stop_daemon()                                  # (the daemon asks it to leave as it stops)
+    assert wait_for(lambda: not running.is_running(), timeout=10)
+    cell.start_daemon()
+    assert _named(cell, workdir, users[0], "f") == (0, "job1")
+    (running,) = program_processes(path)
+    set_global(cell, jsv_url="none")
+    assert _named(cell, workdir, users[0], "g") == (0, "g")
+    assert wait_for(lambda: not running.is_running(), timeout=10)
+    assert len(open(seen).read().splitlines()) == 6

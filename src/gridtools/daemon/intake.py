@@ -321,7 +321,9 @@ def submit(state, dispatcher, req, now):
     if not spec.get("condor_ad"):
         from gridtools.daemon import serverjsv
         server = serverjsv.url(state)
-        if server is not None:          # (Grid Engine's server JSV, after the client's)
+        if server is None:
+            serverjsv.KEPT.release()    # (one left running when the url was set)
+        else:                           # (Grid Engine's server JSV, after the client's)
             changed, why = serverjsv.verify(state, spec, server)
             if why is None and changed is not spec:
                 try:

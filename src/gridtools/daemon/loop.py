@@ -253,6 +253,9 @@ class Daemon:
                 self.state.log(f"E|stopping: {failures.describe(exc)}")
         self.exec.stop()
         self.probes.stop()
+        server_jsv = sys.modules.get("gridtools.daemon.serverjsv")
+        if server_jsv is not None:
+            server_jsv.KEPT.release()
         self.state.log("I|daemon stopped; running jobs continue under their shepherds")
         if not gone:        # (the files of a cell that replaced this one are another daemon's)
             self._write_messages()

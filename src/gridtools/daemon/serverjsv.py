@@ -11,8 +11,11 @@ asks for it. The JSV runs as ``user`` (the daemon's own user when none is named;
 another only when the daemon is root), in ``/``, with an environment of its own
 (PATH, HOME, USER, LOGNAME, SGE_ROOT and SGE_CELL), and is given qmaster_params
 JSV_TIMEOUT seconds (10 by default) for each line, started again once when
-silent. It is started for each job, where Grid Engine keeps one running: a JSV
-that counts the jobs it saw, or changes when its file does, behaves the same.
+silent. As Grid Engine's qmaster does, the daemon keeps it running from one job
+to the next (``Kept``): a JSV may count the jobs it saw. It is started again when
+it failed (stderr, a protocol error, silence) or left, when the url changed, and
+when its file changed; it is asked to leave (QUIT) when the url is unset and
+when the daemon stops.
 
 A correction is applied as the client applies one, and the job is checked again
 as any other description is; a refusal (REJECT, REJECT_WAIT, a correction that is
@@ -75,6 +78,47 @@ def _account(name):
     return entry.pw_uid, entry.pw_gid, entry.pw_name, entry.pw_dir
 
 
+class Kept:
+    """The server JSV, running between jobs: one at a time, for the program, working
+    directory, environment and user it was started for and the program file as it
+    was then (modification time, size, inode)."""
+
+    def __init__(self):
+        self.key = self.instance = None
+
+    def take(self, path, cwd, env, user):
+        """The running JSV for these (started when there is none, it ended, or what it
+        was started for changed); Refused when it cannot start. It is the caller's
+        until it gives it back with ``keep``."""
+        from gridtools.cli.sge.jsv import Instance
+        try:
+            st = os.stat(path)
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev)
+        except OSError:
+            stamp = None
+        key = (path, cwd, tuple(sorted((env or {}).items())), user, stamp)
+        if self.instance is not None and (key != self.key or self.instance.proc.poll() is not None):
+            self.release()
+        instance, self.instance = self.instance, None
+        if instance is None:
+            instance, self.key = Instance(path, cwd, env, user), key
+        return instance
+
+    def keep(self, instance):
+        """``instance`` gave its verdict: it serves the next job."""
+        self.instance = instance
+
+    def release(self):
+        """Ask the running JSV to leave (QUIT), and end it."""
+        instance, self.instance, self.key = self.instance, None, None
+        if instance is not None:
+            instance.stop()
+
+
+#: the daemon's server JSV
+KEPT = Kept()
+
+
 def verify(state, spec, text):
     """Verify the Grid Engine job ``spec`` (checked, its owner known) with the server JSV
     of url ``text``: (the job as the JSV left it, unchecked, or ``spec`` itself when it
@@ -97,7 +141,7 @@ def verify(state, spec, text):
                       outer_env=spec.get("submit_env") or {}, context="server", job_id=spec["id"])
         before = copy.deepcopy(job.req), job.name, job.command, list(job.args)
         jsv.verify_with(path, job, "qmaster", "/", printed, timeout=_timeout(state), env=env,
-                        user=None if uid == os.geteuid() else (uid, gid))
+                        user=None if uid == os.geteuid() else (uid, gid), kept=KEPT)
     except jsv.Refused as exc:
         return None, str(exc)
     finally:

@@ -81,6 +81,10 @@ class Refused(Rejected):
     ``Unable to run job: <reason>`` and ``Exiting.``, exit 1)."""
 
 
+class Verdict(Refused):
+    """The JSV refused the job (REJECT, REJECT_WAIT): an answer, not a failure of the JSV."""
+
+
 class Job:
     """What a JSV sees and may change: the request, the script's or command's name, the
     arguments, and the submitter (owner, group, host)."""
@@ -562,22 +566,27 @@ def _converse(instance, job, prog, timeout, printed):
             if state in ("ACCEPT", "CORRECT"):
                 return state == "CORRECT", changes, env_changes
             if state == "REJECT":
-                raise Refused(text or "JSV rejected job")
+                raise Verdict(text or "JSV rejected job")
             if state == "REJECT_WAIT":
-                raise Refused(text or "JSV temporarily rejected job")
+                raise Verdict(text or "JSV temporarily rejected job")
             raise Refused(f'JSV sent unknown result "{args or ""}"')
         else:
             raise Refused(f'master got unknown command from JSV: "{command}"')
 
 
-def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None):
+def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None, kept=None):
     """Verify ``job`` with the JSV ``path`` (see ``Instance`` for ``env`` and ``user``;
     ``timeout``: seconds it may take over a line, SGE_JSV_TIMEOUT's by default), started
     again once when silent; its corrections applied to ``job``, its LOG lines added to
-    ``printed``. Refused when it refuses the job or cannot verify it."""
+    ``printed``. Refused when it refuses the job or cannot verify it.
+
+    ``kept``: what holds a JSV that serves one job after another (the server's, see
+    ``daemon.serverjsv.Kept``): it gives the running one (``take``) and keeps it again
+    after its verdict (``keep``); a JSV that failed is ended. Without it the JSV is
+    started for this job and asked to leave after it."""
     timeout = timeout or _timeout()
     for attempt in (1, 2):
-        instance = Instance(path, cwd, env, user)
+        instance = kept.take(path, cwd, env, user) if kept is not None else Instance(path, cwd, env, user)
         try:
             corrected, changes, env_changes = _converse(instance, job, prog, timeout, printed)
         except TimeoutError:
@@ -585,13 +594,24 @@ def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None
             if attempt == 2:
                 raise Refused(f'got no response from JSV script "{path}"') from None
             continue
+        except Verdict:
+            _done_with(instance, kept)
+            raise
         except Refused:
             instance.stop(quit=False)
             raise
-        instance.stop()
+        _done_with(instance, kept)
         if corrected:
             apply(job, changes, env_changes, cwd)
         return
+
+
+def _done_with(instance, kept):
+    """A JSV gave its verdict: kept for the next job, or asked to leave."""
+    if kept is not None:
+        kept.keep(instance)
+    else:
+        instance.stop()
 
 
 def verify(urls, req, name, command, args, who, prog="qsub", cwd=None, out=None):
