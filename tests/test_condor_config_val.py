@@ -289,7 +289,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     prio, neg, grp = Settings(), negotiator.NegotiatorConfig(), groups.GroupsConfig.from_config({})
     pol = startd.Policy()
     from gridtools.formats.condor import jobad, jobattrs
-    from gridtools.daemon import condorjob, condorreq, jobside, machines, preen
+    from gridtools.daemon import condorjob, condorreq, jobside, machines, master, preen
     from gridtools.exec import poolplugins
     code = {
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
@@ -319,6 +319,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         # (read from the configuration as an expression: test_condor_max_running)
         "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
         "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",
+        **master.DEFAULTS,
     }
     from gridtools.sched.local import KNOBS
     from gridtools.sched.snapshot import SchedConfig

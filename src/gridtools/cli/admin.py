@@ -94,7 +94,11 @@ def daemon_stop():
     """Stop the daemon; running jobs continue under their shepherds."""
     from gridtools.spool import daemonctl as control
     if not control.running() and not control.coming_back(control.STOP_WAIT):
-        click.echo("daemon not running")
+        try:
+            ended = control.stop_master()
+        except PermissionError:
+            raise click.ClickException("only the user who started the daemon (or root) may stop it") from None
+        click.echo("daemon not running" + ("; its master, which was to start it again, stopped" if ended else ""))
         return
     try:
         stopped = control.stop()

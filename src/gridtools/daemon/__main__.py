@@ -1,5 +1,10 @@
 """``python -m gridtools.daemon``: the dispatcher daemon's process.
 
+Started by ``gridtools daemon start`` (or a command that starts the daemon), it is
+the daemon's master (``daemon.master``), which runs this program again as its child
+with GRIDTOOLS_MASTER set: that one is the daemon. ``gridtools daemon run`` runs the
+daemon itself, in the foreground, with no master.
+
 Its exec server (``daemon.execd``) is forked first, while the process has
 loaded only what a shepherd needs: every shepherd is a fork of that small
 process, not of the daemon that holds every job. Then the daemon runs
@@ -17,8 +22,11 @@ import sys
 from gridtools.daemon.execd import ExecClient
 
 
-def main():
+def main(master=False):
     os.chdir("/")                       # (not the folder of whoever started it)
+    if master:
+        from gridtools.daemon.master import run
+        return run()
     client = ExecClient()
     client.start()
     from gridtools.daemon import loop
@@ -30,4 +38,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(master="GRIDTOOLS_MASTER" not in os.environ))

@@ -94,6 +94,12 @@ DEFAULTS = {
     # condor_preen (daemon.preen, cli.condor.preen)
     "PREEN_INTERVAL": "86400",
     "PREEN_ADMIN": "$(CONDOR_ADMIN)",
+    # the master's restarts of a daemon that died, and its obituaries (daemon.master)
+    "MASTER_BACKOFF_CONSTANT": "9",
+    "MASTER_BACKOFF_FACTOR": "2.0",
+    "MASTER_BACKOFF_CEILING": "3600",
+    "MASTER_RECOVER_FACTOR": "300",
+    "OBITUARY_LOG_LENGTH": "20",
     # domains (daemon.hostfacts, the security levels)
     "UID_DOMAIN": "$(FULL_HOSTNAME)",
     "FILESYSTEM_DOMAIN": "$(FULL_HOSTNAME)",

@@ -56,6 +56,7 @@ def spawn():
         actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                    (os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
         env = dict(os.environ)
+        env.pop("GRIDTOOLS_MASTER", None)       # (it starts a master: daemon.master)
         env[cell.ENV_ROOT] = cell.root()
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -87,11 +88,12 @@ def launch(wait=START_WAIT):
         offset = os.path.getsize(cell.spool("daemon.out"))
     except OSError:
         offset = 0
-    child = spawn()
+    child = spawn()                     # (the daemon's master: daemon.master)
     end = time.time() + wait
     while time.time() < end:
-        if pid() == child and running():
-            return True, child
+        number = pid()
+        if number and _parent(number) == child and running():
+            return True, number
         done, status = os.waitpid(child, os.WNOHANG)
         if done:
             if running():               # another start won the race
@@ -99,6 +101,25 @@ def launch(wait=START_WAIT):
             raise GridError(f"error: the daemon did not start: {_cause(status, offset)}")
         time.sleep(0.01)
     raise GridError(f"error: the daemon did not start within {wait:.0f} s (see {cell.spool('daemon.out')})")
+
+
+def _parent(number):
+    """The pid of the parent of process ``number`` (0 when it is gone)."""
+    try:
+        with open(f"/proc/{number}/stat", "rb") as fh:
+            return int(fh.read().rpartition(b")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def master_pid():
+    """The pid of the daemon's master while it runs (spool/daemon.master), else 0."""
+    try:
+        with open(cell.spool("daemon.master")) as fh:
+            number = int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return number if alive(number) else 0
 
 
 def alive(number):
@@ -212,6 +233,22 @@ def _restarting():
     except PermissionError:
         pass
     return True
+
+
+def stop_master(wait=10.0):
+    """End a master whose daemon is not running (it waits to start it again after it
+    died: daemon.master); True when there was one and it ended."""
+    number = master_pid()
+    if not number:
+        return False
+    try:
+        posix.kill(number, 15)
+    except ProcessLookupError:
+        return False
+    end = time.time() + wait
+    while time.time() < end and alive(number):
+        time.sleep(0.02)
+    return not alive(number)
 
 
 def stop(wait=10.0):

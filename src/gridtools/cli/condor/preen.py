@@ -85,7 +85,6 @@ def _debug_writer(opts):
 def _mail(report):
     """Mail the report to PREEN_ADMIN (else CONDOR_ADMIN) with the cell's mailer; the
     exit status (MAIL_FAILED when it could not be sent)."""
-    import subprocess
     from gridtools.cli.condor.machineviews import client_config
     conf = client_config()
     admin = conf.get("PREEN_ADMIN") or conf.get("CONDOR_ADMIN")
@@ -93,20 +92,13 @@ def _mail(report):
     subject = f"condor_preen results {host}: {len(report)} old file{'s' if len(report) > 1 else ''} found"
     body = (f"The condor_preen process has found the following stale condor files on <{host}>:\n\n"
             + "".join(report))
-    from gridtools.cli.sge.submit import global_value
-    mailer = global_value("mailer", "/usr/bin/mail")
     if not admin:
         sys.stderr.write("ERROR: neither PREEN_ADMIN nor CONDOR_ADMIN is configured\n")
         return MAIL_FAILED
-    try:
-        done = subprocess.run([mailer, "-s", subject, admin], input=body.encode(), check=False,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except OSError as exc:
-        sys.stderr.write(f"Can't do email_open(\"{admin}\", \"{subject}\"): {mailer}: {exc.strerror}\n")
-        return MAIL_FAILED
-    if done.returncode:
-        sys.stderr.write(f"Can't do email_open(\"{admin}\", \"{subject}\"): {mailer} exited "
-                         f"with {done.returncode}\n")
+    from gridtools import mail
+    problem = mail.send(admin, subject, body)
+    if problem:
+        sys.stderr.write(f"Can't do email_open(\"{admin}\", \"{subject}\"): {problem}\n")
         return MAIL_FAILED
     return 0
 
