@@ -123,6 +123,17 @@ def test_qdel_pending_and_running(cell, workdir):
     assert proc.returncode == 1 and proc.stdout == f'denied: job "{run}" does not exist\n'
 
 
+def test_qdel_f_of_a_running_job_records_what_grid_engines_qmaster_records(cell, workdir):
+    # (qacct-j-qdel-f-running.txt: failed 0, exit_status 0, ru_wallclock 0s, no usage)
+    run = jid_of(cell.qsub("-b", "y", "sleep", "60", cwd=workdir))
+    wait_for(lambda: states(cell, run).get(1) == "running")
+    cell.run("qdel", "-f", str(run), check=True)
+    cell.wait_finished(run, timeout=10)
+    out = cell.run("qacct", "-j", str(run)).stdout
+    assert "\nfailed       0    \nexit_status  0                   \nru_wallclock 0s\n" in out
+    assert "\nru_utime     0.000s\n" in out and "\nstart_time   -/-" not in out
+
+
 def test_qdel_kills_the_whole_process_tree(cell, workdir):
     marker = os.path.join(workdir, "child_alive")
     script = f"(sleep 3; touch {marker}) &\nsleep 60\n"

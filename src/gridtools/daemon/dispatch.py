@@ -229,10 +229,12 @@ class Dispatcher:
         return sent
 
     def force_end(self, job, task, now):
-        """qdel -f: end the task now, whether or not its shepherd answers."""
+        """qdel -f: end the task now, whether or not its shepherd answers. Its record is
+        the one Grid Engine's qmaster writes itself then: failed 0, exit status 0, no
+        wall clock time and no usage (``forced``), its start and end times kept."""
         self.execution.kill(job.id, task.number)
-        result = {"exit_status": 137, "failed": 100, "failed_reason": "job deleted (forced)",
-                  "end_time": now, "deleted": True, "usage": {}}
+        result = {"exit_status": 0, "failed": 0, "end_time": now, "deleted": True, "forced": True,
+                  "usage": {}}
         jobstore.write_result(job.id, task.number, result)
 
     def lose_task(self, job, task, now):

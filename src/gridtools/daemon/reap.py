@@ -197,6 +197,8 @@ def _record(state, job, task, result, now):
     rec = records.record(job.spec, ended, petask.merged_usage(state, job, task, result.get("usage")), lists)
     if result.get("error_state") and not result.get("ran"):
         rec["start_time"] = rec["end_time"] = rec["ru_wallclock"] = 0
+    elif result.get("forced"):
+        rec["ru_wallclock"] = 0
     return rec
 
 
