@@ -296,3 +296,26 @@ def test_qtype_letters_are_batch_interactive_parallel_checkpointing_or_none(cell
     cell.run("qconf", "-mattr", "queue", "pe_list", "NONE", "all.q", check=True)
     cell.run("qconf", "-mattr", "queue", "ckpt_list", "NONE", "all.q", check=True)
     assert wait_for(lambda: qtype() == "N")
+
+
+def test_a_job_held_after_a_pass_ordered_it_keeps_its_priority(cell, workdir):
+    # (qstat-after-qhold.txt: a job held later keeps its prior and its place; one held since
+    # its submission was never ordered: 0.00000)
+    cell.run("qconf", "-mattr", "queue", "slots", "0", "all.q", check=True)
+    later = submit(cell, "-b", "y", "-N", "later", "true", cwd=workdir)
+    at_once = submit(cell, "-h", "-b", "y", "-N", "at_once", "true", cwd=workdir)
+    waiting = submit(cell, "-b", "y", "-N", "waiting", "true", cwd=workdir)
+
+    def prior():
+        return {int(line.split()[0]): line.split()[1] for line in qstat(cell, "-pri").splitlines()[2:]}
+    wait_for(lambda: prior().get(later, "0.00000") != "0.00000" and prior().get(waiting, "0.00000") != "0.00000")
+    before = qstat(cell, "-pri").splitlines()
+    assert cell.run("qhold", str(later)).returncode == 0
+    assert states(cell)[later] == "hqw"
+    lines = qstat(cell, "-pri").splitlines()
+    ordered = [int(line.split()[0]) for line in lines[2:]]
+    assert ordered.index(later) < ordered.index(at_once)
+    row = next(line for line in lines if line.split()[0] == str(later))
+    old = next(line for line in before if line.split()[0] == str(later))
+    assert row.split()[1:5] == old.split()[1:5] and row.split()[1] != "0.00000"
+    assert next(line for line in lines if line.split()[0] == str(at_once)).split()[1:5] == ["0.00000"] * 4

@@ -231,7 +231,7 @@ def _job_parts(job, order, live, jobs, state):
     facts = ORDER_FACTS.of(order)
     prio = order.prio if order is not None else 0.0
     for row in cached[2]:
-        row["prio"] = 0.0 if row["state"].startswith("h") and "granted" not in row else prio
+        row["prio"] = prio
     return cached[2], (cached[3], float(job.spec["submit_time"]), facts)
 
 

@@ -32,8 +32,8 @@ from gridtools.sched.snapshot import JobOrder
 
 _NO_MEMBERS = Members()
 _NO_TICKETS = (0.0, 0.0, 0.0, 0.0)          # total, override, functional, share tree
-#: the numbers of a job no policy looked at
-_KEPT_BACK = JobOrder(prio=0.0)
+#: the numbers of a job no policy looked at (kept back: held, waiting for a time or a job)
+KEPT_BACK = JobOrder(prio=0.0, npprior=0.0, nurg=0.0, ntckts=0.0)
 
 
 def _eligible(job, snap):
@@ -295,5 +295,5 @@ def _with_rest(snap, ordered, numbers):
     placed = {job.id for job in ordered}
     rest = sorted((j for j in snap.jobs if j.id not in placed), key=lambda j: (j.submit_time, j.id))
     for job in rest:
-        numbers.setdefault(job.id, _KEPT_BACK)
+        numbers.setdefault(job.id, KEPT_BACK)
     return ordered + rest, numbers

@@ -72,9 +72,9 @@ class Scores:
         scores = {"prio": float(row.get("prio", 0.0)), "ppri": priority, "nurg": 0.0,
                   "npprior": 0.0, "ntckts": 0.0, "urg": 0.0, "rrcontr": 0.0, "wtcontr": 0.0,
                   "dlcontr": 0.0, "tickets": (0.0, 0.0, 0.0, 0.0), "share": 0.0}
-        if not self.considered(row):
-            return scores
         order = job.get("order")
+        if not self.considered(row):        # (the numbers of the last pass that ordered it)
+            return self._published(scores, order) if order else scores
         if order:
             return self._published(scores, order)
         urg = self._urg(row)
