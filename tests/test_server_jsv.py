@@ -192,3 +192,75 @@ def test_the_daemon_keeps_its_server_jsv_running_from_job_to_job_until_it_change
     assert _named(cell, workdir, users[0], "g") == (0, "g")
     assert wait_for(lambda: not running.is_running(), timeout=10)
     assert len(open(seen).read().splitlines()) == 6
+
+
+#: a server JSV that notes the USER of each job and refuses gtbob's
+POLICY = """#!/bin/sh
+. "$SGE_ROOT/util/resources/jsv/jsv_include.sh"
+jsv_on_start() {
+    jsv_send_env
+}
+jsv_on_verify() {
+    echo "$(jsv_get_param USER)" >> "$(dirname "$0")/seen"
+    if [ "$(jsv_get_param USER)" = "{banned}" ]; then
+        jsv_reject "user {banned} is banned"
+        return
+    fi
+    jsv_accept "ok"
+}
+jsv_main
+"""
+
+
+def test_a_variable_name_cannot_speak_for_the_submitter_to_the_server_jsv(cell, workdir, users):
+    path, seen = _jsv(workdir, POLICY.replace("{banned}", users[1]))
+    set_global(cell, jsv_url=f"script:{path}")
+    name = f"X\nPARAM USER {users[0]}\nBEGIN\nENV ADD Y"
+    # -V leaves a variable whose name holds a line break out: the JSV sees the submitter
+    proc = cell.run("qsub", "-V", "-h", "-b", "y", "true", user=users[1], cwd=workdir, env={name: "1"})
+    assert (proc.returncode, proc.stderr) == (1, f"Unable to run job: user {users[1]} is banned\nExiting.\n")
+    # -v naming one is refused before any JSV sees it
+    proc = cell.run("qsub", "-v", f"{name}=1", "-h", "-b", "y", "true", user=users[1], cwd=workdir)
+    assert proc.returncode != 0 and "control character" in proc.stderr
+    assert open(seen).read().splitlines() == [users[1]]
+    # (the next jobs of another user get their own verdicts)
+    for _ in range(3):
+        proc = cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir)
+        assert proc.returncode == 0, proc.stderr
+    assert open(seen).read().splitlines() == [users[1]] + [users[0]] * 3
+
+
+def test_what_a_kept_server_jsv_wrote_beyond_its_verdict_never_answers_for_the_next_job(cell, workdir, users):
+    path, seen = _jsv(workdir, """#!/bin/sh
+. "$SGE_ROOT/util/resources/jsv/jsv_include.sh"
+jsv_on_start() {
+    :
+}
+jsv_on_verify() {
+    echo "$(jsv_get_param N)" >> "$(dirname "$0")/seen"
+    jsv_accept "ok"
+    if [ "$(jsv_get_param N)" = "twice" ]; then
+        jsv_reject "an answer for nobody"
+    fi
+}
+jsv_main
+""")
+    set_global(cell, jsv_url=f"script:{path}")
+    assert _named(cell, workdir, users[1], "twice") == (0, "twice")
+    assert _named(cell, workdir, users[0], "next") == (0, "next")
+    assert _named(cell, workdir, users[0], "last") == (0, "last")
+
+
+def test_a_server_jsv_that_takes_too_long_over_a_job_holds_the_daemon_no_longer_than_jsv_timeout(
+        cell, workdir, users):
+    import time
+    path, _seen = _jsv(workdir, "#!/bin/sh\necho STARTED\nexec sleep 60\n")      # (never reads)
+    set_global(cell, jsv_url=f"script:{path}", qmaster_params="JSV_TIMEOUT=2")
+    began = time.monotonic()
+    words = [str(n) for n in range(100000, 130000)]                     # (more than a pipe holds)
+    proc = cell.run("qsub", "-h", "-b", "y", "true", *words, user=users[1], cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (
+        1, f'Unable to run job: got no response from JSV script "{path}"\nExiting.\n')
+    assert time.monotonic() - began < 15
+    set_global(cell, jsv_url="none")
+    assert cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir).returncode == 0

@@ -97,7 +97,8 @@ class Kept:
         except OSError:
             stamp = None
         key = (path, cwd, tuple(sorted((env or {}).items())), user, stamp)
-        if self.instance is not None and (key != self.key or self.instance.proc.poll() is not None):
+        if self.instance is not None and (key != self.key or self.instance.proc.poll() is not None
+                                          or self.instance.unread()):
             self.release()
         instance, self.instance = self.instance, None
         if instance is None:
@@ -140,8 +141,9 @@ def verify(state, spec, text):
                       {"owner": spec["owner"], "gid": spec["gid"], "submit_host": spec.get("submit_host", "")},
                       outer_env=spec.get("submit_env") or {}, context="server", job_id=spec["id"])
         before = copy.deepcopy(job.req), job.name, job.command, list(job.args)
-        jsv.verify_with(path, job, "qmaster", "/", printed, timeout=_timeout(state), env=env,
-                        user=None if uid == os.geteuid() else (uid, gid), kept=KEPT)
+        timeout = _timeout(state)       # (for each line, and for the whole verification)
+        jsv.verify_with(path, job, "qmaster", "/", printed, timeout=timeout, env=env,
+                        user=None if uid == os.geteuid() else (uid, gid), kept=KEPT, whole=timeout)
     except jsv.Refused as exc:
         return None, str(exc)
     finally:

@@ -235,6 +235,8 @@ def env_name(value, field):
     text(value, field, empty=False)
     if "=" in value:
         raise _bad(field, f'holds a variable name with "=" ("{shown(value)}")')
+    if not value.isprintable():     # (a line break would pass for lines of its own: to a JSV, say)
+        raise _bad(field, f'holds a variable name with a control character ("{shown(value)}")')
     return value
 
 

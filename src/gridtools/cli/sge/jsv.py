@@ -459,15 +459,36 @@ class Instance:
                                          **who)
         except (OSError, subprocess.SubprocessError):
             raise Refused(f'start of JSV "{path}" failed') from None
+        os.set_blocking(self.proc.stdin.fileno(), False)
         self.pending = {self.proc.stdout.fileno(): b"", self.proc.stderr.fileno(): b""}
         self.closed = set()
 
-    def send(self, line):
-        try:
-            self.proc.stdin.write(line.encode("utf-8", "surrogateescape") + b"\n")
-            self.proc.stdin.flush()
-        except (OSError, ValueError):
-            raise Refused("unable to send data to JSV") from None
+    def send(self, lines, deadline):
+        """Write ``lines`` to the JSV, each with its line break, by ``deadline`` (a
+        monotonic time): TimeoutError when it has not taken them by then (it does not
+        read), Refused when it cannot be written to (it left)."""
+        data = memoryview("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
+        fd = self.proc.stdin.fileno()
+        while data:
+            try:
+                data = data[os.write(fd, data):]
+            except BlockingIOError:
+                pass
+            except (OSError, ValueError):
+                raise Refused("unable to send data to JSV") from None
+            if data:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                select.select([], [fd], [], left)
+
+    def unread(self):
+        """True when the JSV wrote something not read yet (what a conversation that ended
+        on its verdict leaves none of)."""
+        if any(self.pending.values()):
+            return True
+        live = [fd for fd in self.pending if fd not in self.closed]
+        return bool(live and select.select(live, [], [], 0)[0])
 
     def receive(self, timeout):
         """("out" or "err", line) as soon as one is whole; None after ``timeout`` seconds
@@ -499,8 +520,8 @@ class Instance:
         """Ask the JSV to leave (QUIT), then end it."""
         if quit and self.proc.poll() is None:
             try:
-                self.send("QUIT")
-            except Refused:
+                self.send(["QUIT"], time.monotonic() + 1)
+            except (Refused, TimeoutError):
                 pass
         try:
             self.proc.stdin.close()
@@ -524,31 +545,55 @@ def _split(line):
     return command, sub, args if args != "" else None
 
 
-def _converse(instance, job, prog, timeout, printed):
-    """One verification: (corrected, changes, env changes). Refused for a refusal."""
-    instance.send("START")
-    send_env, changes, env_changes = False, {}, []
-    while True:
-        got = instance.receive(timeout)
-        if got is None:
+class Silent(TimeoutError):
+    """The JSV said nothing at all (not even STARTED) in time."""
+
+
+class OutOfTurn(Exception):
+    """The JSV wrote a line the conversation was not at (a verdict before it was sent
+    the job, a second STARTED ...): what a JSV left of an earlier conversation, say."""
+
+
+def _converse(instance, job, prog, timeout, printed, whole=None):
+    """One verification: (corrected, changes, env changes). Refused for a refusal.
+    ``timeout``: seconds the JSV may take over each line; ``whole``: seconds it may
+    take over all of them (None: no such bound). TimeoutError (Silent when it never
+    answered) when it took longer, OutOfTurn for a line out of turn."""
+    deadline = None if whole is None else time.monotonic() + whole
+
+    def limit():
+        left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
+        if left <= 0:
             raise TimeoutError
+        return left
+
+    instance.send(["START"], time.monotonic() + limit())
+    send_env, changes, env_changes, started, begun = False, {}, [], False, False
+    while True:
+        got = instance.receive(limit())
+        if got is None:
+            raise TimeoutError if started else Silent
         which, line = got
         if which == "err":
             raise Refused(f"JSV stderr: {line}")
         command, sub, args = _split(line)
+        if command in ("SEND", "STARTED") and started or command in ("PARAM", "ENV", "RESULT") and not begun:
+            raise OutOfTurn(line)
         if command == "SEND":
             if sub != "ENV":
                 raise Refused(f'got "{sub}" as object for SEND command')
             send_env = True
         elif command == "STARTED":
-            for name, value in parameters(job, prog):
-                # (a value's line breaks escaped, as the environment's: an argument holding
-                # one must not pass for a parameter line of its own, USER say)
-                instance.send(f"PARAM {name} {_escaped(value)}")
+            started = True
+            # (a value's line breaks escaped, as the environment's: an argument holding one
+            # must not pass for a parameter line of its own, USER say; a variable whose name
+            # holds one, which the job's checks refuse, is never sent)
+            lines = [f"PARAM {name} {_escaped(value)}" for name, value in parameters(job, prog)]
             if send_env:
-                for name, value in job.environment().items():
-                    instance.send(f"ENV ADD {name} {_escaped(value)}")
-            instance.send("BEGIN")
+                lines += [f"ENV ADD {name} {_escaped(value)}" for name, value in job.environment().items()
+                          if name.isprintable() and " " not in name]
+            instance.send(lines + ["BEGIN"], time.monotonic() + limit())
+            begun = True
         elif command == "PARAM":
             changes[sub] = args
         elif command == "ENV":
@@ -574,11 +619,13 @@ def _converse(instance, job, prog, timeout, printed):
             raise Refused(f'master got unknown command from JSV: "{command}"')
 
 
-def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None, kept=None):
+def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None, kept=None, whole=None):
     """Verify ``job`` with the JSV ``path`` (see ``Instance`` for ``env`` and ``user``;
-    ``timeout``: seconds it may take over a line, SGE_JSV_TIMEOUT's by default), started
-    again once when silent; its corrections applied to ``job``, its LOG lines added to
-    ``printed``. Refused when it refuses the job or cannot verify it.
+    ``timeout``: seconds it may take over a line, SGE_JSV_TIMEOUT's by default; ``whole``:
+    over the whole verification, see ``_converse``); its corrections applied to ``job``,
+    its LOG lines added to ``printed``. Refused when it refuses the job or cannot verify
+    it. A JSV that is silent (without ``whole``: over any line), or that writes a line out
+    of turn, is ended and started again once.
 
     ``kept``: what holds a JSV that serves one job after another (the server's, see
     ``daemon.serverjsv.Kept``): it gives the running one (``take``) and keeps it again
@@ -588,11 +635,16 @@ def verify_with(path, job, prog, cwd, printed, timeout=None, env=None, user=None
     for attempt in (1, 2):
         instance = kept.take(path, cwd, env, user) if kept is not None else Instance(path, cwd, env, user)
         try:
-            corrected, changes, env_changes = _converse(instance, job, prog, timeout, printed)
-        except TimeoutError:
+            corrected, changes, env_changes = _converse(instance, job, prog, timeout, printed, whole)
+        except TimeoutError as exc:
+            instance.stop(quit=False)
+            if attempt == 2 or (whole is not None and not isinstance(exc, Silent)):
+                raise Refused(f'got no response from JSV script "{path}"') from None
+            continue
+        except OutOfTurn as exc:
             instance.stop(quit=False)
             if attempt == 2:
-                raise Refused(f'got no response from JSV script "{path}"') from None
+                raise Refused(f'JSV protocol error: "{exc}" out of turn') from None
             continue
         except Verdict:
             _done_with(instance, kept)

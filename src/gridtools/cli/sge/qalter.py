@@ -186,7 +186,8 @@ def changes_of(p):
         from gridtools.cli.sge import submit
         changes["aliases"] = submit.path_aliases(changes["cwd"], cell.hostname())
     if changes.get("export_all"):
-        changes["submit_env"] = dict(os.environ)
+        from gridtools.cli.sge.submit import exported
+        changes["submit_env"] = exported(os.environ)
     if p.args is not None:
         changes["args"] = list(p.args)
     _check_names(changes)

@@ -290,6 +290,13 @@ def single_host_pe():
 
 # ---------------------------------------------------------------- the daemon's checks
 
+def exported(environ):
+    """The variables of ``environ`` -V passes on: those whose names are printable (one
+    with a line break or another control character in its name, which no job could be
+    given, is left out)."""
+    return {name: value for name, value in environ.items() if name.isprintable()}
+
+
 def global_value(name, default=None, conf=None):
     """An attribute of the global configuration (etc/conf/global), read by hand (fast);
     from ``conf`` (the file's attributes, as ``cellfacts.attributes`` reads them) when
@@ -383,7 +390,7 @@ def finish_spec(req, job_id, script_name, cwd, args, command=None):
         base = ospaths.basename(command if command is not None else script_name) or "STDIN"
         spec["name"] = base
     if spec.get("export_all"):
-        spec["submit_env"] = dict(ospaths.environ())
+        spec["submit_env"] = exported(ospaths.environ())
     spec["aliases"] = path_aliases(cwd, spec["submit_host"])
     if spec.get("mail_list") == []:
         spec["mail_list"] = [f"{spec['owner']}@{spec['submit_host']}"]

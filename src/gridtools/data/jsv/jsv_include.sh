@@ -47,7 +47,7 @@ _jsv_in_list() {        # word list
 
 jsv_clear_params() {
     for _jsv_n in $_jsv_names; do
-        unset "_jsv_p_$_jsv_n" "_jsv_set_$_jsv_n"
+        unset "_jsv_p_$_jsv_n" "_jsv_set_$_jsv_n" "_jsv_l_$_jsv_n"
     done
     _jsv_names=""
     _jsv_changed=""
@@ -66,7 +66,9 @@ jsv_get_param() {
 _jsv_store() {          # name value (as received, not a change)
     _jsv_is_name "$1" || return 0
     eval "_jsv_p_$1=\$2; _jsv_set_$1=x"
-    _jsv_in_list "$1" "$_jsv_names" || _jsv_names="$_jsv_names $1"
+    # (whether the name is listed is a variable of its own: a job's thousands of
+    # parameters take as many steps, not a look through the list for each)
+    eval "[ -n \"\${_jsv_l_$1-}\" ]" || { _jsv_names="$_jsv_names $1"; eval "_jsv_l_$1=x"; }
 }
 
 _jsv_changed_now() {
@@ -161,7 +163,7 @@ jsv_send_env() {
 
 jsv_clear_envs() {
     for _jsv_n in $_jsv_env_names; do
-        unset "_jsv_e_$_jsv_n" "_jsv_eset_$_jsv_n"
+        unset "_jsv_e_$_jsv_n" "_jsv_eset_$_jsv_n" "_jsv_el_$_jsv_n"
     done
     _jsv_env_names=""
     _jsv_env_changes=""
@@ -180,7 +182,7 @@ jsv_get_env() {
 _jsv_env_store() {
     _jsv_is_name "$1" || return 0
     eval "_jsv_e_$1=\$2; _jsv_eset_$1=x"
-    _jsv_in_list "$1" "$_jsv_env_names" || _jsv_env_names="$_jsv_env_names $1"
+    eval "[ -n \"\${_jsv_el_$1-}\" ]" || { _jsv_env_names="$_jsv_env_names $1"; eval "_jsv_el_$1=x"; }
 }
 
 jsv_add_env() {
