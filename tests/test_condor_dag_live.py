@@ -1322,3 +1322,55 @@ def test_a_manager_that_recovers_a_node_materialized_late_waits_for_the_procs_to
     wait_for(lambda: "EXITING WITH STATUS 0" in dagman_out(workdir), timeout=60)
     assert order(workdir) == ["start0", "end0", "start1", "end1", "start2", "end2", "B"]
     assert "Node A job proc (%d.2.0) completed successfully." % (dag + 1) in dagman_out(workdir)
+
+
+def test_a_dag_in_a_shared_folder_follows_no_link_and_takes_no_log_another_user_planted(cell, users, workdir):
+    import pwd
+    alice, bob = (pwd.getpwnam(name) for name in users[:2])
+    os.chmod(workdir, 0o1777)                             # (as /tmp: sticky, anyone may write)
+    private = os.path.join(workdir, "alice")
+    os.mkdir(private, 0o700)
+    os.chown(private, alice.pw_uid, alice.pw_gid)
+    precious = os.path.join(private, "precious.txt")
+    for path in (precious, os.path.join(private, "thesis.txt")):
+        with open(path, "w") as fh:
+            fh.write("alice's own\n")
+        os.chown(path, alice.pw_uid, alice.pw_gid)
+
+    def own(name, text, user=alice):
+        path = write(workdir, name, text)
+        os.chown(path, user.pw_uid, user.pw_gid)
+        return path
+
+    def plant(name, target):                              # (gtbob's links)
+        os.symlink(target, os.path.join(workdir, name))
+        os.lchown(os.path.join(workdir, name), bob.pw_uid, bob.pw_gid)
+
+    own("A.sh", f"#!/bin/sh\necho ran >> {workdir}/A.ran\n")
+    own("A.sub", "executable = A.sh\nqueue\n")
+    own("links.dag", "JOB A A.sub\nNODE_STATUS_FILE links.dag.status\n")
+    plant("links.dag.dagman.out", precious)
+    plant("links.dag.status.tmp", os.path.join(private, "thesis.txt"))
+    proc = cell.run("condor_submit_dag", "links.dag", cwd=workdir, user=users[0])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    dag_ended(cell, dagman_id(proc))
+    assert [open(os.path.join(private, n)).read() for n in ("precious.txt", "thesis.txt")] == ["alice's own\n"] * 2
+    assert "DagStatus" in open(os.path.join(workdir, "links.dag.status")).read()
+    assert open(os.path.join(workdir, "A.ran")).read() == "ran\n"
+    # a submit file name that is a link another user planted: refused, nothing made through it
+    own("made.dag", "JOB A A.sub\n")
+    plant("made.dag.condor.sub", os.path.join(private, "made"))
+    proc = cell.run("condor_submit_dag", "-no_submit", "made.dag", cwd=workdir, user=users[0])
+    assert proc.returncode == 1 and "ERROR: unable to create submit file" in proc.stderr + proc.stdout
+    assert not os.path.exists(os.path.join(private, "made"))
+    # a nodes log another user made (who could write a node's end into it): the DAG does not run
+    own("forged.dag", "JOB A A.sub\n")
+    own("forged.dag.nodes.log", "", user=bob)
+    os.chmod(os.path.join(workdir, "forged.dag.nodes.log"), 0o666)
+    os.unlink(os.path.join(workdir, "A.ran"))
+    proc = cell.run("condor_submit_dag", "forged.dag", cwd=workdir, user=users[0])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    manager = dagman_id(proc)
+    dag_ended(cell, manager)
+    assert "is not a file of yours: what it says is not taken" in open(os.path.join(workdir, "forged.dag.dagman.out")).read()
+    assert not os.path.exists(os.path.join(workdir, "A.ran"))

@@ -149,21 +149,10 @@ def open_streams(plan):
 
 
 def open_stream(path, how):
-    """Open one of the job's files as its owner, following a link only where the kernel's
-    protected_symlinks would: a link in a sticky folder anyone may write (/tmp) is
-    followed when its owner is the job's owner or the folder's, so that another user
-    cannot plant one where the job's output is going (PermissionError otherwise)."""
-    try:
-        return os.open(path, how | os.O_NOFOLLOW, 0o644)
-    except OSError as exc:
-        if exc.errno != errno.ELOOP:
-            raise
-    link = os.lstat(path)
-    folder = os.stat(os.path.dirname(path) or ".")
-    shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
-    if shared and link.st_uid not in (os.geteuid(), folder.st_uid):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
-    return os.open(path, how, 0o644)
+    """Open one of the job's files as its owner (``ownfiles.open_own``: a link another
+    user planted in a sticky folder anyone may write to is not followed)."""
+    from gridtools.ownfiles import open_own
+    return open_own(path, how)
 
 
 def chdir_to(cwd):

@@ -114,11 +114,9 @@ class NodeStatusFile:
             if self.spec.min_update > 0 and now - self.written_at < self.spec.min_update:
                 return
         text = render_node_status(dag, progress, details, now, self.spec.min_update)
-        temporary = self.path + ".tmp"
+        from gridtools.ownfiles import write_replacing
         try:
-            with open(temporary, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(temporary, self.path)
+            write_replacing(self.path, text)
         except OSError as exc:
             self.log(f"Warning: can't write node status file '{self.path}': {exc.strerror}")
             return
@@ -159,11 +157,9 @@ class DotWriter:
         if not self.path or (changed and not self.spec.update):
             return
         name = self._name()
-        temporary = name + ".temp"
+        from gridtools.ownfiles import write_replacing
         try:
-            with open(temporary, "w", encoding="utf-8") as fh:
-                fh.write(render_dot(dag, statuses, time.time(), self._include()))
-            os.replace(temporary, name)
+            write_replacing(name, render_dot(dag, statuses, time.time(), self._include()))
         except OSError as exc:
             self.log(f"Can't create dot file '{name}': {exc.strerror}")
 

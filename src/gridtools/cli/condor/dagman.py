@@ -326,8 +326,9 @@ class Log:
 
     def __call__(self, text):
         stamp = time.strftime("%m/%d/%y %H:%M:%S")
+        from gridtools.ownfiles import open_text
         try:
-            with open(self.path, "a", encoding="utf-8") as fh:
+            with open_text(self.path, "a") as fh:
                 fh.write(f"{stamp} {text}\n")
         except OSError:
             pass

@@ -100,10 +100,9 @@ class NodesLog:
         self.in_recovery = True
         self.jobstate.recovery_started()
         self._count()
+        from gridtools.ownfiles import read_trusted
         try:
-            with open(self.nodes_log, "rb") as fh:
-                fh.seek(since)
-                text = fh.read().decode("utf-8", "replace")
+            text = read_trusted(self.nodes_log, binary=True)[since:].decode("utf-8", "replace")
         except OSError:
             text = ""
         try:

@@ -139,6 +139,10 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
     # ------------------------------------------------------------ the loop
     def run(self):
         from gridtools.formats.condor.dagstate import ready_nodes
+        problem = self._claim_nodes_log()
+        if problem:
+            self.log(f"ERROR: {problem}")
+            return 1
         self.log(f"DAG {self.dag_file}: {len(self.dag.nodes)} nodes, {len(self.done)} done before")
         for note in self.dag.notes:
             self.log(f"Note: {note}")
@@ -195,6 +199,25 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         if not self.stopping:
             self.write_metrics(code)
         return code
+
+    def _claim_nodes_log(self):
+        """Make the nodes log now when it is missing, so that it is the DAG's owner's
+        before any node job writes to it (in a folder others may write to, another user
+        could make it first); why the DAG cannot run when it is not a regular file of
+        the owner's (what it says is not taken), else None."""
+        import stat
+        try:
+            fd = os.open(self.nodes_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
+                         0o644)
+        except OSError as exc:
+            return f"the nodes log {self.nodes_log} cannot be opened: {exc.strerror}"
+        try:
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            return f"the nodes log {self.nodes_log} is not a file of yours: what it says is not taken"
+        return None
 
     def write_metrics(self, code):
         """DAGFILE.metrics as HTCondor 24.0's DAGMan writes it at its exit: when it ran, its
@@ -554,7 +577,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         opts.maxjobs = str(self.opts.get("maxjobs") or 0)
         submit_dag.check_options(opts, dag, parsed)         # its own CONFIG file
         text = submit_dag.submit_description(opts, dag, parsed)
-        with open(sub, "w", encoding="utf-8") as fh:
+        from gridtools.ownfiles import open_text
+        with open_text(sub) as fh:
             fh.write(text)
         self.log(f"Node {name}: the sub-DAG {dag} runs in a manager job of its own")
         return sub, text
@@ -784,7 +808,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             if os.path.exists(path):
                 os.replace(path, path + ".old")
-            with open(path, "w", encoding="utf-8") as fh:
+            from gridtools.ownfiles import open_text
+            with open_text(path) as fh:
                 fh.write(text)
         except OSError as exc:
             self.log(f"ERROR: writing the save point file {path} of node {name} failed: {exc.strerror}")
@@ -805,7 +830,8 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed, created)
-        with open(name, "w", encoding="utf-8") as fh:
+        from gridtools.ownfiles import open_text
+        with open_text(name) as fh:
             fh.write(text)
         self.log(f"Writing Rescue DAG file {name}")
 

@@ -226,8 +226,9 @@ class NodeScripts:
                 stream.seek(0)
                 texts.append(stream.read())
                 stream.close()
+        from gridtools.ownfiles import open_text
         try:
-            with open(path, "ab") as fh:
+            with open_text(path, "a", binary=True) as fh:
                 fh.write(head + b"".join(texts))
         except OSError as exc:
             self.log(f"ERROR: writing the output of the {when} script of node {name} to {path} "

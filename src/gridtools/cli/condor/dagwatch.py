@@ -83,9 +83,9 @@ class Watcher:
         if not self.nodes_log or not os.path.exists(self.nodes_log):
             return
         from gridtools.formats.condor import userlog
+        from gridtools.ownfiles import read_trusted
         try:
-            with open(self.nodes_log, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
+            text = read_trusted(self.nodes_log)         # (one of another user's is not taken)
             events = userlog.parse_events(text)
         except Exception:  # noqa: BLE001 - a log being written may end mid-event
             return

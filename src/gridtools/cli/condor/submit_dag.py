@@ -376,7 +376,8 @@ def write_subdags(dag, parsed, maxjobs="0", seen=()):
         opts.maxjobs = maxjobs
         check_options(opts, path, inner)
         written += write_subdags(path, inner, maxjobs, tuple(seen) + (os.path.realpath(dag),))
-        with open(files_of(path)["sub"], "w", encoding="utf-8") as fh:
+        from gridtools.ownfiles import open_text
+        with open_text(files_of(path)["sub"]) as fh:
             fh.write(submit_description(opts, path, inner))
         written.append(files_of(path)["sub"])
     return written
@@ -392,8 +393,9 @@ def submit_one(opts, dag, out, err):
         write_subdags(dag, parsed, opts.maxjobs)
     files = files_of(dag, opts.outfile_dir)
     text = submit_description(opts, dag, parsed)
+    from gridtools.ownfiles import open_text
     try:
-        with open(files["sub"], "w", encoding="utf-8") as fh:
+        with open_text(files["sub"]) as fh:
             fh.write(text)
     except OSError:
         err.write(f"ERROR: unable to create submit file {files['sub']}\n")
