@@ -335,6 +335,24 @@ def test_memory_limit_is_enforced(cell, workdir):
         assert fh.read() == "refused\n"
 
 
+def test_a_queue_limit_of_infinity_lifts_the_soft_limits_the_daemon_had(cell, workdir, users):
+    # (job-pe_hostfile-tmpdir-spooldir-mpi.txt: stack and core unlimited under all.q's INFINITY)
+    with open(os.path.join(cell.root, "spool", "daemon.pid")) as fh:
+        with open(f"/proc/{fh.read().split()[0]}/limits") as limits:
+            stack = next(line for line in limits if line.startswith("Max stack size")).split()
+    assert stack[3] != "unlimited"              # (the daemon's own soft limit, which jobs had)
+    script = "ulimit -Sc; ulimit -Ss; ulimit -Hc\n"
+    jid = jid_of(cell.qsub("-cwd", "-N", "limits", cwd=workdir, input=script, user=users[0]))
+    cell.wait_finished(jid, timeout=20)
+    with open(os.path.join(workdir, f"limits.o{jid}")) as fh:
+        assert fh.read() == "unlimited\nunlimited\nunlimited\n"
+    jid = jid_of(cell.qsub("-cwd", "-N", "capped", "-l", "s_stack=4M,h_stack=6M", cwd=workdir, input=script,
+                           user=users[0]))
+    cell.wait_finished(jid, timeout=20)
+    with open(os.path.join(workdir, f"capped.o{jid}")) as fh:
+        assert fh.read().splitlines()[1] == "4096"
+
+
 def test_cpu_limit_is_enforced(cell, workdir):
     jid = jid_of(cell.qsub("-l", "h_cpu=1", cwd=workdir, input="while :; do :; done\n"))
     cell.wait_finished(jid, timeout=20)

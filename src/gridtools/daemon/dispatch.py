@@ -124,6 +124,8 @@ class Dispatcher:
             "stdout": ctx["stdout"], "stderr": ctx["stderr"], "stdin": ctx["stdin"],
             "tmpdir": ctx["tmpdir"],
             "join": bool(spec.get("join")), "limits": limits,
+            # (Grid Engine's jobs get the queue's INFINITY; HTCondor's keep the system's)
+            "lift_limits": not spec.get("condor_ad"),
             "notify": values.parse_time(str(q("notify") or "0")) if spec.get("notify") else 0,
             "notify_job": bool(spec.get("notify")), "nice": int(q("priority") or 0),
             "prolog": _procedure(q("prolog")) or _procedure(_conf_value(gconf, "prolog")),

@@ -81,14 +81,20 @@ def _as_limit(value):
     return max(0, int(value))
 
 
-def apply_limits(limits):
-    """setrlimit for every limit the plan carries (soft = s_*, hard = h_*)."""
+def apply_limits(limits, lift=False):
+    """setrlimit for every limit the plan carries (soft = s_*, hard = h_*). ``lift``: a
+    limit that is INFINITY both ways is lifted (as far as the process may: its soft
+    limit to its hard one), as Grid Engine's shepherd sets the queue's INFINITY, so that
+    a job does not keep the soft limits the daemon was started with (no core files, an
+    8 MB stack); else it is left as it is."""
     for name, which in _RLIMITS.items():
         hard = _as_limit(limits.get(name))
         soft = _as_limit(limits.get(_SOFT_OF[name]))
         if soft == resource.RLIM_INFINITY or (hard != resource.RLIM_INFINITY and soft > hard):
             soft = hard
         if hard == resource.RLIM_INFINITY and soft == resource.RLIM_INFINITY:
+            if lift:
+                _lift(which)
             continue
         try:
             cur_soft, cur_hard = resource.getrlimit(which)
@@ -96,6 +102,16 @@ def apply_limits(limits):
                 hard = min(hard, cur_hard) if hard != resource.RLIM_INFINITY else cur_hard
                 soft = min(soft, hard) if soft != resource.RLIM_INFINITY else hard
             resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def _lift(which):
+    try:
+        resource.setrlimit(which, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ValueError, OSError):           # (not root: as far as the hard limit goes)
+        try:
+            resource.setrlimit(which, (resource.getrlimit(which)[1],) * 2)
         except (ValueError, OSError):
             pass
 
@@ -178,7 +194,7 @@ def _start_job(plan):
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     if plan.get("nice"):
         os.nice(int(plan["nice"]))
-    apply_limits(plan.get("limits") or {})
+    apply_limits(plan.get("limits") or {}, lift=bool(plan.get("lift_limits")))
     if plan.get("cgroup_procs"):
         from gridtools.exec import cgroups
         cgroups.join(plan["cgroup_procs"])     # (the shepherd sees whether it did)
