@@ -47,7 +47,7 @@ def test_a_job_number_as_htcondor_reads_it(tmp_path):
     (SUBMITTED, (), (0, "", "")),                       # not done: the end of the log, exit 0
     (SUBMITTED + ENDED[:1], ("-num", "2"), (0, "", "")),
     (SUBMITTED + ENDED[:1], ("-num", "1"), (0, "Specifed number of jobs (1) done.\n", "")),
-    ([], ("-num", "1"), (0, "", "This log does not mention any jobs!\n")),
+    ([], ("-num", "1"), (0, "", "")),        # (HTCondor's first reading of the log says nothing)
 ])
 def test_wait_0_reads_to_the_end_of_the_log_and_stops(tmp_path, events, args, expected):
     log = tmp_path / "w.log"
@@ -56,29 +56,34 @@ def test_wait_0_reads_to_the_end_of_the_log_and_stops(tmp_path, events, args, ex
     assert (proc.returncode, proc.stdout, proc.stderr) == expected
 
 
+@pytest.mark.parametrize("events, job", [([], ()), (SUBMITTED + ENDED, ("99",))])
+def test_a_log_that_names_none_of_the_jobs_at_its_first_reading_has_them_all_done(tmp_path, events, job):
+    # (wait.cpp: the end of the initial scan with no job pending is "All jobs done.")
+    log = tmp_path / "w.log"
+    log.write_text(render_events(events))
+    proc = condor_wait(str(log), *job)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "All jobs done.\n", "")
+
+
 @pytest.mark.parametrize("events, job, said", [
     ([], (), "This log does not mention any jobs!\n"),
     (SUBMITTED + ENDED, ("99",), "This log does not mention that job!\n"),
 ])
-def test_a_log_without_the_jobs_is_waited_on_until_time_runs_out(tmp_path, events, job, said):
+def test_with_num_a_log_without_the_jobs_is_refused_at_its_next_end(tmp_path, events, job, said):
     log = tmp_path / "w.log"
     log.write_text(render_events(events))
-    proc = condor_wait("-wait", "1", str(log), *job)
+    proc = condor_wait("-num", "1", str(log), *job)
     assert (proc.returncode, proc.stdout, proc.stderr) == (1, "", said)
 
 
-def test_an_empty_log_is_waited_on_until_its_jobs_are_submitted_and_done(tmp_path):
+def test_a_log_whose_jobs_are_not_done_is_waited_on_until_they_are(tmp_path):
     log = tmp_path / "w.log"
-    log.write_text("")
+    log.write_text(render_events(SUBMITTED))
     waiting = subprocess.Popen([sys.executable, LAUNCHER, str(log)], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
         with pytest.raises(subprocess.TimeoutExpired):
-            waiting.wait(timeout=1.5)           # an empty log names no job: not done
-        with open(log, "a") as fh:
-            fh.write(render_events(SUBMITTED))
-        with pytest.raises(subprocess.TimeoutExpired):
-            waiting.wait(timeout=0.5)
+            waiting.wait(timeout=1.5)           # submitted, not ended: not done
         with open(log, "a") as fh:
             fh.write(render_events(ENDED))
         out, err = waiting.communicate(timeout=20)
@@ -87,3 +92,15 @@ def test_an_empty_log_is_waited_on_until_its_jobs_are_submitted_and_done(tmp_pat
             waiting.kill()
             waiting.wait()
     assert (waiting.returncode, out, err) == (0, "All jobs done.\n", "")
+
+
+def test_allevents_reads_the_whole_log_and_is_not_for_num(tmp_path):
+    log = tmp_path / "w.log"
+    log.write_text(render_events(SUBMITTED + ENDED))
+    proc = condor_wait("-all", "-echo", str(log))
+    assert proc.returncode == 0 and "All jobs done." not in proc.stdout
+    assert proc.stdout.count("...\n") == len(SUBMITTED + ENDED)
+    refused = condor_wait("-allevents", "-num", "2", str(log))
+    assert refused.returncode == 1 and refused.stderr.startswith("-num cannot be used with -allevents\n")
+    refused = condor_wait("-num", "2", "-allevents", str(log))
+    assert refused.returncode == 1 and refused.stderr.startswith("-allevents cannot be used with -num\n")

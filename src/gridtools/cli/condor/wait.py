@@ -5,13 +5,16 @@
 Follows the log (formats.condor.userlog): a job is known from its submit
 event (000) and done at its terminated (005) or aborted (009) event. Ends
 with ``All jobs done.`` (exit 0) when every job the log submitted (or JOBID:
-``C``, ``C.P`` or ``C.P.S``, -1 for any) is done, with ``Specifed number of
+``C``, ``C.P`` or ``C.P.S``, -1 for any) is done, also when its first reading
+of the log found none of them, as HTCondor's does; with ``Specifed number of
 jobs (N) done.`` once N jobs are done, or with ``Time expired.`` (exit 1)
 after ``-wait`` seconds (``This log does not mention any jobs!``, or ``that
 job!``, on the standard error instead when no job it waits for was submitted
-there yet: until then it waits on). ``-wait 0`` reads the log to its end and stops
-there with exit 0 whatever it found, as HTCondor's does. ``-status`` prints
-each job's events as they come, ``-echo`` the events themselves.
+there yet; with ``-num``, also at a later end of the log). ``-wait 0`` reads the
+log to its end and stops there with exit 0 whatever it found, as HTCondor's
+does. ``-allevents`` (``-all`` and longer) does not stop for ended jobs: it reads
+the log to its end (or for ``-wait`` seconds), to transcribe it with ``-echo``.
+``-status`` prints each job's events as they come, ``-echo`` the events themselves.
 
 Options are HTCondor's, spelled out in full. The usage text goes to the
 standard error, with exit 0 for ``-help`` and 1 for a command line that
@@ -31,6 +34,8 @@ POLL = 0.1
 _JOB_NUMBER = re.compile(r"\s*([-+]?\d+)(?:\.\s*([-+]?\d+)(?:\.\s*([-+]?\d+))?)?")
 #: the field of a job number that matches any value
 ANY = -1
+#: -num of -allevents (HTCondor's INT_MAX: no number of ended jobs stops it)
+ALL_EVENTS = 2147483647
 
 USAGE = """
 Use: {prog} [options] <log-file> [job-number]
@@ -44,6 +49,9 @@ Where options are:
                        (default is all jobs)
     -wait <seconds>   Wait no more than this time
                        (default is unlimited)
+    -allevents        Continue on even if all jobs have ended.
+                      use with -echo to transcribe the whole log
+                      cannot be used with -num
 
 This command watches a log file, and indicates when
 a specific job (or all jobs mentioned in the log)
@@ -115,9 +123,17 @@ def _option(opts, arg, args):
     elif arg == "-wait":
         opts.wait = _number(args, "-wait requires an argument\n")
     elif arg == "-num":
+        if opts.num == ALL_EVENTS:
+            raise UsageText("-num cannot be used with -allevents\n")
         opts.num = _number(args, "-num requires an argument\n")
         if opts.num < 1:
             raise UsageText("-num must be greater than zero\n")
+    elif len(arg) >= 4 and "allevents".startswith(arg[1:]):
+        if opts.num:
+            raise UsageText("-allevents cannot be used with -num\n")
+        opts.num = ALL_EVENTS                      # (no number of ended jobs stops it)
+        if not opts.wait:
+            opts.wait = 0                          # (the end of the log does, unless -wait says)
     else:
         raise UsageText()
 
@@ -226,11 +242,13 @@ def _follow(opts, follower, progress):
         if events:
             continue
         first, initial = initial, False
-        if first and not progress.table and progress.submitted and not opts.num:
+        if first and not progress.table and not opts.num:     # (a log that names none of them too)
             print("All jobs done.")
             return 0
+        if not first and not progress.table and not progress.submitted:
+            return _unmentioned(opts, 0 if opts.wait == 0 else 1)
         if opts.wait == 0:            # the end of the log, jobs done or not: HTCondor's -wait 0
-            return _unmentioned(opts, 0) if not progress.submitted else 0
+            return 0
         _pause(stop)
 
 
