@@ -321,6 +321,11 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",
         **master.DEFAULTS,
     }
+    from gridtools.cli.condor import dagman, dagrun
+    said = {**dagman.DEFAULTS, **dagman.CONFIG_DEFAULTS, "maxjobs": 0, "max_rescue": dagrun.MAX_RESCUE,
+            "generate_subdag_submits": True, "default_priority": 0}
+    code.update({name: said[option] for table in (dagman.CONFIG_KNOBS, dagman.CONFIG_FLAGS, dagman.CONFIG_INTS)
+                 for name, option in table.items()})
     from gridtools.sched.local import KNOBS
     from gridtools.sched.snapshot import SchedConfig
     code.update({KNOBS[u]: text for u, text in SchedConfig().slotless_start})

@@ -240,14 +240,14 @@ def test_recovery_takes_a_node_its_pre_script_skipped_as_done(cell, workdir):
 
 
 @pytest.mark.parametrize("args, config, shown", [
-    ((), "", "A 0"),
-    (("-dont_suppress_notification",), "", "A 2"),
-    (("-dont_suppress_notification", "-suppress_notification"), "", "A 0"),
-    ((), "DAGMAN_SUPPRESS_NOTIFICATION = False\n", "A 2")])
-def test_node_jobs_send_no_mail_unless_notification_is_not_suppressed(cell, workdir, args, config, shown):
-    """HTCondor's DAGMAN_SUPPRESS_NOTIFICATION defaults to True: the node jobs get
-    notification never whatever their submit files say; -dont_suppress_notification (or the
-    setting False) leaves them theirs; the last of the two options wins."""
+    ((), "", "A 2"),
+    (("-suppress_notification",), "", "A 0"),
+    (("-suppress_notification", "-dont_suppress_notification"), "", "A 2"),
+    ((), "DAGMAN_SUPPRESS_NOTIFICATION = True\n", "A 0")])
+def test_node_jobs_send_mail_unless_notification_is_suppressed(cell, workdir, args, config, shown):
+    """HTCondor's DAGMAN_SUPPRESS_NOTIFICATION defaults to False since 23.0: the node jobs
+    keep their submit files' notification; -suppress_notification (or the setting True)
+    makes it never; the last of the two options wins."""
     write(workdir, "A.sh", "#!/bin/sh\nexit 0\n")
     write(workdir, "A.sub", "executable = A.sh\nnotification = Complete\nqueue\n")
     write(workdir, "dag.config", config)

@@ -154,7 +154,7 @@ CONFIG_TEXTS = {"DAGMAN_INSERT_SUB_FILE": "insert_sub_file", "DAGMAN_NODE_RECORD
 CONFIG_INTS = {"DAGMAN_DEFAULT_PRIORITY": "default_priority", "DAGMAN_SUBMIT_DELAY": "submit_delay"}
 #: the manager's defaults of the settings the command line may leave unset, as HTCondor's
 DEFAULTS = {"maxpre": 20, "maxpost": 20, "maxidle": 1000, "always_run_post": False,
-            "suppress_notification": True}
+            "suppress_notification": False}
 #: the defaults of the settings only a configuration gives, as HTCondor's
 CONFIG_DEFAULTS = {"append_vars": False, "prohibit_multi_jobs": False, "hold_failed_jobs": False,
                    "submit_delay": 0, "node_record_info": "", "max_job_holds": 100, "hold_claim_time": 20,
