@@ -152,6 +152,8 @@ def test_hold_a_running_job_stops_it_release_runs_it_again(cell, workdir):
     assert cell.run("condor_release", "-subcode", "9", jid).stdout == f"Job {jid} released\n"   # read, unused
     wait_events(os.path.join(workdir, "h.log"), jid, [0, 1, 12, 13, 1])
     assert cell.run("condor_release", jid).stderr == f"Job {jid} not held to be released\n"
+    # (a proc the cluster does not have: not found, as the schedd answers any id with no ad)
+    assert cell.run("condor_release", f"{cluster}.7").stderr == f"Job {cluster}.7 not found\n"
 
 
 def test_release_while_the_hold_still_stops_the_job_runs_it_again(cell, workdir):

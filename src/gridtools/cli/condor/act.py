@@ -235,7 +235,10 @@ def _by_ids(snap, ids, action, opts, user):
     answers = {a["id"]: a for a in _send(action, opts, targets)} if targets else {}
     failed, lines, counts = 0, [], dict.fromkeys(_TOTALS, 0)
     for cluster, proc in sorted(ids):
-        line, kind = _id_line(answers.get(cluster), cluster, proc, action)
+        if _beyond(known.get(cluster), proc):   # (no such proc: not found, whatever the action)
+            line, kind = f"Job {cluster}.{proc} not found", "missing"
+        else:
+            line, kind = _id_line(answers.get(cluster), cluster, proc, action)
         lines.append((line, kind))
         counts[kind] += 1
         failed |= 0 if kind == "ok" else 1
@@ -254,6 +257,20 @@ def _totals_line(counts):
     """HTCondor's -totals line (rm.cpp: the schedd's JobActionResults)."""
     return ("{ok} Succeeded, {failed} Failed, {missing} Not Found, {bad} Bad Status, "
             "{already} Already Done, {denied} Permission Denied\n").format(**counts)
+
+
+def _beyond(job, proc):
+    """True when ``job`` (its published facts) has no proc ``proc``: its task range does
+    not hold the task."""
+    if not job:
+        return False
+    tasks = job.get("tasks")
+    if tasks is None and not job.get("array"):
+        tasks = [1, 1, 1]                       # (a job that is no array: proc 0 alone)
+    if not (isinstance(tasks, list) and len(tasks) == 3 and all(type(n) is int for n in tasks)):
+        return False
+    first, last, step = tasks
+    return not (first <= proc + 1 <= last and (proc + 1 - first) % max(step, 1) == 0)
 
 
 def _id_line(answer, cluster, proc, action):
