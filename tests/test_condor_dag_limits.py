@@ -216,8 +216,8 @@ def test_recovery_takes_a_node_its_pre_script_skipped_as_done(cell, workdir):
     write(workdir, "diamond.dag", "JOB A A.sub\nJOB B B.sub\nSCRIPT PRE B skip.sh $JOB\nPRE_SKIP B 7\n"
                                   "JOB C C.sub\nPARENT A B CHILD C\n")
     dag = dagman_id(submit_dag(cell, workdir))
-    wait_for(lambda: "exited with its PRE_SKIP value 7" in dagman_out(workdir)
-             and "Submitting HTCondor Node A" in dagman_out(workdir), timeout=30)
+    wait_for(lambda: "PRE_SKIP return value 7 indicates we are done (successfully) with node B"
+             in dagman_out(workdir) and "Submitting HTCondor Node A" in dagman_out(workdir), timeout=30)
     nodes_log = open(os.path.join(workdir, "diamond.dag.nodes.log")).read()
     assert re.search(r"^034 \(000\.2147483647\.001\) \d{4}-\d\d-\d\d \d\d:\d\d:\d\d "
                      r"PRE script return value is PRE_SKIP value\n    DAG Node: B\n\.\.\.$", nodes_log, re.M)

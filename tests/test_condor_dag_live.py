@@ -151,6 +151,8 @@ def test_a_failed_node_leaves_a_rescue_dag_that_resumes_where_it_stopped(cell, w
     assert sorted(order(workdir)) == ["A", "B", "C"]                # D never ran
     rescue = open(os.path.join(workdir, "diamond.dag.rescue001")).read()
     assert "# Nodes that failed: 1\n#   B,<ENDLIST>\n" in rescue
+    # (dag.cpp: "# Created %d/%d/%d %02d:%02d:%02d UTC", month, day, four-digit year)
+    assert re.search(r"^# Created ([1-9]|1[0-2])/([1-9]|[12]\d|3[01])/\d{4} \d\d:\d\d:\d\d UTC$", rescue, re.M)
     assert [ln for ln in rescue.splitlines() if ln.startswith("DONE")] == ["DONE A", "DONE C"]
     assert not os.path.exists(os.path.join(workdir, "diamond.dag.lock"))
     # files of the first run are there: only the rescue DAG lets the DAG be submitted again
@@ -641,7 +643,8 @@ def test_a_pre_script_exiting_with_the_pre_skip_value_makes_the_node_done_withou
     record = dag_ended(cell, dagman_id(submit_dag(cell, workdir)))
     assert record[-1][12] == "0"
     assert order(workdir) == ["pre-A", "B"]               # neither A's job nor its POST script
-    assert "exited with its PRE_SKIP value 7" in dagman_out(workdir)
+    assert "PRE_SKIP return value 7 indicates we are done (successfully) with node A" in dagman_out(workdir)
+    assert "PRE Script of Node A failed with status 7" in dagman_out(workdir)
 
 
 def test_the_dags_scripts_see_the_submitters_pythonpath_as_htcondors_do(cell, workdir):

@@ -63,6 +63,11 @@ def _parent_dag():
     return str(found) if type(found) in (int, str) else ""
 
 
+def _created(t):
+    """The time a rescue DAG says it was made, as HTCondor's DAGMan writes it (12/6/2026 04:52:03)."""
+    return f"{t.tm_mon}/{t.tm_mday}/{t.tm_year} {t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
+
+
 class Runner(NodeScripts, NodesLog, ServiceNodes):
     """One run of a DAG."""
 
@@ -413,8 +418,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             return
         self.pre_status[name] = pre
         if pre is not None and pre != 0 and pre == node.pre_skip:
-            self.log(f"PRE Script of node {name} exited with its PRE_SKIP value {pre}: the node is "
-                     "done, its job and POST script skipped")
+            self.log(f"PRE_SKIP return value {pre} indicates we are done (successfully) with node {name}")
             self._note_pre_skip(name)       # a recovering manager takes it as done
             self.done.add(name)
             return
@@ -800,7 +804,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         name is kept as ``.old`` (an older ``.old`` goes), as HTCondor's DAGMan does."""
         from gridtools.formats.condor import dagstate
         path = dagstate.save_path(self.dag_file, node.save_file)
-        created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
+        created = _created(time.gmtime())
         final = {self._final_name()}
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed - final,
                                       created)
@@ -827,7 +831,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
             base = dagstate.rescue_base(self.dag_file, len(self.opts.get("dags") or ()) > 1)
             last = dagstate.latest_rescue(os.path.basename(base), os.listdir(self.folder))[1]
             name = self.rescue_file = dagstate.rescue_name(base, min(last + 1, most))
-        created = time.strftime("%m/%d/%y %H:%M:%S", time.gmtime())
+        created = _created(time.gmtime())
         final = {self._final_name()}        # the FINAL node runs again with the rescue DAG
         text = dagstate.render_rescue(self.dag_file, self.dag, self.done - final, self.failed, created)
         from gridtools.ownfiles import open_text

@@ -161,7 +161,8 @@ class NodeScripts:
         if code == 0:
             self.log(f"{when} Script of node {name} completed successfully.")
         else:
-            self.log(f"{when} Script of node {name} failed with status {code}")
+            # (HTCondor's words: "Node" for a PRE script)
+            self.log(f"{when} Script of {'Node' if when == 'PRE' else 'node'} {name} failed with status {code}")
         cluster = self.jobs.get(name, (0, 0))[0] if when == "POST" else 0
         job_id = f"{cluster}.0" if cluster else "-"
         if cluster:
