@@ -190,6 +190,11 @@ def test_unmatchable_keeps_the_jobs_no_slot_matches(capsys, files):
 @pytest.mark.parametrize("argv, line", [
     (["-unmatchable", "-batch"], "Error: -batch conflicts with -unmatchable"),
     (["-nobatch", "-unmatchable"], "Error: -batch conflicts with -unmatchable"),
+    (["-constraint"], "Error: -constraint requires another parameter"),
+    (["-submitter"], "Error: -submitter requires the name of a user."),
+    (["-name"], "Error: -name requires the name of a schedd as an argument."),
+    (["-pool"], "Error: -pool requires a hostname as an argument."),
+    (["-attributes"], "Error: -attributes requires a list of attributes to show"),
     (["-machine"], "Error: -machine requires another parameter"),
     (["-mcons"], "Error: -mcons requires another parameter"),
     (["-slotads"], "Error: -slotads requires a filename"),
@@ -387,3 +392,11 @@ def test_analysis_qualifier_ifthenelse_makes_steps_of_its_arguments(capsys, tmp_
         "   [7]           1  [0] && [5]",
         " * [8]           1  TARGET.RequestMemory <= Memory",
         "   [9]           1  [0] && [8]"]
+
+
+def test_a_word_that_is_no_whole_job_id_names_an_owner(capsys, files):
+    # (queue.cpp: StrIsProcId with something left over: the word is an owner's name)
+    code, out, err = _main(capsys, *files[:2], "1.5.3", "-af", "ClusterId")
+    assert (code, out, err) == (0, "", "")
+    code, out, err = _main(capsys, *files[:2], "13", "-af", "ClusterId")
+    assert (code, out, err) == (0, "13\n", "")

@@ -153,9 +153,11 @@ def _batch_marks(opts, text):
             opts.unreduced = c_atoi(word) == 0
 
 
-def _take(args, arg):
+def _take(args, arg, missing=None):
+    """The option's value; without one, HTCondor's words for it (``missing``, else
+    "requires another parameter")."""
     if not args:
-        raise UsageError(f"Error: Argument {arg} requires another parameter", 1)
+        raise UsageError(missing or f"Error: {arg} requires another parameter", 1)
     return args.pop(0)
 
 
@@ -179,7 +181,7 @@ def parse_args(argv):
     while args:
         arg = args.pop(0)
         if not arg.startswith("-") or arg == "-":
-            opts.selection.add_word(arg)
+            opts.selection.add_word(arg, owners=True)
             continue
         _option(opts, arg, args)
     return opts
@@ -235,11 +237,12 @@ def _option(opts, arg, args):
         opts.formats.append((args.pop(0), args.pop(0)))
         opts.view = "format"
     elif _is(arg, "constraint", 2):
-        opts.selection.constraints.append(_take(args, arg))
+        opts.selection.constraints.append(_take(args, arg, "Error: -constraint requires another parameter"))
     elif _is(arg, "allusers", 2):
         opts.selection.allusers = True
     elif _is(arg, "attributes", 2):
-        opts.attributes = [a for a in _take(args, arg).replace(",", " ").split() if a]
+        opts.attributes = [a for a in _take(args, arg, "Error: -attributes requires a list of attributes to show")
+                           .replace(",", " ").split() if a]
     elif _is(arg, "factory", 4):
         from gridtools.cli.condor import qfactory
         opts.factory = qfactory.kinds(arg)
@@ -315,9 +318,9 @@ def _option(opts, arg, args):
             raise UsageError("Error: -print-format requires a filename argument", 1)
         _print_format(opts, args.pop(0))
     elif _is(arg, "submitter", 2):
-        opts.selection.users.append(_take(args, arg))
+        opts.selection.users.append(_take(args, arg, "Error: -submitter requires the name of a user."))
     elif _is(arg, "userlog", 1):
-        opts.userlog = _take(args, arg)
+        opts.userlog = _take(args, arg, "Error: -userlog requires a filename")
     elif _is(arg, "userprios", 5):
         if not args:
             raise UsageError("Error: -userprios requires a filename argument", 1)
@@ -331,9 +334,9 @@ def _option(opts, arg, args):
         opts.jobads_form = form_of(arg.partition(":")[2])
         opts.jobads = args.pop(0)
     elif _is(arg, "name", 1):
-        opts.schedd = _take(args, arg)
+        opts.schedd = _take(args, arg, "Error: -name requires the name of a schedd as an argument.")
     elif _is(arg, "pool", 1):
-        _take(args, arg)                # one pool: this cell's
+        _take(args, arg, "Error: -pool requires a hostname as an argument.")     # one pool: this cell's
     elif _is(arg, "help", 1):
         opts.help = True
     elif _is(arg, "direct", 1):              # (one kind of daemon answers: the schedd)

@@ -233,15 +233,17 @@ class Selection:
     def named(self):
         return bool(self.clusters or self.ids or self.users)
 
-    def add_word(self, word):
-        """A cluster, cluster.proc or user name from the command line."""
+    def add_word(self, word, owners=False):
+        """A cluster, cluster.proc or user name from the command line. ``owners``: a word
+        that is no whole job id is a user name (condor_q's way: ``1.5.3`` names an owner),
+        else one that starts with a number is refused."""
         head, dot, tail = word.partition(".")
         if head.isdigit() and (not dot or tail.isdigit()):
             if dot:
                 self.ids.add((int(head), int(tail)))
             else:
                 self.clusters.add(int(head))
-        elif head.lstrip("-").isdigit():
+        elif head.lstrip("-").isdigit() and not owners:
             raise InputError(f"Invalid cluster # from {word}.")
         else:
             self.users.append(word)
