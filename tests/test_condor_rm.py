@@ -210,6 +210,19 @@ def test_prio_orders_one_owners_jobs(cell, workdir):
     assert started == [f"{high}.0", f"{low}.0"]
 
 
+def test_condor_prio_says_what_it_skipped_and_exits_0_as_htcondors(cell, workdir):
+    # (prio.cpp: once connected it returns 0; a cluster with no jobs is silent, a proc that
+    # is not there is said; -p reads its number as atoi; other words are skipped)
+    cluster = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir)
+    proc = cell.run("condor_prio", "-p", "4", "999", f"{cluster}.9", f"{cluster}.0x", "-constraint", str(cluster))
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert proc.stderr == (f'Warning: unrecognized "{cluster}.0x" skipped\nWarning: unrecognized "-constraint" '
+                           f"skipped\nCouldn't retrieve current priority for {cluster}.9.\n")
+    assert cell.run("condor_q", str(cluster), "-af", "JobPrio").stdout == "4\n"
+    assert cell.run("condor_prio", "-p", "abc", str(cluster)).returncode == 0
+    assert cell.run("condor_q", str(cluster), "-af", "JobPrio").stdout == "0\n"
+
+
 def test_each_proc_has_its_own_priority_and_arguments_in_condor_q(cell, workdir):
     text = "executable = /bin/sleep\nhold = true\narguments = 100\nqueue\narguments = 1\nqueue 2\n"
     cluster = submit(cell, text, cwd=workdir)

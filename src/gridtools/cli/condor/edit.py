@@ -219,14 +219,18 @@ def _check_schedd(name):
 # ---------------------------------------------------------------- condor_prio
 
 def parse_prio(argv):
-    sel, args = Q.Selection(), list(argv)
+    """(selection, -p priority, adjustment, schedd, warnings) of condor_prio's words, as
+    prio.cpp reads them: -p's number as C's atoi (none is 0); a job word is C or C.P
+    whole, a user name starts with a letter; anything else is skipped with a warning."""
+    from gridtools.formats.condor import c_atoi
+    sel, args, warnings = Q.Selection(), list(argv), []
     absolute = adjust = schedd = None
     while args:
         arg = args.pop(0)
         if arg[:1] in "+-" and arg[1:2].isdigit():
-            adjust = int(arg[1:]) * (-1 if arg[0] == "-" else 1)
+            adjust = c_atoi(arg[1:]) * (-1 if arg[0] == "-" else 1)
         elif arg == "-p":
-            absolute = _prio_number(_take(args, arg))
+            absolute = c_atoi(_take(args, arg))
         elif arg in ("-n", "-name"):
             schedd = _take(args, arg)
         elif arg == "-a":
@@ -234,28 +238,33 @@ def parse_prio(argv):
             sel.users.append(Q.me())
         elif arg == "-pool":
             _take(args, arg)
+        elif arg[:1].isdigit():
+            head, dot, tail = arg.partition(".")
+            if not head.isdigit() or (dot and not tail.isdigit()):
+                warnings.append(f'Warning: unrecognized "{arg}" skipped')
+            elif int(head) <= 0:
+                warnings.append(f"Invalid cluster # from {arg}")
+            else:
+                sel.add_word(arg)
+        elif arg[:1].isalpha():
+            sel.users.append(arg)
         else:
-            sel.add_word(arg)
+            warnings.append(f'Warning: unrecognized "{arg}" skipped')
     if absolute is None and adjust is None:
         raise UsageError(lines("You must specify a new priority or priority adjustment.",
                                *PRIO_USAGE.rstrip().splitlines()), 1)
-    return sel, absolute, adjust, schedd
-
-
-def _prio_number(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise UsageError(f"Invalid priority specified: {text}", 1) from None
+    return sel, absolute, adjust, schedd, warnings
 
 
 def prio_main(argv, prog="condor_prio"):
     try:
         if not argv:
             raise UsageError(PRIO_USAGE.rstrip(), 1)
-        sel, absolute, adjust, schedd = parse_prio(argv)
+        sel, absolute, adjust, schedd, warnings = parse_prio(argv)
         _check_schedd(schedd)
         check_write()
+        for line in warnings:
+            sys.stderr.write(line + "\n")
         return _set_prio(sel, absolute, adjust)
     except GridError as exc:
         sys.stderr.write(f"{exc}\n")
@@ -263,15 +272,12 @@ def prio_main(argv, prog="condor_prio"):
 
 
 def _set_prio(sel, absolute, adjust):
+    """Set the priorities; 0 whatever it found (a job named that is not there is said, a
+    cluster or user with no jobs is not), as HTCondor's condor_prio once connected."""
     procs = _select(sel, Q.me()) if sel.named else []
-    code = 0
     found = {(p.cluster, p.proc) for p in procs}
     for cluster, proc in sorted(sel.ids - found):
         sys.stderr.write(f"Couldn't retrieve current priority for {cluster}.{proc}.\n")
-        code = 1
-    for cluster in sorted(sel.clusters - {p.cluster for p in procs}):
-        sys.stderr.write(f"Couldn't retrieve current proc or priority for {cluster}.\n")
-        code = 1
     groups = {}
     for p in procs:
         new = absolute if absolute is not None else p.prio + adjust
@@ -282,8 +288,7 @@ def _set_prio(sel, absolute, adjust):
         for p in members:
             if (p.cluster, p.number) not in done:
                 sys.stderr.write(f"Couldn't set new priority for {p.id}.\n")
-                code = 1
-    return code
+    return 0
 
 
 def main(argv, prog="condor_qedit"):
