@@ -125,6 +125,15 @@ def test_owner_and_ids(ctx):
      "The full arguments you specified were: \"-c 'echo \\\"hi\\\"'\""),
     ("executable = run.sh\nenvironment = \"A='x\"y'\"\nqueue\n",
      "Here is the quote and trailing characters: \"y'\"\n\nThe environment you specified was: '\"A='x\"y'\"'"),
+    # a value that starts with a double quote is in the new syntax, whatever follows its end
+    ("executable = run.sh\nenvironment = \"a=b c\"d\nqueue\n",
+     "ERROR: Unexpected characters following double-quote.  Did you forget to escape the double-quote by "
+     "repeating it?  Here is the quote and trailing characters: \"d\n\n"
+     "The environment you specified was: '\"a=b c\"d'"),
+    ("executable = run.sh\narguments = \"a \"\"x\"\" b\"c d\nqueue\n",
+     "Here is the quote and trailing characters: \"c d\n\nThe full arguments you specified were: \"a \"\"x\"\" b\"c d"),
+    ("executable = run.sh\narguments = \"a b\nqueue\n",
+     "ERROR: Unterminated double-quote.\nThe full arguments you specified were: \"a b"),
     ("executable = nothere.sh\nqueue\n", "/nothere.sh: No such file or directory"),
     ("executable = run.sh\ninitialdir = nodir\nqueue\n", "No such directory"),
     ("executable = run.sh\nqueue -1\n", "Queue count out of range"),

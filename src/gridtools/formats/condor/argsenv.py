@@ -131,12 +131,38 @@ def _check_quotes(value, inner, what):
         if i < 0:
             return
         if inner[i + 1:i + 2] != '"':
-            shown = f"The full arguments you specified were: {value}" if what == "arguments" \
-                else f"The environment you specified was: '{value}'"
-            raise InputError(lines("ERROR: Unexpected characters following double-quote.  Did you forget to "
-                                   "escape the double-quote by repeating it?  Here is the quote and trailing "
-                                   f"characters: {value[i + 1:]}", "", shown))
+            raise _trailing(value, value[i + 1:], what)
         i += 2
+
+
+def _shown(value, what):
+    return f"The full arguments you specified were: {value}" if what == "arguments" \
+        else f"The environment you specified was: '{value}'"
+
+
+def _trailing(value, rest, what):
+    """HTCondor's refusal of a new-syntax value whose closing quote ``rest`` starts at
+    has more after it."""
+    return InputError(lines("ERROR: Unexpected characters following double-quote.  Did you forget to "
+                            "escape the double-quote by repeating it?  Here is the quote and trailing "
+                            f"characters: {rest}", "", _shown(value, what)))
+
+
+def _check_opened(value, what):
+    """A value that starts with a double quote is in the new syntax, as HTCondor reads
+    it: one that does not end with its closing quote is refused in its words (text after
+    that quote, or no closing quote)."""
+    text = value.strip()
+    if not text.startswith('"') or is_new_syntax(text):
+        return
+    i = 1
+    while True:
+        j = text.find('"', i)
+        if j < 0:
+            raise InputError(lines("ERROR: Unterminated double-quote.", _shown(value, what)))
+        if text[j + 1:j + 2] != '"':
+            raise _trailing(value, text[j:], what)
+        i = j + 2
 
 
 def _quoted(inner, i, current, value, what):
@@ -224,6 +250,7 @@ def second_form(value, what, first, allow_first):
 
 def parse_arguments(value):
     """(attribute name, value) for the job ad from a submit ``arguments``."""
+    _check_opened(value, "arguments")
     if is_new_syntax(value):
         return "Arguments", join_v2(split_new(value))
     return "Args", join_v1(split_old_args(value))
@@ -242,6 +269,7 @@ def split_v2_args(text):
 
 def parse_environment(value):
     """An ordered dict of NAME -> value from a submit ``environment``."""
+    _check_opened(value, "environment")
     if is_new_syntax(value):
         entries = split_new(value, "environment")
     else:
