@@ -274,6 +274,7 @@ def expander(values, environ=None, seed=0):
     ("$INT(A,%03d)", "005"), ("$INT(R)", "2"), ("$REAL(R)", "2.7"), ("$REAL(2.5,%.2f)", "2.50"),
     ("$INT(1+2)", "3"), ("$ENV(HOME)", "/home/a"), ("$ENV(NOPE)", "UNDEFINED"),
     ("$ENV(NOPE:d)", "d"), ("$SUBSTR(F,2,3)", "/b/"), ("$SUBSTR(F,-3)", ".gz"),
+    ("<$SUBSTR(abcdef,2,3)>", "<>"), ("<$SUBSTR(nope,1)>", "<>"),     # (a name, not a text)
     ("$CHOICE(1,a,b,c)", "b"), ("$RANDOM_CHOICE(x)", "x"), ("$RANDOM_INTEGER(4,4)", "4"),
     ("$UNKNOWN(A)", "$UNKNOWN(A)"),
     ("$(E:dflt)", "dflt"), ("<$F(E)>", "<>"), ("<$Fq(E)>", '<"">'), ("<$Fqa(E)>", "<''>"),

@@ -173,8 +173,15 @@ def _hex_real(value, upper):
 
 
 def _substr(exp, _fname, body, depth):
+    """``$SUBSTR(name, start[, length])`` of the macro ``name``; one not defined is the
+    text itself in a configuration, and nothing in a submit description, as HTCondor
+    reads them (``exp.names_only``)."""
     args = split_args(body)
-    text = exp.value_of(args[0], depth)
+    if getattr(exp, "names_only", False):
+        raw = exp.lookup(args[0]) if args and is_name(args[0]) else None
+        text = exp.expand(raw, depth + 1) if raw is not None else ""
+    else:
+        text = exp.value_of(args[0], depth)
     try:
         start = int(_evaluate(exp.expand(args[1], depth + 1)))
         length = int(_evaluate(exp.expand(args[2], depth + 1))) if len(args) > 2 else None

@@ -89,6 +89,9 @@ class Expander:
     module costs a submission more than reading its description); None: one seeded
     with 0."""
 
+    #: $SUBSTR's first argument names a macro, or nothing (as condor_submit reads it)
+    names_only = True
+
     def __init__(self, lookup, environ=None, rng=None):
         self.lookup = lookup
         self.environ = {} if environ is None else environ
