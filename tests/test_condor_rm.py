@@ -309,6 +309,23 @@ def test_qedit_failures_in_htcondor_words(cell, workdir, users):
     assert cell.run("condor_qedit", f"{mine}.0", "Zed", "1").returncode == 0
 
 
+def test_qedit_takes_attr_equals_value_words_job_id_lists_and_a_dry_run(cell, workdir):
+    # (qedit.cpp: attr=value is one word; -jobids and -dry-run; any other -word is refused)
+    cluster = submit(cell, SLEEP + "hold = true\nqueue 2\n", cwd=workdir)
+    proc = cell.run("condor_qedit", str(cluster), "Tag=5", 'Note = "x y"')
+    assert proc.returncode == 0 and sorted(proc.stdout.splitlines()) == [
+        'Set attribute "Note" for 2 matching jobs.', 'Set attribute "Tag" for 2 matching jobs.']
+    assert cell.run("condor_q", str(cluster), "-af", "Tag", "Note").stdout == "5 x y\n5 x y\n"
+    dry = cell.run("condor_qedit", "-dry-run", "-jobids", f"{cluster}.1", "Tag", "7")
+    assert (dry.returncode, dry.stdout) == (0, 'Can Set attribute "Tag" for 1 matching jobs.\n')
+    assert cell.run("condor_q", str(cluster), "-af", "Tag").stdout == "5\n5\n"
+    done = cell.run("condor_qedit", "-jobids", f"{cluster}.1", "Tag", "7")
+    assert done.stdout == 'Set attribute "Tag" for 1 matching jobs.\n'
+    assert cell.run("condor_q", str(cluster), "-af", "Tag").stdout == "5\n7\n"
+    bad = cell.run("condor_qedit", "-bogus", str(cluster), "Tag", "1")
+    assert bad.returncode == 1 and bad.stderr.startswith("condor_qedit: -bogus is not a valid option\nUsage: ")
+
+
 def test_qedit_of_the_first_proc_leaves_the_others_alone(cell, workdir):
     cluster = submit(cell, SLEEP + "hold = true\n+Shade = 1\nqueue 3\n", cwd=workdir)
     assert cell.run("condor_qedit", f"{cluster}.0", "Zed", "1", "Shade", "2").returncode == 0

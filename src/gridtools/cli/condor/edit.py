@@ -27,7 +27,13 @@ QEDIT_USAGE = """\
 Usage: condor_qedit [general-opts] {cluster | cluster.proc | owner | -constraint constraint} attribute-name attribute-value ...
    general-opts are:
       -name <schedd-name>    Name of schedd to edit jobs in
+      -dry-run               Say what would be set, set nothing
+   the jobs are one or more of:
+      <cluster> <cluster>.<proc> ... or <owner>
+      -jobids <id-list>      Edit the jobs in <id-list>
+      -owner <owner>         Edit the jobs of <owner>
       -constraint <expr>     Edit the jobs that match <expr>
+   the edits are <attr> <value> pairs, or <attr>=<value> words;
    attribute-value may be any ClassAd expression; a string needs its quotes: '"text"'
 """
 PRIO_USAGE = """\
@@ -78,35 +84,80 @@ def _acted(answers):
 # ---------------------------------------------------------------- condor_qedit
 
 def parse_qedit(argv):
-    sel, pairs, args, schedd = Q.Selection(), [], list(argv), None
+    """(selection, attributes, schedd, dry run) of condor_qedit's words, as qedit.cpp
+    reads them: options (by their prefixes), then the first bare word names the jobs
+    (job ids, and the words after it that start with a digit, or an owner), and the
+    bare words after it are ``attr value`` pairs or ``attr=value`` words."""
+    sel, attrs, args, schedd, dry = Q.Selection(), {}, list(argv), None, False
     chosen = False
     while args:
         arg = args.pop(0)
-        if arg in ("-n", "-name"):
-            schedd = _take(args, arg)
-        elif arg.startswith("-const"):
-            sel.constraints.append(_take(args, arg))
-            chosen = True
-        elif arg in ("-help", "-h"):
-            raise _Help(QEDIT_USAGE)
+        if arg.startswith("-") and len(arg) > 1:
+            word = arg.lstrip("-").partition(":")[0]
+            if word in ("help", "h"):
+                raise _Help(QEDIT_USAGE)
+            if _prefix(word, "name", 1):
+                schedd = _named(args, arg, "requires a SCHEDD name as an argument")
+            elif _prefix(word, "pool", 1):
+                _named(args, arg, "requires a HTCondor collector name or address as an argument")
+            elif _prefix(word, "debug", 1) or _prefix(word, "diagnostic", 4) or _prefix(word, "forward", 3):
+                pass
+            elif _prefix(word, "dry-run", 3):
+                dry = True
+            elif _prefix(word, "constraint", 1):
+                if not args:
+                    raise UsageError(f"condor_qedit: {arg} requires a ClassAd expression an argument", 1)
+                sel.constraints.append(args.pop(0))
+                chosen = True
+            elif _prefix(word, "owner", 1):
+                sel.users.append(_named(args, arg, "requires a owner name argument"))
+                chosen = True
+            elif _prefix(word, "jobids", 1):
+                for jid in _named(args, arg, "requires a list of job ids as an argument").replace(",", " ").split():
+                    sel.add_word(jid)
+                chosen = True
+            else:
+                raise UsageError(lines(f"condor_qedit: {arg} is not a valid option",
+                                       *QEDIT_USAGE.rstrip().splitlines()), 1)
         elif not chosen:
-            sel.add_word(arg)
             chosen = True
+            if arg[:1].isdigit():
+                sel.add_word(arg)
+                while args and args[0][:1].isdigit():
+                    sel.add_word(args.pop(0))
+            else:
+                sel.users.append(arg)
         else:
-            pairs.append(arg)
+            name, equal, value = arg.partition("=")
+            if equal:
+                name, value = name.strip(), value.strip()
+            elif not args:
+                raise UsageError(f"condor_qedit : expression required after attribute {arg}", 1)
+            else:
+                value = args.pop(0)
+            if not _NAME.match(name):
+                raise UsageError(f'Update aborted, illegal attribute-name specified for attribute "{name}".', 1)
+            _check_value(name, value)
+            attrs[name] = value
     if not chosen:
         raise UsageError(lines("condor_qedit : Error - there were no jobs specified.",
                                "\tuse -constraint, jobid or owner argument to indicate which "
                                "jobs to edit"), 1)
-    if not pairs or len(pairs) % 2:
-        raise UsageError("condor_qedit : Error - no attributes specifed." if not pairs else
-                         f"condor_qedit : expression required after attribute {pairs[-1]}", 1)
-    attrs = dict(zip(pairs[0::2], pairs[1::2]))
-    for name, value in attrs.items():
-        if not _NAME.match(name):
-            raise UsageError(f'Update aborted, illegal attribute-name specified for attribute "{name}".', 1)
-        _check_value(name, value)
-    return sel, attrs, schedd
+    if not attrs:
+        raise UsageError("condor_qedit : Error - no attributes specifed.", 1)
+    return sel, attrs, schedd, dry
+
+
+def _prefix(word, name, least):
+    """True when ``word`` is ``name`` or its prefix of at least ``least`` letters."""
+    return len(word) >= least and name.startswith(word)
+
+
+def _named(args, arg, missing):
+    """The option's value (one that starts with a dash is none)."""
+    if not args or args[0].startswith("-"):
+        raise UsageError(f"condor_qedit: {arg} {missing}", 1)
+    return args.pop(0)
 
 
 def _check_value(name, value):
@@ -129,7 +180,7 @@ def _take(args, arg):
 
 def qedit_main(argv, prog="condor_qedit"):
     try:
-        sel, attrs, schedd = parse_qedit(argv)
+        sel, attrs, schedd, dry = parse_qedit(argv)
         _check_schedd(schedd)
         check_write()
         _check_protected(attrs)
@@ -143,6 +194,10 @@ def qedit_main(argv, prog="condor_qedit"):
                 return _failed(first, missing[0])
         elif not procs:
             return _failed(first, None, sel)
+        if dry:                 # (the schedd's QueryOnly: what would be set, nothing set)
+            for name in attrs:
+                sys.stdout.write(f'Can Set attribute "{name}" for {len(procs)} matching jobs.\n')
+            return 0
         answers = _send(procs, attrs, sel.clusters)
         count = _acted(answers)
         if not count:
