@@ -273,7 +273,7 @@ def parse_environment(value):
     if is_new_syntax(value):
         entries = split_new(value, "environment")
     else:
-        entries = [e for e in value.split(";") if e.strip()]
+        entries = [e for e in value.replace("\n", ";").split(";") if e.strip()]     # (a here-text: a line each)
     env = {}
     for entry in entries:
         name, eq, val = entry.partition("=")

@@ -136,9 +136,20 @@ def parse_submit(text, *, append=(), queue_override=None, source="submit file"):
     desc = SubmitDescription(source=source)
     lines = iter(logical_lines(text))
     for number, line in lines:
-        statement = _statement(number, line, lines, source)
-        if statement is not None:
-            desc.statements.append(statement)
+        try:
+            found = statement(number, line, lines, source)
+        except InputError:
+            from gridtools.formats.condor import submitblocks
+            if not submitblocks.is_special(line.strip()):
+                raise           # (if, include, error, @= ...: read by the module that knows them)
+            return submitblocks.parse(text, append=append, queue_override=queue_override, source=source)
+        if found is not None:
+            desc.statements.append(found)
+    return finish(desc, append, queue_override, source)
+
+
+def finish(desc, append, queue_override, source):
+    """``desc`` with its ``append`` lines and ``queue_override`` (see parse_submit)."""
     _add_append(desc, append, source)
     if queue_override is not None:
         if desc.queues:
@@ -153,9 +164,9 @@ def _add_append(desc, append, source):
     extra = []
     lines = iter((0, line) for line in append)
     for number, line in lines:
-        statement = _statement(number, line, lines, source)
-        if statement is not None:
-            extra.append(statement)
+        found = statement(number, line, lines, source)
+        if found is not None:
+            extra.append(found)
     queues = [i for i, s in enumerate(desc.statements) if isinstance(s, QueueStatement)]
     at = queues[0] if queues else len(desc.statements)
     if any(isinstance(s, QueueStatement) for s in extra) and queues:
@@ -164,7 +175,9 @@ def _add_append(desc, append, source):
     desc.statements[at:at] = extra
 
 
-def _statement(number, line, lines, source):
+def statement(number, line, lines, source):
+    """The statement of one logical line (None for a blank line or a comment); a queue
+    statement that opens a list takes its lines from ``lines``."""
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return None
