@@ -307,6 +307,26 @@ def test_usage_an_unknown_option_and_what_the_cell_lacks(cell, workdir):
     assert cell.run("qstat", "-u", "*").stdout == before
 
 
+def test_maxjobs_and_single_cluster_refuse_a_larger_submission_whole(cell, workdir):
+    # (submit.cpp: "Number of submitted jobs would exceed -maxjobs (N)", "... clusters would
+    # exceed 1 and -single-cluster was specified"; nothing queued)
+    write(os.path.join(workdir, "two.sub"), "executable = /bin/true\nhold = true\nqueue 2\n")
+    write(os.path.join(workdir, "split.sub"), "executable = /bin/true\nhold = true\nqueue\n"
+                                              "executable = /bin/echo\nqueue\n")
+    before = cell.run("qstat", "-u", "*").stdout
+    proc = cell.run("condor_submit", "-maxjobs", "1", "two.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "\nERROR: Number of submitted jobs would exceed -maxjobs (1)\n")
+    proc = cell.run("condor_submit", "-single-cluster", "split.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (
+        1, "\nERROR: Number of submitted clusters would exceed 1 and -single-cluster was specified\n")
+    proc = cell.run("condor_submit", "-maxjobs", "two", "two.sub", cwd=workdir)
+    assert (proc.returncode, proc.stderr) == (1, "Error: Unable to convert argument (two) to a number for -maxjobs.\n")
+    assert cell.run("qstat", "-u", "*").stdout == before
+    proc = cell.run("condor_submit", "-single", "-maxjobs", "2", "two.sub", cwd=workdir)
+    assert proc.returncode == 0 and re.fullmatch(r"Submitting job\(s\)\.\.\n2 job\(s\) submitted to cluster \d+\.\n",
+                                                 proc.stdout)
+
+
 def test_stdout_and_stderr_keys_write_the_job_streams(cell, workdir):
     """stdout/stderr are HTCondor's other names of output/error, StreamOut its name of
     stream_output: the job's streams reach the files, and the ad says so."""

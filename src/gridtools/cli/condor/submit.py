@@ -284,6 +284,8 @@ def _submit(opts):
     try:
         who = submitter(now)
         clusters = build(opts, text, source, taken, now, who, warnings, factories)
+        if "max_jobs" in opts or "single_cluster" in opts:
+            more().check_counts(opts, clusters)
         warned = check_requirements(clusters, opts) if opts["dry_run"] is None else []
         if opts["dry_run"] is None:
             check_job_limits(clusters, opts["knobs"], who["owner"], factories)

@@ -7,10 +7,11 @@ parallel environments and GPUs a cluster asks for.
 """
 
 import posix
+import re
 import sys
 
 from gridtools import cell
-from gridtools.errors import InputError, UsageError
+from gridtools.errors import InputError, UsageError, lines
 
 USAGE = """\
 Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
@@ -25,6 +26,8 @@ Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
 \t-batch-name <name>\tappend a line to submit file that sets the batch name
 \t-dry-run <filename>\tprocess submit file and write ClassAd attributes to <filename>
 \t        \t\tbut do not actually submit the job(s) to the SCHEDD
+\t-maxjobs <maxjobs>\tDo not submit if number of jobs would exceed <maxjobs>.
+\t-single-cluster\t\tDo not submit if more than one ClusterId is needed.
 \t-factory\t\tSubmit a late materialization job factory
 \t-name <name>\t\tsubmit to the specified schedd
 \t<attrib>=<value>\tSet <attrib>=<value> before reading the submit file.
@@ -61,6 +64,17 @@ def option(opts, arg, args):
         opts["factory"] = True
     elif _prefix(arg, "disable", 1) or _prefix(arg, "spool", 1) or _prefix(arg, "unused", 1):
         pass
+    elif _prefix(arg, "single-cluster", 3):
+        opts["single_cluster"] = True
+    elif _prefix(arg, "maxjobs", 3):
+        if not args:
+            raise UsageError(f"condor_submit: {arg} requires another argument", 1)
+        value = args.pop(0)
+        if not re.fullmatch(r"\s*[-+]?\d+", value):            # (strtol, whole)
+            raise UsageError(f"Error: Unable to convert argument ({value}) to a number for -maxjobs.", 1)
+        if int(value) < -1:
+            raise UsageError(f"Error: {int(value)} is not a valid for -maxjobs.", 1)
+        opts["max_jobs"] = int(value)
     else:
         for word, least, attr in _VALUED:
             if _prefix(arg, word, least):
@@ -74,6 +88,17 @@ def option(opts, arg, args):
                 return
         sys.stderr.write(USAGE)
         raise UsageError(f"condor_submit: unknown option {arg}", 1)
+
+
+def check_counts(opts, clusters):
+    """-maxjobs and -single-cluster: refuse, in condor_submit's words, a submission of
+    more jobs or clusters (nothing is queued)."""
+    most = opts.get("max_jobs") or 0
+    if most > 0 and sum(len(ads) for _c, ads in clusters) > most:
+        raise InputError(lines("", f"ERROR: Number of submitted jobs would exceed -maxjobs ({most})"))
+    if opts.get("single_cluster") and len(clusters) > 1:
+        raise InputError(lines("", "ERROR: Number of submitted clusters would exceed 1 and -single-cluster "
+                               "was specified"))
 
 
 def queue_words(opts, arg, args):
