@@ -280,7 +280,18 @@ def test_dagman_and_debug_are_accepted_and_a_bad_debug_level_is_refused(cell, wo
     assert dag_ended(cell, dag)[0][12] == "0"
     assert order(workdir) == ["A"]
     bad = cell.run("condor_submit_dag", "-f", "-debug", "loud", "diamond.dag", cwd=workdir)
-    assert bad.returncode == 1 and bad.stderr.startswith("-debug argument needs an integer value\n")
+    assert (bad.returncode, bad.stderr) == (1, "Error: -debug (-Debug) additional argument required to be a integer\n")
+    assert bad.stdout.startswith("Usage: condor_submit_dag [options]")          # (HTCondor prints it there)
+    # (condor_submit_dag.cpp, DagmanOptions::AutoParse: HTCondor 24's words)
+    for argv, said in ((["-bogus", "diamond.dag"], "Error: Unknown flag '-bogus' provided\n"),
+                       (["-maxidle"], "Error: Option -MaxIdle (-maxidle) requires an additional argument\n"),
+                       (["-MaxIdle", "many", "diamond.dag"],
+                        "Error: -maxidle (-MaxIdle) additional argument required to be a integer\n")):
+        bad = cell.run("condor_submit_dag", *argv, cwd=workdir)
+        assert (bad.returncode, bad.stderr) == (1, said), argv
+    late = cell.run("condor_submit_dag", "diamond.dag", "-f", cwd=workdir)
+    assert (late.returncode, late.stderr) == (1, "")
+    assert late.stdout.startswith("ERROR: no arguments allowed after DAG file name(s)\nUsage: condor_submit_dag")
 
 
 def test_do_recurse_writes_and_checks_the_nested_dags_submit_files_at_once(cell, workdir):

@@ -116,6 +116,18 @@ class Options:
         self.dags = []
 
 
+#: the names HTCondor 24's condor_submit_dag gives its options in its messages
+_FULL = {name.lower(): name for name in (
+    "-AllowVersionMismatch", "-AlwaysRunPost", "-Append", "-AutoRescue", "-Batch-Name", "-Config", "-DAGMan",
+    "-Debug", "-do_recurse", "-dont_suppress_notification", "-DontAlwaysRunPost", "-DoRescueFrom",
+    "-DumpRescue", "-Force", "-import_env", "-include_env", "-insert_env", "-insert_sub_file", "-load_save",
+    "-MaxIdle", "-MaxJobs", "-MaxPost", "-MaxPre", "-no_recurse", "-no_submit", "-Notification",
+    "-outfile_dir", "-Priority", "-Remote", "-suppress_notification", "-update_submit", "-UseDagDir",
+    "-Verbose")}
+#: the options whose value is a number
+_NUMBERS = ("maxjobs", "rescue_from", "auto_rescue", "maxidle", "maxpre", "maxpost", "priority", "debug")
+
+
 def parse_args(argv):
     opts = Options()
     i = 0
@@ -125,16 +137,21 @@ def parse_args(argv):
             opts.dags.append(arg)
             i += 1
             continue
+        if opts.dags:                     # (as HTCondor's, on standard output)
+            raise UsageError("ERROR: no arguments allowed after DAG file name(s)", 1)
         if "-vers" in arg:                # (-version, as HTCondor finds it: any word holding -vers)
             opts.version = True
             i += 1
             continue
         attr, takes = _OPTIONS.get(arg.lstrip("-").lower(), (None, False))
         if attr is None:
-            raise UsageError(f"ERROR: unknown option {arg}")
+            raise UsageError(f"Error: Unknown flag '{arg.lower()}' provided")
         if takes:
-            if i + 1 >= len(argv):
-                raise UsageError(f"{arg} argument needs a value")
+            full = _FULL.get(arg.lower(), _FULL.get("-" + arg.lstrip("-").lower(), arg))
+            if i + 1 >= len(argv) or (attr not in _NUMBERS and argv[i + 1].startswith("-")):
+                raise UsageError(f"Error: Option {full} ({arg.lower()}) requires an additional argument")
+            if attr in _NUMBERS and not argv[i + 1].strip().lstrip("-").isdigit():
+                raise UsageError(f"Error: {arg.lower()} ({full}) additional argument required to be a integer")
             if attr == "append":
                 opts.appends.append(argv[i + 1])
             elif attr in ("include_env", "insert_env"):
@@ -151,13 +168,14 @@ def parse_args(argv):
         else:
             setattr(opts, attr, True)
             i += 1
-    if not opts.priority.lstrip("-").isdigit():
-        raise UsageError("-priority argument needs an integer value")
-    if opts.debug is not None and not opts.debug.isdigit():
-        raise UsageError("-debug argument needs an integer value")
-    for name in ("maxjobs", "rescue_from", "auto_rescue", "maxidle", "maxpre", "maxpost"):
-        if not str(getattr(opts, name)).isdigit():
-            raise UsageError(f"-{name} argument needs an integer value")
+    if opts.debug is not None and not opts.debug.strip().isdigit():
+        raise UsageError("Error: -debug (-Debug) additional argument required to be a integer")
+    for name, flag in (("maxjobs", "MaxJobs"), ("rescue_from", "DoRescueFrom"), ("auto_rescue", "AutoRescue"),
+                       ("maxidle", "MaxIdle"), ("maxpre", "MaxPre"), ("maxpost", "MaxPost")):
+        if not str(getattr(opts, name)).strip().isdigit():       # (a negative number is none here)
+            raise UsageError(f"Error: -{flag.lower()} (-{flag}) additional argument required to be a integer")
+        setattr(opts, name, str(getattr(opts, name)).strip())
+    opts.priority = opts.priority.strip()
     return opts
 
 
@@ -439,8 +457,10 @@ def run(argv, out, err):
 def main(argv, prog="condor_submit_dag"):
     try:
         return run(list(argv), sys.stdout, sys.stderr)
-    except UsageError as exc:
-        sys.stderr.write(f"{exc}\n" + USAGE.format(prog=prog))
+    except UsageError as exc:          # (HTCondor's: the reason on stderr, the usage on stdout)
+        (sys.stdout if str(exc).startswith("ERROR: no arguments") else sys.stderr).write(f"{exc}\n")
+        sys.stdout.flush()
+        sys.stdout.write(USAGE.format(prog=prog))
         return 1
     except GridError as exc:
         sys.stdout.flush()
