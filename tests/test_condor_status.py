@@ -315,3 +315,16 @@ def test_master_lists_each_machine_of_the_pool(pool):
                 'Name == "hostb"')
     assert af == "DaemonMaster hostb 4096\n"
     assert status(pool, "-master", "-total") == ""
+
+
+def test_ads_shows_the_ads_of_a_file_instead_of_the_collectors(pool, tmp_path):
+    # (status.cpp -ads FILE[:form]: the file's ads go through the same constraints and views)
+    saved = tmp_path / "slots.ads"
+    saved.write_text(status(pool, "-l"))
+    live = status(pool, "-af", "Name", "State")
+    assert status(pool, "-ads", str(saved), "-af", "Name", "State") == live
+    assert status(pool, "-ads", str(saved), "-af", "Name", "-constraint", 'Name == "slot1@hosta"') == "slot1@hosta\n"
+    (tmp_path / "slots.json").write_text(status(pool, "-json"))
+    assert status(pool, "-ads:json", str(tmp_path / "slots.json"), "-af", "Name", "State") == live
+    missing = pool.run("condor_status", "-ads", str(tmp_path / "nosuch"))
+    assert (missing.returncode, missing.stderr) == (1, f"Can't open file of ClassAds: {tmp_path}/nosuch\n")

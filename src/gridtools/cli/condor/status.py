@@ -98,6 +98,8 @@ class Options:
         self.limit = 0               # at most this many ads (0: all)
         self.sort = []               # sort key expressions; None: the collector's order
         self.attributes = []         # the attributes -long, -json and -xml show
+        self.ads_file = None         # -ads FILE: the ads shown come from there, not the collector
+        self.ads_form = "long"
         self.print_format = None     # -print-format's printmask.Mask
         self.picked = []             # (number, as typed, in full) of the mode and style options
 
@@ -143,6 +145,15 @@ def _one(opts, argv, i, arg):
         opts.formatter.add_autoformat(qualifiers, attrs)
         opts.picked.append((start + 1, arg, "custom"))
         return i
+    if _prefix(arg, "ads", 2):
+        if i + 1 >= len(argv):
+            from gridtools.errors import lines
+            raise GridError(lines("condor_status: -ads requires a filename argument",
+                                  'Use "condor_status -help" for details'), 1)
+        from gridtools.cli.condor.qjobads import form_of
+        opts.ads_file = argv[i + 1]
+        opts.ads_form = form_of(arg.partition(":")[2]) if ":" in arg else "long"
+        return i + 2
     if _prefix(arg, "format", 1):
         if i + 2 >= len(argv):
             raise _missing("format requires two other arguments")
@@ -291,7 +302,12 @@ def _wanted(ad, names):
 
 
 def _ads(opts, snap, now):
-    if opts.mode == "submitters":
+    if opts.ads_file is not None:       # (the file's ads in place of the collector's)
+        from gridtools.cli.condor.qjobads import read_ads
+        ads = read_ads(opts.ads_file, form=opts.ads_form)
+        if opts.mode in views.MODE_CONSTRAINTS:
+            ads = [ad for ad in ads if views.in_mode(opts.mode, ad)]
+    elif opts.mode == "submitters":
         from gridtools.cli.condor import submitters
         ads = submitters.submitter_ads(snap, now, views.domain())
     elif opts.mode == "schedd":
@@ -420,8 +436,9 @@ def run(argv, out, err):
         from gridtools.formats.condor.jobad import VERSION_TEXT
         out.write(VERSION_TEXT)
         return 0
-    views.check_read(err, "COLLECTOR")
-    snap = views.published_status()
+    if opts.ads_file is None:
+        views.check_read(err, "COLLECTOR")
+    snap = views.published_status() if opts.ads_file is None else {}
     if opts.compact_ignored:
         err.write(COMPACT_IGNORED)
     out.write(render(opts, snap, time.time()))
