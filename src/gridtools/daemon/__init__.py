@@ -2,6 +2,8 @@
 
 - ``__main__``  the daemon's process (``python -m gridtools.daemon``): its exec
                 server forked while it is lean, then the loop
+- ``master``    what ``gridtools daemon start`` starts: runs the daemon as its child
+                and starts it again when it dies, as HTCondor's condor_master
 - ``loop``      the daemon: ``tick()`` runs one pass of named phases (intake,
                 reap, schedule, apply, publish); ``run()`` repeats it on wake-ups;
                 ``open()``/``tick()``/``close()`` run passes in the calling process
