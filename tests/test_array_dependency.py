@@ -23,12 +23,14 @@ def refused(why):
 
 
 def listed(cell, *args):
-    """(job id, state, prior, ja-task-ID) of the rows qstat lists."""
+    """(job id, state, prior, ja-task-ID) of the rows qstat lists; the prior of a held row
+    is None (it keeps the priority of the last pass that ordered the job, if any)."""
     rows = []
     for line in cell.run("qstat", *args).stdout.splitlines()[2:]:
         fields = line.split()
         slots = 8 if "@" in fields[7] else 7              # a running row has a queue column
-        rows.append((int(fields[0]), fields[4], fields[1], " ".join(fields[slots + 1:])))
+        prior = None if fields[4].startswith("h") else fields[1]
+        rows.append((int(fields[0]), fields[4], prior, " ".join(fields[slots + 1:])))
     return rows
 
 
@@ -77,7 +79,7 @@ def test_tasks_waiting_for_their_predecessor_task_are_held(cell, workdir):
     first = jid_of(cell.qsub("-t", "1-2", "-N", "A", "-b", "y", "sh", "-c", wait, cwd=workdir))
     wait_for(lambda: sum(1 for row in listed(cell) if row[:2] == (first, "r")) == 2)
     then = jid_of(cell.qsub("-t", "1-2", "-N", "B", "-hold_jid_ad", "A", "-b", "y", "true", cwd=workdir))
-    wait_for(lambda: (then, "hqw", "0.00000", "1,2") in listed(cell))
+    wait_for(lambda: (then, "hqw", None, "1,2") in listed(cell))
     shown = cell.run("qstat", "-j", str(then)).stdout.splitlines()
     assert "ja_ad_predecessor_list (req):  A" in shown
     assert f"ja_ad_predecessor_list:     {first}" in shown
@@ -86,7 +88,7 @@ def test_tasks_waiting_for_their_predecessor_task_are_held(cell, workdir):
     assert [row[0] for row in listed(cell, "-s", "hu")] == []
     open(go + ".1", "w").close()
     cell.wait_finished(then, tasks=(1,))                     # B.1 ran once A.1 ended
-    wait_for(lambda: [row for row in listed(cell) if row[0] == then] == [(then, "hqw", "0.00000", "2")])
+    wait_for(lambda: [row for row in listed(cell) if row[0] == then] == [(then, "hqw", None, "2")])
     open(go + ".2", "w").close()
     cell.wait_finished(then, tasks=(1, 2))
 
@@ -109,26 +111,26 @@ def _other_steps(cell, workdir):
     fine = jid_of(cell.qsub("-t", "1-7", "-tc", "2", "-N", "A", "-b", "y", "sh", "-c", wait, cwd=workdir))
     coarse = jid_of(cell.qsub("-t", "1-7:3", "-N", "B", "-hold_jid_ad", "A", "-b", "y", "true", cwd=workdir))
     after = jid_of(cell.qsub("-t", "1-7", "-N", "C", "-hold_jid_ad", "B", "-b", "y", "true", cwd=workdir))
-    wait_for(lambda: (coarse, "hqw", "0.00000", "1-7:3") in listed(cell)
-             and (after, "hqw", "0.00000", "1-7:1") in listed(cell))
+    wait_for(lambda: (coarse, "hqw", None, "1-7:3") in listed(cell)
+             and (after, "hqw", None, "1-7:1") in listed(cell))
     for task in (1, 2):
         open(f"{go}.{task}", "w").close()
     cell.wait_finished(fine, tasks=(1, 2))
     # (qstat shows what the daemon last published: wait until it shows A.3 and A.4 running)
     wait_for(lambda: {row[3] for row in listed(cell) if row[0] == fine and row[1] == "r"} == {"3", "4"})
-    assert (coarse, "hqw", "0.00000", "1-7:3") in listed(cell)     # B.1 still waits for A.3
+    assert (coarse, "hqw", None, "1-7:3") in listed(cell)     # B.1 still waits for A.3
     open(f"{go}.3", "w").close()
     cell.wait_finished(coarse, tasks=(1,))
     cell.wait_finished(after, tasks=(1, 2, 3))   # C.1-3 waited for B.1 alone
     for task in (4, 5):
         open(f"{go}.{task}", "w").close()
     cell.wait_finished(fine, tasks=(4, 5))
-    wait_for(lambda: [row for row in listed(cell) if row[0] == coarse] == [(coarse, "hqw", "0.00000", "4,7")])
+    wait_for(lambda: [row for row in listed(cell) if row[0] == coarse] == [(coarse, "hqw", None, "4,7")])
     open(f"{go}.7", "w").close()
     cell.wait_finished(coarse, tasks=(7,))       # B.7 waited for A.7 alone
     cell.wait_finished(after, tasks=(7,))
     wait_for(lambda: [row for row in listed(cell) if row[0] in (coarse, after)]
-             == [(coarse, "hqw", "0.00000", "4"), (after, "hqw", "0.00000", "4-6:1")])
+             == [(coarse, "hqw", None, "4"), (after, "hqw", None, "4-6:1")])
     open(f"{go}.6", "w").close()
     cell.wait_finished(coarse, tasks=(1, 4, 7))  # B.4 once A.4-6 ended; it lets C.4-6 go
     cell.wait_finished(after, tasks=(1, 2, 3, 4, 5, 6, 7))

@@ -471,7 +471,7 @@ def test_aaf_appends_columns_to_the_per_proc_tables(cell, workdir):
 @pytest.mark.parametrize("argv", [["condor_rm", "-version"], ["condor_hold", "-v"], ["condor_release", "-vers"],
                                   ["condor_config_val", "-version"], ["condor_config_val", "-vers"],
                                   ["condor_status", "-ver"], ["condor_submit_dag", "-version"],
-                                  ["condor_submit_dag", "x.dag", "--version"]])
+                                  ["condor_submit_dag", "--version", "x.dag"]])
 def test_the_other_tools_take_version_as_htcondor_does(cell, argv):
     """Each as HTCondor's reads it (condor_rm's family: any prefix; condor_config_val and
     condor_status: at least -ver, where condor_config_val reads -ver as -verbose;
