@@ -1146,9 +1146,10 @@ def test_bad_dagman_options_are_refused_before_anything_is_written(cell, workdir
 
 
 def test_several_dag_files_run_as_one_dag_named_after_the_first(cell, workdir):
-    """condor_submit_dag one.dag sub/two.dag: one manager, two.dag's statements may name
-    one.dag's nodes, its nodes run in its folder, the rescue DAG is one.dag_multi.rescueNNN
-    and the same command resumes from it; a node name used twice is refused."""
+    """condor_submit_dag -usedagdir one.dag sub/two.dag: one manager, two.dag's statements
+    may name one.dag's nodes, its nodes run in its folder, the rescue DAG is
+    one.dag_multi.rescueNNN and the same command resumes from it; a node name used twice is
+    refused."""
     sub = os.path.join(workdir, "sub")
     os.mkdir(sub)
     node(workdir, "A")
@@ -1158,7 +1159,7 @@ def test_several_dag_files_run_as_one_dag_named_after_the_first(cell, workdir):
     write(sub, "C.sub", "executable = C.sh\noutput = C.out\nerror = C.err\nqueue\n")
     write(workdir, "one.dag", "JOB A A.sub\nJOB B B.sub\nPARENT A CHILD B\n")
     write(sub, "two.dag", "JOB C C.sub\nPARENT A CHILD C\n")
-    proc = cell.run("condor_submit_dag", "one.dag", "sub/two.dag", cwd=workdir)
+    proc = cell.run("condor_submit_dag", "-usedagdir", "one.dag", "sub/two.dag", cwd=workdir)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("submitted to cluster") == 1
     assert "File for submitting this DAG to HTCondor           : one.dag.condor.sub" in proc.stdout
@@ -1168,14 +1169,36 @@ def test_several_dag_files_run_as_one_dag_named_after_the_first(cell, workdir):
     rescue = open(os.path.join(workdir, "one.dag_multi.rescue001")).read()
     assert "#   C,<ENDLIST>" in rescue and {"DONE A", "DONE B"} <= set(rescue.splitlines())
     assert not os.path.exists(os.path.join(workdir, "one.dag.rescue001"))
-    again = cell.run("condor_submit_dag", "one.dag", "sub/two.dag", cwd=workdir)
+    again = cell.run("condor_submit_dag", "-usedagdir", "one.dag", "sub/two.dag", cwd=workdir)
     assert again.stdout.startswith("Running rescue DAG 1\n"), again.stderr
     assert dag_ended(cell, dagman_id(again))[0][12] == "0"
     assert order(workdir)[3:] == ["C"]                                   # only C ran again
     write(sub, "three.dag", "JOB B C.sub\n")
-    twice = cell.run("condor_submit_dag", "-f", "one.dag", "sub/three.dag", cwd=workdir)
+    twice = cell.run("condor_submit_dag", "-f", "-usedagdir", "one.dag", "sub/three.dag", cwd=workdir)
     assert twice.returncode == 1
     assert twice.stderr.splitlines() == ["ERROR: sub/three.dag (line 1): node name B already exists"]
+
+
+def test_a_dags_relative_paths_start_where_condor_submit_dag_ran_unless_usedagdir(cell, workdir):
+    """As HTCondor's DAGMan: a DAG file's node submit files, scripts and the node jobs'
+    folder are relative to the folder condor_submit_dag ran in; with -usedagdir to the
+    DAG file's own folder. The files named after the DAG file stay beside it."""
+    sub = os.path.join(workdir, "sub")
+    os.mkdir(sub)
+    write(workdir, "A.sh", f"#!/bin/sh\necho top-$(pwd) >> {workdir}/order\n")
+    write(sub, "A.sh", f"#!/bin/sh\necho sub-$(pwd) >> {workdir}/order\n")
+    for folder in (workdir, sub):
+        write(folder, "A.sub", "executable = A.sh\noutput = A.out\nqueue\n")
+    write(sub, "x.dag", "JOB A A.sub\n")
+    proc = cell.run("condor_submit_dag", "sub/x.dag", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert order(workdir) == [f"top-{workdir}"] and os.path.exists(os.path.join(workdir, "A.out"))
+    assert os.path.exists(os.path.join(sub, "x.dag.dagman.out"))
+    proc = cell.run("condor_submit_dag", "-f", "-usedagdir", "sub/x.dag", cwd=workdir)
+    assert proc.returncode == 0, proc.stderr
+    assert dag_ended(cell, dagman_id(proc))[0][12] == "0"
+    assert order(workdir) == [f"top-{workdir}", f"sub-{sub}"] and os.path.exists(os.path.join(sub, "A.out"))
 
 
 @pytest.fixture

@@ -95,6 +95,8 @@ def job_arguments(dag, opts):
         args.append("-Suppress_notification" if suppress else "-Dont_Suppress_notification")
     if getattr(opts, "dump_rescue", False):
         args.append("-DumpRescue")
+    if getattr(opts, "use_dag_dir", False):
+        args.append("-UseDagDir")
     if getattr(opts, "debug", None) is not None:
         args += ["-Debug", str(opts.debug)]
     if getattr(opts, "load_save", ""):
@@ -294,7 +296,7 @@ def parse_args(argv):
     flags = {"-alwaysrunpost": ("always_run_post", True), "-dontalwaysrunpost": ("always_run_post", False),
              "-suppress_notification": ("suppress_notification", True),
              "-dont_suppress_notification": ("suppress_notification", False),
-             "-dumprescue": ("dump_rescue", True)}
+             "-dumprescue": ("dump_rescue", True), "-usedagdir": ("use_dag_dir", True)}
     i = 0
     while i < len(argv):
         word = argv[i].lower()
@@ -348,7 +350,7 @@ def load(dag_file, opts, log):
     dags = opts.get("dags") or [dag_file]
     for name in dags:
         log(f"Parsing {name} ...")
-    dag = check_dags(dags)
+    dag = check_dags(dags, opts.get("use_dag_dir", False))
     base = dagstate.rescue_base(dag_file, len(dags) > 1)
     if opts.get("load_save"):
         name = opts["load_save"]

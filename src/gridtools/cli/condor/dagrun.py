@@ -75,6 +75,9 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         from gridtools.cli.condor.dagwatch import Watcher
         self.dag_file, self.dag, self.opts, self.log = dag_file, dag, opts, log
         self.folder = os.path.dirname(os.path.abspath(dag_file))
+        # (where the DAG's relative paths start: the folder condor_submit_dag ran in, which is
+        # the manager's, or with -usedagdir the DAG file's, as HTCondor's DAGMan takes them)
+        self.workdir = self.folder if opts.get("use_dag_dir") else os.getcwd()
         self.nodes_log = os.path.abspath(dag_file) + ".nodes.log"
         self.watcher = Watcher(self.nodes_log)
         self.done = {n for n, node in dag.nodes.items() if node.done}
@@ -107,13 +110,13 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         self.halted = False                 # the halt file exists
         self.halt_exit = False              # the run ended because the DAG was halted
         from gridtools.cli.condor.dagfiles import JobstateLog
-        jobstate = os.path.join(self.folder, dag.jobstate_log) if dag.jobstate_log else ""
+        jobstate = os.path.join(self.workdir, dag.jobstate_log) if dag.jobstate_log else ""
         self.jobstate = JobstateLog(jobstate, log, self._job_tag)
         from gridtools.cli.condor.dagfiles import NodeStatusFile
-        self.status_file = NodeStatusFile(dag.status_file, self.folder, log)
+        self.status_file = NodeStatusFile(dag.status_file, self.workdir, log)
         self.errors = {}                    # node -> why it failed (the node status file's details)
         from gridtools.cli.condor.dagfiles import DotWriter
-        self.dot = DotWriter(dag.dot, self.folder, log)
+        self.dot = DotWriter(dag.dot, self.workdir, log)
         self.counts_shown = None            # the node counts when the progress last changed
         self._init_services()
 
@@ -134,7 +137,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         text = description_of(self.dag, node)
         if text is not None:
             return job_tag(text)
-        cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
+        cwd = os.path.join(self.workdir, node.directory) if node.directory else self.workdir
         try:
             with open(os.path.join(cwd, node.submit_file), encoding="utf-8", errors="replace") as fh:
                 return job_tag(fh.read())
@@ -518,7 +521,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         from gridtools.cli.condor import jobsubmit
         from gridtools.formats.condor.dag import description_of
         from gridtools.formats.condor.dagdesc import with_queue
-        cwd = os.path.join(self.folder, node.directory) if node.directory else self.folder
+        cwd = os.path.join(self.workdir, node.directory) if node.directory else self.workdir
         path = os.path.join(cwd, node.submit_file)
         inline = description_of(self.dag, node)
         if node.kind is NodeKind.SUBDAG:
@@ -579,6 +582,7 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         parsed = submit_dag.check_dag(dag)
         opts = submit_dag.Options()
         opts.maxjobs = str(self.opts.get("maxjobs") or 0)
+        opts.use_dag_dir = True             # (a sub-DAG's paths: from its folder, as before)
         submit_dag.check_options(opts, dag, parsed)         # its own CONFIG file
         text = submit_dag.submit_description(opts, dag, parsed)
         from gridtools.ownfiles import open_text

@@ -129,7 +129,7 @@ class NodeScripts:
         self.active[name] = _Run(name, when, status, proc, words, self._stops(), (out, err))
 
     def _cwd(self, node):
-        return os.path.join(self.folder, node.directory) if node.directory else self.folder
+        return os.path.join(self.workdir, node.directory) if node.directory else self.workdir
 
     def _reap_scripts(self):
         """The scripts that ended: their DEBUG output, DEFER, their end said and acted on.

@@ -35,7 +35,8 @@ Usage: {prog} [options] dag_file [dag_file_2 ... dag_file_n]
     -force / -f         (overwrite files condor_submit_dag uses if they exist)
     -update_submit      (update the submit file if it exists and go on)
     -allowversionmismatch (accepted: the manager is always this gridtools)
-    -usedagdir          (accepted: paths are always relative to the DAG file's folder)
+    -usedagdir          (the paths of each DAG file are relative to its folder, not to
+                         the current one; its nodes run there)
     -no_submit          (DAG is not submitted to HTCondor)
     -maxidle <number>   (maximum number of idle nodes allowed)
     -maxjobs <number>   (maximum number of job clusters submitted at once)
@@ -214,7 +215,8 @@ def check_options(opts, dag, parsed):
     if opts.outfile_dir and not os.path.isdir(opts.outfile_dir):
         raise InputError(f"ERROR: -outfile_dir {opts.outfile_dir} is not a directory")
     given = os.path.abspath(opts.config) if opts.config else ""
-    named = os.path.join(os.path.dirname(os.path.abspath(dag)), parsed.config) if parsed.config else ""
+    base = os.path.dirname(os.path.abspath(dag)) if opts.use_dag_dir else os.getcwd()
+    named = os.path.join(base, parsed.config) if parsed.config else ""
     if given and named and os.path.realpath(given) != os.path.realpath(named):
         raise InputError(f"ERROR: Conflicting DAGMan config files specified: {given} and {named}")
     opts.config_path = given or named
@@ -227,27 +229,31 @@ def check_options(opts, dag, parsed):
         raise InputError(f"ERROR: {where} {opts.insert_sub_file} cannot be read")
 
 
-def check_dags(paths):
+def check_dags(paths, use_dag_dir=False):
     """One Dag of the DAG files given together (read as HTCondor's DAGMan reads them:
     the nodes of each join those of the files before it, names unique across them all).
-    The nodes of a file in another folder than the first one's run in its folder."""
+    The relative paths of a DAG file (its nodes' submit files, scripts and folders, the
+    files it includes) are relative to the current folder, as HTCondor's are; with
+    ``use_dag_dir`` (-usedagdir) to the folder of that DAG file: the nodes of a file in
+    another folder than the first one's then run in its folder."""
     dag = None
     first = os.path.dirname(os.path.abspath(paths[0]))
     for path in paths:
         before = set(dag.nodes) if dag is not None else set()
-        dag = check_dag(path, into=dag)
+        dag = check_dag(path, into=dag, use_dag_dir=use_dag_dir)
         folder = os.path.dirname(os.path.abspath(path))
-        if folder != first:
+        if folder != first and use_dag_dir:
             for name in set(dag.nodes) - before:
                 dag.nodes[name].directory = os.path.join(folder, dag.nodes[name].directory)
     return dag
 
 
-def check_dag(path, into=None):
+def check_dag(path, into=None, use_dag_dir=True):
     from gridtools.formats.condor.dag import parse_dag, validate
 
     def read(name):
-        with open(os.path.join(os.path.dirname(path) or ".", name), encoding="utf-8") as fh:
+        base = (os.path.dirname(path) or ".") if use_dag_dir else "."
+        with open(os.path.join(base, name), encoding="utf-8") as fh:
             return fh.read()
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
@@ -376,13 +382,15 @@ def _inserted(opts):
     return lines + list(getattr(opts, "appends", ()))
 
 
-def write_subdags(dag, parsed, maxjobs="0", seen=()):
+def write_subdags(dag, parsed, maxjobs="0", seen=(), use_dag_dir=True):
     """-do_recurse: check the DAG of each SUBDAG EXTERNAL node and write its submit file
     (``DAGFILE.condor.sub``), and so on down, before the DAG is submitted; the paths
-    written, in order. A DAG that names itself again below is left out."""
+    written, in order. A DAG that names itself again below is left out. The nodes' paths
+    are relative to the DAG file's folder, or with ``use_dag_dir`` false (the top DAG of
+    a condor_submit_dag without -usedagdir) to the current one."""
     from gridtools.formats.condor.dag import NodeKind
     written = []
-    folder = os.path.dirname(os.path.abspath(dag))
+    folder = os.path.dirname(os.path.abspath(dag)) if use_dag_dir else os.getcwd()
     for node in parsed.nodes.values():
         if node.kind is not NodeKind.SUBDAG:
             continue
@@ -391,7 +399,7 @@ def write_subdags(dag, parsed, maxjobs="0", seen=()):
             continue
         inner = check_dag(path)
         opts = Options()
-        opts.maxjobs = maxjobs
+        opts.maxjobs, opts.use_dag_dir = maxjobs, True     # (a sub-DAG's paths: from its folder)
         check_options(opts, path, inner)
         written += write_subdags(path, inner, maxjobs, tuple(seen) + (os.path.realpath(dag),))
         from gridtools.ownfiles import open_text
@@ -403,12 +411,12 @@ def write_subdags(dag, parsed, maxjobs="0", seen=()):
 
 def submit_one(opts, dag, out, err):
     from gridtools.cli.condor import jobsubmit
-    parsed = check_dags(opts.dags or [dag])
+    parsed = check_dags(opts.dags or [dag], opts.use_dag_dir)
     check_options(opts, dag, parsed)
     if not prepare(opts, dag, err):
         return 1
     if opts.do_recurse:
-        write_subdags(dag, parsed, opts.maxjobs)
+        write_subdags(dag, parsed, opts.maxjobs, use_dag_dir=opts.use_dag_dir)
     files = files_of(dag, opts.outfile_dir)
     text = submit_description(opts, dag, parsed)
     from gridtools.ownfiles import open_text
