@@ -32,8 +32,9 @@ Options:
   -raw           print values as written, without expanding $(...) references
   -expand        print expanded values (the default, except with -dump)
   -config        list the configuration files in use
-  -dump          print every macro whose name contains one of the PATTERNs
-                 (all macros when none is given), raw unless -expand
+  -dump          print every macro whose name matches one of the PATTERNs
+                 (regular expressions; all macros when none is given), raw
+                 unless -expand
   -macro         expand each TEXT as the configuration language would
   -help          print this message
   -version       print the HTCondor version and platform
@@ -204,19 +205,38 @@ def templates_asked(words, err):
 
 
 def show_dump(config, patterns, options, out):
-    wanted = [p.lower() for p in patterns]
-    chosen = [d for d in config.definitions()
-              if not wanted or any(p in d.name.lower() for p in wanted)]
-    for d in sorted(chosen, key=lambda d: d.name.lower()):
-        value = config.get(d.name) if "expand" in options else d.raw
-        out.write(f"{d.name} = {value}\n")
-        if "verbose" in options:
-            other = f" # raw: {d.raw}" if "expand" in options else f" # expanded: {config.get(d.name)}"
-            out.write(f"{where(d)}\n{other}\n")
-            default = condor_params.default(d.name)
-            if default is not None:
-                out.write(f" # default: {default}\n")
+    """-dump, as HTCondor's: a header naming the machine, then for each pattern (a
+    regular expression, case ignored; none: every name) its header and the names that
+    match, defined or with a default, in name order."""
+    import re
+    out.write(f"# Configuration from machine: {config.get('FULL_HOSTNAME') or '<unknown hostname>'}\n")
+    defined = {d.name.lower(): d for d in config.definitions()}
+    names = {name.lower(): name for name in (*condor_params.DEFAULTS, *condor_params.COMPUTED,
+                                             *condor_params.MACROS)}
+    names.update({key: d.name for key, d in defined.items()})
+    for pattern in patterns or [""]:
+        if pattern:
+            out.write(f"\n# Parameters with names that match {pattern}:\n")
+        try:
+            found = re.compile(pattern, re.IGNORECASE)
+        except re.error:
+            continue
+        for key in sorted(k for k in names if found.search(names[k])):
+            _dump_one(config, defined.get(key), names[key], options, out)
     return 0
+
+
+def _dump_one(config, definition, name, options, out):
+    raw = definition.raw if definition is not None else condor_params.default(name)
+    expanded = config.get(name) if definition is not None else config.expand(raw or "")
+    out.write(f"{name} = {expanded if 'expand' in options else raw}\n")
+    if "verbose" in options:
+        other = f" # raw: {raw}" if "expand" in options else f" # expanded: {expanded}"
+        out.write((where(definition) if definition is not None else f" # at: {condor_config.DEFAULT_SOURCE}")
+                  + f"\n{other}\n")
+        default = condor_params.default(name)
+        if default is not None and definition is not None:
+            out.write(f" # default: {default}\n")
 
 
 def run(argv, out, err):
