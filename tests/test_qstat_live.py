@@ -319,3 +319,13 @@ def test_a_job_held_after_a_pass_ordered_it_keeps_its_priority(cell, workdir):
     old = next(line for line in before if line.split()[0] == str(later))
     assert row.split()[1:5] == old.split()[1:5] and row.split()[1] != "0.00000"
     assert next(line for line in lines if line.split()[0] == str(at_once)).split()[1:5] == ["0.00000"] * 4
+
+
+def test_qstat_j_shows_the_term_grid_engines_qsub_records(cell, workdir):
+    # (qstat-j-pending.txt: env_list TERM=NONE; the job gets TERM empty)
+    plain = submit(cell, "-h", "-b", "y", "true", cwd=workdir)
+    assert "\nenv_list:                   TERM=NONE\n" in qstat(cell, "-j", str(plain))
+    named = submit(cell, "-h", "-v", "FOO=bar", "-b", "y", "true", cwd=workdir)
+    assert "\nenv_list:                   TERM=NONE,FOO=bar\n" in qstat(cell, "-j", str(named))
+    shown = qstat(cell, "-j", str(plain), "-xml")
+    assert "<VA_variable>TERM</VA_variable>\n        </job_sublist>" in shown

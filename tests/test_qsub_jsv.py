@@ -98,7 +98,8 @@ def test_a_correcting_jsv_changes_the_job_and_its_environment(cell, workdir):
     assert "ENV ADD KEEP 1" in sent(log) and "ENV ADD DROPME 2" in sent(log)
     shown = queued(cell, int(printed[1]))
     assert (shown["job_name"], shown["priority"], shown["job_args"]) == ("fixed", "-10", "one")
-    assert (shown["hard resource_list"], shown["env_list"]) == ("h_rt=100,hostname=nosuchhost", "KEEP=changed,EXTRA=added value")
+    assert (shown["hard resource_list"], shown["env_list"]) == ("h_rt=100,hostname=nosuchhost",
+                                                              "TERM=NONE,KEEP=changed,EXTRA=added value")
     assert "stdout_path_list" not in shown
     states = {line.split()[0]: line.split()[4] for line in cell.run("qstat").stdout.splitlines()[2:]}
     assert states[printed[1]] == "qw"       # the hold taken away (and no host is nosuchhost)
@@ -254,7 +255,7 @@ def test_a_jsv_written_with_the_cells_sh_functions_corrects_and_refuses(cell, wo
     assert not os.path.exists(planted)
     shown = queued(cell, int(printed[-1]))
     assert (shown["hard resource_list"], shown["priority"]) == ("h_vmem=1G,h_rt=3600", "-3")
-    assert shown["env_list"] == f"KEEPME=2,CHECKED=by {pwd.getpwuid(os.getuid()).pw_name}"
+    assert shown["env_list"] == f"TERM=NONE,KEEPME=2,CHECKED=by {pwd.getpwuid(os.getuid()).pw_name}"
     assert "stdout_path_list" not in shown
     proc = cell.qsub("-jsv", path, "-h", "-N", "forbidden", "-b", "y", "true", cwd=workdir)
     assert (proc.returncode, proc.stderr) == (1, "Unable to run job: the name forbidden is forbidden\nExiting.\n")

@@ -68,6 +68,8 @@ def _env(w, spec):
              if k in sge_o]
     env = dict(spec.get("submit_env") or {}) if spec.get("export_all") else {}
     env.update(spec.get("env") or {})
+    if "TERM" not in env:
+        pairs.append(("TERM", None))        # (as Grid Engine's qsub records it: no value)
     pairs += list(env.items())
     pairs += [(f"__SGE_PREFIX__O_{k}", sge_o[k]) for k in ("HOST", "WORKDIR") if k in sge_o]
     w.open("JB_env_list")
