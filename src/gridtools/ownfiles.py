@@ -39,14 +39,30 @@ def open_text(path, how="w", mode=0o644, binary=False):
     return os.fdopen(fd, how + "b") if binary else os.fdopen(fd, how, encoding="utf-8")
 
 
+def _own(fd, path):
+    """PermissionError unless ``fd`` is a regular file of the caller's own."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+        raise PermissionError(errno.EACCES, "not a file of your own", path)
+
+
+def claim(path):
+    """Make ``path`` when it is missing (the caller's, so that no other user makes it
+    first); PermissionError when it is there and not a regular file of the caller's own
+    reached without a link."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    try:
+        _own(fd, path)
+    finally:
+        os.close(fd)
+
+
 def read_trusted(path, binary=False):
     """What ``path`` holds (bytes, or text with undecodable bytes replaced) when it is a
     regular file of the caller's own reached without a link; PermissionError otherwise."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
-            raise PermissionError(errno.EACCES, "not a file of your own", path)
+        _own(fd, path)
         with os.fdopen(fd, "rb") as fh:
             fd = None
             data = fh.read()

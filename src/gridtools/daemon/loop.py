@@ -484,13 +484,10 @@ class Daemon:
         state.share_tree = decisions.share_tree
         state.reserves = tuple(decisions.reserves)
         # jobs that just started keep the numbers they were dispatched with, and jobs kept
-        # back (held, waiting for a start time or another job) those they had last, as
-        # Grid Engine's qstat shows them (a job held since its submission has none: 0)
-        from gridtools.sched.order import KEPT_BACK
+        # back (held, waiting for a start time or another job: the pass gives them none)
+        # those they had last, as Grid Engine's qstat shows them
         kept = {jid: o for jid, o in state.orders.items() if jid in state.jobs}
-        for jid, found in decisions.order.items():
-            if found is not KEPT_BACK or jid not in kept:
-                kept[jid] = found
+        kept.update(decisions.order)
         state.orders = kept
 
     def _memo(self, snap):

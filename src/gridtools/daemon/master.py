@@ -93,7 +93,7 @@ def _serve(watched):
         status, asked = _wait(child)
         if asked or _stopped(status) or daemonctl.pid() != child:
             return 0 if _stopped(status) else _as_own(status)
-        knobs = _knobs()
+        knobs, admin = _settings()
         if time.monotonic() - began >= knobs["MASTER_RECOVER_FACTOR"]:
             restarts = 0
         delay = min(knobs["MASTER_BACKOFF_CONSTANT"] + math.ceil(knobs["MASTER_BACKOFF_FACTOR"] ** restarts),
@@ -106,7 +106,7 @@ def _serve(watched):
         if crash_points:
             return _as_own(status)
         if restarts < MOST_OBITUARIES and not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
-            _obituary(status, what, delay, knobs["OBITUARY_LOG_LENGTH"], out_at)
+            _obituary(status, what, delay, knobs["OBITUARY_LOG_LENGTH"], out_at, admin)
         restarts += 1
         if not _rest(delay, watched) or not os.path.isdir(_cell_file()) or daemonctl.running() \
                 or daemonctl.master_pid() != os.getpid():       # (another master started since)
@@ -187,22 +187,28 @@ def _rest(delay, watched):
             return False
 
 
-def _knobs():
-    """The master's knobs from the cell's condor_config (HTCondor's defaults for those
-    not set or not read)."""
-    found = dict(DEFAULTS)
+def _settings():
+    """(the master's knobs, whom an obituary goes to) from the cell's configuration: the
+    knobs of its condor_config (HTCondor's defaults for those not set or not read);
+    CONDOR_ADMIN, else sge_conf's administrator_mail ("" for none)."""
+    found, address = dict(DEFAULTS), ""
     try:
         from gridtools.cli.condor.machineviews import client_config
         conf = client_config()
-    except Exception:  # noqa: BLE001 - a configuration that does not read: the defaults
-        return found
+    except Exception:  # noqa: BLE001 - a configuration that does not read: the defaults, nobody
+        conf = {}
+    else:
+        address = str(conf.get("CONDOR_ADMIN") or "").strip()
+    if not address:
+        from gridtools.cli.sge.submit import global_value
+        address = str(global_value("administrator_mail", "") or "").strip()
     for name, default in DEFAULTS.items():
         try:
             value = type(default)(str(conf.get(name)).strip()) if conf.get(name) is not None else default
         except ValueError:
             value = default
         found[name] = value if value >= (0 if name == "MASTER_BACKOFF_FACTOR" else 1) else default
-    return found
+    return found, "" if address.lower() == "none" else address
 
 
 def _log(level, text):
@@ -214,18 +220,18 @@ def _log(level, text):
 
 
 def _tail(path, count, offset=0):
+    """The last ``count`` lines of ``path`` after ``offset`` (read from its last 64 KiB)."""
     try:
         with open(path, "rb") as fh:
-            fh.seek(offset)
+            fh.seek(max(offset, os.fstat(fh.fileno()).st_size - 65536))
             return fh.read().decode("utf-8", "replace").splitlines()[-count:]
     except OSError:
         return []
 
 
-def _obituary(status, what, delay, count, out_at):
-    """Mail the administrator of the daemon's death, as HTCondor's master does."""
+def _obituary(status, what, delay, count, out_at, address):
+    """Mail ``address`` of the daemon's death, as HTCondor's master does."""
     from gridtools import cell, mail
-    address = _admin()
     if not address:
         return
     host = cell.hostname()
@@ -242,15 +248,3 @@ def _obituary(status, what, delay, count, out_at):
     if problem:
         _log("W", f"the obituary to {address} was not sent: {problem}")
 
-
-def _admin():
-    """Whom the obituary goes to: CONDOR_ADMIN, else administrator_mail (unless none)."""
-    try:
-        from gridtools.cli.condor.machineviews import client_config
-        address = str(client_config().get("CONDOR_ADMIN") or "").strip()
-    except Exception:  # noqa: BLE001 - a configuration that does not read names nobody
-        address = ""
-    if not address:
-        from gridtools.cli.sge.submit import global_value
-        address = str(global_value("administrator_mail", "") or "").strip()
-    return "" if address.lower() == "none" else address

@@ -32,8 +32,6 @@ from gridtools.sched.snapshot import JobOrder
 
 _NO_MEMBERS = Members()
 _NO_TICKETS = (0.0, 0.0, 0.0, 0.0)          # total, override, functional, share tree
-#: the numbers of a job no policy looked at (kept back: held, waiting for a time or a job)
-KEPT_BACK = JobOrder(prio=0.0, npprior=0.0, nurg=0.0, ntckts=0.0)
 
 
 def _eligible(job, snap):
@@ -290,10 +288,10 @@ def by_job_prio(ordered):
 
 
 def _with_rest(snap, ordered, numbers):
-    """The ordered jobs, then those kept back (holds, start time, dependencies) by submission."""
+    """The ordered jobs, then those kept back (holds, start time, dependencies) by
+    submission. No policy looked at these: they get no numbers (the daemon shows those
+    of the last pass that ordered them, as Grid Engine's qstat does; none: 0)."""
     ordered = by_job_prio(ordered)
     placed = {job.id for job in ordered}
     rest = sorted((j for j in snap.jobs if j.id not in placed), key=lambda j: (j.submit_time, j.id))
-    for job in rest:
-        numbers.setdefault(job.id, KEPT_BACK)
     return ordered + rest, numbers

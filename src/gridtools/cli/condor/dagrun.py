@@ -213,18 +213,13 @@ class Runner(NodeScripts, NodesLog, ServiceNodes):
         before any node job writes to it (in a folder others may write to, another user
         could make it first); why the DAG cannot run when it is not a regular file of
         the owner's (what it says is not taken), else None."""
-        import stat
+        from gridtools.ownfiles import claim
         try:
-            fd = os.open(self.nodes_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
-                         0o644)
+            claim(self.nodes_log)
+        except PermissionError:
+            return f"the nodes log {self.nodes_log} is not a file of yours: what it says is not taken"
         except OSError as exc:
             return f"the nodes log {self.nodes_log} cannot be opened: {exc.strerror}"
-        try:
-            st = os.fstat(fd)
-        finally:
-            os.close(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
-            return f"the nodes log {self.nodes_log} is not a file of yours: what it says is not taken"
         return None
 
     def write_metrics(self, code):

@@ -122,11 +122,10 @@ def _pairs(mapping):
 def _env(spec):
     """The job's variables, TERM first when it has none of its own (as Grid Engine's qsub
     records it, without a value: the job gets it empty)."""
-    env = {} if "TERM" in (spec.get("env") or {}) or (spec.get("export_all") and "TERM" in (
-        spec.get("submit_env") or {})) else {"TERM": ""}
-    if spec.get("export_all"):
-        env.update(spec.get("submit_env") or {})
+    env = dict(spec.get("submit_env") or {}) if spec.get("export_all") else {}
     env.update(spec.get("env") or {})
+    if "TERM" not in env:
+        env = {"TERM": "", **env}
     return ",".join(f"{k}={v}" if v != "" else f"{k}=NONE" for k, v in env.items())
 
 

@@ -32,13 +32,18 @@ def is_special(stripped):
     """True when a line (stripped) that is no command nor queue statement is one of the
     statements this module reads."""
     word = stripped.split(None, 1)[0].lower() if stripped else ""
-    if word in CONDITIONS:
-        return True
-    head, colon, _rest = stripped.partition(":")
-    if colon and head.split(None, 1) and head.split(None, 1)[0].lstrip("@").lower() in ("include", "error", "warning"):
+    if word in CONDITIONS or _keyword(stripped):
         return True
     name, at, _tag = stripped.partition("@=")
     return bool(at) and S.assignment(name.strip() + " =") is not None
+
+
+def _keyword(stripped):
+    """``include``, ``error`` or ``warning`` for a line ``KEYWORD [words] : text``, else ""."""
+    head, colon, _text = stripped.partition(":")
+    words = head.split(None, 1) if colon else ()
+    found = words[0].lstrip("@").lower() if words else ""
+    return found if found in ("include", "error", "warning") else ""
 
 
 class _Macros:
@@ -78,26 +83,28 @@ def _read(desc, macros, blocks, text, source, depth):
             continue
         word, _blank, rest = stripped.partition(" ")
         word = word.lower()
-        if word in CONDITIONS and S.assignment(stripped) is None:
+        assigns = S.assignment(stripped) is not None
+        if word in CONDITIONS and not assigns:
             blocks.step(word, rest.strip() if word in ("if", "elif") else "", number)
             continue
         if not blocks.reading:
             continue
-        head, colon, target = stripped.partition(":")
-        keyword = head.split(None, 1)[0].lstrip("@").lower() if colon and head.split() else ""
-        if keyword == "include" and S.assignment(stripped) is None:
+        keyword = "" if assigns else _keyword(stripped)
+        head, _colon, target = stripped.partition(":")
+        if keyword == "include":
             _include(desc, macros, blocks, head, target.strip(), number, source, depth)
             continue
-        if keyword in ("error", "warning") and S.assignment(stripped) is None:
+        if keyword:
             said = macros.expand(target.strip())
             if keyword == "warning":
                 sys.stderr.write(f'Warning "{source}", Line {number}: {said}\n')
                 continue
             raise InputError(f'Error "{source}", Line {number}: {said}')
         name, at, tag = stripped.partition("@=")
-        if at and S.assignment(name.strip() + " =") is not None:
+        here = S.assignment(name.strip() + " =") if at else None
+        if here is not None:
             value = _here_text(lines, tag.strip(), number, source)
-            kind, found, _value = S.assignment(name.strip() + " =")
+            kind, found, _value = here
             desc.statements.append(S.Assignment(found, value, kind, number))
             macros.values[found.lower()] = value
             continue
