@@ -29,12 +29,8 @@ def daemon_pid(cell):
 
 
 def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as fh:
-        return fh.read().split(")")[-1].split()[0] != "Z"
+    from qtools import process_state
+    return process_state(pid) not in (None, "Z")
 
 
 def poke(cell):

@@ -31,11 +31,8 @@ def daemon_pid(cell):
 
 
 def _ended(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
+    from qtools import process_state
+    return process_state(pid) in (None, "Z")
 
 
 def stop_promptly(cell):

@@ -34,11 +34,8 @@ def _shepherd(cell, jid, task=1):
 
 
 def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ")[1][0] != "Z"
-    except FileNotFoundError:
-        return False
+    from qtools import process_state
+    return process_state(pid) not in (None, "Z")
 
 
 def _victim_and_successor(cell, workdir):

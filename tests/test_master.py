@@ -24,11 +24,8 @@ def _pid(cell, name):
 
 
 def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
+    from qtools import process_state
+    return process_state(pid) not in (None, "Z")
 
 
 def _parent(pid):

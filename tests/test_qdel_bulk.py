@@ -54,12 +54,8 @@ def journal_path(cell):
 
 
 def daemon_gone(cell, pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    with open(f"/proc/{pid}/stat") as fh:
-        return fh.read().split(")")[-1].split()[0] == "Z"
+    from qtools import process_state
+    return process_state(pid) in (None, "Z")
 
 
 def submit_as(cell, user, count, workdir):
