@@ -497,3 +497,20 @@ def test_condor_version_prints_the_version_or_the_platforms_parts(cell):
     assert proc.stderr.startswith("ERROR: unrecognized argument: '-x'\nUsage: condor_version [options]\n")
     proc = cell.run("condor_version", "now")
     assert (proc.returncode, proc.stderr.splitlines()[0]) == (1, "ERROR: invalid argument: 'now'")
+
+
+def test_a_cluster_submitted_on_hold_shows_its_reason_before_and_after_the_daemon_takes_it_in(cell, workdir):
+    """condor_q lists a cluster the daemon has not taken in yet with the hold reason and
+    code its ad gives (submitted on hold: code 15), as it will once the daemon keeps them."""
+    from condortools import submit
+    cell.stop_daemon()
+    cluster = submit(cell, 'executable = /bin/sleep\narguments = 300\nhold = true\nqueue\n', cwd=workdir)
+    reason = "submitted on hold at user's request"
+    before = cell.run("condor_q", str(cluster), "-af", "HoldReason", "HoldReasonCode")
+    held = cell.run("condor_q", "-hold").stdout.split("\n")
+    assert (before.returncode, before.stdout) == (0, f"{reason} 15\n")
+    assert held[4].startswith(f"{cluster:4d}.0  ") and held[4].endswith(f"  15/0   {reason}")
+    cell.start_daemon()
+    after = cell.run("condor_q", str(cluster), "-af", "HoldReason", "HoldReasonCode")
+    assert (after.returncode, after.stdout) == (0, f"{reason} 15\n")
+    assert cell.run("condor_q", "-hold").stdout.split("\n")[4] == held[4]

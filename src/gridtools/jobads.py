@@ -127,6 +127,21 @@ def job_ad(spec, task=None, number=1, job_hold="", deleted=False, condor=None):
     return ad
 
 
+def hold_at_submit(job, when):
+    """The hold bookkeeping (``Job.condor["hold"]``: reason, code, subcode, since) of an
+    HTCondor cluster submitted on hold, from its first proc's ad (None when it is not
+    held or its ad gives no reason). The daemon records it as it takes the job in;
+    condor_q shows a job not taken in yet by the same words."""
+    if not job.hold:
+        return None
+    number = job.numbers()[0]
+    first = job_ad(job.spec, job.tasks.get(number), number, job.hold, job.deleted, job.condor)
+    reason = first.eval("HoldReason")
+    if not isinstance(reason, str):
+        return None
+    return [reason, ad_int(first.eval("HoldReasonCode")), ad_int(first.eval("HoldReasonSubCode")), int(when)]
+
+
 def job_ads(job, numbers=None):
     """The ads of a ``model.job.Job``'s tasks (all of them, or ``numbers``)."""
     numbers = job.numbers() if numbers is None else numbers
@@ -561,6 +576,11 @@ def memory_figures(usage):
     elif vmem:
         found["MemoryUsage"] = -(-vmem // (1024 * 1024))
     return found
+
+
+def ad_int(value):
+    """A whole number of an ad's value (0 for anything else, infinity and NaN too)."""
+    return int(value) if type(value) in (int, float) and value - value == 0 else 0
 
 
 def _whole(value):

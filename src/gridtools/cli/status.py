@@ -285,6 +285,12 @@ def _add_unprocessed(snap, spec, asks=None):
     from gridtools.model.job import Job
     from gridtools.spool.rows import condor_info, private_facts
     job = Job(spec)
+    if spec.get("condor_ad") and spec.get("user_hold"):   # (its hold's words, as the daemon will keep them)
+        from gridtools.jobads import hold_at_submit
+        job.hold = "u"
+        hold = hold_at_submit(job, spec["submit_time"])
+        if hold:
+            job.condor["hold"] = hold
     if spec.get("per_job_requests"):
         snap["jobs"][spec["id"]]["per_job"] = list(spec["per_job_requests"])
     snap["jobs"][spec["id"]]["condor"] = condor_info(job)

@@ -179,10 +179,9 @@ def submitted(state, job, now):
     cluster materialized late, for the procs it makes: ``daemon.factory``)."""
     if not is_condor(job):
         return
-    first = proc_ad(job, job.numbers()[0])
-    if job.hold and isinstance(first.eval("HoldReason"), str):
-        job.condor["hold"] = [first.eval("HoldReason"), _int(first.eval("HoldReasonCode")),
-                              _int(first.eval("HoldReasonSubCode")), int(now)]
+    hold = jobads.hold_at_submit(job, now)
+    if hold:
+        job.condor["hold"] = hold
     from gridtools.daemon import factory
     if factory.taken_in(state, job, now):
         return
@@ -682,9 +681,7 @@ def _text(value):
     return value if isinstance(value, str) else ""
 
 
-def _int(value):
-    """A whole number of an ad's value (0 for anything else, infinity and NaN too)."""
-    return int(value) if type(value) in (int, float) and value - value == 0 else 0
+_int = jobads.ad_int
 
 
 def _strerror(err):
