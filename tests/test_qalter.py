@@ -51,6 +51,30 @@ def test_rename_pending_job(cell, workdir):
     assert field_of(cell, jid, "version") == "2"
 
 
+def test_version_counts_alterations_and_hold_changes_as_in_the_capture(cell, workdir, users):
+    """The capture qstat-j-pending-alarm.txt's job reached version 7 by one qalter -N and
+    six qhold/qrls that were allowed; qalter -w e/-w v, a denied hold and qmod -sj do not
+    count. A hold change that finds the hold already set counts too (Grid Engine counts
+    each allowed request); the count survives a restart, in the text and the XML."""
+    owner = users[0]
+    jid = jid_of(cell.qsub("-b", "y", "-l", "h=nosuchhost", "sleep", "30", cwd=workdir, user=owner))
+    assert field_of(cell, jid, "version") is None
+    steps = [(owner, "qalter", "-N", "renamed_pend"), (owner, "qalter", "-w", "e"), (owner, "qalter", "-w", "v"),
+             (owner, "qhold"), (owner, "qrls"), ("root", "qhold", "-h", "o"), ("root", "qhold", "-h", "s"),
+             (owner, "qhold", "-h", "s"), ("root", "qrls", "-h", "o"), ("root", "qrls", "-h", "s"),
+             (owner, "qmod", "-sj")]
+    for who, *argv in steps:
+        cell.run(*argv, str(jid), user=None if who == "root" else who)
+    assert field_of(cell, jid, "version") == "7"
+    cell.run("qhold", str(jid), user=owner, check=True)
+    cell.run("qhold", str(jid), user=owner, check=True)
+    assert field_of(cell, jid, "version") == "9"
+    cell.stop_daemon()
+    cell.start_daemon()
+    assert field_of(cell, jid, "version") == "9"
+    assert "<JB_version>9</JB_version>" in cell.run("qstat", "-j", str(jid), "-xml").stdout
+
+
 def test_name_survives_a_daemon_restart_and_finds_dependants(cell, workdir):
     jid = jid_of(cell.qsub("-h", "-b", "y", "true", cwd=workdir))
     cell.run("qalter", "-N", "kept", str(jid), check=True)

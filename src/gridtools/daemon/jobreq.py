@@ -199,6 +199,8 @@ def hold(state, dispatcher, req, now):
             done.append(outcome(target, denied=True))
             continue
         setting = on or job.id in before            # (as the first time: see answered_before)
+        if job.id not in before:
+            job.mods += 1                           # (a modification, changed or not, as Grid Engine counts)
         if not target.get("tasks") and not job.is_array:
             done.append((job.id, _whole_changed(job, letters, setting)))
         else:

@@ -165,7 +165,7 @@ class Job:
     the reason Task is one."""
 
     __slots__ = ("spec", "tasks", "hold", "deleted", "deleted_at", "version", "condor", "cache", "id",
-                 "filed", "derived")
+                 "filed", "derived", "mods")
     __hash__ = None
 
     def __init__(self, spec, tasks=None, hold="", deleted=False, deleted_at=0.0, version=0, condor=None,
@@ -183,10 +183,13 @@ class Job:
         #: or None while there is none): the state file leaves them out
         self.filed = None
         self.derived = None                             # see spec_cache
+        #: hold changes (qhold, qrls) since submission: with the description's own count of
+        #: alterations they make the version qstat -j shows, as Grid Engine counts them
+        self.mods = 0
 
     def _values(self):
         return (self.spec, self.tasks, self.hold, self.deleted, self.deleted_at, self.version, self.condor,
-                self.id)
+                self.id, self.mods)
 
     def __eq__(self, other):
         if other.__class__ is not Job:
@@ -321,6 +324,8 @@ class Job:
             data["deleted_at"] = self.deleted_at
         if self.condor:
             data["condor"] = self.condor
+        if self.mods:
+            data["mods"] = self.mods
         return data, ended
 
     def filed_ended(self, data, ended):
@@ -343,6 +348,8 @@ class Job:
         job.deleted = bool(state.get("deleted", False))
         job.deleted_at = float(state.get("deleted_at") or 0.0)
         job.condor = dict(state.get("condor") or {}) if isinstance(state.get("condor"), dict) else {}
+        mods = state.get("mods")
+        job.mods = mods if type(mods) is int and mods > 0 else 0
         for key, data in (state.get("tasks") or {}).items():
             job.tasks[int(key)] = Task.from_dict(int(key), data)
         filed = {int(n) for n in state.get("ended") or ()}

@@ -68,7 +68,8 @@ def resolve(identifiers, snap):
 
 
 def load_spec(job_id, snap):
-    """The job description and task states from the spool (what the snapshot knows otherwise)."""
+    """The job description and task states from the spool (what the snapshot knows
+    otherwise); its ``version`` counts the job's alterations and hold changes."""
     from gridtools.spool import jobs as jobstore
     try:
         spec = jobstore.read_spec(job_id)
@@ -79,6 +80,9 @@ def load_spec(job_id, snap):
         spec = (snap.get("unprocessed") or {}).get(job_id)      # the caller's, not taken in yet
     if spec is None:
         spec = _spec_from_info(job_id, snap["jobs"].get(job_id, {}))
+    mods = state.get("mods")
+    if type(mods) is int and mods > 0:      # (hold changes count as modifications too)
+        spec = dict(spec, version=int(spec.get("version") or 0) + mods)
     return spec, state
 
 
