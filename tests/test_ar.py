@@ -159,6 +159,33 @@ def test_qsub_ar_refusals(cell, users):
     assert cell.qsub("-ar", str(everyone), "-b", "y", "true", user="gtalice").returncode == 0
 
 
+def test_a_job_of_a_reservation_is_verified_against_it_as_with_w_e(cell):
+    """As Grid Engine's clients: -ar without -w means -w e (qstat -j: verify_suitable_queues 2,
+    as capture qstat-j-ar-job.txt shows), and the job is verified against what the
+    reservation holds, whenever its window starts; -w n skips that, -w w is 1."""
+    later = ar_of(cell.run("qrsub", "-a", at(3600), "-d", "1:0:0", "-N", "later"))
+    job = jid_of(cell.qsub("-h", "-ar", str(later), "-N", "in_ar_future", "-b", "y", "true"))
+    shown = cell.run("qstat", "-j", str(job)).stdout
+    _, captured = reference("qstat-j-ar-job.txt")
+    wanted = [line for line in captured.splitlines() if line.startswith(("verify_suitable_queues:", "ar_id:"))]
+    assert wanted == ["verify_suitable_queues:     2", "ar_id:                      7"]
+    assert [line for line in shown.splitlines() if line.startswith(("verify_suitable_queues:", "ar_id:"))] == [
+        wanted[0], f"ar_id:                      {later}"]
+    assert "<JB_verify_suitable_queues>2</JB_verify_suitable_queues>" in \
+        cell.run("qstat", "-j", str(job), "-xml").stdout
+    too_big = cell.qsub("-ar", str(later), "-pe", "smp", "2", "-b", "y", "true")
+    assert (too_big.returncode, too_big.stderr) == (
+        1, "Unable to run job: error: no suitable queues\nExiting.\n")     # (it holds one slot)
+    elsewhere = cell.qsub("-ar", str(later), "-l", "h=nosuchhost", "-b", "y", "true")
+    assert elsewhere.returncode == 1
+    unchecked = jid_of(cell.qsub("-h", "-ar", str(later), "-w", "n", "-l", "h=nosuchhost", "-b", "y", "true"))
+    assert "verify_suitable_queues" not in cell.run("qstat", "-j", str(unchecked)).stdout
+    warned = jid_of(cell.qsub("-h", "-w", "w", "-b", "y", "true"))
+    assert "verify_suitable_queues:     1\n" in cell.run("qstat", "-j", str(warned)).stdout
+    cleared = jid_of(cell.qsub("-h", "-w", "n", "-clear", "-ar", str(later), "-b", "y", "true"))
+    assert "verify_suitable_queues:     2\n" in cell.run("qstat", "-j", str(cleared)).stdout
+
+
 def test_reserved_slots_serve_only_the_reservations_jobs(cell, workdir):
     ar = ar_of(cell.run("qrsub", "-d", "1:0:0", "-N", "held"))
     outside = [jid_of(cell.qsub("-b", "y", "sleep", "60")) for _ in range(2)]

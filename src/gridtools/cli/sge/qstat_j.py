@@ -18,7 +18,7 @@ from gridtools.cli.sge import qstat_msgs, qstat_text
 WIDTH = 28
 RULE = "=" * 62
 #: qsub -w letters as Grid Engine numbers them (verify_suitable_queues)
-VERIFY = {"e": 1, "w": 2, "v": 3, "p": 4}
+VERIFY = {"w": 1, "e": 2, "v": 3, "p": 4}
 
 
 def field(label, value):

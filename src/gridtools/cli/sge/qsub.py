@@ -90,6 +90,8 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
     options.parse(list(argv), req, ctx, allowed=allowed)
     if prog == "qsub":
         options.refuse_unknown(ctx)
+    if req.get("ar") and "-w" not in ctx.seen[_last_clear(ctx.seen):]:
+        req["verify"] = "e"             # (as Grid Engine's clients: -ar without -w means -w e)
     submit.check_request(req, new_job=True)
     submit.slots_as_pe(req)
     if binary:
@@ -98,6 +100,11 @@ def build(argv, stdin=None, prog="qsub", cwd=None, allowed=EVERYTHING, binary=Fa
         name = rest[0] if rest and rest[0] != "-" else "STDIN"
         command, args = None, rest[1:]
     return req, script, ctx.client, name, command, args
+
+
+def _last_clear(seen):
+    """Where the options that count start: after the last -clear."""
+    return max((i for i, word in enumerate(seen) if word == "-clear"), default=-1) + 1
 
 
 def _check_admission(req, conf):
@@ -156,14 +163,14 @@ def _submit(argv, prog):
         req, name, command, args = jsv.verify(client["jsv"], req, name, command, args,
                                               submit.submitter(cwd), prog, cwd)
     conf = cellfacts.attributes(cell.etc("conf", "global"))
+    if req.get("ar"):
+        _check_ar(req)
     if req["verify"] in ("e", "v", "w", "p"):
         from gridtools.cli.sge import verify
         code = verify.report(req, client, prog)
         if code is not None:
             return code
     _check_admission(req, conf)
-    if req.get("ar"):
-        _check_ar(req)
     submit.check_like_daemon(req)
     spec = submit.finish_spec(req, 1, name, cwd, args, command)
     submit.check_spec(spec, script, conf)

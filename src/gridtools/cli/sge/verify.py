@@ -58,6 +58,8 @@ def check_spec(spec, use_load=False, running=()):
                      submit_time=float(spec.get("submit_time") or 0.0), tasks=(1,),
                      priority=int(spec.get("priority") or 0))
     snap = cell_snapshot(conf, (job,), running, use_load)
+    if spec.get("ar"):
+        snap = _inside_reservation(snap, int(spec["ar"]), table)
     decisions = cycle(snap)
     if decisions.starts:
         return True, [], sum(slots for _q, _h, slots in decisions.starts[0].granted)
@@ -66,6 +68,23 @@ def check_spec(spec, use_load=False, running=()):
         reasons = _full_as_short(reasons, req)
     lines = [sge_reasons.render(r, spec["owner"]) for r in reasons]
     return False, lines, 0
+
+
+def _inside_reservation(snap, ar_id, table):
+    """``snap`` with the job's advance reservation in it, at a time inside its window: as
+    Grid Engine verifies a job of a reservation against what the reservation holds,
+    whenever it starts. (A reservation that is not stored is left out: the submission
+    is refused for it before.)"""
+    from gridtools.sched import ar as sched_ar
+    from gridtools.spool import ars
+    data = ars.read(ar_id)
+    try:
+        held = sched_ar.advance_reservation(data, table) if data is not None else None
+    except (KeyError, TypeError, ValueError):
+        held = None
+    if held is None:
+        return snap
+    return dataclasses.replace(snap, ars={ar_id: held}, now=max(snap.now, held.start))
 
 
 def _full_as_short(reasons, req):
