@@ -38,6 +38,8 @@ def test_qrsh_environment(cell, workdir):
     env = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
     assert env["JOB_SCRIPT"] == "QRSH" and env["QRSH_COMMAND"] == "env"
     assert env["JOB_NAME"] == "env" and env["NSLOTS"] == "1"
+    # its streams are qrsh's: the paths say /dev/null, as in the capture
+    assert [env[f"SGE_{s}_PATH"] for s in ("STDIN", "STDOUT", "STDERR")] == ["/dev/null"] * 3
     # the caller's terminal type (capture qrsh-b-n-env: TERM=xterm); -v still wins
     shown = cell.run("qrsh", "echo $TERM", cwd=workdir, env={"TERM": "vt100"}).stdout
     assert shown == "vt100\n"

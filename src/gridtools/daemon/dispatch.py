@@ -366,7 +366,7 @@ def _task_context(job, number, granted, q, gconf, pe=""):
     for stream, key, postfix in (("o", "stdout", None), ("e", "stderr", None), ("i", "stdin", None),
                                  ("o", "pe_stdout", "po"), ("e", "pe_stderr", "pe")):
         ctx[key], name = plan_mod.output_path(spec, stream, pseudo, cwd, host, number, is_array, postfix)
-        if name:
+        if name and not spec.get("interactive"):     # (qrsh's streams are its FIFOs, never folders)
             names[key] = name
     ctx["job_shell"] = plan_mod.pick_shell(spec, host, pseudo)
     if ctx["shell_start_mode"] == "unix_behavior":

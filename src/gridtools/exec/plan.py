@@ -140,6 +140,8 @@ def grid_variables(spec, task, ctx):
         "SGE_STDOUT_PATH": ctx["stdout"], "SGE_STDERR_PATH": ctx["stderr"],
         "SGE_STDIN_PATH": ctx["stdin"], "TMPDIR": ctx["tmpdir"]["path"], "TMP": ctx["tmpdir"]["path"],
     })
+    if spec.get("interactive"):         # (qrsh: its streams are qrsh's own, no files: as Grid Engine's)
+        env.update(SGE_STDOUT_PATH="/dev/null", SGE_STDERR_PATH="/dev/null", SGE_STDIN_PATH="/dev/null")
     env.update(_task_env(spec, task))
     if spec.get("pe"):
         env["PE"] = ctx["pe_name"]
