@@ -52,6 +52,57 @@ def test_totals_and_cluster_zero(cell, workdir):
                            f"All jobs in cluster {b} have been marked for removal\n")
 
 
+def test_long_prints_the_result_ad(cell, workdir, users):
+    """-long prints the ad HTCondor's schedd answers an action with, then a blank line,
+    before the usual lines: job_C_P = each named job's result (1 done, 2 not found, 4
+    already done, 5 denied), ActionResultType 1, JobAction (1 hold, 2 release, 3 remove),
+    ActionResult (1 when any job was acted on), TotalJobAds and IsQueueSuperUser; with
+    -totals of a constraint, result_total_N counts and ActionResultType 2."""
+    cluster = submit(cell, SLEEP + "hold = true\nqueue 2\n", cwd=workdir)
+    removed = cell.run("condor_rm", "-l", f"{cluster}.0", f"{cluster}.7")
+    assert (removed.returncode, removed.stderr) == (1, f"Job {cluster}.7 not found\n")
+    assert removed.stdout == (f"job_{cluster}_0 = 1\njob_{cluster}_7 = 2\nActionResultType = 1\nJobAction = 3\n"
+                              "ActionResult = 1\nTotalJobAds = 2\nIsQueueSuperUser = true\n\n"
+                              f"Job {cluster}.0 marked for removal\n")
+    again = cell.run("condor_hold", "-long", "-constraint", f"ClusterId == {cluster}")
+    assert again.returncode == 1
+    assert again.stdout == (f"job_{cluster}_1 = 4\nActionResultType = 1\nJobAction = 1\nActionResult = 0\n"
+                            "TotalJobAds = 1\nIsQueueSuperUser = true\n\n")
+    theirs = cell.run("condor_release", "-long", f"{cluster}.1", user=users[0])
+    assert theirs.stdout.startswith(f"job_{cluster}_1 = 5\nActionResultType = 1\nJobAction = 2\nActionResult = 0\n")
+    assert theirs.stdout.endswith("IsQueueSuperUser = false\n\n")
+    totals = cell.run("condor_release", "-long", "-totals", str(cluster))
+    assert (totals.returncode, totals.stderr) == (0, "")
+    assert totals.stdout == ("result_total_0 = 0\nresult_total_1 = 1\nresult_total_2 = 0\nresult_total_3 = 0\n"
+                             "result_total_4 = 0\nresult_total_5 = 0\nresult_total_6 = 0\nActionResultType = 2\n"
+                             "JobAction = 2\nActionResult = 1\nTotalJobAds = 1\nIsQueueSuperUser = true\n\n"
+                             f"All jobs in cluster {cluster} have been released\n")
+
+
+def test_options_and_usage_as_htcondor_24(cell, workdir):
+    """The usage (on stderr, -help's too, exit 0) lists HTCondor 24's options with each
+    tool's own; an unknown option is named before it (exit 1); -debug is taken, -addr
+    takes a sinful string and refuses anything else in HTCondor's words."""
+    helped = cell.run("condor_hold", "-help")
+    assert (helped.returncode, helped.stdout) == (0, "")
+    assert helped.stderr.startswith("Usage: condor_hold [options] [constraints]\n where [options] is zero or more of:\n"
+                                    "  -help               Display this message and exit\n"
+                                    "  -version            Display version information and exit\n"
+                                    "  -long               Display full result classad\n")
+    assert "  -reason reason      Use the given HoldReason\n  -subcode number     Set HoldReasonSubCode\n" in helped.stderr
+    assert "  -reason reason      Use the given ReleaseReason\n and where" in cell.run("condor_release", "-h").stderr
+    bad = cell.run("condor_rm", "-bogus", "1")
+    assert bad.returncode == 1 and bad.stderr.startswith("Unrecognized option: -bogus\nUsage: condor_rm [options]")
+    assert "(only affects jobs already being removed)\n" in bad.stderr
+    address = cell.run("condor_rm", "-addr", "nowhere", "1")
+    assert (address.returncode, address.stderr) == (1, 'condor_rm: "nowhere" is not a valid address\n'
+                                                       "Should be of the form <ip.address.here:port>\n"
+                                                       "For example: <123.456.789.123:6789>\n")
+    cluster = submit(cell, SLEEP + "hold = true\nqueue\n", cwd=workdir)
+    done = cell.run("condor_rm", "-debug", "-addr", "<127.0.0.1:9618>", str(cluster))
+    assert (done.returncode, done.stdout) == (0, f"All jobs in cluster {cluster} have been marked for removal\n")
+
+
 def test_rm_by_user_constraint_and_all(cell, workdir):
     a = submit(cell, SLEEP + "+Tag = 1\nhold = true\nqueue\n", cwd=workdir)
     b = submit(cell, SLEEP + "+Tag = 2\nhold = true\nqueue\n", cwd=workdir, name="b.sub")

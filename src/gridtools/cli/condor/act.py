@@ -43,9 +43,13 @@ USAGE = """\
 Usage: {prog} [options] [constraints]
  where [options] is zero or more of:
   -help               Display this message and exit
-  -name schedd_name   Connect to the given schedd
-  -reason reason      Use the given reason
+  -version            Display version information and exit
+  -long               Display full result classad
   -totals             Display success/failure totals
+  -debug              Display debugging information while running
+  -name schedd_name   Connect to the given schedd
+  -pool hostname      Use the given central manager to find daemons
+  -addr <ip:port>     Connect directly to the given "sinful string"
 {extra} and where [constraints] is one of:
   cluster.proc        {verb} the given job
   cluster             {verb} the given cluster of jobs
@@ -53,6 +57,16 @@ Usage: {prog} [options] [constraints]
   -constraint expr    {verb} all jobs matching the boolean expression
   -all                {verb} all jobs (cannot be used with other constraints)
 """
+
+#: each tool's own lines of its usage
+_EXTRA = {
+    "condor_rm": "  -reason reason      Use the given RemoveReason\n"
+                 "  -forcex             Force the immediate local removal of jobs in the X state\n"
+                 "                      (only affects jobs already being removed)\n",
+    "condor_hold": "  -reason reason      Use the given HoldReason\n"
+                   "  -subcode number     Set HoldReasonSubCode\n",
+    "condor_release": "  -reason reason      Use the given ReleaseReason\n",
+}
 
 
 class Options:
@@ -67,6 +81,7 @@ class Options:
         self.help = False
         self.version = False
         self.totals = False
+        self.long = False          # -long: the result ad
         self.bad_words = False     # an argument refused with its own line (cluster 0)
 
 
@@ -87,10 +102,15 @@ def parse_args(argv, prog):
                 continue
             opts.selection.add_word(arg)
             opts.words.append(arg)
+        elif arg.partition(":")[0] != "-" and _is(arg.partition(":")[0], "debug"):
+            continue                       # (-debug[:categories]: there is no debugging log to show)
+        elif _is(arg, "long"):
+            opts.long = True
         elif _is(arg, "totals", 3):
             opts.totals = True
         elif _is(arg, "help"):
             opts.help = True
+            break                          # (HTCondor's stops at -help)
         elif _is(arg, "all"):
             opts.all = True
         elif _is(arg, "forcex", 1 if prog == "condor_rm" else 2):
@@ -105,12 +125,15 @@ def parse_args(argv, prog):
             opts.subcode = _subcode(_value(args, arg, prog, dash_ok=True))
         elif _is(arg, "name"):
             opts.schedd = _value(args, arg, prog)
-        elif _is(arg, "pool", 2):
+        elif _is(arg, "pool"):
             _value(args, arg, prog)
+        elif _is(arg, "addr", 2):
+            _address(_value(args, arg, prog), prog)
         elif _is(arg, "version"):
             opts.version = True
+            break                          # (HTCondor's stops at -version)
         else:
-            raise UsageError(f"Unrecognized option: {arg}", 1)
+            raise UsageError(lines(f"Unrecognized option: {arg}", *usage(prog).splitlines()), 1)
     if opts.all and (opts.words or opts.selection.constraints):
         raise UsageError(f"{prog}: can't mix -all with other constraints", 1)
     return opts
@@ -128,6 +151,17 @@ def _value(args, arg, prog, dash_ok=False):
     return args.pop(0)
 
 
+def _address(text, prog):
+    """-addr's value: a sinful string (``<host:port>``, as HTCondor's checks it); the one
+    schedd of the cell is the one any address reaches."""
+    inner = text[1:-1] if text.startswith("<") and text.endswith(">") else ""
+    host, colon, port = inner.partition("?")[0].rpartition(":")
+    if not (host and colon and port.isdigit()):
+        raise UsageError(lines(f'{prog}: "{text}" is not a valid address',
+                               "Should be of the form <ip.address.here:port>",
+                               "For example: <123.456.789.123:6789>"), 1)
+
+
 def _subcode(text):
     try:
         return int(text)
@@ -136,10 +170,7 @@ def _subcode(text):
 
 
 def usage(prog):
-    extra = "  -forcex             Force the immediate local removal of jobs in the X state\n" \
-        if prog == "condor_rm" else "  -subcode number     Set HoldReasonSubCode\n" \
-        if prog == "condor_hold" else ""
-    return USAGE.format(prog=prog, verb=ACTIONS[prog].verb, extra=extra)
+    return USAGE.format(prog=prog, verb=ACTIONS[prog].verb, extra=_EXTRA[prog])
 
 
 # ---------------------------------------------------------------- main
@@ -154,7 +185,7 @@ def main(argv, prog="condor_rm"):
         if opts.help or not (opts.words or opts.all or opts.selection.constraints):
             if not opts.help:
                 sys.stderr.write("You did not specify any jobs\n")
-            (sys.stdout if opts.help else sys.stderr).write(usage(prog))
+            sys.stderr.write(usage(prog))           # (HTCondor's usage goes to stderr, -help's too)
             return 0 if opts.help else 1
         action = FORCEX if opts.forcex and prog == "condor_rm" else ACTIONS[prog]
         return run(opts, prog, action)
@@ -242,7 +273,10 @@ def _by_ids(snap, ids, action, opts, user):
         lines.append((line, kind))
         counts[kind] += 1
         failed |= 0 if kind == "ok" else 1
-    if opts.totals:
+    if opts.long:                              # (the ad of results per job, as the schedd answers a list)
+        codes = {(c, p): _RESULT_CODES[kind] for (c, p), (_line, kind) in zip(sorted(ids), lines)}
+        sys.stdout.write(_result_ad(codes, action, counts["ok"] > 0, snap, user))
+    elif opts.totals:
         sys.stdout.write(_totals_line(counts))
     for line, kind in lines:
         (sys.stdout if kind == "ok" else sys.stderr).write(line + "\n")
@@ -251,6 +285,33 @@ def _by_ids(snap, ids, action, opts, user):
 
 #: the outcomes -totals counts, in the order of its line
 _TOTALS = ("ok", "failed", "missing", "bad", "already", "denied")
+
+
+#: HTCondor's action_result_t number of each outcome (AR_ERROR, AR_SUCCESS, AR_NOT_FOUND,
+#: AR_BAD_STATUS, AR_ALREADY_DONE, AR_PERMISSION_DENIED)
+_RESULT_CODES = {"failed": 0, "ok": 1, "missing": 2, "bad": 3, "already": 4, "denied": 5}
+#: HTCondor's JobAction number of each action
+_JOB_ACTIONS = {"hold": 1, "release": 2, "remove": 3}
+
+
+def _result_ad(codes, action, acted, snap, user, totals=None):
+    """-long: the ad the schedd answers an action with, in long form and a blank line:
+    ``job_C_P`` = the result of each job (or, for -totals of a constraint,
+    ``result_total_N`` = how many had result N), then ActionResultType (1: per job,
+    2: totals), JobAction, ActionResult (1 when any job was acted on), TotalJobAds (the
+    jobs in the queue) and IsQueueSuperUser."""
+    if totals is None:
+        body = [f"job_{c}_{p} = {code}" for (c, p), code in sorted(codes.items())]
+    else:
+        body = [f"result_total_{code} = {totals.get(kind, 0)}"
+                for kind, code in sorted(_RESULT_CODES.items(), key=lambda item: item[1])]
+        body.append("result_total_6 = 0")      # (AR_LIMIT_EXCEEDED: no limit stops an action here)
+    number = 4 if action is FORCEX else _JOB_ACTIONS[action.verb]
+    superuser = "true" if user == "root" or _is_operator(user) else "false"
+    body += [f"ActionResultType = {1 if totals is None else 2}", f"JobAction = {number}",
+             f"ActionResult = {1 if acted else 0}", f"TotalJobAds = {len(Q.procs(snap))}",
+             f"IsQueueSuperUser = {superuser}"]
+    return "".join(line + "\n" for line in body) + "\n"
 
 
 def _totals_line(counts):
@@ -323,23 +384,33 @@ def _chosen(snap, opts, user):
     return [{"id": c, "tasks": None} for c in sorted({p.cluster for p in pool})]
 
 
-def _constraint_counts(snap, targets, answers):
-    """-totals of a constraint selection: each job it matched, by what happened to it."""
-    counts = dict.fromkeys(_TOTALS, 0)
+def _constraint_results(snap, targets, answers):
+    """What happened to each job a constraint selection matched: (cluster, proc) -> one
+    of ``_TOTALS``."""
     procs = {}
     for p in Q.procs(snap):
         procs.setdefault(p.cluster, set()).add(p.number)
     asked = {t["id"]: _expand(t["tasks"]) if t.get("tasks") else procs.get(t["id"], set()) for t in targets}
+    found = {}
     for a in answers:
-        if a.get("missing"):
-            counts["missing"] += len(asked.get(a["id"]) or ())
-        elif a.get("denied"):
-            counts["denied"] += len(asked.get(a["id"]) or ())
-        else:
-            counts["ok"] += len(_expand(a.get("done")))
-            counts["already"] += len(_expand(a.get("already")))
-            counts["bad"] += len(_expand(a.get("bad")))
-            counts["missing"] += len(_expand(a.get("gone")))
+        cluster = a["id"]
+        if a.get("missing") or a.get("denied"):
+            for number in asked.get(cluster) or ():
+                found[(cluster, number - 1)] = "missing" if a.get("missing") else "denied"
+            continue
+        matched = asked.get(cluster) or set()
+        for key, kind in (("done", "ok"), ("already", "already"), ("bad", "bad"), ("gone", "missing")):
+            for number in _expand(a.get(key)):
+                if number in matched or key != "gone":     # (a proc that had left is no match)
+                    found[(cluster, number - 1)] = kind
+    return found
+
+
+def _constraint_counts(results):
+    """-totals of a constraint selection: each job it matched, by what happened to it."""
+    counts = dict.fromkeys(_TOTALS, 0)
+    for kind in results.values():
+        counts[kind] += 1
     return counts
 
 
@@ -359,8 +430,14 @@ def _by_constraint(snap, opts, action, user, prog):
     targets = _chosen(snap, opts, user)
     answers = _send(action, opts, targets)
     acted = any(_expand(a.get("done")) for a in answers)
-    if opts.totals:
-        sys.stdout.write(_totals_line(_constraint_counts(snap, targets, answers)))
+    if opts.long or opts.totals:
+        results = _constraint_results(snap, targets, answers)
+        if opts.long:
+            totals = _constraint_counts(results) if opts.totals else None
+            sys.stdout.write(_result_ad({k: _RESULT_CODES[v] for k, v in results.items()}, action, acted,
+                                        snap, user, totals))
+        else:
+            sys.stdout.write(_totals_line(_constraint_counts(results)))
     words = _describe(opts, opts.selection)
     past = "marked for removal" if action is REMOVE else action.past
     if acted:
