@@ -55,6 +55,31 @@ def test_terse_dry_run_append_queue_batch_name_and_macros(cell, workdir):
     assert 'Cmd = "/bin/echo"' in text and "ClusterId = 1" in text and text.endswith("\n\n")
 
 
+def test_dump_writes_the_ads_and_queues_nothing(cell, workdir):
+    """-dump FILE writes the job ads (long form, a blank line after each; clusters from 1)
+    instead of submitting: "Storing job ClassAd(s)" with a dot per proc and HTCondor's
+    "submitted" line, or -terse's ranges; -dump - writes only the ads; with -dry-run, or
+    a file it cannot open, it is refused in HTCondor's words."""
+    write(os.path.join(workdir, "d.sub"), SLEEP + "queue 2\n")
+    before = cell.run("condor_q", "-af", "ClusterId").stdout
+    dumped = cell.run("condor_submit", "-dump", "ads.txt", "d.sub", cwd=workdir)
+    assert (dumped.returncode, dumped.stdout, dumped.stderr) == (
+        0, "Storing job ClassAd(s)..\n2 job(s) submitted to cluster 1.\n", "")
+    text = open(os.path.join(workdir, "ads.txt")).read()
+    ads = text.split("\n\n")
+    assert ads[2:] == [""] and ["ClusterId = 1" in ad and f"ProcId = {n}" in ad for n, ad in enumerate(ads[:2])] == [True] * 2
+    assert cell.run("condor_q", "-af", "ClusterId").stdout == before       # nothing queued
+    terse = cell.run("condor_submit", "-terse", "-dump", "ads.txt", "d.sub", cwd=workdir)
+    assert terse.stdout == "1.0 - 1.1\n"
+    to_stdout = cell.run("condor_submit", "-dump", "-", "d.sub", cwd=workdir)
+    assert to_stdout.stdout == text
+    both = cell.run("condor_submit", "-dump", "a", "-dry-run", "b", "d.sub", cwd=workdir)
+    assert (both.returncode, both.stderr) == (1, "condor_submit: -dry-run <file> and -dump <file> cannot be used together\n")
+    nowhere = cell.run("condor_submit", "-dump", "no/such/dir/ads", "d.sub", cwd=workdir)
+    assert nowhere.returncode == 1
+    assert nowhere.stderr.endswith("ERROR: Failed to open file to dump ClassAds into (No such file or directory)\n")
+
+
 def test_command_line_settings_stand_at_the_top_of_the_description(cell, workdir):
     write(os.path.join(workdir, "s.sub"), "executable = /bin/echo\nrequest_memory = 5\nqueue\n")
     dry = cell.run("condor_submit", "-dry-run", "-", "+Foo=3", "request_memory=77", "arguments=x",

@@ -71,7 +71,8 @@ def options():
     return {
         "file": None,           # None: stdin; "-": stdin, verbose
         "append": [], "queue": None, "terse": False, "verbose": False,
-        "dry_run": None,        # the file -dry-run writes the ads to ("-": stdout)
+        "dry_run": None,        # the file -dry-run (or -dump) writes the ads to ("-": stdout)
+        "dump": False,          # -dump: the ads are written as the submission's result
         "batch_name": None, "variables": {}, "schedd": None, "help": False,
         "knobs": {},            # the configuration's knobs a submission reads (submit_knobs)
         "factory": False,       # -factory: every cluster materialized late
@@ -297,8 +298,10 @@ def _submit(opts):
     if opts["dry_run"] is not None:
         if opts["dry_run"] == "-":
             output_is_the_result()
-        more().write_dry_run(opts["dry_run"], clusters)
-        if not opts["terse"] and opts["dry_run"] != "-":
+        more().write_dry_run(opts["dry_run"], clusters, opts["dump"])
+        if opts["dump"] and opts["dry_run"] != "-":
+            sys.stdout.write(more().dump_report(opts, clusters))
+        elif not opts["terse"] and opts["dry_run"] != "-":
             sys.stdout.write(summary(clusters, True))
         _warn(warnings)
         return 0

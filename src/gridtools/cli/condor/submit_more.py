@@ -28,6 +28,8 @@ Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
 \t        \t\tbut do not actually submit the job(s) to the SCHEDD
 \t-maxjobs <maxjobs>\tDo not submit if number of jobs would exceed <maxjobs>.
 \t-single-cluster\t\tDo not submit if more than one ClusterId is needed.
+\t-dump <filename>\tWrite job ClassAds to <filename> instead of
+\t                \tsubmitting to a schedd.
 \t-factory\t\tSubmit a late materialization job factory
 \t-name <name>\t\tsubmit to the specified schedd
 \t<attrib>=<value>\tSet <attrib>=<value> before reading the submit file.
@@ -45,8 +47,7 @@ def _prefix(arg, word, least):
 
 #: the options with a value: (name, fewest letters, the key of the options it sets; None:
 #: read and ignored)
-_VALUED = (("append", 1, "append"), ("batch-name", 1, "batch_name"), ("dry-run", 3, "dry_run"),
-           ("file", 2, "file"), ("name", 1, "schedd"), ("remote", 1, "schedd"),
+_VALUED = (("append", 1, "append"), ("batch-name", 1, "batch_name"), ("file", 2, "file"), ("name", 1, "schedd"), ("remote", 1, "schedd"),
            ("pool", 2, None), ("addr", 2, None))
 
 
@@ -66,6 +67,14 @@ def option(opts, arg, args):
         pass
     elif _prefix(arg, "single-cluster", 3):
         opts["single_cluster"] = True
+    elif _prefix(arg, "dump", 2) or _prefix(arg, "dry-run", 3):
+        dump = _prefix(arg, "dump", 2)
+        if opts["dry_run"] is not None and opts.get("dump", False) != dump:
+            raise UsageError("condor_submit: -dump <file> and -dry-run <file> cannot be used together" if dump
+                             else "condor_submit: -dry-run <file> and -dump <file> cannot be used together", 1)
+        if not args or (args[0].startswith("-") and args[0] != "-"):
+            raise UsageError(f"condor_submit: {arg} requires another argument", 1)
+        opts["dry_run"], opts["dump"] = args.pop(0), dump
     elif _prefix(arg, "maxjobs", 3):
         if not args:
             raise UsageError(f"condor_submit: {arg} requires another argument", 1)
@@ -179,8 +188,9 @@ def verbose_text(clusters):
     return "".join(f"\n** Proc {c}.{ad.eval('ProcId')}:\n{ad}" for c, ads in clusters for ad in ads)
 
 
-def write_dry_run(target, clusters):
-    """The ads in long form, a blank line after each, into ``target`` ("-": stdout)."""
+def write_dry_run(target, clusters, dump=False):
+    """The ads in long form, a blank line after each, into ``target`` ("-": stdout), for
+    -dry-run or (``dump``) -dump."""
     text = "".join(f"{ad}\n" for _c, ads in clusters for ad in ads)
     if target == "-":
         sys.stdout.write(text)
@@ -189,4 +199,18 @@ def write_dry_run(target, clusters):
         with open(target, "w", encoding="utf-8") as fh:
             fh.write(text)
     except OSError as exc:
-        raise InputError(f"ERROR: Failed to open file -dry-run output file ({exc.strerror})") from None
+        what = "to dump ClassAds into" if dump else "-dry-run output file"
+        raise InputError(f"ERROR: Failed to open file {what} ({exc.strerror})") from None
+
+
+def dump_report(opts, clusters):
+    """What -dump into a file prints (-dump - prints only the ads): the proc dots after
+    "Storing job ClassAd(s)" and a line per cluster, as a submission says them; -terse's
+    ranges, or -verbose's ads."""
+    if opts["terse"]:
+        return "".join(line + "\n" for line in terse_lines(clusters))
+    if opts["verbose"]:
+        return verbose_text(clusters)
+    dots = "".join("." for _c, ads in clusters for _ad in ads)
+    return f"Storing job ClassAd(s){dots}\n" + "".join(
+        f"{len(ads)} job(s) submitted to cluster {c}.\n" for c, ads in clusters)
