@@ -328,3 +328,28 @@ def test_ads_shows_the_ads_of_a_file_instead_of_the_collectors(pool, tmp_path):
     assert status(pool, "-ads:json", str(tmp_path / "slots.json"), "-af", "Name", "State") == live
     missing = pool.run("condor_status", "-ads", str(tmp_path / "nosuch"))
     assert (missing.returncode, missing.stderr) == (1, f"Can't open file of ClassAds: {tmp_path}/nosuch\n")
+
+
+def test_subsystem_defrag_statistics_and_target(pool, tmp_path):
+    """-subsystem names a query mode (schedd, slots, master ...) or a type of ads, of
+    which a cell with no such daemon (defrag, accounting) has none: nothing is printed,
+    exit 0, as for -defrag; -statistics is taken; -target FILE is the ad TARGET names
+    in -af and -format, and a file that cannot be read is said in HTCondor's words."""
+    assert status(pool, "-subsystem", "schedd") == status(pool, "-schedd")
+    assert status(pool, "-subsystem", "slots", "-af", "Name") == status(pool, "-af", "Name")
+    assert status(pool, "-subsystem", "DaemonMaster", "-af", "MyType") == status(pool, "-master", "-af", "MyType")
+    assert status(pool, "-subsystem", "Negotiator", "-af", "MyType") == "Negotiator\n"
+    assert status(pool, "-subsystem", "accounting") == status(pool, "-defrag") == ""
+    assert status(pool, "-statistics", "SCHEDD:2", "-af", "Name") == status(pool, "-af", "Name")
+    missing = pool.run("condor_status", "-subsystem")
+    assert (missing.returncode, missing.stderr) == (
+        1, 'condor_status: -subsystem requires another argument\nUse "condor_status -help subsys" for details\n')
+    job = tmp_path / "job.ad"
+    job.write_text('RequestMemory = 3000\nOwner = "gtalice"\n')
+    fits = status(pool, "-target", str(job), "-af", "Name", "TARGET.RequestMemory <= Memory", "TARGET.Owner")
+    assert fits.splitlines()[0] == "slot1@hosta false gtalice"     # (2048 MB each)
+    job.write_text("RequestMemory = 1000\n")
+    assert set(status(pool, "-target", str(job), "-format", "%s\n", "TARGET.RequestMemory <= Memory")
+               .split()) == {"true"}
+    unread = pool.run("condor_status", "-target", str(tmp_path / "nosuch"), "-af", "Name")
+    assert (unread.returncode, unread.stderr) == (1, f"Cannot open file {tmp_path}/nosuch: errno: 2\n")

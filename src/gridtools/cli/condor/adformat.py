@@ -33,6 +33,7 @@ class Formatter:
 
     def __init__(self):
         self.items = []          # ("af", qualifiers, [exprs]) or ("fmt", text, expr)
+        self.target = None       # the ad TARGET names (condor_status -target), or None
 
     def add_autoformat(self, qualifiers, exprs):
         if set(qualifiers) - _QUALIFIERS:
@@ -63,18 +64,18 @@ class Formatter:
         parts = []
         for kind, spec, arg in self.items:
             if kind == "fmt":
-                parts.append(printf(spec, arg, ad))
+                parts.append(printf(spec, arg, ad, self.target))
             else:
-                parts.append(_autoformat(ad, spec, arg, ad_id))
+                parts.append(_autoformat(ad, spec, arg, ad_id, self.target))
         return "".join(parts)
 
 
-def value_of(ad, text):
-    """The value of attribute or expression ``text`` in ``ad``."""
+def value_of(ad, text, target=None):
+    """The value of attribute or expression ``text`` in ``ad`` (with ``target`` as TARGET)."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
-        return ad.eval(text)
+        return ad.eval(text, target)
     try:
-        return parse(text).eval(full(ad))
+        return parse(text).eval(full(ad), target)
     except Exception:  # noqa: BLE001 - an expression that does not parse is an error value
         return ERROR
 
@@ -98,13 +99,13 @@ def _raw(ad, text):
     return "undefined" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) else text
 
 
-def _autoformat(ad, qualifiers, exprs, ad_id):
+def _autoformat(ad, qualifiers, exprs, ad_id, target=None):
     sep = "\t" if "t" in qualifiers else " "
     fields = []
     if "j" in qualifiers and ad_id is not None:
         fields.append(ad_id(ad))
     for text in exprs:
-        value = _raw(ad, text) if "r" in qualifiers else shown(value_of(ad, text), "V" in qualifiers)
+        value = _raw(ad, text) if "r" in qualifiers else shown(value_of(ad, text, target), "V" in qualifiers)
         if "l" in qualifiers:
             value = f"{text} = {value}"
         fields.append(value)
@@ -115,9 +116,9 @@ def _autoformat(ad, qualifiers, exprs, ad_id):
     return text + ("\n" if "g" in qualifiers else "")
 
 
-def printf(fmt, expr, ad):
+def printf(fmt, expr, ad, target=None):
     """One -format pair for ``ad`` (nothing when the attribute is undefined)."""
-    value = value_of(ad, expr)
+    value = value_of(ad, expr, target)
     if value is UNDEFINED and _SPEC.search(fmt.replace("%%", "")):
         return ""
     out, pos, used = [], 0, False

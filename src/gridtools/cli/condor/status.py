@@ -45,11 +45,14 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -startd                 Display daemon startd attributes
         -any                    Display any ads, type, target type and name
         -gpus                   Display resources that have GPUs
+        -subsystem <type>       Display classads of the given type
+        -defrag                 Display attributes of defrag daemons
         -state                  Display state of resources
         -server                 Display important attributes of resources
         -constraint <const>     Add constraint on classads
         -pool <host>            Accepted and ignored (the cell is the pool)
         -direct <name>          Accepted and ignored
+        -statistics <set>:<n>   Accepted (the ads carry the statistics the cell keeps)
     and [display-opt] is one of
         -long                   Display entire classads
         -af[:jlhVr,tng] <attr> [<attr2> [...]]
@@ -59,6 +62,7 @@ Usage: {prog} [help-opt] [query-opt] [display-opt] [name ...]
         -xml                    Display entire classads in XML format
         -print-format <file>    Use <file> to set display attributes and formatting
         -attributes X,Y,...     Attributes to show in -xml, -json or -long
+        -target <file>          Use target classad with -format or -af evaluation
         -limit <n>              Display no more than <n> classads
         -sort <expr>            Sort ClassAds by expressions. 'no' disables sorting
         -total                  Print totals only
@@ -102,6 +106,7 @@ class Options:
         self.ads_form = "long"
         self.print_format = None     # -print-format's printmask.Mask
         self.picked = []             # (number, as typed, in full) of the mode and style options
+        self.ad_type = None          # mode "other" (-subsystem TYPE): the MyType of the ads shown
 
 
 def _prefix(arg, word, shortest):
@@ -153,6 +158,27 @@ def _one(opts, argv, i, arg):
         from gridtools.cli.condor.qjobads import form_of
         opts.ads_file = argv[i + 1]
         opts.ads_form = form_of(arg.partition(":")[2]) if ":" in arg else "long"
+        return i + 2
+    if _prefix(arg, "subsystem", 4):
+        if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+            from gridtools.errors import lines
+            raise GridError(lines("condor_status: -subsystem requires another argument",
+                                  'Use "condor_status -help subsys" for details'), 1)
+        _subsystem(opts, argv[i + 1], i + 1, arg)
+        return i + 2
+    if _prefix(arg, "defrag", 3):
+        _subsystem(opts, "defrag", i + 1, arg)
+        return i + 1
+    if _prefix(arg, "statistics", 5):
+        if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+            raise _missing("statistics requires another argument")
+        return i + 2                 # (the ads carry every statistic the cell keeps)
+    if _prefix(arg, "target", 4):
+        if i + 1 >= len(argv):
+            from gridtools.errors import lines
+            raise GridError(lines("condor_status: -target requires one additional argument",
+                                  'Use "condor_status -help" for details'), 1)
+        opts.formatter.target = _target_ad(argv[i + 1])
         return i + 2
     if _prefix(arg, "format", 1):
         if i + 2 >= len(argv):
@@ -231,6 +257,39 @@ def _one(opts, argv, i, arg):
                 setattr(opts, what, True)
             return i + 1
     raise UsageError(f"Error:  Unknown option {arg}")
+
+
+#: -subsystem's names of the query modes (else a type of ads: their MyType)
+_SUBSYSTEMS = {"schedd": "schedd", "submitters": "submitters", "slots": "slots", "machine": "slots",
+               "startd": "startd", "negotiator": "negotiator", "master": "master", "collector": "collector"}
+
+
+def _subsystem(opts, word, number, arg):
+    """-subsystem TYPE (and -defrag): a query mode by its name, or the ads whose MyType is
+    ``TYPE`` (a defragmentation daemon, a grid, accounting or HAD ads ... which a cell
+    that runs no such daemon has none of: nothing is shown)."""
+    mode = _SUBSYSTEMS.get(word.lower())
+    if mode is None:
+        mode, opts.ad_type = "other", {"defrag": "Defrag", "grid": "Grid", "accounting": "Accounting",
+                                       "had": "HAD", "generic": "Generic"}.get(word.lower(), word)
+    opts.mode = mode
+    opts.picked.append((number, arg, mode))
+
+
+def _target_ad(path):
+    """-target FILE: the first ad of the file (long form), the TARGET of -af and -format."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise GridError(f"Cannot open file {path}: errno: {exc.errno}", 1) from None
+    from gridtools.cli.condor.qjobads import read_ads
+    from gridtools.classad import ClassAd
+    try:
+        found = read_ads(path, form="long") if text.strip() else []
+    except Exception:  # noqa: BLE001 - a file that holds no ad: an empty target, as HTCondor reads it
+        found = []
+    return adformat.full(found[0]) if found else ClassAd()
 
 
 def wrapped(text, width=78):
@@ -318,10 +377,12 @@ def _ads(opts, snap, now):
     elif opts.mode in ("collector", "negotiator"):
         from gridtools.cli.condor import daemonads
         ads = daemonads.collector_ads(snap, now) if opts.mode == "collector" else daemonads.negotiator_ads(snap, now)
-    elif opts.mode in ("startd", "any"):
+    elif opts.mode in ("startd", "any", "other"):
         from gridtools.cli.condor import statusviews
         ads = statusviews.startd_ads(snap, now) if opts.mode == "startd" else \
             statusviews.any_ads(snap, now, views.domain())
+        if opts.mode == "other":
+            ads = [ad for ad in ads if str(ad.eval("MyType")).lower() == opts.ad_type.lower()]
         if opts.gpus and opts.mode == "startd":
             ads = statusviews.gpu_ads(ads, startd=True)
     else:
@@ -387,9 +448,9 @@ def _mode_table(opts, ads, now, totals_only, width):
     if opts.mode in ("collector", "negotiator"):
         from gridtools.cli.condor import daemonads
         return daemonads.table(opts.mode, ads, totals_only)
-    if opts.mode in ("startd", "any") or (opts.gpus and opts.mode == "slots"):
+    if opts.mode in ("startd", "any", "other") or (opts.gpus and opts.mode == "slots"):
         from gridtools.cli.condor import statusviews
-        return statusviews.view(opts.mode, opts.gpus, ads, totals_only, key_min)
+        return statusviews.view("any" if opts.mode == "other" else opts.mode, opts.gpus, ads, totals_only, key_min)
     if opts.compact and opts.mode in ("slots", "avail", "run"):
         from gridtools.cli.condor.compactviews import compact_table
         return compact_table(ads, totals_only=totals_only, style=opts.style, key_min=key_min)

@@ -26,7 +26,7 @@ from gridtools.errors import GridError
 STYLES = {"slots": 1, "avail": 1, "server": 2, "state": 3, "claimed": 4, "slots_gpus": 6, "startd": 10,
           "startd_gpus": 11, "schedd": 16, "schedd_run": 18, "submitters": 19, "master": 21, "collector": 22,
           "negotiator": 26,
-          "any": 28, "custom": 33, "long": 35}
+          "any": 28, "other": 28, "custom": 33, "long": 35}
 
 #: the options that set a display style only
 _STYLE_ONLY = {"server": "server", "state": "state", "custom": "custom", "long": "long", "json": "long",
