@@ -374,3 +374,24 @@ def test_a_fifo_named_as_the_configuration_is_refused_not_waited_on(tmp_path):
                               capture_output=True, text=True, timeout=20)
         assert proc.returncode == 1
         assert f"cannot read configuration file {fifo}: not a regular file" in proc.stderr
+
+
+def test_summary_lists_what_the_files_change_by_file(cell, tmp_path):
+    """-summary: the version line, then per file read (in order; the environment last)
+    "# from FILE" and the macros it sets to other than their default, raw, by line, each
+    name once with the value that won; a default left as it is, and the detected
+    values (unless -summary:detected), are not listed."""
+    local = tmp_path / "local"
+    local.write_text("NUM_SLOTS = 4\nPRIORITY_HALFLIFE = 86400\nMY_KNOB = $(NUM_SLOTS)\n")
+    path = cell.write(f"LOCAL_CONFIG_FILE = {local}\nNUM_SLOTS = 2\nNEGOTIATOR_INTERVAL = 30\n"
+                      "MAX_JOBS_RUNNING = 7\n")
+    result = run(cell, "-summary", env={"_CONDOR_START": "False"})
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == ("# condor_config_val $CondorVersion: 24.0.0 gridtools $\n"
+                             f"\n#\n# from {path}\n#\nLOCAL_CONFIG_FILE = {local}\nNEGOTIATOR_INTERVAL = 30\n"
+                             "MAX_JOBS_RUNNING = 7\n"
+                             f"\n#\n# from {local}\n#\nNUM_SLOTS = 4\nMY_KNOB = $(NUM_SLOTS)\n"
+                             "\n#\n# from <Environment>\n#\nSTART = False\n")
+    detected = run(cell, "-sum:detected").stdout
+    assert "\n#\n# from <Detected>\n#\n" in detected and "\nDETECTED_CPUS = " in detected
+    assert detected.index("<Detected>") < detected.index(path)

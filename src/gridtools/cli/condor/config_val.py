@@ -3,6 +3,7 @@
     condor_config_val [-v] [-raw | -expand] NAME ...
     condor_config_val -config
     condor_config_val -dump [-expand] [-v] [PATTERN ...]
+    condor_config_val -summary[:detected]
     condor_config_val -macro TEXT ...
     condor_config_val use CATEGORY[:TEMPLATE[(ARGS)]] ...
 
@@ -36,6 +37,9 @@ Options:
                  (regular expressions; all macros when none is given), raw
                  unless -expand
   -macro         expand each TEXT as the configuration language would
+  -summary[:detected]
+                 print every macro the configuration files (or the
+                 environment) set to something other than its default, by file
   -help          print this message
   -version       print the HTCondor version and platform
 
@@ -44,7 +48,7 @@ use CATEGORY:TEMPLATE prints the statements of a template (with -expand, those
 of the templates its use statements name in their place).
 """
 
-OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "help", "version")
+OPTIONS = ("verbose", "raw", "expand", "config", "dump", "macro", "summary", "help", "version")
 #: (-ve and -ver are -verbose, read before -version as HTCondor reads them)
 ALIASES = {"v": "verbose", "ve": "verbose", "ver": "verbose", "h": "help", "?": "help"}
 
@@ -74,7 +78,15 @@ def parse_args(argv):
             words.extend(argv[i + 1:])
             break
         if arg.startswith("-") and len(arg) > 1 and "macro" not in options:
-            options.add(_option(arg))
+            name, colon, extra = arg.partition(":")
+            option = _option(name)
+            if option == "summary" and colon:       # (-summary:detected, as HTCondor's)
+                if any(word and "detected".startswith(word.lower()) and len(word) >= 3
+                       for word in extra.replace(",", ":").split(":")):
+                    options.add("detected")
+            elif colon:
+                raise _Usage(f"unknown option {arg}")
+            options.add(option)
         else:
             words.append(arg)
     if "raw" in options and "expand" in options:
@@ -226,6 +238,33 @@ def show_dump(config, patterns, options, out):
     return 0
 
 
+def show_summary(config, detected, out):
+    """-summary, as HTCondor's: a line naming the version, then, for each file that set
+    something (in the order they were read; the environment last), ``# from FILE`` and
+    its macros whose raw value is not their default (``NAME = raw``, by line); with
+    ``detected``, the values found on this machine first."""
+    from gridtools.formats.condor.jobad import VERSION_TEXT
+    groups = {}
+    for definition in config.definitions():
+        source = definition.source
+        if source == condor_config.DEFAULT_SOURCE or (source == condor_config.DETECTED_SOURCE and not detected):
+            continue
+        if source != condor_config.DETECTED_SOURCE and definition.raw == condor_params.default(definition.name):
+            continue
+        groups.setdefault(source, []).append(definition)
+    if not groups:
+        return 0
+    first = [condor_config.DETECTED_SOURCE] + config.sources()
+    order = sorted(groups, key=lambda src: (src == condor_config.ENV_SOURCE,
+                                            first.index(src) if src in first else len(first)))
+    out.write(f"# condor_config_val {VERSION_TEXT.splitlines()[0]}\n")
+    for source in order:
+        out.write(f"\n#\n# from {source}\n#\n")
+        for definition in sorted(groups[source], key=lambda d: d.line):
+            out.write(f"{definition.name} = {definition.raw}\n")
+    return 0
+
+
 def _dump_one(config, definition, name, options, out):
     raw = definition.raw if definition is not None else condor_params.default(name)
     expanded = config.get(name) if definition is not None else config.expand(raw or "")
@@ -248,7 +287,7 @@ def run(argv, out, err):
         from gridtools.formats.condor.jobad import VERSION_TEXT
         out.write(VERSION_TEXT)
         return 0
-    modes = options & {"config", "dump", "macro"}
+    modes = options & {"config", "dump", "macro", "summary"}
     if not modes and not words:
         raise _Usage("no macro names given")
     config = condor_config.load(condor_config.locate(cell.etc("condor_config")),
@@ -261,6 +300,8 @@ def run(argv, out, err):
         for text in words:
             out.write(config.expand(text) + "\n")
         return 0
+    if "summary" in options:
+        return show_summary(config, "detected" in options, out)
     if "dump" in options:
         return show_dump(config, words, options, out)
     return show_values(config, templates_asked(words, err), options, out, err)
