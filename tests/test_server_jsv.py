@@ -264,3 +264,35 @@ def test_a_server_jsv_that_takes_too_long_over_a_job_holds_the_daemon_no_longer_
     assert time.monotonic() - began < 15
     set_global(cell, jsv_url="none")
     assert cell.run("qsub", "-h", "-b", "y", "true", user=users[0], cwd=workdir).returncode == 0
+
+
+def test_the_daemon_goes_on_with_its_passes_while_the_server_jsv_verifies_a_job(cell, workdir, users):
+    """The verification runs beside the daemon's loop: a job that ends while the JSV takes
+    its time over another job is reaped (its accounting record written) before that
+    verification ends, and the verified job is then taken in with its corrections."""
+    import subprocess
+    import time
+    from conftest import BIN, wait_for
+    from qtools import wait_state
+    slow = JSV.replace('jsv_on_verify() {\n', 'jsv_on_verify() {\n    sleep 6\n')
+    path, seen = _jsv(workdir, slow)
+    first = int(cell.qsub("-terse", "-b", "y", "sleep", "2", cwd=workdir, check=True).stdout)
+    wait_state(cell, first, "r")
+    set_global(cell, jsv_url=f"script:{path}", qmaster_params="JSV_TIMEOUT=30")
+    began = time.monotonic()
+    waiting = subprocess.Popen([os.path.join(BIN, "qsub"), "-terse", "-h", "-N", "later", "-b", "y", "true"],
+                               env=cell.env, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        assert wait_for(lambda: any(r[5] == str(first) for r in cell.accounting()), timeout=20)
+        reaped = time.monotonic() - began
+        assert waiting.poll() is None, waiting.communicate()     # (still being verified)
+        out, err = waiting.communicate(timeout=60)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert (waiting.returncode, err) == (0, ""), err
+    assert reaped < time.monotonic() - began
+    later = int(out)
+    assert cell.run("qstat", "-j", str(later)).stdout.count("checked_later") == 1
+    assert open(seen).read().count(f" {later} ") == 1

@@ -41,9 +41,9 @@ BATCH = 1000
 
 
 class Deferred(Exception):
-    """A request that cannot be applied yet (the spool is full): it stays taken (the
-    next intake begins with it), and the requests after it stay queued, to keep their
-    order."""
+    """A request that cannot be applied yet (the spool is full, or the server JSV is
+    verifying its job: ``serverjsv.Background``): it stays taken (the next intake
+    begins with it), and the requests after it stay queued, to keep their order."""
 
 
 def run(state, dispatcher, now=None, skip=()):
@@ -322,9 +322,13 @@ def submit(state, dispatcher, req, now):
         from gridtools.daemon import serverjsv
         server = serverjsv.url(state)
         if server is None:
-            serverjsv.KEPT.release()    # (one left running when the url was set)
+            if not serverjsv.BACKGROUND.busy():
+                serverjsv.KEPT.release()    # (one left running when the url was set)
         else:                           # (Grid Engine's server JSV, after the client's)
-            changed, why = serverjsv.verify(state, spec, server)
+            found = serverjsv.BACKGROUND.outcome(state, (req.name, server), spec, server)
+            if found is None:           # (being verified: taken in again once it is)
+                raise Deferred()
+            changed, why = found
             if why is None and changed is not spec:
                 try:
                     changed = jobcheck.check(changed, types=_complex_types(state), max_tasks=_max_aj_tasks(state))

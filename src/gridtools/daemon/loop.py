@@ -642,6 +642,9 @@ class Daemon:
             timeout = min(timeout, max(0.0, self.probes.next_wake() - now))
         began = time.time()
         watched = list(self.dispatcher.watch.fds.values())
+        verifying = self._verifying()
+        if verifying is not None:
+            watched.append(verifying)           # (a job's verification ends: its intake goes on)
         try:
             ready, _, _ = select.select([self.fifo, self.sigpipe] + watched + probing, [], [], timeout)
         except InterruptedError:
@@ -654,6 +657,13 @@ class Daemon:
             if fd in (self.fifo, self.sigpipe):
                 wake.drain(fd)
         self.dispatcher.watch.ended(ready)
+
+    @staticmethod
+    def _verifying():
+        """The descriptor that wakes the loop when the server JSV's verification of a job
+        ends (None when none runs)."""
+        server_jsv = sys.modules.get("gridtools.daemon.serverjsv")
+        return server_jsv.BACKGROUND.fd() if server_jsv is not None else None
 
     def run(self, once=False):
         self.startup()

@@ -10,8 +10,10 @@ qmaster`` and the job's ``JOB_ID``; the job's environment (-v, -V) when the JSV
 asks for it. The JSV runs as ``user`` (the daemon's own user when none is named;
 another only when the daemon is root), in ``/``, with an environment of its own
 (PATH, HOME, USER, LOGNAME, SGE_ROOT and SGE_CELL), and is given qmaster_params
-JSV_TIMEOUT seconds (10 by default) for each line, started again once when
-silent. As Grid Engine's qmaster does, the daemon keeps it running from one job
+JSV_TIMEOUT seconds (10 by default) for each line and for the whole job, started
+again once when silent. The verification runs in a thread beside the daemon's
+loop (``Background``): the request waits, taken, and the requests after it wait
+behind it, while the passes go on. As Grid Engine's qmaster does, the daemon keeps it running from one job
 to the next (``Kept``): a JSV may count the jobs it saw. It is started again when
 it failed (stderr, a protocol error, silence) or left, when the url changed, and
 when its file changed; it is asked to leave (QUIT) when the url is unset and
@@ -122,13 +124,90 @@ KEPT = Kept()
 
 def verify(state, spec, text):
     """Verify the Grid Engine job ``spec`` (checked, its owner known) with the server JSV
-    of url ``text``: (the job as the JSV left it, unchecked, or ``spec`` itself when it
-    accepted it as it was; None) or (None, why it refused it)."""
+    of url ``text`` now: (the job as the JSV left it, unchecked, or ``spec`` itself when
+    it accepted it as it was; None) or (None, why it refused it)."""
+    printed = []
+    try:
+        return _verify(spec, text, _timeout(state), printed)
+    finally:
+        _log(state, printed)
+
+
+def _log(state, printed):
+    for level, line in printed:
+        state.log(f"{_LEVELS.get(level, 'I')}|server JSV: {line}")
+
+
+class Background:
+    """The server JSV's verification of one job at a time, run in a thread beside the
+    daemon's loop, so that a JSV that takes long over a job holds up only the requests
+    queued after it (which wait, to keep their order), not the daemon's passes, starts
+    and reaping. ``outcome`` starts it and says when it is done; ``fd`` wakes the loop
+    then. The thread only talks with the JSV: it reads and changes nothing of the
+    daemon's, which logs the JSV's lines once it has the outcome."""
+
+    def __init__(self):
+        self.key = self.thread = self.result = None
+        self.printed = []
+        self.rfd = self.wfd = None
+
+    def busy(self):
+        return self.thread is not None and self.thread.is_alive()
+
+    def outcome(self, state, key, spec, text):
+        """verify's (job, None) or (None, why) once the verification of ``key`` (the
+        request and the url) is done; None while it runs, or after starting it."""
+        if self.key == key and self.thread is not None and not self.thread.is_alive():
+            self.thread.join()
+            found, printed = self.result, self.printed
+            self._reset()
+            _log(state, printed)
+            return found
+        if self.busy():
+            return None                 # (this one's, or one whose request went: it ends by its timeout)
+        self._reset()
+        import threading
+        self.key, self.printed, self.result = key, [], None
+        self.rfd, self.wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.thread = threading.Thread(target=self._run, args=(dict(spec), text, _timeout(state)),
+                                       name="server-jsv", daemon=True)
+        self.thread.start()
+        return None
+
+    def _run(self, spec, text, timeout):
+        try:
+            self.result = _verify(spec, text, timeout, self.printed)
+        except Exception as exc:  # noqa: BLE001 - the job is refused, the daemon goes on
+            self.result = (None, f"the server JSV could not verify the job: {exc}")
+        finally:
+            try:
+                os.write(self.wfd, b"v")
+            except OSError:
+                pass
+
+    def fd(self):
+        """What the loop waits on while a verification runs (None: none runs)."""
+        return self.rfd
+
+    def _reset(self):
+        for fd in (self.rfd, self.wfd):
+            if fd is not None:
+                os.close(fd)
+        self.key = self.thread = self.result = self.rfd = self.wfd = None
+        self.printed = []
+
+
+#: the daemon's verifications in the background
+BACKGROUND = Background()
+
+
+def _verify(spec, text, timeout, printed):
+    """verify's work, with ``timeout`` for each line and for the whole verification, the
+    JSV's LOG lines put into ``printed`` as (level, line)."""
     import copy
     from gridtools import cell
     from gridtools.cli.sge import jsv
     from gridtools.spool.cellcommon import CELL
-    printed = []
     try:
         found = jsv.program(text, server=True)
         if found is None:
@@ -141,14 +220,10 @@ def verify(state, spec, text):
                       {"owner": spec["owner"], "gid": spec["gid"], "submit_host": spec.get("submit_host", "")},
                       outer_env=spec.get("submit_env") or {}, context="server", job_id=spec["id"])
         before = copy.deepcopy(job.req), job.name, job.command, list(job.args)
-        timeout = _timeout(state)       # (for each line, and for the whole verification)
         jsv.verify_with(path, job, "qmaster", "/", printed, timeout=timeout, env=env,
                         user=None if uid == os.geteuid() else (uid, gid), kept=KEPT, whole=timeout)
     except jsv.Refused as exc:
         return None, str(exc)
-    finally:
-        for level, line in printed:
-            state.log(f"{_LEVELS.get(level, 'I')}|server JSV: {line}")
     if (job.req, job.name, job.command, job.args) == before:
         return spec, None
     found = job.req
