@@ -167,6 +167,7 @@ class Background:
             return None                 # (this one's, or one whose request went: it ends by its timeout)
         self._reset()
         import threading
+        _preload()
         self.key, self.printed, self.result = key, [], None
         self.rfd, self.wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.thread = threading.Thread(target=self._run, args=(dict(spec), text, _timeout(state)),
@@ -199,6 +200,16 @@ class Background:
 
 #: the daemon's verifications in the background
 BACKGROUND = Background()
+
+
+def _preload():
+    """Import here, in the daemon's own thread, every module a verification uses, so
+    that the verifying thread imports nothing: a shepherd the daemon forks meanwhile
+    never finds a module's import lock held by a thread it does not have."""
+    import importlib
+    for name in ("copy", "grp", "select", "subprocess", "gridtools.cell", "gridtools.cli.sge.jsv",
+                 "gridtools.formats.values", "gridtools.spool.cellcommon"):
+        importlib.import_module(name)
 
 
 def _verify(spec, text, timeout, printed):
