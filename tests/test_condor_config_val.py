@@ -297,6 +297,7 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
     from gridtools.formats.condor import jobad, jobattrs
     from gridtools.daemon import condorjob, condorreq, jobside, machines, master, preen
     from gridtools.exec import poolplugins
+    from gridtools.cli.condor import submit_more
     code = {
         "PRIORITY_HALFLIFE": prio.halflife, "DEFAULT_PRIO_FACTOR": prio.default_factor,
         "NICE_USER_PRIO_FACTOR": prio.nice_factor, "REMOTE_PRIO_FACTOR": prio.remote_factor,
@@ -322,6 +323,8 @@ def test_every_default_is_the_one_the_code_uses(monkeypatch, tmp_path):
         # (condor_submit's knob_on: False when not set)
         "SUBMIT_FACTORY_JOBS_BY_DEFAULT": False, "SUBMIT_PREVENT_MULTI_QUEUE": False,
         "SUBMIT_ALLOW_GETENV": jobattrs.GETENV_ALLOWED,
+        "INTERACTIVE_SUBMIT_CMD_OVERRIDE": submit_more.INTERACTIVE_COMMAND,
+        "INTERACTIVE_SUBMIT_ARGS_OVERRIDE": submit_more.INTERACTIVE_ARGS,
         # (read from the configuration as an expression: test_condor_max_running)
         "MAX_JOBS_RUNNING": "MIN({$(DETECTED_MEMORY), 10000})",
         "PREEN_INTERVAL": preen.DEFAULT_INTERVAL, "PREEN_ADMIN": "$(CONDOR_ADMIN)",

@@ -41,6 +41,7 @@ COMMANDS = {
     "condor_qedit": "condor.edit",
     "condor_history": "condor.history",
     "condor_wait": "condor.wait",
+    "condor_ssh_to_job": "condor.ssh_to_job",
     "condor_version": "condor.version",
     "condor_vacate": "condor.vacate",
     "condor_checkpoint": "condor.checkpoint",
@@ -62,7 +63,7 @@ COMMANDS = {
 }
 
 #: commands whose standard output is their job's, passed on unchanged
-RAW_OUTPUT = frozenset({"qrsh", "qlogin"})
+RAW_OUTPUT = frozenset({"qrsh", "qlogin", "condor_ssh_to_job"})
 
 #: commands whose work is done before they report it: a report that cannot be written
 #: (a closed or full standard output) does not make them fail, as a caller that took the

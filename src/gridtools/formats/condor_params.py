@@ -86,6 +86,11 @@ DEFAULTS = {
     "MAX_JOBS_PER_OWNER": "100000",
     # condor_submit: every cluster of more than one proc materialized late, anything after
     # the first queue statement refused (cli.condor.submit)
+    # condor_submit -interactive with a description of the user's: the program its jobs run
+    # instead of theirs, waiting for their session (cli.condor.submit_more)
+    "INTERACTIVE_SUBMIT_CMD_OVERRIDE": "/bin/sh",
+    "INTERACTIVE_SUBMIT_ARGS_OVERRIDE": "\"-c 'sleep 180 && while test -d ${_CONDOR_SCRATCH_DIR}/.condor_ssh_to_job_1; "
+                                        "do /bin/sleep 3; done'\"",
     "SUBMIT_FACTORY_JOBS_BY_DEFAULT": "false",
     "SUBMIT_PREVENT_MULTI_QUEUE": "false",
     # condor_submit: getenv = true taken (formats.condor.jobattrs)

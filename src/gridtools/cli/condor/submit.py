@@ -144,7 +144,8 @@ def setting(name):
 #: the knobs of this host's configuration a submission reads (``submit_knobs``)
 SUBMIT_KNOBS = ("MAX_JOBS_PER_SUBMISSION", "SUBMIT_FACTORY_JOBS_BY_DEFAULT", "SUBMIT_PREVENT_MULTI_QUEUE",
                 "SUBMIT_REQUIREMENT_NAMES", "JOB_TRANSFORM_NAMES", "MAX_JOBS_PER_OWNER",
-                "MAX_JOBS_SUBMITTED") + ADMIN_KNOBS
+                "MAX_JOBS_SUBMITTED", "INTERACTIVE_SUBMIT_FILE", "INTERACTIVE_SUBMIT_CMD_OVERRIDE",
+                "INTERACTIVE_SUBMIT_ARGS_OVERRIDE") + ADMIN_KNOBS
 
 
 def submit_knobs():
@@ -274,7 +275,10 @@ def main(argv, prog="condor_submit"):
 def _submit(opts):
     if opts["schedd"] and not more().known_schedd(opts["schedd"]):
         raise InputError(f"ERROR: Can't find address of schedd {opts['schedd']}")
-    text, source = read_text(opts)
+    if opts.get("interactive"):
+        text, source = more().interactive_text(opts, submit_knobs())
+    else:
+        text, source = read_text(opts)
     now = time.time()
     if opts["dry_run"] is None:
         if not cell.initialised():
@@ -308,6 +312,8 @@ def _submit(opts):
     _send(specs, taken, (opts, clusters) if opts["confirm"] else None)
     _report(opts, clusters, warned)
     _warn(warnings)
+    if opts.get("interactive"):
+        return more().start_session(clusters)
     return 0
 
 

@@ -30,6 +30,7 @@ Usage: condor_submit [options] [<attrib>=<value>] [- | <submit-file>]
 \t-single-cluster\t\tDo not submit if more than one ClusterId is needed.
 \t-dump <filename>\tWrite job ClassAds to <filename> instead of
 \t                \tsubmitting to a schedd.
+\t-interactive\t\tsubmit an interactive session job
 \t-factory\t\tSubmit a late materialization job factory
 \t-name <name>\t\tsubmit to the specified schedd
 \t<attrib>=<value>\tSet <attrib>=<value> before reading the submit file.
@@ -75,6 +76,8 @@ def option(opts, arg, args):
         if not args or (args[0].startswith("-") and args[0] != "-"):
             raise UsageError(f"condor_submit: {arg} requires another argument", 1)
         opts["dry_run"], opts["dump"] = args.pop(0), dump
+    elif _prefix(arg, "interactive", 1):
+        opts["interactive"] = True
     elif _prefix(arg, "maxjobs", 3):
         if not args:
             raise UsageError(f"condor_submit: {arg} requires another argument", 1)
@@ -214,3 +217,49 @@ def dump_report(opts, clusters):
     dots = "".join("." for _c, ads in clusters for _ad in ads)
     return f"Storing job ClassAd(s){dots}\n" + "".join(
         f"{len(ads)} job(s) submitted to cluster {c}.\n" for c, ads in clusters)
+
+
+# ---------------------------------------------------------------- -interactive
+
+#: the description of ``condor_submit -interactive`` without a file (HTCondor's
+#: interactive.sub): a job that waits for its session (condor_ssh_to_job keeps
+#: .condor_ssh_to_job_1 in the scratch directory while it lasts), 180 seconds at most
+#: for it to begin
+INTERACTIVE_COMMAND = "/bin/sh"
+INTERACTIVE_ARGS = ("\"-c 'sleep 180 && while test -d ${_CONDOR_SCRATCH_DIR}/.condor_ssh_to_job_1; "
+                    "do /bin/sleep 3; done'\"")
+INTERACTIVE_TEXT = f"universe = vanilla\nexecutable = {INTERACTIVE_COMMAND}\narguments = {INTERACTIVE_ARGS}\nqueue\n"
+
+
+def interactive_text(opts, knobs):
+    """-interactive: (the description's text, its name): the file given (its executable
+    and arguments replaced by INTERACTIVE_SUBMIT_CMD_OVERRIDE and
+    INTERACTIVE_SUBMIT_ARGS_OVERRIDE, as HTCondor rewrites them), else
+    INTERACTIVE_SUBMIT_FILE, else the built-in one; the jobs are marked InteractiveJob."""
+    from gridtools.cli.condor.submit import read_text
+    opts["append"].append("MY.InteractiveJob = True")
+    if opts["factory"]:
+        raise InputError(lines("", "ERROR: Interactive jobs cannot be materialized late"))
+    if opts["file"] not in (None, "-"):
+        text, source = read_text(opts)
+        command = knobs.get("INTERACTIVE_SUBMIT_CMD_OVERRIDE") or INTERACTIVE_COMMAND
+        arguments = knobs.get("INTERACTIVE_SUBMIT_ARGS_OVERRIDE") or INTERACTIVE_ARGS
+        opts["append"] += [f"executable = {command}", f"arguments = {arguments}", "transfer_executable = false"]
+        return text, source
+    path = (knobs.get("INTERACTIVE_SUBMIT_FILE") or "").strip()
+    if path:
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+                return fh.read(), path
+        except OSError as exc:
+            raise InputError(f"ERROR: Failed to open command file ({path}) ({exc.strerror})") from None
+    return INTERACTIVE_TEXT, "interactive.sub"
+
+
+def start_session(clusters):
+    """-interactive, once the job is queued: condor_ssh_to_job to its first proc, waiting
+    for it to start; an interrupt removes it. The session's exit status."""
+    from gridtools.cli.condor import ssh_to_job
+    sys.stdout.flush()
+    cluster = clusters[0][0]
+    return ssh_to_job.main(["-auto-retry", "-remove-on-interrupt", "-X", f"{cluster}.0"])
