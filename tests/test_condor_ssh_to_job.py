@@ -46,6 +46,13 @@ def test_who_may_and_the_jobs_that_are_not_running(cell, workdir, users):
     assert cell.run("condor_ssh_to_job").stderr == "ERROR: You must specify a job!\n\n"
     assert cell.run("condor_ssh_to_job", "1.x").stderr == "Invalid job id: 1.x\n"
     assert cell.run("condor_ssh_to_job", "-bogus", "1").stderr == "Unrecognized argument: -bogus\n"
+    theirs = submit(cell, SLEEP + "queue\n", user=users[0], cwd=os.path.expanduser(f"~{users[0]}"), name="t.sub")
+    wait_status(cell, f"{theirs}.0", 2)
+    own = cell.run("condor_ssh_to_job", str(theirs), "id -un; echo $COLOUR", user=users[0])
+    assert (own.returncode, own.stdout, own.stderr) == (0, f"{users[0]}\nblue\n", "")
+    by_root = cell.run("condor_ssh_to_job", str(theirs), "id -un")          # (root: as the owner)
+    assert (by_root.returncode, by_root.stdout) == (0, f"{users[0]}\n")
+    assert cell.run("condor_ssh_to_job", str(mine), "true", user=users[1]).returncode == 1
     helped = cell.run("condor_ssh_to_job", "-help")
     assert helped.returncode == 0 and helped.stderr.startswith("Usage: condor_ssh_to_job [OPTIONS] ")
 

@@ -193,7 +193,15 @@ def _job_process(found):
             continue
         if best is None or started < best[0]:
             best = (started, int(name), env)
-    return None if best is None else (best[1], best[2])
+    if best is None:
+        return None
+    env = dict(best[2])
+    env[_STARTED] = str(best[0]).encode()
+    return best[1], env
+
+
+#: where the job process's start time rides along with its environment (left out of the session's)
+_STARTED = b"\0started"
 
 
 def _start_time(pid):
@@ -252,6 +260,7 @@ def _remove(job):
 def _session(opts, found, pid, env):
     """Run the shell (or the command) beside the job; its exit status."""
     import pwd
+    started = int(env.pop(_STARTED))
     decoded = {k.decode("utf-8", "surrogateescape"): v.decode("utf-8", "surrogateescape") for k, v in env.items()}
     scratch = decoded.get("_CONDOR_SCRATCH_DIR") or decoded.get("TMPDIR") or ""
     owner = pwd.getpwnam(found.owner)
@@ -289,13 +298,38 @@ def _session(opts, found, pid, env):
     for signum in (signal.SIGINT, signal.SIGQUIT):
         signal.signal(signum, signal.SIG_IGN)  # (the terminal's keys are the session's)
     status = _wait(child)
-    _leave(marker, owner)
-    if interactive:                     # (an interactive job ends with its session)
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except OSError:
-            pass
+    with _as_owner(owner):              # (root acts on the owner's files and processes with their rights)
+        _leave(marker)
+        if interactive:                 # (an interactive job ends with its session)
+            _end_job(pid, started)
     return status
+
+
+class _as_owner:
+    """Root's effective identity the owner's for a while (nothing changes for the owner)."""
+
+    def __init__(self, owner):
+        self.owner, self.switched = owner, os.geteuid() == 0 and owner.pw_uid != 0
+
+    def __enter__(self):
+        if self.switched:
+            os.setegid(self.owner.pw_gid)
+            os.seteuid(self.owner.pw_uid)
+
+    def __exit__(self, *_exc):
+        if self.switched:
+            os.seteuid(0)
+            os.setegid(0)
+
+
+def _end_job(pid, started):
+    """SIGTERM to the job's process, when it is still the one the session was opened
+    beside (the same start time: a pid used again by another process is left alone)."""
+    try:
+        if _start_time(str(pid)) == started:
+            os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError, IndexError):
+        pass
 
 
 def _enter(marker, env):
@@ -316,14 +350,12 @@ def _enter(marker, env):
                 continue
 
 
-def _leave(marker, owner):
-    if not marker:
-        return
-    try:
-        if os.stat(marker).st_uid == owner.pw_uid:
+def _leave(marker):
+    if marker:
+        try:
             os.rmdir(marker)
-    except OSError:
-        pass
+        except OSError:
+            pass
 
 
 def _wait(child):
