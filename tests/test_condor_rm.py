@@ -396,6 +396,33 @@ def test_qedit_of_a_qsub_job(cell, workdir):
     assert cell.run("condor_q", str(jid), "-af", "Note", "Cmd").stdout == "x sleep\n"
 
 
+def test_qedit_takes_only_attribute_names_and_one_bad_history_record_spoils_no_query(cell, workdir, users):
+    """As HTCondor's IsValidAttrName: a name with a dot or other signs is refused, by the
+    command (HTCondor's words) and by the daemon (a request written by hand), so that
+    no record of the history holds a line its reader refuses; a record that does (an
+    older cell's, a file edited by hand) loses that line only."""
+    from attack_tools import forge_request
+    jid = int(re.search(r"(\d+)", cell.qsub("-h", "-b", "y", "true", cwd=workdir, user=users[0]).stdout).group(1))
+    for name in ("Foo.Bar", "X;Owner", "9lives"):
+        if not name[0].isdigit():       # (the command reads a number as a job id)
+            proc = cell.run("condor_qedit", str(jid), name, "1", user=users[0])
+            assert (proc.returncode, proc.stderr) == (
+                1, f'Update aborted, illegal attribute-name specified for attribute "{name}".\n')
+        _name, answer = forge_request(cell, users[0], "condor_qedit",
+                                      {"targets": [{"id": jid}], "attrs": {name: "1"}})
+        assert answer[0] == 1 and answer[2].startswith("error: invalid condor_qedit request: "), answer
+    assert cell.run("condor_qedit", str(jid), "Good_Name", "1", user=users[0]).returncode == 0
+    cell.run("qdel", str(jid), check=True)
+    assert wait_for(lambda: cell.run("condor_history", str(jid), "-af", "Good_Name").stdout == "1\n")
+    path = os.path.join(cell.root, "spool", "history")
+    with open(path) as fh:
+        text = fh.read()
+    with open(path, "w") as fh:
+        fh.write(text.replace("Good_Name = 1\n", "Good_Name = 1\n'Foo.Bar' = 1\n", 1))
+    shown = cell.run("condor_history", str(jid), "-af", "Good_Name", "ClusterId")
+    assert (shown.returncode, shown.stdout, shown.stderr) == (0, f"1 {jid}\n", "")
+
+
 def test_write_level_refuses_before_any_job_is_selected(cell, workdir, users):
     """A caller WRITE denies is refused at the schedd whatever the selection (-all,
     -constraint, a user, a cluster, a job): the one DENIED line, exit 1, nothing done."""

@@ -76,3 +76,54 @@ def test_a_reused_folder_keeps_no_grant(tmp_path, monkeypatch, users):
     for path in kept:
         assert stat.S_IMODE(os.stat(path).st_mode) == jobstore.DIR_MODE
         assert "system.posix_acl_access" not in os.listxattr(path)
+
+
+def test_emptying_the_trash_never_follows_a_link_the_owner_swaps_in(tmp_path, monkeypatch, users):
+    """A job's checkpoint store in its spool folder is its owner's, who may change it while
+    root empties the trash: a folder there swapped for a link to somewhere else, after
+    root listed it and before it empties the folders it holds, changes nothing outside
+    the store: the folder named like one of them elsewhere keeps everything. (The swap
+    is made at that moment, as a racing process of the owner's would make it.)"""
+    import pwd
+    from gridtools.spool import jobs as jobstore
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    owner = pwd.getpwnam(users[0])
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "victim" / "sub").mkdir(parents=True)
+    (elsewhere / "victim" / "precious").write_text("keep\n")
+    (elsewhere / "victim" / "sub" / "deep").write_text("keep\n")
+    store = tmp_path / "spool" / "jobs" / "7" / "1" / "self_checkpoint"
+    (store / "a" / "victim").mkdir(parents=True)
+    (store / "a" / "victim" / "file").write_text("x")
+    for folder in (store, store / "a", store / "a" / "victim"):
+        os.chown(folder, owner.pw_uid, owner.pw_gid)
+    real_scandir, mark = os.scandir, os.stat(store / "a")
+    swapped = []
+
+    class Listed(list):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *_exc):
+            return False
+
+    def scandir_then_swap(target):
+        """List a folder; once the owner's folder "a" is listed, swap it for a link."""
+        if swapped or not isinstance(target, int) or not os.path.samestat(os.fstat(target), mark):
+            return real_scandir(target)
+        with real_scandir(target) as entries:
+            listing = Listed(entries)
+            for entry in listing:
+                entry.is_dir(follow_symlinks=False)         # (read now, as listed)
+        here = os.readlink(f"/proc/self/fd/{target}").rpartition("/")[0]    # (where the trash has it)
+        os.rename(f"{here}/a", f"{here}/a.old")
+        os.symlink(elsewhere, f"{here}/a")
+        swapped.append(True)
+        return listing
+    monkeypatch.setattr(jobstore.os, "scandir", scandir_then_swap)
+    assert jobstore.remove(7) == []
+    jobstore.empty_trash()
+    assert swapped
+    assert (elsewhere / "victim" / "precious").read_text() == "keep\n"
+    assert (elsewhere / "victim" / "sub" / "deep").read_text() == "keep\n"
+    assert os.listdir(tmp_path / "spool" / "trash") == []

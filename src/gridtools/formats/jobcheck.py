@@ -156,6 +156,16 @@ def word(value, field):
     return value
 
 
+def attr_name(value, field):
+    """A ClassAd attribute name as HTCondor takes one in an edit (IsValidAttrName): a
+    letter or an underscore, then letters, digits and underscores."""
+    word(value, field)
+    if not (value[0].isascii() and (value[0].isalpha() or value[0] == "_")) or \
+            not all(c.isascii() and (c.isalnum() or c == "_") for c in value):
+        raise _bad(field, f'is no attribute name ("{shown(value)}")')
+    return value
+
+
 #: characters no object name (PE, project, checkpointing environment) holds (sge_types(1))
 OBJECT_FORBIDDEN = frozenset("/:@\\,=\"'{}")
 

@@ -459,14 +459,25 @@ class _Recycler:
 
     def empty(self, parent, name):
         """Empty folder ``name`` of ``parent`` (a job's: its task folders are emptied the
-        same way) and keep it, or remove it when it cannot be kept."""
-        path = os.path.join(parent, name)
+        same way) and keep it, or remove it when it cannot be kept. Folders inside may be
+        the job owner's (a checkpoint store), who may change them meanwhile: every step
+        goes from an open folder to a name in it, and no link is ever followed."""
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            parent_fd = os.open(parent, _FOLDER)
+        except OSError:
+            return
+        try:
+            self._empty_at(parent_fd, name)
+        finally:
+            os.close(parent_fd)
+
+    def _empty_at(self, parent_fd, name):
+        try:
+            fd = os.open(name, _FOLDER, dir_fd=parent_fd)
         except FileNotFoundError:
             return
-        except OSError:
-            _remove_tree(parent, name)
+        except OSError:                 # (a link, a file, a folder that cannot be opened)
+            _remove_at(parent_fd, name)
             return
         try:
             st = os.fstat(fd)
@@ -476,34 +487,45 @@ class _Recycler:
                 inside = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
             for entry, is_dir in inside:
                 if is_dir:
-                    self.empty(path, entry)
+                    self._empty_at(fd, entry)
                 else:
-                    try:
-                        os.unlink(entry, dir_fd=fd)
-                    except FileNotFoundError:
-                        pass
+                    _remove_at(fd, entry)
         finally:
             os.close(fd)
         if keep and self.room > 0:
             self.serial += 1
             try:
-                os.rename(path, f"{self.fresh}/{self.tag}.{self.serial}")
+                os.rename(name, f"{self.fresh}/{self.tag}.{self.serial}", src_dir_fd=parent_fd)
                 self.room -= 1
                 return
             except OSError:
                 pass
-        _remove_tree(parent, name)
+        _remove_at(parent_fd, name)
 
 
-def _remove_tree(parent, name):
-    path = os.path.join(parent, name)
+#: how the recycler opens a folder: never through a link
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _remove_at(dir_fd, name):
+    """Remove entry ``name`` of the open folder ``dir_fd`` (a file, a link itself, or a
+    folder and what it holds, walked from descriptor to descriptor)."""
     try:
-        os.rmdir(path)
+        os.unlink(name, dir_fd=dir_fd)
+        return
+    except FileNotFoundError:
+        return
+    except (IsADirectoryError, PermissionError):
+        pass                            # (a folder: unlink refuses it)
+    except OSError:
+        return
+    try:
+        os.rmdir(name, dir_fd=dir_fd)
     except FileNotFoundError:
         pass
     except OSError:
         import shutil
-        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(name, dir_fd=dir_fd, ignore_errors=True)     # (descriptor-based: follows no link)
 
 
 class _FreshFolders:

@@ -21,7 +21,7 @@ from gridtools.cli.condor.act import check_write
 from gridtools.errors import GridError, UsageError, lines
 
 #: the range of JobPrio condor_prio sets
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z", re.ASCII)       # (HTCondor's IsValidAttrName)
 
 QEDIT_USAGE = """\
 Usage: condor_qedit [general-opts] {cluster | cluster.proc | owner | -constraint constraint} attribute-name attribute-value ...

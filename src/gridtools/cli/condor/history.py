@@ -331,11 +331,30 @@ def read_ads(paths, named=False, kind=None):
         for line in text.splitlines():
             if line.startswith("*** "):
                 if block and (kind is None or banner_kind(line) in (None, kind)):
-                    found.append(parse_ad("\n".join(block)))
+                    found.append(_record(block, parse_ad))
                 block = []
             elif line.strip():
                 block.append(line)
     return found
+
+
+def _record(block, parse_ad):
+    """The ad of one history record's lines; a line that is no ``Name = expression`` (a
+    record an older version wrote, a file edited by hand) is left out, so that one bad
+    record does not keep every user from the history."""
+    from gridtools.classad import ClassAd, ClassAdSyntaxError
+    try:
+        return parse_ad("\n".join(block))
+    except ClassAdSyntaxError:
+        pass
+    good = []
+    for line in block:
+        try:
+            parse_ad(line)
+        except ClassAdSyntaxError:
+            continue
+        good.append(line)
+    return parse_ad("\n".join(good)) if good else ClassAd()
 
 
 def log_ads(opts):
