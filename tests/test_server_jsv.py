@@ -296,3 +296,38 @@ def test_the_daemon_goes_on_with_its_passes_while_the_server_jsv_verifies_a_job(
     later = int(out)
     assert cell.run("qstat", "-j", str(later)).stdout.count("checked_later") == 1
     assert open(seen).read().count(f" {later} ") == 1
+
+
+def test_a_jsv_started_while_the_daemon_acts_as_a_job_owner_still_runs_as_the_daemons_user(
+        tmp_path, monkeypatch, users):
+    """The daemon takes a job owner's identity for a moment (to write the owner's files):
+    a verification beside it waits, to start its JSV (and to end one) with the daemon's
+    own identity, never the owner's. (In process: the daemon's thread holds the owner's
+    identity while the verification starts.)"""
+    import pwd
+    import sys
+    import threading
+    import time
+    from gridtools.cli.sge import options, submit
+    from gridtools.daemon import serverjsv
+    from gridtools.exec.jobproc import owner_rights
+    monkeypatch.setenv("GRIDTOOLS_ROOT", str(tmp_path))
+    req = options.fresh_request()
+    req["binary"] = True
+    spec = submit.finish_spec(req, 5, "true", str(tmp_path), [], command="true")
+    seen = tmp_path / "euid"
+    path = tmp_path / "who.jsv"
+    path.write_text(f"#!{sys.executable}\nimport os\nopen({str(seen)!r}, 'w').write(str(os.geteuid()))\n")
+    path.chmod(0o755)
+    serverjsv._preload()
+    alice = pwd.getpwnam(users[0])
+    found = []
+    with owner_rights({"owner": users[0], "uid": alice.pw_uid, "gid": alice.pw_gid}):
+        thread = threading.Thread(target=lambda: found.append(serverjsv._verify(spec, f"script:{path}", 3, [])))
+        thread.start()
+        time.sleep(0.5)                 # (the verification starts meanwhile, as it may in the daemon)
+        assert os.geteuid() == alice.pw_uid
+    thread.join(timeout=30)
+    serverjsv.KEPT.release()
+    assert found and found[0][1] in (None, 'got no response from JSV script "' + str(path) + '"'), found
+    assert seen.read_text() == str(os.geteuid())

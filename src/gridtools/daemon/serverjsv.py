@@ -92,6 +92,11 @@ class Kept:
         """The running JSV for these (started when there is none, it ended, or what it
         was started for changed); Refused when it cannot start. It is the caller's
         until it gives it back with ``keep``."""
+        from gridtools.cli.sge.jsv import CREDENTIALS
+        with CREDENTIALS:               # (the file and the process as the daemon's identity sees them)
+            return self._take(path, cwd, env, user)
+
+    def _take(self, path, cwd, env, user):
         from gridtools.cli.sge.jsv import Instance
         try:
             st = os.stat(path)
@@ -122,17 +127,6 @@ class Kept:
 KEPT = Kept()
 
 
-def verify(state, spec, text):
-    """Verify the Grid Engine job ``spec`` (checked, its owner known) with the server JSV
-    of url ``text`` now: (the job as the JSV left it, unchecked, or ``spec`` itself when
-    it accepted it as it was; None) or (None, why it refused it)."""
-    printed = []
-    try:
-        return _verify(spec, text, _timeout(state), printed)
-    finally:
-        _log(state, printed)
-
-
 def _log(state, printed):
     for level, line in printed:
         state.log(f"{_LEVELS.get(level, 'I')}|server JSV: {line}")
@@ -155,7 +149,7 @@ class Background:
         return self.thread is not None and self.thread.is_alive()
 
     def outcome(self, state, key, spec, text):
-        """verify's (job, None) or (None, why) once the verification of ``key`` (the
+        """``_verify``'s (job, None) or (None, why) once the verification of ``key`` (the
         request and the url) is done; None while it runs, or after starting it."""
         if self.key == key and self.thread is not None and not self.thread.is_alive():
             self.thread.join()
@@ -210,21 +204,29 @@ def _preload():
     for name in ("copy", "grp", "select", "subprocess", "gridtools.cell", "gridtools.cli.sge.jsv",
                  "gridtools.formats.values", "gridtools.spool.cellcommon"):
         importlib.import_module(name)
+    from gridtools.cli.sge import jsv
+    from gridtools.exec.jobproc import IDENTITY
+    jsv.CREDENTIALS = IDENTITY          # (starts and kills wait while an owner's identity is taken)
 
 
 def _verify(spec, text, timeout, printed):
-    """verify's work, with ``timeout`` for each line and for the whole verification, the
-    JSV's LOG lines put into ``printed`` as (level, line)."""
+    """Verify the Grid Engine job ``spec`` (checked, its owner known) with the server JSV
+    of url ``text``, ``timeout`` for each line and for the whole verification, the JSV's
+    LOG lines put into ``printed`` as (level, line): (the job as the JSV left it,
+    unchecked, or ``spec`` itself when it accepted it as it was; None) or (None, why it
+    refused it)."""
     import copy
     from gridtools import cell
     from gridtools.cli.sge import jsv
     from gridtools.spool.cellcommon import CELL
     try:
-        found = jsv.program(text, server=True)
-        if found is None:
-            return spec, None
-        user, path = found
-        uid, gid, name, home = _account(user)
+        with jsv.CREDENTIALS:           # (the daemon's identity, not an owner's it took a moment)
+            found = jsv.program(text, server=True)
+            if found is None:
+                return spec, None
+            user, path = found
+            uid, gid, name, home = _account(user)
+            as_user = None if uid == os.geteuid() else (uid, gid)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "USER": name, "LOGNAME": name,
                "SGE_ROOT": cell.root(), "SGE_CELL": CELL}
         job = jsv.Job(copy.deepcopy(spec), spec.get("script_name"), spec.get("command"), spec.get("args") or [],
@@ -232,7 +234,7 @@ def _verify(spec, text, timeout, printed):
                       outer_env=spec.get("submit_env") or {}, context="server", job_id=spec["id"])
         before = copy.deepcopy(job.req), job.name, job.command, list(job.args)
         jsv.verify_with(path, job, "qmaster", "/", printed, timeout=timeout, env=env,
-                        user=None if uid == os.geteuid() else (uid, gid), kept=KEPT, whole=timeout)
+                        user=as_user, kept=KEPT, whole=timeout)
     except jsv.Refused as exc:
         return None, str(exc)
     if (job.req, job.name, job.command, job.args) == before:

@@ -10,6 +10,7 @@ with the step that failed (``STEPS``), the path and the errno, from which
 each dialect words it (``start_failure`` of the task's result).
 """
 
+import _thread
 import errno
 import os
 import pwd
@@ -439,10 +440,16 @@ def group_members(pgid):
     return found
 
 
+#: held while the process has taken a job owner's identity (``owner_rights``): a thread
+#: of the daemon's that starts processes (``daemon.serverjsv``) waits for it to end
+IDENTITY = _thread.RLock()
+
+
 class owner_rights:
     """``with owner_rights(plan):`` the file system sees the job owner (effective uid,
     gid and the owner's groups) instead of root; nothing changes for a shepherd that
-    is not root or a job of root's."""
+    is not root or a job of root's. The identity is the whole process's: ``IDENTITY``
+    is held meanwhile."""
 
     def __init__(self, plan):
         self.plan = plan
@@ -452,22 +459,33 @@ class owner_rights:
         plan = self.plan
         if os.geteuid() != 0 or plan["uid"] == 0:
             return self
-        self.saved = (os.getgroups(), os.getegid())
+        IDENTITY.acquire()
         try:
-            owner_groups = os.getgrouplist(plan["owner"], plan["gid"])
-        except (KeyError, OSError):
-            owner_groups = [plan["gid"]]
-        os.setgroups(owner_groups)
-        os.setegid(plan["gid"])
-        os.seteuid(plan["uid"])
+            self.saved = (os.getgroups(), os.getegid())
+            try:
+                owner_groups = os.getgrouplist(plan["owner"], plan["gid"])
+            except (KeyError, OSError):
+                owner_groups = [plan["gid"]]
+            os.setgroups(owner_groups)
+            os.setegid(plan["gid"])
+            os.seteuid(plan["uid"])
+        except BaseException:
+            if self.saved is not None:
+                self.__exit__()         # (root's identity back, the lock let go)
+            else:
+                IDENTITY.release()
+            raise
         return self
 
     def __exit__(self, *exc):
         if self.saved is not None:
-            os.seteuid(0)
-            os.setegid(self.saved[1])
-            os.setgroups(self.saved[0])
-            self.saved = None
+            try:
+                os.seteuid(0)
+                os.setegid(self.saved[1])
+                os.setgroups(self.saved[0])
+            finally:
+                self.saved = None
+                IDENTITY.release()
 
 
 def open_as_owner(plan, path):

@@ -454,9 +454,10 @@ class Instance:
                 env.update(SGE_ROOT=cell.root(), SGE_CELL=CELL)
         who = {} if user is None else {"user": user[0], "group": user[1], "extra_groups": []}
         try:
-            self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True,
-                                         **who)
+            with CREDENTIALS:
+                self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.PIPE, cwd=cwd, env=env, start_new_session=True,
+                                             **who)
         except (OSError, subprocess.SubprocessError):
             raise Refused(f'start of JSV "{path}" failed') from None
         os.set_blocking(self.proc.stdin.fileno(), False)
@@ -531,12 +532,27 @@ class Instance:
             self.proc.wait(timeout=1 if quit else 0.01)
         except subprocess.TimeoutExpired:
             try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+                with CREDENTIALS:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
             except OSError:
                 pass
             self.proc.wait()
         self.proc.stdout.close()
         self.proc.stderr.close()
+
+
+class _Unguarded:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc):
+        return False
+
+
+#: held while a JSV is started or killed: the process's identity as it is meant to be. The
+#: daemon, which verifies jobs in a thread while its own thread may take a job owner's
+#: identity for a moment (``exec.jobproc.owner_rights``), sets the lock they share.
+CREDENTIALS = _Unguarded()
 
 
 def _split(line):
